@@ -1,0 +1,22 @@
+/**
+ * echolens — the library entry. Everything public is exported from here:
+ * `import { dtw, sriDrift, … } from 'echolens'`.
+ * Each module owns its own index.ts; this file only re-exports them.
+ */
+export * from './core/errors.js';
+export { canonicalJson, hashCanonical } from './core/canonical-json.js';
+export { packageVersion } from './core/version.js';
+export type * from './models/types.js';
+export type * from './store/types.js';
+export { ModelCallError, RETRYABLE_KINDS } from './models/errors.js';
+export type { ModelErrorKind } from './models/errors.js';
+export { registerSimProfile, getSimProfile, listSimProfiles } from './models/sim-registry.js';
+export type { SimProfile, SimAnswer } from './models/sim-registry.js';
+export * from './metrics/index.js';
+export * from './stats/index.js';
+export * from './models/index.js';
+export * from './store/index.js';
+export * from './sessions/index.js';
+export * from './persona-drift/index.js';
+export * from './memory-drift/index.js';
+export * from './report/index.js';

@@ -1,0 +1,2 @@
+// Public API of src/memory-drift/ (re-exported from the package root).
+export {};

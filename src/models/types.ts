@@ -1,0 +1,86 @@
+/**
+ * The one interface every model speaks. A request is plain data so that its
+ * canonical JSON (plus the sample index) is the cell key in the store.
+ */
+
+export type ChatRole = 'system' | 'user' | 'assistant';
+
+export interface ChatMessage {
+  role: ChatRole;
+  content: string;
+  /**
+   * Marks the end of a long shared prefix: adapters that support prompt caching
+   * (Anthropic `cache_control`) put a cache breakpoint on this message.
+   */
+  cacheBreakpoint?: boolean;
+}
+
+/** Decoding parameters. Always explicit and recorded (DECISIONS 1). */
+export interface DecodingParams {
+  temperature?: number;
+  topP?: number;
+  topK?: number;
+  maxTokens?: number;
+  stop?: string[];
+  seed?: number;
+  /** Anthropic extended thinking budget in tokens. */
+  thinkingBudget?: number;
+  /** vLLM / Qwen chat-template switches, e.g. `{ enable_thinking: false }`. */
+  chatTemplateKwargs?: Record<string, unknown>;
+  /** Other provider-specific body fields, passed through verbatim. */
+  providerOptions?: Record<string, unknown>;
+}
+
+export interface ModelRequest {
+  /** Model reference `provider:model[@baseURL]`, e.g. `openai:gpt-4.1-mini`, `sim:echo`. */
+  model: string;
+  messages: ChatMessage[];
+  params: DecodingParams;
+  /** Sample index: k independent samples of the same request are k cells. */
+  sample: number;
+}
+
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+  /** Input tokens served from the provider's prompt cache. */
+  cachedInputTokens: number;
+  /** Input tokens written to the provider's prompt cache (Anthropic). */
+  cacheWriteTokens: number;
+  reasoningTokens: number;
+}
+
+export type FinishReason = 'stop' | 'length' | 'content-filter' | 'tool-calls' | 'error' | 'other' | 'unknown';
+
+export interface ModelResponse {
+  text: string;
+  /** Reasoning trace when the provider exposes one (kept apart from `text`). */
+  reasoning?: string;
+  finishReason: FinishReason;
+  usage: TokenUsage;
+  latencyMs: number;
+  /** Model id the provider says answered (may differ from the requested alias). */
+  responseModel?: string;
+}
+
+export interface GenerateOptions {
+  signal?: AbortSignal;
+  /** Called with each text delta when the adapter streams. */
+  onDelta?: (delta: string) => void;
+}
+
+export interface ModelAdapter {
+  /** The reference string this adapter was built from. */
+  readonly ref: string;
+  readonly provider: string;
+  readonly modelId: string;
+  generate(request: ModelRequest, options?: GenerateOptions): Promise<ModelResponse>;
+}
+
+export const ZERO_USAGE: Readonly<TokenUsage> = Object.freeze({
+  inputTokens: 0,
+  outputTokens: 0,
+  cachedInputTokens: 0,
+  cacheWriteTokens: 0,
+  reasoningTokens: 0,
+});

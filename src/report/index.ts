@@ -1,0 +1,2 @@
+// Public API of src/report/ (re-exported from the package root).
+export {};

@@ -1,0 +1,2 @@
+// Public API of src/sessions/ (re-exported from the package root).
+export {};

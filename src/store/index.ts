@@ -1,0 +1,2 @@
+// Public API of src/store/ (re-exported from the package root).
+export {};
