@@ -1,2 +1,10 @@
-// Public API of src/persona-drift/ (re-exported from the package root).
-export {};
+// Public API of src/persona-drift/ (ContextEcho), re-exported from the package root.
+export * from './checkers.js';
+export * from './contracts.js';
+export * from './fingerprint.js';
+export * from './interventions.js';
+export * from './judge.js';
+export { createJudgeSimProfile, createPersonaSimProfile, registerPersonaSimProfiles } from './sim.js';
+export type { PersonaSimOptions } from './sim.js';
+export { loadPersonaStimuli, probeText } from './stimuli.js';
+export type { InterventionTexts, NegativeControlProbe, PersonaStimuli, Probe, ProbeCategory, ProbeSuite, Stressor } from './stimuli.js';
