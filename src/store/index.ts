@@ -1,2 +1,22 @@
 // Public API of src/store/ (re-exported from the package root).
-export {};
+export { cellKey, contentKey, canonicalRequest, scrubSecrets, secretValuesFromEnv } from './keys.js';
+export { RunStore, openStore } from './run-store.js';
+export type { RunStatus, RunInfo, RunCellRecord, CellOutcome, CellQuery, OpenStoreOptions } from './run-store.js';
+export { SCHEMA_VERSION } from './schema.js';
+export { runCells, FatalBurstError, providerOf } from './runner.js';
+export type {
+  AdapterFactory,
+  CostFn,
+  ProviderLimits,
+  ProgressSnapshot,
+  RunCellsOptions,
+  RunCellsResult,
+  RunSummary,
+  StopReason,
+} from './runner.js';
+export { TokenBucket } from './token-bucket.js';
+export { cacheablePrefix, prefixSignature, schedulePrefixGroups, estimateInputTokens } from './schedule.js';
+export type { PrefixSchedule } from './schedule.js';
+export { createProgressReporter, formatProgress } from './progress.js';
+export type { ProgressReporter, ProgressReporterOptions } from './progress.js';
+export { createReplayAdapter } from './replay.js';

@@ -1,0 +1,249 @@
+import { InvalidArgumentError } from '../core/errors.js';
+import { ModelCallError } from './errors.js';
+import { type ModelAdapter, type ModelRequest, type ModelResponse, type TokenUsage, ZERO_USAGE } from './types.js';
+
+/**
+ * Retry policy for one model call.
+ *
+ * Defaults: 6 attempts in all, backoff base 1 s doubling per retry, capped at 60 s,
+ * full jitter (uniform in [0, backoff]); a provider's Retry-After is honoured
+ * as given (up to `maxRetryAfterMs`, 5 min). Empty or whitespace-only output is
+ * re-asked `emptyRetries` (2) more times, then thrown as `empty` (DECISIONS 3).
+ * Retried: rate_limit, server, timeout, connection, malformed. Never retried:
+ * auth, not_found, bad_request, config, aborted — repeating them cannot help.
+ */
+export interface RetryPolicy {
+  maxAttempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** `full`: uniform in [0, d]; `partial`: d/2 + uniform in [0, d/2]; `none`: exactly d. */
+  jitter: 'full' | 'partial' | 'none';
+  emptyRetries: number;
+  /** Longest Retry-After we wait for; a longer demand is cut to this. */
+  maxRetryAfterMs: number;
+}
+
+export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
+  maxAttempts: 6,
+  baseDelayMs: 1_000,
+  maxDelayMs: 60_000,
+  jitter: 'full',
+  emptyRetries: 2,
+  maxRetryAfterMs: 300_000,
+});
+
+const RETRIED_KINDS = new Set(['rate_limit', 'server', 'timeout', 'connection', 'malformed']);
+
+export type SleepFn = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+export interface RetryEvent {
+  /** The attempt that just failed (1-based). */
+  attempt: number;
+  error: ModelCallError;
+  delayMs: number;
+}
+
+export interface CallWithRetryOptions {
+  policy?: Partial<RetryPolicy>;
+  /** Stops waiting between attempts and starting new ones; also passed to the adapter unless `requestSignal` is given. */
+  signal?: AbortSignal;
+  /** Signal handed to `adapter.generate` (lets a caller stop retries but let a running request finish). */
+  requestSignal?: AbortSignal | null;
+  onRetry?: (event: RetryEvent) => void;
+  sleep?: SleepFn;
+  /** Uniform [0, 1) source for jitter; use `seededRandom` for reproducible waits. */
+  random?: () => number;
+}
+
+export interface RetryResult {
+  response: ModelResponse;
+  attempts: number;
+  /** Tokens of every response received, empty ones included (what the call cost). */
+  usage: TokenUsage;
+}
+
+/**
+ * The final error of a call after the policy gave up (or refused to retry):
+ * the same kind as the last failure, plus how many attempts were made and,
+ * for `empty`, the last (empty) response so its usage can still be counted.
+ */
+export class CallFailedError extends ModelCallError {
+  readonly attempts: number;
+  readonly lastResponse: ModelResponse | undefined;
+  /** Tokens of the responses received before giving up (empty outputs still cost). */
+  readonly spentUsage: TokenUsage;
+
+  constructor(last: ModelCallError, attempts: number, lastResponse?: ModelResponse, spentUsage: TokenUsage = { ...ZERO_USAGE }) {
+    super(last.kind, last.message, {
+      status: last.status,
+      retryAfterMs: last.retryAfterMs,
+      provider: last.provider,
+      cause: last,
+      hint: last.hint,
+    });
+    this.attempts = attempts;
+    this.lastResponse = lastResponse;
+    this.spentUsage = spentUsage;
+  }
+}
+
+export function resolveRetryPolicy(policy: Partial<RetryPolicy> = {}): RetryPolicy {
+  const merged: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...dropUndefined(policy) };
+  const intField = (name: 'maxAttempts' | 'emptyRetries', min: number) => {
+    const value = merged[name];
+    if (!Number.isInteger(value) || value < min) {
+      throw new InvalidArgumentError(`policy.${name}`, `must be an integer ≥ ${min}, got ${value}`);
+    }
+  };
+  intField('maxAttempts', 1);
+  intField('emptyRetries', 0);
+  for (const name of ['baseDelayMs', 'maxDelayMs', 'maxRetryAfterMs'] as const) {
+    const value = merged[name];
+    if (!Number.isFinite(value) || value < 0) {
+      throw new InvalidArgumentError(`policy.${name}`, `must be a finite number ≥ 0, got ${value}`);
+    }
+  }
+  if (!['full', 'partial', 'none'].includes(merged.jitter)) {
+    throw new InvalidArgumentError('policy.jitter', `must be full, partial or none, got ${String(merged.jitter)}`);
+  }
+  return merged;
+}
+
+/** Wait before retry number `retry` (1 = the first retry), without Retry-After. */
+export function backoffDelayMs(policy: RetryPolicy, retry: number, random: () => number): number {
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (retry - 1));
+  switch (policy.jitter) {
+    case 'full':
+      return random() * ceiling;
+    case 'partial':
+      return ceiling / 2 + (random() * ceiling) / 2;
+    default:
+      return ceiling;
+  }
+}
+
+export function isRetriedKind(kind: string): boolean {
+  return RETRIED_KINDS.has(kind);
+}
+
+/**
+ * Calls `adapter.generate(request)` under the retry policy. Resolves with the
+ * first non-empty response and the number of attempts made; rejects with a
+ * `CallFailedError` (a ModelCallError) when the call cannot succeed.
+ * Errors that are not ModelCallErrors are bugs and pass through untouched.
+ */
+export async function callWithRetry(
+  adapter: ModelAdapter,
+  request: ModelRequest,
+  options: CallWithRetryOptions = {},
+): Promise<RetryResult> {
+  const policy = resolveRetryPolicy(options.policy);
+  const sleep = options.sleep ?? defaultSleep;
+  const random = options.random ?? Math.random;
+  const signal = options.signal;
+  const requestSignal = options.requestSignal === undefined ? signal : (options.requestSignal ?? undefined);
+  let attempts = 0;
+  let emptyCount = 0;
+  let lastEmpty: ModelResponse | undefined;
+  let transientRetries = 0;
+  const usage: TokenUsage = { ...ZERO_USAGE };
+  const giveUp = (error: ModelCallError) => new CallFailedError(error, attempts, lastEmpty, { ...usage });
+
+  for (;;) {
+    if (signal?.aborted) throw giveUp(abortedError(adapter));
+    attempts += 1;
+    let failure: ModelCallError;
+    try {
+      const response = await adapter.generate(request, requestSignal ? { signal: requestSignal } : {});
+      addUsage(usage, response.usage);
+      if (response.text.trim() !== '') return { response, attempts, usage };
+      lastEmpty = response;
+      failure = new ModelCallError('empty', `${adapter.ref} returned an empty output`, { provider: adapter.provider });
+    } catch (error) {
+      if (!(error instanceof ModelCallError)) throw error;
+      failure = error;
+    }
+
+    let delayMs: number;
+    if (failure.kind === 'empty') {
+      emptyCount += 1;
+      if (emptyCount > policy.emptyRetries || attempts >= policy.maxAttempts) {
+        throw giveUp(
+          new ModelCallError('empty', `${adapter.ref} returned an empty output ${emptyCount} time(s); recorded as a dropout`, {
+            provider: adapter.provider,
+          }),
+        );
+      }
+      // An empty answer is not a load problem: re-ask at once.
+      delayMs = 0;
+    } else {
+      if (!isRetriedKind(failure.kind) || attempts >= policy.maxAttempts) {
+        throw giveUp(failure);
+      }
+      transientRetries += 1;
+      delayMs =
+        failure.retryAfterMs !== undefined && Number.isFinite(failure.retryAfterMs) && failure.retryAfterMs >= 0
+          ? Math.min(failure.retryAfterMs, policy.maxRetryAfterMs)
+          : backoffDelayMs(policy, transientRetries, random);
+    }
+    options.onRetry?.({ attempt: attempts, error: failure, delayMs });
+    if (delayMs > 0) {
+      try {
+        await sleep(delayMs, signal);
+      } catch {
+        throw giveUp(abortedError(adapter));
+      }
+    }
+  }
+}
+
+function abortedError(adapter: ModelAdapter): ModelCallError {
+  return new ModelCallError('aborted', `call to ${adapter.ref} was cancelled`, { provider: adapter.provider });
+}
+
+/** setTimeout-based sleep that rejects when the signal aborts. */
+export const defaultSleep: SleepFn = (ms, signal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason ?? new Error('aborted'));
+      return;
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason ?? new Error('aborted'));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+
+/** mulberry32: a small seeded uniform [0, 1) generator for reproducible jitter. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function dropUndefined<T extends object>(value: T): Partial<T> {
+  const out: Partial<T> = {};
+  for (const [key, member] of Object.entries(value)) {
+    if (member !== undefined) (out as Record<string, unknown>)[key] = member;
+  }
+  return out;
+}
+
+function addUsage(total: TokenUsage, usage: TokenUsage | undefined): void {
+  if (!usage) return;
+  total.inputTokens += usage.inputTokens || 0;
+  total.outputTokens += usage.outputTokens || 0;
+  total.cachedInputTokens += usage.cachedInputTokens || 0;
+  total.cacheWriteTokens += usage.cacheWriteTokens || 0;
+  total.reasoningTokens += usage.reasoningTokens || 0;
+}

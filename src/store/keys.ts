@@ -1,0 +1,110 @@
+import { canonicalJson, sha256Hex } from '../core/canonical-json.js';
+import { InvalidArgumentError } from '../core/errors.js';
+import type { ModelRequest } from '../models/types.js';
+import type { CellSpec } from './types.js';
+
+/** Field names that may carry credentials; their values are never hashed or stored. */
+const SECRET_FIELD = /^(api[-_]?key|x[-_]api[-_]key|authorization|proxy[-_]authorization|bearer|password|secret|client[-_]secret|access[-_]?token|auth[-_]?token|refresh[-_]?token)$/i;
+/** Environment variables whose values are treated as secrets. */
+const SECRET_ENV = /(api[-_]?key|_key|_token|_secret|password)$/i;
+export const REDACTED = '[redacted]';
+
+/**
+ * The part of a request that decides the call, in a fixed shape:
+ * model ref, messages, decoding parameters, sample index. Credential-like
+ * fields are replaced so a key can never leak into a hash or the store.
+ */
+export function canonicalRequest(request: ModelRequest): ModelRequest {
+  validateRequest(request);
+  return {
+    model: request.model,
+    messages: request.messages.map((message) => scrubFields(message) as ModelRequest['messages'][number]),
+    params: scrubFields(request.params ?? {}) as ModelRequest['params'],
+    sample: request.sample,
+  };
+}
+
+/** SHA-256 (hex) of the canonical request: the cell key. Labels never enter it. */
+export function cellKey(spec: CellSpec | ModelRequest): string {
+  const request = 'request' in spec ? spec.request : spec;
+  return sha256Hex(canonicalJson(canonicalRequest(request)));
+}
+
+/**
+ * Key of the request content without the model ref (messages, params, sample):
+ * what `replay:` looks up, so a run can be replayed whatever model answered it.
+ */
+export function contentKey(request: ModelRequest): string {
+  const { model: _model, ...content } = canonicalRequest(request);
+  return sha256Hex(canonicalJson(content));
+}
+
+function validateRequest(request: ModelRequest): void {
+  if (request === null || typeof request !== 'object') {
+    throw new InvalidArgumentError('request', 'must be an object');
+  }
+  if (typeof request.model !== 'string' || request.model.trim() === '') {
+    throw new InvalidArgumentError('request.model', 'must be a non-empty model reference');
+  }
+  if (!Array.isArray(request.messages) || request.messages.length === 0) {
+    throw new InvalidArgumentError('request.messages', 'must be a non-empty array of messages');
+  }
+  for (const [index, message] of request.messages.entries()) {
+    if (message === null || typeof message !== 'object' || typeof message.content !== 'string') {
+      throw new InvalidArgumentError(`request.messages[${index}]`, 'must have a string content');
+    }
+    if (message.role !== 'system' && message.role !== 'user' && message.role !== 'assistant') {
+      throw new InvalidArgumentError(`request.messages[${index}].role`, `must be system, user or assistant, got ${String(message.role)}`);
+    }
+  }
+  if (!Number.isInteger(request.sample) || request.sample < 0) {
+    throw new InvalidArgumentError('request.sample', `must be an integer ≥ 0, got ${String(request.sample)}`);
+  }
+}
+
+/** Deep copy with credential-named fields replaced by `[redacted]`. */
+export function scrubFields(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(scrubFields);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [name, member] of Object.entries(value as Record<string, unknown>)) {
+      out[name] = SECRET_FIELD.test(name) && member !== undefined && member !== null ? REDACTED : scrubFields(member);
+    }
+    return out;
+  }
+  return value;
+}
+
+/** Values of environment variables that look like credentials (long enough to be real). */
+export function secretValuesFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
+  const values = new Set<string>();
+  for (const [name, value] of Object.entries(env)) {
+    if (value !== undefined && value.length >= 8 && SECRET_ENV.test(name)) values.add(value);
+  }
+  // Longest first so a key that contains another is replaced whole.
+  return [...values].sort((a, b) => b.length - a.length);
+}
+
+/** Credential fields replaced, and any occurrence of a secret value inside a string replaced. */
+export function scrubSecrets(value: unknown, secrets: readonly string[]): unknown {
+  const fieldsScrubbed = scrubFields(value);
+  if (secrets.length === 0) return fieldsScrubbed;
+  return replaceSecretValues(fieldsScrubbed, secrets);
+}
+
+function replaceSecretValues(value: unknown, secrets: readonly string[]): unknown {
+  if (typeof value === 'string') {
+    let text = value;
+    for (const secret of secrets) if (text.includes(secret)) text = text.split(secret).join(REDACTED);
+    return text;
+  }
+  if (Array.isArray(value)) return value.map((item) => replaceSecretValues(item, secrets));
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [name, member] of Object.entries(value as Record<string, unknown>)) {
+      out[name] = replaceSecretValues(member, secrets);
+    }
+    return out;
+  }
+  return value;
+}

@@ -1,0 +1,496 @@
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+import Database from 'better-sqlite3';
+import { canonicalJson } from '../core/canonical-json.js';
+import { InputError, InvalidArgumentError } from '../core/errors.js';
+import type { FinishReason, ModelRequest, TokenUsage } from '../models/types.js';
+import { canonicalRequest, cellKey, contentKey, scrubSecrets, secretValuesFromEnv } from './keys.js';
+import { ensureSchema } from './schema.js';
+import type { CellLabels, CellResult, CellSpec, CellStatus, RunManifest } from './types.js';
+
+export type RunStatus = 'running' | 'done' | 'interrupted' | 'stopped' | 'failed';
+
+export interface RunInfo {
+  id: string;
+  experiment: string;
+  manifest: RunManifest;
+  status: RunStatus;
+  startedAt: string;
+  updatedAt: string;
+  endedAt: string | null;
+  /** The runner's last summary (JSON), when a run reached an end. */
+  summary: unknown;
+  /** Cells linked to the run, by status. */
+  counts: Record<CellStatus, number> & { total: number };
+}
+
+/** One cell of a run: its labels in that run, its request and its (shared) result. */
+export interface RunCellRecord {
+  runId: string;
+  key: string;
+  labels: CellLabels;
+  ordinal: number;
+  request: ModelRequest;
+  result: CellResult;
+}
+
+/** What the runner writes when a cell ends. */
+export interface CellOutcome {
+  status: Exclude<CellStatus, 'pending'>;
+  attempts: number;
+  text: string | null;
+  reasoning: string | null;
+  finishReason: FinishReason | null;
+  responseModel: string | null;
+  usage: TokenUsage;
+  latencyMs: number | null;
+  costUsd: number | null;
+  errorClass: string | null;
+  errorMessage: string | null;
+  startedAt: string;
+  finishedAt: string;
+}
+
+export interface CellQuery {
+  /** Exact label matches (all must hold). */
+  labels?: CellLabels;
+  status?: CellStatus | CellStatus[];
+}
+
+export interface OpenStoreOptions {
+  readonly?: boolean;
+  /** Where secret values are taken from for scrubbing (default: process.env). */
+  env?: NodeJS.ProcessEnv;
+}
+
+interface CellRow {
+  key: string;
+  content_key: string;
+  model: string;
+  request: string;
+  status: CellStatus;
+  attempts: number;
+  text: string | null;
+  reasoning: string | null;
+  finish_reason: string | null;
+  response_model: string | null;
+  input_tokens: number;
+  output_tokens: number;
+  cached_input_tokens: number;
+  cache_write_tokens: number;
+  reasoning_tokens: number;
+  latency_ms: number | null;
+  cost_usd: number | null;
+  error_class: string | null;
+  error_message: string | null;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+interface RunRow {
+  id: string;
+  experiment: string;
+  manifest: string;
+  status: RunStatus;
+  started_at: string;
+  updated_at: string;
+  ended_at: string | null;
+  summary: string | null;
+}
+
+const RUN_STATUSES: readonly RunStatus[] = ['running', 'done', 'interrupted', 'stopped', 'failed'];
+
+/**
+ * The run database. Cells are stored once, keyed by the hash of their request;
+ * runs link to cells with their labels. Every write is its own transaction, so a
+ * result is on disk (WAL) as soon as `recordResult` returns and survives SIGKILL.
+ * API keys are never stored: requests and manifests are scrubbed of credential
+ * fields and of any value equal to a credential-like environment variable.
+ */
+export class RunStore {
+  readonly file: string;
+  readonly db: Database.Database;
+  private readonly secrets: string[];
+  private readonly statements: ReturnType<typeof prepareStatements>;
+
+  private constructor(file: string, db: Database.Database, secrets: string[]) {
+    this.file = file;
+    this.db = db;
+    this.secrets = secrets;
+    this.statements = prepareStatements(db);
+  }
+
+  static open(file: string, options: OpenStoreOptions = {}): RunStore {
+    if (typeof file !== 'string' || file === '') throw new InvalidArgumentError('file', 'must be a store path');
+    let db: Database.Database;
+    try {
+      db = new Database(file, options.readonly ? { readonly: true, fileMustExist: true } : {});
+    } catch (error) {
+      throw new InputError(`cannot open store: ${(error as Error).message}`, { file }, { cause: error });
+    }
+    try {
+      if (!options.readonly) {
+        db.pragma('journal_mode = WAL');
+        db.pragma('synchronous = NORMAL');
+      }
+      db.pragma('busy_timeout = 5000');
+      db.pragma('foreign_keys = ON');
+      if (options.readonly) {
+        // A read-only handle cannot create or migrate; it only checks.
+        ensureReadable(db, file);
+      } else {
+        ensureSchema(db, file);
+      }
+    } catch (error) {
+      db.close();
+      if (error instanceof InputError) throw error;
+      throw new InputError(`cannot use store: ${(error as Error).message}`, { file }, { cause: error });
+    }
+    return new RunStore(file, db, secretValuesFromEnv(options.env ?? process.env));
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  // ---- runs ----
+
+  createRun(manifest: RunManifest, options: { id?: string } = {}): string {
+    validateManifest(manifest);
+    const id = options.id ?? newRunId();
+    if (!/^[A-Za-z0-9._-]{1,128}$/.test(id)) {
+      throw new InvalidArgumentError('id', `run id must be 1–128 characters of letters, digits, ".", "_" or "-", got ${JSON.stringify(id)}`);
+    }
+    if (this.statements.getRun.get(id)) throw new InvalidArgumentError('id', `run ${id} already exists in ${this.file}`);
+    const now = new Date().toISOString();
+    const manifestJson = JSON.stringify(scrubSecrets(manifest, this.secrets));
+    this.statements.insertRun.run(id, manifest.experiment, manifestJson, 'running', now, now);
+    return id;
+  }
+
+  getRun(id: string): RunInfo | undefined {
+    const row = this.statements.getRun.get(id) as RunRow | undefined;
+    return row ? this.runInfo(row) : undefined;
+  }
+
+  /** The run, or a typed error naming the store when it does not exist. */
+  requireRun(id: string): RunInfo {
+    const run = this.getRun(id);
+    if (!run) throw new InvalidArgumentError('runId', `no run ${JSON.stringify(id)} in ${this.file}`);
+    return run;
+  }
+
+  /** All runs, newest first. */
+  listRuns(): RunInfo[] {
+    return (this.statements.listRuns.all() as RunRow[]).map((row) => this.runInfo(row));
+  }
+
+  setRunStatus(id: string, status: RunStatus, summary?: unknown): void {
+    if (!RUN_STATUSES.includes(status)) throw new InvalidArgumentError('status', `unknown run status ${status}`);
+    const now = new Date().toISOString();
+    const ended = status === 'running' ? null : now;
+    const summaryJson = summary === undefined ? null : JSON.stringify(scrubSecrets(summary, this.secrets));
+    const changes = this.statements.updateRun.run(status, now, ended, summaryJson, id).changes;
+    if (changes === 0) throw new InvalidArgumentError('runId', `no run ${JSON.stringify(id)} in ${this.file}`);
+  }
+
+  // ---- cells ----
+
+  /**
+   * Links the specs to the run, creating pending cells for keys never seen.
+   * Returns the key of each spec (same order). Idempotent: resuming a run with
+   * the same plan adds nothing.
+   */
+  registerCells(runId: string, specs: readonly CellSpec[], keys?: readonly string[]): string[] {
+    this.requireRun(runId);
+    const specKeys = keys ? [...keys] : specs.map((spec) => cellKey(spec));
+    if (specKeys.length !== specs.length) throw new InvalidArgumentError('keys', 'must have one key per spec');
+    const now = new Date().toISOString();
+    const { insertCell, linkCell, hasCell, nextOrdinal } = this.statements;
+    this.db.transaction(() => {
+      let ordinal = ((nextOrdinal.get(runId) as { next: number | null }).next ?? -1) + 1;
+      for (let index = 0; index < specs.length; index += 1) {
+        const spec = specs[index]!;
+        const key = specKeys[index]!;
+        if (!hasCell.get(key)) {
+          const request = canonicalRequest(spec.request);
+          const requestJson = JSON.stringify(scrubSecrets(request, this.secrets));
+          insertCell.run(key, contentKey(spec.request), request.model, request.sample, requestJson, now);
+        }
+        const labels = canonicalJson(spec.labels ?? {});
+        if (linkCell.run(runId, key, labels, ordinal).changes > 0) ordinal += 1;
+      }
+    })();
+    return specKeys;
+  }
+
+  /** The stored result of a cell, or undefined when the key was never registered. */
+  getCell(key: string): CellResult | undefined {
+    const row = this.statements.getCell.get(key) as CellRow | undefined;
+    return row ? rowToResult(row, true) : undefined;
+  }
+
+  /** Stored results for many keys at once (missing keys are absent from the map). */
+  getCells(keys: Iterable<string>): Map<string, CellResult> {
+    const out = new Map<string, CellResult>();
+    const { getCell } = this.statements;
+    this.db.transaction(() => {
+      for (const key of keys) {
+        if (out.has(key)) continue;
+        const row = getCell.get(key) as CellRow | undefined;
+        if (row) out.set(key, rowToResult(row, true));
+      }
+    })();
+    return out;
+  }
+
+  getRequest(key: string): ModelRequest | undefined {
+    const row = this.statements.getCell.get(key) as CellRow | undefined;
+    return row ? (JSON.parse(row.request) as ModelRequest) : undefined;
+  }
+
+  /**
+   * Writes a cell's end state in its own transaction. A `done` cell is final and
+   * never overwritten; returns false when the write was refused for that reason.
+   * Attempts accumulate across runs (every call ever made for the cell).
+   */
+  recordResult(key: string, outcome: CellOutcome): boolean {
+    const u = outcome.usage;
+    const info = this.statements.recordResult.run({
+      key,
+      status: outcome.status,
+      attempts: outcome.attempts,
+      text: outcome.text,
+      reasoning: outcome.reasoning,
+      finish_reason: outcome.finishReason,
+      response_model: outcome.responseModel,
+      input_tokens: u.inputTokens,
+      output_tokens: u.outputTokens,
+      cached_input_tokens: u.cachedInputTokens,
+      cache_write_tokens: u.cacheWriteTokens,
+      reasoning_tokens: u.reasoningTokens,
+      latency_ms: outcome.latencyMs,
+      cost_usd: outcome.costUsd,
+      error_class: outcome.errorClass,
+      error_message: outcome.errorMessage === null ? null : scrubText(outcome.errorMessage, this.secrets),
+      started_at: outcome.startedAt,
+      finished_at: outcome.finishedAt,
+    });
+    if (info.changes === 0 && !this.statements.hasCell.get(key)) {
+      throw new InvalidArgumentError('key', `cell ${key} is not in ${this.file}; register it first`);
+    }
+    return info.changes > 0;
+  }
+
+  /** The cells of a run in plan order, with labels and results; optionally filtered. */
+  cellsOfRun(runId: string, query: CellQuery = {}): RunCellRecord[] {
+    this.requireRun(runId);
+    const { sql, params } = buildCellQuery(runId, query);
+    const rows = this.db.prepare(`${sql} ORDER BY rc.ordinal`).all(...params) as Array<CellRow & { labels: string; ordinal: number }>;
+    return rows.map((row) => ({
+      runId,
+      key: row.key,
+      labels: JSON.parse(row.labels) as CellLabels,
+      ordinal: row.ordinal,
+      request: JSON.parse(row.request) as ModelRequest,
+      result: rowToResult(row, false),
+    }));
+  }
+
+  /** Finished (done or empty) cells whose content (messages, params, sample) matches, newest first. */
+  findByContent(key: string, model?: string): Array<{ model: string; result: CellResult }> {
+    const rows = this.statements.byContent.all(key) as CellRow[];
+    return rows
+      .filter((row) => model === undefined || row.model === model)
+      .map((row) => ({ model: row.model, result: rowToResult(row, true) }));
+  }
+
+  /**
+   * Writes the run's cells as JSON Lines (one object per run cell, plan order),
+   * respecting the stream's backpressure. Returns the number of lines.
+   */
+  async exportJsonl(runId: string, stream: Writable): Promise<number> {
+    this.requireRun(runId);
+    const page = this.db.prepare(
+      `SELECT c.*, rc.labels, rc.ordinal FROM run_cells rc JOIN cells c ON c.key = rc.key
+       WHERE rc.run_id = ? AND rc.ordinal > ? ORDER BY rc.ordinal LIMIT 500`,
+    );
+    let after = -1;
+    let lines = 0;
+    for (;;) {
+      // Pages, not an open iterator: the connection stays free for writers in between.
+      const rows = page.all(runId, after) as Array<CellRow & { labels: string; ordinal: number }>;
+      if (rows.length === 0) break;
+      for (const row of rows) {
+        const result = rowToResult(row, false);
+        const record = {
+          run: runId,
+          key: row.key,
+          labels: JSON.parse(row.labels) as CellLabels,
+          request: JSON.parse(row.request) as ModelRequest,
+          status: result.status,
+          attempts: result.attempts,
+          text: result.text,
+          reasoning: result.reasoning,
+          finishReason: result.finishReason,
+          responseModel: row.response_model,
+          usage: result.usage,
+          latencyMs: result.latencyMs,
+          costUsd: result.costUsd,
+          errorClass: result.errorClass,
+          errorMessage: result.errorMessage,
+          startedAt: result.startedAt,
+          finishedAt: result.finishedAt,
+        };
+        if (!stream.write(`${JSON.stringify(record)}\n`)) await once(stream, 'drain');
+        lines += 1;
+      }
+      after = rows[rows.length - 1]!.ordinal;
+    }
+    return lines;
+  }
+
+  private runInfo(row: RunRow): RunInfo {
+    const counts = { pending: 0, done: 0, empty: 0, failed: 0, total: 0 };
+    for (const entry of this.statements.runCounts.all(row.id) as Array<{ status: CellStatus; n: number }>) {
+      counts[entry.status] = entry.n;
+      counts.total += entry.n;
+    }
+    return {
+      id: row.id,
+      experiment: row.experiment,
+      manifest: JSON.parse(row.manifest) as RunManifest,
+      status: row.status,
+      startedAt: row.started_at,
+      updatedAt: row.updated_at,
+      endedAt: row.ended_at,
+      summary: row.summary === null ? null : JSON.parse(row.summary),
+      counts,
+    };
+  }
+}
+
+export function openStore(file: string, options?: OpenStoreOptions): RunStore {
+  return RunStore.open(file, options);
+}
+
+function prepareStatements(db: Database.Database) {
+  return {
+    insertRun: db.prepare(
+      'INSERT INTO runs (id, experiment, manifest, status, started_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
+    getRun: db.prepare('SELECT * FROM runs WHERE id = ?'),
+    listRuns: db.prepare('SELECT * FROM runs ORDER BY started_at DESC, id DESC'),
+    updateRun: db.prepare(
+      'UPDATE runs SET status = ?, updated_at = ?, ended_at = ?, summary = coalesce(?, summary) WHERE id = ?',
+    ),
+    runCounts: db.prepare(
+      `SELECT c.status AS status, count(*) AS n FROM run_cells rc JOIN cells c ON c.key = rc.key
+       WHERE rc.run_id = ? GROUP BY c.status`,
+    ),
+    hasCell: db.prepare('SELECT 1 FROM cells WHERE key = ?').pluck(),
+    getCell: db.prepare('SELECT * FROM cells WHERE key = ?'),
+    insertCell: db.prepare(
+      `INSERT OR IGNORE INTO cells (key, content_key, model, sample, request, status, attempts, created_at)
+       VALUES (?, ?, ?, ?, ?, 'pending', 0, ?)`,
+    ),
+    linkCell: db.prepare('INSERT OR IGNORE INTO run_cells (run_id, key, labels, ordinal) VALUES (?, ?, ?, ?)'),
+    nextOrdinal: db.prepare('SELECT max(ordinal) AS next FROM run_cells WHERE run_id = ?'),
+    byContent: db.prepare(
+      `SELECT * FROM cells WHERE content_key = ? AND status IN ('done', 'empty')
+       ORDER BY finished_at DESC, key`,
+    ),
+    recordResult: db.prepare(
+      `UPDATE cells SET status = @status, attempts = attempts + @attempts, text = @text, reasoning = @reasoning,
+         finish_reason = @finish_reason, response_model = @response_model, input_tokens = @input_tokens,
+         output_tokens = @output_tokens, cached_input_tokens = @cached_input_tokens,
+         cache_write_tokens = @cache_write_tokens, reasoning_tokens = @reasoning_tokens, latency_ms = @latency_ms,
+         cost_usd = @cost_usd, error_class = @error_class, error_message = @error_message,
+         started_at = @started_at, finished_at = @finished_at
+       WHERE key = @key AND status <> 'done'`,
+    ),
+  };
+}
+
+function buildCellQuery(runId: string, query: CellQuery): { sql: string; params: unknown[] } {
+  const clauses = ['rc.run_id = ?'];
+  const params: unknown[] = [runId];
+  for (const [name, value] of Object.entries(query.labels ?? {})) {
+    clauses.push('json_extract(rc.labels, ?) IS ?');
+    params.push(`$."${name.replace(/"/g, '""')}"`, typeof value === 'boolean' ? Number(value) : value);
+  }
+  if (query.status !== undefined) {
+    const statuses = Array.isArray(query.status) ? query.status : [query.status];
+    if (statuses.length === 0) throw new InvalidArgumentError('query.status', 'must name at least one status');
+    clauses.push(`c.status IN (${statuses.map(() => '?').join(', ')})`);
+    params.push(...statuses);
+  }
+  return {
+    sql: `SELECT c.*, rc.labels, rc.ordinal FROM run_cells rc JOIN cells c ON c.key = rc.key WHERE ${clauses.join(' AND ')}`,
+    params,
+  };
+}
+
+function rowToResult(row: CellRow, cached: boolean): CellResult {
+  return {
+    key: row.key,
+    status: row.status,
+    attempts: row.attempts,
+    text: row.text,
+    reasoning: row.reasoning,
+    finishReason: row.finish_reason as FinishReason | null,
+    usage: {
+      inputTokens: row.input_tokens,
+      outputTokens: row.output_tokens,
+      cachedInputTokens: row.cached_input_tokens,
+      cacheWriteTokens: row.cache_write_tokens,
+      reasoningTokens: row.reasoning_tokens,
+    },
+    latencyMs: row.latency_ms,
+    costUsd: row.cost_usd,
+    errorClass: row.error_class,
+    errorMessage: row.error_message,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+    cached,
+  };
+}
+
+function ensureReadable(db: Database.Database, file: string): void {
+  const applicationId = db.pragma('application_id', { simple: true }) as number;
+  if (applicationId === 0) {
+    throw new InputError('not an echolens run store (empty or foreign SQLite database)', { file });
+  }
+  // Migration needs a writable handle; ensureSchema refuses newer versions and foreign files.
+  ensureSchemaReadOnly(db, file);
+}
+
+function ensureSchemaReadOnly(db: Database.Database, file: string): void {
+  try {
+    ensureSchema(db, file);
+  } catch (error) {
+    if (error instanceof InputError) throw error;
+    throw new InputError('store needs a migration; open it once without --readonly', { file }, { cause: error });
+  }
+}
+
+function validateManifest(manifest: RunManifest): void {
+  if (manifest === null || typeof manifest !== 'object') throw new InvalidArgumentError('manifest', 'must be an object');
+  if (typeof manifest.experiment !== 'string' || manifest.experiment === '') {
+    throw new InvalidArgumentError('manifest.experiment', 'must be a non-empty string');
+  }
+  if (!Number.isFinite(manifest.seed)) throw new InvalidArgumentError('manifest.seed', 'must be a finite number');
+  if (manifest.versions === null || typeof manifest.versions !== 'object') {
+    throw new InvalidArgumentError('manifest.versions', 'must be an object of name → version');
+  }
+}
+
+function scrubText(text: string, secrets: readonly string[]): string {
+  return scrubSecrets(text, secrets) as string;
+}
+
+function newRunId(): string {
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  return `run-${stamp}-${randomBytes(3).toString('hex')}`;
+}

@@ -1,0 +1,72 @@
+import { sha256Hex } from '../core/canonical-json.js';
+import type { ChatMessage, ModelRequest } from '../models/types.js';
+
+/** Shortest shared prefix worth warming a provider's prompt cache for (~1,000 tokens). */
+export const DEFAULT_PREFIX_MIN_CHARS = 4_000;
+
+/**
+ * The messages a provider can cache for this request: up to and including the
+ * last message marked `cacheBreakpoint`, else every message but the last.
+ */
+export function cacheablePrefix(messages: readonly ChatMessage[]): readonly ChatMessage[] {
+  for (let index = messages.length - 1; index >= 0; index -= 1) {
+    if (messages[index]!.cacheBreakpoint) return messages.slice(0, index + 1);
+  }
+  return messages.slice(0, -1);
+}
+
+/** Identity of a request's cacheable prefix on its model, or null when too short to matter. */
+export function prefixSignature(request: ModelRequest, minChars = DEFAULT_PREFIX_MIN_CHARS): string | null {
+  const prefix = cacheablePrefix(request.messages);
+  let chars = 0;
+  for (const message of prefix) chars += message.content.length;
+  if (prefix.length === 0 || chars < minChars) return null;
+  const parts = [request.model];
+  for (const message of prefix) parts.push(message.role, String(message.content.length), message.content);
+  return sha256Hex(parts.join('\u0000'));
+}
+
+export interface PrefixSchedule {
+  /** Indices to start with, in plan order: the first cell of each prefix group and every ungrouped cell. */
+  initial: number[];
+  /** For each group leader, the cells that share its prefix: started once the leader has answered. */
+  followersOf: Map<number, number[]>;
+}
+
+/**
+ * Orders cells so that cells sharing a long prefix run back to back: the first
+ * of each group warms the provider cache, the rest follow it. Pure.
+ */
+export function schedulePrefixGroups(requests: readonly ModelRequest[], minChars = DEFAULT_PREFIX_MIN_CHARS): PrefixSchedule {
+  const initial: number[] = [];
+  const followersOf = new Map<number, number[]>();
+  const leaderOf = new Map<string, number>();
+  for (let index = 0; index < requests.length; index += 1) {
+    const signature = prefixSignature(requests[index]!, minChars);
+    if (signature === null) {
+      initial.push(index);
+      continue;
+    }
+    const leader = leaderOf.get(signature);
+    if (leader === undefined) {
+      leaderOf.set(signature, index);
+      followersOf.set(index, []);
+      initial.push(index);
+    } else {
+      followersOf.get(leader)!.push(index);
+    }
+  }
+  for (const [leader, followers] of followersOf) if (followers.length === 0) followersOf.delete(leader);
+  return { initial, followersOf };
+}
+
+/**
+ * Rough input-token count of a request (≈ 4 characters per token plus a few
+ * tokens of framing per message). Used for token-per-minute limits and cost
+ * ceilings, never for reporting.
+ */
+export function estimateInputTokens(request: ModelRequest): number {
+  let chars = 0;
+  for (const message of request.messages) chars += message.content.length;
+  return Math.ceil(chars / 4) + 4 * request.messages.length + 3;
+}

@@ -1,0 +1,113 @@
+import type Database from 'better-sqlite3';
+import { InputError } from '../core/errors.js';
+
+/** Marks a SQLite file as an echolens store (`PRAGMA application_id`, "ECLS"). */
+export const APPLICATION_ID = 0x45434c53;
+export const SCHEMA_VERSION = 1;
+
+const SCHEMA_V1 = `
+CREATE TABLE meta (
+  name  TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+CREATE TABLE runs (
+  id          TEXT PRIMARY KEY,
+  experiment  TEXT NOT NULL,
+  manifest    TEXT NOT NULL,
+  status      TEXT NOT NULL CHECK (status IN ('running', 'done', 'interrupted', 'stopped', 'failed')),
+  started_at  TEXT NOT NULL,
+  updated_at  TEXT NOT NULL,
+  ended_at    TEXT,
+  summary     TEXT
+);
+CREATE TABLE cells (
+  key                 TEXT PRIMARY KEY,
+  content_key         TEXT NOT NULL,
+  model               TEXT NOT NULL,
+  sample              INTEGER NOT NULL,
+  request             TEXT NOT NULL,
+  status              TEXT NOT NULL CHECK (status IN ('pending', 'done', 'empty', 'failed')),
+  attempts            INTEGER NOT NULL DEFAULT 0,
+  text                TEXT,
+  reasoning           TEXT,
+  finish_reason       TEXT,
+  response_model      TEXT,
+  input_tokens        INTEGER NOT NULL DEFAULT 0,
+  output_tokens       INTEGER NOT NULL DEFAULT 0,
+  cached_input_tokens INTEGER NOT NULL DEFAULT 0,
+  cache_write_tokens  INTEGER NOT NULL DEFAULT 0,
+  reasoning_tokens    INTEGER NOT NULL DEFAULT 0,
+  latency_ms          REAL,
+  cost_usd            REAL,
+  error_class         TEXT,
+  error_message       TEXT,
+  started_at          TEXT,
+  finished_at         TEXT,
+  created_at          TEXT NOT NULL
+);
+CREATE INDEX cells_content_key ON cells (content_key);
+CREATE INDEX cells_status ON cells (status);
+CREATE TABLE run_cells (
+  run_id  TEXT NOT NULL REFERENCES runs (id),
+  key     TEXT NOT NULL REFERENCES cells (key),
+  labels  TEXT NOT NULL,
+  ordinal INTEGER NOT NULL,
+  PRIMARY KEY (run_id, key, labels)
+);
+CREATE INDEX run_cells_order ON run_cells (run_id, ordinal);
+CREATE INDEX run_cells_key ON run_cells (key);
+`;
+
+/**
+ * Upgrades from version i to i + 1 live at index i - 1. A store written by a
+ * newer echolens is refused rather than guessed at.
+ */
+const MIGRATIONS: ReadonlyArray<(db: Database.Database) => void> = [];
+
+/** Creates the schema in an empty file, migrates an older one, refuses a foreign or newer one. */
+export function ensureSchema(db: Database.Database, file: string): void {
+  const applicationId = db.pragma('application_id', { simple: true }) as number;
+  const tableCount = (db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get() as { n: number }).n;
+
+  if (tableCount === 0 && applicationId === 0) {
+    db.transaction(() => {
+      db.exec(SCHEMA_V1);
+      db.prepare('INSERT INTO meta (name, value) VALUES (?, ?)').run('schema_version', String(SCHEMA_VERSION));
+      db.pragma(`application_id = ${APPLICATION_ID}`);
+    })();
+    return;
+  }
+  if (applicationId !== APPLICATION_ID) {
+    throw new InputError('not an echolens run store (foreign SQLite database)', { file });
+  }
+  const version = readSchemaVersion(db, file);
+  if (version > SCHEMA_VERSION) {
+    throw new InputError(
+      `store schema version ${version} is newer than this echolens understands (${SCHEMA_VERSION})`,
+      { file },
+      { hint: 'upgrade echolens to read this store' },
+    );
+  }
+  for (let from = version; from < SCHEMA_VERSION; from += 1) {
+    const migrate = MIGRATIONS[from - 1];
+    if (!migrate) throw new InputError(`no migration from store schema version ${from}`, { file });
+    db.transaction(() => {
+      migrate(db);
+      db.prepare('UPDATE meta SET value = ? WHERE name = ?').run(String(from + 1), 'schema_version');
+    })();
+  }
+}
+
+export function readSchemaVersion(db: Database.Database, file: string): number {
+  let row: { value: string } | undefined;
+  try {
+    row = db.prepare("SELECT value FROM meta WHERE name = 'schema_version'").get() as { value: string } | undefined;
+  } catch (error) {
+    throw new InputError('store has no meta table (damaged or not an echolens store)', { file }, { cause: error });
+  }
+  const version = row === undefined ? Number.NaN : Number(row.value);
+  if (!Number.isInteger(version) || version < 1) {
+    throw new InputError(`store schema version is missing or invalid (${row?.value ?? 'none'})`, { file, field: 'schema_version' });
+  }
+  return version;
+}
