@@ -1,2 +1,22 @@
 // Public API of src/stats/ (re-exported from the package root).
 export {};
+// Resampling and agreement (rng, bootstraps, d_rel, drift gap, sign-flip, BH/Holm, letters, κ).
+export { rng, rngFromState } from './rng.js';
+export type { Rng } from './rng.js';
+export { quantileLinear, bootstrapPValue } from './resampling-common.js';
+export type { ResamplingOptions, Interval } from './resampling-common.js';
+export { bootstrapCI } from './bootstrap.js';
+export type { BootstrapResult } from './bootstrap.js';
+export { clusterBootstrap } from './cluster-bootstrap.js';
+export type { ClusterBootstrapOptions, ClusterBootstrapResult, ClusterKey } from './cluster-bootstrap.js';
+export { dRel } from './d-rel.js';
+export type { ClusteredValue, DRelInput, DRelResult } from './d-rel.js';
+export { gapBootstrap } from './gap-bootstrap.js';
+export type { ArmSummary, GapBootstrapInput, GapBootstrapOptions, GapBootstrapResult, PositionScores } from './gap-bootstrap.js';
+export { signFlipTest } from './sign-flip.js';
+export type { SignFlipOptions, SignFlipResult } from './sign-flip.js';
+export { benjaminiHochberg, holm } from './multiple-testing.js';
+export { compactLetterDisplay } from './letters.js';
+export type { SignificantPairs } from './letters.js';
+export { agreement, fleissKappa, signAgreement } from './agreement.js';
+export type { AgreementOptions, AgreementResult, SignAgreementResult, SignLabel } from './agreement.js';
