@@ -61,6 +61,8 @@ export interface ModelResponse {
   latencyMs: number;
   /** Model id the provider says answered (may differ from the requested alias). */
   responseModel?: string;
+  /** Settings the provider ignored, estimated usage, and similar notes about this call. */
+  warnings?: string[];
 }
 
 export interface GenerateOptions {

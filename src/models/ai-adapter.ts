@@ -1,0 +1,375 @@
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { generateText, type LanguageModel, type LanguageModelUsage, type ModelMessage, streamText } from 'ai';
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { classifyError } from './classify.js';
+import { DEFAULT_MAX_TOKENS, DEFAULT_STALL_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from './defaults.js';
+import { ModelCallError } from './errors.js';
+import type { ProviderSpec } from './providers.js';
+import type { ModelRef } from './ref.js';
+import type { FinishReason, GenerateOptions, ModelAdapter, ModelRequest, ModelResponse, TokenUsage } from './types.js';
+
+
+export interface AdapterOptions {
+  /** Where API keys and base-URL overrides are read (default `process.env`). */
+  env?: Record<string, string | undefined>;
+  /** Whole-call limit. */
+  timeoutMs?: number;
+  /** Streaming: longest silence (no stream event) allowed, including before the first. */
+  stallTimeoutMs?: number;
+  /** Stream even when no `onDelta` is given (stall detection on long generations). */
+  stream?: boolean;
+}
+
+// The SDK would print its warnings to the console; we return them with the response instead.
+(globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS = false;
+
+interface Prepared {
+  model: LanguageModel;
+  messages: ModelMessage[];
+  settings: {
+    maxOutputTokens: number;
+    temperature?: number;
+    topP?: number;
+    topK?: number;
+    stopSequences?: string[];
+    seed?: number;
+    providerOptions?: Record<string, Record<string, never>>;
+  };
+  warnings: string[];
+}
+
+/** Adapter for every HTTP provider, through the Vercel AI SDK provider packages. */
+export class AiSdkAdapter implements ModelAdapter {
+  readonly ref: string;
+  readonly provider: string;
+  readonly modelId: string;
+  readonly baseURL: string;
+  private readonly spec: ProviderSpec;
+  private readonly apiKey: string | undefined;
+  private readonly options: AdapterOptions;
+
+  constructor(ref: string, parsed: ModelRef, spec: ProviderSpec, options: AdapterOptions = {}) {
+    const env = options.env ?? process.env;
+    this.ref = ref;
+    this.provider = parsed.provider;
+    this.modelId = parsed.model;
+    this.spec = spec;
+    this.options = options;
+    const envBase = spec.baseURLEnv === undefined ? undefined : nonEmpty(env[spec.baseURLEnv]);
+    const baseURL = parsed.baseURL ?? envBase ?? spec.defaultBaseURL;
+    if (baseURL === undefined) {
+      throw new ModelCallError('config', `${ref}: no base URL; write it as ${spec.example}`, { provider: spec.name });
+    }
+    this.baseURL = baseURL.replace(/\/+$/, '');
+    this.apiKey = spec.keyEnv === undefined ? undefined : nonEmpty(env[spec.keyEnv]);
+    if (spec.keyRequired && this.apiKey === undefined) {
+      throw new ModelCallError('auth', `${spec.name}: no API key; set the ${spec.keyEnv} environment variable`, {
+        provider: spec.name,
+        hint: `export ${spec.keyEnv}=… (keys are read from the environment only and never stored)`,
+      });
+    }
+  }
+
+  async generate(request: ModelRequest, options: GenerateOptions = {}): Promise<ModelResponse> {
+    const secrets = this.apiKey === undefined ? [] : [this.apiKey];
+    if (options.signal?.aborted) {
+      throw new ModelCallError('aborted', `${this.provider}: call cancelled before it started`, { provider: this.provider });
+    }
+    const controller = new AbortController();
+    let timedOut: 'total' | 'stall' | undefined;
+    const timeoutMs = this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const stallMs = this.options.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
+    const onCallerAbort = () => controller.abort(options.signal?.reason);
+    options.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    const totalTimer = setTimeout(() => {
+      timedOut = 'total';
+      controller.abort(new Error('timeout'));
+    }, timeoutMs);
+    let stallTimer: NodeJS.Timeout | undefined;
+    const touch = () => {
+      clearTimeout(stallTimer);
+      stallTimer = setTimeout(() => {
+        timedOut = 'stall';
+        controller.abort(new Error('stalled'));
+      }, stallMs);
+    };
+
+    const started = performance.now();
+    try {
+      const prepared = this.prepare(request);
+      const streaming = options.onDelta !== undefined || this.options.stream === true;
+      const outcome = streaming
+        ? await this.runStream(prepared, controller.signal, options.onDelta, touch)
+        : await this.runGenerate(prepared, controller.signal);
+      const latencyMs = Math.round(performance.now() - started);
+      if (outcome.text.trim() === '') {
+        throw new ModelCallError(
+          'empty',
+          `${this.provider}: the model returned ${outcome.text === '' ? 'no text' : 'only whitespace'} (finish reason ${outcome.finishReason})`,
+          { provider: this.provider },
+        );
+      }
+      const warnings = [...prepared.warnings, ...outcome.warnings];
+      const response: ModelResponse = {
+        text: outcome.text,
+        finishReason: outcome.finishReason,
+        usage: outcome.usage,
+        latencyMs,
+      };
+      if (outcome.reasoning !== undefined && outcome.reasoning !== '') response.reasoning = outcome.reasoning;
+      if (outcome.responseModel !== undefined) response.responseModel = outcome.responseModel;
+      if (warnings.length > 0) response.warnings = warnings;
+      return response;
+    } catch (error) {
+      if (timedOut !== undefined) {
+        const message =
+          timedOut === 'total'
+            ? `${this.provider}: no complete answer within ${timeoutMs} ms`
+            : `${this.provider}: the stream stalled (nothing received for ${stallMs} ms)`;
+        throw new ModelCallError('timeout', message, { provider: this.provider, cause: error });
+      }
+      if (options.signal?.aborted) {
+        throw new ModelCallError('aborted', `${this.provider}: call cancelled`, { provider: this.provider, cause: error });
+      }
+      throw classifyError(error, { provider: this.provider, secrets });
+    } finally {
+      clearTimeout(totalTimer);
+      clearTimeout(stallTimer);
+      options.signal?.removeEventListener('abort', onCallerAbort);
+    }
+  }
+
+  private prepare(request: ModelRequest): Prepared {
+    const params = request.params;
+    const warnings: string[] = [];
+    const kind = this.spec.kind;
+    const extraBody: Record<string, unknown> = {};
+    const providerOptions: Record<string, Record<string, unknown>> = {};
+
+    let topK = params.topK;
+    if (topK !== undefined && kind === 'compatible') {
+      // vLLM, llama.cpp, Together and OpenRouter read `top_k` from the body; the SDK would drop it.
+      extraBody.top_k = topK;
+      topK = undefined;
+    }
+    if (params.chatTemplateKwargs !== undefined) {
+      if (kind === 'compatible') extraBody.chat_template_kwargs = params.chatTemplateKwargs;
+      else warnings.push(`chatTemplateKwargs is ignored by ${this.provider}: (only OpenAI-compatible servers take it)`);
+    }
+    if (params.thinkingBudget !== undefined) {
+      if (kind === 'anthropic') {
+        providerOptions.anthropic = { thinking: { type: 'enabled', budgetTokens: params.thinkingBudget } };
+      } else {
+        warnings.push(`thinkingBudget is ignored by ${this.provider}: (Anthropic only)`);
+      }
+    }
+    if (params.providerOptions !== undefined) Object.assign(extraBody, params.providerOptions);
+
+    const fetchWithExtras = Object.keys(extraBody).length === 0 ? undefined : mergeBodyFetch(extraBody);
+    const model = this.languageModel(fetchWithExtras);
+    const messages = request.messages.map((message): ModelMessage => {
+      const cache =
+        message.cacheBreakpoint === true && kind === 'anthropic'
+          ? { providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } } }
+          : {};
+      return { role: message.role, content: message.content, ...cache } as ModelMessage;
+    });
+    // OpenAI-style servers cache long shared prefixes on their own: cacheBreakpoint sends nothing there.
+    const settings: Prepared['settings'] = { maxOutputTokens: params.maxTokens ?? DEFAULT_MAX_TOKENS };
+    if (params.temperature !== undefined) settings.temperature = params.temperature;
+    if (params.topP !== undefined) settings.topP = params.topP;
+    if (topK !== undefined) settings.topK = topK;
+    if (params.stop !== undefined && params.stop.length > 0) settings.stopSequences = params.stop;
+    if (params.seed !== undefined) settings.seed = params.seed;
+    if (Object.keys(providerOptions).length > 0) {
+      settings.providerOptions = providerOptions as Record<string, Record<string, never>>;
+    }
+    return { model, messages, settings, warnings };
+  }
+
+  private languageModel(fetch: typeof globalThis.fetch | undefined): LanguageModel {
+    const common = { baseURL: this.baseURL, ...(fetch === undefined ? {} : { fetch }) };
+    switch (this.spec.kind) {
+      case 'openai':
+        // `.chat` = chat completions; the default entry point would use the Responses API.
+        return createOpenAI({ ...common, apiKey: this.apiKey ?? '' }).chat(this.modelId);
+      case 'anthropic':
+        return createAnthropic({ ...common, apiKey: this.apiKey ?? '' })(this.modelId);
+      default:
+        return createOpenAICompatible({
+          ...common,
+          name: this.provider,
+          includeUsage: true,
+          ...(this.apiKey === undefined ? {} : { apiKey: this.apiKey }),
+        }).chatModel(this.modelId);
+    }
+  }
+
+  private async runGenerate(prepared: Prepared, signal: AbortSignal): Promise<CallOutcome> {
+    const result = await generateText({
+      model: prepared.model,
+      messages: prepared.messages,
+      allowSystemInMessages: true,
+      maxRetries: 0,
+      abortSignal: signal,
+      ...prepared.settings,
+    });
+    return {
+      text: result.text,
+      reasoning: result.reasoningText,
+      finishReason: mapFinishReason(result.finishReason),
+      usage: this.mapUsage(result.usage, prepared, result.text),
+      responseModel: result.response.modelId,
+      warnings: [...describeWarnings(result.warnings), ...usageWarnings(result.usage)],
+    };
+  }
+
+  private async runStream(
+    prepared: Prepared,
+    signal: AbortSignal,
+    onDelta: ((delta: string) => void) | undefined,
+    touch: () => void,
+  ): Promise<CallOutcome> {
+    touch();
+    const result = streamText({
+      model: prepared.model,
+      messages: prepared.messages,
+      allowSystemInMessages: true,
+      maxRetries: 0,
+      abortSignal: signal,
+      // Errors arrive as stream parts below; the default handler would print them.
+      onError: () => {},
+      ...prepared.settings,
+    });
+    let text = '';
+    let reasoning = '';
+    let streamError: unknown;
+    let finish: { finishReason: string; rawFinishReason: string | undefined; totalUsage: LanguageModelUsage } | undefined;
+    let responseModel: string | undefined;
+    let aborted = false;
+    const warnings: string[] = [];
+    for await (const part of result.fullStream) {
+      touch();
+      switch (part.type) {
+        case 'text-delta':
+          text += part.text;
+          onDelta?.(part.text);
+          break;
+        case 'reasoning-delta':
+          reasoning += part.text;
+          break;
+        case 'start-step':
+          warnings.push(...describeWarnings(part.warnings));
+          break;
+        case 'finish-step':
+          responseModel = part.response.modelId;
+          break;
+        case 'finish':
+          finish = part;
+          break;
+        case 'error':
+          streamError ??= part.error;
+          break;
+        case 'abort':
+          aborted = true;
+          break;
+        default:
+          break;
+      }
+    }
+    if (streamError !== undefined) throw streamError;
+    if (aborted) throw new Error('stream aborted');
+    if (finish === undefined || finish.rawFinishReason === undefined) {
+      throw new ModelCallError(
+        'connection',
+        `${this.provider}: the stream ended before the provider's finish event (truncated after ${text.length} characters)`,
+        { provider: this.provider },
+      );
+    }
+    return {
+      text,
+      reasoning,
+      finishReason: mapFinishReason(finish.finishReason),
+      usage: this.mapUsage(finish.totalUsage, prepared, text),
+      responseModel,
+      warnings: [...warnings, ...usageWarnings(finish.totalUsage)],
+    };
+  }
+
+  private mapUsage(usage: LanguageModelUsage, prepared: Prepared, text: string): TokenUsage {
+    return {
+      inputTokens: usage.inputTokens ?? estimateTokens(prepared.messages.map((m) => String(m.content)).join('\n')),
+      outputTokens: usage.outputTokens ?? estimateTokens(text),
+      cachedInputTokens: usage.inputTokenDetails?.cacheReadTokens ?? 0,
+      cacheWriteTokens: usage.inputTokenDetails?.cacheWriteTokens ?? 0,
+      reasoningTokens: usage.outputTokenDetails?.reasoningTokens ?? 0,
+    };
+  }
+}
+
+interface CallOutcome {
+  text: string;
+  reasoning: string | undefined;
+  finishReason: FinishReason;
+  usage: TokenUsage;
+  responseModel: string | undefined;
+  warnings: string[];
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function estimateTokens(text: string): number {
+  return countTokens(text);
+}
+
+function usageWarnings(usage: LanguageModelUsage): string[] {
+  const missing: string[] = [];
+  if (usage.inputTokens === undefined) missing.push('input');
+  if (usage.outputTokens === undefined) missing.push('output');
+  return missing.length === 0
+    ? []
+    : [`the provider reported no ${missing.join('/')} token usage; estimated with the o200k_base tokenizer`];
+}
+
+function describeWarnings(warnings: readonly unknown[] | undefined): string[] {
+  return (warnings ?? []).map((w) => {
+    const record = w as { type?: string; feature?: string; details?: string; message?: string };
+    if (record.type === 'unsupported' || record.type === 'unsupported-setting') {
+      return `unsupported by the provider: ${record.feature ?? 'a setting'}${record.details ? ` (${record.details})` : ''}`;
+    }
+    return record.message ?? record.details ?? JSON.stringify(w);
+  });
+}
+
+export function mapFinishReason(reason: string | undefined): FinishReason {
+  switch (reason) {
+    case 'stop':
+    case 'length':
+    case 'content-filter':
+    case 'tool-calls':
+    case 'error':
+    case 'other':
+      return reason;
+    default:
+      return 'unknown';
+  }
+}
+
+/** A fetch that adds fields to the JSON request body verbatim (provider-specific parameters). */
+function mergeBodyFetch(extra: Record<string, unknown>): typeof globalThis.fetch {
+  return (input, init) => {
+    if (init !== undefined && typeof init.body === 'string') {
+      try {
+        const body = JSON.parse(init.body) as Record<string, unknown>;
+        return globalThis.fetch(input, { ...init, body: JSON.stringify({ ...body, ...extra }) });
+      } catch {
+        // Not a JSON body: send it untouched.
+      }
+    }
+    return globalThis.fetch(input, init);
+  };
+}

@@ -1,0 +1,233 @@
+import { APICallError, AISDKError } from 'ai';
+import { ModelCallError, type ModelErrorKind } from './errors.js';
+
+/**
+ * Turns whatever a provider call threw (AI SDK errors, fetch errors, stream
+ * error events) into a ModelCallError whose kind tells the runner whether to
+ * retry. Messages are built here, short, and scrubbed of the API key.
+ */
+
+export interface ClassifyContext {
+  provider: string;
+  /** Secrets to scrub from every message (the API key). */
+  secrets?: readonly string[];
+  now?: number;
+}
+
+/** Milliseconds to wait from `retry-after-ms`, or `retry-after` (seconds or an HTTP date). */
+export function parseRetryAfter(
+  headers: Record<string, string | undefined> | undefined,
+  now: number = Date.now(),
+): number | undefined {
+  if (headers === undefined) return undefined;
+  const lower: Record<string, string> = {};
+  for (const [key, value] of Object.entries(headers)) if (value !== undefined) lower[key.toLowerCase()] = value;
+  const ms = lower['retry-after-ms'];
+  if (ms !== undefined && ms.trim() !== '') {
+    const value = Number(ms);
+    if (Number.isFinite(value) && value >= 0) return Math.round(value);
+  }
+  const after = lower['retry-after'];
+  if (after === undefined || after.trim() === '') return undefined;
+  const trimmed = after.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  const date = Date.parse(trimmed);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - now);
+}
+
+export function scrubSecrets(text: string, secrets: readonly string[] | undefined): string {
+  let out = text;
+  for (const secret of secrets ?? []) {
+    if (secret.length >= 4) out = out.split(secret).join('***');
+  }
+  return out;
+}
+
+const OVERLOADED = /overloaded/i;
+const NOT_FOUND_TEXT = /model[_ ]not[_ ]found|does not exist|unknown model|no such model|not_found_error|model .*not found/i;
+
+export function classifyStatus(status: number, body: string): ModelErrorKind {
+  if (status === 429) return 'rate_limit';
+  if (status === 529 || status >= 500 || OVERLOADED.test(body)) return 'server';
+  if (status === 408) return 'timeout';
+  if (status === 401 || status === 403) return 'auth';
+  if (status === 404) return 'not_found';
+  if (status >= 400 && NOT_FOUND_TEXT.test(body)) return 'not_found';
+  if (status >= 400) return 'bad_request';
+  // A 2xx whose body could not be used.
+  return 'malformed';
+}
+
+/** Provider error types inside error bodies and stream error events. */
+function classifyErrorType(type: string): ModelErrorKind | undefined {
+  switch (type) {
+    case 'rate_limit_error':
+    case 'rate_limit_exceeded':
+      return 'rate_limit';
+    case 'overloaded_error':
+    case 'api_error':
+    case 'server_error':
+    case 'internal_server_error':
+      return 'server';
+    case 'authentication_error':
+    case 'permission_error':
+    case 'invalid_api_key':
+      return 'auth';
+    case 'not_found_error':
+    case 'model_not_found':
+      return 'not_found';
+    case 'invalid_request_error':
+      return 'bad_request';
+    default:
+      return undefined;
+  }
+}
+
+const CONNECTION_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ETIMEDOUT',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
+
+function errorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 6 && current !== null && typeof current === 'object'; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && CONNECTION_CODES.has(code)) return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function hasCause(error: unknown, test: (e: unknown) => boolean): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 6 && current !== null && current !== undefined; depth++) {
+    if (test(current)) return true;
+    current = typeof current === 'object' ? (current as { cause?: unknown }).cause : undefined;
+  }
+  return false;
+}
+
+const MALFORMED_NAMES = new Set([
+  'AI_JSONParseError',
+  'AI_TypeValidationError',
+  'AI_InvalidResponseDataError',
+  'AI_EmptyResponseBodyError',
+]);
+
+/** The provider's own short message from a JSON error body, when it has one. */
+function bodyMessage(body: string | undefined): { message?: string; type?: string } {
+  if (body === undefined || body.trim() === '') return {};
+  try {
+    const parsed = JSON.parse(body) as unknown;
+    if (parsed !== null && typeof parsed === 'object') {
+      const error = (parsed as { error?: unknown }).error;
+      if (error !== null && typeof error === 'object') {
+        const e = error as { message?: unknown; type?: unknown; code?: unknown };
+        return {
+          message: typeof e.message === 'string' ? e.message : undefined,
+          type: typeof e.type === 'string' ? e.type : typeof e.code === 'string' ? e.code : undefined,
+        };
+      }
+      if (typeof error === 'string') return { message: error };
+      const message = (parsed as { message?: unknown }).message;
+      if (typeof message === 'string') return { message };
+    }
+  } catch {
+    // Not JSON: fall through to the raw text.
+  }
+  return { message: body.trim().slice(0, 300) };
+}
+
+/** Classifies a stream error event payload such as Anthropic's `{type:'overloaded_error', message}`. */
+function classifyPayload(value: unknown): { kind: ModelErrorKind; message: string } | undefined {
+  if (value === null || typeof value !== 'object' || value instanceof Error) return undefined;
+  const record = value as { type?: unknown; message?: unknown; error?: unknown; code?: unknown };
+  const inner = (record.error !== null && typeof record.error === 'object' ? record.error : record) as {
+    type?: unknown;
+    message?: unknown;
+    code?: unknown;
+  };
+  const type = typeof inner.type === 'string' ? inner.type : typeof inner.code === 'string' ? inner.code : '';
+  const message = typeof inner.message === 'string' ? inner.message : type || 'stream error';
+  // An unrecognised stream error event is the provider failing mid-answer: treat it as a server error.
+  const kind = classifyErrorType(type) ?? 'server';
+  return { kind, message };
+}
+
+export function classifyError(error: unknown, context: ClassifyContext): ModelCallError {
+  const { provider } = context;
+  const make = (kind: ModelErrorKind, message: string, extra: { status?: number; retryAfterMs?: number } = {}) =>
+    new ModelCallError(kind, oneLine(scrubSecrets(`${provider}: ${message}`, context.secrets)), {
+      provider,
+      status: extra.status,
+      retryAfterMs: extra.retryAfterMs,
+      cause: error,
+    });
+
+  if (error instanceof ModelCallError) return error;
+
+  if (APICallError.isInstance(error)) {
+    const status = error.statusCode;
+    if (status !== undefined && status >= 300) {
+      const { message, type } = bodyMessage(error.responseBody);
+      const byType = type === undefined ? undefined : classifyErrorType(type);
+      let kind = classifyStatus(status, `${error.responseBody ?? ''} ${error.message}`);
+      // A 400 that says "model not found", or a 5xx body saying overloaded, keeps the status class;
+      // the body type only refines 4xx that the status alone cannot tell apart.
+      if (byType !== undefined && kind === 'bad_request') kind = byType;
+      const retryAfterMs = kind === 'rate_limit' || kind === 'server'
+        ? parseRetryAfter(error.responseHeaders, context.now)
+        : undefined;
+      return make(kind, `HTTP ${status}: ${message ?? error.message}`, { status, retryAfterMs });
+    }
+    if (hasCause(error, (e) => e instanceof Error && MALFORMED_NAMES.has(e.name))) {
+      return make('malformed', `malformed response: ${error.message}`, { status });
+    }
+    if (errorCode(error) !== undefined || status === undefined) {
+      return make('connection', `connection failed (${errorCode(error) ?? 'network error'}): ${error.message}`);
+    }
+    return make('malformed', `unusable response: ${error.message}`, { status });
+  }
+
+  if (error instanceof Error && MALFORMED_NAMES.has(error.name)) {
+    return make('malformed', `malformed response: ${error.message}`);
+  }
+  if (error instanceof Error && error.name === 'AI_NoOutputGeneratedError' && error.cause !== undefined) {
+    return classifyError(error.cause, context);
+  }
+  const code = errorCode(error);
+  if (code !== undefined) {
+    return make('connection', `connection failed (${code})`);
+  }
+  if (error instanceof TypeError && /fetch failed|terminated|network/i.test(error.message)) {
+    return make('connection', `connection failed: ${error.message}`);
+  }
+  const payload = classifyPayload(error);
+  if (payload !== undefined) return make(payload.kind, payload.message);
+  if (AISDKError.isInstance(error)) {
+    return make('malformed', `provider response could not be used: ${error.message}`);
+  }
+  if (error instanceof Error && /terminated|socket|other side closed|premature close/i.test(error.message)) {
+    return make('connection', `connection lost: ${error.message}`);
+  }
+  return make('server', `unexpected failure: ${error instanceof Error ? error.message : String(error)}`);
+}
+
+/** Error messages are printed on one line by the CLI; provider bodies can be long and multi-line. */
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 400 ? `${flat.slice(0, 397)}...` : flat;
+}

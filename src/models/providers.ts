@@ -1,0 +1,136 @@
+/**
+ * The providers a model reference may name, and how each is reached.
+ * Keys are read from the environment only, at adapter creation.
+ */
+
+export type ProviderKind = 'openai' | 'anthropic' | 'compatible' | 'local' | 'sim' | 'replay';
+
+export interface ProviderSpec {
+  name: string;
+  kind: ProviderKind;
+  /** Base URL used when the reference has no `@baseURL` (and no base-URL variable is set). */
+  defaultBaseURL?: string;
+  /** Environment variable overriding the default base URL. */
+  baseURLEnv?: string;
+  /** Environment variable holding the API key. */
+  keyEnv?: string;
+  /** True when a call cannot work without the key. */
+  keyRequired: boolean;
+  /** True when the reference must carry `@baseURL`. */
+  baseURLRequired?: boolean;
+  description: string;
+  example: string;
+}
+
+export const PROVIDERS: readonly ProviderSpec[] = [
+  {
+    name: 'openai',
+    kind: 'openai',
+    defaultBaseURL: 'https://api.openai.com/v1',
+    baseURLEnv: 'OPENAI_BASE_URL',
+    keyEnv: 'OPENAI_API_KEY',
+    keyRequired: true,
+    description: 'OpenAI chat completions',
+    example: 'openai:gpt-4.1-mini',
+  },
+  {
+    name: 'anthropic',
+    kind: 'anthropic',
+    defaultBaseURL: 'https://api.anthropic.com/v1',
+    baseURLEnv: 'ANTHROPIC_BASE_URL',
+    keyEnv: 'ANTHROPIC_API_KEY',
+    keyRequired: true,
+    description: 'Anthropic Messages API',
+    example: 'anthropic:claude-sonnet-4-5',
+  },
+  {
+    name: 'vllm',
+    kind: 'compatible',
+    defaultBaseURL: 'http://127.0.0.1:8000/v1',
+    keyEnv: 'VLLM_API_KEY',
+    keyRequired: false,
+    description: 'vLLM OpenAI-compatible server',
+    example: 'vllm:Qwen/Qwen3-4B',
+  },
+  {
+    name: 'ollama',
+    kind: 'compatible',
+    defaultBaseURL: 'http://127.0.0.1:11434/v1',
+    keyRequired: false,
+    description: 'Ollama OpenAI-compatible endpoint',
+    example: 'ollama:qwen3:4b',
+  },
+  {
+    name: 'llamacpp',
+    kind: 'compatible',
+    defaultBaseURL: 'http://127.0.0.1:8080/v1',
+    keyEnv: 'LLAMACPP_API_KEY',
+    keyRequired: false,
+    description: 'llama.cpp server (llama-server)',
+    example: 'llamacpp:default',
+  },
+  {
+    name: 'lmstudio',
+    kind: 'compatible',
+    defaultBaseURL: 'http://127.0.0.1:1234/v1',
+    keyRequired: false,
+    description: 'LM Studio local server',
+    example: 'lmstudio:qwen3-4b',
+  },
+  {
+    name: 'openrouter',
+    kind: 'compatible',
+    defaultBaseURL: 'https://openrouter.ai/api/v1',
+    keyEnv: 'OPENROUTER_API_KEY',
+    keyRequired: true,
+    description: 'OpenRouter',
+    example: 'openrouter:meta-llama/llama-3.3-70b-instruct',
+  },
+  {
+    name: 'together',
+    kind: 'compatible',
+    defaultBaseURL: 'https://api.together.xyz/v1',
+    keyEnv: 'TOGETHER_API_KEY',
+    keyRequired: true,
+    description: 'Together AI',
+    example: 'together:meta-llama/Llama-3.3-70B-Instruct-Turbo',
+  },
+  {
+    name: 'openai-compatible',
+    kind: 'compatible',
+    keyEnv: 'OPENAI_COMPATIBLE_API_KEY',
+    keyRequired: false,
+    baseURLRequired: true,
+    description: 'any OpenAI-compatible chat-completions server (baseURL required)',
+    example: 'openai-compatible:my-model@http://127.0.0.1:9000/v1',
+  },
+  {
+    name: 'local',
+    kind: 'local',
+    keyRequired: false,
+    description: 'in-process GGUF model via the optional node-llama-cpp package',
+    example: 'local:hf:Qwen/Qwen3-0.6B-GGUF:Q8_0',
+  },
+  {
+    name: 'sim',
+    kind: 'sim',
+    keyRequired: false,
+    description: 'deterministic simulated model (a registered profile; measures nothing)',
+    example: 'sim:echo',
+  },
+  {
+    name: 'replay',
+    kind: 'replay',
+    keyRequired: false,
+    description: 'answers recorded in a run store, replayed without calling anything',
+    example: 'replay:runs/run.db',
+  },
+];
+
+export function providerNames(): string[] {
+  return PROVIDERS.map((p) => p.name);
+}
+
+export function getProvider(name: string): ProviderSpec | undefined {
+  return PROVIDERS.find((p) => p.name === name);
+}

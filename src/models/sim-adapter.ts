@@ -1,0 +1,74 @@
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { ModelCallError } from './errors.js';
+import { getSimProfile, listSimProfiles, type SimProfile } from './sim-registry.js';
+import type { ModelAdapter, ModelRequest, ModelResponse } from './types.js';
+
+/**
+ * `sim:<profile>`: answers come from a registered simulation profile, a pure
+ * function of the request and a seed. Nothing is measured. Usage figures are
+ * o200k_base token counts of the prompt text and the answer (an approximation:
+ * no chat template, no real tokenizer of any model); latency is 0.
+ */
+export class SimAdapter implements ModelAdapter {
+  readonly ref: string;
+  readonly provider = 'sim';
+  readonly modelId: string;
+
+  constructor(ref: string, profileName: string) {
+    this.ref = ref;
+    this.modelId = profileName;
+    // Fail early on a typo; the profile is looked up again per call.
+    resolveProfile(profileName);
+  }
+
+  async generate(request: ModelRequest): Promise<ModelResponse> {
+    const profile = resolveProfile(this.modelId);
+    const seed = deriveSimSeed(request.params.seed ?? 0, request.sample);
+    const answer = profile.answer(request, seed);
+    if (answer.text.trim() === '') {
+      throw new ModelCallError('empty', `sim:${profile.name}: the simulated answer is empty`, { provider: 'sim' });
+    }
+    const prompt = request.messages.map((m) => m.content).join('\n');
+    const reasoningTokens = answer.reasoning === undefined ? 0 : countTokens(answer.reasoning);
+    const response: ModelResponse = {
+      text: answer.text,
+      finishReason: 'stop',
+      usage: {
+        inputTokens: countTokens(prompt),
+        outputTokens: countTokens(answer.text) + reasoningTokens,
+        cachedInputTokens: 0,
+        cacheWriteTokens: 0,
+        reasoningTokens,
+      },
+      latencyMs: 0,
+      responseModel: `sim:${profile.name}`,
+    };
+    if (answer.reasoning !== undefined) response.reasoning = answer.reasoning;
+    return response;
+  }
+}
+
+function resolveProfile(name: string): SimProfile {
+  const profile = getSimProfile(name);
+  if (profile === undefined) {
+    const known = listSimProfiles().map((p) => p.name);
+    throw new ModelCallError(
+      'not_found',
+      `sim: no simulation profile "${name}"; registered profiles: ${known.length === 0 ? '(none)' : known.join(', ')}`,
+      { provider: 'sim' },
+    );
+  }
+  return profile;
+}
+
+/**
+ * The seed a profile sees: a 32-bit mix of the request seed and the sample
+ * index, so k samples of one request differ and each is reproducible.
+ */
+export function deriveSimSeed(seed: number, sample: number): number {
+  let h = (Math.trunc(seed) ^ 0x9e3779b9) >>> 0;
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b) >>> 0;
+  h = (h + Math.imul(Math.trunc(sample) + 1, 0xc2b2ae35)) >>> 0;
+  h = Math.imul(h ^ (h >>> 13), 0x27d4eb2f) >>> 0;
+  return (h ^ (h >>> 16)) >>> 0;
+}

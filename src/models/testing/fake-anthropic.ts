@@ -1,0 +1,138 @@
+import type { ServerResponse } from 'node:http';
+import {
+  chunkText,
+  type FakeReply,
+  type FakeRequest,
+  type FakeServer,
+  type FakeServerOptions,
+  roughTokens,
+  startFakeServer,
+  type WireFormat,
+} from './fake-server.js';
+
+/**
+ * A fake Anthropic Messages server: `POST /v1/messages`, JSON or SSE
+ * (`message_start`, `content_block_*`, `message_delta`, `message_stop`), the key
+ * in `x-api-key`. `FakeReply.usage.inputTokens` is the total prompt size; the
+ * wire `input_tokens` is that minus cache reads and writes, as Anthropic counts.
+ */
+export function startFakeAnthropic(options: FakeServerOptions = {}): Promise<FakeServer> {
+  return startFakeServer(anthropicWire, options);
+}
+
+function promptText(request: FakeRequest): string {
+  const parts: string[] = [];
+  const system = request.body?.system;
+  if (typeof system === 'string') parts.push(system);
+  else if (Array.isArray(system)) parts.push(JSON.stringify(system));
+  const messages = Array.isArray(request.body?.messages) ? (request.body.messages as Array<{ content?: unknown }>) : [];
+  for (const m of messages) parts.push(typeof m.content === 'string' ? m.content : JSON.stringify(m.content ?? ''));
+  return parts.join('\n');
+}
+
+function usageOf(request: FakeRequest, reply: FakeReply, text: string) {
+  const u = reply.usage ?? {};
+  const cacheRead = u.cachedInputTokens ?? 0;
+  const cacheWrite = u.cacheWriteTokens ?? 0;
+  const total = u.inputTokens ?? roughTokens(promptText(request)) + cacheRead + cacheWrite;
+  return {
+    input_tokens: Math.max(0, total - cacheRead - cacheWrite),
+    cache_creation_input_tokens: cacheWrite,
+    cache_read_input_tokens: cacheRead,
+    output_tokens: u.outputTokens ?? (text === '' ? 0 : roughTokens(text)),
+  };
+}
+
+function modelOf(request: FakeRequest, reply: FakeReply): string {
+  return reply.model ?? (typeof request.body?.model === 'string' ? request.body.model : 'claude-fake');
+}
+
+function sse(type: string, data: Record<string, unknown>): string {
+  return `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+}
+
+export const anthropicWire: WireFormat = {
+  endpoint: '/messages',
+  readKey(request) {
+    return request.headers['x-api-key'];
+  },
+  errorBody(status, message, errorType) {
+    const type =
+      errorType ??
+      (status === 429
+        ? 'rate_limit_error'
+        : status === 529
+          ? 'overloaded_error'
+          : status >= 500
+            ? 'api_error'
+            : status === 401
+              ? 'authentication_error'
+              : status === 404
+                ? 'not_found_error'
+                : 'invalid_request_error');
+    return { type: 'error', error: { type, message } };
+  },
+  sendJson(res: ServerResponse, request, reply) {
+    const text = reply.text ?? '';
+    const content: Array<Record<string, unknown>> = [];
+    if (reply.reasoning !== undefined) content.push({ type: 'thinking', thinking: reply.reasoning, signature: 'fake-signature' });
+    content.push({ type: 'text', text });
+    const body = {
+      id: `msg_fake_${request.index}`,
+      type: 'message',
+      role: 'assistant',
+      model: modelOf(request, reply),
+      content,
+      stop_reason: reply.finishReason ?? 'end_turn',
+      stop_sequence: null,
+      usage: usageOf(request, reply, text),
+    };
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  },
+  streamEvents(request, reply) {
+    const text = reply.text ?? '';
+    const usage = usageOf(request, reply, text);
+    const events = [
+      sse('message_start', {
+        message: {
+          id: `msg_fake_${request.index}`,
+          type: 'message',
+          role: 'assistant',
+          model: modelOf(request, reply),
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { ...usage, output_tokens: 1 },
+        },
+      }),
+    ];
+    let index = 0;
+    if (reply.reasoning !== undefined) {
+      events.push(sse('content_block_start', { index, content_block: { type: 'thinking', thinking: '' } }));
+      for (const piece of chunkText(reply.reasoning, reply.chunkSize ?? 8)) {
+        events.push(sse('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: piece } }));
+      }
+      events.push(sse('content_block_delta', { index, delta: { type: 'signature_delta', signature: 'fake-signature' } }));
+      events.push(sse('content_block_stop', { index }));
+      index++;
+    }
+    events.push(sse('content_block_start', { index, content_block: { type: 'text', text: '' } }));
+    events.push(sse('ping', {}));
+    for (const piece of chunkText(text, reply.chunkSize ?? 8)) {
+      events.push(sse('content_block_delta', { index, delta: { type: 'text_delta', text: piece } }));
+    }
+    events.push(sse('content_block_stop', { index }));
+    events.push(
+      sse('message_delta', {
+        delta: { stop_reason: reply.finishReason ?? 'end_turn', stop_sequence: null },
+        usage: { output_tokens: usage.output_tokens },
+      }),
+    );
+    events.push(sse('message_stop', {}));
+    return events;
+  },
+  streamErrorEvent(errorType, message) {
+    return sse('error', { error: { type: errorType, message } });
+  },
+};

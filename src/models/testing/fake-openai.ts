@@ -1,0 +1,98 @@
+import type { ServerResponse } from 'node:http';
+import {
+  chunkText,
+  type FakeReply,
+  type FakeRequest,
+  type FakeServer,
+  type FakeServerOptions,
+  roughTokens,
+  startFakeServer,
+  type WireFormat,
+} from './fake-server.js';
+
+/**
+ * A fake OpenAI chat-completions server (also what vLLM, Ollama, llama.cpp,
+ * OpenRouter and Together speak): `POST /v1/chat/completions`, JSON or SSE
+ * (`chat.completion.chunk` events, a final usage chunk when
+ * `stream_options.include_usage` is set, then `data: [DONE]`).
+ */
+export function startFakeOpenAI(options: FakeServerOptions = {}): Promise<FakeServer> {
+  return startFakeServer(openAIWire, options);
+}
+
+function promptText(request: FakeRequest): string {
+  const messages = Array.isArray(request.body?.messages) ? (request.body.messages as Array<{ content?: unknown }>) : [];
+  return messages.map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content ?? ''))).join('\n');
+}
+
+function usageOf(request: FakeRequest, reply: FakeReply, text: string) {
+  const u = reply.usage ?? {};
+  const prompt = u.inputTokens ?? roughTokens(promptText(request));
+  const completion = u.outputTokens ?? (text === '' ? 0 : roughTokens(text));
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    prompt_tokens_details: { cached_tokens: u.cachedInputTokens ?? 0 },
+    completion_tokens_details: { reasoning_tokens: u.reasoningTokens ?? 0 },
+  };
+}
+
+function modelOf(request: FakeRequest, reply: FakeReply): string {
+  return reply.model ?? (typeof request.body?.model === 'string' ? request.body.model : 'fake-model');
+}
+
+const CREATED = 1_780_000_000;
+
+export const openAIWire: WireFormat = {
+  endpoint: '/chat/completions',
+  readKey(request) {
+    const auth = request.headers.authorization;
+    return auth?.startsWith('Bearer ') ? auth.slice('Bearer '.length) : undefined;
+  },
+  errorBody(status, message, errorType) {
+    const type =
+      errorType ?? (status === 429 ? 'rate_limit_exceeded' : status >= 500 ? 'server_error' : 'invalid_request_error');
+    return { error: { message, type, param: null, code: status === 404 ? 'model_not_found' : null } };
+  },
+  sendJson(res: ServerResponse, request, reply) {
+    const text = reply.text ?? '';
+    const message: Record<string, unknown> = { role: 'assistant', content: text };
+    if (reply.reasoning !== undefined) message.reasoning_content = reply.reasoning;
+    const body = {
+      id: `chatcmpl-fake-${request.index}`,
+      object: 'chat.completion',
+      created: CREATED,
+      model: modelOf(request, reply),
+      choices: [{ index: 0, message, finish_reason: reply.finishReason ?? 'stop', logprobs: null }],
+      usage: usageOf(request, reply, text),
+    };
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  },
+  streamEvents(request, reply) {
+    const text = reply.text ?? '';
+    const id = `chatcmpl-fake-${request.index}`;
+    const model = modelOf(request, reply);
+    const chunk = (delta: Record<string, unknown>, finish: string | null) =>
+      `data: ${JSON.stringify({
+        id,
+        object: 'chat.completion.chunk',
+        created: CREATED,
+        model,
+        choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
+      })}\n\n`;
+    const events = [chunk({ role: 'assistant', content: '' }, null)];
+    for (const piece of chunkText(reply.reasoning ?? '', reply.chunkSize ?? 8)) events.push(chunk({ reasoning_content: piece }, null));
+    for (const piece of chunkText(text, reply.chunkSize ?? 8)) events.push(chunk({ content: piece }, null));
+    events.push(chunk({}, reply.finishReason ?? 'stop'));
+    const streamOptions = request.body?.stream_options as { include_usage?: boolean } | undefined;
+    if (streamOptions?.include_usage === true) {
+      events.push(
+        `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: CREATED, model, choices: [], usage: usageOf(request, reply, text) })}\n\n`,
+      );
+    }
+    events.push('data: [DONE]\n\n');
+    return events;
+  },
+};

@@ -1,0 +1,13 @@
+// Fake provider servers for tests (127.0.0.1 only). Not part of the built package.
+export { startFakeOpenAI, openAIWire } from './fake-openai.js';
+export { startFakeAnthropic, anthropicWire } from './fake-anthropic.js';
+export { lastUserText, roughTokens } from './fake-server.js';
+export type {
+  FakeBehaviour,
+  FakeFault,
+  FakeOutcome,
+  FakeReply,
+  FakeRequest,
+  FakeServer,
+  FakeServerOptions,
+} from './fake-server.js';
