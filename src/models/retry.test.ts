@@ -1,0 +1,175 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidArgumentError } from '../core/errors.js';
+import { fakeResponse } from '../store/testing/fakes.js';
+import { ModelCallError, type ModelErrorKind } from './errors.js';
+import { CallFailedError, DEFAULT_RETRY_POLICY, backoffDelayMs, callWithRetry, resolveRetryPolicy, seededRandom } from './retry.js';
+import type { ModelAdapter, ModelRequest, ModelResponse } from './types.js';
+
+const request: ModelRequest = { model: 'fake:m', messages: [{ role: 'user', content: 'hi' }], params: {}, sample: 0 };
+
+/** An adapter that plays a script: each entry is a response or an error for one call. */
+function scripted(script: Array<ModelResponse | ModelCallError | Error>) {
+  let calls = 0;
+  const adapter: ModelAdapter = {
+    ref: 'fake:m',
+    provider: 'fake',
+    modelId: 'm',
+    async generate() {
+      const step = script[Math.min(calls, script.length - 1)]!;
+      calls += 1;
+      if (step instanceof Error) throw step;
+      return step;
+    },
+  };
+  return { adapter, calls: () => calls };
+}
+
+function recordingSleep() {
+  const waits: number[] = [];
+  return { waits, sleep: async (ms: number) => void waits.push(ms) };
+}
+
+const err = (kind: ModelErrorKind, retryAfterMs?: number) =>
+  new ModelCallError(kind, `${kind} happened`, retryAfterMs === undefined ? {} : { retryAfterMs });
+
+describe('callWithRetry', () => {
+  it('honours Retry-After on 429 and 5xx exactly', async () => {
+    const { adapter } = scripted([err('rate_limit', 1500), err('server', 2500), fakeResponse('ok')]);
+    const { waits, sleep } = recordingSleep();
+    const result = await callWithRetry(adapter, request, { sleep });
+    expect(result.response.text).toBe('ok');
+    expect(result.attempts).toBe(3);
+    expect(waits).toEqual([1500, 2500]);
+  });
+
+  it('caps an excessive Retry-After at maxRetryAfterMs', async () => {
+    const { adapter } = scripted([err('rate_limit', 10_000_000), fakeResponse('ok')]);
+    const { waits, sleep } = recordingSleep();
+    await callWithRetry(adapter, request, { sleep, policy: { maxRetryAfterMs: 90_000 } });
+    expect(waits).toEqual([90_000]);
+  });
+
+  it('backs off exponentially up to the cap, then gives up with the last error', async () => {
+    const { adapter, calls } = scripted([err('server')]);
+    const { waits, sleep } = recordingSleep();
+    const failure = await callWithRetry(adapter, request, {
+      sleep,
+      policy: { jitter: 'none', baseDelayMs: 1000, maxDelayMs: 3000 },
+    }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(CallFailedError);
+    expect((failure as CallFailedError).kind).toBe('server');
+    expect((failure as CallFailedError).attempts).toBe(DEFAULT_RETRY_POLICY.maxAttempts);
+    expect(calls()).toBe(6);
+    expect(waits).toEqual([1000, 2000, 3000, 3000, 3000]);
+  });
+
+  it('applies full and partial jitter from the injected randomness', async () => {
+    for (const [jitter, expected] of [
+      ['full', [250, 500]],
+      ['partial', [375, 750]],
+    ] as const) {
+      const { adapter } = scripted([err('timeout'), err('connection'), fakeResponse('ok')]);
+      const { waits, sleep } = recordingSleep();
+      await callWithRetry(adapter, request, { sleep, random: () => 0.5, policy: { jitter, baseDelayMs: 500 } });
+      expect(waits).toEqual(expected);
+    }
+  });
+
+  it('retries malformed responses', async () => {
+    const { adapter } = scripted([err('malformed'), fakeResponse('ok')]);
+    const { waits, sleep } = recordingSleep();
+    const result = await callWithRetry(adapter, request, { sleep, random: () => 0 });
+    expect(result.attempts).toBe(2);
+    expect(waits).toEqual([]); // full jitter drew 0: no sleep at all
+  });
+
+  it.each(['auth', 'not_found', 'bad_request', 'config'] as const)('never retries %s', async (kind) => {
+    const { adapter, calls } = scripted([err(kind), fakeResponse('ok')]);
+    const { waits, sleep } = recordingSleep();
+    const failure = await callWithRetry(adapter, request, { sleep }).catch((error: unknown) => error);
+    expect((failure as CallFailedError).kind).toBe(kind);
+    expect((failure as CallFailedError).attempts).toBe(1);
+    expect(calls()).toBe(1);
+    expect(waits).toEqual([]);
+  });
+
+  it('re-asks empty output emptyRetries times, then throws empty with the last response and summed usage', async () => {
+    const empty = fakeResponse('  \n', { inputTokens: 10, outputTokens: 1 });
+    const { adapter, calls } = scripted([empty]);
+    const { waits, sleep } = recordingSleep();
+    const failure = (await callWithRetry(adapter, request, { sleep }).catch((error: unknown) => error)) as CallFailedError;
+    expect(failure.kind).toBe('empty');
+    expect(failure.attempts).toBe(3);
+    expect(calls()).toBe(3);
+    expect(failure.lastResponse?.text).toBe('  \n');
+    expect(failure.spentUsage.inputTokens).toBe(30);
+    expect(waits).toEqual([]);
+  });
+
+  it('treats an adapter-thrown empty error like an empty response, and stops at emptyRetries 0', async () => {
+    const first = scripted([err('empty'), fakeResponse('ok')]);
+    expect((await callWithRetry(first.adapter, request)).attempts).toBe(2);
+    const second = scripted([fakeResponse(''), fakeResponse('ok')]);
+    const failure = await callWithRetry(second.adapter, request, { policy: { emptyRetries: 0 } }).catch((e: unknown) => e);
+    expect((failure as CallFailedError).kind).toBe('empty');
+    expect(second.calls()).toBe(1);
+  });
+
+  it('passes errors that are not ModelCallErrors through untouched (bugs are not retried)', async () => {
+    const bug = new TypeError('boom');
+    const { adapter, calls } = scripted([bug]);
+    await expect(callWithRetry(adapter, request)).rejects.toBe(bug);
+    expect(calls()).toBe(1);
+  });
+
+  it('stops waiting when the signal aborts and reports aborted', async () => {
+    const { adapter, calls } = scripted([err('server'), fakeResponse('ok')]);
+    const controller = new AbortController();
+    const sleep = (_ms: number, signal?: AbortSignal) =>
+      new Promise<void>((_resolve, reject) => {
+        signal?.addEventListener('abort', () => reject(new Error('aborted')));
+        controller.abort();
+      });
+    const failure = await callWithRetry(adapter, request, { sleep, signal: controller.signal }).catch((e: unknown) => e);
+    expect((failure as CallFailedError).kind).toBe('aborted');
+    expect(calls()).toBe(1);
+  });
+
+  it('calls onRetry with the failed attempt and the wait', async () => {
+    const { adapter } = scripted([err('rate_limit', 42), fakeResponse('ok')]);
+    const events: Array<[number, string, number]> = [];
+    await callWithRetry(adapter, request, {
+      sleep: async () => {},
+      onRetry: (event) => events.push([event.attempt, event.error.kind, event.delayMs]),
+    });
+    expect(events).toEqual([[1, 'rate_limit', 42]]);
+  });
+});
+
+describe('retry policy helpers', () => {
+  it('documents its defaults', () => {
+    expect(DEFAULT_RETRY_POLICY).toMatchObject({ maxAttempts: 6, baseDelayMs: 1000, maxDelayMs: 60_000, emptyRetries: 2 });
+  });
+
+  it('rejects unusable policies with the field named', () => {
+    expect(() => resolveRetryPolicy({ maxAttempts: 0 })).toThrow(InvalidArgumentError);
+    expect(() => resolveRetryPolicy({ baseDelayMs: Number.NaN })).toThrow(/policy.baseDelayMs/);
+    expect(() => resolveRetryPolicy({ jitter: 'some' as never })).toThrow(/policy.jitter/);
+  });
+
+  it('backoff grows by doubling to the cap', () => {
+    const policy = resolveRetryPolicy({ jitter: 'none' });
+    expect([1, 2, 3, 7, 8].map((n) => backoffDelayMs(policy, n, Math.random))).toEqual([1000, 2000, 4000, 60_000, 60_000]);
+  });
+
+  it('seededRandom is reproducible and uniform-ish in [0, 1)', () => {
+    const a = seededRandom(7);
+    const b = seededRandom(7);
+    const xs = Array.from({ length: 1000 }, () => a());
+    expect(xs.slice(0, 5)).toEqual(Array.from({ length: 5 }, () => b()));
+    expect(Math.min(...xs)).toBeGreaterThanOrEqual(0);
+    expect(Math.max(...xs)).toBeLessThan(1);
+    const mean = xs.reduce((s, x) => s + x, 0) / xs.length;
+    expect(Math.abs(mean - 0.5)).toBeLessThan(0.05);
+  });
+});

@@ -1,0 +1,227 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { InputError, InvalidArgumentError } from '../core/errors.js';
+import { ZERO_USAGE } from '../models/types.js';
+import { cellKey, contentKey } from './keys.js';
+import { type CellOutcome, RunStore } from './run-store.js';
+import { SCHEMA_VERSION } from './schema.js';
+import { makeSpecs, TEST_MANIFEST } from './testing/fakes.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'echolens-store-'));
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const outcome = (text: string, status: CellOutcome['status'] = 'done'): CellOutcome => ({
+  status,
+  attempts: 1,
+  text,
+  reasoning: null,
+  finishReason: 'stop',
+  responseModel: null,
+  usage: { ...ZERO_USAGE, inputTokens: 5, outputTokens: 2 },
+  latencyMs: 12,
+  costUsd: 0.001,
+  errorClass: null,
+  errorMessage: null,
+  startedAt: '2026-01-01T00:00:00.000Z',
+  finishedAt: '2026-01-01T00:00:01.000Z',
+});
+
+describe('RunStore schema', () => {
+  it('creates a WAL store with the current schema version and reopens it', () => {
+    const file = join(dir, 'run.db');
+    RunStore.open(file).close();
+    const store = RunStore.open(file);
+    expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(store.db.pragma('synchronous', { simple: true })).toBe(1); // NORMAL
+    expect(Number(store.db.pragma('busy_timeout', { simple: true }))).toBeGreaterThan(0);
+    const version = store.db.prepare("SELECT value FROM meta WHERE name = 'schema_version'").pluck().get();
+    expect(Number(version)).toBe(SCHEMA_VERSION);
+    store.close();
+  });
+
+  it('refuses a store written by a newer schema, naming the file', () => {
+    const file = join(dir, 'new.db');
+    const store = RunStore.open(file);
+    store.db.prepare("UPDATE meta SET value = '99' WHERE name = 'schema_version'").run();
+    store.close();
+    expect(() => RunStore.open(file)).toThrow(InputError);
+    expect(() => RunStore.open(file)).toThrow(/new\.db: store schema version 99 is newer/);
+  });
+
+  it('refuses a foreign SQLite database', () => {
+    const file = join(dir, 'foreign.db');
+    const db = new Database(file);
+    db.exec('CREATE TABLE t (x)');
+    db.close();
+    expect(() => RunStore.open(file)).toThrow(/not an echolens run store/);
+  });
+
+  it('opens read-only stores and refuses a missing one', () => {
+    const file = join(dir, 'ro.db');
+    const writer = RunStore.open(file);
+    const runId = writer.createRun(TEST_MANIFEST);
+    writer.close();
+    const reader = RunStore.open(file, { readonly: true });
+    expect(reader.getRun(runId)?.experiment).toBe('test');
+    reader.close();
+    expect(() => RunStore.open(join(dir, 'missing.db'), { readonly: true })).toThrow(InputError);
+  });
+});
+
+describe('RunStore runs and cells', () => {
+  it('creates, lists and updates runs; rejects duplicate ids and bad manifests', () => {
+    const store = RunStore.open(':memory:');
+    const a = store.createRun(TEST_MANIFEST, { id: 'run-a' });
+    const b = store.createRun({ ...TEST_MANIFEST, experiment: 'persona' });
+    expect(b).toMatch(/^run-\d{8}T\d{6}Z-[0-9a-f]{6}$/);
+    expect(() => store.createRun(TEST_MANIFEST, { id: 'run-a' })).toThrow(/already exists/);
+    expect(() => store.createRun(TEST_MANIFEST, { id: 'bad id!' })).toThrow(InvalidArgumentError);
+    expect(() => store.createRun({ ...TEST_MANIFEST, experiment: '' })).toThrow(/manifest.experiment/);
+    expect(() => store.createRun({ ...TEST_MANIFEST, seed: Number.NaN })).toThrow(/manifest.seed/);
+    expect(store.listRuns().map((run) => run.id).sort()).toEqual([a, b].sort());
+    store.setRunStatus(a, 'done', { done: 3 });
+    const run = store.requireRun(a);
+    expect(run.status).toBe('done');
+    expect(run.endedAt).not.toBeNull();
+    expect(run.summary).toEqual({ done: 3 });
+    expect(run.manifest).toEqual(TEST_MANIFEST);
+    expect(() => store.requireRun('nope')).toThrow(/no run "nope"/);
+    expect(() => store.setRunStatus('nope', 'done')).toThrow(InvalidArgumentError);
+  });
+
+  it('stores a cell shared by two runs once, with each run keeping its own labels', () => {
+    const store = RunStore.open(':memory:');
+    const specs = makeSpecs(3);
+    const r1 = store.createRun(TEST_MANIFEST);
+    const r2 = store.createRun(TEST_MANIFEST);
+    const keys1 = store.registerCells(r1, specs);
+    store.registerCells(r2, [{ request: specs[0]!.request, labels: { other: 'label' } }]);
+    expect(keys1).toEqual(specs.map((spec) => cellKey(spec)));
+    expect(store.db.prepare('SELECT count(*) FROM cells').pluck().get()).toBe(3);
+    expect(store.cellsOfRun(r2).map((cell) => cell.labels)).toEqual([{ other: 'label' }]);
+    expect(store.requireRun(r1).counts).toMatchObject({ pending: 3, total: 3 });
+    // Registering the same plan again adds nothing.
+    store.registerCells(r1, specs);
+    expect(store.cellsOfRun(r1)).toHaveLength(3);
+  });
+
+  it('never overwrites a done cell, lets failed and empty cells be replaced, and accumulates attempts', () => {
+    const store = RunStore.open(':memory:');
+    const run = store.createRun(TEST_MANIFEST);
+    const [key] = store.registerCells(run, makeSpecs(1));
+    expect(store.recordResult(key!, { ...outcome('', 'failed'), text: null, errorClass: 'server', errorMessage: 'x' })).toBe(true);
+    expect(store.recordResult(key!, outcome('first'))).toBe(true);
+    expect(store.recordResult(key!, outcome('second'))).toBe(false);
+    const cell = store.getCell(key!)!;
+    expect(cell.text).toBe('first');
+    expect(cell.attempts).toBe(2);
+    expect(cell.usage).toEqual({ ...ZERO_USAGE, inputTokens: 5, outputTokens: 2 });
+    expect(() => store.recordResult('0'.repeat(64), outcome('x'))).toThrow(/register it first/);
+  });
+
+  it('filters a run’s cells by labels (string, number, boolean, null) and status', () => {
+    const store = RunStore.open(':memory:');
+    const run = store.createRun(TEST_MANIFEST);
+    const specs = makeSpecs(6).map((spec, index) => ({
+      ...spec,
+      labels: { ...spec.labels, strong: index < 2, note: index === 5 ? null : 'n' },
+    }));
+    const keys = store.registerCells(run, specs);
+    store.recordResult(keys[1]!, outcome('one'));
+    store.recordResult(keys[2]!, outcome('', 'empty'));
+    expect(store.cellsOfRun(run, { labels: { arm: 'real' } }).map((c) => c.labels.index)).toEqual([0, 2, 4]);
+    expect(store.cellsOfRun(run, { labels: { index: 3 } }).map((c) => c.key)).toEqual([keys[3]]);
+    expect(store.cellsOfRun(run, { labels: { strong: true } }).map((c) => c.labels.index)).toEqual([0, 1]);
+    expect(store.cellsOfRun(run, { labels: { note: null } }).map((c) => c.labels.index)).toEqual([5]);
+    expect(store.cellsOfRun(run, { status: 'done' }).map((c) => c.result.text)).toEqual(['one']);
+    expect(store.cellsOfRun(run, { status: ['done', 'empty'], labels: { arm: 'real' } }).map((c) => c.labels.index)).toEqual([2]);
+    expect(store.cellsOfRun(run)[0]!.request).toEqual(specs[0]!.request);
+    expect(store.requireRun(run).counts).toEqual({ pending: 4, done: 1, empty: 1, failed: 0, total: 6 });
+  });
+
+  it('finds finished cells by content across models', () => {
+    const store = RunStore.open(':memory:');
+    const run = store.createRun(TEST_MANIFEST);
+    const specA = makeSpecs(1, 'a:x')[0]!;
+    const specB = { ...specA, request: { ...specA.request, model: 'b:y' } };
+    const [ka, kb] = store.registerCells(run, [specA, specB]);
+    expect(ka).not.toBe(kb);
+    expect(contentKey(specA.request)).toBe(contentKey(specB.request));
+    expect(store.findByContent(contentKey(specA.request))).toEqual([]);
+    store.recordResult(ka!, outcome('from a'));
+    expect(store.findByContent(contentKey(specA.request)).map((m) => [m.model, m.result.text])).toEqual([['a:x', 'from a']]);
+    expect(store.findByContent(contentKey(specA.request), 'b:y')).toEqual([]);
+  });
+
+  it('exports a run as JSON Lines with labels, request and result, in plan order', async () => {
+    const store = RunStore.open(':memory:');
+    const run = store.createRun(TEST_MANIFEST);
+    const specs = makeSpecs(1203);
+    const keys = store.registerCells(run, specs);
+    store.recordResult(keys[7]!, outcome('seven'));
+    const stream = new PassThrough({ highWaterMark: 1024 });
+    const chunks: string[] = [];
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk.toString('utf8')));
+    const lines = await store.exportJsonl(run, stream);
+    stream.end();
+    const records = chunks.join('').trimEnd().split('\n').map((line) => JSON.parse(line));
+    expect(lines).toBe(1203);
+    expect(records).toHaveLength(1203);
+    expect(records.map((r) => r.labels.index)).toEqual(specs.map((_, index) => index));
+    expect(records[7]).toMatchObject({ run, key: keys[7], status: 'done', text: 'seven', usage: { inputTokens: 5 } });
+    expect(records[7].request).toEqual(specs[7]!.request);
+    expect(records[0].status).toBe('pending');
+  });
+});
+
+describe('secrets never reach the store', () => {
+  it('scrubs credential fields and environment key values from requests, manifests and errors', async () => {
+    const secret = 'sk-test-9f8e7d6c5b4a39281706';
+    const env = { ...process.env, FAKE_PROVIDER_API_KEY: secret };
+    const file = join(dir, 'secret.db');
+    const store = RunStore.open(file, { env });
+    const run = store.createRun({
+      ...TEST_MANIFEST,
+      config: { provider: { apiKey: secret, headers: { Authorization: `Bearer ${secret}` } }, note: `key=${secret}` },
+    });
+    const spec = makeSpecs(1)[0]!;
+    const leaky = {
+      request: {
+        ...spec.request,
+        messages: [{ role: 'user' as const, content: `my key is ${secret}` }],
+        params: { providerOptions: { api_key: secret, extra: { 'x-api-key': secret } } },
+      },
+      labels: {},
+    };
+    const [key] = store.registerCells(run, [leaky]);
+    store.recordResult(key!, { ...outcome('', 'failed'), errorClass: 'auth', errorMessage: `bad key ${secret}` });
+    const out = new PassThrough();
+    const chunks: string[] = [];
+    out.on('data', (chunk: Buffer) => chunks.push(chunk.toString('utf8')));
+    await store.exportJsonl(run, out);
+    const stored = JSON.stringify([store.requireRun(run), store.cellsOfRun(run)]);
+    store.close();
+
+    expect(stored).not.toContain(secret);
+    expect(stored).toContain('[redacted]');
+    expect(chunks.join('')).not.toContain(secret);
+    for (const suffix of ['', '-wal', '-shm']) {
+      let bytes: Buffer;
+      try {
+        bytes = readFileSync(file + suffix);
+      } catch {
+        continue;
+      }
+      expect(bytes.includes(Buffer.from(secret))).toBe(false);
+    }
+  });
+});
