@@ -1,2 +1,11 @@
 // Public API of src/metrics/ (re-exported from the package root).
-export {};
+export { dtw } from './dtw.js';
+export type { DtwOptions, DtwPath, DtwResult, DtwScore, SymbolCostFunction, SymbolEmbeddings } from './dtw.js';
+export { editDistance, normalizedEditDistance } from './edit-distance.js';
+export { jensenShannon } from './jensen-shannon.js';
+export { sri, sriDrift, sriRobustness } from './sri.js';
+export { answerContent, lexicalDiversity } from './lexical-diversity.js';
+export { formatReward, stepContents } from './format-reward.js';
+export { dpoLoss, grpoAdvantages, selectPreferencePair } from './training.js';
+export type { PreferenceJudgement, PreferenceSelection } from './training.js';
+export type { SymbolSequence } from './validate.js';

@@ -1,0 +1,328 @@
+import { InvalidArgumentError } from '../core/errors.js';
+import { type InternedPair, internPair } from './symbols.js';
+import { describeValue, requireSymbols, type SymbolSequence } from './validate.js';
+
+/** An optimal alignment: `[i, j]` pairs (index into `a`, index into `b`), from (0, 0) to (n−1, m−1). */
+export type DtwPath = ReadonlyArray<readonly [number, number]>;
+
+/** Embedding of each symbol; every vector used in one call must have the same dimension. */
+export type SymbolEmbeddings =
+  | ReadonlyMap<string, ArrayLike<number>>
+  | Readonly<Record<string, ArrayLike<number>>>;
+
+/** Local cost of aligning symbol `x` of `a` with symbol `y` of `b`; must return a finite number ≥ 0. */
+export type SymbolCostFunction = (x: string, y: string) => number;
+
+export interface DtwOptions {
+  /**
+   * Local cost c(v_i, u_j). `'discrete'` (default): 1[v_i ≠ u_j] (eq. 1, the paper's main
+   * metric). An embedding map: the geometry-aware ‖e(v_i) − e(u_j)‖₂. A function: any cost.
+   */
+  readonly cost?: 'discrete' | SymbolEmbeddings | SymbolCostFunction;
+  /** Compute the alignment path (default true). `false` skips it: memory O(m) instead of O(n·m). */
+  readonly path?: boolean;
+}
+
+export interface DtwScore {
+  /** DTW_raw (eq. 1): the minimum summed local cost over monotone alignment paths. */
+  readonly raw: number;
+  /** σ_DTW (eq. 2) = raw / max(n, m). In [0, 1] under the discrete cost. */
+  readonly normalized: number;
+}
+
+export interface DtwResult extends DtwScore {
+  readonly path: DtwPath;
+}
+
+/** Above this many cells the full matrix needed for the path is refused (8 bytes per cell). */
+const MAX_PATH_CELLS = 1 << 27;
+
+let sharedMatrix = new Float64Array(256);
+
+function matrixOfSize(cells: number): Float64Array {
+  if (sharedMatrix.length < cells) {
+    let size = sharedMatrix.length;
+    while (size < cells) size *= 2;
+    sharedMatrix = new Float64Array(size);
+  }
+  return sharedMatrix;
+}
+
+/**
+ * Cumulative cost matrix D (row i at offset i·m when keeping the matrix, else two rolling
+ * rows) for the discrete cost: D(i, j) = 1[a_i ≠ b_j] + min(D(i−1, j−1), D(i−1, j), D(i, j−1)).
+ */
+function discreteCumulative(pair: InternedPair, keep: boolean, D: Float64Array): number {
+  const { a, n, b, m } = pair;
+  const a0 = a[0];
+  let running = 0;
+  for (let j = 0; j < m; j++) {
+    running += a0 === b[j] ? 0 : 1;
+    D[j] = running;
+  }
+  for (let i = 1; i < n; i++) {
+    const row = keep ? i * m : (i & 1) * m;
+    const above = keep ? row - m : ((i - 1) & 1) * m;
+    const symbol = a[i];
+    let left = D[above]! + (symbol === b[0] ? 0 : 1);
+    D[row] = left;
+    for (let j = 1; j < m; j++) {
+      const diagonal = D[above + j - 1]!;
+      const up = D[above + j]!;
+      let best = Math.min(diagonal , up);
+      if (left < best) best = left;
+      left = best + (symbol === b[j] ? 0 : 1);
+      D[row + j] = left;
+    }
+  }
+  return D[(keep ? (n - 1) * m : ((n - 1) & 1) * m) + m - 1]!;
+}
+
+/** Same recurrence with real costs supplied one row at a time by `rowCost`. */
+function realCumulative(
+  n: number,
+  m: number,
+  rowCost: (i: number, out: Float64Array) => void,
+  keep: boolean,
+  D: Float64Array,
+): number {
+  const costs = new Float64Array(m);
+  rowCost(0, costs);
+  let running = 0;
+  for (let j = 0; j < m; j++) {
+    running += costs[j]!;
+    D[j] = running;
+  }
+  for (let i = 1; i < n; i++) {
+    rowCost(i, costs);
+    const row = keep ? i * m : (i & 1) * m;
+    const above = keep ? row - m : ((i - 1) & 1) * m;
+    let left = D[above]! + costs[0]!;
+    D[row] = left;
+    for (let j = 1; j < m; j++) {
+      const diagonal = D[above + j - 1]!;
+      const up = D[above + j]!;
+      let best = Math.min(diagonal , up);
+      if (left < best) best = left;
+      left = best + costs[j]!;
+      D[row + j] = left;
+    }
+  }
+  return D[(keep ? (n - 1) * m : ((n - 1) & 1) * m) + m - 1]!;
+}
+
+let pathScratch = new Int32Array(64);
+
+/**
+ * Backtracks from (n−1, m−1) to (0, 0) through the full matrix D, always stepping to the
+ * predecessor with the smallest cumulative cost; ties prefer the diagonal (i−1, j−1), then
+ * (i−1, j), then (i, j−1). On row 0 / column 0 the only predecessor is taken.
+ */
+function backtrack(D: Float64Array, n: number, m: number): DtwPath {
+  const maxSteps = n + m - 1;
+  if (pathScratch.length < 2 * maxSteps) pathScratch = new Int32Array(4 * maxSteps);
+  const steps = pathScratch;
+  let i = n - 1;
+  let j = m - 1;
+  let count = 0;
+  for (;;) {
+    steps[2 * count] = i;
+    steps[2 * count + 1] = j;
+    count++;
+    if (i === 0 && j === 0) break;
+    if (i === 0) {
+      j--;
+    } else if (j === 0) {
+      i--;
+    } else {
+      const diagonal = D[(i - 1) * m + j - 1]!;
+      const up = D[(i - 1) * m + j]!;
+      const left = D[i * m + j - 1]!;
+      if (diagonal <= up && diagonal <= left) {
+        i--;
+        j--;
+      } else if (up <= left) {
+        i--;
+      } else {
+        j--;
+      }
+    }
+  }
+  const path = new Array<readonly [number, number]>(count);
+  for (let k = 0; k < count; k++) {
+    const from = 2 * (count - 1 - k);
+    path[k] = [steps[from]!, steps[from + 1]!];
+  }
+  return path;
+}
+
+function embeddingOf(embeddings: SymbolEmbeddings, symbol: string): ArrayLike<number> | undefined {
+  if (embeddings instanceof Map) return embeddings.get(symbol);
+  const record = embeddings as Readonly<Record<string, ArrayLike<number>>>;
+  return Object.hasOwn(record, symbol) ? record[symbol] : undefined;
+}
+
+function isVector(value: unknown): value is ArrayLike<number> {
+  return Array.isArray(value) || (ArrayBuffer.isView(value) && !(value instanceof DataView));
+}
+
+/** Looks up and validates the vectors of one sequence; all must share `dimension` (set by the first). */
+function vectorsFor(
+  sequence: SymbolSequence,
+  name: string,
+  embeddings: SymbolEmbeddings,
+  dimension: { value: number },
+): ArrayLike<number>[] {
+  const vectors: ArrayLike<number>[] = [];
+  for (let i = 0; i < sequence.length; i++) {
+    const symbol = sequence[i]!;
+    const vector = embeddingOf(embeddings, symbol);
+    if (vector === undefined) {
+      throw new InvalidArgumentError('options.cost', `no embedding for symbol ${JSON.stringify(symbol)} (${name}[${i}])`);
+    }
+    if (!isVector(vector)) {
+      throw new InvalidArgumentError('options.cost', `embedding of ${JSON.stringify(symbol)} must be an array of numbers, got ${describeValue(vector)}`);
+    }
+    if (dimension.value < 0) {
+      if (vector.length === 0) {
+        throw new InvalidArgumentError('options.cost', `embedding of ${JSON.stringify(symbol)} is empty`);
+      }
+      dimension.value = vector.length;
+    } else if (vector.length !== dimension.value) {
+      throw new InvalidArgumentError(
+        'options.cost',
+        `embedding of ${JSON.stringify(symbol)} has dimension ${vector.length}, expected ${dimension.value} like the others`,
+      );
+    }
+    for (let d = 0; d < vector.length; d++) {
+      if (!Number.isFinite(vector[d])) {
+        throw new InvalidArgumentError('options.cost', `embedding of ${JSON.stringify(symbol)} has a non-finite component at index ${d}`);
+      }
+    }
+    vectors.push(vector);
+  }
+  return vectors;
+}
+
+function euclideanRows(a: SymbolSequence, b: SymbolSequence, embeddings: SymbolEmbeddings) {
+  const dimension = { value: -1 };
+  const left = vectorsFor(a, 'a', embeddings, dimension);
+  const right = vectorsFor(b, 'b', embeddings, dimension);
+  return (i: number, out: Float64Array): void => {
+    const x = left[i]!;
+    for (let j = 0; j < right.length; j++) {
+      const y = right[j]!;
+      let sum = 0;
+      for (let d = 0; d < x.length; d++) {
+        const delta = x[d]! - y[d]!;
+        sum += delta * delta;
+      }
+      out[j] = Math.sqrt(sum);
+    }
+  };
+}
+
+function functionRows(a: SymbolSequence, b: SymbolSequence, cost: SymbolCostFunction) {
+  return (i: number, out: Float64Array): void => {
+    const x = a[i]!;
+    for (let j = 0; j < b.length; j++) {
+      const value: unknown = cost(x, b[j]!);
+      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+        throw new InvalidArgumentError(
+          'options.cost',
+          `cost(${JSON.stringify(x)}, ${JSON.stringify(b[j])}) must be a finite number ≥ 0, got ${typeof value === 'number' ? String(value) : describeValue(value)}`,
+        );
+      }
+      out[j] = value;
+    }
+  };
+}
+
+type CostMode = { kind: 'discrete' } | { kind: 'embeddings'; embeddings: SymbolEmbeddings } | { kind: 'function'; cost: SymbolCostFunction };
+
+const DISCRETE: CostMode = { kind: 'discrete' };
+
+function readOptions(options: unknown): { mode: CostMode; wantPath: boolean } {
+  if (options === undefined) return { mode: DISCRETE, wantPath: true };
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new InvalidArgumentError('options', `expected an object, got ${describeValue(options)}`);
+  }
+  const { cost, path } = options as { cost?: unknown; path?: unknown };
+  if (path !== undefined && typeof path !== 'boolean') {
+    throw new InvalidArgumentError('options.path', `expected a boolean, got ${describeValue(path)}`);
+  }
+  const wantPath = path !== false;
+  if (cost === undefined || cost === 'discrete') return { mode: DISCRETE, wantPath };
+  if (typeof cost === 'function') return { mode: { kind: 'function', cost: cost as SymbolCostFunction }, wantPath };
+  if (cost instanceof Map || (cost !== null && typeof cost === 'object' && !Array.isArray(cost))) {
+    return { mode: { kind: 'embeddings', embeddings: cost as SymbolEmbeddings }, wantPath };
+  }
+  throw new InvalidArgumentError(
+    'options.cost',
+    `expected 'discrete', an embedding map (symbol → number[]) or a cost function, got ${describeValue(cost)}`,
+  );
+}
+
+/**
+ * Dynamic Time Warping between two symbol sequences (DriftLens eq. 1–2), exact O(n·m)
+ * dynamic programming.
+ *
+ * Alignment paths are monotone and continuous: they start at (0, 0), end at (n−1, m−1) and
+ * step by (1, 0), (0, 1) or (1, 1). `raw` is the minimum summed local cost; `normalized`
+ * = raw / max(n, m). With the default discrete cost 1[a_i ≠ b_j], raw is an integer and
+ * normalized ∈ [0, 1]; for equal lengths it never exceeds the normalized Hamming distance.
+ * `path` is one optimal path; among equally cheap predecessors the backtrack prefers the
+ * diagonal, then (i−1, j), then (i, j−1), so `raw` equals the sum of costs along `path`.
+ *
+ * Edge cases: both sequences empty → raw 0, normalized 0, path []; exactly one empty →
+ * normalized 1, raw max(n, m) (one unit per unaligned symbol, in every cost mode), path [].
+ * Any string is a symbol under the discrete cost; with an embedding map every symbol that
+ * occurs must have an embedding, else InvalidArgumentError.
+ *
+ * Performance: the discrete mode interns symbols to small integers and reuses typed-array
+ * buffers across calls; `{ path: false }` also skips the O(n·m) matrix (two rows only).
+ *
+ * @throws InvalidArgumentError naming `a`, `b`, `options`, `options.path` or `options.cost`
+ *   (bad sequences, unknown symbol or mismatched/non-finite embedding, cost function returning
+ *   a negative or non-finite value, or a path requested for more than 2^27 cells).
+ */
+export function dtw(a: SymbolSequence, b: SymbolSequence, options: DtwOptions & { readonly path: false }): DtwScore;
+export function dtw(a: SymbolSequence, b: SymbolSequence, options?: DtwOptions): DtwResult;
+export function dtw(a: SymbolSequence, b: SymbolSequence, options?: DtwOptions): DtwScore | DtwResult {
+  const { mode, wantPath } = readOptions(options);
+  let n: number;
+  let m: number;
+  let pair: InternedPair | undefined;
+  if (mode.kind === 'discrete') {
+    pair = internPair(a, b, 'a', 'b');
+    n = pair.n;
+    m = pair.m;
+  } else {
+    requireSymbols(a, 'a');
+    requireSymbols(b, 'b');
+    n = a.length;
+    m = b.length;
+  }
+  if (n === 0 || m === 0) {
+    const longest = Math.max(n , m);
+    const normalized = longest === 0 ? 0 : 1;
+    return wantPath ? { raw: longest, normalized, path: [] } : { raw: longest, normalized };
+  }
+  if (wantPath && n * m > MAX_PATH_CELLS) {
+    throw new InvalidArgumentError('a', `sequences of lengths ${n} and ${m} are too long for an alignment path; pass { path: false }`);
+  }
+  const cells = wantPath ? n * m : 2 * m;
+  let raw: number;
+  let D: Float64Array;
+  if (pair !== undefined) {
+    D = matrixOfSize(cells);
+    raw = discreteCumulative(pair, wantPath, D);
+  } else {
+    // User code (cost function, map getters) may re-enter dtw: use a private matrix.
+    D = new Float64Array(cells);
+    const rows = mode.kind === 'embeddings' ? euclideanRows(a, b, mode.embeddings) : functionRows(a, b, (mode as { cost: SymbolCostFunction }).cost);
+    raw = realCumulative(n, m, rows, wantPath, D);
+  }
+  const normalized = raw / (Math.max(n , m));
+  return wantPath ? { raw, normalized, path: backtrack(D, n, m) } : { raw, normalized };
+}
