@@ -1,0 +1,98 @@
+/**
+ * Thin wrappers over the @stdlib distribution functions, plus the small
+ * input checks every test in this module shares. Tail probabilities are taken
+ * from the lower CDF at −|x| so tiny p-values keep their relative precision.
+ */
+import chisquareCdfImpl from '@stdlib/stats-base-dists-chisquare-cdf';
+import fCdfImpl from '@stdlib/stats-base-dists-f-cdf';
+import normalCdfImpl from '@stdlib/stats-base-dists-normal-cdf';
+import tCdfImpl from '@stdlib/stats-base-dists-t-cdf';
+import tQuantileImpl from '@stdlib/stats-base-dists-t-quantile';
+import { InvalidArgumentError, StatisticsError } from '../core/errors.js';
+
+export function tCdf(x: number, df: number): number {
+  return tCdfImpl(x, df);
+}
+
+export function tQuantile(probability: number, df: number): number {
+  return tQuantileImpl(probability, df);
+}
+
+export function standardNormalCdf(x: number): number {
+  return normalCdfImpl(x, 0, 1);
+}
+
+export function chisquareCdf(x: number, df: number): number {
+  return chisquareCdfImpl(x, df);
+}
+
+export function fCdf(x: number, df1: number, df2: number): number {
+  return fCdfImpl(x, df1, df2);
+}
+
+/** Two-sided p-value of a t statistic: 2·P(T ≤ −|t|). */
+export function tTwoSidedP(t: number, df: number): number {
+  return Math.min(1, 2 * tCdf(-Math.abs(t), df));
+}
+
+/** Two-sided p-value of a standard-normal statistic: 2·Φ(−|z|). */
+export function normalTwoSidedP(z: number): number {
+  return Math.min(1, 2 * standardNormalCdf(-Math.abs(z)));
+}
+
+/** Rejects anything that is not an array of finite numbers of at least `minLength` items. */
+export function assertFiniteSample(
+  values: readonly number[],
+  argument: string,
+  minLength: number,
+): void {
+  if (!Array.isArray(values)) {
+    throw new InvalidArgumentError(argument, 'expected an array of numbers');
+  }
+  if (values.length < minLength) {
+    throw new StatisticsError(
+      `${argument}: needs at least ${minLength} observations, got ${values.length}`,
+    );
+  }
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    if (typeof value !== 'number' || !Number.isFinite(value)) {
+      throw new InvalidArgumentError(
+        argument,
+        `item ${i} is ${String(value)}; every value must be a finite number`,
+      );
+    }
+  }
+}
+
+export function assertSameLength(
+  x: readonly unknown[],
+  y: readonly unknown[],
+  argument: string,
+): void {
+  if (x.length !== y.length) {
+    throw new InvalidArgumentError(
+      argument,
+      `lengths differ (${x.length} vs ${y.length}); paired data needs equal lengths`,
+    );
+  }
+}
+
+export function mean(values: readonly number[]): number {
+  let sum = 0;
+  for (const value of values) sum += value;
+  return sum / values.length;
+}
+
+/** Sample variance with n − 1 in the denominator (two-pass for accuracy). */
+export function sampleVariance(values: readonly number[]): number {
+  const m = mean(values);
+  let ss = 0;
+  let correction = 0;
+  for (const value of values) {
+    const d = value - m;
+    ss += d * d;
+    correction += d;
+  }
+  return (ss - (correction * correction) / values.length) / (values.length - 1);
+}
