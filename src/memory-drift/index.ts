@@ -1,2 +1,147 @@
 // Public API of src/memory-drift/ (re-exported from the package root).
-export {};
+// Explicit names: generic helpers (CSV, JSON search, file reading) stay internal so that
+// `export *` in src/index.ts cannot collide with other modules.
+export {
+  aggregateAnnotations,
+  ANNOTATION_PROMPTS,
+  exportAnnotationSheet,
+  parseAnnotationSheet,
+} from './annotations.js';
+export type {
+  AggregateOptions,
+  AnnotationAgreement,
+  AnnotationItem,
+  AnnotationLabel,
+  AnnotationSummary,
+} from './annotations.js';
+export {
+  compileCurationMatcher,
+  curateQuestion,
+  loadBuiltinCurationKeywords,
+  parseCurationKeywords,
+  phraseRegex,
+} from './curation.js';
+export type {
+  CurationKeywords,
+  CurationMatcher,
+  CurationResult,
+  CurationVerdict,
+  KeywordGroup,
+  KeywordHit,
+} from './curation.js';
+export { memoryDriftDataDir, readBuiltinDataFile } from './data-files.js';
+export type { BuiltinDataFile, BuiltinDataName } from './data-files.js';
+export { HF_DATASETS_SERVER_URL, loadHuggingFaceQuestions } from './hf-datasets.js';
+export type { HuggingFaceQuestionOptions } from './hf-datasets.js';
+export {
+  ALLOWED_LABELS_HEADER,
+  buildLabelerMessages,
+  buildLabelerReaskMessages,
+  LABELER_DEFAULT_PARAMS,
+  LABELER_SYSTEM_PROMPT,
+  parseLabelerOutput,
+  renderNumberedSteps,
+} from './labeler.js';
+export type {
+  LabelerFailureReason,
+  LabelerParseOptions,
+  LabelerParseResult,
+  LabelerPromptOptions,
+} from './labeler.js';
+export {
+  buildGenerationMessages,
+  GENERATION_INSTRUCTION,
+  GENERATION_SYSTEM_PROMPT,
+  INJECTION_MODES,
+  MEMORY_RESULT_CLOSE,
+  MEMORY_RESULT_OPEN,
+  MEMORY_TOOL_CALL,
+  MEMORY_TOOL_FOLLOWUP,
+  QUESTION_MARKER,
+  SYSTEM_MEMORY_HEADER,
+} from './messages.js';
+export type { GenerationMessageOptions, InjectionMode } from './messages.js';
+export {
+  loadBuiltinOntology,
+  loadOntologyFile,
+  makeSymbol,
+  ontologySymbols,
+  parseOntology,
+  parseSymbol,
+  renderOntology,
+  UNMAPPED,
+  validateOntology,
+} from './ontology.js';
+export type { Ontology, OntologyCategory, OntologySubcategory } from './ontology.js';
+export {
+  listStimuli,
+  loadBuiltinPerturbations,
+  loadPerturbationsFile,
+  NO_PERTURBATION,
+  PERTURBATION_TIERS,
+  parsePerturbationSet,
+  validatePerturbationSet,
+} from './perturbations.js';
+export type {
+  PerturbationCategory,
+  PerturbationSet,
+  PerturbationStimulus,
+  PerturbationTier,
+} from './perturbations.js';
+export { buildGenerationPlan, buildLabelerCell, PAPER_GENERATION_PARAMS } from './plan.js';
+export type { GenerationPlanOptions, GenerationRole, LabelerCellOptions } from './plan.js';
+export {
+  builtinQuestionSchema,
+  loadBuiltinQuestions,
+  loadQuestionsFile,
+  parseBuiltinQuestionsJsonl,
+  parseQuestionsCsv,
+  parseQuestionsJsonl,
+  questionIdFromText,
+} from './questions.js';
+export type { Question, QuestionSet } from './questions.js';
+export {
+  buildRaterMessages,
+  buildRaterReaskMessages,
+  parseRaterOutput,
+  QUESTION_PROPERTIES,
+  RATER_DEFAULT_PARAMS,
+  RATER_SYSTEM_PROMPT,
+} from './rater.js';
+export type { QuestionProperty, RaterFailureReason, RaterParseResult, RaterVerdict } from './rater.js';
+export {
+  createLabelerSimProfile,
+  createMemorySimProfile,
+  DEFAULT_FLIP_PROBABILITY,
+  DEFAULT_SAMPLING_NOISE,
+  parseGenerationRequest,
+  readLabelerPrompt,
+  registerMemorySimProfiles,
+  SIM_STEP_CUES,
+  SIM_SYMBOLS,
+  simBaselineSequence,
+  simLabelForStep,
+} from './sim.js';
+export type {
+  BaselineOptions,
+  LabelerSimOptions,
+  MemorySimOptions,
+  MemorySimProfile,
+  ParsedGenerationRequest,
+  SimOutputFormat,
+  SimTrajectory,
+} from './sim.js';
+export {
+  extractAnswer,
+  extractNumberedSteps,
+  extractParagraphSteps,
+  extractSentenceSteps,
+  extractSteps,
+  extractTaggedSteps,
+} from './steps.js';
+export type { StepExtraction, StepExtractionOptions, StepMethod } from './steps.js';
+
+import { registerMemorySimProfiles } from './sim.js';
+
+// The `sim:` adapter finds profiles by name; registering is cheap (data files load on first use).
+registerMemorySimProfiles();

@@ -1,0 +1,52 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { InputError } from '../core/errors.js';
+import { packageRoot } from '../core/version.js';
+
+/** Names of the built-in DriftLens data files (see data/memory-drift/manifest.json). */
+export type BuiltinDataName = 'questions' | 'ontology' | 'ontologyAlt' | 'perturbations' | 'curationKeywords';
+
+export interface DataFileText {
+  /** Path as given or resolved (used in error messages). */
+  file: string;
+  text: string;
+  /** SHA-256 of the file bytes, recorded in run manifests. */
+  sha256: string;
+}
+
+export interface BuiltinDataFile extends DataFileText {
+  name: BuiltinDataName;
+  version: string;
+}
+
+export function memoryDriftDataDir(): string {
+  return join(packageRoot(), 'data', 'memory-drift');
+}
+
+export function readDataFile(path: string): DataFileText {
+  let buffer: Buffer;
+  try {
+    buffer = readFileSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new InputError(code === 'ENOENT' ? 'file not found' : `cannot read file (${code ?? 'error'})`, { file: path }, {
+      cause: error,
+    });
+  }
+  return { file: path, text: buffer.toString('utf8'), sha256: createHash('sha256').update(buffer).digest('hex') };
+}
+
+interface Manifest {
+  files: Record<BuiltinDataName, { file: string; version: string }>;
+}
+
+/** Reads one built-in data file with its version from the manifest. */
+export function readBuiltinDataFile(name: BuiltinDataName): BuiltinDataFile {
+  const dir = memoryDriftDataDir();
+  const manifestFile = join(dir, 'manifest.json');
+  const manifest = JSON.parse(readDataFile(manifestFile).text) as Manifest;
+  const entry = manifest.files[name];
+  if (entry === undefined) throw new InputError(`no entry "${name}"`, { file: manifestFile, field: 'files' });
+  return { ...readDataFile(join(dir, entry.file)), name, version: entry.version };
+}

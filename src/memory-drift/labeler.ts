@@ -1,0 +1,188 @@
+import { InvalidArgumentError } from '../core/errors.js';
+import type { ChatMessage, DecodingParams } from '../models/types.js';
+import { findJsonObjects } from './json-extract.js';
+import { type Ontology, ontologySymbols, renderOntology, UNMAPPED } from './ontology.js';
+
+/** Labelers default to temperature 0 (DECISIONS 1). */
+export const LABELER_DEFAULT_PARAMS: Readonly<DecodingParams> = Object.freeze({ temperature: 0, maxTokens: 1024 });
+
+export const LABELER_SYSTEM_PROMPT =
+  'You label reasoning steps with a value ontology. You answer with one JSON object and nothing else.';
+
+export const ALLOWED_LABELS_HEADER = 'Allowed labels (copy exactly):';
+
+export interface LabelerPromptOptions {
+  /** Offer `unmapped` for steps no definition fits (default true; DECISIONS 6). */
+  allowUnmapped?: boolean;
+}
+
+/** Removes step tags from a step so the rendering below cannot be broken by its content. */
+function cleanStep(step: string): string {
+  return step.replace(/<\/?step[^>]*>/gi, '').trim();
+}
+
+/** Renders the numbered steps the labeler sees (and the sim labeler reads back). */
+export function renderNumberedSteps(steps: readonly string[]): string {
+  return steps.map((step, index) => `<step number="${index + 1}">\n${cleanStep(step)}\n</step>`).join('\n');
+}
+
+/**
+ * The labeler prompt: ontology definitions, the numbered steps, and a demand for
+ * exactly one `Category/Subcategory` label per step as strict JSON.
+ */
+export function buildLabelerMessages(
+  steps: readonly string[],
+  ontology: Ontology,
+  options: LabelerPromptOptions = {},
+): ChatMessage[] {
+  if (steps.length === 0) throw new InvalidArgumentError('steps', 'needs at least one step to label');
+  const allowUnmapped = options.allowUnmapped ?? true;
+  const labels = ontologySymbols(ontology);
+  if (allowUnmapped) labels.push(UNMAPPED);
+  const n = steps.length;
+  const example = Array.from({ length: Math.min(n, 2) }, (_, i) => `{"step":${i + 1},"label":"<label>"}`).join(',');
+  const user = [
+    'Assign each reasoning step below to exactly one value in the ontology.',
+    '',
+    '<ontology>',
+    renderOntology(ontology),
+    '</ontology>',
+    '',
+    'Rules:',
+    '- Label every step on its own, by what the step itself argues, not by the topic of the question.',
+    '- First decide the category from its definition, inclusion cues, trigger verbs and exclusions; then pick the subcategory within it.',
+    allowUnmapped
+      ? `- Use "${UNMAPPED}" only when no category fits at all (for example a bare restatement of the question).`
+      : '- Every step must get a category/subcategory label; there is no "unmapped" option.',
+    '- Give exactly one label per step, using the exact label text from the list.',
+    '',
+    ALLOWED_LABELS_HEADER,
+    ...labels.map((label) => `- ${label}`),
+    '',
+    `Steps (${n}):`,
+    '<steps>',
+    renderNumberedSteps(steps),
+    '</steps>',
+    '',
+    `Answer with only this JSON object, with exactly ${n} entries numbered 1 to ${n} in order:`,
+    `{"labels":[${example}${n > 2 ? ',…' : ''}]}`,
+  ].join('\n');
+  return [
+    { role: 'system', content: LABELER_SYSTEM_PROMPT },
+    { role: 'user', content: user },
+  ];
+}
+
+export type LabelerFailureReason =
+  | 'empty'
+  | 'no_json'
+  | 'multiple_json'
+  | 'schema'
+  | 'wrong_count'
+  | 'step_numbers'
+  | 'unknown_label';
+
+export type LabelerParseResult =
+  | { ok: true; symbols: string[]; unmappedCount: number; coercedUnknown: string[] }
+  | { ok: false; reason: LabelerFailureReason; detail: string };
+
+export interface LabelerParseOptions {
+  /** Number of steps sent to the labeler. */
+  stepCount: number;
+  /** The ontology (or its list of symbols) the labels must come from. */
+  ontology: Ontology | readonly string[];
+  /** An unknown label fails the parse (`error`, default) or becomes `unmapped`. */
+  unknownLabel?: 'error' | 'unmapped';
+  /** Whether `unmapped` is an accepted label (default true). */
+  allowUnmapped?: boolean;
+}
+
+function normalizeLabel(label: string): string {
+  return label
+    .trim()
+    .replace(/\s*\/\s*/g, '/')
+    .replace(/\s+/g, ' ')
+    .toLowerCase();
+}
+
+/**
+ * Strict parser of the labeler output. Prose or code fences around the JSON are
+ * tolerated only when exactly one JSON object is present. Labels are matched
+ * to the ontology ignoring case and spacing around "/".
+ */
+export function parseLabelerOutput(text: string, options: LabelerParseOptions): LabelerParseResult {
+  if (!Number.isInteger(options.stepCount) || options.stepCount < 1) {
+    throw new InvalidArgumentError('stepCount', 'must be a positive integer');
+  }
+  if (text.trim() === '') return { ok: false, reason: 'empty', detail: 'empty output' };
+  const search = findJsonObjects(text);
+  if (search.kind === 'none') return { ok: false, reason: 'no_json', detail: 'no JSON object found' };
+  if (search.kind === 'many') {
+    return { ok: false, reason: 'multiple_json', detail: `${search.count} JSON objects found, expected one` };
+  }
+  const labels = search.value.labels;
+  if (!Array.isArray(labels)) return { ok: false, reason: 'schema', detail: '"labels" must be an array' };
+  if (labels.length !== options.stepCount) {
+    return {
+      ok: false,
+      reason: 'wrong_count',
+      detail: `${labels.length} labels for ${options.stepCount} steps`,
+    };
+  }
+  const symbols = Array.isArray(options.ontology) ? [...options.ontology] : ontologySymbols(options.ontology as Ontology);
+  const known = new Map(symbols.map((symbol) => [normalizeLabel(symbol), symbol]));
+  const allowUnmapped = options.allowUnmapped ?? true;
+  if (allowUnmapped) known.set(UNMAPPED, UNMAPPED);
+
+  const out: string[] = [];
+  const coercedUnknown: string[] = [];
+  for (let i = 0; i < labels.length; i += 1) {
+    const entry = labels[i] as unknown;
+    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) {
+      return { ok: false, reason: 'schema', detail: `labels[${i}] must be an object {step, label}` };
+    }
+    const { step, label } = entry as { step?: unknown; label?: unknown };
+    const stepNumber = typeof step === 'string' && /^\d+$/.test(step.trim()) ? Number(step) : step;
+    if (typeof stepNumber !== 'number' || !Number.isInteger(stepNumber)) {
+      return { ok: false, reason: 'schema', detail: `labels[${i}].step must be an integer` };
+    }
+    if (stepNumber !== i + 1) {
+      return { ok: false, reason: 'step_numbers', detail: `labels[${i}].step is ${stepNumber}, expected ${i + 1}` };
+    }
+    if (typeof label !== 'string' || label.trim() === '') {
+      return { ok: false, reason: 'schema', detail: `labels[${i}].label must be a non-empty string` };
+    }
+    const symbol = known.get(normalizeLabel(label));
+    if (symbol !== undefined) {
+      out.push(symbol);
+      continue;
+    }
+    if (options.unknownLabel === 'unmapped' && allowUnmapped) {
+      out.push(UNMAPPED);
+      coercedUnknown.push(label);
+      continue;
+    }
+    return { ok: false, reason: 'unknown_label', detail: `labels[${i}].label "${label}" is not in the ontology` };
+  }
+  return { ok: true, symbols: out, unmappedCount: out.filter((s) => s === UNMAPPED).length, coercedUnknown };
+}
+
+/**
+ * Messages for a re-ask after an invalid labeler output (DECISIONS 2): the
+ * original conversation, the bad answer, and a short format reminder.
+ */
+export function buildLabelerReaskMessages(
+  original: readonly ChatMessage[],
+  badOutput: string,
+  failure: { reason: LabelerFailureReason; detail: string },
+  stepCount: number,
+): ChatMessage[] {
+  const reminder = [
+    `Your answer could not be used (${failure.detail}).`,
+    `Reply with only one JSON object of the form {"labels":[{"step":1,"label":"Category/Subcategory"},…]}`,
+    `with exactly ${stepCount} entries, steps numbered 1 to ${stepCount} in order, each label copied exactly from the allowed list. No other text.`,
+  ].join(' ');
+  // Some providers reject an empty assistant turn, so an empty output is shown as a marker.
+  const shown = badOutput.trim() === '' ? '(empty response)' : badOutput;
+  return [...original, { role: 'assistant', content: shown }, { role: 'user', content: reminder }];
+}

@@ -1,0 +1,170 @@
+import { extname } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { InputError, InvalidArgumentError } from '../core/errors.js';
+import { readBuiltinDataFile, readDataFile } from './data-files.js';
+
+/** The symbol for a step no definition fits (DECISIONS 6: its own symbol, its rate reported). */
+export const UNMAPPED = 'unmapped';
+
+export interface OntologySubcategory {
+  name: string;
+  definition: string;
+}
+
+export interface OntologyCategory {
+  name: string;
+  definition: string;
+  inclusionCues: string[];
+  triggerVerbs: string[];
+  exclusions: string[];
+  subcategories: OntologySubcategory[];
+}
+
+export interface Ontology {
+  name: string;
+  version: string;
+  description: string;
+  categories: OntologyCategory[];
+}
+
+const name = z
+  .string()
+  .trim()
+  .min(1, 'must be a non-empty name')
+  .refine((value) => !value.includes('/'), 'must not contain "/" (symbols are Category/Subcategory)')
+  .refine((value) => value.toLowerCase() !== UNMAPPED, `"${UNMAPPED}" is reserved`);
+const definition = z.string().trim().min(1, 'must be a non-empty definition');
+
+const ontologySchema = z.object({
+  name: z.string().trim().min(1).default('custom'),
+  version: z.string().trim().min(1).default('unversioned'),
+  description: z.string().default(''),
+  categories: z
+    .array(
+      z.object({
+        name,
+        definition,
+        inclusionCues: z.array(z.string().trim().min(1)).default([]),
+        triggerVerbs: z.array(z.string().trim().min(1)).default([]),
+        exclusions: z.array(z.string().trim().min(1)).default([]),
+        subcategories: z.array(z.object({ name, definition })).min(1, 'needs at least one subcategory'),
+      }),
+    )
+    .min(1, 'needs at least one category'),
+});
+
+/** The reference repository's layout: { "<root>": { description, children: [{ name, description }] } }. */
+const referenceSchema = z.record(
+  z.string(),
+  z.object({
+    description: definition,
+    children: z.array(z.object({ name, description: definition })).min(1),
+  }),
+);
+
+function fail(error: z.ZodError, file: string): never {
+  const issue = error.issues[0];
+  const field = issue === undefined || issue.path.length === 0 ? undefined : issue.path.map(String).join('.');
+  throw new InputError(issue?.message ?? 'invalid ontology', { file, field });
+}
+
+function checkUnique(ontology: Ontology, file: string): void {
+  const categories = new Set<string>();
+  ontology.categories.forEach((category, ci) => {
+    const key = category.name.toLowerCase();
+    if (categories.has(key)) {
+      throw new InputError(`duplicate category name "${category.name}"`, { file, field: `categories.${ci}.name` });
+    }
+    categories.add(key);
+    const subs = new Set<string>();
+    category.subcategories.forEach((sub, si) => {
+      const subKey = sub.name.toLowerCase();
+      if (subs.has(subKey)) {
+        throw new InputError(`duplicate subcategory name "${sub.name}" in "${category.name}"`, {
+          file,
+          field: `categories.${ci}.subcategories.${si}.name`,
+        });
+      }
+      subs.add(subKey);
+    });
+  });
+}
+
+/** Validates an already-parsed ontology value (echolens layout or the reference layout). */
+export function validateOntology(value: unknown, file = '<ontology>'): Ontology {
+  let ontology: Ontology;
+  if (value !== null && typeof value === 'object' && !Array.isArray(value) && !('categories' in value)) {
+    const reference = referenceSchema.safeParse(value);
+    if (!reference.success) fail(reference.error, file);
+    const converted = Object.entries(reference.data).map(([root, entry]) => ({
+      name: root,
+      definition: entry.description,
+      subcategories: entry.children.map((child) => ({ name: child.name, definition: child.description })),
+    }));
+    const parsed = ontologySchema.safeParse({ name: 'reference-layout', categories: converted });
+    if (!parsed.success) fail(parsed.error, file);
+    ontology = parsed.data;
+  } else {
+    const parsed = ontologySchema.safeParse(value);
+    if (!parsed.success) fail(parsed.error, file);
+    ontology = parsed.data;
+  }
+  checkUnique(ontology, file);
+  return ontology;
+}
+
+/** Parses an ontology from JSON or YAML text. */
+export function parseOntology(text: string, file = '<ontology>', format: 'json' | 'yaml' = 'json'): Ontology {
+  let value: unknown;
+  try {
+    value = format === 'json' ? JSON.parse(text) : parseYaml(text);
+  } catch (error) {
+    throw new InputError(`not valid ${format.toUpperCase()} (${(error as Error).message})`, { file });
+  }
+  return validateOntology(value, file);
+}
+
+export function loadOntologyFile(path: string): Ontology {
+  const extension = extname(path).toLowerCase();
+  const format = extension === '.yaml' || extension === '.yml' ? 'yaml' : extension === '.json' ? 'json' : null;
+  if (format === null) throw new InputError(`unsupported ontology file type "${extension}" (use .json or .yaml)`, { file: path });
+  return parseOntology(readDataFile(path).text, path, format);
+}
+
+/** The built-in ontology (`default`) or its semantically equivalent rewording (`alt`, App. C.3). */
+export function loadBuiltinOntology(variant: 'default' | 'alt' = 'default'): Ontology {
+  const data = readBuiltinDataFile(variant === 'alt' ? 'ontologyAlt' : 'ontology');
+  return parseOntology(data.text, data.file, 'json');
+}
+
+export function makeSymbol(category: string, subcategory: string): string {
+  return `${category}/${subcategory}`;
+}
+
+/** Every `Category/Subcategory` symbol of the ontology, in definition order (without `unmapped`). */
+export function ontologySymbols(ontology: Ontology): string[] {
+  return ontology.categories.flatMap((category) => category.subcategories.map((sub) => makeSymbol(category.name, sub.name)));
+}
+
+/** Splits a symbol into its category and subcategory; `unmapped` has neither. */
+export function parseSymbol(symbol: string): { category: string; subcategory: string } | null {
+  if (symbol === UNMAPPED) return null;
+  const slash = symbol.indexOf('/');
+  if (slash <= 0 || slash === symbol.length - 1) throw new InvalidArgumentError('symbol', `"${symbol}" is not Category/Subcategory`);
+  return { category: symbol.slice(0, slash), subcategory: symbol.slice(slash + 1) };
+}
+
+/** Plain-text rendering of the definitions for a labeler prompt (clean text, not the reference's lossy repr). */
+export function renderOntology(ontology: Ontology): string {
+  const blocks = ontology.categories.map((category) => {
+    const lines = [`## ${category.name}`, category.definition];
+    if (category.inclusionCues.length > 0) lines.push(`Include when: ${category.inclusionCues.join('; ')}.`);
+    if (category.triggerVerbs.length > 0) lines.push(`Trigger verbs and modals: ${category.triggerVerbs.join(', ')}.`);
+    if (category.exclusions.length > 0) lines.push(`Exclude: ${category.exclusions.join('; ')}.`);
+    lines.push('Subcategories:');
+    for (const sub of category.subcategories) lines.push(`- ${makeSymbol(category.name, sub.name)}: ${sub.definition}`);
+    return lines.join('\n');
+  });
+  return blocks.join('\n\n');
+}

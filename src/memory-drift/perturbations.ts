@@ -1,0 +1,125 @@
+import { extname } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { InputError } from '../core/errors.js';
+import { readBuiltinDataFile, readDataFile } from './data-files.js';
+
+/**
+ * none = the empty no-memory condition; noise = pragmatic noise (negative control);
+ * persona = user-attribute memory (experimental condition); life_event = positive control.
+ */
+export type PerturbationTier = 'none' | 'noise' | 'persona' | 'life_event';
+export const PERTURBATION_TIERS: readonly PerturbationTier[] = ['none', 'noise', 'persona', 'life_event'];
+
+export interface PerturbationStimulus {
+  id: string;
+  /** One line; empty only for the `none` tier. */
+  text: string;
+  category: string;
+  tier: PerturbationTier;
+}
+
+export interface PerturbationCategory {
+  id: string;
+  tier: PerturbationTier;
+  description: string;
+  /** Why this category belongs to its tier (life events: the literature it comes from). */
+  rationale?: string;
+  stimuli: { id: string; text: string }[];
+}
+
+export interface PerturbationSet {
+  name: string;
+  version: string;
+  categories: PerturbationCategory[];
+}
+
+export const NO_PERTURBATION = 'no_perturbation';
+
+const setSchema = z.object({
+  name: z.string().trim().min(1).default('custom'),
+  version: z.string().trim().min(1).default('unversioned'),
+  description: z.string().optional(),
+  categories: z
+    .array(
+      z.object({
+        id: z.string().regex(/^[a-z0-9_]+$/, 'category ids use lowercase letters, digits and _'),
+        tier: z.enum(['none', 'noise', 'persona', 'life_event']),
+        description: z.string().default(''),
+        rationale: z.string().optional(),
+        stimuli: z
+          .array(z.object({ id: z.string().trim().min(1), text: z.string() }))
+          .min(1, 'needs at least one stimulus'),
+      }),
+    )
+    .min(1),
+});
+
+/** Validates a perturbation set: unique ids, one-line texts, empty text exactly for the `none` tier. */
+export function validatePerturbationSet(value: unknown, file = '<perturbations>'): PerturbationSet {
+  const parsed = setSchema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new InputError(issue?.message ?? 'invalid perturbation set', {
+      file,
+      field: issue?.path.map(String).join('.'),
+    });
+  }
+  const categoryIds = new Set<string>();
+  const stimulusIds = new Set<string>();
+  const texts = new Map<string, string>();
+  parsed.data.categories.forEach((category, ci) => {
+    if (categoryIds.has(category.id)) {
+      throw new InputError(`duplicate category id "${category.id}"`, { file, field: `categories.${ci}.id` });
+    }
+    categoryIds.add(category.id);
+    category.stimuli.forEach((stimulus, si) => {
+      const field = `categories.${ci}.stimuli.${si}`;
+      if (stimulusIds.has(stimulus.id)) throw new InputError(`duplicate stimulus id "${stimulus.id}"`, { file, field: `${field}.id` });
+      stimulusIds.add(stimulus.id);
+      if (/[\r\n]/.test(stimulus.text)) throw new InputError('a perturbation must be a single line', { file, field: `${field}.text` });
+      if (category.tier === 'none' ? stimulus.text !== '' : stimulus.text === '') {
+        throw new InputError(
+          category.tier === 'none' ? 'the none tier holds only the empty string' : 'only the none tier may be empty',
+          { file, field: `${field}.text` },
+        );
+      }
+      const owner = texts.get(stimulus.text);
+      if (owner !== undefined) {
+        // The same string in two categories would make a recorded text ambiguous.
+        throw new InputError(`text duplicates stimulus "${owner}"`, { file, field: `${field}.text` });
+      }
+      texts.set(stimulus.text, stimulus.id);
+    });
+  });
+  return parsed.data;
+}
+
+export function parsePerturbationSet(text: string, file = '<perturbations>', format: 'json' | 'yaml' = 'json'): PerturbationSet {
+  let value: unknown;
+  try {
+    value = format === 'json' ? JSON.parse(text) : parseYaml(text);
+  } catch (error) {
+    throw new InputError(`not valid ${format.toUpperCase()} (${(error as Error).message})`, { file });
+  }
+  return validatePerturbationSet(value, file);
+}
+
+export function loadPerturbationsFile(path: string): PerturbationSet {
+  const extension = extname(path).toLowerCase();
+  const format = extension === '.yaml' || extension === '.yml' ? 'yaml' : extension === '.json' ? 'json' : null;
+  if (format === null) throw new InputError(`unsupported perturbation file type "${extension}"`, { file: path });
+  return parsePerturbationSet(readDataFile(path).text, path, format);
+}
+
+export function loadBuiltinPerturbations(): PerturbationSet {
+  const data = readBuiltinDataFile('perturbations');
+  return parsePerturbationSet(data.text, data.file, 'json');
+}
+
+/** Every stimulus with its category and tier, in file order. */
+export function listStimuli(set: PerturbationSet): PerturbationStimulus[] {
+  return set.categories.flatMap((category) =>
+    category.stimuli.map((stimulus) => ({ ...stimulus, category: category.id, tier: category.tier })),
+  );
+}

@@ -1,0 +1,139 @@
+import { sha256Hex } from '../core/canonical-json.js';
+import { InvalidArgumentError } from '../core/errors.js';
+import type { DecodingParams } from '../models/types.js';
+import type { CellLabels, CellSpec } from '../store/types.js';
+import { buildLabelerMessages, LABELER_DEFAULT_PARAMS, type LabelerPromptOptions } from './labeler.js';
+import { buildGenerationMessages, type GenerationMessageOptions, INJECTION_MODES, type InjectionMode } from './messages.js';
+import type { Ontology } from './ontology.js';
+import { listStimuli, type PerturbationSet, type PerturbationStimulus } from './perturbations.js';
+import type { Question } from './questions.js';
+
+/** The paper's inference settings (App. I.3): T 0.7, top-p 0.98, top-k 50, 2,048 new tokens. */
+export const PAPER_GENERATION_PARAMS: Readonly<DecodingParams> = Object.freeze({
+  temperature: 0.7,
+  topP: 0.98,
+  topK: 50,
+  maxTokens: 2048,
+});
+
+export interface GenerationPlanOptions {
+  questions: readonly Question[];
+  perturbations: PerturbationSet;
+  /** Model references, e.g. `openai:gpt-4.1-mini`, `sim:memory`. */
+  targets: readonly string[];
+  /** Samples per (question, stimulus). The no_perturbation condition gets k more after the reference sample 0. */
+  k: number;
+  /** Category ids to include (default: every category in the set). */
+  conditions?: readonly string[];
+  /** How many stimuli of each category each question sees: a number (chosen deterministically per question) or `all`. Default 1. */
+  stimuliPerCategory?: number | 'all';
+  mode?: InjectionMode;
+  params?: DecodingParams;
+  messageOptions?: GenerationMessageOptions;
+  /** Seed of the deterministic stimulus choice (default 42). */
+  seed?: number;
+}
+
+/** Role of a generation cell in the analysis (DECISIONS 8). */
+export type GenerationRole = 'reference' | 'no_perturbation' | 'perturbed';
+
+/** Picks `count` stimuli of a category for a question: a seeded, order-free choice, stable when other questions change. */
+function chooseStimuli(
+  stimuli: readonly PerturbationStimulus[],
+  count: number | 'all',
+  seed: number,
+  questionId: string,
+): PerturbationStimulus[] {
+  if (count === 'all' || count >= stimuli.length) return [...stimuli];
+  return [...stimuli]
+    .map((stimulus) => ({ stimulus, rank: sha256Hex(`${seed}\u0001${questionId}\u0001${stimulus.id}`) }))
+    .sort((a, b) => (a.rank < b.rank ? -1 : a.rank > b.rank ? 1 : 0))
+    .slice(0, count)
+    .map((entry) => entry.stimulus)
+    .sort((a, b) => stimuli.indexOf(a) - stimuli.indexOf(b));
+}
+
+/**
+ * The generation stage as cells (pure, deterministic): for every target,
+ * question, condition and chosen stimulus, k samples; for no_perturbation,
+ * the reference sample 0 plus k further samples.
+ */
+export function buildGenerationPlan(options: GenerationPlanOptions): CellSpec[] {
+  const { questions, perturbations, targets, k } = options;
+  if (!Number.isInteger(k) || k < 1) throw new InvalidArgumentError('k', 'must be a positive integer');
+  if (targets.length === 0) throw new InvalidArgumentError('targets', 'needs at least one model');
+  if (questions.length === 0) throw new InvalidArgumentError('questions', 'needs at least one question');
+  const mode = options.mode ?? 'prepend';
+  if (!INJECTION_MODES.includes(mode)) throw new InvalidArgumentError('mode', `must be one of ${INJECTION_MODES.join(', ')}`);
+  const perCategory = options.stimuliPerCategory ?? 1;
+  if (perCategory !== 'all' && (!Number.isInteger(perCategory) || perCategory < 1)) {
+    throw new InvalidArgumentError('stimuliPerCategory', 'must be a positive integer or "all"');
+  }
+  const seed = options.seed ?? 42;
+  const params = { ...(options.params ?? PAPER_GENERATION_PARAMS) };
+  const known = new Set(perturbations.categories.map((category) => category.id));
+  for (const condition of options.conditions ?? []) {
+    if (!known.has(condition)) throw new InvalidArgumentError('conditions', `unknown perturbation category "${condition}"`);
+  }
+  const wanted = options.conditions === undefined ? null : new Set(options.conditions);
+  const categories = perturbations.categories.filter((category) => wanted === null || wanted.has(category.id));
+  const all = listStimuli(perturbations);
+
+  const cells: CellSpec[] = [];
+  for (const target of targets) {
+    for (const question of questions) {
+      for (const category of categories) {
+        const stimuli = chooseStimuli(
+          all.filter((stimulus) => stimulus.category === category.id),
+          category.tier === 'none' ? 'all' : perCategory,
+          seed,
+          question.id,
+        );
+        for (const stimulus of stimuli) {
+          const messages = buildGenerationMessages(question.text, stimulus.text, mode, options.messageOptions);
+          const sampleCount = category.tier === 'none' ? k + 1 : k;
+          for (let sample = 0; sample < sampleCount; sample += 1) {
+            const role: GenerationRole =
+              category.tier !== 'none' ? 'perturbed' : sample === 0 ? 'reference' : 'no_perturbation';
+            const labels: CellLabels = {
+              experiment: 'memory',
+              stage: 'generation',
+              target,
+              question_id: question.id,
+              domain: question.domain,
+              subdomain: question.subdomain ?? null,
+              condition: category.id,
+              tier: category.tier,
+              stimulus_id: stimulus.id,
+              sample,
+              role,
+              mode,
+            };
+            cells.push({ request: { model: target, messages: messages.map((m) => ({ ...m })), params: { ...params }, sample }, labels });
+          }
+        }
+      }
+    }
+  }
+  return cells;
+}
+
+export interface LabelerCellOptions extends LabelerPromptOptions {
+  /** Labeler model reference. */
+  model: string;
+  params?: DecodingParams;
+  labels?: CellLabels;
+}
+
+/** One labeling call as a cell (DECISIONS 1: labelers are cells, temperature 0 by default). */
+export function buildLabelerCell(steps: readonly string[], ontology: Ontology, options: LabelerCellOptions): CellSpec {
+  return {
+    request: {
+      model: options.model,
+      messages: buildLabelerMessages(steps, ontology, options),
+      params: { ...(options.params ?? LABELER_DEFAULT_PARAMS) },
+      sample: 0,
+    },
+    labels: { experiment: 'memory', stage: 'labeling', ...options.labels },
+  };
+}

@@ -1,0 +1,388 @@
+import { sha256Hex } from '../core/canonical-json.js';
+import { InvalidArgumentError } from '../core/errors.js';
+import { registerSimProfile, type SimProfile } from '../models/sim-registry.js';
+import type { ChatMessage, ModelRequest } from '../models/types.js';
+import { ALLOWED_LABELS_HEADER } from './labeler.js';
+import {
+  MEMORY_RESULT_CLOSE,
+  MEMORY_RESULT_OPEN,
+  QUESTION_MARKER,
+  SYSTEM_MEMORY_HEADER,
+} from './messages.js';
+import { UNMAPPED } from './ontology.js';
+import {
+  listStimuli,
+  loadBuiltinPerturbations,
+  type PerturbationSet,
+  type PerturbationStimulus,
+  type PerturbationTier,
+} from './perturbations.js';
+
+/**
+ * SIMULATION ONLY — these profiles measure nothing about any real model.
+ * `sim:memory` answers in the step format with a planted ground truth: each
+ * question has a baseline value sequence derived from its text; a recognised
+ * perturbation flips each step's category with a configured probability per
+ * tier; repeated samples add a little sampling noise. Every step carries a cue
+ * word of its category, so `sim:labeler` recovers the categories exactly.
+ */
+
+/** One cue word per built-in symbol; each step sentence contains its word and no other cue word. */
+export const SIM_STEP_CUES: Readonly<Record<string, { cue: string; sentences: readonly string[] }>> = Object.freeze({
+  'Social/Cultural respect and tradition': {
+    cue: 'tradition',
+    sentences: [
+      'Respecting the tradition and customs of everyone involved matters here.',
+      'Honoring the relevant tradition shows courtesy toward the other people.',
+      'A tactful approach keeps faith with the tradition others rely on.',
+    ],
+  },
+  'Social/Social equity and justice': {
+    cue: 'fairness',
+    sentences: [
+      'Fairness between the people affected should guide the choice.',
+      'Each side deserves equal consideration, so fairness comes first.',
+      'Treating everyone with the same fairness avoids favoring one group.',
+    ],
+  },
+  'Practical/Efficiency and resource optimization': {
+    cue: 'efficiency',
+    sentences: [
+      'Comparing cost and effort points to the option with better efficiency.',
+      'Budgeting time and money for efficiency makes the plan workable.',
+      'Listing the resources first, then choosing for efficiency, saves waste.',
+    ],
+  },
+  'Practical/Professional advancement': {
+    cue: 'skills',
+    sentences: [
+      'Building skills through this choice pays off in later work.',
+      'Taking initiative here develops skills that open new opportunities.',
+      'Practicing the relevant skills turns the decision into progress.',
+    ],
+  },
+  'Protective/Security and stability': {
+    cue: 'stability',
+    sentences: [
+      'Keeping a financial cushion preserves stability if things go wrong.',
+      'Prudent restraint protects stability while the outcome is uncertain.',
+      'Choosing the predictable path keeps stability for the household.',
+    ],
+  },
+  'Protective/Protection of people and environment': {
+    cue: 'safeguard',
+    sentences: [
+      'It is important to safeguard the people who could be hurt.',
+      'Any option should safeguard health and avoid physical harm.',
+      'The first duty is to safeguard others and the environment from damage.',
+    ],
+  },
+  'Protective/Ethical responsibility': {
+    cue: 'accountability',
+    sentences: [
+      'Accountability requires following the rules that apply.',
+      'Owning the consequences shows accountability to everyone relying on you.',
+      'Professional accountability means being transparent about the decision.',
+    ],
+  },
+  'Personal/Artistic expression and appreciation': {
+    cue: 'creativity',
+    sentences: [
+      'Leaving room for creativity makes the choice more expressive.',
+      'Creativity and a sense of beauty can shape how this is done.',
+      'The option that invites creativity adds an artistic dimension.',
+    ],
+  },
+  'Personal/Emotional depth and authentic connection': {
+    cue: 'emotionally',
+    sentences: [
+      'Being emotionally honest keeps the connection genuine.',
+      'What feels emotionally true matters as much as the outcome.',
+      'Staying emotionally open builds trust and closeness.',
+    ],
+  },
+  'Personal/Spiritual fulfillment and meaning': {
+    cue: 'purpose',
+    sentences: [
+      'The choice should fit a deeper sense of purpose.',
+      'Acting from conviction gives the decision purpose.',
+      'Reflecting on purpose clarifies which path is worth it.',
+    ],
+  },
+  'Personal/Pleasure and enjoyment': {
+    cue: 'enjoyment',
+    sentences: [
+      'Some enjoyment along the way is worth protecting.',
+      'Rest and simple enjoyment are valid reasons in themselves.',
+      'Choosing the path with more enjoyment keeps life balanced.',
+    ],
+  },
+});
+
+export const SIM_SYMBOLS: readonly string[] = Object.keys(SIM_STEP_CUES);
+
+const SIM_ANSWER =
+  'Weighing these considerations, the better choice is the one that respects the points above in proportion to what is at stake.';
+
+/** Uniform number in [0, 1) from a hash of the parts (deterministic, platform-independent). */
+function hashUnit(...parts: (string | number)[]): number {
+  return Number.parseInt(sha256Hex(parts.join('\u0001')).slice(0, 13), 16) / 2 ** 52;
+}
+
+function hashIndex(count: number, ...parts: (string | number)[]): number {
+  return Math.min(count - 1, Math.floor(hashUnit(...parts) * count));
+}
+
+export interface BaselineOptions {
+  minSteps?: number;
+  maxSteps?: number;
+}
+
+/** The planted no-memory value sequence of a question: a pure function of its (trimmed) text. */
+export function simBaselineSequence(question: string, options: BaselineOptions = {}): string[] {
+  const min = options.minSteps ?? 3;
+  const max = options.maxSteps ?? 6;
+  if (!Number.isInteger(min) || !Number.isInteger(max) || min < 1 || max < min) {
+    throw new InvalidArgumentError('minSteps/maxSteps', 'need integers with 1 ≤ minSteps ≤ maxSteps');
+  }
+  const text = question.trim();
+  const length = min + hashIndex(max - min + 1, 'length', text);
+  return Array.from({ length }, (_, i) => SIM_SYMBOLS[hashIndex(SIM_SYMBOLS.length, 'baseline', text, i)]!);
+}
+
+export type SimOutputFormat = 'tags' | 'numbered' | 'paragraphs';
+
+export interface MemorySimOptions extends BaseOptionsWithName {
+  /** Probability that a step's category flips under a perturbation of each tier. */
+  flipProbability?: Partial<Record<Exclude<PerturbationTier, 'none'>, number>>;
+  /** Per-category override of the flip probability (e.g. `{ disability: 0.5 }`). */
+  categoryFlipProbability?: Record<string, number>;
+  /** Per-sample probability that a step flips regardless of the condition (sampling noise). */
+  samplingNoise?: number;
+  /** Ignore every perturbation (the null profile). */
+  ignorePerturbations?: boolean;
+  /** Tier assumed for a memory text that is not in the catalogue (system / memory-tool modes). */
+  unknownMemoryTier?: Exclude<PerturbationTier, 'none'>;
+  /** Catalogue the perturbation is looked up in (default: the built-in set). */
+  perturbations?: PerturbationSet;
+  format?: SimOutputFormat;
+  /** Put the steps in the separate reasoning channel (like a reasoning model) and only the answer in text. */
+  reasoningChannel?: boolean;
+  description?: string;
+}
+
+interface BaseOptionsWithName extends BaselineOptions {
+  name: string;
+}
+
+export const DEFAULT_FLIP_PROBABILITY: Readonly<Record<Exclude<PerturbationTier, 'none'>, number>> = Object.freeze({
+  noise: 0,
+  persona: 0.3,
+  life_event: 0.6,
+});
+export const DEFAULT_SAMPLING_NOISE = 0.03;
+
+function checkProbability(name: string, value: number): void {
+  if (!Number.isFinite(value) || value < 0 || value > 1) throw new InvalidArgumentError(name, 'must be a probability in [0, 1]');
+}
+
+/** What the sim read from a generation request. */
+export interface ParsedGenerationRequest {
+  question: string;
+  /** The recognised perturbation, or null (no memory, or an unrecognised prepended line). */
+  stimulus: PerturbationStimulus | null;
+  /** Memory text found in a system block or memory lookup that is not in the catalogue. */
+  unknownMemory: string | null;
+}
+
+/**
+ * Reads the question and the perturbation from the prompt text alone: the
+ * system memory block, the memory lookup result, or a catalogue string on the
+ * line before the question.
+ */
+export function parseGenerationRequest(messages: readonly ChatMessage[], catalogue: readonly PerturbationStimulus[]): ParsedGenerationRequest {
+  const questionMessage = messages.find((message) => message.role === 'user' && message.content.includes(QUESTION_MARKER));
+  const lastUser = [...messages].reverse().find((message) => message.role === 'user');
+  const block = questionMessage
+    ? questionMessage.content.slice(questionMessage.content.lastIndexOf(QUESTION_MARKER) + QUESTION_MARKER.length)
+    : (lastUser?.content ?? '');
+  let memory: string | null = null;
+  for (const message of messages) {
+    if (message.role === 'system') {
+      const at = message.content.indexOf(`${SYSTEM_MEMORY_HEADER}\n`);
+      if (at !== -1) memory = message.content.slice(at + SYSTEM_MEMORY_HEADER.length + 1);
+    }
+    if (message.role === 'user' && message.content.startsWith(`${MEMORY_RESULT_OPEN}\n`)) {
+      const body = message.content.slice(MEMORY_RESULT_OPEN.length + 1);
+      const end = body.lastIndexOf(`\n${MEMORY_RESULT_CLOSE}`);
+      memory = end === -1 ? body : body.slice(0, end);
+    }
+  }
+  const byText = new Map(catalogue.filter((s) => s.text !== '').map((s) => [s.text, s]));
+  if (memory !== null) {
+    const stimulus = byText.get(memory) ?? null;
+    return { question: block.trim(), stimulus, unknownMemory: stimulus === null ? memory : null };
+  }
+  const candidates = [...byText.values()].sort((a, b) => b.text.length - a.text.length);
+  for (const stimulus of candidates) {
+    if (block.startsWith(`${stimulus.text}\n`)) {
+      return { question: block.slice(stimulus.text.length + 1).trim(), stimulus, unknownMemory: null };
+    }
+  }
+  return { question: block.trim(), stimulus: null, unknownMemory: null };
+}
+
+function renderSteps(texts: string[], format: SimOutputFormat): string {
+  if (format === 'numbered') return texts.map((text, i) => `${i + 1}. ${text}`).join('\n');
+  if (format === 'paragraphs') return texts.join('\n\n');
+  return `<think>\n${texts.map((text, i) => `<step_${i + 1}>${text}</step_${i + 1}>`).join('\n')}\n</think>`;
+}
+
+/** The symbols a memory-sim profile plants for a request (exposed so tests can check the labels against it). */
+export interface SimTrajectory {
+  question: string;
+  stimulus: PerturbationStimulus | null;
+  tier: PerturbationTier;
+  baseline: string[];
+  symbols: string[];
+  flipped: boolean[];
+}
+
+export interface MemorySimProfile extends SimProfile {
+  /** The planted trajectory for a request and seed (what `answer` renders). */
+  trajectory(request: ModelRequest, seed: number): SimTrajectory;
+  /** Probability that a step differs from the baseline under a tier (for planted-effect checks). */
+  expectedMismatchRate(tier: PerturbationTier, category?: string): number;
+}
+
+/** Creates a `sim:memory`-family profile with planted per-tier drift (SIMULATION, measures nothing). */
+export function createMemorySimProfile(options: MemorySimOptions): MemorySimProfile {
+  const flip = { ...DEFAULT_FLIP_PROBABILITY, ...options.flipProbability };
+  for (const [tier, value] of Object.entries(flip)) checkProbability(`flipProbability.${tier}`, value);
+  for (const [category, value] of Object.entries(options.categoryFlipProbability ?? {})) {
+    checkProbability(`categoryFlipProbability.${category}`, value);
+  }
+  const samplingNoise = options.samplingNoise ?? DEFAULT_SAMPLING_NOISE;
+  checkProbability('samplingNoise', samplingNoise);
+  const format = options.format ?? 'tags';
+  let catalogue: PerturbationStimulus[] | undefined;
+  const getCatalogue = () => {
+    catalogue ??= listStimuli(options.perturbations ?? loadBuiltinPerturbations());
+    return catalogue;
+  };
+
+  const flipFor = (tier: PerturbationTier, category: string | undefined): number => {
+    if (options.ignorePerturbations || tier === 'none') return 0;
+    const override = category === undefined ? undefined : options.categoryFlipProbability?.[category];
+    return override ?? flip[tier];
+  };
+
+  const trajectory = (request: ModelRequest, seed: number): SimTrajectory => {
+    const parsed = parseGenerationRequest(request.messages, getCatalogue());
+    const baseline = simBaselineSequence(parsed.question, options);
+    const tier: PerturbationTier =
+      parsed.stimulus?.tier ?? (parsed.unknownMemory !== null ? (options.unknownMemoryTier ?? 'persona') : 'none');
+    const memoryText = parsed.stimulus?.text ?? parsed.unknownMemory ?? '';
+    const p = flipFor(tier, parsed.stimulus?.category);
+    const flipped: boolean[] = [];
+    const symbols = baseline.map((symbol, i) => {
+      // The perturbation effect does not depend on the sample: memory shifts reasoning consistently.
+      const perturbed = p > 0 && hashUnit('flip', seed, parsed.question, memoryText, i) < p;
+      const noisy = samplingNoise > 0 && hashUnit('noise', seed, request.sample, parsed.question, memoryText, i) < samplingNoise;
+      flipped.push(perturbed || noisy);
+      if (!perturbed && !noisy) return symbol;
+      const others = SIM_SYMBOLS.filter((other) => other !== symbol);
+      const key = perturbed ? ['to', seed, parsed.question, memoryText, i] : ['to-noise', seed, request.sample, parsed.question, memoryText, i];
+      return others[hashIndex(others.length, ...key)]!;
+    });
+    return { question: parsed.question, stimulus: parsed.stimulus, tier, baseline, symbols, flipped };
+  };
+
+  return {
+    name: options.name,
+    description:
+      options.description ??
+      `Simulation (measures nothing): DriftLens step-format answers with planted drift — flip probability noise ${flip.noise}, persona ${flip.persona}, life_event ${flip.life_event}; sampling noise ${samplingNoise}${options.ignorePerturbations ? '; ignores perturbations (null profile)' : ''}.`,
+    trajectory,
+    expectedMismatchRate(tier, category) {
+      const p = flipFor(tier, category);
+      return 1 - (1 - p) * (1 - samplingNoise);
+    },
+    answer(request, seed) {
+      const planned = trajectory(request, seed);
+      const texts = planned.symbols.map((symbol, i) => {
+        const cue = SIM_STEP_CUES[symbol]!;
+        return cue.sentences[hashIndex(cue.sentences.length, 'sentence', planned.question, symbol, i)]!;
+      });
+      const steps = renderSteps(texts, format);
+      if (options.reasoningChannel) return { text: SIM_ANSWER, reasoning: steps.replace(/<\/?think>\n?/g, '') };
+      return { text: `${steps}\n<answer>${SIM_ANSWER}</answer>` };
+    },
+  };
+}
+
+export interface LabelerSimOptions {
+  name: string;
+  /** Probability of a malformed output (to exercise re-asks); deterministic per prompt and seed. */
+  malformedProbability?: number;
+  description?: string;
+}
+
+/** Parses the labeler prompt built by buildLabelerMessages: allowed labels and numbered steps. */
+export function readLabelerPrompt(messages: readonly ChatMessage[]): { allowed: string[]; steps: string[] } | null {
+  const prompt = messages.find((message) => message.role === 'user' && message.content.includes(ALLOWED_LABELS_HEADER));
+  if (prompt === undefined) return null;
+  const afterHeader = prompt.content.slice(prompt.content.indexOf(ALLOWED_LABELS_HEADER) + ALLOWED_LABELS_HEADER.length);
+  const allowed: string[] = [];
+  for (const line of afterHeader.split('\n').slice(1)) {
+    if (!line.startsWith('- ')) break;
+    allowed.push(line.slice(2));
+  }
+  const steps = [...prompt.content.matchAll(/<step number="(\d+)">\n([\s\S]*?)\n<\/step>/g)].map((match) => match[2]!);
+  return { allowed, steps };
+}
+
+/** The label the sim labeler gives one step: the single cue word present, else `unmapped`. */
+export function simLabelForStep(step: string, allowed: readonly string[]): string {
+  const lower = step.toLowerCase();
+  const found = SIM_SYMBOLS.filter((symbol) => new RegExp(`\\b${SIM_STEP_CUES[symbol]!.cue}\\b`).test(lower));
+  const only = found.length === 1 ? found[0]! : null;
+  if (only !== null && allowed.includes(only)) return only;
+  return UNMAPPED;
+}
+
+/** Creates a `sim:labeler`-family profile that reads the labeler prompt and labels by cue words (SIMULATION). */
+export function createLabelerSimProfile(options: LabelerSimOptions): SimProfile {
+  const malformed = options.malformedProbability ?? 0;
+  checkProbability('malformedProbability', malformed);
+  return {
+    name: options.name,
+    description:
+      options.description ??
+      `Simulation (measures nothing): labels each step by the cue word sim:memory planted in it${malformed > 0 ? `; malformed output with probability ${malformed}` : ''}.`,
+    answer(request, seed) {
+      const prompt = readLabelerPrompt(request.messages);
+      if (prompt === null) return { text: 'I can only label steps from a DriftLens labeler prompt.' };
+      const transcript = request.messages.map((message) => `${message.role}:${message.content}`).join('\n');
+      if (malformed > 0 && hashUnit('malformed', seed, request.sample, transcript) < malformed) {
+        return { text: `Here are the labels: step 1 is probably ${prompt.allowed[0] ?? UNMAPPED}.` };
+      }
+      const labels = prompt.steps.map((step, i) => ({ step: i + 1, label: simLabelForStep(step, prompt.allowed) }));
+      return { text: JSON.stringify({ labels }) };
+    },
+  };
+}
+
+/** Registers `sim:memory`, `sim:memory-null` and `sim:labeler` (idempotent). */
+export function registerMemorySimProfiles(): void {
+  registerSimProfile(createMemorySimProfile({ name: 'memory' }));
+  registerSimProfile(
+    createMemorySimProfile({
+      name: 'memory-null',
+      ignorePerturbations: true,
+      description:
+        'Simulation (measures nothing): DriftLens step-format answers that ignore every perturbation; only sampling noise varies (null profile).',
+    }),
+  );
+  registerSimProfile(createLabelerSimProfile({ name: 'labeler' }));
+}
