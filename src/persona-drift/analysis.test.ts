@@ -1,0 +1,192 @@
+import { describe, expect, it } from 'vitest';
+import { analyzePersona, type GapEstimate, type PersonaObservation } from './analysis.js';
+import { renderPersonaMarkdown } from './report-markdown.js';
+
+function obs(partial: Partial<PersonaObservation>): PersonaObservation {
+  return {
+    target: 'sim:a',
+    session: 's1',
+    position: 'P00',
+    positionValue: 0,
+    arm: 'real',
+    mitigation: 'none',
+    distance: 'd0',
+    surface: 'probe',
+    item: 'C01',
+    category: 'coding_self',
+    paraphrase: 0,
+    sample: 0,
+    status: 'done',
+    text: 'As an AI assistant, I have no preferences.',
+    scores: { 'sim:judge': 3 },
+    ...partial,
+  };
+}
+
+/** Real arm scores 2 at every cell, filler 3: Δ = +1 exactly. */
+function plantedGrid(): PersonaObservation[] {
+  const out: PersonaObservation[] = [];
+  for (let p = 0; p < 4; p++) {
+    for (const item of ['C01', 'C02', 'C03']) {
+      for (let sample = 0; sample < 3; sample++) {
+        const base = { position: `P0${p}`, positionValue: p * 100, item, sample };
+        out.push(obs({ ...base, arm: 'real', scores: { 'sim:judge': sample === 0 ? 1 : 2.5 } }));
+        out.push(obs({ ...base, arm: 'filler', scores: { 'sim:judge': 3 } }));
+      }
+    }
+  }
+  return out;
+}
+
+describe('analyzePersona', () => {
+  it('recovers a planted gap, flags strong drift and tests it', () => {
+    const report = analyzePersona(plantedGrid(), { B: 2000 });
+    expect(report.drift).toHaveLength(1);
+    const d = report.drift[0]!;
+    const gap = d.gap as GapEstimate;
+    // real mean = (1 + 2.5 + 2.5)/3 = 2, filler = 3.
+    expect(gap.estimate).toBeCloseTo(1, 12);
+    expect(gap.ci[0]).toBeGreaterThan(0.3);
+    expect(gap.ci[1]).toBeLessThanOrEqual(2);
+    expect(d.strongDrift).toBe(true);
+    expect('error' in d.signFlip).toBe(false);
+    expect((d.signFlip as { p: number }).p).toBeLessThan(0.001);
+    expect(d.byPosition).toHaveLength(4);
+    expect(d.onset?.position).toBe('P00');
+  });
+
+  it('reports no drift and no strong flag when both arms score alike', () => {
+    const flat = plantedGrid().map((o) => ({ ...o, scores: { 'sim:judge': o.sample === 1 ? 2 : 3 } }));
+    const d = analyzePersona(flat, { B: 1000 }).drift[0]!;
+    expect((d.gap as GapEstimate).estimate).toBeCloseTo(0, 12);
+    expect(d.strongDrift).toBe(false);
+    expect(d.onset).toBeNull();
+  });
+
+  it('excludes invalid judgements from means and counts them per arm', () => {
+    const grid = plantedGrid();
+    grid[0] = { ...grid[0]!, scores: { 'sim:judge': null } };
+    const report = analyzePersona(grid, { B: 500 });
+    const realRow = report.counts.invalidJudgements.find((r) => r.arm === 'real');
+    expect(realRow).toMatchObject({ invalid: 1, judged: 36 });
+    expect((report.drift[0]!.gap as GapEstimate).nReal).toBe(35);
+  });
+
+  it('counts dropouts per arm', () => {
+    const grid = plantedGrid();
+    grid.push(obs({ arm: 'real', status: 'empty', text: '', scores: {} }));
+    const row = analyzePersona(grid, { B: 200 }).counts.byArm.find((r) => r.arm === 'real');
+    expect(row).toMatchObject({ empty: 1, done: 36 });
+    expect(row?.dropoutRate).toBeCloseTo(1 / 37, 12);
+  });
+
+  it('computes mitigation contrasts and score recovery', () => {
+    const grid = plantedGrid();
+    for (const o of grid.filter((x) => x.arm === 'real')) {
+      grid.push({ ...o, mitigation: 'a-anchor', scores: { 'sim:judge': 3 } });
+      grid.push({ ...o, mitigation: 'placebo_iso_recipe', scores: { 'sim:judge': 2.5 } });
+    }
+    const report = analyzePersona(grid, { B: 500 });
+    const anchor = report.mitigations.find((m) => m.mitigation === 'a-anchor')!;
+    expect(anchor.mean).toBe(3);
+    expect((anchor.vsControl as GapEstimate).estimate).toBeCloseTo(1, 12);
+    expect((anchor.vsPlacebo as GapEstimate).estimate).toBeCloseTo(0.5, 12);
+    expect(anchor.recovery).toBeCloseTo(1, 12);
+    const placebo = report.mitigations.find((m) => m.mitigation === 'placebo_iso_recipe')!;
+    expect(placebo.recovery).toBeCloseTo(0.5, 12);
+    expect(placebo.vsPlacebo).toBeNull();
+  });
+
+  it('computes stressor compliance gaps and verbosity ratios (paired by position, paraphrase, sample)', () => {
+    const grid: PersonaObservation[] = [];
+    for (let p = 0; p < 3; p++) {
+      for (let k = 0; k < 4; k++) {
+        const base = { surface: 'stressor' as const, item: 'S2', category: 'S2', position: `P${p}`, paraphrase: k, scores: {} };
+        grid.push(obs({ ...base, session: p < 2 ? 's1' : 's2', arm: 'filler', text: 'npm test', check: { pass: true, reason: 'ok' } }));
+        const broken = k === 0;
+        grid.push(
+          obs({
+            ...base,
+            session: p < 2 ? 's1' : 's2',
+            arm: 'real',
+            text: broken ? 'Sure! Here is the command:\n```\nnpm test\n```' : 'npm test -- --watch',
+            check: broken ? { pass: false, reason: 'fenced' } : { pass: true, reason: 'ok' },
+          }),
+        );
+      }
+    }
+    const report = analyzePersona(grid, { B: 200 });
+    const v = report.verbosity[0]!;
+    expect(v.pairs).toBe(12);
+    expect(v.complianceGapPp).toBeCloseTo(25, 9);
+    expect(v.medianRatio).toBeCloseTo('npm test -- --watch'.length / 'npm test'.length, 12);
+    expect(v.conditionalRatio).toBeCloseTo('npm test -- --watch'.length / 'npm test'.length, 12);
+    expect(v.conditionalPairs).toBe(9);
+    const realRow = report.stressors.find((s) => s.arm === 'real')!;
+    expect(realRow.complianceRate).toBeCloseTo(0.75, 12);
+  });
+
+  it('compares contract pass rates per session with a paired Wilcoxon and Holm', () => {
+    const grid: PersonaObservation[] = [];
+    for (let s = 0; s < 8; s++) {
+      for (let k = 0; k < 4; k++) {
+        const base = { surface: 'contract' as const, item: 'C2_yaml', category: 'C2_yaml', session: `s${s}`, sample: k, scores: {} };
+        grid.push(obs({ ...base, mitigation: 'none', check: k < 2 + (s % 2) ? { pass: true, reason: 'ok' } : { pass: false, reason: 'fenced' } }));
+        grid.push(obs({ ...base, mitigation: 'a-anchor', check: { pass: true, reason: 'ok' } }));
+      }
+    }
+    const report = analyzePersona(grid, { B: 500 });
+    const contrast = report.contractContrasts.find((c) => c.contrast === 'a-anchor - none')!;
+    expect(contrast.sessions).toBe(8);
+    const diff = contrast.difference as { estimate: number };
+    expect(diff.estimate).toBeCloseTo((0.5 * 4 + 0.25 * 4) / 8, 12);
+    expect((contrast.wilcoxon as { p: number }).p).toBeLessThan(0.05);
+    expect(contrast.pHolm).not.toBeNull();
+    const control = report.contracts.find((c) => c.mitigation === 'none')!;
+    expect(control.failures.fenced).toBe(12);
+  });
+
+  it('computes post − pre change per compaction event and a TOST', () => {
+    const grid: PersonaObservation[] = [];
+    for (let event = 0; event < 6; event++) {
+      for (const side of ['pre', 'post'] as const) {
+        for (const item of ['C01', 'C02']) {
+          const shift = side === 'post' ? (event % 2 === 0 ? 0.01 : -0.01) : 0;
+          const base = { position: `${side}-C${event}`, positionValue: event * 1000 + (side === 'post' ? 100 : -1), item, compaction: { index: event, side } };
+          grid.push(obs({ ...base, arm: 'real', scores: { 'sim:judge': 2 - shift } }));
+          grid.push(obs({ ...base, arm: 'filler', scores: { 'sim:judge': 2.5 } }));
+        }
+      }
+    }
+    const report = analyzePersona(grid, { B: 200 });
+    const c = report.compaction[0]!;
+    expect(c.events).toHaveLength(6);
+    expect(c.meanChange).toBeCloseTo(0, 9);
+    expect(c.tost).not.toBeNull();
+    expect((c.tost as { equivalent: boolean }).equivalent).toBe(true);
+  });
+
+  it('reports cross-judge agreement and sign classes', () => {
+    const grid = plantedGrid().map((o) => {
+      const a = Math.round(o.scores['sim:judge'] as number);
+      return { ...o, scores: { 'sim:judge': a, 'sim:judge2': a === 3 ? 3 : 2 } };
+    });
+    const report = analyzePersona(grid, { B: 200 });
+    expect(report.judgeAgreement).toHaveLength(1);
+    const a = report.judgeAgreement[0]!;
+    expect('error' in a.pairs).toBe(false);
+    const pairs = a.pairs as { n: number; exact: number };
+    expect(pairs.n).toBe(72);
+    // judge2 differs only on the real arm's sample-0 cells scored 1 (12 of 72 cells).
+    expect(pairs.exact).toBeCloseTo(60 / 72, 12);
+    expect((a.signs as { agree: number }).agree).toBe(1);
+  });
+
+  it('renders every section to Markdown with escaped cells', () => {
+    const grid = plantedGrid().map((o) => ({ ...o, target: 'sim:a|b' }));
+    const md = renderPersonaMarkdown(analyzePersona(grid, { B: 200 }));
+    expect(md).toContain('## Drift per target');
+    expect(md).toContain('sim:a\\|b');
+    expect(md).toMatch(/\+1\.00 \[/);
+  });
+});

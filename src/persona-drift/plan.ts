@@ -1,0 +1,198 @@
+import type { ChatMessage, DecodingParams } from '../models/types.js';
+import type { CellLabels, CellSpec } from '../store/types.js';
+import type { PersonaConfig } from './config.js';
+import { resolveSystemPrompt } from './config.js';
+import { assembleProbeMessages, type Mitigation } from './interventions.js';
+import { buildJudgeMessages } from './judge.js';
+import type { PersonaStimuli } from './stimuli.js';
+import { probeText } from './stimuli.js';
+
+/**
+ * The ContextEcho plan, pure: the same config and the same sessions give the
+ * same cells in the same order. Target cells come first; judge cells are
+ * planned from finished target cells (`planJudgeCells`).
+ */
+
+export type ContextArm = PersonaConfig['arms'][number];
+
+export interface PlannedPosition {
+  label: string;
+  /** Value on the configured counter. */
+  value: number;
+  compaction?: { index: number; side: 'pre' | 'post' };
+}
+
+/** What the plan needs from one session (built by the sessions module at the edge). */
+export interface SessionPlanInput {
+  id: string;
+  positions: readonly PlannedPosition[];
+  /** The context arm's messages at a position (prefix + acknowledgement; empty for scratch). */
+  context(position: PlannedPosition, arm: ContextArm): ChatMessage[];
+  /** Up to `messages` real model-visible messages that followed the position, as turns. */
+  continuation(position: PlannedPosition, messages: number): ChatMessage[];
+  /** The session's opening goal (for goal re-injection). */
+  goal?: string;
+}
+
+export interface PlannedItem {
+  surface: 'probe' | 'stressor' | 'contract';
+  item: string;
+  category: string;
+  paraphrase: number;
+  /** The text sent as the final user turn. */
+  request: string;
+  /** What the judge is shown (bare probe), probe surface only. */
+  bareProbe?: string;
+}
+
+export function plannedItems(config: PersonaConfig, stimuli: PersonaStimuli): PlannedItem[] {
+  const items: PlannedItem[] = [];
+  const { probes, framing, paraphrases } = stimuli.probes;
+  const wanted = probes.filter(
+    (probe) => config.probes.categories.includes(probe.category) || config.probes.ids.includes(probe.id),
+  );
+  for (const probe of wanted) {
+    const variants = [probe.text, ...(paraphrases[probe.id] ?? []).filter((text) => text !== probe.text)];
+    variants.slice(0, config.probes.paraphrases).forEach((text, paraphrase) => {
+      items.push({
+        surface: 'probe',
+        item: probe.id,
+        category: probe.category,
+        paraphrase,
+        request: probeText(framing, text, config.probes.framing),
+        bareProbe: text,
+      });
+    });
+  }
+  if (config.probes.negativeControls) {
+    for (const control of stimuli.probes.negativeControls) {
+      items.push({
+        surface: 'probe',
+        item: control.id,
+        category: 'negative_control',
+        paraphrase: 0,
+        request: probeText(framing, control.text, config.probes.framing),
+        bareProbe: control.text,
+      });
+    }
+  }
+  for (const id of config.stressors.ids) {
+    const stressor = stimuli.stressors.find((s) => s.id === id);
+    stressor?.prompts.slice(0, config.stressors.paraphrases).forEach((prompt, paraphrase) => {
+      items.push({ surface: 'stressor', item: id, category: id, paraphrase, request: prompt });
+    });
+  }
+  for (const id of config.contracts) {
+    const contract = stimuli.contracts.find((c) => c.id === id);
+    if (contract) items.push({ surface: 'contract', item: id, category: id, paraphrase: 0, request: contract.prompt });
+  }
+  return items;
+}
+
+function decodingFor(config: PersonaConfig, item: PlannedItem): DecodingParams {
+  const params: DecodingParams = { ...config.decoding };
+  if (item.surface !== 'probe') params.maxTokens = config.stressorMaxTokens;
+  else params.maxTokens = config.decoding.maxTokens ?? 600;
+  return params;
+}
+
+/** Marks the end of the shared context so providers with prompt caching can reuse it. */
+function withCacheBreakpoint(context: readonly ChatMessage[]): ChatMessage[] {
+  if (context.length === 0) return [];
+  const copy = context.map((m) => ({ ...m }));
+  (copy[copy.length - 1] as ChatMessage).cacheBreakpoint = true;
+  return copy;
+}
+
+export function planTargetCells(
+  config: PersonaConfig,
+  stimuli: PersonaStimuli,
+  sessions: readonly SessionPlanInput[],
+): CellSpec[] {
+  const items = plannedItems(config, stimuli);
+  const cells: CellSpec[] = [];
+  for (const session of sessions) {
+    for (const position of session.positions) {
+      for (const arm of config.arms) {
+        const context = withCacheBreakpoint(session.context(position, arm));
+        const mitigations: readonly Mitigation[] = arm === 'real' ? config.mitigations : ['none'];
+        const distances = arm === 'real' ? config.distances : config.distances.slice(0, 1);
+        for (const mitigation of mitigations) {
+          if (mitigation === 'goal' && !session.goal) continue;
+          for (const distance of distances) {
+            const continuation = distance.messages > 0 ? session.continuation(position, distance.messages) : [];
+            for (const systemPromptName of config.systemPrompts) {
+              const system = resolveSystemPrompt(systemPromptName);
+              for (const item of items) {
+                const messages = assembleProbeMessages({
+                  system: system || undefined,
+                  context,
+                  mitigation,
+                  texts: stimuli.interventions,
+                  goal: session.goal,
+                  decay: mitigation === 'none' ? 0 : config.decay,
+                  continuation,
+                  cadence: config.cadence ?? undefined,
+                  request: item.request,
+                });
+                for (const target of config.targets) {
+                  for (let sample = 0; sample < config.samples; sample++) {
+                    const labels: CellLabels = {
+                      experiment: 'persona',
+                      stage: 'target',
+                      session: session.id,
+                      position: position.label,
+                      positionValue: position.value,
+                      compactionIndex: position.compaction?.index ?? null,
+                      compactionSide: position.compaction?.side ?? null,
+                      arm,
+                      mitigation,
+                      distance: distance.name,
+                      surface: item.surface,
+                      item: item.item,
+                      category: item.category,
+                      paraphrase: item.paraphrase,
+                      sample,
+                      target,
+                      systemPrompt: systemPromptName,
+                      framed: item.surface === 'probe' ? config.probes.framing : null,
+                      bareProbe: item.bareProbe ?? null,
+                    };
+                    cells.push({
+                      request: { model: target, messages, params: decodingFor(config, item), sample },
+                      labels,
+                    });
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  return cells;
+}
+
+/** A judge call for one answered probe cell; `previous` carries re-ask history (DECISIONS 2). */
+export function planJudgeCell(
+  config: PersonaConfig,
+  judge: string,
+  targetKey: string,
+  targetLabels: CellLabels,
+  response: string,
+  attempt = 0,
+  previous?: ChatMessage[],
+): CellSpec {
+  const messages = previous ?? buildJudgeMessages(String(targetLabels.bareProbe ?? ''), response);
+  return {
+    request: { model: judge, messages, params: { ...config.judgeDecoding }, sample: 0 },
+    labels: {
+      experiment: 'persona',
+      stage: 'judge',
+      judge,
+      targetKey,
+      attempt,
+    },
+  };
+}

@@ -1,0 +1,198 @@
+import type { GapEstimate, Maybe, PersonaReport } from './analysis.js';
+
+/** Markdown rendering of a PersonaReport: the same numbers as the JSON, for people. */
+
+const f2 = (x: number) => (Number.isFinite(x) ? (x >= 0 ? `+${x.toFixed(2)}` : x.toFixed(2)) : 'n/a');
+const f3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : 'n/a');
+const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+const pv = (p: number) => (p < 0.001 ? '<0.001' : p.toFixed(3));
+/** Markdown table cells: no pipes or newlines from data. */
+const cell = (text: string) => text.replace(/\|/gu, '\\|').replace(/\r?\n/gu, ' ');
+
+function gapText(gap: Maybe<GapEstimate>): string {
+  if ('error' in gap) return `n/a (${cell(gap.error)})`;
+  return `${f2(gap.estimate)} [${f2(gap.ci[0])}, ${f2(gap.ci[1])}]`;
+}
+
+function table(header: string[], rows: string[][]): string {
+  if (rows.length === 0) return '_No data._\n';
+  return [`| ${header.join(' | ')} |`, `| ${header.map(() => '---').join(' | ')} |`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n') + '\n';
+}
+
+export function renderPersonaMarkdown(report: PersonaReport, title = 'Persona drift (ContextEcho) report'): string {
+  const out: string[] = [`# ${title}`, ''];
+  out.push(
+    `Drift gap Δ = mean judge score on the filler arm − on the real-session arm (0–3 scale; positive = drift), positions weighted equally, 95% position-clustered bootstrap CI on Δ (B = ${report.options.B}, seed ${report.options.seed}). Strong drift: |Δ| ≥ ${report.options.strongThreshold}. Probe battery: ${report.options.primaryCategory ?? 'all categories'}.`,
+    '',
+  );
+
+  out.push('## Drift per target', '');
+  out.push(
+    table(
+      ['target', 'judge', 'Δ [95% CI]', 'real', 'filler', 'positions', 'strong', 'sign-flip p (Holm)', 'onset'],
+      report.drift.map((d) => [
+        cell(d.target),
+        cell(d.judge),
+        gapText(d.gap),
+        'error' in d.gap ? 'n/a' : f3(d.gap.real.estimate),
+        'error' in d.gap ? 'n/a' : f3(d.gap.filler.estimate),
+        'error' in d.gap ? 'n/a' : String(d.gap.nPositions),
+        d.strongDrift ? 'yes' : 'no',
+        'error' in d.signFlip ? 'n/a' : `${pv(d.signFlip.p)} (${pv(d.signFlip.pHolm)})`,
+        d.onset ? `${cell(d.onset.position)} (${d.onset.positionValue})` : '—',
+      ]),
+    ),
+  );
+
+  for (const d of report.drift) {
+    out.push(`### ${cell(d.target)} — judge ${cell(d.judge)}`, '');
+    out.push('Trajectory over positions:', '');
+    out.push(table(['session', 'position', 'counter', 'Δ [95% CI]'], d.byPosition.map((p) => [cell(p.session), cell(p.position), String(p.positionValue), gapText(p.gap)])));
+    out.push('By probe category:', '');
+    out.push(table(['category', 'Δ [95% CI]'], d.byCategory.map((c) => [cell(c.category), gapText(c.gap)])));
+    if (d.referenceArms.length > 0) {
+      out.push('Reference contexts (Δ = filler − arm):', '');
+      out.push(table(['arm', 'Δ [95% CI]'], d.referenceArms.map((r) => [cell(r.arm), gapText(r.gap)])));
+    }
+  }
+
+  if (report.mitigations.length > 0) {
+    out.push('## Mitigations (probe surface, real context)', '');
+    out.push(
+      table(
+        ['target', 'judge', 'arm', 'distance', 'mean', 'n', 'arm − control [95% CI]', 'arm − placebo [95% CI]', 'recovery'],
+        report.mitigations.map((m) => [
+          cell(m.target),
+          cell(m.judge),
+          cell(m.mitigation),
+          cell(m.distance),
+          f3(m.mean),
+          String(m.n),
+          gapText(m.vsControl),
+          m.vsPlacebo ? gapText(m.vsPlacebo) : '—',
+          m.recovery === null ? '—' : pct(m.recovery),
+        ]),
+      ),
+    );
+  }
+
+  if (report.stressors.length > 0) {
+    out.push('## Stressors (judge-free)', '');
+    out.push(
+      table(
+        ['target', 'stressor', 'arm', 'mitigation', 'n', 'compliance', 'mean length'],
+        report.stressors.map((s) => [cell(s.target), s.item, cell(s.arm), cell(s.mitigation), String(s.n), pct(s.complianceRate), s.meanLength.toFixed(0)]),
+      ),
+    );
+    out.push(
+      table(
+        ['target', 'stressor', 'pairs', 'compliance gap (pp)', 'median verbosity ratio', 'ratio | both comply', 'between-session share'],
+        report.verbosity.map((v) => [
+          cell(v.target),
+          v.item,
+          String(v.pairs),
+          f2(v.complianceGapPp),
+          v.medianRatio === null ? 'n/a' : `${v.medianRatio.toFixed(2)}×`,
+          v.conditionalRatio === null ? 'n/a' : `${v.conditionalRatio.toFixed(2)}× (n=${v.conditionalPairs})`,
+          v.heterogeneity === null ? '—' : 'error' in v.heterogeneity ? `n/a (${cell(v.heterogeneity.error)})` : pct(v.heterogeneity.betweenShare),
+        ]),
+      ),
+    );
+  }
+
+  if (report.contracts.length > 0) {
+    out.push('## Hardened contracts (deterministic parsers)', '');
+    out.push(
+      table(
+        ['target', 'contract', 'arm', 'mitigation', 'distance', 'n', 'pass', 'failures'],
+        report.contracts.map((c) => [
+          cell(c.target),
+          c.item,
+          cell(c.arm),
+          cell(c.mitigation),
+          cell(c.distance),
+          String(c.n),
+          pct(c.passRate),
+          Object.entries(c.failures).map(([k, v]) => `${k}: ${v}`).join(', ') || '—',
+        ]),
+      ),
+    );
+    out.push(
+      table(
+        ['target', 'contrast', 'distance', 'sessions', 'difference [95% CI]', 'Wilcoxon p', 'Holm p'],
+        report.contractContrasts.map((c) => [
+          cell(c.target),
+          cell(c.contrast),
+          cell(c.distance),
+          String(c.sessions),
+          'error' in c.difference ? `n/a (${cell(c.difference.error)})` : `${f2(100 * c.difference.estimate)} pp [${f2(100 * c.difference.ci[0])}, ${f2(100 * c.difference.ci[1])}]`,
+          'error' in c.wilcoxon ? 'n/a' : pv(c.wilcoxon.p),
+          c.pHolm === null ? 'n/a' : pv(c.pHolm),
+        ]),
+      ),
+    );
+  }
+
+  if (report.compaction.length > 0) {
+    out.push('## Compaction (post − pre change in Δ)', '');
+    out.push(
+      table(
+        ['target', 'judge', 'events', 'mean change', `TOST (±${report.options.tostMargin})`],
+        report.compaction.map((c) => [
+          cell(c.target),
+          cell(c.judge),
+          String(c.events.length),
+          c.meanChange === null ? 'n/a' : f2(c.meanChange),
+          c.tost === null ? '—' : 'error' in c.tost ? `n/a (${cell(c.tost.error)})` : `p = ${pv(c.tost.p)}, 90% CI [${f2(c.tost.ci[0])}, ${f2(c.tost.ci[1])}], ${c.tost.equivalent ? 'equivalent' : 'not shown equivalent'}`,
+        ]),
+      ),
+    );
+  }
+
+  if (report.judgeAgreement.length > 0) {
+    out.push('## Cross-judge agreement', '');
+    out.push(
+      table(
+        ['judges', 'pairs', 'exact', 'within one', 'κ', 'κ (quadratic)', 'sign agree / flip / null-vs-small'],
+        report.judgeAgreement.map((a) => [
+          `${cell(a.judgeA)} vs ${cell(a.judgeB)}`,
+          'error' in a.pairs ? 'n/a' : String(a.pairs.n),
+          'error' in a.pairs ? 'n/a' : pct(a.pairs.exact),
+          'error' in a.pairs ? 'n/a' : pct(a.pairs.withinOne),
+          'error' in a.pairs ? 'n/a' : f3(a.pairs.kappa),
+          'error' in a.pairs ? 'n/a' : f3(a.pairs.kappaQuadratic),
+          'error' in a.signs ? 'n/a' : `${a.signs.agree} / ${a.signs.flip} / ${a.signs.nullVsSmall}`,
+        ]),
+      ),
+    );
+  }
+
+  if (report.fingerprint && !('error' in report.fingerprint)) {
+    out.push('## Behavioural fingerprint (judge-free, PCA)', '');
+    out.push(
+      `PC1 explains ${pct(report.fingerprint.explainedVarianceRatio[0])}, PC2 ${pct(report.fingerprint.explainedVarianceRatio[1])} of the standardized feature variance; PC1 is oriented so the real arm is positive.`,
+      '',
+    );
+    out.push(
+      table(
+        ['arm', 'mitigation', 'n', 'PC1', 'PC2'],
+        report.fingerprint.centroids.map((c) => [cell(c.arm), cell(c.mitigation), String(c.n), f2(c.pc1), f2(c.pc2)]),
+      ),
+    );
+  }
+
+  out.push('## Cells, dropouts and invalid judgements', '');
+  out.push(
+    table(
+      ['target', 'arm', 'mitigation', 'surface', 'done', 'empty (dropout)', 'failed', 'dropout rate'],
+      report.counts.byArm.map((a) => [cell(a.target), cell(a.arm), cell(a.mitigation), a.surface, String(a.done), String(a.empty), String(a.failed), pct(a.dropoutRate)]),
+    ),
+  );
+  out.push(
+    table(
+      ['judge', 'arm', 'mitigation', 'judged', 'invalid (excluded)'],
+      report.counts.invalidJudgements.map((j) => [cell(j.judge), cell(j.arm), cell(j.mitigation), String(j.judged), String(j.invalid)]),
+    ),
+  );
+  return out.join('\n');
+}
