@@ -11,8 +11,10 @@ export function benjaminiHochberg(p: readonly number[]): number[] {
   let running = 1;
   for (let rank = m; rank >= 1; rank--) {
     const index = order[rank - 1] as number;
-    running = Math.min(running, ((p[index] as number) * m) / rank);
-    adjusted[index] = running;
+    const raw = p[index] as number;
+    running = Math.min(running, (raw * m) / rank);
+    // m·p/m can round one ulp below p; the adjusted value is never below the raw one.
+    adjusted[index] = Math.max(raw, running);
   }
   return adjusted;
 }
