@@ -55,7 +55,7 @@ export function createReplayAdapter(ref: string): ModelAdapter {
           { provider: 'replay' },
         );
       }
-      const models = [...new Set(matches.map((match) => match.model))];
+      const models = [...new Set(matches.map((match) => match.model))].sort();
       if (models.length > 1) {
         throw new ModelCallError(
           'config',

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { ZERO_USAGE } from '../models/types.js';
+import { createProgressReporter, formatDuration, formatProgress } from './progress.js';
+import type { ProgressSnapshot } from './runner.js';
+
+const snap = (over: Partial<ProgressSnapshot> = {}): ProgressSnapshot => ({
+  total: 200,
+  finished: 50,
+  cached: 10,
+  done: 38,
+  empty: 1,
+  failed: 1,
+  inFlight: 4,
+  calls: 45,
+  tokens: { ...ZERO_USAGE, inputTokens: 1_234_567, outputTokens: 12_345 },
+  spendUsd: 0.1234,
+  elapsedMs: 20_000,
+  ...over,
+});
+
+function sink(isTTY: boolean) {
+  const chunks: string[] = [];
+  return { chunks, stream: { isTTY, columns: 200, write: (chunk: string) => void chunks.push(chunk) } };
+}
+
+describe('formatProgress', () => {
+  it('shows cells, rate over called cells, ETA, tokens, spend, dropouts and failures', () => {
+    expect(formatProgress(snap())).toBe(
+      '50/200 cells (25.0%) · 10 cached · 2.00/s · ETA 1m 15s · tokens 1.2M in / 12k out · $0.1234 · 1 empty · 1 failed · 4 running',
+    );
+  });
+
+  it('has no ETA before anything was called and 0s at the end', () => {
+    expect(formatProgress(snap({ done: 0, empty: 0, failed: 0, finished: 10, elapsedMs: 0 }))).toContain('ETA ?');
+    expect(formatProgress(snap({ finished: 200, inFlight: 0 }))).toContain('ETA 0s');
+    expect(formatDuration(3_725_000)).toBe('1h 02m');
+  });
+});
+
+describe('createProgressReporter', () => {
+  it('redraws one line on a terminal, throttled, and ends it on finish', () => {
+    let t = 0;
+    const { chunks, stream } = sink(true);
+    const reporter = createProgressReporter({ stream, now: () => t, ttyIntervalMs: 100 });
+    reporter.update(snap({ finished: 1 }));
+    t = 50;
+    reporter.update(snap({ finished: 2 }));
+    t = 150;
+    reporter.update(snap({ finished: 3 }));
+    reporter.finish(snap({ finished: 200 }));
+    expect(chunks).toHaveLength(4);
+    expect(chunks.slice(0, 3).every((chunk) => chunk.startsWith('\r') && chunk.endsWith('\u001b[K'))).toBe(true);
+    expect(chunks[1]).toContain('3/200');
+    expect(chunks[2]).toContain('200/200');
+    expect(chunks[3]).toBe('\n');
+  });
+
+  it('writes plain periodic lines when not a terminal', () => {
+    let t = 0;
+    const { chunks, stream } = sink(false);
+    const reporter = createProgressReporter({ stream, now: () => t, logIntervalMs: 10_000, label: '[run-1]' });
+    for (let i = 1; i <= 30; i += 1) {
+      t = i * 1000;
+      reporter.update(snap({ finished: i }));
+    }
+    reporter.finish();
+    expect(chunks.every((chunk) => chunk.endsWith('\n') && !chunk.includes('\r'))).toBe(true);
+    expect(chunks.map((chunk) => chunk.split(' ')[1])).toEqual(['1/200', '11/200', '21/200', '30/200']);
+    expect(chunks[0]!.startsWith('[run-1] ')).toBe(true);
+  });
+});
