@@ -103,7 +103,9 @@ describe(`golden values (tools/golden/metrics.py, seed ${golden.seed})`, () => {
     golden.grpoAdvantages.forEach((c, k) => {
       const advantages = grpoAdvantages(c.rewards, c.eps);
       expect(advantages.length).toBe(c.advantages.length);
-      advantages.forEach((value, i) => expectClose(value, c.advantages[i]!, `grpoAdvantages[${k}][${i}]`));
+      advantages.forEach((value, i) => {
+        expectClose(value, c.advantages[i]!, `grpoAdvantages[${k}][${i}]`);
+      });
     });
     golden.dpoLoss.forEach((c, k) => {
       expectClose(dpoLoss(c.policyChosen, c.policyRejected, c.refChosen, c.refRejected, c.beta), c.loss, `dpoLoss[${k}]`);
