@@ -310,6 +310,11 @@ describe('failures are classified', () => {
           }
           expect(error.message).not.toContain(KEY);
           expect(error.message).not.toMatch(/\n/);
+          if (c.kind === 'empty') {
+            // The empty answer still cost tokens: it rides on the error.
+            expect(error.response?.text.trim()).toBe('');
+            expect(error.response?.usage.inputTokens).toBeGreaterThan(0);
+          }
           // The next call on the same adapter works: nothing is left broken.
           const ok = await adapter.generate(request(ref));
           expect(ok.text).toBe('fine');

@@ -104,13 +104,6 @@ export class AiSdkAdapter implements ModelAdapter {
         ? await this.runStream(prepared, controller.signal, options.onDelta, touch)
         : await this.runGenerate(prepared, controller.signal);
       const latencyMs = Math.round(performance.now() - started);
-      if (outcome.text.trim() === '') {
-        throw new ModelCallError(
-          'empty',
-          `${this.provider}: the model returned ${outcome.text === '' ? 'no text' : 'only whitespace'} (finish reason ${outcome.finishReason})`,
-          { provider: this.provider },
-        );
-      }
       const warnings = [...prepared.warnings, ...outcome.warnings];
       const response: ModelResponse = {
         text: outcome.text,
@@ -121,6 +114,13 @@ export class AiSdkAdapter implements ModelAdapter {
       if (outcome.reasoning !== undefined && outcome.reasoning !== '') response.reasoning = outcome.reasoning;
       if (outcome.responseModel !== undefined) response.responseModel = outcome.responseModel;
       if (warnings.length > 0) response.warnings = warnings;
+      if (outcome.text.trim() === '') {
+        throw new ModelCallError(
+          'empty',
+          `${this.provider}: the model returned ${outcome.text === '' ? 'no text' : 'only whitespace'} (finish reason ${outcome.finishReason})`,
+          { provider: this.provider, response },
+        );
+      }
       return response;
     } catch (error) {
       if (timedOut !== undefined) {

@@ -31,6 +31,8 @@ export function parseRetryAfter(
   if (after === undefined || after.trim() === '') return undefined;
   const trimmed = after.trim();
   if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  // Anything else numeric-looking is invalid; Date.parse would read "-3" as a year.
+  if (!/[a-z]/i.test(trimmed)) return undefined;
   const date = Date.parse(trimmed);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - now);

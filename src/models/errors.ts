@@ -1,4 +1,5 @@
 import { EcholensError } from '../core/errors.js';
+import type { ModelResponse } from './types.js';
 
 /**
  * What went wrong in one model call, classified so the runner can decide:
@@ -33,17 +34,27 @@ export class ModelCallError extends EcholensError {
   /** Milliseconds the provider asked us to wait (Retry-After), when given. */
   readonly retryAfterMs: number | undefined;
   readonly provider: string | undefined;
+  /** For `empty`: the response that came back (its usage was still spent). */
+  readonly response: ModelResponse | undefined;
 
   constructor(
     kind: ModelErrorKind,
     message: string,
-    details: { status?: number; retryAfterMs?: number; provider?: string; cause?: unknown; hint?: string } = {},
+    details: {
+      status?: number;
+      retryAfterMs?: number;
+      provider?: string;
+      cause?: unknown;
+      hint?: string;
+      response?: ModelResponse;
+    } = {},
   ) {
     super(`model_${kind}`, message, { cause: details.cause, hint: details.hint });
     this.kind = kind;
     this.status = details.status;
     this.retryAfterMs = details.retryAfterMs;
     this.provider = details.provider;
+    this.response = details.response;
   }
 
   get retryable(): boolean {

@@ -1,4 +1,30 @@
 // Public API of src/models/ (re-exported from the package root).
+export { createAdapter } from './create-adapter.js';
+export type { CreateAdapterOptions } from './create-adapter.js';
+export { formatModelRef, parseModelRef } from './ref.js';
+export type { ModelRef } from './ref.js';
+export { getProvider, PROVIDERS, providerNames } from './providers.js';
+export type { ProviderKind, ProviderSpec } from './providers.js';
+export { AiSdkAdapter, mapFinishReason } from './ai-adapter.js';
+export type { AdapterOptions } from './ai-adapter.js';
+export { DEFAULT_MAX_TOKENS, DEFAULT_STALL_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from './defaults.js';
+export { classifyError, classifyStatus, parseRetryAfter } from './classify.js';
+export { deriveSimSeed, SimAdapter } from './sim-adapter.js';
+export { ECHO_PROFILE_NAME } from './sim-echo.js';
+export { LocalAdapter, NODE_LLAMA_CPP_INSTALL, NODE_LLAMA_CPP_VERSION } from './local-adapter.js';
+export type { LocalAdapterOptions } from './local-adapter.js';
+export {
+  builtInPriceTable,
+  costOf,
+  findPrice,
+  isFreeProvider,
+  loadPriceTable,
+  mergePriceTables,
+  parsePriceTable,
+} from './prices.js';
+export type { ModelPrice, PriceTable } from './prices.js';
+export { estimateCells } from './estimate.js';
+export type { EstimateOptions, ModelEstimate, PlanEstimate } from './estimate.js';
 export {
   callWithRetry,
   CallFailedError,
@@ -9,4 +35,3 @@ export {
   seededRandom,
 } from './retry.js';
 export type { CallWithRetryOptions, RetryEvent, RetryPolicy, RetryResult, SleepFn } from './retry.js';
-export {};

@@ -112,11 +112,8 @@ export class LocalAdapter implements ModelAdapter {
       session.dispose?.({ disposeSequence: false });
     }
     const latencyMs = Math.round(performance.now() - started);
-    if (result.responseText.trim() === '') {
-      throw new ModelCallError('empty', 'local: the model returned no text', { provider: 'local' });
-    }
     const prompt = messages.map((m) => m.content).join('\n');
-    return {
+    const response: ModelResponse = {
       text: result.responseText,
       finishReason: mapStopReason(result.stopReason),
       usage: {
@@ -131,6 +128,10 @@ export class LocalAdapter implements ModelAdapter {
       responseModel: `local:${this.modelId}`,
       warnings: ['local: token usage is counted with the model tokenizer over message texts (chat-template tokens excluded)'],
     };
+    if (result.responseText.trim() === '') {
+      throw new ModelCallError('empty', 'local: the model returned no text', { provider: 'local', response });
+    }
+    return response;
   }
 
   private load() {

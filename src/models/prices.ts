@@ -58,11 +58,8 @@ export function parsePriceTable(text: string, file: string): PriceTable {
   const doc = parseDocument(text, { lineCounter, prettyErrors: false });
   const syntax = doc.errors[0];
   if (syntax !== undefined) {
-    const line = syntax.linePos?.[0]?.line;
-    throw new InputError(`not valid JSON/YAML: ${syntax.message.split('\n')[0]}`, {
-      file,
-      ...(line === undefined ? {} : { line }),
-    });
+    const line = lineCounter.linePos(syntax.pos[0]).line;
+    throw new InputError(`not valid JSON/YAML: ${syntax.message.split('\n')[0]}`, { file, line });
   }
   const result = priceFileSchema.safeParse(doc.toJS());
   if (!result.success) {

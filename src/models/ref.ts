@@ -5,7 +5,7 @@ import { getProvider, providerNames } from './providers.js';
  * A parsed model reference `provider:model[@baseURL]`.
  * Model ids may themselves contain ':' and '/' (`ollama:qwen3:4b`,
  * `vllm:Qwen/Qwen3-4B`); only the first ':' separates the provider, and only
- * an `@` followed by an http(s) URL (the last `@`) starts a base URL.
+ * an `@` followed by an http(s) URL (the last such `@`) starts a base URL.
  */
 export interface ModelRef {
   provider: string;
@@ -13,7 +13,11 @@ export interface ModelRef {
   baseURL?: string;
 }
 
-const URL_START = /^https?:\/\//i;
+/** Index of the last '@' that is followed by http:// or https://, or -1. */
+function lastUrlAt(text: string): number {
+  const lower = text.toLowerCase();
+  return Math.max(lower.lastIndexOf('@http://'), lower.lastIndexOf('@https://'));
+}
 
 export function parseModelRef(ref: string): ModelRef {
   if (typeof ref !== 'string' || ref.trim() === '') {
@@ -38,8 +42,8 @@ export function parseModelRef(ref: string): ModelRef {
   let model = text.slice(colon + 1);
   let baseURL: string | undefined;
   // replay: takes a path; it is never split on '@'.
-  const at = spec.kind === 'replay' ? -1 : model.lastIndexOf('@');
-  if (at >= 0 && URL_START.test(model.slice(at + 1))) {
+  const at = spec.kind === 'replay' ? -1 : lastUrlAt(model);
+  if (at >= 0) {
     baseURL = normalizeBaseURL(model.slice(at + 1), text);
     model = model.slice(0, at);
   }

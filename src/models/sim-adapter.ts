@@ -25,9 +25,6 @@ export class SimAdapter implements ModelAdapter {
     const profile = resolveProfile(this.modelId);
     const seed = deriveSimSeed(request.params.seed ?? 0, request.sample);
     const answer = profile.answer(request, seed);
-    if (answer.text.trim() === '') {
-      throw new ModelCallError('empty', `sim:${profile.name}: the simulated answer is empty`, { provider: 'sim' });
-    }
     const prompt = request.messages.map((m) => m.content).join('\n');
     const reasoningTokens = answer.reasoning === undefined ? 0 : countTokens(answer.reasoning);
     const response: ModelResponse = {
@@ -44,6 +41,9 @@ export class SimAdapter implements ModelAdapter {
       responseModel: `sim:${profile.name}`,
     };
     if (answer.reasoning !== undefined) response.reasoning = answer.reasoning;
+    if (answer.text.trim() === '') {
+      throw new ModelCallError('empty', `sim:${profile.name}: the simulated answer is empty`, { provider: 'sim', response });
+    }
     return response;
   }
 }

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { classifyError, classifyStatus, parseRetryAfter, scrubSecrets } from './classify.js';
+import { ModelCallError } from './errors.js';
+
+describe('parseRetryAfter', () => {
+  const now = Date.parse('2026-11-30T12:00:00Z');
+  it('reads seconds, fractional seconds, HTTP dates and retry-after-ms', () => {
+    expect(parseRetryAfter({ 'retry-after': '30' }, now)).toBe(30_000);
+    expect(parseRetryAfter({ 'Retry-After': '1.5' }, now)).toBe(1500);
+    expect(parseRetryAfter({ 'retry-after': 'Mon, 30 Nov 2026 12:00:45 GMT' }, now)).toBe(45_000);
+    expect(parseRetryAfter({ 'retry-after': 'Mon, 30 Nov 2026 11:00:00 GMT' }, now)).toBe(0);
+    expect(parseRetryAfter({ 'retry-after-ms': '250', 'retry-after': '9' }, now)).toBe(250);
+  });
+  it('returns undefined when absent or unreadable', () => {
+    expect(parseRetryAfter(undefined, now)).toBeUndefined();
+    expect(parseRetryAfter({}, now)).toBeUndefined();
+    expect(parseRetryAfter({ 'retry-after': 'soon' }, now)).toBeUndefined();
+    expect(parseRetryAfter({ 'retry-after': '-3' }, now)).toBeUndefined();
+  });
+});
+
+describe('classifyStatus', () => {
+  it.each([
+    [429, '', 'rate_limit'],
+    [500, '', 'server'],
+    [502, '', 'server'],
+    [503, '', 'server'],
+    [529, '', 'server'],
+    [400, '{"error":{"type":"overloaded_error"}}', 'server'],
+    [408, '', 'timeout'],
+    [401, '', 'auth'],
+    [403, '', 'auth'],
+    [404, '', 'not_found'],
+    [400, 'model "x" not found, try pulling it first', 'not_found'],
+    [400, 'bad field', 'bad_request'],
+    [413, '', 'bad_request'],
+  ] as const)('%i %s → %s', (status, body, kind) => {
+    expect(classifyStatus(status, body)).toBe(kind);
+  });
+});
+
+describe('classifyError', () => {
+  it('keeps a ModelCallError as it is', () => {
+    const original = new ModelCallError('empty', 'x');
+    expect(classifyError(original, { provider: 'p' })).toBe(original);
+  });
+  it('treats node socket codes as connection failures', () => {
+    const error = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+    expect(classifyError(error, { provider: 'p' }).kind).toBe('connection');
+  });
+  it('classifies provider stream error payloads by type', () => {
+    expect(classifyError({ type: 'error', error: { type: 'rate_limit_error', message: 'x' } }, { provider: 'p' }).kind).toBe(
+      'rate_limit',
+    );
+    expect(classifyError({ type: 'overloaded_error', message: 'Overloaded' }, { provider: 'p' }).kind).toBe('server');
+  });
+  it('scrubs secrets and flattens the message to one line', () => {
+    const error = classifyError(new Error('socket hang up: key sk-abcdef\nline two'), {
+      provider: 'p',
+      secrets: ['sk-abcdef'],
+    });
+    expect(error.message).not.toContain('sk-abcdef');
+    expect(error.message).not.toContain('\n');
+  });
+  it('scrubSecrets ignores very short secrets (would shred messages)', () => {
+    expect(scrubSecrets('abc abc', ['abc'])).toBe('abc abc');
+    expect(scrubSecrets('key=abcd1234!', ['abcd1234'])).toBe('key=***!');
+  });
+});
