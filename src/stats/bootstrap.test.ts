@@ -166,3 +166,19 @@ describe('clusterBootstrap', () => {
     ).toThrow(/rows\[0\]/);
   });
 });
+
+describe('clusterBootstrap cluster option', () => {
+  it('accepts a field name as well as a function', () => {
+    const rows = [
+      { q: 'a', v: 1 },
+      { q: 'a', v: 2 },
+      { q: 'b', v: 5 },
+      { q: 'c', v: 3 },
+    ];
+    const statistic = (rs: readonly { v: number }[]) => rs.reduce((s, r) => s + r.v, 0) / rs.length;
+    const byName = clusterBootstrap(rows, { cluster: 'q', statistic, B: 300, seed: 3 });
+    const byFunction = clusterBootstrap(rows, { cluster: (r) => r.q, statistic, B: 300, seed: 3 });
+    expect(byName.replicates).toEqual(byFunction.replicates);
+    expect(byName.nClusters).toBe(3);
+  });
+});

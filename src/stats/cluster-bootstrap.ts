@@ -11,9 +11,15 @@ import { rng } from './rng.js';
 export type ClusterKey = string | number;
 
 export interface ClusterBootstrapOptions<T> extends ResamplingOptions {
-  /** The cluster a row belongs to (question for memory drift, position or session for persona drift). */
-  cluster: (row: T, index: number) => ClusterKey;
-  /** The statistic, evaluated on the original rows and on each replicate's rows. */
+  /**
+   * The cluster a row belongs to (question for memory drift, position or session for persona
+   * drift): a function of the row, or the name of a row field holding the key.
+   */
+  cluster: ((row: T, index: number) => ClusterKey) | (keyof T & string);
+  /**
+   * The statistic, evaluated on the original rows and on each replicate's rows. The replicate
+   * array is a buffer reused across replicates — read it, do not keep it.
+   */
   statistic: (rows: readonly T[]) => number;
 }
 
@@ -63,14 +69,19 @@ export function clusterBootstrap<T>(
 ): ClusterBootstrapResult {
   if (!Array.isArray(rows)) throw new InvalidArgumentError('rows', 'expected an array of rows');
   if (rows.length === 0) throw new StatisticsError('clusterBootstrap: rows is empty');
-  if (typeof options?.cluster !== 'function') {
-    throw new InvalidArgumentError('cluster', 'must be a function (row, index) => cluster key');
+  const clusterOption = options?.cluster;
+  if (typeof clusterOption !== 'function' && typeof clusterOption !== 'string') {
+    throw new InvalidArgumentError('cluster', 'must be a function (row, index) => cluster key, or a field name');
   }
+  const clusterOf =
+    typeof clusterOption === 'function'
+      ? clusterOption
+      : (row: T) => (row as Record<string, unknown>)[clusterOption] as ClusterKey;
   if (typeof options.statistic !== 'function') {
     throw new InvalidArgumentError('statistic', 'must be a function (rows) => number');
   }
   const settings = resolveResampling(options, 'clusterBootstrap');
-  const groups = groupByCluster(rows, options.cluster, 'rows');
+  const groups = groupByCluster(rows, clusterOf, 'rows');
   const k = groups.length;
   if (k < 2) {
     throw new StatisticsError(

@@ -57,6 +57,11 @@ export interface GapBootstrapResult {
  * replacement (each arm keeps its own count). The replicate gap is the mean over drawn
  * positions of (filler mean − real mean); the per-arm summaries come from the same draws.
  * The interval is therefore on the gap itself, not two per-arm intervals side by side.
+ *
+ * Stage 2 re-adds within-position noise that stage 1 already carries in the position means, so
+ * the interval is somewhat conservative when within-position noise dominates the spread of the
+ * per-position gaps (few probes per arm, similar positions); with the papers' 25 probes per arm
+ * and positions that differ, coverage is close to nominal (see the coverage test).
  */
 export function gapBootstrap(input: GapBootstrapInput, options: GapBootstrapOptions = {}): GapBootstrapResult {
   const settings = resolveResampling(options, 'gapBootstrap');

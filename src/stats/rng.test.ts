@@ -112,3 +112,16 @@ describe('rng (xoshiro128** seeded by SplitMix64)', () => {
     expect(() => rngFromState([1, 2, 3, -1])).toThrow(InvalidArgumentError);
   });
 });
+
+describe('rng.fillInt', () => {
+  it('draws the same numbers in the same order as repeated int(n), and leaves the same state', () => {
+    for (const n of [1, 2, 7, 1000, 2 ** 21, 2 ** 21 + 1, 3 * 2 ** 30]) {
+      const a = rng(99);
+      const b = rng(99);
+      const filled = a.fillInt(new Int32Array(500), n);
+      const one = Int32Array.from({ length: 500 }, () => b.int(n));
+      expect(filled).toEqual(one);
+      expect(a.state()).toEqual(b.state());
+    }
+  });
+});
