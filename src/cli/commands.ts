@@ -1,7 +1,15 @@
 import type { Command } from 'commander';
+import { registerAsk } from './commands/ask.js';
+import { registerModels } from './commands/models.js';
+import { registerSessionsRedact } from './commands/sessions-redact.js';
 
 /**
  * Every command registers itself here, one line each, so `echolens --help`
  * lists them in this order.
  */
-export function registerCommands(_program: Command): void {}
+export function registerCommands(program: Command): void {
+  const sessions = program.command('sessions').description('read, redact and verify Claude Code / Codex CLI session transcripts');
+  registerSessionsRedact(sessions);
+  registerAsk(program);
+  registerModels(program);
+}

@@ -1,2 +1,25 @@
 // Public API of src/sessions/ (re-exported from the package root).
 export {};
+export * from './types.js';
+export { LineSplitter, DEFAULT_MAX_LINE_BYTES } from './line-splitter.js';
+export type { LineSink } from './line-splitter.js';
+export { readFileLines, isZstdPath } from './read-lines.js';
+export type { ReadLinesOptions, ReadLinesResult } from './read-lines.js';
+export { isInjectedUserText } from './classify.js';
+export { ClaudeParser } from './claude.js';
+export { CodexParser, CODEX_KEPT_USER_CHARS } from './codex.js';
+export { readSession, toolFromPath, toolFromRecord, findSubagentFiles } from './read.js';
+export type { ReadSessionOptions } from './read.js';
+export { contextAt, CLEARED_TOOL_RESULT } from './context.js';
+export type { SessionContext } from './context.js';
+export * from './render.js';
+export { buildPrefix, renderContinuation } from './prefix.js';
+export type { PrefixAt } from './prefix.js';
+export * from './positions.js';
+export * from './reference.js';
+export { codePointLength, headCodePoints, tailCodePoints, pythonJsonDumps } from './text.js';
+export { defaultRoots, discoverSessions, summarizeSessions, selectSummaries, SORT_KEYS } from './discover.js';
+export type { DiscoveryRoots, DiscoveredSession, Discovery, SessionSummary, SortKey } from './discover.js';
+export { ingestSession, DEFAULT_INGEST_DIR } from './ingest.js';
+export type { IngestResult } from './ingest.js';
+export * from './redact/index.js';

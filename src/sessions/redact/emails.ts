@@ -1,0 +1,21 @@
+import { type ClassCounts, type Piece, applyPass, placeholder } from './pieces.js';
+
+// File extensions that look like TLDs in `icon@2x.png` or `pkg@1.2.3/index.js`.
+const FILE_TLDS = new Set([
+  'png', 'jpg', 'jpeg', 'gif', 'svg', 'webp', 'ico', 'js', 'mjs', 'cjs', 'ts', 'tsx', 'jsx', 'py', 'rb', 'rs',
+  'go', 'java', 'kt', 'json', 'md', 'css', 'scss', 'html', 'txt', 'lock', 'map', 'vue', 'sh', 'yml', 'yaml',
+  'toml', 'xml', 'csv', 'wasm', 'node', 'cpp', 'hpp', 'swift', 'php', 'pl', 'lua', 'zip', 'gz', 'tgz', 'pdf',
+]);
+
+const EMAIL =
+  /(?<![A-Za-z0-9._%+-])(?<l>[A-Za-z0-9][A-Za-z0-9._%+-]{0,63})(?:@|%40|\\u0040)(?<d>(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+(?<t>[A-Za-z]{2,24}))(?![A-Za-z0-9-]|\.[A-Za-z0-9])/dg;
+
+/** Email addresses → `<EMAIL>` (`git@host` remotes are handled as hosts, not mail). */
+export function redactEmails(input: Piece[], counts: ClassCounts): Piece[] {
+  return applyPass(input, EMAIL, (match) => {
+    const local = match.groups!.l!;
+    const tld = match.groups!.t!.toLowerCase();
+    if (local === 'git' || FILE_TLDS.has(tld)) return null;
+    return [placeholder('<EMAIL>', 'email', counts)];
+  });
+}

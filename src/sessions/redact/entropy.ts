@@ -1,0 +1,107 @@
+import { type ClassCounts, type Piece, applyPass, placeholder } from './pieces.js';
+
+/** Shannon entropy in bits per character. */
+export function shannonEntropy(text: string): number {
+  const freq = new Map<string, number>();
+  for (const ch of text) freq.set(ch, (freq.get(ch) ?? 0) + 1);
+  let bits = 0;
+  const n = text.length;
+  for (const count of freq.values()) {
+    const p = count / n;
+    bits -= p * Math.log2(p);
+  }
+  return bits;
+}
+
+/**
+ * Entropy threshold for a token of length n: a random string cannot reach more than
+ * log2(n) bits per char, so short tokens get a proportionally lower bar; long ones
+ * are capped at 4.6 (random alphanumerics reach ~5.5, English-like identifiers ~3.9).
+ */
+export function entropyThreshold(n: number): number {
+  return Math.min(0.85 * Math.log2(n), 4.6);
+}
+
+type CharClass = 0 | 1 | 2 | 3;
+function charClass(ch: string): CharClass {
+  if (ch >= '0' && ch <= '9') return 0;
+  if (ch >= 'a' && ch <= 'z') return 1;
+  if (ch >= 'A' && ch <= 'Z') return 2;
+  return 3;
+}
+
+/** Generated tokens switch character class often; camelCase and snake_case words rarely. */
+export function looksRandom(token: string): boolean {
+  const n = token.length;
+  if (n < 20) return false;
+  let digits = 0;
+  let lower = 0;
+  let upper = 0;
+  let switches = 0;
+  let previous: CharClass | -1 = -1;
+  for (const ch of token) {
+    const cls = charClass(ch);
+    if (cls === 0) digits++;
+    else if (cls === 1) lower++;
+    else if (cls === 2) upper++;
+    if (previous !== -1 && cls !== previous) switches++;
+    previous = cls;
+  }
+  if (lower + upper < 4) return false;
+  if (digits === 0 && (lower === 0 || upper === 0)) return false;
+  if (switches < 0.3 * n) return false;
+  return shannonEntropy(token) >= entropyThreshold(n);
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const HEX = /^(?:0x)?[0-9a-f]+$/i;
+/** Ids of messages, tool calls and requests, and subresource-integrity hashes. */
+const ID_PREFIXES =
+  /^(?:msg_|msgbatch_|toolu_|srvtoolu_|call_|resp_|req_|chatcmpl-|run_|thread_|asst_|fc_|rs_|ws_|item_|file_|file-|batch_|ft:|org-|proj_|evt_|conv-|sha1-|sha256-|sha384-|sha512-|agent-)/;
+
+// Runs of base64/url-safe characters; `.` and `~` end a token (file names, versions).
+const TOKEN = /(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/=_-]{20,}(?![A-Za-z0-9+/=_-])/g;
+const LONG_BLOB = 200;
+
+function isDataBlob(token: string): boolean {
+  if (token.length < LONG_BLOB) return false;
+  let digits = 0;
+  let upper = 0;
+  let lower = 0;
+  for (const ch of token) {
+    const cls = charClass(ch);
+    if (cls === 0) digits++;
+    else if (cls === 1) lower++;
+    else if (cls === 2) upper++;
+  }
+  return digits > 0 && upper > 0 && lower > 0;
+}
+
+/** Whether a token is an identifier we keep on purpose (UUID, hash, message id…). */
+export function isKnownIdentifier(token: string): boolean {
+  if (UUID.test(token) || HEX.test(token) || ID_PREFIXES.test(token)) return true;
+  // A path (`a/b/c`) whose parts are each plain words.
+  if (token.includes('/')) {
+    const parts = token.split('/').filter((p) => p.length > 0);
+    if (parts.length >= 2 && parts.every((p) => p.length < 20 || !looksRandom(p))) return !looksRandom(parts.join(''));
+  }
+  return false;
+}
+
+/**
+ * Random-looking tokens of 20+ characters → `<SECRET:high_entropy>`; base64 runs of
+ * 200+ characters → `<BASE64_DATA>` (images, provider signatures, encrypted blobs).
+ * Pure hex, UUIDs and known id prefixes are kept: hashes and ids are everywhere in
+ * coding sessions, and a hex secret is named where it appears (caught by assignments).
+ */
+export function redactHighEntropy(input: Piece[], counts: ClassCounts): Piece[] {
+  return applyPass(input, TOKEN, (match) => {
+    const token = match[0];
+    if (HEX.test(token) || UUID.test(token)) return null;
+    if (isDataBlob(token)) return [placeholder('<BASE64_DATA>', 'base64_data', counts)];
+    if (isKnownIdentifier(token)) return null;
+    const core = token.replace(/^[=_-]+|[=_-]+$/g, '');
+    if (!looksRandom(core)) return null;
+    return [placeholder('<SECRET:high_entropy>', 'secret:high_entropy', counts)];
+  });
+}

@@ -1,0 +1,233 @@
+import { InvalidArgumentError } from '../../core/errors.js';
+import { type ClassCounts, type Piece, applyPass, placeholder } from './pieces.js';
+
+/** What an identity term stands for; decides its placeholder. */
+export type IdentityClass = 'user' | 'name' | 'employer' | 'workspace' | 'host' | 'project' | 'email';
+
+export interface IdentityTerm {
+  term: string;
+  class: IdentityClass;
+}
+
+export const IDENTITY_CLASSES: readonly IdentityClass[] = [
+  'user',
+  'name',
+  'employer',
+  'workspace',
+  'host',
+  'project',
+  'email',
+];
+
+const CLASS_ALIASES: Record<string, IdentityClass> = {
+  user: 'user',
+  username: 'user',
+  name: 'name',
+  person: 'name',
+  employer: 'employer',
+  org: 'employer',
+  organisation: 'employer',
+  organization: 'employer',
+  company: 'employer',
+  workspace: 'workspace',
+  host: 'host',
+  hostname: 'host',
+  project: 'project',
+  codename: 'project',
+  email: 'email',
+};
+
+/** The placeholder each class is replaced with (the ContextEcho dataset card's set). */
+export const IDENTITY_PLACEHOLDER: Record<IdentityClass, string> = {
+  user: '<USER>',
+  name: '<USER>',
+  employer: '<EMPLOYER>',
+  workspace: '<WORKSPACE>',
+  host: '<HOST>',
+  project: '<PROJECT>',
+  email: '<EMAIL>',
+};
+
+/** Report class of each identity class (`name` is counted with `user`). */
+export const IDENTITY_COUNT_CLASS: Record<IdentityClass, string> = {
+  user: 'user',
+  name: 'user',
+  employer: 'employer',
+  workspace: 'workspace',
+  host: 'host',
+  project: 'project',
+  email: 'email',
+};
+
+/**
+ * Parses `class=term` (e.g. `employer=Acme`); a bare term is a `user` term.
+ * A prefix before `=` that is not a known class keeps the whole text as the term.
+ */
+export function parseIdentityTerm(spec: string): IdentityTerm {
+  const eq = spec.indexOf('=');
+  let cls: IdentityClass = 'user';
+  let term = spec;
+  if (eq > 0) {
+    const alias = CLASS_ALIASES[spec.slice(0, eq).trim().toLowerCase()];
+    if (alias !== undefined) {
+      cls = alias;
+      term = spec.slice(eq + 1);
+    }
+  }
+  term = term.trim();
+  if (term.length < 2) {
+    throw new InvalidArgumentError('identity', `term "${spec}" is too short (at least 2 characters after the class)`);
+  }
+  if (/[\r\n]/.test(term)) throw new InvalidArgumentError('identity', 'a term cannot contain a line break');
+  return { term, class: cls };
+}
+
+export function normalizeIdentities(items: readonly (IdentityTerm | string)[] | undefined): IdentityTerm[] {
+  const out: IdentityTerm[] = [];
+  for (const item of items ?? []) {
+    const parsed = typeof item === 'string' ? parseIdentityTerm(item) : parseIdentityTerm(`${item.class}=${item.term}`);
+    out.push(parsed);
+  }
+  return out;
+}
+
+// First names that are also everyday words: redacted in full-name forms only.
+const COMMON_WORD_PARTS = new Set([
+  'will', 'mark', 'bill', 'rose', 'grace', 'may', 'june', 'april', 'hope', 'joy', 'faith', 'dawn',
+  'art', 'max', 'pat', 'sky', 'summer', 'autumn', 'river', 'page', 'hunter', 'chase', 'drew', 'gene',
+  'major', 'young', 'white', 'black', 'green', 'brown', 'gray', 'grey', 'king', 'long', 'price',
+  'rich', 'ray', 'guy', 'jack', 'frank', 'lane', 'case', 'code', 'test', 'data', 'user', 'admin',
+  'the', 'and', 'for', 'van', 'von', 'der', 'den', 'del', 'de', 'la', 'le', 'di', 'da',
+]);
+// Company-form words: "Acme Labs Inc" still redacts "Acme", never "Labs" or "Inc" alone.
+const COMPANY_WORDS = new Set([
+  'inc', 'llc', 'ltd', 'gmbh', 'corp', 'corporation', 'company', 'co', 'labs', 'lab', 'group', 'ag',
+  'sa', 'plc', 'technologies', 'technology', 'tech', 'systems', 'software', 'solutions', 'holdings',
+  'international', 'global', 'university', 'institute', 'of', 'the', 'and', 'ai', 'research', 'studio',
+  'studios', 'partners', 'consulting', 'services', 'digital', 'media', 'bank', 'capital',
+]);
+
+function stripDiacritics(text: string): string {
+  return text.normalize('NFD').replace(/\p{M}+/gu, '');
+}
+
+function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+}
+
+const SEPARATOR = '(?:[._-]|\\s+)?';
+
+interface Candidate {
+  source: string;
+  length: number;
+  cls: IdentityClass;
+}
+
+/** The regex sources a term contributes: itself (separators flexible), joined forms, parts. */
+function candidatesFor(term: IdentityTerm): Candidate[] {
+  const out: Candidate[] = [];
+  const forms = new Set([term.term, stripDiacritics(term.term)]);
+  for (const form of forms) {
+    if (term.class === 'email' || term.class === 'host') {
+      out.push({ source: escapeRegex(form), length: form.length, cls: term.class });
+      if (term.class === 'email') {
+        const local = form.split('@')[0] ?? '';
+        if (local.length >= 3 && !GENERIC_LOCAL_PARTS.has(local.toLowerCase())) {
+          out.push(...candidatesFor({ term: local, class: 'user' }));
+        }
+      }
+      continue;
+    }
+    const parts = form.split(/[\s._-]+/).filter((part) => part.length > 0);
+    if (parts.length === 0) continue;
+    out.push({ source: parts.map(escapeRegex).join(SEPARATOR), length: form.length, cls: term.class });
+    if (parts.length >= 2 && (term.class === 'name' || term.class === 'user')) {
+      const first = parts[0]!;
+      const last = parts[parts.length - 1]!;
+      // first-initial + last (asmith, a.smith) and last.first are common login forms.
+      if (last.length >= 3) {
+        out.push({ source: `${escapeRegex(first[0]!)}[._-]?${escapeRegex(last)}`, length: last.length + 1, cls: term.class });
+        out.push({ source: `${escapeRegex(last)}${SEPARATOR}${escapeRegex(first)}`, length: form.length, cls: term.class });
+      }
+    }
+    if (parts.length >= 2 && (term.class === 'name' || term.class === 'employer')) {
+      const skip = term.class === 'name' ? COMMON_WORD_PARTS : COMPANY_WORDS;
+      for (const part of parts) {
+        if (part.length >= 3 && !skip.has(part.toLowerCase())) {
+          out.push({ source: escapeRegex(part), length: part.length, cls: term.class });
+        }
+      }
+    }
+  }
+  return out;
+}
+
+const GENERIC_LOCAL_PARTS = new Set(['info', 'admin', 'contact', 'hello', 'support', 'noreply', 'no-reply', 'mail', 'team', 'dev']);
+
+// Priority when two classes claim the same text: the more specific placeholder wins.
+const CLASS_PRIORITY: IdentityClass[] = ['email', 'host', 'project', 'workspace', 'employer', 'name', 'user'];
+
+/**
+ * A compiled set of identity terms: one alternation (longest first) on Unicode
+ * letter/digit boundaries, case-insensitive. `_`, `-` and `.` count as boundaries, so
+ * "alice" is found in `alice_backup` and `alice.smith@` but never inside `malice`.
+ */
+export class IdentityMatcher {
+  private readonly pattern: RegExp | null;
+  private readonly classByKey = new Map<string, IdentityClass>();
+  private readonly sources: Candidate[] = [];
+
+  constructor(terms: readonly IdentityTerm[]) {
+    const seen = new Set<string>();
+    for (const term of terms) {
+      for (const candidate of candidatesFor(term)) {
+        const key = `${candidate.cls}\u0000${candidate.source.toLowerCase()}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        this.sources.push(candidate);
+      }
+    }
+    for (const cls of [...CLASS_PRIORITY].reverse()) {
+      for (const term of terms) {
+        if (term.class !== cls) continue;
+        for (const form of identityKeysOf(term)) this.classByKey.set(form, cls);
+      }
+    }
+    this.sources.sort((a, b) => b.length - a.length || CLASS_PRIORITY.indexOf(a.cls) - CLASS_PRIORITY.indexOf(b.cls));
+    this.pattern =
+      this.sources.length === 0
+        ? null
+        : new RegExp(`(?<![\\p{L}\\p{N}])(?:${this.sources.map((c) => c.source).join('|')})(?![\\p{L}\\p{N}])`, 'giu');
+  }
+
+  get size(): number {
+    return this.sources.length;
+  }
+
+  apply(pieces: Piece[], counts: ClassCounts): Piece[] {
+    if (this.pattern === null) return pieces;
+    return applyPass(pieces, this.pattern, (match) => {
+      const cls = this.classOf(match[0]);
+      return [placeholder(IDENTITY_PLACEHOLDER[cls], IDENTITY_COUNT_CLASS[cls], counts)];
+    });
+  }
+
+  private classOf(text: string): IdentityClass {
+    const key = identityKey(text);
+    const direct = this.classByKey.get(key);
+    if (direct !== undefined) return direct;
+    // A variant (initial+last, a single name part …): find the candidate that matches it whole.
+    for (const candidate of this.sources) {
+      if (new RegExp(`^(?:${candidate.source})$`, 'iu').test(text)) return candidate.cls;
+    }
+    return 'user';
+  }
+}
+
+function identityKey(text: string): string {
+  return stripDiacritics(text).toLowerCase().replace(/[\s._-]+/g, '');
+}
+
+function identityKeysOf(term: IdentityTerm): string[] {
+  return [identityKey(term.term)];
+}

@@ -1,0 +1,86 @@
+import { createReadStream } from 'node:fs';
+
+/** A piece of one line; a line longer than `partBytes` arrives in several parts. */
+export interface LinePart {
+  /** 1-based line number. */
+  line: number;
+  text: string;
+  /** True on the last part of the line. */
+  end: boolean;
+  /** `\n`, `\r\n` or `` (last line without newline); only meaningful when `end`. */
+  terminator: string;
+  /** The line held bytes that are not UTF-8 (decoded as U+FFFD); only meaningful when `end`. */
+  invalidUtf8: boolean;
+}
+
+const NEWLINE = 10;
+const CR = 13;
+
+/**
+ * Streams a file as line parts without ever holding more than ~`partBytes` of one
+ * line, decoding UTF-8 across chunk boundaries; invalid bytes become U+FFFD and are
+ * flagged, never thrown.
+ */
+export async function* readLineParts(path: string, partBytes = 1 << 20): AsyncGenerator<LinePart> {
+  let line = 1;
+  let decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let replacementInInput = false;
+  let sawReplacement = false;
+
+  const decode = (bytes: Buffer, final: boolean): string => {
+    if (!replacementInInput && bytes.includes(Buffer.from([0xef, 0xbf, 0xbd]))) replacementInInput = true;
+    const text = decoder.decode(bytes, { stream: !final });
+    if (!sawReplacement && text.includes('\uFFFD')) sawReplacement = true;
+    return text;
+  };
+
+  const flush = (final: boolean, terminator: string): LinePart => {
+    let bytes = Buffer.concat(pending, pendingBytes);
+    if (final && terminator === '\n' && bytes.length > 0 && bytes[bytes.length - 1] === CR) {
+      bytes = bytes.subarray(0, bytes.length - 1);
+      terminator = '\r\n';
+    }
+    pending = [];
+    pendingBytes = 0;
+    const part: LinePart = {
+      line,
+      text: decode(bytes, final),
+      end: final,
+      terminator: final ? terminator : '',
+      invalidUtf8: final ? sawReplacement && !replacementInInput : false,
+    };
+    if (final) {
+      line++;
+      decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+      sawReplacement = false;
+      replacementInInput = false;
+    }
+    return part;
+  };
+
+  const stream = createReadStream(path, { highWaterMark: 1 << 16 });
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    let start = 0;
+    while (start <= chunk.length) {
+      const newline = chunk.indexOf(NEWLINE, start);
+      if (newline < 0) {
+        if (start < chunk.length) {
+          pending.push(chunk.subarray(start));
+          pendingBytes += chunk.length - start;
+        }
+        const last = pending[pending.length - 1];
+        const endsWithCr = last !== undefined && last.length > 0 && last[last.length - 1] === CR;
+        // Keep a trailing CR with the line so `\r\n` split across chunks is still seen.
+        if (pendingBytes >= partBytes && !endsWithCr) yield flush(false, '');
+        break;
+      }
+      pending.push(chunk.subarray(start, newline));
+      pendingBytes += newline - start;
+      yield flush(true, '\n');
+      start = newline + 1;
+    }
+  }
+  if (pendingBytes > 0) yield flush(true, '');
+}

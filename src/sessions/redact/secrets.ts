@@ -1,0 +1,243 @@
+import { type ClassCounts, type Piece, applyPass, fixed, keep, placeholder, replaceGroups } from './pieces.js';
+
+// Left/right edges of a token: a key glued to other token characters is not a key.
+const L = '(?<![A-Za-z0-9_-])';
+const R = '(?![A-Za-z0-9_-])';
+
+interface ShapeRule {
+  kind: string;
+  pattern: RegExp;
+  /** Extra check on the matched text (or the `v` group when present). */
+  accept?: (value: string) => boolean;
+}
+
+function rule(kind: string, source: string, flags = '', accept?: (value: string) => boolean): ShapeRule {
+  return accept === undefined
+    ? { kind, pattern: new RegExp(source, `gd${flags}`) }
+    : { kind, pattern: new RegExp(source, `gd${flags}`), accept };
+}
+
+/** Random-looking: digits and letters mixed the way generated keys are, not words. */
+export function looksGenerated(value: string): boolean {
+  let digits = 0;
+  let upper = 0;
+  let lower = 0;
+  for (const ch of value) {
+    if (ch >= '0' && ch <= '9') digits++;
+    else if (ch >= 'A' && ch <= 'Z') upper++;
+    else if (ch >= 'a' && ch <= 'z') lower++;
+  }
+  return digits >= 2 && (upper >= 2 || value.length >= 32) && lower + upper >= 6;
+}
+
+/**
+ * Known token shapes, most specific first (sk-ant- before sk-). Each match becomes
+ * `<SECRET:kind>`; rules with a `v` group replace only that group and keep the name.
+ */
+const SHAPE_RULES: ShapeRule[] = [
+  rule('anthropic_key', `${L}sk-ant-[A-Za-z0-9_-]{20,}`),
+  rule('openrouter_key', `${L}sk-or-[A-Za-z0-9_-]{20,}`),
+  rule('openai_key', `${L}sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}`),
+  rule('openai_key', `${L}sk-[A-Za-z0-9]{10,}T3BlbkFJ[A-Za-z0-9]{10,}${R}`),
+  rule('sk_api_key', `${L}sk-[A-Za-z0-9][A-Za-z0-9_-]{19,}${R}`, '', looksGenerated),
+  rule('google_api_key', `${L}AIza[0-9A-Za-z_-]{35}${R}`),
+  rule('google_oauth_token', `${L}ya29\\.[0-9A-Za-z_-]{20,}`),
+  rule('google_oauth_secret', `${L}GOCSPX-[0-9A-Za-z_-]{20,}`),
+  rule('huggingface_token', `${L}(?:hf|api_org)_[A-Za-z0-9]{30,}${R}`),
+  rule('groq_key', `${L}gsk_[A-Za-z0-9]{40,}${R}`),
+  rule('xai_key', `${L}xai-[A-Za-z0-9]{40,}${R}`),
+  rule('together_key', `${L}tgp_v1_[A-Za-z0-9_-]{20,}`),
+  rule('replicate_token', `${L}r8_[A-Za-z0-9]{30,}${R}`),
+  rule('perplexity_key', `${L}pplx-[A-Za-z0-9]{40,}${R}`),
+  rule('aws_access_key_id', `${L}(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}${R}`),
+  rule('aws_session_token', `${L}(?:FwoGZXIvYXdz|IQoJb3JpZ2lu)[A-Za-z0-9/+=]{40,}`),
+  rule(
+    'aws_secret_access_key',
+    `(?:aws_?secret_?access_?key|secret_?access_?key|SecretAccessKey)\\\\?["']?\\s*[:=]\\s*\\\\?["']?(?<v>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])`,
+    'i',
+  ),
+  rule('github_token', `${L}(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,}${R}`),
+  rule('github_token', `${L}github_pat_[A-Za-z0-9_]{50,}`),
+  rule('gitlab_token', `${L}gl(?:pat|dt|rt|ptt|cbt|imt|ft|soat|agent)-[A-Za-z0-9_-]{20,}`),
+  rule('slack_token', `${L}xox[abposre]-[A-Za-z0-9-]{10,}`),
+  rule('slack_token', `${L}xapp-\\d-[A-Za-z0-9-]{10,}`),
+  rule('slack_webhook', `https://hooks\\.slack\\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{10,}`),
+  rule('discord_webhook', `https://(?:ptb\\.|canary\\.)?discord(?:app)?\\.com/api/webhooks/\\d+/[A-Za-z0-9_-]+`),
+  rule('stripe_key', `${L}(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}${R}`),
+  rule('stripe_key', `${L}whsec_[A-Za-z0-9]{20,}${R}`),
+  rule('npm_token', `${L}npm_[A-Za-z0-9]{36}${R}`),
+  rule('pypi_token', `${L}pypi-AgE[A-Za-z0-9_-]{50,}`),
+  rule('sendgrid_key', `${L}SG\\.[A-Za-z0-9_-]{16,}\\.[A-Za-z0-9_-]{20,}`),
+  rule('docker_token', `${L}dckr_pat_[A-Za-z0-9_-]{20,}`),
+  rule('digitalocean_token', `${L}do[por]_v1_[a-f0-9]{64}${R}`),
+  rule('shopify_token', `${L}shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}${R}`),
+  rule('linear_key', `${L}lin_api_[A-Za-z0-9]{32,}${R}`),
+  rule('telegram_bot_token', `(?<![A-Za-z0-9_:-])\\d{8,10}:AA[A-Za-z0-9_-]{33}${R}`),
+  rule('jwt', `${L}eyJ[A-Za-z0-9_-]{10,}\\.eyJ[A-Za-z0-9_-]{10,}\\.[A-Za-z0-9_-]*`),
+  rule('azure_storage_key', `(?:AccountKey|SharedAccessKey|SharedAccessSignature)=(?<v>[^;"'\\s\\\\]{8,})`, 'i'),
+  rule('azure_sas_signature', `[?&]sig=(?<v>[A-Za-z0-9%+/=]{20,})`),
+];
+
+const PLACEHOLDER_VALUE =
+  /^(?:\$\{?[A-Za-z_]|<[^>]*>$|\{\{|\{[A-Za-z_]|%\(|%s|\*{3,}|x{4,}$|X{4,}$|\.{3}|…|your[_-]|my[_-]?(?:secret|password|token|key)|change[_-]?me$|example|dummy|placeholder|redacted|none$|null$|nil$|true$|false$|undefined$|string$|str$|number$|int$|bool$|bytes$|optional|process\.env|os\.environ|os\.getenv|env\.|env\[|getenv|config\.|settings\.|self\.|this\.|secrets\.|vars\.|import\.meta|password$|passwd$|secret$|token$|<SECRET)/i;
+
+/** A value that looks like a real credential and not a variable, type or placeholder. */
+function realValue(value: string, minLength: number): boolean {
+  if (value.length < minLength) return false;
+  if (PLACEHOLDER_VALUE.test(value)) return false;
+  if (/^(.)\1+$/.test(value)) return false;
+  if (/\s/.test(value)) return false;
+  return true;
+}
+
+const STRONG_NAME =
+  /(?:^|_)(?:secret|secrets|password|passwd|passphrase|pwd|pass|token|api_?key|apikey|access_?token|auth_?token|refresh_?token|id_?token|session_?token|bearer|private_?key|client_?secret|signing_?key|encryption_?key|master_?key|access_?key|secret_?key|credentials?|auth|dsn|connection_?string|conn_?str|webhook_?url|private_?key_?id)$/;
+const SECRETISH_ANYWHERE = /secret|password|passwd|passphrase|credential/;
+const NON_SECRET_NAMES =
+  /(?:^|_)(?:public|primary|sort|partition|cache|foreign|hash|range|unique|idempotency|object|s3|row|map|lookup|dict|query|storage|sort|group|dedup|dedupe|routing|shard|index|api_key_id|key_id|key_name|key_path|key_file|keyfile|token_type|token_count|tokens|max_tokens|token_limit|token_url|token_endpoint|password_hash|password_length|password_policy|secret_name|secret_arn|secret_id)$/;
+
+function snakeName(name: string): string {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/[.-]+/g, '_')
+    .toLowerCase();
+}
+
+/** Whether an assignment's name says the value is a credential. */
+export function isSecretName(name: string): boolean {
+  const snake = snakeName(name);
+  if (NON_SECRET_NAMES.test(snake)) return false;
+  if (STRONG_NAME.test(snake) || SECRETISH_ANYWHERE.test(snake)) return true;
+  return /(?:^|_)key$/.test(snake) && snake !== 'key';
+}
+
+function minLengthFor(name: string): number {
+  return /pass|pwd/i.test(name) ? 4 : 8;
+}
+
+const NAME = `[A-Za-z_][A-Za-z0-9_.-]{0,63}`;
+// `name = "value"`, `"name": "value"`, `name: 'value'`, `--name=value` (JSON-escaped quotes allowed).
+const QUOTED_ASSIGNMENT = new RegExp(
+  `(?<![A-Za-z0-9_.-])(?<n>${NAME})\\\\?["']?\\s*(?::=|=>|=|:)\\s*(?:[A-Za-z]?\\\\?(?<q>["'\`]))(?<v>[^"'\`\\r\\n\\\\]{1,1024})\\\\?\\k<q>`,
+  'gd',
+);
+// Shell/env style: `export NAME=value`, `NAME=value cmd`, `--password value`.
+const ENV_ASSIGNMENT = /(?<![A-Za-z0-9_.$-])(?<n>[A-Z][A-Z0-9_]{1,63})=(?<v>[^\s"'`;&|)(<>\\]{1,1024})(?![^\s"'`;&|)<>\\])/gd;
+const FLAG_ASSIGNMENT = /(?<![A-Za-z0-9_-])--?(?<n>(?:[a-z]+-)*(?:password|passwd|token|api-key|apikey|secret|client-secret|access-key|secret-key|auth-token))(?:=|\s+)(?<v>[^\s"'`;&|)(<>\\-][^\s"'`;&|)(<>\\]*)/gdi;
+// YAML / INI / TOML without quotes, one per line: `api_key: abc123…`.
+const LINE_ASSIGNMENT = new RegExp(`^(?<i>[ \\t]*(?:-[ \\t]+)?)(?<n>${NAME})[ \\t]*[:=][ \\t]*(?<v>[^\\s"'#,;{}()\\[\\]]+)[ \\t]*$`, 'gdm');
+
+const URL_CREDENTIALS =
+  /(?<s>[A-Za-z][A-Za-z0-9+.-]{1,20}:\/\/)(?<u>[^\s:/?#@"'<>\\]*):(?<v>[^\s/?#@"'<>\\]+)@(?=[A-Za-z0-9[<])/dg;
+const AUTH_HEADER =
+  /(?<![A-Za-z0-9-])(?:Proxy-)?Authorization\\?["']?\s*[:=]\s*\\?["']?(?:(?:Bearer|Basic|Token|Bot|Digest|ApiKey|Key|Bearer:)\s+)?(?<v>[A-Za-z0-9._~+/=:-]{8,})/dgi;
+const BEARER = /(?<![A-Za-z0-9-])Bearer\s+(?<v>[A-Za-z0-9._~+/=-]{16,})/dg;
+const KEY_HEADER =
+  /(?<![A-Za-z0-9-])(?:x-api-key|api-key|x-goog-api-key|x-auth-token|private-token|x-access-token|ocp-apim-subscription-key)\\?["']?\s*:\s*\\?["']?(?<v>[A-Za-z0-9._~+/=-]{12,})/dgi;
+const CONNECTION_PASSWORD = /(?<![A-Za-z0-9_])(?:Password|Pwd)=(?<v>[^;"'\s\\]{3,})(?=;|$|["'\s\\])/dgi;
+
+const SECRET_PLACEHOLDER = (kind: string) => `<SECRET:${kind}>`;
+
+function secretGroup(match: RegExpExecArray, kind: string, counts: ClassCounts): Piece[] {
+  return replaceGroups(match, { v: { text: SECRET_PLACEHOLDER(kind), cls: `secret:${kind}` } }, counts);
+}
+
+/** Known shapes, credentials in URLs and headers, and secret-named assignments. */
+export function redactSecrets(input: Piece[], counts: ClassCounts): Piece[] {
+  let pieces = input;
+  for (const shape of SHAPE_RULES) {
+    pieces = applyPass(pieces, shape.pattern, (match) => {
+      const hasValueGroup = match.groups?.v !== undefined;
+      const value = hasValueGroup ? match.groups!.v! : match[0];
+      if (shape.accept !== undefined && !shape.accept(value)) return null;
+      if (hasValueGroup) return secretGroup(match, shape.kind, counts);
+      return [placeholder(SECRET_PLACEHOLDER(shape.kind), `secret:${shape.kind}`, counts)];
+    });
+  }
+  pieces = applyPass(pieces, URL_CREDENTIALS, (match) => {
+    const user = match.groups!.u!;
+    const password = match.groups!.v!;
+    if (!realValue(password, 1)) return null;
+    const out: Piece[] = [fixed(match.groups!.s!)];
+    if (user.length > 0) out.push(placeholder('<USER>', 'user', counts));
+    out.push(fixed(':'), placeholder(SECRET_PLACEHOLDER('password'), 'secret:password', counts), fixed('@'));
+    return out;
+  });
+  const valueRule = (pattern: RegExp, kind: string, min: number) =>
+    applyPass(pieces, pattern, (match) => (realValue(match.groups!.v!, min) ? secretGroup(match, kind, counts) : null));
+  pieces = valueRule(AUTH_HEADER, 'authorization', 8);
+  pieces = valueRule(BEARER, 'bearer_token', 16);
+  pieces = valueRule(KEY_HEADER, 'api_key_header', 12);
+  pieces = valueRule(CONNECTION_PASSWORD, 'password', 3);
+  pieces = applyPass(pieces, QUOTED_ASSIGNMENT, (match) => {
+    const name = match.groups!.n!;
+    const value = match.groups!.v!;
+    if (!isSecretName(name) || !realValue(value, minLengthFor(name))) return null;
+    if (/(?:^|_)key$/i.test(snakeName(name)) && !STRONG_NAME.test(snakeName(name)) && !looksGenerated(value)) return null;
+    return secretGroup(match, assignmentKind(name), counts);
+  });
+  pieces = applyPass(pieces, ENV_ASSIGNMENT, (match) => {
+    const name = match.groups!.n!;
+    const value = match.groups!.v!;
+    if (!isSecretName(name) || !realValue(value, minLengthFor(name))) return null;
+    return secretGroup(match, assignmentKind(name), counts);
+  });
+  pieces = applyPass(pieces, FLAG_ASSIGNMENT, (match) => {
+    const value = match.groups!.v!;
+    if (!realValue(value, minLengthFor(match.groups!.n!))) return null;
+    return secretGroup(match, assignmentKind(match.groups!.n!), counts);
+  });
+  pieces = applyPass(pieces, LINE_ASSIGNMENT, (match) => {
+    const name = match.groups!.n!;
+    const value = match.groups!.v!;
+    if (!isSecretName(name) || !realValue(value, minLengthFor(name))) return null;
+    // Unquoted words in code (`password: str`) are types or identifiers, not secrets.
+    if (!/pass|pwd/i.test(name) && !looksGenerated(value) && !/[^A-Za-z0-9_]/.test(value)) return null;
+    return secretGroup(match, assignmentKind(name), counts);
+  });
+  return pieces;
+}
+
+function assignmentKind(name: string): string {
+  const snake = snakeName(name);
+  if (/pass|pwd/.test(snake)) return 'password';
+  if (/dsn|connection|conn_str/.test(snake)) return 'connection_string';
+  if (/webhook/.test(snake)) return 'webhook_url';
+  if (/token|bearer/.test(snake)) return 'token';
+  return 'secret_assignment';
+}
+
+// PEM private key blocks, raw or with JSON-escaped `\n`; a block cut before its END
+// line is still removed up to the end of its base64 body.
+const PEM_PRIVATE =
+  /-----BEGIN (?<t>(?:[A-Z0-9]+ )*)PRIVATE KEY(?<b> BLOCK)?-----(?:[\s\S]{0,40000}?-----END \k<t>PRIVATE KEY\k<b>-----|[A-Za-z0-9+/=\s\\:,.-]*)/g;
+const PEM_PUBLIC =
+  /(?:-----BEGIN (?:RSA |EC |DSA |OPENSSH |SSH2 )?PUBLIC KEY-----[\s\S]{0,20000}?-----END (?:RSA |EC |DSA |OPENSSH |SSH2 )?PUBLIC KEY-----|---- BEGIN SSH2 PUBLIC KEY ----[\s\S]{0,20000}?---- END SSH2 PUBLIC KEY ----)/g;
+const SSH_PUBLIC =
+  /(?<![A-Za-z0-9_-])(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp(?:256|384|521)|sk-(?:ssh-ed25519|ecdsa-sha2-nistp256)@openssh\.com)(?:\s|\\t)+AAAA[A-Za-z0-9+/]{20,}={0,3}/g;
+const SSH_PRIVATE_TYPES = new Set(['OPENSSH ', 'RSA ', 'DSA ', 'EC ']);
+
+/** SSH keys (public and private) → `<SSH_KEY>`; other private keys → `<SECRET:private_key>`. */
+export function redactKeys(input: Piece[], counts: ClassCounts): Piece[] {
+  let pieces = applyPass(input, PEM_PRIVATE, (match) => {
+    const type = match.groups?.t ?? '';
+    if (SSH_PRIVATE_TYPES.has(type)) return [placeholder('<SSH_KEY>', 'ssh_key', counts)];
+    return [placeholder(SECRET_PLACEHOLDER('private_key'), 'secret:private_key', counts)];
+  });
+  pieces = applyPass(pieces, PEM_PUBLIC, () => [placeholder('<SSH_KEY>', 'ssh_key', counts)]);
+  pieces = applyPass(pieces, SSH_PUBLIC, () => [placeholder('<SSH_KEY>', 'ssh_key', counts)]);
+  return pieces;
+}
+
+const DATA_URI = /(?<h>data:[A-Za-z0-9.+-]+\/[A-Za-z0-9.+-]+(?:;[A-Za-z0-9.=+-]+)*;base64,)(?<v>[A-Za-z0-9+/=\s\\]{16,})/dg;
+
+/**
+ * Base64 payloads (images, documents, opaque provider blobs) are not secrets, but a
+ * screenshot can show anything, so their content never survives: `<BASE64_DATA>`.
+ */
+export function redactDataUris(input: Piece[], counts: ClassCounts): Piece[] {
+  return applyPass(input, DATA_URI, (match) => [
+    keep(match.groups!.h!),
+    placeholder('<BASE64_DATA>', 'base64_data', counts),
+  ]);
+}

@@ -1,0 +1,502 @@
+/**
+ * The verifier's detectors. They are written separately from the redactor's rules on
+ * purpose (character scanning instead of the redactor's regex tables), so a bug in one
+ * is unlikely to hide the same leak from the other. Each returns spans of `text`.
+ */
+export interface Hit {
+  kind: string;
+  start: number;
+  end: number;
+}
+
+const isDigit = (c: number) => c >= 48 && c <= 57;
+const isUpper = (c: number) => c >= 65 && c <= 90;
+const isLower = (c: number) => c >= 97 && c <= 122;
+const isAlnum = (c: number) => isDigit(c) || isUpper(c) || isLower(c);
+const isWordish = (c: number) => isAlnum(c) || c === 95 /* _ */ || c === 45; /* - */
+const isB64 = (c: number) => isAlnum(c) || c === 43 || c === 47 || c === 61 || c === 95 || c === 45; // + / = _ -
+
+type Tail = 'alnum' | 'word' | 'upper-digit' | 'b64' | 'path';
+const tailTest: Record<Tail, (c: number) => boolean> = {
+  alnum: isAlnum,
+  word: isWordish,
+  'upper-digit': (c) => isUpper(c) || isDigit(c),
+  b64: isB64,
+  path: (c) => isWordish(c) || c === 47,
+};
+
+interface PrefixSpec {
+  prefix: string;
+  kind: string;
+  tail: Tail;
+  min: number;
+  max?: number;
+  /** The prefix may sit inside a URL (no left-edge check). */
+  anywhere?: boolean;
+  check?: (token: string) => boolean;
+}
+
+function digitCount(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) if (isDigit(text.charCodeAt(i))) n++;
+  return n;
+}
+
+const PREFIXES: PrefixSpec[] = [
+  { prefix: 'sk-ant-', kind: 'anthropic_key', tail: 'word', min: 20 },
+  { prefix: 'sk-or-', kind: 'openrouter_key', tail: 'word', min: 20 },
+  { prefix: 'sk-proj-', kind: 'openai_key', tail: 'word', min: 20 },
+  { prefix: 'sk-svcacct-', kind: 'openai_key', tail: 'word', min: 20 },
+  { prefix: 'sk-admin-', kind: 'openai_key', tail: 'word', min: 20 },
+  { prefix: 'sk-', kind: 'sk_api_key', tail: 'word', min: 20, check: (t) => digitCount(t) >= 2 },
+  { prefix: 'AIza', kind: 'google_api_key', tail: 'word', min: 35 },
+  { prefix: 'ya29.', kind: 'google_oauth_token', tail: 'word', min: 20 },
+  { prefix: 'GOCSPX-', kind: 'google_oauth_secret', tail: 'word', min: 20 },
+  { prefix: 'hf_', kind: 'huggingface_token', tail: 'alnum', min: 30 },
+  { prefix: 'api_org_', kind: 'huggingface_token', tail: 'alnum', min: 30 },
+  { prefix: 'gsk_', kind: 'groq_key', tail: 'alnum', min: 40 },
+  { prefix: 'xai-', kind: 'xai_key', tail: 'alnum', min: 40 },
+  { prefix: 'tgp_v1_', kind: 'together_key', tail: 'word', min: 20 },
+  { prefix: 'r8_', kind: 'replicate_token', tail: 'alnum', min: 30 },
+  { prefix: 'pplx-', kind: 'perplexity_key', tail: 'alnum', min: 40 },
+  { prefix: 'AKIA', kind: 'aws_access_key_id', tail: 'upper-digit', min: 16, max: 16 },
+  { prefix: 'ASIA', kind: 'aws_access_key_id', tail: 'upper-digit', min: 16, max: 16 },
+  { prefix: 'ABIA', kind: 'aws_access_key_id', tail: 'upper-digit', min: 16, max: 16 },
+  { prefix: 'ACCA', kind: 'aws_access_key_id', tail: 'upper-digit', min: 16, max: 16 },
+  { prefix: 'FwoGZXIvYXdz', kind: 'aws_session_token', tail: 'b64', min: 40 },
+  { prefix: 'IQoJb3JpZ2lu', kind: 'aws_session_token', tail: 'b64', min: 40 },
+  { prefix: 'ghp_', kind: 'github_token', tail: 'alnum', min: 36 },
+  { prefix: 'gho_', kind: 'github_token', tail: 'alnum', min: 36 },
+  { prefix: 'ghu_', kind: 'github_token', tail: 'alnum', min: 36 },
+  { prefix: 'ghs_', kind: 'github_token', tail: 'alnum', min: 36 },
+  { prefix: 'ghr_', kind: 'github_token', tail: 'alnum', min: 36 },
+  { prefix: 'github_pat_', kind: 'github_token', tail: 'word', min: 50 },
+  { prefix: 'glpat-', kind: 'gitlab_token', tail: 'word', min: 20 },
+  { prefix: 'gldt-', kind: 'gitlab_token', tail: 'word', min: 20 },
+  { prefix: 'glrt-', kind: 'gitlab_token', tail: 'word', min: 20 },
+  { prefix: 'xoxb-', kind: 'slack_token', tail: 'word', min: 10 },
+  { prefix: 'xoxp-', kind: 'slack_token', tail: 'word', min: 10 },
+  { prefix: 'xoxa-', kind: 'slack_token', tail: 'word', min: 10 },
+  { prefix: 'xoxe-', kind: 'slack_token', tail: 'word', min: 10 },
+  { prefix: 'xoxr-', kind: 'slack_token', tail: 'word', min: 10 },
+  { prefix: 'xoxs-', kind: 'slack_token', tail: 'word', min: 10 },
+  { prefix: 'xoxo-', kind: 'slack_token', tail: 'word', min: 10 },
+  { prefix: 'xapp-', kind: 'slack_token', tail: 'word', min: 10 },
+  { prefix: 'hooks.slack.com/services/', kind: 'slack_webhook', tail: 'path', min: 10, anywhere: true },
+  { prefix: 'hooks.slack.com/workflows/', kind: 'slack_webhook', tail: 'path', min: 10, anywhere: true },
+  { prefix: 'discord.com/api/webhooks/', kind: 'discord_webhook', tail: 'path', min: 10, anywhere: true },
+  { prefix: 'sk_live_', kind: 'stripe_key', tail: 'alnum', min: 16 },
+  { prefix: 'rk_live_', kind: 'stripe_key', tail: 'alnum', min: 16 },
+  { prefix: 'sk_test_', kind: 'stripe_key', tail: 'alnum', min: 16 },
+  { prefix: 'rk_test_', kind: 'stripe_key', tail: 'alnum', min: 16 },
+  { prefix: 'whsec_', kind: 'stripe_key', tail: 'alnum', min: 20 },
+  { prefix: 'npm_', kind: 'npm_token', tail: 'alnum', min: 36, max: 36 },
+  { prefix: 'pypi-AgE', kind: 'pypi_token', tail: 'word', min: 50 },
+  { prefix: 'dckr_pat_', kind: 'docker_token', tail: 'word', min: 20 },
+  { prefix: 'dop_v1_', kind: 'digitalocean_token', tail: 'alnum', min: 64 },
+  { prefix: 'shpat_', kind: 'shopify_token', tail: 'alnum', min: 32 },
+  { prefix: 'lin_api_', kind: 'linear_key', tail: 'alnum', min: 32 },
+];
+
+/** Tokens that start with a provider's published prefix. */
+export function findPrefixedTokens(text: string): Hit[] {
+  const hits: Hit[] = [];
+  const claimed = new Set<number>();
+  for (const spec of PREFIXES) {
+    let from = 0;
+    for (;;) {
+      const at = text.indexOf(spec.prefix, from);
+      if (at < 0) break;
+      from = at + 1;
+      if (claimed.has(at)) continue;
+      if (!spec.anywhere && at > 0 && isWordish(text.charCodeAt(at - 1))) continue;
+      let end = at + spec.prefix.length;
+      const test = tailTest[spec.tail];
+      while (end < text.length && test(text.charCodeAt(end))) end++;
+      const tail = end - at - spec.prefix.length;
+      if (tail < spec.min || (spec.max !== undefined && tail > spec.max)) continue;
+      const token = text.slice(at, end);
+      if (spec.check !== undefined && !spec.check(token)) continue;
+      const kind = spec.kind === 'sk_api_key' && token.includes('T3BlbkFJ') ? 'openai_key' : spec.kind;
+      hits.push({ kind, start: at, end });
+      claimed.add(at);
+    }
+  }
+  hits.push(...findJwts(text), ...findTelegramTokens(text));
+  return hits;
+}
+
+function findJwts(text: string): Hit[] {
+  const hits: Hit[] = [];
+  let from = 0;
+  for (;;) {
+    const at = text.indexOf('eyJ', from);
+    if (at < 0) break;
+    from = at + 3;
+    if (at > 0 && isWordish(text.charCodeAt(at - 1))) continue;
+    let end = at;
+    let dots = 0;
+    const segments = [0];
+    while (end < text.length) {
+      const c = text.charCodeAt(end);
+      if (c === 46 /* . */) {
+        if (dots === 2) break;
+        dots++;
+        segments.push(0);
+      } else if (isWordish(c)) {
+        segments[dots]!++;
+      } else break;
+      end++;
+    }
+    if (dots === 2 && segments[0]! >= 10 && segments[1]! >= 10 && text.startsWith('eyJ', at + segments[0]! + 1)) {
+      hits.push({ kind: 'jwt', start: at, end });
+      from = end;
+    }
+  }
+  return hits;
+}
+
+function findTelegramTokens(text: string): Hit[] {
+  const hits: Hit[] = [];
+  let from = 0;
+  for (;;) {
+    const at = text.indexOf(':AA', from);
+    if (at < 0) break;
+    from = at + 1;
+    let start = at;
+    while (start > 0 && isDigit(text.charCodeAt(start - 1))) start--;
+    let end = at + 1;
+    while (end < text.length && isWordish(text.charCodeAt(end))) end++;
+    if (at - start >= 8 && at - start <= 10 && end - at - 1 >= 35) hits.push({ kind: 'telegram_bot_token', start, end });
+  }
+  return hits;
+}
+
+const SSH_PRIVATE_TYPES = ['OPENSSH', 'RSA', 'DSA', 'EC'];
+
+/** PEM blocks and ssh public keys. */
+export function findKeys(text: string): Hit[] {
+  const hits: Hit[] = [];
+  let from = 0;
+  for (;;) {
+    const at = text.indexOf('PRIVATE KEY', from);
+    if (at < 0) break;
+    from = at + 11;
+    const head = text.slice(Math.max(0, at - 40), at);
+    const begin = head.lastIndexOf('BEGIN ');
+    if (begin < 0) continue;
+    const type = head.slice(begin + 6).trim();
+    const kind = SSH_PRIVATE_TYPES.includes(type) ? 'ssh_key' : 'private_key';
+    const endMarker = text.indexOf('END ', at);
+    const end = endMarker < 0 ? Math.min(text.length, at + 4000) : endMarker + 4;
+    hits.push({ kind, start: at - (head.length - begin), end });
+    from = end;
+  }
+  for (const marker of ['ssh-rsa', 'ssh-ed25519', 'ssh-dss', 'ecdsa-sha2-nistp', 'sk-ssh-ed25519@openssh.com']) {
+    let pos = 0;
+    for (;;) {
+      const at = text.indexOf(marker, pos);
+      if (at < 0) break;
+      pos = at + marker.length;
+      let cursor = pos;
+      while (cursor < text.length && isAlnum(text.charCodeAt(cursor))) cursor++; // nistp256
+      let gap = cursor;
+      while (gap < text.length && (text[gap] === ' ' || text[gap] === '\t')) gap++;
+      if (gap === cursor || !text.startsWith('AAAA', gap)) continue;
+      let end = gap;
+      while (end < text.length && isB64(text.charCodeAt(end))) end++;
+      if (end - gap >= 24) hits.push({ kind: 'ssh_key', start: at, end });
+    }
+  }
+  for (const marker of ['BEGIN PUBLIC KEY', 'BEGIN RSA PUBLIC KEY', 'BEGIN SSH2 PUBLIC KEY', 'BEGIN OPENSSH PUBLIC KEY']) {
+    let pos = 0;
+    for (;;) {
+      const at = text.indexOf(marker, pos);
+      if (at < 0) break;
+      pos = at + marker.length;
+      hits.push({ kind: 'ssh_key', start: at, end: Math.min(text.length, pos + 64) });
+    }
+  }
+  return hits;
+}
+
+const STAND_IN_WORDS = new Set(['password', 'passwd', 'secret', 'token', 'changeme', 'null', 'none', 'undefined', '...', 'true', 'false']);
+const STAND_IN_STARTS = ['example', 'placeholder', 'redacted', 'dummy', 'xxxx', 'your_', 'your-', 'process.env', 'os.environ', 'os.getenv'];
+
+/** Whether a value is one of our placeholders, a variable or an obvious stand-in. */
+export function isStandIn(value: string): boolean {
+  if (value.length === 0) return true;
+  const first = value[0]!;
+  if (first === '<' || first === '$' || first === '{' || first === '%' || first === '*' || first === '[') return true;
+  const lower = value.toLowerCase();
+  if (STAND_IN_WORDS.has(lower)) return true;
+  return STAND_IN_STARTS.some((start) => lower.startsWith(start));
+}
+
+/** `scheme://user:password@host` with a real password. */
+export function findUrlCredentials(text: string): Hit[] {
+  const hits: Hit[] = [];
+  let from = 0;
+  for (;;) {
+    const at = text.indexOf('://', from);
+    if (at < 0) break;
+    from = at + 3;
+    let end = from;
+    while (end < text.length) {
+      const ch = text[end]!;
+      if (ch === '/' || ch === '?' || ch === '#' || ch === ' ' || ch === '"' || ch === "'" || ch === '\n' || ch === '\\' || ch === '>') break;
+      end++;
+    }
+    const authority = text.slice(from, end);
+    const atSign = authority.lastIndexOf('@');
+    if (atSign < 0) continue;
+    const userinfo = authority.slice(0, atSign);
+    const colon = userinfo.indexOf(':');
+    if (colon < 0) continue;
+    const password = userinfo.slice(colon + 1);
+    if (isStandIn(password) || password.startsWith('<SECRET')) continue;
+    hits.push({ kind: 'password', start: from + colon + 1, end: from + atSign });
+  }
+  return hits;
+}
+
+function valueAfter(text: string, start: number, allowed: (c: number) => boolean): number {
+  let end = start;
+  while (end < text.length && allowed(text.charCodeAt(end))) end++;
+  return end;
+}
+
+const headerValueChar = (c: number) =>
+  isAlnum(c) || c === 46 || c === 95 || c === 126 || c === 43 || c === 47 || c === 61 || c === 58 || c === 45;
+
+/** `Authorization:` headers, bare `Bearer` tokens and api-key headers. */
+export function findAuthHeaders(text: string): Hit[] {
+  const hits: Hit[] = [];
+  const lower = text.toLowerCase();
+  const scan = (needle: string, kind: string, min: number, schemes: boolean) => {
+    let from = 0;
+    for (;;) {
+      const at = lower.indexOf(needle, from);
+      if (at < 0) break;
+      from = at + needle.length;
+      let cursor = from;
+      while (cursor < text.length && ' \t"\'\\:='.includes(text[cursor]!)) cursor++;
+      if (schemes) {
+        for (const scheme of ['bearer ', 'basic ', 'token ', 'bot ', 'digest ']) {
+          if (lower.startsWith(scheme, cursor)) {
+            cursor += scheme.length;
+            while (text[cursor] === ' ') cursor++;
+            break;
+          }
+        }
+      }
+      const end = valueAfter(text, cursor, headerValueChar);
+      const value = text.slice(cursor, end);
+      if (end - cursor >= min && !isStandIn(value)) hits.push({ kind, start: cursor, end });
+    }
+  };
+  scan('authorization', 'authorization', 8, true);
+  scan('bearer ', 'bearer_token', 16, false);
+  for (const header of ['x-api-key', 'x-goog-api-key', 'x-auth-token', 'private-token', 'api-key:']) scan(header, 'api_key_header', 12, false);
+  for (const field of ['accountkey=', 'sharedaccesskey=', 'sharedaccesssignature=', '&sig=', '?sig=']) scan(field, 'azure_storage_key', 8, false);
+  return hits;
+}
+
+const SECRET_WORDS = ['secret', 'password', 'passwd', 'passphrase', 'token', 'apikey', 'api_key', 'api-key', 'accesskey', 'access_key', 'privatekey', 'private_key', 'credential', 'pwd', 'dsn'];
+const HARMLESS_NAMES = ['max_tokens', 'tokens', 'token_count', 'token_type', 'tokenizer', 'token_usage', 'input_tokens', 'output_tokens', 'public_key', 'primary_key', 'sort_key', 'cache_key', 'key_id', 'password_hash', 'secret_name', 'tokenize', 'next_token', 'tokenid'];
+
+function isSecretishName(name: string): boolean {
+  const lower = name.toLowerCase().replace(/-/g, '_');
+  for (const harmless of HARMLESS_NAMES) if (lower === harmless || lower.endsWith(`_${harmless}`) || lower.endsWith(harmless.replace(/_/g, ''))) return false;
+  for (const word of SECRET_WORDS) if (lower.includes(word.replace(/-/g, '_'))) return true;
+  return lower.endsWith('_key') || lower.endsWith('auth');
+}
+
+const nameChar = (c: number) => isAlnum(c) || c === 95 || c === 45 || c === 46;
+
+/** `NAME=value`, `"name": "value"`, `name: value` where the name says "secret". */
+export function findSecretAssignments(text: string): Hit[] {
+  const hits: Hit[] = [];
+  let i = 0;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c !== 61 /* = */ && c !== 58 /* : */) {
+      i++;
+      continue;
+    }
+    // Walk back over quotes/space to the name.
+    let nameEnd = i;
+    while (nameEnd > 0 && ' \t"\'\\'.includes(text[nameEnd - 1]!)) nameEnd--;
+    let nameStart = nameEnd;
+    while (nameStart > 0 && nameChar(text.charCodeAt(nameStart - 1))) nameStart--;
+    const name = text.slice(nameStart, nameEnd);
+    i++;
+    if (name.length < 3 || !isSecretishName(name)) continue;
+    let cursor = i;
+    if (text[cursor] === '=') cursor++; // :=
+    while (cursor < text.length && (text[cursor] === ' ' || text[cursor] === '\t')) cursor++;
+    let quoted = false;
+    while (cursor < text.length && (text[cursor] === '\\' || text[cursor] === '"' || text[cursor] === "'" || text[cursor] === '`')) {
+      quoted = true;
+      cursor++;
+    }
+    let end = cursor;
+    if (quoted) {
+      while (end < text.length && !'"\'`\\\n'.includes(text[end]!)) end++;
+    } else {
+      while (end < text.length && !' \t\n"\'`;,&|)(<>\\'.includes(text[end]!)) end++;
+    }
+    const value = text.slice(cursor, end);
+    const min = /pass|pwd/i.test(name) ? 4 : 8;
+    if (value.length < min || value.length > 1024 || isStandIn(value) || /\s/.test(value)) continue;
+    if (!quoted) {
+      // Unquoted code (`apiKey: config.apiKey`, `token=get_token`) is not a literal.
+      if (/^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$/.test(value) && digitCount(value) === 0) continue;
+      if (text[end] === '(') continue;
+    }
+    hits.push({ kind: 'secret_assignment', start: cursor, end });
+    i = end;
+  }
+  return hits;
+}
+
+const EMAIL_LOCAL = (c: number) => isAlnum(c) || c === 46 || c === 95 || c === 37 || c === 43 || c === 45;
+const DOMAIN = (c: number) => isAlnum(c) || c === 46 || c === 45;
+const CODE_TLDS = ['js', 'ts', 'py', 'json', 'md', 'png', 'jpg', 'svg', 'css', 'html', 'txt', 'lock', 'map', 'tsx', 'jsx', 'sh', 'yml', 'yaml', 'toml', 'rs', 'go', 'gif', 'webp', 'mjs', 'cjs', 'vue', 'xml', 'node', 'wasm'];
+
+/** Addresses `local@domain.tld` (not `git@host:` remotes, not `icon@2x.png`). */
+export function findEmails(text: string): Hit[] {
+  const hits: Hit[] = [];
+  let from = 0;
+  for (;;) {
+    const at = text.indexOf('@', from);
+    if (at < 0) break;
+    from = at + 1;
+    let start = at;
+    while (start > 0 && EMAIL_LOCAL(text.charCodeAt(start - 1))) start--;
+    let end = at + 1;
+    while (end < text.length && DOMAIN(text.charCodeAt(end))) end++;
+    while (end > at + 1 && (text[end - 1] === '.' || text[end - 1] === '-')) end--;
+    const local = text.slice(start, at);
+    const domain = text.slice(at + 1, end);
+    const dot = domain.lastIndexOf('.');
+    if (local.length === 0 || local === 'git' || dot <= 0) continue;
+    const tld = domain.slice(dot + 1);
+    if (tld.length < 2 || !/^[A-Za-z]+$/.test(tld) || CODE_TLDS.includes(tld.toLowerCase())) continue;
+    hits.push({ kind: 'email', start, end });
+  }
+  return hits;
+}
+
+const ACCOUNT_NAMES = ['shared', 'public', 'default', 'guest', 'root', 'admin', 'ubuntu', 'runner', 'node', 'vagrant', 'ec2-user', 'user', 'username', 'pi', 'docker', 'jenkins', 'circleci', 'git', 'app', 'coder', 'codespace', 'vscode', 'gitpod', 'linuxbrew', 'travis', 'me', 'you', 'yourname', 'foo', 'bar', 'example', 'someone', 'name', 'developer', 'dev', 'sandbox', 'debian', 'fedora', 'centos', 'www-data', 'nobody', 'all users', 'default user', 'administrator', 'buildkite', 'your-name', 'your_username', 'yourusername', 'users'];
+
+function usernameAt(text: string, start: number): string {
+  let end = start;
+  while (end < text.length && (isAlnum(text.charCodeAt(end)) || '._-'.includes(text[end]!))) end++;
+  return text.slice(start, end);
+}
+
+/** Home folders whose username was not replaced, in every OS form. */
+export function findHomePaths(text: string): Hit[] {
+  const hits: Hit[] = [];
+  const check = (nameStart: number, markerStart: number) => {
+    const name = usernameAt(text, nameStart);
+    if (name.length === 0 || ACCOUNT_NAMES.includes(name.toLowerCase())) return;
+    hits.push({ kind: 'home_path', start: markerStart, end: nameStart + name.length });
+  };
+  for (const marker of ['/Users/', '/home/']) {
+    let from = 0;
+    for (;;) {
+      const at = text.indexOf(marker, from);
+      if (at < 0) break;
+      from = at + 1;
+      const before = at > 0 ? text.charCodeAt(at - 1) : 32;
+      // `/home/` inside a URL path (site.com/home/…) is not a home folder.
+      if (isAlnum(before) && !text.slice(Math.max(0, at - 4), at).endsWith('/var')) continue;
+      check(at + marker.length, at);
+    }
+  }
+  // Windows: `X:` then one or more backslashes (or a slash), `Users`, separator.
+  let from = 0;
+  for (;;) {
+    const at = text.indexOf('Users', from);
+    if (at < 0) break;
+    from = at + 5;
+    let back = at;
+    while (back > 0 && (text[back - 1] === '\\' || text[back - 1] === '/')) back--;
+    if (back === at || back < 2 || text[back - 1] !== ':' || !/[A-Za-z]/.test(text[back - 2]!)) continue;
+    let next = at + 5;
+    while (next < text.length && (text[next] === '\\' || text[next] === '/')) next++;
+    if (next === at + 5) continue;
+    check(next, back - 2);
+  }
+  for (const marker of ['-Users-', '-home-']) {
+    let pos = 0;
+    for (;;) {
+      const at = text.indexOf(marker, pos);
+      if (at < 0) break;
+      pos = at + 1;
+      if (at > 0 && isAlnum(text.charCodeAt(at - 1))) continue;
+      const name = usernameAt(text, at + marker.length).split('-')[0] ?? '';
+      if (name.length > 0 && !ACCOUNT_NAMES.includes(name.toLowerCase())) {
+        hits.push({ kind: 'home_path', start: at, end: at + marker.length + name.length });
+      }
+    }
+  }
+  let tilde = 0;
+  for (;;) {
+    const at = text.indexOf('~', tilde);
+    if (at < 0) break;
+    tilde = at + 1;
+    if (at > 0 && (isAlnum(text.charCodeAt(at - 1)) || text[at - 1] === '~')) continue;
+    const name = usernameAt(text, at + 1);
+    const after = text[at + 1 + name.length];
+    if (name.length > 0 && /^[A-Za-z_]/.test(name) && (after === '/' || after === '\\') && !ACCOUNT_NAMES.includes(name.toLowerCase())) {
+      hits.push({ kind: 'home_path', start: at, end: at + 1 + name.length });
+    }
+  }
+  return hits;
+}
+
+function ipv4At(text: string, start: number): number {
+  let end = start;
+  let dots = 0;
+  while (end < text.length && (isDigit(text.charCodeAt(end)) || text[end] === '.')) {
+    if (text[end] === '.') dots++;
+    end++;
+  }
+  return dots === 3 ? end : -1;
+}
+
+/** Local dev servers with a port, private addresses. */
+export function findHosts(text: string): Hit[] {
+  const hits: Hit[] = [];
+  const lower = text.toLowerCase();
+  for (const local of ['localhost:', '127.0.0.1:', '0.0.0.0:']) {
+    let from = 0;
+    for (;;) {
+      const at = lower.indexOf(local, from);
+      if (at < 0) break;
+      from = at + 1;
+      if (at > 0 && (isAlnum(text.charCodeAt(at - 1)) || text[at - 1] === '.')) continue;
+      const portEnd = valueAfter(text, at + local.length, isDigit);
+      if (portEnd > at + local.length) hits.push({ kind: 'host', start: at, end: portEnd });
+    }
+  }
+  for (const prefix of ['10.', '192.168.', '172.']) {
+    let from = 0;
+    for (;;) {
+      const at = text.indexOf(prefix, from);
+      if (at < 0) break;
+      from = at + 1;
+      if (at > 0 && (isAlnum(text.charCodeAt(at - 1)) || text[at - 1] === '.')) continue;
+      const end = ipv4At(text, at);
+      if (end < 0 || (end < text.length && isAlnum(text.charCodeAt(end)))) continue;
+      const octets = text.slice(at, end).split('.').map(Number);
+      if (octets.some((o) => !(o >= 0 && o <= 255))) continue;
+      if (prefix === '172.' && !(octets[1]! >= 16 && octets[1]! <= 31)) continue;
+      hits.push({ kind: 'host', start: at, end });
+    }
+  }
+  return hits;
+}

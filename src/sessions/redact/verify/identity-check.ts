@@ -1,0 +1,48 @@
+import type { Hit } from './detectors.js';
+
+/**
+ * Looks for identity terms the user gave, without the redactor's regex: lower-cased
+ * search, then a check that the neighbours are not letters or digits. Multi-word terms
+ * are also searched joined by `.`, `_`, `-`, nothing, or a space.
+ */
+export interface VerifyTerm {
+  term: string;
+  label: string;
+}
+
+function plain(text: string): string {
+  return text.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+}
+
+export function spellings(term: string): string[] {
+  const base = plain(term.trim());
+  const words = base.split(/[\s._-]+/).filter((w) => w.length > 0);
+  const out = new Set<string>([base]);
+  if (words.length > 1) for (const joiner of ['.', '_', '-', '', ' ']) out.add(words.join(joiner));
+  return [...out].filter((s) => s.length >= 2);
+}
+
+const letterOrDigit = /[\p{L}\p{N}]/u;
+
+export function findTerms(text: string, terms: readonly VerifyTerm[]): Hit[] {
+  if (terms.length === 0) return [];
+  const haystack = plain(text);
+  // NFD stripping can change the length; fall back to the lower-cased text when it does.
+  const aligned = haystack.length === text.length ? haystack : text.toLowerCase();
+  const hits: Hit[] = [];
+  for (const { term, label } of terms) {
+    for (const spelling of spellings(term)) {
+      let from = 0;
+      for (;;) {
+        const at = aligned.indexOf(spelling, from);
+        if (at < 0) break;
+        from = at + 1;
+        const before = at > 0 ? aligned[at - 1]! : ' ';
+        const after = aligned[at + spelling.length] ?? ' ';
+        if (letterOrDigit.test(before) || letterOrDigit.test(after)) continue;
+        hits.push({ kind: `identity:${label}`, start: at, end: at + spelling.length });
+      }
+    }
+  }
+  return hits;
+}
