@@ -91,6 +91,18 @@ describe('dRel', () => {
     });
   });
 
+  it('without a floor arm, replicates match the reference with the noise rows as the floor', () => {
+    const data = simulate(rng(12), 10, 2, 0.4);
+    const fast = dRel({ treat: data.treat, noise: data.noise }, { B: 200, seed: 4 });
+    const slow = referenceReplicates({ treat: data.treat, noise: data.noise, floor: data.noise }, 200, 4);
+    fast.replicates.dRel.forEach((value, i) => {
+      expect(Math.abs(value - (slow.dRels[i] as number))).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(value)));
+    });
+    fast.replicates.elevation.forEach((value, i) => {
+      expect(Math.abs(value - (slow.elevations[i] as number))).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(value)));
+    });
+  });
+
   it('covers the true d_rel and elevation 93–97% of the time (1,000 data sets of 100 questions, B = 1,000)', () => {
     // Marginal σ_noise = √(0.5² + 1) and μ_treat − μ_noise = 0.5, so d_rel = 0.5/√1.25; elevation = 1.5/1 − 1.
     const trueD = 0.5 / Math.sqrt(1.25);

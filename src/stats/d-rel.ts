@@ -58,10 +58,9 @@ export interface DRelResult {
   invalidReplicates: { dRel: number; elevation: number };
 }
 
-// Per-cluster sufficient statistics, stride 7:
-// treat n, treat Σ(x − c), noise n, noise Σ(x − c), noise Σ(x − c)², floor n, floor Σ(x − c).
+// Per-cluster sufficient statistics: treat n, treat Σ(x − c), noise n, noise Σ(x − c),
+// noise Σ(x − c)², and with a floor arm also floor n, floor Σ(x − c) (stride 7, else 5).
 // Values are shifted by c (the noise mean) so Σx² − (Σx)²/n does not lose digits.
-const STRIDE = 7;
 
 /**
  * d_rel of DriftLens §2.5 with a question-level cluster bootstrap.
@@ -103,26 +102,27 @@ export function dRel(input: DRelInput, options: ResamplingOptions = {}): DRelRes
   for (const row of noise) noiseSum += row.value;
   const shift = noiseSum / noise.length;
 
-  const stats = new Float64Array(k * STRIDE);
+  const stride = floor ? 7 : 5;
+  const stats = new Float64Array(k * stride);
   for (const row of treat) {
-    const at = indexOf(row.cluster) * STRIDE;
+    const at = indexOf(row.cluster) * stride;
     stats[at] = (stats[at] as number) + 1;
     stats[at + 1] = (stats[at + 1] as number) + (row.value - shift);
   }
   for (const row of noise) {
-    const at = indexOf(row.cluster) * STRIDE;
+    const at = indexOf(row.cluster) * stride;
     const d = row.value - shift;
     stats[at + 2] = (stats[at + 2] as number) + 1;
     stats[at + 3] = (stats[at + 3] as number) + d;
     stats[at + 4] = (stats[at + 4] as number) + d * d;
   }
-  for (const row of floor ?? noise) {
-    const at = indexOf(row.cluster) * STRIDE;
+  for (const row of floor ?? []) {
+    const at = indexOf(row.cluster) * stride;
     stats[at + 5] = (stats[at + 5] as number) + 1;
     stats[at + 6] = (stats[at + 6] as number) + (row.value - shift);
   }
 
-  const point = combine(stats, identityDraw(k), shift);
+  const point = combine(stats, stride, identityDraw(k), shift);
   if (!(point.sdNoise > 0)) {
     throw new StatisticsError('dRel: the noise rows have zero variance; σ_noise = 0 makes d_rel undefined');
   }
@@ -145,15 +145,28 @@ export function dRel(input: DRelInput, options: ResamplingOptions = {}): DRelRes
     let nq = 0;
     let fn = 0;
     let fs = 0;
-    for (let c = 0; c < k; c++) {
-      const at = (draw[c] as number) * STRIDE;
-      tn += stats[at] as number;
-      ts += stats[at + 1] as number;
-      nn += stats[at + 2] as number;
-      ns += stats[at + 3] as number;
-      nq += stats[at + 4] as number;
-      fn += stats[at + 5] as number;
-      fs += stats[at + 6] as number;
+    if (stride === 7) {
+      for (let c = 0; c < k; c++) {
+        const at = (draw[c] as number) * 7;
+        tn += stats[at] as number;
+        ts += stats[at + 1] as number;
+        nn += stats[at + 2] as number;
+        ns += stats[at + 3] as number;
+        nq += stats[at + 4] as number;
+        fn += stats[at + 5] as number;
+        fs += stats[at + 6] as number;
+      }
+    } else {
+      for (let c = 0; c < k; c++) {
+        const at = (draw[c] as number) * 5;
+        tn += stats[at] as number;
+        ts += stats[at + 1] as number;
+        nn += stats[at + 2] as number;
+        ns += stats[at + 3] as number;
+        nq += stats[at + 4] as number;
+      }
+      fn = nn;
+      fs = ns;
     }
     const variance = nn > 1 ? (nq - (ns * ns) / nn) / (nn - 1) : 0;
     // Relative guard: a variance at rounding level of Σ(x − c)² is a zero variance.
@@ -194,7 +207,7 @@ function identityDraw(k: number): Int32Array {
   return draw;
 }
 
-function combine(stats: Float64Array, draw: Int32Array, shift: number) {
+function combine(stats: Float64Array, stride: number, draw: Int32Array, shift: number) {
   let tn = 0;
   let ts = 0;
   let nn = 0;
@@ -203,14 +216,20 @@ function combine(stats: Float64Array, draw: Int32Array, shift: number) {
   let fn = 0;
   let fs = 0;
   for (const cluster of draw) {
-    const at = cluster * STRIDE;
+    const at = cluster * stride;
     tn += stats[at] as number;
     ts += stats[at + 1] as number;
     nn += stats[at + 2] as number;
     ns += stats[at + 3] as number;
     nq += stats[at + 4] as number;
-    fn += stats[at + 5] as number;
-    fs += stats[at + 6] as number;
+    if (stride === 7) {
+      fn += stats[at + 5] as number;
+      fs += stats[at + 6] as number;
+    }
+  }
+  if (stride !== 7) {
+    fn = nn;
+    fs = ns;
   }
   const variance = (nq - (ns * ns) / nn) / (nn - 1);
   const sdNoise = variance > nq * 1e-14 ? Math.sqrt(variance) : 0;
