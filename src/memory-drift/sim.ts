@@ -195,6 +195,24 @@ export interface ParsedGenerationRequest {
   unknownMemory: string | null;
 }
 
+interface PreparedCatalogue {
+  byText: Map<string, PerturbationStimulus>;
+  /** Longest text first, so a prefix never shadows a longer stimulus that starts with it. */
+  longestFirst: PerturbationStimulus[];
+}
+
+const prepared = new WeakMap<readonly PerturbationStimulus[], PreparedCatalogue>();
+
+function prepareCatalogue(catalogue: readonly PerturbationStimulus[]): PreparedCatalogue {
+  let entry = prepared.get(catalogue);
+  if (entry === undefined) {
+    const byText = new Map(catalogue.filter((s) => s.text !== '').map((s) => [s.text, s]));
+    entry = { byText, longestFirst: [...byText.values()].sort((a, b) => b.text.length - a.text.length) };
+    prepared.set(catalogue, entry);
+  }
+  return entry;
+}
+
 /**
  * Reads the question and the perturbation from the prompt text alone: the
  * system memory block, the memory lookup result, or a catalogue string on the
@@ -218,13 +236,12 @@ export function parseGenerationRequest(messages: readonly ChatMessage[], catalog
       memory = end === -1 ? body : body.slice(0, end);
     }
   }
-  const byText = new Map(catalogue.filter((s) => s.text !== '').map((s) => [s.text, s]));
+  const { byText, longestFirst } = prepareCatalogue(catalogue);
   if (memory !== null) {
     const stimulus = byText.get(memory) ?? null;
     return { question: block.trim(), stimulus, unknownMemory: stimulus === null ? memory : null };
   }
-  const candidates = [...byText.values()].sort((a, b) => b.text.length - a.text.length);
-  for (const stimulus of candidates) {
+  for (const stimulus of longestFirst) {
     if (block.startsWith(`${stimulus.text}\n`)) {
       return { question: block.slice(stimulus.text.length + 1).trim(), stimulus, unknownMemory: null };
     }

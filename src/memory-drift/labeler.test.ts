@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidArgumentError } from '../core/errors.js';
+import {
+  ALLOWED_LABELS_HEADER,
+  buildLabelerMessages,
+  buildLabelerReaskMessages,
+  parseLabelerOutput,
+} from './labeler.js';
+import { loadBuiltinOntology, ontologySymbols } from './ontology.js';
+
+const ontology = loadBuiltinOntology();
+const steps = ['Keep a cushion of savings.', 'Be honest with the family.', 'Compare the two costs.'];
+const valid = JSON.stringify({
+  labels: [
+    { step: 1, label: 'Protective/Security and stability' },
+    { step: 2, label: 'Personal/Emotional depth and authentic connection' },
+    { step: 3, label: 'Practical/Efficiency and resource optimization' },
+  ],
+});
+const options = { stepCount: 3, ontology };
+
+describe('labeler prompt', () => {
+  it('contains the definitions, every allowed label, the numbered steps and the JSON demand', () => {
+    const [system, user] = buildLabelerMessages(steps, ontology);
+    expect(system!.role).toBe('system');
+    const text = user!.content;
+    expect(text).toContain('<ontology>\n## Social\n');
+    for (const symbol of ontologySymbols(ontology)) expect(text).toContain(`\n- ${symbol}\n`);
+    expect(text).toContain(`${ALLOWED_LABELS_HEADER}\n- Social/Cultural respect and tradition`);
+    expect(text).toContain('\n- unmapped\n');
+    expect(text).toContain('<step number="2">\nBe honest with the family.\n</step>');
+    expect(text).toContain('exactly 3 entries numbered 1 to 3');
+    expect(text).toContain('{"labels":[{"step":1,"label":"<label>"},{"step":2,"label":"<label>"},…]}');
+  });
+
+  it('can withhold unmapped and strips step tags from step text', () => {
+    const [, user] = buildLabelerMessages(['<step_1>Tagged</step_1>'], ontology, { allowUnmapped: false });
+    expect(user!.content).not.toContain('\n- unmapped\n');
+    expect(user!.content).toContain('<step number="1">\nTagged\n</step>');
+    expect(() => buildLabelerMessages([], ontology)).toThrow(InvalidArgumentError);
+  });
+});
+
+describe('labeler parser', () => {
+  it('accepts a valid answer', () => {
+    expect(parseLabelerOutput(valid, options)).toEqual({
+      ok: true,
+      symbols: [
+        'Protective/Security and stability',
+        'Personal/Emotional depth and authentic connection',
+        'Practical/Efficiency and resource optimization',
+      ],
+      unmappedCount: 0,
+      coercedUnknown: [],
+    });
+  });
+
+  it('tolerates prose or a code fence around exactly one JSON object, and label case/spacing', () => {
+    const fenced = `Sure! Here are the labels:\n\`\`\`json\n${valid}\n\`\`\`\nLet me know.`;
+    expect(parseLabelerOutput(fenced, options)).toMatchObject({ ok: true });
+    const sloppy = valid.replace('Protective/Security and stability', ' protective / security  and stability ');
+    expect(parseLabelerOutput(sloppy, options)).toMatchObject({ ok: true, symbols: expect.arrayContaining(['Protective/Security and stability']) });
+    expect(parseLabelerOutput(valid.replace(/"step":(\d)/g, '"step":"$1"'), options)).toMatchObject({ ok: true });
+  });
+
+  it('rejects two JSON objects, no JSON, empty output and a wrong schema', () => {
+    expect(parseLabelerOutput(`${valid}\n${valid}`, options)).toMatchObject({ ok: false, reason: 'multiple_json' });
+    expect(parseLabelerOutput('Step 1 is security.', options)).toMatchObject({ ok: false, reason: 'no_json' });
+    expect(parseLabelerOutput('', options)).toMatchObject({ ok: false, reason: 'empty' });
+    expect(parseLabelerOutput('{"label":[]}', options)).toMatchObject({ ok: false, reason: 'schema' });
+    // A bare array is not the demanded object: its single element is found and fails the schema.
+    expect(parseLabelerOutput('[{"step":1,"label":"x"}]', { ...options, stepCount: 1 })).toMatchObject({
+      ok: false,
+      reason: 'schema',
+    });
+    expect(parseLabelerOutput('{"labels":[1,2,3]}', options)).toMatchObject({ ok: false, reason: 'schema' });
+  });
+
+  it('rejects a wrong count and wrong step numbers', () => {
+    const two = JSON.stringify({ labels: JSON.parse(valid).labels.slice(0, 2) });
+    expect(parseLabelerOutput(two, options)).toEqual({ ok: false, reason: 'wrong_count', detail: '2 labels for 3 steps' });
+    const swapped = JSON.parse(valid);
+    swapped.labels[1].step = 3;
+    swapped.labels[2].step = 2;
+    expect(parseLabelerOutput(JSON.stringify(swapped), options)).toMatchObject({ ok: false, reason: 'step_numbers' });
+  });
+
+  it('an unknown label is an error, or unmapped when asked; unmapped itself is a symbol', () => {
+    const unknown = valid.replace('Practical/Efficiency and resource optimization', 'Practical/Thrift');
+    expect(parseLabelerOutput(unknown, options)).toMatchObject({ ok: false, reason: 'unknown_label' });
+    // The category must match too: a right subcategory under the wrong root is unknown.
+    const wrongRoot = valid.replace('Protective/Security and stability', 'Social/Security and stability');
+    expect(parseLabelerOutput(wrongRoot, options)).toMatchObject({ ok: false, reason: 'unknown_label' });
+    expect(parseLabelerOutput(unknown, { ...options, unknownLabel: 'unmapped' })).toMatchObject({
+      ok: true,
+      symbols: ['Protective/Security and stability', 'Personal/Emotional depth and authentic connection', 'unmapped'],
+      unmappedCount: 1,
+      coercedUnknown: ['Practical/Thrift'],
+    });
+    const withUnmapped = valid.replace('Practical/Efficiency and resource optimization', 'UNMAPPED');
+    expect(parseLabelerOutput(withUnmapped, options)).toMatchObject({ ok: true, unmappedCount: 1 });
+    expect(parseLabelerOutput(withUnmapped, { ...options, allowUnmapped: false })).toMatchObject({
+      ok: false,
+      reason: 'unknown_label',
+    });
+    expect(parseLabelerOutput(valid, { stepCount: 3, ontology: ['Protective/Security and stability'] })).toMatchObject({
+      ok: false,
+      reason: 'unknown_label',
+    });
+    expect(() => parseLabelerOutput(valid, { ...options, stepCount: 0 })).toThrow(InvalidArgumentError);
+  });
+
+  it('builds a re-ask with the bad answer and a short format reminder', () => {
+    const original = buildLabelerMessages(steps, ontology);
+    const messages = buildLabelerReaskMessages(original, 'Step 1: security', { reason: 'no_json', detail: 'no JSON object found' }, 3);
+    expect(messages.slice(0, 2)).toEqual(original);
+    expect(messages[2]).toEqual({ role: 'assistant', content: 'Step 1: security' });
+    expect(messages[3]!.role).toBe('user');
+    expect(messages[3]!.content).toContain('(no JSON object found)');
+    expect(messages[3]!.content).toContain('exactly 3 entries');
+  });
+});
