@@ -25,6 +25,14 @@ describe('signFlipTest', () => {
     expect(signFlipTest([0, 0, 0, 0]).p).toBe(1);
   });
 
+  it('reproduces the ContextEcho same-task stratum: six non-zero pairs, five positive, one zero → p = 4/64 ≈ 0.063', () => {
+    // The paper reports exact two-sided p = 0.063 for 7 pairs with this sign structure; it is
+    // 4/64 when the one negative difference is the smallest in magnitude.
+    const result = signFlipTest([0.5, 0.3, 0.4, 0.6, 0.2, -0.1, 0]);
+    expect(result.p).toBeCloseTo(0.0625, 12);
+    expect(result.p.toFixed(3)).toBe('0.063');
+  });
+
   it('uses exact enumeration up to n = 20 and Monte Carlo above (DECISIONS 4)', () => {
     const r = rng(3);
     const d20 = Array.from({ length: 20 }, () => r.next() - 0.3);
