@@ -241,9 +241,11 @@ function functionRows(a: SymbolSequence, b: SymbolSequence, cost: SymbolCostFunc
 type CostMode = { kind: 'discrete' } | { kind: 'embeddings'; embeddings: SymbolEmbeddings } | { kind: 'function'; cost: SymbolCostFunction };
 
 const DISCRETE: CostMode = { kind: 'discrete' };
+const DISCRETE_WITH_PATH = { mode: DISCRETE, wantPath: true };
+const DISCRETE_NO_PATH = { mode: DISCRETE, wantPath: false };
 
 function readOptions(options: unknown): { mode: CostMode; wantPath: boolean } {
-  if (options === undefined) return { mode: DISCRETE, wantPath: true };
+  if (options === undefined) return DISCRETE_WITH_PATH;
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new InvalidArgumentError('options', `expected an object, got ${describeValue(options)}`);
   }
@@ -252,7 +254,7 @@ function readOptions(options: unknown): { mode: CostMode; wantPath: boolean } {
     throw new InvalidArgumentError('options.path', `expected a boolean, got ${describeValue(path)}`);
   }
   const wantPath = path !== false;
-  if (cost === undefined || cost === 'discrete') return { mode: DISCRETE, wantPath };
+  if (cost === undefined || cost === 'discrete') return wantPath ? DISCRETE_WITH_PATH : DISCRETE_NO_PATH;
   if (typeof cost === 'function') return { mode: { kind: 'function', cost: cost as SymbolCostFunction }, wantPath };
   if (cost instanceof Map || (cost !== null && typeof cost === 'object' && !Array.isArray(cost))) {
     return { mode: { kind: 'embeddings', embeddings: cost as SymbolEmbeddings }, wantPath };

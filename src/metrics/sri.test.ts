@@ -74,6 +74,25 @@ describe('editDistance', () => {
     );
   });
 
+  it('re-interns an array mutated between calls (the interning memo is verified)', () => {
+    const a = ['x', 'y', 'z'];
+    const b = ['x', 'y', 'z'];
+    expect(editDistance(a, b)).toBe(0);
+    a[1] = 'q';
+    expect(editDistance(a, b)).toBe(1);
+    a.push('w');
+    expect(editDistance(a, b)).toBe(2);
+    a.length = 1;
+    expect(editDistance(a, b)).toBe(2);
+    (a as unknown[])[0] = 5;
+    expect(argumentOf(() => editDistance(a, b))).toBe('a');
+    a[0] = 'y';
+    expect(editDistance(a, b)).toBe(2);
+    expect(sriDrift(b, b)).toBe(0);
+    b[2] = 'y';
+    expect(jensenShannon(['x', 'y', 'z'], b)).toBeGreaterThan(0);
+  });
+
   it('rejects non-arrays and non-string symbols', () => {
     expect(argumentOf(() => editDistance(null as unknown as string[], []))).toBe('a');
     expect(argumentOf(() => editDistance(['x'], [1] as unknown as string[]))).toBe('b');

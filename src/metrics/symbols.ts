@@ -11,9 +11,6 @@ import { describeValue } from './validate.js';
 const MAX_INTERNED = 1 << 16;
 const symbolIds = new Map<string, number>();
 
-let idsA: Int32Array = new Int32Array(64);
-let idsB: Int32Array = new Int32Array(64);
-
 /** Per-id scratch counters for histograms; always all-zero between calls. */
 let countsA: Int32Array = new Int32Array(64);
 let countsB: Int32Array = new Int32Array(64);
@@ -25,14 +22,49 @@ function grown(buffer: Int32Array, needed: number): Int32Array {
   return new Int32Array(size);
 }
 
-function internInto(sequence: unknown, argument: string, out: Int32Array): number {
+/**
+ * One side of a pair: its id buffer plus a memo of the last array interned into it. When the
+ * next call passes the same array object and every element is still the identical string
+ * (checked one by one, so a mutated array is re-interned), the ids are reused without any
+ * table lookups. This makes "several metrics on the same pair" and "one base against many
+ * variants" (eq. 17) cost a single interning. The memo holds references to the last array
+ * and its strings until the next call.
+ */
+interface Side {
+  ids: Int32Array;
+  last: readonly unknown[] | undefined;
+  symbols: string[];
+}
+
+const sideA: Side = { ids: new Int32Array(64), last: undefined, symbols: [] };
+const sideB: Side = { ids: new Int32Array(64), last: undefined, symbols: [] };
+
+function memoHit(side: Side, sequence: readonly unknown[]): boolean {
+  if (side.last !== sequence) return false;
+  const symbols = side.symbols;
+  const length = sequence.length;
+  if (symbols.length !== length) return false;
+  for (let i = 0; i < length; i++) {
+    if (sequence[i] !== symbols[i]) return false;
+  }
+  return true;
+}
+
+function internInto(sequence: unknown, argument: string, side: Side): number {
   if (!Array.isArray(sequence)) {
     throw new InvalidArgumentError(argument, `expected an array of symbol strings, got ${describeValue(sequence)}`);
   }
+  if (memoHit(side, sequence)) return sequence.length;
   const length = sequence.length;
+  side.last = undefined;
+  if (side.ids.length < length) side.ids = grown(side.ids, length);
+  const out = side.ids;
+  const symbols = side.symbols;
+  if (symbols.length !== length) symbols.length = length;
   for (let i = 0; i < length; i++) {
     const symbol: unknown = sequence[i];
     if (typeof symbol !== 'string') {
+      symbols.length = 0;
       throw new InvalidArgumentError(argument, `element ${i} must be a string symbol, got ${describeValue(symbol)}`);
     }
     let id = symbolIds.get(symbol);
@@ -41,7 +73,9 @@ function internInto(sequence: unknown, argument: string, out: Int32Array): numbe
       symbolIds.set(symbol, id);
     }
     out[i] = id;
+    symbols[i] = symbol;
   }
+  side.last = sequence;
   return length;
 }
 
@@ -53,20 +87,22 @@ export interface InternedPair {
   readonly m: number;
 }
 
-const pair = { a: idsA, n: 0, b: idsB, m: 0 };
+const pair = { a: sideA.ids, n: 0, b: sideB.ids, m: 0 };
 
 /**
  * Validates both sequences (arrays of strings) and interns them. The returned object
  * and its buffers are reused by the next call: read them before calling again.
  */
 export function internPair(a: unknown, b: unknown, nameA: string, nameB: string): InternedPair {
-  if (symbolIds.size > MAX_INTERNED) symbolIds.clear();
-  if (Array.isArray(a)) idsA = grown(idsA, a.length);
-  if (Array.isArray(b)) idsB = grown(idsB, b.length);
-  pair.n = internInto(a, nameA, idsA);
-  pair.m = internInto(b, nameB, idsB);
-  pair.a = idsA;
-  pair.b = idsB;
+  if (symbolIds.size > MAX_INTERNED) {
+    symbolIds.clear();
+    sideA.last = undefined;
+    sideB.last = undefined;
+  }
+  pair.n = internInto(a, nameA, sideA);
+  pair.m = internInto(b, nameB, sideB);
+  pair.a = sideA.ids;
+  pair.b = sideB.ids;
   return pair;
 }
 

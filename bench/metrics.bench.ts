@@ -1,0 +1,227 @@
+/**
+ * Benchmark: dtw + sriDrift (src/metrics) over seeded random symbol-sequence pairs,
+ * against straightforward Python/numpy formulas run on the same pairs in the same command.
+ *
+ *   node --import tsx bench/metrics.bench.ts        # 1,000,000 pairs (Python: a prefix)
+ *   BENCH_SMOKE=1 node --import tsx bench/metrics.bench.ts   # a few thousand pairs
+ *
+ * Pairs: lengths uniform in 5–15, symbols uniform over an 11-symbol Category/Subcategory
+ * alphabet, mulberry32 seed 42. The machine is shared, so every variant runs several
+ * rounds over all pairs and the best (least disturbed) and median rounds are printed.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { dtw, sriDrift } from '../src/metrics/index.js';
+
+const SMOKE = Boolean(process.env.BENCH_SMOKE);
+const PAIRS = SMOKE ? 3_000 : 1_000_000;
+const ROUNDS = SMOKE ? 2 : 5;
+/** Python is ~10⁴× slower per pair; it runs on this prefix of the same pairs. */
+const PYTHON_PAIRS = SMOKE ? 200 : 20_000;
+const PYTHON_ROUNDS = SMOKE ? 1 : 2;
+const SEED = 42;
+
+const ALPHABET = [
+  'Recall/Fact',
+  'Recall/Definition',
+  'Compute/Arithmetic',
+  'Compute/Algebra',
+  'Infer/Deduction',
+  'Infer/Analogy',
+  'Plan/Decompose',
+  'Plan/Order',
+  'Verify/Check',
+  'Conclude/Answer',
+  'unmapped',
+];
+
+function mulberry32(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function makePairs(count: number): Array<[string[], string[]]> {
+  const random = mulberry32(SEED);
+  const sequence = (): string[] => {
+    const length = 5 + Math.floor(random() * 11);
+    const out = new Array<string>(length);
+    for (let i = 0; i < length; i++) out[i] = ALPHABET[Math.floor(random() * ALPHABET.length)]!;
+    return out;
+  };
+  const pairs = new Array<[string[], string[]]>(count);
+  for (let k = 0; k < count; k++) pairs[k] = [sequence(), sequence()];
+  return pairs;
+}
+
+interface Timing {
+  best: number;
+  median: number;
+  checksum: number;
+}
+
+function timeRounds(pairs: Array<[string[], string[]]>, rounds: number, body: (a: string[], b: string[]) => number): Timing {
+  const seconds: number[] = [];
+  let checksum = 0;
+  for (let round = 0; round < rounds; round++) {
+    let sum = 0;
+    const start = process.hrtime.bigint();
+    for (let k = 0; k < pairs.length; k++) {
+      const pair = pairs[k]!;
+      sum += body(pair[0], pair[1]);
+    }
+    seconds.push(Number(process.hrtime.bigint() - start) / 1e9);
+    checksum = sum;
+  }
+  seconds.sort((x, y) => x - y);
+  return { best: pairs.length / seconds[0]!, median: pairs.length / seconds[Math.floor(seconds.length / 2)]!, checksum };
+}
+
+const PYTHON_BASELINE = String.raw`
+import json, sys, time
+import numpy as np
+
+def dtw_normalized(a, b):
+    cost = (a[:, None] != b[None, :]).astype(float)
+    n, m = cost.shape
+    acc = np.empty((n, m))
+    for i in range(n):
+        for j in range(m):
+            if i == 0 and j == 0:
+                best = 0.0
+            elif i == 0:
+                best = acc[0, j - 1]
+            elif j == 0:
+                best = acc[i - 1, 0]
+            else:
+                best = min(acc[i - 1, j - 1], acc[i - 1, j], acc[i, j - 1])
+            acc[i, j] = cost[i, j] + best
+    return acc[n - 1, m - 1] / max(n, m)
+
+def levenshtein(a, b):
+    prev = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        cur = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1]))
+        prev = cur
+    return prev[len(b)]
+
+def js_distance(a, b, size):
+    p = np.bincount(a, minlength=size) / len(a)
+    q = np.bincount(b, minlength=size) / len(b)
+    mid = (p + q) / 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kl_p = np.sum(np.where(p > 0, p * np.log(p / mid), 0.0))
+        kl_q = np.sum(np.where(q > 0, q * np.log(q / mid), 0.0))
+    return np.sqrt(max(0.0, (kl_p + kl_q) / 2) / np.log(2))
+
+def sri_drift(a, b, size, alpha=0.5):
+    return alpha * levenshtein(a, b) / max(len(a), len(b)) + (1 - alpha) * js_distance(a, b, size)
+
+path, rounds = sys.argv[1], int(sys.argv[2])
+raw = [line.rstrip("\n").split("\t") for line in open(path, encoding="utf-8")]
+ids = {}
+def intern(text):
+    return np.array([ids.setdefault(s, len(ids)) for s in text.split("|")], dtype=np.int64)
+pairs = [(intern(x), intern(y)) for x, y in raw]
+size = len(ids)
+best = None
+for _ in range(rounds):
+    start = time.perf_counter()
+    total_dtw = total_sri = 0.0
+    for a, b in pairs:
+        total_dtw += dtw_normalized(a, b)
+        total_sri += sri_drift(a, b, size)
+    elapsed = time.perf_counter() - start
+    best = elapsed if best is None else min(best, elapsed)
+print(json.dumps({"pairs": len(pairs), "seconds": best, "dtw": total_dtw, "sri": total_sri, "numpy": np.__version__}))
+`;
+
+interface PythonResult {
+  pairs: number;
+  seconds: number;
+  dtw: number;
+  sri: number;
+  numpy: string;
+}
+
+function runPython(pairs: Array<[string[], string[]]>): PythonResult | string {
+  const directory = mkdtempSync(join(tmpdir(), 'echolens-bench-'));
+  try {
+    const file = join(directory, 'pairs.tsv');
+    writeFileSync(file, pairs.map(([a, b]) => `${a.join('|')}\t${b.join('|')}\n`).join(''));
+    const result = spawnSync('python3', ['-c', PYTHON_BASELINE, file, String(PYTHON_ROUNDS)], { encoding: 'utf8', maxBuffer: 1 << 20 });
+    if (result.error) return `python3 not runnable (${result.error.message})`;
+    if (result.status !== 0) return `python3 exited with ${result.status}: ${result.stderr.trim().split('\n').pop()}`;
+    return JSON.parse(result.stdout) as PythonResult;
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+const format = (rate: number) => `${Math.round(rate).toLocaleString('en-US')} pairs/s`;
+
+function main(): void {
+  console.log(`node ${process.version}, single JS thread; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  console.log(`${PAIRS.toLocaleString('en-US')} seeded pairs (mulberry32 seed ${SEED}), lengths 5–15, 11-symbol alphabet; ${ROUNDS} rounds each`);
+  const pairs = makePairs(PAIRS);
+
+  const variants: Array<[string, (a: string[], b: string[]) => number]> = [
+    ['dtw(a, b) [default, with path] + sriDrift(a, b)', (a, b) => dtw(a, b).normalized + sriDrift(a, b)],
+    ['dtw(a, b, { path: false }) + sriDrift(a, b)', (a, b) => dtw(a, b, { path: false }).normalized + sriDrift(a, b)],
+    ['dtw(a, b) alone [with path]', (a, b) => dtw(a, b).normalized],
+    ['sriDrift(a, b) alone', (a, b) => sriDrift(a, b)],
+  ];
+  const results = new Map<string, Timing>();
+  for (const [label, body] of variants) {
+    const timing = timeRounds(pairs, ROUNDS, body);
+    results.set(label, timing);
+    console.log(`  ${label.padEnd(52)} best ${format(timing.best).padStart(20)}   median ${format(timing.median).padStart(20)}`);
+  }
+
+  const prefix = pairs.slice(0, Math.min(PYTHON_PAIRS, pairs.length));
+  const python = runPython(prefix);
+  if (typeof python === 'string') {
+    console.log(`Python baseline skipped: ${python}`);
+    return;
+  }
+  // Same formulas on the same prefix: the sums must agree (a correctness cross-check).
+  let tsDtw = 0;
+  let tsSri = 0;
+  for (const [a, b] of prefix) {
+    tsDtw += dtw(a, b).normalized;
+    tsSri += sriDrift(a, b);
+  }
+  const agreement = Math.max(Math.abs(tsDtw - python.dtw), Math.abs(tsSri - python.sri));
+  const pythonRate = python.pairs / python.seconds;
+  console.log(
+    `Python/numpy ${python.numpy} baseline (exact DTW DP, Levenshtein DP, numpy JS): first ${python.pairs.toLocaleString('en-US')} of the same pairs ` +
+      `(all ${PAIRS.toLocaleString('en-US')} would take ~${Math.round(PAIRS / pythonRate)} s), best of ${PYTHON_ROUNDS}: ${format(pythonRate)}`,
+  );
+  console.log(`  checksums on that prefix agree to ${agreement.toExponential(1)} (sum of normalized DTW and of SRI drift)`);
+  const defaultTiming = results.get(variants[0]![0])!;
+  const noPathTiming = results.get(variants[1]![0])!;
+  console.log(`ratio vs Python, per-pair rates (TS best round, all pairs / Python, prefix):`);
+  console.log(`  default (with path): ${(defaultTiming.best / pythonRate).toFixed(0)}×   median round: ${(defaultTiming.median / pythonRate).toFixed(0)}×`);
+  console.log(`  { path: false }:     ${(noPathTiming.best / pythonRate).toFixed(0)}×   median round: ${(noPathTiming.median / pythonRate).toFixed(0)}×`);
+  if (SMOKE) {
+    console.log('smoke mode: sizes too small (and JIT too cold) to judge the targets; run without BENCH_SMOKE');
+    return;
+  }
+  const target = 1_000_000;
+  console.log(
+    `target ≥ ${format(target)} on one core: default ${defaultTiming.best >= target ? 'met' : 'NOT met'} (best round), ` +
+      `path:false ${noPathTiming.best >= target ? 'met' : 'NOT met'} (best round); target ≥ 100× Python: ` +
+      `${defaultTiming.best / pythonRate >= 100 ? 'met' : 'NOT met'}`,
+  );
+}
+
+main();
