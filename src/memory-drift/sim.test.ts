@@ -224,3 +224,45 @@ describe('sim:labeler', () => {
     expect(parseLabelerOutput(text, { stepCount: 1, ontology })).toMatchObject({ ok: false, reason: 'no_json' });
   });
 });
+
+describe('through the sim adapter (sim:memory, sim:labeler)', () => {
+  it('the plan → adapter → steps → labeler → parser chain recovers the planted symbols, and samples share the perturbation effect', async () => {
+    const { SimAdapter } = await import('../models/sim-adapter.js');
+    const memory = new SimAdapter('sim:memory', 'memory');
+    const labelerAdapter = new SimAdapter('sim:labeler', 'labeler');
+    const registered = getSimProfile('memory') as MemorySimProfile;
+    let total = 0;
+    let differ = 0;
+    for (const question of questions.slice(0, 40)) {
+      const symbolsPerSample: string[][] = [];
+      for (let sample = 0; sample < 3; sample += 1) {
+        const req: ModelRequest = {
+          ...request(question.text, 'I have a chronic pain condition.', 'prepend', sample),
+          params: { temperature: 0.7, seed: 42 },
+        };
+        const response = await memory.generate(req);
+        const steps = extractSteps(response.text).steps;
+        const labelResponse = await labelerAdapter.generate({
+          model: 'sim:labeler',
+          messages: buildLabelerMessages(steps, ontology),
+          params: { temperature: 0 },
+          sample: 0,
+        });
+        const parsed = parseLabelerOutput(labelResponse.text, { stepCount: steps.length, ontology });
+        expect(parsed.ok).toBe(true);
+        if (parsed.ok) symbolsPerSample.push(parsed.symbols);
+      }
+      const baseline = simBaselineSequence(question.text);
+      expect(symbolsPerSample.every((symbols) => symbols.length === baseline.length)).toBe(true);
+      for (const symbols of symbolsPerSample.slice(1)) {
+        symbols.forEach((symbol, i) => {
+          total += 1;
+          if (symbol !== symbolsPerSample[0]![i]) differ += 1;
+        });
+      }
+    }
+    // Persona flips (p = 0.3) are shared by the samples; only the 3% sampling noise separates them.
+    expect(differ / total).toBeLessThan(0.12);
+    expect(registered.expectedMismatchRate('persona')).toBeCloseTo(1 - 0.7 * 0.97, 12);
+  });
+});

@@ -301,15 +301,17 @@ export function createMemorySimProfile(options: MemorySimOptions): MemorySimProf
       parsed.stimulus?.tier ?? (parsed.unknownMemory !== null ? (options.unknownMemoryTier ?? 'persona') : 'none');
     const memoryText = parsed.stimulus?.text ?? parsed.unknownMemory ?? '';
     const p = flipFor(tier, parsed.stimulus?.category);
+    const runSeed = request.params.seed ?? 0;
     const flipped: boolean[] = [];
     const symbols = baseline.map((symbol, i) => {
-      // The perturbation effect does not depend on the sample: memory shifts reasoning consistently.
-      const perturbed = p > 0 && hashUnit('flip', seed, parsed.question, memoryText, i) < p;
+      // The perturbation effect depends on the run seed (request.params.seed), not on the sample
+      // seed the sim adapter mixes per sample: memory shifts reasoning consistently across samples.
+      const perturbed = p > 0 && hashUnit('flip', runSeed, parsed.question, memoryText, i) < p;
       const noisy = samplingNoise > 0 && hashUnit('noise', seed, request.sample, parsed.question, memoryText, i) < samplingNoise;
       flipped.push(perturbed || noisy);
       if (!perturbed && !noisy) return symbol;
       const others = SIM_SYMBOLS.filter((other) => other !== symbol);
-      const key = perturbed ? ['to', seed, parsed.question, memoryText, i] : ['to-noise', seed, request.sample, parsed.question, memoryText, i];
+      const key = perturbed ? ['to', runSeed, parsed.question, memoryText, i] : ['to-noise', seed, request.sample, parsed.question, memoryText, i];
       return others[hashIndex(others.length, ...key)]!;
     });
     return { question: parsed.question, stimulus: parsed.stimulus, tier, baseline, symbols, flipped };
