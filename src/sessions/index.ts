@@ -1,5 +1,4 @@
 // Public API of src/sessions/ (re-exported from the package root).
-export {};
 export * from './types.js';
 export { LineSplitter, DEFAULT_MAX_LINE_BYTES } from './line-splitter.js';
 export type { LineSink } from './line-splitter.js';

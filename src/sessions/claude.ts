@@ -1,0 +1,462 @@
+import { CLAUDE_SUMMARY_OPENING, isInjectedUserText } from './classify.js';
+import { isObject, num, str, TimelineBuilder } from './timeline.js';
+import type { Block, MessageKind, SessionUsage, SessionWarning, SubagentTranscript } from './types.js';
+
+/**
+ * Claude Code transcript reader (pure: lines in, records out). The conversation
+ * is a DAG: the main chain is walked back from the last leaf via `parentUuid`,
+ * bridging compactions through `logicalParentUuid`; replayed uuids keep their
+ * earliest line; consecutive assistant lines sharing `message.id` are one API
+ * message; sidechain lines are kept apart as subagent transcripts.
+ */
+
+const DAG_TYPES = new Set(['user', 'assistant', 'system', 'attachment', 'progress']);
+const KNOWN_META_TYPES = new Set([
+  'summary',
+  'ai-title',
+  'custom-title',
+  'agent-name',
+  'last-prompt',
+  'queue-operation',
+  'file-history-snapshot',
+  'permission-mode',
+  'mode',
+  'agent-setting',
+  'pr-link',
+  'bridge-session',
+  'tag',
+]);
+
+interface ClaudeRecord {
+  line: number;
+  uuid: string;
+  parent: string | null;
+  logicalParent?: string;
+  type: string;
+  subtype?: string;
+  sidechain: boolean;
+  agentId?: string;
+  timestamp?: string;
+  blocks?: Block[];
+  userKind?: MessageKind;
+  /** Contribution to the agent-step counter (DECISIONS 13). */
+  steps: number;
+  synthetic: boolean;
+  messageId?: string;
+  model?: string;
+  usage?: SessionUsage;
+  trigger?: string;
+  preTokens?: number;
+  clearedToolIds?: string[];
+  hasToolResult: boolean;
+}
+
+export interface ClaudeParserOptions {
+  keepContent: boolean;
+  /** A subagent file: every line is the subagent's own chain. */
+  asSubagent?: boolean;
+}
+
+export interface ClaudeParseResult {
+  builder: TimelineBuilder;
+  sessionId?: string;
+  cwd?: string;
+  version?: string;
+  offChainRecords: number;
+  inlineSubagents: SubagentTranscript[];
+  warnings: SessionWarning[];
+}
+
+export class ClaudeParser {
+  private readonly records: ClaudeRecord[] = [];
+  private readonly byUuid = new Map<string, ClaudeRecord>();
+  readonly warnings: SessionWarning[] = [];
+  private readonly unknownTypes = new Map<string, { count: number; line: number }>();
+  private duplicates = 0;
+  private firstDuplicateLine = 0;
+  private lastUuid: string | null = null;
+  private sessionId: string | undefined;
+  private cwd: string | undefined;
+  private version: string | undefined;
+
+  constructor(
+    readonly file: string,
+    readonly options: ClaudeParserOptions,
+  ) {}
+
+  warn(line: number, message: string): void {
+    this.warnings.push({ file: this.file, line, message });
+  }
+
+  line(lineNumber: number, text: string): void {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      this.warn(lineNumber, `invalid JSON skipped (${(error as Error).message.slice(0, 120)})`);
+      return;
+    }
+    try {
+      this.record(lineNumber, value);
+    } catch (error) {
+      // Defensive: a record of an unexpected shape must never stop the read.
+      this.warn(lineNumber, `record skipped (${(error as Error).message.slice(0, 120)})`);
+    }
+  }
+
+  private record(lineNumber: number, value: unknown): void {
+    if (!isObject(value)) {
+      this.warn(lineNumber, 'line is not a JSON object; skipped');
+      return;
+    }
+    const type = str(value.type);
+    if (type === undefined) {
+      this.warn(lineNumber, 'record without a "type" field skipped');
+      return;
+    }
+    this.sessionId ??= str(value.sessionId);
+    this.cwd ??= str(value.cwd);
+    this.version = str(value.version) ?? this.version;
+    if (!DAG_TYPES.has(type)) {
+      if (!KNOWN_META_TYPES.has(type)) this.noteUnknown(lineNumber, type);
+      return;
+    }
+    let uuid = str(value.uuid);
+    let parent: string | null = value.parentUuid === null ? null : (str(value.parentUuid) ?? null);
+    if (uuid === undefined) {
+      // Very old lines without ids: chain them in file order.
+      uuid = `line:${lineNumber}`;
+      parent = this.lastUuid;
+    }
+    if (this.byUuid.has(uuid)) {
+      if (this.duplicates === 0) this.firstDuplicateLine = lineNumber;
+      this.duplicates += 1;
+      return;
+    }
+    const record: ClaudeRecord = {
+      line: lineNumber,
+      uuid,
+      parent,
+      type,
+      sidechain: this.options.asSubagent === true || value.isSidechain === true,
+      steps: 0,
+      synthetic: false,
+      hasToolResult: false,
+    };
+    const timestamp = str(value.timestamp);
+    if (timestamp !== undefined) record.timestamp = timestamp;
+    const agentId = str(value.agentId);
+    if (agentId !== undefined) record.agentId = agentId;
+    if (type === 'system') this.readSystem(record, value);
+    else if (type === 'user' || type === 'assistant') this.readMessage(record, value);
+    this.records.push(record);
+    this.byUuid.set(uuid, record);
+    this.lastUuid = uuid;
+  }
+
+  private readSystem(record: ClaudeRecord, value: Record<string, unknown>): void {
+    const subtype = str(value.subtype);
+    if (subtype !== undefined) record.subtype = subtype;
+    if (subtype === 'compact_boundary') {
+      const logical = str(value.logicalParentUuid);
+      if (logical !== undefined) record.logicalParent = logical;
+      const meta = isObject(value.compactMetadata) ? value.compactMetadata : {};
+      const trigger = str(meta.trigger);
+      if (trigger !== undefined) record.trigger = trigger;
+      if (typeof meta.preTokens === 'number') record.preTokens = meta.preTokens;
+    } else if (subtype === 'microcompact_boundary') {
+      const meta = isObject(value.microcompactMetadata) ? value.microcompactMetadata : {};
+      record.clearedToolIds = Array.isArray(meta.compactedToolIds)
+        ? meta.compactedToolIds.filter((id): id is string => typeof id === 'string')
+        : [];
+      const trigger = str(meta.trigger);
+      if (trigger !== undefined) record.trigger = trigger;
+    }
+  }
+
+  private readMessage(record: ClaudeRecord, value: Record<string, unknown>): void {
+    const message = isObject(value.message) ? value.message : undefined;
+    if (!message) {
+      this.warn(record.line, `${record.type} record without a "message" object`);
+      record.blocks = [];
+      return;
+    }
+    const keep = this.options.keepContent;
+    const { blocks, hasText, hasToolResult, firstText, hasMedia } = readBlocks(message.content, keep);
+    record.blocks = blocks;
+    record.hasToolResult = hasToolResult;
+    if (record.type === 'assistant') {
+      record.steps = 1;
+      const model = str(message.model);
+      record.synthetic = value.isApiErrorMessage === true || model === '<synthetic>';
+      if (model !== undefined && !record.synthetic) record.model = model;
+      const id = str(message.id);
+      if (id !== undefined) record.messageId = id;
+      if (isObject(message.usage)) record.usage = claudeUsage(message.usage);
+      return;
+    }
+    record.steps = hasText && !hasToolResult ? 1 : 0;
+    if (value.isCompactSummary === true) record.userKind = 'compaction_summary';
+    else if (hasToolResult) record.userKind = 'tool_result';
+    else if (value.isMeta === true || isInjectedUserText(firstText)) record.userKind = 'injected';
+    else if (firstText.startsWith(CLAUDE_SUMMARY_OPENING)) record.userKind = 'compaction_summary';
+    else if (hasText || hasMedia) record.userKind = 'human';
+  }
+
+  private noteUnknown(line: number, type: string): void {
+    const seen = this.unknownTypes.get(type);
+    if (seen) seen.count += 1;
+    else {
+      this.warn(line, `unknown record type "${type}" skipped`);
+      this.unknownTypes.set(type, { count: 1, line });
+    }
+  }
+
+  finish(): ClaudeParseResult {
+    const builder = new TimelineBuilder(this.file, this.options.keepContent);
+    const main = this.records.filter((r) => !r.sidechain);
+    const chain = this.mainChain(this.options.asSubagent ? this.records : main);
+    const onChain = new Set(chain.map((r) => r.uuid));
+    const spliced = this.spliceParallelResults(chain, main, onChain);
+    this.build(builder, spliced);
+    for (const r of spliced) onChain.add(r.uuid);
+    const offChainRecords = main.filter((r) => !onChain.has(r.uuid) && (r.type === 'user' || r.type === 'assistant')).length;
+    const inlineSubagents = this.options.asSubagent ? [] : this.inlineSubagents();
+    if (this.duplicates > 0) {
+      this.warnings.push({ file: this.file, line: this.firstDuplicateLine, message: `${this.duplicates} replayed line(s) with an already-seen uuid ignored (the earliest is kept)` });
+    }
+    for (const [type, { count, line }] of this.unknownTypes) {
+      if (count > 1) this.warnings.push({ file: this.file, line, message: `unknown record type "${type}": ${count} lines skipped in all (first here)` });
+    }
+    const result: ClaudeParseResult = {
+      builder,
+      offChainRecords,
+      inlineSubagents,
+      warnings: [...this.warnings, ...builder.warnings],
+    };
+    if (this.sessionId !== undefined) result.sessionId = this.sessionId;
+    if (this.cwd !== undefined) result.cwd = this.cwd;
+    if (this.version !== undefined) result.version = this.version;
+    return result;
+  }
+
+  /** Walks back from the last leaf; jumps compact boundaries via logicalParentUuid. */
+  private mainChain(records: ClaudeRecord[]): ClaudeRecord[] {
+    if (records.length === 0) return [];
+    const hasChild = new Set<string>();
+    for (const r of records) {
+      if (r.parent !== null) hasChild.add(r.parent);
+      if (r.logicalParent !== undefined) hasChild.add(r.logicalParent);
+    }
+    let leaf: ClaudeRecord | undefined;
+    for (let i = records.length - 1; i >= 0; i -= 1) {
+      const r = records[i]!;
+      if (hasChild.has(r.uuid)) continue;
+      leaf ??= r;
+      if (r.type === 'user' || r.type === 'assistant') {
+        leaf = r;
+        break;
+      }
+    }
+    if (!leaf) leaf = records.at(-1)!;
+    const chain: ClaudeRecord[] = [];
+    const visited = new Set<string>();
+    let current: ClaudeRecord | undefined = leaf;
+    while (current && !visited.has(current.uuid)) {
+      visited.add(current.uuid);
+      chain.push(current);
+      const next: string | undefined = current.parent ?? current.logicalParent;
+      if (next === undefined) break;
+      const found = this.byUuid.get(next);
+      if (!found) {
+        this.warn(current.line, `parent ${next} not in this file; the main chain starts here`);
+        break;
+      }
+      current = found;
+    }
+    return chain.reverse();
+  }
+
+  /**
+   * Parallel tool calls can leave tool-result lines on dead-end side branches of the
+   * chain. The model saw them, so they go back right after the assistant message.
+   */
+  private spliceParallelResults(chain: ClaudeRecord[], main: ClaudeRecord[], onChain: Set<string>): ClaudeRecord[] {
+    const hasChild = new Set<string>();
+    for (const r of main) if (r.parent !== null) hasChild.add(r.parent);
+    const byParent = new Map<string, ClaudeRecord[]>();
+    for (const r of main) {
+      if (onChain.has(r.uuid) || !r.hasToolResult || r.parent === null || !onChain.has(r.parent) || hasChild.has(r.uuid)) continue;
+      const list = byParent.get(r.parent) ?? [];
+      list.push(r);
+      byParent.set(r.parent, list);
+    }
+    if (byParent.size === 0) return chain;
+    const out: ClaudeRecord[] = [];
+    const queued: ClaudeRecord[] = [];
+    for (const r of chain) {
+      // Insert queued results once the assistant run they answer has ended.
+      if (queued.length > 0 && r.type !== 'assistant' && r.type !== 'progress') out.push(...queued.splice(0));
+      out.push(r);
+      const extra = byParent.get(r.uuid);
+      if (extra) queued.push(...extra);
+    }
+    out.push(...queued);
+    return out;
+  }
+
+  private build(builder: TimelineBuilder, chain: ClaudeRecord[]): void {
+    let openMessageId: string | undefined;
+    let pendingCompaction: ReturnType<TimelineBuilder['compaction']> | undefined;
+    for (const r of chain) {
+      const raw = { file: this.file, line: r.line };
+      builder.seeTimestamp(r.timestamp);
+      if (r.type === 'system') {
+        if (r.subtype === 'compact_boundary') {
+          const event: Parameters<TimelineBuilder['compaction']>[0] = { compaction: 'claude', raw, summaryAvailable: false };
+          if (r.timestamp !== undefined) event.timestamp = r.timestamp;
+          if (r.trigger !== undefined) event.trigger = r.trigger;
+          if (r.preTokens !== undefined) event.preTokens = r.preTokens;
+          pendingCompaction = builder.compaction(event);
+          openMessageId = undefined;
+        } else if (r.subtype === 'microcompact_boundary') {
+          builder.microcompaction(raw, r.clearedToolIds ?? [], r.timestamp);
+        }
+        continue;
+      }
+      if (r.type === 'assistant') {
+        if (r.synthetic) {
+          builder.bumpSteps(r.steps);
+          continue;
+        }
+        if (openMessageId !== undefined && r.messageId === openMessageId && builder.lastMessage?.role === 'assistant') {
+          builder.mergeIntoLast(r.blocks ?? [], raw, r.steps, r.usage, r.model, r.timestamp);
+          continue;
+        }
+        const input: Parameters<TimelineBuilder['addMessage']>[0] = { role: 'assistant', kind: 'assistant', blocks: r.blocks ?? [], raw, uuid: r.uuid };
+        if (r.timestamp !== undefined) input.timestamp = r.timestamp;
+        if (r.model !== undefined) input.model = r.model;
+        if (r.usage !== undefined) input.usage = r.usage;
+        builder.addMessage(input, r.steps);
+        openMessageId = r.messageId;
+        continue;
+      }
+      if (r.type !== 'user') continue;
+      openMessageId = undefined;
+      let kind = r.userKind;
+      if (kind === undefined) {
+        builder.bumpSteps(r.steps);
+        continue;
+      }
+      // A summary only counts as one right after a boundary; elsewhere it is quoted text.
+      if (kind === 'compaction_summary' && !pendingCompaction) kind = 'human';
+      const input: Parameters<TimelineBuilder['addMessage']>[0] = { role: 'user', kind, blocks: r.blocks ?? [], raw, uuid: r.uuid };
+      if (r.timestamp !== undefined) input.timestamp = r.timestamp;
+      const message = builder.addMessage(input, r.steps);
+      if (kind === 'compaction_summary' && pendingCompaction) {
+        pendingCompaction.summaryMessage = message.index;
+        pendingCompaction.summaryAvailable = true;
+      }
+      pendingCompaction = undefined;
+    }
+  }
+
+  /** Inline `isSidechain` lines grouped by agentId, else by their root. */
+  private inlineSubagents(): SubagentTranscript[] {
+    const side = this.records.filter((r) => r.sidechain);
+    if (side.length === 0) return [];
+    const groups = new Map<string, ClaudeRecord[]>();
+    const rootOf = (r: ClaudeRecord): string => {
+      let current = r;
+      const seen = new Set<string>();
+      while (current.parent !== null && !seen.has(current.uuid)) {
+        seen.add(current.uuid);
+        const parent = this.byUuid.get(current.parent);
+        if (!parent?.sidechain) break;
+        current = parent;
+      }
+      return current.uuid;
+    };
+    for (const r of side) {
+      const key = r.agentId ?? rootOf(r);
+      const list = groups.get(key) ?? [];
+      list.push(r);
+      groups.set(key, list);
+    }
+    const out: SubagentTranscript[] = [];
+    for (const [agentId, records] of groups) {
+      const builder = new TimelineBuilder(this.file, this.options.keepContent);
+      this.build(builder, records);
+      out.push({ agentId, layout: 'inline', file: this.file, messages: builder.messages, counters: { ...builder.counters } });
+    }
+    return out;
+  }
+}
+
+function readBlocks(
+  content: unknown,
+  keep: boolean,
+): { blocks: Block[]; hasText: boolean; hasToolResult: boolean; firstText: string; hasMedia: boolean } {
+  if (typeof content === 'string') {
+    const hasText = content.trim() !== '';
+    return { blocks: hasText ? [{ type: 'text', text: keep ? content : '' }] : [], hasText, hasToolResult: false, firstText: content.slice(0, 200), hasMedia: false };
+  }
+  const blocks: Block[] = [];
+  let hasText = false;
+  let hasToolResult = false;
+  let hasMedia = false;
+  let firstText = '';
+  if (!Array.isArray(content)) return { blocks, hasText, hasToolResult, firstText, hasMedia };
+  for (const item of content) {
+    if (!isObject(item)) continue;
+    const type = str(item.type) ?? 'unknown';
+    if (type === 'text') {
+      const text = str(item.text) ?? '';
+      if (text.trim() === '') continue;
+      if (!hasText) firstText = text.slice(0, 200);
+      hasText = true;
+      blocks.push({ type: 'text', text: keep ? text : '' });
+    } else if (type === 'thinking' || type === 'redacted_thinking') {
+      const text = str(item.thinking) ?? '';
+      const block: Block = { type: 'thinking', text: keep ? text : '' };
+      if (type === 'redacted_thinking') block.encrypted = true;
+      blocks.push(block);
+    } else if (type === 'tool_use' || type === 'server_tool_use') {
+      const block: Block = { type: 'tool_call', name: str(item.name) ?? 'unknown', input: keep ? item.input : undefined };
+      const id = str(item.id);
+      if (id !== undefined) block.id = id;
+      blocks.push(block);
+    } else if (type === 'tool_result') {
+      hasToolResult = true;
+      const block: Block = { type: 'tool_result', content: keep ? toolResultText(item.content) : '', isError: item.is_error === true };
+      const id = str(item.tool_use_id);
+      if (id !== undefined) block.toolCallId = id;
+      blocks.push(block);
+    } else {
+      if (type === 'image' || type === 'document') hasMedia = true;
+      blocks.push({ type: 'other', kind: type });
+    }
+  }
+  return { blocks, hasText, hasToolResult, firstText, hasMedia };
+}
+
+function toolResultText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  const parts: string[] = [];
+  for (const item of content) {
+    if (isObject(item) && item.type === 'text' && typeof item.text === 'string') parts.push(item.text);
+  }
+  return parts.join('\n');
+}
+
+function claudeUsage(usage: Record<string, unknown>): SessionUsage {
+  return {
+    inputTokens: num(usage.input_tokens),
+    outputTokens: num(usage.output_tokens),
+    cachedInputTokens: num(usage.cache_read_input_tokens),
+    cacheWriteTokens: num(usage.cache_creation_input_tokens),
+    reasoningTokens: 0,
+  };
+}
+

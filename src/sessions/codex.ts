@@ -1,0 +1,451 @@
+import { isInjectedUserText } from './classify.js';
+import { isObject, num, str, TimelineBuilder } from './timeline.js';
+import type { Block, MessageKind, RawRef, SessionMessage, SessionUsage, SessionWarning } from './types.js';
+
+/**
+ * Codex CLI rollout reader (pure: lines in, timeline out). Model-visible history
+ * comes from `response_item` lines only (event_msg duplicates it). Consecutive
+ * assistant-side items (reasoning, messages, tool calls) of one response are one
+ * assistant message. The first `session_meta` is the identity; a later one starts
+ * history replayed from a forked parent, marked `replayed` while its lines are
+ * older than the fork. Rollbacks and compactions become context events.
+ */
+
+const RESPONSE_ITEM_TYPES = new Set([
+  'message',
+  'reasoning',
+  'function_call',
+  'function_call_output',
+  'custom_tool_call',
+  'custom_tool_call_output',
+  'local_shell_call',
+  'web_search_call',
+  'image_generation_call',
+  'tool_search_call',
+  'tool_search_output',
+  'ghost_snapshot',
+  'compaction',
+  'compaction_summary',
+  'context_compaction',
+  'agent_message',
+  'additional_tools',
+]);
+const KNOWN_KINDS = new Set([
+  'session_meta',
+  'response_item',
+  'compacted',
+  'turn_context',
+  'event_msg',
+  'inter_agent_communication',
+  'inter_agent_communication_metadata',
+  'token_usage_record',
+  'world_state',
+  'retained_context',
+  'security_risk_score',
+  'realtime_item',
+]);
+
+/** Codex keeps recent human prompts up to ~20k tokens when it rebuilds history locally (compact.rs). */
+export const CODEX_KEPT_USER_CHARS = 80_000;
+
+export interface CodexParserOptions {
+  keepContent: boolean;
+}
+
+export interface CodexParseResult {
+  builder: TimelineBuilder;
+  id?: string;
+  cwd?: string;
+  version?: string;
+  forkedFrom?: string;
+  parentThreadId?: string;
+  baseInstructions?: string;
+  warnings: SessionWarning[];
+}
+
+interface Converted {
+  side: 'assistant' | 'user' | 'developer' | 'skip';
+  kind: MessageKind;
+  blocks: Block[];
+  steps: number;
+  encryptedCompaction?: boolean;
+}
+
+export class CodexParser {
+  readonly warnings: SessionWarning[] = [];
+  readonly builder: TimelineBuilder;
+  private readonly unknown = new Map<string, { count: number; line: number }>();
+  private metaSeen = false;
+  private forkTime: number | undefined;
+  private replaying = false;
+  private model: string | undefined;
+  private assistantOpen = false;
+  private result: Omit<CodexParseResult, 'builder' | 'warnings'> = {};
+
+  constructor(
+    readonly file: string,
+    readonly options: CodexParserOptions,
+  ) {
+    this.builder = new TimelineBuilder(file, options.keepContent);
+  }
+
+  warn(line: number, message: string): void {
+    this.warnings.push({ file: this.file, line, message });
+  }
+
+  line(lineNumber: number, text: string): void {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      this.warn(lineNumber, `invalid JSON skipped (${(error as Error).message.slice(0, 120)})`);
+      return;
+    }
+    try {
+      this.record(lineNumber, value);
+    } catch (error) {
+      this.warn(lineNumber, `record skipped (${(error as Error).message.slice(0, 120)})`);
+    }
+  }
+
+  private record(lineNumber: number, value: unknown): void {
+    if (!isObject(value)) {
+      this.warn(lineNumber, 'line is not a JSON object; skipped');
+      return;
+    }
+    const raw: RawRef = { file: this.file, line: lineNumber };
+    let type = str(value.type);
+    let payload: unknown = value.payload;
+    const timestamp = str(value.timestamp);
+    // Bare era (before Sep 2025): no envelope.
+    if (!isObject(payload)) {
+      if (type !== undefined && RESPONSE_ITEM_TYPES.has(type)) {
+        payload = value;
+        type = 'response_item';
+      } else if (type === undefined && value.record_type === 'state') {
+        return;
+      } else if (type === undefined && typeof value.id === 'string') {
+        payload = value;
+        type = 'session_meta';
+      } else {
+        this.warn(lineNumber, type === undefined ? 'record without "type" skipped' : `record "${type}" without a payload skipped`);
+        return;
+      }
+    }
+    const body = payload as Record<string, unknown>;
+    if (type === undefined) {
+      this.warn(lineNumber, 'record without "type" skipped');
+      return;
+    }
+    if (this.replaying && type !== 'session_meta') this.updateReplay(timestamp);
+    switch (type) {
+      case 'session_meta':
+        this.sessionMeta(body, timestamp);
+        return;
+      case 'turn_context':
+        this.model = str(body.model) ?? this.model;
+        return;
+      case 'response_item':
+        this.responseItem(body, raw, timestamp);
+        return;
+      case 'compacted':
+        this.compacted(body, raw, timestamp);
+        return;
+      case 'event_msg':
+        this.eventMsg(body, raw, timestamp);
+        return;
+      default:
+        if (!KNOWN_KINDS.has(type)) this.noteUnknown(lineNumber, `record type "${type}"`);
+        this.builder.seeTimestamp(timestamp);
+    }
+  }
+
+  private updateReplay(timestamp: string | undefined): void {
+    const t = timestamp === undefined ? Number.NaN : Date.parse(timestamp);
+    if (this.forkTime === undefined || Number.isNaN(t) || t >= this.forkTime) this.replaying = false;
+  }
+
+  private sessionMeta(body: Record<string, unknown>, timestamp: string | undefined): void {
+    if (this.metaSeen) {
+      // A replayed parent meta: what follows is the parent's history.
+      this.replaying = true;
+      return;
+    }
+    this.metaSeen = true;
+    const r = this.result;
+    const id = str(body.id);
+    if (id !== undefined) r.id = id;
+    const cwd = str(body.cwd);
+    if (cwd !== undefined) r.cwd = cwd;
+    const version = str(body.cli_version);
+    if (version !== undefined) r.version = version;
+    const forked = str(body.forked_from_id);
+    if (forked !== undefined) r.forkedFrom = forked;
+    const base = isObject(body.base_instructions) ? str(body.base_instructions.text) : str(body.instructions);
+    if (base !== undefined) r.baseInstructions = base;
+    const source = body.source;
+    if (isObject(source) && isObject(source.subagent) && isObject(source.subagent.thread_spawn)) {
+      const parent = str(source.subagent.thread_spawn.parent_thread_id);
+      if (parent !== undefined) r.parentThreadId = parent;
+    }
+    const created = str(body.timestamp) ?? timestamp;
+    if (created !== undefined && !Number.isNaN(Date.parse(created))) this.forkTime = Date.parse(created);
+    this.builder.seeTimestamp(timestamp ?? str(body.timestamp));
+  }
+
+  private responseItem(body: Record<string, unknown>, raw: RawRef, timestamp: string | undefined): void {
+    const converted = this.convert(body, raw.line);
+    if (converted.side === 'skip') return;
+    const b = this.builder;
+    if (converted.side === 'assistant') {
+      if (this.assistantOpen && b.lastMessage?.role === 'assistant') {
+        b.mergeIntoLast(converted.blocks, raw, converted.steps, undefined, this.model, timestamp);
+        return;
+      }
+      const input: Parameters<TimelineBuilder['addMessage']>[0] = { role: 'assistant', kind: 'assistant', blocks: converted.blocks, raw };
+      this.decorate(input, timestamp);
+      if (this.model !== undefined) input.model = this.model;
+      b.addMessage(input, converted.steps);
+      this.assistantOpen = true;
+      return;
+    }
+    this.assistantOpen = false;
+    const input: Parameters<TimelineBuilder['addMessage']>[0] = {
+      role: converted.side === 'developer' ? 'system' : 'user',
+      kind: converted.kind,
+      blocks: converted.blocks,
+      raw,
+    };
+    this.decorate(input, timestamp);
+    b.addMessage(input, converted.steps);
+  }
+
+  private decorate(input: Parameters<TimelineBuilder['addMessage']>[0], timestamp: string | undefined): void {
+    if (timestamp !== undefined) input.timestamp = timestamp;
+    if (this.replaying) input.replayed = true;
+  }
+
+  /** One response item as blocks. Pure apart from warnings. */
+  private convert(item: Record<string, unknown>, line: number): Converted {
+    const keep = this.options.keepContent;
+    const type = str(item.type) ?? '';
+    const text = (t: string): string => (keep ? t : '');
+    switch (type) {
+      case 'message': {
+        const role = str(item.role) ?? 'user';
+        const parts = contentTexts(item.content);
+        const joined = parts.join('\n');
+        const blocks: Block[] = parts.filter((p) => p.trim() !== '').map((p) => ({ type: 'text', text: text(p) }));
+        if (role === 'assistant') return { side: 'assistant', kind: 'assistant', blocks, steps: 1 };
+        if (role === 'developer' || role === 'system') return { side: 'developer', kind: 'developer', blocks, steps: 0 };
+        const hasText = joined.trim() !== '';
+        const hasImage = Array.isArray(item.content) && item.content.some((c) => isObject(c) && c.type === 'input_image');
+        if (hasImage) blocks.push({ type: 'other', kind: 'image' });
+        if (!hasText && !hasImage) return { side: 'skip', kind: 'human', blocks, steps: 0 };
+        const kind: MessageKind = isInjectedUserText(joined) ? 'injected' : 'human';
+        return { side: 'user', kind, blocks, steps: hasText ? 1 : 0 };
+      }
+      case 'reasoning': {
+        const summary = Array.isArray(item.summary) ? item.summary : [];
+        const parts = [...contentTexts(summary), ...contentTexts(item.content)];
+        const block: Block = { type: 'thinking', text: text(parts.join('\n')) };
+        if (parts.length === 0 && typeof item.encrypted_content === 'string') block.encrypted = true;
+        return { side: 'assistant', kind: 'assistant', blocks: [block], steps: 1 };
+      }
+      case 'function_call': {
+        const args = str(item.arguments) ?? '';
+        let input: unknown = args;
+        if (keep) {
+          try {
+            input = JSON.parse(args);
+          } catch {
+            input = args;
+          }
+        }
+        return this.call(str(item.name) ?? 'unknown', keep ? input : undefined, item);
+      }
+      case 'custom_tool_call':
+        return this.call(str(item.name) ?? 'unknown', keep ? item.input : undefined, item);
+      case 'local_shell_call':
+        return this.call('local_shell', keep ? item.action : undefined, item);
+      case 'web_search_call':
+        return this.call('web_search', keep ? item.action : undefined, item);
+      case 'image_generation_call':
+      case 'tool_search_call':
+        return this.call(type, keep ? (item.arguments ?? item.action) : undefined, item);
+      case 'function_call_output':
+      case 'custom_tool_call_output':
+      case 'tool_search_output': {
+        const output = item.output;
+        let content: string;
+        let isError = false;
+        if (typeof output === 'string') content = output;
+        else if (Array.isArray(output)) content = contentTexts(output).join('\n');
+        else if (isObject(output)) {
+          content = str(output.content) ?? JSON.stringify(output);
+          isError = output.success === false;
+        } else content = '';
+        const block: Block = { type: 'tool_result', content: text(content), isError };
+        const id = str(item.call_id);
+        if (id !== undefined) block.toolCallId = id;
+        return { side: 'user', kind: 'tool_result', blocks: [block], steps: 0 };
+      }
+      case 'compaction':
+      case 'compaction_summary':
+      case 'context_compaction':
+        return { side: 'skip', kind: 'assistant', blocks: [{ type: 'other', kind: 'encrypted_compaction' }], steps: 0, encryptedCompaction: true };
+      case 'ghost_snapshot':
+      case 'additional_tools':
+        return { side: 'skip', kind: 'assistant', blocks: [], steps: 0 };
+      case 'agent_message': {
+        const t = str(item.message) ?? contentTexts(item.content).join('\n');
+        return { side: 'assistant', kind: 'assistant', blocks: t.trim() === '' ? [] : [{ type: 'text', text: text(t) }], steps: 1 };
+      }
+      default:
+        this.noteUnknown(line, `response item "${type}"`);
+        return { side: 'skip', kind: 'assistant', blocks: [], steps: 0 };
+    }
+  }
+
+  private call(name: string, input: unknown, item: Record<string, unknown>): Converted {
+    const block: Block = { type: 'tool_call', name, input };
+    const id = str(item.call_id) ?? str(item.id);
+    if (id !== undefined) block.id = id;
+    return { side: 'assistant', kind: 'assistant', blocks: [block], steps: 1 };
+  }
+
+  private compacted(body: Record<string, unknown>, raw: RawRef, timestamp: string | undefined): void {
+    this.assistantOpen = false;
+    const b = this.builder;
+    const message = str(body.message) ?? '';
+    const history = Array.isArray(body.replacement_history) ? body.replacement_history : undefined;
+    if (history) {
+      const replacement: SessionMessage[] = [];
+      let encrypted = false;
+      let plainSummary = false;
+      const local = new TimelineBuilder(this.file, true);
+      let open = false;
+      for (const item of history) {
+        if (!isObject(item)) continue;
+        const converted = this.convert(item, raw.line);
+        if (converted.encryptedCompaction) encrypted = true;
+        if (converted.side === 'skip') continue;
+        if (converted.side === 'assistant' && open && local.lastMessage?.role === 'assistant') {
+          local.mergeIntoLast(converted.blocks, raw, 0);
+          continue;
+        }
+        open = converted.side === 'assistant';
+        const kind = converted.side === 'user' && isSummaryText(converted.blocks) ? 'compaction_summary' : converted.kind;
+        if (kind === 'compaction_summary') plainSummary = true;
+        local.addMessage({ role: converted.side === 'developer' ? 'system' : converted.side, kind, blocks: converted.blocks, raw }, 0);
+      }
+      // Not on the timeline: index -1.
+      for (const m of local.messages) replacement.push({ ...m, index: -1 });
+      const event: Parameters<TimelineBuilder['compaction']>[0] = {
+        compaction: encrypted ? 'codex-remote' : 'codex-local',
+        raw,
+        summaryAvailable: plainSummary || message.trim() !== '',
+        replacement,
+      };
+      if (timestamp !== undefined) event.timestamp = timestamp;
+      b.compaction(event);
+      if (encrypted) this.warn(raw.line, 'remote compaction: the summary is encrypted; forks after it use the replacement history without it');
+      return;
+    }
+    if (message.trim() === '') {
+      this.warn(raw.line, 'compacted record with neither a summary nor a replacement history');
+    }
+    // Local compaction: recent human prompts (budgeted) + the summary as a user message.
+    const kept: number[] = [];
+    let budget = CODEX_KEPT_USER_CHARS;
+    for (const index of b.recentHumanIndices()) {
+      const m = b.messageAt(index);
+      const chars = m ? m.blocks.reduce((n, block) => n + (block.type === 'text' ? block.text.length : 0), 0) : 0;
+      if (chars > budget) break;
+      budget -= chars;
+      kept.unshift(index);
+    }
+    const event: Parameters<TimelineBuilder['compaction']>[0] = {
+      compaction: 'codex-local',
+      raw,
+      summaryAvailable: message.trim() !== '',
+      keptMessages: this.options.keepContent ? kept : [],
+    };
+    if (timestamp !== undefined) event.timestamp = timestamp;
+    const compaction = b.compaction(event);
+    if (message.trim() !== '') {
+      const input: Parameters<TimelineBuilder['addMessage']>[0] = {
+        role: 'user',
+        kind: 'compaction_summary',
+        blocks: [{ type: 'text', text: this.options.keepContent ? message : '' }],
+        raw,
+      };
+      if (timestamp !== undefined) input.timestamp = timestamp;
+      compaction.summaryMessage = b.addMessage(input, 1).index;
+    }
+  }
+
+  private eventMsg(body: Record<string, unknown>, raw: RawRef, timestamp: string | undefined): void {
+    const type = str(body.type);
+    this.builder.seeTimestamp(timestamp);
+    if (type === 'token_count') {
+      const info = isObject(body.info) ? body.info : undefined;
+      const last = info && isObject(info.last_token_usage) ? info.last_token_usage : undefined;
+      if (last) this.builder.attachUsage(codexUsage(last));
+    } else if (type === 'thread_rolled_back') {
+      const turns = body.num_turns;
+      if (typeof turns !== 'number' || !Number.isInteger(turns) || turns < 1) {
+        this.warn(raw.line, 'thread_rolled_back without a positive integer num_turns; ignored');
+        return;
+      }
+      this.assistantOpen = false;
+      this.builder.rollback(raw, turns, timestamp);
+    } else if (type === 'user_message' || type === 'task_started' || type === 'turn_started') {
+      this.assistantOpen = false;
+    }
+  }
+
+  private noteUnknown(line: number, what: string): void {
+    const seen = this.unknown.get(what);
+    if (seen) seen.count += 1;
+    else {
+      this.warn(line, `unknown ${what} skipped`);
+      this.unknown.set(what, { count: 1, line });
+    }
+  }
+
+  finish(): CodexParseResult {
+    for (const [what, { count, line }] of this.unknown) {
+      if (count > 1) this.warnings.push({ file: this.file, line, message: `unknown ${what}: ${count} lines skipped in all (first here)` });
+    }
+    if (this.builder.models.size === 0 && this.model !== undefined) this.builder.models.add(this.model);
+    return { builder: this.builder, ...this.result, warnings: [...this.warnings, ...this.builder.warnings] };
+  }
+}
+
+function contentTexts(content: unknown): string[] {
+  if (typeof content === 'string') return [content];
+  if (!Array.isArray(content)) return [];
+  const out: string[] = [];
+  for (const c of content) {
+    if (isObject(c) && typeof c.text === 'string') out.push(c.text);
+  }
+  return out;
+}
+
+function isSummaryText(blocks: Block[]): boolean {
+  const first = blocks.find((b) => b.type === 'text');
+  return first !== undefined && first.type === 'text' && first.text.trimStart().startsWith('Another language model started to solve this problem');
+}
+
+function codexUsage(usage: Record<string, unknown>): SessionUsage {
+  const input = num(usage.input_tokens);
+  const cached = num(usage.cached_input_tokens);
+  return {
+    inputTokens: Math.max(0, input - cached),
+    outputTokens: num(usage.output_tokens),
+    cachedInputTokens: cached,
+    cacheWriteTokens: 0,
+    reasoningTokens: num(usage.reasoning_output_tokens),
+  };
+}

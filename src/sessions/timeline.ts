@@ -1,0 +1,271 @@
+import type {
+  Block,
+  CompactionEvent,
+  ContextEvent,
+  Counters,
+  MessageKind,
+  MessageRole,
+  RawRef,
+  SessionMessage,
+  SessionUsage,
+  SessionWarning,
+} from './types.js';
+import { zeroCounters, zeroUsage } from './types.js';
+
+export interface NewMessage {
+  role: MessageRole;
+  kind: MessageKind;
+  blocks: Block[];
+  raw: RawRef;
+  timestamp?: string;
+  model?: string;
+  usage?: SessionUsage;
+  uuid?: string;
+  replayed?: boolean;
+}
+
+/**
+ * Builds the message timeline and its counters, shared by both readers.
+ * With `keepContent = false` messages are counted but not retained (listing
+ * thousands of sessions, or a 300 MB transcript, in bounded memory).
+ */
+export class TimelineBuilder {
+  readonly messages: SessionMessage[] = [];
+  readonly events: ContextEvent[] = [];
+  readonly compactions: CompactionEvent[] = [];
+  readonly counters: Counters = zeroCounters();
+  readonly usage: SessionUsage = zeroUsage();
+  readonly models = new Set<string>();
+  readonly toolsUsed: Record<string, number> = {};
+  readonly warnings: SessionWarning[] = [];
+  /** Indices of human prompts, for rollbacks. */
+  private readonly humanIndices: number[] = [];
+  private readonly rolledBack: Array<[number, number]> = [];
+  private last: SessionMessage | undefined;
+  private pendingSteps = 0;
+  private messageCount = 0;
+  segment = 0;
+  firstTimestamp: string | undefined;
+  lastTimestamp: string | undefined;
+  replayedMessages = 0;
+
+  constructor(
+    readonly file: string,
+    readonly keepContent: boolean,
+  ) {}
+
+  get size(): number {
+    return this.messageCount;
+  }
+
+  get lastMessage(): SessionMessage | undefined {
+    return this.last;
+  }
+
+  seeTimestamp(timestamp: string | undefined): void {
+    if (timestamp === undefined) return;
+    if (this.firstTimestamp === undefined || timestamp < this.firstTimestamp) this.firstTimestamp = timestamp;
+    if (this.lastTimestamp === undefined || timestamp > this.lastTimestamp) this.lastTimestamp = timestamp;
+  }
+
+  addMessage(input: NewMessage, agentSteps: number): SessionMessage {
+    const c = this.counters;
+    c.agentSteps += agentSteps + this.pendingSteps;
+    this.pendingSteps = 0;
+    c.messages += 1;
+    if (input.kind === 'human') c.userTurns += 1;
+    if (input.role === 'assistant') c.assistantMessages += 1;
+    const message: SessionMessage = {
+      index: this.messageCount,
+      role: input.role,
+      kind: input.kind,
+      blocks: this.keepContent ? input.blocks : [],
+      raw: [input.raw],
+      counters: { ...c },
+      segment: this.segment,
+    };
+    if (input.timestamp !== undefined) message.timestamp = input.timestamp;
+    if (input.model !== undefined) message.model = input.model;
+    if (input.uuid !== undefined) message.uuid = input.uuid;
+    if (input.replayed) {
+      message.replayed = true;
+      this.replayedMessages += 1;
+    }
+    this.noteBlocks(input.blocks);
+    if (input.model !== undefined) this.models.add(input.model);
+    if (input.usage) this.addUsage(message, input.usage);
+    this.seeTimestamp(input.timestamp);
+    if (input.kind === 'human') this.humanIndices.push(message.index);
+    this.messageCount += 1;
+    this.last = message;
+    if (this.keepContent) this.messages.push(message);
+    return message;
+  }
+
+  /** Appends blocks of a continuation line (same API message) to the last message. */
+  mergeIntoLast(blocks: Block[], raw: RawRef, agentSteps: number, usage?: SessionUsage, model?: string, timestamp?: string): void {
+    const message = this.last;
+    if (!message) return;
+    this.counters.agentSteps += agentSteps;
+    message.counters.agentSteps = this.counters.agentSteps;
+    if (this.keepContent) message.blocks.push(...blocks);
+    message.raw.push(raw);
+    this.noteBlocks(blocks);
+    // Claude Code repeats the same usage on every line of one response: replace, don't add.
+    if (usage) {
+      if (message.usage) subtractUsage(this.usage, message.usage);
+      this.addUsage(message, usage);
+    }
+    if (model !== undefined) {
+      message.model ??= model;
+      this.models.add(model);
+    }
+    this.seeTimestamp(timestamp);
+  }
+
+  /** Counts agent steps of records that are not model-visible (synthetic lines). */
+  bumpSteps(agentSteps: number): void {
+    const lastEvent = this.events.at(-1);
+    const eventSinceLast = lastEvent !== undefined && lastEvent.atMessage === this.messageCount;
+    if (this.last && !eventSinceLast) {
+      this.counters.agentSteps += agentSteps;
+      this.last.counters.agentSteps = this.counters.agentSteps;
+    } else {
+      this.pendingSteps += agentSteps;
+    }
+  }
+
+  attachUsage(usage: SessionUsage): void {
+    const message = this.last;
+    if (message && message.role === 'assistant') {
+      if (message.usage) subtractUsage(this.usage, message.usage);
+      this.addUsage(message, usage);
+    } else {
+      addUsageTo(this.usage, usage);
+    }
+  }
+
+  compaction(event: Omit<CompactionEvent, 'kind' | 'ordinal' | 'atMessage' | 'counters'>): CompactionEvent {
+    const full: CompactionEvent = {
+      kind: 'compaction',
+      ordinal: this.compactions.length,
+      atMessage: this.messageCount,
+      counters: this.snapshotCounters(),
+      ...event,
+    };
+    this.compactions.push(full);
+    this.events.push(full);
+    this.segment += 1;
+    this.seeTimestamp(event.timestamp);
+    return full;
+  }
+
+  microcompaction(raw: RawRef, clearedToolIds: string[], timestamp?: string): void {
+    const event: ContextEvent = {
+      kind: 'microcompaction',
+      raw,
+      atMessage: this.messageCount,
+      counters: this.snapshotCounters(),
+      clearedToolIds,
+    };
+    if (timestamp !== undefined) event.timestamp = timestamp;
+    this.events.push(event);
+  }
+
+  /** Codex `thread_rolled_back`: the last `numTurns` human turns leave the context. */
+  rollback(raw: RawRef, numTurns: number, timestamp?: string): void {
+    const contextStart = this.compactions.at(-1)?.atMessage ?? 0;
+    let remaining = numTurns;
+    let removedFrom = this.messageCount;
+    for (let i = this.humanIndices.length - 1; i >= 0 && remaining > 0; i -= 1) {
+      const index = this.humanIndices[i]!;
+      if (index < contextStart) break;
+      if (this.isRolledBack(index)) continue;
+      removedFrom = index;
+      remaining -= 1;
+    }
+    if (remaining > 0) {
+      this.warnings.push({
+        file: this.file,
+        line: raw.line,
+        message: `rollback of ${numTurns} turns but only ${numTurns - remaining} human turns in context; rolled back to the context start`,
+      });
+      removedFrom = contextStart;
+    }
+    this.rolledBack.push([removedFrom, this.messageCount]);
+    const event: ContextEvent = {
+      kind: 'rollback',
+      raw,
+      atMessage: this.messageCount,
+      counters: this.snapshotCounters(),
+      numTurns,
+      removedFrom,
+    };
+    if (timestamp !== undefined) event.timestamp = timestamp;
+    this.events.push(event);
+  }
+
+  /** Human prompts of the current context, newest first (for Codex local compaction). */
+  recentHumanIndices(): number[] {
+    const contextStart = this.compactions.at(-1)?.atMessage ?? 0;
+    const out: number[] = [];
+    for (let i = this.humanIndices.length - 1; i >= 0; i -= 1) {
+      const index = this.humanIndices[i]!;
+      if (index < contextStart) break;
+      if (!this.isRolledBack(index)) out.push(index);
+    }
+    return out;
+  }
+
+  messageAt(index: number): SessionMessage | undefined {
+    return this.keepContent ? this.messages[index] : undefined;
+  }
+
+  private isRolledBack(index: number): boolean {
+    return this.rolledBack.some(([from, to]) => index >= from && index < to);
+  }
+
+  private snapshotCounters(): Counters {
+    return { ...this.counters };
+  }
+
+  private noteBlocks(blocks: Block[]): void {
+    for (const block of blocks) {
+      if (block.type === 'tool_call') this.toolsUsed[block.name] = (this.toolsUsed[block.name] ?? 0) + 1;
+    }
+  }
+
+  private addUsage(message: SessionMessage, usage: SessionUsage): void {
+    message.usage = usage;
+    addUsageTo(this.usage, usage);
+  }
+}
+
+export function addUsageTo(total: SessionUsage, usage: SessionUsage): void {
+  total.inputTokens += usage.inputTokens;
+  total.outputTokens += usage.outputTokens;
+  total.cachedInputTokens += usage.cachedInputTokens;
+  total.cacheWriteTokens += usage.cacheWriteTokens;
+  total.reasoningTokens += usage.reasoningTokens;
+}
+
+function subtractUsage(total: SessionUsage, usage: SessionUsage): void {
+  total.inputTokens -= usage.inputTokens;
+  total.outputTokens -= usage.outputTokens;
+  total.cachedInputTokens -= usage.cachedInputTokens;
+  total.cacheWriteTokens -= usage.cacheWriteTokens;
+  total.reasoningTokens -= usage.reasoningTokens;
+}
+
+/** A non-negative finite number from an unknown field, else 0. */
+export function num(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0;
+}
+
+export function str(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
