@@ -1,0 +1,184 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packageRoot } from '../../core/version.js';
+import { type FakeServer, startFakeOpenAI } from '../../models/testing/index.js';
+
+const KEY = 'cli-test-key-7f3a9c0d2e';
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Spawns the CLI asynchronously (the fake server lives in this process and must keep answering). */
+function cli(args: string[], env: Record<string, string> = {}, input?: string): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+      cwd: packageRoot(),
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input ?? '');
+  });
+}
+
+let server: FakeServer;
+beforeAll(async () => {
+  server = await startFakeOpenAI({ apiKey: KEY });
+});
+afterAll(async () => {
+  await server.close();
+});
+
+describe('echolens ask', () => {
+  it('prints the answer on stdout and a usage line on stderr', async () => {
+    server.setRespond({ text: 'Paris.', usage: { inputTokens: 21, outputTokens: 2 } });
+    const ref = `openai-compatible:m@${server.baseURL}`;
+    const run = await cli(['ask', ref, 'Capital of France?', '--system', 'Answer in one word.', '--temperature', '0'], {
+      OPENAI_COMPATIBLE_API_KEY: KEY,
+    });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('Paris.\n');
+    expect(run.stderr).toMatch(/21 in \/ 2 out tokens/);
+    expect(run.stderr).toMatch(/cost unknown/);
+    const sent = server.requests.at(-1)!;
+    expect(sent.body).toMatchObject({
+      model: 'm',
+      temperature: 0,
+      max_tokens: 4096,
+      messages: [
+        { role: 'system', content: 'Answer in one word.' },
+        { role: 'user', content: 'Capital of France?' },
+      ],
+    });
+    expect(sent.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(run.stdout + run.stderr).not.toContain(KEY);
+  });
+
+  it('--json prints text, usage, cost, latency, finish reason and model', async () => {
+    server.setRespond({ text: 'Four.', usage: { inputTokens: 1000, outputTokens: 200, cachedInputTokens: 400 } });
+    const dir = mkdtempSync(join(tmpdir(), 'echolens-ask-'));
+    const prices = join(dir, 'prices.yaml');
+    writeFileSync(prices, 'models:\n  - { provider: openai-compatible, model: m, input: 2, output: 10, cachedInput: 1 }\n');
+    const ref = `openai-compatible:m@${server.baseURL}`;
+    const run = await cli(['ask', ref, '2+2?', '--json', '--max-tokens', '50', '--seed', '3', '--prices', prices], {
+      OPENAI_COMPATIBLE_API_KEY: KEY,
+    });
+    expect(run.code).toBe(0);
+    const out = JSON.parse(run.stdout) as Record<string, unknown>;
+    expect(out).toMatchObject({
+      model: ref,
+      responseModel: 'm',
+      text: 'Four.',
+      finishReason: 'stop',
+      usage: { inputTokens: 1000, outputTokens: 200, cachedInputTokens: 400, cacheWriteTokens: 0, reasoningTokens: 0 },
+      attempts: 1,
+      params: { maxTokens: 50, seed: 3 },
+    });
+    expect(out.costUsd).toBeCloseTo((600 * 2 + 400 * 1 + 200 * 10) / 1e6, 12);
+    expect(typeof out.latencyMs).toBe('number');
+    expect(server.requests.at(-1)!.body).toMatchObject({ max_tokens: 50, seed: 3 });
+    expect(run.stdout + run.stderr).not.toContain(KEY);
+  });
+
+  it('retries through the retry policy (429 with Retry-After: 0, then an answer)', async () => {
+    server.setRespond('after a retry');
+    server.pushFaults({ fault: 'status', status: 429, retryAfter: '0' });
+    const ref = `openai-compatible:m@${server.baseURL}`;
+    const before = server.requests.length;
+    const run = await cli(['ask', ref, 'hi', '--json'], { OPENAI_COMPATIBLE_API_KEY: KEY });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ text: 'after a retry', attempts: 2 });
+    expect(server.requests.length - before).toBe(2);
+  });
+
+  it('a call that keeps failing exits 1 with one line and no stack', async () => {
+    server.pushFaults({ fault: 'status', status: 503 }, { fault: 'status', status: 503 });
+    const ref = `openai-compatible:m@${server.baseURL}`;
+    const run = await cli(['ask', ref, 'hi', '--max-attempts', '2'], { OPENAI_COMPATIBLE_API_KEY: KEY });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    const lines = run.stderr.trim().split('\n');
+    expect(lines.at(-1)).toMatch(/^echolens: .*HTTP 503.*\[server, 2 attempts\]$/);
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('--json reports a failure as a JSON error object too', async () => {
+    const ref = `openai-compatible:m@${server.baseURL}`;
+    const run = await cli(['ask', ref, 'hi', '--json'], { OPENAI_COMPATIBLE_API_KEY: 'wrong-key-0000' });
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toMatchObject({ model: ref, error: { kind: 'auth', status: 401, attempts: 1 } });
+    expect(run.stdout + run.stderr).not.toContain('wrong-key-0000');
+  });
+
+  it('a missing key exits 2 naming the variable', async () => {
+    const run = await cli(['ask', `openai:gpt-4o@${server.baseURL}`, 'hi']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/OPENAI_API_KEY/);
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('an unknown provider exits 2 listing the valid ones', async () => {
+    const run = await cli(['ask', 'gemini:flash', 'hi']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/valid providers: openai, anthropic/);
+  });
+
+  it('bad flags and a malformed price file exit 2 before any call', async () => {
+    const before = server.requests.length;
+    const ref = `openai-compatible:m@${server.baseURL}`;
+    const bad = await cli(['ask', ref, 'hi', '--max-tokens', '0']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--max-tokens: must be a whole number/);
+    const dir = mkdtempSync(join(tmpdir(), 'echolens-ask-'));
+    const prices = join(dir, 'bad.json');
+    writeFileSync(prices, '{"models": [{"provider": "x", "model": "y", "input": "cheap", "output": 1}]}');
+    const malformed = await cli(['ask', ref, 'hi', '--prices', prices]);
+    expect(malformed.code).toBe(2);
+    expect(malformed.stderr).toContain(`${prices}:1: models.0.input:`);
+    expect(server.requests.length).toBe(before);
+  });
+
+  it('reads the prompt from stdin with "-" and works offline with sim:echo', async () => {
+    const run = await cli(['ask', 'sim:echo', '-'], {}, 'echo me\n');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('echo me\n');
+  });
+});
+
+describe('echolens models', () => {
+  it('lists providers and sim profiles, and whether keys are set without showing them', async () => {
+    const run = await cli(['models', '--json'], { ANTHROPIC_API_KEY: KEY });
+    expect(run.code).toBe(0);
+    const out = JSON.parse(run.stdout) as {
+      providers: Array<{ name: string; keySet: boolean | null }>;
+      simProfiles: Array<{ name: string }>;
+    };
+    expect(out.providers.map((p) => p.name)).toContain('openai-compatible');
+    expect(out.providers.find((p) => p.name === 'anthropic')?.keySet).toBe(true);
+    expect(out.providers.find((p) => p.name === 'openai')?.keySet).toBe(false);
+    expect(out.simProfiles.map((s) => s.name)).toContain('sim:echo');
+    expect(run.stdout).not.toContain(KEY);
+  });
+
+  it('--prices prints the price table', async () => {
+    const run = await cli(['models', '--prices']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/openai:gpt-4\.1-mini\s+0\.4\s+1\.6/);
+    expect(run.stdout).toMatch(/cost unknown/);
+  });
+});

@@ -1,0 +1,166 @@
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { InvalidArgumentError } from '../../core/errors.js';
+import { DEFAULT_MAX_TOKENS } from '../../models/defaults.js';
+import { ModelCallError } from '../../models/errors.js';
+import type { ChatMessage, DecodingParams, ModelRequest } from '../../models/types.js';
+
+interface AskOptions {
+  system?: string;
+  temperature?: string;
+  topP?: string;
+  maxTokens?: string;
+  seed?: string;
+  maxAttempts: string;
+  timeout?: string;
+  prices?: string;
+  json?: boolean;
+}
+
+/** Exit code when the model call itself failed (after retries); usage and config errors exit 2. */
+export const ASK_CALL_FAILED_EXIT = 1;
+
+export function registerAsk(program: Command): void {
+  program
+    .command('ask')
+    .description('send one prompt to a model (same adapters, retries and cost accounting as the experiments)')
+    .argument('<model-ref>', 'model reference provider:model[@baseURL], e.g. openai:gpt-4.1-mini, ollama:qwen3:4b, sim:echo')
+    .argument('<prompt>', 'the user message; "-" reads it from standard input')
+    .option('--system <text>', 'system message')
+    .option('--temperature <number>', 'sampling temperature (provider default when omitted)')
+    .option('--top-p <number>', 'nucleus sampling probability')
+    .option('--max-tokens <integer>', `most tokens the answer may use (default ${DEFAULT_MAX_TOKENS})`)
+    .option('--seed <integer>', 'sampling seed, for providers that honour one')
+    .option('--max-attempts <integer>', 'attempts in all, retries included', '3')
+    .option('--timeout <seconds>', 'limit for one attempt')
+    .option('--prices <file>', 'price file (JSON or YAML) overriding the built-in prices (also ECHOLENS_PRICES)')
+    .option('--json', 'print a JSON object: text, usage, cost, latency, finish reason, model')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'API keys are read from the environment only (OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENROUTER_API_KEY,',
+        'TOGETHER_API_KEY, VLLM_API_KEY, OPENAI_COMPATIBLE_API_KEY …) and are never printed.',
+        'Exit codes: 0 answered; 1 the model call failed; 2 bad arguments, configuration or missing key.',
+        '',
+        'Examples:',
+        '  echolens ask sim:echo "hello"',
+        '  echolens ask ollama:qwen3:4b "Name three rivers." --temperature 0 --max-tokens 200',
+        '  echolens ask openai-compatible:my-model@http://127.0.0.1:8000/v1 "hi" --json',
+      ].join('\n'),
+    )
+    .action(async (modelRef: string, promptArg: string, options: AskOptions) => {
+      await runAsk(modelRef, promptArg, options);
+    });
+}
+
+async function runAsk(modelRef: string, promptArg: string, options: AskOptions): Promise<void> {
+  const prompt = promptArg === '-' ? readFileSync(0, 'utf8') : promptArg;
+  if (prompt.trim() === '') throw new InvalidArgumentError('prompt', 'is empty');
+  const params: DecodingParams = {
+    maxTokens: parseInteger('--max-tokens', options.maxTokens, 1) ?? DEFAULT_MAX_TOKENS,
+  };
+  const temperature = parseNumber('--temperature', options.temperature, 0, 2);
+  if (temperature !== undefined) params.temperature = temperature;
+  const topP = parseNumber('--top-p', options.topP, 0, 1);
+  if (topP !== undefined) params.topP = topP;
+  const seed = parseInteger('--seed', options.seed, 0);
+  if (seed !== undefined) params.seed = seed;
+  const maxAttempts = parseInteger('--max-attempts', options.maxAttempts, 1)!;
+  const timeoutSeconds = parseNumber('--timeout', options.timeout, 0.001, 86_400);
+
+  // Loaded here, not at start-up: the AI SDK is heavy and most commands never call a model.
+  const [{ createAdapter }, { costOf, loadPriceTable }, { CallFailedError, callWithRetry }] = await Promise.all([
+    import('../../models/create-adapter.js'),
+    import('../../models/prices.js'),
+    import('../../models/retry.js'),
+  ]);
+  // Read prices first: a malformed price file should fail before any money is spent.
+  const prices = loadPriceTable(options.prices === undefined ? {} : { file: options.prices });
+  const adapter = createAdapter(modelRef, timeoutSeconds === undefined ? {} : { timeoutMs: timeoutSeconds * 1000 });
+  const messages: ChatMessage[] = [];
+  if (options.system !== undefined) messages.push({ role: 'system', content: options.system });
+  messages.push({ role: 'user', content: prompt });
+  const request: ModelRequest = { model: modelRef, messages, params, sample: 0 };
+
+  const controller = new AbortController();
+  const onInterrupt = () => controller.abort();
+  process.once('SIGINT', onInterrupt);
+  try {
+    const result = await callWithRetry(adapter, request, {
+      policy: { maxAttempts },
+      signal: controller.signal,
+      onRetry: (event) => {
+        if (!options.json) {
+          process.stderr.write(
+            `echolens: attempt ${event.attempt} failed (${event.error.kind}); retrying in ${(event.delayMs / 1000).toFixed(1)} s\n`,
+          );
+        }
+      },
+    });
+    const response = result.response;
+    const costUsd = costOf(modelRef, result.usage, prices);
+    if (options.json) {
+      const out: Record<string, unknown> = {
+        model: modelRef,
+        responseModel: response.responseModel ?? null,
+        text: response.text,
+        finishReason: response.finishReason,
+        usage: result.usage,
+        costUsd,
+        latencyMs: response.latencyMs,
+        attempts: result.attempts,
+        params,
+        warnings: response.warnings ?? [],
+      };
+      if (response.reasoning !== undefined) out.reasoning = response.reasoning;
+      process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+    } else {
+      process.stdout.write(response.text.endsWith('\n') ? response.text : `${response.text}\n`);
+      const u = result.usage;
+      const parts = [
+        response.responseModel ?? modelRef,
+        `${u.inputTokens} in${u.cachedInputTokens > 0 ? ` (${u.cachedInputTokens} cached)` : ''} / ${u.outputTokens} out tokens`,
+        costUsd === null ? 'cost unknown (no price for this model)' : `$${costUsd.toFixed(6)}`,
+        `${(response.latencyMs / 1000).toFixed(2)} s`,
+        response.finishReason,
+      ];
+      if (result.attempts > 1) parts.push(`${result.attempts} attempts`);
+      process.stderr.write(`— ${parts.join(' · ')}\n`);
+      for (const warning of response.warnings ?? []) process.stderr.write(`warning: ${warning}\n`);
+    }
+  } catch (error) {
+    if (!(error instanceof ModelCallError)) throw error;
+    // Missing keys and bad references are configuration errors: let the CLI print them (exit 2).
+    if (error.kind === 'config' || (error.kind === 'auth' && !(error instanceof CallFailedError))) throw error;
+    const attempts = error instanceof CallFailedError ? error.attempts : 1;
+    if (options.json) {
+      process.stdout.write(
+        `${JSON.stringify({ model: modelRef, error: { kind: error.kind, message: error.message, status: error.status ?? null, attempts } }, null, 2)}\n`,
+      );
+    }
+    process.stderr.write(`echolens: ${error.message} [${error.kind}, ${attempts} attempt${attempts === 1 ? '' : 's'}]\n`);
+    if (error.hint) process.stderr.write(`hint: ${error.hint}\n`);
+    process.exitCode = error.kind === 'aborted' ? 130 : ASK_CALL_FAILED_EXIT;
+  } finally {
+    process.off('SIGINT', onInterrupt);
+  }
+}
+
+function parseNumber(flag: string, raw: string | undefined, min: number, max: number): number | undefined {
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(value) || value < min || value > max) {
+    throw new InvalidArgumentError(flag, `must be a number from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function parseInteger(flag: string, raw: string | undefined, min: number): number | undefined {
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (!/^\s*\d+\s*$/.test(raw) || !Number.isSafeInteger(value) || value < min) {
+    throw new InvalidArgumentError(flag, `must be a whole number ≥ ${min}, got "${raw}"`);
+  }
+  return value;
+}
