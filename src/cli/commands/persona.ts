@@ -1,0 +1,135 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Command } from 'commander';
+import { InvalidArgumentError } from '../../core/errors.js';
+import { openStore } from '../../store/run-store.js';
+import { renderPersonaMarkdown } from '../../persona-drift/report-markdown.js';
+import {
+  dryRunPersona,
+  loadPersonaConfig,
+  personaReport,
+  personaRunId,
+  planPersona,
+  readConfigSessions,
+  runPersona,
+} from '../../persona-drift/run.js';
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+function positiveNumber(name: string) {
+  return (value: string) => {
+    const n = Number(value);
+    if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(name, `must be a positive number, got "${value}"`);
+    return n;
+  };
+}
+
+/** Writes to a file (creating its folder) or to stdout. */
+export function emit(text: string, out?: string): void {
+  if (out) {
+    mkdirSync(dirname(out), { recursive: true });
+    writeFileSync(out, text.endsWith('\n') ? text : `${text}\n`);
+    process.stderr.write(`wrote ${out}\n`);
+  } else {
+    process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  }
+}
+
+export function registerPersona(program: Command): void {
+  const persona = program
+    .command('persona')
+    .description('persona drift (ContextEcho): snapshot real agentic sessions at positions and probe the assistant register');
+
+  persona
+    .command('run')
+    .description('run the ContextEcho grid of a config: target cells, then judge cells (cached, resumable)')
+    .argument('<config>', 'YAML config (see docs/persona-config.md)')
+    .option('--db <file>', 'run store (SQLite)', 'runs/persona.db')
+    .option('--dry-run', 'print the plan size and the estimate (cells, tokens, dollars); call nothing')
+    .option('--set <key=value>', 'override any config key (dotted path, YAML value); repeatable', collect, [])
+    .option('--target <model>', 'replace the targets with this model ref; repeatable', collect, [])
+    .option('--judge <model>', 'replace the judges with this model ref; repeatable', collect, [])
+    .option('--session <file>', 'replace the sessions with this transcript; repeatable', collect, [])
+    .option('--concurrency <n>', 'concurrent calls per provider', positiveNumber('--concurrency'))
+    .option('--max-cost <usd>', 'stop before spending more than this', positiveNumber('--max-cost'))
+    .option('--price-file <file>', 'prices overriding the built-in table (JSON or YAML)')
+    .option('--report <file>', 'also write the Markdown report here when the run completes')
+    .addHelpText(
+      'after',
+      '\nModel refs: openai:<model>, anthropic:<model>, vllm:, ollama:, llamacpp:, lmstudio:, openrouter:, together:,\nopenai-compatible:<model>@<baseURL>, local:<gguf>, replay:<run.db>, sim:<profile> (simulated, measures nothing).\nCtrl-C once: finish in-flight cells and stop (re-run the same command to resume). Twice: cancel them.',
+    )
+    .action(async (configFile: string, options) => {
+      const overrides: string[] = [...options.set];
+      const listOverride = (key: string, values: string[]) => {
+        if (values.length > 0) overrides.push(`${key}=${JSON.stringify(values)}`);
+      };
+      listOverride('targets', options.target);
+      listOverride('judges', options.judge);
+      listOverride('sessions', options.session);
+      const config = loadPersonaConfig(configFile, overrides);
+      const sessions = await readConfigSessions(config);
+      if (options.dryRun) {
+        const specs = planPersona(config, sessions);
+        const dry = dryRunPersona(config, specs, options.priceFile);
+        const e = dry.estimate;
+        process.stdout.write(
+          [
+            `plan: ${dry.targetCells} target cells (${e.duplicates} duplicates), up to ${dry.judgeCells} judge cells`,
+            `input tokens ≈ ${e.inputTokens.toLocaleString('en-US')}; output tokens expected ≈ ${e.outputTokens.expected.toLocaleString('en-US')}, at most ${e.outputTokens.max.toLocaleString('en-US')}`,
+            `cost ≈ $${e.dollars.low.toFixed(2)} – $${e.dollars.high.toFixed(2)}${e.unpricedModels.length > 0 ? ` (no price for: ${e.unpricedModels.join(', ')})` : ''}`,
+            'nothing was called (--dry-run)',
+          ].join('\n') + '\n',
+        );
+        return;
+      }
+      const result = await runPersona(
+        config,
+        options.db,
+        {
+          ...(options.concurrency ? { concurrency: options.concurrency } : {}),
+          ...(options.maxCost ? { maxCostUsd: options.maxCost } : {}),
+          ...(options.priceFile ? { priceFile: options.priceFile } : {}),
+        },
+        sessions,
+      );
+      process.stdout.write(
+        `${result.resumed ? 'resumed' : 'started'} run ${result.runId} in ${options.db}: ${result.targetCells} target cells, ${result.judgeCells} judge cells, ${result.invalidJudgements} invalid judgements excluded, spend $${result.spendUsd.toFixed(4)}\n`,
+      );
+      if (result.interrupted) {
+        process.stdout.write('the run stopped early; run the same command again to resume\n');
+        process.exitCode = 3;
+        return;
+      }
+      if (options.report) {
+        const store = openStore(options.db, { readonly: true });
+        try {
+          emit(renderPersonaMarkdown(personaReport(store, result.runId)), options.report);
+        } finally {
+          store.close();
+        }
+      }
+      process.stdout.write(`report: echolens persona report ${options.db}\n`);
+    });
+
+  persona
+    .command('report')
+    .description('analyse a persona run: drift gaps with CIs, mitigations, stressors, contracts, compaction, agreement')
+    .argument('<run.db>', 'run store written by `echolens persona run`')
+    .option('--run <id>', 'run id (default: the latest persona run in the store)')
+    .option('--format <format>', 'md or json (schema: docs/persona-report-schema.md)', 'md')
+    .option('-o, --out <file>', 'write to a file instead of stdout')
+    .option('--bootstrap <B>', 'bootstrap replicates (default: the config value, 10,000)', positiveNumber('--bootstrap'))
+    .action((db: string, options) => {
+      if (options.format !== 'md' && options.format !== 'json') {
+        throw new InvalidArgumentError('--format', `must be md or json, got "${options.format}"`);
+      }
+      const store = openStore(db, { readonly: true });
+      try {
+        const runId = personaRunId(store, options.run);
+        const report = personaReport(store, runId, options.bootstrap ? { B: Math.round(options.bootstrap) } : {});
+        emit(options.format === 'json' ? JSON.stringify({ runId, ...report }, null, 2) : renderPersonaMarkdown(report), options.out);
+      } finally {
+        store.close();
+      }
+    });
+}

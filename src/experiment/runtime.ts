@@ -1,0 +1,194 @@
+import { execFileSync } from 'node:child_process';
+import { hashCanonical } from '../core/canonical-json.js';
+import { packageRoot, packageVersion } from '../core/version.js';
+import { costOf, loadPriceTable } from '../models/prices.js';
+import type { ChatMessage } from '../models/types.js';
+import { createProgressReporter } from '../store/progress.js';
+import { openStore, type RunStore } from '../store/run-store.js';
+import { type RunCellsOptions, type RunCellsResult, runCells } from '../store/runner.js';
+import type { CellResult, CellSpec, RunManifest } from '../store/types.js';
+
+/**
+ * Shared edge of both audits: open the store, record the manifest, run a stage
+ * of cells with progress, signals, limits and cost, and re-ask unparseable
+ * judge/labeler outputs (DECISIONS 2).
+ */
+
+export function gitCommit(cwd = packageRoot()): string | null {
+  try {
+    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+export interface ExperimentRun {
+  store: RunStore;
+  runId: string;
+  resumed: boolean;
+}
+
+/**
+ * The run id is derived from the experiment and its canonical config, so the
+ * same command against the same database resumes the same run.
+ */
+export function openExperimentRun(
+  db: string,
+  experiment: string,
+  config: unknown,
+  seed: number,
+  options: Record<string, unknown> = {},
+): ExperimentRun {
+  const store = openStore(db);
+  const runId = `${experiment}-${hashCanonical({ experiment, config }).slice(0, 12)}`;
+  const existing = store.getRun(runId);
+  if (existing) return { store, runId, resumed: true };
+  const manifest: RunManifest = {
+    experiment,
+    config,
+    seed,
+    versions: { echolens: packageVersion(), node: process.version },
+    gitCommit: gitCommit(),
+    options,
+  };
+  store.createRun(manifest, { id: runId });
+  return { store, runId, resumed: false };
+}
+
+export interface StageRuntime {
+  concurrency?: number;
+  requestsPerMinute?: number;
+  tokensPerMinute?: number;
+  maxCostUsd?: number;
+  priceFile?: string;
+  signal?: AbortSignal;
+  hardSignal?: AbortSignal;
+  /** Show progress on stderr (default true). */
+  progress?: boolean;
+  label?: string;
+  adapterFor?: RunCellsOptions['adapterFor'];
+}
+
+export async function runStage(
+  store: RunStore,
+  runId: string,
+  specs: readonly CellSpec[],
+  runtime: StageRuntime = {},
+): Promise<RunCellsResult> {
+  const prices = loadPriceTable(runtime.priceFile ? { file: runtime.priceFile } : {});
+  const reporter = runtime.progress === false ? undefined : createProgressReporter({ label: runtime.label ?? runId });
+  const limits =
+    runtime.requestsPerMinute || runtime.tokensPerMinute
+      ? { '*': { requestsPerMinute: runtime.requestsPerMinute, tokensPerMinute: runtime.tokensPerMinute } }
+      : undefined;
+  try {
+    const result = await runCells(store, runId, specs, {
+      ...(runtime.concurrency ? { concurrency: runtime.concurrency } : {}),
+      ...(limits ? { limits } : {}),
+      ...(runtime.maxCostUsd !== undefined ? { maxCostUsd: runtime.maxCostUsd } : {}),
+      ...(runtime.signal ? { signal: runtime.signal } : {}),
+      ...(runtime.hardSignal ? { hardSignal: runtime.hardSignal } : {}),
+      ...(runtime.adapterFor ? { adapterFor: runtime.adapterFor } : {}),
+      costOf: (model, usage) => costOf(model, usage, prices),
+      ...(reporter ? { onProgress: (snapshot) => reporter.update(snapshot) } : {}),
+    });
+    reporter?.finish();
+    return result;
+  } catch (error) {
+    reporter?.finish();
+    throw error;
+  }
+}
+
+/** A cell whose output must parse; failures are re-asked with a reminder. */
+export interface ParsedItem<T> {
+  spec: CellSpec;
+  parse(text: string): { ok: true; value: T } | { ok: false; error: string };
+  /** Builds the re-ask conversation from the previous messages and the bad output. */
+  reask(previous: ChatMessage[], badOutput: string): ChatMessage[];
+}
+
+export type ParsedOutcome<T> =
+  | { status: 'ok'; value: T; attempts: number; key: string }
+  | { status: 'invalid'; error: string; attempts: number; key: string }
+  | { status: 'unanswered'; result: CellResult; attempts: number };
+
+/**
+ * Runs the items, then re-asks the ones whose output does not parse, up to
+ * `retries` more times (each re-ask is its own cell, so it is cached and
+ * resumable). Outputs that still fail are `invalid`: excluded and counted.
+ */
+export async function runParsedStage<T>(
+  store: RunStore,
+  runId: string,
+  items: readonly ParsedItem<T>[],
+  retries: number,
+  runtime: StageRuntime = {},
+): Promise<{ outcomes: ParsedOutcome<T>[]; stages: RunCellsResult[] }> {
+  const outcomes: ParsedOutcome<T>[] = new Array(items.length);
+  const stages: RunCellsResult[] = [];
+  let active: Array<{ index: number; spec: CellSpec; last?: CellResult }> = items.map((item, index) => ({ index, spec: item.spec }));
+  for (let attempt = 0; attempt <= retries && active.length > 0; attempt++) {
+    const stage = await runStage(
+      store,
+      runId,
+      active.map((a) => a.spec),
+      { ...runtime, label: `${runtime.label ?? runId} (attempt ${attempt + 1})` },
+    );
+    stages.push(stage);
+    const next: typeof active = [];
+    active.forEach((a, k) => {
+      const result = stage.results[k] as CellResult;
+      const item = items[a.index] as ParsedItem<T>;
+      if (result.status !== 'done' || result.text === null) {
+        outcomes[a.index] = { status: 'unanswered', result, attempts: attempt + 1 };
+        return;
+      }
+      const parsed = item.parse(result.text);
+      if (parsed.ok) {
+        outcomes[a.index] = { status: 'ok', value: parsed.value, attempts: attempt + 1, key: result.key };
+      } else if (attempt < retries) {
+        next.push({
+          index: a.index,
+          last: result,
+          spec: {
+            request: { ...a.spec.request, messages: item.reask(a.spec.request.messages, result.text) },
+            labels: { ...a.spec.labels, attempt: attempt + 1 },
+          },
+        });
+      } else {
+        outcomes[a.index] = { status: 'invalid', error: parsed.error, attempts: attempt + 1, key: result.key };
+      }
+    });
+    if (stage.interrupted || stage.stopReason !== null) {
+      for (const a of next) outcomes[a.index] = { status: 'unanswered', result: a.last as CellResult, attempts: attempt + 1 };
+      break;
+    }
+    active = next;
+  }
+  return { outcomes, stages };
+}
+
+/** SIGINT/SIGTERM: the first finishes in-flight cells and stops; the second cancels them. */
+export function installStopSignals(): { signal: AbortSignal; hardSignal: AbortSignal; dispose(): void } {
+  const soft = new AbortController();
+  const hard = new AbortController();
+  const onSignal = () => {
+    if (!soft.signal.aborted) {
+      process.stderr.write('\necholens: stopping after in-flight cells finish (press Ctrl-C again to cancel them)\n');
+      soft.abort();
+    } else {
+      hard.abort();
+    }
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    signal: soft.signal,
+    hardSignal: hard.signal,
+    dispose() {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}

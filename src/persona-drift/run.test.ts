@@ -1,0 +1,162 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerBuiltinSimProfiles } from '../builtin-sims.js';
+import { packageRoot } from '../core/version.js';
+import { createAdapter } from '../models/create-adapter.js';
+import { registerSimProfile } from '../models/sim-registry.js';
+import { type FakeServer, startFakeOpenAI } from '../models/testing/index.js';
+import type { ChatMessage, ModelAdapter } from '../models/types.js';
+import { openStore } from '../store/run-store.js';
+import type { GapEstimate } from './analysis.js';
+import { type PersonaConfig, personaConfigSchema } from './config.js';
+import { loadPersonaConfig, personaReport, runPersona } from './run.js';
+import { createPersonaSimProfile } from './sim.js';
+
+const SESSION = join(packageRoot(), 'data', 'demo', 'claude-session.jsonl');
+const quiet = { progress: false } as const;
+
+function config(partial: Record<string, unknown>): PersonaConfig {
+  return personaConfigSchema.parse({
+    sessions: [SESSION],
+    positions: [{ steps: [30, 50, 70] }],
+    probes: { categories: ['coding_self'], paraphrases: 1 },
+    samples: 2,
+    targets: ['sim:persona'],
+    judges: ['sim:judge'],
+    analysis: { B: 500 },
+    ...partial,
+  });
+}
+
+beforeAll(() => registerBuiltinSimProfiles());
+
+describe('persona run end to end (SIMULATED models with planted ground truth)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'echolens-persona-'));
+
+  it('recovers a planted drift and flags it strong; the A-anchor recovers the register more than a placebo', async () => {
+    const db = join(dir, 'planted.db');
+    const cfg = config({ mitigations: ['none', 'a-anchor', 'placebo_iso_recipe'], samples: 4 });
+    const run = await runPersona(cfg, db, { ...quiet, signal: new AbortController().signal });
+    expect(run.interrupted).toBe(false);
+    const store = openStore(db, { readonly: true });
+    const report = personaReport(store, run.runId);
+    store.close();
+    const drift = report.drift[0]!;
+    const gap = drift.gap as GapEstimate;
+    // Planted: p(drift | real) = 0.6 → expected real score ≈ 1.44, filler ≈ 2.8 (baseline 0.02).
+    expect(gap.estimate).toBeGreaterThan(0.8);
+    expect(gap.estimate).toBeLessThan(1.8);
+    expect(gap.ci[0]).toBeGreaterThan(0);
+    expect(drift.strongDrift).toBe(true);
+    const anchor = report.mitigations.find((m) => m.mitigation === 'a-anchor')!;
+    const placebo = report.mitigations.find((m) => m.mitigation === 'placebo_iso_recipe')!;
+    expect((anchor.vsControl as GapEstimate).ci[0]).toBeGreaterThan(0);
+    expect(anchor.recovery!).toBeGreaterThan(0.7);
+    expect(anchor.mean).toBeGreaterThan(placebo.mean);
+    expect((anchor.vsPlacebo as GapEstimate).estimate).toBeGreaterThan(0);
+  });
+
+  it('flags no null target after Holm (false-positive rate ≤ 5%)', async () => {
+    // Null targets drift equally often in every context: any gap is noise.
+    const targets = Array.from({ length: 20 }, (_, i) => {
+      const name = `persona-null-noisy-${i}`;
+      registerSimProfile(createPersonaSimProfile({ name, drift: 0.3, baselineDrift: 0.3, description: 'SIMULATION: null with noise' }));
+      return `sim:${name}`;
+    });
+    const db = join(dir, 'null.db');
+    const run = await runPersona(config({ targets, samples: 3 }), db, { ...quiet, signal: new AbortController().signal });
+    const store = openStore(db, { readonly: true });
+    const report = personaReport(store, run.runId);
+    store.close();
+    expect(report.drift).toHaveLength(20);
+    const holmFlagged = report.drift.filter((d) => !('error' in d.signFlip) && d.signFlip.pHolm < 0.05);
+    const rawFlagged = report.drift.filter((d) => !('error' in d.signFlip) && d.signFlip.p < 0.05);
+    expect(holmFlagged).toHaveLength(0);
+    expect(rawFlagged.length / report.drift.length).toBeLessThanOrEqual(0.1);
+  });
+
+  it('resumes a run stopped midway without repeating a cell, and reports identically', async () => {
+    const cfg = config({ stressors: { ids: ['S2'], paraphrases: 2 } });
+    const calls = new Map<string, number>();
+    const counting = (stopAfter: number, controller?: AbortController) => (ref: string): ModelAdapter => {
+      const inner = createAdapter(ref);
+      return {
+        ...inner,
+        ref: inner.ref,
+        provider: inner.provider,
+        modelId: inner.modelId,
+        async generate(request, options) {
+          const key = JSON.stringify(request);
+          calls.set(key, (calls.get(key) ?? 0) + 1);
+          if (controller && [...calls.values()].reduce((a, b) => a + b, 0) >= stopAfter) controller.abort();
+          return inner.generate(request, options);
+        },
+      };
+    };
+    const interruptedDb = join(dir, 'resume.db');
+    const controller = new AbortController();
+    const first = await runPersona(cfg, interruptedDb, { ...quiet, concurrency: 2, signal: controller.signal, adapterFor: counting(25, controller) });
+    expect(first.interrupted).toBe(true);
+    const second = await runPersona(cfg, interruptedDb, { ...quiet, signal: new AbortController().signal, adapterFor: counting(Number.POSITIVE_INFINITY) });
+    expect(second.interrupted).toBe(false);
+    expect(second.runId).toBe(first.runId);
+    expect([...calls.values()].every((n) => n === 1)).toBe(true);
+
+    const cleanDb = join(dir, 'clean.db');
+    const clean = await runPersona(cfg, cleanDb, { ...quiet, signal: new AbortController().signal });
+    const a = openStore(interruptedDb, { readonly: true });
+    const b = openStore(cleanDb, { readonly: true });
+    expect(personaReport(a, second.runId)).toEqual(personaReport(b, clean.runId));
+    a.close();
+    b.close();
+  });
+
+  describe('through the OpenAI-compatible wire format', () => {
+    let server: FakeServer;
+    beforeAll(async () => {
+      const persona = createPersonaSimProfile({ name: 'wire-persona', drift: 0.6 });
+      const judge = createAdapter('sim:judge');
+      server = await startFakeOpenAI({
+        respond: async (request) => {
+          const messages = (request.body?.messages ?? []) as ChatMessage[];
+          const isJudge = String(messages[0]?.content ?? '').startsWith('You are the echolens assistant-register judge');
+          if (isJudge) {
+            const r = await judge.generate({ model: 'sim:judge', messages, params: {}, sample: 0 });
+            return { text: r.text };
+          }
+          return { text: persona.answer({ model: 'wire', messages, params: {}, sample: request.index }, 1).text };
+        },
+      });
+    });
+    afterAll(() => server.close());
+
+    it('runs `echolens persona run` against a local server and reports', async () => {
+      const configFile = join(dir, 'wire.yaml');
+      writeFileSync(
+        configFile,
+        [
+          `sessions: [${JSON.stringify(SESSION)}]`,
+          'positions: [{ steps: [40, 70] }]',
+          `targets: ["openai-compatible:fake-target@${server.baseURL}"]`,
+          `judges: ["openai-compatible:fake-judge@${server.baseURL}"]`,
+          'analysis: { B: 300 }',
+        ].join('\n'),
+      );
+      const cfg = loadPersonaConfig(configFile);
+      const db = join(dir, 'wire.db');
+      const run = await runPersona(cfg, db, { ...quiet, signal: new AbortController().signal });
+      expect(run.targetCells).toBe(2 * 2 * 5);
+      expect(run.invalidJudgements).toBe(0);
+      const store = openStore(db, { readonly: true });
+      const report = personaReport(store, run.runId);
+      store.close();
+      expect(report.drift[0]?.target).toContain('openai-compatible:fake-target');
+      expect('error' in report.drift[0]!.gap).toBe(false);
+      // Every call went over HTTP to 127.0.0.1 with the chat-completions path.
+      expect(server.requests.length).toBeGreaterThanOrEqual(run.targetCells);
+      expect(server.requests.every((r) => r.path.endsWith('/chat/completions'))).toBe(true);
+    });
+  });
+});
