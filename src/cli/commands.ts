@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { registerAsk } from './commands/ask.js';
 import { registerModels } from './commands/models.js';
+import { registerPersona } from './commands/persona.js';
 import { registerSessions } from './commands/sessions.js';
 import { registerSessionsRedact } from './commands/sessions-redact.js';
 
@@ -12,6 +13,7 @@ export function registerCommands(program: Command): void {
   const sessions = program.command('sessions').description('read, redact and verify Claude Code / Codex CLI session transcripts');
   registerSessions(sessions);
   registerSessionsRedact(sessions);
+  registerPersona(program);
   registerAsk(program);
   registerModels(program);
 }
