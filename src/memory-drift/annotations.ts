@@ -1,3 +1,4 @@
+import { sha256Hex } from '../core/canonical-json.js';
 import { InputError, InvalidArgumentError } from '../core/errors.js';
 import { parseCsvTable, toCsv } from './csv.js';
 
@@ -157,4 +158,40 @@ export function aggregateAnnotations(sheets: readonly (readonly AnnotationLabel[
     twoOfThree: items.filter((item) => item.twoOfThree).map((item) => item.itemId),
     disagreementRate: items.length === 0 ? 0 : disagreements / items.length,
   };
+}
+
+/** Separator of question and stimulus ids in orthogonality item ids. */
+export const ORTHOGONALITY_ID_SEPARATOR = '|';
+
+/**
+ * Items for the persona-orthogonality annotation (App. B.2): each question
+ * paired with `perCategory` personas of every persona category, chosen by a
+ * seeded hash so the sheet is reproducible. Item id = `questionId|stimulusId`.
+ */
+export function buildOrthogonalityItems(
+  questions: readonly { id: string; text: string }[],
+  personas: readonly { id: string; text: string; category: string; tier: string }[],
+  options: { perCategory?: number; seed?: number } = {},
+): AnnotationItem[] {
+  const perCategory = options.perCategory ?? 1;
+  if (!Number.isInteger(perCategory) || perCategory < 1) throw new InvalidArgumentError('perCategory', 'must be a positive integer');
+  const seed = options.seed ?? 42;
+  const byCategory = new Map<string, { id: string; text: string }[]>();
+  for (const persona of personas) {
+    if (persona.tier !== 'persona') continue;
+    byCategory.set(persona.category, [...(byCategory.get(persona.category) ?? []), persona]);
+  }
+  const items: AnnotationItem[] = [];
+  for (const question of questions) {
+    for (const members of byCategory.values()) {
+      const chosen = members
+        .map((persona) => ({ persona, rank: sha256Hex(`${seed}\u0001${question.id}\u0001${persona.id}`) }))
+        .sort((a, b) => (a.rank < b.rank ? -1 : a.rank > b.rank ? 1 : 0))
+        .slice(0, perCategory);
+      for (const { persona } of chosen) {
+        items.push({ id: `${question.id}${ORTHOGONALITY_ID_SEPARATOR}${persona.id}`, question: question.text, persona: persona.text });
+      }
+    }
+  }
+  return items;
 }

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../core/errors.js';
-import { aggregateAnnotations, exportAnnotationSheet, parseAnnotationSheet } from './annotations.js';
+import {
+  aggregateAnnotations,
+  buildOrthogonalityItems,
+  exportAnnotationSheet,
+  parseAnnotationSheet,
+} from './annotations.js';
 import { parseCsvTable } from './csv.js';
 import {
   compileCurationMatcher,
@@ -9,6 +14,7 @@ import {
   parseCurationKeywords,
   phraseRegex,
 } from './curation.js';
+import { listStimuli, loadBuiltinPerturbations } from './perturbations.js';
 import { buildRaterMessages, buildRaterReaskMessages, parseRaterOutput } from './rater.js';
 
 const keywords = loadBuiltinCurationKeywords();
@@ -185,5 +191,23 @@ describe('human annotation sheets (App. B)', () => {
     expect(() => aggregateAnnotations([a, b, c])).toThrow(/^a\.csv:3: item_id: item "q2" has no label from b/);
     expect(() => aggregateAnnotations([a, a, c])).toThrow(/three different annotators/);
     expect(() => aggregateAnnotations([a, c])).toThrow(/expected three/);
+  });
+});
+
+describe('orthogonality items (App. B.2)', () => {
+  it('pairs each question with personas of every persona category, reproducibly', () => {
+    const personas = listStimuli(loadBuiltinPerturbations());
+    const questions = [
+      { id: 'q1', text: 'Should I?' },
+      { id: 'q2', text: 'Is it worth it?' },
+    ];
+    const items = buildOrthogonalityItems(questions, personas, { perCategory: 2 });
+    expect(items).toHaveLength(2 * 10 * 2);
+    expect(buildOrthogonalityItems(questions, personas, { perCategory: 2 })).toEqual(items);
+    expect(items.every((item) => /^q[12]\|[a-z_]+\.\d$/.test(item.id))).toBe(true);
+    expect(items.some((item) => item.id.includes('filler') || item.id.includes('bereavement'))).toBe(false);
+    const sheet = exportAnnotationSheet(items, 'orthogonality');
+    expect(sheet.split('\r\n')).toHaveLength(items.length + 2);
+    expect(() => buildOrthogonalityItems(questions, personas, { perCategory: 0 })).toThrow(/perCategory/);
   });
 });

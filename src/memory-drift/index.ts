@@ -4,7 +4,9 @@
 export {
   aggregateAnnotations,
   ANNOTATION_PROMPTS,
+  buildOrthogonalityItems,
   exportAnnotationSheet,
+  ORTHOGONALITY_ID_SEPARATOR,
   parseAnnotationSheet,
 } from './annotations.js';
 export type {
@@ -37,13 +39,16 @@ export {
   ALLOWED_LABELS_HEADER,
   buildLabelerMessages,
   buildLabelerReaskMessages,
+  DEFAULT_LABELER_REASKS,
   LABELER_DEFAULT_PARAMS,
   LABELER_SYSTEM_PROMPT,
+  nextLabelingStep,
   parseLabelerOutput,
   renderNumberedSteps,
 } from './labeler.js';
 export type {
   LabelerFailureReason,
+  LabelingNext,
   LabelerParseOptions,
   LabelerParseResult,
   LabelerPromptOptions,

@@ -4,6 +4,7 @@ import {
   ALLOWED_LABELS_HEADER,
   buildLabelerMessages,
   buildLabelerReaskMessages,
+  nextLabelingStep,
   parseLabelerOutput,
 } from './labeler.js';
 import { loadBuiltinOntology, ontologySymbols } from './ontology.js';
@@ -118,5 +119,40 @@ describe('labeler parser', () => {
     expect(messages[3]!.role).toBe('user');
     expect(messages[3]!.content).toContain('(no JSON object found)');
     expect(messages[3]!.content).toContain('exactly 3 entries');
+  });
+});
+
+describe('re-ask driver (DECISIONS 2)', () => {
+  const original = buildLabelerMessages(steps, ontology);
+
+  it('finishes on the first valid output and reports the attempts', () => {
+    expect(nextLabelingStep(original, [valid], options)).toMatchObject({ kind: 'done', attempts: 1 });
+    expect(nextLabelingStep(original, ['nope', valid], options)).toMatchObject({ kind: 'done', attempts: 2 });
+  });
+
+  it('re-asks with every earlier failure in the conversation, so each attempt is a distinct request', () => {
+    const first = nextLabelingStep(original, ['nope'], options);
+    expect(first).toMatchObject({ kind: 'reask', attempt: 1, failure: { reason: 'no_json' } });
+    const second = nextLabelingStep(original, ['nope', 'nope'], options);
+    if (first.kind !== 'reask' || second.kind !== 'reask') throw new Error('expected re-asks');
+    expect(first.messages).toHaveLength(4);
+    expect(second.messages).toHaveLength(6);
+    expect(second.messages.slice(0, 4)).toEqual(first.messages);
+  });
+
+  it('marks the item invalid after the allowed re-asks and keeps every failure reason', () => {
+    const wrongCount = JSON.stringify({ labels: [{ step: 1, label: 'unmapped' }] });
+    expect(nextLabelingStep(original, ['', 'nope', wrongCount], options)).toEqual({
+      kind: 'invalid',
+      attempts: 3,
+      failures: [
+        { reason: 'empty', detail: 'empty output' },
+        { reason: 'no_json', detail: 'no JSON object found' },
+        { reason: 'wrong_count', detail: '1 labels for 3 steps' },
+      ],
+    });
+    expect(nextLabelingStep(original, ['nope'], { ...options, maxReasks: 0 })).toMatchObject({ kind: 'invalid', attempts: 1 });
+    expect(() => nextLabelingStep(original, [], options)).toThrow(InvalidArgumentError);
+    expect(() => nextLabelingStep(original, ['a', 'b', 'c', 'd'], options)).toThrow(/at most 3 attempts/);
   });
 });

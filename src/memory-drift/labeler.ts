@@ -186,3 +186,51 @@ export function buildLabelerReaskMessages(
   const shown = badOutput.trim() === '' ? '(empty response)' : badOutput;
   return [...original, { role: 'assistant', content: shown }, { role: 'user', content: reminder }];
 }
+
+/** Re-asks after the first labeler answer (DECISIONS 2: default 2 more times). */
+export const DEFAULT_LABELER_REASKS = 2;
+
+export type LabelingNext =
+  | { kind: 'done'; symbols: string[]; unmappedCount: number; coercedUnknown: string[]; attempts: number }
+  | { kind: 'reask'; messages: ChatMessage[]; attempt: number; failure: { reason: LabelerFailureReason; detail: string } }
+  | { kind: 'invalid'; failures: { reason: LabelerFailureReason; detail: string }[]; attempts: number };
+
+/**
+ * What to do after the labeler outputs so far (pure; the calls are cells run
+ * elsewhere). `outputs[0]` answers the original prompt, `outputs[i]` the i-th
+ * re-ask. The first valid output wins; each re-ask carries every earlier bad
+ * answer and reminder, so every attempt is a distinct request (a distinct cell
+ * key even at temperature 0). After `maxReasks` failed re-asks the item is
+ * invalid: excluded from means and counted.
+ */
+export function nextLabelingStep(
+  original: readonly ChatMessage[],
+  outputs: readonly string[],
+  options: LabelerParseOptions & { maxReasks?: number },
+): LabelingNext {
+  const maxReasks = options.maxReasks ?? DEFAULT_LABELER_REASKS;
+  if (!Number.isInteger(maxReasks) || maxReasks < 0) throw new InvalidArgumentError('maxReasks', 'must be a non-negative integer');
+  if (outputs.length === 0) throw new InvalidArgumentError('outputs', 'needs the answer to the original prompt');
+  if (outputs.length > maxReasks + 1) {
+    throw new InvalidArgumentError('outputs', `at most ${maxReasks + 1} attempts are allowed, got ${outputs.length}`);
+  }
+  const failures: { reason: LabelerFailureReason; detail: string }[] = [];
+  let conversation: ChatMessage[] = [...original];
+  for (const [index, output] of outputs.entries()) {
+    const parsed = parseLabelerOutput(output, options);
+    if (parsed.ok) {
+      return {
+        kind: 'done',
+        symbols: parsed.symbols,
+        unmappedCount: parsed.unmappedCount,
+        coercedUnknown: parsed.coercedUnknown,
+        attempts: index + 1,
+      };
+    }
+    const failure = { reason: parsed.reason, detail: parsed.detail };
+    failures.push(failure);
+    conversation = buildLabelerReaskMessages(conversation, output, failure, options.stepCount);
+  }
+  if (outputs.length > maxReasks) return { kind: 'invalid', failures, attempts: outputs.length };
+  return { kind: 'reask', messages: conversation, attempt: outputs.length, failure: failures.at(-1)! };
+}
