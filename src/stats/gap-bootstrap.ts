@@ -6,7 +6,7 @@ import {
   type ResamplingOptions,
   resolveResampling,
 } from './resampling-common.js';
-import { rng } from './rng.js';
+import { type Rng, rng } from './rng.js';
 
 /** Judge scores (or any per-cell measure) at one snapshot position, per arm. */
 export interface PositionScores {
@@ -84,6 +84,9 @@ export function gapBootstrap(input: GapBootstrapInput, options: GapBootstrapOpti
   const fillerPoint = meanOfMeans(filler);
 
   const random = rng(settings.seed);
+  let largest = 0;
+  for (let c = 0; c < k; c++) largest = Math.max(largest, (real[c] as Float64Array).length, (filler[c] as Float64Array).length);
+  const scratch = new Int32Array(largest);
   const gapReps = new Float64Array(settings.B);
   const realReps = new Float64Array(settings.B);
   const fillerReps = new Float64Array(settings.B);
@@ -92,8 +95,8 @@ export function gapBootstrap(input: GapBootstrapInput, options: GapBootstrapOpti
     let fillerTotal = 0;
     for (let c = 0; c < k; c++) {
       const position = random.int(k);
-      realTotal += resampledMean(real[position] as Float64Array, random);
-      fillerTotal += resampledMean(filler[position] as Float64Array, random);
+      realTotal += resampledMean(real[position] as Float64Array, random, scratch);
+      fillerTotal += resampledMean(filler[position] as Float64Array, random, scratch);
     }
     realReps[b] = realTotal / k;
     fillerReps[b] = fillerTotal / k;
@@ -113,10 +116,11 @@ export function gapBootstrap(input: GapBootstrapInput, options: GapBootstrapOpti
   };
 }
 
-function resampledMean(scores: Float64Array, random: { int(n: number): number }): number {
+function resampledMean(scores: Float64Array, random: Rng, scratch: Int32Array): number {
   const n = scores.length;
+  const draw = random.fillInt(scratch, n, n);
   let sum = 0;
-  for (let i = 0; i < n; i++) sum += scores[random.int(n)] as number;
+  for (let i = 0; i < n; i++) sum += scores[draw[i] as number] as number;
   return sum / n;
 }
 

@@ -124,4 +124,14 @@ describe('rng.fillInt', () => {
       expect(a.state()).toEqual(b.state());
     }
   });
+
+  it('fills only the first count slots when count is given', () => {
+    const out = new Int32Array(6).fill(-1);
+    const a = rng(5);
+    const b = rng(5);
+    a.fillInt(out, 10, 4);
+    expect(Array.from(out.subarray(0, 4))).toEqual(Array.from({ length: 4 }, () => b.int(10)));
+    expect(Array.from(out.subarray(4))).toEqual([-1, -1]);
+    expect(() => a.fillInt(out, 10, 7)).toThrow(InvalidArgumentError);
+  });
 });

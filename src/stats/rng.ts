@@ -27,10 +27,11 @@ export interface Rng {
   next(): number;
   int(n: number): number;
   /**
-   * Fills `out` with independent int(n) draws — the same numbers, in the same order, as calling
-   * int(n) out.length times, but in one tight loop (the bootstraps' hot path).
+   * Fills out[0 … count) (default: all of `out`) with independent int(n) draws — the same
+   * numbers, in the same order, as calling int(n) count times, in one tight loop (the
+   * bootstraps' hot path).
    */
-  fillInt(out: Int32Array, n: number): Int32Array;
+  fillInt(out: Int32Array, n: number, count?: number): Int32Array;
   jump(): void;
   fork(): Rng;
   /** The four state words (to checkpoint a stream; `rngFromState` resumes it). */
@@ -129,9 +130,12 @@ class Xoshiro128StarStar implements Rng {
     return x % n;
   }
 
-  fillInt(out: Int32Array, n: number): Int32Array {
+  fillInt(out: Int32Array, n: number, count = out.length): Int32Array {
+    if (!Number.isInteger(count) || count < 0 || count > out.length) {
+      throw new InvalidArgumentError('count', `must be an integer in [0, ${out.length}], got ${count}`);
+    }
     if (!(n >= 1 && n <= LEMIRE_LIMIT && Number.isInteger(n))) {
-      for (let i = 0; i < out.length; i++) out[i] = this.int(n);
+      for (let i = 0; i < count; i++) out[i] = this.int(n);
       return out;
     }
     const threshold = (TWO_POW_32 - n) % n;
@@ -139,7 +143,7 @@ class Xoshiro128StarStar implements Rng {
     let s1 = this.s1;
     let s2 = this.s2;
     let s3 = this.s3;
-    for (let i = 0; i < out.length; i++) {
+    for (let i = 0; i < count; i++) {
       let high: number;
       let low: number;
       do {
