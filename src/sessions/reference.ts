@@ -67,8 +67,8 @@ export function loremFiller(length: number, seed: number): string {
     const first = sentence[0]!;
     sentence[0] = first.charAt(0).toUpperCase() + first.slice(1);
     const text = `${sentence.join(' ')}.`;
+    size += (out.length > 0 ? 1 : 0) + text.length;
     out.push(text);
-    size += text.length + 1;
   }
   return out.join(' ').slice(0, length);
 }
@@ -137,7 +137,14 @@ export function shuffledRealContext(real: RenderedPrefix, options: { seed?: numb
     const j = Math.floor(random() * (i + 1));
     [parts[i], parts[j]] = [parts[j]!, parts[i]!];
   }
-  const rendered = renderParts(parts, optionsOf(real.settings));
+  // The same window as the real prefix: shuffling changes how turns merge, so cap at its length.
+  const renderOptions = optionsOf(real.settings);
+  if (real.settings.mode === 'untruncated') {
+    renderOptions.mode = 'turns';
+    renderOptions.toolPayloadChars = Number.MAX_SAFE_INTEGER;
+  }
+  if (real.chars > 0) renderOptions.maxChars = real.chars;
+  const rendered = renderParts(parts, renderOptions);
   const notes: string[] = [];
   if (rendered.chars !== real.chars) notes.push(`shuffled window has ${rendered.chars} characters, the real one ${real.chars}`);
   return { kind: 'shuffled-real', messages: rendered.messages, chars: rendered.chars, seed, notes };
