@@ -1,7 +1,9 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { canonicalJson } from '../core/canonical-json.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import type { ModelRequest } from '../models/types.js';
-import { canonicalRequest, cellKey, contentKey, scrubSecrets, secretValuesFromEnv } from './keys.js';
+import { canonicalRequest, cellKey, contentKey, scrubbedCanonicalJson, scrubFields, scrubSecrets, secretValuesFromEnv } from './keys.js';
 
 const base: ModelRequest = {
   model: 'openai:gpt-4.1-mini',
@@ -72,5 +74,29 @@ describe('secret scrubbing', () => {
       ['sk-SECRET-123'],
     );
     expect(scrubbed).toEqual({ apiKey: '[redacted]', nested: [{ Authorization: '[redacted]', maxTokens: 5, text: 'use [redacted] now' }] });
+  });
+});
+
+describe('scrubbedCanonicalJson', () => {
+  it('equals canonicalJson(scrubFields(value)) on arbitrary JSON data with credential fields', () => {
+    const withSecrets = fc.oneof(
+      fc.jsonValue(),
+      fc.record({ apiKey: fc.jsonValue(), nested: fc.record({ Authorization: fc.jsonValue(), other: fc.jsonValue() }) }),
+      fc.dictionary(fc.constantFrom('api_key', 'x-api-key', 'password', 'b', 'a', 'maxTokens'), fc.jsonValue()),
+    );
+    fc.assert(
+      fc.property(withSecrets, (value) => {
+        expect(scrubbedCanonicalJson(value)).toBe(canonicalJson(scrubFields(value)));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('drops undefined members, writes undefined array items as null, and refuses non-finite numbers', () => {
+    const value = { b: undefined, a: [1, undefined, 'x'], c: { d: null } };
+    expect(scrubbedCanonicalJson(value)).toBe(canonicalJson(value));
+    const indexKeys = { b: 1, '10': 2, '': 3, '9': 4, '01': 5, a: 6 };
+    expect(scrubbedCanonicalJson(indexKeys)).toBe(canonicalJson(indexKeys));
+    expect(() => scrubbedCanonicalJson({ x: Number.NaN })).toThrow(/non-finite/);
   });
 });

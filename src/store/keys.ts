@@ -27,7 +27,8 @@ export function canonicalRequest(request: ModelRequest): ModelRequest {
 /** SHA-256 (hex) of the canonical request: the cell key. Labels never enter it. */
 export function cellKey(spec: CellSpec | ModelRequest): string {
   const request = 'request' in spec ? spec.request : spec;
-  return sha256Hex(canonicalJson(canonicalRequest(request)));
+  validateRequest(request);
+  return sha256Hex(scrubbedCanonicalJson({ model: request.model, messages: request.messages, params: request.params ?? {}, sample: request.sample }));
 }
 
 /**
@@ -35,8 +36,55 @@ export function cellKey(spec: CellSpec | ModelRequest): string {
  * what `replay:` looks up, so a run can be replayed whatever model answered it.
  */
 export function contentKey(request: ModelRequest): string {
-  const { model: _model, ...content } = canonicalRequest(request);
-  return sha256Hex(canonicalJson(content));
+  validateRequest(request);
+  return sha256Hex(scrubbedCanonicalJson({ messages: request.messages, params: request.params ?? {}, sample: request.sample }));
+}
+
+/**
+ * `canonicalJson(scrubFields(value))` in one pass, without the two deep copies:
+ * keys are hashed for every cell of every plan, so this is the runner's hot path.
+ * Plain JSON data only; anything else takes the slow, exact route.
+ */
+export function scrubbedCanonicalJson(value: unknown): string {
+  if (value === null) return 'null';
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'number':
+      if (!Number.isFinite(value)) throw new TypeError(`canonicalJson: non-finite number ${value} cannot be serialized`);
+      return JSON.stringify(value);
+    case 'object': {
+      if (Array.isArray(value)) {
+        let out = '[';
+        for (let index = 0; index < value.length; index += 1) {
+          if (index > 0) out += ',';
+          const item: unknown = value[index];
+          out += item === undefined || typeof item === 'function' || typeof item === 'symbol' ? 'null' : scrubbedCanonicalJson(item);
+        }
+        return `${out}]`;
+      }
+      const proto = Object.getPrototypeOf(value);
+      if ((proto !== Object.prototype && proto !== null) || typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+        return canonicalJson(scrubFields(value));
+      }
+      const record = value as Record<string, unknown>;
+      let out = '{';
+      let first = true;
+      for (const name of canonicalKeyOrder(Object.keys(record))) {
+        const member = record[name];
+        if (member === undefined || typeof member === 'function' || typeof member === 'symbol') continue;
+        if (!first) out += ',';
+        first = false;
+        out += `${JSON.stringify(name)}:`;
+        out += SECRET_FIELD.test(name) && member !== null ? JSON.stringify(REDACTED) : scrubbedCanonicalJson(member);
+      }
+      return `${out}}`;
+    }
+    default:
+      return canonicalJson(scrubFields(value));
+  }
 }
 
 function validateRequest(request: ModelRequest): void {
@@ -60,6 +108,20 @@ function validateRequest(request: ModelRequest): void {
   if (!Number.isInteger(request.sample) || request.sample < 0) {
     throw new InvalidArgumentError('request.sample', `must be an integer ≥ 0, got ${String(request.sample)}`);
   }
+}
+
+const ARRAY_INDEX = /^(?:0|[1-9]\d{0,9})$/;
+
+/**
+ * The member order `canonicalJson` produces: it inserts sorted keys into a new
+ * object, and JS objects list array-index keys first, in numeric order.
+ */
+function canonicalKeyOrder(names: string[]): string[] {
+  const sorted = names.sort();
+  if (!sorted.some((name) => ARRAY_INDEX.test(name) && Number(name) < 4294967295)) return sorted;
+  const isIndex = (name: string) => ARRAY_INDEX.test(name) && Number(name) < 4294967295;
+  const indices = sorted.filter(isIndex).sort((a, b) => Number(a) - Number(b));
+  return [...indices, ...sorted.filter((name) => !isIndex(name))];
 }
 
 /** Deep copy with credential-named fields replaced by `[redacted]`. */
@@ -92,7 +154,8 @@ export function scrubSecrets(value: unknown, secrets: readonly string[]): unknow
   return replaceSecretValues(fieldsScrubbed, secrets);
 }
 
-function replaceSecretValues(value: unknown, secrets: readonly string[]): unknown {
+/** Any occurrence of a secret value inside a string replaced (a copy; fields are left as they are). */
+export function replaceSecretValues(value: unknown, secrets: readonly string[]): unknown {
   if (typeof value === 'string') {
     let text = value;
     for (const secret of secrets) if (text.includes(secret)) text = text.split(secret).join(REDACTED);

@@ -5,7 +5,16 @@ import Database from 'better-sqlite3';
 import { canonicalJson } from '../core/canonical-json.js';
 import { InputError, InvalidArgumentError } from '../core/errors.js';
 import type { FinishReason, ModelRequest, TokenUsage } from '../models/types.js';
-import { canonicalRequest, cellKey, contentKey, scrubSecrets, secretValuesFromEnv } from './keys.js';
+import {
+  canonicalRequest,
+  cellKey,
+  contentKey,
+  REDACTED,
+  replaceSecretValues,
+  scrubbedCanonicalJson,
+  scrubSecrets,
+  secretValuesFromEnv,
+} from './keys.js';
 import { ensureSchema } from './schema.js';
 import type { CellLabels, CellResult, CellSpec, CellStatus, RunManifest } from './types.js';
 
@@ -112,12 +121,14 @@ export class RunStore {
   readonly file: string;
   readonly db: Database.Database;
   private readonly secrets: string[];
+  private readonly plainSecrets: boolean;
   private readonly statements: ReturnType<typeof prepareStatements>;
 
   private constructor(file: string, db: Database.Database, secrets: string[]) {
     this.file = file;
     this.db = db;
     this.secrets = secrets;
+    this.plainSecrets = secrets.every((secret) => JSON.stringify(secret) === `"${secret}"`);
     this.statements = prepareStatements(db);
   }
 
@@ -197,6 +208,18 @@ export class RunStore {
 
   // ---- cells ----
 
+  /** The request as stored: canonical, credential fields and secret values replaced. */
+  private storedRequestJson(request: ModelRequest): string {
+    if (this.secrets.length === 0) return scrubbedCanonicalJson(canonicalRequest(request));
+    if (this.plainSecrets) {
+      // JSON leaves these secrets' characters unescaped, so replacing in the text is exact.
+      let json = scrubbedCanonicalJson(canonicalRequest(request));
+      for (const secret of this.secrets) if (json.includes(secret)) json = json.split(secret).join(REDACTED);
+      return json;
+    }
+    return JSON.stringify(replaceSecretValues(canonicalRequest(request), this.secrets));
+  }
+
   /**
    * Links the specs to the run, creating pending cells for keys never seen.
    * Returns the key of each spec (same order). Idempotent: resuming a run with
@@ -214,9 +237,8 @@ export class RunStore {
         const spec = specs[index]!;
         const key = specKeys[index]!;
         if (!hasCell.get(key)) {
-          const request = canonicalRequest(spec.request);
-          const requestJson = JSON.stringify(scrubSecrets(request, this.secrets));
-          insertCell.run(key, contentKey(spec.request), request.model, request.sample, requestJson, now);
+          const request = spec.request;
+          insertCell.run(key, contentKey(request), request.model, request.sample, this.storedRequestJson(request), now);
         }
         const labels = canonicalJson(spec.labels ?? {});
         if (linkCell.run(runId, key, labels, ordinal).changes > 0) ordinal += 1;
@@ -257,26 +279,26 @@ export class RunStore {
    */
   recordResult(key: string, outcome: CellOutcome): boolean {
     const u = outcome.usage;
-    const info = this.statements.recordResult.run({
+    const info = this.statements.recordResult.run(
+      outcome.status,
+      outcome.attempts,
+      outcome.text,
+      outcome.reasoning,
+      outcome.finishReason,
+      outcome.responseModel,
+      u.inputTokens,
+      u.outputTokens,
+      u.cachedInputTokens,
+      u.cacheWriteTokens,
+      u.reasoningTokens,
+      outcome.latencyMs,
+      outcome.costUsd,
+      outcome.errorClass,
+      outcome.errorMessage === null ? null : scrubText(outcome.errorMessage, this.secrets),
+      outcome.startedAt,
+      outcome.finishedAt,
       key,
-      status: outcome.status,
-      attempts: outcome.attempts,
-      text: outcome.text,
-      reasoning: outcome.reasoning,
-      finish_reason: outcome.finishReason,
-      response_model: outcome.responseModel,
-      input_tokens: u.inputTokens,
-      output_tokens: u.outputTokens,
-      cached_input_tokens: u.cachedInputTokens,
-      cache_write_tokens: u.cacheWriteTokens,
-      reasoning_tokens: u.reasoningTokens,
-      latency_ms: outcome.latencyMs,
-      cost_usd: outcome.costUsd,
-      error_class: outcome.errorClass,
-      error_message: outcome.errorMessage === null ? null : scrubText(outcome.errorMessage, this.secrets),
-      started_at: outcome.startedAt,
-      finished_at: outcome.finishedAt,
-    });
+    );
     if (info.changes === 0 && !this.statements.hasCell.get(key)) {
       throw new InvalidArgumentError('key', `cell ${key} is not in ${this.file}; register it first`);
     }
@@ -402,13 +424,11 @@ function prepareStatements(db: Database.Database) {
        ORDER BY finished_at DESC, key`,
     ),
     recordResult: db.prepare(
-      `UPDATE cells SET status = @status, attempts = attempts + @attempts, text = @text, reasoning = @reasoning,
-         finish_reason = @finish_reason, response_model = @response_model, input_tokens = @input_tokens,
-         output_tokens = @output_tokens, cached_input_tokens = @cached_input_tokens,
-         cache_write_tokens = @cache_write_tokens, reasoning_tokens = @reasoning_tokens, latency_ms = @latency_ms,
-         cost_usd = @cost_usd, error_class = @error_class, error_message = @error_message,
-         started_at = @started_at, finished_at = @finished_at
-       WHERE key = @key AND status <> 'done'`,
+      `UPDATE cells SET status = ?, attempts = attempts + ?, text = ?, reasoning = ?, finish_reason = ?,
+         response_model = ?, input_tokens = ?, output_tokens = ?, cached_input_tokens = ?, cache_write_tokens = ?,
+         reasoning_tokens = ?, latency_ms = ?, cost_usd = ?, error_class = ?, error_message = ?, started_at = ?,
+         finished_at = ?
+       WHERE key = ? AND status <> 'done'`,
     ),
   };
 }

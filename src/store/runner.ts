@@ -310,9 +310,13 @@ export async function runCells(
     else if (outcome.usage.inputTokens + outcome.usage.outputTokens > 0) stats.unpriced += 1;
     stats.calls += outcome.attempts;
 
-    store.recordResult(key, outcome);
-    const result = store.getCell(key)!;
-    results.set(key, { ...result, cached: false });
+    const previous = results.get(key)!;
+    if (store.recordResult(key, outcome)) {
+      results.set(key, resultOf(key, outcome, previous.attempts + outcome.attempts));
+    } else {
+      // Another process finished this cell first; its answer stands.
+      results.set(key, { ...store.getCell(key)!, cached: true });
+    }
     if (outcome.status === 'done') stats.done += 1;
     else if (outcome.status === 'empty') stats.empty += 1;
     else stats.failed += 1;
@@ -461,6 +465,25 @@ export async function runCells(
   if (internalError !== undefined) throw internalError;
   if (stopReason === 'fatal') throw new FatalBurstError(stopMessage ?? 'run stopped', fatalKind, full, stopHint);
   return full;
+}
+
+function resultOf(key: string, outcome: CellOutcome, attempts: number): CellResult {
+  return {
+    key,
+    status: outcome.status,
+    attempts,
+    text: outcome.text,
+    reasoning: outcome.reasoning,
+    finishReason: outcome.finishReason,
+    usage: outcome.usage,
+    latencyMs: outcome.latencyMs,
+    costUsd: outcome.costUsd,
+    errorClass: outcome.errorClass,
+    errorMessage: outcome.errorMessage,
+    startedAt: outcome.startedAt,
+    finishedAt: outcome.finishedAt,
+    cached: false,
+  };
 }
 
 function failure(

@@ -46,7 +46,6 @@ CREATE TABLE cells (
   created_at          TEXT NOT NULL
 );
 CREATE INDEX cells_content_key ON cells (content_key);
-CREATE INDEX cells_status ON cells (status);
 CREATE TABLE run_cells (
   run_id  TEXT NOT NULL REFERENCES runs (id),
   key     TEXT NOT NULL REFERENCES cells (key),
@@ -55,7 +54,6 @@ CREATE TABLE run_cells (
   PRIMARY KEY (run_id, key, labels)
 );
 CREATE INDEX run_cells_order ON run_cells (run_id, ordinal);
-CREATE INDEX run_cells_key ON run_cells (key);
 `;
 
 /**
