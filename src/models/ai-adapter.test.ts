@@ -184,6 +184,23 @@ describe('anthropic: messages', () => {
     expect(response.finishReason).toBe('stop');
   });
 
+  it('puts cache_control on a system message marked as a cache breakpoint', async () => {
+    anthropic.setRespond('ok');
+    const ref = `anthropic:claude-sonnet-4-5@${anthropic.baseURL}`;
+    await createAdapter(ref, { env: ENV }).generate({
+      model: ref,
+      messages: [
+        { role: 'system', content: 'a long shared system prompt', cacheBreakpoint: true },
+        { role: 'user', content: 'q' },
+      ],
+      params: {},
+      sample: 0,
+    });
+    const body = anthropic.requests.at(-1)!.body as Record<string, unknown>;
+    expect(body.system).toEqual([{ type: 'text', text: 'a long shared system prompt', cache_control: { type: 'ephemeral' } }]);
+    expect(JSON.stringify(body.messages)).not.toContain('cache_control');
+  });
+
   it('sends top_k, temperature and stop sequences without thinking', async () => {
     anthropic.setRespond('ok');
     const ref = `anthropic:claude-sonnet-4-5@${anthropic.baseURL}`;
