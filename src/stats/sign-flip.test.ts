@@ -54,6 +54,13 @@ describe('signFlipTest', () => {
     // (b + 1)/(B + 1) is never 0.
     const strong = signFlipTest(Array.from({ length: 40 }, () => 1), { B: 999 });
     expect(strong.p).toBe(1 / 1000);
+    expect(strong.seed).toBe(42);
+    // The reference code's b/B can reach 0; with the same draws it is b/B exactly.
+    const reference = signFlipTest(Array.from({ length: 40 }, () => 1), { B: 999, plusOne: false });
+    expect(reference.p).toBe(0);
+    const mixed = signFlipTest(d, { exact: false, B: 4000, seed: 5 });
+    const mixedReference = signFlipTest(d, { exact: false, B: 4000, seed: 5, plusOne: false });
+    expect(mixedReference.p * 4000 + 1).toBeCloseTo(mixed.p * 4001, 9);
   });
 
   it('is exactly reproducible for a seed, and the seed matters', () => {

@@ -12,6 +12,11 @@ export interface SignFlipOptions {
    * Default: exact when n ≤ 20 (DECISIONS 4: 2^n ≤ 2^20), otherwise Monte Carlo.
    */
   exact?: boolean;
+  /**
+   * Monte Carlo only: true (default, DECISIONS 4) gives p = (b + 1)/(B + 1); false gives the
+   * reference code's b/B (which can be 0), for comparison with published numbers.
+   */
+  plusOne?: boolean;
 }
 
 export interface SignFlipResult {
@@ -23,6 +28,8 @@ export interface SignFlipResult {
   method: 'exact' | 'monte-carlo';
   /** Sign patterns counted: 2^n (exact) or B (Monte Carlo). */
   resamples: number;
+  /** Seed of the Monte-Carlo stream (recorded for exact tests too, where it is unused). */
+  seed: number;
 }
 
 /** Relative tolerance on |Σ±d| so that sign patterns tying the observed value count. */
@@ -60,7 +67,7 @@ export function signFlipTest(deltas: readonly number[], options: SignFlipOptions
   if (exact) {
     const count = countExact(deltas, threshold);
     const patterns = 2 ** n;
-    return { mean, p: count / patterns, n, method: 'exact', resamples: patterns };
+    return { mean, p: count / patterns, n, method: 'exact', resamples: patterns, seed };
   }
   const random = rng(seed);
   let extreme = 0;
@@ -75,7 +82,8 @@ export function signFlipTest(deltas: readonly number[], options: SignFlipOptions
     }
     if (Math.abs(flipped) >= threshold) extreme++;
   }
-  return { mean, p: (extreme + 1) / (B + 1), n, method: 'monte-carlo', resamples: B };
+  const p = options.plusOne === false ? extreme / B : (extreme + 1) / (B + 1);
+  return { mean, p, n, method: 'monte-carlo', resamples: B, seed };
 }
 
 /**
