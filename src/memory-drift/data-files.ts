@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { InputError } from '../core/errors.js';
 import { packageRoot } from '../core/version.js';
 
@@ -49,4 +49,16 @@ export function readBuiltinDataFile(name: BuiltinDataName): BuiltinDataFile {
   const entry = manifest.files[name];
   if (entry === undefined) throw new InputError(`no entry "${name}"`, { file: manifestFile, field: 'files' });
   return { ...readDataFile(join(dir, entry.file)), name, version: entry.version };
+}
+
+const BUILTIN_NAMES: readonly BuiltinDataName[] = ['questions', 'ontology', 'ontologyAlt', 'perturbations', 'curationKeywords'];
+
+/** Version and SHA-256 of every built-in stimulus file, for run manifests. */
+export function builtinStimuliManifest(): Record<BuiltinDataName, { file: string; version: string; sha256: string }> {
+  const out = {} as Record<BuiltinDataName, { file: string; version: string; sha256: string }>;
+  for (const name of BUILTIN_NAMES) {
+    const data = readBuiltinDataFile(name);
+    out[name] = { file: basename(data.file), version: data.version, sha256: data.sha256 };
+  }
+  return out;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compileCurationMatcher, curateQuestion, loadBuiltinCurationKeywords } from './curation.js';
-import { readBuiltinDataFile } from './data-files.js';
+import { builtinStimuliManifest, readBuiltinDataFile } from './data-files.js';
 import { loadBuiltinOntology, ontologySymbols } from './ontology.js';
 import { listStimuli, loadBuiltinPerturbations } from './perturbations.js';
 import { loadBuiltinQuestions } from './questions.js';
@@ -184,5 +184,8 @@ describe('curation keywords (App. A)', () => {
       expect(file.version).toBe('1.0.0');
       expect(file.text.length).toBeGreaterThan(100);
     }
+    const manifest = builtinStimuliManifest();
+    expect(manifest.questions).toEqual({ file: 'questions.jsonl', version: '1.0.0', sha256: readBuiltinDataFile('questions').sha256 });
+    expect(Object.keys(manifest).sort()).toEqual(['curationKeywords', 'ontology', 'ontologyAlt', 'perturbations', 'questions']);
   });
 });

@@ -31,7 +31,7 @@ export type {
   KeywordGroup,
   KeywordHit,
 } from './curation.js';
-export { memoryDriftDataDir, readBuiltinDataFile } from './data-files.js';
+export { builtinStimuliManifest, memoryDriftDataDir, readBuiltinDataFile } from './data-files.js';
 export type { BuiltinDataFile, BuiltinDataName } from './data-files.js';
 export { HF_DATASETS_SERVER_URL, loadHuggingFaceQuestions } from './hf-datasets.js';
 export type { HuggingFaceQuestionOptions } from './hf-datasets.js';

@@ -16,8 +16,8 @@ export const GENERATION_SYSTEM_PROMPT = 'You are a helpful assistant. Answer in 
 export const QUESTION_MARKER = 'Question:\n';
 
 export const GENERATION_INSTRUCTION = [
-  'Think the question below through before you answer. Write your reasoning as a short sequence of numbered steps,',
-  'one idea per step, inside <think> tags, then give your final answer inside <answer> tags. Use exactly this format:',
+  'Think through the question below before you answer. Write your reasoning as a short sequence of numbered steps, ' +
+    'one idea per step, inside <think> tags, then give your final answer inside <answer> tags. Use exactly this format:',
   '',
   '<think>',
   '<step_1>…</step_1>',
