@@ -168,7 +168,11 @@ describe('local: adapter', () => {
           prompts.push({ history: this.history, text, options });
           (options.onTextChunk as ((t: string) => void) | undefined)?.('local ');
           (options.onTextChunk as ((t: string) => void) | undefined)?.('answer');
-          return { responseText: 'local answer', stopReason: 'maxTokens' };
+          return {
+            responseText: 'local answer',
+            response: [{ type: 'segment', segmentType: 'thought', text: 'hmm', ended: true }, 'local answer'],
+            stopReason: 'maxTokens',
+          };
         }
       },
     };
@@ -213,6 +217,7 @@ describe('local: adapter', () => {
     );
     expect(response.text).toBe('local answer');
     expect(response.finishReason).toBe('length');
+    expect(response.reasoning).toBe('hmm');
     expect(deltas.join('')).toBe('local answer');
     expect(response.usage.outputTokens).toBe(2);
     expect(response.usage.inputTokens).toBe(8);

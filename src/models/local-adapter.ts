@@ -16,7 +16,7 @@ export const NODE_LLAMA_CPP_INSTALL = `npm install node-llama-cpp@${NODE_LLAMA_C
 export interface LlamaModule {
   getLlama(options?: Record<string, unknown>): Promise<LlamaRuntime>;
   resolveModelFile(uri: string, options?: { directory?: string; download?: 'auto' | false; cli?: boolean }): Promise<string>;
-  LlamaChatSession: new (options: { contextSequence: unknown; systemPrompt?: string }) => LlamaSession;
+  LlamaChatSession: new (options: { contextSequence: unknown; autoDisposeSequence?: boolean }) => LlamaSession;
 }
 interface LlamaRuntime {
   loadModel(options: { modelPath: string }): Promise<LlamaModel>;
@@ -34,8 +34,15 @@ interface LlamaSession {
   promptWithMeta(
     text: string,
     options: Record<string, unknown>,
-  ): Promise<{ responseText: string; stopReason?: string }>;
+  ): Promise<LlamaPromptResult>;
   dispose?(options?: { disposeSequence?: boolean }): void;
+}
+
+interface LlamaPromptResult {
+  responseText: string;
+  /** Strings are answer text; objects are segments (e.g. `{type:'segment', segmentType:'thought', text}`). */
+  response?: unknown[];
+  stopReason?: string;
 }
 
 export interface LocalAdapterOptions {
@@ -89,7 +96,7 @@ export class LocalAdapter implements ModelAdapter {
           : { type: 'model', response: [m.content] },
     );
     // The sequence outlives the session, so a shared prefix stays evaluated between calls.
-    const session = new module.LlamaChatSession({ contextSequence: sequence });
+    const session = new module.LlamaChatSession({ contextSequence: sequence, autoDisposeSequence: false });
     session.setChatHistory(history);
     const params = request.params;
     const promptOptions: Record<string, unknown> = { maxTokens: params.maxTokens ?? DEFAULT_MAX_TOKENS };
@@ -102,7 +109,7 @@ export class LocalAdapter implements ModelAdapter {
     if (options.onDelta !== undefined) promptOptions.onTextChunk = options.onDelta;
 
     const started = performance.now();
-    let result: { responseText: string; stopReason?: string };
+    let result: LlamaPromptResult;
     try {
       result = await session.promptWithMeta(last.content, promptOptions);
     } catch (error) {
@@ -128,6 +135,8 @@ export class LocalAdapter implements ModelAdapter {
       responseModel: `local:${this.modelId}`,
       warnings: ['local: token usage is counted with the model tokenizer over message texts (chat-template tokens excluded)'],
     };
+    const reasoning = thoughtText(result.response);
+    if (reasoning !== '') response.reasoning = reasoning;
     if (result.responseText.trim() === '') {
       throw new ModelCallError('empty', 'local: the model returned no text', { provider: 'local', response });
     }
@@ -207,6 +216,23 @@ async function importLlama(importModule: () => Promise<LlamaModule>): Promise<Ll
       { provider: 'local', cause: error },
     );
   }
+}
+
+/** Thinking segments (e.g. Qwen3 `<think>`) that node-llama-cpp keeps apart from the answer text. */
+function thoughtText(response: unknown[] | undefined): string {
+  if (response === undefined) return '';
+  return response
+    .map((item) => {
+      const segment = item as { type?: unknown; segmentType?: unknown; text?: unknown } | null;
+      return segment !== null &&
+        typeof segment === 'object' &&
+        segment.type === 'segment' &&
+        segment.segmentType === 'thought' &&
+        typeof segment.text === 'string'
+        ? segment.text
+        : '';
+    })
+    .join('');
 }
 
 function mapStopReason(reason: string | undefined): FinishReason {
