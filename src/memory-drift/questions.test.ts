@@ -266,3 +266,19 @@ describe('Hugging Face datasets-server loader (local fixture server)', () => {
     ).rejects.toThrow(/cannot reach the datasets server/);
   });
 });
+
+describe('CSV round trip (property)', () => {
+  it('toCsv → parseCsvTable returns every string unchanged', async () => {
+    const fc = await import('fast-check');
+    const cell = fc.string({ unit: fc.constantFrom('a', 'b', ' ', ',', '"', '\n', '\r', '\r\n', 'é', '\t'), maxLength: 12 });
+    fc.assert(
+      fc.property(fc.array(fc.tuple(cell, cell, cell), { minLength: 1, maxLength: 6 }), (rows) => {
+        // A row whose every cell is empty is a blank line; give it content so it counts as a row.
+        const data = rows.map(([a, b, c]) => [`k${a}`, b, c]);
+        const table = parseCsvTable(toCsv(['x', 'y', 'z'], data));
+        expect(table.rows.map((row) => [row.values.x, row.values.y, row.values.z])).toEqual(data);
+      }),
+      { numRuns: 300, seed: 42 },
+    );
+  });
+});

@@ -76,3 +76,20 @@ describe('step extraction (DECISIONS 7)', () => {
     expect(extractSteps('Fallback text.', { reasoning: '  ' })).toMatchObject({ source: 'text', method: 'sentences' });
   });
 });
+
+describe('tagged steps (property)', () => {
+  it('extracts exactly the trimmed non-empty contents of well-formed step tags', async () => {
+    const fc = await import('fast-check');
+    const content = fc.string({ unit: fc.constantFrom('a', 'B', ' ', '\n', '.', '1', 'é', '>'), minLength: 0, maxLength: 20 });
+    fc.assert(
+      fc.property(fc.array(content, { minLength: 1, maxLength: 8 }), fc.boolean(), (contents, closeLast) => {
+        const body = contents
+          .map((c, i) => `<step_${i + 1}>${c}${closeLast || i < contents.length - 1 ? `</step_${i + 1}>` : ''}`)
+          .join('\n');
+        const text = `<think>\n${body}\n</think>\n<answer>ok</answer>`;
+        expect(extractTaggedSteps(text)).toEqual(contents.map((c) => c.trim()).filter((c) => c !== ''));
+      }),
+      { numRuns: 300, seed: 7 },
+    );
+  });
+});
