@@ -404,6 +404,28 @@ describe('failures are classified', () => {
     expect(error.retryable).toBe(false);
   });
 
+  it('an unusable request (no messages) is a bad_request, not retried', async () => {
+    const ref = `openai:gpt-4o@${openai.baseURL}`;
+    const before = openai.requests.length;
+    const error = await failure(createAdapter(ref, { env: ENV }).generate({ model: ref, messages: [], params: {}, sample: 0 }));
+    expect(error.kind).toBe('bad_request');
+    expect(error.retryable).toBe(false);
+    expect(openai.requests.length).toBe(before);
+  });
+
+  it('an onDelta callback that throws surfaces as the caller error, unclassified', async () => {
+    openai.setRespond('some streamed text');
+    const ref = `openai:gpt-4o@${openai.baseURL}`;
+    const bug = new RangeError('bug in the caller');
+    await expect(
+      createAdapter(ref, { env: ENV, ...TIMEOUTS }).generate(request(ref), {
+        onDelta: () => {
+          throw bug;
+        },
+      }),
+    ).rejects.toBe(bug);
+  });
+
   it('a cancelled call is aborted, not retried', async () => {
     openai.pushFaults({ fault: 'stall' });
     const ref = `openai:gpt-4o@${openai.baseURL}`;

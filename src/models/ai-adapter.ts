@@ -123,6 +123,8 @@ export class AiSdkAdapter implements ModelAdapter {
       }
       return response;
     } catch (error) {
+      // A failing onDelta is the caller's bug, not a provider failure: pass it through unclassified.
+      if (error instanceof CallerCallbackError) throw error.cause;
       if (timedOut !== undefined) {
         const message =
           timedOut === 'total'
@@ -255,7 +257,11 @@ export class AiSdkAdapter implements ModelAdapter {
       switch (part.type) {
         case 'text-delta':
           text += part.text;
-          onDelta?.(part.text);
+          try {
+            onDelta?.(part.text);
+          } catch (error) {
+            throw new CallerCallbackError(error);
+          }
           break;
         case 'reasoning-delta':
           reasoning += part.text;
@@ -306,6 +312,12 @@ export class AiSdkAdapter implements ModelAdapter {
       cacheWriteTokens: usage.inputTokenDetails?.cacheWriteTokens ?? 0,
       reasoningTokens: usage.outputTokenDetails?.reasoningTokens ?? 0,
     };
+  }
+}
+
+class CallerCallbackError extends Error {
+  constructor(cause: unknown) {
+    super('onDelta threw', { cause });
   }
 }
 

@@ -129,6 +129,16 @@ const MALFORMED_NAMES = new Set([
   'AI_EmptyResponseBodyError',
 ]);
 
+/** The request itself is unusable: repeating it cannot help. */
+const BAD_REQUEST_NAMES = new Set([
+  'AI_InvalidPromptError',
+  'AI_InvalidArgumentError',
+  'AI_InvalidMessageRoleError',
+  'AI_MessageConversionError',
+  'AI_UnsupportedFunctionalityError',
+  'AI_InvalidDataContentError',
+]);
+
 /** The provider's own short message from a JSON error body, when it has one. */
 function bodyMessage(body: string | undefined): { message?: string; type?: string } {
   if (body === undefined || body.trim() === '') return {};
@@ -204,6 +214,9 @@ export function classifyError(error: unknown, context: ClassifyContext): ModelCa
     return make('malformed', `unusable response: ${error.message}`, { status });
   }
 
+  if (error instanceof Error && BAD_REQUEST_NAMES.has(error.name)) {
+    return make('bad_request', `the request cannot be sent: ${error.message}`);
+  }
   if (error instanceof Error && MALFORMED_NAMES.has(error.name)) {
     return make('malformed', `malformed response: ${error.message}`);
   }
