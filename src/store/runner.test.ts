@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, InvalidArgumentError } from '../core/errors.js';
+import { ConfigError } from '../core/errors.js';
 import { ModelCallError } from '../models/errors.js';
 import type { ModelRequest, TokenUsage } from '../models/types.js';
 import { cellKey } from './keys.js';
@@ -199,14 +199,28 @@ describe('runCells: budget, concurrency and rate limits', () => {
     expect(summary.spendUsd + worst).toBeGreaterThan(0.02);
   });
 
+  it('prices calls with the built-in price table by default', async () => {
+    const { store, runId } = setup();
+    const models = new FakeModels({ respond: () => fakeResponse('ok', { inputTokens: 1_000_000, outputTokens: 1_000_000 }) });
+    const summary = await runCells(store, runId, makeSpecs(1, 'openai:gpt-4.1-mini'), { adapterFor: models.adapterFor });
+    // 1M input at $0.40 + 1M output at $1.60 (data/prices.json).
+    expect(summary.spendUsd).toBeCloseTo(2.0, 9);
+    expect(summary.results[0]!.costUsd).toBeCloseTo(2.0, 9);
+    expect(summary.unpricedCells).toBe(0);
+    const unpriced = await runCells(store, store.createRun(TEST_MANIFEST), makeSpecs(1, 'fake:m'), { adapterFor: models.adapterFor });
+    expect(unpriced).toMatchObject({ spendUsd: 0, unpricedCells: 1 });
+    expect(unpriced.results[0]!.costUsd).toBeNull();
+  });
+
   it('refuses a budget it cannot enforce', async () => {
     const { store, runId } = setup();
     const models = new FakeModels();
     await expect(
       runCells(store, runId, makeSpecs(2), { adapterFor: models.adapterFor, costOf: () => null, maxCostUsd: 1 }),
     ).rejects.toThrow(ConfigError);
+    // The built-in price table knows no `fake:` provider.
     await expect(runCells(store, runId, makeSpecs(2), { adapterFor: models.adapterFor, maxCostUsd: 1 })).rejects.toThrow(
-      InvalidArgumentError,
+      /no price is known for fake:m/,
     );
     expect(models.totalCalls).toBe(0);
   });

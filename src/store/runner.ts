@@ -51,6 +51,7 @@ export interface RunCellsOptions {
   onProgress?: (snapshot: ProgressSnapshot) => void;
   /** Stop before starting a cell whose worst-case cost would take total spend over this (USD). */
   maxCostUsd?: number;
+  /** Price of a call (default: `costOf` of src/models with the built-in price table). */
   costOf?: CostFn;
   /** Output tokens assumed for the worst case when a request sets no maxTokens. Default 4096. */
   assumedMaxOutputTokens?: number;
@@ -139,7 +140,7 @@ export async function runCells(
   const fatalBurst = options.fatalBurst ?? 3;
   const assumedOutput = options.assumedMaxOutputTokens ?? 4096;
   const adapterFor = options.adapterFor ?? defaultAdapterFactory;
-  const costOf = options.costOf;
+  const costOf = options.costOf ?? (await defaultCostOf());
 
   store.requireRun(runId);
   const specKeys = specs.map((spec) => cellKey(spec));
@@ -277,7 +278,7 @@ export async function runCells(
     if (stopReason !== null) return;
 
     let reservation = 0;
-    if (options.maxCostUsd !== undefined && costOf) {
+    if (options.maxCostUsd !== undefined) {
       reservation = costOf(request.model, { ...ZERO_USAGE, inputTokens: inputEstimate, outputTokens: outputCeiling }) ?? 0;
       if (stats.spendUsd + reservedUsd + reservation > options.maxCostUsd) {
         stop(
@@ -557,9 +558,6 @@ function validateOptions(options: RunCellsOptions): void {
   if (options.maxCostUsd !== undefined && (!Number.isFinite(options.maxCostUsd) || options.maxCostUsd < 0)) {
     throw new InvalidArgumentError('maxCostUsd', `must be a finite number ≥ 0, got ${options.maxCostUsd}`);
   }
-  if (options.maxCostUsd !== undefined && !options.costOf) {
-    throw new InvalidArgumentError('costOf', 'a price function is needed to enforce maxCostUsd');
-  }
   for (const [provider, limits] of Object.entries(options.limits ?? {})) {
     for (const field of ['requestsPerMinute', 'tokensPerMinute'] as const) {
       const value = limits[field];
@@ -586,14 +584,20 @@ function checkPricesKnown(requests: readonly ModelRequest[], toRun: readonly num
   }
 }
 
-// The adapter factory lives in src/models; load it only when a run needs it, so the
-// store does not pull every provider SDK in at import time.
+// Adapters and prices live in src/models; load them only when a run needs them, so
+// the store does not pull every provider SDK in at import time.
 const defaultAdapterFactory: AdapterFactory = async (ref) => {
-  const models = (await import('../models/index.js')) as unknown as {
-    createAdapter?: (ref: string) => ModelAdapter | Promise<ModelAdapter>;
-  };
-  if (typeof models.createAdapter !== 'function') {
-    throw new ModelCallError('config', 'the models module does not export createAdapter');
-  }
+  const models = await import('../models/index.js');
   return models.createAdapter(ref);
 };
+
+async function defaultCostOf(): Promise<CostFn> {
+  const models = await import('../models/index.js');
+  return (model, usage) => {
+    try {
+      return models.costOf(model, usage);
+    } catch {
+      return null; // a ref the price table cannot parse has no known price
+    }
+  };
+}
