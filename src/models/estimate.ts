@@ -59,6 +59,16 @@ export function estimateCells(
   if (!Number.isFinite(expectedPerCell) || expectedPerCell < 0) {
     throw new InvalidArgumentError('expectedOutputTokens', `must be a non-negative number, got ${expectedPerCell}`);
   }
+  // Plans repeat long prefixes across arms, probes and samples: tokenize each distinct text once.
+  const tokenCache = new Map<string, number>();
+  const tokens = (text: string): number => {
+    let n = tokenCache.get(text);
+    if (n === undefined) {
+      n = countTokens(text);
+      tokenCache.set(text, n);
+    }
+    return n;
+  };
   const seen = new Set<string>();
   const byModel = new Map<string, { cells: number; input: number; expected: number; max: number }>();
   let duplicates = 0;
@@ -71,7 +81,7 @@ export function estimateCells(
     seen.add(key);
     const request = spec.request;
     let input = PER_REQUEST_TOKENS;
-    for (const message of request.messages) input += PER_MESSAGE_TOKENS + countTokens(message.content);
+    for (const message of request.messages) input += PER_MESSAGE_TOKENS + tokens(message.content);
     const max = (request.params.maxTokens ?? DEFAULT_MAX_TOKENS) + (request.params.thinkingBudget ?? 0);
     const expected = Math.min(max, expectedPerCell);
     const entry = byModel.get(request.model) ?? { cells: 0, input: 0, expected: 0, max: 0 };
