@@ -20,3 +20,5 @@ export type { PrefixSchedule } from './schedule.js';
 export { createProgressReporter, formatProgress } from './progress.js';
 export type { ProgressReporter, ProgressReporterOptions } from './progress.js';
 export { createReplayAdapter } from './replay.js';
+export { interruptSignals } from './interrupt.js';
+export type { InterruptSignals } from './interrupt.js';
