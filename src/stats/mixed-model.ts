@@ -6,16 +6,17 @@
  * for fixed λ, β and σ² have closed GLS forms, and V = σ²(I + λZZᵀ) is block
  * diagonal with blocks I + λ11ᵀ whose inverse is I − λ/(1 + λnᵍ)·11ᵀ. So each
  * likelihood evaluation needs only per-group sums (O(G·p²) after one O(N·p²)
- * pass), and the fit is a 1-D maximisation over log λ: a coarse grid, Brent's
- * method around the best grid point, and a check of the boundary λ = 0.
+ * pass). The fit is a 1-D maximisation: the analytic score d logLik/dλ is scanned
+ * on a log-λ grid starting at the boundary λ = 0 (a maximum there iff the score
+ * at 0 is ≤ 0), each + → − sign change is refined by bracketed root finding,
+ * and the highest maximum wins.
  * The criterion is the one lme4 reports (logLik of an lmer fit).
  */
 import { InvalidArgumentError, StatisticsError } from '../core/errors.js';
 import { normalTwoSidedP } from './distributions.js';
 import {
-  brentMinimize,
   cholesky,
-  choleskyInverseDiagonal,
+  choleskyInverse,
   choleskyLogDet,
   choleskySolve,
 } from './linear-algebra.js';
@@ -50,7 +51,7 @@ export interface MixedModelResult {
   residualVariance: number;
   /** Maximised log-likelihood (REML criterion for method 'REML'), as lme4's logLik(). */
   logLik: number;
-  /** False when the optimiser did not settle or λ ran to the upper end of its range. */
+  /** False when the root finder for the score did not meet its tolerance within its budget. */
   converged: boolean;
   /** True when the group variance is estimated at its boundary 0. */
   boundary: boolean;
@@ -177,6 +178,82 @@ function evaluate(
   return { logLik, beta, factor, sigma2 };
 }
 
+/**
+ * d logLik / dλ at an evaluation. With r = y − Xβ̂ and per-group sums Rᵍ = Σ rᵢ:
+ *   ½ [ dof·Σ Rᵍ²/(1+λnᵍ)² / rss − Σ nᵍ/(1+λnᵍ) + (REML) Σ sᵍᵀA⁻¹sᵍ/(1+λnᵍ)² ],
+ * with sᵍ the group's column sums of X and A = XᵀH⁻¹X. Unlike the criterion,
+ * it has no cancellation at the optimum, so its root pins λ down to rounding.
+ */
+function score(
+  stats: SufficientStatistics,
+  lambda: number,
+  method: MixedModelMethod,
+  at: Evaluation,
+): number {
+  const { p, groupSize, groupXSum, groupYSum } = stats;
+  let residualTerm = 0;
+  let traceTerm = 0;
+  let fixedTerm = 0;
+  const sums = new Float64Array(p);
+  const inverse = method === 'REML' ? choleskyInverse(at.factor, p) : null;
+  for (let g = 0; g < groupSize.length; g++) {
+    const size = groupSize[g]!;
+    const scale = 1 / (1 + lambda * size);
+    let residualSum = groupYSum[g]!;
+    for (let i = 0; i < p; i++) {
+      sums[i] = groupXSum[g * p + i]!;
+      residualSum -= sums[i]! * at.beta[i]!;
+    }
+    residualTerm += residualSum * residualSum * scale * scale;
+    traceTerm += size * scale;
+    if (inverse !== null) {
+      let quadratic = 0;
+      for (let i = 0; i < p; i++) {
+        let row = 0;
+        for (let j = 0; j < p; j++) row += inverse[i * p + j]! * sums[j]!;
+        quadratic += sums[i]! * row;
+      }
+      fixedTerm += quadratic * scale * scale;
+    }
+  }
+  // dof·S/rss = S/σ̂²
+  return 0.5 * (residualTerm / at.sigma2 - traceTerm + fixedTerm);
+}
+
+/** Root of f in [lo, hi] given f(lo) > 0 ≥ f(hi), by the Illinois false-position method. */
+function scoreRoot(
+  f: (lambda: number) => number,
+  lo: number,
+  hi: number,
+  fLoStart: number,
+  fHiStart: number,
+): { lambda: number; converged: boolean } {
+  let fLo = fLoStart;
+  let fHi = fHiStart;
+  if (fHi === 0) return { lambda: hi, converged: true };
+  let side = 0;
+  for (let iteration = 0; iteration < 300; iteration++) {
+    const x = (lo * fHi - hi * fLo) / (fHi - fLo);
+    const fx = f(x);
+    if (fx === 0 || !(x > lo && x < hi)) return { lambda: x, converged: true };
+    if (fx > 0) {
+      lo = x;
+      fLo = fx;
+      if (side === 1) fHi /= 2;
+      side = 1;
+    } else if (fx < 0) {
+      hi = x;
+      fHi = fx;
+      if (side === -1) fLo /= 2;
+      side = -1;
+    } else {
+      return { lambda: x, converged: false };
+    }
+    if (hi - lo <= 4 * Number.EPSILON * hi) return { lambda: 0.5 * (lo + hi), converged: true };
+  }
+  return { lambda: 0.5 * (lo + hi), converged: false };
+}
+
 /** Fits the random-intercept model to an already-built design. */
 export function fitRandomIntercept(
   design: RandomInterceptDesign,
@@ -205,37 +282,46 @@ export function fitRandomIntercept(
       'mixedModel: no residual variance (the response is constant or the fixed effects fit it exactly)',
     );
   }
-  const objective = (logLambda: number): number => {
-    const result = evaluate(stats, Math.exp(logLambda), method);
-    return result === null ? Number.POSITIVE_INFINITY : -result.logLik;
+  const slope = (lambda: number): number => {
+    const at = evaluate(stats, lambda, method);
+    return at === null ? Number.NaN : score(stats, lambda, method, at);
   };
-  let bestIndex = 0;
-  let bestValue = Number.POSITIVE_INFINITY;
+  const logLikAt = (lambda: number): number =>
+    evaluate(stats, lambda, method)?.logLik ?? Number.NEGATIVE_INFINITY;
+  // Local maxima are where the score turns from + to −. The score is scanned on a log-λ grid
+  // (λ = 0 first) and each sign change is refined by root finding; the criterion itself is
+  // too flat near a maximum (and too noisy for large λ) to locate λ by comparing its values.
   const steps = Math.round((LOG_LAMBDA_MAX - LOG_LAMBDA_MIN) / GRID_STEP);
-  for (let k = 0; k <= steps; k++) {
-    const value = objective(LOG_LAMBDA_MIN + k * GRID_STEP);
-    if (value < bestValue) {
-      bestValue = value;
-      bestIndex = k;
+  const grid = [0];
+  for (let k = 0; k <= steps; k++) grid.push(Math.exp(LOG_LAMBDA_MIN + k * GRID_STEP));
+  const slopes = grid.map((lambda, k) => (k === 0 ? score(stats, 0, method, ordinary) : slope(lambda)));
+  if (slopes[slopes.length - 1]! > 0) {
+    throw new StatisticsError(
+      'mixedModel: the response has (almost) no variance within groups; the group/residual ' +
+        'variance ratio is unbounded',
+    );
+  }
+  const candidates: { lambda: number; logLik: number; converged: boolean }[] = [];
+  if (!(slopes[0]! > 0)) candidates.push({ lambda: 0, logLik: ordinary.logLik, converged: true });
+  for (let k = 0; k + 1 < grid.length; k++) {
+    if (slopes[k]! > 0 && slopes[k + 1]! <= 0) {
+      const root = scoreRoot(slope, grid[k]!, grid[k + 1]!, slopes[k]!, slopes[k + 1]!);
+      candidates.push({ ...root, logLik: logLikAt(root.lambda) });
     }
   }
-  const atBoundary = ordinary;
-  let lambda: number;
-  let converged: boolean;
-  if (bestIndex === 0 && -atBoundary.logLik <= bestValue) {
-    lambda = 0;
-    converged = true;
-  } else {
-    const lo = LOG_LAMBDA_MIN + Math.max(0, bestIndex - 1) * GRID_STEP;
-    const hi = LOG_LAMBDA_MIN + Math.min(steps, bestIndex + 1) * GRID_STEP;
-    const search = brentMinimize(objective, lo, hi);
-    lambda = Math.exp(search.x);
-    converged = search.converged && bestIndex < steps;
-    if (-atBoundary.logLik <= search.value) lambda = 0;
+  if (candidates.length === 0) {
+    throw new StatisticsError('mixedModel: the likelihood has no maximum in the variance-ratio range');
   }
+  // The highest maximum wins; within rounding noise, the smaller λ (boundary first).
+  let best = candidates[0]!;
+  for (const candidate of candidates.slice(1)) {
+    if (candidate.logLik > best.logLik + 1e-9 * Math.max(1, Math.abs(best.logLik))) best = candidate;
+  }
+  const lambda = best.lambda;
+  const converged = best.converged;
   const fit = evaluate(stats, lambda, method)!;
-  const inverseDiagonal = choleskyInverseDiagonal(fit.factor, p);
-  const se = inverseDiagonal.map((v) => Math.sqrt(fit.sigma2 * v));
+  const inverse = choleskyInverse(fit.factor, p);
+  const se = new Float64Array(p).map((_, i) => Math.sqrt(fit.sigma2 * inverse[i * p + i]!));
   const beta = Float64Array.from(fit.beta);
   beta[0]! += stats.yShift;
   return {

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError, StatisticsError } from '../core/errors.js';
 import { expectClose, loadGolden } from './__fixtures__/golden.js';
@@ -29,6 +30,54 @@ describe('varianceDecomposition against lme4 lmer(y ~ 1 + (1 | group), REML)', (
   });
 });
 
+describe('varianceDecomposition on balanced data', () => {
+  // For k groups of equal size m, REML has a closed form (the ANOVA estimator, truncated at 0):
+  // between = (MSB − MSW)/m and within = MSW when MSB > MSW, else between = 0, within = SST/(N − 1).
+  it('equals the truncated ANOVA estimator', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 2, max: 6 }),
+        fc.integer({ min: 2, max: 6 }),
+        fc.array(fc.double({ min: -5, max: 5, noNaN: true }), { minLength: 36, maxLength: 36 }),
+        fc.array(fc.double({ min: -3, max: 3, noNaN: true }), { minLength: 6, maxLength: 6 }),
+        (k, m, noise, shifts) => {
+          const values: number[] = [];
+          const groups: string[] = [];
+          for (let g = 0; g < k; g++) {
+            for (let j = 0; j < m; j++) {
+              values.push(shifts[g]! + noise[g * m + j]!);
+              groups.push(`g${g}`);
+            }
+          }
+          const grand = values.reduce((a, b) => a + b, 0) / values.length;
+          let ssb = 0;
+          let ssw = 0;
+          for (let g = 0; g < k; g++) {
+            const slice = values.slice(g * m, (g + 1) * m);
+            const groupMean = slice.reduce((a, b) => a + b, 0) / m;
+            ssb += m * (groupMean - grand) ** 2;
+            for (const v of slice) ssw += (v - groupMean) ** 2;
+          }
+          if (ssw < 1e-6 * (ssb + ssw) || ssw + ssb < 1e-9) return;
+          const msb = ssb / (k - 1);
+          const msw = ssw / (k * (m - 1));
+          const result = varianceDecomposition(values, groups);
+          if (msb > msw) {
+            expectClose(result.within, msw, 1e-7, 0, 'within');
+            // where MSB ≈ MSW the optimum is flat to rounding: allow 1e-10 of the residual scale
+            expectClose(result.between, (msb - msw) / m, 1e-6, 1e-10 * msw, 'between');
+          } else {
+            // at MSB = MSW exactly the boundary and the interior coincide up to rounding
+            expect(result.between).toBeLessThanOrEqual(1e-10 * msw);
+            expectClose(result.within, (ssb + ssw) / (k * m - 1), 1e-7, 0, 'within');
+          }
+        },
+      ),
+      { numRuns: 300, seed: 42 },
+    );
+  });
+});
+
 describe('varianceDecomposition behaviour', () => {
   it('puts all variance within when every group has the same mean', () => {
     const result = varianceDecomposition([1, 3, 2, 2, 0, 4], ['a', 'a', 'b', 'b', 'c', 'c']);
@@ -50,6 +99,12 @@ describe('varianceDecomposition behaviour', () => {
     );
     expect(() => varianceDecomposition([2, 2, 2, 2], ['a', 'a', 'b', 'b'])).toThrow(StatisticsError);
     expect(() => varianceDecomposition([1], ['a'])).toThrow(/needs at least 2/);
+  });
+
+  it('rejects data with no variance within groups (unbounded variance ratio)', () => {
+    expect(() => varianceDecomposition([1, 1, 3, 3, 2, 2], ['a', 'a', 'b', 'b', 'c', 'c'])).toThrow(
+      /no variance within groups/,
+    );
   });
 
   it('rejects groups made only of single observations', () => {

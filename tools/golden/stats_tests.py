@@ -145,6 +145,19 @@ def main():
         ref["ci"] = [float(d.mean() - half), float(d.mean() + half)]
     result["tost"] = [dict(case, **ref) for case, ref in zip(tost_cases, refs)]
 
+    # Distribution functions the tests above rely on (tails included).
+    result["distributions"] = {
+        "tCdf": [[x, df, float(stats.t.cdf(x, df))] for x, df in
+                 [(-40.0, 3), (-6.5, 10), (-1.2, 1), (0.3, 2.5), (2.0, 5), (-3.3, 168), (-9.0, 1000)]],
+        "tQuantile": [[q, df, float(stats.t.ppf(q, df))] for q, df in
+                      [(0.95, 1), (0.95, 4), (0.975, 39), (0.975, 168), (0.999, 3), (0.05, 7)]],
+        "normalCdf": [[z, float(stats.norm.cdf(z))] for z in [-30.0, -8.0, -1.96, 0.0, 0.5, 3.0]],
+        "chisquareCdf": [[x, df, float(stats.chi2.cdf(x, df))] for x, df in
+                         [(3.84, 1), (0.5, 2), (20.0, 7), (100.0, 50)]],
+        "fCdf": [[x, d1, d2, float(stats.f.cdf(x, d1, d2))] for x, d1, d2 in
+                 [(1.0, 3, 10), (4.2, 2, 30), (0.2, 5, 5)]],
+    }
+
     OUT.write_text(json.dumps(result, indent=1) + "\n")
     print(f"wrote {OUT}")
 
