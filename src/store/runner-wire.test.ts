@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAdapter } from '../models/index.js';
-import { type FakeServer, startFakeOpenAI } from '../models/testing/index.js';
+import { type FakeServer, lastUserText, startFakeOpenAI } from '../models/testing/index.js';
 import { RunStore } from './run-store.js';
 import { FatalBurstError, runCells } from './runner.js';
 import { makeSpecs, TEST_MANIFEST } from './testing/fakes.js';
@@ -20,7 +20,7 @@ function setup() {
 describe('runCells over the OpenAI wire format', () => {
   it('waits the Retry-After of a real 429, retries a 503, and stores the answers', async () => {
     server = await startFakeOpenAI({
-      respond: (request) => ({ text: `echo ${String((request.body?.messages as Array<{ content: string }>).at(-1)?.content)}` }),
+      respond: (request) => ({ text: `echo ${lastUserText(request)}` }),
       faults: [
         { fault: 'status', status: 429, retryAfter: '3' },
         { fault: 'status', status: 503, retryAfterMs: '250' },
