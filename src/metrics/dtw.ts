@@ -37,13 +37,13 @@ export interface DtwResult extends DtwScore {
 /** Above this many cells the full matrix needed for the path is refused (8 bytes per cell). */
 const MAX_PATH_CELLS = 1 << 27;
 
-let sharedMatrix = new Float64Array(256);
+let sharedMatrix: Int32Array = new Int32Array(256);
 
-function matrixOfSize(cells: number): Float64Array {
+function matrixOfSize(cells: number): Int32Array {
   if (sharedMatrix.length < cells) {
     let size = sharedMatrix.length;
     while (size < cells) size *= 2;
-    sharedMatrix = new Float64Array(size);
+    sharedMatrix = new Int32Array(size);
   }
   return sharedMatrix;
 }
@@ -51,27 +51,34 @@ function matrixOfSize(cells: number): Float64Array {
 /**
  * Cumulative cost matrix D (row i at offset i·m when keeping the matrix, else two rolling
  * rows) for the discrete cost: D(i, j) = 1[a_i ≠ b_j] + min(D(i−1, j−1), D(i−1, j), D(i, j−1)).
+ * Integer and branch-free in the inner loop: with random symbols the comparisons are
+ * unpredictable, and mispredicted branches cost more than the arithmetic (measured ≈2×).
+ * `(d | −d) >>> 31` is 1[d ≠ 0]; `q + (t & (t >> 31))` with t = p − q is min(p, q).
  */
-function discreteCumulative(pair: InternedPair, keep: boolean, D: Float64Array): number {
+function discreteCumulative(pair: InternedPair, keep: boolean, D: Int32Array): number {
   const { a, n, b, m } = pair;
-  const a0 = a[0];
+  const a0 = a[0]!;
   let running = 0;
   for (let j = 0; j < m; j++) {
-    running += a0 === b[j] ? 0 : 1;
+    const differ = a0 ^ b[j]!;
+    running = (running + ((differ | -differ) >>> 31)) | 0;
     D[j] = running;
   }
   for (let i = 1; i < n; i++) {
     const row = keep ? i * m : (i & 1) * m;
     const above = keep ? row - m : ((i - 1) & 1) * m;
-    const symbol = a[i];
-    let left = D[above]! + (symbol === b[0] ? 0 : 1);
+    const symbol = a[i]!;
+    let differ = symbol ^ b[0]!;
+    let left = (D[above]! + ((differ | -differ) >>> 31)) | 0;
     D[row] = left;
     for (let j = 1; j < m; j++) {
+      differ = symbol ^ b[j]!;
       const diagonal = D[above + j - 1]!;
-      const up = D[above + j]!;
-      let best = Math.min(diagonal , up);
-      if (left < best) best = left;
-      left = best + (symbol === b[j] ? 0 : 1);
+      let t = diagonal - D[above + j]!;
+      let best = D[above + j]! + (t & (t >> 31));
+      t = best - left;
+      best = left + (t & (t >> 31));
+      left = (best + ((differ | -differ) >>> 31)) | 0;
       D[row + j] = left;
     }
   }
@@ -118,7 +125,7 @@ let pathScratch = new Int32Array(64);
  * predecessor with the smallest cumulative cost; ties prefer the diagonal (i−1, j−1), then
  * (i−1, j), then (i, j−1). On row 0 / column 0 the only predecessor is taken.
  */
-function backtrack(D: Float64Array, n: number, m: number): DtwPath {
+function backtrack(D: Int32Array | Float64Array, n: number, m: number): DtwPath {
   const maxSteps = n + m - 1;
   if (pathScratch.length < 2 * maxSteps) pathScratch = new Int32Array(4 * maxSteps);
   const steps = pathScratch;
@@ -315,7 +322,7 @@ export function dtw(a: SymbolSequence, b: SymbolSequence, options?: DtwOptions):
   }
   const cells = wantPath ? n * m : 2 * m;
   let raw: number;
-  let D: Float64Array;
+  let D: Int32Array | Float64Array;
   if (pair !== undefined) {
     D = matrixOfSize(cells);
     raw = discreteCumulative(pair, wantPath, D);

@@ -29,9 +29,13 @@ export function jensenShannonOfPair(pair: InternedPair): number {
       countsB[id] = 0;
       const p = countA / n;
       const q = countB / m;
-      const mean = (p + q) / 2;
-      if (countA > 0) divergence += p * Math.log(p / mean);
-      if (countB > 0) divergence += q * Math.log(q / mean);
+      // A symbol on one side only has mean = p/2 exactly, so its term is p·ln 2: no log call.
+      if (countB === 0) divergence += p * LN2;
+      else if (countA === 0) divergence += q * LN2;
+      else {
+        const mean = (p + q) / 2;
+        divergence += p * Math.log(p / mean) + q * Math.log(q / mean);
+      }
     }
   }
   // divergence = KL(p‖mean) + KL(q‖mean) = 2·JSD; rounding can leave it a hair below 0

@@ -33,17 +33,19 @@ function grown(buffer: Int32Array, needed: number): Int32Array {
 interface Side {
   ids: Int32Array;
   last: readonly unknown[] | undefined;
+  /** The strings of `last`, in its first `count` slots (the array only grows: no length writes). */
   symbols: string[];
+  count: number;
 }
 
-const sideA: Side = { ids: new Int32Array(64), last: undefined, symbols: [] };
-const sideB: Side = { ids: new Int32Array(64), last: undefined, symbols: [] };
+const sideA: Side = { ids: new Int32Array(64), last: undefined, symbols: [], count: 0 };
+const sideB: Side = { ids: new Int32Array(64), last: undefined, symbols: [], count: 0 };
 
 function memoHit(side: Side, sequence: readonly unknown[]): boolean {
   if (side.last !== sequence) return false;
   const symbols = side.symbols;
   const length = sequence.length;
-  if (symbols.length !== length) return false;
+  if (side.count !== length) return false;
   for (let i = 0; i < length; i++) {
     if (sequence[i] !== symbols[i]) return false;
   }
@@ -60,11 +62,9 @@ function internInto(sequence: unknown, argument: string, side: Side): number {
   if (side.ids.length < length) side.ids = grown(side.ids, length);
   const out = side.ids;
   const symbols = side.symbols;
-  if (symbols.length !== length) symbols.length = length;
   for (let i = 0; i < length; i++) {
     const symbol: unknown = sequence[i];
     if (typeof symbol !== 'string') {
-      symbols.length = 0;
       throw new InvalidArgumentError(argument, `element ${i} must be a string symbol, got ${describeValue(symbol)}`);
     }
     let id = symbolIds.get(symbol);
@@ -73,8 +73,10 @@ function internInto(sequence: unknown, argument: string, side: Side): number {
       symbolIds.set(symbol, id);
     }
     out[i] = id;
-    symbols[i] = symbol;
+    if (i < symbols.length) symbols[i] = symbol;
+    else symbols.push(symbol);
   }
+  side.count = length;
   side.last = sequence;
   return length;
 }
