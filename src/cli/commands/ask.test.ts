@@ -44,7 +44,8 @@ afterAll(async () => {
   await server.close();
 });
 
-describe('echolens ask', () => {
+// Each test spawns the CLI (seconds of start-up on a loaded machine): allow for it.
+describe('echolens ask', { timeout: 120_000 }, () => {
   it('prints the answer on stdout and a usage line on stderr', async () => {
     server.setRespond({ text: 'Paris.', usage: { inputTokens: 21, outputTokens: 2 } });
     const ref = `openai-compatible:m@${server.baseURL}`;
@@ -160,7 +161,7 @@ describe('echolens ask', () => {
   });
 });
 
-describe('echolens models', () => {
+describe('echolens models', { timeout: 120_000 }, () => {
   it('lists providers and sim profiles, and whether keys are set without showing them', async () => {
     const run = await cli(['models', '--json'], { ANTHROPIC_API_KEY: KEY });
     expect(run.code).toBe(0);
