@@ -11,6 +11,13 @@ describe('parseRetryAfter', () => {
     expect(parseRetryAfter({ 'retry-after': 'Mon, 30 Nov 2026 11:00:00 GMT' }, now)).toBe(0);
     expect(parseRetryAfter({ 'retry-after-ms': '250', 'retry-after': '9' }, now)).toBe(250);
   });
+  it('falls back to OpenAI x-ratelimit-reset-* durations (the later one)', () => {
+    expect(parseRetryAfter({ 'x-ratelimit-reset-requests': '20ms', 'x-ratelimit-reset-tokens': '1.5s' }, now)).toBe(1500);
+    expect(parseRetryAfter({ 'x-ratelimit-reset-tokens': '6m0s' }, now)).toBe(360_000);
+    expect(parseRetryAfter({ 'x-ratelimit-reset-tokens': '1h2m3s' }, now)).toBe(3_723_000);
+    expect(parseRetryAfter({ 'x-ratelimit-reset-tokens': '1.5s', 'retry-after': '2' }, now)).toBe(2000);
+    expect(parseRetryAfter({ 'x-ratelimit-reset-tokens': 'soon' }, now)).toBeUndefined();
+  });
   it('returns undefined when absent or unreadable', () => {
     expect(parseRetryAfter(undefined, now)).toBeUndefined();
     expect(parseRetryAfter({}, now)).toBeUndefined();

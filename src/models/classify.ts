@@ -28,7 +28,7 @@ export function parseRetryAfter(
     if (Number.isFinite(value) && value >= 0) return Math.round(value);
   }
   const after = lower['retry-after'];
-  if (after === undefined || after.trim() === '') return undefined;
+  if (after === undefined || after.trim() === '') return rateLimitReset(lower);
   const trimmed = after.trim();
   if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
   // Anything else numeric-looking is invalid; Date.parse would read "-3" as a year.
@@ -36,6 +36,28 @@ export function parseRetryAfter(
   const date = Date.parse(trimmed);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - now);
+}
+
+/**
+ * OpenAI-style `x-ratelimit-reset-requests` / `-tokens` durations ("20ms", "1.5s", "6m0s"),
+ * used only when there is no Retry-After. Which limit was hit is not said: take the later reset.
+ */
+function rateLimitReset(headers: Record<string, string>): number | undefined {
+  const resets = [headers['x-ratelimit-reset-requests'], headers['x-ratelimit-reset-tokens']]
+    .map((value) => (value === undefined ? undefined : parseDuration(value)))
+    .filter((value): value is number => value !== undefined);
+  return resets.length === 0 ? undefined : Math.max(...resets);
+}
+
+function parseDuration(text: string): number | undefined {
+  const trimmed = text.trim();
+  if (!/^(\d+(\.\d+)?(ms|h|m|s))+$/.test(trimmed)) return undefined;
+  const unitMs: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+  let total = 0;
+  for (const match of trimmed.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)) {
+    total += Number(match[1]) * (unitMs[match[2] ?? 's'] ?? 0);
+  }
+  return Math.round(total);
 }
 
 export function scrubSecrets(text: string, secrets: readonly string[] | undefined): string {
