@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { registerAsk } from './commands/ask.js';
 import { registerModels } from './commands/models.js';
 import { registerPersona } from './commands/persona.js';
+import { registerReport } from './commands/report.js';
 import { registerSessions } from './commands/sessions.js';
 import { registerSessionsRedact } from './commands/sessions-redact.js';
 
@@ -14,6 +15,7 @@ export function registerCommands(program: Command): void {
   registerSessions(sessions);
   registerSessionsRedact(sessions);
   registerPersona(program);
+  registerReport(program);
   registerAsk(program);
   registerModels(program);
 }

@@ -91,6 +91,14 @@ export async function runPersona(
   const specs = planPersona(config, read);
   const { store, runId, resumed } = openExperimentRun(db, PERSONA_EXPERIMENT, config, config.seed, {
     decisions: 'DECISIONS 13-20: counters, compaction pre/post, flat prefix default, structure-matched filler, gap CI on Δ, bare-probe judge',
+    sessions: read.map((session, index) => ({
+      id: `S${index + 1}`,
+      file: session.file,
+      tool: session.tool,
+      models: session.models,
+      counters: session.counters,
+      compactions: session.compactions.map((c) => c.counters[config.counter]),
+    })),
   });
   const signals = runtime.signal ? undefined : installStopSignals();
   const stageRuntime: StageRuntime = {

@@ -1,0 +1,32 @@
+import type { Command } from 'commander';
+import { InvalidArgumentError } from '../../core/errors.js';
+import { renderReport, type ReportFormat } from '../../report/report.js';
+import { openStore } from '../../store/run-store.js';
+import { emit } from './persona.js';
+
+const FORMATS: readonly ReportFormat[] = ['html', 'md', 'json', 'csv'];
+
+export function registerReport(program: Command): void {
+  program
+    .command('report')
+    .description('write the report of every run in a store: self-contained HTML with charts, Markdown, JSON or CSV')
+    .argument('<run.db>', 'run store written by `echolens persona run` / `echolens memory run` / `echolens demo`')
+    .option('-o, --out <file>', 'output file (default: report.<format> next to the store for html, stdout otherwise)')
+    .option('--format <format>', `one of ${FORMATS.join(', ')}`, 'html')
+    .option('--run <id...>', 'only these runs (default: every persona and memory run in the store)')
+    .option('--bootstrap <B>', 'bootstrap replicates (default: each run config’s value)')
+    .action(async (db: string, options) => {
+      const format = options.format as ReportFormat;
+      if (!FORMATS.includes(format)) throw new InvalidArgumentError('--format', `must be one of ${FORMATS.join(', ')}, got "${options.format}"`);
+      const B = options.bootstrap === undefined ? undefined : Number(options.bootstrap);
+      if (B !== undefined && (!Number.isInteger(B) || B < 100)) throw new InvalidArgumentError('--bootstrap', 'must be an integer ≥ 100');
+      const store = openStore(db, { readonly: true });
+      try {
+        const text = await renderReport(store, format, { ...(options.run ? { runIds: options.run } : {}), ...(B ? { B } : {}) });
+        const out = options.out ?? (format === 'html' ? db.replace(/\.db$/u, '') + '.report.html' : undefined);
+        emit(text, out);
+      } finally {
+        store.close();
+      }
+    });
+}

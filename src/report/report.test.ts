@@ -1,0 +1,75 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { registerBuiltinSimProfiles } from '../builtin-sims.js';
+import { packageRoot } from '../core/version.js';
+import { registerSimProfile } from '../models/sim-registry.js';
+import { personaConfigSchema } from '../persona-drift/config.js';
+import { runPersona } from '../persona-drift/run.js';
+import { openStore } from '../store/run-store.js';
+import { escapeHtml, html } from './html.js';
+import { renderReport } from './report.js';
+
+const PAYLOAD = '<script>alert(1)</script><img src=x onerror="alert(2)"><a href="javascript:alert(3)">click</a> =HYPERLINK("http://127.0.0.1")';
+
+describe('html escaping', () => {
+  it('escapes every interpolated value', () => {
+    expect(escapeHtml(`<a href="x" onclick='y'>&`)).toBe('&lt;a href=&quot;x&quot; onclick=&#39;y&#39;&gt;&amp;');
+    expect(html`<p>${PAYLOAD}</p>`.html).not.toMatch(/<script|<img|<a /u);
+  });
+});
+
+describe('report of a run whose model output is hostile', () => {
+  let db: string;
+  beforeAll(async () => {
+    registerBuiltinSimProfiles();
+    registerSimProfile({ name: 'hostile', description: 'SIMULATION: answers with XSS payloads', answer: () => ({ text: PAYLOAD }) });
+    db = join(mkdtempSync(join(tmpdir(), 'echolens-report-')), 'hostile.db');
+    const config = personaConfigSchema.parse({
+      sessions: [join(packageRoot(), 'data', 'demo', 'claude-session.jsonl')],
+      positions: [{ steps: [40, 70] }],
+      targets: ['sim:hostile', 'sim:persona'],
+      judges: ['sim:judge'],
+      stressors: { ids: ['S2'], paraphrases: 2 },
+      analysis: { B: 300 },
+    });
+    await runPersona(config, db, { progress: false, signal: new AbortController().signal });
+  });
+
+  it('renders HTML with a strict CSP, no script and inert payloads', async () => {
+    const store = openStore(db, { readonly: true });
+    const page = await renderReport(store, 'html');
+    store.close();
+    expect(page).toMatch(/<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; script-src &#39;none&#39;/u);
+    expect(page).not.toMatch(/<script/iu);
+    expect(page).not.toMatch(/<img/iu);
+    expect(page).not.toMatch(/<a href="javascript:/iu);
+    expect(page).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(page.match(/<svg/gu)?.length ?? 0).toBeGreaterThanOrEqual(4);
+    expect(page).toContain('Simulated models.');
+  });
+
+  it('carries the same numbers in JSON, Markdown and HTML', async () => {
+    const store = openStore(db, { readonly: true });
+    const json = JSON.parse(await renderReport(store, 'json')) as { runs: Array<{ persona: { drift: Array<{ target: string; gap: { estimate: number; ci: [number, number] } }> } }> };
+    const md = await renderReport(store, 'md');
+    const page = await renderReport(store, 'html');
+    const csv = await renderReport(store, 'csv');
+    store.close();
+    const drift = json.runs[0]!.persona.drift.find((d) => d.target === 'sim:persona')!;
+    const sign = (x: number) => (x >= 0 ? `+${x.toFixed(2)}` : x.toFixed(2));
+    const text = `${sign(drift.gap.estimate)} [${sign(drift.gap.ci[0])}, ${sign(drift.gap.ci[1])}]`;
+    expect(md).toContain(text);
+    expect(page).toContain(text);
+    expect(csv).toContain(`,drift,sim:persona,sim:judge,,position-averaged,${drift.gap.estimate},`);
+  });
+
+  it('defuses spreadsheet formulas from untrusted text in CSV', async () => {
+    const store = openStore(db, { readonly: true });
+    const csv = await renderReport(store, 'csv');
+    store.close();
+    expect(csv.split('\n')[0]).toBe('run,experiment,table,target,judge,group,label,estimate,ci_low,ci_high,n,p,p_adjusted');
+    expect(csv).not.toMatch(/(^|,)=HYPERLINK/mu);
+  });
+});
