@@ -34,7 +34,7 @@ export interface DtwResult extends DtwScore {
   readonly path: DtwPath;
 }
 
-/** Above this many cells the full matrix needed for the path is refused (8 bytes per cell). */
+/** Above this many cells the full matrix needed for the path is refused (4 bytes per cell discrete, 8 with real costs). */
 const MAX_PATH_CELLS = 1 << 27;
 
 let sharedMatrix: Int32Array = new Int32Array(256);
@@ -109,7 +109,7 @@ function realCumulative(
     for (let j = 1; j < m; j++) {
       const diagonal = D[above + j - 1]!;
       const up = D[above + j]!;
-      let best = Math.min(diagonal , up);
+      let best = Math.min(diagonal, up);
       if (left < best) best = left;
       left = best + costs[j]!;
       D[row + j] = left;
@@ -313,7 +313,7 @@ export function dtw(a: SymbolSequence, b: SymbolSequence, options?: DtwOptions):
     m = b.length;
   }
   if (n === 0 || m === 0) {
-    const longest = Math.max(n , m);
+    const longest = Math.max(n, m);
     const normalized = longest === 0 ? 0 : 1;
     return wantPath ? { raw: longest, normalized, path: [] } : { raw: longest, normalized };
   }
@@ -332,6 +332,6 @@ export function dtw(a: SymbolSequence, b: SymbolSequence, options?: DtwOptions):
     const rows = mode.kind === 'embeddings' ? euclideanRows(a, b, mode.embeddings) : functionRows(a, b, (mode as { cost: SymbolCostFunction }).cost);
     raw = realCumulative(n, m, rows, wantPath, D);
   }
-  const normalized = raw / (Math.max(n , m));
+  const normalized = raw / Math.max(n, m);
   return wantPath ? { raw, normalized, path: backtrack(D, n, m) } : { raw, normalized };
 }

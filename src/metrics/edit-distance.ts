@@ -59,7 +59,7 @@ export function editDistanceOfPair(pair: InternedPair): number {
       const substitution = prev[j - 1]! + (symbol === b[j - 1] ? 0 : 1);
       const deletion = prev[j]! + 1;
       const insertion = left + 1;
-      let best = Math.min(substitution , deletion);
+      let best = Math.min(substitution, deletion);
       if (insertion < best) best = insertion;
       cur[j] = best;
       left = best;
@@ -92,6 +92,6 @@ export function editDistance(a: SymbolSequence, b: SymbolSequence): number {
  */
 export function normalizedEditDistance(a: SymbolSequence, b: SymbolSequence): number {
   const pair = internPair(a, b, 'a', 'b');
-  const longest = Math.max(pair.n , pair.m);
+  const longest = Math.max(pair.n, pair.m);
   return longest === 0 ? 0 : editDistanceOfPair(pair) / longest;
 }

@@ -43,7 +43,7 @@ export function jensenShannonOfPair(pair: InternedPair): number {
   const jsd = divergence / 2;
   if (jsd <= 0) return 0;
   const distance = Math.sqrt(jsd / LN2);
-  return Math.min(distance , 1);
+  return Math.min(distance, 1);
 }
 
 /**

@@ -6,7 +6,7 @@ import { describeValue, requireUnitInterval, type SymbolSequence } from './valid
 
 function driftOfPair(a: unknown, b: unknown, alpha: number, nameA: string, nameB: string): number {
   const pair = internPair(a, b, nameA, nameB);
-  const longest = Math.max(pair.n , pair.m);
+  const longest = Math.max(pair.n, pair.m);
   if (longest === 0) return 0;
   const sequenceTerm = editDistanceOfPair(pair) / longest;
   const distributionTerm = jensenShannonOfPair(pair);
