@@ -1,0 +1,1122 @@
+import { InvalidArgumentError, isEcholensError, StatisticsError } from '../core/errors.js';
+import { type DtwOptions, dtw } from '../metrics/dtw.js';
+import { sriDrift } from '../metrics/sri.js';
+import {
+  benjaminiHochberg,
+  bootstrapPValue,
+  type ClusteredValue,
+  cohensD,
+  compactLetterDisplay,
+  dRel,
+  type FixedEffectEstimate,
+  type MixedModelMethod,
+  mixedModel,
+  pearson,
+  quantileLinear,
+  rng,
+  spearman,
+  welchTTest,
+} from '../stats/index.js';
+import { UNMAPPED } from './ontology.js';
+import { NO_PERTURBATION, PERTURBATION_TIERS, type PerturbationTier } from './perturbations.js';
+import type { GenerationRole } from './plan.js';
+
+/**
+ * DriftLens analysis (§2.4 scoring, §2.5 statistics, §3 validity, §4 per-category drift), pure:
+ * labelled samples in, every number of the paper out, under the stable keys of `MemoryReport`
+ * (docs/memory-report-schema.md). A statistic the data cannot support is `{ error }` with the
+ * reason, never a silent number.
+ */
+
+export const MEMORY_REPORT_SCHEMA = 'echolens.memory-report/1';
+
+/** A statistic, or the reason it could not be computed. */
+export type MemoryMaybe<T> = T | { error: string };
+
+export type MemoryMetric = 'dtw' | 'sri';
+export const MEMORY_METRICS: readonly MemoryMetric[] = ['dtw', 'sri'];
+
+// ---------------------------------------------------------------------------------------------
+// Scoring (DECISIONS 8)
+
+/** Outcome of one generation cell after labeling. */
+export type LabelledSampleStatus = 'labelled' | 'empty' | 'failed' | 'invalid';
+
+/** One generation sample with its labelled symbol sequence (or why it has none). */
+export interface LabelledSample {
+  target: string;
+  question: string;
+  domain: string;
+  condition: string;
+  tier: PerturbationTier;
+  stimulus: string;
+  sample: number;
+  /** From the generation plan: 'reference' = no-memory sample 0, the baseline trajectory. */
+  role: GenerationRole;
+  /** `empty` = dropout after retries; `failed` = never answered; `invalid` = labels unusable after re-asks. */
+  status: LabelledSampleStatus;
+  /** `Category/Subcategory` symbols (or `unmapped`), one per step; required when `labelled`. */
+  symbols: readonly string[] | null;
+}
+
+/**
+ * Status of an observation: `scored` enters the statistics; the others are excluded and counted.
+ * `no_reference` = the (target, question) has no usable reference trajectory.
+ */
+export type ObservationStatus = 'scored' | 'empty' | 'failed' | 'invalid' | 'no_reference';
+
+/** One perturbed, noise or further no-memory sample, scored against the baseline trajectory. */
+export interface MemoryObservation {
+  target: string;
+  question: string;
+  domain: string;
+  condition: string;
+  tier: PerturbationTier;
+  stimulus: string;
+  sample: number;
+  status: ObservationStatus;
+  /** The reference (no-memory sample 0) symbols; null when there is none. */
+  baselineSymbols: readonly string[] | null;
+  symbols: readonly string[] | null;
+  /** σ_DTW (eq. 2, discrete cost unless configured), averaged over `baselines` comparisons. */
+  dtw: number | null;
+  /** SRI drift (eq. 16, α = 0.5 unless configured), averaged over `baselines` comparisons. */
+  sri: number | null;
+  /** Number of baseline trajectories compared with (1 under the reference policy). */
+  baselines: number;
+}
+
+export type PairingPolicy = 'reference' | 'all-pairs';
+
+export interface ScoreTrajectoriesOptions {
+  /**
+   * `reference` (default, DECISIONS 8): every sample against no-memory sample 0.
+   * `all-pairs`: against every labelled no-memory sample (reference and further no-memory
+   * samples) of the same (target, question) other than itself, averaged.
+   */
+  pairing?: PairingPolicy;
+  /** SRI α (eq. 5), default 0.5. */
+  alpha?: number;
+  /** DTW local cost (default the paper's discrete 0/1 cost). */
+  dtwCost?: DtwOptions['cost'];
+}
+
+export interface ExclusionCount {
+  target: string;
+  condition: string;
+  tier: PerturbationTier;
+  total: number;
+  scored: number;
+  empty: number;
+  failed: number;
+  invalid: number;
+  noReference: number;
+}
+
+export interface ScoredTrajectories {
+  pairing: PairingPolicy;
+  alpha: number;
+  /** Every non-reference sample, scored or with the status that excluded it. */
+  observations: MemoryObservation[];
+  /** (target, question) pairs whose reference is missing or unusable, with the reason. */
+  missingReferences: Array<{ target: string; question: string; reason: string }>;
+  /** Per (target, condition) counts of the observations above. */
+  excluded: ExclusionCount[];
+}
+
+const ROLES: readonly GenerationRole[] = ['reference', 'no_perturbation', 'perturbed'];
+const SAMPLE_STATUSES: readonly LabelledSampleStatus[] = ['labelled', 'empty', 'failed', 'invalid'];
+
+function requireText(value: unknown, argument: string): string {
+  if (typeof value !== 'string' || value === '') throw new InvalidArgumentError(argument, 'must be a non-empty string');
+  return value;
+}
+
+function checkSample(sample: LabelledSample, i: number): void {
+  const at = `samples[${i}]`;
+  if (sample === null || typeof sample !== 'object') throw new InvalidArgumentError(at, 'expected a labelled sample');
+  for (const key of ['target', 'question', 'condition', 'stimulus'] as const) requireText(sample[key], `${at}.${key}`);
+  if (typeof sample.domain !== 'string') throw new InvalidArgumentError(`${at}.domain`, 'must be a string');
+  if (!PERTURBATION_TIERS.includes(sample.tier)) {
+    throw new InvalidArgumentError(`${at}.tier`, `must be one of ${PERTURBATION_TIERS.join(', ')}, got ${String(sample.tier)}`);
+  }
+  if (!Number.isInteger(sample.sample) || sample.sample < 0) {
+    throw new InvalidArgumentError(`${at}.sample`, `must be an integer ≥ 0, got ${String(sample.sample)}`);
+  }
+  if (!ROLES.includes(sample.role)) throw new InvalidArgumentError(`${at}.role`, `must be one of ${ROLES.join(', ')}`);
+  if (sample.role !== 'perturbed' && sample.tier !== 'none') {
+    throw new InvalidArgumentError(`${at}.role`, `'${sample.role}' is a no-memory role but the tier is '${sample.tier}'`);
+  }
+  if (!SAMPLE_STATUSES.includes(sample.status)) {
+    throw new InvalidArgumentError(`${at}.status`, `must be one of ${SAMPLE_STATUSES.join(', ')}`);
+  }
+  if (sample.status === 'labelled') {
+    if (!Array.isArray(sample.symbols)) throw new InvalidArgumentError(`${at}.symbols`, 'a labelled sample needs its symbols');
+    sample.symbols.forEach((symbol, j) => {
+      if (typeof symbol !== 'string' || symbol === '') {
+        throw new InvalidArgumentError(`${at}.symbols[${j}]`, 'must be a non-empty string');
+      }
+    });
+  }
+}
+
+/** A labelled sample with no symbols has nothing to align: it counts as invalid. */
+const usable = (sample: LabelledSample): boolean =>
+  sample.status === 'labelled' && sample.symbols !== null && sample.symbols.length > 0;
+
+/**
+ * Scores every labelled sample against its (target, question) baseline trajectory (DECISIONS 8):
+ * σ_DTW and SRI drift. Samples whose reference is missing or unusable, and samples that are
+ * empty, failed or without usable labels, are kept as excluded observations and counted per
+ * condition.
+ */
+export function scoreTrajectories(
+  samples: readonly LabelledSample[],
+  options: ScoreTrajectoriesOptions = {},
+): ScoredTrajectories {
+  if (!Array.isArray(samples)) throw new InvalidArgumentError('samples', 'expected an array of labelled samples');
+  const pairing = options.pairing ?? 'reference';
+  if (pairing !== 'reference' && pairing !== 'all-pairs') {
+    throw new InvalidArgumentError('pairing', `must be 'reference' or 'all-pairs', got ${String(pairing)}`);
+  }
+  const alpha = options.alpha ?? 0.5;
+  if (typeof alpha !== 'number' || !(alpha >= 0 && alpha <= 1)) {
+    throw new InvalidArgumentError('alpha', `must lie in [0, 1], got ${String(alpha)}`);
+  }
+  const dtwOptions = { cost: options.dtwCost ?? 'discrete', path: false } as const;
+  samples.forEach(checkSample);
+
+  const groupKey = (s: LabelledSample) => JSON.stringify([s.target, s.question]);
+  const references = new Map<string, LabelledSample>();
+  const noMemory = new Map<string, LabelledSample[]>();
+  samples.forEach((sample, i) => {
+    const key = groupKey(sample);
+    if (sample.role === 'reference') {
+      if (references.has(key)) {
+        throw new InvalidArgumentError(
+          `samples[${i}]`,
+          `a second reference sample for target '${sample.target}', question '${sample.question}'`,
+        );
+      }
+      references.set(key, sample);
+    }
+    if (sample.role !== 'perturbed' && usable(sample)) {
+      const list = noMemory.get(key) ?? [];
+      list.push(sample);
+      noMemory.set(key, list);
+    }
+  });
+
+  const missing = new Map<string, { target: string; question: string; reason: string }>();
+  const observations: MemoryObservation[] = [];
+  for (const sample of samples) {
+    if (sample.role === 'reference') continue;
+    const key = groupKey(sample);
+    const reference = references.get(key);
+    const base: MemoryObservation = {
+      target: sample.target,
+      question: sample.question,
+      domain: sample.domain,
+      condition: sample.condition,
+      tier: sample.tier,
+      stimulus: sample.stimulus,
+      sample: sample.sample,
+      status: 'scored',
+      baselineSymbols: reference !== undefined && usable(reference) ? reference.symbols : null,
+      symbols: sample.status === 'labelled' ? sample.symbols : null,
+      dtw: null,
+      sri: null,
+      baselines: 0,
+    };
+    if (reference === undefined || !usable(reference)) {
+      if (!missing.has(key)) {
+        missing.set(key, {
+          target: sample.target,
+          question: sample.question,
+          reason: reference === undefined ? 'no reference sample' : `reference sample is ${referenceProblem(reference)}`,
+        });
+      }
+      observations.push({ ...base, status: 'no_reference' });
+      continue;
+    }
+    if (sample.status !== 'labelled' || !usable(sample)) {
+      observations.push({ ...base, status: sample.status === 'labelled' ? 'invalid' : sample.status });
+      continue;
+    }
+    const baselines =
+      pairing === 'reference'
+        ? [reference]
+        : (noMemory.get(key) ?? []).filter((other) => other !== sample);
+    const symbols = sample.symbols as readonly string[];
+    let dtwSum = 0;
+    let sriSum = 0;
+    for (const baseline of baselines) {
+      const baseSymbols = baseline.symbols as readonly string[];
+      dtwSum += dtw(baseSymbols, symbols, dtwOptions).normalized;
+      sriSum += sriDrift(baseSymbols, symbols, alpha);
+    }
+    observations.push({
+      ...base,
+      dtw: dtwSum / baselines.length,
+      sri: sriSum / baselines.length,
+      baselines: baselines.length,
+    });
+  }
+  return {
+    pairing,
+    alpha,
+    observations,
+    missingReferences: [...missing.values()],
+    excluded: exclusionCounts(observations),
+  };
+}
+
+function referenceProblem(reference: LabelledSample): string {
+  if (reference.status === 'labelled') return 'labelled with no steps';
+  return reference.status;
+}
+
+function exclusionCounts(observations: readonly MemoryObservation[]): ExclusionCount[] {
+  const counts = new Map<string, ExclusionCount>();
+  for (const o of observations) {
+    const key = JSON.stringify([o.target, o.condition]);
+    let entry = counts.get(key);
+    if (entry === undefined) {
+      entry = { target: o.target, condition: o.condition, tier: o.tier, total: 0, scored: 0, empty: 0, failed: 0, invalid: 0, noReference: 0 };
+      counts.set(key, entry);
+    }
+    entry.total += 1;
+    if (o.status === 'scored') entry.scored += 1;
+    else if (o.status === 'empty') entry.empty += 1;
+    else if (o.status === 'failed') entry.failed += 1;
+    else if (o.status === 'invalid') entry.invalid += 1;
+    else entry.noReference += 1;
+  }
+  return [...counts.values()];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report types
+
+export interface IntervalEstimate {
+  estimate: number;
+  ci: readonly [number, number];
+  /** Two-sided bootstrap p for the null value 0 ((b + 1)/(B + 1) form, see bootstrapPValue). */
+  p: number;
+  B: number;
+  invalidReplicates: number;
+  nQuestions: number;
+}
+
+export interface ConditionSummary {
+  condition: string;
+  tier: PerturbationTier;
+  /** Scored observations (the n of every statistic of this row). */
+  n: number;
+  nQuestions: number;
+  mean: number;
+  /** Sample SD (n − 1); null when n < 2. */
+  sd: number | null;
+  /** Cohen's d (pooled SD) against the no_perturbation distribution; null on the floor row. */
+  cohensD: MemoryMaybe<number> | null;
+  /** μ_condition / μ_floor − 1 with its question-cluster bootstrap CI and p; null on the floor row. */
+  elevation: MemoryMaybe<IntervalEstimate> | null;
+}
+
+export interface TierSummary {
+  tier: Exclude<PerturbationTier, 'none'>;
+  conditions: string[];
+  n: number;
+  nQuestions: number;
+  mean: number;
+  cohensD: MemoryMaybe<number>;
+  elevation: MemoryMaybe<IntervalEstimate>;
+}
+
+export interface DRelEstimate {
+  dRel: number;
+  ci: readonly [number, number];
+  p: number;
+  /** BH-adjusted p within the condition's tier (persona categories form one family, life events another). */
+  pAdjusted: number;
+  /** pAdjusted < alpha. */
+  significant: boolean;
+  muTreat: number;
+  muNoise: number;
+  sdNoise: number;
+  nQuestions: number;
+  nTreat: number;
+  nNoise: number;
+  B: number;
+  invalidReplicates: number;
+}
+
+export interface DRelEntry {
+  condition: string;
+  tier: 'persona' | 'life_event';
+  result: MemoryMaybe<DRelEstimate>;
+}
+
+export interface MixedModelSummary {
+  method: MixedModelMethod;
+  reference: string;
+  levels: string[];
+  fixed: FixedEffectEstimate[];
+  groupVariance: number;
+  residualVariance: number;
+  logLik: number;
+  converged: boolean;
+  boundary: boolean;
+  nObs: number;
+  nGroups: number;
+}
+
+export interface PairwiseComparison {
+  a: string;
+  b: string;
+  /** mean(a) − mean(b). */
+  difference: number;
+  test: MemoryMaybe<{ t: number; df: number; p: number; pAdjusted: number; significant: boolean }>;
+}
+
+export interface PairwiseSummary {
+  /** Conditions in display order: ascending mean, so the lowest-drift group gets letter 'a'. */
+  order: Array<{ condition: string; mean: number; letters: string }>;
+  comparisons: PairwiseComparison[];
+  /** Conditions left out (fewer than 2 scored observations). */
+  skipped: string[];
+}
+
+export interface MetricAnalysis {
+  metric: MemoryMetric;
+  /** The no_perturbation floor: the model's own sampling noise against the reference. */
+  floor: MemoryMaybe<{ condition: string; mean: number; sd: number | null; n: number; nQuestions: number }>;
+  /** Pooled pragmatic noise (μ_noise, σ_noise of d_rel). */
+  noise: MemoryMaybe<{ conditions: string[]; mean: number; sd: number | null; n: number; nQuestions: number }>;
+  mixedModel: MemoryMaybe<MixedModelSummary>;
+  conditions: ConditionSummary[];
+  tiers: TierSummary[];
+  dRel: DRelEntry[];
+  pairwise: MemoryMaybe<PairwiseSummary>;
+}
+
+export interface Convergence {
+  /** Conditions whose DTW and SRI means are correlated, in order. */
+  conditions: string[];
+  dtwMeans: number[];
+  sriMeans: number[];
+  spearman: MemoryMaybe<{ rho: number; p: number }>;
+  pearson: MemoryMaybe<{ r: number; p: number }>;
+}
+
+export type Verdict = 'pass' | 'fail' | 'undetermined';
+
+export interface ValidityCheck {
+  metric: MemoryMetric | 'dtw~sri';
+  /** Condition id, `tier:<tier>` for a pooled tier, or `spearman` for convergent validity. */
+  subject: string;
+  estimate: number | null;
+  p: number | null;
+  /** Whether this check is met; null when its statistic could not be computed. */
+  met: boolean | null;
+  error?: string;
+}
+
+export interface ValidityVerdict {
+  verdict: Verdict;
+  reason: string;
+  checks: ValidityCheck[];
+}
+
+export interface InstrumentValidity {
+  /** No noise condition (nor pooled noise) significantly elevated over the floor, under either metric. */
+  specificity: ValidityVerdict;
+  /** Pooled life events significantly elevated over the floor, under both metrics. */
+  sensitivity: ValidityVerdict;
+  /** Spearman ρ(DTW means, SRI means) ≥ threshold and p < alpha. */
+  convergent: ValidityVerdict;
+  overall: Verdict;
+}
+
+export interface TargetAnalysis {
+  target: string;
+  nQuestions: number;
+  metrics: Record<MemoryMetric, MetricAnalysis>;
+  convergence: MemoryMaybe<Convergence>;
+  validity: InstrumentValidity;
+}
+
+export interface ConditionCounts extends ExclusionCount {
+  /** empty / total. */
+  dropoutRate: number;
+  /** invalid / (total − empty − failed − noReference): labeler outputs unusable after re-asks. */
+  invalidRate: number | null;
+  /** Labelled steps of the scored observations. */
+  steps: number;
+  unmappedSteps: number;
+  /** unmappedSteps / steps (DECISIONS 6). */
+  unmappedRate: number | null;
+}
+
+export interface MemoryReport {
+  schema: typeof MEMORY_REPORT_SCHEMA;
+  options: Required<MemoryAnalysisOptions>;
+  counts: {
+    observations: number;
+    scored: number;
+    byCondition: ConditionCounts[];
+  };
+  targets: TargetAnalysis[];
+}
+
+export interface MemoryAnalysisOptions {
+  /** Bootstrap replicates (default 10,000). */
+  B?: number;
+  /** Bootstrap seed (default 42); every bootstrap of the report uses it. */
+  seed?: number;
+  /** Confidence level of the percentile intervals (default 0.95). */
+  level?: number;
+  /** Significance level of every test and verdict (default 0.05). */
+  alpha?: number;
+  /** Convergent validity needs Spearman ρ at or above this (default 0.8). */
+  convergenceThreshold?: number;
+  /**
+   * Conditions of the DTW–SRI correlation: `paper` (default) = each noise category, each persona
+   * category and the pooled life events (14 with the built-in set); `all` = every condition but
+   * the floor.
+   */
+  convergenceConditions?: 'paper' | 'all';
+  /** The floor condition and mixed-model reference level (default no_perturbation). */
+  floorCondition?: string;
+  method?: MixedModelMethod;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+function attempt<T>(compute: () => T): MemoryMaybe<T> {
+  try {
+    return compute();
+  } catch (error) {
+    if (isEcholensError(error)) return { error: error.message };
+    throw error;
+  }
+}
+
+const isError = (value: unknown): value is { error: string } =>
+  value !== null && typeof value === 'object' && 'error' in value;
+
+function meanOf(values: readonly number[]): number {
+  let sum = 0;
+  for (const v of values) sum += v;
+  return sum / values.length;
+}
+
+function sdOf(values: readonly number[]): number | null {
+  if (values.length < 2) return null;
+  const m = meanOf(values);
+  let sq = 0;
+  for (const v of values) sq += (v - m) * (v - m);
+  return Math.sqrt(sq / (values.length - 1));
+}
+
+const questionCount = (rows: readonly ClusteredValue[]) => new Set(rows.map((row) => row.cluster)).size;
+const valuesOf = (rows: readonly ClusteredValue[]) => rows.map((row) => row.value);
+
+const TIER_RANK: Record<PerturbationTier, number> = { none: 0, noise: 1, persona: 2, life_event: 3 };
+
+interface Resampling {
+  B: number;
+  seed: number;
+  level: number;
+}
+
+const MAX_INVALID_FRACTION = 0.01;
+
+/**
+ * Percent elevation μ_treat / μ_floor − 1 with a question-level cluster bootstrap: each replicate
+ * draws as many questions as there are (with replacement) and re-estimates both means from every
+ * treat and floor row of the drawn questions. Per-question sums make a replicate O(#questions).
+ */
+export function elevationBootstrap(
+  treat: readonly ClusteredValue[],
+  floor: readonly ClusteredValue[],
+  resampling: Resampling,
+): IntervalEstimate {
+  if (treat.length === 0) throw new StatisticsError('elevation: the condition has no scored observations');
+  if (floor.length === 0) throw new StatisticsError('elevation: the floor condition has no scored observations');
+  const treatQuestions = questionCount(treat);
+  if (treatQuestions < 2) {
+    throw new StatisticsError(
+      `elevation: the condition has observations from ${treatQuestions} question; the question-level bootstrap needs at least 2`,
+    );
+  }
+  const index = new Map<ClusteredValue['cluster'], number>();
+  const slot = (key: ClusteredValue['cluster']) => {
+    let at = index.get(key);
+    if (at === undefined) {
+      at = index.size;
+      index.set(key, at);
+    }
+    return at;
+  };
+  for (const row of treat) slot(row.cluster);
+  for (const row of floor) slot(row.cluster);
+  const k = index.size;
+  // Per question: treat n, treat Σ, floor n, floor Σ.
+  const stats = new Float64Array(k * 4);
+  for (const row of treat) {
+    const at = slot(row.cluster) * 4;
+    stats[at] = (stats[at] as number) + 1;
+    stats[at + 1] = (stats[at + 1] as number) + row.value;
+  }
+  for (const row of floor) {
+    const at = slot(row.cluster) * 4;
+    stats[at + 2] = (stats[at + 2] as number) + 1;
+    stats[at + 3] = (stats[at + 3] as number) + row.value;
+  }
+  const muTreat = meanOf(valuesOf(treat));
+  const muFloor = meanOf(valuesOf(floor));
+  if (!(muFloor > 0)) {
+    throw new StatisticsError(`elevation: the floor mean is ${muFloor}; percent elevation μ/μ_floor − 1 is undefined`);
+  }
+  const random = rng(resampling.seed);
+  const draw = new Int32Array(k);
+  const kept = new Float64Array(resampling.B);
+  let valid = 0;
+  for (let b = 0; b < resampling.B; b++) {
+    random.fillInt(draw, k);
+    let tn = 0;
+    let ts = 0;
+    let fn = 0;
+    let fs = 0;
+    for (let c = 0; c < k; c++) {
+      const at = (draw[c] as number) * 4;
+      tn += stats[at] as number;
+      ts += stats[at + 1] as number;
+      fn += stats[at + 2] as number;
+      fs += stats[at + 3] as number;
+    }
+    if (tn > 0 && fn > 0 && fs > 0) kept[valid++] = ts / tn / (fs / fn) - 1;
+  }
+  const invalid = resampling.B - valid;
+  if (invalid > MAX_INVALID_FRACTION * resampling.B) {
+    throw new StatisticsError(
+      `elevation: ${invalid} of ${resampling.B} bootstrap replicates drew no observation of the condition or a zero floor; ` +
+        'the data are too sparse for the question-level bootstrap',
+    );
+  }
+  const replicates = kept.subarray(0, valid);
+  const tail = (1 - resampling.level) / 2;
+  return {
+    estimate: muTreat / muFloor - 1,
+    ci: [quantileLinear(replicates, tail), quantileLinear(replicates, 1 - tail)],
+    p: bootstrapPValue(replicates, 0),
+    B: resampling.B,
+    invalidReplicates: invalid,
+    nQuestions: treatQuestions,
+  };
+}
+
+function resolveOptions(options: MemoryAnalysisOptions): Required<MemoryAnalysisOptions> {
+  const resolved: Required<MemoryAnalysisOptions> = {
+    B: options.B ?? 10_000,
+    seed: options.seed ?? 42,
+    level: options.level ?? 0.95,
+    alpha: options.alpha ?? 0.05,
+    convergenceThreshold: options.convergenceThreshold ?? 0.8,
+    convergenceConditions: options.convergenceConditions ?? 'paper',
+    floorCondition: options.floorCondition ?? NO_PERTURBATION,
+    method: options.method ?? 'REML',
+  };
+  if (!Number.isSafeInteger(resolved.B) || resolved.B < 2) {
+    throw new InvalidArgumentError('B', `must be an integer ≥ 2, got ${String(resolved.B)}`);
+  }
+  if (!Number.isSafeInteger(resolved.seed) || resolved.seed < 0) {
+    throw new InvalidArgumentError('seed', `must be a non-negative safe integer, got ${String(resolved.seed)}`);
+  }
+  for (const key of ['level', 'alpha'] as const) {
+    const value = resolved[key];
+    if (typeof value !== 'number' || !(value > 0 && value < 1)) {
+      throw new InvalidArgumentError(key, `must lie strictly between 0 and 1, got ${String(value)}`);
+    }
+  }
+  const threshold = resolved.convergenceThreshold;
+  if (typeof threshold !== 'number' || !(threshold >= -1 && threshold <= 1)) {
+    throw new InvalidArgumentError('convergenceThreshold', `must lie in [-1, 1], got ${String(threshold)}`);
+  }
+  if (resolved.convergenceConditions !== 'paper' && resolved.convergenceConditions !== 'all') {
+    throw new InvalidArgumentError('convergenceConditions', "must be 'paper' or 'all'");
+  }
+  requireText(resolved.floorCondition, 'floorCondition');
+  if (resolved.method !== 'REML' && resolved.method !== 'ML') {
+    throw new InvalidArgumentError('method', "must be 'REML' or 'ML'");
+  }
+  return resolved;
+}
+
+const OBSERVATION_STATUSES: readonly ObservationStatus[] = ['scored', 'empty', 'failed', 'invalid', 'no_reference'];
+
+function checkObservations(observations: readonly MemoryObservation[]): void {
+  if (!Array.isArray(observations)) throw new InvalidArgumentError('observations', 'expected an array of observations');
+  const tierOf = new Map<string, PerturbationTier>();
+  observations.forEach((o, i) => {
+    const at = `observations[${i}]`;
+    if (o === null || typeof o !== 'object') throw new InvalidArgumentError(at, 'expected an observation');
+    for (const key of ['target', 'question', 'condition'] as const) requireText(o[key], `${at}.${key}`);
+    if (!PERTURBATION_TIERS.includes(o.tier)) {
+      throw new InvalidArgumentError(`${at}.tier`, `must be one of ${PERTURBATION_TIERS.join(', ')}, got ${String(o.tier)}`);
+    }
+    if (!OBSERVATION_STATUSES.includes(o.status)) {
+      throw new InvalidArgumentError(`${at}.status`, `must be one of ${OBSERVATION_STATUSES.join(', ')}`);
+    }
+    if (o.status === 'scored') {
+      for (const metric of MEMORY_METRICS) {
+        const value = o[metric];
+        if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+          throw new InvalidArgumentError(`${at}.${metric}`, `a scored observation needs a finite drift ≥ 0, got ${String(value)}`);
+        }
+      }
+    }
+    const known = tierOf.get(o.condition);
+    if (known !== undefined && known !== o.tier) {
+      throw new InvalidArgumentError(`${at}.tier`, `condition '${o.condition}' appears with tiers '${known}' and '${o.tier}'`);
+    }
+    tierOf.set(o.condition, o.tier);
+  });
+}
+
+function conditionCounts(observations: readonly MemoryObservation[]): ConditionCounts[] {
+  const base = exclusionCounts(observations);
+  const steps = new Map<string, { steps: number; unmapped: number }>();
+  for (const o of observations) {
+    if (o.status !== 'scored' || o.symbols === null) continue;
+    const key = JSON.stringify([o.target, o.condition]);
+    const entry = steps.get(key) ?? { steps: 0, unmapped: 0 };
+    entry.steps += o.symbols.length;
+    for (const symbol of o.symbols) if (symbol === UNMAPPED) entry.unmapped += 1;
+    steps.set(key, entry);
+  }
+  return base
+    .map((entry) => {
+      const s = steps.get(JSON.stringify([entry.target, entry.condition])) ?? { steps: 0, unmapped: 0 };
+      const labelled = entry.total - entry.empty - entry.failed - entry.noReference;
+      return {
+        ...entry,
+        dropoutRate: entry.empty / entry.total,
+        invalidRate: labelled > 0 ? entry.invalid / labelled : null,
+        steps: s.steps,
+        unmappedSteps: s.unmapped,
+        unmappedRate: s.steps > 0 ? s.unmapped / s.steps : null,
+      };
+    })
+    .sort((a, b) =>
+      a.target < b.target ? -1 : a.target > b.target ? 1 : compareConditions(a, b),
+    );
+}
+
+function compareConditions(a: { condition: string; tier: PerturbationTier }, b: { condition: string; tier: PerturbationTier }): number {
+  const byTier = TIER_RANK[a.tier] - TIER_RANK[b.tier];
+  if (byTier !== 0) return byTier;
+  return a.condition < b.condition ? -1 : a.condition > b.condition ? 1 : 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Analysis
+
+/**
+ * Every number of DriftLens §2.5, §3 and §4 from scored observations, per target and per metric
+ * (DTW and SRI). Observations that are not `scored` only enter the counts.
+ */
+export function analyzeMemory(
+  observations: readonly MemoryObservation[],
+  options: MemoryAnalysisOptions = {},
+): MemoryReport {
+  const settings = resolveOptions(options);
+  checkObservations(observations);
+  const scored = observations.filter((o) => o.status === 'scored');
+  const targets = [...new Set(observations.map((o) => o.target))].sort();
+  return {
+    schema: MEMORY_REPORT_SCHEMA,
+    options: settings,
+    counts: {
+      observations: observations.length,
+      scored: scored.length,
+      byCondition: conditionCounts(observations),
+    },
+    targets: targets.map((target) => analyzeTarget(target, scored.filter((o) => o.target === target), settings)),
+  };
+}
+
+interface ConditionRows {
+  condition: string;
+  tier: PerturbationTier;
+  rows: ClusteredValue[];
+}
+
+function analyzeTarget(
+  target: string,
+  observations: readonly MemoryObservation[],
+  settings: Required<MemoryAnalysisOptions>,
+): TargetAnalysis {
+  const metrics = {} as Record<MemoryMetric, MetricAnalysis>;
+  for (const metric of MEMORY_METRICS) metrics[metric] = analyzeMetric(metric, observations, settings);
+  const convergence = attempt(() => convergenceOf(metrics, settings));
+  return {
+    target,
+    nQuestions: new Set(observations.map((o) => o.question)).size,
+    metrics,
+    convergence,
+    validity: validityOf(metrics, convergence, settings),
+  };
+}
+
+function groupRows(metric: MemoryMetric, observations: readonly MemoryObservation[]): ConditionRows[] {
+  const groups = new Map<string, ConditionRows>();
+  for (const o of observations) {
+    let group = groups.get(o.condition);
+    if (group === undefined) {
+      group = { condition: o.condition, tier: o.tier, rows: [] };
+      groups.set(o.condition, group);
+    }
+    group.rows.push({ value: o[metric] as number, cluster: o.question });
+  }
+  return [...groups.values()].sort(compareConditions);
+}
+
+function analyzeMetric(
+  metric: MemoryMetric,
+  observations: readonly MemoryObservation[],
+  settings: Required<MemoryAnalysisOptions>,
+): MetricAnalysis {
+  const resampling: Resampling = { B: settings.B, seed: settings.seed, level: settings.level };
+  const groups = groupRows(metric, observations);
+  const floorGroup = groups.find((g) => g.condition === settings.floorCondition);
+  const floorRows = floorGroup?.rows ?? [];
+  const noiseGroups = groups.filter((g) => g.tier === 'noise');
+  const noiseRows = noiseGroups.flatMap((g) => g.rows);
+  const noFloor = `the floor condition '${settings.floorCondition}' has no scored observations`;
+
+  const floor: MetricAnalysis['floor'] =
+    floorRows.length === 0
+      ? { error: noFloor }
+      : {
+          condition: settings.floorCondition,
+          mean: meanOf(valuesOf(floorRows)),
+          sd: sdOf(valuesOf(floorRows)),
+          n: floorRows.length,
+          nQuestions: questionCount(floorRows),
+        };
+  const noise: MetricAnalysis['noise'] =
+    noiseRows.length === 0
+      ? { error: 'no pragmatic-noise condition has scored observations' }
+      : {
+          conditions: noiseGroups.map((g) => g.condition),
+          mean: meanOf(valuesOf(noiseRows)),
+          sd: sdOf(valuesOf(noiseRows)),
+          n: noiseRows.length,
+          nQuestions: questionCount(noiseRows),
+        };
+
+  const versusFloor = (rows: readonly ClusteredValue[]) => ({
+    cohensD: attempt(() => {
+      if (floorRows.length === 0) throw new StatisticsError(noFloor);
+      return cohensD(valuesOf(rows), valuesOf(floorRows));
+    }),
+    elevation: attempt(() => {
+      if (floorRows.length === 0) throw new StatisticsError(noFloor);
+      return elevationBootstrap(rows, floorRows, resampling);
+    }),
+  });
+
+  const conditions: ConditionSummary[] = groups.map((g) => {
+    const isFloor = g.condition === settings.floorCondition;
+    const against = isFloor ? { cohensD: null, elevation: null } : versusFloor(g.rows);
+    return {
+      condition: g.condition,
+      tier: g.tier,
+      n: g.rows.length,
+      nQuestions: questionCount(g.rows),
+      mean: meanOf(valuesOf(g.rows)),
+      sd: sdOf(valuesOf(g.rows)),
+      ...against,
+    };
+  });
+
+  const tiers: TierSummary[] = [];
+  for (const tier of ['noise', 'persona', 'life_event'] as const) {
+    const members = groups.filter((g) => g.tier === tier);
+    if (members.length === 0) continue;
+    const rows = members.flatMap((g) => g.rows);
+    tiers.push({
+      tier,
+      conditions: members.map((g) => g.condition),
+      n: rows.length,
+      nQuestions: questionCount(rows),
+      mean: meanOf(valuesOf(rows)),
+      ...versusFloor(rows),
+    });
+  }
+
+  return {
+    metric,
+    floor,
+    noise,
+    mixedModel: attempt(() => mixedModelOf(metric, groups, settings)),
+    conditions,
+    tiers,
+    dRel: dRelEntries(groups, noiseRows, resampling, settings.alpha),
+    pairwise: attempt(() => pairwiseOf(groups, settings.alpha)),
+  };
+}
+
+function mixedModelOf(
+  metric: MemoryMetric,
+  groups: readonly ConditionRows[],
+  settings: Required<MemoryAnalysisOptions>,
+): MixedModelSummary {
+  if (!groups.some((g) => g.condition === settings.floorCondition)) {
+    throw new StatisticsError(`mixed model: the reference level '${settings.floorCondition}' has no scored observations`);
+  }
+  const rows = groups.flatMap((g) => g.rows.map((row) => ({ [metric]: row.value, condition: g.condition, question: String(row.cluster) })));
+  const fit = mixedModel(rows, {
+    response: metric,
+    fixed: 'condition',
+    group: 'question',
+    reference: settings.floorCondition,
+    method: settings.method,
+  });
+  return {
+    method: fit.method,
+    reference: settings.floorCondition,
+    levels: fit.levels,
+    fixed: fit.fixed,
+    groupVariance: fit.groupVariance,
+    residualVariance: fit.residualVariance,
+    logLik: fit.logLik,
+    converged: fit.converged,
+    boundary: fit.boundary,
+    nObs: fit.nObs,
+    nGroups: fit.nGroups,
+  };
+}
+
+function dRelEntries(
+  groups: readonly ConditionRows[],
+  noiseRows: readonly ClusteredValue[],
+  resampling: Resampling,
+  alpha: number,
+): DRelEntry[] {
+  const entries: DRelEntry[] = [];
+  for (const tier of ['persona', 'life_event'] as const) {
+    const members = groups.filter((g) => g.tier === tier);
+    const raw = members.map((g) =>
+      attempt(() => {
+        if (noiseRows.length === 0) throw new StatisticsError('d_rel: no pragmatic-noise observations for μ_noise and σ_noise');
+        const questions = questionCount(g.rows);
+        if (questions < 2) {
+          throw new StatisticsError(
+            `d_rel: the condition has observations from ${questions} question; the question-level bootstrap needs at least 2`,
+          );
+        }
+        return dRel({ treat: g.rows, noise: noiseRows }, resampling);
+      }),
+    );
+    // BH over the tier's categories that produced a bootstrap p.
+    const computed = raw.flatMap((r, i) => (isError(r) ? [] : [i]));
+    const adjusted = computed.length > 0 ? benjaminiHochberg(computed.map((i) => (raw[i] as { p: number }).p)) : [];
+    const adjustedOf = new Map(computed.map((i, j) => [i, adjusted[j] as number]));
+    members.forEach((g, i) => {
+      const r = raw[i]!;
+      if (isError(r)) {
+        entries.push({ condition: g.condition, tier, result: r });
+        return;
+      }
+      const pAdjusted = adjustedOf.get(i) as number;
+      entries.push({
+        condition: g.condition,
+        tier,
+        result: {
+          dRel: r.dRel,
+          ci: r.ci,
+          p: r.p,
+          pAdjusted,
+          significant: pAdjusted < alpha,
+          muTreat: r.muTreat,
+          muNoise: r.muNoise,
+          sdNoise: r.sdNoise,
+          nQuestions: questionCount(g.rows),
+          nTreat: r.nTreat,
+          nNoise: r.nNoise,
+          B: r.B,
+          invalidReplicates: r.invalidReplicates.dRel,
+        },
+      });
+    });
+  }
+  return entries;
+}
+
+function pairwiseOf(groups: readonly ConditionRows[], alpha: number): PairwiseSummary {
+  const eligible = groups.filter((g) => g.rows.length >= 2);
+  const skipped = groups.filter((g) => g.rows.length < 2).map((g) => g.condition);
+  if (eligible.length < 2) throw new StatisticsError('pairwise tests: fewer than 2 conditions have 2 or more scored observations');
+  const means = new Map(eligible.map((g) => [g.condition, meanOf(valuesOf(g.rows))]));
+  const raw: Array<{ a: string; b: string; difference: number; test: MemoryMaybe<{ t: number; df: number; p: number }> }> = [];
+  for (let i = 0; i < eligible.length; i++) {
+    for (let j = i + 1; j < eligible.length; j++) {
+      const a = eligible[i]!;
+      const b = eligible[j]!;
+      raw.push({
+        a: a.condition,
+        b: b.condition,
+        difference: (means.get(a.condition) as number) - (means.get(b.condition) as number),
+        test: attempt(() => welchTTest(valuesOf(a.rows), valuesOf(b.rows))),
+      });
+    }
+  }
+  const tested = raw.flatMap((r, i) => (isError(r.test) ? [] : [i]));
+  const adjusted = tested.length > 0 ? benjaminiHochberg(tested.map((i) => (raw[i]!.test as { p: number }).p)) : [];
+  const adjustedOf = new Map(tested.map((i, j) => [i, adjusted[j] as number]));
+  const comparisons: PairwiseComparison[] = raw.map((r, i) => {
+    if (isError(r.test)) return { a: r.a, b: r.b, difference: r.difference, test: r.test };
+    const pAdjusted = adjustedOf.get(i) as number;
+    return { a: r.a, b: r.b, difference: r.difference, test: { ...r.test, pAdjusted, significant: pAdjusted < alpha } };
+  });
+  // Ascending mean, ties by id: the lowest-drift group (the noise tier in the paper) gets 'a'.
+  const order = [...eligible]
+    .map((g) => ({ condition: g.condition, mean: means.get(g.condition) as number }))
+    .sort((x, y) => x.mean - y.mean || (x.condition < y.condition ? -1 : x.condition > y.condition ? 1 : 0));
+  const significantPairs = comparisons
+    .filter((c) => !isError(c.test) && c.test.significant)
+    .map((c) => [c.a, c.b] as const);
+  const letters = compactLetterDisplay(
+    order.map((o) => o.condition),
+    significantPairs,
+  );
+  return {
+    order: order.map((o, i) => ({ ...o, letters: letters[i] as string })),
+    comparisons,
+    skipped,
+  };
+}
+
+function convergenceOf(metrics: Record<MemoryMetric, MetricAnalysis>, settings: Required<MemoryAnalysisOptions>): Convergence {
+  const pick = (analysis: MetricAnalysis): Map<string, number> => {
+    const means = new Map<string, number>();
+    for (const c of analysis.conditions) {
+      if (c.condition === settings.floorCondition) continue;
+      if (settings.convergenceConditions === 'paper' && c.tier === 'life_event') continue;
+      means.set(c.condition, c.mean);
+    }
+    if (settings.convergenceConditions === 'paper') {
+      const lifeEvents = analysis.tiers.find((t) => t.tier === 'life_event');
+      if (lifeEvents !== undefined) means.set('tier:life_event', lifeEvents.mean);
+    }
+    return means;
+  };
+  const dtwMeans = pick(metrics.dtw);
+  const sriMeans = pick(metrics.sri);
+  const conditions = [...dtwMeans.keys()].filter((c) => sriMeans.has(c));
+  if (conditions.length < 3) {
+    throw new StatisticsError(`convergent validity: ${conditions.length} condition(s) with both metrics; a correlation needs at least 3`);
+  }
+  const x = conditions.map((c) => dtwMeans.get(c) as number);
+  const y = conditions.map((c) => sriMeans.get(c) as number);
+  return {
+    conditions,
+    dtwMeans: x,
+    sriMeans: y,
+    spearman: attempt(() => spearman(x, y)),
+    pearson: attempt(() => pearson(x, y)),
+  };
+}
+
+function combine(checks: readonly ValidityCheck[]): Verdict {
+  if (checks.length === 0) return 'undetermined';
+  if (checks.some((c) => c.met === false)) return 'fail';
+  if (checks.some((c) => c.met === null)) return 'undetermined';
+  return 'pass';
+}
+
+function elevationCheck(
+  metric: MemoryMetric,
+  subject: string,
+  elevation: MemoryMaybe<IntervalEstimate> | null,
+  alpha: number,
+  wantElevated: boolean,
+): ValidityCheck {
+  if (elevation === null) return { metric, subject, estimate: null, p: null, met: null, error: 'no elevation on the floor row' };
+  if (isError(elevation)) return { metric, subject, estimate: null, p: null, met: null, error: elevation.error };
+  const elevated = elevation.p < alpha && elevation.estimate > 0;
+  return { metric, subject, estimate: elevation.estimate, p: elevation.p, met: wantElevated ? elevated : !elevated };
+}
+
+function validityOf(
+  metrics: Record<MemoryMetric, MetricAnalysis>,
+  convergence: MemoryMaybe<Convergence>,
+  settings: Required<MemoryAnalysisOptions>,
+): InstrumentValidity {
+  const { alpha } = settings;
+  const specificityChecks: ValidityCheck[] = [];
+  const sensitivityChecks: ValidityCheck[] = [];
+  for (const metric of MEMORY_METRICS) {
+    const analysis = metrics[metric];
+    for (const c of analysis.conditions) {
+      if (c.tier === 'noise') specificityChecks.push(elevationCheck(metric, c.condition, c.elevation, alpha, false));
+    }
+    const noiseTier = analysis.tiers.find((t) => t.tier === 'noise');
+    if (noiseTier !== undefined) specificityChecks.push(elevationCheck(metric, 'tier:noise', noiseTier.elevation, alpha, false));
+    const lifeTier = analysis.tiers.find((t) => t.tier === 'life_event');
+    sensitivityChecks.push(
+      lifeTier === undefined
+        ? { metric, subject: 'tier:life_event', estimate: null, p: null, met: null, error: 'no life-event observations' }
+        : elevationCheck(metric, 'tier:life_event', lifeTier.elevation, alpha, true),
+    );
+  }
+  const specificity = combine(specificityChecks);
+  const sensitivity = combine(sensitivityChecks);
+
+  let convergentCheck: ValidityCheck;
+  if (isError(convergence)) {
+    convergentCheck = { metric: 'dtw~sri', subject: 'spearman', estimate: null, p: null, met: null, error: convergence.error };
+  } else if (isError(convergence.spearman)) {
+    convergentCheck = { metric: 'dtw~sri', subject: 'spearman', estimate: null, p: null, met: null, error: convergence.spearman.error };
+  } else {
+    const { rho, p } = convergence.spearman;
+    convergentCheck = { metric: 'dtw~sri', subject: 'spearman', estimate: rho, p, met: rho >= settings.convergenceThreshold && p < alpha };
+  }
+  const convergent = combine([convergentCheck]);
+  const verdicts = [specificity, sensitivity, convergent];
+  const overall: Verdict = verdicts.includes('fail') ? 'fail' : verdicts.includes('undetermined') ? 'undetermined' : 'pass';
+  return {
+    specificity: {
+      verdict: specificity,
+      reason: reasonFor(specificity, `no noise condition significantly elevated over the floor (bootstrap p < ${alpha} with a positive elevation) under either metric`, specificityChecks),
+      checks: specificityChecks,
+    },
+    sensitivity: {
+      verdict: sensitivity,
+      reason: reasonFor(sensitivity, `pooled life events significantly elevated over the floor (bootstrap p < ${alpha}, positive) under both metrics`, sensitivityChecks),
+      checks: sensitivityChecks,
+    },
+    convergent: {
+      verdict: convergent,
+      reason: reasonFor(convergent, `Spearman ρ between DTW and SRI condition means ≥ ${settings.convergenceThreshold} with p < ${alpha}`, [convergentCheck]),
+      checks: [convergentCheck],
+    },
+    overall,
+  };
+}
+
+function reasonFor(verdict: Verdict, criterion: string, checks: readonly ValidityCheck[]): string {
+  if (verdict === 'pass') return `Criterion met: ${criterion}.`;
+  if (verdict === 'fail') {
+    const failing = checks.filter((c) => c.met === false).map((c) => `${c.metric} ${c.subject}`);
+    return `Criterion not met (${failing.join(', ')}): ${criterion}.`;
+  }
+  const missing = checks.filter((c) => c.met === null).map((c) => `${c.metric} ${c.subject}: ${c.error ?? 'not computed'}`);
+  return missing.length > 0
+    ? `Cannot decide (${missing.join('; ')}): ${criterion}.`
+    : `Cannot decide, nothing to check: ${criterion}.`;
+}
