@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { registerAsk } from './commands/ask.js';
+import { registerDemo } from './commands/demo.js';
 import { registerModels } from './commands/models.js';
 import { registerPersona } from './commands/persona.js';
 import { registerReport } from './commands/report.js';
@@ -11,6 +12,7 @@ import { registerSessionsRedact } from './commands/sessions-redact.js';
  * lists them in this order.
  */
 export function registerCommands(program: Command): void {
+  registerDemo(program);
   const sessions = program.command('sessions').description('read, redact and verify Claude Code / Codex CLI session transcripts');
   registerSessions(sessions);
   registerSessionsRedact(sessions);

@@ -1,0 +1,110 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { packageRoot } from '../core/version.js';
+import type { GapEstimate } from '../persona-drift/analysis.js';
+import { type PersonaConfig, personaConfigSchema } from '../persona-drift/config.js';
+import { personaReport, runPersona } from '../persona-drift/run.js';
+import { renderReport } from '../report/report.js';
+import { openStore } from '../store/run-store.js';
+import type { StageRuntime } from './runtime.js';
+
+/**
+ * `echolens demo`: both audits end to end on bundled inputs. The offline
+ * default uses SIMULATED models (`sim:`), which measure nothing and exist to
+ * show the machinery and its planted effects; `--target` (with `--judge`,
+ * `--labeler`) runs the same demo on real models.
+ */
+
+export interface DemoOptions {
+  outDir: string;
+  target?: string;
+  judge?: string;
+  labeler?: string;
+  /** Start from an empty store instead of resuming the previous demo's cells. */
+  fresh?: boolean;
+  runtime?: StageRuntime;
+}
+
+export interface DemoHeadline {
+  audit: 'persona' | 'memory';
+  text: string;
+}
+
+export interface DemoResult {
+  db: string;
+  reportPath: string;
+  simulated: boolean;
+  headlines: DemoHeadline[];
+}
+
+/** Memory-drift demo hook: filled in by the memory-drift module when it is available. */
+export type MemoryDemo = (db: string, options: DemoOptions) => Promise<DemoHeadline[]>;
+
+export function demoPersonaConfig(options: DemoOptions): PersonaConfig {
+  return personaConfigSchema.parse({
+    name: 'echolens-demo-persona',
+    sessions: [join(packageRoot(), 'data', 'demo', 'claude-session.jsonl')],
+    positions: [{ uniform: 6 }],
+    arms: ['real', 'filler'],
+    mitigations: ['none', 'a-anchor', 'placebo_iso_recipe'],
+    probes: { categories: ['coding_self'], paraphrases: 2 },
+    stressors: { ids: ['S2'], paraphrases: 5 },
+    contracts: ['C2_yaml', 'C6_json'],
+    samples: options.target ? 1 : 3,
+    targets: [options.target ?? 'sim:persona'],
+    judges: [options.judge ?? 'sim:judge'],
+    analysis: { B: 2000 },
+  });
+}
+
+const sign = (x: number) => (x >= 0 ? `+${x.toFixed(2)}` : x.toFixed(2));
+
+export async function runDemo(options: DemoOptions, memoryDemo?: MemoryDemo): Promise<DemoResult> {
+  const outDir = resolve(options.outDir);
+  mkdirSync(outDir, { recursive: true });
+  const db = join(outDir, 'demo.db');
+  if (options.fresh) for (const suffix of ['', '-wal', '-shm']) rmSync(`${db}${suffix}`, { force: true });
+  const runtime: StageRuntime = { progress: false, ...options.runtime };
+  const simulated = !options.target;
+  const headlines: DemoHeadline[] = [];
+
+  const personaConfig = demoPersonaConfig(options);
+  const persona = await runPersona(personaConfig, db, runtime);
+  {
+    const store = openStore(db, { readonly: true });
+    try {
+      const report = personaReport(store, persona.runId);
+      for (const d of report.drift) {
+        const gap = d.gap as GapEstimate | { error: string };
+        headlines.push({
+          audit: 'persona',
+          text:
+            'error' in gap
+              ? `persona drift: ${d.target}: gap not computable (${gap.error})`
+              : `persona drift: ${d.target} judged by ${d.judge}: Δ = ${sign(gap.estimate)} [95% CI ${sign(gap.ci[0])}, ${sign(gap.ci[1])}]${d.strongDrift ? ', strong drift' : ''}`,
+        });
+      }
+      for (const m of report.mitigations.filter((x) => x.mitigation === 'a-anchor')) {
+        const vs = m.vsControl as GapEstimate | { error: string };
+        if (!('error' in vs)) {
+          headlines.push({ audit: 'persona', text: `persona drift: A-anchor raises the register by ${sign(vs.estimate)} [${sign(vs.ci[0])}, ${sign(vs.ci[1])}] over the unanchored real context` });
+        }
+      }
+    } finally {
+      store.close();
+    }
+  }
+
+  if (memoryDemo) headlines.push(...(await memoryDemo(db, options)));
+
+  const store = openStore(db, { readonly: true });
+  let reportHtml: string;
+  try {
+    reportHtml = await renderReport(store, 'html', { title: simulated ? 'echolens demo (simulated models)' : 'echolens demo' });
+  } finally {
+    store.close();
+  }
+  const reportPath = join(outDir, 'report.html');
+  writeFileSync(reportPath, reportHtml);
+  return { db, reportPath, simulated, headlines };
+}
