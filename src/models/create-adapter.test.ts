@@ -1,7 +1,11 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../core/errors.js';
+import { RunStore } from '../store/run-store.js';
+import { runCells } from '../store/runner.js';
+import { TEST_MANIFEST } from '../store/testing/fakes.js';
 import { createAdapter } from './create-adapter.js';
 import { ModelCallError } from './errors.js';
 import { type LlamaModule, LocalAdapter, NODE_LLAMA_CPP_INSTALL } from './local-adapter.js';
@@ -233,6 +237,20 @@ describe('local: adapter', () => {
 });
 
 describe('replay: adapter', () => {
+  it('replays an answer recorded in a run store, through createAdapter', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'echolens-models-replay-')), 'run.db');
+    const recorded = ask('sim:echo', 'remember this answer');
+    const store = RunStore.open(file);
+    await runCells(store, store.createRun(TEST_MANIFEST), [{ request: recorded, labels: {} }], {
+      adapterFor: (ref: string) => createAdapter(ref),
+    });
+    store.close();
+    const ref = `replay:${file}`;
+    const replayed = await createAdapter(ref).generate({ ...recorded, model: ref });
+    expect(replayed.text).toBe('remember this answer');
+    expect(replayed.responseModel).toBe('sim:echo');
+  });
+
   it('is created lazily and delegates to the store module', async () => {
     const adapter = createAdapter('replay:/tmp/none.db');
     expect(adapter.provider).toBe('replay');
