@@ -1,3 +1,5 @@
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { loadConfigFile } from '../core/config-file.js';
 import { ConfigError } from '../core/errors.js';
 import {
@@ -25,8 +27,17 @@ import { loadPersonaStimuli } from './stimuli.js';
 
 export const PERSONA_EXPERIMENT = 'persona';
 
+/** Loads a config; session paths may use `~/` and are relative to the config file's folder. */
 export function loadPersonaConfig(file: string, overrides: readonly string[] = []): PersonaConfig {
-  return loadConfigFile(file, personaConfigSchema, overrides).config;
+  const config = loadConfigFile(file, personaConfigSchema, overrides).config;
+  const base = dirname(resolve(file));
+  return {
+    ...config,
+    sessions: config.sessions.map((path) => {
+      if (path === '~' || path.startsWith('~/')) return join(homedir(), path.slice(1));
+      return isAbsolute(path) ? path : resolve(base, path);
+    }),
+  };
 }
 
 export async function readConfigSessions(config: PersonaConfig): Promise<Session[]> {
