@@ -34,6 +34,47 @@ export type {
 export { builtinStimuliManifest, memoryDriftDataDir, readBuiltinDataFile } from './data-files.js';
 export type { BuiltinDataFile, BuiltinDataName } from './data-files.js';
 export { HF_DATASETS_SERVER_URL, loadHuggingFaceQuestions } from './hf-datasets.js';
+export { analyzeMemory, elevationBootstrap, MEMORY_METRICS, MEMORY_REPORT_SCHEMA, scoreTrajectories } from './analysis.js';
+export type {
+  ConditionCounts,
+  ConditionSummary,
+  Convergence,
+  DRelEntry,
+  DRelEstimate,
+  ExclusionCount,
+  InstrumentValidity,
+  IntervalEstimate,
+  LabelledSample,
+  LabelledSampleStatus,
+  MemoryAnalysisOptions,
+  MemoryMaybe,
+  MemoryMetric,
+  MemoryObservation,
+  MemoryReport,
+  MetricAnalysis,
+  MixedModelSummary,
+  ObservationStatus,
+  PairingPolicy,
+  PairwiseComparison,
+  PairwiseSummary,
+  ScoredTrajectories,
+  ScoreTrajectoriesOptions,
+  TargetAnalysis,
+  TierSummary,
+  ValidityCheck,
+  ValidityVerdict,
+  Verdict,
+} from './analysis.js';
+export { labelAgreement, labelerReliability } from './reliability.js';
+export type {
+  CrossModelAgreement,
+  LabelAgreement,
+  LabelerReliability,
+  LabelRecord,
+  WithinModelAgreement,
+  WordingAgreement,
+} from './reliability.js';
+export { markdownCell, renderMemoryMarkdown } from './report-markdown.js';
 export type { HuggingFaceQuestionOptions } from './hf-datasets.js';
 export {
   ALLOWED_LABELS_HEADER,

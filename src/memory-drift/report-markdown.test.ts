@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import { analyzeMemory, type MemoryObservation } from './analysis.js';
+import type { PerturbationTier } from './perturbations.js';
+import { markdownCell, renderMemoryMarkdown } from './report-markdown.js';
+import { rng } from '../stats/rng.js';
+
+const HOSTILE = 'evil | target\n# injected <b>';
+
+function observations(): MemoryObservation[] {
+  const random = rng(3);
+  const conditions: Array<[string, PerturbationTier, number]> = [
+    ['no_perturbation', 'none', 0],
+    ['filler', 'noise', 0],
+    ['whitespace', 'noise', 0],
+    ['punctuation', 'noise', 0],
+    ['gender', 'persona', 0.06],
+    ['age | old\nline', 'persona', 0.05],
+    ['bereavement', 'life_event', 0.15],
+  ];
+  const out: MemoryObservation[] = [];
+  for (let q = 0; q < 10; q++) {
+    for (const [condition, tier, shift] of conditions) {
+      for (let s = 0; s < 3; s++) {
+        const dtw = 0.2 + shift + 0.05 * (random.next() - 0.5);
+        out.push({
+          target: HOSTILE,
+          question: `q${q}`,
+          domain: 'd',
+          condition,
+          tier,
+          stimulus: 's',
+          sample: s,
+          status: 'scored',
+          baselineSymbols: ['A'],
+          symbols: ['A', 'unmapped'],
+          dtw,
+          sri: 0.05 + 0.6 * dtw + 0.01 * random.next(),
+          baselines: 1,
+        });
+      }
+    }
+  }
+  out.push({ ...out[0]!, status: 'empty', dtw: null, sri: null, symbols: null });
+  return out;
+}
+
+describe('renderMemoryMarkdown', () => {
+  const report = analyzeMemory(observations(), { B: 200 });
+  const markdown = renderMemoryMarkdown(report);
+
+  it('renders every section and table of the report', () => {
+    for (const heading of [
+      '# Memory drift (DriftLens) report',
+      '## Observations, dropouts and label quality',
+      '### Instrument validity (§3):',
+      '### Convergent validity (Table 1)',
+      '### DTW',
+      '### SRI',
+      '#### DTW: conditions (Fig. 3, Fig. 5)',
+      '#### SRI: d_rel per category (Fig. 4)',
+      '#### DTW: mixed model',
+      '#### SRI: pairwise Welch t-tests (BH-corrected)',
+      '#### DTW: tiers (pooled)',
+    ]) {
+      expect(markdown).toContain(heading);
+    }
+    expect(markdown).toContain('| Specificity | ');
+    expect(markdown).toContain('| Sensitivity | PASS |');
+    expect(markdown).toContain('| (Intercept) |');
+    expect(markdown).toContain('Over 6 conditions: Spearman ρ = ');
+    // Numbers of the report appear verbatim in their formatted form.
+    const floor = report.targets[0]!.metrics.dtw.floor;
+    if ('error' in floor) throw new Error(floor.error);
+    expect(markdown).toContain(`mean ${floor.mean.toFixed(4)}`);
+    const bereavement = report.targets[0]!.metrics.sri.dRel.find((e) => e.condition === 'bereavement')!.result;
+    if ('error' in bereavement) throw new Error(bereavement.error);
+    expect(markdown).toContain(`+${bereavement.dRel.toFixed(2)} [`);
+    // Counts: one dropout among the 31 floor observations, half the steps unmapped.
+    expect(markdown).toMatch(/\| no_perturbation \| none \| 31 \| 30 \| 1 \| 0 \| 0 \| 0 \| 3\.2% \| 0\.0% \| 60 \| 50\.0% \|/);
+  });
+
+  it('escapes untrusted labels in cells and headings', () => {
+    expect(markdown).toContain('## evil \\| target # injected &lt;b&gt;');
+    expect(markdown).not.toContain('<b>');
+    expect(markdown).not.toMatch(/^# injected/mu);
+    expect(markdown).toContain('| age \\| old line | persona |');
+    // Every table row has the same number of unescaped pipes as its header.
+    for (const block of markdown.split('\n\n')) {
+      const lines = block.split('\n').filter((line) => line.startsWith('|'));
+      if (lines.length === 0) continue;
+      const pipes = (line: string) => line.replace(/\\\\/gu, '').replace(/\\\|/gu, '').split('|').length;
+      for (const line of lines) expect(pipes(line)).toBe(pipes(lines[0]!));
+    }
+  });
+
+  it('shows errors as n/a with the reason', () => {
+    const sparse = analyzeMemory(
+      observations().filter((o) => o.condition !== 'no_perturbation'),
+      { B: 200 },
+    );
+    const text = renderMemoryMarkdown(sparse);
+    expect(text).toContain("n/a (the floor condition 'no_perturbation' has no scored observations)");
+    expect(text).toContain('UNDETERMINED');
+  });
+
+  it('escapes backslashes before pipes', () => {
+    expect(markdownCell('a\\|b')).toBe('a\\\\\\|b');
+    expect(markdownCell('x\r\ny')).toBe('x y');
+  });
+});

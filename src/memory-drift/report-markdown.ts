@@ -1,0 +1,274 @@
+import type {
+  IntervalEstimate,
+  MemoryMaybe,
+  MemoryMetric,
+  MemoryReport,
+  MetricAnalysis,
+  TargetAnalysis,
+  ValidityCheck,
+  ValidityVerdict,
+} from './analysis.js';
+
+/** Markdown rendering of a MemoryReport: the same numbers as the JSON, for people. */
+
+const METRIC_NAMES: Record<MemoryMetric, string> = { dtw: 'DTW', sri: 'SRI' };
+
+/**
+ * Text from data inside a table cell or heading: backslashes first (so an escaped pipe stays
+ * escaped), then pipes, HTML-significant characters and line breaks.
+ */
+export function markdownCell(text: string): string {
+  return text
+    .replace(/\\/gu, '\\\\')
+    .replace(/\|/gu, '\\|')
+    .replace(/&/gu, '&amp;')
+    .replace(/</gu, '&lt;')
+    .replace(/>/gu, '&gt;')
+    .replace(/\r\n|\r|\n/gu, ' ');
+}
+
+const cell = markdownCell;
+const num = (x: number, digits = 3) => (Number.isFinite(x) ? x.toFixed(digits) : 'n/a');
+const signed = (x: number, digits = 3) => (Number.isFinite(x) ? (x >= 0 ? `+${x.toFixed(digits)}` : x.toFixed(digits)) : 'n/a');
+const percent = (x: number) => (Number.isFinite(x) ? `${x >= 0 ? '+' : ''}${(100 * x).toFixed(1)}%` : 'n/a');
+const pValue = (p: number) => (p === 0 ? '0' : p < 0.001 ? p.toExponential(2) : p.toFixed(3));
+const rate = (x: number | null) => (x === null ? '—' : `${(100 * x).toFixed(1)}%`);
+const isError = (value: unknown): value is { error: string } =>
+  value !== null && typeof value === 'object' && 'error' in value;
+const failure = (value: { error: string }) => `n/a (${cell(value.error)})`;
+
+function maybeNumber(value: MemoryMaybe<number> | null, digits = 3): string {
+  if (value === null) return '—';
+  if (isError(value)) return failure(value);
+  return signed(value, digits);
+}
+
+function elevationText(value: MemoryMaybe<IntervalEstimate> | null): [string, string] {
+  if (value === null) return ['— (floor)', '—'];
+  if (isError(value)) return [failure(value), 'n/a'];
+  return [`${percent(value.estimate)} [${percent(value.ci[0])}, ${percent(value.ci[1])}]`, pValue(value.p)];
+}
+
+function table(header: string[], rows: string[][]): string {
+  if (rows.length === 0) return '_No data._\n';
+  return `${[
+    `| ${header.join(' | ')} |`,
+    `| ${header.map(() => '---').join(' | ')} |`,
+    ...rows.map((row) => `| ${row.join(' | ')} |`),
+  ].join('\n')}\n`;
+}
+
+function checkRow(criterion: string, check: ValidityCheck): string[] {
+  return [
+    criterion,
+    check.metric === 'dtw~sri' ? 'DTW ~ SRI' : METRIC_NAMES[check.metric],
+    cell(check.subject),
+    check.estimate === null
+      ? 'n/a'
+      : check.metric === 'dtw~sri'
+        ? num(check.estimate)
+        : percent(check.estimate),
+    check.p === null ? 'n/a' : pValue(check.p),
+    check.met === null ? `undetermined (${cell(check.error ?? 'not computed')})` : check.met ? 'yes' : 'no',
+  ];
+}
+
+function validitySection(target: TargetAnalysis, out: string[]): void {
+  const verdicts: Array<[string, ValidityVerdict]> = [
+    ['Specificity', target.validity.specificity],
+    ['Sensitivity', target.validity.sensitivity],
+    ['Convergent validity', target.validity.convergent],
+  ];
+  out.push(`### Instrument validity (§3): ${target.validity.overall.toUpperCase()}`, '');
+  out.push(table(['check', 'verdict', 'reason'], verdicts.map(([name, v]) => [name, v.verdict.toUpperCase(), cell(v.reason)])));
+  out.push('Checks (elevation over the floor for specificity and sensitivity; Spearman ρ for convergent validity):', '');
+  out.push(
+    table(
+      ['check', 'metric', 'subject', 'estimate', 'p', 'met'],
+      verdicts.flatMap(([name, v]) => v.checks.map((check) => checkRow(name, check))),
+    ),
+  );
+}
+
+function convergenceSection(target: TargetAnalysis, out: string[]): void {
+  out.push('### Convergent validity (Table 1)', '');
+  const c = target.convergence;
+  if (isError(c)) {
+    out.push(`${failure(c)}`, '');
+    return;
+  }
+  const spearman = isError(c.spearman) ? failure(c.spearman) : `ρ = ${num(c.spearman.rho)} (p = ${pValue(c.spearman.p)})`;
+  const pearson = isError(c.pearson) ? failure(c.pearson) : `r = ${num(c.pearson.r)} (p = ${pValue(c.pearson.p)})`;
+  out.push(`Over ${c.conditions.length} conditions: Spearman ${spearman}; Pearson ${pearson}.`, '');
+  out.push(
+    table(
+      ['condition', 'DTW mean', 'SRI mean'],
+      c.conditions.map((id, i) => [cell(id), num(c.dtwMeans[i] as number, 4), num(c.sriMeans[i] as number, 4)]),
+    ),
+  );
+}
+
+function metricSection(analysis: MetricAnalysis, alpha: number, out: string[]): void {
+  const name = METRIC_NAMES[analysis.metric];
+  out.push(`### ${name}`, '');
+  const floor = analysis.floor;
+  const noise = analysis.noise;
+  out.push(
+    `Floor: ${
+      isError(floor)
+        ? failure(floor)
+        : `${cell(floor.condition)} mean ${num(floor.mean, 4)}, SD ${floor.sd === null ? 'n/a' : num(floor.sd, 4)}, n = ${floor.n}, ${floor.nQuestions} questions`
+    }. Pragmatic noise (μ_noise, σ_noise): ${
+      isError(noise)
+        ? failure(noise)
+        : `${noise.conditions.map(cell).join(', ')}: mean ${num(noise.mean, 4)}, SD ${noise.sd === null ? 'n/a' : num(noise.sd, 4)}, n = ${noise.n}`
+    }.`,
+    '',
+  );
+
+  const letters = new Map<string, string>();
+  if (!isError(analysis.pairwise)) for (const o of analysis.pairwise.order) letters.set(o.condition, o.letters);
+  out.push(`#### ${name}: conditions (Fig. 3, Fig. 5)`, '');
+  out.push(
+    table(
+      ['condition', 'tier', 'n', 'questions', 'mean', 'SD', "Cohen's d vs floor", 'elevation [95% CI]', 'p', 'letters'],
+      analysis.conditions.map((c) => {
+        const [elevation, p] = elevationText(c.elevation);
+        return [
+          cell(c.condition),
+          c.tier,
+          String(c.n),
+          String(c.nQuestions),
+          num(c.mean, 4),
+          c.sd === null ? 'n/a' : num(c.sd, 4),
+          maybeNumber(c.cohensD),
+          elevation,
+          p,
+          letters.get(c.condition) ?? '—',
+        ];
+      }),
+    ),
+  );
+  out.push(`#### ${name}: tiers (pooled)`, '');
+  out.push(
+    table(
+      ['tier', 'conditions', 'n', 'questions', 'mean', "Cohen's d vs floor", 'elevation [95% CI]', 'p'],
+      analysis.tiers.map((t) => {
+        const [elevation, p] = elevationText(t.elevation);
+        return [t.tier, String(t.conditions.length), String(t.n), String(t.nQuestions), num(t.mean, 4), maybeNumber(t.cohensD), elevation, p];
+      }),
+    ),
+  );
+
+  out.push(`#### ${name}: d_rel per category (Fig. 4)`, '');
+  out.push(
+    table(
+      ['condition', 'tier', 'd_rel [95% CI]', 'p', 'p (BH)', `significant (α = ${alpha})`, 'μ_treat', 'μ_noise', 'σ_noise', 'questions', 'invalid replicates'],
+      analysis.dRel.map((entry) => {
+        const r = entry.result;
+        if (isError(r)) return [cell(entry.condition), entry.tier, failure(r), 'n/a', 'n/a', 'n/a', 'n/a', 'n/a', 'n/a', 'n/a', 'n/a'];
+        return [
+          cell(entry.condition),
+          entry.tier,
+          `${signed(r.dRel, 2)} [${signed(r.ci[0], 2)}, ${signed(r.ci[1], 2)}]`,
+          pValue(r.p),
+          pValue(r.pAdjusted),
+          r.significant ? 'yes' : 'no',
+          num(r.muTreat, 4),
+          num(r.muNoise, 4),
+          num(r.sdNoise, 4),
+          String(r.nQuestions),
+          String(r.invalidReplicates),
+        ];
+      }),
+    ),
+  );
+
+  out.push(`#### ${name}: mixed model (category fixed effect, question random intercept)`, '');
+  const fit = analysis.mixedModel;
+  if (isError(fit)) {
+    out.push(failure(fit), '');
+  } else {
+    out.push(
+      `${fit.method}, reference level ${cell(fit.reference)}; ${fit.nObs} observations, ${fit.nGroups} questions; ` +
+        `question variance ${num(fit.groupVariance, 6)}, residual variance ${num(fit.residualVariance, 6)}, ` +
+        `log-likelihood ${num(fit.logLik, 3)}; converged: ${fit.converged ? 'yes' : 'no'}; boundary: ${fit.boundary ? 'yes' : 'no'}.`,
+      '',
+    );
+    out.push(
+      table(
+        ['term', 'estimate', 'SE', 'z', 'p'],
+        fit.fixed.map((f) => [cell(f.term), signed(f.estimate, 4), num(f.se, 4), num(f.z, 2), pValue(f.p)]),
+      ),
+    );
+  }
+
+  out.push(`#### ${name}: pairwise Welch t-tests (BH-corrected)`, '');
+  const pairwise = analysis.pairwise;
+  if (isError(pairwise)) {
+    out.push(failure(pairwise), '');
+    return;
+  }
+  out.push(
+    `Compact letter display (ascending mean; conditions sharing a letter do not differ at α = ${alpha} after BH): ` +
+      `${pairwise.order.map((o) => `${cell(o.condition)} ${o.letters}`).join(', ')}.` +
+      (pairwise.skipped.length > 0 ? ` Left out (fewer than 2 observations): ${pairwise.skipped.map(cell).join(', ')}.` : ''),
+    '',
+  );
+  out.push(
+    table(
+      ['a', 'b', 'mean a − b', 't', 'df', 'p', 'p (BH)', 'significant'],
+      pairwise.comparisons.map((c) => {
+        const t = c.test;
+        if (isError(t)) return [cell(c.a), cell(c.b), signed(c.difference, 4), failure(t), 'n/a', 'n/a', 'n/a', 'n/a'];
+        return [cell(c.a), cell(c.b), signed(c.difference, 4), num(t.t, 2), num(t.df, 1), pValue(t.p), pValue(t.pAdjusted), t.significant ? 'yes' : 'no'];
+      }),
+    ),
+  );
+}
+
+export function renderMemoryMarkdown(report: MemoryReport, title = 'Memory drift (DriftLens) report'): string {
+  const { options } = report;
+  const out: string[] = [`# ${cell(title)}`, ''];
+  out.push(
+    `Drift of each sample's reasoning trajectory from the same model's no-memory reference (sample 0) for the same question: ` +
+      `σ_DTW (discrete cost, ÷ max(n, m)) and SRI drift (α = 0.5); lower = more stable. ` +
+      `Floor: ${cell(options.floorCondition)} (further no-memory samples). Percent elevation = μ/μ_floor − 1 and d_rel = (μ_treat − μ_noise)/σ_noise ` +
+      `with ${Math.round(options.level * 100)}% question-level cluster-bootstrap percentile CIs (B = ${options.B}, seed ${options.seed}); ` +
+      `d_rel p-values BH-corrected within the persona and within the life-event categories; α = ${options.alpha}; ` +
+      `mixed model by ${options.method}; convergent validity threshold ρ ≥ ${options.convergenceThreshold} over the ${options.convergenceConditions === 'paper' ? "paper's condition set (noise and persona categories, pooled life events)" : 'all conditions but the floor'}.`,
+    '',
+  );
+
+  out.push('## Observations, dropouts and label quality', '');
+  out.push(`${report.counts.scored} of ${report.counts.observations} observations scored.`, '');
+  out.push(
+    table(
+      ['target', 'condition', 'tier', 'total', 'scored', 'empty', 'failed', 'invalid labels', 'no reference', 'dropout rate', 'invalid rate', 'steps', 'unmapped rate'],
+      report.counts.byCondition.map((c) => [
+        cell(c.target),
+        cell(c.condition),
+        c.tier,
+        String(c.total),
+        String(c.scored),
+        String(c.empty),
+        String(c.failed),
+        String(c.invalid),
+        String(c.noReference),
+        rate(c.dropoutRate),
+        rate(c.invalidRate),
+        String(c.steps),
+        rate(c.unmappedRate),
+      ]),
+    ),
+  );
+
+  for (const target of report.targets) {
+    out.push(`## ${cell(target.target)}`, '');
+    out.push(`${target.nQuestions} questions with scored observations.`, '');
+    validitySection(target, out);
+    convergenceSection(target, out);
+    for (const metric of ['dtw', 'sri'] as const) metricSection(target.metrics[metric], options.alpha, out);
+  }
+  return `${out.join('\n').replace(/\n{3,}/gu, '\n\n').trimEnd()}\n`;
+}
