@@ -288,8 +288,10 @@ function readOptions(options: unknown): { mode: CostMode; wantPath: boolean } {
  * Any string is a symbol under the discrete cost; with an embedding map every symbol that
  * occurs must have an embedding, else InvalidArgumentError.
  *
- * Performance: the discrete mode interns symbols to small integers and reuses typed-array
- * buffers across calls; `{ path: false }` also skips the O(n·m) matrix (two rows only).
+ * Performance: the discrete mode interns symbols to small integers (an array passed again
+ * unchanged — e.g. to {@link sriDrift} on the same pair — is not re-interned) and reuses
+ * typed-array buffers across calls, allocating only the result; `{ path: false }` also
+ * skips the O(n·m) matrix (two rows only). The vector modes allocate per call.
  *
  * @throws InvalidArgumentError naming `a`, `b`, `options`, `options.path` or `options.cost`
  *   (bad sequences, unknown symbol or mismatched/non-finite embedding, cost function returning
