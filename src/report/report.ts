@@ -3,7 +3,7 @@ import type { GapEstimate, Maybe, PersonaReport } from '../persona-drift/analysi
 import { renderPersonaMarkdown } from '../persona-drift/report-markdown.js';
 import { collectPersonaObservations, PERSONA_EXPERIMENT, personaReport } from '../persona-drift/run.js';
 import type { RunInfo, RunStore } from '../store/run-store.js';
-import { html, page, type RawHtml, table } from './html.js';
+import { html, page, type RawHtml } from './html.js';
 import { type PersonaSessionInfo, personaSection } from './persona-section.js';
 
 /**
