@@ -267,6 +267,13 @@ export class RunStore {
     return out;
   }
 
+  /** Stored results of every cell linked to a run, by key (one query; what a runner resumes from). */
+  resultsOfRun(runId: string): Map<string, CellResult> {
+    const out = new Map<string, CellResult>();
+    for (const row of this.statements.runResults.all(runId) as CellRow[]) out.set(row.key, rowToResult(row, true));
+    return out;
+  }
+
   getRequest(key: string): ModelRequest | undefined {
     const row = this.statements.getCell.get(key) as CellRow | undefined;
     return row ? (JSON.parse(row.request) as ModelRequest) : undefined;
@@ -303,6 +310,14 @@ export class RunStore {
       throw new InvalidArgumentError('key', `cell ${key} is not in ${this.file}; register it first`);
     }
     return info.changes > 0;
+  }
+
+  /**
+   * Writes several cells' end states in one transaction (group commit: one WAL
+   * commit for a burst of results instead of one each). Same rules as `recordResult`.
+   */
+  recordResults(items: ReadonlyArray<{ key: string; outcome: CellOutcome }>): boolean[] {
+    return this.db.transaction(() => items.map((item) => this.recordResult(item.key, item.outcome)))();
   }
 
   /** The cells of a run in plan order, with labels and results; optionally filtered. */
@@ -412,6 +427,12 @@ function prepareStatements(db: Database.Database) {
        WHERE rc.run_id = ? GROUP BY c.status`,
     ),
     hasCell: db.prepare('SELECT 1 FROM cells WHERE key = ?').pluck(),
+    runResults: db.prepare(
+      `SELECT c.key, c.status, c.attempts, c.text, c.reasoning, c.finish_reason, c.response_model,
+         c.input_tokens, c.output_tokens, c.cached_input_tokens, c.cache_write_tokens, c.reasoning_tokens,
+         c.latency_ms, c.cost_usd, c.error_class, c.error_message, c.started_at, c.finished_at
+       FROM run_cells rc JOIN cells c ON c.key = rc.key WHERE rc.run_id = ?`,
+    ),
     getCell: db.prepare('SELECT * FROM cells WHERE key = ?'),
     insertCell: db.prepare(
       `INSERT OR IGNORE INTO cells (key, content_key, model, sample, request, status, attempts, created_at)

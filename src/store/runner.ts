@@ -158,7 +158,7 @@ export async function runCells(
     uniqueRequests.push(specs[index]!.request);
   });
 
-  const stored = store.getCells(uniqueKeys);
+  const stored = store.resultsOfRun(runId);
   const results = new Map<string, CellResult>();
   const toRun: number[] = [];
   let cachedCount = 0;
@@ -312,7 +312,7 @@ export async function runCells(
     stats.calls += outcome.attempts;
 
     const previous = results.get(key)!;
-    if (store.recordResult(key, outcome)) {
+    if (await writeResult(key, outcome)) {
       results.set(key, resultOf(key, outcome, previous.attempts + outcome.attempts));
     } else {
       // Another process finished this cell first; its answer stands.
@@ -403,6 +403,26 @@ export async function runCells(
     const cost = costOf(model, usage);
     return cost === undefined || cost === null || !Number.isFinite(cost) ? null : cost;
   };
+
+  // Group commit: results that arrive in the same turn of the event loop are written in
+  // one transaction. A cell counts as finished (progress, summary) only once committed,
+  // so a kill loses at most the calls of the last turn, which a resume repeats.
+  let batch: Array<{ key: string; outcome: CellOutcome; resolve: (written: boolean) => void; reject: (error: unknown) => void }> = [];
+  const flush = () => {
+    const items = batch;
+    batch = [];
+    try {
+      const written = store.recordResults(items);
+      items.forEach((item, index) => item.resolve(written[index]!));
+    } catch (error) {
+      for (const item of items) item.reject(error);
+    }
+  };
+  const writeResult = (key: string, outcome: CellOutcome) =>
+    new Promise<boolean>((resolve, reject) => {
+      if (batch.length === 0) setImmediate(flush);
+      batch.push({ key, outcome, resolve, reject });
+    });
 
   // Every task is counted until it settles; followers are added before their leader settles.
   let outstanding = 0;
