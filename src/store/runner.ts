@@ -413,7 +413,7 @@ export async function runCells(
     batch = [];
     try {
       const written = store.recordResults(items);
-      items.forEach((item, index) => item.resolve(written[index]!));
+      for (const [index, item] of items.entries()) item.resolve(written[index]!);
     } catch (error) {
       for (const item of items) item.reject(error);
     }
