@@ -11,7 +11,8 @@ const EMAIL =
   /(?<![A-Za-z0-9._%+-])(?<l>[A-Za-z0-9][A-Za-z0-9._%+-]{0,63})(?:@|%40|\\u0040)(?<d>(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+(?<t>[A-Za-z]{2,24}))(?![A-Za-z0-9-]|\.[A-Za-z0-9])/dg;
 
 /** Email addresses → `<EMAIL>` (`git@host` remotes are handled as hosts, not mail). */
-export function redactEmails(input: Piece[], counts: ClassCounts): Piece[] {
+export function redactEmails(input: Piece[], counts: ClassCounts, lower: string): Piece[] {
+  if (!lower.includes('@') && !lower.includes('%40') && !lower.includes('\\u0040')) return input;
   return applyPass(input, EMAIL, (match) => {
     const local = match.groups!.l!;
     const tld = match.groups!.t!.toLowerCase();

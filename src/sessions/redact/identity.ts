@@ -103,7 +103,7 @@ const COMMON_WORD_PARTS = new Set([
 const COMPANY_WORDS = new Set([
   'inc', 'llc', 'ltd', 'gmbh', 'corp', 'corporation', 'company', 'co', 'labs', 'lab', 'group', 'ag',
   'sa', 'plc', 'technologies', 'technology', 'tech', 'systems', 'software', 'solutions', 'holdings',
-  'international', 'global', 'university', 'institute', 'of', 'the', 'and', 'ai', 'research', 'studio',
+  'international', 'industries', 'global', 'university', 'institute', 'of', 'the', 'and', 'ai', 'research', 'studio',
   'studios', 'partners', 'consulting', 'services', 'digital', 'media', 'bank', 'capital',
 ]);
 
@@ -112,7 +112,8 @@ function stripDiacritics(text: string): string {
 }
 
 function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+  // Only syntax characters: the `u` flag rejects escapes such as `\-`.
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
 
 const SEPARATOR = '(?:[._-]|\\s+)?';
@@ -121,6 +122,15 @@ interface Candidate {
   source: string;
   length: number;
   cls: IdentityClass;
+  /** A lower-case literal the match must contain (a cheap pre-check). */
+  anchor: string;
+}
+
+function longestPart(text: string): string {
+  return text
+    .split(/[\s._-]+/)
+    .reduce((best, part) => (part.length > best.length ? part : best), '')
+    .toLowerCase();
 }
 
 /** The regex sources a term contributes: itself (separators flexible), joined forms, parts. */
@@ -129,7 +139,7 @@ function candidatesFor(term: IdentityTerm): Candidate[] {
   const forms = new Set([term.term, stripDiacritics(term.term)]);
   for (const form of forms) {
     if (term.class === 'email' || term.class === 'host') {
-      out.push({ source: escapeRegex(form), length: form.length, cls: term.class });
+      out.push({ source: escapeRegex(form), length: form.length, cls: term.class, anchor: form.toLowerCase() });
       if (term.class === 'email') {
         const local = form.split('@')[0] ?? '';
         if (local.length >= 3 && !GENERIC_LOCAL_PARTS.has(local.toLowerCase())) {
@@ -140,21 +150,22 @@ function candidatesFor(term: IdentityTerm): Candidate[] {
     }
     const parts = form.split(/[\s._-]+/).filter((part) => part.length > 0);
     if (parts.length === 0) continue;
-    out.push({ source: parts.map(escapeRegex).join(SEPARATOR), length: form.length, cls: term.class });
+    out.push({ source: parts.map(escapeRegex).join(SEPARATOR), length: form.length, cls: term.class, anchor: longestPart(form) });
     if (parts.length >= 2 && (term.class === 'name' || term.class === 'user')) {
       const first = parts[0]!;
       const last = parts[parts.length - 1]!;
       // first-initial + last (asmith, a.smith) and last.first are common login forms.
       if (last.length >= 3) {
-        out.push({ source: `${escapeRegex(first[0]!)}[._-]?${escapeRegex(last)}`, length: last.length + 1, cls: term.class });
-        out.push({ source: `${escapeRegex(last)}${SEPARATOR}${escapeRegex(first)}`, length: form.length, cls: term.class });
+        const anchor = longestPart(form);
+        out.push({ source: `${escapeRegex(first[0]!)}[._-]?${escapeRegex(last)}`, length: last.length + 1, cls: term.class, anchor: last.toLowerCase() });
+        out.push({ source: `${escapeRegex(last)}${SEPARATOR}${escapeRegex(first)}`, length: form.length, cls: term.class, anchor });
       }
     }
     if (parts.length >= 2 && (term.class === 'name' || term.class === 'employer')) {
       const skip = term.class === 'name' ? COMMON_WORD_PARTS : COMPANY_WORDS;
       for (const part of parts) {
         if (part.length >= 3 && !skip.has(part.toLowerCase())) {
-          out.push({ source: escapeRegex(part), length: part.length, cls: term.class });
+          out.push({ source: escapeRegex(part), length: part.length, cls: term.class, anchor: part.toLowerCase() });
         }
       }
     }
@@ -173,9 +184,10 @@ const CLASS_PRIORITY: IdentityClass[] = ['email', 'host', 'project', 'workspace'
  * "alice" is found in `alice_backup` and `alice.smith@` but never inside `malice`.
  */
 export class IdentityMatcher {
-  private readonly pattern: RegExp | null;
   private readonly classByKey = new Map<string, IdentityClass>();
   private readonly sources: Candidate[] = [];
+  /** Compiled alternations keyed by the candidates present in a text (most texts need none). */
+  private readonly compiled = new Map<string, RegExp>();
 
   constructor(terms: readonly IdentityTerm[]) {
     const seen = new Set<string>();
@@ -194,19 +206,33 @@ export class IdentityMatcher {
       }
     }
     this.sources.sort((a, b) => b.length - a.length || CLASS_PRIORITY.indexOf(a.cls) - CLASS_PRIORITY.indexOf(b.cls));
-    this.pattern =
-      this.sources.length === 0
-        ? null
-        : new RegExp(`(?<![\\p{L}\\p{N}])(?:${this.sources.map((c) => c.source).join('|')})(?![\\p{L}\\p{N}])`, 'giu');
+  }
+
+  private patternFor(lower: string): RegExp | null {
+    const present: number[] = [];
+    this.sources.forEach((candidate, index) => {
+      if (lower.includes(candidate.anchor)) present.push(index);
+    });
+    if (present.length === 0) return null;
+    const key = present.join(',');
+    let pattern = this.compiled.get(key);
+    if (pattern === undefined) {
+      const alternation = present.map((index) => this.sources[index]!.source).join('|');
+      pattern = new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternation})(?![\\p{L}\\p{N}])`, 'giu');
+      if (this.compiled.size > 4096) this.compiled.clear();
+      this.compiled.set(key, pattern);
+    }
+    return pattern;
   }
 
   get size(): number {
     return this.sources.length;
   }
 
-  apply(pieces: Piece[], counts: ClassCounts): Piece[] {
-    if (this.pattern === null) return pieces;
-    return applyPass(pieces, this.pattern, (match) => {
+  apply(pieces: Piece[], counts: ClassCounts, lower: string): Piece[] {
+    const pattern = this.sources.length === 0 ? null : this.patternFor(lower);
+    if (pattern === null) return pieces;
+    return applyPass(pieces, pattern, (match) => {
       const cls = this.classOf(match[0]);
       return [placeholder(IDENTITY_PLACEHOLDER[cls], IDENTITY_COUNT_CLASS[cls], counts)];
     });

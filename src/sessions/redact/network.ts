@@ -97,8 +97,12 @@ function parseSshCommand(command: string): SshTarget {
 }
 
 /** ssh/scp destinations, ssh_config entries, dev-server URLs and private addresses. */
-export function redactNetwork(input: Piece[], counts: ClassCounts): Piece[] {
-  let pieces = applyPass(input, SSH_COMMAND, (match) => {
+const has = (lower: string, hints: readonly string[]) => hints.some((hint) => lower.includes(hint));
+const BARE_HINTS = ['localhost', '127.', '0.0.0.0', '10.', '192.168.', '172.', '169.254.', '100.', '[::', '.local', '.internal', '.lan', '.corp', '.home', '.intranet'];
+
+export function redactNetwork(input: Piece[], counts: ClassCounts, lower: string): Piece[] {
+  let pieces = input;
+  if (has(lower, ['ssh', 'sftp', 'mosh'])) pieces = applyPass(pieces, SSH_COMMAND, (match) => {
     const command = match[0];
     const target = parseSshCommand(command);
     const spans: Array<{ start: number; end: number; text: string; cls: string }> = [];
@@ -123,7 +127,7 @@ export function redactNetwork(input: Piece[], counts: ClassCounts): Piece[] {
     if (cursor < command.length) out.push(keep(command.slice(cursor)));
     return out;
   });
-  pieces = applyPass(pieces, SCP_STYLE, (match) => {
+  if (lower.includes('@')) pieces = applyPass(pieces, SCP_STYLE, (match) => {
     const user = match.groups!.u!;
     const host = match.groups!.h!;
     if (isPublicHost(host)) return null;
@@ -132,7 +136,7 @@ export function redactNetwork(input: Piece[], counts: ClassCounts): Piece[] {
     out.push(fixed('@'), placeholder('<HOST>', 'host', counts), fixed(':'));
     return out;
   });
-  pieces = applyPass(pieces, SSH_CONFIG_LINE, (match) => {
+  if (has(lower, ['host', 'user', 'port'])) pieces = applyPass(pieces, SSH_CONFIG_LINE, (match) => {
     const key = match.groups!.k!;
     const value = match.groups!.v!;
     const name = key.trim().toLowerCase();
@@ -141,11 +145,11 @@ export function redactNetwork(input: Piece[], counts: ClassCounts): Piece[] {
     const [text, cls] = name === 'user' ? ['<USER>', 'user'] : name === 'port' ? ['<PORT>', 'port'] : ['<HOST>', 'host'];
     return [keep(key), placeholder(text, cls, counts)];
   });
-  pieces = applyPass(pieces, DEV_URL, (match) => [
+  if (lower.includes('://')) pieces = applyPass(pieces, DEV_URL, (match) => [
     fixed(match.groups!.s!),
     ...hostPieces(match.groups!.p, counts),
   ]);
-  pieces = applyPass(pieces, BARE_HOST_PORT, (match) => {
+  if (has(lower, BARE_HINTS)) pieces = applyPass(pieces, BARE_HOST_PORT, (match) => {
     const host = match.groups!.h!;
     const port = match.groups!.p;
     // Bare `localhost`/`127.0.0.1` without a port identify nobody.

@@ -116,7 +116,9 @@ export function redactHomePaths(
   input: Piece[],
   counts: ClassCounts,
   known: DiscoveredTerms,
+  lower: string,
 ): Piece[] {
+  if (!['users', 'home', '~'].some((hint) => lower.includes(hint))) return input;
   let pieces = applyPass(input, POSIX_HOME, (match) => [
     fixed(`${match.groups!.p!}/`),
     placeholder('<USER>', 'user', counts),

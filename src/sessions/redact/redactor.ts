@@ -103,15 +103,16 @@ export class Redactor {
       placeholder('<BASE64_DATA>', 'base64_data', counts);
       return '<BASE64_DATA>';
     }
+    const lower = text.toLowerCase();
     let pieces: Piece[] = [keep(text)];
     pieces = redactQuotes(pieces, this.quotePattern, counts);
-    pieces = redactKeys(pieces, counts);
-    pieces = redactDataUris(pieces, counts);
-    pieces = redactSecrets(pieces, counts);
-    pieces = redactNetwork(pieces, counts);
-    pieces = redactEmails(pieces, counts);
-    pieces = redactHomePaths(pieces, counts, this.discovered);
-    pieces = this.identityMatcher().apply(pieces, counts);
+    pieces = redactKeys(pieces, counts, lower);
+    pieces = redactDataUris(pieces, counts, lower);
+    pieces = redactSecrets(pieces, counts, lower);
+    pieces = redactNetwork(pieces, counts, lower);
+    pieces = redactEmails(pieces, counts, lower);
+    pieces = redactHomePaths(pieces, counts, this.discovered, lower);
+    pieces = this.identityMatcher().apply(pieces, counts, lower);
     pieces = redactHighEntropy(pieces, counts);
     return joinPieces(pieces);
   }

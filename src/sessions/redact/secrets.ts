@@ -6,15 +6,21 @@ const R = '(?![A-Za-z0-9_-])';
 
 interface ShapeRule {
   kind: string;
+  /** Lower-case literals one of which must occur for the rule to run (a fast pre-check). */
+  hints: string[];
   pattern: RegExp;
   /** Extra check on the matched text (or the `v` group when present). */
   accept?: (value: string) => boolean;
 }
 
-function rule(kind: string, source: string, flags = '', accept?: (value: string) => boolean): ShapeRule {
+function rule(kind: string, hints: string[], source: string, flags = '', accept?: (value: string) => boolean): ShapeRule {
   return accept === undefined
-    ? { kind, pattern: new RegExp(source, `gd${flags}`) }
-    : { kind, pattern: new RegExp(source, `gd${flags}`), accept };
+    ? { kind, hints, pattern: new RegExp(source, `gd${flags}`) }
+    : { kind, hints, pattern: new RegExp(source, `gd${flags}`), accept };
+}
+
+function hinted(lower: string, hints: readonly string[]): boolean {
+  return hints.some((hint) => lower.includes(hint));
 }
 
 /** Random-looking: digits and letters mixed the way generated keys are, not words. */
@@ -35,47 +41,48 @@ export function looksGenerated(value: string): boolean {
  * `<SECRET:kind>`; rules with a `v` group replace only that group and keep the name.
  */
 const SHAPE_RULES: ShapeRule[] = [
-  rule('anthropic_key', `${L}sk-ant-[A-Za-z0-9_-]{20,}`),
-  rule('openrouter_key', `${L}sk-or-[A-Za-z0-9_-]{20,}`),
-  rule('openai_key', `${L}sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}`),
-  rule('openai_key', `${L}sk-[A-Za-z0-9]{10,}T3BlbkFJ[A-Za-z0-9]{10,}${R}`),
-  rule('sk_api_key', `${L}sk-[A-Za-z0-9][A-Za-z0-9_-]{19,}${R}`, '', looksGenerated),
-  rule('google_api_key', `${L}AIza[0-9A-Za-z_-]{35}${R}`),
-  rule('google_oauth_token', `${L}ya29\\.[0-9A-Za-z_-]{20,}`),
-  rule('google_oauth_secret', `${L}GOCSPX-[0-9A-Za-z_-]{20,}`),
-  rule('huggingface_token', `${L}(?:hf|api_org)_[A-Za-z0-9]{30,}${R}`),
-  rule('groq_key', `${L}gsk_[A-Za-z0-9]{40,}${R}`),
-  rule('xai_key', `${L}xai-[A-Za-z0-9]{40,}${R}`),
-  rule('together_key', `${L}tgp_v1_[A-Za-z0-9_-]{20,}`),
-  rule('replicate_token', `${L}r8_[A-Za-z0-9]{30,}${R}`),
-  rule('perplexity_key', `${L}pplx-[A-Za-z0-9]{40,}${R}`),
-  rule('aws_access_key_id', `${L}(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}${R}`),
-  rule('aws_session_token', `${L}(?:FwoGZXIvYXdz|IQoJb3JpZ2lu)[A-Za-z0-9/+=]{40,}`),
+  rule('anthropic_key', ['sk-ant-'], `${L}sk-ant-[A-Za-z0-9_-]{20,}`),
+  rule('openrouter_key', ['sk-or-'], `${L}sk-or-[A-Za-z0-9_-]{20,}`),
+  rule('openai_key', ['sk-'], `${L}sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}`),
+  rule('openai_key', ['t3blbkfj'], `${L}sk-[A-Za-z0-9]{10,}T3BlbkFJ[A-Za-z0-9]{10,}${R}`),
+  rule('sk_api_key', ['sk-'], `${L}sk-[A-Za-z0-9][A-Za-z0-9_-]{19,}${R}`, '', looksGenerated),
+  rule('google_api_key', ['aiza'], `${L}AIza[0-9A-Za-z_-]{35}${R}`),
+  rule('google_oauth_token', ['ya29.'], `${L}ya29\\.[0-9A-Za-z_-]{20,}`),
+  rule('google_oauth_secret', ['gocspx-'], `${L}GOCSPX-[0-9A-Za-z_-]{20,}`),
+  rule('huggingface_token', ['hf_', 'api_org_'], `${L}(?:hf|api_org)_[A-Za-z0-9]{30,}${R}`),
+  rule('groq_key', ['gsk_'], `${L}gsk_[A-Za-z0-9]{40,}${R}`),
+  rule('xai_key', ['xai-'], `${L}xai-[A-Za-z0-9]{40,}${R}`),
+  rule('together_key', ['tgp_v1_'], `${L}tgp_v1_[A-Za-z0-9_-]{20,}`),
+  rule('replicate_token', ['r8_'], `${L}r8_[A-Za-z0-9]{30,}${R}`),
+  rule('perplexity_key', ['pplx-'], `${L}pplx-[A-Za-z0-9]{40,}${R}`),
+  rule('aws_access_key_id', ['akia', 'asia', 'abia', 'acca'], `${L}(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}${R}`),
+  rule('aws_session_token', ['fwogzxivyxdz', 'iqojb3jpz2lu'], `${L}(?:FwoGZXIvYXdz|IQoJb3JpZ2lu)[A-Za-z0-9/+=]{40,}`),
   rule(
     'aws_secret_access_key',
+    ['secret'],
     `(?:aws_?secret_?access_?key|secret_?access_?key|SecretAccessKey)\\\\?["']?\\s*[:=]\\s*\\\\?["']?(?<v>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])`,
     'i',
   ),
-  rule('github_token', `${L}(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,}${R}`),
-  rule('github_token', `${L}github_pat_[A-Za-z0-9_]{50,}`),
-  rule('gitlab_token', `${L}gl(?:pat|dt|rt|ptt|cbt|imt|ft|soat|agent)-[A-Za-z0-9_-]{20,}`),
-  rule('slack_token', `${L}xox[abposre]-[A-Za-z0-9-]{10,}`),
-  rule('slack_token', `${L}xapp-\\d-[A-Za-z0-9-]{10,}`),
-  rule('slack_webhook', `https://hooks\\.slack\\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{10,}`),
-  rule('discord_webhook', `https://(?:ptb\\.|canary\\.)?discord(?:app)?\\.com/api/webhooks/\\d+/[A-Za-z0-9_-]+`),
-  rule('stripe_key', `${L}(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}${R}`),
-  rule('stripe_key', `${L}whsec_[A-Za-z0-9]{20,}${R}`),
-  rule('npm_token', `${L}npm_[A-Za-z0-9]{36}${R}`),
-  rule('pypi_token', `${L}pypi-AgE[A-Za-z0-9_-]{50,}`),
-  rule('sendgrid_key', `${L}SG\\.[A-Za-z0-9_-]{16,}\\.[A-Za-z0-9_-]{20,}`),
-  rule('docker_token', `${L}dckr_pat_[A-Za-z0-9_-]{20,}`),
-  rule('digitalocean_token', `${L}do[por]_v1_[a-f0-9]{64}${R}`),
-  rule('shopify_token', `${L}shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}${R}`),
-  rule('linear_key', `${L}lin_api_[A-Za-z0-9]{32,}${R}`),
-  rule('telegram_bot_token', `(?<![A-Za-z0-9_:-])\\d{8,10}:AA[A-Za-z0-9_-]{33}${R}`),
-  rule('jwt', `${L}eyJ[A-Za-z0-9_-]{10,}\\.eyJ[A-Za-z0-9_-]{10,}\\.[A-Za-z0-9_-]*`),
-  rule('azure_storage_key', `(?:AccountKey|SharedAccessKey|SharedAccessSignature)=(?<v>[^;"'\\s\\\\]{8,})`, 'i'),
-  rule('azure_sas_signature', `[?&]sig=(?<v>[A-Za-z0-9%+/=]{20,})`),
+  rule('github_token', ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_'], `${L}(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,}${R}`),
+  rule('github_token', ['github_pat_'], `${L}github_pat_[A-Za-z0-9_]{50,}`),
+  rule('gitlab_token', ['gl'], `${L}gl(?:pat|dt|rt|ptt|cbt|imt|ft|soat|agent)-[A-Za-z0-9_-]{20,}`),
+  rule('slack_token', ['xox'], `${L}xox[abposre]-[A-Za-z0-9-]{10,}`),
+  rule('slack_token', ['xapp-'], `${L}xapp-\\d-[A-Za-z0-9-]{10,}`),
+  rule('slack_webhook', ['hooks.slack.com'], `https://hooks\\.slack\\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{10,}`),
+  rule('discord_webhook', ['discord'], `https://(?:ptb\\.|canary\\.)?discord(?:app)?\\.com/api/webhooks/\\d+/[A-Za-z0-9_-]+`),
+  rule('stripe_key', ['_live_', '_test_'], `${L}(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}${R}`),
+  rule('stripe_key', ['whsec_'], `${L}whsec_[A-Za-z0-9]{20,}${R}`),
+  rule('npm_token', ['npm_'], `${L}npm_[A-Za-z0-9]{36}${R}`),
+  rule('pypi_token', ['pypi-'], `${L}pypi-AgE[A-Za-z0-9_-]{50,}`),
+  rule('sendgrid_key', ['sg.'], `${L}SG\\.[A-Za-z0-9_-]{16,}\\.[A-Za-z0-9_-]{20,}`),
+  rule('docker_token', ['dckr_pat_'], `${L}dckr_pat_[A-Za-z0-9_-]{20,}`),
+  rule('digitalocean_token', ['_v1_'], `${L}do[por]_v1_[a-f0-9]{64}${R}`),
+  rule('shopify_token', ['shp'], `${L}shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}${R}`),
+  rule('linear_key', ['lin_api_'], `${L}lin_api_[A-Za-z0-9]{32,}${R}`),
+  rule('telegram_bot_token', [':aa'], `(?<![A-Za-z0-9_:-])\\d{8,10}:AA[A-Za-z0-9_-]{33}${R}`),
+  rule('jwt', ['eyj'], `${L}eyJ[A-Za-z0-9_-]{10,}\\.eyJ[A-Za-z0-9_-]{10,}\\.[A-Za-z0-9_-]*`),
+  rule('azure_storage_key', ['accountkey', 'sharedaccess'], `(?:AccountKey|SharedAccessKey|SharedAccessSignature)=(?<v>[^;"'\\s\\\\]{8,})`, 'i'),
+  rule('azure_sas_signature', ['sig='], `[?&]sig=(?<v>[A-Za-z0-9%+/=]{20,})`),
 ];
 
 const PLACEHOLDER_VALUE =
@@ -106,10 +113,13 @@ function snakeName(name: string): string {
 /** Whether an assignment's name says the value is a credential. */
 export function isSecretName(name: string): boolean {
   const snake = snakeName(name);
+  if (STRONG_NAME.test(snake)) return true;
   if (NON_SECRET_NAMES.test(snake)) return false;
-  if (STRONG_NAME.test(snake) || SECRETISH_ANYWHERE.test(snake)) return true;
+  if (SECRETISH_ANYWHERE.test(snake)) return true;
   return /(?:^|_)key$/.test(snake) && snake !== 'key';
 }
+
+const SECRET_NAME_HINTS = ['key', 'token', 'secret', 'pass', 'pwd', 'auth', 'cred', 'dsn', 'conn', 'webhook', 'bearer'];
 
 function minLengthFor(name: string): number {
   return /pass|pwd/i.test(name) ? 4 : 8;
@@ -143,9 +153,10 @@ function secretGroup(match: RegExpExecArray, kind: string, counts: ClassCounts):
 }
 
 /** Known shapes, credentials in URLs and headers, and secret-named assignments. */
-export function redactSecrets(input: Piece[], counts: ClassCounts): Piece[] {
+export function redactSecrets(input: Piece[], counts: ClassCounts, lower: string): Piece[] {
   let pieces = input;
   for (const shape of SHAPE_RULES) {
+    if (!hinted(lower, shape.hints)) continue;
     pieces = applyPass(pieces, shape.pattern, (match) => {
       const hasValueGroup = match.groups?.v !== undefined;
       const value = hasValueGroup ? match.groups!.v! : match[0];
@@ -154,7 +165,7 @@ export function redactSecrets(input: Piece[], counts: ClassCounts): Piece[] {
       return [placeholder(SECRET_PLACEHOLDER(shape.kind), `secret:${shape.kind}`, counts)];
     });
   }
-  pieces = applyPass(pieces, URL_CREDENTIALS, (match) => {
+  if (lower.includes('://')) pieces = applyPass(pieces, URL_CREDENTIALS, (match) => {
     const user = match.groups!.u!;
     const password = match.groups!.v!;
     if (!realValue(password, 1)) return null;
@@ -163,12 +174,15 @@ export function redactSecrets(input: Piece[], counts: ClassCounts): Piece[] {
     out.push(fixed(':'), placeholder(SECRET_PLACEHOLDER('password'), 'secret:password', counts), fixed('@'));
     return out;
   });
-  const valueRule = (pattern: RegExp, kind: string, min: number) =>
-    applyPass(pieces, pattern, (match) => (realValue(match.groups!.v!, min) ? secretGroup(match, kind, counts) : null));
-  pieces = valueRule(AUTH_HEADER, 'authorization', 8);
-  pieces = valueRule(BEARER, 'bearer_token', 16);
-  pieces = valueRule(KEY_HEADER, 'api_key_header', 12);
-  pieces = valueRule(CONNECTION_PASSWORD, 'password', 3);
+  const valueRule = (hints: string[], pattern: RegExp, kind: string, min: number) =>
+    hinted(lower, hints)
+      ? applyPass(pieces, pattern, (match) => (realValue(match.groups!.v!, min) ? secretGroup(match, kind, counts) : null))
+      : pieces;
+  pieces = valueRule(['authorization'], AUTH_HEADER, 'authorization', 8);
+  pieces = valueRule(['bearer'], BEARER, 'bearer_token', 16);
+  pieces = valueRule(['api-key', 'auth-token', 'private-token', 'access-token', 'apim'], KEY_HEADER, 'api_key_header', 12);
+  pieces = valueRule(['password=', 'pwd='], CONNECTION_PASSWORD, 'password', 3);
+  if (!hinted(lower, SECRET_NAME_HINTS)) return pieces;
   pieces = applyPass(pieces, QUOTED_ASSIGNMENT, (match) => {
     const name = match.groups!.n!;
     const value = match.groups!.v!;
@@ -218,7 +232,8 @@ const SSH_PUBLIC =
 const SSH_PRIVATE_TYPES = new Set(['OPENSSH ', 'RSA ', 'DSA ', 'EC ']);
 
 /** SSH keys (public and private) → `<SSH_KEY>`; other private keys → `<SECRET:private_key>`. */
-export function redactKeys(input: Piece[], counts: ClassCounts): Piece[] {
+export function redactKeys(input: Piece[], counts: ClassCounts, lower: string): Piece[] {
+  if (!hinted(lower, ['private key', 'public key', 'ssh-', 'ecdsa-', 'ssh2'])) return input;
   let pieces = applyPass(input, PEM_PRIVATE, (match) => {
     const type = match.groups?.t ?? '';
     if (SSH_PRIVATE_TYPES.has(type)) return [placeholder('<SSH_KEY>', 'ssh_key', counts)];
@@ -235,7 +250,8 @@ const DATA_URI = /(?<h>data:[A-Za-z0-9.+-]+\/[A-Za-z0-9.+-]+(?:;[A-Za-z0-9.=+-]+
  * Base64 payloads (images, documents, opaque provider blobs) are not secrets, but a
  * screenshot can show anything, so their content never survives: `<BASE64_DATA>`.
  */
-export function redactDataUris(input: Piece[], counts: ClassCounts): Piece[] {
+export function redactDataUris(input: Piece[], counts: ClassCounts, lower: string): Piece[] {
+  if (!lower.includes('base64,')) return input;
   return applyPass(input, DATA_URI, (match) => [
     keep(match.groups!.h!),
     placeholder('<BASE64_DATA>', 'base64_data', counts),
