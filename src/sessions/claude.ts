@@ -27,7 +27,12 @@ const KNOWN_META_TYPES = new Set([
   'tag',
 ]);
 
+/** Shared by every record without blocks (most records when only counting). Never mutated. */
+const NO_BLOCKS: Block[] = [];
+
 interface ClaudeRecord {
+  /** Position in the parser's record list. */
+  index: number;
   line: number;
   uuid: string;
   parent: string | null;
@@ -134,6 +139,7 @@ export class ClaudeParser {
       return;
     }
     const record: ClaudeRecord = {
+      index: this.records.length,
       line: lineNumber,
       uuid,
       parent,
@@ -183,7 +189,7 @@ export class ClaudeParser {
     }
     const keep = this.options.keepContent;
     const { blocks, hasText, hasToolResult, firstText, hasMedia } = readBlocks(message.content, keep);
-    record.blocks = blocks;
+    record.blocks = blocks.length === 0 && !keep ? NO_BLOCKS : blocks;
     record.hasToolResult = hasToolResult;
     if (record.type === 'assistant') {
       record.steps = 1;
@@ -214,13 +220,38 @@ export class ClaudeParser {
 
   finish(): ClaudeParseResult {
     const builder = new TimelineBuilder(this.file, this.options.keepContent);
-    const main = this.records.filter((r) => !r.sidechain);
-    const chain = this.mainChain(this.options.asSubagent ? this.records : main);
-    const onChain = new Set(chain.map((r) => r.uuid));
-    const spliced = this.spliceParallelResults(chain, main, onChain);
-    this.build(builder, spliced);
-    for (const r of spliced) onChain.add(r.uuid);
-    const offChainRecords = main.filter((r) => !onChain.has(r.uuid) && (r.type === 'user' || r.type === 'assistant')).length;
+    const records = this.records;
+    const n = records.length;
+    // Integer links instead of string sets: this runs over every record of large transcripts.
+    const main = new Uint8Array(n);
+    for (let i = 0; i < n; i += 1) main[i] = this.options.asSubagent || !records[i]!.sidechain ? 1 : 0;
+    const parentOf = new Int32Array(n).fill(-1);
+    const hasChild = new Uint8Array(n);
+    for (let i = 0; i < n; i += 1) {
+      const r = records[i]!;
+      const link = r.parent ?? r.logicalParent;
+      if (link === undefined) continue;
+      const parent = this.byUuid.get(link);
+      if (parent === undefined) {
+        parentOf[i] = -2;
+        continue;
+      }
+      parentOf[i] = parent.index;
+      if (main[i]) hasChild[parent.index] = 1;
+    }
+    const chain = this.mainChain(main, parentOf, hasChild);
+    const onChain = new Uint8Array(n);
+    for (const i of chain) onChain[i] = 1;
+    const ordered = this.spliceParallelResults(chain, main, parentOf, hasChild, onChain);
+    this.build(
+      builder,
+      ordered.map((i) => records[i]!),
+    );
+    let offChainRecords = 0;
+    for (let i = 0; i < n; i += 1) {
+      const r = records[i]!;
+      if (main[i] && !onChain[i] && (r.type === 'user' || r.type === 'assistant')) offChainRecords += 1;
+    }
     const inlineSubagents = this.options.asSubagent ? [] : this.inlineSubagents();
     if (this.duplicates > 0) {
       this.warnings.push({ file: this.file, line: this.firstDuplicateLine, message: `${this.duplicates} replayed line(s) with an already-seen uuid ignored (the earliest is kept)` });
@@ -240,39 +271,35 @@ export class ClaudeParser {
     return result;
   }
 
-  /** Walks back from the last leaf; jumps compact boundaries via logicalParentUuid. */
-  private mainChain(records: ClaudeRecord[]): ClaudeRecord[] {
-    if (records.length === 0) return [];
-    const hasChild = new Set<string>();
-    for (const r of records) {
-      if (r.parent !== null) hasChild.add(r.parent);
-      if (r.logicalParent !== undefined) hasChild.add(r.logicalParent);
-    }
-    let leaf: ClaudeRecord | undefined;
+  /** Walks back from the last leaf; a compact boundary links on through logicalParentUuid. Record indices. */
+  private mainChain(main: Uint8Array, parentOf: Int32Array, hasChild: Uint8Array): number[] {
+    const records = this.records;
+    let leaf = -1;
     for (let i = records.length - 1; i >= 0; i -= 1) {
-      const r = records[i]!;
-      if (hasChild.has(r.uuid)) continue;
-      leaf ??= r;
-      if (r.type === 'user' || r.type === 'assistant') {
-        leaf = r;
+      if (!main[i] || hasChild[i]) continue;
+      if (leaf === -1) leaf = i;
+      const type = records[i]!.type;
+      if (type === 'user' || type === 'assistant') {
+        leaf = i;
         break;
       }
     }
-    if (!leaf) leaf = records.at(-1)!;
-    const chain: ClaudeRecord[] = [];
-    const visited = new Set<string>();
-    let current: ClaudeRecord | undefined = leaf;
-    while (current && !visited.has(current.uuid)) {
-      visited.add(current.uuid);
+    if (leaf === -1) {
+      for (let i = records.length - 1; i >= 0 && leaf === -1; i -= 1) if (main[i]) leaf = i;
+      if (leaf === -1) return [];
+    }
+    const chain: number[] = [];
+    const visited = new Uint8Array(records.length);
+    let current = leaf;
+    while (current >= 0 && !visited[current]) {
+      visited[current] = 1;
       chain.push(current);
-      const next: string | undefined = current.parent ?? current.logicalParent;
-      if (next === undefined) break;
-      const found = this.byUuid.get(next);
-      if (!found) {
-        this.warn(current.line, `parent ${next} not in this file; the main chain starts here`);
-        break;
+      const next = parentOf[current]!;
+      if (next === -2) {
+        const r = records[current]!;
+        this.warn(r.line, `parent ${r.parent ?? r.logicalParent} not in this file; the main chain starts here`);
       }
-      current = found;
+      current = next;
     }
     return chain.reverse();
   }
@@ -281,27 +308,29 @@ export class ClaudeParser {
    * Parallel tool calls can leave tool-result lines on dead-end side branches of the
    * chain. The model saw them, so they go back right after the assistant message.
    */
-  private spliceParallelResults(chain: ClaudeRecord[], main: ClaudeRecord[], onChain: Set<string>): ClaudeRecord[] {
-    const hasChild = new Set<string>();
-    for (const r of main) if (r.parent !== null) hasChild.add(r.parent);
-    const byParent = new Map<string, ClaudeRecord[]>();
-    for (const r of main) {
-      if (onChain.has(r.uuid) || !r.hasToolResult || r.parent === null || !onChain.has(r.parent) || hasChild.has(r.uuid)) continue;
-      const list = byParent.get(r.parent) ?? [];
-      list.push(r);
-      byParent.set(r.parent, list);
+  private spliceParallelResults(chain: number[], main: Uint8Array, parentOf: Int32Array, hasChild: Uint8Array, onChain: Uint8Array): number[] {
+    const records = this.records;
+    const byParent = new Map<number, number[]>();
+    for (let i = 0; i < records.length; i += 1) {
+      const parent = parentOf[i]!;
+      if (!main[i] || onChain[i] || hasChild[i] || !records[i]!.hasToolResult || parent < 0 || !onChain[parent]) continue;
+      const list = byParent.get(parent) ?? [];
+      list.push(i);
+      byParent.set(parent, list);
     }
     if (byParent.size === 0) return chain;
-    const out: ClaudeRecord[] = [];
-    const queued: ClaudeRecord[] = [];
-    for (const r of chain) {
+    const out: number[] = [];
+    const queued: number[] = [];
+    for (const i of chain) {
+      const type = records[i]!.type;
       // Insert queued results once the assistant run they answer has ended.
-      if (queued.length > 0 && r.type !== 'assistant' && r.type !== 'progress') out.push(...queued.splice(0));
-      out.push(r);
-      const extra = byParent.get(r.uuid);
+      if (queued.length > 0 && type !== 'assistant' && type !== 'progress') out.push(...queued.splice(0));
+      out.push(i);
+      const extra = byParent.get(i);
       if (extra) queued.push(...extra);
     }
     out.push(...queued);
+    for (const i of out) onChain[i] = 1;
     return out;
   }
 
@@ -399,7 +428,7 @@ function readBlocks(
 ): { blocks: Block[]; hasText: boolean; hasToolResult: boolean; firstText: string; hasMedia: boolean } {
   if (typeof content === 'string') {
     const hasText = content.trim() !== '';
-    return { blocks: hasText ? [{ type: 'text', text: keep ? content : '' }] : [], hasText, hasToolResult: false, firstText: content.slice(0, 200), hasMedia: false };
+    return { blocks: hasText && keep ? [{ type: 'text', text: content }] : [], hasText, hasToolResult: false, firstText: content.slice(0, 200), hasMedia: false };
   }
   const blocks: Block[] = [];
   let hasText = false;
@@ -415,7 +444,11 @@ function readBlocks(
       if (text.trim() === '') continue;
       if (!hasText) firstText = text.slice(0, 200);
       hasText = true;
-      blocks.push({ type: 'text', text: keep ? text : '' });
+      if (keep) blocks.push({ type: 'text', text });
+    } else if (!keep && type !== 'tool_use' && type !== 'server_tool_use') {
+      // Counting only: tool calls are the one block kind still needed (tools used).
+      if (type === 'tool_result') hasToolResult = true;
+      else if (type === 'image' || type === 'document') hasMedia = true;
     } else if (type === 'thinking' || type === 'redacted_thinking') {
       const text = str(item.thinking) ?? '';
       const block: Block = { type: 'thinking', text: keep ? text : '' };

@@ -9,6 +9,8 @@ import { isUtf8 } from 'node:buffer';
 export interface LineSink {
   line(lineNumber: number, text: string): void;
   warn(lineNumber: number, message: string): void;
+  /** When present, receives the raw bytes instead of `line` (the view is only valid during the call). */
+  lineBytes?(lineNumber: number, bytes: Buffer): void;
 }
 
 export const DEFAULT_MAX_LINE_BYTES = 128 * 1024 * 1024;
@@ -82,6 +84,7 @@ export class LineSplitter {
     if (length === 0) return;
     const view = bytes.subarray(0, length);
     if (!isUtf8(view)) this.sink.warn(this.lineNumber, 'invalid UTF-8 (decoded with replacement characters)');
-    this.sink.line(this.lineNumber, view.toString('utf8'));
+    if (this.sink.lineBytes) this.sink.lineBytes(this.lineNumber, view);
+    else this.sink.line(this.lineNumber, view.toString('utf8'));
   }
 }

@@ -2,6 +2,7 @@ import { open, readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { ClaudeParser } from './claude.js';
 import { CodexParser } from './codex.js';
+import { skimJsonLine } from './json-skim.js';
 import type { LineSink } from './line-splitter.js';
 import { readFileLines } from './read-lines.js';
 import type { TimelineBuilder } from './timeline.js';
@@ -79,6 +80,8 @@ export async function readSession(file: string, options: ReadSessionOptions = {}
       else early.push({ file, line: lineNumber, message });
     },
   };
+  // Counting only: long strings are skimmed, never decoded (json-skim.ts).
+  if (!keepContent) sink.lineBytes = (lineNumber, bytes) => sink.line(lineNumber, skimJsonLine(bytes));
   const readOptions = options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes };
   const { lines, bytes } = await readFileLines(file, sink, readOptions);
   if (!claude && !codex) {

@@ -1,0 +1,184 @@
+/**
+ * Session reader throughput and memory.
+ *
+ * Generates a synthetic Claude Code transcript (300 MB; BENCH_SMOKE=1: ~5 MB) in a temp dir,
+ * then, each in its own child process so peak RSS is the reader's own:
+ *   - baseline: read the file and split it into decoded lines, no parsing (the practical limit);
+ *   - summary: stream-parse into a Session in counting mode (`content: 'none'`, what `list` uses);
+ *   - full: stream-parse keeping all message text (`content: 'full'`, what prefixes need).
+ * Prints MB/s, peak RSS and parse/baseline ratios. Targets: summary ≥ 50% of the baseline
+ * rate and < 150 MB peak RSS. Each mode runs twice; the faster run is reported.
+ */
+import { spawnSync } from 'node:child_process';
+import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { readFileLines } from '../src/sessions/read-lines.js';
+import { readSession } from '../src/sessions/read.js';
+
+type Mode = 'baseline' | 'summary' | 'full';
+interface ChildResult {
+  mode: Mode;
+  seconds: number;
+  bytes: number;
+  lines: number;
+  maxRssMb: number;
+  check: string;
+}
+
+const here = fileURLToPath(import.meta.url);
+
+async function child(mode: Mode, file: string): Promise<void> {
+  const start = process.hrtime.bigint();
+  let lines = 0;
+  let check = '';
+  let bytes = 0;
+  if (mode === 'baseline') {
+    let chars = 0;
+    const result = await readFileLines(file, {
+      line: (_n, text) => {
+        lines += 1;
+        chars += text.length;
+      },
+      warn: () => {},
+    });
+    bytes = result.bytes;
+    check = `${chars} chars`;
+  } else {
+    const session = await readSession(file, { content: mode === 'summary' ? 'none' : 'full', subagents: false });
+    lines = session.lines;
+    bytes = session.bytes;
+    check = `agentSteps ${session.counters.agentSteps}, messages ${session.counters.messages}, compactions ${session.compactions.length}, warnings ${session.warnings.length}`;
+  }
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  const maxRssMb = process.resourceUsage().maxRSS / 1024;
+  const out: ChildResult = { mode, seconds, bytes, lines, maxRssMb, check };
+  process.stdout.write(`${JSON.stringify(out)}\n`);
+}
+
+/** Deterministic PRNG so every run writes the same transcript. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const WORDS = 'the of and to in is for that with on file test function return const value error line import export type result check update fix'.split(' ');
+
+function prose(random: () => number, chars: number): string {
+  const out: string[] = [];
+  let n = 0;
+  while (n < chars) {
+    const w = WORDS[Math.floor(random() * WORDS.length)]!;
+    out.push(w);
+    n += w.length + 1;
+  }
+  return out.join(' ');
+}
+
+/** A realistic mix: prompts, split assistant messages (thinking/text/tool_use), tool results of 0.1–40 KB, progress, snapshots, compactions. */
+async function generate(file: string, targetBytes: number): Promise<void> {
+  const random = rng(7);
+  const stream = createWriteStream(file);
+  let written = 0;
+  let parent: string | null = null;
+  let n = 0;
+  let t = Date.parse('2026-03-01T09:00:00Z');
+  const uuid = (): string => `00000000-0000-4000-8000-${(n++).toString(16).padStart(12, '0')}`;
+  const base = (type: string, extra: Record<string, unknown>): Record<string, unknown> => {
+    const id = uuid();
+    t += 1000 + Math.floor(random() * 5000);
+    const record = { parentUuid: parent, isSidechain: false, userType: 'external', cwd: '/home/dev/proj', sessionId: 'bench-session', version: '2.1.152', gitBranch: 'main', type, uuid: id, timestamp: new Date(t).toISOString(), ...extra };
+    parent = id;
+    return record;
+  };
+  const emit = async (record: unknown): Promise<void> => {
+    const line = `${JSON.stringify(record)}\n`;
+    written += Buffer.byteLength(line);
+    if (!stream.write(line)) await new Promise<void>((resolve) => stream.once('drain', () => resolve()));
+  };
+  let turn = 0;
+  while (written < targetBytes) {
+    turn += 1;
+    await emit(base('user', { message: { role: 'user', content: `Please ${prose(random, 60 + Math.floor(random() * 300))}` } }));
+    const steps = 2 + Math.floor(random() * 10);
+    for (let s = 0; s < steps && written < targetBytes; s += 1) {
+      const messageId = `msg_${turn}_${s}`;
+      const usage = { input_tokens: 10, cache_creation_input_tokens: 300, cache_read_input_tokens: 40_000, output_tokens: 200 };
+      const assistant = (content: unknown[]): Record<string, unknown> =>
+        base('assistant', { requestId: `req_${turn}_${s}`, message: { id: messageId, type: 'message', role: 'assistant', model: 'claude-sonnet-4-5-20250929', content, stop_reason: null, usage } });
+      if (random() < 0.4) await emit(assistant([{ type: 'thinking', thinking: prose(random, 200 + Math.floor(random() * 1500)), signature: 'sig' }]));
+      if (random() < 0.6) await emit(assistant([{ type: 'text', text: prose(random, 50 + Math.floor(random() * 600)) }]));
+      const toolId = `toolu_${turn}_${s}`;
+      await emit(assistant([{ type: 'tool_use', id: toolId, name: random() < 0.5 ? 'Bash' : 'Read', input: { command: prose(random, 40) } }]));
+      if (random() < 0.3) await emit(base('progress', { data: { type: 'hook_progress', hookEvent: 'PostToolUse' }, toolUseID: toolId }));
+      const size = random() < 0.1 ? 10_000 + Math.floor(random() * 30_000) : 100 + Math.floor(random() * 3000);
+      await emit(base('user', { message: { role: 'user', content: [{ tool_use_id: toolId, type: 'tool_result', content: prose(random, size) }] }, toolUseResult: { stdout: '', stderr: '' } }));
+    }
+    await emit(base('assistant', { message: { id: `msg_${turn}_end`, type: 'message', role: 'assistant', model: 'claude-sonnet-4-5-20250929', content: [{ type: 'text', text: prose(random, 100 + Math.floor(random() * 800)) }], usage: { input_tokens: 1, output_tokens: 90 } } }));
+    if (random() < 0.2) await emit({ type: 'file-history-snapshot', messageId: `m${turn}`, snapshot: { trackedFileBackups: {} } });
+    if (turn % 400 === 0) {
+      const logical = parent;
+      parent = null;
+      await emit(base('system', { subtype: 'compact_boundary', content: 'Conversation compacted', logicalParentUuid: logical, compactMetadata: { trigger: 'auto', preTokens: 160_000 } }));
+      await emit(base('user', { isCompactSummary: true, message: { role: 'user', content: `This session is being continued from a previous conversation that ran out of context. ${prose(random, 4000)}` } }));
+    }
+  }
+  await new Promise<void>((resolve, reject) => stream.end((error?: Error | null) => (error ? reject(error) : resolve())));
+}
+
+function runChild(mode: Mode, file: string): ChildResult {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', here, '--child', mode, file], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  if (result.status !== 0) throw new Error(`child ${mode} failed (${result.status}): ${result.stderr}`);
+  return JSON.parse(result.stdout.trim().split('\n').at(-1)!) as ChildResult;
+}
+
+async function main(): Promise<void> {
+  const smoke = process.env.BENCH_SMOKE === '1' || process.env.BENCH_SMOKE === 'true';
+  const target = smoke ? 5 * 1024 * 1024 : 300 * 1024 * 1024;
+  const dir = mkdtempSync(join(tmpdir(), 'echolens-bench-sessions-'));
+  const file = join(dir, 'bench-session.jsonl');
+  try {
+    const genStart = Date.now();
+    await generate(file, target);
+    const size = statSync(file).size;
+    console.log(`transcript: ${(size / 1024 / 1024).toFixed(1)} MB synthetic Claude Code session, generated in ${((Date.now() - genStart) / 1000).toFixed(1)} s`);
+    const best = new Map<Mode, ChildResult>();
+    for (let round = 0; round < 2; round += 1) {
+      for (const mode of ['baseline', 'summary', 'full'] as Mode[]) {
+        const r = runChild(mode, file);
+        const prior = best.get(mode);
+        if (!prior || r.seconds < prior.seconds) best.set(mode, { ...r, maxRssMb: Math.max(r.maxRssMb, prior?.maxRssMb ?? 0) });
+      }
+    }
+    const base = best.get('baseline')!;
+    const rate = (r: ChildResult): number => r.bytes / 1024 / 1024 / r.seconds;
+    console.log('mode       MB/s     ratio   peak RSS   result');
+    for (const mode of ['baseline', 'summary', 'full'] as Mode[]) {
+      const r = best.get(mode)!;
+      console.log(
+        `${mode.padEnd(9)} ${rate(r).toFixed(1).padStart(6)}   ${(rate(r) / rate(base)).toFixed(2).padStart(5)}   ${r.maxRssMb.toFixed(0).padStart(5)} MB   ${r.check}`,
+      );
+    }
+    const summary = best.get('summary')!;
+    const ratio = rate(summary) / rate(base);
+    console.log(
+      `targets (summary parse): ≥ 0.50 of the line-splitting rate: ${ratio.toFixed(2)} ${ratio >= 0.5 ? 'met' : 'NOT met'}; < 150 MB peak RSS: ${summary.maxRssMb.toFixed(0)} MB ${summary.maxRssMb < 150 ? 'met' : 'NOT met'}`,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[2] === '--gen') {
+  await generate(process.argv[3]!, Number(process.argv[4]));
+} else if (process.argv[2] === '--child') {
+  await child(process.argv[3] as Mode, process.argv[4]!);
+} else {
+  await main();
+}
