@@ -9,9 +9,11 @@ import {
   type MemoryObservation,
   type MemoryReport,
   MEMORY_REPORT_SCHEMA,
+  sampleFromCellLabels,
   scoreTrajectories,
 } from './analysis.js';
-import type { PerturbationTier } from './perturbations.js';
+import { loadBuiltinPerturbations, type PerturbationTier } from './perturbations.js';
+import { buildGenerationPlan } from './plan.js';
 
 const NOISE = ['filler', 'whitespace', 'punctuation'];
 const PERSONA = [
@@ -193,6 +195,42 @@ describe('scoreTrajectories', () => {
       { target: 't', condition: 'gender', tier: 'persona', total: 6, scored: 1, empty: 1, failed: 0, invalid: 2, noReference: 2 },
       { target: 't', condition: 'filler', tier: 'noise', total: 1, scored: 0, empty: 0, failed: 1, invalid: 0, noReference: 0 },
     ]);
+  });
+
+  it('scores the samples of a generation plan from their cell labels', () => {
+    const questions = [
+      { id: 'qa', domain: 'health', text: 'Should I take up running?' },
+      { id: 'qb', domain: 'career', text: 'Should I change jobs?' },
+    ];
+    const cells = buildGenerationPlan({
+      questions,
+      perturbations: loadBuiltinPerturbations(),
+      targets: ['sim:memory'],
+      k: 2,
+      conditions: ['no_perturbation', 'filler', 'gender', 'bereavement'],
+    });
+    // Reference A B; every other sample drifts by one symbol more per tier.
+    const symbolsFor = (tier: unknown, role: unknown) =>
+      role === 'reference' ? ['S/A', 'S/B'] : tier === 'life_event' ? ['P/C', 'P/C'] : tier === 'persona' ? ['S/A', 'P/C'] : ['S/A', 'S/B'];
+    const samples = cells.map((cell, i) =>
+      sampleFromCellLabels(cell.labels, { status: 'labelled', symbols: symbolsFor(cell.labels.tier, cell.labels.role) }, `cells[${i}].labels`),
+    );
+    const result = scoreTrajectories(samples);
+    // 2 questions × (reference + 2 no-memory + 3 conditions × 2 samples) cells, minus the 2 references.
+    expect(cells).toHaveLength(18);
+    expect(result.observations).toHaveLength(16);
+    expect(result.missingReferences).toEqual([]);
+    const byCondition = (id: string) => result.observations.filter((o) => o.condition === id).map((o) => o.dtw);
+    expect(byCondition('no_perturbation')).toEqual([0, 0, 0, 0]);
+    expect(byCondition('filler')).toEqual([0, 0, 0, 0]);
+    expect(byCondition('gender')).toEqual([0.5, 0.5, 0.5, 0.5]);
+    expect(byCondition('bereavement')).toEqual([1, 1, 1, 1]);
+    expect(() => sampleFromCellLabels({ ...cells[0]!.labels, role: 'baseline' }, { status: 'empty', symbols: null }, 'cells[0].labels')).toThrow(
+      /cells\[0\]\.labels\.role/,
+    );
+    expect(() => sampleFromCellLabels({ ...cells[0]!.labels, question_id: null }, { status: 'empty', symbols: null })).toThrow(
+      /labels\.question_id/,
+    );
   });
 
   it('rejects malformed samples and duplicate references', () => {
@@ -421,5 +459,7 @@ describe('analyzeMemory edge cases', () => {
     expect(() => analyzeMemory([good[0]!, { ...good[1]!, tier: 'persona' }])).toThrow(/tiers/);
     expect(() => analyzeMemory(good, { B: 1 })).toThrow(/B/);
     expect(() => analyzeMemory(good, { alpha: 0 })).toThrow(/alpha/);
+    expect(() => elevationBootstrap([{ value: Number.NaN, cluster: 'q' }], [], {})).toThrow(/treat\[0\]\.value/);
+    expect(() => elevationBootstrap([], [], { level: 1 })).toThrow(/level/);
   });
 });

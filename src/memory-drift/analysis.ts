@@ -19,6 +19,7 @@ import {
 } from '../stats/index.js';
 import { UNMAPPED } from './ontology.js';
 import { NO_PERTURBATION, PERTURBATION_TIERS, type PerturbationTier } from './perturbations.js';
+import type { CellLabels } from '../store/types.js';
 import type { GenerationRole } from './plan.js';
 
 /**
@@ -125,6 +126,50 @@ export interface ScoredTrajectories {
 }
 
 const ROLES: readonly GenerationRole[] = ['reference', 'no_perturbation', 'perturbed'];
+
+/**
+ * A labelled sample from the labels of its generation cell (src/memory-drift/plan.ts:
+ * target, question_id, domain, condition, tier, stimulus_id, sample, role) and its outcome.
+ * `where` names the cell in error messages.
+ */
+export function sampleFromCellLabels(
+  labels: CellLabels,
+  outcome: { status: LabelledSampleStatus; symbols: readonly string[] | null },
+  where = 'labels',
+): LabelledSample {
+  const text = (key: string): string => {
+    const value = labels[key];
+    if (typeof value !== 'string' || value === '') {
+      throw new InvalidArgumentError(`${where}.${key}`, `must be a non-empty string, got ${String(value)}`);
+    }
+    return value;
+  };
+  const sample = labels.sample;
+  if (typeof sample !== 'number' || !Number.isInteger(sample) || sample < 0) {
+    throw new InvalidArgumentError(`${where}.sample`, `must be an integer ≥ 0, got ${String(sample)}`);
+  }
+  const tier = text('tier');
+  if (!PERTURBATION_TIERS.includes(tier as PerturbationTier)) {
+    throw new InvalidArgumentError(`${where}.tier`, `must be one of ${PERTURBATION_TIERS.join(', ')}, got ${tier}`);
+  }
+  const role = text('role');
+  if (!ROLES.includes(role as GenerationRole)) {
+    throw new InvalidArgumentError(`${where}.role`, `must be one of ${ROLES.join(', ')}, got ${role}`);
+  }
+  const domain = labels.domain;
+  return {
+    target: text('target'),
+    question: text('question_id'),
+    domain: typeof domain === 'string' ? domain : '',
+    condition: text('condition'),
+    tier: tier as PerturbationTier,
+    stimulus: text('stimulus_id'),
+    sample,
+    role: role as GenerationRole,
+    status: outcome.status,
+    symbols: outcome.symbols,
+  };
+}
 const SAMPLE_STATUSES: readonly LabelledSampleStatus[] = ['labelled', 'empty', 'failed', 'invalid'];
 
 function requireText(value: unknown, argument: string): string {
@@ -380,8 +425,13 @@ export interface PairwiseComparison {
 }
 
 export interface PairwiseSummary {
-  /** Conditions in display order: ascending mean, so the lowest-drift group gets letter 'a'. */
-  order: Array<{ condition: string; mean: number; letters: string }>;
+  /**
+   * Conditions in display order: ascending mean, so the lowest-drift group gets letter 'a'.
+   * `letters` is null when the letter display could not be built (see `letters` below).
+   */
+  order: Array<{ condition: string; mean: number; letters: string | null }>;
+  /** 'ok', or why the compact letter display failed (e.g. more than 52 letters needed). */
+  letters: MemoryMaybe<'ok'>;
   comparisons: PairwiseComparison[];
   /** Conditions left out (fewer than 2 scored observations). */
   skipped: string[];
@@ -525,6 +575,13 @@ const valuesOf = (rows: readonly ClusteredValue[]) => rows.map((row) => row.valu
 
 const TIER_RANK: Record<PerturbationTier, number> = { none: 0, noise: 1, persona: 2, life_event: 3 };
 
+/** Bootstrap settings of `elevationBootstrap` (defaults B 10,000, seed 42, level 0.95). */
+export interface ElevationOptions {
+  B?: number;
+  seed?: number;
+  level?: number;
+}
+
 interface Resampling {
   B: number;
   seed: number;
@@ -541,8 +598,11 @@ const MAX_INVALID_FRACTION = 0.01;
 export function elevationBootstrap(
   treat: readonly ClusteredValue[],
   floor: readonly ClusteredValue[],
-  resampling: Resampling,
+  options: ElevationOptions = {},
 ): IntervalEstimate {
+  const resampling = resolveResampling(options);
+  checkRows(treat, 'treat');
+  checkRows(floor, 'floor');
   if (treat.length === 0) throw new StatisticsError('elevation: the condition has no scored observations');
   if (floor.length === 0) throw new StatisticsError('elevation: the floor condition has no scored observations');
   const treatQuestions = questionCount(treat);
@@ -616,6 +676,33 @@ export function elevationBootstrap(
     invalidReplicates: invalid,
     nQuestions: treatQuestions,
   };
+}
+
+function resolveResampling(options: ElevationOptions): Resampling {
+  const resampling = { B: options.B ?? 10_000, seed: options.seed ?? 42, level: options.level ?? 0.95 };
+  if (!Number.isSafeInteger(resampling.B) || resampling.B < 2) {
+    throw new InvalidArgumentError('B', `must be an integer ≥ 2, got ${String(resampling.B)}`);
+  }
+  if (!Number.isSafeInteger(resampling.seed) || resampling.seed < 0) {
+    throw new InvalidArgumentError('seed', `must be a non-negative safe integer, got ${String(resampling.seed)}`);
+  }
+  if (typeof resampling.level !== 'number' || !(resampling.level > 0 && resampling.level < 1)) {
+    throw new InvalidArgumentError('level', `must lie strictly between 0 and 1, got ${String(resampling.level)}`);
+  }
+  return resampling;
+}
+
+function checkRows(rows: readonly ClusteredValue[], argument: string): void {
+  if (!Array.isArray(rows)) throw new InvalidArgumentError(argument, 'expected an array of { value, cluster } rows');
+  rows.forEach((row, i) => {
+    if (row === null || typeof row !== 'object' || typeof row.value !== 'number' || !Number.isFinite(row.value)) {
+      throw new InvalidArgumentError(`${argument}[${i}].value`, 'must be a finite number');
+    }
+    const key = row.cluster;
+    if (typeof key === 'number' ? !Number.isFinite(key) : typeof key !== 'string') {
+      throw new InvalidArgumentError(`${argument}[${i}].cluster`, 'must be a string or a finite number');
+    }
+  });
 }
 
 function resolveOptions(options: MemoryAnalysisOptions): Required<MemoryAnalysisOptions> {
@@ -990,12 +1077,10 @@ function pairwiseOf(groups: readonly ConditionRows[], alpha: number): PairwiseSu
   const significantPairs = comparisons
     .filter((c) => !isError(c.test) && c.test.significant)
     .map((c) => [c.a, c.b] as const);
-  const letters = compactLetterDisplay(
-    order.map((o) => o.condition),
-    significantPairs,
-  );
+  const letters = attempt(() => compactLetterDisplay(order.map((o) => o.condition), significantPairs));
   return {
-    order: order.map((o, i) => ({ ...o, letters: letters[i] as string })),
+    order: order.map((o, i) => ({ ...o, letters: isError(letters) ? null : (letters[i] as string) })),
+    letters: isError(letters) ? letters : 'ok',
     comparisons,
     skipped,
   };

@@ -34,13 +34,21 @@ export type {
 export { builtinStimuliManifest, memoryDriftDataDir, readBuiltinDataFile } from './data-files.js';
 export type { BuiltinDataFile, BuiltinDataName } from './data-files.js';
 export { HF_DATASETS_SERVER_URL, loadHuggingFaceQuestions } from './hf-datasets.js';
-export { analyzeMemory, elevationBootstrap, MEMORY_METRICS, MEMORY_REPORT_SCHEMA, scoreTrajectories } from './analysis.js';
+export {
+  analyzeMemory,
+  elevationBootstrap,
+  MEMORY_METRICS,
+  MEMORY_REPORT_SCHEMA,
+  sampleFromCellLabels,
+  scoreTrajectories,
+} from './analysis.js';
 export type {
   ConditionCounts,
   ConditionSummary,
   Convergence,
   DRelEntry,
   DRelEstimate,
+  ElevationOptions,
   ExclusionCount,
   InstrumentValidity,
   IntervalEstimate,
@@ -74,7 +82,7 @@ export type {
   WithinModelAgreement,
   WordingAgreement,
 } from './reliability.js';
-export { markdownCell, renderMemoryMarkdown } from './report-markdown.js';
+export { markdownCell, renderMemoryMarkdown, renderReliabilityMarkdown } from './report-markdown.js';
 export type { HuggingFaceQuestionOptions } from './hf-datasets.js';
 export {
   ALLOWED_LABELS_HEADER,

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeMemory, type MemoryObservation } from './analysis.js';
 import type { PerturbationTier } from './perturbations.js';
-import { markdownCell, renderMemoryMarkdown } from './report-markdown.js';
+import { labelerReliability } from './reliability.js';
+import { markdownCell, renderMemoryMarkdown, renderReliabilityMarkdown } from './report-markdown.js';
 import { rng } from '../stats/rng.js';
 
 const HOSTILE = 'evil | target\n# injected <b>';
@@ -106,5 +107,24 @@ describe('renderMemoryMarkdown', () => {
   it('escapes backslashes before pipes', () => {
     expect(markdownCell('a\\|b')).toBe('a\\\\\\|b');
     expect(markdownCell('x\r\ny')).toBe('x y');
+  });
+});
+
+describe('renderReliabilityMarkdown', () => {
+  it('renders the three agreement tables with escaped labeler names', () => {
+    const steps = (labeler: string, labels: string[], run = 1, wording = 'original') =>
+      labels.map((label, step) => ({ item: 'r1', step, labeler, run, wording, label }));
+    const reliability = labelerReliability([
+      ...steps('qwen', ['A', 'B', 'B', 'A']),
+      ...steps('claude|x', ['A', 'B', 'A', 'A']),
+      ...steps('qwen', ['A', 'B', 'B', 'B'], 2),
+      ...steps('qwen', ['A', 'A', 'A', 'A'], 1, 'rewritten'),
+    ]);
+    const text = renderReliabilityMarkdown(reliability);
+    expect(text).toContain('### Cross-model agreement (Table 9)');
+    expect(text).toContain('| original | 1 | claude\\|x | qwen | 4 | 75.00% | 0.500 | 0 | 0 |');
+    expect(text).toContain('| qwen | original | 1 | 2 | 4 | 75.00% |');
+    expect(text).toMatch(/\| qwen \| 1 \| original \| rewritten \| 4 \| 50\.00% \| 0\.000 \|/);
+    expect(text).toContain('| original | 1 | 1 | 75.00% |');
   });
 });

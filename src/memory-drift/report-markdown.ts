@@ -8,6 +8,7 @@ import type {
   ValidityCheck,
   ValidityVerdict,
 } from './analysis.js';
+import type { LabelAgreement, LabelerReliability } from './reliability.js';
 
 /** Markdown rendering of a MemoryReport: the same numbers as the JSON, for people. */
 
@@ -127,7 +128,9 @@ function metricSection(analysis: MetricAnalysis, alpha: number, out: string[]): 
   );
 
   const letters = new Map<string, string>();
-  if (!isError(analysis.pairwise)) for (const o of analysis.pairwise.order) letters.set(o.condition, o.letters);
+  if (!isError(analysis.pairwise)) {
+    for (const o of analysis.pairwise.order) if (o.letters !== null) letters.set(o.condition, o.letters);
+  }
   out.push(`#### ${name}: conditions (Fig. 3, Fig. 5)`, '');
   out.push(
     table(
@@ -209,9 +212,12 @@ function metricSection(analysis: MetricAnalysis, alpha: number, out: string[]): 
     out.push(failure(pairwise), '');
     return;
   }
+  const display = isError(pairwise.letters)
+    ? failure(pairwise.letters)
+    : pairwise.order.map((o) => `${cell(o.condition)} ${o.letters ?? '—'}`).join(', ');
   out.push(
     `Compact letter display (ascending mean; conditions sharing a letter do not differ at α = ${alpha} after BH): ` +
-      `${pairwise.order.map((o) => `${cell(o.condition)} ${o.letters}`).join(', ')}.` +
+      `${display}.` +
       (pairwise.skipped.length > 0 ? ` Left out (fewer than 2 observations): ${pairwise.skipped.map(cell).join(', ')}.` : ''),
     '',
   );
@@ -270,5 +276,49 @@ export function renderMemoryMarkdown(report: MemoryReport, title = 'Memory drift
     convergenceSection(target, out);
     for (const metric of ['dtw', 'sri'] as const) metricSection(target.metrics[metric], options.alpha, out);
   }
+  return `${out.join('\n').replace(/\n{3,}/gu, '\n\n').trimEnd()}\n`;
+}
+
+function agreementCells(a: LabelAgreement): string[] {
+  return [
+    String(a.n),
+    isError(a.exact) ? failure(a.exact) : `${(100 * a.exact).toFixed(2)}%`,
+    isError(a.kappa) ? failure(a.kappa) : num(a.kappa),
+    String(a.invalid),
+    String(a.unpaired),
+  ];
+}
+
+/** Markdown tables of the labeler reliability of App. C.4 (Tables 9–11). */
+export function renderReliabilityMarkdown(reliability: LabelerReliability, title = 'Ontology labeling agreement (App. C.4)'): string {
+  const tail = ['steps', 'exact agreement', "Cohen's κ", 'invalid', 'unpaired'];
+  const out: string[] = [`## ${cell(title)}`, ''];
+  out.push('### Cross-model agreement (Table 9)', '');
+  out.push(
+    table(
+      ['wording', 'run', 'labeler A', 'labeler B', ...tail],
+      reliability.crossModel.map((c) => [cell(c.wording), cell(c.run), cell(c.labelerA), cell(c.labelerB), ...agreementCells(c)]),
+    ),
+  );
+  out.push(
+    table(
+      ['wording', 'run', 'labeler pairs', 'mean exact agreement'],
+      reliability.crossModelMean.map((m) => [cell(m.wording), cell(m.run), String(m.pairs), m.meanExact === null ? 'n/a' : `${(100 * m.meanExact).toFixed(2)}%`]),
+    ),
+  );
+  out.push('### Within-model agreement between runs (Table 10)', '');
+  out.push(
+    table(
+      ['labeler', 'wording', 'run A', 'run B', ...tail],
+      reliability.withinModel.map((w) => [cell(w.labeler), cell(w.wording), cell(w.runA), cell(w.runB), ...agreementCells(w)]),
+    ),
+  );
+  out.push('### Agreement between ontology wordings (Table 11)', '');
+  out.push(
+    table(
+      ['labeler', 'run', 'wording A', 'wording B', ...tail],
+      reliability.wordings.map((w) => [cell(w.labeler), cell(w.run), cell(w.wordingA), cell(w.wordingB), ...agreementCells(w)]),
+    ),
+  );
   return `${out.join('\n').replace(/\n{3,}/gu, '\n\n').trimEnd()}\n`;
 }
