@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../core/errors.js';
 import { dRel } from '../stats/index.js';
@@ -233,6 +234,26 @@ describe('scoreTrajectories', () => {
     );
   });
 
+  it('keeps scores in [0, 1] and gives 0 for a sample identical to the reference', () => {
+    const symbols = fc.array(fc.constantFrom('S/A', 'S/B', 'P/C', 'unmapped'), { minLength: 1, maxLength: 12 });
+    fc.assert(
+      fc.property(symbols, symbols, fc.constantFrom<'reference' | 'all-pairs'>('reference', 'all-pairs'), (base, other, pairing) => {
+        const result = scoreTrajectories(
+          [reference('q1', base), sample({ symbols: other }), sample({ sample: 1, symbols: base })],
+          { pairing },
+        );
+        const [drifted, same] = result.observations as [MemoryObservation, MemoryObservation];
+        for (const value of [drifted.dtw, drifted.sri]) {
+          expect(value).toBeGreaterThanOrEqual(0);
+          expect(value).toBeLessThanOrEqual(1);
+        }
+        expect(same.dtw).toBe(0);
+        expect(same.sri).toBe(0);
+      }),
+      { numRuns: 200, seed: 42 },
+    );
+  });
+
   it('rejects malformed samples and duplicate references', () => {
     expect(() => scoreTrajectories([reference('q1', ['A']), reference('q1', ['B'])])).toThrow(/second reference/);
     expect(() => scoreTrajectories([sample({ symbols: null })])).toThrow(InvalidArgumentError);
@@ -451,6 +472,28 @@ describe('analyzeMemory edge cases', () => {
     expect(filler).toMatchObject({ total: 5, scored: 3, empty: 1, invalid: 1, steps: 4, unmappedSteps: 2, unmappedRate: 0.5 });
     expect(filler.dropoutRate).toBeCloseTo(0.2, 12);
     expect(filler.invalidRate).toBeCloseTo(0.25, 12);
+  });
+
+  it('analyses targets separately and honours the floor and convergence options', () => {
+    const a = base();
+    const b = plant({ questions: 12, samples: 2, seed: 6, shift: () => 0 }, 'other-model');
+    const report = analyzeMemory([...b, ...a], { B, convergenceConditions: 'all' });
+    expect(report.targets.map((t) => t.target)).toEqual(['other-model', 'sim:memory']);
+    expect(report.counts.byCondition.filter((c) => c.target === 'other-model')).toHaveLength(17);
+    const convergence = report.targets[1]!.convergence;
+    if ('error' in convergence) throw new Error(convergence.error);
+    // Every condition but the floor: 3 + 10 + 3.
+    expect(convergence.conditions).toHaveLength(16);
+    expect(convergence.conditions).not.toContain('tier:life_event');
+    const alone = analyzeMemory(a, { B });
+    expect(report.targets[1]!.metrics).toEqual(alone.targets[0]!.metrics);
+    // Another floor: the filler condition becomes the reference level.
+    const refloored = analyzeMemory(a, { B, floorCondition: 'filler' });
+    const fit = refloored.targets[0]!.metrics.dtw.mixedModel;
+    if ('error' in fit) throw new Error(fit.error);
+    expect(fit.reference).toBe('filler');
+    expect(fit.fixed.map((f) => f.term)).toContain('no_perturbation');
+    expect(condition(refloored, 'dtw', 'filler').elevation).toBeNull();
   });
 
   it('rejects malformed observations and options', () => {
