@@ -603,6 +603,38 @@ export function elevationBootstrap(
   const resampling = resolveResampling(options);
   checkRows(treat, 'treat');
   checkRows(floor, 'floor');
+  return elevationWithDraws(treat, floor, resampling, null);
+}
+
+/** Largest draw matrix (B × #questions indices) kept for reuse: 32 MB. */
+const MAX_CACHED_DRAWS = 1 << 23;
+
+/**
+ * The question draws of every replicate for k questions, as one B × k matrix: the same stream
+ * of `rng(seed)` that B successive `fillInt(draw, k)` calls would consume, so results do not
+ * depend on whether it is cached. Analyses reuse it across conditions with the same k.
+ */
+type DrawSource = (k: number) => Int32Array | null;
+
+function drawCache(resampling: Resampling): DrawSource {
+  const cache = new Map<number, Int32Array>();
+  return (k) => {
+    if (resampling.B * k > MAX_CACHED_DRAWS) return null;
+    let draws = cache.get(k);
+    if (draws === undefined) {
+      draws = rng(resampling.seed).fillInt(new Int32Array(resampling.B * k), k);
+      cache.set(k, draws);
+    }
+    return draws;
+  };
+}
+
+function elevationWithDraws(
+  treat: readonly ClusteredValue[],
+  floor: readonly ClusteredValue[],
+  resampling: Resampling,
+  drawSource: DrawSource | null,
+): IntervalEstimate {
   if (treat.length === 0) throw new StatisticsError('elevation: the condition has no scored observations');
   if (floor.length === 0) throw new StatisticsError('elevation: the floor condition has no scored observations');
   const treatQuestions = questionCount(treat);
@@ -640,17 +672,19 @@ export function elevationBootstrap(
   if (!(muFloor > 0)) {
     throw new StatisticsError(`elevation: the floor mean is ${muFloor}; percent elevation μ/μ_floor − 1 is undefined`);
   }
-  const random = rng(resampling.seed);
-  const draw = new Int32Array(k);
+  const cached = drawSource?.(k) ?? null;
+  const random = cached === null ? rng(resampling.seed) : null;
+  const draw = cached ?? new Int32Array(k);
   const kept = new Float64Array(resampling.B);
   let valid = 0;
   for (let b = 0; b < resampling.B; b++) {
-    random.fillInt(draw, k);
+    const offset = cached === null ? 0 : b * k;
+    random?.fillInt(draw, k);
     let tn = 0;
     let ts = 0;
     let fn = 0;
     let fs = 0;
-    for (let c = 0; c < k; c++) {
+    for (let c = offset; c < offset + k; c++) {
       const at = (draw[c] as number) * 4;
       tn += stats[at] as number;
       ts += stats[at + 1] as number;
@@ -822,6 +856,7 @@ export function analyzeMemory(
   const settings = resolveOptions(options);
   checkObservations(observations);
   const scored = observations.filter((o) => o.status === 'scored');
+  const draws = drawCache({ B: settings.B, seed: settings.seed, level: settings.level });
   const targets = [...new Set(observations.map((o) => o.target))].sort();
   return {
     schema: MEMORY_REPORT_SCHEMA,
@@ -831,7 +866,7 @@ export function analyzeMemory(
       scored: scored.length,
       byCondition: conditionCounts(observations),
     },
-    targets: targets.map((target) => analyzeTarget(target, scored.filter((o) => o.target === target), settings)),
+    targets: targets.map((target) => analyzeTarget(target, scored.filter((o) => o.target === target), settings, draws)),
   };
 }
 
@@ -845,9 +880,10 @@ function analyzeTarget(
   target: string,
   observations: readonly MemoryObservation[],
   settings: Required<MemoryAnalysisOptions>,
+  draws: DrawSource,
 ): TargetAnalysis {
   const metrics = {} as Record<MemoryMetric, MetricAnalysis>;
-  for (const metric of MEMORY_METRICS) metrics[metric] = analyzeMetric(metric, observations, settings);
+  for (const metric of MEMORY_METRICS) metrics[metric] = analyzeMetric(metric, observations, settings, draws);
   const convergence = attempt(() => convergenceOf(metrics, settings));
   return {
     target,
@@ -875,6 +911,7 @@ function analyzeMetric(
   metric: MemoryMetric,
   observations: readonly MemoryObservation[],
   settings: Required<MemoryAnalysisOptions>,
+  draws: DrawSource,
 ): MetricAnalysis {
   const resampling: Resampling = { B: settings.B, seed: settings.seed, level: settings.level };
   const groups = groupRows(metric, observations);
@@ -912,7 +949,7 @@ function analyzeMetric(
     }),
     elevation: attempt(() => {
       if (floorRows.length === 0) throw new StatisticsError(noFloor);
-      return elevationBootstrap(rows, floorRows, resampling);
+      return elevationWithDraws(rows, floorRows, resampling, draws);
     }),
   });
 
