@@ -15,6 +15,7 @@ export type {
   StopReason,
 } from './runner.js';
 export { TokenBucket } from './token-bucket.js';
+export { WorkLane } from './lane.js';
 export { cacheablePrefix, prefixSignature, schedulePrefixGroups, estimateInputTokens } from './schedule.js';
 export type { PrefixSchedule } from './schedule.js';
 export { createProgressReporter, formatProgress } from './progress.js';

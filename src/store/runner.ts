@@ -1,4 +1,3 @@
-import PQueue from 'p-queue';
 import { ConfigError, EcholensError, InvalidArgumentError } from '../core/errors.js';
 import { ModelCallError } from '../models/errors.js';
 import { CallFailedError, type RetryPolicy, type SleepFn, callWithRetry, defaultSleep } from '../models/retry.js';
@@ -6,6 +5,7 @@ import { type ModelAdapter, type ModelRequest, type TokenUsage, ZERO_USAGE } fro
 import { cellKey } from './keys.js';
 import type { CellOutcome, RunStatus, RunStore } from './run-store.js';
 import { DEFAULT_PREFIX_MIN_CHARS, estimateInputTokens, schedulePrefixGroups } from './schedule.js';
+import { WorkLane } from './lane.js';
 import { TokenBucket } from './token-bucket.js';
 import type { CellResult, CellSpec } from './types.js';
 
@@ -117,7 +117,7 @@ export class FatalBurstError extends EcholensError {
 const DEFAULT_CONCURRENCY = 8;
 
 interface ProviderLane {
-  queue: PQueue;
+  queue: WorkLane;
   requests?: TokenBucket;
   tokens?: TokenBucket;
 }
@@ -228,7 +228,7 @@ export async function runCells(
     if (!lane) {
       const limits = options.limits?.[provider] ?? options.limits?.['*'];
       lane = {
-        queue: new PQueue({ concurrency: concurrencyFor(options.concurrency, provider) }),
+        queue: new WorkLane(concurrencyFor(options.concurrency, provider)),
         ...(limits?.requestsPerMinute ? { requests: new TokenBucket(limits.requestsPerMinute, { now, sleep }) } : {}),
         ...(limits?.tokensPerMinute ? { tokens: new TokenBucket(limits.tokensPerMinute, { now, sleep }) } : {}),
       };
@@ -430,30 +430,27 @@ export async function runCells(
   const allSettled = new Promise<void>((resolve) => {
     resolveAll = resolve;
   });
-  const enqueue = (index: number, priority: number) => {
+  const enqueue = (index: number, urgent: boolean) => {
     outstanding += 1;
     const lane = laneFor(uniqueRequests[index]!.model);
-    void lane.queue.add(
-      async () => {
-        try {
-          await runOne(index);
-          const followers = schedule.followersOf.get(index);
-          if (followers) for (const follower of followers) enqueue(follower, 1);
-        } catch (error) {
-          internalError ??= error;
-          stop('fatal', `internal error: ${(error as Error).message}`);
-        } finally {
-          outstanding -= 1;
-          if (outstanding === 0) resolveAll();
-        }
-      },
-      { priority },
-    );
+    lane.queue.add(async () => {
+      try {
+        await runOne(index);
+        const followers = schedule.followersOf.get(index);
+        if (followers) for (const follower of followers) enqueue(follower, true);
+      } catch (error) {
+        internalError ??= error;
+        stop('fatal', `internal error: ${(error as Error).message}`);
+      } finally {
+        outstanding -= 1;
+        if (outstanding === 0) resolveAll();
+      }
+    }, urgent);
   };
 
   try {
     if (schedule.initial.length === 0) resolveAll();
-    for (const index of schedule.initial) enqueue(index, 0);
+    for (const index of schedule.initial) enqueue(index, false);
     await allSettled;
   } finally {
     options.signal?.removeEventListener('abort', onExternalAbort);
