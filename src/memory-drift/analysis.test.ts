@@ -377,6 +377,8 @@ describe('analyzeMemory on planted tiers', () => {
     const reference = dRel({ treat: rows('age'), noise, floor: rows('no_perturbation') }, { B });
     const own = elevationBootstrap(rows('age'), rows('no_perturbation'), { B, seed: 42, level: 0.95 });
     expect(own.estimate).toBeCloseTo(reference.elevation, 12);
+    // The report reuses one draw matrix across conditions; the standalone call draws afresh.
+    expect(condition(report, 'dtw', 'age').elevation).toEqual(own);
     expect(own.ci[0]).toBeCloseTo(reference.elevationCi[0], 1);
     expect(own.ci[1]).toBeCloseTo(reference.elevationCi[1], 1);
     const entry = target.metrics.dtw.dRel.find((e) => e.condition === 'age')!;
