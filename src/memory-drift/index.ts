@@ -194,6 +194,67 @@ export {
   extractTaggedSteps,
 } from './steps.js';
 export type { StepExtraction, StepExtractionOptions, StepMethod } from './steps.js';
+export { memoryConfigSchema, PAPER_DECODING, resolveMemorySystemPrompt } from './config.js';
+export type { MemoryConfig, MemoryDecoding, MemoryQuestionsConfig } from './config.js';
+export {
+  dryRunMemory,
+  labelerCheckPasses,
+  labelingItem,
+  loadMemoryConfig,
+  loadMemoryOntology,
+  MEMORY_CURATE_EXPERIMENT,
+  MEMORY_EXPERIMENT,
+  MEMORY_LABELER_CHECK_EXPERIMENT,
+  memoryDecodingParams,
+  memoryLabelingLabels,
+  planMemoryGeneration,
+  resolveMemoryStimuli,
+  runLabelerCheck,
+  runMemory,
+  runQuestionRater,
+  selectQuestions,
+  selectRelabelItems,
+  stepsOfGeneration,
+  stimuliFingerprint,
+} from './run.js';
+export type {
+  LabelerCheckConfig,
+  LabelerCheckPass,
+  LabelerCheckRunResult,
+  LabelerPlanOptions,
+  MemoryDryRun,
+  MemoryRunOptions,
+  MemoryRunResult,
+  MemoryStimuli,
+  RaterOutcome,
+  RaterRunResult,
+  RelabelItem,
+  ResolveStimuliOptions,
+} from './run.js';
+export {
+  chainSlice,
+  collectLabelerCheck,
+  collectMemoryObservations,
+  collectMemorySamples,
+  labelerCheckRunIds,
+  labelingChains,
+  memoryReport,
+  memoryRunId,
+  memoryRunSetup,
+  relabelItems,
+  resolveLabeling,
+  scoreMemoryRun,
+} from './observations.js';
+export type {
+  LabelerCheckCollection,
+  LabelerCheckPassCounts,
+  MemoryCollection,
+  MemoryCollectionSummary,
+  MemoryObservationOptions,
+  MemoryReportOptions,
+  MemorySampleRecord,
+  SampleOutcome,
+} from './observations.js';
 
 import { registerMemorySimProfiles } from './sim.js';
 

@@ -1,0 +1,417 @@
+import { writeFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { ConfigError, InvalidArgumentError } from '../../core/errors.js';
+import { aggregateAnnotations, buildOrthogonalityItems, exportAnnotationSheet, parseAnnotationSheet } from '../../memory-drift/annotations.js';
+import { compileCurationMatcher, curateQuestion, loadBuiltinCurationKeywords } from '../../memory-drift/curation.js';
+import { readDataFile } from '../../memory-drift/data-files.js';
+import {
+  collectLabelerCheck,
+  collectMemorySamples,
+  type LabelerCheckCollection,
+  type MemoryCollectionSummary,
+  memoryReport,
+  memoryRunId,
+  memoryRunSetup,
+  relabelItems,
+} from '../../memory-drift/observations.js';
+import { listStimuli, loadBuiltinPerturbations } from '../../memory-drift/perturbations.js';
+import { loadBuiltinQuestions, loadQuestionsFile, type Question } from '../../memory-drift/questions.js';
+import { type LabelAgreement, labelerReliability, type LabelerReliability } from '../../memory-drift/reliability.js';
+import { markdownCell, renderMemoryMarkdown } from '../../memory-drift/report-markdown.js';
+import {
+  dryRunMemory,
+  type LabelerCheckConfig,
+  labelerCheckPasses,
+  loadMemoryConfig,
+  planMemoryGeneration,
+  type RaterOutcome,
+  resolveMemoryStimuli,
+  runLabelerCheck,
+  runMemory,
+  runQuestionRater,
+} from '../../memory-drift/run.js';
+import { openStore } from '../../store/run-store.js';
+import { emit } from './persona.js';
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+function positiveNumber(name: string) {
+  return (value: string) => {
+    const n = Number(value);
+    if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(name, `must be a positive number, got "${value}"`);
+    return n;
+  };
+}
+
+function positiveInteger(name: string) {
+  return (value: string) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError(name, `must be a positive integer, got "${value}"`);
+    return n;
+  };
+}
+
+function checkFormat(format: string): 'md' | 'json' {
+  if (format !== 'md' && format !== 'json') throw new InvalidArgumentError('--format', `must be md or json, got "${format}"`);
+  return format;
+}
+
+const MODEL_REFS =
+  '\nModel refs: openai:<model>, anthropic:<model>, vllm:, ollama:, llamacpp:, lmstudio:, openrouter:, together:,\nopenai-compatible:<model>@<baseURL>, local:<gguf>, replay:<run.db>, sim:<profile> (simulated, measures nothing:\nsim:memory plants drift by tier, sim:memory-null ignores memory, sim:labeler labels sim steps).';
+
+/** The run's own section: what happened to every generation cell (dropouts, steps, labeler attempts). */
+export function renderCollectionMarkdown(runId: string, summary: MemoryCollectionSummary): string {
+  const out = ['## Run', '', `Run \`${markdownCell(runId)}\`: ${summary.generations} generation cells.`, ''];
+  out.push('| target | labelled | empty (dropout) | failed | no steps | invalid labels | unlabelled |', '|---|---|---|---|---|---|---|');
+  for (const t of summary.perTarget) {
+    out.push(`| ${markdownCell(t.target)} | ${t.labelled} | ${t.empty} | ${t.failed} | ${t.no_steps} | ${t.invalid} | ${t.unlabelled} |`);
+  }
+  const list = (record: Record<string, number>) =>
+    Object.entries(record)
+      .sort()
+      .map(([k, v]) => `${markdownCell(k)} ${v}`)
+      .join(', ') || 'none';
+  out.push(
+    '',
+    `Step extraction (DECISIONS 7): ${list(summary.stepMethods)}; from ${list(summary.stepSources)}.`,
+    `Labeler attempt that parsed (1 = first answer): ${list(summary.labelerAttempts)}; unknown labels mapped to unmapped: ${summary.coercedUnknownLabels}.`,
+    '',
+  );
+  return out.join('\n');
+}
+
+const pct = (value: LabelAgreement['exact']) => (typeof value === 'number' ? `${(100 * value).toFixed(2)}%` : `n/a (${markdownCell(value.error)})`);
+const kappa = (value: LabelAgreement['kappa']) => (typeof value === 'number' ? value.toFixed(3) : `n/a (${markdownCell(value.error)})`);
+
+/** Markdown tables of App. C.4 (Tables 9–11) from a labeler check. */
+export function renderReliabilityMarkdown(check: LabelerCheckCollection, reliability: LabelerReliability): string {
+  const out = [
+    '# Labeler reliability (DriftLens App. C.4)',
+    '',
+    `Relabelling of run \`${markdownCell(check.memoryRunId)}\` (check run \`${markdownCell(check.checkRunId)}\`): exact match of Category/Subcategory labels per step, and Cohen's κ. ` +
+      't0 = temperature 0; t1-a / t1-b = two independent labelings at temperature 1; wordings: original and alternative definitions.',
+    '',
+    '## Labelings',
+    '',
+    '| labeler | run | wording | responses | labelled | invalid after re-asks | unlabelled |',
+    '|---|---|---|---|---|---|---|',
+    ...check.passes.map(
+      (p) => `| ${markdownCell(p.labeler)} | ${p.run} | ${p.wording} | ${p.items} | ${p.labelled} | ${p.invalid} | ${p.unlabelled} |`,
+    ),
+    '',
+  ];
+  const counts = (a: LabelAgreement) => `${a.n} | ${pct(a.exact)} | ${kappa(a.kappa)} | ${a.invalid} | ${a.unpaired}`;
+  const head = 'steps | exact agreement | κ | steps with an invalid side | unpaired steps';
+  if (reliability.crossModel.length > 0) {
+    out.push('## Cross-model agreement (Table 9)', '', `| labeler A | labeler B | wording | run | ${head} |`, '|---|---|---|---|---|---|---|---|---|');
+    for (const a of reliability.crossModel) out.push(`| ${markdownCell(a.labelerA)} | ${markdownCell(a.labelerB)} | ${a.wording} | ${a.run} | ${counts(a)} |`);
+    out.push('');
+    for (const m of reliability.crossModelMean) {
+      out.push(`Mean pairwise exact agreement (${m.wording}, ${m.run}, ${m.pairs} pairs): ${m.meanExact === null ? 'n/a' : `${(100 * m.meanExact).toFixed(2)}%`}.`);
+    }
+    out.push('');
+  }
+  if (reliability.withinModel.length > 0) {
+    out.push('## Within-model agreement (Table 10)', '', `| labeler | wording | run A | run B | ${head} |`, '|---|---|---|---|---|---|---|---|---|');
+    for (const a of reliability.withinModel) out.push(`| ${markdownCell(a.labeler)} | ${a.wording} | ${a.runA} | ${a.runB} | ${counts(a)} |`);
+    out.push('');
+  }
+  if (reliability.wordings.length > 0) {
+    out.push('## Definition robustness (Table 11)', '', `| labeler | run | wording A | wording B | ${head} |`, '|---|---|---|---|---|---|---|---|---|');
+    for (const a of reliability.wordings) out.push(`| ${markdownCell(a.labeler)} | ${a.run} | ${a.wordingA} | ${a.wordingB} | ${counts(a)} |`);
+    out.push('');
+  }
+  return out.join('\n');
+}
+
+interface CurationRow {
+  id: string;
+  domain: string;
+  text: string;
+  keywordVerdict: 'keep' | 'drop' | 'review';
+  keep: Array<{ group: string; phrase: string }>;
+  drop: Array<{ group: string; phrase: string }>;
+  rater?: RaterOutcome;
+  /** keep: passes every filter applied; drop: a filter removed it (see reason); review: undecided. */
+  decision: 'keep' | 'drop' | 'review';
+  reason: string;
+}
+
+function curationDecision(row: Omit<CurationRow, 'decision' | 'reason'>): Pick<CurationRow, 'decision' | 'reason'> {
+  if (row.keywordVerdict === 'drop') {
+    return { decision: 'drop', reason: `drop-list: ${row.drop.map((h) => `${h.group} "${h.phrase}"`).join(', ')}` };
+  }
+  const keepReason = row.keep.length > 0 ? `keep signal: ${row.keep.map((h) => `${h.group} "${h.phrase}"`).join(', ')}` : 'no keyword signal';
+  if (row.rater === undefined) return { decision: row.keywordVerdict, reason: keepReason };
+  if (row.rater.status === 'rated') {
+    return row.rater.verdict.keep
+      ? { decision: 'keep', reason: `${keepReason}; rater: all four properties` }
+      : { decision: 'drop', reason: `rater: not ${row.rater.verdict.failed.join(', not ')}${row.rater.verdict.rationale ? ` (${row.rater.verdict.rationale})` : ''}` };
+  }
+  return { decision: 'review', reason: `${keepReason}; rater ${row.rater.status}: ${row.rater.status === 'invalid' ? row.rater.error : row.rater.reason}` };
+}
+
+export function registerMemory(program: Command): void {
+  const memory = program
+    .command('memory')
+    .description('memory drift (DriftLens): does injected user memory change the reasoning trajectory on persona-independent questions?');
+
+  memory
+    .command('run')
+    .description('run the DriftLens grid of a config: generation cells, step extraction, labeler cells with re-asks (cached, resumable)')
+    .argument('<config>', 'YAML config (see docs/memory-config.md; example: examples/memory-sim.yaml)')
+    .option('--db <file>', 'run store (SQLite)', 'runs/memory.db')
+    .option('--dry-run', 'print the plan size and the estimate (cells, tokens, dollars); call nothing')
+    .option('--set <key=value>', 'override any config key (dotted path, YAML value); repeatable', collect, [])
+    .option('--target <model>', 'replace the targets with this model ref; repeatable', collect, [])
+    .option('--labeler <model>', 'replace the labeler')
+    .option('--questions-limit <n>', 'use only the first n questions (after the config’s filters)', positiveInteger('--questions-limit'))
+    .option('--concurrency <n>', 'concurrent calls per provider', positiveInteger('--concurrency'))
+    .option('--max-cost <usd>', 'stop before spending more than this', positiveNumber('--max-cost'))
+    .option('--price-file <file>', 'prices overriding the built-in table (JSON or YAML)')
+    .option('--report <file>', 'also write the Markdown report here when the run completes')
+    .addHelpText(
+      'after',
+      `${MODEL_REFS}\nThe same config and --db resume the same run: finished cells are never called again.\nCtrl-C once: finish in-flight cells and stop (re-run the same command to resume). Twice: cancel them.\nExit code 3: the run stopped early (budget or Ctrl-C).`,
+    )
+    .action(async (configFile: string, options) => {
+      const overrides: string[] = [...options.set];
+      if (options.target.length > 0) overrides.push(`targets=${JSON.stringify(options.target)}`);
+      if (options.labeler) overrides.push(`labeler=${JSON.stringify(options.labeler)}`);
+      if (options.questionsLimit) overrides.push(`questions.limit=${options.questionsLimit}`);
+      const config = loadMemoryConfig(configFile, overrides);
+      const stimuli = await resolveMemoryStimuli(config);
+      if (options.dryRun) {
+        const specs = planMemoryGeneration(config, stimuli);
+        const dry = dryRunMemory(config, stimuli, specs, options.priceFile);
+        const e = dry.estimate;
+        process.stdout.write(
+          [
+            `plan: ${dry.questions} questions × ${dry.conditions} conditions × ${config.targets.length} target(s) → ${dry.generationCells} generation cells (${e.duplicates} duplicates), about ${dry.labelerCells} labeler cells (+ re-asks)`,
+            `input tokens ≈ ${e.inputTokens.toLocaleString('en-US')}; output tokens expected ≈ ${e.outputTokens.expected.toLocaleString('en-US')}, at most ${e.outputTokens.max.toLocaleString('en-US')}`,
+            `cost ≈ $${e.dollars.low.toFixed(2)} – $${e.dollars.high.toFixed(2)}${e.unpricedModels.length > 0 ? ` (no price for: ${e.unpricedModels.join(', ')})` : ''}`,
+            'nothing was called (--dry-run)',
+          ].join('\n') + '\n',
+        );
+        return;
+      }
+      const result = await runMemory(
+        config,
+        options.db,
+        {
+          ...(options.concurrency ? { concurrency: options.concurrency } : {}),
+          ...(options.maxCost ? { maxCostUsd: options.maxCost } : {}),
+          ...(options.priceFile ? { priceFile: options.priceFile } : {}),
+        },
+        stimuli,
+      );
+      const methods = Object.entries(result.stepMethods)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ');
+      process.stdout.write(
+        `${result.resumed ? 'resumed' : 'started'} run ${result.runId} in ${options.db}: ${result.generationCells} generation cells ` +
+          `(${result.emptyGenerations} empty, ${result.failedGenerations} failed, ${result.noSteps} without steps; steps by ${methods || 'none'}), ` +
+          `${result.labelerItems} labelings (${result.invalidLabelings} invalid after re-asks, ${result.unansweredLabelings} unanswered), spend $${result.spendUsd.toFixed(4)}\n`,
+      );
+      if (result.interrupted) {
+        process.stdout.write('the run stopped early; run the same command again to resume\n');
+        process.exitCode = 3;
+        return;
+      }
+      if (options.report) {
+        const store = openStore(options.db, { readonly: true });
+        try {
+          const collection = collectMemorySamples(store, result.runId);
+          emit(`${renderMemoryMarkdown(memoryReport(store, result.runId))}\n${renderCollectionMarkdown(result.runId, collection.summary)}`, options.report);
+        } finally {
+          store.close();
+        }
+      }
+      process.stdout.write(`report: echolens memory report ${options.db}\n`);
+    });
+
+  memory
+    .command('report')
+    .description('analyse a memory run: mixed model, d_rel with cluster-bootstrap CIs, elevation, Welch letters, validity verdicts')
+    .argument('<run.db>', 'run store written by `echolens memory run`')
+    .option('--run <id>', 'run id (default: the latest memory run in the store)')
+    .option('--format <format>', 'md or json (schema: docs/memory-report-schema.md)', 'md')
+    .option('-o, --out <file>', 'write to a file instead of stdout')
+    .option('--bootstrap <B>', 'bootstrap replicates (default: the config value, 10,000)', positiveInteger('--bootstrap'))
+    .option('--pairing <policy>', 'reference (no-memory sample 0, default) or all-pairs (every no-memory sample)')
+    .action((db: string, options) => {
+      const format = checkFormat(options.format);
+      if (options.pairing !== undefined && options.pairing !== 'reference' && options.pairing !== 'all-pairs') {
+        throw new InvalidArgumentError('--pairing', `must be reference or all-pairs, got "${options.pairing}"`);
+      }
+      const store = openStore(db, { readonly: true });
+      try {
+        const runId = memoryRunId(store, options.run);
+        const report = memoryReport(store, runId, {
+          ...(options.bootstrap ? { B: options.bootstrap } : {}),
+          ...(options.pairing ? { pairing: options.pairing } : {}),
+        });
+        const { summary } = collectMemorySamples(store, runId);
+        emit(
+          format === 'json'
+            ? JSON.stringify({ runId, ...report, run: summary }, null, 2)
+            : `${renderMemoryMarkdown(report)}\n${renderCollectionMarkdown(runId, summary)}`,
+          options.out,
+        );
+      } finally {
+        store.close();
+      }
+    });
+
+  memory
+    .command('curate')
+    .description('screen candidate questions (App. A): keyword keep-signals and drop-lists with reasons, optional LLM rater cells, human annotation sheets')
+    .option('--questions <file>', 'candidate questions (.csv with a question/text column, or .jsonl); default: the built-in set')
+    .option('--rater <model>', 'also rate each question not dropped by keywords on the four properties (cells, re-asked)')
+    .option('--rate-all', 'rate the questions the keywords dropped too')
+    .option('--db <file>', 'run store for the rater cells', 'runs/memory-curate.db')
+    .option('--max-cost <usd>', 'stop the rater before spending more than this', positiveNumber('--max-cost'))
+    .option('-o, --out <file>', 'write one JSON line per question (decision, reason, matches, rater verdict); with --import, the JSON summary')
+    .option('--export-sheet <file>', 'write a blank annotation sheet (CSV) of the questions not dropped')
+    .option('--orthogonality-sheet <file>', 'write a blank persona-orthogonality sheet (App. B.2) of the questions not dropped')
+    .option('--import <files...>', "combine three annotators' filled sheets (CSV) into the unanimous and two-of-three sets")
+    .option('--min-confidence <c>', 'with --import: keep only items whose mean confidence is above c (App. B.2 uses 0.58)', Number)
+    .addHelpText(
+      'after',
+      '\nDecisions: drop = a drop-list phrase matched (Table 8) or the rater found a property missing; keep = a keep signal (Table 7) and no drop,\nand the rater (if any) found all four properties; review = undecided (no keyword signal, or the rater output stayed invalid).',
+    )
+    .action(async (options) => {
+      if (options.import) {
+        const files: string[] = options.import;
+        if (files.length !== 3) throw new InvalidArgumentError('--import', `needs three annotators' sheets, got ${files.length}`);
+        if (options.minConfidence !== undefined && !(options.minConfidence >= 0 && options.minConfidence <= 1)) {
+          throw new InvalidArgumentError('--min-confidence', 'must be a number from 0 to 1');
+        }
+        const sheets = files.map((file, index) => parseAnnotationSheet(readDataFile(file).text, `annotator-${index + 1}`, file));
+        const summary = aggregateAnnotations(sheets, options.minConfidence === undefined ? {} : { minMeanConfidence: options.minConfidence });
+        process.stdout.write(
+          `${summary.items.length} items: ${summary.unanimous.length} unanimous (3/3), ${summary.twoOfThree.length} two-of-three; disagreement rate ${(100 * summary.disagreementRate).toFixed(1)}%\n`,
+        );
+        if (options.out) emit(JSON.stringify({ files, minMeanConfidence: options.minConfidence ?? null, ...summary }, null, 2), options.out);
+        return;
+      }
+      const set = options.questions ? loadQuestionsFile(options.questions) : loadBuiltinQuestions();
+      const matcher = compileCurationMatcher(loadBuiltinCurationKeywords());
+      const base = set.questions.map((q: Question) => {
+        const result = curateQuestion(q.text, matcher);
+        return {
+          id: q.id,
+          domain: q.domain,
+          text: q.text,
+          keywordVerdict: result.verdict,
+          keep: result.keep.map(({ group, phrase }) => ({ group, phrase })),
+          drop: result.drop.map(({ group, phrase }) => ({ group, phrase })),
+        };
+      });
+      let raterNote = '';
+      const rated = new Map<string, RaterOutcome>();
+      if (options.rater) {
+        const toRate = set.questions.filter((_, i) => options.rateAll || base[i]!.keywordVerdict !== 'drop');
+        const result = await runQuestionRater(options.db, toRate, options.rater, options.maxCost ? { maxCostUsd: options.maxCost } : {});
+        for (const [id, outcome] of result.outcomes) rated.set(id, outcome);
+        raterNote = ` rater ${options.rater}: ${toRate.length} questions in run ${result.runId} (${options.db}), spend $${result.spendUsd.toFixed(4)}${result.interrupted ? '; stopped early — re-run to resume' : ''}.`;
+        if (result.interrupted) process.exitCode = 3;
+      }
+      const rows: CurationRow[] = base.map((row) => {
+        const withRater = rated.has(row.id) ? { ...row, rater: rated.get(row.id) as RaterOutcome } : row;
+        return { ...withRater, ...curationDecision(withRater) };
+      });
+      const count = (d: CurationRow['decision']) => rows.filter((r) => r.decision === d).length;
+      for (const row of rows) process.stdout.write(`${row.decision}\t${row.id}\t${row.reason}\n`);
+      process.stderr.write(`${rows.length} questions from ${set.source}: ${count('keep')} keep, ${count('drop')} drop, ${count('review')} review.${raterNote}\n`);
+      if (options.out) emit(rows.map((row) => JSON.stringify(row)).join('\n'), options.out);
+      const passing = rows.filter((r) => r.decision !== 'drop');
+      if (options.exportSheet) {
+        writeFileSync(options.exportSheet, exportAnnotationSheet(passing.map((r) => ({ id: r.id, question: r.text }))));
+        process.stderr.write(`wrote ${options.exportSheet} (${passing.length} items)\n`);
+      }
+      if (options.orthogonalitySheet) {
+        const items = buildOrthogonalityItems(
+          passing.map((r) => ({ id: r.id, text: r.text })),
+          listStimuli(loadBuiltinPerturbations()),
+        );
+        writeFileSync(options.orthogonalitySheet, exportAnnotationSheet(items, 'orthogonality'));
+        process.stderr.write(`wrote ${options.orthogonalitySheet} (${items.length} items)\n`);
+      }
+    });
+
+  memory
+    .command('labeler-check')
+    .description('labeler reliability (App. C.4): relabel a run’s steps with other labelers, a T = 1 repeat and the reworded ontology')
+    .argument('<run.db>', 'run store written by `echolens memory run`')
+    .option('--run <id>', 'memory run id (default: the latest memory run in the store)')
+    .option('--labelers <models>', 'comma-separated labelers to compare with the run’s labeler (cross-model agreement)')
+    .option('--repeat', 'relabel twice at temperature 1 with the run’s labeler (within-model agreement)')
+    .option('--alt-ontology [file]', 'relabel with the alternative wording (default: the built-in reworded ontology)')
+    .option('--limit <n>', 'relabel at most n responses (a seeded choice)', positiveInteger('--limit'))
+    .option('--concurrency <n>', 'concurrent calls per provider', positiveInteger('--concurrency'))
+    .option('--max-cost <usd>', 'stop before spending more than this', positiveNumber('--max-cost'))
+    .option('--format <format>', 'md or json', 'md')
+    .option('-o, --out <file>', 'write the tables to a file instead of stdout')
+    .addHelpText('after', `${MODEL_REFS}\nRelabelling calls are cells of a check run in the same store: re-running the command resumes it.`)
+    .action(async (db: string, options) => {
+      const format = checkFormat(options.format);
+      const labelers: string[] = options.labelers
+        ? String(options.labelers)
+            .split(',')
+            .map((s) => s.trim())
+            .filter((s) => s !== '')
+        : [];
+      if (labelers.length === 0 && !options.repeat && options.altOntology === undefined) {
+        throw new InvalidArgumentError('--labelers', 'name other labelers, or pass --repeat or --alt-ontology (nothing to compare otherwise)');
+      }
+      const store = openStore(db, { readonly: true });
+      let check: LabelerCheckConfig;
+      let passes: ReturnType<typeof labelerCheckPasses>;
+      let items: ReturnType<typeof relabelItems>;
+      let config: ReturnType<typeof memoryRunSetup>['config'];
+      try {
+        const runId = memoryRunId(store, options.run);
+        const setup = memoryRunSetup(store, runId);
+        config = setup.config;
+        check = {
+          run: runId,
+          labelers,
+          repeat: Boolean(options.repeat),
+          altOntology: options.altOntology === undefined ? null : options.altOntology === true ? 'builtin:alt' : String(options.altOntology),
+          limit: options.limit ?? null,
+          seed: config.seed,
+        };
+        passes = labelerCheckPasses(config, { ontology: setup.ontology, source: setup.options.ontologySource }, check);
+        items = relabelItems(collectMemorySamples(store, runId), store);
+      } finally {
+        store.close();
+      }
+      if (items.every((item) => item.steps.length === 0)) throw new ConfigError('the run has no answered generation with steps to relabel', { field: 'run' });
+      const result = await runLabelerCheck(db, config, check, passes, items, {
+        ...(options.concurrency ? { concurrency: options.concurrency } : {}),
+        ...(options.maxCost ? { maxCostUsd: options.maxCost } : {}),
+      });
+      process.stderr.write(
+        `${result.resumed ? 'resumed' : 'started'} check run ${result.runId}: ${result.items} responses × ${result.passes} labelings, ${result.invalidLabelings} invalid after re-asks, ${result.unansweredLabelings} unanswered, spend $${result.spendUsd.toFixed(4)}\n`,
+      );
+      if (result.interrupted) {
+        process.stderr.write('the check stopped early; run the same command again to resume\n');
+        process.exitCode = 3;
+        return;
+      }
+      const read = openStore(db, { readonly: true });
+      try {
+        const collection = collectLabelerCheck(read, result.runId);
+        const reliability = labelerReliability(collection.records);
+        emit(
+          format === 'json'
+            ? JSON.stringify({ checkRunId: collection.checkRunId, memoryRunId: collection.memoryRunId, check: collection.check, passes: collection.passes, ...reliability }, null, 2)
+            : renderReliabilityMarkdown(collection, reliability),
+          options.out,
+        );
+      } finally {
+        read.close();
+      }
+    });
+}

@@ -1,0 +1,167 @@
+import { z } from 'zod';
+
+/**
+ * `echolens memory run <config.yaml>`: the DriftLens grid as one validated
+ * config. Defaults follow the paper: inference at T 0.7, top-p 0.98, top-k 50
+ * (where the provider takes it), 2,048 new tokens (App. I.3); a temperature-0
+ * labeler re-asked twice on unparseable output (DECISIONS 1, 2); prepended
+ * memory (DECISIONS 10); B = 10,000 cluster-bootstrap replicates (§2.5).
+ */
+
+const positiveInt = z.number().int().positive();
+
+const extraDecoding = {
+  thinkingBudget: positiveInt.optional(),
+  chatTemplateKwargs: z.record(z.string(), z.unknown()).optional(),
+};
+
+/** Generation decoding: each field defaults to the paper's value; `null` sends nothing for it. */
+const generationDecodingSchema = z
+  .object({
+    temperature: z.number().min(0).max(2).default(0.7),
+    topP: z.number().gt(0).max(1).nullable().default(0.98),
+    /** Sent only to providers that take top-k (not OpenAI's API). */
+    topK: z.number().int().positive().nullable().default(50),
+    maxTokens: positiveInt.default(2048),
+    ...extraDecoding,
+  })
+  .strict();
+export type MemoryDecoding = z.infer<typeof generationDecodingSchema>;
+
+const labelerDecodingSchema = z
+  .object({
+    temperature: z.number().min(0).max(2).default(0),
+    topP: z.number().gt(0).max(1).nullable().default(null),
+    topK: z.number().int().positive().nullable().default(null),
+    maxTokens: positiveInt.default(1024),
+    seed: z.number().int().optional(),
+    ...extraDecoding,
+  })
+  .strict();
+
+/** The paper's generation settings (App. I.3). */
+export const PAPER_DECODING: Readonly<MemoryDecoding> = Object.freeze({ temperature: 0.7, topP: 0.98, topK: 50, maxTokens: 2048 });
+
+const questionsSchema = z
+  .object({
+    /** builtin: data/memory-drift/questions.jsonl; file: a CSV/JSONL of your own; hf: a Hugging Face dataset. */
+    source: z.enum(['builtin', 'file', 'hf']).default('builtin'),
+    file: z.string().min(1).optional(),
+    dataset: z.string().min(1).optional(),
+    hfConfig: z.string().min(1).optional(),
+    split: z.string().min(1).optional(),
+    column: z.string().min(1).optional(),
+    idColumn: z.string().min(1).optional(),
+    domainColumn: z.string().min(1).optional(),
+    domain: z.string().min(1).optional(),
+    /** Base URL of a datasets-server mirror (default: the public one). */
+    hfBaseUrl: z.string().url().optional(),
+    /** Keep only these domains / ids (applied before limit and sample). */
+    domains: z.array(z.string().min(1)).optional(),
+    ids: z.array(z.string().min(1)).optional(),
+    /** The first n questions (after filters). */
+    limit: positiveInt.optional(),
+    /** A seeded random subset of n questions (after limit), kept in source order. */
+    sample: positiveInt.optional(),
+  })
+  .strict()
+  .superRefine((q, ctx) => {
+    if (q.source === 'file' && q.file === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['file'], message: 'source "file" needs questions.file (a .csv or .jsonl)' });
+    }
+    if (q.source === 'hf' && q.dataset === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['dataset'], message: 'source "hf" needs questions.dataset (owner/name)' });
+    }
+    if (q.source !== 'file' && q.file !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['file'], message: 'questions.file is read only with source: file' });
+    }
+    if (q.source !== 'hf' && q.dataset !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['dataset'], message: 'questions.dataset is read only with source: hf' });
+    }
+  });
+export type MemoryQuestionsConfig = z.infer<typeof questionsSchema>;
+
+export const memoryConfigSchema = z
+  .object({
+    name: z.string().min(1).default('memory-audit'),
+    /** Models audited (model refs; `sim:memory` is a simulation). */
+    targets: z.array(z.string().min(1)).min(1, 'name at least one target model'),
+    /** The labeler that maps each step to Category/Subcategory (the paper: one labeler for every evaluation). */
+    labeler: z.string().min(1, 'name the labeler model'),
+    questions: questionsSchema.default({ source: 'builtin' }),
+    /** Perturbation categories to run (`all`, or ids); no_perturbation is always added (it holds the reference). */
+    conditions: z.union([z.literal('all'), z.array(z.string().min(1)).min(1)]).default('all'),
+    /** `builtin` or a JSON/YAML perturbation set of your own. */
+    perturbations: z.string().min(1).default('builtin'),
+    /** Stimuli of each category per question (chosen by a seeded hash), or `all`. */
+    stimuliPerCategory: z.union([positiveInt, z.literal('all')]).default(1),
+    /** Samples per (question, stimulus); no_perturbation gets the reference sample 0 plus k more. */
+    k: positiveInt.default(1),
+    injection: z.enum(['prepend', 'system', 'memory-tool']).default('prepend'),
+    /** `default`, `alt` (the reworded definitions), or a JSON/YAML ontology file. */
+    ontology: z.string().min(1).default('default'),
+    /** System prompt of generation: `default`, `none`, or `text:<prompt>`. */
+    systemPrompt: z.string().min(1).default('default'),
+    decoding: generationDecodingSchema.default({ ...PAPER_DECODING }),
+    /**
+     * Seed sent with each generation call: `offset` = seed + sample index (k samples stay
+     * independent on providers that honour seeds), `fixed` = the run seed for every call,
+     * `none` = no seed sent.
+     */
+    sampleSeeds: z.enum(['offset', 'fixed', 'none']).default('offset'),
+    /** Where the steps come from: auto = tags in the text, else the model's separate reasoning trace, else the text's fallbacks. */
+    steps: z
+      .object({ source: z.enum(['auto', 'text', 'reasoning']).default('auto') })
+      .strict()
+      .default({ source: 'auto' }),
+    labelerDecoding: labelerDecodingSchema.default({ temperature: 0, topP: null, topK: null, maxTokens: 1024 }),
+    /** Re-asks after an unparseable labeler output (DECISIONS 2). */
+    labelerReasks: z.number().int().min(0).max(5).default(2),
+    /** An unknown label fails the parse (and is re-asked), or becomes `unmapped`. */
+    unknownLabel: z.enum(['error', 'unmapped']).default('error'),
+    /** Offer the labeler `unmapped` for steps no definition fits (DECISIONS 6). */
+    allowUnmapped: z.boolean().default(true),
+    seed: z.number().int().default(42),
+    analysis: z
+      .object({
+        B: positiveInt.default(10_000),
+        alpha: z.number().gt(0).lt(1).default(0.05),
+        /** reference: every sample against no-memory sample 0 (DECISIONS 8); all-pairs: against every no-memory sample. */
+        pairing: z.enum(['reference', 'all-pairs']).default('reference'),
+      })
+      .strict()
+      .default({ B: 10_000, alpha: 0.05, pairing: 'reference' }),
+    limits: z
+      .object({
+        concurrency: positiveInt.optional(),
+        requestsPerMinute: positiveInt.optional(),
+        tokensPerMinute: positiveInt.optional(),
+        maxCostUsd: z.number().positive().optional(),
+      })
+      .strict()
+      .default({}),
+  })
+  .strict()
+  .superRefine((config, ctx) => {
+    if (config.systemPrompt !== 'default' && config.systemPrompt !== 'none' && !config.systemPrompt.startsWith('text:')) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['systemPrompt'],
+        message: `unknown system prompt "${config.systemPrompt}": use default, none or "text:<your prompt>"`,
+      });
+    }
+    const seen = new Set<string>();
+    config.targets.forEach((target, index) => {
+      if (seen.has(target)) ctx.addIssue({ code: 'custom', path: ['targets', index], message: `target "${target}" is listed twice` });
+      seen.add(target);
+    });
+  });
+
+export type MemoryConfig = z.infer<typeof memoryConfigSchema>;
+
+/** The generation system prompt a config names (`undefined` = the built-in default, `null` = none). */
+export function resolveMemorySystemPrompt(name: string): string | null | undefined {
+  if (name === 'default') return undefined;
+  if (name === 'none') return null;
+  return name.slice('text:'.length);
+}

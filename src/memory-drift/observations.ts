@@ -1,0 +1,352 @@
+import { ConfigError } from '../core/errors.js';
+import type { RunCellRecord, RunStore } from '../store/run-store.js';
+import {
+  analyzeMemory,
+  type LabelledSample,
+  type MemoryAnalysisOptions,
+  type MemoryObservation,
+  type MemoryReport,
+  type PairingPolicy,
+  type ScoredTrajectories,
+  scoreTrajectories,
+} from './analysis.js';
+import { type MemoryConfig, memoryConfigSchema } from './config.js';
+import { parseLabelerOutput } from './labeler.js';
+import { type Ontology, validateOntology } from './ontology.js';
+import type { PerturbationTier } from './perturbations.js';
+import type { GenerationRole } from './plan.js';
+import type { LabelRecord } from './reliability.js';
+import {
+  type LabelerCheckConfig,
+  type LabelerCheckPass,
+  labelerCheckPasses,
+  MEMORY_EXPERIMENT,
+  MEMORY_LABELER_CHECK_EXPERIMENT,
+  type MemoryRunOptions,
+  type RelabelItem,
+  selectRelabelItems,
+  stepsOfGeneration,
+} from './run.js';
+import type { StepMethod } from './steps.js';
+
+/**
+ * Reads a memory run back from the store: each generation cell with its steps
+ * and its labels (the first labeler attempt that parses), then the analysis
+ * input — every sample scored against the no-memory sample 0 of the same model
+ * and question (DECISIONS 8).
+ */
+
+/** What happened to one generation cell, beyond what the analysis needs. */
+export type SampleOutcome =
+  | 'labelled'
+  /** Empty output after the runner's retries (dropout, DECISIONS 3). */
+  | 'empty'
+  /** The call failed (or never ran). */
+  | 'failed'
+  /** The answer had no extractable step. */
+  | 'no_steps'
+  /** Labeler output unusable after every re-ask (DECISIONS 2). */
+  | 'invalid'
+  /** The labeler call ended empty or failed, or was not made yet (an interrupted run). */
+  | 'unlabelled';
+
+export interface MemorySampleRecord {
+  generationKey: string;
+  sample: LabelledSample;
+  outcome: SampleOutcome;
+  stepMethod: StepMethod | null;
+  stepSource: 'text' | 'reasoning' | null;
+  steps: string[];
+  /** Labeler attempts used (1 = first answer parsed), or null without labeling. */
+  labelerAttempts: number | null;
+  /** Unknown labels turned into `unmapped` (unknownLabel: unmapped). */
+  coercedUnknown: string[];
+}
+
+export interface MemoryCollectionSummary {
+  generations: number;
+  outcomes: Record<SampleOutcome, number>;
+  stepMethods: Record<string, number>;
+  stepSources: Record<string, number>;
+  /** Labelled samples by the attempt that parsed (1, 2, 3 …). */
+  labelerAttempts: Record<string, number>;
+  coercedUnknownLabels: number;
+  /** Per target: outcomes of its generation cells (dropouts visible per target). */
+  perTarget: Array<{ target: string } & Record<SampleOutcome, number>>;
+}
+
+export interface MemoryCollection {
+  runId: string;
+  config: MemoryConfig;
+  ontology: Ontology;
+  records: MemorySampleRecord[];
+  summary: MemoryCollectionSummary;
+}
+
+const OUTCOMES: readonly SampleOutcome[] = ['labelled', 'empty', 'failed', 'no_steps', 'invalid', 'unlabelled'];
+
+/** The latest memory run in a store, or the one named. */
+export function memoryRunId(store: RunStore, runId?: string): string {
+  if (runId) {
+    const run = store.requireRun(runId);
+    if (run.experiment !== MEMORY_EXPERIMENT) throw new ConfigError(`run ${runId} is a ${run.experiment} run, not a memory run`, { field: 'run' });
+    return runId;
+  }
+  const runs = store.listRuns().filter((r) => r.experiment === MEMORY_EXPERIMENT);
+  const latest = runs.sort((a, b) => b.startedAt.localeCompare(a.startedAt))[0];
+  if (!latest) throw new ConfigError('the store holds no memory run', { field: 'run' });
+  return latest.id;
+}
+
+/** The validated config and the ontology recorded in a run's manifest. */
+export function memoryRunSetup(store: RunStore, runId: string): { config: MemoryConfig; ontology: Ontology; options: MemoryRunOptions } {
+  const run = store.requireRun(runId);
+  const parsed = memoryConfigSchema.safeParse(run.manifest.config);
+  if (!parsed.success) {
+    throw new ConfigError(`the config recorded in run ${runId} does not validate with this echolens version: ${parsed.error.issues[0]?.message}`, {
+      field: 'manifest.config',
+    });
+  }
+  const options = run.manifest.options as MemoryRunOptions | undefined;
+  if (options?.ontology === undefined) throw new ConfigError(`run ${runId} records no ontology`, { field: 'manifest.options.ontology' });
+  return { config: parsed.data, ontology: validateOntology(options.ontology, `run ${runId} manifest`), options };
+}
+
+interface LabelingOutcome {
+  symbols: string[] | null;
+  outcome: 'labelled' | 'invalid' | 'unlabelled';
+  attempts: number | null;
+  coercedUnknown: string[];
+}
+
+/**
+ * Resolves one labeling chain (attempt 0, then each re-ask) the way the run
+ * did: the first output that parses wins; a failed parse moves to the next
+ * attempt; after the last re-ask the item is invalid.
+ */
+export function resolveLabeling(
+  chain: ReadonlyMap<number, RunCellRecord>,
+  stepCount: number,
+  ontology: Ontology,
+  config: Pick<MemoryConfig, 'labelerReasks' | 'unknownLabel' | 'allowUnmapped'>,
+): LabelingOutcome {
+  for (let attempt = 0; attempt <= config.labelerReasks; attempt++) {
+    const cell = chain.get(attempt);
+    if (cell === undefined || cell.result.status !== 'done' || cell.result.text === null) {
+      return { symbols: null, outcome: 'unlabelled', attempts: null, coercedUnknown: [] };
+    }
+    const parsed = parseLabelerOutput(cell.result.text, {
+      stepCount,
+      ontology,
+      unknownLabel: config.unknownLabel,
+      allowUnmapped: config.allowUnmapped,
+    });
+    if (parsed.ok) return { symbols: parsed.symbols, outcome: 'labelled', attempts: attempt + 1, coercedUnknown: parsed.coercedUnknown };
+  }
+  return { symbols: null, outcome: 'invalid', attempts: config.labelerReasks + 1, coercedUnknown: [] };
+}
+
+/** Labeling cells of a run grouped by (purpose, labeler, ontology wording, sample) then generation key and attempt. */
+export function labelingChains(cells: readonly RunCellRecord[]): Map<string, Map<string, Map<number, RunCellRecord>>> {
+  const out = new Map<string, Map<string, Map<number, RunCellRecord>>>();
+  for (const cell of cells) {
+    const l = cell.labels;
+    if (l.stage !== 'labeling' || typeof l.generationKey !== 'string') continue;
+    const slice = chainSlice(String(l.purpose), String(l.labeler), String(l.ontology), cell.request.sample);
+    const byGeneration = out.get(slice) ?? new Map<string, Map<number, RunCellRecord>>();
+    const chain = byGeneration.get(l.generationKey) ?? new Map<number, RunCellRecord>();
+    chain.set(Number(l.attempt ?? 0), cell);
+    byGeneration.set(l.generationKey, chain);
+    out.set(slice, byGeneration);
+  }
+  return out;
+}
+
+export function chainSlice(purpose: string, labeler: string, ontology: string, sample: number): string {
+  return JSON.stringify([purpose, labeler, ontology, sample]);
+}
+
+/** Every generation cell of a memory run with its steps and labels. */
+export function collectMemorySamples(store: RunStore, runId: string): MemoryCollection {
+  const { config, ontology, options } = memoryRunSetup(store, runId);
+  const cells = store.cellsOfRun(runId);
+  const chains = labelingChains(cells).get(chainSlice('main', config.labeler, options.ontologySource, 0)) ?? new Map();
+  const records: MemorySampleRecord[] = [];
+  const summary: MemoryCollectionSummary = {
+    generations: 0,
+    outcomes: Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<SampleOutcome, number>,
+    stepMethods: {},
+    stepSources: {},
+    labelerAttempts: {},
+    coercedUnknownLabels: 0,
+    perTarget: [],
+  };
+  const perTarget = new Map<string, { target: string } & Record<SampleOutcome, number>>();
+  for (const cell of cells) {
+    const l = cell.labels;
+    if (l.stage !== 'generation' || l.experiment !== MEMORY_EXPERIMENT) continue;
+    const base = {
+      target: String(l.target),
+      question: String(l.question_id),
+      domain: String(l.domain ?? ''),
+      condition: String(l.condition),
+      tier: String(l.tier) as PerturbationTier,
+      stimulus: String(l.stimulus_id),
+      sample: Number(l.sample),
+      role: String(l.role) as GenerationRole,
+    };
+    const record: MemorySampleRecord = {
+      generationKey: cell.key,
+      sample: { ...base, status: 'failed', symbols: null },
+      outcome: 'failed',
+      stepMethod: null,
+      stepSource: null,
+      steps: [],
+      labelerAttempts: null,
+      coercedUnknown: [],
+    };
+    const result = cell.result;
+    if (result.status === 'empty') {
+      record.outcome = 'empty';
+      record.sample = { ...base, status: 'empty', symbols: null };
+    } else if (result.status === 'done' && result.text !== null) {
+      const extraction = stepsOfGeneration(result.text, result.reasoning, config);
+      record.stepMethod = extraction.method;
+      record.stepSource = extraction.source;
+      record.steps = extraction.steps;
+      summary.stepMethods[extraction.method] = (summary.stepMethods[extraction.method] ?? 0) + 1;
+      summary.stepSources[extraction.source] = (summary.stepSources[extraction.source] ?? 0) + 1;
+      if (extraction.steps.length === 0) {
+        // An answer with no step is unusable like an invalid labeling (nothing to align).
+        record.outcome = 'no_steps';
+        record.sample = { ...base, status: 'invalid', symbols: null };
+      } else {
+        const labeling = resolveLabeling(chains.get(cell.key) ?? new Map(), extraction.steps.length, ontology, config);
+        record.outcome = labeling.outcome;
+        record.labelerAttempts = labeling.attempts;
+        record.coercedUnknown = labeling.coercedUnknown;
+        summary.coercedUnknownLabels += labeling.coercedUnknown.length;
+        if (labeling.outcome === 'labelled') {
+          record.sample = { ...base, status: 'labelled', symbols: labeling.symbols };
+          const key = String(labeling.attempts);
+          summary.labelerAttempts[key] = (summary.labelerAttempts[key] ?? 0) + 1;
+        } else {
+          // Unlabelled (never answered) is a failure of a call, invalid is a failure to parse.
+          record.sample = { ...base, status: labeling.outcome === 'invalid' ? 'invalid' : 'failed', symbols: null };
+        }
+      }
+    }
+    summary.generations += 1;
+    summary.outcomes[record.outcome] += 1;
+    const counts = perTarget.get(base.target) ?? { target: base.target, ...(Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<SampleOutcome, number>) };
+    counts[record.outcome] += 1;
+    perTarget.set(base.target, counts);
+    records.push(record);
+  }
+  summary.perTarget = [...perTarget.values()].sort((a, b) => a.target.localeCompare(b.target));
+  return { runId, config, ontology, records, summary };
+}
+
+export interface MemoryObservationOptions {
+  /** `reference` (default, DECISIONS 8) or `all-pairs`. */
+  pairing?: PairingPolicy;
+}
+
+/** The scored trajectories of a run (observations plus missing references and exclusion counts). */
+export function scoreMemoryRun(store: RunStore, runId: string, options: MemoryObservationOptions = {}): ScoredTrajectories {
+  const collection = collectMemorySamples(store, runId);
+  return scoreTrajectories(
+    collection.records.map((r) => r.sample),
+    { pairing: options.pairing ?? 'reference' },
+  );
+}
+
+/** The analysis input of a memory run: each non-reference sample scored against its reference. */
+export function collectMemoryObservations(store: RunStore, runId: string, options: MemoryObservationOptions = {}): MemoryObservation[] {
+  return scoreMemoryRun(store, runId, options).observations;
+}
+
+export interface MemoryReportOptions extends MemoryAnalysisOptions, MemoryObservationOptions {}
+
+/** Analyses a memory run: B and seed from the run's config unless given. */
+export function memoryReport(store: RunStore, runId: string, options: MemoryReportOptions = {}): MemoryReport {
+  const { config } = memoryRunSetup(store, runId);
+  const { pairing, ...analysis } = options;
+  const observations = collectMemoryObservations(store, runId, { pairing: pairing ?? config.analysis.pairing });
+  return analyzeMemory(observations, { B: config.analysis.B, seed: config.seed, alpha: config.analysis.alpha, ...analysis });
+}
+
+/** Generation cells of a memory run as relabel items (key, plan labels, steps). */
+export function relabelItems(collection: MemoryCollection, store: RunStore): RelabelItem[] {
+  const labelsByKey = new Map<string, RunCellRecord['labels']>();
+  for (const cell of store.cellsOfRun(collection.runId)) if (cell.labels.stage === 'generation') labelsByKey.set(cell.key, cell.labels);
+  return collection.records.map((r) => ({ generationKey: r.generationKey, labels: labelsByKey.get(r.generationKey) ?? {}, steps: r.steps }));
+}
+
+export interface LabelerCheckPassCounts {
+  labeler: string;
+  run: string;
+  wording: string;
+  items: number;
+  labelled: number;
+  invalid: number;
+  unlabelled: number;
+}
+
+export interface LabelerCheckCollection {
+  checkRunId: string;
+  memoryRunId: string;
+  check: LabelerCheckConfig;
+  records: LabelRecord[];
+  passes: LabelerCheckPassCounts[];
+}
+
+/** The check runs of a store that relabel the given memory run, newest first. */
+export function labelerCheckRunIds(store: RunStore, memoryRun: string): string[] {
+  return store
+    .listRuns()
+    .filter((r) => r.experiment === MEMORY_LABELER_CHECK_EXPERIMENT && (r.manifest.config as Partial<LabelerCheckConfig>)?.run === memoryRun)
+    .sort((a, b) => b.startedAt.localeCompare(a.startedAt))
+    .map((r) => r.id);
+}
+
+/**
+ * Reads a labeler check back as reliability records: one per step and pass;
+ * `label: null` for a response whose labels stayed invalid after the re-asks
+ * (unanswered labelings are left out and counted).
+ */
+export function collectLabelerCheck(store: RunStore, checkRunId: string): LabelerCheckCollection {
+  const run = store.requireRun(checkRunId);
+  if (run.experiment !== MEMORY_LABELER_CHECK_EXPERIMENT) {
+    throw new ConfigError(`run ${checkRunId} is a ${run.experiment} run, not a labeler check`, { field: 'run' });
+  }
+  const check = run.manifest.config as LabelerCheckConfig;
+  const collection = collectMemorySamples(store, check.run);
+  const { options } = memoryRunSetup(store, check.run);
+  const passes: LabelerCheckPass[] = labelerCheckPasses(collection.config, { ontology: collection.ontology, source: options.ontologySource }, check);
+  const selected = selectRelabelItems(relabelItems(collection, store), check.limit, check.seed);
+  const chains = labelingChains(store.cellsOfRun(checkRunId));
+  const records: LabelRecord[] = [];
+  const counts: LabelerCheckPassCounts[] = [];
+  for (const pass of passes) {
+    const slice = chains.get(chainSlice(pass.purpose, pass.labeler, pass.ontologySource, pass.sample)) ?? new Map();
+    const count: LabelerCheckPassCounts = { labeler: pass.labeler, run: pass.run, wording: pass.wording, items: selected.length, labelled: 0, invalid: 0, unlabelled: 0 };
+    for (const item of selected) {
+      const outcome = resolveLabeling(slice.get(item.generationKey) ?? new Map(), item.steps.length, pass.ontology, collection.config);
+      count[outcome.outcome] += 1;
+      if (outcome.outcome === 'unlabelled') continue;
+      item.steps.forEach((_, step) => {
+        records.push({
+          item: item.generationKey,
+          step: step + 1,
+          labeler: pass.labeler,
+          run: pass.run,
+          wording: pass.wording,
+          label: outcome.symbols?.[step] ?? null,
+        });
+      });
+    }
+    counts.push(count);
+  }
+  return { checkRunId, memoryRunId: check.run, check, records, passes: counts };
+}

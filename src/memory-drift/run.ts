@@ -1,0 +1,661 @@
+import { hashCanonical, sha256Hex } from '../core/canonical-json.js';
+import { loadConfigFile } from '../core/config-file.js';
+import { ConfigError, EcholensError } from '../core/errors.js';
+import {
+  installStopSignals,
+  openExperimentRun,
+  type ParsedItem,
+  runParsedStage,
+  runStage,
+  type StageRuntime,
+} from '../experiment/runtime.js';
+import { estimateCells, type PlanEstimate } from '../models/estimate.js';
+import { loadPriceTable } from '../models/prices.js';
+import { getProvider } from '../models/providers.js';
+import { parseModelRef } from '../models/ref.js';
+import type { DecodingParams } from '../models/types.js';
+import type { CellLabels, CellSpec } from '../store/types.js';
+import { type MemoryConfig, memoryConfigSchema, resolveMemorySystemPrompt } from './config.js';
+import { builtinStimuliManifest } from './data-files.js';
+import { loadHuggingFaceQuestions } from './hf-datasets.js';
+import { buildLabelerReaskMessages, parseLabelerOutput } from './labeler.js';
+import { buildRaterMessages, buildRaterReaskMessages, parseRaterOutput, RATER_DEFAULT_PARAMS, type RaterVerdict } from './rater.js';
+import { loadBuiltinOntology, loadOntologyFile, type Ontology } from './ontology.js';
+import { loadBuiltinPerturbations, loadPerturbationsFile, type PerturbationSet } from './perturbations.js';
+import { buildGenerationPlan, buildLabelerCell } from './plan.js';
+import { loadBuiltinQuestions, loadQuestionsFile, type Question, type QuestionSet } from './questions.js';
+import { extractSteps, type StepExtraction } from './steps.js';
+
+export const MEMORY_EXPERIMENT = 'memory';
+
+export function loadMemoryConfig(file: string, overrides: readonly string[] = []): MemoryConfig {
+  return loadConfigFile(file, memoryConfigSchema, overrides).config;
+}
+
+/** Everything a run reads besides the config: resolved once, fingerprinted, recorded. */
+export interface MemoryStimuli {
+  questions: QuestionSet;
+  ontology: Ontology;
+  /** `builtin:default`, `builtin:alt` or the file path. */
+  ontologySource: string;
+  perturbations: PerturbationSet;
+  perturbationsSource: string;
+  /** Perturbation category ids run, no_perturbation first. */
+  conditions: string[];
+}
+
+export interface ResolveStimuliOptions {
+  /** Injectable fetch for the Hugging Face loader (tests use a 127.0.0.1 server). */
+  fetch?: typeof fetch;
+  env?: Record<string, string | undefined>;
+}
+
+function wrapConfigError<T>(field: string, load: () => T): T {
+  try {
+    return load();
+  } catch (error) {
+    if (error instanceof EcholensError) throw new ConfigError(error.message, { field });
+    throw error;
+  }
+}
+
+/** Filters (ids, domains), then limit, then a seeded subset, keeping source order. */
+export function selectQuestions(questions: readonly Question[], config: MemoryConfig['questions'], seed: number): Question[] {
+  let selected = [...questions];
+  if (config.ids !== undefined) {
+    const known = new Set(selected.map((q) => q.id));
+    config.ids.forEach((id, index) => {
+      if (!known.has(id)) throw new ConfigError(`no question with id "${id}"`, { field: `questions.ids.${index}` });
+    });
+    const wanted = new Set(config.ids);
+    selected = selected.filter((q) => wanted.has(q.id));
+  }
+  if (config.domains !== undefined) {
+    const wanted = new Set(config.domains);
+    selected = selected.filter((q) => wanted.has(q.domain));
+    if (selected.length === 0) {
+      const domains = [...new Set(questions.map((q) => q.domain))].sort().join(', ');
+      throw new ConfigError(`no question in these domains (domains present: ${domains})`, { field: 'questions.domains' });
+    }
+  }
+  if (config.limit !== undefined) selected = selected.slice(0, config.limit);
+  if (config.sample !== undefined && config.sample < selected.length) {
+    const chosen = new Set(
+      selected
+        .map((q) => ({ id: q.id, rank: sha256Hex(`${seed}\u0001question\u0001${q.id}`) }))
+        .sort((a, b) => (a.rank < b.rank ? -1 : a.rank > b.rank ? 1 : 0))
+        .slice(0, config.sample)
+        .map((entry) => entry.id),
+    );
+    selected = selected.filter((q) => chosen.has(q.id));
+  }
+  return selected;
+}
+
+async function loadQuestionSet(config: MemoryConfig, options: ResolveStimuliOptions): Promise<QuestionSet> {
+  const q = config.questions;
+  if (q.source === 'builtin') return loadBuiltinQuestions();
+  if (q.source === 'file') return wrapConfigError('questions.file', () => loadQuestionsFile(q.file as string));
+  try {
+    return await loadHuggingFaceQuestions({
+      dataset: q.dataset as string,
+      ...(q.hfConfig !== undefined ? { config: q.hfConfig } : {}),
+      ...(q.split !== undefined ? { split: q.split } : {}),
+      ...(q.column !== undefined ? { column: q.column } : {}),
+      ...(q.idColumn !== undefined ? { idColumn: q.idColumn } : {}),
+      ...(q.domainColumn !== undefined ? { domainColumn: q.domainColumn } : {}),
+      ...(q.domain !== undefined ? { domain: q.domain } : {}),
+      // Read only what the selection can use when nothing filters by id or domain.
+      ...(q.limit !== undefined && q.ids === undefined && q.domains === undefined ? { limit: q.limit } : {}),
+      ...(q.hfBaseUrl !== undefined ? { baseUrl: q.hfBaseUrl } : {}),
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...(options.env ? { env: options.env } : {}),
+    });
+  } catch (error) {
+    if (error instanceof EcholensError) throw new ConfigError(error.message, { field: 'questions.dataset' });
+    throw error;
+  }
+}
+
+export function loadMemoryOntology(name: string): { ontology: Ontology; source: string } {
+  if (name === 'default' || name === 'alt') return { ontology: loadBuiltinOntology(name), source: `builtin:${name}` };
+  return { ontology: wrapConfigError('ontology', () => loadOntologyFile(name)), source: name };
+}
+
+/** Loads and selects the questions, the ontology and the perturbations a config names. */
+export async function resolveMemoryStimuli(config: MemoryConfig, options: ResolveStimuliOptions = {}): Promise<MemoryStimuli> {
+  const set = await loadQuestionSet(config, options);
+  const questions = selectQuestions(set.questions, config.questions, config.seed);
+  const { ontology, source: ontologySource } = loadMemoryOntology(config.ontology);
+  const perturbations =
+    config.perturbations === 'builtin'
+      ? loadBuiltinPerturbations()
+      : wrapConfigError('perturbations', () => loadPerturbationsFile(config.perturbations));
+  const known = perturbations.categories.map((c) => c.id);
+  const none = perturbations.categories.find((c) => c.tier === 'none');
+  if (none === undefined) {
+    throw new ConfigError('the perturbation set needs a category of tier "none" (the no-memory reference)', { field: 'perturbations' });
+  }
+  let conditions: string[];
+  if (config.conditions === 'all') conditions = known;
+  else {
+    config.conditions.forEach((id, index) => {
+      if (!known.includes(id)) {
+        throw new ConfigError(`unknown perturbation category "${id}" (known: ${known.join(', ')})`, { field: `conditions.${index}` });
+      }
+    });
+    // The no-memory category always runs: it holds every comparison's reference.
+    conditions = known.filter((id) => id === none.id || config.conditions.includes(id));
+  }
+  return {
+    questions: { ...set, questions },
+    ontology,
+    ontologySource,
+    perturbations,
+    perturbationsSource: config.perturbations === 'builtin' ? 'builtin' : config.perturbations,
+    conditions: [none.id, ...conditions.filter((id) => id !== none.id)],
+  };
+}
+
+/** A fingerprint of what the plan depends on besides the config (files can change under a path). */
+export function stimuliFingerprint(stimuli: MemoryStimuli): string {
+  return hashCanonical({
+    questions: stimuli.questions.questions,
+    ontology: stimuli.ontology,
+    perturbations: stimuli.perturbations,
+    conditions: stimuli.conditions,
+  }).slice(0, 16);
+}
+
+function providerKind(model: string): string | undefined {
+  try {
+    return getProvider(parseModelRef(model).provider)?.kind;
+  } catch {
+    return undefined;
+  }
+}
+
+export function memoryDecodingParams(decoding: MemoryConfig['decoding'] | MemoryConfig['labelerDecoding'], model: string): DecodingParams {
+  const params: DecodingParams = { temperature: decoding.temperature, maxTokens: decoding.maxTokens };
+  if (decoding.topP !== null) params.topP = decoding.topP;
+  // "top-k 50 where supported" (App. I.3): OpenAI's API has no top_k.
+  if (decoding.topK !== null && providerKind(model) !== 'openai') params.topK = decoding.topK;
+  if (decoding.thinkingBudget !== undefined) params.thinkingBudget = decoding.thinkingBudget;
+  if (decoding.chatTemplateKwargs !== undefined) params.chatTemplateKwargs = decoding.chatTemplateKwargs;
+  if ('seed' in decoding && decoding.seed !== undefined) params.seed = decoding.seed;
+  return params;
+}
+
+/** The generation stage as cells: every target × question × condition × stimulus × sample. */
+export function planMemoryGeneration(config: MemoryConfig, stimuli: MemoryStimuli): CellSpec[] {
+  const systemPrompt = resolveMemorySystemPrompt(config.systemPrompt);
+  const specs: CellSpec[] = [];
+  for (const target of config.targets) {
+    const plan = buildGenerationPlan({
+      questions: stimuli.questions.questions,
+      perturbations: stimuli.perturbations,
+      targets: [target],
+      k: config.k,
+      conditions: stimuli.conditions,
+      stimuliPerCategory: config.stimuliPerCategory,
+      mode: config.injection,
+      params: memoryDecodingParams(config.decoding, target),
+      ...(systemPrompt !== undefined ? { messageOptions: { systemPrompt } } : {}),
+      seed: config.seed,
+    });
+    for (const spec of plan) {
+      const sample = spec.request.sample;
+      if (config.sampleSeeds === 'offset') spec.request.params.seed = config.seed + sample;
+      else if (config.sampleSeeds === 'fixed') spec.request.params.seed = config.seed;
+      specs.push(spec);
+    }
+  }
+  return specs;
+}
+
+/** The steps the labeler sees for a generation result (DECISIONS 7). */
+export function stepsOfGeneration(text: string, reasoning: string | null, config: MemoryConfig): StepExtraction {
+  return extractSteps(text, { reasoning, source: config.steps.source });
+}
+
+export interface LabelerPlanOptions {
+  labeler: string;
+  ontology: Ontology;
+  /** Decoding of the labeler (default: the config's labelerDecoding). */
+  params?: DecodingParams;
+  sample?: number;
+  labels: CellLabels;
+}
+
+/** One labeling item: a cell whose output must parse, re-asked on failure (DECISIONS 2). */
+export function labelingItem(steps: readonly string[], config: MemoryConfig, options: LabelerPlanOptions): ParsedItem<string[]> {
+  const parseOptions = {
+    stepCount: steps.length,
+    ontology: options.ontology,
+    unknownLabel: config.unknownLabel,
+    allowUnmapped: config.allowUnmapped,
+  } as const;
+  const spec = buildLabelerCell(steps, options.ontology, {
+    model: options.labeler,
+    params: options.params ?? memoryDecodingParams(config.labelerDecoding, options.labeler),
+    allowUnmapped: config.allowUnmapped,
+    labels: { ...options.labels, labeler: options.labeler, attempt: 0 },
+  });
+  if (options.sample !== undefined) spec.request.sample = options.sample;
+  return {
+    spec,
+    parse(text) {
+      const parsed = parseLabelerOutput(text, parseOptions);
+      return parsed.ok ? { ok: true, value: parsed.symbols } : { ok: false, error: `${parsed.reason}: ${parsed.detail}` };
+    },
+    reask(previous, badOutput) {
+      const parsed = parseLabelerOutput(badOutput, parseOptions);
+      const failure = parsed.ok ? { reason: 'schema' as const, detail: 'unusable answer' } : parsed;
+      return buildLabelerReaskMessages(previous, badOutput, failure, steps.length);
+    },
+  };
+}
+
+/** Labels of a labeling cell: which generation cell it labels and for what purpose. */
+export function memoryLabelingLabels(generation: CellLabels, generationKey: string, purpose: string, ontology: string): CellLabels {
+  return {
+    experiment: MEMORY_EXPERIMENT,
+    stage: 'labeling',
+    purpose,
+    ontology,
+    generationKey,
+    target: generation.target ?? null,
+    question_id: generation.question_id ?? null,
+    condition: generation.condition ?? null,
+    sample: generation.sample ?? null,
+  };
+}
+
+export interface MemoryDryRun {
+  questions: number;
+  conditions: number;
+  generationCells: number;
+  labelerCells: number;
+  estimate: PlanEstimate;
+}
+
+/** A step list of typical size for estimating labeler prompts before any output exists. */
+const ESTIMATE_STEPS = Array.from({ length: 5 }, (_, i) => `Step ${i + 1}: ${'weighing the options and what matters here '.repeat(3).trim()}.`);
+
+/** Counts cells and estimates tokens and dollars; calls nothing. One labeler call per generation cell is assumed. */
+export function dryRunMemory(config: MemoryConfig, stimuli: MemoryStimuli, specs: readonly CellSpec[], priceFile?: string): MemoryDryRun {
+  const labelerSpecs = specs.map((_spec, index) => {
+    const item = labelingItem([...ESTIMATE_STEPS, `estimate ${index}`], config, {
+      labeler: config.labeler,
+      ontology: stimuli.ontology,
+      labels: { stage: 'labeling', purpose: 'estimate' },
+    });
+    return item.spec;
+  });
+  const prices = loadPriceTable(priceFile ? { file: priceFile } : {});
+  return {
+    questions: stimuli.questions.questions.length,
+    conditions: stimuli.conditions.length,
+    generationCells: specs.length,
+    labelerCells: labelerSpecs.length,
+    estimate: estimateCells([...specs, ...labelerSpecs], prices),
+  };
+}
+
+export interface MemoryRunResult {
+  runId: string;
+  resumed: boolean;
+  generationCells: number;
+  /** Generation cells that ended empty (after the runner's retries) or failed: dropouts. */
+  emptyGenerations: number;
+  failedGenerations: number;
+  /** Answered generations from which no step could be extracted (dropouts too). */
+  noSteps: number;
+  stepMethods: Record<string, number>;
+  labelerItems: number;
+  /** Labeler outputs still unparseable after the re-asks: excluded and counted. */
+  invalidLabelings: number;
+  /** Labeler calls that ended empty or failed. */
+  unansweredLabelings: number;
+  interrupted: boolean;
+  spendUsd: number;
+}
+
+function stageRuntimeOf(config: MemoryConfig, runtime: StageRuntime, signals?: { signal: AbortSignal; hardSignal: AbortSignal }): StageRuntime {
+  return {
+    ...runtime,
+    ...(signals ? { signal: signals.signal, hardSignal: signals.hardSignal } : {}),
+    concurrency: runtime.concurrency ?? config.limits.concurrency,
+    requestsPerMinute: runtime.requestsPerMinute ?? config.limits.requestsPerMinute,
+    tokensPerMinute: runtime.tokensPerMinute ?? config.limits.tokensPerMinute,
+    maxCostUsd: runtime.maxCostUsd ?? config.limits.maxCostUsd,
+  };
+}
+
+/** What a memory run records besides the config (read back by the report and labeler-check). */
+export interface MemoryRunOptions {
+  decisions: string;
+  stimuliFingerprint: string;
+  questions: { source: string; version: string | null; sha256: string | null; count: number };
+  ontologySource: string;
+  ontology: Ontology;
+  perturbations: { source: string; name: string; version: string };
+  conditions: string[];
+  builtinStimuli: ReturnType<typeof builtinStimuliManifest>;
+}
+
+/**
+ * Runs the DriftLens grid: generation cells, step extraction per answer, then
+ * labeler cells with re-asks. Same config + same database = the same run id;
+ * cells already done are never called again.
+ */
+export async function runMemory(
+  config: MemoryConfig,
+  db: string,
+  runtime: StageRuntime = {},
+  stimuliGiven?: MemoryStimuli,
+): Promise<MemoryRunResult> {
+  const stimuli = stimuliGiven ?? (await resolveMemoryStimuli(config));
+  const specs = planMemoryGeneration(config, stimuli);
+  const fingerprint = stimuliFingerprint(stimuli);
+  const options: MemoryRunOptions = {
+    decisions:
+      'DECISIONS 5-10: discrete DTW / SRI, Category/Subcategory symbols with unmapped, steps segmented before labeling, reference = no-memory sample 0 of the same model and question, two floors, injection mode as configured',
+    stimuliFingerprint: fingerprint,
+    questions: {
+      source: stimuli.questions.source,
+      version: stimuli.questions.version,
+      sha256: stimuli.questions.sha256,
+      count: stimuli.questions.questions.length,
+    },
+    ontologySource: stimuli.ontologySource,
+    ontology: stimuli.ontology,
+    perturbations: { source: stimuli.perturbationsSource, name: stimuli.perturbations.name, version: stimuli.perturbations.version },
+    conditions: stimuli.conditions,
+    builtinStimuli: builtinStimuliManifest(),
+  };
+  const { store, runId, resumed } = openExperimentRun(db, MEMORY_EXPERIMENT, config, config.seed, { ...options });
+  try {
+    if (resumed) {
+      const recorded = (store.requireRun(runId).manifest.options as Partial<MemoryRunOptions> | undefined)?.stimuliFingerprint;
+      if (recorded !== undefined && recorded !== fingerprint) {
+        throw new ConfigError(
+          `the questions, ontology or perturbations changed since run ${runId} started in ${db}; restore them or use another --db`,
+          { field: 'questions' },
+        );
+      }
+    }
+  } catch (error) {
+    store.close();
+    throw error;
+  }
+  const signals = runtime.signal ? undefined : installStopSignals();
+  const stageRuntime = stageRuntimeOf(config, runtime, signals);
+  try {
+    const generation = await runStage(store, runId, specs, { ...stageRuntime, label: 'generation' });
+    let spend = generation.spendUsd;
+    const base: MemoryRunResult = {
+      runId,
+      resumed,
+      generationCells: specs.length,
+      emptyGenerations: generation.results.filter((r) => r.status === 'empty').length,
+      failedGenerations: generation.results.filter((r) => r.status === 'failed').length,
+      noSteps: 0,
+      stepMethods: {},
+      labelerItems: 0,
+      invalidLabelings: 0,
+      unansweredLabelings: 0,
+      interrupted: generation.stopReason !== null,
+      spendUsd: spend,
+    };
+    if (generation.stopReason !== null) return base;
+
+    const items: ParsedItem<string[]>[] = [];
+    specs.forEach((spec, index) => {
+      const result = generation.results[index];
+      if (result?.status !== 'done' || result.text === null) return;
+      const extraction = stepsOfGeneration(result.text, result.reasoning, config);
+      base.stepMethods[extraction.method] = (base.stepMethods[extraction.method] ?? 0) + 1;
+      if (extraction.steps.length === 0) {
+        base.noSteps += 1;
+        return;
+      }
+      items.push(
+        labelingItem(extraction.steps, config, {
+          labeler: config.labeler,
+          ontology: stimuli.ontology,
+          labels: memoryLabelingLabels(spec.labels, result.key, 'main', stimuli.ontologySource),
+        }),
+      );
+    });
+    const labeled = await runParsedStage(store, runId, items, config.labelerReasks, { ...stageRuntime, label: 'labeling' });
+    spend += labeled.stages.reduce((sum, s) => sum + s.spendUsd, 0);
+    return {
+      ...base,
+      labelerItems: items.length,
+      invalidLabelings: labeled.outcomes.filter((o) => o?.status === 'invalid').length,
+      unansweredLabelings: labeled.outcomes.filter((o) => o?.status === 'unanswered').length,
+      interrupted: labeled.stages.some((s) => s.stopReason !== null),
+      spendUsd: spend,
+    };
+  } finally {
+    signals?.dispose();
+    store.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Labeler reliability (App. C.4): relabel a run's steps as cells of a check run.
+
+export const MEMORY_LABELER_CHECK_EXPERIMENT = 'memory-labeler-check';
+
+export interface LabelerCheckConfig {
+  /** The memory run whose steps are relabelled. */
+  run: string;
+  /** Other labelers for cross-model agreement (the run's labeler is always included). */
+  labelers: string[];
+  /** Relabel twice at temperature 1 with the run's labeler (within-model stability). */
+  repeat: boolean;
+  /** `builtin:alt` or an ontology file: relabel with this wording (definition robustness); null = skip. */
+  altOntology: string | null;
+  /** Relabel at most this many generation cells (seeded choice); null = all. */
+  limit: number | null;
+  seed: number;
+}
+
+/** One relabelling pass: which labeler, ontology wording and decoding, under which record names. */
+export interface LabelerCheckPass {
+  labeler: string;
+  /** Run name in the reliability records (`t0`, `t1-a`, `t1-b`). */
+  run: string;
+  /** Wording name in the records (`original`, `alternative`). */
+  wording: string;
+  ontologySource: string;
+  ontology: Ontology;
+  params: DecodingParams;
+  sample: number;
+  purpose: 'main' | 'check';
+}
+
+/** The relabelling passes a check asks for; the first is the run's own labeling. */
+export function labelerCheckPasses(config: MemoryConfig, runOntology: { ontology: Ontology; source: string }, check: LabelerCheckConfig): LabelerCheckPass[] {
+  const t0 = memoryDecodingParams(config.labelerDecoding, config.labeler);
+  const passes: LabelerCheckPass[] = [
+    { labeler: config.labeler, run: 't0', wording: 'original', ontologySource: runOntology.source, ontology: runOntology.ontology, params: t0, sample: 0, purpose: 'main' },
+  ];
+  for (const labeler of check.labelers) {
+    if (labeler === config.labeler) continue;
+    const params = memoryDecodingParams(config.labelerDecoding, labeler);
+    passes.push({ labeler, run: 't0', wording: 'original', ontologySource: runOntology.source, ontology: runOntology.ontology, params, sample: 0, purpose: 'check' });
+  }
+  if (check.repeat) {
+    // Two independent labelings at T = 1 (Table 10); distinct sample indices make them distinct cells.
+    for (const [sample, run] of [
+      [1, 't1-a'],
+      [2, 't1-b'],
+    ] as const) {
+      passes.push({ ...passes[0]!, run, params: { ...t0, temperature: 1 }, sample, purpose: 'check' });
+    }
+  }
+  if (check.altOntology !== null) {
+    const alt = check.altOntology === 'builtin:alt' ? loadMemoryOntology('alt') : loadMemoryOntology(check.altOntology);
+    passes.push({ ...passes[0]!, wording: 'alternative', ontologySource: alt.source, ontology: alt.ontology, purpose: 'check' });
+  }
+  return passes;
+}
+
+/** A generation cell to relabel: its key, plan labels and extracted steps. */
+export interface RelabelItem {
+  generationKey: string;
+  labels: CellLabels;
+  steps: string[];
+}
+
+/** The generation cells a check relabels: those with steps, all or a seeded subset, in plan order. */
+export function selectRelabelItems<T extends RelabelItem>(items: readonly T[], limit: number | null, seed: number): T[] {
+  const withSteps = items.filter((item) => item.steps.length > 0);
+  if (limit === null || limit >= withSteps.length) return withSteps;
+  const chosen = new Set(
+    withSteps
+      .map((item) => ({ key: item.generationKey, rank: sha256Hex(`${seed}\u0001relabel\u0001${item.generationKey}`) }))
+      .sort((a, b) => (a.rank < b.rank ? -1 : a.rank > b.rank ? 1 : 0))
+      .slice(0, limit)
+      .map((entry) => entry.key),
+  );
+  return withSteps.filter((item) => chosen.has(item.generationKey));
+}
+
+export interface LabelerCheckRunResult {
+  runId: string;
+  resumed: boolean;
+  items: number;
+  passes: number;
+  labelerCells: number;
+  invalidLabelings: number;
+  unansweredLabelings: number;
+  interrupted: boolean;
+  spendUsd: number;
+}
+
+/** Runs the relabelling passes as labeler cells (with re-asks) in a check run of the same store. */
+export async function runLabelerCheck(
+  db: string,
+  config: MemoryConfig,
+  check: LabelerCheckConfig,
+  passes: readonly LabelerCheckPass[],
+  items: readonly RelabelItem[],
+  runtime: StageRuntime = {},
+): Promise<LabelerCheckRunResult> {
+  const selected = selectRelabelItems(items, check.limit, check.seed);
+  const { store, runId, resumed } = openExperimentRun(db, MEMORY_LABELER_CHECK_EXPERIMENT, check, check.seed, {
+    decisions: 'App. C.4: cross-model agreement at T 0, within-model agreement of two T 1 relabelings, agreement between ontology wordings; exact match and Cohen kappa over steps',
+    passes: passes.map((p) => ({ labeler: p.labeler, run: p.run, wording: p.wording, ontology: p.ontologySource, params: p.params, sample: p.sample })),
+  });
+  const signals = runtime.signal ? undefined : installStopSignals();
+  const stageRuntime = stageRuntimeOf(config, runtime, signals);
+  try {
+    const parsedItems: ParsedItem<string[]>[] = [];
+    for (const pass of passes) {
+      for (const item of selected) {
+        parsedItems.push(
+          labelingItem(item.steps, config, {
+            labeler: pass.labeler,
+            ontology: pass.ontology,
+            params: pass.params,
+            sample: pass.sample,
+            labels: memoryLabelingLabels(item.labels, item.generationKey, pass.purpose, pass.ontologySource),
+          }),
+        );
+      }
+    }
+    const labeled = await runParsedStage(store, runId, parsedItems, config.labelerReasks, { ...stageRuntime, label: 'labeler check' });
+    return {
+      runId,
+      resumed,
+      items: selected.length,
+      passes: passes.length,
+      labelerCells: parsedItems.length,
+      invalidLabelings: labeled.outcomes.filter((o) => o?.status === 'invalid').length,
+      unansweredLabelings: labeled.outcomes.filter((o) => o?.status === 'unanswered').length,
+      interrupted: labeled.stages.some((s) => s.stopReason !== null),
+      spendUsd: labeled.stages.reduce((sum, s) => sum + s.spendUsd, 0),
+    };
+  } finally {
+    signals?.dispose();
+    store.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Curation: the LLM rater of §2.1 / App. A as cells.
+
+export const MEMORY_CURATE_EXPERIMENT = 'memory-curate';
+
+export type RaterOutcome =
+  | { status: 'rated'; verdict: RaterVerdict; attempts: number }
+  | { status: 'invalid'; error: string; attempts: number }
+  | { status: 'unanswered'; reason: string };
+
+export interface RaterRunResult {
+  runId: string;
+  resumed: boolean;
+  outcomes: Map<string, RaterOutcome>;
+  interrupted: boolean;
+  spendUsd: number;
+}
+
+/** Rates questions on the four properties (one cell per question, re-asked on unparseable output). */
+export async function runQuestionRater(
+  db: string,
+  questions: readonly Question[],
+  rater: string,
+  options: { reasks?: number; seed?: number; params?: DecodingParams } & StageRuntime = {},
+): Promise<RaterRunResult> {
+  const { reasks = 2, seed = 42, params = { ...RATER_DEFAULT_PARAMS }, ...runtime } = options;
+  const config = { rater, params, reasks, questions: hashCanonical(questions.map((q) => [q.id, q.text])).slice(0, 16) };
+  const { store, runId, resumed } = openExperimentRun(db, MEMORY_CURATE_EXPERIMENT, config, seed, {
+    decisions: 'DECISIONS 1-2: the rater is a cell at temperature 0; unparseable verdicts re-asked, then invalid and counted',
+  });
+  const signals = runtime.signal ? undefined : installStopSignals();
+  try {
+    const items: ParsedItem<RaterVerdict>[] = questions.map((question) => ({
+      spec: {
+        request: { model: rater, messages: buildRaterMessages(question.text), params: { ...params }, sample: 0 },
+        labels: { experiment: MEMORY_CURATE_EXPERIMENT, stage: 'rating', question_id: question.id, rater, attempt: 0 },
+      },
+      parse(text) {
+        const parsed = parseRaterOutput(text);
+        if (!parsed.ok) return { ok: false, error: `${parsed.reason}: ${parsed.detail}` };
+        const { ok: _ok, ...verdict } = parsed;
+        return { ok: true, value: verdict };
+      },
+      reask(previous, badOutput) {
+        const parsed = parseRaterOutput(badOutput);
+        return buildRaterReaskMessages(previous, badOutput, parsed.ok ? { detail: 'unusable answer' } : parsed);
+      },
+    }));
+    const rated = await runParsedStage(store, runId, items, reasks, {
+      ...runtime,
+      ...(signals ? { signal: signals.signal, hardSignal: signals.hardSignal } : {}),
+      label: 'rater',
+    });
+    const outcomes = new Map<string, RaterOutcome>();
+    questions.forEach((question, index) => {
+      const outcome = rated.outcomes[index];
+      if (outcome === undefined) outcomes.set(question.id, { status: 'unanswered', reason: 'not run (the run stopped)' });
+      else if (outcome.status === 'ok') outcomes.set(question.id, { status: 'rated', verdict: outcome.value, attempts: outcome.attempts });
+      else if (outcome.status === 'invalid') outcomes.set(question.id, { status: 'invalid', error: outcome.error, attempts: outcome.attempts });
+      else outcomes.set(question.id, { status: 'unanswered', reason: outcome.result.errorMessage ?? outcome.result.status });
+    });
+    return {
+      runId,
+      resumed,
+      outcomes,
+      interrupted: rated.stages.some((s) => s.stopReason !== null),
+      spendUsd: rated.stages.reduce((sum, s) => sum + s.spendUsd, 0),
+    };
+  } finally {
+    signals?.dispose();
+    store.close();
+  }
+}
