@@ -93,6 +93,14 @@ describe('editDistance', () => {
     expect(jensenShannon(['x', 'y', 'z'], b)).toBeGreaterThan(0);
   });
 
+  it('keeps symbols apart that share an interning cache slot (same length, middle and last character)', () => {
+    const a = ['aXc', 'bXc', 'aXc', 'cXc'];
+    const b = ['bXc', 'aXc', 'cXc', 'bXc'];
+    expect(editDistance(a, b)).toBe(levenshtein(a, b));
+    expect(jensenShannon(['aXc', 'aXc'], ['bXc', 'bXc'])).toBe(1);
+    expect(sriDrift(['aXc'], ['bXc'])).toBe(1);
+  });
+
   it('rejects non-arrays and non-string symbols', () => {
     expect(argumentOf(() => editDistance(null as unknown as string[], []))).toBe('a');
     expect(argumentOf(() => editDistance(['x'], [1] as unknown as string[]))).toBe('b');

@@ -11,6 +11,21 @@ import { describeValue } from './validate.js';
 const MAX_INTERNED = 1 << 16;
 const symbolIds = new Map<string, number>();
 
+/**
+ * A direct-mapped cache in front of the Map: a slot chosen from the length and two
+ * characters of the symbol remembers the last symbol seen there and its id. A hit
+ * (`===`, so always exact) costs a couple of loads instead of a hash-table probe.
+ */
+const CACHE_SLOTS = 256;
+const cachedSymbols: Array<string | undefined> = new Array<string | undefined>(CACHE_SLOTS).fill(undefined);
+const cachedIds = new Int32Array(CACHE_SLOTS);
+
+function slotOf(symbol: string): number {
+  const length = symbol.length;
+  if (length === 0) return 0;
+  return (length * 31 + symbol.charCodeAt(length - 1) * 7 + symbol.charCodeAt(length >> 1)) & (CACHE_SLOTS - 1);
+}
+
 /** Per-id scratch counters for histograms; always all-zero between calls. */
 let countsA: Int32Array = new Int32Array(64);
 let countsB: Int32Array = new Int32Array(64);
@@ -67,10 +82,19 @@ function internInto(sequence: unknown, argument: string, side: Side): number {
     if (typeof symbol !== 'string') {
       throw new InvalidArgumentError(argument, `element ${i} must be a string symbol, got ${describeValue(symbol)}`);
     }
-    let id = symbolIds.get(symbol);
-    if (id === undefined) {
-      id = symbolIds.size;
-      symbolIds.set(symbol, id);
+    const slot = slotOf(symbol);
+    let id: number;
+    if (cachedSymbols[slot] === symbol) {
+      id = cachedIds[slot]!;
+    } else {
+      let known = symbolIds.get(symbol);
+      if (known === undefined) {
+        known = symbolIds.size;
+        symbolIds.set(symbol, known);
+      }
+      id = known;
+      cachedSymbols[slot] = symbol;
+      cachedIds[slot] = id;
     }
     out[i] = id;
     if (i < symbols.length) symbols[i] = symbol;
@@ -98,6 +122,7 @@ const pair = { a: sideA.ids, n: 0, b: sideB.ids, m: 0 };
 export function internPair(a: unknown, b: unknown, nameA: string, nameB: string): InternedPair {
   if (symbolIds.size > MAX_INTERNED) {
     symbolIds.clear();
+    cachedSymbols.fill(undefined);
     sideA.last = undefined;
     sideB.last = undefined;
   }
