@@ -304,6 +304,11 @@ describe('analyzeMemory on planted tiers', () => {
     expect(convergence.spearman.rho).toBeGreaterThan(0.95);
     expect(convergence.pearson.r).toBeGreaterThan(0.95);
     expect(convergence.spearman.p).toBeLessThan(1e-6);
+    expect(convergence.tierOrder).toEqual({
+      dtw: ['noise', 'persona', 'life_event'],
+      sri: ['noise', 'persona', 'life_event'],
+      identical: true,
+    });
   });
 
   it('puts noise at the floor, persona medium and life events large', () => {

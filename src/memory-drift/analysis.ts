@@ -457,6 +457,8 @@ export interface Convergence {
   sriMeans: number[];
   spearman: MemoryMaybe<{ rho: number; p: number }>;
   pearson: MemoryMaybe<{ r: number; p: number }>;
+  /** Pooled tiers by ascending mean under each metric (Fig. 5: the same order under both). */
+  tierOrder: { dtw: string[]; sri: string[]; identical: boolean };
 }
 
 export type Verdict = 'pass' | 'fail' | 'undetermined';
@@ -1145,12 +1147,21 @@ function convergenceOf(metrics: Record<MemoryMetric, MetricAnalysis>, settings: 
   }
   const x = conditions.map((c) => dtwMeans.get(c) as number);
   const y = conditions.map((c) => sriMeans.get(c) as number);
+  const tierOrder = (analysis: MetricAnalysis) =>
+    [...analysis.tiers].sort((a, b) => a.mean - b.mean || TIER_RANK[a.tier] - TIER_RANK[b.tier]).map((t) => t.tier as string);
+  const dtwOrder = tierOrder(metrics.dtw);
+  const sriOrder = tierOrder(metrics.sri);
   return {
     conditions,
     dtwMeans: x,
     sriMeans: y,
     spearman: attempt(() => spearman(x, y)),
     pearson: attempt(() => pearson(x, y)),
+    tierOrder: {
+      dtw: dtwOrder,
+      sri: sriOrder,
+      identical: dtwOrder.length === sriOrder.length && dtwOrder.every((tier, i) => tier === sriOrder[i]),
+    },
   };
 }
 

@@ -69,6 +69,7 @@ describe('renderMemoryMarkdown', () => {
     expect(markdown).toContain('| Sensitivity | PASS |');
     expect(markdown).toContain('| (Intercept) |');
     expect(markdown).toContain('Over 6 conditions: Spearman ρ = ');
+    expect(markdown).toContain('Tiers by ascending mean: DTW noise < persona < life_event; SRI noise < persona < life_event (same order).');
     // Numbers of the report appear verbatim in their formatted form.
     const floor = report.targets[0]!.metrics.dtw.floor;
     if ('error' in floor) throw new Error(floor.error);

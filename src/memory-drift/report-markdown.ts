@@ -102,6 +102,11 @@ function convergenceSection(target: TargetAnalysis, out: string[]): void {
   const pearson = isError(c.pearson) ? failure(c.pearson) : `r = ${num(c.pearson.r)} (p = ${pValue(c.pearson.p)})`;
   out.push(`Over ${c.conditions.length} conditions: Spearman ${spearman}; Pearson ${pearson}.`, '');
   out.push(
+    `Tiers by ascending mean: DTW ${c.tierOrder.dtw.join(' < ')}; SRI ${c.tierOrder.sri.join(' < ')} ` +
+      `(${c.tierOrder.identical ? 'same order' : 'different order'}).`,
+    '',
+  );
+  out.push(
     table(
       ['condition', 'DTW mean', 'SRI mean'],
       c.conditions.map((id, i) => [cell(id), num(c.dtwMeans[i] as number, 4), num(c.sriMeans[i] as number, 4)]),
