@@ -374,6 +374,20 @@ describe('analyzeMemory on planted tiers', () => {
     expect(floorVsLife.test.pAdjusted).toBeGreaterThanOrEqual(floorVsLife.test.p);
   });
 
+  it('holds only finite numbers and plain JSON values', () => {
+    const walk = (value: unknown, path: string): void => {
+      if (typeof value === 'number') {
+        if (!Number.isFinite(value)) throw new Error(`${path} = ${value}`);
+      } else if (Array.isArray(value)) {
+        value.forEach((item, i) => walk(item, `${path}[${i}]`));
+      } else if (value !== null && typeof value === 'object') {
+        expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
+        for (const [key, item] of Object.entries(value)) walk(item, `${path}.${key}`);
+      }
+    };
+    walk(report, 'report');
+  });
+
   it('is deterministic for a seed and agrees with dRel on the elevation point estimate', () => {
     expect(JSON.stringify(analyzeMemory(observations, { B }))).toBe(JSON.stringify(report));
     const rows = (id: string) =>
