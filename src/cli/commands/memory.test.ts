@@ -1,0 +1,161 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packageRoot } from '../../core/version.js';
+import { type FakeServer, startFakeOpenAI } from '../../models/testing/index.js';
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Spawns the CLI asynchronously (a fake server in this process must keep answering). */
+function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+      cwd: packageRoot(),
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'echolens-memory-cli-'));
+const example = join(packageRoot(), 'examples', 'memory-sim.yaml');
+const small = ['--questions-limit', '3', '--set', 'k=1', '--set', 'conditions=[filler, gender, bereavement]', '--set', 'analysis.B=200'];
+
+// Each test spawns the CLI (seconds of start-up on a loaded machine): allow for it.
+describe('echolens memory', { timeout: 300_000 }, () => {
+  it('documents every subcommand in --help', async () => {
+    const top = await cli(['memory', '--help']);
+    expect(top.code).toBe(0);
+    for (const sub of ['run', 'report', 'curate', 'labeler-check']) expect(top.stdout).toContain(sub);
+    const run = await cli(['memory', 'run', '--help']);
+    expect(run.stdout).toMatch(/--dry-run/);
+    expect(run.stdout).toMatch(/--questions-limit <n>/);
+    expect(run.stdout).toMatch(/sim:memory plants drift/);
+  });
+
+  it('runs the example on simulated models, reports in Markdown and JSON, and checks the labeler', async () => {
+    const db = join(dir, 'run.db');
+    const dry = await cli(['memory', 'run', example, '--db', db, '--dry-run', ...small]);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toMatch(/3 questions × 4 conditions × 1 target\(s\) → 15 generation cells/);
+    expect(dry.stdout).toMatch(/nothing was called/);
+
+    const run = await cli(['memory', 'run', example, '--db', db, ...small]);
+    expect(run.stderr).not.toMatch(/internal error/);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/started run memory-[0-9a-f]{12} .*15 generation cells \(0 empty, 0 failed, 0 without steps; steps by tags 15\)/);
+
+    const md = await cli(['memory', 'report', db]);
+    expect(md.code).toBe(0);
+    expect(md.stdout).toMatch(/# Memory drift \(DriftLens\) report/);
+    expect(md.stdout).toMatch(/Instrument validity/);
+    expect(md.stdout).toMatch(/## Run/);
+
+    const out = join(dir, 'report.json');
+    const json = await cli(['memory', 'report', db, '--format', 'json', '-o', out]);
+    expect(json.code).toBe(0);
+    const report = JSON.parse(readFileSync(out, 'utf8'));
+    expect(report.schema).toBe('echolens.memory-report/1');
+    expect(report.runId).toMatch(/^memory-/);
+    expect(report.options.B).toBe(200);
+    expect(report.counts.scored).toBe(3 * (1 + 3));
+    expect(report.run.outcomes.labelled).toBe(15);
+
+    const check = await cli(['memory', 'labeler-check', db, '--labelers', 'sim:labeler', '--repeat', '--alt-ontology', '--format', 'json']);
+    expect(check.stderr).not.toMatch(/internal error/);
+    expect(check.code).toBe(0);
+    const reliability = JSON.parse(check.stdout);
+    expect(reliability.passes).toHaveLength(4);
+    expect(reliability.withinModel.find((w: { runA: string; runB: string }) => w.runA === 't1-a' && w.runB === 't1-b').exact).toBe(1);
+    expect(reliability.wordings[0].exact).toBe(1);
+    const checkMd = await cli(['memory', 'labeler-check', db, '--repeat']);
+    expect(checkMd.stdout).toMatch(/## Within-model agreement \(Table 10\)/);
+  });
+
+  it('names the file, line and key of a config error, without a stack trace', async () => {
+    const file = join(dir, 'bad.yaml');
+    writeFileSync(file, ['targets: [sim:memory]', 'labeler: sim:labeler', 'injection: sideways'].join('\n'));
+    const run = await cli(['memory', 'run', file, '--db', join(dir, 'bad.db')]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`${file}:3: injection:`);
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  describe('curate', () => {
+    let server: FakeServer;
+    beforeAll(async () => {
+      server = await startFakeOpenAI({
+        respond: (request) => {
+          const prompt = JSON.stringify(request.body?.messages ?? []);
+          const standAlone = !prompt.includes('this quote');
+          return {
+            text: JSON.stringify({ reasoning_invoking: true, unverifiable: true, persona_indifferent: true, stand_alone: standAlone, rationale: 'test rater' }),
+          };
+        },
+      });
+    });
+    afterAll(() => server.close());
+
+    it('filters by keywords with reasons, rates with an LLM rater as cells, exports and imports annotation sheets', async () => {
+      const questions = join(dir, 'candidates.csv');
+      writeFileSync(
+        questions,
+        [
+          'id,domain,question',
+          'q1,career,Should I take a stable job or a risky startup offer?',
+          'q2,career,What is the average salary of a nurse?',
+          'q3,family,Lending money to relatives can strain a relationship over the years.',
+          'q4,ethics,Is it fair to judge this quote by modern standards?',
+        ].join('\n'),
+      );
+      const out = join(dir, 'curated.jsonl');
+      const sheet = join(dir, 'sheet.csv');
+      const run = await cli(
+        ['memory', 'curate', '--questions', questions, '--rater', `openai-compatible:rater@${server.baseURL}`, '--db', join(dir, 'curate.db'), '-o', out, '--export-sheet', sheet],
+      );
+      expect(run.stderr).not.toMatch(/internal error/);
+      expect(run.code).toBe(0);
+      const rows = readFileSync(out, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+      expect(rows.map((r: { decision: string }) => r.decision)).toEqual(['keep', 'drop', 'keep', 'drop']);
+      expect(rows[1].reason).toMatch(/drop-list: .*"what is"/);
+      expect(rows[1].rater).toBeUndefined();
+      expect(rows[3].reason).toMatch(/rater: not stand_alone/);
+      expect(rows[0].rater).toMatchObject({ status: 'rated', attempts: 1 });
+      // Three questions were rated (the keyword drop was not), each one cell at temperature 0.
+      expect(server.requests).toHaveLength(3);
+      expect(server.requests[0]!.body).toMatchObject({ temperature: 0 });
+      expect(run.stderr).toMatch(/4 questions from .*: 2 keep, 2 drop, 0 review/);
+
+      const header = readFileSync(sheet, 'utf8').split(/\r?\n/)[0];
+      expect(header).toBe('item_id,question,label,confidence,comment');
+      const filled = (labels: string[]) =>
+        ['item_id,question,label,confidence,comment', `q1,x,${labels[0]},0.9,`, `q3,x,${labels[1]},0.8,`].join('\n');
+      const sheets = [filled(['yes', 'yes']), filled(['yes', 'no']), filled(['yes', 'no'])].map((text, i) => {
+        const file = join(dir, `annotator-${i}.csv`);
+        writeFileSync(file, text);
+        return file;
+      });
+      const summary = join(dir, 'annotations.json');
+      const imported = await cli(['memory', 'curate', '--import', ...sheets, '-o', summary]);
+      expect(imported.code).toBe(0);
+      expect(imported.stdout).toMatch(/2 items: 1 unanimous \(3\/3\), 1 two-of-three/);
+      expect(JSON.parse(readFileSync(summary, 'utf8')).unanimous).toEqual(['q1']);
+    });
+  });
+});
