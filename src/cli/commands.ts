@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { registerAsk } from './commands/ask.js';
 import { registerDemo } from './commands/demo.js';
+import { registerMemory } from './commands/memory.js';
 import { registerModels } from './commands/models.js';
 import { registerPersona } from './commands/persona.js';
 import { registerReport } from './commands/report.js';
@@ -17,6 +18,7 @@ export function registerCommands(program: Command): void {
   registerSessions(sessions);
   registerSessionsRedact(sessions);
   registerPersona(program);
+  registerMemory(program);
   registerReport(program);
   registerAsk(program);
   registerModels(program);
