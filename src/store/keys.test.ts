@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../core/canonical-json.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import type { ModelRequest } from '../models/types.js';
-import { canonicalRequest, cellKey, contentKey, scrubbedCanonicalJson, scrubFields, scrubSecrets, secretValuesFromEnv } from './keys.js';
+import { canonicalRequest, cellIdentity, cellKey, contentKey, scrubbedCanonicalJson, scrubFields, scrubSecrets, secretValuesFromEnv } from './keys.js';
 
 const base: ModelRequest = {
   model: 'openai:gpt-4.1-mini',
@@ -40,6 +40,15 @@ describe('cellKey', () => {
     const b = { ...base, params: { providerOptions: { apiKey: 'sk-two-bbbbbbbb' } } };
     expect(cellKey(a)).toBe(cellKey(b));
     expect(JSON.stringify(canonicalRequest(a))).not.toContain('sk-one');
+  });
+
+  it('cellIdentity agrees with cellKey, contentKey and the canonical scrubbed request', () => {
+    const request = { ...base, params: { ...base.params, providerOptions: { apiKey: 'sk-zzzzzzzzzz', b: [1, { a: 2 }] } } };
+    const id = cellIdentity(request);
+    expect(id.key).toBe(cellKey(request));
+    expect(id.contentKey).toBe(contentKey(request));
+    expect(id.json).toBe(canonicalJson(canonicalRequest(request)));
+    expect(id.json).not.toContain('sk-zzzz');
   });
 
   it('content key ignores the model only', () => {

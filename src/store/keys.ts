@@ -40,6 +40,34 @@ export function contentKey(request: ModelRequest): string {
   return sha256Hex(scrubbedCanonicalJson({ messages: request.messages, params: request.params ?? {}, sample: request.sample }));
 }
 
+/** Everything the store needs to know a request by, from one serialization. */
+export interface CellIdentity {
+  /** `cellKey` of the request. */
+  key: string;
+  /** `contentKey` of the request. */
+  contentKey: string;
+  /** The canonical, credential-scrubbed request JSON that `key` hashes. */
+  json: string;
+}
+
+/**
+ * Cell key, content key and canonical JSON at once: the canonical members are
+ * messages < model < params < sample, so both hashed texts share three
+ * serialized parts.
+ */
+export function cellIdentity(request: ModelRequest): CellIdentity {
+  validateRequest(request);
+  const messages = scrubbedCanonicalJson(request.messages);
+  const params = scrubbedCanonicalJson(request.params ?? {});
+  const sample = scrubbedCanonicalJson(request.sample);
+  const json = `{"messages":${messages},"model":${JSON.stringify(request.model)},"params":${params},"sample":${sample}}`;
+  return {
+    key: sha256Hex(json),
+    contentKey: sha256Hex(`{"messages":${messages},"params":${params},"sample":${sample}}`),
+    json,
+  };
+}
+
 /**
  * `canonicalJson(scrubFields(value))` in one pass, without the two deep copies:
  * keys are hashed for every cell of every plan, so this is the runner's hot path.

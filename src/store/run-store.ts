@@ -5,16 +5,7 @@ import Database from 'better-sqlite3';
 import { canonicalJson } from '../core/canonical-json.js';
 import { InputError, InvalidArgumentError } from '../core/errors.js';
 import type { FinishReason, ModelRequest, TokenUsage } from '../models/types.js';
-import {
-  canonicalRequest,
-  cellKey,
-  contentKey,
-  REDACTED,
-  replaceSecretValues,
-  scrubbedCanonicalJson,
-  scrubSecrets,
-  secretValuesFromEnv,
-} from './keys.js';
+import { type CellIdentity, cellIdentity, REDACTED, replaceSecretValues, scrubSecrets, secretValuesFromEnv } from './keys.js';
 import { ensureSchema } from './schema.js';
 import type { CellLabels, CellResult, CellSpec, CellStatus, RunManifest } from './types.js';
 
@@ -208,16 +199,16 @@ export class RunStore {
 
   // ---- cells ----
 
-  /** The request as stored: canonical, credential fields and secret values replaced. */
-  private storedRequestJson(request: ModelRequest): string {
-    if (this.secrets.length === 0) return scrubbedCanonicalJson(canonicalRequest(request));
+  /** Secret values replaced in a canonical request JSON (fields were scrubbed when it was built). */
+  private scrubValues(json: string): string {
+    if (this.secrets.length === 0) return json;
     if (this.plainSecrets) {
       // JSON leaves these secrets' characters unescaped, so replacing in the text is exact.
-      let json = scrubbedCanonicalJson(canonicalRequest(request));
-      for (const secret of this.secrets) if (json.includes(secret)) json = json.split(secret).join(REDACTED);
-      return json;
+      let out = json;
+      for (const secret of this.secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+      return out;
     }
-    return JSON.stringify(replaceSecretValues(canonicalRequest(request), this.secrets));
+    return JSON.stringify(replaceSecretValues(JSON.parse(json), this.secrets));
   }
 
   /**
@@ -225,26 +216,25 @@ export class RunStore {
    * Returns the key of each spec (same order). Idempotent: resuming a run with
    * the same plan adds nothing.
    */
-  registerCells(runId: string, specs: readonly CellSpec[], keys?: readonly string[]): string[] {
+  registerCells(runId: string, specs: readonly CellSpec[], identities?: readonly CellIdentity[]): string[] {
     this.requireRun(runId);
-    const specKeys = keys ? [...keys] : specs.map((spec) => cellKey(spec));
-    if (specKeys.length !== specs.length) throw new InvalidArgumentError('keys', 'must have one key per spec');
+    const ids = identities ?? specs.map((spec) => cellIdentity(spec.request));
+    if (ids.length !== specs.length) throw new InvalidArgumentError('identities', 'must have one identity per spec');
     const now = new Date().toISOString();
     const { insertCell, linkCell, hasCell, nextOrdinal } = this.statements;
     this.db.transaction(() => {
       let ordinal = ((nextOrdinal.get(runId) as { next: number | null }).next ?? -1) + 1;
       for (let index = 0; index < specs.length; index += 1) {
         const spec = specs[index]!;
-        const key = specKeys[index]!;
-        if (!hasCell.get(key)) {
-          const request = spec.request;
-          insertCell.run(key, contentKey(request), request.model, request.sample, this.storedRequestJson(request), now);
+        const id = ids[index]!;
+        if (!hasCell.get(id.key)) {
+          insertCell.run(id.key, id.contentKey, spec.request.model, spec.request.sample, this.scrubValues(id.json), now);
         }
         const labels = canonicalJson(spec.labels ?? {});
-        if (linkCell.run(runId, key, labels, ordinal).changes > 0) ordinal += 1;
+        if (linkCell.run(runId, id.key, labels, ordinal).changes > 0) ordinal += 1;
       }
     })();
-    return specKeys;
+    return ids.map((id) => id.key);
   }
 
   /** The stored result of a cell, or undefined when the key was never registered. */

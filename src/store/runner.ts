@@ -2,7 +2,7 @@ import { ConfigError, EcholensError, InvalidArgumentError } from '../core/errors
 import { ModelCallError } from '../models/errors.js';
 import { CallFailedError, type RetryPolicy, type SleepFn, callWithRetry, defaultSleep } from '../models/retry.js';
 import { type ModelAdapter, type ModelRequest, type TokenUsage, ZERO_USAGE } from '../models/types.js';
-import { cellKey } from './keys.js';
+import { cellIdentity } from './keys.js';
 import type { CellOutcome, RunStatus, RunStore } from './run-store.js';
 import { DEFAULT_PREFIX_MIN_CHARS, estimateInputTokens, schedulePrefixGroups } from './schedule.js';
 import { WorkLane } from './lane.js';
@@ -143,8 +143,8 @@ export async function runCells(
   const costOf = options.costOf ?? (await defaultCostOf());
 
   store.requireRun(runId);
-  const specKeys = specs.map((spec) => cellKey(spec));
-  store.registerCells(runId, specs, specKeys);
+  const identities = specs.map((spec) => cellIdentity(spec.request));
+  const specKeys = store.registerCells(runId, specs, identities);
   store.setRunStatus(runId, 'running');
 
   // Distinct cells in first-appearance order.
@@ -610,11 +610,15 @@ const defaultAdapterFactory: AdapterFactory = async (ref) => {
 
 async function defaultCostOf(): Promise<CostFn> {
   const models = await import('../models/index.js');
+  const unparseable = new Set<string>();
   return (model, usage) => {
+    if (unparseable.has(model)) return null;
     try {
       return models.costOf(model, usage);
     } catch {
-      return null; // a ref the price table cannot parse has no known price
+      // A ref the price table cannot parse has no known price; remember it, throwing is slow.
+      unparseable.add(model);
+      return null;
     }
   };
 }
