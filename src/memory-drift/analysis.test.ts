@@ -184,16 +184,18 @@ describe('scoreTrajectories', () => {
       sample({ sample: 3, symbols: [] }),
       sample({ question: 'q2', symbols: ['A'] }),
       sample({ question: 'q3', symbols: ['A'] }),
+      // A dropout stays a dropout even without a reference.
+      sample({ question: 'q3', sample: 1, status: 'empty' }),
       sample({ question: 'q1', condition: 'filler', tier: 'noise', status: 'failed' }),
     ]);
     const statuses = result.observations.map((o) => o.status);
-    expect(statuses).toEqual(['scored', 'empty', 'invalid', 'invalid', 'no_reference', 'no_reference', 'failed']);
+    expect(statuses).toEqual(['scored', 'empty', 'invalid', 'invalid', 'no_reference', 'no_reference', 'empty', 'failed']);
     expect(result.missingReferences).toEqual([
       { target: 't', question: 'q2', reason: 'reference sample is empty' },
       { target: 't', question: 'q3', reason: 'no reference sample' },
     ]);
     expect(result.excluded).toEqual([
-      { target: 't', condition: 'gender', tier: 'persona', total: 6, scored: 1, empty: 1, failed: 0, invalid: 2, noReference: 2 },
+      { target: 't', condition: 'gender', tier: 'persona', total: 7, scored: 1, empty: 2, failed: 0, invalid: 2, noReference: 2 },
       { target: 't', condition: 'filler', tier: 'noise', total: 1, scored: 0, empty: 0, failed: 1, invalid: 0, noReference: 0 },
     ]);
   });
@@ -493,6 +495,12 @@ describe('analyzeMemory edge cases', () => {
     expect(filler).toMatchObject({ total: 5, scored: 3, empty: 1, invalid: 1, steps: 4, unmappedSteps: 2, unmappedRate: 0.5 });
     expect(filler.dropoutRate).toBeCloseTo(0.2, 12);
     expect(filler.invalidRate).toBeCloseTo(0.25, 12);
+    const gender = analyzeMemory(
+      [{ ...scored[0]!, condition: 'gender', tier: 'persona', status: 'no_reference', dtw: null, sri: null }, { ...scored[0]!, condition: 'gender', tier: 'persona', status: 'invalid', dtw: null, sri: null }],
+      { B },
+    ).counts.byCondition[0]!;
+    // A no_reference sample was labelled validly: it is in the invalid-rate denominator.
+    expect(gender.invalidRate).toBe(0.5);
   });
 
   it('analyses targets separately and honours the floor and convergence options', () => {

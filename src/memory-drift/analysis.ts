@@ -62,7 +62,8 @@ export interface LabelledSample {
 
 /**
  * Status of an observation: `scored` enters the statistics; the others are excluded and counted.
- * `no_reference` = the (target, question) has no usable reference trajectory.
+ * The sample's own outcome (`empty`, `failed`, `invalid`) takes precedence; `no_reference` = a
+ * validly labelled sample whose (target, question) has no usable reference trajectory.
  */
 export type ObservationStatus = 'scored' | 'empty' | 'failed' | 'invalid' | 'no_reference';
 
@@ -273,6 +274,11 @@ export function scoreTrajectories(
       sri: null,
       baselines: 0,
     };
+    // The sample's own outcome first, so dropout and invalid rates do not depend on the reference.
+    if (sample.status !== 'labelled' || !usable(sample)) {
+      observations.push({ ...base, status: sample.status === 'labelled' ? 'invalid' : sample.status });
+      continue;
+    }
     if (reference === undefined || !usable(reference)) {
       if (!missing.has(key)) {
         missing.set(key, {
@@ -282,10 +288,6 @@ export function scoreTrajectories(
         });
       }
       observations.push({ ...base, status: 'no_reference' });
-      continue;
-    }
-    if (sample.status !== 'labelled' || !usable(sample)) {
-      observations.push({ ...base, status: sample.status === 'labelled' ? 'invalid' : sample.status });
       continue;
     }
     const baselines =
@@ -501,7 +503,7 @@ export interface TargetAnalysis {
 export interface ConditionCounts extends ExclusionCount {
   /** empty / total. */
   dropoutRate: number;
-  /** invalid / (total − empty − failed − noReference): labeler outputs unusable after re-asks. */
+  /** invalid / (total − empty − failed): labeler outputs unusable after re-asks. */
   invalidRate: number | null;
   /** Labelled steps of the scored observations. */
   steps: number;
@@ -823,7 +825,7 @@ function conditionCounts(observations: readonly MemoryObservation[]): ConditionC
   return base
     .map((entry) => {
       const s = steps.get(JSON.stringify([entry.target, entry.condition])) ?? { steps: 0, unmapped: 0 };
-      const labelled = entry.total - entry.empty - entry.failed - entry.noReference;
+      const labelled = entry.total - entry.empty - entry.failed;
       return {
         ...entry,
         dropoutRate: entry.empty / entry.total,
