@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -326,6 +326,20 @@ describe('memory run end to end (SIMULATED models with planted ground truth)', {
       expect(loadMemoryConfig(file).analysis.B).toBe(10_000);
       expect(loadMemoryConfig(file).labelerReasks).toBe(2);
       expect(loadMemoryConfig(file).labelerDecoding.temperature).toBe(0);
+    });
+
+    it('reads question files relative to the config file', async () => {
+      const sub = join(dir, 'configs');
+      mkdirSync(sub, { recursive: true });
+      writeFileSync(join(sub, 'mine.jsonl'), '{"id":"m1","domain":"daily","text":"Is it better to cook at home or eat out on a busy week?"}\n');
+      const file = join(sub, 'mine.yaml');
+      writeFileSync(file, 'targets: [sim:memory]\nlabeler: sim:labeler\nquestions: { source: file, file: mine.jsonl }\n');
+      const cfg = loadMemoryConfig(file);
+      expect(cfg.questions.file).toBe(join(sub, 'mine.jsonl'));
+      const stimuli = await resolveMemoryStimuli(cfg);
+      expect(stimuli.questions.questions.map((q) => q.id)).toEqual(['m1']);
+      writeFileSync(file, 'targets: [sim:memory]\nlabeler: sim:labeler\nquestions: { source: file, file: absent.jsonl }\n');
+      await expect(resolveMemoryStimuli(loadMemoryConfig(file))).rejects.toThrow(/questions\.file: .*absent\.jsonl: file not found/);
     });
 
     it('refuses to resume a run whose question file changed under the same config', async () => {

@@ -1,3 +1,5 @@
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { hashCanonical, sha256Hex } from '../core/canonical-json.js';
 import { loadConfigFile } from '../core/config-file.js';
 import { ConfigError, EcholensError } from '../core/errors.js';
@@ -28,8 +30,20 @@ import { extractSteps, type StepExtraction } from './steps.js';
 
 export const MEMORY_EXPERIMENT = 'memory';
 
+/** Loads a config; file paths (questions, ontology, perturbations) may use `~/` and are relative to the config file's folder. */
 export function loadMemoryConfig(file: string, overrides: readonly string[] = []): MemoryConfig {
-  return loadConfigFile(file, memoryConfigSchema, overrides).config;
+  const config = loadConfigFile(file, memoryConfigSchema, overrides).config;
+  const base = dirname(resolve(file));
+  const place = (path: string) => {
+    if (path === '~' || path.startsWith('~/')) return join(homedir(), path.slice(1));
+    return isAbsolute(path) ? path : resolve(base, path);
+  };
+  return {
+    ...config,
+    questions: config.questions.file === undefined ? config.questions : { ...config.questions, file: place(config.questions.file) },
+    ontology: config.ontology === 'default' || config.ontology === 'alt' ? config.ontology : place(config.ontology),
+    perturbations: config.perturbations === 'builtin' ? config.perturbations : place(config.perturbations),
+  };
 }
 
 /** Everything a run reads besides the config: resolved once, fingerprinted, recorded. */
