@@ -381,7 +381,7 @@ describe('analyzeMemory on planted tiers', () => {
       if (typeof value === 'number') {
         if (!Number.isFinite(value)) throw new Error(`${path} = ${value}`);
       } else if (Array.isArray(value)) {
-        value.forEach((item, i) => walk(item, `${path}[${i}]`));
+        for (const [i, item] of value.entries()) walk(item, `${path}[${i}]`);
       } else if (value !== null && typeof value === 'object') {
         expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
         for (const [key, item] of Object.entries(value)) walk(item, `${path}.${key}`);
