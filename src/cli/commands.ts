@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { registerAsk } from './commands/ask.js';
 import { registerDemo } from './commands/demo.js';
 import { registerMemory } from './commands/memory.js';
+import { registerMemoryMitigation } from './commands/memory-mitigation.js';
 import { registerModels } from './commands/models.js';
 import { registerPersona } from './commands/persona.js';
 import { registerReport } from './commands/report.js';
@@ -19,6 +20,7 @@ export function registerCommands(program: Command): void {
   registerSessionsRedact(sessions);
   registerPersona(program);
   registerMemory(program);
+  registerMemoryMitigation(program.commands.find((c) => c.name() === 'memory')!);
   registerReport(program);
   registerAsk(program);
   registerModels(program);

@@ -1,0 +1,158 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Command } from 'commander';
+import { sha256Hex } from '../../core/canonical-json.js';
+import { InputError, InvalidArgumentError } from '../../core/errors.js';
+import { installStopSignals, openExperimentRun } from '../../experiment/runtime.js';
+import { registerMitigationSimProfiles } from '../../memory-drift/mitigation/sims.js';
+import { loadDpoConfig } from '../../memory-drift/mitigation/dpo-config.js';
+import { runDpoPairs, writeDpoOutputs } from '../../memory-drift/mitigation/dpo.js';
+import { buildReferences } from '../../memory-drift/mitigation/references.js';
+import { CachedLabeler } from '../../memory-drift/mitigation/reward-labeler.js';
+import { startRewardServer } from '../../memory-drift/mitigation/reward-server.js';
+import { checkRewardWeights, parseReferences } from '../../memory-drift/mitigation/reward.js';
+import { loadBuiltinOntology, loadOntologyFile, ontologySymbols, UNMAPPED } from '../../memory-drift/ontology.js';
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+function integerIn(name: string, min: number, max: number) {
+  return (value: string) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(name, `must be an integer from ${min} to ${max}, got "${value}"`);
+    return n;
+  };
+}
+
+function finiteNumber(name: string) {
+  return (value: string) => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError(name, `must be a number, got "${value}"`);
+    return n;
+  };
+}
+
+const SIMS =
+  '\nSimulated models (measure nothing): sim:memory (generator), sim:dpo-judge (judge), sim:dpo-rewriter (rewrite), sim:labeler (labeler).';
+
+/** `echolens memory dpo-pairs | references | reward-server` (DriftLens §5, App. I). */
+export function registerMemoryMitigation(memory: Command): void {
+  registerMitigationSimProfiles();
+
+  memory
+    .command('dpo-pairs')
+    .description('DPO preference data (SymPreference): persona prompts, candidates, judge (h, d, a), selection, optional rewrite, mix with filtered external pairs; TRL + OpenRLHF exports and a data card')
+    .argument('<config>', 'YAML config (docs/mitigation.md; example: src/memory-drift/mitigation/__fixtures__/dpo-sim.yaml)')
+    .option('--db <file>', 'run store (SQLite): every call is a cached, resumable cell', 'runs/dpo.db')
+    .option('--out <dir>', 'output folder (overrides the config `out`)')
+    .option('--set <key=value>', 'override any config key (dotted path, YAML value); repeatable', collect, [])
+    .option('--concurrency <n>', 'concurrent calls per provider', integerIn('--concurrency', 1, 1024))
+    .addHelpText('after', `${SIMS}\nThe same config and --db resume: finished cells are never called again. Exit code 3: stopped early (re-run to resume).`)
+    .action(async (configFile: string, options) => {
+      const config = loadDpoConfig(configFile, options.set);
+      const stop = installStopSignals();
+      try {
+        const result = await runDpoPairs(config, options.db, {
+          signal: stop.signal,
+          hardSignal: stop.hardSignal,
+          ...(options.concurrency ? { concurrency: options.concurrency } : {}),
+        });
+        if (!result.complete) {
+          process.stdout.write(`run ${result.runId} stopped early; run the same command again to resume (nothing written)\n`);
+          process.exitCode = 3;
+          return;
+        }
+        const out = options.out ?? config.out;
+        const card = writeDpoOutputs(out, result);
+        const j = card.counts.judgements;
+        process.stdout.write(
+          `${result.resumed ? 'resumed' : 'started'} run ${result.runId}: ${card.counts.prompts} prompts, ${card.counts.candidates.done ?? 0} candidates; ` +
+            `judged ${j.judged}, uncertain ${j.uncertain}, invalid ${j.invalid}; ${card.counts.sympreference_pairs} SymPreference pairs, ` +
+            `mixed ${card.counts.mixed.total}, quick ${card.counts.quick_subset}; spend $${result.spendUsd.toFixed(4)}\nwrote ${out}/ (trl/, openrlhf/, data-card.json, data-card.md)\n`,
+        );
+      } finally {
+        stop.dispose();
+      }
+    });
+
+  memory
+    .command('references')
+    .description('GRPO reference trajectories o*(x): the judge-selected best candidate per question of a dpo-pairs config, labelled once → JSONL')
+    .argument('<config>', 'the dpo-pairs YAML config (its generator is the base policy)')
+    .requiredOption('--labeler <model>', 'labeler model ref (e.g. sim:labeler)')
+    .option('--db <file>', 'run store (shared with dpo-pairs: candidates and judgements are reused)', 'runs/dpo.db')
+    .option('--ontology <file>', 'ontology file (default: the built-in ontology)')
+    .option('-o, --out <file>', 'references JSONL', 'references.jsonl')
+    .option('--set <key=value>', 'override any config key; repeatable', collect, [])
+    .action(async (configFile: string, options) => {
+      const config = loadDpoConfig(configFile, options.set);
+      const ontology = options.ontology ? loadOntologyFile(options.ontology) : loadBuiltinOntology();
+      const stop = installStopSignals();
+      try {
+        const result = await runDpoPairs(config, options.db, { signal: stop.signal, hardSignal: stop.hardSignal });
+        if (!result.complete) {
+          process.stdout.write('the candidate/judge stages stopped early; run the same command again to resume\n');
+          process.exitCode = 3;
+          return;
+        }
+        const run = openExperimentRun(options.db, 'memory-references', { labeler: options.labeler, ontology }, config.seed);
+        try {
+          const labeler = new CachedLabeler({ store: run.store, runId: run.runId, labeler: options.labeler, ontology, runtime: { signal: stop.signal } });
+          const built = await buildReferences(result.prompts, result.candidates, labeler);
+          mkdirSync(dirname(options.out), { recursive: true });
+          writeFileSync(options.out, built.references.map((r) => JSON.stringify(r)).join('\n') + (built.references.length > 0 ? '\n' : ''));
+          process.stdout.write(`wrote ${built.references.length} references to ${options.out}; ${built.missing.length} questions without one\n`);
+          for (const m of built.missing) process.stdout.write(`  ${m.question_id}: ${m.reason}\n`);
+        } finally {
+          run.store.close();
+        }
+      } finally {
+        stop.dispose();
+      }
+    });
+
+  memory
+    .command('reward-server')
+    .description('GRPO reward server: R = w_fmt·r_fmt − w_dtw·DTW − w_sri·SRI against o*(x) (paper: 1, 1, 0); endpoints for verl (/verl) and OpenRLHF --remote_rm_url (/openrlhf)')
+    .requiredOption('--references <file>', 'references JSONL ({"question_id", "symbols"} per line; `echolens memory references`)')
+    .requiredOption('--labeler <model>', 'labeler model ref (e.g. sim:labeler)')
+    .option('--port <n>', 'port (0 = any free port)', integerIn('--port', 0, 65535), 8787)
+    .option('--host <host>', 'interface to listen on', '127.0.0.1')
+    .option('--db <file>', 'run store for labeler cells (cache across restarts)', 'runs/reward.db')
+    .option('--ontology <file>', 'ontology file (default: the built-in ontology)')
+    .option('--w-format <w>', 'weight of r_fmt', finiteNumber('--w-format'), 1)
+    .option('--w-dtw <w>', 'weight of r_dtw = −DTW', finiteNumber('--w-dtw'), 1)
+    .option('--w-sri <w>', 'weight of r_sri = −SRI drift (DTW+SRI+fmt variant)', finiteNumber('--w-sri'), 0)
+    .option('--cache-size <n>', 'responses kept in the in-memory label cache', integerIn('--cache-size', 1, 10_000_000), 50_000)
+    .option('--concurrency <n>', 'concurrent labeler calls', integerIn('--concurrency', 1, 1024))
+    .addHelpText('after', '\nPOST /score {"items":[{"question_id","response"}]}; POST /verl {solution_str, ground_truth: question id}; POST /openrlhf {query, prompts, labels: question ids}; GET /health.\nSee docs/mitigation.md for trainer configs. Ctrl-C stops the server.')
+    .action(async (options) => {
+      const ontology = options.ontology ? loadOntologyFile(options.ontology) : loadBuiltinOntology();
+      let text: string;
+      try {
+        text = readFileSync(options.references, 'utf8');
+      } catch (error) {
+        throw new InputError(`cannot read references: ${(error as Error).message}`, { file: options.references });
+      }
+      const references = parseReferences(text, options.references, new Set([...ontologySymbols(ontology), UNMAPPED]));
+      const weights = checkRewardWeights({ format: options.wFormat, dtw: options.wDtw, sri: options.wSri });
+      const run = openExperimentRun(options.db, 'memory-reward', { labeler: options.labeler, ontology, references: sha256Hex(text) }, 42, { weights });
+      const labeler = new CachedLabeler({
+        store: run.store,
+        runId: run.runId,
+        labeler: options.labeler,
+        ontology,
+        cacheSize: options.cacheSize,
+        ...(options.concurrency ? { runtime: { concurrency: options.concurrency } } : {}),
+      });
+      const server = await startRewardServer({ references, labeler, weights, host: options.host, port: options.port });
+      process.stdout.write(`reward server on ${server.url} (${references.size} references; weights fmt ${weights.format}, dtw ${weights.dtw}, sri ${weights.sri})\n`);
+      await new Promise<void>((resolve) => {
+        const stop = () => resolve();
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+      await server.close();
+      run.store.close();
+      process.stdout.write(`stopped: ${server.stats.scored} responses scored, cache ${labeler.stats.memoryHits}/${labeler.stats.lookups} memory hits, ${labeler.stats.calls} labeler calls\n`);
+    });
+}

@@ -1,0 +1,150 @@
+import { sha256Hex } from '../../core/canonical-json.js';
+import { InvalidArgumentError } from '../../core/errors.js';
+import type { ChatMessage } from '../../models/types.js';
+
+/** One preference pair ready for export (SymPreference or external). */
+export interface PreferenceRecord {
+  id: string;
+  source: 'sympreference' | 'external';
+  prompt: ChatMessage[];
+  chosen: string;
+  rejected: string;
+  /** Persona category (SymPreference only). */
+  category?: string;
+}
+
+function seededOrder<T extends { id: string }>(items: readonly T[], seed: number, salt: string): T[] {
+  return items
+    .map((item) => ({ item, rank: sha256Hex(`${seed}\u0001${salt}\u0001${item.id}`) }))
+    .sort((a, b) => (a.rank < b.rank ? -1 : a.rank > b.rank ? 1 : 0))
+    .map((entry) => entry.item);
+}
+
+export interface MixResult {
+  records: PreferenceRecord[];
+  symUsed: number;
+  externalUsed: number;
+}
+
+/**
+ * Mixes SymPreference with external pairs so that SymPreference makes up `ratio` of the
+ * result (default 0.5, the paper's 50/50; 1 = SymPreference only). Every SymPreference pair is
+ * kept when there are enough external pairs; otherwise SymPreference is subsampled to keep the
+ * ratio. Subsamples are seeded; the output order is a seeded shuffle.
+ */
+export function mixPreferences(sym: readonly PreferenceRecord[], external: readonly PreferenceRecord[], ratio = 0.5, seed = 42): MixResult {
+  if (!(ratio > 0 && ratio <= 1)) throw new InvalidArgumentError('mixRatio', `must be in (0, 1], got ${ratio}`);
+  let symCount = sym.length;
+  let externalCount = ratio === 1 ? 0 : Math.round((symCount * (1 - ratio)) / ratio);
+  if (externalCount > external.length) {
+    externalCount = external.length;
+    symCount = Math.min(sym.length, Math.round((externalCount * ratio) / (1 - ratio)));
+  }
+  const chosenSym = seededOrder(sym, seed, 'sym').slice(0, symCount);
+  const chosenExternal = seededOrder(external, seed, 'external').slice(0, externalCount);
+  return { records: seededOrder([...chosenSym, ...chosenExternal], seed, 'mix'), symUsed: symCount, externalUsed: externalCount };
+}
+
+/** The quick-experiment subset (paper: 250 examples): the first `size` of a seeded order. */
+export function quickSubset(records: readonly PreferenceRecord[], size = 250, seed = 42): PreferenceRecord[] {
+  if (!Number.isInteger(size) || size < 1) throw new InvalidArgumentError('quickSubset', `must be a positive integer, got ${size}`);
+  return seededOrder(records, seed, 'quick').slice(0, size);
+}
+
+/** TRL conversational preference row: prompt messages, chosen / rejected as one assistant message each. */
+export interface TrlPreferenceRow {
+  prompt: { role: string; content: string }[];
+  chosen: { role: 'assistant'; content: string }[];
+  rejected: { role: 'assistant'; content: string }[];
+}
+
+export function toTrlRow(record: PreferenceRecord): TrlPreferenceRow {
+  return {
+    prompt: record.prompt.map((m) => ({ role: m.role, content: m.content })),
+    chosen: [{ role: 'assistant', content: record.chosen }],
+    rejected: [{ role: 'assistant', content: record.rejected }],
+  };
+}
+
+/** OpenRLHF preference row with the chat template off: plain strings under its default keys. */
+export interface OpenRlhfPreferenceRow {
+  prompt: string;
+  chosen: string;
+  rejected: string;
+}
+
+/**
+ * Without `--apply_chat_template`, OpenRLHF concatenates prompt + response text as given, so the
+ * prompt is rendered here: system text, a blank line, the user text (earlier turns likewise),
+ * ending with a newline before the response.
+ */
+export function toOpenRlhfRow(record: PreferenceRecord): OpenRlhfPreferenceRow {
+  return { prompt: `${record.prompt.map((m) => m.content).join('\n\n')}\n`, chosen: record.chosen, rejected: record.rejected };
+}
+
+export function toJsonl(rows: readonly unknown[]): string {
+  return rows.map((row) => JSON.stringify(row)).join('\n') + (rows.length > 0 ? '\n' : '');
+}
+
+export interface DataCard {
+  name: string;
+  createdBy: string;
+  generator: string;
+  judge: string;
+  rewriter: string | null;
+  seed: number;
+  params: Record<string, unknown>;
+  counts: {
+    questions: number;
+    prompts: number;
+    candidates: Record<string, number>;
+    judgements: Record<string, number>;
+    prompts_without_pair: Record<string, number>;
+    rewrites: Record<string, number>;
+    sympreference_pairs: number;
+    external: Record<string, number> | null;
+    mixed: { total: number; sympreference: number; external: number };
+    quick_subset: number;
+  };
+  per_category: Record<string, { prompts: number; pairs: number }>;
+  files: Record<string, string>;
+}
+
+export function renderDataCardMarkdown(card: DataCard): string {
+  const rows = (record: Record<string, number>) => Object.entries(record).map(([k, v]) => `| ${k} | ${v} |`);
+  const lines = [
+    `# ${card.name}`,
+    '',
+    `Made by ${card.createdBy}. Generator \`${card.generator}\`, judge \`${card.judge}\`, rewriter ${card.rewriter === null ? 'none (raw responses)' : `\`${card.rewriter}\``}, seed ${card.seed}.`,
+    '',
+    `Questions ${card.counts.questions}, prompts (question × persona) ${card.counts.prompts}, SymPreference pairs ${card.counts.sympreference_pairs}; mixed set ${card.counts.mixed.total} (${card.counts.mixed.sympreference} SymPreference + ${card.counts.mixed.external} external); quick subset ${card.counts.quick_subset}.`,
+    '',
+    '## Counts per filter',
+    '',
+    '| stage / outcome | count |',
+    '|---|---|',
+    ...rows(Object.fromEntries(Object.entries(card.counts.candidates).map(([k, v]) => [`candidates: ${k}`, v]))),
+    ...rows(Object.fromEntries(Object.entries(card.counts.judgements).map(([k, v]) => [`judgements: ${k}`, v]))),
+    ...rows(Object.fromEntries(Object.entries(card.counts.prompts_without_pair).map(([k, v]) => [`prompts without pair: ${k}`, v]))),
+    ...rows(Object.fromEntries(Object.entries(card.counts.rewrites).map(([k, v]) => [`rewrites: ${k}`, v]))),
+    ...(card.counts.external === null ? [] : rows(Object.fromEntries(Object.entries(card.counts.external).map(([k, v]) => [`external: ${k}`, v])))),
+    '',
+    '## Per persona category',
+    '',
+    '| category | prompts | pairs |',
+    '|---|---|---|',
+    ...Object.entries(card.per_category).map(([k, v]) => `| ${k} | ${v.prompts} | ${v.pairs} |`),
+    '',
+    '## Files',
+    '',
+    ...Object.entries(card.files).map(([k, v]) => `- ${k}: \`${v}\``),
+    '',
+    '## Parameters',
+    '',
+    '```json',
+    JSON.stringify(card.params, null, 2),
+    '```',
+    '',
+  ];
+  return lines.join('\n');
+}

@@ -1,0 +1,144 @@
+import { type ParsedItem, runParsedStage, type StageRuntime } from '../../experiment/runtime.js';
+import type { RunStore } from '../../store/run-store.js';
+import { buildLabelerMessages, buildLabelerReaskMessages, DEFAULT_LABELER_REASKS, LABELER_DEFAULT_PARAMS, parseLabelerOutput } from '../labeler.js';
+import type { Ontology } from '../ontology.js';
+import { extractSteps } from '../steps.js';
+
+export type LabelOutcome = { ok: true; symbols: string[]; steps: number } | { ok: false; error: string };
+
+export interface LabelerCacheStats {
+  lookups: number;
+  /** Served from the in-memory LRU (or joined an identical in-flight lookup). */
+  memoryHits: number;
+  /** Labeler cells already in the run store (no call). */
+  storeHits: number;
+  /** Labeler calls actually made (re-asks included). */
+  calls: number;
+  /** Responses without steps: nothing to label. */
+  noSteps: number;
+}
+
+export interface CachedLabelerOptions {
+  store: RunStore;
+  runId: string;
+  labeler: string;
+  ontology: Ontology;
+  /** Entries kept in memory (default 50,000). */
+  cacheSize?: number;
+  reasks?: number;
+  runtime?: StageRuntime;
+}
+
+/**
+ * Labels responses for the reward: steps (DECISIONS 7) → one labeler cell (with re-asks) →
+ * ô(y). Identical responses never cost twice: an in-memory LRU keyed by the response text,
+ * identical lookups in flight share one promise, and the labeler cells themselves are cached
+ * in the run store across restarts.
+ */
+export class CachedLabeler {
+  readonly stats: LabelerCacheStats = { lookups: 0, memoryHits: 0, storeHits: 0, calls: 0, noSteps: 0 };
+  private readonly lru = new Map<string, LabelOutcome>();
+  private readonly inFlight = new Map<string, Promise<LabelOutcome>>();
+  private readonly cacheSize: number;
+
+  constructor(private readonly options: CachedLabelerOptions) {
+    this.cacheSize = options.cacheSize ?? 50_000;
+  }
+
+  private remember(response: string, outcome: LabelOutcome): void {
+    this.lru.delete(response);
+    this.lru.set(response, outcome);
+    if (this.lru.size > this.cacheSize) this.lru.delete(this.lru.keys().next().value as string);
+  }
+
+  /** Labels a batch; the result array is aligned with `responses`. */
+  async labelAll(responses: readonly string[]): Promise<LabelOutcome[]> {
+    const out: Promise<LabelOutcome>[] = [];
+    const misses = new Map<string, { steps: string[]; resolve: (o: LabelOutcome) => void; reject: (e: unknown) => void }>();
+    for (const response of responses) {
+      this.stats.lookups++;
+      const cached = this.lru.get(response);
+      if (cached !== undefined) {
+        this.stats.memoryHits++;
+        this.remember(response, cached);
+        out.push(Promise.resolve(cached));
+        continue;
+      }
+      const pending = this.inFlight.get(response);
+      if (pending !== undefined) {
+        this.stats.memoryHits++;
+        out.push(pending);
+        continue;
+      }
+      const steps = extractSteps(response).steps.filter((s) => s.trim() !== '');
+      if (steps.length === 0) {
+        this.stats.noSteps++;
+        const none: LabelOutcome = { ok: true, symbols: [], steps: 0 };
+        this.remember(response, none);
+        out.push(Promise.resolve(none));
+        continue;
+      }
+      let resolve!: (o: LabelOutcome) => void;
+      let reject!: (e: unknown) => void;
+      const promise = new Promise<LabelOutcome>((res, rej) => {
+        resolve = res;
+        reject = rej;
+      });
+      this.inFlight.set(response, promise);
+      misses.set(response, { steps, resolve, reject });
+      out.push(promise);
+    }
+    if (misses.size > 0) await this.runMisses(misses);
+    return Promise.all(out);
+  }
+
+  private async runMisses(
+    misses: Map<string, { steps: string[]; resolve: (o: LabelOutcome) => void; reject: (e: unknown) => void }>,
+  ): Promise<void> {
+    const { store, runId, labeler, ontology } = this.options;
+    const entries = [...misses.entries()];
+    const items: ParsedItem<string[]>[] = entries.map(([, { steps }]) => ({
+      spec: {
+        request: { model: labeler, messages: buildLabelerMessages(steps, ontology), params: { ...LABELER_DEFAULT_PARAMS }, sample: 0 },
+        labels: { experiment: 'memory-reward', stage: 'labeler', steps: steps.length, attempt: 0 },
+      },
+      parse: (text) => {
+        const parsed = parseLabelerOutput(text, { stepCount: steps.length, ontology });
+        return parsed.ok ? { ok: true, value: parsed.symbols } : { ok: false, error: `${parsed.reason}: ${parsed.detail}` };
+      },
+      reask: (previous, bad) => {
+        const parsed = parseLabelerOutput(bad, { stepCount: steps.length, ontology });
+        const failure = parsed.ok ? { reason: 'schema' as const, detail: 'unusable' } : parsed;
+        return buildLabelerReaskMessages(previous, bad, failure, steps.length);
+      },
+    }));
+    try {
+      const { outcomes, stages } = await runParsedStage(store, runId, items, this.options.reasks ?? DEFAULT_LABELER_REASKS, {
+        progress: false,
+        ...this.options.runtime,
+      });
+      for (const stage of stages) {
+        this.stats.calls += stage.calls;
+        this.stats.storeHits += stage.cached;
+      }
+      outcomes.forEach((outcome, i) => {
+        const [response, { steps, resolve }] = entries[i]!;
+        const result: LabelOutcome =
+          outcome.status === 'ok'
+            ? { ok: true, symbols: outcome.value, steps: steps.length }
+            : outcome.status === 'invalid'
+              ? { ok: false, error: `labeler output invalid after re-asks (${outcome.error})` }
+              : { ok: false, error: `labeler call ${outcome.result.status}${outcome.result.errorMessage ? `: ${outcome.result.errorMessage}` : ''}` };
+        // Failures are not cached in memory: a later request may succeed (store-level caching still applies).
+        if (result.ok) this.remember(response, result);
+        this.inFlight.delete(response);
+        resolve(result);
+      });
+    } catch (error) {
+      for (const [response, { reject }] of entries) {
+        this.inFlight.delete(response);
+        reject(error);
+      }
+    }
+  }
+}

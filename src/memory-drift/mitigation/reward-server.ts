@@ -1,0 +1,248 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { isEcholensError } from '../../core/errors.js';
+import { formatReward } from '../../metrics/format-reward.js';
+import type { CachedLabeler } from './reward-labeler.js';
+import { type ReferenceMap, type RewardWeights, questionIdFromLabel, scoreLabelledResponse } from './reward.js';
+
+/** One scored response, as returned for logging. */
+export type ScoredItem =
+  | {
+      question_id: string;
+      reward: number;
+      components: { format: number; dtw: number; sri: number; r_dtw: number; r_sri: number };
+      labels: string[];
+      steps: number;
+    }
+  | { question_id: string | null; error: string; reward: null; components: { format: number } | null };
+
+export interface RewardServerOptions {
+  references: ReferenceMap;
+  labeler: CachedLabeler;
+  weights: RewardWeights;
+  host?: string;
+  port?: number;
+  /** Largest request body accepted (default 32 MiB). */
+  maxBodyBytes?: number;
+}
+
+export interface RunningRewardServer {
+  url: string;
+  port: number;
+  server: Server;
+  stats: { requests: number; scored: number; itemErrors: number; badRequests: number };
+  close(): Promise<void>;
+}
+
+class BadRequest extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function readBody(request: IncomingMessage, limit: number): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) tooLarge = true;
+      else chunks.push(chunk);
+    });
+    request.on('end', () => {
+      if (tooLarge) return reject(new BadRequest(413, `body larger than ${limit} bytes`));
+      const text = Buffer.concat(chunks).toString('utf8');
+      try {
+        resolve(JSON.parse(text));
+      } catch (error) {
+        reject(new BadRequest(400, `body is not JSON (${(error as Error).message})`));
+      }
+    });
+    request.on('error', reject);
+  });
+}
+
+function stringArray(value: unknown, name: string, length?: number): string[] {
+  if (!Array.isArray(value)) throw new BadRequest(400, `"${name}" must be an array`);
+  if (length !== undefined && value.length !== length) throw new BadRequest(400, `"${name}" has ${value.length} entries, "query" has ${length}`);
+  value.forEach((v, i) => {
+    if (typeof v !== 'string') throw new BadRequest(400, `"${name}[${i}]" must be a string`);
+  });
+  return value as string[];
+}
+
+/** Scores (question id, response) pairs; per-item errors never fail the batch. */
+export async function scoreBatch(
+  items: readonly { questionId: string | null; response: string }[],
+  options: Pick<RewardServerOptions, 'references' | 'labeler' | 'weights'>,
+): Promise<ScoredItem[]> {
+  const labelled = await options.labeler.labelAll(items.map((item) => item.response));
+  return items.map((item, i) => {
+    const format = formatReward(item.response);
+    if (item.questionId === null) return { question_id: null, error: 'no question id in the label', reward: null, components: { format } };
+    const reference = options.references.get(item.questionId);
+    if (reference === undefined) {
+      return { question_id: item.questionId, error: `unknown question id "${item.questionId}"`, reward: null, components: { format } };
+    }
+    const outcome = labelled[i]!;
+    if (!outcome.ok) return { question_id: item.questionId, error: outcome.error, reward: null, components: { format } };
+    const c = scoreLabelledResponse(item.response, reference, outcome.symbols, options.weights);
+    return {
+      question_id: item.questionId,
+      reward: c.reward,
+      components: { format: c.format, dtw: c.dtw, sri: c.sri, r_dtw: -c.dtw, r_sri: -c.sri },
+      labels: outcome.symbols,
+      steps: outcome.steps,
+    };
+  });
+}
+
+/**
+ * The reward a trainer receives for an item that could not be scored: its format reward and
+ * the worst drift (DTW = SRI = 1), so an error is never better than a scored answer.
+ */
+export function fallbackReward(item: ScoredItem, weights: RewardWeights): number {
+  if (item.reward !== null) return item.reward;
+  return weights.format * (item.components?.format ?? 0) - weights.dtw - weights.sri;
+}
+
+/**
+ * OpenRLHF's remote RM sends the full text (prompt + response) in `query`; the response is the
+ * part after `prompts[i]` when the query starts with it, else the whole query.
+ */
+export function responseFromQuery(query: string, prompt: string | undefined): string {
+  return prompt !== undefined && prompt !== '' && query.startsWith(prompt) ? query.slice(prompt.length) : query;
+}
+
+interface VerlItem {
+  data_source?: unknown;
+  solution_str?: unknown;
+  ground_truth?: unknown;
+  extra_info?: unknown;
+}
+
+function verlItems(body: unknown): { items: { questionId: string | null; response: string }[]; single: boolean } {
+  const list = Array.isArray(body) ? body : body !== null && typeof body === 'object' && Array.isArray((body as { batch?: unknown }).batch) ? (body as { batch: unknown[] }).batch : null;
+  const single = list === null;
+  const entries = (list ?? [body]) as unknown[];
+  return {
+    single,
+    items: entries.map((entry, i) => {
+      if (entry === null || typeof entry !== 'object') throw new BadRequest(400, `item ${i} must be an object`);
+      const e = entry as VerlItem;
+      if (typeof e.solution_str !== 'string') throw new BadRequest(400, `item ${i}: "solution_str" must be a string`);
+      const extra = e.extra_info as { question_id?: unknown } | null | undefined;
+      const id = questionIdFromLabel(e.ground_truth) ?? (extra && typeof extra === 'object' ? questionIdFromLabel(extra) : null);
+      return { questionId: id, response: e.solution_str };
+    }),
+  };
+}
+
+/**
+ * Starts the reward server (127.0.0.1 by default). Routes:
+ * - `POST /score` `{"items": [{"question_id", "response"}]}` → `{"results": [ScoredItem]}`
+ * - `POST /verl` one `{data_source, solution_str, ground_truth, extra_info}` (or `{"batch": [...]}`)
+ *   → `{"score", ...components}` (or `{"results": [...]}`)
+ * - `POST /openrlhf` `{"query": [...], "prompts": [...], "labels": [...]}` → `{"rewards", "scores", "extra_logs", "results"}`
+ * - `GET /health` → counts and cache statistics.
+ * A malformed request gets a 4xx with `{"error": reason}`; the server keeps running.
+ */
+export function startRewardServer(options: RewardServerOptions): Promise<RunningRewardServer> {
+  const limit = options.maxBodyBytes ?? 32 * 1024 * 1024;
+  const stats = { requests: 0, scored: 0, itemErrors: 0, badRequests: 0 };
+  const send = (res: ServerResponse, status: number, body: unknown) => {
+    const text = JSON.stringify(body);
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+    res.end(text);
+  };
+  const count = (results: ScoredItem[]) => {
+    stats.scored += results.length;
+    stats.itemErrors += results.filter((r) => r.reward === null).length;
+  };
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    stats.requests++;
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method === 'GET' && path === '/health') {
+      return send(res, 200, { ok: true, references: options.references.size, weights: options.weights, stats, cache: options.labeler.stats });
+    }
+    if (path !== '/score' && path !== '/verl' && path !== '/openrlhf') throw new BadRequest(404, `no route ${path}; use POST /score, /verl, /openrlhf or GET /health`);
+    if (req.method !== 'POST') throw new BadRequest(405, `${path} takes POST`);
+    const body = await readBody(req, limit);
+    if (path === '/score') {
+      const items = (body as { items?: unknown } | null)?.items;
+      if (!Array.isArray(items)) throw new BadRequest(400, 'expected {"items": [{"question_id": string, "response": string}, …]}');
+      const parsed = items.map((item, i) => {
+        const it = item as { question_id?: unknown; response?: unknown } | null;
+        if (it === null || typeof it !== 'object' || typeof it.response !== 'string') throw new BadRequest(400, `items[${i}].response must be a string`);
+        return { questionId: questionIdFromLabel(it.question_id), response: it.response };
+      });
+      const results = await scoreBatch(parsed, options);
+      count(results);
+      return send(res, 200, { results });
+    }
+    if (path === '/verl') {
+      const { items, single } = verlItems(body);
+      const results = await scoreBatch(items, options);
+      count(results);
+      const asVerl = (r: ScoredItem) => ({
+        score: fallbackReward(r, options.weights),
+        ...(r.reward === null ? { error: r.error, format: r.components?.format ?? 0 } : { ...r.components, labels: r.labels.join(' > ') }),
+      });
+      return send(res, 200, single ? asVerl(results[0]!) : { results: results.map(asVerl) });
+    }
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new BadRequest(400, 'expected {"query": [...], "prompts": [...], "labels": [...]}');
+    const b = body as { query?: unknown; prompts?: unknown; labels?: unknown };
+    const query = stringArray(b.query, 'query');
+    const prompts = b.prompts === undefined ? [] : stringArray(b.prompts, 'prompts', query.length);
+    if (!Array.isArray(b.labels) || b.labels.length !== query.length) {
+      throw new BadRequest(400, `"labels" must be an array of ${query.length} question ids (one per query)`);
+    }
+    const labels = b.labels as unknown[];
+    const items = query.map((q, i) => ({ questionId: questionIdFromLabel(labels[i]), response: responseFromQuery(q, prompts[i]) }));
+    const results = await scoreBatch(items, options);
+    count(results);
+    const rewards = results.map((r) => fallbackReward(r, options.weights));
+    const mean = (values: number[]) => (values.length === 0 ? 0 : values.reduce((a, v) => a + v, 0) / values.length);
+    const ok = results.filter((r): r is Extract<ScoredItem, { reward: number }> => r.reward !== null);
+    return send(res, 200, {
+      rewards,
+      scores: rewards,
+      extra_logs: {
+        format: results.map((r) => r.components?.format ?? 0),
+        dtw: results.map((r) => (r.reward === null ? 1 : r.components.dtw)),
+        error: results.map((r) => (r.reward === null ? 1 : 0)),
+        mean_dtw_scored: mean(ok.map((r) => r.components.dtw)),
+      },
+      results,
+    });
+  };
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (error instanceof BadRequest) {
+        stats.badRequests++;
+        return send(res, error.status, { error: error.message });
+      }
+      const message = isEcholensError(error) ? error.message : `internal error: ${(error as Error).message}`;
+      send(res, 500, { error: message });
+    });
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 8787, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      const address = server.address() as AddressInfo;
+      const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      resolve({
+        url: `http://${host}:${address.port}`,
+        port: address.port,
+        server,
+        stats,
+        close: () => new Promise<void>((done) => server.close(() => done())),
+      });
+    });
+  });
+}
