@@ -8,6 +8,7 @@ import { registerPersona } from './commands/persona.js';
 import { registerReport } from './commands/report.js';
 import { registerSessions } from './commands/sessions.js';
 import { registerSessionsRedact } from './commands/sessions-redact.js';
+import { registerView } from './commands/view.js';
 
 /**
  * Every command registers itself here, one line each, so `echolens --help`
@@ -22,6 +23,7 @@ export function registerCommands(program: Command): void {
   registerMemory(program);
   registerMemoryMitigation(program.commands.find((c) => c.name() === 'memory')!);
   registerReport(program);
+  registerView(program);
   registerAsk(program);
   registerModels(program);
 }

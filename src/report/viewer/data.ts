@@ -1,0 +1,256 @@
+import { basename } from 'node:path';
+import type { PersonaReport } from '../../persona-drift/analysis.js';
+import { parseJudgeOutput } from '../../persona-drift/judge.js';
+import { PERSONA_EXPERIMENT, personaReport } from '../../persona-drift/run.js';
+import type { RunInfo, RunStore } from '../../store/run-store.js';
+import type { CellLabels, CellStatus } from '../../store/types.js';
+
+/**
+ * What the viewer reads from the stores it was started with. Stores are fixed
+ * at startup and addressed by index; runs by id inside a store; cells by key
+ * inside a run. Nothing here takes a path from a request.
+ */
+
+export interface ViewerStore {
+  index: number;
+  file: string;
+  name: string;
+  store: RunStore;
+}
+
+export interface IndexedCell {
+  key: string;
+  ordinal: number;
+  labels: CellLabels;
+  status: CellStatus;
+  text: string | null;
+  model: string;
+}
+
+export interface Verdict {
+  judge: string;
+  key: string;
+  attempt: number;
+  score: number | null;
+  label: string | null;
+  reason: string;
+  raw: string;
+  error: string | null;
+}
+
+export interface RunIndex {
+  run: RunInfo;
+  /** Cells that are not judge calls (targets, labelers, …), plan order. */
+  cells: IndexedCell[];
+  /** Judge cells by key. */
+  judgeCells: Map<string, IndexedCell>;
+  /** Winning verdict per target cell key and judge. */
+  verdicts: Map<string, Map<string, Verdict>>;
+  judges: string[];
+  signature: string;
+}
+
+/** Labels a cell list can be filtered by, in form order. */
+export const FILTER_LABELS = ['target', 'session', 'arm', 'mitigation', 'distance', 'position', 'surface', 'item'] as const;
+export type FilterLabel = (typeof FILTER_LABELS)[number];
+
+export interface CellFilter {
+  labels: Partial<Record<FilterLabel, string>>;
+  status?: CellStatus;
+  judge?: string;
+  minScore?: number;
+  maxScore?: number;
+  /** Case-insensitive substring of the response text. */
+  text?: string;
+}
+
+export class ViewerData {
+  readonly stores: ViewerStore[];
+  private readonly indexes = new Map<string, RunIndex>();
+  private readonly reports = new Map<string, PersonaReport>();
+
+  constructor(stores: ReadonlyArray<{ file: string; store: RunStore }>) {
+    this.stores = stores.map((s, index) => ({ index, file: s.file, name: basename(s.file), store: s.store }));
+  }
+
+  store(index: number): ViewerStore | undefined {
+    return Number.isInteger(index) ? this.stores[index] : undefined;
+  }
+
+  /** Every run of every store, newest first within a store. */
+  runs(): Array<{ store: ViewerStore; run: RunInfo }> {
+    return this.stores.flatMap((store) => store.store.listRuns().map((run) => ({ store, run })));
+  }
+
+  run(storeIndex: number, runId: string): RunIndex | undefined {
+    const store = this.store(storeIndex);
+    const run = store?.store.getRun(runId);
+    if (!store || !run) return undefined;
+    const signature = `${run.updatedAt}|${JSON.stringify(run.counts)}`;
+    const cacheKey = `${storeIndex}\u0000${runId}`;
+    const cached = this.indexes.get(cacheKey);
+    if (cached && cached.signature === signature) return cached;
+    const index = buildRunIndex(store.store, run, signature);
+    this.indexes.set(cacheKey, index);
+    this.reports.delete(cacheKey);
+    return index;
+  }
+
+  /** The persona analysis of a run (cached per run state), or undefined for other experiments. */
+  personaReport(storeIndex: number, runId: string): PersonaReport | undefined {
+    const index = this.run(storeIndex, runId);
+    if (!index || index.run.experiment !== PERSONA_EXPERIMENT) return undefined;
+    const cacheKey = `${storeIndex}\u0000${runId}`;
+    let report = this.reports.get(cacheKey);
+    if (!report) {
+      report = personaReport((this.store(storeIndex) as ViewerStore).store, runId);
+      this.reports.set(cacheKey, report);
+    }
+    return report;
+  }
+
+  close(): void {
+    for (const s of this.stores) s.store.close();
+  }
+}
+
+interface Row {
+  key: string;
+  labels: string;
+  ordinal: number;
+  status: CellStatus;
+  text: string | null;
+  model: string;
+}
+
+function buildRunIndex(store: RunStore, run: RunInfo, signature: string): RunIndex {
+  // Labels, status and text only: requests (whole session contexts) are read one cell at a time.
+  const rows = store.db
+    .prepare(
+      `SELECT rc.key AS key, rc.labels AS labels, rc.ordinal AS ordinal, c.status AS status, c.text AS text, c.model AS model
+       FROM run_cells rc JOIN cells c ON c.key = rc.key WHERE rc.run_id = ? ORDER BY rc.ordinal`,
+    )
+    .all(run.id) as Row[];
+  const cells: IndexedCell[] = [];
+  const judgeCells = new Map<string, IndexedCell>();
+  const verdicts = new Map<string, Map<string, Verdict>>();
+  const judges = new Set<string>();
+  for (const row of rows) {
+    const cell: IndexedCell = { key: row.key, ordinal: row.ordinal, labels: JSON.parse(row.labels) as CellLabels, status: row.status, text: row.text, model: row.model };
+    if (cell.labels.stage !== 'judge') {
+      cells.push(cell);
+      continue;
+    }
+    judgeCells.set(cell.key, cell);
+    if (cell.status !== 'done' || cell.text === null) continue;
+    const judge = String(cell.labels.judge);
+    judges.add(judge);
+    const targetKey = String(cell.labels.targetKey);
+    const attempt = Number(cell.labels.attempt ?? 0);
+    const parsed = parseJudgeOutput(cell.text);
+    const verdict: Verdict = {
+      judge,
+      key: cell.key,
+      attempt,
+      score: parsed.ok ? parsed.score : null,
+      label: parsed.ok ? parsed.label : null,
+      reason: parsed.ok ? parsed.reason : '',
+      raw: cell.text,
+      error: parsed.ok ? null : parsed.error,
+    };
+    const byJudge = verdicts.get(targetKey) ?? new Map<string, Verdict>();
+    const previous = byJudge.get(judge);
+    // Same rule as the analysis (collectPersonaObservations): a parsed verdict wins, else the latest attempt.
+    if (
+      !previous ||
+      (verdict.score !== null && (previous.score === null || attempt > previous.attempt)) ||
+      (previous.score === null && attempt > previous.attempt)
+    ) {
+      byJudge.set(judge, verdict);
+    }
+    verdicts.set(targetKey, byJudge);
+  }
+  return { run, cells, judgeCells, verdicts, judges: [...judges].sort(), signature };
+}
+
+/** The score a cell shows: the chosen judge's, else the first judge's. */
+export function scoreOf(index: RunIndex, key: string, judge?: string): Verdict | undefined {
+  const byJudge = index.verdicts.get(key);
+  if (!byJudge) return undefined;
+  const wanted = judge ?? index.judges[0];
+  return wanted === undefined ? undefined : byJudge.get(wanted);
+}
+
+export function filterCells(index: RunIndex, filter: CellFilter): IndexedCell[] {
+  const needle = filter.text?.toLowerCase();
+  const scored = filter.minScore !== undefined || filter.maxScore !== undefined;
+  return index.cells.filter((cell) => {
+    for (const [name, value] of Object.entries(filter.labels)) {
+      if (value !== undefined && value !== '' && String(cell.labels[name] ?? '') !== value) return false;
+    }
+    if (filter.status && cell.status !== filter.status) return false;
+    if (needle && !(cell.text ?? '').toLowerCase().includes(needle)) return false;
+    if (scored) {
+      const score = scoreOf(index, cell.key, filter.judge)?.score;
+      if (score === null || score === undefined) return false;
+      if (filter.minScore !== undefined && score < filter.minScore) return false;
+      if (filter.maxScore !== undefined && score > filter.maxScore) return false;
+    }
+    return true;
+  });
+}
+
+/** Distinct values of each filter label among a run's cells (for the filter form). */
+export function labelValues(index: RunIndex): Map<FilterLabel, string[]> {
+  const out = new Map<FilterLabel, string[]>();
+  for (const name of FILTER_LABELS) {
+    const values = new Set<string>();
+    for (const cell of index.cells) {
+      const value = cell.labels[name];
+      if (value !== undefined && value !== null) values.add(String(value));
+    }
+    if (values.size > 0) out.set(name, [...values].sort(naturalCompare));
+  }
+  return out;
+}
+
+export function naturalCompare(a: string, b: string): number {
+  return a.localeCompare(b, 'en', { numeric: true });
+}
+
+/** The judge cells of one target cell (every attempt of every judge), for the cell page. */
+export function judgeCellsOf(index: RunIndex, targetKey: string): IndexedCell[] {
+  return [...index.judgeCells.values()].filter((cell) => String(cell.labels.targetKey) === targetKey);
+}
+
+export interface PairedCell {
+  match: string;
+  a: IndexedCell;
+  b: IndexedCell;
+  scoreA: number | null;
+  scoreB: number | null;
+}
+
+/**
+ * Cells of two runs that ask the same thing: same labels, ignoring the target
+ * when the runs have no target in common (the usual "same grid, other model").
+ */
+export function pairCells(a: RunIndex, b: RunIndex): { pairs: PairedCell[]; byTarget: boolean } {
+  const targetsA = new Set(a.cells.map((c) => String(c.labels.target ?? '')));
+  const byTarget = b.cells.some((c) => targetsA.has(String(c.labels.target ?? '')));
+  const matchKey = (labels: CellLabels) => {
+    const entries = Object.entries(labels).filter(([name]) => byTarget || name !== 'target');
+    entries.sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
+    return JSON.stringify(entries);
+  };
+  const fromA = new Map<string, IndexedCell>();
+  for (const cell of a.cells) fromA.set(matchKey(cell.labels), cell);
+  const pairs: PairedCell[] = [];
+  for (const cell of b.cells) {
+    const match = matchKey(cell.labels);
+    const other = fromA.get(match);
+    if (!other) continue;
+    pairs.push({ match, a: other, b: cell, scoreA: scoreOf(a, other.key)?.score ?? null, scoreB: scoreOf(b, cell.key)?.score ?? null });
+  }
+  return { pairs, byTarget };
+}

@@ -1,0 +1,325 @@
+import type { GapEstimate, Maybe, PersonaReport } from '../../persona-drift/analysis.js';
+import type { ChatMessage, ModelRequest } from '../../models/types.js';
+import type { CellResult } from '../../store/types.js';
+import { escapeHtml, html, type RawHtml, REPORT_STYLE, raw, table } from '../html.js';
+import {
+  type CellFilter,
+  FILTER_LABELS,
+  type IndexedCell,
+  judgeCellsOf,
+  labelValues,
+  type PairedCell,
+  type RunIndex,
+  scoreOf,
+  type ViewerData,
+  type ViewerStore,
+} from './data.js';
+import type { DemoSetup } from './demo.js';
+
+/**
+ * Server-rendered viewer pages. Every value goes through the escaping `html`
+ * template; the only script is /app.js (the live demo and small conveniences),
+ * which writes data with textContent.
+ */
+
+export const VIEWER_STYLE = `${REPORT_STYLE}
+header.top nav a { margin-right: 16px; color: var(--accent); text-decoration: none; font-weight: 600; }
+form.filters { display: flex; flex-wrap: wrap; gap: 8px 14px; align-items: flex-end; margin: 12px 0; padding: 10px 12px; background: #f6f8fa; border: 1px solid var(--line); border-radius: 6px; }
+form.filters label, .controls label { display: flex; flex-direction: column; font-size: 12px; color: var(--muted); gap: 2px; }
+form.filters select, form.filters input, .controls select, .controls textarea, .controls input { font: inherit; font-size: 13.5px; padding: 3px 6px; }
+form.filters input.score { width: 5em; }
+button { font: inherit; font-size: 14px; padding: 4px 14px; border-radius: 6px; border: 1px solid var(--accent); background: var(--accent); color: #fff; cursor: pointer; }
+button:disabled { opacity: .5; cursor: default; }
+div.snippet { max-width: 460px; white-space: pre-wrap; word-break: break-word; font-size: 12.5px; }
+.msg { border: 1px solid var(--line); border-radius: 6px; margin: 6px 0; }
+.msg .role { font-size: 12px; color: var(--muted); background: #f6f8fa; padding: 2px 8px; border-bottom: 1px solid var(--line); }
+.msg.role-system .role { background: #fff8c5; }
+.msg.role-assistant .role { background: #eef6ff; }
+.msg pre, pre.text { white-space: pre-wrap; word-break: break-word; margin: 0; padding: 6px 8px; font: 12.5px/1.45 ui-monospace, SFMono-Regular, Menlo, monospace; max-height: 420px; overflow: auto; }
+.score { display: inline-block; min-width: 1.6em; text-align: center; border-radius: 4px; padding: 0 4px; font-weight: 600; background: #eef2f7; }
+.score.s0 { background: #ffd7d5; } .score.s1 { background: #ffe7c2; } .score.s2 { background: #e6f4d7; } .score.s3 { background: #d2f0dc; }
+.controls { display: grid; grid-template-columns: repeat(3, minmax(0, 1fr)); gap: 10px 16px; margin: 12px 0; }
+.controls .wide { grid-column: 1 / -1; }
+.controls textarea { width: 100%; min-height: 4.5em; }
+.controls .row { display: flex; gap: 16px; align-items: center; }
+.controls .row label { flex-direction: row; align-items: center; gap: 6px; font-size: 13.5px; color: var(--fg); }
+.arms { display: grid; grid-template-columns: repeat(auto-fit, minmax(280px, 1fr)); gap: 12px; margin-top: 12px; }
+.arm { border: 1px solid var(--line); border-radius: 6px; display: flex; flex-direction: column; }
+.arm h3 { margin: 0; padding: 6px 10px; font-size: 15px; background: #f6f8fa; border-bottom: 1px solid var(--line); }
+.arm .context { font-size: 12px; color: var(--muted); padding: 4px 10px; }
+.arm pre.stream { min-height: 8em; flex: 1; }
+.arm .verdict { border-top: 1px solid var(--line); padding: 6px 10px; font-size: 13.5px; min-height: 2.4em; }
+.arm .verdict .reason { color: var(--muted); }
+.status-line { color: var(--muted); font-size: 13px; min-height: 1.4em; }
+.error { color: var(--bad); }
+.pager a { margin-right: 10px; }
+`;
+
+export interface PageContext {
+  token: string;
+  simulated: boolean;
+}
+
+export function viewerPage(title: string, body: RawHtml, context: PageContext, scripted = true): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<meta name="echolens-token" content="${escapeHtml(context.token)}">
+<title>${escapeHtml(title)} — echolens viewer</title>
+<style>${VIEWER_STYLE}</style>
+${scripted ? '<script src="/app.js" defer></script>' : ''}
+</head>
+<body>
+<header class="top"><h1>${escapeHtml(title)}</h1><nav><a href="/">Runs</a><a href="/demo">Live demo</a></nav></header>
+<main>
+${body.html}
+</main>
+</body>
+</html>
+`;
+}
+
+const qs = (params: Record<string, string | number | undefined>) =>
+  Object.entries(params)
+    .filter(([, v]) => v !== undefined && v !== '')
+    .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`)
+    .join('&');
+
+const runHref = (store: number, runId: string, extra: Record<string, string | number | undefined> = {}) => `/run?${qs({ s: store, r: runId, ...extra })}`;
+const cellHref = (store: number, runId: string, key: string) => `/cell?${qs({ s: store, r: runId, k: key })}`;
+const runRef = (store: number, runId: string) => `${store}:${runId}`;
+
+function scoreBadge(score: number | null | undefined): RawHtml {
+  if (score === null || score === undefined) return html`<span class="score muted">—</span>`;
+  return html`<span class="score s${score}">${score}</span>`;
+}
+
+function snippet(text: string | null, max = 220): string {
+  if (text === null) return '';
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+function modelsOf(run: { manifest: { config: unknown } }, field: string): string[] {
+  const value = ((run.manifest.config ?? {}) as Record<string, unknown>)[field];
+  return (Array.isArray(value) ? value : [value]).filter((x): x is string => typeof x === 'string');
+}
+
+// ---- runs ----
+
+export function runsPage(data: ViewerData, context: PageContext): string {
+  const runs = data.runs();
+  const rows = runs.map(({ store, run }) => ({ store, run }));
+  const list = table(rows, [
+    { header: 'store', value: (r) => html`<span title="${r.store.file}">${r.store.name}</span>` },
+    { header: 'run', value: (r) => html`<a class="run-link" href="${runHref(r.store.index, r.run.id)}">${r.run.id}</a>` },
+    { header: 'experiment', value: (r) => r.run.experiment },
+    { header: 'status', value: (r) => r.run.status },
+    { header: 'started', value: (r) => r.run.startedAt },
+    { header: 'targets', value: (r) => modelsOf(r.run, 'targets').join(', ') },
+    { header: 'judges', value: (r) => modelsOf(r.run, 'judges').join(', ') },
+    { header: 'cells', value: (r) => `${r.run.counts.total} (${r.run.counts.done} done, ${r.run.counts.failed} failed, ${r.run.counts.pending} pending)`, numeric: true },
+  ], 'No runs: start the viewer with one or more run stores (echolens view runs/persona.db).');
+  const options = runs.map(({ store, run }) => html`<option value="${runRef(store.index, run.id)}">${store.name} · ${run.id} (${run.experiment})</option>`);
+  const compare = runs.length >= 2
+    ? html`<h2>Compare two runs</h2><form class="filters" method="get" action="/compare"><label>run A<select name="a">${options}</select></label><label>run B<select name="b">${options}</select></label><button type="submit">Compare</button></form>`
+    : html``;
+  const stores = html`<p class="muted">Stores: ${data.stores.map((s, i) => html`${i > 0 ? ', ' : ''}<span title="${s.file}">${s.name}</span>`)}${data.stores.length === 0 ? 'none' : ''}.</p>`;
+  return viewerPage('Runs', html`${stores}${list}${compare}`, context);
+}
+
+// ---- one run: filters and cells ----
+
+export const PAGE_SIZE = 200;
+
+export interface RunPageQuery {
+  filter: CellFilter;
+  page: number;
+}
+
+const LABEL_COLUMNS = ['session', 'position', 'arm', 'mitigation', 'distance', 'surface', 'item', 'paraphrase', 'sample', 'target'];
+
+export function runPage(store: ViewerStore, index: RunIndex, cells: readonly IndexedCell[], query: RunPageQuery, context: PageContext): string {
+  const run = index.run;
+  const values = labelValues(index);
+  const f = query.filter;
+  const selects = FILTER_LABELS.filter((name) => values.has(name)).map((name) => {
+    const current = f.labels[name] ?? '';
+    const label = name === 'item' ? 'probe / item' : name;
+    return html`<label>${label}<select name="${name}"><option value="">any</option>${(values.get(name) ?? []).map(
+      (v) => html`<option value="${v}"${v === current ? raw(' selected') : ''}>${v}</option>`,
+    )}</select></label>`;
+  });
+  const judgeSelect = index.judges.length > 0
+    ? html`<label>judge<select name="judge">${index.judges.map((j) => html`<option value="${j}"${j === (f.judge ?? index.judges[0]) ? raw(' selected') : ''}>${j}</option>`)}</select></label>
+<label>score ≥<input class="score" type="number" name="min" min="0" max="3" step="1" value="${f.minScore ?? ''}"></label>
+<label>score ≤<input class="score" type="number" name="max" min="0" max="3" step="1" value="${f.maxScore ?? ''}"></label>`
+    : html``;
+  const statusSelect = html`<label>status<select name="status"><option value="">any</option>${['done', 'empty', 'failed', 'pending'].map(
+    (s) => html`<option value="${s}"${s === f.status ? raw(' selected') : ''}>${s}</option>`,
+  )}</select></label>`;
+  const form = html`<form class="filters" id="filters" method="get" action="/run"><input type="hidden" name="s" value="${store.index}"><input type="hidden" name="r" value="${run.id}">${selects}${statusSelect}${judgeSelect}<label>response contains<input type="search" name="q" value="${f.text ?? ''}"></label><button type="submit">Filter</button> <a href="${runHref(store.index, run.id)}">clear</a></form>`;
+
+  const columns = LABEL_COLUMNS.filter((name) => index.cells.some((c) => c.labels[name] !== undefined && c.labels[name] !== null));
+  const start = query.page * PAGE_SIZE;
+  const shown = cells.slice(start, start + PAGE_SIZE);
+  const cellTable = table(shown, [
+    { header: '#', value: (c) => html`<a class="cell-link" href="${cellHref(store.index, run.id, c.key)}">${c.ordinal}</a>`, numeric: true },
+    ...columns.map((name) => ({ header: name, value: (c: IndexedCell) => String(c.labels[name] ?? '') })),
+    { header: 'status', value: (c) => c.status },
+    ...(index.judges.length > 0 ? [{ header: 'score', value: (c: IndexedCell) => scoreBadge(scoreOf(index, c.key, f.judge)?.score) }] : []),
+    { header: 'response', value: (c) => html`<div class="snippet">${snippet(c.text)}</div>` },
+  ], 'No cell matches these filters.');
+  const pages = Math.max(1, Math.ceil(cells.length / PAGE_SIZE));
+  const baseParams = {
+    ...f.labels,
+    status: f.status,
+    judge: f.judge,
+    min: f.minScore,
+    max: f.maxScore,
+    q: f.text,
+  };
+  const pager = pages > 1
+    ? html`<p class="pager">Page ${query.page + 1} of ${pages}: ${query.page > 0 ? html`<a href="${runHref(store.index, run.id, { ...baseParams, page: query.page - 1 })}">previous</a>` : ''}${query.page + 1 < pages ? html`<a href="${runHref(store.index, run.id, { ...baseParams, page: query.page + 1 })}">next</a>` : ''}</p>`
+    : html``;
+  const simulated = [...modelsOf(run, 'targets'), ...modelsOf(run, 'judges')].some((m) => m.startsWith('sim:'));
+  const body = html`<p class="muted">${store.name} · ${run.experiment} · ${run.status} · started ${run.startedAt} · ${run.counts.total} cells</p>
+${simulated ? html`<p class="banner"><strong>Simulated models.</strong> This run used <code>sim:</code> models: deterministic simulations with planted effects. Its numbers measure no real model.</p>` : ''}
+${form}
+<p class="muted" id="match-count">${cells.length} of ${index.cells.length} cells match.</p>
+${pager}${cellTable}${pager}`;
+  return viewerPage(`Run ${run.id}`, body, context);
+}
+
+// ---- one cell ----
+
+function messagesHtml(messages: readonly ChatMessage[]): RawHtml {
+  return html`${messages.map(
+    (m, i) => html`<div class="msg role-${m.role}"><div class="role">${i + 1}. ${m.role} · ${m.content.length.toLocaleString('en-US')} chars</div><pre>${m.content}</pre></div>`,
+  )}`;
+}
+
+export function cellPage(
+  store: ViewerStore,
+  index: RunIndex,
+  cell: IndexedCell,
+  request: ModelRequest | undefined,
+  result: CellResult | undefined,
+  context: PageContext,
+): string {
+  const run = index.run;
+  const labelRows = Object.entries(cell.labels).map(([name, value]) => ({ name, value }));
+  const verdicts = [...(index.verdicts.get(cell.key)?.values() ?? [])];
+  const attempts = judgeCellsOf(index, cell.key);
+  const judgeHtml = verdicts.length > 0
+    ? html`<h2>Judge</h2>${verdicts.map(
+        (v) => html`<div class="verdict-block"><p>${scoreBadge(v.score)} <strong>${v.judge}</strong>${v.label ? html` · ${v.label}` : ''}${v.attempt > 0 ? html` · re-ask ${v.attempt}` : ''}</p>
+<p class="judge-reason">${v.error ? html`<span class="error">unparseable verdict: ${v.error}</span>` : v.reason}</p>
+<details><summary>Raw judge output</summary><pre class="text">${v.raw}</pre></details></div>`,
+      )}${attempts.length > verdicts.length ? html`<p class="muted">${attempts.length} judge calls in all (re-asks after unparseable output).</p>` : ''}`
+    : html``;
+  const usage = result
+    ? html`<p class="muted">status ${result.status} · ${result.attempts} attempt(s) · ${result.usage.inputTokens.toLocaleString('en-US')} tokens in (${result.usage.cachedInputTokens.toLocaleString('en-US')} cached), ${result.usage.outputTokens.toLocaleString('en-US')} out · ${result.latencyMs === null ? 'latency —' : `${result.latencyMs} ms`} · ${result.costUsd === null ? 'cost —' : `$${result.costUsd.toFixed(5)}`}${result.finishReason ? ` · finish ${result.finishReason}` : ''}${result.errorMessage ? html` · <span class="error">${result.errorClass}: ${result.errorMessage}</span>` : ''}</p>`
+    : html``;
+  const body = html`<p><a href="${runHref(store.index, run.id)}">← ${run.id}</a></p>
+${table(labelRows, [
+    { header: 'label', value: (r) => r.name },
+    { header: 'value', value: (r) => String(r.value) },
+  ])}
+<h2>Response</h2>${usage}<pre class="text response" id="response">${cell.text ?? '(no text)'}</pre>
+${result?.reasoning ? html`<details><summary>Reasoning trace</summary><pre class="text">${result.reasoning}</pre></details>` : ''}
+${judgeHtml}
+<h2>Context sent to ${request?.model ?? cell.model}</h2>
+${request ? html`<p class="muted">${request.messages.length} messages, ${request.messages.reduce((n, m) => n + m.content.length, 0).toLocaleString('en-US')} characters · decoding ${JSON.stringify(request.params)} · sample ${request.sample}</p>${messagesHtml(request.messages)}` : html`<p class="muted">The request is not in the store.</p>`}`;
+  return viewerPage(`Cell ${cell.ordinal} of ${run.id}`, body, context);
+}
+
+// ---- compare ----
+
+const f2 = (x: number) => (Number.isFinite(x) ? (x >= 0 ? `+${x.toFixed(2)}` : x.toFixed(2)) : 'n/a');
+const isGap = (g: Maybe<GapEstimate>): g is GapEstimate => !('error' in g);
+const gapText = (g: Maybe<GapEstimate> | undefined) => (g === undefined ? '—' : isGap(g) ? `${f2(g.estimate)} [${f2(g.ci[0])}, ${f2(g.ci[1])}]` : `n/a (${g.error})`);
+
+export interface CompareSide {
+  store: ViewerStore;
+  index: RunIndex;
+  report: PersonaReport | undefined;
+}
+
+export function comparePage(a: CompareSide, b: CompareSide, pairs: readonly PairedCell[], byTarget: boolean, context: PageContext): string {
+  const keys = new Map<string, { target: string; judge: string }>();
+  for (const d of [...(a.report?.drift ?? []), ...(b.report?.drift ?? [])]) keys.set(`${d.target}\u0000${d.judge}`, { target: d.target, judge: d.judge });
+  // Without shared targets, rows pair by judge alone (same grid, another model).
+  const rows = byTarget
+    ? [...keys.values()].map((k) => ({ label: `${k.target} · ${k.judge}`, a: a.report?.drift.find((d) => d.target === k.target && d.judge === k.judge), b: b.report?.drift.find((d) => d.target === k.target && d.judge === k.judge) }))
+    : [...new Set([...keys.values()].map((k) => k.judge))].flatMap((judge) => {
+        const da = a.report?.drift.filter((d) => d.judge === judge) ?? [];
+        const db = b.report?.drift.filter((d) => d.judge === judge) ?? [];
+        const n = Math.max(da.length, db.length);
+        return Array.from({ length: n }, (_, i) => ({ label: `${da[i]?.target ?? '—'} vs ${db[i]?.target ?? '—'} · ${judge}`, a: da[i], b: db[i] }));
+      });
+  const gapTable = table(rows, [
+    { header: 'target · judge', value: (r) => r.label },
+    { header: 'Δ run A [95% CI]', value: (r) => gapText(r.a?.gap), numeric: true },
+    { header: 'Δ run B [95% CI]', value: (r) => gapText(r.b?.gap), numeric: true },
+    { header: 'B − A', value: (r) => (r.a && r.b && isGap(r.a.gap) && isGap(r.b.gap) ? f2(r.b.gap.estimate - r.a.gap.estimate) : '—'), numeric: true },
+    { header: 'strong drift A / B', value: (r) => `${r.a ? (r.a.strongDrift ? 'yes' : 'no') : '—'} / ${r.b ? (r.b.strongDrift ? 'yes' : 'no') : '—'}` },
+  ], 'Neither run is a persona run with judged probes: no drift gaps to compare.');
+  const scored = pairs.filter((p) => p.scoreA !== null && p.scoreB !== null);
+  const meanA = scored.reduce((s, p) => s + (p.scoreA as number), 0) / (scored.length || 1);
+  const meanB = scored.reduce((s, p) => s + (p.scoreB as number), 0) / (scored.length || 1);
+  const differing = [...pairs].sort((x, y) => Math.abs((y.scoreB ?? 0) - (y.scoreA ?? 0)) - Math.abs((x.scoreB ?? 0) - (x.scoreA ?? 0)) || x.a.ordinal - y.a.ordinal);
+  const shown = differing.slice(0, PAGE_SIZE);
+  const labelOf = (p: PairedCell) =>
+    ['session', 'position', 'arm', 'mitigation', 'item', 'sample']
+      .map((n) => p.a.labels[n])
+      .filter((v) => v !== undefined && v !== null)
+      .join(' · ');
+  const pairTable = table(shown, [
+    { header: 'cell', value: (p) => labelOf(p) },
+    { header: 'A', value: (p) => html`${scoreBadge(p.scoreA)} <a href="${cellHref(a.store.index, a.index.run.id, p.a.key)}">open</a>` },
+    { header: 'response A', value: (p) => html`<div class="snippet">${snippet(p.a.text)}</div>` },
+    { header: 'B', value: (p) => html`${scoreBadge(p.scoreB)} <a href="${cellHref(b.store.index, b.index.run.id, p.b.key)}">open</a>` },
+    { header: 'response B', value: (p) => html`<div class="snippet">${snippet(p.b.text)}</div>` },
+  ], 'The runs share no cell (different sessions, positions, arms or probes).');
+  const body = html`<p>Run A: <a href="${runHref(a.store.index, a.index.run.id)}">${a.store.name} · ${a.index.run.id}</a> (${modelsOf(a.index.run, 'targets').join(', ')}) — Run B: <a href="${runHref(b.store.index, b.index.run.id)}">${b.store.name} · ${b.index.run.id}</a> (${modelsOf(b.index.run, 'targets').join(', ')})</p>
+<h2>Drift gaps</h2><p class="note">Δ = filler − real mean judge score, position-averaged, with each run's own bootstrap CI (as in its report).</p>${gapTable}
+<h2>Same cells side by side</h2><p class="muted">${pairs.length} cells asked the same thing in both runs (matched on every label${byTarget ? '' : ' except the target'}); ${scored.length} are judged in both: mean score A ${scored.length ? meanA.toFixed(3) : '—'}, B ${scored.length ? meanB.toFixed(3) : '—'}. Largest score differences first${pairs.length > PAGE_SIZE ? `, first ${PAGE_SIZE}` : ''}.</p>${pairTable}`;
+  return viewerPage('Compare runs', body, context);
+}
+
+// ---- live demo ----
+
+export function demoPage(setup: DemoSetup, context: PageContext): string {
+  const positionOptions = setup.sessions.map(
+    (s) => html`<optgroup label="${s.id} · ${s.name}">${s.positions.map(
+      (p, i) => html`<option value="${s.index}:${i}"${s.index === 0 && i === Math.floor(s.positions.length / 2) ? raw(' selected') : ''}>${s.id} · ${p.label} (step ${p.value} of ${s.total})</option>`,
+    )}</optgroup>`,
+  );
+  const presets = setup.probes.map((p) => html`<option value="${p.text}">${p.id} · ${p.category} — ${snippet(p.text, 70)}</option>`);
+  const banner = context.simulated
+    ? html`<p class="banner" id="sim-banner"><strong>Simulated models.</strong> ${setup.target.startsWith('sim:') ? html`The target <code>${setup.target}</code>` : 'The target'}${setup.target.startsWith('sim:') && setup.judge.startsWith('sim:') ? ' and ' : ' '}${setup.judge.startsWith('sim:') ? html`the judge <code>${setup.judge}</code>` : ''} are deterministic simulations with planted effects: this demo shows what the audit measures, not how any real model behaves. Pass <code>--target</code> and <code>--judge</code> to use real models.</p>`
+    : html``;
+  const body = html`${banner}
+<p class="note">The same probe is sent at the same point of a real agentic session with three contexts: the real transcript up to that point, length- and structure-matched filler, and (optionally) the real transcript with the A-anchor re-stated just before the probe. The judge scores each answer 0–3 (3 = fully assistant-like). Target <code id="target-model">${setup.target}</code>, judge <code id="judge-model">${setup.judge}</code>.</p>
+<form class="controls" id="demo-form">
+<label>session and position<select id="position" name="position">${positionOptions}</select></label>
+<label>built-in probe<select id="preset"><option value="">(type your own)</option>${presets}</select></label>
+<div class="row"><label><input type="checkbox" id="framed" checked> benchmark framing</label><label><input type="checkbox" id="anchor"> A-anchor arm</label></div>
+<label class="wide">probe<textarea id="probe" name="probe" maxlength="${setup.maxProbeChars}">${setup.probes[0]?.text ?? ''}</textarea></label>
+<div class="row wide"><button type="submit" id="run">Run</button><button type="button" id="stop" disabled>Stop</button><span class="status-line" id="status"></span></div>
+</form>
+<noscript><p class="error">The live demo needs JavaScript (the viewer's own script, /app.js).</p></noscript>
+<div class="arms" id="arms">
+${(['real', 'filler', 'anchor'] as const).map(
+    (arm) => html`<section class="arm" id="arm-${arm}"${arm === 'anchor' ? raw(' hidden') : ''}><h3>${arm === 'real' ? 'Real session context' : arm === 'filler' ? 'Filler context' : 'Real context + A-anchor'}</h3><div class="context"></div><pre class="text stream" data-deltas="0"></pre><div class="verdict"></div></section>`,
+  )}
+</div>`;
+  return viewerPage('Live persona-drift demo', body, context);
+}
+
+export function errorPage(status: number, message: string, context: PageContext): string {
+  return viewerPage(status === 404 ? 'Not found' : 'Request refused', html`<p class="error">${message}</p><p><a href="/">Back to the runs</a></p>`, context, false);
+}

@@ -1,0 +1,305 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { EcholensError, InvalidArgumentError } from '../../core/errors.js';
+import type { ModelAdapter } from '../../models/types.js';
+import type { Session } from '../../sessions/types.js';
+import type { RunStore } from '../../store/run-store.js';
+import type { CellStatus } from '../../store/types.js';
+import { CLIENT_SCRIPT } from './client-script.js';
+import { type CellFilter, FILTER_LABELS, filterCells, pairCells, scoreOf, ViewerData } from './data.js';
+import { createDemoSetup, type DemoEvent, type DemoSetup, parseDemoRequest, runDemo } from './demo.js';
+import { cellPage, comparePage, demoPage, errorPage, type PageContext, runPage, runsPage, VIEWER_STYLE } from './pages.js';
+import { allowedHosts, COMMON_HEADERS, checkOrigin, newToken, TOKEN_HEADER, tokenMatches, viewerCsp } from './security.js';
+
+/**
+ * `echolens view`: a local web app over run stores fixed at startup, plus the
+ * live side-by-side demo. node:http, no framework; see security.ts for who may call it.
+ */
+
+export interface ViewerOptions {
+  stores: ReadonlyArray<{ file: string; store: RunStore }>;
+  sessions: readonly Session[];
+  target: ModelAdapter;
+  judge: ModelAdapter;
+  host?: string;
+  port?: number;
+  /** Positions offered per session in the demo (uniform over the session). */
+  positions?: number;
+  /** Called for every request with its outcome (tests, verbose logging). */
+  onRequest?: (entry: { method: string; path: string; status: number; reason?: string }) => void;
+  /** At most this many demo streams at once (each calls the target and judge per arm). */
+  maxConcurrentDemos?: number;
+}
+
+export interface ViewerServer {
+  url: string;
+  host: string;
+  port: number;
+  /** The per-process token the viewer's pages carry (POST endpoints require it). */
+  token: string;
+  close(): Promise<void>;
+}
+
+const STATUSES: readonly CellStatus[] = ['pending', 'done', 'empty', 'failed'];
+const MAX_BODY_BYTES = 64 * 1024;
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export async function startViewer(options: ViewerOptions): Promise<ViewerServer> {
+  const host = options.host ?? '127.0.0.1';
+  const token = newToken();
+  const data = new ViewerData(options.stores);
+  const demo: DemoSetup | undefined =
+    options.sessions.length > 0
+      ? createDemoSetup(options.sessions, { target: options.target.ref, judge: options.judge.ref, ...(options.positions ? { positions: options.positions } : {}) })
+      : undefined;
+  const context: PageContext = { token, simulated: options.target.provider === 'sim' || options.judge.provider === 'sim' };
+  const csp = viewerCsp(VIEWER_STYLE);
+  const maxDemos = options.maxConcurrentDemos ?? 2;
+  let activeDemos = 0;
+  let hosts = new Set<string>();
+  const openStreams = new Set<ServerResponse>();
+
+  const log = (request: IncomingMessage, status: number, reason?: string) =>
+    options.onRequest?.({ method: request.method ?? '', path: request.url ?? '', status, ...(reason ? { reason } : {}) });
+
+  function sendHtml(request: IncomingMessage, response: ServerResponse, status: number, body: string): void {
+    response.writeHead(status, { ...COMMON_HEADERS, 'content-type': 'text/html; charset=utf-8', 'content-security-policy': csp });
+    response.end(body);
+    log(request, status);
+  }
+
+  function sendJson(request: IncomingMessage, response: ServerResponse, status: number, body: unknown, reason?: string): void {
+    response.writeHead(status, { ...COMMON_HEADERS, 'content-type': 'application/json; charset=utf-8', 'content-security-policy': "default-src 'none'" });
+    response.end(JSON.stringify(body));
+    log(request, status, reason);
+  }
+
+  function sendError(request: IncomingMessage, response: ServerResponse, status: number, message: string): void {
+    const path = request.url ?? '';
+    if (path.startsWith('/api/')) sendJson(request, response, status, { error: message }, message);
+    else {
+      response.writeHead(status, { ...COMMON_HEADERS, 'content-type': 'text/html; charset=utf-8', 'content-security-policy': csp });
+      response.end(errorPage(status, message, context));
+      log(request, status, message);
+    }
+  }
+
+  function runIndexFrom(params: URLSearchParams, storeParam = 's', runParam = 'r') {
+    const storeIndex = Number(params.get(storeParam));
+    const runId = params.get(runParam) ?? '';
+    const index = Number.isInteger(storeIndex) ? data.run(storeIndex, runId) : undefined;
+    if (!index) throw new HttpError(404, 'no such run in the stores this viewer was started with');
+    return { storeIndex, index, store: data.store(storeIndex)! };
+  }
+
+  function parseRef(value: string | null): { storeIndex: number; runId: string } {
+    const match = /^(\d+):(.+)$/u.exec(value ?? '');
+    if (!match) throw new HttpError(404, 'compare needs two runs (a=store:run, b=store:run)');
+    return { storeIndex: Number(match[1]), runId: match[2] as string };
+  }
+
+  function filterFrom(params: URLSearchParams): CellFilter {
+    const labels: CellFilter['labels'] = {};
+    for (const name of FILTER_LABELS) {
+      const value = params.get(name);
+      if (value) labels[name] = value;
+    }
+    const score = (name: string) => {
+      const raw = params.get(name);
+      if (raw === null || raw === '') return undefined;
+      const n = Number(raw);
+      if (!Number.isFinite(n)) throw new HttpError(400, `${name} must be a number`);
+      return n;
+    };
+    const status = params.get('status');
+    if (status && !STATUSES.includes(status as CellStatus)) throw new HttpError(400, `status must be one of ${STATUSES.join(', ')}`);
+    const min = score('min');
+    const max = score('max');
+    return {
+      labels,
+      ...(status ? { status: status as CellStatus } : {}),
+      ...(params.get('judge') ? { judge: params.get('judge') as string } : {}),
+      ...(min !== undefined ? { minScore: min } : {}),
+      ...(max !== undefined ? { maxScore: max } : {}),
+      ...(params.get('q') ? { text: params.get('q') as string } : {}),
+    };
+  }
+
+  async function readJsonBody(request: IncomingMessage): Promise<unknown> {
+    const type = request.headers['content-type'] ?? '';
+    // A JSON content type cannot be sent cross-origin without a CORS preflight, which we never answer.
+    if (!/^application\/json\b/u.test(type)) throw new HttpError(415, 'the body must be application/json');
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of request) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_BODY_BYTES) throw new HttpError(413, 'request body too large');
+      chunks.push(chunk as Buffer);
+    }
+    try {
+      return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    } catch {
+      throw new HttpError(400, 'the body is not valid JSON');
+    }
+  }
+
+  async function serveDemo(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    if (!demo) throw new HttpError(404, 'the demo needs a session: start the viewer with --session <transcript>');
+    const headerToken = request.headers[TOKEN_HEADER];
+    if (!tokenMatches(token, Array.isArray(headerToken) ? headerToken[0] : headerToken)) throw new HttpError(403, 'missing or wrong viewer token');
+    let body: unknown;
+    body = await readJsonBody(request);
+    let demoRequest: ReturnType<typeof parseDemoRequest>;
+    try {
+      demoRequest = parseDemoRequest(body, demo);
+    } catch (error) {
+      if (error instanceof EcholensError) throw new HttpError(400, error.message);
+      throw error;
+    }
+    if (activeDemos >= maxDemos) throw new HttpError(429, `at most ${maxDemos} demo streams at once; wait for one to finish`);
+    activeDemos += 1;
+    const controller = new AbortController();
+    response.on('close', () => controller.abort());
+    response.writeHead(200, { ...COMMON_HEADERS, 'content-type': 'text/event-stream; charset=utf-8', connection: 'keep-alive', 'content-security-policy': "default-src 'none'" });
+    response.flushHeaders();
+    openStreams.add(response);
+    log(request, 200);
+    const emit = (event: DemoEvent) => {
+      if (!response.writableEnded) response.write(`event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`);
+    };
+    try {
+      await runDemo(demo, { target: options.target, judge: options.judge }, demoRequest, emit, controller.signal);
+    } catch (error) {
+      emit({ event: 'error', data: { arm: null, message: (error as Error).message } });
+    } finally {
+      activeDemos -= 1;
+      openStreams.delete(response);
+      response.end();
+    }
+  }
+
+  async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const refusal = checkOrigin(request, hosts);
+    if (refusal) {
+      sendError(request, response, 403, `refused: ${refusal.reason}`);
+      return;
+    }
+    const url = new URL(request.url ?? '/', 'http://viewer.invalid');
+    const params = url.searchParams;
+    const method = request.method ?? 'GET';
+    if (method === 'POST' && url.pathname === '/api/demo') return serveDemo(request, response);
+    if (method !== 'GET' && method !== 'HEAD') throw new HttpError(405, 'method not allowed');
+    switch (url.pathname) {
+      case '/':
+        return sendHtml(request, response, 200, runsPage(data, context));
+      case '/app.js':
+        response.writeHead(200, { ...COMMON_HEADERS, 'content-type': 'text/javascript; charset=utf-8' });
+        response.end(CLIENT_SCRIPT);
+        log(request, 200);
+        return;
+      case '/run': {
+        const { index, store } = runIndexFrom(params);
+        const filter = filterFrom(params);
+        const cells = filterCells(index, filter);
+        const page = Math.max(0, Math.trunc(Number(params.get('page') ?? 0)) || 0);
+        return sendHtml(request, response, 200, runPage(store, index, cells, { filter, page }, context));
+      }
+      case '/cell': {
+        const { index, store } = runIndexFrom(params);
+        const key = params.get('k') ?? '';
+        const cell = index.cells.find((c) => c.key === key) ?? index.judgeCells.get(key);
+        if (!cell) throw new HttpError(404, 'no such cell in this run');
+        return sendHtml(request, response, 200, cellPage(store, index, cell, store.store.getRequest(key), store.store.getCell(key), context));
+      }
+      case '/compare': {
+        const refA = parseRef(params.get('a'));
+        const refB = parseRef(params.get('b'));
+        const a = runIndexFrom(new URLSearchParams({ s: String(refA.storeIndex), r: refA.runId }));
+        const b = runIndexFrom(new URLSearchParams({ s: String(refB.storeIndex), r: refB.runId }));
+        const { pairs, byTarget } = pairCells(a.index, b.index);
+        return sendHtml(
+          request,
+          response,
+          200,
+          comparePage(
+            { store: a.store, index: a.index, report: data.personaReport(a.storeIndex, a.index.run.id) },
+            { store: b.store, index: b.index, report: data.personaReport(b.storeIndex, b.index.run.id) },
+            pairs,
+            byTarget,
+            context,
+          ),
+        );
+      }
+      case '/demo':
+        if (!demo) throw new HttpError(404, 'the demo needs a session: start the viewer with --session <transcript>');
+        return sendHtml(request, response, 200, demoPage(demo, context));
+      case '/api/runs':
+        return sendJson(request, response, 200, {
+          runs: data.runs().map(({ store, run }) => ({ store: store.index, storeName: store.name, id: run.id, experiment: run.experiment, status: run.status, startedAt: run.startedAt, counts: run.counts })),
+        });
+      case '/api/cells': {
+        const { index } = runIndexFrom(params);
+        const filter = filterFrom(params);
+        const cells = filterCells(index, filter);
+        return sendJson(request, response, 200, {
+          run: index.run.id,
+          total: index.cells.length,
+          matched: cells.length,
+          cells: cells.slice(0, 1000).map((c) => ({ key: c.key, ordinal: c.ordinal, labels: c.labels, status: c.status, text: c.text, score: scoreOf(index, c.key, filter.judge)?.score ?? null })),
+        });
+      }
+      default:
+        throw new HttpError(404, 'not found');
+    }
+  }
+
+  const server: Server = createServer((request, response) => {
+    route(request, response).catch((error: unknown) => {
+      if (response.headersSent) {
+        response.end();
+        return;
+      }
+      if (error instanceof HttpError) sendError(request, response, error.status, error.message);
+      else sendError(request, response, 500, `internal error: ${(error as Error).message}`);
+    });
+  });
+  server.headersTimeout = 30_000;
+  server.requestTimeout = 0;
+
+  const port = options.port ?? 0;
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new InvalidArgumentError('port', `must be an integer 0..65535, got ${port}`);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EADDRINUSE') reject(new InvalidArgumentError('--port', `port ${port} on ${host} is in use; pick another (0 = any free port)`));
+      else if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') reject(new InvalidArgumentError('--host', `cannot bind to ${host} (${error.code})`));
+      else reject(error);
+    });
+    server.listen(port, host, () => resolve());
+  });
+  const bound = (server.address() as AddressInfo).port;
+  hosts = allowedHosts(host, bound);
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  const shownHost = urlHost === '0.0.0.0' || urlHost === '[::]' ? '127.0.0.1' : urlHost;
+  return {
+    url: `http://${shownHost}:${bound}/`,
+    host,
+    port: bound,
+    token,
+    async close() {
+      for (const stream of openStreams) stream.destroy();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      data.close();
+    },
+  };
+}
