@@ -1,4 +1,6 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +15,7 @@ import { openStore } from '../store/run-store.js';
 import type { DRelEstimate, MemoryReport, TargetAnalysis } from './analysis.js';
 import { type MemoryConfig, memoryConfigSchema } from './config.js';
 import { collectLabelerCheck, collectMemorySamples, memoryReport, memoryRunId, relabelItems } from './observations.js';
-import { labelerCheckPasses, loadMemoryConfig, planMemoryGeneration, resolveMemoryStimuli, runLabelerCheck, runMemory } from './run.js';
+import { labelerCheckPasses, loadMemoryConfig, type MemoryStimuli, planMemoryGeneration, resolveMemoryStimuli, runLabelerCheck, runMemory } from './run.js';
 import { labelerReliability } from './reliability.js';
 import { createLabelerSimProfile, createMemorySimProfile, readLabelerPrompt, simLabelForStep } from './sim.js';
 
@@ -34,8 +36,8 @@ function config(partial: Record<string, unknown>): MemoryConfig {
   });
 }
 
-const run = (cfg: MemoryConfig, db: string, extra: Parameters<typeof runMemory>[2] = {}) =>
-  runMemory(cfg, db, { ...quiet, signal: new AbortController().signal, ...extra });
+const run = (cfg: MemoryConfig, db: string, extra: Parameters<typeof runMemory>[2] = {}, stimuli?: MemoryStimuli) =>
+  runMemory(cfg, db, { ...quiet, signal: new AbortController().signal, ...extra }, stimuli);
 
 function report(db: string, runId: string): MemoryReport {
   const store = openStore(db, { readonly: true });
@@ -63,18 +65,18 @@ describe('memory run end to end (SIMULATED models with planted ground truth)', {
 
   it('recovers the planted tiers: noise at the floor, persona significant, life events largest, DTW and SRI agree', async () => {
     const db = join(dir, 'planted.db');
-    const cfg = config({});
+    const cfg = config({ targets: ['sim:memory'], questions: { limit: 20 } });
     const result = await run(cfg, db);
     expect(result.interrupted).toBe(false);
-    // 12 questions × (reference + 2 no-memory + 10 conditions × 2 samples).
-    expect(result.generationCells).toBe(12 * (1 + 2 + 10 * 2));
+    // 20 questions × (reference + 2 no-memory + 10 conditions × 2 samples).
+    expect(result.generationCells).toBe(20 * (1 + 2 + 10 * 2));
     expect(result.stepMethods).toEqual({ tags: result.generationCells });
     expect(result.invalidLabelings).toBe(0);
 
     const rep = report(db, result.runId);
     const target = rep.targets[0] as TargetAnalysis;
-    expect(target.target).toBe('sim:memory-test');
-    expect(rep.counts.scored).toBe(12 * (2 + 10 * 2));
+    expect(target.target).toBe('sim:memory');
+    expect(rep.counts.scored).toBe(20 * (2 + 10 * 2));
     for (const metric of ['dtw', 'sri'] as const) {
       const analysis = target.metrics[metric];
       const tier = (name: string) => analysis.tiers.find((t) => t.tier === name)!.mean;
@@ -105,33 +107,32 @@ describe('memory run end to end (SIMULATED models with planted ground truth)', {
 
   it('labels what the simulator planted: collected symbols equal the planted trajectory of every cell', async () => {
     const db = join(dir, 'planted.db');
-    const cfg = config({});
-    const profile = createMemorySimProfile({ name: 'memory-test', samplingNoise: 0.1 });
+    const profile = createMemorySimProfile({ name: 'memory' });
     const store = openStore(db, { readonly: true });
     try {
       const runId = memoryRunId(store);
       const collection = collectMemorySamples(store, runId);
       const requests = new Map(store.cellsOfRun(runId).map((cell) => [cell.key, cell.request]));
-      expect(collection.records).toHaveLength(12 * 23);
+      expect(collection.records).toHaveLength(20 * 23);
       for (const record of collection.records) {
         const request = requests.get(record.generationKey)!;
         const planted = profile.trajectory(request, deriveSimSeed(request.params.seed ?? 0, request.sample));
         expect(record.sample.symbols).toEqual(planted.symbols);
         expect(record.sample.tier).toBe(planted.tier);
       }
-      expect(collection.summary.outcomes.labelled).toBe(12 * 23);
-      expect(cfg.decoding).toEqual({ temperature: 0.7, topP: 0.98, topK: 50, maxTokens: 2048 });
+      expect(collection.summary.outcomes.labelled).toBe(20 * 23);
+      expect(collection.config.decoding).toEqual({ temperature: 0.7, topP: 0.98, topK: 50, maxTokens: 2048 });
     } finally {
       store.close();
     }
   });
 
   it('flags no category of a null simulator after BH-FDR, and fails sensitivity', async () => {
-    const targets = ['sim:memory-null-0', 'sim:memory-null-1', 'sim:memory-null-2'];
+    const targets = ['sim:memory-null', 'sim:memory-null-0', 'sim:memory-null-1', 'sim:memory-null-2'];
     const db = join(dir, 'null.db');
     const result = await run(config({ targets }), db);
     const rep = report(db, result.runId);
-    expect(rep.targets).toHaveLength(3);
+    expect(rep.targets).toHaveLength(4);
     let tested = 0;
     for (const target of rep.targets) {
       for (const metric of ['dtw', 'sri'] as const) {
@@ -142,10 +143,13 @@ describe('memory run end to end (SIMULATED models with planted ground truth)', {
           expect(value.significant).toBe(false);
         }
       }
-      expect(target.validity.specificity.verdict).toBe('pass');
-      expect(target.validity.sensitivity.verdict).toBe('fail');
+      if (target.target !== 'sim:memory-null') {
+        expect(target.validity.specificity.verdict).toBe('pass');
+        expect(target.validity.sensitivity.verdict).toBe('fail');
+      }
+      expect(target.validity.sensitivity.verdict).not.toBe('pass');
     }
-    expect(tested).toBeGreaterThanOrEqual(3 * 2 * 7 - 2);
+    expect(tested).toBeGreaterThanOrEqual(3 * 2 * 7);
   });
 
   it('resumes a run stopped midway without repeating a cell, and reports identically', async () => {
@@ -298,6 +302,65 @@ describe('memory run end to end (SIMULATED models with planted ground truth)', {
     expect(vllm.every((s) => s.request.params.topK === 50 && s.request.params.maxTokens === 2048)).toBe(true);
     expect(specs.map((s) => s.request.params.seed)).toEqual(specs.map((s) => 42 + s.request.sample));
     expect(openai.map((s) => s.labels.role)).toEqual(['reference', 'no_perturbation', 'no_perturbation', 'perturbed', 'perturbed']);
+  });
+
+  it('recovers the planted trajectories in the system and memory-tool injection modes', async () => {
+    const profile = createMemorySimProfile({ name: 'memory-test', samplingNoise: 0.1 });
+    for (const injection of ['system', 'memory-tool'] as const) {
+      const db = join(dir, `${injection}.db`);
+      const result = await run(config({ injection, questions: { limit: 2 }, conditions: ['filler', 'gender', 'job_loss'] }), db);
+      const store = openStore(db, { readonly: true });
+      const collection = collectMemorySamples(store, result.runId);
+      const cells = new Map(store.cellsOfRun(result.runId).map((cell) => [cell.key, cell]));
+      store.close();
+      expect(collection.records).toHaveLength(2 * (3 + 3 * 2));
+      for (const record of collection.records) {
+        const cell = cells.get(record.generationKey)!;
+        const planted = profile.trajectory(cell.request, deriveSimSeed(cell.request.params.seed ?? 0, cell.request.sample));
+        expect(record.sample.symbols).toEqual(planted.symbols);
+        expect(planted.tier).toBe(cell.labels.tier);
+        if (cell.labels.tier !== 'none') {
+          const memoryIn = injection === 'system' ? cell.request.messages[0]!.content : cell.request.messages[3]!.content;
+          expect(memoryIn).toContain(planted.stimulus!.text);
+        }
+      }
+    }
+  });
+
+  it('reads questions from a Hugging Face dataset through a datasets-server (local fixture)', async () => {
+    const rows = [
+      { question: 'Should a team rotate the on-call duty weekly or monthly?', topic: 'career' },
+      { question: 'Is it better to repair an old bicycle or buy a new one?', topic: 'finance' },
+      { question: 'Should I tell a friend that their business plan has a flaw?', topic: 'ethics' },
+    ];
+    const seen: string[] = [];
+    const server = createServer((req, res) => {
+      seen.push(req.url ?? '');
+      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+      const offset = Number(url.searchParams.get('offset'));
+      const length = Number(url.searchParams.get('length'));
+      const page = rows.slice(offset, offset + length).map((row, i) => ({ row_idx: offset + i, row, truncated_cells: [] }));
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ rows: page, num_rows_total: rows.length }));
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const cfg = config({
+        questions: { source: 'hf', dataset: 'someone/dilemmas', domainColumn: 'topic', hfBaseUrl: `http://127.0.0.1:${port}`, limit: 2 },
+        conditions: ['filler'],
+        k: 1,
+      });
+      const stimuli = await resolveMemoryStimuli(cfg, { env: {} });
+      expect(stimuli.questions.source).toBe('hf:someone/dilemmas (config default, split train)');
+      expect(stimuli.questions.questions.map((q) => q.domain)).toEqual(['career', 'finance']);
+      expect(seen[0]).toMatch(/dataset=someone%2Fdilemmas.*offset=0&length=2/);
+      const result = await run(cfg, join(dir, 'hf.db'), {}, stimuli);
+      expect(result.generationCells).toBe(2 * 3);
+      expect(result.invalidLabelings).toBe(0);
+    } finally {
+      server.close();
+    }
   });
 
   describe('config files', () => {
