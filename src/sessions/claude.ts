@@ -35,24 +35,28 @@ interface ClaudeRecord {
   index: number;
   line: number;
   uuid: string;
+  /** Index of the parent record when it came earlier in the file; -1 for a root; -3 when `parent` must be looked up later. */
+  parentIndex: number;
+  /** Parent uuid, kept only while unresolved (a forward or dangling link). */
   parent: string | null;
-  logicalParent?: string;
+  logicalParent: string | undefined;
   type: string;
-  subtype?: string;
+  subtype: string | undefined;
   sidechain: boolean;
-  agentId?: string;
-  timestamp?: string;
-  blocks?: Block[];
-  userKind?: MessageKind;
+  agentId: string | undefined;
+  /** Kept only with content (message timestamps); first/last are tracked while reading. */
+  timestamp: string | undefined;
+  blocks: Block[] | undefined;
+  userKind: MessageKind | undefined;
   /** Contribution to the agent-step counter (DECISIONS 13). */
   steps: number;
   synthetic: boolean;
-  messageId?: string;
-  model?: string;
-  usage?: SessionUsage;
-  trigger?: string;
-  preTokens?: number;
-  clearedToolIds?: string[];
+  messageId: string | undefined;
+  model: string | undefined;
+  usage: SessionUsage | undefined;
+  trigger: string | undefined;
+  preTokens: number | undefined;
+  clearedToolIds: string[] | undefined;
   hasToolResult: boolean;
 }
 
@@ -81,6 +85,10 @@ export class ClaudeParser {
   private firstDuplicateLine = 0;
   private lastUuid: string | null = null;
   private sessionId: string | undefined;
+  private firstTimestamp: string | undefined;
+  private lastTimestamp: string | undefined;
+  /** One string instance per distinct model / type / agent id (records hold many repeats). */
+  private readonly interned = new Map<string, string>();
   private cwd: string | undefined;
   private version: string | undefined;
 
@@ -138,26 +146,54 @@ export class ClaudeParser {
       this.duplicates += 1;
       return;
     }
+    let parentIndex = -1;
+    if (parent !== null) {
+      const found = this.byUuid.get(parent);
+      parentIndex = found === undefined ? -3 : found.index;
+      if (found !== undefined) parent = null;
+    }
+    const timestamp = str(value.timestamp);
+    if (timestamp !== undefined) {
+      if (this.firstTimestamp === undefined || timestamp < this.firstTimestamp) this.firstTimestamp = timestamp;
+      if (this.lastTimestamp === undefined || timestamp > this.lastTimestamp) this.lastTimestamp = timestamp;
+    }
+    const agentId = str(value.agentId);
     const record: ClaudeRecord = {
       index: this.records.length,
       line: lineNumber,
       uuid,
+      parentIndex,
       parent,
-      type,
+      logicalParent: undefined,
+      type: this.intern(type),
+      subtype: undefined,
       sidechain: this.options.asSubagent === true || value.isSidechain === true,
+      agentId: agentId === undefined ? undefined : this.intern(agentId),
+      timestamp: this.options.keepContent ? timestamp : undefined,
+      blocks: undefined,
+      userKind: undefined,
       steps: 0,
       synthetic: false,
+      messageId: undefined,
+      model: undefined,
+      usage: undefined,
+      trigger: undefined,
+      preTokens: undefined,
+      clearedToolIds: undefined,
       hasToolResult: false,
     };
-    const timestamp = str(value.timestamp);
-    if (timestamp !== undefined) record.timestamp = timestamp;
-    const agentId = str(value.agentId);
-    if (agentId !== undefined) record.agentId = agentId;
     if (type === 'system') this.readSystem(record, value);
     else if (type === 'user' || type === 'assistant') this.readMessage(record, value);
     this.records.push(record);
     this.byUuid.set(uuid, record);
     this.lastUuid = uuid;
+  }
+
+  private intern(text: string): string {
+    const known = this.interned.get(text);
+    if (known !== undefined) return known;
+    if (this.interned.size < 10_000) this.interned.set(text, text);
+    return text;
   }
 
   private readSystem(record: ClaudeRecord, value: Record<string, unknown>): void {
@@ -195,7 +231,7 @@ export class ClaudeParser {
       record.steps = 1;
       const model = str(message.model);
       record.synthetic = value.isApiErrorMessage === true || model === '<synthetic>';
-      if (model !== undefined && !record.synthetic) record.model = model;
+      if (model !== undefined && !record.synthetic) record.model = this.intern(model);
       const id = str(message.id);
       if (id !== undefined) record.messageId = id;
       if (isObject(message.usage)) record.usage = claudeUsage(message.usage);
@@ -229,15 +265,14 @@ export class ClaudeParser {
     const hasChild = new Uint8Array(n);
     for (let i = 0; i < n; i += 1) {
       const r = records[i]!;
-      const link = r.parent ?? r.logicalParent;
-      if (link === undefined) continue;
-      const parent = this.byUuid.get(link);
-      if (parent === undefined) {
-        parentOf[i] = -2;
-        continue;
+      let index = r.parentIndex;
+      if (index === -3 || (index === -1 && r.logicalParent !== undefined)) {
+        const link = r.parentIndex === -3 ? r.parent : r.logicalParent;
+        const parent = link === null || link === undefined ? undefined : this.byUuid.get(link);
+        index = parent === undefined ? -2 : parent.index;
       }
-      parentOf[i] = parent.index;
-      if (main[i]) hasChild[parent.index] = 1;
+      parentOf[i] = index;
+      if (index >= 0 && main[i]) hasChild[index] = 1;
     }
     const chain = this.mainChain(main, parentOf, hasChild);
     const onChain = new Uint8Array(n);
@@ -252,7 +287,9 @@ export class ClaudeParser {
       const r = records[i]!;
       if (main[i] && !onChain[i] && (r.type === 'user' || r.type === 'assistant')) offChainRecords += 1;
     }
-    const inlineSubagents = this.options.asSubagent ? [] : this.inlineSubagents();
+    const inlineSubagents = this.options.asSubagent ? [] : this.inlineSubagents(parentOf);
+    builder.seeTimestamp(this.firstTimestamp);
+    builder.seeTimestamp(this.lastTimestamp);
     if (this.duplicates > 0) {
       this.warnings.push({ file: this.file, line: this.firstDuplicateLine, message: `${this.duplicates} replayed line(s) with an already-seen uuid ignored (the earliest is kept)` });
     }
@@ -391,18 +428,16 @@ export class ClaudeParser {
   }
 
   /** Inline `isSidechain` lines grouped by agentId, else by their root. */
-  private inlineSubagents(): SubagentTranscript[] {
+  private inlineSubagents(parentOf: Int32Array): SubagentTranscript[] {
     const side = this.records.filter((r) => r.sidechain);
     if (side.length === 0) return [];
     const groups = new Map<string, ClaudeRecord[]>();
     const rootOf = (r: ClaudeRecord): string => {
       let current = r;
-      const seen = new Set<string>();
-      while (current.parent !== null && !seen.has(current.uuid)) {
-        seen.add(current.uuid);
-        const parent = this.byUuid.get(current.parent);
-        if (!parent?.sidechain) break;
-        current = parent;
+      for (let guard = 0; guard < this.records.length; guard += 1) {
+        const parent = parentOf[current.index]!;
+        if (parent < 0 || !this.records[parent]!.sidechain) break;
+        current = this.records[parent]!;
       }
       return current.uuid;
     };

@@ -21,7 +21,7 @@ function sameShape(original: unknown, skimmed: unknown): void {
   if (Array.isArray(original)) {
     expect(Array.isArray(skimmed)).toBe(true);
     expect((skimmed as unknown[]).length).toBe(original.length);
-    original.forEach((v, i) => sameShape(v, (skimmed as unknown[])[i]));
+    for (const [i, v] of original.entries()) sameShape(v, (skimmed as unknown[])[i]);
     return;
   }
   if (original !== null && typeof original === 'object') {

@@ -148,29 +148,46 @@ function cut(text: string, n: number): string {
   return Number.isFinite(n) ? headCodePoints(text, n) : text;
 }
 
-/** Each context message as a part; blank ones are skipped (as the reference does). */
+/**
+ * Each context message as a part; blank ones are skipped (as the reference does).
+ * `flat` makes one part per transcript line, as the reference (one API message split
+ * over several lines gives several `--- ASSISTANT ---` parts); the other modes one per message.
+ */
 export function toParts(context: SessionContext, options: RenderOptions = {}): RenderedPart[] {
   const o = resolveRenderOptions(options);
   const parts: RenderedPart[] = [];
   for (const m of context.messages) {
     if (m.role === 'system' && !o.includeDeveloper) continue;
-    const text = messageText(m, o);
-    if (text.trim() === '') continue;
-    parts.push({
-      role: m.role === 'assistant' ? 'assistant' : 'user',
-      text,
-      summary: m.kind === 'compaction_summary',
-      messageIndex: m.index,
-    });
+    for (const blocks of o.mode === 'flat' ? blocksByLine(m) : [m.blocks]) {
+      const text = blocks
+        .map((b) => blockText(b, o))
+        .filter((t) => t !== '')
+        .join('\n');
+      if (text.trim() === '') continue;
+      parts.push({
+        role: m.role === 'assistant' ? 'assistant' : 'user',
+        text,
+        summary: m.kind === 'compaction_summary',
+        messageIndex: m.index,
+      });
+    }
   }
   return parts;
 }
 
-function messageText(m: SessionMessage, o: Resolved): string {
-  return m.blocks
-    .map((b) => blockText(b, o))
-    .filter((t) => t !== '')
-    .join('\n');
+function blocksByLine(m: SessionMessage): Block[][] {
+  const lines = m.blockLines;
+  if (!lines || lines.length !== m.blocks.length) return [m.blocks];
+  const groups: Block[][] = [];
+  let current = -1;
+  for (let i = 0; i < m.blocks.length; i += 1) {
+    if (lines[i] !== current) {
+      groups.push([]);
+      current = lines[i]!;
+    }
+    groups.at(-1)!.push(m.blocks[i]!);
+  }
+  return groups;
 }
 
 /** Renders a context in one of the three modes (pure). */

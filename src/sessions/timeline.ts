@@ -108,7 +108,14 @@ export class TimelineBuilder {
     if (!message) return;
     this.counters.agentSteps += agentSteps;
     message.counters.agentSteps = this.counters.agentSteps;
-    if (this.keepContent) message.blocks.push(...blocks);
+    if (this.keepContent) {
+      // Remember which line each block came from: the flat rendering has one part per line, as the reference.
+      message.blockLines ??= message.blocks.map(() => 0);
+      for (const block of blocks) {
+        message.blocks.push(block);
+        message.blockLines.push(message.raw.length);
+      }
+    }
     message.raw.push(raw);
     this.noteBlocks(blocks);
     // Claude Code repeats the same usage on every line of one response: replace, don't add.

@@ -70,6 +70,8 @@ export interface SessionMessage {
   usage?: SessionUsage;
   /** Every transcript line merged into this message. */
   raw: RawRef[];
+  /** For merged messages: per block, the index in `raw` of the line it came from. */
+  blockLines?: number[];
   /** Claude Code record uuid (of the first merged line). */
   uuid?: string;
   /** Codex fork: history replayed from the parent thread. */
