@@ -50,7 +50,26 @@ export function looksRandom(token: string): boolean {
   if (lower + upper < 4) return false;
   if (digits === 0 && (lower === 0 || upper === 0)) return false;
   if (switches < 0.3 * n) return false;
+  if (digits === 0 && vowelShare(token) >= 0.3) return false;
+  if (longestMixedSegment(token) < 16) return false;
   return shannonEntropy(token) >= entropyThreshold(n);
+}
+
+/** Share of vowels among letters: ~0.38 in English words, ~0.19 in random letters. */
+function vowelShare(token: string): number {
+  const letters = token.replace(/[^A-Za-z]/g, '');
+  if (letters.length === 0) return 0;
+  return (letters.match(/[aeiouAEIOU]/g)?.length ?? 0) / letters.length;
+}
+
+/**
+ * `--max-old-space-size=4096` or a pod name `api-7c9d8f6b5d-x2k8p` is words and short
+ * ids joined by separators; a generated key has a long unbroken random run.
+ */
+function longestMixedSegment(token: string): number {
+  let longest = 0;
+  for (const segment of token.split(/[-_=.]+/)) if (segment.length > longest) longest = segment.length;
+  return longest;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -20,7 +20,7 @@ const SSH_OPTIONS_WITH_ARG = new Set('BbcDEeFIiJLlmOoPpQRSWw'.split(''));
 
 const SSH_COMMAND = /(?<![A-Za-z0-9_/.-])(?:ssh|mosh|sftp|autossh|ssh-copy-id)(?:[ \t]+[^\s;|&"'`\\)]+){1,16}/g;
 const SCP_STYLE =
-  /(?<![A-Za-z0-9_.+%-])(?<u>[A-Za-z0-9][A-Za-z0-9._-]{0,31})@(?<h>\[[0-9a-fA-F:]+\]|[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*):(?=[~/A-Za-z0-9_.])/dg;
+  /(?<![A-Za-z0-9_.+%:/-])(?<u>[A-Za-z0-9][A-Za-z0-9._-]{0,31})@(?<h>\[[0-9a-fA-F:]+\]|[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*):(?=[~/A-Za-z0-9_.])/dg;
 const SSH_CONFIG_LINE = /^(?<k>[ \t]*(?:Host|HostName|Hostname|User|Port)[ \t]+)(?<v>[^\s*?!#]+)[ \t]*$/dgm;
 
 const LOCAL_HOST = String.raw`localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|0\.0\.0\.0|\[::1?\]`;

@@ -11,7 +11,7 @@ import {
 } from './paths.js';
 import { type ClassCounts, type Piece, joinPieces, keep, placeholder } from './pieces.js';
 import { compileQuotes, redactQuotes } from './quotes.js';
-import { redactDataUris, redactKeys, redactSecrets } from './secrets.js';
+import { redactDataUris, redactKeys, redactSecrets, secretKindForMember } from './secrets.js';
 
 export interface RedactOptions {
   /** Identity seeds: `IdentityTerm`s or `class=term` strings (`employer=Acme`, bare = user). */
@@ -130,7 +130,12 @@ export class Redactor {
   redactJsonLine(line: string): RedactedLine {
     const counts: ClassCounts = {};
     if (!isJson(line)) return { text: this.redactString(line, counts), counts, json: false };
-    return { text: rewriteJsonStrings(line, (value) => this.redactString(value, counts)), counts, json: true };
+    const transform = (value: string, member: string | undefined) => {
+      const kind = member === undefined ? null : secretKindForMember(member, value);
+      if (kind === null) return this.redactString(value, counts);
+      return placeholder(`<SECRET:${kind}>`, `secret:${kind}`, counts).text;
+    };
+    return { text: rewriteJsonStrings(line, transform), counts, json: true };
   }
 }
 
@@ -158,13 +163,15 @@ function stringEnd(text: string, start: number): number {
 }
 
 /**
- * Rewrites each string token of valid JSON through `transform`; unchanged strings keep
+ * Rewrites each string token of valid JSON through `transform` (which also gets the
+ * member name when the string is an object member's value); unchanged strings keep
  * their original escapes. A rewritten key that collides with a key already in the same
  * object gets a `~2`, `~3` … suffix so no member is lost.
  */
-export function rewriteJsonStrings(json: string, transform: (value: string) => string): string {
+export function rewriteJsonStrings(json: string, transform: (value: string, member: string | undefined) => string): string {
   const out: string[] = [];
   const keys: Array<Set<string> | null> = [];
+  let member: string | undefined;
   let i = 0;
   let runStart = 0;
   const n = json.length;
@@ -175,11 +182,13 @@ export function rewriteJsonStrings(json: string, transform: (value: string) => s
       const end = stringEnd(json, i);
       const token = json.slice(i, end);
       const value = JSON.parse(token) as string;
-      const redacted = transform(value);
       let k = end;
       while (k < n && (json[k] === ' ' || json[k] === '\t' || json[k] === '\r' || json[k] === '\n')) k++;
       const scope = keys[keys.length - 1];
-      if (json[k] === ':' && scope !== undefined && scope !== null) {
+      const isKey = json[k] === ':' && scope !== undefined && scope !== null;
+      const redacted = transform(value, isKey ? undefined : member);
+      member = isKey ? value : undefined;
+      if (isKey && scope !== undefined && scope !== null) {
         let key = redacted;
         if (redacted !== value && scope.has(key)) {
           let suffix = 2;
@@ -198,6 +207,7 @@ export function rewriteJsonStrings(json: string, transform: (value: string) => s
     if (ch === 123 /* { */) keys.push(new Set());
     else if (ch === 91 /* [ */) keys.push(null);
     else if (ch === 125 /* } */ || ch === 93 /* ] */) keys.pop();
+    if (ch !== 58 /* : */ && ch !== 32 && ch !== 9 && ch !== 10 && ch !== 13) member = undefined;
     i++;
   }
   if (n > runStart) out.push(json.slice(runStart));

@@ -94,6 +94,8 @@ function realValue(value: string, minLength: number): boolean {
   if (PLACEHOLDER_VALUE.test(value)) return false;
   if (/^(.)\1+$/.test(value)) return false;
   if (/\s/.test(value)) return false;
+  // Member access in code (`request.headers.authorization`), not a literal.
+  if (/^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/.test(value) && !/\d/.test(value)) return false;
   return true;
 }
 
@@ -144,7 +146,8 @@ const AUTH_HEADER =
 const BEARER = /(?<![A-Za-z0-9-])Bearer\s+(?<v>[A-Za-z0-9._~+/=-]{16,})/dg;
 const KEY_HEADER =
   /(?<![A-Za-z0-9-])(?:x-api-key|api-key|x-goog-api-key|x-auth-token|private-token|x-access-token|ocp-apim-subscription-key)\\?["']?\s*:\s*\\?["']?(?<v>[A-Za-z0-9._~+/=-]{12,})/dgi;
-const CONNECTION_PASSWORD = /(?<![A-Za-z0-9_])(?:Password|Pwd)=(?<v>[^;"'\s\\]{3,})(?=;|$|["'\s\\])/dgi;
+// Only inside `;`-separated connection strings (`Server=…;Password=…;`), not `password=x` in code.
+const CONNECTION_PASSWORD = /(?<=;\s?)(?:Password|Pwd)=(?<v>[^;"'\s\\]{3,})|(?<![A-Za-z0-9_])(?:Password|Pwd)=(?<w>[^;"'\s\\]{3,})(?=;)/dgi;
 
 const SECRET_PLACEHOLDER = (kind: string) => `<SECRET:${kind}>`;
 
@@ -181,7 +184,13 @@ export function redactSecrets(input: Piece[], counts: ClassCounts, lower: string
   pieces = valueRule(['authorization'], AUTH_HEADER, 'authorization', 8);
   pieces = valueRule(['bearer'], BEARER, 'bearer_token', 16);
   pieces = valueRule(['api-key', 'auth-token', 'private-token', 'access-token', 'apim'], KEY_HEADER, 'api_key_header', 12);
-  pieces = valueRule(['password=', 'pwd='], CONNECTION_PASSWORD, 'password', 3);
+  if (hinted(lower, ['password=', 'pwd='])) {
+    pieces = applyPass(pieces, CONNECTION_PASSWORD, (match) => {
+      const group = match.groups!.v === undefined ? 'w' : 'v';
+      if (!realValue(match.groups![group]!, 3)) return null;
+      return replaceGroups(match, { [group]: { text: SECRET_PLACEHOLDER('password'), cls: 'secret:password' } }, counts);
+    });
+  }
   if (!hinted(lower, SECRET_NAME_HINTS)) return pieces;
   pieces = applyPass(pieces, QUOTED_ASSIGNMENT, (match) => {
     const name = match.groups!.n!;
@@ -210,6 +219,17 @@ export function redactSecrets(input: Piece[], counts: ClassCounts, lower: string
     return secretGroup(match, assignmentKind(name), counts);
   });
   return pieces;
+}
+
+/**
+ * For a JSON member `"name": "value"`: the secret kind when the name says credential
+ * and the value looks like one, else null.
+ */
+export function secretKindForMember(name: string, value: string): string | null {
+  if (!isSecretName(name) || !realValue(value, minLengthFor(name))) return null;
+  const snake = snakeName(name);
+  if (/(?:^|_)key$/.test(snake) && !STRONG_NAME.test(snake) && !looksGenerated(value)) return null;
+  return assignmentKind(name);
 }
 
 function assignmentKind(name: string): string {

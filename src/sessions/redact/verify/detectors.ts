@@ -227,7 +227,9 @@ const STAND_IN_STARTS = ['example', 'placeholder', 'redacted', 'dummy', 'xxxx', 
 export function isStandIn(value: string): boolean {
   if (value.length === 0) return true;
   const first = value[0]!;
-  if (first === '<' || first === '$' || first === '{' || first === '%' || first === '*' || first === '[') return true;
+  if (first === '<' || first === '$' || first === '{' || first === '%' || first === '*' || first === '[' || first === '.') return true;
+  // Member access in code (`request.headers.authorization`).
+  if (/^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/.test(value) && !/\d/.test(value)) return true;
   const lower = value.toLowerCase();
   if (STAND_IN_WORDS.has(lower)) return true;
   return STAND_IN_STARTS.some((start) => lower.startsWith(start));
@@ -244,7 +246,7 @@ export function findUrlCredentials(text: string): Hit[] {
     let end = from;
     while (end < text.length) {
       const ch = text[end]!;
-      if (ch === '/' || ch === '?' || ch === '#' || ch === ' ' || ch === '"' || ch === "'" || ch === '\n' || ch === '\\' || ch === '>') break;
+      if (ch === '/' || ch === '?' || ch === '#' || ch === ' ' || ch === '"' || ch === "'" || ch === '\n' || ch === '\\') break;
       end++;
     }
     const authority = text.slice(from, end);
@@ -280,7 +282,12 @@ export function findAuthHeaders(text: string): Hit[] {
       if (at < 0) break;
       from = at + needle.length;
       let cursor = from;
-      while (cursor < text.length && ' \t"\'\\:='.includes(text[cursor]!)) cursor++;
+      let separated = !schemes;
+      while (cursor < text.length && ' \t"\'\\:='.includes(text[cursor]!)) {
+        if (text[cursor] === ':' || text[cursor] === '=') separated = true;
+        cursor++;
+      }
+      if (!separated) continue;
       if (schemes) {
         for (const scheme of ['bearer ', 'basic ', 'token ', 'bot ', 'digest ']) {
           if (lower.startsWith(scheme, cursor)) {
@@ -352,7 +359,8 @@ export function findSecretAssignments(text: string): Hit[] {
     if (!quoted) {
       // Unquoted code (`apiKey: config.apiKey`, `token=get_token`) is not a literal.
       if (/^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$/.test(value) && digitCount(value) === 0) continue;
-      if (text[end] === '(') continue;
+      if (text[end] === '(' || /[[\]{}]/.test(value)) continue;
+      if (!(digitCount(value) > 0 && /[A-Za-z]/.test(value)) && value.length < 16) continue;
     }
     hits.push({ kind: 'secret_assignment', start: cursor, end });
     i = end;

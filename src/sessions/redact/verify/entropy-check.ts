@@ -51,6 +51,30 @@ export function shapeOf(token: string): TokenShape {
   return shape;
 }
 
+function vowelFraction(token: string): number {
+  let letters = 0;
+  let vowels = 0;
+  for (const ch of token) {
+    const lower = ch.toLowerCase();
+    if (lower >= 'a' && lower <= 'z') {
+      letters++;
+      if ('aeiou'.includes(lower)) vowels++;
+    }
+  }
+  return letters === 0 ? 0 : vowels / letters;
+}
+
+/** Longest stretch without a `-`, `_`, `=` or `.` separator. */
+function longestRun(token: string): number {
+  let best = 0;
+  let run = 0;
+  for (const ch of token) {
+    if (ch === '-' || ch === '_' || ch === '=' || ch === '.') run = 0;
+    else best = Math.max(best, ++run);
+  }
+  return best;
+}
+
 /** Slightly more sensitive than the redactor, so a borderline token left behind is listed. */
 export function isGeneratedToken(token: string): boolean {
   const shape = shapeOf(token);
@@ -58,6 +82,8 @@ export function isGeneratedToken(token: string): boolean {
   if (shape.lower + shape.upper < 4) return false;
   if (shape.digits === 0 && (shape.lower === 0 || shape.upper === 0)) return false;
   if (shape.changes / shape.length < 0.28) return false;
+  if (shape.digits === 0 && vowelFraction(token) >= 0.32) return false;
+  if (longestRun(token) < 12) return false;
   const bar = shape.length >= 64 ? 4.5 : 0.82 * Math.log2(shape.length);
   return bitsPerChar(token) >= bar;
 }

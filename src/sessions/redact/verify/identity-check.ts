@@ -14,11 +14,18 @@ function plain(text: string): string {
   return text.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
 }
 
-export function spellings(term: string): string[] {
+// Words that are not identifying on their own ("Acme Labs Inc" → only "acme").
+const GENERIC_WORDS = new Set(['inc', 'llc', 'ltd', 'gmbh', 'corp', 'company', 'labs', 'group', 'industries', 'technologies', 'systems', 'software', 'solutions', 'international', 'global', 'university', 'institute', 'research', 'the', 'and', 'will', 'mark', 'grace', 'hope', 'brown', 'green', 'white', 'black', 'young', 'king', 'long']);
+
+/** How a term can be written: as given, joined forms, and (for people and organisations) its distinctive words. */
+export function spellings(term: string, label = 'user'): string[] {
   const base = plain(term.trim());
   const words = base.split(/[\s._-]+/).filter((w) => w.length > 0);
   const out = new Set<string>([base]);
   if (words.length > 1) for (const joiner of ['.', '_', '-', '', ' ']) out.add(words.join(joiner));
+  if (words.length > 1 && (label === 'name' || label === 'employer')) {
+    for (const word of words) if (word.length >= 4 && !GENERIC_WORDS.has(word)) out.add(word);
+  }
   return [...out].filter((s) => s.length >= 2);
 }
 
@@ -31,7 +38,7 @@ export function findTerms(text: string, terms: readonly VerifyTerm[]): Hit[] {
   const aligned = haystack.length === text.length ? haystack : text.toLowerCase();
   const hits: Hit[] = [];
   for (const { term, label } of terms) {
-    for (const spelling of spellings(term)) {
+    for (const spelling of spellings(term, label)) {
       let from = 0;
       for (;;) {
         const at = aligned.indexOf(spelling, from);
