@@ -101,6 +101,7 @@ describe('Codex CLI reader on the hand-written fixtures', () => {
   it('reads the bare (pre-envelope) era', async () => {
     const s = await readSession(CODEX_BARE);
     expect(s.id).toBe('0195a000-0000-7000-8000-000000000004');
+    expect(s.cwd).toBe('/home/dev/api');
     expect(s.counters).toEqual({ agentSteps: 5, userTurns: 1, messages: 6, assistantMessages: 2 });
     expect(s.messages.slice(0, 3).map((m) => m.kind)).toEqual(['injected', 'injected', 'human']);
     expect(s.warnings).toEqual([]);

@@ -243,6 +243,11 @@ export class CodexParser {
         if (hasImage) blocks.push({ type: 'other', kind: 'image' });
         if (!hasText && !hasImage) return { side: 'skip', kind: 'human', blocks, steps: 0 };
         const kind: MessageKind = isInjectedUserText(joined) ? 'injected' : 'human';
+        // Bare-era rollouts carry no cwd field: recover it from the environment context.
+        if (this.result.cwd === undefined && kind === 'injected') {
+          const cwd = /<cwd>([^<\n]+)<\/cwd>/.exec(joined)?.[1];
+          if (cwd !== undefined) this.result.cwd = cwd;
+        }
         return { side: 'user', kind, blocks, steps: hasText ? 1 : 0 };
       }
       case 'reasoning': {
