@@ -1,0 +1,134 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openExperimentRun } from '../../experiment/runtime.js';
+import { loadBuiltinOntology } from '../ontology.js';
+import { SIM_STEP_CUES } from '../sim.js';
+import './index.js';
+import { CachedLabeler } from './reward-labeler.js';
+import { type RunningRewardServer, responseFromQuery, startRewardServer } from './reward-server.js';
+import { parseReferences, questionIdFromLabel, scoreLabelledResponse } from './reward.js';
+
+const A = 'Practical/Efficiency and resource optimization';
+const B = 'Protective/Security and stability';
+const C = 'Social/Social equity and justice';
+const sentence = (symbol: string) => SIM_STEP_CUES[symbol]!.sentences[0]!;
+// Steps labelled [A, C] by sim:labeler; the reference is [A, B, C]: DTW raw 1, normalised 1/3.
+const FULL = `<think><step_1>${sentence(A)}</step_1><step_2>${sentence(C)}</step_2></think><answer>Do the cheaper thing fairly.</answer>`;
+const NO_ANSWER = `<step_1>${sentence(A)}</step_1><step_2>${sentence(C)}</step_2>`;
+const REFERENCES = [JSON.stringify({ question_id: 'q1', symbols: [A, B, C] }), JSON.stringify({ question_id: 'q2', symbols: [C] })].join('\n');
+
+describe('reward (pure)', () => {
+  it('R = r_fmt − DTW by default, with the SRI term only when weighted', () => {
+    const paper = scoreLabelledResponse(FULL, [A, B, C], [A, C]);
+    expect(paper.format).toBe(1);
+    expect(paper.dtw).toBeCloseTo(1 / 3, 12);
+    expect(paper.reward).toBeCloseTo(1 - 1 / 3, 12);
+    const withSri = scoreLabelledResponse(FULL, [A, B, C], [A, C], { format: 1, dtw: 1, sri: 1 });
+    expect(withSri.reward).toBeCloseTo(1 - 1 / 3 - withSri.sri, 12);
+    expect(withSri.sri).toBeGreaterThan(0);
+    const none = scoreLabelledResponse('no steps at all', [A], []);
+    expect(none).toEqual({ format: 0, dtw: 1, sri: 1, reward: -1 });
+  });
+
+  it('reads references and question ids strictly', () => {
+    expect(parseReferences(REFERENCES).get('q1')).toEqual([A, B, C]);
+    expect(() => parseReferences('{"question_id":"q","symbols":[]}', 'r.jsonl')).toThrow(/r\.jsonl:1.*symbols/);
+    expect(() => parseReferences(`${REFERENCES}\n${REFERENCES.split('\n')[0]}`, 'r.jsonl')).toThrow(/duplicate/);
+    expect(() => parseReferences('{"question_id":"q","symbols":["Nope/Nope"]}', 'r.jsonl', new Set([A]))).toThrow(/not in the ontology/);
+    expect(questionIdFromLabel('q1')).toBe('q1');
+    expect(questionIdFromLabel('{"question_id":"q7","persona":"x"}')).toBe('q7');
+    expect(questionIdFromLabel({ question_id: 'q8' })).toBe('q8');
+    expect(questionIdFromLabel(['q1'])).toBeNull();
+    expect(questionIdFromLabel('')).toBeNull();
+    expect(responseFromQuery('PROMPT answer', 'PROMPT ')).toBe('answer');
+    expect(responseFromQuery('other answer', 'PROMPT ')).toBe('other answer');
+  });
+});
+
+describe('reward server (sim:labeler)', () => {
+  let server: RunningRewardServer;
+  let labeler: CachedLabeler;
+  const post = async (path: string, body: unknown) => {
+    const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+
+  beforeAll(async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'echolens-reward-'));
+    const run = openExperimentRun(join(dir, 'reward.db'), 'memory-reward', { test: true }, 42);
+    labeler = new CachedLabeler({ store: run.store, runId: run.runId, labeler: 'sim:labeler', ontology: loadBuiltinOntology() });
+    server = await startRewardServer({ references: parseReferences(REFERENCES), labeler, weights: { format: 1, dtw: 1, sri: 0 }, port: 0 });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('scores known responses exactly and returns the components', async () => {
+    const { status, body } = await post('/score', { items: [{ question_id: 'q1', response: FULL }, { question_id: 'q1', response: NO_ANSWER }] });
+    expect(status).toBe(200);
+    const [full, noAnswer] = body.results as Array<Record<string, any>>;
+    expect(full!.labels).toEqual([A, C]);
+    expect(full!.components.format).toBe(1);
+    expect(full!.components.dtw).toBeCloseTo(1 / 3, 12);
+    expect(full!.reward).toBeCloseTo(2 / 3, 12);
+    expect(noAnswer!.components.format).toBe(0.75);
+    expect(noAnswer!.reward).toBeCloseTo(0.75 - 1 / 3, 12);
+  });
+
+  it('answers OpenRLHF and verl request shapes, with per-item errors', async () => {
+    const prompt = '<|user|>Should I?<|assistant|>';
+    const open = await post('/openrlhf', { query: [prompt + FULL, prompt + FULL, 'x'], prompts: [prompt, prompt, ''], labels: ['q1', 'nope', '{"question_id":"q2"}'] });
+    expect(open.status).toBe(200);
+    const rewards = open.body.rewards as number[];
+    expect(rewards[0]).toBeCloseTo(2 / 3, 12);
+    expect(rewards[1]).toBe(1 - 1); // format 1, worst drift for an unknown id
+    expect(rewards[2]).toBe(-1); // no steps: format 0, DTW 1
+    const results = open.body.results as Array<Record<string, unknown>>;
+    expect(results[1]!.error).toBe('unknown question id "nope"');
+    expect((open.body.extra_logs as { error: number[] }).error).toEqual([0, 1, 0]);
+
+    const verl = await post('/verl', { data_source: 'driftlens', solution_str: FULL, ground_truth: 'q1', extra_info: {} });
+    expect(verl.status).toBe(200);
+    expect(verl.body.score).toBeCloseTo(2 / 3, 12);
+    expect(verl.body.labels).toBe(`${A} > ${C}`);
+    const batch = await post('/verl', { batch: [{ solution_str: FULL, ground_truth: 'q1' }, { solution_str: FULL, ground_truth: null, extra_info: { question_id: 'q2' } }, { solution_str: FULL, ground_truth: 7 }] });
+    const scores = batch.body.results as Array<Record<string, unknown>>;
+    expect(scores[0]!.score).toBeCloseTo(2 / 3, 12);
+    expect(scores[1]!.score).toBeCloseTo(1 - 1 / 2, 12); // [A, C] vs [C]: DTW raw 1, normalised by max(2, 1)
+    expect(scores[2]!.error).toBe('no question id in the label');
+  });
+
+  it('never labels the same response twice', async () => {
+    const before = { ...labeler.stats };
+    await post('/score', { items: [{ question_id: 'q1', response: FULL }, { question_id: 'q2', response: FULL }] });
+    expect(labeler.stats.calls).toBe(before.calls);
+    expect(labeler.stats.memoryHits - before.memoryHits).toBe(2);
+  });
+
+  it('answers wrong payloads with a 4xx and a reason, and keeps serving', async () => {
+    const cases: Array<[string, unknown, number, RegExp]> = [
+      ['/score', '{not json', 400, /not JSON/],
+      ['/score', { items: 'x' }, 400, /items/],
+      ['/score', { items: [{ question_id: 'q1' }] }, 400, /response must be a string/],
+      ['/openrlhf', { query: ['a', 'b'], labels: ['q1'] }, 400, /labels/],
+      ['/openrlhf', { query: ['a'], prompts: ['a', 'b'], labels: ['q1'] }, 400, /prompts/],
+      ['/openrlhf', [1, 2], 400, /query/],
+      ['/verl', { ground_truth: 'q1' }, 400, /solution_str/],
+      ['/nowhere', {}, 404, /no route/],
+    ];
+    for (const [path, body, status, reason] of cases) {
+      const res = await post(path, body);
+      expect(res.status, path).toBe(status);
+      expect(String(res.body.error)).toMatch(reason);
+    }
+    const get = await fetch(`${server.url}/score`);
+    expect(get.status).toBe(405);
+    const health = await fetch(`${server.url}/health`);
+    expect(health.status).toBe(200);
+    expect(((await health.json()) as { stats: { badRequests: number } }).stats.badRequests).toBe(cases.length + 1);
+    const after = await post('/score', { items: [{ question_id: 'q1', response: FULL }] });
+    expect((after.body.results as Array<{ reward: number }>)[0]!.reward).toBeCloseTo(2 / 3, 12);
+  });
+});
