@@ -121,6 +121,10 @@ describe('memory run end to end (SIMULATED models with planted ground truth)', {
         expect(record.sample.tier).toBe(planted.tier);
       }
       expect(collection.summary.outcomes.labelled).toBe(20 * 23);
+      // DECISIONS 7: each labeling cell records how its steps were segmented.
+      const labeling = store.cellsOfRun(runId).filter((cell) => cell.labels.stage === 'labeling');
+      expect(labeling).toHaveLength(20 * 23);
+      expect(labeling.every((cell) => cell.labels.step_method === 'tags' && cell.labels.step_source === 'text')).toBe(true);
       expect(collection.config.decoding).toEqual({ temperature: 0.7, topP: 0.98, topK: 50, maxTokens: 2048 });
     } finally {
       store.close();

@@ -271,8 +271,16 @@ export function labelingItem(steps: readonly string[], config: MemoryConfig, opt
 }
 
 /** Labels of a labeling cell: which generation cell it labels and for what purpose. */
-export function memoryLabelingLabels(generation: CellLabels, generationKey: string, purpose: string, ontology: string): CellLabels {
+export function memoryLabelingLabels(
+  generation: CellLabels,
+  generationKey: string,
+  purpose: string,
+  ontology: string,
+  extraction?: Pick<StepExtraction, 'method' | 'source' | 'steps'>,
+): CellLabels {
   return {
+    // DECISIONS 7: the segmentation method is recorded with the cell that labels its steps.
+    ...(extraction ? { step_method: extraction.method, step_source: extraction.source, step_count: extraction.steps.length } : {}),
     experiment: MEMORY_EXPERIMENT,
     stage: 'labeling',
     purpose,
@@ -438,7 +446,7 @@ export async function runMemory(
         labelingItem(extraction.steps, config, {
           labeler: config.labeler,
           ontology: stimuli.ontology,
-          labels: memoryLabelingLabels(spec.labels, result.key, 'main', stimuli.ontologySource),
+          labels: memoryLabelingLabels(spec.labels, result.key, 'main', stimuli.ontologySource, extraction),
         }),
       );
     });
