@@ -68,7 +68,8 @@ describe('reward server (sim:labeler)', () => {
   it('scores known responses exactly and returns the components', async () => {
     const { status, body } = await post('/score', { items: [{ question_id: 'q1', response: FULL }, { question_id: 'q1', response: NO_ANSWER }] });
     expect(status).toBe(200);
-    const [full, noAnswer] = body.results as Array<Record<string, any>>;
+    type Scored = { labels: string[]; reward: number; components: { format: number; dtw: number } };
+    const [full, noAnswer] = body.results as Scored[];
     expect(full!.labels).toEqual([A, C]);
     expect(full!.components.format).toBe(1);
     expect(full!.components.dtw).toBeCloseTo(1 / 3, 12);
