@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InputError } from '../core/errors.js';
 import { discoverSessions, summarizeSessions } from './discover.js';
-import { CLAUDE_MAIN, CODEX_MAIN } from './fixtures.test-helpers.js';
+import { CLAUDE_MAIN, CODEX_MAIN } from './testing/fixtures.js';
 import { LineSplitter } from './line-splitter.js';
 import { compactionPositions } from './positions.js';
 import { buildPrefix } from './prefix.js';

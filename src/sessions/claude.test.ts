@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CLAUDE_MAIN, CLAUDE_NOTES } from './fixtures.test-helpers.js';
+import { CLAUDE_MAIN, CLAUDE_NOTES } from './testing/fixtures.js';
 import { readSession } from './read.js';
 import type { Block } from './types.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { contextAt } from './context.js';
-import { CODEX_ARCHIVED, CODEX_BARE, CODEX_FORK, CODEX_MAIN } from './fixtures.test-helpers.js';
+import { CODEX_ARCHIVED, CODEX_BARE, CODEX_FORK, CODEX_MAIN } from './testing/fixtures.js';
 import { readSession } from './read.js';
 import type { Block } from './types.js';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultRoots, discoverSessions, selectSummaries, type SessionSummary, summarizeSessions } from './discover.js';
-import { CLAUDE_HOME, CLAUDE_MAIN, CODEX_ARCHIVED, CODEX_HOME, CODEX_MAIN } from './fixtures.test-helpers.js';
+import { CLAUDE_HOME, CLAUDE_MAIN, CODEX_ARCHIVED, CODEX_HOME, CODEX_MAIN } from './testing/fixtures.js';
 import { ingestSession } from './ingest.js';
 import { readSession } from './read.js';
 

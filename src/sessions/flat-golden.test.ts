@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FIXTURES } from './fixtures.test-helpers.js';
+import { FIXTURES } from './testing/fixtures.js';
 import { resolvePosition } from './positions.js';
 import { buildPrefix } from './prefix.js';
 import { readSession } from './read.js';

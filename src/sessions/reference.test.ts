@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CLAUDE_MAIN, CODEX_MAIN } from './fixtures.test-helpers.js';
+import { CLAUDE_MAIN, CODEX_MAIN } from './testing/fixtures.js';
 import { buildPrefix } from './prefix.js';
 import { readSession } from './read.js';
 import {

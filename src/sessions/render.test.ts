@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLEARED_TOOL_RESULT, contextAt } from './context.js';
-import { CLAUDE_MAIN, CODEX_MAIN, FIXTURES } from './fixtures.test-helpers.js';
+import { CLAUDE_MAIN, CODEX_MAIN, FIXTURES } from './testing/fixtures.js';
 import { resolvePosition } from './positions.js';
 import { buildPrefix, renderContinuation } from './prefix.js';
 import { readSession } from './read.js';

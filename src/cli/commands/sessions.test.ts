@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { CLAUDE_HOME, CLAUDE_MAIN, CODEX_HOME, CODEX_MAIN } from '../../sessions/fixtures.test-helpers.js';
+import { CLAUDE_HOME, CLAUDE_MAIN, CODEX_HOME, CODEX_MAIN } from '../../sessions/testing/fixtures.js';
 import { runCli } from '../program.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'echolens-cli-sessions-'));

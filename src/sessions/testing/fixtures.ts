@@ -2,7 +2,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Paths of the hand-written fixtures (shared by the sessions tests). */
-export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '__fixtures__');
+export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', '__fixtures__');
 export const CLAUDE_HOME = join(FIXTURES, 'claude-home');
 export const CODEX_HOME = join(FIXTURES, 'codex-home');
 export const CLAUDE_MAIN = join(CLAUDE_HOME, 'projects', '-home-dev-shop', '5e55a000-0000-4000-8000-000000000001.jsonl');
