@@ -309,6 +309,36 @@ describe('runCells: interruption and progress', () => {
     expect(healthy.totalCalls).toBe(7);
   });
 
+  it('a hard stop cancels running requests and leaves their cells pending', async () => {
+    const { store, runId } = setup();
+    const graceful = new AbortController();
+    const hard = new AbortController();
+    let started = 0;
+    const adapterFor = (ref: string) => ({
+      ref,
+      provider: 'fake',
+      modelId: 'm',
+      generate: (_request: ModelRequest, options?: { signal?: AbortSignal }) =>
+        new Promise<never>((_resolve, reject) => {
+          started += 1;
+          options?.signal?.addEventListener('abort', () => reject(new ModelCallError('aborted', 'request cancelled')));
+          if (started === 2) {
+            graceful.abort();
+            hard.abort();
+          }
+        }),
+    });
+    const summary = await runCells(store, runId, makeSpecs(6), {
+      adapterFor,
+      signal: graceful.signal,
+      hardSignal: hard.signal,
+      concurrency: 2,
+    });
+    expect(started).toBe(2);
+    expect(summary).toMatchObject({ interrupted: true, done: 0, failed: 0, pending: 6 });
+    expect(store.requireRun(runId).counts.pending).toBe(6);
+  });
+
   it('leaves a cell waiting to retry pending when the run is interrupted', async () => {
     const { store, runId } = setup();
     const controller = new AbortController();
