@@ -212,7 +212,7 @@ async function summarize(d: DiscoveredSession): Promise<SessionSummary> {
     messages: 0,
     compactions: 0,
     size: d.size,
-    subagents: d.subagentFiles.length,
+    subagents: agentFiles(d),
     warnings: 0,
   };
   try {
@@ -224,7 +224,7 @@ async function summarize(d: DiscoveredSession): Promise<SessionSummary> {
       agentSteps: s.counters.agentSteps,
       messages: s.counters.messages,
       compactions: s.compactions.length,
-      subagents: d.subagentFiles.length + s.subagents.length,
+      subagents: agentFiles(d) + s.subagents.length,
       warnings: s.warnings.length,
     };
     if (s.id !== undefined) summary.id = s.id;
@@ -236,6 +236,11 @@ async function summarize(d: DiscoveredSession): Promise<SessionSummary> {
   } catch {
     return { ...base, warnings: 1 };
   }
+}
+
+/** Subagent transcripts among a session's attached files (workflow journals and the like only add to its size). */
+function agentFiles(d: DiscoveredSession): number {
+  return d.subagentFiles.filter((f) => /^agent-.*\.jsonl$/.test(basename(f))).length;
 }
 
 /** Codex subagent rollouts are counted on their parent thread instead of listed. */
