@@ -170,7 +170,7 @@ function stringEnd(text: string, start: number): number {
  */
 export function rewriteJsonStrings(json: string, transform: (value: string, member: string | undefined) => string): string {
   const out: string[] = [];
-  const keys: Array<Set<string> | null> = [];
+  const keys: Array<Map<string, boolean> | null> = [];
   let member: string | undefined;
   let i = 0;
   let runStart = 0;
@@ -190,12 +190,14 @@ export function rewriteJsonStrings(json: string, transform: (value: string, memb
       member = isKey ? value : undefined;
       if (isKey && scope !== undefined && scope !== null) {
         let key = redacted;
-        if (redacted !== value && scope.has(key)) {
+        // Rename when redaction made the clash (either key was rewritten); an original
+        // duplicate key is left as the input had it.
+        if (scope.has(key) && (redacted !== value || scope.get(key) === true)) {
           let suffix = 2;
           while (scope.has(`${redacted}~${suffix}`)) suffix++;
           key = `${redacted}~${suffix}`;
         }
-        scope.add(key);
+        scope.set(key, key !== value);
         out.push(key === value ? token : JSON.stringify(key));
       } else {
         out.push(redacted === value ? token : JSON.stringify(redacted));
@@ -204,7 +206,7 @@ export function rewriteJsonStrings(json: string, transform: (value: string, memb
       runStart = i;
       continue;
     }
-    if (ch === 123 /* { */) keys.push(new Set());
+    if (ch === 123 /* { */) keys.push(new Map());
     else if (ch === 91 /* [ */) keys.push(null);
     else if (ch === 125 /* } */ || ch === 93 /* ] */) keys.pop();
     if (ch !== 58 /* : */ && ch !== 32 && ch !== 9 && ch !== 10 && ch !== 13) member = undefined;

@@ -385,6 +385,11 @@ export function findEmails(text: string): Hit[] {
     let end = at + 1;
     while (end < text.length && DOMAIN(text.charCodeAt(end))) end++;
     while (end > at + 1 && (text[end - 1] === '.' || text[end - 1] === '-')) end--;
+    // `scheme://user:password@host`: the password check owns that text.
+    if (start > 0 && text[start - 1] === ':') {
+      const scheme = text.lastIndexOf('://', start);
+      if (scheme >= 0 && start - scheme < 256 && !/[/\s]/.test(text.slice(scheme + 3, start - 1))) continue;
+    }
     const local = text.slice(start, at);
     const domain = text.slice(at + 1, end);
     const dot = domain.lastIndexOf('.');
