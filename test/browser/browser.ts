@@ -91,9 +91,9 @@ export async function launchBrowser(): Promise<BrowserSession> {
   };
 }
 
-export async function screenshot(page: Page, name: string): Promise<string> {
+export async function screenshot(page: Page, name: string, fullPage = true): Promise<string> {
   mkdirSync(ARTIFACTS, { recursive: true });
   const file = join(ARTIFACTS, `${name}.png`);
-  await page.screenshot({ path: file, fullPage: true });
+  await page.screenshot({ path: file, fullPage });
   return file;
 }

@@ -72,8 +72,7 @@ describe('viewer in chromium', { timeout: 300_000 }, () => {
       expect(armColumn.length).toBeGreaterThan(0);
       expect(new Set(armColumn)).toEqual(new Set(['filler']));
 
-      await page.selectOption('select[name="arm"]', 'real').catch(() => undefined);
-      await page.waitForURL(/arm=real/u);
+      await Promise.all([page.waitForURL(/arm=real/u), page.selectOption('select[name="arm"]', 'real')]);
       await page.fill('input[name="max"]', '1');
       await Promise.all([page.waitForURL(/max=1/u), page.click('#filters button[type="submit"]')]);
       const scores = (await columnTexts(page, 'score')).map(Number);
@@ -83,7 +82,7 @@ describe('viewer in chromium', { timeout: 300_000 }, () => {
       expect(new Set(arms)).toEqual(new Set(['real']));
       const matched = Number((await page.locator('#match-count').textContent())?.split(' ')[0]);
       expect(matched).toBe(scores.length);
-      await screenshot(page, 'viewer-run-filtered');
+      await screenshot(page, 'viewer-run-filtered', false);
 
       await Promise.all([page.waitForURL(/\/cell\?/u), page.locator('a.cell-link').first().click()]);
       await expect(page.locator('pre.response').textContent()).resolves.toMatch(/\S/u);
@@ -106,7 +105,7 @@ describe('viewer in chromium', { timeout: 300_000 }, () => {
   describe('live demo against a local fake OpenAI server (SSE)', () => {
     let fake: FakeServer;
     beforeAll(async () => {
-      const persona = createPersonaSimProfile({ name: 'fake-wire-persona', drift: 0.9, baselineDrift: 0 });
+      const persona = createPersonaSimProfile({ name: 'fake-wire-persona', drift: 1, baselineDrift: 0 });
       const judge = createAdapter('sim:judge');
       fake = await startFakeOpenAI({
         respond: async (request) => {
@@ -130,6 +129,7 @@ describe('viewer in chromium', { timeout: 300_000 }, () => {
         const preset = await page.locator('#preset option').nth(1).getAttribute('value');
         await page.selectOption('#preset', { index: 1 });
         await expect(page.inputValue('#probe')).resolves.toBe(preset);
+        await page.selectOption('#position', '0:5');
         await page.check('#anchor');
         await page.click('#run');
         await page.waitForSelector('#demo-form[data-state="done"]', { timeout: 120_000 });
@@ -146,7 +146,7 @@ describe('viewer in chromium', { timeout: 300_000 }, () => {
           expect(['0', '1', '2', '3']).toContain(score);
           await expect(pane.locator('.context').textContent()).resolves.toMatch(/\d+ messages/u);
         }
-        // Planted in the fake: real context drifts (score ≤ 1), filler does not (3).
+        // Planted in the fake: with real session content it always drifts (score ≤ 1), with filler never (3).
         expect(Number(await page.locator('#arm-filler').getAttribute('data-score'))).toBe(3);
         expect(Number(await page.locator('#arm-real').getAttribute('data-score'))).toBeLessThanOrEqual(1);
 
@@ -189,13 +189,13 @@ describe('viewer in chromium', { timeout: 300_000 }, () => {
       await page.goto(`${viewer.url}run?s=0&r=${encodeURIComponent(hostileRun)}&surface=probe`);
       await inert();
       await expect(page.locator('div.snippet').first().textContent()).resolves.toContain('<script>alert(1)</script>');
-      await screenshot(page, 'viewer-hostile-run');
+      await screenshot(page, 'viewer-hostile-run', false);
       await Promise.all([page.waitForURL(/\/cell\?/u), page.locator('a.cell-link').first().click()]);
       await inert();
       await expect(page.locator('pre.response').textContent()).resolves.toBe(HOSTILE_TEXT);
       await page.goto(`${viewer.url}compare?a=1:${encodeURIComponent(runId)}&b=0:${encodeURIComponent(hostileRun)}`);
       await inert();
-      await screenshot(page, 'viewer-compare');
+      await screenshot(page, 'viewer-compare', false);
       await page.goto(`${viewer.url}demo`);
       await expect(page.locator('#sim-banner').textContent()).resolves.toContain('Simulated models');
       await page.click('#run');

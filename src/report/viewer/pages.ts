@@ -30,7 +30,8 @@ form.filters select, form.filters input, .controls select, .controls textarea, .
 form.filters input.score { width: 5em; }
 button { font: inherit; font-size: 14px; padding: 4px 14px; border-radius: 6px; border: 1px solid var(--accent); background: var(--accent); color: #fff; cursor: pointer; }
 button:disabled { opacity: .5; cursor: default; }
-div.snippet { max-width: 460px; white-space: pre-wrap; word-break: break-word; font-size: 12.5px; }
+main { max-width: none; }
+div.snippet { min-width: 320px; max-width: 560px; white-space: pre-wrap; word-break: break-word; font-size: 12.5px; }
 .msg { border: 1px solid var(--line); border-radius: 6px; margin: 6px 0; }
 .msg .role { font-size: 12px; color: var(--muted); background: #f6f8fa; padding: 2px 8px; border-bottom: 1px solid var(--line); }
 .msg.role-system .role { background: #fff8c5; }
@@ -97,7 +98,7 @@ function scoreBadge(score: number | null | undefined): RawHtml {
   return html`<span class="score s${score}">${score}</span>`;
 }
 
-function snippet(text: string | null, max = 220): string {
+function snippet(text: string | null, max = 160): string {
   if (text === null) return '';
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
@@ -132,7 +133,7 @@ export function runsPage(data: ViewerData, context: PageContext): string {
 
 // ---- one run: filters and cells ----
 
-export const PAGE_SIZE = 200;
+export const PAGE_SIZE = 100;
 
 export interface RunPageQuery {
   filter: CellFilter;

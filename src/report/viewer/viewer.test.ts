@@ -1,0 +1,144 @@
+import { mkdtempSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Script } from 'node:vm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerBuiltinSimProfiles } from '../../builtin-sims.js';
+import { packageRoot } from '../../core/version.js';
+import { createAdapter } from '../../models/create-adapter.js';
+import { personaConfigSchema } from '../../persona-drift/config.js';
+import { runPersona } from '../../persona-drift/run.js';
+import { readSession } from '../../sessions/read.js';
+import type { Session } from '../../sessions/types.js';
+import { openStore } from '../../store/run-store.js';
+import { CLIENT_SCRIPT } from './client-script.js';
+import { createDemoSetup, parseDemoRequest } from './demo.js';
+import { allowedHosts, checkOrigin } from './security.js';
+import { startViewer, type ViewerServer } from './server.js';
+
+const SESSION = join(packageRoot(), 'data', 'demo', 'claude-session.jsonl');
+
+const req = (headers: Record<string, string>, method = 'GET') => ({ headers, method }) as unknown as IncomingMessage;
+
+describe('origin and host checks', () => {
+  const hosts = allowedHosts('127.0.0.1', 4317);
+
+  it('accepts the viewer’s own host and origin, on 127.0.0.1 and localhost', () => {
+    expect(checkOrigin(req({ host: '127.0.0.1:4317' }), hosts)).toBeUndefined();
+    expect(checkOrigin(req({ host: 'localhost:4317', origin: 'http://localhost:4317' }, 'POST'), hosts)).toBeUndefined();
+    expect(checkOrigin(req({ host: '127.0.0.1:4317', 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors' }), hosts)).toBeUndefined();
+  });
+
+  it('refuses other origins, other ports, rebinding hosts and cross-site subresource requests', () => {
+    expect(checkOrigin(req({ host: '127.0.0.1:4317', origin: 'http://evil.example' }, 'POST'), hosts)?.status).toBe(403);
+    expect(checkOrigin(req({ host: '127.0.0.1:4317', origin: 'http://127.0.0.1:9999' }, 'POST'), hosts)?.status).toBe(403);
+    expect(checkOrigin(req({ host: '127.0.0.1:4317', origin: 'null' }, 'POST'), hosts)?.status).toBe(403);
+    expect(checkOrigin(req({ host: 'attacker.example:4317' }), hosts)?.status).toBe(403);
+    expect(checkOrigin(req({}), hosts)?.status).toBe(403);
+    expect(checkOrigin(req({ host: '127.0.0.1:4317', 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' }), hosts)?.status).toBe(403);
+    expect(checkOrigin(req({ host: '127.0.0.1:4317', 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'no-cors' }), hosts)?.status).toBe(403);
+    // A link followed from elsewhere may open a page (it cannot read it).
+    expect(checkOrigin(req({ host: '127.0.0.1:4317', 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate' }), hosts)).toBeUndefined();
+  });
+});
+
+describe('client script', () => {
+  it('is a valid classic script that never writes markup or evaluates strings', () => {
+    expect(() => new Script(CLIENT_SCRIPT)).not.toThrow();
+    expect(CLIENT_SCRIPT).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|\beval\(|new Function|setTimeout\('/u);
+  });
+});
+
+describe('demo requests', () => {
+  let session: Session;
+  beforeAll(async () => {
+    registerBuiltinSimProfiles();
+    session = await readSession(SESSION);
+  });
+
+  it('accept only indexes of loaded sessions and positions and bounded probe text', () => {
+    const setup = createDemoSetup([session], { target: 'sim:persona', judge: 'sim:judge', positions: 4 });
+    expect(setup.sessions[0]!.positions).toHaveLength(4);
+    expect(parseDemoRequest({ session: 0, position: 3, probe: ' Who are you? ' }, setup)).toEqual({ session: 0, position: 3, probe: 'Who are you?', framed: true, anchor: false, sample: 0 });
+    expect(() => parseDemoRequest({ session: 1, position: 0, probe: 'x' }, setup)).toThrow(/session/u);
+    expect(() => parseDemoRequest({ session: '/etc/passwd', position: 0, probe: 'x' }, setup)).toThrow(/session/u);
+    expect(() => parseDemoRequest({ session: 0, position: 4, probe: 'x' }, setup)).toThrow(/position/u);
+    expect(() => parseDemoRequest({ session: 0, position: 0, probe: '   ' }, setup)).toThrow(/probe/u);
+    expect(() => parseDemoRequest({ session: 0, position: 0, probe: 'x'.repeat(4001) }, setup)).toThrow(/probe/u);
+    expect(() => parseDemoRequest([], setup)).toThrow(/object/u);
+  });
+});
+
+describe('viewer server', () => {
+  let viewer: ViewerServer;
+  let runId: string;
+
+  beforeAll(async () => {
+    registerBuiltinSimProfiles();
+    const db = join(mkdtempSync(join(tmpdir(), 'echolens-viewer-')), 'run.db');
+    const config = personaConfigSchema.parse({
+      sessions: [SESSION],
+      positions: [{ steps: [40, 70] }],
+      targets: ['sim:persona'],
+      judges: ['sim:judge'],
+      analysis: { B: 200 },
+    });
+    runId = (await runPersona(config, db, { progress: false, signal: new AbortController().signal })).runId;
+    viewer = await startViewer({
+      stores: [{ file: db, store: openStore(db, { readonly: true }) }],
+      sessions: [await readSession(SESSION)],
+      target: createAdapter('sim:persona'),
+      judge: createAdapter('sim:judge'),
+      port: 0,
+    });
+  }, 120_000);
+  afterAll(async () => viewer?.close());
+
+  const get = (path: string) => fetch(new URL(path, viewer.url));
+
+  it('serves pages with a strict CSP and JSON with nosniff', async () => {
+    const page = await get('/');
+    expect(page.status).toBe(200);
+    const csp = page.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).not.toMatch(/unsafe/u);
+    const body = await page.text();
+    expect(body).toContain('<script src="/app.js" defer></script>');
+    expect(body.match(/<script/gu)).toHaveLength(1);
+    const api = await get('/api/runs');
+    expect(api.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(((await api.json()) as { runs: Array<{ id: string }> }).runs.map((r) => r.id)).toEqual([runId]);
+    const script = await get('/app.js');
+    expect(script.headers.get('content-type')).toContain('text/javascript');
+  });
+
+  it('filters cells through the JSON API', async () => {
+    const all = (await (await get(`/api/cells?s=0&r=${runId}`)).json()) as { total: number; matched: number };
+    const filler = (await (await get(`/api/cells?s=0&r=${runId}&arm=filler&max=3`)).json()) as { matched: number; cells: Array<{ labels: { arm: string }; score: number }> };
+    expect(all.matched).toBe(all.total);
+    expect(filler.matched).toBe(all.total / 2);
+    expect(filler.cells.every((c) => c.labels.arm === 'filler' && c.score >= 0)).toBe(true);
+    expect((await get(`/api/cells?s=0&r=${runId}&status=bogus`)).status).toBe(400);
+  });
+
+  it('addresses stores, runs and cells only by index and id: paths lead nowhere', async () => {
+    for (const path of ['/../../etc/passwd', '/%2e%2e/%2e%2e/etc/passwd', '/run?s=1&r=x', `/run?s=-1&r=${runId}`, '/run?s=0&r=../../etc/passwd', `/cell?s=0&r=${runId}&k=../../etc/passwd`, '/static/../package.json', '/compare?a=/etc/passwd&b=0:x']) {
+      const response = await get(path);
+      expect(response.status, path).toBe(404);
+      expect(await response.text()).not.toContain('root:');
+    }
+    expect((await fetch(viewer.url, { method: 'PUT' })).status).toBe(405);
+  });
+
+  it('answers a bad demo request with 400 and names the field', async () => {
+    const response = await fetch(new URL('/api/demo', viewer.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-echolens-token': viewer.token },
+      body: JSON.stringify({ session: 0, position: 99, probe: 'hi' }),
+    });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: string }).error).toMatch(/^position:/u);
+  });
+});
