@@ -15,7 +15,7 @@ import { openStore } from '../store/run-store.js';
 import type { DRelEstimate, MemoryReport, TargetAnalysis } from './analysis.js';
 import { type MemoryConfig, memoryConfigSchema } from './config.js';
 import { collectLabelerCheck, collectMemorySamples, memoryReport, memoryRunId, relabelItems } from './observations.js';
-import { labelerCheckPasses, loadMemoryConfig, type MemoryStimuli, planMemoryGeneration, resolveMemoryStimuli, runLabelerCheck, runMemory } from './run.js';
+import { labelerCheckPasses, loadMemoryConfig, type MemoryStimuli, selectQuestions, planMemoryGeneration, resolveMemoryStimuli, runLabelerCheck, runMemory } from './run.js';
 import { labelerReliability } from './reliability.js';
 import { createLabelerSimProfile, createMemorySimProfile, readLabelerPrompt, simLabelForStep } from './sim.js';
 
@@ -365,6 +365,18 @@ describe('memory run end to end (SIMULATED models with planted ground truth)', {
     } finally {
       server.close();
     }
+  });
+
+  it('selects questions by id and domain, then limit, then a seeded sample kept in source order', () => {
+    const questions = ['a', 'b', 'c', 'd', 'e', 'f'].map((id, i) => ({ id, domain: i % 2 === 0 ? 'even' : 'odd', text: `Question ${id}?` }));
+    expect(selectQuestions(questions, { source: 'builtin', domains: ['odd'] }, 42).map((q) => q.id)).toEqual(['b', 'd', 'f']);
+    expect(selectQuestions(questions, { source: 'builtin', ids: ['e', 'a'], limit: 1 }, 42).map((q) => q.id)).toEqual(['a']);
+    const sampled = selectQuestions(questions, { source: 'builtin', sample: 3 }, 42).map((q) => q.id);
+    expect(sampled).toHaveLength(3);
+    expect([...sampled].sort()).toEqual(sampled);
+    expect(selectQuestions(questions, { source: 'builtin', sample: 3 }, 42).map((q) => q.id)).toEqual(sampled);
+    expect(() => selectQuestions(questions, { source: 'builtin', ids: ['a', 'zz'] }, 42)).toThrow(/questions\.ids\.1: no question with id "zz"/);
+    expect(() => selectQuestions(questions, { source: 'builtin', domains: ['none'] }, 42)).toThrow(/domains present: even, odd/);
   });
 
   describe('config files', () => {

@@ -38,7 +38,7 @@ const example = join(packageRoot(), 'examples', 'memory-sim.yaml');
 const small = ['--questions-limit', '3', '--set', 'k=1', '--set', 'conditions=[filler, gender, bereavement]', '--set', 'analysis.B=200'];
 
 // Each test spawns the CLI (seconds of start-up on a loaded machine): allow for it.
-describe('echolens memory', { timeout: 300_000 }, () => {
+describe('echolens memory', { timeout: 600_000 }, () => {
   it('documents every subcommand in --help', async () => {
     const top = await cli(['memory', '--help']);
     expect(top.code).toBe(0);
@@ -102,6 +102,8 @@ describe('echolens memory', { timeout: 300_000 }, () => {
     beforeAll(async () => {
       server = await startFakeOpenAI({
         respond: (request) => {
+          // The first answer is prose: the rater is re-asked (DECISIONS 2).
+          if (request.index === 0) return { text: 'All four properties hold, I think.' };
           const prompt = JSON.stringify(request.body?.messages ?? []);
           const standAlone = !prompt.includes('this quote');
           return {
@@ -136,9 +138,11 @@ describe('echolens memory', { timeout: 300_000 }, () => {
       expect(rows[1].reason).toMatch(/drop-list: .*"what is"/);
       expect(rows[1].rater).toBeUndefined();
       expect(rows[3].reason).toMatch(/rater: not stand_alone/);
-      expect(rows[0].rater).toMatchObject({ status: 'rated', attempts: 1 });
-      // Three questions were rated (the keyword drop was not), each one cell at temperature 0.
-      expect(server.requests).toHaveLength(3);
+      expect(rows[0].rater).toMatchObject({ status: 'rated', attempts: 2 });
+      expect(rows[2].rater).toMatchObject({ status: 'rated', attempts: 1 });
+      // Three questions were rated (the keyword drop was not) at temperature 0, one of them re-asked.
+      expect(server.requests).toHaveLength(4);
+      expect(JSON.stringify(server.requests[3]!.body)).toContain('could not be used');
       expect(server.requests[0]!.body).toMatchObject({ temperature: 0 });
       expect(run.stderr).toMatch(/4 questions from .*: 2 keep, 2 drop, 0 review/);
 
