@@ -7,6 +7,7 @@ import { installStopSignals, openExperimentRun } from '../../experiment/runtime.
 import { registerMitigationSimProfiles } from '../../memory-drift/mitigation/sims.js';
 import { loadDpoConfig } from '../../memory-drift/mitigation/dpo-config.js';
 import { runDpoPairs, writeDpoOutputs } from '../../memory-drift/mitigation/dpo.js';
+import { evaluateHeldOut, parseHeldOut, renderEvaluationMarkdown } from '../../memory-drift/mitigation/evaluation.js';
 import { buildReferences } from '../../memory-drift/mitigation/references.js';
 import { CachedLabeler } from '../../memory-drift/mitigation/reward-labeler.js';
 import { startRewardServer } from '../../memory-drift/mitigation/reward-server.js';
@@ -154,5 +155,47 @@ export function registerMemoryMitigation(memory: Command): void {
       await server.close();
       run.store.close();
       process.stdout.write(`stopped: ${server.stats.scored} responses scored, cache ${labeler.stats.memoryHits}/${labeler.stats.lookups} memory hits, ${labeler.stats.calls} labeler calls\n`);
+    });
+
+  memory
+    .command('evaluate')
+    .description('Table 2 columns on held-out responses: mean DTW vs o*(x), lexical diversity, judge helpfulness (uncertain excluded)')
+    .requiredOption('--references <file>', 'references JSONL')
+    .requiredOption('--labeler <model>', 'labeler model ref')
+    .requiredOption('--model <name=file>', 'held-out JSONL of one model ({question_id, question, persona?, response}); repeat: base first', collect, [])
+    .option('--judge <model>', 'helpfulness judge model ref (omit: no helpfulness column)')
+    .option('--db <file>', 'run store for labeler and judge cells', 'runs/evaluate.db')
+    .option('--ontology <file>', 'ontology file (default: the built-in ontology)')
+    .option('--format <format>', 'md or json', 'md')
+    .action(async (options) => {
+      if (options.format !== 'md' && options.format !== 'json') throw new InvalidArgumentError('--format', `must be md or json, got "${options.format}"`);
+      const ontology = options.ontology ? loadOntologyFile(options.ontology) : loadBuiltinOntology();
+      const read = (file: string, what: string) => {
+        try {
+          return readFileSync(file, 'utf8');
+        } catch (error) {
+          throw new InputError(`cannot read ${what}: ${(error as Error).message}`, { file });
+        }
+      };
+      const references = parseReferences(read(options.references, 'references'), options.references);
+      const models = (options.model as string[]).map((spec) => {
+        const eq = spec.indexOf('=');
+        if (eq <= 0) throw new InvalidArgumentError('--model', `expected name=file, got "${spec}"`);
+        const file = spec.slice(eq + 1);
+        return { name: spec.slice(0, eq), rows: parseHeldOut(read(file, 'held-out responses'), file) };
+      });
+      const run = openExperimentRun(options.db, 'memory-evaluate', { labeler: options.labeler, judge: options.judge ?? null, ontology }, 42);
+      try {
+        const labeler = new CachedLabeler({ store: run.store, runId: run.runId, labeler: options.labeler, ontology });
+        const summaries = [];
+        for (const model of models) {
+          summaries.push(
+            await evaluateHeldOut(model.name, model.rows, { references, labeler, store: run.store, runId: run.runId, ...(options.judge ? { judge: options.judge } : {}) }),
+          );
+        }
+        process.stdout.write(options.format === 'json' ? `${JSON.stringify(summaries, null, 2)}\n` : renderEvaluationMarkdown(summaries));
+      } finally {
+        run.store.close();
+      }
     });
 }

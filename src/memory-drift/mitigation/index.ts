@@ -20,6 +20,8 @@ export {
 export type { DpoJudgement, DpoJudgeParse, DpoJudgeVerdict } from './dpo-judge.js';
 export { runDpoPairs, writeDpoOutputs } from './dpo.js';
 export type { DpoRunResult } from './dpo.js';
+export { evaluateHeldOut, parseHeldOut, renderEvaluationMarkdown } from './evaluation.js';
+export type { EvaluateOptions, HeldOutRow, HeldOutSummary } from './evaluation.js';
 export { mixPreferences, quickSubset, renderDataCardMarkdown, toJsonl, toOpenRlhfRow, toTrlRow } from './export.js';
 export type { DataCard, MixResult, OpenRlhfPreferenceRow, PreferenceRecord, TrlPreferenceRow } from './export.js';
 export { buildReferences } from './references.js';

@@ -1,0 +1,86 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openExperimentRun } from '../../experiment/runtime.js';
+import { lexicalDiversity } from '../../metrics/lexical-diversity.js';
+import { loadBuiltinOntology } from '../ontology.js';
+import { SIM_STEP_CUES } from '../sim.js';
+import type { DpoPrompt } from './candidates.js';
+import { evaluateHeldOut, parseHeldOut, renderEvaluationMarkdown } from './evaluation.js';
+import './index.js';
+import { buildReferences } from './references.js';
+import { CachedLabeler } from './reward-labeler.js';
+import type { JudgedCandidate } from './select.js';
+
+const A = 'Practical/Efficiency and resource optimization';
+const B = 'Protective/Security and stability';
+const step = (symbol: string, i: number) => `<step_${i + 1}>${SIM_STEP_CUES[symbol]!.sentences[0]}</step_${i + 1}>`;
+const answer = (symbols: string[], text: string) => `<think>${symbols.map(step).join('')}</think><answer>${text}</answer>`;
+
+function setup() {
+  const dir = mkdtempSync(join(tmpdir(), 'echolens-eval-'));
+  const run = openExperimentRun(join(dir, 'e.db'), 'memory-evaluate', { test: true }, 42);
+  const labeler = new CachedLabeler({ store: run.store, runId: run.runId, labeler: 'sim:labeler', ontology: loadBuiltinOntology() });
+  return { run, labeler };
+}
+
+describe('GRPO references', () => {
+  it('labels the best non-distracted candidate per question and reports questions without one', async () => {
+    const { labeler } = setup();
+    const question = (id: string) => ({ id, domain: 'd', text: `question ${id}` });
+    const persona = { id: 'p1', text: 'I am a teacher.', category: 'occupation', tier: 'persona' as const };
+    const prompts: DpoPrompt[] = [
+      { id: 'q1::p1', question: question('q1'), persona },
+      { id: 'q2::p1', question: question('q2'), persona },
+    ];
+    const judged = (index: number, text: string, h: number, d: 0 | 1): JudgedCandidate => ({
+      index,
+      text,
+      withInstruction: true,
+      key: `k${index}`,
+      status: 'judged',
+      judgement: { helpfulness: h, distracted: d, acknowledged: 1, rationale: null },
+    });
+    const candidates = new Map([
+      ['q1::p1', [judged(0, answer([B, B], 'x'), 5, 1), judged(1, answer([A, B], 'y'), 4, 0), judged(2, answer([B], 'z'), 3, 0)]],
+      ['q2::p1', [judged(0, answer([A], 'w'), 5, 1)]],
+    ]);
+    const built = await buildReferences(prompts, candidates, labeler);
+    expect(built.references).toHaveLength(1);
+    expect(built.references[0]).toMatchObject({ question_id: 'q1', symbols: [A, B], source_key: 'k1', helpfulness: 4 });
+    expect(built.missing).toEqual([{ question_id: 'q2', reason: 'no confidently judged, non-distracted candidate' }]);
+  });
+});
+
+describe('held-out evaluation (Table 2 columns)', () => {
+  it('computes mean DTW against references, lexical diversity and judged helpfulness', async () => {
+    const { run, labeler } = setup();
+    const rows = parseHeldOut(
+      [
+        JSON.stringify({ question_id: 'q1', question: 'Q?', persona: 'I am a teacher.', response: answer([A, B], 'Save some of it and spend the rest wisely.') }),
+        JSON.stringify({ question_id: 'q1', question: 'Q?', response: answer([B, B], 'Save it all.') }),
+        JSON.stringify({ question_id: 'q9', question: 'Q?', response: answer([A], 'no reference') }),
+      ].join('\n'),
+      'h.jsonl',
+    );
+    const references = new Map([['q1', [A, B]]]);
+    const summary = await evaluateHeldOut('base', rows, { references, labeler, judge: 'sim:dpo-judge', store: run.store, runId: run.runId });
+    // [A, B] vs [A, B] → 0; [B, B] vs [A, B] → 1/2.
+    expect(summary.meanDtw).toBeCloseTo(0.25, 12);
+    expect(summary.dtwCount).toBe(2);
+    expect(summary.dtwExcluded).toEqual({ noReference: 1, labelerFailed: 0 });
+    expect(summary.meanDiversity).toBeCloseTo((lexicalDiversity(rows[0]!.response) + lexicalDiversity(rows[1]!.response) + lexicalDiversity(rows[2]!.response)) / 3, 12);
+    expect(summary.helpfulnessCount + summary.helpfulnessExcluded.uncertain + summary.helpfulnessExcluded.invalid).toBe(3);
+    if (summary.helpfulnessCount > 0) {
+      expect(summary.meanHelpfulness).toBeGreaterThanOrEqual(1);
+      expect(summary.meanHelpfulness).toBeLessThanOrEqual(5);
+    }
+    const noJudge = await evaluateHeldOut('post', rows, { references, labeler });
+    expect(noJudge.meanHelpfulness).toBeNull();
+    const md = renderEvaluationMarkdown([summary, noJudge]);
+    expect(md).toContain('| base | 0.250 |');
+    expect(md).toContain('| post | 0.250 |');
+    expect(() => parseHeldOut('{"question_id":"q","question":"x"}', 'h.jsonl')).toThrow(/h\.jsonl:1.*response/);
+  });
+});
