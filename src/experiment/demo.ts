@@ -1,6 +1,9 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { packageRoot } from '../core/version.js';
+import { type MemoryConfig, memoryConfigSchema } from '../memory-drift/config.js';
+import { memoryReport } from '../memory-drift/observations.js';
+import { runMemory } from '../memory-drift/run.js';
 import type { GapEstimate } from '../persona-drift/analysis.js';
 import { type PersonaConfig, personaConfigSchema } from '../persona-drift/config.js';
 import { personaReport, runPersona } from '../persona-drift/run.js';
@@ -37,8 +40,42 @@ export interface DemoResult {
   headlines: DemoHeadline[];
 }
 
-/** Memory-drift demo hook: filled in by the memory-drift module when it is available. */
-export type MemoryDemo = (db: string, options: DemoOptions) => Promise<DemoHeadline[]>;
+export function demoMemoryConfig(options: DemoOptions): MemoryConfig {
+  return memoryConfigSchema.parse({
+    name: 'echolens-demo-memory',
+    targets: [options.target ?? 'sim:memory'],
+    labeler: options.labeler ?? 'sim:labeler',
+    // A seeded slice of the built-in questions and of the conditions keeps the demo fast while
+    // leaving enough questions for the question-level bootstrap of a near-zero noise floor.
+    questions: { source: 'builtin', sample: options.target ? 8 : 30 },
+    conditions: ['filler', 'whitespace', 'punctuation', 'gender', 'trans_status', 'age', 'occupation', 'disability', 'serious_illness', 'bereavement', 'job_loss'],
+    k: 2,
+    analysis: { B: 2000 },
+  });
+}
+
+async function memoryDemo(db: string, options: DemoOptions, runtime: StageRuntime): Promise<DemoHeadline[]> {
+  const run = await runMemory(demoMemoryConfig(options), db, runtime);
+  const store = openStore(db, { readonly: true });
+  try {
+    const report = memoryReport(store, run.runId);
+    const lines: DemoHeadline[] = [];
+    for (const t of report.targets) {
+      const tier = (name: string, metric: 'dtw' | 'sri') => {
+        const s = t.metrics[metric].tiers.find((x) => x.tier === name);
+        if (!s || 'error' in s.elevation) return 'n/a';
+        return `${s.elevation.estimate >= 0 ? '+' : ''}${(100 * s.elevation.estimate).toFixed(0)}%`;
+      };
+      lines.push({
+        audit: 'memory',
+        text: `memory drift: ${t.target}: DTW elevation over the no-memory floor — noise ${tier('noise', 'dtw')}, persona ${tier('persona', 'dtw')}, life events ${tier('life_event', 'dtw')}; validity ${t.validity.overall} (specificity ${t.validity.specificity.verdict}, sensitivity ${t.validity.sensitivity.verdict}, convergent ${t.validity.convergent.verdict})`,
+      });
+    }
+    return lines;
+  } finally {
+    store.close();
+  }
+}
 
 export function demoPersonaConfig(options: DemoOptions): PersonaConfig {
   return personaConfigSchema.parse({
@@ -59,7 +96,7 @@ export function demoPersonaConfig(options: DemoOptions): PersonaConfig {
 
 const sign = (x: number) => (x >= 0 ? `+${x.toFixed(2)}` : x.toFixed(2));
 
-export async function runDemo(options: DemoOptions, memoryDemo?: MemoryDemo): Promise<DemoResult> {
+export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const outDir = resolve(options.outDir);
   mkdirSync(outDir, { recursive: true });
   const db = join(outDir, 'demo.db');
@@ -95,7 +132,7 @@ export async function runDemo(options: DemoOptions, memoryDemo?: MemoryDemo): Pr
     }
   }
 
-  if (memoryDemo) headlines.push(...(await memoryDemo(db, options)));
+  headlines.push(...(await memoryDemo(db, options, runtime)));
 
   const store = openStore(db, { readonly: true });
   let reportHtml: string;

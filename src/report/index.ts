@@ -1,4 +1,7 @@
 // Public API of src/report/ (re-exported from the package root).
-export {};
+export { escapeHtml, html, page, raw } from './html.js';
+export { renderReport, collectReports, renderCsvReport, renderHtmlReport, renderJsonReport, renderMarkdownReport } from './report.js';
+export type { ExperimentRunReport, ReportFormat, RunAccounting } from './report.js';
+export { vegaLiteToSvg } from './svg.js';
 export { startViewer } from './viewer/server.js';
 export type { ViewerOptions, ViewerServer } from './viewer/server.js';

@@ -1,9 +1,14 @@
 import { ConfigError } from '../core/errors.js';
 import type { GapEstimate, Maybe, PersonaReport } from '../persona-drift/analysis.js';
+import type { MemoryReport } from '../memory-drift/analysis.js';
+import { collectMemoryObservations, memoryReport } from '../memory-drift/observations.js';
+import { renderMemoryMarkdown } from '../memory-drift/report-markdown.js';
+import { MEMORY_EXPERIMENT } from '../memory-drift/run.js';
 import { renderPersonaMarkdown } from '../persona-drift/report-markdown.js';
 import { collectPersonaObservations, PERSONA_EXPERIMENT, personaReport } from '../persona-drift/run.js';
 import type { RunInfo, RunStore } from '../store/run-store.js';
 import { html, page, type RawHtml } from './html.js';
+import { memorySection } from './memory-section.js';
 import { type PersonaSessionInfo, personaSection } from './persona-section.js';
 
 /**
@@ -66,11 +71,12 @@ export interface ExperimentRunReport {
   run: RunInfo;
   accounting: RunAccounting;
   persona?: PersonaReport;
+  memory?: MemoryReport;
 }
 
 function selectRuns(store: RunStore, runIds?: readonly string[]): RunInfo[] {
   if (runIds && runIds.length > 0) return runIds.map((id) => store.requireRun(id));
-  const runs = store.listRuns().filter((r) => r.experiment === PERSONA_EXPERIMENT || r.experiment === 'memory');
+  const runs = store.listRuns().filter((r) => r.experiment === PERSONA_EXPERIMENT || r.experiment === MEMORY_EXPERIMENT);
   if (runs.length === 0) throw new ConfigError('the store holds no persona or memory run', { field: 'run' });
   return runs.sort((a, b) => a.startedAt.localeCompare(b.startedAt));
 }
@@ -80,6 +86,7 @@ export function collectReports(store: RunStore, runIds?: readonly string[], opti
     run,
     accounting: accountRun(store, run.id),
     ...(run.experiment === PERSONA_EXPERIMENT ? { persona: personaReport(store, run.id, options.B ? { B: options.B } : {}) } : {}),
+    ...(run.experiment === MEMORY_EXPERIMENT ? { memory: memoryReport(store, run.id, options.B ? { B: options.B } : {}) } : {}),
   }));
 }
 
@@ -127,6 +134,7 @@ export async function renderHtmlReport(store: RunStore, reports: readonly Experi
       const sessions = ((r.run.manifest.options as { sessions?: PersonaSessionInfo[] } | undefined)?.sessions ?? []) as PersonaSessionInfo[];
       body.push(await personaSection(r.persona, collectPersonaObservations(store, r.run.id), sessions));
     }
+    if (r.memory) body.push(await memorySection(r.memory, collectMemoryObservations(store, r.run.id)));
     sections.push(html`<section>${body}</section>`);
   }
   const nav = html`<nav class="toc">${reports.map((r) => html`<a href="#run-${r.run.id}">${r.run.experiment}: ${r.run.id}</a>`)}</nav>`;
@@ -141,6 +149,7 @@ export function renderMarkdownReport(reports: readonly ExperimentRunReport[]): s
       const sim = isSimulated(r.run) ? '> **Simulated models** (`sim:`): deterministic simulations with planted effects; these numbers measure no real model.\n\n' : '';
       const spend = `Spend $${r.accounting.spendUsd.toFixed(4)}; ${r.accounting.cells} cells; ${r.accounting.providerCacheHits} provider cache hits.\n\n`;
       if (r.persona) return head + renderPersonaMarkdown(r.persona, `Persona drift (ContextEcho) — ${r.run.id}`).replace('\n\n', `\n\n${sim}${spend}`);
+      if (r.memory) return head + renderMemoryMarkdown(r.memory, `Memory drift (DriftLens) — ${r.run.id}`).replace('\n\n', `\n\n${sim}${spend}`);
       return `${head}# ${r.run.experiment} — ${r.run.id}\n\n${sim}${spend}`;
     })
     .join('\n\n');
@@ -157,6 +166,7 @@ export function renderJsonReport(reports: readonly ExperimentRunReport[]): strin
         manifest: r.run.manifest,
         accounting: r.accounting,
         ...(r.persona ? { persona: r.persona } : {}),
+        ...(r.memory ? { memory: r.memory } : {}),
       })),
     },
     null,
@@ -183,6 +193,7 @@ export function renderCsvReport(reports: readonly ExperimentRunReport[]): string
   const rows: unknown[][] = [CSV_HEADER];
   for (const r of reports) {
     const base = [r.run.id, r.run.experiment];
+    if (r.memory) rows.push(...memoryCsvRows(base, r.memory));
     const p = r.persona;
     if (!p) continue;
     for (const d of p.drift) {
@@ -215,6 +226,28 @@ export function renderCsvReport(reports: readonly ExperimentRunReport[]): string
     for (const a of p.counts.byArm) rows.push([...base, 'dropout_rate', a.target, '', `${a.arm}/${a.mitigation}`, a.surface, a.dropoutRate, null, null, a.done + a.empty + a.failed, null, null]);
   }
   return `${rows.map((row) => row.map(csvCell).join(',')).join('\n')}\n`;
+}
+
+function memoryCsvRows(base: unknown[], m: MemoryReport): unknown[][] {
+  const rows: unknown[][] = [];
+  const ok = <T,>(v: T | { error: string } | null): v is T => v !== null && !(typeof v === 'object' && v !== null && 'error' in v);
+  for (const t of m.targets) {
+    for (const metric of ['dtw', 'sri'] as const) {
+      const a = t.metrics[metric];
+      for (const c of a.conditions) {
+        rows.push([...base, `condition_mean_${metric}`, t.target, '', c.tier, c.condition, c.mean, null, null, c.n, null, null]);
+        if (ok(c.elevation)) rows.push([...base, `elevation_${metric}`, t.target, '', c.tier, c.condition, c.elevation.estimate, c.elevation.ci[0], c.elevation.ci[1], c.n, c.elevation.p, null]);
+        if (ok(c.cohensD)) rows.push([...base, `cohens_d_${metric}`, t.target, '', c.tier, c.condition, c.cohensD, null, null, c.n, null, null]);
+      }
+      for (const d of a.dRel) {
+        if (ok(d.result)) rows.push([...base, `d_rel_${metric}`, t.target, '', d.tier, d.condition, d.result.dRel, d.result.ci[0], d.result.ci[1], d.result.nTreat, d.result.p, d.result.pAdjusted]);
+      }
+    }
+    if (ok(t.convergence) && ok(t.convergence.spearman)) {
+      rows.push([...base, 'convergence_spearman', t.target, '', '', 'dtw~sri', t.convergence.spearman.rho, null, null, t.convergence.conditions.length, t.convergence.spearman.p, null]);
+    }
+  }
+  return rows;
 }
 
 export async function renderReport(

@@ -1,0 +1,175 @@
+import type {
+  IntervalEstimate,
+  MemoryMaybe,
+  MemoryObservation,
+  MemoryReport,
+  TargetAnalysis,
+  ValidityVerdict,
+} from '../memory-drift/analysis.js';
+import { dtw } from '../metrics/dtw.js';
+import { forestSpec, type IntervalRow, scatterSpec } from './charts.js';
+import { figure, html, type RawHtml, table } from './html.js';
+import { vegaLiteToSvg } from './svg.js';
+
+/** The memory-drift (DriftLens) part of the HTML report. */
+
+const f2 = (x: number) => (Number.isFinite(x) ? (x >= 0 ? `+${x.toFixed(2)}` : x.toFixed(2)) : 'n/a');
+const f3 = (x: number | null | undefined) => (typeof x === 'number' && Number.isFinite(x) ? x.toFixed(3) : 'n/a');
+const pct = (x: number) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(1)}%`;
+const pv = (p: number | null | undefined) => (typeof p !== 'number' ? 'n/a' : p < 0.001 ? '<0.001' : p.toFixed(3));
+const isErr = (v: unknown): v is { error: string } => v !== null && typeof v === 'object' && 'error' in v;
+
+function verdictCell(v: ValidityVerdict): RawHtml {
+  const cls = v.verdict === 'pass' ? 'no' : v.verdict === 'fail' ? 'yes' : 'muted';
+  return html`<span class="${cls}">${v.verdict}</span> — ${v.reason}`;
+}
+
+function elevationText(e: MemoryMaybe<IntervalEstimate> | null): string {
+  if (e === null) return '—';
+  if (isErr(e)) return `n/a (${e.error})`;
+  return `${pct(e.estimate)} [${pct(e.ci[0])}, ${pct(e.ci[1])}], p ${pv(e.p)}`;
+}
+
+async function targetSection(t: TargetAnalysis): Promise<RawHtml[]> {
+  const parts: RawHtml[] = [html`<h3>${t.target} <span class="muted">(${t.nQuestions} questions)</span></h3>`];
+  parts.push(html`<h4>Instrument validity (§3): overall <strong>${t.validity.overall}</strong></h4>`);
+  parts.push(
+    table(
+      [
+        { name: 'specificity (noise ≈ floor)', v: t.validity.specificity },
+        { name: 'sensitivity (life events elevated)', v: t.validity.sensitivity },
+        { name: 'convergent validity (DTW ~ SRI)', v: t.validity.convergent },
+      ],
+      [
+        { header: 'check', value: (r) => r.name },
+        { header: 'verdict', value: (r) => verdictCell(r.v) },
+      ],
+    ),
+  );
+
+  // d_rel forest (persona and life-event categories) under both metrics.
+  const rows: IntervalRow[] = [];
+  for (const metric of ['dtw', 'sri'] as const) {
+    for (const entry of t.metrics[metric].dRel) {
+      if (!isErr(entry.result)) {
+        rows.push({ label: entry.condition, group: metric.toUpperCase(), estimate: entry.result.dRel, lo: entry.result.ci[0], hi: entry.result.ci[1] });
+      }
+    }
+  }
+  if (rows.length > 0) {
+    parts.push(figure(
+      await vegaLiteToSvg(forestSpec(rows, { xTitle: 'd_rel = (μ_treat − μ_noise) / σ_noise', rules: [0] })),
+      'Standardised drift over the pragmatic-noise floor per category, 95% question-cluster bootstrap CI (μ_noise and σ_noise re-estimated per replicate).',
+    ));
+  }
+
+  for (const metric of ['dtw', 'sri'] as const) {
+    const m = t.metrics[metric];
+    const letters = isErr(m.pairwise) ? new Map<string, string>() : new Map(m.pairwise.order.map((o) => [o.condition, o.letters]));
+    const dRel = new Map(m.dRel.map((d) => [d.condition, d.result]));
+    parts.push(html`<h4>${metric.toUpperCase()} by condition</h4>`);
+    parts.push(
+      table(m.conditions, [
+        { header: 'condition', value: (c) => c.condition },
+        { header: 'tier', value: (c) => c.tier },
+        { header: 'n (questions)', value: (c) => `${c.n} (${c.nQuestions})`, numeric: true },
+        { header: 'mean', value: (c) => f3(c.mean), numeric: true },
+        { header: 'elevation over floor [95% CI]', value: (c) => elevationText(c.elevation), numeric: true },
+        { header: "Cohen's d", value: (c) => (c.cohensD === null ? '—' : isErr(c.cohensD) ? 'n/a' : f2(c.cohensD)), numeric: true },
+        {
+          header: 'd_rel [95% CI], BH p',
+          value: (c) => {
+            const d = dRel.get(c.condition);
+            if (!d) return '—';
+            if (isErr(d)) return `n/a (${d.error})`;
+            return `${f2(d.dRel)} [${f2(d.ci[0])}, ${f2(d.ci[1])}], ${pv(d.pAdjusted)}${d.significant ? ' *' : ''}`;
+          },
+          numeric: true,
+        },
+        { header: 'letters', value: (c) => letters.get(c.condition) ?? '' },
+      ]),
+    );
+    if (!isErr(m.mixedModel)) {
+      const mm = m.mixedModel;
+      parts.push(html`<details><summary>Mixed model (${mm.method}; reference ${mm.reference}; ${mm.nObs} observations in ${mm.nGroups} questions; σ²_question ${f3(mm.groupVariance)}, σ²_residual ${f3(mm.residualVariance)})</summary>`);
+      parts.push(table(mm.fixed, [
+        { header: 'term', value: (e) => e.term },
+        { header: 'estimate', value: (e) => f3(e.estimate), numeric: true },
+        { header: 'SE', value: (e) => f3(e.se), numeric: true },
+        { header: 'z', value: (e) => f3(e.z), numeric: true },
+        { header: 'p', value: (e) => pv(e.p), numeric: true },
+      ]));
+      parts.push(html`</details>`);
+    } else {
+      parts.push(html`<p class="muted">Mixed model: n/a (${m.mixedModel.error})</p>`);
+    }
+  }
+
+  // Tier plot: percent elevation per condition under both metrics.
+  const tierRows: IntervalRow[] = [];
+  for (const metric of ['dtw', 'sri'] as const) {
+    for (const c of t.metrics[metric].conditions) {
+      if (c.elevation && !isErr(c.elevation)) {
+        tierRows.push({ label: `${c.tier} · ${c.condition}`, group: metric.toUpperCase(), estimate: c.elevation.estimate, lo: c.elevation.ci[0], hi: c.elevation.ci[1] });
+      }
+    }
+  }
+  if (tierRows.length > 0) {
+    parts.push(figure(
+      await vegaLiteToSvg(forestSpec(tierRows, { xTitle: 'elevation over the no-perturbation floor (μ / μ_floor − 1)', rules: [0] })),
+      'Three tiers should separate: pragmatic noise near 0, persona cues intermediate, major life events largest (paper Fig. 5).',
+    ));
+  }
+
+  if (!isErr(t.convergence)) {
+    const c = t.convergence;
+    parts.push(figure(
+      await vegaLiteToSvg(scatterSpec(
+        c.conditions.map((name, i) => ({ x: c.dtwMeans[i] as number, y: c.sriMeans[i] as number, group: name })),
+        [],
+        { xTitle: 'mean DTW drift', yTitle: 'mean SRI drift' },
+      )),
+      `Convergent validity over ${c.conditions.length} conditions: Spearman ρ ${isErr(c.spearman) ? 'n/a' : `${c.spearman.rho.toFixed(3)} (p ${pv(c.spearman.p)})`}, Pearson r ${isErr(c.pearson) ? 'n/a' : `${c.pearson.r.toFixed(3)} (p ${pv(c.pearson.p)})`}.`,
+    ));
+  }
+  return parts;
+}
+
+/** Trajectories whose symbols diverge most from the no-memory reference, aligned by the DTW path. */
+function exampleTrajectories(observations: readonly MemoryObservation[], limit: number): RawHtml[] {
+  const scored = observations
+    .filter((o) => o.status === 'scored' && o.baselineSymbols && o.symbols && typeof o.dtw === 'number' && o.tier !== 'noise')
+    .sort((a, b) => (b.dtw as number) - (a.dtw as number) || a.question.localeCompare(b.question))
+    .slice(0, limit);
+  if (scored.length === 0) return [html`<p class="muted">No scored trajectories.</p>`];
+  return scored.map((o) => {
+    const base = o.baselineSymbols as readonly string[];
+    const inter = o.symbols as readonly string[];
+    const { path } = dtw(base, inter);
+    const rows = path.map(([i, j]) => ({ i, j, a: base[i] ?? '', b: inter[j] ?? '' }));
+    return html`<div><span class="tag">${o.target}</span><span class="tag">${o.question}</span><span class="tag">${o.condition}</span> DTW ${f3(o.dtw)}, SRI ${f3(o.sri)}
+${table(rows, [
+  { header: 'no memory', value: (r) => `${r.i + 1}. ${r.a}` },
+  { header: `with ${o.condition}`, value: (r) => html`<span class="${r.a === r.b ? '' : 'yes'}">${r.j + 1}. ${r.b}</span>` },
+])}</div>`;
+  });
+}
+
+export async function memorySection(report: MemoryReport, observations: readonly MemoryObservation[] = []): Promise<RawHtml> {
+  const parts: RawHtml[] = [
+    html`<p class="note">Drift = distance between the value-symbol trajectory of a response with injected user memory and the same model's no-memory reference trajectory for the same question (DTW normalised by max(n, m); SRI = ½ edit distance + ½ Jensen–Shannon). Lower = more stable. Bootstrap B = ${report.options.B}, seed ${report.options.seed}.</p>`,
+  ];
+  for (const t of report.targets) parts.push(...(await targetSection(t)));
+  parts.push(html`<h3>Cells, dropouts, invalid labels and unmapped steps</h3>`);
+  parts.push(table(report.counts.byCondition, [
+    { header: 'target', value: (c) => c.target },
+    { header: 'condition', value: (c) => c.condition },
+    { header: 'scored / total', value: (c) => `${c.scored} / ${c.total}`, numeric: true },
+    { header: 'dropout rate', value: (c) => `${(100 * c.dropoutRate).toFixed(1)}%`, numeric: true },
+    { header: 'invalid labels', value: (c) => (c.invalidRate === null ? '—' : `${(100 * c.invalidRate).toFixed(1)}%`), numeric: true },
+    { header: 'unmapped steps', value: (c) => (c.unmappedRate === null ? '—' : `${(100 * c.unmappedRate).toFixed(1)}%`), numeric: true },
+  ]));
+  parts.push(html`<h3>Trajectories that moved most</h3><p class="note">Steps aligned by the DTW path; highlighted symbols differ from the no-memory reference.</p>`);
+  parts.push(...exampleTrajectories(observations, 3));
+  return html`${parts}`;
+}
