@@ -221,15 +221,14 @@ export class RunStore {
     const ids = identities ?? specs.map((spec) => cellIdentity(spec.request));
     if (ids.length !== specs.length) throw new InvalidArgumentError('identities', 'must have one identity per spec');
     const now = new Date().toISOString();
-    const { insertCell, linkCell, hasCell, nextOrdinal } = this.statements;
+    const { insertCell, linkCell, nextOrdinal } = this.statements;
     this.db.transaction(() => {
       let ordinal = ((nextOrdinal.get(runId) as { next: number | null }).next ?? -1) + 1;
       for (let index = 0; index < specs.length; index += 1) {
         const spec = specs[index]!;
         const id = ids[index]!;
-        if (!hasCell.get(id.key)) {
-          insertCell.run(id.key, id.contentKey, spec.request.model, spec.request.sample, this.scrubValues(id.json), now);
-        }
+        // The JSON is already built, so inserting (ignored when present) is cheaper than asking first.
+        insertCell.run(id.key, id.contentKey, spec.request.model, spec.request.sample, this.scrubValues(id.json), now);
         const labels = canonicalJson(spec.labels ?? {});
         if (linkCell.run(runId, id.key, labels, ordinal).changes > 0) ordinal += 1;
       }
