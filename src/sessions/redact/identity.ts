@@ -179,81 +179,49 @@ const GENERIC_LOCAL_PARTS = new Set(['info', 'admin', 'contact', 'hello', 'suppo
 const CLASS_PRIORITY: IdentityClass[] = ['email', 'host', 'project', 'workspace', 'employer', 'name', 'user'];
 
 /**
- * A compiled set of identity terms: one alternation (longest first) on Unicode
- * letter/digit boundaries, case-insensitive. `_`, `-` and `.` count as boundaries, so
- * "alice" is found in `alice_backup` and `alice.smith@` but never inside `malice`.
+ * A compiled set of identity terms, matched case-insensitively on Unicode letter/digit
+ * boundaries. `_`, `-` and `.` count as boundaries, so "alice" is found in
+ * `alice_backup` and `alice.smith@` but never inside `malice`. Candidates run longest
+ * first (ties: the more specific class), each only when its anchor literal is present.
  */
 export class IdentityMatcher {
-  private readonly classByKey = new Map<string, IdentityClass>();
   private readonly sources: Candidate[] = [];
-  /** Compiled alternations keyed by the candidates present in a text (most texts need none). */
-  private readonly compiled = new Map<string, RegExp>();
+  private readonly compiled = new Map<number, RegExp>();
 
   constructor(terms: readonly IdentityTerm[]) {
     const seen = new Set<string>();
     for (const term of terms) {
       for (const candidate of candidatesFor(term)) {
-        const key = `${candidate.cls}\u0000${candidate.source.toLowerCase()}`;
+        const key = candidate.source.toLowerCase();
         if (seen.has(key)) continue;
         seen.add(key);
         this.sources.push(candidate);
       }
     }
-    for (const cls of [...CLASS_PRIORITY].reverse()) {
-      for (const term of terms) {
-        if (term.class !== cls) continue;
-        for (const form of identityKeysOf(term)) this.classByKey.set(form, cls);
-      }
-    }
     this.sources.sort((a, b) => b.length - a.length || CLASS_PRIORITY.indexOf(a.cls) - CLASS_PRIORITY.indexOf(b.cls));
-  }
-
-  private patternFor(lower: string): RegExp | null {
-    const present: number[] = [];
-    this.sources.forEach((candidate, index) => {
-      if (lower.includes(candidate.anchor)) present.push(index);
-    });
-    if (present.length === 0) return null;
-    const key = present.join(',');
-    let pattern = this.compiled.get(key);
-    if (pattern === undefined) {
-      const alternation = present.map((index) => this.sources[index]!.source).join('|');
-      pattern = new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternation})(?![\\p{L}\\p{N}])`, 'giu');
-      if (this.compiled.size > 4096) this.compiled.clear();
-      this.compiled.set(key, pattern);
-    }
-    return pattern;
   }
 
   get size(): number {
     return this.sources.length;
   }
 
-  apply(pieces: Piece[], counts: ClassCounts, lower: string): Piece[] {
-    const pattern = this.sources.length === 0 ? null : this.patternFor(lower);
-    if (pattern === null) return pieces;
-    return applyPass(pieces, pattern, (match) => {
-      const cls = this.classOf(match[0]);
-      return [placeholder(IDENTITY_PLACEHOLDER[cls], IDENTITY_COUNT_CLASS[cls], counts)];
-    });
-  }
-
-  private classOf(text: string): IdentityClass {
-    const key = identityKey(text);
-    const direct = this.classByKey.get(key);
-    if (direct !== undefined) return direct;
-    // A variant (initial+last, a single name part …): find the candidate that matches it whole.
-    for (const candidate of this.sources) {
-      if (new RegExp(`^(?:${candidate.source})$`, 'iu').test(text)) return candidate.cls;
+  private patternOf(index: number): RegExp {
+    let pattern = this.compiled.get(index);
+    if (pattern === undefined) {
+      pattern = new RegExp(`(?<![\\p{L}\\p{N}])(?:${this.sources[index]!.source})(?![\\p{L}\\p{N}])`, 'giu');
+      this.compiled.set(index, pattern);
     }
-    return 'user';
+    return pattern;
   }
-}
 
-function identityKey(text: string): string {
-  return stripDiacritics(text).toLowerCase().replace(/[\s._-]+/g, '');
-}
-
-function identityKeysOf(term: IdentityTerm): string[] {
-  return [identityKey(term.term)];
+  apply(pieces: Piece[], counts: ClassCounts, lower: string): Piece[] {
+    let out = pieces;
+    this.sources.forEach((candidate, index) => {
+      if (!lower.includes(candidate.anchor)) return;
+      out = applyPass(out, this.patternOf(index), () => [
+        placeholder(IDENTITY_PLACEHOLDER[candidate.cls], IDENTITY_COUNT_CLASS[candidate.cls], counts),
+      ]);
+    });
+    return out;
+  }
 }
