@@ -27,6 +27,13 @@ export interface CachedLabelerOptions {
   cacheSize?: number;
   reasks?: number;
   runtime?: StageRuntime;
+  /**
+   * Labeler cells per run segment (default 2,000). The runner reads every result of a run
+   * before each stage, so a long-lived server would slow down as its run grows; after this many
+   * cells it continues in a new run `<runId>.<n>` (cells are keyed globally, so the store cache
+   * still spans segments).
+   */
+  segmentCells?: number;
 }
 
 /**
@@ -40,9 +47,31 @@ export class CachedLabeler {
   private readonly lru = new Map<string, LabelOutcome>();
   private readonly inFlight = new Map<string, Promise<LabelOutcome>>();
   private readonly cacheSize: number;
+  private segment = 0;
+  private segmentFill = 0;
+  private currentRunId: string;
 
   constructor(private readonly options: CachedLabelerOptions) {
     this.cacheSize = options.cacheSize ?? 50_000;
+    this.currentRunId = options.runId;
+  }
+
+  /** The run the next stage goes to, opening a new segment when the current one is full. */
+  private runFor(cells: number): string {
+    const limit = this.options.segmentCells ?? 2_000;
+    if (this.segmentFill > 0 && this.segmentFill + cells > limit) {
+      this.segment++;
+      this.segmentFill = 0;
+      const { store, runId } = this.options;
+      const id = `${runId}.${this.segment}`;
+      if (store.getRun(id) === undefined) {
+        const base = store.requireRun(runId).manifest;
+        store.createRun({ ...base, options: { ...base.options, segmentOf: runId, segment: this.segment } }, { id });
+      }
+      this.currentRunId = id;
+    }
+    this.segmentFill += cells;
+    return this.currentRunId;
   }
 
   private remember(response: string, outcome: LabelOutcome): void {
@@ -95,7 +124,8 @@ export class CachedLabeler {
   private async runMisses(
     misses: Map<string, { steps: string[]; resolve: (o: LabelOutcome) => void; reject: (e: unknown) => void }>,
   ): Promise<void> {
-    const { store, runId, labeler, ontology } = this.options;
+    const { store, labeler, ontology } = this.options;
+    const runId = this.runFor(misses.size);
     const entries = [...misses.entries()];
     const items: ParsedItem<string[]>[] = entries.map(([, { steps }]) => ({
       spec: {
