@@ -18,7 +18,10 @@ const LEGEND = { labelLimit: 280 };
 
 /** Horizontal forest plot: one row per label, point estimate and CI, reference rules. */
 export function forestSpec(rows: readonly IntervalRow[], options: { xTitle: string; rules?: number[]; width?: number }): TopLevelSpec {
-  const height = Math.max(60, 22 * rows.length);
+  const grouped = rows.some((r) => r.group);
+  const labels = new Set(rows.map((r) => r.label)).size;
+  const groups = Math.max(1, new Set(rows.map((r) => r.group)).size);
+  const height = Math.max(60, (grouped ? 12 * groups + 8 : 22) * labels);
   const rules = (options.rules ?? [0]).map((x) => ({ x }));
   return {
     width: options.width ?? 520,
@@ -35,6 +38,7 @@ export function forestSpec(rows: readonly IntervalRow[], options: { xTitle: stri
         mark: { type: 'rule', strokeWidth: 2 },
         encoding: {
           y: { field: 'label', type: 'nominal', sort: null, title: null },
+          ...(grouped ? { yOffset: { field: 'group' } } : {}),
           x: { field: 'lo', type: 'quantitative', title: options.xTitle },
           x2: { field: 'hi' },
           color: { field: 'group', type: 'nominal', title: null, legend: rows.some((r) => r.group) ? {} : null },
@@ -45,6 +49,7 @@ export function forestSpec(rows: readonly IntervalRow[], options: { xTitle: stri
         mark: { type: 'point', filled: true, size: 60 },
         encoding: {
           y: { field: 'label', type: 'nominal', sort: null },
+          ...(grouped ? { yOffset: { field: 'group' } } : {}),
           x: { field: 'estimate', type: 'quantitative' },
           color: { field: 'group', type: 'nominal', legend: rows.some((r) => r.group) ? {} : null },
           tooltip: [{ field: 'label' }, { field: 'estimate', format: '.3f' }, { field: 'lo', format: '.3f' }, { field: 'hi', format: '.3f' }],
