@@ -202,6 +202,9 @@ describe('viewer in chromium', { timeout: 300_000 }, () => {
       await page.waitForSelector('#demo-form[data-state="done"]', { timeout: 120_000 });
       await inert();
       await expect(page.locator('#arm-real pre.stream').textContent()).resolves.toBe(HOSTILE_TEXT);
+      await expect(page.locator('#arm-filler pre.stream').textContent()).resolves.toBe(HOSTILE_TEXT);
+      // The anchor arm was not asked for: its pane stays hidden.
+      await expect(page.locator('#arm-anchor').isVisible()).resolves.toBe(false);
       await screenshot(page, 'viewer-demo-hostile');
 
       expect(watched.dialogs).toEqual([]);

@@ -27,11 +27,11 @@ header.top nav a { margin-right: 16px; color: var(--accent); text-decoration: no
 form.filters { display: flex; flex-wrap: wrap; gap: 8px 14px; align-items: flex-end; margin: 12px 0; padding: 10px 12px; background: #f6f8fa; border: 1px solid var(--line); border-radius: 6px; }
 form.filters label, .controls label { display: flex; flex-direction: column; font-size: 12px; color: var(--muted); gap: 2px; }
 form.filters select, form.filters input, .controls select, .controls textarea, .controls input { font: inherit; font-size: 13.5px; padding: 3px 6px; }
-form.filters input.score { width: 5em; }
+form.filters input.score-input { width: 5em; }
 button { font: inherit; font-size: 14px; padding: 4px 14px; border-radius: 6px; border: 1px solid var(--accent); background: var(--accent); color: #fff; cursor: pointer; }
 button:disabled { opacity: .5; cursor: default; }
 main { max-width: none; }
-div.snippet { min-width: 320px; max-width: 560px; white-space: pre-wrap; word-break: break-word; font-size: 12.5px; }
+div.snippet { min-width: 260px; max-width: 560px; white-space: pre-wrap; word-break: break-word; font-size: 12.5px; }
 .msg { border: 1px solid var(--line); border-radius: 6px; margin: 6px 0; }
 .msg .role { font-size: 12px; color: var(--muted); background: #f6f8fa; padding: 2px 8px; border-bottom: 1px solid var(--line); }
 .msg.role-system .role { background: #fff8c5; }
@@ -46,6 +46,7 @@ div.snippet { min-width: 320px; max-width: 560px; white-space: pre-wrap; word-br
 .controls .row label { flex-direction: row; align-items: center; gap: 6px; font-size: 13.5px; color: var(--fg); }
 .arms { display: grid; grid-template-columns: repeat(auto-fit, minmax(280px, 1fr)); gap: 12px; margin-top: 12px; }
 .arm { border: 1px solid var(--line); border-radius: 6px; display: flex; flex-direction: column; }
+.arm[hidden] { display: none; }
 .arm h3 { margin: 0; padding: 6px 10px; font-size: 15px; background: #f6f8fa; border-bottom: 1px solid var(--line); }
 .arm .context { font-size: 12px; color: var(--muted); padding: 4px 10px; }
 .arm pre.stream { min-height: 8em; flex: 1; }
@@ -155,15 +156,19 @@ export function runPage(store: ViewerStore, index: RunIndex, cells: readonly Ind
   });
   const judgeSelect = index.judges.length > 0
     ? html`<label>judge<select name="judge">${index.judges.map((j) => html`<option value="${j}"${j === (f.judge ?? index.judges[0]) ? raw(' selected') : ''}>${j}</option>`)}</select></label>
-<label>score ≥<input class="score" type="number" name="min" min="0" max="3" step="1" value="${f.minScore ?? ''}"></label>
-<label>score ≤<input class="score" type="number" name="max" min="0" max="3" step="1" value="${f.maxScore ?? ''}"></label>`
+<label>score ≥<input class="score-input" type="number" name="min" min="0" max="3" step="1" value="${f.minScore ?? ''}"></label>
+<label>score ≤<input class="score-input" type="number" name="max" min="0" max="3" step="1" value="${f.maxScore ?? ''}"></label>`
     : html``;
   const statusSelect = html`<label>status<select name="status"><option value="">any</option>${['done', 'empty', 'failed', 'pending'].map(
     (s) => html`<option value="${s}"${s === f.status ? raw(' selected') : ''}>${s}</option>`,
   )}</select></label>`;
   const form = html`<form class="filters" id="filters" method="get" action="/run"><input type="hidden" name="s" value="${store.index}"><input type="hidden" name="r" value="${run.id}">${selects}${statusSelect}${judgeSelect}<label>response contains<input type="search" name="q" value="${f.text ?? ''}"></label><button type="submit">Filter</button> <a href="${runHref(store.index, run.id)}">clear</a></form>`;
 
-  const columns = LABEL_COLUMNS.filter((name) => index.cells.some((c) => c.labels[name] !== undefined && c.labels[name] !== null));
+  // Columns that tell cells apart: labels with more than one value in the run (the target always).
+  const columns = LABEL_COLUMNS.filter((name) => {
+    const seen = new Set(index.cells.map((c) => c.labels[name]).filter((v) => v !== undefined && v !== null));
+    return seen.size > 1 || (name === 'target' && seen.size === 1);
+  });
   const start = query.page * PAGE_SIZE;
   const shown = cells.slice(start, start + PAGE_SIZE);
   const cellTable = table(shown, [
