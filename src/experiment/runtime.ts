@@ -3,6 +3,7 @@ import { hashCanonical } from '../core/canonical-json.js';
 import { packageRoot, packageVersion } from '../core/version.js';
 import { costOf, loadPriceTable } from '../models/prices.js';
 import type { ChatMessage } from '../models/types.js';
+import { type InterruptSignals, interruptSignals } from '../store/interrupt.js';
 import { createProgressReporter } from '../store/progress.js';
 import { openStore, type RunStore } from '../store/run-store.js';
 import { type RunCellsOptions, type RunCellsResult, runCells } from '../store/runner.js';
@@ -170,25 +171,12 @@ export async function runParsedStage<T>(
 }
 
 /** SIGINT/SIGTERM: the first finishes in-flight cells and stops; the second cancels them. */
-export function installStopSignals(): { signal: AbortSignal; hardSignal: AbortSignal; dispose(): void } {
-  const soft = new AbortController();
-  const hard = new AbortController();
-  const onSignal = () => {
-    if (!soft.signal.aborted) {
-      process.stderr.write('\necholens: stopping after in-flight cells finish (press Ctrl-C again to cancel them)\n');
-      soft.abort();
-    } else {
-      hard.abort();
-    }
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  return {
-    signal: soft.signal,
-    hardSignal: hard.signal,
-    dispose() {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    },
-  };
+export function installStopSignals(): InterruptSignals {
+  return interruptSignals(process, (_name, level) => {
+    process.stderr.write(
+      level === 'graceful'
+        ? '\necholens: stopping after in-flight cells finish (press Ctrl-C again to cancel them)\n'
+        : '\necholens: cancelling in-flight cells; they stay pending and a re-run resumes them\n',
+    );
+  });
 }
