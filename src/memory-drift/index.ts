@@ -256,6 +256,9 @@ export type {
   SampleOutcome,
 } from './observations.js';
 
+// Mitigation tooling (DPO data, GRPO reward server, evaluation): explicit names in its own index.
+export * from './mitigation/index.js';
+
 import { registerMemorySimProfiles } from './sim.js';
 
 // The `sim:` adapter finds profiles by name; registering is cheap (data files load on first use).

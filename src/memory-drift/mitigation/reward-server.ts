@@ -146,7 +146,7 @@ function verlItems(body: unknown): { items: { questionId: string | null; respons
  * Starts the reward server (127.0.0.1 by default). Routes:
  * - `POST /score` `{"items": [{"question_id", "response"}]}` → `{"results": [ScoredItem]}`
  * - `POST /verl` one `{data_source, solution_str, ground_truth, extra_info}` (or `{"batch": [...]}`)
- *   → `{"score", ...components}` (or `{"results": [...]}`)
+ *   → `{"score", format, dtw, sri, r_dtw, r_sri, error: 0|1, details}` (or `{"results": [...]}`)
  * - `POST /openrlhf` `{"query": [...], "prompts": [...], "labels": [...]}` → `{"rewards", "scores", "extra_logs", "results"}`
  * - `GET /health` → counts and cache statistics.
  * A malformed request gets a 4xx with `{"error": reason}`; the server keeps running.
@@ -188,10 +188,11 @@ export function startRewardServer(options: RewardServerOptions): Promise<Running
       const { items, single } = verlItems(body);
       const results = await scoreBatch(items, options);
       count(results);
-      const asVerl = (r: ScoredItem) => ({
-        score: fallbackReward(r, options.weights),
-        ...(r.reward === null ? { error: r.error, format: r.components?.format ?? 0 } : { ...r.components, labels: r.labels.join(' > ') }),
-      });
+      // Numbers only at the top level: verl averages every extra key it is given.
+      const asVerl = (r: ScoredItem) =>
+        r.reward === null
+          ? { score: fallbackReward(r, options.weights), format: r.components?.format ?? 0, error: 1, details: { error: r.error } }
+          : { score: r.reward, ...r.components, error: 0, details: { labels: r.labels } };
       return send(res, 200, single ? asVerl(results[0]!) : { results: results.map(asVerl) });
     }
     if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new BadRequest(400, 'expected {"query": [...], "prompts": [...], "labels": [...]}');

@@ -93,12 +93,15 @@ describe('reward server (sim:labeler)', () => {
     const verl = await post('/verl', { data_source: 'driftlens', solution_str: FULL, ground_truth: 'q1', extra_info: {} });
     expect(verl.status).toBe(200);
     expect(verl.body.score).toBeCloseTo(2 / 3, 12);
-    expect(verl.body.labels).toBe(`${A} > ${C}`);
+    expect(verl.body.error).toBe(0);
+    expect(verl.body.details).toEqual({ labels: [A, C] });
     const batch = await post('/verl', { batch: [{ solution_str: FULL, ground_truth: 'q1' }, { solution_str: FULL, ground_truth: null, extra_info: { question_id: 'q2' } }, { solution_str: FULL, ground_truth: 7 }] });
     const scores = batch.body.results as Array<Record<string, unknown>>;
     expect(scores[0]!.score).toBeCloseTo(2 / 3, 12);
     expect(scores[1]!.score).toBeCloseTo(1 - 1 / 2, 12); // [A, C] vs [C]: DTW raw 1, normalised by max(2, 1)
-    expect(scores[2]!.error).toBe('no question id in the label');
+    expect(scores[2]!.error).toBe(1);
+    expect(scores[2]!.details).toEqual({ error: 'no question id in the label' });
+    expect(scores[2]!.score).toBe(1 - 1);
   });
 
   it('never labels the same response twice', async () => {
