@@ -5,7 +5,8 @@
  *   clients, drawn from a pool of 2,000 distinct step-format responses (so repeats hit the cache).
  *   Baseline, measured in the same command: the same stream scored in-process with
  *   `scoreBatch` (no HTTP), on a fresh store and cache; the ratio shows what HTTP costs.
- * Prints responses/s and the cache hit rate. BENCH_SMOKE=1: 256 responses from a pool of 64.
+ * A second pass of the same stream (all labels cached) times HTTP, JSON and scoring alone.
+ * Prints responses/s and the cache hit rate (first pass). BENCH_SMOKE=1: 256 responses from a pool of 64.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -88,7 +89,7 @@ try {
   await warmUp(served.labeler);
   const server = await startRewardServer({ references, labeler: served.labeler, weights: PAPER_REWARD_WEIGHTS, port: 0 });
   let errors = 0;
-  const http = await drive(async (batch) => {
+  const post = async (batch: typeof stream) => {
     const res = await fetch(`${server.url}/openrlhf`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -98,15 +99,20 @@ try {
     const body = (await res.json()) as { rewards: number[]; extra_logs: { error: number[] } };
     errors += body.extra_logs.error.reduce((a, v) => a + v, 0);
     return body.rewards.length;
-  });
+  };
+  const http = await drive(post);
+  const stats = { ...served.labeler.stats };
+  // The same stream again: every label is cached, so this times HTTP, JSON and scoring alone.
+  const warm = await drive(post);
   await server.close();
   served.run.store.close();
 
-  const s = served.labeler.stats;
+  const s = stats;
   const baseRate = (baseline.scored / baseline.ms) * 1000;
   const httpRate = (http.scored / http.ms) * 1000;
   line('baseline: in-process scoreBatch', `${fmt(baseRate)}/s`, `${baseline.scored} responses in ${fmt(baseline.ms)} ms`);
   line('server: POST /openrlhf from local clients', `${fmt(httpRate)}/s`, `${http.scored} responses in ${fmt(http.ms)} ms; ratio ${(httpRate / baseRate).toFixed(2)} × baseline`);
+  line('server, warm cache (all hits)', `${fmt((warm.scored / warm.ms) * 1000)}/s`, `${warm.scored} responses in ${fmt(warm.ms)} ms`);
   line('label cache hit rate (in-memory)', `${((100 * s.memoryHits) / s.lookups).toFixed(1)} %`, `${s.memoryHits}/${s.lookups} lookups; ${s.calls} labeler calls for ${POOL} distinct responses`);
   line('per-item errors', String(errors));
   if (http.scored !== TOTAL) throw new Error(`scored ${http.scored} of ${TOTAL}`);
