@@ -222,3 +222,42 @@ describe('JSON lines', () => {
     expect(JSON.stringify(counts)).not.toMatch(/acme|sk-ant|bob/i);
   });
 });
+
+describe('robustness', () => {
+  it('any JSON value comes back as valid JSON with the same structure', async () => {
+    const fc = await import('fast-check');
+    const shape = (value: unknown): unknown => {
+      if (Array.isArray(value)) return value.map(shape);
+      if (value !== null && typeof value === 'object') return Object.values(value).map(shape);
+      return typeof value;
+    };
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const line = JSON.stringify(value);
+        const out = redactJsonLine(line, { identities: ['employer=Acme'] });
+        expect(out.json).toBe(true);
+        const parsed = JSON.parse(out.text);
+        expect(shape(parsed)).toEqual(shape(value));
+      }),
+      { numRuns: 300, seed: 42 },
+    );
+  });
+
+  it('any text, malformed JSON included, is redacted without throwing', async () => {
+    const fc = await import('fast-check');
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme-composite', maxLength: 300 }), (text) => {
+        const out = redactJsonLine(`{"a":"${text}`);
+        expect(typeof out.text).toBe('string');
+      }),
+      { numRuns: 300, seed: 7 },
+    );
+  });
+
+  it('finishes on pathological repetitions', () => {
+    for (const unit of ['a@a.a@a.', '-----BEGIN PRIVATE KEY-----', 'sk-', '/home/', '-Users-', 'password=', 'api_key: "', 'http://a:b@', 'ssh -p ']) {
+      const text = unit.repeat(Math.ceil(20_000 / unit.length));
+      expect(typeof redactText(text).text).toBe('string');
+    }
+  });
+});

@@ -140,14 +140,14 @@ const FLAG_ASSIGNMENT = /(?<![A-Za-z0-9_-])--?(?<n>(?:[a-z]+-)*(?:password|passw
 const LINE_ASSIGNMENT = new RegExp(`^(?<i>[ \\t]*(?:-[ \\t]+)?)(?<n>${NAME})[ \\t]*[:=][ \\t]*(?<v>[^\\s"'#,;{}()\\[\\]]+)[ \\t]*$`, 'gdm');
 
 const URL_CREDENTIALS =
-  /(?<s>[A-Za-z][A-Za-z0-9+.-]{1,20}:\/\/)(?<u>[^\s:/?#@"'<>\\]*):(?<v>[^\s/?#@"'<>\\]+)@(?=[A-Za-z0-9[<])/dg;
+  /(?<s>[A-Za-z][A-Za-z0-9+.-]{1,20}:\/\/)(?<u>[^\s:/?#@"'<>\\]{0,256}):(?<v>[^\s/?#@"'<>\\]{1,256})@(?=[A-Za-z0-9[<])/dg;
 const AUTH_HEADER =
   /(?<![A-Za-z0-9-])(?:Proxy-)?Authorization\\?["']?\s*[:=]\s*\\?["']?(?:(?:Bearer|Basic|Token|Bot|Digest|ApiKey|Key|Bearer:)\s+)?(?<v>[A-Za-z0-9._~+/=:-]{8,})/dgi;
 const BEARER = /(?<![A-Za-z0-9-])Bearer\s+(?<v>[A-Za-z0-9._~+/=-]{16,})/dg;
 const KEY_HEADER =
   /(?<![A-Za-z0-9-])(?:x-api-key|api-key|x-goog-api-key|x-auth-token|private-token|x-access-token|ocp-apim-subscription-key)\\?["']?\s*:\s*\\?["']?(?<v>[A-Za-z0-9._~+/=-]{12,})/dgi;
 // Only inside `;`-separated connection strings (`Server=…;Password=…;`), not `password=x` in code.
-const CONNECTION_PASSWORD = /(?<=;\s?)(?:Password|Pwd)=(?<v>[^;"'\s\\]{3,})|(?<![A-Za-z0-9_])(?:Password|Pwd)=(?<w>[^;"'\s\\]{3,})(?=;)/dgi;
+const CONNECTION_PASSWORD = /(?<=;\s?)(?:Password|Pwd)=(?<v>[^;"'\s\\]{3,256})|(?<![A-Za-z0-9_])(?:Password|Pwd)=(?<w>[^;"'\s\\]{3,256})(?=;)/dgi;
 
 const SECRET_PLACEHOLDER = (kind: string) => `<SECRET:${kind}>`;
 

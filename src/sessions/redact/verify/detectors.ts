@@ -335,7 +335,7 @@ export function findSecretAssignments(text: string): Hit[] {
     let nameEnd = i;
     while (nameEnd > 0 && ' \t"\'\\'.includes(text[nameEnd - 1]!)) nameEnd--;
     let nameStart = nameEnd;
-    while (nameStart > 0 && nameChar(text.charCodeAt(nameStart - 1))) nameStart--;
+    while (nameStart > 0 && nameEnd - nameStart < 64 && nameChar(text.charCodeAt(nameStart - 1))) nameStart--;
     const name = text.slice(nameStart, nameEnd);
     i++;
     if (name.length < 3 || !isSecretishName(name)) continue;
@@ -348,10 +348,12 @@ export function findSecretAssignments(text: string): Hit[] {
       cursor++;
     }
     let end = cursor;
+    // Values longer than 1,024 characters are not credentials; stop looking there.
+    const limit = Math.min(text.length, cursor + 1025);
     if (quoted) {
-      while (end < text.length && !'"\'`\\\n'.includes(text[end]!)) end++;
+      while (end < limit && !'"\'`\\\n'.includes(text[end]!)) end++;
     } else {
-      while (end < text.length && !' \t\n"\'`;,&|)(<>\\'.includes(text[end]!)) end++;
+      while (end < limit && !' \t\n"\'`;,&|)(<>\\'.includes(text[end]!)) end++;
     }
     const value = text.slice(cursor, end);
     const min = /pass|pwd/i.test(name) ? 4 : 8;
@@ -403,9 +405,11 @@ export function findEmails(text: string): Hit[] {
 
 const ACCOUNT_NAMES = ['shared', 'public', 'default', 'guest', 'root', 'admin', 'ubuntu', 'runner', 'node', 'vagrant', 'ec2-user', 'user', 'username', 'pi', 'docker', 'jenkins', 'circleci', 'git', 'app', 'coder', 'codespace', 'vscode', 'gitpod', 'linuxbrew', 'travis', 'me', 'you', 'yourname', 'foo', 'bar', 'example', 'someone', 'name', 'developer', 'dev', 'sandbox', 'debian', 'fedora', 'centos', 'www-data', 'nobody', 'all users', 'default user', 'administrator', 'buildkite', 'your-name', 'your_username', 'yourusername', 'users'];
 
-function usernameAt(text: string, start: number): string {
+/** The name at `start` (at most 64 characters; dash-encoded folders stop at `-`). */
+function usernameAt(text: string, start: number, dashEncoded = false): string {
+  const limit = Math.min(text.length, start + 64);
   let end = start;
-  while (end < text.length && (isAlnum(text.charCodeAt(end)) || '._-'.includes(text[end]!))) end++;
+  while (end < limit && (isAlnum(text.charCodeAt(end)) || (dashEncoded ? false : '._-'.includes(text[end]!)))) end++;
   return text.slice(start, end);
 }
 
@@ -450,7 +454,7 @@ export function findHomePaths(text: string): Hit[] {
       if (at < 0) break;
       pos = at + 1;
       if (at > 0 && isAlnum(text.charCodeAt(at - 1))) continue;
-      const name = usernameAt(text, at + marker.length).split('-')[0] ?? '';
+      const name = usernameAt(text, at + marker.length, true);
       if (name.length > 0 && !ACCOUNT_NAMES.includes(name.toLowerCase())) {
         hits.push({ kind: 'home_path', start: at, end: at + marker.length + name.length });
       }

@@ -115,16 +115,36 @@ export function scanText(text: string, terms: readonly VerifyTerm[] = []): Found
   return dropCovered(hits).map((hit) => ({ ...hit, value: plain.slice(hit.start, hit.end) }));
 }
 
-/** Removes a hit that lies inside a more specific one (a key inside its PEM block…). */
+const GENERIC_KINDS = new Set(['high_entropy', 'base64_data', 'secret_assignment']);
+
+/**
+ * Removes a hit that lies inside another one (a key inside its PEM block, a token inside
+ * an assignment), preferring the specific kind over a generic one. One sweep, O(n log n).
+ */
 function dropCovered(hits: Hit[]): Hit[] {
-  const generic = new Set(['high_entropy', 'base64_data', 'secret_assignment']);
   const sorted = [...hits].sort((a, b) => a.start - b.start || b.end - a.end);
   const kept: Hit[] = [];
+  let cover: Hit | null = null;
   for (const hit of sorted) {
-    const cover = kept.find((k) => k.start <= hit.start && k.end >= hit.end);
-    if (cover !== undefined && (generic.has(hit.kind) || !generic.has(cover.kind))) continue;
+    if (cover !== null && hit.end <= cover.end) {
+      const hitGeneric = GENERIC_KINDS.has(hit.kind);
+      if (hitGeneric || !GENERIC_KINDS.has(cover.kind)) continue;
+    }
     kept.push(hit);
+    if (cover === null || hit.end > cover.end) cover = hit;
   }
-  // A specific hit wins over the generic one that covered it first.
-  return kept.filter((hit) => !(generic.has(hit.kind) && kept.some((k) => k !== hit && !generic.has(k.kind) && hit.start >= k.start && hit.end <= k.end)));
+  // A generic hit that contains a specific one is the same finding told twice.
+  const specificStarts = kept.filter((h) => !GENERIC_KINDS.has(h.kind)).map((h) => h.start);
+  return kept.filter((hit) => {
+    if (!GENERIC_KINDS.has(hit.kind)) return true;
+    let low = 0;
+    let high = specificStarts.length;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if (specificStarts[mid]! < hit.start) low = mid + 1;
+      else high = mid;
+    }
+    const inside = low < specificStarts.length && specificStarts[low]! < hit.end;
+    return !inside;
+  });
 }

@@ -103,3 +103,12 @@ describe('maskedPreview', () => {
     expect(maskedPreview('identity:employer', 'Acme')).toBe('…(4 chars)');
   });
 });
+
+describe('scanText on pathological input', () => {
+  it('finishes on repetitions that would be quadratic in a naive scanner', () => {
+    for (const unit of ['-Users-', 'password=', 'http://a:b@', 'C:\\\\Users\\\\', 'a@a.a@a.', 'eyJ', '~a']) {
+      const text = unit.repeat(Math.ceil(20_000 / unit.length));
+      expect(Array.isArray(scanText(text))).toBe(true);
+    }
+  });
+});
