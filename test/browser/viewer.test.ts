@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdapter } from '../../src/models/create-adapter.js';
 import { type FakeServer, startFakeOpenAI } from '../../src/models/testing/index.js';
 import type { ChatMessage } from '../../src/models/types.js';
+import type { GapEstimate } from '../../src/persona-drift/analysis.js';
+import { personaReport } from '../../src/persona-drift/run.js';
 import { createPersonaSimProfile } from '../../src/persona-drift/sim.js';
 import { startViewer, type ViewerServer } from '../../src/report/viewer/server.js';
 import { readSession } from '../../src/sessions/read.js';
@@ -196,6 +198,14 @@ describe('viewer in chromium', { timeout: 300_000 }, () => {
       await page.goto(`${viewer.url}compare?a=1:${encodeURIComponent(runId)}&b=0:${encodeURIComponent(hostileRun)}`);
       await inert();
       await screenshot(page, 'viewer-compare', false);
+      // The comparison shows each run's own drift gap, as its report computes it.
+      const store = openStore(db, { readonly: true });
+      const gap = personaReport(store, runId).drift[0]!.gap as GapEstimate;
+      store.close();
+      const sign = (x: number) => (x >= 0 ? `+${x.toFixed(2)}` : x.toFixed(2));
+      await expect(page.locator('main table').first().locator('tbody tr td').nth(1).textContent()).resolves.toBe(
+        `${sign(gap.estimate)} [${sign(gap.ci[0])}, ${sign(gap.ci[1])}]`,
+      );
       await page.goto(`${viewer.url}demo`);
       await expect(page.locator('#sim-banner').textContent()).resolves.toContain('Simulated models');
       await page.click('#run');

@@ -63,7 +63,7 @@ export function registerView(program: Command): void {
       }
       if (!isLoopbackHost(host)) {
         process.stderr.write(
-          `\n!!! WARNING: binding to ${host}, not 127.0.0.1. Anyone who can reach this address can read every run,\n!!! transcript and response in these stores, and the demo calls ${options.target} billed to YOUR API keys.\n!!! Use --host only on a network you trust.\n\n`,
+          `\n!!! WARNING: binding to ${host}, not 127.0.0.1. Anyone who can reach this address can read every run,\n!!! transcript and response in these stores${target.provider === 'sim' && judge.provider === 'sim' ? '' : `, and make the demo call ${options.target} / ${options.judge} on YOUR API keys`}.\n!!! Use --host only on a network you trust.\n\n`,
         );
       }
       const viewer = await startViewer({ stores, sessions, target, judge, host, port, positions });
