@@ -32,6 +32,12 @@ function finiteNumber(name: string) {
   };
 }
 
+/** The run store's folder must exist before SQLite opens the file (default `runs/`). */
+function ensureParent(file: string): string {
+  mkdirSync(dirname(file), { recursive: true });
+  return file;
+}
+
 const SIMS =
   '\nSimulated models (measure nothing): sim:memory (generator), sim:dpo-judge (judge), sim:dpo-rewriter (rewrite), sim:labeler (labeler).';
 
@@ -52,7 +58,7 @@ export function registerMemoryMitigation(memory: Command): void {
       const config = loadDpoConfig(configFile, options.set);
       const stop = installStopSignals();
       try {
-        const result = await runDpoPairs(config, options.db, {
+        const result = await runDpoPairs(config, ensureParent(options.db), {
           signal: stop.signal,
           hardSignal: stop.hardSignal,
           ...(options.concurrency ? { concurrency: options.concurrency } : {}),
@@ -89,7 +95,7 @@ export function registerMemoryMitigation(memory: Command): void {
       const ontology = options.ontology ? loadOntologyFile(options.ontology) : loadBuiltinOntology();
       const stop = installStopSignals();
       try {
-        const result = await runDpoPairs(config, options.db, { signal: stop.signal, hardSignal: stop.hardSignal });
+        const result = await runDpoPairs(config, ensureParent(options.db), { signal: stop.signal, hardSignal: stop.hardSignal });
         if (!result.complete) {
           process.stdout.write('the candidate/judge stages stopped early; run the same command again to resume\n');
           process.exitCode = 3;
@@ -136,7 +142,7 @@ export function registerMemoryMitigation(memory: Command): void {
       }
       const references = parseReferences(text, options.references, new Set([...ontologySymbols(ontology), UNMAPPED]));
       const weights = checkRewardWeights({ format: options.wFormat, dtw: options.wDtw, sri: options.wSri });
-      const run = openExperimentRun(options.db, 'memory-reward', { labeler: options.labeler, ontology, references: sha256Hex(text) }, 42, { weights });
+      const run = openExperimentRun(ensureParent(options.db), 'memory-reward', { labeler: options.labeler, ontology, references: sha256Hex(text) }, 42, { weights });
       const labeler = new CachedLabeler({
         store: run.store,
         runId: run.runId,
@@ -184,7 +190,7 @@ export function registerMemoryMitigation(memory: Command): void {
         const file = spec.slice(eq + 1);
         return { name: spec.slice(0, eq), rows: parseHeldOut(read(file, 'held-out responses'), file) };
       });
-      const run = openExperimentRun(options.db, 'memory-evaluate', { labeler: options.labeler, judge: options.judge ?? null, ontology }, 42);
+      const run = openExperimentRun(ensureParent(options.db), 'memory-evaluate', { labeler: options.labeler, judge: options.judge ?? null, ontology }, 42);
       try {
         const labeler = new CachedLabeler({ store: run.store, runId: run.runId, labeler: options.labeler, ontology });
         const summaries = [];
