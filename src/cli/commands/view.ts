@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { registerBuiltinSimProfiles } from '../../builtin-sims.js';
 import { InputError, InvalidArgumentError } from '../../core/errors.js';
 import { packageRoot } from '../../core/version.js';
@@ -21,7 +21,7 @@ export function registerView(program: Command): void {
     .command('view')
     .description('local web viewer: browse runs and cells, compare runs, and the live side-by-side persona-drift demo')
     .argument('[run.db...]', 'run stores to browse (opened read-only)')
-    .option('--session <file>', 'transcript offered in the live demo; repeatable (default: the bundled demo session)', collect, [])
+    .addOption(new Option('--session <file>', 'transcript offered in the live demo; repeatable').argParser(collect).default([], 'the bundled demo session'))
     .option('--target <model>', 'model the live demo probes', 'sim:persona')
     .option('--judge <model>', 'judge model of the live demo', 'sim:judge')
     .option('--positions <n>', 'positions offered per session in the demo (uniform)', '10')
