@@ -112,11 +112,21 @@ describe('external (Tulu) pairs', () => {
     const filtered = filterExternalPairs(pairs);
     expect(filtered.kept.map((p) => p.id)).toEqual(['keep']);
     expect(filtered.dropped).toEqual({ subjective: 1, tie: 2, length_mismatch: 1 });
-    // Exactly 20 tokens apart is kept (the paper drops differences over 20).
-    const twenty = `${'a '.repeat(20).trim()}`;
-    const edge = parseExternalPreferences(line({ prompt: 'q', chosen: '', rejected: twenty }).replace('"chosen":""', '"chosen":"b"'));
-    const diff = Math.abs(countTokens('b') - countTokens(twenty));
-    expect(filterExternalPairs(edge).kept.length).toBe(diff > 20 ? 0 : 1);
+    // A difference of exactly 20 tokens is kept, 21 is dropped (the paper drops "> 20").
+    const withTokens = (extra: number) => {
+      let text = 'b';
+      while (countTokens(text) - countTokens('b') < extra) text += ' word';
+      return text;
+    };
+    const twenty = withTokens(20);
+    const twentyOne = withTokens(21);
+    expect(countTokens(twenty) - countTokens('b')).toBe(20);
+    expect(countTokens(twentyOne) - countTokens('b')).toBe(21);
+    const edge = parseExternalPreferences([line({ id: 'e20', prompt: 'q', chosen: 'b', rejected: twenty }), line({ id: 'e21', prompt: 'q', chosen: twentyOne, rejected: 'b' })].join('\n'));
+    const edgeFiltered = filterExternalPairs(edge);
+    expect(edgeFiltered.kept.map((p) => p.id)).toEqual(['e20']);
+    expect(edgeFiltered.dropped.length_mismatch).toBe(1);
+    expect(filterExternalPairs(edge, 21).kept).toHaveLength(2);
   });
 
   it('names file, line and field for bad rows', () => {
