@@ -261,3 +261,11 @@ describe('robustness', () => {
     }
   });
 });
+
+describe('opaque provider blobs', () => {
+  it('replaces thinking signatures and encrypted reasoning of any length', () => {
+    const line = '{"type":"thinking","thinking":"plan","signature":"EqQBCkYIBxgCKkD0c2lnbmF0dXJl"}';
+    expect(redactJsonLine(line).text).toBe('{"type":"thinking","thinking":"plan","signature":"<BASE64_DATA>"}');
+    expect(redactJsonLine('{"signature":"short"}').text).toBe('{"signature":"short"}');
+  });
+});

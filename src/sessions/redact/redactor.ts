@@ -37,6 +37,8 @@ export interface RedactedLine extends RedactedText {
 }
 
 const WHOLE_BASE64 = /^[A-Za-z0-9+/_-]{200,}={0,2}$/;
+const OPAQUE_MEMBERS = new Set(['signature', 'encrypted_content']);
+const OPAQUE_VALUE = /^[A-Za-z0-9+/_=-]{16,}$/;
 
 /** Names of discovered workspaces that are distinctive enough to hunt outside paths. */
 function distinctiveWorkspace(name: string): boolean {
@@ -131,6 +133,10 @@ export class Redactor {
     const counts: ClassCounts = {};
     if (!isJson(line)) return { text: this.redactString(line, counts), counts, json: false };
     const transform = (value: string, member: string | undefined) => {
+      // Opaque provider blobs (thinking signatures, encrypted reasoning) of any length.
+      if (member !== undefined && OPAQUE_MEMBERS.has(member) && OPAQUE_VALUE.test(value)) {
+        return placeholder('<BASE64_DATA>', 'base64_data', counts).text;
+      }
       const kind = member === undefined ? null : secretKindForMember(member, value);
       if (kind === null) return this.redactString(value, counts);
       return placeholder(`<SECRET:${kind}>`, `secret:${kind}`, counts).text;
