@@ -1,4 +1,6 @@
 import { CLAUDE_SUMMARY_OPENING, isInjectedUserText } from './classify.js';
+import { skimClaudeLine } from './claude-skim.js';
+import { skimJsonLine } from './json-skim.js';
 import { isObject, num, str, TimelineBuilder } from './timeline.js';
 import type { Block, MessageKind, SessionUsage, SessionWarning, SubagentTranscript } from './types.js';
 
@@ -64,6 +66,8 @@ export interface ClaudeParserOptions {
   keepContent: boolean;
   /** A subagent file: every line is the subagent's own chain. */
   asSubagent?: boolean;
+  /** Counting mode reads fields from the line bytes without JSON.parse (default true; false for equivalence tests). */
+  skimFields?: boolean;
 }
 
 export interface ClaudeParseResult {
@@ -101,6 +105,20 @@ export class ClaudeParser {
     this.warnings.push({ file: this.file, line, message });
   }
 
+  /**
+   * Raw line bytes (valid only during the call). Counting mode reads the needed fields
+   * straight from the bytes; when that reader is unsure the line goes through JSON.parse.
+   */
+  lineBytes(lineNumber: number, bytes: Buffer): void {
+    if (this.options.keepContent) {
+      this.line(lineNumber, bytes.toString('utf8'));
+      return;
+    }
+    const skimmed = this.options.skimFields === false ? undefined : skimClaudeLine(bytes);
+    if (skimmed === undefined) this.line(lineNumber, skimJsonLine(bytes));
+    else this.parsed(lineNumber, skimmed);
+  }
+
   line(lineNumber: number, text: string): void {
     let value: unknown;
     try {
@@ -109,6 +127,10 @@ export class ClaudeParser {
       this.warn(lineNumber, `invalid JSON skipped (${(error as Error).message.slice(0, 120)})`);
       return;
     }
+    this.parsed(lineNumber, value);
+  }
+
+  private parsed(lineNumber: number, value: unknown): void {
     try {
       this.record(lineNumber, value);
     } catch (error) {

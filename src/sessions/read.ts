@@ -81,7 +81,12 @@ export async function readSession(file: string, options: ReadSessionOptions = {}
     },
   };
   // Counting only: long strings are skimmed, never decoded (json-skim.ts).
-  if (!keepContent) sink.lineBytes = (lineNumber, bytes) => sink.line(lineNumber, skimJsonLine(bytes));
+  if (!keepContent) {
+    sink.lineBytes = (lineNumber, bytes) => {
+      if (claude) claude.lineBytes(lineNumber, bytes);
+      else sink.line(lineNumber, skimJsonLine(bytes));
+    };
+  }
   const readOptions = options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes };
   const { lines, bytes } = await readFileLines(file, sink, readOptions);
   if (!claude && !codex) {

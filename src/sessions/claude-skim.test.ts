@@ -1,0 +1,196 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ClaudeParser, type ClaudeParseResult } from './claude.js';
+import { SKIPPED, skimClaudeLine } from './claude-skim.js';
+import { CLAUDE_HOME, FIXTURES } from './testing/fixtures.js';
+
+function claudeFixtures(): string[] {
+  const out: string[] = [join(FIXTURES, 'claude-linear.jsonl')];
+  const walk = (dir: string): void => {
+    for (const name of readdirSync(dir).sort()) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (name.endsWith('.jsonl')) out.push(path);
+    }
+  };
+  walk(CLAUDE_HOME);
+  return out;
+}
+
+function view(result: ClaudeParseResult): unknown {
+  const b = result.builder;
+  return {
+    messages: b.messages,
+    events: b.events,
+    compactions: b.compactions,
+    counters: b.counters,
+    usage: b.usage,
+    models: [...b.models].sort(),
+    toolsUsed: b.toolsUsed,
+    firstTimestamp: b.firstTimestamp,
+    lastTimestamp: b.lastTimestamp,
+    replayedMessages: b.replayedMessages,
+    offChainRecords: result.offChainRecords,
+    inlineSubagents: result.inlineSubagents,
+    warnings: result.warnings,
+    sessionId: result.sessionId,
+    cwd: result.cwd,
+    version: result.version,
+  };
+}
+
+/** Counting-mode parse of `lines` through the byte fast path and through JSON.parse of each whole line. */
+function bothWays(lines: string[], asSubagent = false): { fast: unknown; parsed: unknown } {
+  const fast = new ClaudeParser('t.jsonl', { keepContent: false, asSubagent });
+  const parsed = new ClaudeParser('t.jsonl', { keepContent: false, asSubagent, skimFields: false });
+  lines.forEach((text, index) => {
+    if (text === '') return;
+    fast.lineBytes(index + 1, Buffer.from(text, 'utf8'));
+    parsed.line(index + 1, text);
+  });
+  return { fast: view(fast.finish()), parsed: view(parsed.finish()) };
+}
+
+describe('claude-skim: the byte fast path gives the same Session data as JSON.parse', () => {
+  it('on every Claude Code fixture (main and subagent reading)', () => {
+    const files = claudeFixtures();
+    expect(files.length).toBeGreaterThanOrEqual(5);
+    for (const file of files) {
+      const lines = readFileSync(file, 'utf8').split('\n');
+      // The fast path reads every line JSON.parse accepts (the fallback is not what is tested here).
+      for (const line of lines) {
+        if (line === '') continue;
+        let valid = true;
+        try {
+          JSON.parse(line);
+        } catch {
+          valid = false;
+        }
+        expect(skimClaudeLine(Buffer.from(line)) !== undefined, line.slice(0, 80)).toBe(valid);
+      }
+      for (const asSubagent of [false, true]) {
+        const { fast, parsed } = bothWays(lines, asSubagent);
+        expect(fast, file).toEqual(parsed);
+      }
+    }
+  });
+
+  it('on 300 fuzzed transcripts (damaged values, truncations, control bytes, escapes, duplicate keys, long texts)', () => {
+    const sources = claudeFixtures().map((f) => readFileSync(f, 'utf8').split('\n').filter((l) => l !== ''));
+    let state = 99173;
+    const random = (): number => {
+      state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+      return state / 4294967296;
+    };
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+    const blank = ' \n\t\u00a0\u2028\ufeff';
+    const longText = (): string => {
+      const head = Array.from({ length: 2000 + Math.floor(random() * 3000) }, () => pick([...blank])).join('');
+      return head + pick(['', 'x', '\u00e9t\u00e9', '\ud83d\ude00', '<command-name>', '\\"q']);
+    };
+    const junk: unknown[] = [null, 0, -0, 1e308, 1.5e-7, -12, '', 'x', [], {}, true, false, [{}], { type: 'text' }, '<synthetic>', 'compact_boundary', 'tool_result', '\u0000'];
+    const mutateValue = (value: unknown, depth: number): unknown => {
+      if (depth > 4 || random() < 0.12) return random() < 0.2 ? longText() : pick(junk);
+      if (Array.isArray(value)) return value.map((v) => (random() < 0.3 ? mutateValue(v, depth + 1) : v));
+      if (value !== null && typeof value === 'object') {
+        const out: Record<string, unknown> = {};
+        for (const [k, v] of Object.entries(value)) {
+          if (random() < 0.08) continue;
+          out[k] = random() < 0.3 ? mutateValue(v, depth + 1) : v;
+        }
+        return out;
+      }
+      if (typeof value === 'string' && random() < 0.3) return random() < 0.5 ? longText() : `${value}\u00e9\\\u2028`;
+      return random() < 0.5 ? pick(junk) : value;
+    };
+    const mutateLine = (text: string): string => {
+      const r = random();
+      if (r < 0.1) return text.slice(0, Math.floor(random() * text.length));
+      if (r < 0.15) return `${text.slice(0, 12)}\t${text.slice(12)}`;
+      if (r < 0.2) return `  ${text} \r`;
+      if (r < 0.25) return `${text}x`;
+      // A needed key twice (JSON.parse keeps the last) or spelled with an escape.
+      if (r < 0.3) return text.replace('{"', '{"type":"system","');
+      if (r < 0.35) return text.replace('"type"', '"typ\\u0065"');
+      if (r < 0.4) return text.replace(/"parentUuid":"/, '"parentUuid":"\\u00e9');
+      try {
+        return JSON.stringify(mutateValue(JSON.parse(text), 0));
+      } catch {
+        return text;
+      }
+    };
+    let fallbacks = 0;
+    let fastLines = 0;
+    for (let iteration = 0; iteration < 300; iteration += 1) {
+      // Mutations stack: a line may be damaged twice.
+      const lines = pick(sources).map((l) => (random() < 0.35 ? mutateLine(random() < 0.2 ? mutateLine(l) : l) : l));
+      for (const line of lines) {
+        if (line.trim() === '') continue;
+        if (skimClaudeLine(Buffer.from(line)) === undefined) fallbacks += 1;
+        else fastLines += 1;
+      }
+      const { fast, parsed } = bothWays(lines, random() < 0.2);
+      expect(fast, `iteration ${iteration}`).toEqual(parsed);
+    }
+    // Both paths were exercised.
+    expect(fallbacks).toBeGreaterThan(100);
+    expect(fastLines).toBeGreaterThan(1000);
+  });
+});
+
+describe('skimClaudeLine', () => {
+  const skim = (text: string) => skimClaudeLine(Buffer.from(text, 'utf8'));
+
+  it('reads needed fields as JSON.parse does and replaces other composites by SKIPPED', () => {
+    const r = skim('{"type":"user","uuid":"a\\u00e9","parentUuid":null,"isMeta":true,"cwd":{"x":[1,{"y":"\\""}]},"n":-1.5e3,"message":{"content":[{"type":"text","text":"hi"},7],"usage":{"input_tokens":12}}}');
+    expect(r).toBeDefined();
+    expect(r!.type).toBe('user');
+    expect(r!.uuid).toBe('a\u00e9');
+    expect(r!.parentUuid).toBeNull();
+    expect(r!.isMeta).toBe(true);
+    expect(r!.cwd).toBe(SKIPPED);
+    const message = r!.message as { content: unknown[]; usage: { input_tokens: unknown } };
+    expect(message.content[0]).toMatchObject({ type: 'text', text: 'hi' });
+    expect(message.content[1]).toBeNull();
+    expect(message.usage.input_tokens).toBe(12);
+  });
+
+  it('keeps a head of long texts, and the whole text when the head is blank', () => {
+    const body = `${'x'.repeat(5000)}`;
+    const long = skim(JSON.stringify({ type: 'user', message: { content: body } }));
+    expect((long!.message as { content: string }).content.length).toBeLessThan(2100);
+    expect((long!.message as { content: string }).content.length).toBeGreaterThanOrEqual(200);
+    const blankHead = `${'\u00a0 \n'.repeat(3000)}z`;
+    const blank = skim(JSON.stringify({ type: 'user', message: { content: blankHead } }));
+    expect((blank!.message as { content: string }).content).toBe(blankHead);
+    // A head cut inside an escape or a multi-byte character still decodes.
+    for (let shift = 0; shift < 8; shift += 1) {
+      const text = `${'a'.repeat(2040 + shift)}\u00e9\ud83d\ude00\u0001"\\${'b'.repeat(3000)}`;
+      const r = skim(JSON.stringify({ type: 'user', message: { content: [{ type: 'text', text }] } }));
+      const head = (r!.message as { content: Array<{ text: string }> }).content[0]!.text;
+      expect(text.startsWith(head)).toBe(true);
+    }
+  });
+
+  it('is unsure (undefined) on anything JSON.parse rejects or that it cannot read exactly', () => {
+    for (const bad of [
+      '',
+      '[1]',
+      '"x"',
+      '{"type":"user"',
+      '{"type":"user"} x',
+      '{"type":"us\ter"}',
+      '{"type":"user","x":[1,}',
+      '{"type":"user","x":01}',
+      '{"type":"user","x":"\\q"}',
+      '{"type":"user","x":tru}',
+      '{"type":"a","type":"b"}',
+      '{"typ\\u0065":"user"}',
+      '\ufeff{"type":"user"}',
+    ]) {
+      expect(skim(bad), bad).toBeUndefined();
+    }
+    expect(skim(' {"type":"user","x":[{"a":[[]]},-0.5E+2,null,false]} \r')).toBeDefined();
+  });
+});
