@@ -32,6 +32,14 @@ const KNOWN_META_TYPES = new Set([
 /** Shared by every record without blocks (most records when only counting). Never mutated. */
 const NO_BLOCKS: Block[] = [];
 
+interface SystemDetail {
+  subtype?: string;
+  logicalParent?: string;
+  trigger?: string;
+  preTokens?: number;
+  clearedToolIds?: string[];
+}
+
 interface ClaudeRecord {
   /** Position in the parser's record list. */
   index: number;
@@ -41,9 +49,7 @@ interface ClaudeRecord {
   parentIndex: number;
   /** Parent uuid, kept only while unresolved (a forward or dangling link). */
   parent: string | null;
-  logicalParent: string | undefined;
   type: string;
-  subtype: string | undefined;
   sidechain: boolean;
   agentId: string | undefined;
   /** Kept only with content (message timestamps); first/last are tracked while reading. */
@@ -56,9 +62,8 @@ interface ClaudeRecord {
   messageId: string | undefined;
   model: string | undefined;
   usage: SessionUsage | undefined;
-  trigger: string | undefined;
-  preTokens: number | undefined;
-  clearedToolIds: string[] | undefined;
+  /** Only on system records (rare): one field instead of five on every record. */
+  system: SystemDetail | undefined;
   hasToolResult: boolean;
 }
 
@@ -93,6 +98,9 @@ export class ClaudeParser {
   private lastTimestamp: string | undefined;
   /** One string instance per distinct model / type / agent id (records hold many repeats). */
   private readonly interned = new Map<string, string>();
+  private readonly toolBlocks = new Map<string, Block[]>();
+  private lastMessageId: string | undefined;
+  private lastUsage: SessionUsage | undefined;
   private cwd: string | undefined;
   private version: string | undefined;
 
@@ -186,9 +194,7 @@ export class ClaudeParser {
       uuid,
       parentIndex,
       parent,
-      logicalParent: undefined,
       type: this.intern(type),
-      subtype: undefined,
       sidechain: this.options.asSubagent === true || value.isSidechain === true,
       agentId: agentId === undefined ? undefined : this.intern(agentId),
       timestamp: this.options.keepContent ? timestamp : undefined,
@@ -199,9 +205,7 @@ export class ClaudeParser {
       messageId: undefined,
       model: undefined,
       usage: undefined,
-      trigger: undefined,
-      preTokens: undefined,
-      clearedToolIds: undefined,
+      system: undefined,
       hasToolResult: false,
     };
     if (type === 'system') this.readSystem(record, value);
@@ -209,6 +213,30 @@ export class ClaudeParser {
     this.records.push(record);
     this.byUuid.set(uuid, record);
     this.lastUuid = uuid;
+  }
+
+  /**
+   * Counting mode keeps only tool-call names (tools used), and a block is never changed
+   * once read: records share one block, and one single-block list, per tool name.
+   */
+  private countingBlocks(blocks: Block[]): Block[] {
+    if (blocks.length === 0) return NO_BLOCKS;
+    const shared: Block[] = [];
+    for (const block of blocks) {
+      const name = block.type === 'tool_call' ? block.name : undefined;
+      if (name === undefined) {
+        shared.push(block);
+        continue;
+      }
+      let one = this.toolBlocks.get(name);
+      if (one === undefined) {
+        one = [{ type: 'tool_call', name, input: undefined }];
+        if (this.toolBlocks.size < 10_000) this.toolBlocks.set(name, one);
+      }
+      if (blocks.length === 1) return one;
+      shared.push(one[0]!);
+    }
+    return shared;
   }
 
   private intern(text: string): string {
@@ -219,22 +247,24 @@ export class ClaudeParser {
   }
 
   private readSystem(record: ClaudeRecord, value: Record<string, unknown>): void {
+    const detail: SystemDetail = {};
+    record.system = detail;
     const subtype = str(value.subtype);
-    if (subtype !== undefined) record.subtype = subtype;
+    if (subtype !== undefined) detail.subtype = subtype;
     if (subtype === 'compact_boundary') {
       const logical = str(value.logicalParentUuid);
-      if (logical !== undefined) record.logicalParent = logical;
+      if (logical !== undefined) detail.logicalParent = logical;
       const meta = isObject(value.compactMetadata) ? value.compactMetadata : {};
       const trigger = str(meta.trigger);
-      if (trigger !== undefined) record.trigger = trigger;
-      if (typeof meta.preTokens === 'number') record.preTokens = meta.preTokens;
+      if (trigger !== undefined) detail.trigger = trigger;
+      if (typeof meta.preTokens === 'number') detail.preTokens = meta.preTokens;
     } else if (subtype === 'microcompact_boundary') {
       const meta = isObject(value.microcompactMetadata) ? value.microcompactMetadata : {};
-      record.clearedToolIds = Array.isArray(meta.compactedToolIds)
+      detail.clearedToolIds = Array.isArray(meta.compactedToolIds)
         ? meta.compactedToolIds.filter((id): id is string => typeof id === 'string')
         : [];
       const trigger = str(meta.trigger);
-      if (trigger !== undefined) record.trigger = trigger;
+      if (trigger !== undefined) detail.trigger = trigger;
     }
   }
 
@@ -247,7 +277,7 @@ export class ClaudeParser {
     }
     const keep = this.options.keepContent;
     const { blocks, hasText, hasToolResult, firstText, hasMedia } = readBlocks(message.content, keep);
-    record.blocks = blocks.length === 0 && !keep ? NO_BLOCKS : blocks;
+    record.blocks = keep ? blocks : this.countingBlocks(blocks);
     record.hasToolResult = hasToolResult;
     if (record.type === 'assistant') {
       record.steps = 1;
@@ -255,8 +285,15 @@ export class ClaudeParser {
       record.synthetic = value.isApiErrorMessage === true || model === '<synthetic>';
       if (model !== undefined && !record.synthetic) record.model = this.intern(model);
       const id = str(message.id);
-      if (id !== undefined) record.messageId = id;
-      if (isObject(message.usage)) record.usage = claudeUsage(message.usage);
+      if (id !== undefined) record.messageId = id === this.lastMessageId ? this.lastMessageId : id;
+      if (isObject(message.usage)) {
+        const usage = claudeUsage(message.usage);
+        // Lines of one API response repeat the same usage; counting mode keeps one copy.
+        const previous = this.lastUsage;
+        record.usage = !keep && previous !== undefined && sameUsage(previous, usage) ? previous : usage;
+        this.lastUsage = record.usage;
+      }
+      this.lastMessageId = record.messageId;
       return;
     }
     record.steps = hasText && !hasToolResult ? 1 : 0;
@@ -288,8 +325,8 @@ export class ClaudeParser {
     for (let i = 0; i < n; i += 1) {
       const r = records[i]!;
       let index = r.parentIndex;
-      if (index === -3 || (index === -1 && r.logicalParent !== undefined)) {
-        const link = r.parentIndex === -3 ? r.parent : r.logicalParent;
+      if (index === -3 || (index === -1 && r.system?.logicalParent !== undefined)) {
+        const link = r.parentIndex === -3 ? r.parent : r.system?.logicalParent;
         const parent = link === null || link === undefined ? undefined : this.byUuid.get(link);
         index = parent === undefined ? -2 : parent.index;
       }
@@ -356,7 +393,7 @@ export class ClaudeParser {
       const next = parentOf[current]!;
       if (next === -2) {
         const r = records[current]!;
-        this.warn(r.line, `parent ${r.parent ?? r.logicalParent} not in this file; the main chain starts here`);
+        this.warn(r.line, `parent ${r.parent ?? r.system?.logicalParent} not in this file; the main chain starts here`);
       }
       current = next;
     }
@@ -400,15 +437,15 @@ export class ClaudeParser {
       const raw = { file: this.file, line: r.line };
       builder.seeTimestamp(r.timestamp);
       if (r.type === 'system') {
-        if (r.subtype === 'compact_boundary') {
+        if (r.system?.subtype === 'compact_boundary') {
           const event: Parameters<TimelineBuilder['compaction']>[0] = { compaction: 'claude', raw, summaryAvailable: false };
           if (r.timestamp !== undefined) event.timestamp = r.timestamp;
-          if (r.trigger !== undefined) event.trigger = r.trigger;
-          if (r.preTokens !== undefined) event.preTokens = r.preTokens;
+          if (r.system?.trigger !== undefined) event.trigger = r.system?.trigger;
+          if (r.system?.preTokens !== undefined) event.preTokens = r.system?.preTokens;
           pendingCompaction = builder.compaction(event);
           openMessageId = undefined;
-        } else if (r.subtype === 'microcompact_boundary') {
-          builder.microcompaction(raw, r.clearedToolIds ?? [], r.timestamp);
+        } else if (r.system?.subtype === 'microcompact_boundary') {
+          builder.microcompaction(raw, r.system?.clearedToolIds ?? [], r.timestamp);
         }
         continue;
       }
@@ -538,6 +575,16 @@ function toolResultText(content: unknown): string {
     if (isObject(item) && item.type === 'text' && typeof item.text === 'string') parts.push(item.text);
   }
   return parts.join('\n');
+}
+
+function sameUsage(a: SessionUsage, b: SessionUsage): boolean {
+  return (
+    a.inputTokens === b.inputTokens &&
+    a.outputTokens === b.outputTokens &&
+    a.cachedInputTokens === b.cachedInputTokens &&
+    a.cacheWriteTokens === b.cacheWriteTokens &&
+    a.reasoningTokens === b.reasoningTokens
+  );
 }
 
 function claudeUsage(usage: Record<string, unknown>): SessionUsage {
