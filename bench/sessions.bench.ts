@@ -6,8 +6,11 @@
  *   - baseline: read the file and split it into decoded lines, no parsing (the practical limit);
  *   - summary: stream-parse into a Session in counting mode (`content: 'none'`, what `list` uses);
  *   - full: stream-parse keeping all message text (`content: 'full'`, what prefixes need).
- * Prints MB/s, peak RSS and parse/baseline ratios. Targets: summary ≥ 50% of the baseline
- * rate and < 150 MB peak RSS. Each mode runs twice; the faster run is reported.
+ * Prints MB/s (wall and CPU time), peak RSS and parse/baseline ratios, for each run and for
+ * the best of the two runs per mode. Targets (issue 5) apply to counting mode (`summary`):
+ * CPU-time rate ≥ 50% of the baseline's (CPU time: the machine may be shared) and < 150 MB
+ * peak RSS. Full-content mode keeps every message text by design; its memory grows with the
+ * transcript and is reported without a target.
  */
 import { spawnSync } from 'node:child_process';
 import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -174,6 +177,8 @@ async function main(): Promise<void> {
     for (let round = 0; round < 2; round += 1) {
       for (const mode of ['baseline', 'summary', 'full'] as Mode[]) {
         const r = runChild(command.args, mode, file);
+        const mb = r.bytes / 1024 / 1024;
+        console.log(`  run ${round + 1} ${mode.padEnd(9)} wall ${(mb / r.seconds).toFixed(1).padStart(7)} MB/s  CPU ${(mb / r.cpuSeconds).toFixed(1).padStart(7)} MB/s  peak RSS ${r.maxRssMb.toFixed(0).padStart(4)} MB`);
         const prior = best.get(mode);
         if (!prior || r.seconds < prior.seconds) best.set(mode, { ...r, maxRssMb: Math.max(r.maxRssMb, prior?.maxRssMb ?? 0) });
         else best.set(mode, { ...prior, cpuSeconds: Math.min(prior.cpuSeconds, r.cpuSeconds), maxRssMb: Math.max(r.maxRssMb, prior.maxRssMb) });
@@ -190,10 +195,11 @@ async function main(): Promise<void> {
       );
     }
     const summary = best.get('summary')!;
-    const ratio = rate(summary) / rate(base);
+    const ratio = cpuRate(summary) / cpuRate(base);
     console.log(
-      `targets (summary parse): ≥ 0.50 of the line-splitting rate: ${ratio.toFixed(2)} ${ratio >= 0.5 ? 'met' : 'NOT met'}; < 150 MB peak RSS: ${summary.maxRssMb.toFixed(0)} MB ${summary.maxRssMb < 150 ? 'met' : 'NOT met'}`,
+      `targets (counting mode, summary): CPU-time rate ≥ 0.50 of line splitting: ${ratio.toFixed(2)} ${ratio >= 0.5 ? 'met' : 'NOT met'} (wall-time ratio ${(rate(summary) / rate(base)).toFixed(2)}); < 150 MB peak RSS: ${summary.maxRssMb.toFixed(0)} MB ${summary.maxRssMb < 150 ? 'met' : 'NOT met'}`,
     );
+    console.log('full-content mode keeps all message text by design: no memory target (its RSS grows with the transcript)');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -206,27 +206,27 @@ function topField(b: Buffer, key: string, i: number, out: SkimmedRecord): boolea
   switch (key) {
     case 'type':
       if (out.type !== undefined) return false;
-      out.type = scalar(b, i);
+      out.type = cachedScalar(b, i, 0);
       return out.type !== FAIL;
     case 'sessionId':
       if (out.sessionId !== undefined) return false;
-      out.sessionId = scalar(b, i);
+      out.sessionId = cachedScalar(b, i, 1);
       return out.sessionId !== FAIL;
     case 'cwd':
       if (out.cwd !== undefined) return false;
-      out.cwd = scalar(b, i);
+      out.cwd = cachedScalar(b, i, 2);
       return out.cwd !== FAIL;
     case 'version':
       if (out.version !== undefined) return false;
-      out.version = scalar(b, i);
+      out.version = cachedScalar(b, i, 3);
       return out.version !== FAIL;
     case 'uuid':
       if (out.uuid !== undefined) return false;
-      out.uuid = scalar(b, i);
+      out.uuid = cachedScalar(b, i, 4);
       return out.uuid !== FAIL;
     case 'parentUuid':
       if (out.parentUuid !== undefined) return false;
-      out.parentUuid = scalar(b, i);
+      out.parentUuid = cachedScalar(b, i, 4);
       return out.parentUuid !== FAIL;
     case 'timestamp':
       if (out.timestamp !== undefined) return false;
@@ -234,7 +234,7 @@ function topField(b: Buffer, key: string, i: number, out: SkimmedRecord): boolea
       return out.timestamp !== FAIL;
     case 'agentId':
       if (out.agentId !== undefined) return false;
-      out.agentId = scalar(b, i);
+      out.agentId = cachedScalar(b, i, 5);
       return out.agentId !== FAIL;
     case 'isSidechain':
       if (out.isSidechain !== undefined) return false;
@@ -254,7 +254,7 @@ function topField(b: Buffer, key: string, i: number, out: SkimmedRecord): boolea
       return out.isMeta !== FAIL;
     case 'subtype':
       if (out.subtype !== undefined) return false;
-      out.subtype = scalar(b, i);
+      out.subtype = cachedScalar(b, i, 6);
       return out.subtype !== FAIL;
     case 'logicalParentUuid':
       if (out.logicalParentUuid !== undefined) return false;
@@ -284,11 +284,11 @@ function messageField(b: Buffer, key: string, i: number, out: SkimmedMessage): b
   switch (key) {
     case 'model':
       if (out.model !== undefined) return false;
-      out.model = scalar(b, i);
+      out.model = cachedScalar(b, i, 7);
       return out.model !== FAIL;
     case 'id':
       if (out.id !== undefined) return false;
-      out.id = scalar(b, i);
+      out.id = cachedScalar(b, i, 8);
       return out.id !== FAIL;
 
     case 'usage':
@@ -337,11 +337,11 @@ function blockField(b: Buffer, key: string, i: number, out: SkimmedBlock): boole
   switch (key) {
     case 'type':
       if (out.type !== undefined) return false;
-      out.type = scalar(b, i);
+      out.type = cachedScalar(b, i, 9);
       return out.type !== FAIL;
     case 'name':
       if (out.name !== undefined) return false;
-      out.name = scalar(b, i);
+      out.name = cachedScalar(b, i, 10);
       return out.name !== FAIL;
     case 'id':
       if (out.id !== undefined) return false;
@@ -409,6 +409,38 @@ function scalar(b: Buffer, i: number): Read {
   if (c === 0x66) return false;
   if (c === 0x6e) return null;
   return Number(b.toString('latin1', i, end));
+}
+
+/**
+ * Most lines repeat the previous line's type, session id, cwd, version, model, tool
+ * names, and their parentUuid is the previous uuid: a field's last string is reused
+ * when its bytes are the same (comparing short bytes is cheaper than decoding).
+ */
+const SLOTS = 11;
+const SLOT_BYTES = 96;
+const slotBytes = Buffer.alloc(SLOTS * SLOT_BYTES);
+const slotLength = new Int32Array(SLOTS).fill(-1);
+const slotValue: string[] = new Array<string>(SLOTS).fill('');
+
+function cachedScalar(b: Buffer, i: number, slot: number): Read {
+  if (b[i] !== QUOTE) return scalar(b, i);
+  const end = scanString(b, i + 1);
+  if (end < 0) return FAIL;
+  pos = end;
+  const from = i + 1;
+  const length = end - 1 - from;
+  if (escaped || length > SLOT_BYTES) return decode(b, from, end - 1, escaped);
+  const base = slot * SLOT_BYTES;
+  if (slotLength[slot] === length) {
+    let k = 0;
+    while (k < length && slotBytes[base + k] === b[from + k]) k += 1;
+    if (k === length) return slotValue[slot];
+  }
+  const value = b.toString('utf8', from, end - 1);
+  b.copy(slotBytes, base, from, end - 1);
+  slotLength[slot] = length;
+  slotValue[slot] = value;
+  return value;
 }
 
 /** Like `scalar`, but a long string keeps only its head (see the module comment). */
