@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { estimateLines } from '../estimate-lines.js';
 import { ConfigError, InvalidArgumentError } from '../../core/errors.js';
 import { aggregateAnnotations, buildOrthogonalityItems, exportAnnotationSheet, parseAnnotationSheet } from '../../memory-drift/annotations.js';
 import { compileCurationMatcher, curateQuestion, loadBuiltinCurationKeywords } from '../../memory-drift/curation.js';
@@ -188,9 +189,7 @@ export function registerMemory(program: Command): void {
         process.stdout.write(
           [
             `plan: ${dry.questions} questions × ${dry.conditions} conditions × ${config.targets.length} target(s) → ${dry.generationCells} generation cells (${e.duplicates} duplicates), about ${dry.labelerCells} labeler cells (+ re-asks)`,
-            `input tokens ≈ ${e.inputTokens.toLocaleString('en-US')}; output tokens expected ≈ ${e.outputTokens.expected.toLocaleString('en-US')}, at most ${e.outputTokens.max.toLocaleString('en-US')}`,
-            `cost ≈ $${e.dollars.low.toFixed(2)} – $${e.dollars.high.toFixed(2)}${e.unpricedModels.length > 0 ? ` (no price for: ${e.unpricedModels.join(', ')})` : ''}`,
-            'nothing was called (--dry-run)',
+            ...estimateLines(e),
           ].join('\n') + '\n',
         );
         return;

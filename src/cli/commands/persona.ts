@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Command } from 'commander';
+import { estimateLines } from '../estimate-lines.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { openStore } from '../../store/run-store.js';
 import { renderPersonaMarkdown } from '../../persona-drift/report-markdown.js';
@@ -75,9 +76,7 @@ export function registerPersona(program: Command): void {
         process.stdout.write(
           [
             `plan: ${dry.targetCells} target cells (${e.duplicates} duplicates), up to ${dry.judgeCells} judge cells`,
-            `input tokens ≈ ${e.inputTokens.toLocaleString('en-US')}; output tokens expected ≈ ${e.outputTokens.expected.toLocaleString('en-US')}, at most ${e.outputTokens.max.toLocaleString('en-US')}`,
-            `cost ≈ $${e.dollars.low.toFixed(2)} – $${e.dollars.high.toFixed(2)}${e.unpricedModels.length > 0 ? ` (no price for: ${e.unpricedModels.join(', ')})` : ''}`,
-            'nothing was called (--dry-run)',
+            ...estimateLines(e),
           ].join('\n') + '\n',
         );
         return;
