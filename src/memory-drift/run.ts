@@ -191,7 +191,11 @@ function providerKind(model: string): string | undefined {
 
 export function memoryDecodingParams(decoding: MemoryConfig['decoding'] | MemoryConfig['labelerDecoding'], model: string): DecodingParams {
   const params: DecodingParams = { temperature: decoding.temperature, maxTokens: decoding.maxTokens };
-  if (decoding.topP !== null) params.topP = decoding.topP;
+  // Anthropic's current models reject a request that sets both temperature and top_p, so
+  // top_p (the paper's vLLM setting) is not sent there; the stored cell shows what was sent.
+  if (decoding.topP !== null && !(providerKind(model) === 'anthropic' && decoding.temperature !== null && decoding.temperature !== undefined)) {
+    params.topP = decoding.topP;
+  }
   // "top-k 50 where supported" (App. I.3): OpenAI's API has no top_k.
   if (decoding.topK !== null && providerKind(model) !== 'openai') params.topK = decoding.topK;
   if (decoding.thinkingBudget !== undefined) params.thinkingBudget = decoding.thinkingBudget;
