@@ -20,3 +20,4 @@ export * from './sessions/index.js';
 export * from './persona-drift/index.js';
 export * from './memory-drift/index.js';
 export * from './report/index.js';
+export { registerBuiltinSimProfiles } from './builtin-sims.js';
