@@ -39,6 +39,25 @@ function setPath(target: Record<string, unknown>, path: readonly string[], value
   });
 }
 
+/**
+ * Builds a config from `key=value` overrides alone (no file), e.g. from CLI flags, and
+ * validates it. Errors name the key and say it came from the command line.
+ */
+export function configFromOverrides<T>(schema: z.ZodType<T>, overrides: readonly string[]): T {
+  const data: Record<string, unknown> = {};
+  for (const assignment of overrides) {
+    const { path, value } = parseOverride(assignment);
+    setPath(data, path, value);
+  }
+  const parsed = schema.safeParse(data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const key = (issue?.path ?? []).map((p) => String(p)).join('.');
+    throw new ConfigError(`${issue?.message ?? 'invalid value'} (from the command line)`, { field: key || '(root)' });
+  }
+  return parsed.data;
+}
+
 export function loadConfigFile<T>(
   file: string,
   schema: z.ZodType<T>,

@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { loadConfigFile } from '../core/config-file.js';
+import { configFromOverrides, loadConfigFile } from '../core/config-file.js';
 import { ConfigError } from '../core/errors.js';
 import {
   installStopSignals,
@@ -27,10 +27,7 @@ import { loadPersonaStimuli } from './stimuli.js';
 
 export const PERSONA_EXPERIMENT = 'persona';
 
-/** Loads a config; session paths may use `~/` and are relative to the config file's folder. */
-export function loadPersonaConfig(file: string, overrides: readonly string[] = []): PersonaConfig {
-  const config = loadConfigFile(file, personaConfigSchema, overrides).config;
-  const base = dirname(resolve(file));
+function resolveSessionPaths(config: PersonaConfig, base: string): PersonaConfig {
   return {
     ...config,
     sessions: config.sessions.map((path) => {
@@ -38,6 +35,16 @@ export function loadPersonaConfig(file: string, overrides: readonly string[] = [
       return isAbsolute(path) ? path : resolve(base, path);
     }),
   };
+}
+
+/** Loads a config; session paths may use `~/` and are relative to the config file's folder. */
+export function loadPersonaConfig(file: string, overrides: readonly string[] = []): PersonaConfig {
+  return resolveSessionPaths(loadConfigFile(file, personaConfigSchema, overrides).config, dirname(resolve(file)));
+}
+
+/** A config from command-line overrides alone (every other key at its default); paths relative to the cwd. */
+export function personaConfigFromFlags(overrides: readonly string[]): PersonaConfig {
+  return resolveSessionPaths(configFromOverrides(personaConfigSchema, overrides), process.cwd());
 }
 
 export async function readConfigSessions(config: PersonaConfig): Promise<Session[]> {

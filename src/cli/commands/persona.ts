@@ -8,6 +8,7 @@ import { renderPersonaMarkdown } from '../../persona-drift/report-markdown.js';
 import {
   dryRunPersona,
   loadPersonaConfig,
+  personaConfigFromFlags,
   personaReport,
   personaRunId,
   planPersona,
@@ -44,7 +45,7 @@ export function registerPersona(program: Command): void {
   persona
     .command('run')
     .description('run the ContextEcho grid of a config: target cells, then judge cells (cached, resumable)')
-    .argument('<config>', 'YAML config (see docs/persona-config.md)')
+    .argument('[config]', 'YAML config (see docs/persona-config.md); without one, --session, --target and --judge are enough and every other key takes its default')
     .option('--db <file>', 'run store (SQLite)', 'runs/persona.db')
     .option('--dry-run', 'print the plan size and the estimate (cells, tokens, dollars); call nothing')
     .option('--set <key=value>', 'override any config key (dotted path, YAML value); repeatable', collect, [])
@@ -59,7 +60,7 @@ export function registerPersona(program: Command): void {
       'after',
       '\nModel refs: openai:<model>, anthropic:<model>, vllm:, ollama:, llamacpp:, lmstudio:, openrouter:, together:,\nopenai-compatible:<model>@<baseURL>, local:<gguf>, replay:<run.db>, sim:<profile> (simulated, measures nothing).\nCtrl-C once: finish in-flight cells and stop (re-run the same command to resume). Twice: cancel them.',
     )
-    .action(async (configFile: string, options) => {
+    .action(async (configFile: string | undefined, options) => {
       const overrides: string[] = [...options.set];
       const listOverride = (key: string, values: string[]) => {
         if (values.length > 0) overrides.push(`${key}=${JSON.stringify(values)}`);
@@ -67,7 +68,7 @@ export function registerPersona(program: Command): void {
       listOverride('targets', options.target);
       listOverride('judges', options.judge);
       listOverride('sessions', options.session);
-      const config = loadPersonaConfig(configFile, overrides);
+      const config = configFile === undefined ? personaConfigFromFlags(overrides) : loadPersonaConfig(configFile, overrides);
       const sessions = await readConfigSessions(config);
       if (options.dryRun) {
         const specs = planPersona(config, sessions);
