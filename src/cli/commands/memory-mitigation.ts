@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Command } from 'commander';
+import { collect } from '../options.js';
 import { sha256Hex } from '../../core/canonical-json.js';
 import { InputError, InvalidArgumentError } from '../../core/errors.js';
 import { installStopSignals, openExperimentRun } from '../../experiment/runtime.js';
@@ -14,7 +15,6 @@ import { startRewardServer } from '../../memory-drift/mitigation/reward-server.j
 import { checkRewardWeights, parseReferences } from '../../memory-drift/mitigation/reward.js';
 import { loadBuiltinOntology, loadOntologyFile, ontologySymbols, UNMAPPED } from '../../memory-drift/ontology.js';
 
-const collect = (value: string, previous: string[]) => [...previous, value];
 
 function integerIn(name: string, min: number, max: number) {
   return (value: string) => {

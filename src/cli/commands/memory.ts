@@ -32,17 +32,8 @@ import {
   runQuestionRater,
 } from '../../memory-drift/run.js';
 import { openStore } from '../../store/run-store.js';
-import { emit } from './persona.js';
+import { collect, emit, positiveNumber } from '../options.js';
 
-const collect = (value: string, previous: string[]) => [...previous, value];
-
-function positiveNumber(name: string) {
-  return (value: string) => {
-    const n = Number(value);
-    if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(name, `must be a positive number, got "${value}"`);
-    return n;
-  };
-}
 
 function positiveInteger(name: string) {
   return (value: string) => {

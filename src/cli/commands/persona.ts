@@ -1,7 +1,6 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import { estimateLines } from '../estimate-lines.js';
+import { collect, emit, positiveNumber } from '../options.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { openStore } from '../../store/run-store.js';
 import { renderPersonaMarkdown } from '../../persona-drift/report-markdown.js';
@@ -15,27 +14,6 @@ import {
   readConfigSessions,
   runPersona,
 } from '../../persona-drift/run.js';
-
-const collect = (value: string, previous: string[]) => [...previous, value];
-
-function positiveNumber(name: string) {
-  return (value: string) => {
-    const n = Number(value);
-    if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(name, `must be a positive number, got "${value}"`);
-    return n;
-  };
-}
-
-/** Writes to a file (creating its folder) or to stdout. */
-export function emit(text: string, out?: string): void {
-  if (out) {
-    mkdirSync(dirname(out), { recursive: true });
-    writeFileSync(out, text.endsWith('\n') ? text : `${text}\n`);
-    process.stderr.write(`wrote ${out}\n`);
-  } else {
-    process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
-  }
-}
 
 export function registerPersona(program: Command): void {
   const persona = program

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { renderReport, type ReportFormat } from '../../report/report.js';
 import { openStore } from '../../store/run-store.js';
-import { emit } from './persona.js';
+import { emit } from '../options.js';
 
 const FORMATS: readonly ReportFormat[] = ['html', 'md', 'json', 'csv'];
 

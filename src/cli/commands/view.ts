@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { type Command, Option } from 'commander';
 import { registerBuiltinSimProfiles } from '../../builtin-sims.js';
+import { collect } from '../options.js';
 import { InputError, InvalidArgumentError } from '../../core/errors.js';
 import { packageRoot } from '../../core/version.js';
 import { createAdapter } from '../../models/create-adapter.js';
@@ -11,7 +12,6 @@ import { readSession } from '../../sessions/read.js';
 import type { Session } from '../../sessions/types.js';
 import { openStore, type RunStore } from '../../store/run-store.js';
 
-const collect = (value: string, previous: string[]) => [...previous, value];
 const OPEN_WHEN = ['auto', 'always', 'never'] as const;
 
 export const BUNDLED_DEMO_SESSION = (): string => join(packageRoot(), 'data', 'demo', 'claude-session.jsonl');

@@ -1,0 +1,28 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { InvalidArgumentError } from '../core/errors.js';
+
+/** Commander helpers shared by the commands. */
+
+/** Accumulates a repeatable option (`--target a --target b`). */
+export const collect = (value: string, previous: string[]): string[] => [...previous, value];
+
+/** Parses a positive number, naming the flag in the error. */
+export function positiveNumber(name: string): (value: string) => number {
+  return (value: string) => {
+    const n = Number(value);
+    if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(name, `must be a positive number, got "${value}"`);
+    return n;
+  };
+}
+
+/** Writes to a file (creating its folder) or to stdout. */
+export function emit(text: string, out?: string): void {
+  if (out) {
+    mkdirSync(dirname(out), { recursive: true });
+    writeFileSync(out, text.endsWith('\n') ? text : `${text}\n`);
+    process.stderr.write(`wrote ${out}\n`);
+  } else {
+    process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  }
+}
