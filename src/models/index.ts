@@ -35,3 +35,5 @@ export {
   seededRandom,
 } from './retry.js';
 export type { CallWithRetryOptions, RetryEvent, RetryPolicy, RetryResult, SleepFn } from './retry.js';
+export { createEmbedder, isEmbeddingModelRef } from './embeddings.js';
+export type { EmbedderOptions, TextEmbedder } from './embeddings.js';

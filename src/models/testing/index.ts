@@ -11,3 +11,5 @@ export type {
   FakeServer,
   FakeServerOptions,
 } from './fake-server.js';
+export { fakeEmbedding, startFakeEmbeddings } from './fake-embeddings.js';
+export type { FakeEmbeddingsOptions } from './fake-embeddings.js';
