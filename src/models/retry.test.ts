@@ -2,8 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../core/errors.js';
 import { fakeResponse } from '../store/testing/fakes.js';
 import { ModelCallError, type ModelErrorKind } from './errors.js';
-import { CallFailedError, DEFAULT_RETRY_POLICY, backoffDelayMs, callWithRetry, resolveRetryPolicy, seededRandom } from './retry.js';
-import type { ModelAdapter, ModelRequest, ModelResponse } from './types.js';
+import {
+  CallFailedError,
+  DEFAULT_RETRY_POLICY,
+  type RetryEvent,
+  backoffDelayMs,
+  callWithRetry,
+  resolveRetryPolicy,
+  seededRandom,
+} from './retry.js';
+import type { GenerateOptions, ModelAdapter, ModelRequest, ModelResponse } from './types.js';
 
 const request: ModelRequest = { model: 'fake:m', messages: [{ role: 'user', content: 'hi' }], params: {}, sample: 0 };
 
@@ -171,5 +179,111 @@ describe('retry policy helpers', () => {
     expect(Math.max(...xs)).toBeLessThan(1);
     const mean = xs.reduce((s, x) => s + x, 0) / xs.length;
     expect(Math.abs(mean - 0.5)).toBeLessThan(0.05);
+  });
+});
+
+describe('callWithRetry streaming', () => {
+  type Step = { deltas: string[]; outcome: ModelResponse | ModelCallError | Error };
+
+  /** An adapter whose attempts stream the given deltas, then answer or fail; records what each call received. */
+  function streaming(script: Step[]) {
+    const received: GenerateOptions[] = [];
+    let late: ((delta: string) => void) | undefined;
+    const adapter: ModelAdapter = {
+      ref: 'fake:m',
+      provider: 'fake',
+      modelId: 'm',
+      async generate(_request, options = {}) {
+        received.push(options);
+        const step = script[Math.min(received.length - 1, script.length - 1)]!;
+        for (const delta of step.deltas) options.onDelta?.(delta);
+        late = options.onDelta;
+        if (step.outcome instanceof Error) throw step.outcome;
+        return step.outcome;
+      },
+    };
+    return { adapter, received, lateDelta: (delta: string) => late?.(delta) };
+  }
+
+  it('passes onDelta to the adapter; the deltas concatenate to the response text', async () => {
+    const { adapter, received } = streaming([{ deltas: ['Par', 'is', '.'], outcome: fakeResponse('Paris.') }]);
+    const deltas: string[] = [];
+    const retries: RetryEvent[] = [];
+    const result = await callWithRetry(adapter, request, { onDelta: (d) => deltas.push(d), onRetry: (e) => retries.push(e) });
+    expect(deltas).toEqual(['Par', 'is', '.']);
+    expect(deltas.join('')).toBe(result.response.text);
+    expect(typeof received[0]?.onDelta).toBe('function');
+    expect(retries).toEqual([]);
+  });
+
+  it('reports the deltas a failed attempt had delivered before the retry restarts the answer', async () => {
+    const { adapter } = streaming([
+      { deltas: ['The ans', 'wer is'], outcome: err('connection') },
+      { deltas: [], outcome: err('rate_limit', 5) },
+      { deltas: ['Forty', '-two.'], outcome: fakeResponse('Forty-two.') },
+    ]);
+    const log: string[] = [];
+    const result = await callWithRetry(adapter, request, {
+      sleep: async () => {},
+      random: () => 0,
+      onDelta: (d) => log.push(`delta:${d}`),
+      onRetry: (e) => log.push(`retry:${e.attempt}:${e.error.kind}:${e.deltasDiscarded}:${e.charsDiscarded}`),
+    });
+    expect(log).toEqual([
+      'delta:The ans',
+      'delta:wer is',
+      'retry:1:connection:2:13',
+      'retry:2:rate_limit:0:0',
+      'delta:Forty',
+      'delta:-two.',
+    ]);
+    expect(result.response.text).toBe('Forty-two.');
+    expect(result.attempts).toBe(3);
+  });
+
+  it('counts streamed whitespace of an empty answer as discarded', async () => {
+    const { adapter } = streaming([
+      { deltas: [' ', '\n'], outcome: fakeResponse(' \n') },
+      { deltas: ['ok'], outcome: fakeResponse('ok') },
+    ]);
+    const events: RetryEvent[] = [];
+    await callWithRetry(adapter, request, { onDelta: () => {}, onRetry: (e) => events.push(e) });
+    expect(events.map((e) => [e.error.kind, e.deltasDiscarded, e.charsDiscarded])).toEqual([['empty', 2, 2]]);
+  });
+
+  it('drops a delta that arrives after its attempt settled', async () => {
+    const { adapter, lateDelta } = streaming([
+      { deltas: ['half'], outcome: err('server') },
+      { deltas: ['whole'], outcome: fakeResponse('whole') },
+    ]);
+    const deltas: string[] = [];
+    await callWithRetry(adapter, request, { sleep: async () => {}, onDelta: (d) => deltas.push(d) });
+    lateDelta('stale');
+    expect(deltas).toEqual(['half', 'whole']);
+  });
+
+  it('without onDelta the adapter gets no onDelta (the non-streaming path) and retries report zero deltas', async () => {
+    const { adapter, received } = streaming([
+      { deltas: [], outcome: err('server') },
+      { deltas: [], outcome: fakeResponse('ok') },
+    ]);
+    const events: RetryEvent[] = [];
+    await callWithRetry(adapter, request, { sleep: async () => {}, onRetry: (e) => events.push(e) });
+    expect(received).toHaveLength(2);
+    for (const options of received) expect('onDelta' in options).toBe(false);
+    expect(events.map((e) => [e.deltasDiscarded, e.charsDiscarded])).toEqual([[0, 0]]);
+  });
+
+  it('an onDelta that throws stops the call untouched (a caller bug, not retried)', async () => {
+    const { adapter, received } = streaming([{ deltas: ['x'], outcome: fakeResponse('x') }]);
+    const bug = new RangeError('display broke');
+    await expect(
+      callWithRetry(adapter, request, {
+        onDelta: () => {
+          throw bug;
+        },
+      }),
+    ).rejects.toBe(bug);
+    expect(received).toHaveLength(1);
   });
 });

@@ -1,6 +1,13 @@
 import { InvalidArgumentError } from '../core/errors.js';
 import { ModelCallError } from './errors.js';
-import { type ModelAdapter, type ModelRequest, type ModelResponse, type TokenUsage, ZERO_USAGE } from './types.js';
+import {
+  type GenerateOptions,
+  type ModelAdapter,
+  type ModelRequest,
+  type ModelResponse,
+  type TokenUsage,
+  ZERO_USAGE,
+} from './types.js';
 
 /**
  * Retry policy for one model call.
@@ -41,6 +48,14 @@ export interface RetryEvent {
   attempt: number;
   error: ModelCallError;
   delayMs: number;
+  /**
+   * Deltas the failed attempt had already passed to `onDelta` (0 when not streaming).
+   * The next attempt starts the answer from scratch, so a caller that showed them
+   * must treat them as void: the final response never contains them.
+   */
+  deltasDiscarded: number;
+  /** Characters in those deltas. */
+  charsDiscarded: number;
 }
 
 export interface CallWithRetryOptions {
@@ -50,6 +65,12 @@ export interface CallWithRetryOptions {
   /** Signal handed to `adapter.generate` (lets a caller stop retries but let a running request finish). */
   requestSignal?: AbortSignal | null;
   onRetry?: (event: RetryEvent) => void;
+  /**
+   * Streams: handed to the adapter as `onDelta` on every attempt. Deltas of an attempt
+   * that later fails are reported by `onRetry` (`deltasDiscarded`); the resolved
+   * response's text is exactly the concatenation of the last attempt's deltas.
+   */
+  onDelta?: (delta: string) => void;
   sleep?: SleepFn;
   /** Uniform [0, 1) source for jitter; use `seededRandom` for reproducible waits. */
   random?: () => number;
@@ -152,9 +173,18 @@ export async function callWithRetry(
   for (;;) {
     if (signal?.aborted) throw giveUp(abortedError(adapter));
     attempts += 1;
+    const stream = streamForAttempt(options.onDelta);
     let failure: ModelCallError;
     try {
-      const response = await adapter.generate(request, requestSignal ? { signal: requestSignal } : {});
+      const generateOptions: GenerateOptions = {};
+      if (requestSignal) generateOptions.signal = requestSignal;
+      if (stream.onDelta) generateOptions.onDelta = stream.onDelta;
+      let response: ModelResponse;
+      try {
+        response = await adapter.generate(request, generateOptions);
+      } finally {
+        stream.close();
+      }
       addUsage(usage, response.usage);
       if (response.text.trim() !== '') return { response, attempts, usage };
       lastEmpty = response;
@@ -186,7 +216,13 @@ export async function callWithRetry(
           ? Math.min(failure.retryAfterMs, policy.maxRetryAfterMs)
           : backoffDelayMs(policy, transientRetries, random);
     }
-    options.onRetry?.({ attempt: attempts, error: failure, delayMs });
+    options.onRetry?.({
+      attempt: attempts,
+      error: failure,
+      delayMs,
+      deltasDiscarded: stream.deltas,
+      charsDiscarded: stream.chars,
+    });
     if (delayMs > 0) {
       try {
         await sleep(delayMs, signal);
@@ -195,6 +231,31 @@ export async function callWithRetry(
       }
     }
   }
+}
+
+/**
+ * The `onDelta` given to one attempt: counts what it delivered, and goes quiet once
+ * the attempt settled so a late delta of a failed attempt cannot leak into the next.
+ */
+function streamForAttempt(onDelta: ((delta: string) => void) | undefined) {
+  let open = true;
+  const state = {
+    deltas: 0,
+    chars: 0,
+    onDelta: undefined as ((delta: string) => void) | undefined,
+    close: () => {
+      open = false;
+    },
+  };
+  if (onDelta) {
+    state.onDelta = (delta: string) => {
+      if (!open) return;
+      state.deltas += 1;
+      state.chars += delta.length;
+      onDelta(delta);
+    };
+  }
+  return state;
 }
 
 function abortedError(adapter: ModelAdapter): ModelCallError {

@@ -1,10 +1,11 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../core/version.js';
-import { type FakeServer, startFakeOpenAI } from '../../models/testing/index.js';
+import { type FakeServer, startFakeAnthropic, startFakeOpenAI } from '../../models/testing/index.js';
+import { shouldStream } from './ask.js';
 
 const KEY = 'cli-test-key-7f3a9c0d2e';
 
@@ -15,33 +16,54 @@ interface Run {
 }
 
 /** Spawns the CLI asynchronously (the fake server lives in this process and must keep answering). */
-function cli(args: string[], env: Record<string, string> = {}, input?: string): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-      cwd: packageRoot(),
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input ?? '');
+function start(args: string[], env: Record<string, string> = {}, input?: string) {
+  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    cwd: packageRoot(),
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
+  const run: Run = { code: null, stdout: '', stderr: '' };
+  const stdoutListeners: Array<() => void> = [];
+  child.stdout.on('data', (d: Buffer) => {
+    run.stdout += d.toString();
+    for (const listener of stdoutListeners) listener();
+  });
+  child.stderr.on('data', (d: Buffer) => {
+    run.stderr += d.toString();
+  });
+  const done = new Promise<Run>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => {
+      run.code = code;
+      resolve(run);
+    });
+  });
+  child.stdin.end(input ?? '');
+  /** Resolves once stdout holds `text` (the child still running). */
+  const stdoutContains = (text: string) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (run.stdout.includes(text)) resolve();
+      };
+      stdoutListeners.push(check);
+      check();
+      void done.then(() => reject(new Error(`the CLI exited before printing ${JSON.stringify(text)}: ${JSON.stringify(run)}`)));
+    });
+  return { child, run, done, stdoutContains };
+}
+
+function cli(args: string[], env: Record<string, string> = {}, input?: string): Promise<Run> {
+  return start(args, env, input).done;
 }
 
 let server: FakeServer;
+let anthropic: FakeServer;
 beforeAll(async () => {
   server = await startFakeOpenAI({ apiKey: KEY });
+  anthropic = await startFakeAnthropic({ apiKey: KEY });
 });
 afterAll(async () => {
-  await server.close();
+  await Promise.all([server.close(), anthropic.close()]);
 });
 
 // Each test spawns the CLI (seconds of start-up on a loaded machine): allow for it.
@@ -67,6 +89,8 @@ describe('echolens ask', { timeout: 120_000 }, () => {
       ],
     });
     expect(sent.headers.authorization).toBe(`Bearer ${KEY}`);
+    // stdout is a pipe here: no streaming unless asked.
+    expect(sent.stream).toBe(false);
     expect(run.stdout + run.stderr).not.toContain(KEY);
   });
 
@@ -158,6 +182,100 @@ describe('echolens ask', { timeout: 120_000 }, () => {
     const run = await cli(['ask', 'sim:echo', '-'], {}, 'echo me\n');
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('echo me\n');
+  });
+});
+
+const STORY = 'Once upon a time a river ran uphill; nobody believed it, so it ran down again.';
+
+describe('echolens ask streaming', { timeout: 120_000 }, () => {
+  it('streams on a terminal or with --stream, never with --json; --json --stream is refused', () => {
+    expect(shouldStream({}, true)).toBe(true);
+    expect(shouldStream({}, false)).toBe(false);
+    expect(shouldStream({ stream: true }, false)).toBe(true);
+    expect(shouldStream({ stream: false }, true)).toBe(false);
+    expect(shouldStream({ json: true }, true)).toBe(false);
+    expect(() => shouldStream({ json: true, stream: true }, false)).toThrow(/--stream: cannot be combined with --json/);
+  });
+
+  it('--stream prints tokens while the answer is still arriving', async () => {
+    // The fake sends the role chunk and three 4-character chunks, then goes silent.
+    server.pushFaults({ fault: 'stall', afterChunks: 3 });
+    const ref = `openai-compatible:m@${server.baseURL}`;
+    const before = server.requests.length;
+    const cli = start(['ask', ref, 'hi', '--stream'], { OPENAI_COMPATIBLE_API_KEY: KEY });
+    await cli.stdoutContains('partial answ');
+    // The answer is still open (the server never finished it): interrupt the wait.
+    cli.child.kill('SIGINT');
+    const run = await cli.done;
+    expect(run.code).toBe(130);
+    expect(run.stdout).toBe('partial answ\n');
+    expect(run.stderr).toMatch(/partial answer above is incomplete/);
+    expect(run.stderr).toMatch(/\[aborted, 1 attempt\]/);
+    expect(server.requests.slice(before).map((r) => r.stream)).toEqual([true]);
+  });
+
+  it('--stream: the streamed text is the answer, the same text --json reports', async () => {
+    server.setRespond({ text: STORY, chunkSize: 6 });
+    const ref = `openai-compatible:m@${server.baseURL}`;
+    const before = server.requests.length;
+    const streamed = await cli(['ask', ref, 'story', '--stream'], { OPENAI_COMPATIBLE_API_KEY: KEY });
+    expect(streamed.code).toBe(0);
+    expect(streamed.stdout).toBe(`${STORY}\n`);
+    expect(streamed.stderr).not.toMatch(/discarded/);
+    const json = await cli(['ask', ref, 'story', '--json'], { OPENAI_COMPATIBLE_API_KEY: KEY });
+    expect(JSON.parse(json.stdout)).toMatchObject({ text: STORY, attempts: 1 });
+    expect(server.requests.slice(before).map((r) => r.stream)).toEqual([true, false]);
+  });
+
+  for (const provider of ['openai', 'anthropic'] as const) {
+    it(`${provider}: a stream cut midway is retried with a notice; the answer restarts on a new line, complete, not duplicated`, async () => {
+      const fake = provider === 'openai' ? server : anthropic;
+      fake.setRespond({ text: STORY, chunkSize: 6 });
+      fake.pushFaults(
+        provider === 'openai'
+          ? { fault: 'truncate', afterChunks: 3 }
+          : { fault: 'stream-error', errorType: 'overloaded_error', message: 'Overloaded', afterChunks: 5 },
+      );
+      const ref = provider === 'openai' ? `openai:gpt-4o@${fake.baseURL}` : `anthropic:claude-sonnet-4-5@${fake.baseURL}`;
+      const env: Record<string, string> = provider === 'openai' ? { OPENAI_API_KEY: KEY } : { ANTHROPIC_API_KEY: KEY };
+      const partial = provider === 'openai' ? 'this answer ' : 'an answer in';
+      const before = fake.requests.length;
+      const run = await cli(['ask', ref, 'story', '--stream'], env);
+      expect(run.code).toBe(0);
+      expect(fake.requests.slice(before).map((r) => r.stream)).toEqual([true, true]);
+      const notices = run.stderr.split('\n').filter((line) => line.includes('partial answer is discarded'));
+      expect(notices).toHaveLength(1);
+      expect(notices[0]).toMatch(
+        new RegExp(`^echolens: attempt 1 failed \\((connection|server)\\) after ${partial.length} characters were printed`),
+      );
+      expect(run.stdout).toBe(`${partial}\n${STORY}\n`);
+      expect(run.stdout.split(STORY)).toHaveLength(2);
+      expect(run.stderr).toMatch(/2 attempts/);
+    });
+  }
+
+  it('the same failure without streaming: one plain retry line, stdout holds only the final text', async () => {
+    server.setRespond({ text: STORY, chunkSize: 6 });
+    server.pushFaults({ fault: 'truncate', afterChunks: 3 });
+    const ref = `openai:gpt-4o@${server.baseURL}`;
+    const run = await cli(['ask', ref, 'story'], { OPENAI_API_KEY: KEY });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(`${STORY}\n`);
+    expect(run.stderr).toMatch(/^echolens: attempt 1 failed \(connection\); retrying in \d+\.\d s$/m);
+    expect(run.stderr).not.toMatch(/discarded/);
+  });
+
+  it('--json --stream exits 2 before any call; a model that does not stream still answers under --stream', async () => {
+    const before = server.requests.length;
+    const bad = await cli(['ask', `openai-compatible:m@${server.baseURL}`, 'hi', '--json', '--stream'], {
+      OPENAI_COMPATIBLE_API_KEY: KEY,
+    });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--stream: cannot be combined with --json/);
+    expect(server.requests.length).toBe(before);
+    const sim = await cli(['ask', 'sim:echo', 'plain echo', '--stream']);
+    expect(sim.code).toBe(0);
+    expect(sim.stdout).toBe('plain echo\n');
   });
 });
 

@@ -15,10 +15,26 @@ interface AskOptions {
   timeout?: string;
   prices?: string;
   json?: boolean;
+  /** true: --stream, false: --no-stream, undefined: stream when stdout is a terminal. */
+  stream?: boolean;
 }
 
 /** Exit code when the model call itself failed (after retries); usage and config errors exit 2. */
 export const ASK_CALL_FAILED_EXIT = 1;
+
+/**
+ * Whether `ask` prints tokens as they arrive: `--stream` / `--no-stream` decide, otherwise
+ * only on a terminal. `--json` prints one object at the end, so it never streams.
+ */
+export function shouldStream(options: { stream?: boolean; json?: boolean }, stdoutIsTTY: boolean): boolean {
+  if (options.json) {
+    if (options.stream === true) {
+      throw new InvalidArgumentError('--stream', 'cannot be combined with --json (the JSON object is printed once the answer is complete)');
+    }
+    return false;
+  }
+  return options.stream ?? stdoutIsTTY;
+}
 
 export function registerAsk(program: Command): void {
   program
@@ -35,6 +51,8 @@ export function registerAsk(program: Command): void {
     .option('--timeout <seconds>', 'limit for one attempt')
     .option('--prices <file>', 'price file (JSON or YAML) overriding the built-in prices (also ECHOLENS_PRICES)')
     .option('--json', 'print a JSON object: text, usage, cost, latency, finish reason, model')
+    .option('--stream', 'print the answer as it arrives (default when stdout is a terminal)')
+    .option('--no-stream', 'print the answer only once it is complete, even on a terminal')
     .addHelpText(
       'after',
       [
@@ -43,10 +61,16 @@ export function registerAsk(program: Command): void {
         'TOGETHER_API_KEY, VLLM_API_KEY, OPENAI_COMPATIBLE_API_KEY …) and are never printed.',
         'Exit codes: 0 answered; 1 the model call failed; 2 bad arguments, configuration or missing key.',
         '',
+        'Streaming: on a terminal (or with --stream) tokens are printed as they arrive. If an attempt fails',
+        'after part of the answer was printed and a retry starts, a notice on stderr says the partial answer',
+        'is discarded and the complete answer follows on a new line. For exactly the final text in a pipe',
+        'or file, leave out --stream (or use --json).',
+        '',
         'Examples:',
         '  echolens ask sim:echo "hello"',
         '  echolens ask ollama:qwen3:4b "Name three rivers." --temperature 0 --max-tokens 200',
         '  echolens ask openai-compatible:my-model@http://127.0.0.1:8000/v1 "hi" --json',
+        '  echolens ask anthropic:claude-sonnet-4-5 "Tell me a story." --stream | tee story.txt',
       ].join('\n'),
     )
     .action(async (modelRef: string, promptArg: string, options: AskOptions) => {
@@ -68,6 +92,7 @@ async function runAsk(modelRef: string, promptArg: string, options: AskOptions):
   if (seed !== undefined) params.seed = seed;
   const maxAttempts = parseInteger('--max-attempts', options.maxAttempts, 1)!;
   const timeoutSeconds = parseNumber('--timeout', options.timeout, 0.001, 86_400);
+  const streaming = shouldStream(options, process.stdout.isTTY === true);
 
   // Loaded here, not at start-up: the AI SDK is heavy and most commands never call a model.
   const [{ createAdapter }, { costOf, loadPriceTable }, { CallFailedError, callWithRetry }] = await Promise.all([
@@ -86,15 +111,34 @@ async function runAsk(modelRef: string, promptArg: string, options: AskOptions):
   const controller = new AbortController();
   const onInterrupt = () => controller.abort();
   process.once('SIGINT', onInterrupt);
+  // What this attempt has printed so far (streaming only).
+  let shown = '';
+  const endShownLine = () => {
+    if (shown !== '' && !shown.endsWith('\n')) process.stdout.write('\n');
+  };
   try {
     const result = await callWithRetry(adapter, request, {
       policy: { maxAttempts },
       signal: controller.signal,
+      ...(streaming
+        ? {
+            onDelta: (delta: string) => {
+              shown += delta;
+              process.stdout.write(delta);
+            },
+          }
+        : {}),
       onRetry: (event) => {
-        if (!options.json) {
+        if (options.json) return;
+        const wait = `retrying in ${(event.delayMs / 1000).toFixed(1)} s`;
+        if (shown !== '') {
+          endShownLine();
           process.stderr.write(
-            `echolens: attempt ${event.attempt} failed (${event.error.kind}); retrying in ${(event.delayMs / 1000).toFixed(1)} s\n`,
+            `echolens: attempt ${event.attempt} failed (${event.error.kind}) after ${event.charsDiscarded} characters were printed; that partial answer is discarded, ${wait}, the answer restarts on the next line\n`,
           );
+          shown = '';
+        } else {
+          process.stderr.write(`echolens: attempt ${event.attempt} failed (${event.error.kind}); ${wait}\n`);
         }
       },
     });
@@ -116,7 +160,16 @@ async function runAsk(modelRef: string, promptArg: string, options: AskOptions):
       if (response.reasoning !== undefined) out.reasoning = response.reasoning;
       process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
     } else {
-      process.stdout.write(response.text.endsWith('\n') ? response.text : `${response.text}\n`);
+      if (shown === '') {
+        process.stdout.write(response.text.endsWith('\n') ? response.text : `${response.text}\n`);
+      } else if (shown === response.text) {
+        endShownLine();
+      } else {
+        // An adapter whose deltas disagree with its final text: the final text is what counts.
+        endShownLine();
+        process.stderr.write('echolens: the streamed text differs from the final answer; the final answer follows\n');
+        process.stdout.write(response.text.endsWith('\n') ? response.text : `${response.text}\n`);
+      }
       const u = result.usage;
       const parts = [
         response.responseModel ?? modelRef,
@@ -130,6 +183,10 @@ async function runAsk(modelRef: string, promptArg: string, options: AskOptions):
       for (const warning of response.warnings ?? []) process.stderr.write(`warning: ${warning}\n`);
     }
   } catch (error) {
+    if (shown !== '') {
+      endShownLine();
+      process.stderr.write('echolens: the partial answer above is incomplete\n');
+    }
     if (!(error instanceof ModelCallError)) throw error;
     // Missing keys and bad references are configuration errors: let the CLI print them (exit 2).
     if (error.kind === 'config' || (error.kind === 'auth' && !(error instanceof CallFailedError))) throw error;
