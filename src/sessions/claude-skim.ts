@@ -15,7 +15,16 @@
  * parses the line with `JSON.parse`, so the fast path never changes a result.
  */
 
+import { HAS_ESCAPE, QuoteScanner } from './json-quotes.js';
+
 export const SKIPPED: readonly never[] = Object.freeze([]);
+
+/**
+ * `uuid` / `parentUuid` hold this when the id is a plain string of the line: it is
+ * then at [uuidAt, uuidEnd) / [parentAt, parentEnd) of the line's bytes and was not
+ * decoded (ClaudeParser keys ids by their bytes).
+ */
+export const IN_LINE: unique symbol = Symbol('id in the line bytes');
 
 export interface SkimmedUsage {
   input_tokens?: unknown;
@@ -40,6 +49,10 @@ export interface SkimmedMessage {
 
 /** The top-level fields ClaudeParser reads. */
 export interface SkimmedRecord {
+  uuidAt: number;
+  uuidEnd: number;
+  parentAt: number;
+  parentEnd: number;
   type?: unknown;
   sessionId?: unknown;
   cwd?: unknown;
@@ -61,6 +74,10 @@ export interface SkimmedRecord {
 
 // Classes with every field present: one hidden class each, so field stores stay monomorphic.
 class Top implements SkimmedRecord {
+  uuidAt = -1;
+  uuidEnd = -1;
+  parentAt = -1;
+  parentEnd = -1;
   type: unknown = undefined;
   sessionId: unknown = undefined;
   cwd: unknown = undefined;
@@ -129,12 +146,26 @@ let pos = 0;
 let escaped = false;
 const stack = new Uint8Array(MAX_DEPTH);
 
+/** Created on first use; undefined where WebAssembly is not available (every line then goes to JSON.parse). */
+let scanner: QuoteScanner | undefined | null = null;
+/** Quote positions of the current line (see json-quotes.ts), how many, and the next one to meet. */
+let quotes: Uint32Array = new Uint32Array(0);
+let quoteCount = 0;
+let nextQuote = 0;
+
 export function skimClaudeLine(b: Buffer): SkimmedRecord | undefined {
+  if (scanner === null) scanner = QuoteScanner.create();
+  if (scanner === undefined) return undefined;
+  const count = scanner.scan(b);
+  if (count < 0) return undefined;
+  quotes = scanner.positions;
+  quoteCount = count;
+  nextQuote = 0;
   const out = new Top();
   const start = ws(b, 0);
   if (b[start] !== LBRACE) return undefined;
   if (members(b, start, out, topField) === FAIL) return undefined;
-  return ws(b, pos) === b.length ? out : undefined;
+  return ws(b, pos) === b.length && nextQuote === quoteCount ? out : undefined;
 }
 
 function ws(b: Buffer, i: number): number {
@@ -222,11 +253,33 @@ function topField(b: Buffer, key: string, i: number, out: SkimmedRecord): boolea
       return out.version !== FAIL;
     case 'uuid':
       if (out.uuid !== undefined) return false;
-      out.uuid = cachedScalar(b, i, 4);
+      if (b[i] === QUOTE) {
+        const end = scanString(b, i + 1);
+        if (end < 0) return false;
+        pos = end;
+        if (!escaped) {
+          out.uuid = IN_LINE;
+          out.uuidAt = i + 1;
+          out.uuidEnd = end - 1;
+        } else out.uuid = decode(b, i + 1, end - 1, true);
+        return true;
+      }
+      out.uuid = scalar(b, i);
       return out.uuid !== FAIL;
     case 'parentUuid':
       if (out.parentUuid !== undefined) return false;
-      out.parentUuid = cachedScalar(b, i, 4);
+      if (b[i] === QUOTE) {
+        const end = scanString(b, i + 1);
+        if (end < 0) return false;
+        pos = end;
+        if (!escaped) {
+          out.parentUuid = IN_LINE;
+          out.parentAt = i + 1;
+          out.parentEnd = end - 1;
+        } else out.parentUuid = decode(b, i + 1, end - 1, true);
+        return true;
+      }
+      out.parentUuid = scalar(b, i);
       return out.parentUuid !== FAIL;
     case 'timestamp':
       if (out.timestamp !== undefined) return false;
@@ -480,30 +533,17 @@ function decode(b: Buffer, from: number, to: number, hasEscape: boolean): string
 }
 
 /**
- * Index after the closing quote of a string whose content starts at `i`, or -1 when
- * the string is not valid JSON (raw control character, bad escape, no end). Sets `escaped`.
+ * Index after the closing quote of the string whose content starts at `i`, or -1. The
+ * scanner has already found and checked every string of the line: strings are met in
+ * order, so this is the next pair of quotes. Sets `escaped`.
  */
-function scanString(b: Buffer, i: number): number {
-  const end = b.length;
-  let sawEscape = false;
-  for (; i < end; i += 1) {
-    const c = b[i]!;
-    if (c === QUOTE) {
-      escaped = sawEscape;
-      return i + 1;
-    }
-    if (c === BACKSLASH) {
-      sawEscape = true;
-      const e = b[i + 1];
-      if (e === 0x75) {
-        if (!isHex(b[i + 2]) || !isHex(b[i + 3]) || !isHex(b[i + 4]) || !isHex(b[i + 5])) return -1;
-        i += 5;
-      } else if (e === QUOTE || e === BACKSLASH || e === 0x2f || e === 0x62 || e === 0x66 || e === 0x6e || e === 0x72 || e === 0x74) {
-        i += 1;
-      } else return -1;
-    } else if (c < 0x20) return -1;
-  }
-  return -1;
+function scanString(_b: Buffer, i: number): number {
+  const k = nextQuote;
+  if (k + 1 >= quoteCount || quotes[k] !== i - 1) return -1;
+  const close = quotes[k + 1]!;
+  nextQuote = k + 2;
+  escaped = close >= HAS_ESCAPE;
+  return (close & 0x7fffffff) + 1;
 }
 
 /** Every key a reader looks for, by length: keys are matched on bytes, never decoded. */
@@ -529,10 +569,6 @@ function knownKey(b: Buffer, from: number, to: number): string {
     if (k === name.length) return name;
   }
   return '';
-}
-
-function isHex(c: number | undefined): boolean {
-  return c !== undefined && ((c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66));
 }
 
 function isDigit(c: number | undefined): boolean {

@@ -1,5 +1,24 @@
 import { CLAUDE_SUMMARY_OPENING, isInjectedUserText } from './classify.js';
-import { skimClaudeLine } from './claude-skim.js';
+import {
+  ClaudeRecordTable,
+  dagTypeCode,
+  kindCode,
+  kindOf,
+  MISSING,
+  NO_BLOCKS,
+  ROOT,
+  SIDECHAIN,
+  SYNTHETIC,
+  type SystemDetail,
+  TOOL_RESULT,
+  TYPE_ASSISTANT,
+  TYPE_PROGRESS,
+  TYPE_SYSTEM,
+  TYPE_USER,
+  UNRESOLVED,
+} from './claude-records.js';
+import { IN_LINE, type SkimmedRecord, skimClaudeLine } from './claude-skim.js';
+import { IdTable } from './id-table.js';
 import { skimJsonLine } from './json-skim.js';
 import { isObject, num, str, TimelineBuilder } from './timeline.js';
 import type { Block, MessageKind, SessionUsage, SessionWarning, SubagentTranscript } from './types.js';
@@ -12,7 +31,6 @@ import type { Block, MessageKind, SessionUsage, SessionWarning, SubagentTranscri
  * message; sidechain lines are kept apart as subagent transcripts.
  */
 
-const DAG_TYPES = new Set(['user', 'assistant', 'system', 'attachment', 'progress']);
 const KNOWN_META_TYPES = new Set([
   'summary',
   'ai-title',
@@ -28,44 +46,6 @@ const KNOWN_META_TYPES = new Set([
   'bridge-session',
   'tag',
 ]);
-
-/** Shared by every record without blocks (most records when only counting). Never mutated. */
-const NO_BLOCKS: Block[] = [];
-
-interface SystemDetail {
-  subtype?: string;
-  logicalParent?: string;
-  trigger?: string;
-  preTokens?: number;
-  clearedToolIds?: string[];
-}
-
-interface ClaudeRecord {
-  /** Position in the parser's record list. */
-  index: number;
-  line: number;
-  uuid: string;
-  /** Index of the parent record when it came earlier in the file; -1 for a root; -3 when `parent` must be looked up later. */
-  parentIndex: number;
-  /** Parent uuid, kept only while unresolved (a forward or dangling link). */
-  parent: string | null;
-  type: string;
-  sidechain: boolean;
-  agentId: string | undefined;
-  /** Kept only with content (message timestamps); first/last are tracked while reading. */
-  timestamp: string | undefined;
-  blocks: Block[] | undefined;
-  userKind: MessageKind | undefined;
-  /** Contribution to the agent-step counter (DECISIONS 13). */
-  steps: number;
-  synthetic: boolean;
-  messageId: string | undefined;
-  model: string | undefined;
-  usage: SessionUsage | undefined;
-  /** Only on system records (rare): one field instead of five on every record. */
-  system: SystemDetail | undefined;
-  hasToolResult: boolean;
-}
 
 export interface ClaudeParserOptions {
   keepContent: boolean;
@@ -86,13 +66,13 @@ export interface ClaudeParseResult {
 }
 
 export class ClaudeParser {
-  private readonly records: ClaudeRecord[] = [];
-  private readonly byUuid = new Map<string, ClaudeRecord>();
+  private readonly records: ClaudeRecordTable;
+  /** Record uuids; id number i is record i (a replayed uuid adds no record). */
+  private readonly ids = new IdTable();
   readonly warnings: SessionWarning[] = [];
   private readonly unknownTypes = new Map<string, { count: number; line: number }>();
   private duplicates = 0;
   private firstDuplicateLine = 0;
-  private lastUuid: string | null = null;
   private sessionId: string | undefined;
   private firstTimestamp: string | undefined;
   private lastTimestamp: string | undefined;
@@ -107,7 +87,9 @@ export class ClaudeParser {
   constructor(
     readonly file: string,
     readonly options: ClaudeParserOptions,
-  ) {}
+  ) {
+    this.records = new ClaudeRecordTable(options.keepContent);
+  }
 
   warn(line: number, message: string): void {
     this.warnings.push({ file: this.file, line, message });
@@ -124,7 +106,7 @@ export class ClaudeParser {
     }
     const skimmed = this.options.skimFields === false ? undefined : skimClaudeLine(bytes);
     if (skimmed === undefined) this.line(lineNumber, skimJsonLine(bytes));
-    else this.parsed(lineNumber, skimmed);
+    else this.parsed(lineNumber, skimmed, bytes);
   }
 
   line(lineNumber: number, text: string): void {
@@ -135,19 +117,20 @@ export class ClaudeParser {
       this.warn(lineNumber, `invalid JSON skipped (${(error as Error).message.slice(0, 120)})`);
       return;
     }
-    this.parsed(lineNumber, value);
+    this.parsed(lineNumber, value, undefined);
   }
 
-  private parsed(lineNumber: number, value: unknown): void {
+  private parsed(lineNumber: number, value: unknown, bytes: Buffer | undefined): void {
     try {
-      this.record(lineNumber, value);
+      this.record(lineNumber, value, bytes);
     } catch (error) {
       // Defensive: a record of an unexpected shape must never stop the read.
       this.warn(lineNumber, `record skipped (${(error as Error).message.slice(0, 120)})`);
     }
   }
 
-  private record(lineNumber: number, value: unknown): void {
+  /** `bytes`: the line, when `value` came from skimClaudeLine (its ids may point into the line instead of being strings). */
+  private record(lineNumber: number, value: unknown, bytes: Buffer | undefined): void {
     if (!isObject(value)) {
       this.warn(lineNumber, 'line is not a JSON object; skipped');
       return;
@@ -160,59 +143,66 @@ export class ClaudeParser {
     this.sessionId ??= str(value.sessionId);
     this.cwd ??= str(value.cwd);
     this.version = str(value.version) ?? this.version;
-    if (!DAG_TYPES.has(type)) {
+    const typeCode = dagTypeCode(type);
+    if (typeCode === 0) {
       if (!KNOWN_META_TYPES.has(type)) this.noteUnknown(lineNumber, type);
       return;
     }
-    let uuid = str(value.uuid);
-    let parent: string | null = value.parentUuid === null ? null : (str(value.parentUuid) ?? null);
-    if (uuid === undefined) {
+    const records = this.records;
+    const ids = this.ids;
+    const index = records.count;
+    const skim = value as unknown as SkimmedRecord;
+    let parent: number;
+    if (bytes !== undefined && value.uuid === IN_LINE) {
+      if (ids.findOrAdd(bytes, skim.uuidAt, skim.uuidEnd) >= 0) {
+        this.duplicate(lineNumber);
+        return;
+      }
+    } else {
+      const uuid = str(value.uuid);
       // Very old lines without ids: chain them in file order.
-      uuid = `line:${lineNumber}`;
-      parent = this.lastUuid;
+      if (ids.findOrAddString(uuid ?? `line:${lineNumber}`) >= 0) {
+        this.duplicate(lineNumber);
+        return;
+      }
     }
-    if (this.byUuid.has(uuid)) {
-      if (this.duplicates === 0) this.firstDuplicateLine = lineNumber;
-      this.duplicates += 1;
-      return;
-    }
-    let parentIndex = -1;
-    if (parent !== null) {
-      const found = this.byUuid.get(parent);
-      parentIndex = found === undefined ? -3 : found.index;
-      if (found !== undefined) parent = null;
+    // From here on the id is in the table as number `index`: the record must be added.
+    if (value.uuid === undefined || (value.uuid !== IN_LINE && typeof value.uuid !== 'string')) {
+      parent = index - 1;
+    } else if (bytes !== undefined && value.parentUuid === IN_LINE) {
+      // Most lines continue the previous one.
+      if (index > 0 && ids.equals(index - 1, bytes, skim.parentAt, skim.parentEnd)) parent = index - 1;
+      else {
+        parent = ids.find(bytes, skim.parentAt, skim.parentEnd);
+        if (parent < 0) {
+          parent = UNRESOLVED;
+          records.unresolvedParents.set(index, bytes.toString('utf8', skim.parentAt, skim.parentEnd));
+        }
+      }
+    } else {
+      const link = value.parentUuid === null ? undefined : str(value.parentUuid);
+      parent = link === undefined ? ROOT : ids.findString(link);
+      if (link !== undefined && parent < 0) {
+        parent = UNRESOLVED;
+        records.unresolvedParents.set(index, link);
+      }
     }
     const timestamp = str(value.timestamp);
     if (timestamp !== undefined) {
       if (this.firstTimestamp === undefined || timestamp < this.firstTimestamp) this.firstTimestamp = timestamp;
       if (this.lastTimestamp === undefined || timestamp > this.lastTimestamp) this.lastTimestamp = timestamp;
     }
+    const sidechain = this.options.asSubagent === true || value.isSidechain === true;
+    records.add(lineNumber, parent, typeCode, sidechain ? SIDECHAIN : 0, timestamp);
     const agentId = str(value.agentId);
-    const record: ClaudeRecord = {
-      index: this.records.length,
-      line: lineNumber,
-      uuid,
-      parentIndex,
-      parent,
-      type: this.intern(type),
-      sidechain: this.options.asSubagent === true || value.isSidechain === true,
-      agentId: agentId === undefined ? undefined : this.intern(agentId),
-      timestamp: this.options.keepContent ? timestamp : undefined,
-      blocks: undefined,
-      userKind: undefined,
-      steps: 0,
-      synthetic: false,
-      messageId: undefined,
-      model: undefined,
-      usage: undefined,
-      system: undefined,
-      hasToolResult: false,
-    };
-    if (type === 'system') this.readSystem(record, value);
-    else if (type === 'user' || type === 'assistant') this.readMessage(record, value);
-    this.records.push(record);
-    this.byUuid.set(uuid, record);
-    this.lastUuid = uuid;
+    if (agentId !== undefined) records.agentId.set(index, this.intern(agentId));
+    if (typeCode === TYPE_SYSTEM) this.readSystem(index, value);
+    else if (typeCode === TYPE_USER || typeCode === TYPE_ASSISTANT) this.readMessage(index, typeCode, value);
+  }
+
+  private duplicate(lineNumber: number): void {
+    if (this.duplicates === 0) this.firstDuplicateLine = lineNumber;
+    this.duplicates += 1;
   }
 
   /**
@@ -246,9 +236,9 @@ export class ClaudeParser {
     return text;
   }
 
-  private readSystem(record: ClaudeRecord, value: Record<string, unknown>): void {
+  private readSystem(index: number, value: Record<string, unknown>): void {
     const detail: SystemDetail = {};
-    record.system = detail;
+    this.records.system.set(index, detail);
     const subtype = str(value.subtype);
     if (subtype !== undefined) detail.subtype = subtype;
     if (subtype === 'compact_boundary') {
@@ -268,40 +258,45 @@ export class ClaudeParser {
     }
   }
 
-  private readMessage(record: ClaudeRecord, value: Record<string, unknown>): void {
+  private readMessage(index: number, typeCode: number, value: Record<string, unknown>): void {
+    const records = this.records;
     const message = isObject(value.message) ? value.message : undefined;
     if (!message) {
-      this.warn(record.line, `${record.type} record without a "message" object`);
-      record.blocks = [];
+      this.warn(records.line[index]!, `${typeCode === TYPE_ASSISTANT ? 'assistant' : 'user'} record without a "message" object`);
       return;
     }
     const keep = this.options.keepContent;
     const { blocks, hasText, hasToolResult, firstText, hasMedia } = readBlocks(message.content, keep);
-    record.blocks = keep ? blocks : this.countingBlocks(blocks);
-    record.hasToolResult = hasToolResult;
-    if (record.type === 'assistant') {
-      record.steps = 1;
+    records.blocks[index] = keep ? blocks : this.countingBlocks(blocks);
+    if (hasToolResult) records.flags[index]! |= TOOL_RESULT;
+    if (typeCode === TYPE_ASSISTANT) {
+      records.steps[index] = 1;
       const model = str(message.model);
-      record.synthetic = value.isApiErrorMessage === true || model === '<synthetic>';
-      if (model !== undefined && !record.synthetic) record.model = this.intern(model);
+      const synthetic = value.isApiErrorMessage === true || model === '<synthetic>';
+      if (synthetic) records.flags[index]! |= SYNTHETIC;
+      else if (model !== undefined) records.model[index] = this.intern(model);
       const id = str(message.id);
-      if (id !== undefined) record.messageId = id === this.lastMessageId ? this.lastMessageId : id;
+      const messageId = id === undefined ? undefined : id === this.lastMessageId ? this.lastMessageId : id;
+      records.messageId[index] = messageId;
       if (isObject(message.usage)) {
         const usage = claudeUsage(message.usage);
         // Lines of one API response repeat the same usage; counting mode keeps one copy.
         const previous = this.lastUsage;
-        record.usage = !keep && previous !== undefined && sameUsage(previous, usage) ? previous : usage;
-        this.lastUsage = record.usage;
+        const kept = !keep && previous !== undefined && sameUsage(previous, usage) ? previous : usage;
+        records.usage[index] = kept;
+        this.lastUsage = kept;
       }
-      this.lastMessageId = record.messageId;
+      this.lastMessageId = messageId;
       return;
     }
-    record.steps = hasText && !hasToolResult ? 1 : 0;
-    if (value.isCompactSummary === true) record.userKind = 'compaction_summary';
-    else if (hasToolResult) record.userKind = 'tool_result';
-    else if (value.isMeta === true || isInjectedUserText(firstText)) record.userKind = 'injected';
-    else if (firstText.startsWith(CLAUDE_SUMMARY_OPENING)) record.userKind = 'compaction_summary';
-    else if (hasText || hasMedia) record.userKind = 'human';
+    records.steps[index] = hasText && !hasToolResult ? 1 : 0;
+    let kind: MessageKind | undefined;
+    if (value.isCompactSummary === true) kind = 'compaction_summary';
+    else if (hasToolResult) kind = 'tool_result';
+    else if (value.isMeta === true || isInjectedUserText(firstText)) kind = 'injected';
+    else if (firstText.startsWith(CLAUDE_SUMMARY_OPENING)) kind = 'compaction_summary';
+    else if (hasText || hasMedia) kind = 'human';
+    records.kind[index] = kindCode(kind);
   }
 
   private noteUnknown(line: number, type: string): void {
@@ -316,19 +311,18 @@ export class ClaudeParser {
   finish(): ClaudeParseResult {
     const builder = new TimelineBuilder(this.file, this.options.keepContent);
     const records = this.records;
-    const n = records.length;
+    const n = records.count;
     // Integer links instead of string sets: this runs over every record of large transcripts.
     const main = new Uint8Array(n);
-    for (let i = 0; i < n; i += 1) main[i] = this.options.asSubagent || !records[i]!.sidechain ? 1 : 0;
-    const parentOf = new Int32Array(n).fill(-1);
+    for (let i = 0; i < n; i += 1) main[i] = this.options.asSubagent || !(records.flags[i]! & SIDECHAIN) ? 1 : 0;
+    const parentOf = new Int32Array(n).fill(ROOT);
     const hasChild = new Uint8Array(n);
     for (let i = 0; i < n; i += 1) {
-      const r = records[i]!;
-      let index = r.parentIndex;
-      if (index === -3 || (index === -1 && r.system?.logicalParent !== undefined)) {
-        const link = r.parentIndex === -3 ? r.parent : r.system?.logicalParent;
-        const parent = link === null || link === undefined ? undefined : this.byUuid.get(link);
-        index = parent === undefined ? -2 : parent.index;
+      let index = records.parent[i]!;
+      if (index === UNRESOLVED || (index === ROOT && records.system.get(i)?.logicalParent !== undefined)) {
+        const link = index === UNRESOLVED ? records.unresolvedParents.get(i) : records.system.get(i)?.logicalParent;
+        const found = link === undefined ? -1 : this.ids.findString(link);
+        index = found < 0 ? MISSING : found;
       }
       parentOf[i] = index;
       if (index >= 0 && main[i]) hasChild[index] = 1;
@@ -337,14 +331,11 @@ export class ClaudeParser {
     const onChain = new Uint8Array(n);
     for (const i of chain) onChain[i] = 1;
     const ordered = this.spliceParallelResults(chain, main, parentOf, hasChild, onChain);
-    this.build(
-      builder,
-      ordered.map((i) => records[i]!),
-    );
+    this.build(builder, ordered);
     let offChainRecords = 0;
     for (let i = 0; i < n; i += 1) {
-      const r = records[i]!;
-      if (main[i] && !onChain[i] && (r.type === 'user' || r.type === 'assistant')) offChainRecords += 1;
+      const type = records.type[i];
+      if (main[i] && !onChain[i] && (type === TYPE_USER || type === TYPE_ASSISTANT)) offChainRecords += 1;
     }
     const inlineSubagents = this.options.asSubagent ? [] : this.inlineSubagents(parentOf);
     builder.seeTimestamp(this.firstTimestamp);
@@ -370,30 +361,31 @@ export class ClaudeParser {
   /** Walks back from the last leaf; a compact boundary links on through logicalParentUuid. Record indices. */
   private mainChain(main: Uint8Array, parentOf: Int32Array, hasChild: Uint8Array): number[] {
     const records = this.records;
+    const n = records.count;
     let leaf = -1;
-    for (let i = records.length - 1; i >= 0; i -= 1) {
+    for (let i = n - 1; i >= 0; i -= 1) {
       if (!main[i] || hasChild[i]) continue;
       if (leaf === -1) leaf = i;
-      const type = records[i]!.type;
-      if (type === 'user' || type === 'assistant') {
+      const type = records.type[i];
+      if (type === TYPE_USER || type === TYPE_ASSISTANT) {
         leaf = i;
         break;
       }
     }
     if (leaf === -1) {
-      for (let i = records.length - 1; i >= 0 && leaf === -1; i -= 1) if (main[i]) leaf = i;
+      for (let i = n - 1; i >= 0 && leaf === -1; i -= 1) if (main[i]) leaf = i;
       if (leaf === -1) return [];
     }
     const chain: number[] = [];
-    const visited = new Uint8Array(records.length);
+    const visited = new Uint8Array(n);
     let current = leaf;
     while (current >= 0 && !visited[current]) {
       visited[current] = 1;
       chain.push(current);
       const next = parentOf[current]!;
-      if (next === -2) {
-        const r = records[current]!;
-        this.warn(r.line, `parent ${r.parent ?? r.system?.logicalParent} not in this file; the main chain starts here`);
+      if (next === MISSING) {
+        const link = records.unresolvedParents.get(current) ?? records.system.get(current)?.logicalParent;
+        this.warn(records.line[current]!, `parent ${link} not in this file; the main chain starts here`);
       }
       current = next;
     }
@@ -407,9 +399,9 @@ export class ClaudeParser {
   private spliceParallelResults(chain: number[], main: Uint8Array, parentOf: Int32Array, hasChild: Uint8Array, onChain: Uint8Array): number[] {
     const records = this.records;
     const byParent = new Map<number, number[]>();
-    for (let i = 0; i < records.length; i += 1) {
+    for (let i = 0; i < records.count; i += 1) {
       const parent = parentOf[i]!;
-      if (!main[i] || onChain[i] || hasChild[i] || !records[i]!.hasToolResult || parent < 0 || !onChain[parent]) continue;
+      if (!main[i] || onChain[i] || hasChild[i] || !(records.flags[i]! & TOOL_RESULT) || parent < 0 || !onChain[parent]) continue;
       const list = byParent.get(parent) ?? [];
       list.push(i);
       byParent.set(parent, list);
@@ -418,9 +410,9 @@ export class ClaudeParser {
     const out: number[] = [];
     const queued: number[] = [];
     for (const i of chain) {
-      const type = records[i]!.type;
+      const type = records.type[i];
       // Insert queued results once the assistant run they answer has ended.
-      if (queued.length > 0 && type !== 'assistant' && type !== 'progress') out.push(...queued.splice(0));
+      if (queued.length > 0 && type !== TYPE_ASSISTANT && type !== TYPE_PROGRESS) out.push(...queued.splice(0));
       out.push(i);
       const extra = byParent.get(i);
       if (extra) queued.push(...extra);
@@ -430,54 +422,65 @@ export class ClaudeParser {
     return out;
   }
 
-  private build(builder: TimelineBuilder, chain: ClaudeRecord[]): void {
+  private build(builder: TimelineBuilder, chain: number[]): void {
+    const records = this.records;
+    const keep = this.options.keepContent;
     let openMessageId: string | undefined;
     let pendingCompaction: ReturnType<TimelineBuilder['compaction']> | undefined;
-    for (const r of chain) {
-      const raw = { file: this.file, line: r.line };
-      builder.seeTimestamp(r.timestamp);
-      if (r.type === 'system') {
-        if (r.system?.subtype === 'compact_boundary') {
+    for (const i of chain) {
+      const raw = { file: this.file, line: records.line[i]! };
+      const timestamp = records.timestampOf(i);
+      builder.seeTimestamp(timestamp);
+      const type = records.type[i];
+      if (type === TYPE_SYSTEM) {
+        const system = records.system.get(i);
+        if (system?.subtype === 'compact_boundary') {
           const event: Parameters<TimelineBuilder['compaction']>[0] = { compaction: 'claude', raw, summaryAvailable: false };
-          if (r.timestamp !== undefined) event.timestamp = r.timestamp;
-          if (r.system?.trigger !== undefined) event.trigger = r.system?.trigger;
-          if (r.system?.preTokens !== undefined) event.preTokens = r.system?.preTokens;
+          if (timestamp !== undefined) event.timestamp = timestamp;
+          if (system.trigger !== undefined) event.trigger = system.trigger;
+          if (system.preTokens !== undefined) event.preTokens = system.preTokens;
           pendingCompaction = builder.compaction(event);
           openMessageId = undefined;
-        } else if (r.system?.subtype === 'microcompact_boundary') {
-          builder.microcompaction(raw, r.system?.clearedToolIds ?? [], r.timestamp);
+        } else if (system?.subtype === 'microcompact_boundary') {
+          builder.microcompaction(raw, system.clearedToolIds ?? [], timestamp);
         }
         continue;
       }
-      if (r.type === 'assistant') {
-        if (r.synthetic) {
-          builder.bumpSteps(r.steps);
+      if (type === TYPE_ASSISTANT) {
+        if (records.flags[i]! & SYNTHETIC) {
+          builder.bumpSteps(records.steps[i]!);
           continue;
         }
-        if (openMessageId !== undefined && r.messageId === openMessageId && builder.lastMessage?.role === 'assistant') {
-          builder.mergeIntoLast(r.blocks ?? [], raw, r.steps, r.usage, r.model, r.timestamp);
+        const messageId = records.messageId[i];
+        const model = records.model[i];
+        const usage = records.usage[i];
+        if (openMessageId !== undefined && messageId === openMessageId && builder.lastMessage?.role === 'assistant') {
+          builder.mergeIntoLast(records.blocks[i]!, raw, records.steps[i]!, usage, model, timestamp);
           continue;
         }
-        const input: Parameters<TimelineBuilder['addMessage']>[0] = { role: 'assistant', kind: 'assistant', blocks: r.blocks ?? [], raw, uuid: r.uuid };
-        if (r.timestamp !== undefined) input.timestamp = r.timestamp;
-        if (r.model !== undefined) input.model = r.model;
-        if (r.usage !== undefined) input.usage = r.usage;
-        builder.addMessage(input, r.steps);
-        openMessageId = r.messageId;
+        const input: Parameters<TimelineBuilder['addMessage']>[0] = { role: 'assistant', kind: 'assistant', blocks: this.ownBlocks(i), raw };
+        // Messages are not kept when only counting: their uuid would be decoded for nothing.
+        if (keep) input.uuid = this.ids.text(i);
+        if (timestamp !== undefined) input.timestamp = timestamp;
+        if (model !== undefined) input.model = model;
+        if (usage !== undefined) input.usage = usage;
+        builder.addMessage(input, records.steps[i]!);
+        openMessageId = messageId;
         continue;
       }
-      if (r.type !== 'user') continue;
+      if (type !== TYPE_USER) continue;
       openMessageId = undefined;
-      let kind = r.userKind;
+      let kind = kindOf(records.kind[i]!);
       if (kind === undefined) {
-        builder.bumpSteps(r.steps);
+        builder.bumpSteps(records.steps[i]!);
         continue;
       }
       // A summary only counts as one right after a boundary; elsewhere it is quoted text.
       if (kind === 'compaction_summary' && !pendingCompaction) kind = 'human';
-      const input: Parameters<TimelineBuilder['addMessage']>[0] = { role: 'user', kind, blocks: r.blocks ?? [], raw, uuid: r.uuid };
-      if (r.timestamp !== undefined) input.timestamp = r.timestamp;
-      const message = builder.addMessage(input, r.steps);
+      const input: Parameters<TimelineBuilder['addMessage']>[0] = { role: 'user', kind, blocks: this.ownBlocks(i), raw };
+      if (keep) input.uuid = this.ids.text(i);
+      if (timestamp !== undefined) input.timestamp = timestamp;
+      const message = builder.addMessage(input, records.steps[i]!);
       if (kind === 'compaction_summary' && pendingCompaction) {
         pendingCompaction.summaryMessage = message.index;
         pendingCompaction.summaryAvailable = true;
@@ -486,30 +489,38 @@ export class ClaudeParser {
     }
   }
 
+  /** With content a message owns its block list (continuation lines are appended to it); the shared empty list is never handed out. */
+  private ownBlocks(i: number): Block[] {
+    const blocks = this.records.blocks[i]!;
+    return this.options.keepContent && blocks === NO_BLOCKS ? [] : blocks;
+  }
+
   /** Inline `isSidechain` lines grouped by agentId, else by their root. */
   private inlineSubagents(parentOf: Int32Array): SubagentTranscript[] {
-    const side = this.records.filter((r) => r.sidechain);
+    const records = this.records;
+    const side: number[] = [];
+    for (let i = 0; i < records.count; i += 1) if (records.flags[i]! & SIDECHAIN) side.push(i);
     if (side.length === 0) return [];
-    const groups = new Map<string, ClaudeRecord[]>();
-    const rootOf = (r: ClaudeRecord): string => {
-      let current = r;
-      for (let guard = 0; guard < this.records.length; guard += 1) {
-        const parent = parentOf[current.index]!;
-        if (parent < 0 || !this.records[parent]!.sidechain) break;
-        current = this.records[parent]!;
+    const groups = new Map<string, number[]>();
+    const rootOf = (i: number): string => {
+      let current = i;
+      for (let guard = 0; guard < records.count; guard += 1) {
+        const parent = parentOf[current]!;
+        if (parent < 0 || !(records.flags[parent]! & SIDECHAIN)) break;
+        current = parent;
       }
-      return current.uuid;
+      return this.ids.text(current);
     };
-    for (const r of side) {
-      const key = r.agentId ?? rootOf(r);
+    for (const i of side) {
+      const key = records.agentId.get(i) ?? rootOf(i);
       const list = groups.get(key) ?? [];
-      list.push(r);
+      list.push(i);
       groups.set(key, list);
     }
     const out: SubagentTranscript[] = [];
-    for (const [agentId, records] of groups) {
+    for (const [agentId, members] of groups) {
       const builder = new TimelineBuilder(this.file, this.options.keepContent);
-      this.build(builder, records);
+      this.build(builder, members);
       out.push({ agentId, layout: 'inline', file: this.file, messages: builder.messages, counters: { ...builder.counters } });
     }
     return out;

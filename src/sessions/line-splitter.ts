@@ -9,7 +9,7 @@ import { isUtf8 } from 'node:buffer';
 export interface LineSink {
   line(lineNumber: number, text: string): void;
   warn(lineNumber: number, message: string): void;
-  /** When present, receives the raw bytes instead of `line` (the view is only valid during the call). */
+  /** When present, receives the raw bytes of valid UTF-8 lines instead of `line` (the view is only valid during the call). */
   lineBytes?(lineNumber: number, bytes: Buffer): void;
 }
 
@@ -83,8 +83,10 @@ export class LineSplitter {
     if (length > 0 && bytes[length - 1] === 13) length -= 1;
     if (length === 0) return;
     const view = bytes.subarray(0, length);
-    if (!isUtf8(view)) this.sink.warn(this.lineNumber, 'invalid UTF-8 (decoded with replacement characters)');
-    if (this.sink.lineBytes) this.sink.lineBytes(this.lineNumber, view);
+    const valid = isUtf8(view);
+    if (!valid) this.sink.warn(this.lineNumber, 'invalid UTF-8 (decoded with replacement characters)');
+    // Bytes only when they are valid UTF-8: readers may key on them, and must agree with the decoded text.
+    if (this.sink.lineBytes && valid) this.sink.lineBytes(this.lineNumber, view);
     else this.sink.line(this.lineNumber, view.toString('utf8'));
   }
 }

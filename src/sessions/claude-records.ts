@@ -1,0 +1,129 @@
+import type { Block, MessageKind, SessionUsage } from './types.js';
+
+/**
+ * The records of a Claude Code transcript, one column per field. A transcript has
+ * a record per line; one object per record made reading a large file mostly object
+ * allocation and garbage collection. Pure storage: ClaudeParser decides what goes in.
+ */
+
+export const TYPE_USER = 1;
+export const TYPE_ASSISTANT = 2;
+export const TYPE_SYSTEM = 3;
+export const TYPE_ATTACHMENT = 4;
+export const TYPE_PROGRESS = 5;
+
+/** Code of a DAG record type, 0 for any other type. */
+export function dagTypeCode(type: string): number {
+  switch (type) {
+    case 'user':
+      return TYPE_USER;
+    case 'assistant':
+      return TYPE_ASSISTANT;
+    case 'system':
+      return TYPE_SYSTEM;
+    case 'attachment':
+      return TYPE_ATTACHMENT;
+    case 'progress':
+      return TYPE_PROGRESS;
+    default:
+      return 0;
+  }
+}
+
+export const SIDECHAIN = 1;
+export const SYNTHETIC = 2;
+export const TOOL_RESULT = 4;
+
+const KINDS: Array<MessageKind | undefined> = [undefined, 'human', 'injected', 'tool_result', 'compaction_summary', 'assistant', 'developer'];
+
+export function kindCode(kind: MessageKind | undefined): number {
+  return kind === undefined ? 0 : KINDS.indexOf(kind);
+}
+
+export function kindOf(code: number): MessageKind | undefined {
+  return KINDS[code];
+}
+
+/** Parent links: a record index, or one of these. */
+export const ROOT = -1;
+/** The parent is not in this file. */
+export const MISSING = -2;
+/** The parent id was not seen yet when the record was read (see `unresolvedParents`). */
+export const UNRESOLVED = -3;
+
+export interface SystemDetail {
+  subtype?: string;
+  logicalParent?: string;
+  trigger?: string;
+  preTokens?: number;
+  clearedToolIds?: string[];
+}
+
+/** Shared by every record without blocks. Never mutated. */
+export const NO_BLOCKS: Block[] = [];
+
+export class ClaudeRecordTable {
+  count = 0;
+  line = new Int32Array(1024);
+  parent = new Int32Array(1024);
+  type = new Uint8Array(1024);
+  flags = new Uint8Array(1024);
+  kind = new Uint8Array(1024);
+  /** Contribution to the agent-step counter (DECISIONS 13). */
+  steps = new Uint8Array(1024);
+  readonly messageId: Array<string | undefined> = [];
+  readonly model: Array<string | undefined> = [];
+  readonly usage: Array<SessionUsage | undefined> = [];
+  readonly blocks: Block[][] = [];
+  /** Kept only with content (message timestamps); first/last are tracked while reading. */
+  readonly timestamp: Array<string | undefined> = [];
+  /** Sparse columns: most records have none. */
+  readonly agentId = new Map<number, string>();
+  readonly system = new Map<number, SystemDetail>();
+  readonly unresolvedParents = new Map<number, string>();
+
+  constructor(private readonly keepTimestamps: boolean) {}
+
+  /** Appends a record with no message fields yet; returns its index. */
+  add(line: number, parent: number, type: number, flags: number, timestamp: string | undefined): number {
+    const index = this.count;
+    if (index === this.line.length) this.grow();
+    this.line[index] = line;
+    this.parent[index] = parent;
+    this.type[index] = type;
+    this.flags[index] = flags;
+    this.kind[index] = 0;
+    this.steps[index] = 0;
+    this.messageId.push(undefined);
+    this.model.push(undefined);
+    this.usage.push(undefined);
+    this.blocks.push(NO_BLOCKS);
+    if (this.keepTimestamps) this.timestamp.push(timestamp);
+    this.count = index + 1;
+    return index;
+  }
+
+  timestampOf(index: number): string | undefined {
+    return this.keepTimestamps ? this.timestamp[index] : undefined;
+  }
+
+  private grow(): void {
+    const size = this.line.length * 2;
+    const int32 = (a: Int32Array): Int32Array<ArrayBuffer> => {
+      const out = new Int32Array(size);
+      out.set(a);
+      return out;
+    };
+    const uint8 = (a: Uint8Array): Uint8Array<ArrayBuffer> => {
+      const out = new Uint8Array(size);
+      out.set(a);
+      return out;
+    };
+    this.line = int32(this.line);
+    this.parent = int32(this.parent);
+    this.type = uint8(this.type);
+    this.flags = uint8(this.flags);
+    this.kind = uint8(this.kind);
+    this.steps = uint8(this.steps);
+  }
+}

@@ -1,0 +1,116 @@
+// AssemblyScript, compiled to WebAssembly by tools/build-wasm.mjs (not part of the TypeScript build).
+//
+// Stage one of reading a JSON line: finds every string delimiter (unescaped quote) with
+// 128-bit SIMD, 64 bytes at a time, and checks the content of every string the way
+// JSON.parse would (no raw control character, only the nine escapes, four hex digits
+// after \u). The escape and in-string masks follow the bit tricks published for
+// simdjson (Langdale & Lemire, "Parsing gigabytes of JSON per second", 2019).
+//
+// Input: the line at [src, src + length), followed by at least 64 bytes of spaces.
+// Output: u32 positions of the quotes at `out`, opening and closing alternately; a
+// closing quote has bit 31 set when its string holds an escape. Returns the number of
+// quotes, or -1 when a string is malformed or unterminated or a backslash stands outside
+// strings (the line is then not JSON).
+
+const ODD_BITS: u64 = 0xaaaaaaaaaaaaaaaa;
+const HAS_ESCAPE: u32 = 0x80000000;
+
+export function heapBase(): usize {
+  return __heap_base;
+}
+
+@inline function bits(a: v128, b: v128, c: v128, d: v128): u64 {
+  return (
+    <u64>i8x16.bitmask(a) |
+    (<u64>i8x16.bitmask(b) << 16) |
+    (<u64>i8x16.bitmask(c) << 32) |
+    (<u64>i8x16.bitmask(d) << 48)
+  );
+}
+
+@inline function isHex(c: u32): bool {
+  return (c - 0x30 < 10) || ((c | 0x20) - 0x61 < 6);
+}
+
+/** Whether the escape sequence whose escaped byte is at p is one JSON allows. */
+function validEscape(p: usize): bool {
+  const c = <u32>load<u8>(p);
+  if (c == 0x75) {
+    return isHex(<u32>load<u8>(p + 1)) && isHex(<u32>load<u8>(p + 2)) && isHex(<u32>load<u8>(p + 3)) && isHex(<u32>load<u8>(p + 4));
+  }
+  return c == 0x22 || c == 0x5c || c == 0x2f || c == 0x62 || c == 0x66 || c == 0x6e || c == 0x72 || c == 0x74;
+}
+
+export function scanQuotes(src: usize, length: i32, out: usize): i32 {
+  const quote = i8x16.splat(0x22);
+  const backslash = i8x16.splat(0x5c);
+  const space = i8x16.splat(0x20);
+  // The byte after the previous block's last byte is escaped (1) or not (0).
+  let carryEscaped: u64 = 0;
+  // All ones while the previous block ended inside a string.
+  let carryInString: u64 = 0;
+  let inString = false;
+  let sawEscape = false;
+  let count = 0;
+  for (let at = 0; at < length; at += 64) {
+    const p = src + <usize>at;
+    const a = v128.load(p);
+    const b = v128.load(p, 16);
+    const c = v128.load(p, 32);
+    const d = v128.load(p, 48);
+    const quotes = bits(i8x16.eq(a, quote), i8x16.eq(b, quote), i8x16.eq(c, quote), i8x16.eq(d, quote));
+    const slashes = bits(i8x16.eq(a, backslash), i8x16.eq(b, backslash), i8x16.eq(c, backslash), i8x16.eq(d, backslash));
+    const controls = bits(i8x16.lt_u(a, space), i8x16.lt_u(b, space), i8x16.lt_u(c, space), i8x16.lt_u(d, space));
+    // escaped: bytes preceded by an odd run of backslashes; escape: the backslashes that escape them.
+    let escaped: u64 = carryEscaped;
+    let escape: u64 = 0;
+    if (slashes != 0) {
+      const potential = slashes & ~carryEscaped;
+      const code = (((potential << 1) | ODD_BITS) - potential) ^ ODD_BITS;
+      escaped = code ^ (slashes | carryEscaped);
+      escape = code & slashes;
+      carryEscaped = escape >> 63;
+    } else {
+      carryEscaped = 0;
+    }
+    const delimiters = quotes & ~escaped;
+    // Prefix XOR: ones from each opening quote up to (not including) its closing quote.
+    let inside = delimiters;
+    inside ^= inside << 1;
+    inside ^= inside << 2;
+    inside ^= inside << 4;
+    inside ^= inside << 8;
+    inside ^= inside << 16;
+    inside ^= inside << 32;
+    inside ^= carryInString;
+    carryInString = <u64>(<i64>inside >> 63);
+    // A raw control byte in a string, or a backslash outside one: not JSON.
+    if ((controls & inside) != 0 || (escape & ~inside) != 0) return -1;
+    let check = escaped;
+    while (check != 0) {
+      if (!validEscape(p + <usize>ctz(check))) return -1;
+      check &= check - 1;
+    }
+    let rest = delimiters;
+    // Bits of this block after the previous delimiter.
+    let after: u64 = ~(<u64>0);
+    while (rest != 0) {
+      const k = <i32>ctz(rest);
+      const bit: u64 = <u64>1 << <u64>k;
+      if (inString) {
+        if ((escape & after & (bit - 1)) != 0) sawEscape = true;
+        store<u32>(out + (<usize>count << 2), <u32>(at + k) | (sawEscape ? HAS_ESCAPE : 0));
+        sawEscape = false;
+        inString = false;
+      } else {
+        store<u32>(out + (<usize>count << 2), <u32>(at + k));
+        inString = true;
+      }
+      count += 1;
+      after = k == 63 ? 0 : ~((bit << 1) - 1);
+      rest &= rest - 1;
+    }
+    if (inString && (escape & after) != 0) sawEscape = true;
+  }
+  return inString ? -1 : count;
+}
