@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isEmbeddingModelRef } from '../models/embeddings.js';
 
 /**
  * `echolens memory run <config.yaml>`: the DriftLens grid as one validated
@@ -131,6 +132,21 @@ export const memoryConfigSchema = z
       })
       .strict()
       .default({ B: 10_000, alpha: 0.05, pairing: 'reference' }),
+    /**
+     * DECISIONS 5 `dtw-reference`, for comparison with the authors' numbers only: fastdtw over
+     * cosine distances of symbol embeddings ÷ path length. `embeddings`: a `.json` file
+     * (`{ "Category/Subcategory": [numbers…] }`) or an embeddings model reference.
+     */
+    referenceMetric: z
+      .object({
+        embeddings: z.string().min(1),
+        radius: positiveInt.default(1),
+        flavor: z.enum(['compiled', 'pure-python']).default('compiled'),
+        /** Text sent to an embeddings model: the subcategory name (the authors' symbol) or the whole `Category/Subcategory`. */
+        embedText: z.enum(['subcategory', 'symbol']).default('subcategory'),
+      })
+      .strict()
+      .optional(),
     limits: z
       .object({
         concurrency: positiveInt.optional(),
@@ -150,6 +166,14 @@ export const memoryConfigSchema = z
         message: `unknown system prompt "${config.systemPrompt}": use default, none or "text:<your prompt>"`,
       });
     }
+    const embeddings = config.referenceMetric?.embeddings;
+    if (embeddings !== undefined && !isEmbeddingsFile(embeddings) && !isEmbeddingModelRef(embeddings)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['referenceMetric', 'embeddings'],
+        message: `"${embeddings}" is neither a .json embeddings file nor an embeddings model reference (openai: or an OpenAI-compatible provider)`,
+      });
+    }
     const seen = new Set<string>();
     config.targets.forEach((target, index) => {
       if (seen.has(target)) ctx.addIssue({ code: 'custom', path: ['targets', index], message: `target "${target}" is listed twice` });
@@ -164,4 +188,9 @@ export function resolveMemorySystemPrompt(name: string): string | null | undefin
   if (name === 'default') return undefined;
   if (name === 'none') return null;
   return name.slice('text:'.length);
+}
+
+/** `referenceMetric.embeddings` names a JSON file (else an embeddings model reference). */
+export function isEmbeddingsFile(source: string): boolean {
+  return source.toLowerCase().endsWith('.json');
 }

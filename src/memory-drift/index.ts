@@ -256,6 +256,24 @@ export type {
   SampleOutcome,
 } from './observations.js';
 
+// dtw-reference (DECISIONS 5): the authors' fastdtw/cosine/path-length DTW, for comparison only.
+export {
+  embeddingText,
+  loadSymbolEmbeddings,
+  memoryReferenceMetric,
+  readEmbeddingsFile,
+  referenceMetricReport,
+  renderReferenceMetricMarkdown,
+} from './reference-metric.js';
+export type {
+  LoadEmbeddingsOptions,
+  ReferenceMetricConfig,
+  ReferenceMetricGroup,
+  ReferenceMetricReport,
+  SymbolEmbeddingTable,
+} from './reference-metric.js';
+export { isEmbeddingsFile } from './config.js';
+
 // Mitigation tooling (DPO data, GRPO reward server, evaluation): explicit names in its own index.
 export * from './mitigation/index.js';
 

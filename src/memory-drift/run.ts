@@ -17,7 +17,7 @@ import { getProvider } from '../models/providers.js';
 import { parseModelRef } from '../models/ref.js';
 import type { DecodingParams } from '../models/types.js';
 import type { CellLabels, CellSpec } from '../store/types.js';
-import { type MemoryConfig, memoryConfigSchema, resolveMemorySystemPrompt } from './config.js';
+import { isEmbeddingsFile, type MemoryConfig, memoryConfigSchema, resolveMemorySystemPrompt } from './config.js';
 import { builtinStimuliManifest } from './data-files.js';
 import { loadHuggingFaceQuestions } from './hf-datasets.js';
 import { buildLabelerReaskMessages, parseLabelerOutput } from './labeler.js';
@@ -30,7 +30,7 @@ import { extractSteps, type StepExtraction } from './steps.js';
 
 export const MEMORY_EXPERIMENT = 'memory';
 
-/** Loads a config; file paths (questions, ontology, perturbations) may use `~/` and are relative to the config file's folder. */
+/** Loads a config; file paths (questions, ontology, perturbations, reference-metric embeddings) may use `~/` and are relative to the config file's folder. */
 export function loadMemoryConfig(file: string, overrides: readonly string[] = []): MemoryConfig {
   const config = loadConfigFile(file, memoryConfigSchema, overrides).config;
   const base = dirname(resolve(file));
@@ -43,6 +43,9 @@ export function loadMemoryConfig(file: string, overrides: readonly string[] = []
     questions: config.questions.file === undefined ? config.questions : { ...config.questions, file: place(config.questions.file) },
     ontology: config.ontology === 'default' || config.ontology === 'alt' ? config.ontology : place(config.ontology),
     perturbations: config.perturbations === 'builtin' ? config.perturbations : place(config.perturbations),
+    ...(config.referenceMetric !== undefined && isEmbeddingsFile(config.referenceMetric.embeddings)
+      ? { referenceMetric: { ...config.referenceMetric, embeddings: place(config.referenceMetric.embeddings) } }
+      : {}),
   };
 }
 

@@ -19,6 +19,7 @@ import { listStimuli, loadBuiltinPerturbations } from '../../memory-drift/pertur
 import { loadBuiltinQuestions, loadQuestionsFile, type Question } from '../../memory-drift/questions.js';
 import { type LabelAgreement, labelerReliability, type LabelerReliability } from '../../memory-drift/reliability.js';
 import { markdownCell, renderMemoryMarkdown } from '../../memory-drift/report-markdown.js';
+import { memoryReferenceMetric, renderReferenceMetricMarkdown } from '../../memory-drift/reference-metric.js';
 import {
   dryRunMemory,
   type LabelerCheckConfig,
@@ -212,7 +213,11 @@ export function registerMemory(program: Command): void {
         const store = openStore(options.db, { readonly: true });
         try {
           const collection = collectMemorySamples(store, result.runId);
-          emit(`${renderMemoryMarkdown(memoryReport(store, result.runId))}\n${renderCollectionMarkdown(result.runId, collection.summary)}`, options.report);
+          const reference = await memoryReferenceMetric(store, result.runId);
+          emit(
+            `${renderMemoryMarkdown(memoryReport(store, result.runId))}\n${renderCollectionMarkdown(result.runId, collection.summary)}${reference ? `\n${renderReferenceMetricMarkdown(reference)}` : ''}`,
+            options.report,
+          );
         } finally {
           store.close();
         }
@@ -229,7 +234,7 @@ export function registerMemory(program: Command): void {
     .option('-o, --out <file>', 'write to a file instead of stdout')
     .option('--bootstrap <B>', 'bootstrap replicates (default: the config value, 10,000)', positiveInteger('--bootstrap'))
     .option('--pairing <policy>', 'reference (no-memory sample 0, default) or all-pairs (every no-memory sample)')
-    .action((db: string, options) => {
+    .action(async (db: string, options) => {
       const format = checkFormat(options.format);
       if (options.pairing !== undefined && options.pairing !== 'reference' && options.pairing !== 'all-pairs') {
         throw new InvalidArgumentError('--pairing', `must be reference or all-pairs, got "${options.pairing}"`);
@@ -242,10 +247,12 @@ export function registerMemory(program: Command): void {
           ...(options.pairing ? { pairing: options.pairing } : {}),
         });
         const { summary } = collectMemorySamples(store, runId);
+        // Only when the run's config has referenceMetric (DECISIONS 5, comparison only).
+        const reference = await memoryReferenceMetric(store, runId);
         emit(
           format === 'json'
-            ? JSON.stringify({ runId, ...report, run: summary }, null, 2)
-            : `${renderMemoryMarkdown(report)}\n${renderCollectionMarkdown(runId, summary)}`,
+            ? JSON.stringify({ runId, ...report, run: summary, ...(reference ? { referenceMetric: reference } : {}) }, null, 2)
+            : `${renderMemoryMarkdown(report)}\n${renderCollectionMarkdown(runId, summary)}${reference ? `\n${renderReferenceMetricMarkdown(reference)}` : ''}`,
           options.out,
         );
       } finally {
