@@ -85,6 +85,10 @@ joined forms (alice.smith, alice_smith, alicesmith, asmith).
 The input is never modified; the output is written to a temp file (mode 0600) and
 renamed into place. Malformed lines are redacted as raw text and kept.
 
+Compressed input: a Codex .jsonl.zst transcript is decompressed while reading; the
+output is always plain JSONL, so -o must not end in .zst (echolens reads zstd, it does
+not write it). A corrupt or truncated .zst is an input error and nothing is written.
+
 Exit codes: 0 written, 2 usage or input error.`;
 
 const VERIFY_HELP = `
@@ -93,6 +97,7 @@ PEM blocks, credentials in URLs and headers, secret-named assignments, emails, h
 paths, dev servers, the identity terms, random-looking tokens, base64 payloads).
 Residuals are listed masked: kind, file:line, a preview such as "sk-…(51 chars)" and a
 keyed hash (random key per run) — never the value itself. Long lines are scanned in full.
+A .zst file is decompressed while reading; a corrupt or truncated one is an input error.
 
 Exit codes: 0 clean, 1 residuals found, 2 usage or input error.`;
 
@@ -126,8 +131,8 @@ export function registerSessionsRedact(sessions: Command): void {
     sessions
       .command('redact')
       .description('redact a Claude Code / Codex JSONL transcript into a new file')
-      .argument('<in>', 'transcript to redact (JSONL; malformed lines are kept, redacted as text)')
-      .requiredOption('-o, --output <file>', 'new file to write (never the input)')
+      .argument('<in>', 'transcript to redact (.jsonl or .jsonl.zst; malformed lines are kept, redacted as text)')
+      .requiredOption('-o, --output <file>', 'new plain .jsonl file to write (never the input, never .zst)')
       .option('--identity <class=term>', 'identity term to redact (repeatable), e.g. employer=Acme', collect, [])
       .option('--identity-file <file>', 'identity terms, one class=term per line (keeps them out of shell history)')
       .option('--quote-file <file>', 'third-party passages to replace with <REDACTED_QUOTE>, separated by --- lines')
@@ -149,7 +154,7 @@ export function registerSessionsRedact(sessions: Command): void {
     sessions
       .command('verify')
       .description('check a redacted file for leftover secrets and identifiers')
-      .argument('<file>', 'redacted file to check')
+      .argument('<file>', 'redacted file to check (.jsonl, or .zst decompressed while reading)')
       .option('--identity <class=term>', 'identity term that must not appear (repeatable)', collect, [])
       .option('--identity-file <file>', 'identity terms, one class=term per line')
       .option('--json', 'print the report as JSON')

@@ -1,7 +1,7 @@
 // Public API of the transcript redaction and its independent verifier.
 export { Redactor, redactText, redactJsonLine, rewriteJsonStrings } from './redactor.js';
 export type { RedactOptions, RedactedText, RedactedLine } from './redactor.js';
-export { redactFile, assertDistinctOutput } from './redact-file.js';
+export { redactFile, assertDistinctOutput, assertPlainOutputName } from './redact-file.js';
 export type { RedactFileOptions, RedactionReport } from './redact-file.js';
 export { parseIdentityTerm, IDENTITY_CLASSES, IDENTITY_PLACEHOLDER } from './identity.js';
 export type { IdentityClass, IdentityTerm } from './identity.js';

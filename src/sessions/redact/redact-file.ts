@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
+import { constants, existsSync } from 'node:fs';
 import { open, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { InputError, InvalidArgumentError } from '../../core/errors.js';
@@ -47,6 +47,23 @@ async function requireFile(path: string): Promise<void> {
   if (!info.isFile()) throw new InputError('not a regular file', { file: path });
 }
 
+/**
+ * Refuses a `.zst` output name: the output is always plain JSONL (echolens reads zstd
+ * through fzstd, which only decompresses), and a `.zst` name holding plain text would
+ * fail every zstd reader later.
+ */
+export function assertPlainOutputName(output: string): void {
+  if (!/\.zst$/i.test(output)) return;
+  const stem = output.slice(0, -'.zst'.length);
+  let suggestion = /\.jsonl$/i.test(stem) ? stem : `${stem}.jsonl`;
+  // Codex can keep a plain rollout beside the .zst one: never point at a file that exists.
+  if (existsSync(suggestion)) suggestion = `${suggestion.replace(/\.jsonl$/i, '')}.redacted.jsonl`;
+  throw new InvalidArgumentError(
+    'output',
+    `"${output}" ends in .zst, but the redacted output is written as plain JSONL (echolens reads zstd, it does not write it); use ${suggestion}`,
+  );
+}
+
 /** Refuses an output that is the input (same path, symlink or hard link). */
 export async function assertDistinctOutput(input: string, output: string): Promise<void> {
   if (resolve(input) === resolve(output)) {
@@ -76,12 +93,14 @@ async function* wholeLines(path: string, maxLineBytes: number) {
 }
 
 /**
- * Redacts a JSONL transcript into a new file: the whole input is read once to learn
+ * Redacts a JSONL transcript (or a `.jsonl.zst` one, decompressed while reading) into a
+ * new plain JSONL file: the whole input is read once to learn
  * usernames, workspaces and hosts, then every line is redacted and written to a
  * private temp file (mode 0600) that is renamed over `output` only when complete.
  * The input is never modified; line terminators and the line count are preserved.
  */
 export async function redactFile(input: string, output: string, options: RedactFileOptions = {}): Promise<RedactionReport> {
+  assertPlainOutputName(output);
   await requireFile(input);
   await assertDistinctOutput(input, output);
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
