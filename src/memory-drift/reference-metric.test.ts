@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerBuiltinSimProfiles } from '../builtin-sims.js';
+import { registerSimProfile } from '../models/sim-registry.js';
 import { InputError } from '../core/errors.js';
 import { referenceDtw } from '../metrics/fastdtw.js';
 import { fakeEmbedding, startFakeEmbeddings } from '../models/testing/fake-embeddings.js';
@@ -21,6 +22,7 @@ import {
   renderReferenceMetricMarkdown,
 } from './reference-metric.js';
 import { loadMemoryConfig, runMemory } from './run.js';
+import { createMemorySimProfile } from './sim.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'echolens-reference-metric-'));
 
@@ -214,6 +216,31 @@ describe('memoryReferenceMetric on a stored run (SIMULATED models)', { timeout: 
     } finally {
       store.close();
     }
+  });
+
+  it('adding the key to a finished run makes a new run id whose cells all come from the store (nothing called again)', async () => {
+    // SIMULATION: a planted-drift profile wrapped to count its calls.
+    const inner = createMemorySimProfile({ name: 'memory-counted', samplingNoise: 0.1 });
+    let calls = 0;
+    registerSimProfile({
+      ...inner,
+      answer: (request, seed) => {
+        calls++;
+        return inner.answer(request, seed);
+      },
+    });
+    const file = join(dir, 'counted-vectors.json');
+    const symbols = [...ontologySymbols(loadBuiltinOntology()), UNMAPPED];
+    writeFileSync(file, JSON.stringify(Object.fromEntries(symbols.map((s) => [s, fakeEmbedding(s)]))));
+    const db = join(dir, 'counted.db');
+    const plain = { ...grid, targets: ['sim:memory-counted'] };
+    const first = await runMemory(memoryConfigSchema.parse(plain), db, quiet);
+    const callsAfterFirst = calls;
+    expect(callsAfterFirst).toBe(first.generationCells);
+    const second = await runMemory(memoryConfigSchema.parse({ ...plain, referenceMetric: { embeddings: file } }), db, quiet);
+    expect(second.runId).not.toBe(first.runId);
+    expect(second.resumed).toBe(false);
+    expect(calls).toBe(callsAfterFirst);
   });
 
   it('scores every scored observation with the configured file, recorded in the run manifest', async () => {
