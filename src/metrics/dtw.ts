@@ -49,11 +49,19 @@ function matrixOfSize(cells: number): Int32Array {
 }
 
 /**
- * Cumulative cost matrix D (row i at offset i·m when keeping the matrix, else two rolling
- * rows) for the discrete cost: D(i, j) = 1[a_i ≠ b_j] + min(D(i−1, j−1), D(i−1, j), D(i, j−1)).
- * Integer and branch-free in the inner loop: with random symbols the comparisons are
- * unpredictable, and mispredicted branches cost more than the arithmetic (measured ≈2×).
- * `(d | −d) >>> 31` is 1[d ≠ 0]; `q + (t & (t >> 31))` with t = p − q is min(p, q).
+ * Cumulative cost matrix D for the discrete cost:
+ * D(i, j) = 1[a_i ≠ b_j] + min(D(i−1, j−1), D(i−1, j), D(i, j−1)).
+ * With `keep`, row i sits at offset i·m (the path needs the whole matrix); without it every
+ * row is written over the same m cells. Returns D(n−1, m−1).
+ *
+ * Integer and branch-free, two rows per pass (each measured on the bench pairs):
+ * - `(d | −d) >>> 31` is 1[d ≠ 0]; `q + (t & (t >> 31))` with t = p − q is min(p, q). With
+ *   random symbols a compare-and-branch mispredicts often (measured ≈2× slower).
+ * - Row i+1 takes its "up" from row i's value still in a register, so a pass reads one stored
+ *   row and one symbol per column for two rows, and the two dependency chains (through
+ *   `left`) overlap.
+ * - Without `keep` all rows share offset 0: within a pass, column j of the stored row is read
+ *   before either new row writes it, and column j−1 is carried in `diagonal1`.
  */
 function discreteCumulative(pair: InternedPair, keep: boolean, D: Int32Array): number {
   const { a, n, b, m } = pair;
@@ -64,25 +72,64 @@ function discreteCumulative(pair: InternedPair, keep: boolean, D: Int32Array): n
     running = (running + ((differ | -differ) >>> 31)) | 0;
     D[j] = running;
   }
-  for (let i = 1; i < n; i++) {
-    const row = keep ? i * m : (i & 1) * m;
-    const above = keep ? row - m : ((i - 1) & 1) * m;
-    const symbol = a[i]!;
-    let differ = symbol ^ b[0]!;
-    let left = (D[above]! + ((differ | -differ) >>> 31)) | 0;
-    D[row] = left;
+  let i = 1;
+  for (; i + 1 < n; i += 2) {
+    const above = keep ? (i - 1) * m : 0;
+    const row = keep ? above + m : 0;
+    const below = keep ? row + m : 0;
+    const symbol1 = a[i]!;
+    const symbol2 = a[i + 1]!;
+    // Column 0: the only predecessor is the cell above.
+    let differ = symbol1 ^ b[0]!;
+    let diagonal1 = D[above]!;
+    let left1 = (diagonal1 + ((differ | -differ) >>> 31)) | 0;
+    D[row] = left1;
+    differ = symbol2 ^ b[0]!;
+    let diagonal2 = left1;
+    let left2 = (left1 + ((differ | -differ) >>> 31)) | 0;
+    D[below] = left2;
     for (let j = 1; j < m; j++) {
-      differ = symbol ^ b[j]!;
-      const diagonal = D[above + j - 1]!;
-      let t = diagonal - D[above + j]!;
-      let best = D[above + j]! + (t & (t >> 31));
-      t = best - left;
-      best = left + (t & (t >> 31));
-      left = (best + ((differ | -differ) >>> 31)) | 0;
-      D[row + j] = left;
+      const symbol = b[j]!;
+      const up1 = D[above + j]!;
+      let t = diagonal1 - up1;
+      let best = up1 + (t & (t >> 31));
+      t = best - left1;
+      best = left1 + (t & (t >> 31));
+      differ = symbol1 ^ symbol;
+      left1 = (best + ((differ | -differ) >>> 31)) | 0;
+      D[row + j] = left1;
+      diagonal1 = up1;
+      t = diagonal2 - left1;
+      best = left1 + (t & (t >> 31));
+      t = best - left2;
+      best = left2 + (t & (t >> 31));
+      diagonal2 = left1;
+      differ = symbol2 ^ symbol;
+      left2 = (best + ((differ | -differ) >>> 31)) | 0;
+      D[below + j] = left2;
     }
   }
-  return D[(keep ? (n - 1) * m : ((n - 1) & 1) * m) + m - 1]!;
+  if (i < n) {
+    const above = keep ? (i - 1) * m : 0;
+    const row = keep ? above + m : 0;
+    const symbol1 = a[i]!;
+    let differ = symbol1 ^ b[0]!;
+    let diagonal = D[above]!;
+    let left = (diagonal + ((differ | -differ) >>> 31)) | 0;
+    D[row] = left;
+    for (let j = 1; j < m; j++) {
+      const up = D[above + j]!;
+      let t = diagonal - up;
+      let best = up + (t & (t >> 31));
+      t = best - left;
+      best = left + (t & (t >> 31));
+      differ = symbol1 ^ b[j]!;
+      left = (best + ((differ | -differ) >>> 31)) | 0;
+      D[row + j] = left;
+      diagonal = up;
+    }
+  }
+  return D[(keep ? (n - 1) * m : 0) + m - 1]!;
 }
 
 /** Same recurrence with real costs supplied one row at a time by `rowCost`. */
@@ -118,25 +165,56 @@ function realCumulative(
   return D[(keep ? (n - 1) * m : ((n - 1) & 1) * m) + m - 1]!;
 }
 
-let pathScratch = new Int32Array(64);
+type PathStep = readonly [number, number];
+
+/**
+ * Path steps are frozen [i, j] pairs, shared between results: a path of ~15 steps would
+ * otherwise allocate ~15 small arrays per call, the largest cost of the path on short
+ * sequences. Steps with both indices below STEP_GRID are built once, on first use.
+ */
+const STEP_GRID = 64;
+const sharedSteps: Array<PathStep | undefined> = new Array<PathStep | undefined>(STEP_GRID * STEP_GRID).fill(undefined);
+
+function stepAt(i: number, j: number): PathStep {
+  if ((i | j) >= STEP_GRID) return Object.freeze([i, j] as const);
+  const slot = i * STEP_GRID + j;
+  const cached = sharedSteps[slot];
+  if (cached !== undefined) return cached;
+  const fresh = Object.freeze([i, j] as const);
+  sharedSteps[slot] = fresh;
+  return fresh;
+}
+
+const ORIGIN = stepAt(0, 0);
+/** Paths up to this long are assembled in a reused array; longer ones in a throwaway one, so no large path stays referenced. */
+const PATH_BUFFER_LIMIT = 1 << 12;
+let pathBuffer: PathStep[] = new Array<PathStep>(64).fill(ORIGIN);
+
+function pathAssembly(length: number): PathStep[] {
+  if (length <= pathBuffer.length) return pathBuffer;
+  if (length > PATH_BUFFER_LIMIT) return new Array<PathStep>(length).fill(ORIGIN);
+  let size = pathBuffer.length;
+  while (size < length) size *= 2;
+  pathBuffer = new Array<PathStep>(size).fill(ORIGIN);
+  return pathBuffer;
+}
 
 /**
  * Backtracks from (n−1, m−1) to (0, 0) through the full matrix D, always stepping to the
  * predecessor with the smallest cumulative cost; ties prefer the diagonal (i−1, j−1), then
- * (i−1, j), then (i, j−1). On row 0 / column 0 the only predecessor is taken.
+ * (i−1, j), then (i, j−1). On row 0 / column 0 the only predecessor is taken. Steps are
+ * written from the back of a reused array (the path has at most n + m − 1 steps), and the
+ * result is one slice of it: an exact-length array with no per-call growth or reversal.
  */
 function backtrack(D: Int32Array | Float64Array, n: number, m: number): DtwPath {
-  const maxSteps = n + m - 1;
-  if (pathScratch.length < 2 * maxSteps) pathScratch = new Int32Array(4 * maxSteps);
-  const steps = pathScratch;
+  const end = n + m - 1;
+  const steps = pathAssembly(end);
+  let position = end;
   let i = n - 1;
   let j = m - 1;
-  let count = 0;
   for (;;) {
-    steps[2 * count] = i;
-    steps[2 * count + 1] = j;
-    count++;
-    if (i === 0 && j === 0) break;
+    steps[--position] = stepAt(i, j);
+    if ((i | j) === 0) break;
     if (i === 0) {
       j--;
     } else if (j === 0) {
@@ -155,12 +233,7 @@ function backtrack(D: Int32Array | Float64Array, n: number, m: number): DtwPath 
       }
     }
   }
-  const path = new Array<readonly [number, number]>(count);
-  for (let k = 0; k < count; k++) {
-    const from = 2 * (count - 1 - k);
-    path[k] = [steps[from]!, steps[from + 1]!];
-  }
-  return path;
+  return steps.slice(position, end);
 }
 
 function embeddingOf(embeddings: SymbolEmbeddings, symbol: string): ArrayLike<number> | undefined {
@@ -288,10 +361,14 @@ function readOptions(options: unknown): { mode: CostMode; wantPath: boolean } {
  * Any string is a symbol under the discrete cost; with an embedding map every symbol that
  * occurs must have an embedding, else InvalidArgumentError.
  *
+ * The steps of `path` are frozen `[i, j]` arrays shared between results (steps with both
+ * indices below 64 are built once and reused), so they cannot be modified; the `path` array
+ * itself is new on every call.
+ *
  * Performance: the discrete mode interns symbols to small integers (an array passed again
  * unchanged — e.g. to {@link sriDrift} on the same pair — is not re-interned) and reuses
  * typed-array buffers across calls, allocating only the result; `{ path: false }` also
- * skips the O(n·m) matrix (two rows only). The vector modes allocate per call.
+ * skips the O(n·m) matrix (at most two rows). The vector modes allocate per call.
  *
  * @throws InvalidArgumentError naming `a`, `b`, `options`, `options.path` or `options.cost`
  *   (bad sequences, unknown symbol or mismatched/non-finite embedding, cost function returning
