@@ -85,11 +85,40 @@ function prose(random: () => number, chars: number): string {
     const w = WORDS[Math.floor(random() * WORDS.length)]!;
     out.push(w);
     n += w.length + 1;
+    // Paragraphs, as model text has them (each newline is a `\n` escape in the JSON line).
+    if (random() < 0.02) out.push('\n\n');
   }
   return out.join(' ');
 }
 
-/** A realistic mix: prompts, split assistant messages (thinking/text/tool_use), tool results of 0.1–40 KB, progress, snapshots, compactions. */
+const CODE_LINES = [
+  '  const value = check("file", 42);',
+  '\treturn result.error ?? "none";',
+  'import { update } from "./line.js";',
+  '// fix: the type of the "value" field',
+  'export function test(line: string): boolean {',
+  '  if (path === "C:\\Users\\dev") return false;',
+  '  console.log(`r\u00e9sultat: ${value} \u2713`);',
+  '}',
+];
+
+/** Tool output: numbered lines of code with quotes, tabs, backslashes and some non-ASCII. */
+function toolOutput(random: () => number, chars: number): string {
+  const out: string[] = [];
+  let n = 0;
+  for (let line = 1; n < chars; line += 1) {
+    const text = random() < 0.3 ? prose(random, 30 + Math.floor(random() * 60)) : CODE_LINES[Math.floor(random() * CODE_LINES.length)]!;
+    const numbered = `${String(line).padStart(5)}\t${text}`;
+    out.push(numbered);
+    n += numbered.length + 1;
+  }
+  return out.join('\n');
+}
+
+/**
+ * A realistic mix: prompts, split assistant messages (thinking/text/tool_use), tool results of
+ * 0.1–40 KB (code with escapes), progress, snapshots, compactions; random-looking uuids.
+ */
 async function generate(file: string, targetBytes: number): Promise<void> {
   const random = rng(7);
   const stream = createWriteStream(file);
@@ -97,7 +126,12 @@ async function generate(file: string, targetBytes: number): Promise<void> {
   let parent: string | null = null;
   let n = 0;
   let t = Date.parse('2026-03-01T09:00:00Z');
-  const uuid = (): string => `00000000-0000-4000-8000-${(n++).toString(16).padStart(12, '0')}`;
+  // Random-looking v4 uuids, as Claude Code writes them (deterministic: drawn from the seeded generator).
+  const hex = (digits: number): string => Array.from({ length: digits }, () => '0123456789abcdef'[Math.floor(random() * 16)]).join('');
+  const uuid = (): string => {
+    n += 1;
+    return `${hex(8)}-${hex(4)}-4${hex(3)}-8${hex(3)}-${hex(12)}`;
+  };
   const base = (type: string, extra: Record<string, unknown>): Record<string, unknown> => {
     const id = uuid();
     t += 1000 + Math.floor(random() * 5000);
@@ -126,7 +160,8 @@ async function generate(file: string, targetBytes: number): Promise<void> {
       await emit(assistant([{ type: 'tool_use', id: toolId, name: random() < 0.5 ? 'Bash' : 'Read', input: { command: prose(random, 40) } }]));
       if (random() < 0.3) await emit(base('progress', { data: { type: 'hook_progress', hookEvent: 'PostToolUse' }, toolUseID: toolId }));
       const size = random() < 0.1 ? 10_000 + Math.floor(random() * 30_000) : 100 + Math.floor(random() * 3000);
-      await emit(base('user', { message: { role: 'user', content: [{ tool_use_id: toolId, type: 'tool_result', content: prose(random, size) }] }, toolUseResult: { stdout: '', stderr: '' } }));
+      const output = toolOutput(random, size);
+      await emit(base('user', { message: { role: 'user', content: [{ tool_use_id: toolId, type: 'tool_result', content: output }] }, toolUseResult: { stdout: output.slice(0, 200), stderr: '', interrupted: false, isImage: false } }));
     }
     await emit(base('assistant', { message: { id: `msg_${turn}_end`, type: 'message', role: 'assistant', model: 'claude-sonnet-4-5-20250929', content: [{ type: 'text', text: prose(random, 100 + Math.floor(random() * 800)) }], usage: { input_tokens: 1, output_tokens: 90 } } }));
     if (random() < 0.2) await emit({ type: 'file-history-snapshot', messageId: `m${turn}`, snapshot: { trackedFileBackups: {} } });

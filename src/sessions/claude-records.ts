@@ -71,10 +71,11 @@ export class ClaudeRecordTable {
   kind = new Uint8Array(1024);
   /** Contribution to the agent-step counter (DECISIONS 13). */
   steps = new Uint8Array(1024);
-  readonly messageId: Array<string | undefined> = [];
-  readonly model: Array<string | undefined> = [];
-  readonly usage: Array<SessionUsage | undefined> = [];
-  readonly blocks: Block[][] = [];
+  // Allocated ahead and written by index like the typed columns (cheaper than a push per column per record).
+  messageId: Array<string | undefined> = new Array<string | undefined>(1024).fill(undefined);
+  model: Array<string | undefined> = new Array<string | undefined>(1024).fill(undefined);
+  usage: Array<SessionUsage | undefined> = new Array<SessionUsage | undefined>(1024).fill(undefined);
+  blocks: Block[][] = new Array<Block[]>(1024).fill(NO_BLOCKS);
   /** Kept only with content (message timestamps); first/last are tracked while reading. */
   readonly timestamp: Array<string | undefined> = [];
   /** Sparse columns: most records have none. */
@@ -94,10 +95,6 @@ export class ClaudeRecordTable {
     this.flags[index] = flags;
     this.kind[index] = 0;
     this.steps[index] = 0;
-    this.messageId.push(undefined);
-    this.model.push(undefined);
-    this.usage.push(undefined);
-    this.blocks.push(NO_BLOCKS);
     if (this.keepTimestamps) this.timestamp.push(timestamp);
     this.count = index + 1;
     return index;
@@ -125,5 +122,14 @@ export class ClaudeRecordTable {
     this.flags = uint8(this.flags);
     this.kind = uint8(this.kind);
     this.steps = uint8(this.steps);
+    const extend = <T>(a: T[], fill: T): T[] => {
+      const out = a.slice();
+      out.length = size;
+      return out.fill(fill, a.length);
+    };
+    this.messageId = extend(this.messageId, undefined);
+    this.model = extend(this.model, undefined);
+    this.usage = extend(this.usage, undefined);
+    this.blocks = extend(this.blocks, NO_BLOCKS);
   }
 }

@@ -270,6 +270,7 @@ export class ClaudeParser {
     records.blocks[index] = keep ? blocks : this.countingBlocks(blocks);
     if (hasToolResult) records.flags[index]! |= TOOL_RESULT;
     if (typeCode === TYPE_ASSISTANT) {
+      // Texts do not matter here (and counting mode does not even decode them: claude-skim.ts).
       records.steps[index] = 1;
       const model = str(message.model);
       const synthetic = value.isApiErrorMessage === true || model === '<synthetic>';

@@ -119,10 +119,16 @@ function grow(array: Int32Array): Int32Array<ArrayBuffer> {
   return out;
 }
 
-/** FNV-1a over the bytes, then a final mix so that the low bits (the slot) depend on every byte. */
+/** A multiplicative hash over 4 bytes at a time, then a final mix so that the low bits (the slot) depend on every byte. */
 function hashBytes(bytes: Uint8Array, from: number, to: number): number {
-  let h = 0x811c9dc5;
-  for (let i = from; i < to; i += 1) h = Math.imul(h ^ bytes[i]!, 0x01000193);
+  let h = 0x811c9dc5 ^ (to - from);
+  let i = from;
+  for (; i + 4 <= to; i += 4) {
+    const word = bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24);
+    h = Math.imul(h ^ word, 0x01000193);
+    h ^= h >>> 15;
+  }
+  for (; i < to; i += 1) h = Math.imul(h ^ bytes[i]!, 0x01000193);
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;

@@ -70,19 +70,21 @@ export class LineSplitter {
       this.sink.warn(this.lineNumber, `line longer than ${this.maxLineBytes} bytes skipped`);
       return;
     }
-    let bytes: Buffer;
+    let view: Buffer;
     if (this.pendingBytes === 0) {
-      bytes = buf.subarray(start, end);
+      if (end > start && buf[end - 1] === 13) end -= 1;
+      if (end === start) return;
+      view = buf.subarray(start, end);
     } else {
       this.pending.push(buf.subarray(start, end));
-      bytes = Buffer.concat(this.pending);
+      const bytes = Buffer.concat(this.pending);
       this.pending = [];
       this.pendingBytes = 0;
+      let length = bytes.length;
+      if (length > 0 && bytes[length - 1] === 13) length -= 1;
+      if (length === 0) return;
+      view = bytes.subarray(0, length);
     }
-    let length = bytes.length;
-    if (length > 0 && bytes[length - 1] === 13) length -= 1;
-    if (length === 0) return;
-    const view = bytes.subarray(0, length);
     const valid = isUtf8(view);
     if (!valid) this.sink.warn(this.lineNumber, 'invalid UTF-8 (decoded with replacement characters)');
     // Bytes only when they are valid UTF-8: readers may key on them, and must agree with the decoded text.

@@ -42,6 +42,7 @@ export class TimelineBuilder {
   private readonly humanIndices: number[] = [];
   private readonly rolledBack: Array<[number, number]> = [];
   private last: SessionMessage | undefined;
+  private scratch: SessionMessage | undefined;
   private pendingSteps = 0;
   private messageCount = 0;
   segment = 0;
@@ -75,15 +76,7 @@ export class TimelineBuilder {
     c.messages += 1;
     if (input.kind === 'human') c.userTurns += 1;
     if (input.role === 'assistant') c.assistantMessages += 1;
-    const message: SessionMessage = {
-      index: this.messageCount,
-      role: input.role,
-      kind: input.kind,
-      blocks: this.keepContent ? input.blocks : [],
-      raw: [input.raw],
-      counters: { ...c },
-      segment: this.segment,
-    };
+    const message = this.keepContent ? this.newMessage(input) : this.reusedMessage(input);
     if (input.timestamp !== undefined) message.timestamp = input.timestamp;
     if (input.model !== undefined) message.model = input.model;
     if (input.uuid !== undefined) message.uuid = input.uuid;
@@ -102,6 +95,40 @@ export class TimelineBuilder {
     return message;
   }
 
+  private newMessage(input: NewMessage): SessionMessage {
+    return {
+      index: this.messageCount,
+      role: input.role,
+      kind: input.kind,
+      blocks: input.blocks,
+      raw: [input.raw],
+      counters: { ...this.counters },
+      segment: this.segment,
+    };
+  }
+
+  /**
+   * Counting only: messages are not kept, and the last one is read only for its role, usage
+   * and model. One object is reused (a 300 MB transcript has a hundred thousand messages).
+   */
+  private reusedMessage(input: NewMessage): SessionMessage {
+    const message = this.scratch;
+    if (message === undefined) {
+      this.scratch = { index: this.messageCount, role: input.role, kind: input.kind, blocks: [], raw: [], counters: this.counters, segment: this.segment };
+      return this.scratch;
+    }
+    message.index = this.messageCount;
+    message.role = input.role;
+    message.kind = input.kind;
+    message.segment = this.segment;
+    message.timestamp = undefined;
+    message.model = undefined;
+    message.uuid = undefined;
+    message.usage = undefined;
+    message.replayed = undefined;
+    return message;
+  }
+
   /** Appends blocks of a continuation line (same API message) to the last message. */
   mergeIntoLast(blocks: Block[], raw: RawRef, agentSteps: number, usage?: SessionUsage, model?: string, timestamp?: string): void {
     const message = this.last;
@@ -116,7 +143,7 @@ export class TimelineBuilder {
         message.blockLines.push(message.raw.length);
       }
     }
-    message.raw.push(raw);
+    if (this.keepContent) message.raw.push(raw);
     this.noteBlocks(blocks);
     // Claude Code repeats the same usage on every line of one response: replace, don't add.
     if (usage) {

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { HAS_ESCAPE, MAX_SCAN_BYTES, QuoteScanner } from './json-quotes.js';
+import { HAS_ESCAPE, MAX_SCAN_BYTES, JsonScanner } from './json-scan.js';
 
 /** What the scanner must find, written the slow obvious way: walk the bytes, track strings and escapes. */
 function oracle(bytes: Uint8Array): number[] | -1 {
@@ -41,14 +41,14 @@ function oracle(bytes: Uint8Array): number[] | -1 {
   return inString ? -1 : out;
 }
 
-function scanned(scanner: QuoteScanner, bytes: Uint8Array): number[] | -1 {
+function scanned(scanner: JsonScanner, bytes: Uint8Array): number[] | -1 {
   const count = scanner.scan(bytes);
   if (count < 0) return -1;
   return Array.from(scanner.positions.subarray(0, count));
 }
 
-describe('QuoteScanner (WebAssembly SIMD)', () => {
-  const scanner = QuoteScanner.create();
+describe('JsonScanner (WebAssembly SIMD)', () => {
+  const scanner = JsonScanner.create();
 
   it('loads on Node 20', () => {
     expect(scanner).toBeDefined();
@@ -103,7 +103,7 @@ describe('QuoteScanner (WebAssembly SIMD)', () => {
     expect(scanned(scanner!, Buffer.from('"a"'))).toEqual([0, 2]);
   });
 
-  it('the committed module is what wasm/json-quotes.ts compiles to', () => {
+  it('the committed module is what wasm/*.ts compile to', () => {
     const output = execFileSync(process.execPath, ['tools/build-wasm.mjs', '--check'], { encoding: 'utf8' });
     expect(output).toContain('matches');
   }, 60_000);

@@ -1,0 +1,347 @@
+// AssemblyScript, compiled to WebAssembly by tools/build-wasm.mjs (not part of the TypeScript build).
+//
+// Stage two of reading a Claude Code line when only counting: walks the whole line as
+// JSON (full grammar: objects, arrays, numbers, literals, whitespace), using the string
+// delimiters found by stage one to jump over strings, and records where the fields
+// ClaudeParser reads are. Nothing is decoded here; the caller decodes the few values
+// it needs. Anything this reader cannot answer exactly (a needed key twice or spelled
+// with an escape, too deep, too many blocks) returns UNSURE and the caller uses JSON.parse.
+//
+// Output: slots of three i32 (kind, start, end) at `out`; strings are given without their
+// quotes. Slots 0..FIELD_COUNT-1 are the fields; slot FIELD_COUNT holds the number of
+// content blocks (in its first i32); then each block has BLOCK_SLOTS slots: the item itself,
+// then its type, name, id and text.
+
+import { scanQuotes } from './json-quotes';
+
+export { heapBase, scanQuotes } from './json-quotes';
+export const FIELD_SLOTS: i32 = 25;
+
+export const OK: i32 = 1;
+export const UNSURE: i32 = 0;
+export const NOT_JSON: i32 = -1;
+
+// Value kinds.
+const ABSENT: i32 = 0;
+const STRING: i32 = 1;
+const ESCAPED_STRING: i32 = 2;
+const NUMBER: i32 = 3;
+const TRUE: i32 = 4;
+const FALSE: i32 = 5;
+const NULL: i32 = 6;
+const OBJECT: i32 = 7;
+const ARRAY: i32 = 8;
+
+// Slots: the top-level keys, then message.*, then message.usage.*.
+const MESSAGE_SLOT: i32 = 16;
+const FIRST_MESSAGE_SLOT: i32 = 17;
+const USAGE_SLOT: i32 = 19;
+const CONTENT_SLOT: i32 = 20;
+const FIRST_USAGE_SLOT: i32 = 21;
+const FIELD_COUNT: i32 = 25;
+const BLOCK_SLOTS: i32 = 5;
+const MAX_BLOCKS: i32 = 256;
+const MAX_DEPTH: i32 = 512;
+
+const TOP_KEYS: string[] = [
+  'type', 'sessionId', 'cwd', 'version', 'uuid', 'parentUuid', 'timestamp', 'agentId', 'isSidechain', 'isApiErrorMessage',
+  'isCompactSummary', 'isMeta', 'subtype', 'logicalParentUuid', 'compactMetadata', 'microcompactMetadata', 'message',
+];
+const MESSAGE_KEYS: string[] = ['model', 'id', 'usage', 'content'];
+const USAGE_KEYS: string[] = ['input_tokens', 'output_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens'];
+const BLOCK_KEYS: string[] = ['type', 'name', 'id', 'text'];
+
+const HAS_ESCAPE: u32 = 0x80000000;
+
+// State of the line being read.
+let line: usize = 0;
+let length: i32 = 0;
+let quotes: usize = 0;
+let quoteCount: i32 = 0;
+let nextQuote: i32 = 0;
+let out: usize = 0;
+// The last string read: content range and whether it holds an escape.
+let stringStart: i32 = 0;
+let stringEnd: i32 = 0;
+let stringEscaped = false;
+// Set when the line is valid JSON but cannot be read exactly here.
+let unsure = false;
+let blockCount: i32 = 0;
+
+@inline function byte(i: i32): u32 {
+  return <u32>load<u8>(line + <usize>i);
+}
+
+@inline function ws(i: i32): i32 {
+  while (i < length) {
+    const c = byte(i);
+    if (c != 0x20 && c != 0x09 && c != 0x0a && c != 0x0d) break;
+    i++;
+  }
+  return i;
+}
+
+/** The string opening at i: the next pair of delimiters. Returns the index after it, or -1. */
+function readString(i: i32): i32 {
+  const k = nextQuote;
+  if (k + 1 >= quoteCount || load<u32>(quotes + (<usize>k << 2)) != <u32>i) return -1;
+  const close = load<u32>(quotes + (<usize>(k + 1) << 2));
+  nextQuote = k + 2;
+  stringStart = i + 1;
+  stringEnd = <i32>(close & ~HAS_ESCAPE);
+  stringEscaped = (close & HAS_ESCAPE) != 0;
+  return stringEnd + 1;
+}
+
+@inline function isDigit(c: u32): bool {
+  return c - 0x30 < 10;
+}
+
+/** End of the number or literal at i, or -1 (JSON grammar). */
+function readPrimitive(i: i32): i32 {
+  const c = byte(i);
+  if (c == 0x74) return i + 3 < length && byte(i + 1) == 0x72 && byte(i + 2) == 0x75 && byte(i + 3) == 0x65 ? i + 4 : -1;
+  if (c == 0x66) return i + 4 < length && byte(i + 1) == 0x61 && byte(i + 2) == 0x6c && byte(i + 3) == 0x73 && byte(i + 4) == 0x65 ? i + 5 : -1;
+  if (c == 0x6e) return i + 3 < length && byte(i + 1) == 0x75 && byte(i + 2) == 0x6c && byte(i + 3) == 0x6c ? i + 4 : -1;
+  let j = i;
+  if (j < length && byte(j) == 0x2d) j++;
+  if (j >= length) return -1;
+  if (byte(j) == 0x30) j++;
+  else if (isDigit(byte(j))) {
+    while (j < length && isDigit(byte(j))) j++;
+  } else return -1;
+  if (j < length && byte(j) == 0x2e) {
+    j++;
+    if (j >= length || !isDigit(byte(j))) return -1;
+    while (j < length && isDigit(byte(j))) j++;
+  }
+  if (j < length && (byte(j) | 0x20) == 0x65) {
+    j++;
+    if (j < length && (byte(j) == 0x2b || byte(j) == 0x2d)) j++;
+    if (j >= length || !isDigit(byte(j))) return -1;
+    while (j < length && isDigit(byte(j))) j++;
+  }
+  return j;
+}
+
+function kindAt(i: i32): i32 {
+  const c = byte(i);
+  if (c == 0x22) return STRING;
+  if (c == 0x7b) return OBJECT;
+  if (c == 0x5b) return ARRAY;
+  if (c == 0x74) return TRUE;
+  if (c == 0x66) return FALSE;
+  if (c == 0x6e) return NULL;
+  return NUMBER;
+}
+
+/** Validates the value at i and returns the index after it, or -1. */
+function skipValue(i: i32, depth: i32): i32 {
+  if (i >= length) return -1;
+  const c = byte(i);
+  if (c == 0x22) return readString(i);
+  if (c == 0x7b || c == 0x5b) {
+    if (depth >= MAX_DEPTH) {
+      unsure = true;
+      return -1;
+    }
+    const close: u32 = c == 0x7b ? 0x7d : 0x5d;
+    i = ws(i + 1);
+    if (i < length && byte(i) == close) return i + 1;
+    for (;;) {
+      if (c == 0x7b) {
+        if (i >= length || byte(i) != 0x22) return -1;
+        i = readString(i);
+        if (i < 0) return -1;
+        i = ws(i);
+        if (i >= length || byte(i) != 0x3a) return -1;
+        i = ws(i + 1);
+      }
+      i = skipValue(i, depth + 1);
+      if (i < 0) return -1;
+      i = ws(i);
+      if (i >= length) return -1;
+      const d = byte(i);
+      if (d == 0x2c) {
+        i = ws(i + 1);
+        continue;
+      }
+      return d == close ? i + 1 : -1;
+    }
+  }
+  return readPrimitive(i);
+}
+
+@inline function slotAddress(slot: i32): usize {
+  return out + <usize>(slot * 12);
+}
+
+/** Validates the value at i, records its kind and extent in `slot`, returns the index after it or -1. */
+function recordValue(i: i32, slot: i32, depth: i32): i32 {
+  if (i >= length) return -1;
+  const kind = kindAt(i);
+  const end = skipValue(i, depth);
+  if (end < 0) return -1;
+  const at = slotAddress(slot);
+  if (kind == STRING) {
+    store<i32>(at, stringEscaped ? ESCAPED_STRING : STRING);
+    store<i32>(at, stringStart, 4);
+    store<i32>(at, stringEnd, 8);
+  } else {
+    store<i32>(at, kind);
+    store<i32>(at, i, 4);
+    store<i32>(at, end, 8);
+  }
+  return end;
+}
+
+/** Index of the key spelled by the last string read, in `keys`, or -1. */
+function keyIndex(keys: string[]): i32 {
+  const n = stringEnd - stringStart;
+  for (let k = 0; k < keys.length; k++) {
+    const key = unchecked(keys[k]);
+    if (key.length != n) continue;
+    let j = 0;
+    while (j < n && <u32>key.charCodeAt(j) == byte(stringStart + j)) j++;
+    if (j == n) return k;
+  }
+  return -1;
+}
+
+// Which object a member belongs to.
+const IN_TOP: i32 = 0;
+const IN_MESSAGE: i32 = 1;
+const IN_USAGE: i32 = 2;
+const IN_BLOCK: i32 = 3;
+
+/** Reads the object at i (byte(i) == '{'), recording the keys of `where`. Returns the index after it or -1. */
+function readObject(i: i32, where: i32, firstSlot: i32, depth: i32): i32 {
+  if (depth >= MAX_DEPTH) {
+    unsure = true;
+    return -1;
+  }
+  const keys = where == IN_TOP ? TOP_KEYS : where == IN_MESSAGE ? MESSAGE_KEYS : where == IN_USAGE ? USAGE_KEYS : BLOCK_KEYS;
+  i = ws(i + 1);
+  if (i < length && byte(i) == 0x7d) return i + 1;
+  for (;;) {
+    if (i >= length || byte(i) != 0x22) return -1;
+    i = readString(i);
+    if (i < 0) return -1;
+    // JSON.parse would decode an escaped key: it might name a needed field.
+    if (stringEscaped) {
+      unsure = true;
+      return -1;
+    }
+    const k = keyIndex(keys);
+    i = ws(i);
+    if (i >= length || byte(i) != 0x3a) return -1;
+    i = ws(i + 1);
+    if (i >= length) return -1;
+    if (k < 0) {
+      i = skipValue(i, depth + 1);
+    } else {
+      const slot = firstSlot + k;
+      // A needed key twice: JSON.parse keeps the last; leave that to it.
+      if (load<i32>(slotAddress(slot)) != ABSENT) {
+        unsure = true;
+        return -1;
+      }
+      const c = byte(i);
+      if (where == IN_TOP && slot == MESSAGE_SLOT && c == 0x7b) {
+        i = recordObject(i, slot, IN_MESSAGE, FIRST_MESSAGE_SLOT, depth + 1);
+      } else if (where == IN_MESSAGE && slot == USAGE_SLOT && c == 0x7b) {
+        i = recordObject(i, slot, IN_USAGE, FIRST_USAGE_SLOT, depth + 1);
+      } else if (where == IN_MESSAGE && slot == CONTENT_SLOT && c == 0x5b) {
+        i = readBlocks(i, depth + 1);
+      } else {
+        i = recordValue(i, slot, depth + 1);
+      }
+    }
+    if (i < 0) return -1;
+    i = ws(i);
+    if (i >= length) return -1;
+    const d = byte(i);
+    if (d == 0x2c) {
+      i = ws(i + 1);
+      continue;
+    }
+    return d == 0x7d ? i + 1 : -1;
+  }
+}
+
+function recordObject(i: i32, slot: i32, where: i32, firstSlot: i32, depth: i32): i32 {
+  const end = readObject(i, where, firstSlot, depth);
+  if (end < 0) return -1;
+  const at = slotAddress(slot);
+  store<i32>(at, OBJECT);
+  store<i32>(at, i, 4);
+  store<i32>(at, end, 8);
+  return end;
+}
+
+/** message.content as an array: each object item is a block with its own slots. */
+function readBlocks(i: i32, depth: i32): i32 {
+  const start = i;
+  i = ws(i + 1);
+  if (i < length && byte(i) == 0x5d) {
+    i += 1;
+  } else {
+    for (;;) {
+      if (blockCount == MAX_BLOCKS) {
+        unsure = true;
+        return -1;
+      }
+      const blockSlot = FIELD_COUNT + 1 + blockCount * BLOCK_SLOTS;
+      // Slots of a block are zeroed as it is met (a line has few).
+      for (let s = 0; s < BLOCK_SLOTS; s++) {
+        const at = slotAddress(blockSlot + s);
+        store<i32>(at, ABSENT);
+        store<i32>(at, 0, 4);
+        store<i32>(at, 0, 8);
+      }
+      blockCount++;
+      if (i < length && byte(i) == 0x7b) i = recordObject(i, blockSlot, IN_BLOCK, blockSlot + 1, depth + 1);
+      else i = recordValue(i, blockSlot, depth + 1);
+      if (i < 0) return -1;
+      i = ws(i);
+      if (i >= length) return -1;
+      const d = byte(i);
+      if (d == 0x2c) {
+        i = ws(i + 1);
+        continue;
+      }
+      if (d != 0x5d) return -1;
+      i += 1;
+      break;
+    }
+  }
+  const at = slotAddress(CONTENT_SLOT);
+  store<i32>(at, ARRAY);
+  store<i32>(at, start, 4);
+  store<i32>(at, i, 8);
+  return i;
+}
+
+/**
+ * Reads the line at [src, src + len) (64 bytes of spaces after it); `quoteArea` has room
+ * for len + 64 positions, `output` for the slots and MAX_BLOCKS blocks. OK, UNSURE or NOT_JSON.
+ */
+export function skimClaude(src: usize, len: i32, quoteArea: usize, output: usize): i32 {
+  const count = scanQuotes(src, len, quoteArea);
+  if (count < 0) return NOT_JSON;
+  line = src;
+  length = len;
+  quotes = quoteArea;
+  quoteCount = count;
+  nextQuote = 0;
+  out = output;
+  unsure = false;
+  blockCount = 0;
+  memory.fill(output, 0, <usize>((FIELD_COUNT + 1) * 12));
+  let i = ws(0);
+  if (i >= length || byte(i) != 0x7b) return i < length ? UNSURE : NOT_JSON;
+  i = readObject(i, IN_TOP, 0, 0);
+  if (i < 0) return unsure ? UNSURE : NOT_JSON;
+  store<i32>(slotAddress(FIELD_COUNT), blockCount);
+  return ws(i) == length && nextQuote == quoteCount ? OK : NOT_JSON;
+}
