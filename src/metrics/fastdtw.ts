@@ -218,7 +218,11 @@ function solve(x: Float64Array[], y: Float64Array[], cost: FastDtwCost, radius: 
 function toSeries(value: unknown, argument: string, dimension: { value: number }): Float64Array[] {
   if (!Array.isArray(value)) throw new InvalidArgumentError(argument, `expected an array of vectors, got ${describeValue(value)}`);
   if (value.length === 0) throw new InvalidArgumentError(argument, 'must hold at least one point');
+  // A vector object repeated in the series (a repeated symbol) is checked and copied once.
+  const converted = new Map<unknown, Float64Array>();
   return value.map((point: unknown, i) => {
+    const known = converted.get(point);
+    if (known !== undefined) return known;
     const isVector = Array.isArray(point) || (ArrayBuffer.isView(point) && !(point instanceof DataView));
     if (!isVector) throw new InvalidArgumentError(`${argument}[${i}]`, `expected a vector of numbers, got ${describeValue(point)}`);
     const vector = point as ArrayLike<unknown>;
@@ -236,6 +240,7 @@ function toSeries(value: unknown, argument: string, dimension: { value: number }
       }
       out[d] = component;
     }
+    if (typeof point === 'object' && point !== null) converted.set(point, out);
     return out;
   });
 }
@@ -320,7 +325,7 @@ export function referenceDtw(a: SymbolSequence, b: SymbolSequence, embed: Symbol
   requireSymbols(a, 'a');
   requireSymbols(b, 'b');
   if (typeof embed !== 'function') throw new InvalidArgumentError('embed', `expected a function, got ${describeValue(embed)}`);
-  readOptions(options);
+  const { radius, flavor } = readOptions(options);
   if (a.length === 0 || b.length === 0) return { distance: Number.NaN, normalized: Number.NaN, path: [], undefinedReason: 'empty sequence' };
   const vectors = new Map<string, Float64Array>();
   let dimension = -1;
@@ -352,7 +357,8 @@ export function referenceDtw(a: SymbolSequence, b: SymbolSequence, embed: Symbol
   };
   let result: FastDtwResult;
   try {
-    result = fastdtw(a.map(vectorOf), b.map(vectorOf), cosineDistance, options);
+    // vectorOf validated and converted each distinct vector once: skip fastdtw's per-point checks.
+    result = solve(a.map(vectorOf), b.map(vectorOf), cosineDistance, radius, flavor);
   } catch (error) {
     // Only a coarsened point can be zero: the mean of exactly opposite embeddings (fastdtw's cosine would be NaN).
     if (error instanceof InvalidArgumentError && (error.argument === 'a' || error.argument === 'b')) {
