@@ -98,7 +98,7 @@ const CODE_LINES = [
   '// fix: the type of the "value" field',
   'export function test(line: string): boolean {',
   '  if (path === "C:\\Users\\dev") return false;',
-  '  console.log(`r\u00e9sultat: ${value} \u2713`);',
+  '  console.log("r\u00e9sultat: " + value + " \u2713");',
   '}',
 ];
 
@@ -124,14 +124,10 @@ async function generate(file: string, targetBytes: number): Promise<void> {
   const stream = createWriteStream(file);
   let written = 0;
   let parent: string | null = null;
-  let n = 0;
   let t = Date.parse('2026-03-01T09:00:00Z');
   // Random-looking v4 uuids, as Claude Code writes them (deterministic: drawn from the seeded generator).
   const hex = (digits: number): string => Array.from({ length: digits }, () => '0123456789abcdef'[Math.floor(random() * 16)]).join('');
-  const uuid = (): string => {
-    n += 1;
-    return `${hex(8)}-${hex(4)}-4${hex(3)}-8${hex(3)}-${hex(12)}`;
-  };
+  const uuid = (): string => `${hex(8)}-${hex(4)}-4${hex(3)}-8${hex(3)}-${hex(12)}`;
   const base = (type: string, extra: Record<string, unknown>): Record<string, unknown> => {
     const id = uuid();
     t += 1000 + Math.floor(random() * 5000);

@@ -72,10 +72,10 @@ export class ClaudeRecordTable {
   /** Contribution to the agent-step counter (DECISIONS 13). */
   steps = new Uint8Array(1024);
   // Allocated ahead and written by index like the typed columns (cheaper than a push per column per record).
-  messageId: Array<string | undefined> = new Array<string | undefined>(1024).fill(undefined);
-  model: Array<string | undefined> = new Array<string | undefined>(1024).fill(undefined);
-  usage: Array<SessionUsage | undefined> = new Array<SessionUsage | undefined>(1024).fill(undefined);
-  blocks: Block[][] = new Array<Block[]>(1024).fill(NO_BLOCKS);
+  readonly messageId: Array<string | undefined> = Array.from({ length: 1024 }, () => undefined);
+  readonly model: Array<string | undefined> = Array.from({ length: 1024 }, () => undefined);
+  readonly usage: Array<SessionUsage | undefined> = Array.from({ length: 1024 }, () => undefined);
+  readonly blocks: Block[][] = Array.from({ length: 1024 }, () => NO_BLOCKS);
   /** Kept only with content (message timestamps); first/last are tracked while reading. */
   readonly timestamp: Array<string | undefined> = [];
   /** Sparse columns: most records have none. */
@@ -122,14 +122,13 @@ export class ClaudeRecordTable {
     this.flags = uint8(this.flags);
     this.kind = uint8(this.kind);
     this.steps = uint8(this.steps);
-    const extend = <T>(a: T[], fill: T): T[] => {
-      const out = a.slice();
-      out.length = size;
-      return out.fill(fill, a.length);
+    // Pushing keeps the arrays' fast elements (setting a far `length` would make them dictionaries).
+    const extend = <T>(a: T[], fill: T): void => {
+      while (a.length < size) a.push(fill);
     };
-    this.messageId = extend(this.messageId, undefined);
-    this.model = extend(this.model, undefined);
-    this.usage = extend(this.usage, undefined);
-    this.blocks = extend(this.blocks, NO_BLOCKS);
+    extend(this.messageId, undefined);
+    extend(this.model, undefined);
+    extend(this.usage, undefined);
+    extend(this.blocks, NO_BLOCKS);
   }
 }
