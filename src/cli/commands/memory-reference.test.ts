@@ -45,9 +45,11 @@ describe('echolens memory report with referenceMetric (SIMULATED models)', { tim
     const symbols = [...ontologySymbols(loadBuiltinOntology()), UNMAPPED];
     writeFileSync(vectors, JSON.stringify(Object.fromEntries(symbols.map((s) => [s, fakeEmbedding(s)]))));
     const db = join(dir, 'file.db');
-    const run = await cli(['memory', 'run', example, '--db', db, ...small, '--set', `referenceMetric.embeddings=${JSON.stringify(vectors)}`]);
+    const runReport = join(dir, 'run-report.md');
+    const run = await cli(['memory', 'run', example, '--db', db, ...small, '--set', `referenceMetric.embeddings=${JSON.stringify(vectors)}`, '--report', runReport]);
     expect(run.stderr).not.toMatch(/internal error/);
     expect(run.code).toBe(0);
+    expect(readFileSync(runReport, 'utf8')).toMatch(/## Comparison metric: dtw-reference/);
 
     const out = join(dir, 'report.json');
     const json = await cli(['memory', 'report', db, '--format', 'json', '-o', out]);
