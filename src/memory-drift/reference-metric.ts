@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { hashCanonical } from '../core/canonical-json.js';
 import { InputError } from '../core/errors.js';
-import { type FastDtwFlavor, referenceDtw } from '../metrics/fastdtw.js';
+import { type FastDtwFlavor, PreparedSymbolEmbeddings, referenceDtw } from '../metrics/fastdtw.js';
 import { createEmbedder, type EmbedderOptions } from '../models/embeddings.js';
 import type { RunStore } from '../store/run-store.js';
 import type { MemoryObservation } from './analysis.js';
@@ -165,11 +165,8 @@ export function referenceMetricReport(
   embeddings: SymbolEmbeddingTable,
   settings: Pick<ReferenceMetricConfig, 'radius' | 'flavor' | 'embedText'>,
 ): ReferenceMetricReport {
-  const embed = (symbol: string) => {
-    const vector = embeddings.vectors.get(symbol);
-    if (vector === undefined) throw new InputError(`no embedding for symbol ${JSON.stringify(symbol)}`, { field: embeddings.source });
-    return vector;
-  };
+  // Checked once for the whole report, not once per observation.
+  const embed = new PreparedSymbolEmbeddings(embeddings.vectors);
   const groups = new Map<string, { target: string; condition: string; tier: PerturbationTier; values: number[] }>();
   let scored = 0;
   for (const o of observations) {

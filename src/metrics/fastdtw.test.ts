@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../core/errors.js';
 import { dtw } from './dtw.js';
-import { cosineDistance, type FastDtwCost, type FastDtwFlavor, fastdtw, referenceDtw } from './fastdtw.js';
+import { cosineDistance, type FastDtwCost, type FastDtwFlavor, fastdtw, PreparedSymbolEmbeddings, referenceDtw } from './fastdtw.js';
 
 const absCost: FastDtwCost = (a, b) => Math.abs(a[0]! - b[0]!);
 const scalars = (values: readonly number[]) => values.map((v) => [v]);
@@ -60,9 +60,11 @@ describe('fastdtw: golden values from the independent Python implementation', ()
   it('matches every dtw-reference case (cosine over float32 unit embeddings; distance and normalized ≤ 1e-12)', () => {
     expect(golden.referenceCases.length).toBe(80);
     const embed = (symbol: string) => golden.embeddings[symbol] as number[];
+    const prepared = new PreparedSymbolEmbeddings(golden.embeddings);
     let worst = 0;
     for (const c of golden.referenceCases) {
       const result = referenceDtw(c.a, c.b, embed, { radius: c.radius, flavor: c.flavor });
+      expect(referenceDtw(c.a, c.b, prepared, { radius: c.radius, flavor: c.flavor })).toEqual(result);
       if (c.distance === null) {
         expect(result.distance).toBeNaN();
         expect(result.normalized).toBeNaN();
@@ -284,6 +286,16 @@ describe('fastdtw / referenceDtw: arguments', () => {
     // Lengths 3 ≥ radius + 2 → coarsening averages [1,0] and [−1,0] to [0,0].
     const embed = (s: string) => (s === 'P' ? [1, 0] : s === 'M' ? [-1, 0] : [0, 1]);
     expect(() => referenceDtw(['P', 'M', 'Q'], ['Q', 'P', 'M'], embed)).toThrow(/embed: embeddings average to a zero vector/);
+  });
+
+  it('PreparedSymbolEmbeddings checks the whole table once and names a missing symbol', () => {
+    expect(new PreparedSymbolEmbeddings(new Map([['A', [1, 0]]])).dimension).toBe(2);
+    expect(() => new PreparedSymbolEmbeddings({ A: [1, 0], B: [1, 0, 0] })).toThrow(/"B" has dimension 3, expected 2/);
+    expect(() => new PreparedSymbolEmbeddings({ A: [0, 0] })).toThrow(/"A" is a zero vector/);
+    const prepared = new PreparedSymbolEmbeddings({ A: [1, 0], B: [0, 1] });
+    expect(referenceDtw(['A', 'B'], ['B'], prepared).distance).toBe(1);
+    expect(() => referenceDtw(['A'], ['C'], prepared)).toThrow(/embed: no embedding for symbol "C"/);
+    expect(() => referenceDtw(['A'], ['B'], {} as PreparedSymbolEmbeddings)).toThrow(/embed: expected a function or PreparedSymbolEmbeddings/);
   });
 
   it('referenceDtw embeds each distinct symbol once and scores a hand-computed case', () => {

@@ -159,13 +159,22 @@ function windowedDtw(x: Float64Array[], y: Float64Array[], cost: FastDtwCost, wi
 
 /** Halves a series by averaging adjacent pairs; an odd last element is dropped (fastdtw's reduce_by_half). */
 function coarsen(series: Float64Array[]): Float64Array[] {
-  const out: Float64Array[] = [];
-  for (let k = 0; k + 1 < series.length; k += 2) {
-    const a = series[k]!;
-    const b = series[k + 1]!;
-    const mean = new Float64Array(a.length);
-    for (let d = 0; d < a.length; d++) mean[d] = (a[d]! + b[d]!) / 2;
-    out.push(mean);
+  const count = series.length >> 1;
+  const dimension = series[0]?.length ?? 0;
+  // One buffer per level: views are far cheaper than one allocation per point.
+  const buffer = new Float64Array(count * dimension);
+  const out: Float64Array[] = new Array(count);
+  for (let k = 0; k < count; k++) {
+    const a = series[2 * k]!;
+    const b = series[2 * k + 1]!;
+    const offset = k * dimension;
+    if (a === b) {
+      // (a + a) / 2 is a exactly: a repeated symbol stays the same vector.
+      out[k] = a;
+      continue;
+    }
+    for (let d = 0; d < dimension; d++) buffer[offset + d] = (a[d]! + b[d]!) / 2;
+    out[k] = buffer.subarray(offset, offset + dimension);
   }
   return out;
 }
@@ -300,6 +309,58 @@ export function cosineDistance(a: FastDtwVector, b: FastDtwVector): number {
 /** Embedding of one symbol string (e.g. all-MiniLM-L6-v2 of the `Category/Subcategory` text). */
 export type SymbolEmbedder = (symbol: string) => FastDtwVector;
 
+/** One embedding checked and converted (finite, non-zero, of the shared dimension). */
+function checkedEmbedding(value: unknown, symbol: string, dimension: number): Float64Array {
+  const isVector = Array.isArray(value) || (ArrayBuffer.isView(value) && !(value instanceof DataView));
+  const where = `the embedding of ${JSON.stringify(symbol)}`;
+  if (!isVector) throw new InvalidArgumentError('embed', `${where} is ${describeValue(value)}, expected a vector of numbers`);
+  const raw = value as ArrayLike<unknown>;
+  if (raw.length === 0 || (dimension >= 0 && raw.length !== dimension)) {
+    throw new InvalidArgumentError('embed', `${where} has dimension ${raw.length}, expected ${raw.length === 0 ? 'at least 1' : dimension}`);
+  }
+  const vector = new Float64Array(raw.length);
+  let squares = 0;
+  for (let d = 0; d < raw.length; d++) {
+    const component = raw[d];
+    if (typeof component !== 'number' || !Number.isFinite(component)) {
+      throw new InvalidArgumentError('embed', `${where} has a non-finite component at index ${d}`);
+    }
+    vector[d] = component;
+    squares += component * component;
+  }
+  if (!(squares > 0)) throw new InvalidArgumentError('embed', `${where} is a zero vector (no cosine distance)`);
+  return vector;
+}
+
+/**
+ * A symbol → embedding table checked once (finite, non-zero, one dimension) for many
+ * {@link referenceDtw} calls: the per-call checks and copies of a plain embedder are skipped.
+ */
+export class PreparedSymbolEmbeddings {
+  readonly dimension: number;
+  private readonly vectors: ReadonlyMap<string, Float64Array>;
+
+  constructor(table: ReadonlyMap<string, FastDtwVector> | Readonly<Record<string, FastDtwVector>>) {
+    const entries = table instanceof Map ? [...table.entries()] : Object.entries(table as Record<string, FastDtwVector>);
+    const vectors = new Map<string, Float64Array>();
+    let dimension = -1;
+    for (const [symbol, value] of entries) {
+      const vector = checkedEmbedding(value, symbol, dimension);
+      dimension = vector.length;
+      vectors.set(symbol, vector);
+    }
+    this.dimension = dimension;
+    this.vectors = vectors;
+  }
+
+  /** The checked vector of a symbol; InvalidArgumentError when the table has none. */
+  get(symbol: string): Float64Array {
+    const vector = this.vectors.get(symbol);
+    if (vector === undefined) throw new InvalidArgumentError('embed', `no embedding for symbol ${JSON.stringify(symbol)}`);
+    return vector;
+  }
+}
+
 export interface ReferenceDtwResult {
   /** Summed cosine distance along the fastdtw path (the code's raw distance). */
   readonly distance: number;
@@ -313,48 +374,42 @@ export interface ReferenceDtwResult {
 /**
  * The `dtw-reference` variant (DECISIONS 5): fastdtw over the cosine distance between the
  * embeddings of the symbols of `a` (the reference trajectory, fastdtw's x) and `b` (the
- * candidate, y), normalized by the path length (≥ max(n, m)). `embed` is called once per
- * distinct symbol. Either sequence empty → distance and normalized NaN, path [] and
+ * candidate, y), normalized by the path length (≥ max(n, m)). `embed` is a function called
+ * once per distinct symbol per call, or a {@link PreparedSymbolEmbeddings} table checked once. Either sequence empty → distance and normalized NaN, path [] and
  * `undefinedReason: 'empty sequence'`, as the authors' compute_dtw_distance returns
  * (their scripts then score NaN as dtw_score 0).
  *
  * @throws InvalidArgumentError naming `a`, `b`, `embed` (a missing, non-finite, zero or
  *   mismatched-dimension embedding) or the options.
  */
-export function referenceDtw(a: SymbolSequence, b: SymbolSequence, embed: SymbolEmbedder, options?: FastDtwOptions): ReferenceDtwResult {
+export function referenceDtw(
+  a: SymbolSequence,
+  b: SymbolSequence,
+  embed: SymbolEmbedder | PreparedSymbolEmbeddings,
+  options?: FastDtwOptions,
+): ReferenceDtwResult {
   requireSymbols(a, 'a');
   requireSymbols(b, 'b');
-  if (typeof embed !== 'function') throw new InvalidArgumentError('embed', `expected a function, got ${describeValue(embed)}`);
+  if (typeof embed !== 'function' && !(embed instanceof PreparedSymbolEmbeddings)) {
+    throw new InvalidArgumentError('embed', `expected a function or PreparedSymbolEmbeddings, got ${describeValue(embed)}`);
+  }
   const { radius, flavor } = readOptions(options);
   if (a.length === 0 || b.length === 0) return { distance: Number.NaN, normalized: Number.NaN, path: [], undefinedReason: 'empty sequence' };
-  const vectors = new Map<string, Float64Array>();
-  let dimension = -1;
-  const vectorOf = (symbol: string): Float64Array => {
-    const known = vectors.get(symbol);
-    if (known !== undefined) return known;
-    const value: unknown = embed(symbol);
-    const isVector = Array.isArray(value) || (ArrayBuffer.isView(value) && !(value instanceof DataView));
-    const where = `the embedding of ${JSON.stringify(symbol)}`;
-    if (!isVector) throw new InvalidArgumentError('embed', `${where} is ${describeValue(value)}, expected a vector of numbers`);
-    const raw = value as ArrayLike<unknown>;
-    if (dimension < 0) dimension = raw.length;
-    if (raw.length === 0 || raw.length !== dimension) {
-      throw new InvalidArgumentError('embed', `${where} has dimension ${raw.length}, expected ${raw.length === 0 ? 'at least 1' : dimension}`);
-    }
-    const vector = new Float64Array(raw.length);
-    let squares = 0;
-    for (let d = 0; d < raw.length; d++) {
-      const component = raw[d];
-      if (typeof component !== 'number' || !Number.isFinite(component)) {
-        throw new InvalidArgumentError('embed', `${where} has a non-finite component at index ${d}`);
-      }
-      vector[d] = component;
-      squares += component * component;
-    }
-    if (!(squares > 0)) throw new InvalidArgumentError('embed', `${where} is a zero vector (no cosine distance)`);
-    vectors.set(symbol, vector);
-    return vector;
-  };
+  let vectorOf: (symbol: string) => Float64Array;
+  if (embed instanceof PreparedSymbolEmbeddings) {
+    vectorOf = (symbol) => embed.get(symbol);
+  } else {
+    const vectors = new Map<string, Float64Array>();
+    let dimension = -1;
+    vectorOf = (symbol) => {
+      const known = vectors.get(symbol);
+      if (known !== undefined) return known;
+      const vector = checkedEmbedding(embed(symbol), symbol, dimension);
+      dimension = vector.length;
+      vectors.set(symbol, vector);
+      return vector;
+    };
+  }
   let result: FastDtwResult;
   try {
     // vectorOf validated and converted each distinct vector once: skip fastdtw's per-point checks.

@@ -9,5 +9,5 @@ export { formatReward, stepContents } from './format-reward.js';
 export { dpoLoss, grpoAdvantages, selectPreferencePair } from './training.js';
 export type { PreferenceJudgement, PreferenceSelection } from './training.js';
 export type { SymbolSequence } from './validate.js';
-export { cosineDistance, FASTDTW_FLAVORS, fastdtw, referenceDtw } from './fastdtw.js';
+export { cosineDistance, FASTDTW_FLAVORS, fastdtw, PreparedSymbolEmbeddings, referenceDtw } from './fastdtw.js';
 export type { FastDtwCost, FastDtwFlavor, FastDtwOptions, FastDtwResult, FastDtwVector, ReferenceDtwResult, SymbolEmbedder } from './fastdtw.js';
