@@ -32,6 +32,19 @@ export function heapBase(): usize {
   return (c - 0x30 < 10) || ((c | 0x20) - 0x61 < 6);
 }
 
+const letterU = i8x16.splat(0x75);
+
+/** Lanes holding a byte that may follow a backslash in JSON. */
+@inline function escapable(v: v128): v128 {
+  return v128.or(
+    v128.or(v128.or(i8x16.eq(v, i8x16.splat(0x22)), i8x16.eq(v, i8x16.splat(0x5c))), v128.or(i8x16.eq(v, i8x16.splat(0x2f)), i8x16.eq(v, i8x16.splat(0x62)))),
+    v128.or(
+      v128.or(i8x16.eq(v, i8x16.splat(0x66)), i8x16.eq(v, i8x16.splat(0x6e))),
+      v128.or(v128.or(i8x16.eq(v, i8x16.splat(0x72)), i8x16.eq(v, i8x16.splat(0x74))), i8x16.eq(v, letterU)),
+    ),
+  );
+}
+
 /** Whether the escape sequence whose escaped byte is at p is one JSON allows. */
 function validEscape(p: usize): bool {
   const c = <u32>load<u8>(p);
@@ -86,10 +99,16 @@ export function scanQuotes(src: usize, length: i32, out: usize): i32 {
     carryInString = <u64>(<i64>inside >> 63);
     // A raw control byte in a string, or a backslash outside one: not JSON.
     if ((controls & inside) != 0 || (escape & ~inside) != 0) return -1;
-    let check = escaped;
-    while (check != 0) {
-      if (!validEscape(p + <usize>ctz(check))) return -1;
-      check &= check - 1;
+    if (escaped != 0) {
+      // The escaped byte must be one of " \ / b f n r t u; checked for the whole block at once.
+      const allowed = bits(escapable(a), escapable(b), escapable(c), escapable(d));
+      if ((escaped & ~allowed) != 0) return -1;
+      // \u needs four hex digits: rare enough to check one by one.
+      let unicode = escaped & bits(i8x16.eq(a, letterU), i8x16.eq(b, letterU), i8x16.eq(c, letterU), i8x16.eq(d, letterU));
+      while (unicode != 0) {
+        if (!validEscape(p + <usize>ctz(unicode))) return -1;
+        unicode &= unicode - 1;
+      }
     }
     let rest = delimiters;
     // Bits of this block after the previous delimiter.

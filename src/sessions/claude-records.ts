@@ -1,3 +1,4 @@
+import { IdTable } from './id-table.js';
 import type { Block, MessageKind, SessionUsage } from './types.js';
 
 /**
@@ -71,17 +72,27 @@ export class ClaudeRecordTable {
   kind = new Uint8Array(1024);
   /** Contribution to the agent-step counter (DECISIONS 13). */
   steps = new Uint8Array(1024);
-  // Allocated ahead and written by index like the typed columns (cheaper than a push per column per record).
-  readonly messageId: Array<string | undefined> = Array.from({ length: 1024 }, () => undefined);
-  readonly model: Array<string | undefined> = Array.from({ length: 1024 }, () => undefined);
-  readonly usage: Array<SessionUsage | undefined> = Array.from({ length: 1024 }, () => undefined);
-  readonly blocks: Block[][] = Array.from({ length: 1024 }, () => NO_BLOCKS);
+  // Every column is a typed array (object columns made growth and garbage collection the
+  // main cost of reading a large file): values that are objects or strings are numbered.
+  /** Number of the API message id in `messageIds`, -1 for none. */
+  messageId = new Int32Array(1024);
+  /** Index in `models`, -1 for none. */
+  model = new Int32Array(1024);
+  /** Index in `usages`, -1 for none. */
+  usage = new Int32Array(1024);
+  /** Index in `blockLists`, -1 for no blocks. */
+  blocks = new Int32Array(1024);
+  readonly messageIds = new IdTable();
+  readonly models: string[] = [];
+  readonly usages: SessionUsage[] = [];
+  readonly blockLists: Block[][] = [];
   /** Kept only with content (message timestamps); first/last are tracked while reading. */
   readonly timestamp: Array<string | undefined> = [];
   /** Sparse columns: most records have none. */
   readonly agentId = new Map<number, string>();
   readonly system = new Map<number, SystemDetail>();
   readonly unresolvedParents = new Map<number, string>();
+  private readonly modelIndex = new Map<string, number>();
 
   constructor(private readonly keepTimestamps: boolean) {}
 
@@ -95,9 +106,50 @@ export class ClaudeRecordTable {
     this.flags[index] = flags;
     this.kind[index] = 0;
     this.steps[index] = 0;
+    this.messageId[index] = -1;
+    this.model[index] = -1;
+    this.usage[index] = -1;
+    this.blocks[index] = -1;
     if (this.keepTimestamps) this.timestamp.push(timestamp);
     this.count = index + 1;
     return index;
+  }
+
+  setModel(index: number, model: string): void {
+    let code = this.modelIndex.get(model);
+    if (code === undefined) {
+      code = this.models.length;
+      this.models.push(model);
+      this.modelIndex.set(model, code);
+    }
+    this.model[index] = code;
+  }
+
+  /** Records share usage objects: `sameAsLast` reuses the last one stored. */
+  setUsage(index: number, usage: SessionUsage, sameAsLast: boolean): void {
+    if (!sameAsLast || this.usages.length === 0) this.usages.push(usage);
+    this.usage[index] = this.usages.length - 1;
+  }
+
+  setBlocks(index: number, blocks: Block[]): void {
+    if (blocks.length === 0 && blocks === NO_BLOCKS) return;
+    this.blockLists.push(blocks);
+    this.blocks[index] = this.blockLists.length - 1;
+  }
+
+  modelOf(index: number): string | undefined {
+    const code = this.model[index]!;
+    return code < 0 ? undefined : this.models[code];
+  }
+
+  usageOf(index: number): SessionUsage | undefined {
+    const code = this.usage[index]!;
+    return code < 0 ? undefined : this.usages[code];
+  }
+
+  blocksOf(index: number): Block[] {
+    const code = this.blocks[index]!;
+    return code < 0 ? NO_BLOCKS : this.blockLists[code]!;
   }
 
   timestampOf(index: number): string | undefined {
@@ -122,13 +174,9 @@ export class ClaudeRecordTable {
     this.flags = uint8(this.flags);
     this.kind = uint8(this.kind);
     this.steps = uint8(this.steps);
-    // Pushing keeps the arrays' fast elements (setting a far `length` would make them dictionaries).
-    const extend = <T>(a: T[], fill: T): void => {
-      while (a.length < size) a.push(fill);
-    };
-    extend(this.messageId, undefined);
-    extend(this.model, undefined);
-    extend(this.usage, undefined);
-    extend(this.blocks, NO_BLOCKS);
+    this.messageId = int32(this.messageId);
+    this.model = int32(this.model);
+    this.usage = int32(this.usage);
+    this.blocks = int32(this.blocks);
   }
 }

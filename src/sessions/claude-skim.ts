@@ -20,9 +20,9 @@ import { BLOCK_SLOTS, CLAUDE_FIELD_SLOTS, JsonScanner, SKIM_OK } from './json-sc
 export const SKIPPED: readonly never[] = Object.freeze([]);
 
 /**
- * `uuid` / `parentUuid` hold this when the id is a plain string of the line: it is
- * then at [uuidAt, uuidEnd) / [parentAt, parentEnd) of the line's bytes and was not
- * decoded (ClaudeParser keys ids by their bytes).
+ * `uuid`, `parentUuid` and `message.id` hold this when the id is a plain string of the
+ * line: it is then at [uuidAt, uuidEnd), [parentAt, parentEnd), [idAt, idEnd) of the
+ * line's bytes and was not decoded (ClaudeParser keys ids by their bytes).
  */
 export const IN_LINE: unique symbol = Symbol('id in the line bytes');
 
@@ -97,6 +97,8 @@ class Top implements SkimmedRecord {
   message: unknown = undefined;
 }
 class Message implements SkimmedMessage {
+  idAt = -1;
+  idEnd = -1;
   model: unknown = undefined;
   id: unknown = undefined;
   usage: unknown = undefined;
@@ -199,7 +201,11 @@ export function skimClaudeLine(b: Buffer): SkimmedRecord | undefined {
 function message(b: Buffer, readTexts: boolean): SkimmedMessage {
   const m = new Message();
   if (f[MODEL * 3] !== ABSENT) m.model = cached(b, MODEL, 6);
-  if (f[MESSAGE_ID * 3] !== ABSENT) m.id = cached(b, MESSAGE_ID, 7);
+  if (f[MESSAGE_ID * 3] === STRING) {
+    m.id = IN_LINE;
+    m.idAt = f[MESSAGE_ID * 3 + 1]!;
+    m.idEnd = f[MESSAGE_ID * 3 + 2]!;
+  } else m.id = plain(b, MESSAGE_ID);
   if (f[USAGE * 3] === OBJECT) {
     const usage = new Usage();
     usage.input_tokens = plain(b, INPUT_TOKENS);

@@ -79,7 +79,6 @@ export class ClaudeParser {
   /** One string instance per distinct model / type / agent id (records hold many repeats). */
   private readonly interned = new Map<string, string>();
   private readonly toolBlocks = new Map<string, Block[]>();
-  private lastMessageId: string | undefined;
   private lastUsage: SessionUsage | undefined;
   private cwd: string | undefined;
   private version: string | undefined;
@@ -197,7 +196,7 @@ export class ClaudeParser {
     const agentId = str(value.agentId);
     if (agentId !== undefined) records.agentId.set(index, this.intern(agentId));
     if (typeCode === TYPE_SYSTEM) this.readSystem(index, value);
-    else if (typeCode === TYPE_USER || typeCode === TYPE_ASSISTANT) this.readMessage(index, typeCode, value);
+    else if (typeCode === TYPE_USER || typeCode === TYPE_ASSISTANT) this.readMessage(index, typeCode, value, bytes);
   }
 
   private duplicate(lineNumber: number): void {
@@ -258,7 +257,7 @@ export class ClaudeParser {
     }
   }
 
-  private readMessage(index: number, typeCode: number, value: Record<string, unknown>): void {
+  private readMessage(index: number, typeCode: number, value: Record<string, unknown>, bytes: Buffer | undefined): void {
     const records = this.records;
     const message = isObject(value.message) ? value.message : undefined;
     if (!message) {
@@ -267,7 +266,7 @@ export class ClaudeParser {
     }
     const keep = this.options.keepContent;
     const { blocks, hasText, hasToolResult, firstText, hasMedia } = readBlocks(message.content, keep);
-    records.blocks[index] = keep ? blocks : this.countingBlocks(blocks);
+    records.setBlocks(index, keep ? blocks : this.countingBlocks(blocks));
     if (hasToolResult) records.flags[index]! |= TOOL_RESULT;
     if (typeCode === TYPE_ASSISTANT) {
       // Texts do not matter here (and counting mode does not even decode them: claude-skim.ts).
@@ -275,19 +274,21 @@ export class ClaudeParser {
       const model = str(message.model);
       const synthetic = value.isApiErrorMessage === true || model === '<synthetic>';
       if (synthetic) records.flags[index]! |= SYNTHETIC;
-      else if (model !== undefined) records.model[index] = this.intern(model);
-      const id = str(message.id);
-      const messageId = id === undefined ? undefined : id === this.lastMessageId ? this.lastMessageId : id;
-      records.messageId[index] = messageId;
+      else if (model !== undefined) records.setModel(index, model);
+      // Message ids are only compared: they are numbered by their bytes, never kept as strings.
+      if (bytes !== undefined && message.id === IN_LINE) {
+        const skim = message as unknown as SkimmedMessageIds;
+        records.messageId[index] = numberOf(records.messageIds, bytes, skim.idAt, skim.idEnd);
+      }
+      else if (typeof message.id === 'string') records.messageId[index] = numberOfString(records.messageIds, message.id);
       if (isObject(message.usage)) {
         const usage = claudeUsage(message.usage);
         // Lines of one API response repeat the same usage; counting mode keeps one copy.
         const previous = this.lastUsage;
-        const kept = !keep && previous !== undefined && sameUsage(previous, usage) ? previous : usage;
-        records.usage[index] = kept;
-        this.lastUsage = kept;
+        const same = !keep && previous !== undefined && sameUsage(previous, usage);
+        records.setUsage(index, usage, same);
+        if (!same) this.lastUsage = usage;
       }
-      this.lastMessageId = messageId;
       return;
     }
     records.steps[index] = hasText && !hasToolResult ? 1 : 0;
@@ -426,7 +427,7 @@ export class ClaudeParser {
   private build(builder: TimelineBuilder, chain: number[]): void {
     const records = this.records;
     const keep = this.options.keepContent;
-    let openMessageId: string | undefined;
+    let openMessageId = -1;
     let pendingCompaction: ReturnType<TimelineBuilder['compaction']> | undefined;
     for (const i of chain) {
       const raw = { file: this.file, line: records.line[i]! };
@@ -441,7 +442,7 @@ export class ClaudeParser {
           if (system.trigger !== undefined) event.trigger = system.trigger;
           if (system.preTokens !== undefined) event.preTokens = system.preTokens;
           pendingCompaction = builder.compaction(event);
-          openMessageId = undefined;
+          openMessageId = -1;
         } else if (system?.subtype === 'microcompact_boundary') {
           builder.microcompaction(raw, system.clearedToolIds ?? [], timestamp);
         }
@@ -452,11 +453,11 @@ export class ClaudeParser {
           builder.bumpSteps(records.steps[i]!);
           continue;
         }
-        const messageId = records.messageId[i];
-        const model = records.model[i];
-        const usage = records.usage[i];
-        if (openMessageId !== undefined && messageId === openMessageId && builder.lastMessage?.role === 'assistant') {
-          builder.mergeIntoLast(records.blocks[i]!, raw, records.steps[i]!, usage, model, timestamp);
+        const messageId = records.messageId[i]!;
+        const model = records.modelOf(i);
+        const usage = records.usageOf(i);
+        if (openMessageId >= 0 && messageId === openMessageId && builder.lastMessage?.role === 'assistant') {
+          builder.mergeIntoLast(records.blocksOf(i), raw, records.steps[i]!, usage, model, timestamp);
           continue;
         }
         const input: Parameters<TimelineBuilder['addMessage']>[0] = { role: 'assistant', kind: 'assistant', blocks: this.ownBlocks(i), raw };
@@ -470,7 +471,7 @@ export class ClaudeParser {
         continue;
       }
       if (type !== TYPE_USER) continue;
-      openMessageId = undefined;
+      openMessageId = -1;
       let kind = kindOf(records.kind[i]!);
       if (kind === undefined) {
         builder.bumpSteps(records.steps[i]!);
@@ -492,7 +493,7 @@ export class ClaudeParser {
 
   /** With content a message owns its block list (continuation lines are appended to it); the shared empty list is never handed out. */
   private ownBlocks(i: number): Block[] {
-    const blocks = this.records.blocks[i]!;
+    const blocks = this.records.blocksOf(i);
     return this.options.keepContent && blocks === NO_BLOCKS ? [] : blocks;
   }
 
@@ -526,6 +527,23 @@ export class ClaudeParser {
     }
     return out;
   }
+}
+
+/** The `message.id` range the skim reader leaves in place of the string (see claude-skim.ts). */
+interface SkimmedMessageIds {
+  idAt: number;
+  idEnd: number;
+}
+
+/** The number of a message id in `ids`, adding it when new. */
+function numberOf(ids: IdTable, bytes: Buffer, from: number, to: number): number {
+  const found = ids.findOrAdd(bytes, from, to);
+  return found >= 0 ? found : ids.count - 1;
+}
+
+function numberOfString(ids: IdTable, id: string): number {
+  const found = ids.findOrAddString(id);
+  return found >= 0 ? found : ids.count - 1;
 }
 
 function readBlocks(

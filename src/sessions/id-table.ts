@@ -6,8 +6,8 @@
  */
 export class IdTable {
   private size = 0;
-  private slots = new Int32Array(1024).fill(-1);
-  private hashes = new Int32Array(512);
+  /** Open addressing, two entries a slot: id number (-1 when empty) and its hash, side by side for one memory access. */
+  private slots = new Int32Array(2 * 1024).fill(-1);
   private offsets = new Int32Array(512);
   private lengths = new Int32Array(512);
   private pool = Buffer.allocUnsafe(16 * 1024);
@@ -64,22 +64,22 @@ export class IdTable {
     return this.scratch.write(id, 0, 'utf8');
   }
 
-  /** The slot holding this id, or the empty slot where it would go (linear probing). */
+  /** The slot (its first entry) holding this id, or the empty slot where it would go (linear probing). */
   private slotOf(bytes: Uint8Array, from: number, to: number, hash: number): number {
-    const mask = this.slots.length - 1;
-    let slot = hash & mask;
+    const slots = this.slots;
+    const mask = slots.length - 2;
+    let slot = (hash << 1) & mask;
     for (;;) {
-      const index = this.slots[slot]!;
-      if (index < 0 || (this.hashes[index] === hash && this.equals(index, bytes, from, to))) return slot;
-      slot = (slot + 1) & mask;
+      const index = slots[slot]!;
+      if (index < 0 || (slots[slot + 1] === hash && this.equals(index, bytes, from, to))) return slot;
+      slot = (slot + 2) & mask;
     }
   }
 
   private insert(bytes: Uint8Array, from: number, to: number, hash: number, slot: number): void {
     const index = this.size;
     const length = to - from;
-    if (index === this.hashes.length) {
-      this.hashes = grow(this.hashes);
+    if (index === this.offsets.length) {
       this.offsets = grow(this.offsets);
       this.lengths = grow(this.lengths);
     }
@@ -93,21 +93,27 @@ export class IdTable {
     // Ids are short: a loop beats a native copy call.
     for (let k = 0; k < length; k += 1) pool[offset + k] = bytes[from + k]!;
     this.poolUsed += length;
-    this.hashes[index] = hash;
     this.offsets[index] = offset;
     this.lengths[index] = length;
     this.slots[slot] = index;
+    this.slots[slot + 1] = hash;
     this.size = index + 1;
-    if (this.size * 2 > this.slots.length) this.rehash();
+    // Keep at most half of the slots full: probes stay short.
+    if (this.size * 4 > this.slots.length) this.rehash();
   }
 
   private rehash(): void {
-    const slots = new Int32Array(this.slots.length * 2).fill(-1);
-    const mask = slots.length - 1;
-    for (let index = 0; index < this.size; index += 1) {
-      let slot = this.hashes[index]! & mask;
-      while (slots[slot]! >= 0) slot = (slot + 1) & mask;
+    const old = this.slots;
+    const slots = new Int32Array(old.length * 2).fill(-1);
+    const mask = slots.length - 2;
+    for (let s = 0; s < old.length; s += 2) {
+      const index = old[s]!;
+      if (index < 0) continue;
+      const hash = old[s + 1]!;
+      let slot = (hash << 1) & mask;
+      while (slots[slot]! >= 0) slot = (slot + 2) & mask;
       slots[slot] = index;
+      slots[slot + 1] = hash;
     }
     this.slots = slots;
   }
