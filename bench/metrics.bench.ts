@@ -7,7 +7,7 @@
  *
  * Pairs: lengths uniform in 5–15, symbols uniform over an 11-symbol Category/Subcategory
  * alphabet, mulberry32 seed 42. The machine is shared, so every variant runs several
- * rounds over all pairs and the best (least disturbed) and median rounds are printed.
+ * interleaved rounds over all pairs and the best (least disturbed) and median rounds are printed.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -70,31 +70,47 @@ interface Timing {
   checksum: number;
 }
 
-function timeRounds(pairs: Array<[string[], string[]]>, rounds: number, body: (a: string[], b: string[]) => number): Timing {
-  const wall: number[] = [];
-  const cpu: number[] = [];
-  let checksum = 0;
-  for (let round = 0; round < rounds; round++) {
-    let sum = 0;
-    const cpuStart = process.cpuUsage();
-    const start = process.hrtime.bigint();
-    for (let k = 0; k < pairs.length; k++) {
-      const pair = pairs[k]!;
-      sum += body(pair[0], pair[1]);
-    }
-    wall.push(Number(process.hrtime.bigint() - start) / 1e9);
-    const used = process.cpuUsage(cpuStart);
-    cpu.push((used.user + used.system) / 1e6);
-    checksum = sum;
+/** One pass of `body` over all pairs: wall and CPU seconds. */
+function timePass(pairs: Array<[string[], string[]]>, body: (a: string[], b: string[]) => number): { wall: number; cpu: number; checksum: number } {
+  let sum = 0;
+  const cpuStart = process.cpuUsage();
+  const start = process.hrtime.bigint();
+  for (let k = 0; k < pairs.length; k++) {
+    const pair = pairs[k]!;
+    sum += body(pair[0], pair[1]);
   }
-  wall.sort((x, y) => x - y);
-  cpu.sort((x, y) => x - y);
-  return {
-    wallBest: pairs.length / wall[0]!,
-    wallMedian: pairs.length / wall[Math.floor(wall.length / 2)]!,
-    cpuBest: pairs.length / cpu[0]!,
-    checksum,
-  };
+  const wall = Number(process.hrtime.bigint() - start) / 1e9;
+  const used = process.cpuUsage(cpuStart);
+  return { wall, cpu: (used.user + used.system) / 1e6, checksum: sum };
+}
+
+/**
+ * Rounds are interleaved (round r runs every variant once before round r+1), so a burst of
+ * load from other processes on the shared machine, or a late GC of the freshly built pairs,
+ * falls on all variants alike instead of on whichever happens to run then.
+ */
+function timeInterleaved(pairs: Array<[string[], string[]]>, rounds: number, bodies: Array<(a: string[], b: string[]) => number>): Timing[] {
+  const walls = bodies.map((): number[] => []);
+  const cpus = bodies.map((): number[] => []);
+  const checksums = bodies.map(() => 0);
+  for (let round = 0; round < rounds; round++) {
+    bodies.forEach((body, v) => {
+      const pass = timePass(pairs, body);
+      walls[v]!.push(pass.wall);
+      cpus[v]!.push(pass.cpu);
+      checksums[v] = pass.checksum;
+    });
+  }
+  return bodies.map((_, v) => {
+    const wall = walls[v]!.sort((x, y) => x - y);
+    const cpu = cpus[v]!.sort((x, y) => x - y);
+    return {
+      wallBest: pairs.length / wall[0]!,
+      wallMedian: pairs.length / wall[Math.floor(wall.length / 2)]!,
+      cpuBest: pairs.length / cpu[0]!,
+      checksum: checksums[v]!,
+    };
+  });
 }
 
 const PYTHON_BASELINE = String.raw`
@@ -186,7 +202,7 @@ const format = (rate: number) => `${Math.round(rate).toLocaleString('en-US')} pa
 
 function main(): void {
   console.log(`node ${process.version}, single JS thread; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
-  console.log(`${PAIRS.toLocaleString('en-US')} seeded pairs (mulberry32 seed ${SEED}), lengths 5–15, 11-symbol alphabet; ${ROUNDS} rounds each`);
+  console.log(`${PAIRS.toLocaleString('en-US')} seeded pairs (mulberry32 seed ${SEED}), lengths 5–15, 11-symbol alphabet; ${ROUNDS} interleaved rounds each`);
   const pairs = makePairs(PAIRS);
 
   const variants: Array<[string, (a: string[], b: string[]) => number]> = [
@@ -195,14 +211,19 @@ function main(): void {
     ['dtw(a, b) alone [with path]', (a, b) => dtw(a, b).normalized],
     ['sriDrift(a, b) alone', (a, b) => sriDrift(a, b)],
   ];
+  const timings = timeInterleaved(
+    pairs,
+    ROUNDS,
+    variants.map(([, body]) => body),
+  );
   const results = new Map<string, Timing>();
-  for (const [label, body] of variants) {
-    const timing = timeRounds(pairs, ROUNDS, body);
+  variants.forEach(([label], v) => {
+    const timing = timings[v]!;
     results.set(label, timing);
     console.log(
       `  ${label.padEnd(50)} CPU ${format(timing.cpuBest).padStart(19)} | wall best ${format(timing.wallBest).padStart(19)}, median ${format(timing.wallMedian).padStart(19)}`,
     );
-  }
+  });
 
   const prefix = pairs.slice(0, Math.min(PYTHON_PAIRS, pairs.length));
   const python = runPython(prefix);

@@ -168,35 +168,39 @@ function realCumulative(
 type PathStep = readonly [number, number];
 
 /**
- * Path steps are frozen [i, j] pairs, shared between results: a path of ~15 steps would
+ * Path steps are frozen [i, j] pairs shared between results: a path of ~15 steps would
  * otherwise allocate ~15 small arrays per call, the largest cost of the path on short
- * sequences. Steps with both indices below STEP_GRID are built once, on first use.
+ * sequences. `stepGrid[i·64 + j]` holds the step (i, j) for i, j < gridFilled (grown on
+ * demand up to 64); steps beyond the grid are frozen pairs made for the one result.
  */
 const STEP_GRID = 64;
-const sharedSteps: Array<PathStep | undefined> = new Array<PathStep | undefined>(STEP_GRID * STEP_GRID).fill(undefined);
+const STEP_SHIFT = 6;
+const ORIGIN: PathStep = Object.freeze([0, 0] as const);
+/** Filled with ORIGIN up front (a packed array: no holes to check on reads); entries at or beyond gridFilled are never read. */
+const stepGrid: PathStep[] = [];
+for (let k = 0; k < STEP_GRID * STEP_GRID; k++) stepGrid.push(ORIGIN);
+let gridFilled = 1;
 
-function stepAt(i: number, j: number): PathStep {
-  if ((i | j) >= STEP_GRID) return Object.freeze([i, j] as const);
-  const slot = i * STEP_GRID + j;
-  const cached = sharedSteps[slot];
-  if (cached !== undefined) return cached;
-  const fresh = Object.freeze([i, j] as const);
-  sharedSteps[slot] = fresh;
-  return fresh;
+function fillStepGrid(size: number): void {
+  for (let i = 0; i < size; i++) {
+    for (let j = i < gridFilled ? gridFilled : 0; j < size; j++) stepGrid[(i << STEP_SHIFT) | j] = Object.freeze([i, j] as const);
+  }
+  gridFilled = size;
 }
 
-const ORIGIN = stepAt(0, 0);
 /** Paths up to this long are assembled in a reused array; longer ones in a throwaway one, so no large path stays referenced. */
 const PATH_BUFFER_LIMIT = 1 << 12;
-let pathBuffer: PathStep[] = new Array<PathStep>(64).fill(ORIGIN);
+let pathBuffer: PathStep[] = [];
+for (let k = 0; k < 64; k++) pathBuffer.push(ORIGIN);
 
 function pathAssembly(length: number): PathStep[] {
   if (length <= pathBuffer.length) return pathBuffer;
-  if (length > PATH_BUFFER_LIMIT) return new Array<PathStep>(length).fill(ORIGIN);
   let size = pathBuffer.length;
   while (size < length) size *= 2;
-  pathBuffer = new Array<PathStep>(size).fill(ORIGIN);
-  return pathBuffer;
+  const fresh: PathStep[] = [];
+  for (let k = 0; k < size; k++) fresh.push(ORIGIN);
+  if (length <= PATH_BUFFER_LIMIT) pathBuffer = fresh;
+  return fresh;
 }
 
 /**
@@ -207,29 +211,37 @@ function pathAssembly(length: number): PathStep[] {
  * result is one slice of it: an exact-length array with no per-call growth or reversal.
  */
 function backtrack(D: Int32Array | Float64Array, n: number, m: number): DtwPath {
+  const size = Math.min(Math.max(n, m), STEP_GRID);
+  if (size > gridFilled) fillStepGrid(size);
   const end = n + m - 1;
   const steps = pathAssembly(end);
   let position = end;
   let i = n - 1;
   let j = m - 1;
+  let cell = i * m + j;
   for (;;) {
-    steps[--position] = stepAt(i, j);
+    steps[--position] = (i | j) < STEP_GRID ? stepGrid[(i << STEP_SHIFT) | j]! : Object.freeze([i, j] as const);
     if ((i | j) === 0) break;
     if (i === 0) {
       j--;
+      cell--;
     } else if (j === 0) {
       i--;
+      cell -= m;
     } else {
-      const diagonal = D[(i - 1) * m + j - 1]!;
-      const up = D[(i - 1) * m + j]!;
-      const left = D[i * m + j - 1]!;
+      const diagonal = D[cell - m - 1]!;
+      const up = D[cell - m]!;
+      const left = D[cell - 1]!;
       if (diagonal <= up && diagonal <= left) {
         i--;
         j--;
+        cell -= m + 1;
       } else if (up <= left) {
         i--;
+        cell -= m;
       } else {
         j--;
+        cell--;
       }
     }
   }
@@ -361,9 +373,8 @@ function readOptions(options: unknown): { mode: CostMode; wantPath: boolean } {
  * Any string is a symbol under the discrete cost; with an embedding map every symbol that
  * occurs must have an embedding, else InvalidArgumentError.
  *
- * The steps of `path` are frozen `[i, j]` arrays shared between results (steps with both
- * indices below 64 are built once and reused), so they cannot be modified; the `path` array
- * itself is new on every call.
+ * The steps of `path` are frozen `[i, j]` arrays, shared between results when both indices
+ * are below 64 (built once, then reused); the `path` array itself is new on every call.
  *
  * Performance: the discrete mode interns symbols to small integers (an array passed again
  * unchanged — e.g. to {@link sriDrift} on the same pair — is not re-interned) and reuses
