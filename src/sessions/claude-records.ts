@@ -65,24 +65,24 @@ export const NO_BLOCKS: Block[] = [];
 
 export class ClaudeRecordTable {
   count = 0;
-  line = new Int32Array(1024);
-  parent = new Int32Array(1024);
-  type = new Uint8Array(1024);
-  flags = new Uint8Array(1024);
-  kind = new Uint8Array(1024);
+  line: Int32Array;
+  parent: Int32Array;
+  type: Uint8Array;
+  flags: Uint8Array;
+  kind: Uint8Array;
   /** Contribution to the agent-step counter (DECISIONS 13). */
-  steps = new Uint8Array(1024);
+  steps: Uint8Array;
   // Every column is a typed array (object columns made growth and garbage collection the
   // main cost of reading a large file): values that are objects or strings are numbered.
   /** Number of the API message id in `messageIds`, -1 for none. */
-  messageId = new Int32Array(1024);
+  messageId: Int32Array;
   /** Index in `models`, -1 for none. */
-  model = new Int32Array(1024);
+  model: Int32Array;
   /** Index in `usages`, -1 for none. */
-  usage = new Int32Array(1024);
+  usage: Int32Array;
   /** Index in `blockLists`, -1 for no blocks. */
-  blocks = new Int32Array(1024);
-  readonly messageIds = new IdTable();
+  blocks: Int32Array;
+  readonly messageIds: IdTable;
   readonly models: string[] = [];
   readonly usages: SessionUsage[] = [];
   readonly blockLists: Block[][] = [];
@@ -94,7 +94,24 @@ export class ClaudeRecordTable {
   readonly unresolvedParents = new Map<number, string>();
   private readonly modelIndex = new Map<string, number>();
 
-  constructor(private readonly keepTimestamps: boolean) {}
+  /** `expected`: records to make room for at once (the table grows past it). */
+  constructor(
+    private readonly keepTimestamps: boolean,
+    expected = 1024,
+  ) {
+    const size = Math.max(1024, expected);
+    this.line = new Int32Array(size);
+    this.parent = new Int32Array(size);
+    this.type = new Uint8Array(size);
+    this.flags = new Uint8Array(size);
+    this.kind = new Uint8Array(size);
+    this.steps = new Uint8Array(size);
+    this.messageId = new Int32Array(size);
+    this.model = new Int32Array(size);
+    this.usage = new Int32Array(size);
+    this.blocks = new Int32Array(size);
+    this.messageIds = new IdTable(size);
+  }
 
   /** Appends a record with no message fields yet; returns its index. */
   add(line: number, parent: number, type: number, flags: number, timestamp: string | undefined): number {

@@ -53,6 +53,8 @@ export interface ClaudeParserOptions {
   asSubagent?: boolean;
   /** Counting mode reads fields from the line bytes without JSON.parse (default true; false for equivalence tests). */
   skimFields?: boolean;
+  /** About how many lines the file has (room is made for them at once); default small. */
+  expectedLines?: number;
 }
 
 export interface ClaudeParseResult {
@@ -68,7 +70,7 @@ export interface ClaudeParseResult {
 export class ClaudeParser {
   private readonly records: ClaudeRecordTable;
   /** Record uuids; id number i is record i (a replayed uuid adds no record). */
-  private readonly ids = new IdTable();
+  private readonly ids: IdTable;
   readonly warnings: SessionWarning[] = [];
   private readonly unknownTypes = new Map<string, { count: number; line: number }>();
   private duplicates = 0;
@@ -87,7 +89,8 @@ export class ClaudeParser {
     readonly file: string,
     readonly options: ClaudeParserOptions,
   ) {
-    this.records = new ClaudeRecordTable(options.keepContent);
+    this.records = new ClaudeRecordTable(options.keepContent, options.expectedLines);
+    this.ids = new IdTable(options.expectedLines);
   }
 
   warn(line: number, message: string): void {

@@ -7,13 +7,24 @@
 export class IdTable {
   private size = 0;
   /** Open addressing, two entries a slot: id number (-1 when empty) and its hash, side by side for one memory access. */
-  private slots = new Int32Array(2 * 1024).fill(-1);
-  private offsets = new Int32Array(512);
-  private lengths = new Int32Array(512);
-  private pool = Buffer.allocUnsafe(16 * 1024);
+  private slots: Int32Array;
+  private offsets: Int32Array;
+  private lengths: Int32Array;
+  private pool: Buffer;
   private poolUsed = 0;
   /** Encodes string ids (from JSON.parse) to bytes; grows for long ones. */
   private scratch = Buffer.allocUnsafe(256);
+
+  /** `expected`: how many ids to make room for at once (the table grows past it; growing copies everything). */
+  constructor(expected = 512) {
+    const capacity = Math.max(512, expected);
+    let slots = 1024;
+    while (slots < 2 * capacity) slots *= 2;
+    this.slots = new Int32Array(2 * slots).fill(-1);
+    this.offsets = new Int32Array(capacity);
+    this.lengths = new Int32Array(capacity);
+    this.pool = Buffer.allocUnsafe(capacity * 40);
+  }
 
   get count(): number {
     return this.size;

@@ -50,9 +50,11 @@ export async function readSession(file: string, options: ReadSessionOptions = {}
   const held: Array<[number, string]> = [];
   const choose = (chosen: SessionTool): void => {
     tool = chosen;
-    if (chosen === 'claude') claude = new ClaudeParser(file, { keepContent });
+    if (chosen === 'claude') claude = new ClaudeParser(file, { keepContent, expectedLines });
     else codex = new CodexParser(file, { keepContent });
   };
+  // Room for the records at once: a transcript line is rarely under 1.5 KB (a compressed file has more lines; the tables grow).
+  const expectedLines = Math.min(1 << 20, Math.ceil((await fileSize(file)) / 1500));
   if (tool) choose(tool);
   const sink: LineSink = {
     line(lineNumber, text) {
@@ -231,6 +233,14 @@ export async function firstSessionId(file: string): Promise<string | undefined> 
     return undefined;
   } finally {
     await handle?.close();
+  }
+}
+
+async function fileSize(file: string): Promise<number> {
+  try {
+    return (await stat(file)).size;
+  } catch {
+    return 0;
   }
 }
 
