@@ -110,7 +110,8 @@ export class ClaudeRecordTable {
     this.model = new Int32Array(size);
     this.usage = new Int32Array(size);
     this.blocks = new Int32Array(size);
-    this.messageIds = new IdTable(size);
+    // An API message spans several lines.
+    this.messageIds = new IdTable(size >> 2);
   }
 
   /** Appends a record with no message fields yet; returns its index. */

@@ -20,9 +20,10 @@ import { BLOCK_SLOTS, CLAUDE_FIELD_SLOTS, JsonScanner, SKIM_OK } from './json-sc
 export const SKIPPED: readonly never[] = Object.freeze([]);
 
 /**
- * `uuid`, `parentUuid` and `message.id` hold this when the id is a plain string of the
- * line: it is then at [uuidAt, uuidEnd), [parentAt, parentEnd), [idAt, idEnd) of the
- * line's bytes and was not decoded (ClaudeParser keys ids by their bytes).
+ * `uuid`, `parentUuid`, `message.id` and `timestamp` hold this when the value is a plain
+ * string of the line: it is then at [uuidAt, uuidEnd), [parentAt, parentEnd), [idAt, idEnd),
+ * [timestampAt, timestampEnd) of the line's bytes and was not decoded (ClaudeParser keys
+ * ids by their bytes and compares timestamps as bytes).
  */
 export const IN_LINE: unique symbol = Symbol('id in the line bytes');
 
@@ -49,6 +50,8 @@ export interface SkimmedMessage {
 
 /** The top-level fields ClaudeParser reads. */
 export interface SkimmedRecord {
+  timestampAt: number;
+  timestampEnd: number;
   uuidAt: number;
   uuidEnd: number;
   parentAt: number;
@@ -74,6 +77,8 @@ export interface SkimmedRecord {
 
 // Classes with every field present: one hidden class each, so field stores stay monomorphic.
 class Top implements SkimmedRecord {
+  timestampAt = -1;
+  timestampEnd = -1;
   uuidAt = -1;
   uuidEnd = -1;
   parentAt = -1;
@@ -181,7 +186,11 @@ export function skimClaudeLine(b: Buffer): SkimmedRecord | undefined {
     out.parentAt = f[PARENT_UUID * 3 + 1]!;
     out.parentEnd = f[PARENT_UUID * 3 + 2]!;
   } else out.parentUuid = plain(b, PARENT_UUID);
-  out.timestamp = plain(b, TIMESTAMP);
+  if (f[TIMESTAMP * 3] === STRING) {
+    out.timestamp = IN_LINE;
+    out.timestampAt = f[TIMESTAMP * 3 + 1]!;
+    out.timestampEnd = f[TIMESTAMP * 3 + 2]!;
+  } else out.timestamp = plain(b, TIMESTAMP);
   if (f[AGENT_ID * 3] !== ABSENT) out.agentId = cached(b, AGENT_ID, 4);
   out.isSidechain = plain(b, IS_SIDECHAIN);
   out.isApiErrorMessage = plain(b, IS_API_ERROR);

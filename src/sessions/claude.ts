@@ -19,6 +19,7 @@ import {
 } from './claude-records.js';
 import { IN_LINE, type SkimmedRecord, skimClaudeLine } from './claude-skim.js';
 import { IdTable } from './id-table.js';
+import { TimeRange } from './time-range.js';
 import { skimJsonLine } from './json-skim.js';
 import { isObject, num, str, TimelineBuilder } from './timeline.js';
 import type { Block, MessageKind, SessionUsage, SessionWarning, SubagentTranscript } from './types.js';
@@ -76,12 +77,13 @@ export class ClaudeParser {
   private duplicates = 0;
   private firstDuplicateLine = 0;
   private sessionId: string | undefined;
-  private firstTimestamp: string | undefined;
-  private lastTimestamp: string | undefined;
+  /** Earliest and latest timestamp of any record (messages keep theirs only with content). */
+  private readonly timeRange = new TimeRange();
   /** One string instance per distinct model / type / agent id (records hold many repeats). */
   private readonly interned = new Map<string, string>();
   private readonly toolBlocks = new Map<string, Block[]>();
   private lastUsage: SessionUsage | undefined;
+  private lastMessageNumber = -1;
   private cwd: string | undefined;
   private version: string | undefined;
 
@@ -189,10 +191,11 @@ export class ClaudeParser {
         records.unresolvedParents.set(index, link);
       }
     }
-    const timestamp = str(value.timestamp);
-    if (timestamp !== undefined) {
-      if (this.firstTimestamp === undefined || timestamp < this.firstTimestamp) this.firstTimestamp = timestamp;
-      if (this.lastTimestamp === undefined || timestamp > this.lastTimestamp) this.lastTimestamp = timestamp;
+    let timestamp: string | undefined;
+    if (bytes !== undefined && value.timestamp === IN_LINE) this.timeRange.seeBytes(bytes, skim.timestampAt, skim.timestampEnd);
+    else {
+      timestamp = str(value.timestamp);
+      if (timestamp !== undefined) this.timeRange.seeString(timestamp);
     }
     const sidechain = this.options.asSubagent === true || value.isSidechain === true;
     records.add(lineNumber, parent, typeCode, sidechain ? SIDECHAIN : 0, timestamp);
@@ -281,7 +284,11 @@ export class ClaudeParser {
       // Message ids are only compared: they are numbered by their bytes, never kept as strings.
       if (bytes !== undefined && message.id === IN_LINE) {
         const skim = message as unknown as SkimmedMessageIds;
-        records.messageId[index] = numberOf(records.messageIds, bytes, skim.idAt, skim.idEnd);
+        // The lines of one API message follow each other: most ids are the previous one.
+        const previous = this.lastMessageNumber;
+        records.messageId[index] =
+          previous >= 0 && records.messageIds.equals(previous, bytes, skim.idAt, skim.idEnd) ? previous : numberOf(records.messageIds, bytes, skim.idAt, skim.idEnd);
+        this.lastMessageNumber = records.messageId[index]!;
       }
       else if (typeof message.id === 'string') records.messageId[index] = numberOfString(records.messageIds, message.id);
       if (isObject(message.usage)) {
@@ -343,8 +350,8 @@ export class ClaudeParser {
       if (main[i] && !onChain[i] && (type === TYPE_USER || type === TYPE_ASSISTANT)) offChainRecords += 1;
     }
     const inlineSubagents = this.options.asSubagent ? [] : this.inlineSubagents(parentOf);
-    builder.seeTimestamp(this.firstTimestamp);
-    builder.seeTimestamp(this.lastTimestamp);
+    builder.seeTimestamp(this.timeRange.earliest);
+    builder.seeTimestamp(this.timeRange.latest);
     if (this.duplicates > 0) {
       this.warnings.push({ file: this.file, line: this.firstDuplicateLine, message: `${this.duplicates} replayed line(s) with an already-seen uuid ignored (the earliest is kept)` });
     }
@@ -430,13 +437,15 @@ export class ClaudeParser {
   private build(builder: TimelineBuilder, chain: number[]): void {
     const records = this.records;
     const keep = this.options.keepContent;
+    const unkept = { file: this.file, line: 0 };
     let openMessageId = -1;
     let pendingCompaction: ReturnType<TimelineBuilder['compaction']> | undefined;
     for (const i of chain) {
-      const raw = { file: this.file, line: records.line[i]! };
+      const type = records.type[i];
+      // Only kept messages and context events keep their line: counting shares one reference.
+      const raw = keep || type === TYPE_SYSTEM ? { file: this.file, line: records.line[i]! } : unkept;
       const timestamp = records.timestampOf(i);
       builder.seeTimestamp(timestamp);
-      const type = records.type[i];
       if (type === TYPE_SYSTEM) {
         const system = records.system.get(i);
         if (system?.subtype === 'compact_boundary') {
