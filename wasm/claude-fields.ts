@@ -15,7 +15,7 @@
 import { scanQuotes } from './json-quotes';
 
 export { heapBase, scanQuotes } from './json-quotes';
-export const FIELD_SLOTS: i32 = 25;
+export const FIELD_SLOTS: i32 = 26;
 
 export const OK: i32 = 1;
 export const UNSURE: i32 = 0;
@@ -34,18 +34,18 @@ const ARRAY: i32 = 8;
 
 // Slots: the top-level keys, then message.*, then message.usage.*.
 const MESSAGE_SLOT: i32 = 16;
-const FIRST_MESSAGE_SLOT: i32 = 17;
-const USAGE_SLOT: i32 = 19;
-const CONTENT_SLOT: i32 = 20;
-const FIRST_USAGE_SLOT: i32 = 21;
-const FIELD_COUNT: i32 = 25;
+const FIRST_MESSAGE_SLOT: i32 = 18;
+const USAGE_SLOT: i32 = 20;
+const CONTENT_SLOT: i32 = 21;
+const FIRST_USAGE_SLOT: i32 = 22;
+const FIELD_COUNT: i32 = 26;
 const BLOCK_SLOTS: i32 = 5;
 const MAX_BLOCKS: i32 = 256;
 const MAX_DEPTH: i32 = 512;
 
 const TOP_KEYS: string[] = [
   'type', 'sessionId', 'cwd', 'version', 'uuid', 'parentUuid', 'timestamp', 'agentId', 'isSidechain', 'isApiErrorMessage',
-  'isCompactSummary', 'isMeta', 'subtype', 'logicalParentUuid', 'compactMetadata', 'microcompactMetadata', 'message',
+  'isCompactSummary', 'isMeta', 'subtype', 'logicalParentUuid', 'compactMetadata', 'microcompactMetadata', 'message', 'forkedFrom',
 ];
 const MESSAGE_KEYS: string[] = ['model', 'id', 'usage', 'content'];
 const USAGE_KEYS: string[] = ['input_tokens', 'output_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens'];

@@ -15,6 +15,7 @@ function claudeFixtures(): string[] {
     }
   };
   walk(CLAUDE_HOME);
+  walk(join(FIXTURES, 'claude-continuation'));
   return out;
 }
 
@@ -35,6 +36,9 @@ function view(result: ClaudeParseResult): unknown {
     inlineSubagents: result.inlineSubagents,
     warnings: result.warnings,
     sessionId: result.sessionId,
+    forkedFrom: result.forkedFrom,
+    continuesFrom: result.continuesFrom,
+    leafUuid: result.leafUuid,
     cwd: result.cwd,
     version: result.version,
   };

@@ -73,6 +73,7 @@ export interface SkimmedRecord {
   compactMetadata?: unknown;
   microcompactMetadata?: unknown;
   message?: unknown;
+  forkedFrom?: unknown;
 }
 
 // Classes with every field present: one hidden class each, so field stores stay monomorphic.
@@ -100,6 +101,7 @@ class Top implements SkimmedRecord {
   compactMetadata: unknown = undefined;
   microcompactMetadata: unknown = undefined;
   message: unknown = undefined;
+  forkedFrom: unknown = undefined;
 }
 class Message implements SkimmedMessage {
   idAt = -1;
@@ -144,14 +146,15 @@ const LOGICAL_PARENT = 13;
 const COMPACT_METADATA = 14;
 const MICROCOMPACT_METADATA = 15;
 const MESSAGE = 16;
-const MODEL = 17;
-const MESSAGE_ID = 18;
-const USAGE = 19;
-const CONTENT = 20;
-const INPUT_TOKENS = 21;
-const OUTPUT_TOKENS = 22;
-const CACHE_READ = 23;
-const CACHE_CREATION = 24;
+const FORKED_FROM = 17;
+const MODEL = 18;
+const MESSAGE_ID = 19;
+const USAGE = 20;
+const CONTENT = 21;
+const INPUT_TOKENS = 22;
+const OUTPUT_TOKENS = 23;
+const CACHE_READ = 24;
+const CACHE_CREATION = 25;
 // Value kinds.
 const ABSENT = 0;
 const STRING = 1;
@@ -202,6 +205,8 @@ export function skimClaudeLine(b: Buffer): SkimmedRecord | undefined {
   out.compactMetadata = f[COMPACT_METADATA * 3] === OBJECT ? parseSlot(b, COMPACT_METADATA) : plain(b, COMPACT_METADATA);
   out.microcompactMetadata = f[MICROCOMPACT_METADATA * 3] === OBJECT ? parseSlot(b, MICROCOMPACT_METADATA) : plain(b, MICROCOMPACT_METADATA);
   // Counting never looks at assistant texts (ClaudeParser.readMessage): they are not decoded.
+  // Only on the first line of a forked session.
+  out.forkedFrom = f[FORKED_FROM * 3] === OBJECT ? parseSlot(b, FORKED_FROM) : plain(b, FORKED_FROM);
   if (f[MESSAGE * 3] === OBJECT) out.message = message(b, out.type !== 'assistant');
   else out.message = plain(b, MESSAGE);
   return out;

@@ -61,6 +61,12 @@ export interface ClaudeParserOptions {
 export interface ClaudeParseResult {
   builder: TimelineBuilder;
   sessionId?: string;
+  /** `/branch` and `--fork-session` files: the session and message they were forked from. */
+  forkedFrom?: { sessionId?: string; messageUuid?: string };
+  /** The main chain starts at a parent (or, across a compaction, a logical parent) that is not in this file. */
+  continuesFrom?: string;
+  /** Uuid of the main chain's last record. */
+  leafUuid?: string;
   cwd?: string;
   version?: string;
   offChainRecords: number;
@@ -84,6 +90,8 @@ export class ClaudeParser {
   private readonly toolBlocks = new Map<string, Block[]>();
   private lastUsage: SessionUsage | undefined;
   private lastMessageNumber = -1;
+  private forkedFrom: { sessionId?: string; messageUuid?: string } | undefined;
+  private continuesFrom: string | undefined;
   private cwd: string | undefined;
   private version: string | undefined;
 
@@ -145,6 +153,14 @@ export class ClaudeParser {
       return;
     }
     this.sessionId ??= str(value.sessionId);
+    if (this.forkedFrom === undefined && isObject(value.forkedFrom)) {
+      const from: { sessionId?: string; messageUuid?: string } = {};
+      const session = str(value.forkedFrom.sessionId);
+      const message = str(value.forkedFrom.messageUuid);
+      if (session !== undefined) from.sessionId = session;
+      if (message !== undefined) from.messageUuid = message;
+      this.forkedFrom = from;
+    }
     this.cwd ??= str(value.cwd);
     this.version = str(value.version) ?? this.version;
     const typeCode = dagTypeCode(type);
@@ -365,6 +381,9 @@ export class ClaudeParser {
       warnings: [...this.warnings, ...builder.warnings],
     };
     if (this.sessionId !== undefined) result.sessionId = this.sessionId;
+    if (this.forkedFrom !== undefined) result.forkedFrom = this.forkedFrom;
+    if (this.continuesFrom !== undefined) result.continuesFrom = this.continuesFrom;
+    if (chain.length > 0) result.leafUuid = this.ids.text(chain.at(-1)!);
     if (this.cwd !== undefined) result.cwd = this.cwd;
     if (this.version !== undefined) result.version = this.version;
     return result;
@@ -397,6 +416,7 @@ export class ClaudeParser {
       const next = parentOf[current]!;
       if (next === MISSING) {
         const link = records.unresolvedParents.get(current) ?? records.system.get(current)?.logicalParent;
+        this.continuesFrom = link;
         this.warn(records.line[current]!, `parent ${link} not in this file; the main chain starts here`);
       }
       current = next;

@@ -184,6 +184,13 @@ export interface SessionSummary {
   warnings: number;
   /** Codex subagent rollouts: the spawning thread. */
   parentThreadId?: string;
+  /** Forked from this session (Claude Code `/branch`, `--fork-session`; Codex forks). */
+  forkedFrom?: string;
+  /** Claude Code: the uuid the main chain continues from, when it is not in the file. */
+  continuesFrom?: string;
+  leafUuid?: string;
+  /** The listed session whose last message `continuesFrom` is: the same conversation, continued in this file. */
+  continues?: { file: string; id?: string };
 }
 
 /** Reads every discovered session in counting mode, a few at a time. */
@@ -199,7 +206,24 @@ export async function summarizeSessions(found: DiscoveredSession[], options: { c
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, found.length) }, worker));
-  return attachCodexSubagents(out);
+  return linkContinuations(attachCodexSubagents(out));
+}
+
+/**
+ * A Claude Code conversation can go on in a new file whose chain starts from the last
+ * message of an earlier file. Such files are marked with the session they continue
+ * (positions and prefixes are per file: the earlier part is in the other one).
+ */
+export function linkContinuations(summaries: SessionSummary[]): SessionSummary[] {
+  const byLeaf = new Map<string, SessionSummary>();
+  for (const s of summaries) if (s.tool === 'claude' && s.leafUuid !== undefined) byLeaf.set(s.leafUuid, s);
+  for (const s of summaries) {
+    if (s.tool !== 'claude' || s.continuesFrom === undefined) continue;
+    const earlier = byLeaf.get(s.continuesFrom);
+    if (earlier === undefined || earlier === s) continue;
+    s.continues = earlier.id === undefined ? { file: earlier.file } : { file: earlier.file, id: earlier.id };
+  }
+  return summaries;
 }
 
 async function summarize(d: DiscoveredSession): Promise<SessionSummary> {
@@ -232,6 +256,9 @@ async function summarize(d: DiscoveredSession): Promise<SessionSummary> {
     if (s.firstTimestamp !== undefined) summary.firstTimestamp = s.firstTimestamp;
     if (s.lastTimestamp !== undefined) summary.lastTimestamp = s.lastTimestamp;
     if (s.parentThreadId !== undefined) summary.parentThreadId = s.parentThreadId;
+    if (s.forkedFrom !== undefined) summary.forkedFrom = s.forkedFrom;
+    if (s.continuesFrom !== undefined) summary.continuesFrom = s.continuesFrom;
+    if (s.leafUuid !== undefined) summary.leafUuid = s.leafUuid;
     return summary;
   } catch {
     return { ...base, warnings: 1 };

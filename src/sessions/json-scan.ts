@@ -15,7 +15,7 @@ export const MAX_SCAN_BYTES = 4 * 1024 * 1024;
 /** Results of `skimClaude`. */
 export const SKIM_OK = 1;
 /** Slots of `skimClaude` (three i32 each: kind, start, end): the fields, the block count, then the blocks. */
-export const CLAUDE_FIELD_SLOTS = 25;
+export const CLAUDE_FIELD_SLOTS = 26;
 export const BLOCK_SLOTS = 5;
 const MAX_BLOCKS = 256;
 const OUTPUT_BYTES = (CLAUDE_FIELD_SLOTS + 1 + MAX_BLOCKS * BLOCK_SLOTS) * 12;

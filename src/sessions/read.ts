@@ -101,6 +101,10 @@ export async function readSession(file: string, options: ReadSessionOptions = {}
     const result = claude.finish();
     session = fromBuilder('claude', file, result.builder, keepContent, lines, bytes);
     if (result.sessionId !== undefined) session.id = result.sessionId;
+    if (result.forkedFrom?.sessionId !== undefined) session.forkedFrom = result.forkedFrom.sessionId;
+    if (result.forkedFrom?.messageUuid !== undefined) session.forkedFromMessage = result.forkedFrom.messageUuid;
+    if (result.continuesFrom !== undefined) session.continuesFrom = result.continuesFrom;
+    if (result.leafUuid !== undefined) session.leafUuid = result.leafUuid;
     if (result.cwd !== undefined) session.cwd = result.cwd;
     if (result.version !== undefined) session.version = result.version;
     session.offChainRecords = result.offChainRecords;

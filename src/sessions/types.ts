@@ -154,8 +154,16 @@ export interface Session {
   id?: string;
   cwd?: string;
   version?: string;
-  /** Codex: the thread this one was forked from. */
+  /** The session (Codex: thread) this one was forked from (Claude Code: `/branch`, `--fork-session`). */
   forkedFrom?: string;
+  /** Claude Code: the message of `forkedFrom` the fork starts after. */
+  forkedFromMessage?: string;
+  /**
+   * Claude Code: the main chain starts at a parent uuid that is not in this file (the file
+   * continues a conversation from another file). Its last record's uuid is `leafUuid`.
+   */
+  continuesFrom?: string;
+  leafUuid?: string;
   /** Codex subagent rollouts: the spawning thread. */
   parentThreadId?: string;
   /** Codex: base instructions (system prompt) when recorded. */

@@ -1,4 +1,5 @@
 import { homedir } from 'node:os';
+import { basename } from 'node:path';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from '../../core/errors.js';
 import {
@@ -213,10 +214,17 @@ export function formatList(summaries: SessionSummary[], total: number): string {
       String(s.subagents),
       formatBytes(s.size),
       s.models.join(',') || '-',
-      s.file.startsWith(home + '/') ? `~${s.file.slice(home.length)}` : s.file,
+      `${s.file.startsWith(home + '/') ? `~${s.file.slice(home.length)}` : s.file}${relation(s)}`,
     ]);
   }
   return `${table(rows, new Set([2, 3, 4, 5, 6, 7]))}\n${summaries.length} of ${total} sessions\n`;
+}
+
+/** How a session relates to another one, after its path. */
+function relation(s: SessionSummary): string {
+  if (s.continues) return `  (continues ${s.continues.id ?? basename(s.continues.file)})`;
+  if (s.forkedFrom) return `  (forked from ${s.forkedFrom})`;
+  return '';
 }
 
 function counterText(c: Counters): string {
@@ -239,6 +247,9 @@ export function summaryJson(s: Session): Record<string, unknown> {
     cwd: s.cwd ?? null,
     version: s.version ?? null,
     forkedFrom: s.forkedFrom ?? null,
+    forkedFromMessage: s.forkedFromMessage ?? null,
+    continuesFrom: s.continuesFrom ?? null,
+    leafUuid: s.leafUuid ?? null,
     firstTimestamp: s.firstTimestamp ?? null,
     lastTimestamp: s.lastTimestamp ?? null,
     models: s.models,
@@ -287,7 +298,8 @@ export function formatInspect(s: Session): string {
   lines.push(`file:        ${s.file}`);
   lines.push(`tool:        ${s.tool}${s.version ? ` ${s.version}` : ''}${s.id ? `   id ${s.id}` : ''}`);
   if (s.cwd) lines.push(`cwd:         ${s.cwd}`);
-  if (s.forkedFrom) lines.push(`forked from: ${s.forkedFrom} (${s.replayedMessages} replayed messages)`);
+  if (s.forkedFrom) lines.push(`forked from: ${s.forkedFrom}${s.forkedFromMessage ? ` after message ${s.forkedFromMessage}` : ''} (${s.replayedMessages} replayed messages)`);
+  if (s.continuesFrom) lines.push(`continues:   from ${s.continuesFrom}, not in this file (an earlier file of the conversation; \`sessions list\` names it when it finds it)`);
   lines.push(`time:        ${s.firstTimestamp ?? '?'} → ${s.lastTimestamp ?? '?'}${duration(s.firstTimestamp, s.lastTimestamp)}`);
   lines.push(`models:      ${s.models.join(', ') || '-'}`);
   lines.push(`counters:    ${counterText(s.counters)}`);
