@@ -33,16 +33,17 @@ export function heapBase(): usize {
 }
 
 const letterU = i8x16.splat(0x75);
+const lowNibble = i8x16.splat(0x0f);
+// Bytes allowed after a backslash: " / \ b f n r t u. A byte is allowed when the bit its high
+// nibble selects is set in the entry of its low nibble (high 2 → bit 1, 5 → 2, 6 → 4, 7 → 8).
+const ESCAPE_BY_HIGH = i8x16(0, 0, 1, 0, 0, 2, 4, 8, 0, 0, 0, 0, 0, 0, 0, 0);
+const ESCAPE_BY_LOW = i8x16(0, 0, 1 | 4 | 8, 0, 8, 8, 4, 0, 0, 0, 0, 0, 2, 0, 4, 1);
 
-/** Lanes holding a byte that may follow a backslash in JSON. */
+/** Lanes holding a byte that may follow a backslash in JSON (nonzero lanes). */
 @inline function escapable(v: v128): v128 {
-  return v128.or(
-    v128.or(v128.or(i8x16.eq(v, i8x16.splat(0x22)), i8x16.eq(v, i8x16.splat(0x5c))), v128.or(i8x16.eq(v, i8x16.splat(0x2f)), i8x16.eq(v, i8x16.splat(0x62)))),
-    v128.or(
-      v128.or(i8x16.eq(v, i8x16.splat(0x66)), i8x16.eq(v, i8x16.splat(0x6e))),
-      v128.or(v128.or(i8x16.eq(v, i8x16.splat(0x72)), i8x16.eq(v, i8x16.splat(0x74))), i8x16.eq(v, letterU)),
-    ),
-  );
+  const high = i8x16.shr_u(v, 4);
+  const low = v128.and(v, lowNibble);
+  return i8x16.ne(v128.and(i8x16.swizzle(ESCAPE_BY_HIGH, high), i8x16.swizzle(ESCAPE_BY_LOW, low)), i8x16.splat(0));
 }
 
 /** Whether the escape sequence whose escaped byte is at p is one JSON allows. */
