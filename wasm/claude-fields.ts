@@ -43,13 +43,12 @@ const BLOCK_SLOTS: i32 = 5;
 const MAX_BLOCKS: i32 = 256;
 const MAX_DEPTH: i32 = 512;
 
-const TOP_KEYS: string[] = [
-  'type', 'sessionId', 'cwd', 'version', 'uuid', 'parentUuid', 'timestamp', 'agentId', 'isSidechain', 'isApiErrorMessage',
-  'isCompactSummary', 'isMeta', 'subtype', 'logicalParentUuid', 'compactMetadata', 'microcompactMetadata', 'message', 'forkedFrom',
-];
-const MESSAGE_KEYS: string[] = ['model', 'id', 'usage', 'content'];
-const USAGE_KEYS: string[] = ['input_tokens', 'output_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens'];
-const BLOCK_KEYS: string[] = ['type', 'name', 'id', 'text'];
+// The keys read (their slot is the first slot of their object plus their index here):
+// top level: type sessionId cwd version uuid parentUuid timestamp agentId isSidechain
+//   isApiErrorMessage isCompactSummary isMeta subtype logicalParentUuid compactMetadata
+//   microcompactMetadata message forkedFrom;
+// message: model id usage content; usage: input_tokens output_tokens cache_read_input_tokens
+//   cache_creation_input_tokens; content block: type name id text. See topKey and the others.
 
 const HAS_ESCAPE: u32 = 0x80000000;
 
@@ -195,17 +194,80 @@ function recordValue(i: i32, slot: i32, depth: i32): i32 {
   return end;
 }
 
-/** Index of the key spelled by the last string read, in `keys`, or -1. */
-function keyIndex(keys: string[]): i32 {
-  const n = stringEnd - stringStart;
-  for (let k = 0; k < keys.length; k++) {
-    const key = unchecked(keys[k]);
-    if (key.length != n) continue;
-    let j = 0;
-    while (j < n && <u32>key.charCodeAt(j) == byte(stringStart + j)) j++;
-    if (j == n) return k;
+/** Whether the last string read spells `key` (its length already matched). */
+@inline function spells(key: string): bool {
+  const n = key.length;
+  for (let j = 0; j < n; j++) if (<u32>key.charCodeAt(j) != byte(stringStart + j)) return false;
+  return true;
+}
+
+/** Index in TOP_KEYS of the key spelled by the last string read, or -1 (most keys of a line are not wanted: by length first). */
+function topKey(): i32 {
+  switch (stringEnd - stringStart) {
+    case 3:
+      return spells('cwd') ? 2 : -1;
+    case 4:
+      return spells('type') ? 0 : spells('uuid') ? 4 : -1;
+    case 6:
+      return spells('isMeta') ? 11 : -1;
+    case 7:
+      return spells('version') ? 3 : spells('agentId') ? 7 : spells('subtype') ? 12 : spells('message') ? 16 : -1;
+    case 9:
+      return spells('sessionId') ? 1 : spells('timestamp') ? 6 : -1;
+    case 10:
+      return spells('parentUuid') ? 5 : spells('forkedFrom') ? 17 : -1;
+    case 11:
+      return spells('isSidechain') ? 8 : -1;
+    case 15:
+      return spells('compactMetadata') ? 14 : -1;
+    case 16:
+      return spells('isCompactSummary') ? 10 : -1;
+    case 17:
+      return spells('isApiErrorMessage') ? 9 : spells('logicalParentUuid') ? 13 : -1;
+    case 20:
+      return spells('microcompactMetadata') ? 15 : -1;
+    default:
+      return -1;
   }
-  return -1;
+}
+
+function messageKey(): i32 {
+  switch (stringEnd - stringStart) {
+    case 2:
+      return spells('id') ? 1 : -1;
+    case 5:
+      return spells('model') ? 0 : spells('usage') ? 2 : -1;
+    case 7:
+      return spells('content') ? 3 : -1;
+    default:
+      return -1;
+  }
+}
+
+function usageKey(): i32 {
+  switch (stringEnd - stringStart) {
+    case 12:
+      return spells('input_tokens') ? 0 : -1;
+    case 13:
+      return spells('output_tokens') ? 1 : -1;
+    case 23:
+      return spells('cache_read_input_tokens') ? 2 : -1;
+    case 27:
+      return spells('cache_creation_input_tokens') ? 3 : -1;
+    default:
+      return -1;
+  }
+}
+
+function blockKey(): i32 {
+  switch (stringEnd - stringStart) {
+    case 2:
+      return spells('id') ? 2 : -1;
+    case 4:
+      return spells('type') ? 0 : spells('name') ? 1 : spells('text') ? 3 : -1;
+    default:
+      return -1;
+  }
 }
 
 // Which object a member belongs to.
@@ -220,7 +282,6 @@ function readObject(i: i32, where: i32, firstSlot: i32, depth: i32): i32 {
     unsure = true;
     return -1;
   }
-  const keys = where == IN_TOP ? TOP_KEYS : where == IN_MESSAGE ? MESSAGE_KEYS : where == IN_USAGE ? USAGE_KEYS : BLOCK_KEYS;
   i = ws(i + 1);
   if (i < length && byte(i) == 0x7d) return i + 1;
   for (;;) {
@@ -232,7 +293,7 @@ function readObject(i: i32, where: i32, firstSlot: i32, depth: i32): i32 {
       unsure = true;
       return -1;
     }
-    const k = keyIndex(keys);
+    const k = where == IN_TOP ? topKey() : where == IN_MESSAGE ? messageKey() : where == IN_USAGE ? usageKey() : blockKey();
     i = ws(i);
     if (i >= length || byte(i) != 0x3a) return -1;
     i = ws(i + 1);
@@ -323,7 +384,7 @@ function readBlocks(i: i32, depth: i32): i32 {
 }
 
 /**
- * Reads the line at [src, src + len) (64 bytes of spaces after it); `quoteArea` has room
+ * Reads the line at [src, src + len) (64 readable bytes after it); `quoteArea` has room
  * for len + 64 positions, `output` for the slots and MAX_BLOCKS blocks. OK, UNSURE or NOT_JSON.
  */
 export function skimClaude(src: usize, len: i32, quoteArea: usize, output: usize): i32 {

@@ -6,7 +6,8 @@
 // after \u). The escape and in-string masks follow the bit tricks published for
 // simdjson (Langdale & Lemire, "Parsing gigabytes of JSON per second", 2019).
 //
-// Input: the line at [src, src + length), followed by at least 64 bytes of spaces.
+// Input: the line at [src, src + length); the 64 bytes after it must be readable memory
+// (they are read and ignored).
 // Output: u32 positions of the quotes at `out`, opening and closing alternately; a
 // closing quote has bit 31 set when its string holds an escape. Returns the number of
 // quotes, or -1 when a string is malformed or unterminated or a backslash stands outside
@@ -72,9 +73,11 @@ export function scanQuotes(src: usize, length: i32, out: usize): i32 {
     const b = v128.load(p, 16);
     const c = v128.load(p, 32);
     const d = v128.load(p, 48);
-    const quotes = bits(i8x16.eq(a, quote), i8x16.eq(b, quote), i8x16.eq(c, quote), i8x16.eq(d, quote));
-    const slashes = bits(i8x16.eq(a, backslash), i8x16.eq(b, backslash), i8x16.eq(c, backslash), i8x16.eq(d, backslash));
-    const controls = bits(i8x16.lt_u(a, space), i8x16.lt_u(b, space), i8x16.lt_u(c, space), i8x16.lt_u(d, space));
+    // The last block reads past the line (whatever follows it): those bytes are masked off.
+    const inLine: u64 = length - at >= 64 ? ~(<u64>0) : (<u64>1 << <u64>(length - at)) - 1;
+    const quotes = inLine & bits(i8x16.eq(a, quote), i8x16.eq(b, quote), i8x16.eq(c, quote), i8x16.eq(d, quote));
+    const slashes = inLine & bits(i8x16.eq(a, backslash), i8x16.eq(b, backslash), i8x16.eq(c, backslash), i8x16.eq(d, backslash));
+    const controls = inLine & bits(i8x16.lt_u(a, space), i8x16.lt_u(b, space), i8x16.lt_u(c, space), i8x16.lt_u(d, space));
     // escaped: bytes preceded by an odd run of backslashes; escape: the backslashes that escape them.
     let escaped: u64 = carryEscaped;
     let escape: u64 = 0;

@@ -170,10 +170,126 @@ const ARRAY = 8;
 let scanner: JsonScanner | undefined | null = null;
 let f: Int32Array = new Int32Array(0);
 
-export function skimClaudeLine(b: Buffer): SkimmedRecord | undefined {
+/**
+ * Reads `b` with the wasm reader; true when its slots (read with the `slot…` functions
+ * below, valid until the next call) describe the line exactly. ClaudeParser reads the
+ * slots directly; `skimClaudeLine` builds the JSON.parse-shaped view of them.
+ */
+export function skimClaudeSlots(b: Buffer): boolean {
   if (scanner === null) scanner = JsonScanner.create();
-  if (scanner === undefined || scanner.skimClaude(b) !== SKIM_OK) return undefined;
+  if (scanner === undefined || scanner.skimClaude(b) !== SKIM_OK) return false;
   f = scanner.fields;
+  return true;
+}
+
+/**
+ * skimClaudeSlots for the line at [start, end) of `chunk`, read in place when `chunk` is
+ * `own`'s chunk region. Slot positions are then positions in `chunk`.
+ */
+export function skimClaudeSlotsIn(own: JsonScanner | undefined, chunk: Buffer, start: number, end: number): boolean {
+  if (own === undefined || !own.holds(chunk)) return skimClaudeSlots(chunk.subarray(start, end)) && shiftSlots(start);
+  if (own.skimClaudeIn(chunk, start, end) !== SKIM_OK) return false;
+  f = own.fields;
+  return shiftSlots(start);
+}
+
+/** Makes the slot positions (relative to the line) positions in the chunk that holds it. */
+function shiftSlots(offset: number): boolean {
+  if (offset === 0) return true;
+  const used = CLAUDE_FIELD_SLOTS + 1 + f[CLAUDE_FIELD_SLOTS * 3]! * BLOCK_SLOTS;
+  for (let slot = 0; slot < used; slot += 1) {
+    if (slot === CLAUDE_FIELD_SLOTS || f[slot * 3] === ABSENT) continue;
+    f[slot * 3 + 1]! += offset;
+    f[slot * 3 + 2]! += offset;
+  }
+  return true;
+}
+
+export const SLOT = {
+  TYPE,
+  SESSION_ID,
+  CWD,
+  VERSION,
+  UUID,
+  PARENT_UUID,
+  TIMESTAMP,
+  AGENT_ID,
+  IS_SIDECHAIN,
+  IS_API_ERROR,
+  IS_COMPACT_SUMMARY,
+  IS_META,
+  SUBTYPE,
+  LOGICAL_PARENT,
+  COMPACT_METADATA,
+  MICROCOMPACT_METADATA,
+  MESSAGE,
+  FORKED_FROM,
+  MODEL,
+  MESSAGE_ID,
+  USAGE,
+  CONTENT,
+  INPUT_TOKENS,
+  OUTPUT_TOKENS,
+  CACHE_READ,
+  CACHE_CREATION,
+} as const;
+
+export const KIND = { ABSENT, STRING, ESCAPED_STRING, NUMBER, TRUE, FALSE, NULL, OBJECT, ARRAY } as const;
+
+/** String-cache slots of `slotCached` (a field's last string is reused while its bytes repeat). */
+export const CACHE = { TYPE: 0, SESSION_ID: 1, CWD: 2, VERSION: 3, AGENT_ID: 4, SUBTYPE: 5, MODEL: 6, BLOCK_TYPE: 8, BLOCK_NAME: 9 } as const;
+
+export function slotKind(slot: number): number {
+  return f[slot * 3]!;
+}
+
+export function slotStart(slot: number): number {
+  return f[slot * 3 + 1]!;
+}
+
+export function slotEnd(slot: number): number {
+  return f[slot * 3 + 2]!;
+}
+
+/** The value as JSON.parse gives it, except that objects and arrays become SKIPPED. */
+export function slotValue(b: Buffer, slot: number): unknown {
+  return plain(b, slot);
+}
+
+/** A string value, or undefined for any other kind. */
+export function slotString(b: Buffer, slot: number): string | undefined {
+  const kind = f[slot * 3];
+  return kind === STRING || kind === ESCAPED_STRING ? (plain(b, slot) as string) : undefined;
+}
+
+/** Like slotString, reusing the last string of `cacheSlot` while the bytes repeat. */
+export function slotCached(b: Buffer, slot: number, cacheSlot: number): string | undefined {
+  const kind = f[slot * 3];
+  return kind === STRING || kind === ESCAPED_STRING ? (cached(b, slot, cacheSlot) as string) : undefined;
+}
+
+/** A string value with long strings cut to a head (see the module comment); undefined for other kinds. */
+export function slotText(b: Buffer, slot: number): string | undefined {
+  const kind = f[slot * 3];
+  return kind === STRING || kind === ESCAPED_STRING ? (text(b, slot) as string) : undefined;
+}
+
+/** An object or array value as JSON.parse gives it (for rare fields). */
+export function slotParsed(b: Buffer, slot: number): unknown {
+  return parseSlot(b, slot);
+}
+
+export function blockCount(): number {
+  return f[CLAUDE_FIELD_SLOTS * 3]!;
+}
+
+/** The first slot of block k (the item itself); then type, name, id, text. */
+export function blockSlot(k: number): number {
+  return CLAUDE_FIELD_SLOTS + 1 + k * BLOCK_SLOTS;
+}
+
+export function skimClaudeLine(b: Buffer): SkimmedRecord | undefined {
+  if (!skimClaudeSlots(b)) return undefined;
   const out = new Top();
   if (f[TYPE * 3] !== ABSENT) out.type = cached(b, TYPE, 0);
   if (f[SESSION_ID * 3] !== ABSENT) out.sessionId = cached(b, SESSION_ID, 1);
@@ -298,15 +414,17 @@ function number(b: Buffer, from: number, to: number): number {
 }
 
 /**
- * Most lines repeat the previous line's type, session id, cwd, version, model, tool
- * names: a field's last string is reused when its bytes are the same (comparing short
- * bytes is cheaper than decoding).
+ * Most lines repeat a few values of the type, session id, cwd, version, model, block type
+ * and tool name fields: each field keeps its last few strings and reuses one when the bytes
+ * are the same (comparing short bytes is cheaper than decoding).
  */
 const CACHE_SLOTS = 10;
+const CACHE_WAYS = 4;
 const CACHE_BYTES = 96;
-const cacheBytes = Buffer.alloc(CACHE_SLOTS * CACHE_BYTES);
-const cacheLength = new Int32Array(CACHE_SLOTS).fill(-1);
-const cacheValue: string[] = new Array<string>(CACHE_SLOTS).fill('');
+const cacheBytes = Buffer.alloc(CACHE_SLOTS * CACHE_WAYS * CACHE_BYTES);
+const cacheLength = new Int32Array(CACHE_SLOTS * CACHE_WAYS).fill(-1);
+const cacheValue: string[] = new Array<string>(CACHE_SLOTS * CACHE_WAYS).fill('');
+const cacheNext = new Uint8Array(CACHE_SLOTS);
 
 function cached(b: Buffer, slot: number, cacheSlot: number): unknown {
   const at = slot * 3;
@@ -314,16 +432,21 @@ function cached(b: Buffer, slot: number, cacheSlot: number): unknown {
   const from = f[at + 1]!;
   const length = f[at + 2]! - from;
   if (length > CACHE_BYTES) return b.toString('utf8', from, from + length);
-  const base = cacheSlot * CACHE_BYTES;
-  if (cacheLength[cacheSlot] === length) {
+  const first = cacheSlot * CACHE_WAYS;
+  for (let way = first; way < first + CACHE_WAYS; way += 1) {
+    if (cacheLength[way] !== length) continue;
+    const base = way * CACHE_BYTES;
     let k = 0;
     while (k < length && cacheBytes[base + k] === b[from + k]) k += 1;
-    if (k === length) return cacheValue[cacheSlot];
+    if (k === length) return cacheValue[way];
   }
   const value = b.toString('utf8', from, from + length);
+  const way = first + cacheNext[cacheSlot]!;
+  cacheNext[cacheSlot] = (cacheNext[cacheSlot]! + 1) % CACHE_WAYS;
+  const base = way * CACHE_BYTES;
   for (let k = 0; k < length; k += 1) cacheBytes[base + k] = b[from + k]!;
-  cacheLength[cacheSlot] = length;
-  cacheValue[cacheSlot] = value;
+  cacheLength[way] = length;
+  cacheValue[way] = value;
   return value;
 }
 

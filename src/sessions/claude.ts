@@ -17,8 +17,27 @@ import {
   TYPE_USER,
   UNRESOLVED,
 } from './claude-records.js';
-import { IN_LINE, type SkimmedRecord, skimClaudeLine } from './claude-skim.js';
+import {
+  blockCount,
+  blockSlot,
+  CACHE,
+  IN_LINE,
+  KIND,
+  SLOT,
+  type SkimmedRecord,
+  skimClaudeSlots,
+  skimClaudeSlotsIn,
+  slotCached,
+  slotEnd,
+  slotKind,
+  slotParsed,
+  slotStart,
+  slotString,
+  slotText,
+  slotValue,
+} from './claude-skim.js';
 import { IdTable } from './id-table.js';
+import type { JsonScanner } from './json-scan.js';
 import { TimeRange } from './time-range.js';
 import { skimJsonLine } from './json-skim.js';
 import { isObject, num, str, TimelineBuilder } from './timeline.js';
@@ -56,6 +75,8 @@ export interface ClaudeParserOptions {
   skimFields?: boolean;
   /** About how many lines the file has (room is made for them at once); default small. */
   expectedLines?: number;
+  /** The scanner whose chunk region the file is read into (lines are then read in place). */
+  scanner?: JsonScanner;
 }
 
 export interface ClaudeParseResult {
@@ -116,9 +137,32 @@ export class ClaudeParser {
       this.line(lineNumber, bytes.toString('utf8'));
       return;
     }
-    const skimmed = this.options.skimFields === false ? undefined : skimClaudeLine(bytes);
-    if (skimmed === undefined) this.line(lineNumber, skimJsonLine(bytes));
-    else this.parsed(lineNumber, skimmed, bytes);
+    if (this.options.skimFields === false || !skimClaudeSlots(bytes)) {
+      this.line(lineNumber, skimJsonLine(bytes));
+      return;
+    }
+    try {
+      this.recordSlots(lineNumber, bytes);
+    } catch (error) {
+      this.warn(lineNumber, `record skipped (${(error as Error).message.slice(0, 120)})`);
+    }
+  }
+
+  /** A line at [start, end) of a chunk being read (valid UTF-8; see LineSink.lineAt). */
+  lineAt(lineNumber: number, chunk: Buffer, start: number, end: number): void {
+    if (this.options.keepContent) {
+      this.line(lineNumber, chunk.toString('utf8', start, end));
+      return;
+    }
+    if (this.options.skimFields === false || !skimClaudeSlotsIn(this.options.scanner, chunk, start, end)) {
+      this.line(lineNumber, skimJsonLine(chunk.subarray(start, end)));
+      return;
+    }
+    try {
+      this.recordSlots(lineNumber, chunk);
+    } catch (error) {
+      this.warn(lineNumber, `record skipped (${(error as Error).message.slice(0, 120)})`);
+    }
   }
 
   line(lineNumber: number, text: string): void {
@@ -153,14 +197,7 @@ export class ClaudeParser {
       return;
     }
     this.sessionId ??= str(value.sessionId);
-    if (this.forkedFrom === undefined && isObject(value.forkedFrom)) {
-      const from: { sessionId?: string; messageUuid?: string } = {};
-      const session = str(value.forkedFrom.sessionId);
-      const message = str(value.forkedFrom.messageUuid);
-      if (session !== undefined) from.sessionId = session;
-      if (message !== undefined) from.messageUuid = message;
-      this.forkedFrom = from;
-    }
+    if (this.forkedFrom === undefined && isObject(value.forkedFrom)) this.noteFork(value.forkedFrom);
     this.cwd ??= str(value.cwd);
     this.version = str(value.version) ?? this.version;
     const typeCode = dagTypeCode(type);
@@ -219,6 +256,177 @@ export class ClaudeParser {
     if (agentId !== undefined) records.agentId.set(index, this.intern(agentId));
     if (typeCode === TYPE_SYSTEM) this.readSystem(index, value);
     else if (typeCode === TYPE_USER || typeCode === TYPE_ASSISTANT) this.readMessage(index, typeCode, value, bytes);
+  }
+
+  /**
+   * `record` for a line the wasm reader has described (claude-skim.ts), reading its slots
+   * instead of a parsed object: the same decisions, in the same order, without building
+   * the object. Only counting mode comes here. claude-skim.test.ts checks that both ways
+   * give the same Session on fixtures and fuzzed transcripts.
+   */
+  private recordSlots(lineNumber: number, b: Buffer): void {
+    const type = slotCached(b, SLOT.TYPE, CACHE.TYPE);
+    if (type === undefined) {
+      this.warn(lineNumber, 'record without a "type" field skipped');
+      return;
+    }
+    if (this.sessionId === undefined) this.sessionId = slotString(b, SLOT.SESSION_ID);
+    if (this.forkedFrom === undefined && slotKind(SLOT.FORKED_FROM) === KIND.OBJECT) this.noteFork(slotParsed(b, SLOT.FORKED_FROM));
+    if (this.cwd === undefined) this.cwd = slotCached(b, SLOT.CWD, CACHE.CWD);
+    this.version = slotCached(b, SLOT.VERSION, CACHE.VERSION) ?? this.version;
+    const typeCode = dagTypeCode(type);
+    if (typeCode === 0) {
+      if (!KNOWN_META_TYPES.has(type)) this.noteUnknown(lineNumber, type);
+      return;
+    }
+    const records = this.records;
+    const ids = this.ids;
+    const index = records.count;
+    const uuidKind = slotKind(SLOT.UUID);
+    if (uuidKind === KIND.STRING) {
+      if (ids.findOrAdd(b, slotStart(SLOT.UUID), slotEnd(SLOT.UUID)) >= 0) {
+        this.duplicate(lineNumber);
+        return;
+      }
+    } else if (ids.findOrAddString(slotString(b, SLOT.UUID) ?? `line:${lineNumber}`) >= 0) {
+      this.duplicate(lineNumber);
+      return;
+    }
+    // From here on the id is in the table as number `index`: the record must be added.
+    let parent: number;
+    const parentKind = slotKind(SLOT.PARENT_UUID);
+    if (uuidKind !== KIND.STRING && uuidKind !== KIND.ESCAPED_STRING) {
+      // Very old lines without ids: chained in file order.
+      parent = index - 1;
+    } else if (parentKind === KIND.STRING) {
+      const from = slotStart(SLOT.PARENT_UUID);
+      const to = slotEnd(SLOT.PARENT_UUID);
+      if (index > 0 && ids.equals(index - 1, b, from, to)) parent = index - 1;
+      else {
+        parent = ids.find(b, from, to);
+        if (parent < 0) {
+          parent = UNRESOLVED;
+          records.unresolvedParents.set(index, b.toString('utf8', from, to));
+        }
+      }
+    } else if (parentKind === KIND.ESCAPED_STRING) {
+      const link = slotString(b, SLOT.PARENT_UUID)!;
+      parent = ids.findString(link);
+      if (parent < 0) {
+        parent = UNRESOLVED;
+        records.unresolvedParents.set(index, link);
+      }
+    } else parent = ROOT;
+    const timestampKind = slotKind(SLOT.TIMESTAMP);
+    if (timestampKind === KIND.STRING) this.timeRange.seeBytes(b, slotStart(SLOT.TIMESTAMP), slotEnd(SLOT.TIMESTAMP));
+    else if (timestampKind === KIND.ESCAPED_STRING) this.timeRange.seeString(slotString(b, SLOT.TIMESTAMP)!);
+    const sidechain = this.options.asSubagent === true || slotKind(SLOT.IS_SIDECHAIN) === KIND.TRUE;
+    records.add(lineNumber, parent, typeCode, sidechain ? SIDECHAIN : 0, undefined);
+    const agentId = slotCached(b, SLOT.AGENT_ID, CACHE.AGENT_ID);
+    if (agentId !== undefined) records.agentId.set(index, this.intern(agentId));
+    if (typeCode === TYPE_SYSTEM) {
+      // Rare: the generic reader, on the few fields it needs.
+      this.readSystem(index, {
+        subtype: slotValue(b, SLOT.SUBTYPE),
+        logicalParentUuid: slotValue(b, SLOT.LOGICAL_PARENT),
+        compactMetadata: slotKind(SLOT.COMPACT_METADATA) === KIND.OBJECT ? slotParsed(b, SLOT.COMPACT_METADATA) : undefined,
+        microcompactMetadata: slotKind(SLOT.MICROCOMPACT_METADATA) === KIND.OBJECT ? slotParsed(b, SLOT.MICROCOMPACT_METADATA) : undefined,
+      });
+    } else if (typeCode === TYPE_USER || typeCode === TYPE_ASSISTANT) this.readMessageSlots(index, typeCode, b);
+  }
+
+  /** readMessage + readBlocks (counting mode) on the wasm reader's slots. */
+  private readMessageSlots(index: number, typeCode: number, b: Buffer): void {
+    const records = this.records;
+    if (slotKind(SLOT.MESSAGE) !== KIND.OBJECT) {
+      this.warn(records.line[index]!, `${typeCode === TYPE_ASSISTANT ? 'assistant' : 'user'} record without a "message" object`);
+      return;
+    }
+    const assistant = typeCode === TYPE_ASSISTANT;
+    let hasText = false;
+    let hasToolResult = false;
+    let hasMedia = false;
+    let firstText = '';
+    let blocks: Block[] = NO_BLOCKS;
+    const contentKind = slotKind(SLOT.CONTENT);
+    if (contentKind === KIND.STRING || contentKind === KIND.ESCAPED_STRING) {
+      // Assistant texts do not matter: not decoded.
+      if (!assistant) {
+        const text = slotText(b, SLOT.CONTENT)!;
+        hasText = text.trim() !== '';
+        firstText = text.slice(0, 200);
+      }
+    } else if (contentKind === KIND.ARRAY) {
+      const count = blockCount();
+      let calls: Block[] | undefined;
+      for (let k = 0; k < count; k += 1) {
+        const slot = blockSlot(k);
+        if (slotKind(slot) !== KIND.OBJECT) continue;
+        const blockType = slotCached(b, slot + 1, CACHE.BLOCK_TYPE) ?? 'unknown';
+        if (blockType === 'text') {
+          if (assistant) continue;
+          const text = slotText(b, slot + 4) ?? '';
+          if (text.trim() === '') continue;
+          if (!hasText) firstText = text.slice(0, 200);
+          hasText = true;
+        } else if (blockType === 'tool_use' || blockType === 'server_tool_use') {
+          calls ??= [];
+          calls.push({ type: 'tool_call', name: slotCached(b, slot + 2, CACHE.BLOCK_NAME) ?? 'unknown', input: undefined });
+        } else if (blockType === 'tool_result') hasToolResult = true;
+        else if (blockType === 'image' || blockType === 'document') hasMedia = true;
+      }
+      if (calls !== undefined) blocks = this.countingBlocks(calls);
+    }
+    records.setBlocks(index, blocks);
+    if (hasToolResult) records.flags[index]! |= TOOL_RESULT;
+    if (assistant) {
+      records.steps[index] = 1;
+      const model = slotCached(b, SLOT.MODEL, CACHE.MODEL);
+      const synthetic = slotKind(SLOT.IS_API_ERROR) === KIND.TRUE || model === '<synthetic>';
+      if (synthetic) records.flags[index]! |= SYNTHETIC;
+      else if (model !== undefined) records.setModel(index, model);
+      const idKind = slotKind(SLOT.MESSAGE_ID);
+      if (idKind === KIND.STRING) {
+        const from = slotStart(SLOT.MESSAGE_ID);
+        const to = slotEnd(SLOT.MESSAGE_ID);
+        // The lines of one API message follow each other: most ids are the previous one.
+        const previous = this.lastMessageNumber;
+        records.messageId[index] = previous >= 0 && records.messageIds.equals(previous, b, from, to) ? previous : numberOf(records.messageIds, b, from, to);
+        this.lastMessageNumber = records.messageId[index]!;
+      } else if (idKind === KIND.ESCAPED_STRING) records.messageId[index] = numberOfString(records.messageIds, slotString(b, SLOT.MESSAGE_ID)!);
+      if (slotKind(SLOT.USAGE) === KIND.OBJECT) {
+        const usage: SessionUsage = {
+          inputTokens: num(slotValue(b, SLOT.INPUT_TOKENS)),
+          outputTokens: num(slotValue(b, SLOT.OUTPUT_TOKENS)),
+          cachedInputTokens: num(slotValue(b, SLOT.CACHE_READ)),
+          cacheWriteTokens: num(slotValue(b, SLOT.CACHE_CREATION)),
+          reasoningTokens: 0,
+        };
+        const previous = this.lastUsage;
+        const same = previous !== undefined && sameUsage(previous, usage);
+        records.setUsage(index, usage, same);
+        if (!same) this.lastUsage = usage;
+      }
+      return;
+    }
+    records.steps[index] = hasText && !hasToolResult ? 1 : 0;
+    let kind: MessageKind | undefined;
+    if (slotKind(SLOT.IS_COMPACT_SUMMARY) === KIND.TRUE) kind = 'compaction_summary';
+    else if (hasToolResult) kind = 'tool_result';
+    else if (slotKind(SLOT.IS_META) === KIND.TRUE || isInjectedUserText(firstText)) kind = 'injected';
+    else if (firstText.startsWith(CLAUDE_SUMMARY_OPENING)) kind = 'compaction_summary';
+    else if (hasText || hasMedia) kind = 'human';
+    records.kind[index] = kindCode(kind);
+  }
+
+  private noteFork(value: unknown): void {
+    if (!isObject(value)) return;
+    const from: { sessionId?: string; messageUuid?: string } = {};
+    const session = str(value.sessionId);
+    const message = str(value.messageUuid);
+    if (session !== undefined) from.sessionId = session;
+    if (message !== undefined) from.messageUuid = message;
+    this.forkedFrom = from;
   }
 
   private duplicate(lineNumber: number): void {

@@ -20,6 +20,8 @@ export const BLOCK_SLOTS = 5;
 const MAX_BLOCKS = 256;
 const OUTPUT_BYTES = (CLAUDE_FIELD_SLOTS + 1 + MAX_BLOCKS * BLOCK_SLOTS) * 12;
 const PAD = 64;
+/** Compiled once per process; each scanner is an instance with its own memory. */
+let compiled: object | undefined;
 const PAGE = 65536;
 
 /** The part of the WebAssembly API used here (its types live in lib.dom, which this project does not load). */
@@ -46,30 +48,61 @@ export class JsonScanner {
   /** Slots written by the last `skimClaude` (a view over the module's memory). */
   fields: Int32Array;
   private bytes: Uint8Array;
+  /** Start of the file-chunk region (see `chunk`), then of the copy of one line. */
+  private readonly chunkStart: number;
   private readonly src: number;
   private out = 0;
   private output = 0;
   private capacity = 0;
 
-  private constructor(private readonly exports: Exports) {
-    this.src = (exports.heapBase() + 15) & ~15;
+  private constructor(
+    private readonly exports: Exports,
+    private readonly chunkBytes: number,
+  ) {
+    this.chunkStart = (exports.heapBase() + 15) & ~15;
+    this.src = chunkBytes > 0 ? (this.chunkStart + chunkBytes + PAD + 15) & ~15 : this.chunkStart;
     this.bytes = new Uint8Array(0);
     this.positions = new Uint32Array(0);
     this.fields = new Int32Array(0);
     if (exports.FIELD_SLOTS.value !== CLAUDE_FIELD_SLOTS) throw new Error('json-scan-wasm.ts does not match json-scan.ts');
-    this.reserve(64 * 1024);
+    // With a chunk region the memory is laid out once for the longest line: growing it would detach `chunk()`.
+    this.reserve(chunkBytes > 0 ? MAX_SCAN_BYTES : 64 * 1024);
   }
 
-  /** A scanner, or undefined where WebAssembly SIMD is not available (callers then parse with JSON.parse). */
-  static create(): JsonScanner | undefined {
+  /**
+   * A scanner (with `chunkBytes` > 0, one that has a region for reading a file into: see
+   * `chunk`), or undefined where WebAssembly SIMD is not available (callers then parse
+   * with JSON.parse).
+   */
+  static create(chunkBytes = 0): JsonScanner | undefined {
     try {
       const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
-      const module = new wasm.Module(Buffer.from(JSON_SCAN_WASM_BASE64, 'base64'));
-      const instance = new wasm.Instance(module, {});
-      return new JsonScanner(instance.exports as unknown as Exports);
+      compiled ??= new wasm.Module(Buffer.from(JSON_SCAN_WASM_BASE64, 'base64'));
+      const instance = new wasm.Instance(compiled, {});
+      return new JsonScanner(instance.exports as unknown as Exports, chunkBytes);
     } catch {
       return undefined;
     }
+  }
+
+  /**
+   * The region of the module's memory that a file can be read into, so lines are read where
+   * they are (`skimClaudeIn`) instead of being copied. Its memory never moves.
+   */
+  chunk(): Buffer {
+    return Buffer.from(this.exports.memory.buffer, this.chunkStart, this.chunkBytes);
+  }
+
+  /** Whether `buffer` is (part of) this scanner's chunk region. */
+  holds(buffer: Uint8Array): boolean {
+    return this.chunkBytes > 0 && buffer.buffer === this.exports.memory.buffer;
+  }
+
+  /** skimClaude for the bytes [start, end) of `buffer`, a view of `chunk()`, read in place. */
+  skimClaudeIn(buffer: Uint8Array, start: number, end: number): number {
+    const length = end - start;
+    if (length > MAX_SCAN_BYTES) return -2;
+    return this.exports.skimClaude(buffer.byteOffset + start, length, this.out, this.output);
   }
 
   /** Number of quotes in `line`; -1 when it is not JSON (a malformed or unterminated string, a backslash outside strings); -2 when the line is too long to scan. */
@@ -88,8 +121,8 @@ export class JsonScanner {
     const length = line.length;
     if (length > MAX_SCAN_BYTES) return false;
     if (length > this.capacity) this.reserve(length);
+    // The scanner reads up to 64 bytes past the line and ignores them: no padding needed.
     this.bytes.set(line, this.src);
-    this.bytes.fill(0x20, this.src + length, this.src + length + PAD);
     return true;
   }
 

@@ -4,7 +4,8 @@ import { ClaudeParser } from './claude.js';
 import { CodexParser } from './codex.js';
 import { skimJsonLine } from './json-skim.js';
 import type { LineSink } from './line-splitter.js';
-import { readFileLines } from './read-lines.js';
+import { JsonScanner } from './json-scan.js';
+import { isZstdPath, type ReadLinesOptions, readFileLines } from './read-lines.js';
 import type { TimelineBuilder } from './timeline.js';
 import { isObject, str } from './timeline.js';
 import type { Session, SessionTool, SessionWarning, SubagentTranscript } from './types.js';
@@ -18,6 +19,8 @@ export interface ReadSessionOptions {
   subagents?: boolean;
   maxLineBytes?: number;
 }
+
+const CHUNK_BYTES = 1024 * 1024;
 
 /** Tool from the file name alone, when it tells. */
 export function toolFromPath(file: string): SessionTool | undefined {
@@ -50,11 +53,12 @@ export async function readSession(file: string, options: ReadSessionOptions = {}
   const held: Array<[number, string]> = [];
   const choose = (chosen: SessionTool): void => {
     tool = chosen;
-    if (chosen === 'claude') claude = new ClaudeParser(file, { keepContent, expectedLines });
+    if (chosen === 'claude') claude = new ClaudeParser(file, scanner === undefined ? { keepContent, expectedLines } : { keepContent, expectedLines, scanner });
     else codex = new CodexParser(file, { keepContent });
   };
   // Room for the records at once: a transcript line is rarely under 1.5 KB (a compressed file has more lines; the tables grow).
   const expectedLines = Math.min(1 << 20, Math.ceil((await fileSize(file)) / 1500));
+  const scanner = keepContent ? undefined : JsonScanner.create(CHUNK_BYTES);
   if (tool) choose(tool);
   const sink: LineSink = {
     line(lineNumber, text) {
@@ -88,8 +92,14 @@ export async function readSession(file: string, options: ReadSessionOptions = {}
       if (claude) claude.lineBytes(lineNumber, bytes);
       else sink.line(lineNumber, skimJsonLine(bytes));
     };
+    sink.lineAt = (lineNumber, chunk, start, end) => {
+      if (claude) claude.lineAt(lineNumber, chunk, start, end);
+      else sink.lineBytes!(lineNumber, chunk.subarray(start, end));
+    };
   }
-  const readOptions = options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes };
+  const readOptions: ReadLinesOptions = options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes };
+  // Counting a plain file: it is read straight into the scanner's memory, where its lines are read in place.
+  if (scanner !== undefined && !isZstdPath(file)) readOptions.buffer = scanner.chunk();
   const { lines, bytes } = await readFileLines(file, sink, readOptions);
   if (!claude && !codex) {
     choose(toolFromPath(file) ?? 'claude');
