@@ -48,4 +48,33 @@ describe('IdTable', () => {
     expect(table.findString('00000000-0000-4000-8000-00000000c34f')).toBe(49_999);
     expect(table.text(12_345)).toBe(`00000000-0000-4000-8000-${(12_345).toString(16).padStart(12, '0')}`);
   });
+
+  it('keeps canonical uuids compactly and tells them from ids that only look like one', () => {
+    const table = new IdTable();
+    const uuid = 'f47ac10b-58cc-4372-a567-0e02b2c3d479';
+    const lookalikes = [uuid.toUpperCase(), uuid.replace('-', '_'), `${uuid.slice(0, 35)}g`, uuid.slice(0, 35), `${uuid}0`, uuid.replace('f', '\u00e9'), 'ffffffff-ffff-ffff-ffff-fffffffffff/'];
+    expect(table.findOrAddString(uuid)).toBe(-1);
+    for (const id of lookalikes) expect(table.findOrAddString(id), id).toBe(-1);
+    expect(table.findOrAddString('ffffffff-ffff-ffff-ffff-ffffffffffff')).toBe(-1);
+    expect(table.count).toBe(2 + lookalikes.length);
+    expect(table.findString(uuid)).toBe(0);
+    expect(table.text(0)).toBe(uuid);
+    lookalikes.forEach((id, i) => {
+      expect(table.findString(id)).toBe(i + 1);
+      expect(table.text(i + 1)).toBe(id);
+    });
+    expect(table.text(lookalikes.length + 1)).toBe('ffffffff-ffff-ffff-ffff-ffffffffffff');
+    const line = Buffer.from(`{"parentUuid":"${uuid}"}`);
+    expect(table.equals(0, line, 15, 51)).toBe(true);
+    expect(table.equals(1, line, 15, 51)).toBe(false);
+    // Random uuids: every one comes back exactly, from bytes or strings, through growth.
+    const many = Array.from({ length: 5000 }, () => crypto.randomUUID());
+    const big = new IdTable(16);
+    for (const id of many) expect(big.findOrAdd(Buffer.from(id), 0, 36)).toBe(-1);
+    many.forEach((id, i) => {
+      expect(big.findOrAdd(Buffer.from(id), 0, 36)).toBe(i);
+      expect(big.findString(id)).toBe(i);
+      expect(big.text(i)).toBe(id);
+    });
+  });
 });
