@@ -551,7 +551,7 @@ export class ClaudeParser {
     // Integer links instead of string sets: this runs over every record of large transcripts.
     const main = new Uint8Array(n);
     for (let i = 0; i < n; i += 1) main[i] = this.options.asSubagent || !(records.flags[i]! & SIDECHAIN) ? 1 : 0;
-    const parentOf = new Int32Array(n).fill(ROOT);
+    const parentOf = new Int32Array(n);
     const hasChild = new Uint8Array(n);
     for (let i = 0; i < n; i += 1) {
       let index = records.parent[i]!;
@@ -565,7 +565,7 @@ export class ClaudeParser {
     }
     const chain = this.mainChain(main, parentOf, hasChild);
     const onChain = new Uint8Array(n);
-    for (const i of chain) onChain[i] = 1;
+    for (let k = 0; k < chain.length; k += 1) onChain[chain[k]!] = 1;
     const ordered = this.spliceParallelResults(chain, main, parentOf, hasChild, onChain);
     this.build(builder, ordered);
     let offChainRecords = 0;

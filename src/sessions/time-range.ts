@@ -9,8 +9,14 @@ export class TimeRange {
   private last = new Bound();
 
   seeBytes(bytes: Uint8Array, from: number, to: number): void {
-    if (this.first.empty() || compare(bytes, from, to, this.first) < 0) this.first.set(bytes, from, to);
-    if (this.last.empty() || compare(bytes, from, to, this.last) > 0) this.last.set(bytes, from, to);
+    if (this.last.empty()) {
+      this.first.set(bytes, from, to);
+      this.last.set(bytes, from, to);
+      return;
+    }
+    // Transcripts are written in time order: most timestamps are a new latest (and then cannot be a new earliest).
+    if (compare(bytes, from, to, this.last) > 0) this.last.set(bytes, from, to);
+    else if (compare(bytes, from, to, this.first) < 0) this.first.set(bytes, from, to);
   }
 
   seeString(timestamp: string): void {
