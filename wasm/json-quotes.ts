@@ -73,6 +73,23 @@ export function scanQuotes(src: usize, length: i32, out: usize): i32 {
     const b = v128.load(p, 16);
     const c = v128.load(p, 32);
     const d = v128.load(p, 48);
+    // A full block without a quote, backslash or control byte changes nothing but what a
+    // backslash at the end of the previous block escapes (common in long texts).
+    if (length - at >= 64) {
+      const special = v128.or(
+        v128.or(v128.or(i8x16.eq(a, quote), i8x16.eq(a, backslash)), v128.or(i8x16.eq(b, quote), i8x16.eq(b, backslash))),
+        v128.or(v128.or(i8x16.eq(c, quote), i8x16.eq(c, backslash)), v128.or(i8x16.eq(d, quote), i8x16.eq(d, backslash))),
+      );
+      const low = v128.or(v128.or(i8x16.lt_u(a, space), i8x16.lt_u(b, space)), v128.or(i8x16.lt_u(c, space), i8x16.lt_u(d, space)));
+      if (!v128.any_true(v128.or(special, low))) {
+        if (carryEscaped != 0) {
+          // The backslash was checked (inside a string, noted in sawEscape) in its own block.
+          if (!validEscape(p)) return -1;
+          carryEscaped = 0;
+        }
+        continue;
+      }
+    }
     // The last block reads past the line (whatever follows it): those bytes are masked off.
     const inLine: u64 = length - at >= 64 ? ~(<u64>0) : (<u64>1 << <u64>(length - at)) - 1;
     const quotes = inLine & bits(i8x16.eq(a, quote), i8x16.eq(b, quote), i8x16.eq(c, quote), i8x16.eq(d, quote));
