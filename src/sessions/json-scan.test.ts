@@ -85,10 +85,10 @@ describe('JsonScanner (WebAssembly SIMD)', () => {
 
   it('agrees with the oracle when an escape straddles a quiet 64-byte block (no quote, backslash or control byte)', () => {
     for (let k = 50; k < 140; k += 1) {
-      for (const escape of ['\\n', '\\q', '\\u00e9', '\\u00g9', '\\\\', '\\"']) {
-        const text = `{"a":"${'x'.repeat(k)}${escape}${'y'.repeat(150)}","b":"${'z'.repeat(k)}"}`;
+      for (const sequence of ['\\n', '\\q', '\\u00e9', '\\u00g9', '\\\\', '\\"']) {
+        const text = `{"a":"${'x'.repeat(k)}${sequence}${'y'.repeat(150)}","b":"${'z'.repeat(k)}"}`;
         const bytes = Buffer.from(text);
-        expect(scanned(scanner!, bytes), `${k} ${escape}`).toEqual(oracle(bytes));
+        expect(scanned(scanner!, bytes), `${k} ${sequence}`).toEqual(oracle(bytes));
       }
     }
   });
