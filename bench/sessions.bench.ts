@@ -1,10 +1,14 @@
 /**
  * Session reader throughput and memory.
  *
- * Generates a synthetic Claude Code transcript (300 MB; BENCH_SMOKE=1: ~5 MB) in a temp dir,
+ * Generates a synthetic Claude Code transcript (300 MB; BENCH_SMOKE=1: ~5 MB) in a temp dir —
+ * prompts, thinking, text, tool calls, multi-line tool output with quotes, tabs, backslashes and
+ * some non-ASCII (so lines are full of JSON escapes, as real ones are), random-looking uuids —
  * then, each in its own child process so peak RSS is the reader's own:
  *   - baseline: read the file and split it into decoded lines, no parsing (the practical limit);
- *   - summary: stream-parse into a Session in counting mode (`content: 'none'`, what `list` uses);
+ *   - summary: stream-parse into a Session in counting mode (`content: 'none'`, what `list` uses:
+ *     the file is read into the WebAssembly scanner's memory and each line is validated and read
+ *     there, see src/sessions/json-scan.ts);
  *   - full: stream-parse keeping all message text (`content: 'full'`, what prefixes need).
  * Prints MB/s (wall and CPU time), peak RSS and parse/baseline ratios, for each run and for
  * the best of the two runs per mode. Targets (issue 5) apply to counting mode (`summary`):
