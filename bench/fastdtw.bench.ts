@@ -13,23 +13,16 @@
  */
 import { loadavg } from 'node:os';
 import { cosineDistance, dtw, fastdtw, PreparedSymbolEmbeddings, referenceDtw } from '../src/metrics/index.js';
+import { rng } from '../src/stats/rng.js';
 
 const SMOKE = Boolean(process.env.BENCH_SMOKE);
 const PAIRS = SMOKE ? 300 : 20_000;
 const ROUNDS = SMOKE ? 2 : 5;
 const LENGTHS = SMOKE ? [64, 256] : [256, 1024, 4096];
 
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const random = mulberry32(42);
+// The project's seeded generator (src/stats/rng.ts): every run draws the same data.
+const generator = rng(42);
+const random = (): number => generator.next();
 const gaussianVector = (dimension: number) => {
   const v = Array.from({ length: dimension }, () => random() - 0.5);
   const norm = Math.hypot(...v);
