@@ -66,6 +66,8 @@ let stringEscaped = false;
 // Set when the line is valid JSON but cannot be read exactly here.
 let unsure = false;
 let blockCount: i32 = 0;
+// Added to every position written (the line's place in the caller's buffer).
+let shift: i32 = 0;
 
 @inline function byte(i: i32): u32 {
   return <u32>load<u8>(line + <usize>i);
@@ -184,12 +186,12 @@ function recordValue(i: i32, slot: i32, depth: i32): i32 {
   const at = slotAddress(slot);
   if (kind == STRING) {
     store<i32>(at, stringEscaped ? ESCAPED_STRING : STRING);
-    store<i32>(at, stringStart, 4);
-    store<i32>(at, stringEnd, 8);
+    store<i32>(at, stringStart + shift, 4);
+    store<i32>(at, stringEnd + shift, 8);
   } else {
     store<i32>(at, kind);
-    store<i32>(at, i, 4);
-    store<i32>(at, end, 8);
+    store<i32>(at, i + shift, 4);
+    store<i32>(at, end + shift, 8);
   }
   return end;
 }
@@ -335,8 +337,8 @@ function recordObject(i: i32, slot: i32, where: i32, firstSlot: i32, depth: i32)
   if (end < 0) return -1;
   const at = slotAddress(slot);
   store<i32>(at, OBJECT);
-  store<i32>(at, i, 4);
-  store<i32>(at, end, 8);
+  store<i32>(at, i + shift, 4);
+  store<i32>(at, end + shift, 8);
   return end;
 }
 
@@ -378,17 +380,19 @@ function readBlocks(i: i32, depth: i32): i32 {
   }
   const at = slotAddress(CONTENT_SLOT);
   store<i32>(at, ARRAY);
-  store<i32>(at, start, 4);
-  store<i32>(at, i, 8);
+  store<i32>(at, start + shift, 4);
+  store<i32>(at, i + shift, 8);
   return i;
 }
 
 /**
- * Reads the line at [src, src + len) (64 readable bytes after it); `quoteArea` has room
+ * Reads the line at [src, src + len) (64 readable bytes after it) and writes its positions
+ * plus `offset`; `quoteArea` has room
  * for len + 64 positions, `output` for the slots and MAX_BLOCKS blocks. OK, UNSURE or NOT_JSON.
  */
-export function skimClaude(src: usize, len: i32, quoteArea: usize, output: usize): i32 {
+export function skimClaude(src: usize, len: i32, quoteArea: usize, output: usize, offset: i32): i32 {
   const count = scanQuotes(src, len, quoteArea);
+  shift = offset;
   if (count < 0) return NOT_JSON;
   line = src;
   length = len;

@@ -198,3 +198,72 @@ describe('skimClaudeLine', () => {
     expect(skim(' {"type":"user","x":[{"a":[[]]},-0.5E+2,null,false]} \r')).toBeDefined();
   });
 });
+
+describe('counting a file in place (readSession reads it into the wasm scanner)', () => {
+  it('gives what JSON.parse of every line gives, across 1 MB chunk edges, CRLF and invalid UTF-8 lines', async () => {
+    const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { readSession } = await import('./read.js');
+    const sources = claudeFixtures().map((f) => readFileSync(f, 'utf8').split('\n').filter((l) => l !== ''));
+    const parts: Buffer[] = [];
+    let copy = 0;
+    let size = 0;
+    let previousLast: string | undefined;
+    let invalidWritten = false;
+    // One long conversation: copies of the main fixture, each chained to the one before.
+    const main = readFileSync(join(FIXTURES, 'claude-linear.jsonl'), 'utf8').split('\n').filter((l) => l !== '');
+    // Ends with a main copy: the main chain is walked back from the last leaf.
+    while (size < 3.5 * 1024 * 1024 || copy % 4 === 0) {
+      copy += 1;
+      const lines = copy % 4 === 0 ? sources[copy % sources.length]! : main;
+      let last: string | undefined;
+      for (const line of lines) {
+        // Fresh uuids per copy (else every copy would be a replay), some long lines, some CRLF.
+        let text = line.replace(/"(uuid|parentUuid|logicalParentUuid)": ?"([0-9a-f]{8})/g, (_m, key: string, head: string) => `"${key}":"${(Number.parseInt(head, 16) ^ copy).toString(16).padStart(8, '0')}`);
+        if (previousLast !== undefined && lines === main) text = text.replace(/"parentUuid": ?null/, `"parentUuid":"${previousLast}"`);
+        last = /"uuid": ?"([^"]+)"/.exec(text)?.[1] ?? last;
+        if (copy % 13 === 0 && last === undefined) text = text.replace(/"content": ?"/, `"content":"${'pad '.repeat(20_000)}`);
+        const piece = Buffer.from(`${text}${copy % 5 === 0 ? '\r\n' : '\n'}`);
+        parts.push(piece);
+        size += piece.length;
+      }
+      if (lines === main) previousLast = last;
+      // One invalid UTF-8 line, in the last megabyte: the chunks before it are read in place.
+      if (size > 3 * 1024 * 1024 && !invalidWritten) {
+        parts.push(Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d, 0x0a]));
+        invalidWritten = true;
+      }
+    }
+    const bytes = Buffer.concat(parts);
+    const dir = mkdtempSync(join(tmpdir(), 'echolens-skim-'));
+    try {
+      const file = join(dir, 'big.jsonl');
+      writeFileSync(file, bytes);
+      const session = await readSession(file, { tool: 'claude', content: 'none', subagents: false });
+      const parsed = new ClaudeParser(file, { keepContent: false, skimFields: false });
+      bytes
+        .toString('utf8')
+        .split('\n')
+        .forEach((text, index) => {
+          const line = text.endsWith('\r') ? text.slice(0, -1) : text;
+          if (line !== '') parsed.line(index + 1, line);
+        });
+      const expected = parsed.finish();
+      const b = expected.builder;
+      expect(session.lines).toBe(bytes.toString('utf8').split('\n').length - 1);
+      expect(session.counters).toEqual(b.counters);
+      expect(session.compactions.map((c) => [c.raw.line, c.atMessage, c.counters])).toEqual(b.compactions.map((c) => [c.raw.line, c.atMessage, c.counters]));
+      expect(session.usage).toEqual(b.usage);
+      expect(session.models).toEqual([...b.models].sort());
+      expect(session.toolsUsed).toEqual(b.toolsUsed);
+      expect([session.firstTimestamp, session.lastTimestamp]).toEqual([b.firstTimestamp, b.lastTimestamp]);
+      expect(session.replayedMessages).toBe(b.replayedMessages);
+      // The reader adds one warning per invalid UTF-8 line; the rest are the parser's.
+      const own = session.warnings.filter((w) => !w.message.startsWith('invalid UTF-8')).map((w) => [w.line, w.message]);
+      expect(own).toEqual(expected.warnings.map((w) => [w.line, w.message]));
+      expect(session.counters.agentSteps).toBeGreaterThan(1000);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});

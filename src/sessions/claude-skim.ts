@@ -190,7 +190,7 @@ export function skimClaudeSlotsIn(own: JsonScanner | undefined, chunk: Buffer, s
   if (own === undefined || !own.holds(chunk)) return skimClaudeSlots(chunk.subarray(start, end)) && shiftSlots(start);
   if (own.skimClaudeIn(chunk, start, end) !== SKIM_OK) return false;
   f = own.fields;
-  return shiftSlots(start);
+  return true;
 }
 
 /** Makes the slot positions (relative to the line) positions in the chunk that holds it. */

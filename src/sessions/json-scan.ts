@@ -38,7 +38,7 @@ interface Exports {
   memory: WasmMemory;
   heapBase(): number;
   scanQuotes(src: number, length: number, out: number): number;
-  skimClaude(src: number, length: number, quoteArea: number, output: number): number;
+  skimClaude(src: number, length: number, quoteArea: number, output: number, offset: number): number;
   FIELD_SLOTS: { value: number };
 }
 
@@ -98,11 +98,11 @@ export class JsonScanner {
     return this.chunkBytes > 0 && buffer.buffer === this.exports.memory.buffer;
   }
 
-  /** skimClaude for the bytes [start, end) of `buffer`, a view of `chunk()`, read in place. */
+  /** skimClaude for the bytes [start, end) of `buffer`, a view of `chunk()`, read in place; positions are in `buffer`. */
   skimClaudeIn(buffer: Uint8Array, start: number, end: number): number {
     const length = end - start;
     if (length > MAX_SCAN_BYTES) return -2;
-    return this.exports.skimClaude(buffer.byteOffset + start, length, this.out, this.output);
+    return this.exports.skimClaude(buffer.byteOffset + start, length, this.out, this.output, start);
   }
 
   /** Number of quotes in `line`; -1 when it is not JSON (a malformed or unterminated string, a backslash outside strings); -2 when the line is too long to scan. */
@@ -114,7 +114,7 @@ export class JsonScanner {
   /** SKIM_OK when `fields` describe the Claude Code record in `line`; anything else means "parse it with JSON.parse". */
   skimClaude(line: Uint8Array): number {
     if (!this.load(line)) return -2;
-    return this.exports.skimClaude(this.src, line.length, this.out, this.output);
+    return this.exports.skimClaude(this.src, line.length, this.out, this.output, 0);
   }
 
   private load(line: Uint8Array): boolean {
