@@ -395,15 +395,20 @@ export class ClaudeParser {
         this.lastMessageNumber = records.messageId[index]!;
       } else if (idKind === KIND.ESCAPED_STRING) records.messageId[index] = numberOfString(records.messageIds, slotString(b, SLOT.MESSAGE_ID)!);
       if (slotKind(SLOT.USAGE) === KIND.OBJECT) {
-        const usage: SessionUsage = {
-          inputTokens: num(slotValue(b, SLOT.INPUT_TOKENS)),
-          outputTokens: num(slotValue(b, SLOT.OUTPUT_TOKENS)),
-          cachedInputTokens: num(slotValue(b, SLOT.CACHE_READ)),
-          cacheWriteTokens: num(slotValue(b, SLOT.CACHE_CREATION)),
-          reasoningTokens: 0,
-        };
+        const input = num(slotValue(b, SLOT.INPUT_TOKENS));
+        const output = num(slotValue(b, SLOT.OUTPUT_TOKENS));
+        const cached = num(slotValue(b, SLOT.CACHE_READ));
+        const written = num(slotValue(b, SLOT.CACHE_CREATION));
         const previous = this.lastUsage;
-        const same = previous !== undefined && sameUsage(previous, usage);
+        // The lines of one API message repeat its usage: the object is only made when it changes.
+        const same =
+          previous !== undefined &&
+          previous.inputTokens === input &&
+          previous.outputTokens === output &&
+          previous.cachedInputTokens === cached &&
+          previous.cacheWriteTokens === written &&
+          previous.reasoningTokens === 0;
+        const usage: SessionUsage = same ? previous : { inputTokens: input, outputTokens: output, cachedInputTokens: cached, cacheWriteTokens: written, reasoningTokens: 0 };
         records.setUsage(index, usage, same);
         if (!same) this.lastUsage = usage;
       }
