@@ -705,9 +705,13 @@ export class ClaudeParser {
           builder.mergeIntoLast(records.blocksOf(i), raw, records.steps[i]!, usage, model, timestamp);
           continue;
         }
+        if (!keep) {
+          builder.countMessage('assistant', 'assistant', records.blocksOf(i), records.steps[i]!, model, usage);
+          openMessageId = messageId;
+          continue;
+        }
         const input: Parameters<TimelineBuilder['addMessage']>[0] = { role: 'assistant', kind: 'assistant', blocks: this.ownBlocks(i), raw };
-        // Messages are not kept when only counting: their uuid would be decoded for nothing.
-        if (keep) input.uuid = this.ids.text(i);
+        input.uuid = this.ids.text(i);
         if (timestamp !== undefined) input.timestamp = timestamp;
         if (model !== undefined) input.model = model;
         if (usage !== undefined) input.usage = usage;
@@ -724,10 +728,12 @@ export class ClaudeParser {
       }
       // A summary only counts as one right after a boundary; elsewhere it is quoted text.
       if (kind === 'compaction_summary' && !pendingCompaction) kind = 'human';
-      const input: Parameters<TimelineBuilder['addMessage']>[0] = { role: 'user', kind, blocks: this.ownBlocks(i), raw };
-      if (keep) input.uuid = this.ids.text(i);
-      if (timestamp !== undefined) input.timestamp = timestamp;
-      const message = builder.addMessage(input, records.steps[i]!);
+      let message: ReturnType<TimelineBuilder['addMessage']>;
+      if (keep) {
+        const input: Parameters<TimelineBuilder['addMessage']>[0] = { role: 'user', kind, blocks: this.ownBlocks(i), raw, uuid: this.ids.text(i) };
+        if (timestamp !== undefined) input.timestamp = timestamp;
+        message = builder.addMessage(input, records.steps[i]!);
+      } else message = builder.countMessage('user', kind, records.blocksOf(i), records.steps[i]!, undefined, undefined);
       if (kind === 'compaction_summary' && pendingCompaction) {
         pendingCompaction.summaryMessage = message.index;
         pendingCompaction.summaryAvailable = true;

@@ -43,6 +43,7 @@ export class TimelineBuilder {
   private readonly rolledBack: Array<[number, number]> = [];
   private last: SessionMessage | undefined;
   private scratch: SessionMessage | undefined;
+  private lastModel: string | undefined;
   private pendingSteps = 0;
   private messageCount = 0;
   segment = 0;
@@ -92,6 +93,38 @@ export class TimelineBuilder {
     this.messageCount += 1;
     this.last = message;
     if (this.keepContent) this.messages.push(message);
+    return message;
+  }
+
+  /**
+   * addMessage for counting mode (messages are not kept) without building a NewMessage:
+   * a reader calls it once per model-visible record of large files.
+   */
+  countMessage(role: MessageRole, kind: MessageKind, blocks: Block[], agentSteps: number, model: string | undefined, usage: SessionUsage | undefined): SessionMessage {
+    if (this.keepContent) return this.addMessage(usage === undefined ? { role, kind, blocks, raw: UNKEPT } : { role, kind, blocks, raw: UNKEPT, usage }, agentSteps);
+    const c = this.counters;
+    c.agentSteps += agentSteps + this.pendingSteps;
+    this.pendingSteps = 0;
+    c.messages += 1;
+    if (kind === 'human') c.userTurns += 1;
+    if (role === 'assistant') c.assistantMessages += 1;
+    const message = this.scratch ?? { index: 0, role, kind, blocks: [], raw: [], counters: c, segment: 0 };
+    this.scratch = message;
+    message.index = this.messageCount;
+    message.role = role;
+    message.kind = kind;
+    message.segment = this.segment;
+    message.model = model;
+    message.usage = undefined;
+    if (blocks.length > 0) this.noteBlocks(blocks);
+    if (model !== undefined && model !== this.lastModel) {
+      this.models.add(model);
+      this.lastModel = model;
+    }
+    if (usage) this.addUsage(message, usage);
+    if (kind === 'human') this.humanIndices.push(message.index);
+    this.messageCount += 1;
+    this.last = message;
     return message;
   }
 
@@ -290,6 +323,9 @@ function subtractUsage(total: SessionUsage, usage: SessionUsage): void {
   total.cacheWriteTokens -= usage.cacheWriteTokens;
   total.reasoningTokens -= usage.reasoningTokens;
 }
+
+/** The line reference of messages that are not kept (counting mode). */
+const UNKEPT: RawRef = { file: '', line: 0 };
 
 /** A non-negative finite number from an unknown field, else 0. */
 export function num(value: unknown): number {
