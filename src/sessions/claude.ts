@@ -603,7 +603,7 @@ export class ClaudeParser {
   }
 
   /** Walks back from the last leaf; a compact boundary links on through logicalParentUuid. Record indices. */
-  private mainChain(main: Uint8Array, parentOf: Int32Array, hasChild: Uint8Array): number[] {
+  private mainChain(main: Uint8Array, parentOf: Int32Array, hasChild: Uint8Array): Int32Array {
     const records = this.records;
     const n = records.count;
     let leaf = -1;
@@ -618,14 +618,17 @@ export class ClaudeParser {
     }
     if (leaf === -1) {
       for (let i = n - 1; i >= 0 && leaf === -1; i -= 1) if (main[i]) leaf = i;
-      if (leaf === -1) return [];
+      if (leaf === -1) return new Int32Array(0);
     }
-    const chain: number[] = [];
+    // Filled from the end: the walk goes from the leaf back to the root.
+    const chain = new Int32Array(n);
+    let start = n;
     const visited = new Uint8Array(n);
     let current = leaf;
     while (current >= 0 && !visited[current]) {
       visited[current] = 1;
-      chain.push(current);
+      start -= 1;
+      chain[start] = current;
       const next = parentOf[current]!;
       if (next === MISSING) {
         const link = records.unresolvedParents.get(current) ?? records.system.get(current)?.logicalParent;
@@ -634,14 +637,14 @@ export class ClaudeParser {
       }
       current = next;
     }
-    return chain.reverse();
+    return chain.subarray(start);
   }
 
   /**
    * Parallel tool calls can leave tool-result lines on dead-end side branches of the
    * chain. The model saw them, so they go back right after the assistant message.
    */
-  private spliceParallelResults(chain: number[], main: Uint8Array, parentOf: Int32Array, hasChild: Uint8Array, onChain: Uint8Array): number[] {
+  private spliceParallelResults(chain: Int32Array, main: Uint8Array, parentOf: Int32Array, hasChild: Uint8Array, onChain: Uint8Array): ArrayLike<number> {
     const records = this.records;
     const byParent = new Map<number, number[]>();
     for (let i = 0; i < records.count; i += 1) {
@@ -667,13 +670,14 @@ export class ClaudeParser {
     return out;
   }
 
-  private build(builder: TimelineBuilder, chain: number[]): void {
+  private build(builder: TimelineBuilder, chain: ArrayLike<number>): void {
     const records = this.records;
     const keep = this.options.keepContent;
     const unkept = { file: this.file, line: 0 };
     let openMessageId = -1;
     let pendingCompaction: ReturnType<TimelineBuilder['compaction']> | undefined;
-    for (const i of chain) {
+    for (let k = 0; k < chain.length; k += 1) {
+      const i = chain[k]!;
       const type = records.type[i];
       // Only kept messages and context events keep their line: counting shares one reference.
       const raw = keep || type === TYPE_SYSTEM ? { file: this.file, line: records.line[i]! } : unkept;
