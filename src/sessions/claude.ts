@@ -370,12 +370,17 @@ export class ClaudeParser {
           if (!hasText) firstText = text.slice(0, 200);
           hasText = true;
         } else if (blockType === 'tool_use' || blockType === 'server_tool_use') {
-          calls ??= [];
-          calls.push({ type: 'tool_call', name: slotCached(b, slot + 2, CACHE.BLOCK_NAME) ?? 'unknown', input: undefined });
+          // As countingBlocks would share them: one list per tool name, one block per name in longer lists.
+          const one = this.toolList(slotCached(b, slot + 2, CACHE.BLOCK_NAME) ?? 'unknown');
+          if (blocks === NO_BLOCKS) blocks = one;
+          else {
+            if (calls === undefined) calls = [blocks[0]!];
+            calls.push(one[0]!);
+          }
         } else if (blockType === 'tool_result') hasToolResult = true;
         else if (blockType === 'image' || blockType === 'document') hasMedia = true;
       }
-      if (calls !== undefined) blocks = this.countingBlocks(calls);
+      if (calls !== undefined) blocks = calls;
     }
     records.setBlocks(index, blocks);
     if (hasToolResult) records.flags[index]! |= TOOL_RESULT;
@@ -452,15 +457,21 @@ export class ClaudeParser {
         shared.push(block);
         continue;
       }
-      let one = this.toolBlocks.get(name);
-      if (one === undefined) {
-        one = [{ type: 'tool_call', name, input: undefined }];
-        if (this.toolBlocks.size < 10_000) this.toolBlocks.set(name, one);
-      }
+      const one = this.toolList(name);
       if (blocks.length === 1) return one;
       shared.push(one[0]!);
     }
     return shared;
+  }
+
+  /** The shared single-block list of a tool name (never changed once made). */
+  private toolList(name: string): Block[] {
+    let one = this.toolBlocks.get(name);
+    if (one === undefined) {
+      one = [{ type: 'tool_call', name, input: undefined }];
+      if (this.toolBlocks.size < 10_000) this.toolBlocks.set(name, one);
+    }
+    return one;
   }
 
   private intern(text: string): string {
