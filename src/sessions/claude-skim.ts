@@ -1,9 +1,10 @@
 /**
  * Counting a Claude Code transcript needs a few fields of each line, not its long
- * texts. `skimClaudeLine` reads those fields straight from the line's bytes and
- * validates the rest of the line as JSON without building it. Pure.
+ * texts. `skimClaudeSlots` has the wasm reader (json-scan.ts) validate the line as
+ * JSON and locate those fields; ClaudeParser reads them with the `slot…` functions.
+ * `skimClaudeLine` gives the same fields as an object. Pure.
  *
- * The result has the shape `JSON.parse` would give for the fields ClaudeParser reads
+ * That object has the shape `JSON.parse` would give for the fields ClaudeParser reads
  * in counting mode; every other value is either absent or replaced by `SKIPPED`
  * (an empty array: not a string, number, boolean, null or plain object, so every
  * check the parser makes on such a field reads it as "no usable value", as it would
@@ -22,8 +23,8 @@ export const SKIPPED: readonly never[] = Object.freeze([]);
 /**
  * `uuid`, `parentUuid`, `message.id` and `timestamp` hold this when the value is a plain
  * string of the line: it is then at [uuidAt, uuidEnd), [parentAt, parentEnd), [idAt, idEnd),
- * [timestampAt, timestampEnd) of the line's bytes and was not decoded (ClaudeParser keys
- * ids by their bytes and compares timestamps as bytes).
+ * [timestampAt, timestampEnd) of the line's bytes and was not decoded
+ * (the parser keys ids and compares timestamps by their bytes).
  */
 export const IN_LINE: unique symbol = Symbol('id in the line bytes');
 

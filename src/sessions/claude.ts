@@ -21,10 +21,8 @@ import {
   blockCount,
   blockSlot,
   CACHE,
-  IN_LINE,
   KIND,
   SLOT,
-  type SkimmedRecord,
   skimClaudeSlots,
   skimClaudeSlotsIn,
   slotCached,
@@ -173,20 +171,16 @@ export class ClaudeParser {
       this.warn(lineNumber, `invalid JSON skipped (${(error as Error).message.slice(0, 120)})`);
       return;
     }
-    this.parsed(lineNumber, value, undefined);
-  }
-
-  private parsed(lineNumber: number, value: unknown, bytes: Buffer | undefined): void {
     try {
-      this.record(lineNumber, value, bytes);
+      this.record(lineNumber, value);
     } catch (error) {
       // Defensive: a record of an unexpected shape must never stop the read.
       this.warn(lineNumber, `record skipped (${(error as Error).message.slice(0, 120)})`);
     }
   }
 
-  /** `bytes`: the line, when `value` came from skimClaudeLine (its ids may point into the line instead of being strings). */
-  private record(lineNumber: number, value: unknown, bytes: Buffer | undefined): void {
+  /** One parsed line (JSON.parse); recordSlots is the same for lines the wasm reader described. */
+  private record(lineNumber: number, value: unknown): void {
     if (!isObject(value)) {
       this.warn(lineNumber, 'line is not a JSON object; skipped');
       return;
@@ -208,34 +202,16 @@ export class ClaudeParser {
     const records = this.records;
     const ids = this.ids;
     const index = records.count;
-    const skim = value as unknown as SkimmedRecord;
-    let parent: number;
-    if (bytes !== undefined && value.uuid === IN_LINE) {
-      if (ids.findOrAdd(bytes, skim.uuidAt, skim.uuidEnd) >= 0) {
-        this.duplicate(lineNumber);
-        return;
-      }
-    } else {
-      const uuid = str(value.uuid);
-      // Very old lines without ids: chain them in file order.
-      if (ids.findOrAddString(uuid ?? `line:${lineNumber}`) >= 0) {
-        this.duplicate(lineNumber);
-        return;
-      }
+    const uuid = str(value.uuid);
+    // Very old lines without ids: chained in file order.
+    if (ids.findOrAddString(uuid ?? `line:${lineNumber}`) >= 0) {
+      this.duplicate(lineNumber);
+      return;
     }
     // From here on the id is in the table as number `index`: the record must be added.
-    if (value.uuid === undefined || (value.uuid !== IN_LINE && typeof value.uuid !== 'string')) {
+    let parent: number;
+    if (uuid === undefined) {
       parent = index - 1;
-    } else if (bytes !== undefined && value.parentUuid === IN_LINE) {
-      // Most lines continue the previous one.
-      if (index > 0 && ids.equals(index - 1, bytes, skim.parentAt, skim.parentEnd)) parent = index - 1;
-      else {
-        parent = ids.find(bytes, skim.parentAt, skim.parentEnd);
-        if (parent < 0) {
-          parent = UNRESOLVED;
-          records.unresolvedParents.set(index, bytes.toString('utf8', skim.parentAt, skim.parentEnd));
-        }
-      }
     } else {
       const link = value.parentUuid === null ? undefined : str(value.parentUuid);
       parent = link === undefined ? ROOT : ids.findString(link);
@@ -244,18 +220,14 @@ export class ClaudeParser {
         records.unresolvedParents.set(index, link);
       }
     }
-    let timestamp: string | undefined;
-    if (bytes !== undefined && value.timestamp === IN_LINE) this.timeRange.seeBytes(bytes, skim.timestampAt, skim.timestampEnd);
-    else {
-      timestamp = str(value.timestamp);
-      if (timestamp !== undefined) this.timeRange.seeString(timestamp);
-    }
+    const timestamp = str(value.timestamp);
+    if (timestamp !== undefined) this.timeRange.seeString(timestamp);
     const sidechain = this.options.asSubagent === true || value.isSidechain === true;
     records.add(lineNumber, parent, typeCode, sidechain ? SIDECHAIN : 0, timestamp);
     const agentId = str(value.agentId);
     if (agentId !== undefined) records.agentId.set(index, this.intern(agentId));
     if (typeCode === TYPE_SYSTEM) this.readSystem(index, value);
-    else if (typeCode === TYPE_USER || typeCode === TYPE_ASSISTANT) this.readMessage(index, typeCode, value, bytes);
+    else if (typeCode === TYPE_USER || typeCode === TYPE_ASSISTANT) this.readMessage(index, typeCode, value);
   }
 
   /**
@@ -503,7 +475,7 @@ export class ClaudeParser {
     }
   }
 
-  private readMessage(index: number, typeCode: number, value: Record<string, unknown>, bytes: Buffer | undefined): void {
+  private readMessage(index: number, typeCode: number, value: Record<string, unknown>): void {
     const records = this.records;
     const message = isObject(value.message) ? value.message : undefined;
     if (!message) {
@@ -522,15 +494,7 @@ export class ClaudeParser {
       if (synthetic) records.flags[index]! |= SYNTHETIC;
       else if (model !== undefined) records.setModel(index, model);
       // Message ids are only compared: they are numbered by their bytes, never kept as strings.
-      if (bytes !== undefined && message.id === IN_LINE) {
-        const skim = message as unknown as SkimmedMessageIds;
-        // The lines of one API message follow each other: most ids are the previous one.
-        const previous = this.lastMessageNumber;
-        records.messageId[index] =
-          previous >= 0 && records.messageIds.equals(previous, bytes, skim.idAt, skim.idEnd) ? previous : numberOf(records.messageIds, bytes, skim.idAt, skim.idEnd);
-        this.lastMessageNumber = records.messageId[index]!;
-      }
-      else if (typeof message.id === 'string') records.messageId[index] = numberOfString(records.messageIds, message.id);
+      if (typeof message.id === 'string') records.messageId[index] = numberOfString(records.messageIds, message.id);
       if (isObject(message.usage)) {
         const usage = claudeUsage(message.usage);
         // Lines of one API response repeat the same usage; counting mode keeps one copy.
@@ -793,12 +757,6 @@ export class ClaudeParser {
     }
     return out;
   }
-}
-
-/** The `message.id` range the skim reader leaves in place of the string (see claude-skim.ts). */
-interface SkimmedMessageIds {
-  idAt: number;
-  idEnd: number;
 }
 
 /** The number of a message id in `ids`, adding it when new. */
