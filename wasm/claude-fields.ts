@@ -12,9 +12,11 @@
 // content blocks (in its first i32); then each block has BLOCK_SLOTS slots: the item itself,
 // then its type, name, id and text.
 
+import { idCount, idEquals, idFindNear, idFindOrAdd, ID_NO_MEMORY, tablesAlloc } from './id-table';
 import { scanQuotes } from './json-quotes';
 
 export { heapBase, scanQuotes } from './json-quotes';
+export { idCount, idEquals, idFind, idFindOrAdd, idTableNew, idText, idTextAt, tablesAlloc, tablesInit } from './id-table';
 export const FIELD_SLOTS: i32 = 26;
 
 export const OK: i32 = 1;
@@ -33,6 +35,10 @@ const OBJECT: i32 = 7;
 const ARRAY: i32 = 8;
 
 // Slots: the top-level keys, then message.*, then message.usage.*.
+const UUID_SLOT: i32 = 4;
+const PARENT_SLOT: i32 = 5;
+const TIMESTAMP_SLOT: i32 = 6;
+const MESSAGE_ID_SLOT: i32 = 19;
 const MESSAGE_SLOT: i32 = 16;
 const FIRST_MESSAGE_SLOT: i32 = 18;
 const USAGE_SLOT: i32 = 20;
@@ -409,4 +415,130 @@ export function skimClaude(src: usize, len: i32, quoteArea: usize, output: usize
   if (i < 0) return unsure ? UNSURE : NOT_JSON;
   store<i32>(slotAddress(FIELD_COUNT), blockCount);
   return ws(i) == length && nextQuote == quoteCount ? OK : NOT_JSON;
+}
+
+// Linking a record read by skimClaude (see linkRecord).
+export const LINK_BY_CALLER: i32 = 0;
+export const LINK_ADDED: i32 = 1;
+export const LINK_DUPLICATE: i32 = 2;
+export const PARENT_ROOT: i32 = -1;
+export const PARENT_UNRESOLVED: i32 = -3;
+export const PARENT_BY_CALLER: i32 = -4;
+/** Set in the link flags when the caller must see the timestamp itself (escaped, non-ASCII or long). */
+export const TIMESTAMP_BY_CALLER: i32 = 1;
+/** Set when the message id is an escaped string (the caller numbers it). */
+export const MESSAGE_ID_BY_CALLER: i32 = 2;
+/** Where linkRecord writes: after the slots and blocks (three i32: parent, message number, flags). */
+export const LINK_AREA: i32 = (FIELD_COUNT + 1 + MAX_BLOCKS * BLOCK_SLOTS) * 12;
+
+// Link state (one per reader): the earliest and latest timestamp seen, as bytes (length + 1 at 0
+// and 4; 0: none), and the last message number + 1 (at 8).
+const BOUND_BYTES: i32 = 64;
+const FIRST_BOUND: usize = 16;
+const LAST_BOUND: usize = 16 + <usize>BOUND_BYTES;
+
+/** A new link state (see linkRecord); 0 when there is no memory. */
+export function linkStateNew(): usize {
+  return tablesAlloc(16 + 2 * <usize>BOUND_BYTES);
+}
+
+/** The kept timestamp of `state` (0: earliest, 1: latest): its length, -1 when none; its bytes are at linkBoundAt. */
+export function linkBoundLength(state: usize, which: i32): i32 {
+  return load<i32>(state + (which == 0 ? 0 : 4)) - 1;
+}
+
+export function linkBoundAt(state: usize, which: i32): usize {
+  return state + (which == 0 ? FIRST_BOUND : LAST_BOUND);
+}
+
+@inline function slotKind(slot: i32): i32 {
+  return load<i32>(slotAddress(slot));
+}
+
+/** Address of a string slot's first byte (slot positions carry `shift`). */
+@inline function slotPointer(slot: i32): usize {
+  return line + <usize>(load<i32>(slotAddress(slot), 4) - shift);
+}
+
+@inline function slotLength(slot: i32): i32 {
+  return load<i32>(slotAddress(slot), 8) - load<i32>(slotAddress(slot), 4);
+}
+
+/** Sign of (the ASCII bytes at [p, p + len)) compared with the bound at `at` (length `boundLength`). */
+function compareBound(p: usize, len: i32, at: usize, boundLength: i32): i32 {
+  const common = min(len, boundLength);
+  const c = memory.compare(p, at, <usize>common);
+  return c != 0 ? c : len - boundLength;
+}
+
+function keepBound(state: usize, which: usize, p: usize, len: i32): void {
+  memory.copy(state + (which == 0 ? FIRST_BOUND : LAST_BOUND), p, <usize>len);
+  store<i32>(state + (which == 0 ? 0 : 4), len + 1);
+}
+
+/** Whether the bytes at [p, p + len) are all ASCII. */
+function ascii(p: usize, len: i32): bool {
+  for (let k = 0; k < len; k++) if (load<u8>(p + <usize>k) >= 0x80) return false;
+  return true;
+}
+
+/** Tracks the earliest and latest timestamp (ASCII ones up to BOUND_BYTES; false: the caller must see it). */
+function seeTimestamp(state: usize): bool {
+  const p = slotPointer(TIMESTAMP_SLOT);
+  const len = slotLength(TIMESTAMP_SLOT);
+  if (len > BOUND_BYTES || !ascii(p, len)) return false;
+  const lastLength = load<i32>(state, 4) - 1;
+  if (lastLength < 0) {
+    keepBound(state, 0, p, len);
+    keepBound(state, 1, p, len);
+  } else if (compareBound(p, len, state + LAST_BOUND, lastLength) > 0) keepBound(state, 1, p, len);
+  else if (compareBound(p, len, state + FIRST_BOUND, load<i32>(state) - 1) < 0) keepBound(state, 0, p, len);
+  return true;
+}
+
+/**
+ * After skimClaude returned OK for a user, assistant, system, attachment or progress record:
+ * adds its uuid to `uuids` and resolves its parent there, tracks its timestamp in `state`, and
+ * (for an assistant record) numbers its message id in `messages`, as ClaudeParser does for a
+ * parsed line. Returns LINK_BY_CALLER (the uuid is not a plain string: nothing was done),
+ * LINK_DUPLICATE (the uuid was seen: nothing else was done), LINK_ADDED (the record is number
+ * idCount(uuids) - 1; parent, message number and flags are at output + LINK_AREA) or ID_NO_MEMORY.
+ */
+export function linkRecord(state: usize, uuids: usize, messages: usize, assistant: bool): i32 {
+  if (slotKind(UUID_SLOT) != STRING) return LINK_BY_CALLER;
+  const found = idFindOrAdd(uuids, slotPointer(UUID_SLOT), slotLength(UUID_SLOT));
+  if (found == ID_NO_MEMORY) return ID_NO_MEMORY;
+  if (found >= 0) return LINK_DUPLICATE;
+  const parentKind = slotKind(PARENT_SLOT);
+  let parent = PARENT_ROOT;
+  if (parentKind == STRING) {
+    // Most records follow their parent.
+    parent = idFindNear(uuids, slotPointer(PARENT_SLOT), slotLength(PARENT_SLOT), idCount(uuids) - 2);
+    if (parent < 0) parent = PARENT_UNRESOLVED;
+  } else if (parentKind == ESCAPED_STRING) parent = PARENT_BY_CALLER;
+  let flags = 0;
+  const timestampKind = slotKind(TIMESTAMP_SLOT);
+  if (timestampKind == ESCAPED_STRING || (timestampKind == STRING && !seeTimestamp(state))) flags |= TIMESTAMP_BY_CALLER;
+  let message = -1;
+  if (assistant) {
+    const idKind = slotKind(MESSAGE_ID_SLOT);
+    if (idKind == STRING) {
+      // The lines of one API message follow each other: most ids are the last one's.
+      const p = slotPointer(MESSAGE_ID_SLOT);
+      const len = slotLength(MESSAGE_ID_SLOT);
+      const last = load<i32>(state, 8) - 1;
+      if (last >= 0 && idEquals(messages, last, p, len)) message = last;
+      else {
+        message = idFindOrAdd(messages, p, len);
+        if (message == ID_NO_MEMORY) return ID_NO_MEMORY;
+        if (message < 0) message = idCount(messages) - 1;
+        store<i32>(state, message + 1, 8);
+      }
+    } else if (idKind == ESCAPED_STRING) flags |= MESSAGE_ID_BY_CALLER;
+  }
+  const at = out + <usize>LINK_AREA;
+  store<i32>(at, parent);
+  store<i32>(at, message, 4);
+  store<i32>(at, flags, 8);
+  return LINK_ADDED;
 }

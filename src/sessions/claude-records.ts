@@ -1,4 +1,4 @@
-import { IdTable } from './id-table.js';
+import type { IdSet } from './id-table.js';
 import type { Block, MessageKind, SessionUsage } from './types.js';
 
 /**
@@ -82,7 +82,7 @@ export class ClaudeRecordTable {
   usage: Int32Array;
   /** Index in `blockLists`, -1 for no blocks. */
   blocks: Int32Array;
-  readonly messageIds: IdTable;
+  readonly messageIds: IdSet;
   readonly models: string[] = [];
   readonly usages: SessionUsage[] = [];
   readonly blockLists: Block[][] = [];
@@ -94,10 +94,11 @@ export class ClaudeRecordTable {
   readonly unresolvedParents = new Map<number, string>();
   private readonly modelIndex = new Map<string, number>();
 
-  /** `expected`: records to make room for at once (the table grows past it). */
+  /** `expected`: records to make room for at once (the table grows past it); `messageIds`: where API message ids are numbered. */
   constructor(
     private readonly keepTimestamps: boolean,
-    expected = 1024,
+    expected: number,
+    messageIds: IdSet,
   ) {
     const size = Math.max(1024, expected);
     this.line = new Int32Array(size);
@@ -110,8 +111,7 @@ export class ClaudeRecordTable {
     this.model = new Int32Array(size);
     this.usage = new Int32Array(size);
     this.blocks = new Int32Array(size);
-    // An API message spans several lines.
-    this.messageIds = new IdTable(size >> 2);
+    this.messageIds = messageIds;
   }
 
   /** Appends a record with no message fields yet; returns its index. */

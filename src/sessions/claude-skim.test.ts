@@ -143,6 +143,75 @@ describe('claude-skim: the byte fast path gives the same Session data as JSON.pa
   });
 });
 
+describe('linking records in the wasm reader (uuids, parents, message ids, timestamps)', () => {
+  it('gives what JSON.parse gives on 200 generated graphs with replays, forward and missing parents, shared message ids and odd timestamps', () => {
+    let state = 4242;
+    const random = (): number => {
+      state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+      return state / 4294967296;
+    };
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+    const hex = (n: number): string => Array.from({ length: n }, () => '0123456789abcdef'[Math.floor(random() * 16)]).join('');
+    const uuid = (): string => `${hex(8)}-${hex(4)}-4${hex(3)}-8${hex(3)}-${hex(12)}`;
+    // Ids as JSON text: canonical uuids, lookalikes, other ids, escaped spellings of canonical ones.
+    const idText = (id: string): string => {
+      const r = random();
+      if (r < 0.08) return JSON.stringify(id).replace(/[a-f]/, (c) => `\\u00${c.charCodeAt(0).toString(16)}`);
+      return JSON.stringify(id);
+    };
+    const freshId = (): string => {
+      const r = random();
+      if (r < 0.75) return uuid();
+      if (r < 0.85) return uuid().toUpperCase();
+      if (r < 0.92) return `${uuid().slice(0, 35)}g`;
+      return `id-${hex(1 + Math.floor(random() * 20))}\u00e9`;
+    };
+    const timestamp = (): string | undefined => {
+      const r = random();
+      const base = `2026-${String(1 + Math.floor(random() * 12)).padStart(2, '0')}-${String(1 + Math.floor(random() * 28)).padStart(2, '0')}T${hex(2)}:00:00.000Z`;
+      if (r < 0.7) return JSON.stringify(base);
+      if (r < 0.75) return JSON.stringify(`${base}\u00e9`);
+      if (r < 0.8) return JSON.stringify(`${base}${'9'.repeat(80)}`);
+      if (r < 0.85) return JSON.stringify(base).replace('T', '\\u0054');
+      if (r < 0.9) return JSON.stringify(`\ud83d\ude00${base}`);
+      if (r < 0.95) return '12';
+      return undefined;
+    };
+    for (let graph = 0; graph < 200; graph += 1) {
+      const ids: string[] = [];
+      const messageIds: string[] = [];
+      const lines: string[] = [];
+      const count = 5 + Math.floor(random() * 60);
+      for (let i = 0; i < count; i += 1) {
+        const type = pick(['user', 'assistant', 'assistant', 'system', 'attachment', 'progress', 'summary']);
+        // Replays reuse an id; some records have none.
+        const r = random();
+        const id = r < 0.12 && ids.length > 0 ? pick(ids) : freshId();
+        if (!ids.includes(id)) ids.push(id);
+        const fields: string[] = [`"type":"${type}"`];
+        if (random() > 0.05) fields.push(`"uuid":${idText(id)}`);
+        const p = random();
+        if (p < 0.55 && ids.length > 1) fields.push(`"parentUuid":${idText(ids[ids.length - 2]!)}`);
+        else if (p < 0.7 && ids.length > 0) fields.push(`"parentUuid":${idText(pick(ids))}`);
+        else if (p < 0.8) fields.push(`"parentUuid":${idText(freshId())}`);
+        else if (p < 0.9) fields.push('"parentUuid":null');
+        const t = timestamp();
+        if (t !== undefined) fields.push(`"timestamp":${t}`);
+        if (type === 'assistant') {
+          const m = random() < 0.5 && messageIds.length > 0 ? messageIds[messageIds.length - 1]! : random() < 0.1 && messageIds.length > 0 ? pick(messageIds) : `msg_${hex(10)}`;
+          messageIds.push(m);
+          const idField = random() < 0.1 ? `"id":${JSON.stringify(m).replace('m', '\\u006d')}` : `"id":${JSON.stringify(m)}`;
+          fields.push(`"message":{"role":"assistant","model":"claude-x",${idField},"content":[{"type":"text","text":"t"}],"usage":{"input_tokens":${i},"output_tokens":1}}`);
+        } else if (type === 'user') fields.push(`"message":{"role":"user","content":"prompt ${i}"}`);
+        else if (type === 'system' && random() < 0.3) fields.push(`"subtype":"compact_boundary","logicalParentUuid":${idText(pick(ids))}`);
+        lines.push(`{${fields.join(',')}}`);
+      }
+      const { fast, parsed } = bothWays(lines, random() < 0.15);
+      expect(fast, `graph ${graph}: ${lines.join('\n')}`).toEqual(parsed);
+    }
+  });
+});
+
 describe('skimClaudeLine', () => {
   const skim = (text: string) => skimClaudeLine(Buffer.from(text, 'utf8'));
 

@@ -184,12 +184,13 @@ export function skimClaudeSlots(b: Buffer): boolean {
 }
 
 /**
- * skimClaudeSlots for the line at [start, end) of `chunk`, read in place when `chunk` is
- * `own`'s chunk region. Slot positions are then positions in `chunk`.
+ * skimClaudeSlots for the line at [start, end) of `chunk`, read with `own` (in place when
+ * `chunk` is its chunk region, else copied into it). Slot positions are positions in `chunk`.
  */
 export function skimClaudeSlotsIn(own: JsonScanner | undefined, chunk: Buffer, start: number, end: number): boolean {
-  if (own === undefined || !own.holds(chunk)) return skimClaudeSlots(chunk.subarray(start, end)) && shiftSlots(start);
-  if (own.skimClaudeIn(chunk, start, end) !== SKIM_OK) return false;
+  if (own === undefined) return skimClaudeSlots(chunk.subarray(start, end)) && shiftSlots(start);
+  const result = own.holds(chunk) ? own.skimClaudeIn(chunk, start, end) : own.skimClaude(chunk.subarray(start, end), start);
+  if (result !== SKIM_OK) return false;
   f = own.fields;
   return true;
 }

@@ -23,7 +23,6 @@ import {
   CACHE,
   KIND,
   SLOT,
-  skimClaudeSlots,
   skimClaudeSlotsIn,
   slotCached,
   slotEnd,
@@ -34,8 +33,9 @@ import {
   slotText,
   slotValue,
 } from './claude-skim.js';
-import { IdTable } from './id-table.js';
-import type { JsonScanner } from './json-scan.js';
+import { type IdSet, IdTable } from './id-table.js';
+import type { WasmIdTable } from './id-table-wasm.js';
+import { JsonScanner, LINK, LINK_FIELD, LINK_FLAG, LINK_PARENT } from './json-scan.js';
 import { TimeRange } from './time-range.js';
 import { skimJsonLine } from './json-skim.js';
 import { isObject, num, str, TimelineBuilder } from './timeline.js';
@@ -48,6 +48,9 @@ import type { Block, MessageKind, SessionUsage, SessionWarning, SubagentTranscri
  * earliest line; consecutive assistant lines sharing `message.id` are one API
  * message; sidechain lines are kept apart as subagent transcripts.
  */
+
+/** linkBySlots: the uuid was seen (the line adds nothing). */
+const DUPLICATE = -100;
 
 const KNOWN_META_TYPES = new Set([
   'summary',
@@ -73,7 +76,10 @@ export interface ClaudeParserOptions {
   skimFields?: boolean;
   /** About how many lines the file has (room is made for them at once); default small. */
   expectedLines?: number;
-  /** The scanner whose chunk region the file is read into (lines are then read in place). */
+  /**
+   * The scanner whose chunk region the file is read into (lines are then read in place).
+   * Counting mode makes its own when none is given; its id tables live in the scanner.
+   */
   scanner?: JsonScanner;
 }
 
@@ -96,7 +102,15 @@ export interface ClaudeParseResult {
 export class ClaudeParser {
   private readonly records: ClaudeRecordTable;
   /** Record uuids; id number i is record i (a replayed uuid adds no record). */
-  private readonly ids: IdTable;
+  private readonly ids: IdSet;
+  /**
+   * Counting mode: the wasm reader that reads every line, with the id tables in its memory
+   * (it files a record's ids as it reads them: JsonScanner.link) and its link state.
+   */
+  private readonly scanner: JsonScanner | undefined;
+  private readonly wasmIds: { uuids: WasmIdTable; messages: WasmIdTable; state: number } | undefined;
+  /** The last record was linked by the scanner (its message number is in the link results). */
+  private linked = false;
   readonly warnings: SessionWarning[] = [];
   private readonly unknownTypes = new Map<string, { count: number; line: number }>();
   private duplicates = 0;
@@ -108,7 +122,6 @@ export class ClaudeParser {
   private readonly interned = new Map<string, string>();
   private readonly toolBlocks = new Map<string, Block[]>();
   private lastUsage: SessionUsage | undefined;
-  private lastMessageNumber = -1;
   private forkedFrom: { sessionId?: string; messageUuid?: string } | undefined;
   private continuesFrom: string | undefined;
   private cwd: string | undefined;
@@ -118,8 +131,17 @@ export class ClaudeParser {
     readonly file: string,
     readonly options: ClaudeParserOptions,
   ) {
-    this.records = new ClaudeRecordTable(options.keepContent, options.expectedLines);
-    this.ids = new IdTable(options.expectedLines);
+    const expected = options.expectedLines ?? 1024;
+    this.scanner = options.keepContent || options.skimFields === false ? undefined : (options.scanner ?? JsonScanner.create());
+    if (this.scanner) {
+      this.wasmIds = { uuids: this.scanner.idTable(expected), messages: this.scanner.idTable(expected >> 2), state: this.scanner.linkState() };
+      this.ids = this.wasmIds.uuids;
+      this.records = new ClaudeRecordTable(options.keepContent, expected, this.wasmIds.messages);
+    } else {
+      this.ids = new IdTable(expected);
+      // An API message spans several lines.
+      this.records = new ClaudeRecordTable(options.keepContent, expected, new IdTable(expected >> 2));
+    }
   }
 
   warn(line: number, message: string): void {
@@ -135,7 +157,7 @@ export class ClaudeParser {
       this.line(lineNumber, bytes.toString('utf8'));
       return;
     }
-    if (this.options.skimFields === false || !skimClaudeSlots(bytes)) {
+    if (this.scanner === undefined || !skimClaudeSlotsIn(this.scanner, bytes, 0, bytes.length)) {
       this.line(lineNumber, skimJsonLine(bytes));
       return;
     }
@@ -152,7 +174,7 @@ export class ClaudeParser {
       this.line(lineNumber, chunk.toString('utf8', start, end));
       return;
     }
-    if (this.options.skimFields === false || !skimClaudeSlotsIn(this.options.scanner, chunk, start, end)) {
+    if (this.scanner === undefined || !skimClaudeSlotsIn(this.scanner, chunk, start, end)) {
       this.line(lineNumber, skimJsonLine(chunk.subarray(start, end)));
       return;
     }
@@ -252,46 +274,26 @@ export class ClaudeParser {
       return;
     }
     const records = this.records;
-    const ids = this.ids;
     const index = records.count;
-    const uuidKind = slotKind(SLOT.UUID);
-    if (uuidKind === KIND.STRING) {
-      if (ids.findOrAdd(b, slotStart(SLOT.UUID), slotEnd(SLOT.UUID)) >= 0) {
-        this.duplicate(lineNumber);
-        return;
-      }
-    } else if (ids.findOrAddString(slotString(b, SLOT.UUID) ?? `line:${lineNumber}`) >= 0) {
+    // The scanner files the uuid, resolves the parent and sees the timestamp; the rest is done here.
+    const wasm = this.wasmIds!;
+    const linked = this.scanner!.link(wasm.state, wasm.uuids, wasm.messages, typeCode === TYPE_ASSISTANT);
+    if (linked === LINK.DUPLICATE) {
       this.duplicate(lineNumber);
       return;
     }
-    // From here on the id is in the table as number `index`: the record must be added.
     let parent: number;
-    const parentKind = slotKind(SLOT.PARENT_UUID);
-    if (uuidKind !== KIND.STRING && uuidKind !== KIND.ESCAPED_STRING) {
-      // Very old lines without ids: chained in file order.
-      parent = index - 1;
-    } else if (parentKind === KIND.STRING) {
-      const from = slotStart(SLOT.PARENT_UUID);
-      const to = slotEnd(SLOT.PARENT_UUID);
-      if (index > 0 && ids.equals(index - 1, b, from, to)) parent = index - 1;
-      else {
-        parent = ids.find(b, from, to);
-        if (parent < 0) {
-          parent = UNRESOLVED;
-          records.unresolvedParents.set(index, b.toString('utf8', from, to));
-        }
-      }
-    } else if (parentKind === KIND.ESCAPED_STRING) {
-      const link = slotString(b, SLOT.PARENT_UUID)!;
-      parent = ids.findString(link);
-      if (parent < 0) {
-        parent = UNRESOLVED;
-        records.unresolvedParents.set(index, link);
-      }
-    } else parent = ROOT;
-    const timestampKind = slotKind(SLOT.TIMESTAMP);
-    if (timestampKind === KIND.STRING) this.timeRange.seeBytes(b, slotStart(SLOT.TIMESTAMP), slotEnd(SLOT.TIMESTAMP));
-    else if (timestampKind === KIND.ESCAPED_STRING) this.timeRange.seeString(slotString(b, SLOT.TIMESTAMP)!);
+    if (linked === LINK.ADDED) {
+      const results = this.scanner!.fields;
+      parent = results[LINK_FIELD]!;
+      if (parent === LINK_PARENT.UNRESOLVED) records.unresolvedParents.set(index, b.toString('utf8', slotStart(SLOT.PARENT_UUID), slotEnd(SLOT.PARENT_UUID)));
+      else if (parent === LINK_PARENT.BY_CALLER) parent = this.escapedParent(index, b);
+      if (results[LINK_FIELD + 2]! & LINK_FLAG.TIMESTAMP) this.seeTimestampSlot(b);
+    } else {
+      parent = this.linkBySlots(lineNumber, index, b);
+      if (parent === DUPLICATE) return;
+    }
+    this.linked = linked === LINK.ADDED;
     const sidechain = this.options.asSubagent === true || slotKind(SLOT.IS_SIDECHAIN) === KIND.TRUE;
     records.add(lineNumber, parent, typeCode, sidechain ? SIDECHAIN : 0, undefined);
     const agentId = slotCached(b, SLOT.AGENT_ID, CACHE.AGENT_ID);
@@ -305,6 +307,45 @@ export class ClaudeParser {
         microcompactMetadata: slotKind(SLOT.MICROCOMPACT_METADATA) === KIND.OBJECT ? slotParsed(b, SLOT.MICROCOMPACT_METADATA) : undefined,
       });
     } else if (typeCode === TYPE_USER || typeCode === TYPE_ASSISTANT) this.readMessageSlots(index, typeCode, b);
+  }
+
+  /**
+   * What the scanner leaves to JavaScript: a record whose uuid is not a plain string (escaped,
+   * or none: very old lines, numbered by line). Returns the parent, or DUPLICATE.
+   */
+  private linkBySlots(lineNumber: number, index: number, b: Buffer): number {
+    const ids = this.ids;
+    const uuidKind = slotKind(SLOT.UUID);
+    if (ids.findOrAddString(slotString(b, SLOT.UUID) ?? `line:${lineNumber}`) >= 0) {
+      this.duplicate(lineNumber);
+      return DUPLICATE;
+    }
+    this.seeTimestampSlot(b);
+    // Very old lines without ids: chained in file order.
+    if (uuidKind !== KIND.ESCAPED_STRING) return index - 1;
+    const parentKind = slotKind(SLOT.PARENT_UUID);
+    if (parentKind === KIND.ESCAPED_STRING) return this.escapedParent(index, b);
+    if (parentKind !== KIND.STRING) return ROOT;
+    const from = slotStart(SLOT.PARENT_UUID);
+    const to = slotEnd(SLOT.PARENT_UUID);
+    const parent = ids.find(b, from, to);
+    if (parent >= 0) return parent;
+    this.records.unresolvedParents.set(index, b.toString('utf8', from, to));
+    return UNRESOLVED;
+  }
+
+  private escapedParent(index: number, b: Buffer): number {
+    const link = slotString(b, SLOT.PARENT_UUID)!;
+    const parent = this.ids.findString(link);
+    if (parent >= 0) return parent;
+    this.records.unresolvedParents.set(index, link);
+    return UNRESOLVED;
+  }
+
+  private seeTimestampSlot(b: Buffer): void {
+    const kind = slotKind(SLOT.TIMESTAMP);
+    if (kind === KIND.STRING) this.timeRange.seeBytes(b, slotStart(SLOT.TIMESTAMP), slotEnd(SLOT.TIMESTAMP));
+    else if (kind === KIND.ESCAPED_STRING) this.timeRange.seeString(slotString(b, SLOT.TIMESTAMP)!);
   }
 
   /** readMessage + readBlocks (counting mode) on the wasm reader's slots. */
@@ -363,14 +404,9 @@ export class ClaudeParser {
       if (synthetic) records.flags[index]! |= SYNTHETIC;
       else if (model !== undefined) records.setModel(index, model);
       const idKind = slotKind(SLOT.MESSAGE_ID);
-      if (idKind === KIND.STRING) {
-        const from = slotStart(SLOT.MESSAGE_ID);
-        const to = slotEnd(SLOT.MESSAGE_ID);
-        // The lines of one API message follow each other: most ids are the previous one.
-        const previous = this.lastMessageNumber;
-        records.messageId[index] = previous >= 0 && records.messageIds.equals(previous, b, from, to) ? previous : numberOf(records.messageIds, b, from, to);
-        this.lastMessageNumber = records.messageId[index]!;
-      } else if (idKind === KIND.ESCAPED_STRING) records.messageId[index] = numberOfString(records.messageIds, slotString(b, SLOT.MESSAGE_ID)!);
+      if (this.linked && idKind === KIND.STRING) records.messageId[index] = this.scanner!.fields[LINK_FIELD + 1]!;
+      else if (idKind === KIND.STRING) records.messageId[index] = numberOf(records.messageIds, b, slotStart(SLOT.MESSAGE_ID), slotEnd(SLOT.MESSAGE_ID));
+      else if (idKind === KIND.ESCAPED_STRING) records.messageId[index] = numberOfString(records.messageIds, slotString(b, SLOT.MESSAGE_ID)!);
       if (slotKind(SLOT.USAGE) === KIND.OBJECT) {
         const input = num(slotValue(b, SLOT.INPUT_TOKENS));
         const output = num(slotValue(b, SLOT.OUTPUT_TOKENS));
@@ -554,6 +590,13 @@ export class ClaudeParser {
       if (main[i] && !onChain[i] && (type === TYPE_USER || type === TYPE_ASSISTANT)) offChainRecords += 1;
     }
     const inlineSubagents = this.options.asSubagent ? [] : this.inlineSubagents(parentOf);
+    if (this.wasmIds !== undefined) {
+      // The timestamps the scanner kept (plain ASCII ones) join those seen here.
+      for (const which of [0, 1] as const) {
+        const kept = this.scanner!.linkBound(this.wasmIds.state, which);
+        if (kept !== undefined) this.timeRange.seeString(kept);
+      }
+    }
     builder.seeTimestamp(this.timeRange.earliest);
     builder.seeTimestamp(this.timeRange.latest);
     if (this.duplicates > 0) {
@@ -760,12 +803,12 @@ export class ClaudeParser {
 }
 
 /** The number of a message id in `ids`, adding it when new. */
-function numberOf(ids: IdTable, bytes: Buffer, from: number, to: number): number {
+function numberOf(ids: IdSet, bytes: Buffer, from: number, to: number): number {
   const found = ids.findOrAdd(bytes, from, to);
   return found >= 0 ? found : ids.count - 1;
 }
 
-function numberOfString(ids: IdTable, id: string): number {
+function numberOfString(ids: IdSet, id: string): number {
   const found = ids.findOrAddString(id);
   return found >= 0 ? found : ids.count - 1;
 }

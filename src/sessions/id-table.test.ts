@@ -1,10 +1,18 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { IdTable } from './id-table.js';
+import { type IdSet, IdTable } from './id-table.js';
+import { JsonScanner } from './json-scan.js';
 
-describe('IdTable', () => {
+// The same behaviour from the TypeScript table and from the one in the wasm reader's memory
+// (ids then come from bytes outside that memory, and are copied in).
+const makers: Array<[string, (expected?: number) => IdSet]> = [
+  ['IdTable', (expected) => new IdTable(expected)],
+  ['WasmIdTable', (expected) => JsonScanner.create()!.idTable(expected ?? 512)],
+];
+
+describe.each(makers)('%s', (_name, makeTable) => {
   it('numbers ids in insertion order and finds them again, from bytes or strings', () => {
-    const table = new IdTable();
+    const table = makeTable();
     const line = Buffer.from('{"uuid":"abc-1","parentUuid":"x\u00e9"}');
     expect(table.findOrAdd(line, 9, 14)).toBe(-1);
     expect(table.count).toBe(1);
@@ -25,7 +33,7 @@ describe('IdTable', () => {
   it('behaves as a Map from id to insertion number over many ids (rehash and pool growth)', () => {
     fc.assert(
       fc.property(fc.array(fc.string({ minLength: 0, maxLength: 60, unit: 'grapheme' }), { maxLength: 3000 }), (ids) => {
-        const table = new IdTable();
+        const table = makeTable();
         const map = new Map<string, number>();
         for (const id of ids) {
           const expected = map.get(id) ?? -1;
@@ -41,7 +49,7 @@ describe('IdTable', () => {
       }),
       { numRuns: 40, seed: 5 },
     );
-    const table = new IdTable();
+    const table = makeTable();
     for (let i = 0; i < 50_000; i += 1) table.findOrAddString(`00000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`);
     expect(table.count).toBe(50_000);
     expect(table.findString('00000000-0000-4000-8000-00000000c350')).toBe(-1);
@@ -50,7 +58,7 @@ describe('IdTable', () => {
   });
 
   it('keeps canonical uuids compactly and tells them from ids that only look like one', () => {
-    const table = new IdTable();
+    const table = makeTable();
     const uuid = 'f47ac10b-58cc-4372-a567-0e02b2c3d479';
     const lookalikes = [uuid.toUpperCase(), uuid.replace('-', '_'), `${uuid.slice(0, 35)}g`, uuid.slice(0, 35), `${uuid}0`, uuid.replace('f', '\u00e9'), 'ffffffff-ffff-ffff-ffff-fffffffffff/'];
     expect(table.findOrAddString(uuid)).toBe(-1);
@@ -69,12 +77,52 @@ describe('IdTable', () => {
     expect(table.equals(1, line, 15, 51)).toBe(false);
     // Random uuids: every one comes back exactly, from bytes or strings, through growth.
     const many = Array.from({ length: 5000 }, () => crypto.randomUUID());
-    const big = new IdTable(16);
+    const big = makeTable(16);
     for (const id of many) expect(big.findOrAdd(Buffer.from(id), 0, 36)).toBe(-1);
     many.forEach((id, i) => {
       expect(big.findOrAdd(Buffer.from(id), 0, 36)).toBe(i);
       expect(big.findString(id)).toBe(i);
       expect(big.text(i)).toBe(id);
     });
+  });
+});
+
+describe('WasmIdTable in the reader memory', () => {
+  it('reads ids where the scanner holds them, keeps them through memory growth, and agrees with IdTable', () => {
+    const scanner = JsonScanner.create(1 << 16)!;
+    const chunk = scanner.chunk();
+    const wasm = scanner.idTable(16);
+    const plain = new IdTable(16);
+    let state = 7;
+    const random = (): number => {
+      state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+      return state / 4294967296;
+    };
+    // Uuids, lookalikes and other ids, many repeated; written into the chunk region and read there.
+    const pool = Array.from({ length: 3000 }, (_, i) =>
+      i % 3 === 0 ? crypto.randomUUID() : i % 3 === 1 ? `msg_${i.toString(36)}\u00e9${'x'.repeat(i % 40)}` : crypto.randomUUID().toUpperCase(),
+    );
+    for (let round = 0; round < 40_000; round += 1) {
+      const id = pool[Math.floor(random() * pool.length)]!;
+      const at = Math.floor(random() * 1000);
+      const length = chunk.write(id, at, 'utf8');
+      expect(wasm.findOrAdd(chunk, at, at + length)).toBe(plain.findOrAddString(id));
+    }
+    expect(wasm.count).toBe(plain.count);
+    expect(wasm.count).toBeGreaterThan(2900);
+    for (let i = 0; i < plain.count; i += 1) {
+      const id = plain.text(i);
+      expect(wasm.text(i)).toBe(id);
+      expect(wasm.findString(id)).toBe(i);
+      const length = chunk.write(id, 100, 'utf8');
+      expect(wasm.equals(i, chunk, 100, 100 + length)).toBe(true);
+      expect(wasm.equals((i + 1) % plain.count, chunk, 100, 100 + length)).toBe(false);
+    }
+    expect(wasm.findString('not there')).toBe(-1);
+    // A long id (longer than the copy area) from a string.
+    const long = 'y'.repeat(10_000);
+    expect(wasm.findOrAddString(long)).toBe(-1);
+    expect(wasm.findString(long)).toBe(wasm.count - 1);
+    expect(wasm.text(wasm.count - 1)).toBe(long);
   });
 });

@@ -6,7 +6,21 @@
  * canonical uuid (36 bytes) is kept as its 16 bytes in four int32 (memory is what a
  * large table costs most); any other id as its bytes in a pool. Pure.
  */
-export class IdTable {
+/** A set of ids numbered in insertion order (IdTable here, WasmIdTable in id-table-wasm.ts). */
+export interface IdSet {
+  readonly count: number;
+  /** The number of the id spelled by `bytes[from, to)`, or -1 when it is new (it is then added as number `count - 1`). */
+  findOrAdd(bytes: Uint8Array, from: number, to: number): number;
+  /** The number of the id spelled by `bytes[from, to)`, or -1. */
+  find(bytes: Uint8Array, from: number, to: number): number;
+  findOrAddString(id: string): number;
+  findString(id: string): number;
+  /** Whether id number `index` is spelled by `bytes[from, to)`. */
+  equals(index: number, bytes: Uint8Array, from: number, to: number): boolean;
+  text(index: number): string;
+}
+
+export class IdTable implements IdSet {
   private size = 0;
   /** Open addressing, two entries a slot: id number (-1 when empty) and its hash, side by side for one memory access. */
   private slots: Int32Array;

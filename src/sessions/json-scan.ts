@@ -1,10 +1,15 @@
+import { type IdTableExports, WasmIdTable } from './id-table-wasm.js';
 import { JSON_SCAN_WASM_BASE64 } from './json-scan-wasm.js';
 
 /**
  * JSON line readers compiled to WebAssembly from `wasm/` (see those files for the output
  * formats): `scan` finds the string delimiters of a line with SIMD and checks every
  * string's content; `skimClaude` also walks the whole line as JSON and tells where the
- * fields of a Claude Code record are, so the caller decodes only what it needs.
+ * fields of a Claude Code record are, so the caller decodes only what it needs; `link`
+ * then files the record's ids in id tables kept in the same memory (`idTable`).
+ *
+ * The module's memory is shared memory: growing it (id tables grow) never detaches the views
+ * made of it, such as `chunk()`.
  */
 
 /** Bit set on a closing quote whose string holds an escape. */
@@ -18,28 +23,37 @@ export const SKIM_OK = 1;
 export const CLAUDE_FIELD_SLOTS = 26;
 export const BLOCK_SLOTS = 5;
 const MAX_BLOCKS = 256;
-const OUTPUT_BYTES = (CLAUDE_FIELD_SLOTS + 1 + MAX_BLOCKS * BLOCK_SLOTS) * 12;
+/** Where `link` writes its results in `fields` (parent, message number, flags). */
+export const LINK_FIELD = (CLAUDE_FIELD_SLOTS + 1 + MAX_BLOCKS * BLOCK_SLOTS) * 3;
+const OUTPUT_BYTES = (LINK_FIELD + 3) * 4;
+/** Results of `link` (see wasm/claude-fields.ts linkRecord). */
+export const LINK = { BY_CALLER: 0, ADDED: 1, DUPLICATE: 2 } as const;
+/** Parent results of `link`, besides a record number. */
+export const LINK_PARENT = { ROOT: -1, UNRESOLVED: -3, BY_CALLER: -4 } as const;
+/** Flags of `link`: what the caller still has to read itself. */
+export const LINK_FLAG = { TIMESTAMP: 1, MESSAGE_ID: 2 } as const;
 const PAD = 64;
 /** Compiled once per process; each scanner is an instance with its own memory. */
 let compiled: object | undefined;
 const PAGE = 65536;
 
 /** The part of the WebAssembly API used here (its types live in lib.dom, which this project does not load). */
-interface WasmMemory {
-  buffer: ArrayBuffer;
-  grow(pages: number): number;
-}
 interface WasmApi {
   Module: new (bytes: Uint8Array) => object;
   Instance: new (module: object, imports: object) => { exports: unknown };
 }
 
-interface Exports {
-  memory: WasmMemory;
+interface Exports extends IdTableExports {
   heapBase(): number;
   scanQuotes(src: number, length: number, out: number): number;
   skimClaude(src: number, length: number, quoteArea: number, output: number, offset: number): number;
   FIELD_SLOTS: { value: number };
+  LINK_AREA: { value: number };
+  tablesInit(base: number): void;
+  linkStateNew(): number;
+  linkRecord(state: number, uuids: number, messages: number, assistant: boolean): number;
+  linkBoundLength(state: number, which: number): number;
+  linkBoundAt(state: number, which: number): number;
 }
 
 export class JsonScanner {
@@ -54,6 +68,9 @@ export class JsonScanner {
   private out = 0;
   private output = 0;
   private capacity = 0;
+  /** The memory's buffer when the regions were laid out: every view of them is made on it. */
+  private home: ArrayBufferLike;
+  private tables = false;
 
   private constructor(
     private readonly exports: Exports,
@@ -64,7 +81,8 @@ export class JsonScanner {
     this.bytes = new Uint8Array(0);
     this.positions = new Uint32Array(0);
     this.fields = new Int32Array(0);
-    if (exports.FIELD_SLOTS.value !== CLAUDE_FIELD_SLOTS) throw new Error('json-scan-wasm.ts does not match json-scan.ts');
+    this.home = exports.memory.buffer;
+    if (exports.FIELD_SLOTS.value !== CLAUDE_FIELD_SLOTS || exports.LINK_AREA.value !== LINK_FIELD * 4) throw new Error('json-scan-wasm.ts does not match json-scan.ts');
     // With a chunk region the memory is laid out once for the longest line: growing it would detach `chunk()`.
     this.reserve(chunkBytes > 0 ? MAX_SCAN_BYTES : 64 * 1024);
   }
@@ -90,12 +108,58 @@ export class JsonScanner {
    * they are (`skimClaudeIn`) instead of being copied. Its memory never moves.
    */
   chunk(): Buffer {
-    return Buffer.from(this.exports.memory.buffer, this.chunkStart, this.chunkBytes);
+    return Buffer.from(this.home, this.chunkStart, this.chunkBytes);
   }
 
   /** Whether `buffer` is (part of) this scanner's chunk region. */
   holds(buffer: Uint8Array): boolean {
-    return this.chunkBytes > 0 && buffer.buffer === this.exports.memory.buffer;
+    return this.chunkBytes > 0 && buffer.buffer === this.home;
+  }
+
+  /**
+   * A new id table in this scanner's memory, with room for `expected` ids before it grows.
+   * From the first table on, lines up to MAX_SCAN_BYTES are read without the memory being laid out again.
+   */
+  idTable(expected: number): WasmIdTable {
+    this.startTables();
+    return new WasmIdTable(this.exports, this.home, expected);
+  }
+
+  /** A new link state (the earliest and latest timestamp `link` has seen). */
+  linkState(): number {
+    this.startTables();
+    const state = this.exports.linkStateNew();
+    if (state === 0) throw new Error('no memory for the link state');
+    return state;
+  }
+
+  /**
+   * After `skimClaude…` returned SKIM_OK for a record of the message graph: files its uuid
+   * in `uuids`, resolves its parent, tracks its timestamp in `state` and numbers its
+   * message id in `messages` (assistant records). Returns a LINK value; with LINK.ADDED,
+   * `fields[LINK_FIELD…]` hold the parent (a record number or a LINK_PARENT), the message
+   * number (-1: none) and LINK_FLAG bits.
+   */
+  link(state: number, uuids: WasmIdTable, messages: WasmIdTable, assistant: boolean): number {
+    const result = this.exports.linkRecord(state, uuids.handle, messages.handle, assistant);
+    if (result < 0) throw new Error('no memory for more ids');
+    return result;
+  }
+
+  /** The earliest (0) or latest (1) timestamp kept by `link` in `state`, if any. */
+  linkBound(state: number, which: 0 | 1): string | undefined {
+    const length = this.exports.linkBoundLength(state, which);
+    if (length < 0) return undefined;
+    const at = this.exports.linkBoundAt(state, which);
+    // The state lies in memory added after the regions were laid out: a view of the memory as it is now.
+    return Buffer.from(this.exports.memory.buffer, at, length).toString('latin1');
+  }
+
+  private startTables(): void {
+    if (this.tables) return;
+    if (this.capacity < MAX_SCAN_BYTES) this.reserve(MAX_SCAN_BYTES);
+    this.exports.tablesInit(this.output + OUTPUT_BYTES);
+    this.tables = true;
   }
 
   /** skimClaude for the bytes [start, end) of `buffer`, a view of `chunk()`, read in place; positions are in `buffer`. */
@@ -111,10 +175,13 @@ export class JsonScanner {
     return this.exports.scanQuotes(this.src, line.length, this.out);
   }
 
-  /** SKIM_OK when `fields` describe the Claude Code record in `line`; anything else means "parse it with JSON.parse". */
-  skimClaude(line: Uint8Array): number {
+  /**
+   * SKIM_OK when `fields` describe the Claude Code record in `line`; anything else means
+   * "parse it with JSON.parse". Positions are positions in `line` plus `offset`.
+   */
+  skimClaude(line: Uint8Array, offset = 0): number {
     if (!this.load(line)) return -2;
-    return this.exports.skimClaude(this.src, line.length, this.out, this.output, 0);
+    return this.exports.skimClaude(this.src, line.length, this.out, this.output, offset);
   }
 
   private load(line: Uint8Array): boolean {
@@ -138,8 +205,9 @@ export class JsonScanner {
     this.capacity = capacity;
     this.out = out;
     this.output = output;
-    this.bytes = new Uint8Array(memory.buffer);
-    this.positions = new Uint32Array(memory.buffer, out, capacity + PAD);
-    this.fields = new Int32Array(memory.buffer, output, OUTPUT_BYTES / 4);
+    this.home = memory.buffer;
+    this.bytes = new Uint8Array(this.home);
+    this.positions = new Uint32Array(this.home, out, capacity + PAD);
+    this.fields = new Int32Array(this.home, output, OUTPUT_BYTES / 4);
   }
 }
