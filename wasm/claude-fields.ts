@@ -542,3 +542,289 @@ export function linkRecord(state: usize, uuids: usize, messages: usize, assistan
   store<i32>(at, flags, 8);
   return LINK_ADDED;
 }
+
+// Reading a whole record (see readRecord).
+const SESSION_ID_SLOT: i32 = 1;
+const CWD_SLOT: i32 = 2;
+const VERSION_SLOT: i32 = 3;
+const AGENT_ID_SLOT: i32 = 7;
+const IS_SIDECHAIN_SLOT: i32 = 8;
+const IS_API_ERROR_SLOT: i32 = 9;
+const IS_COMPACT_SUMMARY_SLOT: i32 = 10;
+const IS_META_SLOT: i32 = 11;
+const FORKED_FROM_SLOT: i32 = 17;
+const MODEL_SLOT: i32 = 18;
+
+// Context of readRecord (i32 fields): tables, link state, what the caller still needs, the last version seen.
+export const CONTEXT_UUIDS: i32 = 0;
+export const CONTEXT_MESSAGES: i32 = 4;
+export const CONTEXT_MODELS: i32 = 8;
+export const CONTEXT_TOOLS: i32 = 12;
+export const CONTEXT_STATE: i32 = 16;
+export const CONTEXT_FLAGS: i32 = 20;
+/** Length + 1 of the version kept at CONTEXT_VERSION (0: none; the caller writes 0 when it sets the version itself). */
+export const CONTEXT_VERSION_LENGTH: i32 = 24;
+const CONTEXT_VERSION: usize = 32;
+const VERSION_BYTES: i32 = 64;
+export const CONTEXT_BYTES: i32 = 32 + 64;
+export const NEED_SUBAGENT: i32 = 1;
+export const NEED_SESSION_ID: i32 = 2;
+export const NEED_CWD: i32 = 4;
+export const NEED_FORK: i32 = 8;
+
+// Results of readRecord, i32 at output + LINK_AREA (after LINK_AREA's first three, which are linkRecord's).
+export const RESULT_RECORD_FLAGS: i32 = 3;
+export const RESULT_TYPE: i32 = 4;
+export const RESULT_KIND: i32 = 5;
+export const RESULT_STEPS: i32 = 6;
+export const RESULT_MODEL: i32 = 7;
+export const RESULT_TOOL: i32 = 8;
+export const RESULT_USAGE: i32 = 9;
+export const RESULT_INPUT: i32 = 10;
+export const RESULT_OUTPUT: i32 = 11;
+export const RESULT_CACHE_READ: i32 = 12;
+export const RESULT_CACHE_CREATION: i32 = 13;
+export const RESULT_COUNT: i32 = 14;
+/** Link flag: the version differs from the one kept (the caller reads it). */
+export const VERSION_CHANGED: i32 = 4;
+
+// Record types, record flags and message kinds as in src/sessions/claude-records.ts.
+const TYPE_USER: i32 = 1;
+const TYPE_ASSISTANT: i32 = 2;
+const TYPE_ATTACHMENT: i32 = 4;
+const TYPE_PROGRESS: i32 = 5;
+const SIDECHAIN: i32 = 1;
+const SYNTHETIC: i32 = 2;
+const TOOL_RESULT: i32 = 4;
+const KIND_HUMAN: i32 = 1;
+const KIND_INJECTED: i32 = 2;
+const KIND_TOOL_RESULT: i32 = 3;
+const KIND_COMPACTION_SUMMARY: i32 = 4;
+
+/** Whether the string in `slot` spells `text` (ASCII). */
+function slotSpells(slot: i32, text: string): bool {
+  const n = text.length;
+  if (slotLength(slot) != n) return false;
+  const p = slotPointer(slot);
+  for (let j = 0; j < n; j++) if (<u32>text.charCodeAt(j) != <u32>load<u8>(p + <usize>j)) return false;
+  return true;
+}
+
+/** Code of the record type in the type slot; 0 for types left to the caller (system, meta, unknown, escaped). */
+function typeCode(): i32 {
+  if (slotKind(0) != STRING) return 0;
+  switch (slotLength(0)) {
+    case 4:
+      return slotSpells(0, 'user') ? TYPE_USER : 0;
+    case 9:
+      return slotSpells(0, 'assistant') ? TYPE_ASSISTANT : 0;
+    case 10:
+      return slotSpells(0, 'attachment') ? TYPE_ATTACHMENT : 0;
+    case 8:
+      return slotSpells(0, 'progress') ? TYPE_PROGRESS : 0;
+    default:
+      return 0;
+  }
+}
+
+@inline function isText(kind: i32): bool {
+  return kind == STRING || kind == ESCAPED_STRING;
+}
+
+/** A token count as JSON.parse + num() would give it, or -1 when it is not a plain integer below 2^31 (the caller decides). */
+function tokens(slot: i32): i32 {
+  const kind = slotKind(slot);
+  if (kind != NUMBER) return 0;
+  const p = line + <usize>(load<i32>(slotAddress(slot), 4) - shift);
+  const len = load<i32>(slotAddress(slot), 8) - load<i32>(slotAddress(slot), 4);
+  if (len > 9) return -1;
+  let value = 0;
+  for (let k = 0; k < len; k++) {
+    const digit = <u32>load<u8>(p + <usize>k) - 0x30;
+    if (digit >= 10) return -1;
+    value = value * 10 + <i32>digit;
+  }
+  return value;
+}
+
+// Block types read here.
+const BLOCK_OTHER: i32 = 0;
+const BLOCK_TEXT: i32 = 1;
+const BLOCK_TOOL_USE: i32 = 2;
+const BLOCK_TOOL_RESULT: i32 = 3;
+const BLOCK_MEDIA: i32 = 4;
+const BLOCK_UNSURE: i32 = 5;
+
+function blockType(slot: i32): i32 {
+  const kind = slotKind(slot);
+  if (kind == ESCAPED_STRING) return BLOCK_UNSURE;
+  if (kind != STRING) return BLOCK_OTHER;
+  switch (slotLength(slot)) {
+    case 4:
+      return slotSpells(slot, 'text') ? BLOCK_TEXT : BLOCK_OTHER;
+    case 5:
+      return slotSpells(slot, 'image') ? BLOCK_MEDIA : BLOCK_OTHER;
+    case 8:
+      return slotSpells(slot, 'tool_use') ? BLOCK_TOOL_USE : slotSpells(slot, 'document') ? BLOCK_MEDIA : BLOCK_OTHER;
+    case 11:
+      return slotSpells(slot, 'tool_result') ? BLOCK_TOOL_RESULT : BLOCK_OTHER;
+    case 15:
+      return slotSpells(slot, 'server_tool_use') ? BLOCK_TOOL_USE : BLOCK_OTHER;
+    default:
+      return BLOCK_OTHER;
+  }
+}
+
+const UNKNOWN_NAME = memory.data<u8>([0x75, 0x6e, 0x6b, 0x6e, 0x6f, 0x77, 0x6e]);
+
+@inline function result(index: i32, value: i32): void {
+  store<i32>(out + <usize>LINK_AREA + (<usize>index << 2), value);
+}
+
+/**
+ * After skimClaude returned OK: reads the whole record the way ClaudeParser does (recordSlots
+ * and readMessageSlots) when it is a plain one, and writes what the caller stores at
+ * output + LINK_AREA (RESULT_…, after linkRecord's three). Anything the caller must decide
+ * itself (system and meta records, escaped strings where they matter, user text, agent ids,
+ * several tool calls in one line, usage that is not plain integers, the header fields while
+ * the caller still needs them) returns LINK_BY_CALLER before anything is changed. Otherwise
+ * LINK_DUPLICATE or LINK_ADDED (as linkRecord), or ID_NO_MEMORY.
+ */
+export function readRecord(context: usize): i32 {
+  const type = typeCode();
+  if (type == 0 || slotKind(UUID_SLOT) != STRING || slotKind(PARENT_SLOT) == ESCAPED_STRING || isText(slotKind(AGENT_ID_SLOT))) return LINK_BY_CALLER;
+  const needs = load<i32>(context + <usize>CONTEXT_FLAGS);
+  if ((needs & NEED_SESSION_ID) != 0 && isText(slotKind(SESSION_ID_SLOT))) return LINK_BY_CALLER;
+  if ((needs & NEED_CWD) != 0 && isText(slotKind(CWD_SLOT))) return LINK_BY_CALLER;
+  if ((needs & NEED_FORK) != 0 && slotKind(FORKED_FROM_SLOT) == OBJECT) return LINK_BY_CALLER;
+  const versionKind = slotKind(VERSION_SLOT);
+  if (versionKind == ESCAPED_STRING || (versionKind == STRING && slotLength(VERSION_SLOT) > VERSION_BYTES)) return LINK_BY_CALLER;
+  const assistant = type == TYPE_ASSISTANT;
+  let kind = 0;
+  let steps = 0;
+  let flags = (needs & NEED_SUBAGENT) != 0 || slotKind(IS_SIDECHAIN_SLOT) == TRUE ? SIDECHAIN : 0;
+  let model = -1;
+  let tool = -1;
+  let usage = 0;
+  let input = 0;
+  let output = 0;
+  let cacheRead = 0;
+  let cacheCreation = 0;
+  let toolName: usize = 0;
+  let toolNameLength = 0;
+  if (type == TYPE_USER || assistant) {
+    if (slotKind(MESSAGE_SLOT) != OBJECT || slotKind(MESSAGE_ID_SLOT) == ESCAPED_STRING) return LINK_BY_CALLER;
+    let hasText = false;
+    let hasToolResult = false;
+    let hasMedia = false;
+    let calls = 0;
+    const contentKind = slotKind(CONTENT_SLOT);
+    if (isText(contentKind)) hasText = true;
+    else if (contentKind == ARRAY) {
+      const count = load<i32>(slotAddress(FIELD_COUNT));
+      for (let k = 0; k < count; k++) {
+        const slot = FIELD_COUNT + 1 + k * BLOCK_SLOTS;
+        if (slotKind(slot) != OBJECT) continue;
+        const block = blockType(slot + 1);
+        if (block == BLOCK_UNSURE) return LINK_BY_CALLER;
+        if (block == BLOCK_TEXT) hasText = true;
+        else if (block == BLOCK_TOOL_RESULT) hasToolResult = true;
+        else if (block == BLOCK_MEDIA) hasMedia = true;
+        else if (block == BLOCK_TOOL_USE) {
+          calls++;
+          const nameKind = slotKind(slot + 2);
+          if (calls > 1 || nameKind == ESCAPED_STRING) return LINK_BY_CALLER;
+          if (nameKind == STRING) {
+            toolName = slotPointer(slot + 2);
+            toolNameLength = slotLength(slot + 2);
+          } else {
+            toolName = UNKNOWN_NAME;
+            toolNameLength = 7;
+          }
+        }
+      }
+    }
+    if (hasToolResult) flags |= TOOL_RESULT;
+    if (assistant) {
+      steps = 1;
+      const modelKind = slotKind(MODEL_SLOT);
+      if (modelKind == ESCAPED_STRING) return LINK_BY_CALLER;
+      if (slotKind(IS_API_ERROR_SLOT) == TRUE || (modelKind == STRING && slotSpells(MODEL_SLOT, '<synthetic>'))) flags |= SYNTHETIC;
+      else if (modelKind == STRING) model = -2;
+      if (slotKind(USAGE_SLOT) == OBJECT) {
+        usage = 1;
+        input = tokens(FIRST_USAGE_SLOT);
+        output = tokens(FIRST_USAGE_SLOT + 1);
+        cacheRead = tokens(FIRST_USAGE_SLOT + 2);
+        cacheCreation = tokens(FIRST_USAGE_SLOT + 3);
+        if ((input | output | cacheRead | cacheCreation) < 0) return LINK_BY_CALLER;
+      }
+    } else {
+      // Text decides the kind only without a tool result; it is then read by the caller.
+      if (hasText && !hasToolResult) return LINK_BY_CALLER;
+      if (slotKind(IS_COMPACT_SUMMARY_SLOT) == TRUE) kind = KIND_COMPACTION_SUMMARY;
+      else if (hasToolResult) kind = KIND_TOOL_RESULT;
+      else if (slotKind(IS_META_SLOT) == TRUE) kind = KIND_INJECTED;
+      else if (hasMedia) kind = KIND_HUMAN;
+    }
+  }
+  // Decided: from here on the record is read here.
+  let linkFlags = 0;
+  if (versionKind == STRING) {
+    const p = slotPointer(VERSION_SLOT);
+    const len = slotLength(VERSION_SLOT);
+    const kept = load<i32>(context + <usize>CONTEXT_VERSION_LENGTH) - 1;
+    if (kept != len || memory.compare(p, context + CONTEXT_VERSION, <usize>len) != 0) {
+      memory.copy(context + CONTEXT_VERSION, p, <usize>len);
+      store<i32>(context + <usize>CONTEXT_VERSION_LENGTH, len + 1);
+      linkFlags |= VERSION_CHANGED;
+    }
+  }
+  const linked = linkRecord(load<u32>(context + <usize>CONTEXT_STATE), load<u32>(context + <usize>CONTEXT_UUIDS), load<u32>(context + <usize>CONTEXT_MESSAGES), assistant);
+  if (linked != LINK_ADDED) {
+    if (linked == LINK_DUPLICATE) result(2, linkFlags);
+    return linked;
+  }
+  if (model == -2) {
+    model = idFindOrAdd(load<u32>(context + <usize>CONTEXT_MODELS), slotPointer(MODEL_SLOT), slotLength(MODEL_SLOT));
+    if (model == ID_NO_MEMORY) return ID_NO_MEMORY;
+    if (model < 0) model = idCount(load<u32>(context + <usize>CONTEXT_MODELS)) - 1;
+  }
+  if (toolName != 0) {
+    tool = idFindOrAdd(load<u32>(context + <usize>CONTEXT_TOOLS), toolName, toolNameLength);
+    if (tool == ID_NO_MEMORY) return ID_NO_MEMORY;
+    if (tool < 0) tool = idCount(load<u32>(context + <usize>CONTEXT_TOOLS)) - 1;
+  }
+  result(2, load<i32>(out + <usize>LINK_AREA + 8) | linkFlags);
+  result(RESULT_RECORD_FLAGS, flags);
+  result(RESULT_TYPE, type);
+  result(RESULT_KIND, kind);
+  result(RESULT_STEPS, steps);
+  result(RESULT_MODEL, model);
+  result(RESULT_TOOL, tool);
+  result(RESULT_USAGE, usage);
+  result(RESULT_INPUT, input);
+  result(RESULT_OUTPUT, output);
+  result(RESULT_CACHE_READ, cacheRead);
+  result(RESULT_CACHE_CREATION, cacheCreation);
+  return LINK_ADDED;
+}
+
+/** A new readRecord context for the given tables and link state; 0 when there is no memory. */
+export function contextNew(uuids: usize, messages: usize, models: usize, tools: usize, state: usize): usize {
+  const context = tablesAlloc(<usize>CONTEXT_BYTES);
+  if (context == 0) return 0;
+  store<u32>(context + <usize>CONTEXT_UUIDS, <u32>uuids);
+  store<u32>(context + <usize>CONTEXT_MESSAGES, <u32>messages);
+  store<u32>(context + <usize>CONTEXT_MODELS, <u32>models);
+  store<u32>(context + <usize>CONTEXT_TOOLS, <u32>tools);
+  store<u32>(context + <usize>CONTEXT_STATE, <u32>state);
+  return context;
+}
+
+/** skimClaude, then readRecord when the line is read: SKIM results (≤ 0: not read), or 10 + a readRecord result. */
+export function skimRecord(src: usize, len: i32, quoteArea: usize, output: usize, offset: i32, context: usize): i32 {
+  const skim = skimClaude(src, len, quoteArea, output, offset);
+  if (skim != OK) return skim;
+  return 10 + readRecord(context);
+}

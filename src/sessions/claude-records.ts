@@ -134,13 +134,18 @@ export class ClaudeRecordTable {
   }
 
   setModel(index: number, model: string): void {
+    this.model[index] = this.modelCode(model);
+  }
+
+  /** The code `model` column values use for a model name. */
+  modelCode(model: string): number {
     let code = this.modelIndex.get(model);
     if (code === undefined) {
       code = this.models.length;
       this.models.push(model);
       this.modelIndex.set(model, code);
     }
-    this.model[index] = code;
+    return code;
   }
 
   /** Records share usage objects: `sameAsLast` reuses the last one stored. */

@@ -195,6 +195,11 @@ export function skimClaudeSlotsIn(own: JsonScanner | undefined, chunk: Buffer, s
   return true;
 }
 
+/** Makes the slot functions read the slots `own` wrote last (its `skimRecord…` calls skim too). */
+export function useSlotsOf(own: JsonScanner): void {
+  f = own.fields;
+}
+
 /** Makes the slot positions (relative to the line) positions in the chunk that holds it. */
 function shiftSlots(offset: number): boolean {
   if (offset === 0) return true;

@@ -23,7 +23,7 @@ import {
   CACHE,
   KIND,
   SLOT,
-  skimClaudeSlotsIn,
+  useSlotsOf,
   slotCached,
   slotEnd,
   slotKind,
@@ -34,8 +34,7 @@ import {
   slotValue,
 } from './claude-skim.js';
 import { type IdSet, IdTable } from './id-table.js';
-import type { WasmIdTable } from './id-table-wasm.js';
-import { JsonScanner, LINK, LINK_FIELD, LINK_FLAG, LINK_PARENT } from './json-scan.js';
+import { JsonScanner, LINK, LINK_FIELD, LINK_FLAG, LINK_PARENT, NEED, RECORD_READ, RECORD_RESULT, type ReaderContext } from './json-scan.js';
 import { TimeRange } from './time-range.js';
 import { skimJsonLine } from './json-skim.js';
 import { isObject, num, str, TimelineBuilder } from './timeline.js';
@@ -104,13 +103,17 @@ export class ClaudeParser {
   /** Record uuids; id number i is record i (a replayed uuid adds no record). */
   private readonly ids: IdSet;
   /**
-   * Counting mode: the wasm reader that reads every line, with the id tables in its memory
-   * (it files a record's ids as it reads them: JsonScanner.link) and its link state.
+   * Counting mode: the wasm reader that reads every line, and its context: the id tables in
+   * its memory, where it files a record's ids as it reads them. It reads plain records whole
+   * (JsonScanner.skimRecordAt); the rest are read here from its slots (recordSlots).
    */
   private readonly scanner: JsonScanner | undefined;
-  private readonly wasmIds: { uuids: WasmIdTable; messages: WasmIdTable; state: number } | undefined;
+  private readonly reader: ReaderContext | undefined;
   /** The last record was linked by the scanner (its message number is in the link results). */
   private linked = false;
+  /** Record model codes by the reader's model number; shared tool lists by its tool number. */
+  private readonly modelCodes: number[] = [];
+  private readonly toolLists: Block[][] = [];
   readonly warnings: SessionWarning[] = [];
   private readonly unknownTypes = new Map<string, { count: number; line: number }>();
   private duplicates = 0;
@@ -134,9 +137,9 @@ export class ClaudeParser {
     const expected = options.expectedLines ?? 1024;
     this.scanner = options.keepContent || options.skimFields === false ? undefined : (options.scanner ?? JsonScanner.create());
     if (this.scanner) {
-      this.wasmIds = { uuids: this.scanner.idTable(expected), messages: this.scanner.idTable(expected >> 2), state: this.scanner.linkState() };
-      this.ids = this.wasmIds.uuids;
-      this.records = new ClaudeRecordTable(options.keepContent, expected, this.wasmIds.messages);
+      this.reader = this.scanner.readerContext(expected, this.needs());
+      this.ids = this.reader.uuids;
+      this.records = new ClaudeRecordTable(options.keepContent, expected, this.reader.messages);
     } else {
       this.ids = new IdTable(expected);
       // An API message spans several lines.
@@ -157,15 +160,7 @@ export class ClaudeParser {
       this.line(lineNumber, bytes.toString('utf8'));
       return;
     }
-    if (this.scanner === undefined || !skimClaudeSlotsIn(this.scanner, bytes, 0, bytes.length)) {
-      this.line(lineNumber, skimJsonLine(bytes));
-      return;
-    }
-    try {
-      this.recordSlots(lineNumber, bytes);
-    } catch (error) {
-      this.warn(lineNumber, `record skipped (${(error as Error).message.slice(0, 120)})`);
-    }
+    this.lineAt(lineNumber, bytes, 0, bytes.length);
   }
 
   /** A line at [start, end) of a chunk being read (valid UTF-8; see LineSink.lineAt). */
@@ -174,15 +169,105 @@ export class ClaudeParser {
       this.line(lineNumber, chunk.toString('utf8', start, end));
       return;
     }
-    if (this.scanner === undefined || !skimClaudeSlotsIn(this.scanner, chunk, start, end)) {
+    const reader = this.reader;
+    const read = reader === undefined ? 0 : this.scanner!.skimRecordAt(chunk, start, end, reader);
+    if (read <= 0) {
       this.line(lineNumber, skimJsonLine(chunk.subarray(start, end)));
       return;
     }
     try {
-      this.recordSlots(lineNumber, chunk);
+      if (read === RECORD_READ + LINK.ADDED) this.addRead(lineNumber, chunk);
+      else if (read === RECORD_READ + LINK.DUPLICATE) {
+        if (this.scanner!.fields[LINK_FIELD + 2]! & LINK_FLAG.VERSION) this.readVersion(chunk);
+        this.duplicate(lineNumber);
+      } else if (read === RECORD_READ + LINK.BY_CALLER) {
+        useSlotsOf(this.scanner!);
+        this.recordSlots(lineNumber, chunk);
+        this.afterJavaScript();
+      } else throw new Error('no memory for more ids');
     } catch (error) {
       this.warn(lineNumber, `record skipped (${(error as Error).message.slice(0, 120)})`);
     }
+  }
+
+  /** What the wasm reader still leaves to recordSlots (NEED bits). */
+  private needs(): number {
+    let needs = this.options.asSubagent === true ? NEED.SUBAGENT : 0;
+    if (this.sessionId === undefined) needs |= NEED.SESSION_ID;
+    if (this.cwd === undefined) needs |= NEED.CWD;
+    if (this.forkedFrom === undefined) needs |= NEED.FORK;
+    return needs;
+  }
+
+  /** After a line read here: the reader learns what is still needed and forgets the version it kept. */
+  private afterJavaScript(): void {
+    const reader = this.reader;
+    if (reader === undefined) return;
+    JsonScanner.setNeeds(reader, this.needs());
+    JsonScanner.forgetVersion(reader);
+  }
+
+  private readVersion(b: Buffer): void {
+    useSlotsOf(this.scanner!);
+    this.version = slotCached(b, SLOT.VERSION, CACHE.VERSION) ?? this.version;
+  }
+
+  /** Stores a record the wasm reader read whole (RECORD_RESULT): what recordSlots and readMessageSlots would store. */
+  private addRead(lineNumber: number, b: Buffer): void {
+    const r = this.scanner!.fields;
+    const records = this.records;
+    const index = records.count;
+    const linkFlags = r[LINK_FIELD + 2]!;
+    if (linkFlags & LINK_FLAG.VERSION) this.readVersion(b);
+    let parent = r[LINK_FIELD]!;
+    if (parent === LINK_PARENT.UNRESOLVED || linkFlags & LINK_FLAG.TIMESTAMP) {
+      useSlotsOf(this.scanner!);
+      if (parent === LINK_PARENT.UNRESOLVED) {
+        parent = UNRESOLVED;
+        records.unresolvedParents.set(index, b.toString('utf8', slotStart(SLOT.PARENT_UUID), slotEnd(SLOT.PARENT_UUID)));
+      }
+      if (linkFlags & LINK_FLAG.TIMESTAMP) this.seeTimestampSlot(b);
+    }
+    const type = r[LINK_FIELD + RECORD_RESULT.TYPE]!;
+    records.add(lineNumber, parent, type, r[LINK_FIELD + RECORD_RESULT.FLAGS]!, undefined);
+    records.kind[index] = r[LINK_FIELD + RECORD_RESULT.KIND]!;
+    records.steps[index] = r[LINK_FIELD + RECORD_RESULT.STEPS]!;
+    const tool = r[LINK_FIELD + RECORD_RESULT.TOOL]!;
+    if (tool >= 0) records.setBlocks(index, this.toolLists[tool] ?? this.toolListOf(tool));
+    if (type !== TYPE_ASSISTANT) return;
+    records.messageId[index] = r[LINK_FIELD + 1]!;
+    const model = r[LINK_FIELD + RECORD_RESULT.MODEL]!;
+    if (model >= 0) records.model[index] = this.modelCodes[model] ?? this.modelCodeOf(model);
+    if (r[LINK_FIELD + RECORD_RESULT.USAGE]) {
+      this.storeUsage(index, r[LINK_FIELD + RECORD_RESULT.INPUT]!, r[LINK_FIELD + RECORD_RESULT.OUTPUT]!, r[LINK_FIELD + RECORD_RESULT.CACHE_READ]!, r[LINK_FIELD + RECORD_RESULT.CACHE_CREATION]!);
+    }
+  }
+
+  private toolListOf(tool: number): Block[] {
+    const list = this.toolList(this.reader!.tools.text(tool));
+    this.toolLists[tool] = list;
+    return list;
+  }
+
+  private modelCodeOf(model: number): number {
+    const code = this.records.modelCode(this.reader!.models.text(model));
+    this.modelCodes[model] = code;
+    return code;
+  }
+
+  /** The lines of one API message repeat its usage: the object is only made when it changes. */
+  private storeUsage(index: number, input: number, output: number, cached: number, written: number): void {
+    const previous = this.lastUsage;
+    const same =
+      previous !== undefined &&
+      previous.inputTokens === input &&
+      previous.outputTokens === output &&
+      previous.cachedInputTokens === cached &&
+      previous.cacheWriteTokens === written &&
+      previous.reasoningTokens === 0;
+    const usage: SessionUsage = same ? previous : { inputTokens: input, outputTokens: output, cachedInputTokens: cached, cacheWriteTokens: written, reasoningTokens: 0 };
+    this.records.setUsage(index, usage, same);
+    if (!same) this.lastUsage = usage;
   }
 
   line(lineNumber: number, text: string): void {
@@ -199,6 +284,7 @@ export class ClaudeParser {
       // Defensive: a record of an unexpected shape must never stop the read.
       this.warn(lineNumber, `record skipped (${(error as Error).message.slice(0, 120)})`);
     }
+    this.afterJavaScript();
   }
 
   /** One parsed line (JSON.parse); recordSlots is the same for lines the wasm reader described. */
@@ -276,8 +362,8 @@ export class ClaudeParser {
     const records = this.records;
     const index = records.count;
     // The scanner files the uuid, resolves the parent and sees the timestamp; the rest is done here.
-    const wasm = this.wasmIds!;
-    const linked = this.scanner!.link(wasm.state, wasm.uuids, wasm.messages, typeCode === TYPE_ASSISTANT);
+    const reader = this.reader!;
+    const linked = this.scanner!.link(reader.state, reader.uuids, reader.messages, typeCode === TYPE_ASSISTANT);
     if (linked === LINK.DUPLICATE) {
       this.duplicate(lineNumber);
       return;
@@ -408,22 +494,7 @@ export class ClaudeParser {
       else if (idKind === KIND.STRING) records.messageId[index] = numberOf(records.messageIds, b, slotStart(SLOT.MESSAGE_ID), slotEnd(SLOT.MESSAGE_ID));
       else if (idKind === KIND.ESCAPED_STRING) records.messageId[index] = numberOfString(records.messageIds, slotString(b, SLOT.MESSAGE_ID)!);
       if (slotKind(SLOT.USAGE) === KIND.OBJECT) {
-        const input = num(slotValue(b, SLOT.INPUT_TOKENS));
-        const output = num(slotValue(b, SLOT.OUTPUT_TOKENS));
-        const cached = num(slotValue(b, SLOT.CACHE_READ));
-        const written = num(slotValue(b, SLOT.CACHE_CREATION));
-        const previous = this.lastUsage;
-        // The lines of one API message repeat its usage: the object is only made when it changes.
-        const same =
-          previous !== undefined &&
-          previous.inputTokens === input &&
-          previous.outputTokens === output &&
-          previous.cachedInputTokens === cached &&
-          previous.cacheWriteTokens === written &&
-          previous.reasoningTokens === 0;
-        const usage: SessionUsage = same ? previous : { inputTokens: input, outputTokens: output, cachedInputTokens: cached, cacheWriteTokens: written, reasoningTokens: 0 };
-        records.setUsage(index, usage, same);
-        if (!same) this.lastUsage = usage;
+        this.storeUsage(index, num(slotValue(b, SLOT.INPUT_TOKENS)), num(slotValue(b, SLOT.OUTPUT_TOKENS)), num(slotValue(b, SLOT.CACHE_READ)), num(slotValue(b, SLOT.CACHE_CREATION)));
       }
       return;
     }
@@ -590,10 +661,10 @@ export class ClaudeParser {
       if (main[i] && !onChain[i] && (type === TYPE_USER || type === TYPE_ASSISTANT)) offChainRecords += 1;
     }
     const inlineSubagents = this.options.asSubagent ? [] : this.inlineSubagents(parentOf);
-    if (this.wasmIds !== undefined) {
+    if (this.reader !== undefined) {
       // The timestamps the scanner kept (plain ASCII ones) join those seen here.
       for (const which of [0, 1] as const) {
-        const kept = this.scanner!.linkBound(this.wasmIds.state, which);
+        const kept = this.scanner!.linkBound(this.reader.state, which);
         if (kept !== undefined) this.timeRange.seeString(kept);
       }
     }

@@ -25,13 +25,33 @@ export const BLOCK_SLOTS = 5;
 const MAX_BLOCKS = 256;
 /** Where `link` writes its results in `fields` (parent, message number, flags). */
 export const LINK_FIELD = (CLAUDE_FIELD_SLOTS + 1 + MAX_BLOCKS * BLOCK_SLOTS) * 3;
-const OUTPUT_BYTES = (LINK_FIELD + 3) * 4;
+const OUTPUT_BYTES = (LINK_FIELD + 14) * 4;
 /** Results of `link` (see wasm/claude-fields.ts linkRecord). */
 export const LINK = { BY_CALLER: 0, ADDED: 1, DUPLICATE: 2 } as const;
 /** Parent results of `link`, besides a record number. */
 export const LINK_PARENT = { ROOT: -1, UNRESOLVED: -3, BY_CALLER: -4 } as const;
-/** Flags of `link`: what the caller still has to read itself. */
-export const LINK_FLAG = { TIMESTAMP: 1, MESSAGE_ID: 2 } as const;
+/** Flags of `link`: what the caller still has to read itself (VERSION: from `readRecord` only). */
+export const LINK_FLAG = { TIMESTAMP: 1, MESSAGE_ID: 2, VERSION: 4 } as const;
+/** Where `skimRecord…` leaves its results in `fields`, from LINK_FIELD (see wasm/claude-fields.ts readRecord). */
+export const RECORD_RESULT = { FLAGS: 3, TYPE: 4, KIND: 5, STEPS: 6, MODEL: 7, TOOL: 8, USAGE: 9, INPUT: 10, OUTPUT: 11, CACHE_READ: 12, CACHE_CREATION: 13 } as const;
+/** Results of `skimRecord…`: ≤ 0 the line was not read (JSON.parse it); else RECORD_READ + a LINK value (LINK.BY_CALLER: the slots are read, the record is the caller's). */
+export const RECORD_READ = 10;
+/** What a reader context still leaves to the caller (bits of `ReaderContext.needs`). */
+export const NEED = { SUBAGENT: 1, SESSION_ID: 2, CWD: 4, FORK: 8 } as const;
+
+/** The wasm side of one ClaudeParser: its tables and link state, and what it still leaves to JavaScript. */
+export interface ReaderContext {
+  readonly address: number;
+  readonly uuids: WasmIdTable;
+  readonly messages: WasmIdTable;
+  readonly models: WasmIdTable;
+  readonly tools: WasmIdTable;
+  readonly state: number;
+  /** i32 view of the context: [5] the NEED bits, [6] the kept version's length + 1 (write 0 when the caller sets the version). */
+  readonly fields: Int32Array;
+}
+const CONTEXT_NEEDS = 5;
+const CONTEXT_VERSION = 6;
 const PAD = 64;
 /** Compiled once per process; each scanner is an instance with its own memory. */
 let compiled: object | undefined;
@@ -54,6 +74,9 @@ interface Exports extends IdTableExports {
   linkRecord(state: number, uuids: number, messages: number, assistant: boolean): number;
   linkBoundLength(state: number, which: number): number;
   linkBoundAt(state: number, which: number): number;
+  contextNew(uuids: number, messages: number, models: number, tools: number, state: number): number;
+  skimRecord(src: number, length: number, quoteArea: number, output: number, offset: number, context: number): number;
+  CONTEXT_BYTES: { value: number };
 }
 
 export class JsonScanner {
@@ -144,6 +167,43 @@ export class JsonScanner {
     const result = this.exports.linkRecord(state, uuids.handle, messages.handle, assistant);
     if (result < 0) throw new Error('no memory for more ids');
     return result;
+  }
+
+  /** Tables, link state and context for reading whole records (`skimRecord…`). */
+  readerContext(expectedRecords: number, needs: number): ReaderContext {
+    const uuids = this.idTable(expectedRecords);
+    // An API message spans several lines; a transcript names few models and tools.
+    const messages = this.idTable(expectedRecords >> 2);
+    const models = this.idTable(16);
+    const tools = this.idTable(64);
+    const state = this.linkState();
+    const address = this.exports.contextNew(uuids.handle, messages.handle, models.handle, tools.handle, state);
+    if (address === 0) throw new Error('no memory for a reader context');
+    const fields = new Int32Array(this.exports.memory.buffer, address, this.exports.CONTEXT_BYTES.value / 4);
+    fields[CONTEXT_NEEDS] = needs;
+    return { address, uuids, messages, models, tools, state, fields };
+  }
+
+  /** Sets what `context` still leaves to the caller (NEED bits). */
+  static setNeeds(context: ReaderContext, needs: number): void {
+    context.fields[CONTEXT_NEEDS] = needs;
+  }
+
+  /** Tells `context` that the caller set the version itself (the next version seen is reported). */
+  static forgetVersion(context: ReaderContext): void {
+    context.fields[CONTEXT_VERSION] = 0;
+  }
+
+  /**
+   * skimClaude, then (when the line is read) the whole record read for `context`, for the line at
+   * [start, end) of `buffer` (in place when it is the chunk region, else copied): see RECORD_READ.
+   */
+  skimRecordAt(buffer: Uint8Array, start: number, end: number, context: ReaderContext): number {
+    const length = end - start;
+    if (length > MAX_SCAN_BYTES) return -2;
+    if (buffer.buffer === this.home && this.chunkBytes > 0) return this.exports.skimRecord(buffer.byteOffset + start, length, this.out, this.output, start, context.address);
+    this.bytes.set(buffer.subarray(start, end), this.src);
+    return this.exports.skimRecord(this.src, length, this.out, this.output, start, context.address);
   }
 
   /** The earliest (0) or latest (1) timestamp kept by `link` in `state`, if any. */
