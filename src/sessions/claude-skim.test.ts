@@ -144,7 +144,7 @@ describe('claude-skim: the byte fast path gives the same Session data as JSON.pa
 });
 
 describe('linking records in the wasm reader (uuids, parents, message ids, timestamps)', () => {
-  it('gives what JSON.parse gives on 200 generated graphs with replays, forward and missing parents, shared message ids and odd timestamps', () => {
+  it('gives what JSON.parse gives on 400 generated transcripts: replays, forward and missing parents, shared message ids, odd timestamps, every block kind, usage values, header fields', () => {
     let state = 4242;
     const random = (): number => {
       state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
@@ -177,7 +177,7 @@ describe('linking records in the wasm reader (uuids, parents, message ids, times
       if (r < 0.95) return '12';
       return undefined;
     };
-    for (let graph = 0; graph < 200; graph += 1) {
+    for (let graph = 0; graph < 400; graph += 1) {
       const ids: string[] = [];
       const messageIds: string[] = [];
       const lines: string[] = [];
@@ -191,18 +191,56 @@ describe('linking records in the wasm reader (uuids, parents, message ids, times
         const fields: string[] = [`"type":"${type}"`];
         if (random() > 0.05) fields.push(`"uuid":${idText(id)}`);
         const p = random();
-        if (p < 0.55 && ids.length > 1) fields.push(`"parentUuid":${idText(ids[ids.length - 2]!)}`);
-        else if (p < 0.7 && ids.length > 0) fields.push(`"parentUuid":${idText(pick(ids))}`);
-        else if (p < 0.8) fields.push(`"parentUuid":${idText(freshId())}`);
-        else if (p < 0.9) fields.push('"parentUuid":null');
+        if (p < 0.75 && ids.length > 1) fields.push(`"parentUuid":${idText(ids[ids.length - 2]!)}`);
+        else if (p < 0.82 && ids.length > 0) fields.push(`"parentUuid":${idText(pick(ids))}`);
+        else if (p < 0.88) fields.push(`"parentUuid":${idText(freshId())}`);
+        else if (p < 0.94) fields.push('"parentUuid":null');
         const t = timestamp();
         if (t !== undefined) fields.push(`"timestamp":${t}`);
+        // Header and flag fields, sometimes late, changed, escaped or of another kind.
+        if (random() < 0.3) fields.push(`"version":${pick(['"2.1.0"', '"2.1.1"', '"2.\\u0031.2"', '7', `"${'9'.repeat(70)}"`])}`);
+        if (random() < 0.15) fields.push(`"sessionId":${pick(['"s-1"', '"s-2"', '"s\\u002d3"', 'null'])}`);
+        if (random() < 0.15) fields.push(`"cwd":${pick(['"/w"', '"/v"', '3'])}`);
+        if (random() < 0.05) fields.push('"forkedFrom":{"sessionId":"s-0","messageUuid":"m-0"}');
+        if (random() < 0.08) fields.push(`"agentId":${pick(['"a1"', '"a2"', 'null'])}`);
+        if (random() < 0.1) fields.push(`"isSidechain":${pick(['true', 'false', '1'])}`);
+        if (random() < 0.1) fields.push(`"isMeta":${pick(['true', 'false'])}`);
+        if (random() < 0.05) fields.push(`"isCompactSummary":${pick(['true', 'false'])}`);
+        if (random() < 0.1) fields.push(`"isApiErrorMessage":${pick(['true', 'false'])}`);
+        const block = (): string =>
+          pick([
+            '{"type":"text","text":"t"}',
+            '{"type":"text","text":"  "}',
+            '{"type":"text","text":"<command-name>x"}',
+            '{"type":"text","text":"This session is being continued from a previous conversation"}',
+            '{"type":"tool_use","id":"tu","name":"Bash","input":{}}',
+            '{"type":"tool_use","id":"tu","name":"Read","input":{}}',
+            '{"type":"tool_use","id":"tu","input":{}}',
+            '{"type":"tool_use","id":"tu","name":"B\\u0061sh","input":{}}',
+            '{"type":"server_tool_use","id":"st","name":"web_search","input":{}}',
+            '{"type":"tool_result","tool_use_id":"tu","content":"ok"}',
+            '{"type":"image","source":{}}',
+            '{"type":"document","source":{}}',
+            '{"type":"thinking","thinking":"hm"}',
+            '{"type":"t\\u0065xt","text":"esc"}',
+            '{"type":7}',
+            '"loose"',
+          ]);
+        const content = (): string => {
+          const r2 = random();
+          if (r2 < 0.15) return `"prompt ${i}"`;
+          if (r2 < 0.2) return pick(['null', '3', '{}', '"  "']);
+          return `[${Array.from({ length: Math.floor(random() * 4) }, block).join(',')}]`;
+        };
         if (type === 'assistant') {
           const m = random() < 0.5 && messageIds.length > 0 ? messageIds[messageIds.length - 1]! : random() < 0.1 && messageIds.length > 0 ? pick(messageIds) : `msg_${hex(10)}`;
           messageIds.push(m);
           const idField = random() < 0.1 ? `"id":${JSON.stringify(m).replace('m', '\\u006d')}` : `"id":${JSON.stringify(m)}`;
-          fields.push(`"message":{"role":"assistant","model":"claude-x",${idField},"content":[{"type":"text","text":"t"}],"usage":{"input_tokens":${i},"output_tokens":1}}`);
-        } else if (type === 'user') fields.push(`"message":{"role":"user","content":"prompt ${i}"}`);
+          const model = pick(['"model":"claude-x",', '"model":"claude-y",', '"model":"<synthetic>",', '"model":"cl\\u0061ude-x",', '"model":5,', '']);
+          const tokens = (): string => pick(['12', '0', '1.5', '-3', '1e3', '"7"', 'null', '12345678901', `${Math.floor(random() * 1000)}`]);
+          const usage = random() < 0.8 ? `,"usage":{"input_tokens":${tokens()},"output_tokens":${tokens()},"cache_read_input_tokens":${tokens()}${random() < 0.5 ? `,"cache_creation_input_tokens":${tokens()}` : ''}}` : random() < 0.5 ? ',"usage":7' : '';
+          fields.push(random() < 0.05 ? '"message":"x"' : `"message":{"role":"assistant",${model}${idField},"content":${content()}${usage}}`);
+        } else if (type === 'user') fields.push(random() < 0.05 ? '"message":null' : `"message":{"role":"user","content":${content()}}`);
         else if (type === 'system' && random() < 0.3) fields.push(`"subtype":"compact_boundary","logicalParentUuid":${idText(pick(ids))}`);
         lines.push(`{${fields.join(',')}}`);
       }
