@@ -69,7 +69,9 @@ export function idTableNew(expected: i32): usize {
   const slots = tablesAlloc(<usize>slotCount << 3);
   const keys = tablesAlloc(<usize>capacity << 4);
   const pooled = tablesAlloc(<usize>capacity);
-  const pool = tablesAlloc(4096);
+  // Room for ids of about 32 bytes (API message ids) at once: memory is only touched as it is used, a grown pool is copied.
+  const poolCapacity: u32 = max(4096, capacity << 5);
+  const pool = tablesAlloc(<usize>poolCapacity);
   const text = tablesAlloc(256);
   if (t == 0 || slots == 0 || keys == 0 || pooled == 0 || pool == 0 || text == 0) return 0;
   setField(t, CAPACITY, capacity);
@@ -78,7 +80,7 @@ export function idTableNew(expected: i32): usize {
   setField(t, KEYS, <u32>keys);
   setField(t, POOLED, <u32>pooled);
   setField(t, POOL, <u32>pool);
-  setField(t, POOL_CAPACITY, 4096);
+  setField(t, POOL_CAPACITY, poolCapacity);
   setField(t, TEXT, <u32>text);
   setField(t, TEXT_CAPACITY, 256);
   return t;

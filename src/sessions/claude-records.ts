@@ -93,10 +93,13 @@ export class ClaudeRecordTable {
   readonly system = new Map<number, SystemDetail>();
   readonly unresolvedParents = new Map<number, string>();
   private readonly modelIndex = new Map<string, number>();
+  /** Codes of block lists by identity (counting mode, where lists are shared). */
+  private readonly listCodes: Map<Block[], number> | undefined;
 
   /** `expected`: records to make room for at once (the table grows past it); `messageIds`: where API message ids are numbered. */
   constructor(
-    private readonly keepTimestamps: boolean,
+    /** Full content: timestamps are kept and block lists are not shared. */
+    private readonly keepContent: boolean,
     expected: number,
     messageIds: IdSet,
   ) {
@@ -112,6 +115,7 @@ export class ClaudeRecordTable {
     this.usage = new Int32Array(size);
     this.blocks = new Int32Array(size);
     this.messageIds = messageIds;
+    if (!keepContent) this.listCodes = new Map();
   }
 
   /** Appends a record with no message fields yet; returns its index. */
@@ -128,7 +132,7 @@ export class ClaudeRecordTable {
     this.model[index] = -1;
     this.usage[index] = -1;
     this.blocks[index] = -1;
-    if (this.keepTimestamps) this.timestamp.push(timestamp);
+    if (this.keepContent) this.timestamp.push(timestamp);
     this.count = index + 1;
     return index;
   }
@@ -156,8 +160,14 @@ export class ClaudeRecordTable {
 
   setBlocks(index: number, blocks: Block[]): void {
     if (blocks.length === 0 && blocks === NO_BLOCKS) return;
-    this.blockLists.push(blocks);
-    this.blocks[index] = this.blockLists.length - 1;
+    // Counting mode shares one list per tool name between records: stored once.
+    let code = this.listCodes?.get(blocks);
+    if (code === undefined) {
+      code = this.blockLists.length;
+      this.blockLists.push(blocks);
+      this.listCodes?.set(blocks, code);
+    }
+    this.blocks[index] = code;
   }
 
   modelOf(index: number): string | undefined {
@@ -176,7 +186,7 @@ export class ClaudeRecordTable {
   }
 
   timestampOf(index: number): string | undefined {
-    return this.keepTimestamps ? this.timestamp[index] : undefined;
+    return this.keepContent ? this.timestamp[index] : undefined;
   }
 
   private grow(): void {

@@ -633,33 +633,15 @@ export class ClaudeParser {
 
   finish(): ClaudeParseResult {
     const builder = new TimelineBuilder(this.file, this.options.keepContent);
-    const records = this.records;
-    const n = records.count;
-    // Integer links instead of string sets: this runs over every record of large transcripts.
-    const main = new Uint8Array(n);
-    for (let i = 0; i < n; i += 1) main[i] = this.options.asSubagent || !(records.flags[i]! & SIDECHAIN) ? 1 : 0;
-    const parentOf = new Int32Array(n);
-    const hasChild = new Uint8Array(n);
-    for (let i = 0; i < n; i += 1) {
-      let index = records.parent[i]!;
-      if (index === UNRESOLVED || (index === ROOT && records.system.get(i)?.logicalParent !== undefined)) {
-        const link = index === UNRESOLVED ? records.unresolvedParents.get(i) : records.system.get(i)?.logicalParent;
-        const found = link === undefined ? -1 : this.ids.findString(link);
-        index = found < 0 ? MISSING : found;
-      }
-      parentOf[i] = index;
-      if (index >= 0 && main[i]) hasChild[index] = 1;
-    }
+    // Each loop over the records is its own method: a loop optimized inside one long method made
+    // V8 optimize (and then drop) the whole method again at each of the next loops.
+    const { main, parentOf, hasChild } = this.links();
     const chain = this.mainChain(main, parentOf, hasChild);
-    const onChain = new Uint8Array(n);
+    const onChain = new Uint8Array(this.records.count);
     for (let k = 0; k < chain.length; k += 1) onChain[chain[k]!] = 1;
     const ordered = this.spliceParallelResults(chain, main, parentOf, hasChild, onChain);
     this.build(builder, ordered);
-    let offChainRecords = 0;
-    for (let i = 0; i < n; i += 1) {
-      const type = records.type[i];
-      if (main[i] && !onChain[i] && (type === TYPE_USER || type === TYPE_ASSISTANT)) offChainRecords += 1;
-    }
+    const offChainRecords = this.countOffChain(main, onChain);
     const inlineSubagents = this.options.asSubagent ? [] : this.inlineSubagents(parentOf);
     if (this.reader !== undefined) {
       // The timestamps the scanner kept (plain ASCII ones) join those seen here.
@@ -689,6 +671,38 @@ export class ClaudeParser {
     if (this.cwd !== undefined) result.cwd = this.cwd;
     if (this.version !== undefined) result.version = this.version;
     return result;
+  }
+
+  /** Which records are on the main thread (not sidechains), each record's parent, and which have children there. Integer links instead of string sets: this runs over every record of large transcripts. */
+  private links(): { main: Uint8Array; parentOf: Int32Array; hasChild: Uint8Array } {
+    const records = this.records;
+    const n = records.count;
+    const main = new Uint8Array(n);
+    for (let i = 0; i < n; i += 1) main[i] = this.options.asSubagent || !(records.flags[i]! & SIDECHAIN) ? 1 : 0;
+    const parentOf = new Int32Array(n);
+    const hasChild = new Uint8Array(n);
+    for (let i = 0; i < n; i += 1) {
+      let index = records.parent[i]!;
+      if (index === UNRESOLVED || (index === ROOT && records.system.get(i)?.logicalParent !== undefined)) {
+        const link = index === UNRESOLVED ? records.unresolvedParents.get(i) : records.system.get(i)?.logicalParent;
+        const found = link === undefined ? -1 : this.ids.findString(link);
+        index = found < 0 ? MISSING : found;
+      }
+      parentOf[i] = index;
+      if (index >= 0 && main[i]) hasChild[index] = 1;
+    }
+    return { main, parentOf, hasChild };
+  }
+
+  /** Messages of the main thread that are not on the main chain. */
+  private countOffChain(main: Uint8Array, onChain: Uint8Array): number {
+    const records = this.records;
+    let offChainRecords = 0;
+    for (let i = 0; i < records.count; i += 1) {
+      const type = records.type[i];
+      if (main[i] && !onChain[i] && (type === TYPE_USER || type === TYPE_ASSISTANT)) offChainRecords += 1;
+    }
+    return offChainRecords;
   }
 
   /** Walks back from the last leaf; a compact boundary links on through logicalParentUuid. Record indices. */
