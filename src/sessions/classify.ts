@@ -5,7 +5,8 @@
  */
 
 // Claude Code wraps slash commands, their output, bash mode and notices in tags.
-const CLAUDE_INJECTED_PREFIXES = [
+// wasm/claude-fields.ts keeps a copy of these lists (claude-skim.test.ts checks it).
+export const CLAUDE_INJECTED_PREFIXES = [
   '<command-name>',
   '<command-message>',
   '<command-args>',
@@ -23,7 +24,7 @@ const CLAUDE_INJECTED_PREFIXES = [
 ];
 
 // Codex injects environment, instructions and permissions as user messages.
-const CODEX_INJECTED_PREFIXES = [
+export const CODEX_INJECTED_PREFIXES = [
   '<environment_context>',
   '<user_instructions>',
   '<developer_instructions>',
