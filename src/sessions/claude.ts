@@ -182,8 +182,9 @@ export class ClaudeParser {
         this.duplicate(lineNumber);
       } else if (read === RECORD_READ + LINK.BY_CALLER) {
         useSlotsOf(this.scanner!);
+        const version = this.version;
         this.recordSlots(lineNumber, chunk);
-        this.afterJavaScript();
+        this.afterJavaScript(version);
       } else throw new Error('no memory for more ids');
     } catch (error) {
       this.warn(lineNumber, `record skipped (${(error as Error).message.slice(0, 120)})`);
@@ -199,12 +200,15 @@ export class ClaudeParser {
     return needs;
   }
 
-  /** After a line read here: the reader learns what is still needed and forgets the version it kept. */
-  private afterJavaScript(): void {
+  /**
+   * After a line read here: the reader learns what is still needed and, when the version changed
+   * (from `version`), forgets the one it kept (it then reports the next one it sees).
+   */
+  private afterJavaScript(version: string | undefined): void {
     const reader = this.reader;
     if (reader === undefined) return;
     JsonScanner.setNeeds(reader, this.needs());
-    JsonScanner.forgetVersion(reader);
+    if (this.version !== version) JsonScanner.forgetVersion(reader);
   }
 
   private readVersion(b: Buffer): void {
@@ -278,13 +282,14 @@ export class ClaudeParser {
       this.warn(lineNumber, `invalid JSON skipped (${(error as Error).message.slice(0, 120)})`);
       return;
     }
+    const version = this.version;
     try {
       this.record(lineNumber, value);
     } catch (error) {
       // Defensive: a record of an unexpected shape must never stop the read.
       this.warn(lineNumber, `record skipped (${(error as Error).message.slice(0, 120)})`);
     }
-    this.afterJavaScript();
+    this.afterJavaScript(version);
   }
 
   /** One parsed line (JSON.parse); recordSlots is the same for lines the wasm reader described. */
