@@ -7,10 +7,10 @@
 // kept as its 16 bytes, any other id as its bytes in a pool; open addressing with linear
 // probing, at most half full.
 //
-// Memory: tables take fresh memory from `heapTop` upwards (the caller sets where that starts,
+// Memory: tables take memory from `heapTop` upwards (the caller sets where that starts,
 // above every region it uses) and grow the memory when they need more. Memory that
-// WebAssembly adds is zero, so a fresh slot array needs no filling: a slot holds the id
-// number plus one (0: empty) and the hash. Grown arrays are copied and the old ones left
+// WebAssembly adds is zero (memory reused after tablesInit is cleared), so a slot array
+// needs no filling: a slot holds the id number plus one (0: empty) and the hash. Grown arrays are copied and the old ones left
 // (the module is one reader's and is dropped with it). The memory is shared, so growing it
 // never invalidates the caller's views of it.
 
@@ -32,13 +32,16 @@ const HEADER_BYTES: usize = 48;
 export const ID_NO_MEMORY: i32 = -2;
 
 let heapTop: usize = 0;
+/** The highest heapTop so far: memory below it may have been used (by tables since dropped). */
+let highWater: usize = 0;
 
-/** Where tables start taking memory (above every region the caller uses). */
+/** Where tables start taking memory (above every region the caller uses); drops every table made before. */
 export function tablesInit(base: usize): void {
   heapTop = (base + 15) & ~(<usize>15);
+  if (highWater < heapTop) highWater = heapTop;
 }
 
-/** `bytes` of fresh (zero) memory, 16-aligned; 0 when the memory cannot grow. */
+/** `bytes` of zero memory, 16-aligned; 0 when the memory cannot grow. */
 export function tablesAlloc(bytes: usize): usize {
   const at = heapTop;
   const end = (at + bytes + 15) & ~(<usize>15);
@@ -47,7 +50,10 @@ export function tablesAlloc(bytes: usize): usize {
     const pages = <i32>((end - have + 0xffff) >> 16);
     if (memory.grow(pages) < 0) return 0;
   }
+  // Memory the module adds is zero; memory used before (tablesInit dropped its tables) is cleared.
+  if (at < highWater) memory.fill(at, 0, (end < highWater ? end : highWater) - at);
   heapTop = end;
+  if (end > highWater) highWater = end;
   return at;
 }
 

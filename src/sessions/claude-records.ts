@@ -103,7 +103,7 @@ export class ClaudeRecordTable {
     expected: number,
     messageIds: IdSet,
   ) {
-    const size = Math.max(1024, expected);
+    const size = Math.max(256, expected);
     this.line = new Int32Array(size);
     this.parent = new Int32Array(size);
     this.type = new Uint8Array(size);

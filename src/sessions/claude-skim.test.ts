@@ -348,6 +348,43 @@ describe('skimClaudeLine', () => {
 });
 
 describe('counting a file in place (readSession reads it into the wasm scanner)', () => {
+  it('reads small files after a large one (the scanner is reused) as JSON.parse does', async () => {
+    const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { readSession } = await import('./read.js');
+    const main = readFileSync(join(FIXTURES, 'claude-linear.jsonl'), 'utf8').split('\n').filter((l) => l !== '');
+    const parts: string[] = [];
+    for (let copy = 1; copy <= 400; copy += 1) {
+      for (const line of main) parts.push(line.replace(/"(uuid|parentUuid|logicalParentUuid)": ?"([0-9a-f]{8})/g, (_m, key: string, head: string) => `"${key}":"${(Number.parseInt(head, 16) ^ copy).toString(16).padStart(8, '0')}`));
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'echolens-reuse-'));
+    try {
+      const big = join(dir, 'big.jsonl');
+      writeFileSync(big, `${parts.join('\n')}\n`);
+      const expected = (file: string) => {
+        const parsed = new ClaudeParser(file, { keepContent: false, skimFields: false });
+        readFileSync(file, 'utf8').split('\n').forEach((text, index) => {
+          if (text !== '') parsed.line(index + 1, text);
+        });
+        const b = parsed.finish().builder;
+        return { counters: b.counters, usage: b.usage, models: [...b.models].sort(), toolsUsed: b.toolsUsed, first: b.firstTimestamp, last: b.lastTimestamp };
+      };
+      const got = async (file: string) => {
+        const s = await readSession(file, { tool: 'claude', content: 'none', subagents: false });
+        return { counters: s.counters, usage: s.usage, models: s.models, toolsUsed: s.toolsUsed, first: s.firstTimestamp, last: s.lastTimestamp };
+      };
+      const bigSession = await readSession(big, { tool: 'claude', content: 'none', subagents: false });
+      expect(bigSession.lines).toBeGreaterThan(2000);
+      for (const file of claudeFixtures()) {
+        // Each after the large file: a scanner whose tables grew and were dropped.
+        await readSession(big, { tool: 'claude', content: 'none', subagents: false });
+        expect(await got(file), file).toEqual(expected(file));
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('gives what JSON.parse of every line gives, across 1 MB chunk edges, CRLF and invalid UTF-8 lines', async () => {
     const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');

@@ -125,4 +125,22 @@ describe('WasmIdTable in the reader memory', () => {
     expect(wasm.findString(long)).toBe(wasm.count - 1);
     expect(wasm.text(wasm.count - 1)).toBe(long);
   });
+
+  it('starts empty after the scanner is reset, in memory the dropped tables used', () => {
+    const scanner = JsonScanner.create(1 << 16)!;
+    const ids = Array.from({ length: 20_000 }, () => crypto.randomUUID());
+    const first = scanner.idTable(16);
+    for (const id of ids) first.findOrAddString(id);
+    first.findOrAddString('msg_pooled');
+    expect(first.count).toBe(20_001);
+    scanner.reset();
+    const second = scanner.idTable(16);
+    expect(second.count).toBe(0);
+    for (const id of [...ids.slice(0, 100), 'msg_pooled']) expect(second.findString(id)).toBe(-1);
+    expect(second.findOrAddString(ids[5]!)).toBe(-1);
+    expect(second.findOrAddString('msg_pooled')).toBe(-1);
+    expect(second.findString(ids[5]!)).toBe(0);
+    expect(second.text(1)).toBe('msg_pooled');
+    expect(second.count).toBe(2);
+  });
 });

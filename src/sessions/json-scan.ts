@@ -215,6 +215,14 @@ export class JsonScanner {
     return Buffer.from(this.exports.memory.buffer, at, length).toString('latin1');
   }
 
+  /**
+   * Drops every id table, link state and reader context made in this scanner (their memory is
+   * reused, cleared), so that the scanner can read another file. Nothing made before may be used after.
+   */
+  reset(): void {
+    if (this.tables) this.exports.tablesInit(this.output + OUTPUT_BYTES);
+  }
+
   private startTables(): void {
     if (this.tables) return;
     if (this.capacity < MAX_SCAN_BYTES) this.reserve(MAX_SCAN_BYTES);

@@ -22,6 +22,22 @@ export interface ReadSessionOptions {
 
 const CHUNK_BYTES = 1024 * 1024;
 
+/**
+ * Scanners that finished a file, kept for the next (making one costs more than counting a
+ * small transcript; listing reads thousands).
+ */
+const idleScanners: JsonScanner[] = [];
+const IDLE_SCANNERS = 2;
+
+function takeScanner(): JsonScanner | undefined {
+  return idleScanners.pop() ?? JsonScanner.create(CHUNK_BYTES);
+}
+
+function giveBackScanner(scanner: JsonScanner): void {
+  scanner.reset();
+  if (idleScanners.length < IDLE_SCANNERS) idleScanners.push(scanner);
+}
+
 /** Tool from the file name alone, when it tells. */
 export function toolFromPath(file: string): SessionTool | undefined {
   const name = basename(file);
@@ -46,7 +62,18 @@ export function toolFromRecord(value: unknown): SessionTool | undefined {
  */
 export async function readSession(file: string, options: ReadSessionOptions = {}): Promise<Session> {
   const keepContent = (options.content ?? 'full') === 'full';
-  let tool = options.tool;
+  // Room for the records at once: a transcript line is rarely under 1.5 KB (a compressed file has more lines; the tables grow).
+  const expectedLines = Math.min(1 << 20, Math.ceil((await fileSize(file)) / 1500));
+  const scanner = keepContent ? undefined : takeScanner();
+  try {
+    return await readWith(file, options, keepContent, options.tool, scanner, expectedLines);
+  } finally {
+    if (scanner !== undefined) giveBackScanner(scanner);
+  }
+}
+
+async function readWith(file: string, options: ReadSessionOptions, keepContent: boolean, forcedTool: SessionTool | undefined, scanner: JsonScanner | undefined, expectedLines: number): Promise<Session> {
+  let tool = forcedTool;
   let claude: ClaudeParser | undefined;
   let codex: CodexParser | undefined;
   const early: SessionWarning[] = [];
@@ -56,9 +83,6 @@ export async function readSession(file: string, options: ReadSessionOptions = {}
     if (chosen === 'claude') claude = new ClaudeParser(file, scanner === undefined ? { keepContent, expectedLines } : { keepContent, expectedLines, scanner });
     else codex = new CodexParser(file, { keepContent });
   };
-  // Room for the records at once: a transcript line is rarely under 1.5 KB (a compressed file has more lines; the tables grow).
-  const expectedLines = Math.min(1 << 20, Math.ceil((await fileSize(file)) / 1500));
-  const scanner = keepContent ? undefined : JsonScanner.create(CHUNK_BYTES);
   if (tool) choose(tool);
   const sink: LineSink = {
     line(lineNumber, text) {
