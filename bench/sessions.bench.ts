@@ -7,8 +7,8 @@
  * then, each in its own child process so peak RSS is the reader's own:
  *   - baseline: read the file and split it into decoded lines, no parsing (the practical limit);
  *   - summary: stream-parse into a Session in counting mode (`content: 'none'`, what `list` uses:
- *     the file is read into the WebAssembly scanner's memory and each line is validated and read
- *     there, see src/sessions/json-scan.ts);
+ *     the file is read into the WebAssembly scanner's memory, where each line is validated and,
+ *     when plain, read whole with its ids filed; see src/sessions/json-scan.ts);
  *   - full: stream-parse keeping all message text (`content: 'full'`, what prefixes need).
  * Prints MB/s (wall and CPU time), peak RSS and parse/baseline ratios, for each run and for
  * the best of the two runs per mode. Targets (issue 5) apply to counting mode (`summary`):
