@@ -231,9 +231,12 @@ async function main(): Promise<void> {
     }
     const summary = best.get('summary')!;
     const ratio = cpuRate(summary) / cpuRate(base);
+    const verdict = (ok: boolean): string => (smoke ? 'not judged' : ok ? 'met' : 'NOT met');
     console.log(
-      `targets (counting mode, summary): CPU-time rate ≥ 0.50 of line splitting: ${ratio.toFixed(2)} ${ratio >= 0.5 ? 'met' : 'NOT met'} (wall-time ratio ${(rate(summary) / rate(base)).toFixed(2)}); < 150 MB peak RSS: ${summary.maxRssMb.toFixed(0)} MB ${summary.maxRssMb < 150 ? 'met' : 'NOT met'}`,
+      `targets (counting mode, summary): CPU-time rate ≥ 0.50 of line splitting: ${ratio.toFixed(2)} ${verdict(ratio >= 0.5)} (wall-time ratio ${(rate(summary) / rate(base)).toFixed(2)}); < 150 MB peak RSS: ${summary.maxRssMb.toFixed(0)} MB ${verdict(summary.maxRssMb < 150)}`,
     );
+    // A 5 MB file is mostly fixed costs (compiling the JavaScript and WebAssembly that read it): the targets are for 300 MB.
+    if (smoke) console.log('smoke mode: the targets are judged on the 300 MB transcript only (fixed start-up costs dominate a 5 MB one)');
     console.log('full-content mode keeps all message text by design: no memory target (its RSS grows with the transcript)');
   } finally {
     rmSync(dir, { recursive: true, force: true });
