@@ -28,7 +28,7 @@ const TEXT: usize = 36;
 const TEXT_CAPACITY: usize = 40;
 const HEADER_BYTES: usize = 48;
 
-/** Returned when the memory cannot grow (nothing was added). */
+/** Returned when the memory cannot grow or the table is broken (nothing was added). */
 export const ID_NO_MEMORY: i32 = -2;
 
 let heapTop: usize = 0;
@@ -178,18 +178,20 @@ function poolEquals(t: usize, index: u32, p: usize, len: i32): bool {
   return memory.compare(<usize>field(t, POOL) + <usize>load<u32>(k), p, <usize>len) == 0;
 }
 
-/** The slot (its address) holding the id, or the empty slot where it would go. */
+/** The slot (its address) holding the id, or the empty slot where it would go; 0 when every slot is taken (never, unless the table is broken: an error rather than a hang). */
 function slotOf(t: usize, uuid: bool, p: usize, len: i32, hash: u32): usize {
   const slots = <usize>field(t, SLOTS);
   const mask = field(t, SLOT_COUNT) - 1;
   let s = hash & mask;
   let at = slots + (<usize>s << 3);
   let entry = load<u32>(at);
+  let probes = mask;
   while (entry != 0) {
     if (load<u32>(at, 4) == hash) {
       const index = entry - 1;
       if (isPooled(t, index) ? !uuid && poolEquals(t, index, p, len) : uuid && uuidEquals(t, index)) return at;
     }
+    if (probes-- == 0) return 0;
     s = (s + 1) & mask;
     at = slots + (<usize>s << 3);
     entry = load<u32>(at);
@@ -257,7 +259,11 @@ function rehash(t: usize): bool {
     if (entry == 0) continue;
     const hash = load<u32>(from, 4);
     let n = hash & mask;
-    while (load<u32>(slots + (<usize>n << 3)) != 0) n = (n + 1) & mask;
+    let probes = mask;
+    while (load<u32>(slots + (<usize>n << 3)) != 0) {
+      if (probes-- == 0) return false;
+      n = (n + 1) & mask;
+    }
     store<u32>(slots + (<usize>n << 3), entry);
     store<u32>(slots + (<usize>n << 3), hash, 4);
   }
@@ -271,6 +277,7 @@ export function idFindOrAdd(t: usize, p: usize, len: i32): i32 {
   const uuid = parseUuid(p, len);
   const hash = uuid ? uuidHash() : bytesHash(p, len);
   const at = slotOf(t, uuid, p, len, hash);
+  if (at == 0) return ID_NO_MEMORY;
   const entry = load<u32>(at);
   if (entry != 0) return <i32>entry - 1;
   return insert(t, uuid, p, len, hash, at) ? -1 : ID_NO_MEMORY;
@@ -279,8 +286,8 @@ export function idFindOrAdd(t: usize, p: usize, len: i32): i32 {
 /** The number of the id spelled by the bytes at [p, p + len), or -1. */
 export function idFind(t: usize, p: usize, len: i32): i32 {
   const uuid = parseUuid(p, len);
-  const entry = load<u32>(slotOf(t, uuid, p, len, uuid ? uuidHash() : bytesHash(p, len)));
-  return <i32>entry - 1;
+  const at = slotOf(t, uuid, p, len, uuid ? uuidHash() : bytesHash(p, len));
+  return at == 0 ? -1 : <i32>load<u32>(at) - 1;
 }
 
 /** idFind, trying number `guess` first (a hash probe is a cache miss in a large table; the id is often the one just added). */
