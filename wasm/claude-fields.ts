@@ -564,9 +564,12 @@ export const CONTEXT_STATE: i32 = 16;
 export const CONTEXT_FLAGS: i32 = 20;
 /** Length + 1 of the version kept at CONTEXT_VERSION (0: none; the caller writes 0 when it sets the version itself). */
 export const CONTEXT_VERSION_LENGTH: i32 = 24;
+// The last model and tool numbers + 1 (most records repeat the one before).
+const CONTEXT_LAST_MODEL: usize = 28;
+const CONTEXT_LAST_TOOL: usize = 96;
 const CONTEXT_VERSION: usize = 32;
 const VERSION_BYTES: i32 = 64;
-export const CONTEXT_BYTES: i32 = 32 + 64;
+export const CONTEXT_BYTES: i32 = 32 + 64 + 16;
 export const NEED_SUBAGENT: i32 = 1;
 export const NEED_SESSION_ID: i32 = 2;
 export const NEED_CWD: i32 = 4;
@@ -926,14 +929,12 @@ export function readRecord(context: usize): i32 {
     return linked;
   }
   if (model == -2) {
-    model = idFindOrAdd(load<u32>(context + <usize>CONTEXT_MODELS), slotPointer(MODEL_SLOT), slotLength(MODEL_SLOT));
+    model = numberNear(context + <usize>CONTEXT_MODELS, context + <usize>CONTEXT_LAST_MODEL, slotPointer(MODEL_SLOT), slotLength(MODEL_SLOT));
     if (model == ID_NO_MEMORY) return ID_NO_MEMORY;
-    if (model < 0) model = idCount(load<u32>(context + <usize>CONTEXT_MODELS)) - 1;
   }
   if (toolName != 0) {
-    tool = idFindOrAdd(load<u32>(context + <usize>CONTEXT_TOOLS), toolName, toolNameLength);
+    tool = numberNear(context + <usize>CONTEXT_TOOLS, context + <usize>CONTEXT_LAST_TOOL, toolName, toolNameLength);
     if (tool == ID_NO_MEMORY) return ID_NO_MEMORY;
-    if (tool < 0) tool = idCount(load<u32>(context + <usize>CONTEXT_TOOLS)) - 1;
   }
   result(2, load<i32>(out + <usize>LINK_AREA + 8) | linkFlags);
   result(RESULT_RECORD_FLAGS, flags);
@@ -948,6 +949,18 @@ export function readRecord(context: usize): i32 {
   result(RESULT_CACHE_READ, cacheRead);
   result(RESULT_CACHE_CREATION, cacheCreation);
   return LINK_ADDED;
+}
+
+/** The number of the id at [p, p + len) in the table whose address is at `table`, trying the one noted at `last` first (and noting it); ID_NO_MEMORY. */
+function numberNear(table: usize, last: usize, p: usize, len: i32): i32 {
+  const t = <usize>load<u32>(table);
+  const guess = load<i32>(last) - 1;
+  if (guess >= 0 && idEquals(t, guess, p, len)) return guess;
+  let number = idFindOrAdd(t, p, len);
+  if (number == ID_NO_MEMORY) return ID_NO_MEMORY;
+  if (number < 0) number = idCount(t) - 1;
+  store<i32>(last, number + 1);
+  return number;
 }
 
 /** A new readRecord context for the given tables and link state; 0 when there is no memory. */
