@@ -12,7 +12,8 @@ export function canonicalJson(value: unknown): string {
 function sortDeep(value: unknown): unknown {
   if (Array.isArray(value)) return value.map((item) => (item === undefined ? null : sortDeep(item)));
   if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
+    // No prototype: an own "__proto__" member (JSON.parse makes them) is then a member like any other, not the prototype.
+    const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
     for (const key of Object.keys(value as Record<string, unknown>).sort()) {
       const member = (value as Record<string, unknown>)[key];
       if (member !== undefined) out[key] = sortDeep(member);
