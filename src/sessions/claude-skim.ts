@@ -1,8 +1,9 @@
 /**
  * Counting a Claude Code transcript needs a few fields of each line, not its long
- * texts. `skimClaudeSlots` has the wasm reader (json-scan.ts) validate the line as
- * JSON and locate those fields; ClaudeParser reads them with the `slot…` functions.
- * `skimClaudeLine` gives the same fields as an object. Pure.
+ * texts. The wasm reader (json-scan.ts) validates the line as JSON and locates those
+ * fields (`skimClaudeSlots`, or JsonScanner.skimRecordAt in ClaudeParser); the `slot…`
+ * functions read them (`useSlotsOf` picks the scanner). `skimClaudeLine` gives the
+ * same fields as an object. Pure.
  *
  * That object has the shape `JSON.parse` would give for the fields ClaudeParser reads
  * in counting mode; every other value is either absent or replaced by `SKIPPED`
@@ -183,33 +184,9 @@ export function skimClaudeSlots(b: Buffer): boolean {
   return true;
 }
 
-/**
- * skimClaudeSlots for the line at [start, end) of `chunk`, read with `own` (in place when
- * `chunk` is its chunk region, else copied into it). Slot positions are positions in `chunk`.
- */
-export function skimClaudeSlotsIn(own: JsonScanner | undefined, chunk: Buffer, start: number, end: number): boolean {
-  if (own === undefined) return skimClaudeSlots(chunk.subarray(start, end)) && shiftSlots(start);
-  const result = own.holds(chunk) ? own.skimClaudeIn(chunk, start, end) : own.skimClaude(chunk.subarray(start, end), start);
-  if (result !== SKIM_OK) return false;
-  f = own.fields;
-  return true;
-}
-
 /** Makes the slot functions read the slots `own` wrote last (its `skimRecord…` calls skim too). */
 export function useSlotsOf(own: JsonScanner): void {
   f = own.fields;
-}
-
-/** Makes the slot positions (relative to the line) positions in the chunk that holds it. */
-function shiftSlots(offset: number): boolean {
-  if (offset === 0) return true;
-  const used = CLAUDE_FIELD_SLOTS + 1 + f[CLAUDE_FIELD_SLOTS * 3]! * BLOCK_SLOTS;
-  for (let slot = 0; slot < used; slot += 1) {
-    if (slot === CLAUDE_FIELD_SLOTS || f[slot * 3] === ABSENT) continue;
-    f[slot * 3 + 1]! += offset;
-    f[slot * 3 + 2]! += offset;
-  }
-  return true;
 }
 
 export const SLOT = {

@@ -128,7 +128,7 @@ export class JsonScanner {
 
   /**
    * The region of the module's memory that a file can be read into, so lines are read where
-   * they are (`skimClaudeIn`) instead of being copied. Its memory never moves.
+   * they are (`skimRecordAt`) instead of being copied. Its memory never moves.
    */
   chunk(): Buffer {
     return Buffer.from(this.home, this.chunkStart, this.chunkBytes);
@@ -201,7 +201,7 @@ export class JsonScanner {
   skimRecordAt(buffer: Uint8Array, start: number, end: number, context: ReaderContext): number {
     const length = end - start;
     if (length > MAX_SCAN_BYTES) return -2;
-    if (buffer.buffer === this.home && this.chunkBytes > 0) return this.exports.skimRecord(buffer.byteOffset + start, length, this.out, this.output, start, context.address);
+    if (this.holds(buffer)) return this.exports.skimRecord(buffer.byteOffset + start, length, this.out, this.output, start, context.address);
     this.bytes.set(buffer.subarray(start, end), this.src);
     return this.exports.skimRecord(this.src, length, this.out, this.output, start, context.address);
   }
@@ -228,13 +228,6 @@ export class JsonScanner {
     if (this.capacity < MAX_SCAN_BYTES) this.reserve(MAX_SCAN_BYTES);
     this.exports.tablesInit(this.output + OUTPUT_BYTES);
     this.tables = true;
-  }
-
-  /** skimClaude for the bytes [start, end) of `buffer`, a view of `chunk()`, read in place; positions are in `buffer`. */
-  skimClaudeIn(buffer: Uint8Array, start: number, end: number): number {
-    const length = end - start;
-    if (length > MAX_SCAN_BYTES) return -2;
-    return this.exports.skimClaude(buffer.byteOffset + start, length, this.out, this.output, start);
   }
 
   /** Number of quotes in `line`; -1 when it is not JSON (a malformed or unterminated string, a backslash outside strings); -2 when the line is too long to scan. */
