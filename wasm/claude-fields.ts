@@ -204,8 +204,13 @@ function recordValue(i: i32, slot: i32, depth: i32): i32 {
 
 /** Whether the last string read spells `key` (its length already matched). */
 @inline function spells(key: string): bool {
-  const n = key.length;
-  for (let j = 0; j < n; j++) if (<u32>key.charCodeAt(j) != byte(stringStart + j)) return false;
+  return spellsAt(line + <usize>stringStart, key);
+}
+
+/** Whether the bytes at p spell the ASCII `text` (as many bytes as it has chars). */
+function spellsAt(p: usize, text: string): bool {
+  const n = text.length;
+  for (let j = 0; j < n; j++) if (<u32>text.charCodeAt(j) != <u32>load<u8>(p + <usize>j)) return false;
   return true;
 }
 
@@ -496,6 +501,17 @@ function seeTimestamp(state: usize): bool {
   return true;
 }
 
+/** The number of the id at [p, p + len) in table `t` (added when new), trying the number noted (+ 1) at `last` first and noting it; ID_NO_MEMORY. */
+function numberNear(t: usize, last: usize, p: usize, len: i32): i32 {
+  const guess = load<i32>(last) - 1;
+  if (guess >= 0 && idEquals(t, guess, p, len)) return guess;
+  let number = idFindOrAdd(t, p, len);
+  if (number == ID_NO_MEMORY) return ID_NO_MEMORY;
+  if (number < 0) number = idCount(t) - 1;
+  store<i32>(last, number + 1);
+  return number;
+}
+
 /**
  * After skimClaude returned OK for a user, assistant, system, attachment or progress record:
  * adds its uuid to `uuids` and resolves its parent there, tracks its timestamp in `state`, and
@@ -524,16 +540,8 @@ export function linkRecord(state: usize, uuids: usize, messages: usize, assistan
     const idKind = slotKind(MESSAGE_ID_SLOT);
     if (idKind == STRING) {
       // The lines of one API message follow each other: most ids are the last one's.
-      const p = slotPointer(MESSAGE_ID_SLOT);
-      const len = slotLength(MESSAGE_ID_SLOT);
-      const last = load<i32>(state, 8) - 1;
-      if (last >= 0 && idEquals(messages, last, p, len)) message = last;
-      else {
-        message = idFindOrAdd(messages, p, len);
-        if (message == ID_NO_MEMORY) return ID_NO_MEMORY;
-        if (message < 0) message = idCount(messages) - 1;
-        store<i32>(state, message + 1, 8);
-      }
+      message = numberNear(messages, state + 8, slotPointer(MESSAGE_ID_SLOT), slotLength(MESSAGE_ID_SLOT));
+      if (message == ID_NO_MEMORY) return ID_NO_MEMORY;
     } else if (idKind == ESCAPED_STRING) flags |= MESSAGE_ID_BY_CALLER;
   }
   const at = out + <usize>LINK_AREA;
@@ -606,11 +614,7 @@ const KIND_COMPACTION_SUMMARY: i32 = 4;
 
 /** Whether the string in `slot` spells `text` (ASCII). */
 function slotSpells(slot: i32, text: string): bool {
-  const n = text.length;
-  if (slotLength(slot) != n) return false;
-  const p = slotPointer(slot);
-  for (let j = 0; j < n; j++) if (<u32>text.charCodeAt(j) != <u32>load<u8>(p + <usize>j)) return false;
-  return true;
+  return slotLength(slot) == text.length && spellsAt(slotPointer(slot), text);
 }
 
 /** Code of the record type in the type slot; 0 for types left to the caller (system, meta, unknown, escaped). */
@@ -929,11 +933,11 @@ export function readRecord(context: usize): i32 {
     return linked;
   }
   if (model == -2) {
-    model = numberNear(context + <usize>CONTEXT_MODELS, context + <usize>CONTEXT_LAST_MODEL, slotPointer(MODEL_SLOT), slotLength(MODEL_SLOT));
+    model = numberNear(<usize>load<u32>(context + <usize>CONTEXT_MODELS), context + <usize>CONTEXT_LAST_MODEL, slotPointer(MODEL_SLOT), slotLength(MODEL_SLOT));
     if (model == ID_NO_MEMORY) return ID_NO_MEMORY;
   }
   if (toolName != 0) {
-    tool = numberNear(context + <usize>CONTEXT_TOOLS, context + <usize>CONTEXT_LAST_TOOL, toolName, toolNameLength);
+    tool = numberNear(<usize>load<u32>(context + <usize>CONTEXT_TOOLS), context + <usize>CONTEXT_LAST_TOOL, toolName, toolNameLength);
     if (tool == ID_NO_MEMORY) return ID_NO_MEMORY;
   }
   result(2, load<i32>(out + <usize>LINK_AREA + 8) | linkFlags);
@@ -949,18 +953,6 @@ export function readRecord(context: usize): i32 {
   result(RESULT_CACHE_READ, cacheRead);
   result(RESULT_CACHE_CREATION, cacheCreation);
   return LINK_ADDED;
-}
-
-/** The number of the id at [p, p + len) in the table whose address is at `table`, trying the one noted at `last` first (and noting it); ID_NO_MEMORY. */
-function numberNear(table: usize, last: usize, p: usize, len: i32): i32 {
-  const t = <usize>load<u32>(table);
-  const guess = load<i32>(last) - 1;
-  if (guess >= 0 && idEquals(t, guess, p, len)) return guess;
-  let number = idFindOrAdd(t, p, len);
-  if (number == ID_NO_MEMORY) return ID_NO_MEMORY;
-  if (number < 0) number = idCount(t) - 1;
-  store<i32>(last, number + 1);
-  return number;
 }
 
 /** A new readRecord context for the given tables and link state; 0 when there is no memory. */

@@ -236,13 +236,10 @@ export class JsonScanner {
     return this.exports.scanQuotes(this.src, line.length, this.out);
   }
 
-  /**
-   * SKIM_OK when `fields` describe the Claude Code record in `line`; anything else means
-   * "parse it with JSON.parse". Positions are positions in `line` plus `offset`.
-   */
-  skimClaude(line: Uint8Array, offset = 0): number {
+  /** SKIM_OK when `fields` describe the Claude Code record in `line`; anything else means "parse it with JSON.parse". */
+  skimClaude(line: Uint8Array): number {
     if (!this.load(line)) return -2;
-    return this.exports.skimClaude(this.src, line.length, this.out, this.output, offset);
+    return this.exports.skimClaude(this.src, line.length, this.out, this.output, 0);
   }
 
   private load(line: Uint8Array): boolean {
