@@ -48,3 +48,5 @@ export { compactLetterDisplay } from './letters.js';
 export type { SignificantPairs } from './letters.js';
 export { agreement, fleissKappa, signAgreement } from './agreement.js';
 export type { AgreementOptions, AgreementResult, SignAgreementResult, SignLabel } from './agreement.js';
+export { summarizeCalibration, rateWithError, withinNominal, minimumDetectableEffect } from './calibration.js';
+export type { CalibrationOutcome, RateWithError, TestCalibration } from './calibration.js';
