@@ -1,3 +1,4 @@
+import type { Maybe } from '../core/maybe.js';
 import { InvalidArgumentError, isEcholensError, StatisticsError } from '../core/errors.js';
 import { type DtwOptions, dtw } from '../metrics/dtw.js';
 import { sriDrift } from '../metrics/sri.js';
@@ -32,7 +33,8 @@ import type { GenerationRole } from './plan.js';
 export const MEMORY_REPORT_SCHEMA = 'echolens.memory-report/1';
 
 /** A statistic, or the reason it could not be computed. */
-export type MemoryMaybe<T> = T | { error: string };
+/** Alias of the shared Maybe (core/maybe.ts), kept for existing imports. */
+export type MemoryMaybe<T> = Maybe<T>;
 
 export type MemoryMetric = 'dtw' | 'sri';
 export const MEMORY_METRICS: readonly MemoryMetric[] = ['dtw', 'sri'];
