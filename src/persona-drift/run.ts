@@ -12,28 +12,31 @@ import {
 } from '../experiment/runtime.js';
 import { estimateCells, type PlanEstimate } from '../models/estimate.js';
 import { loadPriceTable } from '../models/prices.js';
-import { readSession } from '../sessions/read.js';
+import { type ReadSessionOptions, readSession } from '../sessions/read.js';
 import type { Session } from '../sessions/types.js';
 import type { RunStore } from '../store/run-store.js';
 import type { CellSpec } from '../store/types.js';
 import { type AnalysisOptions, analyzePersona, type PersonaObservation, type PersonaReport } from './analysis.js';
 import { runStressorChecker } from './checkers.js';
-import { type PersonaConfig, personaConfigSchema } from './config.js';
+import { type PersonaConfig, personaConfigSchema, personaProcedure } from './config.js';
 import { checkContract } from './contracts.js';
-import { buildJudgeReask, parseJudgeOutput } from './judge.js';
+import { buildJudgeReask, judgeParser } from './judge.js';
+import { isBuiltinMaterials } from '../materials/files.js';
+import { checkSameMaterials, loadPersonaMaterials, type PersonaMaterials } from './materials.js';
 import { planJudgeCell, planTargetCells } from './plan.js';
 import { sessionPlanInput } from './sessions-input.js';
-import { loadPersonaStimuli } from './stimuli.js';
 
 export const PERSONA_EXPERIMENT = 'persona';
 
 function resolveSessionPaths(config: PersonaConfig, base: string): PersonaConfig {
+  const place = (path: string) => {
+    if (path === '~' || path.startsWith('~/')) return join(homedir(), path.slice(1));
+    return isAbsolute(path) ? path : resolve(base, path);
+  };
   return {
     ...config,
-    sessions: config.sessions.map((path) => {
-      if (path === '~' || path.startsWith('~/')) return join(homedir(), path.slice(1));
-      return isAbsolute(path) ? path : resolve(base, path);
-    }),
+    sessions: config.sessions.map(place),
+    ...(config.materials !== undefined && !isBuiltinMaterials(config.materials) ? { materials: place(config.materials) } : {}),
   };
 }
 
@@ -47,11 +50,27 @@ export function personaConfigFromFlags(overrides: readonly string[]): PersonaCon
   return resolveSessionPaths(configFromOverrides(personaConfigSchema, overrides), process.cwd());
 }
 
+/**
+ * Reading options the procedure asks of the session readers (sidechain lines kept, the
+ * compaction summary counted as a step); the sessions module implements them.
+ */
+export type ProcedureReadOptions = ReadSessionOptions & { includeSidechains?: boolean; compactionSummaryAsStep?: boolean };
+
+export function procedureReadOptions(config: PersonaConfig): ProcedureReadOptions | undefined {
+  const procedure = personaProcedure(config);
+  if (!procedure.includeSidechains && !procedure.compactionSummaryAsStep) return undefined;
+  return {
+    ...(procedure.includeSidechains ? { includeSidechains: true } : {}),
+    ...(procedure.compactionSummaryAsStep ? { compactionSummaryAsStep: true } : {}),
+  };
+}
+
 export async function readConfigSessions(config: PersonaConfig): Promise<Session[]> {
   const sessions: Session[] = [];
+  const readOptions = procedureReadOptions(config);
   for (const [index, file] of config.sessions.entries()) {
     try {
-      sessions.push(await readSession(file));
+      sessions.push(await (readOptions ? readSession(file, readOptions) : readSession(file)));
     } catch (error) {
       throw new ConfigError(`cannot read session: ${(error as Error).message}`, { field: `sessions.${index}` });
     }
@@ -59,10 +78,20 @@ export async function readConfigSessions(config: PersonaConfig): Promise<Session
   return sessions;
 }
 
-export function planPersona(config: PersonaConfig, sessions: readonly Session[]): CellSpec[] {
-  const stimuli = loadPersonaStimuli();
-  const inputs = sessions.map((session, index) => sessionPlanInput(session, config, sessions, `S${index + 1}`));
-  return planTargetCells(config, stimuli, inputs);
+export function planPersona(
+  config: PersonaConfig,
+  sessions: readonly Session[],
+  materials: PersonaMaterials = loadPersonaMaterials(config.materials),
+): CellSpec[] {
+  const texts = {
+    ...(materials.acknowledgement !== undefined ? { acknowledgement: materials.acknowledgement } : {}),
+    ...(materials.fillerFlatTemplate !== undefined ? { fillerFlatTemplate: materials.fillerFlatTemplate } : {}),
+  };
+  const inputs = sessions.map((session, index) => sessionPlanInput(session, config, sessions, `S${index + 1}`, texts));
+  return planTargetCells(config, materials.stimuli, inputs, {
+    systemPrompts: materials.systemPrompts,
+    stressorSystemPrompt: personaProcedure(config).stressorSystemPrompt,
+  });
 }
 
 export interface PersonaDryRun {
@@ -73,12 +102,14 @@ export interface PersonaDryRun {
 
 /** Counts cells and estimates tokens and dollars; calls nothing. Judge calls are estimated per probe cell. */
 export function dryRunPersona(config: PersonaConfig, specs: readonly CellSpec[], priceFile?: string): PersonaDryRun {
+  const materials = loadPersonaMaterials(config.materials);
+  const judgeTexts = { judgeRubric: materials.judgeRubric, procedure: personaProcedure(config) };
   const probeCells = specs.filter((s) => s.labels.surface === 'probe');
   const judgeSpecs: CellSpec[] = [];
   for (const judge of config.judges) {
     for (const spec of probeCells) {
       const response = `${judgeSpecs.length} ${'x'.repeat(Math.min(2400, 4 * (spec.request.params.maxTokens ?? 600)))}`;
-      judgeSpecs.push(planJudgeCell(config, judge, 'estimate', spec.labels, response));
+      judgeSpecs.push(planJudgeCell(config, judge, 'estimate', spec.labels, response, 0, undefined, judgeTexts));
     }
   }
   const prices = loadPriceTable(priceFile ? { file: priceFile } : {});
@@ -106,9 +137,15 @@ export async function runPersona(
   sessions?: readonly Session[],
 ): Promise<PersonaRunResult> {
   const read = sessions ?? (await readConfigSessions(config));
-  const specs = planPersona(config, read);
+  const materials = loadPersonaMaterials(config.materials);
+  const procedure = personaProcedure(config);
+  const specs = planPersona(config, read, materials);
+  const judgeTexts = { judgeRubric: materials.judgeRubric, procedure };
+  const parseJudge = judgeParser(procedure.judgeParse);
   const { store, runId, resumed } = openExperimentRun(db, PERSONA_EXPERIMENT, config, config.seed, {
     decisions: 'DECISIONS 13-20: counters, compaction pre/post, flat prefix default, structure-matched filler, gap CI on Δ, bare-probe judge',
+    materials: materials.record,
+    procedure,
     sessions: read.map((session, index) => ({
       id: `S${index + 1}`,
       file: session.file,
@@ -118,6 +155,14 @@ export async function runPersona(
       compactions: session.compactions.map((c) => c.counters[config.counter]),
     })),
   });
+  if (resumed) {
+    try {
+      checkSameMaterials((store.requireRun(runId).manifest.options as { materials?: PersonaMaterials['record'] }).materials, materials.record, runId);
+    } catch (error) {
+      store.close();
+      throw error;
+    }
+  }
   const signals = runtime.signal ? undefined : installStopSignals();
   const stageRuntime: StageRuntime = {
     ...runtime,
@@ -139,9 +184,9 @@ export async function runPersona(
       if (spec.labels.surface !== 'probe' || result?.status !== 'done' || result.text === null) return;
       for (const judge of config.judges) {
         items.push({
-          spec: planJudgeCell(config, judge, result.key, spec.labels, result.text),
+          spec: planJudgeCell(config, judge, result.key, spec.labels, result.text, 0, undefined, judgeTexts),
           parse: (text) => {
-            const verdict = parseJudgeOutput(text);
+            const verdict = parseJudge(text);
             return verdict.ok ? { ok: true, value: verdict.score } : { ok: false, error: verdict.error };
           },
           reask: buildJudgeReask,
@@ -168,7 +213,8 @@ export async function runPersona(
 
 /** Reads a persona run back from the store as analysis observations. */
 export function collectPersonaObservations(store: RunStore, runId: string): PersonaObservation[] {
-  const stimuli = loadPersonaStimuli();
+  const { materials, parseJudgeOutput } = personaRunTexts(store, runId);
+  const stimuli = materials.stimuli;
   const cells = store.cellsOfRun(runId);
   const verdicts = new Map<string, Map<string, { attempt: number; score: number | null }>>();
   for (const cell of cells) {
@@ -244,11 +290,27 @@ export function personaRunId(store: RunStore, runId?: string): string {
   return latest.id;
 }
 
+/**
+ * The materials and judge parser a recorded run used (read again from the same clone,
+ * which must not have changed since the run).
+ */
+export function personaRunTexts(store: RunStore, runId: string): { materials: PersonaMaterials; parseJudgeOutput: ReturnType<typeof judgeParser> } {
+  const run = store.requireRun(runId);
+  const config = personaConfigSchema.safeParse(run.manifest.config);
+  if (!config.success) return { materials: loadPersonaMaterials(undefined), parseJudgeOutput: judgeParser('strict') };
+  const materials = loadPersonaMaterials(config.data.materials);
+  const recorded = (run.manifest.options as { materials?: PersonaMaterials['record'] } | undefined)?.materials;
+  checkSameMaterials(recorded, materials.record, runId);
+  return { materials, parseJudgeOutput: judgeParser(personaProcedure(config.data).judgeParse) };
+}
+
 export function personaReport(store: RunStore, runId: string, options: AnalysisOptions = {}): PersonaReport {
   const run = store.requireRun(runId);
   const config = personaConfigSchema.safeParse(run.manifest.config);
+  const patterns = config.success ? loadPersonaMaterials(config.data.materials).fingerprintPatterns : undefined;
   const analysis = config.success
     ? {
+        ...(patterns ? { fingerprintPatterns: patterns } : {}),
         B: config.data.analysis.B,
         seed: config.data.seed,
         primaryCategory: config.data.analysis.primaryCategory,
