@@ -33,7 +33,7 @@ import {
   runQuestionRater,
 } from '../../memory-drift/run.js';
 import { openStore } from '../../store/run-store.js';
-import { collect, emit, positiveNumber } from '../options.js';
+import { collect, emit, materialsFlag, positiveNumber } from '../options.js';
 
 
 function positiveInteger(name: string) {
@@ -162,6 +162,8 @@ export function registerMemory(program: Command): void {
     .option('--concurrency <n>', 'concurrent calls per provider', positiveInteger('--concurrency'))
     .option('--max-cost <usd>', 'stop before spending more than this', positiveNumber('--max-cost'))
     .option('--price-file <file>', 'prices overriding the built-in table (JSON or YAML)')
+    .option('--materials <source>', 'texts to send: echolens (default) or the path of a local clone of the authors\u2019 DriftLens repository')
+    .option('--procedure <name>', 'echolens (default) or reference: every procedural difference of the authors\u2019 code at once')
     .option('--report <file>', 'also write the Markdown report here when the run completes')
     .addHelpText(
       'after',
@@ -172,6 +174,8 @@ export function registerMemory(program: Command): void {
       if (options.target.length > 0) overrides.push(`targets=${JSON.stringify(options.target)}`);
       if (options.labeler) overrides.push(`labeler=${JSON.stringify(options.labeler)}`);
       if (options.questionsLimit) overrides.push(`questions.limit=${options.questionsLimit}`);
+      if (options.materials) overrides.push(`materials=${JSON.stringify(materialsFlag(options.materials))}`);
+      if (options.procedure) overrides.push(`procedure=${JSON.stringify(options.procedure)}`);
       const config = loadMemoryConfig(configFile, overrides);
       const stimuli = await resolveMemoryStimuli(config);
       if (options.dryRun) {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { estimateLines } from '../estimate-lines.js';
-import { collect, emit, positiveNumber } from '../options.js';
+import { collect, emit, materialsFlag, positiveNumber } from '../options.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { openStore } from '../../store/run-store.js';
 import { renderPersonaMarkdown } from '../../persona-drift/report-markdown.js';
@@ -33,6 +33,8 @@ export function registerPersona(program: Command): void {
     .option('--concurrency <n>', 'concurrent calls per provider', positiveNumber('--concurrency'))
     .option('--max-cost <usd>', 'stop before spending more than this', positiveNumber('--max-cost'))
     .option('--price-file <file>', 'prices overriding the built-in table (JSON or YAML)')
+    .option('--materials <source>', 'texts to send: echolens (default) or the path of a local clone of the authors\u2019 ContextEcho repository')
+    .option('--procedure <name>', 'echolens (default) or reference: every procedural difference of the authors\u2019 code at once')
     .option('--report <file>', 'also write the Markdown report here when the run completes')
     .addHelpText(
       'after',
@@ -46,6 +48,8 @@ export function registerPersona(program: Command): void {
       listOverride('targets', options.target);
       listOverride('judges', options.judge);
       listOverride('sessions', options.session);
+      if (options.materials) overrides.push(`materials=${JSON.stringify(materialsFlag(options.materials))}`);
+      if (options.procedure) overrides.push(`procedure=${JSON.stringify(options.procedure)}`);
       const config = configFile === undefined ? personaConfigFromFlags(overrides) : loadPersonaConfig(configFile, overrides);
       const sessions = await readConfigSessions(config);
       if (options.dryRun) {
