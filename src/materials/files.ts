@@ -92,9 +92,3 @@ export function builtinRecord(files: ReadonlyArray<{ path: string; file: string 
     notes: [],
   };
 }
-
-/** One line per file for reports: `path sha256:<first 16 hex>`. */
-export function describeMaterials(record: MaterialsRecord): string {
-  const head = record.source === 'echolens' ? 'echolens built-in texts' : `${record.repository} clone at ${record.root}`;
-  return `${head}; ${record.files.map((f) => `${f.path} sha256:${f.sha256.slice(0, 16)}`).join(', ')}`;
-}

@@ -1,3 +1,4 @@
+import { materialsMarkdown, materialsSummary, procedureSummary, runMaterialsOf } from '../materials/report.js';
 import { ConfigError } from '../core/errors.js';
 import type { GapEstimate, Maybe, PersonaReport } from '../persona-drift/analysis.js';
 import type { MemoryReport } from '../memory-drift/analysis.js';
@@ -102,6 +103,8 @@ function manifestHtml(run: RunInfo, accounting: RunAccounting): RawHtml {
     ['judges / labelers', JSON.stringify(config.judges ?? config.labelers ?? config.labeler ?? [])],
     ['decoding', JSON.stringify(config.decoding ?? {})],
     ['system prompts', JSON.stringify(config.systemPrompts ?? config.systemPrompt ?? [])],
+    ['materials', materialsSummary(runMaterialsOf(m.options))],
+    ['procedure', procedureSummary(runMaterialsOf(m.options))],
     ['seed', m.seed],
     ['versions', JSON.stringify(m.versions)],
     ['git commit', m.gitCommit ?? 'unknown'],
@@ -148,8 +151,9 @@ export function renderMarkdownReport(reports: readonly ExperimentRunReport[]): s
       const head = `<!-- run ${r.run.id} (${r.run.experiment}) -->\n`;
       const sim = isSimulated(r.run) ? '> **Simulated models** (`sim:`): deterministic simulations with planted effects; these numbers measure no real model.\n\n' : '';
       const spend = `Spend $${r.accounting.spendUsd.toFixed(4)}; ${r.accounting.cells} cells; ${r.accounting.providerCacheHits} provider cache hits.\n\n`;
-      if (r.persona) return head + renderPersonaMarkdown(r.persona, `Persona drift (ContextEcho) — ${r.run.id}`).replace('\n\n', `\n\n${sim}${spend}`);
-      if (r.memory) return head + renderMemoryMarkdown(r.memory, `Memory drift (DriftLens) — ${r.run.id}`).replace('\n\n', `\n\n${sim}${spend}`);
+      const materials = `\n${materialsMarkdown(runMaterialsOf(r.run.manifest.options))}`;
+      if (r.persona) return head + renderPersonaMarkdown(r.persona, `Persona drift (ContextEcho) — ${r.run.id}`).replace('\n\n', `\n\n${sim}${spend}`) + materials;
+      if (r.memory) return head + renderMemoryMarkdown(r.memory, `Memory drift (DriftLens) — ${r.run.id}`).replace('\n\n', `\n\n${sim}${spend}`) + materials;
       return `${head}# ${r.run.experiment} — ${r.run.id}\n\n${sim}${spend}`;
     })
     .join('\n\n');

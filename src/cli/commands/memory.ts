@@ -1,3 +1,4 @@
+import { materialsMarkdown, runMaterials } from '../../materials/report.js';
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { estimateLines } from '../estimate-lines.js';
@@ -219,7 +220,7 @@ export function registerMemory(program: Command): void {
           const collection = collectMemorySamples(store, result.runId);
           const reference = await memoryReferenceMetric(store, result.runId);
           emit(
-            `${renderMemoryMarkdown(memoryReport(store, result.runId))}\n${renderCollectionMarkdown(result.runId, collection.summary)}${reference ? `\n${renderReferenceMetricMarkdown(reference)}` : ''}`,
+            `${renderMemoryMarkdown(memoryReport(store, result.runId))}\n${renderCollectionMarkdown(result.runId, collection.summary)}${reference ? `\n${renderReferenceMetricMarkdown(reference)}` : ''}\n${materialsMarkdown(runMaterials(store, result.runId))}`,
             options.report,
           );
         } finally {
@@ -253,10 +254,11 @@ export function registerMemory(program: Command): void {
         const { summary } = collectMemorySamples(store, runId);
         // Only when the run's config has referenceMetric (DECISIONS 5, comparison only).
         const reference = await memoryReferenceMetric(store, runId);
+        const materials = runMaterials(store, runId);
         emit(
           format === 'json'
-            ? JSON.stringify({ runId, ...report, run: summary, ...(reference ? { referenceMetric: reference } : {}) }, null, 2)
-            : `${renderMemoryMarkdown(report)}\n${renderCollectionMarkdown(runId, summary)}${reference ? `\n${renderReferenceMetricMarkdown(reference)}` : ''}`,
+            ? JSON.stringify({ runId, ...report, run: summary, ...(reference ? { referenceMetric: reference } : {}), ...materials }, null, 2)
+            : `${renderMemoryMarkdown(report)}\n${renderCollectionMarkdown(runId, summary)}${reference ? `\n${renderReferenceMetricMarkdown(reference)}` : ''}\n${materialsMarkdown(materials)}`,
           options.out,
         );
       } finally {

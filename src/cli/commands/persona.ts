@@ -1,3 +1,4 @@
+import { materialsMarkdown, runMaterials } from '../../materials/report.js';
 import type { Command } from 'commander';
 import { estimateLines } from '../estimate-lines.js';
 import { collect, emit, materialsFlag, positiveNumber } from '../options.js';
@@ -85,7 +86,7 @@ export function registerPersona(program: Command): void {
       if (options.report) {
         const store = openStore(options.db, { readonly: true });
         try {
-          emit(renderPersonaMarkdown(personaReport(store, result.runId)), options.report);
+          emit(`${renderPersonaMarkdown(personaReport(store, result.runId))}\n${materialsMarkdown(runMaterials(store, result.runId))}`, options.report);
         } finally {
           store.close();
         }
@@ -109,7 +110,13 @@ export function registerPersona(program: Command): void {
       try {
         const runId = personaRunId(store, options.run);
         const report = personaReport(store, runId, options.bootstrap ? { B: Math.round(options.bootstrap) } : {});
-        emit(options.format === 'json' ? JSON.stringify({ runId, ...report }, null, 2) : renderPersonaMarkdown(report), options.out);
+        const materials = runMaterials(store, runId);
+        emit(
+          options.format === 'json'
+            ? JSON.stringify({ runId, ...report, ...materials }, null, 2)
+            : `${renderPersonaMarkdown(report)}\n${materialsMarkdown(materials)}`,
+          options.out,
+        );
       } finally {
         store.close();
       }
