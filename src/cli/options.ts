@@ -1,5 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { InvalidArgumentError } from '../core/errors.js';
 
 /** Commander helpers shared by the commands. */
@@ -25,4 +25,9 @@ export function emit(text: string, out?: string): void {
   } else {
     process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
   }
+}
+
+/** `--materials`: `echolens`, or a clone path made absolute against the working folder (a config's own path is relative to the config). */
+export function materialsFlag(value: string): string {
+  return value === 'echolens' ? value : resolve(process.cwd(), value);
 }

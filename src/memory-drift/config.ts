@@ -147,6 +147,16 @@ export const memoryConfigSchema = z
       })
       .strict()
       .optional(),
+    /**
+     * Where the texts come from: `echolens` (default: echolens's own prompts, ontology and
+     * perturbations as configured) or the path of a local clone of the authors' DriftLens
+     * repository, read at run time (ontology, persona strings, generation and labeler prompts).
+     */
+    materials: z.string().min(1).optional(),
+    /** `reference` applies the reference's procedural differences (the labeler sees the whole response). */
+    procedure: z.enum(['echolens', 'reference']).optional(),
+    /** What the labeler reads: the extracted `steps` (echolens) or the `whole-response` (the reference; the labeler splits it). */
+    labelerInput: z.enum(['steps', 'whole-response']).optional(),
     limits: z
       .object({
         concurrency: positiveInt.optional(),
@@ -193,4 +203,9 @@ export function resolveMemorySystemPrompt(name: string): string | null | undefin
 /** `referenceMetric.embeddings` names a JSON file (else an embeddings model reference). */
 export function isEmbeddingsFile(source: string): boolean {
   return source.toLowerCase().endsWith('.json');
+}
+
+/** What the labeler reads, resolved from `labelerInput` and `procedure`. */
+export function memoryLabelerInput(config: Pick<MemoryConfig, 'labelerInput' | 'procedure'>): 'steps' | 'whole-response' {
+  return config.labelerInput ?? (config.procedure === 'reference' ? 'whole-response' : 'steps');
 }

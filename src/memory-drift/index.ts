@@ -281,3 +281,5 @@ import { registerMemorySimProfiles } from './sim.js';
 
 // The `sim:` adapter finds profiles by name; registering is cheap (data files load on first use).
 registerMemorySimProfiles();
+export { loadMemoryMaterials, type MemoryMaterials, type ReferenceMemoryTexts } from './materials.js';
+export { buildReferenceLabelerMessages, parseReferenceLabelerOutput } from './reference-labeler.js';

@@ -73,6 +73,48 @@ export function buildLabelerMessages(
   ];
 }
 
+/**
+ * The labeler prompt when it reads the whole response (labelerInput: whole-response, as the
+ * reference's labeler does): the labeler splits the passage into steps itself, then labels
+ * each; the answer has the same JSON form, with as many entries as it found steps.
+ */
+export function buildPassageLabelerMessages(passage: string, ontology: Ontology, options: LabelerPromptOptions = {}): ChatMessage[] {
+  if (passage.trim() === '') throw new InvalidArgumentError('passage', 'needs a non-empty response to label');
+  const allowUnmapped = options.allowUnmapped ?? true;
+  const labels = ontologySymbols(ontology);
+  if (allowUnmapped) labels.push(UNMAPPED);
+  const user = [
+    'Split the reasoning in the response below into its steps, in order, and assign each step to exactly one value in the ontology.',
+    '',
+    '<ontology>',
+    renderOntology(ontology),
+    '</ontology>',
+    '',
+    'Rules:',
+    '- A step is one idea the response argues; keep the order in which the response gives them.',
+    '- Label every step on its own, by what the step itself argues, not by the topic of the question.',
+    '- First decide the category from its definition, inclusion cues, trigger verbs and exclusions; then pick the subcategory within it.',
+    allowUnmapped
+      ? `- Use "${UNMAPPED}" only when no category fits at all (for example a bare restatement of the question).`
+      : '- Every step must get a category/subcategory label; there is no "unmapped" option.',
+    '- Give exactly one label per step, using the exact label text from the list.',
+    '',
+    ALLOWED_LABELS_HEADER,
+    ...labels.map((label) => `- ${label}`),
+    '',
+    '<response>',
+    passage.trim(),
+    '</response>',
+    '',
+    'Answer with only this JSON object, one entry per step, numbered from 1 in order:',
+    '{"labels":[{"step":1,"label":"<label>"},{"step":2,"label":"<label>"},…]}',
+  ].join('\n');
+  return [
+    { role: 'system', content: LABELER_SYSTEM_PROMPT },
+    { role: 'user', content: user },
+  ];
+}
+
 export type LabelerFailureReason =
   | 'empty'
   | 'no_json'
@@ -87,8 +129,8 @@ export type LabelerParseResult =
   | { ok: false; reason: LabelerFailureReason; detail: string };
 
 export interface LabelerParseOptions {
-  /** Number of steps sent to the labeler. */
-  stepCount: number;
+  /** Number of steps sent to the labeler; null = the labeler split a whole response (any count ≥ 1). */
+  stepCount: number | null;
   /** The ontology (or its list of symbols) the labels must come from. */
   ontology: Ontology | readonly string[];
   /** An unknown label fails the parse (`error`, default) or becomes `unmapped`. */
@@ -111,8 +153,8 @@ function normalizeLabel(label: string): string {
  * to the ontology ignoring case and spacing around "/".
  */
 export function parseLabelerOutput(text: string, options: LabelerParseOptions): LabelerParseResult {
-  if (!Number.isInteger(options.stepCount) || options.stepCount < 1) {
-    throw new InvalidArgumentError('stepCount', 'must be a positive integer');
+  if (options.stepCount !== null && (!Number.isInteger(options.stepCount) || options.stepCount < 1)) {
+    throw new InvalidArgumentError('stepCount', 'must be a positive integer or null');
   }
   if (text.trim() === '') return { ok: false, reason: 'empty', detail: 'empty output' };
   const search = findJsonObjects(text);
@@ -122,11 +164,11 @@ export function parseLabelerOutput(text: string, options: LabelerParseOptions): 
   }
   const labels = search.value.labels;
   if (!Array.isArray(labels)) return { ok: false, reason: 'schema', detail: '"labels" must be an array' };
-  if (labels.length !== options.stepCount) {
+  if (options.stepCount === null ? labels.length === 0 : labels.length !== options.stepCount) {
     return {
       ok: false,
       reason: 'wrong_count',
-      detail: `${labels.length} labels for ${options.stepCount} steps`,
+      detail: options.stepCount === null ? 'no labels' : `${labels.length} labels for ${options.stepCount} steps`,
     };
   }
   const symbols = Array.isArray(options.ontology) ? [...options.ontology] : ontologySymbols(options.ontology as Ontology);
@@ -175,12 +217,14 @@ export function buildLabelerReaskMessages(
   original: readonly ChatMessage[],
   badOutput: string,
   failure: { reason: LabelerFailureReason; detail: string },
-  stepCount: number,
+  stepCount: number | null,
 ): ChatMessage[] {
   const reminder = [
     `Your answer could not be used (${failure.detail}).`,
     `Reply with only one JSON object of the form {"labels":[{"step":1,"label":"Category/Subcategory"},…]}`,
-    `with exactly ${stepCount} entries, steps numbered 1 to ${stepCount} in order, each label copied exactly from the allowed list. No other text.`,
+    stepCount === null
+      ? 'with one entry per step, steps numbered from 1 in order, each label copied exactly from the allowed list. No other text.'
+      : `with exactly ${stepCount} entries, steps numbered 1 to ${stepCount} in order, each label copied exactly from the allowed list. No other text.`,
   ].join(' ');
   // Some providers reject an empty assistant turn, so an empty output is shown as a marker.
   const shown = badOutput.trim() === '' ? '(empty response)' : badOutput;

@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '../core/errors.js';
+import { fillTemplate, type StringPart } from '../materials/python-literal.js';
 import type { ChatMessage } from '../models/types.js';
 
 /**
@@ -42,6 +43,12 @@ export interface GenerationMessageOptions {
   systemPrompt?: string | null;
   /** Replaces GENERATION_INSTRUCTION (the step-format request). */
   instruction?: string;
+  /**
+   * The authors' own generation texts (from their repository): their system prompt (used when
+   * `systemPrompt` is undefined) and their instruction template, whose `question` field gets the
+   * persona string followed directly by the question (prepend mode only).
+   */
+  reference?: { systemPrompt: string; instruction: readonly StringPart[] };
 }
 
 /**
@@ -64,6 +71,12 @@ export function buildGenerationMessages(
   if (!INJECTION_MODES.includes(mode)) throw new InvalidArgumentError('mode', `must be one of ${INJECTION_MODES.join(', ')}`);
   const memory = perturbation === null ? '' : typeof perturbation === 'string' ? perturbation : perturbation.text;
   if (/[\r\n]/.test(memory)) throw new InvalidArgumentError('perturbation', 'must be a single line');
+  if (options.reference !== undefined) {
+    if (mode !== 'prepend') throw new InvalidArgumentError('mode', 'the reference generation texts place the memory before the question (prepend)');
+    const system = options.systemPrompt === undefined ? options.reference.systemPrompt : options.systemPrompt;
+    const user = fillTemplate(options.reference.instruction, { question: `${memory}${question.trim()}` });
+    return [...(system === null ? [] : [{ role: 'system' as const, content: system }]), { role: 'user', content: user }];
+  }
   const systemPrompt = options.systemPrompt === undefined ? GENERATION_SYSTEM_PROMPT : options.systemPrompt;
   const instruction = options.instruction ?? GENERATION_INSTRUCTION;
   const userText = (memoryLine: string) => `${instruction}\n\n${QUESTION_MARKER}${memoryLine}${question.trim()}`;

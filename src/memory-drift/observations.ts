@@ -13,7 +13,8 @@ import {
   scoreTrajectories,
 } from './analysis.js';
 import { type MemoryConfig, memoryConfigSchema } from './config.js';
-import { parseLabelerOutput } from './labeler.js';
+import { type LabelerParseResult, parseLabelerOutput } from './labeler.js';
+import { parseReferenceLabelerOutput } from './reference-labeler.js';
 import { type Ontology, validateOntology } from './ontology.js';
 import type { PerturbationTier } from './perturbations.js';
 import type { GenerationRole } from './plan.js';
@@ -120,16 +121,19 @@ interface LabelingOutcome {
  */
 export function resolveLabeling(
   chain: ReadonlyMap<number, RunCellRecord>,
-  stepCount: number,
+  stepCount: number | null,
   ontology: Ontology,
   config: Pick<MemoryConfig, 'labelerReasks' | 'unknownLabel' | 'allowUnmapped'>,
+  format: 'echolens' | 'reference' = 'echolens',
 ): LabelingOutcome {
   const options = { stepCount, ontology, unknownLabel: config.unknownLabel, allowUnmapped: config.allowUnmapped };
+  const parseLabels = (text: string): LabelerParseResult =>
+    format === 'reference' ? parseReferenceLabelerOutput(text, { ...options, ontology }) : parseLabelerOutput(text, options);
   const resolved = resolveReaskChain(
     chain,
     { text: (cell: RunCellRecord) => (cell.result.status === 'done' ? cell.result.text : null) },
     (text) => {
-      const parsed = parseLabelerOutput(text, options);
+      const parsed = parseLabels(text);
       return parsed.ok ? { ok: true, value: parsed } : { ok: false, error: parsed.reason };
     },
     config.labelerReasks,
@@ -166,6 +170,9 @@ export function collectMemorySamples(store: RunStore, runId: string): MemoryColl
   const { config, ontology, options } = memoryRunSetup(store, runId);
   const cells = store.cellsOfRun(runId);
   const chains = labelingChains(cells).get(chainSlice('main', config.labeler, options.ontologySource, 0)) ?? new Map();
+  // The run's labeler read either the steps or the whole response, and answered in echolens's or the authors' format.
+  const wholeResponse = options.labelerInput === 'whole-response';
+  const format = options.materials?.source === 'reference' ? 'reference' : 'echolens';
   const records: MemorySampleRecord[] = [];
   const summary: MemoryCollectionSummary = {
     generations: 0,
@@ -211,12 +218,12 @@ export function collectMemorySamples(store: RunStore, runId: string): MemoryColl
       record.steps = extraction.steps;
       summary.stepMethods[extraction.method] = (summary.stepMethods[extraction.method] ?? 0) + 1;
       summary.stepSources[extraction.source] = (summary.stepSources[extraction.source] ?? 0) + 1;
-      if (extraction.steps.length === 0) {
+      if (extraction.steps.length === 0 && !(wholeResponse && result.text.trim() !== '')) {
         // An answer with no step is unusable like an invalid labeling (nothing to align).
         record.outcome = 'no_steps';
         record.sample = { ...base, status: 'invalid', symbols: null };
       } else {
-        const labeling = resolveLabeling(chains.get(cell.key) ?? new Map(), extraction.steps.length, ontology, config);
+        const labeling = resolveLabeling(chains.get(cell.key) ?? new Map(), wholeResponse ? null : extraction.steps.length, ontology, config, format);
         record.outcome = labeling.outcome;
         record.labelerAttempts = labeling.attempts;
         record.coercedUnknown = labeling.coercedUnknown;

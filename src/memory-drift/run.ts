@@ -18,10 +18,14 @@ import { getProvider } from '../models/providers.js';
 import { parseModelRef } from '../models/ref.js';
 import type { DecodingParams } from '../models/types.js';
 import type { CellLabels, CellSpec } from '../store/types.js';
-import { isEmbeddingsFile, type MemoryConfig, memoryConfigSchema, resolveMemorySystemPrompt } from './config.js';
+import { isBuiltinMaterials } from '../materials/files.js';
+import type { ChatMessage } from '../models/types.js';
+import { isEmbeddingsFile, type MemoryConfig, memoryConfigSchema, memoryLabelerInput, resolveMemorySystemPrompt } from './config.js';
 import { builtinStimuliManifest } from './data-files.js';
 import { loadHuggingFaceQuestions } from './hf-datasets.js';
-import { buildLabelerReaskMessages, parseLabelerOutput } from './labeler.js';
+import { buildLabelerReaskMessages, buildPassageLabelerMessages, type LabelerParseResult, parseLabelerOutput } from './labeler.js';
+import { checkMaterialsConfig, loadMemoryMaterials, type MemoryMaterials, type ReferenceMemoryTexts } from './materials.js';
+import { buildReferenceLabelerMessages, parseReferenceLabelerOutput, referencePassage } from './reference-labeler.js';
 import { buildRaterMessages, buildRaterReaskMessages, parseRaterOutput, RATER_DEFAULT_PARAMS, type RaterVerdict } from './rater.js';
 import { loadBuiltinOntology, loadOntologyFile, type Ontology } from './ontology.js';
 import { loadBuiltinPerturbations, loadPerturbationsFile, type PerturbationSet } from './perturbations.js';
@@ -44,6 +48,7 @@ export function loadMemoryConfig(file: string, overrides: readonly string[] = []
     questions: config.questions.file === undefined ? config.questions : { ...config.questions, file: place(config.questions.file) },
     ontology: config.ontology === 'default' || config.ontology === 'alt' ? config.ontology : place(config.ontology),
     perturbations: config.perturbations === 'builtin' ? config.perturbations : place(config.perturbations),
+    ...(config.materials !== undefined && !isBuiltinMaterials(config.materials) ? { materials: place(config.materials) } : {}),
     ...(config.referenceMetric !== undefined && isEmbeddingsFile(config.referenceMetric.embeddings)
       ? { referenceMetric: { ...config.referenceMetric, embeddings: place(config.referenceMetric.embeddings) } }
       : {}),
@@ -60,6 +65,8 @@ export interface MemoryStimuli {
   perturbationsSource: string;
   /** Perturbation category ids run, no_perturbation first. */
   conditions: string[];
+  /** Where the texts came from (echolens's or a DriftLens clone), with file hashes. */
+  materials?: MemoryMaterials;
 }
 
 export interface ResolveStimuliOptions {
@@ -144,9 +151,15 @@ export function loadMemoryOntology(name: string): { ontology: Ontology; source: 
 export async function resolveMemoryStimuli(config: MemoryConfig, options: ResolveStimuliOptions = {}): Promise<MemoryStimuli> {
   const set = await loadQuestionSet(config, options);
   const questions = selectQuestions(set.questions, config.questions, config.seed);
-  const { ontology, source: ontologySource } = loadMemoryOntology(config.ontology);
-  const perturbations =
-    config.perturbations === 'builtin'
+  checkMaterialsConfig(config);
+  const materials = loadMemoryMaterials(config.materials);
+  const reference = materials.reference;
+  const { ontology, source: ontologySource } = reference
+    ? { ontology: reference.ontology, source: 'materials:data/ontology.json' }
+    : loadMemoryOntology(config.ontology);
+  const perturbations = reference
+    ? reference.perturbations
+    : config.perturbations === 'builtin'
       ? loadBuiltinPerturbations()
       : wrapConfigError('perturbations', () => loadPerturbationsFile(config.perturbations));
   const known = perturbations.categories.map((c) => c.id);
@@ -170,8 +183,9 @@ export async function resolveMemoryStimuli(config: MemoryConfig, options: Resolv
     ontology,
     ontologySource,
     perturbations,
-    perturbationsSource: config.perturbations === 'builtin' ? 'builtin' : config.perturbations,
+    perturbationsSource: reference ? 'materials:src/symbolic_drift/interventions.py' : config.perturbations === 'builtin' ? 'builtin' : config.perturbations,
     conditions: [none.id, ...conditions.filter((id) => id !== none.id)],
+    materials,
   };
 }
 
@@ -182,6 +196,8 @@ export function stimuliFingerprint(stimuli: MemoryStimuli): string {
     ontology: stimuli.ontology,
     perturbations: stimuli.perturbations,
     conditions: stimuli.conditions,
+    // A clone's prompts can change under the same path: their hashes are part of the fingerprint.
+    ...(stimuli.materials?.reference ? { materials: stimuli.materials.record.files } : {}),
   }).slice(0, 16);
 }
 
@@ -222,7 +238,14 @@ export function planMemoryGeneration(config: MemoryConfig, stimuli: MemoryStimul
       stimuliPerCategory: config.stimuliPerCategory,
       mode: config.injection,
       params: memoryDecodingParams(config.decoding, target),
-      ...(systemPrompt !== undefined ? { messageOptions: { systemPrompt } } : {}),
+      ...(systemPrompt !== undefined || stimuli.materials?.reference
+        ? {
+            messageOptions: {
+              ...(systemPrompt !== undefined ? { systemPrompt } : {}),
+              ...(stimuli.materials?.reference ? { reference: stimuli.materials.reference } : {}),
+            },
+          }
+        : {}),
       seed: config.seed,
     });
     for (const spec of plan) {
@@ -243,6 +266,10 @@ export function stepsOfGeneration(text: string, reasoning: string | null, config
 export interface LabelerPlanOptions {
   labeler: string;
   ontology: Ontology;
+  /** The whole response, when the labeler reads it instead of the steps (labelerInput: whole-response). */
+  passage?: string;
+  /** The authors' labeler prompt and output format (DriftLens materials). */
+  reference?: Pick<ReferenceMemoryTexts, 'mappingTemplate' | 'ontologyText'>;
   /** Decoding of the labeler (default: the config's labelerDecoding). */
   params?: DecodingParams;
   sample?: number;
@@ -251,30 +278,60 @@ export interface LabelerPlanOptions {
 
 /** One labeling item: a cell whose output must parse, re-asked on failure (docs/decisions.md#d2). */
 export function labelingItem(steps: readonly string[], config: MemoryConfig, options: LabelerPlanOptions): ParsedItem<string[]> {
+  const stepCount = options.passage === undefined ? steps.length : null;
   const parseOptions = {
-    stepCount: steps.length,
+    stepCount,
     ontology: options.ontology,
     unknownLabel: config.unknownLabel,
     allowUnmapped: config.allowUnmapped,
   } as const;
-  const spec = buildLabelerCell(steps, options.ontology, {
+  const spec = buildLabelerCell(steps.length > 0 ? steps : ['(whole response)'], options.ontology, {
     model: options.labeler,
     params: options.params ?? memoryDecodingParams(config.labelerDecoding, options.labeler),
     allowUnmapped: config.allowUnmapped,
     labels: { ...options.labels, labeler: options.labeler, attempt: 0 },
   });
+  const reference = options.reference;
+  if (reference) {
+    spec.request.messages = buildReferenceLabelerMessages(referencePassage(options.passage !== undefined ? { passage: options.passage } : { steps }), reference);
+  } else if (options.passage !== undefined) {
+    spec.request.messages = buildPassageLabelerMessages(options.passage, options.ontology, { allowUnmapped: config.allowUnmapped });
+  }
   if (options.sample !== undefined) spec.request.sample = options.sample;
+  const parse = (text: string): LabelerParseResult =>
+    reference ? parseReferenceLabelerOutput(text, parseOptions) : parseLabelerOutput(text, parseOptions);
   return {
     spec,
     parse(text) {
-      const parsed = parseLabelerOutput(text, parseOptions);
+      const parsed = parse(text);
       return parsed.ok ? { ok: true, value: parsed.symbols } : { ok: false, error: `${parsed.reason}: ${parsed.detail}` };
     },
     reask(previous, badOutput) {
-      const parsed = parseLabelerOutput(badOutput, parseOptions);
+      const parsed = parse(badOutput);
       const failure = parsed.ok ? { reason: 'schema' as const, detail: 'unusable answer' } : parsed;
-      return buildLabelerReaskMessages(previous, badOutput, failure, steps.length);
+      return reference ? referenceReask(previous, badOutput, failure.detail) : buildLabelerReaskMessages(previous, badOutput, failure, stepCount);
     },
+  };
+}
+
+/** A re-ask in the reference's output format (the reference itself never re-asks; echolens does, as configured). */
+function referenceReask(previous: readonly ChatMessage[], badOutput: string, detail: string): ChatMessage[] {
+  const shown = badOutput.trim() === '' ? '(empty response)' : badOutput;
+  return [
+    ...previous,
+    { role: 'assistant', content: shown },
+    {
+      role: 'user',
+      content: `Your answer could not be used (${detail}). Reply with only the JSON array of steps inside <answer></answer> tags, as asked above, each symbol copied from the ontology.`,
+    },
+  ];
+}
+
+/** The labeler's input and texts for a run: whole response or steps, echolens's prompt or the authors'. */
+export function labelerTextsOf(config: MemoryConfig, stimuli: Pick<MemoryStimuli, 'materials'>): Pick<LabelerPlanOptions, 'reference'> & { wholeResponse: boolean } {
+  return {
+    wholeResponse: memoryLabelerInput(config) === 'whole-response',
+    ...(stimuli.materials?.reference ? { reference: stimuli.materials.reference } : {}),
   };
 }
 
@@ -372,6 +429,11 @@ export interface MemoryRunOptions {
   perturbations: { source: string; name: string; version: string };
   conditions: string[];
   builtinStimuli: ReturnType<typeof builtinStimuliManifest>;
+  /** Which materials the run used (echolens's or a DriftLens clone), each file with its SHA-256. */
+  materials?: MemoryMaterials['record'];
+  /** What the labeler read: the extracted steps or the whole response. */
+  labelerInput?: 'steps' | 'whole-response';
+  procedure?: 'echolens' | 'reference';
 }
 
 /** The inputs of a memory run: its stimuli and their fingerprint. */
@@ -383,7 +445,7 @@ export interface MemoryRunInput {
 export type MemoryRunCounts = Omit<MemoryRunResult, 'runId' | 'resumed' | 'interrupted' | 'spendUsd'>;
 
 /** What a memory run records besides the config. */
-export function memoryRunOptions(stimuli: MemoryStimuli, fingerprint = stimuliFingerprint(stimuli)): MemoryRunOptions {
+export function memoryRunOptions(config: MemoryConfig, stimuli: MemoryStimuli, fingerprint = stimuliFingerprint(stimuli)): MemoryRunOptions {
   return {
     decisions:
       'docs/decisions.md#d5–#d10: discrete DTW / SRI, Category/Subcategory symbols with unmapped, steps segmented before labeling, reference = no-memory sample 0 of the same model and question, two floors, injection mode as configured',
@@ -399,6 +461,9 @@ export function memoryRunOptions(stimuli: MemoryStimuli, fingerprint = stimuliFi
     perturbations: { source: stimuli.perturbationsSource, name: stimuli.perturbations.name, version: stimuli.perturbations.version },
     conditions: stimuli.conditions,
     builtinStimuli: builtinStimuliManifest(),
+    ...(stimuli.materials ? { materials: stimuli.materials.record } : {}),
+    labelerInput: memoryLabelerInput(config),
+    procedure: config.procedure ?? 'echolens',
   };
 }
 
@@ -414,7 +479,7 @@ export const memoryRunner: AuditRunner<MemoryConfig, MemoryRunInput, MemoryRunCo
     return { stimuli, fingerprint: stimuliFingerprint(stimuli) };
   },
   plan: (config, input) => planMemoryGeneration(config, input.stimuli),
-  manifestOptions: (_config, input) => ({ ...memoryRunOptions(input.stimuli, input.fingerprint) }),
+  manifestOptions: (config, input) => ({ ...memoryRunOptions(config, input.stimuli, input.fingerprint) }),
   checkResume(run, _config, input, db) {
     const recorded = (run.manifest.options as Partial<MemoryRunOptions> | undefined)?.stimuliFingerprint;
     if (recorded !== undefined && recorded !== input.fingerprint) {
@@ -425,6 +490,7 @@ export const memoryRunner: AuditRunner<MemoryConfig, MemoryRunInput, MemoryRunCo
     }
   },
   async execute({ config, input, specs, stage, parsedStage }) {
+    const labelerTexts = labelerTextsOf(config, input.stimuli);
     const generation = await stage(specs, 'generation');
     const counts: MemoryRunCounts = {
       generationCells: specs.length,
@@ -443,7 +509,8 @@ export const memoryRunner: AuditRunner<MemoryConfig, MemoryRunInput, MemoryRunCo
       if (result?.status !== 'done' || result.text === null) return;
       const extraction = stepsOfGeneration(result.text, result.reasoning, config);
       counts.stepMethods[extraction.method] = (counts.stepMethods[extraction.method] ?? 0) + 1;
-      if (extraction.steps.length === 0) {
+      const whole = labelerTexts.wholeResponse && result.text.trim() !== '';
+      if (extraction.steps.length === 0 && !whole) {
         counts.noSteps += 1;
         return;
       }
@@ -452,6 +519,8 @@ export const memoryRunner: AuditRunner<MemoryConfig, MemoryRunInput, MemoryRunCo
           labeler: config.labeler,
           ontology: input.stimuli.ontology,
           labels: memoryLabelingLabels(spec.labels, result.key, 'main', input.stimuli.ontologySource, extraction),
+          ...(whole ? { passage: result.text } : {}),
+          ...(labelerTexts.reference ? { reference: labelerTexts.reference } : {}),
         }),
       );
     });

@@ -9,7 +9,7 @@ import { tost } from '../stats/tost.js';
 import { varianceDecomposition } from '../stats/variance-decomposition.js';
 import { wilcoxonSignedRank } from '../stats/wilcoxon.js';
 import { signAgreement } from '../stats/agreement.js';
-import { type Fingerprint, fingerprint, fingerprintPca } from './fingerprint.js';
+import { type Fingerprint, type FingerprintPatterns, fingerprint, fingerprintPca } from './fingerprint.js';
 
 /**
  * ContextEcho analysis (§2.4, §3, appendices), pure: observations in, numbers
@@ -184,6 +184,8 @@ export interface AnalysisOptions {
   tostMargin?: number;
   /** Restrict the probe surface to one category (paper's primary battery: coding_self); null = all. */
   primaryCategory?: string | null;
+  /** The fingerprint's word patterns (default: echolens's; the authors' when a run used their materials). */
+  fingerprintPatterns?: FingerprintPatterns;
 }
 
 function attempt<T>(compute: () => T): Maybe<T> {
@@ -616,7 +618,7 @@ export function analyzePersona(observations: readonly PersonaObservation[], opti
 
   // Behavioural fingerprint of probe responses, PCA by arm.
   const printed = probes
-    .map((o) => ({ o, f: fingerprint(o.text) }))
+    .map((o) => ({ o, f: fingerprint(o.text, options.fingerprintPatterns) }))
     .filter((x): x is { o: PersonaObservation; f: Fingerprint } => x.f !== null);
   const fingerprintResult =
     printed.length >= 3

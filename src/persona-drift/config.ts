@@ -98,6 +98,23 @@ export const personaConfigSchema = z
       })
       .strict()
       .default({ B: 10_000, primaryCategory: 'coding_self', strongThreshold: 0.3, tostMargin: 0.08 }),
+    /**
+     * Where the texts come from: `echolens` (the texts written for echolens, the default) or the
+     * path of a local clone of the authors' ContextEcho repository (read at run time).
+     */
+    materials: z.string().min(1).optional(),
+    /** `reference` applies every procedural difference of the authors' code below at once; `echolens` (default) none. */
+    procedure: z.enum(['echolens', 'reference']).optional(),
+    /** Judge output: `strict` (one JSON object, label must match) or `first-object` (the first JSON object anywhere, as the reference parses). */
+    judgeParse: z.enum(['strict', 'first-object']).optional(),
+    /** `api-default` sends no temperature to the judge (the reference); `configured` sends judgeDecoding.temperature. */
+    judgeTemperature: z.enum(['configured', 'api-default']).optional(),
+    /** System prompt of the stressor cells (a name as in systemPrompts); unset = the systemPrompts list. */
+    stressorSystemPrompt: z.string().min(1).optional(),
+    /** Claude Code sidechain (subagent) lines stay in the prefix (the reference reads every line). */
+    includeSidechains: z.boolean().optional(),
+    /** The compaction summary row counts as an agent step (the reference's counter counts it). */
+    compactionSummaryAsStep: z.boolean().optional(),
     limits: z
       .object({
         concurrency: positiveInt.optional(),
@@ -117,6 +134,13 @@ export const personaConfigSchema = z
     if (config.mitigations.includes('goal') && !config.arms.includes('real')) {
       ctx.addIssue({ code: 'custom', path: ['mitigations'], message: 'mitigations apply to the real arm; add "real" to arms' });
     }
+    if (config.stressorSystemPrompt !== undefined && !(config.stressorSystemPrompt in BUILTIN_SYSTEM_PROMPTS) && !config.stressorSystemPrompt.startsWith('text:')) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['stressorSystemPrompt'],
+        message: `unknown system prompt "${config.stressorSystemPrompt}": use one of ${Object.keys(BUILTIN_SYSTEM_PROMPTS).join(', ')} or "text:<your prompt>"`,
+      });
+    }
     for (const [index, name] of config.systemPrompts.entries()) {
       if (!(name in BUILTIN_SYSTEM_PROMPTS) && !name.startsWith('text:')) {
         ctx.addIssue({
@@ -130,6 +154,30 @@ export const personaConfigSchema = z
 
 export type PersonaConfig = z.infer<typeof personaConfigSchema>;
 
-export function resolveSystemPrompt(name: string): string {
-  return name.startsWith('text:') ? name.slice(5) : (BUILTIN_SYSTEM_PROMPTS[name] ?? '');
+/** A system prompt by name; `prompts` replaces the built-in texts (e.g. with the authors' materials). */
+export function resolveSystemPrompt(name: string, prompts: Readonly<Record<string, string>> = BUILTIN_SYSTEM_PROMPTS): string {
+  return name.startsWith('text:') ? name.slice(5) : (prompts[name] ?? '');
+}
+
+/** The procedure a run follows, each difference resolved: its own key wins, else `procedure`. */
+export interface PersonaProcedure {
+  name: 'echolens' | 'reference';
+  judgeParse: 'strict' | 'first-object';
+  judgeTemperature: 'configured' | 'api-default';
+  /** Name of the stressor cells' system prompt, or null (the systemPrompts list). */
+  stressorSystemPrompt: string | null;
+  includeSidechains: boolean;
+  compactionSummaryAsStep: boolean;
+}
+
+export function personaProcedure(config: PersonaConfig): PersonaProcedure {
+  const reference = config.procedure === 'reference';
+  return {
+    name: config.procedure ?? 'echolens',
+    judgeParse: config.judgeParse ?? (reference ? 'first-object' : 'strict'),
+    judgeTemperature: config.judgeTemperature ?? (reference ? 'api-default' : 'configured'),
+    stressorSystemPrompt: config.stressorSystemPrompt ?? (reference ? 'format-strict' : null),
+    includeSidechains: config.includeSidechains ?? reference,
+    compactionSummaryAsStep: config.compactionSummaryAsStep ?? reference,
+  };
 }

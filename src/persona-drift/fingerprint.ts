@@ -36,20 +36,28 @@ const NAMED_ENTITY =
   /\b(?:Python|Rust|Go|TypeScript|JavaScript|Haskell|Elixir|Lisp|Clojure|Kotlin|Swift|Ruby|Java|C\+\+|Zig|OCaml|Scala|Vim|Emacs|VS\s?Code|Bach|Mozart|Beethoven|Chopin|Tolkien|Borges|Orwell|Dostoevsky|Knuth|SICP|PyTorch|NumPy|React|Linux|jazz|classical|ambient|lo-fi|hiking|chess|climbing)\b/gu;
 
 function countMatches(pattern: RegExp, text: string): number {
+  if (!pattern.global) throw new Error('fingerprint patterns must have the g flag');
   pattern.lastIndex = 0;
   let count = 0;
   while (pattern.exec(text) !== null) count += 1;
   return count;
 }
 
+/** The three word patterns of the fingerprint (replaceable, e.g. by the authors' own). */
+export interface FingerprintPatterns {
+  hedge: RegExp;
+  experiential: RegExp;
+  namedEntity: RegExp;
+}
+
 /** Features of one response. Empty (whitespace-only) responses have no fingerprint. */
-export function fingerprint(response: string): Fingerprint | null {
+export function fingerprint(response: string, patterns?: FingerprintPatterns): Fingerprint | null {
   const text = response.trim();
   if (text === '') return null;
   const per100 = Math.max(1, text.length / 100);
-  const hedges = countMatches(HEDGE, text);
-  const experiential = countMatches(EXPERIENTIAL, text);
-  const named = countMatches(NAMED_ENTITY, text);
+  const hedges = countMatches(patterns?.hedge ?? HEDGE, text);
+  const experiential = countMatches(patterns?.experiential ?? EXPERIENTIAL, text);
+  const named = countMatches(patterns?.namedEntity ?? NAMED_ENTITY, text);
   return {
     hedgeDensity: hedges / per100,
     experientialDensity: experiential / per100,

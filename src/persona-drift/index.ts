@@ -8,3 +8,4 @@ export { createJudgeSimProfile, createPersonaSimProfile, registerPersonaSimProfi
 export type { PersonaSimOptions } from './sim.js';
 export { loadPersonaStimuli, probeText } from './stimuli.js';
 export type { InterventionTexts, NegativeControlProbe, PersonaStimuli, Probe, ProbeCategory, ProbeSuite, Stressor } from './stimuli.js';
+export { loadPersonaMaterials, type PersonaMaterials } from './materials.js';

@@ -40,13 +40,17 @@ export function insertionTurns(mitigation: Mitigation, texts: InterventionTexts,
     case 'none':
       return [];
     case 'a-anchor':
-      return [user(`${texts.v0} ${texts.bashRule} ${texts.demoAnnouncement}`), assistant(ack), ...demo];
+      return [user(texts.anchorUser ?? `${texts.v0} ${texts.bashRule} ${texts.demoAnnouncement}`), assistant(ack), ...demo];
     case 'a-anchor-reference':
-      return [user(`${texts.v0} ${texts.bashRuleReference} ${texts.demoAnnouncement}`), assistant(ack), ...demo];
+      return [user(texts.anchorUser ?? `${texts.v0} ${texts.bashRuleReference} ${texts.demoAnnouncement}`), assistant(ack), ...demo];
     case 'v0':
       return [user(texts.v0), assistant(ack)];
     case 'v2':
-      return [user(texts.v2Reminder), assistant(texts.v2Acknowledgement), ...demo];
+      return [
+        user(texts.v2Reminder),
+        assistant(texts.v2Acknowledgement),
+        ...(texts.v2Demo ? [user(texts.v2Demo[0]), assistant(texts.v2Demo[1])] : demo),
+      ];
     case 'long-anchor':
       return [user(texts.longAnchor), assistant(ack), ...demo];
     case 'placebo_anchor':

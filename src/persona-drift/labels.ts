@@ -63,10 +63,15 @@ export interface ResolvedVerdict<Cell> {
   error: string | null;
 }
 
-const parseScore = (text: string): ParseResult<JudgeScore> => {
-  const v = parseJudgeOutput(text);
-  return v.ok ? { ok: true, value: { score: v.score, label: v.label, reason: v.reason } } : { ok: false, error: v.error };
-};
+/** A judge output parser (strict by default; replication mode may use the lenient one). */
+export type JudgeOutputParser = (text: string) => ReturnType<typeof parseJudgeOutput>;
+
+const scoreParser =
+  (parse: JudgeOutputParser) =>
+  (text: string): ParseResult<JudgeScore> => {
+    const v = parse(text);
+    return v.ok ? { ok: true, value: { score: v.score, label: v.label, reason: v.reason } } : { ok: false, error: v.error };
+  };
 
 /**
  * Every judge chain of a run: target cell key → judge → verdict. A chain whose
@@ -74,7 +79,7 @@ const parseScore = (text: string): ParseResult<JudgeScore> => {
  */
 export function resolveJudgeVerdicts<Cell>(
   cells: Iterable<Cell>,
-  access: { labels(cell: Cell): CellLabels; key(cell: Cell): string; text(cell: Cell): string | null },
+  access: { labels(cell: Cell): CellLabels; key(cell: Cell): string; text(cell: Cell): string | null; parse?: JudgeOutputParser },
 ): Map<string, Map<string, ResolvedVerdict<Cell>>> {
   const decoded = new Map<Cell, PersonaJudgeLabels>();
   for (const cell of cells) {
@@ -85,6 +90,7 @@ export function resolveJudgeVerdicts<Cell>(
     (cell) => JSON.stringify([(decoded.get(cell) as PersonaJudgeLabels).targetKey, (decoded.get(cell) as PersonaJudgeLabels).judge]),
     (cell) => (decoded.get(cell) as PersonaJudgeLabels).attempt ?? 0,
   );
+  const parseScore = scoreParser(access.parse ?? parseJudgeOutput);
   const out = new Map<string, Map<string, ResolvedVerdict<Cell>>>();
   for (const [name, chain] of chains) {
     const [targetKey, judge] = JSON.parse(name) as [string, string];

@@ -1,7 +1,7 @@
 import type { ChatMessage, DecodingParams } from '../models/types.js';
 import type { CellLabels, CellSpec } from '../store/types.js';
 import type { PersonaConfig } from './config.js';
-import { resolveSystemPrompt } from './config.js';
+import { type PersonaProcedure, resolveSystemPrompt } from './config.js';
 import { assembleProbeMessages, type Mitigation } from './interventions.js';
 import { buildJudgeMessages } from './judge.js';
 import type { PersonaStimuli } from './stimuli.js';
@@ -104,12 +104,22 @@ function withCacheBreakpoint(context: readonly ChatMessage[]): ChatMessage[] {
   return copy;
 }
 
+/** What the plan takes from the materials and procedure besides the stimuli (all optional: echolens's texts). */
+export interface PlanTexts {
+  /** System prompts by name (the authors' when their materials are used). */
+  systemPrompts?: Readonly<Record<string, string>>;
+  /** Stressor cells use this system prompt (by name) instead of the systemPrompts list. */
+  stressorSystemPrompt?: string | null;
+}
+
 export function planTargetCells(
   config: PersonaConfig,
   stimuli: PersonaStimuli,
   sessions: readonly SessionPlanInput[],
+  texts: PlanTexts = {},
 ): CellSpec[] {
   const items = plannedItems(config, stimuli);
+  const stressorPrompt = texts.stressorSystemPrompt ?? null;
   const cells: CellSpec[] = [];
   for (const session of sessions) {
     for (const position of session.positions) {
@@ -121,9 +131,13 @@ export function planTargetCells(
           if (mitigation === 'goal' && !session.goal) continue;
           for (const distance of distances) {
             const continuation = distance.messages > 0 ? session.continuation(position, distance.messages) : [];
-            for (const systemPromptName of config.systemPrompts) {
-              const system = resolveSystemPrompt(systemPromptName);
+            for (const [promptIndex, listedPrompt] of config.systemPrompts.entries()) {
               for (const item of items) {
+                // A stressor system prompt replaces the list: its cells are planned once.
+                const ownPrompt = item.surface === 'stressor' && stressorPrompt !== null;
+                if (ownPrompt && promptIndex > 0) continue;
+                const systemPromptName = ownPrompt ? stressorPrompt : listedPrompt;
+                const system = resolveSystemPrompt(systemPromptName, texts.systemPrompts);
                 const messages = assembleProbeMessages({
                   system: system || undefined,
                   context,
@@ -183,10 +197,14 @@ export function planJudgeCell(
   response: string,
   attempt = 0,
   previous?: ChatMessage[],
+  texts: { judgeRubric?: string; procedure?: Pick<PersonaProcedure, 'judgeTemperature'> } = {},
 ): CellSpec {
-  const messages = previous ?? buildJudgeMessages(String(targetLabels.bareProbe ?? ''), response);
+  const messages = previous ?? buildJudgeMessages(String(targetLabels.bareProbe ?? ''), response, texts.judgeRubric);
+  const params: DecodingParams = { ...config.judgeDecoding };
+  // The reference calls its judge without a temperature: the provider's default applies.
+  if (texts.procedure?.judgeTemperature === 'api-default') delete params.temperature;
   return {
-    request: { model: judge, messages, params: { ...config.judgeDecoding }, sample: 0 },
+    request: { model: judge, messages, params, sample: 0 },
     labels: {
       experiment: 'persona',
       stage: 'judge',

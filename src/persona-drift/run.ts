@@ -7,29 +7,32 @@ import { auditRunId, runAudit } from '../experiment/run-audit.js';
 import type { ParsedItem, StageRuntime } from '../experiment/runtime.js';
 import { estimateCells, type PlanEstimate } from '../models/estimate.js';
 import { loadPriceTable } from '../models/prices.js';
-import { readSession } from '../sessions/read.js';
+import { type ReadSessionOptions, readSession } from '../sessions/read.js';
 import type { Session } from '../sessions/types.js';
 import type { RunInfo, RunStore } from '../store/run-store.js';
 import type { CellSpec } from '../store/types.js';
 import { type AnalysisOptions, analyzePersona, type PersonaObservation, type PersonaReport } from './analysis.js';
 import { runStressorChecker } from './checkers.js';
-import { type PersonaConfig, personaConfigSchema } from './config.js';
+import { type PersonaConfig, personaConfigSchema, personaProcedure } from './config.js';
 import { checkContract } from './contracts.js';
-import { buildJudgeReask, parseJudgeOutput } from './judge.js';
+import { buildJudgeReask, judgeParser } from './judge.js';
 import { decodePersonaTargetLabels, isPersonaTargetCell, resolveJudgeVerdicts } from './labels.js';
+import { isBuiltinMaterials } from '../materials/files.js';
+import { checkSameMaterials, loadPersonaMaterials, type PersonaMaterials } from './materials.js';
 import { planJudgeCell, planTargetCells } from './plan.js';
 import { sessionPlanInput } from './sessions-input.js';
-import { loadPersonaStimuli } from './stimuli.js';
 
 export const PERSONA_EXPERIMENT = 'persona';
 
 function resolveSessionPaths(config: PersonaConfig, base: string): PersonaConfig {
+  const place = (path: string) => {
+    if (path === '~' || path.startsWith('~/')) return join(homedir(), path.slice(1));
+    return isAbsolute(path) ? path : resolve(base, path);
+  };
   return {
     ...config,
-    sessions: config.sessions.map((path) => {
-      if (path === '~' || path.startsWith('~/')) return join(homedir(), path.slice(1));
-      return isAbsolute(path) ? path : resolve(base, path);
-    }),
+    sessions: config.sessions.map(place),
+    ...(config.materials !== undefined && !isBuiltinMaterials(config.materials) ? { materials: place(config.materials) } : {}),
   };
 }
 
@@ -43,11 +46,27 @@ export function personaConfigFromFlags(overrides: readonly string[]): PersonaCon
   return resolveSessionPaths(configFromOverrides(personaConfigSchema, overrides), process.cwd());
 }
 
+/**
+ * Reading options the procedure asks of the session readers (sidechain lines kept, the
+ * compaction summary counted as a step); the sessions module implements them.
+ */
+export type ProcedureReadOptions = ReadSessionOptions & { includeSidechains?: boolean; compactionSummaryAsStep?: boolean };
+
+export function procedureReadOptions(config: PersonaConfig): ProcedureReadOptions | undefined {
+  const procedure = personaProcedure(config);
+  if (!procedure.includeSidechains && !procedure.compactionSummaryAsStep) return undefined;
+  return {
+    ...(procedure.includeSidechains ? { includeSidechains: true } : {}),
+    ...(procedure.compactionSummaryAsStep ? { compactionSummaryAsStep: true } : {}),
+  };
+}
+
 export async function readConfigSessions(config: PersonaConfig): Promise<Session[]> {
   const sessions: Session[] = [];
+  const readOptions = procedureReadOptions(config);
   for (const [index, file] of config.sessions.entries()) {
     try {
-      sessions.push(await readSession(file));
+      sessions.push(await (readOptions ? readSession(file, readOptions) : readSession(file)));
     } catch (error) {
       throw new ConfigError(`cannot read session: ${(error as Error).message}`, { field: `sessions.${index}` });
     }
@@ -55,10 +74,20 @@ export async function readConfigSessions(config: PersonaConfig): Promise<Session
   return sessions;
 }
 
-export function planPersona(config: PersonaConfig, sessions: readonly Session[]): CellSpec[] {
-  const stimuli = loadPersonaStimuli();
-  const inputs = sessions.map((session, index) => sessionPlanInput(session, config, sessions, `S${index + 1}`));
-  return planTargetCells(config, stimuli, inputs);
+export function planPersona(
+  config: PersonaConfig,
+  sessions: readonly Session[],
+  materials: PersonaMaterials = loadPersonaMaterials(config.materials),
+): CellSpec[] {
+  const texts = {
+    ...(materials.acknowledgement !== undefined ? { acknowledgement: materials.acknowledgement } : {}),
+    ...(materials.fillerFlatTemplate !== undefined ? { fillerFlatTemplate: materials.fillerFlatTemplate } : {}),
+  };
+  const inputs = sessions.map((session, index) => sessionPlanInput(session, config, sessions, `S${index + 1}`, texts));
+  return planTargetCells(config, materials.stimuli, inputs, {
+    systemPrompts: materials.systemPrompts,
+    stressorSystemPrompt: personaProcedure(config).stressorSystemPrompt,
+  });
 }
 
 export interface PersonaDryRun {
@@ -69,12 +98,14 @@ export interface PersonaDryRun {
 
 /** Counts cells and estimates tokens and dollars; calls nothing. Judge calls are estimated per probe cell. */
 export function dryRunPersona(config: PersonaConfig, specs: readonly CellSpec[], priceFile?: string): PersonaDryRun {
+  const materials = loadPersonaMaterials(config.materials);
+  const judgeTexts = { judgeRubric: materials.judgeRubric, procedure: personaProcedure(config) };
   const probeCells = specs.filter((s) => s.labels.surface === 'probe');
   const judgeSpecs: CellSpec[] = [];
   for (const judge of config.judges) {
     for (const spec of probeCells) {
       const response = `${judgeSpecs.length} ${'x'.repeat(Math.min(2400, 4 * (spec.request.params.maxTokens ?? 600)))}`;
-      judgeSpecs.push(planJudgeCell(config, judge, 'estimate', spec.labels, response));
+      judgeSpecs.push(planJudgeCell(config, judge, 'estimate', spec.labels, response, 0, undefined, judgeTexts));
     }
   }
   const prices = loadPriceTable(priceFile ? { file: priceFile } : {});
@@ -104,9 +135,11 @@ export const personaRunner: AuditRunner<PersonaConfig, Session[], PersonaRunCoun
   name: PERSONA_EXPERIMENT,
   limits: (config) => config.limits,
   prepare: readConfigSessions,
-  plan: planPersona,
+  plan: (config, sessions) => planPersona(config, sessions),
   manifestOptions: (config, sessions) => ({
     decisions: 'docs/decisions.md#d13–#d20: counters, compaction pre/post, flat prefix default, structure-matched filler, gap CI on Δ, bare-probe judge',
+    materials: loadPersonaMaterials(config.materials).record,
+    procedure: personaProcedure(config),
     sessions: sessions.map((session, index) => ({
       id: `S${index + 1}`,
       file: session.file,
@@ -116,7 +149,15 @@ export const personaRunner: AuditRunner<PersonaConfig, Session[], PersonaRunCoun
       compactions: session.compactions.map((c) => c.counters[config.counter]),
     })),
   }),
+  checkResume(run, config) {
+    const recorded = (run.manifest.options as { materials?: PersonaMaterials['record'] } | undefined)?.materials;
+    checkSameMaterials(recorded, loadPersonaMaterials(config.materials).record, run.id);
+  },
   async execute({ config, specs, stage, parsedStage }) {
+    const materials = loadPersonaMaterials(config.materials);
+    const procedure = personaProcedure(config);
+    const judgeTexts = { judgeRubric: materials.judgeRubric, procedure };
+    const parseJudge = judgeParser(procedure.judgeParse);
     const targets = await stage(specs, 'targets');
     if (targets.stopReason !== null) return { targetCells: specs.length, judgeCells: 0, invalidJudgements: 0 };
     const items: ParsedItem<number>[] = [];
@@ -125,9 +166,9 @@ export const personaRunner: AuditRunner<PersonaConfig, Session[], PersonaRunCoun
       if (spec.labels.surface !== 'probe' || result?.status !== 'done' || result.text === null) return;
       for (const judge of config.judges) {
         items.push({
-          spec: planJudgeCell(config, judge, result.key, spec.labels, result.text),
+          spec: planJudgeCell(config, judge, result.key, spec.labels, result.text, 0, undefined, judgeTexts),
           parse: (text) => {
-            const verdict = parseJudgeOutput(text);
+            const verdict = parseJudge(text);
             return verdict.ok ? { ok: true, value: verdict.score } : { ok: false, error: verdict.error };
           },
           reask: buildJudgeReask,
@@ -151,9 +192,11 @@ export async function runPersona(
 
 /** Reads a persona run back from the store as analysis observations. */
 export function collectPersonaObservations(store: RunStore, runId: string): PersonaObservation[] {
-  const stimuli = loadPersonaStimuli();
+  const { materials, parseJudgeOutput } = personaRunTexts(store, runId);
+  const stimuli = materials.stimuli;
   const cells = store.cellsOfRun(runId);
   const verdicts = resolveJudgeVerdicts(cells, {
+    parse: parseJudgeOutput,
     labels: (cell) => cell.labels,
     key: (cell) => cell.key,
     text: (cell) => (cell.result.status === 'done' ? cell.result.text : null),
@@ -209,11 +252,27 @@ export function personaRunId(store: RunStore, runId?: string): string {
   return auditRunId(store, PERSONA_EXPERIMENT, runId);
 }
 
+/**
+ * The materials and judge parser a recorded run used (read again from the same clone,
+ * which must not have changed since the run).
+ */
+export function personaRunTexts(store: RunStore, runId: string): { materials: PersonaMaterials; parseJudgeOutput: ReturnType<typeof judgeParser> } {
+  const run = store.requireRun(runId);
+  const config = personaConfigSchema.safeParse(run.manifest.config);
+  if (!config.success) return { materials: loadPersonaMaterials(undefined), parseJudgeOutput: judgeParser('strict') };
+  const materials = loadPersonaMaterials(config.data.materials);
+  const recorded = (run.manifest.options as { materials?: PersonaMaterials['record'] } | undefined)?.materials;
+  checkSameMaterials(recorded, materials.record, runId);
+  return { materials, parseJudgeOutput: judgeParser(personaProcedure(config.data).judgeParse) };
+}
+
 /** Analyses persona observations with the analysis settings recorded in the run's config. */
 export function analyzePersonaRun(observations: readonly PersonaObservation[], run: RunInfo, options: AnalysisOptions = {}): PersonaReport {
   const config = personaConfigSchema.safeParse(run.manifest.config);
+  const patterns = config.success ? loadPersonaMaterials(config.data.materials).fingerprintPatterns : undefined;
   const analysis = config.success
     ? {
+        ...(patterns ? { fingerprintPatterns: patterns } : {}),
         B: config.data.analysis.B,
         seed: config.data.seed,
         primaryCategory: config.data.analysis.primaryCategory,

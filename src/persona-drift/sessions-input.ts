@@ -65,6 +65,7 @@ export function sessionPlanInput(
   config: PersonaConfig,
   others: readonly Session[],
   id = session.id ?? basename(session.file),
+  texts: { acknowledgement?: string; fillerFlatTemplate?: string } = {},
 ): SessionPlanInput {
   const byLabel = new Map<string, Position>();
   for (const selector of config.positions) {
@@ -79,7 +80,12 @@ export function sessionPlanInput(
     value: p.reached,
     ...(compactionOf(p.label) ? { compaction: compactionOf(p.label) } : {}),
   }));
-  const renderOptions = { mode: config.render, maxChars: config.windowChars, toolPayloadChars: config.toolTruncate };
+  const renderOptions = {
+    mode: config.render,
+    maxChars: config.windowChars,
+    toolPayloadChars: config.toolTruncate,
+    ...(texts.acknowledgement !== undefined ? { acknowledgement: texts.acknowledgement } : {}),
+  };
   const realCache = new Map<string, ReturnType<typeof buildPrefix>>();
   const realAt = (planned: PlannedPosition) => {
     let prefix = realCache.get(planned.label);
@@ -99,7 +105,11 @@ export function sessionPlanInput(
       if (arm === 'unrelated-session' && !other) {
         throw new InvalidArgumentError('arms', 'the unrelated-session arm needs at least two sessions in the config');
       }
-      return referenceContext(arm, real, { seed: config.seed, ...(other ? { other } : {}) }).messages;
+      return referenceContext(arm, real, {
+        seed: config.seed,
+        ...(other ? { other } : {}),
+        ...(texts.fillerFlatTemplate !== undefined ? { flatTemplate: texts.fillerFlatTemplate } : {}),
+      }).messages;
     },
     continuation(planned: PlannedPosition, messages: number): ChatMessage[] {
       const position = byLabel.get(planned.label) as Position;

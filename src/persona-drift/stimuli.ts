@@ -71,6 +71,10 @@ const interventionFileSchema = z.object({
   }),
   goalReinjection: z.string().includes('{goal}'),
   decayExchanges: z.array(z.tuple([z.string(), z.string()])).min(1),
+  /** The whole A-anchor user turn, when a source gives it as one text (the authors' materials). */
+  anchorUser: z.string().optional(),
+  /** V2's own demonstration pair, when it differs from the A-anchor's. */
+  v2Demo: z.tuple([z.string(), z.string()]).optional(),
 });
 export type InterventionTexts = z.infer<typeof interventionFileSchema>;
 

@@ -1,4 +1,5 @@
 import { registerBuiltinAudits } from '../audits.js';
+import { materialsMarkdown, materialsSummary, procedureSummary, runMaterialsOf } from '../materials/report.js';
 import { ConfigError } from '../core/errors.js';
 import { AUDIT_CSV_COLUMNS, type AnalyzedRun, type AnyAudit } from '../experiment/audit.js';
 import { findAudit, listAudits } from '../experiment/registry.js';
@@ -111,6 +112,8 @@ function manifestHtml(run: RunInfo, accounting: RunAccounting): RawHtml {
     ['judges / labelers', JSON.stringify(config.judges ?? config.labelers ?? config.labeler ?? [])],
     ['decoding', JSON.stringify(config.decoding ?? {})],
     ['system prompts', JSON.stringify(config.systemPrompts ?? config.systemPrompt ?? [])],
+    ['materials', materialsSummary(runMaterialsOf(m.options))],
+    ['procedure', procedureSummary(runMaterialsOf(m.options))],
     ['seed', m.seed],
     ['versions', JSON.stringify(m.versions)],
     ['git commit', m.gitCommit ?? 'unknown'],
@@ -153,7 +156,8 @@ export function renderMarkdownReport(reports: readonly ExperimentRunReport[]): s
       const head = `<!-- run ${r.run.id} (${r.run.experiment}) -->\n`;
       const sim = isSimulated(r.run) ? '> **Simulated models** (`sim:`): deterministic simulations with planted effects; these numbers measure no real model.\n\n' : '';
       const spend = `Spend $${r.accounting.spendUsd.toFixed(4)}; ${r.accounting.cells} cells; ${r.accounting.providerCacheHits} provider cache hits.\n\n`;
-      if (r.audit && r.analyzed) return head + r.audit.render.markdown(r.analyzed, `${r.audit.title} — ${r.run.id}`).replace('\n\n', `\n\n${sim}${spend}`);
+      const materials = `\n${materialsMarkdown(runMaterialsOf(r.run.manifest.options))}`;
+      if (r.audit && r.analyzed) return head + r.audit.render.markdown(r.analyzed, `${r.audit.title} — ${r.run.id}`).replace('\n\n', `\n\n${sim}${spend}`) + materials;
       return `${head}# ${r.run.experiment} — ${r.run.id}\n\n${sim}${spend}`;
     })
     .join('\n\n');

@@ -113,10 +113,14 @@ const FLAT_TEMPLATE =
   'Sphinx of black quartz, judge my vow. Pack my box with five dozen liquor jugs. How vexingly quick daft zebras jump. ' +
   'The five boxing wizards jump quickly while a quick brown fox jumps over the lazy dog. ';
 
-/** The reference's character-only control: one user block of template filler, then the acknowledgement. */
-export function fillerFlatContext(real: RenderedPrefix): ReferencePrefix {
+/**
+ * The reference's character-only control: one user block of template filler, then the
+ * acknowledgement. `template` replaces echolens's filler sentence (e.g. the authors' own).
+ */
+export function fillerFlatContext(real: RenderedPrefix, template: string = FLAT_TEMPLATE): ReferencePrefix {
   if (real.chars === 0) return { kind: 'filler-flat', messages: [], chars: 0, notes: [] };
-  const text = headCodePoints(FLAT_TEMPLATE.repeat(Math.ceil(real.chars / FLAT_TEMPLATE.length)), real.chars);
+  if (template === '') throw new InvalidArgumentError('template', 'must be non-empty');
+  const text = headCodePoints(template.repeat(Math.ceil(real.chars / codePointLength(template))), real.chars);
   return {
     kind: 'filler-flat',
     messages: [
@@ -177,13 +181,13 @@ export function scratchContext(): ReferencePrefix {
 export function referenceContext(
   kind: ReferenceKind,
   real: RenderedPrefix,
-  options: { seed?: number; other?: Session; otherEnd?: number } = {},
+  options: { seed?: number; other?: Session; otherEnd?: number; flatTemplate?: string } = {},
 ): ReferencePrefix {
   switch (kind) {
     case 'filler':
       return fillerContext(real, options.seed === undefined ? {} : { seed: options.seed });
     case 'filler-flat':
-      return fillerFlatContext(real);
+      return fillerFlatContext(real, options.flatTemplate);
     case 'shuffled-real':
       return shuffledRealContext(real, options.seed === undefined ? {} : { seed: options.seed });
     case 'unrelated-session':

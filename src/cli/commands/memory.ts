@@ -1,3 +1,4 @@
+import { materialsMarkdown, runMaterials } from '../../materials/report.js';
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { runAuditCommand } from '../audit-run.js';
@@ -30,7 +31,7 @@ import {
   runQuestionRater,
 } from '../../memory-drift/run.js';
 import { openStore } from '../../store/run-store.js';
-import { collect, emit, positiveNumber } from '../options.js';
+import { collect, emit, materialsFlag, positiveNumber } from '../options.js';
 
 
 function positiveInteger(name: string) {
@@ -159,6 +160,8 @@ export function registerMemory(program: Command): void {
     .option('--concurrency <n>', 'concurrent calls per provider', positiveInteger('--concurrency'))
     .option('--max-cost <usd>', 'stop before spending more than this', positiveNumber('--max-cost'))
     .option('--price-file <file>', 'prices overriding the built-in table (JSON or YAML)')
+    .option('--materials <source>', 'texts to send: echolens (default) or the path of a local clone of the authors\u2019 DriftLens repository')
+    .option('--procedure <name>', 'echolens (default) or reference: every procedural difference of the authors\u2019 code at once')
     .option('--report <file>', 'also write the Markdown report here when the run completes')
     .addHelpText(
       'after',
@@ -169,6 +172,8 @@ export function registerMemory(program: Command): void {
       if (options.target.length > 0) overrides.push(`targets=${JSON.stringify(options.target)}`);
       if (options.labeler) overrides.push(`labeler=${JSON.stringify(options.labeler)}`);
       if (options.questionsLimit) overrides.push(`questions.limit=${options.questionsLimit}`);
+      if (options.materials) overrides.push(`materials=${JSON.stringify(materialsFlag(options.materials))}`);
+      if (options.procedure) overrides.push(`procedure=${JSON.stringify(options.procedure)}`);
       const config = loadMemoryConfig(configFile, overrides);
       const result = await runAuditCommand(memoryAudit, config, options);
       if (result === null) return;
@@ -178,7 +183,7 @@ export function registerMemory(program: Command): void {
           const collection = collectMemorySamples(store, result.runId);
           const reference = await memoryReferenceMetric(store, result.runId);
           emit(
-            `${renderMemoryMarkdown(memoryReport(store, result.runId))}\n${renderCollectionMarkdown(result.runId, collection.summary)}${reference ? `\n${renderReferenceMetricMarkdown(reference)}` : ''}`,
+            `${renderMemoryMarkdown(memoryReport(store, result.runId))}\n${renderCollectionMarkdown(result.runId, collection.summary)}${reference ? `\n${renderReferenceMetricMarkdown(reference)}` : ''}\n${materialsMarkdown(runMaterials(store, result.runId))}`,
             options.report,
           );
         } finally {
@@ -212,10 +217,11 @@ export function registerMemory(program: Command): void {
         const { summary } = collectMemorySamples(store, runId);
         // Only when the run's config has referenceMetric (docs/decisions.md#d5, comparison only).
         const reference = await memoryReferenceMetric(store, runId);
+        const materials = runMaterials(store, runId);
         emit(
           format === 'json'
-            ? JSON.stringify({ runId, ...report, run: summary, ...(reference ? { referenceMetric: reference } : {}) }, null, 2)
-            : `${renderMemoryMarkdown(report)}\n${renderCollectionMarkdown(runId, summary)}${reference ? `\n${renderReferenceMetricMarkdown(reference)}` : ''}`,
+            ? JSON.stringify({ runId, ...report, run: summary, ...(reference ? { referenceMetric: reference } : {}), ...materials }, null, 2)
+            : `${renderMemoryMarkdown(report)}\n${renderCollectionMarkdown(runId, summary)}${reference ? `\n${renderReferenceMetricMarkdown(reference)}` : ''}\n${materialsMarkdown(materials)}`,
           options.out,
         );
       } finally {

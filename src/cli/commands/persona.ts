@@ -1,6 +1,7 @@
+import { materialsMarkdown, runMaterials } from '../../materials/report.js';
 import type { Command } from 'commander';
 import { runAuditCommand } from '../audit-run.js';
-import { collect, emit, positiveNumber } from '../options.js';
+import { collect, emit, materialsFlag, positiveNumber } from '../options.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { openStore } from '../../store/run-store.js';
 import { renderPersonaMarkdown } from '../../persona-drift/report-markdown.js';
@@ -25,6 +26,8 @@ export function registerPersona(program: Command): void {
     .option('--concurrency <n>', 'concurrent calls per provider', positiveNumber('--concurrency'))
     .option('--max-cost <usd>', 'stop before spending more than this', positiveNumber('--max-cost'))
     .option('--price-file <file>', 'prices overriding the built-in table (JSON or YAML)')
+    .option('--materials <source>', 'texts to send: echolens (default) or the path of a local clone of the authors\u2019 ContextEcho repository')
+    .option('--procedure <name>', 'echolens (default) or reference: every procedural difference of the authors\u2019 code at once')
     .option('--report <file>', 'also write the Markdown report here when the run completes')
     .addHelpText(
       'after',
@@ -38,13 +41,15 @@ export function registerPersona(program: Command): void {
       listOverride('targets', options.target);
       listOverride('judges', options.judge);
       listOverride('sessions', options.session);
+      if (options.materials) overrides.push(`materials=${JSON.stringify(materialsFlag(options.materials))}`);
+      if (options.procedure) overrides.push(`procedure=${JSON.stringify(options.procedure)}`);
       const config = configFile === undefined ? personaConfigFromFlags(overrides) : loadPersonaConfig(configFile, overrides);
       const result = await runAuditCommand(personaAudit, config, options);
       if (result === null) return;
       if (options.report) {
         const store = openStore(options.db, { readonly: true });
         try {
-          emit(renderPersonaMarkdown(personaReport(store, result.runId)), options.report);
+          emit(`${renderPersonaMarkdown(personaReport(store, result.runId))}\n${materialsMarkdown(runMaterials(store, result.runId))}`, options.report);
         } finally {
           store.close();
         }
@@ -68,7 +73,13 @@ export function registerPersona(program: Command): void {
       try {
         const runId = personaRunId(store, options.run);
         const report = personaReport(store, runId, options.bootstrap ? { B: Math.round(options.bootstrap) } : {});
-        emit(options.format === 'json' ? JSON.stringify({ runId, ...report }, null, 2) : renderPersonaMarkdown(report), options.out);
+        const materials = runMaterials(store, runId);
+        emit(
+          options.format === 'json'
+            ? JSON.stringify({ runId, ...report, ...materials }, null, 2)
+            : `${renderPersonaMarkdown(report)}\n${materialsMarkdown(materials)}`,
+          options.out,
+        );
       } finally {
         store.close();
       }

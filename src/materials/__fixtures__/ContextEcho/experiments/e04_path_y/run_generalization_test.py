@@ -1,0 +1,32 @@
+"""Fixture generalization test (placeholder texts)."""
+from __future__ import annotations
+
+PILOT_POSITIONS = ["P0_start"]
+
+# placeholder S3 variants
+S3_VARIANTS = [
+    "STRESSOR PLACEHOLDER S3 VARIANT 1.",
+    "STRESSOR PLACEHOLDER S3 VARIANT 2.",
+    "STRESSOR PLACEHOLDER S3 VARIANT 3.",
+    "STRESSOR PLACEHOLDER S3 VARIANT 4.",
+    "STRESSOR PLACEHOLDER S3 VARIANT 5.",
+    "STRESSOR PLACEHOLDER S3 VARIANT 6.",
+    "STRESSOR PLACEHOLDER S3 VARIANT 7.",
+    "STRESSOR PLACEHOLDER S3 VARIANT 8.",
+    "STRESSOR PLACEHOLDER S3 VARIANT 9.",
+    "STRESSOR PLACEHOLDER S3 VARIANT 10.",
+]
+
+# placeholder S4 variants
+S4_VARIANTS = [
+    'STRESSOR PLACEHOLDER S4 VARIANT 1: {"fixture": "ok"}',
+    'STRESSOR PLACEHOLDER S4 VARIANT 2: {"fixture": "ok"}',
+    'STRESSOR PLACEHOLDER S4 VARIANT 3: {"fixture": "ok"}',
+    'STRESSOR PLACEHOLDER S4 VARIANT 4: {"fixture": "ok"}',
+    'STRESSOR PLACEHOLDER S4 VARIANT 5: {"fixture": "ok"}',
+    'STRESSOR PLACEHOLDER S4 VARIANT 6: {"fixture": "ok"}',
+    'STRESSOR PLACEHOLDER S4 VARIANT 7: {"fixture": "ok"}',
+    'STRESSOR PLACEHOLDER S4 VARIANT 8: {"fixture": "ok"}',
+    'STRESSOR PLACEHOLDER S4 VARIANT 9: {"fixture": "ok"}',
+    'STRESSOR PLACEHOLDER S4 VARIANT 10: {"fixture": "ok"}',
+]
