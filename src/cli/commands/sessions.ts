@@ -15,6 +15,7 @@ import { SORT_KEYS, type SessionSummary, type SortKey } from '../../sessions/dis
 import { parsePositionSpec, resolvePosition } from '../../sessions/positions.js';
 import { buildPrefix, type PrefixAt } from '../../sessions/prefix.js';
 import { readSession } from '../../sessions/read.js';
+import { SummaryCache } from '../../sessions/summary-cache.js';
 import { RENDER_MODES, type RenderMode } from '../../sessions/render.js';
 import { COUNTER_NAMES, type Counters, type Session, type SessionTool } from '../../sessions/types.js';
 
@@ -31,6 +32,7 @@ export function registerSessions(sessions: Command): void {
     .option('--claude-dir <dirs>', 'Claude Code config dir(s), comma-separated (default: $CLAUDE_CONFIG_DIR, else ~/.config/claude and ~/.claude)')
     .option('--codex-home <dirs>', 'Codex home dir(s), comma-separated (default: $CODEX_HOME, else ~/.codex)')
     .option('--json', 'print JSON instead of a table')
+    .option('--no-cache', 'count every file again instead of using the summary cache ($ECHOLENS_CACHE_DIR, else $XDG_CACHE_HOME/echolens or ~/.cache/echolens)')
     .action(async (options: ListOptions) => {
       const tool = parseTool(options.tool);
       const sort = parseSort(options.sort);
@@ -40,7 +42,9 @@ export function registerSessions(sessions: Command): void {
         throw new InvalidArgumentError('--since', `not a date: "${options.since}"`);
       }
       const found = await discoverSessions(rootsFrom(options), tool ? { tool } : {});
-      const summaries = await summarizeSessions(found.sessions);
+      const cache = options.cache === false ? undefined : await SummaryCache.open();
+      const summaries = await summarizeSessions(found.sessions, cache ? { cache } : {});
+      await cache?.save();
       let selected = selectSummaries(summaries, {
         ...(tool ? { tool } : {}),
         ...(options.since !== undefined ? { since: options.since } : {}),
@@ -100,6 +104,7 @@ export function registerSessions(sessions: Command): void {
     .option('--claude-dir <dirs>', 'with --all: Claude Code config dir(s), comma-separated')
     .option('--codex-home <dirs>', 'with --all: Codex home dir(s), comma-separated')
     .option('--json', 'print JSON')
+    .option('--no-cache', 'do not use the summary cache that sessions list fills')
     .action(async (file: string | undefined, options: IngestOptions) => {
       const tool = parseTool(options.tool);
       if ((file === undefined) === (options.all !== true)) throw new InvalidArgumentError('file', 'give either a transcript file or --all');
@@ -110,8 +115,10 @@ export function registerSessions(sessions: Command): void {
         for (const w of found.warnings) process.stderr.write(`warning: ${w}\n`);
         files = found.sessions.map((s) => ({ file: s.file, tool: s.tool }));
       }
+      const cache = options.cache === false ? undefined : await SummaryCache.open();
       const results = [];
-      for (const f of files) results.push(await ingestSession(f.file, { into: options.into, ...(f.tool ? { tool: f.tool } : {}) }));
+      for (const f of files) results.push(await ingestSession(f.file, { into: options.into, ...(f.tool ? { tool: f.tool } : {}), ...(cache ? { cache } : {}) }));
+      await cache?.save();
       if (options.json) {
         process.stdout.write(`${JSON.stringify({ ingested: results }, null, 2)}\n`);
         return;
@@ -135,6 +142,7 @@ interface ListOptions extends RootOptions {
   sort: string;
   limit?: string;
   json?: boolean;
+  cache?: boolean;
 }
 interface InspectOptions {
   at?: string;
@@ -150,6 +158,7 @@ interface IngestOptions extends RootOptions {
   into: string;
   tool?: string;
   json?: boolean;
+  cache?: boolean;
 }
 
 function rootsFrom(options: RootOptions): DiscoveryRoots {
