@@ -18,6 +18,7 @@ import {
   TYPE_USER,
   UNRESOLVED,
 } from './claude-records.js';
+import { anthropicMedia, mediaPlaceholder } from './media.js';
 import { isObject, num, str, TimelineBuilder } from './timeline.js';
 import type { Block, MessageKind, SessionUsage, SessionWarning, SubagentTranscript } from './types.js';
 
@@ -588,20 +589,29 @@ function readBlocks(
       const id = str(item.tool_use_id);
       if (id !== undefined) block.toolCallId = id;
       blocks.push(block);
+    } else if (type === 'image' || type === 'document') {
+      hasMedia = true;
+      const media = anthropicMedia(type, item);
+      const block: Block = { type: 'other', kind: type };
+      if (media.mediaType !== undefined) block.mediaType = media.mediaType;
+      if (media.bytes !== undefined) block.bytes = media.bytes;
+      blocks.push(block);
     } else {
-      if (type === 'image' || type === 'document') hasMedia = true;
       blocks.push({ type: 'other', kind: type });
     }
   }
   return { blocks, hasText, hasToolResult, firstText, hasMedia };
 }
 
+/** A tool result's text; images and documents in it become their placeholders. */
 function toolResultText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   const parts: string[] = [];
   for (const item of content) {
-    if (isObject(item) && item.type === 'text' && typeof item.text === 'string') parts.push(item.text);
+    if (!isObject(item)) continue;
+    if (item.type === 'text' && typeof item.text === 'string') parts.push(item.text);
+    else if (item.type === 'image' || item.type === 'document') parts.push(mediaPlaceholder(anthropicMedia(item.type, item)));
   }
   return parts.join('\n');
 }
