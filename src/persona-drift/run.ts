@@ -22,7 +22,7 @@ import { type PersonaConfig, personaConfigSchema } from './config.js';
 import { checkContract } from './contracts.js';
 import { buildJudgeReask, parseJudgeOutput } from './judge.js';
 import { planJudgeCell, planTargetCells } from './plan.js';
-import { sessionPlanInput } from './sessions-input.js';
+import { sessionContextFacts, sessionPlanInput } from './sessions-input.js';
 import { loadPersonaStimuli } from './stimuli.js';
 
 export const PERSONA_EXPERIMENT = 'persona';
@@ -116,6 +116,7 @@ export async function runPersona(
       models: session.models,
       counters: session.counters,
       compactions: session.compactions.map((c) => c.counters[config.counter]),
+      ...sessionContextFacts(session, config),
     })),
   });
   const signals = runtime.signal ? undefined : installStopSignals();
