@@ -51,6 +51,12 @@ export interface ClaudeParserOptions {
   keepContent: boolean;
   /** A subagent file: every line is the subagent's own chain. */
   asSubagent?: boolean;
+  /**
+   * Inline sidechain (subagent) lines: `apart` (default) keeps them out of the main timeline,
+   * as subagent transcripts; `inline` also puts them on it in file order, counted and rendered,
+   * as the reference's file-row walk does (their prompts count as steps, not as human turns).
+   */
+  sidechains?: 'apart' | 'inline';
 }
 
 export interface ClaudeParseResult {
@@ -306,7 +312,8 @@ export class ClaudeParser {
     const onChain = new Uint8Array(this.records.count);
     for (let k = 0; k < chain.length; k += 1) onChain[chain[k]!] = 1;
     const ordered = this.spliceParallelResults(chain, main, parentOf, hasChild, onChain);
-    this.build(builder, ordered);
+    const inline = this.options.sidechains === 'inline' && !this.options.asSubagent;
+    this.build(builder, inline ? this.withSidechains(ordered) : ordered, inline);
     const offChainRecords = this.countOffChain(main, onChain);
     const inlineSubagents = this.options.asSubagent ? [] : this.inlineSubagents(parentOf);
     builder.seeTimestamp(this.earliest);
@@ -432,7 +439,8 @@ export class ClaudeParser {
     return out;
   }
 
-  private build(builder: TimelineBuilder, chain: ArrayLike<number>): void {
+  /** `sidechainsInline`: the main timeline with sidechain records on it (their prompts are not human turns there). */
+  private build(builder: TimelineBuilder, chain: ArrayLike<number>, sidechainsInline = false): void {
     const records = this.records;
     const keep = this.options.keepContent;
     const unkept = { file: this.file, line: 0 };
@@ -494,6 +502,8 @@ export class ClaudeParser {
       }
       // A summary only counts as one right after a boundary; elsewhere it is quoted text.
       if (kind === 'compaction_summary' && !pendingCompaction) kind = 'human';
+      // A subagent's prompt on the main timeline (sidechains inline) was written by the main agent, not typed.
+      if (sidechainsInline && kind === 'human' && records.flags[i]! & SIDECHAIN) kind = 'injected';
       let message: ReturnType<TimelineBuilder['addMessage']>;
       if (keep) {
         const input: Parameters<TimelineBuilder['addMessage']>[0] = { role: 'user', kind, blocks: this.ownBlocks(i), raw, uuid: this.ids.text(i) };
@@ -506,6 +516,22 @@ export class ClaudeParser {
       }
       pendingCompaction = undefined;
     }
+  }
+
+  /** The main chain with the inline sidechain records put back where they are in the file (before the first later chain record). */
+  private withSidechains(ordered: ArrayLike<number>): number[] {
+    const records = this.records;
+    const side: number[] = [];
+    for (let i = 0; i < records.count; i += 1) if (records.flags[i]! & SIDECHAIN) side.push(i);
+    const out: number[] = [];
+    let next = 0;
+    for (let k = 0; k < ordered.length; k += 1) {
+      const i = ordered[k]!;
+      while (next < side.length && side[next]! < i) out.push(side[next++]!);
+      out.push(i);
+    }
+    while (next < side.length) out.push(side[next++]!);
+    return out;
   }
 
   /** With content a message owns its block list (continuation lines are appended to it); the shared empty list is never handed out. */

@@ -16,6 +16,8 @@ export interface ReadSessionOptions {
   /** Attach Claude Code subagent files found beside the session. Default true. */
   subagents?: boolean;
   maxLineBytes?: number;
+  /** Claude Code inline sidechain lines: `apart` (default) or also `inline` on the main timeline, as the reference (see ClaudeParserOptions). */
+  sidechains?: 'apart' | 'inline';
 }
 
 /** Tool from the file name alone, when it tells. */
@@ -53,7 +55,7 @@ async function readWith(file: string, options: ReadSessionOptions, keepContent: 
   const held: Array<[number, string]> = [];
   const choose = (chosen: SessionTool): void => {
     tool = chosen;
-    if (chosen === 'claude') claude = new ClaudeParser(file, { keepContent });
+    if (chosen === 'claude') claude = new ClaudeParser(file, options.sidechains === undefined ? { keepContent } : { keepContent, sidechains: options.sidechains });
     else codex = new CodexParser(file, { keepContent });
   };
   if (tool) choose(tool);

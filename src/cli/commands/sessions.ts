@@ -70,6 +70,7 @@ export function registerSessions(sessions: Command): void {
     .option('--tool-chars <n>', 'tool payload truncation in characters (flat, turns)', '200')
     .option('--clip', 'clip a position beyond the session to its end instead of failing')
     .option('--tool <tool>', 'read as this tool instead of detecting it: claude | codex')
+    .option('--sidechains <mode>', 'Claude Code subagent lines: apart (own transcripts) | inline (also on the main timeline in file order, as the reference)', 'apart')
     .option('--json', 'print JSON')
     .action(async (file: string, options: InspectOptions) => {
       const tool = parseTool(options.tool);
@@ -77,7 +78,8 @@ export function registerSessions(sessions: Command): void {
       if (!RENDER_MODES.includes(mode)) throw new InvalidArgumentError('--render', `must be one of ${RENDER_MODES.join(', ')}, got "${options.render}"`);
       const maxChars = parseCount('--max-chars', options.maxChars);
       const toolPayloadChars = parseCount('--tool-chars', options.toolChars, true);
-      const session = await readSession(file, tool ? { tool } : {});
+      if (options.sidechains !== 'apart' && options.sidechains !== 'inline') throw new InvalidArgumentError('--sidechains', `must be apart or inline, got "${options.sidechains}"`);
+      const session = await readSession(file, { ...(tool ? { tool } : {}), sidechains: options.sidechains });
       let prefix: PrefixAt | undefined;
       const warnings: string[] = [];
       if (options.at !== undefined) {
@@ -146,6 +148,7 @@ interface ListOptions extends RootOptions {
 }
 interface InspectOptions {
   at?: string;
+  sidechains: string;
   render: string;
   maxChars: string;
   toolChars: string;
