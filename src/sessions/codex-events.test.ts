@@ -41,6 +41,23 @@ describe('Codex human turns come from user_message events when the rollout has t
     expect(s.messages.map((m) => m.counters.userTurns)).toEqual(s.messages.map((_, i) => s.messages.slice(0, i + 1).filter((m) => m.kind === 'human').length));
   });
 
+  it('matches a prompt the message wraps (IDE context before it)', async () => {
+    const file = join(tmp, 'wrapped.jsonl');
+    const line = (type: string, payload: unknown): string => `${JSON.stringify({ timestamp: '2026-04-02T10:00:00.000Z', type, payload })}\n`;
+    const user = (text: string): string => line('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text }] });
+    writeFileSync(
+      file,
+      line('session_meta', { id: 'w1', cwd: '/w' }) +
+        user('Conventions: tabs, not spaces.') +
+        user('# Context from my IDE setup:\n## Open tabs:\n- build.ts\n\n## My request for Codex:\nFix the build.') +
+        line('event_msg', { type: 'user_message', message: 'Fix the build.', images: [] }) +
+        line('response_item', { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Fixed.' }] }),
+    );
+    const s = await readSession(file);
+    expect(s.messages.map((m) => m.kind)).toEqual(['injected', 'human', 'assistant']);
+    expect(s.counters.userTurns).toBe(1);
+  });
+
   it('falls back to text classification in a rollout without user_message events', async () => {
     const s = await readSession(NO_EVENTS);
     // The guidelines are not recognisable as harness text: without events they count.

@@ -243,7 +243,7 @@ export class CodexParser {
   }
 
   private noteUserMessage(index: number, text: string, human: boolean): void {
-    const early = this.earlyEvents.indexOf(text);
+    const early = this.earlyEvents.findIndex((typed) => saysTyped(text, typed));
     if (early >= 0) {
       this.earlyEvents.splice(early, 1);
       this.builder.setHuman(index, true, human);
@@ -260,13 +260,19 @@ export class CodexParser {
     this.typed.add(text);
     for (let k = this.candidates.length - 1; k >= 0; k -= 1) {
       const candidate = this.candidates[k]!;
-      if (candidate.text !== text) continue;
+      if (!saysTyped(candidate.text, text)) continue;
       this.builder.setHuman(candidate.index, true, candidate.human);
       this.candidates.splice(k, 1);
       this.settleCandidates();
       return;
     }
     if (this.earlyEvents.length < 64) this.earlyEvents.push(text);
+  }
+
+  private wasTyped(text: string): boolean {
+    if (this.typed.has(text)) return true;
+    for (const typed of this.typed) if (saysTyped(text, typed)) return true;
+    return false;
   }
 
   /** Unmatched user messages become harness content (`human = false`) once events tell prompts apart. */
@@ -304,7 +310,7 @@ export class CodexParser {
         const hasImage = images.length > 0;
         if (!hasText && !hasImage) return { side: 'skip', kind: 'human', blocks, steps: 0 };
         const said = joined.trim();
-        const kind: MessageKind = this.userEvents ? (this.typed.has(said) ? 'human' : 'injected') : isInjectedUserText(joined) ? 'injected' : 'human';
+        const kind: MessageKind = this.userEvents ? (this.wasTyped(said) ? 'human' : 'injected') : isInjectedUserText(joined) ? 'injected' : 'human';
         // Bare-era rollouts carry no cwd field: recover it from the environment context.
         if (this.result.cwd === undefined && kind === 'injected') {
           const cwd = /<cwd>([^<\n]+)<\/cwd>/.exec(joined)?.[1];
@@ -502,6 +508,14 @@ function contentTexts(content: unknown): string[] {
     if (isObject(c) && typeof c.text === 'string') out.push(c.text);
   }
   return out;
+}
+
+/**
+ * Whether a user message's text is the prompt an event says was typed: the same text, or a
+ * message that wraps it (IDE context before it, image markers around it).
+ */
+function saysTyped(message: string, typed: string): boolean {
+  return message === typed || (typed !== '' && message.includes(typed));
 }
 
 /** Texts of a tool output's content items, images as their placeholders. */
