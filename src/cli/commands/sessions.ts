@@ -14,6 +14,7 @@ import {
 import { SORT_KEYS, type SessionSummary, type SortKey } from '../../sessions/discover.js';
 import { parsePositionSpec, resolvePosition } from '../../sessions/positions.js';
 import { buildPrefix, type PrefixAt } from '../../sessions/prefix.js';
+import { sessionGoal } from '../../sessions/goal.js';
 import { readSession } from '../../sessions/read.js';
 import { SummaryCache } from '../../sessions/summary-cache.js';
 import { RENDER_MODES, type RenderMode } from '../../sessions/render.js';
@@ -315,6 +316,10 @@ export function formatInspect(s: Session): string {
   lines.push(`time:        ${s.firstTimestamp ?? '?'} → ${s.lastTimestamp ?? '?'}${duration(s.firstTimestamp, s.lastTimestamp)}`);
   lines.push(`models:      ${s.models.join(', ') || '-'}`);
   lines.push(`counters:    ${counterText(s.counters)}`);
+  if (s.content === 'full') {
+    const goal = sessionGoal(s);
+    lines.push(`goal:        ${goal ? `message ${goal.messageIndex} (${goal.source}${goal.skipped.length ? `; ${goal.skipped.length} skipped` : ''}): ${JSON.stringify(goal.text.slice(0, 100))}` : '-'}`);
+  }
   lines.push(`size:        ${formatBytes(s.bytes)}, ${s.lines} lines${s.offChainRecords ? `, ${s.offChainRecords} records off the main chain` : ''}`);
   lines.push(`compactions: ${s.compactions.length}`);
   for (const c of s.compactions) {
