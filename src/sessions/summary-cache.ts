@@ -1,6 +1,6 @@
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { packageVersion } from '../core/version.js';
 import type { SessionTool } from './types.js';
 
@@ -103,7 +103,9 @@ export class SummaryCache {
   }
 
   /** The counted facts of `file` when it still has this size and modification time. */
-  get(file: string, size: number, mtimeMs: number): CountedFile | undefined {
+  get(path: string, size: number, mtimeMs: number): CountedFile | undefined {
+    // Keyed by absolute path: a relative one would mean another file from another folder.
+    const file = resolve(path);
     const entry = this.entries.get(file);
     if (entry === undefined || entry.size !== size || entry.mtimeMs !== mtimeMs) {
       this.misses += 1;
@@ -116,7 +118,8 @@ export class SummaryCache {
     return entry.counted;
   }
 
-  set(file: string, size: number, mtimeMs: number, counted: CountedFile): void {
+  set(path: string, size: number, mtimeMs: number, counted: CountedFile): void {
+    const file = resolve(path);
     this.entries.delete(file);
     this.entries.set(file, { size, mtimeMs, counted });
     this.changed = true;
