@@ -1,71 +1,71 @@
 /**
- * Session reader throughput and memory.
+ * `sessions list` speed: cold (every file read) against a bare JSON.parse-per-line loop, and
+ * warm (every file unchanged since the summary cache was written).
  *
- * Generates a synthetic Claude Code transcript (300 MB; BENCH_SMOKE=1: ~5 MB) in a temp dir —
- * prompts, thinking, text, tool calls, multi-line tool output with quotes, tabs, backslashes and
- * some non-ASCII (so lines are full of JSON escapes, as real ones are), random-looking uuids —
- * then, each in its own child process so peak RSS is the reader's own:
- *   - baseline: read the file and split it into decoded lines, no parsing (the practical limit);
- *   - summary: stream-parse into a Session in counting mode (`content: 'none'`, what `list` uses:
- *     the file is read into the WebAssembly scanner's memory, where each line is validated and,
- *     when plain, read whole with its ids filed; see src/sessions/json-scan.ts);
- *   - full: stream-parse keeping all message text (`content: 'full'`, what prefixes need).
- * Prints MB/s (wall and CPU time), peak RSS and parse/baseline ratios, for each run and for
- * the best of the two runs per mode. Targets (issue 5) apply to counting mode (`summary`):
- * CPU-time rate ≥ 50% of the baseline's (CPU time: the machine may be shared) and < 150 MB
- * peak RSS. Full-content mode keeps every message text by design; its memory grows with the
- * transcript and is reported without a target.
+ * Generates a Claude Code projects folder of FILES synthetic transcripts (default 100 files,
+ * 60 MB in all; BENCH_SESSIONS_MB sets the total, BENCH_SMOKE=1 makes it 2 MB) — prompts,
+ * thinking, text, tool calls, multi-line tool output full of JSON escapes, random-looking
+ * uuids, compactions — then, each in its own child process:
+ *   - bare: read each file, split it into lines and JSON.parse every line, nothing else (what
+ *     the simplest log tools do; the floor for a reader that parses every line);
+ *   - cold: discovery + summarizeSessions with an empty summary cache + writing the cache (what
+ *     `sessions list` does before printing);
+ *   - warm: the same with the cache the cold run wrote (no file changed).
+ * Each mode runs twice; the faster run is reported (wall and CPU seconds, peak RSS).
+ * Targets: cold ≤ 2 × bare (CPU time: the machine may be shared); warm ≤ 0.1 s for 100 files.
  */
 import { spawnSync } from 'node:child_process';
-import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readFileLines } from '../src/sessions/read-lines.js';
-import { readSession } from '../src/sessions/read.js';
+import { discoverSessions, summarizeSessions } from '../src/sessions/discover.js';
+import { SummaryCache } from '../src/sessions/summary-cache.js';
 
-type Mode = 'baseline' | 'summary' | 'full';
+type Mode = 'bare' | 'cold' | 'warm';
 interface ChildResult {
   mode: Mode;
   seconds: number;
-  /** User + system CPU seconds of the child's read (less sensitive to a busy machine than wall time). */
+  /** User + system CPU seconds (less sensitive to a busy machine than wall time). */
   cpuSeconds: number;
-  bytes: number;
-  lines: number;
+  files: number;
   maxRssMb: number;
   check: string;
 }
 
 const here = fileURLToPath(import.meta.url);
+const FILES = 100;
 
-async function child(mode: Mode, file: string): Promise<void> {
+async function child(mode: Mode, projects: string, cacheDir: string): Promise<void> {
   const start = process.hrtime.bigint();
   const cpuStart = process.cpuUsage();
-  let lines = 0;
   let check = '';
-  let bytes = 0;
-  if (mode === 'baseline') {
-    let chars = 0;
-    const result = await readFileLines(file, {
-      line: (_n, text) => {
-        lines += 1;
-        chars += text.length;
-      },
-      warn: () => {},
-    });
-    bytes = result.bytes;
-    check = `${chars} chars`;
+  let files = 0;
+  if (mode === 'bare') {
+    let records = 0;
+    for (const project of readdirSync(projects)) {
+      for (const name of readdirSync(join(projects, project))) {
+        files += 1;
+        for (const line of readFileSync(join(projects, project, name), 'utf8').split('\n')) {
+          if (line === '') continue;
+          const value = JSON.parse(line) as { type?: unknown };
+          if (value.type === 'assistant') records += 1;
+        }
+      }
+    }
+    check = `${records} assistant records`;
   } else {
-    const session = await readSession(file, { content: mode === 'summary' ? 'none' : 'full', subagents: false });
-    lines = session.lines;
-    bytes = session.bytes;
-    check = `agentSteps ${session.counters.agentSteps}, messages ${session.counters.messages}, compactions ${session.compactions.length}, warnings ${session.warnings.length}`;
+    const found = await discoverSessions({ claude: [projects], codex: [] });
+    const cache = await SummaryCache.open(cacheDir);
+    const summaries = await summarizeSessions(found.sessions, { cache });
+    await cache.save();
+    files = summaries.length;
+    const steps = summaries.reduce((n, s) => n + s.agentSteps, 0);
+    check = `agentSteps ${steps}, cache hits ${cache.hits}, misses ${cache.misses}`;
   }
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
   const cpu = process.cpuUsage(cpuStart);
-  const cpuSeconds = (cpu.user + cpu.system) / 1e6;
-  const maxRssMb = process.resourceUsage().maxRSS / 1024;
-  const out: ChildResult = { mode, seconds, cpuSeconds, bytes, lines, maxRssMb, check };
+  const out: ChildResult = { mode, seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, files, maxRssMb: process.resourceUsage().maxRSS / 1024, check };
   process.stdout.write(`${JSON.stringify(out)}\n`);
 }
 
@@ -123,8 +123,8 @@ function toolOutput(random: () => number, chars: number): string {
  * A realistic mix: prompts, split assistant messages (thinking/text/tool_use), tool results of
  * 0.1–40 KB (code with escapes), progress, snapshots, compactions; random-looking uuids.
  */
-async function generate(file: string, targetBytes: number): Promise<void> {
-  const random = rng(7);
+async function generate(file: string, targetBytes: number, seed = 7, sessionId = 'bench-session'): Promise<void> {
+  const random = rng(seed);
   const stream = createWriteStream(file);
   let written = 0;
   let parent: string | null = null;
@@ -135,7 +135,7 @@ async function generate(file: string, targetBytes: number): Promise<void> {
   const base = (type: string, extra: Record<string, unknown>): Record<string, unknown> => {
     const id = uuid();
     t += 1000 + Math.floor(random() * 5000);
-    const record = { parentUuid: parent, isSidechain: false, userType: 'external', cwd: '/home/dev/proj', sessionId: 'bench-session', version: '2.1.152', gitBranch: 'main', type, uuid: id, timestamp: new Date(t).toISOString(), ...extra };
+    const record = { parentUuid: parent, isSidechain: false, userType: 'external', cwd: '/home/dev/proj', sessionId, version: '2.1.152', gitBranch: 'main', type, uuid: id, timestamp: new Date(t).toISOString(), ...extra };
     parent = id;
     return record;
   };
@@ -175,78 +175,68 @@ async function generate(file: string, targetBytes: number): Promise<void> {
   await new Promise<void>((resolve, reject) => stream.end((error?: Error | null) => (error ? reject(error) : resolve())));
 }
 
-/**
- * The children run a plain-JS bundle of this file when esbuild (installed with tsx) is there,
- * so peak RSS is the reader's and not the TypeScript loader's; otherwise they run through tsx.
- */
-async function childCommand(dir: string): Promise<{ args: string[]; runtime: string }> {
-  try {
-    const esbuild = (await import('esbuild')) as { build: (options: Record<string, unknown>) => Promise<unknown> };
-    const outfile = join(dir, 'sessions-bench.mjs');
-    await esbuild.build({ entryPoints: [here], bundle: true, platform: 'node', format: 'esm', outfile, logLevel: 'error', external: ['esbuild'] });
-    return { args: [outfile], runtime: 'node (esbuild bundle)' };
-  } catch {
-    return { args: ['--import', 'tsx', here], runtime: 'node --import tsx' };
-  }
+/** Children run through tsx; times are taken inside them, after the code is loaded. */
+function childCommand(): { args: string[]; runtime: string } {
+  return { args: ['--import', 'tsx', here], runtime: 'node --import tsx' };
 }
 
-function runChild(command: string[], mode: Mode, file: string): ChildResult {
-  const result = spawnSync(process.execPath, [...command, '--child', mode, file], { encoding: 'utf8', maxBuffer: 1 << 20 });
+function runChild(command: string[], mode: Mode, projects: string, cacheDir: string): ChildResult {
+  const result = spawnSync(process.execPath, [...command, '--child', mode, projects, cacheDir], { encoding: 'utf8', maxBuffer: 1 << 20 });
   if (result.status !== 0) throw new Error(`child ${mode} failed (${result.status}): ${result.stderr}`);
   return JSON.parse(result.stdout.trim().split('\n').at(-1)!) as ChildResult;
 }
 
 async function main(): Promise<void> {
   const smoke = process.env.BENCH_SMOKE === '1' || process.env.BENCH_SMOKE === 'true';
-  const target = smoke ? 5 * 1024 * 1024 : 300 * 1024 * 1024;
+  const totalMb = smoke ? 2 : Number(process.env.BENCH_SESSIONS_MB ?? 60);
   const dir = mkdtempSync(join(tmpdir(), 'echolens-bench-sessions-'));
-  const file = join(dir, 'bench-session.jsonl');
+  const projects = join(dir, 'projects');
   try {
     const genStart = Date.now();
-    await generate(file, target);
-    const size = statSync(file).size;
-    console.log(`transcript: ${(size / 1024 / 1024).toFixed(1)} MB synthetic Claude Code session, generated in ${((Date.now() - genStart) / 1000).toFixed(1)} s`);
-    const command = await childCommand(dir);
-    console.log(`children: ${command.runtime}; each mode twice, the faster run reported (peak RSS: the larger)`);
+    const project = join(projects, '-home-dev-proj');
+    mkdirSync(project, { recursive: true });
+    let bytes = 0;
+    for (let i = 0; i < FILES; i += 1) {
+      const id = `be0c0000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+      // Sizes vary 0.2×–1.8× the mean, as real sessions do.
+      const target = Math.round(((totalMb * 1024 * 1024) / FILES) * (0.2 + (1.6 * i) / (FILES - 1)));
+      const file = join(project, `${id}.jsonl`);
+      await generate(file, target, 7 + i, id);
+      bytes += statSync(file).size;
+    }
+    console.log(`${FILES} synthetic Claude Code sessions, ${(bytes / 1024 / 1024).toFixed(1)} MB in all, generated in ${((Date.now() - genStart) / 1000).toFixed(1)} s`);
+    const command = childCommand();
+    console.log(`children: ${command.runtime}; each mode twice, the faster run reported`);
     const best = new Map<Mode, ChildResult>();
     for (let round = 0; round < 2; round += 1) {
-      for (const mode of ['baseline', 'summary', 'full'] as Mode[]) {
-        const r = runChild(command.args, mode, file);
-        const mb = r.bytes / 1024 / 1024;
-        console.log(`  run ${round + 1} ${mode.padEnd(9)} wall ${(mb / r.seconds).toFixed(1).padStart(7)} MB/s  CPU ${(mb / r.cpuSeconds).toFixed(1).padStart(7)} MB/s  peak RSS ${r.maxRssMb.toFixed(0).padStart(4)} MB`);
+      const cacheDir = join(dir, `cache-${round}`);
+      for (const mode of ['bare', 'cold', 'warm'] as Mode[]) {
+        const r = runChild(command.args, mode, projects, cacheDir);
+        console.log(`  run ${round + 1} ${mode.padEnd(5)} wall ${r.seconds.toFixed(3).padStart(7)} s  CPU ${r.cpuSeconds.toFixed(3).padStart(7)} s  peak RSS ${r.maxRssMb.toFixed(0).padStart(4)} MB  ${r.check}`);
         const prior = best.get(mode);
-        if (!prior || r.seconds < prior.seconds) best.set(mode, { ...r, maxRssMb: Math.max(r.maxRssMb, prior?.maxRssMb ?? 0) });
-        else best.set(mode, { ...prior, cpuSeconds: Math.min(prior.cpuSeconds, r.cpuSeconds), maxRssMb: Math.max(r.maxRssMb, prior.maxRssMb) });
+        if (!prior || r.seconds < prior.seconds) best.set(mode, r);
       }
     }
-    const base = best.get('baseline')!;
-    const rate = (r: ChildResult): number => r.bytes / 1024 / 1024 / r.seconds;
-    const cpuRate = (r: ChildResult): number => r.bytes / 1024 / 1024 / r.cpuSeconds;
-    console.log('mode      wall MB/s  ratio   CPU MB/s  ratio   peak RSS   result');
-    for (const mode of ['baseline', 'summary', 'full'] as Mode[]) {
-      const r = best.get(mode)!;
-      console.log(
-        `${mode.padEnd(9)} ${rate(r).toFixed(1).padStart(9)}  ${(rate(r) / rate(base)).toFixed(2).padStart(5)}  ${cpuRate(r).toFixed(1).padStart(8)}  ${(cpuRate(r) / cpuRate(base)).toFixed(2).padStart(5)}   ${r.maxRssMb.toFixed(0).padStart(5)} MB   ${r.check}`,
-      );
+    const bare = best.get('bare')!;
+    const cold = best.get('cold')!;
+    const warm = best.get('warm')!;
+    const mb = bytes / 1024 / 1024;
+    console.log('mode   wall s   CPU s   MB/s (CPU)  peak RSS');
+    for (const r of [bare, cold, warm]) {
+      console.log(`${r.mode.padEnd(5)} ${r.seconds.toFixed(3).padStart(7)} ${r.cpuSeconds.toFixed(3).padStart(7)} ${(mb / r.cpuSeconds).toFixed(1).padStart(11)}  ${r.maxRssMb.toFixed(0).padStart(5)} MB`);
     }
-    const summary = best.get('summary')!;
-    const ratio = cpuRate(summary) / cpuRate(base);
     const verdict = (ok: boolean): string => (smoke ? 'not judged' : ok ? 'met' : 'NOT met');
-    console.log(
-      `targets (counting mode, summary): CPU-time rate ≥ 0.50 of line splitting: ${ratio.toFixed(2)} ${verdict(ratio >= 0.5)} (wall-time ratio ${(rate(summary) / rate(base)).toFixed(2)}); < 150 MB peak RSS: ${summary.maxRssMb.toFixed(0)} MB ${verdict(summary.maxRssMb < 150)}`,
-    );
-    // A 5 MB file is mostly fixed costs (compiling the JavaScript and WebAssembly that read it): the targets are for 300 MB.
-    if (smoke) console.log('smoke mode: the targets are judged on the 300 MB transcript only (fixed start-up costs dominate a 5 MB one)');
-    console.log('full-content mode keeps all message text by design: no memory target (its RSS grows with the transcript)');
+    const ratio = cold.cpuSeconds / bare.cpuSeconds;
+    console.log(`target cold list ≤ 2 × bare JSON.parse loop (CPU): ${ratio.toFixed(2)} × ${verdict(ratio <= 2)} (wall ${(cold.seconds / bare.seconds).toFixed(2)} ×)`);
+    console.log(`target warm list ≤ 0.1 s for ${FILES} unchanged files: ${warm.seconds.toFixed(3)} s wall ${verdict(warm.seconds <= 0.1)}`);
+    if (smoke) console.log('smoke mode: targets are judged at full size only');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-if (process.argv[2] === '--gen') {
-  await generate(process.argv[3]!, Number(process.argv[4]));
-} else if (process.argv[2] === '--child') {
-  await child(process.argv[3] as Mode, process.argv[4]!);
+if (process.argv[2] === '--child') {
+  await child(process.argv[3] as Mode, process.argv[4]!, process.argv[5]!);
 } else {
   await main();
 }

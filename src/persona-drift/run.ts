@@ -20,7 +20,7 @@ import { decodePersonaTargetLabels, isPersonaTargetCell, resolveJudgeVerdicts } 
 import { isBuiltinMaterials } from '../materials/files.js';
 import { checkSameMaterials, loadPersonaMaterials, type PersonaMaterials } from './materials.js';
 import { planJudgeCell, planTargetCells } from './plan.js';
-import { sessionPlanInput } from './sessions-input.js';
+import { sessionContextFacts, sessionPlanInput } from './sessions-input.js';
 
 export const PERSONA_EXPERIMENT = 'persona';
 
@@ -47,18 +47,16 @@ export function personaConfigFromFlags(overrides: readonly string[]): PersonaCon
 }
 
 /**
- * Reading options the procedure asks of the session readers (sidechain lines kept, the
- * compaction summary counted as a step); the sessions module implements them.
+ * Reading options the procedure asks of the session readers. `includeSidechains` keeps Claude
+ * Code subagent lines on the main timeline (`sidechains: 'inline'`). The compaction summary
+ * already counts as one agent step in every mode (the reference's counter), so
+ * `compactionSummaryAsStep` needs no reader option; it is recorded with the procedure.
  */
-export type ProcedureReadOptions = ReadSessionOptions & { includeSidechains?: boolean; compactionSummaryAsStep?: boolean };
+export type ProcedureReadOptions = ReadSessionOptions;
 
 export function procedureReadOptions(config: PersonaConfig): ProcedureReadOptions | undefined {
   const procedure = personaProcedure(config);
-  if (!procedure.includeSidechains && !procedure.compactionSummaryAsStep) return undefined;
-  return {
-    ...(procedure.includeSidechains ? { includeSidechains: true } : {}),
-    ...(procedure.compactionSummaryAsStep ? { compactionSummaryAsStep: true } : {}),
-  };
+  return procedure.includeSidechains ? { sidechains: 'inline' } : undefined;
 }
 
 export async function readConfigSessions(config: PersonaConfig): Promise<Session[]> {
@@ -147,6 +145,7 @@ export const personaRunner: AuditRunner<PersonaConfig, Session[], PersonaRunCoun
       models: session.models,
       counters: session.counters,
       compactions: session.compactions.map((c) => c.counters[config.counter]),
+      ...sessionContextFacts(session, config),
     })),
   }),
   checkResume(run, config) {

@@ -8,6 +8,7 @@ import {
   type Position,
   uniformPositions,
 } from '../sessions/positions.js';
+import { sessionGoal } from '../sessions/goal.js';
 import { buildPrefix, renderContinuation } from '../sessions/prefix.js';
 import { referenceContext } from '../sessions/reference.js';
 import type { CounterName, Session } from '../sessions/types.js';
@@ -25,7 +26,7 @@ function selectPositions(session: Session, selector: PositionSelector, counter: 
   if ('deciles' in selector) return decilePositions(session, {}).positions;
   if ('steps' in selector) return explicitPositions(session, selector.steps, { counter, beyond: 'drop' }).positions;
   if ('compactions' in selector) {
-    return compactionPositions(session, { postOffset: selector.compactions.postOffset, counter }).positions;
+    return compactionPositions(session, { postOffset: selector.compactions.postOffset, preOffset: selector.compactions.preOffset, counter }).positions;
   }
   const total = session.counters[counter];
   const values = selector.fraction.map((f) => Math.max(1, Math.round(f * total)));
@@ -35,20 +36,60 @@ function selectPositions(session: Session, selector: PositionSelector, counter: 
   }));
 }
 
+/** Every configured position of a session, by label; a selector the session cannot satisfy is an error naming the file. */
+function resolvePositions(session: Session, config: PersonaConfig): Map<string, Position> {
+  const byLabel = new Map<string, Position>();
+  for (const selector of config.positions) {
+    let positions: Position[];
+    try {
+      positions = selectPositions(session, selector, config.counter);
+    } catch (error) {
+      if (error instanceof InvalidArgumentError) throw new InvalidArgumentError('positions', `${session.file}: ${error.message}`);
+      throw error;
+    }
+    for (const position of positions) if (!byLabel.has(position.label)) byLabel.set(position.label, position);
+  }
+  if (byLabel.size === 0) throw new InvalidArgumentError('positions', `no position of ${session.file} could be resolved`);
+  return byLabel;
+}
+
+/** What a run manifest records about a session's contexts: the goal chosen for re-injection and the positions whose context lacks a compaction summary. */
+export interface SessionContextFacts {
+  goal: { text: string; messageIndex: number; source: string; skipped: Array<{ messageIndex: number; reason: string }> } | null;
+  /** One per position whose context follows a Codex remote compaction (its summary is encrypted: absent from the context). */
+  missingSummaries: Array<{ position: string; compaction: number; note: string }>;
+}
+
+export function sessionContextFacts(session: Session, config: PersonaConfig): SessionContextFacts {
+  const goal = sessionGoal(session);
+  const missingSummaries: SessionContextFacts['missingSummaries'] = [];
+  for (const position of [...resolvePositions(session, config).values()].sort((a, b) => a.end - b.end)) {
+    let last: (typeof session.compactions)[number] | undefined;
+    for (const c of session.compactions) if (c.atMessage < position.end) last = c;
+    if (last === undefined || last.summaryAvailable) continue;
+    missingSummaries.push({
+      position: position.label,
+      compaction: last.ordinal + 1,
+      note: `context after compaction C${last.ordinal + 1} (${last.compaction}): its summary is encrypted and absent from the context`,
+    });
+  }
+  return {
+    goal: goal === undefined ? null : { text: goal.text.slice(0, 200), messageIndex: goal.messageIndex, source: goal.source, skipped: goal.skipped },
+    missingSummaries,
+  };
+}
+
 function compactionOf(label: string): PlannedPosition['compaction'] {
   const match = /^C(\d+)-(pre|post)$/u.exec(label);
   return match ? { index: Number(match[1]), side: match[2] as 'pre' | 'post' } : undefined;
 }
 
-/** The session's opening goal: its first human prompt (harness-injected text excluded), ≤ 1,000 chars. */
+/**
+ * The session's opening goal, ≤ 1,000 chars: its first human prompt that states a task (slash
+ * commands, their expansions and harness prompts skipped; see sessions/goal.ts).
+ */
 export function openingGoal(session: Session): string | undefined {
-  const first = session.messages.find((m) => m.kind === 'human');
-  if (!first) return undefined;
-  const text = first.blocks
-    .map((b) => (b.type === 'text' ? b.text : ''))
-    .join('\n')
-    .trim();
-  return text === '' ? undefined : text.slice(0, 1000);
+  return sessionGoal(session)?.text;
 }
 
 /** Timeline end after `n` more assistant messages than at `end` (clipped to the session). */
@@ -67,13 +108,7 @@ export function sessionPlanInput(
   id = session.id ?? basename(session.file),
   texts: { acknowledgement?: string; fillerFlatTemplate?: string } = {},
 ): SessionPlanInput {
-  const byLabel = new Map<string, Position>();
-  for (const selector of config.positions) {
-    for (const position of selectPositions(session, selector, config.counter)) {
-      if (!byLabel.has(position.label)) byLabel.set(position.label, position);
-    }
-  }
-  if (byLabel.size === 0) throw new InvalidArgumentError('positions', `no position of ${session.file} could be resolved`);
+  const byLabel = resolvePositions(session, config);
   const resolved = [...byLabel.values()].sort((a, b) => a.end - b.end || a.label.localeCompare(b.label));
   const positions: PlannedPosition[] = resolved.map((p) => ({
     label: p.label,

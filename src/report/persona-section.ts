@@ -9,6 +9,10 @@ export interface PersonaSessionInfo {
   id: string;
   file?: string;
   compactions?: number[];
+  /** The goal chosen for goal re-injection (run manifest). */
+  goal?: { text: string; messageIndex: number; source: string } | null;
+  /** Positions whose context follows a compaction whose summary is absent (Codex remote compaction). */
+  missingSummaries?: Array<{ position: string; compaction: number; note: string }>;
 }
 
 const f2 = (x: number) => (Number.isFinite(x) ? (x >= 0 ? `+${x.toFixed(2)}` : x.toFixed(2)) : 'n/a');
@@ -23,6 +27,19 @@ function intervalRows<T>(items: readonly T[], label: (t: T) => string, gap: (t: 
     const g = gap(item);
     return isGap(g) ? [{ label: label(item), estimate: g.estimate, lo: g.ci[0], hi: g.ci[1], ...(group ? { group: group(item) } : {}) }] : [];
   });
+}
+
+/** Per session: the re-injected goal, and every position whose context lacks a compaction summary. */
+function sessionContextNotes(sessions: readonly PersonaSessionInfo[]): RawHtml[] {
+  const out: RawHtml[] = [];
+  for (const s of sessions) {
+    const missing = s.missingSummaries ?? [];
+    if (missing.length > 0) {
+      out.push(html`<p class="note">Session ${s.id}: ${missing.length} position(s) follow a Codex remote compaction whose summary is encrypted, so their real context lacks it (${missing.map((m) => `${m.position}: C${m.compaction}`).join(', ')}).</p>`);
+    }
+    if (s.goal) out.push(html`<p class="note">Session ${s.id}: goal for re-injection from message ${s.goal.messageIndex} (${s.goal.source}): “${s.goal.text}”.</p>`);
+  }
+  return out;
 }
 
 export async function personaSection(
@@ -70,6 +87,7 @@ export async function personaSection(
     parts.push(html`<h3>Drift trajectory — session ${session}${info?.file ? html` <span class="muted">(${info.file})</span>` : ''}</h3>`);
     parts.push(figure(await vegaLiteToSvg(trajectorySpec(rows, markers, { xTitle: 'position (agent steps)', yTitle: 'Δ (judge points)' })), 'Δ per snapshot position with its 95% bootstrap band; red dashed lines mark context compactions.'));
   }
+  parts.push(...sessionContextNotes(sessions));
 
   // Per-category gaps.
   const categoryRows = report.drift.flatMap((d) => intervalRows(d.byCategory, (c) => c.category, (c) => c.gap, () => `${d.target} · ${d.judge}`));

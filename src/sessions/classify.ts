@@ -5,7 +5,6 @@
  */
 
 // Claude Code wraps slash commands, their output, bash mode and notices in tags.
-// wasm/claude-fields.ts keeps a copy of these lists (claude-skim.test.ts checks it).
 export const CLAUDE_INJECTED_PREFIXES = [
   '<command-name>',
   '<command-message>',

@@ -1,4 +1,3 @@
-import type { IdSet } from './id-table.js';
 import type { Block, MessageKind, SessionUsage } from './types.js';
 
 /**
@@ -60,6 +59,39 @@ export interface SystemDetail {
   clearedToolIds?: string[];
 }
 
+/**
+ * Distinct ids (record uuids, API message ids) numbered in the order first seen. Links between
+ * records are these numbers, so the record columns stay typed arrays.
+ */
+export class IdNumbers {
+  private readonly numbers = new Map<string, number>();
+  private readonly texts: string[] = [];
+
+  get count(): number {
+    return this.texts.length;
+  }
+
+  /** The number of `id`, or -1. */
+  find(id: string): number {
+    return this.numbers.get(id) ?? -1;
+  }
+
+  /** The number of `id`, adding it when new. */
+  numberOf(id: string): number {
+    let n = this.numbers.get(id);
+    if (n === undefined) {
+      n = this.texts.length;
+      this.texts.push(id);
+      this.numbers.set(id, n);
+    }
+    return n;
+  }
+
+  text(n: number): string {
+    return this.texts[n]!;
+  }
+}
+
 /** Shared by every record without blocks. Never mutated. */
 export const NO_BLOCKS: Block[] = [];
 
@@ -82,7 +114,7 @@ export class ClaudeRecordTable {
   usage: Int32Array;
   /** Index in `blockLists`, -1 for no blocks. */
   blocks: Int32Array;
-  readonly messageIds: IdSet;
+  readonly messageIds = new IdNumbers();
   readonly models: string[] = [];
   readonly usages: SessionUsage[] = [];
   readonly blockLists: Block[][] = [];
@@ -96,14 +128,11 @@ export class ClaudeRecordTable {
   /** Codes of block lists by identity (counting mode, where lists are shared). */
   private readonly listCodes: Map<Block[], number> | undefined;
 
-  /** `expected`: records to make room for at once (the table grows past it); `messageIds`: where API message ids are numbered. */
   constructor(
     /** Full content: timestamps are kept and block lists are not shared. */
     private readonly keepContent: boolean,
-    expected: number,
-    messageIds: IdSet,
   ) {
-    const size = Math.max(256, expected);
+    const size = 256;
     this.line = new Int32Array(size);
     this.parent = new Int32Array(size);
     this.type = new Uint8Array(size);
@@ -114,7 +143,6 @@ export class ClaudeRecordTable {
     this.model = new Int32Array(size);
     this.usage = new Int32Array(size);
     this.blocks = new Int32Array(size);
-    this.messageIds = messageIds;
     if (!keepContent) this.listCodes = new Map();
   }
 

@@ -56,7 +56,7 @@ describe('Codex CLI reader on the hand-written fixtures', () => {
   it('applies thread_rolled_back: the rolled-back turn leaves the context', async () => {
     const s = await readSession(CODEX_MAIN);
     const rollback = s.events.find((e) => e.kind === 'rollback');
-    expect(rollback).toMatchObject({ numTurns: 1, removedFrom: 9, atMessage: 11, raw: { line: 21 } });
+    expect(rollback).toMatchObject({ numTurns: 1, removedFrom: 9, atMessage: 11, raw: { line: 22 } });
     const before = contextAt(s, 11).messages.map((m) => m.index);
     expect(before).toContain(9);
     const after = contextAt(s, 13).messages.map((m) => m.index);
@@ -68,8 +68,8 @@ describe('Codex CLI reader on the hand-written fixtures', () => {
   it('rebuilds a local compaction as kept human prompts + the summary; a remote one as its replacement history', async () => {
     const s = await readSession(CODEX_MAIN);
     expect(s.compactions.map((c) => [c.compaction, c.atMessage, c.summaryAvailable, c.raw.line])).toEqual([
-      ['codex-local', 15, true, 27],
-      ['codex-remote', 20, false, 34],
+      ['codex-local', 15, true, 29],
+      ['codex-remote', 20, false, 37],
     ]);
     expect(s.compactions[0]!.counters).toEqual({ agentSteps: 13, userTurns: 3, messages: 15, assistantMessages: 6 });
     expect(s.compactions[0]!.keptMessages).toEqual([3, 11]);
@@ -79,7 +79,7 @@ describe('Codex CLI reader on the hand-written fixtures', () => {
     const remote = contextAt(s, 22);
     expect(remote.messages.map((m) => `${m.index}:${m.kind}`)).toEqual(['-1:developer', '-1:injected', '-1:human', '-1:human', '20:human', '21:assistant']);
     expect(remote.notes.join(' ')).toContain('encrypted');
-    expect(s.warnings.map((w) => w.line)).toEqual([34, 41, 42]);
+    expect(s.warnings.map((w) => w.line)).toEqual([37, 45, 46]);
   });
 
   it('marks history replayed from a forked parent and keeps the child identity', async () => {

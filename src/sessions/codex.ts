@@ -1,4 +1,5 @@
 import { isInjectedUserText } from './classify.js';
+import { codexImage, mediaPlaceholder } from './media.js';
 import { isObject, num, str, TimelineBuilder } from './timeline.js';
 import type { Block, MessageKind, RawRef, SessionMessage, SessionUsage, SessionWarning } from './types.js';
 
@@ -69,6 +70,15 @@ interface Converted {
   blocks: Block[];
   steps: number;
   encryptedCompaction?: boolean;
+  /** User messages: their text, trimmed (matched against `user_message` events). */
+  text?: string;
+}
+
+/** A user message not yet matched to a `user_message` event. */
+interface Candidate {
+  index: number;
+  text: string;
+  human: boolean;
 }
 
 export class CodexParser {
@@ -81,6 +91,17 @@ export class CodexParser {
   private model: string | undefined;
   private assistantOpen = false;
   private result: Omit<CodexParseResult, 'builder' | 'warnings'> = {};
+  /**
+   * Typed prompts: Codex logs each as an `event_msg` `user_message` beside its `response_item`.
+   * Once a rollout has such events, a user message is human exactly when one matches it; text
+   * classification is only the fallback for rollouts without them.
+   */
+  private userEvents = false;
+  private readonly candidates: Candidate[] = [];
+  /** Events seen before their message. */
+  private readonly earlyEvents: string[] = [];
+  /** Every typed prompt's text (remote compaction histories repeat them). */
+  private readonly typed = new Set<string>();
 
   constructor(
     readonly file: string,
@@ -217,7 +238,46 @@ export class CodexParser {
       raw,
     };
     this.decorate(input, timestamp);
-    b.addMessage(input, converted.steps);
+    const message = b.addMessage(input, converted.steps);
+    if (converted.side === 'user' && converted.text !== undefined) this.noteUserMessage(message.index, converted.text, converted.kind === 'human');
+  }
+
+  private noteUserMessage(index: number, text: string, human: boolean): void {
+    const early = this.earlyEvents.findIndex((typed) => saysTyped(text, typed));
+    if (early >= 0) {
+      this.earlyEvents.splice(early, 1);
+      this.builder.setHuman(index, true, human);
+      this.settleCandidates();
+      return;
+    }
+    this.candidates.push({ index, text, human });
+  }
+
+  /** A `user_message` event: the latest user message with its text is the typed prompt; earlier unmatched ones were the harness's. */
+  private userMessageEvent(body: Record<string, unknown>): void {
+    const text = (str(body.message) ?? '').trim();
+    this.userEvents = true;
+    this.typed.add(text);
+    for (let k = this.candidates.length - 1; k >= 0; k -= 1) {
+      const candidate = this.candidates[k]!;
+      if (!saysTyped(candidate.text, text)) continue;
+      this.builder.setHuman(candidate.index, true, candidate.human);
+      this.candidates.splice(k, 1);
+      this.settleCandidates();
+      return;
+    }
+    if (this.earlyEvents.length < 64) this.earlyEvents.push(text);
+  }
+
+  private wasTyped(text: string): boolean {
+    if (this.typed.has(text)) return true;
+    for (const typed of this.typed) if (saysTyped(text, typed)) return true;
+    return false;
+  }
+
+  /** Unmatched user messages become harness content (`human = false`) once events tell prompts apart. */
+  private settleCandidates(): void {
+    for (const c of this.candidates.splice(0)) this.builder.setHuman(c.index, false, c.human);
   }
 
   private decorate(input: Parameters<TimelineBuilder['addMessage']>[0], timestamp: string | undefined): void {
@@ -239,16 +299,24 @@ export class CodexParser {
         if (role === 'assistant') return { side: 'assistant', kind: 'assistant', blocks, steps: 1 };
         if (role === 'developer' || role === 'system') return { side: 'developer', kind: 'developer', blocks, steps: 0 };
         const hasText = joined.trim() !== '';
-        const hasImage = Array.isArray(item.content) && item.content.some((c) => isObject(c) && c.type === 'input_image');
-        if (hasImage) blocks.push({ type: 'other', kind: 'image' });
+        const images = Array.isArray(item.content) ? item.content.filter((c): c is Record<string, unknown> => isObject(c) && c.type === 'input_image') : [];
+        for (const image of images) {
+          const media = codexImage(image);
+          const block: Block = { type: 'other', kind: 'image' };
+          if (media.mediaType !== undefined) block.mediaType = media.mediaType;
+          if (media.bytes !== undefined) block.bytes = media.bytes;
+          blocks.push(block);
+        }
+        const hasImage = images.length > 0;
         if (!hasText && !hasImage) return { side: 'skip', kind: 'human', blocks, steps: 0 };
-        const kind: MessageKind = isInjectedUserText(joined) ? 'injected' : 'human';
+        const said = joined.trim();
+        const kind: MessageKind = this.userEvents ? (this.wasTyped(said) ? 'human' : 'injected') : isInjectedUserText(joined) ? 'injected' : 'human';
         // Bare-era rollouts carry no cwd field: recover it from the environment context.
         if (this.result.cwd === undefined && kind === 'injected') {
           const cwd = /<cwd>([^<\n]+)<\/cwd>/.exec(joined)?.[1];
           if (cwd !== undefined) this.result.cwd = cwd;
         }
-        return { side: 'user', kind, blocks, steps: hasText ? 1 : 0 };
+        return { side: 'user', kind, blocks, steps: hasText ? 1 : 0, text: said };
       }
       case 'reasoning': {
         const summary = Array.isArray(item.summary) ? item.summary : [];
@@ -285,7 +353,7 @@ export class CodexParser {
         let content: string;
         let isError = false;
         if (typeof output === 'string') content = output;
-        else if (Array.isArray(output)) content = contentTexts(output).join('\n');
+        else if (Array.isArray(output)) content = outputTexts(output).join('\n');
         else if (isObject(output)) {
           content = str(output.content) ?? JSON.stringify(output);
           isError = output.success === false;
@@ -405,7 +473,10 @@ export class CodexParser {
       }
       this.assistantOpen = false;
       this.builder.rollback(raw, turns, timestamp);
-    } else if (type === 'user_message' || type === 'task_started' || type === 'turn_started') {
+    } else if (type === 'user_message') {
+      this.assistantOpen = false;
+      this.userMessageEvent(body);
+    } else if (type === 'task_started' || type === 'turn_started') {
       this.assistantOpen = false;
     }
   }
@@ -420,6 +491,7 @@ export class CodexParser {
   }
 
   finish(): CodexParseResult {
+    if (this.userEvents) this.settleCandidates();
     for (const [what, { count, line }] of this.unknown) {
       if (count > 1) this.warnings.push({ file: this.file, line, message: `unknown ${what}: ${count} lines skipped in all (first here)` });
     }
@@ -434,6 +506,25 @@ function contentTexts(content: unknown): string[] {
   const out: string[] = [];
   for (const c of content) {
     if (isObject(c) && typeof c.text === 'string') out.push(c.text);
+  }
+  return out;
+}
+
+/**
+ * Whether a user message's text is the prompt an event says was typed: the same text, or a
+ * message that wraps it (IDE context before it, image markers around it).
+ */
+function saysTyped(message: string, typed: string): boolean {
+  return message === typed || (typed !== '' && message.includes(typed));
+}
+
+/** Texts of a tool output's content items, images as their placeholders. */
+function outputTexts(content: unknown[]): string[] {
+  const out: string[] = [];
+  for (const c of content) {
+    if (!isObject(c)) continue;
+    if (typeof c.text === 'string') out.push(c.text);
+    else if (c.type === 'input_image') out.push(mediaPlaceholder(codexImage(c)));
   }
   return out;
 }

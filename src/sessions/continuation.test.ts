@@ -1,7 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ClaudeParser } from './claude.js';
 import { discoverSessions, summarizeSessions } from './discover.js';
 import { readSession } from './read.js';
 import { FIXTURES } from './testing/fixtures.js';
@@ -35,21 +33,6 @@ describe('Claude Code sessions that continue or fork another one', () => {
       expect(c.forkedFromMessage).toBe('1a000000-0000-4000-8000-000000000002');
       expect(c.continuesFrom).toBe('1a000000-0000-4000-8000-000000000002');
       expect(c.counters.userTurns).toBe(1);
-    }
-  });
-
-  it('the byte reader and JSON.parse agree on the links', () => {
-    for (const id of [A, B, C]) {
-      const lines = readFileSync(file(id), 'utf8').split('\n').filter((l) => l !== '');
-      const fast = new ClaudeParser(id, { keepContent: false });
-      const parsed = new ClaudeParser(id, { keepContent: false, skimFields: false });
-      lines.forEach((line, i) => {
-        fast.lineBytes(i + 1, Buffer.from(line));
-        parsed.line(i + 1, line);
-      });
-      const f = fast.finish();
-      const p = parsed.finish();
-      expect([f.forkedFrom, f.continuesFrom, f.leafUuid]).toEqual([p.forkedFrom, p.continuesFrom, p.leafUuid]);
     }
   });
 

@@ -3,6 +3,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { firstSessionId, readSession } from './read.js';
+import { type CountedFile, fileStamp, type SummaryCache } from './summary-cache.js';
 import type { SessionTool } from './types.js';
 
 /**
@@ -42,8 +43,10 @@ export function defaultRoots(env: NodeJS.ProcessEnv = process.env, home: string 
 export interface DiscoveredSession {
   tool: SessionTool;
   file: string;
-  /** Bytes on disk. */
+  /** Bytes on disk, subagent files included. */
   size: number;
+  /** Bytes of the session file alone. */
+  fileSize: number;
   mtimeMs: number;
   /** Claude Code subagent transcripts that belong to this session. */
   subagentFiles: string[];
@@ -128,7 +131,7 @@ async function discoverClaude(root: string, warnings: string[]): Promise<Discove
     const parts = relative(root, f.path).split(sep);
     const name = basename(f.path);
     if (parts.length === 2 && !name.startsWith('agent-')) {
-      sessions.set(f.path, { tool: 'claude', file: f.path, size: f.size, mtimeMs: f.mtimeMs, subagentFiles: [] });
+      sessions.set(f.path, { tool: 'claude', file: f.path, size: f.size, fileSize: f.size, mtimeMs: f.mtimeMs, subagentFiles: [] });
     } else if (parts.length === 2) legacy.push(f);
     else if (parts.length > 2) nested.push(f);
   }
@@ -161,7 +164,7 @@ async function discoverCodex(root: string, warnings: string[]): Promise<Discover
   for (const f of files) {
     // Codex keeps the plain file when both exist; so do we.
     if (f.path.endsWith('.zst') && plain.has(f.path.slice(0, -'.zst'.length))) continue;
-    out.push({ tool: 'codex', file: f.path, size: f.size, mtimeMs: f.mtimeMs, subagentFiles: [] });
+    out.push({ tool: 'codex', file: f.path, size: f.size, fileSize: f.size, mtimeMs: f.mtimeMs, subagentFiles: [] });
   }
   return out;
 }
@@ -193,8 +196,11 @@ export interface SessionSummary {
   continues?: { file: string; id?: string };
 }
 
-/** Reads every discovered session in counting mode, a few at a time. */
-export async function summarizeSessions(found: DiscoveredSession[], options: { concurrency?: number } = {}): Promise<SessionSummary[]> {
+/**
+ * Reads every discovered session in counting mode, a few at a time. With a `cache`, a file
+ * whose size and modification time are unchanged is not read again (the caller saves it).
+ */
+export async function summarizeSessions(found: DiscoveredSession[], options: { concurrency?: number; cache?: SummaryCache } = {}): Promise<SessionSummary[]> {
   const concurrency = Math.max(1, options.concurrency ?? 4);
   const out: SessionSummary[] = new Array(found.length);
   let next = 0;
@@ -202,7 +208,7 @@ export async function summarizeSessions(found: DiscoveredSession[], options: { c
     while (next < found.length) {
       const i = next;
       next += 1;
-      out[i] = await summarize(found[i]!);
+      out[i] = await summarize(found[i]!, options.cache);
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, found.length) }, worker));
@@ -226,7 +232,40 @@ export function linkContinuations(summaries: SessionSummary[]): SessionSummary[]
   return summaries;
 }
 
-async function summarize(d: DiscoveredSession): Promise<SessionSummary> {
+/**
+ * The counted facts of one transcript file (counting mode, subagent files not read), from
+ * `cache` when the file is unchanged since it was counted. Throws what readSession throws.
+ */
+export async function countSessionFile(file: string, options: { tool?: SessionTool; cache?: SummaryCache; stamp?: { size: number; mtimeMs: number } } = {}): Promise<CountedFile> {
+  const stamp = options.cache === undefined ? undefined : (options.stamp ?? (await fileStamp(file)));
+  if (options.cache !== undefined && stamp !== undefined) {
+    const cached = options.cache.get(file, stamp.size, stamp.mtimeMs);
+    if (cached !== undefined && (options.tool === undefined || cached.tool === options.tool)) return cached;
+  }
+  const s = await readSession(file, { ...(options.tool ? { tool: options.tool } : {}), content: 'none', subagents: false });
+  const counted: CountedFile = {
+    tool: s.tool,
+    models: s.models,
+    userTurns: s.counters.userTurns,
+    agentSteps: s.counters.agentSteps,
+    messages: s.counters.messages,
+    compactions: s.compactions.length,
+    inlineSubagents: s.subagents.length,
+    warnings: s.warnings.length,
+  };
+  if (s.id !== undefined) counted.id = s.id;
+  if (s.cwd !== undefined) counted.cwd = s.cwd;
+  if (s.firstTimestamp !== undefined) counted.firstTimestamp = s.firstTimestamp;
+  if (s.lastTimestamp !== undefined) counted.lastTimestamp = s.lastTimestamp;
+  if (s.parentThreadId !== undefined) counted.parentThreadId = s.parentThreadId;
+  if (s.forkedFrom !== undefined) counted.forkedFrom = s.forkedFrom;
+  if (s.continuesFrom !== undefined) counted.continuesFrom = s.continuesFrom;
+  if (s.leafUuid !== undefined) counted.leafUuid = s.leafUuid;
+  if (options.cache !== undefined && stamp !== undefined) options.cache.set(file, stamp.size, stamp.mtimeMs, counted);
+  return counted;
+}
+
+async function summarize(d: DiscoveredSession, cache: SummaryCache | undefined): Promise<SessionSummary> {
   const base: SessionSummary = {
     tool: d.tool,
     file: d.file,
@@ -240,25 +279,21 @@ async function summarize(d: DiscoveredSession): Promise<SessionSummary> {
     warnings: 0,
   };
   try {
-    const s = await readSession(d.file, { tool: d.tool, content: 'none', subagents: false });
+    const c = await countSessionFile(d.file, { tool: d.tool, ...(cache ? { cache, stamp: { size: d.fileSize, mtimeMs: d.mtimeMs } } : {}) });
     const summary: SessionSummary = {
       ...base,
-      models: s.models,
-      userTurns: s.counters.userTurns,
-      agentSteps: s.counters.agentSteps,
-      messages: s.counters.messages,
-      compactions: s.compactions.length,
-      subagents: agentFiles(d) + s.subagents.length,
-      warnings: s.warnings.length,
+      models: [...c.models],
+      userTurns: c.userTurns,
+      agentSteps: c.agentSteps,
+      messages: c.messages,
+      compactions: c.compactions,
+      subagents: agentFiles(d) + c.inlineSubagents,
+      warnings: c.warnings,
     };
-    if (s.id !== undefined) summary.id = s.id;
-    if (s.cwd !== undefined) summary.cwd = s.cwd;
-    if (s.firstTimestamp !== undefined) summary.firstTimestamp = s.firstTimestamp;
-    if (s.lastTimestamp !== undefined) summary.lastTimestamp = s.lastTimestamp;
-    if (s.parentThreadId !== undefined) summary.parentThreadId = s.parentThreadId;
-    if (s.forkedFrom !== undefined) summary.forkedFrom = s.forkedFrom;
-    if (s.continuesFrom !== undefined) summary.continuesFrom = s.continuesFrom;
-    if (s.leafUuid !== undefined) summary.leafUuid = s.leafUuid;
+    for (const key of ['id', 'cwd', 'firstTimestamp', 'lastTimestamp', 'parentThreadId', 'forkedFrom', 'continuesFrom', 'leafUuid'] as const) {
+      const value = c[key];
+      if (value !== undefined) summary[key] = value;
+    }
     return summary;
   } catch {
     return { ...base, warnings: 1 };

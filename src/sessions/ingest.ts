@@ -5,7 +5,9 @@ import { basename, join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { InputError } from '../core/errors.js';
-import { findSubagentFiles, readSession } from './read.js';
+import { countSessionFile } from './discover.js';
+import { findSubagentFiles } from './read.js';
+import type { SummaryCache } from './summary-cache.js';
 import type { SessionTool } from './types.js';
 
 /**
@@ -29,9 +31,10 @@ export interface IngestResult {
   subagents: string[];
 }
 
-export async function ingestSession(file: string, options: { into?: string; tool?: SessionTool } = {}): Promise<IngestResult> {
+/** `cache`: the summary cache `sessions list` fills (an unchanged file is not counted again). */
+export async function ingestSession(file: string, options: { into?: string; tool?: SessionTool; cache?: SummaryCache } = {}): Promise<IngestResult> {
   const into = options.into ?? DEFAULT_INGEST_DIR;
-  const probe = await readSession(file, { content: 'none', subagents: false, ...(options.tool ? { tool: options.tool } : {}) });
+  const probe = await countSessionFile(file, { ...(options.tool ? { tool: options.tool } : {}), ...(options.cache ? { cache: options.cache } : {}) });
   await mkdir(into, { recursive: true });
   const extension = file.endsWith('.jsonl.zst') ? '.jsonl.zst' : '.jsonl';
   const temp = join(into, `.ingest-${process.pid}-${Date.now()}-${Math.random().toString(16).slice(2)}.tmp`);

@@ -9,14 +9,6 @@ import { isUtf8 } from 'node:buffer';
 export interface LineSink {
   line(lineNumber: number, text: string): void;
   warn(lineNumber: number, message: string): void;
-  /** When present, receives the raw bytes of valid UTF-8 lines instead of `line` (the view is only valid during the call). */
-  lineBytes?(lineNumber: number, bytes: Buffer): void;
-  /**
-   * When present (with `lineBytes`), receives a valid UTF-8 line that lies wholly in the
-   * chunk being split as [start, end) of that chunk, without a view being made for it
-   * (valid only during the call).
-   */
-  lineAt?(lineNumber: number, chunk: Buffer, start: number, end: number): void;
 }
 
 export const DEFAULT_MAX_LINE_BYTES = 128 * 1024 * 1024;
@@ -26,8 +18,6 @@ export class LineSplitter {
   private pendingBytes = 0;
   private oversize = false;
   private lineNumber = 0;
-  /** Every line that lies wholly in the current chunk is valid UTF-8. */
-  private chunkValid = false;
   totalBytes = 0;
 
   constructor(
@@ -42,14 +32,6 @@ export class LineSplitter {
   push(chunk: Uint8Array): void {
     const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     this.totalBytes += buf.length;
-    this.chunkValid = false;
-    if (this.sink.lineAt) {
-      // The lines that lie wholly in this chunk are checked for UTF-8 at once (a line is never
-      // split inside a character); each line is checked alone only when that fails.
-      const first = this.pendingBytes === 0 && !this.oversize ? 0 : buf.indexOf(10) + 1;
-      const last = buf.lastIndexOf(10);
-      this.chunkValid = first > 0 || this.pendingBytes === 0 ? last < first || isUtf8(buf.subarray(first, last)) : false;
-    }
     let start = 0;
     for (;;) {
       const nl = buf.indexOf(10, start);
@@ -90,10 +72,6 @@ export class LineSplitter {
     if (this.pendingBytes === 0) {
       if (end > start && buf[end - 1] === 13) end -= 1;
       if (end === start) return;
-      if (this.sink.lineAt && this.chunkValid) {
-        this.sink.lineAt(this.lineNumber, buf, start, end);
-        return;
-      }
       view = buf.subarray(start, end);
     } else {
       this.pending.push(buf.subarray(start, end));
@@ -105,10 +83,7 @@ export class LineSplitter {
       if (length === 0) return;
       view = bytes.subarray(0, length);
     }
-    const valid = isUtf8(view);
-    if (!valid) this.sink.warn(this.lineNumber, 'invalid UTF-8 (decoded with replacement characters)');
-    // Bytes only when they are valid UTF-8: readers may key on them, and must agree with the decoded text.
-    if (this.sink.lineBytes && valid) this.sink.lineBytes(this.lineNumber, view);
-    else this.sink.line(this.lineNumber, view.toString('utf8'));
+    if (!isUtf8(view)) this.sink.warn(this.lineNumber, 'invalid UTF-8 (decoded with replacement characters)');
+    this.sink.line(this.lineNumber, view.toString('utf8'));
   }
 }

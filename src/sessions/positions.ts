@@ -154,24 +154,31 @@ export function explicitPositions(
 }
 
 /**
- * Pre/post each compaction (docs/decisions.md#d14): `pre` = the last position strictly before the
- * boundary; `post` = `postOffset` counter units after it (default +100 agent steps).
- * A post beyond the session follows `beyond` (default 'drop').
+ * Pre/post each compaction (docs/decisions.md#d14). With the counter at value C at the boundary, `pre`
+ * is the position at C + 1 − `preOffset`: the default 1 is the last position strictly before
+ * the boundary (everything before it), 39 is C − 38 (the reference's P1_pre_C1). `post` is
+ * `postOffset` counter units after the boundary (default +100 agent steps). A post beyond the
+ * session follows `beyond` (default 'drop'); a pre before the first unit is left out with a warning.
  */
 export function compactionPositions(
   session: Session,
-  options: { postOffset?: number; counter?: CounterName; beyond?: BeyondPolicy } = {},
+  options: { postOffset?: number; preOffset?: number; counter?: CounterName; beyond?: BeyondPolicy } = {},
 ): PositionSet {
   requireMessages(session);
   const counter = options.counter ?? 'agentSteps';
   const offset = options.postOffset ?? DEFAULT_POST_OFFSET;
   if (!Number.isInteger(offset) || offset < 1) throw new InvalidArgumentError('postOffset', `must be a positive integer, got ${offset}`);
+  const preOffset = options.preOffset ?? 1;
+  if (!Number.isInteger(preOffset) || preOffset < 1) throw new InvalidArgumentError('preOffset', `must be a positive integer, got ${preOffset}`);
   const warnings: string[] = [];
   const positions: Position[] = [];
   for (const c of session.compactions) {
     const n = c.ordinal + 1;
-    if (c.atMessage > 0) positions.push(positionAtEnd(session, c.atMessage, counter, `C${n}-pre`));
-    else warnings.push(`compaction C${n} is at the very start: no pre position`);
+    const preValue = c.counters[counter] + 1 - preOffset;
+    if (c.atMessage === 0) warnings.push(`compaction C${n} is at the very start: no pre position`);
+    else if (preOffset === 1) positions.push(positionAtEnd(session, c.atMessage, counter, `C${n}-pre`));
+    else if (preValue < 1) warnings.push(`compaction C${n} is at ${counter} ${c.counters[counter]}: no pre position ${preOffset - 1} before it`);
+    else positions.push(resolvePosition(session, counter, preValue, { label: `C${n}-pre` })!);
     const post = resolvePosition(session, counter, c.counters[counter] + offset, {
       label: `C${n}-post`,
       beyond: options.beyond ?? 'drop',

@@ -6,8 +6,6 @@ import { DEFAULT_MAX_LINE_BYTES, type LineSink, LineSplitter } from './line-spli
 export interface ReadLinesOptions {
   maxLineBytes?: number;
   chunkBytes?: number;
-  /** Read the file into this buffer (reused for every chunk) instead of a new one. */
-  buffer?: Buffer;
 }
 
 export interface ReadLinesResult {
@@ -35,7 +33,7 @@ export async function readFileLines(file: string, sink: LineSink, options: ReadL
   }
   const zstd = isZstdPath(file);
   const decompressor = zstd ? new Decompress((data) => splitter.push(data)) : undefined;
-  const buffer = options.buffer ?? Buffer.allocUnsafe(options.chunkBytes ?? 1024 * 1024);
+  const buffer = Buffer.allocUnsafe(options.chunkBytes ?? 1024 * 1024);
   try {
     for (;;) {
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);

@@ -2,10 +2,8 @@ import { open, readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { ClaudeParser } from './claude.js';
 import { CodexParser } from './codex.js';
-import { skimJsonLine } from './json-skim.js';
 import type { LineSink } from './line-splitter.js';
-import { JsonScanner } from './json-scan.js';
-import { isZstdPath, type ReadLinesOptions, readFileLines } from './read-lines.js';
+import { type ReadLinesOptions, readFileLines } from './read-lines.js';
 import type { TimelineBuilder } from './timeline.js';
 import { isObject, str } from './timeline.js';
 import type { Session, SessionTool, SessionWarning, SubagentTranscript } from './types.js';
@@ -18,24 +16,8 @@ export interface ReadSessionOptions {
   /** Attach Claude Code subagent files found beside the session. Default true. */
   subagents?: boolean;
   maxLineBytes?: number;
-}
-
-const CHUNK_BYTES = 1024 * 1024;
-
-/**
- * Scanners that finished a file, kept for the next (making one costs more than counting a
- * small transcript; listing reads thousands).
- */
-const idleScanners: JsonScanner[] = [];
-const IDLE_SCANNERS = 2;
-
-function takeScanner(): JsonScanner | undefined {
-  return idleScanners.pop() ?? JsonScanner.create(CHUNK_BYTES);
-}
-
-function giveBackScanner(scanner: JsonScanner): void {
-  scanner.reset();
-  if (idleScanners.length < IDLE_SCANNERS) idleScanners.push(scanner);
+  /** Claude Code inline sidechain lines: `apart` (default) or also `inline` on the main timeline, as the reference (see ClaudeParserOptions). */
+  sidechains?: 'apart' | 'inline';
 }
 
 /** Tool from the file name alone, when it tells. */
@@ -62,17 +44,10 @@ export function toolFromRecord(value: unknown): SessionTool | undefined {
  */
 export async function readSession(file: string, options: ReadSessionOptions = {}): Promise<Session> {
   const keepContent = (options.content ?? 'full') === 'full';
-  // Room for the records at once: a transcript line is rarely under 1.5 KB (a compressed file has more lines; the tables grow).
-  const expectedLines = Math.min(1 << 20, Math.ceil((await fileSize(file)) / 1500));
-  const scanner = keepContent ? undefined : takeScanner();
-  try {
-    return await readWith(file, options, keepContent, options.tool, scanner, expectedLines);
-  } finally {
-    if (scanner !== undefined) giveBackScanner(scanner);
-  }
+  return readWith(file, options, keepContent, options.tool);
 }
 
-async function readWith(file: string, options: ReadSessionOptions, keepContent: boolean, forcedTool: SessionTool | undefined, scanner: JsonScanner | undefined, expectedLines: number): Promise<Session> {
+async function readWith(file: string, options: ReadSessionOptions, keepContent: boolean, forcedTool: SessionTool | undefined): Promise<Session> {
   let tool = forcedTool;
   let claude: ClaudeParser | undefined;
   let codex: CodexParser | undefined;
@@ -80,7 +55,7 @@ async function readWith(file: string, options: ReadSessionOptions, keepContent: 
   const held: Array<[number, string]> = [];
   const choose = (chosen: SessionTool): void => {
     tool = chosen;
-    if (chosen === 'claude') claude = new ClaudeParser(file, scanner === undefined ? { keepContent, expectedLines } : { keepContent, expectedLines, scanner });
+    if (chosen === 'claude') claude = new ClaudeParser(file, options.sidechains === undefined ? { keepContent } : { keepContent, sidechains: options.sidechains });
     else codex = new CodexParser(file, { keepContent });
   };
   if (tool) choose(tool);
@@ -110,20 +85,7 @@ async function readWith(file: string, options: ReadSessionOptions, keepContent: 
       else early.push({ file, line: lineNumber, message });
     },
   };
-  // Counting only: long strings are skimmed, never decoded (json-skim.ts).
-  if (!keepContent) {
-    sink.lineBytes = (lineNumber, bytes) => {
-      if (claude) claude.lineBytes(lineNumber, bytes);
-      else sink.line(lineNumber, skimJsonLine(bytes));
-    };
-    sink.lineAt = (lineNumber, chunk, start, end) => {
-      if (claude) claude.lineAt(lineNumber, chunk, start, end);
-      else sink.lineBytes!(lineNumber, chunk.subarray(start, end));
-    };
-  }
   const readOptions: ReadLinesOptions = options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes };
-  // Counting a plain file: it is read straight into the scanner's memory, where its lines are read in place.
-  if (scanner !== undefined && !isZstdPath(file)) readOptions.buffer = scanner.chunk();
   const { lines, bytes } = await readFileLines(file, sink, readOptions);
   if (!claude && !codex) {
     choose(toolFromPath(file) ?? 'claude');
@@ -271,14 +233,6 @@ export async function firstSessionId(file: string): Promise<string | undefined> 
     return undefined;
   } finally {
     await handle?.close();
-  }
-}
-
-async function fileSize(file: string): Promise<number> {
-  try {
-    return (await stat(file)).size;
-  } catch {
-    return 0;
   }
 }
 

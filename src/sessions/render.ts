@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from '../core/errors.js';
 import type { ChatMessage } from '../models/types.js';
 import type { SessionContext } from './context.js';
+import { mediaPlaceholder } from './media.js';
 import { codePointLength, headCodePoints, pythonJsonDumps, tailCodePoints } from './text.js';
 import type { Block, SessionMessage } from './types.js';
 
@@ -139,6 +140,9 @@ export function blockText(block: Block, o: Pick<Resolved, 'toolPayloadChars' | '
     }
     case 'thinking':
       return o.includeThinking && block.text.trim() !== '' ? `[thinking: ${block.text}]` : '';
+    case 'other':
+      // The model saw an image or document: a typed placeholder stands in for its bytes.
+      return block.kind === 'image' || block.kind === 'document' ? mediaPlaceholder(block) : '';
     default:
       return '';
   }

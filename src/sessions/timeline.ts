@@ -284,6 +284,30 @@ export class TimelineBuilder {
     return out;
   }
 
+  /**
+   * Turns user message `index` into a human prompt or back into harness content after the fact
+   * (Codex tells typed prompts by `user_message` events that follow them). The counters of the
+   * later messages and context events follow; `wasHuman` is what it was counted as.
+   */
+  setHuman(index: number, human: boolean, wasHuman: boolean): void {
+    if (human === wasHuman) return;
+    const delta = human ? 1 : -1;
+    this.counters.userTurns += delta;
+    if (this.keepContent) {
+      const message = this.messages[index];
+      if (message) message.kind = human ? 'human' : 'injected';
+      for (let i = index; i < this.messages.length; i += 1) this.messages[i]!.counters.userTurns += delta;
+    }
+    for (const event of this.events) if (event.atMessage > index) event.counters.userTurns += delta;
+    if (human) {
+      this.humanIndices.push(index);
+      this.humanIndices.sort((a, b) => a - b);
+    } else {
+      const at = this.humanIndices.indexOf(index);
+      if (at >= 0) this.humanIndices.splice(at, 1);
+    }
+  }
+
   messageAt(index: number): SessionMessage | undefined {
     return this.keepContent ? this.messages[index] : undefined;
   }

@@ -22,8 +22,11 @@ export type Block =
   | { type: 'thinking'; text: string; encrypted?: boolean }
   | { type: 'tool_call'; id?: string; name: string; input: unknown }
   | { type: 'tool_result'; toolCallId?: string; content: string; isError: boolean }
-  /** Images, documents, encrypted compaction items and unknown block types: kept, never rendered as text. */
-  | { type: 'other'; kind: string };
+  /**
+   * Images, documents, encrypted compaction items and unknown block types: never rendered as
+   * their content. Images and documents render as a typed placeholder (`[image: image/png, 48 KB]`).
+   */
+  | { type: 'other'; kind: string; mediaType?: string; bytes?: number };
 
 /**
  * What a message is, beyond its role:

@@ -6,7 +6,14 @@ import { CLAUDE_HOME, CLAUDE_MAIN, CODEX_HOME, CODEX_MAIN } from '../../sessions
 import { runCli } from '../program.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'echolens-cli-sessions-'));
-afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+// The summary cache goes to a temp dir, never the real home.
+const cacheDir = process.env.ECHOLENS_CACHE_DIR;
+process.env.ECHOLENS_CACHE_DIR = join(tmp, 'cache');
+afterAll(() => {
+  if (cacheDir === undefined) delete process.env.ECHOLENS_CACHE_DIR;
+  else process.env.ECHOLENS_CACHE_DIR = cacheDir;
+  rmSync(tmp, { recursive: true, force: true });
+});
 
 async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';

@@ -14,7 +14,9 @@ import {
 import { SORT_KEYS, type SessionSummary, type SortKey } from '../../sessions/discover.js';
 import { parsePositionSpec, resolvePosition } from '../../sessions/positions.js';
 import { buildPrefix, type PrefixAt } from '../../sessions/prefix.js';
+import { sessionGoal } from '../../sessions/goal.js';
 import { readSession } from '../../sessions/read.js';
+import { SummaryCache } from '../../sessions/summary-cache.js';
 import { RENDER_MODES, type RenderMode } from '../../sessions/render.js';
 import { COUNTER_NAMES, type Counters, type Session, type SessionTool } from '../../sessions/types.js';
 
@@ -31,6 +33,7 @@ export function registerSessions(sessions: Command): void {
     .option('--claude-dir <dirs>', 'Claude Code config dir(s), comma-separated (default: $CLAUDE_CONFIG_DIR, else ~/.config/claude and ~/.claude)')
     .option('--codex-home <dirs>', 'Codex home dir(s), comma-separated (default: $CODEX_HOME, else ~/.codex)')
     .option('--json', 'print JSON instead of a table')
+    .option('--no-cache', 'count every file again instead of using the summary cache ($ECHOLENS_CACHE_DIR, else $XDG_CACHE_HOME/echolens or ~/.cache/echolens)')
     .action(async (options: ListOptions) => {
       const tool = parseTool(options.tool);
       const sort = parseSort(options.sort);
@@ -40,7 +43,9 @@ export function registerSessions(sessions: Command): void {
         throw new InvalidArgumentError('--since', `not a date: "${options.since}"`);
       }
       const found = await discoverSessions(rootsFrom(options), tool ? { tool } : {});
-      const summaries = await summarizeSessions(found.sessions);
+      const cache = options.cache === false ? undefined : await SummaryCache.open();
+      const summaries = await summarizeSessions(found.sessions, cache ? { cache } : {});
+      await cache?.save();
       let selected = selectSummaries(summaries, {
         ...(tool ? { tool } : {}),
         ...(options.since !== undefined ? { since: options.since } : {}),
@@ -66,6 +71,7 @@ export function registerSessions(sessions: Command): void {
     .option('--tool-chars <n>', 'tool payload truncation in characters (flat, turns)', '200')
     .option('--clip', 'clip a position beyond the session to its end instead of failing')
     .option('--tool <tool>', 'read as this tool instead of detecting it: claude | codex')
+    .option('--sidechains <mode>', 'Claude Code subagent lines: apart (own transcripts) | inline (also on the main timeline in file order, as the reference)', 'apart')
     .option('--json', 'print JSON')
     .action(async (file: string, options: InspectOptions) => {
       const tool = parseTool(options.tool);
@@ -73,7 +79,8 @@ export function registerSessions(sessions: Command): void {
       if (!RENDER_MODES.includes(mode)) throw new InvalidArgumentError('--render', `must be one of ${RENDER_MODES.join(', ')}, got "${options.render}"`);
       const maxChars = parseCount('--max-chars', options.maxChars);
       const toolPayloadChars = parseCount('--tool-chars', options.toolChars, true);
-      const session = await readSession(file, tool ? { tool } : {});
+      if (options.sidechains !== 'apart' && options.sidechains !== 'inline') throw new InvalidArgumentError('--sidechains', `must be apart or inline, got "${options.sidechains}"`);
+      const session = await readSession(file, { ...(tool ? { tool } : {}), sidechains: options.sidechains });
       let prefix: PrefixAt | undefined;
       const warnings: string[] = [];
       if (options.at !== undefined) {
@@ -100,6 +107,7 @@ export function registerSessions(sessions: Command): void {
     .option('--claude-dir <dirs>', 'with --all: Claude Code config dir(s), comma-separated')
     .option('--codex-home <dirs>', 'with --all: Codex home dir(s), comma-separated')
     .option('--json', 'print JSON')
+    .option('--no-cache', 'do not use the summary cache that sessions list fills')
     .action(async (file: string | undefined, options: IngestOptions) => {
       const tool = parseTool(options.tool);
       if ((file === undefined) === (options.all !== true)) throw new InvalidArgumentError('file', 'give either a transcript file or --all');
@@ -110,8 +118,10 @@ export function registerSessions(sessions: Command): void {
         for (const w of found.warnings) process.stderr.write(`warning: ${w}\n`);
         files = found.sessions.map((s) => ({ file: s.file, tool: s.tool }));
       }
+      const cache = options.cache === false ? undefined : await SummaryCache.open();
       const results = [];
-      for (const f of files) results.push(await ingestSession(f.file, { into: options.into, ...(f.tool ? { tool: f.tool } : {}) }));
+      for (const f of files) results.push(await ingestSession(f.file, { into: options.into, ...(f.tool ? { tool: f.tool } : {}), ...(cache ? { cache } : {}) }));
+      await cache?.save();
       if (options.json) {
         process.stdout.write(`${JSON.stringify({ ingested: results }, null, 2)}\n`);
         return;
@@ -135,9 +145,11 @@ interface ListOptions extends RootOptions {
   sort: string;
   limit?: string;
   json?: boolean;
+  cache?: boolean;
 }
 interface InspectOptions {
   at?: string;
+  sidechains: string;
   render: string;
   maxChars: string;
   toolChars: string;
@@ -150,6 +162,7 @@ interface IngestOptions extends RootOptions {
   into: string;
   tool?: string;
   json?: boolean;
+  cache?: boolean;
 }
 
 function rootsFrom(options: RootOptions): DiscoveryRoots {
@@ -303,6 +316,10 @@ export function formatInspect(s: Session): string {
   lines.push(`time:        ${s.firstTimestamp ?? '?'} → ${s.lastTimestamp ?? '?'}${duration(s.firstTimestamp, s.lastTimestamp)}`);
   lines.push(`models:      ${s.models.join(', ') || '-'}`);
   lines.push(`counters:    ${counterText(s.counters)}`);
+  if (s.content === 'full') {
+    const goal = sessionGoal(s);
+    lines.push(`goal:        ${goal ? `message ${goal.messageIndex} (${goal.source}${goal.skipped.length ? `; ${goal.skipped.length} skipped` : ''}): ${JSON.stringify(goal.text.slice(0, 100))}` : '-'}`);
+  }
   lines.push(`size:        ${formatBytes(s.bytes)}, ${s.lines} lines${s.offChainRecords ? `, ${s.offChainRecords} records off the main chain` : ''}`);
   lines.push(`compactions: ${s.compactions.length}`);
   for (const c of s.compactions) {
