@@ -11,6 +11,7 @@ import {
   runStage,
   type StageRuntime,
 } from '../experiment/runtime.js';
+import { budgetProblems, PreflightError, type PreflightProblem, preflightProblems, suggestedBudget } from '../experiment/preflight.js';
 import { estimateCells, type PlanEstimate } from '../models/estimate.js';
 import { loadPriceTable } from '../models/prices.js';
 import { getProvider } from '../models/providers.js';
@@ -331,6 +332,55 @@ export function dryRunMemory(config: MemoryConfig, stimuli: MemoryStimuli, specs
   };
 }
 
+export interface MemoryPreflight {
+  stimuli: MemoryStimuli;
+  specs: CellSpec[];
+  /** The grid's estimate, computed when a budget is set. */
+  estimate?: PlanEstimate;
+}
+
+/**
+ * Preflight of a memory run: every target and the labeler resolve, every
+ * needed API key is set, every file the config names exists and loads, and
+ * the grid's expected cost fits the budget. Throws PreflightError listing
+ * every problem; nothing is called or recorded. `runMemory` and `--dry-run`
+ * both run it.
+ */
+export async function preflightMemory(
+  config: MemoryConfig,
+  runtime: StageRuntime = {},
+  stimuliGiven?: MemoryStimuli,
+): Promise<MemoryPreflight> {
+  const models = [...config.targets.map((ref, i) => ({ ref, field: `targets.${i}` })), { ref: config.labeler, field: 'labeler' }];
+  const files = stimuliGiven
+    ? []
+    : [
+        ...(config.questions.source === 'file' && config.questions.file !== undefined ? [{ path: config.questions.file, field: 'questions.file' }] : []),
+        ...(config.ontology === 'default' || config.ontology === 'alt' ? [] : [{ path: config.ontology, field: 'ontology' }]),
+        ...(config.perturbations === 'builtin' ? [] : [{ path: config.perturbations, field: 'perturbations' }]),
+      ];
+  const problems: PreflightProblem[] = preflightProblems({ models, files, ...(runtime.adapterFor ? { skipKeys: true } : {}) });
+  let stimuli = stimuliGiven;
+  if (!stimuli && !problems.some((p) => files.some((f) => f.field === p.field))) {
+    try {
+      stimuli = await resolveMemoryStimuli(config);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push({ field: error.field ?? 'questions', message: error.message.replace(/^[^:]+: /u, '') });
+    }
+  }
+  if (!stimuli) throw new PreflightError(problems);
+  const specs = planMemoryGeneration(config, stimuli);
+  const maxCost = runtime.maxCostUsd ?? config.limits.maxCostUsd;
+  let estimate: PlanEstimate | undefined;
+  if (maxCost !== undefined && maxCost !== null) {
+    estimate = dryRunMemory(config, stimuli, specs, runtime.priceFile).estimate;
+    problems.push(...budgetProblems(estimate, maxCost));
+  }
+  if (problems.length > 0) throw new PreflightError(problems);
+  return { stimuli, specs, ...(estimate ? { estimate } : {}) };
+}
+
 export interface MemoryRunResult {
   runId: string;
   resumed: boolean;
@@ -347,7 +397,11 @@ export interface MemoryRunResult {
   /** Labeler calls that ended empty or failed. */
   unansweredLabelings: number;
   interrupted: boolean;
+  /** Why the run stopped early (null when it finished): Ctrl-C, or the --max-cost budget. */
+  stopReason: 'interrupted' | 'budget' | 'fatal' | null;
   spendUsd: number;
+  /** The budget in force, and one covering the whole grid's estimate (when a budget was set). */
+  budget?: { maxCostUsd: number; suggestedUsd: string };
 }
 
 function stageRuntimeOf(config: MemoryConfig, runtime: StageRuntime, signals?: { signal: AbortSignal; hardSignal: AbortSignal }): StageRuntime {
@@ -384,8 +438,9 @@ export async function runMemory(
   runtime: StageRuntime = {},
   stimuliGiven?: MemoryStimuli,
 ): Promise<MemoryRunResult> {
-  const stimuli = stimuliGiven ?? (await resolveMemoryStimuli(config));
-  const specs = planMemoryGeneration(config, stimuli);
+  const { stimuli, specs, estimate } = await preflightMemory(config, runtime, stimuliGiven);
+  const maxCost = runtime.maxCostUsd ?? config.limits.maxCostUsd;
+  const budget = estimate && maxCost !== undefined && maxCost !== null ? { budget: { maxCostUsd: maxCost, suggestedUsd: suggestedBudget(estimate) } } : {};
   const fingerprint = stimuliFingerprint(stimuli);
   const options: MemoryRunOptions = {
     decisions:
@@ -435,7 +490,9 @@ export async function runMemory(
       invalidLabelings: 0,
       unansweredLabelings: 0,
       interrupted: generation.stopReason !== null,
+      stopReason: generation.stopReason,
       spendUsd: spend,
+      ...budget,
     };
     if (generation.stopReason !== null) return base;
 
@@ -459,12 +516,14 @@ export async function runMemory(
     });
     const labeled = await runParsedStage(store, runId, items, config.labelerReasks, { ...stageRuntime, label: 'labeling' });
     spend += labeled.stages.reduce((sum, s) => sum + s.spendUsd, 0);
+    const stopReason = labeled.stages.find((s) => s.stopReason !== null)?.stopReason ?? null;
     return {
       ...base,
       labelerItems: items.length,
       invalidLabelings: labeled.outcomes.filter((o) => o?.status === 'invalid').length,
       unansweredLabelings: labeled.outcomes.filter((o) => o?.status === 'unanswered').length,
-      interrupted: labeled.stages.some((s) => s.stopReason !== null),
+      interrupted: stopReason !== null,
+      stopReason,
       spendUsd: spend,
     };
   } finally {

@@ -10,6 +10,7 @@ import {
   runStage,
   type StageRuntime,
 } from '../experiment/runtime.js';
+import { budgetProblems, PreflightError, type PreflightProblem, preflightProblems, suggestedBudget } from '../experiment/preflight.js';
 import { estimateCells, type PlanEstimate } from '../models/estimate.js';
 import { loadPriceTable } from '../models/prices.js';
 import { readSession } from '../sessions/read.js';
@@ -89,6 +90,51 @@ export function dryRunPersona(config: PersonaConfig, specs: readonly CellSpec[],
   };
 }
 
+export interface PersonaPreflight {
+  sessions: Session[];
+  specs: CellSpec[];
+  /** The grid's estimate, computed when a budget is set. */
+  estimate?: PlanEstimate;
+}
+
+/**
+ * Preflight of a persona run: every target and judge reference resolves, every
+ * needed API key is set, every session file exists and reads, and the grid's
+ * expected cost fits the budget. Throws PreflightError listing every problem;
+ * nothing is called or recorded. `runPersona` and `--dry-run` both run it.
+ */
+export async function preflightPersona(
+  config: PersonaConfig,
+  runtime: StageRuntime = {},
+  sessions?: readonly Session[],
+): Promise<PersonaPreflight> {
+  const models = [
+    ...config.targets.map((ref, i) => ({ ref, field: `targets.${i}` })),
+    ...config.judges.map((ref, i) => ({ ref, field: `judges.${i}` })),
+  ];
+  const files = sessions ? [] : config.sessions.map((path, i) => ({ path, field: `sessions.${i}` }));
+  const problems: PreflightProblem[] = preflightProblems({ models, files, ...(runtime.adapterFor ? { skipKeys: true } : {}) });
+  let read: Session[] | undefined = sessions ? [...sessions] : undefined;
+  if (!read && !problems.some((p) => p.field.startsWith('sessions.'))) {
+    try {
+      read = await readConfigSessions(config);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push({ field: error.field ?? 'sessions', message: error.message.replace(/^[^:]+: /u, '') });
+    }
+  }
+  if (!read) throw new PreflightError(problems);
+  const specs = planPersona(config, read);
+  const maxCost = runtime.maxCostUsd ?? config.limits.maxCostUsd;
+  let estimate: PlanEstimate | undefined;
+  if (maxCost !== undefined && maxCost !== null) {
+    estimate = dryRunPersona(config, specs, runtime.priceFile).estimate;
+    problems.push(...budgetProblems(estimate, maxCost));
+  }
+  if (problems.length > 0) throw new PreflightError(problems);
+  return { sessions: read, specs, ...(estimate ? { estimate } : {}) };
+}
+
 export interface PersonaRunResult {
   runId: string;
   resumed: boolean;
@@ -96,7 +142,11 @@ export interface PersonaRunResult {
   judgeCells: number;
   invalidJudgements: number;
   interrupted: boolean;
+  /** Why the run stopped early (null when it finished): Ctrl-C, or the --max-cost budget. */
+  stopReason: 'interrupted' | 'budget' | 'fatal' | null;
   spendUsd: number;
+  /** The budget in force, and one covering the whole grid's estimate (when a budget was set). */
+  budget?: { maxCostUsd: number; suggestedUsd: string };
 }
 
 export async function runPersona(
@@ -105,8 +155,9 @@ export async function runPersona(
   runtime: StageRuntime = {},
   sessions?: readonly Session[],
 ): Promise<PersonaRunResult> {
-  const read = sessions ?? (await readConfigSessions(config));
-  const specs = planPersona(config, read);
+  const { sessions: read, specs, estimate } = await preflightPersona(config, runtime, sessions);
+  const maxCost = runtime.maxCostUsd ?? config.limits.maxCostUsd;
+  const budget = estimate && maxCost !== undefined && maxCost !== null ? { budget: { maxCostUsd: maxCost, suggestedUsd: suggestedBudget(estimate) } } : {};
   const { store, runId, resumed } = openExperimentRun(db, PERSONA_EXPERIMENT, config, config.seed, {
     decisions: 'DECISIONS 13-20: counters, compaction pre/post, flat prefix default, structure-matched filler, gap CI on Δ, bare-probe judge',
     sessions: read.map((session, index) => ({
@@ -131,7 +182,7 @@ export async function runPersona(
     const targets = await runStage(store, runId, specs, { ...stageRuntime, label: 'targets' });
     let spend = targets.spendUsd;
     if (targets.stopReason !== null) {
-      return { runId, resumed, targetCells: specs.length, judgeCells: 0, invalidJudgements: 0, interrupted: true, spendUsd: spend };
+      return { runId, resumed, targetCells: specs.length, judgeCells: 0, invalidJudgements: 0, interrupted: true, stopReason: targets.stopReason, spendUsd: spend, ...budget };
     }
     const items: ParsedItem<number>[] = [];
     specs.forEach((spec, index) => {
@@ -150,15 +201,17 @@ export async function runPersona(
     });
     const judged = await runParsedStage(store, runId, items, config.judgeRetries, { ...stageRuntime, label: 'judges' });
     spend += judged.stages.reduce((sum, s) => sum + s.spendUsd, 0);
-    const interrupted = judged.stages.some((s) => s.stopReason !== null);
+    const stopReason = judged.stages.find((s) => s.stopReason !== null)?.stopReason ?? null;
     return {
       runId,
       resumed,
       targetCells: specs.length,
       judgeCells: items.length,
       invalidJudgements: judged.outcomes.filter((o) => o?.status === 'invalid').length,
-      interrupted,
+      interrupted: stopReason !== null,
+      stopReason,
       spendUsd: spend,
+      ...budget,
     };
   } finally {
     signals?.dispose();

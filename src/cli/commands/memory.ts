@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { estimateLines } from '../estimate-lines.js';
+import { stopAdvice } from '../stop-advice.js';
 import { ConfigError, InvalidArgumentError } from '../../core/errors.js';
 import { aggregateAnnotations, buildOrthogonalityItems, exportAnnotationSheet, parseAnnotationSheet } from '../../memory-drift/annotations.js';
 import { compileCurationMatcher, curateQuestion, loadBuiltinCurationKeywords } from '../../memory-drift/curation.js';
@@ -25,9 +26,8 @@ import {
   type LabelerCheckConfig,
   labelerCheckPasses,
   loadMemoryConfig,
-  planMemoryGeneration,
+  preflightMemory,
   type RaterOutcome,
-  resolveMemoryStimuli,
   runLabelerCheck,
   runMemory,
   runQuestionRater,
@@ -161,7 +161,8 @@ export function registerMemory(program: Command): void {
     .option('--questions-limit <n>', 'use only the first n questions (after the config’s filters)', positiveInteger('--questions-limit'))
     .option('--concurrency <n>', 'concurrent calls per provider', positiveInteger('--concurrency'))
     .option('--max-cost <usd>', 'stop before spending more than this', positiveNumber('--max-cost'))
-    .option('--price-file <file>', 'prices overriding the built-in table (JSON or YAML)')
+    .option('--prices <file>', 'prices overriding the built-in table (JSON or YAML)')
+    .addOption(new Option('--price-file <file>', 'old name of --prices').hideHelp())
     .option('--report <file>', 'also write the Markdown report here when the run completes')
     .addHelpText(
       'after',
@@ -173,10 +174,16 @@ export function registerMemory(program: Command): void {
       if (options.labeler) overrides.push(`labeler=${JSON.stringify(options.labeler)}`);
       if (options.questionsLimit) overrides.push(`questions.limit=${options.questionsLimit}`);
       const config = loadMemoryConfig(configFile, overrides);
-      const stimuli = await resolveMemoryStimuli(config);
+      const priceFile = options.prices ?? options.priceFile;
+      const runtime = {
+        ...(options.concurrency ? { concurrency: options.concurrency } : {}),
+        ...(options.maxCost ? { maxCostUsd: options.maxCost } : {}),
+        ...(priceFile ? { priceFile } : {}),
+      };
+      // The same preflight as the run: references, keys, files, budget; exit 2 listing every problem.
+      const { stimuli, specs } = await preflightMemory(config, runtime);
       if (options.dryRun) {
-        const specs = planMemoryGeneration(config, stimuli);
-        const dry = dryRunMemory(config, stimuli, specs, options.priceFile);
+        const dry = dryRunMemory(config, stimuli, specs, priceFile);
         const e = dry.estimate;
         process.stdout.write(
           [
@@ -186,16 +193,7 @@ export function registerMemory(program: Command): void {
         );
         return;
       }
-      const result = await runMemory(
-        config,
-        options.db,
-        {
-          ...(options.concurrency ? { concurrency: options.concurrency } : {}),
-          ...(options.maxCost ? { maxCostUsd: options.maxCost } : {}),
-          ...(options.priceFile ? { priceFile: options.priceFile } : {}),
-        },
-        stimuli,
-      );
+      const result = await runMemory(config, options.db, runtime, stimuli);
       const methods = Object.entries(result.stepMethods)
         .map(([k, v]) => `${k} ${v}`)
         .join(', ');
@@ -205,7 +203,7 @@ export function registerMemory(program: Command): void {
           `${result.labelerItems} labelings (${result.invalidLabelings} invalid after re-asks, ${result.unansweredLabelings} unanswered), spend $${result.spendUsd.toFixed(4)}\n`,
       );
       if (result.interrupted) {
-        process.stdout.write('the run stopped early; run the same command again to resume\n');
+        process.stdout.write(`${stopAdvice(result.stopReason, result.budget)}\n`);
         process.exitCode = 3;
         return;
       }

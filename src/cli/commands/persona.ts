@@ -1,5 +1,6 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { estimateLines } from '../estimate-lines.js';
+import { stopAdvice } from '../stop-advice.js';
 import { collect, emit, positiveNumber } from '../options.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { openStore } from '../../store/run-store.js';
@@ -10,8 +11,7 @@ import {
   personaConfigFromFlags,
   personaReport,
   personaRunId,
-  planPersona,
-  readConfigSessions,
+  preflightPersona,
   runPersona,
 } from '../../persona-drift/run.js';
 
@@ -32,7 +32,8 @@ export function registerPersona(program: Command): void {
     .option('--session <file>', 'replace the sessions with this transcript; repeatable', collect, [])
     .option('--concurrency <n>', 'concurrent calls per provider', positiveNumber('--concurrency'))
     .option('--max-cost <usd>', 'stop before spending more than this', positiveNumber('--max-cost'))
-    .option('--price-file <file>', 'prices overriding the built-in table (JSON or YAML)')
+    .option('--prices <file>', 'prices overriding the built-in table (JSON or YAML)')
+    .addOption(new Option('--price-file <file>', 'old name of --prices').hideHelp())
     .option('--report <file>', 'also write the Markdown report here when the run completes')
     .addHelpText(
       'after',
@@ -47,10 +48,16 @@ export function registerPersona(program: Command): void {
       listOverride('judges', options.judge);
       listOverride('sessions', options.session);
       const config = configFile === undefined ? personaConfigFromFlags(overrides) : loadPersonaConfig(configFile, overrides);
-      const sessions = await readConfigSessions(config);
+      const priceFile = options.prices ?? options.priceFile;
+      const runtime = {
+        ...(options.concurrency ? { concurrency: options.concurrency } : {}),
+        ...(options.maxCost ? { maxCostUsd: options.maxCost } : {}),
+        ...(priceFile ? { priceFile } : {}),
+      };
+      // The same preflight as the run: references, keys, files, budget; exit 2 listing every problem.
+      const { sessions, specs } = await preflightPersona(config, runtime);
       if (options.dryRun) {
-        const specs = planPersona(config, sessions);
-        const dry = dryRunPersona(config, specs, options.priceFile);
+        const dry = dryRunPersona(config, specs, priceFile);
         const e = dry.estimate;
         process.stdout.write(
           [
@@ -60,21 +67,12 @@ export function registerPersona(program: Command): void {
         );
         return;
       }
-      const result = await runPersona(
-        config,
-        options.db,
-        {
-          ...(options.concurrency ? { concurrency: options.concurrency } : {}),
-          ...(options.maxCost ? { maxCostUsd: options.maxCost } : {}),
-          ...(options.priceFile ? { priceFile: options.priceFile } : {}),
-        },
-        sessions,
-      );
+      const result = await runPersona(config, options.db, runtime, sessions);
       process.stdout.write(
         `${result.resumed ? 'resumed' : 'started'} run ${result.runId} in ${options.db}: ${result.targetCells} target cells, ${result.judgeCells} judge cells, ${result.invalidJudgements} invalid judgements excluded, spend $${result.spendUsd.toFixed(4)}\n`,
       );
       if (result.interrupted) {
-        process.stdout.write('the run stopped early; run the same command again to resume\n');
+        process.stdout.write(`${stopAdvice(result.stopReason, result.budget)}\n`);
         process.exitCode = 3;
         return;
       }
