@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { registerAsk } from './commands/ask.js';
 import { registerDemo } from './commands/demo.js';
+import { registerGate } from './commands/gate.js';
 import { registerMemory } from './commands/memory.js';
 import { registerMemoryMitigation } from './commands/memory-mitigation.js';
 import { registerModels } from './commands/models.js';
@@ -23,6 +24,7 @@ export function registerCommands(program: Command): void {
   registerMemory(program);
   registerMemoryMitigation(program.commands.find((c) => c.name() === 'memory')!);
   registerReport(program);
+  registerGate(program);
   registerView(program);
   registerAsk(program);
   registerModels(program);
