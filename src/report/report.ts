@@ -7,6 +7,7 @@ import { MEMORY_EXPERIMENT } from '../memory-drift/run.js';
 import { renderPersonaMarkdown } from '../persona-drift/report-markdown.js';
 import { collectPersonaObservations, PERSONA_EXPERIMENT, personaReport } from '../persona-drift/run.js';
 import type { RunInfo, RunStore } from '../store/run-store.js';
+import { reportVerdict, verdictMarkdown, type ReportVerdict } from '../gate/verdict.js';
 import { html, page, type RawHtml } from './html.js';
 import { memorySection } from './memory-section.js';
 import { type PersonaSessionInfo, personaSection } from './persona-section.js';
@@ -142,11 +143,22 @@ export async function renderHtmlReport(store: RunStore, reports: readonly Experi
   return page(title, body);
 }
 
+/** The gate's verdict on a report already computed (the run's own `gate:` thresholds over the defaults). */
+export function verdictOfReport(r: ExperimentRunReport): ReportVerdict {
+  const unfinished = (r.accounting.byStatus.failed ?? 0) + (r.accounting.byStatus.pending ?? 0);
+  return reportVerdict(
+    r.run,
+    { ...(r.persona ? { persona: r.persona } : {}), ...(r.memory ? { memory: r.memory } : {}) },
+    { total: r.accounting.cells, unfinished },
+  );
+}
+
 export function renderMarkdownReport(reports: readonly ExperimentRunReport[]): string {
   return reports
     .map((r) => {
       const head = `<!-- run ${r.run.id} (${r.run.experiment}) -->\n`;
-      const sim = isSimulated(r.run) ? '> **Simulated models** (`sim:`): deterministic simulations with planted effects; these numbers measure no real model.\n\n' : '';
+      // Verdict, simulated banner and manifest first, so a pasted report cannot pass for a real one.
+      const sim = verdictMarkdown(r.run, verdictOfReport(r));
       const spend = `Spend $${r.accounting.spendUsd.toFixed(4)}; ${r.accounting.cells} cells; ${r.accounting.providerCacheHits} provider cache hits.\n\n`;
       if (r.persona) return head + renderPersonaMarkdown(r.persona, `Persona drift (ContextEcho) — ${r.run.id}`).replace('\n\n', `\n\n${sim}${spend}`);
       if (r.memory) return head + renderMemoryMarkdown(r.memory, `Memory drift (DriftLens) — ${r.run.id}`).replace('\n\n', `\n\n${sim}${spend}`);
@@ -156,13 +168,18 @@ export function renderMarkdownReport(reports: readonly ExperimentRunReport[]): s
 }
 
 export function renderJsonReport(reports: readonly ExperimentRunReport[]): string {
+  const verdicts = reports.map(verdictOfReport);
   return JSON.stringify(
     {
       schema: 'echolens.report/1',
-      runs: reports.map((r) => ({
+      verdict: verdicts.some((v) => v.verdict === 'fail') ? 'fail' : 'pass',
+      simulated: verdicts.some((v) => v.simulated),
+      runs: reports.map((r, i) => ({
         runId: r.run.id,
         experiment: r.run.experiment,
         status: r.run.status,
+        simulated: verdicts[i]?.simulated ?? false,
+        verdict: verdicts[i],
         manifest: r.run.manifest,
         accounting: r.accounting,
         ...(r.persona ? { persona: r.persona } : {}),

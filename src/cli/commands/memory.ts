@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import { estimateLines } from '../estimate-lines.js';
+import { reportEnvelope } from '../report-envelope.js';
 import { stopAdvice } from '../stop-advice.js';
 import { ConfigError, InvalidArgumentError } from '../../core/errors.js';
 import { aggregateAnnotations, buildOrthogonalityItems, exportAnnotationSheet, parseAnnotationSheet } from '../../memory-drift/annotations.js';
@@ -247,10 +248,11 @@ export function registerMemory(program: Command): void {
         const { summary } = collectMemorySamples(store, runId);
         // Only when the run's config has referenceMetric (DECISIONS 5, comparison only).
         const reference = await memoryReferenceMetric(store, runId);
+        const envelope = reportEnvelope(store, runId, { memory: report });
         emit(
           format === 'json'
-            ? JSON.stringify({ runId, ...report, run: summary, ...(reference ? { referenceMetric: reference } : {}) }, null, 2)
-            : `${renderMemoryMarkdown(report)}\n${renderCollectionMarkdown(runId, summary)}${reference ? `\n${renderReferenceMetricMarkdown(reference)}` : ''}`,
+            ? JSON.stringify({ runId, ...envelope.json, ...report, run: summary, ...(reference ? { referenceMetric: reference } : {}) }, null, 2)
+            : envelope.markdown(`${renderMemoryMarkdown(report)}\n${renderCollectionMarkdown(runId, summary)}${reference ? `\n${renderReferenceMetricMarkdown(reference)}` : ''}`),
           options.out,
         );
       } finally {

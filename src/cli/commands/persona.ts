@@ -1,5 +1,6 @@
 import { type Command, Option } from 'commander';
 import { estimateLines } from '../estimate-lines.js';
+import { reportEnvelope } from '../report-envelope.js';
 import { stopAdvice } from '../stop-advice.js';
 import { collect, emit, positiveNumber } from '../options.js';
 import { InvalidArgumentError } from '../../core/errors.js';
@@ -103,7 +104,13 @@ export function registerPersona(program: Command): void {
       try {
         const runId = personaRunId(store, options.run);
         const report = personaReport(store, runId, options.bootstrap ? { B: Math.round(options.bootstrap) } : {});
-        emit(options.format === 'json' ? JSON.stringify({ runId, ...report }, null, 2) : renderPersonaMarkdown(report), options.out);
+        const envelope = reportEnvelope(store, runId, { persona: report });
+        emit(
+          options.format === 'json'
+            ? JSON.stringify({ runId, ...envelope.json, ...report }, null, 2)
+            : envelope.markdown(renderPersonaMarkdown(report)),
+          options.out,
+        );
       } finally {
         store.close();
       }
