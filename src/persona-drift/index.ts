@@ -8,3 +8,17 @@ export { createJudgeSimProfile, createPersonaSimProfile, registerPersonaSimProfi
 export type { PersonaSimOptions } from './sim.js';
 export { loadPersonaStimuli, probeText } from './stimuli.js';
 export type { InterventionTexts, NegativeControlProbe, PersonaStimuli, Probe, ProbeCategory, ProbeSuite, Stressor } from './stimuli.js';
+export {
+  collectPersonaObservations,
+  dryRunPersona,
+  loadPersonaConfig,
+  PERSONA_EXPERIMENT,
+  personaConfigFromFlags,
+  personaReport,
+  personaRunId,
+  planPersona,
+  preflightPersona,
+  readConfigSessions,
+  runPersona,
+} from './run.js';
+export type { PersonaDryRun, PersonaPreflight, PersonaRunResult } from './run.js';
