@@ -7,6 +7,7 @@ import { registerMemoryMitigation } from './commands/memory-mitigation.js';
 import { registerModels } from './commands/models.js';
 import { registerPersona } from './commands/persona.js';
 import { registerReport } from './commands/report.js';
+import { registerRuns } from './commands/runs.js';
 import { registerSessions } from './commands/sessions.js';
 import { registerSessionsRedact } from './commands/sessions-redact.js';
 import { registerView } from './commands/view.js';
@@ -25,6 +26,7 @@ export function registerCommands(program: Command): void {
   registerMemoryMitigation(program.commands.find((c) => c.name() === 'memory')!);
   registerReport(program);
   registerGate(program);
+  registerRuns(program);
   registerView(program);
   registerAsk(program);
   registerModels(program);
