@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { registerAsk } from './commands/ask.js';
 import { registerDemo } from './commands/demo.js';
 import { registerGate } from './commands/gate.js';
+import { registerInit } from './commands/init.js';
 import { registerMemory } from './commands/memory.js';
 import { registerMemoryMitigation } from './commands/memory-mitigation.js';
 import { registerModels } from './commands/models.js';
@@ -18,6 +19,7 @@ import { registerView } from './commands/view.js';
  */
 export function registerCommands(program: Command): void {
   registerDemo(program);
+  registerInit(program);
   const sessions = program.command('sessions').description('read, redact and verify Claude Code / Codex CLI session transcripts');
   registerSessions(sessions);
   registerSessionsRedact(sessions);
