@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { registerAsk } from './commands/ask.js';
+import { registerCompare } from './commands/compare.js';
 import { registerDemo } from './commands/demo.js';
 import { registerGate } from './commands/gate.js';
 import { registerInit } from './commands/init.js';
@@ -28,6 +29,7 @@ export function registerCommands(program: Command): void {
   registerMemoryMitigation(program.commands.find((c) => c.name() === 'memory')!);
   registerReport(program);
   registerGate(program);
+  registerCompare(program);
   registerRuns(program);
   registerView(program);
   registerAsk(program);

@@ -25,7 +25,7 @@ export function registerInit(program: Command): void {
         return;
       }
       if (existsSync(out) && !options.force) {
-        throw new ConfigError(`${out} exists; pass --force to overwrite it or -o to write elsewhere`, { file: out });
+        throw new ConfigError(`exists; pass --force to overwrite it or -o to write elsewhere`, { file: out });
       }
       emit(starter.text, out);
       process.stderr.write(`next: edit ${out}, then echolens ${audit} run ${out} --dry-run\n`);
