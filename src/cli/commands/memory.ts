@@ -51,7 +51,7 @@ function checkFormat(format: string): 'md' | 'json' {
 }
 
 const MODEL_REFS =
-  '\nModel refs: openai:<model>, anthropic:<model>, vllm:, ollama:, llamacpp:, lmstudio:, openrouter:, together:,\nopenai-compatible:<model>@<baseURL>, local:<gguf>, replay:<run.db>, sim:<profile> (simulated, measures nothing:\nsim:memory plants drift by tier, sim:memory-null ignores memory, sim:labeler labels sim steps).';
+  '\nModel refs: openai:<model>, anthropic:<model>, azure:<deployment>@<url>, mistral:, groq:, deepseek:, vllm:, ollama:, llamacpp:, lmstudio:, openrouter:, together:,\nopenai-compatible:<model>@<baseURL>, local:<gguf>, replay:<run.db>, sim:<profile> (simulated, measures nothing:\nsim:memory plants drift by tier, sim:memory-null ignores memory, sim:labeler labels sim steps).';
 
 /** The run's own section: what happened to every generation cell (dropouts, steps, labeler attempts). */
 export function renderCollectionMarkdown(runId: string, summary: MemoryCollectionSummary): string {

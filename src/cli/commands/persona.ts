@@ -38,7 +38,7 @@ export function registerPersona(program: Command): void {
     .option('--report <file>', 'also write the Markdown report here when the run completes')
     .addHelpText(
       'after',
-      '\nModel refs: openai:<model>, anthropic:<model>, vllm:, ollama:, llamacpp:, lmstudio:, openrouter:, together:,\nopenai-compatible:<model>@<baseURL>, local:<gguf>, replay:<run.db>, sim:<profile> (simulated, measures nothing).\nCtrl-C once: finish in-flight cells and stop (re-run the same command to resume). Twice: cancel them.',
+      '\nModel refs: openai:<model>, anthropic:<model>, azure:<deployment>@<url>, mistral:, groq:, deepseek:, vllm:, ollama:, llamacpp:, lmstudio:, openrouter:, together:,\nopenai-compatible:<model>@<baseURL>, local:<gguf>, replay:<run.db>, sim:<profile> (simulated, measures nothing).\nCtrl-C once: finish in-flight cells and stop (re-run the same command to resume). Twice: cancel them.',
     )
     .action(async (configFile: string | undefined, options) => {
       const overrides: string[] = [...options.set];
