@@ -1,5 +1,6 @@
 import { type Command, Option } from 'commander';
 import { estimateLines } from '../estimate-lines.js';
+import { personaHeadlines } from '../headline.js';
 import { reportEnvelope } from '../report-envelope.js';
 import { stopAdvice } from '../stop-advice.js';
 import { collect, emit, positiveNumber } from '../options.js';
@@ -77,15 +78,19 @@ export function registerPersona(program: Command): void {
         process.exitCode = 3;
         return;
       }
-      if (options.report) {
+      {
+        // The headline, always: the drift gap of every target with its CI.
         const store = openStore(options.db, { readonly: true });
         try {
-          emit(renderPersonaMarkdown(personaReport(store, result.runId)), options.report);
+          const report = personaReport(store, result.runId);
+          const envelope = reportEnvelope(store, result.runId, { persona: report });
+          process.stdout.write(`${personaHeadlines(report, envelope.json.simulated).join('\n')}\n`);
+          if (options.report) emit(envelope.markdown(renderPersonaMarkdown(report)), options.report);
         } finally {
           store.close();
         }
       }
-      process.stdout.write(`report: echolens persona report ${options.db}\n`);
+      process.stdout.write(`report: echolens persona report ${options.db} · gate: echolens gate ${options.db}\n`);
     });
 
   persona
