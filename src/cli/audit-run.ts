@@ -1,5 +1,8 @@
 import type { Audit, AuditRunResult } from '../experiment/audit.js';
+import { suggestedBudget } from '../experiment/preflight.js';
 import { auditExitCode, runAudit } from '../experiment/run-audit.js';
+import type { StageRuntime } from '../experiment/runtime.js';
+import { stopAdvice } from './stop-advice.js';
 
 /** The flags every `<audit> run` command shares. */
 export interface AuditRunFlags {
@@ -7,32 +10,37 @@ export interface AuditRunFlags {
   dryRun?: boolean;
   concurrency?: number;
   maxCost?: number;
+  /** `--prices` (the one name); `priceFile` is the old `--price-file`, kept as an alias. */
+  prices?: string;
   priceFile?: string;
 }
 
 /**
- * The body of every `<audit> run` command: a dry run prints the plan and the
- * estimate; otherwise the run goes through runAudit, its result is printed in
- * one line, and a stopped run sets exit code 3. Returns the finished run, or
- * null when nothing more should happen (dry run, or stopped early).
+ * The body of every `<audit> run` command: the audit's preflight first (every problem listed
+ * at once, exit 2, nothing recorded); a dry run then prints the plan and the estimate;
+ * otherwise the run goes through runAudit, its result is printed in one line, and a stopped
+ * run says why and what to do, with exit code 3. Returns the finished run, or null when
+ * nothing more should happen (dry run, or stopped early).
  */
 export async function runAuditCommand<C, I, K, R, X>(audit: Audit<C, I, K, R, X>, config: C, flags: AuditRunFlags): Promise<AuditRunResult<X> | null> {
-  const input = await audit.prepare(config);
+  const priceFile = flags.prices ?? flags.priceFile;
+  const runtime: StageRuntime = {
+    ...(flags.concurrency ? { concurrency: flags.concurrency } : {}),
+    ...(flags.maxCost ? { maxCostUsd: flags.maxCost } : {}),
+    ...(priceFile ? { priceFile } : {}),
+  };
+  const checked = audit.preflight ? await audit.preflight(config, runtime) : { input: await audit.prepare(config) };
   if (flags.dryRun) {
-    process.stdout.write(`${audit.dryRun(config, input, flags.priceFile).lines.join('\n')}\n`);
+    process.stdout.write(`${audit.dryRun(config, checked.input, priceFile).lines.join('\n')}\n`);
     return null;
   }
-  const run = await runAudit(audit, config, flags.db, {
-    input,
-    runtime: {
-      ...(flags.concurrency ? { concurrency: flags.concurrency } : {}),
-      ...(flags.maxCost ? { maxCostUsd: flags.maxCost } : {}),
-      ...(flags.priceFile ? { priceFile: flags.priceFile } : {}),
-    },
-  });
+  const run = await runAudit(audit, config, flags.db, { input: checked.input, runtime });
   process.stdout.write(`${audit.describeResult(run, flags.db)}\n`);
   if (run.interrupted) {
-    process.stdout.write('the run stopped early; run the same command again to resume\n');
+    const maxCost = runtime.maxCostUsd ?? audit.limits(config).maxCostUsd;
+    const budget =
+      checked.estimate && maxCost !== undefined && maxCost !== null ? { maxCostUsd: maxCost, suggestedUsd: suggestedBudget(checked.estimate) } : undefined;
+    process.stdout.write(`${stopAdvice(run.stopReason, budget)}\n`);
     process.exitCode = auditExitCode(run);
     return null;
   }

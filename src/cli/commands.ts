@@ -1,12 +1,16 @@
 import type { Command } from 'commander';
 import { registerAsk } from './commands/ask.js';
 import { registerAudits } from './commands/audits.js';
+import { registerCompare } from './commands/compare.js';
 import { registerDemo } from './commands/demo.js';
+import { registerGate } from './commands/gate.js';
+import { registerInit } from './commands/init.js';
 import { registerMemory } from './commands/memory.js';
 import { registerMemoryMitigation } from './commands/memory-mitigation.js';
 import { registerModels } from './commands/models.js';
 import { registerPersona } from './commands/persona.js';
 import { registerReport } from './commands/report.js';
+import { registerRuns } from './commands/runs.js';
 import { registerSessions } from './commands/sessions.js';
 import { registerSessionsRedact } from './commands/sessions-redact.js';
 import { registerView } from './commands/view.js';
@@ -17,6 +21,7 @@ import { registerView } from './commands/view.js';
  */
 export function registerCommands(program: Command): void {
   registerDemo(program);
+  registerInit(program);
   const sessions = program.command('sessions').description('read, redact and verify Claude Code / Codex CLI session transcripts');
   registerSessions(sessions);
   registerSessionsRedact(sessions);
@@ -25,6 +30,9 @@ export function registerCommands(program: Command): void {
   registerMemoryMitigation(program.commands.find((c) => c.name() === 'memory')!);
   registerAudits(program);
   registerReport(program);
+  registerGate(program);
+  registerCompare(program);
+  registerRuns(program);
   registerView(program);
   registerAsk(program);
   registerModels(program);

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError } from './errors.js';
+import { didYouMean } from './suggest.js';
 
 /**
  * Reads a YAML (or JSON) experiment config, applies `key=value` overrides from
@@ -27,16 +28,42 @@ export function parseOverride(assignment: string): { path: string[]; value: unkn
 }
 
 function setPath(target: Record<string, unknown>, path: readonly string[], value: unknown): void {
-  let node: Record<string, unknown> = target;
+  // A numeric segment indexes into an existing list (`positions.0.uniform=3`), never turning it into a mapping.
+  let node: Record<string, unknown> | unknown[] = target;
   path.forEach((key, index) => {
+    const slot: string | number = Array.isArray(node) && /^\d+$/u.test(key) ? Number(key) : key;
+    const container = node as Record<string | number, unknown>;
     if (index === path.length - 1) {
-      node[key] = value;
+      container[slot] = value;
       return;
     }
-    const next = node[key];
-    if (next === null || typeof next !== 'object' || Array.isArray(next)) node[key] = {};
-    node = node[key] as Record<string, unknown>;
+    const next = container[slot];
+    if (next === null || typeof next !== 'object') container[slot] = {};
+    node = container[slot] as Record<string, unknown> | unknown[];
   });
+}
+
+/** The keys a schema accepts at a path (through defaults, optionals, pipes, lists), or [] when unknown. */
+export function schemaKeysAt(schema: unknown, path: readonly (string | number)[]): string[] {
+  let node = schema as { _zod?: { def: Record<string, unknown> }; shape?: Record<string, unknown> } | undefined;
+  const unwrap = () => {
+    for (let guard = 0; guard < 20 && node?._zod; guard++) {
+      const def = node._zod.def;
+      const inner = (def.innerType ?? (def.type === 'pipe' ? def.in : undefined)) as typeof node | undefined;
+      if (!inner) break;
+      node = inner;
+    }
+  };
+  for (const segment of path) {
+    unwrap();
+    if (!node?._zod) return [];
+    const def = node._zod.def;
+    if (def.type === 'array') node = def.element as typeof node;
+    else if (def.type === 'object' && node.shape) node = node.shape[String(segment)] as typeof node;
+    else return [];
+  }
+  unwrap();
+  return node?._zod?.def.type === 'object' && node.shape ? Object.keys(node.shape) : [];
 }
 
 /**
@@ -73,8 +100,11 @@ export function loadConfigFile<T>(
   const doc = parseDocument(text, { lineCounter, prettyErrors: false });
   if (doc.errors.length > 0) {
     const first = doc.errors[0];
-    const line = first?.linePos?.[0]?.line;
-    throw new ConfigError(`YAML syntax: ${first?.message.split('\n')[0] ?? 'invalid'}`, { file, line });
+    // Without prettyErrors the parser gives offsets only: turn the first into line and column.
+    const at = first?.linePos?.[0] ?? (first?.pos?.[0] === undefined ? undefined : lineCounter.linePos(first.pos[0]));
+    const line = at?.line;
+    const column = at?.col;
+    throw new ConfigError(`YAML syntax${column === undefined ? '' : ` (column ${column})`}: ${first?.message.split('\n')[0] ?? 'invalid'}`, { file, line });
   }
   const raw = (doc.toJS() ?? {}) as unknown;
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
@@ -90,11 +120,19 @@ export function loadConfigFile<T>(
   const parsed = schema.safeParse(data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const path = (issue?.path ?? []).map((p) => (typeof p === 'symbol' ? String(p) : p)) as (string | number)[];
+    let path = (issue?.path ?? []).map((p) => (typeof p === 'symbol' ? String(p) : p)) as (string | number)[];
+    let message = issue?.message ?? 'invalid value';
+    if (issue?.code === 'unrecognized_keys' && issue.keys.length > 0) {
+      // Point at the unknown key itself, and suggest the key that was probably meant.
+      const unknown = issue.keys[0] as string;
+      const known = schemaKeysAt(schema, path);
+      message = `unknown key "${unknown}"${didYouMean(unknown, known)}${known.length > 0 ? `; valid keys here: ${known.join(', ')}` : ''}`;
+      path = [...path, unknown];
+    }
     const key = path.join('.');
     const fromFlag = [...overridden].some((o) => key === o || key.startsWith(`${o}.`));
     const line = fromFlag ? undefined : lineOf(doc, path, lineCounter);
-    throw new ConfigError(`${issue?.message ?? 'invalid value'}${fromFlag ? ' (from a --set flag)' : ''}`, {
+    throw new ConfigError(`${message}${fromFlag ? ' (from a --set flag)' : ''}`, {
       file,
       line,
       field: key || '(root)',

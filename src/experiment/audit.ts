@@ -4,6 +4,7 @@ import type { TestCalibration } from '../stats/calibration.js';
 import type { RunInfo, RunStore } from '../store/run-store.js';
 import type { RunCellsResult } from '../store/runner.js';
 import type { CellSpec } from '../store/types.js';
+import type { PlanEstimate } from '../models/estimate.js';
 import type { ParsedItem, ParsedOutcome, StageRuntime } from './runtime.js';
 
 /**
@@ -53,8 +54,16 @@ export interface AuditRunResult<Result> {
   resumed: boolean;
   /** A stage stopped early (Ctrl-C or budget); the same command resumes. */
   interrupted: boolean;
+  /** Why it stopped early (null when it finished). */
+  stopReason: 'interrupted' | 'budget' | 'fatal' | null;
   spendUsd: number;
   result: Result;
+}
+
+/** What a preflight hands on: the prepared inputs and, when a budget is set, the grid's estimate. */
+export interface AuditPreflight<Input> {
+  input: Input;
+  estimate?: PlanEstimate;
 }
 
 /** A dry run: cell counts and estimate, as lines for the terminal. */
@@ -130,6 +139,12 @@ export interface AuditRunner<Config = unknown, Input = unknown, Result = unknown
   plan(config: Config, input: Input): CellSpec[];
   /** Recorded in the run manifest next to the config. */
   manifestOptions(config: Config, input: Input): Record<string, unknown>;
+  /**
+   * Checks everything a run needs before anything is recorded (references resolve, keys are
+   * set, files exist, the grid fits the budget) and prepares the inputs; throws a
+   * PreflightError listing every problem. Optional: without it, `prepare` is used.
+   */
+  preflight?(config: Config, runtime: StageRuntime): Promise<AuditPreflight<Input>>;
   /** Refuses to resume a run (in the store file `db`) whose inputs changed: throw a ConfigError. Optional. */
   checkResume?(run: RunInfo, config: Config, input: Input, db: string): void;
   /** Runs the stages through the context and returns the audit's counts. */

@@ -50,9 +50,13 @@ export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, 
   };
   let spendUsd = 0;
   let stopped = false;
+  let stopReason: AuditRunResult<X>['stopReason'] = null;
   const tally = (stage: RunCellsResult) => {
     spendUsd += stage.spendUsd;
-    if (stage.stopReason !== null) stopped = true;
+    if (stage.stopReason !== null) {
+      stopped = true;
+      stopReason ??= stage.stopReason;
+    }
   };
   const context: AuditRunContext<C, I> = {
     config,
@@ -78,7 +82,7 @@ export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, 
   };
   try {
     const result = await audit.execute(context);
-    return { audit: audit.name, runId, resumed, interrupted: stopped, spendUsd, result };
+    return { audit: audit.name, runId, resumed, interrupted: stopped, stopReason, spendUsd, result };
   } finally {
     signals?.dispose();
     store.close();

@@ -77,7 +77,7 @@ export async function runStage(
   runtime: StageRuntime = {},
 ): Promise<RunCellsResult> {
   const prices = loadPriceTable(runtime.priceFile ? { file: runtime.priceFile } : {});
-  const reporter = runtime.progress === false ? undefined : createProgressReporter({ label: runtime.label ?? runId });
+  const reporter = runtime.progress === false ? undefined : createProgressReporter({ label: runtime.label ?? runId, ...(runtime.maxCostUsd !== undefined ? { budgetUsd: runtime.maxCostUsd } : {}) });
   const limits =
     runtime.requestsPerMinute || runtime.tokensPerMinute
       ? { '*': { requestsPerMinute: runtime.requestsPerMinute, tokensPerMinute: runtime.tokensPerMinute } }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { gateConfigSchema } from '../gate/config.js';
 import { isEmbeddingModelRef } from '../models/embeddings.js';
 
 /**
@@ -166,6 +167,8 @@ export const memoryConfigSchema = z
       })
       .strict()
       .default({}),
+    /** CI gate thresholds read by `echolens gate` (absent = the gate's defaults). */
+    gate: gateConfigSchema.optional(),
   })
   .strict()
   .superRefine((config, ctx) => {

@@ -390,7 +390,7 @@ describe('memory run end to end (SIMULATED models with planted ground truth)', {
     it('names an unknown key and a missing labeler', () => {
       const file = join(dir, 'unknown.yaml');
       writeFileSync(file, ['targets: [sim:memory]', 'labeler: sim:labeler', 'questions:', '  limitt: 3'].join('\n'));
-      expect(() => loadMemoryConfig(file)).toThrow(`${file}:4: questions: Unrecognized key: "limitt"`);
+      expect(() => loadMemoryConfig(file)).toThrow(`${file}:4: questions.limitt: unknown key "limitt" (did you mean "limit"?)`);
       const missing = join(dir, 'missing.yaml');
       writeFileSync(missing, 'targets: [sim:memory]\n');
       expect(() => loadMemoryConfig(missing)).toThrow(/labeler/);

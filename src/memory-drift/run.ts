@@ -12,6 +12,7 @@ import {
 } from '../experiment/runtime.js';
 import type { AuditRunner } from '../experiment/audit.js';
 import { runAudit } from '../experiment/run-audit.js';
+import { budgetProblems, PreflightError, type PreflightProblem, preflightProblems, suggestedBudget } from '../experiment/preflight.js';
 import { estimateCells, type PlanEstimate } from '../models/estimate.js';
 import { loadPriceTable } from '../models/prices.js';
 import { getProvider } from '../models/providers.js';
@@ -389,6 +390,55 @@ export function dryRunMemory(config: MemoryConfig, stimuli: MemoryStimuli, specs
   };
 }
 
+export interface MemoryPreflight {
+  stimuli: MemoryStimuli;
+  specs: CellSpec[];
+  /** The grid's estimate, computed when a budget is set. */
+  estimate?: PlanEstimate;
+}
+
+/**
+ * Preflight of a memory run: every target and the labeler resolve, every
+ * needed API key is set, every file the config names exists and loads, and
+ * the grid's expected cost fits the budget. Throws PreflightError listing
+ * every problem; nothing is called or recorded. `runMemory` and `--dry-run`
+ * both run it.
+ */
+export async function preflightMemory(
+  config: MemoryConfig,
+  runtime: StageRuntime = {},
+  stimuliGiven?: MemoryStimuli,
+): Promise<MemoryPreflight> {
+  const models = [...config.targets.map((ref, i) => ({ ref, field: `targets.${i}` })), { ref: config.labeler, field: 'labeler' }];
+  const files = stimuliGiven
+    ? []
+    : [
+        ...(config.questions.source === 'file' && config.questions.file !== undefined ? [{ path: config.questions.file, field: 'questions.file' }] : []),
+        ...(config.ontology === 'default' || config.ontology === 'alt' ? [] : [{ path: config.ontology, field: 'ontology' }]),
+        ...(config.perturbations === 'builtin' ? [] : [{ path: config.perturbations, field: 'perturbations' }]),
+      ];
+  const problems: PreflightProblem[] = preflightProblems({ models, files, ...(runtime.adapterFor ? { skipKeys: true } : {}) });
+  let stimuli = stimuliGiven;
+  if (!stimuli && !problems.some((p) => files.some((f) => f.field === p.field))) {
+    try {
+      stimuli = await resolveMemoryStimuli(config);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push({ field: error.field ?? 'questions', message: error.message.replace(/^[^:]+: /u, '') });
+    }
+  }
+  if (!stimuli) throw new PreflightError(problems);
+  const specs = planMemoryGeneration(config, stimuli);
+  const maxCost = runtime.maxCostUsd ?? config.limits.maxCostUsd;
+  let estimate: PlanEstimate | undefined;
+  if (maxCost !== undefined && maxCost !== null) {
+    estimate = dryRunMemory(config, stimuli, specs, runtime.priceFile).estimate;
+    problems.push(...budgetProblems(estimate, maxCost));
+  }
+  if (problems.length > 0) throw new PreflightError(problems);
+  return { stimuli, specs, ...(estimate ? { estimate } : {}) };
+}
+
 export interface MemoryRunResult {
   runId: string;
   resumed: boolean;
@@ -405,7 +455,11 @@ export interface MemoryRunResult {
   /** Labeler calls that ended empty or failed. */
   unansweredLabelings: number;
   interrupted: boolean;
+  /** Why the run stopped early (null when it finished): Ctrl-C, or the --max-cost budget. */
+  stopReason: 'interrupted' | 'budget' | 'fatal' | null;
   spendUsd: number;
+  /** The budget in force, and one covering the whole grid's estimate (when a budget was set). */
+  budget?: { maxCostUsd: number; suggestedUsd: string };
 }
 
 function stageRuntimeOf(config: MemoryConfig, runtime: StageRuntime, signals?: { signal: AbortSignal; hardSignal: AbortSignal }): StageRuntime {
@@ -442,7 +496,7 @@ export interface MemoryRunInput {
   fingerprint: string;
 }
 
-export type MemoryRunCounts = Omit<MemoryRunResult, 'runId' | 'resumed' | 'interrupted' | 'spendUsd'>;
+export type MemoryRunCounts = Omit<MemoryRunResult, 'runId' | 'resumed' | 'interrupted' | 'stopReason' | 'budget' | 'spendUsd'>;
 
 /** What a memory run records besides the config. */
 export function memoryRunOptions(config: MemoryConfig, stimuli: MemoryStimuli, fingerprint = stimuliFingerprint(stimuli)): MemoryRunOptions {
@@ -477,6 +531,10 @@ export const memoryRunner: AuditRunner<MemoryConfig, MemoryRunInput, MemoryRunCo
   async prepare(config) {
     const stimuli = await resolveMemoryStimuli(config);
     return { stimuli, fingerprint: stimuliFingerprint(stimuli) };
+  },
+  async preflight(config, runtime) {
+    const { stimuli, estimate } = await preflightMemory(config, runtime);
+    return { input: { stimuli, fingerprint: stimuliFingerprint(stimuli) }, ...(estimate ? { estimate } : {}) };
   },
   plan: (config, input) => planMemoryGeneration(config, input.stimuli),
   manifestOptions: (config, input) => ({ ...memoryRunOptions(config, input.stimuli, input.fingerprint) }),
@@ -544,9 +602,20 @@ export async function runMemory(
   runtime: StageRuntime = {},
   stimuliGiven?: MemoryStimuli,
 ): Promise<MemoryRunResult> {
-  const input = stimuliGiven ? { stimuli: stimuliGiven, fingerprint: stimuliFingerprint(stimuliGiven) } : undefined;
-  const run = await runAudit(memoryRunner, config, db, { runtime, ...(input ? { input } : {}) });
-  return { runId: run.runId, resumed: run.resumed, ...run.result, interrupted: run.interrupted, spendUsd: run.spendUsd };
+  const { stimuli, estimate } = await preflightMemory(config, runtime, stimuliGiven);
+  const maxCost = runtime.maxCostUsd ?? config.limits.maxCostUsd;
+  const budget = estimate && maxCost !== undefined && maxCost !== null ? { budget: { maxCostUsd: maxCost, suggestedUsd: suggestedBudget(estimate) } } : {};
+  const input = { stimuli, fingerprint: stimuliFingerprint(stimuli) };
+  const run = await runAudit(memoryRunner, config, db, { runtime, input });
+  return {
+    runId: run.runId,
+    resumed: run.resumed,
+    ...run.result,
+    interrupted: run.interrupted,
+    stopReason: run.stopReason,
+    spendUsd: run.spendUsd,
+    ...budget,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,4 +1,8 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
+import { createAzure } from '@ai-sdk/azure';
+import { createDeepSeek } from '@ai-sdk/deepseek';
+import { createGroq } from '@ai-sdk/groq';
+import { createMistral } from '@ai-sdk/mistral';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { generateText, type LanguageModel, type LanguageModelUsage, type ModelMessage, streamText } from 'ai';
@@ -199,6 +203,15 @@ export class AiSdkAdapter implements ModelAdapter {
         return createOpenAI({ ...common, apiKey: this.apiKey ?? '' }).chat(this.modelId);
       case 'anthropic':
         return createAnthropic({ ...common, apiKey: this.apiKey ?? '' })(this.modelId);
+      case 'azure':
+        // The model id is the deployment name; `.chat` = chat completions (api-version v1).
+        return createAzure({ ...common, apiKey: this.apiKey ?? '' }).chat(this.modelId);
+      case 'mistral':
+        return createMistral({ ...common, apiKey: this.apiKey ?? '' })(this.modelId);
+      case 'groq':
+        return createGroq({ ...common, apiKey: this.apiKey ?? '' })(this.modelId);
+      case 'deepseek':
+        return createDeepSeek({ ...common, apiKey: this.apiKey ?? '' })(this.modelId);
       default:
         return createOpenAICompatible({
           ...common,

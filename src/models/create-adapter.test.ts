@@ -33,8 +33,10 @@ async function failure(promise: Promise<unknown>): Promise<ModelCallError> {
 
 describe('createAdapter', () => {
   it('rejects unknown providers, listing the valid ones', () => {
-    expect(() => createAdapter('mistral:small')).toThrow(InvalidArgumentError);
-    expect(() => createAdapter('mistral:small')).toThrow(/openai, anthropic, vllm, ollama, llamacpp, lmstudio, openrouter, together, openai-compatible, local, sim, replay/);
+    expect(() => createAdapter('nosuch:small')).toThrow(InvalidArgumentError);
+    expect(() => createAdapter('nosuch:small')).toThrow(
+      /openai, anthropic, vllm, ollama, llamacpp, lmstudio, openrouter, together, azure, mistral, groq, deepseek, openai-compatible, local, sim, replay/,
+    );
   });
 
   it.each([

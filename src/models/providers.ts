@@ -3,7 +3,7 @@
  * Keys are read from the environment only, at adapter creation.
  */
 
-export type ProviderKind = 'openai' | 'anthropic' | 'compatible' | 'local' | 'sim' | 'replay';
+export type ProviderKind = 'openai' | 'anthropic' | 'azure' | 'mistral' | 'groq' | 'deepseek' | 'compatible' | 'local' | 'sim' | 'replay';
 
 export interface ProviderSpec {
   name: string;
@@ -94,6 +94,45 @@ export const PROVIDERS: readonly ProviderSpec[] = [
     keyRequired: true,
     description: 'Together AI',
     example: 'together:meta-llama/Llama-3.3-70B-Instruct-Turbo',
+  },
+  {
+    name: 'azure',
+    kind: 'azure',
+    baseURLEnv: 'AZURE_OPENAI_BASE_URL',
+    keyEnv: 'AZURE_API_KEY',
+    keyRequired: true,
+    description: 'Azure OpenAI chat completions (model = deployment name; base URL https://<resource>.openai.azure.com/openai)',
+    example: 'azure:my-gpt-4.1-deployment@https://my-resource.openai.azure.com/openai',
+  },
+  {
+    name: 'mistral',
+    kind: 'mistral',
+    defaultBaseURL: 'https://api.mistral.ai/v1',
+    baseURLEnv: 'MISTRAL_BASE_URL',
+    keyEnv: 'MISTRAL_API_KEY',
+    keyRequired: true,
+    description: 'Mistral AI chat completions',
+    example: 'mistral:mistral-small-latest',
+  },
+  {
+    name: 'groq',
+    kind: 'groq',
+    defaultBaseURL: 'https://api.groq.com/openai/v1',
+    baseURLEnv: 'GROQ_BASE_URL',
+    keyEnv: 'GROQ_API_KEY',
+    keyRequired: true,
+    description: 'Groq chat completions',
+    example: 'groq:llama-3.3-70b-versatile',
+  },
+  {
+    name: 'deepseek',
+    kind: 'deepseek',
+    defaultBaseURL: 'https://api.deepseek.com',
+    baseURLEnv: 'DEEPSEEK_BASE_URL',
+    keyEnv: 'DEEPSEEK_API_KEY',
+    keyRequired: true,
+    description: 'DeepSeek chat completions',
+    example: 'deepseek:deepseek-chat',
   },
   {
     name: 'openai-compatible',

@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '../core/errors.js';
+import { didYouMean } from '../core/suggest.js';
 import { getProvider, providerNames } from './providers.js';
 
 /**
@@ -36,7 +37,7 @@ export function parseModelRef(ref: string): ModelRef {
   if (spec === undefined) {
     throw new InvalidArgumentError(
       'model',
-      `unknown provider "${text.slice(0, colon)}" in "${text}"; valid providers: ${providerNames().join(', ')}`,
+      `unknown provider "${text.slice(0, colon)}" in "${text}"${didYouMean(provider, providerNames())}; valid providers: ${providerNames().join(', ')}`,
     );
   }
   let model = text.slice(colon + 1);

@@ -1,4 +1,5 @@
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { didYouMean } from '../core/suggest.js';
 import { ModelCallError } from './errors.js';
 import { getSimProfile, listSimProfiles, type SimProfile } from './sim-registry.js';
 import type { ModelAdapter, ModelRequest, ModelResponse } from './types.js';
@@ -54,7 +55,7 @@ function resolveProfile(name: string): SimProfile {
     const known = listSimProfiles().map((p) => p.name);
     throw new ModelCallError(
       'not_found',
-      `sim: no simulation profile "${name}"; registered profiles: ${known.length === 0 ? '(none)' : known.join(', ')}`,
+      `sim: no simulation profile "${name}"${didYouMean(name, known)}; registered profiles: ${known.length === 0 ? '(none)' : known.join(', ')}`,
       { provider: 'sim' },
     );
   }

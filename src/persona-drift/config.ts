@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { gateConfigSchema } from '../gate/config.js';
 import { MITIGATIONS } from './interventions.js';
 
 /**
@@ -124,6 +125,8 @@ export const personaConfigSchema = z
       })
       .strict()
       .default({}),
+    /** CI gate thresholds read by `echolens gate` (absent = the gate's defaults). */
+    gate: gateConfigSchema.optional(),
   })
   .strict()
   .superRefine((config, ctx) => {

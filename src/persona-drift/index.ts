@@ -9,3 +9,17 @@ export type { PersonaSimOptions } from './sim.js';
 export { loadPersonaStimuli, probeText } from './stimuli.js';
 export type { InterventionTexts, NegativeControlProbe, PersonaStimuli, Probe, ProbeCategory, ProbeSuite, Stressor } from './stimuli.js';
 export { loadPersonaMaterials, type PersonaMaterials } from './materials.js';
+export {
+  collectPersonaObservations,
+  dryRunPersona,
+  loadPersonaConfig,
+  PERSONA_EXPERIMENT,
+  personaConfigFromFlags,
+  personaReport,
+  personaRunId,
+  planPersona,
+  preflightPersona,
+  readConfigSessions,
+  runPersona,
+} from './run.js';
+export type { PersonaDryRun, PersonaPreflight, PersonaRunResult } from './run.js';

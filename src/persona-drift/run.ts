@@ -5,6 +5,7 @@ import { ConfigError } from '../core/errors.js';
 import type { AuditRunner } from '../experiment/audit.js';
 import { auditRunId, runAudit } from '../experiment/run-audit.js';
 import type { ParsedItem, StageRuntime } from '../experiment/runtime.js';
+import { budgetProblems, PreflightError, type PreflightProblem, preflightProblems, suggestedBudget } from '../experiment/preflight.js';
 import { estimateCells, type PlanEstimate } from '../models/estimate.js';
 import { loadPriceTable } from '../models/prices.js';
 import { type ReadSessionOptions, readSession } from '../sessions/read.js';
@@ -114,6 +115,51 @@ export function dryRunPersona(config: PersonaConfig, specs: readonly CellSpec[],
   };
 }
 
+export interface PersonaPreflight {
+  sessions: Session[];
+  specs: CellSpec[];
+  /** The grid's estimate, computed when a budget is set. */
+  estimate?: PlanEstimate;
+}
+
+/**
+ * Preflight of a persona run: every target and judge reference resolves, every
+ * needed API key is set, every session file exists and reads, and the grid's
+ * expected cost fits the budget. Throws PreflightError listing every problem;
+ * nothing is called or recorded. `runPersona` and `--dry-run` both run it.
+ */
+export async function preflightPersona(
+  config: PersonaConfig,
+  runtime: StageRuntime = {},
+  sessions?: readonly Session[],
+): Promise<PersonaPreflight> {
+  const models = [
+    ...config.targets.map((ref, i) => ({ ref, field: `targets.${i}` })),
+    ...config.judges.map((ref, i) => ({ ref, field: `judges.${i}` })),
+  ];
+  const files = sessions ? [] : config.sessions.map((path, i) => ({ path, field: `sessions.${i}` }));
+  const problems: PreflightProblem[] = preflightProblems({ models, files, ...(runtime.adapterFor ? { skipKeys: true } : {}) });
+  let read: Session[] | undefined = sessions ? [...sessions] : undefined;
+  if (!read && !problems.some((p) => p.field.startsWith('sessions.'))) {
+    try {
+      read = await readConfigSessions(config);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push({ field: error.field ?? 'sessions', message: error.message.replace(/^[^:]+: /u, '') });
+    }
+  }
+  if (!read) throw new PreflightError(problems);
+  const specs = planPersona(config, read);
+  const maxCost = runtime.maxCostUsd ?? config.limits.maxCostUsd;
+  let estimate: PlanEstimate | undefined;
+  if (maxCost !== undefined && maxCost !== null) {
+    estimate = dryRunPersona(config, specs, runtime.priceFile).estimate;
+    problems.push(...budgetProblems(estimate, maxCost));
+  }
+  if (problems.length > 0) throw new PreflightError(problems);
+  return { sessions: read, specs, ...(estimate ? { estimate } : {}) };
+}
+
 /** What a persona run did, besides the shared run fields. */
 export interface PersonaRunCounts {
   targetCells: number;
@@ -125,7 +171,11 @@ export interface PersonaRunResult extends PersonaRunCounts {
   runId: string;
   resumed: boolean;
   interrupted: boolean;
+  /** Why the run stopped early (null when it finished): Ctrl-C, or the --max-cost budget. */
+  stopReason: 'interrupted' | 'budget' | 'fatal' | null;
   spendUsd: number;
+  /** The budget in force, and one covering the whole grid's estimate (when a budget was set). */
+  budget?: { maxCostUsd: number; suggestedUsd: string };
 }
 
 /** The persona audit's run stages (the lifecycle around them is runAudit's). */
@@ -133,6 +183,10 @@ export const personaRunner: AuditRunner<PersonaConfig, Session[], PersonaRunCoun
   name: PERSONA_EXPERIMENT,
   limits: (config) => config.limits,
   prepare: readConfigSessions,
+  async preflight(config, runtime) {
+    const { sessions, estimate } = await preflightPersona(config, runtime);
+    return { input: sessions, ...(estimate ? { estimate } : {}) };
+  },
   plan: (config, sessions) => planPersona(config, sessions),
   manifestOptions: (config, sessions) => ({
     decisions: 'docs/decisions.md#d13–#d20: counters, compaction pre/post, flat prefix default, structure-matched filler, gap CI on Δ, bare-probe judge',
@@ -185,8 +239,19 @@ export async function runPersona(
   runtime: StageRuntime = {},
   sessions?: readonly Session[],
 ): Promise<PersonaRunResult> {
-  const run = await runAudit(personaRunner, config, db, { runtime, ...(sessions ? { input: [...sessions] } : {}) });
-  return { runId: run.runId, resumed: run.resumed, ...run.result, interrupted: run.interrupted, spendUsd: run.spendUsd };
+  const { sessions: read, estimate } = await preflightPersona(config, runtime, sessions);
+  const maxCost = runtime.maxCostUsd ?? config.limits.maxCostUsd;
+  const budget = estimate && maxCost !== undefined && maxCost !== null ? { budget: { maxCostUsd: maxCost, suggestedUsd: suggestedBudget(estimate) } } : {};
+  const run = await runAudit(personaRunner, config, db, { runtime, input: read });
+  return {
+    runId: run.runId,
+    resumed: run.resumed,
+    ...run.result,
+    interrupted: run.interrupted,
+    stopReason: run.stopReason,
+    spendUsd: run.spendUsd,
+    ...budget,
+  };
 }
 
 /** Reads a persona run back from the store as analysis observations. */

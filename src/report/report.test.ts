@@ -65,6 +65,21 @@ describe('report of a run whose model output is hostile', () => {
     expect(csv).toContain(`,drift,sim:persona,sim:judge,,position-averaged,${drift.gap.estimate},`);
   });
 
+  it('every JSON and Markdown report carries a verdict, the manifest and simulated: true', async () => {
+    const store = openStore(db, { readonly: true });
+    const json = JSON.parse(await renderReport(store, 'json'));
+    const md = await renderReport(store, 'md');
+    store.close();
+    expect(json.simulated).toBe(true);
+    expect(['pass', 'fail']).toContain(json.verdict);
+    expect(json.runs[0].simulated).toBe(true);
+    expect(json.runs[0].verdict.verdict).toBe(json.verdict);
+    expect(json.runs[0].manifest.experiment).toBe('persona');
+    expect(md).toMatch(/\*\*Verdict: (PASS|FAIL)\*\*/);
+    expect(md).toMatch(/Manifest: run `persona-[0-9a-f]+`, echolens .*simulated: true\./);
+    expect(md).toContain('**Simulated models**');
+  });
+
   it('defuses spreadsheet formulas from untrusted text in CSV', async () => {
     const store = openStore(db, { readonly: true });
     const csv = await renderReport(store, 'csv');

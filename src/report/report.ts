@@ -1,3 +1,5 @@
+import type { PersonaReport } from '../persona-drift/analysis.js';
+import type { MemoryReport } from '../memory-drift/analysis.js';
 import { registerBuiltinAudits } from '../audits.js';
 import { materialsMarkdown, materialsSummary, procedureSummary, runMaterialsOf } from '../materials/report.js';
 import { ConfigError } from '../core/errors.js';
@@ -5,6 +7,7 @@ import { AUDIT_CSV_COLUMNS, type AnalyzedRun, type AnyAudit } from '../experimen
 import { findAudit, listAudits } from '../experiment/registry.js';
 import { analyzeAuditRun } from '../experiment/run-audit.js';
 import type { RunInfo, RunStore } from '../store/run-store.js';
+import { reportVerdict, verdictMarkdown, type ReportVerdict } from '../gate/verdict.js';
 import { html, page, type RawHtml } from './html.js';
 
 /**
@@ -150,11 +153,22 @@ export async function renderHtmlReport(_store: RunStore, reports: readonly Exper
   return page(title, body);
 }
 
+/** The gate's verdict on a report already computed (the run's own `gate:` thresholds over the defaults). */
+export function verdictOfReport(r: ExperimentRunReport): ReportVerdict {
+  const unfinished = (r.accounting.byStatus.failed ?? 0) + (r.accounting.byStatus.pending ?? 0);
+  return reportVerdict(
+    r.run,
+    { ...(r.persona ? { persona: r.persona as PersonaReport } : {}), ...(r.memory ? { memory: r.memory as MemoryReport } : {}) },
+    { total: r.accounting.cells, unfinished },
+  );
+}
+
 export function renderMarkdownReport(reports: readonly ExperimentRunReport[]): string {
   return reports
     .map((r) => {
       const head = `<!-- run ${r.run.id} (${r.run.experiment}) -->\n`;
-      const sim = isSimulated(r.run) ? '> **Simulated models** (`sim:`): deterministic simulations with planted effects; these numbers measure no real model.\n\n' : '';
+      // Verdict, simulated banner and manifest first, so a pasted report cannot pass for a real one.
+      const sim = verdictMarkdown(r.run, verdictOfReport(r));
       const spend = `Spend $${r.accounting.spendUsd.toFixed(4)}; ${r.accounting.cells} cells; ${r.accounting.providerCacheHits} provider cache hits.\n\n`;
       const materials = `\n${materialsMarkdown(runMaterialsOf(r.run.manifest.options))}`;
       if (r.audit && r.analyzed) return head + r.audit.render.markdown(r.analyzed, `${r.audit.title} — ${r.run.id}`).replace('\n\n', `\n\n${sim}${spend}`) + materials;
@@ -164,13 +178,18 @@ export function renderMarkdownReport(reports: readonly ExperimentRunReport[]): s
 }
 
 export function renderJsonReport(reports: readonly ExperimentRunReport[]): string {
+  const verdicts = reports.map(verdictOfReport);
   return JSON.stringify(
     {
       schema: 'echolens.report/1',
-      runs: reports.map((r) => ({
+      verdict: verdicts.some((v) => v.verdict === 'fail') ? 'fail' : 'pass',
+      simulated: verdicts.some((v) => v.simulated),
+      runs: reports.map((r, i) => ({
         runId: r.run.id,
         experiment: r.run.experiment,
         status: r.run.status,
+        simulated: verdicts[i]?.simulated ?? false,
+        verdict: verdicts[i],
         manifest: r.run.manifest,
         accounting: r.accounting,
         ...(r.audit && r.analyzed ? { [r.audit.name]: r.audit.render.json(r.analyzed) } : {}),

@@ -26,8 +26,22 @@ function sink(isTTY: boolean) {
 describe('formatProgress', () => {
   it('shows cells, rate over called cells, ETA, tokens, spend, dropouts and failures', () => {
     expect(formatProgress(snap())).toBe(
-      '50/200 cells (25.0%) · 10 cached · 2.00/s · ETA 1m 15s · tokens 1.2M in / 12k out · $0.1234 · 1 empty · 1 failed · 4 running',
+      '50/200 cells (25.0%) · 10 cached · 20s elapsed · 2.00/s · ETA 1m 15s · tokens 1.2M in / 12k out · $0.1234 · 1 empty · 1 failed · 4 running',
     );
+  });
+
+  it('draws a bar, shows the spend against the budget, and shrinks to a narrow terminal keeping cells, ETA and spend', () => {
+    const wide = formatProgress(snap(), { bar: true, budgetUsd: 5 });
+    expect(wide).toContain('[###---------]');
+    expect(wide).toContain('$0.1234 of $5');
+    const narrow = formatProgress(snap(), { bar: true, budgetUsd: 5, width: 79 });
+    expect(narrow.length).toBeLessThanOrEqual(79);
+    expect(narrow).toContain('50/200 cells');
+    expect(narrow).toContain('ETA 1m 15s');
+    expect(narrow).toContain('$0.1234 of $5');
+    expect(narrow).not.toContain('tokens');
+    const tiny = formatProgress(snap(), { bar: true, budgetUsd: 5, width: 40 });
+    expect(tiny).toBe('50/200 cells (25.0%) · ETA 1m 15s · $0.1234 of $5');
   });
 
   it('has no ETA before anything was called and 0s at the end', () => {

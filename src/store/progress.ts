@@ -18,6 +18,8 @@ export interface ProgressReporterOptions {
   now?: () => number;
   /** Prefix of every line, e.g. the run id. */
   label?: string;
+  /** The --max-cost budget, shown next to the spend. */
+  budgetUsd?: number;
 }
 
 export interface ProgressReporter {
@@ -40,12 +42,15 @@ export function createProgressReporter(options: ProgressReporterOptions = {}): P
   let finished = false;
 
   const render = (snapshot: ProgressSnapshot) => {
-    const line = (options.label ? `${options.label} ` : '') + formatProgress(snapshot);
+    const prefix = options.label ? `${options.label} ` : '';
+    const budget = options.budgetUsd === undefined ? {} : { budgetUsd: options.budgetUsd };
     if (tty) {
       const width = stream.columns && stream.columns > 20 ? stream.columns - 1 : undefined;
+      // On a narrow terminal the least useful parts go first; cells, ETA and spend stay.
+      const line = prefix + formatProgress(snapshot, { ...budget, bar: true, ...(width ? { width: width - prefix.length } : {}) });
       stream.write(`\r${width && line.length > width ? line.slice(0, width) : line}\u001b[K`);
     } else {
-      stream.write(`${line}\n`);
+      stream.write(`${prefix}${formatProgress(snapshot, budget)}\n`);
     }
   };
 
@@ -68,25 +73,54 @@ export function createProgressReporter(options: ProgressReporterOptions = {}): P
   };
 }
 
-/** One line: cells finished/total, rate, ETA, tokens, spend, dropouts and failures. Pure. */
-export function formatProgress(snapshot: ProgressSnapshot): string {
+export interface FormatProgressOptions {
+  /** Draw a bar of the finished share (terminals). */
+  bar?: boolean;
+  /** The --max-cost budget, shown as `$spent of $budget`. */
+  budgetUsd?: number;
+  /** Fit this many characters by dropping the least useful parts (tokens, cached, running, rate, elapsed, bar). */
+  width?: number;
+}
+
+/** One line: cells finished/total, bar, elapsed, rate, ETA, tokens, spend (of the budget), dropouts and failures. Pure. */
+export function formatProgress(snapshot: ProgressSnapshot, options: FormatProgressOptions = {}): string {
   const { total, finished } = snapshot;
-  const percent = total === 0 ? 100 : (100 * finished) / total;
+  const share = total === 0 ? 1 : finished / total;
   const called = snapshot.done + snapshot.empty + snapshot.failed;
   // Rate over cells called in this run: cached cells cost no time and would flatter the ETA.
   const seconds = snapshot.elapsedMs / 1000;
   const rate = seconds > 0 ? called / seconds : 0;
   const remaining = total - finished;
-  const parts = [`${finished}/${total} cells (${percent.toFixed(1)}%)`];
-  if (snapshot.cached > 0) parts.push(`${snapshot.cached} cached`);
-  parts.push(`${formatRate(rate)}/s`);
-  parts.push(`ETA ${remaining === 0 ? '0s' : rate > 0 ? formatDuration((remaining / rate) * 1000) : '?'}`);
-  parts.push(`tokens ${formatCount(snapshot.tokens.inputTokens)} in / ${formatCount(snapshot.tokens.outputTokens)} out`);
-  parts.push(`$${snapshot.spendUsd.toFixed(snapshot.spendUsd < 10 ? 4 : 2)}`);
-  if (snapshot.empty > 0) parts.push(`${snapshot.empty} empty`);
-  if (snapshot.failed > 0) parts.push(`${snapshot.failed} failed`);
-  if (snapshot.inFlight > 0) parts.push(`${snapshot.inFlight} running`);
-  return parts.join(' · ');
+  const money = (x: number) => `$${x.toFixed(x < 10 ? 4 : 2)}`;
+  // [text, priority]: the lowest priority is dropped first when the line must shrink; Infinity stays.
+  const parts: Array<[string, number]> = [[`${finished}/${total} cells (${(100 * share).toFixed(1)}%)`, Number.POSITIVE_INFINITY]];
+  if (options.bar) {
+    const cells = 12;
+    const full = Math.min(cells, Math.floor(share * cells));
+    parts.push([`[${'#'.repeat(full)}${'-'.repeat(cells - full)}]`, 4]);
+  }
+  if (snapshot.cached > 0) parts.push([`${snapshot.cached} cached`, 1]);
+  parts.push([`${formatDuration(snapshot.elapsedMs)} elapsed`, 5]);
+  parts.push([`${formatRate(rate)}/s`, 3]);
+  parts.push([`ETA ${remaining === 0 ? '0s' : rate > 0 ? formatDuration((remaining / rate) * 1000) : '?'}`, Number.POSITIVE_INFINITY]);
+  parts.push([`tokens ${formatCount(snapshot.tokens.inputTokens)} in / ${formatCount(snapshot.tokens.outputTokens)} out`, 0]);
+  parts.push([
+    options.budgetUsd === undefined ? money(snapshot.spendUsd) : `${money(snapshot.spendUsd)} of $${options.budgetUsd}`,
+    Number.POSITIVE_INFINITY,
+  ]);
+  if (snapshot.empty > 0) parts.push([`${snapshot.empty} empty`, 6]);
+  if (snapshot.failed > 0) parts.push([`${snapshot.failed} failed`, 7]);
+  if (snapshot.inFlight > 0) parts.push([`${snapshot.inFlight} running`, 2]);
+  const join = (list: Array<[string, number]>) => list.map(([text]) => text).join(' · ');
+  let kept = parts;
+  if (options.width !== undefined) {
+    const order = [...new Set(parts.map(([, p]) => p))].filter((p) => Number.isFinite(p)).sort((a, b) => a - b);
+    for (const priority of order) {
+      if (join(kept).length <= options.width) break;
+      kept = kept.filter(([, p]) => p !== priority);
+    }
+  }
+  return join(kept);
 }
 
 export function formatDuration(ms: number): string {

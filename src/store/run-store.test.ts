@@ -98,6 +98,22 @@ describe('RunStore runs and cells', () => {
     expect(() => store.setRunStatus('nope', 'done')).toThrow(InvalidArgumentError);
   });
 
+  it('deletes a run and the cells no other run links to', () => {
+    const store = RunStore.open(':memory:');
+    const specs = makeSpecs(3);
+    const r1 = store.createRun(TEST_MANIFEST);
+    const r2 = store.createRun(TEST_MANIFEST);
+    store.registerCells(r1, specs);
+    const [shared] = store.registerCells(r2, [{ request: specs[0]!.request, labels: { other: 'label' } }]);
+    expect(store.deleteRun(r1)).toEqual({ cellsRemoved: 2 });
+    expect(store.getRun(r1)).toBeUndefined();
+    expect(store.db.prepare('SELECT count(*) FROM cells').pluck().get()).toBe(1);
+    expect(store.cellsOfRun(r2).map((cell) => cell.key)).toEqual([shared]);
+    expect(() => store.deleteRun(r1)).toThrow(InvalidArgumentError);
+    expect(store.deleteRun(r2)).toEqual({ cellsRemoved: 1 });
+    store.close();
+  });
+
   it('stores a cell shared by two runs once, with each run keeping its own labels', () => {
     const store = RunStore.open(':memory:');
     const specs = makeSpecs(3);

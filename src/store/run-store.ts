@@ -188,6 +188,28 @@ export class RunStore {
     return (this.statements.listRuns.all() as RunRow[]).map((row) => this.runInfo(row));
   }
 
+  /**
+   * Deletes a run and its cell links in one transaction; cells no other run
+   * links to are deleted too (cells are shared between runs by content).
+   * Returns how many cells were removed.
+   */
+  deleteRun(id: string): { cellsRemoved: number } {
+    this.requireRun(id);
+    const remove = this.db.transaction(() => {
+      const keys = this.db.prepare('SELECT DISTINCT key FROM run_cells WHERE run_id = ?').pluck().all(id) as string[];
+      this.db.prepare('DELETE FROM run_cells WHERE run_id = ?').run(id);
+      this.db.prepare('DELETE FROM runs WHERE id = ?').run(id);
+      const stillLinked = this.db.prepare('SELECT 1 FROM run_cells WHERE key = ? LIMIT 1').pluck();
+      const removeCell = this.db.prepare('DELETE FROM cells WHERE key = ?');
+      let removed = 0;
+      for (const key of keys) {
+        if (stillLinked.get(key) === undefined) removed += removeCell.run(key).changes;
+      }
+      return removed;
+    });
+    return { cellsRemoved: remove() };
+  }
+
   setRunStatus(id: string, status: RunStatus, summary?: unknown): void {
     if (!RUN_STATUSES.includes(status)) throw new InvalidArgumentError('status', `unknown run status ${status}`);
     const now = new Date().toISOString();

@@ -198,7 +198,7 @@ async function runAsk(modelRef: string, promptArg: string, options: AskOptions):
     }
     process.stderr.write(`echolens: ${error.message} [${error.kind}, ${attempts} attempt${attempts === 1 ? '' : 's'}]\n`);
     if (error.hint) process.stderr.write(`hint: ${error.hint}\n`);
-    process.exitCode = error.kind === 'aborted' ? 130 : ASK_CALL_FAILED_EXIT;
+    process.exitCode = error.kind === 'aborted' ? 3 : ASK_CALL_FAILED_EXIT;
   } finally {
     process.off('SIGINT', onInterrupt);
   }

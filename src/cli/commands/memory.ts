@@ -1,7 +1,8 @@
 import { materialsMarkdown, runMaterials } from '../../materials/report.js';
 import { writeFileSync } from 'node:fs';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { runAuditCommand } from '../audit-run.js';
+import { reportEnvelope } from '../report-envelope.js';
 import { ConfigError, InvalidArgumentError } from '../../core/errors.js';
 import { memoryAudit } from '../../memory-drift/audit.js';
 import { aggregateAnnotations, buildOrthogonalityItems, exportAnnotationSheet, parseAnnotationSheet } from '../../memory-drift/annotations.js';
@@ -48,7 +49,7 @@ function checkFormat(format: string): 'md' | 'json' {
 }
 
 const MODEL_REFS =
-  '\nModel refs: openai:<model>, anthropic:<model>, vllm:, ollama:, llamacpp:, lmstudio:, openrouter:, together:,\nopenai-compatible:<model>@<baseURL>, local:<gguf>, replay:<run.db>, sim:<profile> (simulated, measures nothing:\nsim:memory plants drift by tier, sim:memory-null ignores memory, sim:labeler labels sim steps).';
+  '\nModel refs: openai:<model>, anthropic:<model>, azure:<deployment>@<url>, mistral:, groq:, deepseek:, vllm:, ollama:, llamacpp:, lmstudio:, openrouter:, together:,\nopenai-compatible:<model>@<baseURL>, local:<gguf>, replay:<run.db>, sim:<profile> (simulated, measures nothing:\nsim:memory plants drift by tier, sim:memory-null ignores memory, sim:labeler labels sim steps).';
 
 /** The run's own section: what happened to every generation cell (dropouts, steps, labeler attempts). */
 export function renderCollectionMarkdown(runId: string, summary: MemoryCollectionSummary): string {
@@ -159,7 +160,8 @@ export function registerMemory(program: Command): void {
     .option('--questions-limit <n>', 'use only the first n questions (after the config’s filters)', positiveInteger('--questions-limit'))
     .option('--concurrency <n>', 'concurrent calls per provider', positiveInteger('--concurrency'))
     .option('--max-cost <usd>', 'stop before spending more than this', positiveNumber('--max-cost'))
-    .option('--price-file <file>', 'prices overriding the built-in table (JSON or YAML)')
+    .option('--prices <file>', 'prices overriding the built-in table (JSON or YAML)')
+    .addOption(new Option('--price-file <file>', 'old name of --prices').hideHelp())
     .option('--materials <source>', 'texts to send: echolens (default) or the path of a local clone of the authors\u2019 DriftLens repository')
     .option('--procedure <name>', 'echolens (default) or reference: every procedural difference of the authors\u2019 code at once')
     .option('--report <file>', 'also write the Markdown report here when the run completes')
@@ -218,10 +220,11 @@ export function registerMemory(program: Command): void {
         // Only when the run's config has referenceMetric (docs/decisions.md#d5, comparison only).
         const reference = await memoryReferenceMetric(store, runId);
         const materials = runMaterials(store, runId);
+        const envelope = reportEnvelope(store, runId, { memory: report });
         emit(
           format === 'json'
-            ? JSON.stringify({ runId, ...report, run: summary, ...(reference ? { referenceMetric: reference } : {}), ...materials }, null, 2)
-            : `${renderMemoryMarkdown(report)}\n${renderCollectionMarkdown(runId, summary)}${reference ? `\n${renderReferenceMetricMarkdown(reference)}` : ''}\n${materialsMarkdown(materials)}`,
+            ? JSON.stringify({ runId, ...envelope.json, ...report, run: summary, ...(reference ? { referenceMetric: reference } : {}), ...materials }, null, 2)
+            : `${envelope.markdown(`${renderMemoryMarkdown(report)}\n${renderCollectionMarkdown(runId, summary)}${reference ? `\n${renderReferenceMetricMarkdown(reference)}` : ''}`)}\n${materialsMarkdown(materials)}`,
           options.out,
         );
       } finally {

@@ -1,6 +1,8 @@
 import { materialsMarkdown, runMaterials } from '../../materials/report.js';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { runAuditCommand } from '../audit-run.js';
+import { personaHeadlines } from '../headline.js';
+import { reportEnvelope } from '../report-envelope.js';
 import { collect, emit, materialsFlag, positiveNumber } from '../options.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { openStore } from '../../store/run-store.js';
@@ -25,13 +27,14 @@ export function registerPersona(program: Command): void {
     .option('--session <file>', 'replace the sessions with this transcript; repeatable', collect, [])
     .option('--concurrency <n>', 'concurrent calls per provider', positiveNumber('--concurrency'))
     .option('--max-cost <usd>', 'stop before spending more than this', positiveNumber('--max-cost'))
-    .option('--price-file <file>', 'prices overriding the built-in table (JSON or YAML)')
+    .option('--prices <file>', 'prices overriding the built-in table (JSON or YAML)')
+    .addOption(new Option('--price-file <file>', 'old name of --prices').hideHelp())
     .option('--materials <source>', 'texts to send: echolens (default) or the path of a local clone of the authors\u2019 ContextEcho repository')
     .option('--procedure <name>', 'echolens (default) or reference: every procedural difference of the authors\u2019 code at once')
     .option('--report <file>', 'also write the Markdown report here when the run completes')
     .addHelpText(
       'after',
-      '\nModel refs: openai:<model>, anthropic:<model>, vllm:, ollama:, llamacpp:, lmstudio:, openrouter:, together:,\nopenai-compatible:<model>@<baseURL>, local:<gguf>, replay:<run.db>, sim:<profile> (simulated, measures nothing).\nCtrl-C once: finish in-flight cells and stop (re-run the same command to resume). Twice: cancel them.',
+      '\nModel refs: openai:<model>, anthropic:<model>, azure:<deployment>@<url>, mistral:, groq:, deepseek:, vllm:, ollama:, llamacpp:, lmstudio:, openrouter:, together:,\nopenai-compatible:<model>@<baseURL>, local:<gguf>, replay:<run.db>, sim:<profile> (simulated, measures nothing).\nCtrl-C once: finish in-flight cells and stop (re-run the same command to resume). Twice: cancel them.',
     )
     .action(async (configFile: string | undefined, options) => {
       const overrides: string[] = [...options.set];
@@ -46,15 +49,19 @@ export function registerPersona(program: Command): void {
       const config = configFile === undefined ? personaConfigFromFlags(overrides) : loadPersonaConfig(configFile, overrides);
       const result = await runAuditCommand(personaAudit, config, options);
       if (result === null) return;
-      if (options.report) {
+      {
+        // The headline, always: the drift gap of every target with its CI.
         const store = openStore(options.db, { readonly: true });
         try {
-          emit(`${renderPersonaMarkdown(personaReport(store, result.runId))}\n${materialsMarkdown(runMaterials(store, result.runId))}`, options.report);
+          const report = personaReport(store, result.runId);
+          const envelope = reportEnvelope(store, result.runId, { persona: report });
+          process.stdout.write(`${personaHeadlines(report, envelope.json.simulated).join('\n')}\n`);
+          if (options.report) emit(`${envelope.markdown(renderPersonaMarkdown(report))}\n${materialsMarkdown(runMaterials(store, result.runId))}`, options.report);
         } finally {
           store.close();
         }
       }
-      process.stdout.write(`report: echolens persona report ${options.db}\n`);
+      process.stdout.write(`report: echolens persona report ${options.db} · gate: echolens gate ${options.db}\n`);
     });
 
   persona
@@ -73,11 +80,12 @@ export function registerPersona(program: Command): void {
       try {
         const runId = personaRunId(store, options.run);
         const report = personaReport(store, runId, options.bootstrap ? { B: Math.round(options.bootstrap) } : {});
+        const envelope = reportEnvelope(store, runId, { persona: report });
         const materials = runMaterials(store, runId);
         emit(
           options.format === 'json'
-            ? JSON.stringify({ runId, ...report, ...materials }, null, 2)
-            : `${renderPersonaMarkdown(report)}\n${materialsMarkdown(materials)}`,
+            ? JSON.stringify({ runId, ...envelope.json, ...report, ...materials }, null, 2)
+            : `${envelope.markdown(renderPersonaMarkdown(report))}\n${materialsMarkdown(materials)}`,
           options.out,
         );
       } finally {

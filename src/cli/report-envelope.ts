@@ -1,0 +1,25 @@
+import type { MemoryReport } from '../memory-drift/analysis.js';
+import type { PersonaReport } from '../persona-drift/analysis.js';
+import { reportVerdict, verdictMarkdown } from '../gate/verdict.js';
+import { accountRun } from '../report/report.js';
+import type { RunStore } from '../store/run-store.js';
+
+/**
+ * What every single-audit JSON and Markdown report carries besides its
+ * numbers: the gate's verdict, `simulated`, and the run's manifest.
+ */
+export function reportEnvelope(store: RunStore, runId: string, reports: { persona?: PersonaReport; memory?: MemoryReport }) {
+  const run = store.requireRun(runId);
+  const account = accountRun(store, runId);
+  const unfinished = (account.byStatus.failed ?? 0) + (account.byStatus.pending ?? 0);
+  const verdict = reportVerdict(run, reports, { total: account.cells, unfinished });
+  return {
+    json: { verdict: verdict.verdict, simulated: verdict.simulated, gate: verdict, manifest: run.manifest },
+    /** Inserts the verdict block after the Markdown report's title. */
+    markdown: (report: string) => {
+      const block = verdictMarkdown(run, verdict);
+      const cut = report.indexOf('\n\n');
+      return cut < 0 ? `${block}${report}` : `${report.slice(0, cut + 2)}${block}${report.slice(cut + 2)}`;
+    },
+  };
+}

@@ -1,0 +1,132 @@
+import { existsSync, statSync } from 'node:fs';
+import { ConfigError, isEcholensError } from '../core/errors.js';
+import { createAdapter } from '../models/create-adapter.js';
+import type { PlanEstimate } from '../models/estimate.js';
+import { parseModelRef } from '../models/ref.js';
+
+/**
+ * Preflight: everything a run needs, checked before anything is recorded or
+ * called. Every problem is collected (not just the first), so one attempt
+ * shows the user all there is to fix. Both audits, their `--dry-run`, and any
+ * other command that records a run call it.
+ */
+
+export interface PreflightModel {
+  /** The model reference as written (`openai:gpt-4.1-mini`, `sim:persona`). */
+  ref: string;
+  /** Where it came from (config key or flag), e.g. `targets.0`. */
+  field: string;
+}
+
+export interface PreflightFile {
+  path: string;
+  field: string;
+  /** `dir` when the path must be a folder (default: a file). */
+  kind?: 'file' | 'dir';
+}
+
+export interface PreflightInput {
+  models: readonly PreflightModel[];
+  files?: readonly PreflightFile[];
+  /** The plan's estimate; checked against `maxCostUsd` when both are given. */
+  estimate?: PlanEstimate;
+  maxCostUsd?: number;
+  /** Where API keys are read (default `process.env`). */
+  env?: Record<string, string | undefined>;
+  /** Skip the API-key check (an injected adapter factory supplies the models). */
+  skipKeys?: boolean;
+}
+
+export interface PreflightProblem {
+  field: string;
+  message: string;
+  hint?: string;
+}
+
+/** Thrown when preflight finds problems; lists them all. The CLI exits 2. */
+export class PreflightError extends ConfigError {
+  readonly problems: PreflightProblem[];
+
+  constructor(problems: PreflightProblem[]) {
+    const lines = problems.map((p) => `  - ${p.field}: ${p.message}${p.hint ? ` (${p.hint})` : ''}`);
+    super(
+      `preflight found ${problems.length} problem${problems.length === 1 ? '' : 's'}; nothing was called and no run was recorded:\n${lines.join('\n')}`,
+    );
+    this.problems = problems;
+  }
+}
+
+/** The problems preflight finds, in input order (models, files, budget); empty when the run can start. */
+export function preflightProblems(input: PreflightInput): PreflightProblem[] {
+  const problems: PreflightProblem[] = [];
+  const env = input.env ?? process.env;
+  const seen = new Set<string>();
+  for (const { ref, field } of input.models) {
+    if (seen.has(ref)) continue;
+    seen.add(ref);
+    try {
+      // Building the adapter parses the reference, finds the provider or simulation profile
+      // and reads the API key variable; it calls nothing.
+      createAdapter(ref, { env });
+      const parsed = parseModelRef(ref);
+      if (parsed.provider === 'replay' && !existsSync(parsed.model)) {
+        problems.push({ field, message: `${ref}: no such run store: ${parsed.model}` });
+      }
+    } catch (error) {
+      if (!isEcholensError(error)) throw error;
+      if (input.skipKeys && error.code === 'model_auth') continue;
+      problems.push({ field, message: error.message, ...(error.hint ? { hint: error.hint } : {}) });
+    }
+  }
+  for (const file of input.files ?? []) {
+    const kind = file.kind ?? 'file';
+    if (!existsSync(file.path)) {
+      problems.push({ field: file.field, message: `no such ${kind === 'dir' ? 'folder' : 'file'}: ${file.path}` });
+    } else if (kind === 'file' && !statSync(file.path).isFile()) {
+      problems.push({ field: file.field, message: `not a file: ${file.path}` });
+    } else if (kind === 'dir' && !statSync(file.path).isDirectory()) {
+      problems.push({ field: file.field, message: `not a folder: ${file.path}` });
+    }
+  }
+  if (input.estimate && input.maxCostUsd !== undefined) problems.push(...budgetProblems(input.estimate, input.maxCostUsd));
+  return problems;
+}
+
+/** Throws PreflightError listing every problem, or returns. */
+export function assertPreflight(input: PreflightInput): void {
+  const problems = preflightProblems(input);
+  if (problems.length > 0) throw new PreflightError(problems);
+}
+
+/** A budget the plan cannot fit: its expected cost exceeds it, or a model has no price to enforce it with. */
+export function budgetProblems(estimate: PlanEstimate, maxCostUsd: number): PreflightProblem[] {
+  const problems: PreflightProblem[] = [];
+  if (estimate.unpricedModels.length > 0) {
+    problems.push({
+      field: 'max-cost',
+      message: `no price is known for ${estimate.unpricedModels.join(', ')}, so --max-cost $${maxCostUsd} cannot be enforced`,
+      hint: 'give their prices with --prices <file>, or drop --max-cost',
+    });
+  }
+  if (estimate.dollars.low > maxCostUsd) {
+    problems.push({
+      field: 'max-cost',
+      message: `the grid is expected to cost $${money(estimate.dollars.low)} – $${money(estimate.dollars.high)}, over the budget --max-cost $${maxCostUsd}`,
+      hint: `raise --max-cost to $${suggestedBudget(estimate)} or shrink the grid (fewer targets, samples or positions)`,
+    });
+  }
+  return problems;
+}
+
+/** A budget that covers the estimate's upper bound, rounded up to a readable figure. */
+export function suggestedBudget(estimate: PlanEstimate): string {
+  const high = estimate.dollars.high;
+  if (high <= 0) return '0.01';
+  const step = high < 1 ? 0.01 : high < 10 ? 0.5 : high < 100 ? 5 : 50;
+  const rounded = Math.ceil(high / step - 1e-9) * step;
+  return String(Number(rounded.toFixed(2)));
+}
+
+function money(x: number): string {
+  return x < 1 ? x.toFixed(4) : x.toFixed(2);
+}

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+
+/**
+ * Gate thresholds: when a run fails a CI gate. Settable as `gate:` in a
+ * persona or memory config (recorded with the run), in a config file given to
+ * `echolens gate --config`, or by flags; flags win, then the file, then the
+ * run's own config, then these defaults.
+ */
+export const gateConfigSchema = z
+  .object({
+    /** Persona: fail when the drift gap Δ (filler − real) is significantly above 0 (its 95% CI excludes 0). */
+    significantDrift: z.boolean().optional(),
+    /** Persona: fail when the drift gap Δ is above this (the paper calls |Δ| ≥ 0.30 strong drift). */
+    maxDrift: z.number().positive().optional(),
+    /** Memory: fail when a persona or life-event tier's DTW elevation over the no-memory floor is significant (p < α, above 0). */
+    significantElevation: z.boolean().optional(),
+    /** Memory: fail when a persona or life-event tier's DTW elevation is above this fraction (0.25 = +25%). */
+    maxElevation: z.number().positive().optional(),
+    /** Both: fail when more than this fraction of a run's cells failed or stayed pending. */
+    maxFailedCells: z.number().min(0).max(1).optional(),
+  })
+  .strict();
+
+export type GateConfig = z.infer<typeof gateConfigSchema>;
+
+export interface GateThresholds {
+  significantDrift: boolean;
+  maxDrift: number | null;
+  significantElevation: boolean;
+  maxElevation: number | null;
+  maxFailedCells: number;
+}
+
+export const DEFAULT_GATE: GateThresholds = {
+  significantDrift: true,
+  maxDrift: null,
+  significantElevation: true,
+  maxElevation: null,
+  maxFailedCells: 0.05,
+};
+
+/** Later layers override earlier ones, key by key. */
+export function resolveGate(...layers: ReadonlyArray<GateConfig | undefined>): GateThresholds {
+  const out: GateThresholds = { ...DEFAULT_GATE };
+  for (const layer of layers) {
+    if (!layer) continue;
+    if (layer.significantDrift !== undefined) out.significantDrift = layer.significantDrift;
+    if (layer.maxDrift !== undefined) out.maxDrift = layer.maxDrift;
+    if (layer.significantElevation !== undefined) out.significantElevation = layer.significantElevation;
+    if (layer.maxElevation !== undefined) out.maxElevation = layer.maxElevation;
+    if (layer.maxFailedCells !== undefined) out.maxFailedCells = layer.maxFailedCells;
+  }
+  return out;
+}

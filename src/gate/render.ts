@@ -1,0 +1,86 @@
+import type { GateCheck, GateResult } from './evaluate.js';
+
+/** The gate's result as JUnit XML (for CI test tabs) and as Markdown (GitHub Actions step summary). */
+
+function xml(text: string): string {
+  return text
+    .replace(/&/gu, '&amp;')
+    .replace(/</gu, '&lt;')
+    .replace(/>/gu, '&gt;')
+    .replace(/"/gu, '&quot;')
+    .replace(/'/gu, '&apos;')
+    // XML 1.0 forbids most control characters even when escaped.
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/gu, '');
+}
+
+export function renderJUnit(result: GateResult): string {
+  const byRun = new Map<string, GateCheck[]>();
+  for (const c of result.checks) byRun.set(c.run, [...(byRun.get(c.run) ?? []), c]);
+  const lines = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="echolens gate" tests="${result.checks.length}" failures="${result.counts.fail}" skipped="${result.counts.skipped}" errors="0">`,
+  ];
+  for (const [run, checks] of byRun) {
+    const failures = checks.filter((c) => c.status === 'fail').length;
+    const skipped = checks.filter((c) => c.status === 'skipped').length;
+    lines.push(`  <testsuite name="${xml(run)}" tests="${checks.length}" failures="${failures}" skipped="${skipped}" errors="0">`);
+    if (result.simulated) {
+      lines.push('    <properties><property name="simulated" value="true"/></properties>');
+    }
+    for (const c of checks) {
+      const open = `    <testcase classname="${xml(`echolens.${c.audit}.${c.subject}`)}" name="${xml(c.name)}"`;
+      if (c.status === 'pass') lines.push(`${open}/>`);
+      else if (c.status === 'skipped') lines.push(`${open}><skipped message="${xml(c.message)}"/></testcase>`);
+      else lines.push(`${open}><failure message="${xml(c.message)}" type="${xml(c.name)}">${xml(c.message)}</failure></testcase>`);
+    }
+    lines.push('  </testsuite>');
+  }
+  lines.push('</testsuites>');
+  return `${lines.join('\n')}\n`;
+}
+
+function cell(text: string): string {
+  // Markdown table cell: pipes and newlines would break the row; < and > are shown as written.
+  return text.replace(/\|/gu, '\\|').replace(/\r?\n/gu, ' ');
+}
+
+export function renderGateMarkdown(result: GateResult): string {
+  const icon = { pass: '✅', fail: '❌', skipped: '⚠️' } as const;
+  const lines = [
+    `## echolens gate: ${result.verdict === 'pass' ? '✅ pass' : '❌ fail'}`,
+    '',
+  ];
+  if (result.simulated) {
+    lines.push('> **Simulated models (`sim:`)**: these results come from deterministic simulations with planted effects and measure no real model.', '');
+  }
+  lines.push(
+    `${result.counts.fail} failed, ${result.counts.pass} passed, ${result.counts.skipped} skipped.`,
+    '',
+    '| | run | audit | subject | check | detail |',
+    '|---|---|---|---|---|---|',
+    ...result.checks.map((c) => `| ${icon[c.status]} | ${cell(c.run)} | ${c.audit} | ${cell(c.subject)} | ${cell(c.name)} | ${cell(c.message)} |`),
+    '',
+    `Thresholds: ${thresholdText(result)}.`,
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+export function thresholdText(result: GateResult): string {
+  const t = result.thresholds;
+  return [
+    `significant drift ${t.significantDrift ? 'fails' : 'ignored'}`,
+    `max drift ${t.maxDrift ?? 'none'}`,
+    `significant elevation ${t.significantElevation ? 'fails' : 'ignored'}`,
+    `max elevation ${t.maxElevation === null ? 'none' : `${(100 * t.maxElevation).toFixed(0)}%`}`,
+    `max failed cells ${(100 * t.maxFailedCells).toFixed(1)}%`,
+  ].join(', ');
+}
+
+/** Plain-text lines for the terminal: the failures and skips, then the verdict. */
+export function renderGateText(result: GateResult): string {
+  const lines = result.checks.filter((c) => c.status !== 'pass').map((c) => `${c.status === 'fail' ? 'FAIL' : 'SKIP'} ${c.run} ${c.audit} ${c.subject} ${c.name}: ${c.message}`);
+  lines.push(
+    `gate: ${result.verdict.toUpperCase()} (${result.counts.fail} failed, ${result.counts.pass} passed, ${result.counts.skipped} skipped)${result.simulated ? ' — SIMULATED models: measures nothing real' : ''}`,
+  );
+  return `${lines.join('\n')}\n`;
+}
