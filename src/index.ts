@@ -19,5 +19,6 @@ export * from './store/index.js';
 export * from './sessions/index.js';
 export * from './persona-drift/index.js';
 export * from './memory-drift/index.js';
+export * from './continuation/index.js';
 export * from './report/index.js';
 export { registerBuiltinSimProfiles } from './builtin-sims.js';

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { registerAsk } from './commands/ask.js';
+import { registerContinuation } from './commands/continuation.js';
 import { registerDemo } from './commands/demo.js';
 import { registerMemory } from './commands/memory.js';
 import { registerMemoryMitigation } from './commands/memory-mitigation.js';
@@ -22,6 +23,7 @@ export function registerCommands(program: Command): void {
   registerPersona(program);
   registerMemory(program);
   registerMemoryMitigation(program.commands.find((c) => c.name() === 'memory')!);
+  registerContinuation(program);
   registerReport(program);
   registerView(program);
   registerAsk(program);

@@ -74,7 +74,7 @@ export interface ArmAttrition {
   meanFidelityItt: number | null;
 }
 
-export interface TargetAnalysis {
+export interface ContinuationTargetAnalysis {
   target: string;
   cutpoints: number;
   sameTaskCutpoints: number;
@@ -86,7 +86,7 @@ export interface TargetAnalysis {
 export interface ContinuationAnalysis {
   primary: { a: ContinuationArm; b: ContinuationArm };
   alpha: number;
-  targets: TargetAnalysis[];
+  targets: ContinuationTargetAnalysis[];
 }
 
 export interface AnalysisOptions {
@@ -180,7 +180,7 @@ function attritionOf(arm: ContinuationArm, list: readonly ContinuationObservatio
 export function analyzeContinuation(observations: readonly ContinuationObservation[], options: AnalysisOptions = {}): ContinuationAnalysis {
   if ((options.resamples ?? MIN_RESAMPLES) < 1) throw new InvalidArgumentError('resamples', 'must be positive');
   const targets = [...new Set(observations.map((o) => o.target))];
-  const out: TargetAnalysis[] = [];
+  const out: ContinuationTargetAnalysis[] = [];
   for (const target of targets) {
     const mine = observations.filter((o) => o.target === target);
     const byCut = new Map<string, Map<ContinuationArm, ContinuationObservation>>();
