@@ -50,7 +50,9 @@ const COMMAND_KEYS = /(^|\.)(command|cmd|script)(\.\d+)?$/i;
 export function flatten(value: unknown, prefix = '', out: Map<string, unknown> = new Map()): Map<string, unknown> {
   if (Array.isArray(value)) {
     if (value.length === 0) out.set(prefix, []);
-    value.forEach((item, i) => flatten(item, prefix === '' ? String(i) : `${prefix}.${i}`, out));
+    value.forEach((item, i) => {
+      flatten(item, prefix === '' ? String(i) : `${prefix}.${i}`, out);
+    });
   } else if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>);
     if (entries.length === 0 && prefix !== '') out.set(prefix, {});
