@@ -56,7 +56,7 @@ export function plantedGain(params: ContinuationSimParams, a: ContinuationArm, b
   };
 }
 
-interface Truth {
+export interface Truth {
   truth: GroundTruthCall;
   recentFingerprint: string | null;
 }
@@ -73,6 +73,11 @@ export function registerSimTruth(finalUserMessage: string, truth: GroundTruthCal
     truth,
     recentFingerprint: recentPrefixFirstMessage === null ? null : fingerprint(recentPrefixFirstMessage),
   });
+}
+
+/** What the simulation knows about the cutpoint a request belongs to (undefined when unregistered). */
+export function simTruthFor(finalUserMessage: string): Truth | undefined {
+  return oracle.get(fingerprint(finalUserMessage));
 }
 
 const LOREM_WORDS = new Set(
