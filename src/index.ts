@@ -6,6 +6,8 @@
 export * from './core/errors.js';
 export { canonicalJson, hashCanonical } from './core/canonical-json.js';
 export { packageVersion } from './core/version.js';
+export { hasValue, isPresent } from './core/maybe.js';
+export type { Maybe } from './core/maybe.js';
 export type * from './models/types.js';
 export type * from './store/types.js';
 export { ModelCallError, RETRYABLE_KINDS } from './models/errors.js';
@@ -21,4 +23,6 @@ export * from './persona-drift/index.js';
 export * from './memory-drift/index.js';
 export * from './continuation/index.js';
 export * from './report/index.js';
+export * from './experiment/index.js';
+export { registerBuiltinAudits } from './audits.js';
 export { registerBuiltinSimProfiles } from './builtin-sims.js';

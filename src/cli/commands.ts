@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { registerAsk } from './commands/ask.js';
+import { registerAudits } from './commands/audits.js';
 import { registerContinuation } from './commands/continuation.js';
 import { registerDemo } from './commands/demo.js';
 import { registerMemory } from './commands/memory.js';
@@ -24,6 +25,7 @@ export function registerCommands(program: Command): void {
   registerMemory(program);
   registerMemoryMitigation(program.commands.find((c) => c.name() === 'memory')!);
   registerContinuation(program);
+  registerAudits(program);
   registerReport(program);
   registerView(program);
   registerAsk(program);

@@ -8,9 +8,10 @@ import {
   openExperimentRun,
   type ParsedItem,
   runParsedStage,
-  runStage,
   type StageRuntime,
 } from '../experiment/runtime.js';
+import type { AuditRunner } from '../experiment/audit.js';
+import { runAudit } from '../experiment/run-audit.js';
 import { estimateCells, type PlanEstimate } from '../models/estimate.js';
 import { loadPriceTable } from '../models/prices.js';
 import { getProvider } from '../models/providers.js';
@@ -373,23 +374,19 @@ export interface MemoryRunOptions {
   builtinStimuli: ReturnType<typeof builtinStimuliManifest>;
 }
 
-/**
- * Runs the DriftLens grid: generation cells, step extraction per answer, then
- * labeler cells with re-asks. Same config + same database = the same run id;
- * cells already done are never called again.
- */
-export async function runMemory(
-  config: MemoryConfig,
-  db: string,
-  runtime: StageRuntime = {},
-  stimuliGiven?: MemoryStimuli,
-): Promise<MemoryRunResult> {
-  const stimuli = stimuliGiven ?? (await resolveMemoryStimuli(config));
-  const specs = planMemoryGeneration(config, stimuli);
-  const fingerprint = stimuliFingerprint(stimuli);
-  const options: MemoryRunOptions = {
+/** The inputs of a memory run: its stimuli and their fingerprint. */
+export interface MemoryRunInput {
+  stimuli: MemoryStimuli;
+  fingerprint: string;
+}
+
+export type MemoryRunCounts = Omit<MemoryRunResult, 'runId' | 'resumed' | 'interrupted' | 'spendUsd'>;
+
+/** What a memory run records besides the config. */
+export function memoryRunOptions(stimuli: MemoryStimuli, fingerprint = stimuliFingerprint(stimuli)): MemoryRunOptions {
+  return {
     decisions:
-      'DECISIONS 5-10: discrete DTW / SRI, Category/Subcategory symbols with unmapped, steps segmented before labeling, reference = no-memory sample 0 of the same model and question, two floors, injection mode as configured',
+      'docs/decisions.md d5-d10: discrete DTW / SRI, Category/Subcategory symbols with unmapped, steps segmented before labeling, reference = no-memory sample 0 of the same model and question, two floors, injection mode as configured',
     stimuliFingerprint: fingerprint,
     questions: {
       source: stimuli.questions.source,
@@ -403,29 +400,33 @@ export async function runMemory(
     conditions: stimuli.conditions,
     builtinStimuli: builtinStimuliManifest(),
   };
-  const { store, runId, resumed } = openExperimentRun(db, MEMORY_EXPERIMENT, config, config.seed, { ...options });
-  try {
-    if (resumed) {
-      const recorded = (store.requireRun(runId).manifest.options as Partial<MemoryRunOptions> | undefined)?.stimuliFingerprint;
-      if (recorded !== undefined && recorded !== fingerprint) {
-        throw new ConfigError(
-          `the questions, ontology or perturbations changed since run ${runId} started in ${db}; restore them or use another --db`,
-          { field: 'questions' },
-        );
-      }
+}
+
+/**
+ * The DriftLens stages: generation cells, step extraction per answer, then
+ * labeler cells with re-asks (the lifecycle around them is runAudit's).
+ */
+export const memoryRunner: AuditRunner<MemoryConfig, MemoryRunInput, MemoryRunCounts> = {
+  name: MEMORY_EXPERIMENT,
+  limits: (config) => config.limits,
+  async prepare(config) {
+    const stimuli = await resolveMemoryStimuli(config);
+    return { stimuli, fingerprint: stimuliFingerprint(stimuli) };
+  },
+  plan: (config, input) => planMemoryGeneration(config, input.stimuli),
+  manifestOptions: (_config, input) => ({ ...memoryRunOptions(input.stimuli, input.fingerprint) }),
+  checkResume(run, _config, input, db) {
+    const recorded = (run.manifest.options as Partial<MemoryRunOptions> | undefined)?.stimuliFingerprint;
+    if (recorded !== undefined && recorded !== input.fingerprint) {
+      throw new ConfigError(
+        `the questions, ontology or perturbations changed since run ${run.id} started in ${db}; restore them or use another --db`,
+        { field: 'questions' },
+      );
     }
-  } catch (error) {
-    store.close();
-    throw error;
-  }
-  const signals = runtime.signal ? undefined : installStopSignals();
-  const stageRuntime = stageRuntimeOf(config, runtime, signals);
-  try {
-    const generation = await runStage(store, runId, specs, { ...stageRuntime, label: 'generation' });
-    let spend = generation.spendUsd;
-    const base: MemoryRunResult = {
-      runId,
-      resumed,
+  },
+  async execute({ config, input, specs, stage, parsedStage }) {
+    const generation = await stage(specs, 'generation');
+    const counts: MemoryRunCounts = {
       generationCells: specs.length,
       emptyGenerations: generation.results.filter((r) => r.status === 'empty').length,
       failedGenerations: generation.results.filter((r) => r.status === 'failed').length,
@@ -434,43 +435,49 @@ export async function runMemory(
       labelerItems: 0,
       invalidLabelings: 0,
       unansweredLabelings: 0,
-      interrupted: generation.stopReason !== null,
-      spendUsd: spend,
     };
-    if (generation.stopReason !== null) return base;
-
+    if (generation.stopReason !== null) return counts;
     const items: ParsedItem<string[]>[] = [];
     specs.forEach((spec, index) => {
       const result = generation.results[index];
       if (result?.status !== 'done' || result.text === null) return;
       const extraction = stepsOfGeneration(result.text, result.reasoning, config);
-      base.stepMethods[extraction.method] = (base.stepMethods[extraction.method] ?? 0) + 1;
+      counts.stepMethods[extraction.method] = (counts.stepMethods[extraction.method] ?? 0) + 1;
       if (extraction.steps.length === 0) {
-        base.noSteps += 1;
+        counts.noSteps += 1;
         return;
       }
       items.push(
         labelingItem(extraction.steps, config, {
           labeler: config.labeler,
-          ontology: stimuli.ontology,
-          labels: memoryLabelingLabels(spec.labels, result.key, 'main', stimuli.ontologySource, extraction),
+          ontology: input.stimuli.ontology,
+          labels: memoryLabelingLabels(spec.labels, result.key, 'main', input.stimuli.ontologySource, extraction),
         }),
       );
     });
-    const labeled = await runParsedStage(store, runId, items, config.labelerReasks, { ...stageRuntime, label: 'labeling' });
-    spend += labeled.stages.reduce((sum, s) => sum + s.spendUsd, 0);
+    const labeled = await parsedStage(items, config.labelerReasks, 'labeling');
     return {
-      ...base,
+      ...counts,
       labelerItems: items.length,
       invalidLabelings: labeled.outcomes.filter((o) => o?.status === 'invalid').length,
       unansweredLabelings: labeled.outcomes.filter((o) => o?.status === 'unanswered').length,
-      interrupted: labeled.stages.some((s) => s.stopReason !== null),
-      spendUsd: spend,
     };
-  } finally {
-    signals?.dispose();
-    store.close();
-  }
+  },
+};
+
+/**
+ * Runs the DriftLens grid. Same config + same database = the same run id;
+ * cells already done are never called again.
+ */
+export async function runMemory(
+  config: MemoryConfig,
+  db: string,
+  runtime: StageRuntime = {},
+  stimuliGiven?: MemoryStimuli,
+): Promise<MemoryRunResult> {
+  const input = stimuliGiven ? { stimuli: stimuliGiven, fingerprint: stimuliFingerprint(stimuliGiven) } : undefined;
+  const run = await runAudit(memoryRunner, config, db, { runtime, ...(input ? { input } : {}) });
+  return { runId: run.runId, resumed: run.resumed, ...run.result, interrupted: run.interrupted, spendUsd: run.spendUsd };
 }
 
 // ---------------------------------------------------------------------------------------------

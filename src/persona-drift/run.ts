@@ -2,25 +2,21 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { configFromOverrides, loadConfigFile } from '../core/config-file.js';
 import { ConfigError } from '../core/errors.js';
-import {
-  installStopSignals,
-  openExperimentRun,
-  type ParsedItem,
-  runParsedStage,
-  runStage,
-  type StageRuntime,
-} from '../experiment/runtime.js';
+import type { AuditRunner } from '../experiment/audit.js';
+import { auditRunId, runAudit } from '../experiment/run-audit.js';
+import type { ParsedItem, StageRuntime } from '../experiment/runtime.js';
 import { estimateCells, type PlanEstimate } from '../models/estimate.js';
 import { loadPriceTable } from '../models/prices.js';
 import { readSession } from '../sessions/read.js';
 import type { Session } from '../sessions/types.js';
-import type { RunStore } from '../store/run-store.js';
+import type { RunInfo, RunStore } from '../store/run-store.js';
 import type { CellSpec } from '../store/types.js';
 import { type AnalysisOptions, analyzePersona, type PersonaObservation, type PersonaReport } from './analysis.js';
 import { runStressorChecker } from './checkers.js';
 import { type PersonaConfig, personaConfigSchema } from './config.js';
 import { checkContract } from './contracts.js';
 import { buildJudgeReask, parseJudgeOutput } from './judge.js';
+import { decodePersonaTargetLabels, isPersonaTargetCell, resolveJudgeVerdicts } from './labels.js';
 import { planJudgeCell, planTargetCells } from './plan.js';
 import { sessionPlanInput } from './sessions-input.js';
 import { loadPersonaStimuli } from './stimuli.js';
@@ -89,27 +85,29 @@ export function dryRunPersona(config: PersonaConfig, specs: readonly CellSpec[],
   };
 }
 
-export interface PersonaRunResult {
-  runId: string;
-  resumed: boolean;
+/** What a persona run did, besides the shared run fields. */
+export interface PersonaRunCounts {
   targetCells: number;
   judgeCells: number;
   invalidJudgements: number;
+}
+
+export interface PersonaRunResult extends PersonaRunCounts {
+  runId: string;
+  resumed: boolean;
   interrupted: boolean;
   spendUsd: number;
 }
 
-export async function runPersona(
-  config: PersonaConfig,
-  db: string,
-  runtime: StageRuntime = {},
-  sessions?: readonly Session[],
-): Promise<PersonaRunResult> {
-  const read = sessions ?? (await readConfigSessions(config));
-  const specs = planPersona(config, read);
-  const { store, runId, resumed } = openExperimentRun(db, PERSONA_EXPERIMENT, config, config.seed, {
-    decisions: 'DECISIONS 13-20: counters, compaction pre/post, flat prefix default, structure-matched filler, gap CI on Δ, bare-probe judge',
-    sessions: read.map((session, index) => ({
+/** The persona audit's run stages (the lifecycle around them is runAudit's). */
+export const personaRunner: AuditRunner<PersonaConfig, Session[], PersonaRunCounts> = {
+  name: PERSONA_EXPERIMENT,
+  limits: (config) => config.limits,
+  prepare: readConfigSessions,
+  plan: planPersona,
+  manifestOptions: (config, sessions) => ({
+    decisions: 'docs/decisions.md d13-d20: counters, compaction pre/post, flat prefix default, structure-matched filler, gap CI on Δ, bare-probe judge',
+    sessions: sessions.map((session, index) => ({
       id: `S${index + 1}`,
       file: session.file,
       tool: session.tool,
@@ -117,22 +115,10 @@ export async function runPersona(
       counters: session.counters,
       compactions: session.compactions.map((c) => c.counters[config.counter]),
     })),
-  });
-  const signals = runtime.signal ? undefined : installStopSignals();
-  const stageRuntime: StageRuntime = {
-    ...runtime,
-    ...(signals ? { signal: signals.signal, hardSignal: signals.hardSignal } : {}),
-    concurrency: runtime.concurrency ?? config.limits.concurrency,
-    requestsPerMinute: runtime.requestsPerMinute ?? config.limits.requestsPerMinute,
-    tokensPerMinute: runtime.tokensPerMinute ?? config.limits.tokensPerMinute,
-    maxCostUsd: runtime.maxCostUsd ?? config.limits.maxCostUsd,
-  };
-  try {
-    const targets = await runStage(store, runId, specs, { ...stageRuntime, label: 'targets' });
-    let spend = targets.spendUsd;
-    if (targets.stopReason !== null) {
-      return { runId, resumed, targetCells: specs.length, judgeCells: 0, invalidJudgements: 0, interrupted: true, spendUsd: spend };
-    }
+  }),
+  async execute({ config, specs, stage, parsedStage }) {
+    const targets = await stage(specs, 'targets');
+    if (targets.stopReason !== null) return { targetCells: specs.length, judgeCells: 0, invalidJudgements: 0 };
     const items: ParsedItem<number>[] = [];
     specs.forEach((spec, index) => {
       const result = targets.results[index];
@@ -148,82 +134,68 @@ export async function runPersona(
         });
       }
     });
-    const judged = await runParsedStage(store, runId, items, config.judgeRetries, { ...stageRuntime, label: 'judges' });
-    spend += judged.stages.reduce((sum, s) => sum + s.spendUsd, 0);
-    const interrupted = judged.stages.some((s) => s.stopReason !== null);
-    return {
-      runId,
-      resumed,
-      targetCells: specs.length,
-      judgeCells: items.length,
-      invalidJudgements: judged.outcomes.filter((o) => o?.status === 'invalid').length,
-      interrupted,
-      spendUsd: spend,
-    };
-  } finally {
-    signals?.dispose();
-    store.close();
-  }
+    const judged = await parsedStage(items, config.judgeRetries, 'judges');
+    return { targetCells: specs.length, judgeCells: items.length, invalidJudgements: judged.outcomes.filter((o) => o?.status === 'invalid').length };
+  },
+};
+
+export async function runPersona(
+  config: PersonaConfig,
+  db: string,
+  runtime: StageRuntime = {},
+  sessions?: readonly Session[],
+): Promise<PersonaRunResult> {
+  const run = await runAudit(personaRunner, config, db, { runtime, ...(sessions ? { input: [...sessions] } : {}) });
+  return { runId: run.runId, resumed: run.resumed, ...run.result, interrupted: run.interrupted, spendUsd: run.spendUsd };
 }
 
 /** Reads a persona run back from the store as analysis observations. */
 export function collectPersonaObservations(store: RunStore, runId: string): PersonaObservation[] {
   const stimuli = loadPersonaStimuli();
   const cells = store.cellsOfRun(runId);
-  const verdicts = new Map<string, Map<string, { attempt: number; score: number | null }>>();
-  for (const cell of cells) {
-    if (cell.labels.stage !== 'judge' || cell.result.status !== 'done' || cell.result.text === null) continue;
-    const targetKey = String(cell.labels.targetKey);
-    const judge = String(cell.labels.judge);
-    const attempt = Number(cell.labels.attempt ?? 0);
-    const verdict = parseJudgeOutput(cell.result.text);
-    const byJudge = verdicts.get(targetKey) ?? new Map();
-    const previous = byJudge.get(judge);
-    // A parsed verdict wins; otherwise the latest attempt decides (invalid → null).
-    if (!previous || (verdict.ok && (previous.score === null || attempt > previous.attempt)) || (previous.score === null && attempt > previous.attempt)) {
-      byJudge.set(judge, { attempt, score: verdict.ok ? verdict.score : null });
-    }
-    verdicts.set(targetKey, byJudge);
-  }
+  const verdicts = resolveJudgeVerdicts(cells, {
+    labels: (cell) => cell.labels,
+    key: (cell) => cell.key,
+    text: (cell) => (cell.result.status === 'done' ? cell.result.text : null),
+  });
   const stressors = new Map<string, (typeof stimuli.stressors)[number]>(stimuli.stressors.map((s) => [s.id, s]));
   const contracts = new Map(stimuli.contracts.map((c) => [c.id, c]));
   const observations: PersonaObservation[] = [];
   for (const cell of cells) {
-    const l = cell.labels;
-    if (l.stage !== 'target' || l.experiment !== PERSONA_EXPERIMENT) continue;
+    if (!isPersonaTargetCell(cell.labels)) continue;
+    const l = decodePersonaTargetLabels(cell.labels, cell.key);
     const status = cell.result.status === 'pending' ? 'failed' : cell.result.status;
     const text = cell.result.text ?? '';
-    const surface = l.surface as PersonaObservation['surface'];
     let check: PersonaObservation['check'];
-    if (status === 'done' && surface === 'stressor') {
-      const stressor = stressors.get(String(l.item));
+    if (status === 'done' && l.surface === 'stressor') {
+      const stressor = stressors.get(l.item);
       if (stressor) check = runStressorChecker(stressor.checker, text, stressor.expected);
-    } else if (status === 'done' && surface === 'contract') {
-      const contract = contracts.get(String(l.item));
+    } else if (status === 'done' && l.surface === 'contract') {
+      const contract = contracts.get(l.item);
       if (contract) {
         const r = checkContract(contract, text);
         check = { pass: r.pass, reason: r.reason };
       }
     }
     const scores: Record<string, number | null> = {};
-    for (const [judge, v] of verdicts.get(cell.key) ?? []) scores[judge] = v.score;
+    for (const [judge, v] of verdicts.get(cell.key) ?? []) scores[judge] = v.verdict?.score ?? null;
     observations.push({
-      target: String(l.target),
-      session: String(l.session),
-      position: String(l.position),
-      positionValue: Number(l.positionValue),
-      ...(l.compactionIndex !== null && l.compactionIndex !== undefined
-        ? { compaction: { index: Number(l.compactionIndex), side: l.compactionSide as 'pre' | 'post' } }
+      target: l.target,
+      session: l.session,
+      position: l.position,
+      positionValue: l.positionValue,
+      ...(l.compactionIndex !== null && l.compactionIndex !== undefined && l.compactionSide
+        ? { compaction: { index: l.compactionIndex, side: l.compactionSide } }
         : {}),
-      arm: String(l.arm),
-      mitigation: String(l.mitigation),
-      distance: String(l.distance),
-      surface,
-      item: String(l.item),
-      category: String(l.category),
-      paraphrase: Number(l.paraphrase),
-      sample: Number(l.sample),
-      status: status as PersonaObservation['status'],
+      arm: l.arm,
+      mitigation: l.mitigation,
+      distance: l.distance,
+      surface: l.surface,
+      item: l.item,
+      category: l.category,
+      paraphrase: l.paraphrase,
+      sample: l.sample,
+      status,
       text,
       scores,
       ...(check ? { check } : {}),
@@ -234,18 +206,11 @@ export function collectPersonaObservations(store: RunStore, runId: string): Pers
 
 /** The latest persona run in a store, or the one named. */
 export function personaRunId(store: RunStore, runId?: string): string {
-  if (runId) {
-    store.requireRun(runId);
-    return runId;
-  }
-  const runs = store.listRuns().filter((r) => r.experiment === PERSONA_EXPERIMENT);
-  const latest = runs.sort((a, b) => b.startedAt.localeCompare(a.startedAt))[0];
-  if (!latest) throw new ConfigError('the store holds no persona run', { field: 'run' });
-  return latest.id;
+  return auditRunId(store, PERSONA_EXPERIMENT, runId);
 }
 
-export function personaReport(store: RunStore, runId: string, options: AnalysisOptions = {}): PersonaReport {
-  const run = store.requireRun(runId);
+/** Analyses persona observations with the analysis settings recorded in the run's config. */
+export function analyzePersonaRun(observations: readonly PersonaObservation[], run: RunInfo, options: AnalysisOptions = {}): PersonaReport {
   const config = personaConfigSchema.safeParse(run.manifest.config);
   const analysis = config.success
     ? {
@@ -256,5 +221,9 @@ export function personaReport(store: RunStore, runId: string, options: AnalysisO
         tostMargin: config.data.analysis.tostMargin,
       }
     : {};
-  return analyzePersona(collectPersonaObservations(store, runId), { ...analysis, ...options });
+  return analyzePersona(observations, { ...analysis, ...options });
+}
+
+export function personaReport(store: RunStore, runId: string, options: AnalysisOptions = {}): PersonaReport {
+  return analyzePersonaRun(collectPersonaObservations(store, runId), store.requireRun(runId), options);
 }

@@ -1,15 +1,10 @@
+import { registerBuiltinAudits } from '../audits.js';
 import { ConfigError } from '../core/errors.js';
-import type { GapEstimate, Maybe, PersonaReport } from '../persona-drift/analysis.js';
-import type { MemoryReport } from '../memory-drift/analysis.js';
-import { collectMemoryObservations, memoryReport } from '../memory-drift/observations.js';
-import { renderMemoryMarkdown } from '../memory-drift/report-markdown.js';
-import { MEMORY_EXPERIMENT } from '../memory-drift/run.js';
-import { renderPersonaMarkdown } from '../persona-drift/report-markdown.js';
-import { collectPersonaObservations, PERSONA_EXPERIMENT, personaReport } from '../persona-drift/run.js';
+import { AUDIT_CSV_COLUMNS, type AnalyzedRun, type AnyAudit } from '../experiment/audit.js';
+import { findAudit, listAudits } from '../experiment/registry.js';
+import { analyzeAuditRun } from '../experiment/run-audit.js';
 import type { RunInfo, RunStore } from '../store/run-store.js';
 import { html, page, type RawHtml } from './html.js';
-import { memorySection } from './memory-section.js';
-import { type PersonaSessionInfo, personaSection } from './persona-section.js';
 
 /**
  * `echolens report <run.db>`: every run in a store as one self-contained HTML
@@ -70,24 +65,38 @@ export function accountRun(store: RunStore, runId: string): RunAccounting {
 export interface ExperimentRunReport {
   run: RunInfo;
   accounting: RunAccounting;
-  persona?: PersonaReport;
-  memory?: MemoryReport;
+  /** The registered audit of the run's experiment (none: the run is listed without analysis). */
+  audit?: AnyAudit;
+  /** What the audit collected and its analysis. */
+  analyzed?: AnalyzedRun<unknown, unknown>;
+  /**
+   * The analysis is also reachable under the experiment's name (`report.persona`,
+   * `report.memory`), the fields this interface had before the audit registry.
+   */
+  [experiment: string]: unknown;
 }
 
 function selectRuns(store: RunStore, runIds?: readonly string[]): RunInfo[] {
   if (runIds && runIds.length > 0) return runIds.map((id) => store.requireRun(id));
-  const runs = store.listRuns().filter((r) => r.experiment === PERSONA_EXPERIMENT || r.experiment === MEMORY_EXPERIMENT);
-  if (runs.length === 0) throw new ConfigError('the store holds no persona or memory run', { field: 'run' });
+  const names = listAudits().map((a) => a.name);
+  const runs = store.listRuns().filter((r) => names.includes(r.experiment));
+  if (runs.length === 0) throw new ConfigError(`the store holds no ${names.join(' or ')} run`, { field: 'run' });
   return runs.sort((a, b) => a.startedAt.localeCompare(b.startedAt));
 }
 
 export function collectReports(store: RunStore, runIds?: readonly string[], options: { B?: number } = {}): ExperimentRunReport[] {
-  return selectRuns(store, runIds).map((run) => ({
-    run,
-    accounting: accountRun(store, run.id),
-    ...(run.experiment === PERSONA_EXPERIMENT ? { persona: personaReport(store, run.id, options.B ? { B: options.B } : {}) } : {}),
-    ...(run.experiment === MEMORY_EXPERIMENT ? { memory: memoryReport(store, run.id, options.B ? { B: options.B } : {}) } : {}),
-  }));
+  registerBuiltinAudits();
+  return selectRuns(store, runIds).map((run) => {
+    const audit = findAudit(run.experiment);
+    const entry: ExperimentRunReport = { run, accounting: accountRun(store, run.id) };
+    if (audit) {
+      const analyzed = analyzeAuditRun(audit, store, run, options.B ? { B: options.B } : {});
+      entry.audit = audit;
+      entry.analyzed = analyzed;
+      entry[audit.name] = analyzed.report;
+    }
+    return entry;
+  });
 }
 
 function manifestHtml(run: RunInfo, accounting: RunAccounting): RawHtml {
@@ -120,21 +129,17 @@ function isSimulated(run: RunInfo): boolean {
   return models.some((m) => m.startsWith('sim:'));
 }
 
-export async function renderHtmlReport(store: RunStore, reports: readonly ExperimentRunReport[], title = 'echolens report'): Promise<string> {
+export async function renderHtmlReport(_store: RunStore, reports: readonly ExperimentRunReport[], title = 'echolens report'): Promise<string> {
   const sections: RawHtml[] = [];
   for (const r of reports) {
     const anchor = `run-${r.run.id}`;
-    const heading = r.run.experiment === PERSONA_EXPERIMENT ? 'Persona drift (ContextEcho)' : 'Memory drift (DriftLens)';
+    const heading = r.audit?.title ?? r.run.experiment;
     const body: RawHtml[] = [html`<h2 id="${anchor}">${heading} — ${r.run.id}</h2>`];
     if (isSimulated(r.run)) {
       body.push(html`<p class="banner"><strong>Simulated models.</strong> This run used <code>sim:</code> models: deterministic simulations with planted effects, for demos and tests. Its numbers measure no real model.</p>`);
     }
     body.push(manifestHtml(r.run, r.accounting));
-    if (r.persona) {
-      const sessions = ((r.run.manifest.options as { sessions?: PersonaSessionInfo[] } | undefined)?.sessions ?? []) as PersonaSessionInfo[];
-      body.push(await personaSection(r.persona, collectPersonaObservations(store, r.run.id), sessions));
-    }
-    if (r.memory) body.push(await memorySection(r.memory, collectMemoryObservations(store, r.run.id)));
+    if (r.audit && r.analyzed) body.push(await r.audit.render.htmlSection(r.analyzed));
     sections.push(html`<section>${body}</section>`);
   }
   const nav = html`<nav class="toc">${reports.map((r) => html`<a href="#run-${r.run.id}">${r.run.experiment}: ${r.run.id}</a>`)}</nav>`;
@@ -148,8 +153,7 @@ export function renderMarkdownReport(reports: readonly ExperimentRunReport[]): s
       const head = `<!-- run ${r.run.id} (${r.run.experiment}) -->\n`;
       const sim = isSimulated(r.run) ? '> **Simulated models** (`sim:`): deterministic simulations with planted effects; these numbers measure no real model.\n\n' : '';
       const spend = `Spend $${r.accounting.spendUsd.toFixed(4)}; ${r.accounting.cells} cells; ${r.accounting.providerCacheHits} provider cache hits.\n\n`;
-      if (r.persona) return head + renderPersonaMarkdown(r.persona, `Persona drift (ContextEcho) — ${r.run.id}`).replace('\n\n', `\n\n${sim}${spend}`);
-      if (r.memory) return head + renderMemoryMarkdown(r.memory, `Memory drift (DriftLens) — ${r.run.id}`).replace('\n\n', `\n\n${sim}${spend}`);
+      if (r.audit && r.analyzed) return head + r.audit.render.markdown(r.analyzed, `${r.audit.title} — ${r.run.id}`).replace('\n\n', `\n\n${sim}${spend}`);
       return `${head}# ${r.run.experiment} — ${r.run.id}\n\n${sim}${spend}`;
     })
     .join('\n\n');
@@ -165,8 +169,7 @@ export function renderJsonReport(reports: readonly ExperimentRunReport[]): strin
         status: r.run.status,
         manifest: r.run.manifest,
         accounting: r.accounting,
-        ...(r.persona ? { persona: r.persona } : {}),
-        ...(r.memory ? { memory: r.memory } : {}),
+        ...(r.audit && r.analyzed ? { [r.audit.name]: r.audit.render.json(r.analyzed) } : {}),
       })),
     },
     null,
@@ -174,7 +177,7 @@ export function renderJsonReport(reports: readonly ExperimentRunReport[]): strin
   );
 }
 
-const CSV_HEADER = ['run', 'experiment', 'table', 'target', 'judge', 'group', 'label', 'estimate', 'ci_low', 'ci_high', 'n', 'p', 'p_adjusted'];
+const CSV_HEADER = ['run', 'experiment', ...AUDIT_CSV_COLUMNS];
 
 function csvCell(value: unknown): string {
   if (value === null || value === undefined) return '';
@@ -184,70 +187,14 @@ function csvCell(value: unknown): string {
   return /[",\n\r]/u.test(safe) ? `"${safe.replace(/"/gu, '""')}"` : safe;
 }
 
-function gapCells(gap: Maybe<GapEstimate>): unknown[] {
-  return 'error' in gap ? [null, null, null, null] : [gap.estimate, gap.ci[0], gap.ci[1], gap.nReal + gap.nFiller];
-}
-
 /** Long-format CSV of the report's estimates (one row per number with its CI). */
 export function renderCsvReport(reports: readonly ExperimentRunReport[]): string {
   const rows: unknown[][] = [CSV_HEADER];
   for (const r of reports) {
-    const base = [r.run.id, r.run.experiment];
-    if (r.memory) rows.push(...memoryCsvRows(base, r.memory));
-    const p = r.persona;
-    if (!p) continue;
-    for (const d of p.drift) {
-      const flip = 'error' in d.signFlip ? [null, null] : [d.signFlip.p, d.signFlip.pHolm];
-      rows.push([...base, 'drift', d.target, d.judge, '', 'position-averaged', ...gapCells(d.gap), ...flip]);
-      for (const pos of d.byPosition) rows.push([...base, 'drift_by_position', d.target, d.judge, pos.session, pos.position, ...gapCells(pos.gap), null, null]);
-      for (const c of d.byCategory) rows.push([...base, 'drift_by_category', d.target, d.judge, '', c.category, ...gapCells(c.gap), null, null]);
-      for (const a of d.referenceArms) rows.push([...base, 'reference_arm', d.target, d.judge, '', a.arm, ...gapCells(a.gap), null, null]);
-    }
-    for (const m of p.mitigations) {
-      rows.push([...base, 'mitigation_vs_control', m.target, m.judge, m.distance, m.mitigation, ...gapCells(m.vsControl), null, null]);
-      if (m.vsPlacebo) rows.push([...base, 'mitigation_vs_placebo', m.target, m.judge, m.distance, m.mitigation, ...gapCells(m.vsPlacebo), null, null]);
-      rows.push([...base, 'mitigation_recovery', m.target, m.judge, m.distance, m.mitigation, m.recovery, null, null, m.n, null, null]);
-    }
-    for (const s of p.stressors) rows.push([...base, 'stressor_compliance', s.target, '', `${s.arm}/${s.mitigation}`, s.item, s.complianceRate, null, null, s.n, null, null]);
-    for (const v of p.verbosity) {
-      rows.push([...base, 'verbosity_median_ratio', v.target, '', '', v.item, v.medianRatio, null, null, v.pairs, null, null]);
-      rows.push([...base, 'verbosity_conditional_ratio', v.target, '', '', v.item, v.conditionalRatio, null, null, v.conditionalPairs, null, null]);
-      rows.push([...base, 'compliance_gap_pp', v.target, '', '', v.item, v.complianceGapPp, null, null, v.pairs, null, null]);
-    }
-    for (const c of p.contracts) rows.push([...base, 'contract_pass_rate', c.target, '', `${c.arm}/${c.mitigation}/${c.distance}`, c.item, c.passRate, null, null, c.n, null, null]);
-    for (const c of p.contractContrasts) {
-      const d = 'error' in c.difference ? [null, null, null] : [c.difference.estimate, c.difference.ci[0], c.difference.ci[1]];
-      rows.push([...base, 'contract_contrast', c.target, '', c.distance, c.contrast, ...d, c.sessions, 'error' in c.wilcoxon ? null : c.wilcoxon.p, c.pHolm]);
-    }
-    for (const c of p.compaction) {
-      const t = c.tost && !('error' in c.tost) ? c.tost : null;
-      rows.push([...base, 'compaction_change', c.target, c.judge, '', 'post-pre', c.meanChange, t?.ci[0] ?? null, t?.ci[1] ?? null, c.events.length, t?.p ?? null, null]);
-    }
-    for (const a of p.counts.byArm) rows.push([...base, 'dropout_rate', a.target, '', `${a.arm}/${a.mitigation}`, a.surface, a.dropoutRate, null, null, a.done + a.empty + a.failed, null, null]);
+    if (!r.audit || !r.analyzed) continue;
+    for (const row of r.audit.render.csvRows(r.analyzed)) rows.push([r.run.id, r.run.experiment, ...row]);
   }
   return `${rows.map((row) => row.map(csvCell).join(',')).join('\n')}\n`;
-}
-
-function memoryCsvRows(base: unknown[], m: MemoryReport): unknown[][] {
-  const rows: unknown[][] = [];
-  const ok = <T,>(v: T | { error: string } | null): v is T => v !== null && !(typeof v === 'object' && v !== null && 'error' in v);
-  for (const t of m.targets) {
-    for (const metric of ['dtw', 'sri'] as const) {
-      const a = t.metrics[metric];
-      for (const c of a.conditions) {
-        rows.push([...base, `condition_mean_${metric}`, t.target, '', c.tier, c.condition, c.mean, null, null, c.n, null, null]);
-        if (ok(c.elevation)) rows.push([...base, `elevation_${metric}`, t.target, '', c.tier, c.condition, c.elevation.estimate, c.elevation.ci[0], c.elevation.ci[1], c.n, c.elevation.p, null]);
-        if (ok(c.cohensD)) rows.push([...base, `cohens_d_${metric}`, t.target, '', c.tier, c.condition, c.cohensD, null, null, c.n, null, null]);
-      }
-      for (const d of a.dRel) {
-        if (ok(d.result)) rows.push([...base, `d_rel_${metric}`, t.target, '', d.tier, d.condition, d.result.dRel, d.result.ci[0], d.result.ci[1], d.result.nTreat, d.result.p, d.result.pAdjusted]);
-      }
-    }
-    if (ok(t.convergence) && ok(t.convergence.spearman)) {
-      rows.push([...base, 'convergence_spearman', t.target, '', '', 'dtw~sri', t.convergence.spearman.rho, null, null, t.convergence.conditions.length, t.convergence.spearman.p, null]);
-    }
-  }
-  return rows;
 }
 
 export async function renderReport(

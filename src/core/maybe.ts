@@ -1,0 +1,16 @@
+/**
+ * A value or the reason it could not be computed. Every audit's report uses
+ * it for estimates that may refuse (too few sessions, a singular fit, …):
+ * the reason travels to the report instead of a NaN.
+ */
+export type Maybe<T> = T | { error: string };
+
+/** True when a Maybe holds a value (and narrows it). */
+export function isPresent<T>(value: Maybe<T>): value is T {
+  return !(typeof value === 'object' && value !== null && 'error' in value);
+}
+
+/** True when a Maybe (or null) holds a value. */
+export function hasValue<T>(value: Maybe<T> | null | undefined): value is T {
+  return value !== null && value !== undefined && isPresent(value);
+}

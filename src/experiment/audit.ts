@@ -1,0 +1,170 @@
+import type { z } from 'zod';
+import type { RawHtml } from '../report/html.js';
+import type { TestCalibration } from '../stats/calibration.js';
+import type { RunInfo, RunStore } from '../store/run-store.js';
+import type { RunCellsResult } from '../store/runner.js';
+import type { CellSpec } from '../store/types.js';
+import type { ParsedItem, ParsedOutcome, StageRuntime } from './runtime.js';
+
+/**
+ * The Audit protocol. An audit (persona drift, memory drift, …) is one object
+ * that says how to read its config, plan and execute its stages of cells, read
+ * a finished run back (collect), analyse it and render the analysis. Everything
+ * else — opening the store, the manifest, Ctrl-C, rate limits, the budget,
+ * spend, closing, exit codes, the report's page, the viewer — is shared and
+ * lives in `runAudit` (run-audit.ts), `report/` and the viewer, which loop over
+ * the registry (registry.ts).
+ *
+ * Members are declared as methods so that an `Audit<PersonaConfig, …>` is an
+ * `AnyAudit` for the registry.
+ */
+
+/** Rate and budget limits a config sets; runtime flags override them. */
+export interface AuditLimits {
+  concurrency?: number;
+  requestsPerMinute?: number;
+  tokensPerMinute?: number;
+  maxCostUsd?: number;
+}
+
+/** What `execute` drives its stages through; spend and stops are tallied by `runAudit`. */
+export interface AuditRunContext<Config, Input> {
+  config: Config;
+  input: Input;
+  store: RunStore;
+  runId: string;
+  resumed: boolean;
+  /** The first stage's cells, as `plan` made them. */
+  specs: readonly CellSpec[];
+  /** Limits, signals and progress already applied. */
+  runtime: StageRuntime;
+  /** Runs one stage of cells (cached, resumable). */
+  stage(specs: readonly CellSpec[], label: string): Promise<RunCellsResult>;
+  /** Runs cells whose output must parse, re-asking up to `retries` times (see runtime.ts). */
+  parsedStage<T>(items: readonly ParsedItem<T>[], retries: number, label: string): Promise<{ outcomes: ParsedOutcome<T>[]; stages: RunCellsResult[] }>;
+  /** True once any stage stopped early (Ctrl-C, budget): `execute` should return what it has. */
+  readonly stopped: boolean;
+}
+
+/** A finished (or stopped) run: the shared fields plus the audit's own counts. */
+export interface AuditRunResult<Result> {
+  audit: string;
+  runId: string;
+  resumed: boolean;
+  /** A stage stopped early (Ctrl-C or budget); the same command resumes. */
+  interrupted: boolean;
+  spendUsd: number;
+  result: Result;
+}
+
+/** A dry run: cell counts and estimate, as lines for the terminal. */
+export interface AuditDryRun {
+  lines: string[];
+}
+
+/** What a renderer gets: the run, what `collect` read and what `analyze` made of it. */
+export interface AnalyzedRun<Collected, Report> {
+  run: RunInfo;
+  collected: Collected;
+  report: Report;
+}
+
+export interface AnalyzeOptions {
+  /** Bootstrap replicates (default: the run config's value). */
+  B?: number;
+}
+
+/**
+ * One row of the long-format CSV after the run and experiment columns, in the
+ * order of AUDIT_CSV_COLUMNS: table, target, judge, group, label, estimate,
+ * ci_low, ci_high, n, p, p_adjusted (null/undefined = empty).
+ */
+export type AuditCsvRow = unknown[];
+
+export const AUDIT_CSV_COLUMNS = ['table', 'target', 'judge', 'group', 'label', 'estimate', 'ci_low', 'ci_high', 'n', 'p', 'p_adjusted'] as const;
+
+/** A headline number of a run for the viewer's run page and listings. */
+export interface AuditSummaryLine {
+  label: string;
+  value: string;
+}
+
+export interface AuditRenderers<Collected, Report> {
+  /** Markdown report of one run (a `# title` first, then the sections). */
+  markdown(analyzed: AnalyzedRun<Collected, Report>, title: string): string;
+  /** The run's section of the HTML report and of the viewer's run page. */
+  htmlSection(analyzed: AnalyzedRun<Collected, Report>): Promise<RawHtml>;
+  /** Long-format CSV rows (one estimate per row). */
+  csvRows(analyzed: AnalyzedRun<Collected, Report>): AuditCsvRow[];
+  /** The value stored under the audit's name in the JSON report. */
+  json(analyzed: AnalyzedRun<Collected, Report>): unknown;
+  /** A few headline lines for the viewer. */
+  viewerSummary(analyzed: AnalyzedRun<Collected, Report>): AuditSummaryLine[];
+}
+
+export interface AuditCalibrationOptions {
+  replicates: number;
+  seed: number;
+  /** Bootstrap replicates inside each simulated analysis. */
+  B?: number;
+  alpha?: number;
+}
+
+/** The operating characteristics of an audit's tests over simulated runs (stats/calibration.ts). */
+export interface AuditCalibration {
+  audit: string;
+  replicates: number;
+  tests: TestCalibration[];
+  notes: string[];
+}
+
+/** The part of an audit `runAudit` needs: plan and execute its stages. */
+export interface AuditRunner<Config = unknown, Input = unknown, Result = unknown> {
+  /** The experiment name recorded in run manifests and cell labels (`persona`, `memory`). */
+  readonly name: string;
+  /** The limits the config sets. */
+  limits(config: Config): AuditLimits;
+  /** Reads what the plan needs besides the config (sessions, question sets, …). */
+  prepare(config: Config): Promise<Input>;
+  /** The first stage's cells (what a dry run counts). Pure apart from reading inputs. */
+  plan(config: Config, input: Input): CellSpec[];
+  /** Recorded in the run manifest next to the config. */
+  manifestOptions(config: Config, input: Input): Record<string, unknown>;
+  /** Refuses to resume a run (in the store file `db`) whose inputs changed: throw a ConfigError. Optional. */
+  checkResume?(run: RunInfo, config: Config, input: Input, db: string): void;
+  /** Runs the stages through the context and returns the audit's counts. */
+  execute(context: AuditRunContext<Config, Input>): Promise<Result>;
+}
+
+export interface Audit<Config = unknown, Input = unknown, Collected = unknown, Report = unknown, Result = unknown>
+  extends AuditRunner<Config, Input, Result> {
+  /** Heading of its report sections, e.g. "Persona drift (ContextEcho)". */
+  readonly title: string;
+  /** One line for `echolens audits`. */
+  readonly description: string;
+  /** The CLI command group that runs it (`echolens <command> run`). */
+  readonly command: string;
+
+  // ---- config ----
+  readonly configSchema: z.ZodType<Config>;
+  /** Loads a YAML/JSON config file with `--set` overrides (paths relative to the file). */
+  loadConfig(file: string, overrides: readonly string[]): Config;
+
+  // ---- planning and running (besides AuditRunner) ----
+  dryRun(config: Config, input: Input, priceFile?: string): AuditDryRun;
+  /** One line describing a run result for the terminal. */
+  describeResult(result: AuditRunResult<Result>, db: string): string;
+
+  // ---- reading back ----
+  /** Reads a run from the store: cells, re-ask chains resolved, labels decoded. */
+  collect(store: RunStore, run: RunInfo): Collected;
+  /** The analysis (pure over what was collected and the run's recorded config). */
+  analyze(collected: Collected, run: RunInfo, options: AnalyzeOptions): Report;
+  /** Operating characteristics over simulated runs; optional. */
+  calibrate?(options: AuditCalibrationOptions): Promise<AuditCalibration>;
+
+  readonly render: AuditRenderers<Collected, Report>;
+}
+
+/** Any registered audit. */
+export type AnyAudit = Audit<unknown, unknown, unknown, unknown, unknown>;

@@ -1,0 +1,43 @@
+import { ConfigError, InvalidArgumentError } from '../core/errors.js';
+import type { AnyAudit, Audit } from './audit.js';
+
+/**
+ * The audits echolens knows. `src/audits.ts` registers the built-in ones; a
+ * new audit is one folder plus one `registerAudit` line there. The report,
+ * the viewer and the CLI loop over `listAudits()`.
+ */
+
+const audits = new Map<string, AnyAudit>();
+
+export function registerAudit<C, I, K, R, X>(audit: Audit<C, I, K, R, X>): void {
+  if (!/^[a-z][a-z0-9-]*$/u.test(audit.name)) throw new InvalidArgumentError('audit.name', `must be lower-case letters, digits and dashes, got "${audit.name}"`);
+  const existing = audits.get(audit.name);
+  if (existing !== undefined && existing !== (audit as unknown as AnyAudit)) {
+    throw new InvalidArgumentError('audit.name', `an audit named "${audit.name}" is already registered`);
+  }
+  audits.set(audit.name, audit as unknown as AnyAudit);
+}
+
+/** The audit of an experiment name, or undefined. */
+export function findAudit(name: string): AnyAudit | undefined {
+  return audits.get(name);
+}
+
+/** The audit of an experiment name; a ConfigError naming the known ones otherwise. */
+export function getAudit(name: string): AnyAudit {
+  const audit = audits.get(name);
+  if (audit === undefined) {
+    throw new ConfigError(`no audit named "${name}" (registered: ${[...audits.keys()].join(', ') || 'none'})`, { field: 'audit' });
+  }
+  return audit;
+}
+
+/** Every registered audit, in registration order. */
+export function listAudits(): AnyAudit[] {
+  return [...audits.values()];
+}
+
+/** Forgets an audit (tests that register their own). */
+export function unregisterAudit(name: string): boolean {
+  return audits.delete(name);
+}

@@ -1,0 +1,109 @@
+import { ConfigError } from '../core/errors.js';
+import type { RunInfo, RunStore } from '../store/run-store.js';
+import type { RunCellsResult } from '../store/runner.js';
+import type { AnalyzedRun, AnalyzeOptions, Audit, AuditRunContext, AuditRunner, AuditRunResult } from './audit.js';
+import { installStopSignals, openExperimentRun, runParsedStage, runStage, type StageRuntime } from './runtime.js';
+
+/**
+ * The one run lifecycle every audit shares: prepare and plan (the audit),
+ * open the store and record the manifest, install Ctrl-C handling, apply the
+ * config's limits under the command's flags, run the audit's stages while
+ * tallying spend and stops, and always dispose the signals and close the store.
+ */
+
+/** Exit codes of run commands: 0 done, 2 a user-facing error, 3 stopped early (resume with the same command), 70 internal. */
+export const AUDIT_EXIT = { done: 0, error: 2, interrupted: 3, internal: 70 } as const;
+
+export function auditExitCode(result: Pick<AuditRunResult<unknown>, 'interrupted'>): number {
+  return result.interrupted ? AUDIT_EXIT.interrupted : AUDIT_EXIT.done;
+}
+
+export interface RunAuditOptions<Input> {
+  /** Flags that override the config's limits; `signal` given = the caller handles Ctrl-C. */
+  runtime?: StageRuntime;
+  /** Inputs already prepared (the CLI reads them once for a dry run and the run). */
+  input?: Input;
+}
+
+export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, db: string, options: RunAuditOptions<I> = {}): Promise<AuditRunResult<X>> {
+  const runtime = options.runtime ?? {};
+  const input = options.input ?? (await audit.prepare(config));
+  // Plan before opening the store: a config that cannot plan leaves no run behind.
+  const specs = audit.plan(config, input);
+  const seed = (config as { seed?: unknown }).seed;
+  const { store, runId, resumed } = openExperimentRun(db, audit.name, config, typeof seed === 'number' ? seed : 0, audit.manifestOptions(config, input));
+  try {
+    if (resumed && audit.checkResume) audit.checkResume(store.requireRun(runId), config, input, db);
+  } catch (error) {
+    store.close();
+    throw error;
+  }
+  const signals = runtime.signal ? undefined : installStopSignals();
+  const limits = audit.limits(config);
+  const stageRuntime: StageRuntime = {
+    ...runtime,
+    ...(signals ? { signal: signals.signal, hardSignal: signals.hardSignal } : {}),
+    concurrency: runtime.concurrency ?? limits.concurrency,
+    requestsPerMinute: runtime.requestsPerMinute ?? limits.requestsPerMinute,
+    tokensPerMinute: runtime.tokensPerMinute ?? limits.tokensPerMinute,
+    maxCostUsd: runtime.maxCostUsd ?? limits.maxCostUsd,
+  };
+  let spendUsd = 0;
+  let stopped = false;
+  const tally = (stage: RunCellsResult) => {
+    spendUsd += stage.spendUsd;
+    if (stage.stopReason !== null) stopped = true;
+  };
+  const context: AuditRunContext<C, I> = {
+    config,
+    input,
+    store,
+    runId,
+    resumed,
+    specs,
+    runtime: stageRuntime,
+    async stage(specs, label) {
+      const result = await runStage(store, runId, specs, { ...stageRuntime, label });
+      tally(result);
+      return result;
+    },
+    async parsedStage(items, retries, label) {
+      const result = await runParsedStage(store, runId, items, retries, { ...stageRuntime, label });
+      for (const stage of result.stages) tally(stage);
+      return result;
+    },
+    get stopped() {
+      return stopped;
+    },
+  };
+  try {
+    const result = await audit.execute(context);
+    return { audit: audit.name, runId, resumed, interrupted: stopped, spendUsd, result };
+  } finally {
+    signals?.dispose();
+    store.close();
+  }
+}
+
+/** The run named (checked to be of this audit), else the latest run of the audit in the store. */
+export function auditRunId(store: RunStore, experiment: string, runId?: string): string {
+  if (runId) {
+    const run = store.requireRun(runId);
+    if (run.experiment !== experiment) throw new ConfigError(`run ${runId} is a ${run.experiment} run, not a ${experiment} run`, { field: 'run' });
+    return runId;
+  }
+  const latest = latestRun(store.listRuns(), experiment);
+  if (!latest) throw new ConfigError(`the store holds no ${experiment} run`, { field: 'run' });
+  return latest.id;
+}
+
+/** The most recently started run of an experiment among these runs. */
+export function latestRun(runs: readonly RunInfo[], experiment: string): RunInfo | undefined {
+  return runs.filter((r) => r.experiment === experiment).sort((a, b) => b.startedAt.localeCompare(a.startedAt))[0];
+}
+
+/** Collects and analyses one run with its audit. */
+export function analyzeAuditRun<C, I, K, R, X>(audit: Audit<C, I, K, R, X>, store: RunStore, run: RunInfo, options: AnalyzeOptions = {}): AnalyzedRun<K, R> {
+  const collected = audit.collect(store, run);
+  return { run, collected, report: audit.analyze(collected, run, options) };
+}

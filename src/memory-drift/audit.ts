@@ -1,0 +1,71 @@
+import type { Audit, AuditSummaryLine } from '../experiment/audit.js';
+import { estimateLines } from '../models/estimate.js';
+import { memorySection } from '../report/memory-section.js';
+import { analyzeMemory, type MemoryReport, scoreTrajectories } from './analysis.js';
+import { type MemoryConfig, memoryConfigSchema } from './config.js';
+import { collectMemorySamples, type MemoryCollection } from './observations.js';
+import { memoryCsvRows } from './report-csv.js';
+import { renderMemoryMarkdown } from './report-markdown.js';
+import { dryRunMemory, loadMemoryConfig, type MemoryRunCounts, type MemoryRunInput, memoryRunner } from './run.js';
+
+/** Observations scored against the no-memory reference (what the report's charts show). */
+function referenceObservations(collection: MemoryCollection) {
+  return scoreTrajectories(
+    collection.records.map((r) => r.sample),
+    { pairing: 'reference' },
+  ).observations;
+}
+
+/** The memory-drift (DriftLens) audit on the shared protocol. */
+export const memoryAudit: Audit<MemoryConfig, MemoryRunInput, MemoryCollection, MemoryReport, MemoryRunCounts> = {
+  ...memoryRunner,
+  title: 'Memory drift (DriftLens)',
+  description: 'inject user memories and measure how far the reasoning trajectory moves on persona-independent questions',
+  command: 'memory',
+  configSchema: memoryConfigSchema,
+  loadConfig: loadMemoryConfig,
+  dryRun(config, input, priceFile) {
+    const dry = dryRunMemory(config, input.stimuli, memoryRunner.plan(config, input), priceFile);
+    return {
+      lines: [
+        `plan: ${dry.questions} questions × ${dry.conditions} conditions × ${config.targets.length} target(s) → ${dry.generationCells} generation cells (${dry.estimate.duplicates} duplicates), about ${dry.labelerCells} labeler cells (+ re-asks)`,
+        ...estimateLines(dry.estimate),
+      ],
+    };
+  },
+  describeResult(run, db) {
+    const r = run.result;
+    const methods = Object.entries(r.stepMethods)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ');
+    return (
+      `${run.resumed ? 'resumed' : 'started'} run ${run.runId} in ${db}: ${r.generationCells} generation cells ` +
+      `(${r.emptyGenerations} empty, ${r.failedGenerations} failed, ${r.noSteps} without steps; steps by ${methods || 'none'}), ` +
+      `${r.labelerItems} labelings (${r.invalidLabelings} invalid after re-asks, ${r.unansweredLabelings} unanswered), spend $${run.spendUsd.toFixed(4)}`
+    );
+  },
+  collect: (store, run) => collectMemorySamples(store, run.id),
+  analyze(collection, _run, options) {
+    const { config } = collection;
+    const observations = scoreTrajectories(
+      collection.records.map((r) => r.sample),
+      { pairing: config.analysis.pairing },
+    ).observations;
+    return analyzeMemory(observations, { B: config.analysis.B, seed: config.seed, alpha: config.analysis.alpha, ...(options.B ? { B: options.B } : {}) });
+  },
+  render: {
+    markdown: ({ report }, title) => renderMemoryMarkdown(report, title),
+    htmlSection: ({ report, collected }) => memorySection(report, referenceObservations(collected)),
+    csvRows: ({ report }) => memoryCsvRows(report),
+    json: ({ report }) => report,
+    viewerSummary: ({ report }) => [
+      { label: 'scored observations', value: `${report.counts.scored} of ${report.counts.observations}` },
+      ...report.targets.map(
+        (t): AuditSummaryLine => ({
+          label: `instrument validity · ${t.target}`,
+          value: `${t.validity.overall} (specificity ${t.validity.specificity.verdict}, sensitivity ${t.validity.sensitivity.verdict}, convergent ${t.validity.convergent.verdict})`,
+        }),
+      ),
+    ],
+  },
+};

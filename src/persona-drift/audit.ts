@@ -1,0 +1,67 @@
+import { isPresent } from '../core/maybe.js';
+import type { Audit, AuditSummaryLine } from '../experiment/audit.js';
+import { estimateLines } from '../models/estimate.js';
+import { type PersonaSessionInfo, personaSection } from '../report/persona-section.js';
+import type { Session } from '../sessions/types.js';
+import type { PersonaObservation, PersonaReport } from './analysis.js';
+import { type PersonaConfig, personaConfigSchema } from './config.js';
+import { personaCsvRows } from './report-csv.js';
+import { renderPersonaMarkdown } from './report-markdown.js';
+import {
+  analyzePersonaRun,
+  collectPersonaObservations,
+  dryRunPersona,
+  loadPersonaConfig,
+  type PersonaRunCounts,
+  personaRunner,
+} from './run.js';
+
+/** What the persona audit reads back from a run. */
+export interface PersonaCollected {
+  observations: PersonaObservation[];
+  /** The sessions recorded in the run manifest (ids, files, compaction counters). */
+  sessions: PersonaSessionInfo[];
+}
+
+const signed = (x: number) => (x >= 0 ? `+${x.toFixed(2)}` : x.toFixed(2));
+
+/** The persona-drift (ContextEcho) audit on the shared protocol. */
+export const personaAudit: Audit<PersonaConfig, Session[], PersonaCollected, PersonaReport, PersonaRunCounts> = {
+  ...personaRunner,
+  title: 'Persona drift (ContextEcho)',
+  description: 'snapshot real agentic sessions at positions, probe the assistant register against matched filler, judge it',
+  command: 'persona',
+  configSchema: personaConfigSchema,
+  loadConfig: loadPersonaConfig,
+  dryRun(config, sessions, priceFile) {
+    const dry = dryRunPersona(config, personaRunner.plan(config, sessions), priceFile);
+    return {
+      lines: [
+        `plan: ${dry.targetCells} target cells (${dry.estimate.duplicates} duplicates), up to ${dry.judgeCells} judge cells`,
+        ...estimateLines(dry.estimate),
+      ],
+    };
+  },
+  describeResult: (run, db) =>
+    `${run.resumed ? 'resumed' : 'started'} run ${run.runId} in ${db}: ${run.result.targetCells} target cells, ${run.result.judgeCells} judge cells, ${run.result.invalidJudgements} invalid judgements excluded, spend $${run.spendUsd.toFixed(4)}`,
+  collect: (store, run) => ({
+    observations: collectPersonaObservations(store, run.id),
+    sessions: (run.manifest.options as { sessions?: PersonaSessionInfo[] } | undefined)?.sessions ?? [],
+  }),
+  analyze: (collected, run, options) => analyzePersonaRun(collected.observations, run, options.B ? { B: options.B } : {}),
+  render: {
+    markdown: ({ report }, title) => renderPersonaMarkdown(report, title),
+    htmlSection: ({ report, collected }) => personaSection(report, collected.observations, collected.sessions),
+    csvRows: ({ report }) => personaCsvRows(report),
+    json: ({ report }) => report,
+    viewerSummary: ({ report }) =>
+      report.drift.map(
+        (d): AuditSummaryLine => ({
+          label: `drift gap Δ · ${d.target} · ${d.judge}`,
+          value: isPresent(d.gap)
+            ? `${signed(d.gap.estimate)} [${signed(d.gap.ci[0])}, ${signed(d.gap.ci[1])}]${d.strongDrift ? ' · strong drift' : ''}`
+            : `n/a (${d.gap.error})`,
+        }),
+      ),
+  },
+};
