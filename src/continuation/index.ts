@@ -11,3 +11,4 @@ export * from './scoring.js';
 export * from './sim.js';
 export * from './tasks.js';
 export * from './tools.js';
+export * from './audit.js';

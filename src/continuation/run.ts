@@ -2,10 +2,12 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { configFromOverrides, loadConfigFile } from '../core/config-file.js';
 import { ConfigError } from '../core/errors.js';
-import { installStopSignals, openExperimentRun, runStage, type StageRuntime } from '../experiment/runtime.js';
+import type { AuditRunner } from '../experiment/audit.js';
+import { auditRunId, runAudit } from '../experiment/run-audit.js';
+import type { StageRuntime } from '../experiment/runtime.js';
 import { readSession } from '../sessions/read.js';
 import type { Session } from '../sessions/types.js';
-import type { RunStore } from '../store/run-store.js';
+import type { RunInfo, RunStore } from '../store/run-store.js';
 import { analyzeContinuation, type ContinuationAnalysis, type ContinuationObservation } from './analysis.js';
 import type { ContinuationArm } from './arms.js';
 import { type ContinuationConfig, continuationConfigSchema } from './config.js';
@@ -60,6 +62,43 @@ export function planAndPrime(config: ContinuationConfig, session: Session, cross
   return plan;
 }
 
+/** What the continuation audit reads before planning: the transcripts and the plan built from them. */
+export interface ContinuationInput {
+  session: Session;
+  cross: Session | undefined;
+  plan: ContinuationPlan;
+}
+
+export interface ContinuationRunCounts {
+  cells: number;
+  cutpoints: number;
+}
+
+/** The continuation audit's run stage (the lifecycle around it is runAudit's). */
+export const continuationRunner: AuditRunner<ContinuationConfig, ContinuationInput, ContinuationRunCounts> = {
+  name: CONTINUATION_EXPERIMENT,
+  limits: (config) => config.limits,
+  async prepare(config) {
+    const { session, cross } = await readContinuationSessions(config);
+    return { session, cross, plan: planAndPrime(config, session, cross) };
+  },
+  plan: (_config, input) => input.plan.specs,
+  manifestOptions: (_config, { session, cross, plan }) => ({
+    cutpoints: plan.cutpoints,
+    tools: plan.tools.map((t) => t.name),
+    toolSource: plan.toolSource,
+    taskSource: plan.taskSource,
+    tasks: plan.tasks,
+    notes: plan.notes,
+    session: session.file,
+    crossSession: cross?.file ?? null,
+  }),
+  async execute({ specs, stage, input }) {
+    await stage(specs, 'continuation');
+    return { cells: specs.length, cutpoints: input.plan.cutpoints.length };
+  },
+};
+
 export interface ContinuationRunResult {
   runId: string;
   resumed: boolean;
@@ -75,34 +114,9 @@ export async function runContinuation(
   runtime: StageRuntime = {},
   sessions?: { session: Session; cross: Session | undefined },
 ): Promise<ContinuationRunResult> {
-  const { session, cross } = sessions ?? (await readContinuationSessions(config));
-  const plan = planAndPrime(config, session, cross);
-  const { store, runId, resumed } = openExperimentRun(db, CONTINUATION_EXPERIMENT, config, config.seed, {
-    cutpoints: plan.cutpoints,
-    tools: plan.tools.map((t) => t.name),
-    toolSource: plan.toolSource,
-    taskSource: plan.taskSource,
-    tasks: plan.tasks,
-    notes: plan.notes,
-    session: session.file,
-    crossSession: cross?.file ?? null,
-  });
-  const signals = runtime.signal ? undefined : installStopSignals();
-  try {
-    const result = await runStage(store, runId, plan.specs, {
-      ...runtime,
-      ...(signals ? { signal: signals.signal, hardSignal: signals.hardSignal } : {}),
-      concurrency: runtime.concurrency ?? config.limits.concurrency,
-      requestsPerMinute: runtime.requestsPerMinute ?? config.limits.requestsPerMinute,
-      tokensPerMinute: runtime.tokensPerMinute ?? config.limits.tokensPerMinute,
-      maxCostUsd: runtime.maxCostUsd ?? config.limits.maxCostUsd,
-      label: 'continuation',
-    });
-    return { runId, resumed, cells: plan.specs.length, interrupted: result.stopReason !== null || result.interrupted === true, spendUsd: result.spendUsd, plan };
-  } finally {
-    signals?.dispose();
-    store.close();
-  }
+  const input = sessions ? { ...sessions, plan: planAndPrime(config, sessions.session, sessions.cross) } : await continuationRunner.prepare(config);
+  const run = await runAudit(continuationRunner, config, db, { runtime, input });
+  return { runId: run.runId, resumed: run.resumed, cells: run.result.cells, interrupted: run.interrupted, spendUsd: run.spendUsd, plan: input.plan };
 }
 
 export interface ScoredCell {
@@ -131,36 +145,33 @@ export interface ContinuationReport {
 
 /** The latest continuation run in a store, or the one named. */
 export function continuationRunId(store: RunStore, runId?: string): string {
-  if (runId) {
-    store.requireRun(runId);
-    return runId;
-  }
-  const runs = store.listRuns().filter((r) => r.experiment === CONTINUATION_EXPERIMENT);
-  const latest = runs.sort((a, b) => b.startedAt.localeCompare(a.startedAt))[0];
-  if (!latest) throw new ConfigError('the store holds no continuation run', { field: 'run' });
-  return latest.id;
+  return auditRunId(store, CONTINUATION_EXPERIMENT, runId);
 }
 
-/** Scores every cell of a run against the recorded ground truth and analyses them (reads only the store). */
-export function continuationReport(store: RunStore, runId: string, options: { resamples?: number } = {}): ContinuationReport {
-  const run = store.requireRun(runId);
-  const manifestOptions = (run.manifest.options ?? {}) as {
-    cutpoints?: PlannedCutpoint[];
-    tools?: string[];
-    toolSource?: string;
-    taskSource?: string;
-    notes?: string[];
-    session?: string;
-    crossSession?: string | null;
-  };
-  const cutpoints = manifestOptions.cutpoints ?? [];
+interface ManifestOptions {
+  cutpoints?: PlannedCutpoint[];
+  tools?: string[];
+  toolSource?: string;
+  taskSource?: string;
+  notes?: string[];
+  session?: string;
+  crossSession?: string | null;
+}
+
+/** What the continuation audit reads back from a run: every target cell scored against its ground truth. */
+export interface ContinuationCollected {
+  observations: ContinuationObservation[];
+  cells: ScoredCell[];
+  cutpoints: PlannedCutpoint[];
+}
+
+export function collectContinuation(store: RunStore, run: RunInfo): ContinuationCollected {
+  const options = (run.manifest.options ?? {}) as ManifestOptions;
+  const cutpoints = options.cutpoints ?? [];
   const byId = new Map(cutpoints.map((c) => [c.id, c]));
-  const parsed = continuationConfigSchema.safeParse(run.manifest.config);
-  const resamples = options.resamples ?? (parsed.success ? parsed.data.analysis.resamples : 20_000);
-  const seed = parsed.success ? parsed.data.seed : 42;
   const observations: ContinuationObservation[] = [];
   const cells: ScoredCell[] = [];
-  for (const cell of store.cellsOfRun(runId)) {
+  for (const cell of store.cellsOfRun(run.id)) {
     const l = cell.labels;
     if (l.experiment !== CONTINUATION_EXPERIMENT || l.stage !== 'target') continue;
     const cut = byId.get(String(l.cutpoint));
@@ -169,30 +180,37 @@ export function continuationReport(store: RunStore, runId: string, options: { re
     const generated = status === 'done' || status === 'empty';
     const score = scoreAnswer(cut.groundTruth, generated ? { text: cell.result.text, toolCalls: cell.result.toolCalls } : null);
     const arm = String(l.arm) as ContinuationArm;
-    observations.push({
-      target: String(l.target),
-      cutpoint: cut.id,
-      arm,
-      generated,
-      status: score.status,
-      fidelity: score.fidelity,
-      sameTask: cut.sameTask,
-    });
+    observations.push({ target: String(l.target), cutpoint: cut.id, arm, generated, status: score.status, fidelity: score.fidelity, sameTask: cut.sameTask });
     cells.push({ target: String(l.target), cutpoint: cut.id, arm, cellStatus: status, score });
   }
-  const targets = [...new Set(observations.map((o) => o.target))];
+  return { observations, cells, cutpoints };
+}
+
+/** The analysis of a collected run (pure over what was collected and the recorded config). */
+export function analyzeContinuationRun(collected: ContinuationCollected, run: RunInfo, options: { resamples?: number } = {}): ContinuationReport {
+  const manifest = (run.manifest.options ?? {}) as ManifestOptions;
+  const parsed = continuationConfigSchema.safeParse(run.manifest.config);
+  const resamples = options.resamples ?? (parsed.success ? parsed.data.analysis.resamples : 20_000);
+  const seed = parsed.success ? parsed.data.seed : 42;
+  const targets = [...new Set(collected.observations.map((o) => o.target))];
   return {
     experiment: 'continuation',
-    runId,
+    runId: run.id,
     simulated: targets.length > 0 && targets.every((t) => t.startsWith('sim:')),
-    session: manifestOptions.session ?? null,
-    crossSession: manifestOptions.crossSession ?? null,
-    toolSource: manifestOptions.toolSource ?? null,
-    tools: manifestOptions.tools ?? [],
-    taskSource: manifestOptions.taskSource ?? null,
-    notes: manifestOptions.notes ?? [],
-    cutpoints,
-    analysis: analyzeContinuation(observations, { resamples, seed }),
-    cells,
+    session: manifest.session ?? null,
+    crossSession: manifest.crossSession ?? null,
+    toolSource: manifest.toolSource ?? null,
+    tools: manifest.tools ?? [],
+    taskSource: manifest.taskSource ?? null,
+    notes: manifest.notes ?? [],
+    cutpoints: collected.cutpoints,
+    analysis: analyzeContinuation(collected.observations, { resamples, seed }),
+    cells: collected.cells,
   };
+}
+
+/** Scores every cell of a run against the recorded ground truth and analyses them (reads only the store). */
+export function continuationReport(store: RunStore, runId: string, options: { resamples?: number } = {}): ContinuationReport {
+  const run = store.requireRun(runId);
+  return analyzeContinuationRun(collectContinuation(store, run), run, options);
 }

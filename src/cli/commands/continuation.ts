@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from '../../core/errors.js';
+import { continuationAudit } from '../../continuation/audit.js';
 import { calibrateContinuation } from '../../continuation/calibrate.js';
+import { planContinuation } from '../../continuation/plan.js';
 import { renderContinuationMarkdown } from '../../continuation/report-markdown.js';
 import {
   continuationConfigFromFlags,
@@ -59,15 +61,8 @@ export function registerContinuation(program: Command): void {
       const config = configFile === undefined ? continuationConfigFromFlags(overrides) : loadContinuationConfig(configFile, overrides);
       const sessions = await readContinuationSessions(config);
       if (options.dryRun) {
-        const { planContinuation } = await import('../../continuation/plan.js');
         const plan = planContinuation(config, sessions.session, sessions.cross);
-        const lines = [
-          `plan: ${plan.specs.length} cells = ${config.targets.length} target(s) × ${plan.cutpoints.length} cutpoints × ${config.arms.length} arms`,
-          `tools: ${plan.tools.map((t) => t.name).join(', ')} (${plan.toolSource})`,
-          ...plan.cutpoints.map((c) => `  ${c.id} line ${c.line} → ${c.groundTruth.name} (task ${c.task}, ${c.sameTask === null ? '?' : c.sameTask ? 'same-task' : 'cross-task'})`),
-          ...plan.notes.map((n) => `note: ${n}`),
-        ];
-        process.stdout.write(`${lines.join('\n')}\n`);
+        process.stdout.write(`${continuationAudit.dryRun(config, { ...sessions, plan }).lines.join('\n')}\n`);
         return;
       }
       const result = await runContinuation(
