@@ -12,7 +12,7 @@ import type { CellResult, CellSpec, RunManifest } from '../store/types.js';
 /**
  * Shared edge of both audits: open the store, record the manifest, run a stage
  * of cells with progress, signals, limits and cost, and re-ask unparseable
- * judge/labeler outputs (DECISIONS 2).
+ * judge/labeler outputs (docs/decisions.md#d2).
  */
 
 export function gitCommit(cwd = packageRoot()): string | null {

@@ -1,3 +1,4 @@
+import type { Maybe } from '../core/maybe.js';
 import { InvalidArgumentError, isEcholensError, StatisticsError } from '../core/errors.js';
 import { type DtwOptions, dtw } from '../metrics/dtw.js';
 import { sriDrift } from '../metrics/sri.js';
@@ -32,13 +33,14 @@ import type { GenerationRole } from './plan.js';
 export const MEMORY_REPORT_SCHEMA = 'echolens.memory-report/1';
 
 /** A statistic, or the reason it could not be computed. */
-export type MemoryMaybe<T> = T | { error: string };
+/** Alias of the shared Maybe (core/maybe.ts), kept for existing imports. */
+export type MemoryMaybe<T> = Maybe<T>;
 
 export type MemoryMetric = 'dtw' | 'sri';
 export const MEMORY_METRICS: readonly MemoryMetric[] = ['dtw', 'sri'];
 
 // ---------------------------------------------------------------------------------------------
-// Scoring (DECISIONS 8)
+// Scoring (docs/decisions.md#d8)
 
 /** Outcome of one generation cell after labeling. */
 export type LabelledSampleStatus = 'labelled' | 'empty' | 'failed' | 'invalid';
@@ -92,7 +94,7 @@ export type PairingPolicy = 'reference' | 'all-pairs';
 
 export interface ScoreTrajectoriesOptions {
   /**
-   * `reference` (default, DECISIONS 8): every sample against no-memory sample 0.
+   * `reference` (default, docs/decisions.md#d8): every sample against no-memory sample 0.
    * `all-pairs`: against every labelled no-memory sample (reference and further no-memory
    * samples) of the same (target, question) other than itself, averaged.
    */
@@ -211,7 +213,7 @@ const usable = (sample: LabelledSample): boolean =>
   sample.status === 'labelled' && sample.symbols !== null && sample.symbols.length > 0;
 
 /**
- * Scores every labelled sample against its (target, question) baseline trajectory (DECISIONS 8):
+ * Scores every labelled sample against its (target, question) baseline trajectory (docs/decisions.md#d8):
  * σ_DTW and SRI drift. Samples whose reference is missing or unusable, and samples that are
  * empty, failed or without usable labels, are kept as excluded observations and counted per
  * condition.
@@ -508,7 +510,7 @@ export interface ConditionCounts extends ExclusionCount {
   /** Labelled steps of the scored observations. */
   steps: number;
   unmappedSteps: number;
-  /** unmappedSteps / steps (DECISIONS 6). */
+  /** unmappedSteps / steps (docs/decisions.md#d6). */
   unmappedRate: number | null;
 }
 

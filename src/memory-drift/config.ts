@@ -5,8 +5,8 @@ import { isEmbeddingModelRef } from '../models/embeddings.js';
  * `echolens memory run <config.yaml>`: the DriftLens grid as one validated
  * config. Defaults follow the paper: inference at T 0.7, top-p 0.98, top-k 50
  * (where the provider takes it), 2,048 new tokens (App. I.3); a temperature-0
- * labeler re-asked twice on unparseable output (DECISIONS 1, 2); prepended
- * memory (DECISIONS 10); B = 10,000 cluster-bootstrap replicates (§2.5).
+ * labeler re-asked twice on unparseable output (docs/decisions.md#d1, #d2); prepended
+ * memory (docs/decisions.md#d10); B = 10,000 cluster-bootstrap replicates (§2.5).
  */
 
 const positiveInt = z.number().int().positive();
@@ -116,24 +116,24 @@ export const memoryConfigSchema = z
       .strict()
       .default({ source: 'auto' }),
     labelerDecoding: labelerDecodingSchema.default({ temperature: 0, topP: null, topK: null, maxTokens: 1024 }),
-    /** Re-asks after an unparseable labeler output (DECISIONS 2). */
+    /** Re-asks after an unparseable labeler output (docs/decisions.md#d2). */
     labelerReasks: z.number().int().min(0).max(5).default(2),
     /** An unknown label fails the parse (and is re-asked), or becomes `unmapped`. */
     unknownLabel: z.enum(['error', 'unmapped']).default('error'),
-    /** Offer the labeler `unmapped` for steps no definition fits (DECISIONS 6). */
+    /** Offer the labeler `unmapped` for steps no definition fits (docs/decisions.md#d6). */
     allowUnmapped: z.boolean().default(true),
     seed: z.number().int().default(42),
     analysis: z
       .object({
         B: positiveInt.default(10_000),
         alpha: z.number().gt(0).lt(1).default(0.05),
-        /** reference: every sample against no-memory sample 0 (DECISIONS 8); all-pairs: against every no-memory sample. */
+        /** reference: every sample against no-memory sample 0 (docs/decisions.md#d8); all-pairs: against every no-memory sample. */
         pairing: z.enum(['reference', 'all-pairs']).default('reference'),
       })
       .strict()
       .default({ B: 10_000, alpha: 0.05, pairing: 'reference' }),
     /**
-     * DECISIONS 5 `dtw-reference`, for comparison with the authors' numbers only: fastdtw over
+     * docs/decisions.md#d5 `dtw-reference`, for comparison with the authors' numbers only: fastdtw over
      * cosine distances of symbol embeddings ÷ path length. `embeddings`: a `.json` file
      * (`{ "Category/Subcategory": [numbers…] }`) or an embeddings model reference.
      */

@@ -256,7 +256,7 @@ export type {
   SampleOutcome,
 } from './observations.js';
 
-// dtw-reference (DECISIONS 5): the authors' fastdtw/cosine/path-length DTW, for comparison only.
+// dtw-reference (docs/decisions.md#d5): the authors' fastdtw/cosine/path-length DTW, for comparison only.
 export {
   embeddingText,
   loadSymbolEmbeddings,

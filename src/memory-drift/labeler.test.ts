@@ -122,7 +122,7 @@ describe('labeler parser', () => {
   });
 });
 
-describe('re-ask driver (DECISIONS 2)', () => {
+describe('re-ask driver (docs/decisions.md#d2)', () => {
   const original = buildLabelerMessages(steps, ontology);
 
   it('finishes on the first valid output and reports the attempts', () => {

@@ -3,7 +3,7 @@ import type { ChatMessage, DecodingParams } from '../models/types.js';
 import { findJsonObjects } from './json-extract.js';
 import { type Ontology, ontologySymbols, renderOntology, UNMAPPED } from './ontology.js';
 
-/** Labelers default to temperature 0 (DECISIONS 1). */
+/** Labelers default to temperature 0 (docs/decisions.md#d1). */
 export const LABELER_DEFAULT_PARAMS: Readonly<DecodingParams> = Object.freeze({ temperature: 0, maxTokens: 1024 });
 
 export const LABELER_SYSTEM_PROMPT =
@@ -12,7 +12,7 @@ export const LABELER_SYSTEM_PROMPT =
 export const ALLOWED_LABELS_HEADER = 'Allowed labels (copy exactly):';
 
 export interface LabelerPromptOptions {
-  /** Offer `unmapped` for steps no definition fits (default true; DECISIONS 6). */
+  /** Offer `unmapped` for steps no definition fits (default true; docs/decisions.md#d6). */
   allowUnmapped?: boolean;
 }
 
@@ -168,7 +168,7 @@ export function parseLabelerOutput(text: string, options: LabelerParseOptions): 
 }
 
 /**
- * Messages for a re-ask after an invalid labeler output (DECISIONS 2): the
+ * Messages for a re-ask after an invalid labeler output (docs/decisions.md#d2): the
  * original conversation, the bad answer, and a short format reminder.
  */
 export function buildLabelerReaskMessages(
@@ -187,7 +187,7 @@ export function buildLabelerReaskMessages(
   return [...original, { role: 'assistant', content: shown }, { role: 'user', content: reminder }];
 }
 
-/** Re-asks after the first labeler answer (DECISIONS 2: default 2 more times). */
+/** Re-asks after the first labeler answer (docs/decisions.md#d2: default 2 more times). */
 export const DEFAULT_LABELER_REASKS = 2;
 
 export type LabelingNext =

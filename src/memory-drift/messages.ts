@@ -2,7 +2,7 @@ import { InvalidArgumentError } from '../core/errors.js';
 import type { ChatMessage } from '../models/types.js';
 
 /**
- * Where the perturbation goes (DECISIONS 10). `prepend`: one line before the
+ * Where the perturbation goes (docs/decisions.md#d10). `prepend`: one line before the
  * question (the paper, default). `system`: a memory block in the system prompt
  * (the reference code). `memory-tool`: the memory surfaced as a lookup result,
  * the way tool-using assistants read a memory store.

@@ -1,4 +1,6 @@
 import { ConfigError } from '../core/errors.js';
+import { resolveReaskChain } from '../experiment/reask.js';
+import { auditRunId } from '../experiment/run-audit.js';
 import type { RunCellRecord, RunStore } from '../store/run-store.js';
 import {
   analyzeMemory,
@@ -33,19 +35,19 @@ import type { StepMethod } from './steps.js';
  * Reads a memory run back from the store: each generation cell with its steps
  * and its labels (the first labeler attempt that parses), then the analysis
  * input — every sample scored against the no-memory sample 0 of the same model
- * and question (DECISIONS 8).
+ * and question (docs/decisions.md#d8).
  */
 
 /** What happened to one generation cell, beyond what the analysis needs. */
 export type SampleOutcome =
   | 'labelled'
-  /** Empty output after the runner's retries (dropout, DECISIONS 3). */
+  /** Empty output after the runner's retries (dropout, docs/decisions.md#d3). */
   | 'empty'
   /** The call failed (or never ran). */
   | 'failed'
   /** The answer had no extractable step. */
   | 'no_steps'
-  /** Labeler output unusable after every re-ask (DECISIONS 2). */
+  /** Labeler output unusable after every re-ask (docs/decisions.md#d2). */
   | 'invalid'
   /** The labeler call ended empty or failed, or was not made yet (an interrupted run). */
   | 'unlabelled';
@@ -87,15 +89,7 @@ const OUTCOMES: readonly SampleOutcome[] = ['labelled', 'empty', 'failed', 'no_s
 
 /** The latest memory run in a store, or the one named. */
 export function memoryRunId(store: RunStore, runId?: string): string {
-  if (runId) {
-    const run = store.requireRun(runId);
-    if (run.experiment !== MEMORY_EXPERIMENT) throw new ConfigError(`run ${runId} is a ${run.experiment} run, not a memory run`, { field: 'run' });
-    return runId;
-  }
-  const runs = store.listRuns().filter((r) => r.experiment === MEMORY_EXPERIMENT);
-  const latest = runs.sort((a, b) => b.startedAt.localeCompare(a.startedAt))[0];
-  if (!latest) throw new ConfigError('the store holds no memory run', { field: 'run' });
-  return latest.id;
+  return auditRunId(store, MEMORY_EXPERIMENT, runId);
 }
 
 /** The validated config and the ontology recorded in a run's manifest. */
@@ -130,20 +124,21 @@ export function resolveLabeling(
   ontology: Ontology,
   config: Pick<MemoryConfig, 'labelerReasks' | 'unknownLabel' | 'allowUnmapped'>,
 ): LabelingOutcome {
-  for (let attempt = 0; attempt <= config.labelerReasks; attempt++) {
-    const cell = chain.get(attempt);
-    if (cell === undefined || cell.result.status !== 'done' || cell.result.text === null) {
-      return { symbols: null, outcome: 'unlabelled', attempts: null, coercedUnknown: [] };
-    }
-    const parsed = parseLabelerOutput(cell.result.text, {
-      stepCount,
-      ontology,
-      unknownLabel: config.unknownLabel,
-      allowUnmapped: config.allowUnmapped,
-    });
-    if (parsed.ok) return { symbols: parsed.symbols, outcome: 'labelled', attempts: attempt + 1, coercedUnknown: parsed.coercedUnknown };
+  const options = { stepCount, ontology, unknownLabel: config.unknownLabel, allowUnmapped: config.allowUnmapped };
+  const resolved = resolveReaskChain(
+    chain,
+    { text: (cell: RunCellRecord) => (cell.result.status === 'done' ? cell.result.text : null) },
+    (text) => {
+      const parsed = parseLabelerOutput(text, options);
+      return parsed.ok ? { ok: true, value: parsed } : { ok: false, error: parsed.reason };
+    },
+    config.labelerReasks,
+  );
+  if (resolved.status === 'ok') {
+    return { symbols: resolved.value.symbols, outcome: 'labelled', attempts: resolved.attempts, coercedUnknown: resolved.value.coercedUnknown };
   }
-  return { symbols: null, outcome: 'invalid', attempts: config.labelerReasks + 1, coercedUnknown: [] };
+  if (resolved.status === 'invalid') return { symbols: null, outcome: 'invalid', attempts: resolved.attempts, coercedUnknown: [] };
+  return { symbols: null, outcome: 'unlabelled', attempts: null, coercedUnknown: [] };
 }
 
 /** Labeling cells of a run grouped by (purpose, labeler, ontology wording, sample) then generation key and attempt. */
@@ -248,7 +243,7 @@ export function collectMemorySamples(store: RunStore, runId: string): MemoryColl
 }
 
 export interface MemoryObservationOptions {
-  /** `reference` (default, DECISIONS 8) or `all-pairs`. */
+  /** `reference` (default, docs/decisions.md#d8) or `all-pairs`. */
   pairing?: PairingPolicy;
 }
 

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { InputError, InvalidArgumentError } from '../core/errors.js';
 import { readBuiltinDataFile, readDataFile } from './data-files.js';
 
-/** The symbol for a step no definition fits (DECISIONS 6: its own symbol, its rate reported). */
+/** The symbol for a step no definition fits (docs/decisions.md#d6: its own symbol, its rate reported). */
 export const UNMAPPED = 'unmapped';
 
 export interface OntologySubcategory {

@@ -34,7 +34,7 @@ export interface GenerationPlanOptions {
   seed?: number;
 }
 
-/** Role of a generation cell in the analysis (DECISIONS 8). */
+/** Role of a generation cell in the analysis (docs/decisions.md#d8). */
 export type GenerationRole = 'reference' | 'no_perturbation' | 'perturbed';
 
 /** Picks `count` stimuli of a category for a question: a seeded, order-free choice, stable when other questions change. */
@@ -125,7 +125,7 @@ export interface LabelerCellOptions extends LabelerPromptOptions {
   labels?: CellLabels;
 }
 
-/** One labeling call as a cell (DECISIONS 1: labelers are cells, temperature 0 by default). */
+/** One labeling call as a cell (docs/decisions.md#d1: labelers are cells, temperature 0 by default). */
 export function buildLabelerCell(steps: readonly string[], ontology: Ontology, options: LabelerCellOptions): CellSpec {
   return {
     request: {

@@ -11,7 +11,7 @@ import type { PerturbationTier } from './perturbations.js';
 import { markdownCell } from './report-markdown.js';
 
 /**
- * The `dtw-reference` comparison metric of DECISIONS 5: each scored sample against its
+ * The `dtw-reference` comparison metric of docs/decisions.md#d5: each scored sample against its
  * no-memory reference (sample 0) with the DriftLens authors' DTW — fastdtw over cosine
  * distances of symbol embeddings, ÷ alignment path length — reported as drift (= normalized)
  * and as the code's `dtw_score` (= 1 − normalized). For comparison with their numbers only;
@@ -142,7 +142,7 @@ export interface ReferenceMetricReport {
 }
 
 const DESCRIPTION =
-  "The DriftLens authors' released DTW (DECISIONS 5 `dtw-reference`): fastdtw over cosine distances between symbol embeddings, " +
+  "The DriftLens authors' released DTW (docs/decisions.md#d5 `dtw-reference`): fastdtw over cosine distances between symbol embeddings, " +
   'normalized by the alignment path length; dtwScore = 1 − drift as their scripts report it. For comparison with their numbers only: ' +
   'the report’s statistics use the paper’s exact discrete DTW.';
 

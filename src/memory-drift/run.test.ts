@@ -121,7 +121,7 @@ describe('memory run end to end (SIMULATED models with planted ground truth)', {
         expect(record.sample.tier).toBe(planted.tier);
       }
       expect(collection.summary.outcomes.labelled).toBe(20 * 23);
-      // DECISIONS 7: each labeling cell records how its steps were segmented.
+      // docs/decisions.md#d7: each labeling cell records how its steps were segmented.
       const labeling = store.cellsOfRun(runId).filter((cell) => cell.labels.stage === 'labeling');
       expect(labeling).toHaveLength(20 * 23);
       expect(labeling.every((cell) => cell.labels.step_method === 'tags' && cell.labels.step_source === 'text')).toBe(true);

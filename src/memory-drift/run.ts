@@ -235,7 +235,7 @@ export function planMemoryGeneration(config: MemoryConfig, stimuli: MemoryStimul
   return specs;
 }
 
-/** The steps the labeler sees for a generation result (DECISIONS 7). */
+/** The steps the labeler sees for a generation result (docs/decisions.md#d7). */
 export function stepsOfGeneration(text: string, reasoning: string | null, config: MemoryConfig): StepExtraction {
   return extractSteps(text, { reasoning, source: config.steps.source });
 }
@@ -249,7 +249,7 @@ export interface LabelerPlanOptions {
   labels: CellLabels;
 }
 
-/** One labeling item: a cell whose output must parse, re-asked on failure (DECISIONS 2). */
+/** One labeling item: a cell whose output must parse, re-asked on failure (docs/decisions.md#d2). */
 export function labelingItem(steps: readonly string[], config: MemoryConfig, options: LabelerPlanOptions): ParsedItem<string[]> {
   const parseOptions = {
     stepCount: steps.length,
@@ -287,7 +287,7 @@ export function memoryLabelingLabels(
   extraction?: Pick<StepExtraction, 'method' | 'source' | 'steps'>,
 ): CellLabels {
   return {
-    // DECISIONS 7: the segmentation method is recorded with the cell that labels its steps.
+    // docs/decisions.md#d7: the segmentation method is recorded with the cell that labels its steps.
     ...(extraction ? { step_method: extraction.method, step_source: extraction.source, step_count: extraction.steps.length } : {}),
     experiment: MEMORY_EXPERIMENT,
     stage: 'labeling',
@@ -386,7 +386,7 @@ export type MemoryRunCounts = Omit<MemoryRunResult, 'runId' | 'resumed' | 'inter
 export function memoryRunOptions(stimuli: MemoryStimuli, fingerprint = stimuliFingerprint(stimuli)): MemoryRunOptions {
   return {
     decisions:
-      'docs/decisions.md d5-d10: discrete DTW / SRI, Category/Subcategory symbols with unmapped, steps segmented before labeling, reference = no-memory sample 0 of the same model and question, two floors, injection mode as configured',
+      'docs/decisions.md#d5–#d10: discrete DTW / SRI, Category/Subcategory symbols with unmapped, steps segmented before labeling, reference = no-memory sample 0 of the same model and question, two floors, injection mode as configured',
     stimuliFingerprint: fingerprint,
     questions: {
       source: stimuli.questions.source,
@@ -650,7 +650,7 @@ export async function runQuestionRater(
   const { reasks = 2, seed = 42, params = { ...RATER_DEFAULT_PARAMS }, ...runtime } = options;
   const config = { rater, params, reasks, questions: hashCanonical(questions.map((q) => [q.id, q.text])).slice(0, 16) };
   const { store, runId, resumed } = openExperimentRun(db, MEMORY_CURATE_EXPERIMENT, config, seed, {
-    decisions: 'DECISIONS 1-2: the rater is a cell at temperature 0; unparseable verdicts re-asked, then invalid and counted',
+    decisions: 'docs/decisions.md#d1–#d2: the rater is a cell at temperature 0; unparseable verdicts re-asked, then invalid and counted',
   });
   const signals = runtime.signal ? undefined : installStopSignals();
   try {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { extractNumberedSteps, extractSteps, extractTaggedSteps } from './steps.js';
 
-describe('step extraction (DECISIONS 7)', () => {
+describe('step extraction (docs/decisions.md#d7)', () => {
   it('reads <step_N> tags with closing tags stripped and the answer apart', () => {
     const text = '<think>\n<step_1> Weigh the cost. </step_1>\n<step_2>Think of the people.</step_2>\n</think>\n<answer>Do it.</answer>';
     expect(extractSteps(text)).toEqual({

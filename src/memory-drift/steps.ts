@@ -1,5 +1,5 @@
 /**
- * Step segmentation before labeling (DECISIONS 7). Cascade: `<step_N>` tags →
+ * Step segmentation before labeling (docs/decisions.md#d7). Cascade: `<step_N>` tags →
  * numbered list → paragraphs → sentences (Intl.Segmenter). The method used is
  * returned so it can be recorded per cell.
  */

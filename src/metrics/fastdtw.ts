@@ -5,7 +5,7 @@ import { describeValue, requireSymbols, type SymbolSequence } from './validate.j
 /**
  * FastDTW (Salvador & Chan, "Toward accurate dynamic time warping in linear time and space",
  * Intelligent Data Analysis 11(5), 2007) and the `dtw-reference` drift variant of
- * DECISIONS 5: the DriftLens authors' released code scores drift with fastdtw 0.3.4 over the
+ * docs/decisions.md#d5: the DriftLens authors' released code scores drift with fastdtw 0.3.4 over the
  * cosine distance between symbol embeddings, normalized by the alignment path length.
  * For comparison with their numbers only; the paper's metric is the exact discrete {@link dtw}.
  *
@@ -372,7 +372,7 @@ export interface ReferenceDtwResult {
 }
 
 /**
- * The `dtw-reference` variant (DECISIONS 5): fastdtw over the cosine distance between the
+ * The `dtw-reference` variant (docs/decisions.md#d5): fastdtw over the cosine distance between the
  * embeddings of the symbols of `a` (the reference trajectory, fastdtw's x) and `b` (the
  * candidate, y), normalized by the path length (≥ max(n, m)). `embed` is a function called
  * once per distinct symbol per call, or a {@link PreparedSymbolEmbeddings} table checked once. Either sequence empty → distance and normalized NaN, path [] and

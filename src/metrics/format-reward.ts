@@ -33,7 +33,7 @@ function codePointLength(text: string): number {
 }
 
 /**
- * GRPO format reward r_fmt (DriftLens eq. 9 / eq. 20, DECISIONS 11):
+ * GRPO format reward r_fmt (DriftLens eq. 9 / eq. 20, docs/decisions.md#d11):
  * 0.25 · 1[`<step_` occurs] + 0.25 · 1[`<answer>` occurs] + 0.5 · 1[ℓ_min ≥ 2],
  * where ℓ_min is the minimum length, in Unicode code points, of the non-empty step
  * contents of {@link stepContents} (tags removed, whitespace trimmed). With no non-empty

@@ -1,4 +1,4 @@
-/** Used when a request does not say how many tokens it may produce (DECISIONS 1: always explicit on the wire). */
+/** Used when a request does not say how many tokens it may produce (docs/decisions.md#d1: always explicit on the wire). */
 export const DEFAULT_MAX_TOKENS = 4096;
 /** Whole-call limit for one model call. */
 export const DEFAULT_TIMEOUT_MS = 600_000;

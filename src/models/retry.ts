@@ -15,7 +15,7 @@ import {
  * Defaults: 6 attempts in all, backoff base 1 s doubling per retry, capped at 60 s,
  * full jitter (uniform in [0, backoff]); a provider's Retry-After is honoured
  * as given (up to `maxRetryAfterMs`, 5 min). Empty or whitespace-only output is
- * re-asked `emptyRetries` (2) more times, then thrown as `empty` (DECISIONS 3).
+ * re-asked `emptyRetries` (2) more times, then thrown as `empty` (docs/decisions.md#d3).
  * Retried: rate_limit, server, timeout, connection, malformed. Never retried:
  * auth, not_found, bad_request, config, aborted — repeating them cannot help.
  */

@@ -15,7 +15,7 @@ export interface ChatMessage {
   cacheBreakpoint?: boolean;
 }
 
-/** Decoding parameters. Always explicit and recorded (DECISIONS 1). */
+/** Decoding parameters. Always explicit and recorded (docs/decisions.md#d1). */
 export interface DecodingParams {
   temperature?: number;
   topP?: number;

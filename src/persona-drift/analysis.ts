@@ -1,3 +1,4 @@
+import type { Maybe } from '../core/maybe.js';
 import { isEcholensError, StatisticsError } from '../core/errors.js';
 import { agreement, type AgreementResult } from '../stats/agreement.js';
 import { bootstrapCI } from '../stats/bootstrap.js';
@@ -56,7 +57,8 @@ export interface Estimate {
   ci: readonly [number, number];
 }
 
-export type Maybe<T> = T | { error: string };
+/** The shared Maybe (core/maybe.ts), re-exported under its old place. */
+export type { Maybe };
 
 export interface GapEstimate extends Estimate {
   p: number;

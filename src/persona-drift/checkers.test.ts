@@ -41,7 +41,7 @@ describe('stressor checkers (reference semantics)', () => {
   });
 });
 
-describe('hardened contracts (strict, DECISIONS 19)', () => {
+describe('hardened contracts (strict, docs/decisions.md#d19)', () => {
   const contracts = new Map(loadPersonaStimuli().contracts.map((c) => [c.id, c as ContractSpec]));
   const get = (id: string) => contracts.get(id) as ContractSpec;
 

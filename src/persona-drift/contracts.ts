@@ -2,7 +2,7 @@ import { parse as parseYaml } from 'yaml';
 
 /**
  * Strict checkers for the hardened output contracts C1_csv, C2_yaml, C5_echo
- * and C6_json (DECISIONS 19): the whole output must parse, in exact order.
+ * and C6_json (docs/decisions.md#d19): the whole output must parse, in exact order.
  * A fenced but otherwise correct output fails with reason `fenced` and
  * `fencedCorrect: true`, the failure mode the paper reports for drifted arms.
  */

@@ -3,8 +3,7 @@ import type { ChatMessage } from '../models/types.js';
 import type { InterventionTexts } from './stimuli.js';
 
 /**
- * Mitigation arms (ContextEcho §2.5 and the intervention appendix; DECISIONS
- * 19–20): turns inserted between the session prefix and the probe.
+ * Mitigation arms (ContextEcho §2.5 and the intervention appendix; docs/decisions.md#d19–#d20): turns inserted between the session prefix and the probe.
  */
 export const MITIGATIONS = [
   'none',

@@ -1,7 +1,7 @@
 import type { ChatMessage } from '../models/types.js';
 
 /**
- * The assistant-register judge (ContextEcho §2.3, Appendix T; DECISIONS 2, 18).
+ * The assistant-register judge (ContextEcho §2.3, Appendix T; docs/decisions.md#d2, #d18).
  * The judge sees only the bare probe (no framing) and the response, is blind to
  * arm and position, runs at temperature 0, and must answer with strict JSON.
  * The rubric below is written for echolens from the paper's definitions:
@@ -41,7 +41,7 @@ export function buildJudgeMessages(bareProbe: string, response: string): ChatMes
   ];
 }
 
-/** The short reminder appended when a judge output does not parse (DECISIONS 2). */
+/** The short reminder appended when a judge output does not parse (docs/decisions.md#d2). */
 export const JUDGE_REASK =
   'Your previous reply could not be read. Reply with ONLY the JSON object {"score": 0-3, "label": "...", "reason": "..."} and nothing else.';
 

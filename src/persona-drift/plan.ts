@@ -174,7 +174,7 @@ export function planTargetCells(
   return cells;
 }
 
-/** A judge call for one answered probe cell; `previous` carries re-ask history (DECISIONS 2). */
+/** A judge call for one answered probe cell; `previous` carries re-ask history (docs/decisions.md#d2). */
 export function planJudgeCell(
   config: PersonaConfig,
   judge: string,

@@ -106,7 +106,7 @@ export const personaRunner: AuditRunner<PersonaConfig, Session[], PersonaRunCoun
   prepare: readConfigSessions,
   plan: planPersona,
   manifestOptions: (config, sessions) => ({
-    decisions: 'docs/decisions.md d13-d20: counters, compaction pre/post, flat prefix default, structure-matched filler, gap CI on Δ, bare-probe judge',
+    decisions: 'docs/decisions.md#d13–#d20: counters, compaction pre/post, flat prefix default, structure-matched filler, gap CI on Δ, bare-probe judge',
     sessions: sessions.map((session, index) => ({
       id: `S${index + 1}`,
       file: session.file,

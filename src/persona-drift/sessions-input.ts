@@ -17,7 +17,7 @@ import type { ContextArm, PlannedPosition, SessionPlanInput } from './plan.js';
 /**
  * Adapts a read Session to what the pure plan needs: positions from the
  * configured selectors, each context arm's messages, real continuations for
- * distances (DECISIONS 20) and the opening goal for goal re-injection.
+ * distances (docs/decisions.md#d20) and the opening goal for goal re-injection.
  */
 
 function selectPositions(session: Session, selector: PositionSelector, counter: CounterName): Position[] {

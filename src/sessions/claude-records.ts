@@ -70,7 +70,7 @@ export class ClaudeRecordTable {
   type: Uint8Array;
   flags: Uint8Array;
   kind: Uint8Array;
-  /** Contribution to the agent-step counter (DECISIONS 13). */
+  /** Contribution to the agent-step counter (docs/decisions.md#d13). */
   steps: Uint8Array;
   // Every column is a typed array (object columns made growth and garbage collection the
   // main cost of reading a large file): values that are objects or strings are numbered.

@@ -6,7 +6,7 @@ import type { Block } from './types.js';
 const texts = (blocks: Block[]): string[] => blocks.map((b) => (b.type === 'text' ? b.text : b.type));
 
 describe('Claude Code reader on the hand-written fixture', () => {
-  it('gives the golden counters (DECISIONS 13)', async () => {
+  it('gives the golden counters (docs/decisions.md#d13)', async () => {
     const s = await readSession(CLAUDE_MAIN);
     expect(s.tool).toBe('claude');
     expect(s.id).toBe('5e55a000-0000-4000-8000-000000000001');

@@ -58,7 +58,7 @@ describe('positions on named counters', () => {
     expect(() => explicitPositions(claude, ONSET_STEPS)).toThrow(/T0025/);
   });
 
-  it('pre/post each compaction (DECISIONS 14)', () => {
+  it('pre/post each compaction (docs/decisions.md#d14)', () => {
     const c = compactionPositions(claude, { postOffset: 2 });
     expect(c.positions.map((p) => [p.label, p.end, p.segment])).toEqual([
       ['C1-pre', 17, 0],
@@ -77,7 +77,7 @@ describe('positions on named counters', () => {
     ]);
   });
 
-  it('d0 at the 80% checkpoint and far = +N real messages when reachable (DECISIONS 20)', () => {
+  it('d0 at the 80% checkpoint and far = +N real messages when reachable (docs/decisions.md#d20)', () => {
     const near = anchorDistancePositions(claude, { far: 2 });
     expect(near.positions.map((p) => [p.label, p.value, p.end])).toEqual([
       ['d0', 8, 22],

@@ -6,7 +6,7 @@ import { COUNTER_NAMES, type CounterName, type Session } from './types.js';
  * resolves to `end`, the number of timeline messages the context includes: the
  * first message at which the counter reaches the value (a value inside a merged
  * API message resolves to the whole message). `pre` positions of a compaction
- * resolve directly to the boundary (DECISIONS 14).
+ * resolve directly to the boundary (docs/decisions.md#d14).
  *
  * Positions beyond the session: `beyond: 'error'` (default) throws naming the value
  * and the session total; `'clip'` moves them to the session end and marks them
@@ -154,7 +154,7 @@ export function explicitPositions(
 }
 
 /**
- * Pre/post each compaction (DECISIONS 14): `pre` = the last position strictly before the
+ * Pre/post each compaction (docs/decisions.md#d14): `pre` = the last position strictly before the
  * boundary; `post` = `postOffset` counter units after it (default +100 agent steps).
  * A post beyond the session follows `beyond` (default 'drop').
  */
@@ -183,7 +183,7 @@ export function compactionPositions(
 }
 
 /**
- * Mitigation distances (DECISIONS 20): `d0` at a fraction of the session (default the 80%
+ * Mitigation distances (docs/decisions.md#d20): `d0` at a fraction of the session (default the 80%
  * checkpoint of assistant messages) and `far` = d0 + N real messages on the same counter
  * (default +100), dropped with a warning when not reachable.
  */

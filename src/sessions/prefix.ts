@@ -25,7 +25,7 @@ export function buildPrefix(session: Session, at: Position | number, options: Re
 }
 
 /**
- * The real messages that followed a snapshot, rendered as alternating turns (DECISIONS 20):
+ * The real messages that followed a snapshot, rendered as alternating turns (docs/decisions.md#d20):
  * replayed after inserted anchor turns to reach the `far` distance. Messages [fromEnd, toEnd)
  * of the timeline, with the same tool-payload truncation; no window unless maxChars is given.
  * If the continuation starts with an assistant turn it is kept (it follows the anchor's

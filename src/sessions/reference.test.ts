@@ -18,7 +18,7 @@ const claude = await readSession(CLAUDE_MAIN);
 const codex = await readSession(CODEX_MAIN);
 const HEADER = /^(--- USER ---|--- ASSISTANT ---|--- COMPACTION SUMMARY \(resumed session\) ---)$/;
 
-describe('filler (DECISIONS 16): matched in characters and turn structure', () => {
+describe('filler (docs/decisions.md#d16): matched in characters and turn structure', () => {
   for (const mode of ['flat', 'turns', 'untruncated'] as RenderMode[]) {
     for (const end of [17, 19, 26]) {
       it(`${mode} at ${end}: same roles, same per-message lengths, no real text`, () => {

@@ -15,7 +15,7 @@ import type { Session } from './types.js';
 /**
  * Reference contexts that stand in for the real prefix (pure, deterministic for a seed):
  * - `filler`: same messages, roles, role headers and per-message lengths, text replaced by
- *   Lorem-ipsum-style filler (DECISIONS 16);
+ *   Lorem-ipsum-style filler (docs/decisions.md#d16);
  * - `filler-flat`: the reference's control, one block of filler of the same total length;
  * - `shuffled-real`: the same real parts in a seeded shuffled order, same window;
  * - `unrelated-session`: another session's window of the same length;
@@ -95,7 +95,7 @@ function fillFlatText(text: string, seed: number): string {
   return out;
 }
 
-/** Structure-matched filler (DECISIONS 16). */
+/** Structure-matched filler (docs/decisions.md#d16). */
 export function fillerContext(real: RenderedPrefix, options: { seed?: number } = {}): ReferencePrefix {
   const seed = options.seed ?? DEFAULT_SEED;
   const ackIndex = real.acknowledgementAppended ? real.messages.length - 1 : -1;

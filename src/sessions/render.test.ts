@@ -115,7 +115,7 @@ describe('prefix rendering rules', () => {
     expect(() => buildPrefix(claude, 5, { maxChars: 0 })).toThrow(/maxChars/);
   });
 
-  it('renders the real continuation between two positions (DECISIONS 20)', () => {
+  it('renders the real continuation between two positions (docs/decisions.md#d20)', () => {
     const c = renderContinuation(claude, 19, 24);
     expect(c.includedMessages).toEqual([19, 20, 21, 22, 23]);
     expect(c.messages[0]!.role).toBe('assistant');

@@ -50,7 +50,7 @@ export const COUNTER_NAMES = ['agentSteps', 'userTurns', 'messages', 'assistantM
 export type CounterName = (typeof COUNTER_NAMES)[number];
 
 /**
- * Counters (DECISIONS 13):
+ * Counters (docs/decisions.md#d13):
  * - `agentSteps`: assistant records (one per transcript line, as the reference) plus user records
  *   with non-empty text and no tool result — the reference's headline counter;
  * - `userTurns`: human-typed prompts only;

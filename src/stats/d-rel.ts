@@ -22,7 +22,7 @@ export interface ClusteredValue {
  * - `treat`: the persona (or other treatment) condition.
  * - `noise`: the pragmatic-noise floor (filler, whitespace, punctuation) — μ_noise, σ_noise.
  * - `floor` (optional): the floor for percent elevation. DriftLens measures percent elevation
- *   over the `no_perturbation` floor (DECISIONS 9); pass those rows here. Without it the
+ *   over the `no_perturbation` floor (docs/decisions.md#d9); pass those rows here. Without it the
  *   elevation is taken over `noise`.
  */
 export interface DRelInput {

@@ -51,7 +51,7 @@ export interface GapBootstrapResult {
 }
 
 /**
- * The persona-drift gap with a two-stage position-clustered bootstrap (DECISIONS 17).
+ * The persona-drift gap with a two-stage position-clustered bootstrap (docs/decisions.md#d17).
  * Each replicate (1) draws as many positions as there are, with replacement, and (2) within
  * each drawn position redraws that position's real scores and its filler scores with
  * replacement (each arm keeps its own count). The replicate gap is the mean over drawn

@@ -33,7 +33,7 @@ describe('signFlipTest', () => {
     expect(result.p.toFixed(3)).toBe('0.063');
   });
 
-  it('uses exact enumeration up to n = 20 and Monte Carlo above (DECISIONS 4)', () => {
+  it('uses exact enumeration up to n = 20 and Monte Carlo above (docs/decisions.md#d4)', () => {
     const r = rng(3);
     const d20 = Array.from({ length: 20 }, () => r.next() - 0.3);
     const d21 = Array.from({ length: 21 }, () => r.next() - 0.3);

@@ -9,11 +9,11 @@ export interface SignFlipOptions {
   seed?: number;
   /**
    * Force the method: true = exact enumeration (n ≤ 30), false = Monte Carlo.
-   * Default: exact when n ≤ 20 (DECISIONS 4: 2^n ≤ 2^20), otherwise Monte Carlo.
+   * Default: exact when n ≤ 20 (docs/decisions.md#d4: 2^n ≤ 2^20), otherwise Monte Carlo.
    */
   exact?: boolean;
   /**
-   * Monte Carlo only: true (default, DECISIONS 4) gives p = (b + 1)/(B + 1); false gives the
+   * Monte Carlo only: true (default, docs/decisions.md#d4) gives p = (b + 1)/(B + 1); false gives the
    * reference code's b/B (which can be 0), for comparison with published numbers.
    */
   plusOne?: boolean;

@@ -2,18 +2,16 @@ import type { Command } from 'commander';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { continuationAudit } from '../../continuation/audit.js';
 import { calibrateContinuation } from '../../continuation/calibrate.js';
-import { planContinuation } from '../../continuation/plan.js';
 import { renderContinuationMarkdown } from '../../continuation/report-markdown.js';
 import {
   continuationConfigFromFlags,
   continuationReport,
   continuationRunId,
   loadContinuationConfig,
-  readContinuationSessions,
-  runContinuation,
 } from '../../continuation/run.js';
 import { CONTINUATION_NULL_SIM, CONTINUATION_SIM, SIM_PROFILES } from '../../continuation/sim.js';
 import { openStore } from '../../store/run-store.js';
+import { runAuditCommand } from '../audit-run.js';
 import { collect, emit, positiveNumber } from '../options.js';
 
 function formatOf(value: string): 'md' | 'json' {
@@ -59,33 +57,17 @@ export function registerContinuation(program: Command): void {
       if (options.tools) overrides.push(`tools=${JSON.stringify(options.tools)}`);
       if (options.tasks) overrides.push(`tasks=${JSON.stringify(options.tasks)}`);
       const config = configFile === undefined ? continuationConfigFromFlags(overrides) : loadContinuationConfig(configFile, overrides);
-      const sessions = await readContinuationSessions(config);
-      if (options.dryRun) {
-        const plan = planContinuation(config, sessions.session, sessions.cross);
-        process.stdout.write(`${continuationAudit.dryRun(config, { ...sessions, plan }).lines.join('\n')}\n`);
-        return;
-      }
-      const result = await runContinuation(
-        config,
-        options.db,
-        {
-          ...(options.concurrency ? { concurrency: options.concurrency } : {}),
-          ...(options.maxCost ? { maxCostUsd: options.maxCost } : {}),
-        },
-        sessions,
-      );
-      process.stdout.write(
-        `${result.resumed ? 'resumed' : 'started'} run ${result.runId} in ${options.db}: ${result.cells} cells, spend $${result.spendUsd.toFixed(4)}\n`,
-      );
-      if (result.interrupted) {
-        process.stdout.write('the run stopped early; run the same command again to resume\n');
-        process.exitCode = 3;
-        return;
-      }
+      const run = await runAuditCommand(continuationAudit, config, {
+        db: options.db,
+        ...(options.dryRun ? { dryRun: true } : {}),
+        ...(options.concurrency ? { concurrency: options.concurrency } : {}),
+        ...(options.maxCost ? { maxCost: options.maxCost } : {}),
+      });
+      if (run === null) return;
       if (options.report) {
         const store = openStore(options.db, { readonly: true });
         try {
-          emit(renderContinuationMarkdown(continuationReport(store, result.runId)), options.report);
+          emit(renderContinuationMarkdown(continuationReport(store, run.runId)), options.report);
         } finally {
           store.close();
         }

@@ -102,7 +102,7 @@ describe('echolens memory', { timeout: 600_000 }, () => {
     beforeAll(async () => {
       server = await startFakeOpenAI({
         respond: (request) => {
-          // The first answer is prose: the rater is re-asked (DECISIONS 2).
+          // The first answer is prose: the rater is re-asked (docs/decisions.md#d2).
           if (request.index === 0) return { text: 'All four properties hold, I think.' };
           const prompt = JSON.stringify(request.body?.messages ?? []);
           const standAlone = !prompt.includes('this quote');

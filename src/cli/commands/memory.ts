@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { estimateLines } from '../estimate-lines.js';
+import { runAuditCommand } from '../audit-run.js';
 import { ConfigError, InvalidArgumentError } from '../../core/errors.js';
+import { memoryAudit } from '../../memory-drift/audit.js';
 import { aggregateAnnotations, buildOrthogonalityItems, exportAnnotationSheet, parseAnnotationSheet } from '../../memory-drift/annotations.js';
 import { compileCurationMatcher, curateQuestion, loadBuiltinCurationKeywords } from '../../memory-drift/curation.js';
 import { readDataFile } from '../../memory-drift/data-files.js';
@@ -21,15 +22,11 @@ import { type LabelAgreement, labelerReliability, type LabelerReliability } from
 import { markdownCell, renderMemoryMarkdown } from '../../memory-drift/report-markdown.js';
 import { memoryReferenceMetric, renderReferenceMetricMarkdown } from '../../memory-drift/reference-metric.js';
 import {
-  dryRunMemory,
   type LabelerCheckConfig,
   labelerCheckPasses,
   loadMemoryConfig,
-  planMemoryGeneration,
   type RaterOutcome,
-  resolveMemoryStimuli,
   runLabelerCheck,
-  runMemory,
   runQuestionRater,
 } from '../../memory-drift/run.js';
 import { openStore } from '../../store/run-store.js';
@@ -66,7 +63,7 @@ export function renderCollectionMarkdown(runId: string, summary: MemoryCollectio
       .join(', ') || 'none';
   out.push(
     '',
-    `Step extraction (DECISIONS 7): ${list(summary.stepMethods)}; from ${list(summary.stepSources)}.`,
+    `Step extraction (docs/decisions.md#d7): ${list(summary.stepMethods)}; from ${list(summary.stepSources)}.`,
     `Labeler attempt that parsed (1 = first answer): ${list(summary.labelerAttempts)}; unknown labels mapped to unmapped: ${summary.coercedUnknownLabels}.`,
     '',
   );
@@ -173,42 +170,8 @@ export function registerMemory(program: Command): void {
       if (options.labeler) overrides.push(`labeler=${JSON.stringify(options.labeler)}`);
       if (options.questionsLimit) overrides.push(`questions.limit=${options.questionsLimit}`);
       const config = loadMemoryConfig(configFile, overrides);
-      const stimuli = await resolveMemoryStimuli(config);
-      if (options.dryRun) {
-        const specs = planMemoryGeneration(config, stimuli);
-        const dry = dryRunMemory(config, stimuli, specs, options.priceFile);
-        const e = dry.estimate;
-        process.stdout.write(
-          [
-            `plan: ${dry.questions} questions × ${dry.conditions} conditions × ${config.targets.length} target(s) → ${dry.generationCells} generation cells (${e.duplicates} duplicates), about ${dry.labelerCells} labeler cells (+ re-asks)`,
-            ...estimateLines(e),
-          ].join('\n') + '\n',
-        );
-        return;
-      }
-      const result = await runMemory(
-        config,
-        options.db,
-        {
-          ...(options.concurrency ? { concurrency: options.concurrency } : {}),
-          ...(options.maxCost ? { maxCostUsd: options.maxCost } : {}),
-          ...(options.priceFile ? { priceFile: options.priceFile } : {}),
-        },
-        stimuli,
-      );
-      const methods = Object.entries(result.stepMethods)
-        .map(([k, v]) => `${k} ${v}`)
-        .join(', ');
-      process.stdout.write(
-        `${result.resumed ? 'resumed' : 'started'} run ${result.runId} in ${options.db}: ${result.generationCells} generation cells ` +
-          `(${result.emptyGenerations} empty, ${result.failedGenerations} failed, ${result.noSteps} without steps; steps by ${methods || 'none'}), ` +
-          `${result.labelerItems} labelings (${result.invalidLabelings} invalid after re-asks, ${result.unansweredLabelings} unanswered), spend $${result.spendUsd.toFixed(4)}\n`,
-      );
-      if (result.interrupted) {
-        process.stdout.write('the run stopped early; run the same command again to resume\n');
-        process.exitCode = 3;
-        return;
-      }
+      const result = await runAuditCommand(memoryAudit, config, options);
+      if (result === null) return;
       if (options.report) {
         const store = openStore(options.db, { readonly: true });
         try {
@@ -247,7 +210,7 @@ export function registerMemory(program: Command): void {
           ...(options.pairing ? { pairing: options.pairing } : {}),
         });
         const { summary } = collectMemorySamples(store, runId);
-        // Only when the run's config has referenceMetric (DECISIONS 5, comparison only).
+        // Only when the run's config has referenceMetric (docs/decisions.md#d5, comparison only).
         const reference = await memoryReferenceMetric(store, runId);
         emit(
           format === 'json'

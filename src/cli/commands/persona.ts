@@ -1,19 +1,11 @@
 import type { Command } from 'commander';
-import { estimateLines } from '../estimate-lines.js';
+import { runAuditCommand } from '../audit-run.js';
 import { collect, emit, positiveNumber } from '../options.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { openStore } from '../../store/run-store.js';
 import { renderPersonaMarkdown } from '../../persona-drift/report-markdown.js';
-import {
-  dryRunPersona,
-  loadPersonaConfig,
-  personaConfigFromFlags,
-  personaReport,
-  personaRunId,
-  planPersona,
-  readConfigSessions,
-  runPersona,
-} from '../../persona-drift/run.js';
+import { personaAudit } from '../../persona-drift/audit.js';
+import { loadPersonaConfig, personaConfigFromFlags, personaReport, personaRunId } from '../../persona-drift/run.js';
 
 export function registerPersona(program: Command): void {
   const persona = program
@@ -47,37 +39,8 @@ export function registerPersona(program: Command): void {
       listOverride('judges', options.judge);
       listOverride('sessions', options.session);
       const config = configFile === undefined ? personaConfigFromFlags(overrides) : loadPersonaConfig(configFile, overrides);
-      const sessions = await readConfigSessions(config);
-      if (options.dryRun) {
-        const specs = planPersona(config, sessions);
-        const dry = dryRunPersona(config, specs, options.priceFile);
-        const e = dry.estimate;
-        process.stdout.write(
-          [
-            `plan: ${dry.targetCells} target cells (${e.duplicates} duplicates), up to ${dry.judgeCells} judge cells`,
-            ...estimateLines(e),
-          ].join('\n') + '\n',
-        );
-        return;
-      }
-      const result = await runPersona(
-        config,
-        options.db,
-        {
-          ...(options.concurrency ? { concurrency: options.concurrency } : {}),
-          ...(options.maxCost ? { maxCostUsd: options.maxCost } : {}),
-          ...(options.priceFile ? { priceFile: options.priceFile } : {}),
-        },
-        sessions,
-      );
-      process.stdout.write(
-        `${result.resumed ? 'resumed' : 'started'} run ${result.runId} in ${options.db}: ${result.targetCells} target cells, ${result.judgeCells} judge cells, ${result.invalidJudgements} invalid judgements excluded, spend $${result.spendUsd.toFixed(4)}\n`,
-      );
-      if (result.interrupted) {
-        process.stdout.write('the run stopped early; run the same command again to resume\n');
-        process.exitCode = 3;
-        return;
-      }
+      const result = await runAuditCommand(personaAudit, config, options);
+      if (result === null) return;
       if (options.report) {
         const store = openStore(options.db, { readonly: true });
         try {

@@ -3,7 +3,7 @@ import type { SimProfile } from '../../models/sim-registry.js';
 import type { ChatMessage, DecodingParams } from '../../models/types.js';
 import { findJsonObjects } from '../json-extract.js';
 
-/** Judges run at temperature 0 (DECISIONS 1). */
+/** Judges run at temperature 0 (docs/decisions.md#d1). */
 export const DPO_JUDGE_PARAMS: Readonly<DecodingParams> = Object.freeze({ temperature: 0, maxTokens: 512 });
 
 export const DPO_JUDGE_SYSTEM_PROMPT =
@@ -112,7 +112,7 @@ export function parseDpoJudgeOutput(text: string): DpoJudgeParse {
   };
 }
 
-/** Re-ask after an unusable judge output (DECISIONS 2): the conversation, the bad output, a reminder. */
+/** Re-ask after an unusable judge output (docs/decisions.md#d2): the conversation, the bad output, a reminder. */
 export function buildDpoJudgeReaskMessages(previous: readonly ChatMessage[], badOutput: string, error: string): ChatMessage[] {
   return [
     ...previous,

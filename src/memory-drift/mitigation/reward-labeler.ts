@@ -37,7 +37,7 @@ export interface CachedLabelerOptions {
 }
 
 /**
- * Labels responses for the reward: steps (DECISIONS 7) → one labeler cell (with re-asks) →
+ * Labels responses for the reward: steps (docs/decisions.md#d7) → one labeler cell (with re-asks) →
  * ô(y). Identical responses never cost twice: an in-memory LRU keyed by the response text,
  * identical lookups in flight share one promise, and the labeler cells themselves are cached
  * in the run store across restarts.

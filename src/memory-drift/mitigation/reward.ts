@@ -4,7 +4,7 @@ import { formatReward } from '../../metrics/format-reward.js';
 import { sriDrift } from '../../metrics/sri.js';
 
 /**
- * GRPO reward (DriftLens eq. 8–10, DECISIONS 11): R = w_fmt · r_fmt + w_dtw · r_dtw + w_sri · r_sri
+ * GRPO reward (DriftLens eq. 8–10, docs/decisions.md#d11): R = w_fmt · r_fmt + w_dtw · r_dtw + w_sri · r_sri
  * with r_dtw = −DTW(ô(y), o*(x)) (discrete cost, normalised) and r_sri = −SRI drift(ô(y), o*(x)).
  * The paper's R = r_fmt + r_dtw is weights {format 1, dtw 1, sri 0}; the DTW+SRI+fmt variant
  * turns on `sri` (the paper gives no weights for it).

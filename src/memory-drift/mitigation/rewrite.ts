@@ -2,7 +2,7 @@ import type { SimProfile } from '../../models/sim-registry.js';
 import type { ChatMessage, DecodingParams } from '../../models/types.js';
 import { extractSteps } from '../steps.js';
 
-/** Rewrites are deterministic transformations: temperature 0 (DECISIONS 1). */
+/** Rewrites are deterministic transformations: temperature 0 (docs/decisions.md#d1). */
 export const DPO_REWRITE_PARAMS: Readonly<DecodingParams> = Object.freeze({ temperature: 0, maxTokens: 2048 });
 
 export type RewriteRole = 'chosen' | 'rejected';

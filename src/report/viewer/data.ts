@@ -1,7 +1,9 @@
 import { basename } from 'node:path';
-import type { PersonaReport } from '../../persona-drift/analysis.js';
-import { parseJudgeOutput } from '../../persona-drift/judge.js';
-import { PERSONA_EXPERIMENT, personaReport } from '../../persona-drift/run.js';
+import { registerBuiltinAudits } from '../../audits.js';
+import type { AnalyzedRun, AnyAudit } from '../../experiment/audit.js';
+import { findAudit } from '../../experiment/registry.js';
+import { analyzeAuditRun } from '../../experiment/run-audit.js';
+import { resolveJudgeVerdicts } from '../../persona-drift/labels.js';
 import type { RunInfo, RunStore } from '../../store/run-store.js';
 import type { CellLabels, CellStatus } from '../../store/types.js';
 
@@ -64,12 +66,19 @@ export interface CellFilter {
   text?: string;
 }
 
+/** A run analysed by its registered audit. */
+export interface RunAnalysis {
+  audit: AnyAudit;
+  analyzed: AnalyzedRun<unknown, unknown>;
+}
+
 export class ViewerData {
   readonly stores: ViewerStore[];
   private readonly indexes = new Map<string, RunIndex>();
-  private readonly reports = new Map<string, PersonaReport>();
+  private readonly analyses = new Map<string, RunAnalysis>();
 
   constructor(stores: ReadonlyArray<{ file: string; store: RunStore }>) {
+    registerBuiltinAudits();
     this.stores = stores.map((s, index) => ({ index, file: s.file, name: basename(s.file), store: s.store }));
   }
 
@@ -92,21 +101,27 @@ export class ViewerData {
     if (cached && cached.signature === signature) return cached;
     const index = buildRunIndex(store.store, run, signature);
     this.indexes.set(cacheKey, index);
-    this.reports.delete(cacheKey);
+    this.analyses.delete(cacheKey);
     return index;
   }
 
-  /** The persona analysis of a run (cached per run state), or undefined for other experiments. */
-  personaReport(storeIndex: number, runId: string): PersonaReport | undefined {
+  /** The audit registered for a run's experiment, if any. */
+  auditOf(run: RunInfo): AnyAudit | undefined {
+    return findAudit(run.experiment);
+  }
+
+  /** A run's analysis by its audit (cached per run state), or undefined without a registered audit. */
+  analysis(storeIndex: number, runId: string): RunAnalysis | undefined {
     const index = this.run(storeIndex, runId);
-    if (!index || index.run.experiment !== PERSONA_EXPERIMENT) return undefined;
+    const audit = index ? this.auditOf(index.run) : undefined;
+    if (!index || !audit) return undefined;
     const cacheKey = `${storeIndex}\u0000${runId}`;
-    let report = this.reports.get(cacheKey);
-    if (!report) {
-      report = personaReport((this.store(storeIndex) as ViewerStore).store, runId);
-      this.reports.set(cacheKey, report);
+    let analysis = this.analyses.get(cacheKey);
+    if (!analysis) {
+      analysis = { audit, analyzed: analyzeAuditRun(audit, (this.store(storeIndex) as ViewerStore).store, index.run) };
+      this.analyses.set(cacheKey, analysis);
     }
-    return report;
+    return analysis;
   }
 
   close(): void {
@@ -133,8 +148,8 @@ function buildRunIndex(store: RunStore, run: RunInfo, signature: string): RunInd
     .all(run.id) as Row[];
   const cells: IndexedCell[] = [];
   const judgeCells = new Map<string, IndexedCell>();
-  const verdicts = new Map<string, Map<string, Verdict>>();
-  const judges = new Set<string>();
+  // Every judge link of the run: one judge cell (same request) can judge several target cells.
+  const judgeLinks: IndexedCell[] = [];
   for (const row of rows) {
     const cell: IndexedCell = { key: row.key, ordinal: row.ordinal, labels: JSON.parse(row.labels) as CellLabels, status: row.status, text: row.text, model: row.model };
     if (cell.labels.stage !== 'judge') {
@@ -142,33 +157,32 @@ function buildRunIndex(store: RunStore, run: RunInfo, signature: string): RunInd
       continue;
     }
     judgeCells.set(cell.key, cell);
-    if (cell.status !== 'done' || cell.text === null) continue;
-    const judge = String(cell.labels.judge);
-    judges.add(judge);
-    const targetKey = String(cell.labels.targetKey);
-    const attempt = Number(cell.labels.attempt ?? 0);
-    const parsed = parseJudgeOutput(cell.text);
-    const verdict: Verdict = {
-      judge,
-      key: cell.key,
-      attempt,
-      score: parsed.ok ? parsed.score : null,
-      label: parsed.ok ? parsed.label : null,
-      reason: parsed.ok ? parsed.reason : '',
-      raw: cell.text,
-      error: parsed.ok ? null : parsed.error,
-    };
-    const byJudge = verdicts.get(targetKey) ?? new Map<string, Verdict>();
-    const previous = byJudge.get(judge);
-    // Same rule as the analysis (collectPersonaObservations): a parsed verdict wins, else the latest attempt.
-    if (
-      !previous ||
-      (verdict.score !== null && (previous.score === null || attempt > previous.attempt)) ||
-      (previous.score === null && attempt > previous.attempt)
-    ) {
-      byJudge.set(judge, verdict);
+    judgeLinks.push(cell);
+  }
+  // The same reading of judge re-ask chains as the analysis (experiment/reask.ts).
+  const resolved = resolveJudgeVerdicts(judgeLinks, {
+    labels: (cell) => cell.labels,
+    key: (cell) => cell.key,
+    text: (cell) => (cell.status === 'done' ? cell.text : null),
+  });
+  const verdicts = new Map<string, Map<string, Verdict>>();
+  const judges = new Set<string>();
+  for (const [targetKey, byJudge] of resolved) {
+    const out = new Map<string, Verdict>();
+    for (const [judge, v] of byJudge) {
+      judges.add(judge);
+      out.set(judge, {
+        judge,
+        key: v.cell.key,
+        attempt: v.attempt,
+        score: v.verdict?.score ?? null,
+        label: v.verdict?.label ?? null,
+        reason: v.verdict?.reason ?? '',
+        raw: v.cell.text ?? '',
+        error: v.error,
+      });
     }
-    verdicts.set(targetKey, byJudge);
+    verdicts.set(targetKey, out);
   }
   return { run, cells, judgeCells, verdicts, judges: [...judges].sort(), signature };
 }

@@ -1,6 +1,7 @@
 import { basename } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { InvalidArgumentError } from '../../core/errors.js';
+import { askUntilParsed } from '../../experiment/reask.js';
 import type { ChatMessage, ModelAdapter } from '../../models/types.js';
 import { type PersonaConfig, personaConfigSchema, resolveSystemPrompt } from '../../persona-drift/config.js';
 import { assembleProbeMessages, type Mitigation } from '../../persona-drift/interventions.js';
@@ -186,18 +187,20 @@ export async function runDemo(
   if (!signal.aborted) emit({ event: 'end', data: { simulated: isSim(adapters.target) || isSim(adapters.judge) } });
 }
 
-/** Judges the bare probe and the answer; one re-ask after unparseable output (DECISIONS 2). */
+/** Judges the bare probe and the answer; one re-ask after unparseable output (docs/decisions.md#d2). */
 async function judge(setup: DemoSetup, adapter: ModelAdapter, bareProbe: string, response: string, signal: AbortSignal) {
-  let messages = buildJudgeMessages(bareProbe, response);
-  let error = '';
-  for (let attempt = 0; attempt < 2; attempt++) {
-    const output = await adapter.generate({ model: setup.judge, messages, params: { ...setup.config.judgeDecoding }, sample: 0 }, { signal });
-    const verdict = parseJudgeOutput(output.text);
-    if (verdict.ok) return { score: verdict.score, label: verdict.label, reason: verdict.reason, error: null };
-    error = verdict.error;
-    messages = buildJudgeReask(messages, output.text);
-  }
-  return { score: null, label: null, reason: '', error: `unparseable verdict: ${error}` };
+  const verdict = await askUntilParsed(
+    async (messages) => (await adapter.generate({ model: setup.judge, messages, params: { ...setup.config.judgeDecoding }, sample: 0 }, { signal })).text,
+    buildJudgeMessages(bareProbe, response),
+    (text) => {
+      const v = parseJudgeOutput(text);
+      return v.ok ? { ok: true, value: v } : { ok: false, error: v.error };
+    },
+    buildJudgeReask,
+    1,
+  );
+  if (verdict.ok) return { score: verdict.value.score, label: verdict.value.label, reason: verdict.value.reason, error: null };
+  return { score: null, label: null, reason: '', error: `unparseable verdict: ${verdict.error}` };
 }
 
 async function replayInChunks(text: string, emit: (piece: string) => void, signal: AbortSignal): Promise<void> {

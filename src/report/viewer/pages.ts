@@ -1,4 +1,3 @@
-import type { GapEstimate, Maybe, PersonaReport } from '../../persona-drift/analysis.js';
 import type { ChatMessage, ModelRequest } from '../../models/types.js';
 import type { CellResult } from '../../store/types.js';
 import { escapeHtml, html, type RawHtml, REPORT_STYLE, raw, table } from '../html.js';
@@ -9,6 +8,7 @@ import {
   judgeCellsOf,
   labelValues,
   type PairedCell,
+  type RunAnalysis,
   type RunIndex,
   scoreOf,
   type ViewerData,
@@ -139,6 +139,8 @@ export const PAGE_SIZE = 100;
 export interface RunPageQuery {
   filter: CellFilter;
   page: number;
+  /** Title of the run's audit when it has one: the page links to its analysis. */
+  analysis?: string;
 }
 
 const LABEL_COLUMNS = ['session', 'position', 'arm', 'mitigation', 'distance', 'surface', 'item', 'paraphrase', 'sample', 'target'];
@@ -191,7 +193,7 @@ export function runPage(store: ViewerStore, index: RunIndex, cells: readonly Ind
     ? html`<p class="pager">Page ${query.page + 1} of ${pages}: ${query.page > 0 ? html`<a href="${runHref(store.index, run.id, { ...baseParams, page: query.page - 1 })}">previous</a>` : ''}${query.page + 1 < pages ? html`<a href="${runHref(store.index, run.id, { ...baseParams, page: query.page + 1 })}">next</a>` : ''}</p>`
     : html``;
   const simulated = [...modelsOf(run, 'targets'), ...modelsOf(run, 'judges')].some((m) => m.startsWith('sim:'));
-  const body = html`<p class="muted">${store.name} · ${run.experiment} · ${run.status} · started ${run.startedAt} · ${run.counts.total} cells</p>
+  const body = html`<p class="muted">${store.name} · ${run.experiment} · ${run.status} · started ${run.startedAt} · ${run.counts.total} cells${query.analysis ? html` · <a href="${analysisHref(store.index, run.id)}">analysis (${query.analysis})</a>` : ''}</p>
 ${simulated ? html`<p class="banner"><strong>Simulated models.</strong> This run used <code>sim:</code> models: deterministic simulations with planted effects. Its numbers measure no real model.</p>` : ''}
 ${form}
 <p class="muted" id="match-count">${cells.length} of ${index.cells.length} cells match.</p>
@@ -242,37 +244,44 @@ ${request ? html`<p class="muted">${request.messages.length} messages, ${request
   return viewerPage(`Cell ${cell.ordinal} of ${run.id}`, body, context);
 }
 
-// ---- compare ----
+// ---- analysis ----
 
-const f2 = (x: number) => (Number.isFinite(x) ? (x >= 0 ? `+${x.toFixed(2)}` : x.toFixed(2)) : 'n/a');
-const isGap = (g: Maybe<GapEstimate>): g is GapEstimate => !('error' in g);
-const gapText = (g: Maybe<GapEstimate> | undefined) => (g === undefined ? '—' : isGap(g) ? `${f2(g.estimate)} [${f2(g.ci[0])}, ${f2(g.ci[1])}]` : `n/a (${g.error})`);
+const analysisHref = (store: number, runId: string) => `/analysis?${qs({ s: store, r: runId })}`;
+
+function summaryTable(analysis: RunAnalysis): RawHtml {
+  return table(analysis.audit.render.viewerSummary(analysis.analyzed), [
+    { header: 'headline', value: (l) => l.label },
+    { header: 'value', value: (l) => l.value },
+  ], 'No headline number.');
+}
+
+/** A run's analysis: the audit's headline lines, then the same section the HTML report shows. */
+export function analysisPage(store: ViewerStore, analysis: RunAnalysis, section: RawHtml, context: PageContext): string {
+  const run = analysis.analyzed.run;
+  const body = html`<p><a href="${runHref(store.index, run.id)}">← ${run.id}</a> · ${store.name} · ${analysis.audit.title}</p>
+${summaryTable(analysis)}
+${section}`;
+  return viewerPage(`Analysis of ${run.id}`, body, context);
+}
+
+// ---- compare ----
 
 export interface CompareSide {
   store: ViewerStore;
   index: RunIndex;
-  report: PersonaReport | undefined;
+  analysis: RunAnalysis | undefined;
 }
 
 export function comparePage(a: CompareSide, b: CompareSide, pairs: readonly PairedCell[], byTarget: boolean, context: PageContext): string {
-  const keys = new Map<string, { target: string; judge: string }>();
-  for (const d of [...(a.report?.drift ?? []), ...(b.report?.drift ?? [])]) keys.set(`${d.target}\u0000${d.judge}`, { target: d.target, judge: d.judge });
-  // Without shared targets, rows pair by judge alone (same grid, another model).
-  const rows = byTarget
-    ? [...keys.values()].map((k) => ({ label: `${k.target} · ${k.judge}`, a: a.report?.drift.find((d) => d.target === k.target && d.judge === k.judge), b: b.report?.drift.find((d) => d.target === k.target && d.judge === k.judge) }))
-    : [...new Set([...keys.values()].map((k) => k.judge))].flatMap((judge) => {
-        const da = a.report?.drift.filter((d) => d.judge === judge) ?? [];
-        const db = b.report?.drift.filter((d) => d.judge === judge) ?? [];
-        const n = Math.max(da.length, db.length);
-        return Array.from({ length: n }, (_, i) => ({ label: `${da[i]?.target ?? '—'} vs ${db[i]?.target ?? '—'} · ${judge}`, a: da[i], b: db[i] }));
-      });
-  const gapTable = table(rows, [
-    { header: 'target · judge', value: (r) => r.label },
-    { header: 'Δ run A [95% CI]', value: (r) => gapText(r.a?.gap), numeric: true },
-    { header: 'Δ run B [95% CI]', value: (r) => gapText(r.b?.gap), numeric: true },
-    { header: 'B − A', value: (r) => (r.a && r.b && isGap(r.a.gap) && isGap(r.b.gap) ? f2(r.b.gap.estimate - r.a.gap.estimate) : '—'), numeric: true },
-    { header: 'strong drift A / B', value: (r) => `${r.a ? (r.a.strongDrift ? 'yes' : 'no') : '—'} / ${r.b ? (r.b.strongDrift ? 'yes' : 'no') : '—'}` },
-  ], 'Neither run is a persona run with judged probes: no drift gaps to compare.');
+  // Headline lines of each run's audit, side by side (rows in first-seen order).
+  const linesA = new Map((a.analysis?.audit.render.viewerSummary(a.analysis.analyzed) ?? []).map((l) => [l.label, l.value]));
+  const linesB = new Map((b.analysis?.audit.render.viewerSummary(b.analysis.analyzed) ?? []).map((l) => [l.label, l.value]));
+  const labels = [...new Set([...linesA.keys(), ...linesB.keys()])];
+  const headlineTable = table(labels, [
+    { header: 'headline', value: (label) => label },
+    { header: 'run A', value: (label) => linesA.get(label) ?? '—', numeric: true },
+    { header: 'run B', value: (label) => linesB.get(label) ?? '—', numeric: true },
+  ], 'Neither run has an analysis (no registered audit for its experiment).');
   const scored = pairs.filter((p) => p.scoreA !== null && p.scoreB !== null);
   const meanA = scored.reduce((s, p) => s + (p.scoreA as number), 0) / (scored.length || 1);
   const meanB = scored.reduce((s, p) => s + (p.scoreB as number), 0) / (scored.length || 1);
@@ -291,7 +300,7 @@ export function comparePage(a: CompareSide, b: CompareSide, pairs: readonly Pair
     { header: 'response B', value: (p) => html`<div class="snippet">${snippet(p.b.text)}</div>` },
   ], 'The runs share no cell (different sessions, positions, arms or probes).');
   const body = html`<p>Run A: <a href="${runHref(a.store.index, a.index.run.id)}">${a.store.name} · ${a.index.run.id}</a> (${modelsOf(a.index.run, 'targets').join(', ')}) — Run B: <a href="${runHref(b.store.index, b.index.run.id)}">${b.store.name} · ${b.index.run.id}</a> (${modelsOf(b.index.run, 'targets').join(', ')})</p>
-<h2>Drift gaps</h2><p class="note">Δ = filler − real mean judge score, position-averaged, with each run's own bootstrap CI (as in its report).</p>${gapTable}
+<h2>Headline numbers</h2><p class="note">Each run's own analysis (its audit's summary, with each run's own bootstrap CIs, as in its report).${a.analysis ? html` <a href="${analysisHref(a.store.index, a.index.run.id)}">Analysis A</a>` : ''}${b.analysis ? html` <a href="${analysisHref(b.store.index, b.index.run.id)}">Analysis B</a>` : ''}</p>${headlineTable}
 <h2>Same cells side by side</h2><p class="muted">${pairs.length} cells asked the same thing in both runs (matched on every label${byTarget ? '' : ' except the target'}); ${scored.length} are judged in both: mean score A ${scored.length ? meanA.toFixed(3) : '—'}, B ${scored.length ? meanB.toFixed(3) : '—'}. Largest score differences first${pairs.length > PAGE_SIZE ? `, first ${PAGE_SIZE}` : ''}.</p>${pairTable}`;
   return viewerPage('Compare runs', body, context);
 }

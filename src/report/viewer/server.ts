@@ -8,7 +8,7 @@ import type { CellStatus } from '../../store/types.js';
 import { CLIENT_SCRIPT } from './client-script.js';
 import { type CellFilter, FILTER_LABELS, filterCells, pairCells, scoreOf, ViewerData } from './data.js';
 import { createDemoSetup, type DemoEvent, type DemoSetup, parseDemoRequest, runDemo } from './demo.js';
-import { cellPage, comparePage, demoPage, errorPage, type PageContext, runPage, runsPage, VIEWER_STYLE } from './pages.js';
+import { analysisPage, cellPage, comparePage, demoPage, errorPage, type PageContext, runPage, runsPage, VIEWER_STYLE } from './pages.js';
 import { allowedHosts, COMMON_HEADERS, checkOrigin, newToken, TOKEN_HEADER, tokenMatches, viewerCsp } from './security.js';
 
 /**
@@ -210,7 +210,15 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
         const filter = filterFrom(params);
         const cells = filterCells(index, filter);
         const page = Math.max(0, Math.trunc(Number(params.get('page') ?? 0)) || 0);
-        return sendHtml(request, response, 200, runPage(store, index, cells, { filter, page }, context));
+        const audit = data.auditOf(index.run);
+        return sendHtml(request, response, 200, runPage(store, index, cells, { filter, page, ...(audit ? { analysis: audit.title } : {}) }, context));
+      }
+      case '/analysis': {
+        const { storeIndex, index, store } = runIndexFrom(params);
+        const analysis = data.analysis(storeIndex, index.run.id);
+        if (!analysis) throw new HttpError(404, `no audit is registered for ${index.run.experiment} runs`);
+        const section = await analysis.audit.render.htmlSection(analysis.analyzed);
+        return sendHtml(request, response, 200, analysisPage(store, analysis, section, context));
       }
       case '/cell': {
         const { index, store } = runIndexFrom(params);
@@ -230,8 +238,8 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
           response,
           200,
           comparePage(
-            { store: a.store, index: a.index, report: data.personaReport(a.storeIndex, a.index.run.id) },
-            { store: b.store, index: b.index, report: data.personaReport(b.storeIndex, b.index.run.id) },
+            { store: a.store, index: a.index, analysis: data.analysis(a.storeIndex, a.index.run.id) },
+            { store: b.store, index: b.index, analysis: data.analysis(b.storeIndex, b.index.run.id) },
             pairs,
             byTarget,
             context,

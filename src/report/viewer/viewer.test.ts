@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerBuiltinSimProfiles } from '../../builtin-sims.js';
 import { packageRoot } from '../../core/version.js';
 import { createAdapter } from '../../models/create-adapter.js';
+import { memoryConfigSchema } from '../../memory-drift/config.js';
+import { runMemory } from '../../memory-drift/run.js';
 import { personaConfigSchema } from '../../persona-drift/config.js';
 import { runPersona } from '../../persona-drift/run.js';
 import { readSession } from '../../sessions/read.js';
@@ -73,6 +75,7 @@ describe('demo requests', () => {
 describe('viewer server', () => {
   let viewer: ViewerServer;
   let runId: string;
+  let memoryRunId: string;
 
   beforeAll(async () => {
     registerBuiltinSimProfiles();
@@ -85,8 +88,21 @@ describe('viewer server', () => {
       analysis: { B: 200 },
     });
     runId = (await runPersona(config, db, { progress: false, signal: new AbortController().signal })).runId;
+    const memoryDb = join(mkdtempSync(join(tmpdir(), 'echolens-viewer-')), 'memory.db');
+    const memoryConfig = memoryConfigSchema.parse({
+      targets: ['sim:memory'],
+      labeler: 'sim:labeler',
+      questions: { limit: 4 },
+      conditions: ['filler', 'age', 'bereavement'],
+      k: 2,
+      analysis: { B: 200 },
+    });
+    memoryRunId = (await runMemory(memoryConfig, memoryDb, { progress: false, signal: new AbortController().signal })).runId;
     viewer = await startViewer({
-      stores: [{ file: db, store: openStore(db, { readonly: true }) }],
+      stores: [
+        { file: db, store: openStore(db, { readonly: true }) },
+        { file: memoryDb, store: openStore(memoryDb, { readonly: true }) },
+      ],
       sessions: [await readSession(SESSION)],
       target: createAdapter('sim:persona'),
       judge: createAdapter('sim:judge'),
@@ -109,9 +125,26 @@ describe('viewer server', () => {
     expect(body.match(/<script/gu)).toHaveLength(1);
     const api = await get('/api/runs');
     expect(api.headers.get('x-content-type-options')).toBe('nosniff');
-    expect(((await api.json()) as { runs: Array<{ id: string }> }).runs.map((r) => r.id)).toEqual([runId]);
+    expect(((await api.json()) as { runs: Array<{ id: string }> }).runs.map((r) => r.id)).toEqual([runId, memoryRunId]);
     const script = await get('/app.js');
     expect(script.headers.get('content-type')).toContain('text/javascript');
+  });
+
+  it('shows every audit’s analysis (persona and memory runs) with the report’s renderers, and compares headlines', async () => {
+    const runPage = await (await get(`/run?s=1&r=${memoryRunId}`)).text();
+    expect(runPage).toContain(`/analysis?s=1&amp;r=${encodeURIComponent(memoryRunId)}`);
+    const memory = await get(`/analysis?s=1&r=${memoryRunId}`);
+    expect(memory.status).toBe(200);
+    const memoryPage = await memory.text();
+    expect(memoryPage).toContain('instrument validity · sim:memory');
+    expect(memoryPage).toContain('<svg');
+    const persona = await (await get(`/analysis?s=0&r=${runId}`)).text();
+    expect(persona).toMatch(/drift gap Δ · sim:persona · sim:judge<\/td><td[^>]*>[+-]\d\.\d\d \[/u);
+    expect(persona).toContain('id="persona-forest"');
+    const compare = await (await get(`/compare?a=0:${runId}&b=1:${memoryRunId}`)).text();
+    expect(compare).toContain('drift gap Δ · sim:persona · sim:judge');
+    expect(compare).toContain('instrument validity · sim:memory');
+    expect((await get(`/analysis?s=0&r=nope`)).status).toBe(404);
   });
 
   it('filters cells through the JSON API', async () => {
