@@ -56,12 +56,12 @@ export function plantedGain(params: ContinuationSimParams, a: ContinuationArm, b
   };
 }
 
-export interface Truth {
+export interface SimCutpointTruth {
   truth: GroundTruthCall;
   recentFingerprint: string | null;
 }
 
-const oracle = new Map<string, Truth>();
+const oracle = new Map<string, SimCutpointTruth>();
 
 function fingerprint(text: string): string {
   return sha256Hex(text).slice(0, 16);
@@ -76,7 +76,7 @@ export function registerSimTruth(finalUserMessage: string, truth: GroundTruthCal
 }
 
 /** What the simulation knows about the cutpoint a request belongs to (undefined when unregistered). */
-export function simTruthFor(finalUserMessage: string): Truth | undefined {
+export function simTruthFor(finalUserMessage: string): SimCutpointTruth | undefined {
   return oracle.get(fingerprint(finalUserMessage));
 }
 
@@ -87,7 +87,7 @@ const LOREM_WORDS = new Set(
 );
 
 /** Which arm a request is, as the simulation sees it. */
-export function armOfRequest(request: ModelRequest, known: Truth | undefined): ContinuationArm {
+export function armOfRequest(request: ModelRequest, known: SimCutpointTruth | undefined): ContinuationArm {
   const context = request.messages.filter((m) => m.role !== 'system').slice(0, -1);
   if (context.length === 0) return 'scratch';
   const first = context[0]!.content;
