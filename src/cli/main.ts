@@ -1,7 +1,5 @@
 #!/usr/bin/env node
-import { registerBuiltinSimProfiles } from '../builtin-sims.js';
 import { runCli } from './program.js';
 
-registerBuiltinSimProfiles();
 const code = await runCli(process.argv);
 process.exitCode = code;

@@ -3,25 +3,41 @@ import { isEcholensError } from '../core/errors.js';
 import { packageVersion } from '../core/version.js';
 import { registerCommands } from './commands.js';
 
-export function buildProgram(): Command {
-  const program = new Command();
-  program
+function baseProgram(): Command {
+  return new Command()
     .name('echolens')
-    .description(
-      'Audit language models for drift: memory drift (DriftLens) and persona drift in long agentic sessions (ContextEcho).',
-    )
+    .description('Audit language models for drift: memory drift (DriftLens) and persona drift in long agentic sessions (ContextEcho).')
     .version(packageVersion(), '-V, --version', 'print the echolens version')
     .showHelpAfterError('(run with --help for usage)')
     .configureHelp({ sortSubcommands: false });
-  registerCommands(program);
+}
+
+/** The top-level command a command line names (its first argument that is not an option), if any. */
+export function commandOf(args: readonly string[]): string | undefined {
+  return args.find((arg) => !arg.startsWith('-'));
+}
+
+/**
+ * The program with the command groups `args` needs (all of them without `args`).
+ * `echolens --version` needs none; `echolens persona …` loads only the persona group.
+ */
+export async function buildProgram(args?: readonly string[]): Promise<Command> {
+  // Before the commands are added, so that they inherit it: help and errors end in runCli, not process.exit.
+  const program = baseProgram().exitOverride();
+  const command = args === undefined ? undefined : commandOf(args);
+  const versionOnly = args !== undefined && command === undefined && args.length > 0 && args.every((a) => a === '-V' || a === '--version');
+  if (!versionOnly) {
+    // Simulated models are registered only when a command may use them.
+    (await import('../builtin-sims.js')).registerBuiltinSimProfiles();
+    await registerCommands(program, command);
+  }
   return program;
 }
 
-/** Runs the CLI; returns the process exit code. Expected failures print one clear message, no stack. */
+/** Runs the CLI with a full argv (`[node, script, ...args]`); returns the exit code. Expected failures print one clear message, no stack. */
 export async function runCli(argv: readonly string[]): Promise<number> {
-  const program = buildProgram();
-  program.exitOverride();
   try {
+    const program = await buildProgram(argv.slice(2));
     await program.parseAsync(argv as string[]);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (error) {

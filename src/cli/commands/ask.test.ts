@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../core/version.js';
 import { type FakeServer, startFakeAnthropic, startFakeOpenAI } from '../../models/testing/index.js';
+import { runCliInProcess } from '../testing/run-cli.js';
 import { shouldStream } from './ask.js';
 
 const KEY = 'cli-test-key-7f3a9c0d2e';
@@ -52,8 +53,9 @@ function start(args: string[], env: Record<string, string> = {}, input?: string)
   return { child, run, done, stdoutContains };
 }
 
+/** In-process by default (runCli); a real process only when the test feeds stdin. */
 function cli(args: string[], env: Record<string, string> = {}, input?: string): Promise<Run> {
-  return start(args, env, input).done;
+  return input === undefined ? runCliInProcess(args, env) : start(args, env, input).done;
 }
 
 let server: FakeServer;
@@ -66,7 +68,7 @@ afterAll(async () => {
   await Promise.all([server.close(), anthropic.close()]);
 });
 
-// Each test spawns the CLI (seconds of start-up on a loaded machine): allow for it.
+// Most tests run the CLI in process; the stdin and Ctrl-C ones spawn it (seconds of start-up on a loaded machine).
 describe('echolens ask', { timeout: 120_000 }, () => {
   it('prints the answer on stdout and a usage line on stderr', async () => {
     server.setRespond({ text: 'Paris.', usage: { inputTokens: 21, outputTokens: 2 } });

@@ -1,32 +1,16 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../core/version.js';
+import { runCliInProcess } from '../testing/run-cli.js';
 import { loadBuiltinOntology, ontologySymbols, UNMAPPED } from '../../memory-drift/ontology.js';
 import { fakeEmbedding, startFakeEmbeddings } from '../../models/testing/fake-embeddings.js';
 import type { FakeServer } from '../../models/testing/index.js';
 
-/** Spawns the CLI asynchronously (the fake embeddings server in this process must keep answering). */
+/** Runs the CLI in this process (runCli); the fake servers in this process keep answering. */
 function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-      cwd: packageRoot(),
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runCliInProcess(args);
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'echolens-memory-reference-cli-'));

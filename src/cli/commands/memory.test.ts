@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../core/version.js';
+import { runCliInProcess } from '../testing/run-cli.js';
 import { type FakeServer, startFakeOpenAI } from '../../models/testing/index.js';
 
 interface Run {
@@ -12,32 +12,16 @@ interface Run {
   stderr: string;
 }
 
-/** Spawns the CLI asynchronously (a fake server in this process must keep answering). */
+/** Runs the CLI in this process (runCli); the fake servers in this process keep answering. */
 function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-      cwd: packageRoot(),
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runCliInProcess(args, env);
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'echolens-memory-cli-'));
 const example = join(packageRoot(), 'examples', 'memory-sim.yaml');
 const small = ['--questions-limit', '3', '--set', 'k=1', '--set', 'conditions=[filler, gender, bereavement]', '--set', 'analysis.B=200'];
 
-// Each test spawns the CLI (seconds of start-up on a loaded machine): allow for it.
+// The CLI runs in process; runs still take seconds on a loaded machine: allow for it.
 describe('echolens memory', { timeout: 600_000 }, () => {
   it('documents every subcommand in --help', async () => {
     const top = await cli(['memory', '--help']);
