@@ -1,3 +1,4 @@
+import { continuationAudit } from './continuation/audit.js';
 import { registerAudit } from './experiment/registry.js';
 import { memoryAudit } from './memory-drift/audit.js';
 import { personaAudit } from './persona-drift/audit.js';
@@ -15,4 +16,5 @@ export function registerBuiltinAudits(): void {
   registered = true;
   registerAudit(personaAudit);
   registerAudit(memoryAudit);
+  registerAudit(continuationAudit);
 }

@@ -22,6 +22,7 @@ export * from './sessions/index.js';
 export * from './persona-drift/index.js';
 export * from './memory-drift/index.js';
 export * from './materials/index.js';
+export * from './continuation/index.js';
 export * from './report/index.js';
 export * from './experiment/index.js';
 export { registerBuiltinAudits } from './audits.js';

@@ -31,6 +31,7 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
     },
   },
   { name: 'init', register: async (program) => (await import('./commands/init.js')).registerInit(program) },
+  { name: 'continuation', register: async (program) => (await import('./commands/continuation.js')).registerContinuation(program) },
   { name: 'audits', register: async (program) => (await import('./commands/audits.js')).registerAudits(program) },
   { name: 'report', register: async (program) => (await import('./commands/report.js')).registerReport(program) },
   { name: 'gate', register: async (program) => (await import('./commands/gate.js')).registerGate(program) },

@@ -1,6 +1,8 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { packageRoot } from '../core/version.js';
+import { type ContinuationConfig, continuationConfigSchema } from '../continuation/config.js';
+import { continuationReport, runContinuation } from '../continuation/run.js';
 import { type MemoryConfig, memoryConfigSchema } from '../memory-drift/config.js';
 import { memoryReport } from '../memory-drift/observations.js';
 import { runMemory } from '../memory-drift/run.js';
@@ -29,7 +31,7 @@ export interface DemoOptions {
 }
 
 export interface DemoHeadline {
-  audit: 'persona' | 'memory';
+  audit: 'persona' | 'memory' | 'continuation';
   text: string;
 }
 
@@ -94,6 +96,41 @@ export function demoPersonaConfig(options: DemoOptions): PersonaConfig {
   });
 }
 
+/**
+ * The continuation section: the bundled Claude Code transcript cut at 25 tool calls, the
+ * bundled Codex transcript (written for this project) as the cross arm.
+ */
+export function demoContinuationConfig(options: DemoOptions): ContinuationConfig {
+  return continuationConfigSchema.parse({
+    name: 'echolens-demo-continuation',
+    session: join(packageRoot(), 'data', 'demo', 'claude-session.jsonl'),
+    crossSession: join(packageRoot(), 'data', 'demo', 'codex-session.jsonl'),
+    targets: [options.target ?? 'sim:continuation'],
+    cutpoints: { count: options.target ? 10 : 25 },
+    windowTokens: 1000,
+  });
+}
+
+async function continuationDemo(db: string, options: DemoOptions, runtime: StageRuntime): Promise<DemoHeadline[]> {
+  const run = await runContinuation(demoContinuationConfig(options), db, runtime);
+  const store = openStore(db, { readonly: true });
+  try {
+    const report = continuationReport(store, run.runId);
+    return report.analysis.targets.map((t) => {
+      const p = t.contrasts.find((c) => c.primary);
+      const cc = p?.completeCase;
+      const itt = p?.itt;
+      const fmt = (e: typeof cc) => (e && e.mean !== null ? `${sign(e.mean)} (n ${e.n}, p ${e.p === null ? 'n/a' : e.p.toFixed(3)})` : 'n/a');
+      return {
+        audit: 'continuation' as const,
+        text: `tool-using continuation: ${t.target}: argument fidelity recent − cross, complete case ${fmt(cc)}, intention to treat ${fmt(itt)}`,
+      };
+    });
+  } finally {
+    store.close();
+  }
+}
+
 const sign = (x: number) => (x >= 0 ? `+${x.toFixed(2)}` : x.toFixed(2));
 
 export async function runDemo(options: DemoOptions): Promise<DemoResult> {
@@ -133,6 +170,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   }
 
   headlines.push(...(await memoryDemo(db, options, runtime)));
+  headlines.push(...(await continuationDemo(db, options, runtime)));
 
   const store = openStore(db, { readonly: true });
   let reportHtml: string;

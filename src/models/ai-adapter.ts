@@ -5,14 +5,30 @@ import { createGroq } from '@ai-sdk/groq';
 import { createMistral } from '@ai-sdk/mistral';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { generateText, type LanguageModel, type LanguageModelUsage, type ModelMessage, streamText } from 'ai';
+import {
+  generateText,
+  jsonSchema,
+  type LanguageModel,
+  type LanguageModelUsage,
+  type ModelMessage,
+  streamText,
+  type Tool,
+} from 'ai';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { classifyError } from './classify.js';
 import { DEFAULT_MAX_TOKENS, DEFAULT_STALL_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from './defaults.js';
 import { ModelCallError } from './errors.js';
 import type { ProviderSpec } from './providers.js';
 import type { ModelRef } from './ref.js';
-import type { FinishReason, GenerateOptions, ModelAdapter, ModelRequest, ModelResponse, TokenUsage } from './types.js';
+import type {
+  FinishReason,
+  GenerateOptions,
+  ModelAdapter,
+  ModelRequest,
+  ModelResponse,
+  TokenUsage,
+  ToolCall,
+} from './types.js';
 
 
 export interface AdapterOptions {
@@ -40,6 +56,8 @@ interface Prepared {
     stopSequences?: string[];
     seed?: number;
     providerOptions?: Record<string, Record<string, never>>;
+    tools?: Record<string, Tool>;
+    toolChoice?: 'auto' | 'required' | 'none';
   };
   warnings: string[];
 }
@@ -118,7 +136,9 @@ export class AiSdkAdapter implements ModelAdapter {
       if (outcome.reasoning !== undefined && outcome.reasoning !== '') response.reasoning = outcome.reasoning;
       if (outcome.responseModel !== undefined) response.responseModel = outcome.responseModel;
       if (warnings.length > 0) response.warnings = warnings;
-      if (outcome.text.trim() === '') {
+      if (outcome.toolCalls.length > 0) response.toolCalls = outcome.toolCalls;
+      // A tool call is an answer even without text.
+      if (outcome.text.trim() === '' && outcome.toolCalls.length === 0) {
         throw new ModelCallError(
           'empty',
           `${this.provider}: the model returned ${outcome.text === '' ? 'no text' : 'only whitespace'} (finish reason ${outcome.finishReason})`,
@@ -192,6 +212,18 @@ export class AiSdkAdapter implements ModelAdapter {
     if (Object.keys(providerOptions).length > 0) {
       settings.providerOptions = providerOptions as Record<string, Record<string, never>>;
     }
+    if (request.tools !== undefined && request.tools.length > 0) {
+      // No `execute`: the SDK returns the calls and runs nothing (one step).
+      const tools: Record<string, Tool> = {};
+      for (const definition of request.tools) {
+        tools[definition.name] = {
+          ...(definition.description === undefined ? {} : { description: definition.description }),
+          inputSchema: jsonSchema(definition.inputSchema as Parameters<typeof jsonSchema>[0]),
+        } as Tool;
+      }
+      settings.tools = tools;
+    }
+    if (request.toolChoice !== undefined) settings.toolChoice = request.toolChoice;
     return { model, messages, settings, warnings };
   }
 
@@ -238,6 +270,7 @@ export class AiSdkAdapter implements ModelAdapter {
       usage: this.mapUsage(result.usage, prepared, result.text),
       responseModel: result.response.modelId,
       warnings: [...describeWarnings(result.warnings), ...usageWarnings(result.usage)],
+      toolCalls: result.toolCalls.map((call) => toToolCall(call)),
     };
   }
 
@@ -265,9 +298,13 @@ export class AiSdkAdapter implements ModelAdapter {
     let responseModel: string | undefined;
     let aborted = false;
     const warnings: string[] = [];
+    const toolCalls: ToolCall[] = [];
     for await (const part of result.fullStream) {
       touch();
       switch (part.type) {
+        case 'tool-call':
+          toolCalls.push(toToolCall(part));
+          break;
         case 'text-delta':
           text += part.text;
           try {
@@ -314,6 +351,7 @@ export class AiSdkAdapter implements ModelAdapter {
       usage: this.mapUsage(finish.totalUsage, prepared, text),
       responseModel,
       warnings: [...warnings, ...usageWarnings(finish.totalUsage)],
+      toolCalls,
     };
   }
 
@@ -341,6 +379,18 @@ interface CallOutcome {
   usage: TokenUsage;
   responseModel: string | undefined;
   warnings: string[];
+  toolCalls: ToolCall[];
+}
+
+/** The SDK's tool-call part as our plain record; an invalid call keeps what was received and why. */
+function toToolCall(part: { toolCallId?: string; toolName: string; input: unknown; invalid?: boolean; error?: unknown }): ToolCall {
+  const call: ToolCall = { name: part.toolName, input: part.input ?? {} };
+  if (part.toolCallId !== undefined) call.id = part.toolCallId;
+  if (part.invalid === true) {
+    const errorName = (part.error as { name?: string } | undefined)?.name ?? '';
+    call.invalid = errorName.includes('NoSuchTool') ? 'unknown-tool' : typeof part.input === 'string' ? 'unparseable' : 'invalid';
+  }
+  return call;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

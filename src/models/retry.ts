@@ -186,7 +186,8 @@ export async function callWithRetry(
         stream.close();
       }
       addUsage(usage, response.usage);
-      if (response.text.trim() !== '') return { response, attempts, usage };
+      // A tool call is an answer even when the text is empty.
+      if (response.text.trim() !== '' || (response.toolCalls?.length ?? 0) > 0) return { response, attempts, usage };
       lastEmpty = response;
       failure = new ModelCallError('empty', `${adapter.ref} returned an empty output`, { provider: adapter.provider });
     } catch (error) {

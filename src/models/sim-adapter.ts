@@ -42,7 +42,12 @@ export class SimAdapter implements ModelAdapter {
       responseModel: `sim:${profile.name}`,
     };
     if (answer.reasoning !== undefined) response.reasoning = answer.reasoning;
-    if (answer.text.trim() === '') {
+    if (answer.toolCalls !== undefined && answer.toolCalls.length > 0) {
+      response.toolCalls = answer.toolCalls;
+      response.finishReason = 'tool-calls';
+      response.usage.outputTokens += countTokens(JSON.stringify(answer.toolCalls));
+    }
+    if (answer.text.trim() === '' && response.toolCalls === undefined) {
       throw new ModelCallError('empty', `sim:${profile.name}: the simulated answer is empty`, { provider: 'sim', response });
     }
     return response;

@@ -1,4 +1,4 @@
-import type { ModelRequest } from './types.js';
+import type { ModelRequest, ToolCall } from './types.js';
 
 /**
  * Simulated models (`sim:<profile>`) are deterministic stand-ins for offline
@@ -9,6 +9,8 @@ import type { ModelRequest } from './types.js';
 export interface SimAnswer {
   text: string;
   reasoning?: string;
+  /** Simulated tool calls (profiles that answer requests offering tools). */
+  toolCalls?: ToolCall[];
 }
 
 export interface SimProfile {

@@ -31,6 +31,20 @@ export interface DecodingParams {
   providerOptions?: Record<string, unknown>;
 }
 
+/**
+ * A tool the model may call, with a JSON Schema for its input. Sent through the
+ * provider's native tool-calling format (OpenAI `tools`, Anthropic `tools`).
+ */
+export interface ToolDefinition {
+  name: string;
+  description?: string;
+  /** JSON Schema of the tool's input (an object schema). */
+  inputSchema: Record<string, unknown>;
+}
+
+/** `auto`: the model may answer in prose; `required`: it must call a tool; `none`: no calls. */
+export type ToolChoice = 'auto' | 'required' | 'none';
+
 export interface ModelRequest {
   /** Model reference `provider:model[@baseURL]`, e.g. `openai:gpt-4.1-mini`, `sim:echo`. */
   model: string;
@@ -38,6 +52,25 @@ export interface ModelRequest {
   params: DecodingParams;
   /** Sample index: k independent samples of the same request are k cells. */
   sample: number;
+  /**
+   * Tools offered to the model (optional, additive): part of the cell key only when
+   * present, so requests without tools keep the keys they always had.
+   */
+  tools?: ToolDefinition[];
+  /** How the model may use `tools` (provider default when absent). Part of the key only when present. */
+  toolChoice?: ToolChoice;
+}
+
+/**
+ * A tool call the model emitted. `input` is the parsed argument object; when the
+ * arguments were not valid JSON, or named a tool that was not offered, `invalid`
+ * says why and `input` holds what was received (the raw text for unparseable JSON).
+ */
+export interface ToolCall {
+  id?: string;
+  name: string;
+  input: unknown;
+  invalid?: 'unparseable' | 'unknown-tool' | 'invalid';
 }
 
 export interface TokenUsage {
@@ -63,6 +96,8 @@ export interface ModelResponse {
   responseModel?: string;
   /** Settings the provider ignored, estimated usage, and similar notes about this call. */
   warnings?: string[];
+  /** Tool calls the model emitted, in order (only when the request offered tools and the model called one). */
+  toolCalls?: ToolCall[];
 }
 
 export interface GenerateOptions {

@@ -16,28 +16,50 @@ export const REDACTED = '[redacted]';
  */
 export function canonicalRequest(request: ModelRequest): ModelRequest {
   validateRequest(request);
-  return {
+  const out: ModelRequest = {
     model: request.model,
     messages: request.messages.map((message) => scrubFields(message) as ModelRequest['messages'][number]),
     params: scrubFields(request.params ?? {}) as ModelRequest['params'],
     sample: request.sample,
   };
+  // Tool fields exist only on requests that offer tools: absent, they change nothing.
+  if (request.toolChoice !== undefined) out.toolChoice = request.toolChoice;
+  if (request.tools !== undefined) out.tools = scrubFields(request.tools) as ModelRequest['tools'];
+  return out;
+}
+
+/** The optional tool members of a request, present only when set (so older keys never change). */
+function toolMembers(request: ModelRequest): Pick<ModelRequest, 'tools' | 'toolChoice'> {
+  const out: Pick<ModelRequest, 'tools' | 'toolChoice'> = {};
+  if (request.toolChoice !== undefined) out.toolChoice = request.toolChoice;
+  if (request.tools !== undefined) out.tools = request.tools;
+  return out;
 }
 
 /** SHA-256 (hex) of the canonical request: the cell key. Labels never enter it. */
 export function cellKey(spec: CellSpec | ModelRequest): string {
   const request = 'request' in spec ? spec.request : spec;
   validateRequest(request);
-  return sha256Hex(scrubbedCanonicalJson({ model: request.model, messages: request.messages, params: request.params ?? {}, sample: request.sample }));
+  return sha256Hex(
+    scrubbedCanonicalJson({
+      model: request.model,
+      messages: request.messages,
+      params: request.params ?? {},
+      sample: request.sample,
+      ...toolMembers(request),
+    }),
+  );
 }
 
 /**
- * Key of the request content without the model ref (messages, params, sample):
- * what `replay:` looks up, so a run can be replayed whatever model answered it.
+ * Key of the request content without the model ref (messages, params, sample, and tools
+ * when offered): what `replay:` looks up, so a run can be replayed whatever model answered it.
  */
 export function contentKey(request: ModelRequest): string {
   validateRequest(request);
-  return sha256Hex(scrubbedCanonicalJson({ messages: request.messages, params: request.params ?? {}, sample: request.sample }));
+  return sha256Hex(
+    scrubbedCanonicalJson({ messages: request.messages, params: request.params ?? {}, sample: request.sample, ...toolMembers(request) }),
+  );
 }
 
 /** Everything the store needs to know a request by, from one serialization. */
@@ -60,10 +82,14 @@ export function cellIdentity(request: ModelRequest): CellIdentity {
   const messages = scrubbedCanonicalJson(request.messages);
   const params = scrubbedCanonicalJson(request.params ?? {});
   const sample = scrubbedCanonicalJson(request.sample);
-  const json = `{"messages":${messages},"model":${JSON.stringify(request.model)},"params":${params},"sample":${sample}}`;
+  // Canonical member order: messages < model < params < sample < toolChoice < tools.
+  let tail = '';
+  if (request.toolChoice !== undefined) tail += `,"toolChoice":${scrubbedCanonicalJson(request.toolChoice)}`;
+  if (request.tools !== undefined) tail += `,"tools":${scrubbedCanonicalJson(request.tools)}`;
+  const json = `{"messages":${messages},"model":${JSON.stringify(request.model)},"params":${params},"sample":${sample}${tail}}`;
   return {
     key: sha256Hex(json),
-    contentKey: sha256Hex(`{"messages":${messages},"params":${params},"sample":${sample}}`),
+    contentKey: sha256Hex(`{"messages":${messages},"params":${params},"sample":${sample}${tail}}`),
     json,
   };
 }
@@ -135,6 +161,20 @@ function validateRequest(request: ModelRequest): void {
   }
   if (!Number.isInteger(request.sample) || request.sample < 0) {
     throw new InvalidArgumentError('request.sample', `must be an integer ≥ 0, got ${String(request.sample)}`);
+  }
+  if (request.tools !== undefined) {
+    if (!Array.isArray(request.tools)) throw new InvalidArgumentError('request.tools', 'must be an array of tool definitions');
+    for (const [index, tool] of request.tools.entries()) {
+      if (tool === null || typeof tool !== 'object' || typeof tool.name !== 'string' || tool.name === '') {
+        throw new InvalidArgumentError(`request.tools[${index}].name`, 'must be a non-empty string');
+      }
+      if (tool.inputSchema === null || typeof tool.inputSchema !== 'object' || Array.isArray(tool.inputSchema)) {
+        throw new InvalidArgumentError(`request.tools[${index}].inputSchema`, 'must be a JSON Schema object');
+      }
+    }
+  }
+  if (request.toolChoice !== undefined && !['auto', 'required', 'none'].includes(request.toolChoice)) {
+    throw new InvalidArgumentError('request.toolChoice', `must be auto, required or none, got ${String(request.toolChoice)}`);
   }
 }
 

@@ -71,6 +71,7 @@ export function createReplayAdapter(ref: string): ModelAdapter {
         usage: result.usage,
         latencyMs: performance.now() - started,
         responseModel: models[0]!,
+        ...(result.toolCalls ? { toolCalls: result.toolCalls } : {}),
       };
     },
   };

@@ -4,7 +4,7 @@ import type { Writable } from 'node:stream';
 import Database from 'better-sqlite3';
 import { canonicalJson } from '../core/canonical-json.js';
 import { InputError, InvalidArgumentError } from '../core/errors.js';
-import type { FinishReason, ModelRequest, TokenUsage } from '../models/types.js';
+import type { FinishReason, ModelRequest, TokenUsage, ToolCall } from '../models/types.js';
 import { type CellIdentity, cellIdentity, REDACTED, replaceSecretValues, scrubSecrets, secretValuesFromEnv } from './keys.js';
 import { ensureSchema } from './schema.js';
 import type { CellLabels, CellResult, CellSpec, CellStatus, RunManifest } from './types.js';
@@ -50,6 +50,8 @@ export interface CellOutcome {
   errorMessage: string | null;
   startedAt: string;
   finishedAt: string;
+  /** Tool calls the model emitted (requests that offer tools only). */
+  toolCalls?: ToolCall[] | null;
 }
 
 export interface CellQuery {
@@ -86,6 +88,7 @@ interface CellRow {
   error_message: string | null;
   started_at: string | null;
   finished_at: string | null;
+  tool_calls?: string | null;
 }
 
 interface RunRow {
@@ -315,6 +318,9 @@ export class RunStore {
       outcome.errorMessage === null ? null : scrubText(outcome.errorMessage, this.secrets),
       outcome.startedAt,
       outcome.finishedAt,
+      outcome.toolCalls === undefined || outcome.toolCalls === null || outcome.toolCalls.length === 0
+        ? null
+        : JSON.stringify(this.secrets.length === 0 ? outcome.toolCalls : replaceSecretValues(outcome.toolCalls, this.secrets)),
       key,
     );
     if (info.changes === 0 && !this.statements.hasCell.get(key)) {
@@ -441,7 +447,7 @@ function prepareStatements(db: Database.Database) {
     runResults: db.prepare(
       `SELECT c.key, c.status, c.attempts, c.text, c.reasoning, c.finish_reason, c.response_model,
          c.input_tokens, c.output_tokens, c.cached_input_tokens, c.cache_write_tokens, c.reasoning_tokens,
-         c.latency_ms, c.cost_usd, c.error_class, c.error_message, c.started_at, c.finished_at
+         c.latency_ms, c.cost_usd, c.error_class, c.error_message, c.started_at, c.finished_at, c.tool_calls
        FROM run_cells rc JOIN cells c ON c.key = rc.key WHERE rc.run_id = ?`,
     ),
     getCell: db.prepare('SELECT * FROM cells WHERE key = ?'),
@@ -459,7 +465,7 @@ function prepareStatements(db: Database.Database) {
       `UPDATE cells SET status = ?, attempts = attempts + ?, text = ?, reasoning = ?, finish_reason = ?,
          response_model = ?, input_tokens = ?, output_tokens = ?, cached_input_tokens = ?, cache_write_tokens = ?,
          reasoning_tokens = ?, latency_ms = ?, cost_usd = ?, error_class = ?, error_message = ?, started_at = ?,
-         finished_at = ?
+         finished_at = ?, tool_calls = ?
        WHERE key = ? AND status <> 'done'`,
     ),
   };
@@ -506,6 +512,7 @@ function rowToResult(row: CellRow, cached: boolean): CellResult {
     startedAt: row.started_at,
     finishedAt: row.finished_at,
     cached,
+    ...(typeof row.tool_calls === 'string' ? { toolCalls: JSON.parse(row.tool_calls) as ToolCall[] } : {}),
   };
 }
 

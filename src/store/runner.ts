@@ -353,6 +353,7 @@ export async function runCells(
         attempts,
         text: response.text,
         reasoning: response.reasoning ?? null,
+        ...(response.toolCalls === undefined ? {} : { toolCalls: response.toolCalls }),
         finishReason: response.finishReason,
         responseModel: response.responseModel ?? null,
         usage,
@@ -501,6 +502,7 @@ function resultOf(key: string, outcome: CellOutcome, attempts: number): CellResu
     startedAt: outcome.startedAt,
     finishedAt: outcome.finishedAt,
     cached: false,
+    ...(outcome.toolCalls ? { toolCalls: outcome.toolCalls } : {}),
   };
 }
 

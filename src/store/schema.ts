@@ -3,7 +3,7 @@ import { InputError } from '../core/errors.js';
 
 /** Marks a SQLite file as an echolens store (`PRAGMA application_id`, "ECLS"). */
 export const APPLICATION_ID = 0x45434c53;
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 const SCHEMA_V1 = `
 CREATE TABLE meta (
@@ -60,7 +60,10 @@ CREATE INDEX run_cells_order ON run_cells (run_id, ordinal);
  * Upgrades from version i to i + 1 live at index i - 1. A store written by a
  * newer echolens is refused rather than guessed at.
  */
-const MIGRATIONS: ReadonlyArray<(db: Database.Database) => void> = [];
+const MIGRATIONS: ReadonlyArray<(db: Database.Database) => void> = [
+  // 1 → 2: tool calls a model emitted (JSON array), for requests that offer tools.
+  (db) => db.exec('ALTER TABLE cells ADD COLUMN tool_calls TEXT'),
+];
 
 /** Creates the schema in an empty file, migrates an older one, refuses a foreign or newer one. */
 export function ensureSchema(db: Database.Database, file: string): void {
@@ -70,6 +73,7 @@ export function ensureSchema(db: Database.Database, file: string): void {
   if (tableCount === 0 && applicationId === 0) {
     db.transaction(() => {
       db.exec(SCHEMA_V1);
+      for (const migrate of MIGRATIONS) migrate(db);
       db.prepare('INSERT INTO meta (name, value) VALUES (?, ?)').run('schema_version', String(SCHEMA_VERSION));
       db.pragma(`application_id = ${APPLICATION_ID}`);
     })();

@@ -1,4 +1,4 @@
-import type { FinishReason, ModelRequest, TokenUsage } from '../models/types.js';
+import type { FinishReason, ModelRequest, TokenUsage, ToolCall } from '../models/types.js';
 
 /** Descriptive labels of a cell (experiment, arm, position, probe, …). Not part of the key. */
 export type CellLabels = Record<string, string | number | boolean | null>;
@@ -33,6 +33,8 @@ export interface CellResult {
   finishedAt: string | null;
   /** True when the result came from the store instead of a call in this run. */
   cached: boolean;
+  /** Tool calls the model emitted, when the request offered tools and it called one. */
+  toolCalls?: ToolCall[];
 }
 
 export interface RunManifest {

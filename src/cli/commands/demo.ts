@@ -25,7 +25,7 @@ export function registerDemo(program: Command): void {
       });
       const lines = [
         result.simulated
-          ? 'echolens demo — SIMULATED models (sim:persona, sim:judge, sim:memory, sim:labeler): planted effects, no real model was called or measured.'
+          ? 'echolens demo — SIMULATED models (sim:persona, sim:judge, sim:memory, sim:labeler, sim:continuation): planted effects, no real model was called or measured.'
           : `echolens demo — target ${options.target}`,
         ...result.headlines.map((h) => `  ${h.text}`),
         `report: ${result.reportPath}`,

@@ -7,6 +7,8 @@ import {
   type FakeServerOptions,
   roughTokens,
   startFakeServer,
+  toolArgumentsText,
+  toolCallId,
   type WireFormat,
 } from './fake-server.js';
 
@@ -76,14 +78,27 @@ export const anthropicWire: WireFormat = {
     const text = reply.text ?? '';
     const content: Array<Record<string, unknown>> = [];
     if (reply.reasoning !== undefined) content.push({ type: 'thinking', thinking: reply.reasoning, signature: 'fake-signature' });
-    content.push({ type: 'text', text });
+    const calls = reply.toolCalls ?? [];
+    if (calls.length === 0 || text !== '') content.push({ type: 'text', text });
+    calls.forEach((call, i) => {
+      // Anthropic sends parsed input; a string that is not JSON is sent as the string it is.
+      let input: unknown = call.arguments;
+      if (typeof call.arguments === 'string') {
+        try {
+          input = JSON.parse(call.arguments);
+        } catch {
+          input = call.arguments;
+        }
+      }
+      content.push({ type: 'tool_use', id: toolCallId(call, request, i).replace(/^call_/, 'toolu_'), name: call.name, input });
+    });
     const body = {
       id: `msg_fake_${request.index}`,
       type: 'message',
       role: 'assistant',
       model: modelOf(request, reply),
       content,
-      stop_reason: reply.finishReason ?? 'end_turn',
+      stop_reason: reply.finishReason ?? (calls.length > 0 ? 'tool_use' : 'end_turn'),
       stop_sequence: null,
       usage: usageOf(request, reply, text),
     };
@@ -117,15 +132,28 @@ export const anthropicWire: WireFormat = {
       events.push(sse('content_block_stop', { index }));
       index++;
     }
-    events.push(sse('content_block_start', { index, content_block: { type: 'text', text: '' } }));
-    events.push(sse('ping', {}));
-    for (const piece of chunkText(text, reply.chunkSize ?? 8)) {
-      events.push(sse('content_block_delta', { index, delta: { type: 'text_delta', text: piece } }));
+    const calls = reply.toolCalls ?? [];
+    if (calls.length === 0 || text !== '') {
+      events.push(sse('content_block_start', { index, content_block: { type: 'text', text: '' } }));
+      events.push(sse('ping', {}));
+      for (const piece of chunkText(text, reply.chunkSize ?? 8)) {
+        events.push(sse('content_block_delta', { index, delta: { type: 'text_delta', text: piece } }));
+      }
+      events.push(sse('content_block_stop', { index }));
+      index++;
     }
-    events.push(sse('content_block_stop', { index }));
+    calls.forEach((call, i) => {
+      const id = toolCallId(call, request, i).replace(/^call_/, 'toolu_');
+      events.push(sse('content_block_start', { index, content_block: { type: 'tool_use', id, name: call.name, input: {} } }));
+      for (const piece of chunkText(toolArgumentsText(call), reply.chunkSize ?? 8)) {
+        events.push(sse('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } }));
+      }
+      events.push(sse('content_block_stop', { index }));
+      index++;
+    });
     events.push(
       sse('message_delta', {
-        delta: { stop_reason: reply.finishReason ?? 'end_turn', stop_sequence: null },
+        delta: { stop_reason: reply.finishReason ?? (calls.length > 0 ? 'tool_use' : 'end_turn'), stop_sequence: null },
         usage: { output_tokens: usage.output_tokens },
       }),
     );

@@ -7,6 +7,8 @@ import {
   type FakeServerOptions,
   roughTokens,
   startFakeServer,
+  toolArgumentsText,
+  toolCallId,
   type WireFormat,
 } from './fake-server.js';
 
@@ -57,14 +59,23 @@ export const openAIWire: WireFormat = {
   },
   sendJson(res: ServerResponse, request, reply) {
     const text = reply.text ?? '';
-    const message: Record<string, unknown> = { role: 'assistant', content: text };
+    const calls = reply.toolCalls ?? [];
+    const message: Record<string, unknown> = { role: 'assistant', content: calls.length > 0 && text === '' ? null : text };
     if (reply.reasoning !== undefined) message.reasoning_content = reply.reasoning;
+    if (calls.length > 0) {
+      message.tool_calls = calls.map((call, i) => ({
+        id: toolCallId(call, request, i),
+        type: 'function',
+        function: { name: call.name, arguments: toolArgumentsText(call) },
+      }));
+    }
+    const finish = reply.finishReason ?? (calls.length > 0 ? 'tool_calls' : 'stop');
     const body = {
       id: `chatcmpl-fake-${request.index}`,
       object: 'chat.completion',
       created: CREATED,
       model: modelOf(request, reply),
-      choices: [{ index: 0, message, finish_reason: reply.finishReason ?? 'stop', logprobs: null }],
+      choices: [{ index: 0, message, finish_reason: finish, logprobs: null }],
       usage: usageOf(request, reply, text),
     };
     res.writeHead(200, { 'content-type': 'application/json' });
@@ -85,7 +96,15 @@ export const openAIWire: WireFormat = {
     const events = [chunk({ role: 'assistant', content: '' }, null)];
     for (const piece of chunkText(reply.reasoning ?? '', reply.chunkSize ?? 8)) events.push(chunk({ reasoning_content: piece }, null));
     for (const piece of chunkText(text, reply.chunkSize ?? 8)) events.push(chunk({ content: piece }, null));
-    events.push(chunk({}, reply.finishReason ?? 'stop'));
+    const calls = reply.toolCalls ?? [];
+    calls.forEach((call, i) => {
+      const head = { index: i, id: toolCallId(call, request, i), type: 'function', function: { name: call.name, arguments: '' } };
+      events.push(chunk({ tool_calls: [head] }, null));
+      for (const piece of chunkText(toolArgumentsText(call), reply.chunkSize ?? 8)) {
+        events.push(chunk({ tool_calls: [{ index: i, function: { arguments: piece } }] }, null));
+      }
+    });
+    events.push(chunk({}, reply.finishReason ?? (calls.length > 0 ? 'tool_calls' : 'stop')));
     const streamOptions = request.body?.stream_options as { include_usage?: boolean } | undefined;
     if (streamOptions?.include_usage === true) {
       events.push(

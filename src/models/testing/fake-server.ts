@@ -38,6 +38,27 @@ export interface FakeReply {
   };
   /** Characters per streamed text chunk (default 8). */
   chunkSize?: number;
+  /**
+   * Tool calls in the answer, in the provider's native format (OpenAI `tool_calls`,
+   * Anthropic `tool_use` blocks). `arguments` as a string is sent verbatim (so a test can
+   * send malformed JSON); an object is serialized. With tool calls and no `text`, the
+   * answer has no text block, and the finish reason defaults to the provider's tool value.
+   */
+  toolCalls?: FakeToolCall[];
+}
+
+export interface FakeToolCall {
+  id?: string;
+  name: string;
+  arguments: string | Record<string, unknown>;
+}
+
+export function toolArgumentsText(call: FakeToolCall): string {
+  return typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
+}
+
+export function toolCallId(call: FakeToolCall, request: FakeRequest, index: number): string {
+  return call.id ?? `call_fake_${request.index}_${index}`;
 }
 
 /** Scriptable failures, in the shape each provider really produces them. */

@@ -2,6 +2,7 @@
 export { startFakeOpenAI, openAIWire } from './fake-openai.js';
 export { startFakeAnthropic, anthropicWire } from './fake-anthropic.js';
 export { lastUserText, roughTokens } from './fake-server.js';
+export type { FakeToolCall } from './fake-server.js';
 export type {
   FakeBehaviour,
   FakeFault,

@@ -1,0 +1,142 @@
+import type { Command } from 'commander';
+import { InvalidArgumentError } from '../../core/errors.js';
+import { continuationAudit } from '../../continuation/audit.js';
+import { calibrateContinuation } from '../../continuation/calibrate.js';
+import { renderContinuationMarkdown } from '../../continuation/report-markdown.js';
+import {
+  continuationConfigFromFlags,
+  continuationReport,
+  continuationRunId,
+  loadContinuationConfig,
+} from '../../continuation/run.js';
+import { CONTINUATION_NULL_SIM, CONTINUATION_SIM, SIM_PROFILES } from '../../continuation/sim.js';
+import { openStore } from '../../store/run-store.js';
+import { runAuditCommand } from '../audit-run.js';
+import { collect, emit, positiveNumber } from '../options.js';
+
+function formatOf(value: string): 'md' | 'json' {
+  if (value !== 'md' && value !== 'json') throw new InvalidArgumentError('--format', `must be md or json, got "${value}"`);
+  return value;
+}
+
+export function registerContinuation(program: Command): void {
+  const continuation = program
+    .command('continuation')
+    .description('tool-using continuation (ContextEcho F5): does the session prefix change the agent\'s next tool call?');
+
+  continuation
+    .command('run')
+    .description('cut the session before recorded tool calls, ask each target for the next call under four prefix arms (cached, resumable)')
+    .argument('[config]', 'YAML config for the full grid (see docs/continuation.md); without one, --session and --target are enough')
+    .option('--session <file>', 'Claude Code or Codex transcript whose recorded next tool calls are the ground truth')
+    .option('--cross-session <file>', 'another transcript: the length-matched `cross` arm (default: the same session, half a session away)')
+    .option('--target <model>', 'target model ref; repeatable', collect, [])
+    .option('--db <file>', 'run store (SQLite)', 'runs/continuation.db')
+    .option('--cutpoints <n>', 'number of cutpoints (default 25)', positiveNumber('--cutpoints'))
+    .option('--strategy <name>', 'cutpoint selection: stratified (default) or strided')
+    .option('--window-tokens <n>', 'matched prefix length in tokens (default 3000, ≈ 4 characters each)', positiveNumber('--window-tokens'))
+    .option('--tools <file>', 'tool schema file (JSON/YAML) instead of schemas reconstructed from the transcript')
+    .option('--tasks <file>', 'task label file (YAML/JSON `tasks: [{from, label}]`) instead of the heuristic')
+    .option('--set <key=value>', 'override any config key (dotted path, YAML value); repeatable', collect, [])
+    .option('--dry-run', 'print the cutpoints and the number of cells; call nothing')
+    .option('--concurrency <n>', 'concurrent calls per provider', positiveNumber('--concurrency'))
+    .option('--max-cost <usd>', 'stop before spending more than this', positiveNumber('--max-cost'))
+    .option('--report <file>', 'also write the Markdown report here when the run completes')
+    .addHelpText(
+      'after',
+      '\nExample (your own session, offline simulation):\n  echolens continuation run --session ~/.claude/projects/<project>/<id>.jsonl --target sim:continuation --db runs/cont.db\n  echolens continuation report runs/cont.db\nsim:continuation plants a fidelity gain for the recent arm; sim:continuation-null plants none (simulations measure nothing).\nCtrl-C once: finish in-flight cells and stop (re-run the same command to resume). Twice: cancel them.',
+    )
+    .action(async (configFile: string | undefined, options) => {
+      const overrides: string[] = [...options.set];
+      if (options.session) overrides.push(`session=${JSON.stringify(options.session)}`);
+      if (options.crossSession) overrides.push(`crossSession=${JSON.stringify(options.crossSession)}`);
+      if (options.target.length > 0) overrides.push(`targets=${JSON.stringify(options.target)}`);
+      if (options.cutpoints) overrides.push(`cutpoints.count=${Math.round(options.cutpoints)}`);
+      if (options.strategy) overrides.push(`cutpoints.strategy=${JSON.stringify(options.strategy)}`);
+      if (options.windowTokens) overrides.push(`windowTokens=${Math.round(options.windowTokens)}`);
+      if (options.tools) overrides.push(`tools=${JSON.stringify(options.tools)}`);
+      if (options.tasks) overrides.push(`tasks=${JSON.stringify(options.tasks)}`);
+      const config = configFile === undefined ? continuationConfigFromFlags(overrides) : loadContinuationConfig(configFile, overrides);
+      const run = await runAuditCommand(continuationAudit, config, {
+        db: options.db,
+        ...(options.dryRun ? { dryRun: true } : {}),
+        ...(options.concurrency ? { concurrency: options.concurrency } : {}),
+        ...(options.maxCost ? { maxCost: options.maxCost } : {}),
+      });
+      if (run === null) return;
+      if (options.report) {
+        const store = openStore(options.db, { readonly: true });
+        try {
+          emit(renderContinuationMarkdown(continuationReport(store, run.runId)), options.report);
+        } finally {
+          store.close();
+        }
+      }
+      process.stdout.write(`report: echolens continuation report ${options.db}\n`);
+    });
+
+  continuation
+    .command('report')
+    .description('score every answer against the recorded next call; paired complete-case and ITT contrasts, strata, attrition')
+    .argument('<run.db>', 'run store written by `echolens continuation run`')
+    .option('--run <id>', 'run id (default: the latest continuation run in the store)')
+    .option('--format <format>', 'md or json (schema: docs/continuation-report-schema.md)', 'md')
+    .option('-o, --out <file>', 'write to a file instead of stdout')
+    .option('--resamples <B>', 'sign-flip resamples when the test is not exact (default 20,000)', positiveNumber('--resamples'))
+    .action((db: string, options) => {
+      const format = formatOf(options.format);
+      const store = openStore(db, { readonly: true });
+      try {
+        const runId = continuationRunId(store, options.run);
+        const report = continuationReport(store, runId, options.resamples ? { resamples: Math.round(options.resamples) } : {});
+        emit(format === 'json' ? JSON.stringify(report, null, 2) : renderContinuationMarkdown(report), options.out);
+      } finally {
+        store.close();
+      }
+    });
+
+  continuation
+    .command('calibrate')
+    .description('simulate the design: false-positive rate (null profile), power and CI coverage (planted profile), with Monte Carlo SE')
+    .option('--profile <name>', `simulation profile: ${SIM_PROFILES.map((p) => p.name).join(', ')}, or both (default)`, 'both')
+    .option('--cutpoints <n>', 'cutpoints per simulated run (default 25)', positiveNumber('--cutpoints'))
+    .option('--replicates <n>', 'simulated runs (default 1000)', positiveNumber('--replicates'))
+    .option('--resamples <B>', 'sign-flip resamples when not exact (default 20,000)', positiveNumber('--resamples'))
+    .option('--seed <n>', 'seed (default 42)', Number)
+    .option('--format <format>', 'md or json', 'md')
+    .option('-o, --out <file>', 'write to a file instead of stdout')
+    .action((options) => {
+      const format = formatOf(options.format);
+      const profiles =
+        options.profile === 'both' ? [CONTINUATION_NULL_SIM, CONTINUATION_SIM] : SIM_PROFILES.filter((p) => p.name === options.profile);
+      if (profiles.length === 0) {
+        throw new InvalidArgumentError('--profile', `must be ${SIM_PROFILES.map((p) => p.name).join(', ')} or both, got "${options.profile}"`);
+      }
+      const design = {
+        cutpoints: Math.round(options.cutpoints ?? 25),
+        replicates: Math.round(options.replicates ?? 1000),
+        seed: options.seed ?? 42,
+        analysis: { resamples: Math.round(options.resamples ?? 20_000) },
+      };
+      const results = profiles.map((p) => calibrateContinuation(p, design));
+      if (format === 'json') {
+        emit(JSON.stringify(results, null, 2), options.out);
+        return;
+      }
+      const lines = ['# Continuation audit calibration (simulated)', ''];
+      for (const r of results) {
+        lines.push(`## ${r.profile} — planted recent − cross: complete case ${r.planted.completeCase.toFixed(3)}, ITT ${r.planted.itt.toFixed(3)}`, '');
+        lines.push(`${r.design.replicates} simulated runs × ${r.design.cutpoints} cutpoints, seed ${r.design.seed}, ${r.design.resamples} resamples when not exact.`, '');
+        lines.push('| test | rejection rate (± MC SE) | what it is | 95% CI coverage (± MC SE) | bias | mean SE |');
+        lines.push('|---|---|---|---|---|---|');
+        for (const t of r.tests) {
+          const rate = t.rejection ? `${t.rejection.rate.toFixed(3)} ± ${t.rejection.mcSE.toFixed(3)}` : '—';
+          const what = r.withinNominal ? `false-positive rate (${r.withinNominal[t.test] ? 'within' : 'ABOVE'} 0.05 + 2 MC SE)` : 'power';
+          const coverage = t.coverage ? `${t.coverage.rate.toFixed(3)} ± ${t.coverage.mcSE.toFixed(3)}` : '—';
+          lines.push(`| ${t.test} | ${rate} | ${what} | ${coverage} | ${t.bias === null ? '—' : t.bias.toFixed(4)} | ${t.meanStandardError === null ? '—' : t.meanStandardError.toFixed(4)} |`);
+        }
+        lines.push('');
+      }
+      emit(lines.join('\n'), options.out);
+    });
+}

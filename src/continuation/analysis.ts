@@ -1,0 +1,221 @@
+import { InvalidArgumentError } from '../core/errors.js';
+import { tQuantile } from '../stats/distributions.js';
+import { signFlipTest } from '../stats/sign-flip.js';
+import { CONTINUATION_ARMS, type ContinuationArm } from './arms.js';
+import type { CallStatus } from './scoring.js';
+
+/**
+ * Paired analysis of argument fidelity (pure; docs/continuation.md).
+ *
+ * For each target and each pair of arms (a, b) the unit is the cutpoint:
+ * - complete case (`completeCase`): cutpoints where both arms returned a parseable call;
+ *   difference = fidelity(a) − fidelity(b);
+ * - intention to treat (`itt`): every cutpoint where both arms were generated (a cell that
+ *   failed to get any answer is not generated); an unparseable, prose or missing answer
+ *   scores 0.
+ * Estimate = mean difference, 95% t interval over cutpoints, two-sided paired sign-flip
+ * test. Exact zeros are set aside before the test (they never change sign, so the p-value
+ * is the same); exact enumeration when at most `exactMax` (20) non-zero differences remain,
+ * otherwise `resamples` (≥ 20,000) random sign patterns with p = (b + 1)/(B + 1).
+ * Strata: `sameTask` / `crossTask` — whether the recent window's task is the task of the
+ * ground-truth call. Primary contrast: recent − cross.
+ */
+
+export interface ContinuationObservation {
+  target: string;
+  cutpoint: string;
+  arm: ContinuationArm;
+  /** False when the cell got no answer at all (call failed / never run). */
+  generated: boolean;
+  status: CallStatus;
+  fidelity: number | null;
+  /** Stratum of the cutpoint (null when unknown). */
+  sameTask: boolean | null;
+}
+
+export interface PairedEstimate {
+  n: number;
+  mean: number | null;
+  ci: [number, number] | null;
+  standardError: number | null;
+  p: number | null;
+  method: 'exact' | 'monte-carlo' | null;
+  resamples: number | null;
+  /** Non-zero differences the test used. */
+  nonZero: number;
+  /** Why there is no estimate or test (e.g. "no pairs"). */
+  reason?: string;
+}
+
+export interface ContrastResult {
+  a: ContinuationArm;
+  b: ContinuationArm;
+  primary: boolean;
+  completeCase: PairedEstimate;
+  itt: PairedEstimate;
+  strata: {
+    sameTask: { completeCase: PairedEstimate; itt: PairedEstimate };
+    crossTask: { completeCase: PairedEstimate; itt: PairedEstimate };
+  };
+}
+
+export interface ArmAttrition {
+  arm: ContinuationArm;
+  attempted: number;
+  generated: number;
+  calls: number;
+  unparseable: number;
+  prose: number;
+  missing: number;
+  notGenerated: number;
+  /** Mean fidelity over parseable calls. */
+  meanFidelity: number | null;
+  /** Mean with unparseable / prose / missing = 0, over generated cells. */
+  meanFidelityItt: number | null;
+}
+
+export interface ContinuationTargetAnalysis {
+  target: string;
+  cutpoints: number;
+  sameTaskCutpoints: number;
+  crossTaskCutpoints: number;
+  attrition: ArmAttrition[];
+  contrasts: ContrastResult[];
+}
+
+export interface ContinuationAnalysis {
+  primary: { a: ContinuationArm; b: ContinuationArm };
+  alpha: number;
+  targets: ContinuationTargetAnalysis[];
+}
+
+export interface AnalysisOptions {
+  resamples?: number;
+  seed?: number;
+  exactMax?: number;
+  alpha?: number;
+}
+
+export const MIN_RESAMPLES = 20_000;
+export const PRIMARY_CONTRAST = { a: 'recent', b: 'cross' } as const;
+
+/** Every ordered pair (a, b) with a before b in recent, cross, filler, scratch order: a − b. */
+export function contrastPairs(arms: readonly ContinuationArm[] = CONTINUATION_ARMS): Array<[ContinuationArm, ContinuationArm]> {
+  const order: ContinuationArm[] = ['recent', 'cross', 'filler', 'scratch'];
+  const present = order.filter((a) => arms.includes(a));
+  const pairs: Array<[ContinuationArm, ContinuationArm]> = [];
+  for (let i = 0; i < present.length; i += 1) for (let j = i + 1; j < present.length; j += 1) pairs.push([present[i]!, present[j]!]);
+  return pairs;
+}
+
+/** Mean, t interval and sign-flip test of paired differences. */
+export function pairedEstimate(diffs: readonly number[], options: AnalysisOptions = {}): PairedEstimate {
+  const n = diffs.length;
+  const resamples = options.resamples ?? MIN_RESAMPLES;
+  const exactMax = options.exactMax ?? 20;
+  const alpha = options.alpha ?? 0.05;
+  if (n === 0) return { n, mean: null, ci: null, standardError: null, p: null, method: null, resamples: null, nonZero: 0, reason: 'no pairs' };
+  const mean = diffs.reduce((s, d) => s + d, 0) / n;
+  let ci: [number, number] | null = null;
+  let standardError: number | null = null;
+  if (n >= 2) {
+    const variance = diffs.reduce((s, d) => s + (d - mean) ** 2, 0) / (n - 1);
+    standardError = Math.sqrt(variance / n);
+    const q = tQuantile(1 - alpha / 2, n - 1);
+    ci = [mean - q * standardError, mean + q * standardError];
+  }
+  const nonZero = diffs.filter((d) => d !== 0);
+  if (nonZero.length === 0) {
+    // Every pair tied: no sign pattern can be more extreme than the observed one.
+    return { n, mean, ci, standardError, p: 1, method: 'exact', resamples: 1, nonZero: 0 };
+  }
+  const test = signFlipTest(nonZero, { exact: nonZero.length <= exactMax, B: resamples, seed: options.seed ?? 42 });
+  const out: PairedEstimate = { n, mean, ci, standardError, p: test.p, method: test.method, resamples: test.resamples, nonZero: nonZero.length };
+  if (n < 2) out.reason = 'one pair: no interval';
+  return out;
+}
+
+function ittScore(o: ContinuationObservation): number {
+  return o.status === 'call' && o.fidelity !== null ? o.fidelity : 0;
+}
+
+function estimates(
+  byCut: Map<string, Map<ContinuationArm, ContinuationObservation>>,
+  a: ContinuationArm,
+  b: ContinuationArm,
+  keep: (cut: string) => boolean,
+  options: AnalysisOptions,
+): { completeCase: PairedEstimate; itt: PairedEstimate } {
+  const cc: number[] = [];
+  const itt: number[] = [];
+  for (const [cut, arms] of byCut) {
+    if (!keep(cut)) continue;
+    const x = arms.get(a);
+    const y = arms.get(b);
+    if (!x?.generated || !y?.generated) continue;
+    itt.push(ittScore(x) - ittScore(y));
+    if (x.status === 'call' && y.status === 'call' && x.fidelity !== null && y.fidelity !== null) cc.push(x.fidelity - y.fidelity);
+  }
+  return { completeCase: pairedEstimate(cc, options), itt: pairedEstimate(itt, options) };
+}
+
+function attritionOf(arm: ContinuationArm, list: readonly ContinuationObservation[]): ArmAttrition {
+  const generated = list.filter((o) => o.generated);
+  const calls = generated.filter((o) => o.status === 'call' && o.fidelity !== null);
+  const mean = (xs: number[]) => (xs.length === 0 ? null : xs.reduce((s, x) => s + x, 0) / xs.length);
+  return {
+    arm,
+    attempted: list.length,
+    generated: generated.length,
+    calls: calls.length,
+    unparseable: generated.filter((o) => o.status === 'unparseable').length,
+    prose: generated.filter((o) => o.status === 'prose').length,
+    missing: generated.filter((o) => o.status === 'missing').length,
+    notGenerated: list.length - generated.length,
+    meanFidelity: mean(calls.map((o) => o.fidelity as number)),
+    meanFidelityItt: mean(generated.map(ittScore)),
+  };
+}
+
+export function analyzeContinuation(observations: readonly ContinuationObservation[], options: AnalysisOptions = {}): ContinuationAnalysis {
+  if ((options.resamples ?? MIN_RESAMPLES) < 1) throw new InvalidArgumentError('resamples', 'must be positive');
+  const targets = [...new Set(observations.map((o) => o.target))];
+  const out: ContinuationTargetAnalysis[] = [];
+  for (const target of targets) {
+    const mine = observations.filter((o) => o.target === target);
+    const byCut = new Map<string, Map<ContinuationArm, ContinuationObservation>>();
+    const stratum = new Map<string, boolean | null>();
+    for (const o of mine) {
+      let arms = byCut.get(o.cutpoint);
+      if (!arms) {
+        arms = new Map();
+        byCut.set(o.cutpoint, arms);
+      }
+      arms.set(o.arm, o);
+      stratum.set(o.cutpoint, o.sameTask);
+    }
+    const arms = CONTINUATION_ARMS.filter((a) => mine.some((o) => o.arm === a));
+    const contrasts = contrastPairs(arms).map(([a, b]): ContrastResult => {
+      const all = estimates(byCut, a, b, () => true, options);
+      return {
+        a,
+        b,
+        primary: a === PRIMARY_CONTRAST.a && b === PRIMARY_CONTRAST.b,
+        ...all,
+        strata: {
+          sameTask: estimates(byCut, a, b, (c) => stratum.get(c) === true, options),
+          crossTask: estimates(byCut, a, b, (c) => stratum.get(c) === false, options),
+        },
+      };
+    });
+    out.push({
+      target,
+      cutpoints: byCut.size,
+      sameTaskCutpoints: [...stratum.values()].filter((s) => s === true).length,
+      crossTaskCutpoints: [...stratum.values()].filter((s) => s === false).length,
+      attrition: arms.map((arm) => attritionOf(arm, mine.filter((o) => o.arm === arm))),
+      contrasts,
+    });
+  }
+  return { primary: { ...PRIMARY_CONTRAST }, alpha: options.alpha ?? 0.05, targets: out };
+}

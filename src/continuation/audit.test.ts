@@ -1,0 +1,67 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { registerBuiltinAudits } from '../audits.js';
+import { registerBuiltinSimProfiles } from '../builtin-sims.js';
+import { packageRoot } from '../core/version.js';
+import { findAudit } from '../experiment/registry.js';
+import { analyzeAuditRun } from '../experiment/run-audit.js';
+import { renderReport } from '../report/report.js';
+import { openStore } from '../store/run-store.js';
+import { continuationConfigSchema } from './config.js';
+import { runContinuation } from './run.js';
+
+registerBuiltinSimProfiles();
+registerBuiltinAudits();
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'echolens-continuation-audit-'));
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the continuation audit on the shared protocol', () => {
+  it('is registered; collect / analyze / every renderer work on a run; the shared report includes it', async () => {
+    const audit = findAudit('continuation');
+    expect(audit?.command).toBe('continuation');
+    const db = join(dir, 'run.db');
+    const config = continuationConfigSchema.parse({
+      session: join(packageRoot(), 'data', 'demo', 'claude-session.jsonl'),
+      crossSession: join(packageRoot(), 'data', 'demo', 'codex-session.jsonl'),
+      targets: ['sim:continuation-null'],
+      cutpoints: { count: 10 },
+    });
+    const result = await runContinuation(config, db, { progress: false });
+    const store = openStore(db, { readonly: true });
+    try {
+      const analyzed = analyzeAuditRun(audit!, store, store.requireRun(result.runId));
+      expect(audit!.render.markdown(analyzed, 'Continuation')).toMatch(/^# Continuation\n/);
+      const section = (await audit!.render.htmlSection(analyzed)).toString();
+      expect(section).toMatch(/Simulated targets/);
+      expect(section).toMatch(/<svg/);
+      const rows = audit!.render.csvRows(analyzed);
+      // 6 contrasts × 3 strata × 2 analyses.
+      expect(rows).toHaveLength(36);
+      expect(audit!.render.viewerSummary(analyzed)[0]!.label).toMatch(/recent − cross/);
+      const json = JSON.parse(await renderReport(store, 'json')) as { runs: Array<Record<string, unknown>> };
+      const entry = json.runs.find((r) => (r.continuation as { runId?: string } | undefined)?.runId === result.runId);
+      expect(entry).toBeDefined();
+    } finally {
+      store.close();
+    }
+  });
+
+  it('calibrate reports the null false-positive rate and the planted power through the shared summaries', async () => {
+    const calibration = await findAudit('continuation')!.calibrate!({ replicates: 40, seed: 3, B: 2000 });
+    expect(calibration.tests.map((t) => t.test)).toEqual([
+      'continuation-null/recent-cross/completeCase',
+      'continuation-null/recent-cross/itt',
+      'continuation/recent-cross/completeCase',
+      'continuation/recent-cross/itt',
+    ]);
+    expect(calibration.tests.every((t) => t.replicates === 40)).toBe(true);
+  });
+});

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import { CONTINUATION_ARMS, DEFAULT_WINDOW_TOKENS } from './arms.js';
+import { CUTPOINT_STRATEGIES } from './cutpoints.js';
+
+/**
+ * `echolens continuation run [config.yaml]`: the tool-using continuation audit as one
+ * validated config (docs/continuation.md). Defaults follow the paper's panel: 25
+ * stratified cutpoints, four arms at ~3,000 tokens, argument fidelity of the next call.
+ */
+
+const positiveInt = z.number().int().positive();
+
+export const continuationConfigSchema = z
+  .object({
+    name: z.string().min(1).default('continuation-audit'),
+    /** The transcript whose next tool calls are the ground truth (Claude Code or Codex). */
+    session: z.string().min(1, 'name the session transcript'),
+    /** Another session whose real window is the `cross` arm (default: the same session, half a session away). */
+    crossSession: z.string().min(1).optional(),
+    targets: z.array(z.string().min(1)).min(1, 'list at least one target model'),
+    cutpoints: z
+      .object({
+        count: positiveInt.default(25),
+        strategy: z.enum(CUTPOINT_STRATEGIES as unknown as [string, ...string[]]).default('stratified'),
+        skipFirst: z.number().int().nonnegative().default(0),
+      })
+      .strict()
+      .default({ count: 25, strategy: 'stratified', skipFirst: 0 }),
+    arms: z.array(z.enum(CONTINUATION_ARMS)).min(2).default([...CONTINUATION_ARMS]),
+    /** Matched prefix length in tokens (≈ 4 characters each). */
+    windowTokens: positiveInt.default(DEFAULT_WINDOW_TOKENS),
+    toolTruncate: positiveInt.default(200),
+    /** A tool schema file replacing the schemas reconstructed from the transcript. */
+    tools: z.string().min(1).optional(),
+    /** A task label file replacing the heuristic (docs/continuation.md). */
+    tasks: z.string().min(1).optional(),
+    minPromptChars: positiveInt.default(40),
+    systemPrompt: z.string().optional(),
+    toolChoice: z.enum(['auto', 'required']).default('auto'),
+    decoding: z
+      .object({
+        temperature: z.number().min(0).max(2).optional(),
+        maxTokens: positiveInt.optional(),
+        seed: z.number().int().optional(),
+      })
+      .strict()
+      .default({}),
+    seed: z.number().int().default(42),
+    analysis: z
+      .object({ resamples: z.number().int().min(20_000, 'use at least 20,000 sign-flip resamples').default(20_000) })
+      .strict()
+      .default({ resamples: 20_000 }),
+    limits: z
+      .object({
+        concurrency: positiveInt.optional(),
+        requestsPerMinute: positiveInt.optional(),
+        tokensPerMinute: positiveInt.optional(),
+        maxCostUsd: z.number().positive().optional(),
+      })
+      .strict()
+      .default({}),
+  })
+  .strict();
+
+export type ContinuationConfig = z.infer<typeof continuationConfigSchema>;
+
+export const DEFAULT_DECODING = { temperature: 0, maxTokens: 4096 } as const;

@@ -1,0 +1,14 @@
+// Public API of src/continuation/ (tool-using continuation audit; re-exported from the package root).
+export * from './analysis.js';
+export * from './arms.js';
+export * from './calibrate.js';
+export * from './config.js';
+export * from './cutpoints.js';
+export * from './plan.js';
+export * from './report-markdown.js';
+export * from './run.js';
+export * from './scoring.js';
+export * from './sim.js';
+export * from './tasks.js';
+export * from './tools.js';
+export * from './audit.js';

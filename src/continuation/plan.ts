@@ -1,0 +1,121 @@
+import type { ModelRequest, ToolDefinition } from '../models/types.js';
+import type { Session } from '../sessions/types.js';
+import type { CellSpec } from '../store/types.js';
+import { armMessages, buildArms, CONTINUATION_SYSTEM_PROMPT, type CutpointArms, windowCharsOf } from './arms.js';
+import { DEFAULT_DECODING, type ContinuationConfig } from './config.js';
+import { type Cutpoint, type CutpointStrategy, selectCutpoints } from './cutpoints.js';
+import { loadTaskOverrides, type TaskSegment, taskAt, taskSegments, windowTask } from './tasks.js';
+import { loadToolSchemaFile, reconstructTools } from './tools.js';
+
+/**
+ * The continuation plan (pure given the sessions and the optional files): cutpoints, their
+ * arms and task strata, the tools, and one cell per target × cutpoint × arm × sample.
+ */
+
+export const CONTINUATION_EXPERIMENT = 'continuation';
+
+export interface PlannedCutpoint {
+  id: string;
+  end: number;
+  line: number;
+  fraction: number;
+  groundTruth: Cutpoint['groundTruth'];
+  /** Task of the ground-truth call and of the recent window; same-task when equal. */
+  task: string;
+  windowTask: string | null;
+  sameTask: boolean | null;
+  chars: Record<string, number>;
+  notes: string[];
+}
+
+export interface ContinuationPlan {
+  cutpoints: PlannedCutpoint[];
+  arms: CutpointArms[];
+  tools: ToolDefinition[];
+  toolSource: string;
+  skippedTools: string[];
+  tasks: TaskSegment[];
+  taskSource: 'heuristic' | 'file';
+  specs: CellSpec[];
+  notes: string[];
+}
+
+export function planContinuation(config: ContinuationConfig, session: Session, cross: Session | undefined): ContinuationPlan {
+  const cuts = selectCutpoints(session, {
+    count: config.cutpoints.count,
+    strategy: config.cutpoints.strategy as CutpointStrategy,
+    skipFirst: config.cutpoints.skipFirst,
+  });
+  const reconstructed = reconstructTools(session);
+  const tools = config.tools ? loadToolSchemaFile(config.tools) : reconstructed.tools;
+  const tasks = config.tasks ? loadTaskOverrides(config.tasks) : taskSegments(session, { minPromptChars: config.minPromptChars });
+  const windowChars = windowCharsOf(config.windowTokens);
+  const systemPrompt = config.systemPrompt ?? CONTINUATION_SYSTEM_PROMPT;
+  const notes: string[] = [];
+  if (!cross && config.arms.includes('cross')) notes.push('no cross session: the cross arm is a window of the same session, half a session away');
+  if (reconstructed.skipped.length > 0 && !config.tools) notes.push(`tools left out (names providers refuse): ${reconstructed.skipped.join(', ')}`);
+  const allArms = cuts.map((cut) => buildArms(session, cut, cross, { windowChars, toolPayloadChars: config.toolTruncate, seed: config.seed }));
+  const cutpoints = allArms.map(({ cutpoint, arms }): PlannedCutpoint => {
+    const task = taskAt(tasks, cutpoint.end);
+    const recentTask = windowTask(tasks, arms.recent.includedMessages) ?? null;
+    return {
+      id: cutpoint.id,
+      end: cutpoint.end,
+      line: cutpoint.line,
+      fraction: cutpoint.fraction,
+      groundTruth: cutpoint.groundTruth,
+      task,
+      windowTask: recentTask,
+      sameTask: recentTask === null ? null : recentTask === task,
+      chars: Object.fromEntries(Object.values(arms).map((a) => [a.arm, a.chars])),
+      notes: [...new Set(Object.values(arms).flatMap((a) => a.notes))],
+    };
+  });
+  const params: ModelRequest['params'] = {
+    temperature: config.decoding.temperature ?? DEFAULT_DECODING.temperature,
+    maxTokens: config.decoding.maxTokens ?? DEFAULT_DECODING.maxTokens,
+    ...(config.decoding.seed === undefined ? {} : { seed: config.decoding.seed }),
+  };
+  const specs: CellSpec[] = [];
+  for (const target of config.targets) {
+    allArms.forEach((arms, c) => {
+      const planned = cutpoints[c]!;
+      for (const arm of config.arms) {
+        {
+          const sample = 0;
+          specs.push({
+            request: {
+              model: target,
+              messages: armMessages(arms, arm, systemPrompt),
+              params,
+              sample,
+              tools,
+              toolChoice: config.toolChoice,
+            },
+            labels: {
+              experiment: CONTINUATION_EXPERIMENT,
+              stage: 'target',
+              target,
+              cutpoint: planned.id,
+              arm,
+              sample,
+              task: planned.task,
+              sameTask: planned.sameTask,
+            },
+          });
+        }
+      }
+    });
+  }
+  return {
+    cutpoints,
+    arms: allArms,
+    tools,
+    toolSource: config.tools ?? 'reconstructed from the transcript',
+    skippedTools: reconstructed.skipped,
+    tasks,
+    taskSource: config.tasks ? 'file' : 'heuristic',
+    specs,
+    notes,
+  };
+}
