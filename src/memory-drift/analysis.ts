@@ -4,6 +4,7 @@ import { sriDrift } from '../metrics/sri.js';
 import {
   benjaminiHochberg,
   bootstrapPValue,
+  minimumDetectableEffect,
   type ClusteredValue,
   cohensD,
   compactLetterDisplay,
@@ -350,6 +351,8 @@ export interface IntervalEstimate {
   ci: readonly [number, number];
   /** Two-sided bootstrap p for the null value 0 ((b + 1)/(B + 1) form, see bootstrapPValue). */
   p: number;
+  /** Standard deviation of the bootstrap replicates (the estimate's standard error). */
+  se: number;
   B: number;
   invalidReplicates: number;
   nQuestions: number;
@@ -386,8 +389,12 @@ export interface DRelEstimate {
   p: number;
   /** BH-adjusted p within the condition's tier (persona categories form one family, life events another). */
   pAdjusted: number;
-  /** pAdjusted < alpha. */
+  /** pAdjusted < alpha, and false when the design is underpowered (see `verdict`). */
   significant: boolean;
+  /** `underpowered` below the minimum design (no significance is claimed), else by pAdjusted. */
+  verdict: 'significant' | 'not significant' | 'underpowered';
+  /** Standard deviation of the bootstrap replicates of d_rel. */
+  se: number;
   muTreat: number;
   muNoise: number;
   sdNoise: number;
@@ -450,6 +457,18 @@ export interface MetricAnalysis {
   tiers: TierSummary[];
   dRel: DRelEntry[];
   pairwise: MemoryMaybe<PairwiseSummary>;
+  /** What this design can detect (normal approximation from the bootstrap standard errors). */
+  power: MetricPower;
+}
+
+/** Minimum detectable effects at 80% power, two-sided alpha: (z(1 − α/2) + z(0.8)) × mean SE. */
+export interface MetricPower {
+  /** Mean bootstrap SE of the per-condition elevations; null when none was computed. */
+  elevationSE: number | null;
+  /** Smallest elevation (a fraction: 0.15 = +15 %) detected 80% of the time. */
+  minimumDetectableElevation: number | null;
+  dRelSE: number | null;
+  minimumDetectableDRel: number | null;
 }
 
 export interface Convergence {
@@ -492,9 +511,27 @@ export interface InstrumentValidity {
   overall: Verdict;
 }
 
+/**
+ * Whether the design is large enough for the significance calls of the report. Below
+ * MIN_QUESTIONS questions the question-level bootstrap and the mixed model's normal reference
+ * are not calibrated (`memory calibrate` shows it), so the report says `underpowered` instead
+ * of listing significance: d_rel `significant` is false with `verdict: "underpowered"`, and the
+ * validity checks are undetermined.
+ */
+export interface DesignAdequacy {
+  nQuestions: number;
+  minimumQuestions: number;
+  underpowered: boolean;
+  reason: string;
+}
+
+/** Fewest questions with scored observations for the report to list significance. */
+export const MIN_QUESTIONS = 20;
+
 export interface TargetAnalysis {
   target: string;
   nQuestions: number;
+  design: DesignAdequacy;
   metrics: Record<MemoryMetric, MetricAnalysis>;
   convergence: MemoryMaybe<Convergence>;
   validity: InstrumentValidity;
@@ -512,9 +549,22 @@ export interface ConditionCounts extends ExclusionCount {
   unmappedRate: number | null;
 }
 
+/** How the run's generation cells were seeded (added by `memoryReport` from the store). */
+export interface MemorySampling {
+  /** The `sampleSeeds` scheme recorded with the run; `unrecorded` for a run whose config has none. */
+  seeding: 'cell' | 'offset' | 'fixed' | 'none' | 'unrecorded';
+  /** Generation cells that share their seed with another cell of the same (target, question), read from the stored requests. */
+  sharedSeedCells: number;
+  /** No two generation cells of a (target, question) share a seed (or no seed was sent). */
+  independent: boolean;
+  note: string;
+}
+
 export interface MemoryReport {
   schema: typeof MEMORY_REPORT_SCHEMA;
   options: Required<MemoryAnalysisOptions>;
+  /** Present when the report was made from a run store (memoryReport). */
+  sampling?: MemorySampling;
   counts: {
     observations: number;
     scored: number;
@@ -552,25 +602,56 @@ function attempt<T>(compute: () => T): MemoryMaybe<T> {
   try {
     return compute();
   } catch (error) {
-    if (isEcholensError(error)) return { error: error.message };
+    if (isEcholensError(error)) return { error: withAdvice(error.message) };
     throw error;
   }
+}
+
+/**
+ * What to change in the design for a statistic that could not be computed: every `{ error }`
+ * of the report ends with it (more questions, larger k, a higher temperature).
+ */
+export function designAdvice(message: string): string | null {
+  const m = message.toLowerCase();
+  if (/question|cluster|too sparse|drew no observation/.test(m)) {
+    return 'run more questions (questions.limit / questions.sample, at least 20) or more samples per question (k)';
+  }
+  if (/floor mean is 0|mean is 0|zero variance|σ_noise = 0|constant/.test(m)) {
+    return 'the no-memory or noise samples never differ from the reference: raise decoding.temperature, raise k, or add noise conditions';
+  }
+  if (/no scored observations|no pragmatic-noise|no life-event|fewer than 2 conditions|condition\(s\)/.test(m)) {
+    return 'include the missing conditions (conditions: all) and check the run counts for dropouts and invalid labelings';
+  }
+  if (/singular|converge|rank/.test(m)) return 'run more questions or larger k so that every condition has several observations per question';
+  return null;
+}
+
+function withAdvice(message: string): string {
+  const advice = designAdvice(message);
+  return advice === null || message.includes(' — to fix: ') ? message : `${message} — to fix: ${advice}`;
 }
 
 const isError = (value: unknown): value is { error: string } =>
   value !== null && typeof value === 'object' && 'error' in value;
 
-function meanOf(values: readonly number[]): number {
+function meanOf(values: ArrayLike<number>): number {
   let sum = 0;
-  for (const v of values) sum += v;
+  for (let i = 0; i < values.length; i++) sum += values[i] as number;
   return sum / values.length;
 }
 
-function sdOf(values: readonly number[]): number | null {
+/** SD of the finite values (bootstrap replicates may hold NaN for invalid draws). */
+function finiteSd(values: ArrayLike<number>): number {
+  const kept: number[] = [];
+  for (let i = 0; i < values.length; i++) if (Number.isFinite(values[i])) kept.push(values[i] as number);
+  return sdOf(kept) ?? 0;
+}
+
+function sdOf(values: ArrayLike<number>): number | null {
   if (values.length < 2) return null;
   const m = meanOf(values);
   let sq = 0;
-  for (const v of values) sq += (v - m) * (v - m);
+  for (let i = 0; i < values.length; i++) sq += ((values[i] as number) - m) ** 2;
   return Math.sqrt(sq / (values.length - 1));
 }
 
@@ -710,6 +791,7 @@ function elevationWithDraws(
     estimate: muTreat / muFloor - 1,
     ci: [quantileLinear(replicates, tail), quantileLinear(replicates, 1 - tail)],
     p: bootstrapPValue(replicates, 0),
+    se: sdOf(replicates) ?? 0,
     B: resampling.B,
     invalidReplicates: invalid,
     nQuestions: treatQuestions,
@@ -889,12 +971,16 @@ function analyzeTarget(
   const metrics = {} as Record<MemoryMetric, MetricAnalysis>;
   for (const metric of MEMORY_METRICS) metrics[metric] = analyzeMetric(metric, observations, settings, draws);
   const convergence = attempt(() => convergenceOf(metrics, settings));
+  const nQuestions = new Set(observations.map((o) => o.question)).size;
+  const design = adequacyOf(nQuestions);
+  if (design.underpowered) markUnderpowered(metrics);
   return {
     target,
-    nQuestions: new Set(observations.map((o) => o.question)).size,
+    nQuestions,
+    design,
     metrics,
     convergence,
-    validity: validityOf(metrics, convergence, settings),
+    validity: validityOf(metrics, convergence, settings, design),
   };
 }
 
@@ -986,6 +1072,7 @@ function analyzeMetric(
     });
   }
 
+  const dRel = dRelEntries(groups, noiseRows, resampling, settings.alpha);
   return {
     metric,
     floor,
@@ -993,9 +1080,45 @@ function analyzeMetric(
     mixedModel: attempt(() => mixedModelOf(metric, groups, settings)),
     conditions,
     tiers,
-    dRel: dRelEntries(groups, noiseRows, resampling, settings.alpha),
+    dRel,
     pairwise: attempt(() => pairwiseOf(groups, settings.alpha)),
+    power: powerOf(conditions, dRel, settings.alpha),
   };
+}
+
+function powerOf(conditions: readonly ConditionSummary[], dRel: readonly DRelEntry[], alpha: number): MetricPower {
+  const mean = (values: number[]) => (values.length === 0 ? null : values.reduce((a, b) => a + b, 0) / values.length);
+  const elevationSE = mean(conditions.flatMap((c) => (c.elevation === null || isError(c.elevation) ? [] : [c.elevation.se])));
+  const dRelSE = mean(dRel.flatMap((d) => (isError(d.result) ? [] : [d.result.se])));
+  const mde = (se: number | null) => (se === null ? null : minimumDetectableEffect(se, { alpha }));
+  return { elevationSE, minimumDetectableElevation: mde(elevationSE), dRelSE, minimumDetectableDRel: mde(dRelSE) };
+}
+
+function adequacyOf(nQuestions: number): DesignAdequacy {
+  const underpowered = nQuestions < MIN_QUESTIONS;
+  return {
+    nQuestions,
+    minimumQuestions: MIN_QUESTIONS,
+    underpowered,
+    reason: underpowered
+      ? `underpowered: ${nQuestions} question(s) with scored observations, fewer than the ${MIN_QUESTIONS} the question-level tests need to hold their false-positive rate; no significance is claimed — run more questions (questions.limit / questions.sample) and check the design with \`echolens memory calibrate\``
+      : `${nQuestions} questions with scored observations (minimum ${MIN_QUESTIONS})`,
+  };
+}
+
+/** Below the minimum design: no d_rel is called significant and no validity check is met or failed. */
+function markUnderpowered(metrics: Record<MemoryMetric, MetricAnalysis>): void {
+  for (const metric of MEMORY_METRICS) {
+    for (const entry of metrics[metric].dRel) {
+      if (!isError(entry.result)) entry.result = { ...entry.result, significant: false, verdict: 'underpowered' };
+    }
+    const pairwise = metrics[metric].pairwise;
+    if (!isError(pairwise)) {
+      for (const c of pairwise.comparisons) if (!isError(c.test)) c.test = { ...c.test, significant: false };
+      for (const o of pairwise.order) o.letters = null;
+      pairwise.letters = { error: 'underpowered design: no compact letter display' };
+    }
+  }
 }
 
 function mixedModelOf(
@@ -1070,6 +1193,8 @@ function dRelEntries(
           p: r.p,
           pAdjusted,
           significant: pAdjusted < alpha,
+          verdict: pAdjusted < alpha ? 'significant' : 'not significant',
+          se: finiteSd(r.replicates.dRel),
           muTreat: r.muTreat,
           muNoise: r.muNoise,
           sdNoise: r.sdNoise,
@@ -1174,7 +1299,7 @@ function combine(checks: readonly ValidityCheck[]): Verdict {
   return 'pass';
 }
 
-function elevationCheck(
+function elevationVerdict(
   metric: MemoryMetric,
   subject: string,
   elevation: MemoryMaybe<IntervalEstimate> | null,
@@ -1191,10 +1316,15 @@ function validityOf(
   metrics: Record<MemoryMetric, MetricAnalysis>,
   convergence: MemoryMaybe<Convergence>,
   settings: Required<MemoryAnalysisOptions>,
+  design?: DesignAdequacy,
 ): InstrumentValidity {
   const { alpha } = settings;
   const specificityChecks: ValidityCheck[] = [];
   const sensitivityChecks: ValidityCheck[] = [];
+  const elevationCheck = (metric: MemoryMetric, subject: string, elevation: MemoryMaybe<IntervalEstimate> | null, a: number, want: boolean) => {
+    const check = elevationVerdict(metric, subject, elevation, a, want);
+    return design?.underpowered ? { ...check, met: null, error: design.reason } : check;
+  };
   for (const metric of MEMORY_METRICS) {
     const analysis = metrics[metric];
     for (const c of analysis.conditions) {
@@ -1220,6 +1350,7 @@ function validityOf(
   } else {
     const { rho, p } = convergence.spearman;
     convergentCheck = { metric: 'dtw~sri', subject: 'spearman', estimate: rho, p, met: rho >= settings.convergenceThreshold && p < alpha };
+    if (design?.underpowered) convergentCheck = { ...convergentCheck, met: null, error: design.reason };
   }
   const convergent = combine([convergentCheck]);
   const verdicts = [specificity, sensitivity, convergent];

@@ -6,6 +6,7 @@ import {
   type MemoryAnalysisOptions,
   type MemoryObservation,
   type MemoryReport,
+  type MemorySampling,
   type PairingPolicy,
   type ScoredTrajectories,
   scoreTrajectories,
@@ -14,7 +15,7 @@ import { type MemoryConfig, memoryConfigSchema } from './config.js';
 import { parseLabelerOutput } from './labeler.js';
 import { type Ontology, validateOntology } from './ontology.js';
 import type { PerturbationTier } from './perturbations.js';
-import type { GenerationRole } from './plan.js';
+import { type GenerationRole, sharedSeedCells } from './plan.js';
 import type { LabelRecord } from './reliability.js';
 import {
   type LabelerCheckConfig,
@@ -268,12 +269,38 @@ export function collectMemoryObservations(store: RunStore, runId: string, option
 
 export interface MemoryReportOptions extends MemoryAnalysisOptions, MemoryObservationOptions {}
 
+/**
+ * Which seeding a run used and whether its samples were drawn independently: the scheme
+ * recorded in its config, checked against the seeds of the stored generation requests.
+ */
+export function memorySampling(store: RunStore, runId: string): MemorySampling {
+  const raw = store.requireRun(runId).manifest.config as { sampleSeeds?: unknown } | undefined;
+  const recorded = raw?.sampleSeeds;
+  const seeding: MemorySampling['seeding'] =
+    recorded === 'cell' || recorded === 'offset' || recorded === 'fixed' || recorded === 'none' ? recorded : 'unrecorded';
+  const seeds = store
+    .cellsOfRun(runId)
+    .filter((cell) => cell.labels.stage === 'generation' && cell.labels.experiment === MEMORY_EXPERIMENT)
+    .map((cell) => ({ seed: cell.request.params.seed, target: String(cell.labels.target), question: String(cell.labels.question_id) }));
+  const shared = sharedSeedCells(seeds);
+  const note =
+    shared === 0
+      ? seeding === 'none'
+        ? 'no seed was sent: samples are independent if the provider draws fresh ones'
+        : 'every generation cell of a (target, question) has its own seed: samples are independent'
+      : `${shared} generation cells share a seed with another cell of the same target and question (sampleSeeds: ${seeding}); ` +
+        'with a provider that honours seeds those samples repeat each other (e.g. perturbed sample 0 repeats the no-memory reference), ' +
+        'which biases elevation and d_rel — re-run with sampleSeeds: cell';
+  return { seeding, sharedSeedCells: shared, independent: shared === 0, note };
+}
+
 /** Analyses a memory run: B and seed from the run's config unless given. */
 export function memoryReport(store: RunStore, runId: string, options: MemoryReportOptions = {}): MemoryReport {
   const { config } = memoryRunSetup(store, runId);
   const { pairing, ...analysis } = options;
   const observations = collectMemoryObservations(store, runId, { pairing: pairing ?? config.analysis.pairing });
-  return analyzeMemory(observations, { B: config.analysis.B, seed: config.seed, alpha: config.analysis.alpha, ...analysis });
+  const report = analyzeMemory(observations, { B: config.analysis.B, seed: config.seed, alpha: config.analysis.alpha, ...analysis });
+  return { ...report, sampling: memorySampling(store, runId) };
 }
 
 /** Generation cells of a memory run as relabel items (key, plan labels, steps). */

@@ -181,7 +181,7 @@ function metricSection(analysis: MetricAnalysis, alpha: number, out: string[]): 
           `${signed(r.dRel, 2)} [${signed(r.ci[0], 2)}, ${signed(r.ci[1], 2)}]`,
           pValue(r.p),
           pValue(r.pAdjusted),
-          r.significant ? 'yes' : 'no',
+          r.verdict === 'underpowered' ? 'underpowered' : r.significant ? 'yes' : 'no',
           num(r.muTreat, 4),
           num(r.muNoise, 4),
           num(r.sdNoise, 4),
@@ -274,9 +274,24 @@ export function renderMemoryMarkdown(report: MemoryReport, title = 'Memory drift
     ),
   );
 
+  if (report.sampling !== undefined) {
+    const sampling = report.sampling;
+    out.push(`Sampling: seeds \`${sampling.seeding}\` — ${sampling.independent ? '' : '**not independent**: '}${cell(sampling.note)}.`, '');
+  }
+
   for (const target of report.targets) {
     out.push(`## ${cell(target.target)}`, '');
     out.push(`${target.nQuestions} questions with scored observations.`, '');
+    if (target.design.underpowered) out.push(`**Underpowered design.** ${cell(target.design.reason)}.`, '');
+    const power = (['dtw', 'sri'] as const)
+      .map((m) => {
+        const p = target.metrics[m].power;
+        const elevation = p.minimumDetectableElevation === null ? 'n/a' : `${(100 * p.minimumDetectableElevation).toFixed(1)} %`;
+        const dRel = p.minimumDetectableDRel === null ? 'n/a' : num(p.minimumDetectableDRel, 2);
+        return `${METRIC_NAMES[m]}: elevation ${elevation}, d_rel ${dRel}`;
+      })
+      .join('; ');
+    out.push(`Minimum detectable effect at 80 % power (α = ${options.alpha}, from this run's bootstrap standard errors): ${power}.`, '');
     validitySection(target, out);
     convergenceSection(target, out);
     for (const metric of ['dtw', 'sri'] as const) metricSection(target.metrics[metric], options.alpha, out);

@@ -24,7 +24,7 @@ import { buildLabelerReaskMessages, parseLabelerOutput } from './labeler.js';
 import { buildRaterMessages, buildRaterReaskMessages, parseRaterOutput, RATER_DEFAULT_PARAMS, type RaterVerdict } from './rater.js';
 import { loadBuiltinOntology, loadOntologyFile, type Ontology } from './ontology.js';
 import { loadBuiltinPerturbations, loadPerturbationsFile, type PerturbationSet } from './perturbations.js';
-import { buildGenerationPlan, buildLabelerCell } from './plan.js';
+import { assignSampleSeeds, buildGenerationPlan, buildLabelerCell } from './plan.js';
 import { loadBuiltinQuestions, loadQuestionsFile, type Question, type QuestionSet } from './questions.js';
 import { extractSteps, type StepExtraction } from './steps.js';
 
@@ -224,12 +224,8 @@ export function planMemoryGeneration(config: MemoryConfig, stimuli: MemoryStimul
       ...(systemPrompt !== undefined ? { messageOptions: { systemPrompt } } : {}),
       seed: config.seed,
     });
-    for (const spec of plan) {
-      const sample = spec.request.sample;
-      if (config.sampleSeeds === 'offset') spec.request.params.seed = config.seed + sample;
-      else if (config.sampleSeeds === 'fixed') spec.request.params.seed = config.seed;
-      specs.push(spec);
-    }
+    assignSampleSeeds(plan, config.sampleSeeds, config.seed);
+    specs.push(...plan);
   }
   return specs;
 }

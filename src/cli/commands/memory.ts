@@ -32,6 +32,8 @@ import {
   runMemory,
   runQuestionRater,
 } from '../../memory-drift/run.js';
+import { calibrateMemoryDesign, type MemoryCalibration } from '../../memory-drift/calibrate.js';
+import { type RateWithError, withinNominal } from '../../stats/calibration.js';
 import { openStore } from '../../store/run-store.js';
 import { collect, emit, positiveNumber } from '../options.js';
 
@@ -142,6 +144,51 @@ function curationDecision(row: Omit<CurationRow, 'decision' | 'reason'>): Pick<C
       : { decision: 'drop', reason: `rater: not ${row.rater.verdict.failed.join(', not ')}${row.rater.verdict.rationale ? ` (${row.rater.verdict.rationale})` : ''}` };
   }
   return { decision: 'review', reason: `${keepReason}; rater ${row.rater.status}: ${row.rater.status === 'invalid' ? row.rater.error : row.rater.reason}` };
+}
+
+const rateText = (r: RateWithError | null) => (r === null ? 'n/a' : `${(100 * r.rate).toFixed(1)} % ± ${(100 * r.mcSE).toFixed(1)}`);
+
+/** Markdown of `memory calibrate`: every test's false-positive rate, coverage and power for the design. */
+export function renderCalibrationMarkdown(calibration: MemoryCalibration): string {
+  const d = calibration.design;
+  const out = [
+    '# Memory drift: design calibration (SIMULATED, measures no model)',
+    '',
+    `Design: ${d.questions} questions × ${d.conditions} conditions, k = ${d.k}, ${d.stimuliPerCategory} stimulus per category, seeds \`${d.sampleSeeds}\`, pairing \`${d.pairing}\`; B = ${d.B} per simulated report; ` +
+      `seed-honouring simulated sampler with per-step noise ${d.samplingNoise} (same seed + same question = same answer).`,
+    '',
+  ];
+  const nullRun = calibration.scenarios.find((s) => s.scenario.name === 'null');
+  for (const scenario of calibration.scenarios) {
+    const isNull = scenario === nullRun;
+    const f = scenario.scenario.flip;
+    out.push(
+      `## Scenario \`${markdownCell(scenario.scenario.name)}\` (${scenario.replicates} simulated runs; memory flips a step with probability noise ${f.noise}, persona ${f.persona}, life events ${f.life_event})`,
+      '',
+      `Per-condition tests below α = ${calibration.alpha} per run (mean share ± MC SE): ${(100 * scenario.perConditionShare.mean).toFixed(1)} % ± ${(100 * scenario.perConditionShare.mcSE).toFixed(1)}. ` +
+        `Runs with a BH-significant d_rel: ${rateText(scenario.dRelFamilyWise)}; with a BH-significant Welch comparison: ${rateText(scenario.pairwiseFamilyWise)}.`,
+      '',
+      `| test | runs tested | refused | ${isNull ? 'false-positive rate' : 'rejection rate (power)'} | ${isNull ? 'within nominal' : ''} | 95 % CI coverage | mean SE |`,
+      '|---|---|---|---|---|---|---|',
+    );
+    for (const t of scenario.tests) {
+      const within = isNull && t.rejection !== null ? (withinNominal(t.rejection, calibration.alpha) ? 'yes' : '**no**') : '';
+      out.push(
+        `| ${markdownCell(t.test)} | ${t.replicates} | ${t.refused} | ${rateText(t.rejection)} | ${within} | ${isNull ? rateText(t.coverage) : 'n/a'} | ${t.meanStandardError === null ? 'n/a' : t.meanStandardError.toFixed(4)} |`,
+      );
+    }
+    out.push('');
+  }
+  if (calibration.minimumDetectable.length > 0) {
+    out.push('## Minimum detectable effect at 80 % power', '');
+    for (const m of calibration.minimumDetectable) {
+      out.push(
+        `- ${m.metric} ${m.test}: ${m.test === 'elevation' ? `${(100 * m.mde).toFixed(1)} % elevation over the floor` : `d_rel ${m.mde.toFixed(2)}`} (mean SE ${m.meanSE.toFixed(4)})`,
+      );
+    }
+    out.push('');
+  }
+  return out.join('\n');
 }
 
 export function registerMemory(program: Command): void {
@@ -258,6 +305,47 @@ export function registerMemory(program: Command): void {
       } finally {
         store.close();
       }
+    });
+
+  memory
+    .command('calibrate')
+    .description('simulate a config’s exact design under a null and planted effects: false-positive rate, CI coverage and power of every test of the report, before any call')
+    .argument('<config>', 'YAML config of `memory run` (targets and labeler are not called)')
+    .option('--replicates <n>', 'simulated runs per scenario (200 gives a false-positive rate within about ±3 points)', positiveInteger('--replicates'), 200)
+    .option('--seed <n>', 'seed of the simulation (default: the config seed)', (v: string) => {
+      const n = Number(v);
+      if (!Number.isSafeInteger(n) || n < 0) throw new InvalidArgumentError('--seed', `must be a non-negative integer, got "${v}"`);
+      return n;
+    })
+    .option('--bootstrap <B>', 'bootstrap replicates per simulated report (default: the config B, at most 500)', positiveInteger('--bootstrap'))
+    .option('--noise <p>', 'per-step sampling noise of the simulated sampler (default 0.2)', positiveNumber('--noise'))
+    .option('--set <key=value>', 'override any config key (dotted path, YAML value); repeatable', collect, [])
+    .option('--format <format>', 'md or json', 'md')
+    .option('-o, --out <file>', 'write to a file instead of stdout')
+    .addHelpText(
+      'after',
+      '\nA seed-honouring simulated sampler (same seed + same question = same answer, like a seeded vLLM) stands in for every target;\n' +
+        'the real planner, seed derivation, scoring and analysis run on its answers. Scenario null: memory changes nothing, every\n' +
+        'rejection is a false positive. Scenario planted: memory flips a step with probability 0.15 (persona) and 0.3 (life events).\n' +
+        'Reported per test: false-positive rate with its Monte Carlo SE, 95 % CI coverage, power, and the minimum detectable\n' +
+        'elevation and d_rel at 80 % power. Simulated: it measures the design, never a model.',
+    )
+    .action(async (configFile: string, options) => {
+      const format = checkFormat(options.format);
+      if (options.noise !== undefined && !(options.noise < 1)) throw new InvalidArgumentError('--noise', 'must be below 1');
+      const config = loadMemoryConfig(configFile, options.set);
+      const stimuli = await resolveMemoryStimuli(config);
+      const calibration = calibrateMemoryDesign(config, stimuli, {
+        replicates: options.replicates,
+        ...(options.seed !== undefined ? { seed: options.seed } : {}),
+        ...(options.bootstrap ? { B: options.bootstrap } : {}),
+        ...(options.noise !== undefined ? { samplingNoise: options.noise } : {}),
+        onReplicate: (scenario, done, total) => {
+          if (process.stderr.isTTY) process.stderr.write(`\r${scenario}: ${done}/${total}`);
+          if (done === total && process.stderr.isTTY) process.stderr.write('\n');
+        },
+      });
+      emit(format === 'json' ? JSON.stringify(calibration, null, 2) : renderCalibrationMarkdown(calibration), options.out);
     });
 
   memory
