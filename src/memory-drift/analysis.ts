@@ -526,7 +526,7 @@ export interface DesignAdequacy {
 }
 
 /** Fewest questions with scored observations for the report to list significance. */
-export const MIN_QUESTIONS = 20;
+export const MIN_QUESTIONS = 30;
 
 export interface TargetAnalysis {
   target: string;
@@ -614,7 +614,7 @@ function attempt<T>(compute: () => T): MemoryMaybe<T> {
 export function designAdvice(message: string): string | null {
   const m = message.toLowerCase();
   if (/question|cluster|too sparse|drew no observation/.test(m)) {
-    return 'run more questions (questions.limit / questions.sample, at least 20) or more samples per question (k)';
+    return 'run more questions (questions.limit / questions.sample, at least 30) or more samples per question (k)';
   }
   if (/floor mean is 0|mean is 0|zero variance|σ_noise = 0|constant/.test(m)) {
     return 'the no-memory or noise samples never differ from the reference: raise decoding.temperature, raise k, or add noise conditions';

@@ -19,7 +19,7 @@ function observations(): MemoryObservation[] {
     ['bereavement', 'life_event', 0.15],
   ];
   const out: MemoryObservation[] = [];
-  for (let q = 0; q < 20; q++) {
+  for (let q = 0; q < 30; q++) {
     for (const [condition, tier, shift] of conditions) {
       for (let s = 0; s < 3; s++) {
         const dtw = 0.2 + shift + 0.05 * (random.next() - 0.5);
@@ -77,8 +77,8 @@ describe('renderMemoryMarkdown', () => {
     const bereavement = report.targets[0]!.metrics.sri.dRel.find((e) => e.condition === 'bereavement')!.result;
     if ('error' in bereavement) throw new Error(bereavement.error);
     expect(markdown).toContain(`+${bereavement.dRel.toFixed(2)} [`);
-    // Counts: one dropout among the 61 floor observations, half the steps unmapped.
-    expect(markdown).toMatch(/\| no_perturbation \| none \| 61 \| 60 \| 1 \| 0 \| 0 \| 0 \| 1\.6% \| 0\.0% \| 120 \| 50\.0% \|/);
+    // Counts: one dropout among the 91 floor observations, half the steps unmapped.
+    expect(markdown).toMatch(/\| no_perturbation \| none \| 91 \| 90 \| 1 \| 0 \| 0 \| 0 \| 1\.1% \| 0\.0% \| 180 \| 50\.0% \|/);
     expect(markdown).toMatch(/Minimum detectable effect at 80 % power \(α = 0\.05, from this run's bootstrap standard errors\): DTW: elevation \d+\.\d %, d_rel \d\.\d\d/);
     expect(markdown).not.toContain('Underpowered');
   });

@@ -149,7 +149,7 @@ describe('memory run end to end (SIMULATED models with planted ground truth)', {
           expect(value.verdict).toBe('underpowered');
         }
       }
-      expect(target.design).toMatchObject({ nQuestions: 12, underpowered: true, minimumQuestions: 20 });
+      expect(target.design).toMatchObject({ nQuestions: 12, underpowered: true, minimumQuestions: 30 });
       expect(target.validity.specificity.verdict).toBe('undetermined');
       expect(target.validity.sensitivity.verdict).toBe('undetermined');
       expect(target.validity.specificity.reason).toMatch(/underpowered/);
