@@ -5,6 +5,7 @@ import {
   benjaminiHochberg,
   bootstrapPValue,
   minimumDetectableEffect,
+  normalTwoSidedP,
   type ClusteredValue,
   cohensD,
   compactLetterDisplay,
@@ -42,7 +43,7 @@ export const MEMORY_METRICS: readonly MemoryMetric[] = ['dtw', 'sri'];
 // Scoring (DECISIONS 8)
 
 /** Outcome of one generation cell after labeling. */
-export type LabelledSampleStatus = 'labelled' | 'empty' | 'failed' | 'invalid';
+export type LabelledSampleStatus = 'labelled' | 'empty' | 'failed' | 'invalid' | 'refused';
 
 /** One generation sample with its labelled symbol sequence (or why it has none). */
 export interface LabelledSample {
@@ -55,7 +56,7 @@ export interface LabelledSample {
   sample: number;
   /** From the generation plan: 'reference' = no-memory sample 0, the baseline trajectory. */
   role: GenerationRole;
-  /** `empty` = dropout after retries; `failed` = never answered; `invalid` = labels unusable after re-asks. */
+  /** `empty` = dropout after retries; `failed` = never answered; `invalid` = labels unusable after re-asks; `refused` = the model declined (refusals.ts). */
   status: LabelledSampleStatus;
   /** `Category/Subcategory` symbols (or `unmapped`), one per step; required when `labelled`. */
   symbols: readonly string[] | null;
@@ -66,7 +67,7 @@ export interface LabelledSample {
  * The sample's own outcome (`empty`, `failed`, `invalid`) takes precedence; `no_reference` = a
  * validly labelled sample whose (target, question) has no usable reference trajectory.
  */
-export type ObservationStatus = 'scored' | 'empty' | 'failed' | 'invalid' | 'no_reference';
+export type ObservationStatus = 'scored' | 'empty' | 'failed' | 'invalid' | 'refused' | 'no_reference';
 
 /** One perturbed, noise or further no-memory sample, scored against the baseline trajectory. */
 export interface MemoryObservation {
@@ -113,6 +114,8 @@ export interface ExclusionCount {
   empty: number;
   failed: number;
   invalid: number;
+  /** Answers that declined the question: excluded from drift, compared with the floor (refusals). */
+  refused: number;
   noReference: number;
 }
 
@@ -172,7 +175,7 @@ export function sampleFromCellLabels(
     symbols: outcome.symbols,
   };
 }
-const SAMPLE_STATUSES: readonly LabelledSampleStatus[] = ['labelled', 'empty', 'failed', 'invalid'];
+const SAMPLE_STATUSES: readonly LabelledSampleStatus[] = ['labelled', 'empty', 'failed', 'invalid', 'refused'];
 
 function requireText(value: unknown, argument: string): string {
   if (typeof value !== 'string' || value === '') throw new InvalidArgumentError(argument, 'must be a non-empty string');
@@ -330,7 +333,7 @@ function exclusionCounts(observations: readonly MemoryObservation[]): ExclusionC
     const key = JSON.stringify([o.target, o.condition]);
     let entry = counts.get(key);
     if (entry === undefined) {
-      entry = { target: o.target, condition: o.condition, tier: o.tier, total: 0, scored: 0, empty: 0, failed: 0, invalid: 0, noReference: 0 };
+      entry = { target: o.target, condition: o.condition, tier: o.tier, total: 0, scored: 0, empty: 0, failed: 0, invalid: 0, refused: 0, noReference: 0 };
       counts.set(key, entry);
     }
     entry.total += 1;
@@ -338,6 +341,7 @@ function exclusionCounts(observations: readonly MemoryObservation[]): ExclusionC
     else if (o.status === 'empty') entry.empty += 1;
     else if (o.status === 'failed') entry.failed += 1;
     else if (o.status === 'invalid') entry.invalid += 1;
+    else if (o.status === 'refused') entry.refused += 1;
     else entry.noReference += 1;
   }
   return [...counts.values()];
@@ -560,9 +564,29 @@ export interface MemorySampling {
   note: string;
 }
 
+/**
+ * Refusals of one condition against the no-memory floor (a finding of its own: memory that
+ * makes a model decline is a change of behaviour even though it has no trajectory).
+ */
+export interface RefusalFinding {
+  target: string;
+  condition: string;
+  tier: PerturbationTier;
+  /** Answered samples (total − empty − failed). */
+  answered: number;
+  refused: number;
+  /** refused / answered; null when nothing was answered. */
+  rate: number | null;
+  floorRate: number | null;
+  /** rate − floorRate with a Wald 95 % interval; p from the pooled two-proportion z-test (1 when neither arm refuses). */
+  difference: MemoryMaybe<{ estimate: number; ci: readonly [number, number]; p: number }>;
+}
+
 export interface MemoryReport {
   schema: typeof MEMORY_REPORT_SCHEMA;
   options: Required<MemoryAnalysisOptions>;
+  /** Per target × condition (floor excluded): refusal rate and its difference from the floor. */
+  refusals: RefusalFinding[];
   /** Present when the report was made from a run store (memoryReport). */
   sampling?: MemorySampling;
   counts: {
@@ -862,7 +886,7 @@ function resolveOptions(options: MemoryAnalysisOptions): Required<MemoryAnalysis
   return resolved;
 }
 
-const OBSERVATION_STATUSES: readonly ObservationStatus[] = ['scored', 'empty', 'failed', 'invalid', 'no_reference'];
+const OBSERVATION_STATUSES: readonly ObservationStatus[] = ['scored', 'empty', 'failed', 'invalid', 'refused', 'no_reference'];
 
 function checkObservations(observations: readonly MemoryObservation[]): void {
   if (!Array.isArray(observations)) throw new InvalidArgumentError('observations', 'expected an array of observations');
@@ -947,6 +971,7 @@ export function analyzeMemory(
   return {
     schema: MEMORY_REPORT_SCHEMA,
     options: settings,
+    refusals: refusalFindings(observations, settings.floorCondition),
     counts: {
       observations: observations.length,
       scored: scored.length,
@@ -954,6 +979,32 @@ export function analyzeMemory(
     },
     targets: targets.map((target) => analyzeTarget(target, scored.filter((o) => o.target === target), settings, draws)),
   };
+}
+
+function refusalFindings(observations: readonly MemoryObservation[], floorCondition: string): RefusalFinding[] {
+  const counts = exclusionCounts(observations);
+  const out: RefusalFinding[] = [];
+  for (const entry of counts) {
+    if (entry.condition === floorCondition) continue;
+    const floor = counts.find((c) => c.target === entry.target && c.condition === floorCondition);
+    const answered = entry.total - entry.empty - entry.failed;
+    const floorAnswered = floor === undefined ? 0 : floor.total - floor.empty - floor.failed;
+    const rate = answered > 0 ? entry.refused / answered : null;
+    const floorRate = floorAnswered > 0 ? (floor as ExclusionCount).refused / floorAnswered : null;
+    let difference: RefusalFinding['difference'];
+    if (rate === null || floorRate === null) {
+      difference = { error: withAdvice(`refusals: ${rate === null ? 'the condition' : 'the floor'} has no answered samples`) };
+    } else {
+      const estimate = rate - floorRate;
+      const se = Math.sqrt((rate * (1 - rate)) / answered + (floorRate * (1 - floorRate)) / floorAnswered);
+      const pooled = (entry.refused + (floor as ExclusionCount).refused) / (answered + floorAnswered);
+      const pooledSe = Math.sqrt(pooled * (1 - pooled) * (1 / answered + 1 / floorAnswered));
+      const p = pooledSe > 0 ? normalTwoSidedP(estimate / pooledSe) : 1;
+      difference = { estimate, ci: [estimate - 1.959963984540054 * se, estimate + 1.959963984540054 * se], p };
+    }
+    out.push({ target: entry.target, condition: entry.condition, tier: entry.tier, answered, refused: entry.refused, rate, floorRate, difference });
+  }
+  return out.sort((a, b) => (a.target < b.target ? -1 : a.target > b.target ? 1 : compareConditions(a, b)));
 }
 
 interface ConditionRows {

@@ -13,6 +13,7 @@ import {
 } from './analysis.js';
 import { type MemoryConfig, memoryConfigSchema } from './config.js';
 import { parseLabelerOutput } from './labeler.js';
+import { detectRefusal } from './refusals.js';
 import { type Ontology, validateOntology } from './ontology.js';
 import type { PerturbationTier } from './perturbations.js';
 import { type GenerationRole, sharedSeedCells } from './plan.js';
@@ -49,7 +50,9 @@ export type SampleOutcome =
   /** Labeler output unusable after every re-ask (DECISIONS 2). */
   | 'invalid'
   /** The labeler call ended empty or failed, or was not made yet (an interrupted run). */
-  | 'unlabelled';
+  | 'unlabelled'
+  /** The model declined to answer (refusals.ts): excluded from drift, counted and compared with the floor. */
+  | 'refused';
 
 export interface MemorySampleRecord {
   generationKey: string;
@@ -62,6 +65,8 @@ export interface MemorySampleRecord {
   labelerAttempts: number | null;
   /** Unknown labels turned into `unmapped` (unknownLabel: unmapped). */
   coercedUnknown: string[];
+  /** Why the last labeler attempt failed to parse (invalid labelings only). */
+  labelerFailure: string | null;
 }
 
 export interface MemoryCollectionSummary {
@@ -74,6 +79,21 @@ export interface MemoryCollectionSummary {
   coercedUnknownLabels: number;
   /** Per target: outcomes of its generation cells (dropouts visible per target). */
   perTarget: Array<{ target: string } & Record<SampleOutcome, number>>;
+  /** Invalid labelings by the parse failure of their last attempt (e.g. `json: …`, `count: …`). */
+  labelerFailures: Record<string, number>;
+  /** Step extraction per target × condition: how often each method was used (format compliance). */
+  formatCompliance: FormatCompliance[];
+  /** Targets that mostly ignore the step format (fewer than half of their answers in `<step_N>` tags or a reasoning trace). */
+  formatWarnings: string[];
+}
+
+export interface FormatCompliance {
+  target: string;
+  condition: string;
+  answered: number;
+  methods: Record<string, number>;
+  /** Share of answered cells whose steps came from `<step_N>` tags or the model's reasoning trace. */
+  compliant: number | null;
 }
 
 export interface MemoryCollection {
@@ -84,7 +104,7 @@ export interface MemoryCollection {
   summary: MemoryCollectionSummary;
 }
 
-const OUTCOMES: readonly SampleOutcome[] = ['labelled', 'empty', 'failed', 'no_steps', 'invalid', 'unlabelled'];
+const OUTCOMES: readonly SampleOutcome[] = ['labelled', 'empty', 'failed', 'no_steps', 'invalid', 'unlabelled', 'refused'];
 
 /** The latest memory run in a store, or the one named. */
 export function memoryRunId(store: RunStore, runId?: string): string {
@@ -118,6 +138,8 @@ interface LabelingOutcome {
   outcome: 'labelled' | 'invalid' | 'unlabelled';
   attempts: number | null;
   coercedUnknown: string[];
+  /** Parse failure of the last attempt (`reason: detail`) when invalid. */
+  failure?: string;
 }
 
 /**
@@ -131,6 +153,7 @@ export function resolveLabeling(
   ontology: Ontology,
   config: Pick<MemoryConfig, 'labelerReasks' | 'unknownLabel' | 'allowUnmapped'>,
 ): LabelingOutcome {
+  let failure = 'no attempt';
   for (let attempt = 0; attempt <= config.labelerReasks; attempt++) {
     const cell = chain.get(attempt);
     if (cell === undefined || cell.result.status !== 'done' || cell.result.text === null) {
@@ -143,8 +166,9 @@ export function resolveLabeling(
       allowUnmapped: config.allowUnmapped,
     });
     if (parsed.ok) return { symbols: parsed.symbols, outcome: 'labelled', attempts: attempt + 1, coercedUnknown: parsed.coercedUnknown };
+    failure = `${parsed.reason}${cell.result.finishReason === 'length' ? ' (output cut at labelerDecoding.maxTokens)' : ''}`;
   }
-  return { symbols: null, outcome: 'invalid', attempts: config.labelerReasks + 1, coercedUnknown: [] };
+  return { symbols: null, outcome: 'invalid', attempts: config.labelerReasks + 1, coercedUnknown: [], failure };
 }
 
 /** Labeling cells of a run grouped by (purpose, labeler, ontology wording, sample) then generation key and attempt. */
@@ -181,7 +205,11 @@ export function collectMemorySamples(store: RunStore, runId: string): MemoryColl
     labelerAttempts: {},
     coercedUnknownLabels: 0,
     perTarget: [],
+    labelerFailures: {},
+    formatCompliance: [],
+    formatWarnings: [],
   };
+  const compliance = new Map<string, FormatCompliance>();
   const perTarget = new Map<string, { target: string } & Record<SampleOutcome, number>>();
   for (const cell of cells) {
     const l = cell.labels;
@@ -205,13 +233,24 @@ export function collectMemorySamples(store: RunStore, runId: string): MemoryColl
       steps: [],
       labelerAttempts: null,
       coercedUnknown: [],
+      labelerFailure: null,
     };
     const result = cell.result;
+    const refusal = result.status === 'done' ? detectRefusal(result.text) : { refusal: false };
     if (result.status === 'empty') {
       record.outcome = 'empty';
       record.sample = { ...base, status: 'empty', symbols: null };
+    } else if (result.status === 'done' && result.text !== null && refusal.refusal) {
+      record.outcome = 'refused';
+      record.sample = { ...base, status: 'refused', symbols: null };
     } else if (result.status === 'done' && result.text !== null) {
       const extraction = stepsOfGeneration(result.text, result.reasoning, config);
+      const ckey = JSON.stringify([base.target, base.condition]);
+      const entry = compliance.get(ckey) ?? { target: base.target, condition: base.condition, answered: 0, methods: {}, compliant: null };
+      entry.answered += 1;
+      entry.methods[extraction.method] = (entry.methods[extraction.method] ?? 0) + 1;
+      if (extraction.method === 'tags' || extraction.source === 'reasoning') entry.compliant = (entry.compliant ?? 0) + 1;
+      compliance.set(ckey, entry);
       record.stepMethod = extraction.method;
       record.stepSource = extraction.source;
       record.steps = extraction.steps;
@@ -234,6 +273,10 @@ export function collectMemorySamples(store: RunStore, runId: string): MemoryColl
         } else {
           // Unlabelled (never answered) is a failure of a call, invalid is a failure to parse.
           record.sample = { ...base, status: labeling.outcome === 'invalid' ? 'invalid' : 'failed', symbols: null };
+          if (labeling.failure !== undefined) {
+            record.labelerFailure = labeling.failure;
+            summary.labelerFailures[labeling.failure] = (summary.labelerFailures[labeling.failure] ?? 0) + 1;
+          }
         }
       }
     }
@@ -245,6 +288,20 @@ export function collectMemorySamples(store: RunStore, runId: string): MemoryColl
     records.push(record);
   }
   summary.perTarget = [...perTarget.values()].sort((a, b) => a.target.localeCompare(b.target));
+  summary.formatCompliance = [...compliance.values()]
+    .map((entry) => ({ ...entry, compliant: (entry.compliant ?? 0) / entry.answered }))
+    .sort((a, b) => a.target.localeCompare(b.target) || a.condition.localeCompare(b.condition));
+  for (const target of new Set(summary.formatCompliance.map((c) => c.target))) {
+    const rows = summary.formatCompliance.filter((c) => c.target === target);
+    const answered = rows.reduce((sum, c) => sum + c.answered, 0);
+    const compliant = rows.reduce((sum, c) => sum + (c.compliant ?? 0) * c.answered, 0);
+    if (answered > 0 && compliant / answered < 0.5) {
+      summary.formatWarnings.push(
+        `${target} gave its steps in <step_N> tags (or a reasoning trace) in only ${(100 * compliant / answered).toFixed(0)} % of ${answered} answers: ` +
+          'its steps were cut from lists, paragraphs or sentences, which changes what the labeler sees — check the system prompt and the per-condition counts',
+      );
+    }
+  }
   return { runId, config, ontology, records, summary };
 }
 

@@ -279,6 +279,32 @@ export function renderMemoryMarkdown(report: MemoryReport, title = 'Memory drift
     out.push(`Sampling: seeds \`${sampling.seeding}\` — ${sampling.independent ? '' : '**not independent**: '}${cell(sampling.note)}.`, '');
   }
 
+  const refusing = report.refusals.filter((r) => r.refused > 0 || (r.floorRate ?? 0) > 0);
+  out.push('## Refusals (excluded from drift, compared with the floor)', '');
+  if (refusing.length === 0) {
+    out.push('No answer was recognised as a refusal.', '');
+  } else {
+    out.push(
+      table(
+        ['target', 'condition', 'tier', 'answered', 'refused', 'rate', 'floor rate', 'difference [95% CI]', 'p'],
+        refusing.map((r) => {
+          const d = r.difference;
+          return [
+            cell(r.target),
+            cell(r.condition),
+            r.tier,
+            String(r.answered),
+            String(r.refused),
+            r.rate === null ? 'n/a' : `${(100 * r.rate).toFixed(1)}%`,
+            r.floorRate === null ? 'n/a' : `${(100 * r.floorRate).toFixed(1)}%`,
+            isError(d) ? failure(d) : `${signed(100 * d.estimate, 1)} pts [${signed(100 * d.ci[0], 1)}, ${signed(100 * d.ci[1], 1)}]`,
+            isError(d) ? 'n/a' : pValue(d.p),
+          ];
+        }),
+      ),
+    );
+  }
+
   for (const target of report.targets) {
     out.push(`## ${cell(target.target)}`, '');
     out.push(`${target.nQuestions} questions with scored observations.`, '');

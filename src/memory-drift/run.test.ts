@@ -65,18 +65,18 @@ describe('memory run end to end (SIMULATED models with planted ground truth)', {
 
   it('recovers the planted tiers: noise at the floor, persona significant, life events largest, DTW and SRI agree', async () => {
     const db = join(dir, 'planted.db');
-    const cfg = config({ targets: ['sim:memory'], questions: { limit: 20 } });
+    const cfg = config({ targets: ['sim:memory'], questions: { limit: 30 } });
     const result = await run(cfg, db);
     expect(result.interrupted).toBe(false);
-    // 20 questions × (reference + 2 no-memory + 10 conditions × 2 samples).
-    expect(result.generationCells).toBe(20 * (1 + 2 + 10 * 2));
+    // 30 questions (the minimum design) × (reference + 2 no-memory + 10 conditions × 2 samples).
+    expect(result.generationCells).toBe(30 * (1 + 2 + 10 * 2));
     expect(result.stepMethods).toEqual({ tags: result.generationCells });
     expect(result.invalidLabelings).toBe(0);
 
     const rep = report(db, result.runId);
     const target = rep.targets[0] as TargetAnalysis;
     expect(target.target).toBe('sim:memory');
-    expect(rep.counts.scored).toBe(20 * (2 + 10 * 2));
+    expect(rep.counts.scored).toBe(30 * (2 + 10 * 2));
     for (const metric of ['dtw', 'sri'] as const) {
       const analysis = target.metrics[metric];
       const tier = (name: string) => analysis.tiers.find((t) => t.tier === name)!.mean;
@@ -113,17 +113,17 @@ describe('memory run end to end (SIMULATED models with planted ground truth)', {
       const runId = memoryRunId(store);
       const collection = collectMemorySamples(store, runId);
       const requests = new Map(store.cellsOfRun(runId).map((cell) => [cell.key, cell.request]));
-      expect(collection.records).toHaveLength(20 * 23);
+      expect(collection.records).toHaveLength(30 * 23);
       for (const record of collection.records) {
         const request = requests.get(record.generationKey)!;
         const planted = profile.trajectory(request, deriveSimSeed(request.params.seed ?? 0, request.sample));
         expect(record.sample.symbols).toEqual(planted.symbols);
         expect(record.sample.tier).toBe(planted.tier);
       }
-      expect(collection.summary.outcomes.labelled).toBe(20 * 23);
+      expect(collection.summary.outcomes.labelled).toBe(30 * 23);
       // DECISIONS 7: each labeling cell records how its steps were segmented.
       const labeling = store.cellsOfRun(runId).filter((cell) => cell.labels.stage === 'labeling');
-      expect(labeling).toHaveLength(20 * 23);
+      expect(labeling).toHaveLength(30 * 23);
       expect(labeling.every((cell) => cell.labels.step_method === 'tags' && cell.labels.step_source === 'text')).toBe(true);
       expect(collection.config.decoding).toEqual({ temperature: 0.7, topP: 0.98, topK: 50, maxTokens: 2048 });
     } finally {

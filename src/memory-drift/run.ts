@@ -26,6 +26,7 @@ import { loadBuiltinOntology, loadOntologyFile, type Ontology } from './ontology
 import { loadBuiltinPerturbations, loadPerturbationsFile, type PerturbationSet } from './perturbations.js';
 import { assignSampleSeeds, buildGenerationPlan, buildLabelerCell } from './plan.js';
 import { loadBuiltinQuestions, loadQuestionsFile, type Question, type QuestionSet } from './questions.js';
+import { detectRefusal } from './refusals.js';
 import { extractSteps, type StepExtraction } from './steps.js';
 
 export const MEMORY_EXPERIMENT = 'memory';
@@ -336,6 +337,8 @@ export interface MemoryRunResult {
   failedGenerations: number;
   /** Answered generations from which no step could be extracted (dropouts too). */
   noSteps: number;
+  /** Answers the refusal detector recognised (not labeled). */
+  refusals: number;
   stepMethods: Record<string, number>;
   labelerItems: number;
   /** Labeler outputs still unparseable after the re-asks: excluded and counted. */
@@ -426,6 +429,7 @@ export async function runMemory(
       emptyGenerations: generation.results.filter((r) => r.status === 'empty').length,
       failedGenerations: generation.results.filter((r) => r.status === 'failed').length,
       noSteps: 0,
+      refusals: 0,
       stepMethods: {},
       labelerItems: 0,
       invalidLabelings: 0,
@@ -439,6 +443,11 @@ export async function runMemory(
     specs.forEach((spec, index) => {
       const result = generation.results[index];
       if (result?.status !== 'done' || result.text === null) return;
+      // A refusal has no trajectory to label (refusals.ts): counted, never sent to the labeler.
+      if (detectRefusal(result.text).refusal) {
+        base.refusals += 1;
+        return;
+      }
       const extraction = stepsOfGeneration(result.text, result.reasoning, config);
       base.stepMethods[extraction.method] = (base.stepMethods[extraction.method] ?? 0) + 1;
       if (extraction.steps.length === 0) {

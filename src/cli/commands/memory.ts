@@ -57,9 +57,9 @@ const MODEL_REFS =
 /** The run's own section: what happened to every generation cell (dropouts, steps, labeler attempts). */
 export function renderCollectionMarkdown(runId: string, summary: MemoryCollectionSummary): string {
   const out = ['## Run', '', `Run \`${markdownCell(runId)}\`: ${summary.generations} generation cells.`, ''];
-  out.push('| target | labelled | empty (dropout) | failed | no steps | invalid labels | unlabelled |', '|---|---|---|---|---|---|---|');
+  out.push('| target | labelled | empty (dropout) | failed | refused | no steps | invalid labels | unlabelled |', '|---|---|---|---|---|---|---|---|');
   for (const t of summary.perTarget) {
-    out.push(`| ${markdownCell(t.target)} | ${t.labelled} | ${t.empty} | ${t.failed} | ${t.no_steps} | ${t.invalid} | ${t.unlabelled} |`);
+    out.push(`| ${markdownCell(t.target)} | ${t.labelled} | ${t.empty} | ${t.failed} | ${t.refused} | ${t.no_steps} | ${t.invalid} | ${t.unlabelled} |`);
   }
   const list = (record: Record<string, number>) =>
     Object.entries(record)
@@ -70,8 +70,18 @@ export function renderCollectionMarkdown(runId: string, summary: MemoryCollectio
     '',
     `Step extraction (DECISIONS 7): ${list(summary.stepMethods)}; from ${list(summary.stepSources)}.`,
     `Labeler attempt that parsed (1 = first answer): ${list(summary.labelerAttempts)}; unknown labels mapped to unmapped: ${summary.coercedUnknownLabels}.`,
+    `Invalid labelings by the failure of their last attempt: ${list(summary.labelerFailures)}.`,
     '',
   );
+  for (const warning of summary.formatWarnings) out.push(`**Format warning.** ${markdownCell(warning)}.`, '');
+  if (summary.formatCompliance.length > 0) {
+    out.push('Step format per target and condition (share in `<step_N>` tags or a reasoning trace):', '');
+    out.push('| target | condition | answered | in step format | methods |', '|---|---|---|---|---|');
+    for (const c of summary.formatCompliance) {
+      out.push(`| ${markdownCell(c.target)} | ${markdownCell(c.condition)} | ${c.answered} | ${c.compliant === null ? 'n/a' : `${(100 * c.compliant).toFixed(0)} %`} | ${list(c.methods)} |`);
+    }
+    out.push('');
+  }
   return out.join('\n');
 }
 
