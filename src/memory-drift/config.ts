@@ -114,9 +114,13 @@ export const memoryConfigSchema = z
     sampleSeeds: z.enum(['cell', 'offset', 'fixed', 'none']).default('cell'),
     /** Where the steps come from: auto = tags in the text, else the model's separate reasoning trace, else the text's fallbacks. */
     steps: z
-      .object({ source: z.enum(['auto', 'text', 'reasoning']).default('auto') })
+      .object({
+        source: z.enum(['auto', 'text', 'reasoning']).default('auto'),
+        /** Steps kept per answer (the first ones); the rest are cut and the cut is recorded and reported. */
+        maxSteps: positiveInt.default(64),
+      })
       .strict()
-      .default({ source: 'auto' }),
+      .default({ source: 'auto', maxSteps: 64 }),
     labelerDecoding: labelerDecodingSchema.default({ temperature: 0, topP: null, topK: null, maxTokens: 1024 }),
     /** Re-asks after an unparseable labeler output (DECISIONS 2). */
     labelerReasks: z.number().int().min(0).max(5).default(2),

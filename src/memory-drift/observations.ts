@@ -74,6 +74,8 @@ export interface MemoryCollectionSummary {
   outcomes: Record<SampleOutcome, number>;
   stepMethods: Record<string, number>;
   stepSources: Record<string, number>;
+  /** Answers longer than `steps.maxSteps`, and the steps cut from them (not labeled). */
+  stepCap: { maxSteps: number; answersCut: number; stepsCut: number };
   /** Labelled samples by the attempt that parsed (1, 2, 3 …). */
   labelerAttempts: Record<string, number>;
   coercedUnknownLabels: number;
@@ -128,6 +130,9 @@ export function memoryRunSetup(store: RunStore, runId: string): { config: Memory
       field: 'manifest.config',
     });
   }
+  // Runs recorded before the step cap existed labeled every step: read them back uncapped.
+  const rawSteps = (run.manifest.config as { steps?: { maxSteps?: unknown } } | undefined)?.steps;
+  if (rawSteps?.maxSteps === undefined) parsed.data.steps.maxSteps = Number.MAX_SAFE_INTEGER;
   const options = run.manifest.options as MemoryRunOptions | undefined;
   if (options?.ontology === undefined) throw new ConfigError(`run ${runId} records no ontology`, { field: 'manifest.options.ontology' });
   return { config: parsed.data, ontology: validateOntology(options.ontology, `run ${runId} manifest`), options };
@@ -206,6 +211,7 @@ export function collectMemorySamples(store: RunStore, runId: string): MemoryColl
     coercedUnknownLabels: 0,
     perTarget: [],
     labelerFailures: {},
+    stepCap: { maxSteps: config.steps.maxSteps ?? 64, answersCut: 0, stepsCut: 0 },
     formatCompliance: [],
     formatWarnings: [],
   };
@@ -245,6 +251,10 @@ export function collectMemorySamples(store: RunStore, runId: string): MemoryColl
       record.sample = { ...base, status: 'refused', symbols: null };
     } else if (result.status === 'done' && result.text !== null) {
       const extraction = stepsOfGeneration(result.text, result.reasoning, config);
+      if (extraction.cut > 0) {
+        summary.stepCap.answersCut += 1;
+        summary.stepCap.stepsCut += extraction.cut;
+      }
       const ckey = JSON.stringify([base.target, base.condition]);
       const entry = compliance.get(ckey) ?? { target: base.target, condition: base.condition, answered: 0, methods: {}, compliant: null };
       entry.answered += 1;

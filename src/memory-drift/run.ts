@@ -231,9 +231,24 @@ export function planMemoryGeneration(config: MemoryConfig, stimuli: MemoryStimul
   return specs;
 }
 
-/** The steps the labeler sees for a generation result (DECISIONS 7). */
-export function stepsOfGeneration(text: string, reasoning: string | null, config: MemoryConfig): StepExtraction {
-  return extractSteps(text, { reasoning, source: config.steps.source });
+/** A step extraction after the step cap: `cut` = steps dropped beyond `steps.maxSteps`. */
+export type CappedExtraction = StepExtraction & { cut: number };
+
+/** The steps the labeler sees for a generation result (DECISIONS 7), at most `steps.maxSteps` of them. */
+export function stepsOfGeneration(text: string, reasoning: string | null, config: MemoryConfig): CappedExtraction {
+  const extraction = extractSteps(text, { reasoning, source: config.steps.source });
+  const max = config.steps.maxSteps ?? 64;
+  if (extraction.steps.length <= max) return { ...extraction, cut: 0 };
+  return { ...extraction, steps: extraction.steps.slice(0, max), cut: extraction.steps.length - max };
+}
+
+/**
+ * Output budget of a labeling call: the configured maxTokens, raised when the step count needs
+ * more (about 32 tokens per `{ "step": n, "label": "Category/Subcategory" }` entry plus the
+ * wrapper), so long answers are not cut mid-JSON.
+ */
+export function labelerTokenBudget(configured: number, steps: number): number {
+  return Math.max(configured, 128 + 32 * steps);
 }
 
 export interface LabelerPlanOptions {
@@ -255,7 +270,11 @@ export function labelingItem(steps: readonly string[], config: MemoryConfig, opt
   } as const;
   const spec = buildLabelerCell(steps, options.ontology, {
     model: options.labeler,
-    params: options.params ?? memoryDecodingParams(config.labelerDecoding, options.labeler),
+    params: (() => {
+      const params = { ...(options.params ?? memoryDecodingParams(config.labelerDecoding, options.labeler)) };
+      params.maxTokens = labelerTokenBudget(params.maxTokens ?? config.labelerDecoding.maxTokens, steps.length);
+      return params;
+    })(),
     allowUnmapped: config.allowUnmapped,
     labels: { ...options.labels, labeler: options.labeler, attempt: 0 },
   });
@@ -280,11 +299,12 @@ export function memoryLabelingLabels(
   generationKey: string,
   purpose: string,
   ontology: string,
-  extraction?: Pick<StepExtraction, 'method' | 'source' | 'steps'>,
+  extraction?: Pick<StepExtraction, 'method' | 'source' | 'steps'> & { cut?: number },
 ): CellLabels {
   return {
     // DECISIONS 7: the segmentation method is recorded with the cell that labels its steps.
     ...(extraction ? { step_method: extraction.method, step_source: extraction.source, step_count: extraction.steps.length } : {}),
+    ...(extraction?.cut ? { steps_cut: extraction.cut } : {}),
     experiment: MEMORY_EXPERIMENT,
     stage: 'labeling',
     purpose,

@@ -71,6 +71,7 @@ export function renderCollectionMarkdown(runId: string, summary: MemoryCollectio
     `Step extraction (DECISIONS 7): ${list(summary.stepMethods)}; from ${list(summary.stepSources)}.`,
     `Labeler attempt that parsed (1 = first answer): ${list(summary.labelerAttempts)}; unknown labels mapped to unmapped: ${summary.coercedUnknownLabels}.`,
     `Invalid labelings by the failure of their last attempt: ${list(summary.labelerFailures)}.`,
+    `Step cap (steps.maxSteps ${summary.stepCap.maxSteps}): ${summary.stepCap.answersCut} answers cut, ${summary.stepCap.stepsCut} steps not labeled.`,
     '',
   );
   for (const warning of summary.formatWarnings) out.push(`**Format warning.** ${markdownCell(warning)}.`, '');
