@@ -22,7 +22,7 @@ import { builtinStimuliManifest } from './data-files.js';
 import { loadHuggingFaceQuestions } from './hf-datasets.js';
 import { buildLabelerReaskMessages, parseLabelerOutput } from './labeler.js';
 import { buildRaterMessages, buildRaterReaskMessages, parseRaterOutput, RATER_DEFAULT_PARAMS, type RaterVerdict } from './rater.js';
-import { loadBuiltinOntology, loadOntologyFile, type Ontology } from './ontology.js';
+import { loadBuiltinOntology, loadOntologyFile, type Ontology, ontologySymbols } from './ontology.js';
 import { loadBuiltinPerturbations, loadPerturbationsFile, type PerturbationSet } from './perturbations.js';
 import { assignSampleSeeds, buildGenerationPlan, buildLabelerCell } from './plan.js';
 import { loadBuiltinQuestions, loadQuestionsFile, type Question, type QuestionSet } from './questions.js';
@@ -553,6 +553,16 @@ export function labelerCheckPasses(config: MemoryConfig, runOntology: { ontology
   }
   if (check.altOntology !== null) {
     const alt = check.altOntology === 'builtin:alt' ? loadMemoryOntology('alt') : loadMemoryOntology(check.altOntology);
+    // A rewording must keep the run's labels: agreement between different label sets is meaningless.
+    const runLabels = ontologySymbols(runOntology.ontology).sort();
+    const altLabels = ontologySymbols(alt.ontology).sort();
+    if (runLabels.length !== altLabels.length || runLabels.some((label, i) => label !== altLabels[i])) {
+      throw new ConfigError(
+        `--alt-ontology: the run was labeled with ${runOntology.source}, whose Category/Subcategory labels differ from those of ${alt.source}; ` +
+          'agreement between different label sets is meaningless — pass --alt-ontology <file> with a rewording of the run’s ontology (same labels, other definitions)',
+        { field: 'altOntology' },
+      );
+    }
     passes.push({ ...passes[0]!, wording: 'alternative', ontologySource: alt.source, ontology: alt.ontology, purpose: 'check' });
   }
   return passes;

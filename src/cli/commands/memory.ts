@@ -25,6 +25,7 @@ import {
   type LabelerCheckConfig,
   labelerCheckPasses,
   loadMemoryConfig,
+  type MemoryRunResult,
   planMemoryGeneration,
   type RaterOutcome,
   resolveMemoryStimuli,
@@ -157,6 +158,39 @@ function curationDecision(row: Omit<CurationRow, 'decision' | 'reason'>): Pick<C
   return { decision: 'review', reason: `${keepReason}; rater ${row.rater.status}: ${row.rater.status === 'invalid' ? row.rater.error : row.rater.reason}` };
 }
 
+/**
+ * Why a finished run has nothing to analyse (every answer unusable, or every labeling invalid),
+ * with what to change; null when something is usable.
+ */
+export function unusableStage(result: MemoryRunResult, db: string): string | null {
+  if (result.generationCells === 0) return null;
+  if (result.labelerItems === 0) {
+    return (
+      `no generation produced an answer with steps to label (${result.emptyGenerations} empty, ${result.failedGenerations} failed, ` +
+      `${result.refusals} refused, ${result.noSteps} without steps of ${result.generationCells}): check the target model references and the provider, ` +
+      'raise decoding.maxTokens if answers are cut, or use a system prompt that asks for <step_N> steps'
+    );
+  }
+  const usable = result.labelerItems - result.invalidLabelings - result.unansweredLabelings;
+  if (usable > 0) return null;
+  const store = openStore(db, { readonly: true });
+  let reasons = 'unknown';
+  try {
+    const failures = collectMemorySamples(store, result.runId).summary.labelerFailures;
+    reasons =
+      Object.entries(failures)
+        .sort((a, b) => b[1] - a[1])
+        .map(([reason, count]) => `${reason} ${count}`)
+        .join(', ') || 'the labeler calls failed or came back empty';
+  } finally {
+    store.close();
+  }
+  return (
+    `every labeling of run ${result.runId} is unusable (${result.invalidLabelings} invalid after re-asks, ${result.unansweredLabelings} unanswered; ${reasons}): ` +
+    'check the labeler model, raise labelerDecoding.maxTokens (cut JSON), lower steps.maxSteps, or set unknownLabel: unmapped'
+  );
+}
+
 const rateText = (r: RateWithError | null) => (r === null ? 'n/a' : `${(100 * r.rate).toFixed(1)} % ± ${(100 * r.mcSE).toFixed(1)}`);
 
 /** Markdown of `memory calibrate`: every test's false-positive rate, coverage and power for the design. */
@@ -223,7 +257,7 @@ export function registerMemory(program: Command): void {
     .option('--report <file>', 'also write the Markdown report here when the run completes')
     .addHelpText(
       'after',
-      `${MODEL_REFS}\nThe same config and --db resume the same run: finished cells are never called again.\nCtrl-C once: finish in-flight cells and stop (re-run the same command to resume). Twice: cancel them.\nExit code 3: the run stopped early (budget or Ctrl-C).`,
+      `${MODEL_REFS}\nThe same config and --db resume the same run: finished cells are never called again.\nCtrl-C once: finish in-flight cells and stop (re-run the same command to resume). Twice: cancel them.\nExit code 3: the run stopped early (budget or Ctrl-C). Exit code 4: the run finished but produced nothing to analyse\n(no answer with steps, or every labeling invalid); the message says why and what to change.`,
     )
     .action(async (configFile: string, options) => {
       const overrides: string[] = [...options.set];
@@ -265,6 +299,12 @@ export function registerMemory(program: Command): void {
       if (result.interrupted) {
         process.stdout.write('the run stopped early; run the same command again to resume\n');
         process.exitCode = 3;
+        return;
+      }
+      const unusable = unusableStage(result, options.db);
+      if (unusable !== null) {
+        process.stderr.write(`error: ${unusable}\n`);
+        process.exitCode = 4;
         return;
       }
       if (options.report) {
