@@ -195,8 +195,8 @@ describe('scoreTrajectories', () => {
       { target: 't', question: 'q3', reason: 'no reference sample' },
     ]);
     expect(result.excluded).toEqual([
-      { target: 't', condition: 'gender', tier: 'persona', total: 7, scored: 1, empty: 2, failed: 0, invalid: 2, noReference: 2 },
-      { target: 't', condition: 'filler', tier: 'noise', total: 1, scored: 0, empty: 0, failed: 1, invalid: 0, noReference: 0 },
+      { target: 't', condition: 'gender', tier: 'persona', total: 7, scored: 1, empty: 2, failed: 0, invalid: 2, refused: 0, noReference: 2 },
+      { target: 't', condition: 'filler', tier: 'noise', total: 1, scored: 0, empty: 0, failed: 1, invalid: 0, refused: 0, noReference: 0 },
     ]);
   });
 

@@ -5,6 +5,8 @@ import { sriDrift } from '../metrics/sri.js';
 import {
   benjaminiHochberg,
   bootstrapPValue,
+  minimumDetectableEffect,
+  normalTwoSidedP,
   type ClusteredValue,
   cohensD,
   compactLetterDisplay,
@@ -43,7 +45,7 @@ export const MEMORY_METRICS: readonly MemoryMetric[] = ['dtw', 'sri'];
 // Scoring (docs/decisions.md#d8)
 
 /** Outcome of one generation cell after labeling. */
-export type LabelledSampleStatus = 'labelled' | 'empty' | 'failed' | 'invalid';
+export type LabelledSampleStatus = 'labelled' | 'empty' | 'failed' | 'invalid' | 'refused';
 
 /** One generation sample with its labelled symbol sequence (or why it has none). */
 export interface LabelledSample {
@@ -56,7 +58,7 @@ export interface LabelledSample {
   sample: number;
   /** From the generation plan: 'reference' = no-memory sample 0, the baseline trajectory. */
   role: GenerationRole;
-  /** `empty` = dropout after retries; `failed` = never answered; `invalid` = labels unusable after re-asks. */
+  /** `empty` = dropout after retries; `failed` = never answered; `invalid` = labels unusable after re-asks; `refused` = the model declined (refusals.ts). */
   status: LabelledSampleStatus;
   /** `Category/Subcategory` symbols (or `unmapped`), one per step; required when `labelled`. */
   symbols: readonly string[] | null;
@@ -67,7 +69,7 @@ export interface LabelledSample {
  * The sample's own outcome (`empty`, `failed`, `invalid`) takes precedence; `no_reference` = a
  * validly labelled sample whose (target, question) has no usable reference trajectory.
  */
-export type ObservationStatus = 'scored' | 'empty' | 'failed' | 'invalid' | 'no_reference';
+export type ObservationStatus = 'scored' | 'empty' | 'failed' | 'invalid' | 'refused' | 'no_reference';
 
 /** One perturbed, noise or further no-memory sample, scored against the baseline trajectory. */
 export interface MemoryObservation {
@@ -114,6 +116,8 @@ export interface ExclusionCount {
   empty: number;
   failed: number;
   invalid: number;
+  /** Answers that declined the question: excluded from drift, compared with the floor (refusals). */
+  refused: number;
   noReference: number;
 }
 
@@ -173,7 +177,7 @@ export function sampleFromCellLabels(
     symbols: outcome.symbols,
   };
 }
-const SAMPLE_STATUSES: readonly LabelledSampleStatus[] = ['labelled', 'empty', 'failed', 'invalid'];
+const SAMPLE_STATUSES: readonly LabelledSampleStatus[] = ['labelled', 'empty', 'failed', 'invalid', 'refused'];
 
 function requireText(value: unknown, argument: string): string {
   if (typeof value !== 'string' || value === '') throw new InvalidArgumentError(argument, 'must be a non-empty string');
@@ -331,7 +335,7 @@ function exclusionCounts(observations: readonly MemoryObservation[]): ExclusionC
     const key = JSON.stringify([o.target, o.condition]);
     let entry = counts.get(key);
     if (entry === undefined) {
-      entry = { target: o.target, condition: o.condition, tier: o.tier, total: 0, scored: 0, empty: 0, failed: 0, invalid: 0, noReference: 0 };
+      entry = { target: o.target, condition: o.condition, tier: o.tier, total: 0, scored: 0, empty: 0, failed: 0, invalid: 0, refused: 0, noReference: 0 };
       counts.set(key, entry);
     }
     entry.total += 1;
@@ -339,6 +343,7 @@ function exclusionCounts(observations: readonly MemoryObservation[]): ExclusionC
     else if (o.status === 'empty') entry.empty += 1;
     else if (o.status === 'failed') entry.failed += 1;
     else if (o.status === 'invalid') entry.invalid += 1;
+    else if (o.status === 'refused') entry.refused += 1;
     else entry.noReference += 1;
   }
   return [...counts.values()];
@@ -352,6 +357,8 @@ export interface IntervalEstimate {
   ci: readonly [number, number];
   /** Two-sided bootstrap p for the null value 0 ((b + 1)/(B + 1) form, see bootstrapPValue). */
   p: number;
+  /** Standard deviation of the bootstrap replicates (the estimate's standard error). */
+  se: number;
   B: number;
   invalidReplicates: number;
   nQuestions: number;
@@ -388,8 +395,12 @@ export interface DRelEstimate {
   p: number;
   /** BH-adjusted p within the condition's tier (persona categories form one family, life events another). */
   pAdjusted: number;
-  /** pAdjusted < alpha. */
+  /** pAdjusted < alpha, and false when the design is underpowered (see `verdict`). */
   significant: boolean;
+  /** `underpowered` below the minimum design (no significance is claimed), else by pAdjusted. */
+  verdict: 'significant' | 'not significant' | 'underpowered';
+  /** Standard deviation of the bootstrap replicates of d_rel. */
+  se: number;
   muTreat: number;
   muNoise: number;
   sdNoise: number;
@@ -452,6 +463,18 @@ export interface MetricAnalysis {
   tiers: TierSummary[];
   dRel: DRelEntry[];
   pairwise: MemoryMaybe<PairwiseSummary>;
+  /** What this design can detect (normal approximation from the bootstrap standard errors). */
+  power: MetricPower;
+}
+
+/** Minimum detectable effects at 80% power, two-sided alpha: (z(1 − α/2) + z(0.8)) × mean SE. */
+export interface MetricPower {
+  /** Mean bootstrap SE of the per-condition elevations; null when none was computed. */
+  elevationSE: number | null;
+  /** Smallest elevation (a fraction: 0.15 = +15 %) detected 80% of the time. */
+  minimumDetectableElevation: number | null;
+  dRelSE: number | null;
+  minimumDetectableDRel: number | null;
 }
 
 export interface Convergence {
@@ -494,9 +517,27 @@ export interface InstrumentValidity {
   overall: Verdict;
 }
 
+/**
+ * Whether the design is large enough for the significance calls of the report. Below
+ * MIN_QUESTIONS questions the question-level bootstrap and the mixed model's normal reference
+ * are not calibrated (`memory calibrate` shows it), so the report says `underpowered` instead
+ * of listing significance: d_rel `significant` is false with `verdict: "underpowered"`, and the
+ * validity checks are undetermined.
+ */
+export interface DesignAdequacy {
+  nQuestions: number;
+  minimumQuestions: number;
+  underpowered: boolean;
+  reason: string;
+}
+
+/** Fewest questions with scored observations for the report to list significance. */
+export const MIN_QUESTIONS = 30;
+
 export interface TargetAnalysis {
   target: string;
   nQuestions: number;
+  design: DesignAdequacy;
   metrics: Record<MemoryMetric, MetricAnalysis>;
   convergence: MemoryMaybe<Convergence>;
   validity: InstrumentValidity;
@@ -514,9 +555,42 @@ export interface ConditionCounts extends ExclusionCount {
   unmappedRate: number | null;
 }
 
+/** How the run's generation cells were seeded (added by `memoryReport` from the store). */
+export interface MemorySampling {
+  /** The `sampleSeeds` scheme recorded with the run; `unrecorded` for a run whose config has none. */
+  seeding: 'cell' | 'offset' | 'fixed' | 'none' | 'unrecorded';
+  /** Generation cells that share their seed with another cell of the same (target, question), read from the stored requests. */
+  sharedSeedCells: number;
+  /** No two generation cells of a (target, question) share a seed (or no seed was sent). */
+  independent: boolean;
+  note: string;
+}
+
+/**
+ * Refusals of one condition against the no-memory floor (a finding of its own: memory that
+ * makes a model decline is a change of behaviour even though it has no trajectory).
+ */
+export interface RefusalFinding {
+  target: string;
+  condition: string;
+  tier: PerturbationTier;
+  /** Answered samples (total − empty − failed). */
+  answered: number;
+  refused: number;
+  /** refused / answered; null when nothing was answered. */
+  rate: number | null;
+  floorRate: number | null;
+  /** rate − floorRate with a Wald 95 % interval; p from the pooled two-proportion z-test (1 when neither arm refuses). */
+  difference: MemoryMaybe<{ estimate: number; ci: readonly [number, number]; p: number }>;
+}
+
 export interface MemoryReport {
   schema: typeof MEMORY_REPORT_SCHEMA;
   options: Required<MemoryAnalysisOptions>;
+  /** Per target × condition (floor excluded): refusal rate and its difference from the floor. */
+  refusals: RefusalFinding[];
+  /** Present when the report was made from a run store (memoryReport). */
+  sampling?: MemorySampling;
   counts: {
     observations: number;
     scored: number;
@@ -554,25 +628,56 @@ function attempt<T>(compute: () => T): MemoryMaybe<T> {
   try {
     return compute();
   } catch (error) {
-    if (isEcholensError(error)) return { error: error.message };
+    if (isEcholensError(error)) return { error: withAdvice(error.message) };
     throw error;
   }
+}
+
+/**
+ * What to change in the design for a statistic that could not be computed: every `{ error }`
+ * of the report ends with it (more questions, larger k, a higher temperature).
+ */
+export function designAdvice(message: string): string | null {
+  const m = message.toLowerCase();
+  if (/question|cluster|too sparse|drew no observation/.test(m)) {
+    return 'run more questions (questions.limit / questions.sample, at least 30) or more samples per question (k)';
+  }
+  if (/floor mean is 0|mean is 0|zero variance|σ_noise = 0|constant/.test(m)) {
+    return 'the no-memory or noise samples never differ from the reference: raise decoding.temperature, raise k, or add noise conditions';
+  }
+  if (/no scored observations|no pragmatic-noise|no life-event|fewer than 2 conditions|condition\(s\)/.test(m)) {
+    return 'include the missing conditions (conditions: all) and check the run counts for dropouts and invalid labelings';
+  }
+  if (/singular|converge|rank/.test(m)) return 'run more questions or larger k so that every condition has several observations per question';
+  return null;
+}
+
+function withAdvice(message: string): string {
+  const advice = designAdvice(message);
+  return advice === null || message.includes(' — to fix: ') ? message : `${message} — to fix: ${advice}`;
 }
 
 const isError = (value: unknown): value is { error: string } =>
   value !== null && typeof value === 'object' && 'error' in value;
 
-function meanOf(values: readonly number[]): number {
+function meanOf(values: ArrayLike<number>): number {
   let sum = 0;
-  for (const v of values) sum += v;
+  for (let i = 0; i < values.length; i++) sum += values[i] as number;
   return sum / values.length;
 }
 
-function sdOf(values: readonly number[]): number | null {
+/** SD of the finite values (bootstrap replicates may hold NaN for invalid draws). */
+function finiteSd(values: ArrayLike<number>): number {
+  const kept: number[] = [];
+  for (let i = 0; i < values.length; i++) if (Number.isFinite(values[i])) kept.push(values[i] as number);
+  return sdOf(kept) ?? 0;
+}
+
+function sdOf(values: ArrayLike<number>): number | null {
   if (values.length < 2) return null;
   const m = meanOf(values);
   let sq = 0;
-  for (const v of values) sq += (v - m) * (v - m);
+  for (let i = 0; i < values.length; i++) sq += ((values[i] as number) - m) ** 2;
   return Math.sqrt(sq / (values.length - 1));
 }
 
@@ -712,6 +817,7 @@ function elevationWithDraws(
     estimate: muTreat / muFloor - 1,
     ci: [quantileLinear(replicates, tail), quantileLinear(replicates, 1 - tail)],
     p: bootstrapPValue(replicates, 0),
+    se: sdOf(replicates) ?? 0,
     B: resampling.B,
     invalidReplicates: invalid,
     nQuestions: treatQuestions,
@@ -782,7 +888,7 @@ function resolveOptions(options: MemoryAnalysisOptions): Required<MemoryAnalysis
   return resolved;
 }
 
-const OBSERVATION_STATUSES: readonly ObservationStatus[] = ['scored', 'empty', 'failed', 'invalid', 'no_reference'];
+const OBSERVATION_STATUSES: readonly ObservationStatus[] = ['scored', 'empty', 'failed', 'invalid', 'refused', 'no_reference'];
 
 function checkObservations(observations: readonly MemoryObservation[]): void {
   if (!Array.isArray(observations)) throw new InvalidArgumentError('observations', 'expected an array of observations');
@@ -867,6 +973,7 @@ export function analyzeMemory(
   return {
     schema: MEMORY_REPORT_SCHEMA,
     options: settings,
+    refusals: refusalFindings(observations, settings.floorCondition),
     counts: {
       observations: observations.length,
       scored: scored.length,
@@ -874,6 +981,32 @@ export function analyzeMemory(
     },
     targets: targets.map((target) => analyzeTarget(target, scored.filter((o) => o.target === target), settings, draws)),
   };
+}
+
+function refusalFindings(observations: readonly MemoryObservation[], floorCondition: string): RefusalFinding[] {
+  const counts = exclusionCounts(observations);
+  const out: RefusalFinding[] = [];
+  for (const entry of counts) {
+    if (entry.condition === floorCondition) continue;
+    const floor = counts.find((c) => c.target === entry.target && c.condition === floorCondition);
+    const answered = entry.total - entry.empty - entry.failed;
+    const floorAnswered = floor === undefined ? 0 : floor.total - floor.empty - floor.failed;
+    const rate = answered > 0 ? entry.refused / answered : null;
+    const floorRate = floorAnswered > 0 ? (floor as ExclusionCount).refused / floorAnswered : null;
+    let difference: RefusalFinding['difference'];
+    if (rate === null || floorRate === null) {
+      difference = { error: withAdvice(`refusals: ${rate === null ? 'the condition' : 'the floor'} has no answered samples`) };
+    } else {
+      const estimate = rate - floorRate;
+      const se = Math.sqrt((rate * (1 - rate)) / answered + (floorRate * (1 - floorRate)) / floorAnswered);
+      const pooled = (entry.refused + (floor as ExclusionCount).refused) / (answered + floorAnswered);
+      const pooledSe = Math.sqrt(pooled * (1 - pooled) * (1 / answered + 1 / floorAnswered));
+      const p = pooledSe > 0 ? normalTwoSidedP(estimate / pooledSe) : 1;
+      difference = { estimate, ci: [estimate - 1.959963984540054 * se, estimate + 1.959963984540054 * se], p };
+    }
+    out.push({ target: entry.target, condition: entry.condition, tier: entry.tier, answered, refused: entry.refused, rate, floorRate, difference });
+  }
+  return out.sort((a, b) => (a.target < b.target ? -1 : a.target > b.target ? 1 : compareConditions(a, b)));
 }
 
 interface ConditionRows {
@@ -891,12 +1024,16 @@ function analyzeTarget(
   const metrics = {} as Record<MemoryMetric, MetricAnalysis>;
   for (const metric of MEMORY_METRICS) metrics[metric] = analyzeMetric(metric, observations, settings, draws);
   const convergence = attempt(() => convergenceOf(metrics, settings));
+  const nQuestions = new Set(observations.map((o) => o.question)).size;
+  const design = adequacyOf(nQuestions);
+  if (design.underpowered) markUnderpowered(metrics);
   return {
     target,
-    nQuestions: new Set(observations.map((o) => o.question)).size,
+    nQuestions,
+    design,
     metrics,
     convergence,
-    validity: validityOf(metrics, convergence, settings),
+    validity: validityOf(metrics, convergence, settings, design),
   };
 }
 
@@ -988,6 +1125,7 @@ function analyzeMetric(
     });
   }
 
+  const dRel = dRelEntries(groups, noiseRows, resampling, settings.alpha);
   return {
     metric,
     floor,
@@ -995,9 +1133,45 @@ function analyzeMetric(
     mixedModel: attempt(() => mixedModelOf(metric, groups, settings)),
     conditions,
     tiers,
-    dRel: dRelEntries(groups, noiseRows, resampling, settings.alpha),
+    dRel,
     pairwise: attempt(() => pairwiseOf(groups, settings.alpha)),
+    power: powerOf(conditions, dRel, settings.alpha),
   };
+}
+
+function powerOf(conditions: readonly ConditionSummary[], dRel: readonly DRelEntry[], alpha: number): MetricPower {
+  const mean = (values: number[]) => (values.length === 0 ? null : values.reduce((a, b) => a + b, 0) / values.length);
+  const elevationSE = mean(conditions.flatMap((c) => (c.elevation === null || isError(c.elevation) ? [] : [c.elevation.se])));
+  const dRelSE = mean(dRel.flatMap((d) => (isError(d.result) ? [] : [d.result.se])));
+  const mde = (se: number | null) => (se === null ? null : minimumDetectableEffect(se, { alpha }));
+  return { elevationSE, minimumDetectableElevation: mde(elevationSE), dRelSE, minimumDetectableDRel: mde(dRelSE) };
+}
+
+function adequacyOf(nQuestions: number): DesignAdequacy {
+  const underpowered = nQuestions < MIN_QUESTIONS;
+  return {
+    nQuestions,
+    minimumQuestions: MIN_QUESTIONS,
+    underpowered,
+    reason: underpowered
+      ? `underpowered: ${nQuestions} question(s) with scored observations, fewer than the ${MIN_QUESTIONS} the question-level tests need to hold their false-positive rate; no significance is claimed — run more questions (questions.limit / questions.sample) and check the design with \`echolens memory calibrate\``
+      : `${nQuestions} questions with scored observations (minimum ${MIN_QUESTIONS})`,
+  };
+}
+
+/** Below the minimum design: no d_rel is called significant and no validity check is met or failed. */
+function markUnderpowered(metrics: Record<MemoryMetric, MetricAnalysis>): void {
+  for (const metric of MEMORY_METRICS) {
+    for (const entry of metrics[metric].dRel) {
+      if (!isError(entry.result)) entry.result = { ...entry.result, significant: false, verdict: 'underpowered' };
+    }
+    const pairwise = metrics[metric].pairwise;
+    if (!isError(pairwise)) {
+      for (const c of pairwise.comparisons) if (!isError(c.test)) c.test = { ...c.test, significant: false };
+      for (const o of pairwise.order) o.letters = null;
+      pairwise.letters = { error: 'underpowered design: no compact letter display' };
+    }
+  }
 }
 
 function mixedModelOf(
@@ -1072,6 +1246,8 @@ function dRelEntries(
           p: r.p,
           pAdjusted,
           significant: pAdjusted < alpha,
+          verdict: pAdjusted < alpha ? 'significant' : 'not significant',
+          se: finiteSd(r.replicates.dRel),
           muTreat: r.muTreat,
           muNoise: r.muNoise,
           sdNoise: r.sdNoise,
@@ -1176,7 +1352,7 @@ function combine(checks: readonly ValidityCheck[]): Verdict {
   return 'pass';
 }
 
-function elevationCheck(
+function elevationVerdict(
   metric: MemoryMetric,
   subject: string,
   elevation: MemoryMaybe<IntervalEstimate> | null,
@@ -1193,10 +1369,15 @@ function validityOf(
   metrics: Record<MemoryMetric, MetricAnalysis>,
   convergence: MemoryMaybe<Convergence>,
   settings: Required<MemoryAnalysisOptions>,
+  design?: DesignAdequacy,
 ): InstrumentValidity {
   const { alpha } = settings;
   const specificityChecks: ValidityCheck[] = [];
   const sensitivityChecks: ValidityCheck[] = [];
+  const elevationCheck = (metric: MemoryMetric, subject: string, elevation: MemoryMaybe<IntervalEstimate> | null, a: number, want: boolean) => {
+    const check = elevationVerdict(metric, subject, elevation, a, want);
+    return design?.underpowered ? { ...check, met: null, error: design.reason } : check;
+  };
   for (const metric of MEMORY_METRICS) {
     const analysis = metrics[metric];
     for (const c of analysis.conditions) {
@@ -1222,6 +1403,7 @@ function validityOf(
   } else {
     const { rho, p } = convergence.spearman;
     convergentCheck = { metric: 'dtw~sri', subject: 'spearman', estimate: rho, p, met: rho >= settings.convergenceThreshold && p < alpha };
+    if (design?.underpowered) convergentCheck = { ...convergentCheck, met: null, error: design.reason };
   }
   const convergent = combine([convergentCheck]);
   const verdicts = [specificity, sensitivity, convergent];

@@ -106,16 +106,22 @@ export const memoryConfigSchema = z
     systemPrompt: z.string().min(1).default('default'),
     decoding: generationDecodingSchema.default({ ...PAPER_DECODING }),
     /**
-     * Seed sent with each generation call: `offset` = seed + sample index (k samples stay
-     * independent on providers that honour seeds), `fixed` = the run seed for every call,
-     * `none` = no seed sent.
+     * Seed sent with each generation call: `cell` = derived from the cell's identity (question,
+     * condition, stimulus, sample, run seed), never shared inside a (target, question);
+     * `offset` = seed + sample index (earlier versions' default: sample i of every condition
+     * repeats the no-memory sample i's seed, the reference included); `fixed` = the run seed
+     * for every call; `none` = no seed sent.
      */
-    sampleSeeds: z.enum(['offset', 'fixed', 'none']).default('offset'),
+    sampleSeeds: z.enum(['cell', 'offset', 'fixed', 'none']).default('cell'),
     /** Where the steps come from: auto = tags in the text, else the model's separate reasoning trace, else the text's fallbacks. */
     steps: z
-      .object({ source: z.enum(['auto', 'text', 'reasoning']).default('auto') })
+      .object({
+        source: z.enum(['auto', 'text', 'reasoning']).default('auto'),
+        /** Steps kept per answer (the first ones); the rest are cut and the cut is recorded and reported. */
+        maxSteps: positiveInt.default(64),
+      })
       .strict()
-      .default({ source: 'auto' }),
+      .default({ source: 'auto', maxSteps: 64 }),
     labelerDecoding: labelerDecodingSchema.default({ temperature: 0, topP: null, topK: null, maxTokens: 1024 }),
     /** Re-asks after an unparseable labeler output (docs/decisions.md#d2). */
     labelerReasks: z.number().int().min(0).max(5).default(2),

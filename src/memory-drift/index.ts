@@ -36,6 +36,8 @@ export type { BuiltinDataFile, BuiltinDataName } from './data-files.js';
 export { HF_DATASETS_SERVER_URL, loadHuggingFaceQuestions } from './hf-datasets.js';
 export {
   analyzeMemory,
+  designAdvice,
+  MIN_QUESTIONS,
   elevationBootstrap,
   MEMORY_METRICS,
   MEMORY_REPORT_SCHEMA,
@@ -142,8 +144,31 @@ export type {
   PerturbationStimulus,
   PerturbationTier,
 } from './perturbations.js';
-export { buildGenerationPlan, buildLabelerCell, PAPER_GENERATION_PARAMS } from './plan.js';
-export type { GenerationPlanOptions, GenerationRole, LabelerCellOptions } from './plan.js';
+export {
+  assignSampleSeeds,
+  buildGenerationPlan,
+  buildLabelerCell,
+  cellSeed,
+  PAPER_GENERATION_PARAMS,
+  SAMPLE_SEEDINGS,
+  sharedSeedCells,
+} from './plan.js';
+export type { CellSeedIdentity, GenerationPlanOptions, GenerationRole, LabelerCellOptions, SampleSeeding } from './plan.js';
+export {
+  calibrateMemoryDesign,
+  NULL_SCENARIO,
+  PLANTED_SCENARIO,
+  prepareDesign,
+  reportOutcomes,
+  runFamily,
+  simulateDesignReport,
+  simulateDesignSamples,
+} from './calibrate.js';
+export type { CalibrateMemoryOptions, CalibrationScenario, MemoryCalibration, ScenarioCalibration, SimulatedDesign } from './calibrate.js';
+export { detectRefusal, MAX_REFUSAL_CHARS } from './refusals.js';
+export type { RefusalVerdict } from './refusals.js';
+export { grpoPromptRows } from './mitigation/grpo-data.js';
+export type { GrpoExport, GrpoFormat, OpenRlhfPromptRow, VerlPromptRow } from './mitigation/grpo-data.js';
 export {
   builtinQuestionSchema,
   loadBuiltinQuestions,
@@ -168,6 +193,9 @@ export {
   createMemorySimProfile,
   DEFAULT_FLIP_PROBABILITY,
   DEFAULT_SAMPLING_NOISE,
+  DEFAULT_SEEDED_NOISE,
+  seededNoiseRate,
+  seededSimSymbols,
   parseGenerationRequest,
   readLabelerPrompt,
   registerMemorySimProfiles,
@@ -206,6 +234,7 @@ export {
   MEMORY_EXPERIMENT,
   MEMORY_LABELER_CHECK_EXPERIMENT,
   memoryDecodingParams,
+  labelerTokenBudget,
   memoryLabelingLabels,
   planMemoryGeneration,
   preflightMemory,

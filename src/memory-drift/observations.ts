@@ -8,6 +8,7 @@ import {
   type MemoryAnalysisOptions,
   type MemoryObservation,
   type MemoryReport,
+  type MemorySampling,
   type PairingPolicy,
   type ScoredTrajectories,
   scoreTrajectories,
@@ -15,9 +16,10 @@ import {
 import { type MemoryConfig, memoryConfigSchema } from './config.js';
 import { type LabelerParseResult, parseLabelerOutput } from './labeler.js';
 import { parseReferenceLabelerOutput } from './reference-labeler.js';
+import { detectRefusal } from './refusals.js';
 import { type Ontology, validateOntology } from './ontology.js';
 import type { PerturbationTier } from './perturbations.js';
-import type { GenerationRole } from './plan.js';
+import { type GenerationRole, sharedSeedCells } from './plan.js';
 import type { LabelRecord } from './reliability.js';
 import {
   type LabelerCheckConfig,
@@ -51,7 +53,9 @@ export type SampleOutcome =
   /** Labeler output unusable after every re-ask (docs/decisions.md#d2). */
   | 'invalid'
   /** The labeler call ended empty or failed, or was not made yet (an interrupted run). */
-  | 'unlabelled';
+  | 'unlabelled'
+  /** The model declined to answer (refusals.ts): excluded from drift, counted and compared with the floor. */
+  | 'refused';
 
 export interface MemorySampleRecord {
   generationKey: string;
@@ -64,6 +68,8 @@ export interface MemorySampleRecord {
   labelerAttempts: number | null;
   /** Unknown labels turned into `unmapped` (unknownLabel: unmapped). */
   coercedUnknown: string[];
+  /** Why the last labeler attempt failed to parse (invalid labelings only). */
+  labelerFailure: string | null;
 }
 
 export interface MemoryCollectionSummary {
@@ -71,11 +77,28 @@ export interface MemoryCollectionSummary {
   outcomes: Record<SampleOutcome, number>;
   stepMethods: Record<string, number>;
   stepSources: Record<string, number>;
+  /** Answers longer than `steps.maxSteps`, and the steps cut from them (not labeled). */
+  stepCap: { maxSteps: number; answersCut: number; stepsCut: number };
   /** Labelled samples by the attempt that parsed (1, 2, 3 …). */
   labelerAttempts: Record<string, number>;
   coercedUnknownLabels: number;
   /** Per target: outcomes of its generation cells (dropouts visible per target). */
   perTarget: Array<{ target: string } & Record<SampleOutcome, number>>;
+  /** Invalid labelings by the parse failure of their last attempt (e.g. `json: …`, `count: …`). */
+  labelerFailures: Record<string, number>;
+  /** Step extraction per target × condition: how often each method was used (format compliance). */
+  formatCompliance: FormatCompliance[];
+  /** Targets that mostly ignore the step format (fewer than half of their answers in `<step_N>` tags or a reasoning trace). */
+  formatWarnings: string[];
+}
+
+export interface FormatCompliance {
+  target: string;
+  condition: string;
+  answered: number;
+  methods: Record<string, number>;
+  /** Share of answered cells whose steps came from `<step_N>` tags or the model's reasoning trace. */
+  compliant: number | null;
 }
 
 export interface MemoryCollection {
@@ -86,7 +109,7 @@ export interface MemoryCollection {
   summary: MemoryCollectionSummary;
 }
 
-const OUTCOMES: readonly SampleOutcome[] = ['labelled', 'empty', 'failed', 'no_steps', 'invalid', 'unlabelled'];
+const OUTCOMES: readonly SampleOutcome[] = ['labelled', 'empty', 'failed', 'no_steps', 'invalid', 'unlabelled', 'refused'];
 
 /** The latest memory run in a store, or the one named. */
 export function memoryRunId(store: RunStore, runId?: string): string {
@@ -102,6 +125,9 @@ export function memoryRunSetup(store: RunStore, runId: string): { config: Memory
       field: 'manifest.config',
     });
   }
+  // Runs recorded before the step cap existed labeled every step: read them back uncapped.
+  const rawSteps = (run.manifest.config as { steps?: { maxSteps?: unknown } } | undefined)?.steps;
+  if (rawSteps?.maxSteps === undefined) parsed.data.steps.maxSteps = Number.MAX_SAFE_INTEGER;
   const options = run.manifest.options as MemoryRunOptions | undefined;
   if (options?.ontology === undefined) throw new ConfigError(`run ${runId} records no ontology`, { field: 'manifest.options.ontology' });
   return { config: parsed.data, ontology: validateOntology(options.ontology, `run ${runId} manifest`), options };
@@ -112,6 +138,8 @@ interface LabelingOutcome {
   outcome: 'labelled' | 'invalid' | 'unlabelled';
   attempts: number | null;
   coercedUnknown: string[];
+  /** Parse failure of the last attempt (`reason: detail`) when invalid. */
+  failure?: string;
 }
 
 /**
@@ -141,7 +169,10 @@ export function resolveLabeling(
   if (resolved.status === 'ok') {
     return { symbols: resolved.value.symbols, outcome: 'labelled', attempts: resolved.attempts, coercedUnknown: resolved.value.coercedUnknown };
   }
-  if (resolved.status === 'invalid') return { symbols: null, outcome: 'invalid', attempts: resolved.attempts, coercedUnknown: [] };
+  if (resolved.status === 'invalid') {
+    const cut = resolved.cell.result.finishReason === 'length' ? ' (output cut at labelerDecoding.maxTokens)' : '';
+    return { symbols: null, outcome: 'invalid', attempts: resolved.attempts, coercedUnknown: [], failure: `${resolved.error}${cut}` };
+  }
   return { symbols: null, outcome: 'unlabelled', attempts: null, coercedUnknown: [] };
 }
 
@@ -182,7 +213,12 @@ export function collectMemorySamples(store: RunStore, runId: string): MemoryColl
     labelerAttempts: {},
     coercedUnknownLabels: 0,
     perTarget: [],
+    labelerFailures: {},
+    stepCap: { maxSteps: config.steps.maxSteps ?? 64, answersCut: 0, stepsCut: 0 },
+    formatCompliance: [],
+    formatWarnings: [],
   };
+  const compliance = new Map<string, FormatCompliance>();
   const perTarget = new Map<string, { target: string } & Record<SampleOutcome, number>>();
   for (const cell of cells) {
     const l = cell.labels;
@@ -206,13 +242,28 @@ export function collectMemorySamples(store: RunStore, runId: string): MemoryColl
       steps: [],
       labelerAttempts: null,
       coercedUnknown: [],
+      labelerFailure: null,
     };
     const result = cell.result;
+    const refusal = result.status === 'done' ? detectRefusal(result.text) : { refusal: false };
     if (result.status === 'empty') {
       record.outcome = 'empty';
       record.sample = { ...base, status: 'empty', symbols: null };
+    } else if (result.status === 'done' && result.text !== null && refusal.refusal) {
+      record.outcome = 'refused';
+      record.sample = { ...base, status: 'refused', symbols: null };
     } else if (result.status === 'done' && result.text !== null) {
       const extraction = stepsOfGeneration(result.text, result.reasoning, config);
+      if (extraction.cut > 0) {
+        summary.stepCap.answersCut += 1;
+        summary.stepCap.stepsCut += extraction.cut;
+      }
+      const ckey = JSON.stringify([base.target, base.condition]);
+      const entry = compliance.get(ckey) ?? { target: base.target, condition: base.condition, answered: 0, methods: {}, compliant: null };
+      entry.answered += 1;
+      entry.methods[extraction.method] = (entry.methods[extraction.method] ?? 0) + 1;
+      if (extraction.method === 'tags' || extraction.source === 'reasoning') entry.compliant = (entry.compliant ?? 0) + 1;
+      compliance.set(ckey, entry);
       record.stepMethod = extraction.method;
       record.stepSource = extraction.source;
       record.steps = extraction.steps;
@@ -235,6 +286,10 @@ export function collectMemorySamples(store: RunStore, runId: string): MemoryColl
         } else {
           // Unlabelled (never answered) is a failure of a call, invalid is a failure to parse.
           record.sample = { ...base, status: labeling.outcome === 'invalid' ? 'invalid' : 'failed', symbols: null };
+          if (labeling.failure !== undefined) {
+            record.labelerFailure = labeling.failure;
+            summary.labelerFailures[labeling.failure] = (summary.labelerFailures[labeling.failure] ?? 0) + 1;
+          }
         }
       }
     }
@@ -246,6 +301,20 @@ export function collectMemorySamples(store: RunStore, runId: string): MemoryColl
     records.push(record);
   }
   summary.perTarget = [...perTarget.values()].sort((a, b) => a.target.localeCompare(b.target));
+  summary.formatCompliance = [...compliance.values()]
+    .map((entry) => ({ ...entry, compliant: (entry.compliant ?? 0) / entry.answered }))
+    .sort((a, b) => a.target.localeCompare(b.target) || a.condition.localeCompare(b.condition));
+  for (const target of new Set(summary.formatCompliance.map((c) => c.target))) {
+    const rows = summary.formatCompliance.filter((c) => c.target === target);
+    const answered = rows.reduce((sum, c) => sum + c.answered, 0);
+    const compliant = rows.reduce((sum, c) => sum + (c.compliant ?? 0) * c.answered, 0);
+    if (answered > 0 && compliant / answered < 0.5) {
+      summary.formatWarnings.push(
+        `${target} gave its steps in <step_N> tags (or a reasoning trace) in only ${(100 * compliant / answered).toFixed(0)} % of ${answered} answers: ` +
+          'its steps were cut from lists, paragraphs or sentences, which changes what the labeler sees — check the system prompt and the per-condition counts',
+      );
+    }
+  }
   return { runId, config, ontology, records, summary };
 }
 
@@ -270,12 +339,38 @@ export function collectMemoryObservations(store: RunStore, runId: string, option
 
 export interface MemoryReportOptions extends MemoryAnalysisOptions, MemoryObservationOptions {}
 
+/**
+ * Which seeding a run used and whether its samples were drawn independently: the scheme
+ * recorded in its config, checked against the seeds of the stored generation requests.
+ */
+export function memorySampling(store: RunStore, runId: string): MemorySampling {
+  const raw = store.requireRun(runId).manifest.config as { sampleSeeds?: unknown } | undefined;
+  const recorded = raw?.sampleSeeds;
+  const seeding: MemorySampling['seeding'] =
+    recorded === 'cell' || recorded === 'offset' || recorded === 'fixed' || recorded === 'none' ? recorded : 'unrecorded';
+  const seeds = store
+    .cellsOfRun(runId)
+    .filter((cell) => cell.labels.stage === 'generation' && cell.labels.experiment === MEMORY_EXPERIMENT)
+    .map((cell) => ({ seed: cell.request.params.seed, target: String(cell.labels.target), question: String(cell.labels.question_id) }));
+  const shared = sharedSeedCells(seeds);
+  const note =
+    shared === 0
+      ? seeding === 'none'
+        ? 'no seed was sent: samples are independent if the provider draws fresh ones'
+        : 'every generation cell of a (target, question) has its own seed: samples are independent'
+      : `${shared} generation cells share a seed with another cell of the same target and question (sampleSeeds: ${seeding}); ` +
+        'with a provider that honours seeds those samples repeat each other (e.g. perturbed sample 0 repeats the no-memory reference), ' +
+        'which biases elevation and d_rel — re-run with sampleSeeds: cell';
+  return { seeding, sharedSeedCells: shared, independent: shared === 0, note };
+}
+
 /** Analyses a memory run: B and seed from the run's config unless given. */
 export function memoryReport(store: RunStore, runId: string, options: MemoryReportOptions = {}): MemoryReport {
   const { config } = memoryRunSetup(store, runId);
   const { pairing, ...analysis } = options;
   const observations = collectMemoryObservations(store, runId, { pairing: pairing ?? config.analysis.pairing });
-  return analyzeMemory(observations, { B: config.analysis.B, seed: config.seed, alpha: config.analysis.alpha, ...analysis });
+  const report = analyzeMemory(observations, { B: config.analysis.B, seed: config.seed, alpha: config.analysis.alpha, ...analysis });
+  return { ...report, sampling: memorySampling(store, runId) };
 }
 
 /** Generation cells of a memory run as relabel items (key, plan labels, steps). */

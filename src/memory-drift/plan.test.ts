@@ -4,7 +4,7 @@ import { InvalidArgumentError } from '../core/errors.js';
 import { buildGenerationMessages } from './messages.js';
 import { loadBuiltinOntology } from './ontology.js';
 import { loadBuiltinPerturbations } from './perturbations.js';
-import { buildGenerationPlan, buildLabelerCell, PAPER_GENERATION_PARAMS } from './plan.js';
+import { assignSampleSeeds, buildGenerationPlan, buildLabelerCell, cellSeed, PAPER_GENERATION_PARAMS, sharedSeedCells } from './plan.js';
 import { loadBuiltinQuestions } from './questions.js';
 
 const questions = loadBuiltinQuestions().questions;
@@ -76,6 +76,57 @@ describe('generation plan', () => {
     expect(() => buildGenerationPlan({ ...base, targets: [] })).toThrow(/targets/);
     expect(() => buildGenerationPlan({ ...base, conditions: ['mood'] })).toThrow(/unknown perturbation category "mood"/);
     expect(() => buildGenerationPlan({ ...base, stimuliPerCategory: 0 })).toThrow(/stimuliPerCategory/);
+  });
+});
+
+describe('sample seeds', () => {
+  const plan = () => buildGenerationPlan({ questions: questions.slice(0, 3), perturbations, targets: ['a', 'b'], k: 2 });
+  const seedsOf = (cells: ReturnType<typeof plan>) =>
+    cells.map((cell) => ({ seed: cell.request.params.seed, target: String(cell.labels.target), question: String(cell.labels.question_id) }));
+
+  it('cell seeding gives every cell of a (target, question) its own seed, derived from the cell identity', () => {
+    const cells = plan();
+    assignSampleSeeds(cells, 'cell', 42);
+    expect(sharedSeedCells(seedsOf(cells))).toBe(0);
+    for (const cell of cells) {
+      expect(Number.isInteger(cell.request.params.seed) && (cell.request.params.seed as number) >= 0).toBe(true);
+      expect(cell.request.params.seed).toBeLessThanOrEqual(0x7fffffff);
+    }
+    const first = cells[0]!;
+    expect(first.request.params.seed).toBe(
+      cellSeed(42, { question: String(first.labels.question_id), condition: String(first.labels.condition), stimulus: String(first.labels.stimulus_id), sample: 0 }),
+    );
+    // Independent of the other cells of the plan and of the target; dependent on the base seed.
+    const other = plan();
+    assignSampleSeeds(other, 'cell', 7);
+    expect(other.map((c) => c.request.params.seed)).not.toEqual(cells.map((c) => c.request.params.seed));
+    const a = cells.filter((c) => c.labels.target === 'a').map((c) => c.request.params.seed);
+    const b = cells.filter((c) => c.labels.target === 'b').map((c) => c.request.params.seed);
+    expect(a).toEqual(b);
+  });
+
+  it('offset seeding (earlier default) makes perturbed sample 0 share the reference seed; fixed and none as named', () => {
+    const offset = plan();
+    assignSampleSeeds(offset, 'offset', 42);
+    expect(sharedSeedCells(seedsOf(offset))).toBeGreaterThan(0);
+    const reference = offset.find((c) => c.labels.role === 'reference')!;
+    const perturbed = offset.find((c) => c.labels.role === 'perturbed' && c.request.sample === 0)!;
+    expect(perturbed.request.params.seed).toBe(reference.request.params.seed);
+    const fixed = plan();
+    assignSampleSeeds(fixed, 'fixed', 9);
+    expect(new Set(fixed.map((c) => c.request.params.seed))).toEqual(new Set([9]));
+    const none = plan();
+    assignSampleSeeds(none, 'none', 9);
+    expect(none.every((c) => c.request.params.seed === undefined)).toBe(true);
+    expect(() => assignSampleSeeds(none, 'random' as never, 1)).toThrow(/sampleSeeds/);
+  });
+
+  it('re-derives a seed that collides inside a (target, question)', () => {
+    const cells = buildGenerationPlan({ questions: questions.slice(0, 1), perturbations, targets: ['a'], k: 1 });
+    // Two cells with the same identity (a duplicated plan) must still get distinct seeds.
+    const doubled = [...cells, ...cells.map((c) => ({ request: { ...c.request, params: { ...c.request.params } }, labels: { ...c.labels } }))];
+    assignSampleSeeds(doubled, 'cell', 42);
+    expect(sharedSeedCells(seedsOf(doubled))).toBe(0);
   });
 });
 

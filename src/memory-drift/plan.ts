@@ -118,6 +118,103 @@ export function buildGenerationPlan(options: GenerationPlanOptions): CellSpec[] 
   return cells;
 }
 
+/**
+ * How generation cells get the seed sent to the provider:
+ * - `cell` (default): a seed derived from the cell's identity (base seed, question, condition,
+ *   stimulus, sample index); no two cells of a (target, question) share one, so a provider that
+ *   honours seeds draws every sample independently.
+ * - `offset`: base seed + sample index (the scheme of earlier versions: sample i of every
+ *   condition shares seed + i with the no-memory sample i — the reference included).
+ * - `fixed`: the base seed for every call.
+ * - `none`: no seed sent.
+ */
+export type SampleSeeding = 'cell' | 'offset' | 'fixed' | 'none';
+export const SAMPLE_SEEDINGS: readonly SampleSeeding[] = ['cell', 'offset', 'fixed', 'none'];
+
+/** Largest seed sent (2^31 − 1: accepted as a signed 32-bit integer by every provider we speak to). */
+const MAX_CELL_SEED = 0x7fffffff;
+
+/** The identity a `cell` seed is derived from. */
+export interface CellSeedIdentity {
+  question: string;
+  condition: string;
+  stimulus: string;
+  sample: number;
+}
+
+/**
+ * The seed of one generation cell under `cell` seeding: the first 31 bits of
+ * SHA-256(base seed, question, condition, stimulus, sample, attempt). `attempt` > 0 only
+ * resolves a collision inside one (target, question) (see assignCellSeeds).
+ */
+export function cellSeed(base: number, identity: CellSeedIdentity, attempt = 0): number {
+  const digest = sha256Hex(
+    JSON.stringify(['echolens.memory.seed/1', base, identity.question, identity.condition, identity.stimulus, identity.sample, attempt]),
+  );
+  return Number.parseInt(digest.slice(0, 8), 16) & MAX_CELL_SEED;
+}
+
+/**
+ * Sets `request.params.seed` of generation cells under a seeding scheme (mutates the cells).
+ * Under `cell`, a seed already taken within the same (target, question) is re-derived with the
+ * next attempt number, in plan order, so no two cells of a (target, question) share a seed.
+ */
+export function assignSampleSeeds(cells: readonly CellSpec[], seeding: SampleSeeding, base: number): void {
+  if (!SAMPLE_SEEDINGS.includes(seeding)) throw new InvalidArgumentError('sampleSeeds', `must be one of ${SAMPLE_SEEDINGS.join(', ')}`);
+  const taken = new Map<string, Set<number>>();
+  for (const cell of cells) {
+    const sample = cell.request.sample;
+    if (seeding === 'none') {
+      delete cell.request.params.seed;
+      continue;
+    }
+    if (seeding === 'fixed') {
+      cell.request.params.seed = base;
+      continue;
+    }
+    if (seeding === 'offset') {
+      cell.request.params.seed = base + sample;
+      continue;
+    }
+    const l = cell.labels;
+    const identity: CellSeedIdentity = {
+      question: String(l.question_id),
+      condition: String(l.condition),
+      stimulus: String(l.stimulus_id),
+      sample,
+    };
+    const group = JSON.stringify([String(l.target ?? cell.request.model), identity.question]);
+    let used = taken.get(group);
+    if (used === undefined) {
+      used = new Set();
+      taken.set(group, used);
+    }
+    let attempt = 0;
+    let seed = cellSeed(base, identity, attempt);
+    while (used.has(seed)) {
+      attempt += 1;
+      seed = cellSeed(base, identity, attempt);
+    }
+    used.add(seed);
+    cell.request.params.seed = seed;
+  }
+}
+
+/** Generation cells of a (target, question) that share a seed with another of them (0 = independent sampling). */
+export function sharedSeedCells(
+  cells: ReadonlyArray<{ seed: number | null | undefined; target: string; question: string }>,
+): number {
+  const counts = new Map<string, number>();
+  for (const cell of cells) {
+    if (cell.seed === null || cell.seed === undefined) continue;
+    const key = JSON.stringify([cell.target, cell.question, cell.seed]);
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  let shared = 0;
+  for (const count of counts.values()) if (count > 1) shared += count;
+  return shared;
+}
+
 export interface LabelerCellOptions extends LabelerPromptOptions {
   /** Labeler model reference. */
   model: string;

@@ -19,7 +19,7 @@ function observations(): MemoryObservation[] {
     ['bereavement', 'life_event', 0.15],
   ];
   const out: MemoryObservation[] = [];
-  for (let q = 0; q < 10; q++) {
+  for (let q = 0; q < 30; q++) {
     for (const [condition, tier, shift] of conditions) {
       for (let s = 0; s < 3; s++) {
         const dtw = 0.2 + shift + 0.05 * (random.next() - 0.5);
@@ -77,8 +77,27 @@ describe('renderMemoryMarkdown', () => {
     const bereavement = report.targets[0]!.metrics.sri.dRel.find((e) => e.condition === 'bereavement')!.result;
     if ('error' in bereavement) throw new Error(bereavement.error);
     expect(markdown).toContain(`+${bereavement.dRel.toFixed(2)} [`);
-    // Counts: one dropout among the 31 floor observations, half the steps unmapped.
-    expect(markdown).toMatch(/\| no_perturbation \| none \| 31 \| 30 \| 1 \| 0 \| 0 \| 0 \| 3\.2% \| 0\.0% \| 60 \| 50\.0% \|/);
+    // Counts: one dropout among the 91 floor observations, half the steps unmapped.
+    expect(markdown).toMatch(/\| no_perturbation \| none \| 91 \| 90 \| 1 \| 0 \| 0 \| 0 \| 1\.1% \| 0\.0% \| 180 \| 50\.0% \|/);
+    expect(markdown).toMatch(/Minimum detectable effect at 80 % power \(α = 0\.05, from this run's bootstrap standard errors\): DTW: elevation \d+\.\d %, d_rel \d\.\d\d/);
+    expect(markdown).not.toContain('Underpowered');
+  });
+
+  it('says underpowered instead of listing significance below the minimum number of questions', () => {
+    const small = analyzeMemory(
+      observations().filter((o) => Number(o.question.slice(1)) < 8),
+      { B: 200 },
+    );
+    const target = small.targets[0]!;
+    expect(target.design).toMatchObject({ nQuestions: 8, underpowered: true });
+    const text = renderMemoryMarkdown(small);
+    expect(text).toContain('**Underpowered design.** underpowered: 8 question(s)');
+    expect(text).toContain('| underpowered |');
+    expect(text).not.toMatch(/\| (yes|no) \| [\d.]+ \| [\d.]+ \| [\d.]+ \| 8 \|/);
+    for (const entry of target.metrics.dtw.dRel) {
+      if ('error' in entry.result) continue;
+      expect(entry.result).toMatchObject({ significant: false, verdict: 'underpowered' });
+    }
   });
 
   it('escapes untrusted labels in cells and headings', () => {

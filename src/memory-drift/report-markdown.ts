@@ -181,7 +181,7 @@ function metricSection(analysis: MetricAnalysis, alpha: number, out: string[]): 
           `${signed(r.dRel, 2)} [${signed(r.ci[0], 2)}, ${signed(r.ci[1], 2)}]`,
           pValue(r.p),
           pValue(r.pAdjusted),
-          r.significant ? 'yes' : 'no',
+          r.verdict === 'underpowered' ? 'underpowered' : r.significant ? 'yes' : 'no',
           num(r.muTreat, 4),
           num(r.muNoise, 4),
           num(r.sdNoise, 4),
@@ -274,9 +274,50 @@ export function renderMemoryMarkdown(report: MemoryReport, title = 'Memory drift
     ),
   );
 
+  if (report.sampling !== undefined) {
+    const sampling = report.sampling;
+    out.push(`Sampling: seeds \`${sampling.seeding}\` — ${sampling.independent ? '' : '**not independent**: '}${cell(sampling.note)}.`, '');
+  }
+
+  const refusing = report.refusals.filter((r) => r.refused > 0 || (r.floorRate ?? 0) > 0);
+  out.push('## Refusals (excluded from drift, compared with the floor)', '');
+  if (refusing.length === 0) {
+    out.push('No answer was recognised as a refusal.', '');
+  } else {
+    out.push(
+      table(
+        ['target', 'condition', 'tier', 'answered', 'refused', 'rate', 'floor rate', 'difference [95% CI]', 'p'],
+        refusing.map((r) => {
+          const d = r.difference;
+          return [
+            cell(r.target),
+            cell(r.condition),
+            r.tier,
+            String(r.answered),
+            String(r.refused),
+            r.rate === null ? 'n/a' : `${(100 * r.rate).toFixed(1)}%`,
+            r.floorRate === null ? 'n/a' : `${(100 * r.floorRate).toFixed(1)}%`,
+            isError(d) ? failure(d) : `${signed(100 * d.estimate, 1)} pts [${signed(100 * d.ci[0], 1)}, ${signed(100 * d.ci[1], 1)}]`,
+            isError(d) ? 'n/a' : pValue(d.p),
+          ];
+        }),
+      ),
+    );
+  }
+
   for (const target of report.targets) {
     out.push(`## ${cell(target.target)}`, '');
     out.push(`${target.nQuestions} questions with scored observations.`, '');
+    if (target.design.underpowered) out.push(`**Underpowered design.** ${cell(target.design.reason)}.`, '');
+    const power = (['dtw', 'sri'] as const)
+      .map((m) => {
+        const p = target.metrics[m].power;
+        const elevation = p.minimumDetectableElevation === null ? 'n/a' : `${(100 * p.minimumDetectableElevation).toFixed(1)} %`;
+        const dRel = p.minimumDetectableDRel === null ? 'n/a' : num(p.minimumDetectableDRel, 2);
+        return `${METRIC_NAMES[m]}: elevation ${elevation}, d_rel ${dRel}`;
+      })
+      .join('; ');
+    out.push(`Minimum detectable effect at 80 % power (α = ${options.alpha}, from this run's bootstrap standard errors): ${power}.`, '');
     validitySection(target, out);
     convergenceSection(target, out);
     for (const metric of ['dtw', 'sri'] as const) metricSection(target.metrics[metric], options.alpha, out);

@@ -28,10 +28,11 @@ import { buildLabelerReaskMessages, buildPassageLabelerMessages, type LabelerPar
 import { checkMaterialsConfig, loadMemoryMaterials, type MemoryMaterials, type ReferenceMemoryTexts } from './materials.js';
 import { buildReferenceLabelerMessages, parseReferenceLabelerOutput, referencePassage } from './reference-labeler.js';
 import { buildRaterMessages, buildRaterReaskMessages, parseRaterOutput, RATER_DEFAULT_PARAMS, type RaterVerdict } from './rater.js';
-import { loadBuiltinOntology, loadOntologyFile, type Ontology } from './ontology.js';
+import { loadBuiltinOntology, loadOntologyFile, type Ontology, ontologySymbols } from './ontology.js';
 import { loadBuiltinPerturbations, loadPerturbationsFile, type PerturbationSet } from './perturbations.js';
-import { buildGenerationPlan, buildLabelerCell } from './plan.js';
+import { assignSampleSeeds, buildGenerationPlan, buildLabelerCell } from './plan.js';
 import { loadBuiltinQuestions, loadQuestionsFile, type Question, type QuestionSet } from './questions.js';
+import { detectRefusal } from './refusals.js';
 import { extractSteps, type StepExtraction } from './steps.js';
 
 export const MEMORY_EXPERIMENT = 'memory';
@@ -249,19 +250,30 @@ export function planMemoryGeneration(config: MemoryConfig, stimuli: MemoryStimul
         : {}),
       seed: config.seed,
     });
-    for (const spec of plan) {
-      const sample = spec.request.sample;
-      if (config.sampleSeeds === 'offset') spec.request.params.seed = config.seed + sample;
-      else if (config.sampleSeeds === 'fixed') spec.request.params.seed = config.seed;
-      specs.push(spec);
-    }
+    assignSampleSeeds(plan, config.sampleSeeds, config.seed);
+    specs.push(...plan);
   }
   return specs;
 }
 
-/** The steps the labeler sees for a generation result (docs/decisions.md#d7). */
-export function stepsOfGeneration(text: string, reasoning: string | null, config: MemoryConfig): StepExtraction {
-  return extractSteps(text, { reasoning, source: config.steps.source });
+/** A step extraction after the step cap: `cut` = steps dropped beyond `steps.maxSteps`. */
+export type CappedExtraction = StepExtraction & { cut: number };
+
+/** The steps the labeler sees for a generation result (docs/decisions.md#d7), at most `steps.maxSteps` of them. */
+export function stepsOfGeneration(text: string, reasoning: string | null, config: MemoryConfig): CappedExtraction {
+  const extraction = extractSteps(text, { reasoning, source: config.steps.source });
+  const max = config.steps.maxSteps ?? 64;
+  if (extraction.steps.length <= max) return { ...extraction, cut: 0 };
+  return { ...extraction, steps: extraction.steps.slice(0, max), cut: extraction.steps.length - max };
+}
+
+/**
+ * Output budget of a labeling call: the configured maxTokens, raised when the step count needs
+ * more (about 32 tokens per `{ "step": n, "label": "Category/Subcategory" }` entry plus the
+ * wrapper), so long answers are not cut mid-JSON.
+ */
+export function labelerTokenBudget(configured: number, steps: number): number {
+  return Math.max(configured, 128 + 32 * steps);
 }
 
 export interface LabelerPlanOptions {
@@ -288,7 +300,11 @@ export function labelingItem(steps: readonly string[], config: MemoryConfig, opt
   } as const;
   const spec = buildLabelerCell(steps.length > 0 ? steps : ['(whole response)'], options.ontology, {
     model: options.labeler,
-    params: options.params ?? memoryDecodingParams(config.labelerDecoding, options.labeler),
+    params: (() => {
+      const params = { ...(options.params ?? memoryDecodingParams(config.labelerDecoding, options.labeler)) };
+      params.maxTokens = labelerTokenBudget(params.maxTokens ?? config.labelerDecoding.maxTokens, steps.length);
+      return params;
+    })(),
     allowUnmapped: config.allowUnmapped,
     labels: { ...options.labels, labeler: options.labeler, attempt: 0 },
   });
@@ -342,11 +358,12 @@ export function memoryLabelingLabels(
   generationKey: string,
   purpose: string,
   ontology: string,
-  extraction?: Pick<StepExtraction, 'method' | 'source' | 'steps'>,
+  extraction?: Pick<StepExtraction, 'method' | 'source' | 'steps'> & { cut?: number },
 ): CellLabels {
   return {
     // docs/decisions.md#d7: the segmentation method is recorded with the cell that labels its steps.
     ...(extraction ? { step_method: extraction.method, step_source: extraction.source, step_count: extraction.steps.length } : {}),
+    ...(extraction?.cut ? { steps_cut: extraction.cut } : {}),
     experiment: MEMORY_EXPERIMENT,
     stage: 'labeling',
     purpose,
@@ -448,6 +465,8 @@ export interface MemoryRunResult {
   failedGenerations: number;
   /** Answered generations from which no step could be extracted (dropouts too). */
   noSteps: number;
+  /** Answers the refusal detector recognised (not labeled). */
+  refusals: number;
   stepMethods: Record<string, number>;
   labelerItems: number;
   /** Labeler outputs still unparseable after the re-asks: excluded and counted. */
@@ -555,6 +574,7 @@ export const memoryRunner: AuditRunner<MemoryConfig, MemoryRunInput, MemoryRunCo
       emptyGenerations: generation.results.filter((r) => r.status === 'empty').length,
       failedGenerations: generation.results.filter((r) => r.status === 'failed').length,
       noSteps: 0,
+      refusals: 0,
       stepMethods: {},
       labelerItems: 0,
       invalidLabelings: 0,
@@ -565,6 +585,11 @@ export const memoryRunner: AuditRunner<MemoryConfig, MemoryRunInput, MemoryRunCo
     specs.forEach((spec, index) => {
       const result = generation.results[index];
       if (result?.status !== 'done' || result.text === null) return;
+      // A refusal has no trajectory to label (refusals.ts): counted, never sent to the labeler.
+      if (detectRefusal(result.text).refusal) {
+        counts.refusals += 1;
+        return;
+      }
       const extraction = stepsOfGeneration(result.text, result.reasoning, config);
       counts.stepMethods[extraction.method] = (counts.stepMethods[extraction.method] ?? 0) + 1;
       const whole = labelerTexts.wholeResponse && result.text.trim() !== '';
@@ -673,6 +698,16 @@ export function labelerCheckPasses(config: MemoryConfig, runOntology: { ontology
   }
   if (check.altOntology !== null) {
     const alt = check.altOntology === 'builtin:alt' ? loadMemoryOntology('alt') : loadMemoryOntology(check.altOntology);
+    // A rewording must keep the run's labels: agreement between different label sets is meaningless.
+    const runLabels = ontologySymbols(runOntology.ontology).sort();
+    const altLabels = ontologySymbols(alt.ontology).sort();
+    if (runLabels.length !== altLabels.length || runLabels.some((label, i) => label !== altLabels[i])) {
+      throw new ConfigError(
+        `--alt-ontology: the run was labeled with ${runOntology.source}, whose Category/Subcategory labels differ from those of ${alt.source}; ` +
+          'agreement between different label sets is meaningless — pass --alt-ontology <file> with a rewording of the run’s ontology (same labels, other definitions)',
+        { field: 'altOntology' },
+      );
+    }
     passes.push({ ...passes[0]!, wording: 'alternative', ontologySource: alt.source, ontology: alt.ontology, purpose: 'check' });
   }
   return passes;

@@ -152,6 +152,53 @@ export function simBaselineSequence(question: string, options: BaselineOptions =
 
 export type SimOutputFormat = 'tags' | 'numbered' | 'paragraphs';
 
+/** Default sampling noise of the seed-honouring profiles (a step differs from the baseline this often, on average). */
+export const DEFAULT_SEEDED_NOISE = 0.2;
+
+/** One draw of a seed-honouring sampler: what it depends on, and nothing else. */
+export interface SeededDraw {
+  /** The question (text or id): fixes the baseline trajectory and the question's own noise rate. */
+  question: string;
+  /** The memory text (or stimulus id); '' without memory. Only matters when flipProbability > 0. */
+  memory: string;
+  /** Probability that memory flips a step (0 under a null). */
+  flipProbability: number;
+  /** The seed the provider received. */
+  seed: number;
+  /** Mean per-step sampling noise over questions; a question's own rate is noise × (0.5 … 1.5). */
+  samplingNoise: number;
+}
+
+/** A question's own per-step noise rate under a seed-honouring sampler: mean noise × (0.5 … 1.5). */
+export function seededNoiseRate(question: string, samplingNoise: number): number {
+  return Math.min(1, samplingNoise * (0.5 + hashUnit('seeded-rate', question)));
+}
+
+/**
+ * The symbol sequence of a seed-honouring sampler (SIMULATION): a pure function of the seed,
+ * the question and — only when memory has an effect — the memory text. Same seed + same
+ * question + no memory effect = the same answer, as a seeded vLLM gives. Questions differ in
+ * baseline length and in how noisy they are (a per-question rate), so drift varies by question.
+ */
+export function seededSimSymbols(
+  draw: SeededDraw,
+  options: BaselineOptions & { baseline?: readonly string[]; rate?: number } = {},
+): { baseline: string[]; symbols: string[]; flipped: boolean[] } {
+  const baseline = options.baseline !== undefined ? [...options.baseline] : simBaselineSequence(draw.question, options);
+  const rate = options.rate ?? seededNoiseRate(draw.question, draw.samplingNoise);
+  const flipped: boolean[] = [];
+  const symbols = baseline.map((symbol, i) => {
+    const perturbed = draw.flipProbability > 0 && hashUnit('seeded-flip', draw.seed, draw.question, draw.memory, i) < draw.flipProbability;
+    const noisy = rate > 0 && hashUnit('seeded-noise', draw.seed, draw.question, i) < rate;
+    flipped.push(perturbed || noisy);
+    if (!perturbed && !noisy) return symbol;
+    const others = SIM_SYMBOLS.filter((other) => other !== symbol);
+    const key = perturbed ? ['seeded-to', draw.seed, draw.question, draw.memory, i] : ['seeded-to-noise', draw.seed, draw.question, i];
+    return others[hashIndex(others.length, ...key)]!;
+  });
+  return { baseline, symbols, flipped };
+}
+
 export interface MemorySimOptions extends BaseOptionsWithName {
   /** Probability that a step's category flips under a perturbation of each tier. */
   flipProbability?: Partial<Record<Exclude<PerturbationTier, 'none'>, number>>;
@@ -168,6 +215,12 @@ export interface MemorySimOptions extends BaseOptionsWithName {
   format?: SimOutputFormat;
   /** Put the steps in the separate reasoning channel (like a reasoning model) and only the answer in text. */
   reasoningChannel?: boolean;
+  /**
+   * Honour the request seed like a seeded vLLM: the answer is a function of `params.seed`, the
+   * question and the memory effect only — not of the sample index (seededSimSymbols). Without a
+   * seed in the request, the sample index stands in (an unseeded provider's fresh draw).
+   */
+  seedHonouring?: boolean;
   description?: string;
 }
 
@@ -279,7 +332,7 @@ export function createMemorySimProfile(options: MemorySimOptions): MemorySimProf
   for (const [category, value] of Object.entries(options.categoryFlipProbability ?? {})) {
     checkProbability(`categoryFlipProbability.${category}`, value);
   }
-  const samplingNoise = options.samplingNoise ?? DEFAULT_SAMPLING_NOISE;
+  const samplingNoise = options.samplingNoise ?? (options.seedHonouring ? DEFAULT_SEEDED_NOISE : DEFAULT_SAMPLING_NOISE);
   checkProbability('samplingNoise', samplingNoise);
   const format = options.format ?? 'tags';
   let catalogue: PerturbationStimulus[] | undefined;
@@ -301,6 +354,13 @@ export function createMemorySimProfile(options: MemorySimOptions): MemorySimProf
       parsed.stimulus?.tier ?? (parsed.unknownMemory !== null ? (options.unknownMemoryTier ?? 'persona') : 'none');
     const memoryText = parsed.stimulus?.text ?? parsed.unknownMemory ?? '';
     const p = flipFor(tier, parsed.stimulus?.category);
+    if (options.seedHonouring) {
+      const drawn = seededSimSymbols(
+        { question: parsed.question, memory: memoryText, flipProbability: p, seed: request.params.seed ?? seed, samplingNoise },
+        options,
+      );
+      return { question: parsed.question, stimulus: parsed.stimulus, tier, ...drawn };
+    }
     const runSeed = request.params.seed ?? 0;
     const flipped: boolean[] = [];
     const symbols = baseline.map((symbol, i) => {
@@ -321,7 +381,7 @@ export function createMemorySimProfile(options: MemorySimOptions): MemorySimProf
     name: options.name,
     description:
       options.description ??
-      `Simulation (measures nothing): DriftLens step-format answers with planted drift — flip probability noise ${flip.noise}, persona ${flip.persona}, life_event ${flip.life_event}; sampling noise ${samplingNoise}${options.ignorePerturbations ? '; ignores perturbations (null profile)' : ''}.`,
+      `Simulation (measures nothing): DriftLens step-format answers with planted drift — flip probability noise ${flip.noise}, persona ${flip.persona}, life_event ${flip.life_event}; sampling noise ${samplingNoise}${options.ignorePerturbations ? '; ignores perturbations (null profile)' : ''}${options.seedHonouring ? '; honours the request seed (same seed + same question = same answer)' : ''}.`,
     trajectory,
     expectedMismatchRate(tier, category) {
       const p = flipFor(tier, category);
@@ -392,7 +452,7 @@ export function createLabelerSimProfile(options: LabelerSimOptions): SimProfile 
   };
 }
 
-/** Registers `sim:memory`, `sim:memory-null` and `sim:labeler` (idempotent). */
+/** Registers `sim:memory`, `sim:memory-null`, `sim:memory-seeded`, `sim:memory-seeded-null` and `sim:labeler` (idempotent). */
 export function registerMemorySimProfiles(): void {
   registerSimProfile(createMemorySimProfile({ name: 'memory' }));
   registerSimProfile(
@@ -401,6 +461,16 @@ export function registerMemorySimProfiles(): void {
       ignorePerturbations: true,
       description:
         'Simulation (measures nothing): DriftLens step-format answers that ignore every perturbation; only sampling noise varies (null profile).',
+    }),
+  );
+  registerSimProfile(createMemorySimProfile({ name: 'memory-seeded', seedHonouring: true }));
+  registerSimProfile(
+    createMemorySimProfile({
+      name: 'memory-seeded-null',
+      seedHonouring: true,
+      ignorePerturbations: true,
+      description:
+        'Simulation (measures nothing): a seed-honouring sampler that ignores every perturbation (same seed + same question = same answer); the complete null.',
     }),
   );
   registerSimProfile(createLabelerSimProfile({ name: 'labeler' }));

@@ -20,21 +20,24 @@ describe('lexicalDiversity (App. I.3)', () => {
   it('hand-computed cases', () => {
     // tokens [the, the, cat, sat]: D = 3/4, L = min(1, 4/5) = 0.8, D·L = 0.6 → σ(8·0.4) = σ(3.2)
     expect(lexicalDiversity('<think>ignored words here</think><answer>The the cat sat.</answer>')).toBeCloseTo(sigmoid(3.2), 15);
-    // no <answer>: whole text; 5 distinct tokens → D = 1, L = 1 → σ(6.4)
-    expect(lexicalDiversity('alpha, beta; gamma — delta epsilon!')).toBeCloseTo(sigmoid(6.4), 15);
+    // 5 distinct tokens → D = 1, L = 1 → σ(6.4)
+    expect(lexicalDiversity('<answer>alpha, beta; gamma — delta epsilon!</answer>')).toBeCloseTo(sigmoid(6.4), 15);
+    // no <answer>: a missing answer scores 0 (App. I.3), e.g. a refusal
+    expect(lexicalDiversity('alpha, beta; gamma — delta epsilon!')).toBe(0);
+    expect(lexicalDiversity("I'm sorry, but I can't help with that.")).toBe(0);
     // one token: D = 1, L = 0.2 → D·L = 0.2 → σ(0) = 0.5
     expect(lexicalDiversity('<answer>Yes.</answer>')).toBe(0.5);
     // digits split tokens: [abc, abc] → D = ½, L = 0.4 → 0.2 → 0.5
-    expect(lexicalDiversity('abc1abc')).toBe(0.5);
+    expect(lexicalDiversity('<answer>abc1abc')).toBe(0.5);
     // ten tokens, 2 distinct: D = 0.2, L = 1 → σ(0) = 0.5
-    expect(lexicalDiversity('no yes '.repeat(5))).toBe(0.5);
+    expect(lexicalDiversity(`<answer>${'no yes '.repeat(5)}</answer>`)).toBe(0.5);
   });
 
   it('uses Unicode letters, lowercases, and normalizes to NFC first', () => {
     // [ärger, ärger] (precomposed and decomposed Ä): D = ½, L = 0.4 → σ(0) = 0.5
-    expect(lexicalDiversity('Ärger A\u0308rger')).toBe(0.5);
+    expect(lexicalDiversity('<answer>Ärger A\u0308rger</answer>')).toBe(0.5);
     // [привет, мир, 漢字] all distinct: D = 1, L = 0.6 → σ(8·0.4)
-    expect(lexicalDiversity('Привет, мир! 漢字')).toBeCloseTo(sigmoid(3.2), 15);
+    expect(lexicalDiversity('<answer>Привет, мир! 漢字</answer>')).toBeCloseTo(sigmoid(3.2), 15);
   });
 
   it('no tokens → 0 (empty, non-alphabetic, or an empty answer block)', () => {

@@ -135,7 +135,7 @@ def lexical_diversity(text):
         if end >= 0:
             body = body[:end]
     else:
-        body = text
+        return 0.0  # the paper: a missing answer scores 0
     body = unicodedata.normalize("NFC", body)
     tokens, current = [], []
     for ch in body:

@@ -25,10 +25,10 @@ afterEach(() => {
 });
 
 describe('echolens memory mitigation commands', () => {
-  it('registers dpo-pairs, references, reward-server and evaluate on the memory group, each with help', () => {
+  it('registers dpo-pairs, references, reward-server, evaluate and grpo-data on the memory group, each with help', () => {
     const { root } = program();
     const memory = root.commands.find((c) => c.name() === 'memory')!;
-    expect(memory.commands.map((c) => c.name())).toEqual(['dpo-pairs', 'references', 'reward-server', 'evaluate']);
+    expect(memory.commands.map((c) => c.name())).toEqual(['dpo-pairs', 'references', 'reward-server', 'evaluate', 'grpo-data']);
     for (const command of memory.commands) expect(command.description().length).toBeGreaterThan(20);
   });
 

@@ -12,7 +12,9 @@ import { evaluateHeldOut, parseHeldOut, renderEvaluationMarkdown } from '../../m
 import { buildReferences } from '../../memory-drift/mitigation/references.js';
 import { CachedLabeler } from '../../memory-drift/mitigation/reward-labeler.js';
 import { startRewardServer } from '../../memory-drift/mitigation/reward-server.js';
+import { grpoPromptRows } from '../../memory-drift/mitigation/grpo-data.js';
 import { checkRewardWeights, parseReferences } from '../../memory-drift/mitigation/reward.js';
+import { loadMemoryConfig, planMemoryGeneration, resolveMemoryStimuli } from '../../memory-drift/run.js';
 import { loadBuiltinOntology, loadOntologyFile, ontologySymbols, UNMAPPED } from '../../memory-drift/ontology.js';
 
 
@@ -203,5 +205,51 @@ export function registerMemoryMitigation(memory: Command): void {
       } finally {
         run.store.close();
       }
+    });
+
+  memory
+    .command('grpo-data')
+    .description('GRPO training prompts of a memory config (one per question × perturbation) as verl or OpenRLHF prompt JSONL, labelled for the reward server')
+    .argument('<config>', 'memory run YAML config (questions, conditions, stimuli, injection, system prompt)')
+    .requiredOption('--references <file>', 'reference trajectories o*(x) (JSONL from `memory references`); questions without one are left out')
+    .option('--format <format>', 'verl or openrlhf', 'verl')
+    .option('--inline-references', 'put the reference trajectory itself in the label (ground_truth / label) instead of the question id')
+    .option('--data-source <name>', 'verl data_source', 'echolens-driftlens')
+    .option('--set <key=value>', 'override any config key (dotted path, YAML value); repeatable', collect, [])
+    .requiredOption('-o, --out <file>', 'output JSONL')
+    .addHelpText(
+      'after',
+      '\nverl rows: {data_source, prompt: [messages], ability, reward_model: {style: "rule", ground_truth}, extra_info} (convert to parquet with\n' +
+        'pandas if your verl version reads parquet only); OpenRLHF rows: {prompt: [messages], label} for --input_key prompt --label_key label\n' +
+        '--apply_chat_template. Score the rollouts with `echolens memory reward-server` (/verl, /openrlhf).',
+    )
+    .action(async (configFile: string, options) => {
+      if (options.format !== 'verl' && options.format !== 'openrlhf') {
+        throw new InvalidArgumentError('--format', `must be verl or openrlhf, got "${options.format}"`);
+      }
+      let text: string;
+      try {
+        text = readFileSync(options.references, 'utf8');
+      } catch (error) {
+        throw new InputError(`cannot read references: ${(error as Error).message}`, { file: options.references });
+      }
+      const references = parseReferences(text, options.references);
+      const config = loadMemoryConfig(configFile, options.set);
+      const stimuli = await resolveMemoryStimuli(config);
+      const cells = planMemoryGeneration({ ...config, targets: [config.targets[0] as string] }, stimuli);
+      const exported = grpoPromptRows(cells, references, {
+        format: options.format,
+        inline: Boolean(options.inlineReferences),
+        dataSource: options.dataSource,
+      });
+      if (exported.rows.length === 0) {
+        throw new InputError(`no question of the config has a reference trajectory in ${options.references}; run \`echolens memory references\` on the same questions`, {
+          file: options.references,
+        });
+      }
+      writeFileSync(ensureParent(options.out), `${exported.rows.map((row) => JSON.stringify(row)).join('\n')}\n`);
+      process.stderr.write(
+        `wrote ${exported.rows.length} ${options.format} prompts to ${options.out}${exported.withoutReference.length > 0 ? `; ${exported.withoutReference.length} questions without a reference left out` : ''}\n`,
+      );
     });
 }

@@ -26,11 +26,36 @@ describe('echolens memory', { timeout: 600_000 }, () => {
   it('documents every subcommand in --help', async () => {
     const top = await cli(['memory', '--help']);
     expect(top.code).toBe(0);
-    for (const sub of ['run', 'report', 'curate', 'labeler-check']) expect(top.stdout).toContain(sub);
+    for (const sub of ['run', 'report', 'calibrate', 'curate', 'labeler-check']) expect(top.stdout).toContain(sub);
     const run = await cli(['memory', 'run', '--help']);
     expect(run.stdout).toMatch(/--dry-run/);
     expect(run.stdout).toMatch(/--questions-limit <n>/);
     expect(run.stdout).toMatch(/sim:memory plants drift/);
+  });
+
+  it('calibrates a design: false-positive rates, coverage, power and minimum detectable effects', async () => {
+    const help = await cli(['memory', 'calibrate', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/--replicates <n>/);
+    expect(help.stdout).toMatch(/seed-honouring/);
+    const out = join(dir, 'calibration.json');
+    const args = ['memory', 'calibrate', example, '--replicates', '4', '--bootstrap', '50', '--seed', '3', '--set', 'questions.limit=6'];
+    const json = await cli([...args, '--set', 'conditions=[filler, whitespace, gender, bereavement]', '--format', 'json', '-o', out]);
+    expect(json.stderr).not.toMatch(/internal error/);
+    expect(json.code).toBe(0);
+    const calibration = JSON.parse(readFileSync(out, 'utf8'));
+    expect(calibration.design).toMatchObject({ questions: 6, conditions: 5, k: 2, sampleSeeds: 'cell', B: 50 });
+    expect(calibration.scenarios.map((s: { scenario: { name: string } }) => s.scenario.name)).toEqual(['null', 'planted']);
+    const tests = calibration.scenarios[0].tests.map((t: { test: string }) => t.test);
+    for (const name of ['dtw/elevation/gender', 'sri/mixedModel/bereavement', 'dtw/dRel/gender', 'dtw/elevation/tier:noise']) expect(tests).toContain(name);
+    const md = await cli([...args, '--set', 'conditions=[filler, whitespace, gender]']);
+    expect(md.code).toBe(0);
+    expect(md.stdout).toMatch(/# Memory drift: design calibration \(SIMULATED/);
+    expect(md.stdout).toMatch(/false-positive rate/);
+    expect(md.stdout).toMatch(/Minimum detectable effect at 80 % power/);
+    const bad = await cli(['memory', 'calibrate', example, '--replicates', '1']);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/replicates/);
   });
 
   it('runs the example on simulated models, reports in Markdown and JSON, and checks the labeler', async () => {

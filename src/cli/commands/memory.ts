@@ -27,10 +27,14 @@ import {
   type LabelerCheckConfig,
   labelerCheckPasses,
   loadMemoryConfig,
+  type MemoryRunResult,
   type RaterOutcome,
+  resolveMemoryStimuli,
   runLabelerCheck,
   runQuestionRater,
 } from '../../memory-drift/run.js';
+import { calibrateMemoryDesign, type MemoryCalibration } from '../../memory-drift/calibrate.js';
+import { type RateWithError, withinNominal } from '../../stats/calibration.js';
 import { openStore } from '../../store/run-store.js';
 import { collect, emit, materialsFlag, positiveNumber } from '../options.js';
 
@@ -54,9 +58,9 @@ const MODEL_REFS =
 /** The run's own section: what happened to every generation cell (dropouts, steps, labeler attempts). */
 export function renderCollectionMarkdown(runId: string, summary: MemoryCollectionSummary): string {
   const out = ['## Run', '', `Run \`${markdownCell(runId)}\`: ${summary.generations} generation cells.`, ''];
-  out.push('| target | labelled | empty (dropout) | failed | no steps | invalid labels | unlabelled |', '|---|---|---|---|---|---|---|');
+  out.push('| target | labelled | empty (dropout) | failed | refused | no steps | invalid labels | unlabelled |', '|---|---|---|---|---|---|---|---|');
   for (const t of summary.perTarget) {
-    out.push(`| ${markdownCell(t.target)} | ${t.labelled} | ${t.empty} | ${t.failed} | ${t.no_steps} | ${t.invalid} | ${t.unlabelled} |`);
+    out.push(`| ${markdownCell(t.target)} | ${t.labelled} | ${t.empty} | ${t.failed} | ${t.refused} | ${t.no_steps} | ${t.invalid} | ${t.unlabelled} |`);
   }
   const list = (record: Record<string, number>) =>
     Object.entries(record)
@@ -67,8 +71,19 @@ export function renderCollectionMarkdown(runId: string, summary: MemoryCollectio
     '',
     `Step extraction (docs/decisions.md#d7): ${list(summary.stepMethods)}; from ${list(summary.stepSources)}.`,
     `Labeler attempt that parsed (1 = first answer): ${list(summary.labelerAttempts)}; unknown labels mapped to unmapped: ${summary.coercedUnknownLabels}.`,
+    `Invalid labelings by the failure of their last attempt: ${list(summary.labelerFailures)}.`,
+    `Step cap (steps.maxSteps ${summary.stepCap.maxSteps}): ${summary.stepCap.answersCut} answers cut, ${summary.stepCap.stepsCut} steps not labeled.`,
     '',
   );
+  for (const warning of summary.formatWarnings) out.push(`**Format warning.** ${markdownCell(warning)}.`, '');
+  if (summary.formatCompliance.length > 0) {
+    out.push('Step format per target and condition (share in `<step_N>` tags or a reasoning trace):', '');
+    out.push('| target | condition | answered | in step format | methods |', '|---|---|---|---|---|');
+    for (const c of summary.formatCompliance) {
+      out.push(`| ${markdownCell(c.target)} | ${markdownCell(c.condition)} | ${c.answered} | ${c.compliant === null ? 'n/a' : `${(100 * c.compliant).toFixed(0)} %`} | ${list(c.methods)} |`);
+    }
+    out.push('');
+  }
   return out.join('\n');
 }
 
@@ -143,6 +158,84 @@ function curationDecision(row: Omit<CurationRow, 'decision' | 'reason'>): Pick<C
   return { decision: 'review', reason: `${keepReason}; rater ${row.rater.status}: ${row.rater.status === 'invalid' ? row.rater.error : row.rater.reason}` };
 }
 
+/**
+ * Why a finished run has nothing to analyse (every answer unusable, or every labeling invalid),
+ * with what to change; null when something is usable.
+ */
+export function unusableStage(result: MemoryRunResult, db: string): string | null {
+  if (result.generationCells === 0) return null;
+  if (result.labelerItems === 0) {
+    return (
+      `no generation produced an answer with steps to label (${result.emptyGenerations} empty, ${result.failedGenerations} failed, ` +
+      `${result.refusals} refused, ${result.noSteps} without steps of ${result.generationCells}): check the target model references and the provider, ` +
+      'raise decoding.maxTokens if answers are cut, or use a system prompt that asks for <step_N> steps'
+    );
+  }
+  const usable = result.labelerItems - result.invalidLabelings - result.unansweredLabelings;
+  if (usable > 0) return null;
+  const store = openStore(db, { readonly: true });
+  let reasons = 'unknown';
+  try {
+    const failures = collectMemorySamples(store, result.runId).summary.labelerFailures;
+    reasons =
+      Object.entries(failures)
+        .sort((a, b) => b[1] - a[1])
+        .map(([reason, count]) => `${reason} ${count}`)
+        .join(', ') || 'the labeler calls failed or came back empty';
+  } finally {
+    store.close();
+  }
+  return (
+    `every labeling of run ${result.runId} is unusable (${result.invalidLabelings} invalid after re-asks, ${result.unansweredLabelings} unanswered; ${reasons}): ` +
+    'check the labeler model, raise labelerDecoding.maxTokens (cut JSON), lower steps.maxSteps, or set unknownLabel: unmapped'
+  );
+}
+
+const rateText = (r: RateWithError | null) => (r === null ? 'n/a' : `${(100 * r.rate).toFixed(1)} % ± ${(100 * r.mcSE).toFixed(1)}`);
+
+/** Markdown of `memory calibrate`: every test's false-positive rate, coverage and power for the design. */
+export function renderCalibrationMarkdown(calibration: MemoryCalibration): string {
+  const d = calibration.design;
+  const out = [
+    '# Memory drift: design calibration (SIMULATED, measures no model)',
+    '',
+    `Design: ${d.questions} questions × ${d.conditions} conditions, k = ${d.k}, ${d.stimuliPerCategory} stimulus per category, seeds \`${d.sampleSeeds}\`, pairing \`${d.pairing}\`; B = ${d.B} per simulated report; ` +
+      `seed-honouring simulated sampler with per-step noise ${d.samplingNoise} (same seed + same question = same answer).`,
+    '',
+  ];
+  const nullRun = calibration.scenarios.find((s) => s.scenario.name === 'null');
+  for (const scenario of calibration.scenarios) {
+    const isNull = scenario === nullRun;
+    const f = scenario.scenario.flip;
+    out.push(
+      `## Scenario \`${markdownCell(scenario.scenario.name)}\` (${scenario.replicates} simulated runs; memory flips a step with probability noise ${f.noise}, persona ${f.persona}, life events ${f.life_event})`,
+      '',
+      `Per-condition tests below α = ${calibration.alpha} per run (mean share ± MC SE): ${(100 * scenario.perConditionShare.mean).toFixed(1)} % ± ${(100 * scenario.perConditionShare.mcSE).toFixed(1)}. ` +
+        `Runs with a BH-significant d_rel: ${rateText(scenario.dRelFamilyWise)}; with a BH-significant Welch comparison: ${rateText(scenario.pairwiseFamilyWise)}.`,
+      '',
+      `| test | runs tested | refused | ${isNull ? 'false-positive rate' : 'rejection rate (power)'} | ${isNull ? 'within nominal' : ''} | 95 % CI coverage | mean SE |`,
+      '|---|---|---|---|---|---|---|',
+    );
+    for (const t of scenario.tests) {
+      const within = isNull && t.rejection !== null ? (withinNominal(t.rejection, calibration.alpha) ? 'yes' : '**no**') : '';
+      out.push(
+        `| ${markdownCell(t.test)} | ${t.replicates} | ${t.refused} | ${rateText(t.rejection)} | ${within} | ${isNull ? rateText(t.coverage) : 'n/a'} | ${t.meanStandardError === null ? 'n/a' : t.meanStandardError.toFixed(4)} |`,
+      );
+    }
+    out.push('');
+  }
+  if (calibration.minimumDetectable.length > 0) {
+    out.push('## Minimum detectable effect at 80 % power', '');
+    for (const m of calibration.minimumDetectable) {
+      out.push(
+        `- ${m.metric} ${m.test}: ${m.test === 'elevation' ? `${(100 * m.mde).toFixed(1)} % elevation over the floor` : `d_rel ${m.mde.toFixed(2)}`} (mean SE ${m.meanSE.toFixed(4)})`,
+      );
+    }
+    out.push('');
+  }
+  return out.join('\n');
+}
+
 export function registerMemory(program: Command): void {
   const memory = program
     .command('memory')
@@ -167,7 +260,7 @@ export function registerMemory(program: Command): void {
     .option('--report <file>', 'also write the Markdown report here when the run completes')
     .addHelpText(
       'after',
-      `${MODEL_REFS}\nThe same config and --db resume the same run: finished cells are never called again.\nCtrl-C once: finish in-flight cells and stop (re-run the same command to resume). Twice: cancel them.\nExit code 3: the run stopped early (budget or Ctrl-C).`,
+      `${MODEL_REFS}\nThe same config and --db resume the same run: finished cells are never called again.\nCtrl-C once: finish in-flight cells and stop (re-run the same command to resume). Twice: cancel them.\nExit code 3: the run stopped early (budget or Ctrl-C). Exit code 4: the run finished but produced nothing to analyse\n(no answer with steps, or every labeling invalid); the message says why and what to change.`,
     )
     .action(async (configFile: string, options) => {
       const overrides: string[] = [...options.set];
@@ -179,6 +272,13 @@ export function registerMemory(program: Command): void {
       const config = loadMemoryConfig(configFile, overrides);
       const result = await runAuditCommand(memoryAudit, config, options);
       if (result === null) return;
+      const unusable = unusableStage({ runId: result.runId, resumed: result.resumed, ...result.result, interrupted: result.interrupted, stopReason: result.stopReason, spendUsd: result.spendUsd }, options.db);
+      if (unusable !== null) {
+        // Nothing usable is a failed run (exit 1), like a failed call: the message says what to change.
+        process.stderr.write(`error: ${unusable}\n`);
+        process.exitCode = 1;
+        return;
+      }
       if (options.report) {
         const store = openStore(options.db, { readonly: true });
         try {
@@ -230,6 +330,47 @@ export function registerMemory(program: Command): void {
       } finally {
         store.close();
       }
+    });
+
+  memory
+    .command('calibrate')
+    .description('simulate a config’s exact design under a null and planted effects: false-positive rate, CI coverage and power of every test of the report, before any call')
+    .argument('<config>', 'YAML config of `memory run` (targets and labeler are not called)')
+    .option('--replicates <n>', 'simulated runs per scenario (200 gives a false-positive rate within about ±3 points)', positiveInteger('--replicates'), 200)
+    .option('--seed <n>', 'seed of the simulation (default: the config seed)', (v: string) => {
+      const n = Number(v);
+      if (!Number.isSafeInteger(n) || n < 0) throw new InvalidArgumentError('--seed', `must be a non-negative integer, got "${v}"`);
+      return n;
+    })
+    .option('--bootstrap <B>', 'bootstrap replicates per simulated report (default: the config B, at most 500)', positiveInteger('--bootstrap'))
+    .option('--noise <p>', 'per-step sampling noise of the simulated sampler (default 0.2)', positiveNumber('--noise'))
+    .option('--set <key=value>', 'override any config key (dotted path, YAML value); repeatable', collect, [])
+    .option('--format <format>', 'md or json', 'md')
+    .option('-o, --out <file>', 'write to a file instead of stdout')
+    .addHelpText(
+      'after',
+      '\nA seed-honouring simulated sampler (same seed + same question = same answer, like a seeded vLLM) stands in for every target;\n' +
+        'the real planner, seed derivation, scoring and analysis run on its answers. Scenario null: memory changes nothing, every\n' +
+        'rejection is a false positive. Scenario planted: memory flips a step with probability 0.15 (persona) and 0.3 (life events).\n' +
+        'Reported per test: false-positive rate with its Monte Carlo SE, 95 % CI coverage, power, and the minimum detectable\n' +
+        'elevation and d_rel at 80 % power. Simulated: it measures the design, never a model.',
+    )
+    .action(async (configFile: string, options) => {
+      const format = checkFormat(options.format);
+      if (options.noise !== undefined && !(options.noise < 1)) throw new InvalidArgumentError('--noise', 'must be below 1');
+      const config = loadMemoryConfig(configFile, options.set);
+      const stimuli = await resolveMemoryStimuli(config);
+      const calibration = calibrateMemoryDesign(config, stimuli, {
+        replicates: options.replicates,
+        ...(options.seed !== undefined ? { seed: options.seed } : {}),
+        ...(options.bootstrap ? { B: options.bootstrap } : {}),
+        ...(options.noise !== undefined ? { samplingNoise: options.noise } : {}),
+        onReplicate: (scenario, done, total) => {
+          if (process.stderr.isTTY) process.stderr.write(`\r${scenario}: ${done}/${total}`);
+          if (done === total && process.stderr.isTTY) process.stderr.write('\n');
+        },
+      });
+      emit(format === 'json' ? JSON.stringify(calibration, null, 2) : renderCalibrationMarkdown(calibration), options.out);
     });
 
   memory

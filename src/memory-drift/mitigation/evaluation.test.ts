@@ -76,10 +76,16 @@ describe('held-out evaluation (Table 2 columns)', () => {
       expect(summary.meanHelpfulness).toBeGreaterThanOrEqual(1);
       expect(summary.meanHelpfulness).toBeLessThanOrEqual(5);
     }
+    if (summary.helpfulnessCount > 0) {
+      expect(summary.nonDistraction).toBeGreaterThanOrEqual(0);
+      expect(summary.nonDistraction).toBeLessThanOrEqual(1);
+    }
     const noJudge = await evaluateHeldOut('post', rows, { references, labeler });
     expect(noJudge.meanHelpfulness).toBeNull();
+    expect(noJudge.nonDistraction).toBeNull();
     const md = renderEvaluationMarkdown([summary, noJudge]);
     expect(md).toContain('| base | 0.250 |');
+    expect(md).toContain('non-distraction');
     expect(md).toContain('| post | 0.250 |');
     expect(() => parseHeldOut('{"question_id":"q","question":"x"}', 'h.jsonl')).toThrow(/h\.jsonl:1.*response/);
   });

@@ -59,6 +59,11 @@ export interface HeldOutSummary {
   meanHelpfulness: number | null;
   helpfulnessCount: number;
   helpfulnessExcluded: { uncertain: number; invalid: number; unanswered: number };
+  /**
+   * Non-distraction rate (Table 6): share of confidently judged responses the judge found not
+   * distracted by the perturbation (distracted = 0); null without a judge or without judgements.
+   */
+  nonDistraction: number | null;
 }
 
 export interface EvaluateOptions {
@@ -88,6 +93,7 @@ export async function evaluateHeldOut(model: string, rows: readonly HeldOutRow[]
   });
   const diversity = rows.map((r) => lexicalDiversity(r.response));
   const helpfulness: number[] = [];
+  const distracted: number[] = [];
   const helpfulnessExcluded = { uncertain: 0, invalid: 0, unanswered: 0 };
   if (options.judge !== undefined) {
     if (options.store === undefined || options.runId === undefined) throw new InputError('a judge needs a run store and run id');
@@ -106,7 +112,10 @@ export async function evaluateHeldOut(model: string, rows: readonly HeldOutRow[]
     const { outcomes } = await runParsedStage(options.store, options.runId, items, options.reasks ?? 2, { progress: false, ...options.runtime });
     for (const outcome of outcomes) {
       if (outcome.status === 'ok') {
-        if (outcome.value.kind === 'judged') helpfulness.push(outcome.value.judgement.helpfulness);
+        if (outcome.value.kind === 'judged') {
+          helpfulness.push(outcome.value.judgement.helpfulness);
+          distracted.push(outcome.value.judgement.distracted);
+        }
         else helpfulnessExcluded.uncertain++;
       } else if (outcome.status === 'invalid') helpfulnessExcluded.invalid++;
       else helpfulnessExcluded.unanswered++;
@@ -122,6 +131,7 @@ export async function evaluateHeldOut(model: string, rows: readonly HeldOutRow[]
     meanHelpfulness: options.judge === undefined ? null : mean(helpfulness),
     helpfulnessCount: helpfulness.length,
     helpfulnessExcluded,
+    nonDistraction: options.judge === undefined || distracted.length === 0 ? null : 1 - (mean(distracted) as number),
   };
 }
 
@@ -129,11 +139,11 @@ export async function evaluateHeldOut(model: string, rows: readonly HeldOutRow[]
 export function renderEvaluationMarkdown(summaries: readonly HeldOutSummary[]): string {
   const num = (v: number | null, digits: number) => (v === null ? 'n/a' : v.toFixed(digits));
   return [
-    '| model | DTW ↓ | diversity | helpfulness | n (DTW / judged / all) |',
-    '|---|---|---|---|---|',
+    '| model | DTW ↓ | diversity | helpfulness | non-distraction | n (DTW / judged / all) |',
+    '|---|---|---|---|---|---|',
     ...summaries.map(
       (s) =>
-        `| ${s.model} | ${num(s.meanDtw, 3)} | ${(100 * s.meanDiversity).toFixed(2)}% | ${num(s.meanHelpfulness, 2)} | ${s.dtwCount} / ${s.helpfulnessCount} / ${s.responses} |`,
+        `| ${s.model} | ${num(s.meanDtw, 3)} | ${(100 * s.meanDiversity).toFixed(2)}% | ${num(s.meanHelpfulness, 2)} | ${s.nonDistraction === null ? 'n/a' : `${(100 * s.nonDistraction).toFixed(1)}%`} | ${s.dtwCount} / ${s.helpfulnessCount} / ${s.responses} |`,
     ),
     '',
   ].join('\n');

@@ -37,6 +37,7 @@ export {
   PAPER_REWARD_WEIGHTS,
   parseReferences,
   questionIdFromLabel,
+  referenceFromLabel,
   scoreLabelledResponse,
 } from './reward.js';
 export type { ReferenceMap, RewardComponents, RewardWeights } from './reward.js';

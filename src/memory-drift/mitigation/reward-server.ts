@@ -3,12 +3,13 @@ import type { AddressInfo } from 'node:net';
 import { isEcholensError } from '../../core/errors.js';
 import { formatReward } from '../../metrics/format-reward.js';
 import type { CachedLabeler } from './reward-labeler.js';
-import { type ReferenceMap, type RewardWeights, questionIdFromLabel, scoreLabelledResponse } from './reward.js';
+import { type ReferenceMap, type RewardWeights, questionIdFromLabel, referenceFromLabel, scoreLabelledResponse } from './reward.js';
 
 /** One scored response, as returned for logging. */
 export type ScoredItem =
   | {
-      question_id: string;
+      /** null when the verl label carried the reference itself and no question id was given. */
+      question_id: string | null;
       reward: number;
       components: { format: number; dtw: number; sri: number; r_dtw: number; r_sri: number };
       labels: string[];
@@ -77,12 +78,26 @@ function stringArray(value: unknown, name: string, length?: number): string[] {
 
 /** Scores (question id, response) pairs; per-item errors never fail the batch. */
 export async function scoreBatch(
-  items: readonly { questionId: string | null; response: string }[],
+  items: readonly { questionId: string | null; response: string; reference?: readonly string[]; error?: string }[],
   options: Pick<RewardServerOptions, 'references' | 'labeler' | 'weights'>,
 ): Promise<ScoredItem[]> {
   const labelled = await options.labeler.labelAll(items.map((item) => item.response));
   return items.map((item, i) => {
     const format = formatReward(item.response);
+    if (item.error !== undefined) return { question_id: item.questionId, error: item.error, reward: null, components: { format } };
+    if (item.reference !== undefined) {
+      // The verl label carried the reference trajectory itself (a list of symbols).
+      const outcome = labelled[i]!;
+      if (!outcome.ok) return { question_id: item.questionId, error: outcome.error, reward: null, components: { format } };
+      const c = scoreLabelledResponse(item.response, item.reference, outcome.symbols, options.weights);
+      return {
+        question_id: item.questionId,
+        reward: c.reward,
+        components: { format: c.format, dtw: c.dtw, sri: c.sri, r_dtw: -c.dtw, r_sri: -c.sri },
+        labels: outcome.symbols,
+        steps: outcome.steps,
+      };
+    }
     if (item.questionId === null) return { question_id: null, error: 'no question id in the label', reward: null, components: { format } };
     const reference = options.references.get(item.questionId);
     if (reference === undefined) {
@@ -136,7 +151,11 @@ function verlItems(body: unknown): { items: { questionId: string | null; respons
       const e = entry as VerlItem;
       if (typeof e.solution_str !== 'string') throw new BadRequest(400, `item ${i}: "solution_str" must be a string`);
       const extra = e.extra_info as { question_id?: unknown } | null | undefined;
-      const id = questionIdFromLabel(e.ground_truth) ?? (extra && typeof extra === 'object' ? questionIdFromLabel(extra) : null);
+      const extraId = extra && typeof extra === 'object' ? questionIdFromLabel(extra) : null;
+      // Two label formats: a question id (string or { question_id }), or the reference trajectory itself.
+      const inline = referenceFromLabel(e.ground_truth);
+      if (inline !== null) return { questionId: extraId, response: e.solution_str, reference: inline };
+      const id = questionIdFromLabel(e.ground_truth) ?? extraId;
       return { questionId: id, response: e.solution_str };
     }),
   };
@@ -203,7 +222,16 @@ export function startRewardServer(options: RewardServerOptions): Promise<Running
       throw new BadRequest(400, `"labels" must be an array of ${query.length} question ids (one per query)`);
     }
     const labels = b.labels as unknown[];
-    const items = query.map((q, i) => ({ questionId: questionIdFromLabel(labels[i]), response: responseFromQuery(q, prompts[i]) }));
+    const items = query.map((q, i) => {
+      const questionId = questionIdFromLabel(labels[i]);
+      const prompt = prompts[i];
+      // A prompt that does not start the query leaves the response boundary unknown: flagged, not guessed.
+      if (prompt !== undefined && prompt !== '' && !q.startsWith(prompt)) {
+        return { questionId, response: q, error: `query ${i} does not start with prompts[${i}]: the response cannot be separated from the prompt` };
+      }
+      const inline = referenceFromLabel(labels[i]);
+      return { questionId, response: responseFromQuery(q, prompt), ...(inline !== null ? { reference: inline } : {}) };
+    });
     const results = await scoreBatch(items, options);
     count(results);
     const rewards = results.map((r) => fallbackReward(r, options.weights));

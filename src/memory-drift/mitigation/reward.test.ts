@@ -8,7 +8,7 @@ import { SIM_STEP_CUES } from '../sim.js';
 import './index.js';
 import { CachedLabeler } from './reward-labeler.js';
 import { type RunningRewardServer, responseFromQuery, startRewardServer } from './reward-server.js';
-import { parseReferences, questionIdFromLabel, scoreLabelledResponse } from './reward.js';
+import { parseReferences, questionIdFromLabel, referenceFromLabel, scoreLabelledResponse } from './reward.js';
 
 const A = 'Practical/Efficiency and resource optimization';
 const B = 'Protective/Security and stability';
@@ -102,6 +102,26 @@ describe('reward server (sim:labeler)', () => {
     expect(scores[2]!.error).toBe(1);
     expect(scores[2]!.details).toEqual({ error: 'no question id in the label' });
     expect(scores[2]!.score).toBe(1 - 1);
+  });
+
+  it('takes the reference trajectory itself as the verl label (a list, or its Python literal), and flags an OpenRLHF prompt that is not a prefix', async () => {
+    expect(referenceFromLabel([A, B, C])).toEqual([A, B, C]);
+    expect(referenceFromLabel(`['${A}', "${B}", '${C}']`)).toEqual([A, B, C]);
+    expect(referenceFromLabel('q1')).toBeNull();
+    expect(referenceFromLabel([])).toBeNull();
+    expect(referenceFromLabel("['a', ]x")).toBeNull();
+    const list = await post('/verl', { data_source: 'symbolic_test', solution_str: FULL, ground_truth: [A, B, C] });
+    expect(list.body.error).toBe(0);
+    expect(list.body.score).toBeCloseTo(2 / 3, 12); // the same reference as q1
+    const literal = await post('/verl', { batch: [{ solution_str: FULL, ground_truth: `['${C}']` }] });
+    expect((literal.body.results as Array<Record<string, unknown>>)[0]!.score).toBeCloseTo(1 - 1 / 2, 12);
+
+    const prompt = '<|user|>Should I?<|assistant|>';
+    const open = await post('/openrlhf', { query: [`${prompt}${FULL}`, `<|user|>Something else<|assistant|>${FULL}`], prompts: [prompt, prompt], labels: ['q1', [A, B, C]] });
+    expect((open.body.extra_logs as { error: number[] }).error).toEqual([0, 1]);
+    const results = open.body.results as Array<Record<string, unknown>>;
+    expect(results[1]!.error).toMatch(/does not start with prompts\[1\]/);
+    expect((open.body.rewards as number[])[1]).toBeLessThan((open.body.rewards as number[])[0]!);
   });
 
   it('never labels the same response twice', async () => {

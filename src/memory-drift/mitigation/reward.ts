@@ -92,6 +92,35 @@ export function parseReferences(text: string, file = '<references>', known?: Rea
  * The question id carried by a trainer's label (`labels[i]` of OpenRLHF, `ground_truth` of verl):
  * a plain id string, or a JSON object string / object with `question_id`.
  */
+/**
+ * A reference trajectory given inline as the label (the reference implementation's verl format:
+ * `ground_truth` = a list of `Category/Subcategory` symbols, or that list as a Python or JSON
+ * literal string); null when the label is not such a list.
+ */
+export function referenceFromLabel(label: unknown): string[] | null {
+  if (Array.isArray(label)) {
+    return label.length > 0 && label.every((s) => typeof s === 'string' && s !== '') ? (label as string[]) : null;
+  }
+  if (typeof label !== 'string') return null;
+  const trimmed = label.trim();
+  if (!trimmed.startsWith('[') || !trimmed.endsWith(']')) return null;
+  const inner = trimmed.slice(1, -1).trim();
+  if (inner === '') return null;
+  const symbols: string[] = [];
+  const item = /\s*(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")\s*(?:,|$)/y;
+  let at = 0;
+  while (at < inner.length) {
+    item.lastIndex = at;
+    const match = item.exec(inner);
+    if (match === null) return null;
+    const value = (match[1] ?? match[2] ?? '').replace(/\\(.)/g, '$1');
+    if (value === '') return null;
+    symbols.push(value);
+    at = item.lastIndex;
+  }
+  return symbols.length > 0 ? symbols : null;
+}
+
 export function questionIdFromLabel(label: unknown): string | null {
   if (typeof label === 'string') {
     const trimmed = label.trim();
