@@ -218,6 +218,7 @@ export function collectPersonaObservations(store: RunStore, runId: string): Pers
       arm: String(l.arm),
       mitigation: String(l.mitigation),
       distance: String(l.distance),
+      ...(typeof l.systemPrompt === 'string' ? { systemPrompt: l.systemPrompt } : {}),
       surface,
       item: String(l.item),
       category: String(l.category),
@@ -254,6 +255,8 @@ export function personaReport(store: RunStore, runId: string, options: AnalysisO
         primaryCategory: config.data.analysis.primaryCategory,
         strongThreshold: config.data.analysis.strongThreshold,
         tostMargin: config.data.analysis.tostMargin,
+        systemPrompts: config.data.systemPrompts,
+        distances: config.data.distances.map((d) => d.name),
       }
     : {};
   return analyzePersona(collectPersonaObservations(store, runId), { ...analysis, ...options });

@@ -143,7 +143,7 @@ export async function personaSection(
       { header: 'distance', value: (c) => c.distance },
       { header: 'sessions', value: (c) => c.sessions, numeric: true },
       { header: 'difference [95% CI]', value: (c) => ('error' in c.difference ? `n/a (${c.difference.error})` : `${f2(100 * c.difference.estimate)} pp [${f2(100 * c.difference.ci[0])}, ${f2(100 * c.difference.ci[1])}]`), numeric: true },
-      { header: 'Wilcoxon p', value: (c) => ('error' in c.wilcoxon ? 'n/a' : pv(c.wilcoxon.p)), numeric: true },
+      { header: 'sign-flip p', value: (c) => ('error' in c.signFlip ? 'n/a' : pv(c.signFlip.p)), numeric: true },
       { header: 'Holm p', value: (c) => (c.pHolm === null ? 'n/a' : pv(c.pHolm)), numeric: true },
     ]));
   }
