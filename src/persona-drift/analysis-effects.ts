@@ -41,7 +41,7 @@ export interface DesignContrast {
   judge: string;
   /** Stable name of the contrast (also the calibration's test name). */
   name: string;
-  terms: Array<{ cell: string; weight: number }>;
+  terms: Array<{ cell: string; weight: number; ref: CellRef }>;
   result: Maybe<UnitInference>;
 }
 
@@ -102,7 +102,7 @@ const f2 = (x: number) => (x >= 0 ? `+${x.toFixed(2)}` : x.toFixed(2));
 function unitsText(gap: GapEstimate): string {
   return gap.level === 'session'
     ? `${gap.units} sessions (${gap.positions} positions; sessions are the units)`
-    : `${gap.units} positions of one session (positions are the units)`;
+    : `${gap.units} positions of one session (positions are the units: a claim about this session)`;
 }
 
 function verdictFor(row: Omit<TargetDrift, 'verdict' | 'onset'>, options: ResolvedOptions): Verdict {
@@ -274,8 +274,8 @@ export function analyzeDesignContrasts(
             judge,
             name: `drift ${cellName(filler).replace(' arm=filler', '')}`,
             terms: [
-              { cell: cellName(filler), weight: 1 },
-              { cell: cellName(real), weight: -1 },
+              { cell: cellName(filler), weight: 1, ref: filler },
+              { cell: cellName(real), weight: -1, ref: real },
             ],
             result: cellContrast(r, f, judge, inf),
           });
@@ -294,8 +294,8 @@ export function analyzeDesignContrasts(
           judge,
           name: `distance ${distance} − ${design.primaryDistance} ${cellName(base).replace(` distance=${design.primaryDistance}`, '')}`,
           terms: [
-            { cell: cellName(far), weight: 1 },
-            { cell: cellName(base), weight: -1 },
+            { cell: cellName(far), weight: 1, ref: far },
+            { cell: cellName(base), weight: -1, ref: base },
           ],
           result:
             baseObs.length === 0
@@ -321,7 +321,7 @@ export function analyzeDesignContrasts(
           target,
           judge,
           name: `prompt ${systemPrompt} − ${design.primarySystemPrompt} (drift gap) target=${target} judge=${judge} distance=${design.primaryDistance} category=${design.primaryCategory}`,
-          terms: terms.map((t) => ({ cell: cellName(t.cell), weight: t.weight })),
+          terms: terms.map((t) => ({ cell: cellName(t.cell), weight: t.weight, ref: t.cell })),
           result: data.some((d) => d.observations.length === 0)
             ? { error: 'a system-prompt contrast of the drift gap needs the real and filler arms under both prompts' }
             : combinationContrast(data, judge, inf),

@@ -52,20 +52,37 @@ export function attempt<T>(compute: () => T): Maybe<T> {
   }
 }
 
+const cellIndexes = new WeakMap<readonly PersonaObservation[], Map<string, PersonaObservation[]>>();
+
+const indexKey = (target: string, arm: string, mitigation: string, distance: string, surface: string, category: string, prompt: string) =>
+  `${target}\u0000${arm}\u0000${mitigation}\u0000${distance}\u0000${surface}\u0000${category}\u0000${prompt}`;
+
+/** Done observations grouped by cell (without the judge), built once per observation array. */
+function cellIndex(observations: readonly PersonaObservation[]): Map<string, PersonaObservation[]> {
+  let index = cellIndexes.get(observations);
+  if (index) return index;
+  index = new Map();
+  const add = (key: string, o: PersonaObservation) => {
+    const list = (index as Map<string, PersonaObservation[]>).get(key);
+    if (list) list.push(o);
+    else (index as Map<string, PersonaObservation[]>).set(key, [o]);
+  };
+  for (const o of observations) {
+    if (o.status !== 'done') continue;
+    const prompt = promptOf(o);
+    add(indexKey(o.target, o.arm, o.mitigation, o.distance, o.surface, o.category, prompt), o);
+    add(indexKey(o.target, o.arm, o.mitigation, o.distance, o.surface, 'all', prompt), o);
+  }
+  cellIndexes.set(observations, index);
+  return index;
+}
+
 /** The observations of one cell (done responses only; scored by the cell's judge when it has one). */
 export function inCell(observations: readonly PersonaObservation[], cell: CellRef): PersonaObservation[] {
-  return observations.filter(
-    (o) =>
-      o.status === 'done' &&
-      o.target === cell.target &&
-      o.arm === cell.arm &&
-      o.mitigation === cell.mitigation &&
-      o.distance === cell.distance &&
-      o.surface === cell.surface &&
-      (cell.category === 'all' || o.category === cell.category) &&
-      promptOf(o) === cell.systemPrompt &&
-      cellValue(o, cell.judge) !== null,
+  const list = cellIndex(observations).get(
+    indexKey(cell.target, cell.arm, cell.mitigation, cell.distance, cell.surface, cell.category, cell.systemPrompt),
   );
+  return list ? list.filter((o) => cellValue(o, cell.judge) !== null) : [];
 }
 
 /** The analysed value of one observation: the judge score (probe) or the deterministic pass (0/1). */

@@ -60,6 +60,18 @@ export const MIN_UNITS_FOR_CLAIM = 6;
 const MIN_MC_PATTERNS = 20_000;
 const EXACT_LIMIT = 20;
 
+const quantiles = new Map<string, number>();
+/** Student-t quantile, memoized (calibration evaluates the same few thousands of times). */
+export function tQuantileCached(probability: number, df: number): number {
+  const key = `${probability}|${df}`;
+  let q = quantiles.get(key);
+  if (q === undefined) {
+    q = tQuantile(probability, df);
+    quantiles.set(key, q);
+  }
+  return q;
+}
+
 function meanOf(values: readonly number[]): number {
   let s = 0;
   for (const v of values) s += v;
@@ -93,7 +105,7 @@ export function unitInference(
   for (const v of values) ss += (v - m) ** 2;
   const se = Math.sqrt(ss / (n - 1) / n);
   const df = n - 1;
-  const half = tQuantile(1 - (1 - confidence) / 2, df) * se;
+  const half = tQuantileCached(1 - (1 - confidence) / 2, df) * se;
   const exact = n <= EXACT_LIMIT;
   const flip = signFlipTest(values, {
     B: Math.max(options.B ?? MIN_MC_PATTERNS, MIN_MC_PATTERNS),
