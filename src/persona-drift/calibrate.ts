@@ -280,7 +280,6 @@ export function simulateRun(
 
 type Outcome = CalibrationOutcome & { phase: 'null' | 'planted' | 'other'; df?: number; minAttainableP?: number };
 
-const isGap = (g: Maybe<GapEstimate> | null): g is GapEstimate => g !== null && !('error' in g);
 
 function phaseOf(truth: number, effect: number): Outcome['phase'] {
   if (Math.abs(truth) < 1e-12) return 'null';
@@ -463,4 +462,72 @@ function summarize(outcomes: readonly Outcome[], alpha: number): TestOperatingCh
     if (cannotReject) row.note = `the sign-flip test cannot reach p < ${alpha} with this many units (smallest p ${first?.minAttainableP?.toFixed(3)})`;
     return row;
   });
+}
+
+/** Knobs the configuration cannot tell (it names transcripts, not their counts of positions). */
+export interface DesignOverrides {
+  sessions?: number;
+  positionsPerSession?: number;
+  /** Compaction events per session when a `compactions` selector is configured (default 2). */
+  compactionsPerSession?: number;
+}
+
+export interface DesignSource {
+  sessions: readonly string[];
+  positions: ReadonlyArray<Record<string, unknown>>;
+  arms: readonly string[];
+  mitigations: readonly string[];
+  distances: ReadonlyArray<{ name: string }>;
+  systemPrompts: readonly string[];
+  samples: number;
+  targets: readonly string[];
+  judges: readonly string[];
+  contracts: readonly string[];
+  stressors: { ids: readonly string[]; paraphrases: number };
+  analysis: { primaryCategory: string | null };
+}
+
+/**
+ * The calibration design of a persona config: its arms, mitigations, distances, prompts,
+ * targets, judges, samples and planned items, with as many sessions as it lists and positions
+ * per session counted from its selectors (an upper bound: positions two selectors share are
+ * probed once).
+ */
+export function calibrationDesignFromConfig(
+  config: DesignSource,
+  items: ReadonlyArray<{ surface: string; item: string; category: string; paraphrase: number }>,
+  overrides: DesignOverrides = {},
+): CalibrationDesign {
+  let positions = 0;
+  let compactionSelector = false;
+  for (const selector of config.positions) {
+    if ('uniform' in selector) positions += Number(selector.uniform);
+    else if ('deciles' in selector) positions += 10;
+    else if ('steps' in selector) positions += (selector.steps as unknown[]).length;
+    else if ('fraction' in selector) positions += (selector.fraction as unknown[]).length;
+    else if ('compactions' in selector) compactionSelector = true;
+  }
+  const probeItems = items.filter((i) => i.surface === 'probe');
+  const probes = [...new Map(probeItems.map((i) => [i.item, { item: i.item, category: i.category }])).values()];
+  const paraphrases = Math.max(1, ...probeItems.map((i) => i.paraphrase + 1));
+  const stressorItems = items.filter((i) => i.surface === 'stressor');
+  return {
+    targets: [...config.targets],
+    judges: [...config.judges],
+    sessions: overrides.sessions ?? config.sessions.length,
+    positionsPerSession: overrides.positionsPerSession ?? positions,
+    compactionsPerSession: overrides.compactionsPerSession ?? (compactionSelector ? 2 : 0),
+    arms: [...config.arms],
+    mitigations: [...config.mitigations],
+    distances: config.distances.map((d) => d.name),
+    // Names with spaces (text: prompts) are shortened so that test names stay one token per factor.
+    systemPrompts: config.systemPrompts.map((p, i) => (/\s/u.test(p) ? `text-prompt-${i + 1}` : p)),
+    probes,
+    paraphrases,
+    samples: config.samples,
+    stressors: [...new Set(stressorItems.map((i) => i.item))],
+    stressorParaphrases: Math.max(1, ...stressorItems.map((i) => i.paraphrase + 1)),
+    contracts: [...config.contracts],
+    primaryCategory: config.analysis.primaryCategory,
+  };
 }
