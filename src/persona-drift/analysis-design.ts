@@ -22,6 +22,8 @@ export interface AnalysisDesign {
   primaryDistance: string;
   /** The headline probe category, or `all` when the analysis was asked to pool categories. */
   primaryCategory: string;
+  /** What each non-zero distance replayed at each position, e.g. "far = +61 messages, clipped at session end". */
+  continuations: Array<{ session: string; position: string; distance: string; messages: number; clipped: string | null; text: string }>;
   /** What the headline rests on, in words. */
   headline: string;
 }
@@ -46,6 +48,21 @@ export function resolveDesign(
   const primaryDistance = options.primaryDistance ?? (options.distances ? distances[0] : fillerDistance ?? distances[0]) ?? 'd0';
   const category = primaryCategory ?? 'all';
   const real = observations.filter((o) => o.arm === 'real');
+  const continuations = new Map<string, AnalysisDesign['continuations'][number]>();
+  for (const o of real) {
+    if (!o.continuation) continue;
+    const key = `${o.session}\u0000${o.position}\u0000${o.distance}`;
+    if (continuations.has(key)) continue;
+    const { messages, clipped } = o.continuation;
+    continuations.set(key, {
+      session: o.session,
+      position: o.position,
+      distance: o.distance,
+      messages,
+      clipped,
+      text: `${o.distance} = +${messages} messages${clipped ? `, clipped at ${clipped}` : ''}`,
+    });
+  }
   return {
     targets: sorted(observations.map((o) => o.target)),
     judges: sorted(observations.flatMap((o) => Object.keys(o.scores))),
@@ -59,6 +76,7 @@ export function resolveDesign(
     primarySystemPrompt,
     primaryDistance,
     primaryCategory: category,
+    continuations: [...continuations.values()].sort((a, b) => a.session.localeCompare(b.session) || a.position.localeCompare(b.position)),
     headline: `filler − real, system prompt ${primarySystemPrompt}, distance ${primaryDistance}, no mitigation, probe category ${category}`,
   };
 }

@@ -47,6 +47,8 @@ export interface PersonaObservation {
   mitigation: string;
   /** Distance label after an insertion (d0, far, …). */
   distance: string;
+  /** The real continuation replayed after the position (distances > 0): timeline messages and why it was clipped. */
+  continuation?: { messages: number; clipped: string | null };
   /** System prompt name the cell was sent with (absent in old runs: one prompt, `default`). */
   systemPrompt?: string;
   surface: Surface;

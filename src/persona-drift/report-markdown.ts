@@ -64,6 +64,11 @@ export function renderPersonaMarkdown(report: PersonaReport, title = 'Persona dr
     }
   }
 
+  if (report.design.continuations.length > 0) {
+    out.push('## Continuations replayed after each position', '');
+    out.push(table(['session', 'position', 'continuation'], report.design.continuations.map((c) => [cell(c.session), cell(c.position), cell(c.text)])));
+  }
+
   if (report.contrasts.length > 0) {
     out.push('## Other cells of the design', '');
     out.push(

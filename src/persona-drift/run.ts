@@ -65,6 +65,21 @@ export function planPersona(config: PersonaConfig, sessions: readonly Session[])
   return planTargetCells(config, stimuli, inputs);
 }
 
+/** The probed positions of each session for the manifest: every selector that chose them, and what each distance replays. */
+export function manifestPositions(config: PersonaConfig, sessions: readonly Session[]) {
+  return sessions.map((session, index) => {
+    const input = sessionPlanInput(session, config, sessions, `S${index + 1}`);
+    return input.positions.map((position) => ({
+      label: position.label,
+      value: position.value,
+      selectedBy: position.selectedBy ?? [position.label],
+      continuations: config.distances
+        .filter((d) => d.messages > 0)
+        .map((d) => ({ distance: d.name, ...(input.continuationInfo?.(position, d.messages) ?? {}) })),
+    }));
+  });
+}
+
 export interface PersonaDryRun {
   targetCells: number;
   judgeCells: number;
@@ -107,6 +122,7 @@ export async function runPersona(
 ): Promise<PersonaRunResult> {
   const read = sessions ?? (await readConfigSessions(config));
   const specs = planPersona(config, read);
+  const positions = manifestPositions(config, read);
   const { store, runId, resumed } = openExperimentRun(db, PERSONA_EXPERIMENT, config, config.seed, {
     decisions: 'DECISIONS 13-20: counters, compaction pre/post, flat prefix default, structure-matched filler, gap CI on Δ, bare-probe judge',
     sessions: read.map((session, index) => ({
@@ -116,6 +132,7 @@ export async function runPersona(
       models: session.models,
       counters: session.counters,
       compactions: session.compactions.map((c) => c.counters[config.counter]),
+      positions: positions[index],
     })),
   });
   const signals = runtime.signal ? undefined : installStopSignals();
@@ -219,6 +236,9 @@ export function collectPersonaObservations(store: RunStore, runId: string): Pers
       mitigation: String(l.mitigation),
       distance: String(l.distance),
       ...(typeof l.systemPrompt === 'string' ? { systemPrompt: l.systemPrompt } : {}),
+      ...(typeof l.continuationMessages === 'number'
+        ? { continuation: { messages: l.continuationMessages, clipped: typeof l.continuationClipped === 'string' ? l.continuationClipped : null } }
+        : {}),
       surface,
       item: String(l.item),
       category: String(l.category),
