@@ -40,7 +40,7 @@ export function renderPersonaMarkdown(report: PersonaReport, title = 'Persona dr
         gapText(d.gap),
         'error' in d.gap ? 'n/a' : f3(d.gap.real.estimate),
         'error' in d.gap ? 'n/a' : f3(d.gap.filler.estimate),
-        'error' in d.gap ? 'n/a' : `${d.gap.units} ${d.gap.level}s (${d.gap.positions} positions)`,
+        'error' in d.gap ? 'n/a' : d.gap.level === 'session' ? `${d.gap.units} sessions (${d.gap.positions} positions)` : `${d.gap.units} positions`,
         d.strongDrift ? 'yes' : 'no',
         'error' in d.signFlip ? 'n/a' : `${pv(d.signFlip.p)} (${pv(d.signFlip.pHolm)})`,
         d.onset ? `${cell(d.onset.position)} (${d.onset.positionValue})` : '—',
