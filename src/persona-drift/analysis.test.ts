@@ -208,4 +208,57 @@ describe('analyzePersona', () => {
     expect(md).toContain('sim:a\\|b');
     expect(md).toMatch(/\+1\.00 \[/);
   });
+
+  it('gives a named error, not a number, for designs the analysis cannot support', () => {
+    const noFiller = plantedGrid(8).filter((o) => o.arm === 'real');
+    const d = analyzePersona(noFiller, { B: 200 }).drift[0]!;
+    expect((d.gap as { error: string }).error).toMatch(/add "filler" to arms/);
+    expect(d.verdict.kind).toBe('not computable');
+    const onePosition = plantedGrid(1);
+    expect((analyzePersona(onePosition, { B: 200 }).drift[0]!.gap as { error: string }).error).toMatch(/at least 2 positions/);
+    const noControl = plantedGrid(8).flatMap((o) => (o.arm === 'real' ? [{ ...o, mitigation: 'a-anchor' }] : [o]));
+    const m = analyzePersona(noControl, { B: 200 }).mitigations[0]!;
+    expect((m.vsControl as { error: string }).error).toMatch(/add "none" to mitigations/);
+  });
+
+  it('makes sessions the units when there are several, and says when they are too few', () => {
+    const grid = [0, 1, 2].flatMap((s) => plantedGrid(4).map((o) => ({ ...o, session: `s${s}` })));
+    const d = analyzePersona(grid, { B: 200 }).drift[0]!;
+    const gap = d.gap as GapEstimate;
+    expect(gap.level).toBe('session');
+    expect(gap.units).toBe(3);
+    expect(gap.positions).toBe(12);
+    expect(gap.p).toBeCloseTo(0.25, 12);
+    expect(gap.note).toMatch(/at least 6 sessions/);
+    expect(d.verdict.kind).toBe('underpowered for this design');
+  });
+
+  it('keeps system prompts and distances apart: the headline is the first of each, the rest are named contrasts', () => {
+    const grid = plantedGrid(8).flatMap((o) => [
+      { ...o, systemPrompt: 'probe-reference' },
+      // Under a second prompt the filler arm is unchanged and the real arm matches it: no drift there.
+      { ...o, systemPrompt: 'format-strict', scores: { 'sim:judge': 3 } },
+      ...(o.arm === 'real' ? [{ ...o, systemPrompt: 'probe-reference', distance: 'far', scores: { 'sim:judge': 2.5 } }] : []),
+    ]);
+    const report = analyzePersona(grid, { B: 200, systemPrompts: ['probe-reference', 'format-strict'], distances: ['d0', 'far'] });
+    expect((report.drift[0]!.gap as GapEstimate).estimate).toBeCloseTo(1, 12);
+    expect(report.drift[0]!.cell).toContain('prompt=probe-reference');
+    const other = report.contrasts.find((c) => c.kind === 'drift')!;
+    expect(other.name).toContain('prompt=format-strict');
+    expect((other.result as GapEstimate).estimate).toBeCloseTo(0, 12);
+    const prompt = report.contrasts.find((c) => c.kind === 'prompt')!;
+    expect((prompt.result as GapEstimate).estimate).toBeCloseTo(-1, 12);
+    const distance = report.contrasts.find((c) => c.kind === 'distance')!;
+    expect((distance.result as GapEstimate).estimate).toBeCloseTo(0.5, 12);
+  });
+
+  it('analyses the scratch arm once per target over its distinct answers', () => {
+    const grid = plantedGrid(8);
+    for (const o of grid.filter((x) => x.arm === 'real')) grid.push({ ...o, arm: 'scratch', scores: { 'sim:judge': o.sample === 0 ? 3 : 2 } });
+    const report = analyzePersona(grid, { B: 200 });
+    expect(report.scratch).toHaveLength(1);
+    // 3 probes × 3 samples, whatever the number of positions.
+    expect(report.scratch[0]!.answers).toBe(9);
+    expect(report.drift[0]!.referenceArms.map((r) => r.arm)).not.toContain('scratch');
+  });
 });
