@@ -8,3 +8,5 @@ export { createJudgeSimProfile, createPersonaSimProfile, registerPersonaSimProfi
 export type { PersonaSimOptions } from './sim.js';
 export { loadPersonaStimuli, probeText } from './stimuli.js';
 export type { InterventionTexts, NegativeControlProbe, PersonaStimuli, Probe, ProbeCategory, ProbeSuite, Stressor } from './stimuli.js';
+export { calibratePersona, calibrationDesignFromConfig, DEFAULT_VARIANCE } from './calibrate.js';
+export type { CalibrationDesign, PersonaCalibration, TestOperatingCharacteristics, VarianceKnobs } from './calibrate.js';
