@@ -148,12 +148,12 @@ export function registerPersona(program: Command): void {
 
   persona
     .command('report')
-    .description('analyse a persona run: drift gaps with CIs, mitigations, stressors, contracts, compaction, agreement')
+    .description('analyse a persona run: a verdict per target, then drift gaps per design cell with CIs at the sampled unit, mitigations, stressors, contracts, compaction, agreement')
     .argument('<run.db>', 'run store written by `echolens persona run`')
     .option('--run <id>', 'run id (default: the latest persona run in the store)')
     .option('--format <format>', 'md or json (schema: docs/persona-report-schema.md)', 'md')
     .option('-o, --out <file>', 'write to a file instead of stdout')
-    .option('--bootstrap <B>', 'bootstrap replicates (default: the config value, 10,000)', positiveNumber('--bootstrap'))
+    .option('--bootstrap <B>', 'Monte Carlo sign patterns for tests over more than 20 units (at least 20,000 are used; smaller tests are exact)', positiveNumber('--bootstrap'))
     .action((db: string, options) => {
       if (options.format !== 'md' && options.format !== 'json') {
         throw new InvalidArgumentError('--format', `must be md or json, got "${options.format}"`);
