@@ -155,7 +155,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
           text:
             'error' in gap
               ? `persona drift: ${d.target}: gap not computable (${gap.error})`
-              : `persona drift: ${d.target} judged by ${d.judge}: Δ = ${sign(gap.estimate)} [95% CI ${sign(gap.ci[0])}, ${sign(gap.ci[1])}]${d.strongDrift ? ', strong drift' : ''}`,
+              : `persona drift: ${d.target} judged by ${d.judge}: ${d.verdict.kind} — Δ = ${sign(gap.estimate)} [95% CI ${sign(gap.ci[0])}, ${sign(gap.ci[1])}] over ${gap.units} ${gap.level}s, sign-flip p = ${gap.p.toPrecision(2)}${d.strongDrift ? ', strong drift' : ''}`,
         });
       }
       for (const m of report.mitigations.filter((x) => x.mitigation === 'a-anchor')) {

@@ -24,10 +24,10 @@ function obs(partial: Partial<PersonaObservation>): PersonaObservation {
 }
 
 /** Real arm scores 2 at every cell, filler 3: Δ = +1 exactly. */
-function plantedGrid(): PersonaObservation[] {
+function plantedGrid(positions = 4, items = 3): PersonaObservation[] {
   const out: PersonaObservation[] = [];
-  for (let p = 0; p < 4; p++) {
-    for (const item of ['C01', 'C02', 'C03']) {
+  for (let p = 0; p < positions; p++) {
+    for (const item of Array.from({ length: items }, (_, i) => `C${String(i + 1).padStart(2, '0')}`)) {
       for (let sample = 0; sample < 3; sample++) {
         const base = { position: `P0${p}`, positionValue: p * 100, item, sample };
         out.push(obs({ ...base, arm: 'real', scores: { 'sim:judge': sample === 0 ? 1 : 2.5 } }));
@@ -50,9 +50,26 @@ describe('analyzePersona', () => {
     expect(gap.ci[1]).toBeLessThanOrEqual(2);
     expect(d.strongDrift).toBe(true);
     expect('error' in d.signFlip).toBe(false);
-    expect((d.signFlip as { p: number }).p).toBeLessThan(0.001);
+    // Four positions are the units: the exact sign-flip cannot go below 2/2^4.
+    expect((d.signFlip as { p: number }).p).toBeCloseTo(0.125, 12);
+    expect(gap.level).toBe('position');
+    expect(gap.units).toBe(4);
+    expect(d.verdict.kind).toBe('underpowered for this design');
     expect(d.byPosition).toHaveLength(4);
-    expect(d.onset?.position).toBe('P00');
+    expect(d.onset).toBeNull();
+  });
+
+  it('calls drift with enough positions and finds the onset', () => {
+    const d = analyzePersona(plantedGrid(8), { B: 2000 }).drift[0]!;
+    expect((d.signFlip as { p: number }).p).toBeCloseTo(2 / 256, 12);
+    expect(d.verdict.kind).toBe('drift');
+    expect(d.verdict.cell).toContain('prompt=default');
+    expect(d.verdict.cell).toContain('distance=d0');
+    // Three probes per position cannot show drift at one position (smallest p 2/2^3).
+    expect(d.onset).toBeNull();
+    // Ten probes can: 2/2^10 per position, Holm over 8 positions.
+    const ten = analyzePersona(plantedGrid(8, 10), { B: 2000 }).drift[0]!;
+    expect(ten.onset?.position).toBe('P00');
   });
 
   it('reports no drift and no strong flag when both arms score alike', () => {
@@ -126,7 +143,7 @@ describe('analyzePersona', () => {
     expect(realRow.complianceRate).toBeCloseTo(0.75, 12);
   });
 
-  it('compares contract pass rates per session with a paired Wilcoxon and Holm', () => {
+  it('compares contract pass rates with sessions as the units and Holm', () => {
     const grid: PersonaObservation[] = [];
     for (let s = 0; s < 8; s++) {
       for (let k = 0; k < 4; k++) {
@@ -140,7 +157,9 @@ describe('analyzePersona', () => {
     expect(contrast.sessions).toBe(8);
     const diff = contrast.difference as { estimate: number };
     expect(diff.estimate).toBeCloseTo((0.5 * 4 + 0.25 * 4) / 8, 12);
-    expect((contrast.wilcoxon as { p: number }).p).toBeLessThan(0.05);
+    expect((contrast.signFlip as { p: number; level: string }).level).toBe('session');
+    // Every session favours the anchor: exact sign-flip p = 2/2^8.
+    expect((contrast.signFlip as { p: number }).p).toBeCloseTo(2 / 256, 12);
     expect(contrast.pHolm).not.toBeNull();
     const control = report.contracts.find((c) => c.mitigation === 'none')!;
     expect(control.failures.fenced).toBe(12);
@@ -188,5 +207,58 @@ describe('analyzePersona', () => {
     expect(md).toContain('## Drift per target');
     expect(md).toContain('sim:a\\|b');
     expect(md).toMatch(/\+1\.00 \[/);
+  });
+
+  it('gives a named error, not a number, for designs the analysis cannot support', () => {
+    const noFiller = plantedGrid(8).filter((o) => o.arm === 'real');
+    const d = analyzePersona(noFiller, { B: 200 }).drift[0]!;
+    expect((d.gap as { error: string }).error).toMatch(/add "filler" to arms/);
+    expect(d.verdict.kind).toBe('not computable');
+    const onePosition = plantedGrid(1);
+    expect((analyzePersona(onePosition, { B: 200 }).drift[0]!.gap as { error: string }).error).toMatch(/at least 2 positions/);
+    const noControl = plantedGrid(8).flatMap((o) => (o.arm === 'real' ? [{ ...o, mitigation: 'a-anchor' }] : [o]));
+    const m = analyzePersona(noControl, { B: 200 }).mitigations[0]!;
+    expect((m.vsControl as { error: string }).error).toMatch(/add "none" to mitigations/);
+  });
+
+  it('makes sessions the units when there are several, and says when they are too few', () => {
+    const grid = [0, 1, 2].flatMap((s) => plantedGrid(4).map((o) => ({ ...o, session: `s${s}` })));
+    const d = analyzePersona(grid, { B: 200 }).drift[0]!;
+    const gap = d.gap as GapEstimate;
+    expect(gap.level).toBe('session');
+    expect(gap.units).toBe(3);
+    expect(gap.positions).toBe(12);
+    expect(gap.p).toBeCloseTo(0.25, 12);
+    expect(gap.note).toMatch(/at least 6 sessions/);
+    expect(d.verdict.kind).toBe('underpowered for this design');
+  });
+
+  it('keeps system prompts and distances apart: the headline is the first of each, the rest are named contrasts', () => {
+    const grid = plantedGrid(8).flatMap((o) => [
+      { ...o, systemPrompt: 'probe-reference' },
+      // Under a second prompt the filler arm is unchanged and the real arm matches it: no drift there.
+      { ...o, systemPrompt: 'format-strict', scores: { 'sim:judge': 3 } },
+      ...(o.arm === 'real' ? [{ ...o, systemPrompt: 'probe-reference', distance: 'far', scores: { 'sim:judge': 2.5 } }] : []),
+    ]);
+    const report = analyzePersona(grid, { B: 200, systemPrompts: ['probe-reference', 'format-strict'], distances: ['d0', 'far'] });
+    expect((report.drift[0]!.gap as GapEstimate).estimate).toBeCloseTo(1, 12);
+    expect(report.drift[0]!.cell).toContain('prompt=probe-reference');
+    const other = report.contrasts.find((c) => c.kind === 'drift')!;
+    expect(other.name).toContain('prompt=format-strict');
+    expect((other.result as GapEstimate).estimate).toBeCloseTo(0, 12);
+    const prompt = report.contrasts.find((c) => c.kind === 'prompt')!;
+    expect((prompt.result as GapEstimate).estimate).toBeCloseTo(-1, 12);
+    const distance = report.contrasts.find((c) => c.kind === 'distance')!;
+    expect((distance.result as GapEstimate).estimate).toBeCloseTo(0.5, 12);
+  });
+
+  it('analyses the scratch arm once per target over its distinct answers', () => {
+    const grid = plantedGrid(8);
+    for (const o of grid.filter((x) => x.arm === 'real')) grid.push({ ...o, arm: 'scratch', scores: { 'sim:judge': o.sample === 0 ? 3 : 2 } });
+    const report = analyzePersona(grid, { B: 200 });
+    expect(report.scratch).toHaveLength(1);
+    // 3 probes × 3 samples, whatever the number of positions.
+    expect(report.scratch[0]!.answers).toBe(9);
+    expect(report.drift[0]!.referenceArms.map((r) => r.arm)).not.toContain('scratch');
   });
 });

@@ -39,6 +39,7 @@ export const personaAudit: Audit<PersonaConfig, Session[], PersonaCollected, Per
       lines: [
         `plan: ${dry.targetCells} target cells (${dry.estimate.duplicates} duplicates), up to ${dry.judgeCells} judge cells`,
         ...estimateLines(dry.estimate),
+        'before spending: `echolens persona calibrate <config>` shows the false-positive rate, CI coverage, power and minimum detectable Δ of every test this design\'s report makes (simulated, no model calls)',
       ],
     };
   },

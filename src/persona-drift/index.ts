@@ -23,3 +23,5 @@ export {
   runPersona,
 } from './run.js';
 export type { PersonaDryRun, PersonaPreflight, PersonaRunResult } from './run.js';
+export { calibratePersona, calibrationDesignFromConfig, DEFAULT_VARIANCE } from './calibrate.js';
+export type { CalibrationDesign as PersonaCalibrationDesign, PersonaCalibration, TestOperatingCharacteristics, VarianceKnobs } from './calibrate.js';

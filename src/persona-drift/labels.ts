@@ -27,6 +27,10 @@ const targetLabelsSchema = z.object({
   category: z.string(),
   paraphrase: z.number().int(),
   sample: z.number().int(),
+  systemPrompt: z.string().nullable().optional(),
+  selectedBy: z.string().nullable().optional(),
+  continuationMessages: z.number().int().nullable().optional(),
+  continuationClipped: z.string().nullable().optional(),
 });
 
 const judgeLabelsSchema = z.object({

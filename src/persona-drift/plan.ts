@@ -20,6 +20,19 @@ export interface PlannedPosition {
   /** Value on the configured counter. */
   value: number;
   compaction?: { index: number; side: 'pre' | 'post' };
+  /** Every selector label that chose this probed context, when more than one did. */
+  selectedBy?: readonly string[];
+}
+
+/** How much of the requested continuation the session had after a position. */
+export interface ContinuationInfo {
+  /** Timeline messages replayed after the position. */
+  timelineMessages: number;
+  /** Assistant messages among them (the unit `distances[].messages` counts). */
+  assistantMessages: number;
+  requested: number;
+  /** Why fewer were replayed: the session ended, or a compaction replaced the context. */
+  clipped: null | 'session end' | `compaction C${number}`;
 }
 
 /** What the plan needs from one session (built by the sessions module at the edge). */
@@ -30,6 +43,8 @@ export interface SessionPlanInput {
   context(position: PlannedPosition, arm: ContextArm): ChatMessage[];
   /** Up to `messages` real model-visible messages that followed the position, as turns. */
   continuation(position: PlannedPosition, messages: number): ChatMessage[];
+  /** What the continuation holds and whether it was clipped (optional for hand-built inputs). */
+  continuationInfo?(position: PlannedPosition, messages: number): ContinuationInfo;
   /** The session's opening goal (for goal re-injection). */
   goal?: string;
 }
@@ -131,6 +146,7 @@ export function planTargetCells(
           if (mitigation === 'goal' && !session.goal) continue;
           for (const distance of distances) {
             const continuation = distance.messages > 0 ? session.continuation(position, distance.messages) : [];
+            const info = distance.messages > 0 ? session.continuationInfo?.(position, distance.messages) : undefined;
             for (const [promptIndex, listedPrompt] of config.systemPrompts.entries()) {
               for (const item of items) {
                 // A stressor system prompt replaces the list: its cells are planned once.
@@ -157,6 +173,9 @@ export function planTargetCells(
                       session: session.id,
                       position: position.label,
                       positionValue: position.value,
+                      selectedBy: position.selectedBy ? position.selectedBy.join(',') : null,
+                      continuationMessages: info ? info.timelineMessages : null,
+                      continuationClipped: info ? info.clipped : null,
                       compactionIndex: position.compaction?.index ?? null,
                       compactionSide: position.compaction?.side ?? null,
                       arm,

@@ -30,7 +30,7 @@ export function personaCsvRows(p: PersonaReport): AuditCsvRow[] {
   for (const c of p.contracts) rows.push(['contract_pass_rate', c.target, '', `${c.arm}/${c.mitigation}/${c.distance}`, c.item, c.passRate, null, null, c.n, null, null]);
   for (const c of p.contractContrasts) {
     const d = 'error' in c.difference ? [null, null, null] : [c.difference.estimate, c.difference.ci[0], c.difference.ci[1]];
-    rows.push(['contract_contrast', c.target, '', c.distance, c.contrast, ...d, c.sessions, 'error' in c.wilcoxon ? null : c.wilcoxon.p, c.pHolm]);
+    rows.push(['contract_contrast', c.target, '', c.distance, c.contrast, ...d, c.sessions, 'error' in c.signFlip ? null : c.signFlip.p, c.pHolm]);
   }
   for (const c of p.compaction) {
     const t = c.tost && !('error' in c.tost) ? c.tost : null;

@@ -21,22 +21,26 @@ function table(header: string[], rows: string[][]): string {
 
 export function renderPersonaMarkdown(report: PersonaReport, title = 'Persona drift (ContextEcho) report'): string {
   const out: string[] = [`# ${title}`, ''];
+  out.push('## Verdict per target', '');
+  for (const v of report.verdicts) out.push(`- **${cell(v.target)}** (judge ${cell(v.judge)}) — ${cell(v.text)}. Cell: ${cell(v.cell)}.`);
+  if (report.verdicts.length === 0) out.push('_No judged probe cells: no drift verdict._');
+  out.push('');
   out.push(
-    `Drift gap Δ = mean judge score on the filler arm − on the real-session arm (0–3 scale; positive = drift), positions weighted equally, 95% position-clustered bootstrap CI on Δ (B = ${report.options.B}, seed ${report.options.seed}). Strong drift: |Δ| ≥ ${report.options.strongThreshold}. Probe battery: ${report.options.primaryCategory ?? 'all categories'}.`,
+    `Drift gap Δ = mean judge score on the filler arm − on the real-session arm (0–3 scale; positive = drift) in the headline cell (${cell(report.design.headline)}). Inference is at the sampled unit: positions when the run has one session, sessions when it has several (positions averaged within their session); 95% Student-t interval of the unit means and a sign-flip test of them (exact up to 20 units), Holm across targets. Strong drift: |Δ| ≥ ${report.options.strongThreshold}. Check what this design can detect before a run with \`echolens persona calibrate <config>\`.`,
     '',
   );
 
   out.push('## Drift per target', '');
   out.push(
     table(
-      ['target', 'judge', 'Δ [95% CI]', 'real', 'filler', 'positions', 'strong', 'sign-flip p (Holm)', 'onset'],
+      ['target', 'judge', 'Δ [95% CI]', 'real', 'filler', 'units', 'strong', 'sign-flip p (Holm)', 'onset'],
       report.drift.map((d) => [
         cell(d.target),
         cell(d.judge),
         gapText(d.gap),
         'error' in d.gap ? 'n/a' : f3(d.gap.real.estimate),
         'error' in d.gap ? 'n/a' : f3(d.gap.filler.estimate),
-        'error' in d.gap ? 'n/a' : String(d.gap.nPositions),
+        'error' in d.gap ? 'n/a' : d.gap.level === 'session' ? `${d.gap.units} sessions (${d.gap.positions} positions)` : `${d.gap.units} positions`,
         d.strongDrift ? 'yes' : 'no',
         'error' in d.signFlip ? 'n/a' : `${pv(d.signFlip.p)} (${pv(d.signFlip.pHolm)})`,
         d.onset ? `${cell(d.onset.position)} (${d.onset.positionValue})` : '—',
@@ -46,7 +50,11 @@ export function renderPersonaMarkdown(report: PersonaReport, title = 'Persona dr
 
   for (const d of report.drift) {
     out.push(`### ${cell(d.target)} — judge ${cell(d.judge)}`, '');
-    out.push('Trajectory over positions:', '');
+    out.push(`Cell: ${cell(d.cell)}.`, '');
+    if (!('error' in d.gap) && d.gap.note) out.push(`Note: ${cell(d.gap.note)}.`, '');
+    out.push('By session (its positions are the units):', '');
+    out.push(table(['session', 'Δ [95% CI]'], d.bySession.map((x) => [cell(x.session), gapText(x.gap)])));
+    out.push('Trajectory over positions (probes are the units):', '');
     out.push(table(['session', 'position', 'counter', 'Δ [95% CI]'], d.byPosition.map((p) => [cell(p.session), cell(p.position), String(p.positionValue), gapText(p.gap)])));
     out.push('By probe category:', '');
     out.push(table(['category', 'Δ [95% CI]'], d.byCategory.map((c) => [cell(c.category), gapText(c.gap)])));
@@ -56,19 +64,52 @@ export function renderPersonaMarkdown(report: PersonaReport, title = 'Persona dr
     }
   }
 
+  if (report.design.continuations.length > 0) {
+    out.push('## Continuations replayed after each position', '');
+    out.push(table(['session', 'position', 'continuation'], report.design.continuations.map((c) => [cell(c.session), cell(c.position), cell(c.text)])));
+  }
+
+  if (report.contrasts.length > 0) {
+    out.push('## Other cells of the design', '');
+    out.push(
+      table(
+        ['kind', 'contrast', 'estimate [95% CI]', 'units', 'sign-flip p'],
+        report.contrasts.map((c) => [
+          c.kind,
+          cell(c.name),
+          'error' in c.result ? `n/a (${cell(c.result.error)})` : `${f2(c.result.estimate)} [${f2(c.result.ci[0])}, ${f2(c.result.ci[1])}]`,
+          'error' in c.result ? 'n/a' : `${c.result.units} ${c.result.level}s`,
+          'error' in c.result ? 'n/a' : pv(c.result.p),
+        ]),
+      ),
+    );
+  }
+
+  if (report.scratch.length > 0) {
+    out.push('## Scratch arm (no context; analysed once per target)', '');
+    out.push(
+      table(
+        ['target', 'judge', 'prompt', 'distinct answers', 'mean [95% CI over probes]'],
+        report.scratch.map((x) => [cell(x.target), cell(x.judge), cell(x.systemPrompt), String(x.answers), 'error' in x.mean ? `n/a (${cell(x.mean.error)})` : `${f3(x.mean.estimate)} [${f3(x.mean.ci[0])}, ${f3(x.mean.ci[1])}]`]),
+      ),
+    );
+  }
+
   if (report.mitigations.length > 0) {
     out.push('## Mitigations (probe surface, real context)', '');
     out.push(
       table(
-        ['target', 'judge', 'arm', 'distance', 'mean', 'n', 'arm − control [95% CI]', 'arm − placebo [95% CI]', 'recovery'],
+        ['target', 'judge', 'arm', 'prompt', 'distance', 'mean', 'n', 'arm − control [95% CI]', 'Holm p', 'arm − placebo [95% CI]', 'recovery'],
         report.mitigations.map((m) => [
           cell(m.target),
           cell(m.judge),
           cell(m.mitigation),
+          cell(m.systemPrompt),
           cell(m.distance),
           f3(m.mean),
           String(m.n),
           gapText(m.vsControl),
+          'error' in m.vsControl || m.vsControl.pHolm === undefined ? 'n/a' : pv(m.vsControl.pHolm),
           m.vsPlacebo ? gapText(m.vsPlacebo) : '—',
           m.recovery === null ? '—' : pct(m.recovery),
         ]),
@@ -98,6 +139,20 @@ export function renderPersonaMarkdown(report: PersonaReport, title = 'Persona dr
         ]),
       ),
     );
+    out.push(
+      table(
+        ['target', 'stressor', 'prompt', 'filler − real compliance [95% CI]', 'units', 'sign-flip p', 'Holm p'],
+        report.stressorContrasts.map((c) => [
+          cell(c.target),
+          c.item,
+          cell(c.systemPrompt),
+          'error' in c.difference ? `n/a (${cell(c.difference.error)})` : `${f2(100 * c.difference.estimate)} pp [${f2(100 * c.difference.ci[0])}, ${f2(100 * c.difference.ci[1])}]`,
+          'error' in c.difference ? 'n/a' : `${c.difference.units} ${c.difference.level}s`,
+          'error' in c.difference ? 'n/a' : pv(c.difference.p),
+          c.pHolm === null ? 'n/a' : pv(c.pHolm),
+        ]),
+      ),
+    );
   }
 
   if (report.contracts.length > 0) {
@@ -119,14 +174,16 @@ export function renderPersonaMarkdown(report: PersonaReport, title = 'Persona dr
     );
     out.push(
       table(
-        ['target', 'contrast', 'distance', 'sessions', 'difference [95% CI]', 'Wilcoxon p', 'Holm p'],
+        ['target', 'contract', 'contrast', 'prompt', 'distance', 'sessions', 'difference [95% CI]', 'sign-flip p', 'Holm p'],
         report.contractContrasts.map((c) => [
           cell(c.target),
+          cell(c.item),
           cell(c.contrast),
+          cell(c.systemPrompt),
           cell(c.distance),
           String(c.sessions),
-          'error' in c.difference ? `n/a (${cell(c.difference.error)})` : `${f2(100 * c.difference.estimate)} pp [${f2(100 * c.difference.ci[0])}, ${f2(100 * c.difference.ci[1])}]`,
-          'error' in c.wilcoxon ? 'n/a' : pv(c.wilcoxon.p),
+          'error' in c.difference ? `n/a (${cell(c.difference.error)})` : `${f2(100 * c.difference.estimate)} pp [${f2(100 * c.difference.ci[0])}, ${f2(100 * c.difference.ci[1])}] (${c.difference.level}s)`,
+          'error' in c.signFlip ? 'n/a' : pv(c.signFlip.p),
           c.pHolm === null ? 'n/a' : pv(c.pHolm),
         ]),
       ),

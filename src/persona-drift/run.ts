@@ -89,6 +89,21 @@ export function planPersona(
   });
 }
 
+/** The probed positions of each session for the manifest: every selector that chose them, and what each distance replays. */
+export function manifestPositions(config: PersonaConfig, sessions: readonly Session[]) {
+  return sessions.map((session, index) => {
+    const input = sessionPlanInput(session, config, sessions, `S${index + 1}`);
+    return input.positions.map((position) => ({
+      label: position.label,
+      value: position.value,
+      selectedBy: position.selectedBy ?? [position.label],
+      continuations: config.distances
+        .filter((d) => d.messages > 0)
+        .map((d) => ({ distance: d.name, ...(input.continuationInfo?.(position, d.messages) ?? {}) })),
+    }));
+  });
+}
+
 export interface PersonaDryRun {
   targetCells: number;
   judgeCells: number;
@@ -188,7 +203,9 @@ export const personaRunner: AuditRunner<PersonaConfig, Session[], PersonaRunCoun
     return { input: sessions, ...(estimate ? { estimate } : {}) };
   },
   plan: (config, sessions) => planPersona(config, sessions),
-  manifestOptions: (config, sessions) => ({
+  manifestOptions: (config, sessions) => {
+    const positions = manifestPositions(config, sessions);
+    return {
     decisions: 'docs/decisions.md#d13–#d20: counters, compaction pre/post, flat prefix default, structure-matched filler, gap CI on Δ, bare-probe judge',
     materials: loadPersonaMaterials(config.materials).record,
     procedure: personaProcedure(config),
@@ -200,8 +217,10 @@ export const personaRunner: AuditRunner<PersonaConfig, Session[], PersonaRunCoun
       counters: session.counters,
       compactions: session.compactions.map((c) => c.counters[config.counter]),
       ...sessionContextFacts(session, config),
+      positions: positions[index],
     })),
-  }),
+    };
+  },
   checkResume(run, config) {
     const recorded = (run.manifest.options as { materials?: PersonaMaterials['record'] } | undefined)?.materials;
     checkSameMaterials(recorded, loadPersonaMaterials(config.materials).record, run.id);
@@ -297,6 +316,10 @@ export function collectPersonaObservations(store: RunStore, runId: string): Pers
       arm: l.arm,
       mitigation: l.mitigation,
       distance: l.distance,
+      ...(typeof l.systemPrompt === 'string' ? { systemPrompt: l.systemPrompt } : {}),
+      ...(typeof l.continuationMessages === 'number'
+        ? { continuation: { messages: l.continuationMessages, clipped: typeof l.continuationClipped === 'string' ? l.continuationClipped : null } }
+        : {}),
       surface: l.surface,
       item: l.item,
       category: l.category,
@@ -342,6 +365,8 @@ export function analyzePersonaRun(observations: readonly PersonaObservation[], r
         primaryCategory: config.data.analysis.primaryCategory,
         strongThreshold: config.data.analysis.strongThreshold,
         tostMargin: config.data.analysis.tostMargin,
+        systemPrompts: config.data.systemPrompts,
+        distances: config.data.distances.map((d) => d.name),
       }
     : {};
   return analyzePersona(observations, { ...analysis, ...options });

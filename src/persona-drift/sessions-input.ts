@@ -13,7 +13,7 @@ import { buildPrefix, renderContinuation } from '../sessions/prefix.js';
 import { referenceContext } from '../sessions/reference.js';
 import type { CounterName, Session } from '../sessions/types.js';
 import type { PersonaConfig, PositionSelector } from './config.js';
-import type { ContextArm, PlannedPosition, SessionPlanInput } from './plan.js';
+import type { ContextArm, ContinuationInfo, PlannedPosition, SessionPlanInput } from './plan.js';
 
 /**
  * Adapts a read Session to what the pure plan needs: positions from the
@@ -37,8 +37,14 @@ function selectPositions(session: Session, selector: PositionSelector, counter: 
 }
 
 /** Every configured position of a session, by label; a selector the session cannot satisfy is an error naming the file. */
-function resolvePositions(session: Session, config: PersonaConfig): Map<string, Position> {
-  const byLabel = new Map<string, Position>();
+/**
+ * The session's positions, deduplicated by the probed context itself (the timeline prefix they
+ * end at): two selectors, or two uniform picks, that land on the same context probe it once, and
+ * every label that chose it stays listed. A compaction label wins as the name (it carries the
+ * side). Errors name the session file.
+ */
+function resolvePositions(session: Session, config: PersonaConfig): Map<number, { position: Position; selectedBy: string[] }> {
+  const byEnd = new Map<number, { position: Position; selectedBy: string[] }>();
   for (const selector of config.positions) {
     let positions: Position[];
     try {
@@ -47,10 +53,17 @@ function resolvePositions(session: Session, config: PersonaConfig): Map<string, 
       if (error instanceof InvalidArgumentError) throw new InvalidArgumentError('positions', `${session.file}: ${error.message}`);
       throw error;
     }
-    for (const position of positions) if (!byLabel.has(position.label)) byLabel.set(position.label, position);
+    for (const position of positions) {
+      const seen = byEnd.get(position.end);
+      if (!seen) byEnd.set(position.end, { position, selectedBy: [position.label] });
+      else {
+        if (!seen.selectedBy.includes(position.label)) seen.selectedBy.push(position.label);
+        if (!compactionOf(seen.position.label) && compactionOf(position.label)) seen.position = position;
+      }
+    }
   }
-  if (byLabel.size === 0) throw new InvalidArgumentError('positions', `no position of ${session.file} could be resolved`);
-  return byLabel;
+  if (byEnd.size === 0) throw new InvalidArgumentError('positions', `no position of ${session.file} could be resolved`);
+  return byEnd;
 }
 
 /** What a run manifest records about a session's contexts: the goal chosen for re-injection and the positions whose context lacks a compaction summary. */
@@ -63,7 +76,7 @@ export interface SessionContextFacts {
 export function sessionContextFacts(session: Session, config: PersonaConfig): SessionContextFacts {
   const goal = sessionGoal(session);
   const missingSummaries: SessionContextFacts['missingSummaries'] = [];
-  for (const position of [...resolvePositions(session, config).values()].sort((a, b) => a.end - b.end)) {
+  for (const position of [...resolvePositions(session, config).values()].map((v) => v.position).sort((a, b) => a.end - b.end)) {
     let last: (typeof session.compactions)[number] | undefined;
     for (const c of session.compactions) if (c.atMessage < position.end) last = c;
     if (last === undefined || last.summaryAvailable) continue;
@@ -108,11 +121,14 @@ export function sessionPlanInput(
   id = session.id ?? basename(session.file),
   texts: { acknowledgement?: string; fillerFlatTemplate?: string } = {},
 ): SessionPlanInput {
-  const byLabel = resolvePositions(session, config);
-  const resolved = [...byLabel.values()].sort((a, b) => a.end - b.end || a.label.localeCompare(b.label));
-  const positions: PlannedPosition[] = resolved.map((p) => ({
+  const byEnd = resolvePositions(session, config);
+  const byLabel = new Map<string, Position>();
+  for (const { position } of byEnd.values()) byLabel.set(position.label, position);
+  const resolved = [...byEnd.values()].sort((a, b) => a.position.end - b.position.end || a.position.label.localeCompare(b.position.label));
+  const positions: PlannedPosition[] = resolved.map(({ position: p, selectedBy }) => ({
     label: p.label,
     value: p.reached,
+    ...(selectedBy.length > 1 ? { selectedBy } : {}),
     ...(compactionOf(p.label) ? { compaction: compactionOf(p.label) } : {}),
   }));
   const renderOptions = {
@@ -131,6 +147,34 @@ export function sessionPlanInput(
     return prefix;
   };
   const other = others.find((s) => s !== session && s.messages.length > 0);
+  /**
+   * The real messages that followed the position, as the model saw them: the replay stops at the
+   * next compaction (after it the session's context is the summary, not this prefix plus the
+   * replay) or at the session end, and says so.
+   */
+  const continuations = new Map<string, ContinuationInfo & { messages: ChatMessage[] }>();
+  const continuationAt = (planned: PlannedPosition, messages: number): ContinuationInfo & { messages: ChatMessage[] } => {
+    const cacheKey = `${planned.label}\u0000${messages}`;
+    const cached = continuations.get(cacheKey);
+    if (cached) return cached;
+    const position = byLabel.get(planned.label) as Position;
+    let to = endAfterAssistantMessages(session, position.end, messages);
+    let clipped: ContinuationInfo['clipped'] = null;
+    const boundary = session.compactions.find((c) => c.atMessage > position.end && c.atMessage < to);
+    if (boundary) {
+      to = boundary.atMessage;
+      clipped = `compaction C${boundary.ordinal + 1}`;
+    }
+    const startCount = position.end > 0 ? (session.messages[position.end - 1]?.counters.assistantMessages ?? 0) : 0;
+    const reached = to > 0 ? (session.messages[to - 1]?.counters.assistantMessages ?? 0) - startCount : 0;
+    if (!clipped && reached < messages) clipped = 'session end';
+    const rendered = to > position.end ? renderContinuation(session, position.end, to, renderOptions).messages : [];
+    // The insertion ends with an assistant turn, so the replay starts at the next user turn.
+    const replay = rendered[0]?.role === 'assistant' ? rendered.slice(1) : rendered;
+    const result = { messages: replay, timelineMessages: to - position.end, assistantMessages: reached, requested: messages, clipped };
+    continuations.set(cacheKey, result);
+    return result;
+  };
   return {
     id,
     positions,
@@ -147,11 +191,11 @@ export function sessionPlanInput(
       }).messages;
     },
     continuation(planned: PlannedPosition, messages: number): ChatMessage[] {
-      const position = byLabel.get(planned.label) as Position;
-      const to = endAfterAssistantMessages(session, position.end, messages);
-      const rendered = renderContinuation(session, position.end, to, renderOptions).messages;
-      // The insertion ends with an assistant turn, so the replay starts at the next user turn.
-      return rendered[0]?.role === 'assistant' ? rendered.slice(1) : rendered;
+      return continuationAt(planned, messages).messages;
+    },
+    continuationInfo(planned: PlannedPosition, messages: number): ContinuationInfo {
+      const { timelineMessages, assistantMessages, requested, clipped } = continuationAt(planned, messages);
+      return { timelineMessages, assistantMessages, requested, clipped };
     },
     ...(openingGoal(session) ? { goal: openingGoal(session) } : {}),
   };

@@ -49,13 +49,22 @@ export async function personaSection(
 ): Promise<RawHtml> {
   const parts: RawHtml[] = [];
   const threshold = report.options.strongThreshold;
-  parts.push(html`<p class="note">Drift gap Δ = mean judge score (0–3, 3 = fully assistant-like) on the length- and structure-matched filler arm minus on the real-session arm; positive Δ = drift. Positions are weighted equally; 95% CIs come from a position-clustered bootstrap on Δ itself (B = ${report.options.B}, seed ${report.options.seed}). Strong drift: |Δ| ≥ ${threshold}. Probe battery: ${report.options.primaryCategory ?? 'all categories'}.</p>`);
+  if (report.verdicts.length > 0) {
+    parts.push(html`<h3 id="persona-verdicts">Verdict per target</h3>`);
+    parts.push(table(report.verdicts, [
+      { header: 'target', value: (v) => v.target },
+      { header: 'judge', value: (v) => v.judge },
+      { header: 'verdict', value: (v) => v.kind },
+      { header: 'numbers', value: (v) => v.text },
+    ]));
+  }
+  parts.push(html`<p class="note">Drift gap Δ = mean judge score (0–3, 3 = fully assistant-like) on the length- and structure-matched filler arm minus on the real-session arm; positive Δ = drift. Headline cell: ${report.design.headline}. Inference is at the sampled unit (positions in one session, sessions when there are several): 95% Student-t interval of the unit means and a sign-flip test of them. Strong drift: |Δ| ≥ ${threshold}. Probe battery: ${report.options.primaryCategory ?? 'all categories'}.</p>`);
 
   // Forest of position-averaged gaps across targets.
   const forestRows = intervalRows(report.drift, (d) => `${d.target} · ${d.judge}`, (d) => d.gap);
   parts.push(html`<h3 id="persona-forest">Position-averaged drift gap per target</h3>`);
   if (forestRows.length > 0) {
-    parts.push(figure(await vegaLiteToSvg(forestSpec(forestRows, { xTitle: 'Δ = filler − real (judge points)', rules: [0, -threshold, threshold] })), `Point = Δ, bar = 95% position-clustered bootstrap CI; dashed lines at 0 and ±${threshold}.`));
+    parts.push(figure(await vegaLiteToSvg(forestSpec(forestRows, { xTitle: 'Δ = filler − real (judge points)', rules: [0, -threshold, threshold] })), `Point = Δ, bar = 95% CI at the sampled unit; dashed lines at 0 and ±${threshold}.`));
   }
   parts.push(
     table(report.drift, [
@@ -85,7 +94,7 @@ export async function personaSection(
     const info = sessions.find((s) => s.id === session);
     const markers = (info?.compactions ?? []).map((x, i) => ({ x, label: `C${i + 1}` }));
     parts.push(html`<h3>Drift trajectory — session ${session}${info?.file ? html` <span class="muted">(${info.file})</span>` : ''}</h3>`);
-    parts.push(figure(await vegaLiteToSvg(trajectorySpec(rows, markers, { xTitle: 'position (agent steps)', yTitle: 'Δ (judge points)' })), 'Δ per snapshot position with its 95% bootstrap band; red dashed lines mark context compactions.'));
+    parts.push(figure(await vegaLiteToSvg(trajectorySpec(rows, markers, { xTitle: 'position (agent steps)', yTitle: 'Δ (judge points)' })), 'Δ per snapshot position with its 95% interval over probes; red dashed lines mark context compactions.'));
   }
   parts.push(...sessionContextNotes(sessions));
 
@@ -161,7 +170,7 @@ export async function personaSection(
       { header: 'distance', value: (c) => c.distance },
       { header: 'sessions', value: (c) => c.sessions, numeric: true },
       { header: 'difference [95% CI]', value: (c) => ('error' in c.difference ? `n/a (${c.difference.error})` : `${f2(100 * c.difference.estimate)} pp [${f2(100 * c.difference.ci[0])}, ${f2(100 * c.difference.ci[1])}]`), numeric: true },
-      { header: 'Wilcoxon p', value: (c) => ('error' in c.wilcoxon ? 'n/a' : pv(c.wilcoxon.p)), numeric: true },
+      { header: 'sign-flip p', value: (c) => ('error' in c.signFlip ? 'n/a' : pv(c.signFlip.p)), numeric: true },
       { header: 'Holm p', value: (c) => (c.pHolm === null ? 'n/a' : pv(c.pHolm)), numeric: true },
     ]));
   }

@@ -9,6 +9,19 @@ import { openStore } from '../../store/run-store.js';
 import { renderPersonaMarkdown } from '../../persona-drift/report-markdown.js';
 import { personaAudit } from '../../persona-drift/audit.js';
 import { loadPersonaConfig, personaConfigFromFlags, personaReport, personaRunId } from '../../persona-drift/run.js';
+import { calibratePersona, calibrationDesignFromConfig, DEFAULT_VARIANCE } from '../../persona-drift/calibrate.js';
+import { renderCalibrationText } from '../../persona-drift/calibrate-text.js';
+import { plannedItems } from '../../persona-drift/plan.js';
+import { loadPersonaStimuli } from '../../persona-drift/stimuli.js';
+import { readConfigSessions } from '../../persona-drift/run.js';
+
+function nonNegative(flag: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError(flag, `must be a non-negative number, got "${value}"`);
+    return n;
+  };
+}
 
 export function registerPersona(program: Command): void {
   const persona = program
@@ -65,13 +78,57 @@ export function registerPersona(program: Command): void {
     });
 
   persona
+    .command('calibrate')
+    .description('before spending: simulate this config\'s exact design and print, for every test the report makes, the false-positive rate at α = 0.05 (± Monte Carlo SE), 95% CI coverage, power at |Δ| = 0.30 and the minimum detectable Δ at 80% power')
+    .argument('<config>', 'YAML config (see docs/persona-config.md)')
+    .option('--set <key=value>', 'override any config key (dotted path, YAML value); repeatable', collect, [])
+    .option('--replicates <n>', 'simulated runs per world (null, and each planted effect the design has)', positiveNumber('--replicates'), 400)
+    .option('--seed <n>', 'seed of the simulation', (v: string) => Number.parseInt(v, 10), 42)
+    .option('--between-session <sd>', `SD across sessions of each contrast, judge points (default ${DEFAULT_VARIANCE.betweenSession})`, nonNegative('--between-session'))
+    .option('--between-position <sd>', `SD across positions within a session of each contrast (default ${DEFAULT_VARIANCE.betweenPosition})`, nonNegative('--between-position'))
+    .option('--within-cell <sd>', `SD of one response's score around its cell mean (default ${DEFAULT_VARIANCE.withinCell})`, nonNegative('--within-cell'))
+    .option('--effect <delta>', 'planted |Δ| for power (default 0.30)', positiveNumber('--effect'))
+    .option('--sessions <n>', 'sessions to simulate (default: as many as the config lists)', positiveNumber('--sessions'))
+    .option('--positions <n>', 'positions per session (default: counted from the selectors)', positiveNumber('--positions'))
+    .option('--compactions <n>', 'compaction events per session when a compactions selector is configured (default 2)', nonNegative('--compactions'))
+    .option('--format <format>', 'text or json', 'text')
+    .option('-o, --out <file>', 'write to a file instead of stdout')
+    .addHelpText(
+      'after',
+      '\nRuns the report\'s own analysis in-process on simulated judge scores (no store, no model calls). The simulated\ntargets and judges measure nothing about any model: the numbers describe what this design can and cannot detect.\nSee docs/statistics.md ("Persona drift") for the variance model and its defaults.',
+    )
+    .action((configFile: string, options) => {
+      if (options.format !== 'text' && options.format !== 'json') {
+        throw new InvalidArgumentError('--format', `must be text or json, got "${options.format}"`);
+      }
+      const config = loadPersonaConfig(configFile, options.set);
+      const design = calibrationDesignFromConfig(config, plannedItems(config, loadPersonaStimuli()), {
+        ...(options.sessions ? { sessions: Math.round(options.sessions) } : {}),
+        ...(options.positions ? { positionsPerSession: Math.round(options.positions) } : {}),
+        ...(options.compactions !== undefined ? { compactionsPerSession: Math.round(options.compactions) } : {}),
+      });
+      const result = calibratePersona(design, {
+        replicates: Math.round(options.replicates),
+        seed: options.seed,
+        tostMargin: config.analysis.tostMargin,
+        ...(options.effect ? { effect: options.effect } : {}),
+        variance: {
+          ...(options.betweenSession !== undefined ? { betweenSession: options.betweenSession } : {}),
+          ...(options.betweenPosition !== undefined ? { betweenPosition: options.betweenPosition } : {}),
+          ...(options.withinCell !== undefined ? { withinCell: options.withinCell } : {}),
+        },
+      });
+      emit(options.format === 'json' ? JSON.stringify(result, null, 2) : renderCalibrationText(result), options.out);
+    });
+
+  persona
     .command('report')
-    .description('analyse a persona run: drift gaps with CIs, mitigations, stressors, contracts, compaction, agreement')
+    .description('analyse a persona run: a verdict per target, then drift gaps per design cell with CIs at the sampled unit, mitigations, stressors, contracts, compaction, agreement')
     .argument('<run.db>', 'run store written by `echolens persona run`')
     .option('--run <id>', 'run id (default: the latest persona run in the store)')
     .option('--format <format>', 'md or json (schema: docs/persona-report-schema.md)', 'md')
     .option('-o, --out <file>', 'write to a file instead of stdout')
-    .option('--bootstrap <B>', 'bootstrap replicates (default: the config value, 10,000)', positiveNumber('--bootstrap'))
+    .option('--bootstrap <B>', 'Monte Carlo sign patterns for tests over more than 20 units (at least 20,000 are used; smaller tests are exact)', positiveNumber('--bootstrap'))
     .action((db: string, options) => {
       if (options.format !== 'md' && options.format !== 'json') {
         throw new InvalidArgumentError('--format', `must be md or json, got "${options.format}"`);

@@ -1,0 +1,32 @@
+import type { PersonaCalibration, TestOperatingCharacteristics } from './calibrate.js';
+
+/** Plain-text table of a persona calibration, for people (the JSON has the same numbers). */
+
+const rate = (r: { rate: number; mcSE: number } | null) => (r ? `${r.rate.toFixed(3)} ± ${r.mcSE.toFixed(3)}` : 'n/a');
+
+function flag(t: TestOperatingCharacteristics): string {
+  if (t.fprWithinNominal === false) return ' ANTI-CONSERVATIVE';
+  if (t.coverage && t.coverage.rate < 0.93) return ' UNDER-COVERS';
+  return '';
+}
+
+export function renderCalibrationText(result: PersonaCalibration): string {
+  const d = result.design;
+  const lines = [
+    'echolens persona calibrate — SIMULATED targets and judges: operating characteristics of this design, not measurements of any model.',
+    `design: ${d.sessions} session(s) × ${d.positionsPerSession} position(s)${d.compactionsPerSession > 0 ? ` + ${d.compactionsPerSession} compaction event(s)` : ''} per session; arms ${d.arms.join(', ')}; mitigations ${d.mitigations.join(', ')}; distances ${d.distances.join(', ')}; system prompts ${d.systemPrompts.join(', ')}; ${d.probes.length} probe(s) × ${d.paraphrases} paraphrase(s) × ${d.samples} sample(s); ${d.targets.length} target(s), ${d.judges.length} judge(s)`,
+    `variance (judge points): between-session ${result.variance.betweenSession}, between-position ${result.variance.betweenPosition}, within-cell ${result.variance.withinCell}; ${result.replicates} replicates per world (${result.worlds.join(', ')}), seed ${result.seed}; α = ${result.alpha}; power at |Δ| = ${result.effect}`,
+    d.sessions > 1 && d.sessions < 6
+      ? `note: with ${d.sessions} sessions the report's claims are about sessions (sessions are the units) and its sign-flip tests cannot reach p < ${result.alpha}; use 6 or more sessions, or one session for a claim about that session only.`
+      : '',
+    '',
+  ].filter((l, i) => l !== '' || i === 4);
+  for (const t of result.tests) {
+    lines.push(t.test + flag(t));
+    lines.push(
+      `  FPR ${rate(t.fpr)} (${t.nullReplicates} nulls)   95% CI coverage ${rate(t.coverage)}   power ${rate(t.power)}${t.plantedMean === null ? '' : ` (mean estimate ${t.plantedMean.toFixed(3)})`}   MDE(80%) ${t.mde === null ? 'n/a' : t.mde.toFixed(3)}`,
+    );
+    if (t.note) lines.push(`  note: ${t.note}`);
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,533 @@
+import { InvalidArgumentError } from '../core/errors.js';
+import {
+  type CalibrationOutcome,
+  minimumDetectableEffect,
+  type RateWithError,
+  summarizeCalibration,
+  withinNominal,
+} from '../stats/calibration.js';
+import { type Rng, rng } from '../stats/rng.js';
+import type { GapEstimate, Maybe, PersonaObservation } from './analysis.js';
+import { analyzePersonaInference, type PersonaInference } from './analysis.js';
+import type { CellRef } from './contrasts.js';
+
+/**
+ * `echolens persona calibrate`: the operating characteristics of every test the persona report
+ * makes, for one design, before any model is called (pure, in-process). Simulated targets and
+ * judges produce scores with between-session, between-position and within-cell variation of the
+ * sizes the user sets; the real analysis runs on them under a null (every contrast 0) and under
+ * planted effects of size `effect`. Continuous judge scores on the 0–3 scale are simulated (no
+ * rounding), so every planted contrast is known exactly.
+ */
+
+export interface CalibrationDesign {
+  targets: string[];
+  judges: string[];
+  sessions: number;
+  positionsPerSession: number;
+  /** Compaction events per session (each adds a pre and a post position). */
+  compactionsPerSession: number;
+  arms: string[];
+  mitigations: string[];
+  distances: string[];
+  systemPrompts: string[];
+  probes: Array<{ item: string; category: string }>;
+  paraphrases: number;
+  samples: number;
+  stressors: string[];
+  stressorParaphrases: number;
+  contracts: string[];
+  primaryCategory: string | null;
+}
+
+export interface VarianceKnobs {
+  /** SD across sessions of each contrast (session × arm interaction), judge points. */
+  betweenSession: number;
+  /** SD across positions within a session of each contrast (position × arm interaction). */
+  betweenPosition: number;
+  /** SD of one response's score around its cell mean (probe × paraphrase × sample noise). */
+  withinCell: number;
+}
+
+/** Defaults: moderate heterogeneity on the 0–3 judge scale (documented in docs/statistics.md). */
+export const DEFAULT_VARIANCE: VarianceKnobs = { betweenSession: 0.2, betweenPosition: 0.2, withinCell: 0.7 };
+
+export interface CalibrateOptions {
+  replicates?: number;
+  seed?: number;
+  variance?: Partial<VarianceKnobs>;
+  /** Planted |Δ| for power (default 0.30, the paper's strong-drift threshold). */
+  effect?: number;
+  alpha?: number;
+  tostMargin?: number;
+  /** Worlds to simulate (default: every world the design has). */
+  worlds?: readonly World[];
+}
+
+export type World = 'null' | 'drift' | 'mitigation' | 'distance' | 'prompt' | 'compaction';
+
+export interface TestOperatingCharacteristics {
+  test: string;
+  /** False-positive rate at alpha over replicates where the test's null holds (TOST: change = margin). */
+  fpr: RateWithError | null;
+  fprWithinNominal: boolean | null;
+  /** 95% CI coverage of the true value (all replicates with an interval). */
+  coverage: RateWithError | null;
+  /** Rejection rate at |Δ| = effect (TOST: at change 0). */
+  power: RateWithError | null;
+  /** Mean (estimate − truth) when the effect is planted. */
+  plantedBias: number | null;
+  /** Mean estimate when the effect is planted (recovery in sign and size). */
+  plantedMean: number | null;
+  /** Minimum detectable |Δ| at 80% power from the mean standard error; null when the test cannot reject. */
+  mde: number | null;
+  nullReplicates: number;
+  plantedReplicates: number;
+  refused: number;
+  note?: string;
+}
+
+export interface PersonaCalibration {
+  schema: 'echolens.persona-calibration/1';
+  design: CalibrationDesign;
+  variance: VarianceKnobs;
+  replicates: number;
+  seed: number;
+  effect: number;
+  alpha: number;
+  worlds: World[];
+  tests: TestOperatingCharacteristics[];
+}
+
+interface Effects {
+  /** Fixed effect of a cell (surface-specific), on the score scale (probe) or probability scale (stressor/contract). */
+  fixed(cell: Pick<CellRef, 'arm' | 'mitigation' | 'distance' | 'systemPrompt' | 'surface'>): number;
+  /** Added to the filler arm at post-compaction positions. */
+  compactionShift: number;
+}
+
+function worldEffects(world: World, design: CalibrationDesign, effect: number, margin: number): Effects {
+  const primaryDistance = design.distances[0] as string;
+  const primaryPrompt = design.systemPrompts[0] as string;
+  return {
+    compactionShift: world === 'compaction' ? margin : 0,
+    fixed(cell) {
+      switch (world) {
+        case 'drift':
+          return cell.arm === 'filler' ? effect : 0;
+        case 'mitigation':
+          return cell.arm === 'real' && cell.mitigation !== 'none' && cell.mitigation !== 'placebo_iso_recipe' ? effect : 0;
+        case 'distance':
+          return cell.arm === 'real' && cell.distance !== primaryDistance ? effect : 0;
+        case 'prompt':
+          return cell.arm === 'filler' && cell.systemPrompt !== primaryPrompt ? effect : 0;
+        default:
+          return 0;
+      }
+    },
+  };
+}
+
+function normal(random: Rng): number {
+  let u = random.next();
+  while (u <= 0) u = random.next();
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random.next());
+}
+
+interface SimCell {
+  arm: string;
+  mitigation: string;
+  distance: string;
+  systemPrompt: string;
+}
+
+function designCells(design: CalibrationDesign): SimCell[] {
+  const cells: SimCell[] = [];
+  for (const arm of design.arms) {
+    const mitigations = arm === 'real' ? design.mitigations : ['none'];
+    const distances = arm === 'real' ? design.distances : design.distances.slice(0, 1);
+    for (const mitigation of mitigations) {
+      for (const distance of distances) {
+        for (const systemPrompt of design.systemPrompts) cells.push({ arm, mitigation, distance, systemPrompt });
+      }
+    }
+  }
+  return cells;
+}
+
+interface SimPosition {
+  label: string;
+  value: number;
+  compaction?: { index: number; side: 'pre' | 'post' };
+}
+
+function positionsOf(design: CalibrationDesign): SimPosition[] {
+  const out: SimPosition[] = [];
+  for (let p = 0; p < design.positionsPerSession; p++) out.push({ label: `P${String(p).padStart(2, '0')}`, value: (p + 1) * 100 });
+  for (let c = 0; c < design.compactionsPerSession; c++) {
+    out.push({ label: `C${c + 1}-pre`, value: (c + 1) * 1000 - 1, compaction: { index: c + 1, side: 'pre' } });
+    out.push({ label: `C${c + 1}-post`, value: (c + 1) * 1000 + 100, compaction: { index: c + 1, side: 'post' } });
+  }
+  return out;
+}
+
+const cellId = (c: SimCell) => `${c.arm}|${c.mitigation}|${c.distance}|${c.systemPrompt}`;
+
+/** Interaction effects drawn for one replicate: per (target, session, cell) and (target, session, position, cell). */
+interface Draws {
+  session: Map<string, number>;
+  position: Map<string, number>;
+}
+
+/** One simulated run of the design: observations plus the interaction draws (for conditional truths). */
+export function simulateRun(
+  design: CalibrationDesign,
+  variance: VarianceKnobs,
+  effects: Effects,
+  random: Rng,
+): { observations: PersonaObservation[]; draws: Draws } {
+  const observations: PersonaObservation[] = [];
+  const draws: Draws = { session: new Map(), position: new Map() };
+  const cells = designCells(design);
+  const positions = positionsOf(design);
+  // Each cell gets an independent interaction with SD σ/√2, so a difference of two cells has SD σ.
+  // With one session the report's claim is about that session (positions are the units), so its
+  // own deviation is part of the truth: the null is "this session does not drift".
+  const sSd = design.sessions === 1 ? 0 : variance.betweenSession / Math.SQRT2;
+  const pSd = variance.betweenPosition / Math.SQRT2;
+  const probeItems: Array<{ surface: PersonaObservation['surface']; item: string; category: string; paraphrases: number }> = [
+    ...design.probes.map((p) => ({ surface: 'probe' as const, item: p.item, category: p.category, paraphrases: design.paraphrases })),
+    ...design.stressors.map((id) => ({ surface: 'stressor' as const, item: id, category: id, paraphrases: design.stressorParaphrases })),
+    ...design.contracts.map((id) => ({ surface: 'contract' as const, item: id, category: id, paraphrases: 1 })),
+  ];
+  for (const target of design.targets) {
+    const itemLevel = new Map(probeItems.map((i) => [i.item, 0.3 * normal(random)]));
+    const judgeBias = new Map(design.judges.map((j) => [j, 0.2 * normal(random)]));
+    // The scratch arm has no context: one set of answers per target and prompt, reused everywhere.
+    const scratch = new Map<string, number>();
+    for (let s = 0; s < design.sessions; s++) {
+      const session = `session-${String(s + 1).padStart(2, '0')}`;
+      const sessionLevel = 0.3 * normal(random);
+      const sessionDev = new Map<string, number>();
+      for (const c of cells) {
+        const d = sSd * normal(random);
+        sessionDev.set(cellId(c), d);
+        draws.session.set(`${target}|${session}|${cellId(c)}`, d);
+      }
+      for (const position of positions) {
+        const positionLevel = 0.3 * normal(random);
+        for (const c of cells) {
+          const dev = pSd * normal(random);
+          draws.position.set(`${target}|${session}|${position.label}|${cellId(c)}`, dev);
+          const interaction = (sessionDev.get(cellId(c)) as number) + dev;
+          const shift = c.arm === 'filler' && position.compaction?.side === 'post' ? effects.compactionShift : 0;
+          for (const item of probeItems) {
+            const fixed = effects.fixed({ ...c, surface: item.surface });
+            const level = itemLevel.get(item.item) as number;
+            for (let paraphrase = 0; paraphrase < item.paraphrases; paraphrase++) {
+              for (let sample = 0; sample < design.samples; sample++) {
+                let scores: Record<string, number> = {};
+                let check: PersonaObservation['check'];
+                if (item.surface === 'probe') {
+                  let latent: number;
+                  if (c.arm === 'scratch') {
+                    const key = `${c.systemPrompt}|${item.item}|${paraphrase}|${sample}`;
+                    let value = scratch.get(key);
+                    if (value === undefined) {
+                      value = 1.5 + fixed + level + variance.withinCell * normal(random);
+                      scratch.set(key, value);
+                    }
+                    latent = value;
+                  } else {
+                    latent = 1.5 + fixed + shift + sessionLevel + positionLevel + level + interaction + variance.withinCell * normal(random);
+                  }
+                  scores = {};
+                  for (const judge of design.judges) scores[judge] = latent + (judgeBias.get(judge) as number) + 0.2 * normal(random);
+                } else {
+                  const probability = Math.min(0.98, Math.max(0.02, 0.5 + fixed + 0.25 * interaction));
+                  check = { pass: random.next() < probability, reason: 'simulated' };
+                }
+                const observation: PersonaObservation = {
+                  target,
+                  session,
+                  position: position.label,
+                  positionValue: position.value,
+                  arm: c.arm,
+                  mitigation: c.mitigation,
+                  distance: c.distance,
+                  systemPrompt: c.systemPrompt,
+                  surface: item.surface,
+                  item: item.item,
+                  category: item.category,
+                  paraphrase,
+                  sample,
+                  status: 'done',
+                  text: '',
+                  scores,
+                };
+                if (position.compaction) observation.compaction = position.compaction;
+                if (check) observation.check = check;
+                observations.push(observation);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  return { observations, draws };
+}
+
+type Outcome = CalibrationOutcome & { phase: 'null' | 'planted' | 'other'; df?: number; minAttainableP?: number };
+
+
+function phaseOf(truth: number, effect: number): Outcome['phase'] {
+  if (Math.abs(truth) < 1e-12) return 'null';
+  if (Math.abs(Math.abs(truth) - effect) < 1e-12) return 'planted';
+  return 'other';
+}
+
+function outcome(test: string, result: Maybe<GapEstimate | (GapEstimate & object)> | null, truth: number, effect: number): Outcome {
+  if (!result || 'error' in result) return { test, truth, phase: phaseOf(truth, effect) };
+  return {
+    test,
+    p: result.p,
+    estimate: result.estimate,
+    ci: result.ci,
+    truth,
+    standardError: result.se,
+    df: result.df,
+    minAttainableP: result.minAttainableP,
+    phase: phaseOf(truth, effect),
+  };
+}
+
+/** Every test of one analysed replicate, with its true value in the simulated world. */
+function outcomesOf(
+  inference: PersonaInference,
+  effects: Effects,
+  draws: Draws,
+  effect: number,
+  margin: number,
+  world: World,
+): Outcome[] {
+  const out: Outcome[] = [];
+  const f = (ref: Pick<CellRef, 'arm' | 'mitigation' | 'distance' | 'systemPrompt' | 'surface'>) => effects.fixed(ref);
+  const design = inference.design;
+  const head = { mitigation: 'none', distance: design.primaryDistance, systemPrompt: design.primarySystemPrompt, surface: 'probe' as const };
+  const driftTruth = f({ ...head, arm: 'filler' }) - f({ ...head, arm: 'real' });
+  const headCell = (arm: string) => `${arm}|none|${design.primaryDistance}|${design.primarySystemPrompt}`;
+  if (world === 'compaction') {
+    for (const c of inference.compaction) {
+      const t = c.tost;
+      const name = `compaction TOST (±${margin}) ${c.cell}`;
+      if (!t || 'error' in t) out.push({ test: name, truth: margin, phase: 'null' });
+      else out.push({ test: name, p: t.p, estimate: t.mean, ci: t.ci95, truth: margin, phase: 'null' });
+    }
+    return out;
+  }
+  for (const d of inference.drift) {
+    out.push(outcome(`drift ${d.cell}`, d.gap, driftTruth, effect));
+    if (!('error' in d.signFlip)) {
+      out.push({ test: `drift verdict (Holm across targets) ${d.cell}`, p: d.signFlip.pHolm, truth: driftTruth, phase: phaseOf(driftTruth, effect) });
+    }
+    out.push({ test: `onset ${d.cell}`, p: d.onset ? 0 : 1, truth: driftTruth, phase: phaseOf(driftTruth, effect) });
+    for (const c of d.byCategory) out.push(outcome(`drift by category ${c.category} ${d.cell}`, c.gap, driftTruth, effect));
+    for (const r of d.referenceArms) {
+      out.push(outcome(`reference arm filler − ${r.arm} ${d.cell}`, r.gap, driftTruth - (f({ ...head, arm: r.arm }) - f({ ...head, arm: 'real' })), effect));
+    }
+    // Per session and per position the estimand is that session's (position's) own gap.
+    for (const s of d.bySession) {
+      const dev =
+        (draws.session.get(`${d.target}|${s.session}|${headCell('filler')}`) ?? 0) -
+        (draws.session.get(`${d.target}|${s.session}|${headCell('real')}`) ?? 0);
+      out.push(outcome('drift by session (each session, its own gap)', s.gap, driftTruth + dev, effect));
+    }
+    for (const p of d.byPosition) {
+      const key = (arm: string, map: Map<string, number>, withPosition: boolean) =>
+        map.get(`${d.target}|${p.session}|${withPosition ? `${p.position}|` : ''}${headCell(arm)}`) ?? 0;
+      const dev =
+        key('filler', draws.session, false) - key('real', draws.session, false) + key('filler', draws.position, true) - key('real', draws.position, true);
+      const post = p.position.endsWith('-post') ? effects.compactionShift : 0;
+      out.push(outcome('drift by position (each position, its own gap)', p.gap, driftTruth + dev + post, effect));
+    }
+  }
+  for (const c of inference.contrasts) {
+    const truth = c.terms.reduce((s, t) => s + t.weight * f(t.ref), 0);
+    out.push(outcome(c.name, 'error' in c.result ? c.result : ({ ...c.result } as GapEstimate), truth, effect));
+  }
+  for (const m of inference.mitigations) {
+    const at = (mitigation: string) => f({ arm: 'real', mitigation, distance: m.distance, systemPrompt: m.systemPrompt, surface: 'probe' });
+    out.push(outcome(`mitigation ${m.cell} − none`, m.vsControl, at(m.mitigation) - at('none'), effect));
+    if (m.vsPlacebo) out.push(outcome(`mitigation ${m.cell} − placebo_iso_recipe`, m.vsPlacebo, at(m.mitigation) - at('placebo_iso_recipe'), effect));
+  }
+  for (const s of inference.stressorContrasts) {
+    const at = (arm: string) => f({ arm, mitigation: 'none', distance: s.distance, systemPrompt: s.systemPrompt, surface: 'stressor' });
+    out.push(outcome(s.name, s.difference, at('filler') - at('real'), effect));
+  }
+  for (const c of inference.contractContrasts) {
+    const [treated, baseline] = c.contrast.split(' - ') as [string, string];
+    const at = (mitigation: string) => f({ arm: 'real', mitigation, distance: c.distance, systemPrompt: c.systemPrompt, surface: 'contract' });
+    out.push(outcome(`contract ${c.contrast} ${c.cell}`, c.difference, at(treated) - at(baseline), effect));
+  }
+  for (const c of inference.compaction) {
+    const t = c.tost;
+    const name = `compaction TOST (±${margin}) ${c.cell}`;
+    // Outside the compaction world the change is 0: equivalence holds, rejections are power.
+    if (!t || 'error' in t) out.push({ test: name, truth: 0, phase: 'planted' });
+    else out.push({ test: name, p: t.p, estimate: t.mean, ci: t.ci95, truth: 0, phase: 'planted' });
+  }
+  return out;
+}
+
+function worldsFor(design: CalibrationDesign): World[] {
+  const worlds: World[] = ['null'];
+  if (design.arms.includes('real') && design.arms.includes('filler')) worlds.push('drift');
+  if (design.mitigations.some((m) => m !== 'none' && m !== 'placebo_iso_recipe')) worlds.push('mitigation');
+  if (design.distances.length > 1) worlds.push('distance');
+  if (design.systemPrompts.length > 1) worlds.push('prompt');
+  if (design.compactionsPerSession > 0) worlds.push('compaction');
+  return worlds;
+}
+
+export function validateCalibrationDesign(design: CalibrationDesign): void {
+  if (design.sessions < 1) throw new InvalidArgumentError('sessions', 'the design needs at least one session');
+  if (design.positionsPerSession + design.compactionsPerSession < 1) throw new InvalidArgumentError('positions', 'the design needs at least one position');
+  if (design.targets.length === 0) throw new InvalidArgumentError('targets', 'name at least one target');
+  if (design.distances.length === 0 || design.systemPrompts.length === 0) throw new InvalidArgumentError('design', 'distances and systemPrompts need at least one level each');
+}
+
+/** Runs the calibration: `replicates` simulated runs per world, analysed with the report's own code. */
+export function calibratePersona(design: CalibrationDesign, options: CalibrateOptions = {}): PersonaCalibration {
+  validateCalibrationDesign(design);
+  const replicates = options.replicates ?? 400;
+  if (!Number.isInteger(replicates) || replicates < 1) throw new InvalidArgumentError('replicates', `must be a positive integer, got ${replicates}`);
+  const seed = options.seed ?? 42;
+  const effect = options.effect ?? 0.3;
+  const alpha = options.alpha ?? 0.05;
+  const margin = options.tostMargin ?? 0.08;
+  const variance: VarianceKnobs = { ...DEFAULT_VARIANCE, ...options.variance };
+  for (const [k, v] of Object.entries(variance)) {
+    if (!(Number.isFinite(v) && v >= 0)) throw new InvalidArgumentError(k, `must be a non-negative number, got ${v}`);
+  }
+  const worlds = (options.worlds ?? worldsFor(design)).filter((w) => worldsFor(design).includes(w));
+  const random = rng(seed);
+  const outcomes: Outcome[] = [];
+  for (const world of worlds) {
+    const effects = worldEffects(world, design, effect, margin);
+    for (let r = 0; r < replicates; r++) {
+      const { observations, draws } = simulateRun(design, variance, effects, random);
+      const inference = analyzePersonaInference(observations, {
+        seed: seed + r,
+        alpha,
+        tostMargin: margin,
+        primaryCategory: design.primaryCategory,
+        systemPrompts: design.systemPrompts,
+        distances: design.distances,
+      });
+      outcomes.push(...outcomesOf(inference, effects, draws, effect, margin, world));
+    }
+  }
+  return { schema: 'echolens.persona-calibration/1', design, variance, replicates, seed, effect, alpha, worlds, tests: summarize(outcomes, alpha) };
+}
+
+function summarize(outcomes: readonly Outcome[], alpha: number): TestOperatingCharacteristics[] {
+  const names = [...new Set(outcomes.map((o) => o.test))];
+  return names.map((test) => {
+    const mine = outcomes.filter((o) => o.test === test);
+    const nulls = mine.filter((o) => o.phase === 'null');
+    const planted = mine.filter((o) => o.phase === 'planted');
+    const [nullSummary] = nulls.length > 0 ? summarizeCalibration(nulls, alpha) : [];
+    const [plantedSummary] = planted.length > 0 ? summarizeCalibration(planted, alpha) : [];
+    const [allSummary] = summarizeCalibration(mine, alpha);
+    const withSE = nulls.length > 0 ? nulls : mine;
+    const first = withSE.find((o) => typeof o.standardError === 'number');
+    const cannotReject = first?.minAttainableP !== undefined && first.minAttainableP >= alpha;
+    const meanSE = nullSummary?.meanStandardError ?? allSummary?.meanStandardError ?? null;
+    const fpr = nullSummary?.rejection ?? null;
+    const plantedEstimates = planted.filter((o) => typeof o.estimate === 'number');
+    const row: TestOperatingCharacteristics = {
+      test,
+      fpr,
+      fprWithinNominal: fpr ? withinNominal(fpr, alpha) : null,
+      coverage: allSummary?.coverage ?? null,
+      power: plantedSummary?.rejection ?? null,
+      plantedBias: plantedSummary?.bias ?? null,
+      plantedMean: plantedEstimates.length > 0 ? plantedEstimates.reduce((s, o) => s + (o.estimate as number), 0) / plantedEstimates.length : null,
+      mde: meanSE !== null && !cannotReject ? minimumDetectableEffect(meanSE, { alpha, df: first?.df ?? Number.POSITIVE_INFINITY }) : null,
+      nullReplicates: nulls.length,
+      plantedReplicates: planted.length,
+      refused: mine.filter((o) => typeof o.p !== 'number').length,
+    };
+    if (cannotReject) row.note = `the sign-flip test cannot reach p < ${alpha} with this many units (smallest p ${first?.minAttainableP?.toFixed(3)})`;
+    return row;
+  });
+}
+
+/** Knobs the configuration cannot tell (it names transcripts, not their counts of positions). */
+export interface DesignOverrides {
+  sessions?: number;
+  positionsPerSession?: number;
+  /** Compaction events per session when a `compactions` selector is configured (default 2). */
+  compactionsPerSession?: number;
+}
+
+export interface DesignSource {
+  sessions: readonly string[];
+  positions: ReadonlyArray<Record<string, unknown>>;
+  arms: readonly string[];
+  mitigations: readonly string[];
+  distances: ReadonlyArray<{ name: string }>;
+  systemPrompts: readonly string[];
+  samples: number;
+  targets: readonly string[];
+  judges: readonly string[];
+  contracts: readonly string[];
+  stressors: { ids: readonly string[]; paraphrases: number };
+  analysis: { primaryCategory: string | null };
+}
+
+/**
+ * The calibration design of a persona config: its arms, mitigations, distances, prompts,
+ * targets, judges, samples and planned items, with as many sessions as it lists and positions
+ * per session counted from its selectors (an upper bound: positions two selectors share are
+ * probed once).
+ */
+export function calibrationDesignFromConfig(
+  config: DesignSource,
+  items: ReadonlyArray<{ surface: string; item: string; category: string; paraphrase: number }>,
+  overrides: DesignOverrides = {},
+): CalibrationDesign {
+  let positions = 0;
+  let compactionSelector = false;
+  for (const selector of config.positions) {
+    if ('uniform' in selector) positions += Number(selector.uniform);
+    else if ('deciles' in selector) positions += 10;
+    else if ('steps' in selector) positions += (selector.steps as unknown[]).length;
+    else if ('fraction' in selector) positions += (selector.fraction as unknown[]).length;
+    else if ('compactions' in selector) compactionSelector = true;
+  }
+  const probeItems = items.filter((i) => i.surface === 'probe');
+  const probes = [...new Map(probeItems.map((i) => [i.item, { item: i.item, category: i.category }])).values()];
+  const paraphrases = Math.max(1, ...probeItems.map((i) => i.paraphrase + 1));
+  const stressorItems = items.filter((i) => i.surface === 'stressor');
+  return {
+    targets: [...config.targets],
+    judges: [...config.judges],
+    sessions: overrides.sessions ?? config.sessions.length,
+    positionsPerSession: overrides.positionsPerSession ?? positions,
+    compactionsPerSession: overrides.compactionsPerSession ?? (compactionSelector ? 2 : 0),
+    arms: [...config.arms],
+    mitigations: [...config.mitigations],
+    distances: config.distances.map((d) => d.name),
+    // Names with spaces (text: prompts) are shortened so that test names stay one token per factor.
+    systemPrompts: config.systemPrompts.map((p, i) => (/\s/u.test(p) ? `text-prompt-${i + 1}` : p)),
+    probes,
+    paraphrases,
+    samples: config.samples,
+    stressors: [...new Set(stressorItems.map((i) => i.item))],
+    stressorParaphrases: Math.max(1, ...stressorItems.map((i) => i.paraphrase + 1)),
+    contracts: [...config.contracts],
+    primaryCategory: config.analysis.primaryCategory,
+  };
+}

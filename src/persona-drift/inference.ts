@@ -1,0 +1,174 @@
+import { StatisticsError } from '../core/errors.js';
+import { tQuantile } from '../stats/distributions.js';
+import { signFlipTest } from '../stats/sign-flip.js';
+
+/**
+ * Inference at the unit that was sampled (pure). A persona run samples sessions, positions
+ * inside sessions, then probes/paraphrases/samples inside a position. Every contrast of the
+ * report is first reduced to one number per (session, position) — the unit delta — and then:
+ * - one session: the positions are the units (position-clustered);
+ * - several sessions: the unit deltas are averaged within each session and the sessions are
+ *   the units (a claim about sessions like these, not only about these positions).
+ * The interval is the Student-t interval of the unit means (df = units − 1); the test is the
+ * sign-flip test of the unit means, exact when 2^units ≤ 2^20, otherwise Monte Carlo with at
+ * least 20,000 patterns and p = (b + 1)/(B + 1). Choices and their calibration are written in
+ * docs/statistics.md ("Persona drift").
+ */
+
+export type InferenceLevel = 'position' | 'session' | 'item';
+
+export interface UnitValue {
+  session: string;
+  position: string;
+  value: number;
+}
+
+export interface UnitInference {
+  estimate: number;
+  ci: readonly [number, number];
+  /** Standard error of the estimate (sd of unit values / √units). */
+  se: number;
+  df: number;
+  /** Two-sided sign-flip p over the units. */
+  p: number;
+  method: 'exact' | 'monte-carlo';
+  level: InferenceLevel;
+  units: number;
+  sessions: number;
+  positions: number;
+  /** The smallest p the sign-flip test can give with this many units. */
+  minAttainableP: number;
+  /** Plain-language caveat when the design limits the claim (too few sessions, …). */
+  note?: string;
+}
+
+export interface InferenceOptions {
+  /** Monte Carlo patterns when the sign-flip is not exact (at least 20,000 are used). */
+  B?: number;
+  seed?: number;
+  alpha?: number;
+  /** Level of the interval (default 0.95). */
+  level?: number;
+}
+
+/**
+ * Fewest units with which the exact two-sided sign-flip test can reach p < 0.05: its smallest
+ * p is 2/2^n (the observed sign pattern and its mirror), 0.0625 for 5 units, 0.031 for 6.
+ */
+export const MIN_UNITS_FOR_CLAIM = 6;
+
+const MIN_MC_PATTERNS = 20_000;
+const EXACT_LIMIT = 20;
+
+const quantiles = new Map<string, number>();
+/** Student-t quantile, memoized (calibration evaluates the same few thousands of times). */
+export function tQuantileCached(probability: number, df: number): number {
+  const key = `${probability}|${df}`;
+  let q = quantiles.get(key);
+  if (q === undefined) {
+    q = tQuantile(probability, df);
+    quantiles.set(key, q);
+  }
+  return q;
+}
+
+function meanOf(values: readonly number[]): number {
+  let s = 0;
+  for (const v of values) s += v;
+  return s / values.length;
+}
+
+/**
+ * Sign-flip test and t interval over independent unit values. Throws StatisticsError when
+ * fewer than two units exist (no interval is possible).
+ */
+export function unitInference(
+  values: readonly number[],
+  level: InferenceLevel,
+  counts: { sessions: number; positions: number },
+  options: InferenceOptions = {},
+): UnitInference {
+  const n = values.length;
+  const alpha = options.alpha ?? 0.05;
+  const confidence = options.level ?? 0.95;
+  if (n < 2) {
+    throw new StatisticsError(
+      level === 'session'
+        ? `only ${n} session has data in this cell; a session-level interval needs at least 2 sessions`
+        : level === 'position'
+          ? `only ${n} position has data in this cell; a position-clustered interval needs at least 2 positions (add positions, e.g. uniform: 12)`
+          : `only ${n} probe has data at this position; an interval needs at least 2 probes`,
+    );
+  }
+  const m = meanOf(values);
+  let ss = 0;
+  for (const v of values) ss += (v - m) ** 2;
+  const se = Math.sqrt(ss / (n - 1) / n);
+  const df = n - 1;
+  const half = tQuantileCached(1 - (1 - confidence) / 2, df) * se;
+  const exact = n <= EXACT_LIMIT;
+  const flip = signFlipTest(values, {
+    B: Math.max(options.B ?? MIN_MC_PATTERNS, MIN_MC_PATTERNS),
+    seed: options.seed ?? 42,
+    exact,
+  });
+  const minAttainableP = exact ? Math.min(1, 2 / 2 ** n) : 1 / (Math.max(options.B ?? MIN_MC_PATTERNS, MIN_MC_PATTERNS) + 1);
+  const result: UnitInference = {
+    estimate: m,
+    ci: [m - half, m + half],
+    se,
+    df,
+    p: flip.p,
+    method: flip.method,
+    level,
+    units: n,
+    sessions: counts.sessions,
+    positions: counts.positions,
+    minAttainableP,
+  };
+  if (minAttainableP >= alpha) {
+    const unit = level === 'session' ? 'sessions' : level === 'position' ? 'positions' : 'probes';
+    result.note =
+      `with ${n} ${unit} the sign-flip test cannot reach p < ${alpha} (smallest possible p = ${minAttainableP.toFixed(3)}); ` +
+      (level === 'session'
+        ? `a session-level claim needs at least ${MIN_UNITS_FOR_CLAIM} sessions (use more sessions, or one session for a claim about that session only)`
+        : `add ${unit}`);
+  }
+  return result;
+}
+
+/**
+ * Clustered inference over unit deltas: positions are the units in one session; with several
+ * sessions the positions are averaged within their session and sessions are the units.
+ */
+export function clusteredInference(units: readonly UnitValue[], options: InferenceOptions = {}): UnitInference {
+  if (units.length === 0) throw new StatisticsError('no position has data in every arm of this contrast');
+  const bySession = new Map<string, number[]>();
+  for (const u of units) {
+    const list = bySession.get(u.session);
+    if (list) list.push(u.value);
+    else bySession.set(u.session, [u.value]);
+  }
+  const counts = { sessions: bySession.size, positions: units.length };
+  if (bySession.size >= 2) {
+    const sessionMeans = [...bySession.keys()].sort().map((s) => meanOf(bySession.get(s) as number[]));
+    return unitInference(sessionMeans, 'session', counts, options);
+  }
+  return unitInference(
+    units.map((u) => u.value),
+    'position',
+    counts,
+    options,
+  );
+}
+
+/** Mean of unit values with sessions weighted equally (positions equally within a session). */
+export function clusteredMean(units: readonly UnitValue[]): number {
+  const bySession = new Map<string, number[]>();
+  for (const u of units) {
+    const list = bySession.get(u.session);
+    if (list) list.push(u.value);
+    else bySession.set(u.session, [u.value]);
+  }
+  return meanOf([...bySession.values()].map(meanOf));
+}
