@@ -2,7 +2,7 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { generateText, type LanguageModel, type LanguageModelUsage, type ModelMessage, streamText } from 'ai';
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { countTokens } from './token-count.js';
 import { classifyError } from './classify.js';
 import { DEFAULT_MAX_TOKENS, DEFAULT_STALL_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from './defaults.js';
 import { ModelCallError } from './errors.js';
