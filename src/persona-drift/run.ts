@@ -126,6 +126,7 @@ export async function runPersona(
     requestsPerMinute: runtime.requestsPerMinute ?? config.limits.requestsPerMinute,
     tokensPerMinute: runtime.tokensPerMinute ?? config.limits.tokensPerMinute,
     maxCostUsd: runtime.maxCostUsd ?? config.limits.maxCostUsd,
+    timeoutMs: runtime.timeoutMs ?? config.limits.timeoutMs,
   };
   try {
     const targets = await runStage(store, runId, specs, { ...stageRuntime, label: 'targets' });
