@@ -33,6 +33,7 @@ const BASE = [
   '<style>@import "http://127.0.0.1:1/x.css";</style>',
   '[x](javascript:alert(17))',
   '{{constructor.constructor("alert(18)")()}}',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a template-injection payload, on purpose
   '${alert(19)}',
   '\u003cscript\u003ealert(20)\u003c/script\u003e',
 ];
