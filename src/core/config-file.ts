@@ -20,7 +20,7 @@ export function parseOverride(assignment: string): { path: string[]; value: unkn
   const raw = assignment.slice(eq + 1);
   let value: unknown = raw;
   try {
-    value = parseDocument(raw).toJS();
+    value = parseDocument(raw).toJS({ maxAliasCount: MAX_YAML_ALIASES });
   } catch {
     value = raw;
   }
@@ -106,7 +106,7 @@ export function loadConfigFile<T>(
     const column = at?.col;
     throw new ConfigError(`YAML syntax${column === undefined ? '' : ` (column ${column})`}: ${first?.message.split('\n')[0] ?? 'invalid'}`, { file, line });
   }
-  const raw = (doc.toJS() ?? {}) as unknown;
+  const raw = (yamlToJs(doc, file) ?? {}) as unknown;
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     throw new ConfigError('the config must be a mapping of keys to values', { file, line: 1 });
   }
@@ -139,6 +139,22 @@ export function loadConfigFile<T>(
     });
   }
   return { config: parsed.data, file };
+}
+
+/**
+ * Most alias expansions accepted in a config. A YAML "billion laughs" document (aliases
+ * of aliases) would otherwise grow to gigabytes; the yaml library refuses it, and the
+ * refusal becomes a one-line config error instead of an internal error with a stack.
+ */
+export const MAX_YAML_ALIASES = 100;
+
+function yamlToJs(doc: ReturnType<typeof parseDocument>, file: string): unknown {
+  try {
+    return doc.toJS({ maxAliasCount: MAX_YAML_ALIASES });
+  } catch (error) {
+    const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    throw new ConfigError(`YAML: ${/alias/i.test(message ?? '') ? `too many alias expansions (at most ${MAX_YAML_ALIASES}; a YAML alias bomb?)` : message}`, { file });
+  }
 }
 
 function lineOf(doc: ReturnType<typeof parseDocument>, path: (string | number)[], counter: LineCounter): number | undefined {

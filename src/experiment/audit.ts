@@ -26,6 +26,8 @@ export interface AuditLimits {
   requestsPerMinute?: number;
   tokensPerMinute?: number;
   maxCostUsd?: number;
+  /** Time limit of one attempt of one call, in milliseconds. */
+  timeoutMs?: number;
 }
 
 /** What `execute` drives its stages through; spend and stops are tallied by `runAudit`. */

@@ -47,6 +47,7 @@ export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, 
     requestsPerMinute: runtime.requestsPerMinute ?? limits.requestsPerMinute,
     tokensPerMinute: runtime.tokensPerMinute ?? limits.tokensPerMinute,
     maxCostUsd: runtime.maxCostUsd ?? limits.maxCostUsd,
+    ...(runtime.timeoutMs ?? limits.timeoutMs ? { timeoutMs: runtime.timeoutMs ?? limits.timeoutMs } : {}),
   };
   let spendUsd = 0;
   let stopped = false;

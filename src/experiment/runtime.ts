@@ -68,6 +68,16 @@ export interface StageRuntime {
   progress?: boolean;
   label?: string;
   adapterFor?: RunCellsOptions['adapterFor'];
+  /** Deadline of one attempt of one call (ms), given to every adapter this stage builds. */
+  timeoutMs?: number;
+}
+
+/** Builds adapters whose every attempt ends after `timeoutMs` (a hung endpoint is a timeout, retried). */
+export function adapterWithTimeout(timeoutMs: number): NonNullable<RunCellsOptions['adapterFor']> {
+  return async (ref) => {
+    const models = await import('../models/index.js');
+    return models.createAdapter(ref, { timeoutMs });
+  };
 }
 
 export async function runStage(
@@ -89,7 +99,7 @@ export async function runStage(
       ...(runtime.maxCostUsd !== undefined ? { maxCostUsd: runtime.maxCostUsd } : {}),
       ...(runtime.signal ? { signal: runtime.signal } : {}),
       ...(runtime.hardSignal ? { hardSignal: runtime.hardSignal } : {}),
-      ...(runtime.adapterFor ? { adapterFor: runtime.adapterFor } : {}),
+      ...(runtime.adapterFor ? { adapterFor: runtime.adapterFor } : runtime.timeoutMs !== undefined ? { adapterFor: adapterWithTimeout(runtime.timeoutMs) } : {}),
       costOf: (model, usage) => costOf(model, usage, prices),
       ...(reporter ? { onProgress: (snapshot) => reporter.update(snapshot) } : {}),
     });

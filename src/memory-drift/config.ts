@@ -11,6 +11,9 @@ import { isEmbeddingModelRef } from '../models/embeddings.js';
  */
 
 const positiveInt = z.number().int().positive();
+/** Grid bounds, checked before any planning: a typo such as `k: 100000` must not plan millions of cells. */
+const MAX_SAMPLES = 1000;
+const MAX_BOOTSTRAP = 1_000_000;
 
 const extraDecoding = {
   thinkingBudget: positiveInt.optional(),
@@ -96,9 +99,9 @@ export const memoryConfigSchema = z
     /** `builtin` or a JSON/YAML perturbation set of your own. */
     perturbations: z.string().min(1).default('builtin'),
     /** Stimuli of each category per question (chosen by a seeded hash), or `all`. */
-    stimuliPerCategory: z.union([positiveInt, z.literal('all')]).default(1),
+    stimuliPerCategory: z.union([positiveInt.max(MAX_SAMPLES, `stimuliPerCategory is at most ${MAX_SAMPLES} (or 'all')`), z.literal('all')]).default(1),
     /** Samples per (question, stimulus); no_perturbation gets the reference sample 0 plus k more. */
-    k: positiveInt.default(1),
+    k: positiveInt.max(MAX_SAMPLES, `k is at most ${MAX_SAMPLES} samples per (question, stimulus)`).default(1),
     injection: z.enum(['prepend', 'system', 'memory-tool']).default('prepend'),
     /** `default`, `alt` (the reworded definitions), or a JSON/YAML ontology file. */
     ontology: z.string().min(1).default('default'),
@@ -132,7 +135,7 @@ export const memoryConfigSchema = z
     seed: z.number().int().default(42),
     analysis: z
       .object({
-        B: positiveInt.default(10_000),
+        B: positiveInt.max(MAX_BOOTSTRAP, `B is at most ${MAX_BOOTSTRAP} bootstrap resamples`).default(10_000),
         alpha: z.number().gt(0).lt(1).default(0.05),
         /** reference: every sample against no-memory sample 0 (docs/decisions.md#d8); all-pairs: against every no-memory sample. */
         pairing: z.enum(['reference', 'all-pairs']).default('reference'),
@@ -170,6 +173,8 @@ export const memoryConfigSchema = z
         requestsPerMinute: positiveInt.optional(),
         tokensPerMinute: positiveInt.optional(),
         maxCostUsd: z.number().positive().optional(),
+        /** Deadline of one attempt of one call, in ms (a hung endpoint cannot hold a cell longer). */
+        timeoutMs: positiveInt.max(3_600_000, 'timeoutMs is at most 3,600,000 (one hour per attempt)').optional(),
       })
       .strict()
       .default({}),

@@ -489,6 +489,7 @@ function stageRuntimeOf(config: MemoryConfig, runtime: StageRuntime, signals?: {
     requestsPerMinute: runtime.requestsPerMinute ?? config.limits.requestsPerMinute,
     tokensPerMinute: runtime.tokensPerMinute ?? config.limits.tokensPerMinute,
     maxCostUsd: runtime.maxCostUsd ?? config.limits.maxCostUsd,
+    timeoutMs: runtime.timeoutMs ?? config.limits.timeoutMs,
   };
 }
 

@@ -14,7 +14,7 @@ import {
   streamText,
   type Tool,
 } from 'ai';
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { countTokens } from './token-count.js';
 import { classifyError } from './classify.js';
 import { DEFAULT_MAX_TOKENS, DEFAULT_STALL_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from './defaults.js';
 import { ModelCallError } from './errors.js';

@@ -1,4 +1,4 @@
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { countTokens } from './token-count.js';
 import { hashCanonical } from '../core/canonical-json.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import type { CellSpec } from '../store/types.js';

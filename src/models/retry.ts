@@ -167,6 +167,7 @@ export async function callWithRetry(
   let emptyCount = 0;
   let lastEmpty: ModelResponse | undefined;
   let transientRetries = 0;
+  let lastTransport: ModelCallError | undefined;
   const usage: TokenUsage = { ...ZERO_USAGE };
   const giveUp = (error: ModelCallError) => new CallFailedError(error, attempts, lastEmpty, { ...usage });
 
@@ -198,6 +199,18 @@ export async function callWithRetry(
     let delayMs: number;
     if (failure.kind === 'empty') {
       emptyCount += 1;
+      if (emptyCount <= policy.emptyRetries && attempts >= policy.maxAttempts && lastTransport !== undefined) {
+        // Out of attempts, but the model answered (empty) fewer times than a dropout needs:
+        // mostly resets and errors. That is a transport failure, retried on resume, not a
+        // model that declined to answer.
+        throw giveUp(
+          new ModelCallError(
+            lastTransport.kind,
+            `${adapter.ref}: ${attempts} attempts gave ${emptyCount} empty answer(s) (a dropout needs ${policy.emptyRetries + 1}) and transport failures; last: ${lastTransport.message}`,
+            { provider: adapter.provider },
+          ),
+        );
+      }
       if (emptyCount > policy.emptyRetries || attempts >= policy.maxAttempts) {
         throw giveUp(
           new ModelCallError('empty', `${adapter.ref} returned an empty output ${emptyCount} time(s); recorded as a dropout`, {
@@ -208,6 +221,7 @@ export async function callWithRetry(
       // An empty answer is not a load problem: re-ask at once.
       delayMs = 0;
     } else {
+      lastTransport = failure;
       if (!isRetriedKind(failure.kind) || attempts >= policy.maxAttempts) {
         throw giveUp(failure);
       }

@@ -1,4 +1,4 @@
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { countTokens } from './token-count.js';
 import { didYouMean } from '../core/suggest.js';
 import { ModelCallError } from './errors.js';
 import { getSimProfile, listSimProfiles, type SimProfile } from './sim-registry.js';

@@ -18,9 +18,12 @@ export const BUILTIN_SYSTEM_PROMPTS: Record<string, string> = {
 };
 
 const positiveInt = z.number().int().positive();
+/** Grid bounds, checked before any planning: a typo such as `samples: 100000` must not plan millions of cells. */
+const MAX_SAMPLES = 1000;
+const MAX_BOOTSTRAP = 1_000_000;
 
 export const positionSelectorSchema = z.union([
-  z.object({ uniform: positiveInt }).strict(),
+  z.object({ uniform: positiveInt.max(100_000, 'uniform is at most 100,000 positions') }).strict(),
   z.object({ deciles: z.literal(true) }).strict(),
   z.object({ steps: z.array(z.number().int().nonnegative()).min(1) }).strict(),
   z
@@ -72,7 +75,7 @@ export const personaConfigSchema = z
         ids: z.array(z.string()).default([]),
         framing: z.boolean().default(true),
         negativeControls: z.boolean().default(false),
-        paraphrases: positiveInt.default(1),
+        paraphrases: positiveInt.max(MAX_SAMPLES, `paraphrases is at most ${MAX_SAMPLES}`).default(1),
       })
       .strict()
       .default({ categories: ['coding_self'], ids: [], framing: true, negativeControls: false, paraphrases: 1 }),
@@ -81,7 +84,7 @@ export const personaConfigSchema = z
       .strict()
       .default({ ids: [], paraphrases: 10 }),
     contracts: z.array(z.enum(['C1_csv', 'C2_yaml', 'C5_echo', 'C6_json'])).default([]),
-    samples: positiveInt.default(1),
+    samples: positiveInt.max(MAX_SAMPLES, `samples is at most ${MAX_SAMPLES}`).default(1),
     targets: z.array(z.string().min(1)).min(1, 'name at least one target model'),
     judges: z.array(z.string().min(1)).default([]),
     decoding: decodingSchema.default({ maxTokens: 600 }),
@@ -92,7 +95,7 @@ export const personaConfigSchema = z
     seed: z.number().int().default(42),
     analysis: z
       .object({
-        B: positiveInt.default(10_000),
+        B: positiveInt.max(MAX_BOOTSTRAP, `B is at most ${MAX_BOOTSTRAP} bootstrap resamples`).default(10_000),
         primaryCategory: z.string().nullable().default('coding_self'),
         strongThreshold: z.number().positive().default(0.3),
         tostMargin: z.number().positive().default(0.08),
@@ -122,6 +125,8 @@ export const personaConfigSchema = z
         requestsPerMinute: positiveInt.optional(),
         tokensPerMinute: positiveInt.optional(),
         maxCostUsd: z.number().positive().optional(),
+        /** Deadline of one attempt of one call, in ms (a hung endpoint cannot hold a cell longer). */
+        timeoutMs: positiveInt.max(3_600_000, 'timeoutMs is at most 3,600,000 (one hour per attempt)').optional(),
       })
       .strict()
       .default({}),

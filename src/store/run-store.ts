@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import Database from 'better-sqlite3';
+import { acquireStoreLock, releaseStoreLock } from './store-lock.js';
 import { canonicalJson } from '../core/canonical-json.js';
 import { InputError, InvalidArgumentError } from '../core/errors.js';
 import type { FinishReason, ModelRequest, TokenUsage, ToolCall } from '../models/types.js';
@@ -118,6 +120,11 @@ export class RunStore {
   private readonly plainSecrets: boolean;
   private readonly statements: ReturnType<typeof prepareStatements>;
 
+  /** A read-only open that found no -wal/-shm beside the file: remove the ones SQLite made. */
+  private tidyOnClose = false;
+  /** Holds the store's write lock (released by close). */
+  private locked = false;
+
   private constructor(file: string, db: Database.Database, secrets: string[]) {
     this.file = file;
     this.db = db;
@@ -129,9 +136,13 @@ export class RunStore {
   static open(file: string, options: OpenStoreOptions = {}): RunStore {
     if (typeof file !== 'string' || file === '') throw new InvalidArgumentError('file', 'must be a store path');
     let db: Database.Database;
+    const sidecarsBefore = options.readonly === true && !existsSync(`${file}-wal`) && !existsSync(`${file}-shm`);
+    // One writing process per store (see store-lock.ts); readers never lock.
+    if (!options.readonly) acquireStoreLock(file);
     try {
       db = new Database(file, options.readonly ? { readonly: true, fileMustExist: true } : {});
     } catch (error) {
+      if (!options.readonly) releaseStoreLock(file);
       throw new InputError(`cannot open store: ${(error as Error).message}`, { file }, { cause: error });
     }
     try {
@@ -149,14 +160,32 @@ export class RunStore {
       }
     } catch (error) {
       db.close();
+      if (!options.readonly) releaseStoreLock(file);
       if (error instanceof InputError) throw error;
       throw new InputError(`cannot use store: ${(error as Error).message}`, { file }, { cause: error });
     }
-    return new RunStore(file, db, secretValuesFromEnv(options.env ?? process.env));
+    const store = new RunStore(file, db, secretValuesFromEnv(options.env ?? process.env));
+    store.tidyOnClose = sidecarsBefore;
+    store.locked = !options.readonly;
+    return store;
   }
 
   close(): void {
-    if (this.db.open) this.db.close();
+    if (!this.db.open) return;
+    this.db.close();
+    if (this.locked) releaseStoreLock(this.file);
+    if (this.tidyOnClose && (existsSync(`${this.file}-wal`) || existsSync(`${this.file}-shm`))) {
+      // A read-only connection to a WAL database creates -wal/-shm but may not remove them.
+      // A plain connection opened and closed at once does: SQLite deletes them when the last
+      // connection closes, and keeps them while any other process still has the store open.
+      try {
+        const tidy = new Database(this.file, { fileMustExist: true });
+        tidy.pragma('schema_version'); // a read, so SQLite attaches to the WAL and can drop it on close
+        tidy.close();
+      } catch {
+        // A store in a read-only folder: nothing was created there either.
+      }
+    }
   }
 
   // ---- runs ----

@@ -133,7 +133,11 @@ export function registerMemoryMitigation(memory: Command): void {
     .option('--w-sri <w>', 'weight of r_sri = −SRI drift (DTW+SRI+fmt variant)', finiteNumber('--w-sri'), 0)
     .option('--cache-size <n>', 'responses kept in the in-memory label cache', integerIn('--cache-size', 1, 10_000_000), 50_000)
     .option('--concurrency <n>', 'concurrent labeler calls', integerIn('--concurrency', 1, 1024))
-    .addHelpText('after', '\nPOST /score {"items":[{"question_id","response"}]}; POST /verl {solution_str, ground_truth: question id}; POST /openrlhf {query, prompts, labels: question ids}; GET /health.\nSee docs/mitigation.md for trainer configs. Ctrl-C stops the server.')
+    .option('--token <token>', 'require this token on every POST (Authorization: Bearer <token>); default: $ECHOLENS_REWARD_TOKEN')
+    .option('--allow-host <host:port>', 'extra Host header value to accept (the name trainers use for a non-loopback bind); repeatable', collect, [])
+    .option('--timeout-ms <ms>', 'deadline to receive and to answer one request', integerIn('--timeout-ms', 1000, 86_400_000), 120_000)
+    .option('--max-response-chars <n>', 'longest response scored (longer ones are item errors)', integerIn('--max-response-chars', 1, 100_000_000), 1_000_000)
+    .addHelpText('after', '\nPOST /score {"items":[{"question_id","response"}]}; POST /verl {solution_str, ground_truth: question id}; POST /openrlhf {query, prompts, labels: question ids}; GET /health.\nOnly clients on this machine are served: a foreign Host header, a cross-site Origin or fetch gets 403; with --token every POST needs it.\nSee docs/mitigation.md for trainer configs. Ctrl-C or SIGTERM stops the server within 2 s.')
     .action(async (options) => {
       const ontology = options.ontology ? loadOntologyFile(options.ontology) : loadBuiltinOntology();
       let text: string;
@@ -153,13 +157,31 @@ export function registerMemoryMitigation(memory: Command): void {
         cacheSize: options.cacheSize,
         ...(options.concurrency ? { runtime: { concurrency: options.concurrency } } : {}),
       });
-      const server = await startRewardServer({ references, labeler, weights, host: options.host, port: options.port });
+      const token: string | undefined = options.token ?? (process.env.ECHOLENS_REWARD_TOKEN || undefined);
+      const server = await startRewardServer({
+        references,
+        labeler,
+        weights,
+        host: options.host,
+        port: options.port,
+        requestTimeoutMs: options.timeoutMs,
+        maxResponseChars: options.maxResponseChars,
+        allowHosts: options.allowHost,
+        ...(token === undefined ? {} : { token }),
+      });
       process.stdout.write(`reward server on ${server.url} (${references.size} references; weights fmt ${weights.format}, dtw ${weights.dtw}, sri ${weights.sri})\n`);
+      if (!server.loopback && token === undefined) {
+        process.stderr.write('warning: listening beyond this machine without a token; anyone who can reach the port can spend the labeler\'s API key (set --token)\n');
+      }
       await new Promise<void>((resolve) => {
         const stop = () => resolve();
         process.once('SIGINT', stop);
         process.once('SIGTERM', stop);
       });
+      // A second signal while closing ends the process at once.
+      const force = () => process.exit(130);
+      process.once('SIGINT', force);
+      process.once('SIGTERM', force);
       await server.close();
       run.store.close();
       process.stdout.write(`stopped: ${server.stats.scored} responses scored, cache ${labeler.stats.memoryHits}/${labeler.stats.lookups} memory hits, ${labeler.stats.calls} labeler calls\n`);

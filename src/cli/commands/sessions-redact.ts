@@ -51,6 +51,7 @@ function formatCounts(counts: Record<string, number>): string {
 
 function printRedactSummary(report: RedactionReport, output: string): void {
   const invalid = report.invalidUtf8Lines > 0 ? `, ${report.invalidUtf8Lines} with invalid UTF-8` : '';
+  if (report.encoding !== 'utf-8') process.stderr.write(`input decoded from ${report.encoding.toUpperCase()}; the output is UTF-8\n`);
   process.stderr.write(
     `redacted ${report.lines} lines (${report.jsonLines} JSON, ${report.rawLines} raw, ${report.blankLines} blank${invalid}) → ${output}\n` +
       `replacements: ${report.replacements} (${formatCounts(report.counts)})\n` +
@@ -60,6 +61,7 @@ function printRedactSummary(report: RedactionReport, output: string): void {
 }
 
 function printVerify(report: VerifyReport): void {
+  if (report.encoding !== 'utf-8') process.stdout.write(`decoded from ${report.encoding.toUpperCase()} before scanning\n`);
   for (const residual of report.residuals) {
     process.stdout.write(`${residual.file}:${residual.line}: ${residual.kind} ${residual.preview} #${residual.hash}\n`);
   }

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isEcholensError } from '../../core/errors.js';
+import { allowedHosts, checkOrigin, isLoopbackHost, tokenMatches } from '../../report/viewer/security.js';
 import { formatReward } from '../../metrics/format-reward.js';
 import type { CachedLabeler } from './reward-labeler.js';
 import { type ReferenceMap, type RewardWeights, questionIdFromLabel, referenceFromLabel, scoreLabelledResponse } from './reward.js';
@@ -23,8 +24,20 @@ export interface RewardServerOptions {
   weights: RewardWeights;
   host?: string;
   port?: number;
-  /** Largest request body accepted (default 32 MiB). */
+  /** Largest request body accepted (default 32 MiB); a larger one is refused with 413 as soon as it passes the limit. */
   maxBodyBytes?: number;
+  /** Most items in one request (default 4,096). */
+  maxItems?: number;
+  /** Longest response scored, in characters (default 1,000,000); a longer one is an item error. */
+  maxResponseChars?: number;
+  /** Time to receive a whole request, and to answer it, in ms (default 120,000 each); then 408 / 503. */
+  requestTimeoutMs?: number;
+  /** When set, every POST must carry it (`Authorization: Bearer <token>` or `x-echolens-token`). */
+  token?: string;
+  /** Extra `host:port` values accepted in the Host header (a name trainers use to reach a non-loopback bind). */
+  allowHosts?: readonly string[];
+  /** How long `close()` lets requests in flight finish before cutting connections (default 2,000 ms). */
+  closeGraceMs?: number;
 }
 
 export interface RunningRewardServer {
@@ -32,6 +45,8 @@ export interface RunningRewardServer {
   port: number;
   server: Server;
   stats: { requests: number; scored: number; itemErrors: number; badRequests: number };
+  /** False when bound to a non-loopback interface (then a token should be set). */
+  loopback: boolean;
   close(): Promise<void>;
 }
 
@@ -46,16 +61,23 @@ class BadRequest extends Error {
 
 function readBody(request: IncomingMessage, limit: number): Promise<unknown> {
   return new Promise((resolve, reject) => {
+    const declared = Number(request.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limit) return reject(new BadRequest(413, `body larger than ${limit} bytes`));
     const chunks: Buffer[] = [];
     let size = 0;
     let tooLarge = false;
     request.on('data', (chunk: Buffer) => {
+      if (tooLarge) return;
       size += chunk.length;
-      if (size > limit) tooLarge = true;
-      else chunks.push(chunk);
+      if (size > limit) {
+        // Answer now and stop buffering: the rest of the body is read and dropped.
+        tooLarge = true;
+        chunks.length = 0;
+        reject(new BadRequest(413, `body larger than ${limit} bytes`));
+      } else chunks.push(chunk);
     });
     request.on('end', () => {
-      if (tooLarge) return reject(new BadRequest(413, `body larger than ${limit} bytes`));
+      if (tooLarge) return;
       const text = Buffer.concat(chunks).toString('utf8');
       try {
         resolve(JSON.parse(text));
@@ -79,41 +101,53 @@ function stringArray(value: unknown, name: string, length?: number): string[] {
 /** Scores (question id, response) pairs; per-item errors never fail the batch. */
 export async function scoreBatch(
   items: readonly { questionId: string | null; response: string; reference?: readonly string[]; error?: string }[],
-  options: Pick<RewardServerOptions, 'references' | 'labeler' | 'weights'>,
+  options: Pick<RewardServerOptions, 'references' | 'labeler' | 'weights' | 'maxResponseChars'>,
 ): Promise<ScoredItem[]> {
-  const labelled = await options.labeler.labelAll(items.map((item) => item.response));
-  return items.map((item, i) => {
-    const format = formatReward(item.response);
-    if (item.error !== undefined) return { question_id: item.questionId, error: item.error, reward: null, components: { format } };
-    if (item.reference !== undefined) {
-      // The verl label carried the reference trajectory itself (a list of symbols).
-      const outcome = labelled[i]!;
-      if (!outcome.ok) return { question_id: item.questionId, error: outcome.error, reward: null, components: { format } };
-      const c = scoreLabelledResponse(item.response, item.reference, outcome.symbols, options.weights);
-      return {
-        question_id: item.questionId,
-        reward: c.reward,
-        components: { format: c.format, dtw: c.dtw, sri: c.sri, r_dtw: -c.dtw, r_sri: -c.sri },
-        labels: outcome.symbols,
-        steps: outcome.steps,
-      };
-    }
-    if (item.questionId === null) return { question_id: null, error: 'no question id in the label', reward: null, components: { format } };
-    const reference = options.references.get(item.questionId);
-    if (reference === undefined) {
-      return { question_id: item.questionId, error: `unknown question id "${item.questionId}"`, reward: null, components: { format } };
-    }
-    const outcome = labelled[i]!;
-    if (!outcome.ok) return { question_id: item.questionId, error: outcome.error, reward: null, components: { format } };
-    const c = scoreLabelledResponse(item.response, reference, outcome.symbols, options.weights);
-    return {
-      question_id: item.questionId,
-      reward: c.reward,
-      components: { format: c.format, dtw: c.dtw, sri: c.sri, r_dtw: -c.dtw, r_sri: -c.sri },
-      labels: outcome.symbols,
-      steps: outcome.steps,
-    };
-  });
+  const maxChars = options.maxResponseChars ?? DEFAULT_MAX_RESPONSE_CHARS;
+  const tooLong = (response: string) => response.length > maxChars;
+  // Over-long responses are never labelled (the labeler's work grows with the text).
+  const labelled = await options.labeler.labelAll(items.map((item) => (tooLong(item.response) ? '' : item.response)));
+  const out: ScoredItem[] = [];
+  for (const [i, item] of items.entries()) {
+    // Scoring is CPU work: let /health and other requests in between items.
+    await yieldToEventLoop();
+    out.push(scoreOne(item, labelled[i]!, options, tooLong(item.response) ? maxChars : null));
+  }
+  return out;
+}
+
+const DEFAULT_MAX_RESPONSE_CHARS = 1_000_000;
+
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+function scoreOne(
+  item: { questionId: string | null; response: string; reference?: readonly string[]; error?: string },
+  outcome: Awaited<ReturnType<CachedLabeler['labelAll']>>[number],
+  options: Pick<RewardServerOptions, 'references' | 'weights'>,
+  overLimit: number | null,
+): ScoredItem {
+  if (overLimit !== null) {
+    return { question_id: item.questionId, error: `response longer than ${overLimit} characters (not scored)`, reward: null, components: { format: 0 } };
+  }
+  const format = formatReward(item.response);
+  if (item.error !== undefined) return { question_id: item.questionId, error: item.error, reward: null, components: { format } };
+  if (item.reference === undefined && item.questionId === null) return { question_id: null, error: 'no question id in the label', reward: null, components: { format } };
+  // A verl label may carry the reference trajectory itself (a list of symbols).
+  const reference = item.reference ?? options.references.get(item.questionId as string);
+  if (reference === undefined) {
+    return { question_id: item.questionId, error: `unknown question id "${item.questionId}"`, reward: null, components: { format } };
+  }
+  if (!outcome.ok) return { question_id: item.questionId, error: outcome.error, reward: null, components: { format } };
+  const c = scoreLabelledResponse(item.response, reference, outcome.symbols, options.weights);
+  return {
+    question_id: item.questionId,
+    reward: c.reward,
+    components: { format: c.format, dtw: c.dtw, sri: c.sri, r_dtw: -c.dtw, r_sri: -c.sri },
+    labels: outcome.symbols,
+    steps: outcome.steps,
+  };
 }
 
 /**
@@ -169,6 +203,10 @@ function verlItems(body: unknown): { items: { questionId: string | null; respons
  * - `POST /openrlhf` `{"query": [...], "prompts": [...], "labels": [...]}` → `{"rewards", "scores", "extra_logs", "results"}`
  * - `GET /health` → counts and cache statistics.
  * A malformed request gets a 4xx with `{"error": reason}`; the server keeps running.
+ * Protected like the viewer: a Host header that is not this server, a foreign Origin or a
+ * cross-site fetch get 403; with `token` set every POST must carry it. Bodies, items and
+ * response lengths are bounded; scoring yields between items so `/health` stays live; a
+ * request not answered within `requestTimeoutMs` gets 503; `close()` ends within the grace.
  */
 export function startRewardServer(options: RewardServerOptions): Promise<RunningRewardServer> {
   const limit = options.maxBodyBytes ?? 32 * 1024 * 1024;
@@ -182,15 +220,41 @@ export function startRewardServer(options: RewardServerOptions): Promise<Running
     stats.scored += results.length;
     stats.itemErrors += results.filter((r) => r.reward === null).length;
   };
+  const maxItems = options.maxItems ?? 4096;
+  const timeoutMs = options.requestTimeoutMs ?? 120_000;
+  let hosts: Set<string> = new Set();
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     stats.requests++;
+    // Like the viewer: only this machine's own clients. A web page the user visits cannot
+    // make the server spend the labeler's API key (Origin / Sec-Fetch-Site), nor reach it
+    // through a rebound DNS name (Host).
+    const refusal = checkOrigin(req, hosts);
+    if (refusal !== undefined) throw new BadRequest(403, `refused: ${refusal.reason}`);
     const path = (req.url ?? '/').split('?')[0];
     if (req.method === 'GET' && path === '/health') {
       return send(res, 200, { ok: true, references: options.references.size, weights: options.weights, stats, cache: options.labeler.stats });
     }
     if (path !== '/score' && path !== '/verl' && path !== '/openrlhf') throw new BadRequest(404, `no route ${path}; use POST /score, /verl, /openrlhf or GET /health`);
     if (req.method !== 'POST') throw new BadRequest(405, `${path} takes POST`);
+    if (options.token !== undefined) {
+      const bearer = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1];
+      const header = req.headers['x-echolens-token'];
+      const given = bearer ?? (Array.isArray(header) ? header[0] : header);
+      if (!tokenMatches(options.token, given)) throw new BadRequest(403, 'missing or wrong token (Authorization: Bearer <token> or x-echolens-token)');
+    }
+    const contentType = req.headers['content-type'] ?? '';
+    // A cross-site form post can only send form or text types; JSON-bodied requests need a preflight.
+    if (/^(?:application\/x-www-form-urlencoded|multipart\/form-data)/i.test(contentType)) {
+      throw new BadRequest(415, 'send the body as application/json');
+    }
     const body = await readBody(req, limit);
+    const itemCount = Array.isArray(body)
+      ? body.length
+      : ['items', 'batch', 'query'].reduce((n, key) => {
+          const value = body !== null && typeof body === 'object' ? (body as Record<string, unknown>)[key] : undefined;
+          return Math.max(n, Array.isArray(value) ? value.length : 0);
+        }, 0);
+    if (itemCount > maxItems) throw new BadRequest(413, `${itemCount} items in one request; at most ${maxItems}`);
     if (path === '/score') {
       const items = (body as { items?: unknown } | null)?.items;
       if (!Array.isArray(items)) throw new BadRequest(400, 'expected {"items": [{"question_id": string, "response": string}, …]}');
@@ -249,28 +313,53 @@ export function startRewardServer(options: RewardServerOptions): Promise<Running
       results,
     });
   };
-  const server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      if (error instanceof BadRequest) {
-        stats.badRequests++;
-        return send(res, error.status, { error: error.message });
-      }
-      const message = isEcholensError(error) ? error.message : `internal error: ${(error as Error).message}`;
-      send(res, 500, { error: message });
-    });
+  // Check request deadlines every second (Node's default is every 30 s).
+  const server = createServer({ connectionsCheckingInterval: Math.min(1000, timeoutMs) }, (req, res) => {
+    const answered = () => res.headersSent || res.writableEnded;
+    // The answer may not wait forever on a stuck labeler: 503 after the timeout.
+    const timer = setTimeout(() => {
+      if (!answered()) send(res, 503, { error: `not answered within ${timeoutMs} ms` });
+    }, timeoutMs);
+    timer.unref();
+    handle(req, res)
+      .catch((error: unknown) => {
+        if (answered()) return;
+        if (error instanceof BadRequest) {
+          stats.badRequests++;
+          res.setHeader('connection', 'close');
+          return send(res, error.status, { error: error.message });
+        }
+        const message = isEcholensError(error) ? error.message : `internal error: ${(error as Error).message}`;
+        send(res, 500, { error: message });
+      })
+      .finally(() => clearTimeout(timer));
   });
+  // Receiving a request (headers and body) has its own deadline: a client that stalls gets 408.
+  server.requestTimeout = timeoutMs;
+  server.headersTimeout = Math.min(timeoutMs, 60_000);
+  const graceMs = options.closeGraceMs ?? 2_000;
+  const bindHost = options.host ?? '127.0.0.1';
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 8787, options.host ?? '127.0.0.1', () => {
+    server.listen(options.port ?? 8787, bindHost, () => {
       server.off('error', reject);
       const address = server.address() as AddressInfo;
       const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      hosts = allowedHosts(bindHost, address.port);
+      for (const extra of options.allowHosts ?? []) hosts.add(extra.toLowerCase());
       resolve({
         url: `http://${host}:${address.port}`,
         port: address.port,
         server,
         stats,
-        close: () => new Promise<void>((done) => server.close(() => done())),
+        loopback: isLoopbackHost(bindHost),
+        close: () =>
+          new Promise<void>((done) => {
+            // Stop accepting, drop idle keep-alive connections now, and cut the rest after the grace.
+            server.close(() => done());
+            server.closeIdleConnections();
+            setTimeout(() => server.closeAllConnections(), graceMs).unref();
+          }),
       });
     });
   });

@@ -1,4 +1,5 @@
 import { type ClassCounts, type Piece, applyPass, placeholder } from './pieces.js';
+import { knownShapeIn, looksGenerated, printableFromHex } from './secrets.js';
 
 /** Shannon entropy in bits per character. */
 export function shannonEntropy(text: string): number {
@@ -51,8 +52,24 @@ export function looksRandom(token: string): boolean {
   if (digits === 0 && (lower === 0 || upper === 0)) return false;
   if (switches < 0.3 * n) return false;
   if (digits === 0 && vowelShare(token) >= 0.3) return false;
+  if (digits <= 0.2 * n && camelCaseWords(token)) return false;
   if (longestMixedSegment(token) < 16) return false;
   return shannonEntropy(token) >= entropyThreshold(n);
+}
+
+/**
+ * `VgMultiFieldsRefWithSort`, `scaleTypeNotWorkWithMark`: capitalised words of three or
+ * more letters, nearly all with a vowel. Random letters change case every two
+ * characters or so, which makes humps too short and too often vowel-less.
+ */
+function camelCaseWords(token: string): boolean {
+  const segments = token.split(/[-_]+/).flatMap((part) => part.split(/(?=[A-Z][a-z])/)).filter((s) => s.length > 0);
+  if (segments.length < 3) return false;
+  // Every segment a word (`Model`, `Uint8`, `ModelV3`), a version tag (`V3`) or an acronym (`HTML`).
+  if (!segments.every((s) => /^(?:[A-Z]?[a-z]+(?:[A-Z]?[0-9]{1,2})?|[A-Z][0-9]{1,2}|[A-Z]{2,5}[0-9]{0,2})$/.test(s))) return false;
+  const meanLength = segments.reduce((sum, s) => sum + s.length, 0) / segments.length;
+  const voweled = segments.filter((s) => /[aeiouy]/.test(s)).length;
+  return meanLength >= 3.5 && voweled >= 0.75 * segments.length;
 }
 
 /** Share of vowels among letters: ~0.38 in English words, ~0.19 in random letters. */
@@ -116,7 +133,15 @@ export function isKnownIdentifier(token: string): boolean {
 export function redactHighEntropy(input: Piece[], counts: ClassCounts): Piece[] {
   return applyPass(input, TOKEN, (match) => {
     const token = match[0];
-    if (HEX.test(token) || UUID.test(token)) return null;
+    if (HEX.test(token)) {
+      // Hashes stay; a hex string that spells out a key (`736b2d616e742d…`) does not.
+      const decoded = printableFromHex(token);
+      if (decoded === null) return null;
+      const kind = knownShapeIn(decoded) ?? (decoded.length >= 20 && !/\s/.test(decoded) && looksGenerated(decoded) ? 'hex_encoded' : null);
+      if (kind === null) return null;
+      return [placeholder(`<SECRET:${kind}>`, `secret:${kind}`, counts)];
+    }
+    if (UUID.test(token)) return null;
     if (isDataBlob(token)) return [placeholder('<BASE64_DATA>', 'base64_data', counts)];
     if (isKnownIdentifier(token)) return null;
     const core = token.replace(/^[=_-]+|[=_-]+$/g, '');

@@ -59,19 +59,69 @@ export const IDENTITY_COUNT_CLASS: Record<IdentityClass, string> = {
   email: 'email',
 };
 
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row.push(Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    }
+    previous = row;
+  }
+  return previous[b.length]!;
+}
+
+/** The valid classes and their aliases, for error messages. */
+export function identityClassList(): string {
+  const aliases = Object.keys(CLASS_ALIASES).filter((alias) => !(IDENTITY_CLASSES as readonly string[]).includes(alias));
+  return `${IDENTITY_CLASSES.join(', ')} (aliases: ${aliases.join(', ')})`;
+}
+
+function nearestClass(word: string, maxDistance = 2): string | null {
+  let best: string | null = null;
+  let bestDistance = maxDistance + 1;
+  for (const alias of Object.keys(CLASS_ALIASES)) {
+    const distance = editDistance(word, alias);
+    if (distance < bestDistance) {
+      best = alias;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+
 /**
- * Parses `class=term` (e.g. `employer=Acme`); a bare term is a `user` term.
- * A prefix before `=` that is not a known class keeps the whole text as the term.
+ * Parses `class=term` (e.g. `employer=Acme`); a bare term (no `=`) is a `user` term.
+ * The class is checked: an unknown class before `=` (`employr=Acme`), or a class
+ * written with `:` (`project:Bluefin`), is an error listing the valid classes — a typo
+ * must never turn into a literal term that matches nothing. A term that itself holds
+ * `=` is written with its class (`user=a=b`).
  */
 export function parseIdentityTerm(spec: string): IdentityTerm {
   const eq = spec.indexOf('=');
   let cls: IdentityClass = 'user';
   let term = spec;
-  if (eq > 0) {
-    const alias = CLASS_ALIASES[spec.slice(0, eq).trim().toLowerCase()];
-    if (alias !== undefined) {
-      cls = alias;
-      term = spec.slice(eq + 1);
+  if (eq >= 0) {
+    const written = spec.slice(0, eq).trim();
+    const alias = CLASS_ALIASES[written.toLowerCase()];
+    if (alias === undefined) {
+      const near = nearestClass(written.toLowerCase());
+      throw new InvalidArgumentError(
+        'identity',
+        `unknown identity class "${written}" in "${spec}"${near === null ? '' : ` (did you mean ${near}?)`}; valid classes: ${identityClassList()}`,
+      );
+    }
+    cls = alias;
+    term = spec.slice(eq + 1);
+  } else {
+    const colon = /^\s*([A-Za-z][A-Za-z_-]{1,15})\s*:\s*\S/.exec(spec);
+    const word = colon?.[1]?.toLowerCase();
+    const near = word === undefined ? null : CLASS_ALIASES[word] !== undefined ? word : nearestClass(word, 1);
+    if (near !== null) {
+      throw new InvalidArgumentError(
+        'identity',
+        `"${spec}" looks like a class written with ":"; write ${near}=${spec.slice(spec.indexOf(':') + 1).trim()} (valid classes: ${identityClassList()})`,
+      );
     }
   }
   term = term.trim();
@@ -151,6 +201,14 @@ function candidatesFor(term: IdentityTerm): Candidate[] {
     const parts = form.split(/[\s._-]+/).filter((part) => part.length > 0);
     if (parts.length === 0) continue;
     out.push({ source: parts.map(escapeRegex).join(SEPARATOR), length: form.length, cls: term.class, anchor: longestPart(form) });
+    // A domain given as an organisation or project also goes by its name label
+    // ("acme-corp.com" → "acme-corp"), never by its top-level domain.
+    const domain = /^([\p{L}\p{N}][\p{L}\p{N}-]*)(?:\.[\p{L}\p{N}-]+)*\.[A-Za-z]{2,}$/u.exec(form);
+    if (domain !== null && term.class !== 'user' && term.class !== 'name' && domain[1]!.length >= 4 && !COMPANY_WORDS.has(domain[1]!.toLowerCase())) {
+      const label = domain[1]!;
+      const labelParts = label.split('-').filter((part) => part.length > 0);
+      out.push({ source: labelParts.map(escapeRegex).join(SEPARATOR), length: label.length, cls: term.class, anchor: longestPart(label) });
+    }
     if (parts.length >= 2 && (term.class === 'name' || term.class === 'user')) {
       const first = parts[0]!;
       const last = parts[parts.length - 1]!;
@@ -161,9 +219,13 @@ function candidatesFor(term: IdentityTerm): Candidate[] {
         out.push({ source: `${escapeRegex(last)}${SEPARATOR}${escapeRegex(first)}`, length: form.length, cls: term.class, anchor });
       }
     }
-    if (parts.length >= 2 && (term.class === 'name' || term.class === 'employer')) {
+    // Distinctive words of a multi-word name ("Vandelay Industries" → "Vandelay"). Only
+    // whole words count: a domain or a dashed name is one term ("acme-corp.com" never
+    // yields "com").
+    const words = form.split(/\s+/).filter((word) => word.length > 0);
+    if (words.length >= 2 && (term.class === 'name' || term.class === 'employer')) {
       const skip = term.class === 'name' ? COMMON_WORD_PARTS : COMPANY_WORDS;
-      for (const part of parts) {
+      for (const part of words) {
         if (part.length >= 3 && !skip.has(part.toLowerCase())) {
           out.push({ source: escapeRegex(part), length: part.length, cls: term.class, anchor: part.toLowerCase() });
         }
@@ -177,6 +239,36 @@ const GENERIC_LOCAL_PARTS = new Set(['info', 'admin', 'contact', 'hello', 'suppo
 
 // Priority when two classes claim the same text: the more specific placeholder wins.
 const CLASS_PRIORITY: IdentityClass[] = ['email', 'host', 'project', 'workspace', 'employer', 'name', 'user'];
+
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
+const UPPER = /\p{Lu}/u;
+const LOWER_OR_DIGIT = /[\p{Ll}\p{N}]/u;
+const LOWER = /\p{Ll}/u;
+
+/**
+ * Whether `text[start, end)` stands as a term of its own: its neighbours are not letters
+ * or digits, or the edge is a camelCase hump — `AcmeCorpClient` and `newAcmeCorp` hold
+ * "Acme Corp" (a lower-case letter or digit meets an upper-case one, or an upper-case
+ * run ends before a capitalised word: `ACMEClient`). `malice` never holds "alice".
+ */
+export function termBoundaries(text: string, start: number, end: number): boolean {
+  const before = start > 0 ? text[start - 1]! : '';
+  const first = text[start] ?? '';
+  const last = end > start ? text[end - 1]! : '';
+  const after = text[end] ?? '';
+  const leftOk =
+    before === '' ||
+    !LETTER_OR_DIGIT.test(before) ||
+    (LOWER_OR_DIGIT.test(before) && UPPER.test(first)) ||
+    (UPPER.test(before) && UPPER.test(first) && LOWER.test(text[start + 1] ?? ''));
+  if (!leftOk) return false;
+  return (
+    after === '' ||
+    !LETTER_OR_DIGIT.test(after) ||
+    (LOWER_OR_DIGIT.test(last) && UPPER.test(after)) ||
+    (UPPER.test(last) && UPPER.test(after) && LOWER.test(text[end + 1] ?? ''))
+  );
+}
 
 /**
  * A compiled set of identity terms, matched case-insensitively on Unicode letter/digit
@@ -208,7 +300,8 @@ export class IdentityMatcher {
   private patternOf(index: number): RegExp {
     let pattern = this.compiled.get(index);
     if (pattern === undefined) {
-      pattern = new RegExp(`(?<![\\p{L}\\p{N}])(?:${this.sources[index]!.source})(?![\\p{L}\\p{N}])`, 'giu');
+      // Boundaries are checked by \`termBoundaries\` (case-aware, which \`i\` regexes cannot be).
+      pattern = new RegExp(`(?:${this.sources[index]!.source})`, 'giu');
       this.compiled.set(index, pattern);
     }
     return pattern;
@@ -218,9 +311,11 @@ export class IdentityMatcher {
     let out = pieces;
     this.sources.forEach((candidate, index) => {
       if (!lower.includes(candidate.anchor)) return;
-      out = applyPass(out, this.patternOf(index), () => [
-        placeholder(IDENTITY_PLACEHOLDER[candidate.cls], IDENTITY_COUNT_CLASS[candidate.cls], counts),
-      ]);
+      out = applyPass(out, this.patternOf(index), (match) =>
+        termBoundaries(match.input, match.index, match.index + match[0].length)
+          ? [placeholder(IDENTITY_PLACEHOLDER[candidate.cls], IDENTITY_COUNT_CLASS[candidate.cls], counts)]
+          : null,
+      );
     });
     return out;
   }

@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { Decompress } from 'fzstd';
 import { InputError } from '../../core/errors.js';
 import { isZstdPath } from '../read-lines.js';
+import { type TextEncodingName, asUtf8 } from './text-encoding.js';
 
 /** A piece of one line; a line longer than `partBytes` arrives in several parts. */
 export interface LinePart {
@@ -65,9 +66,15 @@ async function* fileBytes(path: string): AsyncGenerator<Buffer> {
 /**
  * Streams a file (plain, or zstd-compressed when named `*.zst`) as line parts without
  * ever holding more than ~`partBytes` of one line, decoding UTF-8 across chunk
- * boundaries; invalid bytes become U+FFFD and are flagged, never thrown.
+ * boundaries; invalid bytes become U+FFFD and are flagged, never thrown. UTF-16 and
+ * UTF-32 files (byte-order mark, or the zero-byte pattern of mostly-ASCII text) are
+ * decoded first (`onEncoding` tells which); binary data is an InputError.
  */
-export async function* readLineParts(path: string, partBytes = 1 << 20): AsyncGenerator<LinePart> {
+export async function* readLineParts(
+  path: string,
+  partBytes = 1 << 20,
+  onEncoding?: (encoding: TextEncodingName) => void,
+): AsyncGenerator<LinePart> {
   let line = 1;
   let decoder = new TextDecoder('utf-8', { ignoreBOM: true });
   let pending: Buffer[] = [];
@@ -106,7 +113,7 @@ export async function* readLineParts(path: string, partBytes = 1 << 20): AsyncGe
     return part;
   };
 
-  for await (const chunk of fileBytes(path)) {
+  for await (const chunk of asUtf8(path, fileBytes(path), onEncoding)) {
     let start = 0;
     while (start <= chunk.length) {
       const newline = chunk.indexOf(NEWLINE, start);

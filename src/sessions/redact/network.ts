@@ -108,7 +108,8 @@ export function redactNetwork(input: Piece[], counts: ClassCounts, lower: string
     const spans: Array<{ start: number; end: number; text: string; cls: string }> = [];
     if (target.host !== undefined) {
       const host = command.slice(target.host.start, target.host.end);
-      if (!isPublicHost(host) && !/^-/.test(host)) spans.push({ ...target.host, text: '<HOST>', cls: 'host' });
+      const plausible = looksLikeHostName(host, target.user !== undefined) || atCommandPosition(match.input, match.index);
+      if (plausible && !isPublicHost(host) && !/^-/.test(host)) spans.push({ ...target.host, text: '<HOST>', cls: 'host' });
     }
     if (target.user !== undefined && command.slice(target.user.start, target.user.end) !== 'git') {
       spans.push({ ...target.user, text: '<USER>', cls: 'user' });
@@ -159,11 +160,35 @@ export function redactNetwork(input: Piece[], counts: ClassCounts, lower: string
   return pieces;
 }
 
+/**
+ * A destination that reads as a host name rather than a word: it has a user (`me@box`),
+ * a dot, a digit or a dash (`db01`, `build-box`, `prod.example.net`), or is an address.
+ */
+export function looksLikeHostName(host: string, withUser: boolean): boolean {
+  if (withUser) return true;
+  return /[.\d-]/.test(host) || host.startsWith('[');
+}
+
+/**
+ * Whether an ssh-like word at `index` starts a command (line start, after a shell
+ * prompt or operator, or at the start of a quoted/JSON string), not a word in prose.
+ */
+function atCommandPosition(text: string, index: number): boolean {
+  let at = index - 1;
+  while (at >= 0 && (text[at] === ' ' || text[at] === '\t')) at--;
+  return at < 0 || '\n\r$#>;&|(`"\'{'.includes(text[at]!);
+}
+
 /** Host names a session reaches over ssh; redacted everywhere once found. */
 export function discoverHosts(text: string, into: Set<string>): void {
-  for (const match of text.matchAll(SSH_COMMAND)) {
+  const commands = new RegExp(SSH_COMMAND.source, 'g');
+  for (let match = commands.exec(text); match !== null; match = commands.exec(text)) {
     const target = parseSshCommand(match[0]);
-    if (target.host !== undefined) addHost(match[0].slice(target.host.start, target.host.end), into);
+    const host = target.host === undefined ? '' : match[0].slice(target.host.start, target.host.end);
+    // Only names that look like hosts are learned: "generate ssh keys" teaches nothing,
+    // and a later `ssh` in the same stretch of prose is still looked at.
+    if (host !== '' && looksLikeHostName(host, target.user !== undefined)) addHost(host, into);
+    else commands.lastIndex = match.index + 3;
   }
   for (const match of text.matchAll(SCP_STYLE)) addHost(match.groups!.h!, into);
   for (const match of text.matchAll(SSH_CONFIG_LINE)) {

@@ -4,6 +4,7 @@ import { open, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { InputError, InvalidArgumentError } from '../../core/errors.js';
 import { readLineParts } from './line-reader.js';
+import type { TextEncodingName } from './text-encoding.js';
 import { type RedactOptions, Redactor } from './redactor.js';
 
 export interface RedactFileOptions extends RedactOptions {
@@ -24,6 +25,8 @@ export interface RedactionReport {
   /** Distinct terms learned from the file itself, per kind. */
   discovered: { users: number; workspaces: number; hosts: number };
   identityTerms: number;
+  /** The input's text encoding (UTF-16/UTF-32 are decoded; the output is always UTF-8). */
+  encoding: TextEncodingName;
 }
 
 const DEFAULT_MAX_LINE_BYTES = 256 * 1024 * 1024;
@@ -78,9 +81,9 @@ export async function assertDistinctOutput(input: string, output: string): Promi
   if (outputInfo?.isDirectory()) throw new InvalidArgumentError('output', 'is a directory; give a file path');
 }
 
-async function* wholeLines(path: string, maxLineBytes: number) {
+async function* wholeLines(path: string, maxLineBytes: number, onEncoding?: (encoding: TextEncodingName) => void) {
   let buffer = '';
-  for await (const part of readLineParts(path)) {
+  for await (const part of readLineParts(path, undefined, onEncoding)) {
     buffer += part.text;
     if (buffer.length > maxLineBytes) {
       throw new InputError(`line longer than ${maxLineBytes} characters; raise maxLineBytes`, { file: path, line: part.line });
@@ -119,6 +122,7 @@ export async function redactFile(input: string, output: string, options: RedactF
     counts: {},
     discovered: redactor.discoveredCounts(),
     identityTerms: options.identities?.length ?? 0,
+    encoding: 'utf-8',
   };
   const temp = join(dirname(resolve(output)), `.${basename(output)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   const handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
@@ -132,7 +136,9 @@ export async function redactFile(input: string, output: string, options: RedactF
       batch = [];
       batchSize = 0;
     };
-    for await (const line of wholeLines(input, maxLineBytes)) {
+    for await (const line of wholeLines(input, maxLineBytes, (encoding) => {
+      report.encoding = encoding;
+    })) {
       report.lines++;
       if (line.invalidUtf8) report.invalidUtf8Lines++;
       let text = line.text;

@@ -128,7 +128,8 @@ describe('identity terms', () => {
   it('parses classes and rejects unusable terms', () => {
     expect(parseIdentityTerm('employer=Acme')).toEqual({ term: 'Acme', class: 'employer' });
     expect(parseIdentityTerm('alice')).toEqual({ term: 'alice', class: 'user' });
-    expect(parseIdentityTerm('a=b=c')).toEqual({ term: 'a=b=c', class: 'user' });
+    expect(parseIdentityTerm('user=a=b=c')).toEqual({ term: 'a=b=c', class: 'user' });
+    expect(() => parseIdentityTerm('a=b=c')).toThrow(/unknown identity class/);
     expect(() => parseIdentityTerm('employer=A')).toThrow(InvalidArgumentError);
   });
 

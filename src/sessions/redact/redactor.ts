@@ -9,7 +9,8 @@ import {
   emptyDiscovery,
   redactHomePaths,
 } from './paths.js';
-import { type ClassCounts, type Piece, joinPieces, keep, placeholder } from './pieces.js';
+import { isWholeBase64, splitLongRuns } from './long-runs.js';
+import { type ClassCounts, type Piece, joinPieces, placeholder } from './pieces.js';
 import { compileQuotes, redactQuotes } from './quotes.js';
 import { redactDataUris, redactKeys, redactSecrets, secretKindForMember } from './secrets.js';
 
@@ -36,7 +37,6 @@ export interface RedactedLine extends RedactedText {
   json: boolean;
 }
 
-const WHOLE_BASE64 = /^[A-Za-z0-9+/_-]{200,}={0,2}$/;
 const OPAQUE_MEMBERS = new Set(['signature', 'encrypted_content']);
 const OPAQUE_VALUE = /^[A-Za-z0-9+/_=-]{16,}$/;
 
@@ -101,12 +101,13 @@ export class Redactor {
   /** Redacts one string (a JSON leaf, a key, or a raw line). */
   redactString(text: string, counts: ClassCounts): string {
     if (text.length === 0) return text;
-    if (WHOLE_BASE64.test(text) && /[0-9]/.test(text) && /[a-z]/.test(text) && /[A-Z]/.test(text)) {
+    if (isWholeBase64(text)) {
       placeholder('<BASE64_DATA>', 'base64_data', counts);
       return '<BASE64_DATA>';
     }
     const lower = text.toLowerCase();
-    let pieces: Piece[] = [keep(text)];
+    // Linear first: huge base64 runs and no-whitespace stretches never reach a regex whole.
+    let pieces: Piece[] = splitLongRuns(text, counts);
     pieces = redactQuotes(pieces, this.quotePattern, counts);
     pieces = redactKeys(pieces, counts, lower);
     pieces = redactDataUris(pieces, counts, lower);

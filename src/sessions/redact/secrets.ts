@@ -80,6 +80,7 @@ const SHAPE_RULES: ShapeRule[] = [
   rule('shopify_token', ['shp'], `${L}shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}${R}`),
   rule('linear_key', ['lin_api_'], `${L}lin_api_[A-Za-z0-9]{32,}${R}`),
   rule('telegram_bot_token', [':aa'], `(?<![A-Za-z0-9_:-])\\d{8,10}:AA[A-Za-z0-9_-]{33}${R}`),
+  rule('twilio_api_key', ['sk'], `${L}SK[0-9a-fA-F]{32}${R}`),
   rule('jwt', ['eyj'], `${L}eyJ[A-Za-z0-9_-]{10,}\\.eyJ[A-Za-z0-9_-]{10,}\\.[A-Za-z0-9_-]*`),
   rule('azure_storage_key', ['accountkey', 'sharedaccess'], `(?:AccountKey|SharedAccessKey|SharedAccessSignature)=(?<v>[^;"'\\s\\\\]{8,})`, 'i'),
   rule('azure_sas_signature', ['sig='], `[?&]sig=(?<v>[A-Za-z0-9%+/=]{20,})`),
@@ -88,12 +89,21 @@ const SHAPE_RULES: ShapeRule[] = [
 const PLACEHOLDER_VALUE =
   /^(?:\$\{?[A-Za-z_]|<[^>]*>$|\{\{|\{[A-Za-z_]|%\(|%s|\*{3,}|x{4,}$|X{4,}$|\.{3}|…|your[_-]|my[_-]?(?:secret|password|token|key)|change[_-]?me$|example|dummy|placeholder|redacted|none$|null$|nil$|true$|false$|undefined$|string$|str$|number$|int$|bool$|bytes$|optional|process\.env|os\.environ|os\.getenv|env\.|env\[|getenv|config\.|settings\.|self\.|this\.|secrets\.|vars\.|import\.meta|password$|passwd$|secret$|token$|<SECRET)/i;
 
+/**
+ * A passphrase (`"password": "correct horse battery staple"`): a few words with no
+ * sentence punctuation at the end. Only ever asked for values of password-named members.
+ */
+export function looksLikePassphrase(value: string): boolean {
+  const words = value.trim().split(/\s+/);
+  return words.length >= 2 && words.length <= 8 && value.length <= 128 && !/[.?!:]$/.test(value.trim()) && !/[\r\n]/.test(value);
+}
+
 /** A value that looks like a real credential and not a variable, type or placeholder. */
-function realValue(value: string, minLength: number): boolean {
+function realValue(value: string, minLength: number, spacesAllowed = false): boolean {
   if (value.length < minLength) return false;
   if (PLACEHOLDER_VALUE.test(value)) return false;
   if (/^(.)\1+$/.test(value)) return false;
-  if (/\s/.test(value)) return false;
+  if (/\s/.test(value) && !(spacesAllowed && looksLikePassphrase(value))) return false;
   // Member access in code (`request.headers.authorization`), not a literal.
   if (/^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/.test(value) && !/\d/.test(value)) return false;
   return true;
@@ -122,6 +132,11 @@ export function isSecretName(name: string): boolean {
 }
 
 const SECRET_NAME_HINTS = ['key', 'token', 'secret', 'pass', 'pwd', 'auth', 'cred', 'dsn', 'conn', 'webhook', 'bearer'];
+
+/** Names whose values may be passphrases (several words). */
+function isPasswordName(name: string): boolean {
+  return /pass|pwd/i.test(name);
+}
 
 function minLengthFor(name: string): number {
   return /pass|pwd/i.test(name) ? 4 : 8;
@@ -157,7 +172,7 @@ function secretGroup(match: RegExpExecArray, kind: string, counts: ClassCounts):
 
 /** Known shapes, credentials in URLs and headers, and secret-named assignments. */
 export function redactSecrets(input: Piece[], counts: ClassCounts, lower: string): Piece[] {
-  let pieces = input;
+  let pieces = redactJoinedLiterals(input, counts, lower);
   for (const shape of SHAPE_RULES) {
     if (!hinted(lower, shape.hints)) continue;
     pieces = applyPass(pieces, shape.pattern, (match) => {
@@ -195,7 +210,7 @@ export function redactSecrets(input: Piece[], counts: ClassCounts, lower: string
   pieces = applyPass(pieces, QUOTED_ASSIGNMENT, (match) => {
     const name = match.groups!.n!;
     const value = match.groups!.v!;
-    if (!isSecretName(name) || !realValue(value, minLengthFor(name))) return null;
+    if (!isSecretName(name) || !realValue(value, minLengthFor(name), isPasswordName(name))) return null;
     if (/(?:^|_)key$/i.test(snakeName(name)) && !STRONG_NAME.test(snakeName(name)) && !looksGenerated(value)) return null;
     return secretGroup(match, assignmentKind(name), counts);
   });
@@ -226,7 +241,7 @@ export function redactSecrets(input: Piece[], counts: ClassCounts, lower: string
  * and the value looks like one, else null.
  */
 export function secretKindForMember(name: string, value: string): string | null {
-  if (!isSecretName(name) || !realValue(value, minLengthFor(name))) return null;
+  if (!isSecretName(name) || !realValue(value, minLengthFor(name), isPasswordName(name))) return null;
   const snake = snakeName(name);
   if (/(?:^|_)key$/.test(snake) && !STRONG_NAME.test(snake) && !looksGenerated(value)) return null;
   return assignmentKind(name);
@@ -276,4 +291,56 @@ export function redactDataUris(input: Piece[], counts: ClassCounts, lower: strin
     keep(match.groups!.h!),
     placeholder('<BASE64_DATA>', 'base64_data', counts),
   ]);
+}
+
+/**
+ * The kind of the first known token shape found anywhere in `text` (used on text a
+ * secret was hidden in: decoded hex, joined string literals), or null.
+ */
+export function knownShapeIn(text: string): string | null {
+  const lower = text.toLowerCase();
+  for (const shape of SHAPE_RULES) {
+    if (!hinted(lower, shape.hints)) continue;
+    shape.pattern.lastIndex = 0;
+    const match = shape.pattern.exec(text);
+    shape.pattern.lastIndex = 0;
+    if (match === null) continue;
+    const value = match.groups?.v ?? match[0];
+    if (shape.accept === undefined || shape.accept(value)) return shape.kind;
+  }
+  return null;
+}
+
+// Two or more string literals joined by `+` (`"sk-ant-api03-" + "Xy…"`), quotes raw or JSON-escaped.
+const JOINED_LITERALS = /(?<q>\\?["'`])[A-Za-z0-9_+/=.:-]{1,256}\k<q>(?:\s*\+\s*\k<q>[A-Za-z0-9_+/=.:-]{1,256}\k<q>){1,16}/g;
+const LITERAL_BODY = /(?:\\?["'`])([A-Za-z0-9_+/=.:-]{1,256})(?:\\?["'`])/g;
+
+/**
+ * A key split into string literals joined with `+` (to dodge scanners, or wrapped by a
+ * formatter) is joined back and checked whole; when it holds a known shape or a
+ * generated-looking token of 20+ characters, the whole expression is replaced.
+ */
+export function redactJoinedLiterals(input: Piece[], counts: ClassCounts, lower: string): Piece[] {
+  if (!lower.includes('+')) return input;
+  return applyPass(input, JOINED_LITERALS, (match) => {
+    const joined = [...match[0].matchAll(LITERAL_BODY)].map((m) => m[1]!).join('');
+    if (joined.length < 20) return null;
+    const kind = knownShapeIn(joined) ?? (looksGenerated(joined) && !/^[0-9a-f]+$/i.test(joined) ? 'split_key' : null);
+    if (kind === null) return null;
+    const quote = match.groups!.q!;
+    return [fixed(quote), placeholder(SECRET_PLACEHOLDER(kind), `secret:${kind}`, counts), fixed(quote)];
+  });
+}
+
+/** Decodes an even-length hex string to text when every byte is printable ASCII. */
+export function printableFromHex(hex: string): string | null {
+  const body = hex.startsWith('0x') || hex.startsWith('0X') ? hex.slice(2) : hex;
+  if (body.length % 2 !== 0 || body.length < 32) return null;
+  let out = '';
+  for (let i = 0; i < body.length; i += 2) {
+    const byte = Number.parseInt(body.slice(i, i + 2), 16);
+    if (!(byte >= 0x20 && byte < 0x7f)) return null;
+    out += String.fromCharCode(byte);
+  }
+  return out;
 }

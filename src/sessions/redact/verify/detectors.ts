@@ -1,3 +1,5 @@
+import { isGeneratedToken } from './entropy-check.js';
+
 /**
  * The verifier's detectors. They are written separately from the redactor's rules on
  * purpose (character scanning instead of the redactor's regex tables), so a bug in one
@@ -16,8 +18,10 @@ const isAlnum = (c: number) => isDigit(c) || isUpper(c) || isLower(c);
 const isWordish = (c: number) => isAlnum(c) || c === 95 /* _ */ || c === 45; /* - */
 const isB64 = (c: number) => isAlnum(c) || c === 43 || c === 47 || c === 61 || c === 95 || c === 45; // + / = _ -
 
-type Tail = 'alnum' | 'word' | 'upper-digit' | 'b64' | 'path';
+type Tail = 'alnum' | 'word' | 'upper-digit' | 'b64' | 'path' | 'hex';
+const isHexDigit = (c: number) => isDigit(c) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70);
 const tailTest: Record<Tail, (c: number) => boolean> = {
+  hex: isHexDigit,
   alnum: isAlnum,
   word: isWordish,
   'upper-digit': (c) => isUpper(c) || isDigit(c),
@@ -96,6 +100,7 @@ const PREFIXES: PrefixSpec[] = [
   { prefix: 'dop_v1_', kind: 'digitalocean_token', tail: 'alnum', min: 64 },
   { prefix: 'shpat_', kind: 'shopify_token', tail: 'alnum', min: 32 },
   { prefix: 'lin_api_', kind: 'linear_key', tail: 'alnum', min: 32 },
+  { prefix: 'SK', kind: 'twilio_api_key', tail: 'hex', min: 32, max: 32 },
 ];
 
 /** Tokens that start with a provider's published prefix. */
@@ -253,7 +258,9 @@ export function findUrlCredentials(text: string): Hit[] {
     const atSign = authority.lastIndexOf('@');
     if (atSign < 0) continue;
     const userinfo = authority.slice(0, atSign);
-    const colon = userinfo.indexOf(':');
+    // The redactor's own placeholders (`<SECRET:github_token>`) hold a colon that is not
+    // the user/password separator.
+    const colon = userinfo.replace(/<[A-Z_]+(?::[a-z0-9_]+)?>/g, (p) => '_'.repeat(p.length)).indexOf(':');
     if (colon < 0) continue;
     const password = userinfo.slice(colon + 1);
     if (isStandIn(password) || password.startsWith('<SECRET')) continue;
@@ -319,6 +326,14 @@ function isSecretishName(name: string): boolean {
   return lower.endsWith('_key') || lower.endsWith('auth');
 }
 
+/** Two to eight words without closing punctuation: a passphrase, not a sentence. */
+function isPassphrase(value: string): boolean {
+  const trimmed = value.trim();
+  const words = trimmed.split(/\s+/).length;
+  const lastChar = trimmed[trimmed.length - 1] ?? '';
+  return words >= 2 && words <= 8 && trimmed.length <= 128 && !'.?!:'.includes(lastChar);
+}
+
 const nameChar = (c: number) => isAlnum(c) || c === 95 || c === 45 || c === 46;
 
 /** `NAME=value`, `"name": "value"`, `name: value` where the name says "secret". */
@@ -357,7 +372,8 @@ export function findSecretAssignments(text: string): Hit[] {
     }
     const value = text.slice(cursor, end);
     const min = /pass|pwd/i.test(name) ? 4 : 8;
-    if (value.length < min || value.length > 1024 || isStandIn(value) || /\s/.test(value)) continue;
+    const passphrase = quoted && /pass|pwd/i.test(name) && isPassphrase(value);
+    if (value.length < min || value.length > 1024 || isStandIn(value) || (/\s/.test(value) && !passphrase)) continue;
     if (!quoted) {
       // Unquoted code (`apiKey: config.apiKey`, `token=get_token`) is not a literal.
       if (/^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$/.test(value) && digitCount(value) === 0) continue;
@@ -514,6 +530,59 @@ export function findHosts(text: string): Hit[] {
       if (prefix === '172.' && !(octets[1]! >= 16 && octets[1]! <= 31)) continue;
       hits.push({ kind: 'host', start: at, end });
     }
+  }
+  return hits;
+}
+
+const isLiteralChar = (c: number) => isB64(c) || c === 46 || c === 58; // base64, `.`, `:`
+const isQuote = (c: number) => c === 34 || c === 39 || c === 96;
+
+/** The string literal (`"…"`, `'…'`, `` `…` ``) starting at `at`: its body and end, or null. */
+function literalAt(text: string, at: number): { body: string; end: number } | null {
+  const quote = text.charCodeAt(at);
+  if (!isQuote(quote)) return null;
+  let end = at + 1;
+  while (end < text.length && end - at <= 257 && isLiteralChar(text.charCodeAt(end))) end++;
+  if (end === at + 1 || text.charCodeAt(end) !== quote) return null;
+  return { body: text.slice(at + 1, end), end: end + 1 };
+}
+
+/** A key split into string literals joined by `+`, checked once joined back. */
+export function findJoinedLiterals(text: string): Hit[] {
+  const hits: Hit[] = [];
+  let from = 0;
+  for (;;) {
+    const plus = text.indexOf('+', from);
+    if (plus < 0) break;
+    from = plus + 1;
+    // Walk back over spaces to the closing quote of the literal on the left.
+    let left = plus - 1;
+    while (left >= 0 && text[left] === ' ') left--;
+    if (left < 1 || !isQuote(text.charCodeAt(left))) continue;
+    let open = left - 1;
+    while (open >= 0 && left - open <= 257 && isLiteralChar(text.charCodeAt(open))) open--;
+    if (open < 0 || text.charCodeAt(open) !== text.charCodeAt(left)) continue;
+    const first = literalAt(text, open);
+    if (first === null) continue;
+    const bodies = [first.body];
+    let end = first.end;
+    for (;;) {
+      let cursor = end;
+      while (text[cursor] === ' ') cursor++;
+      if (text[cursor] !== '+') break;
+      cursor++;
+      while (text[cursor] === ' ') cursor++;
+      const next = literalAt(text, cursor);
+      if (next === null) break;
+      bodies.push(next.body);
+      end = next.end;
+    }
+    if (bodies.length < 2) continue;
+    const joined = bodies.join('');
+    if (joined.length >= 20 && (findPrefixedTokens(joined).length > 0 || isGeneratedToken(joined))) {
+      hits.push({ kind: 'split_key', start: open, end });
+    }
+    from = Math.max(from, end);
   }
   return hits;
 }

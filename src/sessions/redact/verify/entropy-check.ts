@@ -75,6 +75,65 @@ function longestRun(token: string): number {
   return best;
 }
 
+/**
+ * Code identifiers (`scaleTypeNotWorkWithMark`, `convertBase64ToUint8Array`): walked
+ * character by character into words that start at a capital followed by a small
+ * letter; identifiers have long words that nearly all hold a vowel.
+ */
+function isIdentifierWords(token: string): boolean {
+  const words: string[] = [];
+  let current = '';
+  for (let i = 0; i < token.length; i++) {
+    const ch = token[i]!;
+    const next = token[i + 1] ?? '';
+    if (ch === '-' || ch === '_') {
+      if (current.length > 0) words.push(current);
+      current = '';
+      continue;
+    }
+    if (ch >= 'A' && ch <= 'Z' && next >= 'a' && next <= 'z' && current.length > 0) {
+      words.push(current);
+      current = '';
+    }
+    current += ch;
+  }
+  if (current.length > 0) words.push(current);
+  if (words.length < 3) return false;
+  let letters = 0;
+  let withVowel = 0;
+  for (const word of words) {
+    letters += word.length;
+    if (!isWordShape(word)) return false;
+    if (/[aeiouy]/.test(word)) withVowel++;
+  }
+  return letters / words.length >= 3.5 && withVowel >= 0.75 * words.length;
+}
+
+/** A small-letter word (one leading capital, up to two digits or a `V3` tag), `V3`, or an acronym. */
+function isWordShape(word: string): boolean {
+  let i = 0;
+  let capitals = 0;
+  while (i < word.length && word[i]! >= 'A' && word[i]! <= 'Z') {
+    capitals++;
+    i++;
+  }
+  let smalls = 0;
+  while (i < word.length && word[i]! >= 'a' && word[i]! <= 'z') {
+    smalls++;
+    i++;
+  }
+  // `ModelV3`: a word may end in a version tag.
+  if (smalls > 0 && i + 1 < word.length && word[i]! >= 'A' && word[i]! <= 'Z' && word[i + 1]! >= '0' && word[i + 1]! <= '9') i++;
+  let digits = 0;
+  while (i < word.length && word[i]! >= '0' && word[i]! <= '9') {
+    digits++;
+    i++;
+  }
+  if (i !== word.length || digits > 2) return false;
+  if (smalls > 0) return capitals <= 1;
+  return capitals >= 1 && capitals <= 5 && (capitals >= 2 || digits >= 1);
+}
+
 /** Slightly more sensitive than the redactor, so a borderline token left behind is listed. */
 export function isGeneratedToken(token: string): boolean {
   const shape = shapeOf(token);
@@ -84,6 +143,7 @@ export function isGeneratedToken(token: string): boolean {
   if (shape.changes / shape.length < 0.28) return false;
   if (shape.digits === 0 && vowelFraction(token) >= 0.32) return false;
   if (longestRun(token) < 12) return false;
+  if (shape.digits <= 0.2 * shape.length && isIdentifierWords(token)) return false;
   const bar = shape.length >= 64 ? 4.5 : 0.82 * Math.log2(shape.length);
   return bitsPerChar(token) >= bar;
 }

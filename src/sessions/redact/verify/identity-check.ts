@@ -23,13 +23,33 @@ export function spellings(term: string, label = 'user'): string[] {
   const words = base.split(/[\s._-]+/).filter((w) => w.length > 0);
   const out = new Set<string>([base]);
   if (words.length > 1) for (const joiner of ['.', '_', '-', '', ' ']) out.add(words.join(joiner));
-  if (words.length > 1 && (label === 'name' || label === 'employer')) {
-    for (const word of words) if (word.length >= 4 && !GENERIC_WORDS.has(word)) out.add(word);
+  // Distinctive words: whole words only, so a domain ("acme-corp.com") is never cut into "com".
+  const spaced = base.split(/\s+/).filter((w) => w.length > 0);
+  if (spaced.length > 1 && (label === 'name' || label === 'employer')) {
+    for (const word of spaced) if (word.length >= 4 && !GENERIC_WORDS.has(word)) out.add(word);
   }
   return [...out].filter((s) => s.length >= 2);
 }
 
 const letterOrDigit = /[\p{L}\p{N}]/u;
+const upper = /\p{Lu}/u;
+const lowerOrDigit = /[\p{Ll}\p{N}]/u;
+
+/**
+ * Neighbours that are not letters or digits, or a camelCase hump at the edge
+ * (`AcmeCorpClient` holds "acmecorp"; `malice` never holds "alice").
+ */
+function standsAlone(text: string, start: number, end: number): boolean {
+  const before = text[start - 1] ?? ' ';
+  const after = text[end] ?? ' ';
+  const first = text[start] ?? ' ';
+  const last = text[end - 1] ?? ' ';
+  const leftHump = lowerOrDigit.test(before) && upper.test(first);
+  const rightHump = lowerOrDigit.test(last) && upper.test(after);
+  const leftAcronym = upper.test(before) && upper.test(first) && /\p{Ll}/u.test(text[start + 1] ?? '');
+  const rightAcronym = upper.test(last) && upper.test(after) && /\p{Ll}/u.test(text[end + 1] ?? '');
+  return (!letterOrDigit.test(before) || leftHump || leftAcronym) && (!letterOrDigit.test(after) || rightHump || rightAcronym);
+}
 
 export function findTerms(text: string, terms: readonly VerifyTerm[]): Hit[] {
   if (terms.length === 0) return [];
@@ -44,9 +64,7 @@ export function findTerms(text: string, terms: readonly VerifyTerm[]): Hit[] {
         const at = aligned.indexOf(spelling, from);
         if (at < 0) break;
         from = at + 1;
-        const before = at > 0 ? aligned[at - 1]! : ' ';
-        const after = aligned[at + spelling.length] ?? ' ';
-        if (letterOrDigit.test(before) || letterOrDigit.test(after)) continue;
+        if (!standsAlone(text, at, at + spelling.length)) continue;
         hits.push({ kind: `identity:${label}`, start: at, end: at + spelling.length });
       }
     }

@@ -1,6 +1,7 @@
 import {
   type Hit,
   findAuthHeaders,
+  findJoinedLiterals,
   findEmails,
   findHomePaths,
   findHosts,
@@ -64,6 +65,17 @@ function isWordPath(token: string): boolean {
   return parts.length >= 2 && !isGeneratedToken(parts.join(''));
 }
 
+/** Whether a hex string decodes to printable text holding a key (`736b2d…` = `sk-…`). */
+function hexSpellsSecret(hex: string): boolean {
+  const body = hex.startsWith('0x') ? hex.slice(2) : hex;
+  if (body.length < 32 || body.length % 2 !== 0 || body.includes('-')) return false;
+  const bytes = Buffer.from(body, 'hex');
+  for (const byte of bytes) if (byte < 0x20 || byte > 0x7e) return false;
+  const decoded = bytes.toString('latin1');
+  if (findPrefixedTokens(decoded).length > 0) return true;
+  return decoded.length >= 20 && !decoded.includes(' ') && isGeneratedToken(decoded);
+}
+
 /** Long random tokens and base64 payloads. */
 export function findRandomTokens(text: string): Hit[] {
   const hits: Hit[] = [];
@@ -80,7 +92,9 @@ export function findRandomTokens(text: string): Hit[] {
     if (length >= 20) {
       const token = text.slice(i, end);
       const trimmed = token.replace(/^[=_-]+|[=_-]+$/g, '');
-      if (!isHexOrUuid(trimmed) && !KEPT_ID_STARTS.some((s) => trimmed.startsWith(s))) {
+      if (isHexOrUuid(trimmed)) {
+        if (hexSpellsSecret(trimmed)) hits.push({ kind: 'hex_encoded', start: i, end });
+      } else if (!KEPT_ID_STARTS.some((s) => trimmed.startsWith(s))) {
         if (length >= 200 && /[0-9]/.test(token) && /[a-z]/.test(token) && /[A-Z]/.test(token)) {
           hits.push({ kind: 'base64_data', start: i, end });
         } else if (!isWordPath(trimmed) && isGeneratedToken(trimmed)) {
@@ -106,6 +120,7 @@ export function scanText(text: string, terms: readonly VerifyTerm[] = []): Found
     ...findUrlCredentials(plain),
     ...findAuthHeaders(plain),
     ...findSecretAssignments(plain),
+    ...findJoinedLiterals(plain),
     ...findEmails(plain),
     ...findHomePaths(plain),
     ...findHosts(plain),

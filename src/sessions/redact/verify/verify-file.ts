@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import { InputError } from '../../../core/errors.js';
 import { type IdentityTerm, normalizeIdentities } from '../identity.js';
 import { readLineParts } from '../line-reader.js';
+import type { TextEncodingName } from '../text-encoding.js';
 import type { VerifyTerm } from './identity-check.js';
 import { createValueHasher, maskedPreview } from './mask.js';
 import { scanText } from './scan.js';
@@ -39,6 +40,8 @@ export interface VerifyReport {
   residuals: Residual[];
   /** True when more residuals exist than are listed. */
   truncated: boolean;
+  /** The file's text encoding (UTF-16/UTF-32 are decoded before scanning). */
+  encoding: TextEncodingName;
 }
 
 const DEFAULT_WINDOW = 4 * 1024 * 1024;
@@ -66,6 +69,7 @@ export async function verifyFile(file: string, options: VerifyOptions = {}): Pro
     countsByKind: {},
     residuals: [],
     truncated: false,
+    encoding: 'utf-8',
   };
   let carry = '';
   let seen = new Set<string>();
@@ -82,7 +86,10 @@ export async function verifyFile(file: string, options: VerifyOptions = {}): Pro
   };
 
   let buffer = '';
-  for await (const part of readLineParts(file, Math.max(1024, windowChars - overlap))) {
+  const onEncoding = (encoding: TextEncodingName) => {
+    report.encoding = encoding;
+  };
+  for await (const part of readLineParts(file, Math.max(1024, windowChars - overlap), onEncoding)) {
     buffer += part.text;
     while (buffer.length - carry.length >= windowChars - overlap || (part.end && buffer.length > 0)) {
       const windowText = buffer.slice(0, windowChars);
