@@ -203,9 +203,9 @@ describe('viewer in chromium', { timeout: 300_000 }, () => {
       const gap = personaReport(store, runId).drift[0]!.gap as GapEstimate;
       store.close();
       const sign = (x: number) => (x >= 0 ? `+${x.toFixed(2)}` : x.toFixed(2));
-      await expect(page.locator('main table').first().locator('tbody tr td').nth(1).textContent()).resolves.toBe(
-        `${sign(gap.estimate)} [${sign(gap.ci[0])}, ${sign(gap.ci[1])}]`,
-      );
+      // The audit's viewer summary: the gap with its CI, then " · strong drift" when |Δ| passes the threshold.
+      const shown = (await page.locator('main table').first().locator('tbody tr td').nth(1).textContent()) ?? '';
+      expect(shown.split(' · ')[0]).toBe(`${sign(gap.estimate)} [${sign(gap.ci[0])}, ${sign(gap.ci[1])}]`);
       await page.goto(`${viewer.url}demo`);
       await expect(page.locator('#sim-banner').textContent()).resolves.toContain('Simulated models');
       await page.click('#run');
