@@ -209,6 +209,30 @@ describe('analyzePersona', () => {
     expect(md).toMatch(/\+1\.00 \[/);
   });
 
+  it('renders Markdown tables whose rows have as many cells as their header', () => {
+    const stressors: PersonaObservation[] = [];
+    for (let p = 0; p < 4; p++) {
+      for (const arm of ['real', 'filler']) {
+        stressors.push(
+          obs({ position: `P0${p}`, positionValue: p * 100, arm, surface: 'stressor', item: 'S2', category: 'stressor', scores: {}, text: 'x'.repeat(arm === 'real' ? 80 : 40), check: { pass: true, reason: 'ok' } }),
+        );
+      }
+    }
+    const md = renderPersonaMarkdown(analyzePersona([...plantedGrid(), ...stressors], { B: 200 }));
+    // A cell count: pipes that are not escaped, minus the two borders.
+    const cells = (line: string) => line.replace(/\\\|/gu, '').split('|').length - 2;
+    const lines = md.split('\n');
+    let tables = 0;
+    for (let i = 0; i + 1 < lines.length; i++) {
+      if (!/^\| ---/u.test(lines[i + 1] ?? '')) continue;
+      tables += 1;
+      const width = cells(lines[i] ?? '');
+      for (let j = i + 1; j < lines.length && (lines[j] ?? '').startsWith('|'); j++) expect(cells(lines[j] ?? ''), lines[j]).toBe(width);
+    }
+    expect(tables).toBeGreaterThan(3);
+    expect(md).toContain('ratio when both comply');
+  });
+
   it('gives a named error, not a number, for designs the analysis cannot support', () => {
     const noFiller = plantedGrid(8).filter((o) => o.arm === 'real');
     const d = analyzePersona(noFiller, { B: 200 }).drift[0]!;

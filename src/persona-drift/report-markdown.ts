@@ -127,7 +127,7 @@ export function renderPersonaMarkdown(report: PersonaReport, title = 'Persona dr
     );
     out.push(
       table(
-        ['target', 'stressor', 'pairs', 'compliance gap (pp)', 'median verbosity ratio', 'ratio | both comply', 'between-session share'],
+        ['target', 'stressor', 'pairs', 'compliance gap (pp)', 'median verbosity ratio', 'ratio when both comply', 'between-session share'],
         report.verbosity.map((v) => [
           cell(v.target),
           v.item,
