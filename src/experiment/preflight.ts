@@ -130,3 +130,49 @@ export function suggestedBudget(estimate: PlanEstimate): string {
 function money(x: number): string {
   return x < 1 ? x.toFixed(4) : x.toFixed(2);
 }
+
+/** What an audit's preflight checks: its models, its files, how to read its inputs and price its grid. */
+export interface AuditPreflightSteps<Input, Spec> {
+  models: PreflightInput['models'];
+  files: NonNullable<PreflightInput['files']>;
+  /** True when the caller builds its own adapters (tests): keys are not checked. */
+  skipKeys: boolean;
+  /** Inputs the caller already has (then nothing is read). */
+  given?: Input;
+  /** Reads the inputs; a ConfigError becomes a problem of `fallbackField`. */
+  read(): Promise<Input>;
+  fallbackField: string;
+  plan(input: Input): Spec[];
+  /** The budget in force (none = no cost check). */
+  maxCostUsd: number | null | undefined;
+  estimate(input: Input, specs: Spec[]): PlanEstimate;
+}
+
+/**
+ * The preflight every audit shares: check references, keys and files; read the inputs unless a
+ * listed file is already missing; plan; when a budget is set, price the grid against it. Throws a
+ * PreflightError with every problem at once; nothing is called or recorded.
+ */
+export async function runPreflight<Input, Spec>(
+  steps: AuditPreflightSteps<Input, Spec>,
+): Promise<{ input: Input; specs: Spec[]; estimate?: PlanEstimate }> {
+  const problems = preflightProblems({ models: steps.models, files: steps.files, ...(steps.skipKeys ? { skipKeys: true } : {}) });
+  let input = steps.given;
+  if (input === undefined && !problems.some((p) => steps.files.some((f) => f.field === p.field))) {
+    try {
+      input = await steps.read();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push({ field: error.field ?? steps.fallbackField, message: error.message.replace(/^[^:]+: /u, '') });
+    }
+  }
+  if (input === undefined) throw new PreflightError(problems);
+  const specs = steps.plan(input);
+  let estimate: PlanEstimate | undefined;
+  if (steps.maxCostUsd !== undefined && steps.maxCostUsd !== null) {
+    estimate = steps.estimate(input, specs);
+    problems.push(...budgetProblems(estimate, steps.maxCostUsd));
+  }
+  if (problems.length > 0) throw new PreflightError(problems);
+  return { input, specs, ...(estimate ? { estimate } : {}) };
+}

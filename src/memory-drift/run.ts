@@ -12,7 +12,7 @@ import {
 } from '../experiment/runtime.js';
 import type { AuditRunner } from '../experiment/audit.js';
 import { runAudit } from '../experiment/run-audit.js';
-import { budgetProblems, PreflightError, type PreflightProblem, preflightProblems, suggestedBudget } from '../experiment/preflight.js';
+import { runPreflight, suggestedBudget } from '../experiment/preflight.js';
 import { estimateCells, type PlanEstimate } from '../models/estimate.js';
 import { loadPriceTable } from '../models/prices.js';
 import { getProvider } from '../models/providers.js';
@@ -434,26 +434,18 @@ export async function preflightMemory(
         ...(config.ontology === 'default' || config.ontology === 'alt' ? [] : [{ path: config.ontology, field: 'ontology' }]),
         ...(config.perturbations === 'builtin' ? [] : [{ path: config.perturbations, field: 'perturbations' }]),
       ];
-  const problems: PreflightProblem[] = preflightProblems({ models, files, ...(runtime.adapterFor ? { skipKeys: true } : {}) });
-  let stimuli = stimuliGiven;
-  if (!stimuli && !problems.some((p) => files.some((f) => f.field === p.field))) {
-    try {
-      stimuli = await resolveMemoryStimuli(config);
-    } catch (error) {
-      if (!(error instanceof ConfigError)) throw error;
-      problems.push({ field: error.field ?? 'questions', message: error.message.replace(/^[^:]+: /u, '') });
-    }
-  }
-  if (!stimuli) throw new PreflightError(problems);
-  const specs = planMemoryGeneration(config, stimuli);
-  const maxCost = runtime.maxCostUsd ?? config.limits.maxCostUsd;
-  let estimate: PlanEstimate | undefined;
-  if (maxCost !== undefined && maxCost !== null) {
-    estimate = dryRunMemory(config, stimuli, specs, runtime.priceFile).estimate;
-    problems.push(...budgetProblems(estimate, maxCost));
-  }
-  if (problems.length > 0) throw new PreflightError(problems);
-  return { stimuli, specs, ...(estimate ? { estimate } : {}) };
+  const checked = await runPreflight({
+    models,
+    files,
+    skipKeys: runtime.adapterFor !== undefined,
+    ...(stimuliGiven ? { given: stimuliGiven } : {}),
+    read: () => resolveMemoryStimuli(config),
+    fallbackField: 'questions',
+    plan: (stimuli) => planMemoryGeneration(config, stimuli),
+    maxCostUsd: runtime.maxCostUsd ?? config.limits.maxCostUsd,
+    estimate: (stimuli, specs) => dryRunMemory(config, stimuli, specs, runtime.priceFile).estimate,
+  });
+  return { stimuli: checked.input, specs: checked.specs, ...(checked.estimate ? { estimate: checked.estimate } : {}) };
 }
 
 export interface MemoryRunResult {

@@ -5,7 +5,7 @@ import { ConfigError } from '../core/errors.js';
 import type { AuditRunner } from '../experiment/audit.js';
 import { auditRunId, runAudit } from '../experiment/run-audit.js';
 import type { ParsedItem, StageRuntime } from '../experiment/runtime.js';
-import { budgetProblems, PreflightError, type PreflightProblem, preflightProblems, suggestedBudget } from '../experiment/preflight.js';
+import { runPreflight, suggestedBudget } from '../experiment/preflight.js';
 import { estimateCells, type PlanEstimate } from '../models/estimate.js';
 import { loadPriceTable } from '../models/prices.js';
 import { type ReadSessionOptions, readSession } from '../sessions/read.js';
@@ -153,26 +153,18 @@ export async function preflightPersona(
     ...config.judges.map((ref, i) => ({ ref, field: `judges.${i}` })),
   ];
   const files = sessions ? [] : config.sessions.map((path, i) => ({ path, field: `sessions.${i}` }));
-  const problems: PreflightProblem[] = preflightProblems({ models, files, ...(runtime.adapterFor ? { skipKeys: true } : {}) });
-  let read: Session[] | undefined = sessions ? [...sessions] : undefined;
-  if (!read && !problems.some((p) => p.field.startsWith('sessions.'))) {
-    try {
-      read = await readConfigSessions(config);
-    } catch (error) {
-      if (!(error instanceof ConfigError)) throw error;
-      problems.push({ field: error.field ?? 'sessions', message: error.message.replace(/^[^:]+: /u, '') });
-    }
-  }
-  if (!read) throw new PreflightError(problems);
-  const specs = planPersona(config, read);
-  const maxCost = runtime.maxCostUsd ?? config.limits.maxCostUsd;
-  let estimate: PlanEstimate | undefined;
-  if (maxCost !== undefined && maxCost !== null) {
-    estimate = dryRunPersona(config, specs, runtime.priceFile).estimate;
-    problems.push(...budgetProblems(estimate, maxCost));
-  }
-  if (problems.length > 0) throw new PreflightError(problems);
-  return { sessions: read, specs, ...(estimate ? { estimate } : {}) };
+  const checked = await runPreflight({
+    models,
+    files,
+    skipKeys: runtime.adapterFor !== undefined,
+    ...(sessions ? { given: [...sessions] } : {}),
+    read: () => readConfigSessions(config),
+    fallbackField: 'sessions',
+    plan: (read) => planPersona(config, read),
+    maxCostUsd: runtime.maxCostUsd ?? config.limits.maxCostUsd,
+    estimate: (_read, specs) => dryRunPersona(config, specs, runtime.priceFile).estimate,
+  });
+  return { sessions: checked.input, specs: checked.specs, ...(checked.estimate ? { estimate: checked.estimate } : {}) };
 }
 
 /** What a persona run did, besides the shared run fields. */
