@@ -5,6 +5,7 @@ import { costOf, loadPriceTable } from '../models/prices.js';
 import type { ChatMessage } from '../models/types.js';
 import { type InterruptSignals, interruptSignals } from '../store/interrupt.js';
 import { createProgressReporter } from '../store/progress.js';
+import '../store/replay.js';
 import { openStore, type RunStore } from '../store/run-store.js';
 import { type RunCellsOptions, type RunCellsResult, runCells } from '../store/runner.js';
 import type { CellResult, CellSpec, RunManifest } from '../store/types.js';

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../core/errors.js';
+import '../store/replay.js';
 import { RunStore } from '../store/run-store.js';
 import { runCells } from '../store/runner.js';
 import { TEST_MANIFEST } from '../store/testing/fakes.js';
@@ -253,7 +254,7 @@ describe('replay: adapter', () => {
     expect(replayed.responseModel).toBe('sim:echo');
   });
 
-  it('is created lazily and delegates to the store module', async () => {
+  it('is created lazily and delegates to the factory the store module registers', async () => {
     const adapter = createAdapter('replay:/tmp/none.db');
     expect(adapter.provider).toBe('replay');
     expect(adapter.modelId).toBe('/tmp/none.db');

@@ -32,12 +32,22 @@ export function createAdapter(ref: string, options: CreateAdapterOptions = {}): 
   }
 }
 
-type ReplayFactory = (ref: string) => ModelAdapter | Promise<ModelAdapter>;
+/** Builds a `replay:` adapter; the store module provides it (see `registerReplayAdapter`). */
+export type ReplayFactory = (ref: string) => ModelAdapter | Promise<ModelAdapter>;
+
+let replayFactory: ReplayFactory | undefined;
 
 /**
- * `replay:` adapters live in the store module; they are loaded on first use so
- * the model layer does not depend on the store at import time.
+ * Installs the factory behind `replay:` references. The replay adapter reads a run
+ * store, and the store depends on this module, so the dependency is injected the
+ * other way: `src/store/replay.ts` registers itself when it is loaded (the run
+ * edge, the CLI and the package index load it).
  */
+export function registerReplayAdapter(factory: ReplayFactory): void {
+  replayFactory = factory;
+}
+
+/** `replay:` adapters are built on first use, once the store has registered its factory. */
 class LazyReplayAdapter implements ModelAdapter {
   readonly ref: string;
   readonly provider = 'replay';
@@ -56,21 +66,10 @@ class LazyReplayAdapter implements ModelAdapter {
 }
 
 async function loadReplay(ref: string): Promise<ModelAdapter> {
-  const specifier = '../store/replay.js';
-  let factory: ReplayFactory | undefined;
-  try {
-    const module = (await import(specifier)) as { createReplayAdapter?: ReplayFactory };
-    factory = module.createReplayAdapter;
-  } catch (error) {
-    throw new ModelCallError('config', `replay: the replay adapter could not be loaded (${String(error)})`, {
-      provider: 'replay',
-      cause: error,
-    });
-  }
-  if (typeof factory !== 'function') {
-    throw new ModelCallError('config', 'replay: this build has no replay adapter (store/replay.js lacks createReplayAdapter)', {
+  if (replayFactory === undefined) {
+    throw new ModelCallError('config', `replay: no replay adapter is registered for ${ref} (load the store module: src/store/replay.ts)`, {
       provider: 'replay',
     });
   }
-  return factory(ref);
+  return replayFactory(ref);
 }

@@ -1,6 +1,6 @@
 // Public API of src/models/ (re-exported from the package root).
-export { createAdapter } from './create-adapter.js';
-export type { CreateAdapterOptions } from './create-adapter.js';
+export { createAdapter, registerReplayAdapter } from './create-adapter.js';
+export type { CreateAdapterOptions, ReplayFactory } from './create-adapter.js';
 export { formatModelRef, parseModelRef } from './ref.js';
 export type { ModelRef } from './ref.js';
 export { getProvider, PROVIDERS, providerNames } from './providers.js';

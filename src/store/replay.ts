@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { registerReplayAdapter } from '../models/create-adapter.js';
 import { ModelCallError } from '../models/errors.js';
 import type { FinishReason, ModelAdapter, ModelRequest, ModelResponse } from '../models/types.js';
 import { contentKey } from './keys.js';
@@ -76,3 +77,7 @@ export function createReplayAdapter(ref: string): ModelAdapter {
     },
   };
 }
+
+// `replay:` references resolve through this module once it is loaded (injection keeps
+// src/models free of any import of the store).
+registerReplayAdapter(createReplayAdapter);

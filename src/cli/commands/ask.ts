@@ -99,6 +99,7 @@ async function runAsk(modelRef: string, promptArg: string, options: AskOptions):
     import('../../models/create-adapter.js'),
     import('../../models/prices.js'),
     import('../../models/retry.js'),
+    import('../../store/replay.js'), // registers the `replay:` adapter
   ]);
   // Read prices first: a malformed price file should fail before any money is spent.
   const prices = loadPriceTable(options.prices === undefined ? {} : { file: options.prices });

@@ -6,6 +6,7 @@ import { collect } from '../options.js';
 import { InputError, InvalidArgumentError } from '../../core/errors.js';
 import { packageRoot } from '../../core/version.js';
 import { createAdapter } from '../../models/create-adapter.js';
+import '../../store/replay.js';
 import { isLoopbackHost } from '../../report/viewer/security.js';
 import { startViewer } from '../../report/viewer/server.js';
 import { readSession } from '../../sessions/read.js';
