@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
 import { InputError } from '../core/errors.js';
+import { isObject } from '../core/guards.js';
 import type { ToolDefinition } from '../models/types.js';
 import type { Session } from '../sessions/types.js';
 
@@ -35,7 +36,7 @@ function jsonType(value: unknown): string {
 
 /** The argument object the target sees for a recorded input (a string input is wrapped). */
 export function argumentsOf(input: unknown): Record<string, unknown> {
-  if (input !== null && typeof input === 'object' && !Array.isArray(input)) return input as Record<string, unknown>;
+  if (isObject(input)) return input;
   return { [STRING_INPUT_ARGUMENT]: input };
 }
 

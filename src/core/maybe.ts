@@ -5,9 +5,14 @@
  */
 export type Maybe<T> = T | { error: string };
 
+/** True when a value is a refusal `{ error }` (and narrows it). */
+export function isRefusal(value: unknown): value is { error: string } {
+  return typeof value === 'object' && value !== null && 'error' in value;
+}
+
 /** True when a Maybe holds a value (and narrows it). */
 export function isPresent<T>(value: Maybe<T>): value is T {
-  return !(typeof value === 'object' && value !== null && 'error' in value);
+  return !isRefusal(value);
 }
 
 /** True when a Maybe (or null) holds a value. */

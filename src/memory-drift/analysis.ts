@@ -1,4 +1,4 @@
-import type { Maybe } from '../core/maybe.js';
+import { isRefusal, type Maybe } from '../core/maybe.js';
 import { InvalidArgumentError, isEcholensError, StatisticsError } from '../core/errors.js';
 import { type DtwOptions, dtw } from '../metrics/dtw.js';
 import { sriDrift } from '../metrics/sri.js';
@@ -657,8 +657,6 @@ function withAdvice(message: string): string {
   return advice === null || message.includes(' — to fix: ') ? message : `${message} — to fix: ${advice}`;
 }
 
-const isError = (value: unknown): value is { error: string } =>
-  value !== null && typeof value === 'object' && 'error' in value;
 
 function meanOf(values: ArrayLike<number>): number {
   let sum = 0;
@@ -1141,8 +1139,8 @@ function analyzeMetric(
 
 function powerOf(conditions: readonly ConditionSummary[], dRel: readonly DRelEntry[], alpha: number): MetricPower {
   const mean = (values: number[]) => (values.length === 0 ? null : values.reduce((a, b) => a + b, 0) / values.length);
-  const elevationSE = mean(conditions.flatMap((c) => (c.elevation === null || isError(c.elevation) ? [] : [c.elevation.se])));
-  const dRelSE = mean(dRel.flatMap((d) => (isError(d.result) ? [] : [d.result.se])));
+  const elevationSE = mean(conditions.flatMap((c) => (c.elevation === null || isRefusal(c.elevation) ? [] : [c.elevation.se])));
+  const dRelSE = mean(dRel.flatMap((d) => (isRefusal(d.result) ? [] : [d.result.se])));
   const mde = (se: number | null) => (se === null ? null : minimumDetectableEffect(se, { alpha }));
   return { elevationSE, minimumDetectableElevation: mde(elevationSE), dRelSE, minimumDetectableDRel: mde(dRelSE) };
 }
@@ -1163,11 +1161,11 @@ function adequacyOf(nQuestions: number): DesignAdequacy {
 function markUnderpowered(metrics: Record<MemoryMetric, MetricAnalysis>): void {
   for (const metric of MEMORY_METRICS) {
     for (const entry of metrics[metric].dRel) {
-      if (!isError(entry.result)) entry.result = { ...entry.result, significant: false, verdict: 'underpowered' };
+      if (!isRefusal(entry.result)) entry.result = { ...entry.result, significant: false, verdict: 'underpowered' };
     }
     const pairwise = metrics[metric].pairwise;
-    if (!isError(pairwise)) {
-      for (const c of pairwise.comparisons) if (!isError(c.test)) c.test = { ...c.test, significant: false };
+    if (!isRefusal(pairwise)) {
+      for (const c of pairwise.comparisons) if (!isRefusal(c.test)) c.test = { ...c.test, significant: false };
       for (const o of pairwise.order) o.letters = null;
       pairwise.letters = { error: 'underpowered design: no compact letter display' };
     }
@@ -1227,12 +1225,12 @@ function dRelEntries(
       }),
     );
     // BH over the tier's categories that produced a bootstrap p.
-    const computed = raw.flatMap((r, i) => (isError(r) ? [] : [i]));
+    const computed = raw.flatMap((r, i) => (isRefusal(r) ? [] : [i]));
     const adjusted = computed.length > 0 ? benjaminiHochberg(computed.map((i) => (raw[i] as { p: number }).p)) : [];
     const adjustedOf = new Map(computed.map((i, j) => [i, adjusted[j] as number]));
     members.forEach((g, i) => {
       const r = raw[i]!;
-      if (isError(r)) {
+      if (isRefusal(r)) {
         entries.push({ condition: g.condition, tier, result: r });
         return;
       }
@@ -1281,11 +1279,11 @@ function pairwiseOf(groups: readonly ConditionRows[], alpha: number): PairwiseSu
       });
     }
   }
-  const tested = raw.flatMap((r, i) => (isError(r.test) ? [] : [i]));
+  const tested = raw.flatMap((r, i) => (isRefusal(r.test) ? [] : [i]));
   const adjusted = tested.length > 0 ? benjaminiHochberg(tested.map((i) => (raw[i]!.test as { p: number }).p)) : [];
   const adjustedOf = new Map(tested.map((i, j) => [i, adjusted[j] as number]));
   const comparisons: PairwiseComparison[] = raw.map((r, i) => {
-    if (isError(r.test)) return { a: r.a, b: r.b, difference: r.difference, test: r.test };
+    if (isRefusal(r.test)) return { a: r.a, b: r.b, difference: r.difference, test: r.test };
     const pAdjusted = adjustedOf.get(i) as number;
     return { a: r.a, b: r.b, difference: r.difference, test: { ...r.test, pAdjusted, significant: pAdjusted < alpha } };
   });
@@ -1294,12 +1292,12 @@ function pairwiseOf(groups: readonly ConditionRows[], alpha: number): PairwiseSu
     .map((g) => ({ condition: g.condition, mean: means.get(g.condition) as number }))
     .sort((x, y) => x.mean - y.mean || (x.condition < y.condition ? -1 : x.condition > y.condition ? 1 : 0));
   const significantPairs = comparisons
-    .filter((c) => !isError(c.test) && c.test.significant)
+    .filter((c) => !isRefusal(c.test) && c.test.significant)
     .map((c) => [c.a, c.b] as const);
   const letters = attempt(() => compactLetterDisplay(order.map((o) => o.condition), significantPairs));
   return {
-    order: order.map((o, i) => ({ ...o, letters: isError(letters) ? null : (letters[i] as string) })),
-    letters: isError(letters) ? letters : 'ok',
+    order: order.map((o, i) => ({ ...o, letters: isRefusal(letters) ? null : (letters[i] as string) })),
+    letters: isRefusal(letters) ? letters : 'ok',
     comparisons,
     skipped,
   };
@@ -1360,7 +1358,7 @@ function elevationVerdict(
   wantElevated: boolean,
 ): ValidityCheck {
   if (elevation === null) return { metric, subject, estimate: null, p: null, met: null, error: 'no elevation on the floor row' };
-  if (isError(elevation)) return { metric, subject, estimate: null, p: null, met: null, error: elevation.error };
+  if (isRefusal(elevation)) return { metric, subject, estimate: null, p: null, met: null, error: elevation.error };
   const elevated = elevation.p < alpha && elevation.estimate > 0;
   return { metric, subject, estimate: elevation.estimate, p: elevation.p, met: wantElevated ? elevated : !elevated };
 }
@@ -1396,9 +1394,9 @@ function validityOf(
   const sensitivity = combine(sensitivityChecks);
 
   let convergentCheck: ValidityCheck;
-  if (isError(convergence)) {
+  if (isRefusal(convergence)) {
     convergentCheck = { metric: 'dtw~sri', subject: 'spearman', estimate: null, p: null, met: null, error: convergence.error };
-  } else if (isError(convergence.spearman)) {
+  } else if (isRefusal(convergence.spearman)) {
     convergentCheck = { metric: 'dtw~sri', subject: 'spearman', estimate: null, p: null, met: null, error: convergence.spearman.error };
   } else {
     const { rho, p } = convergence.spearman;

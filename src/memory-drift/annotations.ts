@@ -1,6 +1,6 @@
 import { sha256Hex } from '../core/canonical-json.js';
 import { InputError, InvalidArgumentError } from '../core/errors.js';
-import { parseCsvTable, toCsv } from './csv.js';
+import { parseCsvTable, toCsv } from '../core/csv.js';
 
 /**
  * Human annotation (DriftLens §2.1, App. B): each annotator fills a copy of a

@@ -6,7 +6,7 @@ import {
   exportAnnotationSheet,
   parseAnnotationSheet,
 } from './annotations.js';
-import { parseCsvTable } from './csv.js';
+import { parseCsvTable } from '../core/csv.js';
 import {
   compileCurationMatcher,
   curateQuestion,

@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from '../core/errors.js';
 import type { ChatMessage, DecodingParams } from '../models/types.js';
-import { findJsonObjects } from './json-extract.js';
+import { findJsonObjects } from '../core/json-extract.js';
 import { type Ontology, ontologySymbols, renderOntology, UNMAPPED } from './ontology.js';
 
 /** Labelers default to temperature 0 (docs/decisions.md#d1). */

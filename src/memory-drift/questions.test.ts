@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InputError, InvalidArgumentError } from '../core/errors.js';
-import { parseCsv, parseCsvTable, toCsv } from './csv.js';
+import { parseCsv, parseCsvTable, toCsv } from '../core/csv.js';
 import { loadHuggingFaceQuestions } from './hf-datasets.js';
 import {
   loadQuestionsFile,

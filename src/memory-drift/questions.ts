@@ -2,7 +2,7 @@ import { extname } from 'node:path';
 import { z } from 'zod';
 import { sha256Hex } from '../core/canonical-json.js';
 import { InputError } from '../core/errors.js';
-import { parseCsvTable } from './csv.js';
+import { parseCsvTable } from '../core/csv.js';
 import { readBuiltinDataFile, readDataFile } from './data-files.js';
 
 /** An open-ended question (DriftLens §2.1). */

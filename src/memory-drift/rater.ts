@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from '../core/errors.js';
 import type { ChatMessage, DecodingParams } from '../models/types.js';
-import { findJsonObjects } from './json-extract.js';
+import { findJsonObjects } from '../core/json-extract.js';
 
 /** The four properties every benchmark question must have (DriftLens §2.1, App. A). */
 export const QUESTION_PROPERTIES = [

@@ -9,6 +9,7 @@ import type {
   ValidityVerdict,
 } from './analysis.js';
 import type { LabelAgreement, LabelerReliability } from './reliability.js';
+import { isRefusal } from '../core/maybe.js';
 
 /** Markdown rendering of a MemoryReport: the same numbers as the JSON, for people. */
 
@@ -34,19 +35,17 @@ const signed = (x: number, digits = 3) => (Number.isFinite(x) ? (x >= 0 ? `+${x.
 const percent = (x: number) => (Number.isFinite(x) ? `${x >= 0 ? '+' : ''}${(100 * x).toFixed(1)}%` : 'n/a');
 const pValue = (p: number) => (p === 0 ? '0' : p < 0.001 ? p.toExponential(2) : p.toFixed(3));
 const rate = (x: number | null) => (x === null ? '—' : `${(100 * x).toFixed(1)}%`);
-const isError = (value: unknown): value is { error: string } =>
-  value !== null && typeof value === 'object' && 'error' in value;
 const failure = (value: { error: string }) => `n/a (${cell(value.error)})`;
 
 function maybeNumber(value: MemoryMaybe<number> | null, digits = 3): string {
   if (value === null) return '—';
-  if (isError(value)) return failure(value);
+  if (isRefusal(value)) return failure(value);
   return signed(value, digits);
 }
 
 function elevationText(value: MemoryMaybe<IntervalEstimate> | null): [string, string] {
   if (value === null) return ['— (floor)', '—'];
-  if (isError(value)) return [failure(value), 'n/a'];
+  if (isRefusal(value)) return [failure(value), 'n/a'];
   return [`${percent(value.estimate)} [${percent(value.ci[0])}, ${percent(value.ci[1])}]`, pValue(value.p)];
 }
 
@@ -94,12 +93,12 @@ function validitySection(target: TargetAnalysis, out: string[]): void {
 function convergenceSection(target: TargetAnalysis, out: string[]): void {
   out.push('### Convergent validity (Table 1)', '');
   const c = target.convergence;
-  if (isError(c)) {
+  if (isRefusal(c)) {
     out.push(`${failure(c)}`, '');
     return;
   }
-  const spearman = isError(c.spearman) ? failure(c.spearman) : `ρ = ${num(c.spearman.rho)} (p = ${pValue(c.spearman.p)})`;
-  const pearson = isError(c.pearson) ? failure(c.pearson) : `r = ${num(c.pearson.r)} (p = ${pValue(c.pearson.p)})`;
+  const spearman = isRefusal(c.spearman) ? failure(c.spearman) : `ρ = ${num(c.spearman.rho)} (p = ${pValue(c.spearman.p)})`;
+  const pearson = isRefusal(c.pearson) ? failure(c.pearson) : `r = ${num(c.pearson.r)} (p = ${pValue(c.pearson.p)})`;
   out.push(`Over ${c.conditions.length} conditions: Spearman ${spearman}; Pearson ${pearson}.`, '');
   out.push(
     `Tiers by ascending mean: DTW ${c.tierOrder.dtw.join(' < ')}; SRI ${c.tierOrder.sri.join(' < ')} ` +
@@ -121,11 +120,11 @@ function metricSection(analysis: MetricAnalysis, alpha: number, out: string[]): 
   const noise = analysis.noise;
   out.push(
     `Floor: ${
-      isError(floor)
+      isRefusal(floor)
         ? failure(floor)
         : `${cell(floor.condition)} mean ${num(floor.mean, 4)}, SD ${floor.sd === null ? 'n/a' : num(floor.sd, 4)}, n = ${floor.n}, ${floor.nQuestions} questions`
     }. Pragmatic noise (μ_noise, σ_noise): ${
-      isError(noise)
+      isRefusal(noise)
         ? failure(noise)
         : `${noise.conditions.map(cell).join(', ')}: mean ${num(noise.mean, 4)}, SD ${noise.sd === null ? 'n/a' : num(noise.sd, 4)}, n = ${noise.n}`
     }.`,
@@ -133,7 +132,7 @@ function metricSection(analysis: MetricAnalysis, alpha: number, out: string[]): 
   );
 
   const letters = new Map<string, string>();
-  if (!isError(analysis.pairwise)) {
+  if (!isRefusal(analysis.pairwise)) {
     for (const o of analysis.pairwise.order) if (o.letters !== null) letters.set(o.condition, o.letters);
   }
   out.push(`#### ${name}: conditions (Fig. 3, Fig. 5)`, '');
@@ -174,7 +173,7 @@ function metricSection(analysis: MetricAnalysis, alpha: number, out: string[]): 
       ['condition', 'tier', 'd_rel [95% CI]', 'p', 'p (BH)', `significant (α = ${alpha})`, 'μ_treat', 'μ_noise', 'σ_noise', 'questions', 'invalid replicates'],
       analysis.dRel.map((entry) => {
         const r = entry.result;
-        if (isError(r)) return [cell(entry.condition), entry.tier, failure(r), 'n/a', 'n/a', 'n/a', 'n/a', 'n/a', 'n/a', 'n/a', 'n/a'];
+        if (isRefusal(r)) return [cell(entry.condition), entry.tier, failure(r), 'n/a', 'n/a', 'n/a', 'n/a', 'n/a', 'n/a', 'n/a', 'n/a'];
         return [
           cell(entry.condition),
           entry.tier,
@@ -194,7 +193,7 @@ function metricSection(analysis: MetricAnalysis, alpha: number, out: string[]): 
 
   out.push(`#### ${name}: mixed model (category fixed effect, question random intercept)`, '');
   const fit = analysis.mixedModel;
-  if (isError(fit)) {
+  if (isRefusal(fit)) {
     out.push(failure(fit), '');
   } else {
     out.push(
@@ -213,11 +212,11 @@ function metricSection(analysis: MetricAnalysis, alpha: number, out: string[]): 
 
   out.push(`#### ${name}: pairwise Welch t-tests (BH-corrected)`, '');
   const pairwise = analysis.pairwise;
-  if (isError(pairwise)) {
+  if (isRefusal(pairwise)) {
     out.push(failure(pairwise), '');
     return;
   }
-  const display = isError(pairwise.letters)
+  const display = isRefusal(pairwise.letters)
     ? failure(pairwise.letters)
     : pairwise.order.map((o) => `${cell(o.condition)} ${o.letters ?? '—'}`).join(', ');
   out.push(
@@ -231,7 +230,7 @@ function metricSection(analysis: MetricAnalysis, alpha: number, out: string[]): 
       ['a', 'b', 'mean a − b', 't', 'df', 'p', 'p (BH)', 'significant'],
       pairwise.comparisons.map((c) => {
         const t = c.test;
-        if (isError(t)) return [cell(c.a), cell(c.b), signed(c.difference, 4), failure(t), 'n/a', 'n/a', 'n/a', 'n/a'];
+        if (isRefusal(t)) return [cell(c.a), cell(c.b), signed(c.difference, 4), failure(t), 'n/a', 'n/a', 'n/a', 'n/a'];
         return [cell(c.a), cell(c.b), signed(c.difference, 4), num(t.t, 2), num(t.df, 1), pValue(t.p), pValue(t.pAdjusted), t.significant ? 'yes' : 'no'];
       }),
     ),
@@ -297,8 +296,8 @@ export function renderMemoryMarkdown(report: MemoryReport, title = 'Memory drift
             String(r.refused),
             r.rate === null ? 'n/a' : `${(100 * r.rate).toFixed(1)}%`,
             r.floorRate === null ? 'n/a' : `${(100 * r.floorRate).toFixed(1)}%`,
-            isError(d) ? failure(d) : `${signed(100 * d.estimate, 1)} pts [${signed(100 * d.ci[0], 1)}, ${signed(100 * d.ci[1], 1)}]`,
-            isError(d) ? 'n/a' : pValue(d.p),
+            isRefusal(d) ? failure(d) : `${signed(100 * d.estimate, 1)} pts [${signed(100 * d.ci[0], 1)}, ${signed(100 * d.ci[1], 1)}]`,
+            isRefusal(d) ? 'n/a' : pValue(d.p),
           ];
         }),
       ),
@@ -328,8 +327,8 @@ export function renderMemoryMarkdown(report: MemoryReport, title = 'Memory drift
 function agreementCells(a: LabelAgreement): string[] {
   return [
     String(a.n),
-    isError(a.exact) ? failure(a.exact) : `${(100 * a.exact).toFixed(2)}%`,
-    isError(a.kappa) ? failure(a.kappa) : num(a.kappa),
+    isRefusal(a.exact) ? failure(a.exact) : `${(100 * a.exact).toFixed(2)}%`,
+    isRefusal(a.kappa) ? failure(a.kappa) : num(a.kappa),
     String(a.invalid),
     String(a.unpaired),
   ];

@@ -1,4 +1,6 @@
 import type { ChatMessage } from '../models/types.js';
+import { isObject } from '../core/guards.js';
+import { jsonValueEnd } from '../core/json-extract.js';
 
 /**
  * The assistant-register judge (ContextEcho §2.3, Appendix T; docs/decisions.md#d2, #d18).
@@ -69,10 +71,8 @@ export function parseJudgeOutput(output: string): JudgeVerdict {
   } catch {
     return { ok: false, error: 'output is not a single JSON object' };
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    return { ok: false, error: 'output is not a JSON object' };
-  }
-  const record = value as Record<string, unknown>;
+  if (!isObject(value)) return { ok: false, error: 'output is not a JSON object' };
+  const record = value;
   const score = record.score;
   if (typeof score !== 'number' || !Number.isInteger(score) || score < 0 || score > 3) {
     return { ok: false, error: `score must be an integer 0-3, got ${JSON.stringify(score)}` };
@@ -84,25 +84,6 @@ export function parseJudgeOutput(output: string): JudgeVerdict {
   }
   const reason = typeof record.reason === 'string' ? record.reason : '';
   return { ok: true, score: score as 0 | 1 | 2 | 3, label: expectedLabel as JudgeLabel, reason };
-}
-
-/** The end (exclusive) of the JSON value that starts at `start`, or -1 (strings and nesting respected). */
-function jsonValueEnd(text: string, start: number): number {
-  let depth = 0;
-  let inString = false;
-  for (let i = start; i < text.length; i++) {
-    const c = text[i];
-    if (inString) {
-      if (c === '\\') i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === '{' || c === '[') depth++;
-    else if (c === '}' || c === ']') {
-      depth--;
-      if (depth === 0) return i + 1;
-    }
-  }
-  return -1;
 }
 
 /** Python's int() on a decoded JSON value: integers, truncated floats, booleans and integer strings. */
@@ -128,8 +109,8 @@ export function parseJudgeOutputFirstObject(output: string): JudgeVerdict {
     } catch {
       continue;
     }
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) continue;
-    const record = value as Record<string, unknown>;
+    if (!isObject(value)) continue;
+    const record = value;
     if (!('score' in record)) return { ok: false, error: 'the first JSON object has no score' };
     const score = pythonInt(record.score);
     if (score === null) return { ok: false, error: `score is not an integer: ${JSON.stringify(record.score)}` };

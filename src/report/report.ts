@@ -9,6 +9,7 @@ import { analyzeAuditRun } from '../experiment/run-audit.js';
 import type { RunInfo, RunStore } from '../store/run-store.js';
 import { reportVerdict, verdictMarkdown, type ReportVerdict } from '../gate/verdict.js';
 import { html, page, type RawHtml } from './html.js';
+import { csvCell } from '../core/csv.js';
 
 /**
  * `echolens report <run.db>`: every run in a store as one self-contained HTML
@@ -201,14 +202,6 @@ export function renderJsonReport(reports: readonly ExperimentRunReport[]): strin
 }
 
 const CSV_HEADER = ['run', 'experiment', ...AUDIT_CSV_COLUMNS];
-
-function csvCell(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  const text = typeof value === 'number' ? (Number.isFinite(value) ? String(value) : '') : String(value);
-  // Defuse spreadsheet formula injection from untrusted labels.
-  const safe = /^[=+\-@\t\r]/u.test(text) && typeof value !== 'number' ? `'${text}` : text;
-  return /[",\n\r]/u.test(safe) ? `"${safe.replace(/"/gu, '""')}"` : safe;
-}
 
 /** Long-format CSV of the report's estimates (one row per number with its CI). */
 export function renderCsvReport(reports: readonly ExperimentRunReport[]): string {

@@ -19,7 +19,8 @@ import {
   UNRESOLVED,
 } from './claude-records.js';
 import { anthropicMedia, mediaPlaceholder } from './media.js';
-import { isObject, num, str, TimelineBuilder } from './timeline.js';
+import { isObject, num, str } from '../core/guards.js';
+import { TimelineBuilder } from './timeline.js';
 import type { Block, MessageKind, SessionUsage, SessionWarning, SubagentTranscript } from './types.js';
 
 /**

@@ -1,6 +1,7 @@
 import { isInjectedUserText } from './classify.js';
 import { codexImage, mediaPlaceholder } from './media.js';
-import { isObject, num, str, TimelineBuilder } from './timeline.js';
+import { isObject, num, str } from '../core/guards.js';
+import { TimelineBuilder } from './timeline.js';
 import type { Block, MessageKind, RawRef, SessionMessage, SessionUsage, SessionWarning } from './types.js';
 
 /**

@@ -1,4 +1,4 @@
-import { isObject, str } from './timeline.js';
+import { isObject, str } from '../core/guards.js';
 
 /**
  * Images and documents in transcripts (pure). A model saw them, but their bytes are not text:

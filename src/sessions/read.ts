@@ -5,7 +5,7 @@ import { CodexParser } from './codex.js';
 import type { LineSink } from './line-splitter.js';
 import { type ReadLinesOptions, readFileLines } from './read-lines.js';
 import type { TimelineBuilder } from './timeline.js';
-import { isObject, str } from './timeline.js';
+import { isObject, str } from '../core/guards.js';
 import type { Session, SessionTool, SessionWarning, SubagentTranscript } from './types.js';
 
 export interface ReadSessionOptions {

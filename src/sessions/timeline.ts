@@ -351,15 +351,3 @@ function subtractUsage(total: SessionUsage, usage: SessionUsage): void {
 /** The line reference of messages that are not kept (counting mode). */
 const UNKEPT: RawRef = { file: '', line: 0 };
 
-/** A non-negative finite number from an unknown field, else 0. */
-export function num(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0;
-}
-
-export function str(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
-}
-
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}

@@ -1,7 +1,7 @@
 import { sha256Hex } from '../../core/canonical-json.js';
 import type { SimProfile } from '../../models/sim-registry.js';
 import type { ChatMessage, DecodingParams } from '../../models/types.js';
-import { findJsonObjects } from '../json-extract.js';
+import { findJsonObjects } from '../../core/json-extract.js';
 
 /** Judges run at temperature 0 (docs/decisions.md#d1). */
 export const DPO_JUDGE_PARAMS: Readonly<DecodingParams> = Object.freeze({ temperature: 0, maxTokens: 512 });

@@ -1,4 +1,4 @@
-import { InputError, InvalidArgumentError } from '../core/errors.js';
+import { InputError, InvalidArgumentError } from './errors.js';
 
 /** One parsed CSV record with the 1-based line on which it starts. */
 export interface CsvRecord {
@@ -133,8 +133,21 @@ export function parseCsvTable(text: string, file?: string): CsvTable {
   return { header, rows };
 }
 
-function quoteCsvField(value: string): string {
+/** One CSV field: quoted when it holds a quote, comma or line end, or starts or ends with white space. */
+export function quoteCsvField(value: string): string {
   return /[",\r\n]/.test(value) || /^\s|\s$/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
+}
+
+/**
+ * A report cell: empty for null, undefined and non-finite numbers; a text that a
+ * spreadsheet would run as a formula (leading `=`, `+`, `-`, `@`, tab, CR) gets a
+ * leading `'` (model output and labels are untrusted); then quoted as needed.
+ */
+export function csvCell(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : '';
+  const text = String(value);
+  return quoteCsvField(/^[=+\-@\t\r]/u.test(text) ? `'${text}` : text);
 }
 
 /** Serializes rows as CSV (CRLF line ends, RFC 4180 quoting). */

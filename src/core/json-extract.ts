@@ -1,3 +1,5 @@
+import { isObject } from './guards.js';
+
 /**
  * Finds top-level JSON objects embedded in model output (prose, code fences).
  * Parsers accept the output only when exactly one object is present, so a
@@ -8,8 +10,12 @@ export type JsonObjectSearch =
   | { kind: 'one'; value: Record<string, unknown>; start: number; end: number }
   | { kind: 'many'; count: number };
 
-/** Index just past the `}` that closes the `{` at `start`, or -1. */
-function matchBrace(text: string, start: number): number {
+/**
+ * The end (exclusive) of the JSON object or array that opens at `start`, or -1
+ * when it never closes. Strings (with escapes) and nesting are respected; the
+ * slice is not validated, so callers still parse it.
+ */
+export function jsonValueEnd(text: string, start: number): number {
   let depth = 0;
   let inString = false;
   for (let i = start; i < text.length; i += 1) {
@@ -17,11 +23,9 @@ function matchBrace(text: string, start: number): number {
     if (inString) {
       if (ch === '\\') i += 1;
       else if (ch === '"') inString = false;
-      continue;
-    }
-    if (ch === '"') inString = true;
-    else if (ch === '{') depth += 1;
-    else if (ch === '}') {
+    } else if (ch === '"') inString = true;
+    else if (ch === '{' || ch === '[') depth += 1;
+    else if (ch === '}' || ch === ']') {
       depth -= 1;
       if (depth === 0) return i + 1;
     }
@@ -29,17 +33,18 @@ function matchBrace(text: string, start: number): number {
   return -1;
 }
 
+/** Every top-level JSON object embedded in `text`: exactly one, several, or none. */
 export function findJsonObjects(text: string): JsonObjectSearch {
   const found: { value: Record<string, unknown>; start: number; end: number }[] = [];
   let i = text.indexOf('{');
   while (i !== -1) {
-    const end = matchBrace(text, i);
+    const end = jsonValueEnd(text, i);
     let parsed: unknown;
     let ok = false;
     if (end !== -1) {
       try {
         parsed = JSON.parse(text.slice(i, end));
-        ok = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed);
+        ok = isObject(parsed);
       } catch {
         ok = false;
       }
