@@ -1,5 +1,3 @@
-import type { MemoryReport } from '../memory-drift/analysis.js';
-import type { PersonaReport } from '../persona-drift/analysis.js';
 import { reportVerdict, verdictMarkdown } from '../gate/verdict.js';
 import { accountRun } from '../report/report.js';
 import type { RunStore } from '../store/run-store.js';
@@ -8,7 +6,7 @@ import type { RunStore } from '../store/run-store.js';
  * What every single-audit JSON and Markdown report carries besides its
  * numbers: the gate's verdict, `simulated`, and the run's manifest.
  */
-export function reportEnvelope(store: RunStore, runId: string, reports: { persona?: PersonaReport; memory?: MemoryReport }) {
+export function reportEnvelope(store: RunStore, runId: string, reports: Readonly<Record<string, unknown>>) {
   const run = store.requireRun(runId);
   const account = accountRun(store, runId);
   const unfinished = (account.byStatus.failed ?? 0) + (account.byStatus.pending ?? 0);

@@ -18,6 +18,7 @@ import {
   loadContinuationConfig,
 } from './run.js';
 import { CONTINUATION_NULL_SIM, CONTINUATION_SIM } from './sim.js';
+import { continuationGateChecks } from './gate.js';
 
 const signed = (x: number | null) => (x === null ? 'n/a' : x >= 0 ? `+${x.toFixed(3)}` : x.toFixed(3));
 const pv = (p: number | null) => (p === null ? 'n/a' : p < 0.001 ? '<0.001' : p.toFixed(3));
@@ -122,6 +123,7 @@ export const continuationAudit: Audit<ContinuationConfig, ContinuationInput, Con
     }
     return { audit: 'continuation', replicates: options.replicates, tests, notes };
   },
+  gate: continuationGateChecks,
   render: {
     markdown: ({ report }, title) => renderContinuationMarkdown(report).replace(/^# .*\n/, `# ${title}\n`),
     htmlSection: ({ report }) => htmlSection(report),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { gateConfigSchema } from '../gate/config.js';
 import { CONTINUATION_ARMS, DEFAULT_WINDOW_TOKENS } from './arms.js';
 import { CUTPOINT_STRATEGIES } from './cutpoints.js';
 
@@ -59,6 +60,8 @@ export const continuationConfigSchema = z
       })
       .strict()
       .default({}),
+    /** CI gate thresholds read by `echolens gate` (absent = the gate's defaults). */
+    gate: gateConfigSchema.optional(),
   })
   .strict();
 

@@ -1,4 +1,6 @@
 import type { z } from 'zod';
+import type { GateThresholds } from '../gate/config.js';
+import type { GateCheck } from '../gate/evaluate.js';
 import type { RawHtml } from '../report/html.js';
 import type { TestCalibration } from '../stats/calibration.js';
 import type { RunInfo, RunStore } from '../store/run-store.js';
@@ -177,6 +179,13 @@ export interface Audit<Config = unknown, Input = unknown, Collected = unknown, R
   collect(store: RunStore, run: RunInfo): Collected;
   /** The analysis (pure over what was collected and the run's recorded config). */
   analyze(collected: Collected, run: RunInfo, options: AnalyzeOptions): Report;
+  /**
+   * The CI gate's checks of an analysis (`echolens gate`, and the verdict every
+   * report carries): one check per criterion and subject, `skipped` with the
+   * reason where a statistic could not be computed. Optional: an audit without
+   * it is gated on its cells only.
+   */
+  gate?(report: Report, thresholds: GateThresholds, runId: string): GateCheck[];
   /** Operating characteristics over simulated runs; optional. */
   calibrate?(options: AuditCalibrationOptions): Promise<AuditCalibration>;
 

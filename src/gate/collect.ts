@@ -1,7 +1,7 @@
+import { registerBuiltinAudits } from '../audits.js';
 import { ConfigError } from '../core/errors.js';
-import { MEMORY_EXPERIMENT } from '../memory-drift/run.js';
-import { memoryReport } from '../memory-drift/observations.js';
-import { PERSONA_EXPERIMENT, personaReport } from '../persona-drift/run.js';
+import { findAudit, listAudits } from '../experiment/registry.js';
+import { analyzeAuditRun } from '../experiment/run-audit.js';
 import { accountRun } from '../report/report.js';
 import type { RunInfo, RunStore } from '../store/run-store.js';
 import type { GateRunInput } from './evaluate.js';
@@ -9,25 +9,38 @@ import { isSimulatedRun } from './run-info.js';
 
 export { gateOfRun, isSimulatedRun, modelsOfRun } from './run-info.js';
 
-/** Reads the runs of a store as gate inputs (analysing each), and what their configs say about the gate. */
+/**
+ * Reads the runs of a store as gate inputs: each run analysed by the registered
+ * audit of its experiment, whose `gate` member makes its checks.
+ */
+
+/** The names of the registered audits that can be gated. */
+function gatedAudits(): string[] {
+  registerBuiltinAudits();
+  return listAudits()
+    .filter((a) => a.gate !== undefined)
+    .map((a) => a.name);
+}
 
 export function gatedRuns(store: RunStore, runIds?: readonly string[]): RunInfo[] {
   if (runIds && runIds.length > 0) return runIds.map((id) => store.requireRun(id));
-  const runs = store.listRuns().filter((r) => r.experiment === PERSONA_EXPERIMENT || r.experiment === MEMORY_EXPERIMENT);
-  if (runs.length === 0) throw new ConfigError('the store holds no persona or memory run to gate', { field: 'run' });
+  const names = gatedAudits();
+  const runs = store.listRuns().filter((r) => names.includes(r.experiment));
+  if (runs.length === 0) throw new ConfigError(`the store holds no ${names.join(', ')} run to gate`, { field: 'run' });
   return runs;
 }
 
 export function gateInput(store: RunStore, run: RunInfo, options: { B?: number } = {}): GateRunInput {
+  registerBuiltinAudits();
   const account = accountRun(store, run.id);
   const unfinished = (account.byStatus.failed ?? 0) + (account.byStatus.pending ?? 0);
-  const analysis = options.B ? { B: options.B } : {};
+  const audit = findAudit(run.experiment);
+  const report = audit?.gate ? analyzeAuditRun(audit, store, run, options.B ? { B: options.B } : {}).report : undefined;
   return {
     runId: run.id,
     experiment: run.experiment,
     simulated: isSimulatedRun(run),
-    ...(run.experiment === PERSONA_EXPERIMENT ? { persona: personaReport(store, run.id, analysis) } : {}),
-    ...(run.experiment === MEMORY_EXPERIMENT ? { memory: memoryReport(store, run.id, analysis) } : {}),
+    ...(report === undefined ? {} : { report }),
     cells: { total: account.cells, unfinished },
   };
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * Gate thresholds: when a run fails a CI gate. Settable as `gate:` in a
- * persona or memory config (recorded with the run), in a config file given to
+ * persona, memory or continuation config (recorded with the run), in a config file given to
  * `echolens gate --config`, or by flags; flags win, then the file, then the
  * run's own config, then these defaults.
  */
@@ -16,7 +16,11 @@ export const gateConfigSchema = z
     significantElevation: z.boolean().optional(),
     /** Memory: fail when a persona or life-event tier's DTW elevation is above this fraction (0.25 = +25%). */
     maxElevation: z.number().positive().optional(),
-    /** Both: fail when more than this fraction of a run's cells failed or stayed pending. */
+    /** Continuation: fail when the primary contrast's (recent − cross) intention-to-treat fidelity difference is significant (p < α, either sign). */
+    significantActionChange: z.boolean().optional(),
+    /** Continuation: fail when that difference's absolute size is above this (fidelity is 0–1). */
+    maxActionChange: z.number().positive().optional(),
+    /** Every audit: fail when more than this fraction of a run's cells failed or stayed pending. */
     maxFailedCells: z.number().min(0).max(1).optional(),
   })
   .strict();
@@ -28,6 +32,8 @@ export interface GateThresholds {
   maxDrift: number | null;
   significantElevation: boolean;
   maxElevation: number | null;
+  significantActionChange: boolean;
+  maxActionChange: number | null;
   maxFailedCells: number;
 }
 
@@ -36,6 +42,8 @@ export const DEFAULT_GATE: GateThresholds = {
   maxDrift: null,
   significantElevation: true,
   maxElevation: null,
+  significantActionChange: true,
+  maxActionChange: null,
   maxFailedCells: 0.05,
 };
 
@@ -48,6 +56,8 @@ export function resolveGate(...layers: ReadonlyArray<GateConfig | undefined>): G
     if (layer.maxDrift !== undefined) out.maxDrift = layer.maxDrift;
     if (layer.significantElevation !== undefined) out.significantElevation = layer.significantElevation;
     if (layer.maxElevation !== undefined) out.maxElevation = layer.maxElevation;
+    if (layer.significantActionChange !== undefined) out.significantActionChange = layer.significantActionChange;
+    if (layer.maxActionChange !== undefined) out.maxActionChange = layer.maxActionChange;
     if (layer.maxFailedCells !== undefined) out.maxFailedCells = layer.maxFailedCells;
   }
   return out;

@@ -72,6 +72,8 @@ export function thresholdText(result: GateResult): string {
     `max drift ${t.maxDrift ?? 'none'}`,
     `significant elevation ${t.significantElevation ? 'fails' : 'ignored'}`,
     `max elevation ${t.maxElevation === null ? 'none' : `${(100 * t.maxElevation).toFixed(0)}%`}`,
+    `significant action change ${t.significantActionChange ? 'fails' : 'ignored'}`,
+    `max action change ${t.maxActionChange ?? 'none'}`,
     `max failed cells ${(100 * t.maxFailedCells).toFixed(1)}%`,
   ].join(', ');
 }

@@ -1,5 +1,3 @@
-import type { MemoryReport } from '../memory-drift/analysis.js';
-import type { PersonaReport } from '../persona-drift/analysis.js';
 import type { RunInfo } from '../store/run-store.js';
 import { resolveGate } from './config.js';
 import { evaluateGate, type GateCheck, type Verdict } from './evaluate.js';
@@ -18,13 +16,15 @@ export interface ReportVerdict {
   checks: number;
 }
 
-export function reportVerdict(
-  run: RunInfo,
-  reports: { persona?: PersonaReport; memory?: MemoryReport },
-  cells: { total: number; unfinished: number },
-): ReportVerdict {
+/**
+ * `reports` holds the run's analysis under its audit's name (`{ persona: … }`,
+ * `{ continuation: … }`); the registered audit of that name makes the checks.
+ */
+export function reportVerdict(run: RunInfo, reports: Readonly<Record<string, unknown>>, cells: { total: number; unfinished: number }): ReportVerdict {
   const simulated = isSimulatedRun(run);
-  const result = evaluateGate([{ runId: run.id, experiment: run.experiment, simulated, ...reports, cells }], resolveGate(gateOfRun(run)));
+  const report = reports[run.experiment];
+  const input = { runId: run.id, experiment: run.experiment, simulated, ...(report === undefined ? {} : { report }), cells };
+  const result = evaluateGate([input], resolveGate(gateOfRun(run)));
   return {
     verdict: result.verdict,
     simulated,

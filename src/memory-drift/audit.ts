@@ -7,6 +7,7 @@ import { collectMemorySamples, type MemoryCollection } from './observations.js';
 import { memoryCsvRows } from './report-csv.js';
 import { renderMemoryMarkdown } from './report-markdown.js';
 import { dryRunMemory, loadMemoryConfig, type MemoryRunCounts, type MemoryRunInput, memoryRunner } from './run.js';
+import { memoryGateChecks } from './gate.js';
 
 /** Observations scored against the no-memory reference (what the report's charts show). */
 function referenceObservations(collection: MemoryCollection) {
@@ -53,6 +54,7 @@ export const memoryAudit: Audit<MemoryConfig, MemoryRunInput, MemoryCollection, 
     ).observations;
     return analyzeMemory(observations, { B: config.analysis.B, seed: config.seed, alpha: config.analysis.alpha, ...(options.B ? { B: options.B } : {}) });
   },
+  gate: memoryGateChecks,
   render: {
     markdown: ({ report }, title) => renderMemoryMarkdown(report, title),
     htmlSection: ({ report, collected }) => memorySection(report, referenceObservations(collected)),

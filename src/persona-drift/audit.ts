@@ -15,6 +15,7 @@ import {
   type PersonaRunCounts,
   personaRunner,
 } from './run.js';
+import { personaGateChecks } from './gate.js';
 
 /** What the persona audit reads back from a run. */
 export interface PersonaCollected {
@@ -50,6 +51,7 @@ export const personaAudit: Audit<PersonaConfig, Session[], PersonaCollected, Per
     sessions: (run.manifest.options as { sessions?: PersonaSessionInfo[] } | undefined)?.sessions ?? [],
   }),
   analyze: (collected, run, options) => analyzePersonaRun(collected.observations, run, options.B ? { B: options.B } : {}),
+  gate: personaGateChecks,
   render: {
     markdown: ({ report }, title) => renderPersonaMarkdown(report, title),
     htmlSection: ({ report, collected }) => personaSection(report, collected.observations, collected.sessions),

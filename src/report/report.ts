@@ -1,5 +1,3 @@
-import type { PersonaReport } from '../persona-drift/analysis.js';
-import type { MemoryReport } from '../memory-drift/analysis.js';
 import { registerBuiltinAudits } from '../audits.js';
 import { materialsMarkdown, materialsSummary, procedureSummary, runMaterialsOf } from '../materials/report.js';
 import { ConfigError } from '../core/errors.js';
@@ -157,11 +155,7 @@ export async function renderHtmlReport(_store: RunStore, reports: readonly Exper
 /** The gate's verdict on a report already computed (the run's own `gate:` thresholds over the defaults). */
 export function verdictOfReport(r: ExperimentRunReport): ReportVerdict {
   const unfinished = (r.accounting.byStatus.failed ?? 0) + (r.accounting.byStatus.pending ?? 0);
-  return reportVerdict(
-    r.run,
-    { ...(r.persona ? { persona: r.persona as PersonaReport } : {}), ...(r.memory ? { memory: r.memory as MemoryReport } : {}) },
-    { total: r.accounting.cells, unfinished },
-  );
+  return reportVerdict(r.run, r.analyzed ? { [r.run.experiment]: r.analyzed.report } : {}, { total: r.accounting.cells, unfinished });
 }
 
 export function renderMarkdownReport(reports: readonly ExperimentRunReport[]): string {

@@ -25,13 +25,15 @@ export function registerGate(program: Command): void {
   program
     .command('gate')
     .description('CI gate: check the runs of a store against thresholds; exit 1 when a target fails (JUnit XML, GitHub step summary)')
-    .argument('<run.db>', 'run store written by `echolens persona run` / `echolens memory run` / `echolens demo`')
-    .option('--run <id...>', 'only these runs (default: every persona and memory run in the store)')
+    .argument('<run.db>', 'run store written by `echolens persona run` / `memory run` / `continuation run` / `demo`')
+    .option('--run <id...>', 'only these runs (default: every run of an audit that has gate checks: persona, memory, continuation)')
     .option('--config <file>', 'a YAML file whose `gate:` section sets the thresholds (an audit config, or a file with only `gate:`)')
     .option('--max-drift <delta>', 'persona: fail when the drift gap Δ (filler − real) is above this, e.g. 0.3', positiveNumber('--max-drift'))
     .option('--no-significant-drift', 'persona: do not fail on a significant drift gap (its 95% CI above 0)')
     .option('--max-elevation <fraction>', 'memory: fail when a persona or life-event tier’s DTW elevation is above this, e.g. 0.25 = +25%', positiveNumber('--max-elevation'))
     .option('--no-significant-elevation', 'memory: do not fail on a significant persona or life-event elevation')
+    .option('--max-action-change <delta>', 'continuation: fail when the recent − cross fidelity difference (ITT) is above this in size, e.g. 0.2', positiveNumber('--max-action-change'))
+    .option('--no-significant-action-change', 'continuation: do not fail on a significant recent − cross fidelity difference')
     .option('--max-failed-cells <fraction>', 'fail when more than this share of a run’s cells failed or are unfinished (default 0.05)', fraction('--max-failed-cells'))
     .option('--junit <file>', 'write the checks as JUnit XML (one testcase per check)')
     .option('--summary <file>', 'append the Markdown summary here (default: $GITHUB_STEP_SUMMARY when set)')
@@ -42,7 +44,7 @@ export function registerGate(program: Command): void {
       [
         '',
         'Thresholds: flags win over --config, which wins over the `gate:` section recorded in the run’s own config,',
-        'which wins over the defaults (significant drift fails, significant elevation fails, at most 5% failed cells).',
+        'which wins over the defaults (significant drift, significant elevation and a significant action change fail; at most 5% failed cells).',
         'Exit codes: 0 every check passed, 1 a check failed, 2 bad usage or an unreadable store.',
         'Runs on sim: models are flagged SIMULATED: their verdict measures nothing real.',
       ].join('\n'),
@@ -56,6 +58,8 @@ export function registerGate(program: Command): void {
         ...(command.getOptionValueSource('significantDrift') === 'cli' ? { significantDrift: false } : {}),
         ...(options.maxElevation !== undefined ? { maxElevation: options.maxElevation } : {}),
         ...(command.getOptionValueSource('significantElevation') === 'cli' ? { significantElevation: false } : {}),
+        ...(options.maxActionChange !== undefined ? { maxActionChange: options.maxActionChange } : {}),
+        ...(command.getOptionValueSource('significantActionChange') === 'cli' ? { significantActionChange: false } : {}),
         ...(options.maxFailedCells !== undefined ? { maxFailedCells: options.maxFailedCells } : {}),
       };
       const store = openStore(db, { readonly: true });

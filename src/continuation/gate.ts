@@ -1,0 +1,53 @@
+import type { GateThresholds } from '../gate/config.js';
+import type { GateCheck } from '../gate/evaluate.js';
+import { gateNumber, gateSigned } from '../gate/format.js';
+import type { ContinuationReport } from './run.js';
+
+/**
+ * The continuation audit's gate checks: per target, the primary contrast
+ * (recent − cross) of argument fidelity, intention-to-treat (an unparseable,
+ * prose or missing call scores 0, so a context that stops the agent from
+ * calling a tool counts). `significantActionChange` fails a sign-flip p below
+ * the analysis α in either direction (the question is whether the session
+ * changes what the agent does next, not only whether it helps);
+ * `maxActionChange` fails an absolute difference above the limit. A
+ * difference that could not be computed is a skipped check (docs/decisions.md).
+ */
+export function continuationGateChecks(report: ContinuationReport, t: GateThresholds, runId: string): GateCheck[] {
+  const checks: GateCheck[] = [];
+  const { a, b } = report.analysis.primary;
+  const alpha = report.analysis.alpha;
+  for (const target of report.analysis.targets) {
+    const base = { run: runId, audit: 'continuation', subject: target.target };
+    const contrast = target.contrasts.find((c) => c.primary);
+    const itt = contrast?.itt;
+    if (itt === undefined || itt.mean === null || itt.p === null) {
+      if (t.significantActionChange || t.maxActionChange !== null) {
+        const why = itt === undefined ? `the run has no ${a} and ${b} arms` : (itt.reason ?? 'no paired cutpoints');
+        checks.push({ ...base, name: 'action-change', status: 'skipped', message: `${a} − ${b} fidelity difference not computable: ${why}` });
+      }
+      continue;
+    }
+    const interval = itt.ci ? ` [95% CI ${gateSigned(itt.ci[0])}, ${gateSigned(itt.ci[1])}]` : '';
+    const stated = `${a} − ${b} argument fidelity (ITT) ${gateSigned(itt.mean)}${interval}, p = ${itt.p.toFixed(4)}, n = ${itt.n}`;
+    if (t.significantActionChange) {
+      const fail = itt.p < alpha;
+      checks.push({
+        ...base,
+        name: 'significant-action-change',
+        status: fail ? 'fail' : 'pass',
+        message: `${stated}: ${fail ? `the session changes the next tool call significantly at α = ${alpha}` : 'no significant change'}`,
+      });
+    }
+    if (t.maxActionChange !== null) {
+      const fail = Math.abs(itt.mean) > t.maxActionChange;
+      checks.push({
+        ...base,
+        name: 'max-action-change',
+        status: fail ? 'fail' : 'pass',
+        message: `${stated}: its size ${fail ? 'is above' : 'is within'} the limit ${gateNumber(t.maxActionChange)}`,
+      });
+    }
+  }
+  return checks;
+}
