@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { hashCanonical } from '../core/canonical-json.js';
 import { configFromOverrides, loadConfigFile } from '../core/config-file.js';
 import { ConfigError } from '../core/errors.js';
 import type { AuditRunner } from '../experiment/audit.js';
@@ -75,6 +76,24 @@ export interface ContinuationRunCounts {
 }
 
 /** The continuation audit's run stage (the lifecycle around it is runAudit's). */
+/**
+ * What a resume must find unchanged: every planned request (prefix windows,
+ * tools, the cutpoint's last turn) and every cutpoint's ground truth. The run id
+ * hashes the config, which names the transcripts but not their content, so a
+ * session that grew or was edited would otherwise resume into a different plan.
+ */
+function inputFingerprint(plan: ContinuationPlan): string {
+  return hashCanonical({ requests: plan.specs.map((s) => s.request), truths: plan.cutpoints.map((c) => [c.id, c.groundTruth]) });
+}
+
+function changedPart(run: RunInfo, plan: ContinuationPlan): string {
+  const recorded = (run.manifest.options as { cutpoints?: Array<{ id?: unknown; groundTruth?: unknown }> } | undefined)?.cutpoints ?? [];
+  const now = plan.cutpoints.map((c) => hashCanonical([c.id, c.groundTruth]));
+  const before = recorded.map((c) => hashCanonical([c.id, c.groundTruth]));
+  const changed = now.filter((h, i) => h !== before[i]).length + Math.max(0, before.length - now.length);
+  return changed > 0 ? `${changed} of ${plan.cutpoints.length} cutpoints now have another position or next tool call` : 'the cutpoints are the same, the prompts before them are not';
+}
+
 export const continuationRunner: AuditRunner<ContinuationConfig, ContinuationInput, ContinuationRunCounts> = {
   name: CONTINUATION_EXPERIMENT,
   limits: (config) => config.limits,
@@ -84,6 +103,7 @@ export const continuationRunner: AuditRunner<ContinuationConfig, ContinuationInp
   },
   plan: (_config, input) => input.plan.specs,
   manifestOptions: (_config, { session, cross, plan }) => ({
+    inputFingerprint: inputFingerprint(plan),
     cutpoints: plan.cutpoints,
     tools: plan.tools.map((t) => t.name),
     toolSource: plan.toolSource,
@@ -93,6 +113,14 @@ export const continuationRunner: AuditRunner<ContinuationConfig, ContinuationInp
     session: session.file,
     crossSession: cross?.file ?? null,
   }),
+  checkResume(run, _config, input, db) {
+    const recorded = (run.manifest.options as { inputFingerprint?: unknown } | undefined)?.inputFingerprint;
+    if (recorded === undefined || recorded === inputFingerprint(input.plan)) return;
+    throw new ConfigError(
+      `the transcript, cross session, tool schema or task file changed since run ${run.id} started in ${db} (${changedPart(run, input.plan)}); restore them or use another --db`,
+      { field: 'session' },
+    );
+  },
   async execute({ specs, stage, input }) {
     await stage(specs, 'continuation');
     return { cells: specs.length, cutpoints: input.plan.cutpoints.length };
