@@ -34,7 +34,7 @@ export async function runAuditCommand<C, I, K, R, X>(audit: Audit<C, I, K, R, X>
     process.stdout.write(`${audit.dryRun(config, checked.input, priceFile).lines.join('\n')}\n`);
     return null;
   }
-  const run = await runAudit(audit, config, flags.db, { input: checked.input, runtime });
+  const run = await runAudit(audit, config, flags.db, { input: checked.input, ...(checked.specs ? { specs: checked.specs } : {}), runtime });
   process.stdout.write(`${audit.describeResult(run, flags.db)}\n`);
   if (run.interrupted) {
     const maxCost = runtime.maxCostUsd ?? audit.limits(config).maxCostUsd;

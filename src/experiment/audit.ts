@@ -64,9 +64,11 @@ export interface AuditRunResult<Result> {
   result: Result;
 }
 
-/** What a preflight hands on: the prepared inputs and, when a budget is set, the grid's estimate. */
+/** What a preflight hands on: the prepared inputs, the plan it checked and, when a budget is set, the grid's estimate. */
 export interface AuditPreflight<Input> {
   input: Input;
+  /** The first stage's cells as `plan` made them; passed to `runAudit` so the run does not plan again. */
+  specs?: CellSpec[];
   estimate?: PlanEstimate;
 }
 

@@ -209,4 +209,26 @@ describe('runAudit', () => {
     await expect(runAudit(audit, { n: 1, seed: 1, limits: {} }, db, { runtime })).rejects.toThrow(/inputs changed/);
     openStore(db).close();
   });
+
+  it('uses the plan the preflight made instead of planning again', async () => {
+    const base = toyAudit();
+    let planned = 0;
+    const audit = {
+      ...base,
+      plan: (config: ToyConfig, input: number[]) => {
+        planned += 1;
+        return base.plan(config, input);
+      },
+    };
+    const config = { n: 2, seed: 1, limits: {} };
+    const input = await audit.prepare(config);
+    const specs = audit.plan(config, input);
+    expect(planned).toBe(1);
+    const runtime = { signal: new AbortController().signal, progress: false };
+    const result = await runAudit(audit, config, join(dir, 'planned.db'), { runtime, input, specs });
+    expect(planned).toBe(1);
+    expect(result.result.graded).toBe(2);
+    await runAudit(audit, config, join(dir, 'replanned.db'), { runtime, input });
+    expect(planned).toBe(2);
+  });
 });

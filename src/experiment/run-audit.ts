@@ -1,6 +1,7 @@
 import { ConfigError } from '../core/errors.js';
 import type { RunInfo, RunStore } from '../store/run-store.js';
 import type { RunCellsResult } from '../store/runner.js';
+import type { CellSpec } from '../store/types.js';
 import type { AnalyzedRun, AnalyzeOptions, Audit, AuditRunContext, AuditRunner, AuditRunResult } from './audit.js';
 import { installStopSignals, openExperimentRun, runParsedStage, runStage, type StageRuntime } from './runtime.js';
 
@@ -23,13 +24,15 @@ export interface RunAuditOptions<Input> {
   runtime?: StageRuntime;
   /** Inputs already prepared (the CLI reads them once for a dry run and the run). */
   input?: Input;
+  /** The plan of those inputs, already made (by the preflight): then `plan` is not called again. */
+  specs?: readonly CellSpec[];
 }
 
 export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, db: string, options: RunAuditOptions<I> = {}): Promise<AuditRunResult<X>> {
   const runtime = options.runtime ?? {};
   const input = options.input ?? (await audit.prepare(config));
   // Plan before opening the store: a config that cannot plan leaves no run behind.
-  const specs = audit.plan(config, input);
+  const specs = options.specs ?? audit.plan(config, input);
   const seed = (config as { seed?: unknown }).seed;
   const { store, runId, resumed } = openExperimentRun(db, audit.name, config, typeof seed === 'number' ? seed : 0, audit.manifestOptions(config, input));
   try {

@@ -545,8 +545,8 @@ export const memoryRunner: AuditRunner<MemoryConfig, MemoryRunInput, MemoryRunCo
     return { stimuli, fingerprint: stimuliFingerprint(stimuli) };
   },
   async preflight(config, runtime) {
-    const { stimuli, estimate } = await preflightMemory(config, runtime);
-    return { input: { stimuli, fingerprint: stimuliFingerprint(stimuli) }, ...(estimate ? { estimate } : {}) };
+    const { stimuli, specs, estimate } = await preflightMemory(config, runtime);
+    return { input: { stimuli, fingerprint: stimuliFingerprint(stimuli) }, specs, ...(estimate ? { estimate } : {}) };
   },
   plan: (config, input) => planMemoryGeneration(config, input.stimuli),
   manifestOptions: (config, input) => ({ ...memoryRunOptions(config, input.stimuli, input.fingerprint) }),
@@ -620,11 +620,11 @@ export async function runMemory(
   runtime: StageRuntime = {},
   stimuliGiven?: MemoryStimuli,
 ): Promise<MemoryRunResult> {
-  const { stimuli, estimate } = await preflightMemory(config, runtime, stimuliGiven);
+  const { stimuli, specs, estimate } = await preflightMemory(config, runtime, stimuliGiven);
   const maxCost = runtime.maxCostUsd ?? config.limits.maxCostUsd;
   const budget = estimate && maxCost !== undefined && maxCost !== null ? { budget: { maxCostUsd: maxCost, suggestedUsd: suggestedBudget(estimate) } } : {};
   const input = { stimuli, fingerprint: stimuliFingerprint(stimuli) };
-  const run = await runAudit(memoryRunner, config, db, { runtime, input });
+  const run = await runAudit(memoryRunner, config, db, { runtime, input, specs });
   return {
     runId: run.runId,
     resumed: run.resumed,

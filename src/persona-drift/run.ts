@@ -191,8 +191,8 @@ export const personaRunner: AuditRunner<PersonaConfig, Session[], PersonaRunCoun
   limits: (config) => config.limits,
   prepare: readConfigSessions,
   async preflight(config, runtime) {
-    const { sessions, estimate } = await preflightPersona(config, runtime);
-    return { input: sessions, ...(estimate ? { estimate } : {}) };
+    const { sessions, specs, estimate } = await preflightPersona(config, runtime);
+    return { input: sessions, specs, ...(estimate ? { estimate } : {}) };
   },
   plan: (config, sessions) => planPersona(config, sessions),
   manifestOptions: (config, sessions) => {
@@ -250,10 +250,10 @@ export async function runPersona(
   runtime: StageRuntime = {},
   sessions?: readonly Session[],
 ): Promise<PersonaRunResult> {
-  const { sessions: read, estimate } = await preflightPersona(config, runtime, sessions);
+  const { sessions: read, specs, estimate } = await preflightPersona(config, runtime, sessions);
   const maxCost = runtime.maxCostUsd ?? config.limits.maxCostUsd;
   const budget = estimate && maxCost !== undefined && maxCost !== null ? { budget: { maxCostUsd: maxCost, suggestedUsd: suggestedBudget(estimate) } } : {};
-  const run = await runAudit(personaRunner, config, db, { runtime, input: read });
+  const run = await runAudit(personaRunner, config, db, { runtime, input: read, specs });
   return {
     runId: run.runId,
     resumed: run.resumed,
