@@ -187,21 +187,22 @@ describe('store schema 3 and older stores', () => {
 });
 
 describe('report reads without requests', () => {
-  it('cellsOfRun and run accounting never read the request column', () => {
+  it('cellResultsOfRun and run accounting never read the request column', () => {
     const file = join(dir, 'r.db');
     const store = RunStore.open(file);
     const runId = store.createRun(TEST_MANIFEST);
-    const keys = store.registerCells(runId, [cell(prefix('H'), 'a'), cell(prefix('H'), 'b')]);
+    const keys = store.registerCells(runId, [cell(prefix('H'), 'a'), cell(prefix('H'), 'b', 'fake:n', 2)]);
     store.recordResult(keys[0]!, done);
     // Requests that cannot be parsed: any read of them would throw.
     store.db.prepare("UPDATE cells SET request = 'not json'").run();
-    const cells = store.cellsOfRun(runId);
-    expect(cells.map((c) => [c.labels.probe, c.result.status, c.result.text])).toEqual([
-      ['a', 'done', 'answer'],
-      ['b', 'pending', null],
+    const cells = store.cellResultsOfRun(runId);
+    expect(cells.map((c) => [c.labels.probe, c.model, c.sample, c.result.status, c.result.text])).toEqual([
+      ['a', 'fake:m', 0, 'done', 'answer'],
+      ['b', 'fake:n', 2, 'pending', null],
     ]);
+    expect(store.cellResultsOfRun(runId, { status: 'done' })).toHaveLength(1);
     expect(accountRun(store, runId).byStatus).toEqual({ done: 1, pending: 1 });
-    expect(() => cells[0]!.request).toThrow();
+    expect(() => store.cellsOfRun(runId)).toThrow();
     store.close();
   });
 });

@@ -29,18 +29,20 @@ export interface RunInfo {
   counts: Record<CellStatus, number> & { total: number };
 }
 
-/**
- * One cell of a run: its labels in that run, its request and its (shared) result.
- * From `cellsOfRun`, `request` is read from the store when first used: reports
- * that need labels and results never load or parse the (long) requests.
- */
-export interface RunCellRecord {
+/** One cell of a run without its request: what reports read (labels, model, sample, result). */
+export interface RunCellResultRecord {
   runId: string;
   key: string;
   labels: CellLabels;
   ordinal: number;
-  request: ModelRequest;
+  model: string;
+  sample: number;
   result: CellResult;
+}
+
+/** One cell of a run: its labels in that run, its request and its (shared) result. */
+export interface RunCellRecord extends RunCellResultRecord {
+  request: ModelRequest;
 }
 
 /** What the runner writes when a cell ends. */
@@ -440,28 +442,24 @@ export class RunStore {
     return this.db.transaction(() => items.map((item) => this.recordResult(item.key, item.outcome)))();
   }
 
-  /** The cells of a run in plan order, with labels and results; optionally filtered. */
+  /** The cells of a run in plan order, with labels, requests and results; optionally filtered. */
   cellsOfRun(runId: string, query: CellQuery = {}): RunCellRecord[] {
     this.requireRun(runId);
-    const { sql, params } = buildCellQuery(runId, query);
-    const rows = this.db.prepare(`${sql} ORDER BY rc.ordinal`).all(...params) as Array<CellRow & { labels: string; ordinal: number }>;
-    return rows.map((row) => {
-      const record = { runId, key: row.key, labels: JSON.parse(row.labels) as CellLabels, ordinal: row.ordinal, result: rowToResult(row, false) };
-      let request: ModelRequest | undefined;
-      // The request is read when first used (one query by key); the row query never selects it.
-      Object.defineProperty(record, 'request', {
-        enumerable: true,
-        configurable: true,
-        get: () => {
-          request ??= this.getRequest(row.key);
-          return request;
-        },
-        set: (value: ModelRequest) => {
-          request = value;
-        },
-      });
-      return record as RunCellRecord;
-    });
+    const { sql, params } = buildCellQuery(runId, query, true);
+    const rows = this.db.prepare(`${sql} ORDER BY rc.ordinal`).all(...params) as Array<CellRow & { labels: string; ordinal: number; sample: number }>;
+    return rows.map((row) => ({ ...resultRecord(runId, row), request: this.decode(row.request) }));
+  }
+
+  /**
+   * The cells of a run in plan order with labels and results but not requests: the
+   * query never selects the request column, so a report over long-context cells
+   * reads and parses no session prefix. Optionally filtered like `cellsOfRun`.
+   */
+  cellResultsOfRun(runId: string, query: CellQuery = {}): RunCellResultRecord[] {
+    this.requireRun(runId);
+    const { sql, params } = buildCellQuery(runId, query, false);
+    const rows = this.db.prepare(`${sql} ORDER BY rc.ordinal`).all(...params) as Array<CellRow & { labels: string; ordinal: number; sample: number }>;
+    return rows.map((row) => resultRecord(runId, row));
   }
 
   /** Finished (done or empty) cells whose content (messages, params, sample) matches, newest first. */
@@ -588,7 +586,19 @@ const RESULT_COLUMNS = `c.key, c.content_key, c.model, c.sample, c.status, c.att
   c.response_model, c.input_tokens, c.output_tokens, c.cached_input_tokens, c.cache_write_tokens, c.reasoning_tokens,
   c.latency_ms, c.cost_usd, c.error_class, c.error_message, c.started_at, c.finished_at, c.tool_calls`;
 
-function buildCellQuery(runId: string, query: CellQuery): { sql: string; params: unknown[] } {
+function resultRecord(runId: string, row: CellRow & { labels: string; ordinal: number; sample: number }): RunCellResultRecord {
+  return {
+    runId,
+    key: row.key,
+    labels: JSON.parse(row.labels) as CellLabels,
+    ordinal: row.ordinal,
+    model: row.model,
+    sample: row.sample,
+    result: rowToResult(row, false),
+  };
+}
+
+function buildCellQuery(runId: string, query: CellQuery, withRequest: boolean): { sql: string; params: unknown[] } {
   const clauses = ['rc.run_id = ?'];
   const params: unknown[] = [runId];
   for (const [name, value] of Object.entries(query.labels ?? {})) {
@@ -602,7 +612,7 @@ function buildCellQuery(runId: string, query: CellQuery): { sql: string; params:
     params.push(...statuses);
   }
   return {
-    sql: `SELECT ${RESULT_COLUMNS}, rc.labels, rc.ordinal FROM run_cells rc JOIN cells c ON c.key = rc.key WHERE ${clauses.join(' AND ')}`,
+    sql: `SELECT ${RESULT_COLUMNS}${withRequest ? ', c.request' : ''}, rc.labels, rc.ordinal FROM run_cells rc JOIN cells c ON c.key = rc.key WHERE ${clauses.join(' AND ')}`,
     params,
   };
 }
