@@ -124,7 +124,8 @@ export function buildArms(session: Session, cut: Cutpoint, other: Session | unde
 export function armMessages(arms: CutpointArms, arm: ContinuationArm, systemPrompt = CONTINUATION_SYSTEM_PROMPT): ChatMessage[] {
   const messages: ChatMessage[] = [];
   if (systemPrompt !== '') messages.push({ role: 'system', content: systemPrompt });
-  messages.push(...arms.arms[arm].messages.map((m) => ({ ...m })));
+  // The prefix messages by reference: every cell of a cutpoint shares one copy (hashed and stored once).
+  messages.push(...arms.arms[arm].messages);
   messages.push({ role: 'user', content: arms.immediate });
   return messages;
 }

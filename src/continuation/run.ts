@@ -199,7 +199,7 @@ export function collectContinuation(store: RunStore, run: RunInfo): Continuation
   const byId = new Map(cutpoints.map((c) => [c.id, c]));
   const observations: ContinuationObservation[] = [];
   const cells: ScoredCell[] = [];
-  for (const cell of store.cellsOfRun(run.id)) {
+  for (const cell of store.cellResultsOfRun(run.id)) {
     const l = cell.labels;
     if (l.experiment !== CONTINUATION_EXPERIMENT || l.stage !== 'target') continue;
     const cut = byId.get(String(l.cutpoint));

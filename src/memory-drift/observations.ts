@@ -1,7 +1,7 @@
 import { ConfigError } from '../core/errors.js';
 import { resolveReaskChain } from '../experiment/reask.js';
 import { auditRunId } from '../experiment/run-audit.js';
-import type { RunCellRecord, RunStore } from '../store/run-store.js';
+import type { RunCellRecord, RunCellResultRecord, RunStore } from '../store/run-store.js';
 import {
   analyzeMemory,
   type LabelledSample,
@@ -148,7 +148,7 @@ interface LabelingOutcome {
  * attempt; after the last re-ask the item is invalid.
  */
 export function resolveLabeling(
-  chain: ReadonlyMap<number, RunCellRecord>,
+  chain: ReadonlyMap<number, RunCellResultRecord>,
   stepCount: number | null,
   ontology: Ontology,
   config: Pick<MemoryConfig, 'labelerReasks' | 'unknownLabel' | 'allowUnmapped'>,
@@ -159,7 +159,7 @@ export function resolveLabeling(
     format === 'reference' ? parseReferenceLabelerOutput(text, { ...options, ontology }) : parseLabelerOutput(text, options);
   const resolved = resolveReaskChain(
     chain,
-    { text: (cell: RunCellRecord) => (cell.result.status === 'done' ? cell.result.text : null) },
+    { text: (cell: RunCellResultRecord) => (cell.result.status === 'done' ? cell.result.text : null) },
     (text) => {
       const parsed = parseLabels(text);
       return parsed.ok ? { ok: true, value: parsed } : { ok: false, error: parsed.reason };
@@ -177,14 +177,14 @@ export function resolveLabeling(
 }
 
 /** Labeling cells of a run grouped by (purpose, labeler, ontology wording, sample) then generation key and attempt. */
-export function labelingChains(cells: readonly RunCellRecord[]): Map<string, Map<string, Map<number, RunCellRecord>>> {
-  const out = new Map<string, Map<string, Map<number, RunCellRecord>>>();
+export function labelingChains<C extends RunCellResultRecord>(cells: readonly C[]): Map<string, Map<string, Map<number, C>>> {
+  const out = new Map<string, Map<string, Map<number, C>>>();
   for (const cell of cells) {
     const l = cell.labels;
     if (l.stage !== 'labeling' || typeof l.generationKey !== 'string') continue;
-    const slice = chainSlice(String(l.purpose), String(l.labeler), String(l.ontology), cell.request.sample);
-    const byGeneration = out.get(slice) ?? new Map<string, Map<number, RunCellRecord>>();
-    const chain = byGeneration.get(l.generationKey) ?? new Map<number, RunCellRecord>();
+    const slice = chainSlice(String(l.purpose), String(l.labeler), String(l.ontology), cell.sample);
+    const byGeneration = out.get(slice) ?? new Map<string, Map<number, C>>();
+    const chain = byGeneration.get(l.generationKey) ?? new Map<number, C>();
     chain.set(Number(l.attempt ?? 0), cell);
     byGeneration.set(l.generationKey, chain);
     out.set(slice, byGeneration);
@@ -199,7 +199,7 @@ export function chainSlice(purpose: string, labeler: string, ontology: string, s
 /** Every generation cell of a memory run with its steps and labels. */
 export function collectMemorySamples(store: RunStore, runId: string): MemoryCollection {
   const { config, ontology, options } = memoryRunSetup(store, runId);
-  const cells = store.cellsOfRun(runId);
+  const cells = store.cellResultsOfRun(runId);
   const chains = labelingChains(cells).get(chainSlice('main', config.labeler, options.ontologySource, 0)) ?? new Map();
   // The run's labeler read either the steps or the whole response, and answered in echolens's or the authors' format.
   const wholeResponse = options.labelerInput === 'whole-response';
@@ -376,7 +376,7 @@ export function memoryReport(store: RunStore, runId: string, options: MemoryRepo
 /** Generation cells of a memory run as relabel items (key, plan labels, steps). */
 export function relabelItems(collection: MemoryCollection, store: RunStore): RelabelItem[] {
   const labelsByKey = new Map<string, RunCellRecord['labels']>();
-  for (const cell of store.cellsOfRun(collection.runId)) if (cell.labels.stage === 'generation') labelsByKey.set(cell.key, cell.labels);
+  for (const cell of store.cellResultsOfRun(collection.runId)) if (cell.labels.stage === 'generation') labelsByKey.set(cell.key, cell.labels);
   return collection.records.map((r) => ({ generationKey: r.generationKey, labels: labelsByKey.get(r.generationKey) ?? {}, steps: r.steps }));
 }
 
@@ -422,7 +422,7 @@ export function collectLabelerCheck(store: RunStore, checkRunId: string): Labele
   const { options } = memoryRunSetup(store, check.run);
   const passes: LabelerCheckPass[] = labelerCheckPasses(collection.config, { ontology: collection.ontology, source: options.ontologySource }, check);
   const selected = selectRelabelItems(relabelItems(collection, store), check.limit, check.seed);
-  const chains = labelingChains(store.cellsOfRun(checkRunId));
+  const chains = labelingChains(store.cellResultsOfRun(checkRunId));
   const records: LabelRecord[] = [];
   const counts: LabelerCheckPassCounts[] = [];
   for (const pass of passes) {

@@ -109,7 +109,8 @@ export function buildGenerationPlan(options: GenerationPlanOptions): CellSpec[] 
               role,
               mode,
             };
-            cells.push({ request: { model: target, messages: messages.map((m) => ({ ...m })), params: { ...params }, sample }, labels });
+            // Message objects shared (read-only); params copied, the seed step below sets them per cell.
+            cells.push({ request: { model: target, messages: [...messages], params: { ...params }, sample }, labels });
           }
         }
       }

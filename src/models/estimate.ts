@@ -1,5 +1,5 @@
 import { countTokens } from './token-count.js';
-import { hashCanonical } from '../core/canonical-json.js';
+import { requestKeys } from '../store/request-hash.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import type { CellSpec } from '../store/types.js';
 import { DEFAULT_MAX_TOKENS } from './defaults.js';
@@ -73,7 +73,8 @@ export function estimateCells(
   const byModel = new Map<string, { cells: number; input: number; expected: number; max: number }>();
   let duplicates = 0;
   for (const spec of specs) {
-    const key = hashCanonical(spec.request);
+    // The cell key, hashed incrementally: a long-context grid's requests are never serialized whole.
+    const key = requestKeys(spec.request).key;
     if (seen.has(key)) {
       duplicates++;
       continue;

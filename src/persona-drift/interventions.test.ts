@@ -90,6 +90,22 @@ describe('mitigation arms', () => {
     ).toEqual([{ role: 'user', content: 'a\n\nb' }]);
   });
 
+  it('keeps the context messages it does not change by reference (cells share one prefix in memory)', () => {
+    const long: ChatMessage[] = [
+      { role: 'user', content: 'x'.repeat(10_000) },
+      { role: 'assistant', content: 'Understood.', cacheBreakpoint: true },
+    ];
+    const one = assembleProbeMessages({ system: 'sys', context: long, mitigation: 'none', texts, request: 'probe one' });
+    const two = assembleProbeMessages({ system: 'sys', context: long, mitigation: 'none', texts, request: 'probe two' });
+    expect(one[1]).toBe(long[0]);
+    expect(two[1]).toBe(long[0]);
+    expect(one[2]).toBe(long[1]);
+    // A merged turn is a new object; the caller's messages are left as they were.
+    const merged = mergeAdjacentRoles([long[1]!, { role: 'assistant', content: 'more' }]);
+    expect(merged[0]).toEqual({ role: 'assistant', content: 'Understood.\n\nmore', cacheBreakpoint: true });
+    expect(long[1]).toEqual({ role: 'assistant', content: 'Understood.', cacheBreakpoint: true });
+  });
+
   it('rejects bad decay and cadence values', () => {
     expect(() => assembleProbeMessages({ context, mitigation: 'v0', texts, decay: -1, request: 'x' })).toThrow(/decay/);
     expect(() => assembleProbeMessages({ context, mitigation: 'v0', texts, cadence: 0, request: 'x' })).toThrow(/cadence/);

@@ -121,7 +121,11 @@ export function assembleProbeMessages(input: ProbeMessagesInput): ChatMessage[] 
   return mergeAdjacentRoles(out);
 }
 
-/** Merges consecutive messages with the same role (providers such as Anthropic require alternation). */
+/**
+ * Merges consecutive messages with the same role (providers such as Anthropic require alternation).
+ * A message that needs no change is the caller's own object, not a copy: a grid's cells then
+ * share their session prefix by reference (one copy in memory, hashed and stored once).
+ */
 export function mergeAdjacentRoles(messages: readonly ChatMessage[]): ChatMessage[] {
   const merged: ChatMessage[] = [];
   for (const message of messages) {
@@ -133,8 +137,14 @@ export function mergeAdjacentRoles(messages: readonly ChatMessage[]): ChatMessag
         cacheBreakpoint: last.cacheBreakpoint || message.cacheBreakpoint ? true : undefined,
       };
     } else {
-      merged.push({ ...message });
+      merged.push(message);
     }
   }
-  return merged.map((message) => (message.cacheBreakpoint ? message : { role: message.role, content: message.content }));
+  return merged.map((message) => (message.cacheBreakpoint || isBare(message) ? message : { role: message.role, content: message.content }));
+}
+
+/** Only role and content: nothing to strip. */
+function isBare(message: ChatMessage): boolean {
+  for (const name in message) if (name !== 'role' && name !== 'content') return false;
+  return true;
 }

@@ -269,7 +269,7 @@ export async function runPersona(
 export function collectPersonaObservations(store: RunStore, runId: string): PersonaObservation[] {
   const { materials, parseJudgeOutput } = personaRunTexts(store, runId);
   const stimuli = materials.stimuli;
-  const cells = store.cellsOfRun(runId);
+  const cells = store.cellResultsOfRun(runId);
   const verdicts = resolveJudgeVerdicts(cells, {
     parse: parseJudgeOutput,
     labels: (cell) => cell.labels,

@@ -33,7 +33,7 @@ export interface RunAccounting {
 }
 
 export function accountRun(store: RunStore, runId: string): RunAccounting {
-  const cells = store.cellsOfRun(runId);
+  const cells = store.cellResultsOfRun(runId);
   const byStatus: Record<string, number> = {};
   const account: RunAccounting = {
     cells: cells.length,

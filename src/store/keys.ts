@@ -141,7 +141,7 @@ export function scrubbedCanonicalJson(value: unknown): string {
   }
 }
 
-function validateRequest(request: ModelRequest): void {
+export function validateRequest(request: ModelRequest): void {
   if (request === null || typeof request !== 'object') {
     throw new InvalidArgumentError('request', 'must be an object');
   }

@@ -7,8 +7,10 @@ import { acquireStoreLock, releaseStoreLock } from './store-lock.js';
 import { canonicalJson } from '../core/canonical-json.js';
 import { InputError, InvalidArgumentError } from '../core/errors.js';
 import type { FinishReason, ModelRequest, TokenUsage, ToolCall } from '../models/types.js';
-import { type CellIdentity, cellIdentity, REDACTED, replaceSecretValues, scrubSecrets, secretValuesFromEnv } from './keys.js';
-import { ensureSchema } from './schema.js';
+import { BlobCache, decodeRequest, encodeRequest } from './blobs.js';
+import { type CellIdentity, REDACTED, replaceSecretValues, scrubSecrets, secretValuesFromEnv } from './keys.js';
+import { requestKeys } from './request-hash.js';
+import { ensureSchema, READABLE_WITHOUT_MIGRATION, readSchemaVersion, SCHEMA_VERSION } from './schema.js';
 import type { CellLabels, CellResult, CellSpec, CellStatus, RunManifest } from './types.js';
 
 export type RunStatus = 'running' | 'done' | 'interrupted' | 'stopped' | 'failed';
@@ -27,14 +29,20 @@ export interface RunInfo {
   counts: Record<CellStatus, number> & { total: number };
 }
 
-/** One cell of a run: its labels in that run, its request and its (shared) result. */
-export interface RunCellRecord {
+/** One cell of a run without its request: what reports read (labels, model, sample, result). */
+export interface RunCellResultRecord {
   runId: string;
   key: string;
   labels: CellLabels;
   ordinal: number;
-  request: ModelRequest;
+  model: string;
+  sample: number;
   result: CellResult;
+}
+
+/** One cell of a run: its labels in that run, its request and its (shared) result. */
+export interface RunCellRecord extends RunCellResultRecord {
+  request: ModelRequest;
 }
 
 /** What the runner writes when a cell ends. */
@@ -124,6 +132,10 @@ export class RunStore {
   private tidyOnClose = false;
   /** Holds the store's write lock (released by close). */
   private locked = false;
+  /** Blob hashes known to be in the store (inserted or seen by this handle). */
+  private readonly knownBlobs = new Set<string>();
+  private blobStatements: { get: Database.Statement; has: Database.Statement; insert: Database.Statement } | null | undefined;
+  private blobCacheInstance: BlobCache | undefined;
 
   private constructor(file: string, db: Database.Database, secrets: string[]) {
     this.file = file;
@@ -237,9 +249,37 @@ export class RunStore {
       for (const key of keys) {
         if (stillLinked.get(key) === undefined) removed += removeCell.run(key).changes;
       }
+      if (removed > 0) this.removeUnreferencedBlobs();
       return removed;
     });
     return { cellsRemoved: remove() };
+  }
+
+  /** Deletes blobs no cell refers to, directly or through a run blob. */
+  private removeUnreferencedBlobs(): void {
+    if (!this.blobs()) return;
+    const reference = /"\$blobs?":"([0-9a-f]{64})"/g;
+    const referenced = new Set<string>();
+    const runBlobs = new Set<string>();
+    for (const json of this.db.prepare(`SELECT request FROM cells WHERE request LIKE '%"$blob%'`).pluck().iterate() as Iterable<string>) {
+      for (const match of json.matchAll(reference)) {
+        referenced.add(match[1]!);
+        if (match[0].startsWith('"$blobs"')) runBlobs.add(match[1]!);
+      }
+    }
+    const body = this.db.prepare('SELECT body FROM blobs WHERE hash = ?').pluck();
+    for (const hash of runBlobs) {
+      const text = body.get(hash) as string | undefined;
+      if (text !== undefined) for (const match of text.matchAll(reference)) referenced.add(match[1]!);
+    }
+    const remove = this.db.prepare('DELETE FROM blobs WHERE hash = ?');
+    for (const hash of this.db.prepare('SELECT hash FROM blobs').pluck().all() as string[]) {
+      if (!referenced.has(hash)) {
+        remove.run(hash);
+        this.knownBlobs.delete(hash);
+      }
+    }
+    this.blobCacheInstance = undefined;
   }
 
   setRunStatus(id: string, status: RunStatus, summary?: unknown): void {
@@ -255,14 +295,45 @@ export class RunStore {
 
   /** Secret values replaced in a canonical request JSON (fields were scrubbed when it was built). */
   private scrubValues(json: string): string {
-    if (this.secrets.length === 0) return json;
-    if (this.plainSecrets) {
-      // JSON leaves these secrets' characters unescaped, so replacing in the text is exact.
-      let out = json;
-      for (const secret of this.secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
-      return out;
+    return scrubJsonValues(json, this.secrets, this.plainSecrets);
+  }
+
+  /** Statements on the blobs table; null in a read-only handle on a store older than schema 3. */
+  private blobs() {
+    if (this.blobStatements === undefined) {
+      const exists = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'blobs'").get() !== undefined;
+      this.blobStatements = exists
+        ? {
+            get: this.db.prepare('SELECT body FROM blobs WHERE hash = ?').pluck(),
+            has: this.db.prepare('SELECT 1 FROM blobs WHERE hash = ?').pluck(),
+            insert: this.db.prepare('INSERT OR IGNORE INTO blobs (hash, body) VALUES (?, ?)'),
+          }
+        : null;
     }
-    return JSON.stringify(replaceSecretValues(JSON.parse(json), this.secrets));
+    return this.blobStatements;
+  }
+
+  /** The decoder's view of the blobs table (parsed bodies cached across the cells one handle reads). */
+  private blobCache(): BlobCache {
+    this.blobCacheInstance ??= new BlobCache((hash) => (this.blobs()?.get.get(hash) as string | undefined) ?? undefined);
+    return this.blobCacheInstance;
+  }
+
+  /** A request column value, references expanded. */
+  private decode(json: string): ModelRequest {
+    return decodeRequest(json, this.blobCache());
+  }
+
+  /** Writes the blobs a cell refers to that the store does not hold yet. */
+  private storeBlobs(blobs: ReadonlyMap<string, string>): void {
+    if (blobs.size === 0) return;
+    const statements = this.blobs();
+    if (!statements) throw new InvalidArgumentError('store', `${this.file} has no blobs table (open it writable to migrate)`);
+    for (const [hash, body] of blobs) {
+      if (this.knownBlobs.has(hash)) continue;
+      if (statements.has.get(hash) === undefined) statements.insert.run(hash, this.scrubValues(body));
+      this.knownBlobs.add(hash);
+    }
   }
 
   /**
@@ -270,24 +341,29 @@ export class RunStore {
    * Returns the key of each spec (same order). Idempotent: resuming a run with
    * the same plan adds nothing.
    */
-  registerCells(runId: string, specs: readonly CellSpec[], identities?: readonly CellIdentity[]): string[] {
+  registerCells(runId: string, specs: readonly CellSpec[], identities?: readonly Pick<CellIdentity, 'key' | 'contentKey'>[]): string[] {
     this.requireRun(runId);
-    const ids = identities ?? specs.map((spec) => cellIdentity(spec.request));
-    if (ids.length !== specs.length) throw new InvalidArgumentError('identities', 'must have one identity per spec');
+    if (identities !== undefined && identities.length !== specs.length) throw new InvalidArgumentError('identities', 'must have one identity per spec');
     const now = new Date().toISOString();
-    const { insertCell, linkCell, nextOrdinal } = this.statements;
+    const { hasCell, insertCell, linkCell, nextOrdinal } = this.statements;
+    const keys: string[] = new Array(specs.length);
     this.db.transaction(() => {
       let ordinal = ((nextOrdinal.get(runId) as { next: number | null }).next ?? -1) + 1;
       for (let index = 0; index < specs.length; index += 1) {
         const spec = specs[index]!;
-        const id = ids[index]!;
-        // The JSON is already built, so inserting (ignored when present) is cheaper than asking first.
-        insertCell.run(id.key, id.contentKey, spec.request.model, spec.request.sample, this.scrubValues(id.json), now);
+        // Keys hashed incrementally and the stored form built per cell: no grid-sized JSON is held.
+        const id = identities?.[index] ?? requestKeys(spec.request);
+        keys[index] = id.key;
+        if (hasCell.get(id.key) === undefined) {
+          const encoded = encodeRequest(spec.request);
+          this.storeBlobs(encoded.blobs);
+          insertCell.run(id.key, id.contentKey, spec.request.model, spec.request.sample, this.scrubValues(encoded.json), now);
+        }
         const labels = canonicalJson(spec.labels ?? {});
         if (linkCell.run(runId, id.key, labels, ordinal).changes > 0) ordinal += 1;
       }
     })();
-    return ids.map((id) => id.key);
+    return keys;
   }
 
   /** The stored result of a cell, or undefined when the key was never registered. */
@@ -319,7 +395,7 @@ export class RunStore {
 
   getRequest(key: string): ModelRequest | undefined {
     const row = this.statements.getCell.get(key) as CellRow | undefined;
-    return row ? (JSON.parse(row.request) as ModelRequest) : undefined;
+    return row ? this.decode(row.request) : undefined;
   }
 
   /**
@@ -366,19 +442,24 @@ export class RunStore {
     return this.db.transaction(() => items.map((item) => this.recordResult(item.key, item.outcome)))();
   }
 
-  /** The cells of a run in plan order, with labels and results; optionally filtered. */
+  /** The cells of a run in plan order, with labels, requests and results; optionally filtered. */
   cellsOfRun(runId: string, query: CellQuery = {}): RunCellRecord[] {
     this.requireRun(runId);
-    const { sql, params } = buildCellQuery(runId, query);
-    const rows = this.db.prepare(`${sql} ORDER BY rc.ordinal`).all(...params) as Array<CellRow & { labels: string; ordinal: number }>;
-    return rows.map((row) => ({
-      runId,
-      key: row.key,
-      labels: JSON.parse(row.labels) as CellLabels,
-      ordinal: row.ordinal,
-      request: JSON.parse(row.request) as ModelRequest,
-      result: rowToResult(row, false),
-    }));
+    const { sql, params } = buildCellQuery(runId, query, true);
+    const rows = this.db.prepare(`${sql} ORDER BY rc.ordinal`).all(...params) as Array<CellRow & { labels: string; ordinal: number; sample: number }>;
+    return rows.map((row) => ({ ...resultRecord(runId, row), request: this.decode(row.request) }));
+  }
+
+  /**
+   * The cells of a run in plan order with labels and results but not requests: the
+   * query never selects the request column, so a report over long-context cells
+   * reads and parses no session prefix. Optionally filtered like `cellsOfRun`.
+   */
+  cellResultsOfRun(runId: string, query: CellQuery = {}): RunCellResultRecord[] {
+    this.requireRun(runId);
+    const { sql, params } = buildCellQuery(runId, query, false);
+    const rows = this.db.prepare(`${sql} ORDER BY rc.ordinal`).all(...params) as Array<CellRow & { labels: string; ordinal: number; sample: number }>;
+    return rows.map((row) => resultRecord(runId, row));
   }
 
   /** Finished (done or empty) cells whose content (messages, params, sample) matches, newest first. */
@@ -411,7 +492,7 @@ export class RunStore {
           run: runId,
           key: row.key,
           labels: JSON.parse(row.labels) as CellLabels,
-          request: JSON.parse(row.request) as ModelRequest,
+          request: this.decode(row.request),
           status: result.status,
           attempts: result.attempts,
           text: result.text,
@@ -500,7 +581,24 @@ function prepareStatements(db: Database.Database) {
   };
 }
 
-function buildCellQuery(runId: string, query: CellQuery): { sql: string; params: unknown[] } {
+/** Every cells column a result needs: all but `request` (reports never parse requests to read results). */
+const RESULT_COLUMNS = `c.key, c.content_key, c.model, c.sample, c.status, c.attempts, c.text, c.reasoning, c.finish_reason,
+  c.response_model, c.input_tokens, c.output_tokens, c.cached_input_tokens, c.cache_write_tokens, c.reasoning_tokens,
+  c.latency_ms, c.cost_usd, c.error_class, c.error_message, c.started_at, c.finished_at, c.tool_calls`;
+
+function resultRecord(runId: string, row: CellRow & { labels: string; ordinal: number; sample: number }): RunCellResultRecord {
+  return {
+    runId,
+    key: row.key,
+    labels: JSON.parse(row.labels) as CellLabels,
+    ordinal: row.ordinal,
+    model: row.model,
+    sample: row.sample,
+    result: rowToResult(row, false),
+  };
+}
+
+function buildCellQuery(runId: string, query: CellQuery, withRequest: boolean): { sql: string; params: unknown[] } {
   const clauses = ['rc.run_id = ?'];
   const params: unknown[] = [runId];
   for (const [name, value] of Object.entries(query.labels ?? {})) {
@@ -514,7 +612,7 @@ function buildCellQuery(runId: string, query: CellQuery): { sql: string; params:
     params.push(...statuses);
   }
   return {
-    sql: `SELECT c.*, rc.labels, rc.ordinal FROM run_cells rc JOIN cells c ON c.key = rc.key WHERE ${clauses.join(' AND ')}`,
+    sql: `SELECT ${RESULT_COLUMNS}${withRequest ? ', c.request' : ''}, rc.labels, rc.ordinal FROM run_cells rc JOIN cells c ON c.key = rc.key WHERE ${clauses.join(' AND ')}`,
     params,
   };
 }
@@ -555,6 +653,9 @@ function ensureReadable(db: Database.Database, file: string): void {
 }
 
 function ensureSchemaReadOnly(db: Database.Database, file: string): void {
+  // A store one additive migration behind reads as it is (a v2 store simply has no blobs to resolve).
+  const version = readSchemaVersion(db, file);
+  if (version >= READABLE_WITHOUT_MIGRATION && version < SCHEMA_VERSION) return;
   try {
     ensureSchema(db, file);
   } catch (error) {
@@ -572,6 +673,18 @@ function validateManifest(manifest: RunManifest): void {
   if (manifest.versions === null || typeof manifest.versions !== 'object') {
     throw new InvalidArgumentError('manifest.versions', 'must be an object of name → version');
   }
+}
+
+/** Secret values replaced in a JSON text (fields were scrubbed when it was built). */
+function scrubJsonValues(json: string, secrets: readonly string[], plainSecrets: boolean): string {
+  if (secrets.length === 0) return json;
+  if (plainSecrets) {
+    // JSON leaves these secrets' characters unescaped, so replacing in the text is exact.
+    let out = json;
+    for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+    return out;
+  }
+  return JSON.stringify(replaceSecretValues(JSON.parse(json), secrets));
 }
 
 function scrubText(text: string, secrets: readonly string[]): string {

@@ -1,5 +1,6 @@
-import { sha256Hex } from '../core/canonical-json.js';
+import { createHash } from 'node:crypto';
 import type { ChatMessage, ModelRequest } from '../models/types.js';
+import { messageDigest } from './request-hash.js';
 
 /** Shortest shared prefix worth warming a provider's prompt cache for (~1,000 tokens). */
 export const DEFAULT_PREFIX_MIN_CHARS = 4_000;
@@ -21,9 +22,11 @@ export function prefixSignature(request: ModelRequest, minChars = DEFAULT_PREFIX
   let chars = 0;
   for (const message of prefix) chars += message.content.length;
   if (prefix.length === 0 || chars < minChars) return null;
-  const parts = [request.model];
-  for (const message of prefix) parts.push(message.role, String(message.content.length), message.content);
-  return sha256Hex(parts.join('\u0000'));
+  // Per-message digests are cached on the message objects (request-hash.ts): a grid whose cells
+  // share a session prefix hashes it once, not once per cell.
+  const hash = createHash('sha256').update(request.model);
+  for (const message of prefix) hash.update(`\u0000${message.role}\u0000${messageDigest(message)}`);
+  return hash.digest('hex');
 }
 
 export interface PrefixSchedule {

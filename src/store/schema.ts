@@ -3,7 +3,9 @@ import { InputError } from '../core/errors.js';
 
 /** Marks a SQLite file as an echolens store (`PRAGMA application_id`, "ECLS"). */
 export const APPLICATION_ID = 0x45434c53;
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
+/** The oldest schema a read-only handle reads without migrating (later versions only add tables/columns it can do without). */
+export const READABLE_WITHOUT_MIGRATION = 2;
 
 const SCHEMA_V1 = `
 CREATE TABLE meta (
@@ -63,6 +65,9 @@ CREATE INDEX run_cells_order ON run_cells (run_id, ordinal);
 const MIGRATIONS: ReadonlyArray<(db: Database.Database) => void> = [
   // 1 → 2: tool calls a model emitted (JSON array), for requests that offer tools.
   (db) => db.exec('ALTER TABLE cells ADD COLUMN tool_calls TEXT'),
+  // 2 → 3: long request parts stored once, content-addressed (blobs.ts); cells refer to them.
+  // Cells written before keep their full request JSON, which reads unchanged.
+  (db) => db.exec('CREATE TABLE IF NOT EXISTS blobs (hash TEXT PRIMARY KEY, body TEXT NOT NULL)'),
 ];
 
 /** Creates the schema in an empty file, migrates an older one, refuses a foreign or newer one. */

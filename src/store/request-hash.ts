@@ -1,0 +1,142 @@
+import { createHash, type Hash } from 'node:crypto';
+import type { ChatMessage, ModelRequest } from '../models/types.js';
+import { scrubbedCanonicalJson, validateRequest } from './keys.js';
+
+/**
+ * Cell keys without whole-grid serialization. A paper-scale plan holds thousands
+ * of cells whose messages share a few long session prefixes by reference; the
+ * canonical JSON of each long message is built once (cached on the message
+ * object), and the hash state after a whole message list is cached on the list,
+ * so the cells that differ only in model or sample hash the list once. The keys
+ * are byte-for-byte those of `cellIdentity` (tests compare them).
+ */
+
+/** Messages shorter than this are serialized on the spot (caching them costs more than it saves). */
+const CACHE_MIN_CHARS = 1_024;
+/** Message lists shorter than this (total content) are hashed on the spot. */
+const LIST_CACHE_MIN_CHARS = 8_192;
+
+interface MessageEntry {
+  role: string;
+  content: string;
+  cacheBreakpoint: unknown;
+  json: string;
+  digest?: string;
+}
+
+const messageCache = new WeakMap<ChatMessage, MessageEntry>();
+
+/** Only the three known members, so the cached JSON cannot miss an extra field. */
+function plainMessage(message: ChatMessage): boolean {
+  for (const name in message) if (name !== 'role' && name !== 'content' && name !== 'cacheBreakpoint') return false;
+  return true;
+}
+
+function entryOf(message: ChatMessage): MessageEntry | undefined {
+  if (message.content.length < CACHE_MIN_CHARS || !plainMessage(message)) return undefined;
+  const cached = messageCache.get(message);
+  if (cached && cached.content === message.content && cached.role === message.role && cached.cacheBreakpoint === message.cacheBreakpoint) {
+    return cached;
+  }
+  const entry: MessageEntry = {
+    role: message.role,
+    content: message.content,
+    cacheBreakpoint: message.cacheBreakpoint,
+    json: scrubbedCanonicalJson(message),
+  };
+  messageCache.set(message, entry);
+  return entry;
+}
+
+/** Canonical, credential-scrubbed JSON of one message (cached for long messages). */
+export function messageJson(message: ChatMessage): string {
+  return entryOf(message)?.json ?? scrubbedCanonicalJson(message);
+}
+
+/** SHA-256 (hex) of `messageJson(message)` (cached for long messages). */
+export function messageDigest(message: ChatMessage): string {
+  const entry = entryOf(message);
+  if (!entry) return createHash('sha256').update(scrubbedCanonicalJson(message)).digest('hex');
+  entry.digest ??= createHash('sha256').update(entry.json).digest('hex');
+  return entry.digest;
+}
+
+interface ListEntry {
+  items: ChatMessage[];
+  roles: string[];
+  contents: string[];
+  breakpoints: unknown[];
+  /** Hash state after `{"messages":[…]`. */
+  state: Hash;
+}
+
+const listCache = new WeakMap<readonly ChatMessage[], ListEntry>();
+
+function listUnchanged(entry: ListEntry, messages: readonly ChatMessage[]): boolean {
+  if (entry.items.length !== messages.length) return false;
+  for (let index = 0; index < messages.length; index += 1) {
+    const message = messages[index]!;
+    if (
+      entry.items[index] !== message ||
+      entry.contents[index] !== message.content ||
+      entry.roles[index] !== message.role ||
+      entry.breakpoints[index] !== message.cacheBreakpoint ||
+      !plainMessage(message)
+    ) {
+      return false;
+    }
+  }
+  return true;
+}
+
+function hashMessages(hash: Hash, messages: readonly ChatMessage[]): void {
+  hash.update('{"messages":[');
+  for (let index = 0; index < messages.length; index += 1) {
+    if (index > 0) hash.update(',');
+    hash.update(messageJson(messages[index]!));
+  }
+  hash.update(']');
+}
+
+/** Hash state after the messages member, from the list cache when the list did not change. */
+function messagesState(messages: readonly ChatMessage[]): Hash {
+  let chars = 0;
+  for (const message of messages) chars += message.content.length;
+  if (chars < LIST_CACHE_MIN_CHARS) {
+    const hash = createHash('sha256');
+    hashMessages(hash, messages);
+    return hash;
+  }
+  const cached = listCache.get(messages);
+  if (cached && listUnchanged(cached, messages)) return cached.state.copy();
+  const state = createHash('sha256');
+  hashMessages(state, messages);
+  listCache.set(messages, {
+    items: [...messages],
+    roles: messages.map((m) => m.role),
+    contents: messages.map((m) => m.content),
+    breakpoints: messages.map((m) => m.cacheBreakpoint),
+    state,
+  });
+  return state.copy();
+}
+
+/** The serialized members after `messages` (params, sample, tools), shared by both keys. */
+function tailMembers(request: ModelRequest): { params: string; rest: string } {
+  const params = scrubbedCanonicalJson(request.params ?? {});
+  let rest = `,"sample":${scrubbedCanonicalJson(request.sample)}`;
+  if (request.toolChoice !== undefined) rest += `,"toolChoice":${scrubbedCanonicalJson(request.toolChoice)}`;
+  if (request.tools !== undefined) rest += `,"tools":${scrubbedCanonicalJson(request.tools)}`;
+  return { params, rest: `${rest}}` };
+}
+
+/** `cellKey` and `contentKey` of a request, hashed incrementally (no request-sized string is built). */
+export function requestKeys(request: ModelRequest): { key: string; contentKey: string } {
+  validateRequest(request);
+  const state = messagesState(request.messages);
+  const { params, rest } = tailMembers(request);
+  const content = state.copy();
+  state.update(`,"model":${JSON.stringify(request.model)},"params":${params}${rest}`);
+  content.update(`,"params":${params}${rest}`);
+  return { key: state.digest('hex'), contentKey: content.digest('hex') };
+}

@@ -1,0 +1,152 @@
+import { ModelCallError } from '../models/errors.js';
+import { CallFailedError, type RetryPolicy, type SleepFn, callWithRetry } from '../models/retry.js';
+import { type ModelAdapter, type ModelRequest, type TokenUsage, ZERO_USAGE } from '../models/types.js';
+import type { CellOutcome } from './run-store.js';
+import type { CostFn } from './runner-types.js';
+import type { CellResult } from './types.js';
+
+/** One cell's call under the retry policy, turned into what the store records. */
+
+export interface CallSettings {
+  adapterOf(ref: string): Promise<ModelAdapter>;
+  retry?: Partial<RetryPolicy>;
+  /** Stops retries and waits (the runner's stop). */
+  signal: AbortSignal;
+  /** Cancels requests in flight (a second Ctrl-C). */
+  hardSignal?: AbortSignal;
+  sleep: SleepFn;
+  random?: () => number;
+  costOf: CostFn | undefined;
+}
+
+/** Price of a usage, or null when unknown or not finite. */
+export function priceOf(costOf: CostFn | undefined, model: string, usage: TokenUsage): number | null {
+  if (!costOf) return null;
+  const cost = costOf(model, usage);
+  return cost === undefined || cost === null || !Number.isFinite(cost) ? null : cost;
+}
+
+/** One call under the retry policy; undefined when a stop cut it (the cell stays pending). */
+export async function callCell(request: ModelRequest, cellStarted: string, settings: CallSettings): Promise<CellOutcome | undefined> {
+  const base = { startedAt: cellStarted, reasoning: null, responseModel: null, finishReason: null };
+  const priced = (usage: TokenUsage) => priceOf(settings.costOf, request.model, usage);
+  let adapter: ModelAdapter;
+  try {
+    adapter = await settings.adapterOf(request.model);
+  } catch (error) {
+    return failure(error, 0, base);
+  }
+  try {
+    const { response, attempts, usage } = await callWithRetry(adapter, request, {
+      ...(settings.retry ? { policy: settings.retry } : {}),
+      signal: settings.signal,
+      requestSignal: settings.hardSignal ?? null,
+      sleep: settings.sleep,
+      ...(settings.random ? { random: settings.random } : {}),
+    });
+    return {
+      ...base,
+      status: 'done',
+      attempts,
+      text: response.text,
+      reasoning: response.reasoning ?? null,
+      ...(response.toolCalls === undefined ? {} : { toolCalls: response.toolCalls }),
+      finishReason: response.finishReason,
+      responseModel: response.responseModel ?? null,
+      usage,
+      latencyMs: response.latencyMs,
+      costUsd: priced(usage),
+      errorClass: null,
+      errorMessage: null,
+      finishedAt: new Date().toISOString(),
+    };
+  } catch (error) {
+    if (error instanceof CallFailedError && error.kind === 'aborted') return undefined;
+    if (settings.hardSignal?.aborted) return undefined;
+    const attempts = error instanceof CallFailedError ? error.attempts : 1;
+    const usage = error instanceof CallFailedError ? error.spentUsage : { ...ZERO_USAGE };
+    if (error instanceof ModelCallError && error.kind === 'empty') {
+      const last = error instanceof CallFailedError ? error.lastResponse : undefined;
+      return {
+        ...base,
+        status: 'empty',
+        attempts,
+        text: last?.text ?? '',
+        reasoning: last?.reasoning ?? null,
+        finishReason: last?.finishReason ?? null,
+        responseModel: last?.responseModel ?? null,
+        usage,
+        latencyMs: last?.latencyMs ?? null,
+        costUsd: priced(usage),
+        errorClass: 'empty',
+        errorMessage: error.message,
+        finishedAt: new Date().toISOString(),
+      };
+    }
+    return { ...failure(error, attempts, base), usage, costUsd: priced(usage) };
+  }
+}
+
+export function resultOf(key: string, outcome: CellOutcome, attempts: number): CellResult {
+  return {
+    key,
+    status: outcome.status,
+    attempts,
+    text: outcome.text,
+    reasoning: outcome.reasoning,
+    finishReason: outcome.finishReason,
+    usage: outcome.usage,
+    latencyMs: outcome.latencyMs,
+    costUsd: outcome.costUsd,
+    errorClass: outcome.errorClass,
+    errorMessage: outcome.errorMessage,
+    startedAt: outcome.startedAt,
+    finishedAt: outcome.finishedAt,
+    cached: false,
+    ...(outcome.toolCalls ? { toolCalls: outcome.toolCalls } : {}),
+  };
+}
+
+function failure(
+  error: unknown,
+  attempts: number,
+  base: Pick<CellOutcome, 'startedAt' | 'reasoning' | 'responseModel' | 'finishReason'>,
+): CellOutcome {
+  const kind = error instanceof ModelCallError ? error.kind : 'internal';
+  const message = error instanceof Error ? error.message : String(error);
+  return {
+    ...base,
+    status: 'failed',
+    attempts,
+    text: null,
+    usage: { ...ZERO_USAGE },
+    latencyMs: null,
+    costUsd: null,
+    errorClass: kind,
+    errorMessage: message,
+    finishedAt: new Date().toISOString(),
+  };
+}
+
+export function fatalHint(kind: string): string | undefined {
+  switch (kind) {
+    case 'auth':
+      return 'check the API key environment variable for this provider';
+    case 'not_found':
+      return 'check the model name (provider:model) and the base URL';
+    case 'config':
+      return 'check the model reference and its provider settings';
+    case 'connection':
+      return 'is the server running and reachable?';
+    default:
+      return undefined;
+  }
+}
+
+export function addUsage(total: TokenUsage, usage: TokenUsage): void {
+  total.inputTokens += usage.inputTokens;
+  total.outputTokens += usage.outputTokens;
+  total.cachedInputTokens += usage.cachedInputTokens;
+  total.cacheWriteTokens += usage.cacheWriteTokens;
+  total.reasoningTokens += usage.reasoningTokens;
+}

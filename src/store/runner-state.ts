@@ -1,0 +1,121 @@
+import { type TokenUsage, ZERO_USAGE } from '../models/types.js';
+import type { CellOutcome, RunStatus } from './run-store.js';
+import { addUsage, fatalHint } from './runner-call.js';
+import type { ProgressSnapshot, RunSummary, StopReason } from './runner-types.js';
+
+/** The running tally of one `runCells` call: counts, spend, the stop state and the fatal-burst watch. */
+export class RunTally {
+  done = 0;
+  empty = 0;
+  failed = 0;
+  calls = 0;
+  spendUsd = 0;
+  unpriced = 0;
+  inFlight = 0;
+  reservedUsd = 0;
+  readonly tokens: TokenUsage = { ...ZERO_USAGE };
+
+  stopReason: StopReason | null = null;
+  stopMessage: string | null = null;
+  stopHint: string | undefined;
+  fatalKind = '';
+  internalError: unknown;
+  private burst = { signature: '', count: 0 };
+  private readonly controller = new AbortController();
+
+  constructor(
+    private readonly total: number,
+    private readonly cachedCount: number,
+    private readonly fatalBurst: number,
+    private readonly now: () => number,
+    private readonly startedAt: number,
+  ) {}
+
+  /** Aborted on the first stop: rate-limit waits and retries end, no new cell starts. */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get stopped(): boolean {
+    return this.stopReason !== null;
+  }
+
+  /** The first stop's reason and message stand; later stops only make sure the signal is aborted. */
+  stop(reason: StopReason, message: string): void {
+    if (this.stopReason === null) {
+      this.stopReason = reason;
+      this.stopMessage = message;
+    }
+    if (!this.controller.signal.aborted) this.controller.abort(new Error(message));
+  }
+
+  /** Counts a finished call (usage, spend, status) and stops the run after too many identical failures. */
+  record(outcome: CellOutcome): void {
+    addUsage(this.tokens, outcome.usage);
+    if (outcome.costUsd !== null) this.spendUsd += outcome.costUsd;
+    else if (outcome.usage.inputTokens + outcome.usage.outputTokens > 0) this.unpriced += 1;
+    this.calls += outcome.attempts;
+  }
+
+  /** Counts the committed outcome's status and watches for a burst of the same failure. */
+  finish(outcome: CellOutcome): void {
+    if (outcome.status === 'done') this.done += 1;
+    else if (outcome.status === 'empty') this.empty += 1;
+    else this.failed += 1;
+    if (outcome.status !== 'failed') {
+      this.burst = { signature: '', count: 0 };
+      return;
+    }
+    const signature = `${outcome.errorClass}\u0000${outcome.errorMessage}`;
+    this.burst = this.burst.signature === signature ? { signature, count: this.burst.count + 1 } : { signature, count: 1 };
+    if (this.burst.count >= this.fatalBurst) {
+      this.fatalKind = outcome.errorClass ?? 'unknown';
+      this.stopHint = fatalHint(this.fatalKind);
+      this.stop('fatal', `stopped after ${this.burst.count} consecutive cells failed with the same error: ${outcome.errorMessage}`);
+    }
+  }
+
+  snapshot(last?: ProgressSnapshot['last']): ProgressSnapshot {
+    return {
+      total: this.total,
+      finished: this.cachedCount + this.done + this.empty + this.failed,
+      cached: this.cachedCount,
+      done: this.done,
+      empty: this.empty,
+      failed: this.failed,
+      inFlight: this.inFlight,
+      calls: this.calls,
+      tokens: { ...this.tokens },
+      spendUsd: this.spendUsd,
+      elapsedMs: this.now() - this.startedAt,
+      ...(last ? { last } : {}),
+    };
+  }
+
+  status(): RunStatus {
+    const reason = this.stopReason;
+    return reason === 'fatal' ? 'failed' : reason === 'budget' ? 'stopped' : reason === 'interrupted' ? 'interrupted' : 'done';
+  }
+
+  summary(runId: string, planned: number, toRun: number): RunSummary {
+    return {
+      runId,
+      status: this.status(),
+      planned,
+      total: this.total,
+      done: this.done,
+      cached: this.cachedCount,
+      empty: this.empty,
+      failed: this.failed,
+      pending: toRun - (this.done + this.empty + this.failed),
+      interrupted: this.stopReason === 'interrupted',
+      stopReason: this.stopReason,
+      stopMessage: this.stopMessage,
+      calls: this.calls,
+      spendUsd: this.spendUsd,
+      unpricedCells: this.unpriced,
+      tokens: this.tokens,
+      wallMs: this.now() - this.startedAt,
+    };
+  }
+}
