@@ -53,7 +53,7 @@ describe('pairedBootstrapDifference', () => {
           }
         }
       }
-      const stat = (drawn: readonly (readonly [number, number])[][]) => {
+      const stat = (drawn: readonly (readonly (readonly [number, number])[])[]) => {
         if (statistic === 'mean') return meanOfClusterMeans(drawn.map((c) => c.map((u) => u[0])));
         let num = 0;
         let den = 0;
