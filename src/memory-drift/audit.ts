@@ -9,6 +9,8 @@ import { renderMemoryMarkdown } from './report-markdown.js';
 import { dryRunMemory, loadMemoryConfig, type MemoryRunCounts, type MemoryRunInput, memoryRunner } from './run.js';
 import { memoryGateChecks } from './gate.js';
 
+const percent = (x: number) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(0)}%`;
+
 /** Observations scored against the no-memory reference (what the report's charts show). */
 function referenceObservations(collection: MemoryCollection) {
   return scoreTrajectories(
@@ -62,6 +64,14 @@ export const memoryAudit: Audit<MemoryConfig, MemoryRunInput, MemoryCollection, 
     json: ({ report }) => report,
     viewerSummary: ({ report }) => [
       { label: 'scored observations', value: `${report.counts.scored} of ${report.counts.observations}` },
+      ...report.targets.flatMap((t) =>
+        t.metrics.dtw.tiers.map(
+          (tier): AuditSummaryLine => ({
+            label: `DTW elevation over the no-memory floor · ${t.target} · ${tier.tier}`,
+            value: 'error' in tier.elevation ? `n/a (${tier.elevation.error})` : `${percent(tier.elevation.estimate)} [${percent(tier.elevation.ci[0])}, ${percent(tier.elevation.ci[1])}]`,
+          }),
+        ),
+      ),
       ...report.targets.map(
         (t): AuditSummaryLine => ({
           label: `instrument validity · ${t.target}`,

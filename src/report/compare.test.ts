@@ -1,29 +1,41 @@
 import { describe, expect, it } from 'vitest';
-import type { MemoryReport } from '../memory-drift/analysis.js';
-import type { PersonaReport } from '../persona-drift/analysis.js';
-import { compareRows, renderCompareMarkdown } from './compare.js';
+import type { ReportVerdict } from '../gate/verdict.js';
+import { type ComparedPair, compareRows, renderCompareMarkdown } from './compare.js';
 
-const gap = (estimate: number) => ({ estimate, ci: [estimate - 0.2, estimate + 0.2] as const, p: 0.01, nPositions: 3, real: { estimate: 0, ci: [0, 0] as const }, filler: { estimate: 0, ci: [0, 0] as const }, nReal: 5, nFiller: 5 });
-const persona = (target: string, estimate: number) => ({ drift: [{ target, judge: 'j', gap: gap(estimate), strongDrift: false }] }) as unknown as PersonaReport;
-const memory = (estimate: number) =>
-  ({ targets: [{ target: 'm', metrics: { dtw: { tiers: [{ tier: 'persona', elevation: { estimate, ci: [estimate - 0.1, estimate + 0.1], p: 0.01 } }] } } }] }) as unknown as MemoryReport;
+const verdict = (simulated: boolean) => ({ verdict: 'pass', simulated }) as unknown as ReportVerdict;
 
-describe('compare', () => {
-  it('pairs rows by subject and differences the estimates', () => {
-    const rows = compareRows(
-      { label: 'a.db', persona: persona('t1', 0.5), memory: memory(0.2), verdicts: [] },
-      { label: 'b.db', persona: persona('t1', 0.2), memory: memory(0.5), verdicts: [] },
-    );
-    expect(rows).toHaveLength(2);
-    expect(rows[0]).toMatchObject({ table: 'persona drift', subject: 't1 (judge j)', a: '+0.50 [+0.30, +0.70]' });
-    expect(rows[0]!.difference).toBeCloseTo(-0.3, 12);
-    expect(rows[1]).toMatchObject({ table: 'memory elevation', subject: 'm · persona DTW elevation', a: '+20% [+10%, +30%]' });
-    expect(rows[1]!.difference).toBeCloseTo(0.3, 12);
-  });
+const pair: ComparedPair = {
+  audit: 'persona',
+  title: 'Persona drift (ContextEcho)',
+  a: { store: 'a.db', run: 'r1', name: 'old', verdict: verdict(false) },
+  b: { store: 'b.db', run: 'r2', name: 'new', verdict: verdict(true) },
+  comparison: {
+    audit: 'persona',
+    a: 'r1',
+    b: 'r2',
+    B: 2000,
+    seed: 42,
+    rows: [
+      {
+        statistic: 'drift gap Δ (filler − real)',
+        subject: 't1 · judge j',
+        unit: 'position',
+        scale: 'number',
+        result: { a: 0.5, b: 0.2, difference: -0.3, ci: [-0.5, -0.1], se: 0.1, level: 0.95, units: 6, clusters: 6, B: 2000, invalidReplicates: 0, seed: 42 },
+      },
+      { statistic: 'DTW elevation over the no-memory floor · persona', subject: 'm', unit: 'question', scale: 'percent', result: { error: 'the runs share 1 design unit' } },
+    ],
+  },
+};
 
-  it('shows a subject only one side has, without a difference', () => {
-    const md = renderCompareMarkdown({ label: 'a.db', persona: persona('t1', 0.5), verdicts: [] }, { label: 'b.db', persona: persona('t2', 0.1), verdicts: [] });
-    expect(md).toContain('| persona drift | t1 (judge j) | +0.50 [+0.30, +0.70] | — | — |');
-    expect(md).toContain('| persona drift | t2 (judge j) | — | +0.10 [-0.10, +0.30] | — |');
+describe('compare rendering', () => {
+  it('shows each side, the difference with its interval and the shared units', () => {
+    const rows = compareRows([pair]);
+    expect(rows[0]).toEqual({ audit: 'persona', statistic: 'drift gap Δ (filler − real)', subject: 't1 · judge j', unit: 'position', a: '+0.50', b: '+0.20', difference: '-0.30 [-0.50, -0.10]', units: 6 });
+    expect(rows[1]).toMatchObject({ difference: 'n/a (the runs share 1 design unit)', units: null });
+    const md = renderCompareMarkdown([pair]);
+    expect(md).toContain('| drift gap Δ (filler − real) | t1 · judge j | +0.50 | +0.20 | -0.30 [-0.50, -0.10] | 6 positions |');
+    expect(md).toContain('Simulated models');
+    expect(md).toContain('- B: new (run r2 in b.db); verdict PASS (SIMULATED models)');
   });
 });

@@ -1,64 +1,103 @@
-import type { MemoryReport } from '../../memory-drift/analysis.js';
-import type { PersonaReport } from '../../persona-drift/analysis.js';
 import type { Command } from 'commander';
+import { registerBuiltinAudits } from '../../audits.js';
 import { InvalidArgumentError } from '../../core/errors.js';
-import { MEMORY_EXPERIMENT } from '../../memory-drift/run.js';
-import { PERSONA_EXPERIMENT } from '../../persona-drift/run.js';
-import { type CompareSide, compareRows, renderCompareMarkdown } from '../../report/compare.js';
+import { findAudit } from '../../experiment/registry.js';
+import { type ComparedPair, compareRows, renderCompareMarkdown } from '../../report/compare.js';
+import { checkSameAudit, compareAnalyzedRuns } from '../../report/compare-runs.js';
 import { collectReports, verdictOfReport } from '../../report/report.js';
+import { runName } from '../../report/run-name.js';
+import type { RunInfo, RunStore } from '../../store/run-store.js';
 import { openStore } from '../../store/run-store.js';
 import { emit, positiveNumber } from '../options.js';
 
-function side(db: string, B: number | undefined): CompareSide {
-  const store = openStore(db, { readonly: true });
-  try {
-    const latest = (experiment: string) =>
-      store
-        .listRuns()
-        .filter((r) => r.experiment === experiment)
-        .sort((x, y) => y.startedAt.localeCompare(x.startedAt))[0]?.id;
-    const ids = [latest(PERSONA_EXPERIMENT), latest(MEMORY_EXPERIMENT)].filter((x): x is string => x !== undefined);
-    const reports = ids.length === 0 ? [] : collectReports(store, ids, B ? { B } : {});
-    const persona = reports.find((r) => r.persona);
-    const memory = reports.find((r) => r.memory);
-    return {
-      label: db,
-      ...(persona ? { personaRun: persona.run.id, persona: persona.persona as PersonaReport } : {}),
-      ...(memory ? { memoryRun: memory.run.id, memory: memory.memory as MemoryReport } : {}),
-      verdicts: reports.map(verdictOfReport),
-    };
-  } finally {
-    store.close();
+interface CompareOptions {
+  format: string;
+  out?: string;
+  runA?: string;
+  runB?: string;
+  audit?: string;
+  bootstrap?: number;
+  seed?: number;
+}
+
+const latest = (store: RunStore, experiment: string): RunInfo | undefined =>
+  store
+    .listRuns()
+    .filter((r) => r.experiment === experiment)
+    .sort((x, y) => y.startedAt.localeCompare(x.startedAt))[0];
+
+/** Which runs to compare: the named ones, else the latest run of each audit both stores hold. */
+function selectPairs(a: { file: string; store: RunStore }, b: { file: string; store: RunStore }, options: CompareOptions): Array<[RunInfo, RunInfo]> {
+  const pick = (side: { file: string; store: RunStore }, id: string | undefined, flag: string) => {
+    if (!id) return undefined;
+    const run = side.store.getRun(id);
+    if (!run) throw new InvalidArgumentError(flag, `no run ${id} in ${side.file}`);
+    return run;
+  };
+  const ra = pick(a, options.runA, '--run-a');
+  const rb = pick(b, options.runB, '--run-b');
+  if (options.audit && !findAudit(options.audit)) throw new InvalidArgumentError('--audit', `no audit named "${options.audit}"`);
+  if (ra || rb) {
+    const experiment = (ra ?? rb)?.experiment as string;
+    const left = ra ?? latest(a.store, experiment);
+    const right = rb ?? latest(b.store, experiment);
+    if (!left) throw new InvalidArgumentError('--run-a', `${a.file} holds no ${experiment} run to compare with run ${rb?.id}`);
+    if (!right) throw new InvalidArgumentError('--run-b', `${b.file} holds no ${experiment} run to compare with run ${ra?.id}`);
+    checkSameAudit(left, right, { a: `run A in ${a.file}`, b: `run B in ${b.file}` });
+    return [[left, right]];
   }
+  const experiments = (store: RunStore) => new Set(store.listRuns().map((r) => r.experiment).filter((e) => findAudit(e) !== undefined));
+  const ea = experiments(a.store);
+  const eb = experiments(b.store);
+  const shared = [...ea].filter((e) => eb.has(e) && (!options.audit || e === options.audit));
+  if (shared.length === 0) {
+    const list = (s: Set<string>) => (s.size === 0 ? 'no audit run' : `${[...s].join(', ')} runs`);
+    throw new InvalidArgumentError(
+      'compare',
+      `${a.file} holds ${list(ea)} and ${b.file} holds ${list(eb)}${options.audit ? ` (asked: ${options.audit})` : ''}; compare only runs of the same audit`,
+    );
+  }
+  return shared.map((e) => [latest(a.store, e) as RunInfo, latest(b.store, e) as RunInfo]);
 }
 
 export function registerCompare(program: Command): void {
   program
     .command('compare')
-    .description('two run stores side by side: drift gaps and tier elevations of their latest persona and memory runs, and each verdict')
+    .description('two runs of the same audit side by side: each headline number and B − A with a paired bootstrap CI over the design units they share')
     .argument('<a.db>', 'run store A (e.g. last week, or the old model)')
-    .argument('<b.db>', 'run store B')
+    .argument('<b.db>', 'run store B (may be the same file as A, with --run-a/--run-b)')
+    .option('--run-a <id>', 'the run of A (default: the latest run of each audit both stores hold)')
+    .option('--run-b <id>', 'the run of B (default: the latest run of the same audit in B)')
+    .option('--audit <name>', 'compare only this audit (persona, memory, continuation)')
     .option('--format <format>', 'md or json', 'md')
     .option('-o, --out <file>', 'write to a file instead of stdout')
-    .option('--bootstrap <B>', 'bootstrap replicates (default: each run config’s value)', positiveNumber('--bootstrap'))
-    .action((a: string, b: string, options) => {
+    .option('--bootstrap <B>', 'bootstrap replicates of the B − A intervals (default 2000)', positiveNumber('--bootstrap'))
+    .option('--seed <n>', 'seed of the B − A bootstrap (default 42)', positiveNumber('--seed'))
+    .action((a: string, b: string, options: CompareOptions) => {
       if (options.format !== 'md' && options.format !== 'json') throw new InvalidArgumentError('--format', `must be md or json, got "${options.format}"`);
-      const B = options.bootstrap ? Math.round(options.bootstrap) : undefined;
-      const sa = side(a, B);
-      const sb = side(b, B);
-      emit(
-        options.format === 'json'
-          ? JSON.stringify(
-              {
-                a: { store: a, personaRun: sa.personaRun ?? null, memoryRun: sa.memoryRun ?? null, verdicts: sa.verdicts },
-                b: { store: b, personaRun: sb.personaRun ?? null, memoryRun: sb.memoryRun ?? null, verdicts: sb.verdicts },
-                rows: compareRows(sa, sb),
-              },
-              null,
-              2,
-            )
-          : renderCompareMarkdown(sa, sb),
-        options.out,
-      );
+      registerBuiltinAudits();
+      const B = options.bootstrap ? Math.max(50, Math.round(options.bootstrap)) : 2000;
+      const seed = options.seed ? Math.round(options.seed) : 42;
+      const storeA = openStore(a, { readonly: true });
+      const storeB = b === a ? storeA : openStore(b, { readonly: true });
+      try {
+        const pairs: ComparedPair[] = selectPairs({ file: a, store: storeA }, { file: b, store: storeB }, options).map(([ra, rb]) => {
+          const audit = findAudit(ra.experiment);
+          const [reportA] = collectReports(storeA, [ra.id]);
+          const [reportB] = collectReports(storeB, [rb.id]);
+          if (!audit || !reportA?.analyzed || !reportB?.analyzed) throw new InvalidArgumentError('compare', `no audit is registered for ${ra.experiment} runs`);
+          return {
+            audit: audit.name,
+            title: audit.title,
+            a: { store: a, run: ra.id, name: runName(ra), verdict: verdictOfReport(reportA) },
+            b: { store: b, run: rb.id, name: runName(rb), verdict: verdictOfReport(reportB) },
+            comparison: compareAnalyzedRuns(audit.name, reportA.analyzed, reportB.analyzed, { B, seed }),
+          };
+        });
+        emit(options.format === 'json' ? JSON.stringify({ schema: 'echolens.compare/2', pairs, rows: compareRows(pairs) }, null, 2) : renderCompareMarkdown(pairs), options.out);
+      } finally {
+        storeA.close();
+        if (storeB !== storeA) storeB.close();
+      }
     });
 }

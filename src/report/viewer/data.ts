@@ -42,22 +42,35 @@ export interface Verdict {
 
 export interface RunIndex {
   run: RunInfo;
-  /** Cells that are not judge calls (targets, labelers, …), plan order. */
+  /** The answers the audit asked for (target and generation cells), plan order. */
   cells: IndexedCell[];
   /** Judge cells by key. */
   judgeCells: Map<string, IndexedCell>;
+  /** Cells that grade or label an answer (judge and labeler calls) by key. */
+  auxiliaryCells: Map<string, IndexedCell>;
+  /**
+   * The run's judge and labeler entries: one per graded answer, so identical requests (the same
+   * judge call for two identical answers) count once per answer, as the run's cell counts do.
+   */
+  auxiliaryEntries: number;
   /** Winning verdict per target cell key and judge. */
   verdicts: Map<string, Map<string, Verdict>>;
   judges: string[];
   signature: string;
 }
 
-/** Labels a cell list can be filtered by, in form order. */
+/** Stages whose cells grade or label another cell: counted apart from the answers. */
+export const AUXILIARY_STAGES: ReadonlySet<string> = new Set(['judge', 'labeling']);
+
+/** Persona labels the filter form offered before factors were read from the run (kept for callers). */
 export const FILTER_LABELS = ['target', 'session', 'arm', 'mitigation', 'distance', 'position', 'surface', 'item'] as const;
 export type FilterLabel = (typeof FILTER_LABELS)[number];
 
 export interface CellFilter {
-  labels: Partial<Record<FilterLabel, string>>;
+  /** Factor name → value the cell must have (any factor of the run: see design.ts). */
+  labels: Partial<Record<string, string>>;
+  /** Ranges on the per-cell numbers (DTW, SRI, fidelity), by measure name. */
+  ranges?: Record<string, { min?: number; max?: number }>;
   status?: CellStatus;
   judge?: string;
   minScore?: number;
@@ -148,14 +161,19 @@ function buildRunIndex(store: RunStore, run: RunInfo, signature: string): RunInd
     .all(run.id) as Row[];
   const cells: IndexedCell[] = [];
   const judgeCells = new Map<string, IndexedCell>();
+  const auxiliaryCells = new Map<string, IndexedCell>();
+  let auxiliaryEntries = 0;
   // Every judge link of the run: one judge cell (same request) can judge several target cells.
   const judgeLinks: IndexedCell[] = [];
   for (const row of rows) {
     const cell: IndexedCell = { key: row.key, ordinal: row.ordinal, labels: JSON.parse(row.labels) as CellLabels, status: row.status, text: row.text, model: row.model };
-    if (cell.labels.stage !== 'judge') {
+    if (!AUXILIARY_STAGES.has(String(cell.labels.stage))) {
       cells.push(cell);
       continue;
     }
+    auxiliaryCells.set(cell.key, cell);
+    auxiliaryEntries += 1;
+    if (cell.labels.stage !== 'judge') continue;
     judgeCells.set(cell.key, cell);
     judgeLinks.push(cell);
   }
@@ -184,7 +202,7 @@ function buildRunIndex(store: RunStore, run: RunInfo, signature: string): RunInd
     }
     verdicts.set(targetKey, out);
   }
-  return { run, cells, judgeCells, verdicts, judges: [...judges].sort(), signature };
+  return { run, cells, judgeCells, auxiliaryCells, auxiliaryEntries, verdicts, judges: [...judges].sort(), signature };
 }
 
 /** The score a cell shows: the chosen judge's, else the first judge's. */
@@ -195,7 +213,10 @@ export function scoreOf(index: RunIndex, key: string, judge?: string): Verdict |
   return wanted === undefined ? undefined : byJudge.get(wanted);
 }
 
-export function filterCells(index: RunIndex, filter: CellFilter): IndexedCell[] {
+/** Per-cell numbers by measure name (design.ts `cellMeasures`), for range filters. */
+export type MeasureValues = ReadonlyMap<string, ReadonlyMap<string, number | null>>;
+
+export function filterCells(index: RunIndex, filter: CellFilter, measures: MeasureValues = new Map()): IndexedCell[] {
   const needle = filter.text?.toLowerCase();
   const scored = filter.minScore !== undefined || filter.maxScore !== undefined;
   return index.cells.filter((cell) => {
@@ -209,6 +230,13 @@ export function filterCells(index: RunIndex, filter: CellFilter): IndexedCell[] 
       if (score === null || score === undefined) return false;
       if (filter.minScore !== undefined && score < filter.minScore) return false;
       if (filter.maxScore !== undefined && score > filter.maxScore) return false;
+    }
+    for (const [name, range] of Object.entries(filter.ranges ?? {})) {
+      if (range.min === undefined && range.max === undefined) continue;
+      const value = measures.get(name)?.get(cell.key);
+      if (value === null || value === undefined) return false;
+      if (range.min !== undefined && value < range.min) return false;
+      if (range.max !== undefined && value > range.max) return false;
     }
     return true;
   });

@@ -1,12 +1,13 @@
 import type { ChatMessage, ModelRequest } from '../../models/types.js';
 import type { CellResult } from '../../store/types.js';
 import { escapeHtml, html, type RawHtml, REPORT_STYLE, raw, table } from '../html.js';
+import type { AuditSummaryLine } from '../../experiment/audit.js';
+import { differenceText, type RunComparison } from '../compare-runs.js';
+import { runName } from '../run-name.js';
 import {
   type CellFilter,
-  FILTER_LABELS,
   type IndexedCell,
   judgeCellsOf,
-  labelValues,
   type PairedCell,
   type RunAnalysis,
   type RunIndex,
@@ -15,6 +16,7 @@ import {
   type ViewerStore,
 } from './data.js';
 import type { DemoSetup } from './demo.js';
+import { type CellMeasure, type CellPair, type Factor, labelText } from './design.js';
 
 /**
  * Server-rendered viewer pages. Every value goes through the escaping `html`
@@ -55,6 +57,20 @@ div.snippet { min-width: 260px; max-width: 560px; white-space: pre-wrap; word-br
 .status-line { color: var(--muted); font-size: 13px; min-height: 1.4em; }
 .error { color: var(--bad); }
 .pager a { margin-right: 10px; }
+code.run-id { font-size: 11.5px; }
+section.headline table { max-width: 100%; }
+.headline-value { font-variant-numeric: tabular-nums; font-weight: 600; }
+section.charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 520px), 1fr)); gap: 12px; margin: 12px 0; }
+section.charts figure { margin: 0; min-width: 0; }
+section.charts svg { max-width: 100%; height: auto; }
+.links a { font-weight: 600; }
+nav.cell-nav { margin: 8px 0 12px; font-size: 14px; }
+nav.cell-nav a { font-weight: 600; }
+.pair { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 340px), 1fr)); gap: 12px; }
+.pair .side { border: 1px solid var(--line); border-radius: 6px; min-width: 0; }
+.pair .side h3 { margin: 0; padding: 6px 10px; font-size: 14px; background: #f6f8fa; border-bottom: 1px solid var(--line); }
+.pair .side p { padding: 0 10px; }
+.pair .this-side h3 { background: #eef6ff; }
 `;
 
 export interface PageContext {
@@ -91,7 +107,7 @@ const qs = (params: Record<string, string | number | undefined>) =>
     .join('&');
 
 const runHref = (store: number, runId: string, extra: Record<string, string | number | undefined> = {}) => `/run?${qs({ s: store, r: runId, ...extra })}`;
-const cellHref = (store: number, runId: string, key: string) => `/cell?${qs({ s: store, r: runId, k: key })}`;
+const cellHref = (store: number, runId: string, key: string, filter: Record<string, string | number | undefined> = {}) => `/cell?${qs({ s: store, r: runId, k: key, ...filter })}`;
 const runRef = (store: number, runId: string) => `${store}:${runId}`;
 
 function scoreBadge(score: number | null | undefined): RawHtml {
@@ -111,28 +127,43 @@ function modelsOf(run: { manifest: { config: unknown } }, field: string): string
 
 // ---- runs ----
 
+/** Cell counts of a run as every page states them: all cells = answers + judge/labeler calls. */
+export interface RunCounts {
+  total: number;
+  answers: number;
+  auxiliary: number;
+}
+
+export function runCounts(index: RunIndex): RunCounts {
+  return { total: index.run.counts.total, answers: index.cells.length, auxiliary: index.auxiliaryEntries };
+}
+
+function countsText(c: RunCounts): string {
+  const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
+  return `${plural(c.total, 'cell')}: ${plural(c.answers, 'model answer')}${c.auxiliary > 0 ? ` + ${plural(c.auxiliary, 'judge/labeler call')}` : ''}`;
+}
+
 export function runsPage(data: ViewerData, context: PageContext): string {
   const runs = data.runs();
-  const rows = runs.map(({ store, run }) => ({ store, run }));
+  const rows = runs.map(({ store, run }) => ({ store, run, index: data.run(store.index, run.id) }));
   const list = table(rows, [
+    { header: 'run', value: (r) => html`<a class="run-link" href="${runHref(r.store.index, r.run.id)}">${runName(r.run)}</a><br><code class="muted run-id">${r.run.id}</code>` },
+    { header: 'audit', value: (r) => r.run.experiment },
     { header: 'store', value: (r) => html`<span title="${r.store.file}">${r.store.name}</span>` },
-    { header: 'run', value: (r) => html`<a class="run-link" href="${runHref(r.store.index, r.run.id)}">${r.run.id}</a>` },
-    { header: 'experiment', value: (r) => r.run.experiment },
     { header: 'status', value: (r) => r.run.status },
-    { header: 'started', value: (r) => r.run.startedAt },
+    { header: 'started', value: (r) => r.run.startedAt.replace('T', ' ').slice(0, 16) },
     { header: 'targets', value: (r) => modelsOf(r.run, 'targets').join(', ') },
-    { header: 'judges', value: (r) => modelsOf(r.run, 'judges').join(', ') },
-    { header: 'cells', value: (r) => `${r.run.counts.total} (${r.run.counts.done} done, ${r.run.counts.failed} failed, ${r.run.counts.pending} pending)`, numeric: true },
+    { header: 'cells', value: (r) => html`<span class="run-counts">${r.index ? countsText(runCounts(r.index)) : `${r.run.counts.total} cells`}</span>${r.run.counts.failed + r.run.counts.pending > 0 ? html`<br><span class="muted">${r.run.counts.failed} failed, ${r.run.counts.pending} pending</span>` : ''}`, numeric: true },
   ], 'No runs: start the viewer with one or more run stores (echolens view runs/persona.db).');
-  const options = runs.map(({ store, run }) => html`<option value="${runRef(store.index, run.id)}">${store.name} · ${run.id} (${run.experiment})</option>`);
+  const options = runs.map(({ store, run }) => html`<option value="${runRef(store.index, run.id)}">${runName(run)} (${run.experiment}, ${run.id})</option>`);
   const compare = runs.length >= 2
-    ? html`<h2>Compare two runs</h2><form class="filters" method="get" action="/compare"><label>run A<select name="a">${options}</select></label><label>run B<select name="b">${options}</select></label><button type="submit">Compare</button></form>`
+    ? html`<h2>Compare two runs</h2><p class="note">Runs of the same audit only: each headline number and B − A with a paired bootstrap interval over the design units both runs share.</p><form class="filters" method="get" action="/compare"><label>run A<select name="a">${options}</select></label><label>run B<select name="b">${options}</select></label><button type="submit">Compare</button></form>`
     : html``;
   const stores = html`<p class="muted">Stores: ${data.stores.map((s, i) => html`${i > 0 ? ', ' : ''}<span title="${s.file}">${s.name}</span>`)}${data.stores.length === 0 ? 'none' : ''}.</p>`;
   return viewerPage('Runs', html`${stores}${list}${compare}`, context);
 }
 
-// ---- one run: filters and cells ----
+// ---- one run: headline, charts, filters and cells ----
 
 export const PAGE_SIZE = 100;
 
@@ -143,16 +174,45 @@ export interface RunPageQuery {
   analysis?: string;
 }
 
-const LABEL_COLUMNS = ['session', 'position', 'arm', 'mitigation', 'distance', 'surface', 'item', 'paraphrase', 'sample', 'target'];
+/** What the run page shows besides its cells. */
+export interface RunView {
+  factors: readonly Factor[];
+  measures: readonly CellMeasure[];
+  /** The audit's headline lines (viewer summary). */
+  headline: readonly AuditSummaryLine[];
+  /** The audit's charts, as its report section renders them. */
+  charts: readonly RawHtml[];
+  /** Why there is no analysis (no registered audit, or it failed). */
+  analysisError?: string;
+}
 
-export function runPage(store: ViewerStore, index: RunIndex, cells: readonly IndexedCell[], query: RunPageQuery, context: PageContext): string {
+/** The query string of a filter (the run page's and the cell page's links carry it). */
+export function filterParams(f: CellFilter): Record<string, string | number | undefined> {
+  const ranges: Record<string, number | undefined> = {};
+  for (const [name, r] of Object.entries(f.ranges ?? {})) {
+    ranges[`min_${name}`] = r.min;
+    ranges[`max_${name}`] = r.max;
+  }
+  return { ...f.labels, ...ranges, status: f.status, judge: f.judge, min: f.minScore, max: f.maxScore, q: f.text };
+}
+
+/** The `<figure>`s with an SVG chart of a rendered report section (bare SVGs when it has none). */
+export function chartsOf(section: RawHtml, max = 3): RawHtml[] {
+  const text = section.html;
+  const figures = [...text.matchAll(/<figure\b[\s\S]*?<\/figure>/gu)].map((m) => m[0]).filter((f) => f.includes('<svg'));
+  const found = figures.length > 0 ? figures : [...text.matchAll(/<svg\b[\s\S]*?<\/svg>/gu)].map((m) => m[0]);
+  return found.slice(0, max).map((f) => raw(f));
+}
+
+const measureText = (v: number | null | undefined) => (v === null || v === undefined ? '—' : v.toFixed(3));
+
+export function runPage(store: ViewerStore, index: RunIndex, cells: readonly IndexedCell[], query: RunPageQuery, view: RunView, context: PageContext): string {
   const run = index.run;
-  const values = labelValues(index);
   const f = query.filter;
-  const selects = FILTER_LABELS.filter((name) => values.has(name)).map((name) => {
-    const current = f.labels[name] ?? '';
-    const label = name === 'item' ? 'probe / item' : name;
-    return html`<label>${label}<select name="${name}"><option value="">any</option>${(values.get(name) ?? []).map(
+  const counts = runCounts(index);
+  const selects = view.factors.map((factor) => {
+    const current = f.labels[factor.name] ?? '';
+    return html`<label>${factor.label}<select name="${factor.name}"><option value="">any</option>${factor.values.map(
       (v) => html`<option value="${v}"${v === current ? raw(' selected') : ''}>${v}</option>`,
     )}</select></label>`;
   });
@@ -161,44 +221,52 @@ export function runPage(store: ViewerStore, index: RunIndex, cells: readonly Ind
 <label>score ≥<input class="score-input" type="number" name="min" min="0" max="3" step="1" value="${f.minScore ?? ''}"></label>
 <label>score ≤<input class="score-input" type="number" name="max" min="0" max="3" step="1" value="${f.maxScore ?? ''}"></label>`
     : html``;
+  const rangeInputs = view.measures.map(
+    (m) => html`<label>${m.label} ≥<input class="score-input" type="number" name="min_${m.name}" step="any" value="${f.ranges?.[m.name]?.min ?? ''}"></label><label>${m.label} ≤<input class="score-input" type="number" name="max_${m.name}" step="any" value="${f.ranges?.[m.name]?.max ?? ''}"></label>`,
+  );
   const statusSelect = html`<label>status<select name="status"><option value="">any</option>${['done', 'empty', 'failed', 'pending'].map(
     (s) => html`<option value="${s}"${s === f.status ? raw(' selected') : ''}>${s}</option>`,
   )}</select></label>`;
-  const form = html`<form class="filters" id="filters" method="get" action="/run"><input type="hidden" name="s" value="${store.index}"><input type="hidden" name="r" value="${run.id}">${selects}${statusSelect}${judgeSelect}<label>response contains<input type="search" name="q" value="${f.text ?? ''}"></label><button type="submit">Filter</button> <a href="${runHref(store.index, run.id)}">clear</a></form>`;
+  const form = html`<form class="filters" id="filters" method="get" action="/run"><input type="hidden" name="s" value="${store.index}"><input type="hidden" name="r" value="${run.id}">${selects}${statusSelect}${judgeSelect}${rangeInputs}<label>response contains<input type="search" name="q" value="${f.text ?? ''}"></label><button type="submit">Filter</button> <a href="${runHref(store.index, run.id)}">clear</a></form>`;
 
-  // Columns that tell cells apart: labels with more than one value in the run (the target always).
-  const columns = LABEL_COLUMNS.filter((name) => {
-    const seen = new Set(index.cells.map((c) => c.labels[name]).filter((v) => v !== undefined && v !== null));
-    return seen.size > 1 || (name === 'target' && seen.size === 1);
-  });
+  // Columns: the factors with more than one value (the target always), then the numbers.
+  const columns = view.factors.filter((factor) => factor.values.length > 1 || factor.name === 'target');
+  const params = filterParams(f);
   const start = query.page * PAGE_SIZE;
   const shown = cells.slice(start, start + PAGE_SIZE);
   const cellTable = table(shown, [
-    { header: '#', value: (c) => html`<a class="cell-link" href="${cellHref(store.index, run.id, c.key)}">${c.ordinal}</a>`, numeric: true },
-    ...columns.map((name) => ({ header: name, value: (c: IndexedCell) => String(c.labels[name] ?? '') })),
+    { header: '#', value: (c) => html`<a class="cell-link" href="${cellHref(store.index, run.id, c.key, params)}">${c.ordinal}</a>`, numeric: true },
+    ...columns.map((factor) => ({ header: factor.label, value: (c: IndexedCell) => labelText(c.labels, factor.name) })),
     { header: 'status', value: (c) => c.status },
     ...(index.judges.length > 0 ? [{ header: 'score', value: (c: IndexedCell) => scoreBadge(scoreOf(index, c.key, f.judge)?.score) }] : []),
+    ...view.measures.map((m) => ({ header: m.label, value: (c: IndexedCell) => measureText(m.values.get(c.key)), numeric: true })),
     { header: 'response', value: (c) => html`<div class="snippet">${snippet(c.text)}</div>` },
   ], 'No cell matches these filters.');
   const pages = Math.max(1, Math.ceil(cells.length / PAGE_SIZE));
-  const baseParams = {
-    ...f.labels,
-    status: f.status,
-    judge: f.judge,
-    min: f.minScore,
-    max: f.maxScore,
-    q: f.text,
-  };
   const pager = pages > 1
-    ? html`<p class="pager">Page ${query.page + 1} of ${pages}: ${query.page > 0 ? html`<a href="${runHref(store.index, run.id, { ...baseParams, page: query.page - 1 })}">previous</a>` : ''}${query.page + 1 < pages ? html`<a href="${runHref(store.index, run.id, { ...baseParams, page: query.page + 1 })}">next</a>` : ''}</p>`
+    ? html`<p class="pager">Page ${query.page + 1} of ${pages}: ${query.page > 0 ? html`<a href="${runHref(store.index, run.id, { ...params, page: query.page - 1 })}">previous</a>` : ''}${query.page + 1 < pages ? html`<a href="${runHref(store.index, run.id, { ...params, page: query.page + 1 })}">next</a>` : ''}</p>`
     : html``;
   const simulated = [...modelsOf(run, 'targets'), ...modelsOf(run, 'judges')].some((m) => m.startsWith('sim:'));
-  const body = html`<p class="muted">${store.name} · ${run.experiment} · ${run.status} · started ${run.startedAt} · ${run.counts.total} cells${query.analysis ? html` · <a href="${analysisHref(store.index, run.id)}">analysis (${query.analysis})</a>` : ''}</p>
+  const headline = view.headline.length > 0
+    ? html`<section class="headline" id="headline"><h2>Headline</h2>${table(view.headline, [
+        { header: 'number', value: (l) => l.label },
+        { header: 'value', value: (l) => html`<span class="headline-value">${l.value}</span>` },
+      ])}</section>`
+    : html`<p class="muted" id="headline-missing">${view.analysisError ?? 'No headline number.'}</p>`;
+  const charts = view.charts.length > 0 ? html`<section class="charts" id="charts">${view.charts}</section>` : html``;
+  const links = query.analysis
+    ? html`<p class="links"><a id="report-link" href="${reportHref(store.index, run.id)}">Full HTML report</a> · <a id="analysis-link" href="${analysisHref(store.index, run.id)}">every table and chart (${query.analysis})</a></p>`
+    : html``;
+  const measureNotes = view.measures.length > 0 ? html`<p class="note">${view.measures.map((m, i) => html`${i > 0 ? '; ' : ''}<strong>${m.label}</strong>: ${m.description}`)}.</p>` : html``;
+  const body = html`<p class="muted">run <code id="run-id">${run.id}</code> · ${store.name} · ${run.experiment} · ${run.status} · started ${run.startedAt}</p>
+<p id="run-counts">${countsText(counts)}.</p>
 ${simulated ? html`<p class="banner"><strong>Simulated models.</strong> This run used <code>sim:</code> models: deterministic simulations with planted effects. Its numbers measure no real model.</p>` : ''}
-${form}
-<p class="muted" id="match-count">${cells.length} of ${index.cells.length} cells match.</p>
+${headline}${links}${charts}
+<h2>Cells</h2>
+${form}${measureNotes}
+<p class="muted" id="match-count">${cells.length} of ${counts.answers} model answers match.</p>
 ${pager}${cellTable}${pager}`;
-  return viewerPage(`Run ${run.id}`, body, context);
+  return viewerPage(runName(run), body, context);
 }
 
 // ---- one cell ----
@@ -209,12 +277,35 @@ function messagesHtml(messages: readonly ChatMessage[]): RawHtml {
   )}`;
 }
 
+/** Where a cell is in the filtered list, and its neighbours. */
+export interface CellNeighbours {
+  position: number;
+  total: number;
+  previous?: IndexedCell;
+  next?: IndexedCell;
+  filter: CellFilter;
+}
+
+export interface CellView {
+  neighbours?: CellNeighbours;
+  pair?: CellPair;
+  measures: readonly CellMeasure[];
+}
+
+function labelsLine(cell: IndexedCell, names: readonly string[]): string {
+  return names
+    .map((n) => labelText(cell.labels, n))
+    .filter((v) => v !== '')
+    .join(' · ');
+}
+
 export function cellPage(
   store: ViewerStore,
   index: RunIndex,
   cell: IndexedCell,
   request: ModelRequest | undefined,
   result: CellResult | undefined,
+  view: CellView,
   context: PageContext,
 ): string {
   const run = index.run;
@@ -231,22 +322,49 @@ export function cellPage(
   const usage = result
     ? html`<p class="muted">status ${result.status} · ${result.attempts} attempt(s) · ${result.usage.inputTokens.toLocaleString('en-US')} tokens in (${result.usage.cachedInputTokens.toLocaleString('en-US')} cached), ${result.usage.outputTokens.toLocaleString('en-US')} out · ${result.latencyMs === null ? 'latency —' : `${result.latencyMs} ms`} · ${result.costUsd === null ? 'cost —' : `$${result.costUsd.toFixed(5)}`}${result.finishReason ? ` · finish ${result.finishReason}` : ''}${result.errorMessage ? html` · <span class="error">${result.errorClass}: ${result.errorMessage}</span>` : ''}</p>`
     : html``;
-  const body = html`<p><a href="${runHref(store.index, run.id)}">← ${run.id}</a></p>
+  const nb = view.neighbours;
+  const params = nb ? filterParams(nb.filter) : {};
+  const filtered = nb && Object.values(params).some((v) => v !== undefined && v !== '');
+  const nav = nb
+    ? html`<nav class="cell-nav" id="cell-nav">${nb.previous ? html`<a id="prev-cell" href="${cellHref(store.index, run.id, nb.previous.key, params)}">← previous</a>` : html`<span class="muted">← previous</span>`} · <span id="cell-position">${nb.position} of ${nb.total}</span> ${filtered ? 'matching cells' : 'model answers'} · ${nb.next ? html`<a id="next-cell" href="${cellHref(store.index, run.id, nb.next.key, params)}">next →</a>` : html`<span class="muted">next →</span>`} · <a href="${runHref(store.index, run.id, params)}">back to the list</a></nav>`
+    : html``;
+  const numbers = (c: IndexedCell) => {
+    const score = scoreOf(index, c.key);
+    const parts = [
+      ...(score ? [html`judge ${scoreBadge(score.score)}`] : []),
+      ...view.measures.map((m) => html`${m.label} ${measureText(m.values.get(c.key))}`),
+    ];
+    return html`${parts.map((p, i) => html`${i > 0 ? ' · ' : ''}${p}`)}`;
+  };
+  const factorNames = Object.keys(cell.labels).filter((n) => !['experiment', 'stage', 'bareProbe', 'targetKey', 'generationKey'].includes(n));
+  const differing = view.pair ? factorNames.filter((n) => labelText(cell.labels, n) !== labelText(view.pair!.cell.labels, n)) : [];
+  const pairHtml = view.pair
+    ? html`<h2>Paired cell</h2><p class="note">Side by side with ${view.pair.relation} (differs in ${differing.join(', ') || 'nothing'}).</p>
+<div class="pair" id="pair">
+<section class="side this-side"><h3>This cell · ${labelsLine(cell, differing)}</h3><p class="muted">${numbers(cell)}</p><pre class="text">${cell.text ?? '(no text)'}</pre></section>
+<section class="side pair-side"><h3><a id="pair-link" href="${cellHref(store.index, run.id, view.pair.cell.key)}">Cell ${view.pair.cell.ordinal}</a> · ${labelsLine(view.pair.cell, differing)}</h3><p class="muted">${numbers(view.pair.cell)}</p><pre class="text pair-response">${view.pair.cell.text ?? '(no text)'}</pre></section>
+</div>`
+    : html``;
+  const measureLine = view.measures.length > 0 ? html`<p class="muted">${view.measures.map((m, i) => html`${i > 0 ? ' · ' : ''}${m.label} ${measureText(m.values.get(cell.key))}`)}</p>` : html``;
+  const body = html`<p><a href="${runHref(store.index, run.id)}">← ${runName(run)}</a> <code class="muted">${run.id}</code></p>
+${nav}
 ${table(labelRows, [
     { header: 'label', value: (r) => r.name },
     { header: 'value', value: (r) => String(r.value) },
   ])}
-<h2>Response</h2>${usage}<pre class="text response" id="response">${cell.text ?? '(no text)'}</pre>
+<h2>Response</h2>${usage}${measureLine}<pre class="text response" id="response">${cell.text ?? '(no text)'}</pre>
 ${result?.reasoning ? html`<details><summary>Reasoning trace</summary><pre class="text">${result.reasoning}</pre></details>` : ''}
 ${judgeHtml}
+${pairHtml}
 <h2>Context sent to ${request?.model ?? cell.model}</h2>
 ${request ? html`<p class="muted">${request.messages.length} messages, ${request.messages.reduce((n, m) => n + m.content.length, 0).toLocaleString('en-US')} characters · decoding ${JSON.stringify(request.params)} · sample ${request.sample}</p>${messagesHtml(request.messages)}` : html`<p class="muted">The request is not in the store.</p>`}`;
-  return viewerPage(`Cell ${cell.ordinal} of ${run.id}`, body, context);
+  return viewerPage(`Cell ${cell.ordinal} of ${runName(run)}`, body, context);
 }
 
 // ---- analysis ----
 
 const analysisHref = (store: number, runId: string) => `/analysis?${qs({ s: store, r: runId })}`;
+const reportHref = (store: number, runId: string) => `/runs/${encodeURIComponent(runId)}/report?${qs({ s: store })}`;
 
 function summaryTable(analysis: RunAnalysis): RawHtml {
   return table(analysis.audit.render.viewerSummary(analysis.analyzed), [
@@ -258,10 +376,10 @@ function summaryTable(analysis: RunAnalysis): RawHtml {
 /** A run's analysis: the audit's headline lines, then the same section the HTML report shows. */
 export function analysisPage(store: ViewerStore, analysis: RunAnalysis, section: RawHtml, context: PageContext): string {
   const run = analysis.analyzed.run;
-  const body = html`<p><a href="${runHref(store.index, run.id)}">← ${run.id}</a> · ${store.name} · ${analysis.audit.title}</p>
+  const body = html`<p><a href="${runHref(store.index, run.id)}">← ${runName(run)}</a> <code class="muted">${run.id}</code> · ${store.name} · ${analysis.audit.title} · <a href="${reportHref(store.index, run.id)}">full HTML report</a></p>
 ${summaryTable(analysis)}
 ${section}`;
-  return viewerPage(`Analysis of ${run.id}`, body, context);
+  return viewerPage(`Analysis of ${runName(run)}`, body, context);
 }
 
 // ---- compare ----
@@ -272,7 +390,7 @@ export interface CompareSide {
   analysis: RunAnalysis | undefined;
 }
 
-export function comparePage(a: CompareSide, b: CompareSide, pairs: readonly PairedCell[], byTarget: boolean, context: PageContext): string {
+export function comparePage(a: CompareSide, b: CompareSide, comparison: RunComparison | undefined, pairs: readonly PairedCell[], byTarget: boolean, context: PageContext): string {
   // Headline lines of each run's audit, side by side (rows in first-seen order).
   const linesA = new Map((a.analysis?.audit.render.viewerSummary(a.analysis.analyzed) ?? []).map((l) => [l.label, l.value]));
   const linesB = new Map((b.analysis?.audit.render.viewerSummary(b.analysis.analyzed) ?? []).map((l) => [l.label, l.value]));
@@ -282,13 +400,23 @@ export function comparePage(a: CompareSide, b: CompareSide, pairs: readonly Pair
     { header: 'run A', value: (label) => linesA.get(label) ?? '—', numeric: true },
     { header: 'run B', value: (label) => linesB.get(label) ?? '—', numeric: true },
   ], 'Neither run has an analysis (no registered audit for its experiment).');
+  const differences = comparison
+    ? html`<h2>B − A</h2><p class="note">Each run's own estimate, and the difference with a 95% interval from a paired bootstrap over the design units both runs share (B = ${comparison.B}, seed ${comparison.seed}).</p>${table(comparison.rows, [
+        { header: 'statistic', value: (r) => r.statistic },
+        { header: 'subject', value: (r) => r.subject },
+        { header: 'A', value: (r) => differenceText(r).a, numeric: true },
+        { header: 'B', value: (r) => differenceText(r).b, numeric: true },
+        { header: 'B − A [95% CI]', value: (r) => html`<span class="difference">${differenceText(r).difference}</span>`, numeric: true },
+        { header: 'shared units', value: (r) => ('error' in r.result ? '—' : `${r.result.clusters} ${r.unit}s`), numeric: true },
+      ], 'The runs have no headline statistic in common.')}`
+    : html``;
   const scored = pairs.filter((p) => p.scoreA !== null && p.scoreB !== null);
   const meanA = scored.reduce((s, p) => s + (p.scoreA as number), 0) / (scored.length || 1);
   const meanB = scored.reduce((s, p) => s + (p.scoreB as number), 0) / (scored.length || 1);
   const differing = [...pairs].sort((x, y) => Math.abs((y.scoreB ?? 0) - (y.scoreA ?? 0)) - Math.abs((x.scoreB ?? 0) - (x.scoreA ?? 0)) || x.a.ordinal - y.a.ordinal);
   const shown = differing.slice(0, PAGE_SIZE);
   const labelOf = (p: PairedCell) =>
-    ['session', 'position', 'arm', 'mitigation', 'item', 'sample']
+    ['session', 'position', 'arm', 'mitigation', 'item', 'condition', 'question_id', 'cutpoint', 'sample']
       .map((n) => p.a.labels[n])
       .filter((v) => v !== undefined && v !== null)
       .join(' · ');
@@ -299,8 +427,10 @@ export function comparePage(a: CompareSide, b: CompareSide, pairs: readonly Pair
     { header: 'B', value: (p) => html`${scoreBadge(p.scoreB)} <a href="${cellHref(b.store.index, b.index.run.id, p.b.key)}">open</a>` },
     { header: 'response B', value: (p) => html`<div class="snippet">${snippet(p.b.text)}</div>` },
   ], 'The runs share no cell (different sessions, positions, arms or probes).');
-  const body = html`<p>Run A: <a href="${runHref(a.store.index, a.index.run.id)}">${a.store.name} · ${a.index.run.id}</a> (${modelsOf(a.index.run, 'targets').join(', ')}) — Run B: <a href="${runHref(b.store.index, b.index.run.id)}">${b.store.name} · ${b.index.run.id}</a> (${modelsOf(b.index.run, 'targets').join(', ')})</p>
-<h2>Headline numbers</h2><p class="note">Each run's own analysis (its audit's summary, with each run's own bootstrap CIs, as in its report).${a.analysis ? html` <a href="${analysisHref(a.store.index, a.index.run.id)}">Analysis A</a>` : ''}${b.analysis ? html` <a href="${analysisHref(b.store.index, b.index.run.id)}">Analysis B</a>` : ''}</p>${headlineTable}
+  const side = (s: CompareSide) => html`<a href="${runHref(s.store.index, s.index.run.id)}">${runName(s.index.run)}</a> <code class="muted">${s.index.run.id}</code> (${s.store.name}; ${modelsOf(s.index.run, 'targets').join(', ')})`;
+  const body = html`<p>Run A: ${side(a)} — Run B: ${side(b)}</p>
+${differences}
+<h2>Headline numbers</h2><p class="note">Each run's own analysis (its audit's summary, with each run's own CIs, as in its report).${a.analysis ? html` <a href="${analysisHref(a.store.index, a.index.run.id)}">Analysis A</a>` : ''}${b.analysis ? html` <a href="${analysisHref(b.store.index, b.index.run.id)}">Analysis B</a>` : ''}</p>${headlineTable}
 <h2>Same cells side by side</h2><p class="muted">${pairs.length} cells asked the same thing in both runs (matched on every label${byTarget ? '' : ' except the target'}); ${scored.length} are judged in both: mean score A ${scored.length ? meanA.toFixed(3) : '—'}, B ${scored.length ? meanB.toFixed(3) : '—'}. Largest score differences first${pairs.length > PAGE_SIZE ? `, first ${PAGE_SIZE}` : ''}.</p>${pairTable}`;
   return viewerPage('Compare runs', body, context);
 }

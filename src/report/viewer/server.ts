@@ -6,10 +6,14 @@ import type { Session } from '../../sessions/types.js';
 import type { RunStore } from '../../store/run-store.js';
 import type { CellStatus } from '../../store/types.js';
 import { CLIENT_SCRIPT } from './client-script.js';
-import { type CellFilter, FILTER_LABELS, filterCells, pairCells, scoreOf, ViewerData } from './data.js';
+import { registerBuiltinAudits } from '../../audits.js';
+import { checkSameAudit, compareAnalyzedRuns } from '../compare-runs.js';
+import { accountRun, renderHtmlReport } from '../report.js';
+import { type CellFilter, filterCells, type IndexedCell, type MeasureValues, pairCells, type RunAnalysis, type RunIndex, scoreOf, ViewerData } from './data.js';
+import { type CellMeasure, cellMeasures, type Factor, pairedCell, runFactors } from './design.js';
 import { createDemoSetup, type DemoEvent, type DemoSetup, parseDemoRequest, runDemo } from './demo.js';
-import { analysisPage, cellPage, comparePage, demoPage, errorPage, type PageContext, runPage, runsPage, VIEWER_STYLE } from './pages.js';
-import { allowedHosts, COMMON_HEADERS, checkOrigin, newToken, TOKEN_HEADER, tokenMatches, viewerCsp } from './security.js';
+import { analysisPage, cellPage, chartsOf, comparePage, demoPage, errorPage, type PageContext, runPage, runsPage, VIEWER_STYLE } from './pages.js';
+import { allowedHosts, COMMON_HEADERS, checkOrigin, newToken, styleHash, TOKEN_HEADER, tokenMatches, viewerCsp } from './security.js';
 
 /**
  * `echolens view`: a local web app over run stores fixed at startup, plus the
@@ -55,6 +59,9 @@ class HttpError extends Error {
 export async function startViewer(options: ViewerOptions): Promise<ViewerServer> {
   const host = options.host ?? '127.0.0.1';
   const token = newToken();
+  registerBuiltinAudits();
+  const factorCache = new WeakMap<RunIndex, Factor[]>();
+  const measureCache = new WeakMap<RunAnalysis, CellMeasure[]>();
   const data = new ViewerData(options.stores);
   const demo: DemoSetup | undefined =
     options.sessions.length > 0
@@ -106,9 +113,40 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
     return { storeIndex: Number(match[1]), runId: match[2] as string };
   }
 
-  function filterFrom(params: URLSearchParams): CellFilter {
+  function factorsOf(index: RunIndex): Factor[] {
+    let factors = factorCache.get(index);
+    if (!factors) {
+      factors = runFactors(index);
+      factorCache.set(index, factors);
+    }
+    return factors;
+  }
+
+  /** The run's analysis, or why there is none (no registered audit, or the analysis failed). */
+  function analysisOf(storeIndex: number, index: RunIndex): { analysis?: RunAnalysis; error?: string } {
+    if (!data.auditOf(index.run)) return { error: `No analysis: no audit is registered for ${index.run.experiment} runs.` };
+    try {
+      return { analysis: data.analysis(storeIndex, index.run.id) as RunAnalysis };
+    } catch (error) {
+      return { error: `The analysis failed: ${(error as Error).message}` };
+    }
+  }
+
+  function measuresOf(index: RunIndex, analysis: RunAnalysis | undefined): CellMeasure[] {
+    if (!analysis) return [];
+    let measures = measureCache.get(analysis);
+    if (!measures) {
+      measures = cellMeasures(index, analysis);
+      measureCache.set(analysis, measures);
+    }
+    return measures;
+  }
+
+  const measureValues = (measures: readonly CellMeasure[]): MeasureValues => new Map(measures.map((m) => [m.name, m.values]));
+
+  function filterFrom(params: URLSearchParams, factors: readonly Factor[] = [], measures: readonly CellMeasure[] = []): CellFilter {
     const labels: CellFilter['labels'] = {};
-    for (const name of FILTER_LABELS) {
+    for (const { name } of factors) {
       const value = params.get(name);
       if (value) labels[name] = value;
     }
@@ -123,8 +161,15 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
     if (status && !STATUSES.includes(status as CellStatus)) throw new HttpError(400, `status must be one of ${STATUSES.join(', ')}`);
     const min = score('min');
     const max = score('max');
+    const ranges: NonNullable<CellFilter['ranges']> = {};
+    for (const m of measures) {
+      const low = score(`min_${m.name}`);
+      const high = score(`max_${m.name}`);
+      if (low !== undefined || high !== undefined) ranges[m.name] = { ...(low !== undefined ? { min: low } : {}), ...(high !== undefined ? { max: high } : {}) };
+    }
     return {
       labels,
+      ...(Object.keys(ranges).length > 0 ? { ranges } : {}),
       ...(status ? { status: status as CellStatus } : {}),
       ...(params.get('judge') ? { judge: params.get('judge') as string } : {}),
       ...(min !== undefined ? { minScore: min } : {}),
@@ -186,6 +231,23 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
     }
   }
 
+  /** The full HTML report of one run (the store is the `s` index, else the first store holding the run). */
+  async function serveReport(request: IncomingMessage, response: ServerResponse, runId: string, storeParam: string | null): Promise<void> {
+    const storeIndex = storeParam !== null && storeParam !== '' ? Number(storeParam) : data.stores.findIndex((s) => s.store.getRun(runId) !== undefined);
+    const index = Number.isInteger(storeIndex) && storeIndex >= 0 ? data.run(storeIndex, runId) : undefined;
+    if (!index) throw new HttpError(404, 'no such run in the stores this viewer was started with');
+    const store = data.store(storeIndex)!;
+    const { analysis } = analysisOf(storeIndex, index);
+    const entry = { run: index.run, accounting: accountRun(store.store, index.run.id), ...(analysis ? { audit: analysis.audit, analyzed: analysis.analyzed, [analysis.audit.name]: analysis.analyzed.report } : {}) };
+    const body = await renderHtmlReport(store.store, [entry], `echolens report — ${index.run.id}`);
+    // The report runs no script; its styles are allowed by hash, whatever the report's stylesheet is.
+    const styles = [...body.matchAll(/<style>([\s\S]*?)<\/style>/gu)].map((m) => styleHash(m[1] as string));
+    const reportCsp = ["default-src 'none'", `style-src ${styles.join(' ') || "'none'"}`, 'img-src data:', "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'"].join('; ');
+    response.writeHead(200, { ...COMMON_HEADERS, 'content-type': 'text/html; charset=utf-8', 'content-security-policy': reportCsp });
+    response.end(body);
+    log(request, 200);
+  }
+
   async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const refusal = checkOrigin(request, hosts);
     if (refusal) {
@@ -206,13 +268,24 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
         log(request, 200);
         return;
       case '/run': {
-        const { index, store } = runIndexFrom(params);
-        const filter = filterFrom(params);
-        const cells = filterCells(index, filter);
+        const { storeIndex, index, store } = runIndexFrom(params);
+        const { analysis, error } = analysisOf(storeIndex, index);
+        const factors = factorsOf(index);
+        const measures = measuresOf(index, analysis);
+        const filter = filterFrom(params, factors, measures);
+        const cells = filterCells(index, filter, measureValues(measures));
         const page = Math.max(0, Math.trunc(Number(params.get('page') ?? 0)) || 0);
-        const audit = data.auditOf(index.run);
-        return sendHtml(request, response, 200, runPage(store, index, cells, { filter, page, ...(audit ? { analysis: audit.title } : {}) }, context));
+        const headline = analysis ? analysis.audit.render.viewerSummary(analysis.analyzed) : [];
+        const charts = analysis ? chartsOf(await analysis.audit.render.htmlSection(analysis.analyzed)) : [];
+        return sendHtml(
+          request,
+          response,
+          200,
+          runPage(store, index, cells, { filter, page, ...(analysis ? { analysis: analysis.audit.title } : {}) }, { factors, measures, headline, charts, ...(error ? { analysisError: error } : {}) }, context),
+        );
       }
+      case '/report':
+        return serveReport(request, response, params.get('r') ?? '', params.get('s'));
       case '/analysis': {
         const { storeIndex, index, store } = runIndexFrom(params);
         const analysis = data.analysis(storeIndex, index.run.id);
@@ -221,29 +294,46 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
         return sendHtml(request, response, 200, analysisPage(store, analysis, section, context));
       }
       case '/cell': {
-        const { index, store } = runIndexFrom(params);
+        const { storeIndex, index, store } = runIndexFrom(params);
         const key = params.get('k') ?? '';
-        const cell = index.cells.find((c) => c.key === key) ?? index.judgeCells.get(key);
+        const cell = index.cells.find((c) => c.key === key) ?? index.auxiliaryCells.get(key);
         if (!cell) throw new HttpError(404, 'no such cell in this run');
-        return sendHtml(request, response, 200, cellPage(store, index, cell, store.store.getRequest(key), store.store.getCell(key), context));
+        const { analysis } = analysisOf(storeIndex, index);
+        const measures = measuresOf(index, analysis);
+        const filter = filterFrom(params, factorsOf(index), measures);
+        const list = filterCells(index, filter, measureValues(measures));
+        const at = list.indexOf(cell);
+        const neighbours =
+          at >= 0
+            ? { position: at + 1, total: list.length, filter, ...(at > 0 ? { previous: list[at - 1] as IndexedCell } : {}), ...(at + 1 < list.length ? { next: list[at + 1] as IndexedCell } : {}) }
+            : undefined;
+        const pair = index.cells.includes(cell) ? pairedCell(index, cell) : undefined;
+        return sendHtml(
+          request,
+          response,
+          200,
+          cellPage(store, index, cell, store.store.getRequest(key), store.store.getCell(key), { measures, ...(neighbours ? { neighbours } : {}), ...(pair ? { pair } : {}) }, context),
+        );
       }
       case '/compare': {
         const refA = parseRef(params.get('a'));
         const refB = parseRef(params.get('b'));
         const a = runIndexFrom(new URLSearchParams({ s: String(refA.storeIndex), r: refA.runId }));
         const b = runIndexFrom(new URLSearchParams({ s: String(refB.storeIndex), r: refB.runId }));
+        try {
+          checkSameAudit(a.index.run, b.index.run);
+        } catch (error) {
+          throw new HttpError(400, (error as Error).message);
+        }
         const { pairs, byTarget } = pairCells(a.index, b.index);
+        const analysisA = analysisOf(a.storeIndex, a.index).analysis;
+        const analysisB = analysisOf(b.storeIndex, b.index).analysis;
+        const comparison = analysisA && analysisB ? compareAnalyzedRuns(analysisA.audit.name, analysisA.analyzed, analysisB.analyzed, { B: 2000, seed: 42 }) : undefined;
         return sendHtml(
           request,
           response,
           200,
-          comparePage(
-            { store: a.store, index: a.index, analysis: data.analysis(a.storeIndex, a.index.run.id) },
-            { store: b.store, index: b.index, analysis: data.analysis(b.storeIndex, b.index.run.id) },
-            pairs,
-            byTarget,
-            context,
-          ),
+          comparePage({ store: a.store, index: a.index, analysis: analysisA }, { store: b.store, index: b.index, analysis: analysisB }, comparison, pairs, byTarget, context),
         );
       }
       case '/demo':
@@ -254,9 +344,10 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
           runs: data.runs().map(({ store, run }) => ({ store: store.index, storeName: store.name, id: run.id, experiment: run.experiment, status: run.status, startedAt: run.startedAt, counts: run.counts })),
         });
       case '/api/cells': {
-        const { index } = runIndexFrom(params);
-        const filter = filterFrom(params);
-        const cells = filterCells(index, filter);
+        const { storeIndex, index } = runIndexFrom(params);
+        const measures = measuresOf(index, analysisOf(storeIndex, index).analysis);
+        const filter = filterFrom(params, factorsOf(index), measures);
+        const cells = filterCells(index, filter, measureValues(measures));
         return sendJson(request, response, 200, {
           run: index.run.id,
           total: index.cells.length,
@@ -264,8 +355,11 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
           cells: cells.slice(0, 1000).map((c) => ({ key: c.key, ordinal: c.ordinal, labels: c.labels, status: c.status, text: c.text, score: scoreOf(index, c.key, filter.judge)?.score ?? null })),
         });
       }
-      default:
+      default: {
+        const reportPath = /^\/runs\/([^/]+)\/report$/u.exec(url.pathname);
+        if (reportPath) return serveReport(request, response, decodeURIComponent(reportPath[1] as string), params.get('s'));
         throw new HttpError(404, 'not found');
+      }
     }
   }
 

@@ -141,9 +141,13 @@ describe('viewer server', () => {
     const persona = await (await get(`/analysis?s=0&r=${runId}`)).text();
     expect(persona).toMatch(/drift gap Δ · sim:persona · sim:judge<\/td><td[^>]*>[+-]\d\.\d\d \[/u);
     expect(persona).toContain('id="persona-forest"');
-    const compare = await (await get(`/compare?a=0:${runId}&b=1:${memoryRunId}`)).text();
-    expect(compare).toContain('drift gap Δ · sim:persona · sim:judge');
-    expect(compare).toContain('instrument validity · sim:memory');
+    // A persona run against a memory run is refused: nothing they measure is comparable.
+    const mixed = await get(`/compare?a=0:${runId}&b=1:${memoryRunId}`);
+    expect(mixed.status).toBe(400);
+    expect(await mixed.text()).toMatch(/is a persona run and .* a memory run; compare only runs of the same audit/u);
+    const same = await (await get(`/compare?a=0:${runId}&b=0:${runId}`)).text();
+    expect(same).toContain('drift gap Δ · sim:persona · sim:judge');
+    expect(same).toMatch(/<span class="difference">\+0\.00 \[\+0\.00, \+0\.00\]<\/span>/u);
     expect((await get(`/analysis?s=0&r=nope`)).status).toBe(404);
   });
 

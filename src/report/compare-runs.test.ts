@@ -1,0 +1,108 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ContinuationReport } from '../continuation/run.js';
+import { findAudit } from '../experiment/registry.js';
+import { analyzeAuditRun } from '../experiment/run-audit.js';
+import type { MemoryReport } from '../memory-drift/analysis.js';
+import type { GapEstimate, PersonaReport } from '../persona-drift/analysis.js';
+import { openStore } from '../store/run-store.js';
+import type { PairedDifference } from '../stats/paired-bootstrap.js';
+import { compareAnalyzedRuns, differenceText } from './compare-runs.js';
+import { continuationRuns, memoryRuns, personaRuns } from './testing/audit-runs.js';
+
+function analyzed(db: string, id: string) {
+  const store = openStore(db, { readonly: true });
+  try {
+    const run = store.requireRun(id);
+    return analyzeAuditRun(findAudit(run.experiment)!, store, run);
+  } finally {
+    store.close();
+  }
+}
+
+const ok = (r: PairedDifference | { error: string }) => {
+  if ('error' in r) throw new Error(r.error);
+  return r;
+};
+
+describe('compareAnalyzedRuns', { timeout: 240_000 }, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'echolens-compare-runs-'));
+  const dbs = { persona: join(dir, 'persona.db'), memory: join(dir, 'memory.db'), continuation: join(dir, 'continuation.db') };
+  let persona: string[];
+  let memory: string[];
+  let continuation: string[];
+  beforeAll(async () => {
+    persona = await personaRuns(dbs.persona, ['sim:persona', 'sim:persona-null']);
+    memory = await memoryRuns(dbs.memory, ['sim:memory', 'sim:memory-null']);
+    continuation = await continuationRuns(dbs.continuation, ['sim:continuation', 'sim:continuation-null']);
+  }, 240_000);
+
+  it('persona: each side is its report’s drift gap; B − A over the shared positions, seeded', () => {
+    const a = analyzed(dbs.persona, persona[0]!);
+    const b = analyzed(dbs.persona, persona[1]!);
+    const result = compareAnalyzedRuns('persona', a, b, { B: 500 });
+    expect(result.rows).toHaveLength(1);
+    const row = result.rows[0]!;
+    expect(row.subject).toBe('sim:persona · judge sim:judge ⇄ sim:persona-null · judge sim:judge');
+    expect(row.unit).toBe('position');
+    const d = ok(row.result);
+    const gapA = (a.report as PersonaReport).drift[0]!.gap as GapEstimate;
+    const gapB = (b.report as PersonaReport).drift[0]!.gap as GapEstimate;
+    expect(d.a).toBeCloseTo(gapA.estimate, 12);
+    expect(d.b).toBeCloseTo(gapB.estimate, 12);
+    expect(d.clusters).toBe(gapA.units);
+    // The planted drift is gone in the null profile: B − A is clearly negative.
+    expect(d.ci[1]).toBeLessThan(0);
+    expect(compareAnalyzedRuns('persona', a, b, { B: 500 })).toEqual(result);
+    expect(differenceText(row).difference).toMatch(/^-\d\.\d\d \[-\d\.\d\d, -\d\.\d\d\]$/u);
+  });
+
+  it('memory: each side is its report’s tier elevation; B − A over the shared questions', () => {
+    const a = analyzed(dbs.memory, memory[0]!);
+    const b = analyzed(dbs.memory, memory[1]!);
+    const result = compareAnalyzedRuns('memory', a, b, { B: 500 });
+    const reportA = a.report as MemoryReport;
+    const reportB = b.report as MemoryReport;
+    const rows = result.rows.filter((r) => !('error' in r.result));
+    expect(rows.length).toBeGreaterThanOrEqual(4);
+    for (const row of rows) {
+      const metric = row.statistic.startsWith('DTW') ? 'dtw' : 'sri';
+      const tier = row.statistic.split(' · ')[1];
+      const elevation = (report: MemoryReport) => {
+        const e = report.targets[0]!.metrics[metric].tiers.find((t) => t.tier === tier)!.elevation;
+        if ('error' in e) throw new Error(e.error);
+        return e.estimate;
+      };
+      const d = ok(row.result);
+      expect(d.a, row.statistic).toBeCloseTo(elevation(reportA), 10);
+      expect(d.b, row.statistic).toBeCloseTo(elevation(reportB), 10);
+      expect(row.unit).toBe('question');
+      expect(d.clusters).toBe(15);
+    }
+    const life = ok(result.rows.find((r) => r.statistic === 'DTW elevation over the no-memory floor · life_event')!.result);
+    // The null profile plants no life-event drift: B − A is negative (its interval is wide: the floor is near zero).
+    expect(life.difference).toBeLessThan(0);
+    expect(life.ci[0]).toBeLessThan(life.difference);
+    expect(life.ci[1]).toBeGreaterThan(life.difference);
+  });
+
+  it('continuation: each side is its primary contrast; B − A over the shared cutpoints', () => {
+    const a = analyzed(dbs.continuation, continuation[0]!);
+    const b = analyzed(dbs.continuation, continuation[1]!);
+    const result = compareAnalyzedRuns('continuation', a, b, { B: 500 });
+    expect(result.rows.map((r) => r.statistic)).toEqual(['argument fidelity recent − cross · complete case', 'argument fidelity recent − cross · intention to treat']);
+    const primary = (report: ContinuationReport) => report.analysis.targets[0]!.contrasts.find((c) => c.primary)!;
+    const itt = ok(result.rows[1]!.result);
+    expect(itt.a).toBeCloseTo(primary(a.report as ContinuationReport).itt.mean!, 12);
+    expect(itt.b).toBeCloseTo(primary(b.report as ContinuationReport).itt.mean!, 12);
+    expect(itt.units).toBe(primary(a.report as ContinuationReport).itt.n);
+  });
+
+  it('refuses runs of different audits', () => {
+    const a = analyzed(dbs.persona, persona[0]!);
+    const b = analyzed(dbs.memory, memory[0]!);
+    expect(() => compareAnalyzedRuns('persona', a, b)).toThrow(/is a persona run and .* a memory run; compare only runs of the same audit/u);
+  });
+});
