@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { gateConfigSchema } from '../gate/config.js';
-import { MITIGATIONS } from './interventions.js';
+import { INTERVENTIONS } from './interventions.js';
 
 /**
  * `echolens persona run <config.yaml>`: the whole ContextEcho grid as one
@@ -62,7 +62,7 @@ export const personaConfigSchema = z
     windowChars: positiveInt.default(30_000),
     toolTruncate: positiveInt.default(200),
     arms: z.array(z.enum(CONTEXT_ARMS)).min(1).default(['real', 'filler']),
-    mitigations: z.array(z.enum(MITIGATIONS)).min(1).default(['none']),
+    mitigations: z.array(z.enum(INTERVENTIONS)).min(1).default(['none']),
     distances: z
       .array(z.object({ name: z.string().min(1), messages: z.number().int().nonnegative() }).strict())
       .min(1)

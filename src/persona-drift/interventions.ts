@@ -3,9 +3,12 @@ import type { ChatMessage } from '../models/types.js';
 import type { InterventionTexts } from './stimuli.js';
 
 /**
- * Mitigation arms (ContextEcho §2.5 and the intervention appendix; docs/decisions.md#d19–#d20): turns inserted between the session prefix and the probe.
+ * Interventions (ContextEcho §2.5 and the intervention appendix; docs/decisions.md#d19–#d20): turns inserted
+ * between the session prefix and the probe at prompt time. "Mitigation" is kept for the memory audit's
+ * training-time tooling (src/memory-drift/mitigation/); the config key `mitigations`, the cell label
+ * `mitigation` and the report fields keep their recorded names (docs/decisions.md#naming).
  */
-export const MITIGATIONS = [
+export const INTERVENTIONS = [
   'none',
   'a-anchor',
   'a-anchor-reference',
@@ -18,11 +21,18 @@ export const MITIGATIONS = [
   'goal',
   'sandwich',
 ] as const;
-export type Mitigation = (typeof MITIGATIONS)[number];
+export type Intervention = (typeof INTERVENTIONS)[number];
 
-export function isMitigation(value: string): value is Mitigation {
-  return (MITIGATIONS as readonly string[]).includes(value);
+export function isIntervention(value: string): value is Intervention {
+  return (INTERVENTIONS as readonly string[]).includes(value);
 }
+
+/** @deprecated The persona audit's inserted turns are "interventions": use INTERVENTIONS. */
+export const MITIGATIONS = INTERVENTIONS;
+/** @deprecated Use Intervention. */
+export type Mitigation = Intervention;
+/** @deprecated Use isIntervention. */
+export const isMitigation = isIntervention;
 
 const user = (content: string): ChatMessage => ({ role: 'user', content });
 const assistant = (content: string): ChatMessage => ({ role: 'assistant', content });
@@ -33,7 +43,7 @@ export function sandwichReminder(texts: InterventionTexts): string {
 }
 
 /** Turns a mitigation inserts right before the probe (empty for `none`). */
-export function insertionTurns(mitigation: Mitigation, texts: InterventionTexts, goal?: string): ChatMessage[] {
+export function insertionTurns(mitigation: Intervention, texts: InterventionTexts, goal?: string): ChatMessage[] {
   const ack = texts.acknowledgement;
   const demo = [user(texts.demoRequest), assistant(texts.demoAnswer)];
   switch (mitigation) {
@@ -74,7 +84,7 @@ export interface ProbeMessagesInput {
   system?: string;
   /** The context arm's messages (prefix + acknowledgement turn, or empty for scratch). */
   context: readonly ChatMessage[];
-  mitigation: Mitigation;
+  mitigation: Intervention;
   texts: InterventionTexts;
   goal?: string;
   /** Anchor decay: this many generic filler exchanges after the inserted turns. */

@@ -2,7 +2,7 @@ import type { ChatMessage, DecodingParams } from '../models/types.js';
 import type { CellLabels, CellSpec } from '../store/types.js';
 import type { PersonaConfig } from './config.js';
 import { type PersonaProcedure, resolveSystemPrompt } from './config.js';
-import { assembleProbeMessages, type Mitigation } from './interventions.js';
+import { assembleProbeMessages, type Intervention } from './interventions.js';
 import { buildJudgeMessages } from './judge.js';
 import type { PersonaStimuli } from './stimuli.js';
 import { probeText } from './stimuli.js';
@@ -140,7 +140,7 @@ export function planTargetCells(
     for (const position of session.positions) {
       for (const arm of config.arms) {
         const context = withCacheBreakpoint(session.context(position, arm));
-        const mitigations: readonly Mitigation[] = arm === 'real' ? config.mitigations : ['none'];
+        const mitigations: readonly Intervention[] = arm === 'real' ? config.mitigations : ['none'];
         const distances = arm === 'real' ? config.distances : config.distances.slice(0, 1);
         for (const mitigation of mitigations) {
           if (mitigation === 'goal' && !session.goal) continue;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChatMessage, ModelRequest } from '../models/types.js';
 import { checkNoPreamble } from './checkers.js';
 import { checkContract, type ContractSpec } from './contracts.js';
-import { assembleProbeMessages, type Mitigation } from './interventions.js';
+import { assembleProbeMessages, type Intervention } from './interventions.js';
 import { buildJudgeMessages, parseJudgeOutput } from './judge.js';
 import { createJudgeSimProfile, createPersonaSimProfile } from './sim.js';
 import { loadPersonaStimuli, probeText } from './stimuli.js';
@@ -40,7 +40,7 @@ function judgeScore(probe: string, response: string): number {
   return verdict.score;
 }
 
-function meanScore(context: ChatMessage[], mitigation: Mitigation, n: number): number {
+function meanScore(context: ChatMessage[], mitigation: Intervention, n: number): number {
   let total = 0;
   const probes = stimuli.probes.probes.filter((p) => p.category === 'coding_self');
   for (let i = 0; i < n; i++) {
