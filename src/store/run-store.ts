@@ -315,7 +315,11 @@ export class RunStore {
 
   /** The decoder's view of the blobs table (parsed bodies cached across the cells one handle reads). */
   private blobCache(): BlobCache {
-    this.blobCacheInstance ??= new BlobCache((hash) => (this.blobs()?.get.get(hash) as string | undefined) ?? undefined);
+    this.blobCacheInstance ??= new BlobCache((hash) => {
+      const body = this.blobs()?.get.get(hash) as string | undefined;
+      if (body === undefined) throw new InputError(`a cell's request refers to blob ${hash.slice(0, 12)}…, which the store does not hold (damaged store?)`, { file: this.file });
+      return body;
+    });
     return this.blobCacheInstance;
   }
 
@@ -347,7 +351,7 @@ export class RunStore {
     const now = new Date().toISOString();
     const { hasCell, insertCell, linkCell, nextOrdinal } = this.statements;
     const keys: string[] = new Array(specs.length);
-    this.db.transaction(() => {
+    const register = this.db.transaction(() => {
       let ordinal = ((nextOrdinal.get(runId) as { next: number | null }).next ?? -1) + 1;
       for (let index = 0; index < specs.length; index += 1) {
         const spec = specs[index]!;
@@ -362,7 +366,14 @@ export class RunStore {
         const labels = canonicalJson(spec.labels ?? {});
         if (linkCell.run(runId, id.key, labels, ordinal).changes > 0) ordinal += 1;
       }
-    })();
+    });
+    try {
+      register();
+    } catch (error) {
+      // Rolled back: blobs written in the transaction are gone again.
+      this.knownBlobs.clear();
+      throw error;
+    }
     return keys;
   }
 
