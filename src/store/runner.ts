@@ -4,7 +4,8 @@ import { CallFailedError, type RetryPolicy, type SleepFn, callWithRetry, default
 import { type ModelAdapter, type ModelRequest, type TokenUsage, ZERO_USAGE } from '../models/types.js';
 import { cellIdentity } from './keys.js';
 import type { CellOutcome, RunStatus, RunStore } from './run-store.js';
-import { DEFAULT_PREFIX_MIN_CHARS, estimateInputTokens, schedulePrefixGroups } from './schedule.js';
+import { CacheScheduler, type CacheSettings, cachePolicyFor } from './cache-schedule.js';
+import { DEFAULT_PREFIX_MIN_CHARS, estimateInputTokens } from './schedule.js';
 import { WorkLane } from './lane.js';
 import { TokenBucket } from './token-bucket.js';
 import type { CellResult, CellSpec } from './types.js';
@@ -63,6 +64,8 @@ export interface RunCellsOptions {
   /** `prefix`: cells sharing a long prefix run back to back, leader first (default); `plan`: plan order. */
   schedule?: 'prefix' | 'plan';
   prefixMinChars?: number;
+  /** Prompt-cache settings: Anthropic cache lifetime, OpenAI `prompt_cache_key` per prefix group (src/store/cache-schedule.ts). */
+  cache?: CacheSettings;
   /** Injectable time for tests: sleep (retries, rate limits) and clock (rate limits, wall time). */
   sleep?: SleepFn;
   now?: () => number;
@@ -247,22 +250,20 @@ export async function runCells(
     return adapter;
   };
 
-  const schedule =
-    options.schedule === 'plan'
-      ? { initial: toRun, followersOf: new Map<number, number[]>() }
-      : (() => {
-          const plan = schedulePrefixGroups(
-            toRun.map((index) => uniqueRequests[index]!),
-            options.prefixMinChars ?? DEFAULT_PREFIX_MIN_CHARS,
-          );
-          const followersOf = new Map<number, number[]>();
-          for (const [leader, followers] of plan.followersOf) {
-            followersOf.set(toRun[leader]!, followers.map((position) => toRun[position]!));
-          }
-          return { initial: plan.initial.map((position) => toRun[position]!), followersOf };
-        })();
+  // Cache-aware order: leaders warm a prefix group, followers follow within the cache lifetime.
+  const scheduler = new CacheScheduler(
+    toRun.map((index) => uniqueRequests[index]!),
+    {
+      mode: options.schedule ?? 'prefix',
+      minChars: options.prefixMinChars ?? DEFAULT_PREFIX_MIN_CHARS,
+      providerOf,
+      concurrencyOf: (provider) => concurrencyFor(options.concurrency, provider),
+      policyOf: (provider) => cachePolicyFor(provider, options.cache),
+      now,
+    },
+  );
 
-  const runOne = async (index: number): Promise<void> => {
+  const runOne = async (index: number, cacheKey?: string): Promise<CellResult['status'] | undefined> => {
     if (stopReason !== null) return;
     const key = uniqueKeys[index]!;
     const request = uniqueRequests[index]!;
@@ -295,7 +296,7 @@ export async function runCells(
     const cellStarted = new Date().toISOString();
     let outcome: CellOutcome | undefined;
     try {
-      outcome = await callCell(request, cellStarted);
+      outcome = await callCell(request, cellStarted, cacheKey);
     } finally {
       stats.inFlight -= 1;
       reservedUsd -= reservation;
@@ -334,14 +335,15 @@ export async function runCells(
       burst = { signature: '', count: 0 };
     }
     options.onProgress?.(snapshot({ key, status: outcome.status, cached: false }));
+    return outcome.status;
   };
 
   /** One call under the retry policy; undefined when a stop cut it (the cell stays pending). */
-  const callCell = async (request: ModelRequest, cellStarted: string): Promise<CellOutcome | undefined> => {
+  const callCell = async (request: ModelRequest, cellStarted: string, cacheKey?: string): Promise<CellOutcome | undefined> => {
     const base = { startedAt: cellStarted, reasoning: null, responseModel: null, finishReason: null };
     let adapter: ModelAdapter;
     try {
-      adapter = await adapterOf(request.model);
+      adapter = withCacheOptions(await adapterOf(request.model), cacheKey, options.cache?.cacheTtl);
     } catch (error) {
       return failure(error, 0, base);
     }
@@ -425,33 +427,63 @@ export async function runCells(
       batch.push({ key, outcome, resolve, reject });
     });
 
-  // Every task is counted until it settles; followers are added before their leader settles.
+  // The scheduler is asked for a cell whenever a provider has a free slot; every task is
+  // counted until it settles, and a pacing wait keeps the run open until it ends.
   let outstanding = 0;
+  let waking = false;
+  const busy = new Map<string, number>();
   let resolveAll!: () => void;
   const allSettled = new Promise<void>((resolve) => {
     resolveAll = resolve;
   });
-  const enqueue = (index: number, urgent: boolean) => {
+  const dispatch = (position: number, cacheKey: string | undefined, provider: string) => {
+    const index = toRun[position]!;
     outstanding += 1;
-    const lane = laneFor(uniqueRequests[index]!.model);
-    lane.queue.add(async () => {
+    busy.set(provider, (busy.get(provider) ?? 0) + 1);
+    laneFor(uniqueRequests[index]!.model).queue.add(async () => {
+      const started = now();
+      let status: CellResult['status'] | undefined;
       try {
-        await runOne(index);
-        const followers = schedule.followersOf.get(index);
-        if (followers) for (const follower of followers) enqueue(follower, true);
+        status = await runOne(index, cacheKey);
       } catch (error) {
         internalError ??= error;
         stop('fatal', `internal error: ${(error as Error).message}`);
       } finally {
+        scheduler.finished(position, { ok: status === 'done', latencyMs: now() - started });
         outstanding -= 1;
-        if (outstanding === 0) resolveAll();
+        busy.set(provider, busy.get(provider)! - 1);
+        pump();
       }
-    }, urgent);
+    });
+  };
+  const pump = () => {
+    if (stopReason === null) {
+      for (const provider of scheduler.providers) {
+        const slots = concurrencyFor(options.concurrency, provider);
+        while ((busy.get(provider) ?? 0) < slots) {
+          const step = scheduler.next(provider);
+          if (step === null) break;
+          if ('waitMs' in step) {
+            if (!waking) {
+              waking = true;
+              void sleep(step.waitMs, stopController.signal)
+                .catch(() => undefined)
+                .then(() => {
+                  waking = false;
+                  pump();
+                });
+            }
+            break;
+          }
+          dispatch(step.position, step.cacheKey, provider);
+        }
+      }
+    }
+    if (outstanding === 0 && !waking && (stopReason !== null || scheduler.remaining === 0)) resolveAll();
   };
 
   try {
-    if (schedule.initial.length === 0) resolveAll();
-    for (const index of schedule.initial) enqueue(index, false);
+    pump();
     await allSettled;
   } finally {
     options.signal?.removeEventListener('abort', onExternalAbort);
@@ -622,5 +654,17 @@ async function defaultCostOf(): Promise<CostFn> {
       unparseable.add(model);
       return null;
     }
+  };
+}
+
+/** The adapter with this call's cache key and lifetime added to its generate options. */
+function withCacheOptions(adapter: ModelAdapter, cacheKey: string | undefined, cacheTtl: CacheSettings['cacheTtl']): ModelAdapter {
+  if (cacheKey === undefined && cacheTtl === undefined) return adapter;
+  const extra = { ...(cacheKey === undefined ? {} : { promptCacheKey: cacheKey }), ...(cacheTtl === undefined ? {} : { cacheTtl }) };
+  return {
+    ref: adapter.ref,
+    provider: adapter.provider,
+    modelId: adapter.modelId,
+    generate: (request, generateOptions) => adapter.generate(request, { ...generateOptions, ...extra }),
   };
 }
