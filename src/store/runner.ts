@@ -468,10 +468,11 @@ export async function runCells(
               waking = true;
               void sleep(step.waitMs, stopController.signal)
                 .catch(() => undefined)
-                .then(() => {
+                // A macrotask turn after the wait, so an injected sleep that returns at once cannot starve I/O.
+                .then(() => setImmediate(() => {
                   waking = false;
                   pump();
-                });
+                }));
             }
             break;
           }
