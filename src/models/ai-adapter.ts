@@ -15,6 +15,7 @@ import {
   type Tool,
 } from 'ai';
 import { countTokens } from './token-count.js';
+import { systemPromptCacheable } from './cache-minimum.js';
 import { classifyError } from './classify.js';
 import { DEFAULT_MAX_TOKENS, DEFAULT_STALL_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from './defaults.js';
 import { ModelCallError } from './errors.js';
@@ -197,8 +198,11 @@ export class AiSdkAdapter implements ModelAdapter {
     const model = this.languageModel(fetchWithExtras);
     const cacheControl = callOptions.cacheTtl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
     const messages = request.messages.map((message): ModelMessage => {
-      const cache =
-        message.cacheBreakpoint === true && kind === 'anthropic' ? { providerOptions: { anthropic: { cacheControl } } } : {};
+      // Static system prompts (judge rubrics, labeler instructions) long enough to cache get a breakpoint too.
+      const breakpoint =
+        message.cacheBreakpoint === true ||
+        (message.role === 'system' && kind === 'anthropic' && systemPromptCacheable(message.content, this.modelId));
+      const cache = breakpoint && kind === 'anthropic' ? { providerOptions: { anthropic: { cacheControl } } } : {};
       return { role: message.role, content: message.content, ...cache } as ModelMessage;
     });
     // OpenAI-style servers cache long shared prefixes on their own: cacheBreakpoint sends nothing there,
