@@ -68,8 +68,12 @@ export function promptCacheKeyOf(signature: string): string {
 }
 
 export interface CacheSchedulerOptions {
-  /** `prefix` (default): cache-aware groups; `plan`: plan order, no groups. */
-  mode?: 'prefix' | 'plan';
+  /**
+   * `prefix` (default): cache-aware groups; `plan`: plan order, no groups; `prefix-fifo`: the
+   * earlier order, kept for comparison (every leader at once, then each leader's followers
+   * first-in-first-out as the leaders answer, no pacing and no cache key).
+   */
+  mode?: 'prefix' | 'plan' | 'prefix-fifo';
   minChars?: number;
   providerOf: (model: string) => string;
   concurrencyOf: (provider: string) => number;
@@ -117,6 +121,8 @@ interface ProviderQueue {
   nextGroup: number;
   open: Group[];
   latencyMs: number | null;
+  /** `prefix-fifo` only: followers released by their leaders, and leaders plus singles in plan order. */
+  fifo: { released: number[]; head: number; initial: number[]; next: number } | null;
 }
 
 export class CacheScheduler {
@@ -160,6 +166,10 @@ export class CacheScheduler {
       }
       queue.groups = kept;
       queue.singles.sort((a, b) => a - b);
+      if (options.mode === 'prefix-fifo') {
+        const initial = [...queue.singles, ...kept.map((group) => group.members[0]!)].sort((a, b) => a - b);
+        queue.fifo = { released: [], head: 0, initial, next: 0 };
+      }
     }
   }
 
@@ -177,6 +187,7 @@ export class CacheScheduler {
   next(provider: string): ScheduleStep {
     const queue = this.queues.get(provider);
     if (queue === undefined) return null;
+    if (queue.fifo !== null) return this.nextFifo(queue);
     const now = this.options.now();
     const pending = this.pendingFollowers(queue);
 
@@ -222,6 +233,11 @@ export class CacheScheduler {
     if (queue !== undefined && Number.isFinite(result.latencyMs) && result.latencyMs >= 0) {
       queue.latencyMs = queue.latencyMs === null ? result.latencyMs : 0.7 * queue.latencyMs + 0.3 * result.latencyMs;
     }
+    if (queue?.fifo && group !== undefined && group.members[0] === position) {
+      // The earlier order: a leader's answer releases all its followers at once.
+      queue.fifo.released.push(...group.members.slice(1));
+      return;
+    }
     if (group === undefined || group.state !== 'warming' || group.members[group.next - 1] !== position) return;
     if (result.ok) {
       group.state = 'warm';
@@ -238,6 +254,23 @@ export class CacheScheduler {
     return this.queues.get(provider)?.latencyMs ?? this.options.initialLatencyMs ?? 30_000;
   }
 
+  private nextFifo(queue: ProviderQueue): ScheduleStep {
+    const fifo = queue.fifo!;
+    let position: number | undefined;
+    let role: SchedulePick['role'] = 'follower';
+    if (fifo.head < fifo.released.length) {
+      position = fifo.released[fifo.head]!;
+      fifo.head += 1;
+    } else if (fifo.next < fifo.initial.length) {
+      position = fifo.initial[fifo.next]!;
+      fifo.next += 1;
+      role = this.groupOf.has(position) ? 'leader' : 'single';
+    }
+    if (position === undefined) return null;
+    this.remainingCount -= 1;
+    return { position, role };
+  }
+
   private queueOf(provider: string): ProviderQueue {
     let queue = this.queues.get(provider);
     if (queue === undefined) {
@@ -251,6 +284,7 @@ export class CacheScheduler {
         nextGroup: 0,
         open: [],
         latencyMs: null,
+        fifo: null,
       };
       this.queues.set(provider, queue);
     }

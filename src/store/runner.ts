@@ -61,8 +61,12 @@ export interface RunCellsOptions {
   /** Re-run cells a previous run left `failed` (default true) or `empty` (default false). */
   retryFailed?: boolean;
   retryEmpty?: boolean;
-  /** `prefix`: cells sharing a long prefix run back to back, leader first (default); `plan`: plan order. */
-  schedule?: 'prefix' | 'plan';
+  /**
+   * `prefix`: cells sharing a long prefix run leader first, followers within the cache lifetime
+   * (default; src/store/cache-schedule.ts); `plan`: plan order; `prefix-fifo`: the earlier
+   * prefix order, kept for benchmarks that compare the two.
+   */
+  schedule?: 'prefix' | 'plan' | 'prefix-fifo';
   prefixMinChars?: number;
   /** Prompt-cache settings: Anthropic cache lifetime, OpenAI `prompt_cache_key` per prefix group (src/store/cache-schedule.ts). */
   cache?: CacheSettings;
@@ -618,8 +622,8 @@ function validateOptions(options: RunCellsOptions): void {
       }
     }
   }
-  if (options.schedule !== undefined && options.schedule !== 'prefix' && options.schedule !== 'plan') {
-    throw new InvalidArgumentError('schedule', `must be prefix or plan, got ${String(options.schedule)}`);
+  if (options.schedule !== undefined && !['prefix', 'plan', 'prefix-fifo'].includes(options.schedule)) {
+    throw new InvalidArgumentError('schedule', `must be prefix, plan or prefix-fifo, got ${String(options.schedule)}`);
   }
 }
 
