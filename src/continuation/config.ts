@@ -57,6 +57,10 @@ export const continuationConfigSchema = z
         requestsPerMinute: positiveInt.optional(),
         tokensPerMinute: positiveInt.optional(),
         maxCostUsd: z.number().positive().optional(),
+        /** Anthropic prompt-cache lifetime: 5m (default) or 1h (writes 2× instead of 1.25×). */
+        cacheTtl: z.enum(['5m', '1h']).optional(),
+        /** Send OpenAI prompt_cache_key per prefix group (default true). */
+        promptCacheKey: z.boolean().optional(),
       })
       .strict()
       .default({}),

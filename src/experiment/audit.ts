@@ -30,6 +30,10 @@ export interface AuditLimits {
   maxCostUsd?: number;
   /** Time limit of one attempt of one call, in milliseconds. */
   timeoutMs?: number;
+  /** Anthropic prompt-cache lifetime (docs/decisions.md#cost-estimates-and-caching). */
+  cacheTtl?: '5m' | '1h';
+  /** Send OpenAI `prompt_cache_key` per prefix group (default true). */
+  promptCacheKey?: boolean;
 }
 
 /** What `execute` drives its stages through; spend and stops are tallied by `runAudit`. */

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { ConfigError, isEcholensError } from '../core/errors.js';
 import { createAdapter } from '../models/create-adapter.js';
-import type { PlanEstimate } from '../models/estimate.js';
+import { EXPECTED_COST_MARGIN, type PlanEstimate } from '../models/estimate.js';
 import { parseModelRef } from '../models/ref.js';
 
 /**
@@ -108,14 +108,26 @@ export function budgetProblems(estimate: PlanEstimate, maxCostUsd: number): Pref
       hint: 'give their prices with --prices <file>, or drop --max-cost',
     });
   }
-  if (estimate.dollars.low > maxCostUsd) {
+  const reserve = budgetReserve(estimate);
+  if (reserve > maxCostUsd) {
+    const cached = estimate.expected === undefined ? '' : `; with prompt caching about $${money(estimate.expected.dollars)}, and $${money(reserve)} with the margin`;
     problems.push({
       field: 'max-cost',
-      message: `the grid is expected to cost $${money(estimate.dollars.low)} – $${money(estimate.dollars.high)}, over the budget --max-cost $${maxCostUsd}`,
+      message: `the grid is expected to cost $${money(estimate.dollars.low)} – $${money(estimate.dollars.high)}${cached}, over the budget --max-cost $${maxCostUsd}`,
       hint: `raise --max-cost to $${suggestedBudget(estimate)} or shrink the grid (fewer targets, samples or positions)`,
     });
   }
   return problems;
+}
+
+/**
+ * What a budget must cover before a run starts (docs/decisions.md#cost-estimates-and-caching):
+ * the expected figure with prompt caching times EXPECTED_COST_MARGIN, but never more than
+ * the naive figure (every input token at full price, expected output).
+ */
+export function budgetReserve(estimate: PlanEstimate): number {
+  if (estimate.expected === undefined) return estimate.dollars.low;
+  return Math.min(estimate.dollars.low, estimate.expected.dollars * EXPECTED_COST_MARGIN);
 }
 
 /** A budget that covers the estimate's upper bound, rounded up to a readable figure. */

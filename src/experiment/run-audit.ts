@@ -51,6 +51,9 @@ export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, 
     tokensPerMinute: runtime.tokensPerMinute ?? limits.tokensPerMinute,
     maxCostUsd: runtime.maxCostUsd ?? limits.maxCostUsd,
     ...(runtime.timeoutMs ?? limits.timeoutMs ? { timeoutMs: runtime.timeoutMs ?? limits.timeoutMs } : {}),
+    ...(limits.cacheTtl !== undefined || limits.promptCacheKey !== undefined
+      ? { cache: { ...(limits.cacheTtl ? { cacheTtl: limits.cacheTtl } : {}), ...(limits.promptCacheKey === undefined ? {} : { promptCacheKey: limits.promptCacheKey }) } }
+      : {}),
   };
   let spendUsd = 0;
   let stopped = false;

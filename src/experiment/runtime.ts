@@ -71,6 +71,8 @@ export interface StageRuntime {
   adapterFor?: RunCellsOptions['adapterFor'];
   /** Deadline of one attempt of one call (ms), given to every adapter this stage builds. */
   timeoutMs?: number;
+  /** Prompt-cache settings (config `limits.cacheTtl`, `limits.promptCacheKey`). */
+  cache?: RunCellsOptions['cache'];
 }
 
 /** Builds adapters whose every attempt ends after `timeoutMs` (a hung endpoint is a timeout, retried). */
@@ -98,6 +100,7 @@ export async function runStage(
       ...(runtime.concurrency ? { concurrency: runtime.concurrency } : {}),
       ...(limits ? { limits } : {}),
       ...(runtime.maxCostUsd !== undefined ? { maxCostUsd: runtime.maxCostUsd } : {}),
+      ...(runtime.cache ? { cache: runtime.cache } : {}),
       ...(runtime.signal ? { signal: runtime.signal } : {}),
       ...(runtime.hardSignal ? { hardSignal: runtime.hardSignal } : {}),
       ...(runtime.adapterFor ? { adapterFor: runtime.adapterFor } : runtime.timeoutMs !== undefined ? { adapterFor: adapterWithTimeout(runtime.timeoutMs) } : {}),

@@ -15,6 +15,7 @@ import {
   type Tool,
 } from 'ai';
 import { countTokens } from './token-count.js';
+import { systemPromptCacheable } from './cache-minimum.js';
 import { classifyError } from './classify.js';
 import { DEFAULT_MAX_TOKENS, DEFAULT_STALL_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from './defaults.js';
 import { ModelCallError } from './errors.js';
@@ -120,7 +121,7 @@ export class AiSdkAdapter implements ModelAdapter {
 
     const started = performance.now();
     try {
-      const prepared = this.prepare(request);
+      const prepared = this.prepare(request, options);
       const streaming = options.onDelta !== undefined || this.options.stream === true;
       const outcome = streaming
         ? await this.runStream(prepared, controller.signal, options.onDelta, touch)
@@ -167,7 +168,7 @@ export class AiSdkAdapter implements ModelAdapter {
     }
   }
 
-  private prepare(request: ModelRequest): Prepared {
+  private prepare(request: ModelRequest, callOptions: GenerateOptions = {}): Prepared {
     const params = request.params;
     const warnings: string[] = [];
     const kind = this.spec.kind;
@@ -195,14 +196,20 @@ export class AiSdkAdapter implements ModelAdapter {
 
     const fetchWithExtras = Object.keys(extraBody).length === 0 ? undefined : mergeBodyFetch(extraBody);
     const model = this.languageModel(fetchWithExtras);
+    const cacheControl = callOptions.cacheTtl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
     const messages = request.messages.map((message): ModelMessage => {
-      const cache =
-        message.cacheBreakpoint === true && kind === 'anthropic'
-          ? { providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } } }
-          : {};
+      // Static system prompts (judge rubrics, labeler instructions) long enough to cache get a breakpoint too.
+      const breakpoint =
+        message.cacheBreakpoint === true ||
+        (message.role === 'system' && kind === 'anthropic' && systemPromptCacheable(message.content, this.modelId));
+      const cache = breakpoint && kind === 'anthropic' ? { providerOptions: { anthropic: { cacheControl } } } : {};
       return { role: message.role, content: message.content, ...cache } as ModelMessage;
     });
-    // OpenAI-style servers cache long shared prefixes on their own: cacheBreakpoint sends nothing there.
+    // OpenAI-style servers cache long shared prefixes on their own: cacheBreakpoint sends nothing there,
+    // but a per-group `prompt_cache_key` keeps a group's calls on the machines that hold its prefix.
+    if (callOptions.promptCacheKey !== undefined && kind === 'openai') {
+      providerOptions.openai = { ...providerOptions.openai, promptCacheKey: callOptions.promptCacheKey };
+    }
     const settings: Prepared['settings'] = { maxOutputTokens: params.maxTokens ?? DEFAULT_MAX_TOKENS };
     if (params.temperature !== undefined) settings.temperature = params.temperature;
     if (params.topP !== undefined) settings.topP = params.topP;

@@ -1,7 +1,9 @@
 import { countTokens } from './token-count.js';
-import { requestKeys } from '../store/request-hash.js';
+import { messageDigest, requestKeys } from '../store/request-hash.js';
 import { InvalidArgumentError } from '../core/errors.js';
+import { cacheablePrefix, DEFAULT_PREFIX_MIN_CHARS } from '../store/schedule.js';
 import type { CellSpec } from '../store/types.js';
+import { anthropicCacheMinimumTokens } from './cache-minimum.js';
 import { DEFAULT_MAX_TOKENS } from './defaults.js';
 import { findPrice, isFreeProvider, type PriceTable } from './prices.js';
 
@@ -16,7 +18,12 @@ import { findPrice, isFreeProvider, type PriceTable } from './prices.js';
  * - Output tokens: `max` is the hard upper bound (maxTokens, plus Anthropic's
  *   thinking budget); `expected` assumes min(max, expectedOutputTokens).
  * - Dollars: `low` = input at full price + expected output; `high` = input at
- *   full price + max output. Prompt-cache discounts are not assumed.
+ *   full price + max output (the naive figures).
+ * - `expected`: input priced as the cache-aware scheduler is expected to be billed
+ *   (docs/decisions.md#cost-estimates-and-caching): in each group of cells sharing
+ *   a cacheable prefix, the first writes it (Anthropic: cache-write price; others:
+ *   full price) and the rest read it at the cache-read price; plus expected output.
+ *   `batch` = half the naive expected figure (OpenAI Batch, Anthropic Message Batches).
  * - Cells with identical requests run once (the store keys them by hash), so
  *   they are counted once.
  */
@@ -28,6 +35,8 @@ export interface PlanEstimate {
   outputTokens: { expected: number; max: number };
   /** Over priced and free cells; `unpricedCells` are left out. */
   dollars: { low: number; high: number };
+  /** With prompt caching as scheduled, and through a batch API (50 %), over the same priced cells. */
+  expected?: { dollars: number; cachedInputTokens: number; cacheWriteTokens: number; batchDollars: number };
   unpricedCells: number;
   unpricedModels: string[];
   perModel: ModelEstimate[];
@@ -40,6 +49,11 @@ export interface ModelEstimate {
   outputTokens: { expected: number; max: number };
   /** null when the model has no price. */
   dollars: { low: number; high: number } | null;
+  /** Input tokens expected to be read from / written to the prompt cache. */
+  cachedInputTokens: number;
+  cacheWriteTokens: number;
+  /** Expected dollars with caching (null without a price). */
+  expectedDollars: number | null;
 }
 
 export interface EstimateOptions {
@@ -70,7 +84,9 @@ export function estimateCells(
     return n;
   };
   const seen = new Set<string>();
-  const byModel = new Map<string, { cells: number; input: number; expected: number; max: number }>();
+  const byModel = new Map<string, { cells: number; input: number; expected: number; max: number; cached: number; written: number }>();
+  /** Prefix groups already warmed, per model (a group's first cell writes, the rest read). */
+  const warmed = new Set<string>();
   let duplicates = 0;
   for (const spec of specs) {
     // The cell key, hashed incrementally: a long-context grid's requests are never serialized whole.
@@ -85,7 +101,16 @@ export function estimateCells(
     for (const message of request.messages) input += PER_MESSAGE_TOKENS + tokens(message.content);
     const max = (request.params.maxTokens ?? DEFAULT_MAX_TOKENS) + (request.params.thinkingBudget ?? 0);
     const expected = Math.min(max, expectedPerCell);
-    const entry = byModel.get(request.model) ?? { cells: 0, input: 0, expected: 0, max: 0 };
+    const entry = byModel.get(request.model) ?? { cells: 0, input: 0, expected: 0, max: 0, cached: 0, written: 0 };
+    const prefix = cachedPrefixOf(request.model, request.messages, tokens);
+    if (prefix !== null) {
+      const group = `${request.model}\u0000${prefix.key}`;
+      if (warmed.has(group)) entry.cached += prefix.tokens;
+      else {
+        warmed.add(group);
+        if (prefix.writes) entry.written += prefix.tokens;
+      }
+    }
     entry.cells++;
     entry.input += input;
     entry.expected += expected;
@@ -98,10 +123,13 @@ export function estimateCells(
   let unpricedCells = 0;
   let low = 0;
   let high = 0;
+  let expectedTotal = 0;
   for (const [model, t] of [...byModel.entries()].sort(([a], [b]) => a.localeCompare(b))) {
     let dollars: ModelEstimate['dollars'];
+    let expectedDollars: number | null = null;
     if (isFreeProvider(model, prices)) {
       dollars = { low: 0, high: 0 };
+      expectedDollars = 0;
     } else {
       const price = findPrice(model, prices);
       dollars =
@@ -111,6 +139,15 @@ export function estimateCells(
               low: (t.input * price.input + t.expected * price.output) / 1_000_000,
               high: (t.input * price.input + t.max * price.output) / 1_000_000,
             };
+      if (price !== undefined) {
+        const plain = t.input - t.cached - t.written;
+        expectedDollars =
+          (plain * price.input +
+            t.cached * (price.cachedInput ?? price.input) +
+            t.written * (price.cacheWrite ?? price.input) +
+            t.expected * price.output) /
+          1_000_000;
+      }
     }
     if (dollars === null) {
       unpricedModels.push(model);
@@ -118,6 +155,7 @@ export function estimateCells(
     } else {
       low += dollars.low;
       high += dollars.high;
+      expectedTotal += expectedDollars ?? 0;
     }
     perModel.push({
       model,
@@ -125,6 +163,9 @@ export function estimateCells(
       inputTokens: t.input,
       outputTokens: { expected: t.expected, max: t.max },
       dollars,
+      cachedInputTokens: t.cached,
+      cacheWriteTokens: t.written,
+      expectedDollars,
     });
   }
   return {
@@ -136,17 +177,91 @@ export function estimateCells(
       max: perModel.reduce((sum, m) => sum + m.outputTokens.max, 0),
     },
     dollars: { low, high },
+    expected: {
+      dollars: expectedTotal,
+      cachedInputTokens: perModel.reduce((sum, m) => sum + m.cachedInputTokens, 0),
+      cacheWriteTokens: perModel.reduce((sum, m) => sum + m.cacheWriteTokens, 0),
+      batchDollars: low * BATCH_DISCOUNT,
+    },
     unpricedCells,
     unpricedModels,
     perModel,
   };
 }
 
+/** Batch APIs (OpenAI Batch, Anthropic Message Batches) bill half the online price. */
+export const BATCH_DISCOUNT = 0.5;
+
+/**
+ * The part of a request the provider is expected to bill as cached once its group is
+ * warm, or null: Anthropic caches up to the last breakpoint (or a system prompt that
+ * passes the minimum, as the adapter marks it); OpenAI caches the scheduler's group
+ * prefix automatically, in 128-token steps from 1,024 tokens; other providers are
+ * priced without a cache discount (their price entry has none).
+ */
+function cachedPrefixOf(
+  model: string,
+  messages: readonly CellSpec['request']['messages'][number][],
+  tokens: (text: string) => number,
+): { key: string; tokens: number; writes: boolean } | null {
+  const provider = model.slice(0, Math.max(0, model.indexOf(':')));
+  const modelId = model.slice(provider.length + 1).split('@')[0]!;
+  let prefix: readonly (typeof messages)[number][];
+  if (provider === 'anthropic') {
+    const minimum = anthropicCacheMinimumTokens(modelId);
+    let end = -1;
+    messages.forEach((message, index) => {
+      if (message.cacheBreakpoint) end = index;
+    });
+    if (end < 0 && messages[0]?.role === 'system' && tokens(messages[0].content) >= minimum) end = 0;
+    if (end < 0) return null;
+    prefix = messages.slice(0, end + 1);
+    const count = prefixTokens(prefix, tokens);
+    return count >= minimum ? { key: prefixKey(prefix), tokens: count, writes: true } : null;
+  }
+  prefix = cacheablePrefix(messages);
+  let chars = 0;
+  for (const message of prefix) chars += message.content.length;
+  if (prefix.length === 0 || chars < DEFAULT_PREFIX_MIN_CHARS) return null;
+  const count = prefixTokens(prefix, tokens);
+  if (count < 1024) return null;
+  return { key: prefixKey(prefix), tokens: Math.floor(count / 128) * 128, writes: false };
+}
+
+function prefixTokens(prefix: readonly { content: string }[], tokens: (text: string) => number): number {
+  let count = PER_REQUEST_TOKENS;
+  for (const message of prefix) count += PER_MESSAGE_TOKENS + tokens(message.content);
+  return count;
+}
+
+/** Per-message digests are cached on the message objects, so a shared session prefix is hashed once. */
+function prefixKey(prefix: readonly CellSpec['request']['messages'][number][]): string {
+  return prefix.map((message) => `${message.role}:${messageDigest(message)}`).join('|');
+}
+
+/**
+ * Margin `--max-cost` keeps over the expected figure before a run starts: caches can
+ * miss (an evicted prefix, a call routed to another machine) and answers run long.
+ */
+export const EXPECTED_COST_MARGIN = 1.5;
+
 /** The token and dollar lines every `--dry-run` prints under its plan line. */
 export function estimateLines(e: PlanEstimate): string[] {
-  return [
+  const unpriced = e.unpricedModels.length > 0 ? ` (no price for: ${e.unpricedModels.join(', ')})` : '';
+  const lines = [
     `input tokens ≈ ${e.inputTokens.toLocaleString('en-US')}; output tokens expected ≈ ${e.outputTokens.expected.toLocaleString('en-US')}, at most ${e.outputTokens.max.toLocaleString('en-US')}`,
-    `cost ≈ $${e.dollars.low.toFixed(2)} – $${e.dollars.high.toFixed(2)}${e.unpricedModels.length > 0 ? ` (no price for: ${e.unpricedModels.join(', ')})` : ''}`,
-    'nothing was called (--dry-run)',
+    `cost ≈ $${e.dollars.low.toFixed(2)} – $${e.dollars.high.toFixed(2)}${unpriced}`,
   ];
+  const x = e.expected;
+  if (x !== undefined) {
+    const cacheNote =
+      x.cachedInputTokens + x.cacheWriteTokens > 0
+        ? ` (${x.cachedInputTokens.toLocaleString('en-US')} input tokens read from the prompt cache, ${x.cacheWriteTokens.toLocaleString('en-US')} written)`
+        : '';
+    lines.push(
+      `cost side by side: naive $${e.dollars.low.toFixed(2)} · expected with prompt caching $${x.dollars.toFixed(2)} · with --batch (50%) $${x.batchDollars.toFixed(2)}${cacheNote}`,
+    );
+  }
+  lines.push('nothing was called (--dry-run)');
+  return lines;
 }

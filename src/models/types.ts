@@ -104,6 +104,13 @@ export interface GenerateOptions {
   signal?: AbortSignal;
   /** Called with each text delta when the adapter streams. */
   onDelta?: (delta: string) => void;
+  /**
+   * Routing key of the prompt cache for this call (OpenAI `prompt_cache_key`): the runner
+   * sends one per prefix group. Not part of the cell key; other providers ignore it.
+   */
+  promptCacheKey?: string;
+  /** Lifetime of Anthropic cache breakpoints: `5m` (provider default) or `1h`. Others ignore it. */
+  cacheTtl?: '5m' | '1h';
 }
 
 export interface ModelAdapter {

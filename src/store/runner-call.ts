@@ -1,6 +1,7 @@
 import { ModelCallError } from '../models/errors.js';
 import { CallFailedError, type RetryPolicy, type SleepFn, callWithRetry } from '../models/retry.js';
 import { type ModelAdapter, type ModelRequest, type TokenUsage, ZERO_USAGE } from '../models/types.js';
+import type { CacheSettings } from './cache-schedule.js';
 import type { CellOutcome } from './run-store.js';
 import type { CostFn } from './runner-types.js';
 import type { CellResult } from './types.js';
@@ -17,6 +18,10 @@ export interface CallSettings {
   sleep: SleepFn;
   random?: () => number;
   costOf: CostFn | undefined;
+  /** OpenAI `prompt_cache_key` of the cell's prefix group (src/store/cache-schedule.ts). */
+  cacheKey?: string;
+  /** Anthropic cache lifetime asked for on breakpoints. */
+  cacheTtl?: CacheSettings['cacheTtl'];
 }
 
 /** Price of a usage, or null when unknown or not finite. */
@@ -32,7 +37,7 @@ export async function callCell(request: ModelRequest, cellStarted: string, setti
   const priced = (usage: TokenUsage) => priceOf(settings.costOf, request.model, usage);
   let adapter: ModelAdapter;
   try {
-    adapter = await settings.adapterOf(request.model);
+    adapter = withCacheOptions(await settings.adapterOf(request.model), settings.cacheKey, settings.cacheTtl);
   } catch (error) {
     return failure(error, 0, base);
   }
@@ -149,4 +154,16 @@ export function addUsage(total: TokenUsage, usage: TokenUsage): void {
   total.cachedInputTokens += usage.cachedInputTokens;
   total.cacheWriteTokens += usage.cacheWriteTokens;
   total.reasoningTokens += usage.reasoningTokens;
+}
+
+/** The adapter with this call's cache key and lifetime added to its generate options. */
+function withCacheOptions(adapter: ModelAdapter, cacheKey: string | undefined, cacheTtl: CacheSettings['cacheTtl']): ModelAdapter {
+  if (cacheKey === undefined && cacheTtl === undefined) return adapter;
+  const extra = { ...(cacheKey === undefined ? {} : { promptCacheKey: cacheKey }), ...(cacheTtl === undefined ? {} : { cacheTtl }) };
+  return {
+    ref: adapter.ref,
+    provider: adapter.provider,
+    modelId: adapter.modelId,
+    generate: (request, generateOptions) => adapter.generate(request, { ...generateOptions, ...extra }),
+  };
 }

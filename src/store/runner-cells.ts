@@ -1,6 +1,5 @@
 import type { ModelRequest } from '../models/types.js';
 import type { RunStore } from './run-store.js';
-import { DEFAULT_PREFIX_MIN_CHARS, schedulePrefixGroups } from './schedule.js';
 import type { RunCellsOptions } from './runner-types.js';
 import type { CellResult, CellSpec } from './types.js';
 
@@ -53,25 +52,4 @@ export function prepareCells(
     else toRun.push(index);
   });
   return { specKeys, uniqueKeys, uniqueRequests, results, toRun, cachedCount };
-}
-
-/** Which cells start first, and which follow each leader (indices into the distinct cells). */
-export interface RunOrder {
-  initial: number[];
-  followersOf: Map<number, number[]>;
-}
-
-/** `plan`: plan order; `prefix` (default): cells sharing a long prefix run back to back, leader first. */
-export function runOrder(cells: Pick<PreparedCells, 'toRun' | 'uniqueRequests'>, options: Pick<RunCellsOptions, 'schedule' | 'prefixMinChars'>): RunOrder {
-  const { toRun, uniqueRequests } = cells;
-  if (options.schedule === 'plan') return { initial: toRun, followersOf: new Map<number, number[]>() };
-  const plan = schedulePrefixGroups(
-    toRun.map((index) => uniqueRequests[index]!),
-    options.prefixMinChars ?? DEFAULT_PREFIX_MIN_CHARS,
-  );
-  const followersOf = new Map<number, number[]>();
-  for (const [leader, followers] of plan.followersOf) {
-    followersOf.set(toRun[leader]!, followers.map((position) => toRun[position]!));
-  }
-  return { initial: plan.initial.map((position) => toRun[position]!), followersOf };
 }

@@ -41,8 +41,8 @@ export function validateOptions(options: RunCellsOptions): void {
       }
     }
   }
-  if (options.schedule !== undefined && options.schedule !== 'prefix' && options.schedule !== 'plan') {
-    throw new InvalidArgumentError('schedule', `must be prefix or plan, got ${String(options.schedule)}`);
+  if (options.schedule !== undefined && options.schedule !== 'prefix' && options.schedule !== 'plan' && options.schedule !== 'prefix-fifo') {
+    throw new InvalidArgumentError('schedule', `must be prefix, plan or prefix-fifo, got ${String(options.schedule)}`);
   }
 }
 

@@ -1,3 +1,4 @@
+import type { CacheSettings } from './cache-schedule.js';
 import { EcholensError } from '../core/errors.js';
 import type { RetryPolicy, SleepFn } from '../models/retry.js';
 import type { ModelAdapter, TokenUsage } from '../models/types.js';
@@ -58,8 +59,15 @@ export interface RunCellsOptions {
   retryFailed?: boolean;
   retryEmpty?: boolean;
   /** `prefix`: cells sharing a long prefix run back to back, leader first (default); `plan`: plan order. */
-  schedule?: 'prefix' | 'plan';
+  /**
+   * `prefix`: cells sharing a long prefix run leader first, followers within the cache lifetime
+   * (default; src/store/cache-schedule.ts); `plan`: plan order; `prefix-fifo`: the earlier
+   * prefix order, kept for benchmarks that compare the two.
+   */
+  schedule?: 'prefix' | 'plan' | 'prefix-fifo';
   prefixMinChars?: number;
+  /** Prompt-cache settings: Anthropic cache lifetime, OpenAI `prompt_cache_key` per prefix group (src/store/cache-schedule.ts). */
+  cache?: CacheSettings;
   /** Injectable time for tests: sleep (retries, rate limits) and clock (rate limits, wall time). */
   sleep?: SleepFn;
   now?: () => number;

@@ -56,3 +56,92 @@ describe('runCells over the OpenAI wire format', () => {
     expect(JSON.stringify(store.cellsOfRun(runId))).not.toContain('wrong-key-654321');
   });
 });
+
+describe('runCells and the prompt caches on the wire', () => {
+  const long = (tag: string) => `${tag} `.repeat(3000);
+  const specsFor = (model: string) =>
+    ['a', 'b'].flatMap((group) =>
+      [1, 2, 3].map((probe) => ({
+        request: {
+          model,
+          messages: [
+            { role: 'user' as const, content: long(group), cacheBreakpoint: true },
+            { role: 'user' as const, content: `probe ${probe}` },
+          ],
+          params: { maxTokens: 16 },
+          sample: 0,
+        },
+        labels: { group, probe },
+      })),
+    );
+
+  it('sends one prompt_cache_key per prefix group to OpenAI and records cache reads per cell', async () => {
+    server = await startFakeOpenAI({
+      respond: (request) => ({
+        text: 'ok',
+        usage: { inputTokens: 3100, cachedInputTokens: request.index < 2 ? 0 : 2048 },
+      }),
+    });
+    const { store, runId } = setup();
+    // Virtual time: the 15-a-minute pacing of a group's followers passes instantly.
+    let clock = 0;
+    const summary = await runCells(store, runId, specsFor(`openai:gpt-4.1@${server.baseURL}`), {
+      adapterFor: (model) => createAdapter(model, { env: { OPENAI_API_KEY: 'test-key-1234' } }),
+      concurrency: 2,
+      now: () => clock,
+      sleep: async (ms) => {
+        clock += ms;
+      },
+    });
+    expect(clock).toBeGreaterThanOrEqual(4000);
+    expect(summary.done).toBe(6);
+    const keys = server.requests.map((request) => request.body?.prompt_cache_key);
+    expect(keys.every((key) => typeof key === 'string' && key.startsWith('echolens-'))).toBe(true);
+    expect(new Set(keys).size).toBe(2);
+    const byGroup = new Map<string, Set<unknown>>();
+    for (const request of server.requests) {
+      const group = JSON.stringify(request.body?.messages).includes('a a a') ? 'a' : 'b';
+      byGroup.set(group, (byGroup.get(group) ?? new Set()).add(request.body?.prompt_cache_key));
+    }
+    expect([...byGroup.values()].map((set) => set.size)).toEqual([1, 1]);
+    // The first call of each group is its leader; the followers wait for it.
+    expect(summary.tokens.cachedInputTokens).toBe(4 * 2048);
+    expect(store.cellsOfRun(runId).filter((cell) => (cell.result?.usage.cachedInputTokens ?? 0) > 0)).toHaveLength(4);
+
+    server.requests.length = 0;
+    const other = setup();
+    await runCells(other.store, other.runId, specsFor(`openai:gpt-4.1@${server.baseURL}`), {
+      adapterFor: (model) => createAdapter(model, { env: { OPENAI_API_KEY: 'test-key-1234' } }),
+      cache: { promptCacheKey: false },
+      now: () => clock,
+      sleep: async (ms) => {
+        clock += ms;
+      },
+    });
+    expect(server.requests.some((request) => 'prompt_cache_key' in (request.body ?? {}))).toBe(false);
+  });
+
+  it('sends the 1-hour cache TTL on Anthropic breakpoints when chosen, and records cache writes', async () => {
+    const { startFakeAnthropic } = await import('../models/testing/index.js');
+    server = await startFakeAnthropic({
+      respond: (request) => ({ text: 'ok', usage: { cacheWriteTokens: request.index === 0 ? 3000 : 0, cachedInputTokens: request.index === 0 ? 0 : 3000 } }),
+    });
+    const { store, runId } = setup();
+    const summary = await runCells(store, runId, specsFor(`anthropic:claude-sonnet-4-5@${server.baseURL}`).slice(0, 3), {
+      adapterFor: (model) => createAdapter(model, { env: { ANTHROPIC_API_KEY: 'test-key-1234' } }),
+      cache: { cacheTtl: '1h' },
+      sleep: async () => undefined,
+    });
+    expect(summary.done).toBe(3);
+    for (const request of server.requests) {
+      const messages = request.body?.messages as Array<{ content: Array<{ text: string; cache_control?: unknown }> }>;
+      const marked = messages.flatMap((message) => message.content).filter((part) => part.cache_control !== undefined);
+      expect(marked).toHaveLength(1);
+      expect(marked[0]!.text.startsWith('a a a')).toBe(true);
+      expect(marked[0]!.cache_control).toEqual({ type: 'ephemeral', ttl: '1h' });
+      expect('prompt_cache_key' in (request.body ?? {})).toBe(false);
+    }
+    expect(summary.tokens.cacheWriteTokens).toBe(3000);
+    expect(summary.tokens.cachedInputTokens).toBe(6000);
+  });
+});

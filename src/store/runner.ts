@@ -2,14 +2,15 @@ import { defaultSleep } from '../models/retry.js';
 import { ZERO_USAGE } from '../models/types.js';
 import type { CellOutcome, RunStore } from './run-store.js';
 import { callCell, resultOf } from './runner-call.js';
-import { type PreparedCells, prepareCells, type RunOrder, runOrder } from './runner-cells.js';
+import { CacheScheduler, cachePolicyFor } from './cache-schedule.js';
+import { type PreparedCells, prepareCells } from './runner-cells.js';
 import { groupCommitter } from './runner-commit.js';
 import { adapterCache, providerLanes } from './runner-lanes.js';
-import { checkPricesKnown, defaultAdapterFactory, defaultCostOf, validateOptions } from './runner-options.js';
+import { checkPricesKnown, concurrencyFor, defaultAdapterFactory, defaultCostOf, providerOf, validateOptions } from './runner-options.js';
 import { RunTally } from './runner-state.js';
 import { type CostFn, FatalBurstError, type RunCellsOptions, type RunCellsResult } from './runner-types.js';
-import { estimateInputTokens } from './schedule.js';
-import type { CellSpec } from './types.js';
+import { DEFAULT_PREFIX_MIN_CHARS, estimateInputTokens } from './schedule.js';
+import type { CellResult, CellSpec } from './types.js';
 
 export { providerOf } from './runner-options.js';
 export { FatalBurstError } from './runner-types.js';
@@ -58,7 +59,7 @@ export async function runCells(
   options.onProgress?.(tally.snapshot());
 
   try {
-    await executeCells(store, cells, runOrder(cells, options), tally, { ...options, now, sleep, costOf });
+    await executeCells(store, cells, tally, { ...options, now, sleep, costOf });
   } finally {
     options.signal?.removeEventListener('abort', onExternalAbort);
   }
@@ -73,35 +74,83 @@ export async function runCells(
 
 type ExecuteOptions = RunCellsOptions & Required<Pick<RunCellsOptions, 'now' | 'sleep'>> & { costOf: CostFn };
 
-/** Queues the cells on their provider lanes (followers once their leader answered) and waits for all. */
-async function executeCells(store: RunStore, cells: PreparedCells, order: RunOrder, tally: RunTally, options: ExecuteOptions): Promise<void> {
+/**
+ * Asks the cache-aware scheduler for a cell whenever a provider has a free slot (leaders
+ * warm a prefix group, followers follow within the cache lifetime) and waits for all.
+ */
+async function executeCells(store: RunStore, cells: PreparedCells, tally: RunTally, options: ExecuteOptions): Promise<void> {
   const laneFor = providerLanes(options, { now: options.now, sleep: options.sleep });
   const runOne = cellRunner(store, cells, tally, laneFor, options);
+  const { now, sleep } = options;
+  const scheduler = new CacheScheduler(
+    cells.toRun.map((index) => cells.uniqueRequests[index]!),
+    {
+      mode: options.schedule ?? 'prefix',
+      minChars: options.prefixMinChars ?? DEFAULT_PREFIX_MIN_CHARS,
+      providerOf,
+      concurrencyOf: (provider) => concurrencyFor(options.concurrency, provider),
+      policyOf: (provider) => cachePolicyFor(provider, options.cache),
+      now,
+    },
+  );
 
-  // Every task is counted until it settles; followers are added before their leader settles.
+  // Every task is counted until it settles, and a pacing wait keeps the run open until it ends.
   let outstanding = 0;
+  let waking = false;
+  const busy = new Map<string, number>();
   let resolveAll!: () => void;
   const allSettled = new Promise<void>((resolve) => {
     resolveAll = resolve;
   });
-  const enqueue = (index: number, urgent: boolean) => {
+  const dispatch = (position: number, cacheKey: string | undefined, provider: string) => {
+    const index = cells.toRun[position]!;
     outstanding += 1;
+    busy.set(provider, (busy.get(provider) ?? 0) + 1);
     laneFor(cells.uniqueRequests[index]!.model).queue.add(async () => {
+      const started = now();
+      let status: CellResult['status'] | undefined;
       try {
-        await runOne(index);
-        const followers = order.followersOf.get(index);
-        if (followers) for (const follower of followers) enqueue(follower, true);
+        status = await runOne(index, cacheKey);
       } catch (error) {
         tally.internalError ??= error;
         tally.stop('fatal', `internal error: ${(error as Error).message}`);
       } finally {
+        scheduler.finished(position, { ok: status === 'done', latencyMs: now() - started });
         outstanding -= 1;
-        if (outstanding === 0) resolveAll();
+        busy.set(provider, busy.get(provider)! - 1);
+        pump();
       }
-    }, urgent);
+    });
   };
-  if (order.initial.length === 0) resolveAll();
-  for (const index of order.initial) enqueue(index, false);
+  const pump = () => {
+    if (!tally.stopped) {
+      for (const provider of scheduler.providers) {
+        const slots = concurrencyFor(options.concurrency, provider);
+        while ((busy.get(provider) ?? 0) < slots) {
+          const step = scheduler.next(provider);
+          if (step === null) break;
+          if ('waitMs' in step) {
+            if (!waking) {
+              waking = true;
+              void sleep(step.waitMs, tally.signal)
+                .catch(() => undefined)
+                // A macrotask turn after the wait, so an injected sleep that returns at once cannot starve I/O.
+                .then(() =>
+                  setImmediate(() => {
+                    waking = false;
+                    pump();
+                  }),
+                );
+            }
+            break;
+          }
+          dispatch(step.position, step.cacheKey, provider);
+        }
+      }
+    }
+    if (outstanding === 0 && !waking && (tally.stopped || scheduler.remaining === 0)) resolveAll();
+  };
+  pump();
   await allSettled;
 }
 
@@ -112,13 +161,13 @@ function cellRunner(
   tally: RunTally,
   laneFor: ReturnType<typeof providerLanes>,
   options: ExecuteOptions,
-): (index: number) => Promise<void> {
+): (index: number, cacheKey?: string) => Promise<CellResult['status'] | undefined> {
   const assumedOutput = options.assumedMaxOutputTokens ?? 4096;
   const adapterOf = adapterCache(options.adapterFor ?? defaultAdapterFactory);
   const writeResult = groupCommitter(store);
   const { costOf } = options;
 
-  return async (index) => {
+  return async (index, cacheKey) => {
     if (tally.stopped) return;
     const key = cells.uniqueKeys[index]!;
     const request = cells.uniqueRequests[index]!;
@@ -159,6 +208,8 @@ function cellRunner(
         sleep: options.sleep,
         ...(options.random ? { random: options.random } : {}),
         costOf,
+        ...(cacheKey === undefined ? {} : { cacheKey }),
+        ...(options.cache?.cacheTtl === undefined ? {} : { cacheTtl: options.cache.cacheTtl }),
       });
     } finally {
       tally.inFlight -= 1;
@@ -181,5 +232,6 @@ function cellRunner(
     }
     tally.finish(outcome);
     options.onProgress?.(tally.snapshot({ key, status: outcome.status, cached: false }));
+    return outcome.status;
   };
 }
