@@ -1,9 +1,10 @@
 import type Database from 'better-sqlite3';
 import { InputError } from '../core/errors.js';
+import { migrateBatchJobs } from './batch-jobs.js';
 
 /** Marks a SQLite file as an echolens store (`PRAGMA application_id`, "ECLS"). */
 export const APPLICATION_ID = 0x45434c53;
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 const SCHEMA_V1 = `
 CREATE TABLE meta (
@@ -63,6 +64,8 @@ CREATE INDEX run_cells_order ON run_cells (run_id, ordinal);
 const MIGRATIONS: ReadonlyArray<(db: Database.Database) => void> = [
   // 1 → 2: tool calls a model emitted (JSON array), for requests that offer tools.
   (db) => db.exec('ALTER TABLE cells ADD COLUMN tool_calls TEXT'),
+  // 2 → 3: provider batch jobs (--batch) and the cells each holds (src/store/batch-jobs.ts).
+  migrateBatchJobs,
 ];
 
 /** Creates the schema in an empty file, migrates an older one, refuses a foreign or newer one. */
