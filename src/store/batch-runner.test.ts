@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAdapter } from '../models/index.js';
+import { type BatchClient, createAdapter, createBatchClient } from '../models/index.js';
 import { type FakeBatchOptions, type FakeBatchServer, lastUserText, startFakeBatch } from '../models/testing/index.js';
 import type { TokenUsage } from '../models/types.js';
 import { BatchJobs } from './batch-jobs.js';
@@ -209,6 +209,23 @@ describe('--batch runner', () => {
     expect(summary).toMatchObject({ done: submitted, pending: 10 - submitted });
     expect(summary.spendUsd).toBeLessThanOrEqual(0.0005);
     store.close();
+  });
+
+  it('splits a model’s cells at the provider’s line limit and at --max-batch-bytes', async () => {
+    const server = await fake({ provider: 'anthropic' });
+    const specs = makeSpecs(5, `anthropic:model-x@${server.baseURL}`);
+    const { store, runId } = openRun(storeFile());
+    const summary = await runCellsBatch(store, runId, specs, {
+      ...batchOptions,
+      batchClientFor: (endpoint) => Object.assign(Object.create(createBatchClient(endpoint)) as BatchClient, { maxLines: 2 }),
+    });
+    expect(summary).toMatchObject({ done: 5 });
+    expect(server.batches.map((b) => b.customIds.length)).toEqual([2, 2, 1]);
+    const bySize = openRun(storeFile());
+    await runCellsBatch(bySize.store, bySize.runId, makeSpecs(3, `anthropic:model-y@${server.baseURL}`), { ...batchOptions, maxBatchBytes: 10 });
+    expect(server.batches.slice(3).map((b) => b.customIds.length)).toEqual([1, 1, 1]);
+    store.close();
+    bySize.store.close();
   });
 
   it('stops with the provider’s auth error when the batch endpoint refuses the key', async () => {

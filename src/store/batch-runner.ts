@@ -19,6 +19,11 @@ export interface RunCellsBatchOptions extends RunCellsOptions {
   batchClientFor?: (endpoint: BatchEndpoint) => BatchClient;
   /** One-line notices: online fallback, job submitted, per-job counts while polling. */
   notify?: (line: string) => void;
+  /**
+   * Largest batch echolens builds, in bytes of request bodies (default 100 MB, below both
+   * providers' limits): the whole batch is held in memory while it is uploaded.
+   */
+  maxBatchBytes?: number;
 }
 
 type BatchModule = typeof import('../models/batch/index.js');
@@ -184,6 +189,7 @@ export async function runCellsBatch(
       break;
     }
     const price = batchCostFn(opened.provider);
+    const maxBytes = Math.min(opened.client.maxBytes, options.maxBatchBytes ?? 100 * 1024 * 1024);
     let chunk: Array<{ key: string; body: Record<string, unknown> }> = [];
     let chunkBytes = 0;
     const flush = async () => {
@@ -221,11 +227,12 @@ export async function runCellsBatch(
         }
         const wire = await batch.wireRequestOf(request, env);
         const bytes = Buffer.byteLength(JSON.stringify(wire.body)) + 200;
-        if (chunk.length >= opened.client.maxLines || chunkBytes + bytes > opened.client.maxBytes) await flush();
+        if (chunk.length >= opened.client.maxLines || (chunk.length > 0 && chunkBytes + bytes > maxBytes)) await flush();
         chunk.push({ key, body: wire.body });
         chunkBytes += bytes;
       }
-      if (!options.hardSignal?.aborted) await flush();
+      // An interrupt submits nothing more; a budget stop still submits the cells it reserved.
+      if (stopReason === null || stopReason === 'budget') await flush();
     } catch (error) {
       if (error instanceof BatchStop) {
         stop(error.reason, error.message, error.kind);
