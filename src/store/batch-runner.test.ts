@@ -228,6 +228,25 @@ describe('--batch runner', () => {
     bySize.store.close();
   });
 
+  it('a batch that fails as a whole fails its cells with the provider’s reason; the next run submits them again', async () => {
+    const server = await fake({ provider: 'openai', failBatches: { code: 'token_limit_exceeded', message: 'Enqueued token limit reached' } });
+    const specs = makeSpecs(3, `openai:model-x@${server.baseURL}`);
+    const file = storeFile();
+    const first = openRun(file);
+    const summary = await runCellsBatch(first.store, first.runId, specs, batchOptions);
+    expect(summary).toMatchObject({ done: 0, failed: 3 });
+    expect(summary.results.every((r) => r.errorClass === 'batch_failed')).toBe(true);
+    expect(summary.results[0]!.errorMessage).toMatch(/token_limit_exceeded: Enqueued token limit reached/);
+    expect(new BatchJobs(first.store.db).all().map((j) => j.status)).toEqual(['failed']);
+    first.store.close();
+    expect(server.batches).toHaveLength(1);
+    const second = openRun(file);
+    await runCellsBatch(second.store, second.runId, specs, batchOptions);
+    expect(server.batches).toHaveLength(2);
+    expect([...server.submissions.values()]).toEqual([2, 2, 2]);
+    second.store.close();
+  });
+
   it('stops with the provider’s auth error when the batch endpoint refuses the key', async () => {
     const server = await fake({ provider: 'openai', apiKey: 'the-right-key-1234' });
     const specs = makeSpecs(2, `openai:model-x@${server.baseURL}`);

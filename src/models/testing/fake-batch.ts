@@ -22,6 +22,8 @@ export interface FakeBatchOptions extends FakeServerOptions {
   pollsUntilDone?: number;
   /** Per line (default: every line answered). */
   lineOutcome?: (customId: string, body: Record<string, unknown>) => FakeLineOutcome;
+  /** OpenAI only: batches fail as a whole at validation with this error (code and message). */
+  failBatches?: { code: string; message: string };
 }
 
 export interface FakeBatchRecord {
@@ -48,6 +50,7 @@ export interface FakeBatchServer {
 
 interface Batch extends FakeBatchRecord {
   lines: Array<{ customId: string; body: Record<string, unknown> }>;
+  failure?: { code: string; message: string };
   createdAt: number;
   results?: { output: string[]; errors: string[]; anthropic: string[]; succeeded: number; failed: number; expired: boolean };
 }
@@ -136,17 +139,21 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
 
   const poll = async (batch: Batch) => {
     batch.polls += 1;
+    if (batch.failure) {
+      batch.ended = true;
+      return;
+    }
     if (!batch.ended && batch.polls > pollsUntilDone) await processBatch(batch);
   };
 
   const openAIBatch = (batch: Batch) => {
     const r = batch.results;
-    const status = !batch.ended ? (batch.polls === 0 ? 'validating' : 'in_progress') : r?.expired ? 'expired' : 'completed';
+    const status = batch.failure && batch.ended ? 'failed' : !batch.ended ? (batch.polls === 0 ? 'validating' : 'in_progress') : r?.expired ? 'expired' : 'completed';
     return {
       id: batch.id,
       object: 'batch',
       endpoint: '/v1/chat/completions',
-      errors: null,
+      errors: batch.failure && batch.ended ? { object: 'list', data: [{ code: batch.failure.code, message: batch.failure.message, line: null, param: null }] } : null,
       input_file_id: `file-in-${batch.id}`,
       completion_window: '24h',
       status,
@@ -230,6 +237,7 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
           return;
         }
         const batch = register(lines.map((l) => ({ customId: l.custom_id, body: l.body })));
+        if (options.failBatches) batch.failure = options.failBatches;
         send(res, 200, openAIBatch(batch));
         return;
       }
