@@ -184,6 +184,30 @@ describe('--batch runner', () => {
     store.close();
   });
 
+  it('on start collects the open jobs of this run and of its cells, and leaves other runs’ jobs alone', async () => {
+    const server = await fake({ provider: 'openai', pollsUntilDone: 100 });
+    const file = storeFile();
+    const { store, runId } = openRun(file);
+    const other = store.createRun(TEST_MANIFEST, { id: 'other-run' });
+    const controller = new AbortController();
+    const notify = (line: string) => {
+      if (line.startsWith('batch: submitted')) controller.abort();
+    };
+    // Another run leaves a job open (stopped while it waited).
+    await runCellsBatch(store, other, makeSpecs(2, `openai:other@${server.baseURL}`), { ...batchOptions, signal: controller.signal, notify });
+    expect(new BatchJobs(store.db).open()).toHaveLength(1);
+    const otherPolls = server.batches[0]!.polls;
+    const summary = await runCellsBatch(store, runId, makeSpecs(2, `openai:mine@${server.baseURL}`), batchOptions);
+    expect(summary).toMatchObject({ done: 2 });
+    expect(server.batches[0]!.polls).toBe(otherPolls);
+    const jobs = new BatchJobs(store.db).all();
+    expect(jobs.map((j) => [j.runId, j.status])).toEqual([
+      ['other-run', 'submitted'],
+      ['batch-test', 'collected'],
+    ]);
+    store.close();
+  });
+
   it('runs cells of providers without a batch API online, with a one-line notice', async () => {
     const server = await fake({ provider: 'anthropic' });
     const specs: CellSpec[] = [...makeSpecs(2, `anthropic:model-x@${server.baseURL}`), ...makeSpecs(3, 'sim:echo')];

@@ -135,8 +135,10 @@ export async function runCellsBatch(
     return { client: clientFor(endpoint), provider: endpoint.provider };
   };
 
-  // 1. Jobs an earlier (perhaps killed) run left open are collected first.
+  // 1. Jobs an earlier (perhaps killed) run left open are collected first: those of this run
+  // and those holding a cell of this plan (another run's unrelated jobs are left to that run).
   for (const job of jobs.open()) {
+    if (job.runId !== runId && !job.keys.some((key) => inPlan.has(key))) continue;
     if (job.batchId === null) {
       jobs.finish(job.id, 'abandoned', 'no batch id was recorded: the process stopped inside the create call');
       notify(`batch: job ${job.id} (${job.model}) has no provider batch id; its ${job.keys.length} cells are released`);
