@@ -5,8 +5,8 @@ import { costOf, loadPriceTable } from '../models/prices.js';
 import type { ChatMessage } from '../models/types.js';
 import { type InterruptSignals, interruptSignals } from '../store/interrupt.js';
 import { createProgressReporter } from '../store/progress.js';
-import { openStore, type RunStore } from '../store/run-store.js';
 import { runCellsBatch } from '../store/batch-runner.js';
+import { openStore, type RunStore } from '../store/run-store.js';
 import { type RunCellsOptions, type RunCellsResult, runCells } from '../store/runner.js';
 import type { CellResult, CellSpec, RunManifest } from '../store/types.js';
 
@@ -97,12 +97,18 @@ export async function runStage(
     runtime.requestsPerMinute || runtime.tokensPerMinute
       ? { '*': { requestsPerMinute: runtime.requestsPerMinute, tokensPerMinute: runtime.tokensPerMinute } }
       : undefined;
-  const batch = runtime.batch === true ? {
-    ...(runtime.pollIntervalMs !== undefined ? { pollIntervalMs: runtime.pollIntervalMs } : {}),
-    notify: (line: string) => void process.stderr.write(`${line}\n`),
-  } : undefined;
+  // --batch: the same options, plus the poll interval and one-line notices on stderr.
+  const batch =
+    runtime.batch === true
+      ? {
+          ...(runtime.pollIntervalMs !== undefined ? { pollIntervalMs: runtime.pollIntervalMs } : {}),
+          notify: (line: string) => void process.stderr.write(`${line}\n`),
+        }
+      : undefined;
+  const run = batch
+    ? (s: RunStore, r: string, c: readonly CellSpec[], o: RunCellsOptions) => runCellsBatch(s, r, c, { ...o, ...batch })
+    : runCells;
   try {
-    const run = batch ? (s: RunStore, r: string, c: readonly CellSpec[], o: RunCellsOptions) => runCellsBatch(s, r, c, { ...o, ...batch }) : runCells;
     const result = await run(store, runId, specs, {
       ...(runtime.concurrency ? { concurrency: runtime.concurrency } : {}),
       ...(limits ? { limits } : {}),

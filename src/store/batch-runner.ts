@@ -240,6 +240,11 @@ export async function runCellsBatch(
         stop(error.reason, error.message, error.kind);
         break;
       }
+      // A request the adapter cannot build (e.g. a bad model reference) stops the run like a fatal burst.
+      if (error instanceof ModelCallError) {
+        stop('fatal', `${model}: ${error.message}`, error.kind);
+        break;
+      }
       throw error;
     }
   }
