@@ -271,6 +271,20 @@ describe('--batch runner', () => {
     second.store.close();
   });
 
+  for (const provider of ['openai', 'anthropic'] as const) {
+    it(`${provider}: a failed results download is tried again at the next poll`, async () => {
+      const server = await fake({ provider, failResultDownloads: 2 });
+      const specs = makeSpecs(3, `${provider}:model-x@${server.baseURL}`);
+      const { store, runId } = openRun(storeFile());
+      const notes: string[] = [];
+      const summary = await runCellsBatch(store, runId, specs, { ...batchOptions, notify: (line) => notes.push(line) });
+      expect(summary).toMatchObject({ status: 'done', done: 3 });
+      expect(notes.filter((n) => n.includes('reading the results'))).toHaveLength(2);
+      expect(server.batches).toHaveLength(1);
+      store.close();
+    });
+  }
+
   it('stops with the provider’s auth error when the batch endpoint refuses the key', async () => {
     const server = await fake({ provider: 'openai', apiKey: 'the-right-key-1234' });
     const specs = makeSpecs(2, `openai:model-x@${server.baseURL}`);

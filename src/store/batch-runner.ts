@@ -346,7 +346,20 @@ export async function runCellsBatch(
         }
         if (state.ended) {
           jobs.finish(open.job.id, 'ended');
-          await collect(open, state);
+          try {
+            await collect(open, state);
+          } catch (error) {
+            // The job stays `ended` in the store: the next poll (or the next run) collects it again.
+            if (options.hardSignal?.aborted) break;
+            open.errors += 1;
+            const kind = kindOf(error);
+            if (!RETRYABLE_KINDS.has(kind as never) || open.errors >= 5) {
+              stop('fatal', `reading the results of ${open.provider} batch ${open.job.batchId} failed: ${(error as Error).message}`, kind);
+              break;
+            }
+            notify(`batch: reading the results of ${open.job.batchId} failed (${(error as Error).message}); trying again`);
+            continue;
+          }
           active.splice(active.indexOf(open), 1);
           options.onProgress?.(snapshot());
         }

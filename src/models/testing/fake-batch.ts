@@ -22,6 +22,8 @@ export interface FakeBatchOptions extends FakeServerOptions {
   pollsUntilDone?: number;
   /** Per line (default: every line answered). */
   lineOutcome?: (customId: string, body: Record<string, unknown>) => FakeLineOutcome;
+  /** The first n result downloads (OpenAI file content, Anthropic results) answer 500. */
+  failResultDownloads?: number;
   /** OpenAI only: batches fail as a whole at validation with this error (code and message). */
   failBatches?: { code: string; message: string };
 }
@@ -59,6 +61,13 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
   const online = options.provider === 'openai' ? await startFakeOpenAI(options) : await startFakeAnthropic(options);
   const pollsUntilDone = options.pollsUntilDone ?? 1;
   let lineOutcome = options.lineOutcome;
+  let resultFaults = options.failResultDownloads ?? 0;
+  const resultFault = (res: ServerResponse): boolean => {
+    if (resultFaults <= 0) return false;
+    resultFaults -= 1;
+    send(res, 500, { error: { message: 'fake results outage', type: 'server_error' } });
+    return true;
+  };
   const requests: FakeBatchServer['requests'] = [];
   const batches: Batch[] = [];
   const files = new Map<string, string>();
@@ -251,6 +260,7 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
       }
       const fileMatch = /^\/files\/([^/]+)\/content$/.exec(sub);
       if (method === 'GET' && fileMatch) {
+        if (resultFault(res)) return;
         const content = files.get(decodeURIComponent(fileMatch[1]!));
         if (content === undefined) return notFound(res, 'file');
         send(res, 200, content, 'application/octet-stream');
@@ -272,6 +282,7 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
       if (method === 'GET' && resultsMatch) {
         const batch = batches.find((b) => b.id === decodeURIComponent(resultsMatch[1]!));
         if (!batch?.results) return notFound(res, 'results');
+        if (resultFault(res)) return;
         send(res, 200, `${batch.results.anthropic.join('\n')}\n`, 'application/x-jsonl');
         return;
       }
