@@ -38,6 +38,11 @@ export async function runAuditCommand<C, I, K, R, X>(audit: Audit<C, I, K, R, X>
   const checked = audit.preflight ? await audit.preflight(config, runtime) : { input: await audit.prepare(config) };
   if (flags.dryRun) {
     process.stdout.write(`${audit.dryRun(config, checked.input, priceFile).lines.join('\n')}\n`);
+    if (flags.batch) {
+      process.stdout.write(
+        '--batch: cells of openai: and anthropic: models are billed at half the figures above (batch price); other providers run online\n',
+      );
+    }
     return null;
   }
   const run = await runAudit(audit, config, flags.db, { input: checked.input, runtime });

@@ -81,6 +81,12 @@ describe('persona run --batch', { timeout: 120_000 }, () => {
     });
   }
 
+  it('a dry run with --batch says what the batch price changes', async () => {
+    const dry = await runCliInProcess(['persona', 'run', '--session', SESSION, '--target', 'sim:persona', '--judge', 'sim:judge', '--dry-run', '--batch']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toMatch(/--batch: cells of openai: and anthropic: models are billed at half the figures above/);
+  });
+
   it('--poll-interval must be positive and --batch is in every run command’s help', async () => {
     const bad = await runCliInProcess(['persona', 'run', '--session', SESSION, '--target', 'sim:persona', '--batch', '--poll-interval', '0']);
     expect(bad.code).toBe(2);
