@@ -13,6 +13,10 @@ export interface AuditRunFlags {
   /** `--prices` (the one name); `priceFile` is the old `--price-file`, kept as an alias. */
   prices?: string;
   priceFile?: string;
+  /** `--batch`: submit OpenAI / Anthropic cells as provider batch jobs (half price, hours not seconds). */
+  batch?: boolean;
+  /** `--poll-interval <s>`: seconds between polls of open batch jobs. */
+  pollInterval?: number;
 }
 
 /**
@@ -28,10 +32,17 @@ export async function runAuditCommand<C, I, K, R, X>(audit: Audit<C, I, K, R, X>
     ...(flags.concurrency ? { concurrency: flags.concurrency } : {}),
     ...(flags.maxCost ? { maxCostUsd: flags.maxCost } : {}),
     ...(priceFile ? { priceFile } : {}),
+    ...(flags.batch ? { batch: true } : {}),
+    ...(flags.pollInterval !== undefined ? { pollIntervalMs: flags.pollInterval * 1000 } : {}),
   };
   const checked = audit.preflight ? await audit.preflight(config, runtime) : { input: await audit.prepare(config) };
   if (flags.dryRun) {
     process.stdout.write(`${audit.dryRun(config, checked.input, priceFile).lines.join('\n')}\n`);
+    if (flags.batch) {
+      process.stdout.write(
+        '--batch: cells of openai: and anthropic: models are billed at half the figures above (batch price); other providers run online\n',
+      );
+    }
     return null;
   }
   const run = await runAudit(audit, config, flags.db, { input: checked.input, ...(checked.specs ? { specs: checked.specs } : {}), runtime });

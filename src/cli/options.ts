@@ -31,3 +31,8 @@ export function emit(text: string, out?: string): void {
 export function materialsFlag(value: string): string {
   return value === 'echolens' ? value : resolve(process.cwd(), value);
 }
+
+/** `--batch` and `--poll-interval`, shared by every command that runs cells. */
+export const BATCH_FLAG_HELP =
+  'submit OpenAI and Anthropic cells through their batch APIs (half price, results within 24 h; other providers run online); re-run the same command to collect after a stop';
+export const POLL_INTERVAL_HELP = 'with --batch: seconds between status polls of open batch jobs (default 30)';

@@ -6,6 +6,7 @@ import type { ChatMessage } from '../models/types.js';
 import { type InterruptSignals, interruptSignals } from '../store/interrupt.js';
 import { createProgressReporter } from '../store/progress.js';
 import '../store/replay.js';
+import { runCellsBatch } from '../store/batch-runner.js';
 import { openStore, type RunStore } from '../store/run-store.js';
 import { type RunCellsOptions, type RunCellsResult, runCells } from '../store/runner.js';
 import type { CellResult, CellSpec, RunManifest } from '../store/types.js';
@@ -73,6 +74,10 @@ export interface StageRuntime {
   timeoutMs?: number;
   /** Prompt-cache settings (config `limits.cacheTtl`, `limits.promptCacheKey`). */
   cache?: RunCellsOptions['cache'];
+  /** `--batch`: OpenAI / Anthropic cells go through the providers' batch APIs (src/store/batch-runner.ts). */
+  batch?: boolean;
+  /** `--poll-interval`: time between polls of open batch jobs (ms). */
+  pollIntervalMs?: number;
 }
 
 /** Builds adapters whose every attempt ends after `timeoutMs` (a hung endpoint is a timeout, retried). */
@@ -95,8 +100,19 @@ export async function runStage(
     runtime.requestsPerMinute || runtime.tokensPerMinute
       ? { '*': { requestsPerMinute: runtime.requestsPerMinute, tokensPerMinute: runtime.tokensPerMinute } }
       : undefined;
+  // --batch: the same options, plus the poll interval and one-line notices on stderr.
+  const batch =
+    runtime.batch === true
+      ? {
+          ...(runtime.pollIntervalMs !== undefined ? { pollIntervalMs: runtime.pollIntervalMs } : {}),
+          notify: (line: string) => void process.stderr.write(`${line}\n`),
+        }
+      : undefined;
+  const run = batch
+    ? (s: RunStore, r: string, c: readonly CellSpec[], o: RunCellsOptions) => runCellsBatch(s, r, c, { ...o, ...batch })
+    : runCells;
   try {
-    const result = await runCells(store, runId, specs, {
+    const result = await run(store, runId, specs, {
       ...(runtime.concurrency ? { concurrency: runtime.concurrency } : {}),
       ...(limits ? { limits } : {}),
       ...(runtime.maxCostUsd !== undefined ? { maxCostUsd: runtime.maxCostUsd } : {}),

@@ -41,6 +41,12 @@ export interface AdapterOptions {
   stallTimeoutMs?: number;
   /** Stream even when no `onDelta` is given (stall detection on long generations). */
   stream?: boolean;
+  /**
+   * The HTTP client the SDK uses (default: the global fetch). The batch path passes one that
+   * records the request body instead of sending it, or answers with a stored batch result,
+   * so batch bodies and their parsing are exactly the online ones.
+   */
+  fetch?: typeof globalThis.fetch;
 }
 
 // The SDK would print its warnings to the console; we return them with the response instead.
@@ -194,7 +200,7 @@ export class AiSdkAdapter implements ModelAdapter {
     }
     if (params.providerOptions !== undefined) Object.assign(extraBody, params.providerOptions);
 
-    const fetchWithExtras = Object.keys(extraBody).length === 0 ? undefined : mergeBodyFetch(extraBody);
+    const fetchWithExtras = Object.keys(extraBody).length === 0 ? this.options.fetch : mergeBodyFetch(extraBody, this.options.fetch);
     const model = this.languageModel(fetchWithExtras);
     const cacheControl = callOptions.cacheTtl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
     const messages = request.messages.map((message): ModelMessage => {
@@ -442,16 +448,16 @@ export function mapFinishReason(reason: string | undefined): FinishReason {
 }
 
 /** A fetch that adds fields to the JSON request body verbatim (provider-specific parameters). */
-function mergeBodyFetch(extra: Record<string, unknown>): typeof globalThis.fetch {
+function mergeBodyFetch(extra: Record<string, unknown>, base: typeof globalThis.fetch = globalThis.fetch): typeof globalThis.fetch {
   return (input, init) => {
     if (init !== undefined && typeof init.body === 'string') {
       try {
         const body = JSON.parse(init.body) as Record<string, unknown>;
-        return globalThis.fetch(input, { ...init, body: JSON.stringify({ ...body, ...extra }) });
+        return base(input, { ...init, body: JSON.stringify({ ...body, ...extra }) });
       } catch {
         // Not a JSON body: send it untouched.
       }
     }
-    return globalThis.fetch(input, init);
+    return base(input, init);
   };
 }

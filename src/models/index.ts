@@ -37,3 +37,13 @@ export {
 export type { CallWithRetryOptions, RetryEvent, RetryPolicy, RetryResult, SleepFn } from './retry.js';
 export { createEmbedder, isEmbeddingModelRef } from './embeddings.js';
 export type { EmbedderOptions, TextEmbedder } from './embeddings.js';
+export {
+  BATCH_DISCOUNT,
+  batchCost,
+  batchEndpointOf,
+  batchProviderOf,
+  createBatchClient,
+  decodeWireResponse,
+  wireRequestOf,
+} from './batch/index.js';
+export type { BatchClient, BatchEndpoint, BatchLine, BatchLineResult, BatchProvider, BatchState, WireRequest } from './batch/index.js';

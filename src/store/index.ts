@@ -23,3 +23,7 @@ export type { ProgressReporter, ProgressReporterOptions } from './progress.js';
 export { createReplayAdapter } from './replay.js';
 export { interruptSignals } from './interrupt.js';
 export type { InterruptSignals } from './interrupt.js';
+export { runCellsBatch } from './batch-runner.js';
+export type { RunCellsBatchOptions } from './batch-runner.js';
+export { BatchJobs, migrateBatchJobs } from './batch-jobs.js';
+export type { BatchJob, BatchJobStatus } from './batch-jobs.js';

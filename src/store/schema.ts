@@ -1,9 +1,10 @@
 import type Database from 'better-sqlite3';
 import { InputError } from '../core/errors.js';
+import { migrateBatchJobs } from './batch-jobs.js';
 
 /** Marks a SQLite file as an echolens store (`PRAGMA application_id`, "ECLS"). */
 export const APPLICATION_ID = 0x45434c53;
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 /** The oldest schema a read-only handle reads without migrating (later versions only add tables/columns it can do without). */
 export const READABLE_WITHOUT_MIGRATION = 2;
 
@@ -68,6 +69,8 @@ const MIGRATIONS: ReadonlyArray<(db: Database.Database) => void> = [
   // 2 → 3: long request parts stored once, content-addressed (blobs.ts); cells refer to them.
   // Cells written before keep their full request JSON, which reads unchanged.
   (db) => db.exec('CREATE TABLE IF NOT EXISTS blobs (hash TEXT PRIMARY KEY, body TEXT NOT NULL)'),
+  // 3 → 4: provider batch jobs (--batch) and the cells each holds (src/store/batch-jobs.ts).
+  migrateBatchJobs,
 ];
 
 /** Creates the schema in an empty file, migrates an older one, refuses a foreign or newer one. */

@@ -12,7 +12,7 @@ import {
 import { CONTINUATION_NULL_SIM, CONTINUATION_SIM, SIM_PROFILES } from '../../continuation/sim.js';
 import { openStore } from '../../store/run-store.js';
 import { runAuditCommand } from '../audit-run.js';
-import { collect, emit, positiveNumber } from '../options.js';
+import { BATCH_FLAG_HELP, collect, emit, POLL_INTERVAL_HELP, positiveNumber } from '../options.js';
 
 function formatOf(value: string): 'md' | 'json' {
   if (value !== 'md' && value !== 'json') throw new InvalidArgumentError('--format', `must be md or json, got "${value}"`);
@@ -41,6 +41,8 @@ export function registerContinuation(program: Command): void {
     .option('--dry-run', 'print the cutpoints and the number of cells; call nothing')
     .option('--concurrency <n>', 'concurrent calls per provider', positiveNumber('--concurrency'))
     .option('--max-cost <usd>', 'stop before spending more than this', positiveNumber('--max-cost'))
+    .option('--batch', BATCH_FLAG_HELP)
+    .option('--poll-interval <s>', POLL_INTERVAL_HELP, positiveNumber('--poll-interval'))
     .option('--report <file>', 'also write the Markdown report here when the run completes')
     .addHelpText(
       'after',
@@ -62,6 +64,8 @@ export function registerContinuation(program: Command): void {
         ...(options.dryRun ? { dryRun: true } : {}),
         ...(options.concurrency ? { concurrency: options.concurrency } : {}),
         ...(options.maxCost ? { maxCost: options.maxCost } : {}),
+        ...(options.batch ? { batch: true } : {}),
+        ...(options.pollInterval ? { pollInterval: options.pollInterval } : {}),
       });
       if (run === null) return;
       if (options.report) {

@@ -36,7 +36,7 @@ import {
 import { calibrateMemoryDesign, type MemoryCalibration } from '../../memory-drift/calibrate.js';
 import { type RateWithError, withinNominal } from '../../stats/calibration.js';
 import { openStore } from '../../store/run-store.js';
-import { collect, emit, materialsFlag, positiveNumber } from '../options.js';
+import { BATCH_FLAG_HELP, collect, emit, materialsFlag, POLL_INTERVAL_HELP, positiveNumber } from '../options.js';
 
 
 function positiveInteger(name: string) {
@@ -253,6 +253,8 @@ export function registerMemory(program: Command): void {
     .option('--questions-limit <n>', 'use only the first n questions (after the config’s filters)', positiveInteger('--questions-limit'))
     .option('--concurrency <n>', 'concurrent calls per provider', positiveInteger('--concurrency'))
     .option('--max-cost <usd>', 'stop before spending more than this', positiveNumber('--max-cost'))
+    .option('--batch', BATCH_FLAG_HELP)
+    .option('--poll-interval <s>', POLL_INTERVAL_HELP, positiveNumber('--poll-interval'))
     .option('--prices <file>', 'prices overriding the built-in table (JSON or YAML)')
     .addOption(new Option('--price-file <file>', 'old name of --prices').hideHelp())
     .option('--materials <source>', 'texts to send: echolens (default) or the path of a local clone of the authors\u2019 DriftLens repository')

@@ -3,7 +3,7 @@ import { type Command, Option } from 'commander';
 import { runAuditCommand } from '../audit-run.js';
 import { personaHeadlines } from '../headline.js';
 import { reportEnvelope } from '../report-envelope.js';
-import { collect, emit, materialsFlag, positiveNumber } from '../options.js';
+import { BATCH_FLAG_HELP, collect, emit, materialsFlag, POLL_INTERVAL_HELP, positiveNumber } from '../options.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { openStore } from '../../store/run-store.js';
 import { renderPersonaMarkdown } from '../../persona-drift/report-markdown.js';
@@ -40,6 +40,8 @@ export function registerPersona(program: Command): void {
     .option('--session <file>', 'replace the sessions with this transcript; repeatable', collect, [])
     .option('--concurrency <n>', 'concurrent calls per provider', positiveNumber('--concurrency'))
     .option('--max-cost <usd>', 'stop before spending more than this', positiveNumber('--max-cost'))
+    .option('--batch', BATCH_FLAG_HELP)
+    .option('--poll-interval <s>', POLL_INTERVAL_HELP, positiveNumber('--poll-interval'))
     .option('--prices <file>', 'prices overriding the built-in table (JSON or YAML)')
     .addOption(new Option('--price-file <file>', 'old name of --prices').hideHelp())
     .option('--materials <source>', 'texts to send: echolens (default) or the path of a local clone of the authors\u2019 ContextEcho repository')

@@ -14,3 +14,5 @@ export type {
 } from './fake-server.js';
 export { fakeEmbedding, startFakeEmbeddings } from './fake-embeddings.js';
 export type { FakeEmbeddingsOptions } from './fake-embeddings.js';
+export { startFakeBatch } from './fake-batch.js';
+export type { FakeBatchOptions, FakeBatchRecord, FakeBatchServer, FakeLineOutcome } from './fake-batch.js';

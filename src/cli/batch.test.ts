@@ -1,0 +1,100 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { packageRoot } from '../core/version.js';
+import { type FakeBatchServer, lastUserText, startFakeBatch } from '../models/testing/index.js';
+import { BatchJobs } from '../store/batch-jobs.js';
+import { openStore } from '../store/run-store.js';
+import { runCliInProcess } from './testing/run-cli.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'echolens-cli-batch-'));
+const SESSION = join(packageRoot(), 'data', 'demo', 'claude-session.jsonl');
+const env = { OPENAI_API_KEY: 'sk-cli-batch-test-0001', ANTHROPIC_API_KEY: 'ak-cli-batch-test-0002' };
+const servers: FakeBatchServer[] = [];
+afterAll(async () => {
+  for (const server of servers) await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Target cells of a persona run: text, usage and cost per key. */
+function targetCells(db: string, provider: string) {
+  const store = openStore(db, { readonly: true });
+  try {
+    const run = store.listRuns()[0]!;
+    return store
+      .cellsOfRun(run.id)
+      .filter((cell) => cell.request.model.startsWith(`${provider}:`))
+      .map((cell) => ({ key: cell.key, status: cell.result.status, text: cell.result.text, usage: cell.result.usage, cost: cell.result.costUsd ?? Number.NaN }));
+  } finally {
+    store.close();
+  }
+}
+
+describe('persona run --batch', { timeout: 120_000 }, () => {
+  const cases = [
+    { provider: 'openai', model: 'gpt-4.1-mini', batchId: 'batch_fake_0', usage: undefined },
+    // Anthropic with prompt-cache reads and writes in the usage: the discount applies to every token class.
+    { provider: 'anthropic', model: 'claude-sonnet-4-5', batchId: 'msgbatch_fake_0', usage: { inputTokens: 4000, cachedInputTokens: 3000, cacheWriteTokens: 500, outputTokens: 60 } },
+  ] as const;
+  for (const c of cases) {
+    it(`${c.provider}: runs the target cells as one batch, the sim judge online, and records them as an online run would at half the cost`, async () => {
+      const server = await startFakeBatch({
+        provider: c.provider,
+        respond: (request) => ({ text: `I am a coding assistant. (${lastUserText(request).length})`, ...(c.usage ? { usage: c.usage } : {}) }),
+      });
+      servers.push(server);
+      const target = `${c.provider}:${c.model}@${server.baseURL}`;
+      const args = (db: string) => ['persona', 'run', '--session', SESSION, '--target', target, '--judge', 'sim:judge', '--set', 'positions=[{uniform: 2}]', '--db', db];
+
+      const onlineDb = join(dir, `${c.provider}-online.db`);
+      const online = await runCliInProcess(args(onlineDb), env);
+      expect(online.code, online.stderr).toBe(0);
+
+      const batchDb = join(dir, `${c.provider}-batch.db`);
+      const batched = await runCliInProcess([...args(batchDb), '--batch', '--poll-interval', '0.01'], env);
+      expect(batched.code, batched.stderr).toBe(0);
+      expect(batched.stderr).toMatch(new RegExp(`batch: submitted ${c.provider} batch ${c.batchId} \\(${c.provider}:${c.model.replace(/\./g, '\\.')}@.*, 20 cells\\)`));
+      expect(batched.stderr).toMatch(/--batch: sim:judge has no batch API; running \d+ cells online/);
+      expect(batched.stderr).not.toContain(env.OPENAI_API_KEY);
+      expect(batched.stderr).not.toContain(env.ANTHROPIC_API_KEY);
+
+      expect(server.batches).toHaveLength(1);
+      expect([...server.submissions.values()].every((n) => n === 1)).toBe(true);
+      const a = targetCells(onlineDb, c.provider);
+      const b = targetCells(batchDb, c.provider);
+      expect(a).toHaveLength(20);
+      expect(b.map(({ key, status, text, usage }) => ({ key, status, text, usage }))).toEqual(a.map(({ key, status, text, usage }) => ({ key, status, text, usage })));
+      const onlineCost = a.reduce((sum, cell) => sum + cell.cost, 0);
+      const batchCost = b.reduce((sum, cell) => sum + cell.cost, 0);
+      expect(onlineCost).toBeGreaterThan(0);
+      expect(batchCost / onlineCost).toBeCloseTo(0.5, 12);
+      process.stderr.write(`persona grid, ${c.provider}:${c.model} (20 target cells): online $${onlineCost.toFixed(6)}, batch $${batchCost.toFixed(6)}, ratio ${(batchCost / onlineCost).toFixed(4)}\n`);
+
+      // The same command again: everything is cached; nothing is submitted.
+      const again = await runCliInProcess([...args(batchDb), '--batch', '--poll-interval', '0.01'], env);
+      expect(again.code, again.stderr).toBe(0);
+      expect(server.batches).toHaveLength(1);
+      const store = openStore(batchDb, { readonly: true });
+      expect(new BatchJobs(store.db).all().map((job) => job.status)).toEqual(['collected']);
+      store.close();
+    });
+  }
+
+  it('a dry run with --batch says what the batch price changes', async () => {
+    const dry = await runCliInProcess(['persona', 'run', '--session', SESSION, '--target', 'sim:persona', '--judge', 'sim:judge', '--dry-run', '--batch']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toMatch(/--batch: cells of openai: and anthropic: models are billed at half the figures above/);
+  });
+
+  it('--poll-interval must be positive and --batch is in every run command’s help', async () => {
+    const bad = await runCliInProcess(['persona', 'run', '--session', SESSION, '--target', 'sim:persona', '--batch', '--poll-interval', '0']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--poll-interval/);
+    for (const group of ['persona', 'memory', 'continuation']) {
+      const help = await runCliInProcess([group, 'run', '--help']);
+      expect(help.stdout).toMatch(/--batch/);
+      expect(help.stdout).toMatch(/--poll-interval <s>/);
+    }
+  });
+});

@@ -1,0 +1,333 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { startFakeAnthropic } from './fake-anthropic.js';
+import { startFakeOpenAI } from './fake-openai.js';
+import type { FakeServer, FakeServerOptions } from './fake-server.js';
+
+/**
+ * A fake batch API on 127.0.0.1 in the wire format of OpenAI's Batch API or
+ * Anthropic's Message Batches, in front of the matching online fake: online
+ * calls (`/chat/completions`, `/messages`) are forwarded to it, and every batch
+ * line is answered by POSTing its body to it, so a batch answer is exactly the
+ * online answer for the same body. Batches stay `in_progress` for a number of
+ * polls, then end; a test can make single lines fail or expire.
+ */
+
+/** What happens to one line: answered normally, an error with a status, or expiry before processing. */
+export type FakeLineOutcome = 'answer' | 'expired' | { status: number; type?: string; message?: string };
+
+export interface FakeBatchOptions extends FakeServerOptions {
+  provider: 'openai' | 'anthropic';
+  /** Status polls a batch answers `in_progress` before it ends (default 1). */
+  pollsUntilDone?: number;
+  /** Per line (default: every line answered). */
+  lineOutcome?: (customId: string, body: Record<string, unknown>) => FakeLineOutcome;
+  /** The first n result downloads (OpenAI file content, Anthropic results) answer 500. */
+  failResultDownloads?: number;
+  /** OpenAI only: batches fail as a whole at validation with this error (code and message). */
+  failBatches?: { code: string; message: string };
+}
+
+export interface FakeBatchRecord {
+  id: string;
+  customIds: string[];
+  polls: number;
+  ended: boolean;
+}
+
+export interface FakeBatchServer {
+  provider: 'openai' | 'anthropic';
+  /** Base URL including `/v1` (online and batch endpoints alike). */
+  baseURL: string;
+  /** The online fake that answers every line (its request log shows each processed line). */
+  online: FakeServer;
+  /** Every HTTP request to the batch endpoints: method and path. */
+  requests: Array<{ method: string; path: string }>;
+  batches: FakeBatchRecord[];
+  /** How many times each custom_id was submitted, over all batches. */
+  submissions: Map<string, number>;
+  setLineOutcome(fn: FakeBatchOptions['lineOutcome']): void;
+  close(): Promise<void>;
+}
+
+interface Batch extends FakeBatchRecord {
+  lines: Array<{ customId: string; body: Record<string, unknown> }>;
+  failure?: { code: string; message: string };
+  createdAt: number;
+  results?: { output: string[]; errors: string[]; anthropic: string[]; succeeded: number; failed: number; expired: boolean };
+}
+
+export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBatchServer> {
+  const online = options.provider === 'openai' ? await startFakeOpenAI(options) : await startFakeAnthropic(options);
+  const pollsUntilDone = options.pollsUntilDone ?? 1;
+  let lineOutcome = options.lineOutcome;
+  let resultFaults = options.failResultDownloads ?? 0;
+  const resultFault = (res: ServerResponse): boolean => {
+    if (resultFaults <= 0) return false;
+    resultFaults -= 1;
+    send(res, 500, { error: { message: 'fake results outage', type: 'server_error' } });
+    return true;
+  };
+  const requests: FakeBatchServer['requests'] = [];
+  const batches: Batch[] = [];
+  const files = new Map<string, string>();
+  const submissions = new Map<string, number>();
+  const sockets = new Set<Socket>();
+  let baseURL = '';
+
+  const send = (res: ServerResponse, status: number, body: unknown, type = 'application/json') => {
+    res.writeHead(status, { 'content-type': type });
+    res.end(typeof body === 'string' ? body : JSON.stringify(body));
+  };
+  const notFound = (res: ServerResponse, what: string) =>
+    send(res, 404, options.provider === 'openai' ? { error: { message: `no ${what}`, type: 'invalid_request_error' } } : { type: 'error', error: { type: 'not_found_error', message: `no ${what}` } });
+
+  const keyOk = (req: IncomingMessage) => {
+    if (options.apiKey === undefined) return true;
+    return options.provider === 'openai' ? req.headers.authorization === `Bearer ${options.apiKey}` : req.headers['x-api-key'] === options.apiKey;
+  };
+
+  const register = (lines: Batch['lines']): Batch => {
+    for (const line of lines) submissions.set(line.customId, (submissions.get(line.customId) ?? 0) + 1);
+    const batch: Batch = { id: `${options.provider === 'openai' ? 'batch' : 'msgbatch'}_fake_${batches.length}`, customIds: lines.map((l) => l.customId), lines, polls: 0, ended: false, createdAt: Math.floor(Date.now() / 1000) };
+    batches.push(batch);
+    return batch;
+  };
+
+  /** Runs every line against the online fake (once, when the batch ends). */
+  const processBatch = async (batch: Batch) => {
+    const out: NonNullable<Batch['results']> = { output: [], errors: [], anthropic: [], succeeded: 0, failed: 0, expired: false };
+    const path = options.provider === 'openai' ? '/chat/completions' : '/messages';
+    for (const [index, line] of batch.lines.entries()) {
+      const outcome = lineOutcome?.(line.customId, line.body) ?? 'answer';
+      let status: number;
+      let body: unknown;
+      if (outcome === 'expired') {
+        out.expired = true;
+        out.failed += 1;
+        if (options.provider === 'openai') {
+          out.errors.push(JSON.stringify({ id: `batch_req_${index}`, custom_id: line.customId, response: null, error: { code: 'batch_expired', message: 'This request could not be executed before the completion window expired.' } }));
+        } else {
+          out.anthropic.push(JSON.stringify({ custom_id: line.customId, result: { type: 'expired' } }));
+        }
+        continue;
+      }
+      if (outcome === 'answer') {
+        const response = await fetch(`${online.baseURL}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${options.apiKey ?? 'k'}`, 'x-api-key': options.apiKey ?? 'k' },
+          body: JSON.stringify(line.body),
+        });
+        status = response.status;
+        body = await response.json();
+      } else {
+        status = outcome.status;
+        const type = outcome.type ?? 'invalid_request_error';
+        const message = outcome.message ?? `fake line error ${outcome.status}`;
+        body = options.provider === 'openai' ? { error: { message, type, param: null, code: null } } : { type: 'error', error: { type, message } };
+      }
+      if (status === 200) out.succeeded += 1;
+      else out.failed += 1;
+      if (options.provider === 'openai') {
+        const record = JSON.stringify({ id: `batch_req_${index}`, custom_id: line.customId, response: { status_code: status, request_id: `req_${index}`, body }, error: null });
+        (status === 200 ? out.output : out.errors).push(record);
+      } else {
+        const result = status === 200 ? { type: 'succeeded', message: body } : { type: 'errored', error: body };
+        out.anthropic.push(JSON.stringify({ custom_id: line.customId, result }));
+      }
+    }
+    // Anthropic does not promise result order: serve them reversed so order is never relied on.
+    out.anthropic.reverse();
+    batch.results = out;
+    batch.ended = true;
+    if (options.provider === 'openai') {
+      if (out.output.length > 0) files.set(`file-out-${batch.id}`, `${out.output.join('\n')}\n`);
+      if (out.errors.length > 0) files.set(`file-err-${batch.id}`, `${out.errors.join('\n')}\n`);
+    }
+  };
+
+  const poll = async (batch: Batch) => {
+    batch.polls += 1;
+    if (batch.failure) {
+      batch.ended = true;
+      return;
+    }
+    if (!batch.ended && batch.polls > pollsUntilDone) await processBatch(batch);
+  };
+
+  const openAIBatch = (batch: Batch) => {
+    const r = batch.results;
+    const status = batch.failure && batch.ended ? 'failed' : !batch.ended ? (batch.polls === 0 ? 'validating' : 'in_progress') : r?.expired ? 'expired' : 'completed';
+    return {
+      id: batch.id,
+      object: 'batch',
+      endpoint: '/v1/chat/completions',
+      errors: batch.failure && batch.ended ? { object: 'list', data: [{ code: batch.failure.code, message: batch.failure.message, line: null, param: null }] } : null,
+      input_file_id: `file-in-${batch.id}`,
+      completion_window: '24h',
+      status,
+      output_file_id: r && r.output.length > 0 ? `file-out-${batch.id}` : null,
+      error_file_id: r && r.errors.length > 0 ? `file-err-${batch.id}` : null,
+      created_at: batch.createdAt,
+      request_counts: { total: batch.lines.length, completed: r?.succeeded ?? 0, failed: r?.failed ?? 0 },
+      metadata: null,
+    };
+  };
+
+  const anthropicBatch = (batch: Batch) => {
+    const r = batch.results;
+    const expired = r ? batch.lines.length - r.succeeded - r.failed : 0;
+    let errored = 0;
+    let expiredCount = 0;
+    for (const line of r?.anthropic ?? []) {
+      const type = (JSON.parse(line) as { result: { type: string } }).result.type;
+      if (type === 'errored') errored += 1;
+      if (type === 'expired') expiredCount += 1;
+    }
+    return {
+      id: batch.id,
+      type: 'message_batch',
+      processing_status: batch.ended ? 'ended' : 'in_progress',
+      request_counts: { processing: batch.ended ? expired : batch.lines.length, succeeded: r?.succeeded ?? 0, errored, canceled: 0, expired: expiredCount },
+      created_at: new Date(batch.createdAt * 1000).toISOString(),
+      ended_at: batch.ended ? new Date().toISOString() : null,
+      results_url: batch.ended ? `${baseURL}/messages/batches/${batch.id}/results` : null,
+    };
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const raw = Buffer.concat(chunks);
+    const method = req.method ?? 'GET';
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const sub = path.replace(/^\/v1/, '');
+    const onlinePath = options.provider === 'openai' ? '/chat/completions' : '/messages';
+    if (method === 'POST' && sub === onlinePath) {
+      // Online call: forward verbatim to the online fake.
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host' && k !== 'content-length') headers[k] = v;
+      const response = await fetch(`${online.baseURL}${onlinePath}`, { method: 'POST', headers, body: raw });
+      res.writeHead(response.status, { 'content-type': response.headers.get('content-type') ?? 'application/json' });
+      res.end(Buffer.from(await response.arrayBuffer()));
+      return;
+    }
+    requests.push({ method, path });
+    if (!keyOk(req)) {
+      send(res, 401, { error: { message: 'invalid api key', type: 'authentication_error' } });
+      return;
+    }
+    if (options.provider === 'openai') {
+      if (method === 'POST' && sub === '/files') {
+        const form = await new Request('http://fake/files', { method: 'POST', headers: { 'content-type': req.headers['content-type'] ?? '' }, body: raw }).formData();
+        const file = form.get('file');
+        if (form.get('purpose') !== 'batch' || !(file instanceof Blob)) {
+          send(res, 400, { error: { message: 'purpose must be batch and file must be given', type: 'invalid_request_error' } });
+          return;
+        }
+        const id = `file-in-${files.size}`;
+        files.set(id, await file.text());
+        send(res, 200, { id, object: 'file', purpose: 'batch', bytes: file.size, filename: 'input.jsonl' });
+        return;
+      }
+      if (method === 'POST' && sub === '/batches') {
+        const body = JSON.parse(raw.toString('utf8')) as { input_file_id?: string; endpoint?: string; completion_window?: string };
+        const content = body.input_file_id === undefined ? undefined : files.get(body.input_file_id);
+        if (content === undefined || body.endpoint !== '/v1/chat/completions' || body.completion_window !== '24h') {
+          send(res, 400, { error: { message: 'bad batch creation', type: 'invalid_request_error' } });
+          return;
+        }
+        const lines = content
+          .split('\n')
+          .filter((l) => l.trim() !== '')
+          .map((l) => JSON.parse(l) as { custom_id: string; method: string; url: string; body: Record<string, unknown> });
+        if (lines.some((l) => l.method !== 'POST' || l.url !== '/v1/chat/completions' || typeof l.custom_id !== 'string')) {
+          send(res, 400, { error: { message: 'bad batch line', type: 'invalid_request_error' } });
+          return;
+        }
+        const batch = register(lines.map((l) => ({ customId: l.custom_id, body: l.body })));
+        if (options.failBatches) batch.failure = options.failBatches;
+        send(res, 200, openAIBatch(batch));
+        return;
+      }
+      const batchMatch = /^\/batches\/([^/]+)$/.exec(sub);
+      if (method === 'GET' && batchMatch) {
+        const batch = batches.find((b) => b.id === decodeURIComponent(batchMatch[1]!));
+        if (!batch) return notFound(res, 'batch');
+        await poll(batch);
+        send(res, 200, openAIBatch(batch));
+        return;
+      }
+      const fileMatch = /^\/files\/([^/]+)\/content$/.exec(sub);
+      if (method === 'GET' && fileMatch) {
+        if (resultFault(res)) return;
+        const content = files.get(decodeURIComponent(fileMatch[1]!));
+        if (content === undefined) return notFound(res, 'file');
+        send(res, 200, content, 'application/octet-stream');
+        return;
+      }
+    } else {
+      if (method === 'POST' && sub === '/messages/batches') {
+        const body = JSON.parse(raw.toString('utf8')) as { requests?: Array<{ custom_id?: unknown; params?: Record<string, unknown> }> };
+        const lines = body.requests ?? [];
+        if (lines.length === 0 || lines.some((l) => typeof l.custom_id !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/.test(l.custom_id) || typeof l.params !== 'object')) {
+          send(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'bad batch requests' } });
+          return;
+        }
+        const batch = register(lines.map((l) => ({ customId: l.custom_id as string, body: l.params! })));
+        send(res, 200, anthropicBatch(batch));
+        return;
+      }
+      const resultsMatch = /^\/messages\/batches\/([^/]+)\/results$/.exec(sub);
+      if (method === 'GET' && resultsMatch) {
+        const batch = batches.find((b) => b.id === decodeURIComponent(resultsMatch[1]!));
+        if (!batch?.results) return notFound(res, 'results');
+        if (resultFault(res)) return;
+        send(res, 200, `${batch.results.anthropic.join('\n')}\n`, 'application/x-jsonl');
+        return;
+      }
+      const batchMatch = /^\/messages\/batches\/([^/]+)$/.exec(sub);
+      if (method === 'GET' && batchMatch) {
+        const batch = batches.find((b) => b.id === decodeURIComponent(batchMatch[1]!));
+        if (!batch) return notFound(res, 'batch');
+        await poll(batch);
+        send(res, 200, anthropicBatch(batch));
+        return;
+      }
+    }
+    notFound(res, `route ${method} ${path}`);
+  }
+
+  const server: Server = createServer((req, res) => {
+    void handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) send(res, 500, { error: { message: `fake batch server error: ${String(error)}`, type: 'server_error' } });
+      else res.destroy();
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+
+  return {
+    provider: options.provider,
+    baseURL,
+    online,
+    requests,
+    batches,
+    submissions,
+    setLineOutcome(fn) {
+      lineOutcome = fn;
+    },
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await online.close();
+    },
+  };
+}

@@ -1,0 +1,38 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BatchJobs } from './batch-jobs.js';
+import { RunStore } from './run-store.js';
+import { SCHEMA_VERSION } from './schema.js';
+
+let dir: string | undefined;
+afterEach(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+describe('batch jobs table', () => {
+  it('a version-2 store gains the batch tables on open', () => {
+    dir = mkdtempSync(join(tmpdir(), 'echolens-batch-jobs-'));
+    const file = join(dir, 'runs.db');
+    RunStore.open(file, { env: {} }).close();
+    const db = new Database(file);
+    db.exec('DROP TABLE batch_job_cells; DROP TABLE batch_jobs;');
+    db.prepare("UPDATE meta SET value = '2' WHERE name = 'schema_version'").run();
+    db.close();
+    const store = RunStore.open(file, { env: {} });
+    expect(Number(store.db.prepare("SELECT value FROM meta WHERE name = 'schema_version'").pluck().get())).toBe(SCHEMA_VERSION);
+    const jobs = new BatchJobs(store.db);
+    const id = jobs.begin('run-1', 'openai', 'openai:gpt-4.1-mini', ['k1', 'k2']);
+    expect(jobs.open().map((j) => [j.status, j.batchId, j.keys])).toEqual([['submitting', null, ['k1', 'k2']]]);
+    jobs.submitted(id, 'batch_1');
+    jobs.observed(id, 'in_progress', '0/2 done');
+    expect(jobs.get(id)).toMatchObject({ status: 'submitted', batchId: 'batch_1', providerStatus: 'in_progress', note: '0/2 done', endedAt: null });
+    jobs.finish(id, 'collected');
+    expect(jobs.open()).toEqual([]);
+    expect(jobs.all('run-1')[0]!.endedAt).not.toBeNull();
+    store.close();
+  });
+});

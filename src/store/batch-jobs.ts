@@ -1,0 +1,145 @@
+import type Database from 'better-sqlite3';
+
+/**
+ * Provider batch jobs (OpenAI Batch API, Anthropic Message Batches) a run
+ * submitted, persisted so that a killed run finds them again: on the next start
+ * their results are collected before anything new is submitted, and a cell held
+ * by an open job is never submitted a second time.
+ *
+ * A job is `submitting` from just before the provider call that creates it until
+ * the provider's batch id is written (`submitted`); `ended` once the provider
+ * finished it, `collected` once every result is in the cells table, `abandoned`
+ * when a resume found a `submitting` row without a batch id (the process died
+ * inside the one create call: echolens cannot know whether the provider made the
+ * batch, and releases its cells — see docs/decisions.md "Batch runs").
+ */
+
+export type BatchJobStatus = 'submitting' | 'submitted' | 'ended' | 'collected' | 'failed' | 'abandoned';
+
+export interface BatchJob {
+  id: number;
+  runId: string;
+  /** `openai` or `anthropic` (the wire format). */
+  provider: string;
+  /** The model ref every cell of the job names. */
+  model: string;
+  batchId: string | null;
+  status: BatchJobStatus;
+  providerStatus: string | null;
+  keys: string[];
+  submittedAt: string;
+  endedAt: string | null;
+  /** Last counts seen while polling (JSON), or the failure reason. */
+  note: string | null;
+}
+
+/** The migration that adds the batch tables (self-contained; safe on a file that already has them). */
+export function migrateBatchJobs(db: Database.Database): void {
+  db.exec(`
+CREATE TABLE IF NOT EXISTS batch_jobs (
+  id              INTEGER PRIMARY KEY AUTOINCREMENT,
+  run_id          TEXT NOT NULL,
+  provider        TEXT NOT NULL,
+  model           TEXT NOT NULL,
+  batch_id        TEXT,
+  status          TEXT NOT NULL CHECK (status IN ('submitting', 'submitted', 'ended', 'collected', 'failed', 'abandoned')),
+  provider_status TEXT,
+  submitted_at    TEXT NOT NULL,
+  ended_at        TEXT,
+  note            TEXT
+);
+CREATE TABLE IF NOT EXISTS batch_job_cells (
+  job_id INTEGER NOT NULL REFERENCES batch_jobs (id),
+  key    TEXT NOT NULL,
+  PRIMARY KEY (job_id, key)
+);
+CREATE INDEX IF NOT EXISTS batch_job_cells_key ON batch_job_cells (key);
+`);
+}
+
+interface JobRow {
+  id: number;
+  run_id: string;
+  provider: string;
+  model: string;
+  batch_id: string | null;
+  status: BatchJobStatus;
+  provider_status: string | null;
+  submitted_at: string;
+  ended_at: string | null;
+  note: string | null;
+}
+
+const OPEN: readonly BatchJobStatus[] = ['submitting', 'submitted', 'ended'];
+
+/** Reads and writes the batch tables of one store's database. */
+export class BatchJobs {
+  constructor(private readonly db: Database.Database) {}
+
+  /** Records a job before its create call; the cells are held from this moment. */
+  begin(runId: string, provider: string, model: string, keys: readonly string[], now = new Date()): number {
+    return this.db.transaction(() => {
+      const info = this.db
+        .prepare('INSERT INTO batch_jobs (run_id, provider, model, status, submitted_at) VALUES (?, ?, ?, ?, ?)')
+        .run(runId, provider, model, 'submitting', now.toISOString());
+      const id = Number(info.lastInsertRowid);
+      const insert = this.db.prepare('INSERT OR IGNORE INTO batch_job_cells (job_id, key) VALUES (?, ?)');
+      for (const key of keys) insert.run(id, key);
+      return id;
+    })();
+  }
+
+  submitted(id: number, batchId: string): void {
+    this.db.prepare("UPDATE batch_jobs SET batch_id = ?, status = 'submitted' WHERE id = ?").run(batchId, id);
+  }
+
+  /** Last provider status and counts seen. */
+  observed(id: number, providerStatus: string, note: string): void {
+    this.db.prepare('UPDATE batch_jobs SET provider_status = ?, note = ? WHERE id = ?').run(providerStatus, note, id);
+  }
+
+  finish(id: number, status: 'ended' | 'collected' | 'failed' | 'abandoned', note?: string, now = new Date()): void {
+    this.db
+      .prepare('UPDATE batch_jobs SET status = ?, ended_at = COALESCE(ended_at, ?), note = COALESCE(?, note) WHERE id = ?')
+      .run(status, now.toISOString(), note ?? null, id);
+  }
+
+  get(id: number): BatchJob | undefined {
+    const row = this.db.prepare('SELECT * FROM batch_jobs WHERE id = ?').get(id) as JobRow | undefined;
+    return row === undefined ? undefined : this.toJob(row);
+  }
+
+  /** Jobs not yet collected (`submitting`, `submitted`, `ended`), oldest first. */
+  open(): BatchJob[] {
+    const rows = this.db
+      .prepare(`SELECT * FROM batch_jobs WHERE status IN (${OPEN.map(() => '?').join(', ')}) ORDER BY id`)
+      .all(...OPEN) as JobRow[];
+    return rows.map((row) => this.toJob(row));
+  }
+
+  all(runId?: string): BatchJob[] {
+    const rows = (
+      runId === undefined
+        ? this.db.prepare('SELECT * FROM batch_jobs ORDER BY id').all()
+        : this.db.prepare('SELECT * FROM batch_jobs WHERE run_id = ? ORDER BY id').all(runId)
+    ) as JobRow[];
+    return rows.map((row) => this.toJob(row));
+  }
+
+  private toJob(row: JobRow): BatchJob {
+    const keys = (this.db.prepare('SELECT key FROM batch_job_cells WHERE job_id = ? ORDER BY rowid').pluck().all(row.id) as string[]);
+    return {
+      id: row.id,
+      runId: row.run_id,
+      provider: row.provider,
+      model: row.model,
+      batchId: row.batch_id,
+      status: row.status,
+      providerStatus: row.provider_status,
+      keys,
+      submittedAt: row.submitted_at,
+      endedAt: row.ended_at,
+      note: row.note,
+    };
+  }
+}
