@@ -288,8 +288,16 @@ export interface CellNeighbours {
 
 export interface CellView {
   neighbours?: CellNeighbours;
-  pair?: CellPair;
+  /** The paired cell, with its stored result (for tool calls). */
+  pair?: CellPair & { result?: CellResult | undefined };
   measures: readonly CellMeasure[];
+}
+
+/** What a model answered: its text, then any tool calls (JSON), escaped by the template. */
+function answerOf(text: string | null, result: CellResult | undefined): string {
+  const calls = result?.toolCalls ?? [];
+  const parts = [text ?? '', ...calls.map((c) => `tool call: ${JSON.stringify(c, null, 2)}`)].filter((p) => p !== '');
+  return parts.length > 0 ? parts.join('\n\n') : '(no text)';
 }
 
 function labelsLine(cell: IndexedCell, names: readonly string[]): string {
@@ -341,8 +349,8 @@ export function cellPage(
   const pairHtml = view.pair
     ? html`<h2>Paired cell</h2><p class="note">Side by side with ${view.pair.relation} (differs in ${differing.join(', ') || 'nothing'}).</p>
 <div class="pair" id="pair">
-<section class="side this-side"><h3>This cell · ${labelsLine(cell, differing)}</h3><p class="muted">${numbers(cell)}</p><pre class="text">${cell.text ?? '(no text)'}</pre></section>
-<section class="side pair-side"><h3><a id="pair-link" href="${cellHref(store.index, run.id, view.pair.cell.key)}">Cell ${view.pair.cell.ordinal}</a> · ${labelsLine(view.pair.cell, differing)}</h3><p class="muted">${numbers(view.pair.cell)}</p><pre class="text pair-response">${view.pair.cell.text ?? '(no text)'}</pre></section>
+<section class="side this-side"><h3>This cell · ${labelsLine(cell, differing)}</h3><p class="muted">${numbers(cell)}</p><pre class="text">${answerOf(cell.text, result)}</pre></section>
+<section class="side pair-side"><h3><a id="pair-link" href="${cellHref(store.index, run.id, view.pair.cell.key)}">Cell ${view.pair.cell.ordinal}</a> · ${labelsLine(view.pair.cell, differing)}</h3><p class="muted">${numbers(view.pair.cell)}</p><pre class="text pair-response">${answerOf(view.pair.cell.text, view.pair.result)}</pre></section>
 </div>`
     : html``;
   const measureLine = view.measures.length > 0 ? html`<p class="muted">${view.measures.map((m, i) => html`${i > 0 ? ' · ' : ''}${m.label} ${measureText(m.values.get(cell.key))}`)}</p>` : html``;
@@ -352,7 +360,7 @@ ${table(labelRows, [
     { header: 'label', value: (r) => r.name },
     { header: 'value', value: (r) => String(r.value) },
   ])}
-<h2>Response</h2>${usage}${measureLine}<pre class="text response" id="response">${cell.text ?? '(no text)'}</pre>
+<h2>Response</h2>${usage}${measureLine}<pre class="text response" id="response">${answerOf(cell.text, result)}</pre>
 ${result?.reasoning ? html`<details><summary>Reasoning trace</summary><pre class="text">${result.reasoning}</pre></details>` : ''}
 ${judgeHtml}
 ${pairHtml}
@@ -401,7 +409,7 @@ export function comparePage(a: CompareSide, b: CompareSide, comparison: RunCompa
     { header: 'run B', value: (label) => linesB.get(label) ?? '—', numeric: true },
   ], 'Neither run has an analysis (no registered audit for its experiment).');
   const differences = comparison
-    ? html`<h2>B − A</h2><p class="note">Each run's own estimate, and the difference with a 95% interval from a paired bootstrap over the design units both runs share (B = ${comparison.B}, seed ${comparison.seed}).</p>${table(comparison.rows, [
+    ? html`<h2 id="compare-differences">B − A</h2><p class="note">Each run's own estimate, and the difference with a 95% interval from a paired bootstrap over the design units both runs share (B = ${comparison.B}, seed ${comparison.seed}).</p>${table(comparison.rows, [
         { header: 'statistic', value: (r) => r.statistic },
         { header: 'subject', value: (r) => r.subject },
         { header: 'A', value: (r) => differenceText(r).a, numeric: true },
@@ -430,7 +438,7 @@ export function comparePage(a: CompareSide, b: CompareSide, comparison: RunCompa
   const side = (s: CompareSide) => html`<a href="${runHref(s.store.index, s.index.run.id)}">${runName(s.index.run)}</a> <code class="muted">${s.index.run.id}</code> (${s.store.name}; ${modelsOf(s.index.run, 'targets').join(', ')})`;
   const body = html`<p>Run A: ${side(a)} — Run B: ${side(b)}</p>
 ${differences}
-<h2>Headline numbers</h2><p class="note">Each run's own analysis (its audit's summary, with each run's own CIs, as in its report).${a.analysis ? html` <a href="${analysisHref(a.store.index, a.index.run.id)}">Analysis A</a>` : ''}${b.analysis ? html` <a href="${analysisHref(b.store.index, b.index.run.id)}">Analysis B</a>` : ''}</p>${headlineTable}
+<section id="compare-headlines"><h2>Headline numbers</h2><p class="note">Each run's own analysis (its audit's summary, with each run's own CIs, as in its report).${a.analysis ? html` <a href="${analysisHref(a.store.index, a.index.run.id)}">Analysis A</a>` : ''}${b.analysis ? html` <a href="${analysisHref(b.store.index, b.index.run.id)}">Analysis B</a>` : ''}</p>${headlineTable}</section>
 <h2>Same cells side by side</h2><p class="muted">${pairs.length} cells asked the same thing in both runs (matched on every label${byTarget ? '' : ' except the target'}); ${scored.length} are judged in both: mean score A ${scored.length ? meanA.toFixed(3) : '—'}, B ${scored.length ? meanB.toFixed(3) : '—'}. Largest score differences first${pairs.length > PAGE_SIZE ? `, first ${PAGE_SIZE}` : ''}.</p>${pairTable}`;
   return viewerPage('Compare runs', body, context);
 }

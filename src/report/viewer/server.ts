@@ -62,6 +62,17 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
   registerBuiltinAudits();
   const factorCache = new WeakMap<RunIndex, Factor[]>();
   const measureCache = new WeakMap<RunAnalysis, CellMeasure[]>();
+  const chartCache = new WeakMap<RunAnalysis, ReturnType<typeof chartsOf>>();
+
+  /** The audit's charts as its report section draws them (rendered once per analysis). */
+  async function chartsOfAnalysis(analysis: RunAnalysis) {
+    let charts = chartCache.get(analysis);
+    if (!charts) {
+      charts = chartsOf(await analysis.audit.render.htmlSection(analysis.analyzed));
+      chartCache.set(analysis, charts);
+    }
+    return charts;
+  }
   const data = new ViewerData(options.stores);
   const demo: DemoSetup | undefined =
     options.sessions.length > 0
@@ -276,7 +287,7 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
         const cells = filterCells(index, filter, measureValues(measures));
         const page = Math.max(0, Math.trunc(Number(params.get('page') ?? 0)) || 0);
         const headline = analysis ? analysis.audit.render.viewerSummary(analysis.analyzed) : [];
-        const charts = analysis ? chartsOf(await analysis.audit.render.htmlSection(analysis.analyzed)) : [];
+        const charts = analysis ? await chartsOfAnalysis(analysis) : [];
         return sendHtml(
           request,
           response,
@@ -312,7 +323,15 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
           request,
           response,
           200,
-          cellPage(store, index, cell, store.store.getRequest(key), store.store.getCell(key), { measures, ...(neighbours ? { neighbours } : {}), ...(pair ? { pair } : {}) }, context),
+          cellPage(
+            store,
+            index,
+            cell,
+            store.store.getRequest(key),
+            store.store.getCell(key),
+            { measures, ...(neighbours ? { neighbours } : {}), ...(pair ? { pair: { ...pair, result: store.store.getCell(pair.cell.key) } } : {}) },
+            context,
+          ),
         );
       }
       case '/compare': {
