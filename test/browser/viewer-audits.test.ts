@@ -36,6 +36,8 @@ async function shots(page: Page, name: string): Promise<void> {
   for (const width of WIDTHS) {
     await page.setViewportSize({ width, height: 900 });
     await screenshot(page, `viewer-after-${name}-${width}`);
+    // The first screen as a reader sees it (long cell lists make the full page very tall).
+    await screenshot(page, `viewer-after-${name}-${width}-top`, false);
   }
   await page.setViewportSize({ width: 1400, height: 900 });
 }

@@ -204,6 +204,9 @@ export function chartsOf(section: RawHtml, max = 3): RawHtml[] {
   return found.slice(0, max).map((f) => raw(f));
 }
 
+/** Labels determined by another factor: offered as filters, not shown as columns. */
+const DERIVED_LABELS = new Set(['tier', 'role', 'domain', 'subdomain', 'stimulus_id', 'category', 'task', 'sameTask', 'mode', 'systemPrompt']);
+
 const measureText = (v: number | null | undefined) => (v === null || v === undefined ? '—' : v.toFixed(3));
 
 export function runPage(store: ViewerStore, index: RunIndex, cells: readonly IndexedCell[], query: RunPageQuery, view: RunView, context: PageContext): string {
@@ -229,8 +232,9 @@ export function runPage(store: ViewerStore, index: RunIndex, cells: readonly Ind
   )}</select></label>`;
   const form = html`<form class="filters" id="filters" method="get" action="/run"><input type="hidden" name="s" value="${store.index}"><input type="hidden" name="r" value="${run.id}">${selects}${statusSelect}${judgeSelect}${rangeInputs}<label>response contains<input type="search" name="q" value="${f.text ?? ''}"></label><button type="submit">Filter</button> <a href="${runHref(store.index, run.id)}">clear</a></form>`;
 
-  // Columns: the factors with more than one value (the target always), then the numbers.
-  const columns = view.factors.filter((factor) => factor.values.length > 1 || factor.name === 'target');
+  // Columns: the factors with more than one value (the target always), then the numbers; labels
+  // that follow from a shown one (a condition's tier, a question's domain) are filters only.
+  const columns = view.factors.filter((factor) => (factor.values.length > 1 || factor.name === 'target') && !DERIVED_LABELS.has(factor.name));
   const params = filterParams(f);
   const start = query.page * PAGE_SIZE;
   const shown = cells.slice(start, start + PAGE_SIZE);
@@ -366,7 +370,7 @@ ${judgeHtml}
 ${pairHtml}
 <h2>Context sent to ${request?.model ?? cell.model}</h2>
 ${request ? html`<p class="muted">${request.messages.length} messages, ${request.messages.reduce((n, m) => n + m.content.length, 0).toLocaleString('en-US')} characters · decoding ${JSON.stringify(request.params)} · sample ${request.sample}</p>${messagesHtml(request.messages)}` : html`<p class="muted">The request is not in the store.</p>`}`;
-  return viewerPage(`Cell ${cell.ordinal} of ${runName(run)}`, body, context);
+  return viewerPage(`Cell #${cell.ordinal} of ${runName(run)}`, body, context);
 }
 
 // ---- analysis ----
