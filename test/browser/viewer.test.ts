@@ -62,7 +62,8 @@ describe('viewer in chromium', { timeout: 300_000 }, () => {
     try {
       await page.goto(viewer.url);
       await screenshot(page, 'viewer-runs');
-      const link = page.locator('a.run-link', { hasText: runId });
+      // Runs are listed by name, with the id beside it.
+      const link = page.locator('tr', { hasText: runId }).locator('a.run-link');
       await expect(link.count()).resolves.toBe(1);
       await Promise.all([page.waitForURL(/\/run\?/u), link.click()]);
       const all = await page.locator('#match-count').textContent();
