@@ -294,6 +294,8 @@ export interface CellView {
   neighbours?: CellNeighbours;
   /** The paired cell, with its stored result (for tool calls). */
   pair?: CellPair & { result?: CellResult | undefined };
+  /** A memory reference answer: the perturbed answers scored against it. */
+  referencedBy?: { question: string; count: number };
   measures: readonly CellMeasure[];
 }
 
@@ -356,7 +358,9 @@ export function cellPage(
 <section class="side this-side"><h3>This cell · ${labelsLine(cell, differing)}</h3><p class="muted">${numbers(cell)}</p><pre class="text">${answerOf(cell.text, result)}</pre></section>
 <section class="side pair-side"><h3><a id="pair-link" href="${cellHref(store.index, run.id, view.pair.cell.key)}">Cell ${view.pair.cell.ordinal}</a> · ${labelsLine(view.pair.cell, differing)}</h3><p class="muted">${numbers(view.pair.cell)}</p><pre class="text pair-response">${answerOf(view.pair.cell.text, view.pair.result)}</pre></section>
 </div>`
-    : html``;
+    : view.referencedBy
+      ? html`<h2>Paired cells</h2><p class="note" id="referenced-by">The no-memory reference answer to ${view.referencedBy.question}: <a href="${runHref(store.index, run.id, { question_id: view.referencedBy.question, role: 'perturbed' })}">${view.referencedBy.count} answers with a memory</a> are scored against it.</p>`
+      : html``;
   const measureLine = view.measures.length > 0 ? html`<p class="muted">${view.measures.map((m, i) => html`${i > 0 ? ' · ' : ''}${m.label} ${measureText(m.values.get(cell.key))}`)}</p>` : html``;
   const body = html`<p><a href="${runHref(store.index, run.id)}">← ${runName(run)}</a> <code class="muted">${run.id}</code></p>
 ${nav}

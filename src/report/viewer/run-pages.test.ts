@@ -131,6 +131,13 @@ describe('viewer run and cell pages (persona, memory, continuation)', { timeout:
     expect(ref.labels.condition).toBe('no_perturbation');
     expect(ref.labels.question_id).toBe(perturbed.labels.question_id);
     expect(memoryCell).toMatch(/DTW (\d\.\d{3}|—)/u);
+    // The reference links to the answers scored against it.
+    const refPage = await text(`/cell?s=0&r=${ids.memory}&k=${refKey}`);
+    const referenced = /id="referenced-by">[^<]*<a href="([^"]+)">(\d+) answers with a memory<\/a>/u.exec(refPage);
+    expect(referenced).not.toBeNull();
+    const dependents = await json<{ matched: number; cells: Array<{ labels: Record<string, unknown> }> }>(unescapeAmp(referenced![1]!).replace('/run?', '/api/cells?'));
+    expect(dependents.matched).toBe(Number(referenced![2]));
+    expect(dependents.cells.every((c) => c.labels.question_id === perturbed.labels.question_id && c.labels.role === 'perturbed')).toBe(true);
 
     // Continuation: recent ⇄ cross at the same cutpoint.
     const recent = (await json<{ cells: Array<{ key: string; labels: Record<string, unknown> }> }>(`/api/cells?s=0&r=${ids.continuation}&arm=recent`)).cells[0]!;

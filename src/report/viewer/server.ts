@@ -10,7 +10,7 @@ import { registerBuiltinAudits } from '../../audits.js';
 import { checkSameAudit, compareAnalyzedRuns } from '../compare-runs.js';
 import { accountRun, renderHtmlReport } from '../report.js';
 import { type CellFilter, filterCells, type IndexedCell, type MeasureValues, pairCells, type RunAnalysis, type RunIndex, scoreOf, ViewerData } from './data.js';
-import { type CellMeasure, cellMeasures, type Factor, pairedCell, runFactors } from './design.js';
+import { type CellMeasure, cellMeasures, type Factor, pairedCell, referencedBy, runFactors } from './design.js';
 import { createDemoSetup, type DemoEvent, type DemoSetup, parseDemoRequest, runDemo } from './demo.js';
 import { analysisPage, cellPage, chartsOf, comparePage, demoPage, errorPage, type PageContext, runPage, runsPage, VIEWER_STYLE } from './pages.js';
 import { allowedHosts, COMMON_HEADERS, checkOrigin, newToken, styleHash, TOKEN_HEADER, tokenMatches, viewerCsp } from './security.js';
@@ -319,6 +319,7 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
             ? { position: at + 1, total: list.length, filter, ...(at > 0 ? { previous: list[at - 1] as IndexedCell } : {}), ...(at + 1 < list.length ? { next: list[at + 1] as IndexedCell } : {}) }
             : undefined;
         const pair = index.cells.includes(cell) ? pairedCell(index, cell) : undefined;
+        const references = pair ? undefined : referencedBy(index, cell);
         return sendHtml(
           request,
           response,
@@ -329,7 +330,7 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
             cell,
             store.store.getRequest(key),
             store.store.getCell(key),
-            { measures, ...(neighbours ? { neighbours } : {}), ...(pair ? { pair: { ...pair, result: store.store.getCell(pair.cell.key) } } : {}) },
+            { measures, ...(neighbours ? { neighbours } : {}), ...(pair ? { pair: { ...pair, result: store.store.getCell(pair.cell.key) } } : {}), ...(references ? { referencedBy: references } : {}) },
             context,
           ),
         );
