@@ -62,11 +62,12 @@ describe('viewer in chromium', { timeout: 300_000 }, () => {
     try {
       await page.goto(viewer.url);
       await screenshot(page, 'viewer-runs');
-      const link = page.locator('a.run-link', { hasText: runId });
+      // Runs are listed by name, with the id beside it.
+      const link = page.locator('tr', { hasText: runId }).locator('a.run-link');
       await expect(link.count()).resolves.toBe(1);
       await Promise.all([page.waitForURL(/\/run\?/u), link.click()]);
       const all = await page.locator('#match-count').textContent();
-      expect(all).toMatch(/^(\d+) of \1 cells match\.$/u);
+      expect(all).toMatch(/^(\d+) of \1 model answers match\.$/u);
 
       // Changing a select submits the filter form (client script).
       await Promise.all([page.waitForURL(/arm=filler/u), page.selectOption('select[name="arm"]', 'filler')]);
@@ -204,7 +205,7 @@ describe('viewer in chromium', { timeout: 300_000 }, () => {
       store.close();
       const sign = (x: number) => (x >= 0 ? `+${x.toFixed(2)}` : x.toFixed(2));
       // The audit's viewer summary: the gap with its CI, then " · strong drift" when |Δ| passes the threshold.
-      const shown = (await page.locator('main table').first().locator('tbody tr td').nth(1).textContent()) ?? '';
+      const shown = (await page.locator('#compare-headlines table').first().locator('tbody tr td').nth(1).textContent()) ?? '';
       expect(shown.split(' · ')[0]).toBe(`${sign(gap.estimate)} [${sign(gap.ci[0])}, ${sign(gap.ci[1])}]`);
       await page.goto(`${viewer.url}demo`);
       await expect(page.locator('#sim-banner').textContent()).resolves.toContain('Simulated models');

@@ -34,6 +34,7 @@ try {
     for (const [name, url] of pages) {
       await page.goto(url);
       await page.screenshot({ path: join(outDir, `${prefix}-${name}-${width}.png`), fullPage: true });
+      await page.screenshot({ path: join(outDir, `${prefix}-${name}-${width}-top.png`) });
       if (name.startsWith('run-')) {
         const link = page.locator('a.cell-link').first();
         if ((await link.count()) > 0) {

@@ -207,3 +207,12 @@ export function pairedCell(index: RunIndex, cell: IndexedCell): CellPair | undef
     : candidates[0];
   return chosen ? { relation: rule.relation(partner), cell: chosen } : undefined;
 }
+
+/** A no-memory reference answer: the perturbed answers to its question that are scored against it. */
+export function referencedBy(index: RunIndex, cell: IndexedCell): { question: string; count: number } | undefined {
+  if (index.run.experiment !== 'memory' || labelText(cell.labels, 'role') !== 'reference') return undefined;
+  const question = labelText(cell.labels, 'question_id');
+  const target = labelText(cell.labels, 'target');
+  const count = index.cells.filter((c) => labelText(c.labels, 'role') === 'perturbed' && labelText(c.labels, 'question_id') === question && labelText(c.labels, 'target') === target).length;
+  return { question, count };
+}

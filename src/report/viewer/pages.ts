@@ -204,6 +204,9 @@ export function chartsOf(section: RawHtml, max = 3): RawHtml[] {
   return found.slice(0, max).map((f) => raw(f));
 }
 
+/** Labels determined by another factor: offered as filters, not shown as columns. */
+const DERIVED_LABELS = new Set(['tier', 'role', 'domain', 'subdomain', 'stimulus_id', 'category', 'task', 'sameTask', 'mode', 'systemPrompt']);
+
 const measureText = (v: number | null | undefined) => (v === null || v === undefined ? '—' : v.toFixed(3));
 
 export function runPage(store: ViewerStore, index: RunIndex, cells: readonly IndexedCell[], query: RunPageQuery, view: RunView, context: PageContext): string {
@@ -229,8 +232,9 @@ export function runPage(store: ViewerStore, index: RunIndex, cells: readonly Ind
   )}</select></label>`;
   const form = html`<form class="filters" id="filters" method="get" action="/run"><input type="hidden" name="s" value="${store.index}"><input type="hidden" name="r" value="${run.id}">${selects}${statusSelect}${judgeSelect}${rangeInputs}<label>response contains<input type="search" name="q" value="${f.text ?? ''}"></label><button type="submit">Filter</button> <a href="${runHref(store.index, run.id)}">clear</a></form>`;
 
-  // Columns: the factors with more than one value (the target always), then the numbers.
-  const columns = view.factors.filter((factor) => factor.values.length > 1 || factor.name === 'target');
+  // Columns: the factors with more than one value (the target always), then the numbers; labels
+  // that follow from a shown one (a condition's tier, a question's domain) are filters only.
+  const columns = view.factors.filter((factor) => (factor.values.length > 1 || factor.name === 'target') && !DERIVED_LABELS.has(factor.name));
   const params = filterParams(f);
   const start = query.page * PAGE_SIZE;
   const shown = cells.slice(start, start + PAGE_SIZE);
@@ -288,8 +292,18 @@ export interface CellNeighbours {
 
 export interface CellView {
   neighbours?: CellNeighbours;
-  pair?: CellPair;
+  /** The paired cell, with its stored result (for tool calls). */
+  pair?: CellPair & { result?: CellResult | undefined };
+  /** A memory reference answer: the perturbed answers scored against it. */
+  referencedBy?: { question: string; count: number };
   measures: readonly CellMeasure[];
+}
+
+/** What a model answered: its text, then any tool calls (JSON), escaped by the template. */
+function answerOf(text: string | null, result: CellResult | undefined): string {
+  const calls = result?.toolCalls ?? [];
+  const parts = [text ?? '', ...calls.map((c) => `tool call: ${JSON.stringify(c, null, 2)}`)].filter((p) => p !== '');
+  return parts.length > 0 ? parts.join('\n\n') : '(no text)';
 }
 
 function labelsLine(cell: IndexedCell, names: readonly string[]): string {
@@ -341,10 +355,12 @@ export function cellPage(
   const pairHtml = view.pair
     ? html`<h2>Paired cell</h2><p class="note">Side by side with ${view.pair.relation} (differs in ${differing.join(', ') || 'nothing'}).</p>
 <div class="pair" id="pair">
-<section class="side this-side"><h3>This cell · ${labelsLine(cell, differing)}</h3><p class="muted">${numbers(cell)}</p><pre class="text">${cell.text ?? '(no text)'}</pre></section>
-<section class="side pair-side"><h3><a id="pair-link" href="${cellHref(store.index, run.id, view.pair.cell.key)}">Cell ${view.pair.cell.ordinal}</a> · ${labelsLine(view.pair.cell, differing)}</h3><p class="muted">${numbers(view.pair.cell)}</p><pre class="text pair-response">${view.pair.cell.text ?? '(no text)'}</pre></section>
+<section class="side this-side"><h3>This cell · ${labelsLine(cell, differing)}</h3><p class="muted">${numbers(cell)}</p><pre class="text">${answerOf(cell.text, result)}</pre></section>
+<section class="side pair-side"><h3><a id="pair-link" href="${cellHref(store.index, run.id, view.pair.cell.key)}">Cell ${view.pair.cell.ordinal}</a> · ${labelsLine(view.pair.cell, differing)}</h3><p class="muted">${numbers(view.pair.cell)}</p><pre class="text pair-response">${answerOf(view.pair.cell.text, view.pair.result)}</pre></section>
 </div>`
-    : html``;
+    : view.referencedBy
+      ? html`<h2>Paired cells</h2><p class="note" id="referenced-by">The no-memory reference answer to ${view.referencedBy.question}: <a href="${runHref(store.index, run.id, { question_id: view.referencedBy.question, role: 'perturbed' })}">${view.referencedBy.count} answers with a memory</a> are scored against it.</p>`
+      : html``;
   const measureLine = view.measures.length > 0 ? html`<p class="muted">${view.measures.map((m, i) => html`${i > 0 ? ' · ' : ''}${m.label} ${measureText(m.values.get(cell.key))}`)}</p>` : html``;
   const body = html`<p><a href="${runHref(store.index, run.id)}">← ${runName(run)}</a> <code class="muted">${run.id}</code></p>
 ${nav}
@@ -352,13 +368,13 @@ ${table(labelRows, [
     { header: 'label', value: (r) => r.name },
     { header: 'value', value: (r) => String(r.value) },
   ])}
-<h2>Response</h2>${usage}${measureLine}<pre class="text response" id="response">${cell.text ?? '(no text)'}</pre>
+<h2>Response</h2>${usage}${measureLine}<pre class="text response" id="response">${answerOf(cell.text, result)}</pre>
 ${result?.reasoning ? html`<details><summary>Reasoning trace</summary><pre class="text">${result.reasoning}</pre></details>` : ''}
 ${judgeHtml}
 ${pairHtml}
 <h2>Context sent to ${request?.model ?? cell.model}</h2>
 ${request ? html`<p class="muted">${request.messages.length} messages, ${request.messages.reduce((n, m) => n + m.content.length, 0).toLocaleString('en-US')} characters · decoding ${JSON.stringify(request.params)} · sample ${request.sample}</p>${messagesHtml(request.messages)}` : html`<p class="muted">The request is not in the store.</p>`}`;
-  return viewerPage(`Cell ${cell.ordinal} of ${runName(run)}`, body, context);
+  return viewerPage(`Cell #${cell.ordinal} of ${runName(run)}`, body, context);
 }
 
 // ---- analysis ----
@@ -401,7 +417,7 @@ export function comparePage(a: CompareSide, b: CompareSide, comparison: RunCompa
     { header: 'run B', value: (label) => linesB.get(label) ?? '—', numeric: true },
   ], 'Neither run has an analysis (no registered audit for its experiment).');
   const differences = comparison
-    ? html`<h2>B − A</h2><p class="note">Each run's own estimate, and the difference with a 95% interval from a paired bootstrap over the design units both runs share (B = ${comparison.B}, seed ${comparison.seed}).</p>${table(comparison.rows, [
+    ? html`<h2 id="compare-differences">B − A</h2><p class="note">Each run's own estimate, and the difference with a 95% interval from a paired bootstrap over the design units both runs share (B = ${comparison.B}, seed ${comparison.seed}).</p>${table(comparison.rows, [
         { header: 'statistic', value: (r) => r.statistic },
         { header: 'subject', value: (r) => r.subject },
         { header: 'A', value: (r) => differenceText(r).a, numeric: true },
@@ -430,7 +446,7 @@ export function comparePage(a: CompareSide, b: CompareSide, comparison: RunCompa
   const side = (s: CompareSide) => html`<a href="${runHref(s.store.index, s.index.run.id)}">${runName(s.index.run)}</a> <code class="muted">${s.index.run.id}</code> (${s.store.name}; ${modelsOf(s.index.run, 'targets').join(', ')})`;
   const body = html`<p>Run A: ${side(a)} — Run B: ${side(b)}</p>
 ${differences}
-<h2>Headline numbers</h2><p class="note">Each run's own analysis (its audit's summary, with each run's own CIs, as in its report).${a.analysis ? html` <a href="${analysisHref(a.store.index, a.index.run.id)}">Analysis A</a>` : ''}${b.analysis ? html` <a href="${analysisHref(b.store.index, b.index.run.id)}">Analysis B</a>` : ''}</p>${headlineTable}
+<section id="compare-headlines"><h2>Headline numbers</h2><p class="note">Each run's own analysis (its audit's summary, with each run's own CIs, as in its report).${a.analysis ? html` <a href="${analysisHref(a.store.index, a.index.run.id)}">Analysis A</a>` : ''}${b.analysis ? html` <a href="${analysisHref(b.store.index, b.index.run.id)}">Analysis B</a>` : ''}</p>${headlineTable}</section>
 <h2>Same cells side by side</h2><p class="muted">${pairs.length} cells asked the same thing in both runs (matched on every label${byTarget ? '' : ' except the target'}); ${scored.length} are judged in both: mean score A ${scored.length ? meanA.toFixed(3) : '—'}, B ${scored.length ? meanB.toFixed(3) : '—'}. Largest score differences first${pairs.length > PAGE_SIZE ? `, first ${PAGE_SIZE}` : ''}.</p>${pairTable}`;
   return viewerPage('Compare runs', body, context);
 }

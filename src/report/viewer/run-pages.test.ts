@@ -9,7 +9,7 @@ import { startViewer, type ViewerServer } from './server.js';
 
 /** Run pages, filters, counts, cell navigation, pairs and the report route over every audit. */
 
-const unescape = (s: string) => s.replace(/&amp;/gu, '&');
+const unescapeAmp = (s: string) => s.replace(/&amp;/gu, '&');
 const matchCount = (page: string) => {
   const m = /id="match-count">(\d+) of (\d+) model answers match\./u.exec(page);
   if (!m) throw new Error('no match count');
@@ -97,7 +97,7 @@ describe('viewer run and cell pages (persona, memory, continuation)', { timeout:
       expect(page, audit).toMatch(/<section class="charts" id="charts"><figure[\s\S]*?<svg/u);
       const link = /id="report-link" href="([^"]+)"/u.exec(page)?.[1];
       expect(link, audit).toBe(`/runs/${ids[audit]}/report?s=0`);
-      const response = await fetch(new URL(unescape(link as string), viewer.url));
+      const response = await fetch(new URL(unescapeAmp(link as string), viewer.url));
       expect(response.status).toBe(200);
       expect(response.headers.get('content-security-policy')).toMatch(/default-src 'none'; style-src 'sha256-/u);
       const report = await response.text();
@@ -113,7 +113,7 @@ describe('viewer run and cell pages (persona, memory, continuation)', { timeout:
     const [first, second] = list.cells;
     const cell = await text(`/cell?s=0&r=${ids.persona}&k=${first!.key}&arm=real&mitigation=none`);
     expect(cell).toMatch(new RegExp(`id="cell-position">1 of ${list.cells.length}<`, 'u'));
-    expect(unescape(/id="next-cell" href="([^"]+)"/u.exec(cell)?.[1] ?? '')).toBe(`/cell?s=0&r=${ids.persona}&k=${second!.key}&arm=real&mitigation=none`);
+    expect(unescapeAmp(/id="next-cell" href="([^"]+)"/u.exec(cell)?.[1] ?? '')).toBe(`/cell?s=0&r=${ids.persona}&k=${second!.key}&arm=real&mitigation=none`);
     expect(cell).not.toContain('id="prev-cell"');
     const pairKey = /id="pair-link" href="[^"]*k=([0-9a-f]+)"/u.exec(cell)?.[1];
     const all = await json<{ cells: Array<{ key: string; labels: Record<string, unknown> }> }>(`/api/cells?s=0&r=${ids.persona}`);
@@ -131,6 +131,13 @@ describe('viewer run and cell pages (persona, memory, continuation)', { timeout:
     expect(ref.labels.condition).toBe('no_perturbation');
     expect(ref.labels.question_id).toBe(perturbed.labels.question_id);
     expect(memoryCell).toMatch(/DTW (\d\.\d{3}|—)/u);
+    // The reference links to the answers scored against it.
+    const refPage = await text(`/cell?s=0&r=${ids.memory}&k=${refKey}`);
+    const referenced = /id="referenced-by">[^<]*<a href="([^"]+)">(\d+) answers with a memory<\/a>/u.exec(refPage);
+    expect(referenced).not.toBeNull();
+    const dependents = await json<{ matched: number; cells: Array<{ labels: Record<string, unknown> }> }>(unescapeAmp(referenced![1]!).replace('/run?', '/api/cells?'));
+    expect(dependents.matched).toBe(Number(referenced![2]));
+    expect(dependents.cells.every((c) => c.labels.question_id === perturbed.labels.question_id && c.labels.role === 'perturbed')).toBe(true);
 
     // Continuation: recent ⇄ cross at the same cutpoint.
     const recent = (await json<{ cells: Array<{ key: string; labels: Record<string, unknown> }> }>(`/api/cells?s=0&r=${ids.continuation}&arm=recent`)).cells[0]!;

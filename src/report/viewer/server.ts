@@ -10,7 +10,7 @@ import { registerBuiltinAudits } from '../../audits.js';
 import { checkSameAudit, compareAnalyzedRuns } from '../compare-runs.js';
 import { accountRun, renderHtmlReport } from '../report.js';
 import { type CellFilter, filterCells, type IndexedCell, type MeasureValues, pairCells, type RunAnalysis, type RunIndex, scoreOf, ViewerData } from './data.js';
-import { type CellMeasure, cellMeasures, type Factor, pairedCell, runFactors } from './design.js';
+import { type CellMeasure, cellMeasures, type Factor, pairedCell, referencedBy, runFactors } from './design.js';
 import { createDemoSetup, type DemoEvent, type DemoSetup, parseDemoRequest, runDemo } from './demo.js';
 import { analysisPage, cellPage, chartsOf, comparePage, demoPage, errorPage, type PageContext, runPage, runsPage, VIEWER_STYLE } from './pages.js';
 import { allowedHosts, COMMON_HEADERS, checkOrigin, newToken, styleHash, TOKEN_HEADER, tokenMatches, viewerCsp } from './security.js';
@@ -62,6 +62,17 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
   registerBuiltinAudits();
   const factorCache = new WeakMap<RunIndex, Factor[]>();
   const measureCache = new WeakMap<RunAnalysis, CellMeasure[]>();
+  const chartCache = new WeakMap<RunAnalysis, ReturnType<typeof chartsOf>>();
+
+  /** The audit's charts as its report section draws them (rendered once per analysis). */
+  async function chartsOfAnalysis(analysis: RunAnalysis) {
+    let charts = chartCache.get(analysis);
+    if (!charts) {
+      charts = chartsOf(await analysis.audit.render.htmlSection(analysis.analyzed));
+      chartCache.set(analysis, charts);
+    }
+    return charts;
+  }
   const data = new ViewerData(options.stores);
   const demo: DemoSetup | undefined =
     options.sessions.length > 0
@@ -276,7 +287,7 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
         const cells = filterCells(index, filter, measureValues(measures));
         const page = Math.max(0, Math.trunc(Number(params.get('page') ?? 0)) || 0);
         const headline = analysis ? analysis.audit.render.viewerSummary(analysis.analyzed) : [];
-        const charts = analysis ? chartsOf(await analysis.audit.render.htmlSection(analysis.analyzed)) : [];
+        const charts = analysis ? await chartsOfAnalysis(analysis) : [];
         return sendHtml(
           request,
           response,
@@ -308,11 +319,20 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
             ? { position: at + 1, total: list.length, filter, ...(at > 0 ? { previous: list[at - 1] as IndexedCell } : {}), ...(at + 1 < list.length ? { next: list[at + 1] as IndexedCell } : {}) }
             : undefined;
         const pair = index.cells.includes(cell) ? pairedCell(index, cell) : undefined;
+        const references = pair ? undefined : referencedBy(index, cell);
         return sendHtml(
           request,
           response,
           200,
-          cellPage(store, index, cell, store.store.getRequest(key), store.store.getCell(key), { measures, ...(neighbours ? { neighbours } : {}), ...(pair ? { pair } : {}) }, context),
+          cellPage(
+            store,
+            index,
+            cell,
+            store.store.getRequest(key),
+            store.store.getCell(key),
+            { measures, ...(neighbours ? { neighbours } : {}), ...(pair ? { pair: { ...pair, result: store.store.getCell(pair.cell.key) } } : {}), ...(references ? { referencedBy: references } : {}) },
+            context,
+          ),
         );
       }
       case '/compare': {
