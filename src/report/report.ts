@@ -1,14 +1,15 @@
+import { stringify as stringifyYaml } from 'yaml';
 import type { PersonaReport } from '../persona-drift/analysis.js';
 import type { MemoryReport } from '../memory-drift/analysis.js';
 import { registerBuiltinAudits } from '../audits.js';
 import { materialsMarkdown, materialsSummary, procedureSummary, runMaterialsOf } from '../materials/report.js';
 import { ConfigError } from '../core/errors.js';
-import { AUDIT_CSV_COLUMNS, type AnalyzedRun, type AnyAudit } from '../experiment/audit.js';
+import { AUDIT_CSV_COLUMNS, type AnalyzedRun, type AnyAudit, type AuditHeadlineTarget } from '../experiment/audit.js';
 import { findAudit, listAudits } from '../experiment/registry.js';
 import { analyzeAuditRun } from '../experiment/run-audit.js';
 import type { RunInfo, RunStore } from '../store/run-store.js';
 import { reportVerdict, verdictMarkdown, type ReportVerdict } from '../gate/verdict.js';
-import { html, page, type RawHtml } from './html.js';
+import { html, page, type RawHtml, REPORT_PAGE_STYLE, REPORT_STYLE } from './html.js';
 
 /**
  * `echolens report <run.db>`: every run in a store as one self-contained HTML
@@ -103,30 +104,48 @@ export function collectReports(store: RunStore, runIds?: readonly string[], opti
   });
 }
 
+/** A config value as text: lists joined, objects as `key value` pairs (never a JSON dump). */
+export function readableValue(value: unknown): string {
+  if (value === null || value === undefined) return '—';
+  if (Array.isArray(value)) return value.length === 0 ? '—' : value.map(readableValue).join(', ');
+  if (typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>);
+    return entries.length === 0 ? '—' : entries.map(([k, v]) => `${k} ${readableValue(v)}`).join(', ');
+  }
+  return String(value);
+}
+
+/** The run's name from its config (`name:`), else its id. */
+export function runName(run: RunInfo): string {
+  const name = ((run.manifest.config ?? {}) as Record<string, unknown>).name;
+  return typeof name === 'string' && name.length > 0 ? name : run.id;
+}
+
 function manifestHtml(run: RunInfo, accounting: RunAccounting): RawHtml {
   const m = run.manifest;
   const config = (m.config ?? {}) as Record<string, unknown>;
   const entries: Array<[string, unknown]> = [
     ['run', run.id],
+    ['name', runName(run)],
     ['experiment', m.experiment],
     ['status', run.status],
     ['started / ended', `${run.startedAt} / ${run.endedAt ?? '—'}`],
-    ['targets', JSON.stringify(config.targets ?? [])],
-    ['judges / labelers', JSON.stringify(config.judges ?? config.labelers ?? config.labeler ?? [])],
-    ['decoding', JSON.stringify(config.decoding ?? {})],
-    ['system prompts', JSON.stringify(config.systemPrompts ?? config.systemPrompt ?? [])],
+    ['targets', readableValue(config.targets)],
+    ['judges / labelers', readableValue(config.judges ?? config.labelers ?? config.labeler)],
+    ['decoding', readableValue(config.decoding)],
+    ['system prompts', readableValue(config.systemPrompts ?? config.systemPrompt)],
     ['materials', materialsSummary(runMaterialsOf(m.options))],
     ['procedure', procedureSummary(runMaterialsOf(m.options))],
     ['seed', m.seed],
-    ['versions', JSON.stringify(m.versions)],
+    ['versions', readableValue(m.versions)],
     ['git commit', m.gitCommit ?? 'unknown'],
     ['cells', `${accounting.cells} (${Object.entries(accounting.byStatus).map(([k, v]) => `${k} ${v}`).join(', ')})`],
     ['spend', `$${accounting.spendUsd.toFixed(4)}${accounting.unpricedCells > 0 ? ` + ${accounting.unpricedCells} cells without a known price` : ''}`],
     ['tokens', `${accounting.inputTokens.toLocaleString('en-US')} in (${accounting.cachedInputTokens.toLocaleString('en-US')} from provider cache, ${accounting.cacheWriteTokens.toLocaleString('en-US')} written), ${accounting.outputTokens.toLocaleString('en-US')} out`],
     ['provider cache hits', `${accounting.providerCacheHits} cells`],
   ];
-  return html`<dl class="manifest">${entries.map(([k, v]) => html`<dt>${k}</dt><dd>${String(v)}</dd>`)}</dl>
-<details><summary>Full configuration</summary><pre>${JSON.stringify(m.config, null, 2)}</pre></details>`;
+  return html`<table class="meta"><tbody>${entries.map(([k, v]) => html`<tr><th scope="row">${k}</th><td>${String(v)}</td></tr>`)}</tbody></table>
+<details><summary>Full configuration (YAML)</summary><pre>${stringifyYaml(m.config ?? {})}</pre></details>`;
 }
 
 function isSimulated(run: RunInfo): boolean {
@@ -135,22 +154,47 @@ function isSimulated(run: RunInfo): boolean {
   return models.some((m) => m.startsWith('sim:'));
 }
 
+/** The first-screen cards of one run: the audit's headline, else its viewer summary lines. */
+function headlineOf(r: ExperimentRunReport): AuditHeadlineTarget[] {
+  if (!r.audit || !r.analyzed) return [{ target: r.run.experiment, verdict: 'no registered audit', tone: 'neutral', numbers: [] }];
+  if (r.audit.render.headline) return r.audit.render.headline(r.analyzed);
+  return [{ target: r.audit.title, verdict: 'summary', tone: 'neutral', numbers: r.audit.render.viewerSummary(r.analyzed).map((l) => ({ label: l.label, value: l.value })) }];
+}
+
+function glanceCards(r: ExperimentRunReport, anchor: string): RawHtml[] {
+  const heading = r.audit?.title ?? r.run.experiment;
+  return headlineOf(r).map(
+    (t) => html`<div class="card tone-${t.tone}" data-run="${r.run.id}" data-audit="${r.run.experiment}"><div class="audit"><a href="#${anchor}">${heading}</a>${isSimulated(r.run) ? html` <span class="tag">simulated</span>` : ''}</div><div class="target">${t.target} · run ${runName(r.run)}</div><div class="verdict">${t.verdict}</div><dl>${t.numbers.map(
+      (n) => html`<dt>${n.label}</dt><dd data-label="${n.label}"><span class="value">${n.value}</span>${n.detail ? html`<small>${n.detail}</small>` : ''}</dd>`,
+    )}</dl></div>`,
+  );
+}
+
+const SIMULATED_BANNER = html`<p class="banner"><strong>Simulated models.</strong> This run used <code>sim:</code> models: deterministic simulations with planted effects, for demos and tests. Its numbers measure no real model.</p>`;
+
 export async function renderHtmlReport(_store: RunStore, reports: readonly ExperimentRunReport[], title = 'echolens report'): Promise<string> {
+  const anchors = reports.map((r) => `run-${r.run.id}`);
   const sections: RawHtml[] = [];
-  for (const r of reports) {
-    const anchor = `run-${r.run.id}`;
+  for (const [i, r] of reports.entries()) {
     const heading = r.audit?.title ?? r.run.experiment;
-    const body: RawHtml[] = [html`<h2 id="${anchor}">${heading} — ${r.run.id}</h2>`];
-    if (isSimulated(r.run)) {
-      body.push(html`<p class="banner"><strong>Simulated models.</strong> This run used <code>sim:</code> models: deterministic simulations with planted effects, for demos and tests. Its numbers measure no real model.</p>`);
-    }
-    body.push(manifestHtml(r.run, r.accounting));
+    const body: RawHtml[] = [html`<h2 id="${anchors[i]}">${heading} — ${runName(r.run)}</h2>`];
+    if (isSimulated(r.run)) body.push(SIMULATED_BANNER);
     if (r.audit && r.analyzed) body.push(await r.audit.render.htmlSection(r.analyzed));
-    sections.push(html`<section>${body}</section>`);
+    body.push(html`<p class="muted">Models, parameters and manifest: <a href="#meta-${r.run.id}">run metadata</a>.</p>`);
+    sections.push(html`<section class="run">${body}</section>`);
   }
-  const nav = html`<nav class="toc">${reports.map((r) => html`<a href="#run-${r.run.id}">${r.run.experiment}: ${r.run.id}</a>`)}</nav>`;
-  const body = html`<header class="top"><h1>${title}</h1><p class="muted">Generated by echolens. Self-contained: no network is needed to read this file, and it runs no script.</p>${nav}</header><main>${sections}</main>`;
-  return page(title, body);
+  const simulatedRuns = reports.filter((r) => isSimulated(r.run));
+  const simBanner =
+    simulatedRuns.length > 0
+      ? html`<p class="banner"><strong>Simulated models.</strong> ${simulatedRuns.length === reports.length ? 'Every run' : `${simulatedRuns.length} of ${reports.length} runs`} in this report used <code>sim:</code> models: deterministic simulations with planted effects, for demos and tests. Their numbers measure no real model.</p>`
+      : '';
+  const glance = html`<section class="glance" id="at-a-glance"><h2>At a glance</h2><div class="cards">${reports.flatMap((r, i) => glanceCards(r, anchors[i] as string))}</div></section>`;
+  const metadata = html`<section class="metadata" id="metadata"><h2>Run metadata</h2>${reports.map(
+    (r) => html`<h3 id="meta-${r.run.id}">${r.audit?.title ?? r.run.experiment} — ${runName(r.run)}</h3>${manifestHtml(r.run, r.accounting)}`,
+  )}</section>`;
+  const nav = html`<nav class="toc">${reports.map((r, i) => html`<a href="#${anchors[i]}">${r.run.experiment}: ${runName(r.run)}</a>`)}<a href="#metadata">metadata</a></nav>`;
+  const body = html`<header class="top"><h1>${title}</h1>${simBanner}<p class="muted">Generated by echolens. Self-contained: no network is needed to read this file, and it runs no script. Hover a chart mark for its numbers.</p>${nav}</header><main>${glance}${sections}${metadata}</main>`;
+  return page(title, body, REPORT_STYLE + REPORT_PAGE_STYLE);
 }
 
 /** The gate's verdict on a report already computed (the run's own `gate:` thresholds over the defaults). */
