@@ -66,7 +66,7 @@ export function forestSpec(rows: readonly IntervalRow[], options: { xTitle: stri
   const grouped = rows.some((r) => r.group);
   const labels = new Set(rows.map((r) => r.label)).size;
   const groups = Math.max(1, new Set(rows.map((r) => r.group)).size);
-  const height = Math.max(60, (grouped ? 12 * groups + 10 : 26) * labels);
+  const height = Math.max(50, (grouped ? 10 * groups + 8 : 22) * labels);
   const ruleValues = options.rules ?? [0];
   const rules = ruleValues.map((x) => ({ x }));
   const values = rows.map((r) => ({ ...r, axisLabel: shortLabel(r.label), group: r.group ?? '', tip: intervalTip(r) }));
@@ -192,7 +192,7 @@ export function trajectorySpec(
       },
     );
   }
-  return { width: CHART_WIDTH, autosize: FIT, height: 260, config: BASE, layer: layers } as TopLevelSpec;
+  return { width: CHART_WIDTH, autosize: FIT, height: 210, config: BASE, layer: layers } as TopLevelSpec;
 }
 
 /** Grouped bars (e.g. compliance per arm), value in [0, 1] shown as percent. */
@@ -210,7 +210,7 @@ export function barSpec(
   return {
     width: CHART_WIDTH,
     autosize: FIT,
-    height: 220,
+    height: 180,
     config: BASE,
     data: { values },
     mark: { type: 'bar' },
@@ -274,7 +274,7 @@ export function scatterSpec(
       encoding: { x: { field: 'x', ...x }, y: { field: 'y', ...y }, color: colour, description: { field: 'tip' } },
     });
   }
-  return { width: CHART_WIDTH, autosize: FIT, height: 340, config: BASE, layer: layers } as TopLevelSpec;
+  return { width: CHART_WIDTH, autosize: FIT, height: 290, config: BASE, layer: layers } as TopLevelSpec;
 }
 
 /**
@@ -300,7 +300,7 @@ export function labelledScatterSpec(
   return {
     width: CHART_WIDTH,
     autosize: FIT,
-    height: 360,
+    height: 290,
     config: BASE,
     layer: [
       {

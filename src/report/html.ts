@@ -76,7 +76,7 @@ dl.manifest dd { margin: 0; word-break: break-word; }
  */
 export const REPORT_PAGE_STYLE = `
 main { max-width: 1200px; }
-.chart svg { display: block; width: 100%; height: auto; max-width: 1100px; }
+.chart svg { display: block; width: 100%; height: auto; max-width: 1000px; }
 main table { display: block; max-width: 100%; overflow-x: auto; }
 .pair > * { min-width: 0; }
 .glance h2 { margin-top: 20px; }
@@ -95,7 +95,11 @@ main table { display: block; max-width: 100%; overflow-x: auto; }
 .card dt { color: var(--muted); font-size: 12.5px; }
 .card dd { margin: 0 0 6px; font-weight: 600; font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
 .card dd small { display: block; font-weight: 400; color: var(--muted); font-size: 12px; }
-table.meta th { width: 13em; }
+table.meta { font-size: 13px; }
+table.meta th, table.meta td { padding: 2px 8px; }
+table.meta tbody th { width: 11em; }
+.examples { display: grid; grid-template-columns: repeat(auto-fill, minmax(360px, 1fr)); gap: 4px 16px; }
+.examples > * { min-width: 0; }
 table.meta td { overflow-wrap: anywhere; }
 details pre { white-space: pre-wrap; overflow-wrap: anywhere; font: 12.5px/1.45 ui-monospace, SFMono-Regular, Menlo, monospace; }
 @media (max-width: 900px) {

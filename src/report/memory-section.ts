@@ -215,6 +215,6 @@ export async function memorySection(report: MemoryReport, observations: readonly
   ]));
   parts.push(html`</details>`);
   parts.push(html`<h3>Trajectories that moved most</h3><p class="note">Steps aligned by the DTW path; highlighted symbols differ from the no-memory reference.</p>`);
-  parts.push(...exampleTrajectories(observations, 3));
+  parts.push(html`<div class="examples">${exampleTrajectories(observations, 3)}</div>`);
   return html`${parts}`;
 }

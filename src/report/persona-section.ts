@@ -185,6 +185,7 @@ export async function personaSection(
   }
   if (report.contracts.length > 0) {
     parts.push(html`<h3>Hardened output contracts</h3>`);
+    parts.push(html`<details><summary>Pass rate per contract, arm and distance (${report.contracts.length} rows)</summary>`);
     parts.push(table(report.contracts, [
       { header: 'target', value: (c) => c.target },
       { header: 'contract', value: (c) => c.item },
@@ -194,6 +195,7 @@ export async function personaSection(
       { header: 'pass', value: (c) => pct(c.passRate), numeric: true },
       { header: 'failures', value: (c) => Object.entries(c.failures).map(([k, v]) => `${k}: ${v}`).join(', ') || '—' },
     ]));
+    parts.push(html`</details>`);
     parts.push(table(report.contractContrasts, [
       { header: 'target', value: (c) => c.target },
       { header: 'contrast', value: (c) => c.contrast },
