@@ -285,13 +285,28 @@ export function labelledScatterSpec(
   points: readonly { x: number; y: number; label: string; group: string; tip?: string }[],
   options: { xTitle: string; yTitle: string; groupTitle?: string },
 ): TopLevelSpec {
-  // Neighbours (in x, then y) take turns labelling to the right and to the left, so clustered labels overlap less.
+  // Neighbours (in x, then y) take turns labelling to the right and to the left; on each side,
+  // labels closer than a line apart (in pixels of the plot) are pushed apart vertically.
+  const height = 290;
+  const [yLo, yHi] = paddedDomain(points.map((p) => p.y));
+  const toPx = (v: number) => ((yHi - v) / (yHi - yLo)) * height;
   const order = points.map((p, i) => ({ p, i })).sort((a, b) => a.p.x - b.p.x || a.p.y - b.p.y);
   const side = new Map(order.map((o, rank) => [o.i, rank % 2 === 0 ? 'right' : 'left']));
+  const labelY = new Map<number, number>();
+  for (const where of ['right', 'left']) {
+    const placed = points.map((p, i) => ({ i, px: toPx(p.y) })).filter((o) => side.get(o.i) === where).sort((a, b) => a.px - b.px);
+    let previous = Number.NEGATIVE_INFINITY;
+    for (const o of placed) {
+      const px = Math.max(o.px, previous + 14);
+      previous = px;
+      labelY.set(o.i, yHi - (px / height) * (yHi - yLo));
+    }
+  }
   const values = points.map((p, i) => ({
     ...p,
     text: shortLabel(p.label, 24),
     side: side.get(i),
+    labelY: labelY.get(i) ?? p.y,
     tip: p.tip ?? `${p.label} (${p.group}): (${tipNumber(p.x)}, ${tipNumber(p.y)})`,
   }));
   const x = { type: 'quantitative', scale: { domain: paddedDomain(points.map((p) => p.x)), nice: false, zero: false } };
@@ -300,7 +315,7 @@ export function labelledScatterSpec(
   return {
     width: CHART_WIDTH,
     autosize: FIT,
-    height: 290,
+    height,
     config: BASE,
     layer: [
       {
@@ -318,7 +333,7 @@ export function labelledScatterSpec(
         data: { values },
         transform: [{ filter: { field: 'side', equal: where } }],
         mark: { type: 'text', align: where === 'right' ? 'left' : 'right', baseline: 'middle', dx: where === 'right' ? 9 : -9, fontSize: 12, color: '#1b1f24', aria: false },
-        encoding: { x: { field: 'x', ...x }, y: { field: 'y', ...y }, text: { field: 'text' } },
+        encoding: { x: { field: 'x', ...x }, y: { field: 'labelY', ...y }, text: { field: 'text' } },
       })),
     ],
   } as TopLevelSpec;

@@ -114,7 +114,10 @@ details pre { white-space: pre-wrap; overflow-wrap: anywhere; font: 12.5px/1.45 
   a { color: inherit; text-decoration: none; }
   section.run + section.run > h2, section.metadata > h2 { break-before: page; }
   figure, .card, tr, .pair { break-inside: avoid; }
-  main table { display: table; overflow: visible; }
+  main table { display: table; overflow: visible; font-size: 8pt; max-width: 100%; }
+  main th, main td { padding: 2px 4px; }
+  td.num { white-space: normal; }
+  table.meta td { font-size: 8pt; }
   .banner { border: 2px solid #000; }
   .chart svg { max-width: 100%; }
 }

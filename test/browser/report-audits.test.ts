@@ -217,6 +217,25 @@ describe('HTML report of every audit in chromium', { timeout: 420_000 }, () => {
         expect(order[0]).toBe('at-a-glance');
         expect(order.at(-1)).toBe('metadata');
         expect(order).toContain('chart');
+        if (width === 800 && p.name === 'report-demo') {
+          // Print layout: no navigation, tables unclipped, charts within the page, run sections on new pages.
+          await page.emulateMedia({ media: 'print' });
+          const print = await page.$eval('body', (body) => ({
+            nav: body.querySelector('nav.toc')?.getBoundingClientRect().height ?? -1,
+            tables: [...body.querySelectorAll('main table')].map((t) => t.ownerDocument.defaultView!.getComputedStyle(t).display),
+            breaks: [...body.querySelectorAll('section.run + section.run > h2')].map((h) => h.ownerDocument.defaultView!.getComputedStyle(h).breakBefore),
+            wide: [...body.querySelectorAll('main *')].filter((el) => el.getBoundingClientRect().right > body.clientWidth + 1).map((el) => `${el.tagName}.${el.className}`).slice(0, 5),
+            overflow: body.scrollWidth - body.clientWidth,
+          }));
+          expect(print.nav).toBe(0);
+          expect(new Set(print.tables)).toEqual(new Set(['table']));
+          expect(print.breaks.length).toBe(p.runs.length - 1);
+          for (const b of print.breaks) expect(b).toBe('page');
+          expect(print.overflow, `wider than the page: ${print.wide.join(', ')}`).toBeLessThanOrEqual(0);
+          const pdf = await page.pdf({ width: '210mm', height: '297mm' });
+          expect(pdf.length).toBeGreaterThan(10_000);
+          await page.emulateMedia({ media: 'screen' });
+        }
         console.log(`${p.name} @${width}px: page height ${layout.height} px, ${charts.length} charts`);
         await page.close();
       }
