@@ -85,6 +85,16 @@ describe('report of a run whose model output is hostile', () => {
     const meta = page.slice(page.indexOf('id="metadata"'));
     expect(meta).toContain('<th scope="row">targets</th><td>sim:hostile, sim:persona</td>');
     expect(meta).not.toMatch(/<td>\[&quot;|<td>\{&quot;/u);
+    const md = await (async () => {
+      const again = openStore(db, { readonly: true });
+      try {
+        return await renderReport(again, 'md');
+      } finally {
+        again.close();
+      }
+    })();
+    const d = json.runs[0]!.persona.drift[0]!;
+    expect(md).toContain(`- **${d.target} · judged by ${d.judge}: ${d.verdict.kind}** — drift gap Δ [95% CI] ${sign(d.gap.estimate)} [${sign(d.gap.ci[0])}, ${sign(d.gap.ci[1])}]`);
   });
 
   it('every JSON and Markdown report carries a verdict, the manifest and simulated: true', async () => {

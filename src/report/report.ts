@@ -215,6 +215,13 @@ export function verdictOfReport(r: ExperimentRunReport): ReportVerdict {
   );
 }
 
+/** The first screen in Markdown: a line per target with its verdict and key numbers. */
+function glanceMarkdown(r: ExperimentRunReport): string {
+  if (!r.audit?.render.headline || !r.analyzed) return '';
+  const lines = r.audit.render.headline(r.analyzed).map((t) => `- **${t.target}: ${t.verdict}** — ${t.numbers.map((n) => `${n.label} ${n.value}`).join('; ')}`);
+  return lines.length > 0 ? `**At a glance**\n\n${lines.join('\n')}\n\n` : '';
+}
+
 export function renderMarkdownReport(reports: readonly ExperimentRunReport[]): string {
   return reports
     .map((r) => {
@@ -222,8 +229,9 @@ export function renderMarkdownReport(reports: readonly ExperimentRunReport[]): s
       // Verdict, simulated banner and manifest first, so a pasted report cannot pass for a real one.
       const sim = verdictMarkdown(r.run, verdictOfReport(r));
       const spend = `Spend $${r.accounting.spendUsd.toFixed(4)}; ${r.accounting.cells} cells; ${r.accounting.providerCacheHits} provider cache hits.\n\n`;
+      const glance = glanceMarkdown(r);
       const materials = `\n${materialsMarkdown(runMaterialsOf(r.run.manifest.options))}`;
-      if (r.audit && r.analyzed) return head + r.audit.render.markdown(r.analyzed, `${r.audit.title} — ${r.run.id}`).replace('\n\n', `\n\n${sim}${spend}`) + materials;
+      if (r.audit && r.analyzed) return head + r.audit.render.markdown(r.analyzed, `${r.audit.title} — ${r.run.id}`).replace('\n\n', `\n\n${sim}${spend}${glance}`) + materials;
       return `${head}# ${r.run.experiment} — ${r.run.id}\n\n${sim}${spend}`;
     })
     .join('\n\n');
