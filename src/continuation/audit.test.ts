@@ -49,6 +49,18 @@ describe('the continuation audit on the shared protocol', () => {
       const json = JSON.parse(await renderReport(store, 'json')) as { runs: Array<Record<string, unknown>> };
       const entry = json.runs.find((r) => (r.continuation as { runId?: string } | undefined)?.runId === result.runId);
       expect(entry).toBeDefined();
+      // The first screen's numbers are the JSON report's primary contrast, formatted.
+      type Est = { mean: number; ci: [number, number]; n: number };
+      const jsonTarget = (entry!.continuation as { analysis: { targets: Array<{ target: string; contrasts: Array<{ primary: boolean; completeCase: Est; itt: Est }> }> } }).analysis.targets[0]!;
+      const primary = jsonTarget.contrasts.find((c) => c.primary)!;
+      const s3 = (x: number) => (x >= 0 ? `+${x.toFixed(3)}` : x.toFixed(3));
+      const [card] = audit!.render.headline!(analyzed);
+      expect(card!.target).toBe(jsonTarget.target);
+      expect(card!.numbers[0]!.value).toBe(`${s3(primary.completeCase.mean)} [${s3(primary.completeCase.ci[0])}, ${s3(primary.completeCase.ci[1])}]`);
+      expect(card!.numbers[0]!.detail).toContain(`n ${primary.completeCase.n} cutpoints`);
+      expect(card!.numbers[1]!.value).toBe(`${s3(primary.itt.mean)} [${s3(primary.itt.ci[0])}, ${s3(primary.itt.ci[1])}]`);
+      const page = await renderReport(store, 'html');
+      expect(page).toContain(`<span class="value">${card!.numbers[0]!.value}</span>`);
     } finally {
       store.close();
     }

@@ -108,7 +108,30 @@ export interface AuditSummaryLine {
   value: string;
 }
 
+/** One number of a report's first screen: a short label, the value (with its CI) and a line of context. */
+export interface AuditHeadlineNumber {
+  label: string;
+  value: string;
+  detail?: string;
+}
+
+/** A target's verdict and the three or four numbers that matter, for the first screen of the report. */
+export interface AuditHeadlineTarget {
+  /** The target model (with its judge or labeler where the audit has one). */
+  target: string;
+  verdict: string;
+  /** How the verdict reads: `alert` = drift / failed check, `ok` = none found, `neutral` = inconclusive or not computable. */
+  tone: 'alert' | 'ok' | 'neutral';
+  numbers: AuditHeadlineNumber[];
+}
+
 export interface AuditRenderers<Collected, Report> {
+  /**
+   * The run's first screen: a verdict per target with its key numbers, each
+   * formatted from the same analysis object `json` returns. Optional for
+   * audits outside this package; the report falls back to `viewerSummary`.
+   */
+  headline?(analyzed: AnalyzedRun<Collected, Report>): AuditHeadlineTarget[];
   /** Markdown report of one run (a `# title` first, then the sections). */
   markdown(analyzed: AnalyzedRun<Collected, Report>, title: string): string;
   /** The run's section of the HTML report and of the viewer's run page. */

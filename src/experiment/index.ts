@@ -9,6 +9,8 @@ export type {
   AuditCalibrationOptions,
   AuditCsvRow,
   AuditDryRun,
+  AuditHeadlineNumber,
+  AuditHeadlineTarget,
   AuditLimits,
   AuditRenderers,
   AuditRunContext,

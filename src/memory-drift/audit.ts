@@ -1,6 +1,6 @@
 import type { Audit, AuditSummaryLine } from '../experiment/audit.js';
 import { estimateLines } from '../models/estimate.js';
-import { memorySection } from '../report/memory-section.js';
+import { memoryHeadline, memorySection } from '../report/memory-section.js';
 import { analyzeMemory, type MemoryReport, scoreTrajectories } from './analysis.js';
 import { type MemoryConfig, memoryConfigSchema } from './config.js';
 import { collectMemorySamples, type MemoryCollection } from './observations.js';
@@ -59,6 +59,7 @@ export const memoryAudit: Audit<MemoryConfig, MemoryRunInput, MemoryCollection, 
   gate: memoryGateChecks,
   render: {
     markdown: ({ report }, title) => renderMemoryMarkdown(report, title),
+    headline: ({ report }) => memoryHeadline(report),
     htmlSection: ({ report, collected }) => memorySection(report, referenceObservations(collected)),
     csvRows: ({ report }) => memoryCsvRows(report),
     json: ({ report }) => report,

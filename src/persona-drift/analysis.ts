@@ -254,7 +254,8 @@ export interface PersonaReport {
     components: [number[], number[]];
     explainedVarianceRatio: [number, number];
     centroids: Array<{ arm: string; mitigation: string; pc1: number; pc2: number; n: number }>;
-    points: Array<{ arm: string; mitigation: string; pc1: number; pc2: number }>;
+    /** One per response; `target` tells targets apart on the chart. */
+    points: Array<{ target: string; arm: string; mitigation: string; pc1: number; pc2: number }>;
   }> | null;
 }
 
@@ -508,6 +509,7 @@ function fingerprintRows(probes: readonly PersonaObservation[], patterns?: Finge
       printed.map((x) => x.o.arm === 'real'),
     );
     const points = printed.map((x, k) => ({
+      target: x.o.target,
       arm: x.o.arm,
       mitigation: x.o.mitigation,
       pc1: (pca.points[k] as [number, number])[0],

@@ -1,7 +1,7 @@
 import { isPresent } from '../core/maybe.js';
 import type { Audit, AuditSummaryLine } from '../experiment/audit.js';
 import { estimateLines } from '../models/estimate.js';
-import { type PersonaSessionInfo, personaSection } from '../report/persona-section.js';
+import { type PersonaSessionInfo, personaHeadline, personaSection } from '../report/persona-section.js';
 import type { Session } from '../sessions/types.js';
 import type { PersonaObservation, PersonaReport } from './analysis.js';
 import { type PersonaConfig, personaConfigSchema } from './config.js';
@@ -54,6 +54,7 @@ export const personaAudit: Audit<PersonaConfig, Session[], PersonaCollected, Per
   gate: personaGateChecks,
   render: {
     markdown: ({ report }, title) => renderPersonaMarkdown(report, title),
+    headline: ({ report }) => personaHeadline(report),
     htmlSection: ({ report, collected }) => personaSection(report, collected.observations, collected.sessions),
     csvRows: ({ report }) => personaCsvRows(report),
     json: ({ report }) => report,

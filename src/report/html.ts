@@ -69,6 +69,60 @@ dl.manifest dt { color: var(--muted); }
 dl.manifest dd { margin: 0; word-break: break-word; }
 `;
 
+/**
+ * What only the report page adds to REPORT_STYLE (the viewer keeps its own
+ * layout): the first-screen cards, charts at the column's width, tables that
+ * scroll inside themselves on narrow screens, and a print layout.
+ */
+export const REPORT_PAGE_STYLE = `
+main { max-width: 1200px; }
+.chart svg { display: block; width: 100%; height: auto; max-width: 1000px; }
+main table { display: block; max-width: 100%; overflow-x: auto; }
+.pair > * { min-width: 0; }
+.glance h2 { margin-top: 20px; }
+.card .audit { font-weight: 600; font-size: 14px; }
+.card .audit a { color: var(--accent); text-decoration: none; }
+.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(300px, 1fr)); gap: 12px; }
+.card { border: 1px solid var(--line); border-left-width: 5px; border-radius: 8px; padding: 10px 14px; background: #fbfcfd; min-width: 0; }
+.card.tone-alert { border-left-color: var(--bad); }
+.card.tone-ok { border-left-color: var(--good); }
+.card.tone-neutral { border-left-color: #8c959f; }
+.card .target { font-size: 13px; color: var(--muted); overflow-wrap: anywhere; }
+.card .verdict { font-size: 17px; font-weight: 700; margin: 2px 0 6px; }
+.card.tone-alert .verdict { color: var(--bad); }
+.card.tone-ok .verdict { color: var(--good); }
+.card dl { margin: 0; }
+.card dt { color: var(--muted); font-size: 12.5px; }
+.card dd { margin: 0 0 6px; font-weight: 600; font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
+.card dd small { display: block; font-weight: 400; color: var(--muted); font-size: 12px; }
+table.meta { font-size: 13px; }
+table.meta th, table.meta td { padding: 2px 8px; }
+table.meta tbody th { width: 11em; }
+.examples { display: grid; grid-template-columns: repeat(auto-fill, minmax(360px, 1fr)); gap: 4px 16px; }
+.examples > * { min-width: 0; }
+table.meta td { overflow-wrap: anywhere; }
+details pre { white-space: pre-wrap; overflow-wrap: anywhere; font: 12.5px/1.45 ui-monospace, SFMono-Regular, Menlo, monospace; }
+@media (max-width: 900px) {
+  header.top, main { padding-left: 14px; padding-right: 14px; }
+  .pair { grid-template-columns: 1fr; }
+  h1 { font-size: 22px; }
+}
+@media print {
+  body { font-size: 10.5pt; }
+  header.top, main { padding: 0; max-width: none; }
+  nav.toc { display: none; }
+  a { color: inherit; text-decoration: none; }
+  section.run + section.run > h2, section.metadata > h2 { break-before: page; }
+  figure, .card, tr, .pair { break-inside: avoid; }
+  main table { display: table; overflow: visible; font-size: 8pt; max-width: 100%; }
+  main th, main td { padding: 2px 4px; }
+  td.num { white-space: normal; }
+  table.meta td { font-size: 8pt; }
+  .banner { border: 2px solid #000; }
+  .chart svg { max-width: 100%; }
+}
+`;
+
 export function contentSecurityPolicy(style: string): string {
   const hash = createHash('sha256').update(style).digest('base64');
   return [

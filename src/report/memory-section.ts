@@ -6,8 +6,9 @@ import type {
   TargetAnalysis,
   ValidityVerdict,
 } from '../memory-drift/analysis.js';
+import type { AuditHeadlineTarget } from '../experiment/audit.js';
 import { dtw } from '../metrics/dtw.js';
-import { forestSpec, type IntervalRow, scatterSpec } from './charts.js';
+import { forestSpec, type IntervalRow, labelledScatterSpec } from './charts.js';
 import { figure, html, type RawHtml, table } from './html.js';
 import { vegaLiteToSvg } from './svg.js';
 
@@ -28,6 +29,39 @@ function elevationText(e: MemoryMaybe<IntervalEstimate> | null): string {
   if (e === null) return '—';
   if (isErr(e)) return `n/a (${e.error})`;
   return `${pct(e.estimate)} [${pct(e.ci[0])}, ${pct(e.ci[1])}], p ${pv(e.p)}`;
+}
+
+const TIER_NAMES: Record<string, string> = { none: 'no memory (floor)', noise: 'pragmatic noise', persona: 'persona cues', life_event: 'life events' };
+
+/**
+ * The first screen of a memory run: per target, whether any category drifts
+ * (DTW d_rel over the noise floor, BH within tier), the DTW elevation of each
+ * tier over the no-memory floor, and the instrument-validity checks — every
+ * number read from `report.targets`, as in the JSON.
+ */
+export function memoryHeadline(report: MemoryReport): AuditHeadlineTarget[] {
+  return report.targets.map((t) => {
+    const dtwMetric = t.metrics.dtw;
+    const tested = dtwMetric.dRel.filter((d) => !isErr(d.result));
+    const significant = dtwMetric.dRel.filter((d) => !isErr(d.result) && d.result.significant).map((d) => d.condition);
+    const validity = t.validity.overall;
+    const verdict =
+      validity === 'fail'
+        ? 'instrument validity failed: drift not interpretable'
+        : tested.length === 0
+          ? 'not computable'
+          : significant.length > 0
+            ? `memory drift in ${significant.length} of ${tested.length} categories`
+            : 'no category drifts beyond the noise floor';
+    const tone: AuditHeadlineTarget['tone'] = validity === 'fail' || tested.length === 0 ? 'neutral' : significant.length > 0 ? 'alert' : 'ok';
+    const numbers: AuditHeadlineTarget['numbers'] = [];
+    for (const tier of dtwMetric.tiers) {
+      numbers.push({ label: `DTW elevation · ${TIER_NAMES[tier.tier] ?? tier.tier}`, value: elevationText(tier.elevation), detail: `${tier.conditions.length} condition(s), ${tier.nQuestions} questions` });
+    }
+    numbers.push({ label: 'significant categories (DTW d_rel, BH)', value: significant.length > 0 ? significant.join(', ') : 'none', detail: `of ${tested.length} persona and life-event categories tested` });
+    numbers.push({ label: 'instrument validity', value: validity, detail: `specificity ${t.validity.specificity.verdict}, sensitivity ${t.validity.sensitivity.verdict}, convergent ${t.validity.convergent.verdict}` });
+    return { target: t.target, verdict, tone, numbers };
+  });
 }
 
 async function targetSection(t: TargetAnalysis): Promise<RawHtml[]> {
@@ -123,11 +157,20 @@ async function targetSection(t: TargetAnalysis): Promise<RawHtml[]> {
 
   if (!isErr(t.convergence)) {
     const c = t.convergence;
+    const tierOf = new Map(t.metrics.dtw.conditions.map((x) => [x.condition, x.tier as string]));
     parts.push(figure(
-      await vegaLiteToSvg(scatterSpec(
-        c.conditions.map((name, i) => ({ x: c.dtwMeans[i] as number, y: c.sriMeans[i] as number, group: name })),
-        [],
-        { xTitle: 'mean DTW drift', yTitle: 'mean SRI drift' },
+      await vegaLiteToSvg(labelledScatterSpec(
+        c.conditions.map((name, i) => {
+          const tier = name.startsWith('tier:') ? name.slice(5) : (tierOf.get(name) ?? 'other');
+          return {
+            x: c.dtwMeans[i] as number,
+            y: c.sriMeans[i] as number,
+            label: name.startsWith('tier:') ? `${TIER_NAMES[tier] ?? tier} (pooled)` : name,
+            group: TIER_NAMES[tier] ?? tier,
+            tip: `${name}: mean DTW ${f3(c.dtwMeans[i])}, mean SRI ${f3(c.sriMeans[i])}`,
+          };
+        }),
+        { xTitle: 'mean DTW drift (per condition)', yTitle: 'mean SRI drift (per condition)', groupTitle: 'tier' },
       )),
       `Convergent validity over ${c.conditions.length} conditions: Spearman ρ ${isErr(c.spearman) ? 'n/a' : `${c.spearman.rho.toFixed(3)} (p ${pv(c.spearman.p)})`}, Pearson r ${isErr(c.pearson) ? 'n/a' : `${c.pearson.r.toFixed(3)} (p ${pv(c.pearson.p)})`}.`,
     ));
@@ -160,7 +203,8 @@ export async function memorySection(report: MemoryReport, observations: readonly
     html`<p class="note">Drift = distance between the value-symbol trajectory of a response with injected user memory and the same model's no-memory reference trajectory for the same question (DTW normalised by max(n, m); SRI = ½ edit distance + ½ Jensen–Shannon). Lower = more stable. Bootstrap B = ${report.options.B}, seed ${report.options.seed}.</p>`,
   ];
   for (const t of report.targets) parts.push(...(await targetSection(t)));
-  parts.push(html`<h3>Cells, dropouts, invalid labels and unmapped steps</h3>`);
+  parts.push(html`<h3 id="memory-counts">Cells, dropouts, invalid labels and unmapped steps</h3>`);
+  parts.push(html`<details><summary>${report.counts.scored} of ${report.counts.observations} observations scored — per condition</summary>`);
   parts.push(table(report.counts.byCondition, [
     { header: 'target', value: (c) => c.target },
     { header: 'condition', value: (c) => c.condition },
@@ -169,7 +213,8 @@ export async function memorySection(report: MemoryReport, observations: readonly
     { header: 'invalid labels', value: (c) => (c.invalidRate === null ? '—' : `${(100 * c.invalidRate).toFixed(1)}%`), numeric: true },
     { header: 'unmapped steps', value: (c) => (c.unmappedRate === null ? '—' : `${(100 * c.unmappedRate).toFixed(1)}%`), numeric: true },
   ]));
+  parts.push(html`</details>`);
   parts.push(html`<h3>Trajectories that moved most</h3><p class="note">Steps aligned by the DTW path; highlighted symbols differ from the no-memory reference.</p>`);
-  parts.push(...exampleTrajectories(observations, 3));
+  parts.push(html`<div class="examples">${exampleTrajectories(observations, 3)}</div>`);
   return html`${parts}`;
 }

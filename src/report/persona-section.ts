@@ -1,5 +1,6 @@
-import type { GapEstimate, Maybe, PersonaObservation, PersonaReport } from '../persona-drift/analysis.js';
-import { barSpec, forestSpec, type IntervalRow, scatterSpec, trajectorySpec } from './charts.js';
+import type { AuditHeadlineTarget } from '../experiment/audit.js';
+import type { GapEstimate, Maybe, PersonaObservation, PersonaReport, VerdictKind } from '../persona-drift/analysis.js';
+import { barSpec, forestSpec, type IntervalRow, scatterSpec, shortLabel, trajectorySpec } from './charts.js';
 import { figure, html, type RawHtml, table } from './html.js';
 import { vegaLiteToSvg } from './svg.js';
 
@@ -26,6 +27,35 @@ function intervalRows<T>(items: readonly T[], label: (t: T) => string, gap: (t: 
   return items.flatMap((item) => {
     const g = gap(item);
     return isGap(g) ? [{ label: label(item), estimate: g.estimate, lo: g.ci[0], hi: g.ci[1], ...(group ? { group: group(item) } : {}) }] : [];
+  });
+}
+
+const TONE: Record<VerdictKind, AuditHeadlineTarget['tone']> = {
+  drift: 'alert',
+  'no detectable drift': 'ok',
+  'underpowered for this design': 'neutral',
+  'not computable': 'neutral',
+};
+
+/**
+ * The first screen of a persona run: per target and judge, the verdict, the
+ * position-averaged gap Δ with its CI, its sign-flip test, the two arm means
+ * and the onset — every number read from `report.drift`, as in the JSON.
+ */
+export function personaHeadline(report: PersonaReport): AuditHeadlineTarget[] {
+  return report.drift.map((d) => {
+    const g = d.gap;
+    const numbers: AuditHeadlineTarget['numbers'] = [
+      {
+        label: 'drift gap Δ [95% CI]',
+        value: gapText(g),
+        detail: isGap(g) ? `filler − real, judge points (0–3), over ${g.units} ${g.level}s${d.strongDrift ? '; strong drift' : ''}` : undefined,
+      },
+    ];
+    if (!('error' in d.signFlip)) numbers.push({ label: 'sign-flip p (Holm)', value: `${pv(d.signFlip.p)} (${pv(d.signFlip.pHolm)})`, detail: `${d.signFlip.n} ${d.signFlip.level}s, ${d.signFlip.method}` });
+    if (isGap(g)) numbers.push({ label: 'real / filler mean score', value: `${f3(g.real.estimate)} / ${f3(g.filler.estimate)}` });
+    numbers.push({ label: 'onset', value: d.onset ? `${d.onset.position} (step ${d.onset.positionValue})` : '—', detail: d.onset ? `first position with Holm p ${pv(d.onset.pHolm)}` : 'no position significant' });
+    return { target: `${d.target} · judged by ${d.judge}`, verdict: d.verdict.kind, tone: TONE[d.verdict.kind], numbers: numbers.map((n) => (n.detail === undefined ? { label: n.label, value: n.value } : n)) };
   });
 }
 
@@ -140,7 +170,7 @@ export async function personaSection(
   if (report.stressors.length > 0) {
     parts.push(html`<h3>Stressor compliance and verbosity (judge-free)</h3>`);
     parts.push(figure(
-      await vegaLiteToSvg(barSpec(report.stressors.map((s) => ({ label: `${s.item} ${s.target}`, group: `${s.arm}/${s.mitigation}`, value: s.complianceRate })), { yTitle: 'compliance', percent: true })),
+      await vegaLiteToSvg(barSpec(report.stressors.map((s) => ({ label: `${s.item} · ${shortLabel(s.target, 24)}`, group: `${s.arm}/${s.mitigation}`, value: s.complianceRate })), { yTitle: 'compliance', percent: true })),
       'Share of responses passing the deterministic checker (S2: one line, no fence, no preamble).',
     ));
     parts.push(table(report.verbosity, [
@@ -155,6 +185,7 @@ export async function personaSection(
   }
   if (report.contracts.length > 0) {
     parts.push(html`<h3>Hardened output contracts</h3>`);
+    parts.push(html`<details><summary>Pass rate per contract, arm and distance (${report.contracts.length} rows)</summary>`);
     parts.push(table(report.contracts, [
       { header: 'target', value: (c) => c.target },
       { header: 'contract', value: (c) => c.item },
@@ -164,6 +195,7 @@ export async function personaSection(
       { header: 'pass', value: (c) => pct(c.passRate), numeric: true },
       { header: 'failures', value: (c) => Object.entries(c.failures).map(([k, v]) => `${k}: ${v}`).join(', ') || '—' },
     ]));
+    parts.push(html`</details>`);
     parts.push(table(report.contractContrasts, [
       { header: 'target', value: (c) => c.target },
       { header: 'contrast', value: (c) => c.contrast },
@@ -190,14 +222,15 @@ export async function personaSection(
   // Fingerprint.
   if (report.fingerprint && !('error' in report.fingerprint)) {
     const fp = report.fingerprint;
+    const fpTargets = new Set(fp.points.map((p) => p.target));
     parts.push(html`<h3>Behavioural fingerprint (judge-free)</h3>`);
     parts.push(figure(
       await vegaLiteToSvg(scatterSpec(
-        fp.points.map((p) => ({ x: p.pc1, y: p.pc2, group: `${p.arm}/${p.mitigation}` })),
-        fp.centroids.map((c) => ({ x: c.pc1, y: c.pc2, group: `${c.arm}/${c.mitigation}` })),
-        { xTitle: `PC1 (${pct(fp.explainedVarianceRatio[0])})`, yTitle: `PC2 (${pct(fp.explainedVarianceRatio[1])})` },
+        fp.points.map((p) => ({ x: p.pc1, y: p.pc2, group: `${p.arm}/${p.mitigation}`, ...(fpTargets.size > 1 && p.target ? { shape: p.target } : {}) })),
+        fp.centroids.map((c) => ({ x: c.pc1, y: c.pc2, group: `${c.arm}/${c.mitigation}`, tip: `centroid of ${c.arm}/${c.mitigation} (${c.n} responses): PC1 ${f3(c.pc1)}, PC2 ${f3(c.pc2)}` })),
+        { xTitle: `PC1 (${pct(fp.explainedVarianceRatio[0])})`, yTitle: `PC2 (${pct(fp.explainedVarianceRatio[1])})`, groupTitle: 'arm/mitigation', ...(fpTargets.size > 1 ? { shapeTitle: 'target' } : {}) },
       )),
-      'Six features per response (hedge and experiential density, committed preference, em-dashes, paragraph breaks, log length), z-scored, first two principal components; diamonds are arm centroids. PC1 is oriented so the real arm is positive.',
+      'Six features per response (hedge and experiential density, committed preference, em-dashes, paragraph breaks, log length), z-scored, first two principal components; colour = arm/mitigation (shape = target when there are several); outlined diamonds are arm centroids. PC1 is oriented so the real arm is positive.',
     ));
   }
 
@@ -216,7 +249,13 @@ export async function personaSection(
   }
 
   // Counts.
-  parts.push(html`<h3>Cells, dropouts and invalid judgements</h3>`);
+  const done = report.counts.byArm.reduce((n, a) => n + a.done, 0);
+  const empty = report.counts.byArm.reduce((n, a) => n + a.empty, 0);
+  const failed = report.counts.byArm.reduce((n, a) => n + a.failed, 0);
+  const invalid = report.counts.invalidJudgements.reduce((n, j) => n + j.invalid, 0);
+  const judged = report.counts.invalidJudgements.reduce((n, j) => n + j.judged, 0);
+  parts.push(html`<h3 id="persona-counts">Cells, dropouts and invalid judgements</h3>`);
+  parts.push(html`<details><summary>${done} done, ${empty} empty (dropout), ${failed} failed target cells; ${invalid} of ${judged} judgements invalid (excluded) — per arm</summary>`);
   parts.push(table(report.counts.byArm, [
     { header: 'target', value: (a) => a.target },
     { header: 'arm', value: (a) => `${a.arm}/${a.mitigation}` },
@@ -232,6 +271,7 @@ export async function personaSection(
     { header: 'judged', value: (j) => j.judged, numeric: true },
     { header: 'invalid (excluded)', value: (j) => j.invalid, numeric: true },
   ]));
+  parts.push(html`</details>`);
 
   // Side-by-side examples: same target, session, position, probe and sample in both arms.
   parts.push(html`<h3>Side-by-side responses</h3><p class="note">The same probe at the same position, real-session context (left) and filler context (right). Responses are untrusted model output, shown as text.</p>`);

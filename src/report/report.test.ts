@@ -65,6 +65,38 @@ describe('report of a run whose model output is hostile', () => {
     expect(csv).toContain(`,drift,sim:persona,sim:judge,,position-averaged,${drift.gap.estimate},`);
   });
 
+  it('puts a verdict card per target first, whose numbers are the JSON report\'s, and the metadata last as a table', async () => {
+    const store = openStore(db, { readonly: true });
+    const json = JSON.parse(await renderReport(store, 'json')) as {
+      runs: Array<{ persona: { drift: Array<{ target: string; judge: string; gap: { estimate: number; ci: [number, number] }; verdict: { kind: string } }> } }>;
+    };
+    const page = await renderReport(store, 'html');
+    store.close();
+    const sign = (x: number) => (x >= 0 ? `+${x.toFixed(2)}` : x.toFixed(2));
+    const glance = page.slice(page.indexOf('id="at-a-glance"'), page.indexOf('<section class="run">'));
+    expect(glance.length).toBeGreaterThan(0);
+    for (const d of json.runs[0]!.persona.drift) {
+      const card = glance.slice(glance.indexOf(`${d.target} · judged by ${d.judge}`));
+      expect(card).toMatch(new RegExp(`^[^]*?<div class="verdict">${d.verdict.kind}</div>`, 'u'));
+      expect(card).toContain(`<dd data-label="drift gap Δ [95% CI]"><span class="value">${sign(d.gap.estimate)} [${sign(d.gap.ci[0])}, ${sign(d.gap.ci[1])}]</span>`);
+    }
+    expect(page.indexOf('id="at-a-glance"')).toBeLessThan(page.indexOf('<figure'));
+    expect(page.indexOf('id="metadata"')).toBeGreaterThan(page.lastIndexOf('<figure'));
+    const meta = page.slice(page.indexOf('id="metadata"'));
+    expect(meta).toContain('<th scope="row">targets</th><td>sim:hostile, sim:persona</td>');
+    expect(meta).not.toMatch(/<td>\[&quot;|<td>\{&quot;/u);
+    const md = await (async () => {
+      const again = openStore(db, { readonly: true });
+      try {
+        return await renderReport(again, 'md');
+      } finally {
+        again.close();
+      }
+    })();
+    const d = json.runs[0]!.persona.drift[0]!;
+    expect(md).toContain(`- **${d.target} · judged by ${d.judge}: ${d.verdict.kind}** — drift gap Δ [95% CI] ${sign(d.gap.estimate)} [${sign(d.gap.ci[0])}, ${sign(d.gap.ci[1])}]`);
+  });
+
   it('every JSON and Markdown report carries a verdict, the manifest and simulated: true', async () => {
     const store = openStore(db, { readonly: true });
     const json = JSON.parse(await renderReport(store, 'json'));

@@ -1,12 +1,13 @@
+import { stringify as stringifyYaml } from 'yaml';
 import { registerBuiltinAudits } from '../audits.js';
 import { materialsMarkdown, materialsSummary, procedureSummary, runMaterialsOf } from '../materials/report.js';
 import { ConfigError } from '../core/errors.js';
-import { AUDIT_CSV_COLUMNS, type AnalyzedRun, type AnyAudit } from '../experiment/audit.js';
+import { AUDIT_CSV_COLUMNS, type AnalyzedRun, type AnyAudit, type AuditHeadlineTarget } from '../experiment/audit.js';
 import { findAudit, listAudits } from '../experiment/registry.js';
 import { analyzeAuditRun } from '../experiment/run-audit.js';
 import type { RunInfo, RunStore } from '../store/run-store.js';
 import { reportVerdict, verdictMarkdown, type ReportVerdict } from '../gate/verdict.js';
-import { html, page, type RawHtml } from './html.js';
+import { html, page, type RawHtml, REPORT_PAGE_STYLE, REPORT_STYLE } from './html.js';
 import { csvCell } from '../core/csv.js';
 
 /**
@@ -102,30 +103,58 @@ export function collectReports(store: RunStore, runIds?: readonly string[], opti
   });
 }
 
-function manifestHtml(run: RunInfo, accounting: RunAccounting): RawHtml {
+/** A config value as text: lists joined, objects as `key value` pairs (never a JSON dump). */
+export function readableValue(value: unknown): string {
+  if (value === null || value === undefined) return '—';
+  if (Array.isArray(value)) return value.length === 0 ? '—' : value.map(readableValue).join(', ');
+  if (typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>);
+    return entries.length === 0 ? '—' : entries.map(([k, v]) => `${k} ${readableValue(v)}`).join(', ');
+  }
+  return String(value);
+}
+
+/** The run's name from its config (`name:`), else its id. */
+export function runName(run: RunInfo): string {
+  const name = ((run.manifest.config ?? {}) as Record<string, unknown>).name;
+  return typeof name === 'string' && name.length > 0 ? name : run.id;
+}
+
+function manifestEntries(run: RunInfo, accounting: RunAccounting): Array<[string, unknown]> {
   const m = run.manifest;
   const config = (m.config ?? {}) as Record<string, unknown>;
-  const entries: Array<[string, unknown]> = [
+  return [
     ['run', run.id],
+    ['name', runName(run)],
     ['experiment', m.experiment],
     ['status', run.status],
     ['started / ended', `${run.startedAt} / ${run.endedAt ?? '—'}`],
-    ['targets', JSON.stringify(config.targets ?? [])],
-    ['judges / labelers', JSON.stringify(config.judges ?? config.labelers ?? config.labeler ?? [])],
-    ['decoding', JSON.stringify(config.decoding ?? {})],
-    ['system prompts', JSON.stringify(config.systemPrompts ?? config.systemPrompt ?? [])],
+    ['targets', readableValue(config.targets)],
+    ['judges / labelers', readableValue(config.judges ?? config.labelers ?? config.labeler)],
+    ['decoding', readableValue(config.decoding)],
+    ['system prompts', readableValue(config.systemPrompts ?? config.systemPrompt)],
     ['materials', materialsSummary(runMaterialsOf(m.options))],
     ['procedure', procedureSummary(runMaterialsOf(m.options))],
     ['seed', m.seed],
-    ['versions', JSON.stringify(m.versions)],
+    ['versions', readableValue(m.versions)],
     ['git commit', m.gitCommit ?? 'unknown'],
     ['cells', `${accounting.cells} (${Object.entries(accounting.byStatus).map(([k, v]) => `${k} ${v}`).join(', ')})`],
     ['spend', `$${accounting.spendUsd.toFixed(4)}${accounting.unpricedCells > 0 ? ` + ${accounting.unpricedCells} cells without a known price` : ''}`],
     ['tokens', `${accounting.inputTokens.toLocaleString('en-US')} in (${accounting.cachedInputTokens.toLocaleString('en-US')} from provider cache, ${accounting.cacheWriteTokens.toLocaleString('en-US')} written), ${accounting.outputTokens.toLocaleString('en-US')} out`],
     ['provider cache hits', `${accounting.providerCacheHits} cells`],
   ];
-  return html`<dl class="manifest">${entries.map(([k, v]) => html`<dt>${k}</dt><dd>${String(v)}</dd>`)}</dl>
-<details><summary>Full configuration</summary><pre>${JSON.stringify(m.config, null, 2)}</pre></details>`;
+}
+
+/** One table for every run of the report: a row per field, a column per run; then each run's full configuration. */
+function metadataHtml(reports: readonly ExperimentRunReport[]): RawHtml {
+  const columns = reports.map((r) => manifestEntries(r.run, r.accounting));
+  const fields = columns[0]?.map(([k]) => k) ?? [];
+  const head = html`<thead><tr><th scope="col">field</th>${reports.map((r) => html`<th scope="col" id="meta-${r.run.id}">${r.audit?.title ?? r.run.experiment}</th>`)}</tr></thead>`;
+  const rows = fields.map((field, i) => html`<tr><th scope="row">${field}</th>${columns.map((c) => html`<td>${String(c[i]?.[1] ?? '—')}</td>`)}</tr>`);
+  const configs = reports.map(
+    (r) => html`<details><summary>Full configuration of ${runName(r.run)} (YAML)</summary><pre>${stringifyYaml(r.run.manifest.config ?? {})}</pre></details>`,
+  );
+  return html`<table class="meta">${head}<tbody>${rows}</tbody></table>${configs}`;
 }
 
 function isSimulated(run: RunInfo): boolean {
@@ -134,28 +163,58 @@ function isSimulated(run: RunInfo): boolean {
   return models.some((m) => m.startsWith('sim:'));
 }
 
+/** The first-screen cards of one run: the audit's headline, else its viewer summary lines. */
+function headlineOf(r: ExperimentRunReport): AuditHeadlineTarget[] {
+  if (!r.audit || !r.analyzed) return [{ target: r.run.experiment, verdict: 'no registered audit', tone: 'neutral', numbers: [] }];
+  if (r.audit.render.headline) return r.audit.render.headline(r.analyzed);
+  return [{ target: r.audit.title, verdict: 'summary', tone: 'neutral', numbers: r.audit.render.viewerSummary(r.analyzed).map((l) => ({ label: l.label, value: l.value })) }];
+}
+
+function glanceCards(r: ExperimentRunReport, anchor: string): RawHtml[] {
+  const heading = r.audit?.title ?? r.run.experiment;
+  return headlineOf(r).map(
+    (t) => html`<div class="card tone-${t.tone}" data-run="${r.run.id}" data-audit="${r.run.experiment}"><div class="audit"><a href="#${anchor}">${heading}</a>${isSimulated(r.run) ? html` <span class="tag">simulated</span>` : ''}</div><div class="target">${t.target} · run ${runName(r.run)}</div><div class="verdict">${t.verdict}</div><dl>${t.numbers.map(
+      (n) => html`<dt>${n.label}</dt><dd data-label="${n.label}"><span class="value">${n.value}</span>${n.detail ? html`<small>${n.detail}</small>` : ''}</dd>`,
+    )}</dl></div>`,
+  );
+}
+
+const SIMULATED_BANNER = html`<p class="banner"><strong>Simulated models.</strong> This run used <code>sim:</code> models: deterministic simulations with planted effects, for demos and tests. Its numbers measure no real model.</p>`;
+
 export async function renderHtmlReport(_store: RunStore, reports: readonly ExperimentRunReport[], title = 'echolens report'): Promise<string> {
+  const anchors = reports.map((r) => `run-${r.run.id}`);
   const sections: RawHtml[] = [];
-  for (const r of reports) {
-    const anchor = `run-${r.run.id}`;
+  for (const [i, r] of reports.entries()) {
     const heading = r.audit?.title ?? r.run.experiment;
-    const body: RawHtml[] = [html`<h2 id="${anchor}">${heading} — ${r.run.id}</h2>`];
-    if (isSimulated(r.run)) {
-      body.push(html`<p class="banner"><strong>Simulated models.</strong> This run used <code>sim:</code> models: deterministic simulations with planted effects, for demos and tests. Its numbers measure no real model.</p>`);
-    }
-    body.push(manifestHtml(r.run, r.accounting));
+    const body: RawHtml[] = [html`<h2 id="${anchors[i]}">${heading} — ${runName(r.run)}</h2>`];
+    if (isSimulated(r.run)) body.push(SIMULATED_BANNER);
     if (r.audit && r.analyzed) body.push(await r.audit.render.htmlSection(r.analyzed));
-    sections.push(html`<section>${body}</section>`);
+    body.push(html`<p class="muted">Models, parameters and manifest: <a href="#meta-${r.run.id}">run metadata</a>.</p>`);
+    sections.push(html`<section class="run">${body}</section>`);
   }
-  const nav = html`<nav class="toc">${reports.map((r) => html`<a href="#run-${r.run.id}">${r.run.experiment}: ${r.run.id}</a>`)}</nav>`;
-  const body = html`<header class="top"><h1>${title}</h1><p class="muted">Generated by echolens. Self-contained: no network is needed to read this file, and it runs no script.</p>${nav}</header><main>${sections}</main>`;
-  return page(title, body);
+  const simulatedRuns = reports.filter((r) => isSimulated(r.run));
+  const simBanner =
+    simulatedRuns.length > 0
+      ? html`<p class="banner"><strong>Simulated models.</strong> ${simulatedRuns.length === reports.length ? 'Every run' : `${simulatedRuns.length} of ${reports.length} runs`} in this report used <code>sim:</code> models: deterministic simulations with planted effects, for demos and tests. Their numbers measure no real model.</p>`
+      : '';
+  const glance = html`<section class="glance" id="at-a-glance"><h2>At a glance</h2><div class="cards">${reports.flatMap((r, i) => glanceCards(r, anchors[i] as string))}</div></section>`;
+  const metadata = html`<section class="metadata" id="metadata"><h2>Run metadata</h2>${metadataHtml(reports)}</section>`;
+  const nav = html`<nav class="toc">${reports.map((r, i) => html`<a href="#${anchors[i]}">${r.run.experiment}: ${runName(r.run)}</a>`)}<a href="#metadata">metadata</a></nav>`;
+  const body = html`<header class="top"><h1>${title}</h1>${simBanner}<p class="muted">Generated by echolens. Self-contained: no network is needed to read this file, and it runs no script. Hover a chart mark for its numbers.</p>${nav}</header><main>${glance}${sections}${metadata}</main>`;
+  return page(title, body, REPORT_STYLE + REPORT_PAGE_STYLE);
 }
 
 /** The gate's verdict on a report already computed (the run's own `gate:` thresholds over the defaults). */
 export function verdictOfReport(r: ExperimentRunReport): ReportVerdict {
   const unfinished = (r.accounting.byStatus.failed ?? 0) + (r.accounting.byStatus.pending ?? 0);
   return reportVerdict(r.run, r.analyzed ? { [r.run.experiment]: r.analyzed.report } : {}, { total: r.accounting.cells, unfinished });
+}
+
+/** The first screen in Markdown: a line per target with its verdict and key numbers. */
+function glanceMarkdown(r: ExperimentRunReport): string {
+  if (!r.audit?.render.headline || !r.analyzed) return '';
+  const lines = r.audit.render.headline(r.analyzed).map((t) => `- **${t.target}: ${t.verdict}** — ${t.numbers.map((n) => `${n.label} ${n.value}`).join('; ')}`);
+  return lines.length > 0 ? `**At a glance**\n\n${lines.join('\n')}\n\n` : '';
 }
 
 export function renderMarkdownReport(reports: readonly ExperimentRunReport[]): string {
@@ -165,8 +224,9 @@ export function renderMarkdownReport(reports: readonly ExperimentRunReport[]): s
       // Verdict, simulated banner and manifest first, so a pasted report cannot pass for a real one.
       const sim = verdictMarkdown(r.run, verdictOfReport(r));
       const spend = `Spend $${r.accounting.spendUsd.toFixed(4)}; ${r.accounting.cells} cells; ${r.accounting.providerCacheHits} provider cache hits.\n\n`;
+      const glance = glanceMarkdown(r);
       const materials = `\n${materialsMarkdown(runMaterialsOf(r.run.manifest.options))}`;
-      if (r.audit && r.analyzed) return head + r.audit.render.markdown(r.analyzed, `${r.audit.title} — ${r.run.id}`).replace('\n\n', `\n\n${sim}${spend}`) + materials;
+      if (r.audit && r.analyzed) return head + r.audit.render.markdown(r.analyzed, `${r.audit.title} — ${r.run.id}`).replace('\n\n', `\n\n${sim}${spend}${glance}`) + materials;
       return `${head}# ${r.run.experiment} — ${r.run.id}\n\n${sim}${spend}`;
     })
     .join('\n\n');

@@ -97,7 +97,7 @@ describe('HTML report in chromium', { timeout: 240_000 }, () => {
     }
 
     const run = json.runs[0]!;
-    const cellsText = await page.locator('dl.manifest dt:text-is("cells") + dd').first().textContent();
+    const cellsText = await page.locator('table.meta th:text-is("cells") + td').first().textContent();
     expect(cellsText?.startsWith(`${run.accounting.cells} (`)).toBe(true);
 
     // Forest table: the first table after the position-averaged heading.

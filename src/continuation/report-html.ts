@@ -1,0 +1,106 @@
+import type { AuditHeadlineTarget } from '../experiment/audit.js';
+import { forestSpec, type IntervalRow, shortLabel } from '../report/charts.js';
+import { figure, html, type RawHtml, table } from '../report/html.js';
+import { vegaLiteToSvg } from '../report/svg.js';
+import type { PairedEstimate } from './analysis.js';
+import type { ContinuationReport } from './run.js';
+
+/** The continuation audit's HTML: its first-screen headline and its report section (pure apart from chart rendering). */
+
+const signed = (x: number | null) => (x === null ? 'n/a' : x >= 0 ? `+${x.toFixed(3)}` : x.toFixed(3));
+const pv = (p: number | null) => (p === null ? 'n/a' : p < 0.001 ? '<0.001' : p.toFixed(3));
+export const continuationCiText = (e: PairedEstimate): string => (e.ci ? `${signed(e.mean)} [${signed(e.ci[0])}, ${signed(e.ci[1])}]` : signed(e.mean));
+
+/**
+ * Per target: the primary contrast (recent − cross argument fidelity) with its
+ * 95% interval, complete case and intention to treat, and the parseable calls
+ * per arm — every number read from `report.analysis`, as in the JSON.
+ */
+export function continuationHeadline(report: ContinuationReport): AuditHeadlineTarget[] {
+  const level = `${Math.round(100 * (1 - report.analysis.alpha))}%`;
+  return report.analysis.targets.map((t) => {
+    const p = t.contrasts.find((c) => c.primary);
+    if (!p) return { target: t.target, verdict: 'not computable', tone: 'neutral' as const, numbers: [] };
+    const cc = p.completeCase;
+    const excludesZero = cc.ci !== null && (cc.ci[0] > 0 || cc.ci[1] < 0);
+    const verdict =
+      cc.mean === null || cc.ci === null
+        ? `not computable (${cc.reason ?? 'no interval'})`
+        : excludesZero
+          ? `${p.a} context ${cc.mean > 0 ? 'raises' : 'lowers'} fidelity over ${p.b}`
+          : `no detectable ${p.a} − ${p.b} difference`;
+    const calls = (arm: string) => t.attrition.find((a) => a.arm === arm);
+    const callText = [p.a, p.b].map((arm) => {
+      const a = calls(arm);
+      return a ? `${arm} ${a.calls}/${a.attempted}` : `${arm} n/a`;
+    });
+    return {
+      target: t.target,
+      verdict,
+      tone: cc.mean === null || cc.ci === null || !excludesZero ? ('neutral' as const) : ('alert' as const),
+      numbers: [
+        { label: `${p.a} − ${p.b} fidelity, complete case [${level} CI]`, value: continuationCiText(cc), detail: `n ${cc.n} cutpoints, sign-flip p ${pv(cc.p)}` },
+        { label: `${p.a} − ${p.b} fidelity, ITT [${level} CI]`, value: continuationCiText(p.itt), detail: `n ${p.itt.n} cutpoints, sign-flip p ${pv(p.itt.p)}` },
+        { label: 'parseable calls', value: callText.join(' · '), detail: `${t.cutpoints} cutpoints (${t.sameTaskCutpoints} same-task, ${t.crossTaskCutpoints} cross-task)` },
+      ],
+    };
+  });
+}
+
+export async function continuationHtmlSection(report: ContinuationReport): Promise<RawHtml> {
+  const parts: RawHtml[] = [];
+  if (report.simulated) parts.push(html`<p class="note"><strong>Simulated targets: nothing was measured.</strong></p>`);
+  parts.push(
+    html`<p class="note">Argument fidelity (0–1) of the next tool call against the call recorded in the transcript, at ${report.cutpoints.length} cutpoints of <code>${report.session ?? '?'}</code>; cross arm from <code>${report.crossSession ?? 'the same session, half a session away'}</code>. Complete case = both arms returned a parseable call; ITT = every generated pair, unparseable / prose / missing scored 0. Paired sign-flip test, 95% t interval. Tools: ${report.tools.join(', ')} (${report.toolSource ?? '?'}).</p>`,
+  );
+  const rows: IntervalRow[] = [];
+  for (const t of report.analysis.targets) {
+    for (const c of t.contrasts) {
+      for (const kind of ['completeCase', 'itt'] as const) {
+        const e = c[kind];
+        const group = kind === 'completeCase' ? 'complete case' : 'ITT';
+        if (e.mean !== null && e.ci) {
+          rows.push({
+            label: `${shortLabel(t.target, 24)} · ${c.a} − ${c.b}`,
+            estimate: e.mean,
+            lo: e.ci[0],
+            hi: e.ci[1],
+            group,
+            tip: `${t.target}, ${c.a} − ${c.b} (${group}): ${continuationCiText(e)}, n ${e.n}, p ${pv(e.p)}`,
+          });
+        }
+      }
+    }
+  }
+  if (rows.length > 0) {
+    parts.push(html`<h3 id="continuation-contrasts">Argument fidelity differences between arms</h3>`);
+    parts.push(figure(await vegaLiteToSvg(forestSpec(rows, { xTitle: 'Δ argument fidelity (a − b)' })), 'Point = mean paired difference, bar = 95% t interval over cutpoints.'));
+  }
+  for (const t of report.analysis.targets) {
+    parts.push(html`<h3>${t.target}: attrition per arm</h3>`);
+    parts.push(
+      table(t.attrition, [
+        { header: 'arm', value: (a) => a.arm },
+        { header: 'generated', value: (a) => `${a.generated}/${a.attempted}`, numeric: true },
+        { header: 'parseable calls', value: (a) => a.calls, numeric: true },
+        { header: 'unparseable', value: (a) => a.unparseable, numeric: true },
+        { header: 'prose', value: (a) => a.prose, numeric: true },
+        { header: 'missing', value: (a) => a.missing, numeric: true },
+        { header: 'mean fidelity (calls / ITT)', value: (a) => `${a.meanFidelity?.toFixed(3) ?? 'n/a'} / ${a.meanFidelityItt?.toFixed(3) ?? 'n/a'}`, numeric: true },
+      ]),
+    );
+    parts.push(html`<h3>${t.target}: contrasts (${t.sameTaskCutpoints} same-task, ${t.crossTaskCutpoints} cross-task cutpoints)</h3>`);
+    parts.push(
+      table(t.contrasts, [
+        { header: 'contrast', value: (c) => `${c.a} − ${c.b}${c.primary ? ' (primary)' : ''}` },
+        { header: 'complete case Δ [CI]', value: (c) => continuationCiText(c.completeCase), numeric: true },
+        { header: 'n / p', value: (c) => `${c.completeCase.n} / ${pv(c.completeCase.p)}`, numeric: true },
+        { header: 'ITT Δ [CI]', value: (c) => continuationCiText(c.itt), numeric: true },
+        { header: 'n / p', value: (c) => `${c.itt.n} / ${pv(c.itt.p)}`, numeric: true },
+        { header: 'same-task Δ (CC / ITT)', value: (c) => `${signed(c.strata.sameTask.completeCase.mean)} / ${signed(c.strata.sameTask.itt.mean)}`, numeric: true },
+        { header: 'cross-task Δ (CC / ITT)', value: (c) => `${signed(c.strata.crossTask.completeCase.mean)} / ${signed(c.strata.crossTask.itt.mean)}`, numeric: true },
+      ]),
+    );
+  }
+  return html`${parts}`;
+}
