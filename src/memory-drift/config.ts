@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { gateConfigSchema } from '../gate/config.js';
 import { isEmbeddingModelRef } from '../models/embeddings.js';
+import { identityModel } from '../store/keys.js';
 
 /**
  * `echolens memory run <config.yaml>`: the DriftLens grid as one validated
@@ -133,6 +134,12 @@ export const memoryConfigSchema = z
     /** Offer the labeler `unmapped` for steps no definition fits (docs/decisions.md#d6). */
     allowUnmapped: z.boolean().default(true),
     seed: z.number().int().default(42),
+    /**
+     * What identifies a model in the cell keys: absent = provider + model name (a `@baseURL` is
+     * recorded with each cell, not hashed: a local server restarted on another port re-runs
+     * nothing); `url` = the whole reference, base URL included (the rule of earlier versions).
+     */
+    identity: z.literal('url').optional(),
     analysis: z
       .object({
         B: positiveInt.max(MAX_BOOTSTRAP, `B is at most ${MAX_BOOTSTRAP} bootstrap resamples`).default(10_000),
@@ -199,9 +206,21 @@ export const memoryConfigSchema = z
       });
     }
     const seen = new Set<string>();
+    const names = new Map<string, string>();
     config.targets.forEach((target, index) => {
       if (seen.has(target)) ctx.addIssue({ code: 'custom', path: ['targets', index], message: `target "${target}" is listed twice` });
       seen.add(target);
+      // Without identity: url, two servers of the same model name are one model (one set of cells).
+      const name = config.identity === 'url' ? target : identityModel({ model: target });
+      const other = names.get(name);
+      if (other !== undefined && other !== target) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['targets', index],
+          message: `targets "${other}" and "${target}" are the same model (${name}) on two base URLs: cells are keyed by provider and model name, so they would share answers — set identity: url to keep them apart`,
+        });
+      }
+      names.set(name, target);
     });
   });
 

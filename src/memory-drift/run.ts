@@ -251,9 +251,15 @@ export function planMemoryGeneration(config: MemoryConfig, stimuli: MemoryStimul
       seed: config.seed,
     });
     assignSampleSeeds(plan, config.sampleSeeds, config.seed);
-    specs.push(...plan);
+    specs.push(...plan.map((spec) => withModelIdentity(spec, config)));
   }
   return specs;
+}
+
+/** Marks a cell's request with the config's model-identity rule (`identity: url` hashes the base URL too). */
+export function withModelIdentity<T extends CellSpec>(spec: T, config: Pick<MemoryConfig, 'identity'>): T {
+  if (config.identity === 'url') spec.request.identity = 'url';
+  return spec;
 }
 
 /** A step extraction after the step cap: `cut` = steps dropped beyond `steps.maxSteps`. */
@@ -315,6 +321,7 @@ export function labelingItem(steps: readonly string[], config: MemoryConfig, opt
     spec.request.messages = buildPassageLabelerMessages(options.passage, options.ontology, { allowUnmapped: config.allowUnmapped });
   }
   if (options.sample !== undefined) spec.request.sample = options.sample;
+  withModelIdentity(spec, config);
   const parse = (text: string): LabelerParseResult =>
     reference ? parseReferenceLabelerOutput(text, parseOptions) : parseLabelerOutput(text, parseOptions);
   return {

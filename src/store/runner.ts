@@ -2,7 +2,7 @@ import { ConfigError, EcholensError, InvalidArgumentError } from '../core/errors
 import { ModelCallError } from '../models/errors.js';
 import { CallFailedError, type RetryPolicy, type SleepFn, callWithRetry, defaultSleep } from '../models/retry.js';
 import { type ModelAdapter, type ModelRequest, type TokenUsage, ZERO_USAGE } from '../models/types.js';
-import { cellIdentity } from './keys.js';
+import { cellIdentity, preferStoredKeys } from './keys.js';
 import type { CellOutcome, RunStatus, RunStore } from './run-store.js';
 import { DEFAULT_PREFIX_MIN_CHARS, estimateInputTokens, schedulePrefixGroups } from './schedule.js';
 import { WorkLane } from './lane.js';
@@ -143,7 +143,7 @@ export async function runCells(
   const costOf = options.costOf ?? (await defaultCostOf());
 
   store.requireRun(runId);
-  const identities = specs.map((spec) => cellIdentity(spec.request));
+  const identities = preferStoredKeys(specs.map((spec) => cellIdentity(spec.request)), (keys) => store.getCells(keys));
   const specKeys = store.registerCells(runId, specs, identities);
   store.setRunStatus(runId, 'running');
 
