@@ -123,6 +123,10 @@ export const memoryConfigSchema = z
         source: z.enum(['auto', 'text', 'reasoning']).default('auto'),
         /** Steps kept per answer (the first ones); the rest are cut and the cut is recorded and reported. */
         maxSteps: positiveInt.default(64),
+        /** Steps per labeler call (default 64): a longer answer is labeled in consecutive chunks (chunks.ts). */
+        chunkSteps: positiveInt.optional(),
+        /** Characters of step text per labeler call (default 48,000); a longer single step is clipped in the prompt. */
+        chunkChars: positiveInt.optional(),
       })
       .strict()
       .default({ source: 'auto', maxSteps: 64 }),

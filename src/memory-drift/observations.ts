@@ -17,6 +17,7 @@ import { type MemoryConfig, memoryConfigSchema } from './config.js';
 import { type LabelerParseResult, parseLabelerOutput } from './labeler.js';
 import { parseReferenceLabelerOutput } from './reference-labeler.js';
 import { detectRefusal } from './refusals.js';
+import { chunkBudgetOf, chunkChainKey, labelingChunks, reassembleChunks } from './chunks.js';
 import { type Ontology, validateOntology } from './ontology.js';
 import type { PerturbationTier } from './perturbations.js';
 import { type GenerationRole, sharedSeedCells } from './plan.js';
@@ -184,12 +185,35 @@ export function labelingChains(cells: readonly RunCellRecord[]): Map<string, Map
     if (l.stage !== 'labeling' || typeof l.generationKey !== 'string') continue;
     const slice = chainSlice(String(l.purpose), String(l.labeler), String(l.ontology), cell.request.sample);
     const byGeneration = out.get(slice) ?? new Map<string, Map<number, RunCellRecord>>();
-    const chain = byGeneration.get(l.generationKey) ?? new Map<number, RunCellRecord>();
+    const chunk = typeof l.chunk === 'number' && typeof l.chunks === 'number' ? { index: l.chunk, count: l.chunks } : null;
+    const chainKey = chunkChainKey(l.generationKey, chunk);
+    const chain = byGeneration.get(chainKey) ?? new Map<number, RunCellRecord>();
     chain.set(Number(l.attempt ?? 0), cell);
-    byGeneration.set(l.generationKey, chain);
+    byGeneration.set(chainKey, chain);
     out.set(slice, byGeneration);
   }
   return out;
+}
+
+/**
+ * The labeling of one answer's steps: its one-cell chain when the store holds one (every run
+ * before chunking existed, and every answer that fits one call), else its chunks (chunks.ts)
+ * resolved one by one and joined.
+ */
+export function resolveStepsLabeling(
+  chains: ReadonlyMap<string, ReadonlyMap<number, RunCellRecord>>,
+  generationKey: string,
+  steps: readonly string[],
+  ontology: Ontology,
+  config: Pick<MemoryConfig, 'labelerReasks' | 'unknownLabel' | 'allowUnmapped' | 'steps'>,
+  format: 'echolens' | 'reference' = 'echolens',
+): LabelingOutcome {
+  const whole = chains.get(generationKey);
+  const chunks = labelingChunks(steps, chunkBudgetOf(config.steps));
+  if (whole !== undefined || chunks.length <= 1) return resolveLabeling(whole ?? new Map(), steps.length, ontology, config, format);
+  return reassembleChunks(
+    chunks.map((chunk) => resolveLabeling(chains.get(chunkChainKey(generationKey, chunk)) ?? new Map(), chunk.to - chunk.from, ontology, config, format)),
+  );
 }
 
 export function chainSlice(purpose: string, labeler: string, ontology: string, sample: number): string {
@@ -274,7 +298,9 @@ export function collectMemorySamples(store: RunStore, runId: string): MemoryColl
         record.outcome = 'no_steps';
         record.sample = { ...base, status: 'invalid', symbols: null };
       } else {
-        const labeling = resolveLabeling(chains.get(cell.key) ?? new Map(), wholeResponse ? null : extraction.steps.length, ontology, config, format);
+        const labeling = wholeResponse
+          ? resolveLabeling(chains.get(cell.key) ?? new Map(), null, ontology, config, format)
+          : resolveStepsLabeling(chains, cell.key, extraction.steps, ontology, config, format);
         record.outcome = labeling.outcome;
         record.labelerAttempts = labeling.attempts;
         record.coercedUnknown = labeling.coercedUnknown;
@@ -429,7 +455,7 @@ export function collectLabelerCheck(store: RunStore, checkRunId: string): Labele
     const slice = chains.get(chainSlice(pass.purpose, pass.labeler, pass.ontologySource, pass.sample)) ?? new Map();
     const count: LabelerCheckPassCounts = { labeler: pass.labeler, run: pass.run, wording: pass.wording, items: selected.length, labelled: 0, invalid: 0, unlabelled: 0 };
     for (const item of selected) {
-      const outcome = resolveLabeling(slice.get(item.generationKey) ?? new Map(), item.steps.length, pass.ontology, collection.config);
+      const outcome = resolveStepsLabeling(slice, item.generationKey, item.steps, pass.ontology, collection.config);
       count[outcome.outcome] += 1;
       if (outcome.outcome === 'unlabelled') continue;
       item.steps.forEach((_, step) => {

@@ -33,6 +33,7 @@ import { loadBuiltinPerturbations, loadPerturbationsFile, type PerturbationSet }
 import { assignSampleSeeds, buildGenerationPlan, buildLabelerCell } from './plan.js';
 import { loadBuiltinQuestions, loadQuestionsFile, type Question, type QuestionSet } from './questions.js';
 import { detectRefusal } from './refusals.js';
+import { chunkBudgetOf, clipStep, labelingChunks, type StepChunk } from './chunks.js';
 import { extractSteps, type StepExtraction } from './steps.js';
 
 export const MEMORY_EXPERIMENT = 'memory';
@@ -338,6 +339,48 @@ export function labelingItem(steps: readonly string[], config: MemoryConfig, opt
   };
 }
 
+/** A labeling item with the generation it belongs to and its chunk (null = the whole answer in one call). */
+export interface ChunkedLabelingItem {
+  item: ParsedItem<string[]>;
+  chunk: StepChunk | null;
+}
+
+/**
+ * The labeling items of one answer: one cell when its steps fit one labeler call (the same cell
+ * as before chunking existed), else one cell per chunk of consecutive steps (chunks.ts), each
+ * labelled `chunk`, `chunks` and `chunk_steps` (1-based, inclusive). Whole-response labeling is
+ * never chunked (the labeler splits the response itself).
+ */
+export function labelingItems(steps: readonly string[], config: MemoryConfig, options: LabelerPlanOptions): ChunkedLabelingItem[] {
+  const budget = chunkBudgetOf(config.steps);
+  if (options.passage !== undefined || steps.length === 0) return [{ item: labelingItem(steps, config, options), chunk: null }];
+  const chunks = labelingChunks(steps, budget);
+  const clipped = (range: readonly string[]) => range.map((step) => clipStep(step, budget.maxChars));
+  if (chunks.length === 1) return [{ item: labelingItem(clipped(steps), config, options), chunk: null }];
+  return chunks.map((chunk) => ({
+    chunk,
+    item: labelingItem(clipped(steps.slice(chunk.from, chunk.to)), config, {
+      ...options,
+      labels: { ...options.labels, chunk: chunk.index, chunks: chunk.count, chunk_steps: `${chunk.from + 1}-${chunk.to}` },
+    }),
+  }));
+}
+
+/** Per labeling (generation), from the outcomes of its chunk items: invalid if any chunk is, unanswered if any chunk is not answered. */
+export function labelingTallies(owners: readonly number[], outcomes: readonly ({ status: string } | undefined)[]): { labelings: number; invalid: number; unanswered: number } {
+  const byOwner = new Map<number, string[]>();
+  owners.forEach((owner, index) => {
+    byOwner.set(owner, [...(byOwner.get(owner) ?? []), outcomes[index]?.status ?? 'unanswered']);
+  });
+  let invalid = 0;
+  let unanswered = 0;
+  for (const statuses of byOwner.values()) {
+    if (statuses.includes('invalid')) invalid += 1;
+    else if (statuses.some((status) => status !== 'ok')) unanswered += 1;
+  }
+  return { labelings: byOwner.size, invalid, unanswered };
+}
+
 /** A re-ask in the reference's output format (the reference itself never re-asks; echolens does, as configured). */
 function referenceReask(previous: readonly ChatMessage[], badOutput: string, detail: string): ChatMessage[] {
   const shown = badOutput.trim() === '' ? '(empty response)' : badOutput;
@@ -472,6 +515,8 @@ export interface MemoryRunResult {
   invalidLabelings: number;
   /** Labeler calls that ended empty or failed. */
   unansweredLabelings: number;
+  /** Labelings split into chunks because their steps did not fit one labeler call (absent = none). */
+  chunkedLabelings?: number;
   interrupted: boolean;
   /** Why the run stopped early (null when it finished): Ctrl-C, or the --max-cost budget. */
   stopReason: 'interrupted' | 'budget' | 'fatal' | null;
@@ -582,6 +627,7 @@ export const memoryRunner: AuditRunner<MemoryConfig, MemoryRunInput, MemoryRunCo
     };
     if (generation.stopReason !== null) return counts;
     const items: ParsedItem<string[]>[] = [];
+    const owners: number[] = [];
     specs.forEach((spec, index) => {
       const result = generation.results[index];
       if (result?.status !== 'done' || result.text === null) return;
@@ -597,22 +643,26 @@ export const memoryRunner: AuditRunner<MemoryConfig, MemoryRunInput, MemoryRunCo
         counts.noSteps += 1;
         return;
       }
-      items.push(
-        labelingItem(extraction.steps, config, {
-          labeler: config.labeler,
-          ontology: input.stimuli.ontology,
-          labels: memoryLabelingLabels(spec.labels, result.key, 'main', input.stimuli.ontologySource, extraction),
-          ...(whole ? { passage: result.text } : {}),
-          ...(labelerTexts.reference ? { reference: labelerTexts.reference } : {}),
-        }),
-      );
+      const chunked = labelingItems(extraction.steps, config, {
+        labeler: config.labeler,
+        ontology: input.stimuli.ontology,
+        labels: memoryLabelingLabels(spec.labels, result.key, 'main', input.stimuli.ontologySource, extraction),
+        ...(whole ? { passage: result.text } : {}),
+        ...(labelerTexts.reference ? { reference: labelerTexts.reference } : {}),
+      });
+      if (chunked.length > 1) counts.chunkedLabelings = (counts.chunkedLabelings ?? 0) + 1;
+      for (const { item } of chunked) {
+        items.push(item);
+        owners.push(index);
+      }
     });
     const labeled = await parsedStage(items, config.labelerReasks, 'labeling');
+    const tallies = labelingTallies(owners, labeled.outcomes);
     return {
       ...counts,
-      labelerItems: items.length,
-      invalidLabelings: labeled.outcomes.filter((o) => o?.status === 'invalid').length,
-      unansweredLabelings: labeled.outcomes.filter((o) => o?.status === 'unanswered').length,
+      labelerItems: tallies.labelings,
+      invalidLabelings: tallies.invalid,
+      unansweredLabelings: tallies.unanswered,
     };
   },
 };
@@ -764,28 +814,32 @@ export async function runLabelerCheck(
   const stageRuntime = stageRuntimeOf(config, runtime, signals);
   try {
     const parsedItems: ParsedItem<string[]>[] = [];
+    const owners: number[] = [];
     for (const pass of passes) {
       for (const item of selected) {
-        parsedItems.push(
-          labelingItem(item.steps, config, {
-            labeler: pass.labeler,
-            ontology: pass.ontology,
-            params: pass.params,
-            sample: pass.sample,
-            labels: memoryLabelingLabels(item.labels, item.generationKey, pass.purpose, pass.ontologySource),
-          }),
-        );
+        const owner = owners.length === 0 ? 0 : (owners[owners.length - 1] as number) + 1;
+        for (const chunk of labelingItems(item.steps, config, {
+          labeler: pass.labeler,
+          ontology: pass.ontology,
+          params: pass.params,
+          sample: pass.sample,
+          labels: memoryLabelingLabels(item.labels, item.generationKey, pass.purpose, pass.ontologySource),
+        })) {
+          parsedItems.push(chunk.item);
+          owners.push(owner);
+        }
       }
     }
     const labeled = await runParsedStage(store, runId, parsedItems, config.labelerReasks, { ...stageRuntime, label: 'labeler check' });
+    const tallies = labelingTallies(owners, labeled.outcomes);
     return {
       runId,
       resumed,
       items: selected.length,
       passes: passes.length,
       labelerCells: parsedItems.length,
-      invalidLabelings: labeled.outcomes.filter((o) => o?.status === 'invalid').length,
-      unansweredLabelings: labeled.outcomes.filter((o) => o?.status === 'unanswered').length,
+      invalidLabelings: tallies.invalid,
+      unansweredLabelings: tallies.unanswered,
       interrupted: labeled.stages.some((s) => s.stopReason !== null),
       spendUsd: labeled.stages.reduce((sum, s) => sum + s.spendUsd, 0),
     };
