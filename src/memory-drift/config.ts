@@ -131,6 +131,14 @@ export const memoryConfigSchema = z
       .strict()
       .default({ source: 'auto', maxSteps: 64 }),
     labelerDecoding: labelerDecodingSchema.default({ temperature: 0, topP: null, topK: null, maxTokens: 1024 }),
+    /**
+     * Optional refusal judge (refusal-judge.ts): a model reference, or `{ model, prompt }`. Each
+     * answered generation gets a judge cell; its verdict decides, the deterministic detector
+     * decides where the judge has none (docs/decisions.md, "Refusal judge").
+     */
+    refusalJudge: z
+      .union([z.string().min(1), z.object({ model: z.string().min(1), prompt: z.string().min(1).optional() }).strict()])
+      .optional(),
     /** Re-asks after an unparseable labeler output (docs/decisions.md#d2). */
     labelerReasks: z.number().int().min(0).max(5).default(2),
     /** An unknown label fails the parse (and is re-asked), or becomes `unmapped`. */

@@ -33,6 +33,7 @@ import { loadBuiltinPerturbations, loadPerturbationsFile, type PerturbationSet }
 import { assignSampleSeeds, buildGenerationPlan, buildLabelerCell } from './plan.js';
 import { loadBuiltinQuestions, loadQuestionsFile, type Question, type QuestionSet } from './questions.js';
 import { detectRefusal } from './refusals.js';
+import { combineRefusal, refusalJudgeItem, refusalJudgeModel } from './refusal-judge.js';
 import { chunkBudgetOf, clipStep, labelingChunks, type StepChunk } from './chunks.js';
 import { extractSteps, type StepExtraction } from './steps.js';
 
@@ -263,6 +264,24 @@ export function withModelIdentity<T extends CellSpec>(spec: T, config: Pick<Memo
   return spec;
 }
 
+/** The same for a parsed item (judge, labeler): its cell and every re-ask carry the identity rule. */
+function withParsedIdentity<T>(item: ParsedItem<T>, config: Pick<MemoryConfig, 'identity'>): ParsedItem<T> {
+  withModelIdentity(item.spec, config);
+  return item;
+}
+
+/** Labels of a refusal-judge cell: which generation cell it judges. */
+export function refusalJudgeLabels(generation: CellLabels, generationKey: string): CellLabels {
+  return {
+    experiment: MEMORY_EXPERIMENT,
+    generationKey,
+    target: generation.target ?? null,
+    question_id: generation.question_id ?? null,
+    condition: generation.condition ?? null,
+    sample: generation.sample ?? null,
+  };
+}
+
 /** A step extraction after the step cap: `cut` = steps dropped beyond `steps.maxSteps`. */
 export type CappedExtraction = StepExtraction & { cut: number };
 
@@ -476,7 +495,11 @@ export async function preflightMemory(
   runtime: StageRuntime = {},
   stimuliGiven?: MemoryStimuli,
 ): Promise<MemoryPreflight> {
-  const models = [...config.targets.map((ref, i) => ({ ref, field: `targets.${i}` })), { ref: config.labeler, field: 'labeler' }];
+  const models = [
+    ...config.targets.map((ref, i) => ({ ref, field: `targets.${i}` })),
+    { ref: config.labeler, field: 'labeler' },
+    ...(config.refusalJudge !== undefined ? [{ ref: refusalJudgeModel(config.refusalJudge), field: typeof config.refusalJudge === 'string' ? 'refusalJudge' : 'refusalJudge.model' }] : []),
+  ];
   const files = stimuliGiven
     ? []
     : [
@@ -517,6 +540,8 @@ export interface MemoryRunResult {
   unansweredLabelings: number;
   /** Labelings split into chunks because their steps did not fit one labeler call (absent = none). */
   chunkedLabelings?: number;
+  /** Answers with a usable refusal-judge verdict (absent = no judge configured). */
+  judgedAnswers?: number;
   interrupted: boolean;
   /** Why the run stopped early (null when it finished): Ctrl-C, or the --max-cost budget. */
   stopReason: 'interrupted' | 'budget' | 'fatal' | null;
@@ -626,13 +651,31 @@ export const memoryRunner: AuditRunner<MemoryConfig, MemoryRunInput, MemoryRunCo
       unansweredLabelings: 0,
     };
     if (generation.stopReason !== null) return counts;
+    // The refusal judge (optional) runs before labeling: an answer it calls a refusal is not labeled.
+    const judged = new Map<string, boolean>();
+    if (config.refusalJudge !== undefined) {
+      const judgeItems: ParsedItem<boolean>[] = [];
+      const judgedKeys: string[] = [];
+      specs.forEach((spec, index) => {
+        const result = generation.results[index];
+        if (result?.status !== 'done' || result.text === null || result.text.trim() === '') return;
+        judgeItems.push(withParsedIdentity(refusalJudgeItem(result.text, config.refusalJudge as NonNullable<MemoryConfig['refusalJudge']>, refusalJudgeLabels(spec.labels, result.key)), config));
+        judgedKeys.push(result.key);
+      });
+      const verdicts = await parsedStage(judgeItems, config.labelerReasks, 'refusal judge');
+      verdicts.outcomes.forEach((outcome, i) => {
+        if (outcome?.status === 'ok') judged.set(judgedKeys[i] as string, outcome.value);
+      });
+      counts.judgedAnswers = judged.size;
+      if (verdicts.stages.some((stage) => stage.stopReason !== null)) return counts;
+    }
     const items: ParsedItem<string[]>[] = [];
     const owners: number[] = [];
     specs.forEach((spec, index) => {
       const result = generation.results[index];
       if (result?.status !== 'done' || result.text === null) return;
-      // A refusal has no trajectory to label (refusals.ts): counted, never sent to the labeler.
-      if (detectRefusal(result.text).refusal) {
+      // A refusal has no trajectory to label (refusals.ts, refusal-judge.ts): counted, never sent to the labeler.
+      if (combineRefusal(detectRefusal(result.text).refusal, judged.get(result.key) ?? null).refusal) {
         counts.refusals += 1;
         return;
       }

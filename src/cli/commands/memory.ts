@@ -75,6 +75,17 @@ export function renderCollectionMarkdown(runId: string, summary: MemoryCollectio
     `Step cap (steps.maxSteps ${summary.stepCap.maxSteps}): ${summary.stepCap.answersCut} answers cut, ${summary.stepCap.stepsCut} steps not labeled.`,
     '',
   );
+  const judge = summary.refusalJudge;
+  if (judge !== undefined) {
+    const a = judge.agreement;
+    out.push(
+      `Refusal judge \`${markdownCell(judge.model)}\` (its verdict decides; the detector decides where it has none): ${judge.answers} answers, ` +
+        `${judge.invalid} verdicts invalid after re-asks, ${judge.unanswered} unanswered; ${judge.refusals} refusals counted. ` +
+        `Agreement with the detector on ${a.judged} judged answers: both refusal ${a.both}, judge only ${a.judgeOnly}, detector only ${a.detectorOnly}, neither ${a.neither}` +
+        `${a.agreement === null ? '' : ` (${(100 * a.agreement).toFixed(1)} % agree, κ ${a.kappa === null ? 'n/a' : a.kappa.toFixed(2)})`}.`,
+      '',
+    );
+  }
   for (const warning of summary.formatWarnings) out.push(`**Format warning.** ${markdownCell(warning)}.`, '');
   if (summary.formatCompliance.length > 0) {
     out.push('Step format per target and condition (share in `<step_N>` tags or a reasoning trace):', '');
