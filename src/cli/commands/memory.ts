@@ -213,6 +213,8 @@ export function renderCalibrationMarkdown(calibration: MemoryCalibration): strin
     `Design: ${d.questions} questions × ${d.conditions} conditions, k = ${d.k}, ${d.stimuliPerCategory} stimulus per category, seeds \`${d.sampleSeeds}\`, pairing \`${d.pairing}\`; B = ${d.B} per simulated report; ` +
       `seed-honouring simulated sampler with per-step noise ${d.samplingNoise} (same seed + same question = same answer).`,
     '',
+    `Targets: ${d.targets} — ${markdownCell(d.targetsNote)}.`,
+    '',
   ];
   const nullRun = calibration.scenarios.find((s) => s.scenario.name === 'null');
   for (const scenario of calibration.scenarios) {
