@@ -55,7 +55,11 @@ export const memoryAudit: Audit<MemoryConfig, MemoryRunInput, MemoryCollection, 
   },
   render: {
     markdown: ({ report }, title) => renderMemoryMarkdown(report, title),
-    htmlSection: ({ report, collected }) => memorySection(report, referenceObservations(collected)),
+    htmlSection: ({ report, collected }) =>
+      memorySection(report, referenceObservations(collected), {
+        labelerFailures: collected.summary.labelerFailures,
+        ...(collected.summary.refusalJudge ? { refusalJudge: collected.summary.refusalJudge } : {}),
+      }),
     csvRows: ({ report }) => memoryCsvRows(report),
     json: ({ report }) => report,
     viewerSummary: ({ report }) => [

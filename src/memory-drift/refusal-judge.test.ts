@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { registerBuiltinSimProfiles } from '../builtin-sims.js';
 import { renderCollectionMarkdown } from '../cli/commands/memory.js';
 import { createAdapter } from '../models/create-adapter.js';
+import { memorySection } from '../report/memory-section.js';
 import { openStore } from '../store/run-store.js';
 import { memoryConfigSchema } from './config.js';
 import { collectMemorySamples, memoryReport } from './observations.js';
@@ -118,6 +119,10 @@ describe('memory run with refusalJudge (SIMULATED target that refuses more under
       expect(bereavement.refused).toBeGreaterThan(0);
       expect(report.refusals.map((r) => r.condition).sort()).toEqual(['age', 'bereavement', 'filler', 'job_loss']);
       expect(renderCollectionMarkdown(first.runId, collection.summary)).toMatch(/Refusal judge `sim:refusal-judge`.*judge only \d+, detector only 0/);
+      // The HTML report carries the judge's agreement and the labeler's failure reasons (escaped).
+      const section = (await memorySection(report, [], { labelerFailures: { 'chunk 2/3: no_json <x>': 1 }, refusalJudge: judge })).html;
+      expect(section).toMatch(/Refusal judge sim:refusal-judge.*judge only \d+, detector only 0/);
+      expect(section).toContain('chunk 2/3: no_json &lt;x&gt; 1');
     } finally {
       store.close();
     }
