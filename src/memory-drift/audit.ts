@@ -28,7 +28,7 @@ export const memoryAudit: Audit<MemoryConfig, MemoryRunInput, MemoryCollection, 
     const dry = dryRunMemory(config, input.stimuli, memoryRunner.plan(config, input), priceFile);
     return {
       lines: [
-        `plan: ${dry.questions} questions × ${dry.conditions} conditions × ${config.targets.length} target(s) → ${dry.generationCells} generation cells (${dry.estimate.duplicates} duplicates), about ${dry.labelerCells} labeler cells (+ re-asks)`,
+        `plan: ${dry.questions} questions × ${dry.conditions} conditions × ${config.targets.length} target(s) → ${dry.generationCells} generation cells (${dry.estimate.duplicates} duplicates), about ${dry.labelerCells} labeler cells (+ re-asks)${dry.judgeCells ? `, ${dry.judgeCells} refusal-judge cells` : ''}`,
         ...estimateLines(dry.estimate),
       ],
     };

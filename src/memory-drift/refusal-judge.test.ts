@@ -141,3 +141,18 @@ describe('memory run with refusalJudge (SIMULATED target that refuses more under
     expect(plain.refusals).toBeLessThan(first.refusals);
   });
 });
+
+describe('dry run with a refusal judge', () => {
+  it('counts and prices one judge cell per generation', async () => {
+    registerBuiltinSimProfiles();
+    const { dryRunMemory, planMemoryGeneration, resolveMemoryStimuli } = await import('./run.js');
+    const cfg = memoryConfigSchema.parse({ targets: ['sim:memory'], labeler: 'sim:labeler', questions: { limit: 2 }, conditions: ['filler'], refusalJudge: 'sim:refusal-judge' });
+    const stimuli = await resolveMemoryStimuli(cfg);
+    const specs = planMemoryGeneration(cfg, stimuli);
+    const dry = dryRunMemory(cfg, stimuli, specs);
+    expect(dry.judgeCells).toBe(specs.length);
+    const plain = dryRunMemory({ ...cfg, refusalJudge: undefined }, stimuli, specs);
+    expect(plain.judgeCells).toBeUndefined();
+    expect(dry.estimate.cells).toBeGreaterThan(plain.estimate.cells);
+  });
+});

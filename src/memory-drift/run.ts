@@ -450,6 +450,8 @@ export interface MemoryDryRun {
   conditions: number;
   generationCells: number;
   labelerCells: number;
+  /** Refusal-judge cells (one per generation) when `refusalJudge` is set. */
+  judgeCells?: number;
   estimate: PlanEstimate;
 }
 
@@ -466,13 +468,19 @@ export function dryRunMemory(config: MemoryConfig, stimuli: MemoryStimuli, specs
     });
     return item.spec;
   });
+  // One refusal-judge cell per answer when a judge is set (judged on a typical answer's text).
+  const judgeSpecs =
+    config.refusalJudge === undefined
+      ? []
+      : specs.map((_spec, index) => refusalJudgeItem(`${ESTIMATE_STEPS.join('\n')}\nestimate ${index}`, config.refusalJudge as NonNullable<MemoryConfig['refusalJudge']>, {}).spec);
   const prices = loadPriceTable(priceFile ? { file: priceFile } : {});
   return {
     questions: stimuli.questions.questions.length,
     conditions: stimuli.conditions.length,
     generationCells: specs.length,
     labelerCells: labelerSpecs.length,
-    estimate: estimateCells([...specs, ...labelerSpecs], prices),
+    ...(judgeSpecs.length > 0 ? { judgeCells: judgeSpecs.length } : {}),
+    estimate: estimateCells([...specs, ...labelerSpecs, ...judgeSpecs], prices),
   };
 }
 
