@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerBuiltinSimProfiles } from '../builtin-sims.js';
+import { runCliInProcess } from '../cli/testing/run-cli.js';
 import { createAdapter } from '../models/create-adapter.js';
+import { openStore } from '../store/run-store.js';
 import { type FakeServer, startFakeOpenAI } from '../models/testing/index.js';
 import type { ChatMessage } from '../models/types.js';
 import { memoryConfigSchema } from './config.js';
@@ -79,5 +81,19 @@ describe('memory run: model identity without the transport URL', { timeout: 60_0
     expect(refused.success).toBe(false);
     expect(refused.error?.issues[0]?.message).toMatch(/same model \(vllm:m\).*identity: url/);
     expect(memoryConfigSchema.safeParse({ ...base, identity: 'url' }).success).toBe(true);
+  });
+
+  it('memory run --identity-includes-url records identity: url in the run config', async () => {
+    const file = join(dir, 'flag.yaml');
+    writeFileSync(file, ['targets: ["sim:memory"]', 'labeler: "sim:labeler"', 'questions: { limit: 2 }', 'conditions: [filler]', 'analysis: { B: 100 }'].join('\n'));
+    const db = join(dir, 'flag.db');
+    const out = await runCliInProcess(['memory', 'run', file, '--db', db, '--identity-includes-url']);
+    expect(out.code, out.stderr).toBe(0);
+    const store = openStore(db, { readonly: true });
+    try {
+      expect((store.listRuns()[0]?.manifest.config as { identity?: string }).identity).toBe('url');
+    } finally {
+      store.close();
+    }
   });
 });

@@ -271,9 +271,10 @@ export function registerMemory(program: Command): void {
     .option('--materials <source>', 'texts to send: echolens (default) or the path of a local clone of the authors\u2019 DriftLens repository')
     .option('--procedure <name>', 'echolens (default) or reference: every procedural difference of the authors\u2019 code at once')
     .option('--report <file>', 'also write the Markdown report here when the run completes')
+    .option('--identity-includes-url', 'key cells by the whole model reference, base URL included (config identity: url; default: provider + model name)')
     .addHelpText(
       'after',
-      `${MODEL_REFS}\nThe same config and --db resume the same run: finished cells are never called again.\nCtrl-C once: finish in-flight cells and stop (re-run the same command to resume). Twice: cancel them.\nExit code 3: the run stopped early (budget or Ctrl-C). Exit code 4: the run finished but produced nothing to analyse\n(no answer with steps, or every labeling invalid); the message says why and what to change.`,
+      `${MODEL_REFS}\nThe same config and --db resume the same run: finished cells are never called again.\nCtrl-C once: finish in-flight cells and stop (re-run the same command to resume). Twice: cancel them.\nExit code 3: the run stopped early (budget or Ctrl-C). Exit code 1: the run finished but produced nothing to analyse\n(no answer with steps, or every labeling invalid); the message says why and what to change.`,
     )
     .action(async (configFile: string, options) => {
       const overrides: string[] = [...options.set];
@@ -282,6 +283,7 @@ export function registerMemory(program: Command): void {
       if (options.questionsLimit) overrides.push(`questions.limit=${options.questionsLimit}`);
       if (options.materials) overrides.push(`materials=${JSON.stringify(materialsFlag(options.materials))}`);
       if (options.procedure) overrides.push(`procedure=${JSON.stringify(options.procedure)}`);
+      if (options.identityIncludesUrl) overrides.push('identity=url');
       const config = loadMemoryConfig(configFile, overrides);
       const result = await runAuditCommand(memoryAudit, config, options);
       if (result === null) return;
