@@ -66,7 +66,9 @@ async function memoryDemo(db: string, options: DemoOptions, runtime: StageRuntim
       const tier = (name: string, metric: 'dtw' | 'sri') => {
         const s = t.metrics[metric].tiers.find((x) => x.tier === name);
         if (!s || 'error' in s.elevation) return 'n/a';
-        return `${s.elevation.estimate >= 0 ? '+' : ''}${(100 * s.elevation.estimate).toFixed(0)}%`;
+        // With the CI: a small floor makes the ratio volatile (noise −30% with a CI across 0 is no effect).
+        const pct = (x: number) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(0)}%`;
+        return `${pct(s.elevation.estimate)} (95% CI ${pct(s.elevation.ci[0])}…${pct(s.elevation.ci[1])})`;
       };
       lines.push({
         audit: 'memory',

@@ -31,7 +31,7 @@ export const memoryAudit: Audit<MemoryConfig, MemoryRunInput, MemoryCollection, 
     const dry = dryRunMemory(config, input.stimuli, memoryRunner.plan(config, input), priceFile);
     return {
       lines: [
-        `plan: ${dry.questions} questions × ${dry.conditions} conditions × ${config.targets.length} target(s) → ${dry.generationCells} generation cells (${dry.estimate.duplicates} duplicates), about ${dry.labelerCells} labeler cells (+ re-asks)`,
+        `plan: ${dry.questions} questions × ${dry.conditions} conditions × ${config.targets.length} target(s) → ${dry.generationCells} generation cells (${dry.estimate.duplicates} duplicates), about ${dry.labelerCells} labeler cells (+ re-asks)${dry.judgeCells ? `, ${dry.judgeCells} refusal-judge cells` : ''}`,
         ...estimateLines(dry.estimate),
       ],
     };
@@ -60,7 +60,11 @@ export const memoryAudit: Audit<MemoryConfig, MemoryRunInput, MemoryCollection, 
   render: {
     markdown: ({ report }, title) => renderMemoryMarkdown(report, title),
     headline: ({ report }) => memoryHeadline(report),
-    htmlSection: ({ report, collected }) => memorySection(report, referenceObservations(collected)),
+    htmlSection: ({ report, collected }) =>
+      memorySection(report, referenceObservations(collected), {
+        labelerFailures: collected.summary.labelerFailures,
+        ...(collected.summary.refusalJudge ? { refusalJudge: collected.summary.refusalJudge } : {}),
+      }),
     csvRows: ({ report }) => memoryCsvRows(report),
     json: ({ report }) => report,
     viewerSummary: ({ report }) => [

@@ -223,6 +223,10 @@ export interface MemoryCalibration {
     pairing: MemoryConfig['analysis']['pairing'];
     B: number;
     samplingNoise: number;
+    /** Targets of the config: the figures hold for each (see `targetsNote`). */
+    targets: number;
+    /** What one simulated target stands for. */
+    targetsNote: string;
   };
   alpha: number;
   scenarios: ScenarioCalibration[];
@@ -242,6 +246,21 @@ export interface CalibrateMemoryOptions {
   scenarios?: readonly CalibrationScenario[];
   /** Called after each replicate (progress). */
   onReplicate?: (scenario: string, done: number, total: number) => void;
+}
+
+/**
+ * One target is simulated, and it stands for every target: each target runs the same grid with
+ * the same seeds (seeds are derived from question, condition, stimulus and sample, not from the
+ * model) and is analysed on its own, so a second simulated target would repeat the first's draws
+ * and figures exactly. What several targets add is multiplicity across reports, stated here.
+ */
+export function targetsNote(targets: number, alpha: number): string {
+  if (targets <= 1) return 'one target: the figures are its own';
+  const bound = Math.min(1, targets * alpha);
+  return (
+    `simulated once for all ${targets} targets (each runs the same grid with the same seeds and is analysed on its own, so the figures hold for each); ` +
+    `the report does not correct across targets: under the null, some target shows a given false positive with probability up to ${targets} × the per-target rate (≤ ${(100 * bound).toFixed(0)} % at α = ${alpha})`
+  );
 }
 
 /** Simulates the design under each scenario and summarises every test of the report. */
@@ -310,6 +329,8 @@ export function calibrateMemoryDesign(config: MemoryConfig, stimuli: MemoryStimu
       pairing: config.analysis.pairing,
       B,
       samplingNoise,
+      targets: config.targets.length,
+      targetsNote: targetsNote(config.targets.length, alpha),
     },
     alpha,
     scenarios: results,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { gateConfigSchema } from '../gate/config.js';
 import { isEmbeddingModelRef } from '../models/embeddings.js';
+import { identityModel } from '../store/keys.js';
 
 /**
  * `echolens memory run <config.yaml>`: the DriftLens grid as one validated
@@ -122,10 +123,22 @@ export const memoryConfigSchema = z
         source: z.enum(['auto', 'text', 'reasoning']).default('auto'),
         /** Steps kept per answer (the first ones); the rest are cut and the cut is recorded and reported. */
         maxSteps: positiveInt.default(64),
+        /** Steps per labeler call (default 64): a longer answer is labeled in consecutive chunks (chunks.ts). */
+        chunkSteps: positiveInt.optional(),
+        /** Characters of step text per labeler call (default 48,000); a longer single step is clipped in the prompt. */
+        chunkChars: positiveInt.optional(),
       })
       .strict()
       .default({ source: 'auto', maxSteps: 64 }),
     labelerDecoding: labelerDecodingSchema.default({ temperature: 0, topP: null, topK: null, maxTokens: 1024 }),
+    /**
+     * Optional refusal judge (refusal-judge.ts): a model reference, or `{ model, prompt }`. Each
+     * answered generation gets a judge cell; its verdict decides, the deterministic detector
+     * decides where the judge has none (docs/decisions.md, "Refusal judge").
+     */
+    refusalJudge: z
+      .union([z.string().min(1), z.object({ model: z.string().min(1), prompt: z.string().min(1).optional() }).strict()])
+      .optional(),
     /** Re-asks after an unparseable labeler output (docs/decisions.md#d2). */
     labelerReasks: z.number().int().min(0).max(5).default(2),
     /** An unknown label fails the parse (and is re-asked), or becomes `unmapped`. */
@@ -133,6 +146,12 @@ export const memoryConfigSchema = z
     /** Offer the labeler `unmapped` for steps no definition fits (docs/decisions.md#d6). */
     allowUnmapped: z.boolean().default(true),
     seed: z.number().int().default(42),
+    /**
+     * What identifies a model in the cell keys: absent = provider + model name (a `@baseURL` is
+     * recorded with each cell, not hashed: a local server restarted on another port re-runs
+     * nothing); `url` = the whole reference, base URL included (the rule of earlier versions).
+     */
+    identity: z.literal('url').optional(),
     analysis: z
       .object({
         B: positiveInt.max(MAX_BOOTSTRAP, `B is at most ${MAX_BOOTSTRAP} bootstrap resamples`).default(10_000),
@@ -203,9 +222,21 @@ export const memoryConfigSchema = z
       });
     }
     const seen = new Set<string>();
+    const names = new Map<string, string>();
     config.targets.forEach((target, index) => {
       if (seen.has(target)) ctx.addIssue({ code: 'custom', path: ['targets', index], message: `target "${target}" is listed twice` });
       seen.add(target);
+      // Without identity: url, two servers of the same model name are one model (one set of cells).
+      const name = config.identity === 'url' ? target : identityModel({ model: target });
+      const other = names.get(name);
+      if (other !== undefined && other !== target) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['targets', index],
+          message: `targets "${other}" and "${target}" are the same model (${name}) on two base URLs: cells are keyed by provider and model name, so they would share answers — set identity: url to keep them apart`,
+        });
+      }
+      names.set(name, target);
     });
   });
 

@@ -167,6 +167,18 @@ export {
 export type { CalibrateMemoryOptions, CalibrationScenario, MemoryCalibration, ScenarioCalibration, SimulatedDesign } from './calibrate.js';
 export { detectRefusal, MAX_REFUSAL_CHARS } from './refusals.js';
 export type { RefusalVerdict } from './refusals.js';
+export {
+  buildRefusalJudgeMessages,
+  combineRefusal,
+  createRefusalJudgeSimProfile,
+  DEFAULT_REFUSAL_JUDGE_PROMPT,
+  parseRefusalJudgeOutput,
+  refusalAgreement,
+  refusalJudgeItem,
+} from './refusal-judge.js';
+export type { RefusalAgreement, RefusalJudgeSetting, RefusalSource } from './refusal-judge.js';
+export { chunkBudgetOf, DEFAULT_CHUNK_BUDGET, labelingChunks, reassembleChunks } from './chunks.js';
+export type { ChunkBudget, StepChunk } from './chunks.js';
 export { grpoPromptRows } from './mitigation/grpo-data.js';
 export type { GrpoExport, GrpoFormat, OpenRlhfPromptRow, VerlPromptRow } from './mitigation/grpo-data.js';
 export {

@@ -17,6 +17,16 @@ import { type MemoryConfig, memoryConfigSchema } from './config.js';
 import { type LabelerParseResult, parseLabelerOutput } from './labeler.js';
 import { parseReferenceLabelerOutput } from './reference-labeler.js';
 import { detectRefusal } from './refusals.js';
+import {
+  combineRefusal,
+  parseRefusalJudgeOutput,
+  REFUSAL_JUDGE_STAGE,
+  type RefusalAgreement,
+  refusalAgreement,
+  type RefusalSource,
+  refusalJudgeModel,
+} from './refusal-judge.js';
+import { chunkBudgetOf, chunkChainKey, labelingChunks, reassembleChunks } from './chunks.js';
 import { type Ontology, validateOntology } from './ontology.js';
 import type { PerturbationTier } from './perturbations.js';
 import { type GenerationRole, sharedSeedCells } from './plan.js';
@@ -70,6 +80,22 @@ export interface MemorySampleRecord {
   coercedUnknown: string[];
   /** Why the last labeler attempt failed to parse (invalid labelings only). */
   labelerFailure: string | null;
+  /** Who decided whether the answer is a refusal (null when there was no answer). */
+  refusalSource?: RefusalSource | null;
+}
+
+/** The refusal judge of a run: its verdicts, those it could not give, and its agreement with the detector. */
+export interface RefusalJudgeSummary {
+  model: string;
+  /** Answers sent to the judge. */
+  answers: number;
+  /** Verdicts still unparseable after the re-asks (the detector decided those). */
+  invalid: number;
+  /** Judge calls that ended empty, failed or were not made (the detector decided those). */
+  unanswered: number;
+  agreement: RefusalAgreement;
+  /** Refusals counted under the combination rule (judge when it has a verdict, detector otherwise). */
+  refusals: number;
 }
 
 export interface MemoryCollectionSummary {
@@ -90,6 +116,8 @@ export interface MemoryCollectionSummary {
   formatCompliance: FormatCompliance[];
   /** Targets that mostly ignore the step format (fewer than half of their answers in `<step_N>` tags or a reasoning trace). */
   formatWarnings: string[];
+  /** The refusal judge's verdicts and agreement (absent when the run has no `refusalJudge`). */
+  refusalJudge?: RefusalJudgeSummary;
 }
 
 export interface FormatCompliance {
@@ -184,16 +212,66 @@ export function labelingChains<C extends RunCellResultRecord>(cells: readonly C[
     if (l.stage !== 'labeling' || typeof l.generationKey !== 'string') continue;
     const slice = chainSlice(String(l.purpose), String(l.labeler), String(l.ontology), cell.sample);
     const byGeneration = out.get(slice) ?? new Map<string, Map<number, C>>();
-    const chain = byGeneration.get(l.generationKey) ?? new Map<number, C>();
+    const chunk = typeof l.chunk === 'number' && typeof l.chunks === 'number' ? { index: l.chunk, count: l.chunks } : null;
+    const chainKey = chunkChainKey(l.generationKey, chunk);
+    const chain = byGeneration.get(chainKey) ?? new Map<number, C>();
     chain.set(Number(l.attempt ?? 0), cell);
-    byGeneration.set(l.generationKey, chain);
+    byGeneration.set(chainKey, chain);
     out.set(slice, byGeneration);
   }
   return out;
 }
 
+/**
+ * The labeling of one answer's steps: its one-cell chain when the store holds one (every run
+ * before chunking existed, and every answer that fits one call), else its chunks (chunks.ts)
+ * resolved one by one and joined.
+ */
+export function resolveStepsLabeling(
+  chains: ReadonlyMap<string, ReadonlyMap<number, RunCellRecord>>,
+  generationKey: string,
+  steps: readonly string[],
+  ontology: Ontology,
+  config: Pick<MemoryConfig, 'labelerReasks' | 'unknownLabel' | 'allowUnmapped' | 'steps'>,
+  format: 'echolens' | 'reference' = 'echolens',
+): LabelingOutcome {
+  const whole = chains.get(generationKey);
+  const chunks = labelingChunks(steps, chunkBudgetOf(config.steps));
+  if (whole !== undefined || chunks.length <= 1) return resolveLabeling(whole ?? new Map(), steps.length, ontology, config, format);
+  return reassembleChunks(
+    chunks.map((chunk) => resolveLabeling(chains.get(chunkChainKey(generationKey, chunk)) ?? new Map(), chunk.to - chunk.from, ontology, config, format)),
+  );
+}
+
 export function chainSlice(purpose: string, labeler: string, ontology: string, sample: number): string {
   return JSON.stringify([purpose, labeler, ontology, sample]);
+}
+
+/** The refusal judge's verdict per generation key, resolved through its re-ask chain. */
+function refusalJudgeVerdicts(
+  cells: readonly RunCellResultRecord[],
+  model: string,
+  reasks: number,
+): Map<string, { status: 'ok'; value: boolean } | { status: 'invalid' | 'unanswered' }> {
+  const chains = new Map<string, Map<number, RunCellResultRecord>>();
+  for (const cell of cells) {
+    const l = cell.labels;
+    if (l.stage !== REFUSAL_JUDGE_STAGE || l.judge !== model || typeof l.generationKey !== 'string') continue;
+    const chain = chains.get(l.generationKey) ?? new Map<number, RunCellResultRecord>();
+    chain.set(Number(l.attempt ?? 0), cell);
+    chains.set(l.generationKey, chain);
+  }
+  const out = new Map<string, { status: 'ok'; value: boolean } | { status: 'invalid' | 'unanswered' }>();
+  for (const [key, chain] of chains) {
+    const resolved = resolveReaskChain(
+      chain,
+      { text: (cell: RunCellResultRecord) => (cell.result.status === 'done' ? cell.result.text : null) },
+      parseRefusalJudgeOutput,
+      reasks,
+    );
+    out.set(key, resolved.status === 'ok' ? { status: 'ok', value: resolved.value } : { status: resolved.status });
+  }
+  return out;
 }
 
 /** Every generation cell of a memory run with its steps and labels. */
@@ -218,6 +296,9 @@ export function collectMemorySamples(store: RunStore, runId: string): MemoryColl
     formatCompliance: [],
     formatWarnings: [],
   };
+  const judgeModel = config.refusalJudge === undefined ? null : refusalJudgeModel(config.refusalJudge);
+  const verdicts = judgeModel === null ? null : refusalJudgeVerdicts(cells, judgeModel, config.labelerReasks);
+  const judgeTally = { answers: 0, invalid: 0, unanswered: 0, refusals: 0, pairs: [] as Array<{ detector: boolean; judge: boolean }> };
   const compliance = new Map<string, FormatCompliance>();
   const perTarget = new Map<string, { target: string } & Record<SampleOutcome, number>>();
   for (const cell of cells) {
@@ -245,7 +326,20 @@ export function collectMemorySamples(store: RunStore, runId: string): MemoryColl
       labelerFailure: null,
     };
     const result = cell.result;
-    const refusal = result.status === 'done' ? detectRefusal(result.text) : { refusal: false };
+    const answered = result.status === 'done' && result.text !== null && result.text.trim() !== '';
+    const detector = result.status === 'done' ? detectRefusal(result.text).refusal : false;
+    let judgeVerdict: boolean | null = null;
+    if (verdicts !== null && answered) {
+      const verdict = verdicts.get(cell.key) ?? { status: 'unanswered' as const };
+      judgeTally.answers += 1;
+      if (verdict.status === 'ok') {
+        judgeVerdict = verdict.value;
+        judgeTally.pairs.push({ detector, judge: verdict.value });
+      } else judgeTally[verdict.status] += 1;
+    }
+    const refusal = combineRefusal(detector, judgeVerdict);
+    if (answered) record.refusalSource = refusal.source;
+    if (verdicts !== null && answered && refusal.refusal) judgeTally.refusals += 1;
     if (result.status === 'empty') {
       record.outcome = 'empty';
       record.sample = { ...base, status: 'empty', symbols: null };
@@ -274,7 +368,9 @@ export function collectMemorySamples(store: RunStore, runId: string): MemoryColl
         record.outcome = 'no_steps';
         record.sample = { ...base, status: 'invalid', symbols: null };
       } else {
-        const labeling = resolveLabeling(chains.get(cell.key) ?? new Map(), wholeResponse ? null : extraction.steps.length, ontology, config, format);
+        const labeling = wholeResponse
+          ? resolveLabeling(chains.get(cell.key) ?? new Map(), null, ontology, config, format)
+          : resolveStepsLabeling(chains, cell.key, extraction.steps, ontology, config, format);
         record.outcome = labeling.outcome;
         record.labelerAttempts = labeling.attempts;
         record.coercedUnknown = labeling.coercedUnknown;
@@ -299,6 +395,16 @@ export function collectMemorySamples(store: RunStore, runId: string): MemoryColl
     counts[record.outcome] += 1;
     perTarget.set(base.target, counts);
     records.push(record);
+  }
+  if (judgeModel !== null) {
+    summary.refusalJudge = {
+      model: judgeModel,
+      answers: judgeTally.answers,
+      invalid: judgeTally.invalid,
+      unanswered: judgeTally.unanswered,
+      agreement: refusalAgreement(judgeTally.pairs),
+      refusals: judgeTally.refusals,
+    };
   }
   summary.perTarget = [...perTarget.values()].sort((a, b) => a.target.localeCompare(b.target));
   summary.formatCompliance = [...compliance.values()]
@@ -429,7 +535,7 @@ export function collectLabelerCheck(store: RunStore, checkRunId: string): Labele
     const slice = chains.get(chainSlice(pass.purpose, pass.labeler, pass.ontologySource, pass.sample)) ?? new Map();
     const count: LabelerCheckPassCounts = { labeler: pass.labeler, run: pass.run, wording: pass.wording, items: selected.length, labelled: 0, invalid: 0, unlabelled: 0 };
     for (const item of selected) {
-      const outcome = resolveLabeling(slice.get(item.generationKey) ?? new Map(), item.steps.length, pass.ontology, collection.config);
+      const outcome = resolveStepsLabeling(slice, item.generationKey, item.steps, pass.ontology, collection.config);
       count[outcome.outcome] += 1;
       if (outcome.outcome === 'unlabelled') continue;
       item.steps.forEach((_, step) => {

@@ -33,6 +33,8 @@ import { loadBuiltinPerturbations, loadPerturbationsFile, type PerturbationSet }
 import { assignSampleSeeds, buildGenerationPlan, buildLabelerCell } from './plan.js';
 import { loadBuiltinQuestions, loadQuestionsFile, type Question, type QuestionSet } from './questions.js';
 import { detectRefusal } from './refusals.js';
+import { combineRefusal, refusalJudgeItem, refusalJudgeModel } from './refusal-judge.js';
+import { chunkBudgetOf, clipStep, labelingChunks, type StepChunk } from './chunks.js';
 import { extractSteps, type StepExtraction } from './steps.js';
 
 export const MEMORY_EXPERIMENT = 'memory';
@@ -251,9 +253,33 @@ export function planMemoryGeneration(config: MemoryConfig, stimuli: MemoryStimul
       seed: config.seed,
     });
     assignSampleSeeds(plan, config.sampleSeeds, config.seed);
-    specs.push(...plan);
+    specs.push(...plan.map((spec) => withModelIdentity(spec, config)));
   }
   return specs;
+}
+
+/** Marks a cell's request with the config's model-identity rule (`identity: url` hashes the base URL too). */
+export function withModelIdentity<T extends CellSpec>(spec: T, config: Pick<MemoryConfig, 'identity'>): T {
+  if (config.identity === 'url') spec.request.identity = 'url';
+  return spec;
+}
+
+/** The same for a parsed item (judge, labeler): its cell and every re-ask carry the identity rule. */
+function withParsedIdentity<T>(item: ParsedItem<T>, config: Pick<MemoryConfig, 'identity'>): ParsedItem<T> {
+  withModelIdentity(item.spec, config);
+  return item;
+}
+
+/** Labels of a refusal-judge cell: which generation cell it judges. */
+export function refusalJudgeLabels(generation: CellLabels, generationKey: string): CellLabels {
+  return {
+    experiment: MEMORY_EXPERIMENT,
+    generationKey,
+    target: generation.target ?? null,
+    question_id: generation.question_id ?? null,
+    condition: generation.condition ?? null,
+    sample: generation.sample ?? null,
+  };
 }
 
 /** A step extraction after the step cap: `cut` = steps dropped beyond `steps.maxSteps`. */
@@ -315,6 +341,7 @@ export function labelingItem(steps: readonly string[], config: MemoryConfig, opt
     spec.request.messages = buildPassageLabelerMessages(options.passage, options.ontology, { allowUnmapped: config.allowUnmapped });
   }
   if (options.sample !== undefined) spec.request.sample = options.sample;
+  withModelIdentity(spec, config);
   const parse = (text: string): LabelerParseResult =>
     reference ? parseReferenceLabelerOutput(text, parseOptions) : parseLabelerOutput(text, parseOptions);
   return {
@@ -329,6 +356,48 @@ export function labelingItem(steps: readonly string[], config: MemoryConfig, opt
       return reference ? referenceReask(previous, badOutput, failure.detail) : buildLabelerReaskMessages(previous, badOutput, failure, stepCount);
     },
   };
+}
+
+/** A labeling item with the generation it belongs to and its chunk (null = the whole answer in one call). */
+export interface ChunkedLabelingItem {
+  item: ParsedItem<string[]>;
+  chunk: StepChunk | null;
+}
+
+/**
+ * The labeling items of one answer: one cell when its steps fit one labeler call (the same cell
+ * as before chunking existed), else one cell per chunk of consecutive steps (chunks.ts), each
+ * labelled `chunk`, `chunks` and `chunk_steps` (1-based, inclusive). Whole-response labeling is
+ * never chunked (the labeler splits the response itself).
+ */
+export function labelingItems(steps: readonly string[], config: MemoryConfig, options: LabelerPlanOptions): ChunkedLabelingItem[] {
+  const budget = chunkBudgetOf(config.steps);
+  if (options.passage !== undefined || steps.length === 0) return [{ item: labelingItem(steps, config, options), chunk: null }];
+  const chunks = labelingChunks(steps, budget);
+  const clipped = (range: readonly string[]) => range.map((step) => clipStep(step, budget.maxChars));
+  if (chunks.length === 1) return [{ item: labelingItem(clipped(steps), config, options), chunk: null }];
+  return chunks.map((chunk) => ({
+    chunk,
+    item: labelingItem(clipped(steps.slice(chunk.from, chunk.to)), config, {
+      ...options,
+      labels: { ...options.labels, chunk: chunk.index, chunks: chunk.count, chunk_steps: `${chunk.from + 1}-${chunk.to}` },
+    }),
+  }));
+}
+
+/** Per labeling (generation), from the outcomes of its chunk items: invalid if any chunk is, unanswered if any chunk is not answered. */
+export function labelingTallies(owners: readonly number[], outcomes: readonly ({ status: string } | undefined)[]): { labelings: number; invalid: number; unanswered: number } {
+  const byOwner = new Map<number, string[]>();
+  owners.forEach((owner, index) => {
+    byOwner.set(owner, [...(byOwner.get(owner) ?? []), outcomes[index]?.status ?? 'unanswered']);
+  });
+  let invalid = 0;
+  let unanswered = 0;
+  for (const statuses of byOwner.values()) {
+    if (statuses.includes('invalid')) invalid += 1;
+    else if (statuses.some((status) => status !== 'ok')) unanswered += 1;
+  }
+  return { labelings: byOwner.size, invalid, unanswered };
 }
 
 /** A re-ask in the reference's output format (the reference itself never re-asks; echolens does, as configured). */
@@ -381,6 +450,8 @@ export interface MemoryDryRun {
   conditions: number;
   generationCells: number;
   labelerCells: number;
+  /** Refusal-judge cells (one per generation) when `refusalJudge` is set. */
+  judgeCells?: number;
   estimate: PlanEstimate;
 }
 
@@ -397,13 +468,19 @@ export function dryRunMemory(config: MemoryConfig, stimuli: MemoryStimuli, specs
     });
     return item.spec;
   });
+  // One refusal-judge cell per answer when a judge is set (judged on a typical answer's text).
+  const judgeSpecs =
+    config.refusalJudge === undefined
+      ? []
+      : specs.map((_spec, index) => refusalJudgeItem(`${ESTIMATE_STEPS.join('\n')}\nestimate ${index}`, config.refusalJudge as NonNullable<MemoryConfig['refusalJudge']>, {}).spec);
   const prices = loadPriceTable(priceFile ? { file: priceFile } : {});
   return {
     questions: stimuli.questions.questions.length,
     conditions: stimuli.conditions.length,
     generationCells: specs.length,
     labelerCells: labelerSpecs.length,
-    estimate: estimateCells([...specs, ...labelerSpecs], prices),
+    ...(judgeSpecs.length > 0 ? { judgeCells: judgeSpecs.length } : {}),
+    estimate: estimateCells([...specs, ...labelerSpecs, ...judgeSpecs], prices),
   };
 }
 
@@ -426,7 +503,11 @@ export async function preflightMemory(
   runtime: StageRuntime = {},
   stimuliGiven?: MemoryStimuli,
 ): Promise<MemoryPreflight> {
-  const models = [...config.targets.map((ref, i) => ({ ref, field: `targets.${i}` })), { ref: config.labeler, field: 'labeler' }];
+  const models = [
+    ...config.targets.map((ref, i) => ({ ref, field: `targets.${i}` })),
+    { ref: config.labeler, field: 'labeler' },
+    ...(config.refusalJudge !== undefined ? [{ ref: refusalJudgeModel(config.refusalJudge), field: typeof config.refusalJudge === 'string' ? 'refusalJudge' : 'refusalJudge.model' }] : []),
+  ];
   const files = stimuliGiven
     ? []
     : [
@@ -465,6 +546,10 @@ export interface MemoryRunResult {
   invalidLabelings: number;
   /** Labeler calls that ended empty or failed. */
   unansweredLabelings: number;
+  /** Labelings split into chunks because their steps did not fit one labeler call (absent = none). */
+  chunkedLabelings?: number;
+  /** Answers with a usable refusal-judge verdict (absent = no judge configured). */
+  judgedAnswers?: number;
   interrupted: boolean;
   /** Why the run stopped early (null when it finished): Ctrl-C, or the --max-cost budget. */
   stopReason: 'interrupted' | 'budget' | 'fatal' | null;
@@ -574,12 +659,31 @@ export const memoryRunner: AuditRunner<MemoryConfig, MemoryRunInput, MemoryRunCo
       unansweredLabelings: 0,
     };
     if (generation.stopReason !== null) return counts;
+    // The refusal judge (optional) runs before labeling: an answer it calls a refusal is not labeled.
+    const judged = new Map<string, boolean>();
+    if (config.refusalJudge !== undefined) {
+      const judgeItems: ParsedItem<boolean>[] = [];
+      const judgedKeys: string[] = [];
+      specs.forEach((spec, index) => {
+        const result = generation.results[index];
+        if (result?.status !== 'done' || result.text === null || result.text.trim() === '') return;
+        judgeItems.push(withParsedIdentity(refusalJudgeItem(result.text, config.refusalJudge as NonNullable<MemoryConfig['refusalJudge']>, refusalJudgeLabels(spec.labels, result.key)), config));
+        judgedKeys.push(result.key);
+      });
+      const verdicts = await parsedStage(judgeItems, config.labelerReasks, 'refusal judge');
+      verdicts.outcomes.forEach((outcome, i) => {
+        if (outcome?.status === 'ok') judged.set(judgedKeys[i] as string, outcome.value);
+      });
+      counts.judgedAnswers = judged.size;
+      if (verdicts.stages.some((stage) => stage.stopReason !== null)) return counts;
+    }
     const items: ParsedItem<string[]>[] = [];
+    const owners: number[] = [];
     specs.forEach((spec, index) => {
       const result = generation.results[index];
       if (result?.status !== 'done' || result.text === null) return;
-      // A refusal has no trajectory to label (refusals.ts): counted, never sent to the labeler.
-      if (detectRefusal(result.text).refusal) {
+      // A refusal has no trajectory to label (refusals.ts, refusal-judge.ts): counted, never sent to the labeler.
+      if (combineRefusal(detectRefusal(result.text).refusal, judged.get(result.key) ?? null).refusal) {
         counts.refusals += 1;
         return;
       }
@@ -590,22 +694,26 @@ export const memoryRunner: AuditRunner<MemoryConfig, MemoryRunInput, MemoryRunCo
         counts.noSteps += 1;
         return;
       }
-      items.push(
-        labelingItem(extraction.steps, config, {
-          labeler: config.labeler,
-          ontology: input.stimuli.ontology,
-          labels: memoryLabelingLabels(spec.labels, result.key, 'main', input.stimuli.ontologySource, extraction),
-          ...(whole ? { passage: result.text } : {}),
-          ...(labelerTexts.reference ? { reference: labelerTexts.reference } : {}),
-        }),
-      );
+      const chunked = labelingItems(extraction.steps, config, {
+        labeler: config.labeler,
+        ontology: input.stimuli.ontology,
+        labels: memoryLabelingLabels(spec.labels, result.key, 'main', input.stimuli.ontologySource, extraction),
+        ...(whole ? { passage: result.text } : {}),
+        ...(labelerTexts.reference ? { reference: labelerTexts.reference } : {}),
+      });
+      if (chunked.length > 1) counts.chunkedLabelings = (counts.chunkedLabelings ?? 0) + 1;
+      for (const { item } of chunked) {
+        items.push(item);
+        owners.push(index);
+      }
     });
     const labeled = await parsedStage(items, config.labelerReasks, 'labeling');
+    const tallies = labelingTallies(owners, labeled.outcomes);
     return {
       ...counts,
-      labelerItems: items.length,
-      invalidLabelings: labeled.outcomes.filter((o) => o?.status === 'invalid').length,
-      unansweredLabelings: labeled.outcomes.filter((o) => o?.status === 'unanswered').length,
+      labelerItems: tallies.labelings,
+      invalidLabelings: tallies.invalid,
+      unansweredLabelings: tallies.unanswered,
     };
   },
 };
@@ -757,28 +865,32 @@ export async function runLabelerCheck(
   const stageRuntime = stageRuntimeOf(config, runtime, signals);
   try {
     const parsedItems: ParsedItem<string[]>[] = [];
+    const owners: number[] = [];
     for (const pass of passes) {
       for (const item of selected) {
-        parsedItems.push(
-          labelingItem(item.steps, config, {
-            labeler: pass.labeler,
-            ontology: pass.ontology,
-            params: pass.params,
-            sample: pass.sample,
-            labels: memoryLabelingLabels(item.labels, item.generationKey, pass.purpose, pass.ontologySource),
-          }),
-        );
+        const owner = owners.length === 0 ? 0 : (owners[owners.length - 1] as number) + 1;
+        for (const chunk of labelingItems(item.steps, config, {
+          labeler: pass.labeler,
+          ontology: pass.ontology,
+          params: pass.params,
+          sample: pass.sample,
+          labels: memoryLabelingLabels(item.labels, item.generationKey, pass.purpose, pass.ontologySource),
+        })) {
+          parsedItems.push(chunk.item);
+          owners.push(owner);
+        }
       }
     }
     const labeled = await runParsedStage(store, runId, parsedItems, config.labelerReasks, { ...stageRuntime, label: 'labeler check' });
+    const tallies = labelingTallies(owners, labeled.outcomes);
     return {
       runId,
       resumed,
       items: selected.length,
       passes: passes.length,
       labelerCells: parsedItems.length,
-      invalidLabelings: labeled.outcomes.filter((o) => o?.status === 'invalid').length,
-      unansweredLabelings: labeled.outcomes.filter((o) => o?.status === 'unanswered').length,
+      invalidLabelings: tallies.invalid,
+      unansweredLabelings: tallies.unanswered,
       interrupted: labeled.stages.some((s) => s.stopReason !== null),
       spendUsd: labeled.stages.reduce((sum, s) => sum + s.spendUsd, 0),
     };

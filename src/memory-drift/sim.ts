@@ -10,6 +10,7 @@ import {
   SYSTEM_MEMORY_HEADER,
 } from './messages.js';
 import { UNMAPPED } from './ontology.js';
+import { createRefusalJudgeSimProfile } from './refusal-judge.js';
 import {
   listStimuli,
   loadBuiltinPerturbations,
@@ -221,8 +222,18 @@ export interface MemorySimOptions extends BaseOptionsWithName {
    * seed in the request, the sample index stands in (an unseeded provider's fresh draw).
    */
   seedHonouring?: boolean;
+  /**
+   * Probability of declining to answer, per tier of the injected memory (default 0: never). A
+   * refusal is a short "I'm sorry, but I can't help with that." or, with probability
+   * `softRefusals`, a soft "I would rather not weigh in…" that the deterministic detector misses.
+   */
+  refusals?: Partial<Record<PerturbationTier, number>>;
+  softRefusals?: number;
   description?: string;
 }
+
+export const SIM_HARD_REFUSAL = "I'm sorry, but I can't help with that.";
+export const SIM_SOFT_REFUSAL = 'I would rather not weigh in on a personal decision like this one.';
 
 interface BaseOptionsWithName extends BaselineOptions {
   name: string;
@@ -389,6 +400,14 @@ export function createMemorySimProfile(options: MemorySimOptions): MemorySimProf
     },
     answer(request, seed) {
       const planned = trajectory(request, seed);
+      const refuseRate = options.refusals?.[planned.tier] ?? 0;
+      if (refuseRate > 0) {
+        const drawSeed = options.seedHonouring ? (request.params.seed ?? seed) : seed;
+        const draw = ['refuse', drawSeed, options.seedHonouring ? 0 : request.sample, planned.question, planned.stimulus?.id ?? ''] as const;
+        if (hashUnit(...draw) < refuseRate) {
+          return { text: `<answer>${hashUnit('refuse-soft', ...draw) < (options.softRefusals ?? 0) ? SIM_SOFT_REFUSAL : SIM_HARD_REFUSAL}</answer>` };
+        }
+      }
       const texts = planned.symbols.map((symbol, i) => {
         const cue = SIM_STEP_CUES[symbol]!;
         return cue.sentences[hashIndex(cue.sentences.length, 'sentence', planned.question, symbol, i)]!;
@@ -474,4 +493,14 @@ export function registerMemorySimProfiles(): void {
     }),
   );
   registerSimProfile(createLabelerSimProfile({ name: 'labeler' }));
+  registerSimProfile(
+    createMemorySimProfile({
+      name: 'memory-refusing',
+      refusals: { none: 0.05, noise: 0.05, persona: 0.15, life_event: 0.3 },
+      softRefusals: 0.5,
+      description:
+        'Simulation (measures nothing): sim:memory that also declines to answer — 5 % without memory or with noise, 15 % with a persona memory, 30 % with a life event; half of the refusals worded softly (the detector misses those, sim:refusal-judge does not).',
+    }),
+  );
+  registerSimProfile(createRefusalJudgeSimProfile());
 }

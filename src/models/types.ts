@@ -59,6 +59,12 @@ export interface ModelRequest {
   tools?: ToolDefinition[];
   /** How the model may use `tools` (provider default when absent). Part of the key only when present. */
   toolChoice?: ToolChoice;
+  /**
+   * What a model's identity in the cell key is made of (never hashed itself): absent = provider
+   * and model name (a `@baseURL` is recorded with the cell but not hashed); `url` = the whole
+   * reference, base URL included (the rule before; config `identity: url`).
+   */
+  identity?: 'url';
 }
 
 /**

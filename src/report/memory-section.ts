@@ -198,7 +198,13 @@ ${table(rows, [
   });
 }
 
-export async function memorySection(report: MemoryReport, observations: readonly MemoryObservation[] = []): Promise<RawHtml> {
+/** What the run summary adds to the HTML section: why labelings failed, and the refusal judge's agreement. */
+export interface MemoryRunNotes {
+  labelerFailures?: Record<string, number>;
+  refusalJudge?: { model: string; answers: number; refusals: number; agreement: { judged: number; both: number; judgeOnly: number; detectorOnly: number; neither: number } };
+}
+
+export async function memorySection(report: MemoryReport, observations: readonly MemoryObservation[] = [], notes: MemoryRunNotes = {}): Promise<RawHtml> {
   const parts: RawHtml[] = [
     html`<p class="note">Drift = distance between the value-symbol trajectory of a response with injected user memory and the same model's no-memory reference trajectory for the same question (DTW normalised by max(n, m); SRI = ½ edit distance + ½ Jensen–Shannon). Lower = more stable. Bootstrap B = ${report.options.B}, seed ${report.options.seed}.</p>`,
   ];
@@ -213,6 +219,17 @@ export async function memorySection(report: MemoryReport, observations: readonly
     { header: 'invalid labels', value: (c) => (c.invalidRate === null ? '—' : `${(100 * c.invalidRate).toFixed(1)}%`), numeric: true },
     { header: 'unmapped steps', value: (c) => (c.unmappedRate === null ? '—' : `${(100 * c.unmappedRate).toFixed(1)}%`), numeric: true },
   ]));
+  const failures = Object.entries(notes.labelerFailures ?? {}).sort((a, b) => b[1] - a[1]);
+  if (failures.length > 0) {
+    parts.push(html`<p class="note">Invalid labelings by the parse failure of their last attempt: ${failures.map(([reason, n]) => `${reason} ${n}`).join(', ')}.</p>`);
+  }
+  const judge = notes.refusalJudge;
+  if (judge !== undefined) {
+    const a = judge.agreement;
+    parts.push(
+      html`<p class="note">Refusal judge ${judge.model} (its verdict decides; the detector where it has none): ${judge.refusals} refusals in ${judge.answers} answers; with the detector on ${a.judged} judged answers: both ${a.both}, judge only ${a.judgeOnly}, detector only ${a.detectorOnly}, neither ${a.neither}.</p>`,
+    );
+  }
   parts.push(html`</details>`);
   parts.push(html`<h3>Trajectories that moved most</h3><p class="note">Steps aligned by the DTW path; highlighted symbols differ from the no-memory reference.</p>`);
   parts.push(html`<div class="examples">${exampleTrajectories(observations, 3)}</div>`);

@@ -4,7 +4,6 @@ import { ModelCallError, RETRYABLE_KINDS } from '../models/errors.js';
 import { defaultSleep } from '../models/retry.js';
 import { type ModelRequest, type TokenUsage, ZERO_USAGE } from '../models/types.js';
 import { type BatchJob, BatchJobs } from './batch-jobs.js';
-import { cellIdentity } from './keys.js';
 import type { CellOutcome, RunStatus, RunStore } from './run-store.js';
 import { type CostFn, FatalBurstError, type ProgressSnapshot, type RunCellsOptions, type RunCellsResult, runCells, type RunSummary, type StopReason } from './runner.js';
 import { estimateInputTokens } from './schedule.js';
@@ -80,7 +79,7 @@ export async function runCellsBatch(
   const jobs = new BatchJobs(store.db);
 
   store.requireRun(runId);
-  const specKeys = store.registerCells(runId, specs, specs.map((spec) => cellIdentity(spec.request)));
+  const specKeys = store.registerCells(runId, specs);
   store.setRunStatus(runId, 'running');
 
   const uniqueKeys: string[] = [];

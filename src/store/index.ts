@@ -1,5 +1,5 @@
 // Public API of src/store/ (re-exported from the package root).
-export { cellKey, contentKey, canonicalRequest, scrubSecrets, secretValuesFromEnv } from './keys.js';
+export { cellKey, contentKey, canonicalRequest, identityModel, preferStoredKeys, scrubSecrets, secretValuesFromEnv } from './keys.js';
 export { RunStore, openStore } from './run-store.js';
 export type { RunStatus, RunInfo, RunCellRecord, RunCellResultRecord, CellOutcome, CellQuery, OpenStoreOptions } from './run-store.js';
 export { SCHEMA_VERSION } from './schema.js';

@@ -36,13 +36,26 @@ function toolMembers(request: ModelRequest): Pick<ModelRequest, 'tools' | 'toolC
   return out;
 }
 
-/** SHA-256 (hex) of the canonical request: the cell key. Labels never enter it. */
+/**
+ * The model part of a cell's identity: the reference without its `@http(s)://…` base URL, so
+ * restarting a local server on another port keeps every key (the URL is transport, recorded
+ * with the cell, not hashed). `request.identity: 'url'` keeps the whole reference (the rule of
+ * earlier versions). `replay:` references are paths and are never split.
+ */
+export function identityModel(request: Pick<ModelRequest, 'model' | 'identity'>): string {
+  if (request.identity === 'url' || request.model.startsWith('replay:')) return request.model;
+  const lower = request.model.toLowerCase();
+  const at = Math.max(lower.lastIndexOf('@http://'), lower.lastIndexOf('@https://'));
+  return at > 0 ? request.model.slice(0, at) : request.model;
+}
+
+/** SHA-256 (hex) of the canonical request: the cell key. Labels never enter it, nor a base URL (see `identityModel`). */
 export function cellKey(spec: CellSpec | ModelRequest): string {
   const request = 'request' in spec ? spec.request : spec;
   validateRequest(request);
   return sha256Hex(
     scrubbedCanonicalJson({
-      model: request.model,
+      model: identityModel(request),
       messages: request.messages,
       params: request.params ?? {},
       sample: request.sample,
@@ -68,8 +81,13 @@ export interface CellIdentity {
   key: string;
   /** `contentKey` of the request. */
   contentKey: string;
-  /** The canonical, credential-scrubbed request JSON that `key` hashes. */
+  /** The canonical, credential-scrubbed request JSON, with the whole model reference (base URL included). */
   json: string;
+  /**
+   * The key under the earlier rule (whole reference hashed), when it differs: a store written
+   * before identity left the base URL out holds its cells under this key (`preferStoredKeys`).
+   */
+  legacyKey?: string;
 }
 
 /**
@@ -86,12 +104,30 @@ export function cellIdentity(request: ModelRequest): CellIdentity {
   let tail = '';
   if (request.toolChoice !== undefined) tail += `,"toolChoice":${scrubbedCanonicalJson(request.toolChoice)}`;
   if (request.tools !== undefined) tail += `,"tools":${scrubbedCanonicalJson(request.tools)}`;
-  const json = `{"messages":${messages},"model":${JSON.stringify(request.model)},"params":${params},"sample":${sample}${tail}}`;
-  return {
-    key: sha256Hex(json),
+  const withModel = (model: string) => `{"messages":${messages},"model":${JSON.stringify(model)},"params":${params},"sample":${sample}${tail}}`;
+  const json = withModel(request.model);
+  const model = identityModel(request);
+  const identity: CellIdentity = {
+    key: model === request.model ? sha256Hex(json) : sha256Hex(withModel(model)),
     contentKey: sha256Hex(`{"messages":${messages},"params":${params},"sample":${sample}${tail}}`),
     json,
   };
+  if (model !== request.model) identity.legacyKey = sha256Hex(json);
+  return identity;
+}
+
+/**
+ * Resume across the identity change: a cell whose key is not in the store but whose legacy key
+ * (base URL hashed, the earlier rule) is keeps the legacy key, so a store written before the
+ * change resumes without a call. `stored(keys)` returns the keys the store holds.
+ */
+export function preferStoredKeys(identities: readonly CellIdentity[], stored: (keys: string[]) => ReadonlySet<string> | ReadonlyMap<string, unknown>): CellIdentity[] {
+  const candidates = identities.filter((id) => id.legacyKey !== undefined);
+  if (candidates.length === 0) return [...identities];
+  const present = stored(candidates.flatMap((id) => [id.key, id.legacyKey as string]));
+  return identities.map((id) =>
+    id.legacyKey !== undefined && !present.has(id.key) && present.has(id.legacyKey) ? { ...id, key: id.legacyKey } : id,
+  );
 }
 
 /**

@@ -1,6 +1,6 @@
 import { createHash, type Hash } from 'node:crypto';
 import type { ChatMessage, ModelRequest } from '../models/types.js';
-import { scrubbedCanonicalJson, validateRequest } from './keys.js';
+import { identityModel, scrubbedCanonicalJson, validateRequest } from './keys.js';
 
 /**
  * Cell keys without whole-grid serialization. A paper-scale plan holds thousands
@@ -131,12 +131,21 @@ function tailMembers(request: ModelRequest): { params: string; rest: string } {
 }
 
 /** `cellKey` and `contentKey` of a request, hashed incrementally (no request-sized string is built). */
-export function requestKeys(request: ModelRequest): { key: string; contentKey: string } {
+export function requestKeys(request: ModelRequest): { key: string; contentKey: string; legacyKey?: string } {
   validateRequest(request);
   const state = messagesState(request.messages);
   const { params, rest } = tailMembers(request);
   const content = state.copy();
-  state.update(`,"model":${JSON.stringify(request.model)},"params":${params}${rest}`);
+  // The key hashes the model without its base URL (identityModel); a store written under the
+  // earlier rule holds its cells under the whole reference, kept as `legacyKey`.
+  const model = identityModel(request);
+  const legacy = model === request.model ? null : state.copy();
+  state.update(`,"model":${JSON.stringify(model)},"params":${params}${rest}`);
   content.update(`,"params":${params}${rest}`);
-  return { key: state.digest('hex'), contentKey: content.digest('hex') };
+  const keys: { key: string; contentKey: string; legacyKey?: string } = { key: state.digest('hex'), contentKey: content.digest('hex') };
+  if (legacy) {
+    legacy.update(`,"model":${JSON.stringify(request.model)},"params":${params}${rest}`);
+    keys.legacyKey = legacy.digest('hex');
+  }
+  return keys;
 }

@@ -345,7 +345,7 @@ export class RunStore {
    * Returns the key of each spec (same order). Idempotent: resuming a run with
    * the same plan adds nothing.
    */
-  registerCells(runId: string, specs: readonly CellSpec[], identities?: readonly Pick<CellIdentity, 'key' | 'contentKey'>[]): string[] {
+  registerCells(runId: string, specs: readonly CellSpec[], identities?: readonly Pick<CellIdentity, 'key' | 'contentKey' | 'legacyKey'>[]): string[] {
     this.requireRun(runId);
     if (identities !== undefined && identities.length !== specs.length) throw new InvalidArgumentError('identities', 'must have one identity per spec');
     const now = new Date().toISOString();
@@ -356,7 +356,11 @@ export class RunStore {
       for (let index = 0; index < specs.length; index += 1) {
         const spec = specs[index]!;
         // Keys hashed incrementally and the stored form built per cell: no grid-sized JSON is held.
-        const id = identities?.[index] ?? requestKeys(spec.request);
+        let id: Pick<CellIdentity, 'key' | 'contentKey' | 'legacyKey'> = identities?.[index] ?? requestKeys(spec.request);
+        // A store written before identity left the base URL out keeps its cells under the legacy key.
+        if (id.legacyKey !== undefined && hasCell.get(id.key) === undefined && hasCell.get(id.legacyKey) !== undefined) {
+          id = { ...id, key: id.legacyKey };
+        }
         keys[index] = id.key;
         if (hasCell.get(id.key) === undefined) {
           const encoded = encodeRequest(spec.request);

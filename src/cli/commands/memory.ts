@@ -75,6 +75,17 @@ export function renderCollectionMarkdown(runId: string, summary: MemoryCollectio
     `Step cap (steps.maxSteps ${summary.stepCap.maxSteps}): ${summary.stepCap.answersCut} answers cut, ${summary.stepCap.stepsCut} steps not labeled.`,
     '',
   );
+  const judge = summary.refusalJudge;
+  if (judge !== undefined) {
+    const a = judge.agreement;
+    out.push(
+      `Refusal judge \`${markdownCell(judge.model)}\` (its verdict decides; the detector decides where it has none): ${judge.answers} answers, ` +
+        `${judge.invalid} verdicts invalid after re-asks, ${judge.unanswered} unanswered; ${judge.refusals} refusals counted. ` +
+        `Agreement with the detector on ${a.judged} judged answers: both refusal ${a.both}, judge only ${a.judgeOnly}, detector only ${a.detectorOnly}, neither ${a.neither}` +
+        `${a.agreement === null ? '' : ` (${(100 * a.agreement).toFixed(1)} % agree, κ ${a.kappa === null ? 'n/a' : a.kappa.toFixed(2)})`}.`,
+      '',
+    );
+  }
   for (const warning of summary.formatWarnings) out.push(`**Format warning.** ${markdownCell(warning)}.`, '');
   if (summary.formatCompliance.length > 0) {
     out.push('Step format per target and condition (share in `<step_N>` tags or a reasoning trace):', '');
@@ -202,6 +213,8 @@ export function renderCalibrationMarkdown(calibration: MemoryCalibration): strin
     `Design: ${d.questions} questions × ${d.conditions} conditions, k = ${d.k}, ${d.stimuliPerCategory} stimulus per category, seeds \`${d.sampleSeeds}\`, pairing \`${d.pairing}\`; B = ${d.B} per simulated report; ` +
       `seed-honouring simulated sampler with per-step noise ${d.samplingNoise} (same seed + same question = same answer).`,
     '',
+    `Targets: ${d.targets} — ${markdownCell(d.targetsNote)}.`,
+    '',
   ];
   const nullRun = calibration.scenarios.find((s) => s.scenario.name === 'null');
   for (const scenario of calibration.scenarios) {
@@ -260,9 +273,10 @@ export function registerMemory(program: Command): void {
     .option('--materials <source>', 'texts to send: echolens (default) or the path of a local clone of the authors\u2019 DriftLens repository')
     .option('--procedure <name>', 'echolens (default) or reference: every procedural difference of the authors\u2019 code at once')
     .option('--report <file>', 'also write the Markdown report here when the run completes')
+    .option('--identity-includes-url', 'key cells by the whole model reference, base URL included (config identity: url; default: provider + model name)')
     .addHelpText(
       'after',
-      `${MODEL_REFS}\nThe same config and --db resume the same run: finished cells are never called again.\nCtrl-C once: finish in-flight cells and stop (re-run the same command to resume). Twice: cancel them.\nExit code 3: the run stopped early (budget or Ctrl-C). Exit code 4: the run finished but produced nothing to analyse\n(no answer with steps, or every labeling invalid); the message says why and what to change.`,
+      `${MODEL_REFS}\nThe same config and --db resume the same run: finished cells are never called again.\nCtrl-C once: finish in-flight cells and stop (re-run the same command to resume). Twice: cancel them.\nExit code 3: the run stopped early (budget or Ctrl-C). Exit code 1: the run finished but produced nothing to analyse\n(no answer with steps, or every labeling invalid); the message says why and what to change.`,
     )
     .action(async (configFile: string, options) => {
       const overrides: string[] = [...options.set];
@@ -271,6 +285,7 @@ export function registerMemory(program: Command): void {
       if (options.questionsLimit) overrides.push(`questions.limit=${options.questionsLimit}`);
       if (options.materials) overrides.push(`materials=${JSON.stringify(materialsFlag(options.materials))}`);
       if (options.procedure) overrides.push(`procedure=${JSON.stringify(options.procedure)}`);
+      if (options.identityIncludesUrl) overrides.push('identity=url');
       const config = loadMemoryConfig(configFile, overrides);
       const result = await runAuditCommand(memoryAudit, config, options);
       if (result === null) return;
