@@ -58,7 +58,7 @@ describe('rendered charts', () => {
     const long = 'anthropic:claude-3-5-sonnet-20241022-with-a-very-long-suffix';
     const svg = await vegaLiteToSvg(forestSpec([{ label: long, estimate: 0.5, lo: 0.1, hi: 0.9 }], { xTitle: 'Δ' }));
     expect(svg).toContain(`<title>${long}: 0.500 [0.100, 0.900]</title>`);
-    expect(svg).toContain(shortLabel(long));
+    expect(svg).toContain(shortLabel(long, 48));
     expect(svg).not.toMatch(new RegExp(`<text[^>]*>${long}</text>`, 'u'));
   });
 

@@ -69,7 +69,7 @@ export function forestSpec(rows: readonly IntervalRow[], options: { xTitle: stri
   const height = Math.max(50, (grouped ? 10 * groups + 8 : 22) * labels);
   const ruleValues = options.rules ?? [0];
   const rules = ruleValues.map((x) => ({ x }));
-  const values = rows.map((r) => ({ ...r, axisLabel: shortLabel(r.label), group: r.group ?? '', tip: intervalTip(r) }));
+  const values = rows.map((r) => ({ ...r, axisLabel: shortLabel(r.label, 48), group: r.group ?? '', tip: intervalTip(r) }));
   const domain = paddedDomain(
     rows.flatMap((r) => [r.lo, r.hi, r.estimate]),
     ruleValues,
