@@ -66,6 +66,19 @@ describe('the continuation audit on the shared protocol', () => {
     }
   });
 
+  it('its dry run prints the cost estimate: naive, expected with caching and batch side by side', async () => {
+    const audit = findAudit('continuation')!;
+    const config = continuationConfigSchema.parse({
+      session: join(packageRoot(), 'data', 'demo', 'claude-session.jsonl'),
+      crossSession: join(packageRoot(), 'data', 'demo', 'codex-session.jsonl'),
+      targets: ['anthropic:claude-sonnet-4-5'],
+      cutpoints: { count: 4 },
+    });
+    const lines = audit.dryRun(config, await audit.prepare(config)).lines;
+    expect(lines.some((line) => /^cost side by side: naive \$\d+\.\d\d · expected with prompt caching \$\d+\.\d\d · with --batch \(50%\) \$\d+\.\d\d/.test(line))).toBe(true);
+    expect(lines.at(-1)).toBe('nothing was called (--dry-run)');
+  });
+
   it('calibrate reports the null false-positive rate and the planted power through the shared summaries', async () => {
     const calibration = await findAudit('continuation')!.calibrate!({ replicates: 40, seed: 3, B: 2000 });
     expect(calibration.tests.map((t) => t.test)).toEqual([

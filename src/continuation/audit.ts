@@ -1,4 +1,6 @@
 import type { Audit, AuditCsvRow, AuditSummaryLine } from '../experiment/audit.js';
+import { estimateCells, estimateLines } from '../models/estimate.js';
+import { loadPriceTable } from '../models/prices.js';
 import { calibrateContinuation } from './calibrate.js';
 import type { ContinuationConfig } from './config.js';
 import { continuationConfigSchema } from './config.js';
@@ -41,7 +43,7 @@ export const continuationAudit: Audit<ContinuationConfig, ContinuationInput, Con
   command: 'continuation',
   configSchema: continuationConfigSchema,
   loadConfig: loadContinuationConfig,
-  dryRun: (config, input) => ({
+  dryRun: (config, input, priceFile) => ({
     lines: [
       `plan: ${input.plan.specs.length} cells = ${config.targets.length} target(s) × ${input.plan.cutpoints.length} cutpoints × ${config.arms.length} arms`,
       `tools: ${input.plan.tools.map((t) => t.name).join(', ')} (${input.plan.toolSource})`,
@@ -49,6 +51,8 @@ export const continuationAudit: Audit<ContinuationConfig, ContinuationInput, Con
         (c) => `  ${c.id} line ${c.line} → ${c.groundTruth.name} (task ${c.task}, ${c.sameTask === null ? '?' : c.sameTask ? 'same-task' : 'cross-task'})`,
       ),
       ...input.plan.notes.map((n) => `note: ${n}`),
+      // Naive, expected-with-caching and batch cost, as the other audits print them.
+      ...estimateLines(estimateCells(input.plan.specs, loadPriceTable(priceFile ? { file: priceFile } : {}))),
     ],
   }),
   describeResult: (run, db) =>

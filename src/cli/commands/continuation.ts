@@ -38,7 +38,7 @@ export function registerContinuation(program: Command): void {
     .option('--tools <file>', 'tool schema file (JSON/YAML) instead of schemas reconstructed from the transcript')
     .option('--tasks <file>', 'task label file (YAML/JSON `tasks: [{from, label}]`) instead of the heuristic')
     .option('--set <key=value>', 'override any config key (dotted path, YAML value); repeatable', collect, [])
-    .option('--dry-run', 'print the cutpoints and the number of cells; call nothing')
+    .option('--dry-run', 'print the cutpoints, the number of cells and the cost estimate; call nothing')
     .option('--concurrency <n>', 'concurrent calls per provider', positiveNumber('--concurrency'))
     .option('--max-cost <usd>', 'stop before spending more than this', positiveNumber('--max-cost'))
     .option('--batch', BATCH_FLAG_HELP)
