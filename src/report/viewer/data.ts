@@ -27,6 +27,8 @@ export interface IndexedCell {
   status: CellStatus;
   text: string | null;
   model: string;
+  /** Names of the tool calls the answer made (tool-using runs), in order. */
+  toolCalls?: string[];
 }
 
 export interface Verdict {
@@ -149,13 +151,24 @@ interface Row {
   status: CellStatus;
   text: string | null;
   model: string;
+  tool_calls: string | null;
+}
+
+function toolNames(json: string | null): string[] | undefined {
+  if (json === null) return undefined;
+  try {
+    const calls = JSON.parse(json) as unknown;
+    return Array.isArray(calls) ? calls.map((c) => String((c as { name?: unknown }).name ?? '?')) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function buildRunIndex(store: RunStore, run: RunInfo, signature: string): RunIndex {
   // Labels, status and text only: requests (whole session contexts) are read one cell at a time.
   const rows = store.db
     .prepare(
-      `SELECT rc.key AS key, rc.labels AS labels, rc.ordinal AS ordinal, c.status AS status, c.text AS text, c.model AS model
+      `SELECT rc.key AS key, rc.labels AS labels, rc.ordinal AS ordinal, c.status AS status, c.text AS text, c.model AS model, c.tool_calls AS tool_calls
        FROM run_cells rc JOIN cells c ON c.key = rc.key WHERE rc.run_id = ? ORDER BY rc.ordinal`,
     )
     .all(run.id) as Row[];
@@ -166,7 +179,8 @@ function buildRunIndex(store: RunStore, run: RunInfo, signature: string): RunInd
   // Every judge link of the run: one judge cell (same request) can judge several target cells.
   const judgeLinks: IndexedCell[] = [];
   for (const row of rows) {
-    const cell: IndexedCell = { key: row.key, ordinal: row.ordinal, labels: JSON.parse(row.labels) as CellLabels, status: row.status, text: row.text, model: row.model };
+    const tools = toolNames(row.tool_calls);
+    const cell: IndexedCell = { key: row.key, ordinal: row.ordinal, labels: JSON.parse(row.labels) as CellLabels, status: row.status, text: row.text, model: row.model, ...(tools ? { toolCalls: tools } : {}) };
     if (!AUXILIARY_STAGES.has(String(cell.labels.stage))) {
       cells.push(cell);
       continue;

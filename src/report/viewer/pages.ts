@@ -244,7 +244,7 @@ export function runPage(store: ViewerStore, index: RunIndex, cells: readonly Ind
     { header: 'status', value: (c) => c.status },
     ...(index.judges.length > 0 ? [{ header: 'score', value: (c: IndexedCell) => scoreBadge(scoreOf(index, c.key, f.judge)?.score) }] : []),
     ...view.measures.map((m) => ({ header: m.label, value: (c: IndexedCell) => measureText(m.values.get(c.key)), numeric: true })),
-    { header: 'response', value: (c) => html`<div class="snippet">${snippet(c.text)}</div>` },
+    { header: 'response', value: (c) => html`<div class="snippet">${snippet(c.text)}${c.toolCalls?.length ? html`${c.text ? ' ' : ''}<span class="muted">[tool call: ${c.toolCalls.join(', ')}]</span>` : ''}</div>` },
   ], 'No cell matches these filters.');
   const pages = Math.max(1, Math.ceil(cells.length / PAGE_SIZE));
   const pager = pages > 1

@@ -143,6 +143,10 @@ describe('viewer run and cell pages (persona, memory, continuation)', { timeout:
     const recent = (await json<{ cells: Array<{ key: string; labels: Record<string, unknown> }> }>(`/api/cells?s=0&r=${ids.continuation}&arm=recent`)).cells[0]!;
     const contCell = await text(`/cell?s=0&r=${ids.continuation}&k=${recent.key}&arm=recent`);
     expect(contCell).toContain('the cross arm at the same cutpoint');
+    // The answer is a tool call: the list and the cell page say which.
+    const contList = await text(`/run?s=0&r=${ids.continuation}&arm=recent`);
+    expect(contList).toMatch(/\[tool call: [^\]]+\]/u);
+    expect(contCell).toMatch(/tool call: \{/u);
     const crossKey = /id="pair-link" href="[^"]*k=([0-9a-f]+)"/u.exec(contCell)?.[1];
     const contAll = await json<{ cells: Array<{ key: string; labels: Record<string, unknown> }> }>(`/api/cells?s=0&r=${ids.continuation}`);
     expect(contAll.cells.find((c) => c.key === crossKey)?.labels).toMatchObject({ arm: 'cross', cutpoint: recent.labels.cutpoint });
