@@ -60,6 +60,18 @@ export const continuationConfigSchema = z
       })
       .strict()
       .default({}),
+    /**
+     * Optional semantic-equivalence judge: asked only about free-text and command arguments of a
+     * call to the right tool that score below an exact match (docs/continuation.md, "Judge").
+     */
+    judge: z
+      .object({
+        model: z.string().min(1, 'name the judge model'),
+        /** Re-asks when a verdict does not parse. */
+        retries: z.number().int().min(0).max(5).default(2),
+      })
+      .strict()
+      .optional(),
     /** CI gate thresholds read by `echolens gate` (absent = the gate's defaults). */
     gate: gateConfigSchema.optional(),
   })
