@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { auditLimitsSchema } from '../experiment/limits-schema.js';
 import { gateConfigSchema } from '../gate/config.js';
 import { CONTINUATION_ARMS, DEFAULT_WINDOW_TOKENS } from './arms.js';
 import { CUTPOINT_STRATEGIES } from './cutpoints.js';
@@ -51,15 +52,7 @@ export const continuationConfigSchema = z
       .object({ resamples: z.number().int().min(20_000, 'use at least 20,000 sign-flip resamples').default(20_000) })
       .strict()
       .default({ resamples: 20_000 }),
-    limits: z
-      .object({
-        concurrency: positiveInt.optional(),
-        requestsPerMinute: positiveInt.optional(),
-        tokensPerMinute: positiveInt.optional(),
-        maxCostUsd: z.number().positive().optional(),
-      })
-      .strict()
-      .default({}),
+    limits: auditLimitsSchema,
     /**
      * Optional semantic-equivalence judge: asked only about free-text and command arguments of a
      * call to the right tool that score below an exact match (docs/continuation.md, "Judge").

@@ -4,7 +4,7 @@ import { hashCanonical, sha256Hex } from '../core/canonical-json.js';
 import { loadConfigFile } from '../core/config-file.js';
 import { ConfigError, EcholensError } from '../core/errors.js';
 import type { ParsedItem, StageRuntime } from '../experiment/runtime.js';
-import type { AuditRunner } from '../experiment/audit.js';
+import type { AuditRunner, AuditRunSummary } from '../experiment/audit.js';
 import { runAudit } from '../experiment/run-audit.js';
 import { runPreflight, suggestedBudget } from '../experiment/preflight.js';
 import { estimateCells, type PlanEstimate } from '../models/estimate.js';
@@ -442,9 +442,7 @@ export async function preflightMemory(
   return { stimuli: checked.input, specs: checked.specs, ...(checked.estimate ? { estimate: checked.estimate } : {}) };
 }
 
-export interface MemoryRunResult {
-  runId: string;
-  resumed: boolean;
+export interface MemoryRunResult extends AuditRunSummary {
   generationCells: number;
   /** Generation cells that ended empty (after the runner's retries) or failed: dropouts. */
   emptyGenerations: number;
@@ -459,12 +457,6 @@ export interface MemoryRunResult {
   invalidLabelings: number;
   /** Labeler calls that ended empty or failed. */
   unansweredLabelings: number;
-  interrupted: boolean;
-  /** Why the run stopped early (null when it finished): Ctrl-C, or the --max-cost budget. */
-  stopReason: 'interrupted' | 'budget' | 'fatal' | null;
-  spendUsd: number;
-  /** The budget in force, and one covering the whole grid's estimate (when a budget was set). */
-  budget?: { maxCostUsd: number; suggestedUsd: string };
 }
 
 /** What a memory run records besides the config (read back by the report and labeler-check). */
