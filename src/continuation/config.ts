@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { auditLimitsSchema } from '../experiment/limits-schema.js';
 import { gateConfigSchema } from '../gate/config.js';
 import { CONTINUATION_ARMS, DEFAULT_WINDOW_TOKENS } from './arms.js';
 import { CUTPOINT_STRATEGIES } from './cutpoints.js';
@@ -51,19 +52,19 @@ export const continuationConfigSchema = z
       .object({ resamples: z.number().int().min(20_000, 'use at least 20,000 sign-flip resamples').default(20_000) })
       .strict()
       .default({ resamples: 20_000 }),
-    limits: z
+    limits: auditLimitsSchema,
+    /**
+     * Optional semantic-equivalence judge: asked only about free-text and command arguments of a
+     * call to the right tool that score below an exact match (docs/continuation.md, "Judge").
+     */
+    judge: z
       .object({
-        concurrency: positiveInt.optional(),
-        requestsPerMinute: positiveInt.optional(),
-        tokensPerMinute: positiveInt.optional(),
-        maxCostUsd: z.number().positive().optional(),
-        /** Anthropic prompt-cache lifetime: 5m (default) or 1h (writes 2× instead of 1.25×). */
-        cacheTtl: z.enum(['5m', '1h']).optional(),
-        /** Send OpenAI prompt_cache_key per prefix group (default true). */
-        promptCacheKey: z.boolean().optional(),
+        model: z.string().min(1, 'name the judge model'),
+        /** Re-asks when a verdict does not parse. */
+        retries: z.number().int().min(0).max(5).default(2),
       })
       .strict()
-      .default({}),
+      .optional(),
     /** CI gate thresholds read by `echolens gate` (absent = the gate's defaults). */
     gate: gateConfigSchema.optional(),
   })

@@ -38,6 +38,14 @@ export function renderContinuationMarkdown(report: ContinuationReport): string {
       'where both arms were generated, an unparseable, prose or missing answer scoring 0. Two-sided paired sign-flip test; 95% t interval.',
   );
   lines.push('');
+  if (report.judge) {
+    const j = report.judge;
+    lines.push(
+      `Judge \`${j.model ?? '?'}\` on free-text and command arguments below an exact match: ${j.questions} distinct questions, ` +
+        `${j.equivalent} equivalent (scored 1), ${j.different} different, ${j.invalid} unreadable, ${j.unanswered} unanswered (deterministic score kept).`,
+      '',
+    );
+  }
   for (const note of report.notes) lines.push(`- note: ${note}`);
   if (report.notes.length > 0) lines.push('');
   for (const t of report.analysis.targets) {

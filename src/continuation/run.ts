@@ -5,7 +5,8 @@ import { configFromOverrides, loadConfigFile } from '../core/config-file.js';
 import { ConfigError } from '../core/errors.js';
 import type { AuditRunner } from '../experiment/audit.js';
 import { auditRunId, runAudit } from '../experiment/run-audit.js';
-import type { StageRuntime } from '../experiment/runtime.js';
+import { groupReaskChains, resolveReaskChain } from '../experiment/reask.js';
+import type { ParsedItem, StageRuntime } from '../experiment/runtime.js';
 import { readSession } from '../sessions/read.js';
 import type { Session } from '../sessions/types.js';
 import type { RunInfo, RunStore } from '../store/run-store.js';
@@ -13,6 +14,7 @@ import { analyzeContinuation, type ContinuationAnalysis, type ContinuationObserv
 import type { ContinuationArm } from './arms.js';
 import { type ContinuationConfig, continuationConfigSchema } from './config.js';
 import { CONTINUATION_EXPERIMENT, type ContinuationPlan, type PlannedCutpoint, planContinuation } from './plan.js';
+import { applyVerdicts, JUDGE_STAGE, judgeQuestions, judgeSpec, parseEquivalence, questionId, reaskEquivalence } from './judge.js';
 import { type CallScore, scoreAnswer } from './scoring.js';
 import { registerSimTruth } from './sim.js';
 
@@ -73,6 +75,8 @@ export interface ContinuationInput {
 export interface ContinuationRunCounts {
   cells: number;
   cutpoints: number;
+  /** Distinct questions put to the optional judge (0 without one). */
+  judgeQuestions?: number;
 }
 
 /** The continuation audit's run stage (the lifecycle around it is runAudit's). */
@@ -121,9 +125,26 @@ export const continuationRunner: AuditRunner<ContinuationConfig, ContinuationInp
       { field: 'session' },
     );
   },
-  async execute({ specs, stage, input }) {
-    await stage(specs, 'continuation');
-    return { cells: specs.length, cutpoints: input.plan.cutpoints.length };
+  async execute({ config, specs, stage, parsedStage, input }) {
+    const targets = await stage(specs, 'continuation');
+    const counts = { cells: specs.length, cutpoints: input.plan.cutpoints.length, judgeQuestions: 0 };
+    if (config.judge === undefined || targets.stopReason !== null) return counts;
+    const judge = config.judge;
+    const byId = new Map(input.plan.cutpoints.map((c) => [c.id, c]));
+    const items = new Map<string, ParsedItem<boolean>>();
+    specs.forEach((spec, index) => {
+      const result = targets.results[index];
+      const cut = byId.get(String(spec.labels.cutpoint));
+      if (!cut || result?.status !== 'done') return;
+      const answer = { text: result.text, toolCalls: result.toolCalls };
+      for (const question of judgeQuestions(cut.groundTruth, scoreAnswer(cut.groundTruth, answer), result.toolCalls)) {
+        const item: ParsedItem<boolean> = { spec: judgeSpec(judge.model, question), parse: parseEquivalence, reask: reaskEquivalence };
+        items.set(questionId(question), item);
+      }
+    });
+    counts.judgeQuestions = items.size;
+    if (items.size > 0) await parsedStage([...items.values()], judge.retries, 'judge');
+    return counts;
   },
 };
 
@@ -168,6 +189,8 @@ export interface ContinuationReport {
   notes: string[];
   cutpoints: PlannedCutpoint[];
   analysis: ContinuationAnalysis;
+  /** The optional semantic-equivalence judge: how its questions were answered (null: no judge). */
+  judge: JudgeSummary | null;
   cells: ScoredCell[];
 }
 
@@ -191,6 +214,18 @@ export interface ContinuationCollected {
   observations: ContinuationObservation[];
   cells: ScoredCell[];
   cutpoints: PlannedCutpoint[];
+  /** The optional judge's verdicts by kind (null when the run asked no judge). */
+  judge: JudgeSummary | null;
+}
+
+/** How the judge's distinct questions were answered. */
+export interface JudgeSummary {
+  model: string | null;
+  questions: number;
+  equivalent: number;
+  different: number;
+  invalid: number;
+  unanswered: number;
 }
 
 export function collectContinuation(store: RunStore, run: RunInfo): ContinuationCollected {
@@ -199,19 +234,53 @@ export function collectContinuation(store: RunStore, run: RunInfo): Continuation
   const byId = new Map(cutpoints.map((c) => [c.id, c]));
   const observations: ContinuationObservation[] = [];
   const cells: ScoredCell[] = [];
-  for (const cell of store.cellResultsOfRun(run.id)) {
+  const all = store.cellResultsOfRun(run.id);
+  const verdicts = judgeVerdicts(all, run);
+  for (const cell of all) {
     const l = cell.labels;
     if (l.experiment !== CONTINUATION_EXPERIMENT || l.stage !== 'target') continue;
     const cut = byId.get(String(l.cutpoint));
     if (!cut) continue;
     const status = cell.result.status;
     const generated = status === 'done' || status === 'empty';
-    const score = scoreAnswer(cut.groundTruth, generated ? { text: cell.result.text, toolCalls: cell.result.toolCalls } : null);
+    const deterministic = scoreAnswer(cut.groundTruth, generated ? { text: cell.result.text, toolCalls: cell.result.toolCalls } : null);
+    const score = verdicts.size > 0 ? applyVerdicts(cut.groundTruth, deterministic, cell.result.toolCalls, verdicts) : deterministic;
     const arm = String(l.arm) as ContinuationArm;
     observations.push({ target: String(l.target), cutpoint: cut.id, arm, generated, status: score.status, fidelity: score.fidelity, sameTask: cut.sameTask });
     cells.push({ target: String(l.target), cutpoint: cut.id, arm, cellStatus: status, score });
   }
-  return { observations, cells, cutpoints };
+  return { observations, cells, cutpoints, judge: judgeSummary(verdicts, run) };
+}
+
+function judgeSummary(verdicts: ReadonlyMap<string, 'equivalent' | 'different' | 'invalid' | 'unanswered'>, run: RunInfo): JudgeSummary | null {
+  const parsed = continuationConfigSchema.safeParse(run.manifest.config);
+  const model = parsed.success ? (parsed.data.judge?.model ?? null) : null;
+  if (model === null && verdicts.size === 0) return null;
+  const summary: JudgeSummary = { model, questions: verdicts.size, equivalent: 0, different: 0, invalid: 0, unanswered: 0 };
+  for (const verdict of verdicts.values()) summary[verdict] += 1;
+  return summary;
+}
+
+type StoredCell = ReturnType<RunStore['cellResultsOfRun']>[number];
+
+/** The judge's verdict per question id (re-ask chains resolved; empty without judge cells). */
+function judgeVerdicts(cells: readonly StoredCell[], run: RunInfo): Map<string, 'equivalent' | 'different' | 'invalid' | 'unanswered'> {
+  const judged = cells.filter((c) => c.labels.experiment === CONTINUATION_EXPERIMENT && c.labels.stage === JUDGE_STAGE);
+  const out = new Map<string, 'equivalent' | 'different' | 'invalid' | 'unanswered'>();
+  if (judged.length === 0) return out;
+  const parsed = continuationConfigSchema.safeParse(run.manifest.config);
+  const retries = parsed.success && parsed.data.judge ? parsed.data.judge.retries : Number.POSITIVE_INFINITY;
+  const chains = groupReaskChains(
+    judged,
+    (c) => (typeof c.labels.question === 'string' ? c.labels.question : null),
+    (c) => (typeof c.labels.attempt === 'number' ? c.labels.attempt : 0),
+  );
+  const reader = { text: (c: StoredCell) => (c.result.status === 'done' ? c.result.text : null) };
+  for (const [question, chain] of chains) {
+    const resolved = resolveReaskChain(chain, reader, parseEquivalence, retries);
+    out.set(question, resolved.status === 'ok' ? (resolved.value ? 'equivalent' : 'different') : resolved.status === 'invalid' ? 'invalid' : 'unanswered');
+  }
+  return out;
 }
 
 /** The analysis of a collected run (pure over what was collected and the recorded config). */
@@ -233,6 +302,7 @@ export function analyzeContinuationRun(collected: ContinuationCollected, run: Ru
     notes: manifest.notes ?? [],
     cutpoints: collected.cutpoints,
     analysis: analyzeContinuation(collected.observations, { resamples, seed }),
+    judge: collected.judge,
     cells: collected.cells,
   };
 }

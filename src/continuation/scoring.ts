@@ -31,6 +31,8 @@ export interface ArgumentScore {
   path: string;
   kind: 'path' | 'command' | 'text' | 'scalar' | 'absent';
   score: number;
+  /** Set when the optional judge was asked about this argument (continuation/judge.ts): its verdict. */
+  judged?: 'equivalent' | 'different' | 'invalid' | 'unanswered';
 }
 
 export interface CallScore {
@@ -146,10 +148,15 @@ function scoreValue(path: string, truth: unknown, emitted: unknown): ArgumentSco
   return { path, kind: 'scalar', score: same ? 1 : 0 };
 }
 
+/** A call's arguments as scored: argv lists joined, flattened to `path → leaf`. */
+export function flatArguments(input: unknown): Map<string, unknown> {
+  return flatten(joinCommands(argumentsOf(input)));
+}
+
 /** Per-argument fidelity of `emitted` against `truth` for calls with the same tool name. */
 export function argumentFidelity(truth: unknown, emitted: unknown): { fidelity: number; arguments: ArgumentScore[] } {
-  const a = flatten(joinCommands(argumentsOf(truth)));
-  const b = flatten(joinCommands(argumentsOf(emitted)));
+  const a = flatArguments(truth);
+  const b = flatArguments(emitted);
   const paths = [...new Set([...a.keys(), ...b.keys()])].sort();
   if (paths.length === 0) return { fidelity: 1, arguments: [] };
   const scores = paths.map((path) => (a.has(path) && b.has(path) ? scoreValue(path, a.get(path), b.get(path)) : { path, kind: 'absent' as const, score: 0 }));

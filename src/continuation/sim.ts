@@ -4,7 +4,8 @@ import type { ModelRequest, ToolCall } from '../models/types.js';
 import { type Rng, rng } from '../stats/rng.js';
 import type { ContinuationArm } from './arms.js';
 import type { GroundTruthCall } from './cutpoints.js';
-import type { CallStatus } from './scoring.js';
+import { questionOfMessages } from './judge.js';
+import { type CallStatus, wordTokens } from './scoring.js';
 import { argumentsOf } from './tools.js';
 
 /**
@@ -147,9 +148,30 @@ export function continuationSimProfile(params: ContinuationSimParams): SimProfil
   };
 }
 
+/**
+ * SIMULATED equivalence judge (`sim:continuation-judge`): calls two values equivalent when
+ * their lower-cased word tokens overlap by at least half (Jaccard ≥ 0.5), so word order and
+ * small edits pass and a different request does not. A stand-in for tests and demos; it
+ * knows no semantics.
+ */
+export const CONTINUATION_JUDGE_SIM: SimProfile = {
+  name: 'continuation-judge',
+  description: 'SIMULATED continuation judge: "equivalent" when the two argument values share at least half their word tokens (no semantics)',
+  answer(request: ModelRequest): SimAnswer {
+    const question = questionOfMessages(request.messages);
+    if (question === null) return { text: 'I can only compare two argument values.' };
+    const a = new Set(wordTokens(question.recorded));
+    const b = new Set(wordTokens(question.emitted));
+    const union = new Set([...a, ...b]).size;
+    const shared = [...a].filter((t) => b.has(t)).length;
+    return { text: JSON.stringify({ equivalent: union === 0 || shared / union >= 0.5 }) };
+  },
+};
+
 export function registerContinuationSimProfiles(register: (profile: SimProfile) => void): void {
   register(continuationSimProfile(CONTINUATION_SIM));
   register(continuationSimProfile(CONTINUATION_NULL_SIM));
+  register(CONTINUATION_JUDGE_SIM);
 }
 
 export const SIM_PROFILES: readonly ContinuationSimParams[] = [CONTINUATION_SIM, CONTINUATION_NULL_SIM];

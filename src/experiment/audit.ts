@@ -68,6 +68,18 @@ export interface AuditRunResult<Result> {
   result: Result;
 }
 
+/** What the library's `run<Audit>` functions return besides the audit's counts. */
+export interface AuditRunSummary {
+  runId: string;
+  resumed: boolean;
+  interrupted: boolean;
+  /** Why the run stopped early (null when it finished): Ctrl-C, or the --max-cost budget. */
+  stopReason: 'interrupted' | 'budget' | 'fatal' | null;
+  spendUsd: number;
+  /** The budget in force, and one covering the whole grid's estimate (when a budget was set). */
+  budget?: { maxCostUsd: number; suggestedUsd: string };
+}
+
 /** What a preflight hands on: the prepared inputs, the plan it checked and, when a budget is set, the grid's estimate. */
 export interface AuditPreflight<Input> {
   input: Input;

@@ -26,6 +26,8 @@ export interface RunAuditOptions<Input> {
   input?: Input;
   /** The plan of those inputs, already made (by the preflight): then `plan` is not called again. */
   specs?: readonly CellSpec[];
+  /** The seed recorded in the manifest (default: the config's `seed`, else 0). */
+  seed?: number;
 }
 
 export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, db: string, options: RunAuditOptions<I> = {}): Promise<AuditRunResult<X>> {
@@ -33,8 +35,9 @@ export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, 
   const input = options.input ?? (await audit.prepare(config));
   // Plan before opening the store: a config that cannot plan leaves no run behind.
   const specs = options.specs ?? audit.plan(config, input);
-  const seed = (config as { seed?: unknown }).seed;
-  const { store, runId, resumed } = openExperimentRun(db, audit.name, config, typeof seed === 'number' ? seed : 0, audit.manifestOptions(config, input));
+  const configSeed = (config as { seed?: unknown }).seed;
+  const seed = options.seed ?? (typeof configSeed === 'number' ? configSeed : 0);
+  const { store, runId, resumed } = openExperimentRun(db, audit.name, config, seed, audit.manifestOptions(config, input));
   try {
     if (resumed && audit.checkResume) audit.checkResume(store.requireRun(runId), config, input, db);
   } catch (error) {

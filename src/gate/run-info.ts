@@ -14,6 +14,9 @@ export function modelsOfRun(config: unknown): string[] {
     if (Array.isArray(list)) refs.push(...list.filter((x): x is string => typeof x === 'string'));
   }
   if (typeof c.labeler === 'string') refs.push(c.labeler);
+  // The continuation audit's optional judge: `judge: { model }`.
+  const judge = c.judge as { model?: unknown } | undefined;
+  if (typeof judge === 'object' && judge !== null && typeof judge.model === 'string') refs.push(judge.model);
   return refs;
 }
 

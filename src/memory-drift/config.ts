@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { auditLimitsSchema } from '../experiment/limits-schema.js';
 import { gateConfigSchema } from '../gate/config.js';
 import { isEmbeddingModelRef } from '../models/embeddings.js';
 import { identityModel } from '../store/keys.js';
@@ -186,21 +187,7 @@ export const memoryConfigSchema = z
     procedure: z.enum(['echolens', 'reference']).optional(),
     /** What the labeler reads: the extracted `steps` (echolens) or the `whole-response` (the reference; the labeler splits it). */
     labelerInput: z.enum(['steps', 'whole-response']).optional(),
-    limits: z
-      .object({
-        concurrency: positiveInt.optional(),
-        requestsPerMinute: positiveInt.optional(),
-        tokensPerMinute: positiveInt.optional(),
-        maxCostUsd: z.number().positive().optional(),
-        /** Deadline of one attempt of one call, in ms (a hung endpoint cannot hold a cell longer). */
-        timeoutMs: positiveInt.max(3_600_000, 'timeoutMs is at most 3,600,000 (one hour per attempt)').optional(),
-        /** Anthropic prompt-cache lifetime: 5m (default) or 1h (writes 2× instead of 1.25×). */
-        cacheTtl: z.enum(['5m', '1h']).optional(),
-        /** Send OpenAI prompt_cache_key per prefix group (default true). */
-        promptCacheKey: z.boolean().optional(),
-      })
-      .strict()
-      .default({}),
+    limits: auditLimitsSchema,
     /** CI gate thresholds read by `echolens gate` (absent = the gate's defaults). */
     gate: gateConfigSchema.optional(),
   })

@@ -3,14 +3,8 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { hashCanonical, sha256Hex } from '../core/canonical-json.js';
 import { loadConfigFile } from '../core/config-file.js';
 import { ConfigError, EcholensError } from '../core/errors.js';
-import {
-  installStopSignals,
-  openExperimentRun,
-  type ParsedItem,
-  runParsedStage,
-  type StageRuntime,
-} from '../experiment/runtime.js';
-import type { AuditRunner } from '../experiment/audit.js';
+import type { ParsedItem, StageRuntime } from '../experiment/runtime.js';
+import type { AuditRunner, AuditRunSummary } from '../experiment/audit.js';
 import { runAudit } from '../experiment/run-audit.js';
 import { runPreflight, suggestedBudget } from '../experiment/preflight.js';
 import { estimateCells, type PlanEstimate } from '../models/estimate.js';
@@ -529,9 +523,7 @@ export async function preflightMemory(
   return { stimuli: checked.input, specs: checked.specs, ...(checked.estimate ? { estimate: checked.estimate } : {}) };
 }
 
-export interface MemoryRunResult {
-  runId: string;
-  resumed: boolean;
+export interface MemoryRunResult extends AuditRunSummary {
   generationCells: number;
   /** Generation cells that ended empty (after the runner's retries) or failed: dropouts. */
   emptyGenerations: number;
@@ -550,24 +542,6 @@ export interface MemoryRunResult {
   chunkedLabelings?: number;
   /** Answers with a usable refusal-judge verdict (absent = no judge configured). */
   judgedAnswers?: number;
-  interrupted: boolean;
-  /** Why the run stopped early (null when it finished): Ctrl-C, or the --max-cost budget. */
-  stopReason: 'interrupted' | 'budget' | 'fatal' | null;
-  spendUsd: number;
-  /** The budget in force, and one covering the whole grid's estimate (when a budget was set). */
-  budget?: { maxCostUsd: number; suggestedUsd: string };
-}
-
-function stageRuntimeOf(config: MemoryConfig, runtime: StageRuntime, signals?: { signal: AbortSignal; hardSignal: AbortSignal }): StageRuntime {
-  return {
-    ...runtime,
-    ...(signals ? { signal: signals.signal, hardSignal: signals.hardSignal } : {}),
-    concurrency: runtime.concurrency ?? config.limits.concurrency,
-    requestsPerMinute: runtime.requestsPerMinute ?? config.limits.requestsPerMinute,
-    tokensPerMinute: runtime.tokensPerMinute ?? config.limits.tokensPerMinute,
-    maxCostUsd: runtime.maxCostUsd ?? config.limits.maxCostUsd,
-    timeoutMs: runtime.timeoutMs ?? config.limits.timeoutMs,
-  };
 }
 
 /** What a memory run records besides the config (read back by the report and labeler-check). */
@@ -857,47 +831,50 @@ export async function runLabelerCheck(
   runtime: StageRuntime = {},
 ): Promise<LabelerCheckRunResult> {
   const selected = selectRelabelItems(items, check.limit, check.seed);
-  const { store, runId, resumed } = openExperimentRun(db, MEMORY_LABELER_CHECK_EXPERIMENT, check, check.seed, {
-    decisions: 'App. C.4: cross-model agreement at T 0, within-model agreement of two T 1 relabelings, agreement between ontology wordings; exact match and Cohen kappa over steps',
-    passes: passes.map((p) => ({ labeler: p.labeler, run: p.run, wording: p.wording, ontology: p.ontologySource, params: p.params, sample: p.sample })),
-  });
-  const signals = runtime.signal ? undefined : installStopSignals();
-  const stageRuntime = stageRuntimeOf(config, runtime, signals);
-  try {
-    const parsedItems: ParsedItem<string[]>[] = [];
-    const owners: number[] = [];
-    for (const pass of passes) {
-      for (const item of selected) {
-        const owner = owners.length === 0 ? 0 : (owners[owners.length - 1] as number) + 1;
-        for (const chunk of labelingItems(item.steps, config, {
-          labeler: pass.labeler,
-          ontology: pass.ontology,
-          params: pass.params,
-          sample: pass.sample,
-          labels: memoryLabelingLabels(item.labels, item.generationKey, pass.purpose, pass.ontologySource),
-        })) {
-          parsedItems.push(chunk.item);
-          owners.push(owner);
-        }
+  const parsedItems: ParsedItem<string[]>[] = [];
+  const owners: number[] = [];
+  for (const pass of passes) {
+    for (const item of selected) {
+      const owner = owners.length === 0 ? 0 : (owners[owners.length - 1] as number) + 1;
+      for (const chunk of labelingItems(item.steps, config, {
+        labeler: pass.labeler,
+        ontology: pass.ontology,
+        params: pass.params,
+        sample: pass.sample,
+        labels: memoryLabelingLabels(item.labels, item.generationKey, pass.purpose, pass.ontologySource),
+      })) {
+        parsedItems.push(chunk.item);
+        owners.push(owner);
       }
     }
-    const labeled = await runParsedStage(store, runId, parsedItems, config.labelerReasks, { ...stageRuntime, label: 'labeler check' });
-    const tallies = labelingTallies(owners, labeled.outcomes);
-    return {
-      runId,
-      resumed,
-      items: selected.length,
-      passes: passes.length,
-      labelerCells: parsedItems.length,
-      invalidLabelings: tallies.invalid,
-      unansweredLabelings: tallies.unanswered,
-      interrupted: labeled.stages.some((s) => s.stopReason !== null),
-      spendUsd: labeled.stages.reduce((sum, s) => sum + s.spendUsd, 0),
-    };
-  } finally {
-    signals?.dispose();
-    store.close();
   }
+  // The check is a run of its own experiment in the same store, through the shared lifecycle.
+  const runner: AuditRunner<LabelerCheckConfig, null, { invalid: number; unanswered: number }> = {
+    name: MEMORY_LABELER_CHECK_EXPERIMENT,
+    limits: () => config.limits,
+    prepare: async () => null,
+    plan: () => parsedItems.map((item) => item.spec),
+    manifestOptions: () => ({
+      decisions: 'App. C.4: cross-model agreement at T 0, within-model agreement of two T 1 relabelings, agreement between ontology wordings; exact match and Cohen kappa over steps',
+      passes: passes.map((p) => ({ labeler: p.labeler, run: p.run, wording: p.wording, ontology: p.ontologySource, params: p.params, sample: p.sample })),
+    }),
+    async execute({ parsedStage }) {
+      const labeled = await parsedStage(parsedItems, config.labelerReasks, 'labeler check');
+      return labelingTallies(owners, labeled.outcomes);
+    },
+  };
+  const run = await runAudit(runner, check, db, { runtime, input: null, seed: check.seed });
+  return {
+    runId: run.runId,
+    resumed: run.resumed,
+    items: selected.length,
+    passes: passes.length,
+    labelerCells: parsedItems.length,
+    invalidLabelings: run.result.invalid,
+    unansweredLabelings: run.result.unanswered,
+    interrupted: run.interrupted,
+    spendUsd: run.spendUsd,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -927,49 +904,44 @@ export async function runQuestionRater(
 ): Promise<RaterRunResult> {
   const { reasks = 2, seed = 42, params = { ...RATER_DEFAULT_PARAMS }, ...runtime } = options;
   const config = { rater, params, reasks, questions: hashCanonical(questions.map((q) => [q.id, q.text])).slice(0, 16) };
-  const { store, runId, resumed } = openExperimentRun(db, MEMORY_CURATE_EXPERIMENT, config, seed, {
-    decisions: 'docs/decisions.md#d1–#d2: the rater is a cell at temperature 0; unparseable verdicts re-asked, then invalid and counted',
-  });
-  const signals = runtime.signal ? undefined : installStopSignals();
-  try {
-    const items: ParsedItem<RaterVerdict>[] = questions.map((question) => ({
-      spec: {
-        request: { model: rater, messages: buildRaterMessages(question.text), params: { ...params }, sample: 0 },
-        labels: { experiment: MEMORY_CURATE_EXPERIMENT, stage: 'rating', question_id: question.id, rater, attempt: 0 },
-      },
-      parse(text) {
-        const parsed = parseRaterOutput(text);
-        if (!parsed.ok) return { ok: false, error: `${parsed.reason}: ${parsed.detail}` };
-        const { ok: _ok, ...verdict } = parsed;
-        return { ok: true, value: verdict };
-      },
-      reask(previous, badOutput) {
-        const parsed = parseRaterOutput(badOutput);
-        return buildRaterReaskMessages(previous, badOutput, parsed.ok ? { detail: 'unusable answer' } : parsed);
-      },
-    }));
-    const rated = await runParsedStage(store, runId, items, reasks, {
-      ...runtime,
-      ...(signals ? { signal: signals.signal, hardSignal: signals.hardSignal } : {}),
-      label: 'rater',
-    });
-    const outcomes = new Map<string, RaterOutcome>();
-    questions.forEach((question, index) => {
-      const outcome = rated.outcomes[index];
-      if (outcome === undefined) outcomes.set(question.id, { status: 'unanswered', reason: 'not run (the run stopped)' });
-      else if (outcome.status === 'ok') outcomes.set(question.id, { status: 'rated', verdict: outcome.value, attempts: outcome.attempts });
-      else if (outcome.status === 'invalid') outcomes.set(question.id, { status: 'invalid', error: outcome.error, attempts: outcome.attempts });
-      else outcomes.set(question.id, { status: 'unanswered', reason: outcome.result.errorMessage ?? outcome.result.status });
-    });
-    return {
-      runId,
-      resumed,
-      outcomes,
-      interrupted: rated.stages.some((s) => s.stopReason !== null),
-      spendUsd: rated.stages.reduce((sum, s) => sum + s.spendUsd, 0),
-    };
-  } finally {
-    signals?.dispose();
-    store.close();
-  }
+  const items: ParsedItem<RaterVerdict>[] = questions.map((question) => ({
+    spec: {
+      request: { model: rater, messages: buildRaterMessages(question.text), params: { ...params }, sample: 0 },
+      labels: { experiment: MEMORY_CURATE_EXPERIMENT, stage: 'rating', question_id: question.id, rater, attempt: 0 },
+    },
+    parse(text) {
+      const parsed = parseRaterOutput(text);
+      if (!parsed.ok) return { ok: false, error: `${parsed.reason}: ${parsed.detail}` };
+      const { ok: _ok, ...verdict } = parsed;
+      return { ok: true, value: verdict };
+    },
+    reask(previous, badOutput) {
+      const parsed = parseRaterOutput(badOutput);
+      return buildRaterReaskMessages(previous, badOutput, parsed.ok ? { detail: 'unusable answer' } : parsed);
+    },
+  }));
+  // The rating is a run of its own experiment, through the shared lifecycle (no config limits: the flags decide).
+  const runner: AuditRunner<typeof config, null, Map<string, RaterOutcome>> = {
+    name: MEMORY_CURATE_EXPERIMENT,
+    limits: () => ({}),
+    prepare: async () => null,
+    plan: () => items.map((item) => item.spec),
+    manifestOptions: () => ({
+      decisions: 'docs/decisions.md#d1–#d2: the rater is a cell at temperature 0; unparseable verdicts re-asked, then invalid and counted',
+    }),
+    async execute({ parsedStage }) {
+      const rated = await parsedStage(items, reasks, 'rater');
+      const outcomes = new Map<string, RaterOutcome>();
+      questions.forEach((question, index) => {
+        const outcome = rated.outcomes[index];
+        if (outcome === undefined) outcomes.set(question.id, { status: 'unanswered', reason: 'not run (the run stopped)' });
+        else if (outcome.status === 'ok') outcomes.set(question.id, { status: 'rated', verdict: outcome.value, attempts: outcome.attempts });
+        else if (outcome.status === 'invalid') outcomes.set(question.id, { status: 'invalid', error: outcome.error, attempts: outcome.attempts });
+        else outcomes.set(question.id, { status: 'unanswered', reason: outcome.result.errorMessage ?? outcome.result.status });
+      });
+      return outcomes;
+    },
+  };
+  const run = await runAudit(runner, config, db, { runtime, input: null, seed });
+  return { runId: run.runId, resumed: run.resumed, outcomes: run.result, interrupted: run.interrupted, spendUsd: run.spendUsd };
 }

@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { configFromOverrides, loadConfigFile } from '../core/config-file.js';
 import { ConfigError } from '../core/errors.js';
-import type { AuditRunner } from '../experiment/audit.js';
+import type { AuditRunner, AuditRunSummary } from '../experiment/audit.js';
 import { auditRunId, runAudit } from '../experiment/run-audit.js';
 import type { ParsedItem, StageRuntime } from '../experiment/runtime.js';
 import { runPreflight, suggestedBudget } from '../experiment/preflight.js';
@@ -174,16 +174,7 @@ export interface PersonaRunCounts {
   invalidJudgements: number;
 }
 
-export interface PersonaRunResult extends PersonaRunCounts {
-  runId: string;
-  resumed: boolean;
-  interrupted: boolean;
-  /** Why the run stopped early (null when it finished): Ctrl-C, or the --max-cost budget. */
-  stopReason: 'interrupted' | 'budget' | 'fatal' | null;
-  spendUsd: number;
-  /** The budget in force, and one covering the whole grid's estimate (when a budget was set). */
-  budget?: { maxCostUsd: number; suggestedUsd: string };
-}
+export interface PersonaRunResult extends PersonaRunCounts, AuditRunSummary {}
 
 /** The persona audit's run stages (the lifecycle around them is runAudit's). */
 export const personaRunner: AuditRunner<PersonaConfig, Session[], PersonaRunCounts> = {

@@ -1,0 +1,23 @@
+import { z } from 'zod';
+
+const positiveInt = z.number().int().positive();
+
+/**
+ * The `limits:` section every audit config shares (rates, budget, per-attempt deadline);
+ * the run command's flags override it (runAudit).
+ */
+export const auditLimitsSchema = z
+  .object({
+    concurrency: positiveInt.optional(),
+    requestsPerMinute: positiveInt.optional(),
+    tokensPerMinute: positiveInt.optional(),
+    maxCostUsd: z.number().positive().optional(),
+    /** Deadline of one attempt of one call, in ms (a hung endpoint cannot hold a cell longer). */
+    timeoutMs: positiveInt.max(3_600_000, 'timeoutMs is at most 3,600,000 (one hour per attempt)').optional(),
+    /** Anthropic prompt-cache lifetime: 5m (default) or 1h (writes 2× instead of 1.25×). */
+    cacheTtl: z.enum(['5m', '1h']).optional(),
+    /** Send OpenAI prompt_cache_key per prefix group (default true). */
+    promptCacheKey: z.boolean().optional(),
+  })
+  .strict()
+  .default({});
