@@ -14,3 +14,5 @@ export type {
 } from './fake-server.js';
 export { fakeEmbedding, startFakeEmbeddings } from './fake-embeddings.js';
 export type { FakeEmbeddingsOptions } from './fake-embeddings.js';
+export { geminiModelOf, geminiUserText, geminiWire, startFakeGemini } from './fake-gemini.js';
+export { bedrockModelOf, bedrockUserText, bedrockWire, eventStreamFrame, startFakeBedrock } from './fake-bedrock.js';
