@@ -51,6 +51,8 @@ export interface RunCellsOptions {
   onProgress?: (snapshot: ProgressSnapshot) => void;
   /** Stop before starting a cell whose worst-case cost would take total spend over this (USD). */
   maxCostUsd?: number;
+  /** Spend already counted against `maxCostUsd` before this call (earlier stages of the same run). Default 0. */
+  spentBeforeUsd?: number;
   /** Price of a call (default: `costOf` of src/models with the built-in price table). */
   costOf?: CostFn;
   /** Output tokens assumed for the worst case when a request sets no maxTokens. Default 4096. */
@@ -280,10 +282,11 @@ export async function runCells(
     let reservation = 0;
     if (options.maxCostUsd !== undefined) {
       reservation = costOf(request.model, { ...ZERO_USAGE, inputTokens: inputEstimate, outputTokens: outputCeiling }) ?? 0;
-      if (stats.spendUsd + reservedUsd + reservation > options.maxCostUsd) {
+      const before = options.spentBeforeUsd ?? 0;
+      if (before + stats.spendUsd + reservedUsd + reservation > options.maxCostUsd) {
         stop(
           'budget',
-          `stopped before exceeding --max-cost $${options.maxCostUsd}: spent $${stats.spendUsd.toFixed(4)}, ` +
+          `stopped before exceeding --max-cost $${options.maxCostUsd}: spent $${(before + stats.spendUsd).toFixed(4)}, ` +
             `next cell could cost up to $${reservation.toFixed(4)}`,
         );
         return;
