@@ -1,6 +1,7 @@
 import type { MemoryReport } from '../memory-drift/analysis.js';
 import type { GapEstimate, Maybe, PersonaReport } from '../persona-drift/analysis.js';
 import type { ReportVerdict } from '../gate/verdict.js';
+import { markdownText } from './markdown-text.js';
 
 /**
  * `echolens compare a.db b.db`: the headline numbers of two stores side by
@@ -61,7 +62,7 @@ export function compareRows(a: CompareSide, b: CompareSide): CompareRow[] {
   return rows;
 }
 
-const cell = (s: string) => s.replace(/\|/gu, '\\|').replace(/\r?\n/gu, ' ');
+const cell = markdownText;
 
 function verdictText(side: CompareSide): string {
   if (side.verdicts.length === 0) return 'no runs';

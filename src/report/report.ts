@@ -202,9 +202,20 @@ export function renderJsonReport(reports: readonly ExperimentRunReport[]): strin
 
 const CSV_HEADER = ['run', 'experiment', ...AUDIT_CSV_COLUMNS];
 
+/**
+ * A number for the CSV report: integers (counts) exactly, other values to 6 significant
+ * digits — far below any estimate's standard error, and free of float noise like
+ * 0.30000000000000004. Non-finite values are empty cells.
+ */
+export function csvNumber(value: number): string {
+  if (!Number.isFinite(value)) return '';
+  if (Number.isInteger(value)) return String(value);
+  return String(Number(value.toPrecision(6)));
+}
+
 function csvCell(value: unknown): string {
   if (value === null || value === undefined) return '';
-  const text = typeof value === 'number' ? (Number.isFinite(value) ? String(value) : '') : String(value);
+  const text = typeof value === 'number' ? csvNumber(value) : String(value);
   // Defuse spreadsheet formula injection from untrusted labels.
   const safe = /^[=+\-@\t\r]/u.test(text) && typeof value !== 'number' ? `'${text}` : text;
   return /[",\n\r]/u.test(safe) ? `"${safe.replace(/"/gu, '""')}"` : safe;
