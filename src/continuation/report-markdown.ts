@@ -1,5 +1,6 @@
 import type { PairedEstimate } from './analysis.js';
 import type { ContinuationReport } from './run.js';
+import { markdownText } from '../report/markdown-text.js';
 
 /** Markdown report of a continuation run (pure). Model output never appears here, only scores. */
 
@@ -20,7 +21,7 @@ function estimateCells(e: PairedEstimate): string {
 }
 
 function escapeCell(text: string): string {
-  return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+  return markdownText(text);
 }
 
 export function renderContinuationMarkdown(report: ContinuationReport): string {

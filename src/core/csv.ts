@@ -145,9 +145,20 @@ export function quoteCsvField(value: string): string {
  */
 export function csvCell(value: unknown): string {
   if (value === null || value === undefined) return '';
-  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : '';
+  if (typeof value === 'number') return csvNumber(value);
   const text = String(value);
   return quoteCsvField(/^[=+\-@\t\r]/u.test(text) ? `'${text}` : text);
+}
+
+/**
+ * A number for a CSV cell: integers (counts) exactly, other values to 6 significant digits —
+ * far below any estimate's standard error, and free of float noise like 0.30000000000000004.
+ * Non-finite values are empty cells.
+ */
+export function csvNumber(value: number): string {
+  if (!Number.isFinite(value)) return '';
+  if (Number.isInteger(value)) return String(value);
+  return String(Number(value.toPrecision(6)));
 }
 
 /** Serializes rows as CSV (CRLF line ends, RFC 4180 quoting). */

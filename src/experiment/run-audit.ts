@@ -77,12 +77,13 @@ export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, 
     specs,
     runtime: stageRuntime,
     async stage(specs, label) {
-      const result = await runStage(store, runId, specs, { ...stageRuntime, label });
+      // One budget for the whole run: each stage is given what the earlier ones spent.
+      const result = await runStage(store, runId, specs, { ...stageRuntime, label, spentBeforeUsd: spendUsd });
       tally(result);
       return result;
     },
     async parsedStage(items, retries, label) {
-      const result = await runParsedStage(store, runId, items, retries, { ...stageRuntime, label });
+      const result = await runParsedStage(store, runId, items, retries, { ...stageRuntime, label, spentBeforeUsd: spendUsd });
       for (const stage of result.stages) tally(stage);
       return result;
     },

@@ -63,6 +63,8 @@ export interface StageRuntime {
   requestsPerMinute?: number;
   tokensPerMinute?: number;
   maxCostUsd?: number;
+  /** Spend of the run's earlier stages (USD): counted against `maxCostUsd` and shown with this stage's. */
+  spentBeforeUsd?: number;
   priceFile?: string;
   signal?: AbortSignal;
   hardSignal?: AbortSignal;
@@ -95,7 +97,14 @@ export async function runStage(
   runtime: StageRuntime = {},
 ): Promise<RunCellsResult> {
   const prices = loadPriceTable(runtime.priceFile ? { file: runtime.priceFile } : {});
-  const reporter = runtime.progress === false ? undefined : createProgressReporter({ label: runtime.label ?? runId, ...(runtime.maxCostUsd !== undefined ? { budgetUsd: runtime.maxCostUsd } : {}) });
+  const reporter =
+    runtime.progress === false
+      ? undefined
+      : createProgressReporter({
+          label: runtime.label ?? runId,
+          ...(runtime.maxCostUsd !== undefined ? { budgetUsd: runtime.maxCostUsd } : {}),
+          ...(runtime.spentBeforeUsd ? { spentBeforeUsd: runtime.spentBeforeUsd } : {}),
+        });
   const limits =
     runtime.requestsPerMinute || runtime.tokensPerMinute
       ? { '*': { requestsPerMinute: runtime.requestsPerMinute, tokensPerMinute: runtime.tokensPerMinute } }
@@ -117,6 +126,7 @@ export async function runStage(
       ...(limits ? { limits } : {}),
       ...(runtime.maxCostUsd !== undefined ? { maxCostUsd: runtime.maxCostUsd } : {}),
       ...(runtime.cache ? { cache: runtime.cache } : {}),
+      ...(runtime.spentBeforeUsd ? { spentBeforeUsd: runtime.spentBeforeUsd } : {}),
       ...(runtime.signal ? { signal: runtime.signal } : {}),
       ...(runtime.hardSignal ? { hardSignal: runtime.hardSignal } : {}),
       ...(runtime.adapterFor ? { adapterFor: runtime.adapterFor } : runtime.timeoutMs !== undefined ? { adapterFor: adapterWithTimeout(runtime.timeoutMs) } : {}),
@@ -164,7 +174,11 @@ export async function runParsedStage<T>(
       store,
       runId,
       active.map((a) => a.spec),
-      { ...runtime, label: `${runtime.label ?? runId} (attempt ${attempt + 1})` },
+      {
+        ...runtime,
+        label: `${runtime.label ?? runId} (attempt ${attempt + 1})`,
+        spentBeforeUsd: stages.reduce((sum, s) => sum + s.spendUsd, runtime.spentBeforeUsd ?? 0),
+      },
     );
     stages.push(stage);
     const next: typeof active = [];

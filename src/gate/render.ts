@@ -1,4 +1,5 @@
 import type { GateCheck, GateResult } from './evaluate.js';
+import { markdownText } from '../report/markdown-text.js';
 
 /** The gate's result as JUnit XML (for CI test tabs) and as Markdown (GitHub Actions step summary). */
 
@@ -40,8 +41,8 @@ export function renderJUnit(result: GateResult): string {
 }
 
 function cell(text: string): string {
-  // Markdown table cell: pipes and newlines would break the row; < and > are shown as written.
-  return text.replace(/\|/gu, '\\|').replace(/\r?\n/gu, ' ');
+  // Markdown table cell: Markdown escapes for pipes, line breaks and HTML-significant characters.
+  return markdownText(text);
 }
 
 export function renderGateMarkdown(result: GateResult): string {

@@ -101,7 +101,8 @@ describe('renderMemoryMarkdown', () => {
   });
 
   it('escapes untrusted labels in cells and headings', () => {
-    expect(markdown).toContain('## evil \\| target # injected &lt;b&gt;');
+    expect(markdown).toContain('## evil \\| target # injected \\<b\\>');
+    expect(markdown).not.toMatch(/&(lt|gt|amp);/u);
     expect(markdown).not.toContain('<b>');
     expect(markdown).not.toMatch(/^# injected/mu);
     expect(markdown).toContain('| age \\| old line | persona |');

@@ -10,23 +10,15 @@ import type {
 } from './analysis.js';
 import type { LabelAgreement, LabelerReliability } from './reliability.js';
 import { isRefusal } from '../core/maybe.js';
+import { markdownText } from '../report/markdown-text.js';
 
 /** Markdown rendering of a MemoryReport: the same numbers as the JSON, for people. */
 
 const METRIC_NAMES: Record<MemoryMetric, string> = { dtw: 'DTW', sri: 'SRI' };
 
-/**
- * Text from data inside a table cell or heading: backslashes first (so an escaped pipe stays
- * escaped), then pipes, HTML-significant characters and line breaks.
- */
+/** Text from data inside a table cell or heading (Markdown backslash escapes; see markdownText). */
 export function markdownCell(text: string): string {
-  return text
-    .replace(/\\/gu, '\\\\')
-    .replace(/\|/gu, '\\|')
-    .replace(/&/gu, '&amp;')
-    .replace(/</gu, '&lt;')
-    .replace(/>/gu, '&gt;')
-    .replace(/\r\n|\r|\n/gu, ' ');
+  return markdownText(text);
 }
 
 const cell = markdownCell;

@@ -1,6 +1,7 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createAzure } from '@ai-sdk/azure';
 import { createDeepSeek } from '@ai-sdk/deepseek';
+import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import { createGroq } from '@ai-sdk/groq';
 import { createMistral } from '@ai-sdk/mistral';
 import { createOpenAI } from '@ai-sdk/openai';
@@ -17,6 +18,7 @@ import {
 import { countTokens } from './token-count.js';
 import { systemPromptCacheable } from './cache-minimum.js';
 import { classifyError } from './classify.js';
+import { type CloudProvider, cloudProvider, isCloudKind } from './cloud-providers.js';
 import { DEFAULT_MAX_TOKENS, DEFAULT_STALL_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from './defaults.js';
 import { ModelCallError } from './errors.js';
 import type { ProviderSpec } from './providers.js';
@@ -78,6 +80,8 @@ export class AiSdkAdapter implements ModelAdapter {
   private readonly spec: ProviderSpec;
   private readonly apiKey: string | undefined;
   private readonly options: AdapterOptions;
+  /** Vertex and Bedrock: project/region and credentials beyond one key. */
+  private readonly cloud: CloudProvider | undefined;
 
   constructor(ref: string, parsed: ModelRef, spec: ProviderSpec, options: AdapterOptions = {}) {
     const env = options.env ?? process.env;
@@ -86,6 +90,13 @@ export class AiSdkAdapter implements ModelAdapter {
     this.modelId = parsed.model;
     this.spec = spec;
     this.options = options;
+    if (isCloudKind(spec.kind)) {
+      this.cloud = cloudProvider(ref, parsed, spec, env);
+      this.baseURL = this.cloud.baseURL;
+      this.apiKey = undefined;
+      return;
+    }
+    this.cloud = undefined;
     const envBase = spec.baseURLEnv === undefined ? undefined : nonEmpty(env[spec.baseURLEnv]);
     const baseURL = parsed.baseURL ?? envBase ?? spec.defaultBaseURL;
     if (baseURL === undefined) {
@@ -102,7 +113,7 @@ export class AiSdkAdapter implements ModelAdapter {
   }
 
   async generate(request: ModelRequest, options: GenerateOptions = {}): Promise<ModelResponse> {
-    const secrets = this.apiKey === undefined ? [] : [this.apiKey];
+    const secrets = this.cloud?.secrets ?? (this.apiKey === undefined ? [] : [this.apiKey]);
     if (options.signal?.aborted) {
       throw new ModelCallError('aborted', `${this.provider}: call cancelled before it started`, { provider: this.provider });
     }
@@ -241,6 +252,7 @@ export class AiSdkAdapter implements ModelAdapter {
   }
 
   private languageModel(fetch: typeof globalThis.fetch | undefined): LanguageModel {
+    if (this.cloud !== undefined) return this.cloud.languageModel(fetch);
     const common = { baseURL: this.baseURL, ...(fetch === undefined ? {} : { fetch }) };
     switch (this.spec.kind) {
       case 'openai':
@@ -257,6 +269,8 @@ export class AiSdkAdapter implements ModelAdapter {
         return createGroq({ ...common, apiKey: this.apiKey ?? '' })(this.modelId);
       case 'deepseek':
         return createDeepSeek({ ...common, apiKey: this.apiKey ?? '' })(this.modelId);
+      case 'google':
+        return createGoogleGenerativeAI({ ...common, apiKey: this.apiKey ?? '' })(this.modelId);
       default:
         return createOpenAICompatible({
           ...common,

@@ -36,7 +36,7 @@ describe('createAdapter', () => {
   it('rejects unknown providers, listing the valid ones', () => {
     expect(() => createAdapter('nosuch:small')).toThrow(InvalidArgumentError);
     expect(() => createAdapter('nosuch:small')).toThrow(
-      /openai, anthropic, vllm, ollama, llamacpp, lmstudio, openrouter, together, azure, mistral, groq, deepseek, openai-compatible, local, sim, replay/,
+      /openai, anthropic, vllm, ollama, llamacpp, lmstudio, openrouter, together, azure, mistral, groq, deepseek, google, vertex, bedrock, openai-compatible, local, sim, replay/,
     );
   });
 

@@ -208,3 +208,19 @@ describe('estimateCells', () => {
     expect(estimateCells([], prices)).toMatchObject({ cells: 0, inputTokens: 0, dollars: { low: 0, high: 0 } });
   });
 });
+
+describe('cloud provider prices', () => {
+  it('prices Gemini API, Vertex and Bedrock models; Bedrock inference profiles bill as their base model', async () => {
+    const { builtInPriceTable, costOf, findPrice } = await import('./prices.js');
+    const table = builtInPriceTable();
+    expect(findPrice('google:gemini-2.5-flash', table)?.output).toBe(2.5);
+    expect(findPrice('vertex:gemini-2.5-pro', table)?.input).toBe(1.25);
+    const base = findPrice('bedrock:anthropic.claude-sonnet-4-5-20250929-v1:0', table);
+    expect(base?.input).toBe(3);
+    expect(findPrice('bedrock:us.anthropic.claude-sonnet-4-5-20250929-v1:0', table)).toBe(base);
+    expect(findPrice('bedrock:global.anthropic.claude-sonnet-4-5-20250929-v1:0', table)).toBe(base);
+    expect(findPrice('bedrock:xx.anthropic.claude-sonnet-4-5-20250929-v1:0', table)).toBeUndefined();
+    const usage = { inputTokens: 1_000_000, outputTokens: 1_000_000, cachedInputTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
+    expect(costOf('bedrock:eu.amazon.nova-lite-v1:0', usage, table)).toBeCloseTo(0.3, 10);
+  });
+});

@@ -137,16 +137,26 @@ const SNAPSHOT_SUFFIX = /-(\d{8}|\d{4}-\d{2}-\d{2}|latest)$/;
 /**
  * The price entry for a model reference, or undefined when unknown. Dated
  * snapshots (`claude-sonnet-4-5-20250929`, `gpt-4.1-2025-04-14`) and `-latest`
- * aliases use the entry of their base name.
+ * aliases use the entry of their base name. Built-in prices live in `data/prices.json`
+ * (Gemini API, Vertex AI and Bedrock rows added 2026-12-01 from the providers' pricing
+ * pages named in each row's `source`).
  */
 export function findPrice(model: string, prices: PriceTable): ModelPrice | undefined {
   const ref = parseModelRef(model);
   const candidates = prices.models.filter((p) => p.provider === ref.provider);
+  const id = ref.provider === 'bedrock' ? ref.model.replace(BEDROCK_PROFILE_PREFIX, '') : ref.model;
   return (
     candidates.find((p) => p.model === ref.model) ??
-    candidates.find((p) => p.model === ref.model.replace(SNAPSHOT_SUFFIX, ''))
+    candidates.find((p) => p.model === id) ??
+    candidates.find((p) => p.model === id.replace(SNAPSHOT_SUFFIX, ''))
   );
 }
+
+/**
+ * Bedrock cross-region inference profiles (`us.anthropic.claude-…`, `global.…`) bill as the
+ * model they route to; the price table names the base model id.
+ */
+const BEDROCK_PROFILE_PREFIX = /^(us|us-gov|eu|apac|jp|au|ca|global)\./;
 
 export function isFreeProvider(model: string, prices: PriceTable): boolean {
   return prices.freeProviders.includes(parseModelRef(model).provider);

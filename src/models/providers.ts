@@ -3,7 +3,20 @@
  * Keys are read from the environment only, at adapter creation.
  */
 
-export type ProviderKind = 'openai' | 'anthropic' | 'azure' | 'mistral' | 'groq' | 'deepseek' | 'compatible' | 'local' | 'sim' | 'replay';
+export type ProviderKind =
+  | 'openai'
+  | 'anthropic'
+  | 'azure'
+  | 'mistral'
+  | 'groq'
+  | 'deepseek'
+  | 'google'
+  | 'vertex'
+  | 'bedrock'
+  | 'compatible'
+  | 'local'
+  | 'sim'
+  | 'replay';
 
 export interface ProviderSpec {
   name: string;
@@ -18,6 +31,8 @@ export interface ProviderSpec {
   keyRequired: boolean;
   /** True when the reference must carry `@baseURL`. */
   baseURLRequired?: boolean;
+  /** Other environment variables the provider reads (project, region, alternative credentials); shown by `echolens models`. */
+  otherEnv?: readonly string[];
   description: string;
   example: string;
 }
@@ -133,6 +148,40 @@ export const PROVIDERS: readonly ProviderSpec[] = [
     keyRequired: true,
     description: 'DeepSeek chat completions',
     example: 'deepseek:deepseek-chat',
+  },
+  {
+    name: 'google',
+    kind: 'google',
+    defaultBaseURL: 'https://generativelanguage.googleapis.com/v1beta',
+    baseURLEnv: 'GOOGLE_GENERATIVE_AI_BASE_URL',
+    keyEnv: 'GOOGLE_GENERATIVE_AI_API_KEY',
+    keyRequired: true,
+    description: 'Google Gemini API (generateContent)',
+    example: 'google:gemini-2.5-flash',
+  },
+  {
+    name: 'vertex',
+    kind: 'vertex',
+    // The host root; echolens adds /v1beta1/projects/<project>/locations/<location>/publishers/google.
+    baseURLEnv: 'GOOGLE_VERTEX_BASE_URL',
+    keyEnv: 'GOOGLE_VERTEX_API_KEY',
+    keyRequired: false,
+    otherEnv: ['GOOGLE_VERTEX_PROJECT', 'GOOGLE_VERTEX_LOCATION', 'GOOGLE_VERTEX_ACCESS_TOKEN', 'GOOGLE_APPLICATION_CREDENTIALS'],
+    description:
+      'Gemini on Google Cloud Vertex AI (GOOGLE_VERTEX_PROJECT required; location default us-central1; credentials: Application Default Credentials, GOOGLE_VERTEX_ACCESS_TOKEN, or an express-mode GOOGLE_VERTEX_API_KEY)',
+    example: 'vertex:gemini-2.5-flash',
+  },
+  {
+    name: 'bedrock',
+    kind: 'bedrock',
+    // Default: https://bedrock-runtime.<AWS_REGION>.amazonaws.com
+    baseURLEnv: 'AWS_ENDPOINT_URL_BEDROCK_RUNTIME',
+    keyEnv: 'AWS_BEARER_TOKEN_BEDROCK',
+    keyRequired: false,
+    otherEnv: ['AWS_REGION', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN'],
+    description:
+      'Amazon Bedrock Converse API (AWS_REGION required; credentials: AWS_ACCESS_KEY_ID + AWS_SECRET_ACCESS_KEY [+ AWS_SESSION_TOKEN], or a Bedrock API key AWS_BEARER_TOKEN_BEDROCK)',
+    example: 'bedrock:us.anthropic.claude-sonnet-4-5-20250929-v1:0',
   },
   {
     name: 'openai-compatible',

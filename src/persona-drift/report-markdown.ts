@@ -1,4 +1,5 @@
 import type { GapEstimate, Maybe, PersonaReport } from './analysis.js';
+import { markdownText } from '../report/markdown-text.js';
 
 /** Markdown rendering of a PersonaReport: the same numbers as the JSON, for people. */
 
@@ -7,7 +8,7 @@ const f3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : 'n/a');
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 const pv = (p: number) => (p < 0.001 ? '<0.001' : p.toFixed(3));
 /** Markdown table cells: no pipes or newlines from data. */
-const cell = (text: string) => text.replace(/\|/gu, '\\|').replace(/\r?\n/gu, ' ');
+const cell = markdownText;
 
 function gapText(gap: Maybe<GapEstimate>): string {
   if ('error' in gap) return `n/a (${cell(gap.error)})`;

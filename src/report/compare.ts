@@ -1,5 +1,6 @@
 import type { ReportVerdict } from '../gate/verdict.js';
 import { differenceText, type RunComparison } from './compare-runs.js';
+import { markdownText } from './markdown-text.js';
 
 /**
  * `echolens compare a.db b.db`: runs of the same audit in two stores, number by number, with
@@ -46,7 +47,7 @@ export function compareRows(pairs: readonly ComparedPair[]): CompareRow[] {
   );
 }
 
-const cell = (s: string) => s.replace(/\|/gu, '\\|').replace(/\r?\n/gu, ' ');
+const cell = markdownText;
 
 const verdictText = (v: ReportVerdict) => `${v.verdict === 'fail' ? 'FAIL' : 'PASS'}${v.simulated ? ' (SIMULATED models)' : ''}`;
 

@@ -50,6 +50,15 @@ describe('report of a run whose model output is hostile', () => {
     expect(page).toContain('Simulated models.');
   });
 
+  it('rounds CSV numbers to 6 significant digits and keeps integers exact', async () => {
+    const { csvNumber } = await import('./report.js');
+    expect(csvNumber(0.1 + 0.2)).toBe('0.3');
+    expect(csvNumber(-0.123456789)).toBe('-0.123457');
+    expect(csvNumber(1234567)).toBe('1234567');
+    expect(csvNumber(0.000012345678)).toBe('0.0000123457');
+    expect(csvNumber(Number.NaN)).toBe('');
+  });
+
   it('carries the same numbers in JSON, Markdown and HTML', async () => {
     const store = openStore(db, { readonly: true });
     const json = JSON.parse(await renderReport(store, 'json')) as { runs: Array<{ persona: { drift: Array<{ target: string; gap: { estimate: number; ci: [number, number] } }> } }> };
@@ -62,7 +71,13 @@ describe('report of a run whose model output is hostile', () => {
     const text = `${sign(drift.gap.estimate)} [${sign(drift.gap.ci[0])}, ${sign(drift.gap.ci[1])}]`;
     expect(md).toContain(text);
     expect(page).toContain(text);
-    expect(csv).toContain(`,drift,sim:persona,sim:judge,,position-averaged,${drift.gap.estimate},`);
+    // CSV: 6 significant digits (documented in docs/decisions.md), counts exact.
+    expect(csv).toContain(`,drift,sim:persona,sim:judge,,position-averaged,${Number(drift.gap.estimate.toPrecision(6))},`);
+    for (const line of csv.trim().split('\n').slice(1)) {
+      for (const field of line.split(',')) {
+        if (/^-?\d*\.\d+(e-?\d+)?$/u.test(field)) expect(field.replace(/^-?0*\.?0*|\.|e.*$/gu, '').length).toBeLessThanOrEqual(6);
+      }
+    }
   });
 
   it('puts a verdict card per target first, whose numbers are the JSON report\'s, and the metadata last as a table', async () => {

@@ -257,6 +257,9 @@ export function renderJsonReport(reports: readonly ExperimentRunReport[]): strin
 
 const CSV_HEADER = ['run', 'experiment', ...AUDIT_CSV_COLUMNS];
 
+/** Numbers in the CSV report: see `csvNumber` in core/csv.ts. */
+export { csvNumber } from '../core/csv.js';
+
 /** Long-format CSV of the report's estimates (one row per number with its CI). */
 export function renderCsvReport(reports: readonly ExperimentRunReport[]): string {
   const rows: unknown[][] = [CSV_HEADER];

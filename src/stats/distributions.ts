@@ -1,33 +1,29 @@
 /**
- * Thin wrappers over the @stdlib distribution functions, plus the small
- * input checks every test in this module shares. Tail probabilities are taken
- * from the lower CDF at −|x| so tiny p-values keep their relative precision.
+ * The distribution functions the tests use (implemented in special-functions.ts), plus the
+ * small input checks every test in this module shares. Tail probabilities are taken from
+ * the lower CDF at −|x| so tiny p-values keep their relative precision.
  */
-import chisquareCdfImpl from '@stdlib/stats-base-dists-chisquare-cdf';
-import fCdfImpl from '@stdlib/stats-base-dists-f-cdf';
-import normalCdfImpl from '@stdlib/stats-base-dists-normal-cdf';
-import tCdfImpl from '@stdlib/stats-base-dists-t-cdf';
-import tQuantileImpl from '@stdlib/stats-base-dists-t-quantile';
 import { InvalidArgumentError, StatisticsError } from '../core/errors.js';
+import { chisquareCdfOf, fCdfOf, normalCdfOf, tCdfOf, tQuantileOf } from './special-functions.js';
 
 export function tCdf(x: number, df: number): number {
-  return tCdfImpl(x, df);
+  return tCdfOf(x, df);
 }
 
 export function tQuantile(probability: number, df: number): number {
-  return tQuantileImpl(probability, df);
+  return tQuantileOf(probability, df);
 }
 
 export function standardNormalCdf(x: number): number {
-  return normalCdfImpl(x, 0, 1);
+  return normalCdfOf(x);
 }
 
 export function chisquareCdf(x: number, df: number): number {
-  return chisquareCdfImpl(x, df);
+  return chisquareCdfOf(x, df);
 }
 
 export function fCdf(x: number, df1: number, df2: number): number {
-  return fCdfImpl(x, df1, df2);
+  return fCdfOf(x, df1, df2);
 }
 
 /** Two-sided p-value of a t statistic: 2·P(T ≤ −|t|). */

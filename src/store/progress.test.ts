@@ -41,7 +41,8 @@ describe('formatProgress', () => {
     expect(narrow).toContain('$0.1234 of $5');
     expect(narrow).not.toContain('tokens');
     const tiny = formatProgress(snap(), { bar: true, budgetUsd: 5, width: 40 });
-    expect(tiny).toBe('50/200 cells (25.0%) · ETA 1m 15s · $0.1234 of $5');
+    // The full essentials (49 characters) do not fit 40: the compact form does.
+    expect(tiny).toBe('50/200 ETA 1m 15s $0.1234 of $5');
   });
 
   it('has no ETA before anything was called and 0s at the end', () => {
@@ -81,5 +82,47 @@ describe('createProgressReporter', () => {
     expect(chunks.every((chunk) => chunk.endsWith('\n') && !chunk.includes('\r'))).toBe(true);
     expect(chunks.map((chunk) => chunk.split(' ')[1])).toEqual(['1/200', '11/200', '21/200', '30/200']);
     expect(chunks[0]!.startsWith('[run-1] ')).toBe(true);
+  });
+});
+
+describe('progress on an 80-column terminal, stage by stage', () => {
+  const big = (over: Partial<ProgressSnapshot> = {}) =>
+    snap({ total: 123_456, finished: 12_345, cached: 2_000, done: 10_000, spendUsd: 123.45, elapsedMs: 3_600_000, ...over });
+
+  it('never cuts the spend: the label is shortened first, then the cell count is compacted', () => {
+    const { chunks, stream } = sink(true);
+    stream.columns = 80;
+    const reporter = createProgressReporter({ stream, label: 'labeler check (attempt 2)', budgetUsd: 1000, now: () => 0 });
+    reporter.update(big());
+    const line = chunks[0]!.replace(/^\r/, '').replace('\u001b[K', '');
+    expect(line.length).toBeLessThanOrEqual(79);
+    expect(line.endsWith('$123.45 of $1000')).toBe(true);
+    expect(line).toContain('ETA ');
+    expect(line).toContain('12345/123456');
+    expect(line.startsWith('labeler')).toBe(true);
+  });
+
+  it('the cell count and ETA exclude cached cells from the rate', () => {
+    // 10 000 cells called in an hour = 2.78/s; 111 111 left → ETA from called cells only.
+    const line = formatProgress(big({ inFlight: 0, empty: 0, failed: 0 }));
+    expect(line).toContain('2000 cached');
+    expect(line).toContain('ETA 11h 06m');
+  });
+
+  it('shows the run total spend against the budget in later stages, and each stage keeps its own finished line', () => {
+    const { chunks, stream } = sink(true);
+    const targets = createProgressReporter({ stream, label: 'targets', budgetUsd: 5, now: () => 0 });
+    targets.update(snap({ finished: 200, spendUsd: 1.5 }));
+    targets.finish();
+    const judges = createProgressReporter({ stream, label: 'judges (attempt 1)', budgetUsd: 5, spentBeforeUsd: 1.5, now: () => 0 });
+    judges.update(snap({ finished: 20, spendUsd: 0.25 }));
+    judges.finish();
+    const text = chunks.join('');
+    const lines = text.split('\n').filter((l) => l !== '');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toContain('targets 200/200 cells');
+    expect(lines[0]).toContain('$1.5000 of $5');
+    expect(lines[1]).toContain('judges (attempt 1) 20/200 cells');
+    expect(lines[1]).toContain('$1.7500 of $5');
   });
 });

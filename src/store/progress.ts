@@ -20,6 +20,8 @@ export interface ProgressReporterOptions {
   label?: string;
   /** The --max-cost budget, shown next to the spend. */
   budgetUsd?: number;
+  /** Spend of the run's earlier stages, added to the stage's own so the line shows the run's total. */
+  spentBeforeUsd?: number;
 }
 
 export interface ProgressReporter {
@@ -41,14 +43,20 @@ export function createProgressReporter(options: ProgressReporterOptions = {}): P
   let latest: ProgressSnapshot | undefined;
   let finished = false;
 
-  const render = (snapshot: ProgressSnapshot) => {
+  const render = (stageSnapshot: ProgressSnapshot) => {
+    const snapshot = options.spentBeforeUsd
+      ? { ...stageSnapshot, spendUsd: stageSnapshot.spendUsd + options.spentBeforeUsd }
+      : stageSnapshot;
     const prefix = options.label ? `${options.label} ` : '';
     const budget = options.budgetUsd === undefined ? {} : { budgetUsd: options.budgetUsd };
     if (tty) {
       const width = stream.columns && stream.columns > 20 ? stream.columns - 1 : undefined;
-      // On a narrow terminal the least useful parts go first; cells, ETA and spend stay.
-      const line = prefix + formatProgress(snapshot, { ...budget, bar: true, ...(width ? { width: width - prefix.length } : {}) });
-      stream.write(`\r${width && line.length > width ? line.slice(0, width) : line}\u001b[K`);
+      // On a narrow terminal the least useful parts go first; cells, ETA and spend stay, and
+      // when even they do not fit the label is shortened, never the spend at the end.
+      const body = formatProgress(snapshot, { ...budget, bar: true, ...(width ? { width: width - Math.min(prefix.length, 12) } : {}) });
+      const room = width === undefined ? prefix.length : Math.max(0, width - body.length);
+      const label = prefix.length <= room ? prefix : room >= 4 ? `${prefix.slice(0, room - 2)}… ` : '';
+      stream.write(`\r${label}${body}\u001b[K`);
     } else {
       stream.write(`${prefix}${formatProgress(snapshot, budget)}\n`);
     }
@@ -118,6 +126,12 @@ export function formatProgress(snapshot: ProgressSnapshot, options: FormatProgre
     for (const priority of order) {
       if (join(kept).length <= options.width) break;
       kept = kept.filter(([, p]) => p !== priority);
+    }
+    // Still too long: the compact cell count (no word, no percentage) and tighter separators.
+    if (join(kept).length > options.width) {
+      kept = kept.map(([text, p], i) => [i === 0 ? `${finished}/${total}` : text, p]);
+      const compact = kept.map(([text]) => text).join(' ');
+      if (compact.length < join(kept).length) return compact;
     }
   }
   return join(kept);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { Writable } from 'node:stream';
 import Database from 'better-sqlite3';
 import { acquireStoreLock, releaseStoreLock } from './store-lock.js';
@@ -149,6 +150,8 @@ export class RunStore {
     if (typeof file !== 'string' || file === '') throw new InvalidArgumentError('file', 'must be a store path');
     let db: Database.Database;
     const sidecarsBefore = options.readonly === true && !existsSync(`${file}-wal`) && !existsSync(`${file}-shm`);
+    // A new store's folder is made (`--db runs/x.db` in a fresh checkout); a reader never creates one.
+    if (!options.readonly && file !== ':memory:' && !file.startsWith('file:')) mkdirSync(dirname(file), { recursive: true });
     // One writing process per store (see store-lock.ts); readers never lock.
     if (!options.readonly) acquireStoreLock(file);
     try {

@@ -49,6 +49,8 @@ export interface RunCellsOptions {
   onProgress?: (snapshot: ProgressSnapshot) => void;
   /** Stop before starting a cell whose worst-case cost would take total spend over this (USD). */
   maxCostUsd?: number;
+  /** Spend already counted against `maxCostUsd` before this call (earlier stages of the same run). Default 0. */
+  spentBeforeUsd?: number;
   /** Price of a call (default: `costOf` of src/models with the built-in price table). */
   costOf?: CostFn;
   /** Output tokens assumed for the worst case when a request sets no maxTokens. Default 4096. */

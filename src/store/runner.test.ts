@@ -199,6 +199,26 @@ describe('runCells: budget, concurrency and rate limits', () => {
     expect(summary.spendUsd + worst).toBeGreaterThan(0.02);
   });
 
+  it('counts the spend of earlier stages of the run against the same budget', async () => {
+    const { store, runId } = setup();
+    const models = new FakeModels();
+    const alone = await runCells(store, runId, makeSpecs(20), { adapterFor: models.adapterFor, costOf: perToken, maxCostUsd: 0.02, concurrency: 1 });
+    const { store: store2, runId: runId2 } = setup();
+    const after = await runCells(store2, runId2, makeSpecs(20), {
+      adapterFor: models.adapterFor,
+      costOf: perToken,
+      maxCostUsd: 0.02,
+      spentBeforeUsd: 0.01,
+      concurrency: 1,
+    });
+    expect(after.stopReason).toBe('budget');
+    expect(after.done).toBeLessThan(alone.done);
+    expect(0.01 + after.spendUsd).toBeLessThanOrEqual(0.02);
+    // The message names the run's spend, earlier stages included.
+    const spent = Number(/spent \$([\d.]+)/.exec(after.stopMessage ?? '')?.[1]);
+    expect(spent).toBeCloseTo(0.01 + after.spendUsd, 4);
+  });
+
   it('prices calls with the built-in price table by default', async () => {
     const { store, runId } = setup();
     const models = new FakeModels({ respond: () => fakeResponse('ok', { inputTokens: 1_000_000, outputTokens: 1_000_000 }) });

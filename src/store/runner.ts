@@ -185,10 +185,11 @@ function cellRunner(
     let reservation = 0;
     if (options.maxCostUsd !== undefined) {
       reservation = costOf(request.model, { ...ZERO_USAGE, inputTokens: inputEstimate, outputTokens: outputCeiling }) ?? 0;
-      if (tally.spendUsd + tally.reservedUsd + reservation > options.maxCostUsd) {
+      const before = options.spentBeforeUsd ?? 0;
+      if (before + tally.spendUsd + tally.reservedUsd + reservation > options.maxCostUsd) {
         tally.stop(
           'budget',
-          `stopped before exceeding --max-cost $${options.maxCostUsd}: spent $${tally.spendUsd.toFixed(4)}, ` +
+          `stopped before exceeding --max-cost $${options.maxCostUsd}: spent $${(before + tally.spendUsd).toFixed(4)}, ` +
             `next cell could cost up to $${reservation.toFixed(4)}`,
         );
         return;

@@ -69,6 +69,15 @@ describe('echolens memory', { timeout: 600_000 }, () => {
     expect(run.stderr).not.toMatch(/internal error/);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/started run memory-[0-9a-f]{12} .*15 generation cells \(0 empty, 0 failed, 0 without steps; steps by tags 15\)/);
+    // The headline ends the run, as after `persona run`: elevations with CIs, then where to look next.
+    const tail = run.stdout.trim().split('\n').slice(-3);
+    // (three questions: too few for the elevation bootstrap, so each tier says n/a)
+    const tier = '(n\\/a|not run|[+-]\\d+% \\[[+-]\\d+%, [+-]\\d+%\\])';
+    expect(tail[0]).toMatch(
+      new RegExp(`^memory drift: sim:memory: DTW elevation over the no-memory floor \\(95% CI\\) — noise ${tier}, persona ${tier}, life events ${tier}; validity \\w+$`),
+    );
+    expect(tail[1]).toBe('(SIMULATED models: these numbers measure no real model)');
+    expect(tail[2]).toMatch(/^report: echolens memory report /);
 
     const md = await cli(['memory', 'report', db]);
     expect(md.code).toBe(0);

@@ -2,6 +2,7 @@ import { materialsMarkdown, runMaterials } from '../../materials/report.js';
 import { writeFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import { runAuditCommand } from '../audit-run.js';
+import { memoryHeadlines } from '../headline.js';
 import { reportEnvelope } from '../report-envelope.js';
 import { ConfigError, InvalidArgumentError } from '../../core/errors.js';
 import { memoryAudit } from '../../memory-drift/audit.js';
@@ -296,20 +297,26 @@ export function registerMemory(program: Command): void {
         process.exitCode = 1;
         return;
       }
-      if (options.report) {
+      {
+        // The headline, always (as after `persona run`): each target's elevations with their CIs.
         const store = openStore(options.db, { readonly: true });
         try {
-          const collection = collectMemorySamples(store, result.runId);
-          const reference = await memoryReferenceMetric(store, result.runId);
-          emit(
-            `${renderMemoryMarkdown(memoryReport(store, result.runId))}\n${renderCollectionMarkdown(result.runId, collection.summary)}${reference ? `\n${renderReferenceMetricMarkdown(reference)}` : ''}\n${materialsMarkdown(runMaterials(store, result.runId))}`,
-            options.report,
-          );
+          const report = memoryReport(store, result.runId);
+          const envelope = reportEnvelope(store, result.runId, { memory: report });
+          process.stdout.write(`${memoryHeadlines(report, envelope.json.simulated).join('\n')}\n`);
+          if (options.report) {
+            const collection = collectMemorySamples(store, result.runId);
+            const reference = await memoryReferenceMetric(store, result.runId);
+            emit(
+              `${renderMemoryMarkdown(report)}\n${renderCollectionMarkdown(result.runId, collection.summary)}${reference ? `\n${renderReferenceMetricMarkdown(reference)}` : ''}\n${materialsMarkdown(runMaterials(store, result.runId))}`,
+              options.report,
+            );
+          }
         } finally {
           store.close();
         }
       }
-      process.stdout.write(`report: echolens memory report ${options.db}\n`);
+      process.stdout.write(`report: echolens memory report ${options.db} · gate: echolens gate ${options.db}\n`);
     });
 
   memory

@@ -34,6 +34,7 @@ export function registerModels(program: Command): void {
         keyVariable: p.keyEnv ?? null,
         keyRequired: p.keyRequired,
         keySet: p.keyEnv === undefined ? null : (env[p.keyEnv] ?? '').trim() !== '',
+        otherVariables: (p.otherEnv ?? []).map((name) => ({ name, set: (env[name] ?? '').trim() !== '' })),
         example: p.example,
       }));
       const sims = listSimProfiles().map((s) => ({ name: `sim:${s.name}`, description: s.description }));
@@ -57,6 +58,10 @@ export function registerModels(program: Command): void {
         const base = p.baseURL ?? (p.baseURLRequired ? '@baseURL required' : '-');
         lines.push(`  ${`${p.name}:`.padEnd(width + 1)} ${p.description}`);
         lines.push(`  ${''.padEnd(width + 1)} base ${base}; ${key}; e.g. ${p.example}`);
+        if (p.otherVariables.length > 0) {
+          const others = p.otherVariables.map((v) => `${v.name} (${v.set ? 'set' : 'not set'})`).join(', ');
+          lines.push(`  ${''.padEnd(width + 1)} also reads ${others}`);
+        }
       }
       lines.push('', 'Simulated models (deterministic simulations; they measure nothing):');
       const simWidth = Math.max(0, ...sims.map((s) => s.name.length));

@@ -117,8 +117,14 @@ export interface WireFormat {
   readKey(request: FakeRequest): string | undefined;
   errorBody(status: number, message: string, errorType?: string): Record<string, unknown>;
   sendJson(res: ServerResponse, request: FakeRequest, reply: FakeReply): void;
-  /** SSE events (already framed, `event:`/`data:` lines plus blank line) for a reply. */
-  streamEvents(request: FakeRequest, reply: FakeReply): string[];
+  /** SSE events (already framed, `event:`/`data:` lines plus blank line) for a reply; binary frames for Bedrock. */
+  streamEvents(request: FakeRequest, reply: FakeReply): Array<string | Uint8Array>;
+  /** True when this request is served by this fake (default: the path ends with `endpoint`). */
+  routes?(path: string): boolean;
+  /** True when the request asks for a stream (default: `"stream": true` in the body). */
+  isStream?(request: FakeRequest): boolean;
+  /** Content type of a streamed answer (default `text/event-stream`). */
+  streamContentType?: string;
   /** An SSE event that fails the stream with an error (Anthropic `event: error`). */
   streamErrorEvent?(errorType: string, message: string): string;
 }
@@ -197,6 +203,7 @@ export async function startFakeServer(format: WireFormat, options: FakeServerOpt
       stream: body?.stream === true,
       index: requests.length,
     };
+    if (format.isStream !== undefined) request.stream = format.isStream(request);
     requests.push(request);
 
     const sendError = (status: number, message: string, errorType?: string, extraHeaders: Record<string, string> = {}) => {
@@ -205,7 +212,8 @@ export async function startFakeServer(format: WireFormat, options: FakeServerOpt
     };
 
     const path = request.path.split('?')[0] ?? '';
-    if (request.method !== 'POST' || !path.endsWith(format.endpoint)) {
+    const routed = format.routes === undefined ? path.endsWith(format.endpoint) : format.routes(path);
+    if (request.method !== 'POST' || !routed) {
       sendError(404, `no route for ${request.method} ${path}`);
       return;
     }
@@ -284,8 +292,9 @@ export async function startFakeServer(format: WireFormat, options: FakeServerOpt
     }
   }
 
-  function writeStream(res: ServerResponse, events: string[], ending: 'stall' | 'destroy' | 'end' | undefined): void {
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  function writeStream(res: ServerResponse, events: Array<string | Uint8Array>, ending: 'stall' | 'destroy' | 'end' | undefined): void {
+    const contentType = format.streamContentType ?? 'text/event-stream';
+    res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-cache', connection: 'keep-alive' });
     for (const event of events) res.write(event);
     if (ending === undefined || ending === 'end') res.end();
     else if (ending === 'destroy') setTimeout(() => res.destroy(), 10);

@@ -16,3 +16,5 @@ export { fakeEmbedding, startFakeEmbeddings } from './fake-embeddings.js';
 export type { FakeEmbeddingsOptions } from './fake-embeddings.js';
 export { startFakeBatch } from './fake-batch.js';
 export type { FakeBatchOptions, FakeBatchRecord, FakeBatchServer, FakeLineOutcome } from './fake-batch.js';
+export { geminiModelOf, geminiUserText, geminiWire, startFakeGemini } from './fake-gemini.js';
+export { bedrockModelOf, bedrockUserText, bedrockWire, eventStreamFrame, startFakeBedrock } from './fake-bedrock.js';

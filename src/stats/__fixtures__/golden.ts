@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'vitest';
 
-export function loadGolden<T>(file: 'golden-tests.json' | 'golden-mixed.json'): T {
+export function loadGolden<T>(file: 'golden-tests.json' | 'golden-mixed.json' | 'golden-distributions.json'): T {
   return JSON.parse(readFileSync(new URL(`./${file}`, import.meta.url), 'utf8')) as T;
 }
 
