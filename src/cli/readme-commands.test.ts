@@ -63,6 +63,7 @@ const RULES: Array<[RegExp, Plan]> = [
   [/^echolens continuation calibrate$/, { args: (a) => [...a, '--replicates', '40'], cheaper: '40 replicates instead of 1000' }],
   [/^echolens gate echolens-demo\/demo\.db$/, { code: 1 }],
   [/ --max-cost \d/, { skip: calls }],
+  [/ --batch( |$)/, { skip: 'submits to a provider batch API (needs a key and the network)' }],
   [/ --(rater|labeler|labelers|judge) (openai|anthropic):/, { skip: calls }],
   [/^echolens (persona|memory|continuation) report runs\//, { skip: yourStore }],
   [/^echolens (report|gate|runs list) runs\//, { skip: yourStore }],

@@ -108,6 +108,9 @@ describe('scrubbedCanonicalJson', () => {
     expect(scrubbedCanonicalJson(indexKeys)).toBe(canonicalJson(indexKeys));
     expect(() => scrubbedCanonicalJson({ x: Number.NaN })).toThrow(/non-finite/);
     expect(scrubbedCanonicalJson(JSON.parse('{"__proto__":1}'))).toBe('{"__proto__":1}');
+    // The property test once found this: scrubFields dropped an own "__proto__" member (assignment sets the prototype).
+    expect(canonicalJson(scrubFields(JSON.parse('{"__proto__":0}')))).toBe('{"__proto__":0}');
+    expect(canonicalJson(scrubFields(JSON.parse('{"__proto__":{"password":"x"}}')))).toBe('{"__proto__":{"password":"[redacted]"}}');
     // Own "__proto__" members are kept by both, nested too, and sorted with the others.
     for (const text of ['{"__proto__":1}', '{"b":{"__proto__":{"x":2}},"__proto__":[3],"a":0}']) {
       expect(canonicalJson(JSON.parse(text))).toBe(scrubbedCanonicalJson(JSON.parse(text)));

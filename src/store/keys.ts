@@ -234,7 +234,10 @@ export function scrubFields(value: unknown): unknown {
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [name, member] of Object.entries(value as Record<string, unknown>)) {
-      out[name] = SECRET_FIELD.test(name) && member !== undefined && member !== null ? REDACTED : scrubFields(member);
+      const scrubbed = SECRET_FIELD.test(name) && member !== undefined && member !== null ? REDACTED : scrubFields(member);
+      // An own "__proto__" member (JSON.parse makes them) stays a member: assigning it would set the prototype.
+      if (name === '__proto__') Object.defineProperty(out, name, { value: scrubbed, enumerable: true, writable: true, configurable: true });
+      else out[name] = scrubbed;
     }
     return out;
   }
