@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { type Command, Help } from 'commander';
 
 /**
  * Every command group, one entry each, in the order `echolens --help` lists
@@ -9,41 +9,67 @@ import type { Command } from 'commander';
 export interface CommandGroup {
   /** The top-level command name. */
   name: string;
+  /** How `echolens --help` lists the group (usage term and description), so the overview imports no group module; a test checks both against the loaded group. */
+  term: string;
+  summary: string;
   register(program: Command): Promise<void>;
 }
 
 export const COMMAND_GROUPS: readonly CommandGroup[] = [
-  { name: 'demo', register: async (program) => (await import('./commands/demo.js')).registerDemo(program) },
+  { name: 'demo', term: 'demo [options]', summary: 'run both audits end to end on bundled inputs and write the HTML report (offline: simulated models)', register: async (program) => (await import('./commands/demo.js')).registerDemo(program) },
   {
     name: 'sessions',
+    term: 'sessions', summary: 'read, redact and verify Claude Code / Codex CLI session transcripts',
     async register(program) {
       const sessions = program.command('sessions').description('read, redact and verify Claude Code / Codex CLI session transcripts');
       (await import('./commands/sessions.js')).registerSessions(sessions);
       (await import('./commands/sessions-redact.js')).registerSessionsRedact(sessions);
     },
   },
-  { name: 'persona', register: async (program) => (await import('./commands/persona.js')).registerPersona(program) },
+  { name: 'persona', term: 'persona', summary: 'persona drift (ContextEcho): snapshot real agentic sessions at positions and probe the assistant register', register: async (program) => (await import('./commands/persona.js')).registerPersona(program) },
   {
     name: 'memory',
+    term: 'memory', summary: 'memory drift (DriftLens): does injected user memory change the reasoning trajectory on persona-independent questions?',
     async register(program) {
       (await import('./commands/memory.js')).registerMemory(program);
       (await import('./commands/memory-mitigation.js')).registerMemoryMitigation(program.commands.find((c) => c.name() === 'memory')!);
     },
   },
-  { name: 'init', register: async (program) => (await import('./commands/init.js')).registerInit(program) },
-  { name: 'continuation', register: async (program) => (await import('./commands/continuation.js')).registerContinuation(program) },
-  { name: 'audits', register: async (program) => (await import('./commands/audits.js')).registerAudits(program) },
-  { name: 'report', register: async (program) => (await import('./commands/report.js')).registerReport(program) },
-  { name: 'gate', register: async (program) => (await import('./commands/gate.js')).registerGate(program) },
-  { name: 'compare', register: async (program) => (await import('./commands/compare.js')).registerCompare(program) },
-  { name: 'runs', register: async (program) => (await import('./commands/runs.js')).registerRuns(program) },
-  { name: 'view', register: async (program) => (await import('./commands/view.js')).registerView(program) },
-  { name: 'ask', register: async (program) => (await import('./commands/ask.js')).registerAsk(program) },
-  { name: 'models', register: async (program) => (await import('./commands/models.js')).registerModels(program) },
+  { name: 'init', term: 'init [options] <audit>', summary: 'write a commented starter config for an audit (persona or memory)', register: async (program) => (await import('./commands/init.js')).registerInit(program) },
+  { name: 'continuation', term: 'continuation', summary: "tool-using continuation (ContextEcho F5): does the session prefix change the agent's next tool call?", register: async (program) => (await import('./commands/continuation.js')).registerContinuation(program) },
+  { name: 'audits', term: 'audits [options]', summary: 'list the registered audits (experiments a run store can hold, the command that runs each)', register: async (program) => (await import('./commands/audits.js')).registerAudits(program) },
+  { name: 'report', term: 'report [options] <run.db>', summary: 'write the report of every run in a store: self-contained HTML with charts, Markdown, JSON or CSV', register: async (program) => (await import('./commands/report.js')).registerReport(program) },
+  { name: 'gate', term: 'gate [options] <run.db>', summary: 'CI gate: check the runs of a store against thresholds; exit 1 when a target fails (JUnit XML, GitHub step summary)', register: async (program) => (await import('./commands/gate.js')).registerGate(program) },
+  { name: 'compare', term: 'compare [options] <a.db> <b.db>', summary: 'two runs of the same audit side by side: each headline number and B − A with a paired bootstrap CI over the design units they share', register: async (program) => (await import('./commands/compare.js')).registerCompare(program) },
+  { name: 'runs', term: 'runs', summary: 'list or delete the runs of a run store', register: async (program) => (await import('./commands/runs.js')).registerRuns(program) },
+  { name: 'view', term: 'view [options] [run.db...]', summary: 'local web viewer: browse runs and cells, compare runs, and the live side-by-side persona-drift demo', register: async (program) => (await import('./commands/view.js')).registerView(program) },
+  { name: 'ask', term: 'ask [options] <model-ref> <prompt>', summary: 'send one prompt to a model (same adapters, retries and cost accounting as the experiments)', register: async (program) => (await import('./commands/ask.js')).registerAsk(program) },
+  { name: 'models', term: 'models [options]', summary: 'list model providers (base URLs, key variables), simulated profiles and known prices', register: async (program) => (await import('./commands/models.js')).registerModels(program) },
 ];
 
-/** Registers the groups a command line needs: the one it names, or every group (help, unknown or no command). */
-export async function registerCommands(program: Command, command?: string): Promise<void> {
-  const named = command === undefined ? undefined : COMMAND_GROUPS.find((g) => g.name === command);
-  for (const group of named ? [named] : COMMAND_GROUPS) await group.register(program);
+/**
+ * Registers the groups a command line needs: the one it names (`help <group>` names the one after
+ * `help`), or, for the overview (`--help`, no command, an unknown command), every group as a
+ * name-and-summary stub so that no group module is imported.
+ */
+export async function registerCommands(program: Command, args: readonly string[] = [], options: { all?: boolean } = {}): Promise<void> {
+  if (options.all) {
+    for (const group of COMMAND_GROUPS) await group.register(program);
+    return;
+  }
+  const words = args.filter((arg) => !arg.startsWith('-'));
+  const wanted = words[0] === 'help' ? words[1] : words[0];
+  const named = wanted === undefined ? undefined : COMMAND_GROUPS.find((g) => g.name === wanted);
+  if (named) {
+    await named.register(program);
+    return;
+  }
+  const terms = new Map(COMMAND_GROUPS.map((g) => [g.name, g.term]));
+  for (const group of COMMAND_GROUPS) program.command(group.name).description(group.summary);
+  program.configureHelp({
+    sortSubcommands: false,
+    subcommandTerm(this: Help, command: Command) {
+      return terms.get(command.name()) ?? Help.prototype.subcommandTerm.call(this, command);
+    },
+  });
 }

@@ -20,7 +20,8 @@ export function commandOf(args: readonly string[]): string | undefined {
 
 /**
  * The program with the command groups `args` needs (all of them without `args`).
- * `echolens --version` needs none; `echolens persona …` loads only the persona group.
+ * `echolens --version` needs none; `echolens persona …` loads only the persona group;
+ * `echolens --help` lists every group from its summary without loading any.
  */
 export async function buildProgram(args?: readonly string[]): Promise<Command> {
   // Before the commands are added, so that they inherit it: help and errors end in runCli, not process.exit.
@@ -30,7 +31,7 @@ export async function buildProgram(args?: readonly string[]): Promise<Command> {
   if (!versionOnly) {
     // Simulated models are registered only when a command may use them.
     (await import('../builtin-sims.js')).registerBuiltinSimProfiles();
-    await registerCommands(program, command);
+    await registerCommands(program, args ?? [], { all: args === undefined });
   }
   // Every command, not only the root (in case one was built before it inherited the override):
   // commander would otherwise exit by itself on a usage error instead of returning exit code 2.

@@ -1,0 +1,64 @@
+/**
+ * CLI start-up cost: `echolens --version` and `echolens --help` against a bare
+ * `node -e 0`, run interleaved in the same command so machine load hits all three
+ * alike. The CLI is the built one (`dist/cli/main.js`, as installed users run
+ * it); the build is refreshed first. Commands load lazily, so `--version`
+ * should cost a small multiple of Node's own start (issue target: within 4×).
+ * BENCH_SMOKE=1: a few rounds only.
+ */
+import { spawnSync } from 'node:child_process';
+import { loadavg } from 'node:os';
+import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+
+const smoke = process.env.BENCH_SMOKE === '1' || process.env.BENCH_SMOKE === 'true';
+const ROUNDS = smoke ? 3 : 40;
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const cli = join(root, 'dist', 'cli', 'main.js');
+
+const build = spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], {
+  stdio: 'inherit',
+});
+if (build.status !== 0) {
+  console.log('startup bench: the build failed, nothing measured');
+  process.exit(1);
+}
+
+const cases: Array<{ name: string; args: string[] }> = [
+  { name: 'node -e 0', args: ['-e', '0'] },
+  { name: 'echolens --version', args: [cli, '--version'] },
+  { name: 'echolens --help', args: [cli, '--help'] },
+];
+
+function timeOnce(args: string[]): number {
+  const start = performance.now();
+  const result = spawnSync(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const elapsed = performance.now() - start;
+  if (result.status !== 0) throw new Error(`node ${args.join(' ')} exited with ${result.status}: ${result.stderr}`);
+  return elapsed;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+// One warm-up each so the first round does not pay for a cold file cache.
+for (const c of cases) timeOnce(c.args);
+const samples = cases.map(() => [] as number[]);
+for (let round = 0; round < ROUNDS; round++) {
+  cases.forEach((c, i) => {
+    samples[i]?.push(timeOnce(c.args));
+  });
+}
+
+const baseline = median(samples[0] as number[]);
+console.log(`node ${process.version}, ${ROUNDS} interleaved rounds; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+console.log('| command | median ms | ratio to node -e 0 |');
+console.log('|---|---|---|');
+cases.forEach((c, i) => {
+  const m = median(samples[i] as number[]);
+  console.log(`| ${c.name} | ${m.toFixed(1)} | ${(m / baseline).toFixed(2)}× |`);
+});
