@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { dtw } from './dtw.js';
+import { rng } from '../stats/rng.js';
 
 /*
  * The discrete DTW reuses module-level buffers (matrix, path assembly, a grid of shared path
@@ -62,17 +63,10 @@ function referenceDtw(a: readonly string[], b: readonly string[]): Reference {
   return { raw, normalized: raw / Math.max(n, m), path };
 }
 
-/** Seeded sequences over `alphabet` symbols (mulberry32), for the large deterministic cases. */
+/** Seeded sequences over `alphabet` symbols (the stats module's xoshiro128**), for the large deterministic cases. */
 function seededSequence(length: number, alphabet: number, seed: number): string[] {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return Array.from({ length }, () => `s${Math.floor(next() * alphabet)}`);
+  const random = rng(seed);
+  return Array.from({ length }, () => `s${random.int(alphabet)}`);
 }
 
 function expectMatchesReference(a: readonly string[], b: readonly string[]): void {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { InvalidArgumentError } from '../core/errors.js';
 import { dtw } from './dtw.js';
+import { argumentOf } from './testing/fixtures.js';
 
 const symbol = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom('Recall/Fact', 'Compute/Arithmetic', 'Infer/Deduction', 'Verify/Check', 'unmapped') },
@@ -80,28 +80,19 @@ describe('dtw: edge cases', () => {
   });
 
   it('rejects bad input with an InvalidArgumentError naming the argument', () => {
-    const call = (f: () => unknown) => {
-      try {
-        f();
-      } catch (error) {
-        expect(error).toBeInstanceOf(InvalidArgumentError);
-        return (error as InvalidArgumentError).argument;
-      }
-      throw new Error('expected a throw');
-    };
-    expect(call(() => dtw('abc' as unknown as string[], []))).toBe('a');
-    expect(call(() => dtw(['a'], ['b', 3 as unknown as string]))).toBe('b');
-    expect(call(() => dtw(['a'], [undefined as unknown as string]))).toBe('b');
-    expect(call(() => dtw(['a'], ['b'], { path: 'no' as unknown as boolean }))).toBe('options.path');
-    expect(call(() => dtw(['a'], ['b'], 5 as unknown as object))).toBe('options');
-    expect(call(() => dtw(['a'], ['b'], { cost: 'cosine' as unknown as 'discrete' }))).toBe('options.cost');
+    expect(argumentOf(() => dtw('abc' as unknown as string[], []))).toBe('a');
+    expect(argumentOf(() => dtw(['a'], ['b', 3 as unknown as string]))).toBe('b');
+    expect(argumentOf(() => dtw(['a'], [undefined as unknown as string]))).toBe('b');
+    expect(argumentOf(() => dtw(['a'], ['b'], { path: 'no' as unknown as boolean }))).toBe('options.path');
+    expect(argumentOf(() => dtw(['a'], ['b'], 5 as unknown as object))).toBe('options');
+    expect(argumentOf(() => dtw(['a'], ['b'], { cost: 'cosine' as unknown as 'discrete' }))).toBe('options.cost');
     // vector mode: unknown symbol, mismatched dimension, non-finite component, bad cost function
-    expect(call(() => dtw(['a'], ['zz'], { cost: { a: [1, 2] } }))).toBe('options.cost');
-    expect(call(() => dtw(['a'], ['b'], { cost: new Map([['a', [1, 2]], ['b', [1, 2, 3]]]) }))).toBe('options.cost');
-    expect(call(() => dtw(['a'], ['b'], { cost: { a: [1, Number.NaN], b: [0, 0] } }))).toBe('options.cost');
-    expect(call(() => dtw(['a'], ['b'], { cost: () => Number.NaN }))).toBe('options.cost');
-    expect(call(() => dtw(['a'], ['b'], { cost: () => -1 }))).toBe('options.cost');
-    expect(call(() => dtw(['toString'], ['a'], { cost: { a: [1] } }))).toBe('options.cost');
+    expect(argumentOf(() => dtw(['a'], ['zz'], { cost: { a: [1, 2] } }))).toBe('options.cost');
+    expect(argumentOf(() => dtw(['a'], ['b'], { cost: new Map([['a', [1, 2]], ['b', [1, 2, 3]]]) }))).toBe('options.cost');
+    expect(argumentOf(() => dtw(['a'], ['b'], { cost: { a: [1, Number.NaN], b: [0, 0] } }))).toBe('options.cost');
+    expect(argumentOf(() => dtw(['a'], ['b'], { cost: () => Number.NaN }))).toBe('options.cost');
+    expect(argumentOf(() => dtw(['a'], ['b'], { cost: () => -1 }))).toBe('options.cost');
+    expect(argumentOf(() => dtw(['toString'], ['a'], { cost: { a: [1] } }))).toBe('options.cost');
   });
 });
 

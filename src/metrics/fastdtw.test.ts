@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../core/errors.js';
+import { rng } from '../stats/rng.js';
 import { dtw } from './dtw.js';
 import { cosineDistance, type FastDtwCost, type FastDtwFlavor, fastdtw, PreparedSymbolEmbeddings, referenceDtw } from './fastdtw.js';
 
@@ -140,14 +141,8 @@ describe('fastdtw: published outputs of fastdtw 0.3.4', () => {
 const vocabulary = ['Recall/Fact', 'Compute/Arithmetic', 'Infer/Deduction', 'Verify/Check', 'unmapped'];
 /** Seeded Gaussian-ish 3-d embeddings: random doubles never cancel exactly when fastdtw averages them. */
 const embeddingArb = fc.integer().map((seed) => {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296 - 0.5;
-  };
+  const random = rng(seed);
+  const next = () => random.next() - 0.5;
   return vocabulary.map(() => [next(), next(), next()]);
 });
 const symbolsArb = (max: number) => fc.array(fc.constantFrom(...vocabulary), { minLength: 1, maxLength: max });

@@ -1,20 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { InvalidArgumentError } from '../core/errors.js';
 import { formatReward, stepContents } from './format-reward.js';
 import { answerContent, lexicalDiversity } from './lexical-diversity.js';
+import { argumentOf } from './testing/fixtures.js';
 
 const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
-
-function argumentOf(f: () => unknown): string {
-  try {
-    f();
-  } catch (error) {
-    expect(error).toBeInstanceOf(InvalidArgumentError);
-    return (error as InvalidArgumentError).argument;
-  }
-  throw new Error('expected a throw');
-}
 
 describe('lexicalDiversity (App. I.3)', () => {
   it('hand-computed cases', () => {

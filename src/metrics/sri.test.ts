@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { InvalidArgumentError } from '../core/errors.js';
 import { editDistance, normalizedEditDistance } from './edit-distance.js';
 import { jensenShannon } from './jensen-shannon.js';
 import { sri, sriDrift, sriRobustness } from './sri.js';
+import { argumentOf } from './testing/fixtures.js';
 
 const symbol = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom('Recall/Fact', 'Compute/Arithmetic', 'Infer/Deduction', 'Verify/Check', 'unmapped') },
@@ -21,16 +21,6 @@ function levenshtein(a: readonly string[], b: readonly string[]): number {
     }
   }
   return rows[a.length]![b.length]!;
-}
-
-function argumentOf(f: () => unknown): string {
-  try {
-    f();
-  } catch (error) {
-    expect(error).toBeInstanceOf(InvalidArgumentError);
-    return (error as InvalidArgumentError).argument;
-  }
-  throw new Error('expected a throw');
 }
 
 const LN_4_3 = Math.log(4 / 3);

@@ -1,17 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { InvalidArgumentError } from '../core/errors.js';
+import { argumentOf } from './testing/fixtures.js';
 import { dpoLoss, grpoAdvantages, selectPreferencePair } from './training.js';
-
-function argumentOf(f: () => unknown): string {
-  try {
-    f();
-  } catch (error) {
-    expect(error).toBeInstanceOf(InvalidArgumentError);
-    return (error as InvalidArgumentError).argument;
-  }
-  throw new Error('expected a throw');
-}
 
 describe('grpoAdvantages (eq. 11–13)', () => {
   it('hand-computed cases', () => {

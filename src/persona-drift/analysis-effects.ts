@@ -70,6 +70,23 @@ const inferenceOptions = (o: ResolvedOptions): InferenceOptions => ({ B: o.B, se
 
 const isGap = (g: Maybe<GapEstimate>): g is GapEstimate => !('error' in g);
 
+/**
+ * Holm-adjusts one family of tests: `pOf` gives a row's p (null where it has no test) and
+ * `store` keeps the adjusted p on the row.
+ */
+function holmFamily<T>(rows: readonly T[], pOf: (row: T) => number | null, store: (row: T, pHolm: number) => void): void {
+  const tested = rows.filter((row) => pOf(row) !== null);
+  const adjusted = tested.length > 0 ? holm(tested.map((row) => pOf(row) as number)) : [];
+  tested.forEach((row, i) => {
+    store(row, adjusted[i] as number);
+  });
+}
+
+/** The stressors or contracts (items) of the deterministic-check surface that have checked responses, sorted. */
+function checkedItems(observations: readonly PersonaObservation[], surface: 'stressor' | 'contract'): string[] {
+  return [...new Set(observations.filter((o) => o.surface === surface && o.check).map((o) => o.item))].sort();
+}
+
 function probeCell(design: AnalysisDesign, target: string, judge: string, arm: string, over: Partial<CellRef> = {}): CellRef {
   return {
     target,
@@ -211,12 +228,14 @@ export function analyzeDrift(
   }
   // Holm across targets, per judge.
   for (const judge of design.judges) {
-    const testable = rows.filter((d) => d.judge === judge && !('error' in d.signFlip));
-    const adjusted = testable.length > 0 ? holm(testable.map((d) => (d.signFlip as { p: number }).p)) : [];
-    testable.forEach((row, i) => {
-      (row.signFlip as { pHolm: number }).pHolm = adjusted[i] as number;
-      (row.gap as GapEstimate).pHolm = adjusted[i] as number;
-    });
+    holmFamily(
+      rows.filter((d) => d.judge === judge),
+      (d) => ('error' in d.signFlip ? null : d.signFlip.p),
+      (row, pHolm) => {
+        (row.signFlip as { pHolm: number }).pHolm = pHolm;
+        (row.gap as GapEstimate).pHolm = pHolm;
+      },
+    );
   }
   const drift: TargetDrift[] = rows.map((row) => {
     const verdict = verdictFor(row, options);
@@ -386,11 +405,13 @@ export function analyzeMitigations(
         }
       }
       // Holm across this target × judge's mitigation tests (vs control and vs placebo).
-      const tests = family.flatMap((m) => [m.vsControl, m.vsPlacebo]).filter((g): g is GapEstimate => g !== null && isGap(g));
-      const adjusted = tests.length > 0 ? holm(tests.map((g) => g.p)) : [];
-      tests.forEach((g, i) => {
-        g.pHolm = adjusted[i] as number;
-      });
+      holmFamily(
+        family.flatMap((m) => [m.vsControl, m.vsPlacebo]),
+        (g) => (g !== null && isGap(g) ? g.p : null),
+        (g, pHolm) => {
+          (g as GapEstimate).pHolm = pHolm;
+        },
+      );
       out.push(...family);
     }
   }
@@ -405,7 +426,7 @@ export function analyzeStressorContrasts(
 ): StressorContrast[] {
   const inf = inferenceOptions(options);
   const out: StressorContrast[] = [];
-  const stressors = [...new Set(observations.filter((o) => o.surface === 'stressor' && o.check).map((o) => o.item))].sort();
+  const stressors = checkedItems(observations, 'stressor');
   for (const target of design.targets) {
     const family: StressorContrast[] = [];
     for (const item of stressors) {
@@ -434,11 +455,13 @@ export function analyzeStressorContrasts(
         });
       }
     }
-    const testable = family.filter((c) => isGap(c.difference));
-    const adjusted = testable.length > 0 ? holm(testable.map((c) => (c.difference as GapEstimate).p)) : [];
-    testable.forEach((c, i) => {
-      c.pHolm = adjusted[i] as number;
-    });
+    holmFamily(
+      family,
+      (c) => (isGap(c.difference) ? c.difference.p : null),
+      (c, pHolm) => {
+        c.pHolm = pHolm;
+      },
+    );
     out.push(...family);
   }
   return out;
@@ -452,7 +475,7 @@ export function analyzeContractContrasts(
 ): ContractContrast[] {
   const inf = inferenceOptions(options);
   const out: ContractContrast[] = [];
-  const contracts = [...new Set(observations.filter((o) => o.surface === 'contract' && o.check).map((o) => o.item))].sort();
+  const contracts = checkedItems(observations, 'contract');
   for (const target of design.targets) {
     for (const item of contracts) {
       const mine = observations.filter((o) => o.target === target && o.surface === 'contract' && o.item === item && o.arm === 'real');
@@ -497,11 +520,13 @@ export function analyzeContractContrasts(
       }
     }
   }
-  const testable = out.filter((c) => !('error' in c.signFlip));
-  const adjusted = testable.length > 0 ? holm(testable.map((c) => (c.signFlip as { p: number }).p)) : [];
-  testable.forEach((c, i) => {
-    c.pHolm = adjusted[i] as number;
-  });
+  holmFamily(
+    out,
+    (c) => ('error' in c.signFlip ? null : c.signFlip.p),
+    (c, pHolm) => {
+      c.pHolm = pHolm;
+    },
+  );
   return out;
 }
 

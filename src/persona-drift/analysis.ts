@@ -16,7 +16,7 @@ import {
 import { type AnalysisDesign, resolveDesign } from './analysis-design.js';
 import { attempt, promptOf } from './contrasts.js';
 import { type Fingerprint, type FingerprintPatterns, fingerprint, fingerprintPca } from './fingerprint.js';
-import type { InferenceLevel } from './inference.js';
+import type { InferenceLevel, UnitInference } from './inference.js';
 
 export type { AnalysisDesign } from './analysis-design.js';
 export type { DesignContrast, ScratchResult, StressorContrast } from './analysis-effects.js';
@@ -80,25 +80,13 @@ export type { Maybe };
  * A contrast between two cells (comparison − baseline) with clustered inference. `real` is the
  * baseline cell's mean and `filler` the comparison cell's mean (names kept from the drift gap).
  */
-export interface GapEstimate extends Estimate {
-  /** Two-sided sign-flip p over the units of `level`. */
-  p: number;
+export interface GapEstimate extends UnitInference {
   /** Positions (session, position pairs) with data in both cells. */
   nPositions: number;
   real: Estimate;
   filler: Estimate;
   nReal: number;
   nFiller: number;
-  se: number;
-  df: number;
-  method: 'exact' | 'monte-carlo';
-  /** The unit of inference: positions (one session), sessions (several), items (within one position). */
-  level: InferenceLevel;
-  units: number;
-  sessions: number;
-  positions: number;
-  minAttainableP: number;
-  note?: string;
   /** Holm-adjusted p within the row's family, where the report adjusts. */
   pHolm?: number;
 }
@@ -377,22 +365,33 @@ function countRows(observations: readonly PersonaObservation[], judges: readonly
   return { observations: observations.length, byArm, invalidJudgements };
 }
 
-function stressorRows(done: readonly PersonaObservation[]): StressorResult[] {
-  const cells = done.filter((o) => o.surface === 'stressor' && o.check);
+/**
+ * The checked responses of a stressor or contract surface grouped by cell (target × item × arm ×
+ * mitigation × distance × prompt), each group with its cell's levels.
+ */
+function checkedCells(done: readonly PersonaObservation[], surface: 'stressor' | 'contract') {
+  const cells = done.filter((o) => o.surface === surface && o.check);
   return [...groupBy(cells, (o) => `${o.target}\u0000${o.item}\u0000${o.arm}\u0000${o.mitigation}\u0000${o.distance}\u0000${promptOf(o)}`).values()].map((group) => {
     const first = group[0] as PersonaObservation;
-    return {
+    const levels = {
       target: first.target,
       item: first.item,
       arm: first.arm,
       mitigation: first.mitigation,
       distance: first.distance,
       systemPrompt: promptOf(first),
-      n: group.length,
-      complianceRate: group.filter((o) => o.check?.pass).length / group.length,
-      meanLength: mean(group.map((o) => o.text.length)),
     };
+    return { levels, group };
   });
+}
+
+function stressorRows(done: readonly PersonaObservation[]): StressorResult[] {
+  return checkedCells(done, 'stressor').map(({ levels, group }) => ({
+    ...levels,
+    n: group.length,
+    complianceRate: group.filter((o) => o.check?.pass).length / group.length,
+    meanLength: mean(group.map((o) => o.text.length)),
+  }));
 }
 
 /** Verbosity in the headline prompt and distance, no mitigation (descriptive; the tested contrast is in stressorContrasts). */
@@ -440,18 +439,11 @@ function verbosityRows(done: readonly PersonaObservation[], design: AnalysisDesi
 }
 
 function contractRows(done: readonly PersonaObservation[]): PersonaReport['contracts'] {
-  const cells = done.filter((o) => o.surface === 'contract' && o.check);
-  return [...groupBy(cells, (o) => `${o.target}\u0000${o.item}\u0000${o.arm}\u0000${o.mitigation}\u0000${o.distance}\u0000${promptOf(o)}`).values()].map((group) => {
-    const first = group[0] as PersonaObservation;
+  return checkedCells(done, 'contract').map(({ levels, group }) => {
     const failures: Record<string, number> = {};
     for (const o of group) if (!o.check?.pass) failures[o.check?.reason ?? 'unknown'] = (failures[o.check?.reason ?? 'unknown'] ?? 0) + 1;
     return {
-      target: first.target,
-      item: first.item,
-      arm: first.arm,
-      mitigation: first.mitigation,
-      distance: first.distance,
-      systemPrompt: promptOf(first),
+      ...levels,
       n: group.length,
       passRate: group.filter((o) => o.check?.pass).length / group.length,
       failures,

@@ -39,6 +39,15 @@ describe('stressor checkers (reference semantics)', () => {
     expect(checkExactJson('```json\n{"status": "ok"}\n```')).toEqual({ pass: false, reason: 'fenced' });
     expect(runStressorChecker('exact_json', '{"status": "ok"}')).toMatchObject({ pass: true });
   });
+
+  it('runStressorChecker sends each stressor kind to its own checker, the expected output to S4 only', () => {
+    expect(runStressorChecker('yes_no', 'maybe')).toEqual({ pass: false, reason: 'not-yes-no' });
+    expect(runStressorChecker('no_preamble', 'ls\nls -la')).toEqual({ pass: false, reason: 'multi-line' });
+    expect(runStressorChecker('one_sentence', '- run the test')).toEqual({ pass: false, reason: 'list' });
+    expect(runStressorChecker('exact_json', '{"a": 1}', '{"a": 1}')).toEqual({ pass: true, reason: 'ok' });
+    expect(runStressorChecker('exact_json', '{"status": "ok"}', '{"a": 1}')).toEqual({ pass: false, reason: 'not-exact' });
+    expect(runStressorChecker('yes_no', 'no', 'ignored')).toEqual({ pass: true, reason: 'ok' });
+  });
 });
 
 describe('hardened contracts (strict, docs/decisions.md#d19)', () => {

@@ -73,15 +73,14 @@ export function checkExactJson(text: string, expected = '{"status": "ok"}'): Che
 
 export type StressorChecker = 'yes_no' | 'no_preamble' | 'one_sentence' | 'exact_json';
 
+/** The checker of each stressor kind; only S4 (`exact_json`) reads the expected output. */
+const STRESSOR_CHECKERS: Readonly<Record<StressorChecker, (text: string, expected?: string) => CheckResult>> = {
+  yes_no: checkYesNo,
+  no_preamble: checkNoPreamble,
+  one_sentence: checkOneSentence,
+  exact_json: checkExactJson,
+};
+
 export function runStressorChecker(checker: StressorChecker, text: string, expected?: string): CheckResult {
-  switch (checker) {
-    case 'yes_no':
-      return checkYesNo(text);
-    case 'no_preamble':
-      return checkNoPreamble(text);
-    case 'one_sentence':
-      return checkOneSentence(text);
-    case 'exact_json':
-      return checkExactJson(text, expected);
-  }
+  return STRESSOR_CHECKERS[checker](text, expected);
 }

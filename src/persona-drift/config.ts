@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { auditLimitsSchema } from '../experiment/limits-schema.js';
 import { gateConfigSchema } from '../gate/config.js';
-import { INTERVENTIONS } from './interventions.js';
+import { INTERVENTIONS, type Intervention } from './interventions.js';
 
 /**
  * `echolens persona run <config.yaml>`: the whole ContextEcho grid as one
@@ -53,7 +53,11 @@ const decodingSchema = z
 
 export const CONTEXT_ARMS = ['real', 'filler', 'filler-flat', 'shuffled-real', 'unrelated-session', 'scratch'] as const;
 
-export const personaConfigSchema = z
+/** The prompt-time intervention arms (anchors, placebos, goal, sandwich); `none` is the control. */
+const interventionList = z.array(z.enum(INTERVENTIONS)).min(1);
+const DEFAULT_INTERVENTIONS: readonly Intervention[] = ['none'];
+
+const personaConfigObject = z
   .object({
     name: z.string().min(1).default('persona-audit'),
     sessions: z.array(z.string().min(1)).min(1, 'list at least one session transcript'),
@@ -63,7 +67,10 @@ export const personaConfigSchema = z
     windowChars: positiveInt.default(30_000),
     toolTruncate: positiveInt.default(200),
     arms: z.array(z.enum(CONTEXT_ARMS)).min(1).default(['real', 'filler']),
-    mitigations: z.array(z.enum(INTERVENTIONS)).min(1).default(['none']),
+    /** The intervention arms (default `[none]`); the key keeps its first name, see `interventions`. */
+    mitigations: interventionList.optional(),
+    /** The same list under the concept's name (docs/decisions.md#naming); give one of the two keys. */
+    interventions: interventionList.optional(),
     distances: z
       .array(z.object({ name: z.string().min(1), messages: z.number().int().nonnegative() }).strict())
       .min(1)
@@ -124,14 +131,25 @@ export const personaConfigSchema = z
     /** CI gate thresholds read by `echolens gate` (absent = the gate's defaults). */
     gate: gateConfigSchema.optional(),
   })
-  .strict()
+  .strict();
+
+export const personaConfigSchema = personaConfigObject
   .superRefine((config, ctx) => {
+    if (config.mitigations !== undefined && config.interventions !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['interventions'],
+        message: 'give the intervention arms once: "interventions" and "mitigations" are two names of one key',
+      });
+    }
+    const interventionKey = config.interventions === undefined ? 'mitigations' : 'interventions';
+    const interventions = config.interventions ?? config.mitigations ?? DEFAULT_INTERVENTIONS;
     const probesWanted = config.probes.categories.length > 0 || config.probes.ids.length > 0;
     if (probesWanted && config.judges.length === 0) {
       ctx.addIssue({ code: 'custom', path: ['judges'], message: 'the probe surface needs at least one judge model' });
     }
-    if (config.mitigations.includes('goal') && !config.arms.includes('real')) {
-      ctx.addIssue({ code: 'custom', path: ['mitigations'], message: 'mitigations apply to the real arm; add "real" to arms' });
+    if (interventions.includes('goal') && !config.arms.includes('real')) {
+      ctx.addIssue({ code: 'custom', path: [interventionKey], message: `${interventionKey} apply to the real arm; add "real" to arms` });
     }
     if (config.stressorSystemPrompt !== undefined && !(config.stressorSystemPrompt in BUILTIN_SYSTEM_PROMPTS) && !config.stressorSystemPrompt.startsWith('text:')) {
       ctx.addIssue({
@@ -149,9 +167,24 @@ export const personaConfigSchema = z
         });
       }
     }
-  });
+  })
+  .transform(normalizeInterventions);
 
 export type PersonaConfig = z.infer<typeof personaConfigSchema>;
+
+/**
+ * The normalized config: `interventions` (if given) becomes `mitigations`, in the place that key
+ * has among the others, so a config written either way has the same run id and cell keys.
+ */
+function normalizeInterventions({ interventions, mitigations, ...rest }: z.output<typeof personaConfigObject>) {
+  const list = interventions ?? mitigations ?? [...DEFAULT_INTERVENTIONS];
+  const normalized: Record<string, unknown> = {};
+  for (const key of Object.keys(personaConfigObject.shape)) {
+    if (key === 'mitigations') normalized[key] = list;
+    else if (key in rest) normalized[key] = rest[key as keyof typeof rest];
+  }
+  return normalized as typeof rest & { mitigations: Intervention[] };
+}
 
 /** A system prompt by name; `prompts` replaces the built-in texts (e.g. with the authors' materials). */
 export function resolveSystemPrompt(name: string, prompts: Readonly<Record<string, string>> = BUILTIN_SYSTEM_PROMPTS): string {

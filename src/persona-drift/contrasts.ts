@@ -155,16 +155,20 @@ function armSummary(units: readonly UnitValue[], options: InferenceOptions): Est
 }
 
 /**
- * `comparison − baseline` per (session, position), clustered inference. The result keeps the
- * historic `GapEstimate` shape: `real` is the baseline cell, `filler` the comparison cell.
+ * A contrast `comparison − baseline` of two cells' responses with its inference, or the reason
+ * it has none. The result keeps the historic `GapEstimate` shape: `real` is the baseline cell,
+ * `filler` the comparison cell.
  */
-export function cellContrast(
+type TwoCellContrast = (
   baseline: readonly PersonaObservation[],
   comparison: readonly PersonaObservation[],
   judge: string | null,
   options: InferenceOptions,
-): Maybe<GapEstimate> {
-  return attempt(() => {
+) => Maybe<GapEstimate>;
+
+/** `comparison − baseline` per (session, position), clustered inference. */
+export const cellContrast: TwoCellContrast = (baseline, comparison, judge, options) =>
+  attempt(() => {
     if (baseline.length === 0) throw new StatisticsError('the baseline cell has no analysable response');
     if (comparison.length === 0) throw new StatisticsError('the comparison cell has no analysable response');
     const units = combineUnits(
@@ -190,7 +194,6 @@ export function cellContrast(
       nFiller: c.length,
     };
   });
-}
 
 /** Weighted sum of cells per unit (e.g. a difference of two gaps), clustered inference. */
 export function combinationContrast(terms: readonly Term[], judge: string | null, options: InferenceOptions) {
@@ -204,13 +207,8 @@ export function combinationContrast(terms: readonly Term[], judge: string | null
  * Within one position: probes (items) are the units; each item's value is its mean over
  * paraphrases and samples. Used for the per-position trajectory and the onset.
  */
-export function itemContrast(
-  baseline: readonly PersonaObservation[],
-  comparison: readonly PersonaObservation[],
-  judge: string | null,
-  options: InferenceOptions,
-): Maybe<GapEstimate> {
-  return attempt(() => {
+export const itemContrast: TwoCellContrast = (baseline, comparison, judge, options) =>
+  attempt(() => {
     const byItem = (list: readonly PersonaObservation[]) => {
       const m = new Map<string, { sum: number; n: number }>();
       for (const o of list) {
@@ -243,4 +241,3 @@ export function itemContrast(
       nFiller: items.reduce((s, k) => s + (c.get(k) as { n: number }).n, 0),
     };
   });
-}

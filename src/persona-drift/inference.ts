@@ -32,6 +32,7 @@ export interface UnitInference {
   /** Two-sided sign-flip p over the units. */
   p: number;
   method: 'exact' | 'monte-carlo';
+  /** The unit of inference: positions (one session), sessions (several), items (within one position). */
   level: InferenceLevel;
   units: number;
   sessions: number;

@@ -1,4 +1,4 @@
-import type { GapEstimate, Maybe, PersonaReport } from './analysis.js';
+import type { Estimate, GapEstimate, Maybe, PersonaReport } from './analysis.js';
 import { markdownText } from '../report/markdown-text.js';
 
 /** Markdown rendering of a PersonaReport: the same numbers as the JSON, for people. */
@@ -10,10 +10,24 @@ const pv = (p: number) => (p < 0.001 ? '<0.001' : p.toFixed(3));
 /** Markdown table cells: no pipes or newlines from data. */
 const cell = markdownText;
 
-function gapText(gap: Maybe<GapEstimate>): string {
+function gapText(gap: Maybe<Estimate>): string {
   if ('error' in gap) return `n/a (${cell(gap.error)})`;
   return `${f2(gap.estimate)} [${f2(gap.ci[0])}, ${f2(gap.ci[1])}]`;
 }
+
+/** A difference of rates in percentage points with its interval; `withLevel` names the unit of inference. */
+function ppText(difference: Maybe<GapEstimate>, withLevel = false): string {
+  if ('error' in difference) return `n/a (${cell(difference.error)})`;
+  const text = `${f2(100 * difference.estimate)} pp [${f2(100 * difference.ci[0])}, ${f2(100 * difference.ci[1])}]`;
+  return withLevel ? `${text} (${difference.level}s)` : text;
+}
+
+/** The p of a test, n/a where it was refused. */
+const pText = (test: Maybe<{ p: number }>) => ('error' in test ? 'n/a' : pv(test.p));
+/** A Holm-adjusted p, n/a where the row was not in a tested family. */
+const holmText = (pHolm: number | null) => (pHolm === null ? 'n/a' : pv(pHolm));
+/** How many units of which kind carried the inference. */
+const unitsText = (result: Maybe<{ units: number; level: string }>) => ('error' in result ? 'n/a' : `${result.units} ${result.level}s`);
 
 function table(header: string[], rows: string[][]): string {
   if (rows.length === 0) return '_No data._\n';
@@ -78,9 +92,9 @@ export function renderPersonaMarkdown(report: PersonaReport, title = 'Persona dr
         report.contrasts.map((c) => [
           c.kind,
           cell(c.name),
-          'error' in c.result ? `n/a (${cell(c.result.error)})` : `${f2(c.result.estimate)} [${f2(c.result.ci[0])}, ${f2(c.result.ci[1])}]`,
-          'error' in c.result ? 'n/a' : `${c.result.units} ${c.result.level}s`,
-          'error' in c.result ? 'n/a' : pv(c.result.p),
+          gapText(c.result),
+          unitsText(c.result),
+          pText(c.result),
         ]),
       ),
     );
@@ -147,10 +161,10 @@ export function renderPersonaMarkdown(report: PersonaReport, title = 'Persona dr
           cell(c.target),
           c.item,
           cell(c.systemPrompt),
-          'error' in c.difference ? `n/a (${cell(c.difference.error)})` : `${f2(100 * c.difference.estimate)} pp [${f2(100 * c.difference.ci[0])}, ${f2(100 * c.difference.ci[1])}]`,
-          'error' in c.difference ? 'n/a' : `${c.difference.units} ${c.difference.level}s`,
-          'error' in c.difference ? 'n/a' : pv(c.difference.p),
-          c.pHolm === null ? 'n/a' : pv(c.pHolm),
+          ppText(c.difference),
+          unitsText(c.difference),
+          pText(c.difference),
+          holmText(c.pHolm),
         ]),
       ),
     );
@@ -183,9 +197,9 @@ export function renderPersonaMarkdown(report: PersonaReport, title = 'Persona dr
           cell(c.systemPrompt),
           cell(c.distance),
           String(c.sessions),
-          'error' in c.difference ? `n/a (${cell(c.difference.error)})` : `${f2(100 * c.difference.estimate)} pp [${f2(100 * c.difference.ci[0])}, ${f2(100 * c.difference.ci[1])}] (${c.difference.level}s)`,
-          'error' in c.signFlip ? 'n/a' : pv(c.signFlip.p),
-          c.pHolm === null ? 'n/a' : pv(c.pHolm),
+          ppText(c.difference, true),
+          pText(c.signFlip),
+          holmText(c.pHolm),
         ]),
       ),
     );

@@ -5,6 +5,7 @@ import {
   type Interval,
   percentileInterval,
   type ResamplingOptions,
+  type ResolvedResampling,
   resolveResampling,
 } from './resampling-common.js';
 import { rng } from './rng.js';
@@ -52,7 +53,21 @@ export function bootstrapCI(
     for (let i = 0; i < n; i++) sample[i] = data[random.int(n)] as number;
     raw[b] = statistic(sample);
   }
-  const { replicates, invalid } = finiteReplicates(raw, settings, 'bootstrapCI');
+  return percentileBootstrap(estimate, raw, settings, 'bootstrapCI');
+}
+
+/**
+ * The result of a percentile bootstrap from its raw replicate statistics (in draw order):
+ * undefined replicates are dropped and counted (refused past settings.maxInvalidFraction),
+ * the interval is taken over the rest.
+ */
+export function percentileBootstrap(
+  estimate: number,
+  raw: Float64Array,
+  settings: ResolvedResampling,
+  where: string,
+): BootstrapResult {
+  const { replicates, invalid } = finiteReplicates(raw, settings, where);
   return {
     estimate,
     ci: percentileInterval(replicates, settings.level),

@@ -1,11 +1,6 @@
 import { InvalidArgumentError, StatisticsError } from '../core/errors.js';
-import type { BootstrapResult } from './bootstrap.js';
-import {
-  finiteReplicates,
-  percentileInterval,
-  type ResamplingOptions,
-  resolveResampling,
-} from './resampling-common.js';
+import { type BootstrapResult, percentileBootstrap } from './bootstrap.js';
+import { type ResamplingOptions, resolveResampling } from './resampling-common.js';
 import { rng } from './rng.js';
 
 export type ClusterKey = string | number;
@@ -102,15 +97,5 @@ export function clusterBootstrap<T>(
     }
     raw[b] = options.statistic(drawn);
   }
-  const { replicates, invalid } = finiteReplicates(raw, settings, 'clusterBootstrap');
-  return {
-    estimate,
-    ci: percentileInterval(replicates, settings.level),
-    level: settings.level,
-    B: settings.B,
-    seed: settings.seed,
-    replicates,
-    invalidReplicates: invalid,
-    nClusters: k,
-  };
+  return { ...percentileBootstrap(estimate, raw, settings, 'clusterBootstrap'), nClusters: k };
 }

@@ -138,36 +138,7 @@ export function dRel(input: DRelInput, options: ResamplingOptions = {}): DRelRes
   const draw = new Int32Array(k);
   for (let b = 0; b < settings.B; b++) {
     random.fillInt(draw, k);
-    let tn = 0;
-    let ts = 0;
-    let nn = 0;
-    let ns = 0;
-    let nq = 0;
-    let fn = 0;
-    let fs = 0;
-    if (stride === 7) {
-      for (let c = 0; c < k; c++) {
-        const at = (draw[c] as number) * 7;
-        tn += stats[at] as number;
-        ts += stats[at + 1] as number;
-        nn += stats[at + 2] as number;
-        ns += stats[at + 3] as number;
-        nq += stats[at + 4] as number;
-        fn += stats[at + 5] as number;
-        fs += stats[at + 6] as number;
-      }
-    } else {
-      for (let c = 0; c < k; c++) {
-        const at = (draw[c] as number) * 5;
-        tn += stats[at] as number;
-        ts += stats[at + 1] as number;
-        nn += stats[at + 2] as number;
-        ns += stats[at + 3] as number;
-        nq += stats[at + 4] as number;
-      }
-      fn = nn;
-      fs = ns;
-    }
+    const { tn, ts, nn, ns, nq, fn, fs } = sumDraw(stats, stride, draw);
     const variance = nn > 1 ? (nq - (ns * ns) / nn) / (nn - 1) : 0;
     // Relative guard: a variance at rounding level of Σ(x − c)² is a zero variance.
     const sd = variance > nq * 1e-14 ? Math.sqrt(variance) : 0;
@@ -207,7 +178,11 @@ function identityDraw(k: number): Int32Array {
   return draw;
 }
 
-function combine(stats: Float64Array, stride: number, draw: Int32Array, shift: number) {
+/**
+ * Sums of the per-cluster statistics over the drawn clusters, in draw order (a cluster drawn
+ * twice counts twice). Without a floor arm (stride 5) the floor sums are the noise sums.
+ */
+function sumDraw(stats: Float64Array, stride: number, draw: Int32Array) {
   let tn = 0;
   let ts = 0;
   let nn = 0;
@@ -215,8 +190,8 @@ function combine(stats: Float64Array, stride: number, draw: Int32Array, shift: n
   let nq = 0;
   let fn = 0;
   let fs = 0;
-  for (const cluster of draw) {
-    const at = cluster * stride;
+  for (let c = 0; c < draw.length; c++) {
+    const at = (draw[c] as number) * stride;
     tn += stats[at] as number;
     ts += stats[at + 1] as number;
     nn += stats[at + 2] as number;
@@ -231,6 +206,11 @@ function combine(stats: Float64Array, stride: number, draw: Int32Array, shift: n
     fn = nn;
     fs = ns;
   }
+  return { tn, ts, nn, ns, nq, fn, fs };
+}
+
+function combine(stats: Float64Array, stride: number, draw: Int32Array, shift: number) {
+  const { tn, ts, nn, ns, nq, fn, fs } = sumDraw(stats, stride, draw);
   const variance = (nq - (ns * ns) / nn) / (nn - 1);
   const sdNoise = variance > nq * 1e-14 ? Math.sqrt(variance) : 0;
   const muTreat = ts / tn + shift;

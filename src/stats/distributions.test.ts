@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError, StatisticsError } from '../core/errors.js';
-import { expectClose, loadGolden } from './__fixtures__/golden.js';
+import { type DistributionGrid, expectClose, loadGolden } from './__fixtures__/golden.js';
 import {
   assertFiniteSample,
   assertSameLength,
@@ -14,14 +14,7 @@ import {
   tTwoSidedP,
 } from './distributions.js';
 
-interface DistributionGolden {
-  tCdf: [number, number, number][];
-  tQuantile: [number, number, number][];
-  normalCdf: [number, number][];
-  chisquareCdf: [number, number, number][];
-  fCdf: [number, number, number, number][];
-}
-const golden = loadGolden<{ distributions: DistributionGolden }>('golden-tests.json').distributions;
+const golden = loadGolden<{ distributions: DistributionGrid }>('golden-tests.json').distributions;
 
 describe('distribution wrappers against scipy.stats', () => {
   it('t CDF, including far tails', () => {

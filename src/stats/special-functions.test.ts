@@ -1,15 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { expectClose, loadGolden } from './__fixtures__/golden.js';
+import { type DistributionGrid, expectClose, loadGolden } from './__fixtures__/golden.js';
 import { chisquareCdfOf, fCdfOf, normalCdfOf, tCdfOf, tQuantileOf } from './special-functions.js';
 
-interface Grid {
-  tCdf: [number, number, number][];
-  tQuantile: [number, number, number][];
-  normalCdf: [number, number][];
-  chisquareCdf: [number, number, number][];
-  fCdf: [number, number, number, number][];
-}
-const grid = loadGolden<Grid>('golden-distributions.json');
+const grid = loadGolden<DistributionGrid>('golden-distributions.json');
 
 describe('special functions against scipy.stats (t quantiles refined with mpmath)', () => {
   it('t CDF: df 0.5 to 1e7, tails to 1e-300 and values next to the median', () => {

@@ -19,11 +19,17 @@ const SESSION = join(packageRoot(), 'data', 'demo', 'claude-session.jsonl');
 const CROSS = join(packageRoot(), 'data', 'demo', 'codex-session.jsonl');
 const quiet = () => ({ progress: false, signal: new AbortController().signal });
 
-export async function personaRuns(db: string, targets: readonly string[], name?: string): Promise<string[]> {
+/** Registers the built-in sims and audits, then runs `runOne` for each target in turn; the run ids in target order. */
+async function runPerTarget(targets: readonly string[], runOne: (target: string) => Promise<{ runId: string }>): Promise<string[]> {
   registerBuiltinSimProfiles();
   registerBuiltinAudits();
   const ids: string[] = [];
-  for (const target of targets) {
+  for (const target of targets) ids.push((await runOne(target)).runId);
+  return ids;
+}
+
+export function personaRuns(db: string, targets: readonly string[], name?: string): Promise<string[]> {
+  return runPerTarget(targets, (target) => {
     const config = personaConfigSchema.parse({
       ...(name ? { name } : {}),
       sessions: [SESSION],
@@ -35,16 +41,12 @@ export async function personaRuns(db: string, targets: readonly string[], name?:
       judges: ['sim:judge'],
       analysis: { B: 200 },
     });
-    ids.push((await runPersona(config, db, quiet())).runId);
-  }
-  return ids;
+    return runPersona(config, db, quiet());
+  });
 }
 
-export async function memoryRuns(db: string, targets: readonly string[]): Promise<string[]> {
-  registerBuiltinSimProfiles();
-  registerBuiltinAudits();
-  const ids: string[] = [];
-  for (const target of targets) {
+export function memoryRuns(db: string, targets: readonly string[]): Promise<string[]> {
+  return runPerTarget(targets, (target) => {
     const config = memoryConfigSchema.parse({
       targets: [target],
       labeler: 'sim:labeler',
@@ -53,18 +55,13 @@ export async function memoryRuns(db: string, targets: readonly string[]): Promis
       k: 2,
       analysis: { B: 200 },
     });
-    ids.push((await runMemory(config, db, quiet())).runId);
-  }
-  return ids;
+    return runMemory(config, db, quiet());
+  });
 }
 
-export async function continuationRuns(db: string, targets: readonly string[]): Promise<string[]> {
-  registerBuiltinSimProfiles();
-  registerBuiltinAudits();
-  const ids: string[] = [];
-  for (const target of targets) {
+export function continuationRuns(db: string, targets: readonly string[]): Promise<string[]> {
+  return runPerTarget(targets, (target) => {
     const config = continuationConfigSchema.parse({ session: SESSION, crossSession: CROSS, targets: [target], cutpoints: { count: 12 }, windowTokens: 1000 });
-    ids.push((await runContinuation(config, db, { progress: false })).runId);
-  }
-  return ids;
+    return runContinuation(config, db, { progress: false });
+  });
 }

@@ -6,6 +6,18 @@ export function loadGolden<T>(file: 'golden-tests.json' | 'golden-mixed.json' | 
   return JSON.parse(readFileSync(new URL(`./${file}`, import.meta.url), 'utf8')) as T;
 }
 
+/**
+ * Distribution values from scipy.stats, one tuple a point with the expected value last:
+ * t CDF (x, df, p), t quantile (p, df, x), normal CDF (x, p), χ² CDF (x, df, p), F CDF (x, d1, d2, p).
+ */
+export interface DistributionGrid {
+  tCdf: [number, number, number][];
+  tQuantile: [number, number, number][];
+  normalCdf: [number, number][];
+  chisquareCdf: [number, number, number][];
+  fCdf: [number, number, number, number][];
+}
+
 /** |actual − expected| ≤ relative·|expected| + absolute. */
 export function expectClose(
   actual: number,
