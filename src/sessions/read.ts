@@ -244,7 +244,8 @@ async function safeReaddir(dir: string): Promise<string[]> {
   }
 }
 
-async function exists(path: string): Promise<boolean> {
+/** Whether something is at `path` (an unreadable path counts as absent). */
+export async function exists(path: string): Promise<boolean> {
   try {
     await stat(path);
     return true;
