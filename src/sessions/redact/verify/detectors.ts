@@ -40,6 +40,9 @@ interface PrefixSpec {
   check?: (token: string) => boolean;
 }
 
+/** One rule for the published prefixes of one kind of token. */
+type PrefixRule = Omit<PrefixSpec, 'prefix'> & { prefixes: string[] };
+
 function digitCount(text: string): number {
   let n = 0;
   for (let i = 0; i < text.length; i++) if (isDigit(text.charCodeAt(i))) n++;
@@ -60,62 +63,41 @@ function eachIndexOf(text: string, needle: string, step: number, visit: (at: num
   }
 }
 
-const PREFIXES: PrefixSpec[] = [
-  { prefix: 'sk-ant-', kind: 'anthropic_key', tail: 'word', min: 20 },
-  { prefix: 'sk-or-', kind: 'openrouter_key', tail: 'word', min: 20 },
-  { prefix: 'sk-proj-', kind: 'openai_key', tail: 'word', min: 20 },
-  { prefix: 'sk-svcacct-', kind: 'openai_key', tail: 'word', min: 20 },
-  { prefix: 'sk-admin-', kind: 'openai_key', tail: 'word', min: 20 },
-  { prefix: 'sk-', kind: 'sk_api_key', tail: 'word', min: 20, check: (t) => digitCount(t) >= 2 },
-  { prefix: 'AIza', kind: 'google_api_key', tail: 'word', min: 35 },
-  { prefix: 'ya29.', kind: 'google_oauth_token', tail: 'word', min: 20 },
-  { prefix: 'GOCSPX-', kind: 'google_oauth_secret', tail: 'word', min: 20 },
-  { prefix: 'hf_', kind: 'huggingface_token', tail: 'alnum', min: 30 },
-  { prefix: 'api_org_', kind: 'huggingface_token', tail: 'alnum', min: 30 },
-  { prefix: 'gsk_', kind: 'groq_key', tail: 'alnum', min: 40 },
-  { prefix: 'xai-', kind: 'xai_key', tail: 'alnum', min: 40 },
-  { prefix: 'tgp_v1_', kind: 'together_key', tail: 'word', min: 20 },
-  { prefix: 'r8_', kind: 'replicate_token', tail: 'alnum', min: 30 },
-  { prefix: 'pplx-', kind: 'perplexity_key', tail: 'alnum', min: 40 },
-  { prefix: 'AKIA', kind: 'aws_access_key_id', tail: 'upper-digit', min: 16, max: 16 },
-  { prefix: 'ASIA', kind: 'aws_access_key_id', tail: 'upper-digit', min: 16, max: 16 },
-  { prefix: 'ABIA', kind: 'aws_access_key_id', tail: 'upper-digit', min: 16, max: 16 },
-  { prefix: 'ACCA', kind: 'aws_access_key_id', tail: 'upper-digit', min: 16, max: 16 },
-  { prefix: 'FwoGZXIvYXdz', kind: 'aws_session_token', tail: 'b64', min: 40 },
-  { prefix: 'IQoJb3JpZ2lu', kind: 'aws_session_token', tail: 'b64', min: 40 },
-  { prefix: 'ghp_', kind: 'github_token', tail: 'alnum', min: 36 },
-  { prefix: 'gho_', kind: 'github_token', tail: 'alnum', min: 36 },
-  { prefix: 'ghu_', kind: 'github_token', tail: 'alnum', min: 36 },
-  { prefix: 'ghs_', kind: 'github_token', tail: 'alnum', min: 36 },
-  { prefix: 'ghr_', kind: 'github_token', tail: 'alnum', min: 36 },
-  { prefix: 'github_pat_', kind: 'github_token', tail: 'word', min: 50 },
-  { prefix: 'glpat-', kind: 'gitlab_token', tail: 'word', min: 20 },
-  { prefix: 'gldt-', kind: 'gitlab_token', tail: 'word', min: 20 },
-  { prefix: 'glrt-', kind: 'gitlab_token', tail: 'word', min: 20 },
-  { prefix: 'xoxb-', kind: 'slack_token', tail: 'word', min: 10 },
-  { prefix: 'xoxp-', kind: 'slack_token', tail: 'word', min: 10 },
-  { prefix: 'xoxa-', kind: 'slack_token', tail: 'word', min: 10 },
-  { prefix: 'xoxe-', kind: 'slack_token', tail: 'word', min: 10 },
-  { prefix: 'xoxr-', kind: 'slack_token', tail: 'word', min: 10 },
-  { prefix: 'xoxs-', kind: 'slack_token', tail: 'word', min: 10 },
-  { prefix: 'xoxo-', kind: 'slack_token', tail: 'word', min: 10 },
-  { prefix: 'xapp-', kind: 'slack_token', tail: 'word', min: 10 },
-  { prefix: 'hooks.slack.com/services/', kind: 'slack_webhook', tail: 'path', min: 10, anywhere: true },
-  { prefix: 'hooks.slack.com/workflows/', kind: 'slack_webhook', tail: 'path', min: 10, anywhere: true },
-  { prefix: 'discord.com/api/webhooks/', kind: 'discord_webhook', tail: 'path', min: 10, anywhere: true },
-  { prefix: 'sk_live_', kind: 'stripe_key', tail: 'alnum', min: 16 },
-  { prefix: 'rk_live_', kind: 'stripe_key', tail: 'alnum', min: 16 },
-  { prefix: 'sk_test_', kind: 'stripe_key', tail: 'alnum', min: 16 },
-  { prefix: 'rk_test_', kind: 'stripe_key', tail: 'alnum', min: 16 },
-  { prefix: 'whsec_', kind: 'stripe_key', tail: 'alnum', min: 20 },
-  { prefix: 'npm_', kind: 'npm_token', tail: 'alnum', min: 36, max: 36 },
-  { prefix: 'pypi-AgE', kind: 'pypi_token', tail: 'word', min: 50 },
-  { prefix: 'dckr_pat_', kind: 'docker_token', tail: 'word', min: 20 },
-  { prefix: 'dop_v1_', kind: 'digitalocean_token', tail: 'alnum', min: 64 },
-  { prefix: 'shpat_', kind: 'shopify_token', tail: 'alnum', min: 32 },
-  { prefix: 'lin_api_', kind: 'linear_key', tail: 'alnum', min: 32 },
-  { prefix: 'SK', kind: 'twilio_api_key', tail: 'hex', min: 32, max: 32 },
+const PREFIX_RULES: PrefixRule[] = [
+  { prefixes: ['sk-ant-'], kind: 'anthropic_key', tail: 'word', min: 20 },
+  { prefixes: ['sk-or-'], kind: 'openrouter_key', tail: 'word', min: 20 },
+  { prefixes: ['sk-proj-', 'sk-svcacct-', 'sk-admin-'], kind: 'openai_key', tail: 'word', min: 20 },
+  { prefixes: ['sk-'], kind: 'sk_api_key', tail: 'word', min: 20, check: (t) => digitCount(t) >= 2 },
+  { prefixes: ['AIza'], kind: 'google_api_key', tail: 'word', min: 35 },
+  { prefixes: ['ya29.'], kind: 'google_oauth_token', tail: 'word', min: 20 },
+  { prefixes: ['GOCSPX-'], kind: 'google_oauth_secret', tail: 'word', min: 20 },
+  { prefixes: ['hf_', 'api_org_'], kind: 'huggingface_token', tail: 'alnum', min: 30 },
+  { prefixes: ['gsk_'], kind: 'groq_key', tail: 'alnum', min: 40 },
+  { prefixes: ['xai-'], kind: 'xai_key', tail: 'alnum', min: 40 },
+  { prefixes: ['tgp_v1_'], kind: 'together_key', tail: 'word', min: 20 },
+  { prefixes: ['r8_'], kind: 'replicate_token', tail: 'alnum', min: 30 },
+  { prefixes: ['pplx-'], kind: 'perplexity_key', tail: 'alnum', min: 40 },
+  { prefixes: ['AKIA', 'ASIA', 'ABIA', 'ACCA'], kind: 'aws_access_key_id', tail: 'upper-digit', min: 16, max: 16 },
+  { prefixes: ['FwoGZXIvYXdz', 'IQoJb3JpZ2lu'], kind: 'aws_session_token', tail: 'b64', min: 40 },
+  { prefixes: ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_'], kind: 'github_token', tail: 'alnum', min: 36 },
+  { prefixes: ['github_pat_'], kind: 'github_token', tail: 'word', min: 50 },
+  { prefixes: ['glpat-', 'gldt-', 'glrt-'], kind: 'gitlab_token', tail: 'word', min: 20 },
+  { prefixes: ['xoxb-', 'xoxp-', 'xoxa-', 'xoxe-', 'xoxr-', 'xoxs-', 'xoxo-', 'xapp-'], kind: 'slack_token', tail: 'word', min: 10 },
+  { prefixes: ['hooks.slack.com/services/', 'hooks.slack.com/workflows/'], kind: 'slack_webhook', tail: 'path', min: 10, anywhere: true },
+  { prefixes: ['discord.com/api/webhooks/'], kind: 'discord_webhook', tail: 'path', min: 10, anywhere: true },
+  { prefixes: ['sk_live_', 'rk_live_', 'sk_test_', 'rk_test_'], kind: 'stripe_key', tail: 'alnum', min: 16 },
+  { prefixes: ['whsec_'], kind: 'stripe_key', tail: 'alnum', min: 20 },
+  { prefixes: ['npm_'], kind: 'npm_token', tail: 'alnum', min: 36, max: 36 },
+  { prefixes: ['pypi-AgE'], kind: 'pypi_token', tail: 'word', min: 50 },
+  { prefixes: ['dckr_pat_'], kind: 'docker_token', tail: 'word', min: 20 },
+  { prefixes: ['dop_v1_'], kind: 'digitalocean_token', tail: 'alnum', min: 64 },
+  { prefixes: ['shpat_'], kind: 'shopify_token', tail: 'alnum', min: 32 },
+  { prefixes: ['lin_api_'], kind: 'linear_key', tail: 'alnum', min: 32 },
+  { prefixes: ['SK'], kind: 'twilio_api_key', tail: 'hex', min: 32, max: 32 },
 ];
+
+/** One spec per prefix, in the rules' order (an earlier spec claims a position first). */
+const PREFIXES: PrefixSpec[] = PREFIX_RULES.flatMap(({ prefixes, ...rule }) => prefixes.map((prefix) => ({ prefix, ...rule })));
 
 /** Tokens that start with a provider's published prefix. */
 export function findPrefixedTokens(text: string): Hit[] {
@@ -170,10 +152,8 @@ function findJwts(text: string): Hit[] {
 function findTelegramTokens(text: string): Hit[] {
   const hits: Hit[] = [];
   eachIndexOf(text, ':AA', 1, (at) => {
-    let start = at;
-    while (start > 0 && isDigit(text.charCodeAt(start - 1))) start--;
-    let end = at + 1;
-    while (end < text.length && isWordish(text.charCodeAt(end))) end++;
+    const start = valueBefore(text, at, isDigit);
+    const end = valueAfter(text, at + 1, isWordish);
     if (at - start >= 8 && at - start <= 10 && end - at - 1 >= 35) hits.push({ kind: 'telegram_bot_token', start, end });
   });
   return hits;
@@ -260,6 +240,13 @@ function valueAfter(text: string, start: number, allowed: (c: number) => boolean
   let end = start;
   while (end < text.length && allowed(text.charCodeAt(end))) end++;
   return end;
+}
+
+/** Where the run of `allowed` characters that ends at `end` starts. */
+function valueBefore(text: string, end: number, allowed: (c: number) => boolean): number {
+  let start = end;
+  while (start > 0 && allowed(text.charCodeAt(start - 1))) start--;
+  return start;
 }
 
 const headerValueChar = (c: number) =>
@@ -377,10 +364,8 @@ const CODE_TLDS = ['js', 'ts', 'py', 'json', 'md', 'png', 'jpg', 'svg', 'css', '
 export function findEmails(text: string): Hit[] {
   const hits: Hit[] = [];
   eachIndexOf(text, '@', 1, (at) => {
-    let start = at;
-    while (start > 0 && EMAIL_LOCAL(text.charCodeAt(start - 1))) start--;
-    let end = at + 1;
-    while (end < text.length && DOMAIN(text.charCodeAt(end))) end++;
+    const start = valueBefore(text, at, EMAIL_LOCAL);
+    let end = valueAfter(text, at + 1, DOMAIN);
     while (end > at + 1 && (text[end - 1] === '.' || text[end - 1] === '-')) end--;
     // `scheme://user:password@host`: the password check owns that text.
     if (start > 0 && text[start - 1] === ':') {
