@@ -47,18 +47,19 @@ export const DEFAULT_GATE: GateThresholds = {
   maxFailedCells: 0.05,
 };
 
+/** Every threshold (a layer sets each with the value type its schema allows). */
+const GATE_KEYS = Object.keys(DEFAULT_GATE) as Array<keyof GateThresholds>;
+
 /** Later layers override earlier ones, key by key. */
 export function resolveGate(...layers: ReadonlyArray<GateConfig | undefined>): GateThresholds {
   const out: GateThresholds = { ...DEFAULT_GATE };
+  const settable: Record<keyof GateThresholds, unknown> = out;
   for (const layer of layers) {
     if (!layer) continue;
-    if (layer.significantDrift !== undefined) out.significantDrift = layer.significantDrift;
-    if (layer.maxDrift !== undefined) out.maxDrift = layer.maxDrift;
-    if (layer.significantElevation !== undefined) out.significantElevation = layer.significantElevation;
-    if (layer.maxElevation !== undefined) out.maxElevation = layer.maxElevation;
-    if (layer.significantActionChange !== undefined) out.significantActionChange = layer.significantActionChange;
-    if (layer.maxActionChange !== undefined) out.maxActionChange = layer.maxActionChange;
-    if (layer.maxFailedCells !== undefined) out.maxFailedCells = layer.maxFailedCells;
+    for (const key of GATE_KEYS) {
+      const value = layer[key];
+      if (value !== undefined) settable[key] = value;
+    }
   }
   return out;
 }

@@ -60,8 +60,8 @@ export interface SystemDetail {
 }
 
 /**
- * Distinct ids (record uuids, API message ids) numbered in the order first seen. Links between
- * records are these numbers, so the record columns stay typed arrays.
+ * Distinct ids (record uuids, API message ids, model names) numbered in the order first seen.
+ * Links between records are these numbers, so the record columns stay typed arrays.
  */
 export class IdNumbers {
   private readonly numbers = new Map<string, number>();
@@ -108,14 +108,14 @@ export class ClaudeRecordTable {
   // main cost of reading a large file): values that are objects or strings are numbered.
   /** Number of the API message id in `messageIds`, -1 for none. */
   messageId: Int32Array;
-  /** Index in `models`, -1 for none. */
+  /** Number of the model name in `models`, -1 for none. */
   model: Int32Array;
   /** Index in `usages`, -1 for none. */
   usage: Int32Array;
   /** Index in `blockLists`, -1 for no blocks. */
   blocks: Int32Array;
   readonly messageIds = new IdNumbers();
-  readonly models: string[] = [];
+  readonly models = new IdNumbers();
   readonly usages: SessionUsage[] = [];
   readonly blockLists: Block[][] = [];
   /** Kept only with content (message timestamps); first/last are tracked while reading. */
@@ -124,7 +124,6 @@ export class ClaudeRecordTable {
   readonly agentId = new Map<number, string>();
   readonly system = new Map<number, SystemDetail>();
   readonly unresolvedParents = new Map<number, string>();
-  private readonly modelIndex = new Map<string, number>();
   /** Codes of block lists by identity (counting mode, where lists are shared). */
   private readonly listCodes: Map<Block[], number> | undefined;
 
@@ -166,18 +165,7 @@ export class ClaudeRecordTable {
   }
 
   setModel(index: number, model: string): void {
-    this.model[index] = this.modelCode(model);
-  }
-
-  /** The code `model` column values use for a model name. */
-  modelCode(model: string): number {
-    let code = this.modelIndex.get(model);
-    if (code === undefined) {
-      code = this.models.length;
-      this.models.push(model);
-      this.modelIndex.set(model, code);
-    }
-    return code;
+    this.model[index] = this.models.numberOf(model);
   }
 
   /** Records share usage objects: `sameAsLast` reuses the last one stored. */
@@ -200,7 +188,7 @@ export class ClaudeRecordTable {
 
   modelOf(index: number): string | undefined {
     const code = this.model[index]!;
-    return code < 0 ? undefined : this.models[code];
+    return code < 0 ? undefined : this.models.text(code);
   }
 
   usageOf(index: number): SessionUsage | undefined {

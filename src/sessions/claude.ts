@@ -18,6 +18,7 @@ import {
   TYPE_USER,
   UNRESOLVED,
 } from './claude-records.js';
+import { JsonRecordParser } from './json-record-parser.js';
 import { anthropicMedia, mediaPlaceholder } from './media.js';
 import { isObject, num, str } from '../core/guards.js';
 import { TimelineBuilder } from './timeline.js';
@@ -76,11 +77,10 @@ export interface ClaudeParseResult {
   warnings: SessionWarning[];
 }
 
-export class ClaudeParser {
+export class ClaudeParser extends JsonRecordParser {
   private readonly records: ClaudeRecordTable;
   /** Record uuids; id number i is record i (a replayed uuid adds no record). */
   private readonly ids = new IdNumbers();
-  readonly warnings: SessionWarning[] = [];
   private readonly unknownTypes = new Map<string, { count: number; line: number }>();
   private duplicates = 0;
   private firstDuplicateLine = 0;
@@ -98,38 +98,14 @@ export class ClaudeParser {
   private version: string | undefined;
 
   constructor(
-    readonly file: string,
+    file: string,
     readonly options: ClaudeParserOptions,
   ) {
+    super(file);
     this.records = new ClaudeRecordTable(options.keepContent);
   }
 
-  warn(line: number, message: string): void {
-    this.warnings.push({ file: this.file, line, message });
-  }
-
-  line(lineNumber: number, text: string): void {
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (error) {
-      this.warn(lineNumber, `invalid JSON skipped (${(error as Error).message.slice(0, 120)})`);
-      return;
-    }
-    try {
-      this.record(lineNumber, value);
-    } catch (error) {
-      // Defensive: a record of an unexpected shape must never stop the read.
-      this.warn(lineNumber, `record skipped (${(error as Error).message.slice(0, 120)})`);
-    }
-  }
-
-  private record(lineNumber: number, value: unknown): void {
-
-    if (!isObject(value)) {
-      this.warn(lineNumber, 'line is not a JSON object; skipped');
-      return;
-    }
+  protected record(lineNumber: number, value: Record<string, unknown>): void {
     const type = str(value.type);
     if (type === undefined) {
       this.warn(lineNumber, 'record without a "type" field skipped');

@@ -1,4 +1,5 @@
 import { isInjectedUserText } from './classify.js';
+import { JsonRecordParser } from './json-record-parser.js';
 import { codexImage, mediaPlaceholder } from './media.js';
 import { isObject, num, str } from '../core/guards.js';
 import { TimelineBuilder } from './timeline.js';
@@ -82,8 +83,7 @@ interface Candidate {
   human: boolean;
 }
 
-export class CodexParser {
-  readonly warnings: SessionWarning[] = [];
+export class CodexParser extends JsonRecordParser {
   readonly builder: TimelineBuilder;
   private readonly unknown = new Map<string, { count: number; line: number }>();
   private metaSeen = false;
@@ -105,36 +105,14 @@ export class CodexParser {
   private readonly typed = new Set<string>();
 
   constructor(
-    readonly file: string,
+    file: string,
     readonly options: CodexParserOptions,
   ) {
+    super(file);
     this.builder = new TimelineBuilder(file, options.keepContent);
   }
 
-  warn(line: number, message: string): void {
-    this.warnings.push({ file: this.file, line, message });
-  }
-
-  line(lineNumber: number, text: string): void {
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (error) {
-      this.warn(lineNumber, `invalid JSON skipped (${(error as Error).message.slice(0, 120)})`);
-      return;
-    }
-    try {
-      this.record(lineNumber, value);
-    } catch (error) {
-      this.warn(lineNumber, `record skipped (${(error as Error).message.slice(0, 120)})`);
-    }
-  }
-
-  private record(lineNumber: number, value: unknown): void {
-    if (!isObject(value)) {
-      this.warn(lineNumber, 'line is not a JSON object; skipped');
-      return;
-    }
+  protected record(lineNumber: number, value: Record<string, unknown>): void {
     const raw: RawRef = { file: this.file, line: lineNumber };
     let type = str(value.type);
     let payload: unknown = value.payload;

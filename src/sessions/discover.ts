@@ -3,7 +3,8 @@ import { readdir, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { firstSessionId, readSession } from './read.js';
-import { type CountedFile, fileStamp, type SummaryCache } from './summary-cache.js';
+import { copyDefined } from './copy-defined.js';
+import { type CountedFile, fileStamp, OPTIONAL_COUNTED_FACTS, type SummaryCache } from './summary-cache.js';
 import type { SessionTool } from './types.js';
 
 /**
@@ -169,29 +170,13 @@ async function discoverCodex(root: string, warnings: string[]): Promise<Discover
   return out;
 }
 
-export interface SessionSummary {
-  tool: SessionTool;
+/** A listed session: the counted facts of its file, with its subagents counted in. */
+export interface SessionSummary extends Omit<CountedFile, 'inlineSubagents'> {
   file: string;
-  id?: string;
-  cwd?: string;
-  firstTimestamp?: string;
-  lastTimestamp?: string;
-  models: string[];
-  userTurns: number;
-  agentSteps: number;
-  messages: number;
-  compactions: number;
   /** Bytes on disk, subagent files included. */
   size: number;
+  /** Subagent files plus inline subagent transcripts. */
   subagents: number;
-  warnings: number;
-  /** Codex subagent rollouts: the spawning thread. */
-  parentThreadId?: string;
-  /** Forked from this session (Claude Code `/branch`, `--fork-session`; Codex forks). */
-  forkedFrom?: string;
-  /** Claude Code: the uuid the main chain continues from, when it is not in the file. */
-  continuesFrom?: string;
-  leafUuid?: string;
   /** The listed session whose last message `continuesFrom` is: the same conversation, continued in this file. */
   continues?: { file: string; id?: string };
 }
@@ -253,14 +238,7 @@ export async function countSessionFile(file: string, options: { tool?: SessionTo
     inlineSubagents: s.subagents.length,
     warnings: s.warnings.length,
   };
-  if (s.id !== undefined) counted.id = s.id;
-  if (s.cwd !== undefined) counted.cwd = s.cwd;
-  if (s.firstTimestamp !== undefined) counted.firstTimestamp = s.firstTimestamp;
-  if (s.lastTimestamp !== undefined) counted.lastTimestamp = s.lastTimestamp;
-  if (s.parentThreadId !== undefined) counted.parentThreadId = s.parentThreadId;
-  if (s.forkedFrom !== undefined) counted.forkedFrom = s.forkedFrom;
-  if (s.continuesFrom !== undefined) counted.continuesFrom = s.continuesFrom;
-  if (s.leafUuid !== undefined) counted.leafUuid = s.leafUuid;
+  copyDefined(counted, s, OPTIONAL_COUNTED_FACTS);
   if (options.cache !== undefined && stamp !== undefined) options.cache.set(file, stamp.size, stamp.mtimeMs, counted);
   return counted;
 }
@@ -290,10 +268,7 @@ async function summarize(d: DiscoveredSession, cache: SummaryCache | undefined):
       subagents: agentFiles(d) + c.inlineSubagents,
       warnings: c.warnings,
     };
-    for (const key of ['id', 'cwd', 'firstTimestamp', 'lastTimestamp', 'parentThreadId', 'forkedFrom', 'continuesFrom', 'leafUuid'] as const) {
-      const value = c[key];
-      if (value !== undefined) summary[key] = value;
-    }
+    copyDefined(summary, c, OPTIONAL_COUNTED_FACTS);
     return summary;
   } catch {
     return { ...base, warnings: 1 };

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { copyFile, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { InputError } from '../core/errors.js';
 import { countSessionFile } from './discover.js';
-import { findSubagentFiles } from './read.js';
+import { exists, findSubagentFiles } from './read.js';
 import type { SummaryCache } from './summary-cache.js';
 import type { SessionTool } from './types.js';
 
@@ -89,13 +89,4 @@ export async function ingestSession(file: string, options: { into?: string; tool
     await writeFile(join(into, `${stem}.source.json`), `${JSON.stringify(sidecar, null, 2)}\n`);
   }
   return { source: file, dest, tool: probe.tool, sha256, bytes, alreadyPresent, subagents };
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }

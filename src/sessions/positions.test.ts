@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CLAUDE_MAIN, CODEX_MAIN } from './testing/fixtures.js';
+import { readMainSessions } from './testing/fixtures.js';
 import {
   anchorDistancePositions,
   compactionPositions,
@@ -10,10 +10,8 @@ import {
   resolvePosition,
   uniformPositions,
 } from './positions.js';
-import { readSession } from './read.js';
 
-const claude = await readSession(CLAUDE_MAIN);
-const codex = await readSession(CODEX_MAIN);
+const { claude, codex } = await readMainSessions();
 
 describe('positions on named counters', () => {
   it('resolves a value to the first message reaching it; a value inside a merged message takes the whole message', () => {

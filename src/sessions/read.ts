@@ -2,6 +2,7 @@ import { open, readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { ClaudeParser } from './claude.js';
 import { CodexParser } from './codex.js';
+import { copyDefined } from './copy-defined.js';
 import type { LineSink } from './line-splitter.js';
 import { type ReadLinesOptions, readFileLines } from './read-lines.js';
 import type { TimelineBuilder } from './timeline.js';
@@ -99,10 +100,7 @@ async function readWith(file: string, options: ReadSessionOptions, keepContent: 
     if (result.sessionId !== undefined) session.id = result.sessionId;
     if (result.forkedFrom?.sessionId !== undefined) session.forkedFrom = result.forkedFrom.sessionId;
     if (result.forkedFrom?.messageUuid !== undefined) session.forkedFromMessage = result.forkedFrom.messageUuid;
-    if (result.continuesFrom !== undefined) session.continuesFrom = result.continuesFrom;
-    if (result.leafUuid !== undefined) session.leafUuid = result.leafUuid;
-    if (result.cwd !== undefined) session.cwd = result.cwd;
-    if (result.version !== undefined) session.version = result.version;
+    copyDefined(session, result, ['continuesFrom', 'leafUuid', 'cwd', 'version']);
     session.offChainRecords = result.offChainRecords;
     session.subagents = result.inlineSubagents;
     session.warnings = [...early, ...result.warnings];
@@ -110,12 +108,7 @@ async function readWith(file: string, options: ReadSessionOptions, keepContent: 
   } else {
     const result = codex!.finish();
     session = fromBuilder('codex', file, result.builder, keepContent, lines, bytes);
-    if (result.id !== undefined) session.id = result.id;
-    if (result.cwd !== undefined) session.cwd = result.cwd;
-    if (result.version !== undefined) session.version = result.version;
-    if (result.forkedFrom !== undefined) session.forkedFrom = result.forkedFrom;
-    if (result.parentThreadId !== undefined) session.parentThreadId = result.parentThreadId;
-    if (result.baseInstructions !== undefined) session.baseInstructions = result.baseInstructions;
+    copyDefined(session, result, ['id', 'cwd', 'version', 'forkedFrom', 'parentThreadId', 'baseInstructions']);
     session.warnings = [...early, ...result.warnings];
   }
   return session;
@@ -244,7 +237,8 @@ async function safeReaddir(dir: string): Promise<string[]> {
   }
 }
 
-async function exists(path: string): Promise<boolean> {
+/** Whether something is at `path` (an unreadable path counts as absent). */
+export async function exists(path: string): Promise<boolean> {
   try {
     await stat(path);
     return true;

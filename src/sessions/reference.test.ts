@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CLAUDE_MAIN, CODEX_MAIN } from './testing/fixtures.js';
+import { readMainSessions } from './testing/fixtures.js';
 import { buildPrefix } from './prefix.js';
-import { readSession } from './read.js';
 import {
   fillerContext,
   fillerFlatContext,
@@ -14,8 +13,7 @@ import {
 import { ACKNOWLEDGEMENT, ASSISTANT_HEADER, type RenderMode, SUMMARY_HEADER, USER_HEADER } from './render.js';
 import { codePointLength } from './text.js';
 
-const claude = await readSession(CLAUDE_MAIN);
-const codex = await readSession(CODEX_MAIN);
+const { claude, codex } = await readMainSessions();
 const HEADER = /^(--- USER ---|--- ASSISTANT ---|--- COMPACTION SUMMARY \(resumed session\) ---)$/;
 
 describe('filler (docs/decisions.md#d16): matched in characters and turn structure', () => {

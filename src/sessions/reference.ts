@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '../core/errors.js';
+import { seededRandom } from '../models/retry.js';
 import type { ChatMessage } from '../models/types.js';
 import { buildPrefix } from './prefix.js';
 import {
@@ -42,22 +43,10 @@ const LOREM = (
   'sunt culpa qui officia deserunt mollit anim id est laborum'
 ).split(' ');
 
-/** Small deterministic PRNG (mulberry32). */
-export function fillerRng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Exactly `length` characters of Lorem-ipsum-style sentences, the same for the same seed. */
 export function loremFiller(length: number, seed: number): string {
   if (!Number.isInteger(length) || length < 0) throw new InvalidArgumentError('length', `must be a non-negative integer, got ${length}`);
-  const random = fillerRng(seed);
+  const random = seededRandom(seed);
   const out: string[] = [];
   let size = 0;
   while (size < length) {
@@ -136,7 +125,7 @@ export function fillerFlatContext(real: RenderedPrefix, template: string = FLAT_
 export function shuffledRealContext(real: RenderedPrefix, options: { seed?: number } = {}): ReferencePrefix {
   const seed = options.seed ?? DEFAULT_SEED;
   const parts = [...real.parts];
-  const random = fillerRng(seed);
+  const random = seededRandom(seed);
   for (let i = parts.length - 1; i > 0; i -= 1) {
     const j = Math.floor(random() * (i + 1));
     [parts[i], parts[j]] = [parts[j]!, parts[i]!];

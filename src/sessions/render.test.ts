@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLEARED_TOOL_RESULT, contextAt } from './context.js';
-import { CLAUDE_MAIN, CODEX_MAIN, FIXTURES } from './testing/fixtures.js';
+import { CLAUDE_MAIN, FIXTURES, readMainSessions } from './testing/fixtures.js';
 import { resolvePosition } from './positions.js';
 import { buildPrefix, renderContinuation } from './prefix.js';
 import { readSession } from './read.js';
@@ -10,8 +10,7 @@ import { ACKNOWLEDGEMENT, type RenderOptions, SUMMARY_HEADER } from './render.js
 import { codePointLength } from './text.js';
 import type { Session } from './types.js';
 
-const claude = await readSession(CLAUDE_MAIN);
-const codex = await readSession(CODEX_MAIN);
+const { claude, codex } = await readMainSessions();
 
 /** Committed expected text; regenerate with UPDATE_GOLDEN=1 after reviewing the change. */
 function golden(name: string, actual: string): void {

@@ -31,11 +31,17 @@ export interface CountedFile {
   /** Inline subagent transcripts (Claude Code `isSidechain` lines). */
   inlineSubagents: number;
   warnings: number;
+  /** Codex subagent rollouts: the spawning thread. */
   parentThreadId?: string;
+  /** Forked from this session (Claude Code `/branch`, `--fork-session`; Codex forks). */
   forkedFrom?: string;
+  /** Claude Code: the uuid the main chain continues from, when it is not in the file. */
   continuesFrom?: string;
   leafUuid?: string;
 }
+
+/** The optional facts of a counted file, in the order they are written. */
+export const OPTIONAL_COUNTED_FACTS = ['id', 'cwd', 'firstTimestamp', 'lastTimestamp', 'parentThreadId', 'forkedFrom', 'continuesFrom', 'leafUuid'] as const;
 
 interface Entry {
   size: number;

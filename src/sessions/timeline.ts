@@ -1,3 +1,4 @@
+import { addUsage as addUsageTo } from '../store/runner-call.js';
 import type {
   Block,
   CompactionEvent,
@@ -330,14 +331,6 @@ export class TimelineBuilder {
     message.usage = usage;
     addUsageTo(this.usage, usage);
   }
-}
-
-export function addUsageTo(total: SessionUsage, usage: SessionUsage): void {
-  total.inputTokens += usage.inputTokens;
-  total.outputTokens += usage.outputTokens;
-  total.cachedInputTokens += usage.cachedInputTokens;
-  total.cacheWriteTokens += usage.cacheWriteTokens;
-  total.reasoningTokens += usage.reasoningTokens;
 }
 
 function subtractUsage(total: SessionUsage, usage: SessionUsage): void {

@@ -2,10 +2,9 @@
 // failed before its fix.
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { InputError, InvalidArgumentError } from '../../core/errors.js';
 import { runCli } from '../../cli/program.js';
 import { parseIdentityTerm } from './identity.js';
@@ -13,14 +12,9 @@ import { redactFile } from './redact-file.js';
 import { Redactor } from './redactor.js';
 import { scanText } from './verify/scan.js';
 import { verifyFile } from './verify/verify-file.js';
+import { useTempDir } from '../testing/temp-dir.js';
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'echolens-redact-holes-'));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const tmp = useTempDir('echolens-redact-holes-');
 
 const ANTHROPIC = 'sk-ant-api03-Q7vX2mKp9LwR4tYz8NcB3hJf6Ds1AeGu';
 const GITHUB = 'ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8';
@@ -62,13 +56,13 @@ describe('UTF-16 and UTF-32 transcripts', () => {
     ['utf-32be', false],
   ] as const) {
     it(`${encoding}${bom ? ' with BOM' : ' without BOM'}: redacted (never passed through), and verify is not fooled`, async () => {
-      const input = join(dir, `${encoding}-${bom}.jsonl`);
+      const input = join(tmp.path, `${encoding}-${bom}.jsonl`);
       await writeFile(input, encode(transcript(), encoding, bom));
       const before = await verifyFile(input);
       expect(before.encoding).toBe(encoding);
       expect(before.clean).toBe(false);
       expect(before.countsByKind.anthropic_key).toBe(1);
-      const output = join(dir, `${encoding}-${bom}.out.jsonl`);
+      const output = join(tmp.path, `${encoding}-${bom}.out.jsonl`);
       const report = await redactFile(input, output);
       expect(report.encoding).toBe(encoding);
       expect(report.counts['secret:anthropic_key']).toBe(1);
@@ -82,19 +76,19 @@ describe('UTF-16 and UTF-32 transcripts', () => {
   }
 
   it('binary data or an unknown encoding is an input error in redact and verify (exit 2), never "clean"', async () => {
-    const input = join(dir, 'binary.jsonl');
+    const input = join(tmp.path, 'binary.jsonl');
     const bytes = randomBytes(5000);
     bytes[10] = 0;
     bytes[500] = 0;
     await writeFile(input, bytes);
     await expect(verifyFile(input)).rejects.toThrow(InputError);
-    await expect(redactFile(input, join(dir, 'binary.out.jsonl'))).rejects.toThrow(InputError);
-    expect(existsSync(join(dir, 'binary.out.jsonl'))).toBe(false);
+    await expect(redactFile(input, join(tmp.path, 'binary.out.jsonl'))).rejects.toThrow(InputError);
+    expect(existsSync(join(tmp.path, 'binary.out.jsonl'))).toBe(false);
     expect(await runCli(['node', 'echolens', 'sessions', 'verify', input])).toBe(2);
   });
 
   it('a UTF-8 file with a NUL byte after the sniffed head is refused, not scanned past', async () => {
-    const input = join(dir, 'late-nul.jsonl');
+    const input = join(tmp.path, 'late-nul.jsonl');
     await writeFile(input, Buffer.concat([Buffer.from(`${'{"a":"b"}\n'.repeat(1000)}`), Buffer.from([0x7b, 0, 0x7d, 0x0a])]));
     await expect(verifyFile(input)).rejects.toThrow(/NUL byte/);
   });
@@ -112,10 +106,10 @@ describe('identity classes are validated', () => {
   });
 
   it('the CLI exits 2 on a typo in redact and verify', async () => {
-    const input = join(dir, 'plain.jsonl');
+    const input = join(tmp.path, 'plain.jsonl');
     await writeFile(input, `${JSON.stringify({ text: 'Acme Corp and Bluefin' })}\n`);
-    expect(await runCli(['node', 'echolens', 'sessions', 'redact', input, '-o', join(dir, 'typo.jsonl'), '--identity', 'employr=Acme Corp'])).toBe(2);
-    expect(existsSync(join(dir, 'typo.jsonl'))).toBe(false);
+    expect(await runCli(['node', 'echolens', 'sessions', 'redact', input, '-o', join(tmp.path, 'typo.jsonl'), '--identity', 'employr=Acme Corp'])).toBe(2);
+    expect(existsSync(join(tmp.path, 'typo.jsonl'))).toBe(false);
     expect(await runCli(['node', 'echolens', 'sessions', 'verify', input, '--identity', 'project:Bluefin'])).toBe(2);
   });
 });
@@ -128,9 +122,9 @@ describe('huge strings are scanned linearly', () => {
       { type: 'user', message: { content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data } }] } },
       { type: 'user', message: { content: `see data:application/pdf;base64,${data} ok` } },
     ];
-    const input = join(dir, 'image.jsonl');
+    const input = join(tmp.path, 'image.jsonl');
     await writeFile(input, `${lines.map((line) => JSON.stringify(line)).join('\n')}\nraw ${data.replace(/\+/g, 'a')} "x\n`);
-    const output = join(dir, 'image.out.jsonl');
+    const output = join(tmp.path, 'image.out.jsonl');
     const report = await redactFile(input, output);
     expect(report.counts.base64_data).toBe(3);
     const text = await readFile(output, 'utf8');
@@ -221,11 +215,11 @@ describe('identity terms and discovery (whole terms, host-like names only)', () 
       `wss://stream.example.com/ws?token=${ANTHROPIC}`,
       'https://user:<SECRET:password>@example.com is already redacted',
     ];
-    const input = join(dir, 'urls.jsonl');
+    const input = join(tmp.path, 'urls.jsonl');
     const lines = urls.map((url, i) => JSON.stringify({ type: 'assistant', uuid: `u${i}`, message: { content: [{ type: 'text', text: url }] } }));
     await writeFile(input, `${lines.join('\n')}\n`);
     expect((await verifyFile(input)).residualCount).toBeGreaterThanOrEqual(7);
-    const output = join(dir, 'urls.out.jsonl');
+    const output = join(tmp.path, 'urls.out.jsonl');
     await redactFile(input, output);
     const verified = await verifyFile(output);
     expect(verified.residuals).toEqual([]);
@@ -256,9 +250,9 @@ describe('identity terms and discovery (whole terms, host-like names only)', () 
       lines.push(JSON.stringify({ type: 'user', message: { content: [{ type: 'tool_result', tool_use_id: `toolu_${i}`, content }] } }));
     });
     expect(bytes).toBeGreaterThan(800_000);
-    const input = join(dir, 'clean-code.jsonl');
+    const input = join(tmp.path, 'clean-code.jsonl');
     await writeFile(input, `${lines.join('\n')}\n`);
-    const output = join(dir, 'clean-code.out.jsonl');
+    const output = join(tmp.path, 'clean-code.out.jsonl');
     const report = await redactFile(input, output);
     const per100k = report.replacements / (bytes / 102_400);
     console.log(`[clean code] ${files.length} files, ${bytes} bytes: ${report.replacements} replacements (${per100k.toFixed(2)} per 100 KB) ${JSON.stringify(report.counts)}`);

@@ -43,12 +43,17 @@ describe('secrets by shape', () => {
 });
 
 describe('credentials in context', () => {
-  it('redacts URL passwords, headers and secret-named assignments', () => {
-    expect(r('postgres://app:S3cretPw9@db.example.com:5432/prod')).toBe('postgres://<USER>:<SECRET:password>@db.example.com:5432/prod');
-    expect(r('curl -H "Authorization: Basic dXNlcjpwYXNzd29yZDEyMw=="')).toBe('curl -H "Authorization: Basic <SECRET:authorization>"');
-    expect(r('export DB_PASSWORD=hunter22')).toBe('export DB_PASSWORD=<SECRET:password>');
-    expect(r('api_key = "a1b2c3d4e5f6g7h8"')).toBe('api_key = "<SECRET:secret_assignment>"');
-    expect(r('aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY')).toBe('aws_secret_access_key = <SECRET:aws_secret_access_key>');
+  it.each([
+    ['postgres://app:S3cretPw9@db.example.com:5432/prod', 'postgres://<USER>:<SECRET:password>@db.example.com:5432/prod'],
+    ['curl -H "Authorization: Basic dXNlcjpwYXNzd29yZDEyMw=="', 'curl -H "Authorization: Basic <SECRET:authorization>"'],
+    ['export DB_PASSWORD=hunter22', 'export DB_PASSWORD=<SECRET:password>'],
+    ['api_key = "a1b2c3d4e5f6g7h8"', 'api_key = "<SECRET:secret_assignment>"'],
+    ['aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', 'aws_secret_access_key = <SECRET:aws_secret_access_key>'],
+  ])('redacts URL passwords, headers and secret-named assignments: %s', (input, expected) => {
+    expect(r(input)).toBe(expected);
+  });
+
+  it('redacts the account key of an Azure storage connection string', () => {
     expect(r('AccountName=x;AccountKey=Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA==;EndpointSuffix=core.windows.net')).toContain('AccountKey=<SECRET:azure_storage_key>;');
   });
 
@@ -146,12 +151,14 @@ describe('identity terms', () => {
 });
 
 describe('hosts and ports', () => {
-  it('redacts ssh destinations, ports, dev servers and private addresses', () => {
-    expect(r('ssh -p 2222 -i ~/.ssh/id_ed25519 deploy@build01.acme.io uptime')).toBe('ssh -p <PORT> -i ~/.ssh/id_ed25519 <USER>@<HOST> uptime');
-    expect(r('open http://localhost:5173/app and 127.0.0.1:8080')).toBe('open http://<HOST>:<PORT>/app and <HOST>:<PORT>');
-    expect(r('scp a.txt deploy@10.0.3.7:/srv/')).toBe('scp a.txt <USER>@<HOST>:/srv/');
-    expect(r('git@github.com:nodejs/node.git')).toBe('git@github.com:nodejs/node.git');
-    expect(r('Host devbox\n  HostName 192.168.1.20\n  User alice')).toBe('Host <HOST>\n  HostName <HOST>\n  User <USER>');
+  it.each([
+    ['ssh -p 2222 -i ~/.ssh/id_ed25519 deploy@build01.acme.io uptime', 'ssh -p <PORT> -i ~/.ssh/id_ed25519 <USER>@<HOST> uptime'],
+    ['open http://localhost:5173/app and 127.0.0.1:8080', 'open http://<HOST>:<PORT>/app and <HOST>:<PORT>'],
+    ['scp a.txt deploy@10.0.3.7:/srv/', 'scp a.txt <USER>@<HOST>:/srv/'],
+    ['git@github.com:nodejs/node.git', 'git@github.com:nodejs/node.git'],
+    ['Host devbox\n  HostName 192.168.1.20\n  User alice', 'Host <HOST>\n  HostName <HOST>\n  User <USER>'],
+  ])('redacts ssh destinations, ports, dev servers and private addresses: %j', (input, expected) => {
+    expect(r(input)).toBe(expected);
   });
 
   it('redacts a host learned from ssh wherever it appears', () => {

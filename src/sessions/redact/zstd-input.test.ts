@@ -1,15 +1,15 @@
 import { createHash } from 'node:crypto';
-import { copyFile, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { copyFile, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decompress } from 'fzstd';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { InputError, InvalidArgumentError } from '../../core/errors.js';
 import { buildPlantedCorpus, renderCorpus } from './__fixtures__/planted-corpus.js';
 import { rawZstdFrame, zstdCompress } from './__fixtures__/zstd.js';
 import { readLineParts } from './line-reader.js';
 import { redactFile } from './redact-file.js';
 import { verifyFile } from './verify/verify-file.js';
+import { useTempDir } from '../testing/temp-dir.js';
 
 const FIXTURES = join(import.meta.dirname, '__fixtures__', 'zst');
 const FIXTURE_SECRETS = [
@@ -19,13 +19,7 @@ const FIXTURE_SECRETS = [
   '/Users/alice',
 ];
 
-let dir: string;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'echolens-redact-zst-'));
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const tmp = useTempDir('echolens-redact-zst-', 'test');
 
 const sha256 = async (path: string) => createHash('sha256').update(await readFile(path)).digest('hex');
 
@@ -36,7 +30,7 @@ async function parts(path: string, partBytes?: number) {
 }
 
 async function writeZst(name: string, plain: string | Buffer): Promise<string> {
-  const path = join(dir, name);
+  const path = join(tmp.path, name);
   const { bytes, tool } = zstdCompress(Buffer.from(plain));
   await writeFile(path, bytes);
   expect(['zstd', 'raw-blocks']).toContain(tool);
@@ -54,39 +48,39 @@ describe('redaction reads .jsonl.zst input', () => {
   });
 
   it('redacts the committed .zst into plain JSONL identical to redacting the plain file; the input is untouched', async () => {
-    const zst = join(dir, 'rollout.jsonl.zst');
+    const zst = join(tmp.path, 'rollout.jsonl.zst');
     await copyFile(join(FIXTURES, 'session.jsonl.zst'), zst);
     const before = await sha256(zst);
-    const fromZst = await redactFile(zst, join(dir, 'from-zst.jsonl'));
-    const fromPlain = await redactFile(join(FIXTURES, 'session.jsonl'), join(dir, 'from-plain.jsonl'));
-    const output = await readFile(join(dir, 'from-zst.jsonl'), 'utf8');
-    expect(output).toBe(await readFile(join(dir, 'from-plain.jsonl'), 'utf8'));
+    const fromZst = await redactFile(zst, join(tmp.path, 'from-zst.jsonl'));
+    const fromPlain = await redactFile(join(FIXTURES, 'session.jsonl'), join(tmp.path, 'from-plain.jsonl'));
+    const output = await readFile(join(tmp.path, 'from-zst.jsonl'), 'utf8');
+    expect(output).toBe(await readFile(join(tmp.path, 'from-plain.jsonl'), 'utf8'));
     expect(fromZst).toEqual(fromPlain);
     expect(fromZst.replacements).toBeGreaterThanOrEqual(FIXTURE_SECRETS.length);
     for (const secret of FIXTURE_SECRETS) expect(output).not.toContain(secret);
     expect(output).toContain('<SECRET:');
     expect(output.split('\n').map((line) => line.trim() === '' || JSON.parse(line) !== null)).not.toContain(false);
     expect(await sha256(zst)).toBe(before);
-    expect((await verifyFile(join(dir, 'from-zst.jsonl'))).clean).toBe(true);
+    expect((await verifyFile(join(tmp.path, 'from-zst.jsonl'))).clean).toBe(true);
   });
 
   it('planted corpus compressed at run time: redacted output equals the plain redaction and verifies clean', async () => {
     const corpus = buildPlantedCorpus();
     const text = `${renderCorpus(corpus).join('\n')}\n`;
-    await writeFile(join(dir, 'planted.jsonl'), text);
+    await writeFile(join(tmp.path, 'planted.jsonl'), text);
     const zst = await writeZst('planted.jsonl.zst', text);
     const before = await sha256(zst);
     const options = { identities: corpus.identities, quotes: corpus.quotes };
-    const fromZst = await redactFile(zst, join(dir, 'zst.redacted.jsonl'), options);
-    const fromPlain = await redactFile(join(dir, 'planted.jsonl'), join(dir, 'plain.redacted.jsonl'), options);
-    const output = await readFile(join(dir, 'zst.redacted.jsonl'), 'utf8');
-    expect(output).toBe(await readFile(join(dir, 'plain.redacted.jsonl'), 'utf8'));
+    const fromZst = await redactFile(zst, join(tmp.path, 'zst.redacted.jsonl'), options);
+    const fromPlain = await redactFile(join(tmp.path, 'planted.jsonl'), join(tmp.path, 'plain.redacted.jsonl'), options);
+    const output = await readFile(join(tmp.path, 'zst.redacted.jsonl'), 'utf8');
+    expect(output).toBe(await readFile(join(tmp.path, 'plain.redacted.jsonl'), 'utf8'));
     expect(fromZst).toEqual(fromPlain);
     expect(fromZst.lines).toBe(corpus.lines.length);
     // Every planted secret of 12+ characters is gone verbatim (shorter identity terms are checked by verify).
     for (const planted of corpus.planted) if (planted.value.length >= 12) expect(output).not.toContain(planted.value);
     expect(await sha256(zst)).toBe(before);
-    const report = await verifyFile(join(dir, 'zst.redacted.jsonl'), { identities: corpus.identities });
+    const report = await verifyFile(join(tmp.path, 'zst.redacted.jsonl'), { identities: corpus.identities });
     expect(report.residuals).toEqual([]);
     expect(report.clean).toBe(true);
   });
@@ -107,7 +101,7 @@ describe('redaction reads .jsonl.zst input', () => {
   it('long lines across many decompressed chunks and several concatenated frames are read whole', async () => {
     const long = `{"t":"${'abcdefghij'.repeat(40_000)}"}`;
     const frames = [rawZstdFrame(Buffer.from(`${long}\n{"b":1}\n`)), rawZstdFrame(Buffer.from('{"c":2}\r\nlast'))];
-    const zst = join(dir, 'multi.jsonl.zst');
+    const zst = join(tmp.path, 'multi.jsonl.zst');
     await writeFile(zst, Buffer.concat(frames));
     const got = await parts(zst, 64 * 1024);
     const whole = (line: number) =>
@@ -127,20 +121,20 @@ describe('redaction reads .jsonl.zst input', () => {
     ['redacted.zst', 'redacted.jsonl'],
   ])('refuses -o %s and suggests %s; nothing is written', async (name, suggestion) => {
     const zst = await writeZst('in.jsonl.zst', '{"t":"x"}\n');
-    const error = await redactFile(zst, join(dir, name)).catch((e: unknown) => e);
+    const error = await redactFile(zst, join(tmp.path, name)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidArgumentError);
     expect((error as Error).message).toMatch(/ends in \.zst.*plain JSONL/);
-    expect((error as Error).message).toContain(`use ${join(dir, suggestion)}`);
-    expect((await readdir(dir)).sort()).toEqual(['in.jsonl.zst']);
+    expect((error as Error).message).toContain(`use ${join(tmp.path, suggestion)}`);
+    expect((await readdir(tmp.path)).sort()).toEqual(['in.jsonl.zst']);
   });
 
   it('does not suggest an output name that already exists (Codex may keep the plain rollout beside the .zst)', async () => {
     const zst = await writeZst('rollout.jsonl.zst', '{"t":"x"}\n');
-    await writeFile(join(dir, 'rollout.jsonl'), '{"t":"original"}\n');
-    const error = await redactFile(zst, join(dir, 'rollout.jsonl.zst')).catch((e: unknown) => e);
+    await writeFile(join(tmp.path, 'rollout.jsonl'), '{"t":"original"}\n');
+    const error = await redactFile(zst, join(tmp.path, 'rollout.jsonl.zst')).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidArgumentError);
-    expect((error as Error).message).toContain(`use ${join(dir, 'rollout.redacted.jsonl')}`);
-    expect(await readFile(join(dir, 'rollout.jsonl'), 'utf8')).toBe('{"t":"original"}\n');
+    expect((error as Error).message).toContain(`use ${join(tmp.path, 'rollout.redacted.jsonl')}`);
+    expect(await readFile(join(tmp.path, 'rollout.jsonl'), 'utf8')).toBe('{"t":"original"}\n');
   });
 
   it.each([
@@ -149,11 +143,11 @@ describe('redaction reads .jsonl.zst input', () => {
     // A whole valid frame first: the damage is found after lines were already read.
     ['trailing-garbage', () => Buffer.concat([rawZstdFrame(Buffer.from('{"t":"ok"}\n'.repeat(2000))), Buffer.alloc(64, 0x41)])],
   ])('a %s .zst is an InputError naming the file; redact writes nothing, verify reports nothing', async (_, bytes) => {
-    const zst = join(dir, 'broken.jsonl.zst');
+    const zst = join(tmp.path, 'broken.jsonl.zst');
     await writeFile(zst, bytes());
     const before = await sha256(zst);
     for (const discover of [true, false]) {
-      const error = await redactFile(zst, join(dir, 'out.jsonl'), { discover }).catch((e: unknown) => e);
+      const error = await redactFile(zst, join(tmp.path, 'out.jsonl'), { discover }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(InputError);
       expect((error as InputError).file).toBe(zst);
       expect((error as Error).message).toMatch(new RegExp(`^${zst.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: .*zstd stream`));
@@ -161,7 +155,7 @@ describe('redaction reads .jsonl.zst input', () => {
     const verifyError = await verifyFile(zst).catch((e: unknown) => e);
     expect(verifyError).toBeInstanceOf(InputError);
     expect((verifyError as Error).message).toContain(zst);
-    expect((await readdir(dir)).sort()).toEqual(['broken.jsonl.zst']);
+    expect((await readdir(tmp.path)).sort()).toEqual(['broken.jsonl.zst']);
     expect(await sha256(zst)).toBe(before);
   });
 });

@@ -1,3 +1,5 @@
+import { seededRandom } from '../../../models/retry.js';
+
 /**
  * A deterministic corpus of Claude Code and Codex CLI JSONL lines with planted
  * secrets and identifiers (test helper). Every planted value is recorded with its
@@ -33,17 +35,6 @@ export interface PlantedCorpus {
   /** Extra terms only the verifier gets (names the redactor must discover by itself). */
   verifierIdentities: string[];
   quotes: string[];
-}
-
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -83,7 +74,7 @@ const LAST = ['haddad', 'kowalski', 'nakamura', 'okafor', 'lindqvist', 'ferreira
 const TOOLS = ['Bash', 'Read', 'Edit', 'Grep'];
 
 export function buildPlantedCorpus(seed = 20260405, episodes = 36): PlantedCorpus {
-  const random = mulberry32(seed);
+  const random = seededRandom(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
   const chars = (alphabet: string, n: number) => {
     let out = '';

@@ -40,92 +40,84 @@ interface PrefixSpec {
   check?: (token: string) => boolean;
 }
 
+/** One rule for the published prefixes of one kind of token. */
+type PrefixRule = Omit<PrefixSpec, 'prefix'> & { prefixes: string[] };
+
 function digitCount(text: string): number {
   let n = 0;
   for (let i = 0; i < text.length; i++) if (isDigit(text.charCodeAt(i))) n++;
   return n;
 }
 
-const PREFIXES: PrefixSpec[] = [
-  { prefix: 'sk-ant-', kind: 'anthropic_key', tail: 'word', min: 20 },
-  { prefix: 'sk-or-', kind: 'openrouter_key', tail: 'word', min: 20 },
-  { prefix: 'sk-proj-', kind: 'openai_key', tail: 'word', min: 20 },
-  { prefix: 'sk-svcacct-', kind: 'openai_key', tail: 'word', min: 20 },
-  { prefix: 'sk-admin-', kind: 'openai_key', tail: 'word', min: 20 },
-  { prefix: 'sk-', kind: 'sk_api_key', tail: 'word', min: 20, check: (t) => digitCount(t) >= 2 },
-  { prefix: 'AIza', kind: 'google_api_key', tail: 'word', min: 35 },
-  { prefix: 'ya29.', kind: 'google_oauth_token', tail: 'word', min: 20 },
-  { prefix: 'GOCSPX-', kind: 'google_oauth_secret', tail: 'word', min: 20 },
-  { prefix: 'hf_', kind: 'huggingface_token', tail: 'alnum', min: 30 },
-  { prefix: 'api_org_', kind: 'huggingface_token', tail: 'alnum', min: 30 },
-  { prefix: 'gsk_', kind: 'groq_key', tail: 'alnum', min: 40 },
-  { prefix: 'xai-', kind: 'xai_key', tail: 'alnum', min: 40 },
-  { prefix: 'tgp_v1_', kind: 'together_key', tail: 'word', min: 20 },
-  { prefix: 'r8_', kind: 'replicate_token', tail: 'alnum', min: 30 },
-  { prefix: 'pplx-', kind: 'perplexity_key', tail: 'alnum', min: 40 },
-  { prefix: 'AKIA', kind: 'aws_access_key_id', tail: 'upper-digit', min: 16, max: 16 },
-  { prefix: 'ASIA', kind: 'aws_access_key_id', tail: 'upper-digit', min: 16, max: 16 },
-  { prefix: 'ABIA', kind: 'aws_access_key_id', tail: 'upper-digit', min: 16, max: 16 },
-  { prefix: 'ACCA', kind: 'aws_access_key_id', tail: 'upper-digit', min: 16, max: 16 },
-  { prefix: 'FwoGZXIvYXdz', kind: 'aws_session_token', tail: 'b64', min: 40 },
-  { prefix: 'IQoJb3JpZ2lu', kind: 'aws_session_token', tail: 'b64', min: 40 },
-  { prefix: 'ghp_', kind: 'github_token', tail: 'alnum', min: 36 },
-  { prefix: 'gho_', kind: 'github_token', tail: 'alnum', min: 36 },
-  { prefix: 'ghu_', kind: 'github_token', tail: 'alnum', min: 36 },
-  { prefix: 'ghs_', kind: 'github_token', tail: 'alnum', min: 36 },
-  { prefix: 'ghr_', kind: 'github_token', tail: 'alnum', min: 36 },
-  { prefix: 'github_pat_', kind: 'github_token', tail: 'word', min: 50 },
-  { prefix: 'glpat-', kind: 'gitlab_token', tail: 'word', min: 20 },
-  { prefix: 'gldt-', kind: 'gitlab_token', tail: 'word', min: 20 },
-  { prefix: 'glrt-', kind: 'gitlab_token', tail: 'word', min: 20 },
-  { prefix: 'xoxb-', kind: 'slack_token', tail: 'word', min: 10 },
-  { prefix: 'xoxp-', kind: 'slack_token', tail: 'word', min: 10 },
-  { prefix: 'xoxa-', kind: 'slack_token', tail: 'word', min: 10 },
-  { prefix: 'xoxe-', kind: 'slack_token', tail: 'word', min: 10 },
-  { prefix: 'xoxr-', kind: 'slack_token', tail: 'word', min: 10 },
-  { prefix: 'xoxs-', kind: 'slack_token', tail: 'word', min: 10 },
-  { prefix: 'xoxo-', kind: 'slack_token', tail: 'word', min: 10 },
-  { prefix: 'xapp-', kind: 'slack_token', tail: 'word', min: 10 },
-  { prefix: 'hooks.slack.com/services/', kind: 'slack_webhook', tail: 'path', min: 10, anywhere: true },
-  { prefix: 'hooks.slack.com/workflows/', kind: 'slack_webhook', tail: 'path', min: 10, anywhere: true },
-  { prefix: 'discord.com/api/webhooks/', kind: 'discord_webhook', tail: 'path', min: 10, anywhere: true },
-  { prefix: 'sk_live_', kind: 'stripe_key', tail: 'alnum', min: 16 },
-  { prefix: 'rk_live_', kind: 'stripe_key', tail: 'alnum', min: 16 },
-  { prefix: 'sk_test_', kind: 'stripe_key', tail: 'alnum', min: 16 },
-  { prefix: 'rk_test_', kind: 'stripe_key', tail: 'alnum', min: 16 },
-  { prefix: 'whsec_', kind: 'stripe_key', tail: 'alnum', min: 20 },
-  { prefix: 'npm_', kind: 'npm_token', tail: 'alnum', min: 36, max: 36 },
-  { prefix: 'pypi-AgE', kind: 'pypi_token', tail: 'word', min: 50 },
-  { prefix: 'dckr_pat_', kind: 'docker_token', tail: 'word', min: 20 },
-  { prefix: 'dop_v1_', kind: 'digitalocean_token', tail: 'alnum', min: 64 },
-  { prefix: 'shpat_', kind: 'shopify_token', tail: 'alnum', min: 32 },
-  { prefix: 'lin_api_', kind: 'linear_key', tail: 'alnum', min: 32 },
-  { prefix: 'SK', kind: 'twilio_api_key', tail: 'hex', min: 32, max: 32 },
+/**
+ * Calls `visit` at each place `needle` stands in `text`, left to right. The search goes on from
+ * the position `visit` returns (the end of a span it took), else `step` characters after the place.
+ */
+// biome-ignore lint/suspicious/noConfusingVoidType: a visitor returns where to search on, or nothing
+function eachIndexOf(text: string, needle: string, step: number, visit: (at: number) => number | void): void {
+  let from = 0;
+  for (;;) {
+    const at = text.indexOf(needle, from);
+    if (at < 0) return;
+    from = visit(at) ?? at + step;
+  }
+}
+
+const PREFIX_RULES: PrefixRule[] = [
+  { prefixes: ['sk-ant-'], kind: 'anthropic_key', tail: 'word', min: 20 },
+  { prefixes: ['sk-or-'], kind: 'openrouter_key', tail: 'word', min: 20 },
+  { prefixes: ['sk-proj-', 'sk-svcacct-', 'sk-admin-'], kind: 'openai_key', tail: 'word', min: 20 },
+  { prefixes: ['sk-'], kind: 'sk_api_key', tail: 'word', min: 20, check: (t) => digitCount(t) >= 2 },
+  { prefixes: ['AIza'], kind: 'google_api_key', tail: 'word', min: 35 },
+  { prefixes: ['ya29.'], kind: 'google_oauth_token', tail: 'word', min: 20 },
+  { prefixes: ['GOCSPX-'], kind: 'google_oauth_secret', tail: 'word', min: 20 },
+  { prefixes: ['hf_', 'api_org_'], kind: 'huggingface_token', tail: 'alnum', min: 30 },
+  { prefixes: ['gsk_'], kind: 'groq_key', tail: 'alnum', min: 40 },
+  { prefixes: ['xai-'], kind: 'xai_key', tail: 'alnum', min: 40 },
+  { prefixes: ['tgp_v1_'], kind: 'together_key', tail: 'word', min: 20 },
+  { prefixes: ['r8_'], kind: 'replicate_token', tail: 'alnum', min: 30 },
+  { prefixes: ['pplx-'], kind: 'perplexity_key', tail: 'alnum', min: 40 },
+  { prefixes: ['AKIA', 'ASIA', 'ABIA', 'ACCA'], kind: 'aws_access_key_id', tail: 'upper-digit', min: 16, max: 16 },
+  { prefixes: ['FwoGZXIvYXdz', 'IQoJb3JpZ2lu'], kind: 'aws_session_token', tail: 'b64', min: 40 },
+  { prefixes: ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_'], kind: 'github_token', tail: 'alnum', min: 36 },
+  { prefixes: ['github_pat_'], kind: 'github_token', tail: 'word', min: 50 },
+  { prefixes: ['glpat-', 'gldt-', 'glrt-'], kind: 'gitlab_token', tail: 'word', min: 20 },
+  { prefixes: ['xoxb-', 'xoxp-', 'xoxa-', 'xoxe-', 'xoxr-', 'xoxs-', 'xoxo-', 'xapp-'], kind: 'slack_token', tail: 'word', min: 10 },
+  { prefixes: ['hooks.slack.com/services/', 'hooks.slack.com/workflows/'], kind: 'slack_webhook', tail: 'path', min: 10, anywhere: true },
+  { prefixes: ['discord.com/api/webhooks/'], kind: 'discord_webhook', tail: 'path', min: 10, anywhere: true },
+  { prefixes: ['sk_live_', 'rk_live_', 'sk_test_', 'rk_test_'], kind: 'stripe_key', tail: 'alnum', min: 16 },
+  { prefixes: ['whsec_'], kind: 'stripe_key', tail: 'alnum', min: 20 },
+  { prefixes: ['npm_'], kind: 'npm_token', tail: 'alnum', min: 36, max: 36 },
+  { prefixes: ['pypi-AgE'], kind: 'pypi_token', tail: 'word', min: 50 },
+  { prefixes: ['dckr_pat_'], kind: 'docker_token', tail: 'word', min: 20 },
+  { prefixes: ['dop_v1_'], kind: 'digitalocean_token', tail: 'alnum', min: 64 },
+  { prefixes: ['shpat_'], kind: 'shopify_token', tail: 'alnum', min: 32 },
+  { prefixes: ['lin_api_'], kind: 'linear_key', tail: 'alnum', min: 32 },
+  { prefixes: ['SK'], kind: 'twilio_api_key', tail: 'hex', min: 32, max: 32 },
 ];
+
+/** One spec per prefix, in the rules' order (an earlier spec claims a position first). */
+const PREFIXES: PrefixSpec[] = PREFIX_RULES.flatMap(({ prefixes, ...rule }) => prefixes.map((prefix) => ({ prefix, ...rule })));
 
 /** Tokens that start with a provider's published prefix. */
 export function findPrefixedTokens(text: string): Hit[] {
   const hits: Hit[] = [];
   const claimed = new Set<number>();
   for (const spec of PREFIXES) {
-    let from = 0;
-    for (;;) {
-      const at = text.indexOf(spec.prefix, from);
-      if (at < 0) break;
-      from = at + 1;
-      if (claimed.has(at)) continue;
-      if (!spec.anywhere && at > 0 && isWordish(text.charCodeAt(at - 1))) continue;
+    eachIndexOf(text, spec.prefix, 1, (at) => {
+      if (claimed.has(at)) return;
+      if (!spec.anywhere && at > 0 && isWordish(text.charCodeAt(at - 1))) return;
       let end = at + spec.prefix.length;
       const test = tailTest[spec.tail];
       while (end < text.length && test(text.charCodeAt(end))) end++;
       const tail = end - at - spec.prefix.length;
-      if (tail < spec.min || (spec.max !== undefined && tail > spec.max)) continue;
+      if (tail < spec.min || (spec.max !== undefined && tail > spec.max)) return;
       const token = text.slice(at, end);
-      if (spec.check !== undefined && !spec.check(token)) continue;
+      if (spec.check !== undefined && !spec.check(token)) return;
       const kind = spec.kind === 'sk_api_key' && token.includes('T3BlbkFJ') ? 'openai_key' : spec.kind;
       hits.push({ kind, start: at, end });
       claimed.add(at);
-    }
+    });
   }
   hits.push(...findJwts(text), ...findTelegramTokens(text));
   return hits;
@@ -133,12 +125,8 @@ export function findPrefixedTokens(text: string): Hit[] {
 
 function findJwts(text: string): Hit[] {
   const hits: Hit[] = [];
-  let from = 0;
-  for (;;) {
-    const at = text.indexOf('eyJ', from);
-    if (at < 0) break;
-    from = at + 3;
-    if (at > 0 && isWordish(text.charCodeAt(at - 1))) continue;
+  eachIndexOf(text, 'eyJ', 3, (at) => {
+    if (at > 0 && isWordish(text.charCodeAt(at - 1))) return;
     let end = at;
     let dots = 0;
     const segments = [0];
@@ -155,25 +143,19 @@ function findJwts(text: string): Hit[] {
     }
     if (dots === 2 && segments[0]! >= 10 && segments[1]! >= 10 && text.startsWith('eyJ', at + segments[0]! + 1)) {
       hits.push({ kind: 'jwt', start: at, end });
-      from = end;
+      return end;
     }
-  }
+  });
   return hits;
 }
 
 function findTelegramTokens(text: string): Hit[] {
   const hits: Hit[] = [];
-  let from = 0;
-  for (;;) {
-    const at = text.indexOf(':AA', from);
-    if (at < 0) break;
-    from = at + 1;
-    let start = at;
-    while (start > 0 && isDigit(text.charCodeAt(start - 1))) start--;
-    let end = at + 1;
-    while (end < text.length && isWordish(text.charCodeAt(end))) end++;
+  eachIndexOf(text, ':AA', 1, (at) => {
+    const start = valueBefore(text, at, isDigit);
+    const end = valueAfter(text, at + 1, isWordish);
     if (at - start >= 8 && at - start <= 10 && end - at - 1 >= 35) hits.push({ kind: 'telegram_bot_token', start, end });
-  }
+  });
   return hits;
 }
 
@@ -182,45 +164,33 @@ const SSH_PRIVATE_TYPES = ['OPENSSH', 'RSA', 'DSA', 'EC'];
 /** PEM blocks and ssh public keys. */
 export function findKeys(text: string): Hit[] {
   const hits: Hit[] = [];
-  let from = 0;
-  for (;;) {
-    const at = text.indexOf('PRIVATE KEY', from);
-    if (at < 0) break;
-    from = at + 11;
+  eachIndexOf(text, 'PRIVATE KEY', 11, (at) => {
     const head = text.slice(Math.max(0, at - 40), at);
     const begin = head.lastIndexOf('BEGIN ');
-    if (begin < 0) continue;
+    if (begin < 0) return;
     const type = head.slice(begin + 6).trim();
     const kind = SSH_PRIVATE_TYPES.includes(type) ? 'ssh_key' : 'private_key';
     const endMarker = text.indexOf('END ', at);
     const end = endMarker < 0 ? Math.min(text.length, at + 4000) : endMarker + 4;
     hits.push({ kind, start: at - (head.length - begin), end });
-    from = end;
-  }
+    return end;
+  });
   for (const marker of ['ssh-rsa', 'ssh-ed25519', 'ssh-dss', 'ecdsa-sha2-nistp', 'sk-ssh-ed25519@openssh.com']) {
-    let pos = 0;
-    for (;;) {
-      const at = text.indexOf(marker, pos);
-      if (at < 0) break;
-      pos = at + marker.length;
-      let cursor = pos;
+    eachIndexOf(text, marker, marker.length, (at) => {
+      let cursor = at + marker.length;
       while (cursor < text.length && isAlnum(text.charCodeAt(cursor))) cursor++; // nistp256
       let gap = cursor;
       while (gap < text.length && (text[gap] === ' ' || text[gap] === '\t')) gap++;
-      if (gap === cursor || !text.startsWith('AAAA', gap)) continue;
+      if (gap === cursor || !text.startsWith('AAAA', gap)) return;
       let end = gap;
       while (end < text.length && isB64(text.charCodeAt(end))) end++;
       if (end - gap >= 24) hits.push({ kind: 'ssh_key', start: at, end });
-    }
+    });
   }
   for (const marker of ['BEGIN PUBLIC KEY', 'BEGIN RSA PUBLIC KEY', 'BEGIN SSH2 PUBLIC KEY', 'BEGIN OPENSSH PUBLIC KEY']) {
-    let pos = 0;
-    for (;;) {
-      const at = text.indexOf(marker, pos);
-      if (at < 0) break;
-      pos = at + marker.length;
-      hits.push({ kind: 'ssh_key', start: at, end: Math.min(text.length, pos + 64) });
-    }
+    eachIndexOf(text, marker, marker.length, (at) => {
+      hits.push({ kind: 'ssh_key', start: at, end: Math.min(text.length, at + marker.length + 64) });
+    });
   }
   return hits;
 }
@@ -243,29 +213,26 @@ export function isStandIn(value: string): boolean {
 /** `scheme://user:password@host` with a real password. */
 export function findUrlCredentials(text: string): Hit[] {
   const hits: Hit[] = [];
-  let from = 0;
-  for (;;) {
-    const at = text.indexOf('://', from);
-    if (at < 0) break;
-    from = at + 3;
-    let end = from;
+  eachIndexOf(text, '://', 3, (at) => {
+    const start = at + 3;
+    let end = start;
     while (end < text.length) {
       const ch = text[end]!;
       if (ch === '/' || ch === '?' || ch === '#' || ch === ' ' || ch === '"' || ch === "'" || ch === '\n' || ch === '\\') break;
       end++;
     }
-    const authority = text.slice(from, end);
+    const authority = text.slice(start, end);
     const atSign = authority.lastIndexOf('@');
-    if (atSign < 0) continue;
+    if (atSign < 0) return;
     const userinfo = authority.slice(0, atSign);
     // The redactor's own placeholders (`<SECRET:github_token>`) hold a colon that is not
     // the user/password separator.
     const colon = userinfo.replace(/<[A-Z_]+(?::[a-z0-9_]+)?>/g, (p) => '_'.repeat(p.length)).indexOf(':');
-    if (colon < 0) continue;
+    if (colon < 0) return;
     const password = userinfo.slice(colon + 1);
-    if (isStandIn(password) || password.startsWith('<SECRET')) continue;
-    hits.push({ kind: 'password', start: from + colon + 1, end: from + atSign });
-  }
+    if (isStandIn(password) || password.startsWith('<SECRET')) return;
+    hits.push({ kind: 'password', start: start + colon + 1, end: start + atSign });
+  });
   return hits;
 }
 
@@ -273,6 +240,13 @@ function valueAfter(text: string, start: number, allowed: (c: number) => boolean
   let end = start;
   while (end < text.length && allowed(text.charCodeAt(end))) end++;
   return end;
+}
+
+/** Where the run of `allowed` characters that ends at `end` starts. */
+function valueBefore(text: string, end: number, allowed: (c: number) => boolean): number {
+  let start = end;
+  while (start > 0 && allowed(text.charCodeAt(start - 1))) start--;
+  return start;
 }
 
 const headerValueChar = (c: number) =>
@@ -283,18 +257,14 @@ export function findAuthHeaders(text: string): Hit[] {
   const hits: Hit[] = [];
   const lower = text.toLowerCase();
   const scan = (needle: string, kind: string, min: number, schemes: boolean) => {
-    let from = 0;
-    for (;;) {
-      const at = lower.indexOf(needle, from);
-      if (at < 0) break;
-      from = at + needle.length;
-      let cursor = from;
+    eachIndexOf(lower, needle, needle.length, (at) => {
+      let cursor = at + needle.length;
       let separated = !schemes;
       while (cursor < text.length && ' \t"\'\\:='.includes(text[cursor]!)) {
         if (text[cursor] === ':' || text[cursor] === '=') separated = true;
         cursor++;
       }
-      if (!separated) continue;
+      if (!separated) return;
       if (schemes) {
         for (const scheme of ['bearer ', 'basic ', 'token ', 'bot ', 'digest ']) {
           if (lower.startsWith(scheme, cursor)) {
@@ -307,7 +277,7 @@ export function findAuthHeaders(text: string): Hit[] {
       const end = valueAfter(text, cursor, headerValueChar);
       const value = text.slice(cursor, end);
       if (end - cursor >= min && !isStandIn(value)) hits.push({ kind, start: cursor, end });
-    }
+    });
   };
   scan('authorization', 'authorization', 8, true);
   scan('bearer ', 'bearer_token', 16, false);
@@ -393,29 +363,23 @@ const CODE_TLDS = ['js', 'ts', 'py', 'json', 'md', 'png', 'jpg', 'svg', 'css', '
 /** Addresses `local@domain.tld` (not `git@host:` remotes, not `icon@2x.png`). */
 export function findEmails(text: string): Hit[] {
   const hits: Hit[] = [];
-  let from = 0;
-  for (;;) {
-    const at = text.indexOf('@', from);
-    if (at < 0) break;
-    from = at + 1;
-    let start = at;
-    while (start > 0 && EMAIL_LOCAL(text.charCodeAt(start - 1))) start--;
-    let end = at + 1;
-    while (end < text.length && DOMAIN(text.charCodeAt(end))) end++;
+  eachIndexOf(text, '@', 1, (at) => {
+    const start = valueBefore(text, at, EMAIL_LOCAL);
+    let end = valueAfter(text, at + 1, DOMAIN);
     while (end > at + 1 && (text[end - 1] === '.' || text[end - 1] === '-')) end--;
     // `scheme://user:password@host`: the password check owns that text.
     if (start > 0 && text[start - 1] === ':') {
       const scheme = text.lastIndexOf('://', start);
-      if (scheme >= 0 && start - scheme < 256 && !/[/\s]/.test(text.slice(scheme + 3, start - 1))) continue;
+      if (scheme >= 0 && start - scheme < 256 && !/[/\s]/.test(text.slice(scheme + 3, start - 1))) return;
     }
     const local = text.slice(start, at);
     const domain = text.slice(at + 1, end);
     const dot = domain.lastIndexOf('.');
-    if (local.length === 0 || local === 'git' || dot <= 0) continue;
+    if (local.length === 0 || local === 'git' || dot <= 0) return;
     const tld = domain.slice(dot + 1);
-    if (tld.length < 2 || !/^[A-Za-z]+$/.test(tld) || CODE_TLDS.includes(tld.toLowerCase())) continue;
+    if (tld.length < 2 || !/^[A-Za-z]+$/.test(tld) || CODE_TLDS.includes(tld.toLowerCase())) return;
     hits.push({ kind: 'email', start, end });
-  }
+  });
   return hits;
 }
 
@@ -438,56 +402,40 @@ export function findHomePaths(text: string): Hit[] {
     hits.push({ kind: 'home_path', start: markerStart, end: nameStart + name.length });
   };
   for (const marker of ['/Users/', '/home/']) {
-    let from = 0;
-    for (;;) {
-      const at = text.indexOf(marker, from);
-      if (at < 0) break;
-      from = at + 1;
+    eachIndexOf(text, marker, 1, (at) => {
       const before = at > 0 ? text.charCodeAt(at - 1) : 32;
       // `/home/` inside a URL path (site.com/home/…) is not a home folder.
-      if (isAlnum(before) && !text.slice(Math.max(0, at - 4), at).endsWith('/var')) continue;
+      if (isAlnum(before) && !text.slice(Math.max(0, at - 4), at).endsWith('/var')) return;
       check(at + marker.length, at);
-    }
+    });
   }
   // Windows: `X:` then one or more backslashes (or a slash), `Users`, separator.
-  let from = 0;
-  for (;;) {
-    const at = text.indexOf('Users', from);
-    if (at < 0) break;
-    from = at + 5;
+  eachIndexOf(text, 'Users', 5, (at) => {
     let back = at;
     while (back > 0 && (text[back - 1] === '\\' || text[back - 1] === '/')) back--;
-    if (back === at || back < 2 || text[back - 1] !== ':' || !/[A-Za-z]/.test(text[back - 2]!)) continue;
+    if (back === at || back < 2 || text[back - 1] !== ':' || !/[A-Za-z]/.test(text[back - 2]!)) return;
     let next = at + 5;
     while (next < text.length && (text[next] === '\\' || text[next] === '/')) next++;
-    if (next === at + 5) continue;
+    if (next === at + 5) return;
     check(next, back - 2);
-  }
+  });
   for (const marker of ['-Users-', '-home-']) {
-    let pos = 0;
-    for (;;) {
-      const at = text.indexOf(marker, pos);
-      if (at < 0) break;
-      pos = at + 1;
-      if (at > 0 && isAlnum(text.charCodeAt(at - 1))) continue;
+    eachIndexOf(text, marker, 1, (at) => {
+      if (at > 0 && isAlnum(text.charCodeAt(at - 1))) return;
       const name = usernameAt(text, at + marker.length, true);
       if (name.length > 0 && !ACCOUNT_NAMES.includes(name.toLowerCase())) {
         hits.push({ kind: 'home_path', start: at, end: at + marker.length + name.length });
       }
-    }
+    });
   }
-  let tilde = 0;
-  for (;;) {
-    const at = text.indexOf('~', tilde);
-    if (at < 0) break;
-    tilde = at + 1;
-    if (at > 0 && (isAlnum(text.charCodeAt(at - 1)) || text[at - 1] === '~')) continue;
+  eachIndexOf(text, '~', 1, (at) => {
+    if (at > 0 && (isAlnum(text.charCodeAt(at - 1)) || text[at - 1] === '~')) return;
     const name = usernameAt(text, at + 1);
     const after = text[at + 1 + name.length];
     if (name.length > 0 && /^[A-Za-z_]/.test(name) && (after === '/' || after === '\\') && !ACCOUNT_NAMES.includes(name.toLowerCase())) {
       hits.push({ kind: 'home_path', start: at, end: at + 1 + name.length });
     }
-  }
+  });
   return hits;
 }
 
@@ -506,30 +454,22 @@ export function findHosts(text: string): Hit[] {
   const hits: Hit[] = [];
   const lower = text.toLowerCase();
   for (const local of ['localhost:', '127.0.0.1:', '0.0.0.0:']) {
-    let from = 0;
-    for (;;) {
-      const at = lower.indexOf(local, from);
-      if (at < 0) break;
-      from = at + 1;
-      if (at > 0 && (isAlnum(text.charCodeAt(at - 1)) || text[at - 1] === '.')) continue;
+    eachIndexOf(lower, local, 1, (at) => {
+      if (at > 0 && (isAlnum(text.charCodeAt(at - 1)) || text[at - 1] === '.')) return;
       const portEnd = valueAfter(text, at + local.length, isDigit);
       if (portEnd > at + local.length) hits.push({ kind: 'host', start: at, end: portEnd });
-    }
+    });
   }
   for (const prefix of ['10.', '192.168.', '172.']) {
-    let from = 0;
-    for (;;) {
-      const at = text.indexOf(prefix, from);
-      if (at < 0) break;
-      from = at + 1;
-      if (at > 0 && (isAlnum(text.charCodeAt(at - 1)) || text[at - 1] === '.')) continue;
+    eachIndexOf(text, prefix, 1, (at) => {
+      if (at > 0 && (isAlnum(text.charCodeAt(at - 1)) || text[at - 1] === '.')) return;
       const end = ipv4At(text, at);
-      if (end < 0 || (end < text.length && isAlnum(text.charCodeAt(end)))) continue;
+      if (end < 0 || (end < text.length && isAlnum(text.charCodeAt(end)))) return;
       const octets = text.slice(at, end).split('.').map(Number);
-      if (octets.some((o) => !(o >= 0 && o <= 255))) continue;
-      if (prefix === '172.' && !(octets[1]! >= 16 && octets[1]! <= 31)) continue;
+      if (octets.some((o) => !(o >= 0 && o <= 255))) return;
+      if (prefix === '172.' && !(octets[1]! >= 16 && octets[1]! <= 31)) return;
       hits.push({ kind: 'host', start: at, end });
-    }
+    });
   }
   return hits;
 }
@@ -550,20 +490,16 @@ function literalAt(text: string, at: number): { body: string; end: number } | nu
 /** A key split into string literals joined by `+`, checked once joined back. */
 export function findJoinedLiterals(text: string): Hit[] {
   const hits: Hit[] = [];
-  let from = 0;
-  for (;;) {
-    const plus = text.indexOf('+', from);
-    if (plus < 0) break;
-    from = plus + 1;
+  eachIndexOf(text, '+', 1, (plus) => {
     // Walk back over spaces to the closing quote of the literal on the left.
     let left = plus - 1;
     while (left >= 0 && text[left] === ' ') left--;
-    if (left < 1 || !isQuote(text.charCodeAt(left))) continue;
+    if (left < 1 || !isQuote(text.charCodeAt(left))) return;
     let open = left - 1;
     while (open >= 0 && left - open <= 257 && isLiteralChar(text.charCodeAt(open))) open--;
-    if (open < 0 || text.charCodeAt(open) !== text.charCodeAt(left)) continue;
+    if (open < 0 || text.charCodeAt(open) !== text.charCodeAt(left)) return;
     const first = literalAt(text, open);
-    if (first === null) continue;
+    if (first === null) return;
     const bodies = [first.body];
     let end = first.end;
     for (;;) {
@@ -577,12 +513,12 @@ export function findJoinedLiterals(text: string): Hit[] {
       bodies.push(next.body);
       end = next.end;
     }
-    if (bodies.length < 2) continue;
+    if (bodies.length < 2) return;
     const joined = bodies.join('');
     if (joined.length >= 20 && (findPrefixedTokens(joined).length > 0 || isGeneratedToken(joined))) {
       hits.push({ kind: 'split_key', start: open, end });
     }
-    from = Math.max(from, end);
-  }
+    return Math.max(plus + 1, end);
+  });
   return hits;
 }

@@ -1,19 +1,13 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { InputError } from '../../../core/errors.js';
 import { maskedPreview } from './mask.js';
 import { scanText, unescapeJsonText } from './scan.js';
 import { verifyFile } from './verify-file.js';
+import { useTempDir } from '../../testing/temp-dir.js';
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'echolens-verify-'));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const tmp = useTempDir('echolens-verify-');
 
 const SECRET = 'sk-proj-Ab3dEf9hIjKlMnOpQrStUvWxYz0123456789abcdEFGH';
 const kinds = (text: string, terms: { term: string; label: string }[] = []) => scanText(text, terms).map((h) => h.kind);
@@ -52,7 +46,7 @@ describe('scanText', () => {
 
 describe('verifyFile', () => {
   it('lists residuals masked with file:line and a keyed hash, never the value', async () => {
-    const file = join(dir, 'leak.jsonl');
+    const file = join(tmp.path, 'leak.jsonl');
     await writeFile(file, `{"a":"clean"}\n{"b":"${SECRET}"}\n{"c":"${SECRET}"}\n`);
     const report = await verifyFile(file, { hashKey: 'k' });
     expect(report.clean).toBe(false);
@@ -68,7 +62,7 @@ describe('verifyFile', () => {
   });
 
   it('scans a long line in full, in windows, including a secret across a window edge', async () => {
-    const file = join(dir, 'long.jsonl');
+    const file = join(tmp.path, 'long.jsonl');
     const filler = 'word '.repeat(20_000);
     const line = `${filler}${SECRET} ${filler} tail ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789`;
     await writeFile(file, `${line}\n`);
@@ -80,14 +74,14 @@ describe('verifyFile', () => {
   });
 
   it('is clean on an empty file and fails with InputError on a missing one', async () => {
-    const file = join(dir, 'empty.jsonl');
+    const file = join(tmp.path, 'empty.jsonl');
     await writeFile(file, '');
     expect(await verifyFile(file)).toMatchObject({ clean: true, lines: 0 });
-    await expect(verifyFile(join(dir, 'nope.jsonl'))).rejects.toThrow(InputError);
+    await expect(verifyFile(join(tmp.path, 'nope.jsonl'))).rejects.toThrow(InputError);
   });
 
   it('caps the listing but counts everything', async () => {
-    const file = join(dir, 'many.jsonl');
+    const file = join(tmp.path, 'many.jsonl');
     const lines = Array.from({ length: 30 }, (_, i) => `{"m":"user${i}@example.org"}`);
     await writeFile(file, `${lines.join('\n')}\n`);
     const report = await verifyFile(file, { maxListed: 5 });
