@@ -8,10 +8,10 @@ import { RunStore } from '../store/run-store.js';
 import { runCells } from '../store/runner.js';
 import { TEST_MANIFEST } from '../store/testing/fakes.js';
 import { createAdapter } from './create-adapter.js';
-import { ModelCallError } from './errors.js';
 import { type LlamaModule, LocalAdapter, NODE_LLAMA_CPP_INSTALL } from './local-adapter.js';
 import { deriveSimSeed } from './sim-adapter.js';
 import { registerSimProfile } from './sim-registry.js';
+import { rejectionOf, thrownBy } from './testing/harness.js';
 import type { ModelRequest } from './types.js';
 
 const ask = (model: string, content: string, extra: Partial<ModelRequest> = {}): ModelRequest => ({
@@ -21,16 +21,6 @@ const ask = (model: string, content: string, extra: Partial<ModelRequest> = {}):
   sample: 0,
   ...extra,
 });
-
-async function failure(promise: Promise<unknown>): Promise<ModelCallError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(ModelCallError);
-    return error as ModelCallError;
-  }
-  throw new Error('expected a failure');
-}
 
 describe('createAdapter', () => {
   it('rejects unknown providers, listing the valid ones', () => {
@@ -46,15 +36,9 @@ describe('createAdapter', () => {
     ['openrouter:a/b', 'OPENROUTER_API_KEY'],
     ['together:a/b', 'TOGETHER_API_KEY'],
   ])('%s without a key names %s', (ref, variable) => {
-    let error: unknown;
-    try {
-      createAdapter(ref, { env: {} });
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(ModelCallError);
-    expect((error as ModelCallError).kind).toBe('auth');
-    expect((error as ModelCallError).message).toContain(variable);
+    const error = thrownBy(() => createAdapter(ref, { env: {} }));
+    expect(error.kind).toBe('auth');
+    expect(error.message).toContain(variable);
   });
 
   it('keyless local servers need no key', () => {
@@ -136,7 +120,7 @@ describe('sim: adapter', () => {
   });
 
   it('an empty simulated answer is an empty failure, like a real model', async () => {
-    const error = await failure(createAdapter('sim:echo').generate(ask('sim:echo', '   ')));
+    const error = await rejectionOf(createAdapter('sim:echo').generate(ask('sim:echo', '   ')));
     expect(error.kind).toBe('empty');
     expect(error.response?.usage.inputTokens).toBeGreaterThan(0);
   });
@@ -147,7 +131,7 @@ describe('local: adapter', () => {
     // This repository does not install the optional peer; guard in case someone does.
     if (existsSync(join(process.cwd(), 'node_modules', 'node-llama-cpp'))) return;
     const adapter = createAdapter('local:hf:Qwen/Qwen3-0.6B-GGUF:Q8_0');
-    const error = await failure(adapter.generate(ask('local:x', 'hi')));
+    const error = await rejectionOf(adapter.generate(ask('local:x', 'hi')));
     expect(error.kind).toBe('config');
     expect(error.message).toContain(NODE_LLAMA_CPP_INSTALL);
     expect(NODE_LLAMA_CPP_INSTALL).toBe('npm install node-llama-cpp@3.21.1');
@@ -190,7 +174,7 @@ describe('local: adapter', () => {
       throw new Error('getaddrinfo ENOTFOUND huggingface.co');
     });
     const adapter = new LocalAdapter('local:hf:a/b:Q4', 'hf:a/b:Q4', { importModule: async () => module, modelsDir: '/tmp/models' });
-    const error = await failure(adapter.generate(ask('local:hf:a/b:Q4', 'hi')));
+    const error = await rejectionOf(adapter.generate(ask('local:hf:a/b:Q4', 'hi')));
     expect(error.kind).toBe('not_found');
     expect(error.message).toMatch(/hf:a\/b:Q4 is not on disk in \/tmp\/models and could not be downloaded/);
     expect(error.hint).toMatch(/node-llama-cpp pull/);
@@ -199,7 +183,7 @@ describe('local: adapter', () => {
   it('a missing GGUF file path is not_found', async () => {
     const module = fakeModule(async () => '/unused');
     const adapter = new LocalAdapter('local:/no/such/model.gguf', '/no/such/model.gguf', { importModule: async () => module });
-    const error = await failure(adapter.generate(ask('local:/no/such/model.gguf', 'hi')));
+    const error = await rejectionOf(adapter.generate(ask('local:/no/such/model.gguf', 'hi')));
     expect(error.kind).toBe('not_found');
     expect(error.message).toContain('/no/such/model.gguf');
   });
@@ -258,7 +242,7 @@ describe('replay: adapter', () => {
     const adapter = createAdapter('replay:/tmp/none.db');
     expect(adapter.provider).toBe('replay');
     expect(adapter.modelId).toBe('/tmp/none.db');
-    const error = await failure(adapter.generate(ask('replay:/tmp/none.db', 'hi')));
+    const error = await rejectionOf(adapter.generate(ask('replay:/tmp/none.db', 'hi')));
     expect(error.kind).toBe('config');
     expect(error.message).toContain('/tmp/none.db');
   });
