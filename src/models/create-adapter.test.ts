@@ -22,6 +22,18 @@ const ask = (model: string, content: string, extra: Partial<ModelRequest> = {}):
   ...extra,
 });
 
+/** A system prompt, then turns alternating user / assistant (the first and last are the user's). */
+const dialogue = (model: string, system: string, turns: string[], extra: Partial<ModelRequest> = {}): ModelRequest => ({
+  model,
+  messages: [
+    { role: 'system', content: system },
+    ...turns.map((content, i) => ({ role: i % 2 === 0 ? ('user' as const) : ('assistant' as const), content })),
+  ],
+  params: {},
+  sample: 0,
+  ...extra,
+});
+
 describe('createAdapter', () => {
   it('rejects unknown providers, listing the valid ones', () => {
     expect(() => createAdapter('nosuch:small')).toThrow(InvalidArgumentError);
@@ -47,39 +59,27 @@ describe('createAdapter', () => {
     }
   });
 
-  it('uses the documented default base URLs and OPENAI_BASE_URL', () => {
-    const base = (ref: string, env: Record<string, string> = {}) =>
-      (createAdapter(ref, { env: { OPENAI_API_KEY: 'k', OPENROUTER_API_KEY: 'k', TOGETHER_API_KEY: 'k', ...env } }) as unknown as {
-        baseURL: string;
-      }).baseURL;
-    expect(base('openai:gpt-4o')).toBe('https://api.openai.com/v1');
-    expect(base('openai:gpt-4o', { OPENAI_BASE_URL: 'http://127.0.0.1:5000/v1/' })).toBe('http://127.0.0.1:5000/v1');
-    expect(base('openai:gpt-4o@http://127.0.0.1:6000/v1', { OPENAI_BASE_URL: 'http://127.0.0.1:5000/v1' })).toBe(
-      'http://127.0.0.1:6000/v1',
-    );
-    expect(base('vllm:m')).toBe('http://127.0.0.1:8000/v1');
-    expect(base('ollama:m')).toBe('http://127.0.0.1:11434/v1');
-    expect(base('llamacpp:m')).toBe('http://127.0.0.1:8080/v1');
-    expect(base('lmstudio:m')).toBe('http://127.0.0.1:1234/v1');
-    expect(base('openrouter:m')).toBe('https://openrouter.ai/api/v1');
-    expect(base('together:m')).toBe('https://api.together.xyz/v1');
+  // The documented default base URLs, and OPENAI_BASE_URL (which a base URL in the reference overrides).
+  it.each([
+    ['openai:gpt-4o', {}, 'https://api.openai.com/v1'],
+    ['openai:gpt-4o', { OPENAI_BASE_URL: 'http://127.0.0.1:5000/v1/' }, 'http://127.0.0.1:5000/v1'],
+    ['openai:gpt-4o@http://127.0.0.1:6000/v1', { OPENAI_BASE_URL: 'http://127.0.0.1:5000/v1' }, 'http://127.0.0.1:6000/v1'],
+    ['vllm:m', {}, 'http://127.0.0.1:8000/v1'],
+    ['ollama:m', {}, 'http://127.0.0.1:11434/v1'],
+    ['llamacpp:m', {}, 'http://127.0.0.1:8080/v1'],
+    ['lmstudio:m', {}, 'http://127.0.0.1:1234/v1'],
+    ['openrouter:m', {}, 'https://openrouter.ai/api/v1'],
+    ['together:m', {}, 'https://api.together.xyz/v1'],
+  ])('%s with %o uses the base URL %s', (ref, env: Record<string, string>, expected) => {
+    const adapter = createAdapter(ref, { env: { OPENAI_API_KEY: 'k', OPENROUTER_API_KEY: 'k', TOGETHER_API_KEY: 'k', ...env } });
+    expect((adapter as unknown as { baseURL: string }).baseURL).toBe(expected);
   });
 });
 
 describe('sim: adapter', () => {
   it('sim:echo answers with the last user message', async () => {
     const adapter = createAdapter('sim:echo');
-    const response = await adapter.generate({
-      model: 'sim:echo',
-      messages: [
-        { role: 'system', content: 'sys' },
-        { role: 'user', content: 'first' },
-        { role: 'assistant', content: 'ok' },
-        { role: 'user', content: 'the last one' },
-      ],
-      params: {},
-      sample: 0,
-    });
+    const response = await adapter.generate(dialogue('sim:echo', 'sys', ['first', 'ok', 'the last one']));
     expect(response.text).toBe('the last one');
     expect(response.latencyMs).toBe(0);
     expect(response.finishReason).toBe('stop');
@@ -193,17 +193,9 @@ describe('local: adapter', () => {
     const adapter = new LocalAdapter('local:hf:a/b', 'hf:a/b', { importModule: async () => module });
     const deltas: string[] = [];
     const response = await adapter.generate(
-      {
-        model: 'local:hf:a/b',
-        messages: [
-          { role: 'system', content: 'be kind' },
-          { role: 'user', content: 'one two' },
-          { role: 'assistant', content: 'three' },
-          { role: 'user', content: 'four five six' },
-        ],
+      dialogue('local:hf:a/b', 'be kind', ['one two', 'three', 'four five six'], {
         params: { temperature: 0.3, topK: 7, topP: 0.8, seed: 5, maxTokens: 12, stop: ['\n\n'] },
-        sample: 0,
-      },
+      }),
       { onDelta: (d) => deltas.push(d) },
     );
     expect(response.text).toBe('local answer');
