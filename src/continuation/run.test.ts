@@ -1,11 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { registerBuiltinSimProfiles } from '../builtin-sims.js';
 import { packageRoot } from '../core/version.js';
 import { createAdapter } from '../models/create-adapter.js';
-import { type FakeRequest, type FakeServer, startFakeAnthropic, startFakeOpenAI } from '../models/testing/index.js';
+import { useFakeProviders } from '../models/testing/harness.js';
+import type { FakeRequest } from '../models/testing/index.js';
 import { readSession } from '../sessions/read.js';
 import { openStore } from '../store/run-store.js';
 import { type ContinuationConfig, continuationConfigSchema } from './config.js';
@@ -76,16 +77,7 @@ describe('continuation audit on simulated targets', () => {
 });
 
 describe('continuation audit through the fake OpenAI and Anthropic servers (native tool calling)', () => {
-  let openai: FakeServer;
-  let anthropic: FakeServer;
-  beforeAll(async () => {
-    openai = await startFakeOpenAI({ apiKey: KEY });
-    anthropic = await startFakeAnthropic({ apiKey: KEY });
-  });
-  afterAll(async () => {
-    await openai.close();
-    await anthropic.close();
-  });
+  const fakes = useFakeProviders(KEY);
   const adapterFor = (ref: string) => createAdapter(ref, { env: { OPENAI_API_KEY: KEY, ANTHROPIC_API_KEY: KEY }, timeoutMs: 30_000 });
 
   it('Claude Code demo transcript → OpenAI-compatible server: tools / tool_calls on the wire, calls scored, prose and malformed counted', async () => {
@@ -96,13 +88,13 @@ describe('continuation audit through the fake OpenAI and Anthropic servers (nati
       { text: 'I would run the tests next.' },
       { toolCalls: [{ name: 'Bash', arguments: '{"command": "npm' }] },
     ];
-    openai.setRespond((request: FakeRequest) => replies[request.index % replies.length]!);
-    const start = openai.requests.length;
-    const ref = `openai:gpt-4.1-mini@${openai.baseURL}`;
+    fakes.openai.setRespond((request: FakeRequest) => replies[request.index % replies.length]!);
+    const start = fakes.openai.requests.length;
+    const ref = `openai:gpt-4.1-mini@${fakes.openai.baseURL}`;
     const cfg = config({ targets: [ref], cutpoints: { count: 6 } });
     const db = join(dir, 'wire.db');
     const result = await runContinuation(cfg, db, { progress: false, adapterFor, concurrency: 1 });
-    const sent = openai.requests.slice(start);
+    const sent = fakes.openai.requests.slice(start);
     expect(sent).toHaveLength(24);
     for (const r of sent) {
       const tools = r.body!.tools as Array<{ type: string; function: { name: string; parameters: { type: string } } }>;
@@ -125,23 +117,23 @@ describe('continuation audit through the fake OpenAI and Anthropic servers (nati
   it('Codex transcript → Anthropic server: tools / tool_use on the wire; a re-run after a stop repeats no call', async () => {
     let calls = 0;
     const controller = new AbortController();
-    anthropic.setRespond(() => {
+    fakes.anthropic.setRespond(() => {
       calls += 1;
       if (calls === 10) controller.abort();
       return { toolCalls: [{ name: 'shell', arguments: { command: ['bash', '-lc', 'python -m pytest -q'], workdir: '/home/dev/ledger' } }] };
     });
-    const start = anthropic.requests.length;
-    const ref = `anthropic:claude-sonnet-4-5@${anthropic.baseURL}`;
+    const start = fakes.anthropic.requests.length;
+    const ref = `anthropic:claude-sonnet-4-5@${fakes.anthropic.baseURL}`;
     const cfg = continuationConfigSchema.parse({ session: CODEX, crossSession: DEMO, targets: [ref], cutpoints: { count: 8 }, windowTokens: 300 });
     const db = join(dir, 'resume.db');
     const first = await runContinuation(cfg, db, { progress: false, adapterFor, concurrency: 1, signal: controller.signal });
     expect(first.interrupted).toBe(true);
-    const afterFirst = anthropic.requests.length - start;
+    const afterFirst = fakes.anthropic.requests.length - start;
     expect(afterFirst).toBeLessThan(32);
     const second = await runContinuation(cfg, db, { progress: false, adapterFor, concurrency: 1 });
     expect(second.resumed).toBe(true);
     expect(second.interrupted).toBe(false);
-    const sent = anthropic.requests.slice(start);
+    const sent = fakes.anthropic.requests.slice(start);
     // Every cell was called exactly once across both runs.
     expect(sent).toHaveLength(32);
     expect(new Set(sent.map((r) => r.rawBody)).size).toBe(32);
@@ -156,6 +148,6 @@ describe('continuation audit through the fake OpenAI and Anthropic servers (nati
     expect(report.cells.every((c) => c.score.status === 'call')).toBe(true);
     // A third run calls nothing.
     await runContinuation(cfg, db, { progress: false, adapterFor, concurrency: 1 });
-    expect(anthropic.requests.length - start).toBe(32);
+    expect(fakes.anthropic.requests.length - start).toBe(32);
   });
 });

@@ -1,59 +1,26 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createAdapter } from './create-adapter.js';
-import { ModelCallError, type ModelErrorKind } from './errors.js';
-import { type FakeFault, type FakeServer, startFakeAnthropic, startFakeOpenAI } from './testing/index.js';
-import type { ModelRequest } from './types.js';
+import type { ModelErrorKind } from './errors.js';
+import { type FakeFault, startFakeOpenAI } from './testing/index.js';
+import { GENEROUS_TIMEOUTS, helloRequest, rejectionOf, useFakeProviders } from './testing/harness.js';
 
 const KEY = 'sk-test-SECRET-0123456789';
 const ENV = { OPENAI_API_KEY: KEY, ANTHROPIC_API_KEY: KEY, VLLM_API_KEY: KEY };
-// Generous limits for calls that should succeed (shared, loaded machines); short ones only where a stall is the point.
-const TIMEOUTS = { timeoutMs: 30_000, stallTimeoutMs: 15_000 };
+// Generous limits (GENEROUS_TIMEOUTS) for calls that should succeed; short ones only where a stall is the point.
 const STALL_TIMEOUTS = { timeoutMs: 1_500, stallTimeoutMs: 500 };
 
-function request(model: string, extra: Partial<ModelRequest> = {}): ModelRequest {
-  return {
-    model,
-    messages: [
-      { role: 'system', content: 'You are terse.' },
-      { role: 'user', content: 'Say hello.' },
-    ],
-    params: { temperature: 0, maxTokens: 64 },
-    sample: 0,
-    ...extra,
-  };
-}
-
-async function failure(promise: Promise<unknown>): Promise<ModelCallError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(ModelCallError);
-    return error as ModelCallError;
-  }
-  throw new Error('expected the call to fail');
-}
-
-let openai: FakeServer;
-let anthropic: FakeServer;
-beforeAll(async () => {
-  openai = await startFakeOpenAI({ apiKey: KEY });
-  anthropic = await startFakeAnthropic({ apiKey: KEY });
-});
-afterAll(async () => {
-  await openai.close();
-  await anthropic.close();
-});
+const fakes = useFakeProviders(KEY);
 
 describe('openai: chat completions', () => {
   it('sends the request in the chat-completions format and maps the answer and usage', async () => {
-    openai.setRespond({
+    fakes.openai.setRespond({
       text: 'Hello.',
       usage: { inputTokens: 1200, outputTokens: 30, cachedInputTokens: 1024, reasoningTokens: 12 },
     });
-    const ref = `openai:gpt-4.1-mini@${openai.baseURL}`;
-    const adapter = createAdapter(ref, { env: ENV, ...TIMEOUTS });
+    const ref = `openai:gpt-4.1-mini@${fakes.openai.baseURL}`;
+    const adapter = createAdapter(ref, { env: ENV, ...GENEROUS_TIMEOUTS });
     const response = await adapter.generate(
-      request(ref, { params: { temperature: 0.5, topP: 0.9, maxTokens: 77, stop: ['END'], seed: 7 } }),
+      helloRequest(ref, { params: { temperature: 0.5, topP: 0.9, maxTokens: 77, stop: ['END'], seed: 7 } }),
     );
     expect(response.text).toBe('Hello.');
     expect(response.finishReason).toBe('stop');
@@ -65,7 +32,7 @@ describe('openai: chat completions', () => {
       reasoningTokens: 12,
     });
     expect(response.responseModel).toBe('gpt-4.1-mini');
-    const sent = openai.requests.at(-1)!;
+    const sent = fakes.openai.requests.at(-1)!;
     expect(sent.path).toBe('/v1/chat/completions');
     expect(sent.body).toMatchObject({
       model: 'gpt-4.1-mini',
@@ -87,10 +54,10 @@ describe('openai: chat completions', () => {
   });
 
   it('streams deltas to onDelta and asks for the usage chunk', async () => {
-    openai.setRespond({ text: 'A streamed answer, in pieces.', chunkSize: 5, usage: { inputTokens: 50, cachedInputTokens: 20 } });
-    const ref = `openai:gpt-4.1-mini@${openai.baseURL}`;
+    fakes.openai.setRespond({ text: 'A streamed answer, in pieces.', chunkSize: 5, usage: { inputTokens: 50, cachedInputTokens: 20 } });
+    const ref = `openai:gpt-4.1-mini@${fakes.openai.baseURL}`;
     const deltas: string[] = [];
-    const response = await createAdapter(ref, { env: ENV, ...TIMEOUTS }).generate(request(ref), {
+    const response = await createAdapter(ref, { env: ENV, ...GENEROUS_TIMEOUTS }).generate(helloRequest(ref), {
       onDelta: (d) => deltas.push(d),
     });
     expect(response.text).toBe('A streamed answer, in pieces.');
@@ -98,19 +65,19 @@ describe('openai: chat completions', () => {
     expect(deltas.length).toBeGreaterThan(1);
     expect(response.usage.inputTokens).toBe(50);
     expect(response.usage.cachedInputTokens).toBe(20);
-    const sent = openai.requests.at(-1)!;
+    const sent = fakes.openai.requests.at(-1)!;
     expect(sent.stream).toBe(true);
     expect(sent.body?.stream_options).toEqual({ include_usage: true });
   });
 
   it('passes providerOptions into the body verbatim', async () => {
-    openai.setRespond('ok');
-    const ref = `openai:gpt-5@${openai.baseURL}`;
+    fakes.openai.setRespond('ok');
+    const ref = `openai:gpt-5@${fakes.openai.baseURL}`;
     await createAdapter(ref, { env: ENV }).generate(
-      request(ref, { params: { maxTokens: 10, providerOptions: { reasoning_effort: 'low', service_tier: 'flex' } } }),
+      helloRequest(ref, { params: { maxTokens: 10, providerOptions: { reasoning_effort: 'low', service_tier: 'flex' } } }),
     );
     // Reasoning models take max_completion_tokens (the SDK knows which ones).
-    expect(openai.requests.at(-1)!.body).toMatchObject({
+    expect(fakes.openai.requests.at(-1)!.body).toMatchObject({
       reasoning_effort: 'low',
       service_tier: 'flex',
       max_completion_tokens: 10,
@@ -118,22 +85,22 @@ describe('openai: chat completions', () => {
   });
 
   it('sends max_tokens even when the request leaves it out', async () => {
-    openai.setRespond('ok');
-    const ref = `openai:gpt-4o@${openai.baseURL}`;
-    await createAdapter(ref, { env: ENV }).generate(request(ref, { params: {} }));
-    expect(openai.requests.at(-1)!.body?.max_tokens).toBe(4096);
+    fakes.openai.setRespond('ok');
+    const ref = `openai:gpt-4o@${fakes.openai.baseURL}`;
+    await createAdapter(ref, { env: ENV }).generate(helloRequest(ref, { params: {} }));
+    expect(fakes.openai.requests.at(-1)!.body?.max_tokens).toBe(4096);
   });
 });
 
 describe('anthropic: messages', () => {
   it('maps usage with cache reads and writes, thinking budget, cache_control and the x-api-key header', async () => {
-    anthropic.setRespond({
+    fakes.anthropic.setRespond({
       text: 'Bonjour.',
       reasoning: 'The user wants a greeting.',
       usage: { inputTokens: 5000, outputTokens: 40, cachedInputTokens: 3000, cacheWriteTokens: 1500 },
     });
-    const ref = `anthropic:claude-sonnet-4-5@${anthropic.baseURL}`;
-    const adapter = createAdapter(ref, { env: ENV, ...TIMEOUTS });
+    const ref = `anthropic:claude-sonnet-4-5@${fakes.anthropic.baseURL}`;
+    const adapter = createAdapter(ref, { env: ENV, ...GENEROUS_TIMEOUTS });
     const response = await adapter.generate({
       model: ref,
       messages: [
@@ -154,7 +121,7 @@ describe('anthropic: messages', () => {
       cacheWriteTokens: 1500,
       reasoningTokens: 0,
     });
-    const sent = anthropic.requests.at(-1)!;
+    const sent = fakes.anthropic.requests.at(-1)!;
     expect(sent.path).toBe('/v1/messages');
     expect(sent.headers['x-api-key']).toBe(KEY);
     expect(sent.headers.authorization).toBeUndefined();
@@ -173,10 +140,10 @@ describe('anthropic: messages', () => {
   });
 
   it('streams the Messages SSE format', async () => {
-    anthropic.setRespond({ text: 'Streaming from the fake Claude.', usage: { inputTokens: 900, cachedInputTokens: 800 } });
-    const ref = `anthropic:claude-haiku-4-5@${anthropic.baseURL}`;
+    fakes.anthropic.setRespond({ text: 'Streaming from the fake Claude.', usage: { inputTokens: 900, cachedInputTokens: 800 } });
+    const ref = `anthropic:claude-haiku-4-5@${fakes.anthropic.baseURL}`;
     const deltas: string[] = [];
-    const response = await createAdapter(ref, { env: ENV, ...TIMEOUTS }).generate(request(ref), {
+    const response = await createAdapter(ref, { env: ENV, ...GENEROUS_TIMEOUTS }).generate(helloRequest(ref), {
       onDelta: (d) => deltas.push(d),
     });
     expect(response.text).toBe('Streaming from the fake Claude.');
@@ -187,8 +154,8 @@ describe('anthropic: messages', () => {
   });
 
   it('puts cache_control on a system message marked as a cache breakpoint', async () => {
-    anthropic.setRespond('ok');
-    const ref = `anthropic:claude-sonnet-4-5@${anthropic.baseURL}`;
+    fakes.anthropic.setRespond('ok');
+    const ref = `anthropic:claude-sonnet-4-5@${fakes.anthropic.baseURL}`;
     await createAdapter(ref, { env: ENV }).generate({
       model: ref,
       messages: [
@@ -198,18 +165,18 @@ describe('anthropic: messages', () => {
       params: {},
       sample: 0,
     });
-    const body = anthropic.requests.at(-1)!.body as Record<string, unknown>;
+    const body = fakes.anthropic.requests.at(-1)!.body as Record<string, unknown>;
     expect(body.system).toEqual([{ type: 'text', text: 'a long shared system prompt', cache_control: { type: 'ephemeral' } }]);
     expect(JSON.stringify(body.messages)).not.toContain('cache_control');
   });
 
   it('sends top_k, temperature and stop sequences without thinking', async () => {
-    anthropic.setRespond('ok');
-    const ref = `anthropic:claude-sonnet-4-5@${anthropic.baseURL}`;
+    fakes.anthropic.setRespond('ok');
+    const ref = `anthropic:claude-sonnet-4-5@${fakes.anthropic.baseURL}`;
     await createAdapter(ref, { env: ENV }).generate(
-      request(ref, { params: { maxTokens: 50, topK: 5, temperature: 0.2, stop: ['###'] } }),
+      helloRequest(ref, { params: { maxTokens: 50, topK: 5, temperature: 0.2, stop: ['###'] } }),
     );
-    expect(anthropic.requests.at(-1)!.body).toMatchObject({
+    expect(fakes.anthropic.requests.at(-1)!.body).toMatchObject({
       top_k: 5,
       temperature: 0.2,
       stop_sequences: ['###'],
@@ -218,10 +185,10 @@ describe('anthropic: messages', () => {
   });
 
   it('always sends max_tokens (the SDK would cap unknown models at 4096)', async () => {
-    anthropic.setRespond('ok');
-    const ref = `anthropic:claude-sonnet-4-5@${anthropic.baseURL}`;
-    await createAdapter(ref, { env: ENV }).generate(request(ref, { params: { maxTokens: 9000 } }));
-    expect(anthropic.requests.at(-1)!.body?.max_tokens).toBe(9000);
+    fakes.anthropic.setRespond('ok');
+    const ref = `anthropic:claude-sonnet-4-5@${fakes.anthropic.baseURL}`;
+    await createAdapter(ref, { env: ENV }).generate(helloRequest(ref, { params: { maxTokens: 9000 } }));
+    expect(fakes.anthropic.requests.at(-1)!.body?.max_tokens).toBe(9000);
   });
 });
 
@@ -231,7 +198,7 @@ describe('OpenAI-compatible servers', () => {
     try {
       const ref = `vllm:Qwen/Qwen3-4B@${server.baseURL}`;
       const response = await createAdapter(ref, { env: ENV }).generate(
-        request(ref, { params: { topK: 20, chatTemplateKwargs: { enable_thinking: false }, maxTokens: 32 } }),
+        helloRequest(ref, { params: { topK: 20, chatTemplateKwargs: { enable_thinking: false }, maxTokens: 32 } }),
       );
       expect(response.reasoning).toBe('thinking…');
       expect(response.usage.reasoningTokens).toBe(9);
@@ -252,7 +219,7 @@ describe('OpenAI-compatible servers', () => {
     const server = await startFakeOpenAI({ respond: 'hi' });
     try {
       const ref = `ollama:qwen3:4b@${server.baseURL}`;
-      const response = await createAdapter(ref, { env: {} }).generate(request(ref), { onDelta: () => {} });
+      const response = await createAdapter(ref, { env: {} }).generate(helloRequest(ref), { onDelta: () => {} });
       expect(response.text).toBe('hi');
       const sent = server.requests[0]!;
       expect(sent.body?.model).toBe('qwen3:4b');
@@ -268,7 +235,7 @@ describe('OpenAI-compatible servers', () => {
     try {
       const ref = `openai-compatible:my/model@${server.baseURL}`;
       const response = await createAdapter(ref, { env: { OPENAI_COMPATIBLE_API_KEY: 'compat-key-42' } }).generate(
-        request(ref),
+        helloRequest(ref),
       );
       expect(response.text).toBe('compatible');
     } finally {
@@ -280,7 +247,7 @@ describe('OpenAI-compatible servers', () => {
     const server = await startFakeOpenAI({ respond: 'ok' });
     try {
       const ref = `lmstudio:m@${server.baseURL}`;
-      const response = await createAdapter(ref, { env: {} }).generate(request(ref, { params: { thinkingBudget: 100 } }));
+      const response = await createAdapter(ref, { env: {} }).generate(helloRequest(ref, { params: { thinkingBudget: 100 } }));
       expect(response.warnings?.some((w) => w.includes('thinkingBudget'))).toBe(true);
     } finally {
       await server.close();
@@ -314,13 +281,13 @@ describe('failures are classified', () => {
     for (const streaming of [false, true]) {
       for (const c of cases) {
         it(`${provider} ${streaming ? 'stream' : 'json'}: ${c.name} → ${c.kind}`, async () => {
-          const server = provider === 'openai' ? openai : anthropic;
+          const server = fakes[provider];
           server.setRespond('fine');
           server.pushFaults(c.fault);
           const ref = provider === 'openai' ? `openai:gpt-4o@${server.baseURL}` : `anthropic:claude-sonnet-4-5@${server.baseURL}`;
-          const limits = c.fault.fault === 'stall' ? STALL_TIMEOUTS : TIMEOUTS;
+          const limits = c.fault.fault === 'stall' ? STALL_TIMEOUTS : GENEROUS_TIMEOUTS;
           const adapter = createAdapter(ref, { env: ENV, ...limits });
-          const error = await failure(adapter.generate(request(ref), streaming ? { onDelta: () => {} } : {}));
+          const error = await rejectionOf(adapter.generate(helloRequest(ref), streaming ? { onDelta: () => {} } : {}));
           expect(error.kind).toBe(c.kind);
           expect(error.provider).toBe(provider);
           if (c.status !== undefined) expect(error.status).toBe(c.status);
@@ -336,7 +303,7 @@ describe('failures are classified', () => {
             expect(error.response?.usage.inputTokens).toBeGreaterThan(0);
           }
           // The next call works: nothing is left broken on either side.
-          const ok = await createAdapter(ref, { env: ENV, ...TIMEOUTS }).generate(request(ref));
+          const ok = await createAdapter(ref, { env: ENV, ...GENEROUS_TIMEOUTS }).generate(helloRequest(ref));
           expect(ok.text).toBe('fine');
         });
       }
@@ -344,21 +311,21 @@ describe('failures are classified', () => {
   }
 
   it('a stream that ends cleanly before the finish event is a truncated stream (connection)', async () => {
-    for (const server of [openai, anthropic]) {
+    for (const server of [fakes.openai, fakes.anthropic]) {
       server.pushFaults({ fault: 'truncate', mode: 'end', afterChunks: 3 });
-      const ref = server === openai ? `openai:gpt-4o@${server.baseURL}` : `anthropic:claude-sonnet-4-5@${server.baseURL}`;
-      const error = await failure(createAdapter(ref, { env: ENV, ...TIMEOUTS }).generate(request(ref), { onDelta: () => {} }));
+      const ref = server === fakes.openai ? `openai:gpt-4o@${server.baseURL}` : `anthropic:claude-sonnet-4-5@${server.baseURL}`;
+      const error = await rejectionOf(createAdapter(ref, { env: ENV, ...GENEROUS_TIMEOUTS }).generate(helloRequest(ref), { onDelta: () => {} }));
       expect(error.kind).toBe('connection');
       expect(error.message).toMatch(/truncated/);
     }
   });
 
   it('a stream that stalls after some text times out', async () => {
-    openai.pushFaults({ fault: 'stall', afterChunks: 2 });
-    const ref = `openai:gpt-4o@${openai.baseURL}`;
+    fakes.openai.pushFaults({ fault: 'stall', afterChunks: 2 });
+    const ref = `openai:gpt-4o@${fakes.openai.baseURL}`;
     const deltas: string[] = [];
-    const error = await failure(
-      createAdapter(ref, { env: ENV, timeoutMs: 30_000, stallTimeoutMs: 2_000 }).generate(request(ref), {
+    const error = await rejectionOf(
+      createAdapter(ref, { env: ENV, timeoutMs: 30_000, stallTimeoutMs: 2_000 }).generate(helloRequest(ref), {
         onDelta: (d) => deltas.push(d),
       }),
     );
@@ -368,17 +335,17 @@ describe('failures are classified', () => {
   });
 
   it('Anthropic overloaded_error event inside a stream → server', async () => {
-    anthropic.pushFaults({ fault: 'stream-error', errorType: 'overloaded_error', message: 'Overloaded' });
-    const ref = `anthropic:claude-sonnet-4-5@${anthropic.baseURL}`;
-    const error = await failure(createAdapter(ref, { env: ENV, ...TIMEOUTS }).generate(request(ref), { onDelta: () => {} }));
+    fakes.anthropic.pushFaults({ fault: 'stream-error', errorType: 'overloaded_error', message: 'Overloaded' });
+    const ref = `anthropic:claude-sonnet-4-5@${fakes.anthropic.baseURL}`;
+    const error = await rejectionOf(createAdapter(ref, { env: ENV, ...GENEROUS_TIMEOUTS }).generate(helloRequest(ref), { onDelta: () => {} }));
     expect(error.kind).toBe('server');
     expect(error.message).toMatch(/Overloaded/);
   });
 
   it('Anthropic rate_limit_error event inside a stream → rate_limit', async () => {
-    anthropic.pushFaults({ fault: 'stream-error', errorType: 'rate_limit_error', message: 'slow down' });
-    const ref = `anthropic:claude-sonnet-4-5@${anthropic.baseURL}`;
-    const error = await failure(createAdapter(ref, { env: ENV, ...TIMEOUTS }).generate(request(ref), { onDelta: () => {} }));
+    fakes.anthropic.pushFaults({ fault: 'stream-error', errorType: 'rate_limit_error', message: 'slow down' });
+    const ref = `anthropic:claude-sonnet-4-5@${fakes.anthropic.baseURL}`;
+    const error = await rejectionOf(createAdapter(ref, { env: ENV, ...GENEROUS_TIMEOUTS }).generate(helloRequest(ref), { onDelta: () => {} }));
     expect(error.kind).toBe('rate_limit');
   });
 
@@ -387,43 +354,43 @@ describe('failures are classified', () => {
     const baseURL = server.baseURL;
     await server.close();
     const ref = `ollama:m@${baseURL}`;
-    const error = await failure(createAdapter(ref, { env: {}, ...TIMEOUTS }).generate(request(ref)));
+    const error = await rejectionOf(createAdapter(ref, { env: {}, ...GENEROUS_TIMEOUTS }).generate(helloRequest(ref)));
     expect(error.kind).toBe('connection');
   });
 
   it('a key echoed back in an error body never reaches the message', async () => {
-    openai.pushFaults({ fault: 'status', status: 401, message: `Incorrect API key provided: ${KEY}.` });
-    const ref = `openai:gpt-4o@${openai.baseURL}`;
-    const error = await failure(createAdapter(ref, { env: ENV }).generate(request(ref)));
+    fakes.openai.pushFaults({ fault: 'status', status: 401, message: `Incorrect API key provided: ${KEY}.` });
+    const ref = `openai:gpt-4o@${fakes.openai.baseURL}`;
+    const error = await rejectionOf(createAdapter(ref, { env: ENV }).generate(helloRequest(ref)));
     expect(error.kind).toBe('auth');
     expect(error.message).not.toContain(KEY);
     expect(error.message).toContain('***');
   });
 
   it('a wrong key is an auth error', async () => {
-    const ref = `anthropic:claude-sonnet-4-5@${anthropic.baseURL}`;
-    const error = await failure(
-      createAdapter(ref, { env: { ANTHROPIC_API_KEY: 'wrong-key-xyz' } }).generate(request(ref)),
+    const ref = `anthropic:claude-sonnet-4-5@${fakes.anthropic.baseURL}`;
+    const error = await rejectionOf(
+      createAdapter(ref, { env: { ANTHROPIC_API_KEY: 'wrong-key-xyz' } }).generate(helloRequest(ref)),
     );
     expect(error.kind).toBe('auth');
     expect(error.retryable).toBe(false);
   });
 
   it('an unusable request (no messages) is a bad_request, not retried', async () => {
-    const ref = `openai:gpt-4o@${openai.baseURL}`;
-    const before = openai.requests.length;
-    const error = await failure(createAdapter(ref, { env: ENV }).generate({ model: ref, messages: [], params: {}, sample: 0 }));
+    const ref = `openai:gpt-4o@${fakes.openai.baseURL}`;
+    const before = fakes.openai.requests.length;
+    const error = await rejectionOf(createAdapter(ref, { env: ENV }).generate({ model: ref, messages: [], params: {}, sample: 0 }));
     expect(error.kind).toBe('bad_request');
     expect(error.retryable).toBe(false);
-    expect(openai.requests.length).toBe(before);
+    expect(fakes.openai.requests.length).toBe(before);
   });
 
   it('an onDelta callback that throws surfaces as the caller error, unclassified', async () => {
-    openai.setRespond('some streamed text');
-    const ref = `openai:gpt-4o@${openai.baseURL}`;
+    fakes.openai.setRespond('some streamed text');
+    const ref = `openai:gpt-4o@${fakes.openai.baseURL}`;
     const bug = new RangeError('bug in the caller');
     await expect(
-      createAdapter(ref, { env: ENV, ...TIMEOUTS }).generate(request(ref), {
+      createAdapter(ref, { env: ENV, ...GENEROUS_TIMEOUTS }).generate(helloRequest(ref), {
         onDelta: () => {
           throw bug;
         },
@@ -432,12 +399,12 @@ describe('failures are classified', () => {
   });
 
   it('a cancelled call is aborted, not retried', async () => {
-    openai.pushFaults({ fault: 'stall' });
-    const ref = `openai:gpt-4o@${openai.baseURL}`;
+    fakes.openai.pushFaults({ fault: 'stall' });
+    const ref = `openai:gpt-4o@${fakes.openai.baseURL}`;
     const controller = new AbortController();
-    const pending = createAdapter(ref, { env: ENV, timeoutMs: 60_000 }).generate(request(ref), { signal: controller.signal });
+    const pending = createAdapter(ref, { env: ENV, timeoutMs: 60_000 }).generate(helloRequest(ref), { signal: controller.signal });
     setTimeout(() => controller.abort(), 50);
-    const error = await failure(pending);
+    const error = await rejectionOf(pending);
     expect(error.kind).toBe('aborted');
     expect(error.retryable).toBe(false);
   });

@@ -8,10 +8,10 @@ import { RunStore } from '../store/run-store.js';
 import { runCells } from '../store/runner.js';
 import { TEST_MANIFEST } from '../store/testing/fakes.js';
 import { createAdapter } from './create-adapter.js';
-import { ModelCallError } from './errors.js';
 import { type LlamaModule, LocalAdapter, NODE_LLAMA_CPP_INSTALL } from './local-adapter.js';
 import { deriveSimSeed } from './sim-adapter.js';
 import { registerSimProfile } from './sim-registry.js';
+import { rejectionOf, thrownBy } from './testing/harness.js';
 import type { ModelRequest } from './types.js';
 
 const ask = (model: string, content: string, extra: Partial<ModelRequest> = {}): ModelRequest => ({
@@ -22,15 +22,17 @@ const ask = (model: string, content: string, extra: Partial<ModelRequest> = {}):
   ...extra,
 });
 
-async function failure(promise: Promise<unknown>): Promise<ModelCallError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(ModelCallError);
-    return error as ModelCallError;
-  }
-  throw new Error('expected a failure');
-}
+/** A system prompt, then turns alternating user / assistant (the first and last are the user's). */
+const dialogue = (model: string, system: string, turns: string[], extra: Partial<ModelRequest> = {}): ModelRequest => ({
+  model,
+  messages: [
+    { role: 'system', content: system },
+    ...turns.map((content, i) => ({ role: i % 2 === 0 ? ('user' as const) : ('assistant' as const), content })),
+  ],
+  params: {},
+  sample: 0,
+  ...extra,
+});
 
 describe('createAdapter', () => {
   it('rejects unknown providers, listing the valid ones', () => {
@@ -46,15 +48,9 @@ describe('createAdapter', () => {
     ['openrouter:a/b', 'OPENROUTER_API_KEY'],
     ['together:a/b', 'TOGETHER_API_KEY'],
   ])('%s without a key names %s', (ref, variable) => {
-    let error: unknown;
-    try {
-      createAdapter(ref, { env: {} });
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(ModelCallError);
-    expect((error as ModelCallError).kind).toBe('auth');
-    expect((error as ModelCallError).message).toContain(variable);
+    const error = thrownBy(() => createAdapter(ref, { env: {} }));
+    expect(error.kind).toBe('auth');
+    expect(error.message).toContain(variable);
   });
 
   it('keyless local servers need no key', () => {
@@ -63,39 +59,27 @@ describe('createAdapter', () => {
     }
   });
 
-  it('uses the documented default base URLs and OPENAI_BASE_URL', () => {
-    const base = (ref: string, env: Record<string, string> = {}) =>
-      (createAdapter(ref, { env: { OPENAI_API_KEY: 'k', OPENROUTER_API_KEY: 'k', TOGETHER_API_KEY: 'k', ...env } }) as unknown as {
-        baseURL: string;
-      }).baseURL;
-    expect(base('openai:gpt-4o')).toBe('https://api.openai.com/v1');
-    expect(base('openai:gpt-4o', { OPENAI_BASE_URL: 'http://127.0.0.1:5000/v1/' })).toBe('http://127.0.0.1:5000/v1');
-    expect(base('openai:gpt-4o@http://127.0.0.1:6000/v1', { OPENAI_BASE_URL: 'http://127.0.0.1:5000/v1' })).toBe(
-      'http://127.0.0.1:6000/v1',
-    );
-    expect(base('vllm:m')).toBe('http://127.0.0.1:8000/v1');
-    expect(base('ollama:m')).toBe('http://127.0.0.1:11434/v1');
-    expect(base('llamacpp:m')).toBe('http://127.0.0.1:8080/v1');
-    expect(base('lmstudio:m')).toBe('http://127.0.0.1:1234/v1');
-    expect(base('openrouter:m')).toBe('https://openrouter.ai/api/v1');
-    expect(base('together:m')).toBe('https://api.together.xyz/v1');
+  // The documented default base URLs, and OPENAI_BASE_URL (which a base URL in the reference overrides).
+  it.each([
+    ['openai:gpt-4o', {}, 'https://api.openai.com/v1'],
+    ['openai:gpt-4o', { OPENAI_BASE_URL: 'http://127.0.0.1:5000/v1/' }, 'http://127.0.0.1:5000/v1'],
+    ['openai:gpt-4o@http://127.0.0.1:6000/v1', { OPENAI_BASE_URL: 'http://127.0.0.1:5000/v1' }, 'http://127.0.0.1:6000/v1'],
+    ['vllm:m', {}, 'http://127.0.0.1:8000/v1'],
+    ['ollama:m', {}, 'http://127.0.0.1:11434/v1'],
+    ['llamacpp:m', {}, 'http://127.0.0.1:8080/v1'],
+    ['lmstudio:m', {}, 'http://127.0.0.1:1234/v1'],
+    ['openrouter:m', {}, 'https://openrouter.ai/api/v1'],
+    ['together:m', {}, 'https://api.together.xyz/v1'],
+  ])('%s with %o uses the base URL %s', (ref, env: Record<string, string>, expected) => {
+    const adapter = createAdapter(ref, { env: { OPENAI_API_KEY: 'k', OPENROUTER_API_KEY: 'k', TOGETHER_API_KEY: 'k', ...env } });
+    expect((adapter as unknown as { baseURL: string }).baseURL).toBe(expected);
   });
 });
 
 describe('sim: adapter', () => {
   it('sim:echo answers with the last user message', async () => {
     const adapter = createAdapter('sim:echo');
-    const response = await adapter.generate({
-      model: 'sim:echo',
-      messages: [
-        { role: 'system', content: 'sys' },
-        { role: 'user', content: 'first' },
-        { role: 'assistant', content: 'ok' },
-        { role: 'user', content: 'the last one' },
-      ],
-      params: {},
-      sample: 0,
-    });
+    const response = await adapter.generate(dialogue('sim:echo', 'sys', ['first', 'ok', 'the last one']));
     expect(response.text).toBe('the last one');
     expect(response.latencyMs).toBe(0);
     expect(response.finishReason).toBe('stop');
@@ -136,7 +120,7 @@ describe('sim: adapter', () => {
   });
 
   it('an empty simulated answer is an empty failure, like a real model', async () => {
-    const error = await failure(createAdapter('sim:echo').generate(ask('sim:echo', '   ')));
+    const error = await rejectionOf(createAdapter('sim:echo').generate(ask('sim:echo', '   ')));
     expect(error.kind).toBe('empty');
     expect(error.response?.usage.inputTokens).toBeGreaterThan(0);
   });
@@ -147,7 +131,7 @@ describe('local: adapter', () => {
     // This repository does not install the optional peer; guard in case someone does.
     if (existsSync(join(process.cwd(), 'node_modules', 'node-llama-cpp'))) return;
     const adapter = createAdapter('local:hf:Qwen/Qwen3-0.6B-GGUF:Q8_0');
-    const error = await failure(adapter.generate(ask('local:x', 'hi')));
+    const error = await rejectionOf(adapter.generate(ask('local:x', 'hi')));
     expect(error.kind).toBe('config');
     expect(error.message).toContain(NODE_LLAMA_CPP_INSTALL);
     expect(NODE_LLAMA_CPP_INSTALL).toBe('npm install node-llama-cpp@3.21.1');
@@ -190,7 +174,7 @@ describe('local: adapter', () => {
       throw new Error('getaddrinfo ENOTFOUND huggingface.co');
     });
     const adapter = new LocalAdapter('local:hf:a/b:Q4', 'hf:a/b:Q4', { importModule: async () => module, modelsDir: '/tmp/models' });
-    const error = await failure(adapter.generate(ask('local:hf:a/b:Q4', 'hi')));
+    const error = await rejectionOf(adapter.generate(ask('local:hf:a/b:Q4', 'hi')));
     expect(error.kind).toBe('not_found');
     expect(error.message).toMatch(/hf:a\/b:Q4 is not on disk in \/tmp\/models and could not be downloaded/);
     expect(error.hint).toMatch(/node-llama-cpp pull/);
@@ -199,7 +183,7 @@ describe('local: adapter', () => {
   it('a missing GGUF file path is not_found', async () => {
     const module = fakeModule(async () => '/unused');
     const adapter = new LocalAdapter('local:/no/such/model.gguf', '/no/such/model.gguf', { importModule: async () => module });
-    const error = await failure(adapter.generate(ask('local:/no/such/model.gguf', 'hi')));
+    const error = await rejectionOf(adapter.generate(ask('local:/no/such/model.gguf', 'hi')));
     expect(error.kind).toBe('not_found');
     expect(error.message).toContain('/no/such/model.gguf');
   });
@@ -209,17 +193,9 @@ describe('local: adapter', () => {
     const adapter = new LocalAdapter('local:hf:a/b', 'hf:a/b', { importModule: async () => module });
     const deltas: string[] = [];
     const response = await adapter.generate(
-      {
-        model: 'local:hf:a/b',
-        messages: [
-          { role: 'system', content: 'be kind' },
-          { role: 'user', content: 'one two' },
-          { role: 'assistant', content: 'three' },
-          { role: 'user', content: 'four five six' },
-        ],
+      dialogue('local:hf:a/b', 'be kind', ['one two', 'three', 'four five six'], {
         params: { temperature: 0.3, topK: 7, topP: 0.8, seed: 5, maxTokens: 12, stop: ['\n\n'] },
-        sample: 0,
-      },
+      }),
       { onDelta: (d) => deltas.push(d) },
     );
     expect(response.text).toBe('local answer');
@@ -258,7 +234,7 @@ describe('replay: adapter', () => {
     const adapter = createAdapter('replay:/tmp/none.db');
     expect(adapter.provider).toBe('replay');
     expect(adapter.modelId).toBe('/tmp/none.db');
-    const error = await failure(adapter.generate(ask('replay:/tmp/none.db', 'hi')));
+    const error = await rejectionOf(adapter.generate(ask('replay:/tmp/none.db', 'hi')));
     expect(error.kind).toBe('config');
     expect(error.message).toContain('/tmp/none.db');
   });

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { preflightProblems } from '../experiment/preflight.js';
 import { createAdapter } from './create-adapter.js';
-import { ModelCallError } from './errors.js';
 import { type FakeServer, startFakeBedrock, startFakeGemini } from './testing/index.js';
-import type { ModelRequest } from './types.js';
+import { GENEROUS_TIMEOUTS, helloRequest, rejectionOf, thrownBy } from './testing/harness.js';
 
 /**
  * Gemini API, Vertex AI and Amazon Bedrock through their AI SDK packages,
@@ -12,16 +11,7 @@ import type { ModelRequest } from './types.js';
  * both as JSON and streamed.
  */
 
-const TIMEOUTS = { timeoutMs: 30_000, stallTimeoutMs: 15_000 };
-const request = (model: string): ModelRequest => ({
-  model,
-  messages: [
-    { role: 'system', content: 'You are terse.' },
-    { role: 'user', content: 'Say hello.' },
-  ],
-  params: { temperature: 0.2, maxTokens: 64 },
-  sample: 0,
-});
+const request = (model: string) => helloRequest(model, { params: { temperature: 0.2, maxTokens: 64 } });
 const reply = { text: 'Hello there, friend.', usage: { inputTokens: 21, outputTokens: 5 }, chunkSize: 6 };
 
 let gemini: FakeServer;
@@ -40,7 +30,7 @@ afterAll(async () => {
 });
 
 async function call(server: FakeServer, ref: string, env: Record<string, string>, stream: boolean) {
-  const adapter = createAdapter(ref, { env, ...TIMEOUTS, stream });
+  const adapter = createAdapter(ref, { env, ...GENEROUS_TIMEOUTS, stream });
   const before = server.requests.length;
   const deltas: string[] = [];
   const response = await adapter.generate(request(ref), stream ? { onDelta: (d) => deltas.push(d) } : {});
@@ -81,9 +71,8 @@ describe.each([false, true])('google: (Gemini API), stream=%s', (stream) => {
 
 describe('google: keys', () => {
   it('needs GOOGLE_GENERATIVE_AI_API_KEY, and preflight says so', () => {
-    const error = catchError(() => createAdapter('google:gemini-2.5-flash', { env: {} }));
-    expect(error).toBeInstanceOf(ModelCallError);
-    expect((error as ModelCallError).kind).toBe('auth');
+    const error = thrownBy(() => createAdapter('google:gemini-2.5-flash', { env: {} }));
+    expect(error.kind).toBe('auth');
     expect(error.message).toContain('GOOGLE_GENERATIVE_AI_API_KEY');
     const problems = preflightProblems({ models: [{ ref: 'google:gemini-2.5-flash', field: 'targets.0' }], env: {} });
     expect(problems.map((p) => p.message).join('\n')).toContain('GOOGLE_GENERATIVE_AI_API_KEY');
@@ -213,22 +202,9 @@ describe('bedrock: configuration', () => {
     bedrock.pushFaults({ fault: 'status', status: 400, message: `bad request ${SECRET}` });
     const adapter = createAdapter(`bedrock:amazon.nova-lite-v1:0@${awsRoot}`, {
       env: { AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'A', AWS_SECRET_ACCESS_KEY: SECRET },
-      ...TIMEOUTS,
+      ...GENEROUS_TIMEOUTS,
     });
-    const error = await adapter.generate(request('bedrock:amazon.nova-lite-v1:0')).then(
-      () => undefined,
-      (e: unknown) => e as Error,
-    );
-    expect(error).toBeInstanceOf(ModelCallError);
-    expect(JSON.stringify({ message: error?.message, hint: (error as ModelCallError).hint })).not.toContain(SECRET);
+    const error = await rejectionOf(adapter.generate(request('bedrock:amazon.nova-lite-v1:0')));
+    expect(JSON.stringify({ message: error.message, hint: error.hint })).not.toContain(SECRET);
   });
 });
-
-function catchError(fn: () => unknown): Error {
-  try {
-    fn();
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected an error');
-}

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdapter } from './create-adapter.js';
-import { ModelCallError } from './errors.js';
 import { type FakeServer, startFakeOpenAI } from './testing/index.js';
-import type { ModelRequest } from './types.js';
+import { GENEROUS_TIMEOUTS, helloRequest, thrownBy } from './testing/harness.js';
 
 /**
  * Azure OpenAI, Mistral, Groq and DeepSeek through their own AI SDK provider
@@ -11,17 +10,7 @@ import type { ModelRequest } from './types.js';
  */
 
 const KEY = 'sk-test-SECRET-provider-42';
-const TIMEOUTS = { timeoutMs: 30_000, stallTimeoutMs: 15_000 };
-
-const request = (model: string): ModelRequest => ({
-  model,
-  messages: [
-    { role: 'system', content: 'You are terse.' },
-    { role: 'user', content: 'Say hello.' },
-  ],
-  params: { temperature: 0.2, maxTokens: 64 },
-  sample: 0,
-});
+const request = (model: string) => helloRequest(model, { params: { temperature: 0.2, maxTokens: 64 } });
 
 let server: FakeServer;
 beforeAll(async () => {
@@ -39,7 +28,7 @@ const CASES = [
 describe.each(CASES)('$provider: through its AI SDK package', ({ provider, env, model, keyHeader, bearer }) => {
   it('sends a chat-completions request with the key and maps the answer', async () => {
     const ref = `${provider}:${model}@${server.baseURL}`;
-    const adapter = createAdapter(ref, { env: { [env]: KEY }, ...TIMEOUTS });
+    const adapter = createAdapter(ref, { env: { [env]: KEY }, ...GENEROUS_TIMEOUTS });
     const before = server.requests.length;
     const response = await adapter.generate(request(ref));
     expect(response.text).toBe('Hello.');
@@ -56,15 +45,9 @@ describe.each(CASES)('$provider: through its AI SDK package', ({ provider, env, 
   });
 
   it(`needs ${env}`, () => {
-    let caught: unknown;
-    try {
-      createAdapter(`${provider}:${model}@${server.baseURL}`, { env: {} });
-    } catch (error) {
-      caught = error;
-    }
-    expect(caught).toBeInstanceOf(ModelCallError);
-    expect((caught as ModelCallError).kind).toBe('auth');
-    expect((caught as Error).message).toContain(env);
+    const error = thrownBy(() => createAdapter(`${provider}:${model}@${server.baseURL}`, { env: {} }));
+    expect(error.kind).toBe('auth');
+    expect(error.message).toContain(env);
   });
 });
 

@@ -2,31 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { fakeResponse } from '../store/testing/fakes.js';
 import { ModelCallError } from './errors.js';
 import { CallFailedError, callWithRetry } from './retry.js';
-import type { ModelAdapter, ModelRequest, ModelResponse } from './types.js';
+import { scriptedAdapter } from './testing/scripted-adapter.js';
+import type { ModelRequest, ModelResponse } from './types.js';
 
 const request: ModelRequest = { model: 'fake:m', messages: [{ role: 'user', content: 'hi' }], params: {}, sample: 0 };
-
-function scripted(script: Array<ModelResponse | ModelCallError>): ModelAdapter {
-  let calls = 0;
-  return {
-    ref: 'fake:m',
-    provider: 'fake',
-    modelId: 'm',
-    async generate() {
-      const step = script[Math.min(calls, script.length - 1)]!;
-      calls += 1;
-      if (step instanceof Error) throw step;
-      return step;
-    },
-  };
-}
 
 const noSleep = async () => undefined;
 const reset = () => new ModelCallError('connection', 'socket hang up');
 
 async function failureOf(script: Array<ModelResponse | ModelCallError>, maxAttempts: number): Promise<CallFailedError> {
   try {
-    await callWithRetry(scripted(script), request, { policy: { maxAttempts, emptyRetries: 2 }, sleep: noSleep });
+    await callWithRetry(scriptedAdapter(script).adapter, request, { policy: { maxAttempts, emptyRetries: 2 }, sleep: noSleep });
   } catch (error) {
     return error as CallFailedError;
   }

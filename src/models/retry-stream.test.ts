@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createAdapter } from './create-adapter.js';
 import { type RetryEvent, callWithRetry } from './retry.js';
-import { type FakeFault, type FakeServer, startFakeAnthropic, startFakeOpenAI } from './testing/index.js';
+import type { FakeFault, FakeServer } from './testing/index.js';
+import { useFakeProviders } from './testing/harness.js';
 import type { ModelRequest } from './types.js';
 
 /** callWithRetry with onDelta against the fake OpenAI and Anthropic SSE servers on 127.0.0.1. */
@@ -13,15 +14,7 @@ const LIMITS = { timeoutMs: 60_000, stallTimeoutMs: 30_000 };
 const NO_WAIT = { sleep: async () => {}, policy: { maxAttempts: 4 } };
 const ANSWER = 'Rivers: the Danube, the Mekong and the Paraná — in that order.';
 
-let openai: FakeServer;
-let anthropic: FakeServer;
-beforeAll(async () => {
-  openai = await startFakeOpenAI({ apiKey: KEY });
-  anthropic = await startFakeAnthropic({ apiKey: KEY });
-});
-afterAll(async () => {
-  await Promise.all([openai.close(), anthropic.close()]);
-});
+const fakes = useFakeProviders(KEY);
 
 function request(model: string): ModelRequest {
   return { model, messages: [{ role: 'user', content: 'Name three rivers.' }], params: { temperature: 0, maxTokens: 64 }, sample: 0 };
@@ -49,16 +42,16 @@ function shownAfterLastRetry(log: Array<{ delta: string } | { retry: RetryEvent 
 const servers = [
   {
     name: 'openai',
-    server: () => openai,
-    ref: () => `openai:gpt-4o@${openai.baseURL}`,
+    server: () => fakes.openai,
+    ref: () => `openai:gpt-4o@${fakes.openai.baseURL}`,
     // Role chunk + 2 text chunks, then the socket drops; the fake's cut-off text starts "this answer…".
     midStreamFault: { fault: 'truncate', afterChunks: 3 } as FakeFault,
     cutText: 'this answer is cut off in the middle',
   },
   {
     name: 'anthropic',
-    server: () => anthropic,
-    ref: () => `anthropic:claude-sonnet-4-5@${anthropic.baseURL}`,
+    server: () => fakes.anthropic,
+    ref: () => `anthropic:claude-sonnet-4-5@${fakes.anthropic.baseURL}`,
     // message_start, content_block_start, ping, 2 text deltas, then `event: error` overloaded_error.
     midStreamFault: { fault: 'stream-error', errorType: 'overloaded_error', message: 'Overloaded', afterChunks: 5 } as FakeFault,
     cutText: 'an answer interrupted by an error',

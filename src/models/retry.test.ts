@@ -11,26 +11,10 @@ import {
   resolveRetryPolicy,
   seededRandom,
 } from './retry.js';
+import { scriptedAdapter } from './testing/scripted-adapter.js';
 import type { GenerateOptions, ModelAdapter, ModelRequest, ModelResponse } from './types.js';
 
 const request: ModelRequest = { model: 'fake:m', messages: [{ role: 'user', content: 'hi' }], params: {}, sample: 0 };
-
-/** An adapter that plays a script: each entry is a response or an error for one call. */
-function scripted(script: Array<ModelResponse | ModelCallError | Error>) {
-  let calls = 0;
-  const adapter: ModelAdapter = {
-    ref: 'fake:m',
-    provider: 'fake',
-    modelId: 'm',
-    async generate() {
-      const step = script[Math.min(calls, script.length - 1)]!;
-      calls += 1;
-      if (step instanceof Error) throw step;
-      return step;
-    },
-  };
-  return { adapter, calls: () => calls };
-}
 
 function recordingSleep() {
   const waits: number[] = [];
@@ -42,7 +26,7 @@ const err = (kind: ModelErrorKind, retryAfterMs?: number) =>
 
 describe('callWithRetry', () => {
   it('honours Retry-After on 429 and 5xx exactly', async () => {
-    const { adapter } = scripted([err('rate_limit', 1500), err('server', 2500), fakeResponse('ok')]);
+    const { adapter } = scriptedAdapter([err('rate_limit', 1500), err('server', 2500), fakeResponse('ok')]);
     const { waits, sleep } = recordingSleep();
     const result = await callWithRetry(adapter, request, { sleep });
     expect(result.response.text).toBe('ok');
@@ -51,14 +35,14 @@ describe('callWithRetry', () => {
   });
 
   it('caps an excessive Retry-After at maxRetryAfterMs', async () => {
-    const { adapter } = scripted([err('rate_limit', 10_000_000), fakeResponse('ok')]);
+    const { adapter } = scriptedAdapter([err('rate_limit', 10_000_000), fakeResponse('ok')]);
     const { waits, sleep } = recordingSleep();
     await callWithRetry(adapter, request, { sleep, policy: { maxRetryAfterMs: 90_000 } });
     expect(waits).toEqual([90_000]);
   });
 
   it('backs off exponentially up to the cap, then gives up with the last error', async () => {
-    const { adapter, calls } = scripted([err('server')]);
+    const { adapter, calls } = scriptedAdapter([err('server')]);
     const { waits, sleep } = recordingSleep();
     const failure = await callWithRetry(adapter, request, {
       sleep,
@@ -76,7 +60,7 @@ describe('callWithRetry', () => {
       ['full', [250, 500]],
       ['partial', [375, 750]],
     ] as const) {
-      const { adapter } = scripted([err('timeout'), err('connection'), fakeResponse('ok')]);
+      const { adapter } = scriptedAdapter([err('timeout'), err('connection'), fakeResponse('ok')]);
       const { waits, sleep } = recordingSleep();
       await callWithRetry(adapter, request, { sleep, random: () => 0.5, policy: { jitter, baseDelayMs: 500 } });
       expect(waits).toEqual(expected);
@@ -84,7 +68,7 @@ describe('callWithRetry', () => {
   });
 
   it('retries malformed responses', async () => {
-    const { adapter } = scripted([err('malformed'), fakeResponse('ok')]);
+    const { adapter } = scriptedAdapter([err('malformed'), fakeResponse('ok')]);
     const { waits, sleep } = recordingSleep();
     const result = await callWithRetry(adapter, request, { sleep, random: () => 0 });
     expect(result.attempts).toBe(2);
@@ -92,7 +76,7 @@ describe('callWithRetry', () => {
   });
 
   it.each(['auth', 'not_found', 'bad_request', 'config'] as const)('never retries %s', async (kind) => {
-    const { adapter, calls } = scripted([err(kind), fakeResponse('ok')]);
+    const { adapter, calls } = scriptedAdapter([err(kind), fakeResponse('ok')]);
     const { waits, sleep } = recordingSleep();
     const failure = await callWithRetry(adapter, request, { sleep }).catch((error: unknown) => error);
     expect((failure as CallFailedError).kind).toBe(kind);
@@ -103,7 +87,7 @@ describe('callWithRetry', () => {
 
   it('re-asks empty output emptyRetries times, then throws empty with the last response and summed usage', async () => {
     const empty = fakeResponse('  \n', { inputTokens: 10, outputTokens: 1 });
-    const { adapter, calls } = scripted([empty]);
+    const { adapter, calls } = scriptedAdapter([empty]);
     const { waits, sleep } = recordingSleep();
     const failure = (await callWithRetry(adapter, request, { sleep }).catch((error: unknown) => error)) as CallFailedError;
     expect(failure.kind).toBe('empty');
@@ -115,9 +99,9 @@ describe('callWithRetry', () => {
   });
 
   it('treats an adapter-thrown empty error like an empty response, and stops at emptyRetries 0', async () => {
-    const first = scripted([err('empty'), fakeResponse('ok')]);
+    const first = scriptedAdapter([err('empty'), fakeResponse('ok')]);
     expect((await callWithRetry(first.adapter, request)).attempts).toBe(2);
-    const second = scripted([fakeResponse(''), fakeResponse('ok')]);
+    const second = scriptedAdapter([fakeResponse(''), fakeResponse('ok')]);
     const failure = await callWithRetry(second.adapter, request, { policy: { emptyRetries: 0 } }).catch((e: unknown) => e);
     expect((failure as CallFailedError).kind).toBe('empty');
     expect(second.calls()).toBe(1);
@@ -125,13 +109,13 @@ describe('callWithRetry', () => {
 
   it('passes errors that are not ModelCallErrors through untouched (bugs are not retried)', async () => {
     const bug = new TypeError('boom');
-    const { adapter, calls } = scripted([bug]);
+    const { adapter, calls } = scriptedAdapter([bug]);
     await expect(callWithRetry(adapter, request)).rejects.toBe(bug);
     expect(calls()).toBe(1);
   });
 
   it('stops waiting when the signal aborts and reports aborted', async () => {
-    const { adapter, calls } = scripted([err('server'), fakeResponse('ok')]);
+    const { adapter, calls } = scriptedAdapter([err('server'), fakeResponse('ok')]);
     const controller = new AbortController();
     const sleep = (_ms: number, signal?: AbortSignal) =>
       new Promise<void>((_resolve, reject) => {
@@ -144,7 +128,7 @@ describe('callWithRetry', () => {
   });
 
   it('calls onRetry with the failed attempt and the wait', async () => {
-    const { adapter } = scripted([err('rate_limit', 42), fakeResponse('ok')]);
+    const { adapter } = scriptedAdapter([err('rate_limit', 42), fakeResponse('ok')]);
     const events: Array<[number, string, number]> = [];
     await callWithRetry(adapter, request, {
       sleep: async () => {},

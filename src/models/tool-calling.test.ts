@@ -1,12 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { canonicalRequest, cellIdentity, cellKey, contentKey } from '../store/keys.js';
 import { createAdapter } from './create-adapter.js';
-import { type FakeServer, startFakeAnthropic, startFakeOpenAI } from './testing/index.js';
+import { GENEROUS_TIMEOUTS, useFakeProviders } from './testing/harness.js';
 import type { ModelRequest, ToolDefinition } from './types.js';
 
 const KEY = 'sk-test-SECRET-0123456789';
 const ENV = { OPENAI_API_KEY: KEY, ANTHROPIC_API_KEY: KEY };
-const TIMEOUTS = { timeoutMs: 30_000, stallTimeoutMs: 15_000 };
 
 const READ: ToolDefinition = {
   name: 'Read',
@@ -26,24 +25,15 @@ function request(model: string, extra: Partial<ModelRequest> = {}): ModelRequest
   };
 }
 
-let openai: FakeServer;
-let anthropic: FakeServer;
-beforeAll(async () => {
-  openai = await startFakeOpenAI({ apiKey: KEY });
-  anthropic = await startFakeAnthropic({ apiKey: KEY });
-});
-afterAll(async () => {
-  await openai.close();
-  await anthropic.close();
-});
+const fakes = useFakeProviders(KEY);
 
 describe('tool calling through the AI SDK adapter', () => {
   for (const stream of [false, true]) {
     it(`openai: sends tools / tool_choice and reads tool_calls (${stream ? 'stream' : 'json'})`, async () => {
-      openai.setRespond({ toolCalls: [{ name: 'Read', arguments: { file_path: '/app/config.ts' } }] });
-      const ref = `openai:gpt-4.1-mini@${openai.baseURL}`;
-      const response = await createAdapter(ref, { env: ENV, ...TIMEOUTS, stream }).generate(request(ref));
-      const body = openai.requests.at(-1)!.body!;
+      fakes.openai.setRespond({ toolCalls: [{ name: 'Read', arguments: { file_path: '/app/config.ts' } }] });
+      const ref = `openai:gpt-4.1-mini@${fakes.openai.baseURL}`;
+      const response = await createAdapter(ref, { env: ENV, ...GENEROUS_TIMEOUTS, stream }).generate(request(ref));
+      const body = fakes.openai.requests.at(-1)!.body!;
       const tools = body.tools as Array<{ type: string; function: { name: string; description: string; parameters: unknown } }>;
       expect(tools.map((t) => [t.type, t.function.name, t.function.description, t.function.parameters])).toEqual([
         ['function', 'Read', 'Read a file', READ.inputSchema],
@@ -56,10 +46,10 @@ describe('tool calling through the AI SDK adapter', () => {
     });
 
     it(`anthropic: sends tools and reads tool_use blocks (${stream ? 'stream' : 'json'})`, async () => {
-      anthropic.setRespond({ text: 'Reading it.', toolCalls: [{ name: 'Read', arguments: { file_path: 'src/a.ts' } }] });
-      const ref = `anthropic:claude-sonnet-4-5@${anthropic.baseURL}`;
-      const response = await createAdapter(ref, { env: ENV, ...TIMEOUTS, stream }).generate(request(ref, { toolChoice: 'required' }));
-      const body = anthropic.requests.at(-1)!.body!;
+      fakes.anthropic.setRespond({ text: 'Reading it.', toolCalls: [{ name: 'Read', arguments: { file_path: 'src/a.ts' } }] });
+      const ref = `anthropic:claude-sonnet-4-5@${fakes.anthropic.baseURL}`;
+      const response = await createAdapter(ref, { env: ENV, ...GENEROUS_TIMEOUTS, stream }).generate(request(ref, { toolChoice: 'required' }));
+      const body = fakes.anthropic.requests.at(-1)!.body!;
       const tools = body.tools as Array<{ name: string; input_schema: unknown; description: string }>;
       expect(tools.map((t) => [t.name, t.description, t.input_schema])).toEqual([['Read', 'Read a file', READ.inputSchema]]);
       expect(body.tool_choice).toEqual({ type: 'any' });
@@ -69,23 +59,23 @@ describe('tool calling through the AI SDK adapter', () => {
   }
 
   it('unparseable arguments and unknown tools come back marked, not thrown', async () => {
-    const ref = `openai:gpt-4.1-mini@${openai.baseURL}`;
-    openai.setRespond({ toolCalls: [{ name: 'Read', arguments: '{"file_path": "/a' }] });
-    const bad = await createAdapter(ref, { env: ENV, ...TIMEOUTS }).generate(request(ref));
+    const ref = `openai:gpt-4.1-mini@${fakes.openai.baseURL}`;
+    fakes.openai.setRespond({ toolCalls: [{ name: 'Read', arguments: '{"file_path": "/a' }] });
+    const bad = await createAdapter(ref, { env: ENV, ...GENEROUS_TIMEOUTS }).generate(request(ref));
     expect(bad.toolCalls).toMatchObject([{ name: 'Read', invalid: 'unparseable', input: '{"file_path": "/a' }]);
-    openai.setRespond({ toolCalls: [{ name: 'Teleport', arguments: { to: 'mars' } }] });
-    const unknown = await createAdapter(ref, { env: ENV, ...TIMEOUTS }).generate(request(ref));
+    fakes.openai.setRespond({ toolCalls: [{ name: 'Teleport', arguments: { to: 'mars' } }] });
+    const unknown = await createAdapter(ref, { env: ENV, ...GENEROUS_TIMEOUTS }).generate(request(ref));
     expect(unknown.toolCalls).toMatchObject([{ name: 'Teleport', invalid: 'unknown-tool', input: { to: 'mars' } }]);
   });
 
   it('prose instead of a call is a plain answer without toolCalls; no tools on the wire without tools', async () => {
-    const ref = `openai:gpt-4.1-mini@${openai.baseURL}`;
-    openai.setRespond({ text: 'I would read the config next.' });
-    const prose = await createAdapter(ref, { env: ENV, ...TIMEOUTS }).generate(request(ref));
+    const ref = `openai:gpt-4.1-mini@${fakes.openai.baseURL}`;
+    fakes.openai.setRespond({ text: 'I would read the config next.' });
+    const prose = await createAdapter(ref, { env: ENV, ...GENEROUS_TIMEOUTS }).generate(request(ref));
     expect(prose.toolCalls).toBeUndefined();
-    const plain = await createAdapter(ref, { env: ENV, ...TIMEOUTS }).generate(request(ref, { tools: undefined, toolChoice: undefined }));
+    const plain = await createAdapter(ref, { env: ENV, ...GENEROUS_TIMEOUTS }).generate(request(ref, { tools: undefined, toolChoice: undefined }));
     expect(plain.text).toBe('I would read the config next.');
-    expect(openai.requests.at(-1)!.body!.tools).toBeUndefined();
+    expect(fakes.openai.requests.at(-1)!.body!.tools).toBeUndefined();
   });
 
   it('tools enter the cell key only when present: a request without them keeps its old key', () => {

@@ -2,9 +2,9 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { packageRoot } from '../../core/version.js';
-import { type FakeServer, startFakeAnthropic, startFakeOpenAI } from '../../models/testing/index.js';
+import { useFakeProviders } from '../../models/testing/harness.js';
 import { runCliInProcess } from '../testing/run-cli.js';
 import { shouldStream } from './ask.js';
 
@@ -58,21 +58,13 @@ function cli(args: string[], env: Record<string, string> = {}, input?: string): 
   return input === undefined ? runCliInProcess(args, env) : start(args, env, input).done;
 }
 
-let server: FakeServer;
-let anthropic: FakeServer;
-beforeAll(async () => {
-  server = await startFakeOpenAI({ apiKey: KEY });
-  anthropic = await startFakeAnthropic({ apiKey: KEY });
-});
-afterAll(async () => {
-  await Promise.all([server.close(), anthropic.close()]);
-});
+const fakes = useFakeProviders(KEY);
 
 // Most tests run the CLI in process; the stdin and Ctrl-C ones spawn it (seconds of start-up on a loaded machine).
 describe('echolens ask', { timeout: 120_000 }, () => {
   it('prints the answer on stdout and a usage line on stderr', async () => {
-    server.setRespond({ text: 'Paris.', usage: { inputTokens: 21, outputTokens: 2 } });
-    const ref = `openai-compatible:m@${server.baseURL}`;
+    fakes.openai.setRespond({ text: 'Paris.', usage: { inputTokens: 21, outputTokens: 2 } });
+    const ref = `openai-compatible:m@${fakes.openai.baseURL}`;
     const run = await cli(['ask', ref, 'Capital of France?', '--system', 'Answer in one word.', '--temperature', '0'], {
       OPENAI_COMPATIBLE_API_KEY: KEY,
     });
@@ -80,7 +72,7 @@ describe('echolens ask', { timeout: 120_000 }, () => {
     expect(run.stdout).toBe('Paris.\n');
     expect(run.stderr).toMatch(/21 in \/ 2 out tokens/);
     expect(run.stderr).toMatch(/cost unknown/);
-    const sent = server.requests.at(-1)!;
+    const sent = fakes.openai.requests.at(-1)!;
     expect(sent.body).toMatchObject({
       model: 'm',
       temperature: 0,
@@ -97,11 +89,11 @@ describe('echolens ask', { timeout: 120_000 }, () => {
   });
 
   it('--json prints text, usage, cost, latency, finish reason and model', async () => {
-    server.setRespond({ text: 'Four.', usage: { inputTokens: 1000, outputTokens: 200, cachedInputTokens: 400 } });
+    fakes.openai.setRespond({ text: 'Four.', usage: { inputTokens: 1000, outputTokens: 200, cachedInputTokens: 400 } });
     const dir = mkdtempSync(join(tmpdir(), 'echolens-ask-'));
     const prices = join(dir, 'prices.yaml');
     writeFileSync(prices, 'models:\n  - { provider: openai-compatible, model: m, input: 2, output: 10, cachedInput: 1 }\n');
-    const ref = `openai-compatible:m@${server.baseURL}`;
+    const ref = `openai-compatible:m@${fakes.openai.baseURL}`;
     const run = await cli(['ask', ref, '2+2?', '--json', '--max-tokens', '50', '--seed', '3', '--prices', prices], {
       OPENAI_COMPATIBLE_API_KEY: KEY,
     });
@@ -118,24 +110,24 @@ describe('echolens ask', { timeout: 120_000 }, () => {
     });
     expect(out.costUsd).toBeCloseTo((600 * 2 + 400 * 1 + 200 * 10) / 1e6, 12);
     expect(typeof out.latencyMs).toBe('number');
-    expect(server.requests.at(-1)!.body).toMatchObject({ max_tokens: 50, seed: 3 });
+    expect(fakes.openai.requests.at(-1)!.body).toMatchObject({ max_tokens: 50, seed: 3 });
     expect(run.stdout + run.stderr).not.toContain(KEY);
   });
 
   it('retries through the retry policy (429 with Retry-After: 0, then an answer)', async () => {
-    server.setRespond('after a retry');
-    server.pushFaults({ fault: 'status', status: 429, retryAfter: '0' });
-    const ref = `openai-compatible:m@${server.baseURL}`;
-    const before = server.requests.length;
+    fakes.openai.setRespond('after a retry');
+    fakes.openai.pushFaults({ fault: 'status', status: 429, retryAfter: '0' });
+    const ref = `openai-compatible:m@${fakes.openai.baseURL}`;
+    const before = fakes.openai.requests.length;
     const run = await cli(['ask', ref, 'hi', '--json'], { OPENAI_COMPATIBLE_API_KEY: KEY });
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ text: 'after a retry', attempts: 2 });
-    expect(server.requests.length - before).toBe(2);
+    expect(fakes.openai.requests.length - before).toBe(2);
   });
 
   it('a call that keeps failing exits 1 with one line and no stack', async () => {
-    server.pushFaults({ fault: 'status', status: 503 }, { fault: 'status', status: 503 });
-    const ref = `openai-compatible:m@${server.baseURL}`;
+    fakes.openai.pushFaults({ fault: 'status', status: 503 }, { fault: 'status', status: 503 });
+    const ref = `openai-compatible:m@${fakes.openai.baseURL}`;
     const run = await cli(['ask', ref, 'hi', '--max-attempts', '2'], { OPENAI_COMPATIBLE_API_KEY: KEY });
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
@@ -145,7 +137,7 @@ describe('echolens ask', { timeout: 120_000 }, () => {
   });
 
   it('--json reports a failure as a JSON error object too', async () => {
-    const ref = `openai-compatible:m@${server.baseURL}`;
+    const ref = `openai-compatible:m@${fakes.openai.baseURL}`;
     const run = await cli(['ask', ref, 'hi', '--json'], { OPENAI_COMPATIBLE_API_KEY: 'wrong-key-0000' });
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stdout)).toMatchObject({ model: ref, error: { kind: 'auth', status: 401, attempts: 1 } });
@@ -153,7 +145,7 @@ describe('echolens ask', { timeout: 120_000 }, () => {
   });
 
   it('a missing key exits 2 naming the variable', async () => {
-    const run = await cli(['ask', `openai:gpt-4o@${server.baseURL}`, 'hi']);
+    const run = await cli(['ask', `openai:gpt-4o@${fakes.openai.baseURL}`, 'hi']);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/OPENAI_API_KEY/);
     expect(run.stderr).not.toMatch(/\n\s+at /);
@@ -166,8 +158,8 @@ describe('echolens ask', { timeout: 120_000 }, () => {
   });
 
   it('bad flags and a malformed price file exit 2 before any call', async () => {
-    const before = server.requests.length;
-    const ref = `openai-compatible:m@${server.baseURL}`;
+    const before = fakes.openai.requests.length;
+    const ref = `openai-compatible:m@${fakes.openai.baseURL}`;
     const bad = await cli(['ask', ref, 'hi', '--max-tokens', '0']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--max-tokens: must be a whole number/);
@@ -177,7 +169,7 @@ describe('echolens ask', { timeout: 120_000 }, () => {
     const malformed = await cli(['ask', ref, 'hi', '--prices', prices]);
     expect(malformed.code).toBe(2);
     expect(malformed.stderr).toContain(`${prices}:1: models.0.input:`);
-    expect(server.requests.length).toBe(before);
+    expect(fakes.openai.requests.length).toBe(before);
   });
 
   it('reads the prompt from stdin with "-" and works offline with sim:echo', async () => {
@@ -201,9 +193,9 @@ describe('echolens ask streaming', { timeout: 120_000 }, () => {
 
   it('--stream prints tokens while the answer is still arriving', async () => {
     // The fake sends the role chunk and three 4-character chunks, then goes silent.
-    server.pushFaults({ fault: 'stall', afterChunks: 3 });
-    const ref = `openai-compatible:m@${server.baseURL}`;
-    const before = server.requests.length;
+    fakes.openai.pushFaults({ fault: 'stall', afterChunks: 3 });
+    const ref = `openai-compatible:m@${fakes.openai.baseURL}`;
+    const before = fakes.openai.requests.length;
     const cli = start(['ask', ref, 'hi', '--stream'], { OPENAI_COMPATIBLE_API_KEY: KEY });
     await cli.stdoutContains('partial answ');
     // The answer is still open (the server never finished it): interrupt the wait.
@@ -213,25 +205,25 @@ describe('echolens ask streaming', { timeout: 120_000 }, () => {
     expect(run.stdout).toBe('partial answ\n');
     expect(run.stderr).toMatch(/partial answer above is incomplete/);
     expect(run.stderr).toMatch(/\[aborted, 1 attempt\]/);
-    expect(server.requests.slice(before).map((r) => r.stream)).toEqual([true]);
+    expect(fakes.openai.requests.slice(before).map((r) => r.stream)).toEqual([true]);
   });
 
   it('--stream: the streamed text is the answer, the same text --json reports', async () => {
-    server.setRespond({ text: STORY, chunkSize: 6 });
-    const ref = `openai-compatible:m@${server.baseURL}`;
-    const before = server.requests.length;
+    fakes.openai.setRespond({ text: STORY, chunkSize: 6 });
+    const ref = `openai-compatible:m@${fakes.openai.baseURL}`;
+    const before = fakes.openai.requests.length;
     const streamed = await cli(['ask', ref, 'story', '--stream'], { OPENAI_COMPATIBLE_API_KEY: KEY });
     expect(streamed.code).toBe(0);
     expect(streamed.stdout).toBe(`${STORY}\n`);
     expect(streamed.stderr).not.toMatch(/discarded/);
     const json = await cli(['ask', ref, 'story', '--json'], { OPENAI_COMPATIBLE_API_KEY: KEY });
     expect(JSON.parse(json.stdout)).toMatchObject({ text: STORY, attempts: 1 });
-    expect(server.requests.slice(before).map((r) => r.stream)).toEqual([true, false]);
+    expect(fakes.openai.requests.slice(before).map((r) => r.stream)).toEqual([true, false]);
   });
 
   for (const provider of ['openai', 'anthropic'] as const) {
     it(`${provider}: a stream cut midway is retried with a notice; the answer restarts on a new line, complete, not duplicated`, async () => {
-      const fake = provider === 'openai' ? server : anthropic;
+      const fake = fakes[provider];
       fake.setRespond({ text: STORY, chunkSize: 6 });
       fake.pushFaults(
         provider === 'openai'
@@ -257,9 +249,9 @@ describe('echolens ask streaming', { timeout: 120_000 }, () => {
   }
 
   it('the same failure without streaming: one plain retry line, stdout holds only the final text', async () => {
-    server.setRespond({ text: STORY, chunkSize: 6 });
-    server.pushFaults({ fault: 'truncate', afterChunks: 3 });
-    const ref = `openai:gpt-4o@${server.baseURL}`;
+    fakes.openai.setRespond({ text: STORY, chunkSize: 6 });
+    fakes.openai.pushFaults({ fault: 'truncate', afterChunks: 3 });
+    const ref = `openai:gpt-4o@${fakes.openai.baseURL}`;
     const run = await cli(['ask', ref, 'story'], { OPENAI_API_KEY: KEY });
     expect(run.code).toBe(0);
     expect(run.stdout).toBe(`${STORY}\n`);
@@ -268,13 +260,13 @@ describe('echolens ask streaming', { timeout: 120_000 }, () => {
   });
 
   it('--json --stream exits 2 before any call; a model that does not stream still answers under --stream', async () => {
-    const before = server.requests.length;
-    const bad = await cli(['ask', `openai-compatible:m@${server.baseURL}`, 'hi', '--json', '--stream'], {
+    const before = fakes.openai.requests.length;
+    const bad = await cli(['ask', `openai-compatible:m@${fakes.openai.baseURL}`, 'hi', '--json', '--stream'], {
       OPENAI_COMPATIBLE_API_KEY: KEY,
     });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--stream: cannot be combined with --json/);
-    expect(server.requests.length).toBe(before);
+    expect(fakes.openai.requests.length).toBe(before);
     const sim = await cli(['ask', 'sim:echo', 'plain echo', '--stream']);
     expect(sim.code).toBe(0);
     expect(sim.stdout).toBe('plain echo\n');

@@ -1,26 +1,5 @@
-import type { ServerResponse } from 'node:http';
-import {
-  chunkText,
-  type FakeReply,
-  type FakeRequest,
-  type FakeServer,
-  type FakeServerOptions,
-  roughTokens,
-  startFakeServer,
-  toolArgumentsText,
-  toolCallId,
-  type WireFormat,
-} from './fake-server.js';
-
-/**
- * A fake Anthropic Messages server: `POST /v1/messages`, JSON or SSE
- * (`message_start`, `content_block_*`, `message_delta`, `message_stop`), the key
- * in `x-api-key`. `FakeReply.usage.inputTokens` is the total prompt size; the
- * wire `input_tokens` is that minus cache reads and writes, as Anthropic counts.
- */
-export function startFakeAnthropic(options: FakeServerOptions = {}): Promise<FakeServer> {
-  return startFakeServer(anthropicWire, options);
-}
+import { chunkText, type FakeReply, type FakeRequest, fakeServerStarter, roughTokens, type WireFormat, wireToolCalls } from './fake-server.js';
+import { statusNamer } from './wire-parts.js';
 
 function promptText(request: FakeRequest): string {
   const parts: string[] = [];
@@ -53,34 +32,24 @@ function sse(type: string, data: Record<string, unknown>): string {
   return `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 }
 
+const errorTypeOf = statusNamer({ 429: 'rate_limit_error', 529: 'overloaded_error', 401: 'authentication_error', 404: 'not_found_error' }, 'api_error', 'invalid_request_error');
+
 export const anthropicWire: WireFormat = {
   endpoint: '/messages',
   readKey(request) {
     return request.headers['x-api-key'];
   },
   errorBody(status, message, errorType) {
-    const type =
-      errorType ??
-      (status === 429
-        ? 'rate_limit_error'
-        : status === 529
-          ? 'overloaded_error'
-          : status >= 500
-            ? 'api_error'
-            : status === 401
-              ? 'authentication_error'
-              : status === 404
-                ? 'not_found_error'
-                : 'invalid_request_error');
+    const type = errorType ?? errorTypeOf(status);
     return { type: 'error', error: { type, message } };
   },
-  sendJson(res: ServerResponse, request, reply) {
+  jsonBody(request, reply) {
     const text = reply.text ?? '';
     const content: Array<Record<string, unknown>> = [];
     if (reply.reasoning !== undefined) content.push({ type: 'thinking', thinking: reply.reasoning, signature: 'fake-signature' });
-    const calls = reply.toolCalls ?? [];
+    const calls = wireToolCalls(request, reply);
     if (calls.length === 0 || text !== '') content.push({ type: 'text', text });
-    calls.forEach((call, i) => {
+    for (const call of calls) {
       // Anthropic sends parsed input; a string that is not JSON is sent as the string it is.
       let input: unknown = call.arguments;
       if (typeof call.arguments === 'string') {
@@ -90,9 +59,9 @@ export const anthropicWire: WireFormat = {
           input = call.arguments;
         }
       }
-      content.push({ type: 'tool_use', id: toolCallId(call, request, i).replace(/^call_/, 'toolu_'), name: call.name, input });
-    });
-    const body = {
+      content.push({ type: 'tool_use', id: call.id.replace(/^call_/, 'toolu_'), name: call.name, input });
+    }
+    return {
       id: `msg_fake_${request.index}`,
       type: 'message',
       role: 'assistant',
@@ -102,8 +71,6 @@ export const anthropicWire: WireFormat = {
       stop_sequence: null,
       usage: usageOf(request, reply, text),
     };
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(body));
   },
   streamEvents(request, reply) {
     const text = reply.text ?? '';
@@ -132,7 +99,7 @@ export const anthropicWire: WireFormat = {
       events.push(sse('content_block_stop', { index }));
       index++;
     }
-    const calls = reply.toolCalls ?? [];
+    const calls = wireToolCalls(request, reply);
     if (calls.length === 0 || text !== '') {
       events.push(sse('content_block_start', { index, content_block: { type: 'text', text: '' } }));
       events.push(sse('ping', {}));
@@ -142,15 +109,15 @@ export const anthropicWire: WireFormat = {
       events.push(sse('content_block_stop', { index }));
       index++;
     }
-    calls.forEach((call, i) => {
-      const id = toolCallId(call, request, i).replace(/^call_/, 'toolu_');
+    for (const call of calls) {
+      const id = call.id.replace(/^call_/, 'toolu_');
       events.push(sse('content_block_start', { index, content_block: { type: 'tool_use', id, name: call.name, input: {} } }));
-      for (const piece of chunkText(toolArgumentsText(call), reply.chunkSize ?? 8)) {
+      for (const piece of chunkText(call.argumentsText, reply.chunkSize ?? 8)) {
         events.push(sse('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } }));
       }
       events.push(sse('content_block_stop', { index }));
       index++;
-    });
+    }
     events.push(
       sse('message_delta', {
         delta: { stop_reason: reply.finishReason ?? (calls.length > 0 ? 'tool_use' : 'end_turn'), stop_sequence: null },
@@ -164,3 +131,11 @@ export const anthropicWire: WireFormat = {
     return sse('error', { error: { type: errorType, message } });
   },
 };
+
+/**
+ * A fake Anthropic Messages server: `POST /v1/messages`, JSON or SSE
+ * (`message_start`, `content_block_*`, `message_delta`, `message_stop`), the key
+ * in `x-api-key`. `FakeReply.usage.inputTokens` is the total prompt size; the
+ * wire `input_tokens` is that minus cache reads and writes, as Anthropic counts.
+ */
+export const startFakeAnthropic = fakeServerStarter(anthropicWire);

@@ -195,6 +195,17 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
     };
   };
 
+  /** The batch a path names (its id URL-encoded there). */
+  const batchNamed = (encodedId: string) => batches.find((b) => b.id === decodeURIComponent(encodedId));
+
+  /** A GET of one batch: the poll may move it along; the answer is the provider's batch object. */
+  async function sendBatchStatus(res: ServerResponse, encodedId: string, view: (batch: Batch) => unknown): Promise<void> {
+    const batch = batchNamed(encodedId);
+    if (!batch) return notFound(res, 'batch');
+    await poll(batch);
+    send(res, 200, view(batch));
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -251,13 +262,7 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
         return;
       }
       const batchMatch = /^\/batches\/([^/]+)$/.exec(sub);
-      if (method === 'GET' && batchMatch) {
-        const batch = batches.find((b) => b.id === decodeURIComponent(batchMatch[1]!));
-        if (!batch) return notFound(res, 'batch');
-        await poll(batch);
-        send(res, 200, openAIBatch(batch));
-        return;
-      }
+      if (method === 'GET' && batchMatch) return sendBatchStatus(res, batchMatch[1]!, openAIBatch);
       const fileMatch = /^\/files\/([^/]+)\/content$/.exec(sub);
       if (method === 'GET' && fileMatch) {
         if (resultFault(res)) return;
@@ -280,20 +285,14 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
       }
       const resultsMatch = /^\/messages\/batches\/([^/]+)\/results$/.exec(sub);
       if (method === 'GET' && resultsMatch) {
-        const batch = batches.find((b) => b.id === decodeURIComponent(resultsMatch[1]!));
+        const batch = batchNamed(resultsMatch[1]!);
         if (!batch?.results) return notFound(res, 'results');
         if (resultFault(res)) return;
         send(res, 200, `${batch.results.anthropic.join('\n')}\n`, 'application/x-jsonl');
         return;
       }
       const batchMatch = /^\/messages\/batches\/([^/]+)$/.exec(sub);
-      if (method === 'GET' && batchMatch) {
-        const batch = batches.find((b) => b.id === decodeURIComponent(batchMatch[1]!));
-        if (!batch) return notFound(res, 'batch');
-        await poll(batch);
-        send(res, 200, anthropicBatch(batch));
-        return;
-      }
+      if (method === 'GET' && batchMatch) return sendBatchStatus(res, batchMatch[1]!, anthropicBatch);
     }
     notFound(res, `route ${method} ${path}`);
   }

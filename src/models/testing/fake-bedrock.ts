@@ -1,27 +1,6 @@
-import type { ServerResponse } from 'node:http';
 import { crc32 } from 'node:zlib';
-import {
-  chunkText,
-  type FakeReply,
-  type FakeRequest,
-  type FakeServer,
-  type FakeServerOptions,
-  roughTokens,
-  startFakeServer,
-  toolArgumentsText,
-  toolCallId,
-  type WireFormat,
-} from './fake-server.js';
-
-/**
- * A fake Amazon Bedrock runtime speaking the Converse API:
- * `POST /model/<modelId>/converse` (JSON) and `/converse-stream` (the AWS
- * binary event stream: `messageStart`, `contentBlockDelta`…, `messageStop`,
- * `metadata`). The SigV4 signature is not checked; `authorization` is logged.
- */
-export function startFakeBedrock(options: FakeServerOptions = {}): Promise<FakeServer> {
-  return startFakeServer(bedrockWire, options);
-}
+import { chunkText, type FakeReply, type FakeRequest, fakeServerStarter, roughTokens, type WireFormat, wireToolCalls } from './fake-server.js';
+import { blocksText, bodyTurns, lastUserTurn } from './wire-parts.js';
 
 const ROUTE = /\/model\/[^/]+\/(converse|converse-stream)$/;
 
@@ -37,18 +16,12 @@ interface ConverseMessage {
 }
 
 function messagesOf(request: FakeRequest): ConverseMessage[] {
-  const messages = request.body?.messages;
-  return Array.isArray(messages) ? (messages as ConverseMessage[]) : [];
-}
-
-function blocksText(blocks: Array<{ text?: string }> | undefined): string {
-  return (blocks ?? []).map((b) => (typeof b.text === 'string' ? b.text : '')).join('');
+  return bodyTurns<ConverseMessage>(request, 'messages');
 }
 
 /** The last user turn's text. */
 export function bedrockUserText(request: FakeRequest): string {
-  const users = messagesOf(request).filter((m) => m.role === 'user');
-  return blocksText(users[users.length - 1]?.content);
+  return blocksText(lastUserTurn(messagesOf(request))?.content);
 }
 
 function usageOf(request: FakeRequest, reply: FakeReply, text: string) {
@@ -103,24 +76,19 @@ export const bedrockWire: WireFormat = {
   errorBody(_status, message) {
     return { message };
   },
-  sendJson(res: ServerResponse, request, reply) {
+  jsonBody(request, reply) {
     const text = reply.text ?? '';
     const content: Array<Record<string, unknown>> = [];
     if (reply.reasoning !== undefined) content.push({ reasoningContent: { reasoningText: { text: reply.reasoning } } });
     if (text !== '') content.push({ text });
-    (reply.toolCalls ?? []).forEach((call, i) => {
-      content.push({ toolUse: { toolUseId: toolCallId(call, request, i), name: call.name, input: JSON.parse(toolArgumentsText(call)) } });
-    });
-    const stop = reply.finishReason ?? ((reply.toolCalls ?? []).length > 0 ? 'tool_use' : 'end_turn');
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(
-      JSON.stringify({
-        output: { message: { role: 'assistant', content } },
-        stopReason: stop,
-        usage: usageOf(request, reply, text),
-        metrics: { latencyMs: 12 },
-      }),
-    );
+    const calls = wireToolCalls(request, reply);
+    for (const call of calls) content.push({ toolUse: { toolUseId: call.id, name: call.name, input: JSON.parse(call.argumentsText) } });
+    return {
+      output: { message: { role: 'assistant', content } },
+      stopReason: reply.finishReason ?? (calls.length > 0 ? 'tool_use' : 'end_turn'),
+      usage: usageOf(request, reply, text),
+      metrics: { latencyMs: 12 },
+    };
   },
   streamEvents(request, reply) {
     const text = reply.text ?? '';
@@ -134,3 +102,11 @@ export const bedrockWire: WireFormat = {
     return frames;
   },
 };
+
+/**
+ * A fake Amazon Bedrock runtime speaking the Converse API:
+ * `POST /model/<modelId>/converse` (JSON) and `/converse-stream` (the AWS
+ * binary event stream: `messageStart`, `contentBlockDelta`…, `messageStop`,
+ * `metadata`). The SigV4 signature is not checked; `authorization` is logged.
+ */
+export const startFakeBedrock = fakeServerStarter(bedrockWire);

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { ServerResponse } from 'node:http';
 import { openAIWire } from './fake-openai.js';
 import { type FakeFault, type FakeRequest, type FakeServer, roughTokens, startFakeServer, type WireFormat } from './fake-server.js';
 
@@ -34,18 +33,16 @@ export function startFakeEmbeddings(options: FakeEmbeddingsOptions = {}): Promis
     endpoint: '/embeddings',
     readKey: openAIWire.readKey,
     errorBody: openAIWire.errorBody,
-    sendJson(res: ServerResponse, request: FakeRequest) {
+    jsonBody(request: FakeRequest) {
       const model = typeof request.body?.model === 'string' ? request.body.model : 'fake-embedding';
       const inputs = inputsOf(request);
       const tokens = inputs.reduce((sum, text) => sum + roughTokens(text), 0);
-      const body = {
+      return {
         object: 'list',
         data: inputs.map((text, index) => ({ object: 'embedding', index, embedding: embed(text, model) })),
         model,
         usage: { prompt_tokens: tokens, total_tokens: tokens },
       };
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(body));
     },
     // Embeddings are never streamed.
     streamEvents: () => [],

@@ -1,27 +1,5 @@
-import type { ServerResponse } from 'node:http';
-import {
-  chunkText,
-  type FakeReply,
-  type FakeRequest,
-  type FakeServer,
-  type FakeServerOptions,
-  roughTokens,
-  startFakeServer,
-  toolArgumentsText,
-  type WireFormat,
-} from './fake-server.js';
-
-/**
- * A fake Gemini `generateContent` server: what the Gemini API
- * (`POST /v1beta/models/<model>:generateContent`) and Vertex AI
- * (`POST /v1beta1/projects/<p>/locations/<l>/publishers/google/models/<model>:generateContent`)
- * both speak. JSON answers, or SSE from `:streamGenerateContent?alt=sse` where each
- * `data:` line is a whole GenerateContentResponse and the last one carries
- * `finishReason` and `usageMetadata`.
- */
-export function startFakeGemini(options: FakeServerOptions = {}): Promise<FakeServer> {
-  return startFakeServer(geminiWire, options);
-}
+import { chunkText, type FakeReply, type FakeRequest, fakeServerStarter, roughTokens, type WireFormat, wireToolCalls } from './fake-server.js';
+import { blocksText, bodyTurns, lastUserTurn, statusNamer } from './wire-parts.js';
 
 const ROUTE = /\/models\/[^/]+:(generateContent|streamGenerateContent)$/;
 
@@ -37,18 +15,16 @@ interface GeminiContent {
 }
 
 function contentsOf(request: FakeRequest): GeminiContent[] {
-  const contents = request.body?.contents;
-  return Array.isArray(contents) ? (contents as GeminiContent[]) : [];
+  return bodyTurns<GeminiContent>(request, 'contents');
 }
 
 function partsText(content: GeminiContent | undefined): string {
-  return (content?.parts ?? []).map((p) => (typeof p.text === 'string' ? p.text : '')).join('');
+  return blocksText(content?.parts);
 }
 
 /** The last user turn's text. */
 export function geminiUserText(request: FakeRequest): string {
-  const users = contentsOf(request).filter((c) => c.role === 'user');
-  return partsText(users[users.length - 1]);
+  return partsText(lastUserTurn(contentsOf(request)));
 }
 
 function usageOf(request: FakeRequest, reply: FakeReply, text: string) {
@@ -66,12 +42,12 @@ function usageOf(request: FakeRequest, reply: FakeReply, text: string) {
   return usage;
 }
 
-function parts(reply: FakeReply, text: string): Array<Record<string, unknown>> {
+function parts(request: FakeRequest, reply: FakeReply, text: string): Array<Record<string, unknown>> {
   const out: Array<Record<string, unknown>> = [];
   if (reply.reasoning !== undefined) out.push({ text: reply.reasoning, thought: true });
   if (text !== '') out.push({ text });
-  for (const call of reply.toolCalls ?? []) {
-    out.push({ functionCall: { name: call.name, args: JSON.parse(toolArgumentsText(call)) as unknown } });
+  for (const call of wireToolCalls(request, reply)) {
+    out.push({ functionCall: { name: call.name, args: JSON.parse(call.argumentsText) as unknown } });
   }
   return out;
 }
@@ -88,6 +64,8 @@ function response(request: FakeRequest, reply: FakeReply, partList: Array<Record
   return body;
 }
 
+const grpcStatusOf = statusNamer({ 429: 'RESOURCE_EXHAUSTED', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND' }, 'UNAVAILABLE', 'INVALID_ARGUMENT');
+
 export const geminiWire: WireFormat = {
   endpoint: ':generateContent',
   routes: (path) => ROUTE.test(path),
@@ -97,25 +75,12 @@ export const geminiWire: WireFormat = {
     return request.headers['x-goog-api-key'] ?? (auth?.startsWith('Bearer ') ? auth.slice('Bearer '.length) : undefined);
   },
   errorBody(status, message, errorType) {
-    const grpc =
-      errorType ??
-      (status === 429
-        ? 'RESOURCE_EXHAUSTED'
-        : status === 401
-          ? 'UNAUTHENTICATED'
-          : status === 403
-            ? 'PERMISSION_DENIED'
-            : status === 404
-              ? 'NOT_FOUND'
-              : status >= 500
-                ? 'UNAVAILABLE'
-                : 'INVALID_ARGUMENT');
+    const grpc = errorType ?? grpcStatusOf(status);
     return { error: { code: status, message, status: grpc } };
   },
-  sendJson(res: ServerResponse, request, reply) {
+  jsonBody(request, reply) {
     const text = reply.text ?? '';
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(response(request, reply, parts(reply, text), true, text)));
+    return response(request, reply, parts(request, reply, text), true, text);
   },
   streamEvents(request, reply) {
     const text = reply.text ?? '';
@@ -131,3 +96,13 @@ export const geminiWire: WireFormat = {
     return events;
   },
 };
+
+/**
+ * A fake Gemini `generateContent` server: what the Gemini API
+ * (`POST /v1beta/models/<model>:generateContent`) and Vertex AI
+ * (`POST /v1beta1/projects/<p>/locations/<l>/publishers/google/models/<model>:generateContent`)
+ * both speak. JSON answers, or SSE from `:streamGenerateContent?alt=sse` where each
+ * `data:` line is a whole GenerateContentResponse and the last one carries
+ * `finishReason` and `usageMetadata`.
+ */
+export const startFakeGemini = fakeServerStarter(geminiWire);

@@ -1,26 +1,5 @@
-import type { ServerResponse } from 'node:http';
-import {
-  chunkText,
-  type FakeReply,
-  type FakeRequest,
-  type FakeServer,
-  type FakeServerOptions,
-  roughTokens,
-  startFakeServer,
-  toolArgumentsText,
-  toolCallId,
-  type WireFormat,
-} from './fake-server.js';
-
-/**
- * A fake OpenAI chat-completions server (also what vLLM, Ollama, llama.cpp,
- * OpenRouter and Together speak): `POST /v1/chat/completions`, JSON or SSE
- * (`chat.completion.chunk` events, a final usage chunk when
- * `stream_options.include_usage` is set, then `data: [DONE]`).
- */
-export function startFakeOpenAI(options: FakeServerOptions = {}): Promise<FakeServer> {
-  return startFakeServer(openAIWire, options);
-}
+import { chunkText, type FakeReply, type FakeRequest, fakeServerStarter, roughTokens, type WireFormat, wireToolCalls } from './fake-server.js';
+import { statusNamer } from './wire-parts.js';
 
 function promptText(request: FakeRequest): string {
   const messages = Array.isArray(request.body?.messages) ? (request.body.messages as Array<{ content?: unknown }>) : [];
@@ -46,6 +25,8 @@ function modelOf(request: FakeRequest, reply: FakeReply): string {
 
 const CREATED = 1_780_000_000;
 
+const errorTypeOf = statusNamer({ 429: 'rate_limit_exceeded' }, 'server_error', 'invalid_request_error');
+
 export const openAIWire: WireFormat = {
   endpoint: '/chat/completions',
   readKey(request) {
@@ -53,24 +34,19 @@ export const openAIWire: WireFormat = {
     return auth?.startsWith('Bearer ') ? auth.slice('Bearer '.length) : undefined;
   },
   errorBody(status, message, errorType) {
-    const type =
-      errorType ?? (status === 429 ? 'rate_limit_exceeded' : status >= 500 ? 'server_error' : 'invalid_request_error');
+    const type = errorType ?? errorTypeOf(status);
     return { error: { message, type, param: null, code: status === 404 ? 'model_not_found' : null } };
   },
-  sendJson(res: ServerResponse, request, reply) {
+  jsonBody(request, reply) {
     const text = reply.text ?? '';
-    const calls = reply.toolCalls ?? [];
+    const calls = wireToolCalls(request, reply);
     const message: Record<string, unknown> = { role: 'assistant', content: calls.length > 0 && text === '' ? null : text };
     if (reply.reasoning !== undefined) message.reasoning_content = reply.reasoning;
     if (calls.length > 0) {
-      message.tool_calls = calls.map((call, i) => ({
-        id: toolCallId(call, request, i),
-        type: 'function',
-        function: { name: call.name, arguments: toolArgumentsText(call) },
-      }));
+      message.tool_calls = calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.argumentsText } }));
     }
     const finish = reply.finishReason ?? (calls.length > 0 ? 'tool_calls' : 'stop');
-    const body = {
+    return {
       id: `chatcmpl-fake-${request.index}`,
       object: 'chat.completion',
       created: CREATED,
@@ -78,8 +54,6 @@ export const openAIWire: WireFormat = {
       choices: [{ index: 0, message, finish_reason: finish, logprobs: null }],
       usage: usageOf(request, reply, text),
     };
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(body));
   },
   streamEvents(request, reply) {
     const text = reply.text ?? '';
@@ -96,11 +70,11 @@ export const openAIWire: WireFormat = {
     const events = [chunk({ role: 'assistant', content: '' }, null)];
     for (const piece of chunkText(reply.reasoning ?? '', reply.chunkSize ?? 8)) events.push(chunk({ reasoning_content: piece }, null));
     for (const piece of chunkText(text, reply.chunkSize ?? 8)) events.push(chunk({ content: piece }, null));
-    const calls = reply.toolCalls ?? [];
+    const calls = wireToolCalls(request, reply);
     calls.forEach((call, i) => {
-      const head = { index: i, id: toolCallId(call, request, i), type: 'function', function: { name: call.name, arguments: '' } };
+      const head = { index: i, id: call.id, type: 'function', function: { name: call.name, arguments: '' } };
       events.push(chunk({ tool_calls: [head] }, null));
-      for (const piece of chunkText(toolArgumentsText(call), reply.chunkSize ?? 8)) {
+      for (const piece of chunkText(call.argumentsText, reply.chunkSize ?? 8)) {
         events.push(chunk({ tool_calls: [{ index: i, function: { arguments: piece } }] }, null));
       }
     });
@@ -115,3 +89,11 @@ export const openAIWire: WireFormat = {
     return events;
   },
 };
+
+/**
+ * A fake OpenAI chat-completions server (also what vLLM, Ollama, llama.cpp,
+ * OpenRouter and Together speak): `POST /v1/chat/completions`, JSON or SSE
+ * (`chat.completion.chunk` events, a final usage chunk when
+ * `stream_options.include_usage` is set, then `data: [DONE]`).
+ */
+export const startFakeOpenAI = fakeServerStarter(openAIWire);

@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 
 /**
- * Plumbing shared by the fake OpenAI and Anthropic servers: a node:http server
+ * Plumbing shared by the fake provider servers (OpenAI, Anthropic, Gemini, Bedrock,
+ * embeddings): a node:http server
  * on 127.0.0.1 (random port) that logs every request and lets a test script
  * each answer (a reply computed from the request, or a fault).
  */
@@ -61,6 +62,25 @@ export function toolCallId(call: FakeToolCall, request: FakeRequest, index: numb
   return call.id ?? `call_fake_${request.index}_${index}`;
 }
 
+/** A reply's tool call with what every wire writes resolved: its id and its arguments as JSON text. */
+export interface WireToolCall {
+  id: string;
+  name: string;
+  /** As scripted: a string is sent verbatim, an object serialized. */
+  arguments: string | Record<string, unknown>;
+  argumentsText: string;
+}
+
+/** The reply's tool calls (none when it has none), ids defaulted from the request index. */
+export function wireToolCalls(request: FakeRequest, reply: FakeReply): WireToolCall[] {
+  return (reply.toolCalls ?? []).map((call, i) => ({
+    id: toolCallId(call, request, i),
+    name: call.name,
+    arguments: call.arguments,
+    argumentsText: toolArgumentsText(call),
+  }));
+}
+
 /** Scriptable failures, in the shape each provider really produces them. */
 export type FakeFault =
   /** HTTP error with the provider's JSON error body; `retryAfter` sets the Retry-After header. */
@@ -116,7 +136,8 @@ export interface WireFormat {
   /** Returns the key the request carried, or undefined. */
   readKey(request: FakeRequest): string | undefined;
   errorBody(status: number, message: string, errorType?: string): Record<string, unknown>;
-  sendJson(res: ServerResponse, request: FakeRequest, reply: FakeReply): void;
+  /** The body of a non-streamed 200 answer (the server sends it as JSON). */
+  jsonBody(request: FakeRequest, reply: FakeReply): unknown;
   /** SSE events (already framed, `event:`/`data:` lines plus blank line) for a reply; binary frames for Bedrock. */
   streamEvents(request: FakeRequest, reply: FakeReply): Array<string | Uint8Array>;
   /** True when this request is served by this fake (default: the path ends with `endpoint`). */
@@ -231,14 +252,14 @@ export async function startFakeServer(format: WireFormat, options: FakeServerOpt
     const outcome: FakeOutcome = queued ?? (await resolveOutcome(respond, request));
     if (!isFault(outcome)) {
       if (request.stream) writeStream(res, format.streamEvents(request, outcome), undefined);
-      else format.sendJson(res, request, outcome);
+      else sendBody(res, format.jsonBody(request, outcome));
       return;
     }
     switch (outcome.fault) {
       case 'empty': {
         const reply: FakeReply = { text: outcome.text ?? '', usage: { outputTokens: 0 } };
         if (request.stream) writeStream(res, format.streamEvents(request, reply), undefined);
-        else format.sendJson(res, request, reply);
+        else sendBody(res, format.jsonBody(request, reply));
         return;
       }
       case 'status': {
@@ -292,6 +313,11 @@ export async function startFakeServer(format: WireFormat, options: FakeServerOpt
     }
   }
 
+  function sendBody(res: ServerResponse, body: unknown): void {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  }
+
   function writeStream(res: ServerResponse, events: Array<string | Uint8Array>, ending: 'stall' | 'destroy' | 'end' | undefined): void {
     const contentType = format.streamContentType ?? 'text/event-stream';
     res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-cache', connection: 'keep-alive' });
@@ -321,6 +347,11 @@ export async function startFakeServer(format: WireFormat, options: FakeServerOpt
       return new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** `startFake<Provider>(options)` for one wire format. */
+export function fakeServerStarter(format: WireFormat): (options?: FakeServerOptions) => Promise<FakeServer> {
+  return (options = {}) => startFakeServer(format, options);
 }
 
 async function resolveOutcome(respond: FakeServerOptions['respond'], request: FakeRequest): Promise<FakeOutcome> {
