@@ -1,3 +1,4 @@
+import { addTokenCounts } from '../core/token-counts.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { ModelCallError } from './errors.js';
 import {
@@ -186,7 +187,7 @@ export async function callWithRetry(
       } finally {
         stream.close();
       }
-      addUsage(usage, response.usage);
+      addTokenCounts(usage, response.usage);
       // A tool call is an answer even when the text is empty.
       if (response.text.trim() !== '' || (response.toolCalls?.length ?? 0) > 0) return { response, attempts, usage };
       lastEmpty = response;
@@ -295,18 +296,6 @@ export const defaultSleep: SleepFn = (ms, signal) =>
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 
-/** mulberry32: a small seeded uniform [0, 1) generator for reproducible jitter. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function dropUndefined<T extends object>(value: T): Partial<T> {
   const out: Partial<T> = {};
   for (const [key, member] of Object.entries(value)) {
@@ -315,11 +304,5 @@ function dropUndefined<T extends object>(value: T): Partial<T> {
   return out;
 }
 
-function addUsage(total: TokenUsage, usage: TokenUsage | undefined): void {
-  if (!usage) return;
-  total.inputTokens += usage.inputTokens || 0;
-  total.outputTokens += usage.outputTokens || 0;
-  total.cachedInputTokens += usage.cachedInputTokens || 0;
-  total.cacheWriteTokens += usage.cacheWriteTokens || 0;
-  total.reasoningTokens += usage.reasoningTokens || 0;
-}
+/** Kept here for callers that imported it from the retry module. */
+export { seededRandom } from '../core/random.js';

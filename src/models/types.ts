@@ -1,3 +1,5 @@
+import type { TokenCounts } from '../core/token-counts.js';
+
 /**
  * The one interface every model speaks. A request is plain data so that its
  * canonical JSON (plus the sample index) is the cell key in the store.
@@ -79,15 +81,8 @@ export interface ToolCall {
   invalid?: 'unparseable' | 'unknown-tool' | 'invalid';
 }
 
-export interface TokenUsage {
-  inputTokens: number;
-  outputTokens: number;
-  /** Input tokens served from the provider's prompt cache. */
-  cachedInputTokens: number;
-  /** Input tokens written to the provider's prompt cache (Anthropic). */
-  cacheWriteTokens: number;
-  reasoningTokens: number;
-}
+/** A call's token counts (the shape lives in core: sessions and the store sum the same fields). */
+export type TokenUsage = TokenCounts;
 
 export type FinishReason = 'stop' | 'length' | 'content-filter' | 'tool-calls' | 'error' | 'other' | 'unknown';
 

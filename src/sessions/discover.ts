@@ -3,7 +3,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { firstSessionId, readSession } from './read.js';
-import { copyDefined } from './copy-defined.js';
+import { copyDefined } from '../core/copy-defined.js';
 import { type CountedFile, fileStamp, OPTIONAL_COUNTED_FACTS, type SummaryCache } from './summary-cache.js';
 import type { SessionTool } from './types.js';
 

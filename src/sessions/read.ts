@@ -2,7 +2,7 @@ import { open, readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { ClaudeParser } from './claude.js';
 import { CodexParser } from './codex.js';
-import { copyDefined } from './copy-defined.js';
+import { copyDefined } from '../core/copy-defined.js';
 import type { LineSink } from './line-splitter.js';
 import { type ReadLinesOptions, readFileLines } from './read-lines.js';
 import type { TimelineBuilder } from './timeline.js';

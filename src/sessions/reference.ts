@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from '../core/errors.js';
-import { seededRandom } from '../models/retry.js';
+import { seededRandom } from '../core/random.js';
 import type { ChatMessage } from '../models/types.js';
 import { buildPrefix } from './prefix.js';
 import {

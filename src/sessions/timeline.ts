@@ -1,4 +1,4 @@
-import { addUsage as addUsageTo } from '../store/runner-call.js';
+import { addTokenCounts } from '../core/token-counts.js';
 import type {
   Block,
   CompactionEvent,
@@ -209,7 +209,7 @@ export class TimelineBuilder {
       if (message.usage) subtractUsage(this.usage, message.usage);
       this.addUsage(message, usage);
     } else {
-      addUsageTo(this.usage, usage);
+      addTokenCounts(this.usage, usage);
     }
   }
 
@@ -329,7 +329,7 @@ export class TimelineBuilder {
 
   private addUsage(message: SessionMessage, usage: SessionUsage): void {
     message.usage = usage;
-    addUsageTo(this.usage, usage);
+    addTokenCounts(this.usage, usage);
   }
 }
 

@@ -1,3 +1,5 @@
+import type { TokenCounts } from '../core/token-counts.js';
+
 /**
  * The canonical session: what one Claude Code or Codex CLI transcript means for
  * the model, independent of the tool that wrote it.
@@ -41,13 +43,8 @@ export type MessageKind = 'human' | 'injected' | 'tool_result' | 'compaction_sum
 
 export type MessageRole = 'user' | 'assistant' | 'system';
 
-export interface SessionUsage {
-  inputTokens: number;
-  outputTokens: number;
-  cachedInputTokens: number;
-  cacheWriteTokens: number;
-  reasoningTokens: number;
-}
+/** Token counts summed over a message's transcript lines (the provider-call shape). */
+export type SessionUsage = TokenCounts;
 
 export const COUNTER_NAMES = ['agentSteps', 'userTurns', 'messages', 'assistantMessages'] as const;
 export type CounterName = (typeof COUNTER_NAMES)[number];

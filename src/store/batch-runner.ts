@@ -1,3 +1,4 @@
+import { addTokenCounts } from '../core/token-counts.js';
 import { ConfigError, InvalidArgumentError } from '../core/errors.js';
 import type { BatchClient, BatchEndpoint, BatchLineResult, BatchProvider, BatchState } from '../models/batch/index.js';
 import { ModelCallError, RETRYABLE_KINDS } from '../models/errors.js';
@@ -303,7 +304,7 @@ export async function runCellsBatch(
       heldKeys.delete(item.key);
       if (!written[index] || !inPlan.has(item.key)) return;
       const { outcome } = item;
-      addUsage(stats.tokens, outcome.usage);
+      addTokenCounts(stats.tokens, outcome.usage);
       if (outcome.costUsd !== null) stats.spendUsd += outcome.costUsd;
       else if (outcome.usage.inputTokens + outcome.usage.outputTokens > 0) stats.unpriced += 1;
       if (outcome.status === 'done') stats.done += 1;
@@ -385,7 +386,7 @@ export async function runCellsBatch(
   const failedCount = stats.failed + (o?.failed ?? 0);
   const pending = uniqueKeys.length - cachedCount - done - empty - failedCount;
   const tokens = { ...stats.tokens };
-  if (o) addUsage(tokens, o.tokens);
+  if (o) addTokenCounts(tokens, o.tokens);
   const status: RunStatus =
     stopReason === 'fatal' ? 'failed' : stopReason === 'budget' ? 'stopped' : stopReason === 'interrupted' ? 'interrupted' : 'done';
   const summary: RunSummary = {
@@ -472,13 +473,6 @@ function kindOf(error: unknown): string {
   return error instanceof ModelCallError ? error.kind : 'internal';
 }
 
-function addUsage(total: TokenUsage, usage: TokenUsage): void {
-  total.inputTokens += usage.inputTokens;
-  total.outputTokens += usage.outputTokens;
-  total.cachedInputTokens += usage.cachedInputTokens;
-  total.cacheWriteTokens += usage.cacheWriteTokens;
-  total.reasoningTokens += usage.reasoningTokens;
-}
 
 /** With a budget, every model about to be submitted needs a known price. */
 function checkPricesKnown(models: readonly string[], costOf: CostFn): void {

@@ -148,13 +148,6 @@ export function fatalHint(kind: string): string | undefined {
   }
 }
 
-export function addUsage(total: TokenUsage, usage: TokenUsage): void {
-  total.inputTokens += usage.inputTokens;
-  total.outputTokens += usage.outputTokens;
-  total.cachedInputTokens += usage.cachedInputTokens;
-  total.cacheWriteTokens += usage.cacheWriteTokens;
-  total.reasoningTokens += usage.reasoningTokens;
-}
 
 /** The adapter with this call's cache key and lifetime added to its generate options. */
 function withCacheOptions(adapter: ModelAdapter, cacheKey: string | undefined, cacheTtl: CacheSettings['cacheTtl']): ModelAdapter {

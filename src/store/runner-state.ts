@@ -1,6 +1,7 @@
 import { type TokenUsage, ZERO_USAGE } from '../models/types.js';
 import type { CellOutcome, RunStatus } from './run-store.js';
-import { addUsage, fatalHint } from './runner-call.js';
+import { addTokenCounts } from '../core/token-counts.js';
+import { fatalHint } from './runner-call.js';
 import type { ProgressSnapshot, RunSummary, StopReason } from './runner-types.js';
 
 /** The running tally of one `runCells` call: counts, spend, the stop state and the fatal-burst watch. */
@@ -51,7 +52,7 @@ export class RunTally {
 
   /** Counts a finished call (usage, spend, status) and stops the run after too many identical failures. */
   record(outcome: CellOutcome): void {
-    addUsage(this.tokens, outcome.usage);
+    addTokenCounts(this.tokens, outcome.usage);
     if (outcome.costUsd !== null) this.spendUsd += outcome.costUsd;
     else if (outcome.usage.inputTokens + outcome.usage.outputTokens > 0) this.unpriced += 1;
     this.calls += outcome.attempts;

@@ -1,4 +1,4 @@
-import { seededRandom } from '../../../models/retry.js';
+import { seededRandom } from '../../../core/random.js';
 
 /**
  * A deterministic corpus of Claude Code and Codex CLI JSONL lines with planted
