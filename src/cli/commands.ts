@@ -12,26 +12,42 @@ export interface CommandGroup {
   register(program: Command): Promise<void>;
 }
 
+/** A group of subcommands (`echolens <name> <command>`): the group is made here with its description, each module adds its commands to it. */
+function subcommandGroup(name: string, description: string, ...modules: Array<(group: Command) => Promise<void>>): CommandGroup {
+  return {
+    name,
+    async register(program) {
+      const group = program.command(name).description(description);
+      for (const addCommands of modules) await addCommands(group);
+    },
+  };
+}
+
 export const COMMAND_GROUPS: readonly CommandGroup[] = [
   { name: 'demo', register: async (program) => (await import('./commands/demo.js')).registerDemo(program) },
-  {
-    name: 'sessions',
-    async register(program) {
-      const sessions = program.command('sessions').description('read, redact and verify Claude Code / Codex CLI session transcripts');
-      (await import('./commands/sessions.js')).registerSessions(sessions);
-      (await import('./commands/sessions-redact.js')).registerSessionsRedact(sessions);
-    },
-  },
-  { name: 'persona', register: async (program) => (await import('./commands/persona.js')).registerPersona(program) },
-  {
-    name: 'memory',
-    async register(program) {
-      (await import('./commands/memory.js')).registerMemory(program);
-      (await import('./commands/memory-mitigation.js')).registerMemoryMitigation(program.commands.find((c) => c.name() === 'memory')!);
-    },
-  },
+  subcommandGroup(
+    'sessions',
+    'read, redact and verify Claude Code / Codex CLI session transcripts',
+    async (sessions) => (await import('./commands/sessions.js')).registerSessions(sessions),
+    async (sessions) => (await import('./commands/sessions-redact.js')).registerSessionsRedact(sessions),
+  ),
+  subcommandGroup(
+    'persona',
+    'persona drift (ContextEcho): snapshot real agentic sessions at positions and probe the assistant register',
+    async (persona) => (await import('./commands/persona.js')).registerPersona(persona),
+  ),
+  subcommandGroup(
+    'memory',
+    'memory drift (DriftLens): does injected user memory change the reasoning trajectory on persona-independent questions?',
+    async (memory) => (await import('./commands/memory.js')).registerMemory(memory),
+    async (memory) => (await import('./commands/memory-mitigation.js')).registerMemoryMitigation(memory),
+  ),
   { name: 'init', register: async (program) => (await import('./commands/init.js')).registerInit(program) },
-  { name: 'continuation', register: async (program) => (await import('./commands/continuation.js')).registerContinuation(program) },
+  subcommandGroup(
+    'continuation',
+    'tool-using continuation (ContextEcho F5): does the session prefix change the agent\'s next tool call?',
+    async (continuation) => (await import('./commands/continuation.js')).registerContinuation(continuation),
+  ),
   { name: 'audits', register: async (program) => (await import('./commands/audits.js')).registerAudits(program) },
   { name: 'report', register: async (program) => (await import('./commands/report.js')).registerReport(program) },
   { name: 'gate', register: async (program) => (await import('./commands/gate.js')).registerGate(program) },
