@@ -4,18 +4,30 @@ import { continuationAudit } from '../../continuation/audit.js';
 import { calibrateContinuation } from '../../continuation/calibrate.js';
 import { renderContinuationMarkdown } from '../../continuation/report-markdown.js';
 import {
+  type ContinuationReport,
   continuationConfigFromFlags,
   continuationReport,
   continuationRunId,
   loadContinuationConfig,
 } from '../../continuation/run.js';
 import { CONTINUATION_NULL_SIM, CONTINUATION_SIM, SIM_PROFILES } from '../../continuation/sim.js';
-import { openStore } from '../../store/run-store.js';
+import { openStore, type RunStore } from '../../store/run-store.js';
 import { runAuditCommand } from '../audit-run.js';
+import { reportEnvelope } from '../report-envelope.js';
 import { collect, emit, oneOf, positiveNumber } from '../options.js';
 import { addLimitFlags, CTRL_C_HELP, addReportCommand, REPORT_FILE_HELP, SET_FLAG_HELP } from '../run-options.js';
 
 const formatOf = (value: string) => oneOf('--format', ['md', 'json'], value);
+
+/**
+ * A run's report with the envelope every single-audit report carries: the gate's verdict, `gate`
+ * and the manifest (JSON keys before the report's own; Markdown: the verdict block under the title).
+ * The report's keys come last, so its own `simulated` (every target is a sim:) keeps its documented meaning.
+ */
+function renderReport(store: RunStore, runId: string, report: ContinuationReport, format: 'md' | 'json'): string {
+  const envelope = reportEnvelope(store, runId, { continuation: report });
+  return format === 'json' ? JSON.stringify({ ...envelope.json, ...report }, null, 2) : envelope.markdown(renderContinuationMarkdown(report));
+}
 
 /** `echolens continuation run | report | calibrate`. */
 export function registerContinuation(continuation: Command): void {
@@ -63,7 +75,7 @@ export function registerContinuation(continuation: Command): void {
       if (options.report) {
         const store = openStore(options.db, { readonly: true });
         try {
-          emit(renderContinuationMarkdown(continuationReport(store, run.runId)), options.report);
+          emit(renderReport(store, run.runId, continuationReport(store, run.runId), 'md'), options.report);
         } finally {
           store.close();
         }
@@ -79,7 +91,7 @@ export function registerContinuation(continuation: Command): void {
       try {
         const runId = continuationRunId(store, options.run);
         const report = continuationReport(store, runId, options.resamples ? { resamples: Math.round(options.resamples) } : {});
-        emit(format === 'json' ? JSON.stringify(report, null, 2) : renderContinuationMarkdown(report), options.out);
+        emit(renderReport(store, runId, report, format), options.out);
       } finally {
         store.close();
       }
