@@ -7,8 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerBuiltinSimProfiles } from '../../builtin-sims.js';
 import { packageRoot } from '../../core/version.js';
 import { createAdapter } from '../../models/create-adapter.js';
-import { memoryConfigSchema } from '../../memory-drift/config.js';
-import { runMemory } from '../../memory-drift/run.js';
+import { memoryRuns } from '../testing/audit-runs.js';
 import { personaConfigSchema } from '../../persona-drift/config.js';
 import { runPersona } from '../../persona-drift/run.js';
 import { readSession } from '../../sessions/read.js';
@@ -89,15 +88,7 @@ describe('viewer server', () => {
     });
     runId = (await runPersona(config, db, { progress: false, signal: new AbortController().signal })).runId;
     const memoryDb = join(mkdtempSync(join(tmpdir(), 'echolens-viewer-')), 'memory.db');
-    const memoryConfig = memoryConfigSchema.parse({
-      targets: ['sim:memory'],
-      labeler: 'sim:labeler',
-      questions: { limit: 4 },
-      conditions: ['filler', 'age', 'bereavement'],
-      k: 2,
-      analysis: { B: 200 },
-    });
-    memoryRunId = (await runMemory(memoryConfig, memoryDb, { progress: false, signal: new AbortController().signal })).runId;
+    [memoryRunId] = (await memoryRuns(memoryDb, ['sim:memory'])) as [string];
     viewer = await startViewer({
       stores: [
         { file: db, store: openStore(db, { readonly: true }) },
