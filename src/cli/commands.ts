@@ -15,36 +15,102 @@ export interface CommandGroup {
   register(program: Command): Promise<void>;
 }
 
+/** A group of subcommands (`echolens <name> <command>`): the group is made here with its description, each module adds its commands to it. */
+function subcommandGroup(name: string, description: string, ...modules: Array<(group: Command) => Promise<void>>): CommandGroup {
+  return {
+    name,
+    term: name,
+    summary: description,
+    async register(program) {
+      const group = program.command(name).description(description);
+      for (const addCommands of modules) await addCommands(group);
+    },
+  };
+}
+
 export const COMMAND_GROUPS: readonly CommandGroup[] = [
-  { name: 'demo', term: 'demo [options]', summary: 'run both audits end to end on bundled inputs and write the HTML report (offline: simulated models)', register: async (program) => (await import('./commands/demo.js')).registerDemo(program) },
   {
-    name: 'sessions',
-    term: 'sessions', summary: 'read, redact and verify Claude Code / Codex CLI session transcripts',
-    async register(program) {
-      const sessions = program.command('sessions').description('read, redact and verify Claude Code / Codex CLI session transcripts');
-      (await import('./commands/sessions.js')).registerSessions(sessions);
-      (await import('./commands/sessions-redact.js')).registerSessionsRedact(sessions);
-    },
+    name: 'demo',
+    term: 'demo [options]',
+    summary: 'run both audits end to end on bundled inputs and write the HTML report (offline: simulated models)',
+    register: async (program) => (await import('./commands/demo.js')).registerDemo(program),
   },
-  { name: 'persona', term: 'persona', summary: 'persona drift (ContextEcho): snapshot real agentic sessions at positions and probe the assistant register', register: async (program) => (await import('./commands/persona.js')).registerPersona(program) },
+  subcommandGroup(
+    'sessions',
+    'read, redact and verify Claude Code / Codex CLI session transcripts',
+    async (sessions) => (await import('./commands/sessions.js')).registerSessions(sessions),
+    async (sessions) => (await import('./commands/sessions-redact.js')).registerSessionsRedact(sessions),
+  ),
+  subcommandGroup(
+    'persona',
+    'persona drift (ContextEcho): snapshot real agentic sessions at positions and probe the assistant register',
+    async (persona) => (await import('./commands/persona.js')).registerPersona(persona),
+  ),
+  subcommandGroup(
+    'memory',
+    'memory drift (DriftLens): does injected user memory change the reasoning trajectory on persona-independent questions?',
+    async (memory) => (await import('./commands/memory.js')).registerMemory(memory),
+    async (memory) => (await import('./commands/memory-mitigation.js')).registerMemoryMitigation(memory),
+  ),
   {
-    name: 'memory',
-    term: 'memory', summary: 'memory drift (DriftLens): does injected user memory change the reasoning trajectory on persona-independent questions?',
-    async register(program) {
-      (await import('./commands/memory.js')).registerMemory(program);
-      (await import('./commands/memory-mitigation.js')).registerMemoryMitigation(program.commands.find((c) => c.name() === 'memory')!);
-    },
+    name: 'init',
+    term: 'init [options] <audit>',
+    summary: 'write a commented starter config for an audit (persona or memory)',
+    register: async (program) => (await import('./commands/init.js')).registerInit(program),
   },
-  { name: 'init', term: 'init [options] <audit>', summary: 'write a commented starter config for an audit (persona or memory)', register: async (program) => (await import('./commands/init.js')).registerInit(program) },
-  { name: 'continuation', term: 'continuation', summary: "tool-using continuation (ContextEcho F5): does the session prefix change the agent's next tool call?", register: async (program) => (await import('./commands/continuation.js')).registerContinuation(program) },
-  { name: 'audits', term: 'audits [options]', summary: 'list the registered audits (experiments a run store can hold, the command that runs each)', register: async (program) => (await import('./commands/audits.js')).registerAudits(program) },
-  { name: 'report', term: 'report [options] <run.db>', summary: 'write the report of every run in a store: self-contained HTML with charts, Markdown, JSON or CSV', register: async (program) => (await import('./commands/report.js')).registerReport(program) },
-  { name: 'gate', term: 'gate [options] <run.db>', summary: 'CI gate: check the runs of a store against thresholds; exit 1 when a target fails (JUnit XML, GitHub step summary)', register: async (program) => (await import('./commands/gate.js')).registerGate(program) },
-  { name: 'compare', term: 'compare [options] <a.db> <b.db>', summary: 'two runs of the same audit side by side: each headline number and B − A with a paired bootstrap CI over the design units they share', register: async (program) => (await import('./commands/compare.js')).registerCompare(program) },
-  { name: 'runs', term: 'runs', summary: 'list or delete the runs of a run store', register: async (program) => (await import('./commands/runs.js')).registerRuns(program) },
-  { name: 'view', term: 'view [options] [run.db...]', summary: 'local web viewer: browse runs and cells, compare runs, and the live side-by-side persona-drift demo', register: async (program) => (await import('./commands/view.js')).registerView(program) },
-  { name: 'ask', term: 'ask [options] <model-ref> <prompt>', summary: 'send one prompt to a model (same adapters, retries and cost accounting as the experiments)', register: async (program) => (await import('./commands/ask.js')).registerAsk(program) },
-  { name: 'models', term: 'models [options]', summary: 'list model providers (base URLs, key variables), simulated profiles and known prices', register: async (program) => (await import('./commands/models.js')).registerModels(program) },
+  subcommandGroup(
+    'continuation',
+    "tool-using continuation (ContextEcho F5): does the session prefix change the agent's next tool call?",
+    async (continuation) => (await import('./commands/continuation.js')).registerContinuation(continuation),
+  ),
+  {
+    name: 'audits',
+    term: 'audits [options]',
+    summary: 'list the registered audits (experiments a run store can hold, the command that runs each)',
+    register: async (program) => (await import('./commands/audits.js')).registerAudits(program),
+  },
+  {
+    name: 'report',
+    term: 'report [options] <run.db>',
+    summary: 'write the report of every run in a store: self-contained HTML with charts, Markdown, JSON or CSV',
+    register: async (program) => (await import('./commands/report.js')).registerReport(program),
+  },
+  {
+    name: 'gate',
+    term: 'gate [options] <run.db>',
+    summary: 'CI gate: check the runs of a store against thresholds; exit 1 when a target fails (JUnit XML, GitHub step summary)',
+    register: async (program) => (await import('./commands/gate.js')).registerGate(program),
+  },
+  {
+    name: 'compare',
+    term: 'compare [options] <a.db> <b.db>',
+    summary: 'two runs of the same audit side by side: each headline number and B − A with a paired bootstrap CI over the design units they share',
+    register: async (program) => (await import('./commands/compare.js')).registerCompare(program),
+  },
+  {
+    name: 'runs',
+    term: 'runs',
+    summary: 'list or delete the runs of a run store',
+    register: async (program) => (await import('./commands/runs.js')).registerRuns(program),
+  },
+  {
+    name: 'view',
+    term: 'view [options] [run.db...]',
+    summary: 'local web viewer: browse runs and cells, compare runs, and the live probe (one persona-drift probe, side by side in three contexts)',
+    register: async (program) => (await import('./commands/view.js')).registerView(program),
+  },
+  {
+    name: 'ask',
+    term: 'ask [options] <model-ref> <prompt>',
+    summary: 'send one prompt to a model (same adapters, retries and cost accounting as the experiments)',
+    register: async (program) => (await import('./commands/ask.js')).registerAsk(program),
+  },
+  {
+    name: 'models',
+    term: 'models [options]',
+    summary: 'list model providers (base URLs, key variables), simulated profiles and known prices',
+    register: async (program) => (await import('./commands/models.js')).registerModels(program),
+  },
 ];
 
 /**

@@ -16,6 +16,48 @@ export function positiveNumber(name: string): (value: string) => number {
   };
 }
 
+/** Parses a positive integer, naming the flag in the error. */
+export function positiveInteger(name: string): (value: string) => number {
+  return (value: string) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError(name, `must be a positive integer, got "${value}"`);
+    return n;
+  };
+}
+
+/** Parses a number ≥ 0, naming the flag in the error. */
+export function nonNegative(name: string): (value: string) => number {
+  return (value: string) => {
+    const n = Number(value);
+    if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError(name, `must be a non-negative number, got "${value}"`);
+    return n;
+  };
+}
+
+/** Parses an integer from `min` to `max`, naming the flag in the error. */
+export function integerIn(name: string, min: number, max: number): (value: string) => number {
+  return (value: string) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(name, `must be an integer from ${min} to ${max}, got "${value}"`);
+    return n;
+  };
+}
+
+/** Parses any finite number (not an empty string), naming the flag in the error. */
+export function finiteNumber(name: string): (value: string) => number {
+  return (value: string) => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError(name, `must be a number, got "${value}"`);
+    return n;
+  };
+}
+
+/** Checks that a flag's value is one of two words (`--format md|json`), naming the flag in the error. */
+export function oneOf<const T extends string>(name: string, allowed: readonly [T, T], value: string): T {
+  if (!(allowed as readonly string[]).includes(value)) throw new InvalidArgumentError(name, `must be ${allowed[0]} or ${allowed[1]}, got "${value}"`);
+  return value as T;
+}
+
 /** Writes to a file (creating its folder) or to stdout. */
 export function emit(text: string, out?: string): void {
   if (out) {

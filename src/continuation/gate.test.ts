@@ -81,6 +81,29 @@ describe('gating continuation runs through the registry', () => {
   });
 });
 
+describe('echolens continuation report', () => {
+  it('carries the verdict envelope of every single-audit report (verdict, gate, manifest) in JSON and Markdown', async () => {
+    const json = await runCliInProcess(['continuation', 'report', db, '--run', gainRun, '--format', 'json', '--resamples', '200']);
+    expect(json.code).toBe(0);
+    const report = JSON.parse(json.stdout);
+    // The run's gate section fails the planted gain (as `echolens gate` does above).
+    expect(report.verdict).toBe('fail');
+    expect(report.gate).toMatchObject({ verdict: 'fail', simulated: true, skipped: [] });
+    expect(report.gate.checks).toBe(3);
+    expect(report.gate.failed.map((c: { name: string }) => c.name)).toEqual(['max-action-change']);
+    expect(report.manifest).toMatchObject({ seed: expect.any(Number), config: expect.any(Object) });
+    // The continuation report's own keys are all still there.
+    expect(report).toMatchObject({ experiment: 'continuation', runId: gainRun, simulated: true });
+    expect(report.analysis.primary).toEqual({ a: 'recent', b: 'cross' });
+    expect(report.cutpoints).toHaveLength(25);
+    const passing = JSON.parse((await runCliInProcess(['continuation', 'report', db, '--run', nullRun, '--format', 'json', '--resamples', '200'])).stdout);
+    expect(passing.verdict).toBe('pass');
+    const markdown = await runCliInProcess(['continuation', 'report', db, '--run', gainRun, '--resamples', '200']);
+    expect(markdown.stdout).toMatch(/^# .*\n\n\*\*Verdict: FAIL\*\* \(1 of 3 gate checks failed/u);
+    expect(markdown.stdout).toContain(`Manifest: run \`${gainRun}\``);
+  });
+});
+
 describe('continuationGateChecks', () => {
   const estimate = (over: Partial<PairedEstimate>): PairedEstimate => ({
     n: 20,

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../cli/program.js';
+import { runCliInProcess } from '../cli/testing/run-cli.js';
 import { memoryConfigSchema } from '../memory-drift/config.js';
 import { ConfigError } from './errors.js';
 import { loadConfigFile } from './config-file.js';
@@ -26,21 +26,10 @@ describe('config bounds', () => {
 
   it('a memory run with k: 100000 exits 2 with one line, no stack, and no store written', async () => {
     const file = write('cli-k.yaml', example);
-    const errors: string[] = [];
-    const write0 = process.stderr.write.bind(process.stderr);
-    process.stderr.write = ((chunk: string) => {
-      errors.push(String(chunk));
-      return true;
-    }) as typeof process.stderr.write;
-    let code: number;
-    try {
-      code = await runCli(['node', 'echolens', 'memory', 'run', file, '--set', 'k=100000', '--db', join(dir, 'k.db')]);
-    } finally {
-      process.stderr.write = write0;
-    }
+    const { code, stderr } = await runCliInProcess(['memory', 'run', file, '--set', 'k=100000', '--db', join(dir, 'k.db')]);
     expect(code).toBe(2);
-    expect(errors.join('')).toMatch(/k is at most 1000/);
-    expect(errors.join('')).not.toMatch(/\n\s+at /);
+    expect(stderr).toMatch(/k is at most 1000/);
+    expect(stderr).not.toMatch(/\n\s+at /);
   });
 
   it('a YAML alias bomb is a one-line config error (exit 2), not an internal error', async () => {
@@ -53,20 +42,9 @@ describe('config bounds', () => {
     const file = write('bomb.yaml', `${levels.join('\n')}\n`);
     expect(() => loadConfigFile(file, memoryConfigSchema)).toThrow(ConfigError);
     expect(() => loadConfigFile(file, memoryConfigSchema)).toThrow(/too many alias expansions/);
-    const errors: string[] = [];
-    const write0 = process.stderr.write.bind(process.stderr);
-    process.stderr.write = ((chunk: string) => {
-      errors.push(String(chunk));
-      return true;
-    }) as typeof process.stderr.write;
-    let code: number;
-    try {
-      code = await runCli(['node', 'echolens', 'memory', 'run', file, '--db', join(dir, 'bomb.db')]);
-    } finally {
-      process.stderr.write = write0;
-    }
+    const { code, stderr } = await runCliInProcess(['memory', 'run', file, '--db', join(dir, 'bomb.db')]);
     expect(code).toBe(2);
-    expect(errors.join('')).not.toMatch(/internal error|\n\s+at /);
+    expect(stderr).not.toMatch(/internal error|\n\s+at /);
   });
 
   it('limits.timeoutMs is a per-attempt deadline in every run config, bounded', () => {

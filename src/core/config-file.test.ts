@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { personaConfigSchema } from '../persona-drift/config.js';
 import { loadConfigFile, schemaKeysAt } from './config-file.js';
 import { ConfigError } from './errors.js';
+import { thrownBy } from './testing/thrown.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'echolens-config-file-'));
 function write(name: string, text: string): string {
@@ -12,15 +13,7 @@ function write(name: string, text: string): string {
   writeFileSync(file, text);
   return file;
 }
-function errorOf(fn: () => unknown): ConfigError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
+const errorOf = (fn: () => unknown): ConfigError => thrownBy(fn, ConfigError);
 
 const BASE = ['sessions: [a.jsonl]', 'targets: [sim:persona]', 'judges: [sim:judge]'];
 

@@ -70,6 +70,13 @@ describe('python literal reader', () => {
     expect(() => moduleConstant('B = f"{x.y}"\n', 'B', 'b.py')).toThrow(/not a bare name/u);
     expect(() => moduleConstant('B = "open\n', 'B', 'b.py')).toThrow(/unterminated string/u);
   });
+
+  it('names an f-string or a format template in a field error, with the file and line', () => {
+    expect(() => moduleConstant('A = 1\nB = f"{x.y}"\n', 'B', 'b.py')).toThrow(/b\.py:2: f-string field "\{x\.y" is not a bare name/u);
+    expect(() => moduleConstant('B = f"a}b"\n', 'B', 'b.py')).toThrow(/b\.py:1: single "\}" in an f-string/u);
+    expect(() => formatTemplateParts('a {x.y}', 't.txt', 3)).toThrow(/t\.txt:3: template field "\{x\.y" is not a bare name/u);
+    expect(() => formatTemplateParts('a}b', 't.txt', 3)).toThrow(/t\.txt:3: single "\}" in a format template/u);
+  });
 });
 
 describe('python repr', () => {

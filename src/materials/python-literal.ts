@@ -301,6 +301,22 @@ function readStringLiteral(r: Reader, raw: boolean, fstring: boolean): StringPar
 
 /** An f-string's fields: only bare names (`{question}`) are accepted; `{{` and `}}` are braces. */
 function splitFString(text: string, r: Reader, at: number): StringPart[] {
+  return splitFields(text, 'f-string', 'an f-string', (message) => r.fail(message, at));
+}
+
+/** Splits a `str.format` template: `{name}` fields, `{{`/`}}` braces; anything else is an error. */
+export function formatTemplateParts(template: string, file: string, line: number): StringPart[] {
+  return splitFields(template, 'template', 'a format template', (message) => {
+    throw new InputError(message, { file, line });
+  });
+}
+
+/**
+ * Splits text into literal parts and `{name}` fields (`{{`/`}}` are braces).
+ * A field that is not a bare name, or a single `}`, goes to `fail` with a
+ * message naming the text as `kind` ("f-string field …") or `inKind` ("… in an f-string").
+ */
+function splitFields(text: string, kind: string, inKind: string, fail: (message: string) => never): StringPart[] {
   const parts: StringPart[] = [];
   let literal = '';
   for (let i = 0; i < text.length; i++) {
@@ -311,40 +327,13 @@ function splitFString(text: string, r: Reader, at: number): StringPart[] {
     } else if (c === '{') {
       const end = text.indexOf('}', i);
       const field = end < 0 ? '' : text.slice(i + 1, end);
-      if (!/^[A-Za-z_][A-Za-z0-9_]*$/u.test(field)) r.fail(`f-string field "{${field}" is not a bare name`, at);
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/u.test(field)) fail(`${kind} field "{${field}" is not a bare name`);
       if (literal !== '') parts.push({ text: literal });
       literal = '';
       parts.push({ field });
       i = end;
     } else if (c === '}') {
-      r.fail('single "}" in an f-string', at);
-    } else {
-      literal += c;
-    }
-  }
-  if (literal !== '') parts.push({ text: literal });
-  return parts;
-}
-
-/** Splits a `str.format` template: `{name}` fields, `{{`/`}}` braces; anything else is an error. */
-export function formatTemplateParts(template: string, file: string, line: number): StringPart[] {
-  const parts: StringPart[] = [];
-  let literal = '';
-  for (let i = 0; i < template.length; i++) {
-    const c = template[i];
-    if ((c === '{' || c === '}') && template[i + 1] === c) {
-      literal += c;
-      i++;
-    } else if (c === '{') {
-      const end = template.indexOf('}', i);
-      const field = end < 0 ? '' : template.slice(i + 1, end);
-      if (!/^[A-Za-z_][A-Za-z0-9_]*$/u.test(field)) throw new InputError(`template field "{${field}" is not a bare name`, { file, line });
-      if (literal !== '') parts.push({ text: literal });
-      literal = '';
-      parts.push({ field });
-      i = end;
-    } else if (c === '}') {
-      throw new InputError('single "}" in a format template', { file, line });
+      fail(`single "}" in ${inKind}`);
     } else {
       literal += c;
     }

@@ -17,7 +17,7 @@ import { openStore } from '../../src/store/run-store.js';
 import { type BrowserSession, launchBrowser, screenshot, type WatchedPage } from './browser.js';
 import { DEMO_SESSION, HOSTILE_TEXT, registerTestSims, simPersonaRun } from './fixtures.js';
 
-/** The local viewer in chromium: browsing, filtering, a cell, the live demo over SSE, inert hostile output, refusals. */
+/** The local viewer in chromium: browsing, filtering, a cell, the live probe over SSE, inert hostile output, refusals. */
 
 type LogEntry = { method: string; path: string; status: number; reason?: string };
 
@@ -105,7 +105,7 @@ describe('viewer in chromium', { timeout: 300_000 }, () => {
     }
   });
 
-  describe('live demo against a local fake OpenAI server (SSE)', () => {
+  describe('live probe against a local fake OpenAI server (SSE)', () => {
     let fake: FakeServer;
     beforeAll(async () => {
       const persona = createPersonaSimProfile({ name: 'fake-wire-persona', drift: 1, baselineDrift: 0 });
@@ -127,7 +127,7 @@ describe('viewer in chromium', { timeout: 300_000 }, () => {
       const watched = await browser.open();
       const { page } = watched;
       try {
-        await page.goto(`${viewer.url}demo`);
+        await page.goto(`${viewer.url}probe`);
         await expect(page.locator('#sim-banner').count()).resolves.toBe(0);
         const preset = await page.locator('#preset option').nth(1).getAttribute('value');
         await page.selectOption('#preset', { index: 1 });
@@ -135,8 +135,8 @@ describe('viewer in chromium', { timeout: 300_000 }, () => {
         await page.selectOption('#position', '0:5');
         await page.check('#anchor');
         await page.click('#run');
-        await page.waitForSelector('#demo-form[data-state="done"]', { timeout: 120_000 });
-        await screenshot(page, 'viewer-demo-live');
+        await page.waitForSelector('#probe-form[data-state="done"]', { timeout: 120_000 });
+        await screenshot(page, 'viewer-probe-live');
 
         for (const arm of ['real', 'filler', 'anchor']) {
           const pane = page.locator(`#arm-${arm}`);
@@ -162,7 +162,7 @@ describe('viewer in chromium', { timeout: 300_000 }, () => {
 
         expect(watched.consoleErrors).toEqual([]);
         expect(watched.pageErrors).toEqual([]);
-        expect(pathsOf(watched, viewer.url.slice(0, -1))).toEqual(['/demo', '/app.js', '/api/demo']);
+        expect(pathsOf(watched, viewer.url.slice(0, -1))).toEqual(['/probe', '/app.js', '/api/probe']);
       } finally {
         await page.close();
         await viewer.close();
@@ -170,7 +170,7 @@ describe('viewer in chromium', { timeout: 300_000 }, () => {
     });
   });
 
-  it('renders a hostile target’s answers inert in the run list, the cell page, the comparison and the live demo', async () => {
+  it('renders a hostile target’s answers inert in the run list, the cell page, the comparison and the live probe', async () => {
     const hostileDb = join(dir, 'hostile.db');
     const hostileRun = await simPersonaRun(hostileDb, ['sim:hostile']);
     const viewer = await viewerOn([hostileDb, db], [session], 'sim:hostile', 'sim:judge');
@@ -207,32 +207,32 @@ describe('viewer in chromium', { timeout: 300_000 }, () => {
       // The audit's viewer summary: the gap with its CI, then " · strong drift" when |Δ| passes the threshold.
       const shown = (await page.locator('#compare-headlines table').first().locator('tbody tr td').nth(1).textContent()) ?? '';
       expect(shown.split(' · ')[0]).toBe(`${sign(gap.estimate)} [${sign(gap.ci[0])}, ${sign(gap.ci[1])}]`);
-      await page.goto(`${viewer.url}demo`);
+      await page.goto(`${viewer.url}probe`);
       await expect(page.locator('#sim-banner').textContent()).resolves.toContain('Simulated models');
       await page.click('#run');
-      await page.waitForSelector('#demo-form[data-state="done"]', { timeout: 120_000 });
+      await page.waitForSelector('#probe-form[data-state="done"]', { timeout: 120_000 });
       await inert();
       await expect(page.locator('#arm-real pre.stream').textContent()).resolves.toBe(HOSTILE_TEXT);
       await expect(page.locator('#arm-filler pre.stream').textContent()).resolves.toBe(HOSTILE_TEXT);
       // The anchor arm was not asked for: its pane stays hidden.
       await expect(page.locator('#arm-anchor').isVisible()).resolves.toBe(false);
-      await screenshot(page, 'viewer-demo-hostile');
+      await screenshot(page, 'viewer-probe-hostile');
 
       expect(watched.dialogs).toEqual([]);
       expect(watched.pageErrors).toEqual([]);
       expect(browser.external).toEqual([]);
-      // Only the viewer's own pages, its script and the demo stream: nothing fetched from the payloads (no /x).
-      expect(new Set(pathsOf(watched, origin))).toEqual(new Set(['/run', '/cell', '/app.js', '/compare', '/demo', '/api/demo']));
+      // Only the viewer's own pages, its script and the live-probe stream: nothing fetched from the payloads (no /x).
+      expect(new Set(pathsOf(watched, origin))).toEqual(new Set(['/run', '/cell', '/app.js', '/compare', '/probe', '/api/probe']));
     } finally {
       await page.close();
       await viewer.close();
     }
   });
 
-  it('refuses cross-origin requests and demo calls without the token', async () => {
+  it('refuses cross-origin requests and live-probe calls (at /api/probe and its old name /api/demo) without the token', async () => {
     const log: LogEntry[] = [];
     const viewer = await viewerOn([db], [session], 'sim:persona', 'sim:judge', log);
-    const demoUrl = `${viewer.url}api/demo`;
+    const probeUrl = `${viewer.url}api/probe`;
     const body = JSON.stringify({ session: 0, position: 0, probe: 'Who are you?' });
     // Another local web page (another port = another origin) tries to drive the viewer.
     const evil: Server = createServer((_, res) => {
@@ -256,27 +256,28 @@ describe('viewer in chromium', { timeout: 300_000 }, () => {
             (r) => results.push(`cors ${r.status}`),
             () => results.push('cors blocked'),
           );
-          await fetch(url.replace('api/demo', 'api/runs')).then(
+          await fetch(url.replace('api/probe', 'api/runs')).then(
             (r) => results.push(`read ${r.status}`),
             () => results.push('read blocked'),
           );
           return results;
         },
-        { url: demoUrl, body, token },
+        { url: probeUrl, body, token },
       );
       // Even knowing the token, the other origin gets nothing readable.
       expect(outcome).toContain('cors blocked');
       expect(outcome).toContain('read blocked');
       const refused = log.filter((e) => e.status === 403);
       expect(refused.length).toBeGreaterThanOrEqual(2);
-      expect(refused.some((e) => e.path === '/api/demo' && /origin/u.test(e.reason ?? ''))).toBe(true);
-      expect(log.some((e) => e.path === '/api/demo' && e.status === 200)).toBe(false);
+      expect(refused.some((e) => e.path === '/api/probe' && /origin/u.test(e.reason ?? ''))).toBe(true);
+      expect(log.some((e) => e.path === '/api/probe' && e.status === 200)).toBe(false);
 
       // Same checks from a plain HTTP client.
-      const post = (headers: Record<string, string>) => fetch(demoUrl, { method: 'POST', headers, body });
+      const post = (headers: Record<string, string>, url = probeUrl) => fetch(url, { method: 'POST', headers, body });
       const json = { 'content-type': 'application/json' };
       expect((await post({ ...json, origin: 'http://evil.example', 'x-echolens-token': viewer.token })).status).toBe(403);
       expect((await post(json)).status).toBe(403);
+      expect((await post(json, `${viewer.url}api/demo`)).status).toBe(403);
       expect((await post({ ...json, 'x-echolens-token': 'x'.repeat(43) })).status).toBe(403);
       expect((await post({ 'content-type': 'text/plain', 'x-echolens-token': viewer.token })).status).toBe(415);
       // DNS rebinding: a page on attacker.example resolving to 127.0.0.1 sends its own Host header.

@@ -4,27 +4,34 @@ import { continuationAudit } from '../../continuation/audit.js';
 import { calibrateContinuation } from '../../continuation/calibrate.js';
 import { renderContinuationMarkdown } from '../../continuation/report-markdown.js';
 import {
+  type ContinuationReport,
   continuationConfigFromFlags,
   continuationReport,
   continuationRunId,
   loadContinuationConfig,
 } from '../../continuation/run.js';
 import { CONTINUATION_NULL_SIM, CONTINUATION_SIM, SIM_PROFILES } from '../../continuation/sim.js';
-import { openStore } from '../../store/run-store.js';
+import { openStore, type RunStore } from '../../store/run-store.js';
 import { runAuditCommand } from '../audit-run.js';
-import { BATCH_FLAG_HELP, collect, emit, POLL_INTERVAL_HELP, positiveNumber } from '../options.js';
+import { reportEnvelope } from '../report-envelope.js';
+import { collect, emit, oneOf, positiveNumber } from '../options.js';
+import { addLimitFlags, CTRL_C_HELP, addReportCommand, REPORT_FILE_HELP, SET_FLAG_HELP } from '../run-options.js';
 
-function formatOf(value: string): 'md' | 'json' {
-  if (value !== 'md' && value !== 'json') throw new InvalidArgumentError('--format', `must be md or json, got "${value}"`);
-  return value;
+const formatOf = (value: string) => oneOf('--format', ['md', 'json'], value);
+
+/**
+ * A run's report with the envelope every single-audit report carries: the gate's verdict, `gate`
+ * and the manifest (JSON keys before the report's own; Markdown: the verdict block under the title).
+ * The report's keys come last, so its own `simulated` (every target is a sim:) keeps its documented meaning.
+ */
+function renderReport(store: RunStore, runId: string, report: ContinuationReport, format: 'md' | 'json'): string {
+  const envelope = reportEnvelope(store, runId, { continuation: report });
+  return format === 'json' ? JSON.stringify({ ...envelope.json, ...report }, null, 2) : envelope.markdown(renderContinuationMarkdown(report));
 }
 
-export function registerContinuation(program: Command): void {
-  const continuation = program
-    .command('continuation')
-    .description('tool-using continuation (ContextEcho F5): does the session prefix change the agent\'s next tool call?');
-
-  continuation
+/** `echolens continuation run | report | calibrate`. */
+export function registerContinuation(continuation: Command): void {
+  const runCommand = continuation
     .command('run')
     .description('cut the session before recorded tool calls, ask each target for the next call under four prefix arms (cached, resumable)')
     .argument('[config]', 'YAML config for the full grid (see docs/continuation.md); without one, --session and --target are enough')
@@ -37,16 +44,13 @@ export function registerContinuation(program: Command): void {
     .option('--window-tokens <n>', 'matched prefix length in tokens (default 3000, ≈ 4 characters each)', positiveNumber('--window-tokens'))
     .option('--tools <file>', 'tool schema file (JSON/YAML) instead of schemas reconstructed from the transcript')
     .option('--tasks <file>', 'task label file (YAML/JSON `tasks: [{from, label}]`) instead of the heuristic')
-    .option('--set <key=value>', 'override any config key (dotted path, YAML value); repeatable', collect, [])
-    .option('--dry-run', 'print the cutpoints, the number of cells and the cost estimate; call nothing')
-    .option('--concurrency <n>', 'concurrent calls per provider', positiveNumber('--concurrency'))
-    .option('--max-cost <usd>', 'stop before spending more than this', positiveNumber('--max-cost'))
-    .option('--batch', BATCH_FLAG_HELP)
-    .option('--poll-interval <s>', POLL_INTERVAL_HELP, positiveNumber('--poll-interval'))
-    .option('--report <file>', 'also write the Markdown report here when the run completes')
+    .option('--set <key=value>', SET_FLAG_HELP, collect, [])
+    .option('--dry-run', 'print the cutpoints, the number of cells and the cost estimate; call nothing');
+  addLimitFlags(runCommand)
+    .option('--report <file>', REPORT_FILE_HELP)
     .addHelpText(
       'after',
-      '\nExample (your own session, offline simulation):\n  echolens continuation run --session ~/.claude/projects/<project>/<id>.jsonl --target sim:continuation --db runs/cont.db\n  echolens continuation report runs/cont.db\nsim:continuation plants a fidelity gain for the recent arm; sim:continuation-null plants none (simulations measure nothing).\nCtrl-C once: finish in-flight cells and stop (re-run the same command to resume). Twice: cancel them.',
+      `\nExample (your own session, offline simulation):\n  echolens continuation run --session ~/.claude/projects/<project>/<id>.jsonl --target sim:continuation --db runs/cont.db\n  echolens continuation report runs/cont.db\nsim:continuation plants a fidelity gain for the recent arm; sim:continuation-null plants none (simulations measure nothing).\n${CTRL_C_HELP}`,
     )
     .action(async (configFile: string | undefined, options) => {
       const overrides: string[] = [...options.set];
@@ -71,7 +75,7 @@ export function registerContinuation(program: Command): void {
       if (options.report) {
         const store = openStore(options.db, { readonly: true });
         try {
-          emit(renderContinuationMarkdown(continuationReport(store, run.runId)), options.report);
+          emit(renderReport(store, run.runId, continuationReport(store, run.runId), 'md'), options.report);
         } finally {
           store.close();
         }
@@ -79,13 +83,7 @@ export function registerContinuation(program: Command): void {
       process.stdout.write(`report: echolens continuation report ${options.db}\n`);
     });
 
-  continuation
-    .command('report')
-    .description('score every answer against the recorded next call; paired complete-case and ITT contrasts, strata, attrition')
-    .argument('<run.db>', 'run store written by `echolens continuation run`')
-    .option('--run <id>', 'run id (default: the latest continuation run in the store)')
-    .option('--format <format>', 'md or json (schema: docs/continuation-report-schema.md)', 'md')
-    .option('-o, --out <file>', 'write to a file instead of stdout')
+  addReportCommand(continuation, 'score every answer against the recorded next call; paired complete-case and ITT contrasts, strata, attrition')
     .option('--resamples <B>', 'sign-flip resamples when the test is not exact (default 20,000)', positiveNumber('--resamples'))
     .action((db: string, options) => {
       const format = formatOf(options.format);
@@ -93,7 +91,7 @@ export function registerContinuation(program: Command): void {
       try {
         const runId = continuationRunId(store, options.run);
         const report = continuationReport(store, runId, options.resamples ? { resamples: Math.round(options.resamples) } : {});
-        emit(format === 'json' ? JSON.stringify(report, null, 2) : renderContinuationMarkdown(report), options.out);
+        emit(renderReport(store, runId, report, format), options.out);
       } finally {
         store.close();
       }

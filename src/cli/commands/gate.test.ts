@@ -1,42 +1,14 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { registerBuiltinSimProfiles } from '../../builtin-sims.js';
-import { packageRoot } from '../../core/version.js';
 import { runDemo } from '../../experiment/demo.js';
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+import { CLI_FROM_SOURCE, type SpawnedRun, spawnCaptured } from '../testing/spawn-cli.js';
 
 /** Runs a shell line from the package root (the CLI as `$ECHOLENS`). */
-function sh(line: string, env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', line], {
-      cwd: packageRoot(),
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '',
-        ECHOLENS: `${process.execPath} --import tsx src/cli/main.ts`,
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function sh(line: string, env: Record<string, string> = {}): Promise<SpawnedRun> {
+  return spawnCaptured('bash', ['-c', line], { ECHOLENS: [process.execPath, ...CLI_FROM_SOURCE].join(' '), ...env });
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'echolens-gate-cli-'));

@@ -1,7 +1,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Command } from 'commander';
-import { collect } from '../options.js';
+import { collect, finiteNumber, integerIn, oneOf } from '../options.js';
+import { SET_FLAG_HELP } from '../run-options.js';
 import { sha256Hex } from '../../core/canonical-json.js';
 import { InputError, InvalidArgumentError } from '../../core/errors.js';
 import { installStopSignals, openExperimentRun } from '../../experiment/runtime.js';
@@ -17,21 +18,13 @@ import { checkRewardWeights, parseReferences } from '../../memory-drift/mitigati
 import { loadMemoryConfig, planMemoryGeneration, resolveMemoryStimuli } from '../../memory-drift/run.js';
 import { loadBuiltinOntology, loadOntologyFile, ontologySymbols, UNMAPPED } from '../../memory-drift/ontology.js';
 
-
-function integerIn(name: string, min: number, max: number) {
-  return (value: string) => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(name, `must be an integer from ${min} to ${max}, got "${value}"`);
-    return n;
-  };
-}
-
-function finiteNumber(name: string) {
-  return (value: string) => {
-    const n = Number(value);
-    if (value.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError(name, `must be a number, got "${value}"`);
-    return n;
-  };
+/** A file's text; a file that cannot be read is an input error saying what it was for. */
+function readInput(file: string, what: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new InputError(`cannot read ${what}: ${(error as Error).message}`, { file });
+  }
 }
 
 /** The run store's folder must exist before SQLite opens the file (default `runs/`). */
@@ -53,7 +46,7 @@ export function registerMemoryMitigation(memory: Command): void {
     .argument('<config>', 'YAML config (docs/mitigation.md; example: src/memory-drift/mitigation/__fixtures__/dpo-sim.yaml)')
     .option('--db <file>', 'run store (SQLite): every call is a cached, resumable cell', 'runs/dpo.db')
     .option('--out <dir>', 'output folder (overrides the config `out`)')
-    .option('--set <key=value>', 'override any config key (dotted path, YAML value); repeatable', collect, [])
+    .option('--set <key=value>', SET_FLAG_HELP, collect, [])
     .option('--concurrency <n>', 'concurrent calls per provider', integerIn('--concurrency', 1, 1024))
     .addHelpText('after', `${SIMS}\nThe same config and --db resume: finished cells are never called again. Exit code 3: stopped early (re-run to resume).`)
     .action(async (configFile: string, options) => {
@@ -140,12 +133,7 @@ export function registerMemoryMitigation(memory: Command): void {
     .addHelpText('after', '\nPOST /score {"items":[{"question_id","response"}]}; POST /verl {solution_str, ground_truth: question id}; POST /openrlhf {query, prompts, labels: question ids}; GET /health.\nOnly clients on this machine are served: a foreign Host header, a cross-site Origin or fetch gets 403; with --token every POST needs it.\nSee docs/mitigation.md for trainer configs. Ctrl-C or SIGTERM stops the server within 2 s.')
     .action(async (options) => {
       const ontology = options.ontology ? loadOntologyFile(options.ontology) : loadBuiltinOntology();
-      let text: string;
-      try {
-        text = readFileSync(options.references, 'utf8');
-      } catch (error) {
-        throw new InputError(`cannot read references: ${(error as Error).message}`, { file: options.references });
-      }
+      const text = readInput(options.references, 'references');
       const references = parseReferences(text, options.references, new Set([...ontologySymbols(ontology), UNMAPPED]));
       const weights = checkRewardWeights({ format: options.wFormat, dtw: options.wDtw, sri: options.wSri });
       const run = openExperimentRun(ensureParent(options.db), 'memory-reward', { labeler: options.labeler, ontology, references: sha256Hex(text) }, 42, { weights });
@@ -198,21 +186,14 @@ export function registerMemoryMitigation(memory: Command): void {
     .option('--ontology <file>', 'ontology file (default: the built-in ontology)')
     .option('--format <format>', 'md or json', 'md')
     .action(async (options) => {
-      if (options.format !== 'md' && options.format !== 'json') throw new InvalidArgumentError('--format', `must be md or json, got "${options.format}"`);
+      oneOf('--format', ['md', 'json'], options.format);
       const ontology = options.ontology ? loadOntologyFile(options.ontology) : loadBuiltinOntology();
-      const read = (file: string, what: string) => {
-        try {
-          return readFileSync(file, 'utf8');
-        } catch (error) {
-          throw new InputError(`cannot read ${what}: ${(error as Error).message}`, { file });
-        }
-      };
-      const references = parseReferences(read(options.references, 'references'), options.references);
+      const references = parseReferences(readInput(options.references, 'references'), options.references);
       const models = (options.model as string[]).map((spec) => {
         const eq = spec.indexOf('=');
         if (eq <= 0) throw new InvalidArgumentError('--model', `expected name=file, got "${spec}"`);
         const file = spec.slice(eq + 1);
-        return { name: spec.slice(0, eq), rows: parseHeldOut(read(file, 'held-out responses'), file) };
+        return { name: spec.slice(0, eq), rows: parseHeldOut(readInput(file, 'held-out responses'), file) };
       });
       const run = openExperimentRun(ensureParent(options.db), 'memory-evaluate', { labeler: options.labeler, judge: options.judge ?? null, ontology }, 42);
       try {
@@ -237,7 +218,7 @@ export function registerMemoryMitigation(memory: Command): void {
     .option('--format <format>', 'verl or openrlhf', 'verl')
     .option('--inline-references', 'put the reference trajectory itself in the label (ground_truth / label) instead of the question id')
     .option('--data-source <name>', 'verl data_source', 'echolens-driftlens')
-    .option('--set <key=value>', 'override any config key (dotted path, YAML value); repeatable', collect, [])
+    .option('--set <key=value>', SET_FLAG_HELP, collect, [])
     .requiredOption('-o, --out <file>', 'output JSONL')
     .addHelpText(
       'after',
@@ -246,16 +227,8 @@ export function registerMemoryMitigation(memory: Command): void {
         '--apply_chat_template. Score the rollouts with `echolens memory reward-server` (/verl, /openrlhf).',
     )
     .action(async (configFile: string, options) => {
-      if (options.format !== 'verl' && options.format !== 'openrlhf') {
-        throw new InvalidArgumentError('--format', `must be verl or openrlhf, got "${options.format}"`);
-      }
-      let text: string;
-      try {
-        text = readFileSync(options.references, 'utf8');
-      } catch (error) {
-        throw new InputError(`cannot read references: ${(error as Error).message}`, { file: options.references });
-      }
-      const references = parseReferences(text, options.references);
+      oneOf('--format', ['verl', 'openrlhf'], options.format);
+      const references = parseReferences(readInput(options.references, 'references'), options.references);
       const config = loadMemoryConfig(configFile, options.set);
       const stimuli = await resolveMemoryStimuli(config);
       const cells = planMemoryGeneration({ ...config, targets: [config.targets[0] as string] }, stimuli);

@@ -1,6 +1,6 @@
 import { materialsMarkdown, runMaterials } from '../../materials/report.js';
 import { writeFileSync } from 'node:fs';
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { runAuditCommand } from '../audit-run.js';
 import { memoryHeadlines } from '../headline.js';
 import { reportEnvelope } from '../report-envelope.js';
@@ -37,24 +37,14 @@ import {
 import { calibrateMemoryDesign, type MemoryCalibration } from '../../memory-drift/calibrate.js';
 import { type RateWithError, withinNominal } from '../../stats/calibration.js';
 import { openStore } from '../../store/run-store.js';
-import { BATCH_FLAG_HELP, collect, emit, materialsFlag, POLL_INTERVAL_HELP, positiveNumber } from '../options.js';
+import { collect, emit, oneOf, positiveInteger, positiveNumber } from '../options.js';
+import { addConfigRunCommand, addLimitFlags, addMaterialFlags, addReportCommand, CTRL_C_HELP, MODEL_REF_FORMS, materialOverrides, REPORT_FILE_HELP, SET_FLAG_HELP } from '../run-options.js';
 
 
-function positiveInteger(name: string) {
-  return (value: string) => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError(name, `must be a positive integer, got "${value}"`);
-    return n;
-  };
-}
-
-function checkFormat(format: string): 'md' | 'json' {
-  if (format !== 'md' && format !== 'json') throw new InvalidArgumentError('--format', `must be md or json, got "${format}"`);
-  return format;
-}
+const checkFormat = (format: string) => oneOf('--format', ['md', 'json'], format);
 
 const MODEL_REFS =
-  '\nModel refs: openai:<model>, anthropic:<model>, azure:<deployment>@<url>, mistral:, groq:, deepseek:, vllm:, ollama:, llamacpp:, lmstudio:, openrouter:, together:,\nopenai-compatible:<model>@<baseURL>, local:<gguf>, replay:<run.db>, sim:<profile> (simulated, measures nothing:\nsim:memory plants drift by tier, sim:memory-null ignores memory, sim:labeler labels sim steps).';
+  `\n${MODEL_REF_FORMS}:\nsim:memory plants drift by tier, sim:memory-null ignores memory, sim:labeler labels sim steps).`;
 
 /** The run's own section: what happened to every generation cell (dropouts, steps, labeler attempts). */
 export function renderCollectionMarkdown(runId: string, summary: MemoryCollectionSummary): string {
@@ -250,42 +240,31 @@ export function renderCalibrationMarkdown(calibration: MemoryCalibration): strin
   return out.join('\n');
 }
 
-export function registerMemory(program: Command): void {
-  const memory = program
-    .command('memory')
-    .description('memory drift (DriftLens): does injected user memory change the reasoning trajectory on persona-independent questions?');
-
-  memory
-    .command('run')
-    .description('run the DriftLens grid of a config: generation cells, step extraction, labeler cells with re-asks (cached, resumable)')
-    .argument('<config>', 'YAML config (see docs/memory-config.md; example: examples/memory-sim.yaml)')
-    .option('--db <file>', 'run store (SQLite)', 'runs/memory.db')
-    .option('--dry-run', 'print the plan size and the estimate (cells, tokens, dollars); call nothing')
-    .option('--set <key=value>', 'override any config key (dotted path, YAML value); repeatable', collect, [])
-    .option('--target <model>', 'replace the targets with this model ref; repeatable', collect, [])
+/** `echolens memory run | report | calibrate | curate | labeler-check` (the training commands: memory-mitigation.ts). */
+export function registerMemory(memory: Command): void {
+  const runCommand = addConfigRunCommand(
+    memory,
+    'run the DriftLens grid of a config: generation cells, step extraction, labeler cells with re-asks (cached, resumable)',
+    ['<config>', 'YAML config (see docs/memory-config.md; example: examples/memory-sim.yaml)'],
+    'runs/memory.db',
+  );
+  runCommand
     .option('--labeler <model>', 'replace the labeler')
-    .option('--questions-limit <n>', 'use only the first n questions (after the config’s filters)', positiveInteger('--questions-limit'))
-    .option('--concurrency <n>', 'concurrent calls per provider', positiveInteger('--concurrency'))
-    .option('--max-cost <usd>', 'stop before spending more than this', positiveNumber('--max-cost'))
-    .option('--batch', BATCH_FLAG_HELP)
-    .option('--poll-interval <s>', POLL_INTERVAL_HELP, positiveNumber('--poll-interval'))
-    .option('--prices <file>', 'prices overriding the built-in table (JSON or YAML)')
-    .addOption(new Option('--price-file <file>', 'old name of --prices').hideHelp())
-    .option('--materials <source>', 'texts to send: echolens (default) or the path of a local clone of the authors\u2019 DriftLens repository')
-    .option('--procedure <name>', 'echolens (default) or reference: every procedural difference of the authors\u2019 code at once')
-    .option('--report <file>', 'also write the Markdown report here when the run completes')
+    .option('--questions-limit <n>', 'use only the first n questions (after the config’s filters)', positiveInteger('--questions-limit'));
+  addLimitFlags(runCommand, positiveInteger('--concurrency'));
+  addMaterialFlags(runCommand, 'DriftLens')
+    .option('--report <file>', REPORT_FILE_HELP)
     .option('--identity-includes-url', 'key cells by the whole model reference, base URL included (config identity: url; default: provider + model name)')
     .addHelpText(
       'after',
-      `${MODEL_REFS}\nThe same config and --db resume the same run: finished cells are never called again.\nCtrl-C once: finish in-flight cells and stop (re-run the same command to resume). Twice: cancel them.\nExit code 3: the run stopped early (budget or Ctrl-C). Exit code 1: the run finished but produced nothing to analyse\n(no answer with steps, or every labeling invalid); the message says why and what to change.`,
+      `${MODEL_REFS}\nThe same config and --db resume the same run: finished cells are never called again.\n${CTRL_C_HELP}\nExit code 3: the run stopped early (budget or Ctrl-C). Exit code 1: the run finished but produced nothing to analyse\n(no answer with steps, or every labeling invalid); the message says why and what to change.`,
     )
     .action(async (configFile: string, options) => {
       const overrides: string[] = [...options.set];
       if (options.target.length > 0) overrides.push(`targets=${JSON.stringify(options.target)}`);
       if (options.labeler) overrides.push(`labeler=${JSON.stringify(options.labeler)}`);
       if (options.questionsLimit) overrides.push(`questions.limit=${options.questionsLimit}`);
-      if (options.materials) overrides.push(`materials=${JSON.stringify(materialsFlag(options.materials))}`);
-      if (options.procedure) overrides.push(`procedure=${JSON.stringify(options.procedure)}`);
+      overrides.push(...materialOverrides(options));
       if (options.identityIncludesUrl) overrides.push('identity=url');
       const config = loadMemoryConfig(configFile, overrides);
       const result = await runAuditCommand(memoryAudit, config, options);
@@ -319,20 +298,12 @@ export function registerMemory(program: Command): void {
       process.stdout.write(`report: echolens memory report ${options.db} · gate: echolens gate ${options.db}\n`);
     });
 
-  memory
-    .command('report')
-    .description('analyse a memory run: mixed model, d_rel with cluster-bootstrap CIs, elevation, Welch letters, validity verdicts')
-    .argument('<run.db>', 'run store written by `echolens memory run`')
-    .option('--run <id>', 'run id (default: the latest memory run in the store)')
-    .option('--format <format>', 'md or json (schema: docs/memory-report-schema.md)', 'md')
-    .option('-o, --out <file>', 'write to a file instead of stdout')
+  addReportCommand(memory, 'analyse a memory run: mixed model, d_rel with cluster-bootstrap CIs, elevation, Welch letters, validity verdicts')
     .option('--bootstrap <B>', 'bootstrap replicates (default: the config value, 10,000)', positiveInteger('--bootstrap'))
     .option('--pairing <policy>', 'reference (no-memory sample 0, default) or all-pairs (every no-memory sample)')
     .action(async (db: string, options) => {
       const format = checkFormat(options.format);
-      if (options.pairing !== undefined && options.pairing !== 'reference' && options.pairing !== 'all-pairs') {
-        throw new InvalidArgumentError('--pairing', `must be reference or all-pairs, got "${options.pairing}"`);
-      }
+      if (options.pairing !== undefined) oneOf('--pairing', ['reference', 'all-pairs'], options.pairing);
       const store = openStore(db, { readonly: true });
       try {
         const runId = memoryRunId(store, options.run);
@@ -368,7 +339,7 @@ export function registerMemory(program: Command): void {
     })
     .option('--bootstrap <B>', 'bootstrap replicates per simulated report (default: the config B, at most 500)', positiveInteger('--bootstrap'))
     .option('--noise <p>', 'per-step sampling noise of the simulated sampler (default 0.2)', positiveNumber('--noise'))
-    .option('--set <key=value>', 'override any config key (dotted path, YAML value); repeatable', collect, [])
+    .option('--set <key=value>', SET_FLAG_HELP, collect, [])
     .option('--format <format>', 'md or json', 'md')
     .option('-o, --out <file>', 'write to a file instead of stdout')
     .addHelpText(

@@ -1,10 +1,10 @@
 import { materialsMarkdown, runMaterials } from '../../materials/report.js';
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { runAuditCommand } from '../audit-run.js';
 import { personaHeadlines } from '../headline.js';
 import { reportEnvelope } from '../report-envelope.js';
-import { BATCH_FLAG_HELP, collect, emit, materialsFlag, POLL_INTERVAL_HELP, positiveNumber } from '../options.js';
-import { InvalidArgumentError } from '../../core/errors.js';
+import { collect, emit, nonNegative, oneOf, positiveNumber } from '../options.js';
+import { addConfigRunCommand, addLimitFlags, addMaterialFlags, addReportCommand, CTRL_C_HELP, MODEL_REF_FORMS, materialOverrides, REPORT_FILE_HELP, SET_FLAG_HELP } from '../run-options.js';
 import { openStore } from '../../store/run-store.js';
 import { renderPersonaMarkdown } from '../../persona-drift/report-markdown.js';
 import { personaAudit } from '../../persona-drift/audit.js';
@@ -15,41 +15,23 @@ import { plannedItems } from '../../persona-drift/plan.js';
 import { loadPersonaStimuli } from '../../persona-drift/stimuli.js';
 import { readConfigSessions } from '../../persona-drift/run.js';
 
-function nonNegative(flag: string) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError(flag, `must be a non-negative number, got "${value}"`);
-    return n;
-  };
-}
-
-export function registerPersona(program: Command): void {
-  const persona = program
-    .command('persona')
-    .description('persona drift (ContextEcho): snapshot real agentic sessions at positions and probe the assistant register');
-
-  persona
-    .command('run')
-    .description('run the ContextEcho grid of a config: target cells, then judge cells (cached, resumable)')
-    .argument('[config]', 'YAML config (see docs/persona-config.md); without one, --session, --target and --judge are enough and every other key takes its default')
-    .option('--db <file>', 'run store (SQLite)', 'runs/persona.db')
-    .option('--dry-run', 'print the plan size and the estimate (cells, tokens, dollars); call nothing')
-    .option('--set <key=value>', 'override any config key (dotted path, YAML value); repeatable', collect, [])
-    .option('--target <model>', 'replace the targets with this model ref; repeatable', collect, [])
+/** `echolens persona run | calibrate | report`. */
+export function registerPersona(persona: Command): void {
+  const runCommand = addConfigRunCommand(
+    persona,
+    'run the ContextEcho grid of a config: target cells, then judge cells (cached, resumable)',
+    ['[config]', 'YAML config (see docs/persona-config.md); without one, --session, --target and --judge are enough and every other key takes its default'],
+    'runs/persona.db',
+  );
+  runCommand
     .option('--judge <model>', 'replace the judges with this model ref; repeatable', collect, [])
-    .option('--session <file>', 'replace the sessions with this transcript; repeatable', collect, [])
-    .option('--concurrency <n>', 'concurrent calls per provider', positiveNumber('--concurrency'))
-    .option('--max-cost <usd>', 'stop before spending more than this', positiveNumber('--max-cost'))
-    .option('--batch', BATCH_FLAG_HELP)
-    .option('--poll-interval <s>', POLL_INTERVAL_HELP, positiveNumber('--poll-interval'))
-    .option('--prices <file>', 'prices overriding the built-in table (JSON or YAML)')
-    .addOption(new Option('--price-file <file>', 'old name of --prices').hideHelp())
-    .option('--materials <source>', 'texts to send: echolens (default) or the path of a local clone of the authors\u2019 ContextEcho repository')
-    .option('--procedure <name>', 'echolens (default) or reference: every procedural difference of the authors\u2019 code at once')
-    .option('--report <file>', 'also write the Markdown report here when the run completes')
+    .option('--session <file>', 'replace the sessions with this transcript; repeatable', collect, []);
+  addLimitFlags(runCommand);
+  addMaterialFlags(runCommand, 'ContextEcho')
+    .option('--report <file>', REPORT_FILE_HELP)
     .addHelpText(
       'after',
-      '\nModel refs: openai:<model>, anthropic:<model>, azure:<deployment>@<url>, mistral:, groq:, deepseek:, vllm:, ollama:, llamacpp:, lmstudio:, openrouter:, together:,\nopenai-compatible:<model>@<baseURL>, local:<gguf>, replay:<run.db>, sim:<profile> (simulated, measures nothing).\nCtrl-C once: finish in-flight cells and stop (re-run the same command to resume). Twice: cancel them.',
+      `\n${MODEL_REF_FORMS}).\n${CTRL_C_HELP}`,
     )
     .action(async (configFile: string | undefined, options) => {
       const overrides: string[] = [...options.set];
@@ -59,8 +41,7 @@ export function registerPersona(program: Command): void {
       listOverride('targets', options.target);
       listOverride('judges', options.judge);
       listOverride('sessions', options.session);
-      if (options.materials) overrides.push(`materials=${JSON.stringify(materialsFlag(options.materials))}`);
-      if (options.procedure) overrides.push(`procedure=${JSON.stringify(options.procedure)}`);
+      overrides.push(...materialOverrides(options));
       const config = configFile === undefined ? personaConfigFromFlags(overrides) : loadPersonaConfig(configFile, overrides);
       const result = await runAuditCommand(personaAudit, config, options);
       if (result === null) return;
@@ -83,7 +64,7 @@ export function registerPersona(program: Command): void {
     .command('calibrate')
     .description('before spending: simulate this config\'s exact design and print, for every test the report makes, the false-positive rate at α = 0.05 (± Monte Carlo SE), 95% CI coverage, power at |Δ| = 0.30 and the minimum detectable Δ at 80% power')
     .argument('<config>', 'YAML config (see docs/persona-config.md)')
-    .option('--set <key=value>', 'override any config key (dotted path, YAML value); repeatable', collect, [])
+    .option('--set <key=value>', SET_FLAG_HELP, collect, [])
     .option('--replicates <n>', 'simulated runs per world (null, and each planted effect the design has)', positiveNumber('--replicates'), 400)
     .option('--seed <n>', 'seed of the simulation', (v: string) => Number.parseInt(v, 10), 42)
     .option('--between-session <sd>', `SD across sessions of each contrast, judge points (default ${DEFAULT_VARIANCE.betweenSession})`, nonNegative('--between-session'))
@@ -100,9 +81,7 @@ export function registerPersona(program: Command): void {
       '\nRuns the report\'s own analysis in-process on simulated judge scores (no store, no model calls). The simulated\ntargets and judges measure nothing about any model: the numbers describe what this design can and cannot detect.\nSee docs/statistics.md ("Persona drift") for the variance model and its defaults.',
     )
     .action((configFile: string, options) => {
-      if (options.format !== 'text' && options.format !== 'json') {
-        throw new InvalidArgumentError('--format', `must be text or json, got "${options.format}"`);
-      }
+      oneOf('--format', ['text', 'json'], options.format);
       const config = loadPersonaConfig(configFile, options.set);
       const design = calibrationDesignFromConfig(config, plannedItems(config, loadPersonaStimuli()), {
         ...(options.sessions ? { sessions: Math.round(options.sessions) } : {}),
@@ -123,18 +102,13 @@ export function registerPersona(program: Command): void {
       emit(options.format === 'json' ? JSON.stringify(result, null, 2) : renderCalibrationText(result), options.out);
     });
 
-  persona
-    .command('report')
-    .description('analyse a persona run: a verdict per target, then drift gaps per design cell with CIs at the sampled unit, mitigations, stressors, contracts, compaction, agreement')
-    .argument('<run.db>', 'run store written by `echolens persona run`')
-    .option('--run <id>', 'run id (default: the latest persona run in the store)')
-    .option('--format <format>', 'md or json (schema: docs/persona-report-schema.md)', 'md')
-    .option('-o, --out <file>', 'write to a file instead of stdout')
+  addReportCommand(
+    persona,
+    'analyse a persona run: a verdict per target, then drift gaps per design cell with CIs at the sampled unit, mitigations, stressors, contracts, compaction, agreement',
+  )
     .option('--bootstrap <B>', 'Monte Carlo sign patterns for tests over more than 20 units (at least 20,000 are used; smaller tests are exact)', positiveNumber('--bootstrap'))
     .action((db: string, options) => {
-      if (options.format !== 'md' && options.format !== 'json') {
-        throw new InvalidArgumentError('--format', `must be md or json, got "${options.format}"`);
-      }
+      oneOf('--format', ['md', 'json'], options.format);
       const store = openStore(db, { readonly: true });
       try {
         const runId = personaRunId(store, options.run);

@@ -20,18 +20,18 @@ export const BUNDLED_DEMO_SESSION = (): string => join(packageRoot(), 'data', 'd
 export function registerView(program: Command): void {
   program
     .command('view')
-    .description('local web viewer: browse runs and cells, compare runs, and the live side-by-side persona-drift demo')
+    .description('local web viewer: browse runs and cells, compare runs, and the live probe (one persona-drift probe, side by side in three contexts)')
     .argument('[run.db...]', 'run stores to browse (opened read-only)')
-    .addOption(new Option('--session <file>', 'transcript offered in the live demo; repeatable').argParser(collect).default([], 'the bundled demo session'))
-    .option('--target <model>', 'model the live demo probes', 'sim:persona')
-    .option('--judge <model>', 'judge model of the live demo', 'sim:judge')
-    .option('--positions <n>', 'positions offered per session in the demo (uniform)', '10')
+    .addOption(new Option('--session <file>', 'transcript offered in the live probe; repeatable').argParser(collect).default([], 'the bundled demo session'))
+    .option('--target <model>', 'model the live probe asks', 'sim:persona')
+    .option('--judge <model>', 'judge model of the live probe', 'sim:judge')
+    .option('--positions <n>', 'positions offered per session in the live probe (uniform)', '10')
     .option('--port <n>', 'port (0 = any free port)', '4317')
     .option('--host <address>', 'address to bind; anything but loopback exposes your runs and API keys to the network', '127.0.0.1')
     .option('--open-browser <when>', `open the page in a browser: ${OPEN_WHEN.join(', ')}`, 'auto')
     .addHelpText(
       'after',
-      '\nThe viewer reads only the stores and sessions named here (fixed at startup), refuses requests from other\norigins, and needs a per-process token (embedded in its pages) for anything that calls a model.\nWithout --target the demo uses sim: models — simulations that measure nothing. Stop with Ctrl-C.',
+      '\nThe viewer reads only the stores and sessions named here (fixed at startup), refuses requests from other\norigins, and needs a per-process token (embedded in its pages) for anything that calls a model.\nWithout --target the live probe uses sim: models — simulations that measure nothing. Stop with Ctrl-C.\nThe live probe is the page /probe (POST /api/probe); /demo and /api/demo, its old names, still work.',
     )
     .action(async (dbs: string[], options) => {
       const port = Number(options.port);
@@ -64,7 +64,7 @@ export function registerView(program: Command): void {
       }
       if (!isLoopbackHost(host)) {
         process.stderr.write(
-          `\n!!! WARNING: binding to ${host}, not 127.0.0.1. Anyone who can reach this address can read every run,\n!!! transcript and response in these stores${target.provider === 'sim' && judge.provider === 'sim' ? '' : `, and make the demo call ${options.target} / ${options.judge} on YOUR API keys`}.\n!!! Use --host only on a network you trust.\n\n`,
+          `\n!!! WARNING: binding to ${host}, not 127.0.0.1. Anyone who can reach this address can read every run,\n!!! transcript and response in these stores${target.provider === 'sim' && judge.provider === 'sim' ? '' : `, and make the live probe call ${options.target} / ${options.judge} on YOUR API keys`}.\n!!! Use --host only on a network you trust.\n\n`,
         );
       }
       const viewer = await startViewer({ stores, sessions, target, judge, host, port, positions });
@@ -73,7 +73,7 @@ export function registerView(program: Command): void {
         [
           `echolens viewer: ${viewer.url}`,
           `  stores: ${dbs.length === 0 ? '(none — the run list is empty; pass run.db files)' : dbs.join(', ')}`,
-          `  demo: ${viewer.url}demo — target ${options.target}, judge ${options.judge}${simulated ? ' (SIMULATED: measures no real model)' : ''}`,
+          `  live probe: ${viewer.url}probe — target ${options.target}, judge ${options.judge}${simulated ? ' (SIMULATED: measures no real model)' : ''}`,
           '  Ctrl-C to stop.',
         ].join('\n') + '\n',
       );

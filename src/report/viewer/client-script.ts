@@ -17,7 +17,7 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
     });
   }
 
-  var form = document.getElementById('demo-form');
+  var form = document.getElementById('probe-form');
   if (!form) return;
   var probe = document.getElementById('probe');
   var preset = document.getElementById('preset');
@@ -139,7 +139,7 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
     stopButton.disabled = false;
     controller = new AbortController();
     try {
-      var response = await fetch('/api/demo', {
+      var response = await fetch('/api/probe', {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-echolens-token': token },
         body: JSON.stringify(body),

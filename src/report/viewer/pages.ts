@@ -15,12 +15,12 @@ import {
   type ViewerData,
   type ViewerStore,
 } from './data.js';
-import type { DemoSetup } from './demo.js';
+import type { ProbeSetup } from './live-probe.js';
 import { type CellMeasure, type CellPair, type Factor, labelText } from './design.js';
 
 /**
  * Server-rendered viewer pages. Every value goes through the escaping `html`
- * template; the only script is /app.js (the live demo and small conveniences),
+ * template; the only script is /app.js (the live probe and small conveniences),
  * which writes data with textContent.
  */
 
@@ -91,7 +91,7 @@ export function viewerPage(title: string, body: RawHtml, context: PageContext, s
 ${scripted ? '<script src="/app.js" defer></script>' : ''}
 </head>
 <body>
-<header class="top"><h1>${escapeHtml(title)}</h1><nav><a href="/">Runs</a><a href="/demo">Live demo</a></nav></header>
+<header class="top"><h1>${escapeHtml(title)}</h1><nav><a href="/">Runs</a><a href="/probe">Live probe</a></nav></header>
 <main>
 ${body.html}
 </main>
@@ -451,9 +451,9 @@ ${differences}
   return viewerPage('Compare runs', body, context);
 }
 
-// ---- live demo ----
+// ---- live probe ----
 
-export function demoPage(setup: DemoSetup, context: PageContext): string {
+export function liveProbePage(setup: ProbeSetup, context: PageContext): string {
   const positionOptions = setup.sessions.map(
     (s) => html`<optgroup label="${s.id} · ${s.name}">${s.positions.map(
       (p, i) => html`<option value="${s.index}:${i}"${s.index === 0 && i === Math.floor(s.positions.length / 2) ? raw(' selected') : ''}>${s.id} · ${p.label} (step ${p.value} of ${s.total})</option>`,
@@ -461,24 +461,24 @@ export function demoPage(setup: DemoSetup, context: PageContext): string {
   );
   const presets = setup.probes.map((p) => html`<option value="${p.text}">${p.id} · ${p.category} — ${snippet(p.text, 70)}</option>`);
   const banner = context.simulated
-    ? html`<p class="banner" id="sim-banner"><strong>Simulated models.</strong> ${setup.target.startsWith('sim:') ? html`The target <code>${setup.target}</code>` : 'The target'}${setup.target.startsWith('sim:') && setup.judge.startsWith('sim:') ? ' and ' : ' '}${setup.judge.startsWith('sim:') ? html`the judge <code>${setup.judge}</code>` : ''} are deterministic simulations with planted effects: this demo shows what the audit measures, not how any real model behaves. Pass <code>--target</code> and <code>--judge</code> to use real models.</p>`
+    ? html`<p class="banner" id="sim-banner"><strong>Simulated models.</strong> ${setup.target.startsWith('sim:') ? html`The target <code>${setup.target}</code>` : 'The target'}${setup.target.startsWith('sim:') && setup.judge.startsWith('sim:') ? ' and ' : ' '}${setup.judge.startsWith('sim:') ? html`the judge <code>${setup.judge}</code>` : ''} are deterministic simulations with planted effects: this live probe shows what the audit measures, not how any real model behaves. Pass <code>--target</code> and <code>--judge</code> to use real models.</p>`
     : html``;
   const body = html`${banner}
 <p class="note">The same probe is sent at the same point of a real agentic session with three contexts: the real transcript up to that point, length- and structure-matched filler, and (optionally) the real transcript with the A-anchor re-stated just before the probe. The judge scores each answer 0–3 (3 = fully assistant-like). Target <code id="target-model">${setup.target}</code>, judge <code id="judge-model">${setup.judge}</code>.</p>
-<form class="controls" id="demo-form">
+<form class="controls" id="probe-form">
 <label>session and position<select id="position" name="position">${positionOptions}</select></label>
 <label>built-in probe<select id="preset"><option value="">(type your own)</option>${presets}</select></label>
 <div class="row"><label><input type="checkbox" id="framed" checked> benchmark framing</label><label><input type="checkbox" id="anchor"> A-anchor arm</label></div>
 <label class="wide">probe<textarea id="probe" name="probe" maxlength="${setup.maxProbeChars}">${setup.probes[0]?.text ?? ''}</textarea></label>
 <div class="row wide"><button type="submit" id="run">Run</button><button type="button" id="stop" disabled>Stop</button><span class="status-line" id="status"></span></div>
 </form>
-<noscript><p class="error">The live demo needs JavaScript (the viewer's own script, /app.js).</p></noscript>
+<noscript><p class="error">The live probe needs JavaScript (the viewer's own script, /app.js).</p></noscript>
 <div class="arms" id="arms">
 ${(['real', 'filler', 'anchor'] as const).map(
     (arm) => html`<section class="arm" id="arm-${arm}"${arm === 'anchor' ? raw(' hidden') : ''}><h3>${arm === 'real' ? 'Real session context' : arm === 'filler' ? 'Filler context' : 'Real context + A-anchor'}</h3><div class="context"></div><pre class="text stream" data-deltas="0"></pre><div class="verdict"></div></section>`,
   )}
 </div>`;
-  return viewerPage('Live persona-drift demo', body, context);
+  return viewerPage('Live persona-drift probe', body, context);
 }
 
 export function errorPage(status: number, message: string, context: PageContext): string {

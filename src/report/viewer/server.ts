@@ -11,13 +11,13 @@ import { checkSameAudit, compareAnalyzedRuns } from '../compare-runs.js';
 import { accountRun, renderHtmlReport } from '../report.js';
 import { type CellFilter, filterCells, type IndexedCell, type MeasureValues, pairCells, type RunAnalysis, type RunIndex, scoreOf, ViewerData } from './data.js';
 import { type CellMeasure, cellMeasures, type Factor, pairedCell, referencedBy, runFactors } from './design.js';
-import { createDemoSetup, type DemoEvent, type DemoSetup, parseDemoRequest, runDemo } from './demo.js';
-import { analysisPage, cellPage, chartsOf, comparePage, demoPage, errorPage, type PageContext, runPage, runsPage, VIEWER_STYLE } from './pages.js';
+import { createProbeSetup, type ProbeEvent, type ProbeSetup, parseProbeRequest, runLiveProbe } from './live-probe.js';
+import { analysisPage, cellPage, chartsOf, comparePage, errorPage, liveProbePage, type PageContext, runPage, runsPage, VIEWER_STYLE } from './pages.js';
 import { allowedHosts, COMMON_HEADERS, checkOrigin, newToken, styleHash, TOKEN_HEADER, tokenMatches, viewerCsp } from './security.js';
 
 /**
  * `echolens view`: a local web app over run stores fixed at startup, plus the
- * live side-by-side demo. node:http, no framework; see security.ts for who may call it.
+ * live probe (one probe, side by side in three contexts). node:http, no framework; see security.ts for who may call it.
  */
 
 export interface ViewerOptions {
@@ -27,11 +27,13 @@ export interface ViewerOptions {
   judge: ModelAdapter;
   host?: string;
   port?: number;
-  /** Positions offered per session in the demo (uniform over the session). */
+  /** Positions offered per session in the live probe (uniform over the session). */
   positions?: number;
   /** Called for every request with its outcome (tests, verbose logging). */
   onRequest?: (entry: { method: string; path: string; status: number; reason?: string }) => void;
-  /** At most this many demo streams at once (each calls the target and judge per arm). */
+  /** At most this many live-probe streams at once (each calls the target and judge per arm); default 2. */
+  maxConcurrentProbes?: number;
+  /** @deprecated The old name of `maxConcurrentProbes` (the live probe was called the live demo); used when that is not given. */
   maxConcurrentDemos?: number;
 }
 
@@ -46,6 +48,9 @@ export interface ViewerServer {
 
 const STATUSES: readonly CellStatus[] = ['pending', 'done', 'empty', 'failed'];
 const MAX_BODY_BYTES = 64 * 1024;
+/** The live probe's stream endpoint; `/api/demo` is its old name, still served (as the page `/demo` is for `/probe`). */
+const LIVE_PROBE_API: readonly string[] = ['/api/probe', '/api/demo'];
+const NO_SESSION = 'the live probe needs a session: start the viewer with --session <transcript>';
 
 class HttpError extends Error {
   constructor(
@@ -74,14 +79,14 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
     return charts;
   }
   const data = new ViewerData(options.stores);
-  const demo: DemoSetup | undefined =
+  const probe: ProbeSetup | undefined =
     options.sessions.length > 0
-      ? createDemoSetup(options.sessions, { target: options.target.ref, judge: options.judge.ref, ...(options.positions ? { positions: options.positions } : {}) })
+      ? createProbeSetup(options.sessions, { target: options.target.ref, judge: options.judge.ref, ...(options.positions ? { positions: options.positions } : {}) })
       : undefined;
   const context: PageContext = { token, simulated: options.target.provider === 'sim' || options.judge.provider === 'sim' };
   const csp = viewerCsp(VIEWER_STYLE);
-  const maxDemos = options.maxConcurrentDemos ?? 2;
-  let activeDemos = 0;
+  const maxProbes = options.maxConcurrentProbes ?? options.maxConcurrentDemos ?? 2;
+  let activeProbes = 0;
   let hosts = new Set<string>();
   const openStreams = new Set<ServerResponse>();
 
@@ -207,36 +212,36 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
     }
   }
 
-  async function serveDemo(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    if (!demo) throw new HttpError(404, 'the demo needs a session: start the viewer with --session <transcript>');
+  async function serveLiveProbe(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    if (!probe) throw new HttpError(404, NO_SESSION);
     const headerToken = request.headers[TOKEN_HEADER];
     if (!tokenMatches(token, Array.isArray(headerToken) ? headerToken[0] : headerToken)) throw new HttpError(403, 'missing or wrong viewer token');
     let body: unknown;
     body = await readJsonBody(request);
-    let demoRequest: ReturnType<typeof parseDemoRequest>;
+    let probeRequest: ReturnType<typeof parseProbeRequest>;
     try {
-      demoRequest = parseDemoRequest(body, demo);
+      probeRequest = parseProbeRequest(body, probe);
     } catch (error) {
       if (error instanceof EcholensError) throw new HttpError(400, error.message);
       throw error;
     }
-    if (activeDemos >= maxDemos) throw new HttpError(429, `at most ${maxDemos} demo streams at once; wait for one to finish`);
-    activeDemos += 1;
+    if (activeProbes >= maxProbes) throw new HttpError(429, `at most ${maxProbes} live-probe streams at once; wait for one to finish`);
+    activeProbes += 1;
     const controller = new AbortController();
     response.on('close', () => controller.abort());
     response.writeHead(200, { ...COMMON_HEADERS, 'content-type': 'text/event-stream; charset=utf-8', connection: 'keep-alive', 'content-security-policy': "default-src 'none'" });
     response.flushHeaders();
     openStreams.add(response);
     log(request, 200);
-    const emit = (event: DemoEvent) => {
+    const emit = (event: ProbeEvent) => {
       if (!response.writableEnded) response.write(`event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`);
     };
     try {
-      await runDemo(demo, { target: options.target, judge: options.judge }, demoRequest, emit, controller.signal);
+      await runLiveProbe(probe, { target: options.target, judge: options.judge }, probeRequest, emit, controller.signal);
     } catch (error) {
       emit({ event: 'error', data: { arm: null, message: (error as Error).message } });
     } finally {
-      activeDemos -= 1;
+      activeProbes -= 1;
       openStreams.delete(response);
       response.end();
     }
@@ -268,7 +273,7 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
     const url = new URL(request.url ?? '/', 'http://viewer.invalid');
     const params = url.searchParams;
     const method = request.method ?? 'GET';
-    if (method === 'POST' && url.pathname === '/api/demo') return serveDemo(request, response);
+    if (method === 'POST' && LIVE_PROBE_API.includes(url.pathname)) return serveLiveProbe(request, response);
     if (method !== 'GET' && method !== 'HEAD') throw new HttpError(405, 'method not allowed');
     switch (url.pathname) {
       case '/':
@@ -356,9 +361,10 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
           comparePage({ store: a.store, index: a.index, analysis: analysisA }, { store: b.store, index: b.index, analysis: analysisB }, comparison, pairs, byTarget, context),
         );
       }
+      case '/probe':
       case '/demo':
-        if (!demo) throw new HttpError(404, 'the demo needs a session: start the viewer with --session <transcript>');
-        return sendHtml(request, response, 200, demoPage(demo, context));
+        if (!probe) throw new HttpError(404, NO_SESSION);
+        return sendHtml(request, response, 200, liveProbePage(probe, context));
       case '/api/runs':
         return sendJson(request, response, 200, {
           runs: data.runs().map(({ store, run }) => ({ store: store.index, storeName: store.name, id: run.id, experiment: run.experiment, status: run.status, startedAt: run.startedAt, counts: run.counts })),

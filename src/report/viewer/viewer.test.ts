@@ -7,15 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerBuiltinSimProfiles } from '../../builtin-sims.js';
 import { packageRoot } from '../../core/version.js';
 import { createAdapter } from '../../models/create-adapter.js';
-import { memoryConfigSchema } from '../../memory-drift/config.js';
-import { runMemory } from '../../memory-drift/run.js';
+import { memoryRuns } from '../testing/audit-runs.js';
 import { personaConfigSchema } from '../../persona-drift/config.js';
 import { runPersona } from '../../persona-drift/run.js';
 import { readSession } from '../../sessions/read.js';
 import type { Session } from '../../sessions/types.js';
 import { openStore } from '../../store/run-store.js';
 import { CLIENT_SCRIPT } from './client-script.js';
-import { createDemoSetup, parseDemoRequest } from './demo.js';
+import { createProbeSetup, parseProbeRequest } from './live-probe.js';
 import { allowedHosts, checkOrigin } from './security.js';
 import { startViewer, type ViewerServer } from './server.js';
 
@@ -52,7 +51,7 @@ describe('client script', () => {
   });
 });
 
-describe('demo requests', () => {
+describe('live-probe requests', () => {
   let session: Session;
   beforeAll(async () => {
     registerBuiltinSimProfiles();
@@ -60,15 +59,15 @@ describe('demo requests', () => {
   });
 
   it('accept only indexes of loaded sessions and positions and bounded probe text', () => {
-    const setup = createDemoSetup([session], { target: 'sim:persona', judge: 'sim:judge', positions: 4 });
+    const setup = createProbeSetup([session], { target: 'sim:persona', judge: 'sim:judge', positions: 4 });
     expect(setup.sessions[0]!.positions).toHaveLength(4);
-    expect(parseDemoRequest({ session: 0, position: 3, probe: ' Who are you? ' }, setup)).toEqual({ session: 0, position: 3, probe: 'Who are you?', framed: true, anchor: false, sample: 0 });
-    expect(() => parseDemoRequest({ session: 1, position: 0, probe: 'x' }, setup)).toThrow(/session/u);
-    expect(() => parseDemoRequest({ session: '/etc/passwd', position: 0, probe: 'x' }, setup)).toThrow(/session/u);
-    expect(() => parseDemoRequest({ session: 0, position: 4, probe: 'x' }, setup)).toThrow(/position/u);
-    expect(() => parseDemoRequest({ session: 0, position: 0, probe: '   ' }, setup)).toThrow(/probe/u);
-    expect(() => parseDemoRequest({ session: 0, position: 0, probe: 'x'.repeat(4001) }, setup)).toThrow(/probe/u);
-    expect(() => parseDemoRequest([], setup)).toThrow(/object/u);
+    expect(parseProbeRequest({ session: 0, position: 3, probe: ' Who are you? ' }, setup)).toEqual({ session: 0, position: 3, probe: 'Who are you?', framed: true, anchor: false, sample: 0 });
+    expect(() => parseProbeRequest({ session: 1, position: 0, probe: 'x' }, setup)).toThrow(/session/u);
+    expect(() => parseProbeRequest({ session: '/etc/passwd', position: 0, probe: 'x' }, setup)).toThrow(/session/u);
+    expect(() => parseProbeRequest({ session: 0, position: 4, probe: 'x' }, setup)).toThrow(/position/u);
+    expect(() => parseProbeRequest({ session: 0, position: 0, probe: '   ' }, setup)).toThrow(/probe/u);
+    expect(() => parseProbeRequest({ session: 0, position: 0, probe: 'x'.repeat(4001) }, setup)).toThrow(/probe/u);
+    expect(() => parseProbeRequest([], setup)).toThrow(/object/u);
   });
 });
 
@@ -89,15 +88,7 @@ describe('viewer server', () => {
     });
     runId = (await runPersona(config, db, { progress: false, signal: new AbortController().signal })).runId;
     const memoryDb = join(mkdtempSync(join(tmpdir(), 'echolens-viewer-')), 'memory.db');
-    const memoryConfig = memoryConfigSchema.parse({
-      targets: ['sim:memory'],
-      labeler: 'sim:labeler',
-      questions: { limit: 4 },
-      conditions: ['filler', 'age', 'bereavement'],
-      k: 2,
-      analysis: { B: 200 },
-    });
-    memoryRunId = (await runMemory(memoryConfig, memoryDb, { progress: false, signal: new AbortController().signal })).runId;
+    [memoryRunId] = (await memoryRuns(memoryDb, ['sim:memory'])) as [string];
     viewer = await startViewer({
       stores: [
         { file: db, store: openStore(db, { readonly: true }) },
@@ -169,8 +160,23 @@ describe('viewer server', () => {
     expect((await fetch(viewer.url, { method: 'PUT' })).status).toBe(405);
   });
 
-  it('answers a bad demo request with 400 and names the field', async () => {
-    const response = await fetch(new URL('/api/demo', viewer.url), {
+  it('serves the live probe at /probe, linked from every page as "Live probe"', async () => {
+    const response = await get('/probe');
+    expect(response.status).toBe(200);
+    const page = await response.text();
+    expect(page).toContain('<title>Live persona-drift probe');
+    expect(page).toContain('<form class="controls" id="probe-form">');
+    expect(await (await get('/')).text()).toContain('<a href="/probe">Live probe</a>');
+  });
+
+  it('still serves the live probe page at its old address /demo', async () => {
+    const old = await get('/demo');
+    expect(old.status).toBe(200);
+    expect(await old.text()).toBe(await (await get('/probe')).text());
+  });
+
+  it.each(['/api/probe', '/api/demo'])('answers a bad live-probe request to %s (/api/demo: the old name) with 400 and names the field', async (path) => {
+    const response = await fetch(new URL(path, viewer.url), {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-echolens-token': viewer.token },
       body: JSON.stringify({ session: 0, position: 99, probe: 'hi' }),

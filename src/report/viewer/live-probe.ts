@@ -12,16 +12,16 @@ import { loadPersonaStimuli, type PersonaStimuli, probeText } from '../../person
 import type { Session } from '../../sessions/types.js';
 
 /**
- * The live side-by-side demo: one probe at one position of a session, sent
+ * The live probe (the viewer's page /probe): one probe at one position of a session, sent
  * with the real-session context, the matched filler and (optionally) the real
  * context with the A-anchor, streamed as it is generated, then judged.
  * Sessions are read at startup and chosen by index: a request never names a file.
  */
 
-export const DEMO_ARMS = ['real', 'filler', 'anchor'] as const;
-export type DemoArm = (typeof DEMO_ARMS)[number];
+export const PROBE_ARMS = ['real', 'filler', 'anchor'] as const;
+export type ProbeArm = (typeof PROBE_ARMS)[number];
 
-export interface DemoSession {
+export interface ProbeSession {
   index: number;
   id: string;
   name: string;
@@ -30,8 +30,8 @@ export interface DemoSession {
   input: SessionPlanInput;
 }
 
-export interface DemoSetup {
-  sessions: DemoSession[];
+export interface ProbeSetup {
+  sessions: ProbeSession[];
   target: string;
   judge: string;
   probes: Array<{ id: string; category: string; text: string }>;
@@ -42,7 +42,7 @@ export interface DemoSetup {
 
 export const MAX_PROBE_CHARS = 4000;
 
-export function createDemoSetup(sessions: readonly Session[], options: { target: string; judge: string; positions?: number }): DemoSetup {
+export function createProbeSetup(sessions: readonly Session[], options: { target: string; judge: string; positions?: number }): ProbeSetup {
   const stimuli = loadPersonaStimuli();
   const config = personaConfigSchema.parse({
     sessions: sessions.map((s) => s.file),
@@ -50,13 +50,13 @@ export function createDemoSetup(sessions: readonly Session[], options: { target:
     judges: [options.judge],
     positions: [{ uniform: options.positions ?? 10 }],
   });
-  const demoSessions = sessions.map((session, index) => {
+  const probeSessions = sessions.map((session, index) => {
     const id = `S${index + 1}`;
     const input = sessionPlanInput(session, config, sessions, id);
     return { index, id, name: basename(session.file), total: session.counters[config.counter], positions: input.positions, input };
   });
   return {
-    sessions: demoSessions,
+    sessions: probeSessions,
     target: options.target,
     judge: options.judge,
     probes: stimuli.probes.probes.map((p) => ({ id: p.id, category: p.category, text: p.text })),
@@ -66,7 +66,7 @@ export function createDemoSetup(sessions: readonly Session[], options: { target:
   };
 }
 
-export interface DemoRequest {
+export interface ProbeRequest {
   session: number;
   position: number;
   probe: string;
@@ -75,15 +75,15 @@ export interface DemoRequest {
   sample: number;
 }
 
-/** Validates a demo request body; indexes must name a loaded session and one of its positions. */
-export function parseDemoRequest(body: unknown, setup: DemoSetup): DemoRequest {
+/** Validates a live-probe request body; indexes must name a loaded session and one of its positions. */
+export function parseProbeRequest(body: unknown, setup: ProbeSetup): ProbeRequest {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new InvalidArgumentError('body', 'must be a JSON object');
   const b = body as Record<string, unknown>;
   const session = b.session;
   if (typeof session !== 'number' || !Number.isInteger(session) || session < 0 || session >= setup.sessions.length) {
     throw new InvalidArgumentError('session', `must be a session index 0..${setup.sessions.length - 1}`);
   }
-  const positions = (setup.sessions[session] as DemoSession).positions.length;
+  const positions = (setup.sessions[session] as ProbeSession).positions.length;
   const position = b.position;
   if (typeof position !== 'number' || !Number.isInteger(position) || position < 0 || position >= positions) {
     throw new InvalidArgumentError('position', `must be a position index 0..${positions - 1}`);
@@ -99,22 +99,22 @@ export function parseDemoRequest(body: unknown, setup: DemoSetup): DemoRequest {
   return { session, position, probe: probe.trim(), framed: b.framed !== false, anchor: b.anchor === true, sample };
 }
 
-export type DemoEvent =
-  | { event: 'arm'; data: { arm: DemoArm; messages: number; chars: number; description: string } }
-  | { event: 'delta'; data: { arm: DemoArm; text: string } }
-  | { event: 'done'; data: { arm: DemoArm; text: string; finishReason: string; outputTokens: number; replayedInChunks: boolean } }
-  | { event: 'judge'; data: { arm: DemoArm; score: number | null; label: string | null; reason: string; error: string | null } }
-  | { event: 'error'; data: { arm: DemoArm | null; message: string } }
+export type ProbeEvent =
+  | { event: 'arm'; data: { arm: ProbeArm; messages: number; chars: number; description: string } }
+  | { event: 'delta'; data: { arm: ProbeArm; text: string } }
+  | { event: 'done'; data: { arm: ProbeArm; text: string; finishReason: string; outputTokens: number; replayedInChunks: boolean } }
+  | { event: 'judge'; data: { arm: ProbeArm; score: number | null; label: string | null; reason: string; error: string | null } }
+  | { event: 'error'; data: { arm: ProbeArm | null; message: string } }
   | { event: 'end'; data: { simulated: boolean } };
 
-export interface DemoAdapters {
+export interface ProbeAdapters {
   target: ModelAdapter;
   judge: ModelAdapter;
 }
 
 /** The messages each arm sends for a request (also what the page describes). */
-export function demoArmMessages(setup: DemoSetup, request: DemoRequest): Array<{ arm: DemoArm; messages: ChatMessage[]; description: string }> {
-  const session = setup.sessions[request.session] as DemoSession;
+export function probeArmMessages(setup: ProbeSetup, request: ProbeRequest): Array<{ arm: ProbeArm; messages: ChatMessage[]; description: string }> {
+  const session = setup.sessions[request.session] as ProbeSession;
   const position = session.positions[request.position] as PlannedPosition;
   const system = resolveSystemPrompt(setup.config.systemPrompts[0] ?? 'probe-reference');
   const text = probeText(setup.stimuli.probes.framing, request.probe, request.framed);
@@ -127,7 +127,7 @@ export function demoArmMessages(setup: DemoSetup, request: DemoRequest): Array<{
       request: text,
     });
   const where = `${session.id} ${position.label}, step ${position.value} of ${session.total}`;
-  const arms: Array<{ arm: DemoArm; messages: ChatMessage[]; description: string }> = [
+  const arms: Array<{ arm: ProbeArm; messages: ChatMessage[]; description: string }> = [
     { arm: 'real', messages: build('real', 'none'), description: `real transcript up to ${where}` },
     { arm: 'filler', messages: build('filler', 'none'), description: `length- and structure-matched filler for ${where}` },
   ];
@@ -142,14 +142,14 @@ const isSim = (adapter: ModelAdapter) => adapter.provider === 'sim';
  * do not stream (sim:) are replayed in small chunks so the page shows the same
  * motion; the `done` event says so.
  */
-export async function runDemo(
-  setup: DemoSetup,
-  adapters: DemoAdapters,
-  request: DemoRequest,
-  emit: (event: DemoEvent) => void,
+export async function runLiveProbe(
+  setup: ProbeSetup,
+  adapters: ProbeAdapters,
+  request: ProbeRequest,
+  emit: (event: ProbeEvent) => void,
   signal: AbortSignal,
 ): Promise<void> {
-  const arms = demoArmMessages(setup, request);
+  const arms = probeArmMessages(setup, request);
   for (const a of arms) {
     emit({ event: 'arm', data: { arm: a.arm, messages: a.messages.length, chars: a.messages.reduce((n, m) => n + m.content.length, 0), description: a.description } });
   }
@@ -188,7 +188,7 @@ export async function runDemo(
 }
 
 /** Judges the bare probe and the answer; one re-ask after unparseable output (docs/decisions.md#d2). */
-async function judge(setup: DemoSetup, adapter: ModelAdapter, bareProbe: string, response: string, signal: AbortSignal) {
+async function judge(setup: ProbeSetup, adapter: ModelAdapter, bareProbe: string, response: string, signal: AbortSignal) {
   const verdict = await askUntilParsed(
     async (messages) => (await adapter.generate({ model: setup.judge, messages, params: { ...setup.config.judgeDecoding }, sample: 0 }, { signal })).text,
     buildJudgeMessages(bareProbe, response),

@@ -1,0 +1,68 @@
+import { type Command, Option } from 'commander';
+import { BATCH_FLAG_HELP, collect, materialsFlag, POLL_INTERVAL_HELP, positiveNumber } from './options.js';
+
+/**
+ * The flags the audits' `run` and `report` commands share, each group added in
+ * the order `--help` lists it. A command adds its own flags between the groups.
+ */
+
+export const SET_FLAG_HELP = 'override any config key (dotted path, YAML value); repeatable';
+export const REPORT_FILE_HELP = 'also write the Markdown report here when the run completes';
+/** The model reference forms, for `run` help texts; each audit closes the parenthesis with its own simulated profiles. */
+export const MODEL_REF_FORMS =
+  'Model refs: openai:<model>, anthropic:<model>, azure:<deployment>@<url>, mistral:, groq:, deepseek:, vllm:, ollama:, llamacpp:, lmstudio:, openrouter:, together:,\nopenai-compatible:<model>@<baseURL>, local:<gguf>, replay:<run.db>, sim:<profile> (simulated, measures nothing';
+/** What Ctrl-C does to a run (`runAudit`'s signal handling). */
+export const CTRL_C_HELP = 'Ctrl-C once: finish in-flight cells and stop (re-run the same command to resume). Twice: cancel them.';
+
+/**
+ * `<group> run <config>` of an audit driven by a YAML config, with `--db` (the run store, default `defaultDb`),
+ * `--dry-run`, `--set` and `--target`. `config` is the argument's name (`<config>` or `[config]`) and help.
+ */
+export function addConfigRunCommand(group: Command, description: string, config: readonly [string, string], defaultDb: string): Command {
+  return group
+    .command('run')
+    .description(description)
+    .argument(...config)
+    .option('--db <file>', 'run store (SQLite)', defaultDb)
+    .option('--dry-run', 'print the plan size and the estimate (cells, tokens, dollars); call nothing')
+    .option('--set <key=value>', SET_FLAG_HELP, collect, [])
+    .option('--target <model>', 'replace the targets with this model ref; repeatable', collect, []);
+}
+
+/** `--concurrency`, `--max-cost`, `--batch` and `--poll-interval`: how fast and how far a run goes. */
+export function addLimitFlags(command: Command, concurrency: (value: string) => number = positiveNumber('--concurrency')): Command {
+  return command
+    .option('--concurrency <n>', 'concurrent calls per provider', concurrency)
+    .option('--max-cost <usd>', 'stop before spending more than this', positiveNumber('--max-cost'))
+    .option('--batch', BATCH_FLAG_HELP)
+    .option('--poll-interval <s>', POLL_INTERVAL_HELP, positiveNumber('--poll-interval'));
+}
+
+/** `--prices` (and its hidden old name `--price-file`), `--materials` and `--procedure` of an audit that follows the authors' repository `repository`. */
+export function addMaterialFlags(command: Command, repository: string): Command {
+  return command
+    .option('--prices <file>', 'prices overriding the built-in table (JSON or YAML)')
+    .addOption(new Option('--price-file <file>', 'old name of --prices').hideHelp())
+    .option('--materials <source>', `texts to send: echolens (default) or the path of a local clone of the authors\u2019 ${repository} repository`)
+    .option('--procedure <name>', 'echolens (default) or reference: every procedural difference of the authors\u2019 code at once');
+}
+
+/** The config overrides `--materials` and `--procedure` stand for. */
+export function materialOverrides(options: { materials?: string; procedure?: string }): string[] {
+  return [
+    ...(options.materials ? [`materials=${JSON.stringify(materialsFlag(options.materials))}`] : []),
+    ...(options.procedure ? [`procedure=${JSON.stringify(options.procedure)}`] : []),
+  ];
+}
+
+/** `<group> report <run.db>` with `--run`, `--format` (md or json, schema in `docs/<group>-report-schema.md`) and `-o, --out`. */
+export function addReportCommand(group: Command, description: string): Command {
+  const name = group.name();
+  return group
+    .command('report')
+    .description(description)
+    .argument('<run.db>', `run store written by \`echolens ${name} run\``)
+    .option('--run <id>', `run id (default: the latest ${name} run in the store)`)
+    .option('--format <format>', `md or json (schema: docs/${name}-report-schema.md)`, 'md')
+    .option('-o, --out <file>', 'write to a file instead of stdout');
+}
