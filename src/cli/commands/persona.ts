@@ -13,7 +13,6 @@ import { calibratePersona, calibrationDesignFromConfig, DEFAULT_VARIANCE } from 
 import { renderCalibrationText } from '../../persona-drift/calibrate-text.js';
 import { plannedItems } from '../../persona-drift/plan.js';
 import { loadPersonaStimuli } from '../../persona-drift/stimuli.js';
-import { readConfigSessions } from '../../persona-drift/run.js';
 
 /** `echolens persona run | calibrate | report`. */
 export function registerPersona(persona: Command): void {
