@@ -5,12 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerBuiltinSimProfiles } from '../builtin-sims.js';
+import { countingAdapters } from '../experiment/testing/counting-adapters.js';
+import { startSimWireServer } from '../experiment/testing/sim-wire-server.js';
 import { ConfigError } from '../core/errors.js';
-import { createAdapter } from '../models/create-adapter.js';
 import { deriveSimSeed } from '../models/sim-adapter.js';
 import { registerSimProfile } from '../models/sim-registry.js';
-import { type FakeServer, startFakeOpenAI } from '../models/testing/index.js';
-import type { ChatMessage, ModelAdapter } from '../models/types.js';
+import type { FakeServer } from '../models/testing/index.js';
 import { openStore } from '../store/run-store.js';
 import type { DRelEstimate, MemoryReport, TargetAnalysis } from './analysis.js';
 import { type MemoryConfig, memoryConfigSchema } from './config.js';
@@ -161,20 +161,7 @@ describe('memory run end to end (SIMULATED models with planted ground truth)', {
     const cfg = config({ questions: { limit: 6 }, labeler: 'sim:labeler-flaky' });
     registerSimProfile(createLabelerSimProfile({ name: 'labeler-flaky', malformedProbability: 0.3 }));
     const calls = new Map<string, number>();
-    const counting = (stopAfter: number, controller?: AbortController) => (ref: string): ModelAdapter => {
-      const inner = createAdapter(ref);
-      return {
-        ref: inner.ref,
-        provider: inner.provider,
-        modelId: inner.modelId,
-        async generate(request, options) {
-          const key = JSON.stringify(request);
-          calls.set(key, (calls.get(key) ?? 0) + 1);
-          if (controller && [...calls.values()].reduce((a, b) => a + b, 0) >= stopAfter) controller.abort();
-          return inner.generate(request, options);
-        },
-      };
-    };
+    const counting = countingAdapters(calls);
     const db = join(dir, 'resume.db');
     // Stop once during generation, then once during labeling.
     const first = new AbortController();
@@ -441,16 +428,12 @@ describe('memory run end to end (SIMULATED models with planted ground truth)', {
     let server: FakeServer;
     beforeAll(async () => {
       const target = createMemorySimProfile({ name: 'wire-memory', samplingNoise: 0.1 });
-      const labeler = createAdapter('sim:labeler');
-      server = await startFakeOpenAI({
-        respond: async (request) => {
-          const messages = (request.body?.messages ?? []) as ChatMessage[];
-          if (readLabelerPrompt(messages) !== null) {
-            const r = await labeler.generate({ model: 'sim:labeler', messages, params: {}, sample: 0 });
-            return { text: r.text };
-          }
+      server = await startSimWireServer({
+        judge: 'sim:labeler',
+        isJudge: (messages) => readLabelerPrompt(messages) !== null,
+        target(messages, request) {
           const seed = Number(request.body?.seed ?? 0);
-          return { text: target.answer({ model: 'wire', messages, params: { seed }, sample: 0 }, seed).text };
+          return target.answer({ model: 'wire', messages, params: { seed }, sample: 0 }, seed).text;
         },
       });
     });
