@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerBuiltinSimProfiles } from '../builtin-sims.js';
-import { countingAdapters } from '../experiment/testing/counting-adapters.js';
+import { runStoppedAndResumed } from '../experiment/testing/counting-adapters.js';
 import { startSimWireServer } from '../experiment/testing/sim-wire-server.js';
 import { packageRoot } from '../core/version.js';
 import { registerSimProfile } from '../models/sim-registry.js';
@@ -79,16 +79,9 @@ describe('persona run end to end (SIMULATED models with planted ground truth)', 
 
   it('resumes a run stopped midway without repeating a cell, and reports identically', async () => {
     const cfg = config({ stressors: { ids: ['S2'], paraphrases: 2 } });
-    const calls = new Map<string, number>();
-    const counting = countingAdapters(calls);
     const interruptedDb = join(dir, 'resume.db');
-    const controller = new AbortController();
-    const first = await runPersona(cfg, interruptedDb, { ...quiet, concurrency: 2, signal: controller.signal, adapterFor: counting(25, controller) });
-    expect(first.interrupted).toBe(true);
-    const second = await runPersona(cfg, interruptedDb, { ...quiet, signal: new AbortController().signal, adapterFor: counting(Number.POSITIVE_INFINITY) });
-    expect(second.interrupted).toBe(false);
-    expect(second.runId).toBe(first.runId);
-    expect([...calls.values()].every((n) => n === 1)).toBe(true);
+    const { runs } = await runStoppedAndResumed((runtime) => runPersona(cfg, interruptedDb, { ...quiet, ...runtime }), [25]);
+    const second = runs[1]!;
 
     const cleanDb = join(dir, 'clean.db');
     const clean = await runPersona(cfg, cleanDb, { ...quiet, signal: new AbortController().signal });
