@@ -2,7 +2,9 @@ import { ConfigError } from '../core/errors.js';
 import type { RunInfo, RunStore } from '../store/run-store.js';
 import type { RunCellsResult } from '../store/runner.js';
 import type { CellSpec } from '../store/types.js';
-import type { AnalyzedRun, AnalyzeOptions, Audit, AuditRunContext, AuditRunner, AuditRunResult } from './audit.js';
+import type { PlanEstimate } from '../models/estimate.js';
+import type { AnalyzedRun, AnalyzeOptions, Audit, AuditRunContext, AuditRunner, AuditRunResult, AuditRunSummary } from './audit.js';
+import { suggestedBudget } from './preflight.js';
 import { installStopSignals, openExperimentRun, runParsedStage, runStage, type StageRuntime } from './runtime.js';
 
 /**
@@ -98,6 +100,43 @@ export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, 
     signals?.dispose();
     store.close();
   }
+}
+
+/** What an audit's preflight checked, handed to {@link runCheckedAudit}. */
+export interface CheckedAuditInput<Input> {
+  input: Input;
+  specs: readonly CellSpec[];
+  /** The grid's price, when the preflight priced it (a budget was set). */
+  estimate?: PlanEstimate | undefined;
+  /** The config's budget; the command's `maxCostUsd` flag overrides it. */
+  configMaxCostUsd: number | null | undefined;
+}
+
+/**
+ * The library's `run<Audit>` functions: runs the audit on the inputs and plan its preflight
+ * checked, and returns the audit's counts with the run summary, plus, when a budget is in force
+ * and the grid was priced, that budget and one covering the whole estimate.
+ */
+export async function runCheckedAudit<C, I, X>(
+  audit: AuditRunner<C, I, X>,
+  config: C,
+  db: string,
+  runtime: StageRuntime,
+  checked: CheckedAuditInput<I>,
+): Promise<X & AuditRunSummary> {
+  const maxCost = runtime.maxCostUsd ?? checked.configMaxCostUsd;
+  const budget =
+    checked.estimate && maxCost !== undefined && maxCost !== null ? { budget: { maxCostUsd: maxCost, suggestedUsd: suggestedBudget(checked.estimate) } } : {};
+  const run = await runAudit(audit, config, db, { runtime, input: checked.input, specs: checked.specs });
+  return {
+    runId: run.runId,
+    resumed: run.resumed,
+    ...run.result,
+    interrupted: run.interrupted,
+    stopReason: run.stopReason,
+    spendUsd: run.spendUsd,
+    ...budget,
+  };
 }
 
 /** The run named (checked to be of this audit), else the latest run of the audit in the store. */

@@ -15,20 +15,8 @@ import {
 } from './analysis.js';
 import { loadBuiltinPerturbations, type PerturbationTier } from './perturbations.js';
 import { buildGenerationPlan } from './plan.js';
+import { PAPER_NOISE_CATEGORIES as NOISE, PAPER_PERSONA_CATEGORIES as PERSONA } from './testing/paper-categories.js';
 
-const NOISE = ['filler', 'whitespace', 'punctuation'];
-const PERSONA = [
-  'gender',
-  'trans_status',
-  'sexual_orientation',
-  'age',
-  'occupation',
-  'appearance',
-  'disability',
-  'education',
-  'physical_traits',
-  'socioeconomic_status',
-];
 const LIFE = ['bereavement', 'job_loss', 'serious_illness'];
 
 function normal(random: { next(): number }): number {

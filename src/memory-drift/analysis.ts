@@ -11,8 +11,8 @@ import {
   cohensD,
   compactLetterDisplay,
   dRel,
-  type FixedEffectEstimate,
   type MixedModelMethod,
+  type MixedModelResult,
   mixedModel,
   pearson,
   quantileLinear,
@@ -20,6 +20,7 @@ import {
   spearman,
   welchTTest,
 } from '../stats/index.js';
+import { groupByCluster } from '../stats/cluster-bootstrap.js';
 import { UNMAPPED } from './ontology.js';
 import { NO_PERTURBATION, PERTURBATION_TIERS, type PerturbationTier } from './perturbations.js';
 import type { CellLabels } from '../store/types.js';
@@ -47,8 +48,8 @@ export const MEMORY_METRICS: readonly MemoryMetric[] = ['dtw', 'sri'];
 /** Outcome of one generation cell after labeling. */
 export type LabelledSampleStatus = 'labelled' | 'empty' | 'failed' | 'invalid' | 'refused';
 
-/** One generation sample with its labelled symbol sequence (or why it has none). */
-export interface LabelledSample {
+/** Which generation a sample or an observation comes from: target, question, condition, sample. */
+export interface SampleKey {
   target: string;
   question: string;
   domain: string;
@@ -56,6 +57,10 @@ export interface LabelledSample {
   tier: PerturbationTier;
   stimulus: string;
   sample: number;
+}
+
+/** One generation sample with its labelled symbol sequence (or why it has none). */
+export interface LabelledSample extends SampleKey {
   /** From the generation plan: 'reference' = no-memory sample 0, the baseline trajectory. */
   role: GenerationRole;
   /** `empty` = dropout after retries; `failed` = never answered; `invalid` = labels unusable after re-asks; `refused` = the model declined (refusals.ts). */
@@ -72,14 +77,7 @@ export interface LabelledSample {
 export type ObservationStatus = 'scored' | 'empty' | 'failed' | 'invalid' | 'refused' | 'no_reference';
 
 /** One perturbed, noise or further no-memory sample, scored against the baseline trajectory. */
-export interface MemoryObservation {
-  target: string;
-  question: string;
-  domain: string;
-  condition: string;
-  tier: PerturbationTier;
-  stimulus: string;
-  sample: number;
+export interface MemoryObservation extends SampleKey {
   status: ObservationStatus;
   /** The reference (no-memory sample 0) symbols; null when there is none. */
   baselineSymbols: readonly string[] | null;
@@ -417,18 +415,9 @@ export interface DRelEntry {
   result: MemoryMaybe<DRelEstimate>;
 }
 
-export interface MixedModelSummary {
-  method: MixedModelMethod;
+/** The mixed model's fit as reported: always with its reference level (the floor condition). */
+export interface MixedModelSummary extends Omit<MixedModelResult, 'reference'> {
   reference: string;
-  levels: string[];
-  fixed: FixedEffectEstimate[];
-  groupVariance: number;
-  residualVariance: number;
-  logLik: number;
-  converged: boolean;
-  boundary: boolean;
-  nObs: number;
-  nGroups: number;
 }
 
 export interface PairwiseComparison {
@@ -752,30 +741,20 @@ function elevationWithDraws(
       `elevation: the condition has observations from ${treatQuestions} question; the question-level bootstrap needs at least 2`,
     );
   }
-  const index = new Map<ClusteredValue['cluster'], number>();
-  const slot = (key: ClusteredValue['cluster']) => {
-    let at = index.get(key);
-    if (at === undefined) {
-      at = index.size;
-      index.set(key, at);
-    }
-    return at;
-  };
-  for (const row of treat) slot(row.cluster);
-  for (const row of floor) slot(row.cluster);
-  const k = index.size;
+  // Questions in order of first appearance (treat rows, then floor rows); within a question the
+  // treat rows come first, each arm in its own order.
+  const arms = [...treat.map((row) => ({ row, offset: 0 })), ...floor.map((row) => ({ row, offset: 2 }))];
+  const questions = groupByCluster(arms, (arm) => arm.row.cluster, 'elevation');
+  const k = questions.length;
   // Per question: treat n, treat Σ, floor n, floor Σ.
   const stats = new Float64Array(k * 4);
-  for (const row of treat) {
-    const at = slot(row.cluster) * 4;
-    stats[at] = (stats[at] as number) + 1;
-    stats[at + 1] = (stats[at + 1] as number) + row.value;
-  }
-  for (const row of floor) {
-    const at = slot(row.cluster) * 4;
-    stats[at + 2] = (stats[at + 2] as number) + 1;
-    stats[at + 3] = (stats[at + 3] as number) + row.value;
-  }
+  questions.forEach((members, question) => {
+    for (const { row, offset } of members) {
+      const at = question * 4 + offset;
+      stats[at] = (stats[at] as number) + 1;
+      stats[at + 1] = (stats[at + 1] as number) + row.value;
+    }
+  });
   const muTreat = meanOf(valuesOf(treat));
   const muFloor = meanOf(valuesOf(floor));
   if (!(muFloor > 0)) {

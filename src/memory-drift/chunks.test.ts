@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import { collectMemorySamples } from './observations.js';
 import { loadBuiltinOntology, ontologySymbols, UNMAPPED } from './ontology.js';
 import { labelingItems, loadMemoryConfig, runMemory } from './run.js';
 import { readLabelerPrompt, SIM_STEP_CUES, SIM_SYMBOLS, simLabelForStep } from './sim.js';
+import { writeWireMemoryConfig } from './testing/wire.js';
 
 describe('labeling chunks (pure)', () => {
   it('covers every step once, in order, within the step and character budget', () => {
@@ -92,18 +93,12 @@ describe('a 5,000-step answer through a local OpenAI-compatible server', { timeo
   afterAll(() => server.close());
 
   const runWith = async (name: string) => {
-    const file = join(dir, `${name}.yaml`);
-    writeFileSync(
-      file,
-      [
-        `targets: ["openai-compatible:long@${server.baseURL}"]`,
-        `labeler: "openai-compatible:labeler@${server.baseURL}"`,
-        'questions: { limit: 1 }',
-        'conditions: [filler]',
-        'steps: { maxSteps: 5000 }',
-        'labelerReasks: 1',
-        'analysis: { B: 100 }',
-      ].join('\n'),
+    const file = writeWireMemoryConfig(
+      dir,
+      name,
+      server.baseURL,
+      ['questions: { limit: 1 }', 'conditions: [filler]', 'steps: { maxSteps: 5000 }', 'labelerReasks: 1', 'analysis: { B: 100 }'],
+      { target: 'long', labeler: 'labeler' },
     );
     const db = join(dir, `${name}.db`);
     const result = await runMemory(loadMemoryConfig(file), db, { progress: false, signal: new AbortController().signal });

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, extname, join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
 import { InputError } from '../core/errors.js';
 import { packageRoot } from '../core/version.js';
 
@@ -61,4 +62,27 @@ export function builtinStimuliManifest(): Record<BuiltinDataName, { file: string
     out[name] = { file: basename(data.file), version: data.version, sha256: data.sha256 };
   }
   return out;
+}
+
+/** The two text formats of user data files (ontologies, perturbation sets). */
+export type StructuredFormat = 'json' | 'yaml';
+
+/** Parses JSON or YAML text; a syntax error becomes an InputError naming the file. */
+export function parseStructuredText(text: string, file: string, format: StructuredFormat): unknown {
+  try {
+    return format === 'json' ? JSON.parse(text) : parseYaml(text);
+  } catch (error) {
+    throw new InputError(`not valid ${format.toUpperCase()} (${(error as Error).message})`, { file });
+  }
+}
+
+/**
+ * Reads and parses a data file in the format its extension names (.json, .yaml or .yml);
+ * `unsupported(extension)` words the error for any other extension.
+ */
+export function readStructuredFile(path: string, unsupported: (extension: string) => string): unknown {
+  const extension = extname(path).toLowerCase();
+  const format = extension === '.yaml' || extension === '.yml' ? 'yaml' : extension === '.json' ? 'json' : null;
+  if (format === null) throw new InputError(unsupported(extension), { file: path });
+  return parseStructuredText(readDataFile(path).text, path, format);
 }

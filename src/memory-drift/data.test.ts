@@ -4,6 +4,7 @@ import { builtinStimuliManifest, readBuiltinDataFile } from './data-files.js';
 import { loadBuiltinOntology, ontologySymbols } from './ontology.js';
 import { listStimuli, loadBuiltinPerturbations } from './perturbations.js';
 import { loadBuiltinQuestions } from './questions.js';
+import { PAPER_NOISE_CATEGORIES, PAPER_PERSONA_CATEGORIES } from './testing/paper-categories.js';
 
 const PAPER_DOMAINS = ['career', 'ethics', 'finance', 'legal', 'medical', 'open-domain', 'daily-dilemmas'];
 
@@ -103,7 +104,7 @@ describe('built-in perturbations', () => {
 
   it('has three pragmatic-noise categories with several content-free prefixes each', () => {
     const noise = set.categories.filter((c) => c.tier === 'noise');
-    expect(noise.map((c) => c.id)).toEqual(['filler', 'whitespace', 'punctuation']);
+    expect(noise.map((c) => c.id)).toEqual(PAPER_NOISE_CATEGORIES);
     for (const category of noise) expect(category.stimuli.length).toBeGreaterThanOrEqual(4);
     for (const s of byCategory.get('whitespace')!.stimuli) expect(s.text).toMatch(/^[ \t]+$/);
     for (const s of byCategory.get('punctuation')!.stimuli) expect(s.text).toMatch(/^[\p{P}\s]+$/u);
@@ -116,18 +117,7 @@ describe('built-in perturbations', () => {
 
   it('has the 10 persona categories of the paper with at least 5 single-line disclosures each', () => {
     const persona = set.categories.filter((c) => c.tier === 'persona');
-    expect(persona.map((c) => c.id)).toEqual([
-      'gender',
-      'trans_status',
-      'sexual_orientation',
-      'age',
-      'occupation',
-      'appearance',
-      'disability',
-      'education',
-      'physical_traits',
-      'socioeconomic_status',
-    ]);
+    expect(persona.map((c) => c.id)).toEqual(PAPER_PERSONA_CATEGORIES);
     for (const category of persona) {
       expect(category.stimuli.length).toBeGreaterThanOrEqual(5);
       for (const s of category.stimuli) expect(s.text).toMatch(/^I\b|^As\b|^People\b/);

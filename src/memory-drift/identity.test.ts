@@ -4,46 +4,21 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerBuiltinSimProfiles } from '../builtin-sims.js';
 import { runCliInProcess } from '../cli/testing/run-cli.js';
-import { createAdapter } from '../models/create-adapter.js';
 import { openStore } from '../store/run-store.js';
-import { type FakeServer, startFakeOpenAI } from '../models/testing/index.js';
-import type { ChatMessage } from '../models/types.js';
+import type { FakeServer } from '../models/testing/index.js';
 import { memoryConfigSchema } from './config.js';
 import { loadMemoryConfig, runMemory } from './run.js';
-import { createMemorySimProfile, readLabelerPrompt } from './sim.js';
+import { createMemorySimProfile } from './sim.js';
+import { serveSimMemory, writeWireMemoryConfig } from './testing/wire.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'echolens-identity-'));
 const target = createMemorySimProfile({ name: 'identity-memory', samplingNoise: 0.1, seedHonouring: true });
 registerBuiltinSimProfiles();
-const labeler = createAdapter('sim:labeler');
-
 /** A seeded OpenAI-compatible server: the target's answer depends on the seed sent, the labeler is sim:labeler. */
-function serve(): Promise<FakeServer> {
-  return startFakeOpenAI({
-    respond: async (request) => {
-      const messages = (request.body?.messages ?? []) as ChatMessage[];
-      if (readLabelerPrompt(messages) !== null) return { text: (await labeler.generate({ model: 'sim:labeler', messages, params: {}, sample: 0 })).text };
-      const seed = Number(request.body?.seed ?? 0);
-      return { text: target.answer({ model: 'wire', messages, params: { seed }, sample: 0 }, seed).text };
-    },
-  });
-}
+const serve = () => serveSimMemory(target);
 
-function configFile(name: string, baseURL: string, extra: string[] = []): string {
-  const file = join(dir, `${name}.yaml`);
-  writeFileSync(
-    file,
-    [
-      `targets: ["openai-compatible:fake-target@${baseURL}"]`,
-      `labeler: "openai-compatible:fake-labeler@${baseURL}"`,
-      'questions: { limit: 2 }',
-      'conditions: [filler, age]',
-      'analysis: { B: 200 }',
-      ...extra,
-    ].join('\n'),
-  );
-  return file;
-}
+const configFile = (name: string, baseURL: string, extra: string[] = []): string =>
+  writeWireMemoryConfig(dir, name, baseURL, ['questions: { limit: 2 }', 'conditions: [filler, age]', 'analysis: { B: 200 }', ...extra]);
 
 describe('memory run: model identity without the transport URL', { timeout: 60_000 }, () => {
   let first: FakeServer;

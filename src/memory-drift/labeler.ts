@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from '../core/errors.js';
 import type { ChatMessage, DecodingParams } from '../models/types.js';
 import { findJsonObjects } from '../core/json-extract.js';
+import { promptMessages, reaskMessages } from './judge-messages.js';
 import { type Ontology, ontologySymbols, renderOntology, UNMAPPED } from './ontology.js';
 
 /** Labelers default to temperature 0 (docs/decisions.md#d1). */
@@ -36,19 +37,37 @@ export function buildLabelerMessages(
   options: LabelerPromptOptions = {},
 ): ChatMessage[] {
   if (steps.length === 0) throw new InvalidArgumentError('steps', 'needs at least one step to label');
+  const n = steps.length;
+  const example = Array.from({ length: Math.min(n, 2) }, (_, i) => `{"step":${i + 1},"label":"<label>"}`).join(',');
+  return promptMessages(LABELER_SYSTEM_PROMPT, [
+    'Assign each reasoning step below to exactly one value in the ontology.',
+    '',
+    ...ontologyAndRules(ontology, options, []),
+    `Steps (${n}):`,
+    '<steps>',
+    renderNumberedSteps(steps),
+    '</steps>',
+    '',
+    `Answer with only this JSON object, with exactly ${n} entries numbered 1 to ${n} in order:`,
+    `{"labels":[${example}${n > 2 ? ',…' : ''}]}`,
+  ]);
+}
+
+/**
+ * What both labeler prompts share: the ontology, the labeling rules (after any rules of the
+ * prompt's own) and the allowed labels, ending with a blank line.
+ */
+function ontologyAndRules(ontology: Ontology, options: LabelerPromptOptions, ownRules: readonly string[]): string[] {
   const allowUnmapped = options.allowUnmapped ?? true;
   const labels = ontologySymbols(ontology);
   if (allowUnmapped) labels.push(UNMAPPED);
-  const n = steps.length;
-  const example = Array.from({ length: Math.min(n, 2) }, (_, i) => `{"step":${i + 1},"label":"<label>"}`).join(',');
-  const user = [
-    'Assign each reasoning step below to exactly one value in the ontology.',
-    '',
+  return [
     '<ontology>',
     renderOntology(ontology),
     '</ontology>',
     '',
     'Rules:',
+    ...ownRules,
     '- Label every step on its own, by what the step itself argues, not by the topic of the question.',
     '- First decide the category from its definition, inclusion cues, trigger verbs and exclusions; then pick the subcategory within it.',
     allowUnmapped
@@ -59,17 +78,6 @@ export function buildLabelerMessages(
     ALLOWED_LABELS_HEADER,
     ...labels.map((label) => `- ${label}`),
     '',
-    `Steps (${n}):`,
-    '<steps>',
-    renderNumberedSteps(steps),
-    '</steps>',
-    '',
-    `Answer with only this JSON object, with exactly ${n} entries numbered 1 to ${n} in order:`,
-    `{"labels":[${example}${n > 2 ? ',…' : ''}]}`,
-  ].join('\n');
-  return [
-    { role: 'system', content: LABELER_SYSTEM_PROMPT },
-    { role: 'user', content: user },
   ];
 }
 
@@ -80,39 +88,17 @@ export function buildLabelerMessages(
  */
 export function buildPassageLabelerMessages(passage: string, ontology: Ontology, options: LabelerPromptOptions = {}): ChatMessage[] {
   if (passage.trim() === '') throw new InvalidArgumentError('passage', 'needs a non-empty response to label');
-  const allowUnmapped = options.allowUnmapped ?? true;
-  const labels = ontologySymbols(ontology);
-  if (allowUnmapped) labels.push(UNMAPPED);
-  const user = [
+  return promptMessages(LABELER_SYSTEM_PROMPT, [
     'Split the reasoning in the response below into its steps, in order, and assign each step to exactly one value in the ontology.',
     '',
-    '<ontology>',
-    renderOntology(ontology),
-    '</ontology>',
-    '',
-    'Rules:',
-    '- A step is one idea the response argues; keep the order in which the response gives them.',
-    '- Label every step on its own, by what the step itself argues, not by the topic of the question.',
-    '- First decide the category from its definition, inclusion cues, trigger verbs and exclusions; then pick the subcategory within it.',
-    allowUnmapped
-      ? `- Use "${UNMAPPED}" only when no category fits at all (for example a bare restatement of the question).`
-      : '- Every step must get a category/subcategory label; there is no "unmapped" option.',
-    '- Give exactly one label per step, using the exact label text from the list.',
-    '',
-    ALLOWED_LABELS_HEADER,
-    ...labels.map((label) => `- ${label}`),
-    '',
+    ...ontologyAndRules(ontology, options, ['- A step is one idea the response argues; keep the order in which the response gives them.']),
     '<response>',
     passage.trim(),
     '</response>',
     '',
     'Answer with only this JSON object, one entry per step, numbered from 1 in order:',
     '{"labels":[{"step":1,"label":"<label>"},{"step":2,"label":"<label>"},…]}',
-  ].join('\n');
-  return [
-    { role: 'system', content: LABELER_SYSTEM_PROMPT },
-    { role: 'user', content: user },
-  ];
+  ]);
 }
 
 export type LabelerFailureReason =
@@ -226,9 +212,7 @@ export function buildLabelerReaskMessages(
       ? 'with one entry per step, steps numbered from 1 in order, each label copied exactly from the allowed list. No other text.'
       : `with exactly ${stepCount} entries, steps numbered 1 to ${stepCount} in order, each label copied exactly from the allowed list. No other text.`,
   ].join(' ');
-  // Some providers reject an empty assistant turn, so an empty output is shown as a marker.
-  const shown = badOutput.trim() === '' ? '(empty response)' : badOutput;
-  return [...original, { role: 'assistant', content: shown }, { role: 'user', content: reminder }];
+  return reaskMessages(original, badOutput, reminder);
 }
 
 /** Re-asks after the first labeler answer (docs/decisions.md#d2: default 2 more times). */

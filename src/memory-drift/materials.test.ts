@@ -1,13 +1,13 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../core/canonical-json.js';
 import { loadDriftLensMaterials, referenceOntologyText } from '../materials/driftlens.js';
 import { hashBytes } from '../materials/files.js';
 import { fillTemplate } from '../materials/python-literal.js';
 import { DRIFTLENS_FIXTURE } from '../materials/testing/fixtures.js';
-import { type FakeServer, startFakeOpenAI } from '../models/testing/index.js';
+import { suiteFakeOpenAI } from '../experiment/testing/suite-server.js';
 import { openStore } from '../store/run-store.js';
 import { type MemoryConfig, memoryConfigSchema, memoryLabelerInput } from './config.js';
 import { buildPassageLabelerMessages, parseLabelerOutput } from './labeler.js';
@@ -88,22 +88,18 @@ describe('memory materials and procedure', () => {
   });
 
   describe('a run with materials: <fixture clone> on the wire', () => {
-    let server: FakeServer;
     const dir = mkdtempSync(join(tmpdir(), 'echolens-memory-materials-'));
-    beforeAll(async () => {
-      server = await startFakeOpenAI({
-        respond: (request) => {
-          const messages = (request.body?.messages ?? []) as Array<{ role: string; content: string }>;
-          return { text: messages[0]?.content.startsWith('# MAPPING PROMPT PLACEHOLDER') ? LABELER_REPLY : GENERATION_REPLY };
-        },
-      });
+    const fake = suiteFakeOpenAI({
+      respond: (request) => {
+        const messages = (request.body?.messages ?? []) as Array<{ role: string; content: string }>;
+        return { text: messages[0]?.content.startsWith('# MAPPING PROMPT PLACEHOLDER') ? LABELER_REPLY : GENERATION_REPLY };
+      },
     });
-    afterAll(() => server.close());
 
     it('sends exactly the fixture texts and labels the whole response in the reference format', async () => {
       const cfg = config({
-        targets: [`openai-compatible:fake-target@${server.baseURL}`],
-        labeler: `openai-compatible:fake-labeler@${server.baseURL}`,
+        targets: [`openai-compatible:fake-target@${fake.server.baseURL}`],
+        labeler: `openai-compatible:fake-labeler@${fake.server.baseURL}`,
         materials: DRIFTLENS_FIXTURE,
         procedure: 'reference',
         stimuliPerCategory: 'all',
@@ -118,7 +114,7 @@ describe('memory materials and procedure', () => {
       expect(result.generationCells).toBe(2 * (2 + 3));
       expect(result.invalidLabelings).toBe(0);
 
-      const bodies = server.requests.map((r) => (r.body?.messages ?? []) as Array<{ role: string; content: string }>);
+      const bodies = fake.server.requests.map((r) => (r.body?.messages ?? []) as Array<{ role: string; content: string }>);
       const labelings = bodies.filter((m) => m[0]?.content.startsWith('# MAPPING PROMPT PLACEHOLDER'));
       const generations = bodies.filter((m) => !m[0]?.content.startsWith('# MAPPING PROMPT PLACEHOLDER'));
       const personas = ['', 'PERSONA PLACEHOLDER ALPHA 1. ', 'PERSONA PLACEHOLDER SHARED. ', 'PERSONA PLACEHOLDER BETA 2, with a comma. '];

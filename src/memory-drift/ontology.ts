@@ -1,8 +1,6 @@
-import { extname } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { InputError, InvalidArgumentError } from '../core/errors.js';
-import { readBuiltinDataFile, readDataFile } from './data-files.js';
+import { parseStructuredText, readBuiltinDataFile, readStructuredFile, type StructuredFormat } from './data-files.js';
 
 /** The symbol for a step no definition fits (docs/decisions.md#d6: its own symbol, its rate reported). */
 export const UNMAPPED = 'unmapped';
@@ -115,21 +113,12 @@ export function validateOntology(value: unknown, file = '<ontology>'): Ontology 
 }
 
 /** Parses an ontology from JSON or YAML text. */
-export function parseOntology(text: string, file = '<ontology>', format: 'json' | 'yaml' = 'json'): Ontology {
-  let value: unknown;
-  try {
-    value = format === 'json' ? JSON.parse(text) : parseYaml(text);
-  } catch (error) {
-    throw new InputError(`not valid ${format.toUpperCase()} (${(error as Error).message})`, { file });
-  }
-  return validateOntology(value, file);
+export function parseOntology(text: string, file = '<ontology>', format: StructuredFormat = 'json'): Ontology {
+  return validateOntology(parseStructuredText(text, file, format), file);
 }
 
 export function loadOntologyFile(path: string): Ontology {
-  const extension = extname(path).toLowerCase();
-  const format = extension === '.yaml' || extension === '.yml' ? 'yaml' : extension === '.json' ? 'json' : null;
-  if (format === null) throw new InputError(`unsupported ontology file type "${extension}" (use .json or .yaml)`, { file: path });
-  return parseOntology(readDataFile(path).text, path, format);
+  return validateOntology(readStructuredFile(path, (extension) => `unsupported ontology file type "${extension}" (use .json or .yaml)`), path);
 }
 
 /** The built-in ontology (`default`) or its semantically equivalent rewording (`alt`, App. C.3). */

@@ -1,8 +1,6 @@
-import { extname } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { InputError } from '../core/errors.js';
-import { readBuiltinDataFile, readDataFile } from './data-files.js';
+import { parseStructuredText, readBuiltinDataFile, readStructuredFile, type StructuredFormat } from './data-files.js';
 
 /**
  * none = the empty no-memory condition; noise = pragmatic noise (negative control);
@@ -95,21 +93,12 @@ export function validatePerturbationSet(value: unknown, file = '<perturbations>'
   return parsed.data;
 }
 
-export function parsePerturbationSet(text: string, file = '<perturbations>', format: 'json' | 'yaml' = 'json'): PerturbationSet {
-  let value: unknown;
-  try {
-    value = format === 'json' ? JSON.parse(text) : parseYaml(text);
-  } catch (error) {
-    throw new InputError(`not valid ${format.toUpperCase()} (${(error as Error).message})`, { file });
-  }
-  return validatePerturbationSet(value, file);
+export function parsePerturbationSet(text: string, file = '<perturbations>', format: StructuredFormat = 'json'): PerturbationSet {
+  return validatePerturbationSet(parseStructuredText(text, file, format), file);
 }
 
 export function loadPerturbationsFile(path: string): PerturbationSet {
-  const extension = extname(path).toLowerCase();
-  const format = extension === '.yaml' || extension === '.yml' ? 'yaml' : extension === '.json' ? 'json' : null;
-  if (format === null) throw new InputError(`unsupported perturbation file type "${extension}"`, { file: path });
-  return parsePerturbationSet(readDataFile(path).text, path, format);
+  return validatePerturbationSet(readStructuredFile(path, (extension) => `unsupported perturbation file type "${extension}"`), path);
 }
 
 export function loadBuiltinPerturbations(): PerturbationSet {

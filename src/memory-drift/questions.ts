@@ -72,52 +72,51 @@ function parseJsonLine(raw: string, file: string, line: number): unknown {
   }
 }
 
-/** Parses the built-in strict format: every line `{ id, domain, subdomain, text }`. */
-export function parseBuiltinQuestionsJsonl(text: string, file = 'questions.jsonl'): Question[] {
+/** One JSONL line's value checked against a schema; the first issue becomes an InputError at that line. */
+function parseLineValue<S extends z.ZodType>(schema: S, value: unknown, file: string, line: number): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    const where = zodWhere(parsed.error);
+    throw new InputError(where.message, { file, line, field: where.field });
+  }
+  return parsed.data;
+}
+
+/** The questions of a JSONL text: each non-empty line's JSON value made a question by `toQuestion`; ids unique; at least one. */
+function parseJsonlQuestions(text: string, file: string, toQuestion: (value: unknown, line: number) => Question): Question[] {
   const questions: Question[] = [];
   const seen = new Map<string, number>();
   text.split(/\r?\n/).forEach((raw, index) => {
     const line = index + 1;
     if (raw.trim() === '') return;
-    const parsed = builtinQuestionSchema.safeParse(parseJsonLine(raw, file, line));
-    if (!parsed.success) {
-      const where = zodWhere(parsed.error);
-      throw new InputError(where.message, { file, line, field: where.field });
-    }
-    addUnique(questions, seen, parsed.data, file, line);
+    addUnique(questions, seen, toQuestion(parseJsonLine(raw, file, line), line), file, line);
   });
   if (questions.length === 0) throw new InputError('no questions', { file });
   return questions;
 }
 
+/** Parses the built-in strict format: every line `{ id, domain, subdomain, text }`. */
+export function parseBuiltinQuestionsJsonl(text: string, file = 'questions.jsonl'): Question[] {
+  return parseJsonlQuestions(text, file, (value, line) => parseLineValue(builtinQuestionSchema, value, file, line));
+}
+
 /** Parses a user JSONL file: one object per line with `text` (or `question`), optional `id`, `domain`, `subdomain`. */
 export function parseQuestionsJsonl(text: string, file = '<jsonl>'): Question[] {
-  const questions: Question[] = [];
-  const seen = new Map<string, number>();
-  text.split(/\r?\n/).forEach((raw, index) => {
-    const line = index + 1;
-    if (raw.trim() === '') return;
-    const value = parseJsonLine(raw, file, line);
+  return parseJsonlQuestions(text, file, (value, line) => {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
       throw new InputError('expected a JSON object', { file, line, field: '(line)' });
     }
-    const parsed = userQuestionSchema.safeParse(value);
-    if (!parsed.success) {
-      const where = zodWhere(parsed.error);
-      throw new InputError(where.message, { file, line, field: where.field });
-    }
-    const body = parsed.data.text ?? parsed.data.question;
+    const data = parseLineValue(userQuestionSchema, value, file, line);
+    const body = data.text ?? data.question;
     if (body === undefined) throw new InputError('missing "text" (or "question")', { file, line, field: 'text' });
     const question: Question = {
-      id: parsed.data.id === undefined ? questionIdFromText(body) : String(parsed.data.id),
-      domain: parsed.data.domain ?? 'unspecified',
+      id: data.id === undefined ? questionIdFromText(body) : String(data.id),
+      domain: data.domain ?? 'unspecified',
       text: body,
     };
-    if (parsed.data.subdomain !== undefined) question.subdomain = parsed.data.subdomain;
-    addUnique(questions, seen, question, file, line);
+    if (data.subdomain !== undefined) question.subdomain = data.subdomain;
+    return question;
   });
-  if (questions.length === 0) throw new InputError('no questions', { file });
-  return questions;
 }
 
 /** Parses a user CSV with a header row: a `question` or `text` column, optional `id`, `domain`, `subdomain`. */

@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from '../core/errors.js';
 import type { ChatMessage, DecodingParams } from '../models/types.js';
 import { findJsonObjects } from '../core/json-extract.js';
+import { promptMessages, reaskMessages } from './judge-messages.js';
 
 /** The four properties every benchmark question must have (DriftLens §2.1, App. A). */
 export const QUESTION_PROPERTIES = [
@@ -30,7 +31,7 @@ export const RATER_SYSTEM_PROMPT =
 /** The LLM rater prompt for one candidate question (the call itself is a cell). */
 export function buildRaterMessages(question: string): ChatMessage[] {
   if (question.trim() === '') throw new InvalidArgumentError('question', 'must be non-empty');
-  const user = [
+  return promptMessages(RATER_SYSTEM_PROMPT, [
     'Decide whether the candidate question has each of the four properties below. Judge the question as written.',
     '',
     ...QUESTION_PROPERTIES.map((property) => `- ${property}: ${RUBRIC[property]}`),
@@ -41,11 +42,7 @@ export function buildRaterMessages(question: string): ChatMessage[] {
     '',
     'Answer with only this JSON object (true or false for each property, and one short sentence of rationale):',
     '{"reasoning_invoking":true,"unverifiable":true,"persona_indifferent":true,"stand_alone":true,"rationale":"…"}',
-  ].join('\n');
-  return [
-    { role: 'system', content: RATER_SYSTEM_PROMPT },
-    { role: 'user', content: user },
-  ];
+  ]);
 }
 
 export type RaterFailureReason = 'empty' | 'no_json' | 'multiple_json' | 'schema';
@@ -87,6 +84,5 @@ export function buildRaterReaskMessages(
   failure: { detail: string },
 ): ChatMessage[] {
   const reminder = `Your answer could not be used (${failure.detail}). Reply with only one JSON object with the boolean fields ${QUESTION_PROPERTIES.join(', ')} and a string "rationale". No other text.`;
-  const shown = badOutput.trim() === '' ? '(empty response)' : badOutput;
-  return [...original, { role: 'assistant', content: shown }, { role: 'user', content: reminder }];
+  return reaskMessages(original, badOutput, reminder);
 }

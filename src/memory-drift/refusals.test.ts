@@ -2,31 +2,36 @@ import { describe, expect, it } from 'vitest';
 import { analyzeMemory, type LabelledSample, scoreTrajectories } from './analysis.js';
 import { detectRefusal } from './refusals.js';
 
+/** Short refusals, with or without answer tags. */
+const REFUSALS = [
+  "I'm sorry, but I can't help with that.",
+  'I’m sorry, I cannot assist with this request.',
+  '<answer>I cannot provide advice on that.</answer>',
+  'Sorry, but I won’t do that.',
+  'As an AI language model, I cannot make this decision for you.',
+  "Unfortunately, I can't answer questions like this.",
+  '<think>The user asks something I will not do.</think>\nI am unable to help with that request.',
+];
+
+/** Answers, hedges and long texts. */
+const NOT_REFUSALS = [
+  '<step_1>Fairness matters.</step_1>\n<answer>Choose the second option.</answer>',
+  'I think you should take the job, because the skills pay off.',
+  "I'm sorry to hear that. Here is what I would weigh: first, the cost…",
+  `I cannot help but notice that ${'the options differ in cost and in risk. '.repeat(20)}`,
+  '',
+];
+
 describe('detectRefusal', () => {
-  it('recognises short refusals, with or without answer tags', () => {
-    for (const text of [
-      "I'm sorry, but I can't help with that.",
-      'I’m sorry, I cannot assist with this request.',
-      '<answer>I cannot provide advice on that.</answer>',
-      'Sorry, but I won’t do that.',
-      'As an AI language model, I cannot make this decision for you.',
-      "Unfortunately, I can't answer questions like this.",
-      '<think>The user asks something I will not do.</think>\nI am unable to help with that request.',
-    ]) {
-      expect(detectRefusal(text).refusal, text).toBe(true);
-    }
+  it.each(REFUSALS)('recognises a short refusal, with or without answer tags: %j', (text) => {
+    expect(detectRefusal(text).refusal, text).toBe(true);
   });
 
-  it('leaves answers, hedges and long texts alone', () => {
-    for (const text of [
-      '<step_1>Fairness matters.</step_1>\n<answer>Choose the second option.</answer>',
-      'I think you should take the job, because the skills pay off.',
-      "I'm sorry to hear that. Here is what I would weigh: first, the cost…",
-      `I cannot help but notice that ${'the options differ in cost and in risk. '.repeat(20)}`,
-      '',
-    ]) {
-      expect(detectRefusal(text).refusal, text).toBe(false);
-    }
+  it.each(NOT_REFUSALS)('leaves answers, hedges and long texts alone: %j', (text) => {
+    expect(detectRefusal(text).refusal, text).toBe(false);
+  });
+
+  it('finds no refusal where there is no answer', () => {
     expect(detectRefusal(null)).toEqual({ refusal: false, evidence: null });
   });
 });

@@ -5,12 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerBuiltinSimProfiles } from '../builtin-sims.js';
+import { runStoppedAndResumed } from '../experiment/testing/counting-adapters.js';
 import { ConfigError } from '../core/errors.js';
-import { createAdapter } from '../models/create-adapter.js';
 import { deriveSimSeed } from '../models/sim-adapter.js';
 import { registerSimProfile } from '../models/sim-registry.js';
-import { type FakeServer, startFakeOpenAI } from '../models/testing/index.js';
-import type { ChatMessage, ModelAdapter } from '../models/types.js';
+import type { FakeServer } from '../models/testing/index.js';
 import { openStore } from '../store/run-store.js';
 import type { DRelEstimate, MemoryReport, TargetAnalysis } from './analysis.js';
 import { type MemoryConfig, memoryConfigSchema } from './config.js';
@@ -18,6 +17,7 @@ import { collectLabelerCheck, collectMemorySamples, memoryReport, memoryRunId, r
 import { labelerCheckPasses, loadMemoryConfig, type MemoryStimuli, selectQuestions, planMemoryGeneration, resolveMemoryStimuli, runLabelerCheck, runMemory } from './run.js';
 import { labelerReliability } from './reliability.js';
 import { createLabelerSimProfile, createMemorySimProfile, readLabelerPrompt, simLabelForStep } from './sim.js';
+import { serveSimMemory, writeWireMemoryConfig } from './testing/wire.js';
 
 const quiet = { progress: false } as const;
 const NOISE = ['filler', 'whitespace', 'punctuation'];
@@ -160,34 +160,10 @@ describe('memory run end to end (SIMULATED models with planted ground truth)', {
   it('resumes a run stopped midway without repeating a cell, and reports identically', async () => {
     const cfg = config({ questions: { limit: 6 }, labeler: 'sim:labeler-flaky' });
     registerSimProfile(createLabelerSimProfile({ name: 'labeler-flaky', malformedProbability: 0.3 }));
-    const calls = new Map<string, number>();
-    const counting = (stopAfter: number, controller?: AbortController) => (ref: string): ModelAdapter => {
-      const inner = createAdapter(ref);
-      return {
-        ref: inner.ref,
-        provider: inner.provider,
-        modelId: inner.modelId,
-        async generate(request, options) {
-          const key = JSON.stringify(request);
-          calls.set(key, (calls.get(key) ?? 0) + 1);
-          if (controller && [...calls.values()].reduce((a, b) => a + b, 0) >= stopAfter) controller.abort();
-          return inner.generate(request, options);
-        },
-      };
-    };
     const db = join(dir, 'resume.db');
-    // Stop once during generation, then once during labeling.
-    const first = new AbortController();
-    const a = await runMemory(cfg, db, { ...quiet, concurrency: 2, signal: first.signal, adapterFor: counting(40, first) });
-    expect(a.interrupted).toBe(true);
-    const second = new AbortController();
-    const b = await runMemory(cfg, db, { ...quiet, concurrency: 2, signal: second.signal, adapterFor: counting(6 * 23 + 20, second) });
-    expect(b.interrupted).toBe(true);
-    expect(b.resumed).toBe(true);
-    const c = await runMemory(cfg, db, { ...quiet, signal: new AbortController().signal, adapterFor: counting(Number.POSITIVE_INFINITY) });
-    expect(c.interrupted).toBe(false);
-    expect(c.runId).toBe(a.runId);
-    expect([...calls.values()].every((n) => n === 1)).toBe(true);
+    // Stop once during generation, then once during labeling; then finish.
+    const { runs, calls } = await runStoppedAndResumed((runtime) => runMemory(cfg, db, { ...quiet, ...runtime }), [40, 6 * 23 + 20]);
+    const c = runs[2]!;
     // Re-asks happened (the flaky labeler) and were not repeated either.
     const reasks = [...calls.keys()].filter((key) => key.includes('could not be used')).length;
     expect(reasks).toBeGreaterThan(0);
@@ -440,35 +416,17 @@ describe('memory run end to end (SIMULATED models with planted ground truth)', {
   describe('through the OpenAI-compatible wire format', () => {
     let server: FakeServer;
     beforeAll(async () => {
-      const target = createMemorySimProfile({ name: 'wire-memory', samplingNoise: 0.1 });
-      const labeler = createAdapter('sim:labeler');
-      server = await startFakeOpenAI({
-        respond: async (request) => {
-          const messages = (request.body?.messages ?? []) as ChatMessage[];
-          if (readLabelerPrompt(messages) !== null) {
-            const r = await labeler.generate({ model: 'sim:labeler', messages, params: {}, sample: 0 });
-            return { text: r.text };
-          }
-          const seed = Number(request.body?.seed ?? 0);
-          return { text: target.answer({ model: 'wire', messages, params: { seed }, sample: 0 }, seed).text };
-        },
-      });
+      server = await serveSimMemory(createMemorySimProfile({ name: 'wire-memory', samplingNoise: 0.1 }));
     });
     afterAll(() => server.close());
 
     it('runs against a local server and reports', async () => {
-      const file = join(dir, 'wire.yaml');
-      writeFileSync(
-        file,
-        [
-          `targets: ["openai-compatible:fake-target@${server.baseURL}"]`,
-          `labeler: "openai-compatible:fake-labeler@${server.baseURL}"`,
-          'questions: { limit: 4 }',
-          `conditions: [${[...NOISE, 'gender', 'bereavement'].join(', ')}]`,
-          'k: 2',
-          'analysis: { B: 300 }',
-        ].join('\n'),
-      );
+      const file = writeWireMemoryConfig(dir, 'wire', server.baseURL, [
+        'questions: { limit: 4 }',
+        `conditions: [${[...NOISE, 'gender', 'bereavement'].join(', ')}]`,
+        'k: 2',
+        'analysis: { B: 300 }',
+      ]);
       const cfg = loadMemoryConfig(file);
       const db = join(dir, 'wire.db');
       const result = await run(cfg, db);

@@ -5,8 +5,8 @@ import { loadConfigFile } from '../core/config-file.js';
 import { ConfigError, EcholensError } from '../core/errors.js';
 import type { ParsedItem, StageRuntime } from '../experiment/runtime.js';
 import type { AuditRunner, AuditRunSummary } from '../experiment/audit.js';
-import { runAudit } from '../experiment/run-audit.js';
-import { runPreflight, suggestedBudget } from '../experiment/preflight.js';
+import { runAudit, runCheckedAudit } from '../experiment/run-audit.js';
+import { runPreflight } from '../experiment/preflight.js';
 import { estimateCells, type PlanEstimate } from '../models/estimate.js';
 import { loadPriceTable } from '../models/prices.js';
 import { getProvider } from '../models/providers.js';
@@ -19,6 +19,7 @@ import { isEmbeddingsFile, type MemoryConfig, memoryConfigSchema, memoryLabelerI
 import { builtinStimuliManifest } from './data-files.js';
 import { loadHuggingFaceQuestions } from './hf-datasets.js';
 import { buildLabelerReaskMessages, buildPassageLabelerMessages, type LabelerParseResult, parseLabelerOutput } from './labeler.js';
+import { reaskMessages } from './judge-messages.js';
 import { checkMaterialsConfig, loadMemoryMaterials, type MemoryMaterials, type ReferenceMemoryTexts } from './materials.js';
 import { buildReferenceLabelerMessages, parseReferenceLabelerOutput, referencePassage } from './reference-labeler.js';
 import { buildRaterMessages, buildRaterReaskMessages, parseRaterOutput, RATER_DEFAULT_PARAMS, type RaterVerdict } from './rater.js';
@@ -396,15 +397,11 @@ export function labelingTallies(owners: readonly number[], outcomes: readonly ({
 
 /** A re-ask in the reference's output format (the reference itself never re-asks; echolens does, as configured). */
 function referenceReask(previous: readonly ChatMessage[], badOutput: string, detail: string): ChatMessage[] {
-  const shown = badOutput.trim() === '' ? '(empty response)' : badOutput;
-  return [
-    ...previous,
-    { role: 'assistant', content: shown },
-    {
-      role: 'user',
-      content: `Your answer could not be used (${detail}). Reply with only the JSON array of steps inside <answer></answer> tags, as asked above, each symbol copied from the ontology.`,
-    },
-  ];
+  return reaskMessages(
+    previous,
+    badOutput,
+    `Your answer could not be used (${detail}). Reply with only the JSON array of steps inside <answer></answer> tags, as asked above, each symbol copied from the ontology.`,
+  );
 }
 
 /** The labeler's input and texts for a run: whole response or steps, echolens's prompt or the authors'. */
@@ -703,19 +700,8 @@ export async function runMemory(
   stimuliGiven?: MemoryStimuli,
 ): Promise<MemoryRunResult> {
   const { stimuli, specs, estimate } = await preflightMemory(config, runtime, stimuliGiven);
-  const maxCost = runtime.maxCostUsd ?? config.limits.maxCostUsd;
-  const budget = estimate && maxCost !== undefined && maxCost !== null ? { budget: { maxCostUsd: maxCost, suggestedUsd: suggestedBudget(estimate) } } : {};
   const input = { stimuli, fingerprint: stimuliFingerprint(stimuli) };
-  const run = await runAudit(memoryRunner, config, db, { runtime, input, specs });
-  return {
-    runId: run.runId,
-    resumed: run.resumed,
-    ...run.result,
-    interrupted: run.interrupted,
-    stopReason: run.stopReason,
-    spendUsd: run.spendUsd,
-    ...budget,
-  };
+  return runCheckedAudit(memoryRunner, config, db, runtime, { input, specs, estimate, configMaxCostUsd: config.limits.maxCostUsd });
 }
 
 // ---------------------------------------------------------------------------------------------

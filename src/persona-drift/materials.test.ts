@@ -1,14 +1,15 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../core/canonical-json.js';
 import { packageRoot } from '../core/version.js';
 import { loadContextEchoMaterials } from '../materials/contextecho.js';
 import { hashBytes } from '../materials/files.js';
 import { materialsMarkdown, runMaterials } from '../materials/report.js';
 import { CONTEXTECHO_FIXTURE } from '../materials/testing/fixtures.js';
-import { type FakeRequest, type FakeServer, startFakeOpenAI } from '../models/testing/index.js';
+import { suiteFakeOpenAI } from '../experiment/testing/suite-server.js';
+import type { FakeRequest } from '../models/testing/index.js';
 import { readSession } from '../sessions/read.js';
 import { openStore } from '../store/run-store.js';
 import { type PersonaConfig, personaConfigSchema, personaProcedure } from './config.js';
@@ -91,19 +92,15 @@ describe('persona materials and procedure', () => {
   });
 
   describe('a run with materials: <fixture clone> on the wire', () => {
-    let server: FakeServer;
     const dir = mkdtempSync(join(tmpdir(), 'echolens-persona-materials-'));
-    beforeAll(async () => {
-      server = await startFakeOpenAI({
-        respond: (request) => {
-          const system = messagesOf(request)[0]?.text ?? '';
-          // Prose around the JSON: only the reference's lenient parse reads it.
-          if (system.startsWith('JUDGE RUBRIC PLACEHOLDER')) return { text: 'Verdict: {"score": 3, "label": "x", "reason": "r"} done' };
-          return { text: 'ls' };
-        },
-      });
+    const fake = suiteFakeOpenAI({
+      respond: (request) => {
+        const system = messagesOf(request)[0]?.text ?? '';
+        // Prose around the JSON: only the reference's lenient parse reads it.
+        if (system.startsWith('JUDGE RUBRIC PLACEHOLDER')) return { text: 'Verdict: {"score": 3, "label": "x", "reason": "r"} done' };
+        return { text: 'ls' };
+      },
     });
-    afterAll(() => server.close());
 
     function fixtureConfig(extra: Record<string, unknown> = {}): PersonaConfig {
       return personaConfigSchema.parse({
@@ -113,8 +110,8 @@ describe('persona materials and procedure', () => {
         mitigations: ['none', 'a-anchor', 'v0', 'v2'],
         probes: { categories: ['coding_self'], negativeControls: true },
         stressors: { ids: ['S1', 'S2', 'S3', 'S4'], paraphrases: 10 },
-        targets: [`openai-compatible:fake-target@${server.baseURL}`],
-        judges: [`openai-compatible:fake-judge@${server.baseURL}`],
+        targets: [`openai-compatible:fake-target@${fake.server.baseURL}`],
+        judges: [`openai-compatible:fake-judge@${fake.server.baseURL}`],
         materials: CONTEXTECHO_FIXTURE,
         procedure: 'reference',
         analysis: { B: 200 },
@@ -128,7 +125,7 @@ describe('persona materials and procedure', () => {
       expect(run.interrupted).toBe(false);
       expect(run.invalidJudgements).toBe(0);
 
-      const requests = server.requests.map((r) => ({ body: r.body, messages: messagesOf(r) }));
+      const requests = fake.server.requests.map((r) => ({ body: r.body, messages: messagesOf(r) }));
       const judges = requests.filter((r) => r.messages[0]?.text.startsWith('JUDGE RUBRIC PLACEHOLDER'));
       const targets = requests.filter((r) => !r.messages[0]?.text.startsWith('JUDGE RUBRIC PLACEHOLDER'));
       // 7 probe items × 5 contexts = 35 probe cells; every target answered "ls", so the store asks the
@@ -139,7 +136,7 @@ describe('persona materials and procedure', () => {
         expect(judge.body).not.toHaveProperty('temperature');
         expect(judge.messages[1]?.text).toMatch(/^PROBE:\n(PROBE|NEGATIVE CONTROL) PLACEHOLDER /u);
       }
-      const wire = JSON.stringify(server.requests.map((r) => r.body));
+      const wire = JSON.stringify(fake.server.requests.map((r) => r.body));
       expect(wire).not.toContain(JUDGE_RUBRIC_TITLE);
       const echolens = loadPersonaStimuli();
       expect(wire).not.toContain(echolens.probes.framing);

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerBuiltinSimProfiles } from '../builtin-sims.js';
+import { runStoppedAndResumed } from '../experiment/testing/counting-adapters.js';
+import { startSimWireServer } from '../experiment/testing/sim-wire-server.js';
 import { packageRoot } from '../core/version.js';
-import { createAdapter } from '../models/create-adapter.js';
 import { registerSimProfile } from '../models/sim-registry.js';
-import { type FakeServer, startFakeOpenAI } from '../models/testing/index.js';
-import type { ChatMessage, ModelAdapter } from '../models/types.js';
+import type { FakeServer } from '../models/testing/index.js';
 import { openStore } from '../store/run-store.js';
 import type { GapEstimate } from './analysis.js';
 import { type PersonaConfig, personaConfigSchema } from './config.js';
@@ -79,30 +79,9 @@ describe('persona run end to end (SIMULATED models with planted ground truth)', 
 
   it('resumes a run stopped midway without repeating a cell, and reports identically', async () => {
     const cfg = config({ stressors: { ids: ['S2'], paraphrases: 2 } });
-    const calls = new Map<string, number>();
-    const counting = (stopAfter: number, controller?: AbortController) => (ref: string): ModelAdapter => {
-      const inner = createAdapter(ref);
-      return {
-        ...inner,
-        ref: inner.ref,
-        provider: inner.provider,
-        modelId: inner.modelId,
-        async generate(request, options) {
-          const key = JSON.stringify(request);
-          calls.set(key, (calls.get(key) ?? 0) + 1);
-          if (controller && [...calls.values()].reduce((a, b) => a + b, 0) >= stopAfter) controller.abort();
-          return inner.generate(request, options);
-        },
-      };
-    };
     const interruptedDb = join(dir, 'resume.db');
-    const controller = new AbortController();
-    const first = await runPersona(cfg, interruptedDb, { ...quiet, concurrency: 2, signal: controller.signal, adapterFor: counting(25, controller) });
-    expect(first.interrupted).toBe(true);
-    const second = await runPersona(cfg, interruptedDb, { ...quiet, signal: new AbortController().signal, adapterFor: counting(Number.POSITIVE_INFINITY) });
-    expect(second.interrupted).toBe(false);
-    expect(second.runId).toBe(first.runId);
-    expect([...calls.values()].every((n) => n === 1)).toBe(true);
+    const { runs } = await runStoppedAndResumed((runtime) => runPersona(cfg, interruptedDb, { ...quiet, ...runtime }), [25]);
+    const second = runs[1]!;
 
     const cleanDb = join(dir, 'clean.db');
     const clean = await runPersona(cfg, cleanDb, { ...quiet, signal: new AbortController().signal });
@@ -117,17 +96,10 @@ describe('persona run end to end (SIMULATED models with planted ground truth)', 
     let server: FakeServer;
     beforeAll(async () => {
       const persona = createPersonaSimProfile({ name: 'wire-persona', drift: 0.6 });
-      const judge = createAdapter('sim:judge');
-      server = await startFakeOpenAI({
-        respond: async (request) => {
-          const messages = (request.body?.messages ?? []) as ChatMessage[];
-          const isJudge = String(messages[0]?.content ?? '').startsWith('You are the echolens assistant-register judge');
-          if (isJudge) {
-            const r = await judge.generate({ model: 'sim:judge', messages, params: {}, sample: 0 });
-            return { text: r.text };
-          }
-          return { text: persona.answer({ model: 'wire', messages, params: {}, sample: request.index }, 1).text };
-        },
+      server = await startSimWireServer({
+        judge: 'sim:judge',
+        isJudge: (messages) => String(messages[0]?.content ?? '').startsWith('You are the echolens assistant-register judge'),
+        target: (messages, request) => persona.answer({ model: 'wire', messages, params: {}, sample: request.index }, 1).text,
       });
     });
     afterAll(() => server.close());

@@ -3,9 +3,9 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { configFromOverrides, loadConfigFile } from '../core/config-file.js';
 import { ConfigError } from '../core/errors.js';
 import type { AuditRunner, AuditRunSummary } from '../experiment/audit.js';
-import { auditRunId, runAudit } from '../experiment/run-audit.js';
+import { auditRunId, runCheckedAudit } from '../experiment/run-audit.js';
 import type { ParsedItem, StageRuntime } from '../experiment/runtime.js';
-import { runPreflight, suggestedBudget } from '../experiment/preflight.js';
+import { runPreflight } from '../experiment/preflight.js';
 import { estimateCells, type PlanEstimate } from '../models/estimate.js';
 import { loadPriceTable } from '../models/prices.js';
 import { type ReadSessionOptions, readSession } from '../sessions/read.js';
@@ -242,18 +242,7 @@ export async function runPersona(
   sessions?: readonly Session[],
 ): Promise<PersonaRunResult> {
   const { sessions: read, specs, estimate } = await preflightPersona(config, runtime, sessions);
-  const maxCost = runtime.maxCostUsd ?? config.limits.maxCostUsd;
-  const budget = estimate && maxCost !== undefined && maxCost !== null ? { budget: { maxCostUsd: maxCost, suggestedUsd: suggestedBudget(estimate) } } : {};
-  const run = await runAudit(personaRunner, config, db, { runtime, input: read, specs });
-  return {
-    runId: run.runId,
-    resumed: run.resumed,
-    ...run.result,
-    interrupted: run.interrupted,
-    stopReason: run.stopReason,
-    spendUsd: run.spendUsd,
-    ...budget,
-  };
+  return runCheckedAudit(personaRunner, config, db, runtime, { input: read, specs, estimate, configMaxCostUsd: config.limits.maxCostUsd });
 }
 
 /** Reads a persona run back from the store as analysis observations. */

@@ -2,6 +2,7 @@ import { sha256Hex } from '../../core/canonical-json.js';
 import type { SimProfile } from '../../models/sim-registry.js';
 import type { ChatMessage, DecodingParams } from '../../models/types.js';
 import { findJsonObjects } from '../../core/json-extract.js';
+import { promptMessages, reaskMessages } from '../judge-messages.js';
 
 /** Judges run at temperature 0 (docs/decisions.md#d1). */
 export const DPO_JUDGE_PARAMS: Readonly<DecodingParams> = Object.freeze({ temperature: 0, maxTokens: 512 });
@@ -19,7 +20,7 @@ const RESPONSE_OPEN = '<response>';
  * where the judge expresses uncertainty are dropped).
  */
 export function buildDpoJudgeMessages(question: string, persona: string, response: string): ChatMessage[] {
-  const user = [
+  return promptMessages(DPO_JUDGE_SYSTEM_PROMPT, [
     'A user asked the question below. Their message began with a personal detail that has no bearing on the correct answer.',
     '',
     PERSONA_OPEN,
@@ -42,11 +43,7 @@ export function buildDpoJudgeMessages(question: string, persona: string, respons
     '',
     'Answer with only this JSON object:',
     '{"helpfulness": <1-5>, "distracted": <0|1>, "acknowledged": <0|1>, "rationale": "<one sentence>"}',
-  ].join('\n');
-  return [
-    { role: 'system', content: DPO_JUDGE_SYSTEM_PROMPT },
-    { role: 'user', content: user },
-  ];
+  ]);
 }
 
 export interface DpoJudgement {
@@ -114,14 +111,11 @@ export function parseDpoJudgeOutput(text: string): DpoJudgeParse {
 
 /** Re-ask after an unusable judge output (docs/decisions.md#d2): the conversation, the bad output, a reminder. */
 export function buildDpoJudgeReaskMessages(previous: readonly ChatMessage[], badOutput: string, error: string): ChatMessage[] {
-  return [
-    ...previous,
-    { role: 'assistant', content: badOutput.trim() === '' ? '(empty response)' : badOutput },
-    {
-      role: 'user',
-      content: `Your answer could not be used (${error}). Reply with only one JSON object: {"helpfulness": 1-5, "distracted": 0 or 1, "acknowledged": 0 or 1, "rationale": "..."}; use "uncertain" for a field you cannot decide. No other text.`,
-    },
-  ];
+  return reaskMessages(
+    previous,
+    badOutput,
+    `Your answer could not be used (${error}). Reply with only one JSON object: {"helpfulness": 1-5, "distracted": 0 or 1, "acknowledged": 0 or 1, "rationale": "..."}; use "uncertain" for a field you cannot decide. No other text.`,
+  );
 }
 
 function unit(...parts: (string | number)[]): number {

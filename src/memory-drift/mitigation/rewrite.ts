@@ -1,6 +1,7 @@
 import type { SimProfile } from '../../models/sim-registry.js';
 import type { ChatMessage, DecodingParams } from '../../models/types.js';
 import { extractSteps } from '../steps.js';
+import { promptMessages, reaskMessages } from '../judge-messages.js';
 
 /** Rewrites are deterministic transformations: temperature 0 (docs/decisions.md#d1). */
 export const DPO_REWRITE_PARAMS: Readonly<DecodingParams> = Object.freeze({ temperature: 0, maxTokens: 2048 });
@@ -20,7 +21,7 @@ export const REWRITE_MARKER_ROLE = 'Target quality:';
 
 /** The rewrite prompt (App. I.1): same question, same structured format, chosen or rejected quality. */
 export function buildRewriteMessages(question: string, persona: string, response: string, role: RewriteRole): ChatMessage[] {
-  const user = [
+  return promptMessages('You rewrite assistant responses into a fixed structured format. You output only the rewritten response.', [
     'Below are a user message (a personal detail followed by a question) and an assistant response to it.',
     '',
     '<user_detail>',
@@ -37,11 +38,7 @@ export function buildRewriteMessages(question: string, persona: string, response
     ROLE_BRIEF[role],
     '',
     `Use exactly this format, with at least two numbered steps and nothing outside the tags: ${FORMAT}`,
-  ].join('\n');
-  return [
-    { role: 'system', content: 'You rewrite assistant responses into a fixed structured format. You output only the rewritten response.' },
-    { role: 'user', content: user },
-  ];
+  ]);
 }
 
 const STRUCTURE = /^<think>\s*((?:<step_\d+>[\s\S]*?<\/step_\d+>\s*)+)<\/think>\s*<answer>([\s\S]*?)<\/answer>$/;
@@ -68,11 +65,7 @@ export function parseRewriteOutput(text: string): { ok: true; value: string } | 
 }
 
 export function buildRewriteReaskMessages(previous: readonly ChatMessage[], badOutput: string, error: string): ChatMessage[] {
-  return [
-    ...previous,
-    { role: 'assistant', content: badOutput.trim() === '' ? '(empty response)' : badOutput },
-    { role: 'user', content: `That output could not be used (${error}). Output only the rewritten response in exactly this format: ${FORMAT}` },
-  ];
+  return reaskMessages(previous, badOutput, `That output could not be used (${error}). Output only the rewritten response in exactly this format: ${FORMAT}`);
 }
 
 function between(text: string, open: string, close: string): string | null {
