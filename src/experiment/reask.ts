@@ -4,7 +4,7 @@ import type { ChatMessage } from '../models/types.js';
  * Reading re-ask chains back. A judge or labeler cell whose output does not
  * parse is re-asked (attempt 1, 2, …), each attempt its own cell labelled
  * with `attempt` (runtime.ts, runParsedStage). Whoever reads a run back — the
- * analyses, the viewer, the live demo — resolves a chain the way the run did:
+ * analyses, the viewer, the live probe — resolves a chain the way the run did:
  * attempts in order, the first output that parses wins; a missing or
  * unfinished attempt ends the chain unanswered; after the last allowed
  * re-ask the item is invalid.
@@ -78,7 +78,7 @@ export function groupReaskChains<Cell>(
 /**
  * Asks live (no store) until an answer parses: the first call, then up to
  * `retries` re-asks built by `reask`. Used where cells are not stored (the
- * viewer's live demo); stored runs use runParsedStage.
+ * viewer's live probe); stored runs use runParsedStage.
  */
 export async function askUntilParsed<T>(
   ask: (messages: ChatMessage[]) => Promise<string>,
