@@ -43,6 +43,9 @@ const LOREM = (
   'sunt culpa qui officia deserunt mollit anim id est laborum'
 ).split(' ');
 
+/** @deprecated The old name of `seededRandom` (mulberry32, now in core); kept because the package exported it. */
+export const fillerRng = seededRandom;
+
 /** Exactly `length` characters of Lorem-ipsum-style sentences, the same for the same seed. */
 export function loremFiller(length: number, seed: number): string {
   if (!Number.isInteger(length) || length < 0) throw new InvalidArgumentError('length', `must be a non-negative integer, got ${length}`);
