@@ -13,6 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { seededRandom } from '../src/core/random.js';
 import { dtw, sriDrift } from '../src/metrics/index.js';
 
 const SMOKE = Boolean(process.env.BENCH_SMOKE);
@@ -37,19 +38,8 @@ const ALPHABET = [
   'unmapped',
 ];
 
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function makePairs(count: number): Array<[string[], string[]]> {
-  const random = mulberry32(SEED);
+  const random = seededRandom(SEED);
   const sequence = (): string[] => {
     const length = 5 + Math.floor(random() * 11);
     const out = new Array<string>(length);
