@@ -131,6 +131,37 @@ def main(out_path):
         test = stats.wilcoxon(diffs, alternative="two-sided", method="exact")
         contracts.append({"differences": diffs, "mean": float(np.mean(diffs)), "p": float(test.pvalue), "ci": session_bootstrap(diffs)})
 
+    # A synthetic archive in the authors' per-cell layout (the test writes it out as files and imports it):
+    # two targets, the twelve headline positions, both arms, the 25 probes; the expected reference block
+    # follows the forest figure's recipe (coding-self probes C01-C05) and the consolidation's permutation
+    # (all probes, paired by position and probe).
+    letters = {"I": "identity", "O": "experience", "E": "experience", "P": "preference", "R": "relational", "C": "coding_self"}
+    probe_ids = [f"{l}0{i}" for l in "IOEPRC" for i in range(1, 5)] + ["C05"]
+    probe_ids = [p for p in probe_ids if not p.startswith("O") or p in ("O01", "O02", "O03", "O04")]
+    positions = ["P0_start", "P1_pre_C1", "P2_post_C1", "P_pre_C2", "P_post_C2", "P_pre_C3", "P3_post_C3",
+                 "P_pre_C4", "P_post_C4", "P_pre_C5", "P4_post_C5", "P5_pre_C6"]
+    archive = []
+    for name, drift in [("claude-sonnet-4-5", 1.2), ("gpt-4o", 0.1)]:
+        cells = {}
+        for pos in positions:
+            shift = gen.normal(0, 0.4)
+            cells[pos] = {
+                "claude_session": {p: int(np.clip(np.rint(gen.normal(2.8 - drift + shift, 0.8)), 0, 3)) for p in probe_ids},
+                "filler": {p: int(np.clip(np.rint(gen.normal(2.8, 0.4)), 0, 3)) for p in probe_ids},
+            }
+        coding = [p for p in probe_ids if letters[p[0]] == "coding_self"]
+        by_arm = {arm: [[cells[pos][arm][p] for p in coding] for pos in positions] for arm in ("claude_session", "filler")}
+        deltas = [cells[pos]["filler"][p] - cells[pos]["claude_session"][p] for pos in positions for p in probe_ids]
+        archive.append({
+            "target": name,
+            "probes": [{"id": p, "category": letters[p[0]]} for p in probe_ids],
+            "cells": cells,
+            "arms": {arm: {"mean": mean_of_position_means(v), "ci": arm_bootstrap(v), "positions": len(v), "n": sum(len(x) for x in v)} for arm, v in by_arm.items()},
+            "gap": {"estimate": mean_of_position_means(by_arm["filler"]) - mean_of_position_means(by_arm["claude_session"]),
+                    "ci": gap_bootstrap([{"real": r, "filler": f} for r, f in zip(by_arm["claude_session"], by_arm["filler"])])},
+            "permutation": {"mean": float(np.mean(deltas)), "p": sign_flip_mc(deltas)},
+        })
+
     out = {
         "generator": "tools/golden/contextecho_reference.py",
         "numpy": np.__version__,
@@ -140,6 +171,7 @@ def main(out_path):
         "gaps": gaps,
         "signFlips": sign_flips,
         "contracts": contracts,
+        "archive": archive,
     }
     with open(out_path, "w") as f:
         json.dump(out, f, indent=1)

@@ -13,8 +13,9 @@ import { calibratePersona, calibrationDesignFromConfig, DEFAULT_VARIANCE } from 
 import { renderCalibrationText } from '../../persona-drift/calibrate-text.js';
 import { plannedItems } from '../../persona-drift/plan.js';
 import { loadPersonaStimuli } from '../../persona-drift/stimuli.js';
+import { registerPersonaInterchange } from './persona-interchange.js';
 
-/** `echolens persona run | calibrate | report`. */
+/** `echolens persona run | calibrate | report | import | export`. */
 export function registerPersona(persona: Command): void {
   const runCommand = addConfigRunCommand(
     persona,
@@ -124,4 +125,5 @@ export function registerPersona(persona: Command): void {
         store.close();
       }
     });
+  registerPersonaInterchange(persona);
 }
