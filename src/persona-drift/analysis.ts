@@ -171,6 +171,8 @@ export interface VerbosityResult {
   conditionalPairs: number;
   /** Between-session share of the log verbosity ratio (random-effects REML). */
   heterogeneity: Maybe<{ between: number; within: number; betweenShare: number }> | null;
+  /** The same ratios per session (paper Table 1 and its conditional-on-compliance paragraph). */
+  bySession: Array<{ session: string; pairs: number; medianRatio: number | null; conditionalRatio: number | null; conditionalPairs: number }>;
 }
 
 export interface ContractContrast {
@@ -419,6 +421,18 @@ function verbosityRows(done: readonly PersonaObservation[], design: AnalysisDesi
     const ratios = withLength.map((p) => p.real.text.trim().length / p.filler.text.trim().length);
     const compliant = withLength.filter((p) => p.real.check?.pass && p.filler.check?.pass);
     const sessions = new Set(withLength.map((p) => p.real.session));
+    const lengthRatio = (list: typeof pairs) => {
+      const both = list.filter((p) => p.real.check?.pass && p.filler.check?.pass);
+      return {
+        medianRatio: list.length > 0 ? median(list.map((p) => p.real.text.trim().length / p.filler.text.trim().length)) : null,
+        conditionalRatio: both.length > 0 ? mean(both.map((p) => p.real.text.trim().length)) / mean(both.map((p) => p.filler.text.trim().length)) : null,
+        conditionalPairs: both.length,
+      };
+    };
+    const bySession = [...sessions].sort().map((session) => {
+      const mine = withLength.filter((p) => p.real.session === session);
+      return { session, pairs: mine.length, ...lengthRatio(mine) };
+    });
     out.push({
       target: first.target,
       item: first.item,
@@ -439,6 +453,7 @@ function verbosityRows(done: readonly PersonaObservation[], design: AnalysisDesi
               return { between: v.between, within: v.within, betweenShare: v.betweenShare };
             })
           : null,
+      bySession,
     });
   }
   return out;

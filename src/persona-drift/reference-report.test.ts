@@ -73,6 +73,16 @@ describe('procedure: reference in the persona report', () => {
     expect(row?.cell).toContain('prompt=format-strict');
     expect(row?.heterogeneity).not.toBeNull();
     expect(row?.heterogeneity && 'error' in row.heterogeneity).toBe(false);
+    // Per session (paper Table 1): S2's real answers are 300 characters longer.
+    expect(row?.bySession.map((b) => b.session)).toEqual(['S1', 'S2', 'S3']);
+    for (const b of row?.bySession ?? []) expect(b.pairs).toBe(6);
+    const s2 = row?.bySession.find((b) => b.session === 'S2');
+    const s1 = row?.bySession.find((b) => b.session === 'S1');
+    expect((s2?.medianRatio as number) > (s1?.medianRatio as number)).toBe(true);
+    // Both comply on paraphrase 0 only: real lengths 200, 240, 280 (+300 in S2) over filler 60.
+    expect(s1?.conditionalPairs).toBe(3);
+    expect(s1?.conditionalRatio).toBeCloseTo(240 / 60, 12);
+    expect(s2?.conditionalRatio).toBeCloseTo(540 / 60, 12);
     // The calibrated procedure on the same cells keeps them too.
     expect(analyzePersona(referenceRun(), options).verbosity).toHaveLength(1);
   });
