@@ -219,6 +219,24 @@ describe('persona import --layout contextecho (content-position files)', () => {
       const adjusted = holm(rows.map((r) => r.p));
       expect(rows.map((r) => r.pHolm)).toEqual(adjusted);
       expect(reference?.arms.find((a) => a.arm === 'recent3K')?.mean).toBeCloseTo((1 + 2 + 1 + 0 + 1) / 5, 12);
+
+      // Exported again, the one-position design is also a content-position file the consolidation reads.
+      const exported = exportRun(store, runId);
+      const cp = exported.files.find((f) => f.path === 'docs/CONTENT_POSITION_Sonnet-4.6.json')?.value as {
+        full_results: Record<string, { results: Array<{ probe_id: string; score: number }> }>;
+      };
+      expect(Object.keys(cp.full_results).sort()).toEqual(['filler14K', 'recent3K', 'scratch']);
+      expect(cp.full_results.recent3K?.results.map((r) => r.score)).toEqual(scores.recent3K);
+      // That file alone imports to the same reference numbers.
+      const alone = tempDir();
+      writeArchiveFiles(alone, exported.files.filter((f) => f.path.startsWith('docs/')));
+      const other = openStore(join(alone, 'store.db'));
+      try {
+        const again = importArchive(other, readContextEchoArchive(alone, 'judge'), { source: alone });
+        expect(personaReport(other, again.runId).reference?.permutation).toEqual(rows);
+      } finally {
+        other.close();
+      }
     } finally {
       store.close();
     }
