@@ -179,7 +179,7 @@ export {
 export type { RefusalAgreement, RefusalJudgeSetting, RefusalSource } from './refusal-judge.js';
 export { chunkBudgetOf, DEFAULT_CHUNK_BUDGET, labelingChunks, reassembleChunks } from './chunks.js';
 export type { ChunkBudget, StepChunk } from './chunks.js';
-export { grpoPromptRows } from './mitigation/grpo-data.js';
+export { grpoPromptRows, splitByQuestion } from './mitigation/grpo-data.js';
 export type { GrpoExport, GrpoFormat, OpenRlhfPromptRow, VerlPromptRow } from './mitigation/grpo-data.js';
 export {
   builtinQuestionSchema,

@@ -37,10 +37,14 @@ export {
   PAPER_REWARD_WEIGHTS,
   parseReferences,
   questionIdFromLabel,
+  REWARD_PRESETS,
   referenceFromLabel,
   scoreLabelledResponse,
+  textComponents,
+  worstCaseReward,
 } from './reward.js';
-export type { ReferenceMap, RewardComponents, RewardWeights } from './reward.js';
+export type { DriftOrientation, ReferenceMap, RewardComponents, RewardPreset, RewardWeights, ResolvedRewardWeights } from './reward.js';
+export { groundTruthString, verlRowsToParquet } from './verl-parquet.js';
 export { selectDpoPair, selectReferenceCandidate } from './select.js';
 export type { JudgedCandidate, PairOutcome, SelectedPair } from './select.js';
 export { registerMitigationSimProfiles } from './sims.js';
