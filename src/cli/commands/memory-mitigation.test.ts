@@ -31,7 +31,7 @@ describe('echolens memory mitigation commands', () => {
   it('registers dpo-pairs, references, reward-server, evaluate and grpo-data on the memory group, each with help', () => {
     const { root } = program();
     const memory = root.commands.find((c) => c.name() === 'memory')!;
-    expect(memory.commands.map((c) => c.name())).toEqual(['dpo-pairs', 'references', 'reward-server', 'evaluate', 'grpo-data']);
+    expect(memory.commands.map((c) => c.name())).toEqual(['dpo-pairs', 'references', 'reward-server', 'evaluate', 'grpo-data', 'train-config']);
     for (const command of memory.commands) expect(command.description().length).toBeGreaterThan(20);
   });
 
@@ -99,6 +99,23 @@ describe('echolens memory mitigation commands', () => {
     server.outputHelp();
     for (const flag of ['--preset', '--w-anti-distraction', '--w-readability', '--w-diversity', '--readability-target', '--drift']) expect(help).toContain(flag);
     expect(help).toMatch(/authors = 0\.5·r_fmt \+ 0\.5·\(1 − DTW\)/);
+  });
+
+  it('train-config writes the verl launch script with its reward client, and the TRL DPO script', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'echolens-cli-train-'));
+    const config = join(dir, 'train.yaml');
+    writeFileSync(config, 'model: google/gemma-2-2b-it\ndata: { train: grpo/train.parquet }\n');
+    const verl = join(dir, 'launch', 'train_grpo.sh');
+    const first = program();
+    await first.root.parseAsync(['node', 'echolens', 'memory', 'train-config', '--engine', 'verl', '-o', verl, config]);
+    expect(first.out.join('')).toContain('echolens_reward.py');
+    expect(readFileSync(verl, 'utf8')).toContain("'actor_rollout_ref.model.path=google/gemma-2-2b-it'");
+    expect(readFileSync(join(dir, 'launch', 'echolens_reward.py'), 'utf8')).toContain('def compute_score(');
+    vi.restoreAllMocks();
+    const trl = join(dir, 'train_dpo.py');
+    await program().root.parseAsync(['node', 'echolens', 'memory', 'train-config', '--engine', 'trl', '-o', trl, config, '--set', 'data.train=dpo/trl/mixed.jsonl', '--set', 'dpo.beta=0.05']);
+    expect(readFileSync(trl, 'utf8')).toContain('beta=0.05,');
+    await expect(program().root.parseAsync(['node', 'echolens', 'memory', 'train-config', '--engine', 'deepspeed', '-o', trl, config])).rejects.toThrow(/--engine/);
   });
 
   it('rejects a malformed --model with a named argument', async () => {

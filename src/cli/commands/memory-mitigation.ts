@@ -1,5 +1,5 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { collect, finiteNumber, integerIn, oneOf } from '../options.js';
 import { SET_FLAG_HELP } from '../run-options.js';
@@ -15,6 +15,8 @@ import { CachedLabeler } from '../../memory-drift/mitigation/reward-labeler.js';
 import { startRewardServer } from '../../memory-drift/mitigation/reward-server.js';
 import { type GrpoExport, type GrpoFormat, grpoPromptRows, splitByQuestion, type VerlPromptRow } from '../../memory-drift/mitigation/grpo-data.js';
 import { verlRowsToParquet } from '../../memory-drift/mitigation/verl-parquet.js';
+import { buildTrainFiles, GRPO_PRESETS, TRAIN_ENGINES, type TrainEngine, trainConfigSchema } from '../../memory-drift/mitigation/train-config.js';
+import { loadConfigFile } from '../../core/config-file.js';
 import {
   checkRewardWeights,
   type DriftOrientation,
@@ -308,5 +310,35 @@ export function registerMemoryMitigation(memory: Command): void {
       }
       const left = exported.withoutReference.length > 0 ? `; ${exported.withoutReference.length} questions without a reference left out` : '';
       process.stderr.write(`wrote ${sides.map((s) => `${s.rows.length} ${format} prompts to ${s.file}`).join(', ')}${left}\n`);
+    });
+
+  memory
+    .command('train-config')
+    .description('launch files for the trainers: GRPO with verl or OpenRLHF (pointing at grpo-data and the reward server), DPO with TRL (the dpo-pairs export), with the paper\'s or the authors\' hyperparameters')
+    .argument('<config>', 'YAML: model, data {train, val?}, reward {url}, preset, grpo/dpo overrides (docs/mitigation.md#launch-files)')
+    .requiredOption('--engine <engine>', `one of ${TRAIN_ENGINES.join(', ')}`)
+    .requiredOption('-o, --out <file>', 'launch file: a shell script (verl, openrlhf; verl also writes echolens_reward.py beside it) or a Python script (trl)')
+    .option('--set <key=value>', SET_FLAG_HELP, collect, [])
+    .addHelpText(
+      'after',
+      `\nGRPO presets (verl, openrlhf): ${Object.keys(GRPO_PRESETS).join(', ')}. paper = App. I.2 (K 4, T 1.0, batch 8, 640/1024 tokens, KL 0.01, 3 epochs),\n` +
+        'the values of the authors\' Phi-4 and Gemma-2 scripts; authors-qwen3 = their Qwen3-4B script (KL 0.001, 640 response tokens, lr 3e-6).\n' +
+        'DPO (trl): App. I.1 (sigmoid loss, lr 5e-6, 3 epochs, cosine, warmup 0.1, max length 1024, batch 1 × 16, ZeRO-3, bf16; β 0.1 = TRL default).\n' +
+        'Each generated file lists every hyperparameter with its source. Training does not run here.',
+    )
+    .action((configFile: string, options) => {
+      if (!(TRAIN_ENGINES as readonly string[]).includes(options.engine)) {
+        throw new InvalidArgumentError('--engine', `must be one of ${TRAIN_ENGINES.join(', ')}, got "${options.engine}"`);
+      }
+      const { config } = loadConfigFile(configFile, trainConfigSchema, options.set);
+      const files = buildTrainFiles(options.engine as TrainEngine, config);
+      const out = options.out as string;
+      const written: string[] = [];
+      for (const file of files) {
+        const path = file.name === '' ? out : join(dirname(out), file.name);
+        writeFileSync(ensureParent(path), file.text, { mode: file.kind === 'shell' ? 0o755 : 0o644 });
+        written.push(path);
+      }
+      process.stdout.write(`wrote ${written.join(', ')} (${options.engine}, ${options.engine === 'trl' ? 'DPO' : `GRPO preset ${config.preset}`})\n`);
     });
 }
