@@ -319,6 +319,16 @@ export { isEmbeddingsFile } from './config.js';
 
 // Mitigation tooling (DPO data, GRPO reward server, evaluation): explicit names in its own index.
 export * from './mitigation/index.js';
+export {
+  exportStepLabelSheet,
+  parseStepLabelKey,
+  parseStepLabelSheet,
+  renderStepLabelAgreementMarkdown,
+  sampleStepLabels,
+  STEP_SHEET_INSTRUCTIONS,
+  stepLabelAgreement,
+} from './label-sheet.js';
+export type { CategoryAgreement, HumanLabel, LabelledStepSource, StepLabelAgreement, StepLabelItem, StepLabelKey } from './label-sheet.js';
 
 import { registerMemorySimProfiles } from './sim.js';
 
