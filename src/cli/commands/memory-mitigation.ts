@@ -14,7 +14,6 @@ import { buildReferences } from '../../memory-drift/mitigation/references.js';
 import { CachedLabeler } from '../../memory-drift/mitigation/reward-labeler.js';
 import { startRewardServer } from '../../memory-drift/mitigation/reward-server.js';
 import { type GrpoExport, type GrpoFormat, grpoPromptRows, splitByQuestion, type VerlPromptRow } from '../../memory-drift/mitigation/grpo-data.js';
-import { verlRowsToParquet } from '../../memory-drift/mitigation/verl-parquet.js';
 import { buildTrainFiles, GRPO_PRESETS, TRAIN_ENGINES, type TrainEngine, trainConfigSchema } from '../../memory-drift/mitigation/train-config.js';
 import { loadConfigFile } from '../../core/config-file.js';
 import {
@@ -303,9 +302,11 @@ export function registerMemoryMitigation(memory: Command): void {
         }
         sides.push({ file: out, rows: split.train }, { file: valOut, rows: split.val });
       } else sides.push({ file: out, rows: exported.rows });
+      // The Parquet writer loads only when verl data is written (every `memory` command loads this module).
+      const { verlRowsToParquet } = format === 'verl' ? await import('../../memory-drift/mitigation/verl-parquet.js') : { verlRowsToParquet: null };
       for (const side of sides) {
         ensureParent(side.file);
-        if (format === 'verl') writeFileSync(side.file, verlRowsToParquet(side.rows as VerlPromptRow[]));
+        if (verlRowsToParquet !== null) writeFileSync(side.file, verlRowsToParquet(side.rows as VerlPromptRow[]));
         else writeFileSync(side.file, `${side.rows.map((row) => JSON.stringify(row)).join('\n')}\n`);
       }
       const left = exported.withoutReference.length > 0 ? `; ${exported.withoutReference.length} questions without a reference left out` : '';
