@@ -84,6 +84,9 @@ describe('echolens memory mitigation commands', () => {
     for (const row of valRows) expect(trainIds.has(row.reward_model.ground_truth)).toBe(false);
 
     await expect(program().root.parseAsync(['node', 'echolens', 'memory', 'grpo-data', config, '--references', refs, '-o', join(dir, 'train.jsonl')])).rejects.toThrow(/Parquet/);
+    await expect(
+      program().root.parseAsync(['node', 'echolens', 'memory', 'grpo-data', config, '--references', refs, '--format', 'openrlhf', '-o', join(dir, 'p.parquet')]),
+    ).rejects.toThrow(/JSON lines/);
     const jsonl = join(dir, 'prompts.jsonl');
     await program().root.parseAsync(['node', 'echolens', 'memory', 'grpo-data', config, '--references', refs, '--format', 'openrlhf', '-o', jsonl]);
     const lines = readFileSync(jsonl, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { label: string; prompt: unknown[] });

@@ -278,6 +278,9 @@ export function registerMemoryMitigation(memory: Command): void {
       if (format === 'verl' && /\.jsonl?$/i.test(out)) {
         throw new InvalidArgumentError('--out', `verl data is written as Parquet; name the file *.parquet, not ${out}`);
       }
+      if (format === 'openrlhf' && /\.parquet$/i.test(out)) {
+        throw new InvalidArgumentError('--out', `OpenRLHF data is written as JSON lines; name the file *.jsonl, not ${out}`);
+      }
       if (!(options.valFraction >= 0 && options.valFraction < 1)) throw new InvalidArgumentError('--val-fraction', `must be in [0, 1), got ${options.valFraction}`);
       const references = parseReferences(readInput(options.references, 'references'), options.references);
       const config = loadMemoryConfig(configFile, options.set);
