@@ -34,7 +34,9 @@ export function referenceArgumentTokens(args: Record<string, unknown>, prefix = 
     if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
       referenceArgumentTokens(value as Record<string, unknown>, `${prefix}${key}.`, out);
     } else if (Array.isArray(value)) {
-      value.forEach((item, i) => out.add(`${prefix}${key}[${i}]=${pythonStr(item)}`));
+      value.forEach((item, i) => {
+        out.add(`${prefix}${key}[${i}]=${pythonStr(item)}`);
+      });
     } else {
       // Python counts characters as code points.
       const text = Array.from(pythonStr(value));
