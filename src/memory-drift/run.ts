@@ -18,6 +18,7 @@ import type { ChatMessage } from '../models/types.js';
 import { isEmbeddingsFile, type MemoryConfig, memoryConfigSchema, memoryLabelerInput, resolveMemorySystemPrompt } from './config.js';
 import { builtinStimuliManifest } from './data-files.js';
 import { loadHuggingFaceQuestions } from './hf-datasets.js';
+import { loadBenchmarkFile } from './benchmark-files.js';
 import { buildLabelerReaskMessages, buildPassageLabelerMessages, type LabelerParseResult, parseLabelerOutput } from './labeler.js';
 import { reaskMessages } from './judge-messages.js';
 import { checkMaterialsConfig, loadMemoryMaterials, type MemoryMaterials, type ReferenceMemoryTexts } from './materials.js';
@@ -74,6 +75,15 @@ export interface MemoryStimuli {
   materials?: MemoryMaterials;
   /** With a DriftLens clone: where each condition's strings came from (authors' materials, echolens built-in, user file). */
   conditionSources?: ConditionSource[];
+  /** With questions.source benchmark: rows read, duplicates, and what the App. A filters removed. */
+  benchmark?: BenchmarkSummary;
+}
+
+export interface BenchmarkSummary {
+  rows: number;
+  duplicates: number;
+  curation: string;
+  removed: Array<{ id: string; verdict: string; phrases: string[] }>;
 }
 
 export interface ResolveStimuliOptions {
@@ -124,9 +134,30 @@ export function selectQuestions(questions: readonly Question[], config: MemoryCo
   return selected;
 }
 
-async function loadQuestionSet(config: MemoryConfig, options: ResolveStimuliOptions): Promise<QuestionSet> {
+async function loadQuestionSet(config: MemoryConfig, options: ResolveStimuliOptions, materials?: MemoryMaterials): Promise<QuestionSet & { benchmark?: BenchmarkSummary }> {
   const q = config.questions;
   if (q.source === 'builtin') return loadBuiltinQuestions();
+  if (q.source === 'benchmark') {
+    const reference = materials?.reference;
+    let loaded: Awaited<ReturnType<typeof loadBenchmarkFile>>;
+    try {
+      loaded = await loadBenchmarkFile({
+        file: q.file as string,
+        ...(q.column !== undefined ? { column: q.column } : {}),
+        ...(q.domainColumn !== undefined ? { domainColumn: q.domainColumn } : {}),
+        ...(q.domain !== undefined ? { domain: q.domain } : {}),
+        ...(reference ? { instruction: reference.instruction, interventions: reference.perturbations.categories.flatMap((c) => c.stimuli.map((s) => s.text)) } : {}),
+        curation: q.curation ?? 'none',
+      });
+    } catch (error) {
+      if (error instanceof EcholensError) throw new ConfigError(error.message, { field: 'questions.file' });
+      throw error;
+    }
+    return {
+      ...loaded.set,
+      benchmark: { rows: loaded.rows, duplicates: loaded.duplicates, curation: q.curation ?? 'none', removed: loaded.removed.map((r) => ({ id: r.id, verdict: r.verdict, phrases: r.phrases })) },
+    };
+  }
   if (q.source === 'file') return wrapConfigError('questions.file', () => loadQuestionsFile(q.file as string));
   try {
     return await loadHuggingFaceQuestions({
@@ -156,10 +187,10 @@ export function loadMemoryOntology(name: string): { ontology: Ontology; source: 
 
 /** Loads and selects the questions, the ontology and the perturbations a config names. */
 export async function resolveMemoryStimuli(config: MemoryConfig, options: ResolveStimuliOptions = {}): Promise<MemoryStimuli> {
-  const set = await loadQuestionSet(config, options);
-  const questions = selectQuestions(set.questions, config.questions, config.seed);
   checkMaterialsConfig(config);
   const materials = loadMemoryMaterials(config.materials);
+  const { benchmark, ...set } = await loadQuestionSet(config, options, materials);
+  const questions = selectQuestions(set.questions, config.questions, config.seed);
   const reference = materials.reference;
   const { ontology, source: ontologySource } = reference
     ? { ontology: reference.ontology, source: 'materials:data/ontology.json' }
@@ -201,6 +232,7 @@ export async function resolveMemoryStimuli(config: MemoryConfig, options: Resolv
     conditions: ordered,
     materials,
     ...(completed ? { conditionSources: completed.sources.filter((s) => ordered.includes(s.condition)) } : {}),
+    ...(benchmark ? { benchmark } : {}),
   };
 }
 
@@ -571,6 +603,8 @@ export interface MemoryRunOptions {
   materials?: MemoryMaterials['record'];
   /** With a DriftLens clone: where each condition's strings came from. */
   conditionSources?: ConditionSource[];
+  /** With questions.source benchmark: what the loader read and filtered. */
+  benchmark?: BenchmarkSummary;
   /** What the labeler read: the extracted steps or the whole response. */
   labelerInput?: 'steps' | 'whole-response';
   procedure?: 'echolens' | 'reference';
@@ -603,6 +637,7 @@ export function memoryRunOptions(config: MemoryConfig, stimuli: MemoryStimuli, f
     builtinStimuli: builtinStimuliManifest(),
     ...(stimuli.materials ? { materials: stimuli.materials.record } : {}),
     ...(stimuli.conditionSources ? { conditionSources: stimuli.conditionSources } : {}),
+    ...(stimuli.benchmark ? { benchmark: stimuli.benchmark } : {}),
     labelerInput: memoryLabelerInput(config),
     procedure: config.procedure ?? 'echolens',
   };
