@@ -14,7 +14,8 @@ import { type MemoryConfig, memoryConfigSchema } from './config.js';
 import { buildGenerationMessages } from './messages.js';
 import { collectMemorySamples, memoryReport } from './observations.js';
 import { loadBuiltinPerturbations } from './perturbations.js';
-import { planMemoryGeneration, resolveMemoryStimuli, runMemory } from './run.js';
+import { loadMemoryConfig, planMemoryGeneration, resolveMemoryStimuli, runMemory } from './run.js';
+import { packageRoot } from '../core/version.js';
 import { createMemorySimProfile } from './sim.js';
 
 /**
@@ -105,6 +106,16 @@ describe('DriftLens materials: the missing tiers', () => {
     const persona = join(dir, 'persona.json');
     writeFileSync(persona, JSON.stringify({ categories: [{ id: 'mine', tier: 'persona', stimuli: [{ id: 'p1', text: 'I am tall.' }] }] }));
     await expect(resolveMemoryStimuli(config({ perturbations: persona }))).rejects.toThrow(/may add only noise and life_event categories.*\(mine\)/u);
+  });
+
+  it('the offline demo config (examples/memory-materials-sim.yaml) points at this layout and plans every tier', async () => {
+    const cfg = loadMemoryConfig(join(packageRoot(), 'examples', 'memory-materials-sim.yaml'));
+    expect(cfg.materials).toBe(LAYOUT);
+    expect(cfg.targets).toEqual(['sim:memory']);
+    const stimuli = await resolveMemoryStimuli(cfg);
+    expect(stimuli.questions.questions).toHaveLength(30);
+    const tiers = new Set(stimuli.conditionSources?.map((s) => `${s.tier}:${s.source}`));
+    expect(tiers).toEqual(new Set(['none:materials', 'persona:materials', 'noise:builtin', 'life_event:builtin']));
   });
 
   it('a conditions list without any noise category is refused (exit 2) naming the categories to add', async () => {
