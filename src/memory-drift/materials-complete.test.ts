@@ -111,7 +111,7 @@ describe('DriftLens materials: the missing tiers', () => {
   it('the offline demo config (examples/memory-materials-sim.yaml) points at this layout and plans every tier', async () => {
     const cfg = loadMemoryConfig(join(packageRoot(), 'examples', 'memory-materials-sim.yaml'));
     expect(cfg.materials).toBe(LAYOUT);
-    expect(cfg.targets).toEqual(['sim:memory']);
+    expect(cfg.targets).toEqual(['sim:memory-seeded']);
     const stimuli = await resolveMemoryStimuli(cfg);
     expect(stimuli.questions.questions).toHaveLength(30);
     const tiers = new Set(stimuli.conditionSources?.map((s) => `${s.tier}:${s.source}`));
