@@ -13,6 +13,7 @@ import { type ContinuationConfig, continuationConfigSchema } from './config.js';
 import { CONTINUATION_MATERIALS_FILE, loadContinuationMaterials } from './materials.js';
 import { referenceCallScore } from './reference-fidelity.js';
 import { renderContinuationMarkdown } from './report-markdown.js';
+import { continuationHtmlSection } from './report-html.js';
 import { continuationReport, continuationRunId, planAndPrime, runContinuation } from './run.js';
 
 registerBuiltinSimProfiles();
@@ -122,6 +123,10 @@ describe('procedure: reference scores the panel as the authors do, beside the ca
     expect(markdown).toContain('## The authors’ scoring (procedure: reference)');
     expect(markdown).toContain('recent − cross (primary) | complete case |');
     expect(markdown).toMatch(/\| (\*\*differs\*\*|same) \|/u);
+
+    const section = String(await continuationHtmlSection(report));
+    expect(section).toContain('the authors’ scoring (procedure: reference; the verdict uses the calibrated fidelity)');
+    expect(section).toContain('tool match (M1)');
 
     // The default procedure has no reference block.
     const plain = await runContinuation(config({ cutpoints: { count: 25 }, decoding: { seed: 3 } }), join(dir, 'plain.db'), { progress: false });
