@@ -1,8 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { registerBuiltinSimProfiles } from '../builtin-sims.js';
+import { runCliInProcess } from '../cli/testing/run-cli.js';
 import { ConfigError } from '../core/errors.js';
 import { loadDriftLensMaterials, referenceOntologyText } from '../materials/driftlens.js';
 import { fillTemplate } from '../materials/python-literal.js';
@@ -123,6 +124,15 @@ describe('DriftLens materials: the missing tiers', () => {
     expect(err).toBeInstanceOf(ConfigError);
     expect((err as ConfigError).field).toBe('conditions');
     expect((err as ConfigError).message).toMatch(/add at least one of filler, whitespace, punctuation to conditions/u);
+    // On the command line: exit 2, one line saying why, nothing recorded.
+    const dir = mkdtempSync(join(tmpdir(), 'echolens-materials-cli-'));
+    const file = join(dir, 'memory.yaml');
+    writeFileSync(file, ['targets: [sim:memory]', 'labeler: sim:labeler', `materials: ${JSON.stringify(LAYOUT)}`, `conditions: [${PERSONA[0]}]`].join('\n'));
+    const cli = await runCliInProcess(['memory', 'run', file, '--db', join(dir, 'run.db')]);
+    expect(cli.code).toBe(2);
+    expect(cli.stderr).toMatch(/conditions: d_rel = \(μ_treat − μ_noise\)\/σ_noise needs a pragmatic-noise floor/u);
+    expect(cli.stderr).not.toMatch(/\n\s+at /u);
+    expect(existsSync(join(dir, 'run.db'))).toBe(false);
     // Noise only, or noise with persona, plans.
     await expect(resolveMemoryStimuli(config({ conditions: ['filler', PERSONA[0]] }))).resolves.toMatchObject({ conditions: ['no_perturbation', PERSONA[0], 'filler'] });
   });
