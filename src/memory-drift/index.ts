@@ -336,3 +336,12 @@ import { registerMemorySimProfiles } from './sim.js';
 registerMemorySimProfiles();
 export { loadMemoryMaterials, type MemoryMaterials, type ReferenceMemoryTexts } from './materials.js';
 export { buildReferenceLabelerMessages, parseReferenceLabelerOutput } from './reference-labeler.js';
+export {
+  BENCHMARK_CURATIONS,
+  type BenchmarkCuration,
+  type BenchmarkFileOptions,
+  type BenchmarkLoad,
+  loadBenchmarkFile,
+} from './benchmark-files.js';
+export { checkNoiseFloor, completeReferenceStimuli, type ConditionSource, type ConditionSourceKind, SUPPLEMENTED_TIERS } from './materials-stimuli.js';
+export { registerSimMemoryTexts, type SimMemoryTexts } from './sim.js';
