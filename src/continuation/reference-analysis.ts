@@ -8,7 +8,7 @@ import type { ReferenceCallScore } from './reference-fidelity.js';
  * paired contrasts as the calibrated analysis with the authors' similarity as the fidelity of a
  * parseable call (a call to another tool scores 0, as in the calibrated analysis: their code
  * leaves it undefined and the paper's paired test needs a number). The calibrated analysis
- * stays the verdict; this block is for comparison with the paper (docs/replication-driftlens.md).
+ * stays the verdict; this block is for comparison with the paper (docs/replication.md (DriftLens section)).
  */
 
 export interface ReferenceObservation extends ContinuationObservation {

@@ -5,7 +5,7 @@ import { argumentsOf } from './tools.js';
 
 /**
  * The ContextEcho authors' continuation scoring, written here from its definition
- * (docs/replication-driftlens.md, "Continuation"): `procedure: reference` reports it next to
+ * (docs/replication.md (DriftLens section), "Continuation"): `procedure: reference` reports it next to
  * echolens's calibrated fidelity (scoring.ts), which stays the verdict.
  *
  * - Tool match (their M1): the first emitted call names the recorded tool; no call = no match.

@@ -9,7 +9,7 @@ import { validatePerturbationSet } from './perturbations.js';
  * and their empty no-memory condition, and takes the missing tiers from
  * echolens's own set or from the user's `perturbations:` file. Every
  * condition records where its strings came from, so a report never passes a
- * borrowed stimulus off as the authors' (docs/replication-driftlens.md).
+ * borrowed stimulus off as the authors' (docs/replication.md (DriftLens section)).
  */
 
 /** Where a condition's strings came from. */
