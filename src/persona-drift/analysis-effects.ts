@@ -87,7 +87,7 @@ function checkedItems(observations: readonly PersonaObservation[], surface: 'str
   return [...new Set(observations.filter((o) => o.surface === surface && o.check).map((o) => o.item))].sort();
 }
 
-function probeCell(design: AnalysisDesign, target: string, judge: string, arm: string, over: Partial<CellRef> = {}): CellRef {
+export function probeCell(design: AnalysisDesign, target: string, judge: string, arm: string, over: Partial<CellRef> = {}): CellRef {
   return {
     target,
     judge,

@@ -31,6 +31,7 @@ const targetLabelsSchema = z.object({
   selectedBy: z.string().nullable().optional(),
   continuationMessages: z.number().int().nullable().optional(),
   continuationClipped: z.string().nullable().optional(),
+  framed: z.boolean().nullable().optional(),
 });
 
 const judgeLabelsSchema = z.object({

@@ -1,7 +1,7 @@
 import type { ChatMessage, DecodingParams } from '../models/types.js';
 import type { CellLabels, CellSpec } from '../store/types.js';
 import type { PersonaConfig } from './config.js';
-import { type PersonaProcedure, resolveSystemPrompt } from './config.js';
+import { framingLevels, type PersonaProcedure, resolveSystemPrompt } from './config.js';
 import { assembleProbeMessages, type Intervention } from './interventions.js';
 import { buildJudgeMessages } from './judge.js';
 import type { PersonaStimuli } from './stimuli.js';
@@ -58,37 +58,47 @@ export interface PlannedItem {
   request: string;
   /** What the judge is shown (bare probe), probe surface only. */
   bareProbe?: string;
+  /** Whether the benchmark framing preceded the probe (probe surface only). */
+  framed?: boolean;
 }
 
 export function plannedItems(config: PersonaConfig, stimuli: PersonaStimuli): PlannedItem[] {
   const items: PlannedItem[] = [];
   const { probes, framing, paraphrases } = stimuli.probes;
+  // Framing is a design factor when both levels are listed (App. S): each probe is planned once per level.
+  const levels = framingLevels(config);
   const wanted = probes.filter(
     (probe) => config.probes.categories.includes(probe.category) || config.probes.ids.includes(probe.id),
   );
   for (const probe of wanted) {
     const variants = [probe.text, ...(paraphrases[probe.id] ?? []).filter((text) => text !== probe.text)];
     variants.slice(0, config.probes.paraphrases).forEach((text, paraphrase) => {
-      items.push({
-        surface: 'probe',
-        item: probe.id,
-        category: probe.category,
-        paraphrase,
-        request: probeText(framing, text, config.probes.framing),
-        bareProbe: text,
-      });
+      for (const framed of levels) {
+        items.push({
+          surface: 'probe',
+          item: probe.id,
+          category: probe.category,
+          paraphrase,
+          request: probeText(framing, text, framed),
+          bareProbe: text,
+          framed,
+        });
+      }
     });
   }
   if (config.probes.negativeControls) {
     for (const control of stimuli.probes.negativeControls) {
-      items.push({
-        surface: 'probe',
-        item: control.id,
-        category: 'negative_control',
-        paraphrase: 0,
-        request: probeText(framing, control.text, config.probes.framing),
-        bareProbe: control.text,
-      });
+      for (const framed of levels) {
+        items.push({
+          surface: 'probe',
+          item: control.id,
+          category: 'negative_control',
+          paraphrase: 0,
+          request: probeText(framing, control.text, framed),
+          bareProbe: control.text,
+          framed,
+        });
+      }
     }
   }
   for (const id of config.stressors.ids) {
@@ -188,7 +198,7 @@ export function planTargetCells(
                       sample,
                       target,
                       systemPrompt: systemPromptName,
-                      framed: item.surface === 'probe' ? config.probes.framing : null,
+                      framed: item.surface === 'probe' ? (item.framed ?? true) : null,
                       bareProbe: item.bareProbe ?? null,
                     };
                     cells.push({

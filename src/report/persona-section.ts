@@ -4,6 +4,7 @@ import { barSpec, forestSpec, type IntervalRow, scatterSpec, shortLabel, traject
 import { figure, html, type RawHtml, table } from './html.js';
 import { vegaLiteToSvg } from './svg.js';
 import { referenceHtml } from '../persona-drift/reference-render.js';
+import { extrasHtml } from '../persona-drift/extras-render.js';
 
 /** The persona-drift (ContextEcho) part of the HTML report. */
 
@@ -112,6 +113,7 @@ export async function personaSection(
 
   const reference = referenceHtml(report);
   if (reference) parts.push(reference);
+  parts.push(...(await extrasHtml(report)));
 
   // Trajectories with compaction markers, one chart per session.
   const sessionIds = [...new Set(report.drift.flatMap((d) => d.byPosition.map((p) => p.session)))].sort();
