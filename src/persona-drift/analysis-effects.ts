@@ -27,6 +27,7 @@ import {
   unitKey,
   cellValue,
 } from './contrasts.js';
+import { isAblationLabel } from './anchor-ablation.js';
 import { type InferenceOptions, type UnitInference, unitInference } from './inference.js';
 
 /**
@@ -364,7 +365,8 @@ export function analyzeMitigations(
 ): MitigationResult[] {
   const inf = inferenceOptions(options);
   const out: MitigationResult[] = [];
-  const treated = design.mitigations.filter((m) => m !== 'none');
+  // Anchor-ablation cells have their own section (anchor-ablation-analysis.ts).
+  const treated = design.mitigations.filter((m) => m !== 'none' && !isAblationLabel(m));
   if (treated.length === 0) return out;
   for (const judge of design.judges) {
     for (const target of design.targets) {

@@ -1,11 +1,12 @@
 import type { PersonaInference, PersonaObservation, ResolvedOptions } from './analysis.js';
+import { type AnchorAblationRow, analyzeAnchorAblation } from './anchor-ablation-analysis.js';
 import { analyzeConsensus, type ConsensusResult, type ConsensusRow } from './consensus.js';
 import { analyzeFraming, atFraming, type FramingRow, hasFramingFactor } from './framing.js';
 import { analyzeHarness, type HarnessName, type HarnessRow } from './harness.js';
 import { type OnsetRow, onsetRows } from './onset.js';
 
 /**
- * The report sections of the papers' further analyses (ContextEcho F6, App. N, S), pure: each
+ * The report sections of the papers' further analyses (ContextEcho F6, App. F/G, N, S), pure: each
  * section lives in its own module; this one resolves what they share and puts them under their
  * keys of `PersonaReport` (docs/persona-report-schema.md).
  */
@@ -28,6 +29,8 @@ export interface AnalysisExtras {
   framing: FramingRow[];
   /** The onset per target × judge, with its rule and, when undefined, why. */
   onset: OnsetRow[];
+  /** Each cell of the anchor-ablation grid against the control (runs with `anchorAblation`). */
+  anchorAblation: AnchorAblationRow[];
 }
 
 /** The headline framing level (first configured, else framed). */
@@ -54,5 +57,6 @@ export function analyzeExtras(
     harness: analyzeHarness(headline, inference.design, resolved, { ...(options.harnesses ? { harnesses: options.harnesses } : {}) }),
     framing: analyzeFraming(all, inference.design, resolved),
     onset: onsetRows(inference.drift, resolved),
+    anchorAblation: analyzeAnchorAblation(headline, inference.design, resolved),
   };
 }

@@ -55,6 +55,8 @@ export interface PersonaObservation {
   /** System prompt name the cell was sent with (absent in old runs: one prompt, `default`). */
   systemPrompt?: string;
   surface: Surface;
+  /** Anchor-ablation cells: the grid levels (the `mitigation` label names the cell). */
+  anchor?: { arm: string; size: number | null; tokens: number; placement: 'before-probe' | 'session-start' | 'both'; turns: number };
   /** Probe surface: whether the benchmark framing preceded the probe (absent = framed, the default). */
   framed?: boolean;
   /** Probe id, stressor id or contract id. */

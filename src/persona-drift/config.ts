@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { auditLimitsSchema } from '../experiment/limits-schema.js';
 import { gateConfigSchema } from '../gate/config.js';
 import { INTERVENTIONS, type Intervention } from './interventions.js';
+import { anchorAblationSchema } from './anchor-ablation.js';
 
 /**
  * `echolens persona run <config.yaml>`: the whole ContextEcho grid as one
@@ -78,6 +79,8 @@ const personaConfigObject = z
       .min(1)
       .default([{ name: 'd0', messages: 0 }]),
     decay: z.number().int().nonnegative().default(0),
+    /** Anchor ablations (App. F/G): a grid of anchor sizes, placements and turns since the anchor, on the real arm. */
+    anchorAblation: anchorAblationSchema.optional(),
     cadence: positiveInt.nullable().default(null),
     probes: z
       .object({
@@ -150,6 +153,9 @@ export const personaConfigSchema = personaConfigObject
     const probesWanted = config.probes.categories.length > 0 || config.probes.ids.length > 0;
     if (probesWanted && config.judges.length === 0) {
       ctx.addIssue({ code: 'custom', path: ['judges'], message: 'the probe surface needs at least one judge model' });
+    }
+    if (config.anchorAblation && !config.arms.includes('real')) {
+      ctx.addIssue({ code: 'custom', path: ['anchorAblation'], message: 'anchor ablations apply to the real arm; add "real" to arms' });
     }
     if (interventions.includes('goal') && !config.arms.includes('real')) {
       ctx.addIssue({ code: 'custom', path: [interventionKey], message: `${interventionKey} apply to the real arm; add "real" to arms` });

@@ -1,4 +1,5 @@
-import { forestSpec, type IntervalRow } from '../report/charts.js';
+import type { TopLevelSpec } from 'vega-lite';
+import { forestSpec, type IntervalRow, trajectorySpec } from '../report/charts.js';
 import { figure, html, type RawHtml, table } from '../report/html.js';
 import { markdownText } from '../report/markdown-text.js';
 import { vegaLiteToSvg } from '../report/svg.js';
@@ -23,6 +24,8 @@ export interface ExtrasSection {
   rows: string[][];
   /** Interval rows for a forest chart (HTML only), with its axis title. */
   chart?: { rows: IntervalRow[]; xTitle: string; caption: string };
+  /** Further Vega-Lite charts (HTML only). */
+  specs?: Array<{ spec: TopLevelSpec; caption: string }>;
 }
 
 export function extrasSections(report: PersonaReport): ExtrasSection[] {
@@ -99,6 +102,8 @@ export function extrasSections(report: PersonaReport): ExtrasSection[] {
       rows: framing.map((f) => [f.target, f.judge, maybeText(f.framed), maybeText(f.bare), maybeText(f.difference), maybeText(f.realShift), maybeText(f.fillerShift)]),
     });
   }
+  const ablation = report.anchorAblation ?? [];
+  if (ablation.length > 0) out.push(anchorAblationSection(ablation));
   const onset = report.onset ?? [];
   if (onset.length > 0) {
     out.push({
@@ -133,7 +138,59 @@ export async function extrasHtml(report: PersonaReport): Promise<RawHtml[]> {
   for (const s of extrasSections(report)) {
     out.push(html`<h3 id="${s.id}">${s.title}</h3><p class="note">${s.note}</p>`);
     if (s.chart && s.chart.rows.length > 0) out.push(figure(await vegaLiteToSvg(forestSpec(s.chart.rows, { xTitle: s.chart.xTitle, rules: [0] })), s.chart.caption));
+    for (const chart of s.specs ?? []) out.push(figure(await vegaLiteToSvg(chart.spec), chart.caption));
     out.push(table(s.rows, s.header.map((header, i) => ({ header, value: (row: string[]) => row[i] ?? '' }))));
   }
   return out;
+}
+
+type AblationRow = PersonaReport['anchorAblation'][number];
+
+/**
+ * The anchor-ablation grid: a table of every cell and three charts of the score change over the
+ * control — by anchor size (x = measured tokens), by turns since the anchor, and by placement.
+ * Each chart varies one factor; a line is one level of the other two (nothing is averaged over them).
+ */
+function anchorAblationSection(rows: readonly AblationRow[]): ExtrasSection {
+  const ok = rows.filter((r): r is AblationRow & { vsControl: GapEstimate } => !('error' in r.vsControl));
+  const who = (r: AblationRow) => `${r.target} · ${r.judge}`;
+  const line = (r: AblationRow, without: 'size' | 'turns') =>
+    without === 'size' ? `${who(r)} · ${r.placement} · ${r.turns} turns` : `${who(r)} · ${r.placement} · ${r.size === null ? 'own size' : `${r.tokens} tokens`}`;
+  const specs: NonNullable<ExtrasSection['specs']> = [];
+  const points = (without: 'size' | 'turns', x: (r: AblationRow) => number) =>
+    ok.map((r) => ({ series: line(r, without), x: x(r), estimate: r.vsControl.estimate, lo: r.vsControl.ci[0], hi: r.vsControl.ci[1] }));
+  if (new Set(ok.map((r) => r.tokens)).size > 1) {
+    specs.push({ spec: trajectorySpec(points('size', (r) => r.tokens), [], { xTitle: 'anchor size (tokens of the inserted turns)', yTitle: 'anchor − control (judge points)' }), caption: 'Score change over the unmitigated control by anchor size, 95% interval at the sampled unit.' });
+  }
+  if (new Set(ok.map((r) => r.turns)).size > 1) {
+    specs.push({ spec: trajectorySpec(points('turns', (r) => r.turns), [], { xTitle: 'turns since the anchor', yTitle: 'anchor − control (judge points)' }), caption: 'Decay: score change over the control by the number of exchanges between the anchor and the probe.' });
+  }
+  if (new Set(ok.map((r) => r.placement)).size > 1) {
+    specs.push({
+      spec: forestSpec(
+        ok.map((r) => ({ label: `${r.placement} · ${r.size === null ? 'own' : `${r.tokens}t`} · ${r.turns} turns`, group: who(r), estimate: r.vsControl.estimate, lo: r.vsControl.ci[0], hi: r.vsControl.ci[1] })),
+        { xTitle: 'anchor − control (judge points)', rules: [0] },
+      ),
+      caption: 'Score change over the control by placement of the anchor.',
+    });
+  }
+  return {
+    id: 'persona-anchor-ablation',
+    title: 'Anchor ablations: size, placement, turns since the anchor',
+    note: 'Each cell of the anchorAblation grid on the real arm at the headline prompt and distance, against the unmitigated real-context control (per-unit difference, clustered inference). Recovery = (cell − control)/(filler − control) when the gap exceeds 0.05.',
+    header: ['target', 'judge', 'arm', 'size (tokens)', 'placement', 'turns since', 'mean', 'n', 'cell − control [95% CI]', 'recovery'],
+    rows: rows.map((r) => [
+      r.target,
+      r.judge,
+      r.arm,
+      r.size === null ? `own (${r.tokens})` : `${r.size} (${r.tokens})`,
+      r.placement,
+      String(r.turns),
+      r.mean.toFixed(3),
+      String(r.n),
+      maybeText(r.vsControl),
+      r.recovery === null ? '—' : `${(100 * r.recovery).toFixed(1)}%`,
+    ]),
+    specs,
+  };
 }

@@ -32,6 +32,11 @@ const targetLabelsSchema = z.object({
   continuationMessages: z.number().int().nullable().optional(),
   continuationClipped: z.string().nullable().optional(),
   framed: z.boolean().nullable().optional(),
+  anchorArm: z.string().optional(),
+  anchorSize: z.number().int().nullable().optional(),
+  anchorTokens: z.number().int().optional(),
+  anchorPlacement: z.enum(['before-probe', 'session-start', 'both']).optional(),
+  anchorTurns: z.number().int().optional(),
 });
 
 const judgeLabelsSchema = z.object({

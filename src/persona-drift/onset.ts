@@ -69,7 +69,7 @@ function undefinedReason(
   }
   if (tested.length < 2) return `too few positions: only ${tested.length} position has a probe-level test; an onset needs at least 2 positions to order`;
   if (minAttainableP !== null && minAttainableP >= options.alpha) {
-    return `no position can cross: with this few probes per position the probe-level sign-flip test cannot reach p < ${options.alpha} (smallest possible p = ${p3(minAttainableP)}); add probes, paraphrases or categories`;
+    return `no position can cross: with this few probes per position the probe-level sign-flip test cannot reach p < ${options.alpha} (smallest possible p = ${minAttainableP.toPrecision(3)}); add probes, paraphrases or categories`;
   }
   return `no crossing: no position's probe-level test survives Holm across ${tested.length} positions with |Δ| ≥ ${options.strongThreshold} and the headline's sign (smallest Holm p = ${smallestPHolm === null ? 'n/a' : p3(smallestPHolm)})`;
 }

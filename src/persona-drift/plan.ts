@@ -4,6 +4,7 @@ import type { PersonaConfig } from './config.js';
 import { framingLevels, type PersonaProcedure, resolveSystemPrompt } from './config.js';
 import { assembleProbeMessages, type Intervention } from './interventions.js';
 import { buildJudgeMessages } from './judge.js';
+import { type AnchorVariant, anchorVariants } from './anchor-ablation.js';
 import type { PersonaStimuli } from './stimuli.js';
 import { probeText } from './stimuli.js';
 
@@ -137,6 +138,14 @@ export interface PlanTexts {
   stressorSystemPrompt?: string | null;
 }
 
+/** One inserted-turns level of the real arm: an intervention, or a cell of the anchor-ablation grid. */
+interface Insertion {
+  mitigation: Intervention;
+  label: string;
+  distances: PersonaConfig['distances'];
+  variant?: AnchorVariant;
+}
+
 export function planTargetCells(
   config: PersonaConfig,
   stimuli: PersonaStimuli,
@@ -145,14 +154,21 @@ export function planTargetCells(
 ): CellSpec[] {
   const items = plannedItems(config, stimuli);
   const stressorPrompt = texts.stressorSystemPrompt ?? null;
+  const ablations = config.anchorAblation ? anchorVariants(config.anchorAblation, stimuli.interventions) : [];
   const cells: CellSpec[] = [];
   for (const session of sessions) {
     for (const position of session.positions) {
       for (const arm of config.arms) {
         const context = withCacheBreakpoint(session.context(position, arm));
-        const mitigations: readonly Intervention[] = arm === 'real' ? config.mitigations : ['none'];
-        const distances = arm === 'real' ? config.distances : config.distances.slice(0, 1);
-        for (const mitigation of mitigations) {
+        // The real arm gets every intervention at every distance, and the anchor-ablation grid at the headline distance.
+        const insertions: Insertion[] =
+          arm === 'real'
+            ? [
+                ...config.mitigations.map((mitigation) => ({ mitigation, label: mitigation as string, distances: config.distances })),
+                ...ablations.map((variant) => ({ mitigation: variant.arm, label: variant.label, distances: config.distances.slice(0, 1), variant })),
+              ]
+            : [{ mitigation: 'none', label: 'none', distances: config.distances.slice(0, 1) }];
+        for (const { mitigation, label, distances, variant } of insertions) {
           if (mitigation === 'goal' && !session.goal) continue;
           for (const distance of distances) {
             const continuation = distance.messages > 0 ? session.continuation(position, distance.messages) : [];
@@ -170,7 +186,8 @@ export function planTargetCells(
                   mitigation,
                   texts: stimuli.interventions,
                   goal: session.goal,
-                  decay: mitigation === 'none' ? 0 : config.decay,
+                  decay: variant ? variant.turns : mitigation === 'none' ? 0 : config.decay,
+                  ...(variant ? { insertion: variant.insertion, placement: variant.placement } : {}),
                   continuation,
                   cadence: config.cadence ?? undefined,
                   request: item.request,
@@ -189,7 +206,16 @@ export function planTargetCells(
                       compactionIndex: position.compaction?.index ?? null,
                       compactionSide: position.compaction?.side ?? null,
                       arm,
-                      mitigation,
+                      mitigation: label,
+                      ...(variant
+                        ? {
+                            anchorArm: variant.arm,
+                            anchorSize: variant.size,
+                            anchorTokens: variant.tokens,
+                            anchorPlacement: variant.placement,
+                            anchorTurns: variant.turns,
+                          }
+                        : {}),
                       distance: distance.name,
                       surface: item.surface,
                       item: item.item,

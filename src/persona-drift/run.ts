@@ -295,6 +295,9 @@ export function collectPersonaObservations(store: RunStore, runId: string): Pers
         : {}),
       surface: l.surface,
       ...(typeof l.framed === 'boolean' ? { framed: l.framed } : {}),
+      ...(l.anchorArm !== undefined && l.anchorPlacement !== undefined && l.anchorTurns !== undefined && l.anchorTokens !== undefined
+        ? { anchor: { arm: l.anchorArm, size: l.anchorSize ?? null, tokens: l.anchorTokens, placement: l.anchorPlacement, turns: l.anchorTurns } }
+        : {}),
       item: l.item,
       category: l.category,
       paraphrase: l.paraphrase,
