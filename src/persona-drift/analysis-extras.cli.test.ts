@@ -40,6 +40,8 @@ describe('persona report: consensus and harness rows (SIMULATED models)', { time
     expect(consensus.estimate).toBeCloseTo(meanOfJudges, 12);
     expect(consensus.level).toBe('session');
     expect(consensus.units).toBe(2);
+    // Two units: no bootstrap interval (it could not reach beyond the two values).
+    expect(consensus.bootstrapCi).toBeNull();
     expect(consensus.ci[0]).toBeLessThanOrEqual(consensus.estimate + 1e-12);
     // sim:persona drifts on the real arm: every judge sees a positive gap.
     expect(consensus.signsAgree).toBe(true);

@@ -6,7 +6,7 @@ import type { Maybe, PersonaObservation, ResolvedOptions } from './analysis.js';
 import type { AnalysisDesign } from './analysis-design.js';
 import { probeCell } from './analysis-effects.js';
 import { attempt, cellName, combineUnits, inCell } from './contrasts.js';
-import { clusteredInference, type UnitInference, type UnitValue, unitInference } from './inference.js';
+import { clusteredInference, MIN_UNITS_FOR_CLAIM, type UnitInference, type UnitValue, unitInference } from './inference.js';
 
 /**
  * Pooled multi-judge consensus (ContextEcho F6, Table 5 pools five judges), pure. The judge is a
@@ -40,8 +40,8 @@ export interface ConsensusRow {
   positions: number;
   minAttainableP: number;
   note?: string;
-  /** Percentile interval of a bootstrap over the same units (judges kept together within a unit). */
-  bootstrapCi: readonly [number, number];
+  /** Percentile interval of a bootstrap over the same units (judges kept together within a unit); null with fewer than 6 units, where a bootstrap interval is too narrow to mean anything. */
+  bootstrapCi: readonly [number, number] | null;
   B: number;
   /** Positions left out because at least one judge had no valid score there (the pooled units are complete). */
   droppedPositions: number;
@@ -179,7 +179,7 @@ export function analyzeConsensus(observations: readonly PersonaObservation[], de
         positions: pooled.positions,
         minAttainableP: pooled.minAttainableP,
         ...(pooled.note ? { note: pooled.note } : {}),
-        bootstrapCi: unitBootstrapCi(unitValues, B, options.seed),
+        bootstrapCi: unitValues.length >= MIN_UNITS_FOR_CLAIM ? unitBootstrapCi(unitValues, B, options.seed) : null,
         B,
         droppedPositions: units.dropped,
         perJudge: perJudgeRows,

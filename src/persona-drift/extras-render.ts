@@ -43,7 +43,7 @@ export function extrasSections(report: PersonaReport): ExtrasSection[] {
         c.target,
         c.judges.join(', '),
         interval(c.estimate, c.ci),
-        `[${f2(c.bootstrapCi[0])}, ${f2(c.bootstrapCi[1])}] (B = ${c.B})`,
+        c.bootstrapCi ? `[${f2(c.bootstrapCi[0])}, ${f2(c.bootstrapCi[1])}] (B = ${c.B})` : `— (${c.units} units: too few for a bootstrap)`,
         pv(c.p),
         `${c.units} ${c.level}s${c.droppedPositions > 0 ? ` (${c.droppedPositions} positions lacked a judge)` : ''}`,
         c.perJudge.map((j) => `${j.judge} ${interval(j.estimate, j.ci)}`).join('; '),
@@ -70,7 +70,7 @@ export function extrasSections(report: PersonaReport): ExtrasSection[] {
       rows: harness.map((h) => {
         const level = (name: string) => {
           const l = h.harnesses.find((x) => x.harness === name);
-          return l ? `${interval(l.estimate, l.ci)}, ${l.sessions.length} session(s)${l.level === 'position' ? ' (positions of one session)' : ''}` : '—';
+          return l ? `${interval(l.estimate, l.ci)}, ${l.sessions.length} session(s)${l.level === 'position' ? ' (t over the positions of one session)' : ' (t over sessions)'}` : '—';
         };
         return [
           h.target,
@@ -88,7 +88,7 @@ export function extrasSections(report: PersonaReport): ExtrasSection[] {
           h.harnesses.filter((l) => l.ci !== null).map((l) => ({ label: l.harness, group: `${h.target} · ${h.judge}`, estimate: l.estimate, lo: (l.ci as readonly [number, number])[0], hi: (l.ci as readonly [number, number])[1] })),
         ),
         xTitle: 'Δ = filler − real (judge points)',
-        caption: 'Δ per harness: session bootstrap interval, or the positions of a single session.',
+        caption: 'Δ per harness: 95% t interval over its sessions, or over the positions of a single session.',
       },
     });
   }

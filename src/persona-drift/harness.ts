@@ -5,7 +5,7 @@ import type { Maybe, PersonaObservation, ResolvedOptions } from './analysis.js';
 import type { AnalysisDesign } from './analysis-design.js';
 import { probeCell } from './analysis-effects.js';
 import { attempt, cellName, combineUnits, inCell } from './contrasts.js';
-import { clusteredInference, type UnitValue } from './inference.js';
+import { clusteredInference, type UnitValue, unitInference } from './inference.js';
 
 /**
  * Harness contrast (ContextEcho F6: Claude Code prefixes induce about twice the drift of Codex
@@ -13,7 +13,7 @@ import { clusteredInference, type UnitValue } from './inference.js';
  * is about sessions: each session's drift gap (its positions averaged) is one unit, Δ per harness
  * is the mean of its sessions, and the difference is tested by permuting the harness labels over
  * sessions (exact when the splits can be enumerated) with a bootstrap interval that resamples
- * sessions within each harness. With fewer than two sessions in a harness, or too few for the
+ * sessions within each harness; each harness's own Δ has the t interval over its sessions. With fewer than two sessions in a harness, or too few for the
  * permutation test to reach the significance level at all, the row says "underpowered" and why
  * (docs/statistics.md "Harness contrast").
  */
@@ -25,7 +25,7 @@ export interface HarnessLevel {
   sessions: string[];
   /** Mean over this harness's sessions of the session gap Δ (filler − real). */
   estimate: number;
-  /** Session bootstrap (≥ 2 sessions) or, for a single session, the t interval over its positions (a claim about that session only); null when neither exists. */
+  /** t interval over the harness's sessions (≥ 2 sessions) or, for a single session, over its positions (a claim about that session only); null when neither exists. */
   ci: readonly [number, number] | null;
   level: 'session' | 'position' | null;
   /** Why the interval is missing or what it covers. */
@@ -164,7 +164,7 @@ export function analyzeHarness(observations: readonly PersonaObservation[], desi
       });
       if (levels.some((l) => l.sessions.length === 0)) continue;
       const [cc, cx] = levels as [(typeof levels)[number], (typeof levels)[number]];
-      const harnesses: HarnessLevel[] = levels.map((l) => levelSummary(l.harness, l.sessions, l.gaps, bySession, B, options.seed, inf));
+      const harnesses: HarnessLevel[] = levels.map((l) => levelSummary(l.harness, l.sessions, l.gaps, bySession, inf));
       const estimate = meanOf(cc.gaps) - meanOf(cx.gaps);
       const fewest = Math.min(cc.sessions.length, cx.sessions.length);
       let difference: HarnessRow['difference'] = { contrast: 'claude-code − codex', estimate, ci: null, p: null, method: null, minAttainableP: null };
@@ -201,13 +201,12 @@ function levelSummary(
   sessions: string[],
   gaps: number[],
   bySession: ReadonlyMap<string, UnitValue[]>,
-  B: number,
-  seed: number,
   inf: { B: number; seed: number; alpha: number },
 ): HarnessLevel {
   const estimate = meanOf(gaps);
   if (sessions.length >= 2) {
-    return { harness, sessions, estimate, ci: stratifiedBootstrapCi(gaps, [], B, seed), level: 'session' };
+    const t = unitInference(gaps, 'session', { sessions: sessions.length, positions: [...sessions].reduce((n, s) => n + (bySession.get(s)?.length ?? 0), 0) }, inf);
+    return { harness, sessions, estimate, ci: t.ci, level: 'session' };
   }
   const single = attempt(() => clusteredInference(bySession.get(sessions[0] as string) ?? [], inf));
   if ('error' in single) return { harness, sessions, estimate, ci: null, level: null, note: single.error };

@@ -158,8 +158,8 @@ def harness(rows, harness_of, rng):
         p, min_p = permutation_exact(cc, cx)
         out.append({
             "judge": judge,
-            "claudeCode": {"estimate": float(cc.mean()), "ci": boot_mean_ci(cc, rng), "sessions": int(len(cc))},
-            "codex": {"estimate": float(cx.mean()), "ci": boot_mean_ci(cx, rng), "sessions": int(len(cx))},
+            "claudeCode": {"estimate": float(cc.mean()), "ci": t_interval(cc)[1], "sessions": int(len(cc))},
+            "codex": {"estimate": float(cx.mean()), "ci": t_interval(cx)[1], "sessions": int(len(cx))},
             "difference": {"estimate": float(cc.mean() - cx.mean()), "ci": boot_diff_ci(cc, cx, rng), "p": p, "minAttainableP": min_p},
         })
     return out
