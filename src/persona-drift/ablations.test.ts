@@ -12,6 +12,7 @@ import { anchorVariants, resizedInsertion } from './anchor-ablation.js';
 import { framingLevels, type PersonaConfig, personaConfigSchema } from './config.js';
 import { extrasHtml, extrasMarkdown } from './extras-render.js';
 import { assembleProbeMessages } from './interventions.js';
+import { personaCsvRows } from './report-csv.js';
 import { plannedItems } from './plan.js';
 import { personaReport, runPersona } from './run.js';
 import { loadPersonaStimuli } from './stimuli.js';
@@ -138,6 +139,9 @@ describe('framing and anchor ablations in one run (SIMULATED models)', () => {
     expect(htmlText).toContain('anchor size (tokens of the inserted turns)');
     expect(htmlText).toContain('turns since the anchor');
     const md = extrasMarkdown(report).join('\n');
+    const csv = personaCsvRows(report);
+    expect(csv.filter((r) => r[0] === 'anchor_ablation_vs_control')).toHaveLength(8);
+    expect(csv.filter((r) => r[0] === 'framing_gap').map((r) => r[4])).toEqual(['framed', 'bare']);
     expect(md).toContain('## Probe framing ablation');
     expect(md).toMatch(/\| sim:persona \| sim:judge \| a-anchor \| 150 \(\d+\) \| session-start \| 3 \|/u);
   });

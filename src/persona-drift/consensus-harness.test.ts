@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { type PersonaObservation, analyzePersona } from './analysis.js';
 import { consensusUnits, judgeEffectTest } from './consensus.js';
 import { harnessOfTool, permutationTest, stratifiedBootstrapCi } from './harness.js';
+import { personaCsvRows } from './report-csv.js';
+import { rng } from '../stats/rng.js';
 
 /**
  * Pooled multi-judge consensus and the harness contrast against numpy/scipy
@@ -105,6 +107,32 @@ describe('pooled multi-judge consensus (golden: numpy/scipy)', () => {
   it('several sessions: session means of the pooled position deltas are the units', () => {
     const report = analyzePersona(observations(golden.manySessions.rows), options);
     expectConsensus(report.consensus[0]!, golden.manySessions.consensus);
+    const csv = personaCsvRows(report).find((r) => r[0] === 'consensus')!;
+    expect(csv.slice(1, 6)).toEqual(['sim:t', golden.judges.join('+'), 'session', 'pooled', report.consensus[0]!.estimate]);
+  });
+
+  it('under the null the judge-effect F test and the harness permutation test reject at about α (Monte Carlo, seeded)', () => {
+    const random = rng(11);
+    const normal = () => Math.sqrt(-2 * Math.log(1 - random.next())) * Math.cos(2 * Math.PI * random.next());
+    const replicates = 4000;
+    let fRejects = 0;
+    let permRejects = 0;
+    for (let r = 0; r < replicates; r++) {
+      // 8 units × 3 judges: unit effects shared by the judges, no judge effect.
+      const table = Array.from({ length: 8 }, () => {
+        const unit = normal();
+        return [unit + normal() * 0.5, unit + normal() * 0.5, unit + normal() * 0.5];
+      });
+      if (judgeEffectTest(table).p < 0.05) fRejects++;
+      const sessions = Array.from({ length: 10 }, normal);
+      if (permutationTest(sessions.slice(0, 5), sessions.slice(5), 2000, r).p < 0.05) permRejects++;
+    }
+    // 4,000 replicates: Monte Carlo SE of a 5% rate ≈ 0.0035.
+    expect(fRejects / replicates).toBeGreaterThan(0.035);
+    expect(fRejects / replicates).toBeLessThan(0.065);
+    // Exact permutation test (C(10, 5) = 252 splits, ties impossible): size ≤ α.
+    expect(permRejects / replicates).toBeLessThan(0.06);
+    expect(permRejects / replicates).toBeGreaterThan(0.03);
   });
 
   it('the unit table keeps only positions every judge scored, and a single judge gives no consensus', () => {
