@@ -69,10 +69,13 @@ describe('persona report: consensus and harness rows (SIMULATED models)', { time
     expect(md.stdout).toContain('## Pooled multi-judge consensus');
     expect(md.stdout).toContain('## Claude Code versus Codex sessions');
     expect(md.stdout).toContain('## Onset');
+    expect(md.stdout).toContain('underpowered: 1 Claude Code and 1 Codex session(s)');
     const html = await runCliInProcess(['report', db, '--format', 'html', '-o', join(dir, 'report.html')]);
     expect(html.code).toBe(0);
     const page = readFileSync(join(dir, 'report.html'), 'utf8');
     expect(page).toContain('id="persona-consensus"');
     expect(page).toContain('id="persona-harness"');
+    // Two sessions cannot make the headline significant, so the at-a-glance onset says why there is none.
+    expect(page).toContain('the headline drift is not significant (underpowered for this design)');
   });
 });
