@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { runCliInProcess } from '../cli/testing/run-cli.js';
 import { packageRoot } from '../core/version.js';
 import type { PersonaReport } from './analysis.js';
+import { personaExtrasSummary } from './extras-render.js';
 
 /**
  * Issue 33 done-when, through the CLI in process: three simulated judges, one Claude Code and one
@@ -69,6 +70,9 @@ describe('persona report: consensus and harness rows (SIMULATED models)', { time
     expect(md.stdout).toContain('## Pooled multi-judge consensus');
     expect(md.stdout).toContain('## Claude Code versus Codex sessions');
     expect(md.stdout).toContain('## Onset');
+    const summary = personaExtrasSummary(persona);
+    expect(summary.map((l) => l.label)).toContain('pooled consensus Δ · sim:persona · 3 judges');
+    expect(summary.filter((l) => l.value.endsWith('· underpowered'))).toHaveLength(3);
     expect(md.stdout).toContain('underpowered: 1 Claude Code and 1 Codex session(s)');
     const html = await runCliInProcess(['report', db, '--format', 'html', '-o', join(dir, 'report.html')]);
     expect(html.code).toBe(0);

@@ -194,3 +194,14 @@ function anchorAblationSection(rows: readonly AblationRow[]): ExtrasSection {
     specs,
   };
 }
+
+/** Viewer summary lines: the pooled consensus and the harness difference, one line each. */
+export function personaExtrasSummary(report: PersonaReport): Array<{ label: string; value: string }> {
+  return [
+    ...(report.consensus ?? []).map((c) => ({ label: `pooled consensus Δ · ${c.target} · ${c.judges.length} judges`, value: interval(c.estimate, c.ci) })),
+    ...(report.harness ?? []).map((h) => ({
+      label: `Claude Code − Codex Δ · ${h.target} · ${h.judge}`,
+      value: `${interval(h.difference.estimate, h.difference.ci)}${h.underpowered ? ' · underpowered' : ''}`,
+    })),
+  ];
+}
