@@ -18,6 +18,7 @@ import { attempt, promptOf } from './contrasts.js';
 import { type Fingerprint, type FingerprintPatterns, fingerprint, fingerprintPca } from './fingerprint.js';
 import type { InferenceLevel, UnitInference } from './inference.js';
 import { analyzeReference, type ReferenceBlock } from './reference-analysis.js';
+import { type AnalysisExtras, analyzeExtras, type ExtraOptions, headlineObservations } from './analysis-extras.js';
 
 export type { AnalysisDesign } from './analysis-design.js';
 export type { DesignContrast, ScratchResult, StressorContrast } from './analysis-effects.js';
@@ -54,6 +55,10 @@ export interface PersonaObservation {
   /** System prompt name the cell was sent with (absent in old runs: one prompt, `default`). */
   systemPrompt?: string;
   surface: Surface;
+  /** Anchor-ablation cells: the grid levels (the `mitigation` label names the cell). */
+  anchor?: { arm: string; size: number | null; tokens: number; placement: 'before-probe' | 'session-start' | 'both'; turns: number };
+  /** Probe surface: whether the benchmark framing preceded the probe (absent = framed, the default). */
+  framed?: boolean;
   /** Probe id, stressor id or contract id. */
   item: string;
   /** Probe category (probe surface) or the stressor/contract id. */
@@ -216,7 +221,7 @@ export interface JudgeAgreementResult {
   signs: Maybe<{ agree: number; flip: number; nullVsSmall: number; labels: Array<{ target: string; gapA: number; gapB: number; label: string }> }>;
 }
 
-export interface PersonaReport {
+export interface PersonaReport extends AnalysisExtras {
   schema: 'echolens.persona-report/1';
   options: Required<Pick<AnalysisOptions, 'B' | 'seed' | 'strongThreshold' | 'tostMargin'>> & { primaryCategory: string | null };
   design: AnalysisDesign;
@@ -252,7 +257,7 @@ export interface PersonaReport {
   reference?: ReferenceBlock;
 }
 
-export interface AnalysisOptions {
+export interface AnalysisOptions extends ExtraOptions {
   /** Monte Carlo patterns of sign-flip tests that are not exact (at least 20,000 are used). */
   B?: number;
   seed?: number;
@@ -556,8 +561,10 @@ function fingerprintRows(probes: readonly PersonaObservation[], patterns?: Finge
   });
 }
 
-export function analyzePersona(observations: readonly PersonaObservation[], options: AnalysisOptions = {}): PersonaReport {
+export function analyzePersona(all: readonly PersonaObservation[], options: AnalysisOptions = {}): PersonaReport {
   const resolved = resolveOptions(options);
+  // A design factor the cells do not name (probe framing) keeps the headline to its first level.
+  const observations = headlineObservations(all, options);
   const inference = analyzePersonaInference(observations, options);
   const { design } = inference;
   const done = observations.filter((o) => o.status === 'done');
@@ -580,7 +587,7 @@ export function analyzePersona(observations: readonly PersonaObservation[], opti
     },
     design,
     verdicts: inference.verdicts,
-    counts: countRows(observations, design.judges),
+    counts: countRows(all, design.judges),
     drift: inference.drift,
     contrasts: inference.contrasts,
     mitigations: inference.mitigations,
@@ -593,6 +600,7 @@ export function analyzePersona(observations: readonly PersonaObservation[], opti
     scratch: inference.scratch,
     judgeAgreement: judgeAgreementRows(headlineProbes, design.judges, inference.drift),
     fingerprint: fingerprintRows(headlineProbes, options.fingerprintPatterns),
+    ...analyzeExtras(all, observations, inference, resolved, options),
     // The paper's B = 10,000 for every reference resampling, whatever B the calibrated tests use.
     ...(options.procedure === 'reference' ? { reference: analyzeReference(observations, design, { B: 10_000, seed: resolved.seed }) } : {}),
   };

@@ -16,6 +16,7 @@ import {
   personaRunner,
 } from './run.js';
 import { personaGateChecks } from './gate.js';
+import { personaExtrasSummary } from './extras-render.js';
 
 /** What the persona audit reads back from a run. */
 export interface PersonaCollected {
@@ -58,8 +59,8 @@ export const personaAudit: Audit<PersonaConfig, Session[], PersonaCollected, Per
     htmlSection: ({ report, collected }) => personaSection(report, collected.observations, collected.sessions),
     csvRows: ({ report }) => personaCsvRows(report),
     json: ({ report }) => report,
-    viewerSummary: ({ report }) =>
-      report.drift.map(
+    viewerSummary: ({ report }) => [
+      ...report.drift.map(
         (d): AuditSummaryLine => ({
           label: `drift gap Δ · ${d.target} · ${d.judge}`,
           value: isPresent(d.gap)
@@ -67,5 +68,7 @@ export const personaAudit: Audit<PersonaConfig, Session[], PersonaCollected, Per
             : `n/a (${d.gap.error})`,
         }),
       ),
+      ...personaExtrasSummary(report),
+    ],
   },
 };

@@ -4,6 +4,7 @@ import { barSpec, forestSpec, type IntervalRow, scatterSpec, shortLabel, traject
 import { figure, html, type RawHtml, table } from './html.js';
 import { vegaLiteToSvg } from './svg.js';
 import { referenceHtml } from '../persona-drift/reference-render.js';
+import { extrasHtml } from '../persona-drift/extras-render.js';
 
 /** The persona-drift (ContextEcho) part of the HTML report. */
 
@@ -55,7 +56,7 @@ export function personaHeadline(report: PersonaReport): AuditHeadlineTarget[] {
     ];
     if (!('error' in d.signFlip)) numbers.push({ label: 'sign-flip p (Holm)', value: `${pv(d.signFlip.p)} (${pv(d.signFlip.pHolm)})`, detail: `${d.signFlip.n} ${d.signFlip.level}s, ${d.signFlip.method}` });
     if (isGap(g)) numbers.push({ label: 'real / filler mean score', value: `${f3(g.real.estimate)} / ${f3(g.filler.estimate)}` });
-    numbers.push({ label: 'onset', value: d.onset ? `${d.onset.position} (step ${d.onset.positionValue})` : '—', detail: d.onset ? `first position with Holm p ${pv(d.onset.pHolm)}` : 'no position significant' });
+    numbers.push({ label: 'onset', value: d.onset ? `${d.onset.position} (step ${d.onset.positionValue})` : '—', detail: d.onset ? `first position with Holm p ${pv(d.onset.pHolm)}` : (report.onset?.find((o) => o.target === d.target && o.judge === d.judge)?.reason ?? 'no position significant') });
     return { target: `${d.target} · judged by ${d.judge}`, verdict: d.verdict.kind, tone: TONE[d.verdict.kind], numbers: numbers.map((n) => (n.detail === undefined ? { label: n.label, value: n.value } : n)) };
   });
 }
@@ -112,6 +113,7 @@ export async function personaSection(
 
   const reference = referenceHtml(report);
   if (reference) parts.push(reference);
+  parts.push(...(await extrasHtml(report)));
 
   // Trajectories with compaction markers, one chart per session.
   const sessionIds = [...new Set(report.drift.flatMap((d) => d.byPosition.map((p) => p.session)))].sort();

@@ -104,7 +104,7 @@ export function registerPersona(persona: Command): void {
 
   addReportCommand(
     persona,
-    'analyse a persona run: a verdict per target, then drift gaps per design cell with CIs at the sampled unit, mitigations, stressors, contracts, compaction, agreement; under procedure: reference (imported runs) also the paper\'s own estimators beside them (`reference`)',
+    'analyse a persona run: a verdict per target, then drift gaps per design cell with CIs at the sampled unit, mitigations, stressors, contracts, compaction, agreement, the pooled judge consensus (several judges), Claude Code vs Codex (sessions of both), framing and anchor ablations, the onset with its rule; under procedure: reference (imported runs) also the paper\'s own estimators beside them (`reference`)',
   )
     .option('--bootstrap <B>', 'Monte Carlo sign patterns for tests over more than 20 units (at least 20,000 are used; smaller tests are exact)', positiveNumber('--bootstrap'))
     .action((db: string, options) => {
