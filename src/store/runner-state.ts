@@ -50,12 +50,33 @@ export class RunTally {
     if (!this.controller.signal.aborted) this.controller.abort(new Error(message));
   }
 
-  /** Counts a finished call (usage, spend, status) and stops the run after too many identical failures. */
-  record(outcome: CellOutcome): void {
+  /**
+   * A stop that outranks a budget stop: after `budget` the batch runner still collects what it
+   * submitted, and an interrupt or a fatal error during that becomes the run's reason.
+   */
+  escalate(reason: Exclude<StopReason, 'budget'>, message: string, fatalKind = ''): void {
+    if (this.stopReason === 'budget') this.stopReason = null;
+    if (this.stopReason === null && reason === 'fatal') this.fatalKind = fatalKind;
+    this.stop(reason, message);
+  }
+
+  /** Counts a finished call (usage, spend); `calls` defaults to its attempts (a batch counts calls at submission). */
+  record(outcome: CellOutcome, calls = outcome.attempts): void {
     addTokenCounts(this.tokens, outcome.usage);
     if (outcome.costUsd !== null) this.spendUsd += outcome.costUsd;
     else if (outcome.usage.inputTokens + outcome.usage.outputTokens > 0) this.unpriced += 1;
-    this.calls += outcome.attempts;
+    this.calls += calls;
+  }
+
+  /** Adds the counts of a run of part of the plan made elsewhere (the batch runner's online cells). */
+  absorb(part: RunSummary): void {
+    this.done += part.done;
+    this.empty += part.empty;
+    this.failed += part.failed;
+    this.calls += part.calls;
+    this.spendUsd += part.spendUsd;
+    this.unpriced += part.unpricedCells;
+    addTokenCounts(this.tokens, part.tokens);
   }
 
   /** Counts the committed outcome's status and watches for a burst of the same failure. */

@@ -114,8 +114,8 @@ export class FatalBurstError extends EcholensError {
   readonly summary: RunCellsResult;
   readonly errorKind: string;
 
-  constructor(message: string, errorKind: string, summary: RunCellsResult, hint?: string) {
-    super('fatal_burst', message, hint === undefined ? undefined : { hint });
+  constructor(message: string, errorKind: string, summary: RunCellsResult, hint?: string, code = 'fatal_burst') {
+    super(code, message, hint === undefined ? undefined : { hint });
     this.summary = summary;
     this.errorKind = errorKind;
   }

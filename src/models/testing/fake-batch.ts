@@ -14,7 +14,7 @@ import type { FakeServer, FakeServerOptions } from './fake-server.js';
  */
 
 /** What happens to one line: answered normally, an error with a status, or expiry before processing. */
-export type FakeLineOutcome = 'answer' | 'expired' | { status: number; type?: string; message?: string };
+export type FakeLineOutcome = 'answer' | 'expired' | 'canceled' | { status: number; type?: string; message?: string };
 
 export interface FakeBatchOptions extends FakeServerOptions {
   provider: 'openai' | 'anthropic';
@@ -26,6 +26,16 @@ export interface FakeBatchOptions extends FakeServerOptions {
   failResultDownloads?: number;
   /** OpenAI only: batches fail as a whole at validation with this error (code and message). */
   failBatches?: { code: string; message: string };
+  /**
+   * Rewrites the JSONL lines of every results download (OpenAI output and error files, Anthropic
+   * results): a test corrupts a line, duplicates one, or appends a conflicting one.
+   */
+  mangleResults?: (lines: string[], batchId: string) => string[];
+  /**
+   * Awaited after a batch is created and before the create call is answered: a test kills the
+   * client in the window where the provider has the batch and the client has no id yet.
+   */
+  holdCreate?: (batchId: string) => Promise<void>;
 }
 
 export interface FakeBatchRecord {
@@ -33,6 +43,10 @@ export interface FakeBatchRecord {
   customIds: string[];
   polls: number;
   ended: boolean;
+  /** OpenAI metadata given at creation (Anthropic batches have none). */
+  metadata: Record<string, string> | null;
+  /** Cancelled through the cancel endpoint. */
+  canceled: boolean;
 }
 
 export interface FakeBatchServer {
@@ -87,9 +101,18 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
     return options.provider === 'openai' ? req.headers.authorization === `Bearer ${options.apiKey}` : req.headers['x-api-key'] === options.apiKey;
   };
 
-  const register = (lines: Batch['lines']): Batch => {
+  const register = (lines: Batch['lines'], metadata: Record<string, string> | null = null): Batch => {
     for (const line of lines) submissions.set(line.customId, (submissions.get(line.customId) ?? 0) + 1);
-    const batch: Batch = { id: `${options.provider === 'openai' ? 'batch' : 'msgbatch'}_fake_${batches.length}`, customIds: lines.map((l) => l.customId), lines, polls: 0, ended: false, createdAt: Math.floor(Date.now() / 1000) };
+    const batch: Batch = {
+      id: `${options.provider === 'openai' ? 'batch' : 'msgbatch'}_fake_${batches.length}`,
+      customIds: lines.map((l) => l.customId),
+      lines,
+      polls: 0,
+      ended: false,
+      metadata,
+      canceled: false,
+      createdAt: Math.floor(Date.now() / 1000),
+    };
     batches.push(batch);
     return batch;
   };
@@ -99,7 +122,16 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
     const out: NonNullable<Batch['results']> = { output: [], errors: [], anthropic: [], succeeded: 0, failed: 0, expired: false };
     const path = options.provider === 'openai' ? '/chat/completions' : '/messages';
     for (const [index, line] of batch.lines.entries()) {
-      const outcome = lineOutcome?.(line.customId, line.body) ?? 'answer';
+      const outcome = batch.canceled ? 'canceled' : (lineOutcome?.(line.customId, line.body) ?? 'answer');
+      if (outcome === 'canceled') {
+        out.failed += 1;
+        if (options.provider === 'openai') {
+          out.errors.push(JSON.stringify({ id: `batch_req_${index}`, custom_id: line.customId, response: null, error: { code: 'batch_cancelled', message: 'This request was cancelled with its batch.' } }));
+        } else {
+          out.anthropic.push(JSON.stringify({ custom_id: line.customId, result: { type: 'canceled' } }));
+        }
+        continue;
+      }
       let status: number;
       let body: unknown;
       if (outcome === 'expired') {
@@ -157,7 +189,18 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
 
   const openAIBatch = (batch: Batch) => {
     const r = batch.results;
-    const status = batch.failure && batch.ended ? 'failed' : !batch.ended ? (batch.polls === 0 ? 'validating' : 'in_progress') : r?.expired ? 'expired' : 'completed';
+    const status =
+      batch.failure && batch.ended
+        ? 'failed'
+        : !batch.ended
+          ? batch.polls === 0
+            ? 'validating'
+            : 'in_progress'
+          : batch.canceled
+            ? 'cancelled'
+            : r?.expired
+              ? 'expired'
+              : 'completed';
     return {
       id: batch.id,
       object: 'batch',
@@ -170,7 +213,7 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
       error_file_id: r && r.errors.length > 0 ? `file-err-${batch.id}` : null,
       created_at: batch.createdAt,
       request_counts: { total: batch.lines.length, completed: r?.succeeded ?? 0, failed: r?.failed ?? 0 },
-      metadata: null,
+      metadata: batch.metadata,
     };
   };
 
@@ -179,21 +222,57 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
     const expired = r ? batch.lines.length - r.succeeded - r.failed : 0;
     let errored = 0;
     let expiredCount = 0;
+    let canceledCount = 0;
     for (const line of r?.anthropic ?? []) {
       const type = (JSON.parse(line) as { result: { type: string } }).result.type;
       if (type === 'errored') errored += 1;
       if (type === 'expired') expiredCount += 1;
+      if (type === 'canceled') canceledCount += 1;
     }
     return {
       id: batch.id,
       type: 'message_batch',
       processing_status: batch.ended ? 'ended' : 'in_progress',
-      request_counts: { processing: batch.ended ? expired : batch.lines.length, succeeded: r?.succeeded ?? 0, errored, canceled: 0, expired: expiredCount },
+      request_counts: {
+        processing: batch.ended ? expired : batch.lines.length,
+        succeeded: r?.succeeded ?? 0,
+        errored,
+        canceled: canceledCount,
+        expired: expiredCount,
+      },
       created_at: new Date(batch.createdAt * 1000).toISOString(),
       ended_at: batch.ended ? new Date().toISOString() : null,
       results_url: batch.ended ? `${baseURL}/messages/batches/${batch.id}/results` : null,
     };
   };
+
+  /** A list endpoint's page, newest first: `limit` and the cursor (`after` / `after_id`) of the real APIs. */
+  const listPage = (url: string, cursorParam: string, view: (batch: Batch) => unknown) => {
+    const query = new URL(url, 'http://fake').searchParams;
+    const limit = Math.max(1, Math.min(100, Number(query.get('limit') ?? 20) || 20));
+    const newest = [...batches].reverse();
+    const cursor = query.get(cursorParam);
+    const start = cursor === null ? 0 : newest.findIndex((b) => b.id === cursor) + 1;
+    const page = newest.slice(start, start + limit);
+    return {
+      ...(options.provider === 'openai' ? { object: 'list' } : {}),
+      data: page.map(view),
+      first_id: page[0]?.id ?? null,
+      last_id: page.at(-1)?.id ?? null,
+      has_more: start + limit < newest.length,
+    };
+  };
+
+  /** Cancel: a batch not yet ended ends now, every line cancelled (the fake processes lines only at the end). */
+  const cancel = async (batch: Batch) => {
+    if (!batch.ended) {
+      batch.canceled = true;
+      await processBatch(batch);
+    }
+  };
+
+  const mangled = (text: string, batchId: string) =>
+    options.mangleResults === undefined ? text : `${options.mangleResults(text.split('\n').filter((l) => l !== ''), batchId).join('\n')}\n`;
 
   /** The batch a path names (its id URL-encoded there). */
   const batchNamed = (encodedId: string) => batches.find((b) => b.id === decodeURIComponent(encodedId));
@@ -242,7 +321,7 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
         return;
       }
       if (method === 'POST' && sub === '/batches') {
-        const body = JSON.parse(raw.toString('utf8')) as { input_file_id?: string; endpoint?: string; completion_window?: string };
+        const body = JSON.parse(raw.toString('utf8')) as { input_file_id?: string; endpoint?: string; completion_window?: string; metadata?: Record<string, string> };
         const content = body.input_file_id === undefined ? undefined : files.get(body.input_file_id);
         if (content === undefined || body.endpoint !== '/v1/chat/completions' || body.completion_window !== '24h') {
           send(res, 400, { error: { message: 'bad batch creation', type: 'invalid_request_error' } });
@@ -256,8 +335,24 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
           send(res, 400, { error: { message: 'bad batch line', type: 'invalid_request_error' } });
           return;
         }
-        const batch = register(lines.map((l) => ({ customId: l.custom_id, body: l.body })));
+        const batch = register(
+          lines.map((l) => ({ customId: l.custom_id, body: l.body })),
+          body.metadata ?? null,
+        );
         if (options.failBatches) batch.failure = options.failBatches;
+        await options.holdCreate?.(batch.id);
+        send(res, 200, openAIBatch(batch));
+        return;
+      }
+      if (method === 'GET' && sub === '/batches') {
+        send(res, 200, listPage(req.url ?? '', 'after', openAIBatch));
+        return;
+      }
+      const cancelMatch = /^\/batches\/([^/]+)\/cancel$/.exec(sub);
+      if (method === 'POST' && cancelMatch) {
+        const batch = batchNamed(cancelMatch[1]!);
+        if (!batch) return notFound(res, 'batch');
+        await cancel(batch);
         send(res, 200, openAIBatch(batch));
         return;
       }
@@ -266,9 +361,11 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
       const fileMatch = /^\/files\/([^/]+)\/content$/.exec(sub);
       if (method === 'GET' && fileMatch) {
         if (resultFault(res)) return;
-        const content = files.get(decodeURIComponent(fileMatch[1]!));
+        const fileId = decodeURIComponent(fileMatch[1]!);
+        const content = files.get(fileId);
         if (content === undefined) return notFound(res, 'file');
-        send(res, 200, content, 'application/octet-stream');
+        const batchId = /^file-(?:out|err)-(.+)$/.exec(fileId)?.[1];
+        send(res, 200, batchId === undefined ? content : mangled(content, batchId), 'application/octet-stream');
         return;
       }
     } else {
@@ -280,6 +377,19 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
           return;
         }
         const batch = register(lines.map((l) => ({ customId: l.custom_id as string, body: l.params! })));
+        await options.holdCreate?.(batch.id);
+        send(res, 200, anthropicBatch(batch));
+        return;
+      }
+      if (method === 'GET' && sub === '/messages/batches') {
+        send(res, 200, listPage(req.url ?? '', 'after_id', anthropicBatch));
+        return;
+      }
+      const cancelMatch = /^\/messages\/batches\/([^/]+)\/cancel$/.exec(sub);
+      if (method === 'POST' && cancelMatch) {
+        const batch = batchNamed(cancelMatch[1]!);
+        if (!batch) return notFound(res, 'batch');
+        await cancel(batch);
         send(res, 200, anthropicBatch(batch));
         return;
       }
@@ -288,7 +398,7 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
         const batch = batchNamed(resultsMatch[1]!);
         if (!batch?.results) return notFound(res, 'results');
         if (resultFault(res)) return;
-        send(res, 200, `${batch.results.anthropic.join('\n')}\n`, 'application/x-jsonl');
+        send(res, 200, mangled(`${batch.results.anthropic.join('\n')}\n`, batch.id), 'application/x-jsonl');
         return;
       }
       const batchMatch = /^\/messages\/batches\/([^/]+)$/.exec(sub);
