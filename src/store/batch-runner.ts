@@ -6,11 +6,12 @@ import { BatchJobs } from './batch-jobs.js';
 import { pollUntilCollected } from './batch-poll.js';
 import { resumeOpenJobs } from './batch-resume.js';
 import type { BatchModule, BatchSession, RunCellsBatchOptions } from './batch-session.js';
-import { submitBatches } from './batch-submit.js';
+import { type CacheOptionsOf, submitBatches } from './batch-submit.js';
+import { batchWaves, cachePolicyFor } from './cache-schedule.js';
 import type { RunStore } from './run-store.js';
 import { runCells } from './runner.js';
 import { type PreparedCells, prepareCells } from './runner-cells.js';
-import { checkPricesKnown, defaultCostOf, validateOptions } from './runner-options.js';
+import { checkPricesKnown, defaultCostOf, providerOf, validateOptions } from './runner-options.js';
 import { RunTally } from './runner-state.js';
 import { type CostFn, FatalBurstError, type RunCellsResult } from './runner-types.js';
 import type { CellResult, CellSpec } from './types.js';
@@ -76,9 +77,16 @@ export async function runCellsBatch(
       checkPricesKnown(cells.uniqueRequests, cells.toRun.filter((index) => batchable.includes(cells.uniqueKeys[index]!)), onlineCostOf);
     }
     options.onProgress?.(tally.snapshot());
-    const reservedUsd = tally.stopped ? 0 : await submitBatches(session, batchable);
+    const waves = cacheWaves(session, batchable);
+    const reservedUsd = tally.stopped ? 0 : await submitBatches(session, waves.leaders, waves.cacheOf);
     if (online.length > 0 && !tally.stopped) await runOnline(session, specs, cells, online, reservedUsd);
     await pollUntilCollected(session);
+    // The followers go once their leaders' batch has ended and written the cache.
+    if (waves.followers.length > 0 && !tally.stopped) {
+      session.notify(`batch: leaders answered; submitting ${waves.followers.length} cells that read their prompt cache`);
+      await submitBatches(session, waves.followers, waves.cacheOf);
+      await pollUntilCollected(session);
+    }
     if (options.hardSignal?.aborted) await cancelOpenBatches();
   } finally {
     options.signal?.removeEventListener('abort', onInterrupt);
@@ -136,6 +144,31 @@ function openSession(
       return { client: clientFor(endpoint), provider: endpoint.provider };
     },
     batchCostOf: (provider: BatchProvider): CostFn => (model, usage) => batch.batchCost(provider, onlineCostOf(model, usage)),
+  };
+}
+
+/**
+ * The batchable cells in two waves (cache-schedule.ts `batchWaves`): leaders of prefix groups
+ * and ungrouped cells first, followers once those ended. Anthropic breakpoints get the 1-hour
+ * lifetime unless the config chose one: a batch may wait in the provider's queue for longer
+ * than five minutes. `schedule: 'plan'` sends everything in one wave, as before.
+ */
+function cacheWaves(session: BatchSession, keys: readonly string[]): { leaders: string[]; followers: string[]; cacheOf: CacheOptionsOf } {
+  const { options, requestOf } = session;
+  const cacheTtl = options.cache?.cacheTtl ?? '1h';
+  if (options.schedule === 'plan') return { leaders: [...keys], followers: [], cacheOf: () => ({ cacheTtl }) };
+  const waves = batchWaves(
+    keys.map((key) => requestOf.get(key)!),
+    { ...(options.prefixMinChars === undefined ? {} : { minChars: options.prefixMinChars }), providerOf, policyOf: (provider) => cachePolicyFor(provider, options.cache) },
+  );
+  const position = new Map(keys.map((key, index) => [key, index]));
+  return {
+    leaders: waves.leaders.map((index) => keys[index]!),
+    followers: waves.followers.map((index) => keys[index]!),
+    cacheOf: (key) => {
+      const cacheKey = waves.cacheKeyOf(position.get(key)!);
+      return cacheKey === undefined ? { cacheTtl } : { cacheTtl, promptCacheKey: cacheKey };
+    },
   };
 }
 

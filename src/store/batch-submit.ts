@@ -1,6 +1,6 @@
 import type { BatchClient, BatchProvider } from '../models/batch/index.js';
 import { ModelCallError } from '../models/errors.js';
-import { ZERO_USAGE } from '../models/types.js';
+import { type GenerateOptions, ZERO_USAGE } from '../models/types.js';
 import { batchTagOf } from './batch-resume.js';
 import { type BatchSession, BatchStop, kindOf, openJob } from './batch-session.js';
 import { estimateInputTokens } from './schedule.js';
@@ -12,7 +12,7 @@ import { estimateInputTokens } from './schedule.js';
  * killed inside the call is matched to the provider's batch on the next start.
  * Returns the USD reserved by what was submitted.
  */
-export async function submitBatches(session: BatchSession, keys: readonly string[]): Promise<number> {
+export async function submitBatches(session: BatchSession, keys: readonly string[], cacheOf: CacheOptionsOf = () => ({})): Promise<number> {
   const { tally, requestOf } = session;
   const byModel = new Map<string, string[]>();
   for (const key of keys) {
@@ -25,7 +25,7 @@ export async function submitBatches(session: BatchSession, keys: readonly string
   for (const [model, modelKeys] of byModel) {
     if (tally.stopped) break;
     try {
-      await submitModel(session, model, modelKeys, budget);
+      await submitModel(session, model, modelKeys, budget, cacheOf);
     } catch (error) {
       if (error instanceof BatchStop) {
         session.halt(error.reason, error.message, error.kind);
@@ -42,7 +42,16 @@ export async function submitBatches(session: BatchSession, keys: readonly string
   return budget.reservedUsd;
 }
 
-async function submitModel(session: BatchSession, model: string, keys: readonly string[], budget: { reservedUsd: number }): Promise<void> {
+/** The cache options of a cell's batch line: its group's `prompt_cache_key`, the Anthropic breakpoint lifetime. */
+export type CacheOptionsOf = (key: string) => Pick<GenerateOptions, 'promptCacheKey' | 'cacheTtl'>;
+
+async function submitModel(
+  session: BatchSession,
+  model: string,
+  keys: readonly string[],
+  budget: { reservedUsd: number },
+  cacheOf: CacheOptionsOf,
+): Promise<void> {
   const { options, tally, requestOf, env, batch } = session;
   let opened: { client: BatchClient; provider: BatchProvider };
   try {
@@ -77,7 +86,7 @@ async function submitModel(session: BatchSession, model: string, keys: readonly 
       }
       budget.reservedUsd += worst;
     }
-    const wire = await batch.wireRequestOf(request, env);
+    const wire = await batch.wireRequestOf(request, env, cacheOf(key));
     const bytes = Buffer.byteLength(JSON.stringify(wire.body)) + 200;
     if (chunk.length >= opened.client.maxLines || (chunk.length > 0 && chunkBytes + bytes > maxBytes)) await flush();
     chunk.push({ key, body: wire.body });

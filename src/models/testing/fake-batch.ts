@@ -47,6 +47,8 @@ export interface FakeBatchRecord {
   metadata: Record<string, string> | null;
   /** Cancelled through the cancel endpoint. */
   canceled: boolean;
+  /** The lines as submitted: custom_id and the request body. */
+  lines: Array<{ customId: string; body: Record<string, unknown> }>;
 }
 
 export interface FakeBatchServer {
@@ -65,7 +67,6 @@ export interface FakeBatchServer {
 }
 
 interface Batch extends FakeBatchRecord {
-  lines: Array<{ customId: string; body: Record<string, unknown> }>;
   failure?: { code: string; message: string };
   createdAt: number;
   results?: { output: string[]; errors: string[]; anthropic: string[]; succeeded: number; failed: number; expired: boolean };
