@@ -143,7 +143,10 @@ function openSession(
       const endpoint = batch.batchEndpointOf(model, env);
       return { client: clientFor(endpoint), provider: endpoint.provider };
     },
-    batchCostOf: (provider: BatchProvider): CostFn => (model, usage) => batch.batchCost(provider, onlineCostOf(model, usage)),
+    batchCostOf: (provider: BatchProvider): CostFn => {
+      const online = provider === 'anthropic' && (options.cache?.cacheTtl ?? '1h') === '1h' ? withHourWrites(onlineCostOf) : onlineCostOf;
+      return (model, usage) => batch.batchCost(provider, online(model, usage));
+    },
   };
 }
 
@@ -169,6 +172,21 @@ function cacheWaves(session: BatchSession, keys: readonly string[]): { leaders: 
       const cacheKey = waves.cacheKeyOf(position.get(key)!);
       return cacheKey === undefined ? { cacheTtl } : { cacheTtl, promptCacheKey: cacheKey };
     },
+  };
+}
+
+/**
+ * Anthropic bills a 1-hour cache write at twice the input price (the price table's
+ * `cacheWrite` is the 5-minute price). Derived from the cost function alone: the written
+ * tokens priced as plain input, counted twice.
+ */
+function withHourWrites(costOf: CostFn): CostFn {
+  return (model, usage) => {
+    if (usage.cacheWriteTokens <= 0) return costOf(model, usage);
+    const asInput = costOf(model, { ...usage, cacheWriteTokens: 0 });
+    const without = costOf(model, { ...usage, inputTokens: usage.inputTokens - usage.cacheWriteTokens, cacheWriteTokens: 0 });
+    if (asInput === null || asInput === undefined || without === null || without === undefined) return costOf(model, usage);
+    return asInput + (asInput - without);
   };
 }
 
