@@ -99,3 +99,28 @@ it('schedule "plan" keeps one wave', async () => {
   expect(server.batches.map((b) => b.customIds.length)).toEqual([6]);
   store.close();
 });
+
+it('a stage summary says what it was billed against the naive price and how many cells read the cache', async () => {
+  const server = await startFakeBatch({
+    provider: 'anthropic',
+    // Every follower reports a cache read of 1,000 of its 1,200 input tokens.
+    respond: (request) => {
+      const follower = JSON.stringify(request.body).includes('Probe 0?') === false;
+      return { text: 'ok', usage: { inputTokens: 1200, outputTokens: 10, cachedInputTokens: follower ? 1000 : 0, cacheWriteTokens: follower ? 0 : 1000 } };
+    },
+  });
+  servers.push(server);
+  const dir = mkdtempSync(join(tmpdir(), 'echolens-batch-cache-'));
+  dirs.push(dir);
+  const store = RunStore.open(join(dir, 'runs.db'), { env: {} });
+  const runId = store.createRun(TEST_MANIFEST, { id: 'billing' });
+  // $1 per 1M input, cache reads $0.10, writes $1.25, $4 per 1M output (online).
+  const costOf = (_m: string, u: { inputTokens: number; cachedInputTokens: number; cacheWriteTokens: number; outputTokens: number }) =>
+    ((u.inputTokens - u.cachedInputTokens - u.cacheWriteTokens) * 1 + u.cachedInputTokens * 0.1 + u.cacheWriteTokens * 1.25 + u.outputTokens * 4) / 1e6;
+  const summary = await runCellsBatch(store, runId, grid(`anthropic:model-x@${server.baseURL}`, 2, 3, 0), { env, costOf, pollIntervalMs: 0, sleep: async () => {}, cache: { cacheTtl: '5m' } });
+  expect(summary).toMatchObject({ done: 6, cacheReadCells: 4 });
+  // Naive: 6 × (1,200 + 10 × 4) online. Billed: half of 2 leaders (200 + 1,250 + 40) and 4 followers (200 + 100 + 40).
+  expect(summary.naiveUsd).toBeCloseTo((6 * 1240) / 1e6, 12);
+  expect(summary.spendUsd).toBeCloseTo(((2 * 1490 + 4 * 340) / 1e6) * 0.5, 12);
+  store.close();
+});

@@ -4,6 +4,7 @@ import { type ModelRequest, type TokenUsage, ZERO_USAGE } from '../models/types.
 import { settleLines } from './batch-lines.js';
 import { type BatchModule, type BatchSession, kindOf, type OpenJob } from './batch-session.js';
 import type { CellOutcome } from './run-store.js';
+import { naiveCostOf } from './runner-call.js';
 import type { CostFn } from './runner-types.js';
 
 type OutcomeBase = Pick<CellOutcome, 'attempts' | 'startedAt' | 'finishedAt' | 'latencyMs' | 'reasoning' | 'responseModel' | 'finishReason'>;
@@ -86,7 +87,9 @@ export async function collectJob(session: BatchSession, open: OpenJob, state: Ba
     session.heldKeys.delete(item.key);
     if (item.outcome.status === 'failed') failedLines += 1;
     if (!written[index] || !session.requestOf.has(item.key)) return;
-    session.tally.record(item.outcome, 0); // calls were counted when the batch was submitted
+    // Calls were counted when the batch was submitted; naive = online, no cache, no batch discount.
+    const model = session.requestOf.get(item.key)!.model;
+    session.tally.record(item.outcome, 0, naiveCostOf(session.onlineCostOf, model, item.outcome.usage));
     session.tally.finish(item.outcome);
   });
   const unreadable = items.filter((item) => item.outcome.errorClass === 'batch_unreadable').length;

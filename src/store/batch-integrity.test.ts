@@ -175,6 +175,21 @@ for (const provider of ['openai', 'anthropic'] as const) {
       second.store.close();
     });
 
+    it('a create call that loses its connection: the batch it made is found by its tag, one it did not make is created again', async () => {
+      const server = await fake({ provider, dropCreates: ['after', 'before'] });
+      const { store, runId } = openRun();
+      const notes: string[] = [];
+      const first = await runCellsBatch(store, runId, makeSpecs(3, `${provider}:model-x@${server.baseURL}`), { ...batchOptions, notify: (l) => notes.push(l) });
+      expect(first).toMatchObject({ status: 'done', done: 3 });
+      expect(server.batches).toHaveLength(1); // made once, adopted after the lost answer
+      const second = await runCellsBatch(store, runId, makeSpecs(5, `${provider}:model-y@${server.baseURL}`), { ...batchOptions, notify: (l) => notes.push(l) });
+      expect(second).toMatchObject({ status: 'done', done: 5 });
+      expect(server.batches.map((b) => b.customIds.length)).toEqual([3, 5]); // dropped before it was made, then made once
+      expect(notes.filter((n) => n.includes('no batch with its tag exists, trying again'))).toHaveLength(1);
+      expect([...server.submissions.values()].every((n) => n === 1)).toBe(true);
+      store.close();
+    });
+
     it('a second Ctrl-C cancels the open batches at the provider; the next run collects them', async () => {
       const server = await fake({ provider, pollsUntilDone: 1000 });
       const specs = makeSpecs(3, `${provider}:model-x@${server.baseURL}`);

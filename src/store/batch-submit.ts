@@ -1,7 +1,8 @@
 import type { BatchClient, BatchProvider } from '../models/batch/index.js';
 import { ModelCallError } from '../models/errors.js';
 import { type GenerateOptions, ZERO_USAGE } from '../models/types.js';
-import { batchTagOf } from './batch-resume.js';
+import type { BatchJob } from './batch-jobs.js';
+import { batchTagOf, claimedBatchIds, findCreatedBatch } from './batch-resume.js';
 import { type BatchSession, BatchStop, kindOf, openJob } from './batch-session.js';
 import { estimateInputTokens } from './schedule.js';
 
@@ -106,11 +107,7 @@ async function submitOne(
   const id = jobs.begin(runId, opened.provider, model, lines.map((line) => line.key));
   const job = jobs.get(id)!;
   try {
-    const created = await opened.client.submit(
-      lines.map((line) => ({ customId: line.key, body: line.body })),
-      options.hardSignal,
-      batchTagOf(job),
-    );
+    const created = await createOnce(session, opened.client, job, lines);
     jobs.submitted(id, created.id);
     tally.calls += lines.length;
     for (const line of lines) session.heldKeys.add(line.key);
@@ -127,5 +124,38 @@ async function submitOne(
       `batch submission failed: ${(error as Error).message}${answered ? '' : ' (whether the provider made the batch is checked on the next start)'}`,
       kindOf(error),
     );
+  }
+}
+
+/** Create calls cut by a lost connection before the batch is looked for by its tag and the call made again. */
+const CREATE_ATTEMPTS = 3;
+
+/**
+ * The create call, made again when the connection was lost without an answer (a keep-alive
+ * socket the server had closed, a network blip) — but only after the provider's batch list
+ * shows no batch with this job's tag, so a batch the lost call did make is adopted, never
+ * made twice.
+ */
+async function createOnce(
+  session: BatchSession,
+  client: BatchClient,
+  job: BatchJob,
+  lines: ReadonlyArray<{ key: string; body: Record<string, unknown> }>,
+): Promise<{ id: string }> {
+  const signal = session.options.hardSignal;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await client.submit(
+        lines.map((line) => ({ customId: line.key, body: line.body })),
+        signal,
+        batchTagOf(job),
+      );
+    } catch (error) {
+      const lost = error instanceof ModelCallError && error.kind === 'connection' && error.status === undefined;
+      if (!lost || attempt >= CREATE_ATTEMPTS || signal?.aborted) throw error;
+      const made = await findCreatedBatch(client, job, claimedBatchIds(session.jobs), signal);
+      if (made !== null) return { id: made.id };
+      session.notify(`batch: creating a batch lost its connection (${(error as Error).message}); no batch with its tag exists, trying again`);
+    }
   }
 }

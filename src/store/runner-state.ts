@@ -11,6 +11,10 @@ export class RunTally {
   failed = 0;
   calls = 0;
   spendUsd = 0;
+  /** What the priced calls would have cost online without any prompt cache (from their usage). */
+  naiveUsd = 0;
+  /** Answered cells whose usage reports prompt-cache reads. */
+  cacheReadCells = 0;
   unpriced = 0;
   inFlight = 0;
   reservedUsd = 0;
@@ -61,10 +65,13 @@ export class RunTally {
   }
 
   /** Counts a finished call (usage, spend); `calls` defaults to its attempts (a batch counts calls at submission). */
-  record(outcome: CellOutcome, calls = outcome.attempts): void {
+  record(outcome: CellOutcome, calls = outcome.attempts, naiveUsd: number | null = null): void {
     addTokenCounts(this.tokens, outcome.usage);
-    if (outcome.costUsd !== null) this.spendUsd += outcome.costUsd;
-    else if (outcome.usage.inputTokens + outcome.usage.outputTokens > 0) this.unpriced += 1;
+    if (outcome.costUsd !== null) {
+      this.spendUsd += outcome.costUsd;
+      this.naiveUsd += naiveUsd ?? outcome.costUsd;
+    } else if (outcome.usage.inputTokens + outcome.usage.outputTokens > 0) this.unpriced += 1;
+    if (outcome.usage.cachedInputTokens > 0) this.cacheReadCells += 1;
     this.calls += calls;
   }
 
@@ -75,6 +82,8 @@ export class RunTally {
     this.failed += part.failed;
     this.calls += part.calls;
     this.spendUsd += part.spendUsd;
+    this.naiveUsd += part.naiveUsd;
+    this.cacheReadCells += part.cacheReadCells;
     this.unpriced += part.unpricedCells;
     addTokenCounts(this.tokens, part.tokens);
   }
@@ -135,6 +144,8 @@ export class RunTally {
       stopMessage: this.stopMessage,
       calls: this.calls,
       spendUsd: this.spendUsd,
+      naiveUsd: this.naiveUsd,
+      cacheReadCells: this.cacheReadCells,
       unpricedCells: this.unpriced,
       tokens: this.tokens,
       wallMs: this.now() - this.startedAt,

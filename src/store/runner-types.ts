@@ -98,6 +98,13 @@ export interface RunSummary {
   stopMessage: string | null;
   calls: number;
   spendUsd: number;
+  /**
+   * What the same priced calls would have cost online with no prompt cache (their usage at the
+   * plain input price): `spendUsd / naiveUsd` is what caching and batch saved.
+   */
+  naiveUsd: number;
+  /** Cells answered in this run whose usage reports prompt-cache reads. */
+  cacheReadCells: number;
   /** Cells whose cost is unknown (no price for their model). */
   unpricedCells: number;
   tokens: TokenUsage;

@@ -9,8 +9,11 @@ import type { FakeServer, FakeServerOptions } from './fake-server.js';
  * Anthropic's Message Batches, in front of the matching online fake: online
  * calls (`/chat/completions`, `/messages`) are forwarded to it, and every batch
  * line is answered by POSTing its body to it, so a batch answer is exactly the
- * online answer for the same body. Batches stay `in_progress` for a number of
- * polls, then end; a test can make single lines fail or expire.
+ * online answer for the same body (each forwarded line carries `x-fake-batch-id`,
+ * `x-fake-batch-line` and `x-fake-batch-lines`, so a billing fake can price batch traffic).
+ * Batches stay `in_progress` for a number of polls, then end; a test can make single
+ * lines fail or expire, corrupt or repeat results lines, hold a create call, list
+ * batches (with OpenAI metadata) and cancel them.
  */
 
 /** What happens to one line: answered normally, an error with a status, or expiry before processing. */
@@ -36,6 +39,11 @@ export interface FakeBatchOptions extends FakeServerOptions {
    * client in the window where the provider has the batch and the client has no id yet.
    */
   holdCreate?: (batchId: string) => Promise<void>;
+  /**
+   * One entry per create call, consumed in order: `before` drops the connection without making
+   * the batch, `after` makes it and then drops the connection (the client never hears its id).
+   */
+  dropCreates?: Array<'before' | 'after' | 'answer'>;
 }
 
 export interface FakeBatchRecord {
@@ -84,6 +92,7 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
     return true;
   };
   const requests: FakeBatchServer['requests'] = [];
+  const drops = [...(options.dropCreates ?? [])];
   const batches: Batch[] = [];
   const files = new Map<string, string>();
   const submissions = new Map<string, number>();
@@ -148,7 +157,15 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
       if (outcome === 'answer') {
         const response = await fetch(`${online.baseURL}${path}`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${options.apiKey ?? 'k'}`, 'x-api-key': options.apiKey ?? 'k' },
+          headers: {
+            'content-type': 'application/json',
+            authorization: `Bearer ${options.apiKey ?? 'k'}`,
+            'x-api-key': options.apiKey ?? 'k',
+            // Which batch line this is, so a billing fake behind this one can price and time batch traffic.
+            'x-fake-batch-id': batch.id,
+            'x-fake-batch-line': String(index),
+            'x-fake-batch-lines': String(batch.lines.length),
+          },
           body: JSON.stringify(line.body),
         });
         status = response.status;
@@ -336,10 +353,13 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
           send(res, 400, { error: { message: 'bad batch line', type: 'invalid_request_error' } });
           return;
         }
+        const drop = drops.shift();
+        if (drop === 'before') return void req.socket.destroy();
         const batch = register(
           lines.map((l) => ({ customId: l.custom_id, body: l.body })),
           body.metadata ?? null,
         );
+        if (drop === 'after') return void req.socket.destroy();
         if (options.failBatches) batch.failure = options.failBatches;
         await options.holdCreate?.(batch.id);
         send(res, 200, openAIBatch(batch));
@@ -377,7 +397,10 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
           send(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'bad batch requests' } });
           return;
         }
+        const drop = drops.shift();
+        if (drop === 'before') return void req.socket.destroy();
         const batch = register(lines.map((l) => ({ customId: l.custom_id as string, body: l.params! })));
+        if (drop === 'after') return void req.socket.destroy();
         await options.holdCreate?.(batch.id);
         send(res, 200, anthropicBatch(batch));
         return;
