@@ -144,7 +144,7 @@ function openSession(
       return { client: clientFor(endpoint), provider: endpoint.provider };
     },
     batchCostOf: (provider: BatchProvider): CostFn => {
-      const online = provider === 'anthropic' && (options.cache?.cacheTtl ?? '1h') === '1h' ? withHourWrites(onlineCostOf) : onlineCostOf;
+      const online = provider === 'anthropic' && batchCacheTtl(options) === '1h' ? withHourWrites(onlineCostOf) : onlineCostOf;
       return (model, usage) => batch.batchCost(provider, online(model, usage));
     },
   };
@@ -158,7 +158,7 @@ function openSession(
  */
 function cacheWaves(session: BatchSession, keys: readonly string[]): { leaders: string[]; followers: string[]; cacheOf: CacheOptionsOf } {
   const { options, requestOf } = session;
-  const cacheTtl = options.cache?.cacheTtl ?? '1h';
+  const cacheTtl = batchCacheTtl(options);
   if (options.schedule === 'plan') return { leaders: [...keys], followers: [], cacheOf: () => ({ cacheTtl }) };
   const waves = batchWaves(
     keys.map((key) => requestOf.get(key)!),
@@ -173,6 +173,11 @@ function cacheWaves(session: BatchSession, keys: readonly string[]): { leaders: 
       return cacheKey === undefined ? { cacheTtl } : { cacheTtl, promptCacheKey: cacheKey };
     },
   };
+}
+
+/** The Anthropic cache lifetime of batch lines: the config's, else 1 hour when followers wait for leaders (5 minutes in one wave). */
+function batchCacheTtl(options: RunCellsBatchOptions): '5m' | '1h' {
+  return options.cache?.cacheTtl ?? (options.schedule === 'plan' ? '5m' : '1h');
 }
 
 /**
