@@ -64,7 +64,7 @@ for (const provider of ['openai', 'anthropic'] as const) {
       const error = (await runCellsBatch(store, runId, specs, { ...batchOptions, notify: (l) => notes.push(l) }).catch((e: unknown) => e)) as BatchResultsError;
       expect(error).toBeInstanceOf(BatchResultsError);
       expect(error).toBeInstanceOf(EcholensError);
-      expect(error.code).toBe('batch_results');
+      expect(error.errorKind).toBe('batch_unreadable');
       expect(error.message).toMatch(/unparseable lines after 3 downloads/);
       expect(error.message).toMatch(/4 results were stored, 1 cell\(s\) failed/);
       expect(error.hint).toMatch(/re-run/);

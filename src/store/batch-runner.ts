@@ -21,7 +21,8 @@ export type { RunCellsBatchOptions } from './batch-session.js';
 /** A run that stopped because a batch's results stayed unreadable; the valid lines were stored. */
 export class BatchResultsError extends FatalBurstError {
   constructor(message: string, summary: RunCellsResult) {
-    super(message, 'batch_unreadable', summary, 're-run the same command: the cells without a readable result are submitted again', 'batch_results');
+    // Code `fatal_burst`: like a burst of failed calls online, the command exits 1.
+    super(message, 'batch_unreadable', summary, 're-run the same command: the cells without a readable result are submitted again');
   }
 }
 

@@ -38,7 +38,7 @@ interface Corruption {
 }
 
 const CORRUPTIONS: Corruption[] = [
-  { name: 'invalid JSON line', mangle: (l, p) => l.map((x, i) => (i === p ? x.slice(0, x.length >> 1) : x)), pickedClass: 'batch_unreadable', throws: 'batch_results' },
+  { name: 'invalid JSON line', mangle: (l, p) => l.map((x, i) => (i === p ? x.slice(0, x.length >> 1) : x)), pickedClass: 'batch_unreadable', throws: 'batch_unreadable' },
   { name: 'identical duplicate', mangle: (l, p) => [...l, l[p]!], pickedClass: null },
   { name: 'conflicting duplicate', mangle: (l, p) => [...l, l[p]!.replace('answer to', 'another answer to')], pickedClass: 'batch_conflict' },
   { name: 'error after success', mangle: (l, p, provider) => [...l, errorLine(provider, idOf(l[p]!))], pickedClass: 'batch_conflict' },
@@ -70,8 +70,8 @@ describe('batch results corruption', () => {
               costOf: () => 0,
               pollIntervalMs: 0,
               sleep: async () => {},
-            }).catch((error: unknown) => error as { code?: string });
-            if (corruption.throws) expect((outcome as { code?: string }).code).toBe(corruption.throws);
+            }).catch((error: unknown) => error as { errorKind?: string });
+            if (corruption.throws) expect((outcome as { errorKind?: string }).errorKind).toBe(corruption.throws);
             else expect(outcome).toMatchObject({ status: 'done' });
             const results = store.cellsOfRun(runId).map((c) => c.result);
             const pickedCell = results.find((r) => r.key === pickedId)!;
