@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EcholensError } from '../core/errors.js';
 import { type FakeBatchOptions, type FakeBatchServer, lastUserText, startFakeBatch } from '../models/testing/index.js';
+import { batchEndpointOf, createBatchClient, wireRequestOf } from '../models/batch/index.js';
 import { BatchJobs } from './batch-jobs.js';
+import { batchTagOf } from './batch-resume.js';
 import { BatchResultsError, runCellsBatch } from './batch-runner.js';
 import { RunStore } from './run-store.js';
 import { makeSpecs, TEST_MANIFEST } from './testing/fakes.js';
@@ -147,21 +149,20 @@ for (const provider of ['openai', 'anthropic'] as const) {
       store.close();
     });
 
-    it('a process cut inside the create call: the next start finds the batch by its tag and submits nothing twice', async () => {
-      const controller = new AbortController();
-      let held = 0;
-      const server = await fake({
-        provider,
-        holdCreate: async () => {
-          held += 1;
-          if (held === 1) controller.abort(); // cut the client while the provider has the batch
-        },
-      });
+    it('a process killed inside the create call: the next start finds the batch by its tag and submits nothing twice', async () => {
+      const server = await fake({ provider });
       const specs = makeSpecs(4, `${provider}:model-x@${server.baseURL}`);
+      // The state a SIGKILL inside the create call leaves (test/reliability kills a real process):
+      // the job recorded `submitting` with no id, and the provider holding the tagged batch.
       const first = openRun();
-      await runCellsBatch(first.store, first.runId, specs, { ...batchOptions, hardSignal: controller.signal }).catch(() => undefined);
+      const keys = first.store.registerCells(first.runId, specs);
+      const jobs = new BatchJobs(first.store.db);
+      const job = jobs.get(jobs.begin(first.runId, provider, specs[0]!.request.model, keys))!;
+      const client = createBatchClient(batchEndpointOf(specs[0]!.request.model, env));
+      const lines = await Promise.all(specs.map(async (spec, i) => ({ customId: keys[i]!, body: (await wireRequestOf(spec.request, env)).body })));
+      await client.submit(lines, undefined, batchTagOf(job));
       expect(server.batches).toHaveLength(1);
-      expect(new BatchJobs(first.store.db).open().map((j) => [j.status, j.batchId])).toEqual([['submitting', null]]);
+      expect(jobs.open().map((j) => [j.status, j.batchId])).toEqual([['submitting', null]]);
       first.store.close();
 
       const second = openRun(first.file);
@@ -187,6 +188,33 @@ for (const provider of ['openai', 'anthropic'] as const) {
       expect(server.batches.map((b) => b.customIds.length)).toEqual([3, 5]); // dropped before it was made, then made once
       expect(notes.filter((n) => n.includes('no batch with its tag exists, trying again'))).toHaveLength(1);
       expect([...server.submissions.values()].every((n) => n === 1)).toBe(true);
+      store.close();
+    });
+
+    it('a second Ctrl-C inside a create call: the batch the cut call made is found by its tag and cancelled', async () => {
+      const graceful = new AbortController();
+      const hard = new AbortController();
+      const server = await fake({
+        provider,
+        holdCreate: async () => {
+          graceful.abort();
+          hard.abort();
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        },
+      });
+      const { store, runId } = openRun();
+      const notes: string[] = [];
+      const summary = await runCellsBatch(store, runId, makeSpecs(3, `${provider}:model-x@${server.baseURL}`), {
+        ...batchOptions,
+        signal: graceful.signal,
+        hardSignal: hard.signal,
+        notify: (l) => notes.push(l),
+      });
+      expect(summary.stopReason).toBe('interrupted');
+      expect(server.batches.map((b) => b.canceled)).toEqual([true]);
+      const jobs = new BatchJobs(store.db).open();
+      expect(jobs.map((j) => [j.status, j.batchId])).toEqual([['submitted', server.batches[0]!.id]]);
+      expect(notes.some((n) => n.startsWith(`batch: cancelled ${provider} batch ${server.batches[0]!.id}`))).toBe(true);
       store.close();
     });
 

@@ -88,7 +88,10 @@ export async function runCellsBatch(
       await submitBatches(session, waves.followers, waves.cacheOf);
       await pollUntilCollected(session);
     }
-    if (options.hardSignal?.aborted) await cancelOpenBatches();
+    if (options.hardSignal?.aborted) {
+      await cancelOpenBatches();
+      await cancelCutCreates(session);
+    }
   } finally {
     options.signal?.removeEventListener('abort', onInterrupt);
     options.hardSignal?.removeEventListener('abort', onHardInterrupt);
@@ -179,6 +182,16 @@ function cacheWaves(session: BatchSession, keys: readonly string[]): { leaders: 
 /** The Anthropic cache lifetime of batch lines: the config's, else 1 hour when followers wait for leaders (5 minutes in one wave). */
 function batchCacheTtl(options: RunCellsBatchOptions): '5m' | '1h' {
   return options.cache?.cacheTtl ?? (options.schedule === 'plan' ? '5m' : '1h');
+}
+
+/**
+ * Second Ctrl-C during a create call: the call was cut, so the job has no batch id, but the
+ * provider may have made the batch. Found by its tag, it is cancelled too.
+ */
+async function cancelCutCreates(session: BatchSession): Promise<void> {
+  const cut = session.jobs.open().filter((job) => job.runId === session.runId && job.batchId === null);
+  if (cut.length === 0) return;
+  await cancelJobs(session.jobs, cut, (job) => session.openClient(job.model).client, { notify: session.notify });
 }
 
 /**
