@@ -73,6 +73,9 @@ export function registerPersona(persona: Command): void {
     .option('--sessions <n>', 'sessions to simulate (default: as many as the config lists)', positiveNumber('--sessions'))
     .option('--positions <n>', 'positions per session (default: counted from the selectors)', positiveNumber('--positions'))
     .option('--compactions <n>', 'compaction events per session when a compactions selector is configured (default 2)', nonNegative('--compactions'))
+    .option('--forks <n>', 'of the sessions, how many are forks of another (the last n fork the first n; each fork is analysed as its parent\'s unit, as runs do)', nonNegative('--forks'))
+    .option('--fork-at <fraction>', 'share of a fork\'s positions before its fork point (default 0.5)', nonNegative('--fork-at'))
+    .option('--shared-draws', 'simulate the old plan: forks as separate sessions and identical requests sharing one cached draw (shows the inflated false-positive rate)')
     .option('--format <format>', 'text or json', 'text')
     .option('-o, --out <file>', 'write to a file instead of stdout')
     .addHelpText(
@@ -87,10 +90,13 @@ export function registerPersona(persona: Command): void {
         ...(options.positions ? { positionsPerSession: Math.round(options.positions) } : {}),
         ...(options.compactions !== undefined ? { compactionsPerSession: Math.round(options.compactions) } : {}),
       });
+      if (options.forks !== undefined) design.forks = Math.round(options.forks);
+      if (options.forkAt !== undefined) design.forkAt = options.forkAt;
       const result = calibratePersona(design, {
         replicates: Math.round(options.replicates),
         seed: options.seed,
         tostMargin: config.analysis.tostMargin,
+        ...(options.sharedDraws ? { draws: 'shared' as const } : {}),
         ...(options.effect ? { effect: options.effect } : {}),
         variance: {
           ...(options.betweenSession !== undefined ? { betweenSession: options.betweenSession } : {}),
