@@ -17,6 +17,7 @@ import { CONTINUATION_EXPERIMENT, type ContinuationPlan, type PlannedCutpoint, p
 import { applyVerdicts, JUDGE_STAGE, judgeQuestions, judgeSpec, parseEquivalence, questionId, reaskEquivalence } from './judge.js';
 import { type CallScore, scoreAnswer } from './scoring.js';
 import { registerSimTruth } from './sim.js';
+import { streamedInputFingerprint } from './fingerprint.js';
 
 /** The I/O edge of the continuation audit: read the transcripts, run the cells, read them back. */
 
@@ -86,8 +87,12 @@ export interface ContinuationRunCounts {
  * hashes the config, which names the transcripts but not their content, so a
  * session that grew or was edited would otherwise resume into a different plan.
  */
-function inputFingerprint(plan: ContinuationPlan): string {
-  return hashCanonical({ requests: plan.specs.map((s) => s.request), truths: plan.cutpoints.map((c) => [c.id, c.groundTruth]) });
+export function inputFingerprint(plan: Pick<ContinuationPlan, 'specs' | 'cutpoints'>): string {
+  // Streamed (fingerprint.ts): the same hash as hashCanonical({ requests, truths }), without one giant string.
+  return streamedInputFingerprint(
+    plan.specs.map((s) => s.request),
+    plan.cutpoints.map((c) => [c.id, c.groundTruth]),
+  );
 }
 
 function changedPart(run: RunInfo, plan: ContinuationPlan): string {
