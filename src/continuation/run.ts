@@ -306,7 +306,11 @@ export function analyzeContinuationRun(collected: ContinuationCollected, run: Ru
     taskSource: manifest.taskSource ?? null,
     notes: manifest.notes ?? [],
     cutpoints: collected.cutpoints,
-    analysis: analyzeContinuation(collected.observations, { resamples, seed }),
+    analysis: analyzeContinuation(collected.observations, {
+      resamples,
+      seed,
+      ...(parsed.success && parsed.data.analysis.effectOfInterest !== undefined ? { effectOfInterest: parsed.data.analysis.effectOfInterest } : {}),
+    }),
     judge: collected.judge,
     cells: collected.cells,
   };

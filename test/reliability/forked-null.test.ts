@@ -23,7 +23,7 @@ import { readSession } from '../../src/sessions/read.js';
 import { CLAUDE_MAIN, CODEX_MAIN } from '../../src/sessions/testing/fixtures.js';
 import { cellKey } from '../../src/store/keys.js';
 import type { CellSpec } from '../../src/store/types.js';
-import { SEED, seeded, size } from './size.js';
+import { FULL, SEED, seeded, size } from './size.js';
 
 const ROOT = packageRoot();
 const SOURCES = [
@@ -129,5 +129,5 @@ describe('forked-session null', () => {
     expect(heldOutFixed.note).toMatch(/cannot reach p < 0.05/);
     expect(largerFixed.fpr!.rate).toBeLessThanOrEqual(bound(largerFixed.fpr!));
     expect(largerFixed.coverage!.rate).toBeGreaterThan(0.9);
-  });
+  }, FULL ? 3_600_000 : 120_000);
 });
