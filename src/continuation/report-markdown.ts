@@ -68,6 +68,7 @@ export function renderContinuationMarkdown(report: ContinuationReport): string {
     if (primary) {
       lines.push(`**Primary contrast, recent − cross:** complete case ${num(primary.completeCase.mean)} (n = ${primary.completeCase.n}, p = ${pValue(primary.completeCase.p)}), ITT ${num(primary.itt.mean)} (n = ${primary.itt.n}, p = ${pValue(primary.itt.p)}).`, '');
       lines.push(`Verdict (complete case): ${primaryVerdict(primary.completeCase, t.power?.completeCase, primary.a, primary.b)}.`, '');
+      lines.push(`Verdict (ITT): ${primaryVerdict(primary.itt, t.power?.itt, primary.a, primary.b)}.`, '');
     }
     for (const w of t.warnings) lines.push(`- warning: ${escapeCell(w)}`);
     if (t.warnings.length > 0) lines.push('');
