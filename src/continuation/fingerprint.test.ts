@@ -61,8 +61,8 @@ describe('continuation input fingerprint (streamed)', () => {
     let total = 0;
     for (const request of requests()) {
       for (const m of request.messages) {
-        let n = messageChars.get(m);
-        if (n === undefined) messageChars.set(m, (n = canonicalJson(m).length));
+        const n = messageChars.get(m) ?? canonicalJson(m).length;
+        messageChars.set(m, n);
         total += n;
       }
     }

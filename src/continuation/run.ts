@@ -14,7 +14,7 @@ import { analyzeContinuation, type ContinuationAnalysis, type ContinuationObserv
 import type { ContinuationArm } from './arms.js';
 import { type ContinuationConfig, continuationConfigSchema } from './config.js';
 import { CONTINUATION_EXPERIMENT, type ContinuationPlan, type PlannedCutpoint, planContinuation } from './plan.js';
-import { applyVerdicts, JUDGE_STAGE, judgeQuestions, judgeSpec, parseEquivalence, questionId, reaskEquivalence } from './judge.js';
+import { applyVerdicts, JUDGE_STAGE, type JudgeQuestion, judgeQuestions, judgeSpec, parseEquivalence, questionId, reaskEquivalence } from './judge.js';
 import { type CallScore, scoreAnswer } from './scoring.js';
 import { registerSimTruth } from './sim.js';
 import { streamedInputFingerprint } from './fingerprint.js';
@@ -136,19 +136,30 @@ export const continuationRunner: AuditRunner<ContinuationConfig, ContinuationInp
     if (config.judge === undefined || targets.stopReason !== null) return counts;
     const judge = config.judge;
     const byId = new Map(input.plan.cutpoints.map((c) => [c.id, c]));
-    const items = new Map<string, ParsedItem<boolean>>();
+    // The questions each cutpoint raised. A question raised at one cutpoint is asked once (for
+    // every target and arm there); one raised at several is asked once per cutpoint, so no two
+    // cutpoints (the units) share a judge draw (docs/statistics.md, "Units share no draws").
+    const raised = new Map<string, { question: JudgeQuestion; cutpoints: Set<string> }>();
     specs.forEach((spec, index) => {
       const result = targets.results[index];
       const cut = byId.get(String(spec.labels.cutpoint));
       if (!cut || result?.status !== 'done') return;
       const answer = { text: result.text, toolCalls: result.toolCalls };
       for (const question of judgeQuestions(cut.groundTruth, scoreAnswer(cut.groundTruth, answer), result.toolCalls)) {
-        const item: ParsedItem<boolean> = { spec: judgeSpec(judge.model, question), parse: parseEquivalence, reask: reaskEquivalence };
-        items.set(questionId(question), item);
+        const id = questionId(question);
+        const entry = raised.get(id) ?? { question, cutpoints: new Set<string>() };
+        entry.cutpoints.add(cut.id);
+        raised.set(id, entry);
       }
     });
-    counts.judgeQuestions = items.size;
-    if (items.size > 0) await parsedStage([...items.values()], judge.retries, 'judge');
+    const items: ParsedItem<boolean>[] = [];
+    for (const { question, cutpoints } of raised.values()) {
+      for (const cutpoint of cutpoints.size === 1 ? [null] : [...cutpoints]) {
+        items.push({ spec: judgeSpec(judge.model, question, cutpoint), parse: parseEquivalence, reask: reaskEquivalence });
+      }
+    }
+    counts.judgeQuestions = items.length;
+    if (items.length > 0) await parsedStage(items, judge.retries, 'judge');
     return counts;
   },
 };
@@ -249,7 +260,7 @@ export function collectContinuation(store: RunStore, run: RunInfo): Continuation
     const status = cell.result.status;
     const generated = status === 'done' || status === 'empty';
     const deterministic = scoreAnswer(cut.groundTruth, generated ? { text: cell.result.text, toolCalls: cell.result.toolCalls } : null);
-    const score = verdicts.size > 0 ? applyVerdicts(cut.groundTruth, deterministic, cell.result.toolCalls, verdicts) : deterministic;
+    const score = verdicts.size > 0 ? applyVerdicts(cut.groundTruth, deterministic, cell.result.toolCalls, verdicts, cut.id) : deterministic;
     const arm = String(l.arm) as ContinuationArm;
     observations.push({ target: String(l.target), cutpoint: cut.id, arm, generated, status: score.status, fidelity: score.fidelity, sameTask: cut.sameTask });
     cells.push({ target: String(l.target), cutpoint: cut.id, arm, cellStatus: status, score });

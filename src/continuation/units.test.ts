@@ -2,11 +2,31 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { registerBuiltinSimProfiles } from '../builtin-sims.js';
 import { packageRoot } from '../core/version.js';
+import { registerSimProfile } from '../models/sim-registry.js';
 import { readSession } from '../sessions/read.js';
 import { countSharedDraws } from '../store/draw-units.js';
+import { cellKey } from '../store/keys.js';
+import { openStore } from '../store/run-store.js';
 import { continuationConfigSchema } from './config.js';
+import type { GroundTruthCall } from './cutpoints.js';
+import { applyVerdicts, judgeQuestions, judgeSpec, questionId } from './judge.js';
 import { planContinuation } from './plan.js';
+import { continuationReport, runContinuation } from './run.js';
+import { scoreAnswer } from './scoring.js';
+import { simTruthFor } from './sim.js';
+
+registerBuiltinSimProfiles();
+/** A test target that answers every cutpoint with the recorded command, reworded. */
+registerSimProfile({
+  name: 'test-pods-reworded',
+  description: 'SIMULATED test target: the recorded Bash call with its command reworded',
+  answer(request) {
+    const known = simTruthFor(request.messages.at(-1)?.content ?? '');
+    return known ? { text: '', toolCalls: [{ name: known.truth.name, input: { command: 'kubectl get pods -o wide' } }] } : { text: 'no idea' };
+  },
+});
 
 /** A Claude Code transcript of a polling loop: every cutpoint sees the same immediate context. */
 function pollingSession(steps: number): string {
@@ -51,4 +71,43 @@ describe('continuation cutpoints share no draws', () => {
     const plan = planContinuation(continuationConfigSchema.parse({ session: demo, targets: ['sim:continuation'] }), session, undefined);
     expect(plan.specs.every((s) => s.request.unit === undefined)).toBe(true);
   });
+
+  it('a judge question raised at several cutpoints is asked once per cutpoint; its verdict applies to that cutpoint only', async () => {
+    const truth = { name: 'Bash', input: { command: 'kubectl get pods' } } as GroundTruthCall;
+    const calls = [{ name: 'Bash', input: { command: 'kubectl get pods -o wide' } }];
+    const question = judgeQuestions(truth, scoreAnswer(truth, { text: null, toolCalls: calls }), calls)[0]!;
+    const shared = judgeSpec('sim:continuation-judge', question);
+    const atC01 = judgeSpec('sim:continuation-judge', question, 'C01');
+    expect(shared.request.unit).toBeUndefined();
+    expect(atC01.request.unit).toBe('C01');
+    expect(atC01.labels.question).toBe(`${questionId(question)}@C01`);
+    expect(cellKey(atC01)).not.toBe(cellKey(judgeSpec('sim:continuation-judge', question, 'C02')));
+    const score = scoreAnswer(truth, { text: null, toolCalls: calls });
+    const verdicts = new Map([[`${questionId(question)}@C01`, 'equivalent' as const], [`${questionId(question)}@C02`, 'different' as const]]);
+    expect(applyVerdicts(truth, score, calls, verdicts, 'C01').fidelity).toBe(1);
+    expect(applyVerdicts(truth, score, calls, verdicts, 'C02').fidelity).toBe(score.fidelity);
+    // A question asked once (no cutpoint in its id) applies wherever it arose.
+    expect(applyVerdicts(truth, score, calls, new Map([[questionId(question), 'equivalent' as const]]), 'C07').fidelity).toBe(1);
+
+    const file = pollingSession(12);
+    const db = join(mkdtempSync(join(tmpdir(), 'echolens-poll-judge-')), 'runs.db');
+    const config = continuationConfigSchema.parse({
+      session: file,
+      targets: ['sim:test-pods-reworded'],
+      cutpoints: { count: 6 },
+      windowTokens: 100,
+      judge: { model: 'sim:continuation-judge' },
+    });
+    const run = await runContinuation(config, db, { progress: false });
+    const store = openStore(db, { readonly: true });
+    const judgeCells = store.cellsOfRun(run.runId).filter((c) => c.labels.stage === 'judge');
+    const report = continuationReport(store, run.runId);
+    store.close();
+    // One question (the same reworded command at every cutpoint), asked at each of the 6 cutpoints.
+    expect(new Set(judgeCells.map((c) => String(c.labels.question).split('@')[0]))).toEqual(new Set([questionId(question)]));
+    expect(new Set(judgeCells.map((c) => String(c.labels.question).split('@')[1]))).toEqual(new Set(report.cutpoints.map((c) => c.id)));
+    expect(new Set(judgeCells.map((c) => c.key)).size).toBe(6);
+    expect(report.judge?.questions).toBe(6);
+  });
 });
+
