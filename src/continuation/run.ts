@@ -125,6 +125,18 @@ export const continuationRunner: AuditRunner<ContinuationConfig, ContinuationInp
   checkResume(run, _config, input, db) {
     const recorded = (run.manifest.options as { inputFingerprint?: unknown } | undefined)?.inputFingerprint;
     if (recorded === undefined || recorded === inputFingerprint(input.plan)) return;
+    // The same inputs, planned before cutpoints got their own draws: the old run shared cells between cutpoints.
+    const unsalted = input.plan.specs.map((s) => {
+      if (s.request.unit === undefined) return s;
+      const { unit: _unit, ...request } = s.request;
+      return { ...s, request };
+    });
+    if (recorded === inputFingerprint({ specs: unsalted, cutpoints: input.plan.cutpoints })) {
+      throw new ConfigError(
+        `run ${run.id} in ${db} was planned before cutpoints were separated and shares draws between cutpoints (${input.plan.notes.find((n) => n.includes('more than one cutpoint')) ?? 'shared requests'}): start a new run with another --db (or delete this run) to re-plan it`,
+        { field: 'session' },
+      );
+    }
     throw new ConfigError(
       `the transcript, cross session, tool schema or task file changed since run ${run.id} started in ${db} (${changedPart(run, input.plan)}); restore them or use another --db`,
       { field: 'session' },

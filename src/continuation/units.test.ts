@@ -13,7 +13,8 @@ import { continuationConfigSchema } from './config.js';
 import type { GroundTruthCall } from './cutpoints.js';
 import { applyVerdicts, judgeQuestions, judgeSpec, questionId } from './judge.js';
 import { planContinuation } from './plan.js';
-import { continuationReport, runContinuation } from './run.js';
+import { continuationReport, continuationRunner, inputFingerprint, runContinuation } from './run.js';
+import type { RunInfo } from '../store/run-store.js';
 import { scoreAnswer } from './scoring.js';
 import { simTruthFor } from './sim.js';
 
@@ -111,3 +112,22 @@ describe('continuation cutpoints share no draws', () => {
   });
 });
 
+describe('resuming a continuation run planned before cutpoints were separated', () => {
+  it('is refused with the reason, not as a changed transcript', async () => {
+    const file = pollingSession(12);
+    const session = await readSession(file);
+    const config = continuationConfigSchema.parse({ session: file, targets: ['sim:continuation'], cutpoints: { count: 6 }, windowTokens: 100 });
+    const plan = planContinuation(config, session, undefined);
+    const unsalted = plan.specs.map((s) => {
+      const { unit: _unit, ...request } = s.request;
+      return { ...s, request };
+    });
+    const run = (fingerprint: string) => ({ id: 'continuation-1', manifest: { options: { inputFingerprint: fingerprint } } }) as unknown as RunInfo;
+    const input = { session, cross: undefined, plan };
+    expect(() => continuationRunner.checkResume!(run(inputFingerprint(plan)), config, input, 'runs.db')).not.toThrow();
+    expect(() => continuationRunner.checkResume!(run(inputFingerprint({ specs: unsalted, cutpoints: plan.cutpoints })), config, input, 'runs.db')).toThrow(
+      /run continuation-1 in runs\.db was planned before cutpoints were separated/,
+    );
+    expect(() => continuationRunner.checkResume!(run('0'.repeat(64)), config, input, 'runs.db')).toThrow(/transcript, cross session, tool schema or task file changed/);
+  });
+});

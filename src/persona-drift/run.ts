@@ -22,7 +22,7 @@ import { isBuiltinMaterials } from '../materials/files.js';
 import { checkSameMaterials, loadPersonaMaterials, type PersonaMaterials } from './materials.js';
 import { planJudgeCell, planTargetCells } from './plan.js';
 import { sessionContextFacts, sessionPlanInput } from './sessions-input.js';
-import { assignPersonaUnits, type PersonaUnits, personaUnitOf } from './units.js';
+import { assignPersonaUnits, checkUnitsResume, type PersonaUnits, personaUnitOf } from './units.js';
 import { separateUnitDraws } from '../store/draw-units.js';
 
 export const PERSONA_EXPERIMENT = 'persona';
@@ -222,9 +222,10 @@ export const personaRunner: AuditRunner<PersonaConfig, Session[], PersonaRunCoun
     })),
     };
   },
-  checkResume(run, config) {
-    const recorded = (run.manifest.options as { materials?: PersonaMaterials['record'] } | undefined)?.materials;
-    checkSameMaterials(recorded, loadPersonaMaterials(config.materials).record, run.id);
+  checkResume(run, config, sessions, db) {
+    const options = run.manifest.options as { materials?: PersonaMaterials['record']; units?: PersonaUnits } | undefined;
+    checkSameMaterials(options?.materials, loadPersonaMaterials(config.materials).record, run.id);
+    checkUnitsResume(options?.units, personaUnits(config, sessions), run.id, db);
   },
   async execute({ config, specs, stage, parsedStage }) {
     const materials = loadPersonaMaterials(config.materials);

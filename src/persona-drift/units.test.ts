@@ -14,7 +14,7 @@ import { loadPersonaMaterials } from './materials.js';
 import { planTargetCells } from './plan.js';
 import { planPersona, personaUnits } from './run.js';
 import { sessionPlanInput } from './sessions-input.js';
-import { describePersonaUnits } from './units.js';
+import { checkUnitsResume, describePersonaUnits, type PersonaUnits } from './units.js';
 
 const CLAUDE = join(packageRoot(), 'data', 'demo', 'claude-session.jsonl');
 const CODEX = join(packageRoot(), 'data', 'demo', 'codex-session.jsonl');
@@ -114,5 +114,18 @@ describe('persona units share no draws', () => {
     ]).families();
     expect(families).toHaveLength(1);
     expect(families[0]!.reasons[0]).toMatch(/^S2 (fork of|same opening exchange as) S1$/);
+  });
+});
+
+describe('resuming a run planned before units were separated', () => {
+  const planned = (over: Partial<PersonaUnits>): PersonaUnits => ({ unitOfInference: 'session', units: 2, merged: [], sharedRequests: 0, saltedCells: 0, ...over });
+  it('resumes when the design shares nothing, refuses when it did, and never checks runs that recorded their units', () => {
+    expect(() => checkUnitsResume(undefined, planned({}), 'persona-1', 'runs.db')).not.toThrow();
+    expect(() => checkUnitsResume(undefined, planned({ sharedRequests: 2, saltedCells: 8 }), 'persona-1', 'runs.db')).toThrow(
+      /run persona-1 in runs\.db was planned before units were separated .*8 cells were shared between units.*another --db/,
+    );
+    const merged = planned({ merged: [{ unit: 'S1', members: ['S1', 'S3'], reasons: ['S3 fork of S1'] }] });
+    expect(() => checkUnitsResume(undefined, merged, 'persona-1', 'runs.db')).toThrow(/S1\+S3 are one conversation/);
+    expect(() => checkUnitsResume(merged, merged, 'persona-1', 'runs.db')).not.toThrow();
   });
 });

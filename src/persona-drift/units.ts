@@ -1,3 +1,4 @@
+import { ConfigError } from '../core/errors.js';
 import { requestKeys } from '../store/request-hash.js';
 import { separateUnitDraws } from '../store/draw-units.js';
 import type { CellSpec } from '../store/types.js';
@@ -71,6 +72,23 @@ export function assignPersonaUnits(specs: readonly CellSpec[], sessions: readonl
 export function personaUnitOf(targets: readonly CellSpec[]): (labels: CellSpec['labels']) => string {
   const sessions = new Set(targets.map((s) => String(s.labels.session)));
   return sessions.size > 1 ? (labels) => String(labels.session) : (labels) => `${String(labels.session)}/${String(labels.position)}`;
+}
+
+/**
+ * A run planned before units were separated resumes only when its design had nothing to separate
+ * (then every key and label is unchanged). Otherwise its cells were shared between units and
+ * resuming would mix the old shared cells with the new per-unit ones in one run: refused.
+ */
+export function checkUnitsResume(recorded: PersonaUnits | undefined, planned: PersonaUnits, runId: string, db: string): void {
+  if (recorded !== undefined || (planned.merged.length === 0 && planned.saltedCells === 0)) return;
+  const what = [
+    planned.merged.length > 0 ? `${planned.merged.map((f) => f.members.join('+')).join(', ')} are one conversation` : '',
+    planned.saltedCells > 0 ? `${planned.saltedCells} cells were shared between units` : '',
+  ].filter(Boolean);
+  throw new ConfigError(
+    `run ${runId} in ${db} was planned before units were separated and its design shares draws (${what.join('; ')}): its results are not valid as independent units. Start a new run with another --db (or delete this run) to re-plan it`,
+    { field: 'sessions' },
+  );
 }
 
 /** One line per fact a report should state about its units (empty when there is nothing to say). */
