@@ -21,7 +21,7 @@ export interface SessionFamily {
 
 export interface LabelledSession {
   label: string;
-  session: Pick<Session, 'id' | 'forkedFrom' | 'continuesFrom' | 'leafUuid' | 'messages' | 'file'>;
+  session: Pick<Session, 'id' | 'tool' | 'forkedFrom' | 'continuesFrom' | 'leafUuid' | 'messages' | 'file'>;
 }
 
 /** Union-find over labels, keeping the earliest label as the root (so a unit is named by its first member). */
@@ -69,6 +69,25 @@ export class UnitMerger {
   }
 }
 
+/**
+ * For each Claude Code transcript whose main chain starts from another listed transcript's last
+ * message (`continuesFrom` = that file's `leafUuid`), the index of that other transcript. The one
+ * rule behind `sessions list`'s continuation marks and the audits' units.
+ */
+export function continuationLinks(items: ReadonlyArray<{ tool?: string; leafUuid?: string; continuesFrom?: string }>): Map<number, number> {
+  const byLeaf = new Map<string, number>();
+  items.forEach((s, i) => {
+    if (s.tool === 'claude' && s.leafUuid !== undefined) byLeaf.set(s.leafUuid, i);
+  });
+  const links = new Map<number, number>();
+  items.forEach((s, i) => {
+    if (s.tool !== 'claude' || s.continuesFrom === undefined) return;
+    const earlier = byLeaf.get(s.continuesFrom);
+    if (earlier !== undefined && earlier !== i) links.set(i, earlier);
+  });
+  return links;
+}
+
 /** The blocks of the first user message and the first assistant message after it, as one string (null when either is missing). */
 function openingExchange(session: LabelledSession['session']): string | null {
   const user = session.messages.findIndex((m) => m.role === 'user');
@@ -85,17 +104,18 @@ function openingExchange(session: LabelledSession['session']): string | null {
  */
 export function linkSessionFamilies(sessions: readonly LabelledSession[], merger = new UnitMerger(sessions.map((s) => s.label))): UnitMerger {
   const byId = new Map<string, string>();
-  const byLeaf = new Map<string, string>();
   for (const { label, session } of sessions) {
     if (session.id !== undefined && !byId.has(session.id)) byId.set(session.id, label);
-    if (session.leafUuid !== undefined) byLeaf.set(session.leafUuid, label);
+  }
+  for (const [later, earlier] of continuationLinks(sessions.map((s) => s.session))) {
+    const a = sessions[later]!.label;
+    const b = sessions[earlier]!.label;
+    merger.join(a, b, `${a} continuation of ${b}`);
   }
   const byOpening = new Map<string, string>();
   for (const { label, session } of sessions) {
     const parent = session.forkedFrom === undefined ? undefined : byId.get(session.forkedFrom);
     if (parent !== undefined && parent !== label) merger.join(label, parent, `${label} fork of ${parent}`);
-    const earlier = session.continuesFrom === undefined ? undefined : byLeaf.get(session.continuesFrom);
-    if (earlier !== undefined && earlier !== label) merger.join(label, earlier, `${label} continuation of ${earlier}`);
     // Two copies of one file (same id) are one conversation too.
     const twin = session.id === undefined ? undefined : byId.get(session.id);
     if (twin !== undefined && twin !== label) merger.join(label, twin, `${label} same session id as ${twin}`);
