@@ -12,6 +12,8 @@ function flag(t: TestOperatingCharacteristics): string {
 
 export function renderCalibrationText(result: PersonaCalibration): string {
   const d = result.design;
+  // Forks join their parent's unit when draws are per unit (what runs do).
+  const units = d.sessions - (result.draws === 'per-unit' ? (d.forks ?? 0) : 0);
   const lines = [
     'echolens persona calibrate — SIMULATED targets and judges: operating characteristics of this design, not measurements of any model.',
     `design: ${d.sessions} session(s) × ${d.positionsPerSession} position(s)${d.compactionsPerSession > 0 ? ` + ${d.compactionsPerSession} compaction event(s)` : ''} per session; arms ${d.arms.join(', ')}; mitigations ${d.mitigations.join(', ')}; distances ${d.distances.join(', ')}; system prompts ${d.systemPrompts.join(', ')}; ${d.probes.length} probe(s) × ${d.paraphrases} paraphrase(s) × ${d.samples} sample(s); ${d.targets.length} target(s), ${d.judges.length} judge(s)`,
@@ -23,8 +25,8 @@ export function renderCalibrationText(result: PersonaCalibration): string {
       : result.draws === 'shared'
         ? 'draws: SHARED (identical requests in different sessions answered by one cached draw, the plan before units were separated).'
         : '',
-    d.sessions > 1 && d.sessions < 6
-      ? `note: with ${d.sessions} sessions the report's claims are about sessions (sessions are the units) and its sign-flip tests cannot reach p < ${result.alpha}; use 6 or more sessions, or one session for a claim about that session only.`
+    units > 1 && units < 6
+      ? `note: with ${units} ${units === d.sessions ? 'sessions' : 'units'} the report's claims are about sessions (sessions are the units) and its sign-flip tests cannot reach p < ${result.alpha}; use 6 or more sessions, or one session for a claim about that session only.`
       : '',
     '',
   ].filter((l, i, all) => l !== '' || i === all.length - 1);

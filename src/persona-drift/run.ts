@@ -24,6 +24,7 @@ import { planJudgeCell, planTargetCells } from './plan.js';
 import { sessionContextFacts, sessionPlanInput } from './sessions-input.js';
 import { assignPersonaUnits, checkUnitsResume, type PersonaUnits, personaUnitOf } from './units.js';
 import { separateUnitDraws } from '../store/draw-units.js';
+import { linkSessionFamilies } from '../sessions/units.js';
 
 export const PERSONA_EXPERIMENT = 'persona';
 
@@ -93,6 +94,22 @@ export function planPersona(
   const { specs, units } = assignPersonaUnits(planned, sessions.map((session, index) => ({ label: `S${index + 1}`, session })));
   plannedUnits.set(sessions, units);
   return specs;
+}
+
+/**
+ * Forks among a config's sessions, for `persona calibrate`: sessions that join another's unit
+ * (members beyond the first of each family). Null when the transcripts cannot be read.
+ */
+export async function configForkCount(config: PersonaConfig): Promise<number | null> {
+  let sessions: Session[];
+  try {
+    sessions = await readConfigSessions(config);
+  } catch {
+    return null;
+  }
+  return linkSessionFamilies(sessions.map((session, index) => ({ label: `S${index + 1}`, session })))
+    .families()
+    .reduce((n, family) => n + family.members.length - 1, 0);
 }
 
 /** The units of the last plan of each sessions list (the manifest records them). */
