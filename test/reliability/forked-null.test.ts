@@ -204,10 +204,16 @@ describe('forked-session null, end to end (SIMULATED null targets through the st
       const keep = Math.floor(parent.steps.length / 2);
       return writeSession(dir, `fork${i + 1}`, parent.task, [...parent.steps.slice(0, keep), ...syntheticSteps(random, parent.steps.length - keep)], random);
     });
-    // Each null target is one replicate: drift is equally likely with real context, filler or none.
+    // Each null target is one replicate: drift is equally likely with real context, filler or none,
+    // and each target draws with its own seed (the profile alone is a function of the request).
+    const nullProfile = createPersonaSimProfile({ name: 'forked-null', drift: 0.3, baselineDrift: 0.3 });
     const names = Array.from({ length: targets }, (_, i) => {
       const name = `forked-null-${i}`;
-      registerSimProfile(createPersonaSimProfile({ name, drift: 0.3, baselineDrift: 0.3, description: 'SIMULATION: null target (drift equally likely in every arm)' }));
+      registerSimProfile({
+        name,
+        description: 'SIMULATION: null target (drift equally likely in every arm), its own seed',
+        answer: (request, seed) => nullProfile.answer(request, (seed ^ Math.imul(i + 1, 0x9e3779b1)) >>> 0),
+      });
       return `sim:${name}`;
     });
     const config = personaConfigSchema.parse({
