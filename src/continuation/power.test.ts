@@ -109,8 +109,9 @@ describe('continuation rows: primary vs exploratory, unreachable strata', () => 
       cutpoints: [],
       analysis,
       judge: null,
+      reference: null,
       cells: [],
-    } as ContinuationReport;
+    } as unknown as ContinuationReport;
     const markdown = renderContinuationMarkdown(report);
     expect(markdown).toMatch(/\| contrast \| analysis \| stratum \| role \|/);
     expect(markdown).toMatch(/\| recent − cross \(primary\) \| complete case \| all \| primary \|/);
