@@ -49,7 +49,13 @@ export const continuationConfigSchema = z
       .default({}),
     seed: z.number().int().default(42),
     analysis: z
-      .object({ resamples: z.number().int().min(20_000, 'use at least 20,000 sign-flip resamples').default(20_000) })
+      .object({
+        resamples: z.number().int().min(20_000, 'use at least 20,000 sign-flip resamples').default(20_000),
+        /** |Δ| fidelity worth detecting (default 0.15): a design whose MDE exceeds it is reported underpowered. */
+        effectOfInterest: z.number().gt(0).max(1).optional(),
+        /** Planning SD of paired fidelity differences for the design MDE printed before spending (default 0.55). */
+        planningSd: z.number().gt(0).max(2).optional(),
+      })
       .strict()
       .default({ resamples: 20_000 }),
     limits: auditLimitsSchema,

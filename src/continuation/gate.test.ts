@@ -114,6 +114,8 @@ describe('continuationGateChecks', () => {
     method: 'monte-carlo',
     resamples: 20_000,
     nonZero: 15,
+    role: 'primary',
+    minAttainableP: 1 / 20_001,
     ...over,
   });
   const report = (itt: PairedEstimate | null): ContinuationReport =>

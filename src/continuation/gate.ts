@@ -13,6 +13,12 @@ import type { ContinuationReport } from './run.js';
  * `maxActionChange` fails an absolute difference above the limit. A
  * difference that could not be computed is a skipped check (docs/decisions.md).
  */
+/** "No significant change", and whether the run could have seen one (docs/continuation.md, "Power"). */
+function noChange(power: { mde: number | null; effectOfInterest: number; underpowered: boolean | null } | undefined): string {
+  if (!power?.underpowered || power.mde === null) return 'no significant change';
+  return `no significant change, but the run is underpowered: it detects only |Δ| ≥ ${power.mde.toFixed(2)} (effect of interest ${power.effectOfInterest})`;
+}
+
 export function continuationGateChecks(report: ContinuationReport, t: GateThresholds, runId: string): GateCheck[] {
   const checks: GateCheck[] = [];
   const { a, b } = report.analysis.primary;
@@ -36,7 +42,7 @@ export function continuationGateChecks(report: ContinuationReport, t: GateThresh
         ...base,
         name: 'significant-action-change',
         status: fail ? 'fail' : 'pass',
-        message: `${stated}: ${fail ? `the session changes the next tool call significantly at α = ${alpha}` : 'no significant change'}`,
+        message: `${stated}: ${fail ? `the session changes the next tool call significantly at α = ${alpha}` : noChange(target.power?.itt)}`,
       });
     }
     if (t.maxActionChange !== null) {

@@ -1,5 +1,6 @@
 import type { ModelRequest, ToolDefinition } from '../models/types.js';
 import type { Session } from '../sessions/types.js';
+import { separateUnitDraws } from '../store/draw-units.js';
 import type { CellSpec } from '../store/types.js';
 import { armMessages, buildArms, CONTINUATION_SYSTEM_PROMPT, type CutpointArms, windowCharsOf } from './arms.js';
 import { DEFAULT_DECODING, type ContinuationConfig } from './config.js';
@@ -119,6 +120,14 @@ export function planContinuation(
       }
     });
   }
+  // Cutpoints are the units of inference: a request planned at two cutpoints (the same cross
+  // window, an empty context) is drawn once per cutpoint, never shared (docs/statistics.md).
+  const separated = separateUnitDraws(specs, (spec) => String(spec.labels.cutpoint));
+  if (separated.sharedRequests > 0) {
+    notes.push(
+      `${separated.sharedRequests} request(s) arose at more than one cutpoint: each cutpoint got its own draw (${separated.saltedCells} cells), so no two cutpoints share a cached answer`,
+    );
+  }
   return {
     cutpoints,
     arms: allArms,
@@ -127,7 +136,7 @@ export function planContinuation(
     skippedTools: reconstructed.skipped,
     tasks,
     taskSource: config.tasks ? 'file' : 'heuristic',
-    specs,
+    specs: separated.specs,
     notes,
   };
 }

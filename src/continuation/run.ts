@@ -14,13 +14,14 @@ import { analyzeContinuation, type ContinuationAnalysis, type ContinuationObserv
 import type { ContinuationArm } from './arms.js';
 import { type ContinuationConfig, continuationConfigSchema } from './config.js';
 import { CONTINUATION_EXPERIMENT, type ContinuationPlan, type PlannedCutpoint, planContinuation } from './plan.js';
-import { applyVerdicts, JUDGE_STAGE, judgeQuestions, judgeSpec, parseEquivalence, questionId, reaskEquivalence } from './judge.js';
+import { applyVerdicts, JUDGE_STAGE, type JudgeQuestion, judgeQuestions, judgeSpec, parseEquivalence, questionId, reaskEquivalence } from './judge.js';
 import { type CallScore, scoreAnswer } from './scoring.js';
 import { type ReferenceCallScore, referenceCallScore } from './reference-fidelity.js';
 import { analyzeReferenceContinuation, type ReferenceContinuation } from './reference-analysis.js';
 import { registerSimTruth } from './sim.js';
 import { isBuiltinMaterials } from '../materials/files.js';
 import { type ContinuationMaterials, loadContinuationMaterials } from './materials.js';
+import { streamedInputFingerprint } from './fingerprint.js';
 
 /** The I/O edge of the continuation audit: read the transcripts, run the cells, read them back. */
 
@@ -98,8 +99,12 @@ export interface ContinuationRunCounts {
  * hashes the config, which names the transcripts but not their content, so a
  * session that grew or was edited would otherwise resume into a different plan.
  */
-function inputFingerprint(plan: ContinuationPlan): string {
-  return hashCanonical({ requests: plan.specs.map((s) => s.request), truths: plan.cutpoints.map((c) => [c.id, c.groundTruth]) });
+export function inputFingerprint(plan: Pick<ContinuationPlan, 'specs' | 'cutpoints'>): string {
+  // Streamed (fingerprint.ts): the same hash as hashCanonical({ requests, truths }), without one giant string.
+  return streamedInputFingerprint(
+    plan.specs.map((s) => s.request),
+    plan.cutpoints.map((c) => [c.id, c.groundTruth]),
+  );
 }
 
 function changedPart(run: RunInfo, plan: ContinuationPlan): string {
@@ -136,6 +141,18 @@ export const continuationRunner: AuditRunner<ContinuationConfig, ContinuationInp
   checkResume(run, _config, input, db) {
     const recorded = (run.manifest.options as { inputFingerprint?: unknown } | undefined)?.inputFingerprint;
     if (recorded === undefined || recorded === inputFingerprint(input.plan)) return;
+    // The same inputs, planned before cutpoints got their own draws: the old run shared cells between cutpoints.
+    const unsalted = input.plan.specs.map((s) => {
+      if (s.request.unit === undefined) return s;
+      const { unit: _unit, ...request } = s.request;
+      return { ...s, request };
+    });
+    if (recorded === inputFingerprint({ specs: unsalted, cutpoints: input.plan.cutpoints })) {
+      throw new ConfigError(
+        `run ${run.id} in ${db} was planned before cutpoints were separated and shares draws between cutpoints (${input.plan.notes.find((n) => n.includes('more than one cutpoint')) ?? 'shared requests'}): start a new run with another --db (or delete this run) to re-plan it`,
+        { field: 'session' },
+      );
+    }
     throw new ConfigError(
       `the transcript, cross session, tool schema or task file changed since run ${run.id} started in ${db} (${changedPart(run, input.plan)}); restore them or use another --db`,
       { field: 'session' },
@@ -147,19 +164,30 @@ export const continuationRunner: AuditRunner<ContinuationConfig, ContinuationInp
     if (config.judge === undefined || targets.stopReason !== null) return counts;
     const judge = config.judge;
     const byId = new Map(input.plan.cutpoints.map((c) => [c.id, c]));
-    const items = new Map<string, ParsedItem<boolean>>();
+    // The questions each cutpoint raised. A question raised at one cutpoint is asked once (for
+    // every target and arm there); one raised at several is asked once per cutpoint, so no two
+    // cutpoints (the units) share a judge draw (docs/statistics.md, "Units share no draws").
+    const raised = new Map<string, { question: JudgeQuestion; cutpoints: Set<string> }>();
     specs.forEach((spec, index) => {
       const result = targets.results[index];
       const cut = byId.get(String(spec.labels.cutpoint));
       if (!cut || result?.status !== 'done') return;
       const answer = { text: result.text, toolCalls: result.toolCalls };
       for (const question of judgeQuestions(cut.groundTruth, scoreAnswer(cut.groundTruth, answer), result.toolCalls)) {
-        const item: ParsedItem<boolean> = { spec: judgeSpec(judge.model, question), parse: parseEquivalence, reask: reaskEquivalence };
-        items.set(questionId(question), item);
+        const id = questionId(question);
+        const entry = raised.get(id) ?? { question, cutpoints: new Set<string>() };
+        entry.cutpoints.add(cut.id);
+        raised.set(id, entry);
       }
     });
-    counts.judgeQuestions = items.size;
-    if (items.size > 0) await parsedStage([...items.values()], judge.retries, 'judge');
+    const items: ParsedItem<boolean>[] = [];
+    for (const { question, cutpoints } of raised.values()) {
+      for (const cutpoint of cutpoints.size === 1 ? [null] : [...cutpoints]) {
+        items.push({ spec: judgeSpec(judge.model, question, cutpoint), parse: parseEquivalence, reask: reaskEquivalence });
+      }
+    }
+    counts.judgeQuestions = items.length;
+    if (items.length > 0) await parsedStage(items, judge.retries, 'judge');
     return counts;
   },
 };
@@ -268,7 +296,7 @@ export function collectContinuation(store: RunStore, run: RunInfo): Continuation
     const status = cell.result.status;
     const generated = status === 'done' || status === 'empty';
     const deterministic = scoreAnswer(cut.groundTruth, generated ? { text: cell.result.text, toolCalls: cell.result.toolCalls } : null);
-    const score = verdicts.size > 0 ? applyVerdicts(cut.groundTruth, deterministic, cell.result.toolCalls, verdicts) : deterministic;
+    const score = verdicts.size > 0 ? applyVerdicts(cut.groundTruth, deterministic, cell.result.toolCalls, verdicts, cut.id) : deterministic;
     const arm = String(l.arm) as ContinuationArm;
     observations.push({ target: String(l.target), cutpoint: cut.id, arm, generated, status: score.status, fidelity: score.fidelity, sameTask: cut.sameTask });
     referenceScores.push(referenceCallScore(cut.groundTruth, generated ? cell.result.toolCalls : undefined));
@@ -326,7 +354,11 @@ export function analyzeContinuationRun(collected: ContinuationCollected, run: Ru
     taskSource: manifest.taskSource ?? null,
     notes: manifest.notes ?? [],
     cutpoints: collected.cutpoints,
-    analysis: analyzeContinuation(collected.observations, { resamples, seed }),
+    analysis: analyzeContinuation(collected.observations, {
+      resamples,
+      seed,
+      ...(parsed.success && parsed.data.analysis.effectOfInterest !== undefined ? { effectOfInterest: parsed.data.analysis.effectOfInterest } : {}),
+    }),
     judge: collected.judge,
     reference:
       parsed.success && parsed.data.procedure === 'reference' && collected.referenceScores

@@ -33,6 +33,7 @@ import { DRIFTLENS_FILES } from '../materials/driftlens.js';
 const BUILTIN_PERTURBATIONS_FILE = 'data/memory-drift/perturbations.json';
 const REFERENCE_INTERVENTIONS_FILE = DRIFTLENS_FILES.interventions;
 import { assignSampleSeeds, buildGenerationPlan, buildLabelerCell } from './plan.js';
+import { separateUnitDraws } from '../store/draw-units.js';
 import { loadBuiltinQuestions, loadQuestionsFile, type Question, type QuestionSet } from './questions.js';
 import { detectRefusal } from './refusals.js';
 import { combineRefusal, refusalJudgeItem, refusalJudgeModel } from './refusal-judge.js';
@@ -296,7 +297,10 @@ export function planMemoryGeneration(config: MemoryConfig, stimuli: MemoryStimul
       seed: config.seed,
     });
     assignSampleSeeds(plan, config.sampleSeeds, config.seed);
-    specs.push(...plan.map((spec) => withModelIdentity(spec, config)));
+    // Questions are the units: under `cell` seeding no request repeats across them; under the other
+    // seedings, questions of the same text would share draws, so each gets its own (docs/statistics.md).
+    const separated = separateUnitDraws(plan, (spec) => String(spec.labels.question_id)).specs;
+    specs.push(...separated.map((spec) => withModelIdentity(spec, config)));
   }
   return specs;
 }
@@ -731,6 +735,11 @@ export const memoryRunner: AuditRunner<MemoryConfig, MemoryRunInput, MemoryRunCo
         items.push(item);
         owners.push(index);
       }
+    });
+    // Two questions whose answers have the same steps get two labelings, not one shared draw.
+    const labelerSpecs = separateUnitDraws(items.map((item) => item.spec), (_spec, i) => String(specs[owners[i] as number]?.labels.question_id)).specs;
+    items.forEach((item, i) => {
+      item.spec = labelerSpecs[i] as CellSpec;
     });
     const labeled = await parsedStage(items, config.labelerReasks, 'labeling');
     const tallies = labelingTallies(owners, labeled.outcomes);

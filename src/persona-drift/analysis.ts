@@ -1,3 +1,4 @@
+import type { PersonaUnits } from './units.js';
 import type { Maybe } from '../core/maybe.js';
 import { agreement, type AgreementResult, signAgreement } from '../stats/agreement.js';
 import { varianceDecomposition } from '../stats/variance-decomposition.js';
@@ -245,6 +246,8 @@ export interface PersonaReport extends AnalysisExtras {
   /** The scratch arm (no context), analysed once per target: its answers do not depend on the session or position. */
   scratch: ScratchResult[];
   judgeAgreement: JudgeAgreementResult[];
+  /** Forks merged into one unit and requests drawn per unit, from the run manifest (absent in runs planned before). */
+  units?: PersonaUnits;
   fingerprint: Maybe<{
     features: readonly string[];
     components: [number[], number[]];

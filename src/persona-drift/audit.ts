@@ -14,7 +14,9 @@ import {
   loadPersonaConfig,
   type PersonaRunCounts,
   personaRunner,
+  personaUnits,
 } from './run.js';
+import { describePersonaUnits } from './units.js';
 import { personaGateChecks } from './gate.js';
 import { personaExtrasSummary } from './extras-render.js';
 
@@ -40,6 +42,7 @@ export const personaAudit: Audit<PersonaConfig, Session[], PersonaCollected, Per
     return {
       lines: [
         `plan: ${dry.targetCells} target cells (${dry.estimate.duplicates} duplicates), up to ${dry.judgeCells} judge cells`,
+        ...describePersonaUnits(personaUnits(config, sessions)).map((line) => `units: ${line}`),
         ...estimateLines(dry.estimate),
         'before spending: `echolens persona calibrate <config>` shows the false-positive rate, CI coverage, power and minimum detectable Δ of every test this design\'s report makes (simulated, no model calls)',
       ],

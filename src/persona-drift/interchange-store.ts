@@ -27,6 +27,8 @@ export interface ExportManifest {
   runId: string;
   config: unknown;
   sessions: unknown;
+  /** The run's units of inference (forks merged), when the run recorded them. */
+  units?: unknown;
 }
 
 export interface ImportResult {
@@ -174,6 +176,7 @@ export function importArchive(
       },
       procedure,
       sessions: options.exportManifest?.sessions ?? [{ id: 'S1', file: source }],
+      ...(options.exportManifest?.units !== undefined ? { units: options.exportManifest.units } : {}),
     },
   };
   const targetSpecs = cells.map((c) => ({ request: importedRequest(c.target, c, c.probeText), labels: targetLabels(c) }));
@@ -342,6 +345,8 @@ export function exportRun(store: RunStore, runId: string): ExportResult {
     config: run.manifest.config,
     sessions: (run.manifest.options as { sessions?: unknown } | undefined)?.sessions ?? [],
   };
+  const units = (run.manifest.options as { units?: unknown } | undefined)?.units;
+  if (units !== undefined) manifest.units = units;
   files.push({ path: EXPORT_MANIFEST, value: manifest });
   return { files, cells: probes.length, skipped };
 }

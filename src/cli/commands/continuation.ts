@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from '../../core/errors.js';
-import { continuationAudit } from '../../continuation/audit.js';
+import { continuationAudit, continuationDesignPowerLine } from '../../continuation/audit.js';
 import { calibrateContinuation } from '../../continuation/calibrate.js';
 import { renderContinuationMarkdown } from '../../continuation/report-markdown.js';
 import {
@@ -68,6 +68,8 @@ export function registerContinuation(continuation: Command): void {
       if (options.tasks) overrides.push(`tasks=${JSON.stringify(options.tasks)}`);
       overrides.push(...materialOverrides(options));
       const config = configFile === undefined ? continuationConfigFromFlags(overrides) : loadContinuationConfig(configFile, overrides);
+      // Before spending: what this design can detect (the dry run prints it with the plan).
+      if (!options.dryRun) process.stderr.write(`${continuationDesignPowerLine(config, config.cutpoints.count)}\n`);
       const run = await runAuditCommand(continuationAudit, config, {
         db: options.db,
         ...(options.dryRun ? { dryRun: true } : {}),
