@@ -17,7 +17,7 @@ import {
   loadContinuationConfig,
 } from './run.js';
 import { CONTINUATION_NULL_SIM, CONTINUATION_SIM } from './sim.js';
-import { continuationGateChecks } from './gate.js';
+import { continuationGate } from './gate.js';
 
 
 function csvRows(report: ContinuationReport): AuditCsvRow[] {
@@ -74,7 +74,7 @@ export const continuationAudit: Audit<ContinuationConfig, ContinuationInput, Con
     }
     return { audit: 'continuation', replicates: options.replicates, tests, notes };
   },
-  gate: continuationGateChecks,
+  gate: continuationGate,
   render: {
     markdown: ({ report }, title) => renderContinuationMarkdown(report).replace(/^# .*\n/, `# ${title}\n`),
     headline: ({ report }) => continuationHeadline(report),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { auditLimitsSchema } from '../experiment/limits-schema.js';
-import { gateConfigSchema } from '../gate/config.js';
+import { auditGateSectionSchema } from '../gate/config.js';
+import { continuationGateShape } from './gate.js';
 import { CONTINUATION_ARMS, DEFAULT_WINDOW_TOKENS } from './arms.js';
 import { CUTPOINT_STRATEGIES } from './cutpoints.js';
 
@@ -66,7 +67,7 @@ export const continuationConfigSchema = z
       .strict()
       .optional(),
     /** CI gate thresholds read by `echolens gate` (absent = the gate's defaults). */
-    gate: gateConfigSchema.optional(),
+    gate: auditGateSectionSchema(continuationGateShape).optional(),
   })
   .strict();
 

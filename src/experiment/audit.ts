@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import type { GateThresholds } from '../gate/config.js';
-import type { GateCheck } from '../gate/evaluate.js';
+import type { AuditGateThresholds, GateThresholds } from '../gate/config.js';
+import type { GateCheck } from '../gate/types.js';
 import type { RawHtml } from '../report/html.js';
 import type { TestCalibration } from '../stats/calibration.js';
 import type { RunInfo, RunStore } from '../store/run-store.js';
@@ -172,6 +172,15 @@ export interface AuditCalibration {
   notes: string[];
 }
 
+/**
+ * An audit's CI gate: its threshold keys (schema, defaults, `echolens gate` flags) and the
+ * checks it makes of an analysis.
+ */
+export interface AuditGate<Report> extends AuditGateThresholds {
+  /** One check per criterion and subject; `skipped` with the reason where a statistic is missing. `thresholds` holds every audit's keys: read your own. */
+  check(report: Report, thresholds: GateThresholds, runId: string): GateCheck[];
+}
+
 /** The part of an audit `runAudit` needs: plan and execute its stages. */
 export interface AuditRunner<Config = unknown, Input = unknown, Result = unknown> {
   /** The experiment name recorded in run manifests and cell labels (`persona`, `memory`). */
@@ -226,7 +235,7 @@ export interface Audit<Config = unknown, Input = unknown, Collected = unknown, R
    * reason where a statistic could not be computed. Optional: an audit without
    * it is gated on its cells only.
    */
-  gate?(report: Report, thresholds: GateThresholds, runId: string): GateCheck[];
+  readonly gate?: AuditGate<Report>;
   /** Operating characteristics over simulated runs; optional. */
   calibrate?(options: AuditCalibrationOptions): Promise<AuditCalibration>;
 

@@ -1,13 +1,13 @@
 import type { Audit, AuditSummaryLine } from '../experiment/audit.js';
 import { estimateLines } from '../models/estimate.js';
-import { memoryHeadline, memorySection } from '../report/memory-section.js';
+import { memoryHeadline, memorySection } from './report-html.js';
 import { analyzeMemory, type MemoryReport, scoreTrajectories } from './analysis.js';
 import { type MemoryConfig, memoryConfigSchema } from './config.js';
 import { collectMemorySamples, type MemoryCollection } from './observations.js';
 import { memoryCsvRows } from './report-csv.js';
 import { renderMemoryMarkdown } from './report-markdown.js';
 import { dryRunMemory, loadMemoryConfig, type MemoryRunCounts, type MemoryRunInput, memoryRunner } from './run.js';
-import { memoryGateChecks } from './gate.js';
+import { memoryGate } from './gate.js';
 
 const percent = (x: number) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(0)}%`;
 
@@ -56,7 +56,7 @@ export const memoryAudit: Audit<MemoryConfig, MemoryRunInput, MemoryCollection, 
     ).observations;
     return analyzeMemory(observations, { B: config.analysis.B, seed: config.seed, alpha: config.analysis.alpha, ...(options.B ? { B: options.B } : {}) });
   },
-  gate: memoryGateChecks,
+  gate: memoryGate,
   render: {
     markdown: ({ report }, title) => renderMemoryMarkdown(report, title),
     headline: ({ report }) => memoryHeadline(report),

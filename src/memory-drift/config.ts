@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { auditLimitsSchema } from '../experiment/limits-schema.js';
-import { gateConfigSchema } from '../gate/config.js';
+import { auditGateSectionSchema } from '../gate/config.js';
+import { memoryGateShape } from './gate.js';
 import { isEmbeddingModelRef } from '../models/embeddings.js';
 import { identityModel } from '../store/keys.js';
 
@@ -189,7 +190,7 @@ export const memoryConfigSchema = z
     labelerInput: z.enum(['steps', 'whole-response']).optional(),
     limits: auditLimitsSchema,
     /** CI gate thresholds read by `echolens gate` (absent = the gate's defaults). */
-    gate: gateConfigSchema.optional(),
+    gate: auditGateSectionSchema(memoryGateShape).optional(),
   })
   .strict()
   .superRefine((config, ctx) => {

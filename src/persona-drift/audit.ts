@@ -1,7 +1,7 @@
 import { isPresent } from '../core/maybe.js';
 import type { Audit, AuditSummaryLine } from '../experiment/audit.js';
 import { estimateLines } from '../models/estimate.js';
-import { type PersonaSessionInfo, personaHeadline, personaSection } from '../report/persona-section.js';
+import { type PersonaSessionInfo, personaHeadline, personaSection } from './report-html.js';
 import type { Session } from '../sessions/types.js';
 import type { PersonaObservation, PersonaReport } from './analysis.js';
 import { type PersonaConfig, personaConfigSchema } from './config.js';
@@ -15,7 +15,7 @@ import {
   type PersonaRunCounts,
   personaRunner,
 } from './run.js';
-import { personaGateChecks } from './gate.js';
+import { personaGate } from './gate.js';
 
 /** What the persona audit reads back from a run. */
 export interface PersonaCollected {
@@ -51,7 +51,7 @@ export const personaAudit: Audit<PersonaConfig, Session[], PersonaCollected, Per
     sessions: (run.manifest.options as { sessions?: PersonaSessionInfo[] } | undefined)?.sessions ?? [],
   }),
   analyze: (collected, run, options) => analyzePersonaRun(collected.observations, run, options.B ? { B: options.B } : {}),
-  gate: personaGateChecks,
+  gate: personaGate,
   render: {
     markdown: ({ report }, title) => renderPersonaMarkdown(report, title),
     headline: ({ report }) => personaHeadline(report),

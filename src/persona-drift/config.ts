@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { auditLimitsSchema } from '../experiment/limits-schema.js';
-import { gateConfigSchema } from '../gate/config.js';
+import { auditGateSectionSchema } from '../gate/config.js';
+import { personaGateShape } from './gate.js';
 import { INTERVENTIONS, type Intervention } from './interventions.js';
 
 /**
@@ -129,7 +130,7 @@ const personaConfigObject = z
     compactionSummaryAsStep: z.boolean().optional(),
     limits: auditLimitsSchema,
     /** CI gate thresholds read by `echolens gate` (absent = the gate's defaults). */
-    gate: gateConfigSchema.optional(),
+    gate: auditGateSectionSchema(personaGateShape).optional(),
   })
   .strict();
 

@@ -1,5 +1,4 @@
 import { stringify as stringifyYaml } from 'yaml';
-import { registerBuiltinAudits } from '../audits.js';
 import { materialsMarkdown, materialsSummary, procedureSummary, runMaterialsOf } from '../materials/report.js';
 import { ConfigError } from '../core/errors.js';
 import { AUDIT_CSV_COLUMNS, type AnalyzedRun, type AnyAudit, type AuditHeadlineTarget } from '../experiment/audit.js';
@@ -89,7 +88,6 @@ function selectRuns(store: RunStore, runIds?: readonly string[]): RunInfo[] {
 }
 
 export function collectReports(store: RunStore, runIds?: readonly string[], options: { B?: number } = {}): ExperimentRunReport[] {
-  registerBuiltinAudits();
   return selectRuns(store, runIds).map((run) => {
     const audit = findAudit(run.experiment);
     const entry: ExperimentRunReport = { run, accounting: accountRun(store, run.id) };

@@ -1,5 +1,4 @@
 import { basename } from 'node:path';
-import { registerBuiltinAudits } from '../../audits.js';
 import type { AnalyzedRun, AnyAudit } from '../../experiment/audit.js';
 import { findAudit } from '../../experiment/registry.js';
 import { analyzeAuditRun } from '../../experiment/run-audit.js';
@@ -93,7 +92,6 @@ export class ViewerData {
   private readonly analyses = new Map<string, RunAnalysis>();
 
   constructor(stores: ReadonlyArray<{ file: string; store: RunStore }>) {
-    registerBuiltinAudits();
     this.stores = stores.map((s, index) => ({ index, file: s.file, name: basename(s.file), store: s.store }));
   }
 

@@ -6,7 +6,6 @@ import type { Session } from '../../sessions/types.js';
 import type { RunStore } from '../../store/run-store.js';
 import type { CellStatus } from '../../store/types.js';
 import { CLIENT_SCRIPT } from './client-script.js';
-import { registerBuiltinAudits } from '../../audits.js';
 import { checkSameAudit, compareAnalyzedRuns } from '../compare-runs.js';
 import { accountRun, renderHtmlReport } from '../report.js';
 import { type CellFilter, filterCells, type IndexedCell, type MeasureValues, pairCells, type RunAnalysis, type RunIndex, scoreOf, ViewerData } from './data.js';
@@ -64,7 +63,6 @@ class HttpError extends Error {
 export async function startViewer(options: ViewerOptions): Promise<ViewerServer> {
   const host = options.host ?? '127.0.0.1';
   const token = newToken();
-  registerBuiltinAudits();
   const factorCache = new WeakMap<RunIndex, Factor[]>();
   const measureCache = new WeakMap<RunAnalysis, CellMeasure[]>();
   const chartCache = new WeakMap<RunAnalysis, ReturnType<typeof chartsOf>>();

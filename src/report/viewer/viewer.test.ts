@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerBuiltinSimProfiles } from '../../builtin-sims.js';
 import { packageRoot } from '../../core/version.js';
 import { createAdapter } from '../../models/create-adapter.js';
-import { memoryRuns } from '../testing/audit-runs.js';
+import { memoryRuns } from '../../testing/audit-runs.js';
 import { personaConfigSchema } from '../../persona-drift/config.js';
 import { runPersona } from '../../persona-drift/run.js';
 import { readSession } from '../../sessions/read.js';

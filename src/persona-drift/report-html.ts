@@ -1,8 +1,8 @@
 import type { AuditHeadlineTarget } from '../experiment/audit.js';
-import type { GapEstimate, Maybe, PersonaObservation, PersonaReport, VerdictKind } from '../persona-drift/analysis.js';
-import { barSpec, forestSpec, type IntervalRow, scatterSpec, shortLabel, trajectorySpec } from './charts.js';
-import { figure, html, type RawHtml, table } from './html.js';
-import { vegaLiteToSvg } from './svg.js';
+import type { GapEstimate, Maybe, PersonaObservation, PersonaReport, VerdictKind } from './analysis.js';
+import { barSpec, forestSpec, type IntervalRow, scatterSpec, shortLabel, trajectorySpec } from '../report/charts.js';
+import { figure, html, type RawHtml, table } from '../report/html.js';
+import { vegaLiteToSvg } from '../report/svg.js';
 
 /** The persona-drift (ContextEcho) part of the HTML report. */
 
