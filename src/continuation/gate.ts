@@ -1,6 +1,6 @@
-import { z } from 'zod';
 import type { AuditGate } from '../experiment/audit.js';
 import type { GateCheck } from '../gate/types.js';
+import { continuationGateShape } from './config.js';
 import { gateNumber, gateSigned } from '../gate/format.js';
 import type { ContinuationReport } from './run.js';
 
@@ -61,13 +61,6 @@ export interface ContinuationGateThresholds {
   maxActionChange: number | null;
 }
 
-/** Their schema in a `gate:` section (each key optional). */
-export const continuationGateShape = {
-  /** Fail when the primary contrast's (recent − cross) intention-to-treat fidelity difference is significant (p < α, either sign). */
-  significantActionChange: z.boolean().optional(),
-  /** Fail when that difference's absolute size is above this (fidelity is 0–1). */
-  maxActionChange: z.number().positive().optional(),
-};
 
 /** The continuation audit's gate: its thresholds, their defaults and flags, and its checks. */
 export const continuationGate: AuditGate<ContinuationReport> = {

@@ -1,6 +1,6 @@
-import { z } from 'zod';
 import type { AuditGate } from '../experiment/audit.js';
 import type { GateCheck } from '../gate/types.js';
+import { memoryGateShape } from './config.js';
 import { gatePercent } from '../gate/format.js';
 import type { MemoryReport } from './analysis.js';
 
@@ -59,13 +59,6 @@ export interface MemoryGateThresholds {
   maxElevation: number | null;
 }
 
-/** Their schema in a `gate:` section (each key optional). */
-export const memoryGateShape = {
-  /** Fail when a persona or life-event tier's DTW elevation over the no-memory floor is significant (p < α, above 0). */
-  significantElevation: z.boolean().optional(),
-  /** Fail when a persona or life-event tier's DTW elevation is above this fraction (0.25 = +25%). */
-  maxElevation: z.number().positive().optional(),
-};
 
 /** The memory audit's gate: its thresholds, their defaults and flags, and its checks. */
 export const memoryGate: AuditGate<MemoryReport> = {

@@ -1,6 +1,6 @@
-import { z } from 'zod';
 import type { AuditGate } from '../experiment/audit.js';
 import type { GateCheck } from '../gate/types.js';
+import { personaGateShape } from './config.js';
 import { gateNumber, gateSigned } from '../gate/format.js';
 import type { PersonaReport } from './analysis.js';
 
@@ -52,13 +52,6 @@ export interface PersonaGateThresholds {
   maxDrift: number | null;
 }
 
-/** Their schema in a `gate:` section (each key optional). */
-export const personaGateShape = {
-  /** Fail when the drift gap Δ (filler − real) is significantly above 0 (its 95% CI excludes 0). */
-  significantDrift: z.boolean().optional(),
-  /** Fail when the drift gap Δ is above this (the paper calls |Δ| ≥ 0.30 strong drift). */
-  maxDrift: z.number().positive().optional(),
-};
 
 /** The persona audit's gate: its thresholds, their defaults and flags, and its checks. */
 export const personaGate: AuditGate<PersonaReport> = {
