@@ -17,6 +17,7 @@ import {
   loadContinuationConfig,
 } from './run.js';
 import { CONTINUATION_NULL_SIM, CONTINUATION_SIM } from './sim.js';
+import { continuationCompare } from './compare.js';
 import { continuationGate } from './gate.js';
 
 
@@ -75,6 +76,7 @@ export const continuationAudit: Audit<ContinuationConfig, ContinuationInput, Con
     return { audit: 'continuation', replicates: options.replicates, tests, notes };
   },
   gate: continuationGate,
+  compare: continuationCompare,
   render: {
     markdown: ({ report }, title) => renderContinuationMarkdown(report).replace(/^# .*\n/, `# ${title}\n`),
     headline: ({ report }) => continuationHeadline(report),

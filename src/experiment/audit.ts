@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { AuditGateThresholds, GateThresholds } from '../gate/config.js';
 import type { GateCheck } from '../gate/types.js';
+import type { CompareRunsOptions, RunDifference } from '../report/compare-types.js';
 import type { RawHtml } from '../report/html.js';
 import type { TestCalibration } from '../stats/calibration.js';
 import type { RunInfo, RunStore } from '../store/run-store.js';
@@ -236,6 +237,12 @@ export interface Audit<Config = unknown, Input = unknown, Collected = unknown, R
    * it is gated on its cells only.
    */
   readonly gate?: AuditGate<Report>;
+  /**
+   * `echolens compare`: the B − A difference of each headline statistic of two analysed runs,
+   * with a paired bootstrap over the design units both share (report/compare-units.ts has the
+   * pairing helpers). Optional: without it, compare lists the runs and no rows.
+   */
+  compare?(a: AnalyzedRun<Collected, Report>, b: AnalyzedRun<Collected, Report>, options: Required<CompareRunsOptions>): RunDifference[];
   /** Operating characteristics over simulated runs; optional. */
   calibrate?(options: AuditCalibrationOptions): Promise<AuditCalibration>;
 

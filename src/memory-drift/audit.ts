@@ -7,6 +7,7 @@ import { collectMemorySamples, type MemoryCollection } from './observations.js';
 import { memoryCsvRows } from './report-csv.js';
 import { renderMemoryMarkdown } from './report-markdown.js';
 import { dryRunMemory, loadMemoryConfig, type MemoryRunCounts, type MemoryRunInput, memoryRunner } from './run.js';
+import { memoryCompare } from './compare.js';
 import { memoryGate } from './gate.js';
 
 const percent = (x: number) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(0)}%`;
@@ -57,6 +58,7 @@ export const memoryAudit: Audit<MemoryConfig, MemoryRunInput, MemoryCollection, 
     return analyzeMemory(observations, { B: config.analysis.B, seed: config.seed, alpha: config.analysis.alpha, ...(options.B ? { B: options.B } : {}) });
   },
   gate: memoryGate,
+  compare: memoryCompare,
   render: {
     markdown: ({ report }, title) => renderMemoryMarkdown(report, title),
     headline: ({ report }) => memoryHeadline(report),

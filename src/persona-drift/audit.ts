@@ -15,6 +15,7 @@ import {
   type PersonaRunCounts,
   personaRunner,
 } from './run.js';
+import { personaCompare } from './compare.js';
 import { personaGate } from './gate.js';
 
 /** What the persona audit reads back from a run. */
@@ -52,6 +53,7 @@ export const personaAudit: Audit<PersonaConfig, Session[], PersonaCollected, Per
   }),
   analyze: (collected, run, options) => analyzePersonaRun(collected.observations, run, options.B ? { B: options.B } : {}),
   gate: personaGate,
+  compare: personaCompare,
   render: {
     markdown: ({ report }, title) => renderPersonaMarkdown(report, title),
     headline: ({ report }) => personaHeadline(report),
