@@ -19,6 +19,7 @@ import {
 import { CONTINUATION_NULL_SIM, CONTINUATION_SIM } from './sim.js';
 import { continuationCompare } from './compare.js';
 import { continuationGate } from './gate.js';
+import { continuationViewer } from './viewer.js';
 
 
 function csvRows(report: ContinuationReport): AuditCsvRow[] {
@@ -77,6 +78,7 @@ export const continuationAudit: Audit<ContinuationConfig, ContinuationInput, Con
   },
   gate: continuationGate,
   compare: continuationCompare,
+  viewer: continuationViewer,
   render: {
     markdown: ({ report }, title) => renderContinuationMarkdown(report).replace(/^# .*\n/, `# ${title}\n`),
     headline: ({ report }) => continuationHeadline(report),

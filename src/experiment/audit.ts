@@ -3,6 +3,7 @@ import type { AuditGateThresholds, GateThresholds } from '../gate/config.js';
 import type { GateCheck } from '../gate/types.js';
 import type { CompareRunsOptions, RunDifference } from '../report/compare-types.js';
 import type { RawHtml } from '../report/html.js';
+import type { CellMeasure, CellReferences, IndexedCell, PairRule, Verdict } from '../report/viewer/types.js';
 import type { TestCalibration } from '../stats/calibration.js';
 import type { RunInfo, RunStore } from '../store/run-store.js';
 import type { RunCellsResult } from '../store/runner.js';
@@ -182,6 +183,21 @@ export interface AuditGate<Report> extends AuditGateThresholds {
   check(report: Report, thresholds: GateThresholds, runId: string): GateCheck[];
 }
 
+/**
+ * What an audit adds to the viewer's pages besides its report section: each member optional.
+ * The viewer's filters come from the cells' labels without any of them.
+ */
+export interface AuditViewer<Collected> {
+  /** The winning judge verdict per target cell key and judge, from the run's judge cells (re-asks resolved as the analysis does). */
+  judgeVerdicts?(judgeCells: readonly IndexedCell[]): Map<string, Map<string, Verdict>>;
+  /** Per-cell numbers from what `collect` read (columns and range filters of the cell list). */
+  cellMeasures?(cells: readonly IndexedCell[], collected: Collected): CellMeasure[];
+  /** How a cell's paired cell in the design is found (shown side by side on the cell page). */
+  readonly pairing?: PairRule;
+  /** The cells scored against a cell that has no pair of its own (e.g. a no-memory reference answer). */
+  referencedBy?(cells: readonly IndexedCell[], cell: IndexedCell): CellReferences | undefined;
+}
+
 /** The part of an audit `runAudit` needs: plan and execute its stages. */
 export interface AuditRunner<Config = unknown, Input = unknown, Result = unknown> {
   /** The experiment name recorded in run manifests and cell labels (`persona`, `memory`). */
@@ -243,6 +259,8 @@ export interface Audit<Config = unknown, Input = unknown, Collected = unknown, R
    * pairing helpers). Optional: without it, compare lists the runs and no rows.
    */
   compare?(a: AnalyzedRun<Collected, Report>, b: AnalyzedRun<Collected, Report>, options: Required<CompareRunsOptions>): RunDifference[];
+  /** What the viewer shows besides the report section (judge verdicts, per-cell numbers, paired cells); optional. */
+  readonly viewer?: AuditViewer<Collected>;
   /** Operating characteristics over simulated runs; optional. */
   calibrate?(options: AuditCalibrationOptions): Promise<AuditCalibration>;
 

@@ -17,6 +17,7 @@ import {
 } from './run.js';
 import { personaCompare } from './compare.js';
 import { personaGate } from './gate.js';
+import { personaViewer } from './viewer.js';
 
 /** What the persona audit reads back from a run. */
 export interface PersonaCollected {
@@ -54,6 +55,7 @@ export const personaAudit: Audit<PersonaConfig, Session[], PersonaCollected, Per
   analyze: (collected, run, options) => analyzePersonaRun(collected.observations, run, options.B ? { B: options.B } : {}),
   gate: personaGate,
   compare: personaCompare,
+  viewer: personaViewer,
   render: {
     markdown: ({ report }, title) => renderPersonaMarkdown(report, title),
     headline: ({ report }) => personaHeadline(report),

@@ -16,7 +16,7 @@ import {
   type ViewerStore,
 } from './data.js';
 import type { ProbeSetup } from './live-probe.js';
-import { type CellMeasure, type CellPair, type Factor, labelText } from './design.js';
+import { type CellMeasure, type CellPair, type CellReferences, type Factor, labelText } from './design.js';
 
 /**
  * Server-rendered viewer pages. Every value goes through the escaping `html`
@@ -294,8 +294,8 @@ export interface CellView {
   neighbours?: CellNeighbours;
   /** The paired cell, with its stored result (for tool calls). */
   pair?: CellPair & { result?: CellResult | undefined };
-  /** A memory reference answer: the perturbed answers scored against it. */
-  referencedBy?: { question: string; count: number };
+  /** The cells scored against this one (e.g. a memory reference answer): from the audit's viewer member. */
+  referencedBy?: CellReferences;
   measures: readonly CellMeasure[];
 }
 
@@ -359,7 +359,7 @@ export function cellPage(
 <section class="side pair-side"><h3><a id="pair-link" href="${cellHref(store.index, run.id, view.pair.cell.key)}">Cell ${view.pair.cell.ordinal}</a> · ${labelsLine(view.pair.cell, differing)}</h3><p class="muted">${numbers(view.pair.cell)}</p><pre class="text pair-response">${answerOf(view.pair.cell.text, view.pair.result)}</pre></section>
 </div>`
     : view.referencedBy
-      ? html`<h2>Paired cells</h2><p class="note" id="referenced-by">The no-memory reference answer to ${view.referencedBy.question}: <a href="${runHref(store.index, run.id, { question_id: view.referencedBy.question, role: 'perturbed' })}">${view.referencedBy.count} answers with a memory</a> are scored against it.</p>`
+      ? html`<h2>Paired cells</h2><p class="note" id="referenced-by">${view.referencedBy.before} <a href="${runHref(store.index, run.id, view.referencedBy.filter)}">${view.referencedBy.link}</a> ${view.referencedBy.after}</p>`
       : html``;
   const measureLine = view.measures.length > 0 ? html`<p class="muted">${view.measures.map((m, i) => html`${i > 0 ? ' · ' : ''}${m.label} ${measureText(m.values.get(cell.key))}`)}</p>` : html``;
   const body = html`<p><a href="${runHref(store.index, run.id)}">← ${runName(run)}</a> <code class="muted">${run.id}</code></p>
