@@ -17,7 +17,7 @@ import {
 } from './run.js';
 import { personaCompare } from './compare.js';
 import { personaGate } from './gate.js';
-import { personaViewer } from './viewer.js';
+import { personaLiveProbe, personaViewer } from './viewer.js';
 
 /** What the persona audit reads back from a run. */
 export interface PersonaCollected {
@@ -56,6 +56,7 @@ export const personaAudit: Audit<PersonaConfig, Session[], PersonaCollected, Per
   gate: personaGate,
   compare: personaCompare,
   viewer: personaViewer,
+  liveProbe: personaLiveProbe,
   render: {
     markdown: ({ report }, title) => renderPersonaMarkdown(report, title),
     headline: ({ report }) => personaHeadline(report),
