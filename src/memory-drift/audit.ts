@@ -9,6 +9,7 @@ import { renderMemoryMarkdown } from './report-markdown.js';
 import { dryRunMemory, loadMemoryConfig, type MemoryRunCounts, type MemoryRunInput, memoryRunner } from './run.js';
 import { memoryCompare } from './compare.js';
 import { memoryGate } from './gate.js';
+import { MEMORY_STARTER } from './init-template.js';
 import { memoryViewer } from './viewer.js';
 
 const percent = (x: number) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(0)}%`;
@@ -59,6 +60,7 @@ export const memoryAudit: Audit<MemoryConfig, MemoryRunInput, MemoryCollection, 
     return analyzeMemory(observations, { B: config.analysis.B, seed: config.seed, alpha: config.analysis.alpha, ...(options.B ? { B: options.B } : {}) });
   },
   gate: memoryGate,
+  initTemplate: { file: 'memory.yaml', text: MEMORY_STARTER },
   compare: memoryCompare,
   viewer: memoryViewer,
   render: {
