@@ -17,7 +17,10 @@ import {
   loadContinuationConfig,
 } from './run.js';
 import { CONTINUATION_NULL_SIM, CONTINUATION_SIM } from './sim.js';
-import { continuationGateChecks } from './gate.js';
+import { continuationCompare } from './compare.js';
+import { continuationGate } from './gate.js';
+import { CONTINUATION_STARTER } from './init-template.js';
+import { continuationViewer } from './viewer.js';
 import { designPowerLine } from './power.js';
 
 /** The design's minimum detectable effect, printed before spending (dry run and run start). */
@@ -83,7 +86,10 @@ export const continuationAudit: Audit<ContinuationConfig, ContinuationInput, Con
     }
     return { audit: 'continuation', replicates: options.replicates, tests, notes };
   },
-  gate: continuationGateChecks,
+  gate: continuationGate,
+  initTemplate: { file: 'continuation.yaml', text: CONTINUATION_STARTER },
+  compare: continuationCompare,
+  viewer: continuationViewer,
   render: {
     markdown: ({ report }, title) => renderContinuationMarkdown(report).replace(/^# .*\n/, `# ${title}\n`),
     headline: ({ report }) => continuationHeadline(report),

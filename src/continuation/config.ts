@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { auditLimitsSchema } from '../experiment/limits-schema.js';
-import { gateConfigSchema } from '../gate/config.js';
+import { auditGateSectionSchema } from '../gate/config.js';
 import { CONTINUATION_ARMS, DEFAULT_WINDOW_TOKENS } from './arms.js';
 import { CUTPOINT_STRATEGIES } from './cutpoints.js';
 
@@ -11,6 +11,15 @@ import { CUTPOINT_STRATEGIES } from './cutpoints.js';
  */
 
 const positiveInt = z.number().int().positive();
+
+
+/** The continuation audit's thresholds, as keys of a `gate:` section (each optional). */
+export const continuationGateShape = {
+  /** Fail when the primary contrast's (recent − cross) intention-to-treat fidelity difference is significant (p < α, either sign). */
+  significantActionChange: z.boolean().optional(),
+  /** Fail when that difference's absolute size is above this (fidelity is 0–1). */
+  maxActionChange: z.number().positive().optional(),
+};
 
 export const continuationConfigSchema = z
   .object({
@@ -82,7 +91,7 @@ export const continuationConfigSchema = z
      */
     procedure: z.enum(['echolens', 'reference']).optional(),
     /** CI gate thresholds read by `echolens gate` (absent = the gate's defaults). */
-    gate: gateConfigSchema.optional(),
+    gate: auditGateSectionSchema(continuationGateShape).optional(),
   })
   .strict();
 

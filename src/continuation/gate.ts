@@ -1,5 +1,6 @@
-import type { GateThresholds } from '../gate/config.js';
-import type { GateCheck } from '../gate/evaluate.js';
+import type { AuditGate } from '../experiment/audit.js';
+import type { GateCheck } from '../gate/types.js';
+import { continuationGateShape } from './config.js';
 import { gateNumber, gateSigned } from '../gate/format.js';
 import type { ContinuationReport } from './run.js';
 
@@ -19,7 +20,7 @@ function noChange(power: { mde: number | null; effectOfInterest: number; underpo
   return `no significant change, but the run is underpowered: it detects only |Δ| ≥ ${power.mde.toFixed(2)} (effect of interest ${power.effectOfInterest})`;
 }
 
-export function continuationGateChecks(report: ContinuationReport, t: GateThresholds, runId: string): GateCheck[] {
+export function continuationGateChecks(report: ContinuationReport, t: ContinuationGateThresholds, runId: string): GateCheck[] {
   const checks: GateCheck[] = [];
   const { a, b } = report.analysis.primary;
   const alpha = report.analysis.alpha;
@@ -57,3 +58,29 @@ export function continuationGateChecks(report: ContinuationReport, t: GateThresh
   }
   return checks;
 }
+
+/** The continuation audit's thresholds (keys of a `gate:` section). */
+export interface ContinuationGateThresholds {
+  /** Fail when the primary contrast's (recent − cross) intention-to-treat fidelity difference is significant (p < α, either sign). */
+  significantActionChange: boolean;
+  /** Fail when that difference's absolute size is above this (fidelity is 0–1). */
+  maxActionChange: number | null;
+}
+
+
+/** The continuation audit's gate: its thresholds, their defaults and flags, and its checks. */
+export const continuationGate: AuditGate<ContinuationReport> = {
+  shape: continuationGateShape,
+  defaults: { significantActionChange: true, maxActionChange: null } satisfies ContinuationGateThresholds,
+  flags: [
+    { key: 'maxActionChange', flags: '--max-action-change <delta>', description: 'continuation: fail when the recent − cross fidelity difference (ITT) is above this in size, e.g. 0.2' },
+    { key: 'significantActionChange', flags: '--no-significant-action-change', description: 'continuation: do not fail on a significant recent − cross fidelity difference' },
+  ],
+  failsByDefault: 'a significant action change',
+  describe: (thresholds) => {
+    const t = thresholds as unknown as ContinuationGateThresholds;
+    return [`significant action change ${t.significantActionChange ? 'fails' : 'ignored'}`, `max action change ${t.maxActionChange ?? 'none'}`];
+  },
+  // The resolved thresholds hold every audit's keys, each validated by its audit's shape; these are ours.
+  check: (report, thresholds, runId) => continuationGateChecks(report, thresholds as unknown as ContinuationGateThresholds, runId),
+};

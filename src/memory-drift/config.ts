@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { auditLimitsSchema } from '../experiment/limits-schema.js';
-import { gateConfigSchema } from '../gate/config.js';
+import { auditGateSectionSchema } from '../gate/config.js';
 import { isEmbeddingModelRef } from '../models/embeddings.js';
 import { identityModel } from '../store/keys.js';
 
@@ -33,6 +33,15 @@ const generationDecodingSchema = z
     ...extraDecoding,
   })
   .strict();
+
+/** The memory audit's thresholds, as keys of a `gate:` section (each optional). */
+export const memoryGateShape = {
+  /** Fail when a persona or life-event tier's DTW elevation over the no-memory floor is significant (p < α, above 0). */
+  significantElevation: z.boolean().optional(),
+  /** Fail when a persona or life-event tier's DTW elevation is above this fraction (0.25 = +25%). */
+  maxElevation: z.number().positive().optional(),
+};
+
 export type MemoryDecoding = z.infer<typeof generationDecodingSchema>;
 
 const labelerDecodingSchema = z
@@ -201,7 +210,7 @@ export const memoryConfigSchema = z
     labelerInput: z.enum(['steps', 'whole-response']).optional(),
     limits: auditLimitsSchema,
     /** CI gate thresholds read by `echolens gate` (absent = the gate's defaults). */
-    gate: gateConfigSchema.optional(),
+    gate: auditGateSectionSchema(memoryGateShape).optional(),
   })
   .strict()
   .superRefine((config, ctx) => {

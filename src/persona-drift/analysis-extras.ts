@@ -1,4 +1,4 @@
-import type { PersonaInference, PersonaObservation, ResolvedOptions } from './analysis.js';
+import type { PersonaInference, PersonaObservation, ResolvedOptions } from './analysis-types.js';
 import { type AnchorAblationRow, analyzeAnchorAblation } from './anchor-ablation-analysis.js';
 import { analyzeConsensus, type ConsensusResult, type ConsensusRow } from './consensus.js';
 import { analyzeFraming, atFraming, type FramingRow, hasFramingFactor } from './framing.js';

@@ -1,5 +1,5 @@
-import type { GapEstimate, Maybe, PersonaObservation, ResolvedOptions } from './analysis.js';
-import type { AnalysisDesign } from './analysis-design.js';
+import type { GapEstimate, Maybe, PersonaObservation, ResolvedOptions } from './analysis-types.js';
+import type { AnalysisDesign } from './analysis-types.js';
 import { probeCell } from './analysis-effects.js';
 import { isAblationLabel } from './anchor-ablation.js';
 import { cellContrast, cellName, cellValue, inCell } from './contrasts.js';

@@ -1,7 +1,7 @@
 import { isPresent } from '../core/maybe.js';
 import type { Audit, AuditSummaryLine } from '../experiment/audit.js';
 import { estimateLines } from '../models/estimate.js';
-import { type PersonaSessionInfo, personaHeadline, personaSection } from '../report/persona-section.js';
+import { type PersonaSessionInfo, personaHeadline, personaSection } from './report-html.js';
 import type { Session } from '../sessions/types.js';
 import type { PersonaObservation, PersonaReport } from './analysis.js';
 import { type PersonaConfig, personaConfigSchema } from './config.js';
@@ -16,8 +16,11 @@ import {
   personaRunner,
   personaUnits,
 } from './run.js';
+import { personaCompare } from './compare.js';
+import { personaGate } from './gate.js';
+import { PERSONA_STARTER } from './init-template.js';
+import { personaLiveProbe, personaViewer } from './viewer.js';
 import { describePersonaUnits } from './units.js';
-import { personaGateChecks } from './gate.js';
 import { personaExtrasSummary } from './extras-render.js';
 
 /** What the persona audit reads back from a run. */
@@ -55,7 +58,11 @@ export const personaAudit: Audit<PersonaConfig, Session[], PersonaCollected, Per
     sessions: (run.manifest.options as { sessions?: PersonaSessionInfo[] } | undefined)?.sessions ?? [],
   }),
   analyze: (collected, run, options) => analyzePersonaRun(collected.observations, run, options.B ? { B: options.B } : {}),
-  gate: personaGateChecks,
+  gate: personaGate,
+  initTemplate: { file: 'persona.yaml', text: PERSONA_STARTER },
+  compare: personaCompare,
+  viewer: personaViewer,
+  liveProbe: personaLiveProbe,
   render: {
     markdown: ({ report }, title) => renderPersonaMarkdown(report, title),
     headline: ({ report }) => personaHeadline(report),

@@ -9,7 +9,7 @@ import {
 import { type Rng, rng } from '../stats/rng.js';
 import type { GapEstimate, Maybe, PersonaObservation } from './analysis.js';
 import { analyzePersonaInference, type PersonaInference } from './analysis.js';
-import type { CellRef } from './contrasts.js';
+import type { CellRef } from './analysis-types.js';
 
 /**
  * `echolens persona calibrate`: the operating characteristics of every test the persona report

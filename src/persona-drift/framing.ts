@@ -1,5 +1,5 @@
-import type { GapEstimate, Maybe, PersonaObservation, ResolvedOptions } from './analysis.js';
-import type { AnalysisDesign } from './analysis-design.js';
+import type { GapEstimate, Maybe, PersonaObservation, ResolvedOptions } from './analysis-types.js';
+import type { AnalysisDesign } from './analysis-types.js';
 import { probeCell } from './analysis-effects.js';
 import { cellContrast, cellName, combinationContrast, inCell } from './contrasts.js';
 import type { UnitInference } from './inference.js';

@@ -1,8 +1,8 @@
 import { StatisticsError } from '../core/errors.js';
 import { percentileInterval } from '../stats/resampling-common.js';
 import { rng } from '../stats/rng.js';
-import type { Maybe, PersonaObservation, ResolvedOptions } from './analysis.js';
-import type { AnalysisDesign } from './analysis-design.js';
+import type { Maybe, PersonaObservation, ResolvedOptions } from './analysis-types.js';
+import type { AnalysisDesign } from './analysis-types.js';
 import { probeCell } from './analysis-effects.js';
 import { attempt, cellName, combineUnits, inCell } from './contrasts.js';
 import { clusteredInference, type UnitValue, unitInference } from './inference.js';

@@ -1,5 +1,5 @@
 import { holm } from '../stats/multiple-testing.js';
-import type { GapEstimate, Maybe, ResolvedOptions, TargetDrift } from './analysis.js';
+import type { GapEstimate, Maybe, ResolvedOptions, TargetDrift } from './analysis-types.js';
 
 /**
  * Onset (ContextEcho App. N), always reported, pure: for every target × judge the rule, the

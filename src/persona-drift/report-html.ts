@@ -1,10 +1,10 @@
 import type { AuditHeadlineTarget } from '../experiment/audit.js';
-import type { GapEstimate, Maybe, PersonaObservation, PersonaReport, VerdictKind } from '../persona-drift/analysis.js';
-import { barSpec, forestSpec, type IntervalRow, scatterSpec, shortLabel, trajectorySpec } from './charts.js';
-import { figure, html, type RawHtml, table } from './html.js';
-import { vegaLiteToSvg } from './svg.js';
-import { referenceHtml } from '../persona-drift/reference-render.js';
-import { extrasHtml } from '../persona-drift/extras-render.js';
+import type { GapEstimate, Maybe, PersonaObservation, PersonaReport, VerdictKind } from './analysis.js';
+import { barSpec, forestSpec, type IntervalRow, scatterSpec, shortLabel, trajectorySpec } from '../report/charts.js';
+import { figure, html, type RawHtml, table } from '../report/html.js';
+import { vegaLiteToSvg } from '../report/svg.js';
+import { referenceHtml } from './reference-render.js';
+import { extrasHtml } from './extras-render.js';
 
 /** The persona-drift (ContextEcho) part of the HTML report. */
 
