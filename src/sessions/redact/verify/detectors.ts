@@ -289,8 +289,12 @@ export function findAuthHeaders(text: string): Hit[] {
 const SECRET_WORDS = ['secret', 'password', 'passwd', 'passphrase', 'token', 'apikey', 'api_key', 'api-key', 'accesskey', 'access_key', 'privatekey', 'private_key', 'credential', 'pwd', 'dsn'];
 const HARMLESS_NAMES = ['max_tokens', 'tokens', 'token_count', 'token_type', 'tokenizer', 'token_usage', 'input_tokens', 'output_tokens', 'public_key', 'primary_key', 'sort_key', 'cache_key', 'key_id', 'password_hash', 'secret_name', 'tokenize', 'next_token', 'tokenid'];
 
+// A name that describes a secret rather than holding one (`TOKEN_HEADER = 'x-echolens-token'`).
+const DESCRIBING_SUFFIXES = ['_header', '_name', '_field', '_param', '_env', '_var', '_prefix', '_path', '_file', '_url', '_type', '_label', '_kind', '_length', '_ttl'];
+
 function isSecretishName(name: string): boolean {
   const lower = name.toLowerCase().replace(/-/g, '_');
+  if (DESCRIBING_SUFFIXES.some((suffix) => lower.endsWith(suffix))) return false;
   for (const harmless of HARMLESS_NAMES) if (lower === harmless || lower.endsWith(`_${harmless}`) || lower.endsWith(harmless.replace(/_/g, ''))) return false;
   for (const word of SECRET_WORDS) if (lower.includes(word.replace(/-/g, '_'))) return true;
   return lower.endsWith('_key') || lower.endsWith('auth');
@@ -344,9 +348,12 @@ export function findSecretAssignments(text: string): Hit[] {
     const min = /pass|pwd/i.test(name) ? 4 : 8;
     const passphrase = quoted && /pass|pwd/i.test(name) && isPassphrase(value);
     if (value.length < min || value.length > 1024 || isStandIn(value) || (/\s/.test(value) && !passphrase)) continue;
+    // Words joined by `-`/`_`/`.` in lower case (`x-echolens-token`): a name, not a token.
+    if (!/pass|pwd/i.test(name) && /^[a-z]+(?:[-_.][a-z]+)+$/.test(value)) continue;
     if (!quoted) {
-      // Unquoted code (`apiKey: config.apiKey`, `token=get_token`) is not a literal.
-      if (/^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$/.test(value) && digitCount(value) === 0) continue;
+      // Unquoted code (`apiKey: config.apiKey`, `token=get_token`, `this.cloud?.secrets`) is not a literal.
+      const chain = value.replace(/\?\./g, '.');
+      if (/^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$/.test(chain) && (digitCount(chain) === 0 || chain.split('.').length >= 3)) continue;
       if (text[end] === '(' || /[[\]{}]/.test(value)) continue;
       if (!(digitCount(value) > 0 && /[A-Za-z]/.test(value)) && value.length < 16) continue;
     }
