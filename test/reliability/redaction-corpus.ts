@@ -196,3 +196,54 @@ export const CLEAN_LOOKALIKES: string[] = [
   'sshpass -f ~/.ssh/pass.txt ssh host',
   'Code_contained_in_a_class_is_evaluated_in_JavaScript_s_strict_mode_which_does_not_allow_this_use_of_0_For_more_information_see_the_docs_on_strict_mode_and_classes_and_modules_and_more_words',
 ];
+
+/**
+ * Forms with a user `{u}` and a password `{p}` slot, filled with generated passwords of several
+ * styles (words and a year, random letters and digits, symbols, lower case and digits, short).
+ */
+export const PASSWORD_TEMPLATES: string[] = [
+  'curl -u {u}:{p} https://api.example.com/x',
+  'curl --user={u}:{p} https://api.example.com/x',
+  "curl -s -u '{u}:{p}' https://api.example.com/x",
+  'mysql -h db -u {u} -p{p} app',
+  "mysql -u {u} -p'{p}' app",
+  'mysql -u {u} --password={p} app',
+  'db.example.com:5432:app:{u}:{p}',
+  'requests.get(url, auth=("{u}", "{p}"))',
+  "requests.post(url, auth=('{u}', '{p}'), json=body)",
+  "fetch(url, { headers: { Authorization: 'Basic ' + btoa('{u}:{p}') } })",
+  'token = base64.b64encode(b"{u}:{p}").decode()',
+  'docker login -u {u} -p {p} registry.example.com',
+  'echo "{p}" | docker login -u {u} --password-stdin registry.example.com',
+  'sshpass -p "{p}" ssh {u}@host.example.com',
+  'redis-cli -a {p} ping',
+  'machine host.example.com login {u} password {p}',
+  'postgres://{u}:{p}@db.example.com/app',
+  'git clone https://{u}:{p}@git.example.com/r.git',
+  'PGPASSWORD={p} psql -U {u}',
+  'export DB_PASSWORD={p}',
+  'DB_PASSWORD="{p}"',
+  'password: {p}',
+  '"password": "{p}"',
+  'kubectl create secret generic x --from-literal=password={p}',
+  'jdbc:mysql://db:3306/app?user={u}&password={p}',
+  'wget --http-user={u} --http-password={p} https://x.example.com/f',
+  'smbclient //srv/share -U {u}%{p}',
+  'ldapsearch -x -D cn=admin,dc=example,dc=com -w {p} -b dc=example,dc=com',
+];
+
+const WORDS = ['Winter', 'Harbor', 'Quartz', 'Falcon', 'Meadow', 'Copper', 'Lantern', 'Sierra', 'Tundra', 'Maple'];
+const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** Password generators of different styles, driven by `random` (a seeded generator). */
+export function passwordStyles(random: () => number): Array<() => string> {
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+  const chars = (alphabet: string, n: number) => Array.from({ length: n }, () => pick([...alphabet])).join('');
+  return [
+    () => `${pick(WORDS)}${1900 + Math.floor(random() * 200)}${pick(WORDS)}${pick(['!', '#', '?', '*', ''])}`,
+    () => chars(ALNUM, 16),
+    () => chars(ALNUM, 3) + chars('!#%^*_+=.?-', 1) + chars(ALNUM, 8) + chars('!#%^*_+=.?', 1),
+    () => `${chars('abcdefghijklmnopqrstuvwxyz', 6)}${chars('0123456789', 3)}`,
+    () => chars(ALNUM, 6),
+  ];
+}

@@ -11,7 +11,8 @@ import { redactJsonLine, redactText } from '../../src/sessions/redact/redactor.j
 import { scanText, unescapeJsonText } from '../../src/sessions/redact/verify/scan.js';
 import { verifyFile } from '../../src/sessions/redact/verify/verify-file.js';
 import { useTempDir } from '../../src/sessions/testing/temp-dir.js';
-import { CLEAN_LOOKALIKES, SECRET_CASES, type SecretCase } from './redaction-corpus.js';
+import { CLEAN_LOOKALIKES, PASSWORD_TEMPLATES, SECRET_CASES, type SecretCase, passwordStyles } from './redaction-corpus.js';
+import { SEED, seeded, size } from './size.js';
 
 const tmp = useTempDir('echolens-redaction-');
 
@@ -95,6 +96,33 @@ describe('planted credentials in many forms', () => {
     console.log(
       `[redaction corpus] ${SECRET_CASES.length} rows in ${kinds.size} kinds × ${RENDERINGS.length} renderings = ${checks} planted values: ${survivors.length} survivors of redact, ${misses.length} misses of verify`,
     );
+    expect(survivors).toEqual([]);
+    expect(misses).toEqual([]);
+  });
+
+  const perStyle = size(4, 40);
+  it(`generated passwords of 5 styles (${perStyle} each) in ${PASSWORD_TEMPLATES.length} forms: 0 survivors, 0 misses`, () => {
+    const random = seeded(SEED + 29);
+    const styles = passwordStyles(random);
+    const users = ['deploy', 'admin', 'svc-ci', 'octo'];
+    const survivors: string[] = [];
+    const misses: string[] = [];
+    let checks = 0;
+    for (const template of PASSWORD_TEMPLATES) {
+      for (const style of styles) {
+        for (let k = 0; k < perStyle; k++) {
+          const password = style();
+          const text = template.replaceAll('{u}', users[Math.floor(random() * users.length)]!).replaceAll('{p}', password);
+          for (const rendering of RENDERINGS) {
+            checks++;
+            const line = rendering.render(text);
+            if (survivor(password, rendering.redact(line), '') !== null) survivors.push(`${rendering.name}: ${text}`);
+            if (!flagged(password, line)) misses.push(`${rendering.name}: ${text}`);
+          }
+        }
+      }
+    }
+    console.log(`[redaction generated] ${checks} planted passwords (seed ${SEED + 29}): ${survivors.length} survivors of redact, ${misses.length} misses of verify`);
     expect(survivors).toEqual([]);
     expect(misses).toEqual([]);
   });

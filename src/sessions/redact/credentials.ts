@@ -1,4 +1,5 @@
 import { type ClassCounts, type Piece, applyPass, keep, placeholder } from './pieces.js';
+import { isMemberAccess } from './secrets.js';
 
 /**
  * Credentials written in the forms of particular tools rather than as `name=value`:
@@ -32,7 +33,7 @@ function spanPass(pieces: Piece[], pattern: RegExp, spansOf: (match: RegExpExecA
   });
 }
 
-const STAND_IN = /^(?:\$|%|<|\{\{|\*{3,}|x{4,}$|\.{3}|…|your[_-]?|example|changeme$|password$|passwd$|secret$|token$|xxx|null$|none$|undefined$|true$|false$)/i;
+const STAND_IN = /^(?:\$|%|<|\{\{|\*{3,}|x{4,}$|\.{3}|…|your[_-]|example|changeme$|password$|passwd$|secret$|token$|x{3,}(?:[-_.]?x+)*$|null$|none$|undefined$|true$|false$)/i;
 
 /** A credential literal, not a variable, a placeholder or a user:group pair. */
 function credentialValue(value: string, min = 4): boolean {
@@ -86,6 +87,16 @@ function valueSpan(word: Word, offset: number): { start: number; end: number; va
 // ── curl / wget / httpie: `-u user:pass`, `--user user:pass`, `-a user:pass` ───────────────────
 const USER_PASS_FLAG = /(?<![\w-])(?:-u|--user|-a|--auth|--proxy-user|-U)(?:(?:\\?["'])?(?:[ \t]*,[ \t]*|[ \t=]+)(?:\\?["'])?|(?=[^\s"'-]))(?<u>[^\s:"'\\]{1,64}):(?<v>[^\s"'\\]{1,256})/dg;
 
+const HTTP_CLIENT = /(?:^|[\s"'/(])(?:curl|wget|http|https|xh|aria2c|lftp)(?=[\s"',])/;
+
+// ── a password piped into a tool that reads it from stdin: `echo "pw" | docker login --password-stdin` ─────
+const PIPED_PASSWORD =
+  /(?<![\w-])(?:echo|printf)(?:\s+-[neE]+)*\s+(?<q>\\?["']?)(?<v>[^\s"'|\\]{4,256})\k<q>\s*\|\s*(?:sudo\s+)?(?:(?:docker|podman|nerdctl|buildah|skopeo|oras)\s+login|helm\s+registry\s+login|sudo\s+-S|passwd\s+--stdin|chpasswd|sshpass|aws\s+configure)/dg;
+
+// ── a user:password pair encoded in code: `btoa('u:p')`, `b64encode(b"u:p")`, `Buffer.from('u:p')` ──────
+const ENCODED_PAIR =
+  /(?:btoa|b64encode|base64encode|encodebytes|Buffer\.from|encodeToString|getEncoder\(\)\.encode)\s*\(\s*(?:b|bytes\()?\\*(?<q>["'`])(?<u>[^"'`\s:\\]{1,64}):(?<v>[^"'`\s\\]{1,256})\\*\k<q>/dg;
+
 // ── tools whose password flag takes the next word or a glued value ─────────────────────────────
 const MYSQL = '(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mysqlcheck|mariadb|mariadb-dump|mariadb-admin)';
 const COMMANDS = new RegExp(
@@ -101,7 +112,8 @@ function commandPasswordSpans(segment: string): Span[] {
   const take = (word: Word | undefined, offset = 0) => {
     if (word === undefined || (offset === 0 && word.text.startsWith('-'))) return;
     const { start, end, value } = valueSpan(word, offset);
-    if (passwordLike(value)) spans.push({ start, end, kind: 'password' });
+    // A password flag's value is a password whatever it looks like.
+    if (credentialValue(value)) spans.push({ start, end, kind: 'password' });
   };
   const mysqlLike = new RegExp(`^${MYSQL}$`).test(command);
   const mongoLike = command.startsWith('mongo');
@@ -146,7 +158,8 @@ const AUTH_PAIR = new RegExp(
 // ── URL query strings and form bodies: `?token=…`, `&access_token=…`, `X-Amz-Signature=…` ───────
 const QUERY_NAMES =
   'access_token|refresh_token|id_token|auth_token|token|api_key|apikey|api-key|key|auth|signature|sig|x-amz-signature|x-amz-security-token|x-amz-credential|x-goog-signature|x-goog-credential|password|passwd|pwd|pass|private_token|client_secret|secret|code_verifier|session|sessionid|jwt';
-const QUERY = new RegExp(String.raw`(?<=[?&]|&amp;|\\u0026)(?<n>${QUERY_NAMES})=(?<v>[^&#\s"'<>\\]+)`, 'dgi');
+// A password parameter may hold an unencoded `#` (`?password=ab#cd`): it does not end the value there.
+const QUERY = new RegExp(String.raw`(?<=[?&]|&amp;|\\u0026)(?<n>${QUERY_NAMES})=(?<v>(?<=(?:password|passwd|pwd|pass)=)[^&\s"'<>\\]+|[^&#\s"'<>\\]+)`, 'dgi');
 
 function queryValue(name: string, value: string): boolean {
   const lower = name.toLowerCase();
@@ -159,7 +172,6 @@ function queryValue(name: string, value: string): boolean {
 
 // ── `password=…` in key=value lists: libpq (`host=db password=…`), `--from-literal=password=…` ─────
 const KEY_VALUE_PASSWORD = /(?<=^|[\s=(,;"'])(?:password|passwd|pwd)=(?<v>[^\s'"&;,()\\]+)(?![(\w])/dgim;
-const MEMBER_ACCESS = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/;
 
 // ── Kubernetes / ECS env pairs: `- name: DB_PASSWORD` then `value: "…"` ───────────────────────
 const ENV_PAIR = new RegExp(
@@ -178,7 +190,11 @@ export function redactCredentialForms(input: Piece[], counts: ClassCounts, lower
       (match) => {
         const user = match.groups!.u!;
         const value = match.groups!.v!;
-        if (value === user || value.startsWith('//') || !passwordLike(value)) return [];
+        if (value === user || value.startsWith('//')) return [];
+        // In an HTTP client's command any word is a password; elsewhere (`docker -u app:staff`) it may be a group.
+        const lineStart = Math.max(match.input.lastIndexOf('\n', match.index), match.input.lastIndexOf('\\n', match.index));
+        const client = HTTP_CLIENT.test(match.input.slice(lineStart + 1, match.index));
+        if (!(client ? credentialValue(value) : passwordLike(value))) return [];
         const [start, end] = match.indices!.groups!.v!;
         return [{ start: start - match.index, end: end - match.index, kind: 'password' }];
       },
@@ -210,11 +226,24 @@ export function redactCredentialForms(input: Piece[], counts: ClassCounts, lower
   if (lower.includes('=')) {
     pieces = spanPass(pieces, QUERY, (match) => (queryValue(match.groups!.n!, match.groups!.v!) ? group(match, 'url_credential') : []), counts);
   }
+  if (lower.includes('echo') || lower.includes('printf')) {
+    pieces = spanPass(pieces, PIPED_PASSWORD, (match) => (credentialValue(match.groups!.v!) ? group(match, 'password') : []), counts);
+  }
+  if (/btoa|b64encode|base64encode|encodebytes|buffer\.from|encode/.test(lower)) {
+    pieces = spanPass(pieces, ENCODED_PAIR, (match) => (credentialValue(match.groups!.v!, 3) ? group(match, 'password') : []), counts);
+  }
   if (lower.includes('pass') || lower.includes('pwd=')) {
     pieces = spanPass(
       pieces,
       KEY_VALUE_PASSWORD,
-      (match) => (passwordLike(match.groups!.v!) && !MEMBER_ACCESS.test(match.groups!.v!) ? group(match, 'password') : []),
+      (match) => {
+        const value = match.groups!.v!;
+        // `password=self.password` is code; `--from-literal=password=ab.Cd7` is a value.
+        const member = isMemberAccess(value) && !/\d/.test(value);
+        // After another `=` it is a flag's value (`--from-literal=password=…`): any word.
+        const flag = match.input[match.index - 1] === '=';
+        return (flag ? credentialValue(value) : passwordLike(value)) && !member ? group(match, 'password') : [];
+      },
       counts,
     );
   }

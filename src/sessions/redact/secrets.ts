@@ -98,14 +98,25 @@ export function looksLikePassphrase(value: string): boolean {
   return words.length >= 2 && words.length <= 8 && value.length <= 128 && !/[.?!:]$/.test(value.trim()) && !/[\r\n]/.test(value);
 }
 
+// One name of code: camelCase, PascalCase, snake_case, UPPER_CASE (a capital is followed by small letters
+// unless the whole name is capitals), so `vbL.rfkzKTfx_` is not mistaken for `request.headers`.
+const CODE_NAME = /^(?:[a-z_$][a-z0-9_$]*(?:[A-Z][a-z0-9]+)*|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)*|[A-Z][A-Z0-9_]*)$/;
+
+/** `config.apiKey`, `self.password`: member access in code, not a literal. */
+export function isMemberAccess(value: string): boolean {
+  const parts = value.split('.');
+  return parts.length >= 2 && parts.every((part) => CODE_NAME.test(part));
+}
+
 /** A value that looks like a real credential and not a variable, type or placeholder. */
-function realValue(value: string, minLength: number, spacesAllowed = false): boolean {
+function realValue(value: string, minLength: number, spacesAllowed = false, commandLine = false): boolean {
   if (value.length < minLength) return false;
   if (PLACEHOLDER_VALUE.test(value)) return false;
   if (/^(.)\1+$/.test(value)) return false;
   if (/\s/.test(value) && !(spacesAllowed && looksLikePassphrase(value))) return false;
   // Member access in code (`request.headers.authorization`), not a literal.
-  if (/^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/.test(value) && !/\d/.test(value)) return false;
+  // (On a command line `a.b` is a literal: a flag's value is never an expression.)
+  if (!commandLine && isMemberAccess(value) && !/\d/.test(value)) return false;
   return true;
 }
 
@@ -154,12 +165,12 @@ const FLAG_ASSIGNMENT = /(?<![A-Za-z0-9_-])--?(?<n>(?:[a-z]+-)*(?:password|passw
 // YAML / INI / TOML without quotes, one per line: `api_key: abc123…`.
 // Lines may also be JSON-escaped inside a string that was itself decoded once (`…\\npassword: x\\n…`).
 const LINE_ASSIGNMENT = new RegExp(
-  `(?:^|(?<=\\\\n|"))(?<i>[ \\t]*(?:-[ \\t]+)?)(?<n>${NAME})[ \\t]*[:=][ \\t]*(?<v>[^\\s"'#,;{}()\\[\\]\\\\]+)[ \\t]*(?=$|\\\\[rn]|\\\\?")`,
+  `(?:^|(?<=\\\\n|"))(?<i>[ \\t]*(?:-[ \\t]+)?)(?<n>${NAME})[ \\t]*[:=][ \\t]*(?<v>[^\\s"'#,;{}()\\[\\]\\\\]+(?:#[^\\s"',;{}()\\[\\]\\\\]*)*)[ \\t]*(?=$|\\\\[rn]|\\\\?")`,
   'gdm',
 );
 
 const URL_CREDENTIALS =
-  /(?<s>[A-Za-z][A-Za-z0-9+.-]{1,20}:\/\/)(?<u>[^\s:/?#@"'<>\\]{0,256}):(?<v>[^\s/?#@"'<>\\]{1,256})@(?=[A-Za-z0-9[<])/dg;
+  /(?<s>[A-Za-z][A-Za-z0-9+.-]{1,20}:\/\/)(?<u>[^\s:/?#@"'<>\\]{0,256}):(?<v>[^\s/@"'<>\\]{1,256})@(?=[A-Za-z0-9[<])/dg;
 const AUTH_HEADER =
   /(?<![A-Za-z0-9-])(?:Proxy-)?Authorization\\?["']?(?:\s*[:=]\s*\\?["']?(?:(?:Bearer|Basic|Token|Bot|Digest|ApiKey|Key|Bearer:)\s+)?|\s+\\?["']?(?:Bearer|Basic|Token|Digest)\s+)(?<v>[A-Za-z0-9._~+/=:-]{8,})/dgi;
 const BEARER = /(?<![A-Za-z0-9-])Bearer\s+(?<v>[A-Za-z0-9._~+/=-]{16,})/dg;
@@ -191,6 +202,9 @@ export function redactSecrets(input: Piece[], counts: ClassCounts, lower: string
     const user = match.groups!.u!;
     const password = match.groups!.v!;
     if (!realValue(password, 1)) return null;
+    // `?`/`#` belong in a password only unencoded by mistake; `host:3000?next=a@b` is a port and a query.
+    const hostLike = user === 'localhost' || user.includes('.') || /^\d+$/.test(user);
+    if (/[?#]/.test(password) && (user.length === 0 || (hostLike && /^\d*[?#]/.test(password)))) return null;
     const out: Piece[] = [fixed(match.groups!.s!)];
     if (user.length > 0) out.push(placeholder('<USER>', 'user', counts));
     out.push(fixed(':'), placeholder(SECRET_PLACEHOLDER('password'), 'secret:password', counts), fixed('@'));
@@ -229,7 +243,7 @@ export function redactSecrets(input: Piece[], counts: ClassCounts, lower: string
   });
   pieces = applyPass(pieces, FLAG_ASSIGNMENT, (match) => {
     const value = match.groups!.v!;
-    if (!realValue(value, minLengthFor(match.groups!.n!))) return null;
+    if (!realValue(value, minLengthFor(match.groups!.n!), false, true)) return null;
     return secretGroup(match, assignmentKind(match.groups!.n!), counts);
   });
   pieces = applyPass(pieces, LINE_ASSIGNMENT, (match) => {

@@ -1,4 +1,4 @@
-import { type Hit, findPrefixedTokens, isStandIn } from './detectors.js';
+import { type Hit, findPrefixedTokens, isStandIn, looksLikeMemberAccess } from './detectors.js';
 import { isGeneratedToken } from './entropy-check.js';
 
 /**
@@ -14,6 +14,14 @@ interface Word {
   text: string;
   start: number;
   end: number;
+}
+
+/**
+ * A stand-in (`$VAR`, `<placeholder>`, `changeme`) in a place that holds a literal: quoted, in a
+ * URL, on a command line. Member access (`a.b`) is code elsewhere, but here it is text.
+ */
+function literalStandIn(value: string): boolean {
+  return isStandIn(value) && !looksLikeMemberAccess(value);
 }
 
 const isSpace = (ch: string | undefined) => ch === ' ' || ch === '\t' || ch === '\n' || ch === '\r';
@@ -51,7 +59,8 @@ function inner(word: Word, offset = 0): Word {
 
 /** A password-looking value: not a flag, a variable, a number or a lower-case word (a name, a group). */
 function passwordish(value: string): boolean {
-  if (value.length < 4 || value.length > 512 || value.startsWith('-') || isStandIn(value)) return false;
+  // On a command line `a.b` is a literal, not member access: only the other stand-ins count.
+  if (value.length < 4 || value.length > 512 || value.startsWith('-') || literalStandIn(value)) return false;
   if (/^[\d:.]+$/.test(value) || /^[a-z_-]+$/.test(value)) return false;
   return !value.startsWith('//');
 }
@@ -76,16 +85,19 @@ const A_FLAG_TOOLS = new Set(['redis-cli', 'keydb-cli']);
 /** Password flags in every command of the text. */
 export function findCommandPasswords(text: string): Hit[] {
   const hits: Hit[] = [];
-  const add = (word: Word | undefined, offset = 0) => {
+  const add = (word: Word | undefined, offset = 0, anyWord = false) => {
     // The redactor's placeholders (`<SECRET:password>`) hold a colon that is not user:password.
     if (word === undefined || /<[A-Z_]+(?::[a-z0-9_]+)?>/.test(word.text)) return;
     const value = inner(word, offset);
-    if (passwordish(value.text)) hits.push({ kind: 'password', start: value.start, end: value.end });
+    const plainWord = anyWord && value.text.length >= 4 && !literalStandIn(value.text) && !/^[\d:.]+$/.test(value.text) && !value.text.startsWith('//');
+    if (plainWord || passwordish(value.text)) hits.push({ kind: 'password', start: value.start, end: value.end });
   };
   let lineStart = 0;
   while (lineStart < text.length) {
     const end = commandEnd(text, lineStart);
     const list = words(text, lineStart, end);
+    // In an HTTP client's command `-u user:pw` is always a password (elsewhere it may be user:group).
+    const client = list.some((w) => /(?:^|["'(/:])(?:curl|wget|http|https|xh|aria2c|lftp)$/.test(w.text));
     list.forEach((word, i) => {
       const bare = word.text.replace(/^[\\"'`([]+/, '').replace(/[\\"'`,)\]]+$/, '');
       // The command word may sit at the end of JSON or a path (`…"content":"mysql`, `/usr/bin/mysql`).
@@ -97,35 +109,45 @@ export function findCommandPasswords(text: string): Hit[] {
         if (next !== undefined) {
           const value = inner(next);
           const colon = value.text.indexOf(':');
-          if (colon > 0 && value.text.slice(colon + 1) !== value.text.slice(0, colon)) add(value, colon + 1);
+          if (colon > 0 && value.text.slice(colon + 1) !== value.text.slice(0, colon)) add(value, colon + 1, client);
         }
       } else if (/^(?:-u|--user=)[^:]+:/.test(bare) && !bare.includes('://')) {
         const value = inner(word);
         const colon = value.text.indexOf(':');
-        add(value, colon + 1);
+        add(value, colon + 1, client);
       }
-      if (bare === '--password' || bare === '--passwd' || bare === '--pass') add(rest[0]);
-      else if (/^--pass(?:word|wd)?=/.test(bare)) add(word, word.text.indexOf('=') + 1);
+      // `--password x`, `--password=x`, `--http-password=x`, `--db-pass x`.
+      if (/^--(?:[a-z]+-)*pass(?:word|wd)?$/.test(bare)) add(rest[0], 0, true);
+      else if (/^--(?:[a-z]+-)*pass(?:word|wd)?=/.test(bare)) add(word, word.text.indexOf('=') + 1, true);
+      if ((tool === 'ldapsearch' || tool === 'ldapadd' || tool === 'ldapmodify' || tool === 'ldapdelete') && rest.length > 0) {
+        const at = rest.findIndex((w) => w.text === '-w');
+        if (at >= 0) add(rest[at + 1], 0, true);
+      }
+      if (tool === 'smbclient' || tool === 'rpcclient' || tool === 'smbmap') {
+        const at = rest.findIndex((w) => w.text === '-U' || w.text === '--user');
+        const pair = at >= 0 ? rest[at + 1] : undefined;
+        if (pair !== undefined && pair.text.indexOf('%') > 0) add(pair, pair.text.indexOf('%') + 1, true);
+      }
       if (MYSQL_TOOLS.has(tool)) {
         for (const arg of rest) {
           const a = arg.text.replace(/^\\?["']/, '');
-          if (a.startsWith('-p') && a.length > 2 && !a.startsWith('--')) add(arg, arg.text.indexOf('-p') + 2);
+          if (a.startsWith('-p') && a.length > 2 && !a.startsWith('--')) add(arg, arg.text.indexOf('-p') + 2, true);
         }
       }
       // `docker login -p`, not `docker run -p 5432:5432`.
       const login = rest[0]?.text === 'login' || (tool !== 'docker' && tool !== 'podman' && tool !== 'nerdctl' && tool !== 'helm' && tool !== 'oras');
       if (P_FLAG_TOOLS.has(tool) && login) {
         const at = rest.findIndex((w) => w.text === '-p');
-        if (at >= 0) add(rest[at + 1]);
+        if (at >= 0) add(rest[at + 1], 0, true);
       }
       if (A_FLAG_TOOLS.has(tool)) {
         const at = rest.findIndex((w) => w.text === '-a');
-        if (at >= 0) add(rest[at + 1]);
+        if (at >= 0) add(rest[at + 1], 0, true);
       }
       if (tool === 'htpasswd' && rest.some((w) => /^-\w*b/.test(w.text))) {
         const positional = rest.filter((w) => !w.text.startsWith('-'));
         const noFile = rest.some((w) => /^-\w*n/.test(w.text));
-        add(positional[noFile ? 1 : 2]);
+        add(positional[noFile ? 1 : 2], 0, true);
       }
     });
     lineStart = end + 1;
@@ -150,7 +172,7 @@ export function findPgpassLines(text: string): Hit[] {
       if (fields.every((f) => /^[0-9a-fA-F]{0,4}$/.test(f))) continue; // IPv6
       const passwordStart = host.length + port.length + database.length + user.length + 4;
       const password = token.slice(passwordStart);
-      if (password.length >= 4 && !isStandIn(password) && !/^\d+$/.test(password)) {
+      if (password.length >= 4 && !literalStandIn(password) && !/^\d+$/.test(password)) {
         hits.push({ kind: 'password', start: start + passwordStart, end: start + token.length });
       }
     }
@@ -165,7 +187,7 @@ export function findNetrcPasswords(text: string): Hit[] {
   list.forEach((word, i) => {
     if ((word.text === 'password' || word.text === 'passwd') && (list[i - 2]?.text === 'login' || list[i - 2]?.text === 'user')) {
       const value = list[i + 1];
-      if (value !== undefined && !isStandIn(value.text) && value.text.length >= 4) hits.push({ kind: 'password', start: value.start, end: value.end });
+      if (value !== undefined && !literalStandIn(value.text) && value.text.length >= 4) hits.push({ kind: 'password', start: value.start, end: value.end });
     }
   });
   return hits;
@@ -229,7 +251,58 @@ export function findAuthPairs(text: string): Hit[] {
     const second = quotedAt(text, skipBlank(text, i + 1));
     if (second === null) continue;
     const value = text.slice(second.start, second.end);
-    if (value.length >= 3 && !isStandIn(value)) hits.push({ kind: 'password', start: second.start, end: second.end });
+    if (value.length >= 3 && !literalStandIn(value)) hits.push({ kind: 'password', start: second.start, end: second.end });
+  }
+  return hits;
+}
+
+const READS_STDIN = [/^(?:docker|podman|nerdctl|buildah|skopeo|oras)\s+login\b/, /^helm\s+registry\s+login\b/, /^sudo\s+-S\b/, /^passwd\s+--stdin\b/, /^chpasswd\b/, /^sudo\s+chpasswd\b/];
+
+/** `echo "pw" | docker login --password-stdin`, `printf pw | sudo -S …`: the echoed word. */
+export function findPipedPasswords(text: string): Hit[] {
+  const hits: Hit[] = [];
+  for (let pipe = text.indexOf('|'); pipe >= 0; pipe = text.indexOf('|', pipe + 1)) {
+    if (text[pipe + 1] === '|' || text[pipe - 1] === '|') continue;
+    const after = text.slice(skipBlank(text, pipe + 1), pipe + 80);
+    if (!READS_STDIN.some((pattern) => pattern.test(after))) continue;
+    // The command before the pipe, back to the line start.
+    let start = pipe;
+    while (start > 0 && text[start - 1] !== '\n' && !(text[start - 1] === 'n' && text[start - 2] === '\\') && text[start - 1] !== ';') start--;
+    const list = words(text, start, pipe);
+    const echo = list.findIndex((w) => /(?:^|["'(])(?:echo|printf)$/.test(w.text));
+    if (echo < 0) continue;
+    const value = list[list.length - 1];
+    if (value === undefined || list.indexOf(value) <= echo) continue;
+    const inside = inner(value);
+    if (inside.text.length >= 4 && !literalStandIn(inside.text) && !inside.text.startsWith('-')) hits.push({ kind: 'password', start: inside.start, end: inside.end });
+  }
+  return hits;
+}
+
+const ENCODERS = ['btoa(', 'b64encode(', 'base64encode(', 'encodebytes(', 'buffer.from(', 'encodetostring(', '.encode('];
+
+/** A `user:password` literal handed to a base64 encoder (`btoa('u:p')`, `b64encode(b"u:p")`). */
+export function findEncodedPairs(text: string): Hit[] {
+  const hits: Hit[] = [];
+  const lower = text.toLowerCase();
+  for (const encoder of ENCODERS) {
+    let from = 0;
+    for (;;) {
+      const at = lower.indexOf(encoder, from);
+      if (at < 0) break;
+      from = at + encoder.length;
+      let i = skipBlank(text, from);
+      if (text[i] === 'b' && (isQuote(text[i + 1]) || (text[i + 1] === '\\' && isQuote(text[i + 2])))) i++;
+      const literal = quotedAt(text, i);
+      if (literal === null) continue;
+      const body = text.slice(literal.start, literal.end);
+      const colon = body.indexOf(':');
+      if (colon <= 0 || /\s/.test(body)) continue;
+      const password = body.slice(colon + 1);
+      if (password.length >= 3 && !literalStandIn(password) && !password.startsWith('//')) {
+        hits.push({ kind: 'password', start: literal.start + colon + 1, end: literal.end });
+      }
+    }
   }
   return hits;
 }
@@ -250,11 +323,13 @@ export function findQueryCredentials(text: string): Hit[] {
     if (eq < 0 || eq - i > 40) continue;
     const name = text.slice(i + 1, eq).toLowerCase();
     if (!/^[a-z0-9_-]+$/.test(name)) continue;
-    let end = eq + 1;
-    while (end < text.length && !'&#"\'<> \t\n\\'.includes(text[end]!)) end++;
-    const value = text.slice(eq + 1, end);
     const password = name === 'password' || name === 'passwd' || name === 'pwd' || name === 'pass';
-    if (isStandIn(value) || value.length < (password ? 4 : 8)) continue;
+    // An unencoded `#` inside a password parameter does not end it.
+    const stops = password ? '&"\'<> \t\n\\' : '&#"\'<> \t\n\\';
+    let end = eq + 1;
+    while (end < text.length && !stops.includes(text[end]!)) end++;
+    const value = text.slice(eq + 1, end);
+    if (literalStandIn(value) || value.length < (password ? 4 : 8)) continue;
     const random = /\d/.test(value) && /[A-Za-z]/.test(value);
     if (QUERY_SECRETS.has(name) ? password || random || value.length >= 20 : QUERY_RANDOM_ONLY.has(name) && random && value.length >= 16) {
       hits.push({ kind: 'url_credential', start: eq + 1, end });
@@ -287,7 +362,7 @@ export function findEnvPairs(text: string): Hit[] {
     let end = i;
     while (end < text.length && !'"\'\\ \t\n,}'.includes(text[end]!)) end++;
     const value = text.slice(i, end);
-    if (value.length >= 4 && !isStandIn(value)) hits.push({ kind: 'secret_assignment', start: i, end });
+    if (value.length >= 4 && !literalStandIn(value)) hits.push({ kind: 'secret_assignment', start: i, end });
   }
   return hits;
 }

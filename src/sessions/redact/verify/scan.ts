@@ -13,9 +13,11 @@ import {
 import {
   findAuthPairs,
   findCommandPasswords,
+  findEncodedPairs,
   findEnvPairs,
   findNetrcPasswords,
   findPgpassLines,
+  findPipedPasswords,
   findQueryCredentials,
   findSplitPieces,
 } from './credential-forms.js';
@@ -156,6 +158,8 @@ export function scanText(text: string, terms: readonly VerifyTerm[] = []): Found
     ...findPgpassLines(plain),
     ...findNetrcPasswords(plain),
     ...findAuthPairs(plain),
+    ...findEncodedPairs(plain),
+    ...findPipedPasswords(plain),
     ...findQueryCredentials(plain),
     ...findEnvPairs(plain),
     ...findSplitPieces(plain),
