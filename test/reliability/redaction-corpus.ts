@@ -194,6 +194,11 @@ export const CLEAN_LOOKALIKES: string[] = [
   'redis-cli -h cache.example.com ping',
   'htpasswd -c .htpasswd admin',
   'sshpass -f ~/.ssh/pass.txt ssh host',
+  // Inside JSON `"~standard\"` is a quoted key, not `~user\` (discovery once learned "standard" here).
+  'const result = schema["~standard"].validate(value); this["~validate"](data); const CATCH = "~constantCatch";',
+  'const CREDENTIAL_VERIFICATION_URL = "https://sts.example.com?Action=GetCallerIdentity&Version=2011-06-15";',
+  "this.credentialSourceType = 'programmatic'; ClientSecretPost = \"ClientSecretPost\";",
+  "const subjectTokenType = 'urn:ietf:params:oauth:token-type:id_token';",
   'Code_contained_in_a_class_is_evaluated_in_JavaScript_s_strict_mode_which_does_not_allow_this_use_of_0_For_more_information_see_the_docs_on_strict_mode_and_classes_and_modules_and_more_words',
 ];
 

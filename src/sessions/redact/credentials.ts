@@ -210,7 +210,7 @@ export function redactCredentialForms(input: Piece[], counts: ClassCounts, lower
         const value = match.groups!.v!;
         if (!credentialValue(value) || /^\d+$/.test(match.groups!.d!) || /^\d+$/.test(match.groups!.u!)) return [];
         // An IPv6 address is colon-separated hex groups, not a .pgpass line.
-        if (/^(?:[0-9a-fA-F]{1,4}:){4}[0-9a-fA-F:]*$/.test(match[0])) return [];
+        if (/^[0-9a-fA-F]{1,4}:[0-9a-fA-F]{1,4}:[0-9a-fA-F]{1,4}:[0-9a-fA-F]{1,4}(?::|$)/.test(match[0].slice(match.groups!.h!.length + 1))) return [];
         const [start, end] = match.indices!.groups!.v!;
         return [{ start: start - match.index, end: end - match.index, kind: 'password' }];
       },

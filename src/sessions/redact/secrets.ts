@@ -124,7 +124,7 @@ const STRONG_NAME =
   /(?:^|_)(?:secret|secrets|password|passwd|passphrase|pwd|pass|token|api_?key|apikey|access_?token|auth_?token|refresh_?token|id_?token|session_?token|bearer|private_?key|client_?secret|signing_?key|encryption_?key|master_?key|access_?key|secret_?key|credentials?|auth|dsn|connection_?string|conn_?str|webhook_?url|private_?key_?id)$/;
 const SECRETISH_ANYWHERE = /secret|password|passwd|passphrase|credential/;
 const NON_SECRET_NAMES =
-  /(?:^|_)(?:public|primary|sort|partition|cache|foreign|hash|range|unique|idempotency|object|s3|row|map|lookup|dict|query|storage|sort|group|dedup|dedupe|routing|shard|index|api_key_id|key_id|key_name|key_path|key_file|keyfile|token_type|token_count|tokens|max_tokens|token_limit|token_url|token_endpoint|password_hash|password_length|password_policy|secret_name|secret_arn|secret_id|header|field|param|env|var|prefix|label|kind|ttl)$/;
+  /(?:^|_)(?:public|primary|sort|partition|cache|foreign|hash|range|unique|idempotency|object|s3|row|map|lookup|dict|query|storage|sort|group|dedup|dedupe|routing|shard|index|api_key_id|key_id|key_name|key_path|key_file|keyfile|token_type|token_count|tokens|max_tokens|token_limit|token_url|token_endpoint|password_hash|password_length|password_policy|secret_name|secret_arn|secret_id|header|field|param|env|var|prefix|label|kind|ttl|type|url|uri|endpoint)$/;
 
 function snakeName(name: string): string {
   return name
@@ -233,6 +233,7 @@ export function redactSecrets(input: Piece[], counts: ClassCounts, lower: string
     if (match.groups!.c! !== '' && !/["']/.test(match.input[match.index - 1] ?? '')) return null;
     if (!isSecretName(name) || !realValue(value, minLengthFor(name), isPasswordName(name))) return null;
     if (/(?:^|_)key$/i.test(snakeName(name)) && !STRONG_NAME.test(snakeName(name)) && !looksGenerated(value)) return null;
+    if (namesItself(name, value)) return null;
     return secretGroup(match, assignmentKind(name), counts);
   });
   pieces = applyPass(pieces, ENV_ASSIGNMENT, (match) => {
@@ -258,11 +259,21 @@ export function redactSecrets(input: Piece[], counts: ClassCounts, lower: string
 }
 
 /**
+ * Values that name rather than hold a secret: an enum member (`ClientSecretPost = "ClientSecretPost"`)
+ * or, for names other than passwords, lower-case words joined by `-`/`_`/`.` (`'compute-placeholder'`,
+ * `'x-api-token'`).
+ */
+function namesItself(name: string, value: string): boolean {
+  if (value.toLowerCase() === name.toLowerCase()) return true;
+  return !isPasswordName(name) && /^[a-z]+(?:[-_.][a-z]+)+$/.test(value);
+}
+
+/**
  * For a JSON member `"name": "value"`: the secret kind when the name says credential
  * and the value looks like one, else null.
  */
 export function secretKindForMember(name: string, value: string): string | null {
-  if (!isSecretName(name) || !realValue(value, minLengthFor(name), isPasswordName(name))) return null;
+  if (!isSecretName(name) || !realValue(value, minLengthFor(name), isPasswordName(name)) || namesItself(name, value)) return null;
   const snake = snakeName(name);
   if (/(?:^|_)key$/.test(snake) && !STRONG_NAME.test(snake) && !looksGenerated(value)) return null;
   return assignmentKind(name);
@@ -351,6 +362,11 @@ const LITERAL_BODY = new RegExp(String.raw`\\*(["'\`])(${PIECE})\\*\1`, 'g');
 export function redactJoinedLiterals(input: Piece[], counts: ClassCounts, lower: string): Piece[] {
   if (!/["'`][^"'`]{0,256}["'`]/.test(lower)) return input;
   return applyPass(input, JOINED_LITERALS, (match) => {
+    // Pieces glued by line breaks alone (Python) start an expression: after `(`, `=`, `[`, `,`, `:`.
+    // A quoted word in a comment (`// "Hello"`) above a literal is not one of them.
+    const before = match.input.slice(0, match.index).replace(/(?:\s|\\[nrt])+$/, '');
+    const operator = /^[^"'`]*[^\s"'`\\]/.test(match[0].replace(LITERAL_BODY, ''));
+    if (!operator && before.length > 0 && !/[(=[,:]$/.test(before)) return null;
     const bodies = [...match[0].matchAll(LITERAL_BODY)].map((m) => m[2]!);
     const joined = bodies.join('');
     if (bodies.length < 2 || joined.length < 20 || !looksGenerated(bodies.slice(1).join(''))) return null;

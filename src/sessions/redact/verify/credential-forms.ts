@@ -169,7 +169,7 @@ export function findPgpassLines(text: string): Hit[] {
       if (fields.length < 5 || fields.slice(0, 4).some((f) => f.length === 0)) continue;
       const [host, port, database, user] = fields as [string, string, string, string];
       if (!/^(?:\d{2,5}|\*)$/.test(port) || host.includes('/') || /^\d+$/.test(database) || /^\d+$/.test(user)) continue;
-      if (fields.every((f) => /^[0-9a-fA-F]{0,4}$/.test(f))) continue; // IPv6
+      if (fields.slice(1, 5).every((f) => /^[0-9a-fA-F]{1,4}$/.test(f))) continue; // IPv6 (`[IPv6:2001:db8:…]`)
       const passwordStart = host.length + port.length + database.length + user.length + 4;
       const password = token.slice(passwordStart);
       if (password.length >= 4 && !literalStandIn(password) && !/^\d+$/.test(password)) {
@@ -412,8 +412,13 @@ export function findSplitPieces(text: string): Hit[] {
       i++;
       continue;
     }
+    // What stands before the first piece: pieces glued by line breaks alone must start an expression.
+    let back = i - 1;
+    while (back >= 0 && (isSpace(text[back]) || (text[back - 1] === '\\' && 'nrt'.includes(text[back]!)))) back -= isSpace(text[back]) ? 1 : 2;
+    const opensExpression = back < 0 || '(=[,:'.includes(text[back]!);
     const bodies = [first.body];
     let end = first.end;
+    let operators = false;
     let listed = false;
     let concat = false;
     for (;;) {
@@ -421,14 +426,16 @@ export function findSplitPieces(text: string): Hit[] {
       if (glue.at === end && !isQuote(text[end]) && text[end] !== '\\') break;
       const next = pieceAt(text, glue.at);
       if (next === null) break;
-      if (text.slice(end, glue.at).includes('.concat(')) concat = true;
+      const between = text.slice(end, glue.at);
+      if (between.includes('.concat(')) concat = true;
+      if (/[+,$}[]|\.concat\(/.test(between)) operators = true;
       listed ||= glue.comma;
       bodies.push(next.body);
       end = next.end;
     }
     const joined = bodies.join('');
     const rest = bodies.slice(1).join('');
-    if (bodies.length >= 2 && joined.length >= 20 && rest.length >= 8 && isGeneratedToken(rest.length >= 20 ? rest : joined)) {
+    if ((operators || opensExpression) && bodies.length >= 2 && joined.length >= 20 && rest.length >= 8 && isGeneratedToken(rest.length >= 20 ? rest : joined)) {
       const prefixed = findPrefixedTokens(joined).length > 0;
       if (prefixed || ((!listed || concat) && isGeneratedToken(joined))) {
         hits.push({ kind: 'split_key', start: i, end });

@@ -206,7 +206,9 @@ const STAND_IN_STARTS = ['example', 'placeholder', 'redacted', 'dummy', 'xxxx', 
 export function looksLikeMemberAccess(value: string): boolean {
   const parts = value.replace(/\?\./g, '.').split('.');
   if (parts.length < 2) return false;
-  return parts.every((part) => {
+  return parts.every((name) => {
+    let part = name;
+    if (part.startsWith('#')) part = part.slice(1); // a private field (`this.#client`)
     if (part.length === 0 || !/^[A-Za-z_$][\w$]*$/.test(part)) return false;
     if (/^[A-Z0-9_]+$/.test(part)) return true;
     for (let i = 1; i < part.length; i++) {
@@ -319,7 +321,9 @@ const HARMLESS_NAMES = ['max_tokens', 'tokens', 'token_count', 'token_type', 'to
 const DESCRIBING_SUFFIXES = ['_header', '_name', '_field', '_param', '_env', '_var', '_prefix', '_path', '_file', '_url', '_type', '_label', '_kind', '_length', '_ttl'];
 
 function isSecretishName(name: string): boolean {
-  const lower = name.toLowerCase().replace(/-/g, '_');
+  // camelCase as snake_case: `credentialSourceType` → `credential_source_type`.
+  const lower = name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase().replace(/-/g, '_');
+  if (lower === 'oauth' || lower.endsWith('_oauth')) return false;
   if (DESCRIBING_SUFFIXES.some((suffix) => lower.endsWith(suffix))) return false;
   for (const harmless of HARMLESS_NAMES) if (lower === harmless || lower.endsWith(`_${harmless}`) || lower.endsWith(harmless.replace(/_/g, ''))) return false;
   for (const word of SECRET_WORDS) if (lower.includes(word.replace(/-/g, '_'))) return true;
@@ -354,6 +358,8 @@ export function findSecretAssignments(text: string): Hit[] {
     const name = text.slice(nameStart, nameEnd);
     i++;
     if (name.length < 3 || !isSecretishName(name)) continue;
+    // A segment of a URN or a URL (`urn:ietf:params:oauth:token-type:jwt`), not a name.
+    if (nameStart > 0 && (text[nameStart - 1] === ':' || text[nameStart - 1] === '/')) continue;
     let cursor = i;
     if (text[cursor] === '=') cursor++; // :=
     while (cursor < text.length && (text[cursor] === ' ' || text[cursor] === '\t')) cursor++;
@@ -374,6 +380,8 @@ export function findSecretAssignments(text: string): Hit[] {
     const min = /pass|pwd/i.test(name) ? 4 : 8;
     const passphrase = quoted && /pass|pwd/i.test(name) && isPassphrase(value);
     if (value.length < min || value.length > 1024 || isStandIn(value) || (/\s/.test(value) && !passphrase)) continue;
+    // An enum member names itself (`ClientSecretPost = "ClientSecretPost"`); a URL or a template is not a secret.
+    if (value.toLowerCase() === name.toLowerCase() || value.includes('${') || /^[a-z][a-z0-9+.-]*:\/\//i.test(value)) continue;
     // Words joined by `-`/`_`/`.` in lower case (`x-echolens-token`): a name, not a token.
     if (!/pass|pwd/i.test(name) && /^[a-z]+(?:[-_.][a-z]+)+$/.test(value)) continue;
     // `--from-literal=password=x`: the value of a flag, not a name in code.
@@ -478,7 +486,11 @@ export function findHomePaths(text: string): Hit[] {
     if (at > 0 && (isAlnum(text.charCodeAt(at - 1)) || text[at - 1] === '~')) return;
     const name = usernameAt(text, at + 1);
     const after = text[at + 1 + name.length];
-    if (name.length > 0 && /^[A-Za-z_]/.test(name) && (after === '/' || after === '\\') && !ACCOUNT_NAMES.includes(name.toLowerCase())) {
+    // Backslashes that escape a quote or a line break (`\"~standard\"` still escaped once) are no path.
+    let past = at + 1 + name.length;
+    while (text[past] === '\\') past++;
+    const escaped = after === '\\' && (text[past] === '"' || text[past] === "'" || ((past - at - 1 - name.length) % 2 === 1 && 'nrtbfu'.includes(text[past] ?? ' ')));
+    if (name.length > 0 && /^[A-Za-z_]/.test(name) && (after === '/' || (after === '\\' && !escaped)) && !ACCOUNT_NAMES.includes(name.toLowerCase())) {
       hits.push({ kind: 'home_path', start: at, end: at + 1 + name.length });
     }
   });
