@@ -11,6 +11,8 @@ import { redactFile } from './redact/redact-file.js';
 import { verifyFile } from './redact/verify/verify-file.js';
 import { readSession } from './read.js';
 import { CLAUDE_NOTES, CODEX_MAIN } from './testing/fixtures.js';
+
+const DEMO_CODEX = join(import.meta.dirname, '..', '..', 'data', 'demo', 'codex-session.jsonl');
 import { useTempDir } from './testing/temp-dir.js';
 
 const tmp = useTempDir('echolens-decode-');
@@ -111,6 +113,27 @@ describe('UTF-16 / UTF-32 / BOM transcripts are decoded the same way by every re
     expect(rows[0]!.agentSteps).toBeGreaterThan(0);
     expect(rows[1]).toMatchObject({ agentSteps: rows[0]!.agentSteps, userTurns: rows[0]!.userTurns, warnings: 0 });
   });
+});
+
+describe('the audits read an encoded transcript like its UTF-8 twin', () => {
+  it('persona run and continuation run --dry-run plan the same cells for UTF-8, UTF-16 and UTF-32 copies', async () => {
+    const text = readFileSync(DEMO_CODEX, 'utf8');
+    const plans: Record<string, string[]> = { persona: [], continuation: [] };
+    for (const [encoding, bom] of [['utf-8-bom', true], ['utf-16le', true], ['utf-32be', false]] as Array<[Encoding, boolean]>) {
+      const file = join(tmp.path, `rollout-demo-${encoding}.jsonl`);
+      writeFileSync(file, encodeText(text, encoding, bom));
+      const persona = await run(['persona', 'run', '--session', file, '--target', 'sim:persona', '--judge', 'sim:judge', '--db', join(tmp.path, `p-${encoding}.db`), '--dry-run']);
+      expect(persona.code, persona.err).toBe(0);
+      plans.persona!.push(persona.out);
+      const continuation = await run(['continuation', 'run', '--session', file, '--target', 'sim:continuation', '--cutpoints', '10', '--db', join(tmp.path, `c-${encoding}.db`), '--dry-run']);
+      expect(continuation.code, continuation.err).toBe(0);
+      plans.continuation!.push(continuation.out.replaceAll(file, '<file>'));
+    }
+    for (const outputs of Object.values(plans)) {
+      expect(outputs[0]).toMatch(/cells|cutpoints/);
+      expect(new Set(outputs).size).toBe(1);
+    }
+  }, 120_000);
 });
 
 describe('what is refused, identically everywhere', () => {
