@@ -50,7 +50,7 @@ function passwordLike(value: string, min = 4): boolean {
 }
 
 /** The text from a command word to the end of its command (newline, `;`, `|`, `&&`), JSON-escaped newlines included. */
-const SEGMENT_END = String.raw`(?:[^\n;|&\\]|\\(?![nr])|&(?!&))*`;
+const SEGMENT_END = String.raw`(?:[^\n;|&\\]|\\(?![nr])|&(?!&)){0,2000}`;
 
 interface Word {
   /** The token without its quotes (for comparing flags). */
@@ -145,7 +145,7 @@ function commandPasswordSpans(segment: string): Span[] {
 const PGPASS = /(?:(?<=\\[nrt])|(?<![\w.:\\/@-]))(?<h>\*|[A-Za-z0-9][A-Za-z0-9.-]{0,253}|\[[0-9a-fA-F:]+\]):(?<p>\d{2,5}|\*):(?<d>[^\s:"'\\]{1,64}):(?<u>[^\s:"'\\]{1,64}):(?<v>(?:\\:|[^\s"'\\])+?)(?=$|[\s"'\\])/dgm;
 
 // ── .netrc: `machine host login user password pw` (newlines allowed between) ───────────────
-const NETRC = /(?<![\w-])(?:login|user)(?:\s|\\[nrt])+\S+?(?:\s|\\[nrt])+(?:password|passwd)(?:\s|\\[nrt])+(?<v>[^\s"'\\]+)/dg;
+const NETRC = /(?<![\w-])(?:login|user)(?:\s|\\[nrt]){1,16}[^\s\\]{1,128}(?:\s|\\[nrt]){1,16}(?:password|passwd)(?:\s|\\[nrt]){1,16}(?<v>[^\s"'\\]{1,256})/dg;
 
 // ── basic-auth pairs in code: `auth=("u", "p")`, `HTTPBasicAuth('u', 'p')`, `BasicAuth(u, 'p')` ─────
 const QUOTED = String.raw`\\*(["'])(?:(?!\\*\1).){0,128}\\*\1`;

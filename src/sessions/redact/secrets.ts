@@ -364,7 +364,8 @@ export function redactJoinedLiterals(input: Piece[], counts: ClassCounts, lower:
   return applyPass(input, JOINED_LITERALS, (match) => {
     // Pieces glued by line breaks alone (Python) start an expression: after `(`, `=`, `[`, `,`, `:`.
     // A quoted word in a comment (`// "Hello"`) above a literal is not one of them.
-    const before = match.input.slice(0, match.index).replace(/(?:\s|\\[nrt])+$/, '');
+    // (A short window: the text before the match can be megabytes long.)
+    const before = match.input.slice(Math.max(0, match.index - 64), match.index).replace(/(?:\s|\\[nrt])+$/, '');
     const operator = /^[^"'`]*[^\s"'`\\]/.test(match[0].replace(LITERAL_BODY, ''));
     if (!operator && before.length > 0 && !/[(=[,:]$/.test(before)) return null;
     const bodies = [...match[0].matchAll(LITERAL_BODY)].map((m) => m[2]!);

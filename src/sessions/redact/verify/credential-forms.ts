@@ -102,10 +102,16 @@ export function findCommandPasswords(text: string): Hit[] {
       const bare = word.text.replace(/^[\\"'`([]+/, '').replace(/[\\"'`,)\]]+$/, '');
       // The command word may sit at the end of JSON or a path (`…"content":"mysql`, `/usr/bin/mysql`).
       const tool = bare.split(/["'/:=([{]/).pop() ?? '';
-      const rest = list.slice(i + 1);
+      // The words after this one, up to the end of its command (at most 64: a command's flags are near it).
+      // Built lazily: most words are no flag or tool, and a long line has many words.
+      let restCache: Word[] | undefined;
+      const restOf = () => {
+        restCache ??= list.slice(i + 1, i + 65);
+        return restCache;
+      };
       // user:password after -u/--user/-a (curl, wget, httpie) in any command, glued or not.
       if (/^(?:-u|--user|-a|--auth|--proxy-user)$/.test(bare)) {
-        const next = rest[0];
+        const next = list[i + 1];
         if (next !== undefined) {
           const value = inner(next);
           const colon = value.text.indexOf(':');
@@ -117,34 +123,39 @@ export function findCommandPasswords(text: string): Hit[] {
         add(value, colon + 1, client);
       }
       // `--password x`, `--password=x`, `--http-password=x`, `--db-pass x`.
-      if (/^--(?:[a-z]+-)*pass(?:word|wd)?$/.test(bare)) add(rest[0], 0, true);
+      if (/^--(?:[a-z]+-)*pass(?:word|wd)?$/.test(bare)) add(list[i + 1], 0, true);
       else if (/^--(?:[a-z]+-)*pass(?:word|wd)?=/.test(bare)) add(word, word.text.indexOf('=') + 1, true);
-      if ((tool === 'ldapsearch' || tool === 'ldapadd' || tool === 'ldapmodify' || tool === 'ldapdelete') && rest.length > 0) {
+      if (tool === 'ldapsearch' || tool === 'ldapadd' || tool === 'ldapmodify' || tool === 'ldapdelete') {
+        const rest = restOf();
         const at = rest.findIndex((w) => w.text === '-w');
         if (at >= 0) add(rest[at + 1], 0, true);
       }
       if (tool === 'smbclient' || tool === 'rpcclient' || tool === 'smbmap') {
+        const rest = restOf();
         const at = rest.findIndex((w) => w.text === '-U' || w.text === '--user');
         const pair = at >= 0 ? rest[at + 1] : undefined;
         if (pair !== undefined && pair.text.indexOf('%') > 0) add(pair, pair.text.indexOf('%') + 1, true);
       }
       if (MYSQL_TOOLS.has(tool)) {
-        for (const arg of rest) {
+        for (const arg of restOf()) {
           const a = arg.text.replace(/^\\?["']/, '');
           if (a.startsWith('-p') && a.length > 2 && !a.startsWith('--')) add(arg, arg.text.indexOf('-p') + 2, true);
         }
       }
       // `docker login -p`, not `docker run -p 5432:5432`.
-      const login = rest[0]?.text === 'login' || (tool !== 'docker' && tool !== 'podman' && tool !== 'nerdctl' && tool !== 'helm' && tool !== 'oras');
+      const login = list[i + 1]?.text === 'login' || (tool !== 'docker' && tool !== 'podman' && tool !== 'nerdctl' && tool !== 'helm' && tool !== 'oras');
       if (P_FLAG_TOOLS.has(tool) && login) {
+        const rest = restOf();
         const at = rest.findIndex((w) => w.text === '-p');
         if (at >= 0) add(rest[at + 1], 0, true);
       }
       if (A_FLAG_TOOLS.has(tool)) {
+        const rest = restOf();
         const at = rest.findIndex((w) => w.text === '-a');
         if (at >= 0) add(rest[at + 1], 0, true);
       }
-      if (tool === 'htpasswd' && rest.some((w) => /^-\w*b/.test(w.text))) {
+      if (tool === 'htpasswd' && restOf().some((w) => /^-\w*b/.test(w.text))) {
+        const rest = restOf();
         const positional = rest.filter((w) => !w.text.startsWith('-'));
         const noFile = rest.some((w) => /^-\w*n/.test(w.text));
         add(positional[noFile ? 1 : 2], 0, true);
@@ -266,8 +277,9 @@ export function findPipedPasswords(text: string): Hit[] {
     const after = text.slice(skipBlank(text, pipe + 1), pipe + 80);
     if (!READS_STDIN.some((pattern) => pattern.test(after))) continue;
     // The command before the pipe, back to the line start.
+    // Back to the line start (at most 300 characters: `echo pw` is right before the pipe).
     let start = pipe;
-    while (start > 0 && text[start - 1] !== '\n' && !(text[start - 1] === 'n' && text[start - 2] === '\\') && text[start - 1] !== ';') start--;
+    while (start > 0 && pipe - start < 300 && text[start - 1] !== '\n' && !(text[start - 1] === 'n' && text[start - 2] === '\\') && text[start - 1] !== ';') start--;
     const list = words(text, start, pipe);
     const echo = list.findIndex((w) => /(?:^|["'(])(?:echo|printf)$/.test(w.text));
     if (echo < 0) continue;
@@ -319,8 +331,9 @@ export function findQueryCredentials(text: string): Hit[] {
   const hits: Hit[] = [];
   for (let i = 0; i < text.length; i++) {
     if (text[i] !== '?' && text[i] !== '&') continue;
-    const eq = text.indexOf('=', i + 1);
-    if (eq < 0 || eq - i > 40) continue;
+    let eq = i + 1;
+    while (eq < text.length && eq - i <= 40 && text[eq] !== '=') eq++;
+    if (text[eq] !== '=' || eq - i > 40) continue;
     const name = text.slice(i + 1, eq).toLowerCase();
     if (!/^[a-z0-9_-]+$/.test(name)) continue;
     const password = name === 'password' || name === 'passwd' || name === 'pwd' || name === 'pass';
@@ -421,7 +434,8 @@ export function findSplitPieces(text: string): Hit[] {
     let operators = false;
     let listed = false;
     let concat = false;
-    for (;;) {
+    // At most 17 pieces, as a key is split in a few: a long list of words is not walked again and again.
+    while (bodies.length < 17) {
       const glue = skipGlue(text, end);
       if (glue.at === end && !isQuote(text[end]) && text[end] !== '\\') break;
       const next = pieceAt(text, glue.at);
