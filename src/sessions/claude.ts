@@ -33,7 +33,7 @@ import type { Block, MessageKind, SessionUsage, SessionWarning, SubagentTranscri
  * transcripts.
  */
 
-const KNOWN_META_TYPES = new Set([
+export const KNOWN_META_TYPES: ReadonlySet<string> = new Set([
   'summary',
   'ai-title',
   'custom-title',

@@ -105,3 +105,52 @@ describe('images render as typed placeholders in every rendering', () => {
     }
   });
 });
+
+describe('Codex typed prompts whose user_message event text differs from the message (redacted apart)', () => {
+  const APART = join(FIXTURES, 'codex-redacted-apart.jsonl');
+
+  it('each user_message event is a typed prompt, matched by order to the adjacent user message', async () => {
+    for (const content of ['full', 'none'] as const) {
+      const s = await readSession(APART, { content });
+      // 6 events, 5 of whose texts match no message: all 6 are human turns.
+      expect(s.counters.userTurns, content).toBe(6);
+      expect(s.compactions).toHaveLength(1);
+      expect(s.compactions[0]!.counters.userTurns, content).toBe(4);
+      expect(s.warnings).toEqual([]);
+    }
+    const s = await readSession(APART);
+    const users = s.messages.filter((m) => m.role === 'user' && m.kind !== 'tool_result' && m.kind !== 'compaction_summary');
+    expect(users.map((m) => `${m.kind}:${firstText(m.blocks).slice(0, 20)}`)).toEqual([
+      'injected:Repository guideline',
+      'injected:<environment_context',
+      'human:Rename the <PROJECT>',
+      'human:Check that <HOST>:<P',
+      'human:Now add a test for t',
+      'human:# Context from my ID',
+      'injected:Repository guideline',
+      'human:Commit as <USER> <<E',
+      'human:Push to <HOST> and o',
+    ]);
+    expect(s.messages.map((m) => m.counters.userTurns)).toEqual(s.messages.map((_, i) => s.messages.slice(0, i + 1).filter((m) => m.kind === 'human').length));
+  });
+
+  it('an event never takes harness text or a message that is not next to it', async () => {
+    const file = join(tmp, 'not-adjacent.jsonl');
+    const line = (type: string, payload: unknown): string => `${JSON.stringify({ timestamp: '2026-05-04T10:00:00.000Z', type, payload })}\n`;
+    const user = (text: string): string => line('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text }] });
+    const assistant = (text: string): string => line('response_item', { type: 'message', role: 'assistant', content: [{ type: 'output_text', text }] });
+    writeFileSync(
+      file,
+      line('session_meta', { id: 'n1', cwd: '/w' }) +
+        user('Team notes: tabs, not spaces.') +
+        assistant('Noted.') +
+        // An event after an assistant message, then harness text: neither is adjacent prompt text.
+        line('event_msg', { type: 'user_message', message: 'something typed [REDACTED]', images: [] }) +
+        user('<environment_context>\n  <cwd>/w</cwd>\n</environment_context>') +
+        assistant('Done.'),
+    );
+    const s = await readSession(file);
+    expect(s.messages.map((m) => m.kind)).toEqual(['injected', 'assistant', 'injected', 'assistant']);
+    expect(s.counters.userTurns).toBe(0);
+  });
+});

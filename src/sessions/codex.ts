@@ -14,7 +14,7 @@ import type { Block, MessageKind, RawRef, SessionMessage, SessionUsage, SessionW
  * older than the fork. Rollbacks and compactions become context events.
  */
 
-const RESPONSE_ITEM_TYPES = new Set([
+export const RESPONSE_ITEM_TYPES: ReadonlySet<string> = new Set([
   'message',
   'reasoning',
   'function_call',
@@ -33,7 +33,7 @@ const RESPONSE_ITEM_TYPES = new Set([
   'agent_message',
   'additional_tools',
 ]);
-const KNOWN_KINDS = new Set([
+export const KNOWN_KINDS: ReadonlySet<string> = new Set([
   'session_meta',
   'response_item',
   'compacted',
@@ -81,6 +81,8 @@ interface Candidate {
   index: number;
   text: string;
   human: boolean;
+  /** Not harness text by its opening (`<environment_context>`, …): could be a typed prompt. */
+  promptLike: boolean;
 }
 
 export class CodexParser extends JsonRecordParser {
@@ -103,6 +105,16 @@ export class CodexParser extends JsonRecordParser {
   private readonly earlyEvents: string[] = [];
   /** Every typed prompt's text (remote compaction histories repeat them). */
   private readonly typed = new Set<string>();
+  /**
+   * Matching by order when the texts differ (the two copies were redacted or edited
+   * apart): Codex writes a typed prompt's `response_item` and its `user_message` event
+   * next to each other, in either order. `justAdded` is the user message the previous
+   * response item added (still unmatched); `eventWaiting` is an event no message matched,
+   * with the prompt-like message just before it, until the next response item shows
+   * whether the message after it is the closer one.
+   */
+  private justAdded: Candidate | null = null;
+  private eventWaiting: { text: string; before: Candidate | null } | null = null;
 
   constructor(
     file: string,
@@ -194,7 +206,12 @@ export class CodexParser extends JsonRecordParser {
   }
 
   private responseItem(body: Record<string, unknown>, raw: RawRef, timestamp: string | undefined): void {
+    const waiting = this.eventWaiting;
+    this.eventWaiting = null;
+    this.justAdded = null;
     const converted = this.convert(body, raw.line);
+    // Not a user message: the event waiting can only have been the prompt before it.
+    if (waiting !== null && converted.side !== 'user') this.settleWaiting(waiting, null);
     if (converted.side === 'skip') return;
     const b = this.builder;
     if (converted.side === 'assistant') {
@@ -218,18 +235,49 @@ export class CodexParser extends JsonRecordParser {
     };
     this.decorate(input, timestamp);
     const message = b.addMessage(input, converted.steps);
-    if (converted.side === 'user' && converted.text !== undefined) this.noteUserMessage(message.index, converted.text, converted.kind === 'human');
+    if (converted.side === 'user' && converted.text !== undefined) this.noteUserMessage(message.index, converted.text, converted.kind === 'human', waiting);
   }
 
-  private noteUserMessage(index: number, text: string, human: boolean): void {
+  /** `waiting`: an unmatched event written just before this message. */
+  private noteUserMessage(index: number, text: string, human: boolean, waiting: { text: string; before: Candidate | null } | null): void {
     const early = this.earlyEvents.findIndex((typed) => saysTyped(text, typed));
     if (early >= 0) {
       this.earlyEvents.splice(early, 1);
+      if (waiting !== null) this.settleWaiting(waiting, null);
       this.builder.setHuman(index, true, human);
       this.settleCandidates();
       return;
     }
-    this.candidates.push({ index, text, human });
+    const candidate: Candidate = { index, text, human, promptLike: !isInjectedUserText(text) };
+    this.candidates.push(candidate);
+    if (waiting !== null) {
+      this.settleWaiting(waiting, candidate.promptLike ? candidate : null);
+      if (!this.candidates.includes(candidate)) return;
+    }
+    this.justAdded = candidate;
+  }
+
+  /**
+   * Gives an event no text matched its prompt by order: the prompt-like message written just
+   * before it or just after it; when both are there, the one whose words are closer to the
+   * event's (ties: the one before, the order Codex writes today).
+   */
+  private settleWaiting(waiting: { text: string; before: Candidate | null }, after: Candidate | null): void {
+    const before = waiting.before !== null && this.candidates.includes(waiting.before) ? waiting.before : null;
+    const chosen = before === null ? after : after === null ? before : wordOverlap(after.text, waiting.text) > wordOverlap(before.text, waiting.text) ? after : before;
+    if (chosen === null) return;
+    const at = this.earlyEvents.lastIndexOf(waiting.text);
+    if (at >= 0) this.earlyEvents.splice(at, 1);
+    this.matchByOrder(chosen);
+  }
+
+  /** The typed prompt whose event text differs from it: human, and its text counts as typed from now on. */
+  private matchByOrder(candidate: Candidate): void {
+    const at = this.candidates.indexOf(candidate);
+    if (at >= 0) this.candidates.splice(at, 1);
+    this.typed.add(candidate.text);
+    this.builder.setHuman(candidate.index, true, candidate.human);
+    this.settleCandidates();
   }
 
   /** A `user_message` event: the latest user message with its text is the typed prompt; earlier unmatched ones were the harness's. */
@@ -245,7 +293,12 @@ export class CodexParser extends JsonRecordParser {
       this.settleCandidates();
       return;
     }
+    // No text matches: its prompt is the user message next to it (settled at the next item).
+    const adjacent = this.justAdded;
+    this.justAdded = null;
+    if (this.eventWaiting !== null) this.settleWaiting(this.eventWaiting, null);
     if (this.earlyEvents.length < 64) this.earlyEvents.push(text);
+    this.eventWaiting = { text, before: adjacent?.promptLike ? adjacent : null };
   }
 
   private wasTyped(text: string): boolean {
@@ -470,6 +523,8 @@ export class CodexParser extends JsonRecordParser {
   }
 
   finish(): CodexParseResult {
+    if (this.eventWaiting !== null) this.settleWaiting(this.eventWaiting, null);
+    this.eventWaiting = null;
     if (this.userEvents) this.settleCandidates();
     for (const [what, { count, line }] of this.unknown) {
       if (count > 1) this.warnings.push({ file: this.file, line, message: `unknown ${what}: ${count} lines skipped in all (first here)` });
@@ -495,6 +550,17 @@ function contentTexts(content: unknown): string[] {
  */
 function saysTyped(message: string, typed: string): boolean {
   return message === typed || (typed !== '' && message.includes(typed));
+}
+
+/** Share of the event's words (2+ letters or digits, any case) found in the message. */
+function wordOverlap(message: string, typed: string): number {
+  const words = (text: string) => new Set(text.toLowerCase().match(/[\p{L}\p{N}]{2,}/gu) ?? []);
+  const said = words(message);
+  const wanted = words(typed);
+  if (wanted.size === 0) return 0;
+  let found = 0;
+  for (const word of wanted) if (said.has(word)) found += 1;
+  return found / wanted.size;
 }
 
 /** Texts of a tool output's content items, images as their placeholders. */

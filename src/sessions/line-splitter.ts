@@ -83,6 +83,9 @@ export class LineSplitter {
       if (length === 0) return;
       view = bytes.subarray(0, length);
     }
+    // A UTF-8 byte-order mark opens the file, not the first record.
+    if (this.lineNumber === 1 && view.length >= 3 && view[0] === 0xef && view[1] === 0xbb && view[2] === 0xbf) view = view.subarray(3);
+    if (view.length === 0) return;
     if (!isUtf8(view)) this.sink.warn(this.lineNumber, 'invalid UTF-8 (decoded with replacement characters)');
     this.sink.line(this.lineNumber, view.toString('utf8'));
   }

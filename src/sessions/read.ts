@@ -3,8 +3,10 @@ import { basename, dirname, join } from 'node:path';
 import { ClaudeParser } from './claude.js';
 import { CodexParser } from './codex.js';
 import { copyDefined } from '../core/copy-defined.js';
+import { InputError } from '../core/errors.js';
 import type { LineSink } from './line-splitter.js';
 import { type ReadLinesOptions, readFileLines } from './read-lines.js';
+import { isTranscriptRecord } from './record-kind.js';
 import type { TimelineBuilder } from './timeline.js';
 import { isObject, str } from '../core/guards.js';
 import type { Session, SessionTool, SessionWarning, SubagentTranscript } from './types.js';
@@ -40,8 +42,11 @@ export function toolFromRecord(value: unknown): SessionTool | undefined {
 }
 
 /**
- * Reads one transcript into a Session, streaming. Never throws for bad content
- * (it becomes `warnings`); throws InputError only when the file cannot be opened.
+ * Reads one transcript into a Session, streaming. Malformed lines and records become
+ * `warnings` naming file and line. Throws InputError when the file cannot be read as
+ * a transcript at all: unopenable, a corrupt zstd stream, binary data or a NUL byte
+ * (`transcriptBytes`), or a file with lines none of which is a Claude Code or Codex
+ * record (a `package.json` or a README given by mistake).
  */
 export async function readSession(file: string, options: ReadSessionOptions = {}): Promise<Session> {
   const keepContent = (options.content ?? 'full') === 'full';
@@ -60,8 +65,22 @@ async function readWith(file: string, options: ReadSessionOptions, keepContent: 
     else codex = new CodexParser(file, { keepContent });
   };
   if (tool) choose(tool);
+  // Until the first transcript record: how many non-blank lines were not one.
+  let recordSeen = false;
+  let otherLines = 0;
+  const noteRecord = (text: string): void => {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      value = undefined;
+    }
+    if (isTranscriptRecord(value)) recordSeen = true;
+    else if (text.trim() !== '') otherLines += 1;
+  };
   const sink: LineSink = {
     line(lineNumber, text) {
+      if (!recordSeen) noteRecord(text);
       if (claude) return claude.line(lineNumber, text);
       if (codex) return codex.line(lineNumber, text);
       let value: unknown;
@@ -88,6 +107,13 @@ async function readWith(file: string, options: ReadSessionOptions, keepContent: 
   };
   const readOptions: ReadLinesOptions = options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes };
   const { lines, bytes } = await readFileLines(file, sink, readOptions);
+  if (!recordSeen && otherLines > 0) {
+    throw new InputError(
+      `not a Claude Code or Codex transcript: none of its ${otherLines} non-blank line(s) is a transcript record (JSON lines with a "type" the tools write, or a Codex "payload" envelope)`,
+      { file },
+      { hint: 'give a session file: `echolens sessions list` shows them (~/.claude/projects/…/*.jsonl, ~/.codex/sessions/…/rollout-*.jsonl)' },
+    );
+  }
   if (!claude && !codex) {
     choose(toolFromPath(file) ?? 'claude');
     for (const [n, t] of held.splice(0)) sink.line(n, t);

@@ -58,18 +58,30 @@ export function looksRandom(token: string): boolean {
 }
 
 /**
- * `VgMultiFieldsRefWithSort`, `scaleTypeNotWorkWithMark`: capitalised words of three or
- * more letters, nearly all with a vowel. Random letters change case every two
- * characters or so, which makes humps too short and too often vowel-less.
+ * `VgMultiFieldsRefWithSort`, `getJSDocCommentsAndTags`, `isES2015OrLaterName`: words of three
+ * or more letters, acronyms and numbers, nearly all words with a vowel. Random letters change
+ * case every two characters or so, which makes humps too short and too often vowel-less.
  */
 function camelCaseWords(token: string): boolean {
-  const segments = token.split(/[-_]+/).flatMap((part) => part.split(/(?=[A-Z][a-z])/)).filter((s) => s.length > 0);
-  if (segments.length < 3) return false;
-  // Every segment a word (`Model`, `Uint8`, `ModelV3`), a version tag (`V3`) or an acronym (`HTML`).
-  if (!segments.every((s) => /^(?:[A-Z]?[a-z]+(?:[A-Z]?[0-9]{1,2})?|[A-Z][0-9]{1,2}|[A-Z]{2,5}[0-9]{0,2})$/.test(s))) return false;
-  const meanLength = segments.reduce((sum, s) => sum + s.length, 0) / segments.length;
-  const voweled = segments.filter((s) => /[aeiouy]/.test(s)).length;
-  return meanLength >= 3.5 && voweled >= 0.75 * segments.length;
+  const parts = token.split(/[-_]+/).filter((p) => p.length > 0);
+  const segments: string[] = [];
+  for (const part of parts) {
+    const found = part.match(/[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+/g) ?? [];
+    // Every character must belong to a word, an acronym or a number.
+    if (found.join('') !== part) return false;
+    segments.push(...found);
+  }
+  const words = segments.filter((s) => !/^[0-9]+$/.test(s));
+  if (words.length < 3 || segments.some((s) => /^[0-9]{5,}$/.test(s))) return false;
+  const acronyms = words.filter((s) => /^[A-Z]+$/.test(s));
+  if (acronyms.some((s) => s.length > 5) || acronyms.length > 0.4 * words.length) return false;
+  if (words.filter((s) => s.length === 1).length > Math.max(1, 0.1 * words.length)) return false;
+  // Words of three or more letters carry a name (`for`, `Each`, `Child`; `In`, `JS` say little).
+  const long = words.filter((s) => s.length >= 3);
+  const letters = words.reduce((sum, s) => sum + s.length, 0);
+  const inLong = long.reduce((sum, s) => sum + s.length, 0);
+  const voweled = long.filter((s) => /[aeiouy]/i.test(s)).length;
+  return long.length >= 2 && inLong >= 0.6 * letters && voweled >= (2 / 3) * long.length;
 }
 
 /** Share of vowels among letters: ~0.38 in English words, ~0.19 in random letters. */
@@ -99,8 +111,19 @@ const ID_PREFIXES =
 const TOKEN = /(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/=_-]{20,}(?![A-Za-z0-9+/=_-])/g;
 const LONG_BLOB = 200;
 
+/**
+ * `Code_contained_in_a_class_is_evaluated_in_…`: a long name made of words joined by `_` or
+ * `-` (random base64url data has one separator in 32 characters, in long runs between).
+ */
+function isJoinedWords(token: string): boolean {
+  const parts = token.split(/[_-]+/).filter((p) => p.length > 0);
+  if (parts.length < 10) return false;
+  const wordy = parts.filter((p) => /^[A-Za-z]{1,24}$|^[0-9]{1,4}$/.test(p)).length;
+  return wordy >= 0.9 * parts.length;
+}
+
 function isDataBlob(token: string): boolean {
-  if (token.length < LONG_BLOB) return false;
+  if (token.length < LONG_BLOB || isJoinedWords(token)) return false;
   let digits = 0;
   let upper = 0;
   let lower = 0;

@@ -1,8 +1,5 @@
-import { createReadStream } from 'node:fs';
-import { Decompress } from 'fzstd';
-import { InputError } from '../../core/errors.js';
-import { isZstdPath } from '../read-lines.js';
-import { type TextEncodingName, asUtf8 } from './text-encoding.js';
+import { transcriptBytes } from '../transcript-bytes.js';
+import type { TextEncodingName } from './text-encoding.js';
 
 /** A piece of one line; a line longer than `partBytes` arrives in several parts. */
 export interface LinePart {
@@ -19,49 +16,6 @@ export interface LinePart {
 
 const NEWLINE = 10;
 const CR = 13;
-const READ_CHUNK = 1 << 16;
-
-/**
- * The file's bytes, chunk by chunk: decompressed when the name ends in `.zst` (the rule
- * `sessions list/inspect` use). A corrupt or truncated zstd stream is an InputError naming
- * the file; nothing is silently cut, since a redaction must see every line.
- */
-async function* fileBytes(path: string): AsyncGenerator<Buffer> {
-  const stream = createReadStream(path, { highWaterMark: READ_CHUNK }) as AsyncIterable<Buffer>;
-  if (!isZstdPath(path)) {
-    yield* stream;
-    return;
-  }
-  let ready: Buffer[] = [];
-  let decompressedBytes = 0;
-  // fzstd may reuse its output window: keep a copy of each piece.
-  const decompressor = new Decompress((data) => {
-    ready.push(Buffer.from(data));
-    decompressedBytes += data.length;
-  });
-  const corrupt = (error: unknown) =>
-    new InputError(
-      `corrupt or truncated zstd stream after ${decompressedBytes} decompressed bytes (${error instanceof Error ? error.message : String(error)})`,
-      { file: path },
-      { cause: error },
-    );
-  for await (const chunk of stream) {
-    try {
-      decompressor.push(new Uint8Array(chunk));
-    } catch (error) {
-      throw corrupt(error);
-    }
-    const pieces = ready;
-    ready = [];
-    yield* pieces;
-  }
-  try {
-    decompressor.push(new Uint8Array(0), true);
-  } catch (error) {
-    throw corrupt(error);
-  }
-  yield* ready;
-}
 
 /**
  * Streams a file (plain, or zstd-compressed when named `*.zst`) as line parts without
@@ -113,7 +67,7 @@ export async function* readLineParts(
     return part;
   };
 
-  for await (const chunk of asUtf8(path, fileBytes(path), onEncoding)) {
+  for await (const chunk of transcriptBytes(path, onEncoding === undefined ? {} : { onEncoding })) {
     let start = 0;
     while (start <= chunk.length) {
       const newline = chunk.indexOf(NEWLINE, start);

@@ -36,6 +36,20 @@ const POSIX_HOME = new RegExp(
 // `C:\Users\x`, JSON-escaped `C:\\Users\\x`, and `C:/Users/x`; Windows names may hold one space.
 const WINDOWS_HOME = /(?<![A-Za-z0-9_])(?<p>[A-Za-z]:(?<s>\\+|\/)(?:Users|Documents and Settings)\k<s>)(?<u>[A-Za-z0-9][A-Za-z0-9._-]{0,63}(?: [A-Za-z0-9][A-Za-z0-9._-]{0,63}(?=\\|\/))?)(?![A-Za-z0-9._-])(?<r>(?:(?:\\+|\/)[^\s\\/"'<>|:*?`;,]+)*)/dg;
 const TILDE_HOME = /(?<![A-Za-z0-9_~$.-])~(?<u>[A-Za-z_][A-Za-z0-9_.-]{0,31})(?=[/\\])/dg;
+
+/**
+ * Whether the backslashes after `~name` (at `at`) are a path separator rather than JSON escaping
+ * at some depth: `"~standard\"` and `\\\"~standard\\\"` end in an escaped quote, `~x\n` in an
+ * escaped line break; `~alice\\src` (an escaped backslash) is a path.
+ */
+function tildeSeparator(text: string, at: number): boolean {
+  if (text[at] === '/') return true;
+  let end = at;
+  while (text[end] === '\\') end++;
+  const next = text[end] ?? '';
+  if (next === '"' || next === "'") return false;
+  return !((end - at) % 2 === 1 && 'nrtbfu'.includes(next) && next !== '');
+}
 // Claude Code project folders: the cwd with every non-alphanumeric character → `-`.
 const DASH_HOME = /(?<![A-Za-z0-9])(?<p>(?:[A-Za-z]-)?-(?:mnt-[A-Za-z]-)?(?:var-)?(?:Users|home)-)(?<r>[A-Za-z0-9]+(?:-+[A-Za-z0-9]+)*)/dg;
 
@@ -78,6 +92,7 @@ export function discoverFromPaths(text: string, into: DiscoveredTerms): void {
   for (const match of text.matchAll(WINDOWS_HOME)) note(match.groups!.u!, match.groups!.r!, /\\+|\//);
   for (const match of text.matchAll(TILDE_HOME)) {
     const user = match.groups!.u!;
+    if (!tildeSeparator(text, match.index + 1 + user.length)) continue;
     if (!isSystemAccount(user) && user.length >= 2) into.users.add(user);
   }
 }
@@ -129,7 +144,9 @@ export function redactHomePaths(
     placeholder('<USER>', 'user', counts),
     ...restPieces(match.groups!.r!, /\\+|\//g, counts, known.workspaces),
   ]);
-  pieces = applyPass(pieces, TILDE_HOME, () => [fixed('~'), placeholder('<USER>', 'user', counts)]);
+  pieces = applyPass(pieces, TILDE_HOME, (match) =>
+    tildeSeparator(match.input, match.index + match[0].length) ? [fixed('~'), placeholder('<USER>', 'user', counts)] : null,
+  );
   pieces = applyPass(pieces, DASH_HOME, (match) => {
     const rest = match.groups!.r!;
     const out: Piece[] = [fixed(match.groups!.p!)];

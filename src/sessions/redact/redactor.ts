@@ -1,3 +1,4 @@
+import { redactCredentialForms } from './credentials.js';
 import { redactEmails } from './emails.js';
 import { redactHighEntropy } from './entropy.js';
 import { type IdentityTerm, IdentityMatcher, normalizeIdentities } from './identity.js';
@@ -112,6 +113,7 @@ export class Redactor {
     pieces = redactKeys(pieces, counts, lower);
     pieces = redactDataUris(pieces, counts, lower);
     pieces = redactSecrets(pieces, counts, lower);
+    pieces = redactCredentialForms(pieces, counts, lower);
     pieces = redactNetwork(pieces, counts, lower);
     pieces = redactEmails(pieces, counts, lower);
     pieces = redactHomePaths(pieces, counts, this.discovered, lower);

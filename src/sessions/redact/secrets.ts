@@ -98,14 +98,25 @@ export function looksLikePassphrase(value: string): boolean {
   return words.length >= 2 && words.length <= 8 && value.length <= 128 && !/[.?!:]$/.test(value.trim()) && !/[\r\n]/.test(value);
 }
 
+// One name of code: camelCase, PascalCase, snake_case, UPPER_CASE (a capital is followed by small letters
+// unless the whole name is capitals), so `vbL.rfkzKTfx_` is not mistaken for `request.headers`.
+const CODE_NAME = /^(?:[a-z_$][a-z0-9_$]*(?:[A-Z][a-z0-9]+)*|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)*|[A-Z][A-Z0-9_]*)$/;
+
+/** `config.apiKey`, `self.password`: member access in code, not a literal. */
+export function isMemberAccess(value: string): boolean {
+  const parts = value.split('.');
+  return parts.length >= 2 && parts.every((part) => CODE_NAME.test(part));
+}
+
 /** A value that looks like a real credential and not a variable, type or placeholder. */
-function realValue(value: string, minLength: number, spacesAllowed = false): boolean {
+function realValue(value: string, minLength: number, spacesAllowed = false, commandLine = false): boolean {
   if (value.length < minLength) return false;
   if (PLACEHOLDER_VALUE.test(value)) return false;
   if (/^(.)\1+$/.test(value)) return false;
   if (/\s/.test(value) && !(spacesAllowed && looksLikePassphrase(value))) return false;
   // Member access in code (`request.headers.authorization`), not a literal.
-  if (/^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/.test(value) && !/\d/.test(value)) return false;
+  // (On a command line `a.b` is a literal: a flag's value is never an expression.)
+  if (!commandLine && isMemberAccess(value) && !/\d/.test(value)) return false;
   return true;
 }
 
@@ -113,7 +124,7 @@ const STRONG_NAME =
   /(?:^|_)(?:secret|secrets|password|passwd|passphrase|pwd|pass|token|api_?key|apikey|access_?token|auth_?token|refresh_?token|id_?token|session_?token|bearer|private_?key|client_?secret|signing_?key|encryption_?key|master_?key|access_?key|secret_?key|credentials?|auth|dsn|connection_?string|conn_?str|webhook_?url|private_?key_?id)$/;
 const SECRETISH_ANYWHERE = /secret|password|passwd|passphrase|credential/;
 const NON_SECRET_NAMES =
-  /(?:^|_)(?:public|primary|sort|partition|cache|foreign|hash|range|unique|idempotency|object|s3|row|map|lookup|dict|query|storage|sort|group|dedup|dedupe|routing|shard|index|api_key_id|key_id|key_name|key_path|key_file|keyfile|token_type|token_count|tokens|max_tokens|token_limit|token_url|token_endpoint|password_hash|password_length|password_policy|secret_name|secret_arn|secret_id)$/;
+  /(?:^|_)(?:public|primary|sort|partition|cache|foreign|hash|range|unique|idempotency|object|s3|row|map|lookup|dict|query|storage|sort|group|dedup|dedupe|routing|shard|index|api_key_id|key_id|key_name|key_path|key_file|keyfile|token_type|token_count|tokens|max_tokens|token_limit|token_url|token_endpoint|password_hash|password_length|password_policy|secret_name|secret_arn|secret_id|header|field|param|env|var|prefix|label|kind|ttl|type|url|uri|endpoint)$/;
 
 function snakeName(name: string): string {
   return name
@@ -145,19 +156,23 @@ function minLengthFor(name: string): number {
 const NAME = `[A-Za-z_][A-Za-z0-9_.-]{0,63}`;
 // `name = "value"`, `"name": "value"`, `name: 'value'`, `--name=value` (JSON-escaped quotes allowed).
 const QUOTED_ASSIGNMENT = new RegExp(
-  `(?<![A-Za-z0-9_.-])(?<n>${NAME})\\\\?["']?\\s*(?::=|=>|=|:)\\s*(?:[A-Za-z]?\\\\?(?<q>["'\`]))(?<v>[^"'\`\\r\\n\\\\]{1,1024})\\\\?\\k<q>`,
+  `(?<![A-Za-z0-9_.-])(?<n>${NAME})(?<c>\\\\?["']?)\\s*(?::=|=>|=|:)\\s*(?:[A-Za-z]?\\\\?(?<q>["'\`]))(?<v>[^"'\`\\r\\n\\\\]{1,1024})\\\\?\\k<q>`,
   'gd',
 );
 // Shell/env style: `export NAME=value`, `NAME=value cmd`, `--password value`.
 const ENV_ASSIGNMENT = /(?<![A-Za-z0-9_.$-])(?<n>[A-Z][A-Z0-9_]{1,63})=(?<v>[^\s"'`;&|)(<>\\]{1,1024})(?![^\s"'`;&|)<>\\])/gd;
 const FLAG_ASSIGNMENT = /(?<![A-Za-z0-9_-])--?(?<n>(?:[a-z]+-)*(?:password|passwd|token|api-key|apikey|secret|client-secret|access-key|secret-key|auth-token))(?:=|\s+)(?<v>[^\s"'`;&|)(<>\\-][^\s"'`;&|)(<>\\]*)/gdi;
 // YAML / INI / TOML without quotes, one per line: `api_key: abc123…`.
-const LINE_ASSIGNMENT = new RegExp(`^(?<i>[ \\t]*(?:-[ \\t]+)?)(?<n>${NAME})[ \\t]*[:=][ \\t]*(?<v>[^\\s"'#,;{}()\\[\\]]+)[ \\t]*$`, 'gdm');
+// Lines may also be JSON-escaped inside a string that was itself decoded once (`…\\npassword: x\\n…`).
+const LINE_ASSIGNMENT = new RegExp(
+  `(?:^|(?<=\\\\n|"))(?<i>[ \\t]*(?:-[ \\t]+)?)(?<n>${NAME})[ \\t]*[:=][ \\t]*(?<v>[^\\s"'#,;{}()\\[\\]\\\\]+(?:#[^\\s"',;{}()\\[\\]\\\\]*)*)[ \\t]*(?=$|\\\\[rn]|\\\\?")`,
+  'gdm',
+);
 
 const URL_CREDENTIALS =
-  /(?<s>[A-Za-z][A-Za-z0-9+.-]{1,20}:\/\/)(?<u>[^\s:/?#@"'<>\\]{0,256}):(?<v>[^\s/?#@"'<>\\]{1,256})@(?=[A-Za-z0-9[<])/dg;
+  /(?<s>[A-Za-z][A-Za-z0-9+.-]{1,20}:\/\/)(?<u>[^\s:/?#@"'<>\\]{0,256}):(?<v>[^\s/@"'<>\\]{1,256})@(?=[A-Za-z0-9[<])/dg;
 const AUTH_HEADER =
-  /(?<![A-Za-z0-9-])(?:Proxy-)?Authorization\\?["']?\s*[:=]\s*\\?["']?(?:(?:Bearer|Basic|Token|Bot|Digest|ApiKey|Key|Bearer:)\s+)?(?<v>[A-Za-z0-9._~+/=:-]{8,})/dgi;
+  /(?<![A-Za-z0-9-])(?:Proxy-)?Authorization\\?["']?(?:\s*[:=]\s*\\?["']?(?:(?:Bearer|Basic|Token|Bot|Digest|ApiKey|Key|Bearer:)\s+)?|\s+\\?["']?(?:Bearer|Basic|Token|Digest)\s+)(?<v>[A-Za-z0-9._~+/=:-]{8,})/dgi;
 const BEARER = /(?<![A-Za-z0-9-])Bearer\s+(?<v>[A-Za-z0-9._~+/=-]{16,})/dg;
 const KEY_HEADER =
   /(?<![A-Za-z0-9-])(?:x-api-key|api-key|x-goog-api-key|x-auth-token|private-token|x-access-token|ocp-apim-subscription-key)\\?["']?\s*:\s*\\?["']?(?<v>[A-Za-z0-9._~+/=-]{12,})/dgi;
@@ -187,6 +202,9 @@ export function redactSecrets(input: Piece[], counts: ClassCounts, lower: string
     const user = match.groups!.u!;
     const password = match.groups!.v!;
     if (!realValue(password, 1)) return null;
+    // `?`/`#` belong in a password only unencoded by mistake; `host:3000?next=a@b` is a port and a query.
+    const hostLike = user === 'localhost' || user.includes('.') || /^\d+$/.test(user);
+    if (/[?#]/.test(password) && (user.length === 0 || (hostLike && /^\d*[?#]/.test(password)))) return null;
     const out: Piece[] = [fixed(match.groups!.s!)];
     if (user.length > 0) out.push(placeholder('<USER>', 'user', counts));
     out.push(fixed(':'), placeholder(SECRET_PLACEHOLDER('password'), 'secret:password', counts), fixed('@'));
@@ -210,8 +228,12 @@ export function redactSecrets(input: Piece[], counts: ClassCounts, lower: string
   pieces = applyPass(pieces, QUOTED_ASSIGNMENT, (match) => {
     const name = match.groups!.n!;
     const value = match.groups!.v!;
+    // A quoted key opens its quote right before the name; `'✅ pass' : '❌ fail'` ends a string
+    // whose last word happens to be a secret-ish name (a ternary, not an assignment).
+    if (match.groups!.c! !== '' && !/["']/.test(match.input[match.index - 1] ?? '')) return null;
     if (!isSecretName(name) || !realValue(value, minLengthFor(name), isPasswordName(name))) return null;
     if (/(?:^|_)key$/i.test(snakeName(name)) && !STRONG_NAME.test(snakeName(name)) && !looksGenerated(value)) return null;
+    if (namesItself(name, value)) return null;
     return secretGroup(match, assignmentKind(name), counts);
   });
   pieces = applyPass(pieces, ENV_ASSIGNMENT, (match) => {
@@ -222,7 +244,7 @@ export function redactSecrets(input: Piece[], counts: ClassCounts, lower: string
   });
   pieces = applyPass(pieces, FLAG_ASSIGNMENT, (match) => {
     const value = match.groups!.v!;
-    if (!realValue(value, minLengthFor(match.groups!.n!))) return null;
+    if (!realValue(value, minLengthFor(match.groups!.n!), false, true)) return null;
     return secretGroup(match, assignmentKind(match.groups!.n!), counts);
   });
   pieces = applyPass(pieces, LINE_ASSIGNMENT, (match) => {
@@ -237,11 +259,21 @@ export function redactSecrets(input: Piece[], counts: ClassCounts, lower: string
 }
 
 /**
+ * Values that name rather than hold a secret: an enum member (`ClientSecretPost = "ClientSecretPost"`)
+ * or, for names other than passwords, lower-case words joined by `-`/`_`/`.` (`'compute-placeholder'`,
+ * `'x-api-token'`).
+ */
+function namesItself(name: string, value: string): boolean {
+  if (value.toLowerCase() === name.toLowerCase()) return true;
+  return !isPasswordName(name) && /^[a-z]+(?:[-_.][a-z]+)+$/.test(value);
+}
+
+/**
  * For a JSON member `"name": "value"`: the secret kind when the name says credential
  * and the value looks like one, else null.
  */
 export function secretKindForMember(name: string, value: string): string | null {
-  if (!isSecretName(name) || !realValue(value, minLengthFor(name), isPasswordName(name))) return null;
+  if (!isSecretName(name) || !realValue(value, minLengthFor(name), isPasswordName(name)) || namesItself(name, value)) return null;
   const snake = snakeName(name);
   if (/(?:^|_)key$/.test(snake) && !STRONG_NAME.test(snake) && !looksGenerated(value)) return null;
   return assignmentKind(name);
@@ -311,21 +343,37 @@ export function knownShapeIn(text: string): string | null {
   return null;
 }
 
-// Two or more string literals joined by `+` (`"sk-ant-api03-" + "Xy…"`), quotes raw or JSON-escaped.
-const JOINED_LITERALS = /(?<q>\\?["'`])[A-Za-z0-9_+/=.:-]{1,256}\k<q>(?:\s*\+\s*\k<q>[A-Za-z0-9_+/=.:-]{1,256}\k<q>){1,16}/g;
-const LITERAL_BODY = /(?:\\?["'`])([A-Za-z0-9_+/=.:-]{1,256})(?:\\?["'`])/g;
+// Two or more string literals glued into one value at run time: `"sk-" + "proj-…"`, adjacent
+// literals (Python), array pieces joined (`['sk-ant-', 'api03-…'].join('')`, `''.join([…])`),
+// template pieces (`${"sk-"}${"…"}`), `'sk-'.concat('…', '…')`; across lines, quotes raw or
+// JSON-escaped, line breaks raw or JSON-escaped.
+const PIECE = '[A-Za-z0-9_+/=.:-]{1,256}';
+const GLUE = String.raw`(?:\s|\\[nrt]|\+|,|\$\{|\}|\[|\.concat\()*`;
+const JOINED_LITERALS = new RegExp(String.raw`(?<q>\\*["'\`])${PIECE}\k<q>(?:${GLUE}(\\*["'\`])${PIECE}\2){1,16}`, 'g');
+const LITERAL_BODY = new RegExp(String.raw`\\*(["'\`])(${PIECE})\\*\1`, 'g');
 
 /**
- * A key split into string literals joined with `+` (to dodge scanners, or wrapped by a
- * formatter) is joined back and checked whole; when it holds a known shape or a
- * generated-looking token of 20+ characters, the whole expression is replaced.
+ * A key split into string pieces (to dodge scanners, or wrapped by a formatter) is joined back
+ * and checked whole; when it holds a known shape, or (pieces glued by `+`, adjacency, template
+ * or `concat`, not a list) a generated-looking token of 20+ characters, the whole expression is
+ * replaced. The pieces after the first must themselves look generated: a list of prefixes
+ * (`['xoxb-', 'xoxp-', …]`) spells a shape but is not a key.
  */
 export function redactJoinedLiterals(input: Piece[], counts: ClassCounts, lower: string): Piece[] {
-  if (!lower.includes('+')) return input;
+  if (!/["'`][^"'`]{0,256}["'`]/.test(lower)) return input;
   return applyPass(input, JOINED_LITERALS, (match) => {
-    const joined = [...match[0].matchAll(LITERAL_BODY)].map((m) => m[1]!).join('');
-    if (joined.length < 20) return null;
-    const kind = knownShapeIn(joined) ?? (looksGenerated(joined) && !/^[0-9a-f]+$/i.test(joined) ? 'split_key' : null);
+    // Pieces glued by line breaks alone (Python) start an expression: after `(`, `=`, `[`, `,`, `:`.
+    // A quoted word in a comment (`// "Hello"`) above a literal is not one of them.
+    // (A short window: the text before the match can be megabytes long.)
+    const before = match.input.slice(Math.max(0, match.index - 64), match.index).replace(/(?:\s|\\[nrt])+$/, '');
+    const operator = /^[^"'`]*[^\s"'`\\]/.test(match[0].replace(LITERAL_BODY, ''));
+    if (!operator && before.length > 0 && !/[(=[,:]$/.test(before)) return null;
+    const bodies = [...match[0].matchAll(LITERAL_BODY)].map((m) => m[2]!);
+    const joined = bodies.join('');
+    if (bodies.length < 2 || joined.length < 20 || !looksGenerated(bodies.slice(1).join(''))) return null;
+    const glued = match[0].replace(LITERAL_BODY, '');
+    const listed = glued.includes(',') && !glued.includes('.concat(');
+    const kind = knownShapeIn(joined) ?? (!listed && looksGenerated(joined) && !/^[0-9a-f]+$/i.test(joined) ? 'split_key' : null);
     if (kind === null) return null;
     const quote = match.groups!.q!;
     return [fixed(quote), placeholder(SECRET_PLACEHOLDER(kind), `secret:${kind}`, counts), fixed(quote)];

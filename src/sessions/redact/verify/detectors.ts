@@ -198,13 +198,36 @@ export function findKeys(text: string): Hit[] {
 const STAND_IN_WORDS = new Set(['password', 'passwd', 'secret', 'token', 'changeme', 'null', 'none', 'undefined', '...', 'true', 'false']);
 const STAND_IN_STARTS = ['example', 'placeholder', 'redacted', 'dummy', 'xxxx', 'your_', 'your-', 'process.env', 'os.environ', 'os.getenv'];
 
+/**
+ * `request.headers.authorization`, `this.cloud?.secrets`: names of code joined by `.` (or `?.`).
+ * A name is camelCase, PascalCase, snake_case or all capitals — a capital inside a name is
+ * followed by a small letter or a digit — so `vbL.rfkzKTfx_` (a password) is not one.
+ */
+export function looksLikeMemberAccess(value: string): boolean {
+  const parts = value.replace(/\?\./g, '.').split('.');
+  if (parts.length < 2) return false;
+  return parts.every((name) => {
+    let part = name;
+    if (part.startsWith('#')) part = part.slice(1); // a private field (`this.#client`)
+    if (part.length === 0 || !/^[A-Za-z_$][\w$]*$/.test(part)) return false;
+    if (/^[A-Z0-9_]+$/.test(part)) return true;
+    for (let i = 1; i < part.length; i++) {
+      const upper = part[i]! >= 'A' && part[i]! <= 'Z';
+      const next = part[i + 1] ?? '';
+      if (upper && !((next >= 'a' && next <= 'z') || (next >= '0' && next <= '9'))) return false;
+      if (part[i] === '_' && i === part.length - 1) return false;
+    }
+    return true;
+  });
+}
+
 /** Whether a value is one of our placeholders, a variable or an obvious stand-in. */
 export function isStandIn(value: string): boolean {
   if (value.length === 0) return true;
   const first = value[0]!;
   if (first === '<' || first === '$' || first === '{' || first === '%' || first === '*' || first === '[' || first === '.') return true;
   // Member access in code (`request.headers.authorization`).
-  if (/^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/.test(value) && !/\d/.test(value)) return true;
+  if (looksLikeMemberAccess(value) && !/\d/.test(value)) return true;
   const lower = value.toLowerCase();
   if (STAND_IN_WORDS.has(lower)) return true;
   return STAND_IN_STARTS.some((start) => lower.startsWith(start));
@@ -221,6 +244,10 @@ export function findUrlCredentials(text: string): Hit[] {
       if (ch === '/' || ch === '?' || ch === '#' || ch === ' ' || ch === '"' || ch === "'" || ch === '\n' || ch === '\\') break;
       end++;
     }
+    // A password written with `?` or `#` unencoded (`https://u:p?ss@host`): the authority runs to the `@`.
+    let at2 = end;
+    while (at2 < text.length && at2 - start < 512 && !' \t\n"\'\\/@'.includes(text[at2]!)) at2++;
+    if (text[at2] === '@' && /[?#]/.test(text.slice(end, at2)) && text.slice(start, end).includes(':')) end = at2 + 1;
     const authority = text.slice(start, end);
     const atSign = authority.lastIndexOf('@');
     if (atSign < 0) return;
@@ -230,7 +257,8 @@ export function findUrlCredentials(text: string): Hit[] {
     const colon = userinfo.replace(/<[A-Z_]+(?::[a-z0-9_]+)?>/g, (p) => '_'.repeat(p.length)).indexOf(':');
     if (colon < 0) return;
     const password = userinfo.slice(colon + 1);
-    if (isStandIn(password) || password.startsWith('<SECRET')) return;
+    // (In a URL `a.b` is text, not member access.)
+    if ((isStandIn(password) && !looksLikeMemberAccess(password)) || password.startsWith('<SECRET')) return;
     hits.push({ kind: 'password', start: start + colon + 1, end: start + atSign });
   });
   return hits;
@@ -289,8 +317,14 @@ export function findAuthHeaders(text: string): Hit[] {
 const SECRET_WORDS = ['secret', 'password', 'passwd', 'passphrase', 'token', 'apikey', 'api_key', 'api-key', 'accesskey', 'access_key', 'privatekey', 'private_key', 'credential', 'pwd', 'dsn'];
 const HARMLESS_NAMES = ['max_tokens', 'tokens', 'token_count', 'token_type', 'tokenizer', 'token_usage', 'input_tokens', 'output_tokens', 'public_key', 'primary_key', 'sort_key', 'cache_key', 'key_id', 'password_hash', 'secret_name', 'tokenize', 'next_token', 'tokenid'];
 
+// A name that describes a secret rather than holding one (`TOKEN_HEADER = 'x-echolens-token'`).
+const DESCRIBING_SUFFIXES = ['_header', '_name', '_field', '_param', '_env', '_var', '_prefix', '_path', '_file', '_url', '_type', '_label', '_kind', '_length', '_ttl'];
+
 function isSecretishName(name: string): boolean {
-  const lower = name.toLowerCase().replace(/-/g, '_');
+  // camelCase as snake_case: `credentialSourceType` → `credential_source_type`.
+  const lower = name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase().replace(/-/g, '_');
+  if (lower === 'oauth' || lower.endsWith('_oauth')) return false;
+  if (DESCRIBING_SUFFIXES.some((suffix) => lower.endsWith(suffix))) return false;
   for (const harmless of HARMLESS_NAMES) if (lower === harmless || lower.endsWith(`_${harmless}`) || lower.endsWith(harmless.replace(/_/g, ''))) return false;
   for (const word of SECRET_WORDS) if (lower.includes(word.replace(/-/g, '_'))) return true;
   return lower.endsWith('_key') || lower.endsWith('auth');
@@ -324,6 +358,8 @@ export function findSecretAssignments(text: string): Hit[] {
     const name = text.slice(nameStart, nameEnd);
     i++;
     if (name.length < 3 || !isSecretishName(name)) continue;
+    // A segment of a URN or a URL (`urn:ietf:params:oauth:token-type:jwt`), not a name.
+    if (nameStart > 0 && (text[nameStart - 1] === ':' || text[nameStart - 1] === '/')) continue;
     let cursor = i;
     if (text[cursor] === '=') cursor++; // :=
     while (cursor < text.length && (text[cursor] === ' ' || text[cursor] === '\t')) cursor++;
@@ -344,9 +380,27 @@ export function findSecretAssignments(text: string): Hit[] {
     const min = /pass|pwd/i.test(name) ? 4 : 8;
     const passphrase = quoted && /pass|pwd/i.test(name) && isPassphrase(value);
     if (value.length < min || value.length > 1024 || isStandIn(value) || (/\s/.test(value) && !passphrase)) continue;
-    if (!quoted) {
-      // Unquoted code (`apiKey: config.apiKey`, `token=get_token`) is not a literal.
-      if (/^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$/.test(value) && digitCount(value) === 0) continue;
+    // An enum member names itself (`ClientSecretPost = "ClientSecretPost"`); a URL or a template is not a secret.
+    if (value.toLowerCase() === name.toLowerCase() || value.includes('${') || /^[a-z][a-z0-9+.-]*:\/\//i.test(value)) continue;
+    // Words joined by `-`/`_`/`.` in lower case (`x-echolens-token`): a name, not a token.
+    if (!/pass|pwd/i.test(name) && /^[a-z]+(?:[-_.][a-z]+)+$/.test(value)) continue;
+    // `--from-literal=password=x`: the value of a flag, not a name in code.
+    const flagValue = !quoted && nameStart > 0 && text[nameStart - 1] === '=';
+    // Shell and env files have no bare names: `DB_PASSWORD=zZjDVx` is a literal. So is a password
+    // whose letters change case the way no identifier does (`password: rZOdAo`).
+    const envLiteral = !quoted && /^[A-Z][A-Z0-9_]*$/.test(name) && text[nameEnd] === '=' && nameEnd === i - 1;
+    const oddCase =
+      /pass|pwd/i.test(name) && /^[A-Za-z]{6,}$/.test(value) && /[a-z]/.test(value) && /[A-Z]/.test(value) && !/^(?:[a-z]+|[A-Z][a-z]+)(?:[A-Z][a-z]+)*$/.test(value);
+    // A YAML/INI line of its own (`  password: apcird`): a bare scalar is a literal.
+    const lineBefore = text.slice(Math.max(0, text.lastIndexOf('\n', nameStart - 1) + 1), nameStart);
+    // (Also a whole JSON string: `"content":"password: apcird"`.)
+    const ownLine =
+      /pass|pwd/i.test(name) && /(?:^|")[ \t]*(?:-[ \t]+)?$/.test(lineBefore) && (end === text.length || '\r\n"\\'.includes(text[end]!));
+    if (!quoted && !flagValue && !envLiteral && !oddCase && !ownLine) {
+      // Unquoted code (`apiKey: config.apiKey`, `token=get_token`, `this.cloud?.secrets`) is not a literal.
+      const chain = value.replace(/\?\./g, '.');
+      const member = chain.includes('.') ? looksLikeMemberAccess(chain) : /^[A-Za-z_$][\w$]*$/.test(chain);
+      if (member && (digitCount(chain) === 0 || chain.split('.').length >= 3)) continue;
       if (text[end] === '(' || /[[\]{}]/.test(value)) continue;
       if (!(digitCount(value) > 0 && /[A-Za-z]/.test(value)) && value.length < 16) continue;
     }
@@ -432,7 +486,11 @@ export function findHomePaths(text: string): Hit[] {
     if (at > 0 && (isAlnum(text.charCodeAt(at - 1)) || text[at - 1] === '~')) return;
     const name = usernameAt(text, at + 1);
     const after = text[at + 1 + name.length];
-    if (name.length > 0 && /^[A-Za-z_]/.test(name) && (after === '/' || after === '\\') && !ACCOUNT_NAMES.includes(name.toLowerCase())) {
+    // Backslashes that escape a quote or a line break (`\"~standard\"` still escaped once) are no path.
+    let past = at + 1 + name.length;
+    while (text[past] === '\\') past++;
+    const escaped = after === '\\' && (text[past] === '"' || text[past] === "'" || ((past - at - 1 - name.length) % 2 === 1 && 'nrtbfu'.includes(text[past] ?? ' ')));
+    if (name.length > 0 && /^[A-Za-z_]/.test(name) && (after === '/' || (after === '\\' && !escaped)) && !ACCOUNT_NAMES.includes(name.toLowerCase())) {
       hits.push({ kind: 'home_path', start: at, end: at + 1 + name.length });
     }
   });

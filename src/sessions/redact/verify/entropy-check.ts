@@ -75,63 +75,89 @@ function longestRun(token: string): number {
   return best;
 }
 
+const isUpperChar = (ch: string) => ch >= 'A' && ch <= 'Z';
+const isLowerChar = (ch: string) => ch >= 'a' && ch <= 'z';
+const isDigitChar = (ch: string) => ch >= '0' && ch <= '9';
+
 /**
- * Code identifiers (`scaleTypeNotWorkWithMark`, `convertBase64ToUint8Array`): walked
- * character by character into words that start at a capital followed by a small
- * letter; identifiers have long words that nearly all hold a vowel.
+ * Code identifiers (`scaleTypeNotWorkWithMark`, `getJSDocCommentsAndTags`, `isES2015OrLater`):
+ * walked character by character into words — a new word starts at a capital after a small
+ * letter or a digit, at the last capital of an acronym that a small letter follows, and where
+ * letters and digits meet. Identifiers have long words that nearly all hold a vowel.
  */
 function isIdentifierWords(token: string): boolean {
   const words: string[] = [];
   let current = '';
   for (let i = 0; i < token.length; i++) {
     const ch = token[i]!;
+    const previous = token[i - 1] ?? '';
     const next = token[i + 1] ?? '';
     if (ch === '-' || ch === '_') {
       if (current.length > 0) words.push(current);
       current = '';
       continue;
     }
-    if (ch >= 'A' && ch <= 'Z' && next >= 'a' && next <= 'z' && current.length > 0) {
+    const boundary =
+      current.length > 0 &&
+      ((isUpperChar(ch) && (isLowerChar(previous) || isDigitChar(previous))) ||
+        (isUpperChar(ch) && isUpperChar(previous) && isLowerChar(next)) ||
+        (isDigitChar(ch) !== isDigitChar(previous)));
+    if (boundary) {
       words.push(current);
       current = '';
     }
     current += ch;
   }
   if (current.length > 0) words.push(current);
-  if (words.length < 3) return false;
+  const lettered = words.filter((word) => !isDigitChar(word[0]!));
+  if (lettered.length < 3) return false;
   let letters = 0;
+  let inLong = 0;
+  let long = 0;
   let withVowel = 0;
+  let singles = 0;
+  let acronyms = 0;
   for (const word of words) {
-    letters += word.length;
+    if (isDigitChar(word[0]!)) {
+      if (word.length > 4) return false;
+      continue;
+    }
     if (!isWordShape(word)) return false;
-    if (/[aeiouy]/.test(word)) withVowel++;
+    if (!isLowerChar(word[word.length - 1]!)) acronyms++;
+    letters += word.length;
+    if (word.length === 1) singles++;
+    // Short words (`is`, `fs`, `In`, `JS`) say little; words of three or more letters nearly
+    // always hold a vowel in names, and random letters rarely make such words at all.
+    if (word.length >= 3) {
+      long++;
+      inLong += word.length;
+      if (/[aeiouy]/i.test(word)) withVowel++;
+    }
   }
-  return letters / words.length >= 3.5 && withVowel >= 0.75 * words.length;
+  return (
+    singles <= Math.max(1, 0.1 * lettered.length) &&
+    acronyms <= 0.4 * lettered.length &&
+    long >= 2 &&
+    inLong >= 0.6 * letters &&
+    withVowel >= (2 / 3) * long
+  );
 }
 
-/** A small-letter word (one leading capital, up to two digits or a `V3` tag), `V3`, or an acronym. */
+/** A small-letter word with at most one leading capital, or an acronym of up to five capitals. */
 function isWordShape(word: string): boolean {
   let i = 0;
   let capitals = 0;
-  while (i < word.length && word[i]! >= 'A' && word[i]! <= 'Z') {
+  while (i < word.length && isUpperChar(word[i]!)) {
     capitals++;
     i++;
   }
   let smalls = 0;
-  while (i < word.length && word[i]! >= 'a' && word[i]! <= 'z') {
+  while (i < word.length && isLowerChar(word[i]!)) {
     smalls++;
     i++;
   }
-  // `ModelV3`: a word may end in a version tag.
-  if (smalls > 0 && i + 1 < word.length && word[i]! >= 'A' && word[i]! <= 'Z' && word[i + 1]! >= '0' && word[i + 1]! <= '9') i++;
-  let digits = 0;
-  while (i < word.length && word[i]! >= '0' && word[i]! <= '9') {
-    digits++;
-    i++;
-  }
-  if (i !== word.length || digits > 2) return false;
-  if (smalls > 0) return capitals <= 1;
-  return capitals >= 1 && capitals <= 5 && (capitals >= 2 || digits >= 1);
+  if (i !== word.length) return false;
+  return smalls > 0 ? capitals <= 1 : capitals >= 1 && capitals <= 5;
 }
 
 /** Slightly more sensitive than the redactor, so a borderline token left behind is listed. */

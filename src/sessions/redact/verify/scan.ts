@@ -10,6 +10,17 @@ import {
   findSecretAssignments,
   findUrlCredentials,
 } from './detectors.js';
+import {
+  findAuthPairs,
+  findCommandPasswords,
+  findEncodedPairs,
+  findEnvPairs,
+  findNetrcPasswords,
+  findPgpassLines,
+  findPipedPasswords,
+  findQueryCredentials,
+  findSplitPieces,
+} from './credential-forms.js';
 import { isGeneratedToken } from './entropy-check.js';
 import { type VerifyTerm, findTerms } from './identity-check.js';
 
@@ -65,6 +76,26 @@ function isWordPath(token: string): boolean {
   return parts.length >= 2 && !isGeneratedToken(parts.join(''));
 }
 
+/** A long name of words joined by `_`/`-` (`Cannot_find_name_0_Do_you_need_…`), not base64 data. */
+function isSnakeName(token: string): boolean {
+  let separators = 0;
+  let wordChars = 0;
+  let longest = 0;
+  let run = 0;
+  for (let i = 0; i < token.length; i++) {
+    const c = token.charCodeAt(i);
+    if (c === 95 || c === 45) {
+      separators++;
+      run = 0;
+      continue;
+    }
+    run++;
+    if (run > longest) longest = run;
+    if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) wordChars++;
+  }
+  return separators >= 10 && longest <= 24 && wordChars >= 0.85 * (token.length - separators);
+}
+
 /** Whether a hex string decodes to printable text holding a key (`736b2d…` = `sk-…`). */
 function hexSpellsSecret(hex: string): boolean {
   const body = hex.startsWith('0x') ? hex.slice(2) : hex;
@@ -95,7 +126,9 @@ export function findRandomTokens(text: string): Hit[] {
       if (isHexOrUuid(trimmed)) {
         if (hexSpellsSecret(trimmed)) hits.push({ kind: 'hex_encoded', start: i, end });
       } else if (!KEPT_ID_STARTS.some((s) => trimmed.startsWith(s))) {
-        if (length >= 200 && /[0-9]/.test(token) && /[a-z]/.test(token) && /[A-Z]/.test(token)) {
+        if (isSnakeName(trimmed)) {
+          // A long name of words: neither data nor a key.
+        } else if (length >= 200 && /[0-9]/.test(token) && /[a-z]/.test(token) && /[A-Z]/.test(token)) {
           hits.push({ kind: 'base64_data', start: i, end });
         } else if (!isWordPath(trimmed) && isGeneratedToken(trimmed)) {
           hits.push({ kind: 'high_entropy', start: i, end });
@@ -121,6 +154,15 @@ export function scanText(text: string, terms: readonly VerifyTerm[] = []): Found
     ...findAuthHeaders(plain),
     ...findSecretAssignments(plain),
     ...findJoinedLiterals(plain),
+    ...findCommandPasswords(plain),
+    ...findPgpassLines(plain),
+    ...findNetrcPasswords(plain),
+    ...findAuthPairs(plain),
+    ...findEncodedPairs(plain),
+    ...findPipedPasswords(plain),
+    ...findQueryCredentials(plain),
+    ...findEnvPairs(plain),
+    ...findSplitPieces(plain),
     ...findEmails(plain),
     ...findHomePaths(plain),
     ...findHosts(plain),
@@ -130,7 +172,7 @@ export function scanText(text: string, terms: readonly VerifyTerm[] = []): Found
   return dropCovered(hits).map((hit) => ({ ...hit, value: plain.slice(hit.start, hit.end) }));
 }
 
-const GENERIC_KINDS = new Set(['high_entropy', 'base64_data', 'secret_assignment']);
+const GENERIC_KINDS = new Set(['high_entropy', 'base64_data', 'secret_assignment', 'split_key']);
 
 /**
  * Removes a hit that lies inside another one (a key inside its PEM block, a token inside
