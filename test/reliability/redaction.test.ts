@@ -137,25 +137,6 @@ describe('planted credentials in many forms', () => {
   });
 });
 
-describe('linear time on adversarial text', () => {
-  // Each pattern once made a scanner walk the rest of a long line again at every match
-  // (36 KB of quoted words took 10 s to verify). 400 KB of each must take seconds, not minutes.
-  it.each([
-    ['quoted words', `"abc" "def" 'ghi' `],
-    ['commands and pipes', 'user alpha | echo x && mysql a:b -pX '],
-    ['pgpass-like colons', 'host:5432:db:user '],
-    ['escaped line breaks', 'user\\nlogin\\npassword'],
-    ['query separators', 'a|b&c&d?e '],
-  ])('%s', (_name, unit) => {
-    const text = unit.repeat(Math.ceil(400_000 / unit.length));
-    const started = performance.now();
-    redactText(text);
-    redactJsonLine(JSON.stringify({ content: text }));
-    scanText(text);
-    expect(performance.now() - started).toBeLessThan(20_000);
-  }, 60_000);
-});
-
 describe('false positives on real code that holds no credential', () => {
   it.each(CLEAN_LOOKALIKES.map((text) => [text.split('\n')[0]!.slice(0, 60), text]))('look-alike kept as is and not flagged: %s', (_name, text) => {
     for (const rendering of RENDERINGS) {
