@@ -11,6 +11,7 @@ import { runCells } from '../runner.js';
 import { FakeModels, fakeResponse, makeSpecs, TEST_MANIFEST, usageFor } from '../testing/fakes.js';
 import type { CellSpec } from '../types.js';
 import { PgRunStore } from './pg-store.js';
+import { transferRuns } from './transfer.js';
 import { postgresForTests, startTestCluster, type TestCluster } from './testing/cluster.js';
 
 // The PostgreSQL backend against the SQLite one: the same script of store operations must
@@ -84,7 +85,7 @@ async function script(store: RunStore): Promise<Record<string, unknown>> {
   out.again = store.registerCells('r1', plan);
   store.registerCells('r2', plan.slice(0, 2));
   out.written = store.recordResults([
-    { key: keys[0]!, outcome: outcome('zero', 'done', { toolCalls: [{ id: 't1', name: 'lookup', arguments: `{"q":"${SECRET}"}` }] }) },
+    { key: keys[0]!, outcome: outcome('zero', 'done', { toolCalls: [{ id: 't1', name: 'lookup', input: { q: SECRET } }] }) },
     { key: keys[1]!, outcome: outcome('one', 'done') },
     { key: keys[2]!, outcome: outcome(null, 'failed') },
     { key: keys[3]!, outcome: outcome('', 'empty') },
@@ -223,5 +224,29 @@ describe.skipIf(bin === null)('PostgreSQL run store', () => {
     expect(b.again.cached).toBe(30);
     expect(b.result.results.map((r) => r.text)).toEqual(a.result.results.map((r) => r.text));
     expect(b.result.spendUsd).toBeCloseTo(a.result.spendUsd, 9);
+  });
+
+  it('runs export/import: SQLite → PostgreSQL → SQLite keeps runs, plans, labels, results and times', async () => {
+    const file = join(dir, 'source.db');
+    const source = SqliteRunStore.open(file);
+    const models = new FakeModels();
+    const plan = makeSpecs(12);
+    const id = source.createRun(TEST_MANIFEST, { id: 'moved' });
+    await runCells(source, id, plan.slice(0, 8), { adapterFor: models.adapterFor, costOf: () => 0.01 });
+    source.registerCells(id, plan.slice(8)); // four cells left pending
+    const url = freshUrl();
+    const pg = openStore(url);
+    const copied = transferRuns(source, pg);
+    expect(copied.runs).toEqual([{ id: 'moved', cells: 12, results: 8, skipped: false }]);
+    expect(() => transferRuns(source, pg)).toThrow(/already in/);
+    const back = SqliteRunStore.open(join(dir, 'back.db'));
+    transferRuns(pg, back);
+    for (const store of [pg, back]) {
+      expect(store.getRun(id)).toEqual(source.getRun(id));
+      expect(store.cellsOfRun(id)).toEqual(source.cellsOfRun(id));
+    }
+    const responseModel = (store: SqliteRunStore) => store.db.prepare('SELECT key, response_model FROM cells ORDER BY key').all();
+    expect(responseModel(back)).toEqual(responseModel(source));
+    for (const store of [source, pg, back]) store.close();
   });
 });
