@@ -18,7 +18,7 @@ export function registerWorker(program: Command): void {
     .option('--db <url>', 'the store: a postgres:// or postgresql:// URL (default: $ECHOLENS_DB); put the password in PGPASSWORD or ~/.pgpass, not in the URL')
     .option('--run <id>', 'work only this run (default: every running run of the store)')
     .option('--concurrency <n>', 'calls in flight at once (default 8)', positiveNumber('--concurrency'))
-    .option('--idle-exit <seconds>', 'exit after this long with nothing to claim (default: keep waiting for work)', positiveNumber('--idle-exit'))
+    .option('--idle-exit <seconds>', 'exit once no running run has had a pending cell for this long (default: keep waiting for work)', positiveNumber('--idle-exit'))
     .option('--lease <seconds>', 'how long a claimed cell stays this worker\u2019s without a renewal (default 30)', positiveNumber('--lease'))
     .addHelpText(
       'after',

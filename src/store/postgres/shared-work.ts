@@ -133,11 +133,19 @@ export class SharedWork {
    * the call was paid for). Returns false when the cell was already done.
    */
   record(key: string, runId: string, outcome: CellOutcome): boolean {
-    const [written] = this.client.batch([
-      this.store.outcomeStatement(key, outcome),
-      { sql: 'UPDATE runs SET spent_usd = spent_usd + $2 WHERE id = $1', params: [runId, outcome.costUsd ?? 0] },
+    return this.recordMany([{ key, runId, outcome }])[0]!;
+  }
+
+  /** Several outcomes in one transaction (the work loop's group commit); spend added per run. */
+  recordMany(items: ReadonlyArray<{ key: string; runId: string; outcome: CellOutcome }>): boolean[] {
+    if (items.length === 0) return [];
+    const spend = new Map<string, number>();
+    for (const item of items) spend.set(item.runId, (spend.get(item.runId) ?? 0) + (item.outcome.costUsd ?? 0));
+    const results = this.client.batch([
+      ...items.map((item) => this.store.outcomeStatement(item.key, item.outcome)),
+      ...[...spend].map(([runId, usd]) => ({ sql: 'UPDATE runs SET spent_usd = spent_usd + $2 WHERE id = $1', params: [runId, usd] })),
     ]);
-    return this.store.checkWritten([{ key }], [written!.rowCount])[0]!;
+    return this.store.checkWritten(items, results.slice(0, items.length).map((r) => r.rowCount));
   }
 
   /**
@@ -180,6 +188,20 @@ export class SharedWork {
       [runId],
     ).rows[0] as { pending: number; leased: number };
     return row;
+  }
+
+  /**
+   * Pending cells of running runs (or of one run), claimable now or not: cells a dead
+   * worker still holds come back when its leases lapse, so a worker waiting to go idle
+   * keeps waiting while any exist.
+   */
+  pendingWork(runId?: string | null): number {
+    const row = this.client.query(
+      `SELECT count(*)::int AS n FROM cells c WHERE c.status = 'pending' AND EXISTS (
+         SELECT 1 FROM run_cells rc JOIN runs r ON r.id = rc.run_id WHERE rc.key = c.key AND r.status = 'running' AND ($1::text IS NULL OR r.id = $1))`,
+      [runId ?? null],
+    ).rows[0] as { n: number };
+    return row.n;
   }
 
   /** Puts cells of a run back to pending so that workers take them (a resume re-running failed/empty cells). */

@@ -34,7 +34,7 @@ export interface WorkOptions {
   concurrency?: number;
   /** Lease length; renewed every third of it (default 30 s). */
   leaseMs?: number;
-  /** Return after this long with nothing to claim (default: never, unless `runId` is done). */
+  /** Return after this long with no pending cell left in any running run (default: never, unless `runId` is done). */
   idleExitMs?: number;
   /** Wait between claims when there is nothing to do (default 500 ms). */
   pollMs?: number;
@@ -100,6 +100,25 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
     return value;
   };
   const bursts = new Map<string, { signature: string; count: number }>();
+
+  // Group commit: results that arrive in one event-loop turn are written in one transaction.
+  let pendingWrites: Array<{ item: { key: string; runId: string; outcome: CellOutcome }; resolve: (written: boolean) => void; reject: (error: unknown) => void }> = [];
+  const commit = (item: { key: string; runId: string; outcome: CellOutcome }) =>
+    new Promise<boolean>((resolve, reject) => {
+      if (pendingWrites.length === 0) {
+        setImmediate(() => {
+          const batch = pendingWrites;
+          pendingWrites = [];
+          try {
+            const written = shared.recordMany(batch.map((entry) => entry.item));
+            batch.forEach((entry, index) => entry.resolve(written[index]!));
+          } catch (error) {
+            for (const entry of batch) entry.reject(error);
+          }
+        });
+      }
+      pendingWrites.push({ item, resolve, reject });
+    });
 
   const ready: ClaimedCell[] = [];
   const followers = new Map<string, ClaimedCell[]>();
@@ -177,7 +196,7 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
     }
     result.calls += outcome.attempts;
     result.spendUsd += outcome.costUsd ?? 0;
-    const written = shared.record(cell.key, cell.runId, outcome);
+    const written = await commit({ key: cell.key, runId: cell.runId, outcome });
     if (!written) result.refused += 1;
     else {
       result.written += 1;
@@ -286,7 +305,17 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
       }
     }
     if (followers.size > 0) return; // a leader is still running elsewhere in this process
-    if (options.idleExitMs !== undefined && Date.now() - idleSince >= options.idleExitMs) return resolveDone();
+    if (options.idleExitMs !== undefined && Date.now() - idleSince >= options.idleExitMs) {
+      // Idle means no pending cell at all: cells another (perhaps dead) worker leases return when its lease lapses.
+      let pending = 0;
+      try {
+        pending = shared.pendingWork(options.runId ?? null);
+      } catch {
+        pending = 1; // unreachable database: not idle, wait for it
+      }
+      if (pending === 0) return resolveDone();
+      idleSince = Date.now();
+    }
     waking = true;
     void waitFor(pollMs).then(() =>
       setImmediate(() => {
