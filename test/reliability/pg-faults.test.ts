@@ -21,12 +21,15 @@ const LATENCY_MS = 20;
 const LEASE_S = 20;
 const OUTAGE_MS = 10_000;
 
+const spawned: ChildProcess[] = [];
+
 function worker(url: string): { child: ChildProcess; exit: Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> } {
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', 'src/cli/main.ts', 'worker', '--db', url, '--concurrency', String(CONCURRENCY), '--lease', String(LEASE_S), '--idle-exit', '5'],
     { cwd: packageRoot(), stdio: ['ignore', 'pipe', 'pipe'] },
   );
+  spawned.push(child);
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
@@ -57,6 +60,8 @@ describe.skipIf(bin === null)('PostgreSQL store under faults', () => {
     });
   }, 120_000);
   afterAll(async () => {
+    // A failed run must not leave workers behind.
+    for (const child of spawned) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await server?.close();
     cluster?.stop();
   });
@@ -99,9 +104,16 @@ describe.skipIf(bin === null)('PostgreSQL store under faults', () => {
         cluster.resume();
         outageDone = true;
       }
-      if (Date.now() - started > 400_000) throw new Error(`stuck: ${answered()} of ${CELLS} cells answered`);
+      if (Date.now() - started > 600_000) throw new Error(`stuck: ${answered()} of ${CELLS} cells answered`);
     }
-    const results = await Promise.all(exits);
+    const progress = setInterval(() => console.log(`pg faults: ${answered()} of ${CELLS} cells called after ${Math.round((Date.now() - started) / 1000)} s`), 30_000);
+    const results = await Promise.race([
+      Promise.all(exits),
+      sleep(300_000).then(() => {
+        throw new Error(`workers did not finish: ${answered()} of ${CELLS} cells called`);
+      }),
+    ]).finally(() => clearInterval(progress));
+    if (!Array.isArray(results)) throw new Error('unreachable');
     const killed = results.filter((r) => r.signal === 'SIGKILL').length;
     expect(killed).toBe(KILLS);
     for (const r of results.filter((r) => r.signal !== 'SIGKILL')) expect(r.code, r.stderr).toBe(0);
@@ -119,5 +131,5 @@ describe.skipIf(bin === null)('PostgreSQL store under faults', () => {
     console.log(
       `pg faults: ${CELLS} cells, ${WORKERS} workers, ${KILLS} SIGKILLs, ${OUTAGE_MS / 1000} s outage: ${cells.length} done, 0 lost, ${repeats} repeated calls (bound ${KILLS * CONCURRENCY}), ${((Date.now() - started) / 1000).toFixed(1)} s`,
     );
-  }, 600_000);
+  }, 1_200_000);
 });

@@ -18,12 +18,16 @@ const DEMO = join(packageRoot(), 'data', 'demo', 'claude-session.jsonl');
 const CONCURRENCY = 4;
 const LATENCY_MS = 150;
 
+const spawned: ChildProcess[] = [];
+
 function cli(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
     cwd: packageRoot(),
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  spawned.push(child);
+  return child;
 }
 
 function finished(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
@@ -68,6 +72,8 @@ describe.skipIf(bin === null)('PostgreSQL store: run + two workers, one SIGKILLe
     });
   }, 120_000);
   afterAll(async () => {
+    // A failed run must not leave processes behind.
+    for (const child of spawned) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await server?.close();
     cluster?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });

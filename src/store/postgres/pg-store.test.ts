@@ -249,4 +249,71 @@ describe.skipIf(bin === null)('PostgreSQL run store', () => {
     expect(responseModel(back)).toEqual(responseModel(source));
     for (const store of [source, pg, back]) store.close();
   });
+
+  it('--max-cost on PostgreSQL stops where SQLite stops, from the spend in the store', async () => {
+    const plan = makeSpecs(12);
+    const run = async (store: RunStore) => {
+      const models = new FakeModels();
+      const id = store.createRun(TEST_MANIFEST, { id: 'budget' });
+      const result = await runCells(store, id, plan, { adapterFor: models.adapterFor, costOf: () => 0.01, maxCostUsd: 0.05, concurrency: 1 });
+      return { status: result.status, stopReason: result.stopReason, done: result.done, calls: models.totalCalls };
+    };
+    const sqlite = SqliteRunStore.open(join(dir, 'budget.db'));
+    const pg = openStore(freshUrl());
+    const a = await run(sqlite);
+    const b = await run(pg);
+    sqlite.close();
+    pg.close();
+    expect(a).toEqual({ status: 'stopped', stopReason: 'budget', done: 5, calls: 5 });
+    expect(b).toEqual(a);
+  });
+
+  it('rate buckets are shared between connections (one bucket, whoever takes)', () => {
+    const url = freshUrl();
+    const one = PgRunStore.open(url);
+    const two = PgRunStore.open(url);
+    // 600/min: a capacity of 100 (10 s of rate), refilled at 10 per second.
+    let taken = 0;
+    const start = Date.now();
+    for (let i = 0; i < 60; i += 1) if (one.shared.takeRate('requests:x', 600, 1) === 0) taken += 1;
+    for (let i = 0; i < 60; i += 1) if (two.shared.takeRate('requests:x', 600, 1) === 0) taken += 1;
+    const refill = Math.ceil((Date.now() - start) / 100) + 1; // 10 per second while the loops ran
+    expect(taken).toBeGreaterThanOrEqual(100);
+    expect(taken).toBeLessThanOrEqual(100 + refill);
+    expect(taken).toBeLessThan(120);
+    const wait = two.shared.takeRate('requests:x', 600, 1);
+    expect(wait).toBeGreaterThan(0);
+    expect(wait).toBeLessThanOrEqual(100);
+    one.close();
+    two.close();
+  });
+
+  it('a SIGKILLed holder leaves cells that come back when its lease lapses; a claim takes a whole prefix group', async () => {
+    const url = freshUrl();
+    const store = PgRunStore.open(url);
+    const id = store.createRun(TEST_MANIFEST, { id: 'leases' });
+    const grouped = Array.from({ length: 3 }, (_, i) => ({
+      request: { model: 'fake:m', messages: [{ role: 'system' as const, content: LONG, cacheBreakpoint: true }, { role: 'user' as const, content: `q${i}` }], params: {}, sample: 0 },
+      labels: { i },
+    }));
+    store.registerCells(id, [...makeSpecs(4), ...grouped]);
+    const first = store.shared.claim('dead-worker', { max: 10, leaseMs: 300 });
+    expect(first.length).toBe(3);
+    expect(new Set(first.map((c) => c.group)).size).toBe(1);
+    expect(first[0]!.group).not.toBeNull();
+    const second = store.shared.claim('live-worker', { max: 10, leaseMs: 30_000 });
+    expect(second.map((c) => c.key).sort()).toEqual(
+      store
+        .cellResultsOfRun(id)
+        .slice(0, 4)
+        .map((c) => c.key)
+        .sort(),
+    );
+    expect(store.shared.claim('live-worker', { max: 10, leaseMs: 30_000 })).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const back = store.shared.claim('live-worker', { max: 10, leaseMs: 30_000 });
+    expect(back.map((c) => c.key).sort()).toEqual(first.map((c) => c.key).sort());
+    expect(store.shared.openWork(id)).toEqual({ pending: 7, leased: 7 });
+    store.close();
+  });
 });

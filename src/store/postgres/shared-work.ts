@@ -87,11 +87,16 @@ export class SharedWork {
     return rows.map((row) => ({ key: row.key, runId: row.lease_run, model: row.model, group: row.prefix_group, request: this.store.decode(row.request) }));
   }
 
-  /** Extends the owner's leases; returns how many it still holds. */
-  renew(owner: string, leaseMs: number): number {
+  /**
+   * Extends the owner's leases on the cells it holds in memory; returns how many it still
+   * holds. Only those: a claim whose answer was lost with the connection leased cells the
+   * worker never saw, and those must lapse back to the pool, not be renewed forever.
+   */
+  renew(owner: string, leaseMs: number, keys: readonly string[]): number {
+    if (keys.length === 0) return 0;
     return this.client.query(
-      "UPDATE cells SET lease_until = now() + make_interval(secs => $2::double precision / 1000) WHERE lease_owner = $1 AND status = 'pending'",
-      [owner, leaseMs],
+      "UPDATE cells SET lease_until = now() + make_interval(secs => $2::double precision / 1000) WHERE lease_owner = $1 AND status = 'pending' AND key = ANY($3::text[])",
+      [owner, leaseMs, [...keys]],
     ).rowCount;
   }
 

@@ -38,7 +38,9 @@ export class PgError extends Error {
 
 const WORKER_SOURCE = `
 const { workerData } = require('node:worker_threads');
-const { Client } = require(workerData.pgPath);
+let Client = null;
+let loadError = null;
+try { Client = require(workerData.pgPath).Client; } catch (error) { loadError = error; }
 const { port, flag, url, retryForMs } = workerData;
 let client = null;
 let inTransaction = false;
@@ -50,6 +52,7 @@ function lost(error) {
   return /Connection terminated|connection is closed|Client has encountered a connection error|not queryable|terminating connection/i.test(m);
 }
 async function connect() {
+  if (loadError) throw loadError;
   const c = new Client({ connectionString: url, application_name: 'echolens' });
   c.on('error', () => { if (client === c) client = null; });
   await c.connect();
@@ -117,8 +120,10 @@ export class SyncPgClient {
   private readonly flag: Int32Array;
   private depth = 0;
   private closed = false;
+  private readonly timeoutMs: number;
 
   constructor(url: string, options: SyncClientOptions = {}) {
+    this.timeoutMs = (options.retryForMs ?? 60_000) + 30 * 60_000;
     const require = createRequire(import.meta.url);
     const { port1, port2 } = new MessageChannel();
     this.flag = new Int32Array(new SharedArrayBuffer(4));
@@ -137,9 +142,11 @@ export class SyncPgClient {
     if (this.closed) throw new PgError('the PostgreSQL store is closed', undefined);
     Atomics.store(this.flag, 0, 0);
     this.port.postMessage(message);
-    for (;;) {
-      const state = Atomics.wait(this.flag, 0, 0, 600_000);
-      if (state !== 'timed-out') break;
+    // A statement may legitimately run for minutes (a large plan); a thread that never answers is an error.
+    if (Atomics.wait(this.flag, 0, 0, this.timeoutMs) === 'timed-out') {
+      this.closed = true;
+      void this.worker.terminate();
+      throw new PgError(`no answer from PostgreSQL within ${Math.round(this.timeoutMs / 1000)} s; the store is closed`, undefined);
     }
     const received = receiveMessageOnPort(this.port);
     if (received === undefined) throw new PgError('the PostgreSQL worker thread gave no answer', undefined);

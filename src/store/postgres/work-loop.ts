@@ -111,7 +111,7 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
           pendingWrites = [];
           try {
             const written = shared.recordMany(batch.map((entry) => entry.item));
-            batch.forEach((entry, index) => entry.resolve(written[index]!));
+            for (const [index, entry] of batch.entries()) entry.resolve(written[index]!);
           } catch (error) {
             for (const entry of batch) entry.reject(error);
           }
@@ -121,12 +121,14 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
     });
 
   const ready: ClaimedCell[] = [];
+  /** Keys this worker holds a lease on (claimed and not yet written or given back). */
+  const held = new Set<string>();
   const followers = new Map<string, ClaimedCell[]>();
   let active = 0;
   let idleSince = Date.now();
   const heartbeat = setInterval(() => {
     try {
-      shared.renew(owner, leaseMs);
+      shared.renew(owner, leaseMs, [...held]);
     } catch {
       // The database is unreachable right now; the next beat tries again (leases are long enough).
     }
@@ -239,6 +241,7 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
       })
       .finally(() => {
         active -= 1;
+        held.delete(cell.key);
         if (cell.group !== null) {
           // The leader answered: its group's cache is warm; release the followers.
           const waiting = followers.get(cell.group);
@@ -260,6 +263,7 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
       return false;
     }
     if (cells.length === 0) return false;
+    for (const cell of cells) held.add(cell.key);
     const group = cells[0]!.group;
     if (group !== null && cells.length > 1 && !followers.has(group)) {
       ready.push(cells[0]!);
@@ -276,6 +280,7 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
         const keys = [...ready.map((c) => c.key), ...[...followers.values()].flat().map((c) => c.key)];
         ready.length = 0;
         followers.clear();
+        for (const key of keys) held.delete(key);
         try {
           shared.release(owner, keys);
         } catch {
