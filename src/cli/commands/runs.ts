@@ -38,7 +38,7 @@ export function registerRuns(program: Command): void {
           return;
         }
         if (list.length === 0) {
-          emit(`no runs in ${db}`);
+          emit(`no runs in ${store.file}`);
           return;
         }
         const lines = list.map(
