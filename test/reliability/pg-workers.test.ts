@@ -16,7 +16,8 @@ import { postgresForTests, startTestCluster, type TestCluster } from '../../src/
 
 const DEMO = join(packageRoot(), 'data', 'demo', 'claude-session.jsonl');
 const CONCURRENCY = 4;
-const LATENCY_MS = 150;
+/** Slow enough that the run, working alone at concurrency 1, is still busy when the workers have started. */
+const LATENCY_MS = 300;
 
 const spawned: ChildProcess[] = [];
 
@@ -52,6 +53,14 @@ function report(db: string): Record<string, unknown> {
   return JSON.parse(result.stdout) as Record<string, unknown>;
 }
 
+async function until(condition: () => boolean, timeoutMs: number, message: string): Promise<void> {
+  const start = Date.now();
+  while (!condition()) {
+    if (Date.now() - start > timeoutMs) throw new Error(message);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 const bin = postgresForTests();
 
 describe.skipIf(bin === null)('PostgreSQL store: run + two workers, one SIGKILLed', () => {
@@ -82,26 +91,24 @@ describe.skipIf(bin === null)('PostgreSQL store: run + two workers, one SIGKILLe
   it('every cell ends done, calls ≤ cells + in flight, and the report equals the SQLite run', async () => {
     const url = cluster.createDatabase('grid');
     const target = `vllm:fake@${server.baseURL}`;
-    const grid = ['continuation', 'run', '--session', DEMO, '--target', target, '--cutpoints', '20', '--concurrency', String(CONCURRENCY)];
+    const grid = ['continuation', 'run', '--session', DEMO, '--target', target, '--cutpoints', '20', '--concurrency', '1'];
 
-    // Workers first (they wait for work), then the run that registers the plan and works too.
+    // The run registers the plan and starts working; two workers join once it is under way.
+    const run = cli([...grid, '--db', url]);
+    const runDone = finished(run);
+    await until(() => server.requests.length > 0, 120_000, 'the run made no call');
     const workerArgs = ['worker', '--db', url, '--concurrency', String(CONCURRENCY), '--idle-exit', '4', '--lease', '2'];
     const workers = [cli(workerArgs), cli(workerArgs)];
     const workerDone = workers.map(finished);
-    const run = cli([...grid, '--db', url]);
-    const runDone = finished(run);
 
-    // SIGKILL one worker once the grid is well under way (at a random moment of its middle).
-    const killAt = 15 + Math.floor(Math.random() * 30);
-    await new Promise<void>((resolve) => {
-      const poll = setInterval(() => {
-        if (server.requests.length >= killAt) {
-          clearInterval(poll);
-          workers[0]!.kill('SIGKILL');
-          resolve();
-        }
-      }, 5);
-    });
+    // SIGKILL the first worker while it holds leases (it is mid-work), after a random extra moment.
+    const watcher = PgRunStore.open(url, { readonly: true });
+    const owner = `%:${workers[0]!.pid}:%`;
+    await until(() => Number(watcher.client.query('SELECT count(*)::int AS n FROM cells WHERE lease_owner LIKE $1', [owner]).rows[0]!.n) > 0, 120_000, 'the worker never claimed');
+    watcher.close();
+    await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 300)));
+    workers[0]!.kill('SIGKILL');
+    const killAt = server.requests.length;
     const runResult = await runDone;
     expect(runResult.code, runResult.stderr).toBe(0);
     const [killed, survivor] = await Promise.all(workerDone);
