@@ -1,6 +1,7 @@
 import { InputError } from '../../core/errors.js';
 import { addTokenCounts } from '../../core/token-counts.js';
 import { type TokenUsage, ZERO_USAGE } from '../../models/types.js';
+import { naiveCostOf } from '../runner-call.js';
 import { prepareCells } from '../runner-cells.js';
 import { checkPricesKnown, concurrencyFor, defaultCostOf, validateOptions } from '../runner-options.js';
 import { FatalBurstError, type RunCellsOptions, type RunCellsResult, type RunSummary, type StopReason } from '../runner-types.js';
@@ -48,6 +49,9 @@ export async function runCellsShared(store: PgRunStore, runId: string, specs: re
     const tokens: TokenUsage = { ...ZERO_USAGE };
     let calls = 0;
     let spend = 0;
+    let naive = 0;
+    let cacheReadCells = 0;
+    let unpriced = 0;
     options.onProgress?.(snapshot());
     const work = await workCells(store, {
       runId,
@@ -61,8 +65,13 @@ export async function runCellsShared(store: PgRunStore, runId: string, specs: re
       ...(options.sleep ? { sleep: options.sleep } : {}),
       onCell: (event) => {
         calls += event.outcome.attempts;
-        spend += event.outcome.costUsd ?? 0;
-        addTokenCounts(tokens, event.outcome.usage);
+        const { usage, costUsd } = event.outcome;
+        if (costUsd !== null) {
+          spend += costUsd;
+          naive += naiveCostOf(costOf, event.model, usage) ?? costUsd;
+        } else if (usage.inputTokens + usage.outputTokens > 0) unpriced += 1;
+        if (usage.cachedInputTokens > 0) cacheReadCells += 1;
+        addTokenCounts(tokens, usage);
         if (event.status !== 'refused') finished += 1;
         options.onProgress?.(snapshot({ key: event.key, status: event.outcome.status, cached: false }));
       },
@@ -105,7 +114,10 @@ export async function runCellsShared(store: PgRunStore, runId: string, specs: re
       stopMessage,
       calls: Math.max(allCalls, calls),
       spendUsd: store.shared.spentOf(runId) - spentBefore,
-      unpricedCells: 0,
+      // What this process saw (workers elsewhere report their own).
+      naiveUsd: naive,
+      cacheReadCells,
+      unpricedCells: unpriced,
       tokens,
       wallMs: now() - startedAt,
     };

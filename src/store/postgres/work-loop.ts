@@ -50,7 +50,7 @@ export interface WorkOptions {
   /** Cancels calls in flight (their cells return to the pool). */
   hardSignal?: AbortSignal;
   sleep?: SleepFn;
-  onCell?: (event: { key: string; runId: string; status: CellOutcome['status'] | 'refused'; outcome: CellOutcome }) => void;
+  onCell?: (event: { key: string; runId: string; model: string; status: CellOutcome['status'] | 'refused'; outcome: CellOutcome }) => void;
 }
 
 export interface WorkResult {
@@ -204,7 +204,7 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
       result.written += 1;
       result[outcome.status] += 1;
     }
-    options.onCell?.({ key: cell.key, runId: cell.runId, status: written ? outcome.status : 'refused', outcome });
+    options.onCell?.({ key: cell.key, runId: cell.runId, model: cell.model, status: written ? outcome.status : 'refused', outcome });
     watchBurst(cell.runId, outcome, run.fatalBurst ?? 3);
   };
 
