@@ -103,7 +103,7 @@ async function planGrid() {
 async function runPhase(db: string): Promise<Record<string, unknown>> {
   const { personaRunner } = await import('../src/persona-drift/run.js');
   const { runAudit } = await import('../src/experiment/run-audit.js');
-  const { openStore } = await import('../src/store/run-store.js');
+  const { SqliteRunStore } = await import('../src/store/run-store.js');
   type ModelAdapter = import('../src/models/types.js').ModelAdapter;
   const { config, specs, planStart, planMs, uniquePrefixes } = await planGrid();
   let firstCallAt: number | undefined;
@@ -140,7 +140,7 @@ async function runPhase(db: string): Promise<Record<string, unknown>> {
     runtime: { adapterFor, progress: false, signal: new AbortController().signal, concurrency: 8 },
   });
   const wallS = (performance.now() - planStart) / 1000;
-  const store = openStore(db, { readonly: true });
+  const store = SqliteRunStore.open(db, { readonly: true });
   const blobs = store.db.prepare('SELECT count(*) AS n, coalesce(sum(length(body)), 0) AS bytes FROM blobs').get() as { n: number; bytes: number };
   const cells = store.db.prepare('SELECT count(*) FROM cells').pluck().get() as number;
   const requestBytes = store.db.prepare('SELECT sum(length(request)) FROM cells').pluck().get() as number;
@@ -168,10 +168,10 @@ async function runPhase(db: string): Promise<Record<string, unknown>> {
 }
 
 async function reportPhase(db: string, out: string): Promise<Record<string, unknown>> {
-  const { openStore } = await import('../src/store/run-store.js');
+  const { SqliteRunStore } = await import('../src/store/run-store.js');
   const { collectReports, renderHtmlReport } = await import('../src/report/report.js');
   const start = performance.now();
-  const store = openStore(db, { readonly: true });
+  const store = SqliteRunStore.open(db, { readonly: true });
   const reports = collectReports(store, undefined, { B: SIZE.B });
   const html = await renderHtmlReport(store, reports);
   store.close();

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { packageRoot } from '../core/version.js';
 import { type FakeBatchServer, lastUserText, startFakeBatch } from '../models/testing/index.js';
-import { BatchJobs } from '../store/batch-jobs.js';
 import { openStore } from '../store/run-store.js';
 import { runCliInProcess } from './testing/run-cli.js';
 
@@ -82,7 +81,7 @@ describe('persona run --batch', { timeout: 120_000 }, () => {
       expect(again.code, again.stderr).toBe(0);
       expect(server.batches).toHaveLength(2);
       const store = openStore(batchDb, { readonly: true });
-      expect(new BatchJobs(store.db).all().map((job) => job.status)).toEqual(['collected', 'collected']);
+      expect(store.batchJobs().all().map((job) => job.status)).toEqual(['collected', 'collected']);
       store.close();
     });
   }

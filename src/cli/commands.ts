@@ -96,8 +96,14 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
   {
     name: 'runs',
     term: 'runs',
-    summary: 'list or delete the runs of a run store',
+    summary: 'list, delete, export or import the runs of a run store, or cancel its open batches',
     register: async (program) => (await import('./commands/runs.js')).registerRuns(program),
+  },
+  {
+    name: 'worker',
+    term: 'worker [options]',
+    summary: 'work the pending cells of a shared PostgreSQL run store (join a run from another machine)',
+    register: async (program) => (await import('./commands/worker.js')).registerWorker(program),
   },
   {
     name: 'view',

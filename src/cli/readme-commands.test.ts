@@ -42,6 +42,7 @@ const yourStore = 'reads the store of a run on real models';
 const RULES: Array<[RegExp, Plan]> = [
   [/<[^>]+>/, { skip: 'a placeholder for your own file, session or run id' }],
   [/~\//, { skip: 'reads files in your home folder' }],
+  [/postgres(ql)?:\/\//, { skip: 'needs a PostgreSQL server of yours (the team store; tested in src/store/postgres and test/reliability)' }],
   [/^echolens ask /, { skip: calls }],
   [/^echolens view /, { skip: 'starts a local web server on a store of yours' }],
   [/^echolens demo$/, {}],

@@ -23,7 +23,7 @@ export function addConfigRunCommand(group: Command, description: string, config:
     .command('run')
     .description(description)
     .argument(...config)
-    .option('--db <file>', 'run store (SQLite)', defaultDb)
+    .option('--db <file>', 'run store: a SQLite file, or a postgres:// URL shared with `echolens worker`', defaultDb)
     .option('--dry-run', 'print the plan size and the estimate (cells, tokens, dollars); call nothing')
     .option('--set <key=value>', SET_FLAG_HELP, collect, [])
     .option('--target <model>', 'replace the targets with this model ref; repeatable', collect, []);

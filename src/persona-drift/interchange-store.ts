@@ -181,7 +181,7 @@ export function importArchive(
   };
   const targetSpecs = cells.map((c) => ({ request: importedRequest(c.target, c, c.probeText), labels: targetLabels(c) }));
   const judges = new Set<string>();
-  const write = store.db.transaction(() => {
+  const write = () => store.transaction(() => {
     store.createRun(manifest, { id: runId });
     const targetKeys = store.registerCells(runId, targetSpecs);
     store.recordResults(

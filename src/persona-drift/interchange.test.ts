@@ -6,7 +6,7 @@ import { registerBuiltinSimProfiles } from '../builtin-sims.js';
 import { InputError } from '../core/errors.js';
 import { packageRoot } from '../core/version.js';
 import { holm } from '../stats/multiple-testing.js';
-import { openStore } from '../store/run-store.js';
+import { SqliteRunStore } from '../store/run-store.js';
 import { personaConfigSchema } from './config.js';
 import { readContextEchoArchive, writeArchiveFiles } from './interchange-files.js';
 import { exportRun, importArchive, parseExportManifest } from './interchange-store.js';
@@ -68,7 +68,7 @@ describe('persona import --layout contextecho (per-cell layout)', () => {
   it('done when: the imported archive\'s reference.arms equal the authors\' estimator (means to 1e-9, interval ends within 0.05, B = 10,000)', () => {
     const dir = tempDir();
     writeAuthorsArchive(join(dir, 'archive'), golden.archive);
-    const store = openStore(join(dir, 'store.db'));
+    const store = SqliteRunStore.open(join(dir, 'store.db'));
     try {
       const read = readContextEchoArchive(join(dir, 'archive'), 'claude-sonnet-4-6');
       expect(read.layouts).toEqual({ perCell: 2 * 12 * 2 * 25, contentPosition: 0 });
@@ -133,7 +133,7 @@ describe('persona import --layout contextecho (per-cell layout)', () => {
     ['a file moved to another arm', (g: Record<string, unknown>) => ({ ...g, arm: 'claude_session' }), /C03\.json.*arm.*under "filler"/su],
   ])('a bad file (%s) names the file and the field, and nothing is imported', (_what, bad, message) => {
     const dir = archiveWithBadFile(bad);
-    const store = openStore(join(dir, 'store.db'));
+    const store = SqliteRunStore.open(join(dir, 'store.db'));
     try {
       let error: unknown;
       try {
@@ -152,7 +152,7 @@ describe('persona import --layout contextecho (per-cell layout)', () => {
 
   it('a failure while writing rolls the whole import back (one transaction)', () => {
     const dir = archiveWithBadFile((g) => g);
-    const store = openStore(join(dir, 'store.db'));
+    const store = SqliteRunStore.open(join(dir, 'store.db'));
     try {
       const read = readContextEchoArchive(dir, 'judge');
       // A cell that cannot be stored (its sample index is invalid) fails halfway through the writes.
@@ -167,7 +167,7 @@ describe('persona import --layout contextecho (per-cell layout)', () => {
 
   it('a score of −1 (the authors\' unparsed judgement) is an invalid judgement, not a zero; a second import of the same archive is refused', () => {
     const dir = archiveWithBadFile((g) => ({ ...g, score: -1 }));
-    const store = openStore(join(dir, 'store.db'));
+    const store = SqliteRunStore.open(join(dir, 'store.db'));
     try {
       const read = readContextEchoArchive(dir, 'judge');
       const { runId } = importArchive(store, read, { source: dir });
@@ -201,7 +201,7 @@ describe('persona import --layout contextecho (content-position files)', () => {
     };
     writeFileSync(join(dir, 'docs', 'CONTENT_POSITION_SONNET.json'), JSON.stringify(file));
     writeFileSync(join(dir, 'docs', 'SOMETHING_ELSE.json'), JSON.stringify({ rows: [] }));
-    const store = openStore(join(dir, 'store.db'));
+    const store = SqliteRunStore.open(join(dir, 'store.db'));
     try {
       const read = readContextEchoArchive(dir, 'judge');
       expect(read.layouts).toEqual({ perCell: 0, contentPosition: 1 });
@@ -230,7 +230,7 @@ describe('persona import --layout contextecho (content-position files)', () => {
       // That file alone imports to the same reference numbers.
       const alone = tempDir();
       writeArchiveFiles(alone, exported.files.filter((f) => f.path.startsWith('docs/')));
-      const other = openStore(join(alone, 'store.db'));
+      const other = SqliteRunStore.open(join(alone, 'store.db'));
       try {
         const again = importArchive(other, readContextEchoArchive(alone, 'judge'), { source: alone });
         expect(personaReport(other, again.runId).reference?.permutation).toEqual(rows);
@@ -267,7 +267,7 @@ describe('persona export --layout contextecho', () => {
       analysis: { B: 500 },
     });
     const run = await runPersona(config, db, { progress: false, signal: new AbortController().signal });
-    const source = openStore(db, { readonly: true });
+    const source = SqliteRunStore.open(db, { readonly: true });
     const original = personaReport(source, run.runId);
     const exported = exportRun(source, run.runId);
     source.close();
@@ -281,7 +281,7 @@ describe('persona export --layout contextecho', () => {
     }
     expect(['claude_session', 'filler', 'scratch']).toContain(one.arm);
 
-    const store = openStore(join(dir, 'imported.db'));
+    const store = SqliteRunStore.open(join(dir, 'imported.db'));
     try {
       const manifest = parseExportManifest(JSON.parse(readFileSync(join(dir, 'export', 'echolens-run.json'), 'utf8')));
       const { runId } = importArchive(store, readContextEchoArchive(join(dir, 'export'), 'unused'), { source: join(dir, 'export'), exportManifest: manifest });

@@ -1,5 +1,6 @@
 import type { BatchClient } from '../models/batch/index.js';
-import type { BatchJob, BatchJobs } from './batch-jobs.js';
+import type { BatchJob } from './batch-jobs.js';
+import type { BatchJobLedger } from './run-store.js';
 import { claimedBatchIds, findCreatedBatch } from './batch-resume.js';
 
 /**
@@ -17,7 +18,7 @@ export interface CancelOutcome {
 }
 
 export async function cancelJobs(
-  jobs: BatchJobs,
+  jobs: BatchJobLedger,
   list: readonly BatchJob[],
   clientOf: (job: BatchJob) => BatchClient,
   options: { timeoutMs?: number; notify?: (line: string) => void } = {},

@@ -6,9 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { packageRoot } from '../core/version.js';
 import { type FakeBatchServer, startFakeBatch } from '../models/testing/index.js';
-import { BatchJobs } from './batch-jobs.js';
 import { runCellsBatch } from './batch-runner.js';
-import { RunStore } from './run-store.js';
+import { SqliteRunStore } from './run-store.js';
 import { makeSpecs } from './testing/fakes.js';
 
 const CHILD = join(dirname(fileURLToPath(import.meta.url)), 'testing', 'batch-crash-child.ts');
@@ -43,8 +42,8 @@ describe('--batch after SIGKILL', () => {
       });
       expect(server.batches).toHaveLength(1);
 
-      const store = RunStore.open(file, { env: {} });
-      expect(new BatchJobs(store.db).open().map((job) => job.status)).toEqual(['submitted']);
+      const store = SqliteRunStore.open(file, { env: {} });
+      expect(store.batchJobs().open().map((job) => job.status)).toEqual(['submitted']);
       const summary = await runCellsBatch(store, 'kill-run', makeSpecs(7, model), {
         env: { OPENAI_API_KEY: 'sk-kill-test' },
         pollIntervalMs: 0,

@@ -5,7 +5,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { EcholensError } from '../core/errors.js';
 import { type FakeBatchOptions, type FakeBatchServer, lastUserText, startFakeBatch } from '../models/testing/index.js';
 import { batchEndpointOf, createBatchClient, wireRequestOf } from '../models/batch/index.js';
-import { BatchJobs } from './batch-jobs.js';
 import { batchTagOf } from './batch-resume.js';
 import { BatchResultsError, runCellsBatch } from './batch-runner.js';
 import { RunStore } from './run-store.js';
@@ -76,7 +75,7 @@ for (const provider of ['openai', 'anthropic'] as const) {
       const bad = cells.filter((c) => c.status === 'failed');
       expect(bad.map((c) => c.errorClass)).toEqual(['batch_unreadable']);
       expect(bad[0]!.key).toBe(target);
-      expect(new BatchJobs(store.db).all().map((j) => j.status)).toEqual(['collected']);
+      expect(store.batchJobs().all().map((j) => j.status)).toEqual(['collected']);
       expect(store.getRun(runId)!.status).toBe('failed');
       store.close();
     });
@@ -102,7 +101,7 @@ for (const provider of ['openai', 'anthropic'] as const) {
       const { store, runId } = openRun();
       const summary = await runCellsBatch(store, runId, makeSpecs(3, `${provider}:model-x@${server.baseURL}`), batchOptions);
       expect(summary).toMatchObject({ status: 'done', done: 3, failed: 0 });
-      expect(new BatchJobs(store.db).all()[0]!.note).toMatch(/2 repeated result lines ignored/);
+      expect(store.batchJobs().all()[0]!.note).toMatch(/2 repeated result lines ignored/);
       store.close();
     });
 
@@ -123,7 +122,7 @@ for (const provider of ['openai', 'anthropic'] as const) {
       expect(cell).toMatchObject({ status: 'failed', errorClass: 'batch_conflict', text: null });
       expect(cell.errorMessage).toMatch(/2 different succeeded lines for this cell; none is trusted/);
       expect(notes.some((n) => n.startsWith('warning:') && n.includes('conflicting result lines for 1 cell'))).toBe(true);
-      expect(new BatchJobs(store.db).all()[0]!.note).toMatch(/1 cells with conflicting result lines failed/);
+      expect(store.batchJobs().all()[0]!.note).toMatch(/1 cells with conflicting result lines failed/);
       store.close();
     });
 
@@ -156,7 +155,7 @@ for (const provider of ['openai', 'anthropic'] as const) {
       // the job recorded `submitting` with no id, and the provider holding the tagged batch.
       const first = openRun();
       const keys = first.store.registerCells(first.runId, specs);
-      const jobs = new BatchJobs(first.store.db);
+      const jobs = first.store.batchJobs();
       const job = jobs.get(jobs.begin(first.runId, provider, specs[0]!.request.model, keys))!;
       const client = createBatchClient(batchEndpointOf(specs[0]!.request.model, env));
       const lines = await Promise.all(specs.map(async (spec, i) => ({ customId: keys[i]!, body: (await wireRequestOf(spec.request, env)).body })));
@@ -212,7 +211,7 @@ for (const provider of ['openai', 'anthropic'] as const) {
       });
       expect(summary.stopReason).toBe('interrupted');
       expect(server.batches.map((b) => b.canceled)).toEqual([true]);
-      const jobs = new BatchJobs(store.db).open();
+      const jobs = store.batchJobs().open();
       expect(jobs.map((j) => [j.status, j.batchId])).toEqual([['submitted', server.batches[0]!.id]]);
       expect(notes.some((n) => n.startsWith(`batch: cancelled ${provider} batch ${server.batches[0]!.id}`))).toBe(true);
       store.close();
@@ -244,7 +243,7 @@ for (const provider of ['openai', 'anthropic'] as const) {
       expect(server.batches.map((b) => b.canceled)).toEqual([true]);
       expect(server.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/cancel'))).toHaveLength(1);
       expect(notes.some((n) => n.startsWith('batch: cancelled'))).toBe(true);
-      expect(new BatchJobs(first.store.db).open()).toHaveLength(1);
+      expect(first.store.batchJobs().open()).toHaveLength(1);
       first.store.close();
 
       const second = openRun(first.file);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BatchJobs } from './batch-jobs.js';
-import { RunStore } from './run-store.js';
+import { SqliteRunStore } from './run-store.js';
 import { SCHEMA_VERSION } from './schema.js';
 
 let dir: string | undefined;
@@ -17,12 +17,12 @@ describe('batch jobs table', () => {
   it('a version-2 store gains the batch tables on open', () => {
     dir = mkdtempSync(join(tmpdir(), 'echolens-batch-jobs-'));
     const file = join(dir, 'runs.db');
-    RunStore.open(file, { env: {} }).close();
+    SqliteRunStore.open(file, { env: {} }).close();
     const db = new Database(file);
     db.exec('DROP TABLE batch_job_cells; DROP TABLE batch_jobs;');
     db.prepare("UPDATE meta SET value = '2' WHERE name = 'schema_version'").run();
     db.close();
-    const store = RunStore.open(file, { env: {} });
+    const store = SqliteRunStore.open(file, { env: {} });
     expect(Number(store.db.prepare("SELECT value FROM meta WHERE name = 'schema_version'").pluck().get())).toBe(SCHEMA_VERSION);
     const jobs = new BatchJobs(store.db);
     const id = jobs.begin('run-1', 'openai', 'openai:gpt-4.1-mini', ['k1', 'k2']);

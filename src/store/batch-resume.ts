@@ -1,6 +1,7 @@
 import { sha256Hex } from '../core/canonical-json.js';
 import type { BatchClient, BatchTag, ListedBatch } from '../models/batch/index.js';
-import type { BatchJob, BatchJobs } from './batch-jobs.js';
+import type { BatchJob } from './batch-jobs.js';
+import type { BatchJobLedger } from './run-store.js';
 import { type BatchSession, kindOf, openJob } from './batch-session.js';
 
 /**
@@ -35,7 +36,7 @@ export async function findCreatedBatch(client: BatchClient, job: BatchJob, claim
 }
 
 /** Batch ids every job of the store already holds. */
-export function claimedBatchIds(jobs: BatchJobs): Set<string> {
+export function claimedBatchIds(jobs: BatchJobLedger): Set<string> {
   return new Set(jobs.all().flatMap((job) => (job.batchId === null ? [] : [job.batchId])));
 }
 

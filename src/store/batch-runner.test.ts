@@ -7,7 +7,7 @@ import { type FakeBatchOptions, type FakeBatchServer, lastUserText, startFakeBat
 import type { TokenUsage } from '../models/types.js';
 import { BatchJobs } from './batch-jobs.js';
 import { runCellsBatch } from './batch-runner.js';
-import { RunStore } from './run-store.js';
+import { SqliteRunStore } from './run-store.js';
 import { runCells } from './runner.js';
 import { makeSpecs, TEST_MANIFEST } from './testing/fakes.js';
 import type { CellSpec } from './types.js';
@@ -39,7 +39,7 @@ function storeFile(): string {
 }
 
 function openRun(file: string) {
-  const store = RunStore.open(file, { env: {} });
+  const store = SqliteRunStore.open(file, { env: {} });
   const runId = store.getRun('batch-test') ? 'batch-test' : store.createRun(TEST_MANIFEST, { id: 'batch-test' });
   return { store, runId };
 }
@@ -47,7 +47,7 @@ function openRun(file: string) {
 const batchOptions = { env, costOf, pollIntervalMs: 0, sleep: noSleep };
 
 /** The stored columns a result is made of, minus what differs by nature (time, latency, cost). */
-function comparable(store: RunStore, runId: string) {
+function comparable(store: SqliteRunStore, runId: string) {
   return store.cellsOfRun(runId).map(({ result }) => {
     const { startedAt: _s, finishedAt: _f, latencyMs: _l, costUsd: _c, cached: _k, ...rest } = result;
     return rest;

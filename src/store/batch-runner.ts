@@ -2,7 +2,6 @@ import { InvalidArgumentError } from '../core/errors.js';
 import type { BatchProvider } from '../models/batch/index.js';
 import type { ModelRequest } from '../models/types.js';
 import { cancelJobs } from './batch-cancel.js';
-import { BatchJobs } from './batch-jobs.js';
 import { pollUntilCollected } from './batch-poll.js';
 import { resumeOpenJobs } from './batch-resume.js';
 import type { BatchModule, BatchSession, RunCellsBatchOptions } from './batch-session.js';
@@ -128,7 +127,7 @@ function openSession(
   return {
     store,
     runId,
-    jobs: new BatchJobs(store.db),
+    jobs: store.batchJobs(),
     batch,
     env,
     options,

@@ -1,7 +1,8 @@
 import type { BatchClient, BatchEndpoint, BatchProvider } from '../models/batch/index.js';
 import { ModelCallError } from '../models/errors.js';
 import type { ModelRequest } from '../models/types.js';
-import type { BatchJob, BatchJobs } from './batch-jobs.js';
+import type { BatchJob } from './batch-jobs.js';
+import type { BatchJobLedger } from './run-store.js';
 import type { RunStore } from './run-store.js';
 import type { RunTally } from './runner-state.js';
 import type { CostFn, RunCellsOptions } from './runner-types.js';
@@ -44,7 +45,7 @@ export interface OpenJob {
 export interface BatchSession {
   store: RunStore;
   runId: string;
-  jobs: BatchJobs;
+  jobs: BatchJobLedger;
   batch: BatchModule;
   env: Record<string, string | undefined>;
   options: RunCellsBatchOptions;

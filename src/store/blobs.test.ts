@@ -9,7 +9,7 @@ import { ZERO_USAGE } from '../models/types.js';
 import { BLOB_MIN_CHARS, encodeRequest } from './blobs.js';
 import { cellIdentity } from './keys.js';
 import { requestKeys } from './request-hash.js';
-import { type CellOutcome, RunStore } from './run-store.js';
+import { type CellOutcome, SqliteRunStore } from './run-store.js';
 import { SCHEMA_VERSION } from './schema.js';
 import { TEST_MANIFEST } from './testing/fakes.js';
 import type { CellSpec } from './types.js';
@@ -85,7 +85,7 @@ describe('incremental cell keys', () => {
 
 describe('content-addressed request storage', () => {
   it('round trip: a stored request reads back as the full canonical request', () => {
-    const store = RunStore.open(join(dir, 'a.db'));
+    const store = SqliteRunStore.open(join(dir, 'a.db'));
     const runId = store.createRun(TEST_MANIFEST);
     const spec = cell(prefix('C'), 'describe yourself');
     const [key] = store.registerCells(runId, [spec]);
@@ -98,7 +98,7 @@ describe('content-addressed request storage', () => {
   });
 
   it('dedupe: cells sharing a prefix store it once; each cell adds well under 20 KB', () => {
-    const store = RunStore.open(join(dir, 'b.db'));
+    const store = SqliteRunStore.open(join(dir, 'b.db'));
     const runId = store.createRun(TEST_MANIFEST);
     const shared = prefix('D', 320_000);
     const specs: CellSpec[] = [];
@@ -122,7 +122,7 @@ describe('content-addressed request storage', () => {
   });
 
   it('deleting a run removes the blobs no remaining cell refers to, and keeps shared ones', () => {
-    const store = RunStore.open(join(dir, 'c.db'));
+    const store = SqliteRunStore.open(join(dir, 'c.db'));
     const first = store.createRun(TEST_MANIFEST);
     const second = store.createRun(TEST_MANIFEST);
     const shared = prefix('E');
@@ -148,7 +148,7 @@ describe('content-addressed request storage', () => {
 describe('store schema 3 and older stores', () => {
   /** A store as schema 2 wrote it: full request JSON in every cell, no blobs table. */
   function makeV2Store(file: string, specs: CellSpec[]): { runId: string; keys: string[] } {
-    const store = RunStore.open(file);
+    const store = SqliteRunStore.open(file);
     const runId = store.createRun(TEST_MANIFEST);
     const keys = store.registerCells(runId, specs);
     store.recordResult(keys[0]!, done);
@@ -168,12 +168,12 @@ describe('store schema 3 and older stores', () => {
     const specs = [cell(shared, 'old one'), cell(shared, 'old two')];
     const { runId, keys } = makeV2Store(file, specs);
 
-    const reader = RunStore.open(file, { readonly: true });
+    const reader = SqliteRunStore.open(file, { readonly: true });
     expect(reader.getRequest(keys[0]!)).toEqual(canonical(specs[0]!.request));
     expect(reader.cellsOfRun(runId).map((c) => c.result.status)).toEqual(['done', 'pending']);
     reader.close();
 
-    const store = RunStore.open(file);
+    const store = SqliteRunStore.open(file);
     expect(Number(store.db.prepare("SELECT value FROM meta WHERE name = 'schema_version'").pluck().get())).toBe(SCHEMA_VERSION);
     expect(store.getRequest(keys[1]!)).toEqual(canonical(specs[1]!.request));
     // Registering the same plan again adds nothing; a new cell with the same prefix stores it as a blob.
@@ -189,7 +189,7 @@ describe('store schema 3 and older stores', () => {
 describe('report reads without requests', () => {
   it('cellResultsOfRun and run accounting never read the request column', () => {
     const file = join(dir, 'r.db');
-    const store = RunStore.open(file);
+    const store = SqliteRunStore.open(file);
     const runId = store.createRun(TEST_MANIFEST);
     const keys = store.registerCells(runId, [cell(prefix('H'), 'a'), cell(prefix('H'), 'b', 'fake:n', 2)]);
     store.recordResult(keys[0]!, done);

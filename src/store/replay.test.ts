@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ModelCallError } from '../models/errors.js';
 import { createReplayAdapter } from './replay.js';
-import { RunStore } from './run-store.js';
+import { SqliteRunStore } from './run-store.js';
 import { runCells } from './runner.js';
 import { answerFor, FakeModels, makeSpecs, TEST_MANIFEST } from './testing/fakes.js';
 
@@ -17,7 +17,7 @@ afterEach(() => {
 });
 
 async function recordRun(file: string, model: string, n: number) {
-  const store = RunStore.open(file);
+  const store = SqliteRunStore.open(file);
   const runId = store.createRun(TEST_MANIFEST);
   const models = new FakeModels();
   await runCells(store, runId, makeSpecs(n, model), { adapterFor: models.adapterFor });
@@ -29,7 +29,7 @@ describe('replay adapter', () => {
     const source = join(dir, 'source.db');
     await recordRun(source, 'openai:gpt-x', 6);
     const ref = `replay:${source}`;
-    const store = RunStore.open(join(dir, 'replayed.db'));
+    const store = SqliteRunStore.open(join(dir, 'replayed.db'));
     const runId = store.createRun(TEST_MANIFEST);
     const summary = await runCells(store, runId, makeSpecs(6, ref), { adapterFor: createReplayAdapter });
     expect(summary).toMatchObject({ done: 6, failed: 0 });

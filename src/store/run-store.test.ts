@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InputError, InvalidArgumentError } from '../core/errors.js';
 import { ZERO_USAGE } from '../models/types.js';
 import { cellKey, contentKey } from './keys.js';
-import { type CellOutcome, RunStore } from './run-store.js';
+import { type CellOutcome, SqliteRunStore } from './run-store.js';
 import { SCHEMA_VERSION } from './schema.js';
 import { makeSpecs, TEST_MANIFEST } from './testing/fakes.js';
 
@@ -38,8 +38,8 @@ const outcome = (text: string, status: CellOutcome['status'] = 'done'): CellOutc
 describe('RunStore schema', () => {
   it('creates a WAL store with the current schema version and reopens it', () => {
     const file = join(dir, 'run.db');
-    RunStore.open(file).close();
-    const store = RunStore.open(file);
+    SqliteRunStore.open(file).close();
+    const store = SqliteRunStore.open(file);
     expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(store.db.pragma('synchronous', { simple: true })).toBe(1); // NORMAL
     expect(Number(store.db.pragma('busy_timeout', { simple: true }))).toBeGreaterThan(0);
@@ -50,11 +50,11 @@ describe('RunStore schema', () => {
 
   it('refuses a store written by a newer schema, naming the file', () => {
     const file = join(dir, 'new.db');
-    const store = RunStore.open(file);
+    const store = SqliteRunStore.open(file);
     store.db.prepare("UPDATE meta SET value = '99' WHERE name = 'schema_version'").run();
     store.close();
-    expect(() => RunStore.open(file)).toThrow(InputError);
-    expect(() => RunStore.open(file)).toThrow(/new\.db: store schema version 99 is newer/);
+    expect(() => SqliteRunStore.open(file)).toThrow(InputError);
+    expect(() => SqliteRunStore.open(file)).toThrow(/new\.db: store schema version 99 is newer/);
   });
 
   it('refuses a foreign SQLite database', () => {
@@ -62,24 +62,24 @@ describe('RunStore schema', () => {
     const db = new Database(file);
     db.exec('CREATE TABLE t (x)');
     db.close();
-    expect(() => RunStore.open(file)).toThrow(/not an echolens run store/);
+    expect(() => SqliteRunStore.open(file)).toThrow(/not an echolens run store/);
   });
 
   it('opens read-only stores and refuses a missing one', () => {
     const file = join(dir, 'ro.db');
-    const writer = RunStore.open(file);
+    const writer = SqliteRunStore.open(file);
     const runId = writer.createRun(TEST_MANIFEST);
     writer.close();
-    const reader = RunStore.open(file, { readonly: true });
+    const reader = SqliteRunStore.open(file, { readonly: true });
     expect(reader.getRun(runId)?.experiment).toBe('test');
     reader.close();
-    expect(() => RunStore.open(join(dir, 'missing.db'), { readonly: true })).toThrow(InputError);
+    expect(() => SqliteRunStore.open(join(dir, 'missing.db'), { readonly: true })).toThrow(InputError);
   });
 });
 
 describe('RunStore runs and cells', () => {
   it('creates, lists and updates runs; rejects duplicate ids and bad manifests', () => {
-    const store = RunStore.open(':memory:');
+    const store = SqliteRunStore.open(':memory:');
     const a = store.createRun(TEST_MANIFEST, { id: 'run-a' });
     const b = store.createRun({ ...TEST_MANIFEST, experiment: 'persona' });
     expect(b).toMatch(/^run-\d{8}T\d{6}Z-[0-9a-f]{6}$/);
@@ -99,7 +99,7 @@ describe('RunStore runs and cells', () => {
   });
 
   it('deletes a run and the cells no other run links to', () => {
-    const store = RunStore.open(':memory:');
+    const store = SqliteRunStore.open(':memory:');
     const specs = makeSpecs(3);
     const r1 = store.createRun(TEST_MANIFEST);
     const r2 = store.createRun(TEST_MANIFEST);
@@ -115,7 +115,7 @@ describe('RunStore runs and cells', () => {
   });
 
   it('stores a cell shared by two runs once, with each run keeping its own labels', () => {
-    const store = RunStore.open(':memory:');
+    const store = SqliteRunStore.open(':memory:');
     const specs = makeSpecs(3);
     const r1 = store.createRun(TEST_MANIFEST);
     const r2 = store.createRun(TEST_MANIFEST);
@@ -131,7 +131,7 @@ describe('RunStore runs and cells', () => {
   });
 
   it('never overwrites a done cell, lets failed and empty cells be replaced, and accumulates attempts', () => {
-    const store = RunStore.open(':memory:');
+    const store = SqliteRunStore.open(':memory:');
     const run = store.createRun(TEST_MANIFEST);
     const [key] = store.registerCells(run, makeSpecs(1));
     expect(store.recordResult(key!, { ...outcome('', 'failed'), text: null, errorClass: 'server', errorMessage: 'x' })).toBe(true);
@@ -145,7 +145,7 @@ describe('RunStore runs and cells', () => {
   });
 
   it('filters a run’s cells by labels (string, number, boolean, null) and status', () => {
-    const store = RunStore.open(':memory:');
+    const store = SqliteRunStore.open(':memory:');
     const run = store.createRun(TEST_MANIFEST);
     const specs = makeSpecs(6).map((spec, index) => ({
       ...spec,
@@ -165,7 +165,7 @@ describe('RunStore runs and cells', () => {
   });
 
   it('finds finished cells by content across models', () => {
-    const store = RunStore.open(':memory:');
+    const store = SqliteRunStore.open(':memory:');
     const run = store.createRun(TEST_MANIFEST);
     const specA = makeSpecs(1, 'a:x')[0]!;
     const specB = { ...specA, request: { ...specA.request, model: 'b:y' } };
@@ -179,7 +179,7 @@ describe('RunStore runs and cells', () => {
   });
 
   it('exports a run as JSON Lines with labels, request and result, in plan order', async () => {
-    const store = RunStore.open(':memory:');
+    const store = SqliteRunStore.open(':memory:');
     const run = store.createRun(TEST_MANIFEST);
     const specs = makeSpecs(1203);
     const keys = store.registerCells(run, specs);
@@ -204,7 +204,7 @@ describe('secrets never reach the store', () => {
     const secret = 'sk-test-9f8e7d6c5b4a39281706';
     const env = { ...process.env, FAKE_PROVIDER_API_KEY: secret };
     const file = join(dir, 'secret.db');
-    const store = RunStore.open(file, { env });
+    const store = SqliteRunStore.open(file, { env });
     const run = store.createRun({
       ...TEST_MANIFEST,
       config: { provider: { apiKey: secret, headers: { Authorization: `Bearer ${secret}` } }, note: `key=${secret}` },

@@ -8,7 +8,9 @@ import { acquireStoreLock, releaseStoreLock } from './store-lock.js';
 import { canonicalJson } from '../core/canonical-json.js';
 import { InputError, InvalidArgumentError } from '../core/errors.js';
 import type { FinishReason, ModelRequest, TokenUsage, ToolCall } from '../models/types.js';
+import { BatchJobs } from './batch-jobs.js';
 import { BlobCache, decodeRequest, encodeRequest } from './blobs.js';
+import { PgRunStore } from './postgres/pg-store.js';
 import { type CellIdentity, REDACTED, replaceSecretValues, scrubSecrets, secretValuesFromEnv } from './keys.js';
 import { requestKeys } from './request-hash.js';
 import { ensureSchema, READABLE_WITHOUT_MIGRATION, readSchemaVersion, SCHEMA_VERSION } from './schema.js';
@@ -77,7 +79,7 @@ export interface OpenStoreOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-interface CellRow {
+export interface CellRow {
   key: string;
   content_key: string;
   model: string;
@@ -102,7 +104,7 @@ interface CellRow {
   tool_calls?: string | null;
 }
 
-interface RunRow {
+export interface RunRow {
   id: string;
   experiment: string;
   manifest: string;
@@ -113,16 +115,82 @@ interface RunRow {
   summary: string | null;
 }
 
-const RUN_STATUSES: readonly RunStatus[] = ['running', 'done', 'interrupted', 'stopped', 'failed'];
+export const RUN_STATUSES: readonly RunStatus[] = ['running', 'done', 'interrupted', 'stopped', 'failed'];
+
+/** A row of a run's cell index: labels, status and text, never the request (the viewer's index). */
+export interface RunCellIndexRow {
+  key: string;
+  labels: string;
+  ordinal: number;
+  status: CellStatus;
+  text: string | null;
+  model: string;
+  tool_calls: string | null;
+}
+
+/** The batch-job ledger of a store (batch-jobs.ts), whichever backend holds it. */
+export type BatchJobLedger = { [K in keyof BatchJobs]: BatchJobs[K] };
 
 /**
- * The run database. Cells are stored once, keyed by the hash of their request;
+ * The run store every command and runner uses. Two backends implement it with the
+ * same synchronous semantics: `SqliteRunStore` (a file, better-sqlite3) and
+ * `PgRunStore` (a PostgreSQL database shared by worker processes, src/store/postgres/).
+ * `openStore` picks the backend from the location: `postgres://…` / `postgresql://…`
+ * URLs open PostgreSQL, anything else is a SQLite file.
+ */
+export interface RunStore {
+  /** Which backend holds the store. */
+  readonly backend: 'sqlite' | 'postgres';
+  /** The store's location as shown to people (a file path, or a URL without its password). */
+  readonly file: string;
+  close(): void;
+  createRun(manifest: RunManifest, options?: { id?: string }): string;
+  getRun(id: string): RunInfo | undefined;
+  requireRun(id: string): RunInfo;
+  listRuns(): RunInfo[];
+  deleteRun(id: string): { cellsRemoved: number };
+  setRunStatus(id: string, status: RunStatus, summary?: unknown): void;
+  registerCells(runId: string, specs: readonly CellSpec[], identities?: readonly Pick<CellIdentity, 'key' | 'contentKey' | 'legacyKey'>[]): string[];
+  getCell(key: string): CellResult | undefined;
+  getCells(keys: Iterable<string>): Map<string, CellResult>;
+  resultsOfRun(runId: string): Map<string, CellResult>;
+  getRequest(key: string): ModelRequest | undefined;
+  recordResult(key: string, outcome: CellOutcome): boolean;
+  recordResults(items: ReadonlyArray<{ key: string; outcome: CellOutcome }>): boolean[];
+  cellsOfRun(runId: string, query?: CellQuery): RunCellRecord[];
+  cellResultsOfRun(runId: string, query?: CellQuery): RunCellResultRecord[];
+  /** Labels, status and text of a run's cells in plan order (no requests). */
+  cellIndexOfRun(runId: string): RunCellIndexRow[];
+  findByContent(key: string, model?: string): Array<{ model: string; result: CellResult }>;
+  exportJsonl(runId: string, stream: Writable): Promise<number>;
+  /** Runs `fn` in one transaction (nested calls join it); rolled back when it throws. */
+  transaction<T>(fn: () => T): T;
+  /** The store's provider batch jobs (--batch). */
+  batchJobs(): BatchJobLedger;
+}
+
+/** Opens a store by location: a `postgres://` / `postgresql://` URL or a SQLite file path. */
+export const RunStore = {
+  open(location: string, options?: OpenStoreOptions): RunStore {
+    if (isPostgresUrl(location)) return PgRunStore.open(location, options);
+    return SqliteRunStore.open(location, options);
+  },
+};
+
+/** True for a PostgreSQL connection string (`postgres://…` or `postgresql://…`). */
+export function isPostgresUrl(location: unknown): location is string {
+  return typeof location === 'string' && /^postgres(?:ql)?:\/\//i.test(location);
+}
+
+/**
+ * The SQLite backend. Cells are stored once, keyed by the hash of their request;
  * runs link to cells with their labels. Every write is its own transaction, so a
  * result is on disk (WAL) as soon as `recordResult` returns and survives SIGKILL.
  * API keys are never stored: requests and manifests are scrubbed of credential
  * fields and of any value equal to a credential-like environment variable.
  */
-export class RunStore {
+export class SqliteRunStore implements RunStore {
+  readonly backend = 'sqlite' as const;
   readonly file: string;
   readonly db: Database.Database;
   private readonly secrets: string[];
@@ -146,7 +214,7 @@ export class RunStore {
     this.statements = prepareStatements(db);
   }
 
-  static open(file: string, options: OpenStoreOptions = {}): RunStore {
+  static open(file: string, options: OpenStoreOptions = {}): SqliteRunStore {
     if (typeof file !== 'string' || file === '') throw new InvalidArgumentError('file', 'must be a store path');
     let db: Database.Database;
     const sidecarsBefore = options.readonly === true && !existsSync(`${file}-wal`) && !existsSync(`${file}-shm`);
@@ -179,7 +247,7 @@ export class RunStore {
       if (error instanceof InputError) throw error;
       throw new InputError(`cannot use store: ${(error as Error).message}`, { file }, { cause: error });
     }
-    const store = new RunStore(file, db, secretValuesFromEnv(options.env ?? process.env));
+    const store = new SqliteRunStore(file, db, secretValuesFromEnv(options.env ?? process.env));
     store.tidyOnClose = sidecarsBefore;
     store.locked = !options.readonly;
     return store;
@@ -201,6 +269,23 @@ export class RunStore {
         // A store in a read-only folder: nothing was created there either.
       }
     }
+  }
+
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
+  }
+
+  batchJobs(): BatchJobLedger {
+    return new BatchJobs(this.db);
+  }
+
+  cellIndexOfRun(runId: string): RunCellIndexRow[] {
+    return this.db
+      .prepare(
+        `SELECT rc.key AS key, rc.labels AS labels, rc.ordinal AS ordinal, c.status AS status, c.text AS text, c.model AS model, c.tool_calls AS tool_calls
+         FROM run_cells rc JOIN cells c ON c.key = rc.key WHERE rc.run_id = ? ORDER BY rc.ordinal`,
+      )
+      .all(runId) as RunCellIndexRow[];
   }
 
   // ---- runs ----
@@ -553,6 +638,7 @@ export class RunStore {
   }
 }
 
+/** Opens a store: a `postgres://` / `postgresql://` URL is a PostgreSQL store, anything else a SQLite file. */
 export function openStore(file: string, options?: OpenStoreOptions): RunStore {
   return RunStore.open(file, options);
 }
@@ -600,11 +686,11 @@ function prepareStatements(db: Database.Database) {
 }
 
 /** Every cells column a result needs: all but `request` (reports never parse requests to read results). */
-const RESULT_COLUMNS = `c.key, c.content_key, c.model, c.sample, c.status, c.attempts, c.text, c.reasoning, c.finish_reason,
+export const RESULT_COLUMNS = `c.key, c.content_key, c.model, c.sample, c.status, c.attempts, c.text, c.reasoning, c.finish_reason,
   c.response_model, c.input_tokens, c.output_tokens, c.cached_input_tokens, c.cache_write_tokens, c.reasoning_tokens,
   c.latency_ms, c.cost_usd, c.error_class, c.error_message, c.started_at, c.finished_at, c.tool_calls`;
 
-function resultRecord(runId: string, row: CellRow & { labels: string; ordinal: number; sample: number }): RunCellResultRecord {
+export function resultRecord(runId: string, row: CellRow & { labels: string; ordinal: number; sample: number }): RunCellResultRecord {
   return {
     runId,
     key: row.key,
@@ -635,7 +721,7 @@ function buildCellQuery(runId: string, query: CellQuery, withRequest: boolean): 
   };
 }
 
-function rowToResult(row: CellRow, cached: boolean): CellResult {
+export function rowToResult(row: CellRow, cached: boolean): CellResult {
   return {
     key: row.key,
     status: row.status,
@@ -682,7 +768,7 @@ function ensureSchemaReadOnly(db: Database.Database, file: string): void {
   }
 }
 
-function validateManifest(manifest: RunManifest): void {
+export function validateManifest(manifest: RunManifest): void {
   if (manifest === null || typeof manifest !== 'object') throw new InvalidArgumentError('manifest', 'must be an object');
   if (typeof manifest.experiment !== 'string' || manifest.experiment === '') {
     throw new InvalidArgumentError('manifest.experiment', 'must be a non-empty string');
@@ -694,7 +780,7 @@ function validateManifest(manifest: RunManifest): void {
 }
 
 /** Secret values replaced in a JSON text (fields were scrubbed when it was built). */
-function scrubJsonValues(json: string, secrets: readonly string[], plainSecrets: boolean): string {
+export function scrubJsonValues(json: string, secrets: readonly string[], plainSecrets: boolean): string {
   if (secrets.length === 0) return json;
   if (plainSecrets) {
     // JSON leaves these secrets' characters unescaped, so replacing in the text is exact.
@@ -705,11 +791,11 @@ function scrubJsonValues(json: string, secrets: readonly string[], plainSecrets:
   return JSON.stringify(replaceSecretValues(JSON.parse(json), secrets));
 }
 
-function scrubText(text: string, secrets: readonly string[]): string {
+export function scrubText(text: string, secrets: readonly string[]): string {
   return scrubSecrets(text, secrets) as string;
 }
 
-function newRunId(): string {
+export function newRunId(): string {
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
   return `run-${stamp}-${randomBytes(3).toString('hex')}`;
 }

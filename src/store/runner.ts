@@ -8,6 +8,8 @@ import { groupCommitter } from './runner-commit.js';
 import { adapterCache, providerLanes } from './runner-lanes.js';
 import { checkPricesKnown, concurrencyFor, defaultAdapterFactory, defaultCostOf, providerOf, validateOptions } from './runner-options.js';
 import { RunTally } from './runner-state.js';
+import { PgRunStore } from './postgres/pg-store.js';
+import { runCellsShared } from './postgres/shared-runner.js';
 import { type CostFn, FatalBurstError, type RunCellsOptions, type RunCellsResult } from './runner-types.js';
 import { DEFAULT_PREFIX_MIN_CHARS, estimateInputTokens } from './schedule.js';
 import type { CellResult, CellSpec } from './types.js';
@@ -41,6 +43,8 @@ export async function runCells(
   specs: readonly CellSpec[],
   options: RunCellsOptions = {},
 ): Promise<RunCellsResult> {
+  // A PostgreSQL store is shared by worker processes: the run claims cells with leases (src/store/postgres/).
+  if (store instanceof PgRunStore) return runCellsShared(store, runId, specs, options);
   validateOptions(options);
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? defaultSleep;

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { registerSimProfile } from '../models/sim-registry.js';
 import { ZERO_USAGE } from '../models/types.js';
-import { RunStore } from './run-store.js';
+import { SqliteRunStore } from './run-store.js';
 import { runCells } from './runner.js';
 import { APPLICATION_ID, SCHEMA_VERSION } from './schema.js';
 import { TEST_MANIFEST } from './testing/fakes.js';
@@ -28,7 +28,7 @@ registerSimProfile({
 
 describe('tool calls in the store', () => {
   it('a tool call without text is a done cell; its calls are stored and read back (also from cache)', async () => {
-    const store = RunStore.open(join(dir, 'run.db'));
+    const store = SqliteRunStore.open(join(dir, 'run.db'));
     const runId = store.createRun(TEST_MANIFEST);
     const spec = {
       request: {
@@ -51,7 +51,7 @@ describe('tool calls in the store', () => {
 
   it('a version-1 store is migrated: the tool_calls column is added, old cells read without toolCalls', () => {
     const file = join(dir, 'old.db');
-    const store = RunStore.open(file);
+    const store = SqliteRunStore.open(file);
     const runId = store.createRun(TEST_MANIFEST);
     const [key] = store.registerCells(runId, [
       { request: { model: 'sim:echo', messages: [{ role: 'user', content: 'x' }], params: {}, sample: 0 }, labels: {} },
@@ -68,7 +68,7 @@ describe('tool calls in the store', () => {
     db.prepare("UPDATE meta SET value = '1' WHERE name = 'schema_version'").run();
     expect(db.pragma('application_id', { simple: true })).toBe(APPLICATION_ID);
     db.close();
-    const reopened = RunStore.open(file);
+    const reopened = SqliteRunStore.open(file);
     expect(Number(reopened.db.prepare("SELECT value FROM meta WHERE name = 'schema_version'").pluck().get())).toBe(SCHEMA_VERSION);
     const cell = reopened.getCell(key!)!;
     expect(cell.text).toBe('x');

@@ -9,7 +9,6 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../src/core/version.js';
 import { lastUserText, startFakeBatch } from '../../src/models/testing/index.js';
-import { BatchJobs } from '../../src/store/batch-jobs.js';
 import { runCellsBatch } from '../../src/store/batch-runner.js';
 import { RunStore } from '../../src/store/run-store.js';
 import { makeSpecs, TEST_MANIFEST } from '../../src/store/testing/fakes.js';
@@ -83,7 +82,7 @@ describe('batch results corruption', () => {
               expect(result).toMatchObject({ status: 'done', text: `answer to Question number ${index}?` });
             }
             expect([...server.submissions.values()].every((n) => n === 1)).toBe(true);
-            expect(new BatchJobs(store.db).open()).toHaveLength(0);
+            expect(store.batchJobs().open()).toHaveLength(0);
           } finally {
             store.close();
             await server.close();
@@ -125,7 +124,7 @@ describe('SIGKILL inside the batch create call', () => {
         });
         expect(server.batches).toHaveLength(1);
         const store = RunStore.open(file, { env: {} });
-        expect(new BatchJobs(store.db).open().map((job) => [job.status, job.batchId])).toEqual([['submitting', null]]);
+        expect(store.batchJobs().open().map((job) => [job.status, job.batchId])).toEqual([['submitting', null]]);
         const summary = await runCellsBatch(store, 'kill-create', makeSpecs(6, model), { env, pollIntervalMs: 0, sleep: async () => {}, costOf: () => 0 });
         expect(summary).toMatchObject({ status: 'done', done: 6, pending: 0 });
         expect(server.batches).toHaveLength(1);

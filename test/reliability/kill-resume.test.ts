@@ -6,7 +6,7 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RunStore } from '../../src/store/run-store.js';
+import { SqliteRunStore } from '../../src/store/run-store.js';
 import { SEED, seeded, size } from './size.js';
 
 const root = new URL('../../src/', import.meta.url).pathname;
@@ -74,7 +74,7 @@ describe('kill and resume', () => {
       const log = join(dir, 'calls.log');
       const killAfter = Math.floor(random() * 200);
       const outcome = await runWorker(dir, file, log, cells, killAfter);
-      const store = RunStore.open(file, { readonly: true });
+      const store = SqliteRunStore.open(file, { readonly: true });
       const committed = store.db.prepare("select count(*) as n from cells where status = 'done'").get() as { n: number };
       store.close();
       const callsBefore = readFileSync(log, 'utf8').trim().split('\n').length;
@@ -82,7 +82,7 @@ describe('kill and resume', () => {
       await runWorker(dir, file, log, cells, null);
       const lines = readFileSync(log, 'utf8').trim().split('\n');
       const resumed = lines.slice(lines.indexOf('--resume--') + 1);
-      const final = RunStore.open(file, { readonly: true });
+      const final = SqliteRunStore.open(file, { readonly: true });
       const done = final.db.prepare("select count(*) as n from cells where status = 'done'").get() as { n: number };
       const wrong = final.db.prepare("select count(*) as n from cells where text not like 'answer to cell %'").get() as { n: number };
       final.close();

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startFakeOpenAI } from '../../src/models/testing/fake-openai.js';
 import type { FakeOutcome } from '../../src/models/testing/fake-server.js';
-import { RunStore } from '../../src/store/run-store.js';
+import { SqliteRunStore } from '../../src/store/run-store.js';
 import { runCells } from '../../src/store/runner.js';
 import { SEED, seeded, size } from './size.js';
 
@@ -37,7 +37,7 @@ describe('fault storm', () => {
       },
     });
     try {
-      const store = RunStore.open(join(mkdtempSync(join(tmpdir(), 'echolens-storm-')), 'runs.db'));
+      const store = SqliteRunStore.open(join(mkdtempSync(join(tmpdir(), 'echolens-storm-')), 'runs.db'));
       const runId = store.createRun({ experiment: 'reliability', config: {}, seed: 1, versions: {}, gitCommit: null });
       const specs = Array.from({ length: cells }, (_, i) => ({
         request: { model: `openai:m@${server.baseURL}`, messages: [{ role: 'user' as const, content: `cell ${i}` }], params: {}, sample: 0 },

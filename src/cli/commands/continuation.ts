@@ -42,7 +42,7 @@ export function registerContinuation(continuation: Command): void {
     .option('--session <file>', 'Claude Code or Codex transcript whose recorded next tool calls are the ground truth')
     .option('--cross-session <file>', 'another transcript: the length-matched `cross` arm (default: the same session, half a session away)')
     .option('--target <model>', 'target model ref; repeatable', collect, [])
-    .option('--db <file>', 'run store (SQLite)', 'runs/continuation.db')
+    .option('--db <file>', 'run store: a SQLite file, or a postgres:// URL shared with `echolens worker`', 'runs/continuation.db')
     .option('--cutpoints <n>', 'number of cutpoints (default 25)', positiveNumber('--cutpoints'))
     .option('--strategy <name>', 'cutpoint selection: stratified (default) or strided')
     .option('--window-tokens <n>', 'matched prefix length in tokens (default 3000, ≈ 4 characters each)', positiveNumber('--window-tokens'))

@@ -53,7 +53,7 @@ export function registerMemoryMitigation(memory: Command): void {
     .command('dpo-pairs')
     .description('DPO preference data (SymPreference): persona prompts, candidates, judge (h, d, a), selection, optional rewrite, mix with filtered external pairs; TRL + OpenRLHF exports and a data card')
     .argument('<config>', 'YAML config (docs/mitigation.md; example: src/memory-drift/mitigation/__fixtures__/dpo-sim.yaml)')
-    .option('--db <file>', 'run store (SQLite): every call is a cached, resumable cell', 'runs/dpo.db')
+    .option('--db <file>', 'run store (a SQLite file or a postgres:// URL): every call is a cached, resumable cell', 'runs/dpo.db')
     .option('--out <dir>', 'output folder (overrides the config `out`)')
     .option('--set <key=value>', SET_FLAG_HELP, collect, [])
     .option('--concurrency <n>', 'concurrent calls per provider', integerIn('--concurrency', 1, 1024))

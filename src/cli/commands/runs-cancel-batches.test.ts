@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type FakeBatchServer, startFakeBatch } from '../../models/testing/index.js';
-import { BatchJobs } from '../../store/batch-jobs.js';
 import { runCellsBatch } from '../../store/batch-runner.js';
 import { RunStore } from '../../store/run-store.js';
 import { makeSpecs, TEST_MANIFEST } from '../../store/testing/fakes.js';
@@ -50,7 +49,7 @@ describe('echolens runs cancel-batches', () => {
       expect(result.stdout).toMatch(/1 of 1 open batches cancelled/);
       expect(server!.batches.map((b) => b.canceled)).toEqual([true]);
       const store = RunStore.open(file, { env: {} });
-      expect(new BatchJobs(store.db).open()).toHaveLength(1);
+      expect(store.batchJobs().open()).toHaveLength(1);
       store.close();
     });
   }

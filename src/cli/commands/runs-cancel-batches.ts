@@ -8,15 +8,14 @@ import { emit } from '../options.js';
  * command collects what the batches finished. Returns the exit code: 0, or 1 when a cancel failed.
  */
 export async function cancelBatchesCommand(db: string, runId: string | undefined, env: Record<string, string | undefined> = process.env): Promise<number> {
-  const [{ BatchJobs }, { cancelJobs }, batch] = await Promise.all([
-    import('../../store/batch-jobs.js'),
+  const [{ cancelJobs }, batch] = await Promise.all([
     import('../../store/batch-cancel.js'),
     import('../../models/batch/index.js'),
   ]);
   const store = openStore(db);
   try {
     if (runId !== undefined) store.requireRun(runId);
-    const jobs = new BatchJobs(store.db);
+    const jobs = store.batchJobs();
     const open = jobs.open().filter((job) => runId === undefined || job.runId === runId);
     if (open.length === 0) {
       emit(`no open batches in ${db}${runId === undefined ? '' : ` for run ${runId}`}`);

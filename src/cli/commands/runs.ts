@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { isSimulatedRun } from '../../gate/run-info.js';
-import { openStore } from '../../store/run-store.js';
+import { InputError } from '../../core/errors.js';
+import { transferRuns } from '../../store/postgres/transfer.js';
+import { isPostgresUrl, openStore } from '../../store/run-store.js';
 import { emit } from '../options.js';
 import { cancelBatchesCommand } from './runs-cancel-batches.js';
 
@@ -11,7 +13,7 @@ function modelsOf(config: unknown): string {
 }
 
 export function registerRuns(program: Command): void {
-  const runs = program.command('runs').description('list or delete the runs of a run store');
+  const runs = program.command('runs').description('list, delete, export or import the runs of a run store, or cancel its open batches');
 
   runs
     .command('list')
@@ -36,7 +38,7 @@ export function registerRuns(program: Command): void {
           return;
         }
         if (list.length === 0) {
-          emit(`no runs in ${db}`);
+          emit(`no runs in ${store.file}`);
           return;
         }
         const lines = list.map(
@@ -77,4 +79,40 @@ export function registerRuns(program: Command): void {
     .action(async (db: string, options: { run?: string }) => {
       process.exitCode = await cancelBatchesCommand(db, options.run);
     });
+
+  runs
+    .command('export')
+    .description('copy runs from a PostgreSQL store into a SQLite file (plan, labels, results, status; the file is created if missing)')
+    .argument('<url>', 'the PostgreSQL store (postgres:// or postgresql://)')
+    .argument('<file.db>', 'the SQLite store to write')
+    .option('--run <id...>', 'only these runs (default: every run)')
+    .action((url: string, file: string, options) => copyRuns(url, file, options.run, 'export'));
+
+  runs
+    .command('import')
+    .description('copy runs from a SQLite file into a PostgreSQL store (so that workers can join them)')
+    .argument('<file.db>', 'the SQLite store to read')
+    .argument('<url>', 'the PostgreSQL store (postgres:// or postgresql://)')
+    .option('--run <id...>', 'only these runs (default: every run)')
+    .action((file: string, url: string, options) => copyRuns(file, url, options.run, 'import'));
+}
+
+function copyRuns(from: string, to: string, ids: string[] | undefined, direction: 'export' | 'import'): void {
+  const url = direction === 'export' ? from : to;
+  const file = direction === 'export' ? to : from;
+  if (!isPostgresUrl(url)) throw new InputError(`runs ${direction} needs a postgres:// or postgresql:// URL, got ${JSON.stringify(url)}`, { field: '<url>' });
+  if (isPostgresUrl(file)) throw new InputError(`runs ${direction} needs a SQLite file, got a URL`, { field: '<file.db>' });
+  const source = openStore(from, { readonly: true });
+  try {
+    const target = openStore(to);
+    try {
+      const result = transferRuns(source, target, ids);
+      for (const run of result.runs) process.stdout.write(`copied run ${run.id}: ${run.cells} cells, ${run.results} results\n`);
+      if (result.runs.length === 0) process.stdout.write(`no runs in ${source.file}\n`);
+    } finally {
+      target.close();
+    }
+  } finally {
+    source.close();
+  }
 }

@@ -57,7 +57,11 @@ export function registerView(program: Command): void {
       }
       const stores: Array<{ file: string; store: RunStore }> = [];
       try {
-        for (const file of dbs) stores.push({ file, store: openStore(file, { readonly: true }) });
+        // store.file: the location as shown (a PostgreSQL URL without its password).
+        for (const file of dbs) {
+          const store = openStore(file, { readonly: true });
+          stores.push({ file: store.file, store });
+        }
       } catch (error) {
         for (const s of stores) s.store.close();
         throw error;

@@ -146,12 +146,7 @@ function toolNames(json: string | null): string[] | undefined {
 
 function buildRunIndex(store: RunStore, run: RunInfo, signature: string): RunIndex {
   // Labels, status and text only: requests (whole session contexts) are read one cell at a time.
-  const rows = store.db
-    .prepare(
-      `SELECT rc.key AS key, rc.labels AS labels, rc.ordinal AS ordinal, c.status AS status, c.text AS text, c.model AS model, c.tool_calls AS tool_calls
-       FROM run_cells rc JOIN cells c ON c.key = rc.key WHERE rc.run_id = ? ORDER BY rc.ordinal`,
-    )
-    .all(run.id) as Row[];
+  const rows: Row[] = store.cellIndexOfRun(run.id);
   const cells: IndexedCell[] = [];
   const judgeCells = new Map<string, IndexedCell>();
   const auxiliaryCells = new Map<string, IndexedCell>();

@@ -1,0 +1,92 @@
+import type { BatchJob, BatchJobStatus } from '../batch-jobs.js';
+import type { BatchJobLedger } from '../run-store.js';
+import type { SyncPgClient } from './sync-client.js';
+
+/** The batch-job ledger (batch-jobs.ts) on PostgreSQL: the same rows and transitions. */
+
+interface JobRow {
+  id: string | number;
+  run_id: string;
+  provider: string;
+  model: string;
+  batch_id: string | null;
+  status: BatchJobStatus;
+  provider_status: string | null;
+  submitted_at: string;
+  ended_at: string | null;
+  note: string | null;
+}
+
+const OPEN: readonly BatchJobStatus[] = ['submitting', 'submitted', 'ended'];
+
+export class PgBatchJobs implements BatchJobLedger {
+  constructor(private readonly client: SyncPgClient) {}
+
+  begin(runId: string, provider: string, model: string, keys: readonly string[], now = new Date()): number {
+    return this.client.transaction(() => {
+      const row = this.client.query(
+        "INSERT INTO batch_jobs (run_id, provider, model, status, submitted_at) VALUES ($1, $2, $3, 'submitting', $4) RETURNING id",
+        [runId, provider, model, now.toISOString()],
+      ).rows[0]!;
+      const id = Number(row.id);
+      this.client.query(
+        'INSERT INTO batch_job_cells (job_id, key) SELECT $1, k FROM unnest($2::text[]) WITH ORDINALITY AS t(k, i) ORDER BY t.i ON CONFLICT DO NOTHING',
+        [id, [...keys]],
+      );
+      return id;
+    });
+  }
+
+  submitted(id: number, batchId: string): void {
+    this.client.query("UPDATE batch_jobs SET batch_id = $1, status = 'submitted' WHERE id = $2", [batchId, id]);
+  }
+
+  observed(id: number, providerStatus: string, note: string): void {
+    this.client.query('UPDATE batch_jobs SET provider_status = $1, note = $2 WHERE id = $3', [providerStatus, note, id]);
+  }
+
+  finish(id: number, status: 'ended' | 'collected' | 'failed' | 'abandoned', note?: string, now = new Date()): void {
+    this.client.query('UPDATE batch_jobs SET status = $1, ended_at = COALESCE(ended_at, $2), note = COALESCE($3, note) WHERE id = $4', [
+      status,
+      now.toISOString(),
+      note ?? null,
+      id,
+    ]);
+  }
+
+  get(id: number): BatchJob | undefined {
+    const row = this.client.query('SELECT * FROM batch_jobs WHERE id = $1', [id]).rows[0] as JobRow | undefined;
+    return row === undefined ? undefined : this.toJob(row);
+  }
+
+  open(): BatchJob[] {
+    return (this.client.query('SELECT * FROM batch_jobs WHERE status = ANY($1::text[]) ORDER BY id', [[...OPEN]]).rows as unknown as JobRow[]).map((row) =>
+      this.toJob(row),
+    );
+  }
+
+  all(runId?: string): BatchJob[] {
+    const rows =
+      runId === undefined
+        ? this.client.query('SELECT * FROM batch_jobs ORDER BY id').rows
+        : this.client.query('SELECT * FROM batch_jobs WHERE run_id = $1 ORDER BY id', [runId]).rows;
+    return (rows as unknown as JobRow[]).map((row) => this.toJob(row));
+  }
+
+  private toJob(row: JobRow): BatchJob {
+    const keys = this.client.query('SELECT key FROM batch_job_cells WHERE job_id = $1 ORDER BY position', [row.id]).rows.map((r) => r.key as string);
+    return {
+      id: Number(row.id),
+      runId: row.run_id,
+      provider: row.provider,
+      model: row.model,
+      batchId: row.batch_id,
+      status: row.status,
+      providerStatus: row.provider_status,
+      keys,
+      submittedAt: row.submitted_at,
+      endedAt: row.ended_at,
+      note: row.note,
+    };
+  }
+}

@@ -1,0 +1,319 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InvalidArgumentError } from '../../core/errors.js';
+import { ZERO_USAGE } from '../../models/types.js';
+import { cellKey, contentKey } from '../keys.js';
+import { type CellOutcome, openStore, type RunStore, SqliteRunStore } from '../run-store.js';
+import { runCells } from '../runner.js';
+import { FakeModels, fakeResponse, makeSpecs, TEST_MANIFEST, usageFor } from '../testing/fakes.js';
+import type { CellSpec } from '../types.js';
+import { PgRunStore } from './pg-store.js';
+import { transferRuns } from './transfer.js';
+import { postgresForTests, startTestCluster, type TestCluster } from './testing/cluster.js';
+
+// The PostgreSQL backend against the SQLite one: the same script of store operations must
+// give the same answers on both (timestamps the store itself takes aside).
+
+const SECRET = 'sk-test-secret-value-0123456789';
+const ENV = { OPENAI_API_KEY: SECRET };
+const LONG = `You are a careful assistant. ${'Context sentence. '.repeat(400)}`;
+
+function specs(): CellSpec[] {
+  const base = (i: number, extra: Record<string, unknown> = {}) => ({
+    model: i % 2 === 0 ? 'fake:a' : 'fake:b',
+    messages: [
+      { role: 'system' as const, content: LONG, cacheBreakpoint: true },
+      { role: 'user' as const, content: `Question ${i} (key ${i === 3 ? SECRET : 'none'})` },
+    ],
+    params: { temperature: 0, maxTokens: 32, ...extra },
+    sample: 0,
+  });
+  return [
+    { request: base(0), labels: { arm: 'a', flag: true, n: 1 } },
+    { request: base(1), labels: { arm: 'b', flag: false, n: 2 } },
+    { request: base(2), labels: { arm: 'a', flag: true, n: 3, note: null } },
+    { request: base(3), labels: { arm: 'b', flag: false, n: 4 } },
+    // The same call under other labels (linked twice), and an exact repeat (linked once).
+    { request: base(0), labels: { arm: 'c', flag: true, n: 5 } },
+    { request: base(1), labels: { arm: 'b', flag: false, n: 2 } },
+    { request: { ...base(4), messages: [{ role: 'user' as const, content: 'short' }] }, labels: { arm: 'a', flag: 1, n: 6 } },
+  ];
+}
+
+function outcome(text: string | null, status: CellOutcome['status'], extra: Partial<CellOutcome> = {}): CellOutcome {
+  return {
+    status,
+    attempts: 2,
+    text,
+    reasoning: status === 'done' ? 'thought' : null,
+    finishReason: status === 'done' ? 'stop' : null,
+    responseModel: 'fake-1',
+    usage: { ...ZERO_USAGE, inputTokens: 11, outputTokens: 3 },
+    latencyMs: 12.5,
+    costUsd: 0.000123,
+    errorClass: status === 'failed' ? 'server' : null,
+    errorMessage: status === 'failed' ? `boom ${SECRET}` : null,
+    startedAt: '2026-01-01T00:00:00.000Z',
+    finishedAt: '2026-01-01T00:00:01.000Z',
+    ...extra,
+  };
+}
+
+/** Drops what the store stamps itself (run times) and where it lives. */
+function stable(value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value, (key, v) => (['startedAt', 'updatedAt', 'endedAt', 'wallMs', 'elapsedMs'].includes(key) && typeof v === 'string' ? '<time>' : v)));
+}
+
+async function script(store: RunStore): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  store.createRun({ ...TEST_MANIFEST, config: { key: SECRET } }, { id: 'r1' });
+  store.createRun(TEST_MANIFEST, { id: 'r2' });
+  out.duplicateRun = (() => {
+    try {
+      store.createRun(TEST_MANIFEST, { id: 'r1' });
+      return 'created';
+    } catch (error) {
+      return (error as Error).name;
+    }
+  })();
+  const plan = specs();
+  const keys = store.registerCells('r1', plan);
+  out.keys = keys;
+  out.again = store.registerCells('r1', plan);
+  store.registerCells('r2', plan.slice(0, 2));
+  out.written = store.recordResults([
+    { key: keys[0]!, outcome: outcome('zero', 'done', { toolCalls: [{ id: 't1', name: 'lookup', input: { q: SECRET } }] }) },
+    { key: keys[1]!, outcome: outcome('one', 'done') },
+    { key: keys[2]!, outcome: outcome(null, 'failed') },
+    { key: keys[3]!, outcome: outcome('', 'empty') },
+  ]);
+  out.doneIsFinal = store.recordResult(keys[0]!, outcome('overwrite', 'done'));
+  out.failedAgain = store.recordResult(keys[2]!, outcome(null, 'failed', { attempts: 3 }));
+  expect(() => store.recordResult('f'.repeat(64), outcome('x', 'done'))).toThrow(InvalidArgumentError);
+  out.run = store.getRun('r1');
+  out.runs = store.listRuns().map((r) => ({ id: r.id, counts: r.counts, status: r.status }));
+  out.cells = [...store.getCells([keys[3]!, keys[0]!, 'missing', keys[6]!]).entries()];
+  out.results = [...store.resultsOfRun('r1').entries()].sort();
+  out.getCell = store.getCell(keys[1]!);
+  out.request = store.getRequest(keys[3]!);
+  out.cellsOfRun = store.cellsOfRun('r1');
+  out.byArm = store.cellResultsOfRun('r1', { labels: { arm: 'a' } }).map((c) => c.labels);
+  out.byFlag = store.cellResultsOfRun('r1', { labels: { flag: true } }).map((c) => c.labels);
+  out.byNull = store.cellResultsOfRun('r1', { labels: { note: null, arm: 'a' } }).map((c) => c.labels);
+  out.byStatus = store.cellResultsOfRun('r1', { status: ['done', 'failed'] }).map((c) => [c.key, c.ordinal]);
+  out.index = store.cellIndexOfRun('r1');
+  out.byContent = store.findByContent(contentKey(plan[0]!.request));
+  out.byContentModel = store.findByContent(contentKey(plan[1]!.request), 'fake:a');
+  let jsonl = '';
+  out.lines = await store.exportJsonl(
+    'r1',
+    new Writable({
+      write(chunk, _encoding, done) {
+        jsonl += chunk.toString();
+        done();
+      },
+    }),
+  );
+  out.jsonl = jsonl.split('\n');
+  const jobs = store.batchJobs();
+  const job = jobs.begin('r1', 'openai', 'openai:gpt', [keys[1]!, keys[0]!], new Date('2026-01-02T00:00:00Z'));
+  jobs.submitted(job, 'batch_1');
+  jobs.observed(job, 'in_progress', '{"done":1}');
+  out.openJobs = jobs.open();
+  jobs.finish(job, 'collected', undefined, new Date('2026-01-02T01:00:00Z'));
+  out.jobs = jobs.all('r1');
+  out.rollback = (() => {
+    try {
+      store.transaction(() => {
+        store.createRun(TEST_MANIFEST, { id: 'r3' });
+        throw new Error('undo');
+      });
+    } catch {
+      // expected
+    }
+    return store.getRun('r3') === undefined;
+  })();
+  store.setRunStatus('r1', 'done', { finished: true, note: SECRET });
+  out.finalRun = store.getRun('r1');
+  out.deleteR2 = store.deleteRun('r2');
+  out.afterR2 = store.getCells(keys).size;
+  out.requestAfter = store.getRequest(keys[0]!);
+  out.deleteR1 = store.deleteRun('r1');
+  out.runsLeft = store.listRuns().length;
+  return stable(out) as Record<string, unknown>;
+}
+
+const bin = postgresForTests();
+
+describe.skipIf(bin === null)('PostgreSQL run store', () => {
+  let cluster: TestCluster;
+  let count = 0;
+  let dir: string;
+  const freshUrl = () => cluster.createDatabase(`store_${++count}`);
+  beforeAll(async () => {
+    cluster = await startTestCluster(bin!);
+    dir = mkdtempSync(join(tmpdir(), 'echolens-pgtest-'));
+  }, 120_000);
+  afterAll(() => {
+    cluster?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers the same store script as the SQLite backend, secrets scrubbed on both', async () => {
+    const sqlite = SqliteRunStore.open(join(dir, 'script.db'), { env: ENV });
+    const pg = openStore(freshUrl(), { env: ENV });
+    expect(pg).toBeInstanceOf(PgRunStore);
+    expect(pg.backend).toBe('postgres');
+    const a = await script(sqlite);
+    const b = await script(pg);
+    sqlite.close();
+    pg.close();
+    expect(JSON.stringify(a)).not.toContain(SECRET);
+    expect(JSON.stringify(b)).not.toContain(SECRET);
+    for (const key of Object.keys(a)) expect({ [key]: b[key] }).toEqual({ [key]: a[key] });
+    // Sanity of the script itself: it exercised what it claims.
+    expect(a.doneIsFinal).toBe(false);
+    expect((a.cellsOfRun as unknown[]).length).toBe(6);
+    expect((a.byFlag as unknown[]).length).toBe(4); // true and 1 both read as 1, as json_extract does
+    expect(a.deleteR1).toEqual({ cellsRemoved: 5 });
+  });
+
+  it('refuses a foreign or newer schema and opens read-only without creating one', () => {
+    const url = freshUrl();
+    expect(() => openStore(url, { readonly: true })).toThrow(/not an echolens run store/);
+    const store = PgRunStore.open(url);
+    store.client.query("UPDATE meta SET value = '99' WHERE name = 'schema_version'");
+    store.close();
+    expect(() => openStore(url)).toThrow(/schema version 99 is newer/);
+  });
+
+  it('keeps the password out of the location it shows', () => {
+    const url = cluster.url.replace('postgres@', 'postgres:hunter2@');
+    const store = openStore(url);
+    expect(store.file).not.toContain('hunter2');
+    expect(store.file).toContain('***');
+    store.close();
+  });
+
+  it('runCells on PostgreSQL gives the results runCells gives on SQLite, and a resume calls nothing', async () => {
+    const plan = [...makeSpecs(30), ...makeSpecs(5)];
+    const run = async (store: RunStore) => {
+      // Answers keyed by the cell key: a request read back from the store is the same call.
+      const models = new FakeModels({ delayMs: 2, respond: (request) => fakeResponse(`answer ${cellKey(request).slice(0, 16)}`, usageFor(request)) });
+      const id = store.createRun(TEST_MANIFEST, { id: 'grid' });
+      const result = await runCells(store, id, plan, { adapterFor: models.adapterFor, costOf: () => 0.001, concurrency: 4 });
+      const again = await runCells(store, id, plan, { adapterFor: models.adapterFor, costOf: () => 0.001 });
+      return { result, again, calls: models.totalCalls, cells: store.cellResultsOfRun(id) };
+    };
+    const sqlite = SqliteRunStore.open(join(dir, 'grid.db'));
+    const pg = openStore(freshUrl());
+    const a = await run(sqlite);
+    const b = await run(pg);
+    sqlite.close();
+    pg.close();
+    expect(b.calls).toBe(30);
+    expect(a.calls).toBe(30);
+    const strip = (cells: typeof a.cells) => cells.map((c) => ({ ...c, result: { ...c.result, latencyMs: null, startedAt: null, finishedAt: null } }));
+    expect(strip(b.cells)).toEqual(strip(a.cells));
+    expect(b.result.status).toBe('done');
+    expect(b.result.done).toBe(30);
+    expect(b.again.done).toBe(0);
+    expect(b.again.cached).toBe(30);
+    expect(b.result.results.map((r) => r.text)).toEqual(a.result.results.map((r) => r.text));
+    expect(b.result.spendUsd).toBeCloseTo(a.result.spendUsd, 9);
+  });
+
+  it('runs export/import: SQLite → PostgreSQL → SQLite keeps runs, plans, labels, results and times', async () => {
+    const file = join(dir, 'source.db');
+    const source = SqliteRunStore.open(file);
+    const models = new FakeModels();
+    const plan = makeSpecs(12);
+    const id = source.createRun(TEST_MANIFEST, { id: 'moved' });
+    await runCells(source, id, plan.slice(0, 8), { adapterFor: models.adapterFor, costOf: () => 0.01 });
+    source.registerCells(id, plan.slice(8)); // four cells left pending
+    const url = freshUrl();
+    const pg = openStore(url);
+    const copied = transferRuns(source, pg);
+    expect(copied.runs).toEqual([{ id: 'moved', cells: 12, results: 8, skipped: false }]);
+    expect(() => transferRuns(source, pg)).toThrow(/already in/);
+    const back = SqliteRunStore.open(join(dir, 'back.db'));
+    transferRuns(pg, back);
+    for (const store of [pg, back]) {
+      expect(store.getRun(id)).toEqual(source.getRun(id));
+      expect(store.cellsOfRun(id)).toEqual(source.cellsOfRun(id));
+    }
+    const responseModel = (store: SqliteRunStore) => store.db.prepare('SELECT key, response_model FROM cells ORDER BY key').all();
+    expect(responseModel(back)).toEqual(responseModel(source));
+    for (const store of [source, pg, back]) store.close();
+  });
+
+  it('--max-cost on PostgreSQL stops where SQLite stops, from the spend in the store', async () => {
+    const plan = makeSpecs(12);
+    const run = async (store: RunStore) => {
+      const models = new FakeModels();
+      const id = store.createRun(TEST_MANIFEST, { id: 'budget' });
+      const result = await runCells(store, id, plan, { adapterFor: models.adapterFor, costOf: () => 0.01, maxCostUsd: 0.05, concurrency: 1 });
+      return { status: result.status, stopReason: result.stopReason, done: result.done, calls: models.totalCalls };
+    };
+    const sqlite = SqliteRunStore.open(join(dir, 'budget.db'));
+    const pg = openStore(freshUrl());
+    const a = await run(sqlite);
+    const b = await run(pg);
+    sqlite.close();
+    pg.close();
+    expect(a).toEqual({ status: 'stopped', stopReason: 'budget', done: 5, calls: 5 });
+    expect(b).toEqual(a);
+  });
+
+  it('rate buckets are shared between connections (one bucket, whoever takes)', () => {
+    const url = freshUrl();
+    const one = PgRunStore.open(url);
+    const two = PgRunStore.open(url);
+    // 600/min: a capacity of 100 (10 s of rate), refilled at 10 per second.
+    let taken = 0;
+    const start = Date.now();
+    for (let i = 0; i < 60; i += 1) if (one.shared.takeRate('requests:x', 600, 1) === 0) taken += 1;
+    for (let i = 0; i < 60; i += 1) if (two.shared.takeRate('requests:x', 600, 1) === 0) taken += 1;
+    const refill = Math.ceil((Date.now() - start) / 100) + 1; // 10 per second while the loops ran
+    expect(taken).toBeGreaterThanOrEqual(100);
+    expect(taken).toBeLessThanOrEqual(100 + refill);
+    expect(taken).toBeLessThan(120);
+    const wait = two.shared.takeRate('requests:x', 600, 1);
+    expect(wait).toBeGreaterThan(0);
+    expect(wait).toBeLessThanOrEqual(100);
+    one.close();
+    two.close();
+  });
+
+  it('a SIGKILLed holder leaves cells that come back when its lease lapses; a claim takes a whole prefix group', async () => {
+    const url = freshUrl();
+    const store = PgRunStore.open(url);
+    const id = store.createRun(TEST_MANIFEST, { id: 'leases' });
+    const grouped = Array.from({ length: 3 }, (_, i) => ({
+      request: { model: 'fake:m', messages: [{ role: 'system' as const, content: LONG, cacheBreakpoint: true }, { role: 'user' as const, content: `q${i}` }], params: {}, sample: 0 },
+      labels: { i },
+    }));
+    store.registerCells(id, [...makeSpecs(4), ...grouped]);
+    const first = store.shared.claim('dead-worker', { max: 10, leaseMs: 300 });
+    expect(first.length).toBe(3);
+    expect(new Set(first.map((c) => c.group)).size).toBe(1);
+    expect(first[0]!.group).not.toBeNull();
+    const second = store.shared.claim('live-worker', { max: 10, leaseMs: 30_000 });
+    expect(second.map((c) => c.key).sort()).toEqual(
+      store
+        .cellResultsOfRun(id)
+        .slice(0, 4)
+        .map((c) => c.key)
+        .sort(),
+    );
+    expect(store.shared.claim('live-worker', { max: 10, leaseMs: 30_000 })).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const back = store.shared.claim('live-worker', { max: 10, leaseMs: 30_000 });
+    expect(back.map((c) => c.key).sort()).toEqual(first.map((c) => c.key).sort());
+    expect(store.shared.openWork(id)).toEqual({ pending: 7, leased: 7 });
+    store.close();
+  });
+});

@@ -1,0 +1,514 @@
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+import { canonicalJson } from '../../core/canonical-json.js';
+import { InputError, InvalidArgumentError } from '../../core/errors.js';
+import type { ModelRequest, ToolCall } from '../../models/types.js';
+import { BlobCache, decodeRequest, encodeRequest } from '../blobs.js';
+import { type CellIdentity, replaceSecretValues, scrubSecrets, secretValuesFromEnv } from '../keys.js';
+import { requestKeys } from '../request-hash.js';
+import {
+  type BatchJobLedger,
+  type CellOutcome,
+  type CellQuery,
+  type CellRow,
+  newRunId,
+  type OpenStoreOptions,
+  RESULT_COLUMNS,
+  RUN_STATUSES,
+  type RunCellIndexRow,
+  type RunCellRecord,
+  type RunCellResultRecord,
+  type RunInfo,
+  type RunRow,
+  type RunStatus,
+  type RunStore,
+  resultRecord,
+  rowToResult,
+  scrubJsonValues,
+  scrubText,
+  validateManifest,
+} from '../run-store.js';
+import { prefixSignature } from '../schedule.js';
+import type { CellResult, CellSpec, CellStatus, RunManifest } from '../types.js';
+import { PgBatchJobs } from './pg-batch-jobs.js';
+import { ensurePgSchema } from './schema.js';
+import { SharedWork } from './shared-work.js';
+import { PgError, type Statement, SyncPgClient } from './sync-client.js';
+
+/** Cells registered per round trip (the arrays travel as parameters of one statement). */
+const REGISTER_CHUNK = 2_000;
+
+/**
+ * The PostgreSQL backend of `RunStore`: the same tables, rules and answers as the
+ * SQLite backend (a `done` cell is final, attempts accumulate, secrets scrubbed
+ * before anything is written, requests stored with content-addressed blobs), on a
+ * database that several processes share. Calls are synchronous like SQLite's: the
+ * driver runs in a worker thread (sync-client.ts). What only sharing needs (leases,
+ * shared budget and rate limits) is in `shared` (shared-work.ts).
+ *
+ * The connection string is never stored; `file` shows it without its password.
+ */
+export class PgRunStore implements RunStore {
+  readonly backend = 'postgres' as const;
+  readonly file: string;
+  readonly client: SyncPgClient;
+  readonly shared: SharedWork;
+  readonly readonly: boolean;
+  private readonly secrets: string[];
+  private readonly plainSecrets: boolean;
+  private blobCacheInstance: BlobCache | undefined;
+
+  private constructor(url: string, client: SyncPgClient, secrets: string[], readonly: boolean) {
+    this.file = redactUrl(url);
+    this.client = client;
+    this.secrets = secrets;
+    this.plainSecrets = secrets.every((secret) => JSON.stringify(secret) === `"${secret}"`);
+    this.readonly = readonly;
+    this.shared = new SharedWork(this);
+  }
+
+  static open(url: string, options: OpenStoreOptions & { retryForMs?: number } = {}): PgRunStore {
+    const client = new SyncPgClient(url, { retryForMs: options.retryForMs ?? 60_000 });
+    const shown = redactUrl(url);
+    try {
+      ensurePgSchema(client, shown, options.readonly === true);
+    } catch (error) {
+      client.close();
+      if (error instanceof InputError) throw error;
+      throw new InputError(`cannot use store: ${(error as Error).message}`, { file: shown }, { cause: error });
+    }
+    return new PgRunStore(url, client, secretValuesFromEnv(options.env ?? process.env), options.readonly === true);
+  }
+
+  close(): void {
+    this.client.close();
+  }
+
+  transaction<T>(fn: () => T): T {
+    return this.client.transaction(fn);
+  }
+
+  batchJobs(): BatchJobLedger {
+    return new PgBatchJobs(this.client);
+  }
+
+  private query(sql: string, params: readonly unknown[] = []) {
+    this.writable(sql);
+    return this.client.query(sql, params);
+  }
+
+  private writable(sql: string): void {
+    if (this.readonly && !/^\s*(SELECT|WITH [^;]* SELECT)/i.test(sql)) {
+      throw new InvalidArgumentError('store', `${this.file} was opened read-only`);
+    }
+  }
+
+  // ---- runs ----
+
+  createRun(manifest: RunManifest, options: { id?: string } = {}): string {
+    validateManifest(manifest);
+    const id = options.id ?? newRunId();
+    if (!/^[A-Za-z0-9._-]{1,128}$/.test(id)) {
+      throw new InvalidArgumentError('id', `run id must be 1–128 characters of letters, digits, ".", "_" or "-", got ${JSON.stringify(id)}`);
+    }
+    const now = new Date().toISOString();
+    const manifestJson = JSON.stringify(scrubSecrets(manifest, this.secrets));
+    const inserted = this.query(
+      `INSERT INTO runs (id, experiment, manifest, status, started_at, updated_at) VALUES ($1, $2, $3, 'running', $4, $4)
+       ON CONFLICT (id) DO NOTHING`,
+      [id, manifest.experiment, manifestJson, now],
+    );
+    if (inserted.rowCount === 0) throw new InvalidArgumentError('id', `run ${id} already exists in ${this.file}`);
+    return id;
+  }
+
+  getRun(id: string): RunInfo | undefined {
+    const [run, counts] = this.client.batch(
+      [
+        { sql: 'SELECT * FROM runs WHERE id = $1', params: [id] },
+        { sql: RUN_COUNTS_SQL, params: [id] },
+      ],
+      false,
+    );
+    const row = run!.rows[0] as RunRow | undefined;
+    return row ? runInfo(row, counts!.rows as Array<{ status: CellStatus; n: number }>) : undefined;
+  }
+
+  requireRun(id: string): RunInfo {
+    const run = this.getRun(id);
+    if (!run) throw new InvalidArgumentError('runId', `no run ${JSON.stringify(id)} in ${this.file}`);
+    return run;
+  }
+
+  listRuns(): RunInfo[] {
+    const [runs, counts] = this.client.batch(
+      [
+        { sql: 'SELECT * FROM runs ORDER BY started_at COLLATE "C" DESC, id COLLATE "C" DESC' },
+        {
+          sql: `SELECT rc.run_id, c.status AS status, count(*)::int AS n FROM run_cells rc JOIN cells c ON c.key = rc.key GROUP BY rc.run_id, c.status`,
+        },
+      ],
+      false,
+    );
+    const byRun = new Map<string, Array<{ status: CellStatus; n: number }>>();
+    for (const row of counts!.rows as Array<{ run_id: string; status: CellStatus; n: number }>) {
+      const list = byRun.get(row.run_id) ?? [];
+      list.push(row);
+      byRun.set(row.run_id, list);
+    }
+    return (runs!.rows as unknown as RunRow[]).map((row) => runInfo(row, byRun.get(row.id) ?? []));
+  }
+
+  deleteRun(id: string): { cellsRemoved: number } {
+    this.requireRun(id);
+    this.writable('DELETE');
+    const results = this.client.batch([
+      { sql: 'CREATE TEMP TABLE IF NOT EXISTS echolens_deleted_keys (key TEXT PRIMARY KEY) ON COMMIT DELETE ROWS' },
+      { sql: 'INSERT INTO echolens_deleted_keys SELECT DISTINCT key FROM run_cells WHERE run_id = $1 ON CONFLICT DO NOTHING', params: [id] },
+      { sql: 'DELETE FROM run_cells WHERE run_id = $1', params: [id] },
+      { sql: 'DELETE FROM runs WHERE id = $1', params: [id] },
+      {
+        sql: `DELETE FROM cells c USING echolens_deleted_keys d
+              WHERE c.key = d.key AND NOT EXISTS (SELECT 1 FROM run_cells rc WHERE rc.key = c.key)`,
+      },
+      // Blobs no remaining cell refers to, directly or through a run blob (`$blobs` bodies list `$blob`s).
+      {
+        sql: `WITH refs AS (
+                SELECT (regexp_matches(request, '"\\$blobs?":"([0-9a-f]{64})"', 'g'))[1] AS hash FROM cells WHERE request LIKE '%"$blob%'
+              ), nested AS (
+                SELECT (regexp_matches(b.body, '"\\$blob":"([0-9a-f]{64})"', 'g'))[1] AS hash FROM blobs b JOIN refs r ON r.hash = b.hash
+              )
+              DELETE FROM blobs WHERE hash NOT IN (SELECT hash FROM refs UNION SELECT hash FROM nested)`,
+      },
+    ]);
+    this.blobCacheInstance = undefined;
+    return { cellsRemoved: results[4]!.rowCount };
+  }
+
+  setRunStatus(id: string, status: RunStatus, summary?: unknown): void {
+    if (!RUN_STATUSES.includes(status)) throw new InvalidArgumentError('status', `unknown run status ${status}`);
+    const now = new Date().toISOString();
+    const ended = status === 'running' ? null : now;
+    const summaryJson = summary === undefined ? null : JSON.stringify(scrubSecrets(summary, this.secrets));
+    const changes = this.query('UPDATE runs SET status = $1, updated_at = $2, ended_at = $3, summary = coalesce($4, summary) WHERE id = $5', [
+      status,
+      now,
+      ended,
+      summaryJson,
+      id,
+    ]).rowCount;
+    if (changes === 0) throw new InvalidArgumentError('runId', `no run ${JSON.stringify(id)} in ${this.file}`);
+  }
+
+  // ---- cells ----
+
+  private blobCache(): BlobCache {
+    this.blobCacheInstance ??= new BlobCache((hash) => {
+      const body = this.client.query('SELECT body FROM blobs WHERE hash = $1', [hash]).rows[0]?.body as string | undefined;
+      if (body === undefined) throw new InputError(`a cell's request refers to blob ${hash.slice(0, 12)}…, which the store does not hold (damaged store?)`, { file: this.file });
+      return body;
+    });
+    return this.blobCacheInstance;
+  }
+
+  /** A request column value, references expanded. */
+  decode(json: string): ModelRequest {
+    return decodeRequest(json, this.blobCache());
+  }
+
+  registerCells(runId: string, specs: readonly CellSpec[], identities?: readonly Pick<CellIdentity, 'key' | 'contentKey' | 'legacyKey'>[]): string[] {
+    this.requireRun(runId);
+    if (identities !== undefined && identities.length !== specs.length) throw new InvalidArgumentError('identities', 'must have one identity per spec');
+    const now = new Date().toISOString();
+    const ids = specs.map((spec, index) => identities?.[index] ?? requestKeys(spec.request));
+    // Which keys (and legacy keys) the store holds already: one query, not one per cell.
+    const lookup = [...new Set(ids.flatMap((id) => (id.legacyKey === undefined ? [id.key] : [id.key, id.legacyKey])))];
+    const existing = new Set<string>();
+    for (let start = 0; start < lookup.length; start += 10_000) {
+      const rows = this.client.query('SELECT key FROM cells WHERE key = ANY($1::text[])', [lookup.slice(start, start + 10_000)]).rows;
+      for (const row of rows) existing.add(row.key as string);
+    }
+    const keys = ids.map((id) => (id.legacyKey !== undefined && !existing.has(id.key) && existing.has(id.legacyKey) ? id.legacyKey : id.key));
+    this.transaction(() => {
+      for (let start = 0; start < specs.length; start += REGISTER_CHUNK) {
+        const end = Math.min(specs.length, start + REGISTER_CHUNK);
+        const blobs = new Map<string, string>();
+        const cells = { key: [] as string[], content: [] as string[], model: [] as string[], sample: [] as number[], request: [] as string[], group: [] as (string | null)[] };
+        const links = { key: [] as string[], labels: [] as string[] };
+        const seenLinks = new Set<string>();
+        for (let index = start; index < end; index += 1) {
+          const spec = specs[index]!;
+          const key = keys[index]!;
+          if (!existing.has(key)) {
+            existing.add(key);
+            const encoded = encodeRequest(spec.request);
+            for (const [hash, body] of encoded.blobs) if (!blobs.has(hash)) blobs.set(hash, this.scrubValues(body));
+            cells.key.push(key);
+            cells.content.push(ids[index]!.contentKey);
+            cells.model.push(spec.request.model);
+            cells.sample.push(spec.request.sample);
+            cells.request.push(this.scrubValues(encoded.json));
+            cells.group.push(prefixSignature(spec.request));
+          }
+          const labels = canonicalJson(spec.labels ?? {});
+          const link = `${key}\u0000${labels}`;
+          if (seenLinks.has(link)) continue;
+          seenLinks.add(link);
+          links.key.push(key);
+          links.labels.push(labels);
+        }
+        const statements: Statement[] = [];
+        if (blobs.size > 0) {
+          statements.push({
+            sql: 'INSERT INTO blobs (hash, body) SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT (hash) DO NOTHING',
+            params: [[...blobs.keys()], [...blobs.values()]],
+          });
+        }
+        if (cells.key.length > 0) {
+          statements.push({
+            sql: `INSERT INTO cells (key, content_key, model, sample, request, status, attempts, created_at, prefix_group)
+                  SELECT k, ck, m, s, r, 'pending', 0, $7, g FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[]) AS t(k, ck, m, s, r, g)
+                  ON CONFLICT (key) DO NOTHING`,
+            params: [cells.key, cells.content, cells.model, cells.sample, cells.request, cells.group, now],
+          });
+        }
+        // Ordinals continue the run's plan order; links the run already has are skipped (idempotent resume).
+        statements.push({
+          sql: `INSERT INTO run_cells (run_id, key, labels, ordinal)
+                SELECT $1, t.k, t.l, (SELECT coalesce(max(ordinal), -1) FROM run_cells WHERE run_id = $1) + row_number() OVER (ORDER BY t.i)
+                FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS t(k, l, i)
+                WHERE NOT EXISTS (SELECT 1 FROM run_cells rc WHERE rc.run_id = $1 AND rc.key = t.k AND rc.labels = t.l)
+                ORDER BY t.i`,
+          params: [runId, links.key, links.labels],
+        });
+        this.writable('INSERT');
+        this.client.batch(statements);
+      }
+    });
+    return keys;
+  }
+
+  private scrubValues(json: string): string {
+    return scrubJsonValues(json, this.secrets, this.plainSecrets);
+  }
+
+  getCell(key: string): CellResult | undefined {
+    const row = this.client.query(`SELECT ${RESULT_COLUMNS} FROM cells c WHERE c.key = $1`, [key]).rows[0] as CellRow | undefined;
+    return row ? rowToResult(row, true) : undefined;
+  }
+
+  getCells(keys: Iterable<string>): Map<string, CellResult> {
+    const list = [...new Set(keys)];
+    const out = new Map<string, CellResult>();
+    for (let start = 0; start < list.length; start += 10_000) {
+      const rows = this.client.query(`SELECT ${RESULT_COLUMNS} FROM cells c WHERE c.key = ANY($1::text[])`, [list.slice(start, start + 10_000)]).rows as unknown as CellRow[];
+      for (const row of rows) out.set(row.key, rowToResult(row, true));
+    }
+    // The same order as the keys asked for (the SQLite backend fills the map in that order).
+    const ordered = new Map<string, CellResult>();
+    for (const key of list) {
+      const result = out.get(key);
+      if (result) ordered.set(key, result);
+    }
+    return ordered;
+  }
+
+  resultsOfRun(runId: string): Map<string, CellResult> {
+    const out = new Map<string, CellResult>();
+    const rows = this.client.query(`SELECT ${RESULT_COLUMNS} FROM run_cells rc JOIN cells c ON c.key = rc.key WHERE rc.run_id = $1 ORDER BY rc.ordinal`, [runId])
+      .rows as unknown as CellRow[];
+    for (const row of rows) out.set(row.key, rowToResult(row, true));
+    return out;
+  }
+
+  getRequest(key: string): ModelRequest | undefined {
+    const json = this.client.query('SELECT request FROM cells WHERE key = $1', [key]).rows[0]?.request as string | undefined;
+    return json === undefined ? undefined : this.decode(json);
+  }
+
+  /** The statement that writes one outcome (refused for a `done` cell); `runId` adds its cost to that run's spend. */
+  outcomeStatement(key: string, outcome: CellOutcome): Statement {
+    const u = outcome.usage;
+    return {
+      sql: `UPDATE cells SET status = $1, attempts = attempts + $2, text = $3, reasoning = $4, finish_reason = $5,
+              response_model = $6, input_tokens = $7, output_tokens = $8, cached_input_tokens = $9, cache_write_tokens = $10,
+              reasoning_tokens = $11, latency_ms = $12, cost_usd = $13, error_class = $14, error_message = $15, started_at = $16,
+              finished_at = $17, tool_calls = $18, lease_owner = NULL, lease_until = NULL, lease_run = NULL, lease_reserved_usd = 0
+            WHERE key = $19 AND status <> 'done'`,
+      params: [
+        outcome.status,
+        outcome.attempts,
+        outcome.text,
+        outcome.reasoning,
+        outcome.finishReason,
+        outcome.responseModel,
+        u.inputTokens,
+        u.outputTokens,
+        u.cachedInputTokens,
+        u.cacheWriteTokens,
+        u.reasoningTokens,
+        outcome.latencyMs,
+        outcome.costUsd,
+        outcome.errorClass,
+        outcome.errorMessage === null ? null : scrubText(outcome.errorMessage, this.secrets),
+        outcome.startedAt,
+        outcome.finishedAt,
+        outcome.toolCalls === undefined || outcome.toolCalls === null || outcome.toolCalls.length === 0
+          ? null
+          : JSON.stringify(this.secrets.length === 0 ? outcome.toolCalls : (replaceSecretValues(outcome.toolCalls, this.secrets) as ToolCall[])),
+        key,
+      ],
+    };
+  }
+
+  recordResult(key: string, outcome: CellOutcome): boolean {
+    return this.recordResults([{ key, outcome }])[0]!;
+  }
+
+  recordResults(items: ReadonlyArray<{ key: string; outcome: CellOutcome }>): boolean[] {
+    if (items.length === 0) return [];
+    this.writable('UPDATE');
+    const results = this.client.batch(items.map((item) => this.outcomeStatement(item.key, item.outcome)));
+    return this.checkWritten(items, results.map((r) => r.rowCount));
+  }
+
+  /** True per item when written; a refused write of an unknown key is an error (as in SQLite). */
+  checkWritten(items: ReadonlyArray<{ key: string }>, counts: readonly number[]): boolean[] {
+    const refused = items.filter((_, index) => counts[index] === 0).map((item) => item.key);
+    if (refused.length > 0) {
+      const known = new Set(this.client.query('SELECT key FROM cells WHERE key = ANY($1::text[])', [refused]).rows.map((row) => row.key as string));
+      const missing = refused.find((key) => !known.has(key));
+      if (missing !== undefined) throw new InvalidArgumentError('key', `cell ${missing} is not in ${this.file}; register it first`);
+    }
+    return counts.map((count) => count > 0);
+  }
+
+  cellsOfRun(runId: string, query: CellQuery = {}): RunCellRecord[] {
+    this.requireRun(runId);
+    const { sql, params } = buildPgCellQuery(runId, query, true);
+    const rows = this.client.query(`${sql} ORDER BY rc.ordinal`, params).rows as unknown as Array<CellRow & { labels: string; ordinal: number; sample: number }>;
+    return rows.map((row) => ({ ...resultRecord(runId, row), request: this.decode(row.request) }));
+  }
+
+  cellResultsOfRun(runId: string, query: CellQuery = {}): RunCellResultRecord[] {
+    this.requireRun(runId);
+    const { sql, params } = buildPgCellQuery(runId, query, false);
+    const rows = this.client.query(`${sql} ORDER BY rc.ordinal`, params).rows as unknown as Array<CellRow & { labels: string; ordinal: number; sample: number }>;
+    return rows.map((row) => resultRecord(runId, row));
+  }
+
+  cellIndexOfRun(runId: string): RunCellIndexRow[] {
+    return this.client.query(
+      `SELECT rc.key AS key, rc.labels AS labels, rc.ordinal AS ordinal, c.status AS status, c.text AS text, c.model AS model, c.tool_calls AS tool_calls
+       FROM run_cells rc JOIN cells c ON c.key = rc.key WHERE rc.run_id = $1 ORDER BY rc.ordinal`,
+      [runId],
+    ).rows as unknown as RunCellIndexRow[];
+  }
+
+  findByContent(key: string, model?: string): Array<{ model: string; result: CellResult }> {
+    const rows = this.client.query(
+      `SELECT ${RESULT_COLUMNS} FROM cells c WHERE c.content_key = $1 AND c.status IN ('done', 'empty')
+       ORDER BY c.finished_at COLLATE "C" DESC, c.key COLLATE "C"`,
+      [key],
+    ).rows as unknown as CellRow[];
+    return rows.filter((row) => model === undefined || row.model === model).map((row) => ({ model: row.model, result: rowToResult(row, true) }));
+  }
+
+  async exportJsonl(runId: string, stream: Writable): Promise<number> {
+    this.requireRun(runId);
+    let after = -1;
+    let lines = 0;
+    for (;;) {
+      const rows = this.client.query(
+        `SELECT c.*, rc.labels, rc.ordinal FROM run_cells rc JOIN cells c ON c.key = rc.key
+         WHERE rc.run_id = $1 AND rc.ordinal > $2 ORDER BY rc.ordinal LIMIT 500`,
+        [runId, after],
+      ).rows as unknown as Array<CellRow & { labels: string; ordinal: number }>;
+      if (rows.length === 0) break;
+      for (const row of rows) {
+        const result = rowToResult(row, false);
+        const record = {
+          run: runId,
+          key: row.key,
+          labels: JSON.parse(row.labels) as unknown,
+          request: this.decode(row.request),
+          status: result.status,
+          attempts: result.attempts,
+          text: result.text,
+          reasoning: result.reasoning,
+          finishReason: result.finishReason,
+          responseModel: row.response_model,
+          usage: result.usage,
+          latencyMs: result.latencyMs,
+          costUsd: result.costUsd,
+          errorClass: result.errorClass,
+          errorMessage: result.errorMessage,
+          startedAt: result.startedAt,
+          finishedAt: result.finishedAt,
+        };
+        if (!stream.write(`${JSON.stringify(record)}\n`)) await once(stream, 'drain');
+        lines += 1;
+      }
+      after = rows[rows.length - 1]!.ordinal;
+    }
+    return lines;
+  }
+}
+
+const RUN_COUNTS_SQL = `SELECT c.status AS status, count(*)::int AS n FROM run_cells rc JOIN cells c ON c.key = rc.key WHERE rc.run_id = $1 GROUP BY c.status`;
+
+function runInfo(row: RunRow, counts: ReadonlyArray<{ status: CellStatus; n: number }>): RunInfo {
+  const tally = { pending: 0, done: 0, empty: 0, failed: 0, total: 0 };
+  for (const entry of counts) {
+    tally[entry.status] = entry.n;
+    tally.total += entry.n;
+  }
+  return {
+    id: row.id,
+    experiment: row.experiment,
+    manifest: JSON.parse(row.manifest) as RunManifest,
+    status: row.status,
+    startedAt: row.started_at,
+    updatedAt: row.updated_at,
+    endedAt: row.ended_at,
+    summary: row.summary === null ? null : JSON.parse(row.summary),
+    counts: tally,
+  };
+}
+
+/** The SQLite backend's label query in PostgreSQL: a label equals the value (a missing label equals null). */
+function buildPgCellQuery(runId: string, query: CellQuery, withRequest: boolean): { sql: string; params: unknown[] } {
+  const clauses = ['rc.run_id = $1'];
+  const params: unknown[] = [runId];
+  for (const [name, value] of Object.entries(query.labels ?? {})) {
+    params.push(name, JSON.stringify(typeof value === 'boolean' ? Number(value) : value));
+    // SQLite's json_extract turns JSON true/false into 1/0; compare the same way.
+    clauses.push(
+      `(CASE jsonb_typeof(rc.labels::jsonb -> $${params.length - 1}) WHEN 'boolean' THEN to_jsonb(((rc.labels::jsonb ->> $${params.length - 1})::boolean)::int) ELSE coalesce(rc.labels::jsonb -> $${params.length - 1}, 'null'::jsonb) END) = $${params.length}::jsonb`,
+    );
+  }
+  if (query.status !== undefined) {
+    const statuses = Array.isArray(query.status) ? query.status : [query.status];
+    if (statuses.length === 0) throw new InvalidArgumentError('query.status', 'must name at least one status');
+    params.push(statuses);
+    clauses.push(`c.status = ANY($${params.length}::text[])`);
+  }
+  return {
+    sql: `SELECT ${RESULT_COLUMNS}${withRequest ? ', c.request' : ''}, rc.labels, rc.ordinal FROM run_cells rc JOIN cells c ON c.key = rc.key WHERE ${clauses.join(' AND ')}`,
+    params,
+  };
+}
+
+/** A connection string as shown in messages and listings: the password replaced. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    for (const name of [...parsed.searchParams.keys()]) if (/pass|secret|key|token/i.test(name)) parsed.searchParams.set(name, '***');
+    return parsed.toString();
+  } catch {
+    return url.replace(/\/\/([^:/@]*):[^@]*@/, '//$1:***@');
+  }
+}
+
+export { PgError };

@@ -1,0 +1,158 @@
+import { InputError } from '../../core/errors.js';
+import type { SyncPgClient } from './sync-client.js';
+
+/**
+ * The PostgreSQL schema: the SQLite store's tables (schema.ts, same columns and
+ * meanings: content-addressed cells and blobs, run links with labels, batch jobs)
+ * plus what sharing needs: cell leases (`lease_owner`, `lease_until`, the run the
+ * lease works for and the cost it reserved), each cell's prefix group (cache-aware
+ * claiming), per-run settings workers read (`settings`: budget and rate limits) and
+ * the spend so far, and shared rate buckets. Everything lives in the `echolens`
+ * schema of the database; versions are counted separately from SQLite's (a Postgres
+ * store starts at the SQLite store's version-4 content).
+ *
+ * Timestamps the runner writes stay ISO-8601 TEXT exactly as in SQLite, so both
+ * backends return byte-identical rows; only leases use the server's clock
+ * (`timestamptz`), so that machines with skewed clocks agree on expiry.
+ */
+
+export const PG_SCHEMA_VERSION = 1;
+
+const SCHEMA_V1 = `
+CREATE TABLE meta (
+  name  TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+CREATE TABLE runs (
+  id           TEXT PRIMARY KEY,
+  experiment   TEXT NOT NULL,
+  manifest     TEXT NOT NULL,
+  status       TEXT NOT NULL CHECK (status IN ('running', 'done', 'interrupted', 'stopped', 'failed')),
+  started_at   TEXT NOT NULL,
+  updated_at   TEXT NOT NULL,
+  ended_at     TEXT,
+  summary      TEXT,
+  settings     TEXT,
+  spent_usd    DOUBLE PRECISION NOT NULL DEFAULT 0
+);
+CREATE TABLE cells (
+  key                 TEXT PRIMARY KEY,
+  content_key         TEXT NOT NULL,
+  model               TEXT NOT NULL,
+  sample              INTEGER NOT NULL,
+  request             TEXT NOT NULL,
+  status              TEXT NOT NULL CHECK (status IN ('pending', 'done', 'empty', 'failed')),
+  attempts            INTEGER NOT NULL DEFAULT 0,
+  text                TEXT,
+  reasoning           TEXT,
+  finish_reason       TEXT,
+  response_model      TEXT,
+  input_tokens        INTEGER NOT NULL DEFAULT 0,
+  output_tokens       INTEGER NOT NULL DEFAULT 0,
+  cached_input_tokens INTEGER NOT NULL DEFAULT 0,
+  cache_write_tokens  INTEGER NOT NULL DEFAULT 0,
+  reasoning_tokens    INTEGER NOT NULL DEFAULT 0,
+  latency_ms          DOUBLE PRECISION,
+  cost_usd            DOUBLE PRECISION,
+  error_class         TEXT,
+  error_message       TEXT,
+  started_at          TEXT,
+  finished_at         TEXT,
+  created_at          TEXT NOT NULL,
+  tool_calls          TEXT,
+  prefix_group        TEXT,
+  lease_owner         TEXT,
+  lease_until         TIMESTAMPTZ,
+  lease_run           TEXT,
+  lease_reserved_usd  DOUBLE PRECISION NOT NULL DEFAULT 0
+);
+CREATE INDEX cells_content_key ON cells (content_key);
+CREATE INDEX cells_pending ON cells (prefix_group, key) WHERE status = 'pending';
+CREATE INDEX cells_leased ON cells (lease_owner) WHERE lease_owner IS NOT NULL;
+CREATE INDEX cells_lease_run ON cells (lease_run) WHERE lease_run IS NOT NULL;
+CREATE TABLE run_cells (
+  run_id  TEXT NOT NULL REFERENCES runs (id),
+  key     TEXT NOT NULL REFERENCES cells (key),
+  labels  TEXT NOT NULL,
+  ordinal INTEGER NOT NULL,
+  PRIMARY KEY (run_id, key, labels)
+);
+CREATE INDEX run_cells_order ON run_cells (run_id, ordinal);
+CREATE INDEX run_cells_key ON run_cells (key);
+CREATE TABLE blobs (
+  hash TEXT PRIMARY KEY,
+  body TEXT NOT NULL
+);
+CREATE TABLE batch_jobs (
+  id              BIGSERIAL PRIMARY KEY,
+  run_id          TEXT NOT NULL,
+  provider        TEXT NOT NULL,
+  model           TEXT NOT NULL,
+  batch_id        TEXT,
+  status          TEXT NOT NULL CHECK (status IN ('submitting', 'submitted', 'ended', 'collected', 'failed', 'abandoned')),
+  provider_status TEXT,
+  submitted_at    TEXT NOT NULL,
+  ended_at        TEXT,
+  note            TEXT
+);
+CREATE TABLE batch_job_cells (
+  job_id   BIGINT NOT NULL REFERENCES batch_jobs (id),
+  key      TEXT NOT NULL,
+  position BIGSERIAL,
+  PRIMARY KEY (job_id, key)
+);
+CREATE INDEX batch_job_cells_key ON batch_job_cells (key);
+CREATE TABLE rate_buckets (
+  name       TEXT PRIMARY KEY,
+  level      DOUBLE PRECISION NOT NULL,
+  updated_at TIMESTAMPTZ NOT NULL
+);
+`;
+
+/** Upgrades from version i to i + 1 live at index i - 1 (none yet beyond the first schema). */
+const MIGRATIONS: readonly string[] = [];
+
+/** An arbitrary constant: the advisory lock that serializes schema creation between processes. */
+const SCHEMA_LOCK = 0x45434c53;
+
+/** Creates the schema in an empty database, migrates an older one, refuses a newer one. */
+export function ensurePgSchema(client: SyncPgClient, location: string, readonly: boolean): void {
+  const exists = () =>
+    client.query("SELECT 1 FROM information_schema.tables WHERE table_schema = 'echolens' AND table_name = 'meta'").rowCount > 0;
+  if (!exists()) {
+    if (readonly) throw new InputError('not an echolens run store (the database has no echolens schema)', { file: location });
+    client.transaction(() => {
+      client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
+      if (exists()) return; // another process created it while this one waited
+      client.query('CREATE SCHEMA IF NOT EXISTS echolens');
+      client.query(SCHEMA_V1);
+      for (const migration of MIGRATIONS) client.query(migration);
+      client.query("INSERT INTO meta (name, value) VALUES ('schema_version', $1), ('application', 'echolens')", [String(PG_SCHEMA_VERSION)]);
+    });
+    return;
+  }
+  const version = readPgSchemaVersion(client, location);
+  if (version > PG_SCHEMA_VERSION) {
+    throw new InputError(`store schema version ${version} is newer than this echolens understands (${PG_SCHEMA_VERSION})`, { file: location }, { hint: 'upgrade echolens to read this store' });
+  }
+  if (version === PG_SCHEMA_VERSION) return;
+  if (readonly) throw new InputError('store needs a migration; open it once without --readonly', { file: location });
+  client.transaction(() => {
+    client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
+    for (let from = readPgSchemaVersion(client, location); from < PG_SCHEMA_VERSION; from += 1) {
+      const migration = MIGRATIONS[from - 1];
+      if (migration === undefined) throw new InputError(`no migration from store schema version ${from}`, { file: location });
+      client.query(migration);
+      client.query("UPDATE meta SET value = $1 WHERE name = 'schema_version'", [String(from + 1)]);
+    }
+  });
+}
+
+function readPgSchemaVersion(client: SyncPgClient, location: string): number {
+  const row = client.query("SELECT value FROM meta WHERE name = 'schema_version'").rows[0] as { value: string } | undefined;
+  const version = row === undefined ? Number.NaN : Number(row.value);
+  if (!Number.isInteger(version) || version < 1) {
+    throw new InputError(`store schema version is missing or invalid (${row?.value ?? 'none'})`, { file: location, field: 'schema_version' });
+  }
+  return version;
+}

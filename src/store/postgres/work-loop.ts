@@ -1,0 +1,338 @@
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { defaultSleep, type RetryPolicy, type SleepFn } from '../../models/retry.js';
+import { type ModelRequest, ZERO_USAGE } from '../../models/types.js';
+import type { CellOutcome } from '../run-store.js';
+import { callCell } from '../runner-call.js';
+import { adapterCache } from '../runner-lanes.js';
+import { defaultAdapterFactory, defaultCostOf, providerOf } from '../runner-options.js';
+import type { AdapterFactory, CostFn } from '../runner-types.js';
+import { promptCacheKeyOf } from '../cache-schedule.js';
+import { estimateInputTokens } from '../schedule.js';
+import type { PgRunStore } from './pg-store.js';
+import type { ClaimedCell, RunSettings } from './shared-work.js';
+
+/**
+ * The loop every process working a PostgreSQL store runs: `echolens worker`, and the
+ * run command itself (restricted to its run). It claims cells with a lease, calls
+ * them under the retry policy, writes each result as it arrives (clearing the lease),
+ * and renews its leases while calls are in flight. Rate limits and the budget come
+ * from the run's settings in the store and are taken from shared counters, so every
+ * worker on every machine obeys the same limits.
+ *
+ * Cache-aware order: a claim takes a whole prefix group; its first cell runs alone
+ * and the rest are released when it answered (the provider's prompt cache is then
+ * warm for them), the same leader-first rule as the single-process runner.
+ */
+
+export interface WorkOptions {
+  /** This worker's name in leases (default host:pid:random). */
+  owner?: string;
+  /** Work only this run's cells (the run command); default: every running run. */
+  runId?: string;
+  /** Calls in flight at once (default 8). */
+  concurrency?: number;
+  /** Lease length; renewed every third of it (default 30 s). */
+  leaseMs?: number;
+  /** Return after this long with no pending cell left in any running run (default: never, unless `runId` is done). */
+  idleExitMs?: number;
+  /** Wait between claims when there is nothing to do (default 500 ms). */
+  pollMs?: number;
+  /** Largest claim (a prefix group larger than this is claimed in parts). Default 4 × concurrency. */
+  claimMax?: number;
+  /** Requests by cell key to call instead of the stored form (the run command's own plan objects). */
+  requests?: ReadonlyMap<string, ModelRequest>;
+  adapterFor?: AdapterFactory;
+  costOf?: CostFn;
+  retry?: Partial<RetryPolicy>;
+  /** Graceful stop: no new claims, calls in flight finish and are stored, unstarted claims are released. */
+  signal?: AbortSignal;
+  /** Cancels calls in flight (their cells return to the pool). */
+  hardSignal?: AbortSignal;
+  sleep?: SleepFn;
+  onCell?: (event: { key: string; runId: string; model: string; status: CellOutcome['status'] | 'refused'; outcome: CellOutcome }) => void;
+}
+
+export interface WorkResult {
+  owner: string;
+  /** Cells this worker wrote (done, empty, failed). */
+  written: number;
+  done: number;
+  empty: number;
+  failed: number;
+  /** Calls (attempts) this worker made. */
+  calls: number;
+  spendUsd: number;
+  /** Results refused because another worker's answer stood already. */
+  refused: number;
+  /** Runs this worker stopped (budget) or failed (fatal burst), with the message. */
+  ended: Array<{ runId: string; status: 'stopped' | 'failed'; message: string }>;
+}
+
+export function workerName(): string {
+  return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+}
+
+export async function workCells(store: PgRunStore, options: WorkOptions = {}): Promise<WorkResult> {
+  const owner = options.owner ?? workerName();
+  const concurrency = Math.max(1, Math.floor(options.concurrency ?? 8));
+  const leaseMs = options.leaseMs ?? 30_000;
+  const pollMs = options.pollMs ?? 500;
+  const claimMax = options.claimMax ?? concurrency * 4;
+  const sleep = options.sleep ?? defaultSleep;
+  const costOf = options.costOf ?? (await defaultCostOf());
+  const adapterOf = adapterCache(options.adapterFor ?? defaultAdapterFactory);
+  const shared = store.shared;
+  const result: WorkResult = { owner, written: 0, done: 0, empty: 0, failed: 0, calls: 0, spendUsd: 0, refused: 0, ended: [] };
+
+  const stopper = new AbortController();
+  const stopNow = () => stopper.abort();
+  if (options.signal?.aborted) stopNow();
+  options.signal?.addEventListener('abort', stopNow, { once: true });
+
+  // Settings per run, re-read now and then (cheap; a run's budget does not change while it runs).
+  const settings = new Map<string, { at: number; value: RunSettings }>();
+  const settingsOf = (runId: string): RunSettings => {
+    const cached = settings.get(runId);
+    if (cached && Date.now() - cached.at < 5_000) return cached.value;
+    const value = shared.settingsOf(runId);
+    settings.set(runId, { at: Date.now(), value });
+    return value;
+  };
+  const bursts = new Map<string, { signature: string; count: number }>();
+
+  // Group commit: results that arrive in one event-loop turn are written in one transaction.
+  let pendingWrites: Array<{ item: { key: string; runId: string; outcome: CellOutcome }; resolve: (written: boolean) => void; reject: (error: unknown) => void }> = [];
+  const commit = (item: { key: string; runId: string; outcome: CellOutcome }) =>
+    new Promise<boolean>((resolve, reject) => {
+      if (pendingWrites.length === 0) {
+        setImmediate(() => {
+          const batch = pendingWrites;
+          pendingWrites = [];
+          try {
+            const written = shared.recordMany(batch.map((entry) => entry.item));
+            for (const [index, entry] of batch.entries()) entry.resolve(written[index]!);
+          } catch (error) {
+            for (const entry of batch) entry.reject(error);
+          }
+        });
+      }
+      pendingWrites.push({ item, resolve, reject });
+    });
+
+  const ready: ClaimedCell[] = [];
+  /** Keys this worker holds a lease on (claimed and not yet written or given back). */
+  const held = new Set<string>();
+  const followers = new Map<string, ClaimedCell[]>();
+  let active = 0;
+  let idleSince = Date.now();
+  const heartbeat = setInterval(() => {
+    try {
+      shared.renew(owner, leaseMs, [...held]);
+    } catch {
+      // The database is unreachable right now; the next beat tries again (leases are long enough).
+    }
+  }, Math.max(50, Math.floor(leaseMs / 3)));
+  heartbeat.unref();
+
+  const waitFor = async (ms: number) => {
+    try {
+      await sleep(ms, stopper.signal);
+    } catch {
+      // stopped while waiting
+    }
+  };
+
+  /** Waits for the shared rate buckets of the cell's provider; false when stopped meanwhile. */
+  const takeRates = async (cell: ClaimedCell, limits: RunSettings['limits'], tokens: number): Promise<boolean> => {
+    const provider = providerOf(cell.model);
+    const limit = limits?.[provider] ?? limits?.['*'];
+    for (const [kind, perMinute, amount] of [
+      ['requests', limit?.requestsPerMinute, 1],
+      ['tokens', limit?.tokensPerMinute, tokens],
+    ] as const) {
+      if (!perMinute) continue;
+      for (;;) {
+        if (stopper.signal.aborted) return false;
+        const wait = shared.takeRate(`${kind}:${provider}`, perMinute, amount);
+        if (wait === 0) break;
+        await waitFor(Math.min(wait, 5_000));
+      }
+    }
+    return true;
+  };
+
+  const runOne = async (cell: ClaimedCell): Promise<void> => {
+    const run = settingsOf(cell.runId);
+    const assumedOutput = run.assumedMaxOutputTokens ?? 4096;
+    const inputEstimate = estimateInputTokens(cell.request);
+    const outputCeiling = cell.request.params?.maxTokens ?? assumedOutput;
+    if (!(await takeRates(cell, run.limits, inputEstimate + outputCeiling))) {
+      shared.release(owner, [cell.key]);
+      return;
+    }
+    if (run.maxCostUsd !== undefined) {
+      const reservation = costOf(cell.model, { ...ZERO_USAGE, inputTokens: inputEstimate, outputTokens: outputCeiling }) ?? 0;
+      if (!shared.reserve(owner, cell.key, cell.runId, reservation, run.maxCostUsd)) {
+        const spent = shared.spentOf(cell.runId);
+        const message =
+          `stopped before exceeding --max-cost $${run.maxCostUsd}: spent $${spent.toFixed(4)}, ` + `next cell could cost up to $${reservation.toFixed(4)}`;
+        shared.endRun(cell.runId, 'stopped', message);
+        result.ended.push({ runId: cell.runId, status: 'stopped', message });
+        shared.release(owner, [cell.key]);
+        return;
+      }
+    }
+    const outcome = await callCell(options.requests?.get(cell.key) ?? cell.request, new Date().toISOString(), {
+      adapterOf,
+      ...(options.retry ? { retry: options.retry } : {}),
+      signal: stopper.signal,
+      ...(options.hardSignal ? { hardSignal: options.hardSignal } : {}),
+      sleep,
+      costOf,
+      ...(cell.group === null ? {} : { cacheKey: promptCacheKeyOf(cell.group) }),
+    });
+    if (outcome === undefined) {
+      shared.release(owner, [cell.key]);
+      return;
+    }
+    result.calls += outcome.attempts;
+    result.spendUsd += outcome.costUsd ?? 0;
+    const written = await commit({ key: cell.key, runId: cell.runId, outcome });
+    if (!written) result.refused += 1;
+    else {
+      result.written += 1;
+      result[outcome.status] += 1;
+    }
+    options.onCell?.({ key: cell.key, runId: cell.runId, model: cell.model, status: written ? outcome.status : 'refused', outcome });
+    watchBurst(cell.runId, outcome, run.fatalBurst ?? 3);
+  };
+
+  /** The runner's fatal-burst rule per run: the same failure on consecutive cells fails the run for every worker. */
+  const watchBurst = (runId: string, outcome: CellOutcome, limit: number) => {
+    if (outcome.status !== 'failed') {
+      bursts.delete(runId);
+      return;
+    }
+    const signature = `${outcome.errorClass}\u0000${outcome.errorMessage}`;
+    const previous = bursts.get(runId);
+    const burst = previous?.signature === signature ? { signature, count: previous.count + 1 } : { signature, count: 1 };
+    bursts.set(runId, burst);
+    if (burst.count >= limit) {
+      const message = `stopped after ${burst.count} consecutive cells failed with the same error: ${outcome.errorMessage}`;
+      shared.endRun(runId, 'failed', message);
+      result.ended.push({ runId, status: 'failed', message });
+    }
+  };
+
+  let resolveDone!: () => void;
+  const finished = new Promise<void>((resolve) => {
+    resolveDone = resolve;
+  });
+  let claiming = false;
+  let waking = false;
+
+  const start = (cell: ClaimedCell) => {
+    active += 1;
+    void runOne(cell)
+      .catch((error: unknown) => {
+        // A store error while writing (database gone past the retry window): the lease lapses and another worker repeats the cell.
+        process.emitWarning(`echolens worker: cell ${cell.key.slice(0, 12)}…: ${(error as Error).message}`);
+      })
+      .finally(() => {
+        active -= 1;
+        held.delete(cell.key);
+        if (cell.group !== null) {
+          // The leader answered: its group's cache is warm; release the followers.
+          const waiting = followers.get(cell.group);
+          if (waiting) {
+            followers.delete(cell.group);
+            ready.unshift(...waiting);
+          }
+        }
+        pump();
+      });
+  };
+
+  const claimMore = (): boolean => {
+    let cells: ClaimedCell[];
+    try {
+      cells = shared.claim(owner, { max: claimMax, leaseMs, runId: options.runId ?? null });
+    } catch (error) {
+      process.emitWarning(`echolens worker: claim failed: ${(error as Error).message}`);
+      return false;
+    }
+    if (cells.length === 0) return false;
+    for (const cell of cells) held.add(cell.key);
+    const group = cells[0]!.group;
+    if (group !== null && cells.length > 1 && !followers.has(group)) {
+      ready.push(cells[0]!);
+      followers.set(group, cells.slice(1));
+    } else {
+      ready.push(...cells);
+    }
+    return true;
+  };
+
+  const pump = () => {
+    if (stopper.signal.aborted) {
+      if (ready.length > 0 || followers.size > 0) {
+        const keys = [...ready.map((c) => c.key), ...[...followers.values()].flat().map((c) => c.key)];
+        ready.length = 0;
+        followers.clear();
+        for (const key of keys) held.delete(key);
+        try {
+          shared.release(owner, keys);
+        } catch {
+          // Unreachable: the leases lapse instead.
+        }
+      }
+      if (active === 0) resolveDone();
+      return;
+    }
+    while (active < concurrency) {
+      if (ready.length === 0 && (claiming || !claimMore())) break;
+      const cell = ready.shift();
+      if (cell === undefined) break;
+      idleSince = Date.now();
+      start(cell);
+    }
+    if (active > 0 || ready.length > 0 || waking) return;
+    // Nothing in hand: finished, or wait and look again.
+    if (options.runId !== undefined) {
+      let open: { pending: number; leased: number };
+      try {
+        open = shared.openWork(options.runId);
+        const status = store.getRun(options.runId)?.status;
+        if (open.pending === 0 || status !== 'running') return resolveDone();
+      } catch {
+        // Unreachable now; look again after the poll.
+      }
+    }
+    if (followers.size > 0) return; // a leader is still running elsewhere in this process
+    if (options.idleExitMs !== undefined && Date.now() - idleSince >= options.idleExitMs) {
+      // Idle means no pending cell at all: cells another (perhaps dead) worker leases return when its lease lapses.
+      let pending = 0;
+      try {
+        pending = shared.pendingWork(options.runId ?? null);
+      } catch {
+        pending = 1; // unreachable database: not idle, wait for it
+      }
+      if (pending === 0) return resolveDone();
+      idleSince = Date.now();
+    }
+    waking = true;
+    void waitFor(pollMs).then(() =>
+      setImmediate(() => {
+        waking = false;
+        pump();
+      }),
+    );
+  };
+  claiming = false;
+  pump();
+  await finished;
+  clearInterval(heartbeat);
+  options.signal?.removeEventListener('abort', stopNow);
+  return result;
+}
