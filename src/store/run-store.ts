@@ -11,165 +11,40 @@ import type { FinishReason, ModelRequest, TokenUsage, ToolCall } from '../models
 import { BatchJobs } from './batch-jobs.js';
 import { BlobCache, decodeRequest, encodeRequest } from './blobs.js';
 import { PgRunStore } from './postgres/pg-store.js';
+import {
+  type BatchJobLedger,
+  type CellOutcome,
+  type CellQuery,
+  type CellRow,
+  isPostgresUrl,
+  newRunId,
+  type OpenStoreOptions,
+  RESULT_COLUMNS,
+  RUN_STATUSES,
+  type RunCellIndexRow,
+  type RunCellRecord,
+  type RunCellResultRecord,
+  type RunInfo,
+  type RunRow,
+  type RunStatus,
+  resultRecord,
+  rowToResult,
+  scrubJsonValues,
+  scrubText,
+  validateManifest,
+} from './run-store-common.js';
+import type { RunStore as RunStoreInterface } from './run-store-common.js';
+
+export * from './run-store-common.js';
 import { type CellIdentity, REDACTED, replaceSecretValues, scrubSecrets, secretValuesFromEnv } from './keys.js';
 import { requestKeys } from './request-hash.js';
 import { ensureSchema, READABLE_WITHOUT_MIGRATION, readSchemaVersion, SCHEMA_VERSION } from './schema.js';
 import type { CellLabels, CellResult, CellSpec, CellStatus, RunManifest } from './types.js';
 
-export type RunStatus = 'running' | 'done' | 'interrupted' | 'stopped' | 'failed';
-
-export interface RunInfo {
-  id: string;
-  experiment: string;
-  manifest: RunManifest;
-  status: RunStatus;
-  startedAt: string;
-  updatedAt: string;
-  endedAt: string | null;
-  /** The runner's last summary (JSON), when a run reached an end. */
-  summary: unknown;
-  /** Cells linked to the run, by status. */
-  counts: Record<CellStatus, number> & { total: number };
-}
-
-/** One cell of a run without its request: what reports read (labels, model, sample, result). */
-export interface RunCellResultRecord {
-  runId: string;
-  key: string;
-  labels: CellLabels;
-  ordinal: number;
-  model: string;
-  sample: number;
-  result: CellResult;
-}
-
-/** One cell of a run: its labels in that run, its request and its (shared) result. */
-export interface RunCellRecord extends RunCellResultRecord {
-  request: ModelRequest;
-}
-
-/** What the runner writes when a cell ends. */
-export interface CellOutcome {
-  status: Exclude<CellStatus, 'pending'>;
-  attempts: number;
-  text: string | null;
-  reasoning: string | null;
-  finishReason: FinishReason | null;
-  responseModel: string | null;
-  usage: TokenUsage;
-  latencyMs: number | null;
-  costUsd: number | null;
-  errorClass: string | null;
-  errorMessage: string | null;
-  startedAt: string;
-  finishedAt: string;
-  /** Tool calls the model emitted (requests that offer tools only). */
-  toolCalls?: ToolCall[] | null;
-}
-
-export interface CellQuery {
-  /** Exact label matches (all must hold). */
-  labels?: CellLabels;
-  status?: CellStatus | CellStatus[];
-}
-
-export interface OpenStoreOptions {
-  readonly?: boolean;
-  /** Where secret values are taken from for scrubbing (default: process.env). */
-  env?: NodeJS.ProcessEnv;
-}
-
-export interface CellRow {
-  key: string;
-  content_key: string;
-  model: string;
-  request: string;
-  status: CellStatus;
-  attempts: number;
-  text: string | null;
-  reasoning: string | null;
-  finish_reason: string | null;
-  response_model: string | null;
-  input_tokens: number;
-  output_tokens: number;
-  cached_input_tokens: number;
-  cache_write_tokens: number;
-  reasoning_tokens: number;
-  latency_ms: number | null;
-  cost_usd: number | null;
-  error_class: string | null;
-  error_message: string | null;
-  started_at: string | null;
-  finished_at: string | null;
-  tool_calls?: string | null;
-}
-
-export interface RunRow {
-  id: string;
-  experiment: string;
-  manifest: string;
-  status: RunStatus;
-  started_at: string;
-  updated_at: string;
-  ended_at: string | null;
-  summary: string | null;
-}
-
-export const RUN_STATUSES: readonly RunStatus[] = ['running', 'done', 'interrupted', 'stopped', 'failed'];
-
-/** A row of a run's cell index: labels, status and text, never the request (the viewer's index). */
-export interface RunCellIndexRow {
-  key: string;
-  labels: string;
-  ordinal: number;
-  status: CellStatus;
-  text: string | null;
-  model: string;
-  tool_calls: string | null;
-}
-
-/** The batch-job ledger of a store (batch-jobs.ts), whichever backend holds it. */
-export type BatchJobLedger = { [K in keyof BatchJobs]: BatchJobs[K] };
-
-/**
- * The run store every command and runner uses. Two backends implement it with the
- * same synchronous semantics: `SqliteRunStore` (a file, better-sqlite3) and
- * `PgRunStore` (a PostgreSQL database shared by worker processes, src/store/postgres/).
- * `openStore` picks the backend from the location: `postgres://…` / `postgresql://…`
- * URLs open PostgreSQL, anything else is a SQLite file.
- */
-export interface RunStore {
-  /** Which backend holds the store. */
-  readonly backend: 'sqlite' | 'postgres';
-  /** The store's location as shown to people (a file path, or a URL without its password). */
-  readonly file: string;
-  close(): void;
-  createRun(manifest: RunManifest, options?: { id?: string }): string;
-  getRun(id: string): RunInfo | undefined;
-  requireRun(id: string): RunInfo;
-  listRuns(): RunInfo[];
-  deleteRun(id: string): { cellsRemoved: number };
-  setRunStatus(id: string, status: RunStatus, summary?: unknown): void;
-  registerCells(runId: string, specs: readonly CellSpec[], identities?: readonly Pick<CellIdentity, 'key' | 'contentKey' | 'legacyKey'>[]): string[];
-  getCell(key: string): CellResult | undefined;
-  getCells(keys: Iterable<string>): Map<string, CellResult>;
-  resultsOfRun(runId: string): Map<string, CellResult>;
-  getRequest(key: string): ModelRequest | undefined;
-  recordResult(key: string, outcome: CellOutcome): boolean;
-  recordResults(items: ReadonlyArray<{ key: string; outcome: CellOutcome }>): boolean[];
-  cellsOfRun(runId: string, query?: CellQuery): RunCellRecord[];
-  cellResultsOfRun(runId: string, query?: CellQuery): RunCellResultRecord[];
-  /** Labels, status and text of a run's cells in plan order (no requests). */
-  cellIndexOfRun(runId: string): RunCellIndexRow[];
-  findByContent(key: string, model?: string): Array<{ model: string; result: CellResult }>;
-  exportJsonl(runId: string, stream: Writable): Promise<number>;
-  /** Runs `fn` in one transaction (nested calls join it); rolled back when it throws. */
-  transaction<T>(fn: () => T): T;
-  /** The store's provider batch jobs (--batch). */
-  batchJobs(): BatchJobLedger;
-}
-
 /** Opens a store by location: a `postgres://` / `postgresql://` URL or a SQLite file path. */
+/** A run store of either backend (the interface is in run-store-common.ts). */
+export type RunStore = RunStoreInterface;
+
 export const RunStore = {
   open(location: string, options?: OpenStoreOptions): RunStore {
     if (isPostgresUrl(location)) return PgRunStore.open(location, options);
@@ -177,10 +52,6 @@ export const RunStore = {
   },
 };
 
-/** True for a PostgreSQL connection string (`postgres://…` or `postgresql://…`). */
-export function isPostgresUrl(location: unknown): location is string {
-  return typeof location === 'string' && /^postgres(?:ql)?:\/\//i.test(location);
-}
 
 /**
  * The SQLite backend. Cells are stored once, keyed by the hash of their request;
@@ -685,23 +556,6 @@ function prepareStatements(db: Database.Database) {
   };
 }
 
-/** Every cells column a result needs: all but `request` (reports never parse requests to read results). */
-export const RESULT_COLUMNS = `c.key, c.content_key, c.model, c.sample, c.status, c.attempts, c.text, c.reasoning, c.finish_reason,
-  c.response_model, c.input_tokens, c.output_tokens, c.cached_input_tokens, c.cache_write_tokens, c.reasoning_tokens,
-  c.latency_ms, c.cost_usd, c.error_class, c.error_message, c.started_at, c.finished_at, c.tool_calls`;
-
-export function resultRecord(runId: string, row: CellRow & { labels: string; ordinal: number; sample: number }): RunCellResultRecord {
-  return {
-    runId,
-    key: row.key,
-    labels: JSON.parse(row.labels) as CellLabels,
-    ordinal: row.ordinal,
-    model: row.model,
-    sample: row.sample,
-    result: rowToResult(row, false),
-  };
-}
-
 function buildCellQuery(runId: string, query: CellQuery, withRequest: boolean): { sql: string; params: unknown[] } {
   const clauses = ['rc.run_id = ?'];
   const params: unknown[] = [runId];
@@ -718,32 +572,6 @@ function buildCellQuery(runId: string, query: CellQuery, withRequest: boolean): 
   return {
     sql: `SELECT ${RESULT_COLUMNS}${withRequest ? ', c.request' : ''}, rc.labels, rc.ordinal FROM run_cells rc JOIN cells c ON c.key = rc.key WHERE ${clauses.join(' AND ')}`,
     params,
-  };
-}
-
-export function rowToResult(row: CellRow, cached: boolean): CellResult {
-  return {
-    key: row.key,
-    status: row.status,
-    attempts: row.attempts,
-    text: row.text,
-    reasoning: row.reasoning,
-    finishReason: row.finish_reason as FinishReason | null,
-    usage: {
-      inputTokens: row.input_tokens,
-      outputTokens: row.output_tokens,
-      cachedInputTokens: row.cached_input_tokens,
-      cacheWriteTokens: row.cache_write_tokens,
-      reasoningTokens: row.reasoning_tokens,
-    },
-    latencyMs: row.latency_ms,
-    costUsd: row.cost_usd,
-    errorClass: row.error_class,
-    errorMessage: row.error_message,
-    startedAt: row.started_at,
-    finishedAt: row.finished_at,
-    cached,
-    ...(typeof row.tool_calls === 'string' ? { toolCalls: JSON.parse(row.tool_calls) as ToolCall[] } : {}),
   };
 }
 
@@ -766,36 +594,4 @@ function ensureSchemaReadOnly(db: Database.Database, file: string): void {
     if (error instanceof InputError) throw error;
     throw new InputError('store needs a migration; open it once without --readonly', { file }, { cause: error });
   }
-}
-
-export function validateManifest(manifest: RunManifest): void {
-  if (manifest === null || typeof manifest !== 'object') throw new InvalidArgumentError('manifest', 'must be an object');
-  if (typeof manifest.experiment !== 'string' || manifest.experiment === '') {
-    throw new InvalidArgumentError('manifest.experiment', 'must be a non-empty string');
-  }
-  if (!Number.isFinite(manifest.seed)) throw new InvalidArgumentError('manifest.seed', 'must be a finite number');
-  if (manifest.versions === null || typeof manifest.versions !== 'object') {
-    throw new InvalidArgumentError('manifest.versions', 'must be an object of name → version');
-  }
-}
-
-/** Secret values replaced in a JSON text (fields were scrubbed when it was built). */
-export function scrubJsonValues(json: string, secrets: readonly string[], plainSecrets: boolean): string {
-  if (secrets.length === 0) return json;
-  if (plainSecrets) {
-    // JSON leaves these secrets' characters unescaped, so replacing in the text is exact.
-    let out = json;
-    for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
-    return out;
-  }
-  return JSON.stringify(replaceSecretValues(JSON.parse(json), secrets));
-}
-
-export function scrubText(text: string, secrets: readonly string[]): string {
-  return scrubSecrets(text, secrets) as string;
-}
-
-export function newRunId(): string {
-  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
-  return `run-${stamp}-${randomBytes(3).toString('hex')}`;
 }

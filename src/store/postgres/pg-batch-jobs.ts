@@ -1,5 +1,5 @@
 import type { BatchJob, BatchJobStatus } from '../batch-jobs.js';
-import type { BatchJobLedger } from '../run-store.js';
+import type { BatchJobLedger } from '../run-store-common.js';
 import type { SyncPgClient } from './sync-client.js';
 
 /** The batch-job ledger (batch-jobs.ts) on PostgreSQL: the same rows and transitions. */

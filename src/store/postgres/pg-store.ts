@@ -27,7 +27,7 @@ import {
   scrubJsonValues,
   scrubText,
   validateManifest,
-} from '../run-store.js';
+} from '../run-store-common.js';
 import { prefixSignature } from '../schedule.js';
 import type { CellResult, CellSpec, CellStatus, RunManifest } from '../types.js';
 import { PgBatchJobs } from './pg-batch-jobs.js';

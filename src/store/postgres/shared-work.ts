@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from '../../core/errors.js';
 import type { ModelRequest } from '../../models/types.js';
-import type { CellOutcome } from '../run-store.js';
+import type { CellOutcome } from '../run-store-common.js';
 import type { ProviderLimits } from '../runner-types.js';
 import type { PgRunStore } from './pg-store.js';
 
