@@ -2,7 +2,7 @@ import type { CacheSettings } from './cache-schedule.js';
 import { EcholensError } from '../core/errors.js';
 import type { RetryPolicy, SleepFn } from '../models/retry.js';
 import type { ModelAdapter, TokenUsage } from '../models/types.js';
-import type { RunStatus } from './run-store.js';
+import type { RunStatus } from './run-store-common.js';
 import type { CellResult } from './types.js';
 
 /** The runner's public types (re-exported by runner.ts, which is where callers import them from). */

@@ -2,7 +2,7 @@ import { InvalidArgumentError } from '../../core/errors.js';
 import type { ModelRequest } from '../../models/types.js';
 import type { CellOutcome } from '../run-store-common.js';
 import type { ProviderLimits } from '../runner-types.js';
-import type { PgRunStore } from './pg-store.js';
+import type { Statement, SyncPgClient } from './sync-client.js';
 
 /**
  * What several processes working one PostgreSQL store share, all through the store:
@@ -39,8 +39,16 @@ export interface ClaimedCell {
   request: ModelRequest;
 }
 
+/** The parts of the PostgreSQL store that shared work uses (PgRunStore has them). */
+export interface SharedWorkStore {
+  readonly client: SyncPgClient;
+  decode(json: string): ModelRequest;
+  outcomeStatement(key: string, outcome: CellOutcome): Statement;
+  checkWritten(items: ReadonlyArray<{ key: string }>, counts: readonly number[]): boolean[];
+}
+
 export class SharedWork {
-  constructor(private readonly store: PgRunStore) {}
+  constructor(private readonly store: SharedWorkStore) {}
 
   private get client() {
     return this.store.client;
