@@ -2,6 +2,7 @@ import type { Maybe } from '../core/maybe.js';
 import type { AgreementResult } from '../stats/agreement.js';
 import type { Fingerprint, FingerprintPatterns } from './fingerprint.js';
 import type { InferenceLevel, UnitInference } from './inference.js';
+import type { ReferenceBlock } from './reference-analysis.js';
 
 /**
  * The types of the persona analysis (analysis.ts and the modules it is split into:
@@ -149,6 +150,8 @@ export interface VerbosityResult {
   conditionalPairs: number;
   /** Between-session share of the log verbosity ratio (random-effects REML). */
   heterogeneity: Maybe<{ between: number; within: number; betweenShare: number }> | null;
+  /** The same ratios per session (paper Table 1 and its conditional-on-compliance paragraph). */
+  bySession: Array<{ session: string; pairs: number; medianRatio: number | null; conditionalRatio: number | null; conditionalPairs: number }>;
 }
 
 export interface ContractContrast {
@@ -224,6 +227,8 @@ export interface PersonaReport {
     /** One per response; `target` tells targets apart on the chart. */
     points: Array<{ target: string; arm: string; mitigation: string; pc1: number; pc2: number }>;
   }> | null;
+  /** The authors' own estimators (runs with `procedure: reference`); reported beside, never the verdict. */
+  reference?: ReferenceBlock;
 }
 
 export interface AnalysisOptions {
@@ -247,6 +252,8 @@ export interface AnalysisOptions {
   /** Configured distance names, in config order. */
   distances?: readonly string[];
   alpha?: number;
+  /** `reference` adds the authors' estimators as the report's `reference` block. */
+  procedure?: 'echolens' | 'reference';
 }
 
 export type ResolvedOptions = Required<Pick<AnalysisOptions, 'B' | 'seed' | 'strongThreshold' | 'tostMargin' | 'alpha'>> & {

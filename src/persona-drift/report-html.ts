@@ -3,6 +3,7 @@ import type { GapEstimate, Maybe, PersonaObservation, PersonaReport, VerdictKind
 import { barSpec, forestSpec, type IntervalRow, scatterSpec, shortLabel, trajectorySpec } from '../report/charts.js';
 import { figure, html, type RawHtml, table } from '../report/html.js';
 import { vegaLiteToSvg } from '../report/svg.js';
+import { referenceHtml } from './reference-render.js';
 
 /** The persona-drift (ContextEcho) part of the HTML report. */
 
@@ -108,6 +109,9 @@ export async function personaSection(
       { header: 'onset', value: (d) => (d.onset ? `${d.onset.position} (${d.onset.positionValue})` : '—') },
     ]),
   );
+
+  const reference = referenceHtml(report);
+  if (reference) parts.push(reference);
 
   // Trajectories with compaction markers, one chart per session.
   const sessionIds = [...new Set(report.drift.flatMap((d) => d.byPosition.map((p) => p.session)))].sort();

@@ -339,6 +339,7 @@ export function analyzePersonaRun(observations: readonly PersonaObservation[], r
         tostMargin: config.data.analysis.tostMargin,
         systemPrompts: config.data.systemPrompts,
         distances: config.data.distances.map((d) => d.name),
+        procedure: personaProcedure(config.data).name,
       }
     : {};
   return analyzePersona(observations, { ...analysis, ...options });
