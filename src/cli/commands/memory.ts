@@ -1,5 +1,6 @@
 import { materialsMarkdown, runMaterials } from '../../materials/report.js';
 import { writeFileSync } from 'node:fs';
+import { requireCompleteRun } from '../../experiment/run-completeness.js';
 import type { Command } from 'commander';
 import { runAuditCommand } from '../audit-run.js';
 import { memoryHeadlines } from '../headline.js';
@@ -308,6 +309,7 @@ export function registerMemory(memory: Command): void {
       const store = openStore(db, { readonly: true });
       try {
         const runId = memoryRunId(store, options.run);
+        requireCompleteRun(store, runId);
         const report = memoryReport(store, runId, {
           ...(options.bootstrap ? { B: options.bootstrap } : {}),
           ...(options.pairing ? { pairing: options.pairing } : {}),

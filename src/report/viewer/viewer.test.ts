@@ -151,6 +151,12 @@ describe('viewer server', () => {
     expect((await get(`/api/cells?s=0&r=${runId}&status=bogus`)).status).toBe(400);
   });
 
+  it('answers a malformed %-escape in a report path with 400, not 500', async () => {
+    const response = await get('/runs/%E0%A4%A/report');
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain('malformed %-escape');
+  });
+
   it('addresses stores, runs and cells only by index and id: paths lead nowhere', async () => {
     for (const path of ['/../../etc/passwd', '/%2e%2e/%2e%2e/etc/passwd', '/run?s=1&r=x', `/run?s=-1&r=${runId}`, '/run?s=0&r=../../etc/passwd', `/cell?s=0&r=${runId}&k=../../etc/passwd`, '/static/../package.json', '/compare?a=/etc/passwd&b=0:x']) {
       const response = await get(path);
