@@ -1,10 +1,11 @@
 import type { Audit, AuditSummaryLine } from '../experiment/audit.js';
 import { estimateLines } from '../models/estimate.js';
 import { memoryHeadline, memorySection } from './report-html.js';
-import { analyzeMemory, type MemoryReport, scoreTrajectories } from './analysis.js';
+import { type MemoryReport, scoreTrajectories } from './analysis.js';
 import { type MemoryConfig, memoryConfigSchema } from './config.js';
-import { collectMemorySamples, type MemoryCollection } from './observations.js';
+import { analyzeMemoryCollection, collectMemorySamples, type MemoryCollection } from './observations.js';
 import { memoryCsvRows } from './report-csv.js';
+import { renderCollectionMarkdown } from './report-collection.js';
 import { renderMemoryMarkdown } from './report-markdown.js';
 import { dryRunMemory, loadMemoryConfig, type MemoryRunCounts, type MemoryRunInput, memoryRunner } from './run.js';
 import { memoryCompare } from './compare.js';
@@ -50,19 +51,14 @@ export const memoryAudit: Audit<MemoryConfig, MemoryRunInput, MemoryCollection, 
     );
   },
   collect: (store, run) => collectMemorySamples(store, run.id),
-  analyze(collection, _run, options) {
-    const { config } = collection;
-    const observations = scoreTrajectories(
-      collection.records.map((r) => r.sample),
-      { pairing: config.analysis.pairing },
-    ).observations;
-    return analyzeMemory(observations, { B: config.analysis.B, seed: config.seed, alpha: config.analysis.alpha, ...(options.B ? { B: options.B } : {}) });
-  },
+  // The same function `memory report` calls: one analysis path (seed-independence warning included).
+  analyze: (collection, _run, options) => analyzeMemoryCollection(collection, options.B ? { B: options.B } : {}),
   gate: memoryGate,
   compare: memoryCompare,
   viewer: memoryViewer,
   render: {
-    markdown: ({ report }, title) => renderMemoryMarkdown(report, title),
+    // The analysis, then what happened to every generation cell: the same sections `memory report` prints.
+    markdown: ({ run, report, collected }, title) => `${renderMemoryMarkdown(report, title)}\n${renderCollectionMarkdown(run.id, collected.summary)}`,
     headline: ({ report }) => memoryHeadline(report),
     htmlSection: ({ report, collected }) =>
       memorySection(report, referenceObservations(collected), {

@@ -135,6 +135,8 @@ export interface MemoryCollection {
   ontology: Ontology;
   records: MemorySampleRecord[];
   summary: MemoryCollectionSummary;
+  /** Whether the run's samples were drawn independently (read with the cells: the analysis is pure). */
+  sampling: MemorySampling;
 }
 
 const OUTCOMES: readonly SampleOutcome[] = ['labelled', 'empty', 'failed', 'no_steps', 'invalid', 'unlabelled', 'refused'];
@@ -421,7 +423,7 @@ export function collectMemorySamples(store: RunStore, runId: string): MemoryColl
       );
     }
   }
-  return { runId, config, ontology, records, summary };
+  return { runId, config, ontology, records, summary, sampling: memorySampling(store, runId) };
 }
 
 export interface MemoryObservationOptions {
@@ -470,13 +472,25 @@ export function memorySampling(store: RunStore, runId: string): MemorySampling {
   return { seeding, sharedSeedCells: shared, independent: shared === 0, note };
 }
 
-/** Analyses a memory run: B and seed from the run's config unless given. */
-export function memoryReport(store: RunStore, runId: string, options: MemoryReportOptions = {}): MemoryReport {
-  const { config } = memoryRunSetup(store, runId);
+/**
+ * The one analysis of a collected memory run, pure: `memory report`, `echolens report`, the gate
+ * and the viewer all reach it (the audit's `analyze`), so they show the same numbers and warnings.
+ * B, seed, alpha and pairing come from the run's config unless given.
+ */
+export function analyzeMemoryCollection(collection: MemoryCollection, options: MemoryReportOptions = {}): MemoryReport {
+  const { config } = collection;
   const { pairing, ...analysis } = options;
-  const observations = collectMemoryObservations(store, runId, { pairing: pairing ?? config.analysis.pairing });
+  const observations = scoreTrajectories(
+    collection.records.map((r) => r.sample),
+    { pairing: pairing ?? config.analysis.pairing },
+  ).observations;
   const report = analyzeMemory(observations, { B: config.analysis.B, seed: config.seed, alpha: config.analysis.alpha, ...analysis });
-  return { ...report, sampling: memorySampling(store, runId) };
+  return { ...report, sampling: collection.sampling };
+}
+
+/** Analyses a memory run from the store: what the audit's collect and analyze make of it. */
+export function memoryReport(store: RunStore, runId: string, options: MemoryReportOptions = {}): MemoryReport {
+  return analyzeMemoryCollection(collectMemorySamples(store, runId), options);
 }
 
 /** Generation cells of a memory run as relabel items (key, plan labels, steps). */
