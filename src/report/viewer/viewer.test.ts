@@ -141,7 +141,7 @@ describe('viewer server', () => {
     expect(same).toMatch(/<span class="difference">\+0\.00 \[\+0\.00, \+0\.00\]<\/span>/u);
     // Each side twice, labelled: on the shared units (what B − A is of) and as its own report's estimate.
     for (const header of ['A, shared units', 'B, shared units', 'A, own estimate', 'B, own estimate']) expect(same).toContain(`>${header}<`);
-    expect(same).toContain('each run’s estimate over all its units'.replace('’', "'"));
+    expect(same).toContain('estimate over all its units, as its own report shows it');
     expect((await get(`/analysis?s=0&r=nope`)).status).toBe(404);
   });
 
