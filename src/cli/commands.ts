@@ -90,7 +90,7 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
   {
     name: 'runs',
     term: 'runs',
-    summary: 'list or delete the runs of a run store',
+    summary: 'list, delete, check or migrate the runs of a run store',
     register: async (program) => (await import('./commands/runs.js')).registerRuns(program),
   },
   {
