@@ -3,7 +3,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { hashCanonical } from '../core/canonical-json.js';
 import { configFromOverrides, loadConfigFile } from '../core/config-file.js';
 import { ConfigError } from '../core/errors.js';
-import type { AuditRunner, StagedAuditRunner } from '../experiment/audit.js';
+import type { StagedAuditRunner } from '../experiment/audit.js';
 import { auditRunId, runAudit } from '../experiment/run-audit.js';
 import { groupReaskChains, resolveReaskChain } from '../experiment/reask.js';
 import type { ParsedItem, StageRuntime } from '../experiment/runtime.js';

@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { configFromOverrides, loadConfigFile } from '../core/config-file.js';
 import { ConfigError } from '../core/errors.js';
-import type { AuditRunner, AuditRunSummary, StagedAuditRunner } from '../experiment/audit.js';
+import type { AuditRunSummary, StagedAuditRunner } from '../experiment/audit.js';
 import { auditRunId, runCheckedAudit } from '../experiment/run-audit.js';
 import type { ParsedItem, StageRuntime } from '../experiment/runtime.js';
 import { runPreflight } from '../experiment/preflight.js';

@@ -15,13 +15,13 @@ import {
   collectLabelerCheck,
   collectMemorySamples,
   type LabelerCheckCollection,
-  type MemoryCollectionSummary,
   memoryReport,
   memoryRunId,
   memoryRunSetup,
   relabelItems,
 } from '../../memory-drift/observations.js';
 import { listStimuli, loadBuiltinPerturbations } from '../../memory-drift/perturbations.js';
+import { renderCollectionMarkdown } from '../../memory-drift/report-collection.js';
 import { loadBuiltinQuestions, loadQuestionsFile, type Question } from '../../memory-drift/questions.js';
 import { type LabelAgreement, labelerReliability, type LabelerReliability } from '../../memory-drift/reliability.js';
 import { markdownCell, renderMemoryMarkdown } from '../../memory-drift/report-markdown.js';
@@ -43,9 +43,8 @@ import { collect, emit, oneOf, positiveInteger, positiveNumber } from '../option
 import { addConfigRunCommand, addLimitFlags, addMaterialFlags, addReportCommand, CTRL_C_HELP, MODEL_REF_FORMS, materialOverrides, REPORT_FILE_HELP, SET_FLAG_HELP } from '../run-options.js';
 
 
-// The run's collection section is the audit's own Markdown (one report path): re-exported for older imports.
-export { renderCollectionMarkdown } from '../../memory-drift/report-collection.js';
-import { renderCollectionMarkdown } from '../../memory-drift/report-collection.js';
+// The run's collection section is part of the audit's own Markdown (one report path); re-exported for older imports.
+export { renderCollectionMarkdown };
 
 const checkFormat = (format: string) => oneOf('--format', ['md', 'json'], format);
 
