@@ -10,6 +10,8 @@ import type { StageDeclaration } from '../store/run-stages.js';
 import type { RunCellsResult } from '../store/runner.js';
 import type { CellSpec } from '../store/types.js';
 import type { PlanEstimate } from '../models/estimate.js';
+import type { ModelAdapter } from '../models/types.js';
+import type { Session } from '../sessions/types.js';
 import type { ParsedItem, ParsedOutcome, StageRuntime } from './runtime.js';
 
 /**
@@ -199,6 +201,35 @@ export interface AuditViewer<Collected> {
   referencedBy?(cells: readonly IndexedCell[], cell: IndexedCell): CellReferences | undefined;
 }
 
+/** One event of a live probe's stream (server-sent: `event:` and a JSON `data:` line). */
+export interface LiveProbeEvent {
+  event: string;
+  data: unknown;
+}
+
+/** A live probe prepared over the viewer's sessions. */
+export interface PreparedLiveProbe {
+  /** The page's title and body (the viewer wraps it in its page and its script). */
+  page(context: { simulated: boolean }): { title: string; body: RawHtml };
+  /** Checks a request body; throws an EcholensError naming the bad field (the viewer answers 400). */
+  parse(body: unknown): unknown;
+  /** Runs a parsed request, emitting events as they come, until done or `signal` aborts. */
+  run(request: unknown, models: { target: ModelAdapter; judge: ModelAdapter }, emit: (event: LiveProbeEvent) => void, signal: AbortSignal): Promise<void>;
+}
+
+/** An audit's live probe in the viewer (`echolens view --session …`, page /probe). */
+export interface AuditLiveProbe {
+  prepare(sessions: readonly Session[], options: { target: string; judge: string; positions?: number }): PreparedLiveProbe;
+}
+
+/** A commented starter config: every key shown valid as written. */
+export interface AuditInitTemplate {
+  /** Default file name, e.g. `persona.yaml`. */
+  file: string;
+  /** The YAML text (init puts the editor's schema line above it). */
+  text: string;
+}
+
 /** The part of an audit `runAudit` needs: plan and execute its stages. */
 export interface AuditRunner<Config = unknown, Input = unknown, Result = unknown> {
   /** The experiment name recorded in run manifests and cell labels (`persona`, `memory`). */
@@ -249,6 +280,9 @@ export interface Audit<Config = unknown, Input = unknown, Collected = unknown, R
   /** Loads a YAML/JSON config file with `--set` overrides (paths relative to the file). */
   loadConfig(file: string, overrides: readonly string[]): Config;
 
+  /** The commented starter config `echolens init <name>` writes (default file name and text); optional. */
+  readonly initTemplate?: AuditInitTemplate;
+
   // ---- planning and running (besides AuditRunner) ----
   /** Every registered audit declares its stages (see AuditRunner.stages): reports and the gate read them. */
   stages(config: Config, input: Input, specs: readonly CellSpec[]): StageDeclaration[];
@@ -276,6 +310,8 @@ export interface Audit<Config = unknown, Input = unknown, Collected = unknown, R
   compare?(a: AnalyzedRun<Collected, Report>, b: AnalyzedRun<Collected, Report>, options: Required<CompareRunsOptions>): RunDifference[];
   /** What the viewer shows besides the report section (judge verdicts, per-cell numbers, paired cells); optional. */
   readonly viewer?: AuditViewer<Collected>;
+  /** A live probe the viewer offers when it is given sessions (the first registered audit that has one); optional. */
+  readonly liveProbe?: AuditLiveProbe;
   /** Operating characteristics over simulated runs; optional. */
   calibrate?(options: AuditCalibrationOptions): Promise<AuditCalibration>;
 

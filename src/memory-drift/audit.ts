@@ -10,6 +10,7 @@ import { renderMemoryMarkdown } from './report-markdown.js';
 import { dryRunMemory, loadMemoryConfig, type MemoryRunCounts, type MemoryRunInput, memoryRunner } from './run.js';
 import { memoryCompare } from './compare.js';
 import { memoryGate } from './gate.js';
+import { MEMORY_STARTER } from './init-template.js';
 import { memoryViewer } from './viewer.js';
 
 const percent = (x: number) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(0)}%`;
@@ -54,6 +55,7 @@ export const memoryAudit: Audit<MemoryConfig, MemoryRunInput, MemoryCollection, 
   // The same function `memory report` calls: one analysis path (seed-independence warning included).
   analyze: (collection, _run, options) => analyzeMemoryCollection(collection, options.B ? { B: options.B } : {}),
   gate: memoryGate,
+  initTemplate: { file: 'memory.yaml', text: MEMORY_STARTER },
   compare: memoryCompare,
   viewer: memoryViewer,
   render: {

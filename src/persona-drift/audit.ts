@@ -17,7 +17,8 @@ import {
 } from './run.js';
 import { personaCompare } from './compare.js';
 import { personaGate } from './gate.js';
-import { personaViewer } from './viewer.js';
+import { PERSONA_STARTER } from './init-template.js';
+import { personaLiveProbe, personaViewer } from './viewer.js';
 
 /** What the persona audit reads back from a run. */
 export interface PersonaCollected {
@@ -54,8 +55,10 @@ export const personaAudit: Audit<PersonaConfig, Session[], PersonaCollected, Per
   }),
   analyze: (collected, run, options) => analyzePersonaRun(collected.observations, run, options.B ? { B: options.B } : {}),
   gate: personaGate,
+  initTemplate: { file: 'persona.yaml', text: PERSONA_STARTER },
   compare: personaCompare,
   viewer: personaViewer,
+  liveProbe: personaLiveProbe,
   render: {
     markdown: ({ report }, title) => renderPersonaMarkdown(report, title),
     headline: ({ report }) => personaHeadline(report),

@@ -1,4 +1,4 @@
-import { type PairedDifference, type PairedUnit } from '../stats/paired-bootstrap.js';
+import type { PairedDifference, PairedUnit } from '../stats/paired-bootstrap.js';
 
 /**
  * Helpers an audit's `compare` member uses to pair two runs: subjects matched across the runs,

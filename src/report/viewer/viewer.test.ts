@@ -14,7 +14,7 @@ import { readSession } from '../../sessions/read.js';
 import type { Session } from '../../sessions/types.js';
 import { openStore } from '../../store/run-store.js';
 import { CLIENT_SCRIPT } from './client-script.js';
-import { createProbeSetup, parseProbeRequest } from './live-probe.js';
+import { createProbeSetup, parseProbeRequest } from '../../persona-drift/live-probe.js';
 import { allowedHosts, checkOrigin } from './security.js';
 import { startViewer, type ViewerServer } from './server.js';
 
