@@ -1,7 +1,7 @@
 import { attempt, promptOf } from './contrasts.js';
 import { holm } from '../stats/multiple-testing.js';
 import type { AnalysisDesign, PersonaObservation } from './analysis-types.js';
-import type { ReferenceArm, ReferenceBlock, ReferenceContract, ReferenceGap, ReferencePermutation } from './reference-types.js';
+import type { ReferenceBlock, ReferenceContract, ReferencePermutation } from './reference-types.js';
 import { armClusterBootstrap, gapClusterBootstrap, referenceSignFlip, sessionWilcoxon } from './reference-estimators.js';
 
 /**
