@@ -52,7 +52,6 @@ export const memoryAudit: Audit<MemoryConfig, MemoryRunInput, MemoryCollection, 
     );
   },
   collect: (store, run) => collectMemorySamples(store, run.id),
-  // The same function `memory report` calls: one analysis path (seed-independence warning included).
   analyze: (collection, _run, options) => analyzeMemoryCollection(collection, options.B ? { B: options.B } : {}),
   gate: memoryGate,
   initTemplate: { file: 'memory.yaml', text: MEMORY_STARTER },

@@ -135,7 +135,7 @@ export interface MemoryCollection {
   ontology: Ontology;
   records: MemorySampleRecord[];
   summary: MemoryCollectionSummary;
-  /** Whether the run's samples were drawn independently (read with the cells: the analysis is pure). */
+  /** The run's seeding and whether its samples are independent (the report warns when not). */
   sampling: MemorySampling;
 }
 
@@ -472,10 +472,15 @@ export function memorySampling(store: RunStore, runId: string): MemorySampling {
   return { seeding, sharedSeedCells: shared, independent: shared === 0, note };
 }
 
+/** Analyses a memory run: B and seed from the run's config unless given. */
+export function memoryReport(store: RunStore, runId: string, options: MemoryReportOptions = {}): MemoryReport {
+  return analyzeMemoryCollection(collectMemorySamples(store, runId), options);
+}
+
 /**
- * The one analysis of a collected memory run, pure: `memory report`, `echolens report`, the gate
- * and the viewer all reach it (the audit's `analyze`), so they show the same numbers and warnings.
- * B, seed, alpha and pairing come from the run's config unless given.
+ * The one analysis of a memory run (pure over what `collectMemorySamples` read): `memory report`,
+ * the library's `memoryReport` and the audit's `analyze` (echolens report, gate, viewer) all
+ * come here, so they carry the same numbers and the same sampling warning.
  */
 export function analyzeMemoryCollection(collection: MemoryCollection, options: MemoryReportOptions = {}): MemoryReport {
   const { config } = collection;
@@ -486,11 +491,6 @@ export function analyzeMemoryCollection(collection: MemoryCollection, options: M
   ).observations;
   const report = analyzeMemory(observations, { B: config.analysis.B, seed: config.seed, alpha: config.analysis.alpha, ...analysis });
   return { ...report, sampling: collection.sampling };
-}
-
-/** Analyses a memory run from the store: what the audit's collect and analyze make of it. */
-export function memoryReport(store: RunStore, runId: string, options: MemoryReportOptions = {}): MemoryReport {
-  return analyzeMemoryCollection(collectMemorySamples(store, runId), options);
 }
 
 /** Generation cells of a memory run as relabel items (key, plan labels, steps). */
