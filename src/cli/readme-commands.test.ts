@@ -68,6 +68,7 @@ const RULES: Array<[RegExp, Plan]> = [
   [/^echolens (persona|memory|continuation) report runs\//, { skip: yourStore }],
   [/^echolens (report|gate|runs (list|check|migrate)) runs\//, { skip: yourStore }],
   [/^echolens persona export .*runs\//, { skip: yourStore }],
+  [/^echolens schema \w+ > /, { skip: 'writes a file into the working folder' }],
   [/^echolens memory curate --import /, { skip: 'needs annotation sheets filled in by your raters' }],
   [/^echolens memory label-sheet export runs\//, { skip: yourStore }],
   [/^echolens memory label-sheet import /, { skip: 'needs a step-label sheet filled in by your reviewer' }],
