@@ -6,7 +6,6 @@ import { tost } from '../stats/tost.js';
 import type {
   CompactionResult,
   ContractContrast,
-  Estimate,
   GapEstimate,
   Maybe,
   MitigationResult,
@@ -30,7 +29,7 @@ import {
   unitKey,
   cellValue,
 } from './contrasts.js';
-import { type InferenceOptions, type UnitInference, unitInference } from './inference.js';
+import { type InferenceOptions, unitInference } from './inference.js';
 
 /**
  * The tests of the persona report, one section per function (pure). Each builds its cells from

@@ -1,5 +1,5 @@
 import type { Maybe } from '../core/maybe.js';
-import { agreement, type AgreementResult, signAgreement } from '../stats/agreement.js';
+import { agreement, signAgreement } from '../stats/agreement.js';
 import { varianceDecomposition } from '../stats/variance-decomposition.js';
 import {
   analyzeCompaction,
@@ -32,7 +32,6 @@ import type {
 } from './analysis-types.js';
 import { attempt, promptOf } from './contrasts.js';
 import { type Fingerprint, type FingerprintPatterns, fingerprint, fingerprintPca } from './fingerprint.js';
-import type { InferenceLevel, UnitInference } from './inference.js';
 import { analyzeReference } from './reference-analysis.js';
 
 export type * from './analysis-types.js';
