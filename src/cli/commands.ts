@@ -97,7 +97,7 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
   {
     name: 'runs',
     term: 'runs',
-    summary: 'list, delete, export or import the runs of a run store, or cancel its open batches',
+    summary: 'list, check, migrate, delete, export or import the runs of a run store, or cancel its open batches',
     register: async (program) => (await import('./commands/runs.js')).registerRuns(program),
   },
   {

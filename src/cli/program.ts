@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { isEcholensError } from '../core/errors.js';
+import { lastStoreFile, storeFaultOf } from '../store/faults.js';
 import { packageVersion } from '../core/version.js';
 import { registerCommands } from './commands.js';
 import { EXIT, exitCodeOf } from './exit-codes.js';
@@ -51,11 +52,13 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     const program = await buildProgram(argv.slice(2));
     await program.parseAsync(argv as string[]);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
-  } catch (error) {
-    if (error instanceof CommanderError) {
+  } catch (caught) {
+    if (caught instanceof CommanderError) {
       // --help and --version end through here with exit code 0; every usage error is exit 2.
-      return error.exitCode === 0 ? 0 : EXIT.usage;
+      return caught.exitCode === 0 ? 0 : EXIT.usage;
     }
+    // A full disk or a damaged store is an expected fault: one line naming it, exit 2.
+    const error = (isEcholensError(caught) ? undefined : storeFaultOf(caught, lastStoreFile())) ?? caught;
     if (isEcholensError(error)) {
       process.stderr.write(`echolens: ${error.message}\n`);
       if (error.hint) process.stderr.write(`hint: ${error.hint}\n`);

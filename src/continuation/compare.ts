@@ -29,6 +29,12 @@ function continuationDiffs(collected: ContinuationCollected, target: string, arm
   return out;
 }
 
+/** A run's own estimate of the contrast (its report's figure over all its cutpoints), null when it has none. */
+function ownContrast(contrasts: ContinuationReport['analysis']['targets'][number]['contrasts'], arms: { a: string; b: string }, itt: boolean): number | null {
+  const contrast = contrasts.find((c) => c.a === arms.a && c.b === arms.b);
+  return (itt ? contrast?.itt.mean : contrast?.completeCase.mean) ?? null;
+}
+
 export function continuationCompare(
   a: AnalyzedRun<ContinuationCollected, ContinuationReport>,
   b: AnalyzedRun<ContinuationCollected, ContinuationReport>,
@@ -48,6 +54,7 @@ export function continuationCompare(
         unit: 'cutpoint',
         scale: 'number',
         result: attempt(() => pairedBootstrapDifference(units, (clusters) => meanOfClusterMeans(clusters.map((c) => [...c])), options)),
+        own: { a: ownContrast(ta.contrasts, arms, itt), b: ownContrast(tb.contrasts, arms, itt) },
       });
     }
   }

@@ -3,7 +3,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { hashCanonical } from '../core/canonical-json.js';
 import { configFromOverrides, loadConfigFile } from '../core/config-file.js';
 import { ConfigError } from '../core/errors.js';
-import type { AuditRunner } from '../experiment/audit.js';
+import type { StagedAuditRunner } from '../experiment/audit.js';
 import { auditRunId, runAudit } from '../experiment/run-audit.js';
 import { groupReaskChains, resolveReaskChain } from '../experiment/reask.js';
 import type { ParsedItem, StageRuntime } from '../experiment/runtime.js';
@@ -115,7 +115,7 @@ function changedPart(run: RunInfo, plan: ContinuationPlan): string {
   return changed > 0 ? `${changed} of ${plan.cutpoints.length} cutpoints now have another position or next tool call` : 'the cutpoints are the same, the prompts before them are not';
 }
 
-export const continuationRunner: AuditRunner<ContinuationConfig, ContinuationInput, ContinuationRunCounts> = {
+export const continuationRunner: StagedAuditRunner<ContinuationConfig, ContinuationInput, ContinuationRunCounts> = {
   name: CONTINUATION_EXPERIMENT,
   limits: (config) => config.limits,
   async prepare(config) {
@@ -158,6 +158,8 @@ export const continuationRunner: AuditRunner<ContinuationConfig, ContinuationInp
       { field: 'session' },
     );
   },
+  // Target cells, then (with a judge) the equivalence questions, whose number depends on the answers.
+  stages: (config, _input, specs) => [{ name: 'continuation', expected: specs.length }, ...(config.judge !== undefined ? [{ name: 'judge', expected: null }] : [])],
   async execute({ config, specs, stage, parsedStage, input }) {
     const targets = await stage(specs, 'continuation');
     const counts = { cells: specs.length, cutpoints: input.plan.cutpoints.length, judgeQuestions: 0 };
@@ -187,7 +189,8 @@ export const continuationRunner: AuditRunner<ContinuationConfig, ContinuationInp
       }
     }
     counts.judgeQuestions = items.length;
-    if (items.length > 0) await parsedStage(items, judge.retries, 'judge');
+    // Run even when empty: the declared stage is then recorded complete with 0 cells.
+    await parsedStage(items, judge.retries, 'judge');
     return counts;
   },
 };

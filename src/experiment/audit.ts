@@ -6,6 +6,7 @@ import type { RawHtml } from '../report/html.js';
 import type { CellMeasure, CellReferences, IndexedCell, PairRule, Verdict } from '../report/viewer/types.js';
 import type { TestCalibration } from '../stats/calibration.js';
 import type { RunInfo, RunStore } from '../store/run-store.js';
+import type { StageDeclaration } from '../store/run-stages.js';
 import type { RunCellsResult } from '../store/runner.js';
 import type { CellSpec } from '../store/types.js';
 import type { PlanEstimate } from '../models/estimate.js';
@@ -249,9 +250,21 @@ export interface AuditRunner<Config = unknown, Input = unknown, Result = unknown
   preflight?(config: Config, runtime: StageRuntime): Promise<AuditPreflight<Input>>;
   /** Refuses to resume a run (in the store file `db`) whose inputs changed: throw a ConfigError. Optional. */
   checkResume?(run: RunInfo, config: Config, input: Input, db: string): void;
+  /**
+   * The stages `execute` runs, in order, each named as `execute` names it (`ctx.stage(specs, name)`)
+   * with its planned cell count (null when it depends on earlier stages' answers). `runAudit`
+   * records them when the run opens; the run is `done` only once every declared stage has all its
+   * cells registered and settled, so a run killed between stages is never taken for a finished one.
+   * Optional for runners outside the registry (their stages are recorded as they start).
+   */
+  stages?(config: Config, input: Input, specs: readonly CellSpec[]): StageDeclaration[];
   /** Runs the stages through the context and returns the audit's counts. */
   execute(context: AuditRunContext<Config, Input>): Promise<Result>;
 }
+
+/** A runner that declares its stages (what a registered audit needs). */
+export type StagedAuditRunner<Config = unknown, Input = unknown, Result = unknown> = AuditRunner<Config, Input, Result> &
+  Required<Pick<AuditRunner<Config, Input, Result>, 'stages'>>;
 
 export interface Audit<Config = unknown, Input = unknown, Collected = unknown, Report = unknown, Result = unknown>
   extends AuditRunner<Config, Input, Result> {
@@ -271,6 +284,8 @@ export interface Audit<Config = unknown, Input = unknown, Collected = unknown, R
   readonly initTemplate?: AuditInitTemplate;
 
   // ---- planning and running (besides AuditRunner) ----
+  /** Every registered audit declares its stages (see AuditRunner.stages): reports and the gate read them. */
+  stages(config: Config, input: Input, specs: readonly CellSpec[]): StageDeclaration[];
   dryRun(config: Config, input: Input, priceFile?: string): AuditDryRun;
   /** One line describing a run result for the terminal. */
   describeResult(result: AuditRunResult<Result>, db: string): string;

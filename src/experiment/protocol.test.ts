@@ -12,6 +12,7 @@ import { labelDecoder } from './labels.js';
 import { askUntilParsed, groupReaskChains, type ParseResult, resolveReaskChain } from './reask.js';
 import { getAudit, listAudits, registerAudit, unregisterAudit } from './registry.js';
 import { analyzeAuditRun, auditExitCode, auditRunId, runAudit } from './run-audit.js';
+import { IncompleteRunError, requireCompleteRun, runIncompleteness } from './run-completeness.js';
 
 // A toy audit: echo cells, then "graders" whose first answer does not parse for odd items.
 interface ToyConfig {
@@ -26,7 +27,10 @@ const parseNumber = (text: string): ParseResult<number> => {
 };
 const toyLabels = labelDecoder(z.object({ stage: z.literal('grade'), item: z.number().int(), attempt: z.number().int().optional() }), 'toy grade');
 
-function toyAudit(name = 'toy'): Audit<ToyConfig, number[], Map<number, number | null>, { sum: number; invalid: number }, { graded: number }> {
+function toyAudit(
+  name = 'toy',
+  hooks: { betweenStages?: () => void } = {},
+): Audit<ToyConfig, number[], Map<number, number | null>, { sum: number; invalid: number }, { graded: number }> {
   return {
     name,
     title: 'Toy audit',
@@ -39,9 +43,14 @@ function toyAudit(name = 'toy'): Audit<ToyConfig, number[], Map<number, number |
     plan: (_config, items): CellSpec[] =>
       items.map((i) => ({ request: { model: 'sim:echo', messages: [{ role: 'user', content: `item ${i}` }], params: {}, sample: 0 }, labels: { experiment: name, stage: 'target', item: i } })),
     manifestOptions: (config) => ({ items: config.n }),
+    stages: (_config, _input, specs) => [
+      { name: 'targets', expected: specs.length },
+      { name: 'grades', expected: specs.length },
+    ],
     async execute({ input, specs, stage, parsedStage, stopped }) {
       await stage(specs, 'targets');
       if (stopped) return { graded: 0 };
+      hooks.betweenStages?.();
       const graded = await parsedStage(
         input.map((i) => ({
           spec: {
@@ -182,6 +191,47 @@ describe('runAudit', () => {
       expect(store.cellsOfRun(first.runId)).toHaveLength(12);
       const analyzed = analyzeAuditRun(audit, store, run);
       expect(analyzed.report).toEqual({ sum: 0 + 1 + 2 + 3 + 4, invalid: 0 });
+    } finally {
+      store.close();
+    }
+  });
+
+  it('records each stage’s progress and is done only once every declared stage is (a fault between stages leaves it running)', async () => {
+    const db = join(dir, 'stages.db');
+    const config = { n: 4, seed: 2, limits: {} };
+    const runtime = { signal: new AbortController().signal, progress: false };
+    // The second stage never registers its cells (as when the disk fills, or the process dies, at that point).
+    const broken = toyAudit('toy', {
+      betweenStages: () => {
+        throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+      },
+    });
+    await expect(runAudit(broken, config, db, { runtime })).rejects.toThrow(/disk is full/);
+    let store = openStore(db, { readonly: true });
+    try {
+      const run = store.listRuns()[0]!;
+      expect(run.status).toBe('running');
+      expect(store.stages(run.id).map(({ updatedAt, ...s }) => s)).toEqual([
+        { stage: 'targets', ordinal: 0, expected: 4, registered: 4, settled: 4 },
+        { stage: 'grades', ordinal: 1, expected: 4, registered: 0, settled: 0 },
+      ]);
+      expect(runIncompleteness(store, run)).toBe('incomplete run: stage grades has 0 of 4 cells — re-run the same command to finish');
+      expect(() => requireCompleteRun(store, run.id)).toThrow(IncompleteRunError);
+    } finally {
+      store.close();
+    }
+    // The same command finishes it.
+    const again = await runAudit(toyAudit(), config, db, { runtime });
+    expect(again.resumed).toBe(true);
+    store = openStore(db, { readonly: true });
+    try {
+      const run = store.requireRun(again.runId);
+      expect(run.status).toBe('done');
+      expect(store.stages(run.id).map((s) => [s.stage, s.expected, s.registered, s.settled])).toEqual([
+        ['targets', 4, 4, 4],
+        ['grades', 4, 4, 4],
+      ]);
+      expect(runIncompleteness(store, run)).toBeNull();
     } finally {
       store.close();
     }

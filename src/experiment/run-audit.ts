@@ -5,6 +5,7 @@ import type { CellSpec } from '../store/types.js';
 import type { PlanEstimate } from '../models/estimate.js';
 import type { AnalyzedRun, AnalyzeOptions, Audit, AuditRunContext, AuditRunner, AuditRunResult, AuditRunSummary } from './audit.js';
 import { suggestedBudget } from './preflight.js';
+import { afterStage } from './stage-hooks.js';
 import { installStopSignals, openExperimentRun, runParsedStage, runStage, type StageRuntime } from './runtime.js';
 
 /**
@@ -42,6 +43,8 @@ export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, 
   const { store, runId, resumed } = openExperimentRun(db, audit.name, config, seed, audit.manifestOptions(config, input));
   try {
     if (resumed && audit.checkResume) audit.checkResume(store.requireRun(runId), config, input, db);
+    // The stages the run goes through, recorded before any runs: until each is complete the run is not done.
+    if (audit.stages) store.declareStages(runId, audit.stages(config, input, specs));
   } catch (error) {
     store.close();
     throw error;
@@ -70,6 +73,19 @@ export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, 
       stopReason ??= stage.stopReason;
     }
   };
+  // A stage starting records its exact count; counts already recorded for that count stand (a resume
+  // re-runs every stage, and its cells stay registered), any other count starts from nothing.
+  const startStage = (label: string, expected: number) => {
+    const known = store.stages(runId).find((s) => s.stage === label);
+    const same = known !== undefined && known.expected === expected;
+    store.recordStage(runId, label, { expected, registered: same ? known.registered : 0, settled: same ? known.settled : 0 });
+  };
+  // A stage's counts are written when it ends; the run becomes done only when the last stage does (the store checks).
+  const endStage = (label: string, counts: { expected: number; registered: number; settled: number }, finished: boolean) => {
+    store.recordStage(runId, label, counts);
+    if (finished) store.setRunStatus(runId, 'done');
+    afterStage(label);
+  };
   const context: AuditRunContext<C, I> = {
     config,
     input,
@@ -79,14 +95,22 @@ export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, 
     specs,
     runtime: stageRuntime,
     async stage(specs, label) {
+      startStage(label, specs.length);
       // One budget for the whole run: each stage is given what the earlier ones spent.
       const result = await runStage(store, runId, specs, { ...stageRuntime, label, spentBeforeUsd: spendUsd });
       tally(result);
+      const settled = result.results.filter((r) => r.status !== 'pending').length;
+      endStage(label, { expected: specs.length, registered: specs.length, settled }, result.stopReason === null);
       return result;
     },
     async parsedStage(items, retries, label) {
+      startStage(label, items.length);
       const result = await runParsedStage(store, runId, items, retries, { ...stageRuntime, label, spentBeforeUsd: spendUsd });
       for (const stage of result.stages) tally(stage);
+      // Settled: parsed, invalid after its re-asks, or answered empty / failed; a cell left pending is not.
+      const settled = result.outcomes.filter((o) => o !== undefined && (o.status !== 'unanswered' || o.result.status !== 'pending')).length;
+      const registered = result.stages.length > 0 ? items.length : 0;
+      endStage(label, { expected: items.length, registered, settled }, result.stages.every((s) => s.stopReason === null));
       return result;
     },
     get stopped() {

@@ -21,6 +21,8 @@ export interface GateRunInput {
   report?: unknown;
   /** Distinct cells of the run and those that failed or stayed pending. */
   cells: { total: number; unfinished: number };
+  /** Set when the run has not finished every stage (experiment/run-completeness.ts): the gate fails it unanalysed. */
+  incomplete?: string;
 }
 
 export type Verdict = 'pass' | 'fail';
@@ -35,6 +37,9 @@ export interface GateResult {
 }
 
 function runChecks(run: GateRunInput, t: GateThresholds): GateCheck[] {
+  if (run.incomplete !== undefined) {
+    return [{ run: run.runId, audit: 'run', subject: run.runId, name: 'complete', status: 'fail', message: run.incomplete }];
+  }
   const { total, unfinished } = run.cells;
   const share = total === 0 ? 0 : unfinished / total;
   const fail = share > t.maxFailedCells;

@@ -5,6 +5,7 @@ import { type MemoryReport, scoreTrajectories } from './analysis.js';
 import { type MemoryConfig, memoryConfigSchema } from './config.js';
 import { analyzeMemoryCollection, collectMemorySamples, type MemoryCollection } from './observations.js';
 import { memoryCsvRows } from './report-csv.js';
+import { renderCollectionMarkdown } from './report-collection.js';
 import { renderMemoryMarkdown } from './report-markdown.js';
 import { dryRunMemory, loadMemoryConfig, type MemoryRunCounts, type MemoryRunInput, memoryRunner } from './run.js';
 import { memoryCompare } from './compare.js';
@@ -57,7 +58,8 @@ export const memoryAudit: Audit<MemoryConfig, MemoryRunInput, MemoryCollection, 
   compare: memoryCompare,
   viewer: memoryViewer,
   render: {
-    markdown: ({ report }, title) => renderMemoryMarkdown(report, title),
+    // The analysis, then what happened to every generation cell: the same sections `memory report` prints.
+    markdown: ({ run, report, collected }, title) => `${renderMemoryMarkdown(report, title)}\n${renderCollectionMarkdown(run.id, collected.summary)}`,
     headline: ({ report }) => memoryHeadline(report),
     htmlSection: ({ report, collected }) =>
       memorySection(report, referenceObservations(collected), {

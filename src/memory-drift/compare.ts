@@ -55,6 +55,12 @@ function elevationOf(clusters: readonly (readonly Sums[])[]): number | null {
   return ts / tn / (fs / fn) - 1;
 }
 
+/** A run's own elevation of a tier (its report's figure), null when the report has none. */
+function ownElevation(tiers: MemoryReport['targets'][number]['metrics']['dtw']['tiers'], tier: string): number | null {
+  const elevation = tiers.find((t) => t.tier === tier)?.elevation;
+  return elevation === undefined || elevation === null || 'error' in elevation ? null : elevation.estimate;
+}
+
 export function memoryCompare(a: AnalyzedRun<MemoryCollection, MemoryReport>, b: AnalyzedRun<MemoryCollection, MemoryReport>, options: Required<CompareRunsOptions>): RunDifference[] {
   const rows: RunDifference[] = [];
   for (const [ta, tb, subject] of matchSubjects(a.report.targets, b.report.targets, (t) => t.target)) {
@@ -68,6 +74,7 @@ export function memoryCompare(a: AnalyzedRun<MemoryCollection, MemoryReport>, b:
           unit: 'question',
           scale: 'percent',
           result: attempt(() => pairedBootstrapDifference(units, elevationOf, options)),
+          own: { a: ownElevation(ta.metrics[metric].tiers, tier), b: ownElevation(tb.metrics[metric].tiers, tier) },
         });
       }
     }

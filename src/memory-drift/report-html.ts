@@ -208,6 +208,10 @@ export async function memorySection(report: MemoryReport, observations: readonly
   const parts: RawHtml[] = [
     html`<p class="note">Drift = distance between the value-symbol trajectory of a response with injected user memory and the same model's no-memory reference trajectory for the same question (DTW normalised by max(n, m); SRI = ½ edit distance + ½ Jensen–Shannon). Lower = more stable. Bootstrap B = ${report.options.B}, seed ${report.options.seed}.</p>`,
   ];
+  // The seed-independence warning the Markdown report gives (report-markdown.ts), first: it qualifies every number below.
+  if (report.sampling !== undefined && !report.sampling.independent) {
+    parts.push(html`<p class="note"><strong>Sampling: seeds ${report.sampling.seeding} — not independent</strong>: ${report.sampling.note}.</p>`);
+  }
   for (const t of report.targets) parts.push(...(await targetSection(t)));
   parts.push(html`<h3 id="memory-counts">Cells, dropouts, invalid labels and unmapped steps</h3>`);
   parts.push(html`<details><summary>${report.counts.scored} of ${report.counts.observations} observations scored — per condition</summary>`);

@@ -4,7 +4,7 @@ import { hashCanonical, sha256Hex } from '../core/canonical-json.js';
 import { loadConfigFile } from '../core/config-file.js';
 import { ConfigError, EcholensError } from '../core/errors.js';
 import type { ParsedItem, StageRuntime } from '../experiment/runtime.js';
-import type { AuditRunner, AuditRunSummary } from '../experiment/audit.js';
+import type { AuditRunner, AuditRunSummary, StagedAuditRunner } from '../experiment/audit.js';
 import { runAudit, runCheckedAudit } from '../experiment/run-audit.js';
 import { runPreflight } from '../experiment/preflight.js';
 import { estimateCells, type PlanEstimate } from '../models/estimate.js';
@@ -651,7 +651,7 @@ export function memoryRunOptions(config: MemoryConfig, stimuli: MemoryStimuli, f
  * The DriftLens stages: generation cells, step extraction per answer, then
  * labeler cells with re-asks (the lifecycle around them is runAudit's).
  */
-export const memoryRunner: AuditRunner<MemoryConfig, MemoryRunInput, MemoryRunCounts> = {
+export const memoryRunner: StagedAuditRunner<MemoryConfig, MemoryRunInput, MemoryRunCounts> = {
   name: MEMORY_EXPERIMENT,
   limits: (config) => config.limits,
   async prepare(config) {
@@ -673,6 +673,12 @@ export const memoryRunner: AuditRunner<MemoryConfig, MemoryRunInput, MemoryRunCo
       );
     }
   },
+  // Generation, the optional refusal judge, then labeling (planned: one labeler cell per answer).
+  stages: (config, _input, specs) => [
+    { name: 'generation', expected: specs.length },
+    ...(config.refusalJudge !== undefined ? [{ name: 'refusal judge', expected: specs.length }] : []),
+    { name: 'labeling', expected: specs.length },
+  ],
   async execute({ config, input, specs, stage, parsedStage }) {
     const labelerTexts = labelerTextsOf(config, input.stimuli);
     const generation = await stage(specs, 'generation');

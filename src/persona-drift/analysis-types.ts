@@ -2,6 +2,7 @@ import type { Maybe } from '../core/maybe.js';
 import type { AgreementResult } from '../stats/agreement.js';
 import type { FingerprintPatterns } from './fingerprint.js';
 import type { InferenceLevel, UnitInference } from './inference.js';
+import type { ReferenceBlock } from './reference-types.js';
 
 /**
  * The types of the persona analysis (analysis.ts and the modules it is split into:

@@ -25,6 +25,7 @@ function personaRows(a: PersonaReport, b: PersonaReport, options: Required<Compa
       unit: bySession ? 'session' : 'position',
       scale: 'number',
       result: attempt(() => pairedBootstrapDifference(units, (clusters) => meanOfClusterMeans(clusters.map((c) => c.map((u) => u.value))), options)),
+      own: { a: 'error' in da.gap ? null : da.gap.estimate, b: 'error' in db.gap ? null : db.gap.estimate },
     };
   });
 }

@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { configFromOverrides, loadConfigFile } from '../core/config-file.js';
 import { ConfigError } from '../core/errors.js';
-import type { AuditRunner, AuditRunSummary } from '../experiment/audit.js';
+import type { AuditRunSummary, StagedAuditRunner } from '../experiment/audit.js';
 import { auditRunId, runCheckedAudit } from '../experiment/run-audit.js';
 import type { ParsedItem, StageRuntime } from '../experiment/runtime.js';
 import { runPreflight } from '../experiment/preflight.js';
@@ -212,7 +212,7 @@ export interface PersonaRunCounts {
 export interface PersonaRunResult extends PersonaRunCounts, AuditRunSummary {}
 
 /** The persona audit's run stages (the lifecycle around them is runAudit's). */
-export const personaRunner: AuditRunner<PersonaConfig, Session[], PersonaRunCounts> = {
+export const personaRunner: StagedAuditRunner<PersonaConfig, Session[], PersonaRunCounts> = {
   name: PERSONA_EXPERIMENT,
   limits: (config) => config.limits,
   prepare: readConfigSessions,
@@ -245,6 +245,11 @@ export const personaRunner: AuditRunner<PersonaConfig, Session[], PersonaRunCoun
     checkSameMaterials(options?.materials, loadPersonaMaterials(config.materials).record, run.id);
     checkUnitsResume(options?.units, personaUnits(config, sessions), run.id, db);
   },
+  // Target cells, then one judge cell per answered probe and judge (planned: every probe answered).
+  stages: (config, _input, specs) => [
+    { name: 'targets', expected: specs.length },
+    { name: 'judges', expected: specs.filter((s) => s.labels.surface === 'probe').length * config.judges.length },
+  ],
   async execute({ config, specs, stage, parsedStage }) {
     const materials = loadPersonaMaterials(config.materials);
     const procedure = personaProcedure(config);

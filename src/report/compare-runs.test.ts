@@ -59,6 +59,31 @@ describe('compareAnalyzedRuns', { timeout: 240_000 }, () => {
     expect(differenceText(row).difference).toMatch(/^-\d\.\d\d \[-\d\.\d\d, -\d\.\d\d\]$/u);
   });
 
+  it('when B lacks some of A’s units, shows each run’s estimate on the shared units and its own full estimate, labelled', async () => {
+    const [fewer] = await personaRuns(dbs.persona, ['sim:persona-null'], 'three positions', [20, 35, 50]);
+    const a = analyzed(dbs.persona, persona[0]!);
+    const b = analyzed(dbs.persona, fewer!);
+    const row = compareAnalyzedRuns('persona', a, b, { B: 500 }).rows[0]!;
+    const d = ok(row.result);
+    const driftA = (a.report as PersonaReport).drift[0]!;
+    const gapA = driftA.gap as GapEstimate;
+    const gapB = (b.report as PersonaReport).drift[0]!.gap as GapEstimate;
+    expect(d.clusters).toBe(3);
+    // Own = the run's report figure over all its positions; shared = A recomputed on B's three positions.
+    expect(row.own.a).toBeCloseTo(gapA.estimate, 12);
+    expect(row.own.b).toBeCloseTo(gapB.estimate, 12);
+    const inB = new Set((b.report as PersonaReport).drift[0]!.byPosition.map((p) => `${p.session}|${p.position}`));
+    const shared = driftA.byPosition.filter((p) => inB.has(`${p.session}|${p.position}`));
+    expect(shared).toHaveLength(3);
+    const sharedMean = shared.reduce((s, p) => s + (p.gap as GapEstimate).estimate, 0) / 3;
+    expect(d.a).toBeCloseTo(sharedMean, 12);
+    expect(Math.abs(d.a - gapA.estimate)).toBeGreaterThan(1e-6);
+    const text = differenceText(row);
+    const signed = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(2)}`;
+    expect(text.ownA).toBe(signed(gapA.estimate));
+    expect(text.a).toBe(signed(d.a));
+  });
+
   it('memory: each side is its report’s tier elevation; B − A over the shared questions', () => {
     const a = analyzed(dbs.memory, memory[0]!);
     const b = analyzed(dbs.memory, memory[1]!);

@@ -36,13 +36,19 @@ export function compareAnalyzedRuns(audit: string, a: AnalyzedRun<unknown, unkno
 const signed = (x: number, digits = 2) => (x >= 0 ? `+${x.toFixed(digits)}` : x.toFixed(digits));
 
 /** "A → B, B − A [CI]" for one row, in the row's scale. */
-export function differenceText(row: RunDifference): { a: string; b: string; difference: string } {
-  if ('error' in row.result) return { a: '—', b: '—', difference: `n/a (${row.result.error})` };
+/**
+ * A compare row as text: `a` / `b` = each run's statistic on the shared units (what the difference
+ * is of), `ownA` / `ownB` = each run's own estimate over all its units (its report's figure).
+ */
+export function differenceText(row: RunDifference): { a: string; b: string; difference: string; ownA: string; ownB: string } {
+  const pct = (x: number) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(0)}%`;
+  const pp = (x: number) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(0)} pp`;
+  const value = row.scale === 'percent' ? pct : signed;
+  const own = (x: number | null | undefined) => (x === null || x === undefined ? '—' : value(x));
+  const ownA = own(row.own?.a);
+  const ownB = own(row.own?.b);
+  if ('error' in row.result) return { a: '—', b: '—', difference: `n/a (${row.result.error})`, ownA, ownB };
   const r = row.result;
-  if (row.scale === 'percent') {
-    const pct = (x: number) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(0)}%`;
-    const pp = (x: number) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(0)} pp`;
-    return { a: pct(r.a), b: pct(r.b), difference: `${pp(r.difference)} [${pp(r.ci[0])}, ${pp(r.ci[1])}]` };
-  }
-  return { a: signed(r.a), b: signed(r.b), difference: `${signed(r.difference)} [${signed(r.ci[0])}, ${signed(r.ci[1])}]` };
+  if (row.scale === 'percent') return { a: pct(r.a), b: pct(r.b), difference: `${pp(r.difference)} [${pp(r.ci[0])}, ${pp(r.ci[1])}]`, ownA, ownB };
+  return { a: signed(r.a), b: signed(r.b), difference: `${signed(r.difference)} [${signed(r.ci[0])}, ${signed(r.ci[1])}]`, ownA, ownB };
 }

@@ -11,7 +11,13 @@ export interface RunDifference {
   unit: string;
   /** How to print it: plain numbers or fractions shown as percentages. */
   scale: 'number' | 'percent';
+  /** `a` and `b` in it are the statistic recomputed over the shared units only (what the difference is of). */
   result: PairedDifference | { error: string };
+  /**
+   * Each run's own estimate over all its units, as its report shows it (null where the report has
+   * none). It differs from `result.a` / `result.b` whenever a run has units the other lacks.
+   */
+  own: { a: number | null; b: number | null };
 }
 
 export interface RunComparison {

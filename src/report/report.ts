@@ -4,6 +4,7 @@ import { ConfigError } from '../core/errors.js';
 import { AUDIT_CSV_COLUMNS, type AnalyzedRun, type AnyAudit, type AuditHeadlineTarget } from '../experiment/audit.js';
 import { findAudit, registeredAudits } from '../experiment/registry.js';
 import { analyzeAuditRun } from '../experiment/run-audit.js';
+import { requireCompleteRun } from '../experiment/run-completeness.js';
 import type { RunInfo, RunStore } from '../store/run-store.js';
 import { reportVerdict, verdictMarkdown, type ReportVerdict } from '../gate/verdict.js';
 import { html, page, type RawHtml, REPORT_PAGE_STYLE, REPORT_STYLE } from './html.js';
@@ -92,6 +93,7 @@ export function collectReports(store: RunStore, runIds?: readonly string[], opti
     const audit = findAudit(run.experiment);
     const entry: ExperimentRunReport = { run, accounting: accountRun(store, run.id) };
     if (audit) {
+      requireCompleteRun(store, run.id);
       const analyzed = analyzeAuditRun(audit, store, run, options.B ? { B: options.B } : {});
       entry.audit = audit;
       entry.analyzed = analyzed;

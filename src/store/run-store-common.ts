@@ -3,6 +3,7 @@ import type { Writable } from 'node:stream';
 import { InputError, InvalidArgumentError } from '../core/errors.js';
 import type { FinishReason, ModelRequest, TokenUsage, ToolCall } from '../models/types.js';
 import type { BatchJobs } from './batch-jobs.js';
+import type { StageDeclaration, StageProgress } from './run-stages.js';
 import { type CellIdentity, REDACTED, replaceSecretValues, scrubSecrets } from './keys.js';
 import type { CellLabels, CellResult, CellSpec, CellStatus, RunManifest } from './types.js';
 
@@ -145,7 +146,14 @@ export interface RunStore {
   requireRun(id: string): RunInfo;
   listRuns(): RunInfo[];
   deleteRun(id: string): { cellsRemoved: number };
+  /** Sets a run's status; `done` is written as `running` while a declared stage is incomplete. */
   setRunStatus(id: string, status: RunStatus, summary?: unknown): void;
+  /** Records the stages a run declares, with their planned cell counts (run-stages.ts). */
+  declareStages(runId: string, stages: readonly StageDeclaration[]): void;
+  /** Writes one stage's expected, registered and settled cell counts. */
+  recordStage(runId: string, stage: string, counts: { expected: number; registered: number; settled: number }): void;
+  /** The run's stages in order (empty for runs recorded before stages were). */
+  stages(runId: string): StageProgress[];
   registerCells(runId: string, specs: readonly CellSpec[], identities?: readonly Pick<CellIdentity, 'key' | 'contentKey' | 'legacyKey'>[]): string[];
   getCell(key: string): CellResult | undefined;
   getCells(keys: Iterable<string>): Map<string, CellResult>;

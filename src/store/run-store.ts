@@ -36,8 +36,10 @@ import {
 import type { RunStore as RunStoreInterface } from './run-store-common.js';
 
 export * from './run-store-common.js';
+import { noteStoreOpened, storeFaultOf } from './faults.js';
 import { type CellIdentity, REDACTED, replaceSecretValues, scrubSecrets, secretValuesFromEnv } from './keys.js';
 import { requestKeys } from './request-hash.js';
+import { declareStages, hasIncompleteStage, recordStage, type StageDeclaration, type StageProgress, stagesOfRun } from './run-stages.js';
 import { ensureSchema, READABLE_WITHOUT_MIGRATION, readSchemaVersion, SCHEMA_VERSION } from './schema.js';
 import type { CellLabels, CellResult, CellSpec, CellStatus, RunManifest } from './types.js';
 
@@ -97,7 +99,7 @@ export class SqliteRunStore implements RunStore {
       db = new Database(file, options.readonly ? { readonly: true, fileMustExist: true } : {});
     } catch (error) {
       if (!options.readonly) releaseStoreLock(file);
-      throw new InputError(`cannot open store: ${(error as Error).message}`, { file }, { cause: error });
+      throw storeFaultOf(error, file) ?? new InputError(`cannot open store: ${(error as Error).message}`, { file }, { cause: error });
     }
     try {
       if (!options.readonly) {
@@ -115,9 +117,12 @@ export class SqliteRunStore implements RunStore {
     } catch (error) {
       db.close();
       if (!options.readonly) releaseStoreLock(file);
+      const fault = storeFaultOf(error, file);
+      if (fault) throw fault;
       if (error instanceof InputError) throw error;
       throw new InputError(`cannot use store: ${(error as Error).message}`, { file }, { cause: error });
     }
+    noteStoreOpened(file);
     const store = new SqliteRunStore(file, db, secretValuesFromEnv(options.env ?? process.env));
     store.tidyOnClose = sidecarsBefore;
     store.locked = !options.readonly;
@@ -201,6 +206,7 @@ export class SqliteRunStore implements RunStore {
     const remove = this.db.transaction(() => {
       const keys = this.db.prepare('SELECT DISTINCT key FROM run_cells WHERE run_id = ?').pluck().all(id) as string[];
       this.db.prepare('DELETE FROM run_cells WHERE run_id = ?').run(id);
+      if (this.stages(id).length > 0) this.db.prepare('DELETE FROM run_stages WHERE run_id = ?').run(id);
       this.db.prepare('DELETE FROM runs WHERE id = ?').run(id);
       const stillLinked = this.db.prepare('SELECT 1 FROM run_cells WHERE key = ? LIMIT 1').pluck();
       const removeCell = this.db.prepare('DELETE FROM cells WHERE key = ?');
@@ -241,13 +247,32 @@ export class SqliteRunStore implements RunStore {
     this.blobCacheInstance = undefined;
   }
 
-  setRunStatus(id: string, status: RunStatus, summary?: unknown): void {
-    if (!RUN_STATUSES.includes(status)) throw new InvalidArgumentError('status', `unknown run status ${status}`);
+  setRunStatus(id: string, requested: RunStatus, summary?: unknown): void {
+    if (!RUN_STATUSES.includes(requested)) throw new InvalidArgumentError('status', `unknown run status ${requested}`);
+    // A run is done only when every stage it declared is (run-stages.ts); until then it stays running.
+    const status = requested === 'done' && hasIncompleteStage(this.db, id) ? 'running' : requested;
     const now = new Date().toISOString();
     const ended = status === 'running' ? null : now;
     const summaryJson = summary === undefined ? null : JSON.stringify(scrubSecrets(summary, this.secrets));
     const changes = this.statements.updateRun.run(status, now, ended, summaryJson, id).changes;
     if (changes === 0) throw new InvalidArgumentError('runId', `no run ${JSON.stringify(id)} in ${this.file}`);
+  }
+
+  // ---- stages (run-stages.ts) ----
+
+  /** Records the stages a run declares, with their planned cell counts. */
+  declareStages(runId: string, stages: readonly StageDeclaration[]): void {
+    declareStages(this.db, runId, stages);
+  }
+
+  /** Writes one stage's expected, registered and settled cell counts. */
+  recordStage(runId: string, stage: string, counts: { expected: number; registered: number; settled: number }): void {
+    recordStage(this.db, runId, stage, counts);
+  }
+
+  /** The run's stages in order (empty for runs recorded before stages were). */
+  stages(runId: string): StageProgress[] {
+    return stagesOfRun(this.db, runId);
   }
 
   // ---- cells ----
@@ -592,6 +617,6 @@ function ensureSchemaReadOnly(db: Database.Database, file: string): void {
     ensureSchema(db, file);
   } catch (error) {
     if (error instanceof InputError) throw error;
-    throw new InputError('store needs a migration; open it once without --readonly', { file }, { cause: error });
+    throw new InputError(`store schema version ${version} needs a migration first: run \`echolens runs migrate ${file}\``, { file }, { cause: error });
   }
 }

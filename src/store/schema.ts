@@ -1,10 +1,11 @@
 import type Database from 'better-sqlite3';
 import { InputError } from '../core/errors.js';
 import { migrateBatchJobs } from './batch-jobs.js';
+import { migrateRunStages } from './run-stages.js';
 
 /** Marks a SQLite file as an echolens store (`PRAGMA application_id`, "ECLS"). */
 export const APPLICATION_ID = 0x45434c53;
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 /** The oldest schema a read-only handle reads without migrating (later versions only add tables/columns it can do without). */
 export const READABLE_WITHOUT_MIGRATION = 2;
 
@@ -71,6 +72,8 @@ const MIGRATIONS: ReadonlyArray<(db: Database.Database) => void> = [
   (db) => db.exec('CREATE TABLE IF NOT EXISTS blobs (hash TEXT PRIMARY KEY, body TEXT NOT NULL)'),
   // 3 → 4: provider batch jobs (--batch) and the cells each holds (src/store/batch-jobs.ts).
   migrateBatchJobs,
+  // 4 → 5: per-stage progress of each run (run-stages.ts): a run is done only when every stage is.
+  migrateRunStages,
 ];
 
 /** Creates the schema in an empty file, migrates an older one, refuses a foreign or newer one. */

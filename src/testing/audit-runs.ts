@@ -28,12 +28,13 @@ async function runPerTarget(targets: readonly string[], runOne: (target: string)
   return ids;
 }
 
-export function personaRuns(db: string, targets: readonly string[], name?: string): Promise<string[]> {
+/** `steps`: the positions probed (default six); fewer make a run whose units are a subset of the default's. */
+export function personaRuns(db: string, targets: readonly string[], name?: string, steps: readonly number[] = [20, 35, 50, 65, 80, 95]): Promise<string[]> {
   return runPerTarget(targets, (target) => {
     const config = personaConfigSchema.parse({
       ...(name ? { name } : {}),
       sessions: [SESSION],
-      positions: [{ steps: [20, 35, 50, 65, 80, 95] }],
+      positions: [{ steps: [...steps] }],
       probes: { categories: ['coding_self'], paraphrases: 1 },
       mitigations: ['none', 'a-anchor'],
       samples: 2,

@@ -78,6 +78,8 @@ export const toyAudit: Audit<ToyConfig, number[], ToyCollected, ToyReport, { cel
       })),
     ),
   manifestOptions: (config) => ({ items: config.n }),
+  // One stage: the run is done once its cells are all registered and settled.
+  stages: (_config, _input, specs) => [{ name: 'toy cells', expected: specs.length }],
   async execute({ specs, stage }) {
     const result = await stage(specs, 'toy cells');
     return { cells: result.results.length };
@@ -109,6 +111,8 @@ export const toyAudit: Audit<ToyConfig, number[], ToyCollected, ToyReport, { cel
           options,
         ),
       ),
+      // Each run's own mean over all its items (its report's figure).
+      own: { a: t.meanLength, b: b.report.targets.find((u) => u.target === t.target)?.meanLength ?? null },
     })),
   viewer: {
     cellMeasures: (cells, collected) => [

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from '../../core/errors.js';
+import { requireCompleteRun } from '../../experiment/run-completeness.js';
 import { continuationAudit, continuationDesignPowerLine } from '../../continuation/audit.js';
 import { calibrateContinuation } from '../../continuation/calibrate.js';
 import { renderContinuationMarkdown } from '../../continuation/report-markdown.js';
@@ -99,6 +100,7 @@ export function registerContinuation(continuation: Command): void {
       const store = openStore(db, { readonly: true });
       try {
         const runId = continuationRunId(store, options.run);
+        requireCompleteRun(store, runId);
         const report = continuationReport(store, runId, options.resamples ? { resamples: Math.round(options.resamples) } : {});
         emit(renderReport(store, runId, report, format), options.out);
       } finally {

@@ -1,5 +1,6 @@
 import { materialsMarkdown, runMaterials } from '../../materials/report.js';
 import { writeFileSync } from 'node:fs';
+import { requireCompleteRun } from '../../experiment/run-completeness.js';
 import type { Command } from 'commander';
 import { runAuditCommand } from '../audit-run.js';
 import { memoryHeadlines } from '../headline.js';
@@ -15,13 +16,13 @@ import {
   analyzeMemoryCollection,
   collectMemorySamples,
   type LabelerCheckCollection,
-  type MemoryCollectionSummary,
   memoryReport,
   memoryRunId,
   memoryRunSetup,
   relabelItems,
 } from '../../memory-drift/observations.js';
 import { listStimuli, loadBuiltinPerturbations } from '../../memory-drift/perturbations.js';
+import { renderCollectionMarkdown } from '../../memory-drift/report-collection.js';
 import { loadBuiltinQuestions, loadQuestionsFile, type Question } from '../../memory-drift/questions.js';
 import { type LabelAgreement, labelerReliability, type LabelerReliability } from '../../memory-drift/reliability.js';
 import { markdownCell, renderMemoryMarkdown } from '../../memory-drift/report-markdown.js';
@@ -43,53 +44,13 @@ import { collect, emit, oneOf, positiveInteger, positiveNumber } from '../option
 import { addConfigRunCommand, addLimitFlags, addMaterialFlags, addReportCommand, CTRL_C_HELP, MODEL_REF_FORMS, materialOverrides, REPORT_FILE_HELP, SET_FLAG_HELP } from '../run-options.js';
 
 
+// The run's collection section is part of the audit's own Markdown (one report path); re-exported for older imports.
+export { renderCollectionMarkdown };
+
 const checkFormat = (format: string) => oneOf('--format', ['md', 'json'], format);
 
 const MODEL_REFS =
   `\n${MODEL_REF_FORMS}:\nsim:memory plants drift by tier, sim:memory-null ignores memory, sim:labeler labels sim steps).`;
-
-/** The run's own section: what happened to every generation cell (dropouts, steps, labeler attempts). */
-export function renderCollectionMarkdown(runId: string, summary: MemoryCollectionSummary): string {
-  const out = ['## Run', '', `Run \`${markdownCell(runId)}\`: ${summary.generations} generation cells.`, ''];
-  out.push('| target | labelled | empty (dropout) | failed | refused | no steps | invalid labels | unlabelled |', '|---|---|---|---|---|---|---|---|');
-  for (const t of summary.perTarget) {
-    out.push(`| ${markdownCell(t.target)} | ${t.labelled} | ${t.empty} | ${t.failed} | ${t.refused} | ${t.no_steps} | ${t.invalid} | ${t.unlabelled} |`);
-  }
-  const list = (record: Record<string, number>) =>
-    Object.entries(record)
-      .sort()
-      .map(([k, v]) => `${markdownCell(k)} ${v}`)
-      .join(', ') || 'none';
-  out.push(
-    '',
-    `Step extraction (docs/decisions.md#d7): ${list(summary.stepMethods)}; from ${list(summary.stepSources)}.`,
-    `Labeler attempt that parsed (1 = first answer): ${list(summary.labelerAttempts)}; unknown labels mapped to unmapped: ${summary.coercedUnknownLabels}.`,
-    `Invalid labelings by the failure of their last attempt: ${list(summary.labelerFailures)}.`,
-    `Step cap (steps.maxSteps ${summary.stepCap.maxSteps}): ${summary.stepCap.answersCut} answers cut, ${summary.stepCap.stepsCut} steps not labeled.`,
-    '',
-  );
-  const judge = summary.refusalJudge;
-  if (judge !== undefined) {
-    const a = judge.agreement;
-    out.push(
-      `Refusal judge \`${markdownCell(judge.model)}\` (its verdict decides; the detector decides where it has none): ${judge.answers} answers, ` +
-        `${judge.invalid} verdicts invalid after re-asks, ${judge.unanswered} unanswered; ${judge.refusals} refusals counted. ` +
-        `Agreement with the detector on ${a.judged} judged answers: both refusal ${a.both}, judge only ${a.judgeOnly}, detector only ${a.detectorOnly}, neither ${a.neither}` +
-        `${a.agreement === null ? '' : ` (${(100 * a.agreement).toFixed(1)} % agree, κ ${a.kappa === null ? 'n/a' : a.kappa.toFixed(2)})`}.`,
-      '',
-    );
-  }
-  for (const warning of summary.formatWarnings) out.push(`**Format warning.** ${markdownCell(warning)}.`, '');
-  if (summary.formatCompliance.length > 0) {
-    out.push('Step format per target and condition (share in `<step_N>` tags or a reasoning trace):', '');
-    out.push('| target | condition | answered | in step format | methods |', '|---|---|---|---|---|');
-    for (const c of summary.formatCompliance) {
-      out.push(`| ${markdownCell(c.target)} | ${markdownCell(c.condition)} | ${c.answered} | ${c.compliant === null ? 'n/a' : `${(100 * c.compliant).toFixed(0)} %`} | ${list(c.methods)} |`);
-    }
-    out.push('');
-  }
-  return out.join('\n');
-}
 
 const pct = (value: LabelAgreement['exact']) => (typeof value === 'number' ? `${(100 * value).toFixed(2)}%` : `n/a (${markdownCell(value.error)})`);
 const kappa = (value: LabelAgreement['kappa']) => (typeof value === 'number' ? value.toFixed(3) : `n/a (${markdownCell(value.error)})`);
@@ -309,6 +270,7 @@ export function registerMemory(memory: Command): void {
       const store = openStore(db, { readonly: true });
       try {
         const runId = memoryRunId(store, options.run);
+        requireCompleteRun(store, runId);
         // One collection, analysed by the same function as the audit's `analyze` (echolens report, gate, viewer).
         const collection = collectMemorySamples(store, runId);
         const { summary } = collection;

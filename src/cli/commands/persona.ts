@@ -1,5 +1,6 @@
 import { materialsMarkdown, runMaterials } from '../../materials/report.js';
 import type { Command } from 'commander';
+import { requireCompleteRun } from '../../experiment/run-completeness.js';
 import { runAuditCommand } from '../audit-run.js';
 import { personaHeadlines } from '../headline.js';
 import { reportEnvelope } from '../report-envelope.js';
@@ -123,6 +124,7 @@ export function registerPersona(persona: Command): void {
       const store = openStore(db, { readonly: true });
       try {
         const runId = personaRunId(store, options.run);
+        requireCompleteRun(store, runId);
         const report = personaReport(store, runId, options.bootstrap ? { B: Math.round(options.bootstrap) } : {});
         const envelope = reportEnvelope(store, runId, { persona: report });
         const materials = runMaterials(store, runId);

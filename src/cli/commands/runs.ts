@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
+import { incompleteRunMessage, stageProgressText } from '../../experiment/run-completeness.js';
 import { isSimulatedRun } from '../../gate/run-info.js';
 import { InputError } from '../../core/errors.js';
 import { transferRuns } from '../../store/postgres/transfer.js';
+import { checkStore, migrateStore } from '../../store/maintenance.js';
 import { isPostgresUrl, openStore } from '../../store/run-store.js';
 import { emit } from '../options.js';
 import { cancelBatchesCommand } from './runs-cancel-batches.js';
@@ -13,26 +15,33 @@ function modelsOf(config: unknown): string {
 }
 
 export function registerRuns(program: Command): void {
-  const runs = program.command('runs').description('list, delete, export or import the runs of a run store, or cancel its open batches');
+  const runs = program.command('runs').description('list, check, migrate, delete, export or import the runs of a run store, or cancel its open batches');
 
   runs
     .command('list')
-    .description('every run in a store: id, audit, status, cells by status, models, simulated or not')
+    .description('every run in a store: id, audit, status, progress of each stage, cells by status, models, simulated or not')
     .argument('<run.db>', 'run store')
     .option('--json', 'one JSON array instead of the table')
     .action((db: string, options) => {
       const store = openStore(db, { readonly: true });
       try {
-        const list = store.listRuns().map((r) => ({
-          id: r.id,
-          experiment: r.experiment,
-          status: r.status,
-          startedAt: r.startedAt,
-          endedAt: r.endedAt,
-          cells: r.counts,
-          models: modelsOf(r.manifest.config),
-          simulated: isSimulatedRun(r),
-        }));
+        const list = store.listRuns().map((r) => {
+          const stages = store.stages(r.id);
+          return {
+            id: r.id,
+            experiment: r.experiment,
+            status: r.status,
+            // Per stage: cells expected (null until known), registered and settled; `incomplete` says why the run is not done.
+            stages: stages.map((s) => ({ stage: s.stage, expected: s.expected, registered: s.registered, settled: s.settled })),
+            progress: stageProgressText(stages),
+            incomplete: incompleteRunMessage(r, stages),
+            startedAt: r.startedAt,
+            endedAt: r.endedAt,
+            cells: r.counts,
+            models: modelsOf(r.manifest.config),
+            simulated: isSimulatedRun(r),
+          };
+        });
         if (options.json) {
           emit(JSON.stringify(list, null, 2));
           return;
@@ -43,7 +52,7 @@ export function registerRuns(program: Command): void {
         }
         const lines = list.map(
           (r) =>
-            `${r.id}  ${r.experiment}  ${r.status}  started ${r.startedAt}  cells ${r.cells.total} (done ${r.cells.done}, failed ${r.cells.failed}, pending ${r.cells.pending})  ${r.models}${r.simulated ? '  [SIMULATED]' : ''}`,
+            `${r.id}  ${r.experiment}  ${r.status}${r.progress ? `  [${r.progress}]` : ''}  started ${r.startedAt}  cells ${r.cells.total} (done ${r.cells.done}, failed ${r.cells.failed}, pending ${r.cells.pending})  ${r.models}${r.simulated ? '  [SIMULATED]' : ''}`,
         );
         emit(lines.join('\n'));
       } finally {
@@ -95,6 +104,28 @@ export function registerRuns(program: Command): void {
     .argument('<url>', 'the PostgreSQL store (postgres:// or postgresql://)')
     .option('--run <id...>', 'only these runs (default: every run)')
     .action((file: string, url: string, options) => copyRuns(file, url, options.run, 'import'));
+
+  runs
+    .command('check')
+    .description('check a store file: SQLite integrity check, echolens mark and schema version (exit 1 with the findings when damaged)')
+    .argument('<run.db>', 'run store')
+    .option('--json', 'the result as JSON')
+    .action((db: string, options) => {
+      const result = checkStore(db);
+      if (options.json) emit(JSON.stringify(result, null, 2));
+      else if (result.ok) emit(`${db}: ok (schema version ${result.schemaVersion})`);
+      else emit([`${db}: damaged`, ...result.findings.map((f) => `  ${f}`)].join('\n'));
+      if (!result.ok) process.exitCode = 1;
+    });
+
+  runs
+    .command('migrate')
+    .description('upgrade a store written by an older echolens to this version’s schema (read-only commands ask for this)')
+    .argument('<run.db>', 'run store')
+    .action((db: string) => {
+      const { from, to } = migrateStore(db);
+      emit(from === to ? `${db}: already at schema version ${to}` : `${db}: migrated from schema version ${from} to ${to}`);
+    });
 }
 
 function copyRuns(from: string, to: string, ids: string[] | undefined, direction: 'export' | 'import'): void {

@@ -2,6 +2,7 @@ import type { ChatMessage, ModelRequest } from '../../models/types.js';
 import type { CellResult } from '../../store/types.js';
 import { escapeHtml, html, type RawHtml, REPORT_STYLE, raw, table } from '../html.js';
 import type { AuditSummaryLine } from '../../experiment/audit.js';
+import { COMPARE_CAPTION } from '../compare.js';
 import { differenceText, type RunComparison } from '../compare-runs.js';
 import { runName } from '../run-name.js';
 import {
@@ -416,13 +417,15 @@ export function comparePage(a: CompareSide, b: CompareSide, comparison: RunCompa
     { header: 'run B', value: (label) => linesB.get(label) ?? '—', numeric: true },
   ], 'Neither run has an analysis (no registered audit for its experiment).');
   const differences = comparison
-    ? html`<h2 id="compare-differences">B − A</h2><p class="note">Each run's own estimate, and the difference with a 95% interval from a paired bootstrap over the design units both runs share (B = ${comparison.B}, seed ${comparison.seed}).</p>${table(comparison.rows, [
+    ? html`<h2 id="compare-differences">B − A</h2><p class="note">${COMPARE_CAPTION} (B = ${comparison.B}, seed ${comparison.seed}).</p>${table(comparison.rows, [
         { header: 'statistic', value: (r) => r.statistic },
         { header: 'subject', value: (r) => r.subject },
-        { header: 'A', value: (r) => differenceText(r).a, numeric: true },
-        { header: 'B', value: (r) => differenceText(r).b, numeric: true },
+        { header: 'A, shared units', value: (r) => differenceText(r).a, numeric: true },
+        { header: 'B, shared units', value: (r) => differenceText(r).b, numeric: true },
         { header: 'B − A [95% CI]', value: (r) => html`<span class="difference">${differenceText(r).difference}</span>`, numeric: true },
         { header: 'shared units', value: (r) => ('error' in r.result ? '—' : `${r.result.clusters} ${r.unit}s`), numeric: true },
+        { header: 'A, own estimate', value: (r) => differenceText(r).ownA, numeric: true },
+        { header: 'B, own estimate', value: (r) => differenceText(r).ownB, numeric: true },
       ], 'The runs have no headline statistic in common.')}`
     : html``;
   const scored = pairs.filter((p) => p.scoreA !== null && p.scoreB !== null);

@@ -59,6 +59,15 @@ class HttpError extends Error {
   }
 }
 
+/** A %-escaped path segment; a malformed escape (`%E0%A4%A`) is the client's error (400), not the server's. */
+function decodePathPart(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    throw new HttpError(400, 'malformed %-escape in the path');
+  }
+}
+
 export async function startViewer(options: ViewerOptions): Promise<ViewerServer> {
   const host = options.host ?? '127.0.0.1';
   const token = newToken();
@@ -384,7 +393,7 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
       }
       default: {
         const reportPath = /^\/runs\/([^/]+)\/report$/u.exec(url.pathname);
-        if (reportPath) return serveReport(request, response, decodeURIComponent(reportPath[1] as string), params.get('s'));
+        if (reportPath) return serveReport(request, response, decodePathPart(reportPath[1] as string), params.get('s'));
         throw new HttpError(404, 'not found');
       }
     }

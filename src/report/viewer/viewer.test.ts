@@ -139,6 +139,9 @@ describe('viewer server', () => {
     const same = await (await get(`/compare?a=0:${runId}&b=0:${runId}`)).text();
     expect(same).toContain('drift gap Δ · sim:persona · sim:judge');
     expect(same).toMatch(/<span class="difference">\+0\.00 \[\+0\.00, \+0\.00\]<\/span>/u);
+    // Each side twice, labelled: on the shared units (what B − A is of) and as its own report's estimate.
+    for (const header of ['A, shared units', 'B, shared units', 'A, own estimate', 'B, own estimate']) expect(same).toContain(`>${header}<`);
+    expect(same).toContain('estimate over all its units, as its own report shows it');
     expect((await get(`/analysis?s=0&r=nope`)).status).toBe(404);
   });
 
@@ -149,6 +152,12 @@ describe('viewer server', () => {
     expect(filler.matched).toBe(all.total / 2);
     expect(filler.cells.every((c) => c.labels.arm === 'filler' && c.score >= 0)).toBe(true);
     expect((await get(`/api/cells?s=0&r=${runId}&status=bogus`)).status).toBe(400);
+  });
+
+  it('answers a malformed %-escape in a report path with 400, not 500', async () => {
+    const response = await get('/runs/%E0%A4%A/report');
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain('malformed %-escape');
   });
 
   it('addresses stores, runs and cells only by index and id: paths lead nowhere', async () => {

@@ -28,6 +28,7 @@ import {
   scrubText,
   validateManifest,
 } from '../run-store-common.js';
+import { type StageDeclaration, type StageProgress, stageComplete } from '../run-stages.js';
 import { prefixSignature } from '../schedule.js';
 import type { CellResult, CellSpec, CellStatus, RunManifest } from '../types.js';
 import { PgBatchJobs } from './pg-batch-jobs.js';
@@ -166,6 +167,7 @@ export class PgRunStore implements RunStore {
       { sql: 'CREATE TEMP TABLE IF NOT EXISTS echolens_deleted_keys (key TEXT PRIMARY KEY) ON COMMIT DELETE ROWS' },
       { sql: 'INSERT INTO echolens_deleted_keys SELECT DISTINCT key FROM run_cells WHERE run_id = $1 ON CONFLICT DO NOTHING', params: [id] },
       { sql: 'DELETE FROM run_cells WHERE run_id = $1', params: [id] },
+      { sql: 'DELETE FROM run_stages WHERE run_id = $1', params: [id] },
       { sql: 'DELETE FROM runs WHERE id = $1', params: [id] },
       {
         sql: `DELETE FROM cells c USING echolens_deleted_keys d
@@ -182,11 +184,13 @@ export class PgRunStore implements RunStore {
       },
     ]);
     this.blobCacheInstance = undefined;
-    return { cellsRemoved: results[4]!.rowCount };
+    return { cellsRemoved: results[5]!.rowCount };
   }
 
-  setRunStatus(id: string, status: RunStatus, summary?: unknown): void {
-    if (!RUN_STATUSES.includes(status)) throw new InvalidArgumentError('status', `unknown run status ${status}`);
+  setRunStatus(id: string, requested: RunStatus, summary?: unknown): void {
+    if (!RUN_STATUSES.includes(requested)) throw new InvalidArgumentError('status', `unknown run status ${requested}`);
+    // A run is done only when every stage it declared is (run-stages.ts); until then it stays running.
+    const status = requested === 'done' && this.stages(id).some((stage) => !stageComplete(stage)) ? 'running' : requested;
     const now = new Date().toISOString();
     const ended = status === 'running' ? null : now;
     const summaryJson = summary === undefined ? null : JSON.stringify(scrubSecrets(summary, this.secrets));
@@ -198,6 +202,46 @@ export class PgRunStore implements RunStore {
       id,
     ]).rowCount;
     if (changes === 0) throw new InvalidArgumentError('runId', `no run ${JSON.stringify(id)} in ${this.file}`);
+  }
+
+  // ---- stages (run-stages.ts) ----
+
+  declareStages(runId: string, stages: readonly StageDeclaration[]): void {
+    const now = new Date().toISOString();
+    this.transaction(() => {
+      stages.forEach((stage, index) => {
+        this.query(
+          `INSERT INTO run_stages (run_id, stage, ordinal, expected, registered, settled, updated_at) VALUES ($1, $2, $3, $4, 0, 0, $5)
+           ON CONFLICT (run_id, stage) DO UPDATE SET expected = excluded.expected, updated_at = excluded.updated_at
+           WHERE run_stages.registered = 0 AND run_stages.settled = 0`,
+          [runId, stage.name, index, stage.expected, now],
+        );
+      });
+    });
+  }
+
+  recordStage(runId: string, stage: string, counts: { expected: number; registered: number; settled: number }): void {
+    this.query(
+      `INSERT INTO run_stages (run_id, stage, ordinal, expected, registered, settled, updated_at)
+       VALUES ($1, $2, (SELECT coalesce(max(ordinal) + 1, 0) FROM run_stages WHERE run_id = $1), $3, $4, $5, $6)
+       ON CONFLICT (run_id, stage) DO UPDATE SET expected = excluded.expected, registered = excluded.registered,
+         settled = excluded.settled, updated_at = excluded.updated_at`,
+      [runId, stage, counts.expected, counts.registered, counts.settled, new Date().toISOString()],
+    );
+  }
+
+  stages(runId: string): StageProgress[] {
+    const rows = this.query('SELECT stage, ordinal, expected, registered, settled, updated_at FROM run_stages WHERE run_id = $1 ORDER BY ordinal, stage', [
+      runId,
+    ]).rows as unknown as Array<{ stage: string; ordinal: number; expected: number | null; registered: number; settled: number; updated_at: string }>;
+    return rows.map((r) => ({
+      stage: r.stage,
+      ordinal: Number(r.ordinal),
+      expected: r.expected === null ? null : Number(r.expected),
+      registered: Number(r.registered),
+      settled: Number(r.settled),
+      updatedAt: r.updated_at,
+    }));
   }
 
   // ---- cells ----

@@ -102,6 +102,16 @@ CREATE TABLE batch_job_cells (
   PRIMARY KEY (job_id, key)
 );
 CREATE INDEX batch_job_cells_key ON batch_job_cells (key);
+CREATE TABLE run_stages (
+  run_id     TEXT NOT NULL REFERENCES runs (id),
+  stage      TEXT NOT NULL,
+  ordinal    INTEGER NOT NULL,
+  expected   INTEGER,
+  registered INTEGER NOT NULL DEFAULT 0,
+  settled    INTEGER NOT NULL DEFAULT 0,
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (run_id, stage)
+);
 CREATE TABLE rate_buckets (
   name       TEXT PRIMARY KEY,
   level      DOUBLE PRECISION NOT NULL,
