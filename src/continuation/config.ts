@@ -74,6 +74,16 @@ export const continuationConfigSchema = z
       })
       .strict()
       .optional(),
+    /**
+     * `echolens` (default) or the path of a local clone of the authors' ContextEcho repository:
+     * their continuation system prompt, acknowledgement turn and tool schemas (continuation/materials.ts).
+     */
+    materials: z.string().min(1).optional(),
+    /**
+     * `reference` also scores every answer as the authors' code does (tool match and jaccard_args,
+     * continuation/reference-fidelity.ts) and reports it beside the calibrated fidelity, which stays the verdict.
+     */
+    procedure: z.enum(['echolens', 'reference']).optional(),
     /** CI gate thresholds read by `echolens gate` (absent = the gate's defaults). */
     gate: auditGateSectionSchema(continuationGateShape).optional(),
   })

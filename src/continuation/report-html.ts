@@ -102,5 +102,26 @@ export async function continuationHtmlSection(report: ContinuationReport): Promi
       ]),
     );
   }
+  for (const t of report.reference?.targets ?? []) {
+    // procedure: reference — the authors' scoring beside the calibrated one (report-reference.ts has the Markdown).
+    const calibrated = report.analysis.targets.find((c) => c.target === t.target);
+    parts.push(html`<h3>${t.target}: the authors’ scoring (procedure: reference; the verdict uses the calibrated fidelity)</h3>`);
+    parts.push(
+      table(t.analysis.contrasts, [
+        { header: 'contrast', value: (c) => `${c.a} − ${c.b}${c.primary ? ' (primary)' : ''}` },
+        { header: 'complete case Δ, calibrated', value: (c) => continuationCiText(calibrated?.contrasts.find((x) => x.a === c.a && x.b === c.b)?.completeCase ?? c.completeCase), numeric: true },
+        { header: 'complete case Δ, authors', value: (c) => continuationCiText(c.completeCase), numeric: true },
+        { header: 'ITT Δ, calibrated', value: (c) => continuationCiText(calibrated?.contrasts.find((x) => x.a === c.a && x.b === c.b)?.itt ?? c.itt), numeric: true },
+        { header: 'ITT Δ, authors', value: (c) => continuationCiText(c.itt), numeric: true },
+      ]),
+    );
+    parts.push(
+      table(t.arms, [
+        { header: 'arm', value: (a) => a.arm },
+        { header: 'tool match (M1)', value: (a) => `${a.toolMatches}/${a.generated}`, numeric: true },
+        { header: 'argument similarity of matching calls (M2)', value: (a) => a.argSimilarity?.toFixed(3) ?? 'n/a', numeric: true },
+      ]),
+    );
+  }
   return html`${parts}`;
 }

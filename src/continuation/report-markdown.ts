@@ -1,6 +1,7 @@
 import type { PairedEstimate } from './analysis.js';
 import type { ContinuationReport } from './run.js';
 import { markdownText } from '../report/markdown-text.js';
+import { renderReferenceContinuationMarkdown } from './report-reference.js';
 
 /** Markdown report of a continuation run (pure). Model output never appears here, only scores. */
 
@@ -76,6 +77,7 @@ export function renderContinuationMarkdown(report: ContinuationReport): string {
     }
     lines.push('');
   }
+  if (report.reference) lines.push(renderReferenceContinuationMarkdown(report));
   lines.push('## Cutpoints', '');
   lines.push('| cutpoint | line | position | ground-truth tool | task | recent window task | stratum |');
   lines.push('|---|---|---|---|---|---|---|');

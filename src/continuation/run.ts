@@ -16,7 +16,11 @@ import { type ContinuationConfig, continuationConfigSchema } from './config.js';
 import { CONTINUATION_EXPERIMENT, type ContinuationPlan, type PlannedCutpoint, planContinuation } from './plan.js';
 import { applyVerdicts, JUDGE_STAGE, judgeQuestions, judgeSpec, parseEquivalence, questionId, reaskEquivalence } from './judge.js';
 import { type CallScore, scoreAnswer } from './scoring.js';
+import { type ReferenceCallScore, referenceCallScore } from './reference-fidelity.js';
+import { analyzeReferenceContinuation, type ReferenceContinuation } from './reference-analysis.js';
 import { registerSimTruth } from './sim.js';
+import { isBuiltinMaterials } from '../materials/files.js';
+import { type ContinuationMaterials, loadContinuationMaterials } from './materials.js';
 
 /** The I/O edge of the continuation audit: read the transcripts, run the cells, read them back. */
 
@@ -30,6 +34,7 @@ function resolvePaths(config: ContinuationConfig, base: string): ContinuationCon
   if (config.crossSession) out.crossSession = resolvePath(config.crossSession, base);
   if (config.tools) out.tools = resolvePath(config.tools, base);
   if (config.tasks) out.tasks = resolvePath(config.tasks, base);
+  if (config.materials !== undefined && !isBuiltinMaterials(config.materials)) out.materials = resolvePath(config.materials, base);
   return out;
 }
 
@@ -57,8 +62,13 @@ export async function readContinuationSessions(config: ContinuationConfig): Prom
 }
 
 /** Plans, and tells the simulated targets the ground truth (they cannot know it otherwise). */
-export function planAndPrime(config: ContinuationConfig, session: Session, cross: Session | undefined): ContinuationPlan {
-  const plan = planContinuation(config, session, cross);
+export function planAndPrime(
+  config: ContinuationConfig,
+  session: Session,
+  cross: Session | undefined,
+  materials: ContinuationMaterials | null = loadContinuationMaterials(config.materials),
+): ContinuationPlan {
+  const plan = planContinuation(config, session, cross, materials);
   if (config.targets.some((t) => t.startsWith('sim:'))) {
     for (const arms of plan.arms) registerSimTruth(arms.immediate, arms.cutpoint.groundTruth, arms.arms.recent.messages[0]?.content ?? null);
   }
@@ -70,6 +80,8 @@ export interface ContinuationInput {
   session: Session;
   cross: Session | undefined;
   plan: ContinuationPlan;
+  /** The authors' texts when `materials` names a clone (null: echolens's). */
+  materials?: ContinuationMaterials | null;
 }
 
 export interface ContinuationRunCounts {
@@ -103,10 +115,14 @@ export const continuationRunner: AuditRunner<ContinuationConfig, ContinuationInp
   limits: (config) => config.limits,
   async prepare(config) {
     const { session, cross } = await readContinuationSessions(config);
-    return { session, cross, plan: planAndPrime(config, session, cross) };
+    const materials = loadContinuationMaterials(config.materials);
+    return { session, cross, materials, plan: planAndPrime(config, session, cross, materials) };
   },
   plan: (_config, input) => input.plan.specs,
-  manifestOptions: (_config, { session, cross, plan }) => ({
+  manifestOptions: (config, { session, cross, plan, materials }) => ({
+    // Which texts and which scoring: the reports name them (materials/report.ts).
+    ...(materials ? { materials: materials.record } : {}),
+    procedure: config.procedure ?? 'echolens',
     inputFingerprint: inputFingerprint(plan),
     cutpoints: plan.cutpoints,
     tools: plan.tools.map((t) => t.name),
@@ -163,7 +179,10 @@ export async function runContinuation(
   runtime: StageRuntime = {},
   sessions?: { session: Session; cross: Session | undefined },
 ): Promise<ContinuationRunResult> {
-  const input = sessions ? { ...sessions, plan: planAndPrime(config, sessions.session, sessions.cross) } : await continuationRunner.prepare(config);
+  const materials = sessions ? loadContinuationMaterials(config.materials) : null;
+  const input = sessions
+    ? { ...sessions, materials, plan: planAndPrime(config, sessions.session, sessions.cross, materials) }
+    : await continuationRunner.prepare(config);
   const run = await runAudit(continuationRunner, config, db, { runtime, input });
   return { runId: run.runId, resumed: run.resumed, cells: run.result.cells, interrupted: run.interrupted, spendUsd: run.spendUsd, plan: input.plan };
 }
@@ -191,6 +210,8 @@ export interface ContinuationReport {
   analysis: ContinuationAnalysis;
   /** The optional semantic-equivalence judge: how its questions were answered (null: no judge). */
   judge: JudgeSummary | null;
+  /** With `procedure: reference`: the panel scored as the authors' code scores it (the verdict stays the calibrated analysis). */
+  reference: ReferenceContinuation | null;
   cells: ScoredCell[];
 }
 
@@ -216,6 +237,8 @@ export interface ContinuationCollected {
   cutpoints: PlannedCutpoint[];
   /** The optional judge's verdicts by kind (null when the run asked no judge). */
   judge: JudgeSummary | null;
+  /** Each observation scored as the authors' code scores it (same order as observations). */
+  referenceScores?: ReferenceCallScore[];
 }
 
 /** How the judge's distinct questions were answered. */
@@ -236,6 +259,7 @@ export function collectContinuation(store: RunStore, run: RunInfo): Continuation
   const cells: ScoredCell[] = [];
   const all = store.cellResultsOfRun(run.id);
   const verdicts = judgeVerdicts(all, run);
+  const referenceScores: ReferenceCallScore[] = [];
   for (const cell of all) {
     const l = cell.labels;
     if (l.experiment !== CONTINUATION_EXPERIMENT || l.stage !== 'target') continue;
@@ -247,9 +271,10 @@ export function collectContinuation(store: RunStore, run: RunInfo): Continuation
     const score = verdicts.size > 0 ? applyVerdicts(cut.groundTruth, deterministic, cell.result.toolCalls, verdicts) : deterministic;
     const arm = String(l.arm) as ContinuationArm;
     observations.push({ target: String(l.target), cutpoint: cut.id, arm, generated, status: score.status, fidelity: score.fidelity, sameTask: cut.sameTask });
+    referenceScores.push(referenceCallScore(cut.groundTruth, generated ? cell.result.toolCalls : undefined));
     cells.push({ target: String(l.target), cutpoint: cut.id, arm, cellStatus: status, score });
   }
-  return { observations, cells, cutpoints, judge: judgeSummary(verdicts, run) };
+  return { observations, cells, cutpoints, judge: judgeSummary(verdicts, run), referenceScores };
 }
 
 function judgeSummary(verdicts: ReadonlyMap<string, 'equivalent' | 'different' | 'invalid' | 'unanswered'>, run: RunInfo): JudgeSummary | null {
@@ -303,6 +328,13 @@ export function analyzeContinuationRun(collected: ContinuationCollected, run: Ru
     cutpoints: collected.cutpoints,
     analysis: analyzeContinuation(collected.observations, { resamples, seed }),
     judge: collected.judge,
+    reference:
+      parsed.success && parsed.data.procedure === 'reference' && collected.referenceScores
+        ? analyzeReferenceContinuation(
+            collected.observations.map((o, i) => ({ ...o, reference: collected.referenceScores?.[i] ?? { toolMatch: false, argSimilarity: null } })),
+            { resamples, seed },
+          )
+        : null,
     cells: collected.cells,
   };
 }

@@ -60,8 +60,14 @@ export const PAPER_DECODING: Readonly<MemoryDecoding> = Object.freeze({ temperat
 
 const questionsSchema = z
   .object({
-    /** builtin: data/memory-drift/questions.jsonl; file: a CSV/JSONL of your own; hf: a Hugging Face dataset. */
-    source: z.enum(['builtin', 'file', 'hf']).default('builtin'),
+    /**
+     * builtin: data/memory-drift/questions.jsonl; file: a CSV/JSONL of your own; hf: a Hugging Face
+     * dataset (over the network); benchmark: the authors' released benchmark files read locally
+     * (.parquet, .json, .jsonl; benchmark-files.ts).
+     */
+    source: z.enum(['builtin', 'file', 'hf', 'benchmark']).default('builtin'),
+    /** With source benchmark: the App. A keyword filters (none, drop-list, keep-signals). */
+    curation: z.enum(['none', 'drop-list', 'keep-signals']).optional(),
     file: z.string().min(1).optional(),
     dataset: z.string().min(1).optional(),
     hfConfig: z.string().min(1).optional(),
@@ -85,11 +91,17 @@ const questionsSchema = z
     if (q.source === 'file' && q.file === undefined) {
       ctx.addIssue({ code: 'custom', path: ['file'], message: 'source "file" needs questions.file (a .csv or .jsonl)' });
     }
+    if (q.source === 'benchmark' && q.file === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['file'], message: 'source "benchmark" needs questions.file (a .parquet, .json or .jsonl of the authors’ benchmark)' });
+    }
+    if (q.source !== 'benchmark' && q.curation !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['curation'], message: 'questions.curation applies to source: benchmark' });
+    }
     if (q.source === 'hf' && q.dataset === undefined) {
       ctx.addIssue({ code: 'custom', path: ['dataset'], message: 'source "hf" needs questions.dataset (owner/name)' });
     }
-    if (q.source !== 'file' && q.file !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['file'], message: 'questions.file is read only with source: file' });
+    if (q.source !== 'file' && q.source !== 'benchmark' && q.file !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['file'], message: 'questions.file is read only with source: file or benchmark' });
     }
     if (q.source !== 'hf' && q.dataset !== undefined) {
       ctx.addIssue({ code: 'custom', path: ['dataset'], message: 'questions.dataset is read only with source: hf' });

@@ -30,6 +30,7 @@ import {
   unitKey,
   cellValue,
 } from './contrasts.js';
+import { isAblationLabel } from './anchor-ablation.js';
 import { type InferenceOptions, type UnitInference, unitInference } from './inference.js';
 
 /**
@@ -59,7 +60,7 @@ function checkedItems(observations: readonly PersonaObservation[], surface: 'str
   return [...new Set(observations.filter((o) => o.surface === surface && o.check).map((o) => o.item))].sort();
 }
 
-function probeCell(design: AnalysisDesign, target: string, judge: string, arm: string, over: Partial<CellRef> = {}): CellRef {
+export function probeCell(design: AnalysisDesign, target: string, judge: string, arm: string, over: Partial<CellRef> = {}): CellRef {
   return {
     target,
     judge,
@@ -336,7 +337,8 @@ export function analyzeMitigations(
 ): MitigationResult[] {
   const inf = inferenceOptions(options);
   const out: MitigationResult[] = [];
-  const treated = design.mitigations.filter((m) => m !== 'none');
+  // Anchor-ablation cells have their own section (anchor-ablation-analysis.ts).
+  const treated = design.mitigations.filter((m) => m !== 'none' && !isAblationLabel(m));
   if (treated.length === 0) return out;
   for (const judge of design.judges) {
     for (const target of design.targets) {

@@ -2,6 +2,8 @@ import type { Maybe } from '../core/maybe.js';
 import type { AgreementResult } from '../stats/agreement.js';
 import type { Fingerprint, FingerprintPatterns } from './fingerprint.js';
 import type { InferenceLevel, UnitInference } from './inference.js';
+import type { AnalysisExtras, ExtraOptions } from './analysis-extras.js';
+import type { ReferenceBlock } from './reference-analysis.js';
 
 /**
  * The types of the persona analysis (analysis.ts and the modules it is split into:
@@ -32,6 +34,10 @@ export interface PersonaObservation {
   /** System prompt name the cell was sent with (absent in old runs: one prompt, `default`). */
   systemPrompt?: string;
   surface: Surface;
+  /** Anchor-ablation cells: the grid levels (the `mitigation` label names the cell). */
+  anchor?: { arm: string; size: number | null; tokens: number; placement: 'before-probe' | 'session-start' | 'both'; turns: number };
+  /** Probe surface: whether the benchmark framing preceded the probe (absent = framed, the default). */
+  framed?: boolean;
   /** Probe id, stressor id or contract id. */
   item: string;
   /** Probe category (probe surface) or the stressor/contract id. */
@@ -147,6 +153,8 @@ export interface VerbosityResult {
   /** Mean real length / mean filler length over pairs where both arms comply. */
   conditionalRatio: number | null;
   conditionalPairs: number;
+  /** The same ratios per session (paper Table 1 and its conditional-on-compliance paragraph). */
+  bySession: Array<{ session: string; pairs: number; medianRatio: number | null; conditionalRatio: number | null; conditionalPairs: number }>;
   /** Between-session share of the log verbosity ratio (random-effects REML). */
   heterogeneity: Maybe<{ between: number; within: number; betweenShare: number }> | null;
 }
@@ -192,7 +200,7 @@ export interface JudgeAgreementResult {
   signs: Maybe<{ agree: number; flip: number; nullVsSmall: number; labels: Array<{ target: string; gapA: number; gapB: number; label: string }> }>;
 }
 
-export interface PersonaReport {
+export interface PersonaReport extends AnalysisExtras {
   schema: 'echolens.persona-report/1';
   options: Required<Pick<AnalysisOptions, 'B' | 'seed' | 'strongThreshold' | 'tostMargin'>> & { primaryCategory: string | null };
   design: AnalysisDesign;
@@ -224,9 +232,11 @@ export interface PersonaReport {
     /** One per response; `target` tells targets apart on the chart. */
     points: Array<{ target: string; arm: string; mitigation: string; pc1: number; pc2: number }>;
   }> | null;
+  /** The authors' own estimators (runs with `procedure: reference`); reported beside, never the verdict. */
+  reference?: ReferenceBlock;
 }
 
-export interface AnalysisOptions {
+export interface AnalysisOptions extends ExtraOptions {
   /** Monte Carlo patterns of sign-flip tests that are not exact (at least 20,000 are used). */
   B?: number;
   seed?: number;
@@ -247,6 +257,8 @@ export interface AnalysisOptions {
   /** Configured distance names, in config order. */
   distances?: readonly string[];
   alpha?: number;
+  /** `reference` adds the authors' estimators as the report's `reference` block. */
+  procedure?: 'echolens' | 'reference';
 }
 
 export type ResolvedOptions = Required<Pick<AnalysisOptions, 'B' | 'seed' | 'strongThreshold' | 'tostMargin' | 'alpha'>> & {

@@ -33,6 +33,8 @@ import type {
 import { attempt, promptOf } from './contrasts.js';
 import { type Fingerprint, type FingerprintPatterns, fingerprint, fingerprintPca } from './fingerprint.js';
 import type { InferenceLevel, UnitInference } from './inference.js';
+import { analyzeReference, type ReferenceBlock } from './reference-analysis.js';
+import { type AnalysisExtras, analyzeExtras, type ExtraOptions, headlineObservations } from './analysis-extras.js';
 
 export type * from './analysis-types.js';
 
@@ -168,8 +170,9 @@ function stressorRows(done: readonly PersonaObservation[]): StressorResult[] {
 
 /** Verbosity in the headline prompt and distance, no mitigation (descriptive; the tested contrast is in stressorContrasts). */
 function verbosityRows(done: readonly PersonaObservation[], design: AnalysisDesign): VerbosityResult[] {
+  const prompt = stressorHeadlinePrompt(done, design);
   const cells = done.filter(
-    (o) => o.surface === 'stressor' && o.check && o.mitigation === 'none' && o.distance === design.primaryDistance && promptOf(o) === design.primarySystemPrompt,
+    (o) => o.surface === 'stressor' && o.check && o.mitigation === 'none' && o.distance === design.primaryDistance && promptOf(o) === prompt,
   );
   const out: VerbosityResult[] = [];
   for (const group of groupBy(cells, (o) => `${o.target}\u0000${o.item}`).values()) {
@@ -185,10 +188,22 @@ function verbosityRows(done: readonly PersonaObservation[], design: AnalysisDesi
     const ratios = withLength.map((p) => p.real.text.trim().length / p.filler.text.trim().length);
     const compliant = withLength.filter((p) => p.real.check?.pass && p.filler.check?.pass);
     const sessions = new Set(withLength.map((p) => p.real.session));
+    const lengthRatio = (list: typeof pairs) => {
+      const both = list.filter((p) => p.real.check?.pass && p.filler.check?.pass);
+      return {
+        medianRatio: list.length > 0 ? median(list.map((p) => p.real.text.trim().length / p.filler.text.trim().length)) : null,
+        conditionalRatio: both.length > 0 ? mean(both.map((p) => p.real.text.trim().length)) / mean(both.map((p) => p.filler.text.trim().length)) : null,
+        conditionalPairs: both.length,
+      };
+    };
+    const bySession = [...sessions].sort().map((session) => {
+      const mine = withLength.filter((p) => p.real.session === session);
+      return { session, pairs: mine.length, ...lengthRatio(mine) };
+    });
     out.push({
       target: first.target,
       item: first.item,
-      cell: `target=${first.target} prompt=${design.primarySystemPrompt} mitigation=none distance=${design.primaryDistance} surface=stressor category=${first.item}`,
+      cell: `target=${first.target} prompt=${prompt} mitigation=none distance=${design.primaryDistance} surface=stressor category=${first.item}`,
       pairs: pairs.length,
       complianceGapPp: 100 * (fillerRate - realRate),
       medianRatio: ratios.length > 0 ? median(ratios) : null,
@@ -205,9 +220,21 @@ function verbosityRows(done: readonly PersonaObservation[], design: AnalysisDesi
               return { between: v.between, within: v.within, betweenShare: v.betweenShare };
             })
           : null,
+      bySession,
     });
   }
   return out;
+}
+
+/**
+ * The prompt of the verbosity table: the headline prompt when stressor cells were sent with it,
+ * else the first prompt (config order) that has stressor cells. A run whose stressors use their own
+ * system prompt (the reference procedure's format-strict prompt) still gets its table.
+ */
+function stressorHeadlinePrompt(done: readonly PersonaObservation[], design: AnalysisDesign): string {
+  const used = new Set(done.filter((o) => o.surface === 'stressor').map(promptOf));
+  if (used.has(design.primarySystemPrompt)) return design.primarySystemPrompt;
+  return design.systemPrompts.find((p) => used.has(p)) ?? design.primarySystemPrompt;
 }
 
 function contractRows(done: readonly PersonaObservation[]): PersonaReport['contracts'] {
@@ -296,8 +323,10 @@ function fingerprintRows(probes: readonly PersonaObservation[], patterns?: Finge
   });
 }
 
-export function analyzePersona(observations: readonly PersonaObservation[], options: AnalysisOptions = {}): PersonaReport {
+export function analyzePersona(all: readonly PersonaObservation[], options: AnalysisOptions = {}): PersonaReport {
   const resolved = resolveOptions(options);
+  // A design factor the cells do not name (probe framing) keeps the headline to its first level.
+  const observations = headlineObservations(all, options);
   const inference = analyzePersonaInference(observations, options);
   const { design } = inference;
   const done = observations.filter((o) => o.status === 'done');
@@ -320,7 +349,7 @@ export function analyzePersona(observations: readonly PersonaObservation[], opti
     },
     design,
     verdicts: inference.verdicts,
-    counts: countRows(observations, design.judges),
+    counts: countRows(all, design.judges),
     drift: inference.drift,
     contrasts: inference.contrasts,
     mitigations: inference.mitigations,
@@ -333,5 +362,8 @@ export function analyzePersona(observations: readonly PersonaObservation[], opti
     scratch: inference.scratch,
     judgeAgreement: judgeAgreementRows(headlineProbes, design.judges, inference.drift),
     fingerprint: fingerprintRows(headlineProbes, options.fingerprintPatterns),
+    ...analyzeExtras(all, observations, inference, resolved, options),
+    // The paper's B = 10,000 for every reference resampling, whatever B the calibrated tests use.
+    ...(options.procedure === 'reference' ? { reference: analyzeReference(observations, design, { B: 10_000, seed: resolved.seed }) } : {}),
   };
 }

@@ -18,6 +18,7 @@ import {
 import { personaCompare } from './compare.js';
 import { personaGate } from './gate.js';
 import { personaLiveProbe, personaViewer } from './viewer.js';
+import { personaExtrasSummary } from './extras-render.js';
 
 /** What the persona audit reads back from a run. */
 export interface PersonaCollected {
@@ -63,8 +64,8 @@ export const personaAudit: Audit<PersonaConfig, Session[], PersonaCollected, Per
     htmlSection: ({ report, collected }) => personaSection(report, collected.observations, collected.sessions),
     csvRows: ({ report }) => personaCsvRows(report),
     json: ({ report }) => report,
-    viewerSummary: ({ report }) =>
-      report.drift.map(
+    viewerSummary: ({ report }) => [
+      ...report.drift.map(
         (d): AuditSummaryLine => ({
           label: `drift gap Δ · ${d.target} · ${d.judge}`,
           value: isPresent(d.gap)
@@ -72,5 +73,7 @@ export const personaAudit: Audit<PersonaConfig, Session[], PersonaCollected, Per
             : `n/a (${d.gap.error})`,
         }),
       ),
+      ...personaExtrasSummary(report),
+    ],
   },
 };

@@ -1,5 +1,7 @@
 import type { Estimate, GapEstimate, Maybe, PersonaReport } from './analysis.js';
 import { markdownText } from '../report/markdown-text.js';
+import { referenceMarkdown } from './reference-render.js';
+import { extrasMarkdown } from './extras-render.js';
 
 /** Markdown rendering of a PersonaReport: the same numbers as the JSON, for people. */
 
@@ -62,6 +64,9 @@ export function renderPersonaMarkdown(report: PersonaReport, title = 'Persona dr
       ]),
     ),
   );
+
+  out.push(...referenceMarkdown(report));
+  out.push(...extrasMarkdown(report));
 
   for (const d of report.drift) {
     out.push(`### ${cell(d.target)} — judge ${cell(d.judge)}`, '');

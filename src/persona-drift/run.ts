@@ -14,7 +14,8 @@ import type { RunInfo, RunStore } from '../store/run-store.js';
 import type { CellSpec } from '../store/types.js';
 import { type AnalysisOptions, analyzePersona, type PersonaObservation, type PersonaReport } from './analysis.js';
 import { runStressorChecker } from './checkers.js';
-import { type PersonaConfig, personaConfigSchema, personaProcedure } from './config.js';
+import { framingLevels, type PersonaConfig, personaConfigSchema, personaProcedure } from './config.js';
+import { type HarnessName, harnessOfTool } from './harness.js';
 import { checkContract } from './contracts.js';
 import { buildJudgeReask, judgeParser } from './judge.js';
 import { decodePersonaTargetLabels, isPersonaTargetCell, resolveJudgeVerdicts } from './labels.js';
@@ -293,6 +294,10 @@ export function collectPersonaObservations(store: RunStore, runId: string): Pers
         ? { continuation: { messages: l.continuationMessages, clipped: typeof l.continuationClipped === 'string' ? l.continuationClipped : null } }
         : {}),
       surface: l.surface,
+      ...(typeof l.framed === 'boolean' ? { framed: l.framed } : {}),
+      ...(l.anchorArm !== undefined && l.anchorPlacement !== undefined && l.anchorTurns !== undefined && l.anchorTokens !== undefined
+        ? { anchor: { arm: l.anchorArm, size: l.anchorSize ?? null, tokens: l.anchorTokens, placement: l.anchorPlacement, turns: l.anchorTurns } }
+        : {}),
       item: l.item,
       category: l.category,
       paraphrase: l.paraphrase,
@@ -339,9 +344,24 @@ export function analyzePersonaRun(observations: readonly PersonaObservation[], r
         tostMargin: config.data.analysis.tostMargin,
         systemPrompts: config.data.systemPrompts,
         distances: config.data.distances.map((d) => d.name),
+        procedure: personaProcedure(config.data).name,
+        framing: framingLevels(config.data),
       }
     : {};
-  return analyzePersona(observations, { ...analysis, ...options });
+  const harnesses = manifestHarnesses(run);
+  return analyzePersona(observations, { ...analysis, ...(harnesses ? { harnesses } : {}), ...options });
+}
+
+/** The harness of each session (Claude Code or Codex) from the tool the run manifest recorded. */
+function manifestHarnesses(run: RunInfo): Record<string, HarnessName> | undefined {
+  const sessions = (run.manifest.options as { sessions?: Array<{ id?: unknown; tool?: unknown }> } | undefined)?.sessions;
+  if (!Array.isArray(sessions)) return undefined;
+  const out: Record<string, HarnessName> = {};
+  for (const s of sessions) {
+    const harness = typeof s.tool === 'string' ? harnessOfTool(s.tool) : null;
+    if (typeof s.id === 'string' && harness) out[s.id] = harness;
+  }
+  return out;
 }
 
 export function personaReport(store: RunStore, runId: string, options: AnalysisOptions = {}): PersonaReport {

@@ -6,6 +6,7 @@ import { memoryHeadlines } from '../headline.js';
 import { reportEnvelope } from '../report-envelope.js';
 import { ConfigError, InvalidArgumentError } from '../../core/errors.js';
 import { memoryAudit } from '../../memory-drift/audit.js';
+import { registerMemoryLabelSheet } from './memory-label-sheet.js';
 import { aggregateAnnotations, buildOrthogonalityItems, exportAnnotationSheet, parseAnnotationSheet } from '../../memory-drift/annotations.js';
 import { compileCurationMatcher, curateQuestion, loadBuiltinCurationKeywords } from '../../memory-drift/curation.js';
 import { readDataFile } from '../../memory-drift/data-files.js';
@@ -240,7 +241,7 @@ export function renderCalibrationMarkdown(calibration: MemoryCalibration): strin
   return out.join('\n');
 }
 
-/** `echolens memory run | report | calibrate | curate | labeler-check` (the training commands: memory-mitigation.ts). */
+/** `echolens memory run | report | calibrate | curate | labeler-check | label-sheet` (the training commands: memory-mitigation.ts). */
 export function registerMemory(memory: Command): void {
   const runCommand = addConfigRunCommand(
     memory,
@@ -519,4 +520,5 @@ export function registerMemory(memory: Command): void {
         read.close();
       }
     });
+  registerMemoryLabelSheet(memory);
 }

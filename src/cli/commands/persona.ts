@@ -13,8 +13,9 @@ import { calibratePersona, calibrationDesignFromConfig, DEFAULT_VARIANCE } from 
 import { renderCalibrationText } from '../../persona-drift/calibrate-text.js';
 import { plannedItems } from '../../persona-drift/plan.js';
 import { loadPersonaStimuli } from '../../persona-drift/stimuli.js';
+import { registerPersonaInterchange } from './persona-interchange.js';
 
-/** `echolens persona run | calibrate | report`. */
+/** `echolens persona run | calibrate | report | import | export`. */
 export function registerPersona(persona: Command): void {
   const runCommand = addConfigRunCommand(
     persona,
@@ -103,7 +104,7 @@ export function registerPersona(persona: Command): void {
 
   addReportCommand(
     persona,
-    'analyse a persona run: a verdict per target, then drift gaps per design cell with CIs at the sampled unit, mitigations, stressors, contracts, compaction, agreement',
+    'analyse a persona run: a verdict per target, then drift gaps per design cell with CIs at the sampled unit, mitigations, stressors, contracts, compaction, agreement, the pooled judge consensus (several judges), Claude Code vs Codex (sessions of both), framing and anchor ablations, the onset with its rule; under procedure: reference (imported runs) also the paper\'s own estimators beside them (`reference`)',
   )
     .option('--bootstrap <B>', 'Monte Carlo sign patterns for tests over more than 20 units (at least 20,000 are used; smaller tests are exact)', positiveNumber('--bootstrap'))
     .action((db: string, options) => {
@@ -124,4 +125,5 @@ export function registerPersona(persona: Command): void {
         store.close();
       }
     });
+  registerPersonaInterchange(persona);
 }
