@@ -1,4 +1,5 @@
-import type { Audit, AuditRunResult } from '../experiment/audit.js';
+import type { Audit, AuditPreflight, AuditRunResult } from '../experiment/audit.js';
+import type { PreflightProblem } from '../experiment/preflight.js';
 import { suggestedBudget } from '../experiment/preflight.js';
 import { auditExitCode, runAudit } from '../experiment/run-audit.js';
 import type { StageRuntime } from '../experiment/runtime.js';
@@ -35,9 +36,12 @@ export async function runAuditCommand<C, I, K, R, X>(audit: Audit<C, I, K, R, X>
     ...(flags.batch ? { batch: true } : {}),
     ...(flags.pollInterval !== undefined ? { pollIntervalMs: flags.pollInterval * 1000 } : {}),
   };
-  const checked = audit.preflight ? await audit.preflight(config, runtime) : { input: await audit.prepare(config) };
+  const checked: AuditPreflight<I> = audit.preflight
+    ? await audit.preflight(config, flags.dryRun ? { ...runtime, dryRun: true } : runtime)
+    : { input: await audit.prepare(config) };
   if (flags.dryRun) {
     process.stdout.write(`${audit.dryRun(config, checked.input, priceFile).lines.join('\n')}\n`);
+    for (const line of keyWarningLines(checked.keyWarnings ?? [])) process.stderr.write(`${line}\n`);
     if (flags.batch) {
       process.stdout.write(
         '--batch: the "with --batch" figure above is the one that applies: openai: and anthropic: cells at half price, each prefix group\u2019s first cell writing the prompt cache in a first batch and the rest reading it in a second (Anthropic 1-hour cache); other providers run online\n',
@@ -56,4 +60,13 @@ export async function runAuditCommand<C, I, K, R, X>(audit: Audit<C, I, K, R, X>
     return null;
   }
   return run;
+}
+
+/** A dry run's missing keys: warnings, each saying a real run stops there. */
+export function keyWarningLines(warnings: readonly PreflightProblem[]): string[] {
+  if (warnings.length === 0) return [];
+  return [
+    `warning: ${warnings.length} API key${warnings.length === 1 ? ' is' : 's are'} missing; the estimate above stands, but a real run stops at preflight until ${warnings.length === 1 ? 'it is' : 'they are'} set:`,
+    ...warnings.map((w) => `  - ${w.field}: ${w.message}${w.hint ? ` (${w.hint})` : ''}`),
+  ];
 }

@@ -9,6 +9,7 @@ import type { RunInfo, RunStore } from '../store/run-store.js';
 import type { RunCellsResult } from '../store/runner.js';
 import type { CellSpec } from '../store/types.js';
 import type { PlanEstimate } from '../models/estimate.js';
+import type { PreflightProblem } from './preflight.js';
 import type { ModelAdapter } from '../models/types.js';
 import type { Session } from '../sessions/types.js';
 import type { ParsedItem, ParsedOutcome, StageRuntime } from './runtime.js';
@@ -90,6 +91,8 @@ export interface AuditPreflight<Input> {
   /** The first stage's cells as `plan` made them; passed to `runAudit` so the run does not plan again. */
   specs?: CellSpec[];
   estimate?: PlanEstimate;
+  /** Missing API keys a dry run let through (a real run stops on them). */
+  keyWarnings?: PreflightProblem[];
 }
 
 /** A dry run: cell counts and estimate, as lines for the terminal. */
