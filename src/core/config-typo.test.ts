@@ -37,7 +37,7 @@ describe('a misspelt key', () => {
     expect(error.message).toMatch(/missing required keys: targets, judges$/);
   });
 
-  it('in a nested mapping too: the typo's path and the key it leaves missing', () => {
+  it('in a nested mapping too: the path of the typo and the key it leaves missing', () => {
     const error = load('targets: [a]\njudges: [b]\nnested:\n  sede: 1\n');
     expect(error.message).toMatch(/unknown key "sede" \(did you mean "seed"\?\)/);
     expect(error.message).toMatch(/missing required key: seed$/);
