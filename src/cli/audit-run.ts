@@ -1,5 +1,6 @@
 import type { Audit, AuditPreflight, AuditRunResult } from '../experiment/audit.js';
 import type { PreflightProblem } from '../experiment/preflight.js';
+import { interruptedSummary, stageLine } from '../experiment/stage-tally.js';
 import { suggestedBudget } from '../experiment/preflight.js';
 import { auditExitCode, runAudit } from '../experiment/run-audit.js';
 import type { StageRuntime } from '../experiment/runtime.js';
@@ -50,7 +51,13 @@ export async function runAuditCommand<C, I, K, R, X>(audit: Audit<C, I, K, R, X>
     return null;
   }
   const run = await runAudit(audit, config, flags.db, { input: checked.input, ...(checked.specs ? { specs: checked.specs } : {}), runtime });
-  process.stdout.write(`${audit.describeResult(run, flags.db)}\n`);
+  if (run.interrupted) {
+    // The audit's own counts describe a finished run; a stopped one says so and shows each stage's progress.
+    process.stdout.write(`${interruptedSummary(run.runId, flags.db, run.stopReason, run.stages ?? [], run.spendUsd).join('\n')}\n`);
+  } else {
+    process.stdout.write(`${audit.describeResult(run, flags.db)}\n`);
+    if (run.stages && run.stages.length > 0) process.stdout.write(`stages: ${run.stages.map(stageLine).join('; ')}\n`);
+  }
   if (run.interrupted) {
     const maxCost = runtime.maxCostUsd ?? audit.limits(config).maxCostUsd;
     const budget =

@@ -10,6 +10,7 @@ import type { RunCellsResult } from '../store/runner.js';
 import type { CellSpec } from '../store/types.js';
 import type { PlanEstimate } from '../models/estimate.js';
 import type { PreflightProblem } from './preflight.js';
+import type { StageTally } from './stage-tally.js';
 import type { ModelAdapter } from '../models/types.js';
 import type { Session } from '../sessions/types.js';
 import type { ParsedItem, ParsedOutcome, StageRuntime } from './runtime.js';
@@ -71,6 +72,8 @@ export interface AuditRunResult<Result> {
   stopReason: 'interrupted' | 'budget' | 'fatal' | null;
   spendUsd: number;
   result: Result;
+  /** Each stage that ran, with the progress line's label and counts (re-asks are stages of their own). */
+  stages?: StageTally[];
 }
 
 /** What the library's `run<Audit>` functions return besides the audit's counts. */

@@ -5,6 +5,7 @@ import type { CellSpec } from '../store/types.js';
 import type { PlanEstimate } from '../models/estimate.js';
 import type { AnalyzedRun, AnalyzeOptions, Audit, AuditRunContext, AuditRunner, AuditRunResult, AuditRunSummary } from './audit.js';
 import { suggestedBudget } from './preflight.js';
+import { type StageTally, stageTally } from './stage-tally.js';
 import { installStopSignals, openExperimentRun, runParsedStage, runStage, type StageRuntime } from './runtime.js';
 
 /**
@@ -63,7 +64,9 @@ export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, 
   let spendUsd = 0;
   let stopped = false;
   let stopReason: AuditRunResult<X>['stopReason'] = null;
-  const tally = (stage: RunCellsResult) => {
+  const stages: StageTally[] = [];
+  const tally = (stage: RunCellsResult, label: string) => {
+    stages.push(stageTally(label, stage));
     spendUsd += stage.spendUsd;
     if (stage.stopReason !== null) {
       stopped = true;
@@ -81,12 +84,13 @@ export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, 
     async stage(specs, label) {
       // One budget for the whole run: each stage is given what the earlier ones spent.
       const result = await runStage(store, runId, specs, { ...stageRuntime, label, spentBeforeUsd: spendUsd });
-      tally(result);
+      tally(result, label);
       return result;
     },
     async parsedStage(items, retries, label) {
       const result = await runParsedStage(store, runId, items, retries, { ...stageRuntime, label, spentBeforeUsd: spendUsd });
-      for (const stage of result.stages) tally(stage);
+      // Labelled as runParsedStage labels their progress lines.
+      result.stages.forEach((stage, attempt) => tally(stage, `${label} (attempt ${attempt + 1})`));
       return result;
     },
     get stopped() {
@@ -95,7 +99,7 @@ export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, 
   };
   try {
     const result = await audit.execute(context);
-    return { audit: audit.name, runId, resumed, interrupted: stopped, stopReason, spendUsd, result };
+    return { audit: audit.name, runId, resumed, interrupted: stopped, stopReason, spendUsd, result, stages };
   } finally {
     signals?.dispose();
     store.close();
