@@ -1,4 +1,5 @@
 import { type Command, Help } from 'commander';
+import { listAudits } from '../experiment/registry.js';
 
 /**
  * Every command group, one entry each, in the order `echolens --help` lists
@@ -55,8 +56,14 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
   {
     name: 'init',
     term: 'init [options] <audit>',
-    summary: 'write a commented starter config for an audit (persona or memory)',
+    summary: 'write a commented starter config for an audit, and its JSON Schema next to it for editors',
     register: async (program) => (await import('./commands/init.js')).registerInit(program),
+  },
+  {
+    name: 'schema',
+    term: 'schema [options] <audit>',
+    summary: "print the JSON Schema of an audit's config (for editors: YAML language server, VS Code)",
+    register: async (program) => (await import('./commands/schema.js')).registerSchema(program),
   },
   subcommandGroup(
     'continuation',
@@ -114,24 +121,41 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
 ];
 
 /**
+ * The command groups of the registered audits that have none above (`echolens <audit> run |
+ * report | calibrate`, made from the audit's members by audit-commands.ts), after the built-in
+ * groups. The CLI registers the built-in audits before it builds the commands (program.ts).
+ */
+export function auditCommandGroups(): CommandGroup[] {
+  const taken = new Set(COMMAND_GROUPS.map((g) => g.name));
+  return listAudits()
+    .filter((audit) => !taken.has(audit.command))
+    .map((audit) =>
+      subcommandGroup(audit.command, `${audit.title}: ${audit.description}`, async (group) =>
+        (await import('./commands/audit-commands.js')).registerAuditCommands(group, audit),
+      ),
+    );
+}
+
+/**
  * Registers the groups a command line needs: the one it names (`help <group>` names the one after
  * `help`), or, for the overview (`--help`, no command, an unknown command), every group as a
  * name-and-summary stub so that no group module is imported.
  */
 export async function registerCommands(program: Command, args: readonly string[] = [], options: { all?: boolean } = {}): Promise<void> {
+  const groups = [...COMMAND_GROUPS, ...auditCommandGroups()];
   if (options.all) {
-    for (const group of COMMAND_GROUPS) await group.register(program);
+    for (const group of groups) await group.register(program);
     return;
   }
   const words = args.filter((arg) => !arg.startsWith('-'));
   const wanted = words[0] === 'help' ? words[1] : words[0];
-  const named = wanted === undefined ? undefined : COMMAND_GROUPS.find((g) => g.name === wanted);
+  const named = wanted === undefined ? undefined : groups.find((g) => g.name === wanted);
   if (named) {
     await named.register(program);
     return;
   }
-  const terms = new Map(COMMAND_GROUPS.map((g) => [g.name, g.term]));
-  for (const group of COMMAND_GROUPS) program.command(group.name).description(group.summary);
+  const terms = new Map(groups.map((g) => [g.name, g.term]));
+  for (const group of groups) program.command(group.name).description(group.summary);
   program.configureHelp({
     sortSubcommands: false,
     subcommandTerm(this: Help, command: Command) {

@@ -19,6 +19,7 @@ import {
 import { CONTINUATION_NULL_SIM, CONTINUATION_SIM } from './sim.js';
 import { continuationCompare } from './compare.js';
 import { continuationGate } from './gate.js';
+import { CONTINUATION_STARTER } from './init-template.js';
 import { continuationViewer } from './viewer.js';
 
 
@@ -77,6 +78,7 @@ export const continuationAudit: Audit<ContinuationConfig, ContinuationInput, Con
     return { audit: 'continuation', replicates: options.replicates, tests, notes };
   },
   gate: continuationGate,
+  initTemplate: { file: 'continuation.yaml', text: CONTINUATION_STARTER },
   compare: continuationCompare,
   viewer: continuationViewer,
   render: {

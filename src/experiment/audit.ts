@@ -227,6 +227,14 @@ export interface AuditLiveProbe {
   prepare(sessions: readonly Session[], options: { target: string; judge: string; positions?: number }): PreparedLiveProbe;
 }
 
+/** A commented starter config: every key shown valid as written. */
+export interface AuditInitTemplate {
+  /** Default file name, e.g. `persona.yaml`. */
+  file: string;
+  /** The YAML text (init puts the editor's schema line above it). */
+  text: string;
+}
+
 /** The part of an audit `runAudit` needs: plan and execute its stages. */
 export interface AuditRunner<Config = unknown, Input = unknown, Result = unknown> {
   /** The experiment name recorded in run manifests and cell labels (`persona`, `memory`). */
@@ -264,6 +272,9 @@ export interface Audit<Config = unknown, Input = unknown, Collected = unknown, R
   readonly configSchema: z.ZodType<Config>;
   /** Loads a YAML/JSON config file with `--set` overrides (paths relative to the file). */
   loadConfig(file: string, overrides: readonly string[]): Config;
+
+  /** The commented starter config `echolens init <name>` writes (default file name and text); optional. */
+  readonly initTemplate?: AuditInitTemplate;
 
   // ---- planning and running (besides AuditRunner) ----
   dryRun(config: Config, input: Input, priceFile?: string): AuditDryRun;

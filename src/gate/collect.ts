@@ -1,5 +1,5 @@
 import { ConfigError } from '../core/errors.js';
-import { findAudit, listAudits } from '../experiment/registry.js';
+import { findAudit, registeredAudits } from '../experiment/registry.js';
 import { analyzeAuditRun } from '../experiment/run-audit.js';
 import { accountRun } from '../report/report.js';
 import type { RunInfo, RunStore } from '../store/run-store.js';
@@ -15,7 +15,7 @@ export { gateOfRun, isSimulatedRun, modelsOfRun } from './run-info.js';
 
 /** The names of the registered audits that can be gated. */
 function gatedAudits(): string[] {
-  return listAudits()
+  return registeredAudits()
     .filter((a) => a.gate !== undefined)
     .map((a) => a.name);
 }

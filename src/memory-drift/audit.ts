@@ -1,14 +1,15 @@
 import type { Audit, AuditSummaryLine } from '../experiment/audit.js';
 import { estimateLines } from '../models/estimate.js';
 import { memoryHeadline, memorySection } from './report-html.js';
-import { analyzeMemory, type MemoryReport, scoreTrajectories } from './analysis.js';
+import { type MemoryReport, scoreTrajectories } from './analysis.js';
 import { type MemoryConfig, memoryConfigSchema } from './config.js';
-import { collectMemorySamples, type MemoryCollection } from './observations.js';
+import { analyzeMemoryCollection, collectMemorySamples, type MemoryCollection } from './observations.js';
 import { memoryCsvRows } from './report-csv.js';
 import { renderMemoryMarkdown } from './report-markdown.js';
 import { dryRunMemory, loadMemoryConfig, type MemoryRunCounts, type MemoryRunInput, memoryRunner } from './run.js';
 import { memoryCompare } from './compare.js';
 import { memoryGate } from './gate.js';
+import { MEMORY_STARTER } from './init-template.js';
 import { memoryViewer } from './viewer.js';
 
 const percent = (x: number) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(0)}%`;
@@ -50,15 +51,9 @@ export const memoryAudit: Audit<MemoryConfig, MemoryRunInput, MemoryCollection, 
     );
   },
   collect: (store, run) => collectMemorySamples(store, run.id),
-  analyze(collection, _run, options) {
-    const { config } = collection;
-    const observations = scoreTrajectories(
-      collection.records.map((r) => r.sample),
-      { pairing: config.analysis.pairing },
-    ).observations;
-    return analyzeMemory(observations, { B: config.analysis.B, seed: config.seed, alpha: config.analysis.alpha, ...(options.B ? { B: options.B } : {}) });
-  },
+  analyze: (collection, _run, options) => analyzeMemoryCollection(collection, options.B ? { B: options.B } : {}),
   gate: memoryGate,
+  initTemplate: { file: 'memory.yaml', text: MEMORY_STARTER },
   compare: memoryCompare,
   viewer: memoryViewer,
   render: {

@@ -17,6 +17,7 @@ import {
 } from './run.js';
 import { personaCompare } from './compare.js';
 import { personaGate } from './gate.js';
+import { PERSONA_STARTER } from './init-template.js';
 import { personaLiveProbe, personaViewer } from './viewer.js';
 import { personaExtrasSummary } from './extras-render.js';
 
@@ -55,6 +56,7 @@ export const personaAudit: Audit<PersonaConfig, Session[], PersonaCollected, Per
   }),
   analyze: (collected, run, options) => analyzePersonaRun(collected.observations, run, options.B ? { B: options.B } : {}),
   gate: personaGate,
+  initTemplate: { file: 'persona.yaml', text: PERSONA_STARTER },
   compare: personaCompare,
   viewer: personaViewer,
   liveProbe: personaLiveProbe,

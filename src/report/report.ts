@@ -2,7 +2,7 @@ import { stringify as stringifyYaml } from 'yaml';
 import { materialsMarkdown, materialsSummary, procedureSummary, runMaterialsOf } from '../materials/report.js';
 import { ConfigError } from '../core/errors.js';
 import { AUDIT_CSV_COLUMNS, type AnalyzedRun, type AnyAudit, type AuditHeadlineTarget } from '../experiment/audit.js';
-import { findAudit, listAudits } from '../experiment/registry.js';
+import { findAudit, registeredAudits } from '../experiment/registry.js';
 import { analyzeAuditRun } from '../experiment/run-audit.js';
 import type { RunInfo, RunStore } from '../store/run-store.js';
 import { reportVerdict, verdictMarkdown, type ReportVerdict } from '../gate/verdict.js';
@@ -81,7 +81,7 @@ export interface ExperimentRunReport {
 
 function selectRuns(store: RunStore, runIds?: readonly string[]): RunInfo[] {
   if (runIds && runIds.length > 0) return runIds.map((id) => store.requireRun(id));
-  const names = listAudits().map((a) => a.name);
+  const names = registeredAudits().map((a) => a.name);
   const runs = store.listRuns().filter((r) => names.includes(r.experiment));
   if (runs.length === 0) throw new ConfigError(`the store holds no ${names.join(' or ')} run`, { field: 'run' });
   return runs.sort((a, b) => a.startedAt.localeCompare(b.startedAt));

@@ -12,6 +12,7 @@ import { compileCurationMatcher, curateQuestion, loadBuiltinCurationKeywords } f
 import { readDataFile } from '../../memory-drift/data-files.js';
 import {
   collectLabelerCheck,
+  analyzeMemoryCollection,
   collectMemorySamples,
   type LabelerCheckCollection,
   type MemoryCollectionSummary,
@@ -308,11 +309,13 @@ export function registerMemory(memory: Command): void {
       const store = openStore(db, { readonly: true });
       try {
         const runId = memoryRunId(store, options.run);
-        const report = memoryReport(store, runId, {
+        // One collection, analysed by the same function as the audit's `analyze` (echolens report, gate, viewer).
+        const collection = collectMemorySamples(store, runId);
+        const { summary } = collection;
+        const report = analyzeMemoryCollection(collection, {
           ...(options.bootstrap ? { B: options.bootstrap } : {}),
           ...(options.pairing ? { pairing: options.pairing } : {}),
         });
-        const { summary } = collectMemorySamples(store, runId);
         // Only when the run's config has referenceMetric (docs/decisions.md#d5, comparison only).
         const reference = await memoryReferenceMetric(store, runId);
         const materials = runMaterials(store, runId);
