@@ -43,7 +43,7 @@ describe('action.yml', () => {
     expect(action.inputs.junit?.default).toBe('echolens-gate.xml');
     expect(['20', '22', '24']).toContain(action.inputs['node-version']?.default);
     const setup = action.runs.steps.find((s) => s.uses?.startsWith('actions/setup-node@'));
-    expect(setup?.with?.['node-version']).toBe('${{ inputs.node-version }}');
+    expect(setup?.with?.['node-version']).toMatch(/^\$\{\{ inputs\.node-version \}\}$/u);
     for (const step of action.runs.steps.filter((s) => s.run !== undefined)) expect(step.shell).toBe('bash');
   });
 

@@ -47,10 +47,17 @@ describe('--dry-run without API keys', { timeout: 180_000 }, () => {
     expect(existsSync(db)).toBe(false);
   });
 
-  it('continuation: estimate without keys, exit 0', async () => {
-    const dry = await cli(['continuation', 'run', '--session', SESSION, '--target', 'openai:gpt-4.1-mini', '--dry-run']);
-    expect(dry.stderr).toBe('');
+  it('continuation: estimate, key warning, exit 0; a real run stops at preflight with nothing recorded', async () => {
+    const args = ['continuation', 'run', '--session', SESSION, '--target', 'openai:gpt-4.1-mini'];
+    const dry = await cli([...args, '--dry-run']);
     expect(dry.code).toBe(0);
     expect(dry.stdout).toMatch(/\$\d/);
+    expect(dry.stderr).toMatch(/warning: 1 API key is missing/);
+    expect(dry.stderr).toMatch(/targets\.0: .*OPENAI_API_KEY/);
+    const db = join(dir, 'continuation.db');
+    const real = await cli([...args, '--db', db]);
+    expect(real.code).toBe(2);
+    expect(real.stderr).toMatch(/preflight found 1 problem; nothing was called and no run was recorded/);
+    expect(existsSync(db)).toBe(false);
   });
 });
