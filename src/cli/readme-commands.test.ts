@@ -43,7 +43,7 @@ const RULES: Array<[RegExp, Plan]> = [
   [/<[^>]+>/, { skip: 'a placeholder for your own file, session or run id' }],
   [/~\//, { skip: 'reads files in your home folder' }],
   [/^echolens ask /, { skip: calls }],
-  [/^echolens view /, { skip: 'starts a local web server on a store of yours' }],
+  [/^echolens view( |$)/, { skip: 'starts a local web server on a store of yours' }],
   [/^echolens demo$/, {}],
   [/^echolens (audits|models)( --json| --prices)?$/, {}],
   [/^echolens init /, {}],
