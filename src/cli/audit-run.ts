@@ -12,9 +12,8 @@ export interface AuditRunFlags {
   dryRun?: boolean;
   concurrency?: number;
   maxCost?: number;
-  /** `--prices` (the one name); `priceFile` is the old `--price-file`, kept as an alias. */
+  /** `--prices`: a price table overriding the built-in one. */
   prices?: string;
-  priceFile?: string;
   /** `--batch`: submit OpenAI / Anthropic cells as provider batch jobs (half price, hours not seconds). */
   batch?: boolean;
   /** `--poll-interval <s>`: seconds between polls of open batch jobs. */
@@ -29,7 +28,7 @@ export interface AuditRunFlags {
  * nothing more should happen (dry run, or stopped early).
  */
 export async function runAuditCommand<C, I, K, R, X>(audit: Audit<C, I, K, R, X>, config: C, flags: AuditRunFlags): Promise<AuditRunResult<X> | null> {
-  const priceFile = flags.prices ?? flags.priceFile;
+  const priceFile = flags.prices;
   const runtime: StageRuntime = {
     ...(flags.concurrency ? { concurrency: flags.concurrency } : {}),
     ...(flags.maxCost ? { maxCostUsd: flags.maxCost } : {}),

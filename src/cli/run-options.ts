@@ -1,4 +1,4 @@
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { PROVIDERS, type ProviderSpec } from '../models/providers.js';
 import { BATCH_FLAG_HELP, collect, materialsFlag, POLL_INTERVAL_HELP, positiveNumber } from './options.js';
 
@@ -69,11 +69,10 @@ export function addLimitFlags(command: Command, concurrency: (value: string) => 
     .option('--poll-interval <s>', POLL_INTERVAL_HELP, positiveNumber('--poll-interval'));
 }
 
-/** `--prices` (and its hidden old name `--price-file`), `--materials` and `--procedure` of an audit that follows the authors' repository `repository`. */
+/** `--prices`, `--materials` and `--procedure` of an audit that follows the authors' repository `repository`. */
 export function addMaterialFlags(command: Command, repository: string): Command {
   return command
     .option('--prices <file>', 'prices overriding the built-in table (JSON or YAML)')
-    .addOption(new Option('--price-file <file>', 'old name of --prices').hideHelp())
     .option('--materials <source>', `texts to send: echolens (default) or the path of a local clone of the authors\u2019 ${repository} repository`)
     .option('--procedure <name>', 'echolens (default) or reference: every procedural difference of the authors\u2019 code at once');
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../models/types.js';
-import { assembleProbeMessages, insertionTurns, INTERVENTIONS, isMitigation, MITIGATIONS, mergeAdjacentRoles } from './interventions.js';
+import { assembleProbeMessages, insertionTurns, INTERVENTIONS, mergeAdjacentRoles } from './interventions.js';
 import { loadPersonaStimuli } from './stimuli.js';
 
 const texts = loadPersonaStimuli().interventions;
@@ -109,13 +109,5 @@ describe('mitigation arms', () => {
   it('rejects bad decay and cadence values', () => {
     expect(() => assembleProbeMessages({ context, mitigation: 'v0', texts, decay: -1, request: 'x' })).toThrow(/decay/);
     expect(() => assembleProbeMessages({ context, mitigation: 'v0', texts, cadence: 0, request: 'x' })).toThrow(/cadence/);
-  });
-});
-
-describe('deprecated names', () => {
-  it('MITIGATIONS and isMitigation are the interventions under their old names', () => {
-    expect(MITIGATIONS).toBe(INTERVENTIONS);
-    expect(isMitigation('sandwich')).toBe(true);
-    expect(isMitigation('dpo')).toBe(false);
   });
 });

@@ -27,12 +27,6 @@ export function isIntervention(value: string): value is Intervention {
   return (INTERVENTIONS as readonly string[]).includes(value);
 }
 
-/** @deprecated The persona audit's inserted turns are "interventions": use INTERVENTIONS. */
-export const MITIGATIONS = INTERVENTIONS;
-/** @deprecated Use Intervention. */
-export type Mitigation = Intervention;
-/** @deprecated Use isIntervention. */
-export const isMitigation = isIntervention;
 
 const user = (content: string): ChatMessage => ({ role: 'user', content });
 const assistant = (content: string): ChatMessage => ({ role: 'assistant', content });

@@ -4,7 +4,7 @@ import { InvalidArgumentError } from '../core/errors.js';
 import { askUntilParsed } from '../experiment/reask.js';
 import type { ChatMessage, ModelAdapter } from '../models/types.js';
 import { type PersonaConfig, personaConfigSchema, resolveSystemPrompt } from './config.js';
-import { assembleProbeMessages, type Mitigation } from './interventions.js';
+import { assembleProbeMessages, type Intervention } from './interventions.js';
 import { buildJudgeMessages, buildJudgeReask, parseJudgeOutput } from './judge.js';
 import type { PlannedPosition, SessionPlanInput } from './plan.js';
 import { sessionPlanInput } from './sessions-input.js';
@@ -118,7 +118,7 @@ export function probeArmMessages(setup: ProbeSetup, request: ProbeRequest): Arra
   const position = session.positions[request.position] as PlannedPosition;
   const system = resolveSystemPrompt(setup.config.systemPrompts[0] ?? 'probe-reference');
   const text = probeText(setup.stimuli.probes.framing, request.probe, request.framed);
-  const build = (arm: 'real' | 'filler', mitigation: Mitigation) =>
+  const build = (arm: 'real' | 'filler', mitigation: Intervention) =>
     assembleProbeMessages({
       ...(system ? { system } : {}),
       context: session.input.context(position, arm),

@@ -43,8 +43,6 @@ const LOREM = (
   'sunt culpa qui officia deserunt mollit anim id est laborum'
 ).split(' ');
 
-/** @deprecated The old name of `seededRandom` (mulberry32, now in core); kept because the package exported it. */
-export const fillerRng = seededRandom;
 
 /** Exactly `length` characters of Lorem-ipsum-style sentences, the same for the same seed. */
 export function loremFiller(length: number, seed: number): string {

@@ -229,7 +229,7 @@ describe('viewer in chromium', { timeout: 300_000 }, () => {
     }
   });
 
-  it('refuses cross-origin requests and live-probe calls (at /api/probe and its old name /api/demo) without the token', async () => {
+  it('refuses cross-origin requests and live-probe calls without the token', async () => {
     const log: LogEntry[] = [];
     const viewer = await viewerOn([db], [session], 'sim:persona', 'sim:judge', log);
     const probeUrl = `${viewer.url}api/probe`;
@@ -277,7 +277,6 @@ describe('viewer in chromium', { timeout: 300_000 }, () => {
       const json = { 'content-type': 'application/json' };
       expect((await post({ ...json, origin: 'http://evil.example', 'x-echolens-token': viewer.token })).status).toBe(403);
       expect((await post(json)).status).toBe(403);
-      expect((await post(json, `${viewer.url}api/demo`)).status).toBe(403);
       expect((await post({ ...json, 'x-echolens-token': 'x'.repeat(43) })).status).toBe(403);
       expect((await post({ 'content-type': 'text/plain', 'x-echolens-token': viewer.token })).status).toBe(415);
       // DNS rebinding: a page on attacker.example resolving to 127.0.0.1 sends its own Host header.

@@ -33,8 +33,6 @@ export interface ViewerOptions {
   onRequest?: (entry: { method: string; path: string; status: number; reason?: string }) => void;
   /** At most this many live-probe streams at once (each calls the target and judge per arm); default 2. */
   maxConcurrentProbes?: number;
-  /** @deprecated The old name of `maxConcurrentProbes` (the live probe was called the live demo); used when that is not given. */
-  maxConcurrentDemos?: number;
 }
 
 export interface ViewerServer {
@@ -48,8 +46,8 @@ export interface ViewerServer {
 
 const STATUSES: readonly CellStatus[] = ['pending', 'done', 'empty', 'failed'];
 const MAX_BODY_BYTES = 64 * 1024;
-/** The live probe's stream endpoint; `/api/demo` is its old name, still served (as the page `/demo` is for `/probe`). */
-const LIVE_PROBE_API: readonly string[] = ['/api/probe', '/api/demo'];
+/** The live probe's stream endpoint. */
+const LIVE_PROBE_API = '/api/probe';
 const NO_SESSION = 'the live probe needs a session: start the viewer with --session <transcript>';
 
 class HttpError extends Error {
@@ -86,7 +84,7 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
       : undefined;
   const context: PageContext = { token, simulated: options.target.provider === 'sim' || options.judge.provider === 'sim' };
   const csp = viewerCsp(VIEWER_STYLE);
-  const maxProbes = options.maxConcurrentProbes ?? options.maxConcurrentDemos ?? 2;
+  const maxProbes = options.maxConcurrentProbes ?? 2;
   let activeProbes = 0;
   let hosts = new Set<string>();
   const openStreams = new Set<ServerResponse>();
@@ -274,7 +272,7 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
     const url = new URL(request.url ?? '/', 'http://viewer.invalid');
     const params = url.searchParams;
     const method = request.method ?? 'GET';
-    if (method === 'POST' && LIVE_PROBE_API.includes(url.pathname)) return serveLiveProbe(request, response);
+    if (method === 'POST' && url.pathname === LIVE_PROBE_API) return serveLiveProbe(request, response);
     if (method !== 'GET' && method !== 'HEAD') throw new HttpError(405, 'method not allowed');
     switch (url.pathname) {
       case '/':
@@ -363,7 +361,6 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
         );
       }
       case '/probe':
-      case '/demo':
         if (!probe) throw new HttpError(404, NO_SESSION);
         {
           const page = probe.page(context);

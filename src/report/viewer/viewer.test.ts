@@ -169,14 +169,15 @@ describe('viewer server', () => {
     expect(await (await get('/')).text()).toContain('<a href="/probe">Live probe</a>');
   });
 
-  it('still serves the live probe page at its old address /demo', async () => {
-    const old = await get('/demo');
-    expect(old.status).toBe(200);
-    expect(await old.text()).toBe(await (await get('/probe')).text());
+  it('no longer serves the old addresses /demo and /api/demo', async () => {
+    expect((await get('/demo')).status).toBe(404);
+    const response = await fetch(new URL('/api/demo', viewer.url), { method: 'POST', headers: { 'content-type': 'application/json', 'x-echolens-token': viewer.token }, body: '{}' });
+    // POST exists only at /api/probe.
+    expect(response.status).toBe(405);
   });
 
-  it.each(['/api/probe', '/api/demo'])('answers a bad live-probe request to %s (/api/demo: the old name) with 400 and names the field', async (path) => {
-    const response = await fetch(new URL(path, viewer.url), {
+  it('answers a bad live-probe request with 400 and names the field', async () => {
+    const response = await fetch(new URL('/api/probe', viewer.url), {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-echolens-token': viewer.token },
       body: JSON.stringify({ session: 0, position: 99, probe: 'hi' }),
