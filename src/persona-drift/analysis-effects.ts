@@ -6,7 +6,6 @@ import { tost } from '../stats/tost.js';
 import type {
   CompactionResult,
   ContractContrast,
-  Estimate,
   GapEstimate,
   Maybe,
   MitigationResult,
@@ -31,7 +30,7 @@ import {
   cellValue,
 } from './contrasts.js';
 import { isAblationLabel } from './anchor-ablation.js';
-import { type InferenceOptions, type UnitInference, unitInference } from './inference.js';
+import { type InferenceOptions, unitInference } from './inference.js';
 
 /**
  * The tests of the persona report, one section per function (pure). Each builds its cells from

@@ -1,6 +1,6 @@
 import type { Maybe } from '../core/maybe.js';
 import type { AgreementResult } from '../stats/agreement.js';
-import type { Fingerprint, FingerprintPatterns } from './fingerprint.js';
+import type { FingerprintPatterns } from './fingerprint.js';
 import type { InferenceLevel, UnitInference } from './inference.js';
 import type { AnalysisExtras, ExtraOptions } from './analysis-extras.js';
 import type { ReferenceBlock } from './reference-analysis.js';

@@ -1,5 +1,5 @@
 import type { Maybe } from '../core/maybe.js';
-import { agreement, type AgreementResult, signAgreement } from '../stats/agreement.js';
+import { agreement, signAgreement } from '../stats/agreement.js';
 import { varianceDecomposition } from '../stats/variance-decomposition.js';
 import {
   analyzeCompaction,
@@ -32,9 +32,8 @@ import type {
 } from './analysis-types.js';
 import { attempt, promptOf } from './contrasts.js';
 import { type Fingerprint, type FingerprintPatterns, fingerprint, fingerprintPca } from './fingerprint.js';
-import type { InferenceLevel, UnitInference } from './inference.js';
-import { analyzeReference, type ReferenceBlock } from './reference-analysis.js';
-import { type AnalysisExtras, analyzeExtras, type ExtraOptions, headlineObservations } from './analysis-extras.js';
+import { analyzeReference } from './reference-analysis.js';
+import { analyzeExtras, headlineObservations } from './analysis-extras.js';
 
 export type * from './analysis-types.js';
 
