@@ -1,4 +1,6 @@
-import type { Audit, AuditRunResult } from '../experiment/audit.js';
+import type { Audit, AuditPreflight, AuditRunResult } from '../experiment/audit.js';
+import type { PreflightProblem } from '../experiment/preflight.js';
+import { interruptedSummary, stageLine } from '../experiment/stage-tally.js';
 import { suggestedBudget } from '../experiment/preflight.js';
 import { auditExitCode, runAudit } from '../experiment/run-audit.js';
 import type { StageRuntime } from '../experiment/runtime.js';
@@ -34,9 +36,12 @@ export async function runAuditCommand<C, I, K, R, X>(audit: Audit<C, I, K, R, X>
     ...(flags.batch ? { batch: true } : {}),
     ...(flags.pollInterval !== undefined ? { pollIntervalMs: flags.pollInterval * 1000 } : {}),
   };
-  const checked = audit.preflight ? await audit.preflight(config, runtime) : { input: await audit.prepare(config) };
+  const checked: AuditPreflight<I> = audit.preflight
+    ? await audit.preflight(config, flags.dryRun ? { ...runtime, dryRun: true } : runtime)
+    : { input: await audit.prepare(config) };
   if (flags.dryRun) {
     process.stdout.write(`${audit.dryRun(config, checked.input, priceFile).lines.join('\n')}\n`);
+    for (const line of keyWarningLines(checked.keyWarnings ?? [])) process.stderr.write(`${line}\n`);
     if (flags.batch) {
       process.stdout.write(
         '--batch: the "with --batch" figure above is the one that applies: openai: and anthropic: cells at half price, each prefix group\u2019s first cell writing the prompt cache in a first batch and the rest reading it in a second (Anthropic 1-hour cache); other providers run online\n',
@@ -45,7 +50,13 @@ export async function runAuditCommand<C, I, K, R, X>(audit: Audit<C, I, K, R, X>
     return null;
   }
   const run = await runAudit(audit, config, flags.db, { input: checked.input, ...(checked.specs ? { specs: checked.specs } : {}), runtime });
-  process.stdout.write(`${audit.describeResult(run, flags.db)}\n`);
+  if (run.interrupted) {
+    // The audit's own counts describe a finished run; a stopped one says so and shows each stage's progress.
+    process.stdout.write(`${interruptedSummary(run.runId, flags.db, run.stopReason, run.stages ?? [], run.spendUsd).join('\n')}\n`);
+  } else {
+    process.stdout.write(`${audit.describeResult(run, flags.db)}\n`);
+    if (run.stages && run.stages.length > 0) process.stdout.write(`stages: ${run.stages.map(stageLine).join('; ')}\n`);
+  }
   if (run.interrupted) {
     const maxCost = runtime.maxCostUsd ?? audit.limits(config).maxCostUsd;
     const budget =
@@ -55,4 +66,13 @@ export async function runAuditCommand<C, I, K, R, X>(audit: Audit<C, I, K, R, X>
     return null;
   }
   return run;
+}
+
+/** A dry run's missing keys: warnings, each saying a real run stops there. */
+export function keyWarningLines(warnings: readonly PreflightProblem[]): string[] {
+  if (warnings.length === 0) return [];
+  return [
+    `warning: ${warnings.length} API key${warnings.length === 1 ? ' is' : 's are'} missing; the estimate above stands, but a real run stops at preflight until ${warnings.length === 1 ? 'it is' : 'they are'} set:`,
+    ...warnings.map((w) => `  - ${w.field}: ${w.message}${w.hint ? ` (${w.hint})` : ''}`),
+  ];
 }

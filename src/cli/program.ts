@@ -3,6 +3,7 @@ import { isEcholensError } from '../core/errors.js';
 import { lastStoreFile, storeFaultOf } from '../store/faults.js';
 import { packageVersion } from '../core/version.js';
 import { registerCommands } from './commands.js';
+import { addOutputFlagAliases } from './output-flags.js';
 import { EXIT, exitCodeOf } from './exit-codes.js';
 
 function baseProgram(): Command {
@@ -35,6 +36,7 @@ export async function buildProgram(args?: readonly string[]): Promise<Command> {
     (await import('../builtin-sims.js')).registerBuiltinSimProfiles();
     (await import('../audits.js')).registerBuiltinAudits();
     await registerCommands(program, args ?? [], { all: args === undefined });
+    addOutputFlagAliases(program);
   }
   // Every command, not only the root (in case one was built before it inherited the override):
   // commander would otherwise exit by itself on a usage error instead of returning exit code 2.

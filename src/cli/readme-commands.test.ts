@@ -44,7 +44,7 @@ const RULES: Array<[RegExp, Plan]> = [
   [/~\//, { skip: 'reads files in your home folder' }],
   [/postgres(ql)?:\/\//, { skip: 'needs a PostgreSQL server of yours (the team store; tested in src/store/postgres and test/reliability)' }],
   [/^echolens ask /, { skip: calls }],
-  [/^echolens view /, { skip: 'starts a local web server on a store of yours' }],
+  [/^echolens view( |$)/, { skip: 'starts a local web server on a store of yours' }],
   [/^echolens demo$/, {}],
   [/^echolens (audits|models)( --json| --prices)?$/, {}],
   [/^echolens init /, {}],

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { PROVIDERS, type ProviderSpec } from '../models/providers.js';
 import { BATCH_FLAG_HELP, collect, materialsFlag, POLL_INTERVAL_HELP, positiveNumber } from './options.js';
 
 /**
@@ -8,9 +9,39 @@ import { BATCH_FLAG_HELP, collect, materialsFlag, POLL_INTERVAL_HELP, positiveNu
 
 export const SET_FLAG_HELP = 'override any config key (dotted path, YAML value); repeatable';
 export const REPORT_FILE_HELP = 'also write the Markdown report here when the run completes';
-/** The model reference forms, for `run` help texts; each audit closes the parenthesis with its own simulated profiles. */
-export const MODEL_REF_FORMS =
-  'Model refs: openai:<model>, anthropic:<model>, azure:<deployment>@<url>, mistral:, groq:, deepseek:, vllm:, ollama:, llamacpp:, lmstudio:, openrouter:, together:,\nopenai-compatible:<model>@<baseURL>, local:<gguf>, replay:<run.db>, sim:<profile> (simulated, measures nothing';
+/** How a provider's reference is written after `name:` (from its registry entry, so a new provider is listed without editing help). */
+function refForm(p: ProviderSpec): string {
+  if (p.kind === 'sim') return '<profile>';
+  if (p.kind === 'replay') return '<run.db>';
+  if (p.kind === 'local') return '<gguf>';
+  if (p.baseURLRequired || p.example.includes('@')) return '<model>@<baseURL>';
+  return '<model>';
+}
+
+/** Comma-separated items wrapped to lines of at most `width` characters. */
+function wrapList(items: readonly string[], width: number): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const item of items) {
+    const next = line === '' ? item : `${line}, ${item}`;
+    if (next.length > width && line !== '') {
+      lines.push(`${line},`);
+      line = item;
+    } else line = next;
+  }
+  if (line !== '') lines.push(line);
+  return lines.join('\n');
+}
+
+/**
+ * The model reference forms, for `run` help texts, generated from the provider registry; the
+ * simulated form comes last and each audit closes its parenthesis with its own simulated profiles.
+ */
+export function modelRefForms(): string {
+  const forms = PROVIDERS.filter((p) => p.kind !== 'sim').map((p) => `${p.name}:${refForm(p)}`);
+  return wrapList(['Model refs: ' + (forms[0] ?? ''), ...forms.slice(1), 'sim:<profile> (simulated, measures nothing'], 100);
+}
+export const MODEL_REF_FORMS = modelRefForms();
 /** What Ctrl-C does to a run (`runAudit`'s signal handling). */
 export const CTRL_C_HELP = 'Ctrl-C once: finish in-flight cells and stop (re-run the same command to resume). Twice: cancel them.';
 

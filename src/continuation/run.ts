@@ -22,6 +22,7 @@ import { registerSimTruth } from './sim.js';
 import { isBuiltinMaterials } from '../materials/files.js';
 import { type ContinuationMaterials, loadContinuationMaterials } from './materials.js';
 import { streamedInputFingerprint } from './fingerprint.js';
+import { preflightContinuation } from './preflight.js';
 
 /** The I/O edge of the continuation audit: read the transcripts, run the cells, read them back. */
 
@@ -123,6 +124,7 @@ export const continuationRunner: StagedAuditRunner<ContinuationConfig, Continuat
     const materials = loadContinuationMaterials(config.materials);
     return { session, cross, materials, plan: planAndPrime(config, session, cross, materials) };
   },
+  preflight: (config, runtime) => preflightContinuation(config, runtime, continuationRunner.prepare),
   plan: (_config, input) => input.plan.specs,
   manifestOptions: (config, { session, cross, plan, materials }) => ({
     // Which texts and which scoring: the reports name them (materials/report.ts).

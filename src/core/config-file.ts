@@ -119,16 +119,7 @@ export function loadConfigFile<T>(
   }
   const parsed = schema.safeParse(data);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    let path = (issue?.path ?? []).map((p) => (typeof p === 'symbol' ? String(p) : p)) as (string | number)[];
-    let message = issue?.message ?? 'invalid value';
-    if (issue?.code === 'unrecognized_keys' && issue.keys.length > 0) {
-      // Point at the unknown key itself, and suggest the key that was probably meant.
-      const unknown = issue.keys[0] as string;
-      const known = schemaKeysAt(schema, path);
-      message = `unknown key "${unknown}"${didYouMean(unknown, known)}${known.length > 0 ? `; valid keys here: ${known.join(', ')}` : ''}`;
-      path = [...path, unknown];
-    }
+    const { path, message } = describeIssues(schema, data, parsed.error.issues);
     const key = path.join('.');
     const fromFlag = [...overridden].some((o) => key === o || key.startsWith(`${o}.`));
     const line = fromFlag ? undefined : lineOf(doc, path, lineCounter);
@@ -139,6 +130,41 @@ export function loadConfigFile<T>(
     });
   }
   return { config: parsed.data, file };
+}
+
+type Issue = z.core.$ZodIssue;
+
+/**
+ * The one message a config error shows. An unknown key goes first, even when zod lists a missing
+ * key before it: a misspelt required key (`targest:`) is both, and "did you mean targets" is the
+ * fix; the required keys left missing at the same level are named after it.
+ */
+function describeIssues(schema: z.ZodType, data: unknown, issues: readonly Issue[]): { path: (string | number)[]; message: string } {
+  const pathOf = (issue: Issue) => issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p)) as (string | number)[];
+  const unknownIssue = issues.find((i) => i.code === 'unrecognized_keys' && i.keys.length > 0);
+  if (unknownIssue === undefined || unknownIssue.code !== 'unrecognized_keys') {
+    const issue = issues[0];
+    return { path: issue ? pathOf(issue) : [], message: issue?.message ?? 'invalid value' };
+  }
+  const at = pathOf(unknownIssue);
+  const unknown = unknownIssue.keys[0] as string;
+  const known = schemaKeysAt(schema, at);
+  let message = `unknown key "${unknown}"${didYouMean(unknown, known)}${known.length > 0 ? `; valid keys here: ${known.join(', ')}` : ''}`;
+  const missing = issues
+    .filter((i) => i.code === 'invalid_type' && i.path.length === at.length + 1 && at.every((p, k) => i.path[k] === p))
+    .map((i) => String(i.path[at.length]))
+    .filter((name) => valueAt(data, [...at, name]) === undefined);
+  if (missing.length > 0) message += `; missing required key${missing.length === 1 ? '' : 's'}: ${missing.join(', ')}`;
+  return { path: [...at, unknown], message };
+}
+
+function valueAt(data: unknown, path: readonly (string | number)[]): unknown {
+  let node = data;
+  for (const segment of path) {
+    if (node === null || typeof node !== 'object') return undefined;
+    node = (node as Record<string | number, unknown>)[segment];
+  }
+  return node;
 }
 
 /**

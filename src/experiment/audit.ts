@@ -10,6 +10,8 @@ import type { StageDeclaration } from '../store/run-stages.js';
 import type { RunCellsResult } from '../store/runner.js';
 import type { CellSpec } from '../store/types.js';
 import type { PlanEstimate } from '../models/estimate.js';
+import type { PreflightProblem } from './preflight.js';
+import type { StageTally } from './stage-tally.js';
 import type { ModelAdapter } from '../models/types.js';
 import type { Session } from '../sessions/types.js';
 import type { ParsedItem, ParsedOutcome, StageRuntime } from './runtime.js';
@@ -71,6 +73,8 @@ export interface AuditRunResult<Result> {
   stopReason: 'interrupted' | 'budget' | 'fatal' | null;
   spendUsd: number;
   result: Result;
+  /** Each stage that ran, with the progress line's label and counts (re-asks are stages of their own). */
+  stages?: StageTally[];
 }
 
 /** What the library's `run<Audit>` functions return besides the audit's counts. */
@@ -91,6 +95,8 @@ export interface AuditPreflight<Input> {
   /** The first stage's cells as `plan` made them; passed to `runAudit` so the run does not plan again. */
   specs?: CellSpec[];
   estimate?: PlanEstimate;
+  /** Missing API keys a dry run let through (a real run stops on them). */
+  keyWarnings?: PreflightProblem[];
 }
 
 /** A dry run: cell counts and estimate, as lines for the terminal. */

@@ -37,10 +37,20 @@ export interface PreflightInput {
   skipKeys?: boolean;
 }
 
+/**
+ * A dry run prices a grid before anyone has keys: a missing API key is then a warning
+ * (a real run still stops on it). Splits those problems from the rest.
+ */
+export function splitKeyProblems(problems: readonly PreflightProblem[]): { problems: PreflightProblem[]; keyWarnings: PreflightProblem[] } {
+  return { problems: problems.filter((p) => p.code !== 'model_auth'), keyWarnings: problems.filter((p) => p.code === 'model_auth') };
+}
+
 export interface PreflightProblem {
   field: string;
   message: string;
   hint?: string;
+  /** The error code behind the problem, when one was thrown (`model_auth` = a missing API key). */
+  code?: string;
 }
 
 /** Thrown when preflight finds problems; lists them all. The CLI exits 2. */
@@ -75,7 +85,7 @@ export function preflightProblems(input: PreflightInput): PreflightProblem[] {
     } catch (error) {
       if (!isEcholensError(error)) throw error;
       if (input.skipKeys && error.code === 'model_auth') continue;
-      problems.push({ field, message: error.message, ...(error.hint ? { hint: error.hint } : {}) });
+      problems.push({ field, message: error.message, code: error.code, ...(error.hint ? { hint: error.hint } : {}) });
     }
   }
   for (const file of input.files ?? []) {
@@ -149,6 +159,8 @@ export interface AuditPreflightSteps<Input, Spec> {
   files: NonNullable<PreflightInput['files']>;
   /** True when the caller builds its own adapters (tests): keys are not checked. */
   skipKeys: boolean;
+  /** A dry run: missing API keys are returned as `keyWarnings` instead of stopping. */
+  keysAsWarnings?: boolean;
   /** Inputs the caller already has (then nothing is read). */
   given?: Input;
   /** Reads the inputs; a ConfigError becomes a problem of `fallbackField`. */
@@ -167,8 +179,9 @@ export interface AuditPreflightSteps<Input, Spec> {
  */
 export async function runPreflight<Input, Spec>(
   steps: AuditPreflightSteps<Input, Spec>,
-): Promise<{ input: Input; specs: Spec[]; estimate?: PlanEstimate }> {
-  const problems = preflightProblems({ models: steps.models, files: steps.files, ...(steps.skipKeys ? { skipKeys: true } : {}) });
+): Promise<{ input: Input; specs: Spec[]; estimate?: PlanEstimate; keyWarnings?: PreflightProblem[] }> {
+  const found = preflightProblems({ models: steps.models, files: steps.files, ...(steps.skipKeys ? { skipKeys: true } : {}) });
+  const { problems, keyWarnings } = steps.keysAsWarnings ? splitKeyProblems(found) : { problems: found, keyWarnings: [] };
   let input = steps.given;
   if (input === undefined && !problems.some((p) => steps.files.some((f) => f.field === p.field))) {
     try {
@@ -186,5 +199,5 @@ export async function runPreflight<Input, Spec>(
     problems.push(...budgetProblems(estimate, steps.maxCostUsd));
   }
   if (problems.length > 0) throw new PreflightError(problems);
-  return { input, specs, ...(estimate ? { estimate } : {}) };
+  return { input, specs, ...(estimate ? { estimate } : {}), ...(keyWarnings.length > 0 ? { keyWarnings } : {}) };
 }

@@ -6,6 +6,7 @@ import type { PlanEstimate } from '../models/estimate.js';
 import type { AnalyzedRun, AnalyzeOptions, Audit, AuditRunContext, AuditRunner, AuditRunResult, AuditRunSummary } from './audit.js';
 import { suggestedBudget } from './preflight.js';
 import { afterStage } from './stage-hooks.js';
+import { type StageTally, stageTally } from './stage-tally.js';
 import { installStopSignals, openExperimentRun, runParsedStage, runStage, type StageRuntime } from './runtime.js';
 
 /**
@@ -66,7 +67,9 @@ export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, 
   let spendUsd = 0;
   let stopped = false;
   let stopReason: AuditRunResult<X>['stopReason'] = null;
-  const tally = (stage: RunCellsResult) => {
+  const stages: StageTally[] = [];
+  const tally = (stage: RunCellsResult, label: string) => {
+    stages.push(stageTally(label, stage));
     spendUsd += stage.spendUsd;
     if (stage.stopReason !== null) {
       stopped = true;
@@ -98,7 +101,7 @@ export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, 
       startStage(label, specs.length);
       // One budget for the whole run: each stage is given what the earlier ones spent.
       const result = await runStage(store, runId, specs, { ...stageRuntime, label, spentBeforeUsd: spendUsd });
-      tally(result);
+      tally(result, label);
       const settled = result.results.filter((r) => r.status !== 'pending').length;
       endStage(label, { expected: specs.length, registered: specs.length, settled }, result.stopReason === null);
       return result;
@@ -106,7 +109,8 @@ export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, 
     async parsedStage(items, retries, label) {
       startStage(label, items.length);
       const result = await runParsedStage(store, runId, items, retries, { ...stageRuntime, label, spentBeforeUsd: spendUsd });
-      for (const stage of result.stages) tally(stage);
+      // Labelled as runParsedStage labels their progress lines.
+      result.stages.forEach((stage, attempt) => tally(stage, `${label} (attempt ${attempt + 1})`));
       // Settled: parsed, invalid after its re-asks, or answered empty / failed; a cell left pending is not.
       const settled = result.outcomes.filter((o) => o !== undefined && (o.status !== 'unanswered' || o.result.status !== 'pending')).length;
       const registered = result.stages.length > 0 ? items.length : 0;
@@ -119,7 +123,7 @@ export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, 
   };
   try {
     const result = await audit.execute(context);
-    return { audit: audit.name, runId, resumed, interrupted: stopped, stopReason, spendUsd, result };
+    return { audit: audit.name, runId, resumed, interrupted: stopped, stopReason, spendUsd, result, stages };
   } finally {
     signals?.dispose();
     store.close();

@@ -81,6 +81,8 @@ export interface StageRuntime {
   batch?: boolean;
   /** `--poll-interval`: time between polls of open batch jobs (ms). */
   pollIntervalMs?: number;
+  /** `--dry-run`: preflight reports missing API keys as warnings, so a grid can be priced before keys exist. */
+  dryRun?: boolean;
 }
 
 /** Builds adapters whose every attempt ends after `timeoutMs` (a hung endpoint is a timeout, retried). */

@@ -48,7 +48,7 @@ export const memoryAudit: Audit<MemoryConfig, MemoryRunInput, MemoryCollection, 
     return (
       `${run.resumed ? 'resumed' : 'started'} run ${run.runId} in ${db}: ${r.generationCells} generation cells ` +
       `(${r.emptyGenerations} empty, ${r.failedGenerations} failed, ${r.noSteps} without steps; steps by ${methods || 'none'}), ` +
-      `${r.labelerItems} labelings (${r.invalidLabelings} invalid after re-asks, ${r.unansweredLabelings} unanswered), spend $${run.spendUsd.toFixed(4)}`
+      `${r.labelerItems} responses sent to the labeler (${r.invalidLabelings} invalid after re-asks, ${r.unansweredLabelings} unanswered), spend $${run.spendUsd.toFixed(4)}`
     );
   },
   collect: (store, run) => collectMemorySamples(store, run.id),

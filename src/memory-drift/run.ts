@@ -6,7 +6,7 @@ import { ConfigError, EcholensError } from '../core/errors.js';
 import type { ParsedItem, StageRuntime } from '../experiment/runtime.js';
 import type { AuditRunner, AuditRunSummary, StagedAuditRunner } from '../experiment/audit.js';
 import { runAudit, runCheckedAudit } from '../experiment/run-audit.js';
-import { runPreflight } from '../experiment/preflight.js';
+import { type PreflightProblem, runPreflight } from '../experiment/preflight.js';
 import { estimateCells, type PlanEstimate } from '../models/estimate.js';
 import { loadPriceTable } from '../models/prices.js';
 import { getProvider } from '../models/providers.js';
@@ -532,6 +532,8 @@ export interface MemoryPreflight {
   specs: CellSpec[];
   /** The grid's estimate, computed when a budget is set. */
   estimate?: PlanEstimate;
+  /** Missing API keys a dry run let through. */
+  keyWarnings?: PreflightProblem[];
 }
 
 /**
@@ -562,6 +564,7 @@ export async function preflightMemory(
     models,
     files,
     skipKeys: runtime.adapterFor !== undefined,
+    ...(runtime.dryRun ? { keysAsWarnings: true } : {}),
     ...(stimuliGiven ? { given: stimuliGiven } : {}),
     read: () => resolveMemoryStimuli(config),
     fallbackField: 'questions',
@@ -569,7 +572,12 @@ export async function preflightMemory(
     maxCostUsd: runtime.maxCostUsd ?? config.limits.maxCostUsd,
     estimate: (stimuli, specs) => dryRunMemory(config, stimuli, specs, runtime.priceFile).estimate,
   });
-  return { stimuli: checked.input, specs: checked.specs, ...(checked.estimate ? { estimate: checked.estimate } : {}) };
+  return {
+    stimuli: checked.input,
+    specs: checked.specs,
+    ...(checked.estimate ? { estimate: checked.estimate } : {}),
+    ...(checked.keyWarnings ? { keyWarnings: checked.keyWarnings } : {}),
+  };
 }
 
 export interface MemoryRunResult extends AuditRunSummary {
@@ -659,8 +667,8 @@ export const memoryRunner: StagedAuditRunner<MemoryConfig, MemoryRunInput, Memor
     return { stimuli, fingerprint: stimuliFingerprint(stimuli) };
   },
   async preflight(config, runtime) {
-    const { stimuli, specs, estimate } = await preflightMemory(config, runtime);
-    return { input: { stimuli, fingerprint: stimuliFingerprint(stimuli) }, specs, ...(estimate ? { estimate } : {}) };
+    const { stimuli, specs, estimate, keyWarnings } = await preflightMemory(config, runtime);
+    return { input: { stimuli, fingerprint: stimuliFingerprint(stimuli) }, specs, ...(estimate ? { estimate } : {}), ...(keyWarnings ? { keyWarnings } : {}) };
   },
   plan: (config, input) => planMemoryGeneration(config, input.stimuli),
   manifestOptions: (config, input) => ({ ...memoryRunOptions(config, input.stimuli, input.fingerprint) }),

@@ -107,7 +107,7 @@ export class AiSdkAdapter implements ModelAdapter {
     if (spec.keyRequired && this.apiKey === undefined) {
       throw new ModelCallError('auth', `${spec.name}: no API key; set the ${spec.keyEnv} environment variable`, {
         provider: spec.name,
-        hint: `export ${spec.keyEnv}=… (keys are read from the environment only and never stored)`,
+        hint: `export ${spec.keyEnv}=…; keys are read from the environment only and never stored`,
       });
     }
   }

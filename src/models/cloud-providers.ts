@@ -120,7 +120,7 @@ function bedrockProvider(ref: string, parsed: ModelRef, env: Env): CloudProvider
       .join(' and ');
     throw new ModelCallError('auth', `bedrock: no AWS credentials; set ${missing} (or a Bedrock API key in AWS_BEARER_TOKEN_BEDROCK)`, {
       provider: 'bedrock',
-      hint: 'with a profile or SSO login: eval "$(aws configure export-credentials --format env)" (keys are read from the environment only and never stored)',
+      hint: 'with a profile or SSO login: eval "$(aws configure export-credentials --format env)"; keys are read from the environment only and never stored',
     });
   }
   const sessionToken = nonEmpty(env.AWS_SESSION_TOKEN);

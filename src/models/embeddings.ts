@@ -54,7 +54,7 @@ export function createEmbedder(ref: string, options: EmbedderOptions = {}): Text
   if (spec.keyRequired && apiKey === undefined) {
     throw new ModelCallError('auth', `${spec.name}: no API key; set the ${spec.keyEnv} environment variable`, {
       provider: spec.name,
-      hint: `export ${spec.keyEnv}=… (keys are read from the environment only and never stored)`,
+      hint: `export ${spec.keyEnv}=…; keys are read from the environment only and never stored`,
     });
   }
   const model: EmbeddingModel =

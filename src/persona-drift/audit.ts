@@ -52,7 +52,7 @@ export const personaAudit: Audit<PersonaConfig, Session[], PersonaCollected, Per
     };
   },
   describeResult: (run, db) =>
-    `${run.resumed ? 'resumed' : 'started'} run ${run.runId} in ${db}: ${run.result.targetCells} target cells, ${run.result.judgeCells} judge cells, ${run.result.invalidJudgements} invalid judgements excluded, spend $${run.spendUsd.toFixed(4)}`,
+    `${run.resumed ? 'resumed' : 'started'} run ${run.runId} in ${db}: ${run.result.targetCells} target cells, ${run.result.judgeCells} judgements requested, ${run.result.invalidJudgements} invalid ones excluded, spend $${run.spendUsd.toFixed(4)}`,
   collect: (store, run) => ({
     observations: collectPersonaObservations(store, run.id),
     sessions: (run.manifest.options as { sessions?: PersonaSessionInfo[] } | undefined)?.sessions ?? [],

@@ -5,7 +5,7 @@ import { ConfigError } from '../core/errors.js';
 import type { AuditRunSummary, StagedAuditRunner } from '../experiment/audit.js';
 import { auditRunId, runCheckedAudit } from '../experiment/run-audit.js';
 import type { ParsedItem, StageRuntime } from '../experiment/runtime.js';
-import { runPreflight } from '../experiment/preflight.js';
+import { type PreflightProblem, runPreflight } from '../experiment/preflight.js';
 import { estimateCells, type PlanEstimate } from '../models/estimate.js';
 import { loadPriceTable } from '../models/prices.js';
 import { type ReadSessionOptions, readSession } from '../sessions/read.js';
@@ -170,6 +170,8 @@ export interface PersonaPreflight {
   specs: CellSpec[];
   /** The grid's estimate, computed when a budget is set. */
   estimate?: PlanEstimate;
+  /** Missing API keys a dry run let through. */
+  keyWarnings?: PreflightProblem[];
 }
 
 /**
@@ -192,6 +194,7 @@ export async function preflightPersona(
     models,
     files,
     skipKeys: runtime.adapterFor !== undefined,
+    ...(runtime.dryRun ? { keysAsWarnings: true } : {}),
     ...(sessions ? { given: [...sessions] } : {}),
     read: () => readConfigSessions(config),
     fallbackField: 'sessions',
@@ -199,7 +202,12 @@ export async function preflightPersona(
     maxCostUsd: runtime.maxCostUsd ?? config.limits.maxCostUsd,
     estimate: (_read, specs) => dryRunPersona(config, specs, runtime.priceFile).estimate,
   });
-  return { sessions: checked.input, specs: checked.specs, ...(checked.estimate ? { estimate: checked.estimate } : {}) };
+  return {
+    sessions: checked.input,
+    specs: checked.specs,
+    ...(checked.estimate ? { estimate: checked.estimate } : {}),
+    ...(checked.keyWarnings ? { keyWarnings: checked.keyWarnings } : {}),
+  };
 }
 
 /** What a persona run did, besides the shared run fields. */
@@ -217,8 +225,8 @@ export const personaRunner: StagedAuditRunner<PersonaConfig, Session[], PersonaR
   limits: (config) => config.limits,
   prepare: readConfigSessions,
   async preflight(config, runtime) {
-    const { sessions, specs, estimate } = await preflightPersona(config, runtime);
-    return { input: sessions, specs, ...(estimate ? { estimate } : {}) };
+    const { sessions, specs, estimate, keyWarnings } = await preflightPersona(config, runtime);
+    return { input: sessions, specs, ...(estimate ? { estimate } : {}), ...(keyWarnings ? { keyWarnings } : {}) };
   },
   plan: (config, sessions) => planPersona(config, sessions),
   manifestOptions: (config, sessions) => {

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { registerBuiltinAudits } from '../../src/audits.js';
 import { registerBuiltinSimProfiles } from '../../src/builtin-sims.js';
 import { packageRoot } from '../../src/core/version.js';
 import { registerSimProfile } from '../../src/models/sim-registry.js';
@@ -22,6 +23,7 @@ let hostileRegistered = false;
 
 export function registerTestSims(): void {
   registerBuiltinSimProfiles();
+  registerBuiltinAudits();
   if (hostileRegistered) return;
   hostileRegistered = true;
   registerSimProfile({ name: 'hostile', description: 'SIMULATION: answers every request with XSS payloads', answer: () => ({ text: HOSTILE_TEXT }) });

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from '../../core/errors.js';
+import { listAudits } from '../../experiment/registry.js';
 import { renderReport, type ReportFormat } from '../../report/report.js';
 import { openStore } from '../../store/run-store.js';
 import { emit } from '../options.js';
@@ -10,10 +11,10 @@ export function registerReport(program: Command): void {
   program
     .command('report')
     .description('write the report of every run in a store: self-contained HTML with charts, Markdown, JSON or CSV')
-    .argument('<run.db>', 'run store written by `echolens persona run` / `echolens memory run` / `echolens demo`')
-    .option('-o, --out <file>', 'output file (default: report.<format> next to the store for html, stdout otherwise)')
+    .argument('<run.db>', `run store written by ${listAudits().map((a) => `\`echolens ${a.command} run\``).join(' / ')} / \`echolens demo\``)
+    .option('-o, --out <file>', 'output file (default for html: the store name with .db replaced by .report.html, e.g. runs/x.db → runs/x.report.html; stdout for the other formats)')
     .option('--format <format>', `one of ${FORMATS.join(', ')}`, 'html')
-    .option('--run <id...>', 'only these runs (default: every persona and memory run in the store)')
+    .option('--run <id...>', `only these runs (default: every run in the store of a registered audit: ${listAudits().map((a) => a.command).join(', ')})`)
     .option('--bootstrap <B>', 'bootstrap replicates (default: each run config’s value)')
     .action(async (db: string, options) => {
       const format = options.format as ReportFormat;
@@ -23,10 +24,15 @@ export function registerReport(program: Command): void {
       const store = openStore(db, { readonly: true });
       try {
         const text = await renderReport(store, format, { ...(options.run ? { runIds: options.run } : {}), ...(B ? { B } : {}) });
-        const out = options.out ?? (format === 'html' ? db.replace(/\.db$/u, '') + '.report.html' : undefined);
+        const out = options.out ?? (format === 'html' ? defaultHtmlReport(db) : undefined);
         emit(text, out);
       } finally {
         store.close();
       }
     });
+}
+
+/** Where `report` writes HTML when no --out is given (the help text describes this). */
+export function defaultHtmlReport(db: string): string {
+  return `${db.replace(/\.db$/u, '')}.report.html`;
 }

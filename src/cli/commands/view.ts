@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { type Command, Option } from 'commander';
 import { registerBuiltinSimProfiles } from '../../builtin-sims.js';
 import { collect } from '../options.js';
+import { DISCOVERY_FOLDERS, discoverStores, discoveryLines } from '../view-discover.js';
 import { InputError, InvalidArgumentError } from '../../core/errors.js';
 import { packageRoot } from '../../core/version.js';
 import { createAdapter } from '../../models/create-adapter.js';
@@ -21,7 +22,7 @@ export function registerView(program: Command): void {
   program
     .command('view')
     .description('local web viewer: browse runs and cells, compare runs, and the live probe (one persona-drift probe, side by side in three contexts)')
-    .argument('[run.db...]', 'run stores to browse (opened read-only)')
+    .argument('[run.db...]', `run stores to browse (opened read-only; default: the stores found under ${DISCOVERY_FOLDERS.map((f) => `./${f}`).join(' and ')})`)
     .addOption(new Option('--session <file>', 'transcript offered in the live probe; repeatable').argParser(collect).default([], 'the bundled demo session'))
     .option('--target <model>', 'model the live probe asks', 'sim:persona')
     .option('--judge <model>', 'judge model of the live probe', 'sim:judge')
@@ -55,6 +56,11 @@ export function registerView(program: Command): void {
           throw new InputError(`cannot read session: ${(error as Error).message}`, { file });
         }
       }
+      if (dbs.length === 0) {
+        const found = discoverStores(process.cwd());
+        process.stdout.write(`${discoveryLines(found).join('\n')}\n`);
+        dbs = found.files;
+      }
       const stores: Array<{ file: string; store: RunStore }> = [];
       try {
         // store.file: the location as shown (a PostgreSQL URL without its password).
@@ -76,7 +82,7 @@ export function registerView(program: Command): void {
       process.stdout.write(
         [
           `echolens viewer: ${viewer.url}`,
-          `  stores: ${dbs.length === 0 ? '(none — the run list is empty; pass run.db files)' : dbs.join(', ')}`,
+          `  stores: ${dbs.length === 0 ? '(none — the run list is empty; see above for how to make one)' : dbs.join(', ')}`,
           `  live probe: ${viewer.url}probe — target ${options.target}, judge ${options.judge}${simulated ? ' (SIMULATED: measures no real model)' : ''}`,
           '  Ctrl-C to stop.',
         ].join('\n') + '\n',

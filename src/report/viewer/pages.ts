@@ -17,6 +17,7 @@ import {
   type ViewerStore,
 } from './data.js';
 import { type CellMeasure, type CellPair, type CellReferences, type Factor, labelText } from './design.js';
+import { runListStatus, runListVerdict } from './run-list.js';
 
 /**
  * Server-rendered viewer pages. Every value goes through the escaping `html`
@@ -71,6 +72,16 @@ nav.cell-nav a { font-weight: 600; }
 .pair .side h3 { margin: 0; padding: 6px 10px; font-size: 14px; background: #f6f8fa; border-bottom: 1px solid var(--line); }
 .pair .side p { padding: 0 10px; }
 .pair .this-side h3 { background: #eef6ff; }
+.run-verdict { font-size: 13px; }
+.run-verdict.tone-alert { color: var(--bad); font-weight: 600; }
+.run-verdict.tone-ok { color: #1a7f37; }
+.run-status { font-weight: 600; }
+.run-status.status-incomplete, .run-status.status-failed { color: var(--bad); }
+section.exchange h2 { margin-top: 12px; }
+section.exchange pre.prompt { background: #f6f8fa; border: 1px solid var(--line); border-radius: 6px; max-height: 240px; }
+section.exchange pre.response { border: 1px solid var(--accent); border-radius: 6px; max-height: 520px; }
+p.cell-facts { font-size: 13.5px; }
+details.labels summary { cursor: pointer; color: var(--muted); }
 `;
 
 export interface PageContext {
@@ -150,11 +161,24 @@ export function runsPage(data: ViewerData, context: PageContext): string {
     { header: 'run', value: (r) => html`<a class="run-link" href="${runHref(r.store.index, r.run.id)}">${runName(r.run)}</a><br><code class="muted run-id">${r.run.id}</code>` },
     { header: 'audit', value: (r) => r.run.experiment },
     { header: 'store', value: (r) => html`<span title="${r.store.file}">${r.store.name}</span>` },
-    { header: 'status', value: (r) => r.run.status },
+    {
+      header: 'verdict',
+      value: (r) => {
+        const verdict = runListVerdict(data, r.store.index, r.run);
+        return html`<span class="run-verdict tone-${verdict.tone}">${verdict.lines.map((l, i) => html`${i > 0 ? html`<br>` : ''}${l}`)}</span>`;
+      },
+    },
+    {
+      header: 'status',
+      value: (r) => {
+        const status = runListStatus(r.run);
+        return html`<span class="run-status status-${status.word}" title="${status.detail}">${status.word}</span>${status.word === 'complete' ? '' : html`<br><span class="muted">${status.detail}</span>`}`;
+      },
+    },
     { header: 'started', value: (r) => r.run.startedAt.replace('T', ' ').slice(0, 16) },
     { header: 'targets', value: (r) => modelsOf(r.run, 'targets').join(', ') },
     { header: 'cells', value: (r) => html`<span class="run-counts">${r.index ? countsText(runCounts(r.index)) : `${r.run.counts.total} cells`}</span>${r.run.counts.failed + r.run.counts.pending > 0 ? html`<br><span class="muted">${r.run.counts.failed} failed, ${r.run.counts.pending} pending</span>` : ''}`, numeric: true },
-  ], 'No runs: start the viewer with one or more run stores (echolens view runs/persona.db).');
+  ], 'No runs: make a store with echolens demo (or a run command), then run echolens view where ./runs or ./echolens-demo is, or name the stores (echolens view runs/persona.db).');
   const options = runs.map(({ store, run }) => html`<option value="${runRef(store.index, run.id)}">${runName(run)} (${run.experiment}, ${run.id})</option>`);
   const compare = runs.length >= 2
     ? html`<h2>Compare two runs</h2><p class="note">Runs of the same audit only: each headline number and B − A with a paired bootstrap interval over the design units both runs share.</p><form class="filters" method="get" action="/compare"><label>run A<select name="a">${options}</select></label><label>run B<select name="b">${options}</select></label><button type="submit">Compare</button></form>`
@@ -306,6 +330,12 @@ function answerOf(text: string | null, result: CellResult | undefined): string {
   return parts.length > 0 ? parts.join('\n\n') : '(no text)';
 }
 
+/** The message the model answered: the last user turn (a probe, a question), else the last message. */
+function lastUserMessage(messages: readonly ChatMessage[]): string | undefined {
+  const users = messages.filter((m) => m.role === 'user');
+  return (users.at(-1) ?? messages.at(-1))?.content;
+}
+
 function labelsLine(cell: IndexedCell, names: readonly string[]): string {
   return names
     .map((n) => labelText(cell.labels, n))
@@ -362,16 +392,32 @@ export function cellPage(
       ? html`<h2>Paired cells</h2><p class="note" id="referenced-by">${view.referencedBy.before} <a href="${runHref(store.index, run.id, view.referencedBy.filter)}">${view.referencedBy.link}</a> ${view.referencedBy.after}</p>`
       : html``;
   const measureLine = view.measures.length > 0 ? html`<p class="muted">${view.measures.map((m, i) => html`${i > 0 ? ' · ' : ''}${m.label} ${measureText(m.values.get(cell.key))}`)}</p>` : html``;
+  // The exchange first (what was asked, what came back), as Inspect and promptfoo open a sample;
+  // the labels are folded below it, without the empty ones.
+  const prompt = request ? lastUserMessage(request.messages) : undefined;
+  const shown = labelRows.filter((r) => r.value !== null && r.value !== undefined && r.value !== '');
+  const facts = factorNames
+    .map((n) => ({ n, v: labelText(cell.labels, n) }))
+    .filter((f) => f.v !== '')
+    .slice(0, 8)
+    .map((f) => `${f.n} ${f.v}`)
+    .join(' · ');
   const body = html`<p><a href="${runHref(store.index, run.id)}">← ${runName(run)}</a> <code class="muted">${run.id}</code></p>
 ${nav}
-${table(labelRows, [
-    { header: 'label', value: (r) => r.name },
-    { header: 'value', value: (r) => String(r.value) },
-  ])}
-<h2>Response</h2>${usage}${measureLine}<pre class="text response" id="response">${answerOf(cell.text, result)}</pre>
+${facts ? html`<p class="cell-facts muted" id="cell-facts">${facts}</p>` : ''}
+<section class="exchange">
+<h2>Prompt</h2>${prompt ? html`<p class="muted">the last user message of ${request?.messages.length ?? 0} sent to ${request?.model ?? cell.model}; the whole context is below</p><pre class="text prompt" id="prompt">${prompt}</pre>` : html`<p class="muted">The request is not in the store.</p>`}
+<h2>Response</h2>${measureLine}<pre class="text response" id="response">${answerOf(cell.text, result)}</pre>${usage}
+</section>
 ${result?.reasoning ? html`<details><summary>Reasoning trace</summary><pre class="text">${result.reasoning}</pre></details>` : ''}
 ${judgeHtml}
 ${pairHtml}
+<details class="labels" id="labels"><summary>Labels (${shown.length}${shown.length < labelRows.length ? `; ${labelRows.length - shown.length} empty hidden` : ''})</summary>
+${table(shown, [
+    { header: 'label', value: (r) => r.name },
+    { header: 'value', value: (r) => String(r.value) },
+  ])}
+</details>
 <h2>Context sent to ${request?.model ?? cell.model}</h2>
 ${request ? html`<p class="muted">${request.messages.length} messages, ${request.messages.reduce((n, m) => n + m.content.length, 0).toLocaleString('en-US')} characters · decoding ${JSON.stringify(request.params)} · sample ${request.sample}</p>${messagesHtml(request.messages)}` : html`<p class="muted">The request is not in the store.</p>`}`;
   return viewerPage(`Cell #${cell.ordinal} of ${runName(run)}`, body, context);
