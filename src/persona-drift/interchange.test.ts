@@ -242,6 +242,53 @@ describe('persona import --layout contextecho (content-position files)', () => {
     }
   });
 
+  it("the authors' runner output imports whole: target_model names the target, an { probe_id, error } row is a failed cell, and the run exports and re-imports", () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'docs'));
+    const ids = ['I01', 'P01', 'C01', 'C02'];
+    const row = (id: string, score: number) => ({ probe_id: id, probe_text: `t ${id}`, score, label: 'x', reason: 'r', response_preview: `preview ${id}`, input_tokens: 120, output_tokens: 30 });
+    const file = {
+      target_model: 'GPT-4o',
+      judge_model: 'claude-sonnet-4-6',
+      full_results: {
+        scratch: { label: 'scratch', results: ids.map((id) => row(id, 0)) },
+        // The runner's record of a target call that raised: no score, no response.
+        recent3K: { label: 'recent3K', results: [row('I01', 2), { probe_id: 'P01', error: 'RateLimitError: slow down' }, row('C01', 3), row('C02', 1)] },
+      },
+    };
+    writeFileSync(join(dir, 'docs', 'CONTENT_POSITION_GPT4O.json'), JSON.stringify(file));
+    const read = readContextEchoArchive(dir, 'judge');
+    expect([...new Set(read.cells.map((c) => c.target))]).toEqual(['GPT-4o']);
+    const failed = read.cells.filter((c) => c.status === 'failed');
+    expect(failed.map((c) => [c.arm, c.item, c.judgements.length])).toEqual([['recent3K', 'P01', 0]]);
+    expect(read.cells.find((c) => c.arm === 'scratch' && c.item === 'C01')).toMatchObject({ response: 'preview C01', inputTokens: 120, outputTokens: 30 });
+    const store = openStore(join(dir, 'store.db'));
+    try {
+      const { runId } = importArchive(store, read, { source: dir });
+      const reference = personaReport(store, runId).reference;
+      const recent = reference?.permutation.find((r) => r.contrast === 'recent3K - scratch');
+      // Pairs only where both conditions have a score: I01, C01, C02 → (2 + 3 + 1) / 3.
+      expect(recent?.mean).toBeCloseTo(2, 12);
+      // Exported (per-cell files with an arm named recent3K, and the content-position file) and read back.
+      const exported = exportRun(store, runId);
+      for (const subset of [exported.files, exported.files.filter((f) => f.path.startsWith('docs/'))]) {
+        const again = tempDir();
+        writeArchiveFiles(again, subset);
+        const other = openStore(join(again, 'store.db'));
+        try {
+          const back = importArchive(other, readContextEchoArchive(again, 'judge'), { source: again });
+          const report = personaReport(other, back.runId);
+          expect(report.reference?.permutation).toEqual(reference?.permutation);
+          expect(report.counts.byArm.find((r) => r.arm === 'recent3K')?.failed).toBe(1);
+        } finally {
+          other.close();
+        }
+      }
+    } finally {
+      store.close();
+    }
+  });
+
   it('a content-position result without a score names the file and the field', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'CONTENT_POSITION_X.json'), JSON.stringify({ per_condition: { scratch: [{ probe_id: 'C01' }] } }));
