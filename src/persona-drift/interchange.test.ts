@@ -289,6 +289,13 @@ describe('persona import --layout contextecho (content-position files)', () => {
     }
   });
 
+  it('a folder without the results tree whose JSON files are no cells (a repository root) is refused with the layout it expected', () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'data_archive', 'data', 'donations'), { recursive: true });
+    writeFileSync(join(dir, 'data_archive', 'data', 'donations', 'groups.json'), JSON.stringify({ groups: [] }));
+    expect(() => readContextEchoArchive(dir, 'judge')).toThrow(/groups\.json: probe_id: not a per-cell file: .*no results\/probes_at_crosscompaction\/.*"donations" is no arm/su);
+  });
+
   it('a content-position result without a score names the file and the field', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'CONTENT_POSITION_X.json'), JSON.stringify({ per_condition: { scratch: [{ probe_id: 'C01' }] } }));
