@@ -208,6 +208,9 @@ export function parsePerCellFile(
     if (armName !== path.arm) fail(file, 'arm', `"arm" is ${JSON.stringify(armName)} but the file is under ${JSON.stringify(path.arm)}`);
     if (position !== path.position) fail(file, 'position', `"position" is ${JSON.stringify(position)} but the file is under ${JSON.stringify(path.position)}`);
     if (targetName !== path.target) fail(file, 'target', `"target" is ${JSON.stringify(targetName)} but the file is under ${JSON.stringify(path.target)}`);
+    // The authors' figure script selects probes by file name, the import by probe_id: they must agree.
+    const stem = path.name.replace(/(_v\d+)?\.json$/u, '');
+    if (probeId !== stem) fail(file, 'probe_id', `"probe_id" is ${JSON.stringify(probeId)} but the file is named ${JSON.stringify(path.name)}`);
   }
   const facts = positionFacts(position);
   const base = {

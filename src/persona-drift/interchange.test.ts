@@ -131,6 +131,7 @@ describe('persona import --layout contextecho (per-cell layout)', () => {
     ['non-integer score', (g: Record<string, unknown>) => ({ ...g, score: 2.5 }), /C03\.json.*score.*must be an integer/su],
     ['score as a string', (g: Record<string, unknown>) => ({ ...g, score: '3' }), /C03\.json.*score/su],
     ['a file moved to another arm', (g: Record<string, unknown>) => ({ ...g, arm: 'claude_session' }), /C03\.json.*arm.*under "filler"/su],
+    ['a file renamed to another probe', (g: Record<string, unknown>) => ({ ...g, probe_id: 'I01' }), /C03\.json.*probe_id.*"I01" but the file is named "C03\.json"/su],
   ])('a bad file (%s) names the file and the field, and nothing is imported', (_what, bad, message) => {
     const dir = archiveWithBadFile(bad);
     const store = openStore(join(dir, 'store.db'));
