@@ -1,6 +1,30 @@
 import { describe, expect, it } from 'vitest';
 import type { MemoryReport } from '../memory-drift/analysis.js';
-import { memoryHeadlines } from './headline.js';
+import type { PersonaReport } from '../persona-drift/analysis.js';
+import { memoryHeadlines, personaHeadlines } from './headline.js';
+
+describe('personaHeadlines', () => {
+  it('leads with the verdict and calls a gap strong drift only when the drift is detected', () => {
+    const gap = (estimate: number, lo: number, hi: number) => ({ estimate, ci: [lo, hi] });
+    const report = {
+      drift: [
+        { target: 'sim:a', judge: 'j1', gap: gap(1.05, -0.86, 2.96), strongDrift: true },
+        { target: 'sim:a', judge: 'j2', gap: gap(0.75, 0.11, 1.39), strongDrift: true },
+        { target: 'sim:a', judge: 'j3', gap: { error: 'no filler arm' }, strongDrift: false },
+      ],
+      verdicts: [
+        { target: 'sim:a', judge: 'j1', kind: 'underpowered for this design' },
+        { target: 'sim:a', judge: 'j2', kind: 'drift' },
+        { target: 'sim:a', judge: 'j3', kind: 'not computable' },
+      ],
+    } as unknown as PersonaReport;
+    expect(personaHeadlines(report, false)).toEqual([
+      'persona drift: sim:a judged by j1: underpowered for this design — Δ = +1.05 [95% CI -0.86, +2.96]',
+      'persona drift: sim:a judged by j2: drift — Δ = +0.75 [95% CI +0.11, +1.39], strong drift',
+      'persona drift: sim:a judged by j3: gap not computable (no filler arm)',
+    ]);
+  });
+});
 
 describe('memoryHeadlines', () => {
   it('gives each tier its elevation with the 95% CI, and marks simulated runs', () => {

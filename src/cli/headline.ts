@@ -3,13 +3,18 @@ import type { MemoryReport } from '../memory-drift/analysis.js';
 
 const sign = (x: number) => (x >= 0 ? `+${x.toFixed(2)}` : x.toFixed(2));
 
-/** The lines a finished persona run ends with: each target's drift gap with its CI. */
+/**
+ * The lines a finished persona run ends with: each target's verdict and drift gap with its CI.
+ * The verdict leads, and "strong drift" (a size, |Δ| ≥ 0.30) is said only of a detected drift, so
+ * the line never calls an underpowered or null result strong drift.
+ */
 export function personaHeadlines(report: PersonaReport, simulated: boolean): string[] {
   const lines = report.drift.map((d) => {
     const gap = d.gap as GapEstimate | { error: string };
-    return 'error' in gap
-      ? `persona drift: ${d.target} judged by ${d.judge}: gap not computable (${gap.error})`
-      : `persona drift: ${d.target} judged by ${d.judge}: Δ = ${sign(gap.estimate)} [95% CI ${sign(gap.ci[0])}, ${sign(gap.ci[1])}]${d.strongDrift ? ', strong drift' : ''}`;
+    const kind = report.verdicts.find((v) => v.target === d.target && v.judge === d.judge)?.kind;
+    if ('error' in gap) return `persona drift: ${d.target} judged by ${d.judge}: gap not computable (${gap.error})`;
+    const strong = d.strongDrift && kind === 'drift' ? ', strong drift' : '';
+    return `persona drift: ${d.target} judged by ${d.judge}: ${kind === undefined ? '' : `${kind} — `}Δ = ${sign(gap.estimate)} [95% CI ${sign(gap.ci[0])}, ${sign(gap.ci[1])}]${strong}`;
   });
   if (simulated) lines.push('(SIMULATED models: these numbers measure no real model)');
   return lines;

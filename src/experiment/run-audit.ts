@@ -110,7 +110,9 @@ export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, 
       startStage(label, items.length);
       const result = await runParsedStage(store, runId, items, retries, { ...stageRuntime, label, spentBeforeUsd: spendUsd });
       // Labelled as runParsedStage labels their progress lines.
-      result.stages.forEach((stage, attempt) => tally(stage, `${label} (attempt ${attempt + 1})`));
+      result.stages.forEach((stage, attempt) => {
+        tally(stage, `${label} (attempt ${attempt + 1})`);
+      });
       // Settled: parsed, invalid after its re-asks, or answered empty / failed; a cell left pending is not.
       const settled = result.outcomes.filter((o) => o !== undefined && (o.status !== 'unanswered' || o.result.status !== 'pending')).length;
       const registered = result.stages.length > 0 ? items.length : 0;

@@ -98,10 +98,10 @@ function optionalString(record: Record<string, unknown>, field: string, file: st
   return value;
 }
 
-function tokens(record: Record<string, unknown>, field: string, file: string): number {
+function tokens(record: Record<string, unknown>, field: string, file: string, where = field): number {
   const value = record[field];
   if (value === undefined || value === null) return 0;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) fail(file, field, `"${field}" must be a non-negative integer, got ${JSON.stringify(value)}`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) fail(file, where, `"${where}" must be a non-negative integer, got ${JSON.stringify(value)}`);
   return value;
 }
 
@@ -200,12 +200,17 @@ export function parsePerCellFile(
   const response = requireString(v, 'response_text', file);
   const block = echolensBlock(v.echolens, file);
   const arm = archiveArmOf(armName);
-  if (arm === undefined) fail(file, 'arm', `unknown arm ${JSON.stringify(armName)}: expected one of ${Object.keys(ARCHIVE_ARMS).join(', ')}`);
+  // An echolens export names its arm in its own block (an imported content-position condition such
+  // as `recent3K` is an arm too); only the authors' own files are held to their arm names.
+  if (arm === undefined && block === null) fail(file, 'arm', `unknown arm ${JSON.stringify(armName)}: expected one of ${Object.keys(ARCHIVE_ARMS).join(', ')}`);
   if (block === null) {
     // The authors' files repeat their place in the tree; a disagreement means a moved or edited file.
     if (armName !== path.arm) fail(file, 'arm', `"arm" is ${JSON.stringify(armName)} but the file is under ${JSON.stringify(path.arm)}`);
     if (position !== path.position) fail(file, 'position', `"position" is ${JSON.stringify(position)} but the file is under ${JSON.stringify(path.position)}`);
     if (targetName !== path.target) fail(file, 'target', `"target" is ${JSON.stringify(targetName)} but the file is under ${JSON.stringify(path.target)}`);
+    // The authors' figure script selects probes by file name, the import by probe_id: they must agree.
+    const stem = path.name.replace(/(_v\d+)?\.json$/u, '');
+    if (probeId !== stem) fail(file, 'probe_id', `"probe_id" is ${JSON.stringify(probeId)} but the file is named ${JSON.stringify(path.name)}`);
   }
   const facts = positionFacts(position);
   const base = {
@@ -243,7 +248,7 @@ export function parsePerCellFile(
     session: 'S1',
     positionValue: facts.value ?? -1,
     compaction: facts.compaction,
-    arm,
+    arm: arm as string,
     mitigation: 'none',
     distance: 'd0',
     systemPrompt: null,
@@ -274,7 +279,8 @@ export function parseContentPositionFile(value: unknown, file: string, stem: str
   const v = value as Record<string, unknown>;
   const key = isObject(v.full_results) ? 'full_results' : 'per_condition';
   const conditions = v[key] as Record<string, unknown>;
-  const named = ['target', 'target_label', 'display', 'model_id'].map((k) => v[k]).find((x) => typeof x === 'string' && x !== '');
+  // The authors' content-position runners name the target in `target_model`.
+  const named = ['target', 'target_label', 'target_model', 'display', 'model_id'].map((k) => v[k]).find((x) => typeof x === 'string' && x !== '');
   const target = (named as string | undefined) ?? stem.replace(/^(CONTENT_POSITION_|OPTION_C_)/u, '');
   const out: ArchiveCell[] = [];
   for (const [condition, data] of Object.entries(conditions)) {
@@ -290,10 +296,21 @@ export function parseContentPositionFile(value: unknown, file: string, stem: str
       if (typeof probeId !== 'string' || probeId === '') fail(file, `${where}.probe_id`, `missing field "${where}.probe_id"`);
       if (seen.has(probeId)) fail(file, `${where}.probe_id`, `probe ${probeId} appears twice in condition ${condition}`);
       seen.add(probeId);
-      const score = archiveScore(r.score, file, `${where}.score`);
+      // The authors' runners write `{ probe_id, error }` (no score) when the target call failed; their
+      // consolidation skips such rows. Here it is a failed cell, so the archive still imports whole.
+      const error = typeof r.error === 'string' && (r.score === undefined || r.score === null) ? r.error : null;
+      // `score: null` is echolens's export of a response no judge scored (the authors never write it).
+      const unjudged = error === null && r.score === null;
+      const score = error === null && !unjudged ? archiveScore(r.score, file, `${where}.score`) : null;
       const category =
         optionalString(r, 'category', file) ?? optionalString(r, 'probe_category', file) ?? CATEGORY_BY_LETTER[probeId.charAt(0)] ?? fail(file, `${where}.category`, `missing field "${where}.category"`);
-      const response = optionalString(r, 'response_full', file) ?? optionalString(r, 'response_text', file) ?? optionalString(r, 'response', file) ?? '';
+      // `response_preview` is what the authors' runners keep (the first 300 characters).
+      const response =
+        optionalString(r, 'response_full', file) ??
+        optionalString(r, 'response_text', file) ??
+        optionalString(r, 'response', file) ??
+        optionalString(r, 'response_preview', file) ??
+        '';
       out.push({
         file,
         target,
@@ -310,11 +327,11 @@ export function parseContentPositionFile(value: unknown, file: string, stem: str
         probeText: optionalString(r, 'probe_text', file) ?? '',
         paraphrase: 0,
         sample: 0,
-        status: 'done',
-        response,
-        inputTokens: 0,
-        outputTokens: 0,
-        judgements: [{ judge, score, label: optionalString(r, 'label', file), reason: optionalString(r, 'reason', file) ?? '' }],
+        status: error === null ? 'done' : 'failed',
+        response: error === null ? response : '',
+        inputTokens: tokens(r, 'input_tokens', file, `${where}.input_tokens`),
+        outputTokens: tokens(r, 'output_tokens', file, `${where}.output_tokens`),
+        judgements: error === null && !unjudged ? [{ judge, score, label: optionalString(r, 'label', file), reason: optionalString(r, 'reason', file) ?? '' }] : [],
       });
     });
   }

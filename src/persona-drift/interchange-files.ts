@@ -1,8 +1,10 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { InputError } from '../core/errors.js';
+import { isObject } from '../core/guards.js';
 import {
   type ArchiveCell,
+  archiveArmOf,
   checkDistinct,
   fillPositionValues,
   isContentPositionFile,
@@ -70,7 +72,16 @@ export function readContextEchoArchive(dir: string, judge: string): ArchiveRead 
           if (!name.endsWith('.json') || skipped(name)) continue;
           const path = join(root, target, position, arm, name);
           const file = relative(dir, path) || name;
-          cells.push(parsePerCellFile(readJson(path, file), file, { target, position, arm, name }, judge));
+          const value = readJson(path, file);
+          // Without the authors' results folder every sub-folder is read as a target; a JSON file three
+          // levels down that is no cell at all (a repository root given by mistake) says so plainly.
+          if (root === dir && archiveArmOf(arm) === undefined && !(isObject(value) && 'probe_id' in value)) {
+            throw new InputError(
+              `not a per-cell file: ${dir} has no results/probes_at_crosscompaction/, so its folders were read as <target>/<position>/<arm>/ and "${arm}" is no arm; give the folder that holds the archive`,
+              { file, field: 'probe_id' },
+            );
+          }
+          cells.push(parsePerCellFile(value, file, { target, position, arm, name }, judge));
           files.push(file);
           perCell += 1;
         }

@@ -332,6 +332,8 @@ export function exportRun(store: RunStore, runId: string): ExportResult {
         label: record.label,
         reason: record.reason,
         response_full: record.response_text,
+        // As the authors' runners mark a cell whose target call failed.
+        ...((record.echolens as { status: string }).status === 'failed' ? { error: 'no answer (failed cell)' } : {}),
       });
     }
     files.push({

@@ -6,7 +6,7 @@ import { registerBuiltinSimProfiles } from '../builtin-sims.js';
 import { InputError } from '../core/errors.js';
 import { packageRoot } from '../core/version.js';
 import { holm } from '../stats/multiple-testing.js';
-import { SqliteRunStore } from '../store/run-store.js';
+import { openStore, SqliteRunStore } from '../store/run-store.js';
 import { personaConfigSchema } from './config.js';
 import { readContextEchoArchive, writeArchiveFiles } from './interchange-files.js';
 import { exportRun, importArchive, parseExportManifest } from './interchange-store.js';
@@ -131,6 +131,7 @@ describe('persona import --layout contextecho (per-cell layout)', () => {
     ['non-integer score', (g: Record<string, unknown>) => ({ ...g, score: 2.5 }), /C03\.json.*score.*must be an integer/su],
     ['score as a string', (g: Record<string, unknown>) => ({ ...g, score: '3' }), /C03\.json.*score/su],
     ['a file moved to another arm', (g: Record<string, unknown>) => ({ ...g, arm: 'claude_session' }), /C03\.json.*arm.*under "filler"/su],
+    ['a file renamed to another probe', (g: Record<string, unknown>) => ({ ...g, probe_id: 'I01' }), /C03\.json.*probe_id.*"I01" but the file is named "C03\.json"/su],
   ])('a bad file (%s) names the file and the field, and nothing is imported', (_what, bad, message) => {
     const dir = archiveWithBadFile(bad);
     const store = SqliteRunStore.open(join(dir, 'store.db'));
@@ -240,6 +241,60 @@ describe('persona import --layout contextecho (content-position files)', () => {
     } finally {
       store.close();
     }
+  });
+
+  it("the authors' runner output imports whole: target_model names the target, an { probe_id, error } row is a failed cell, and the run exports and re-imports", () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'docs'));
+    const ids = ['I01', 'P01', 'C01', 'C02'];
+    const row = (id: string, score: number) => ({ probe_id: id, probe_text: `t ${id}`, score, label: 'x', reason: 'r', response_preview: `preview ${id}`, input_tokens: 120, output_tokens: 30 });
+    const file = {
+      target_model: 'GPT-4o',
+      judge_model: 'claude-sonnet-4-6',
+      full_results: {
+        scratch: { label: 'scratch', results: ids.map((id) => row(id, 0)) },
+        // The runner's record of a target call that raised: no score, no response.
+        recent3K: { label: 'recent3K', results: [row('I01', 2), { probe_id: 'P01', error: 'RateLimitError: slow down' }, row('C01', 3), row('C02', 1)] },
+      },
+    };
+    writeFileSync(join(dir, 'docs', 'CONTENT_POSITION_GPT4O.json'), JSON.stringify(file));
+    const read = readContextEchoArchive(dir, 'judge');
+    expect([...new Set(read.cells.map((c) => c.target))]).toEqual(['GPT-4o']);
+    const failed = read.cells.filter((c) => c.status === 'failed');
+    expect(failed.map((c) => [c.arm, c.item, c.judgements.length])).toEqual([['recent3K', 'P01', 0]]);
+    expect(read.cells.find((c) => c.arm === 'scratch' && c.item === 'C01')).toMatchObject({ response: 'preview C01', inputTokens: 120, outputTokens: 30 });
+    const store = openStore(join(dir, 'store.db'));
+    try {
+      const { runId } = importArchive(store, read, { source: dir });
+      const reference = personaReport(store, runId).reference;
+      const recent = reference?.permutation.find((r) => r.contrast === 'recent3K - scratch');
+      // Pairs only where both conditions have a score: I01, C01, C02 → (2 + 3 + 1) / 3.
+      expect(recent?.mean).toBeCloseTo(2, 12);
+      // Exported (per-cell files with an arm named recent3K, and the content-position file) and read back.
+      const exported = exportRun(store, runId);
+      for (const subset of [exported.files, exported.files.filter((f) => f.path.startsWith('docs/'))]) {
+        const again = tempDir();
+        writeArchiveFiles(again, subset);
+        const other = openStore(join(again, 'store.db'));
+        try {
+          const back = importArchive(other, readContextEchoArchive(again, 'judge'), { source: again });
+          const report = personaReport(other, back.runId);
+          expect(report.reference?.permutation).toEqual(reference?.permutation);
+          expect(report.counts.byArm.find((r) => r.arm === 'recent3K')?.failed).toBe(1);
+        } finally {
+          other.close();
+        }
+      }
+    } finally {
+      store.close();
+    }
+  });
+
+  it('a folder without the results tree whose JSON files are no cells (a repository root) is refused with the layout it expected', () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'data_archive', 'data', 'donations'), { recursive: true });
+    writeFileSync(join(dir, 'data_archive', 'data', 'donations', 'groups.json'), JSON.stringify({ groups: [] }));
+    expect(() => readContextEchoArchive(dir, 'judge')).toThrow(/groups\.json: probe_id: not a per-cell file: .*no results\/probes_at_crosscompaction\/.*"donations" is no arm/su);
   });
 
   it('a content-position result without a score names the file and the field', () => {

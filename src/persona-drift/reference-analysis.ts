@@ -2,7 +2,7 @@ import { attempt, promptOf } from './contrasts.js';
 import { holm } from '../stats/multiple-testing.js';
 import type { AnalysisDesign, PersonaObservation } from './analysis-types.js';
 import type { ReferenceBlock, ReferenceContract, ReferencePermutation } from './reference-types.js';
-import { armClusterBootstrap, gapClusterBootstrap, referenceSignFlip, sessionWilcoxon } from './reference-estimators.js';
+import { armClusterBootstrap, gapClusterBootstrap, referenceSignFlip, sessionWilcoxon, unpairedGapClusterBootstrap } from './reference-estimators.js';
 
 /**
  * The `reference` block of a persona report (pure): the numbers the ContextEcho authors' analysis
@@ -81,7 +81,9 @@ export function analyzeReference(
       const filler = clusters.get('filler');
       if (real && filler) {
         const both = [...real.keys()].filter((k) => filler.has(k)).map((k) => ({ real: real.get(k) as number[], filler: filler.get(k) as number[] }));
-        const gap = attempt(() => gapClusterBootstrap(both, resampling));
+        // Same positions in both arms: the paired scheme; otherwise each arm over its own positions (as the authors' figure).
+        const paired = both.length === real.size && both.length === filler.size;
+        const gap = attempt(() => (paired ? gapClusterBootstrap(both, resampling) : unpairedGapClusterBootstrap([...real.values()], [...filler.values()], resampling)));
         if ('error' in gap) block.notComputed.push({ target, what: 'gap', error: gap.error });
         else block.gap.push({ target, estimate: gap.estimate, ci: gap.ci });
       }

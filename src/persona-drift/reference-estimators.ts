@@ -123,6 +123,25 @@ export function gapClusterBootstrap(
 }
 
 /**
+ * The gap when the two arms were not measured at the same positions (a position missing in one
+ * arm). The authors' figure subtracts the two arms' own estimates, each over the positions it has,
+ * so this does too: estimate = filler mean − real mean, and each replicate is the difference of two
+ * independent two-stage replicates (one per arm, each over its own positions).
+ */
+export function unpairedGapClusterBootstrap(
+  real: readonly (readonly number[])[],
+  filler: readonly (readonly number[])[],
+  options: ReferenceOptions = {},
+): { estimate: number; ci: [number, number]; positions: number } {
+  const estimate = meanOfPositionMeans(filler) - meanOfPositionMeans(real);
+  const B = options.B ?? 10_000;
+  const random = rng(options.seed ?? 42);
+  const replicates = new Float64Array(B);
+  for (let b = 0; b < B; b++) replicates[b] = twoStageReplicate(filler, random) - twoStageReplicate(real, random);
+  return { estimate, ci: percentile95(replicates), positions: Math.min(real.length, filler.length) };
+}
+
+/**
  * Paired sign-flip permutation over per-probe differences as the authors define it: each resample
  * flips every difference's sign with probability ½; two-sided p = share of resamples whose mean is
  * at least as far from zero as the observed mean (no +1 in numerator or denominator, so p can be 0).
