@@ -82,6 +82,8 @@ export class AiSdkAdapter implements ModelAdapter {
   private readonly options: AdapterOptions;
   /** Vertex and Bedrock: project/region and credentials beyond one key. */
   private readonly cloud: CloudProvider | undefined;
+  /** SDK models by the extra body they add (see `modelFor`). */
+  private readonly models = new Map<string, LanguageModel>();
 
   constructor(ref: string, parsed: ModelRef, spec: ProviderSpec, options: AdapterOptions = {}) {
     const env = options.env ?? process.env;
@@ -211,8 +213,7 @@ export class AiSdkAdapter implements ModelAdapter {
     }
     if (params.providerOptions !== undefined) Object.assign(extraBody, params.providerOptions);
 
-    const fetchWithExtras = Object.keys(extraBody).length === 0 ? this.options.fetch : mergeBodyFetch(extraBody, this.options.fetch);
-    const model = this.languageModel(fetchWithExtras);
+    const model = this.modelFor(extraBody);
     const cacheControl = callOptions.cacheTtl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
     const messages = request.messages.map((message): ModelMessage => {
       // Static system prompts (judge rubrics, labeler instructions) long enough to cache get a breakpoint too.
@@ -249,6 +250,23 @@ export class AiSdkAdapter implements ModelAdapter {
     }
     if (request.toolChoice !== undefined) settings.toolChoice = request.toolChoice;
     return { model, messages, settings, warnings };
+  }
+
+  /**
+   * The SDK model for calls that add `extraBody` to the request body. Built once per distinct
+   * extra body and kept: building one constructs the provider's response schemas, which zod
+   * compiles on their first use, so a model made per call cost about a third of a call's CPU.
+   */
+  private modelFor(extraBody: Record<string, unknown>): LanguageModel {
+    const key = Object.keys(extraBody).length === 0 ? '' : JSON.stringify(extraBody);
+    let model = this.models.get(key);
+    if (model === undefined) {
+      model = this.languageModel(key === '' ? this.options.fetch : mergeBodyFetch(extraBody, this.options.fetch));
+      // A run uses a handful of parameter sets; a bound keeps a pathological caller from growing it.
+      if (this.models.size >= 32) this.models.clear();
+      this.models.set(key, model);
+    }
+    return model;
   }
 
   private languageModel(fetch: typeof globalThis.fetch | undefined): LanguageModel {
