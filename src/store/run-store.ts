@@ -364,6 +364,11 @@ export class RunStore {
         if (id.legacyKey !== undefined && hasCell.get(id.key) === undefined && hasCell.get(id.legacyKey) !== undefined) {
           id = { ...id, key: id.legacyKey };
         }
+        // A store written before the prompt was rearranged keeps the cell under its earlier shape's key.
+        if (spec.legacyRequests !== undefined && hasCell.get(id.key) === undefined) {
+          const stored = storedLegacyKey(spec.legacyRequests, (key) => hasCell.get(key) !== undefined);
+          if (stored !== undefined) id = { ...id, key: stored };
+        }
         keys[index] = id.key;
         if (hasCell.get(id.key) === undefined) {
           const encoded = encodeRequest(spec.request);
@@ -712,4 +717,14 @@ function scrubText(text: string, secrets: readonly string[]): string {
 function newRunId(): string {
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
   return `run-${stamp}-${randomBytes(3).toString('hex')}`;
+}
+
+/** The first key an earlier shape of a cell is stored under (either identity rule), if any. */
+function storedLegacyKey(requests: readonly ModelRequest[], stored: (key: string) => boolean): string | undefined {
+  for (const request of requests) {
+    const keys = requestKeys(request);
+    if (stored(keys.key)) return keys.key;
+    if (keys.legacyKey !== undefined && stored(keys.legacyKey)) return keys.legacyKey;
+  }
+  return undefined;
 }
