@@ -9,6 +9,7 @@
  *      against the fake Anthropic and OpenAI servers, which bill as the providers' caches do
  *      (bench/cache-sim.ts): the current prompt against the earlier shape (static part inside
  *      the user turn, no breakpoint), same cells.
+ * The scheduler's waits (OpenAI's pace per prefix group) pass in simulated time.
  * BENCH_SMOKE=1: 20 labeler cells instead of 300.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -87,8 +88,12 @@ async function billedRatio(provider: 'anthropic' | 'openai', modelId: string, sh
   let naive = 0;
   let billed = 0;
   let server: FakeServer | undefined;
+  // Waits the scheduler asks for (OpenAI's pace per prefix group) pass in simulated time, which
+  // the billing servers read too: a paced stage then takes seconds, not the minutes it would.
+  let skippedMs = 0;
+  const clock = () => Date.now() + skippedMs;
   const respond = (request: FakeRequest) => {
-    const now = Date.now();
+    const now = clock();
     const blocks = blocksOf(provider, request.body ?? {});
     const key = request.body?.prompt_cache_key;
     const usage = provider === 'anthropic' ? anthropic.bill(blocks, now, now) : openai.bill(blocks, typeof key === 'string' ? key : undefined, now, now);
@@ -107,6 +112,10 @@ async function billedRatio(provider: 'anthropic' | 'openai', modelId: string, sh
       adapterFor: (ref) => createAdapter(ref, { env: { ANTHROPIC_API_KEY: 'bench-key', OPENAI_API_KEY: 'bench-key' } }),
       concurrency: 8,
       costOf: () => 0,
+      now: clock,
+      sleep: async (ms) => {
+        skippedMs += ms;
+      },
     });
     if (result.done !== specs.length) throw new Error(`${provider}/${shape}: ${result.done} of ${specs.length} done`);
   } finally {

@@ -106,39 +106,21 @@ async function executeCells(store: RunStore, cells: PreparedCells, tally: RunTal
     const index = cells.toRun[position]!;
     outstanding += 1;
     busy.set(provider, (busy.get(provider) ?? 0) + 1);
-    laneFor(cells.uniqueRequests[index]!.model).queue.add(
-      () =>
-        new Promise<void>((laneFree) => {
-          const started = now();
-          let released = false;
-          // The slot is free once the provider has answered: the store write that follows is
-          // ours, and holding the slot through it kept fewer calls in flight than asked.
-          const release = (ok: boolean) => {
-            if (released) return;
-            released = true;
-            scheduler.finished(position, { ok, latencyMs: now() - started });
-            busy.set(provider, busy.get(provider)! - 1);
-            laneFree();
-            pump();
-          };
-          let status: CellResult['status'] | undefined;
-          runOne(index, cacheKey, release)
-            .then(
-              (result) => {
-                status = result;
-              },
-              (error: unknown) => {
-                tally.internalError ??= error;
-                tally.stop('fatal', `internal error: ${(error as Error).message}`);
-              },
-            )
-            .finally(() => {
-              release(status === 'done');
-              outstanding -= 1;
-              pump();
-            });
-        }),
-    );
+    laneFor(cells.uniqueRequests[index]!.model).queue.add(async () => {
+      const started = now();
+      let status: CellResult['status'] | undefined;
+      try {
+        status = await runOne(index, cacheKey);
+      } catch (error) {
+        tally.internalError ??= error;
+        tally.stop('fatal', `internal error: ${(error as Error).message}`);
+      } finally {
+        scheduler.finished(position, { ok: status === 'done', latencyMs: now() - started });
+        outstanding -= 1;
+        busy.set(provider, busy.get(provider)! - 1);
+        pump();
+      }
+    });
   };
   const pump = () => {
     if (!tally.stopped) {
@@ -179,13 +161,13 @@ function cellRunner(
   tally: RunTally,
   laneFor: ReturnType<typeof providerLanes>,
   options: ExecuteOptions,
-): (index: number, cacheKey: string | undefined, release: (ok: boolean) => void) => Promise<CellResult['status'] | undefined> {
+): (index: number, cacheKey?: string) => Promise<CellResult['status'] | undefined> {
   const assumedOutput = options.assumedMaxOutputTokens ?? 4096;
   const adapterOf = adapterCache(options.adapterFor ?? defaultAdapterFactory);
   const writeResult = groupCommitter(store);
   const { costOf } = options;
 
-  return async (index, cacheKey, release) => {
+  return async (index, cacheKey) => {
     if (tally.stopped) return;
     const key = cells.uniqueKeys[index]!;
     const request = cells.uniqueRequests[index]!;
@@ -241,9 +223,6 @@ function cellRunner(
       if (spent > 0) lane.tokens.adjust(spent - (inputEstimate + outputCeiling));
     }
     tally.record(outcome);
-    // An answer frees its slot before the store write; a failure keeps it until counted, so the
-    // fatal-burst watch (tally.finish) sees it before the next cell can start.
-    if (outcome.status === 'done') release(true);
 
     const previous = cells.results.get(key)!;
     if (await writeResult(key, outcome)) {
