@@ -11,7 +11,8 @@
  *      context: leaders warm the cache, followers follow) at 200 ms × 64: share of the ideal
  *      cells / 64 × 200 ms (target ≥ 0.85);
  *   3. memory: heap retained per finished call (after a forced GC, between 20 % and 100 % of a
- *      run; target ≤ 5 KB) and RSS growth per 10,000 calls, in a child process of its own.
+ *      run; target ≤ 5 KB), RSS growth per 10,000 calls and peak RSS, for judge-like cells and
+ *      for persona-like cells with 320,000-character contexts, each in a child process of its own.
  * BENCH_SMOKE=1: tiny sizes.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
@@ -52,11 +53,12 @@ function flatSpecs(n: number, model: string, offset = 0): CellSpec[] {
   }));
 }
 
-/** Persona-like target cells: `groups` long contexts (~16,000 characters), 50 probes each. */
-function groupedSpecs(groups: number, perGroup: number, model: string): CellSpec[] {
+/** Persona-like target cells: `groups` long contexts (default ~16,000 characters), `perGroup` probes each. */
+function groupedSpecs(groups: number, perGroup: number, model: string, chars = 16_000, offset = 0): CellSpec[] {
   const specs: CellSpec[] = [];
   for (let g = 0; g < groups; g += 1) {
-    const context = `Session ${g}. ${'The tool call returned a file; the test passes after the fix. '.repeat(260)}`;
+    const sentence = 'The tool call returned a file; the test passes after the fix. ';
+    const context = `Session ${g + offset}. ${sentence.repeat(Math.ceil(chars / sentence.length))}`;
     for (let p = 0; p < perGroup; p += 1) {
       specs.push({
         request: {
@@ -200,18 +202,25 @@ async function throughput(servers: Servers, dir: string): Promise<void> {
   );
 }
 
-/** Child process (--expose-gc): heap retained per finished call, RSS per 10,000 calls. */
-async function memoryPhase(servers: Servers, dir: string): Promise<void> {
+/**
+ * Child process (--expose-gc): heap retained per finished call (after a forced GC, between 20 %
+ * and 100 % of the run), RSS growth per 10,000 calls and peak RSS. `flat`: judge-like cells;
+ * `long`: persona-like cells with 320,000-character contexts (the paper's 80k tokens), where a
+ * request body kept after its call would show at once.
+ */
+async function memoryPhase(kind: 'flat' | 'long', servers: Servers, dir: string): Promise<void> {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (gc === undefined) throw new Error('memory phase needs --expose-gc');
-  const cells = smoke ? 500 : 10_000;
-  const warm = flatSpecs(32, `vllm:bench-0ms@${servers.openai}`, 1e7);
-  await echolensRun(dir, 'mem-warm', warm, 64);
+  const cells = kind === 'flat' ? (smoke ? 500 : 10_000) : smoke ? 100 : 2_000;
+  const model = kind === 'flat' ? `vllm:bench-0ms@${servers.openai}` : `anthropic:claude-bench-0ms@${servers.anthropic}`;
+  const plan = (n: number, offset: number) => (kind === 'flat' ? flatSpecs(n, model, offset) : groupedSpecs(Math.ceil(n / 50), 50, model, 320_000, offset).slice(0, n));
+  await echolensRun(dir, `mem-warm-${kind}`, plan(50, 1e7), 64);
+  const specs = plan(cells, 0);
   gc();
   const rssStart = process.memoryUsage().rss;
   const marks: Array<{ finished: number; heap: number }> = [];
   const at = [Math.round(cells * 0.2), cells];
-  await echolensRun(dir, 'memory', flatSpecs(cells, `vllm:bench-0ms@${servers.openai}`), 64, (finished) => {
+  await echolensRun(dir, `memory-${kind}`, specs, 64, (finished) => {
     if (finished === at[marks.length]) {
       gc();
       marks.push({ finished, heap: process.memoryUsage().heapUsed });
@@ -221,7 +230,7 @@ async function memoryPhase(servers: Servers, dir: string): Promise<void> {
   const [early, late] = marks;
   const retainedKb = early && late ? (late.heap - early.heap) / (late.finished - early.finished) / 1024 : Number.NaN;
   process.stdout.write(
-    `${JSON.stringify({ cells, retainedKbPerCall: retainedKb, rssMbPer10k: ((rssEnd - rssStart) / cells) * 10_000 / 1024 ** 2, peakRssMb: process.resourceUsage().maxRSS / 1024 })}\n`,
+    `${JSON.stringify({ cells, retainedKbPerCall: retainedKb, rssMbPer10k: (((rssEnd - rssStart) / cells) * 10_000) / 1024 ** 2, peakRssMb: process.resourceUsage().maxRSS / 1024 })}\n`,
   );
 }
 
@@ -233,11 +242,16 @@ async function main(): Promise<void> {
       `load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores; fake servers in a child process${smoke ? ' (smoke)' : ''}`,
     );
     await throughput(servers, dir);
-    const memory = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', self, 'memory', JSON.stringify(servers), dir], { encoding: 'utf8' });
-    if (memory.status !== 0) throw new Error(`memory phase failed:\n${memory.stderr.slice(-2000)}`);
-    const m = JSON.parse(memory.stdout.trim().split('\n').at(-1)!) as Record<string, number>;
-    row(`memory: heap retained per finished call (${m.cells} calls)`, `${m.retainedKbPerCall!.toFixed(2)} KB`, 'target ≤ 5 KB');
-    row('memory: RSS growth per 10,000 calls', `${m.rssMbPer10k!.toFixed(1)} MB`, `peak RSS ${Math.round(m.peakRssMb!)} MB`);
+    for (const kind of ['flat', 'long'] as const) {
+      const memory = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', self, 'memory', kind, JSON.stringify(servers), dir], {
+        encoding: 'utf8',
+      });
+      if (memory.status !== 0) throw new Error(`memory phase failed:\n${memory.stderr.slice(-2000)}`);
+      const m = JSON.parse(memory.stdout.trim().split('\n').at(-1)!) as Record<string, number>;
+      const what = kind === 'flat' ? 'judge-like cells' : '320,000-character contexts';
+      row(`memory, ${what}: heap retained per finished call (${m.cells} calls)`, `${m.retainedKbPerCall!.toFixed(2)} KB`, 'target ≤ 5 KB');
+      row(`memory, ${what}: RSS growth per 10,000 calls`, `${m.rssMbPer10k!.toFixed(0)} MB`, `peak RSS ${Math.round(m.peakRssMb!)} MB`);
+    }
   } finally {
     child.stdin?.end();
     child.kill();
@@ -246,7 +260,7 @@ async function main(): Promise<void> {
 }
 
 if (process.argv[2] === 'memory') {
-  await memoryPhase(JSON.parse(process.argv[3]!) as Servers, process.argv[4]!);
+  await memoryPhase(process.argv[3] as 'flat' | 'long', JSON.parse(process.argv[4]!) as Servers, process.argv[5]!);
 } else {
   await main();
 }
