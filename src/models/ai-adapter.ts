@@ -51,6 +51,12 @@ export interface AdapterOptions {
   fetch?: typeof globalThis.fetch;
 }
 
+/**
+ * Option names the OpenAI-compatible provider reads for itself and keeps out of the body; extra
+ * body fields with these names still go through the body-merging fetch, verbatim.
+ */
+const COMPATIBLE_OPTION_NAMES = new Set(['user', 'reasoningEffort', 'textVerbosity', 'strictJsonSchema', 'reasoning_effort', 'verbosity']);
+
 // The SDK would print its warnings to the console; we return them with the response instead.
 (globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS = false;
 
@@ -213,7 +219,12 @@ export class AiSdkAdapter implements ModelAdapter {
     }
     if (params.providerOptions !== undefined) Object.assign(extraBody, params.providerOptions);
 
-    const model = this.modelFor(extraBody);
+    // OpenAI-compatible servers: the SDK copies its provider options into the body itself, so
+    // extra fields go there instead of through a fetch that parses and re-serialises every body
+    // (a memory audit's top_k made that happen on each call, with contexts of any length).
+    const viaOptions = kind === 'compatible' && Object.keys(extraBody).every((name) => !COMPATIBLE_OPTION_NAMES.has(name));
+    if (viaOptions && Object.keys(extraBody).length > 0) providerOptions[this.provider] = extraBody;
+    const model = this.modelFor(viaOptions ? {} : extraBody);
     const cacheControl = callOptions.cacheTtl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
     const messages = request.messages.map((message): ModelMessage => {
       // Static system prompts (judge rubrics, labeler instructions) long enough to cache get a breakpoint too.
