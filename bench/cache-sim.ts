@@ -117,14 +117,25 @@ export class AnthropicCache {
 export class OpenAICache {
   /** Per machine: chunk-chain hash → time its entry expires. */
   private readonly machines: Array<Map<string, number>>;
+  /** Per machine: chunk-chain hash → time from which its entry can be read (with `readyOnAnswer`). */
+  private readonly readyAt: Array<Map<string, number>>;
   private readonly routes = new Map<string, number[]>();
   private seed: number;
 
   constructor(
     private readonly tokens: (text: string) => number,
-    private readonly options: { machines?: number; requestsPerMinute?: number; ttlMs?: number; chunkChars?: number; seed?: number } = {},
+    private readonly options: {
+      machines?: number;
+      requestsPerMinute?: number;
+      ttlMs?: number;
+      chunkChars?: number;
+      seed?: number;
+      /** An entry is readable only once the call that wrote it has answered (concurrent batch lines). */
+      readyOnAnswer?: boolean;
+    } = {},
   ) {
     this.machines = Array.from({ length: options.machines ?? 32 }, () => new Map());
+    this.readyAt = Array.from({ length: options.machines ?? 32 }, () => new Map());
     this.seed = options.seed ?? 1;
   }
 
@@ -151,10 +162,17 @@ export class OpenAICache {
       hashes.push(chain);
     }
     let hitChunks = 0;
-    while (hitChunks < hashes.length && (machine.get(hashes[hitChunks]!) ?? Number.NEGATIVE_INFINITY) >= now) hitChunks += 1;
+    const ready = this.readyAt[machineIndex]!;
+    const readable = (hash: string) =>
+      (machine.get(hash) ?? Number.NEGATIVE_INFINITY) >= now && (!this.options.readyOnAnswer || (ready.get(hash) ?? Number.POSITIVE_INFINITY) <= now);
+    while (hitChunks < hashes.length && readable(hashes[hitChunks]!)) hitChunks += 1;
     for (let i = 0; i < hitChunks; i += 1) machine.set(hashes[i]!, now + ttl);
     // The served prompt is cached once answered (the entry outlives the answer by the TTL).
-    for (const hash of hashes) machine.set(hash, Math.max(machine.get(hash) ?? 0, answeredAt + ttl));
+    for (const hash of hashes) {
+      const alive = (machine.get(hash) ?? Number.NEGATIVE_INFINITY) >= now;
+      if (!alive || !ready.has(hash)) ready.set(hash, answeredAt);
+      machine.set(hash, Math.max(machine.get(hash) ?? 0, answeredAt + ttl));
+    }
     const hitTokens = Math.floor(inputTokens * ((hitChunks * chunk) / Math.max(1, text.length)));
     const cached = hitTokens >= 1024 ? Math.floor(hitTokens / 128) * 128 : 0;
     return { inputTokens, cachedInputTokens: cached, cacheWriteTokens: 0, longWriteTokens: 0, overflowed };

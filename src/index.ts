@@ -1,3 +1,5 @@
+import { registerBuiltinAudits } from './audits.js';
+
 /**
  * echolens — the library entry. Everything public is exported from here:
  * `import { dtw, sriDrift, … } from 'echolens'`.
@@ -26,10 +28,14 @@ export * from './continuation/index.js';
 export * from './report/index.js';
 export * from './experiment/index.js';
 export { registerBuiltinAudits } from './audits.js';
+
+// The library is an entry point (like the CLI): importing it registers the built-in audits,
+// which the report, the gate, the viewer and compare read from the registry.
+registerBuiltinAudits();
 export { registerBuiltinSimProfiles } from './builtin-sims.js';
 export * from './gate/index.js';
 export { assertPreflight, budgetProblems, PreflightError, preflightProblems, suggestedBudget } from './experiment/preflight.js';
 export type { PreflightFile, PreflightInput, PreflightModel, PreflightProblem } from './experiment/preflight.js';
-export { runDemo } from './experiment/demo.js';
-export type { DemoOptions, DemoResult } from './experiment/demo.js';
+export { runDemo } from './demo/demo.js';
+export type { DemoOptions, DemoResult } from './demo/demo.js';
 export { closestNames, didYouMean } from './core/suggest.js';

@@ -40,7 +40,7 @@ export async function runAuditCommand<C, I, K, R, X>(audit: Audit<C, I, K, R, X>
     process.stdout.write(`${audit.dryRun(config, checked.input, priceFile).lines.join('\n')}\n`);
     if (flags.batch) {
       process.stdout.write(
-        '--batch: cells of openai: and anthropic: models are billed at half the figures above (batch price); other providers run online\n',
+        '--batch: the "with --batch" figure above is the one that applies: openai: and anthropic: cells at half price, each prefix group\u2019s first cell writing the prompt cache in a first batch and the rest reading it in a second (Anthropic 1-hour cache); other providers run online\n',
       );
     }
     return null;

@@ -55,8 +55,14 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
   {
     name: 'init',
     term: 'init [options] <audit>',
-    summary: 'write a commented starter config for an audit (persona or memory)',
+    summary: 'write a commented starter config for an audit, and its JSON Schema next to it for editors',
     register: async (program) => (await import('./commands/init.js')).registerInit(program),
+  },
+  {
+    name: 'schema',
+    term: 'schema [options] <audit>',
+    summary: "print the JSON Schema of an audit's config (for editors: YAML language server, VS Code)",
+    register: async (program) => (await import('./commands/schema.js')).registerSchema(program),
   },
   subcommandGroup(
     'continuation',

@@ -29,8 +29,10 @@ export async function buildProgram(args?: readonly string[]): Promise<Command> {
   const command = args === undefined ? undefined : commandOf(args);
   const versionOnly = args !== undefined && command === undefined && args.length > 0 && args.every((a) => a === '-V' || a === '--version');
   if (!versionOnly) {
-    // Simulated models are registered only when a command may use them.
+    // Simulated models and the built-in audits are registered only when a command may use them
+    // (the audits' command groups, report, gate, viewer and compare read the registry).
     (await import('../builtin-sims.js')).registerBuiltinSimProfiles();
+    (await import('../audits.js')).registerBuiltinAudits();
     await registerCommands(program, args ?? [], { all: args === undefined });
   }
   // Every command, not only the root (in case one was built before it inherited the override):

@@ -68,6 +68,8 @@ const RULES: Array<[RegExp, Plan]> = [
   [/^echolens (persona|memory|continuation) report runs\//, { skip: yourStore }],
   [/^echolens (report|gate|runs list) runs\//, { skip: yourStore }],
   [/^echolens memory curate --import /, { skip: 'needs annotation sheets filled in by your raters' }],
+  [/^echolens memory label-sheet export runs\//, { skip: yourStore }],
+  [/^echolens memory label-sheet import /, { skip: 'needs a step-label sheet filled in by your reviewer' }],
   [/^echolens memory (dpo-pairs dpo\.yaml|grpo-data memory\.yaml --references)/, { skip: 'needs a DPO config or a references file of yours' }],
   [/^echolens compare last-week\.db this-week\.db$/, { skip: 'compares two stores of yours' }],
 ];

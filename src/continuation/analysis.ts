@@ -2,6 +2,7 @@ import { InvalidArgumentError } from '../core/errors.js';
 import { tQuantile } from '../stats/distributions.js';
 import { signFlipTest } from '../stats/sign-flip.js';
 import { CONTINUATION_ARMS, type ContinuationArm } from './arms.js';
+import { observedPower } from './power.js';
 import type { CallStatus } from './scoring.js';
 
 /**
@@ -43,6 +44,16 @@ export interface PairedEstimate {
   resamples: number | null;
   /** Non-zero differences the test used. */
   nonZero: number;
+  /**
+   * `primary` for the pre-specified analyses (recent − cross over all cutpoints, complete case and
+   * ITT); every other row is `exploratory`: its p-value is unadjusted, one of up to 36 per target
+   * (docs/continuation.md, "Primary and exploratory rows").
+   */
+  role: 'primary' | 'exploratory';
+  /** Smallest p-value the test can give with this many non-zero pairs (exact: 2^(1 − m); Monte Carlo: 1/(B + 1)). */
+  minAttainableP: number | null;
+  /** Set when the test cannot reach p < α at all (too few non-zero pairs). */
+  warning?: string;
   /** Why there is no estimate or test (e.g. "no pairs"). */
   reason?: string;
 }
@@ -81,7 +92,13 @@ export interface ContinuationTargetAnalysis {
   crossTaskCutpoints: number;
   attrition: ArmAttrition[];
   contrasts: ContrastResult[];
+  /** The primary contrast's minimum detectable |Δ| from its own standard error (null without the primary arms). */
+  power: { completeCase: ObservedPower; itt: ObservedPower } | null;
+  /** Strata and rows whose tests cannot reach p < α, said once per target. */
+  warnings: string[];
 }
+
+export type ObservedPower = ReturnType<typeof observedPower>;
 
 export interface ContinuationAnalysis {
   primary: { a: ContinuationArm; b: ContinuationArm };
@@ -94,6 +111,8 @@ export interface AnalysisOptions {
   seed?: number;
   exactMax?: number;
   alpha?: number;
+  /** |Δ| worth detecting: the primary contrast is `underpowered` when its MDE exceeds it (default 0.15). */
+  effectOfInterest?: number;
 }
 
 export const MIN_RESAMPLES = 20_000;
@@ -114,7 +133,9 @@ export function pairedEstimate(diffs: readonly number[], options: AnalysisOption
   const resamples = options.resamples ?? MIN_RESAMPLES;
   const exactMax = options.exactMax ?? 20;
   const alpha = options.alpha ?? 0.05;
-  if (n === 0) return { n, mean: null, ci: null, standardError: null, p: null, method: null, resamples: null, nonZero: 0, reason: 'no pairs' };
+  if (n === 0) {
+    return { n, mean: null, ci: null, standardError: null, p: null, method: null, resamples: null, nonZero: 0, reason: 'no pairs', role: 'exploratory', minAttainableP: null };
+  }
   const mean = diffs.reduce((s, d) => s + d, 0) / n;
   let ci: [number, number] | null = null;
   let standardError: number | null = null;
@@ -127,12 +148,22 @@ export function pairedEstimate(diffs: readonly number[], options: AnalysisOption
   const nonZero = diffs.filter((d) => d !== 0);
   if (nonZero.length === 0) {
     // Every pair tied: no sign pattern can be more extreme than the observed one.
-    return { n, mean, ci, standardError, p: 1, method: 'exact', resamples: 1, nonZero: 0 };
+    return withReachability({ n, mean, ci, standardError, p: 1, method: 'exact', resamples: 1, nonZero: 0, role: 'exploratory', minAttainableP: 1 }, alpha);
   }
-  const test = signFlipTest(nonZero, { exact: nonZero.length <= exactMax, B: resamples, seed: options.seed ?? 42 });
-  const out: PairedEstimate = { n, mean, ci, standardError, p: test.p, method: test.method, resamples: test.resamples, nonZero: nonZero.length };
+  const exact = nonZero.length <= exactMax;
+  const test = signFlipTest(nonZero, { exact, B: resamples, seed: options.seed ?? 42 });
+  // Two-sided: the observed pattern and its mirror are always as extreme, so p ≥ 2 / 2^m exactly.
+  const minAttainableP = exact ? Math.min(1, 2 ** (1 - nonZero.length)) : 1 / (resamples + 1);
+  const out: PairedEstimate = { n, mean, ci, standardError, p: test.p, method: test.method, resamples: test.resamples, nonZero: nonZero.length, role: 'exploratory', minAttainableP };
   if (n < 2) out.reason = 'one pair: no interval';
-  return out;
+  return withReachability(out, alpha);
+}
+
+function withReachability(e: PairedEstimate, alpha: number): PairedEstimate {
+  if (e.minAttainableP !== null && e.minAttainableP >= alpha) {
+    e.warning = `${e.nonZero} non-zero pair(s): the sign-flip test cannot reach p < ${alpha} (smallest attainable p ${e.minAttainableP.toFixed(3)})`;
+  }
+  return e;
 }
 
 function ittScore(o: ContinuationObservation): number {
@@ -177,6 +208,23 @@ function attritionOf(arm: ContinuationArm, list: readonly ContinuationObservatio
   };
 }
 
+/** One line per stratum that cannot reach p < α in any test, and per primary row that cannot. */
+function reachabilityWarnings(contrasts: readonly ContrastResult[], stratum: ReadonlyMap<string, boolean | null>, alpha: number): string[] {
+  const warnings: string[] = [];
+  for (const [name, value] of [['same-task', true], ['cross-task', false]] as const) {
+    const count = [...stratum.values()].filter((s) => s === value).length;
+    if (count > 0 && 2 ** (1 - count) >= alpha) {
+      warnings.push(`${name} stratum: ${count} cutpoint(s) — too few for its sign-flip tests to reach p < ${alpha} (at least ${Math.floor(1 + Math.log2(1 / alpha)) + 1} needed); its rows describe, they cannot test`);
+    }
+  }
+  for (const c of contrasts.filter((x) => x.primary)) {
+    for (const [label, e] of [['complete case', c.completeCase], ['ITT', c.itt]] as const) {
+      if (e.warning) warnings.push(`primary ${c.a} − ${c.b} (${label}): ${e.warning}`);
+    }
+  }
+  return warnings;
+}
+
 export function analyzeContinuation(observations: readonly ContinuationObservation[], options: AnalysisOptions = {}): ContinuationAnalysis {
   if ((options.resamples ?? MIN_RESAMPLES) < 1) throw new InvalidArgumentError('resamples', 'must be positive');
   const targets = [...new Set(observations.map((o) => o.target))];
@@ -197,10 +245,15 @@ export function analyzeContinuation(observations: readonly ContinuationObservati
     const arms = CONTINUATION_ARMS.filter((a) => mine.some((o) => o.arm === a));
     const contrasts = contrastPairs(arms).map(([a, b]): ContrastResult => {
       const all = estimates(byCut, a, b, () => true, options);
+      const primary = a === PRIMARY_CONTRAST.a && b === PRIMARY_CONTRAST.b;
+      if (primary) {
+        all.completeCase.role = 'primary';
+        all.itt.role = 'primary';
+      }
       return {
         a,
         b,
-        primary: a === PRIMARY_CONTRAST.a && b === PRIMARY_CONTRAST.b,
+        primary,
         ...all,
         strata: {
           sameTask: estimates(byCut, a, b, (c) => stratum.get(c) === true, options),
@@ -208,8 +261,13 @@ export function analyzeContinuation(observations: readonly ContinuationObservati
         },
       };
     });
+    const alpha = options.alpha ?? 0.05;
+    const primaryContrast = contrasts.find((c) => c.primary);
+    const settings = { alpha, ...(options.effectOfInterest === undefined ? {} : { effectOfInterest: options.effectOfInterest }) };
     out.push({
       target,
+      power: primaryContrast ? { completeCase: observedPower(primaryContrast.completeCase, settings), itt: observedPower(primaryContrast.itt, settings) } : null,
+      warnings: reachabilityWarnings(contrasts, stratum, alpha),
       cutpoints: byCut.size,
       sameTaskCutpoints: [...stratum.values()].filter((s) => s === true).length,
       crossTaskCutpoints: [...stratum.values()].filter((s) => s === false).length,

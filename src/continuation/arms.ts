@@ -52,6 +52,8 @@ export interface ArmOptions {
   windowChars: number;
   toolPayloadChars?: number;
   seed?: number;
+  /** The assistant turn after a prefix (default: the session renderer's). */
+  acknowledgement?: string;
 }
 
 /** The immediate context the reference gave every arm, in our own words and headings. */
@@ -94,7 +96,12 @@ export function buildArms(session: Session, cut: Cutpoint, other: Session | unde
   if (!Number.isInteger(options.windowChars) || options.windowChars < 1) {
     throw new InvalidArgumentError('windowChars', `must be a positive integer, got ${options.windowChars}`);
   }
-  const render = { mode: 'flat' as const, maxChars: options.windowChars, toolPayloadChars: options.toolPayloadChars ?? 200 };
+  const render = {
+    mode: 'flat' as const,
+    maxChars: options.windowChars,
+    toolPayloadChars: options.toolPayloadChars ?? 200,
+    ...(options.acknowledgement === undefined ? {} : { acknowledgement: options.acknowledgement }),
+  };
   const recent = buildPrefix(session, cut.end, render);
   const filler = fillerContext(recent, options.seed === undefined ? {} : { seed: options.seed });
   const { source, end, note } = crossEnd(session, other, cut);

@@ -75,7 +75,7 @@ describe('the continuation audit on the shared protocol', () => {
       cutpoints: { count: 4 },
     });
     const lines = audit.dryRun(config, await audit.prepare(config)).lines;
-    expect(lines.some((line) => /^cost side by side: naive \$\d+\.\d\d · expected with prompt caching \$\d+\.\d\d · with --batch \(50%\) \$\d+\.\d\d/.test(line))).toBe(true);
+    expect(lines.some((line) => /^cost side by side: naive \$\d+\.\d\d · expected with prompt caching \$\d+\.\d\d · with --batch \(batch × cache\) \$\d+\.\d\d/.test(line))).toBe(true);
     expect(lines.at(-1)).toBe('nothing was called (--dry-run)');
   });
 

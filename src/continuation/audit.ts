@@ -17,7 +17,17 @@ import {
   loadContinuationConfig,
 } from './run.js';
 import { CONTINUATION_NULL_SIM, CONTINUATION_SIM } from './sim.js';
-import { continuationGateChecks } from './gate.js';
+import { continuationCompare } from './compare.js';
+import { continuationGate } from './gate.js';
+import { CONTINUATION_STARTER } from './init-template.js';
+import { continuationViewer } from './viewer.js';
+import { designPowerLine } from './power.js';
+
+/** The design's minimum detectable effect, printed before spending (dry run and run start). */
+export function continuationDesignPowerLine(config: ContinuationConfig, cutpoints: number): string {
+  const { effectOfInterest, planningSd } = config.analysis;
+  return designPowerLine(cutpoints, { ...(effectOfInterest === undefined ? {} : { effectOfInterest }), ...(planningSd === undefined ? {} : { planningSd }) });
+}
 
 
 function csvRows(report: ContinuationReport): AuditCsvRow[] {
@@ -27,7 +37,8 @@ function csvRows(report: ContinuationReport): AuditCsvRow[] {
       for (const [stratum, pair] of [['all', { completeCase: c.completeCase, itt: c.itt }], ['same-task', c.strata.sameTask], ['cross-task', c.strata.crossTask]] as const) {
         for (const kind of ['completeCase', 'itt'] as const) {
           const e = pair[kind];
-          rows.push([`contrast/${kind}`, t.target, null, `${c.a}-${c.b}`, stratum, e.mean, e.ci?.[0] ?? null, e.ci?.[1] ?? null, e.n, e.p, null]);
+          // The label carries the row's role: only the primary rows test the pre-specified question.
+          rows.push([`contrast/${kind}`, t.target, null, `${c.a}-${c.b}`, `${stratum} (${e.role})`, e.mean, e.ci?.[0] ?? null, e.ci?.[1] ?? null, e.n, e.p, null]);
         }
       }
     }
@@ -51,6 +62,7 @@ export const continuationAudit: Audit<ContinuationConfig, ContinuationInput, Con
         (c) => `  ${c.id} line ${c.line} → ${c.groundTruth.name} (task ${c.task}, ${c.sameTask === null ? '?' : c.sameTask ? 'same-task' : 'cross-task'})`,
       ),
       ...input.plan.notes.map((n) => `note: ${n}`),
+      continuationDesignPowerLine(config, input.plan.cutpoints.length),
       // Naive, expected-with-caching and batch cost, as the other audits print them.
       ...estimateLines(estimateCells(input.plan.specs, loadPriceTable(priceFile ? { file: priceFile } : {}))),
     ],
@@ -74,7 +86,10 @@ export const continuationAudit: Audit<ContinuationConfig, ContinuationInput, Con
     }
     return { audit: 'continuation', replicates: options.replicates, tests, notes };
   },
-  gate: continuationGateChecks,
+  gate: continuationGate,
+  initTemplate: { file: 'continuation.yaml', text: CONTINUATION_STARTER },
+  compare: continuationCompare,
+  viewer: continuationViewer,
   render: {
     markdown: ({ report }, title) => renderContinuationMarkdown(report).replace(/^# .*\n/, `# ${title}\n`),
     headline: ({ report }) => continuationHeadline(report),

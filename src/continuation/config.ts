@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { auditLimitsSchema } from '../experiment/limits-schema.js';
-import { gateConfigSchema } from '../gate/config.js';
+import { auditGateSectionSchema } from '../gate/config.js';
 import { CONTINUATION_ARMS, DEFAULT_WINDOW_TOKENS } from './arms.js';
 import { CUTPOINT_STRATEGIES } from './cutpoints.js';
 
@@ -11,6 +11,15 @@ import { CUTPOINT_STRATEGIES } from './cutpoints.js';
  */
 
 const positiveInt = z.number().int().positive();
+
+
+/** The continuation audit's thresholds, as keys of a `gate:` section (each optional). */
+export const continuationGateShape = {
+  /** Fail when the primary contrast's (recent − cross) intention-to-treat fidelity difference is significant (p < α, either sign). */
+  significantActionChange: z.boolean().optional(),
+  /** Fail when that difference's absolute size is above this (fidelity is 0–1). */
+  maxActionChange: z.number().positive().optional(),
+};
 
 export const continuationConfigSchema = z
   .object({
@@ -49,7 +58,13 @@ export const continuationConfigSchema = z
       .default({}),
     seed: z.number().int().default(42),
     analysis: z
-      .object({ resamples: z.number().int().min(20_000, 'use at least 20,000 sign-flip resamples').default(20_000) })
+      .object({
+        resamples: z.number().int().min(20_000, 'use at least 20,000 sign-flip resamples').default(20_000),
+        /** |Δ| fidelity worth detecting (default 0.15): a design whose MDE exceeds it is reported underpowered. */
+        effectOfInterest: z.number().gt(0).max(1).optional(),
+        /** Planning SD of paired fidelity differences for the design MDE printed before spending (default 0.55). */
+        planningSd: z.number().gt(0).max(2).optional(),
+      })
       .strict()
       .default({ resamples: 20_000 }),
     limits: auditLimitsSchema,
@@ -65,8 +80,18 @@ export const continuationConfigSchema = z
       })
       .strict()
       .optional(),
+    /**
+     * `echolens` (default) or the path of a local clone of the authors' ContextEcho repository:
+     * their continuation system prompt, acknowledgement turn and tool schemas (continuation/materials.ts).
+     */
+    materials: z.string().min(1).optional(),
+    /**
+     * `reference` also scores every answer as the authors' code does (tool match and jaccard_args,
+     * continuation/reference-fidelity.ts) and reports it beside the calibrated fidelity, which stays the verdict.
+     */
+    procedure: z.enum(['echolens', 'reference']).optional(),
     /** CI gate thresholds read by `echolens gate` (absent = the gate's defaults). */
-    gate: gateConfigSchema.optional(),
+    gate: auditGateSectionSchema(continuationGateShape).optional(),
   })
   .strict();
 

@@ -5,14 +5,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerBuiltinSimProfiles } from '../builtin-sims.js';
 import { runCliInProcess } from '../cli/testing/run-cli.js';
 import { packageRoot } from '../core/version.js';
-import { resolveGate } from '../gate/config.js';
+import { registerBuiltinAudits } from '../audits.js';
+import { resolveRegisteredGate as resolveGate } from '../gate/registered.js';
 import { gatedRuns, gateInput } from '../gate/collect.js';
 import { evaluateGate } from '../gate/evaluate.js';
 import { collectReports, verdictOfReport } from '../report/report.js';
 import { openStore } from '../store/run-store.js';
 import type { PairedEstimate } from './analysis.js';
 import { continuationConfigSchema } from './config.js';
-import { continuationGateChecks } from './gate.js';
+import { type ContinuationGateThresholds, continuationGateChecks as checksOf } from './gate.js';
 import { runContinuation, type ContinuationReport } from './run.js';
 
 registerBuiltinSimProfiles();
@@ -41,6 +42,10 @@ beforeAll(async () => {
   nullRun = await run('sim:continuation-null');
 }, 120_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+registerBuiltinAudits();
+const continuationGateChecks = (report: Parameters<typeof checksOf>[0], t: ReturnType<typeof resolveGate>, runId: string) =>
+  checksOf(report, t as unknown as ContinuationGateThresholds, runId);
 
 describe('gating continuation runs through the registry', () => {
   it('checks the recent − cross difference of each run; the planted gain is above the run limit, the null one within it', () => {
@@ -114,6 +119,8 @@ describe('continuationGateChecks', () => {
     method: 'monte-carlo',
     resamples: 20_000,
     nonZero: 15,
+    role: 'primary',
+    minAttainableP: 1 / 20_001,
     ...over,
   });
   const report = (itt: PairedEstimate | null): ContinuationReport =>

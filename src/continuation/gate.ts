@@ -1,5 +1,6 @@
-import type { GateThresholds } from '../gate/config.js';
-import type { GateCheck } from '../gate/evaluate.js';
+import type { AuditGate } from '../experiment/audit.js';
+import type { GateCheck } from '../gate/types.js';
+import { continuationGateShape } from './config.js';
 import { gateNumber, gateSigned } from '../gate/format.js';
 import type { ContinuationReport } from './run.js';
 
@@ -13,7 +14,13 @@ import type { ContinuationReport } from './run.js';
  * `maxActionChange` fails an absolute difference above the limit. A
  * difference that could not be computed is a skipped check (docs/decisions.md).
  */
-export function continuationGateChecks(report: ContinuationReport, t: GateThresholds, runId: string): GateCheck[] {
+/** "No significant change", and whether the run could have seen one (docs/continuation.md, "Power"). */
+function noChange(power: { mde: number | null; effectOfInterest: number; underpowered: boolean | null } | undefined): string {
+  if (!power?.underpowered || power.mde === null) return 'no significant change';
+  return `no significant change, but the run is underpowered: it detects only |Δ| ≥ ${power.mde.toFixed(2)} (effect of interest ${power.effectOfInterest})`;
+}
+
+export function continuationGateChecks(report: ContinuationReport, t: ContinuationGateThresholds, runId: string): GateCheck[] {
   const checks: GateCheck[] = [];
   const { a, b } = report.analysis.primary;
   const alpha = report.analysis.alpha;
@@ -36,7 +43,7 @@ export function continuationGateChecks(report: ContinuationReport, t: GateThresh
         ...base,
         name: 'significant-action-change',
         status: fail ? 'fail' : 'pass',
-        message: `${stated}: ${fail ? `the session changes the next tool call significantly at α = ${alpha}` : 'no significant change'}`,
+        message: `${stated}: ${fail ? `the session changes the next tool call significantly at α = ${alpha}` : noChange(target.power?.itt)}`,
       });
     }
     if (t.maxActionChange !== null) {
@@ -51,3 +58,29 @@ export function continuationGateChecks(report: ContinuationReport, t: GateThresh
   }
   return checks;
 }
+
+/** The continuation audit's thresholds (keys of a `gate:` section). */
+export interface ContinuationGateThresholds {
+  /** Fail when the primary contrast's (recent − cross) intention-to-treat fidelity difference is significant (p < α, either sign). */
+  significantActionChange: boolean;
+  /** Fail when that difference's absolute size is above this (fidelity is 0–1). */
+  maxActionChange: number | null;
+}
+
+
+/** The continuation audit's gate: its thresholds, their defaults and flags, and its checks. */
+export const continuationGate: AuditGate<ContinuationReport> = {
+  shape: continuationGateShape,
+  defaults: { significantActionChange: true, maxActionChange: null } satisfies ContinuationGateThresholds,
+  flags: [
+    { key: 'maxActionChange', flags: '--max-action-change <delta>', description: 'continuation: fail when the recent − cross fidelity difference (ITT) is above this in size, e.g. 0.2' },
+    { key: 'significantActionChange', flags: '--no-significant-action-change', description: 'continuation: do not fail on a significant recent − cross fidelity difference' },
+  ],
+  failsByDefault: 'a significant action change',
+  describe: (thresholds) => {
+    const t = thresholds as unknown as ContinuationGateThresholds;
+    return [`significant action change ${t.significantActionChange ? 'fails' : 'ignored'}`, `max action change ${t.maxActionChange ?? 'none'}`];
+  },
+  // The resolved thresholds hold every audit's keys, each validated by its audit's shape; these are ours.
+  check: (report, thresholds, runId) => continuationGateChecks(report, thresholds as unknown as ContinuationGateThresholds, runId),
+};

@@ -12,3 +12,7 @@ export * from './sim.js';
 export * from './tasks.js';
 export * from './tools.js';
 export * from './audit.js';
+export * from './materials.js';
+export * from './reference-analysis.js';
+export * from './reference-fidelity.js';
+export * from './report-reference.js';

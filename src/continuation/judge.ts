@@ -80,9 +80,16 @@ export function questionOfMessages(messages: readonly ChatMessage[]): { recorded
   return values.length === 2 ? { recorded: values[0]!, emitted: values[1]! } : null;
 }
 
-export function judgeSpec(model: string, question: JudgeQuestion): CellSpec {
+/**
+ * The judge cell of a question. `cutpoint` is set when the same question arose at several
+ * cutpoints: the cell is then that cutpoint's own draw (`request.unit`) under the label
+ * `<question id>@<cutpoint>`.
+ */
+export function judgeSpec(model: string, question: JudgeQuestion, cutpoint: string | null = null): CellSpec {
   const request: ModelRequest = { model, messages: judgeMessages(question), params: { temperature: 0, maxTokens: 64 }, sample: 0 };
-  return { request, labels: { experiment: 'continuation', stage: JUDGE_STAGE, judge: model, question: questionId(question) } };
+  if (cutpoint !== null) request.unit = cutpoint;
+  const id = cutpoint === null ? questionId(question) : `${questionId(question)}@${cutpoint}`;
+  return { request, labels: { experiment: 'continuation', stage: JUDGE_STAGE, judge: model, question: id } };
 }
 
 /** A verdict: exactly one JSON object with a boolean `equivalent`. */
@@ -102,16 +109,21 @@ export function reaskEquivalence(previous: ChatMessage[], badOutput: string): Ch
   ];
 }
 
-/** An answer's score after the judge's verdicts (keyed by question id); untouched without verdicts. */
+/**
+ * An answer's score after the judge's verdicts (keyed by question id, or `<id>@<cutpoint>` for a
+ * question asked per cutpoint); untouched without verdicts.
+ */
 export function applyVerdicts(
   truth: GroundTruthCall,
   score: CallScore,
   calls: readonly ToolCall[] | undefined,
   verdicts: ReadonlyMap<string, 'equivalent' | 'different' | 'invalid' | 'unanswered'>,
+  cutpoint?: string,
 ): CallScore {
   const questions = judgeQuestions(truth, score, calls);
   if (questions.length === 0 || verdicts.size === 0) return score;
-  const byPath = new Map(questions.map((q) => [q.argument, verdicts.get(questionId(q)) ?? 'unanswered'] as const));
+  const verdictOf = (q: JudgeQuestion) => (cutpoint === undefined ? undefined : verdicts.get(`${questionId(q)}@${cutpoint}`)) ?? verdicts.get(questionId(q)) ?? 'unanswered';
+  const byPath = new Map(questions.map((q) => [q.argument, verdictOf(q)] as const));
   const args = score.arguments.map((a) => {
     const verdict = byPath.get(a.path);
     if (verdict === undefined) return a;

@@ -1,11 +1,13 @@
 import type { ModelRequest, ToolDefinition } from '../models/types.js';
 import type { Session } from '../sessions/types.js';
+import { separateUnitDraws } from '../store/draw-units.js';
 import type { CellSpec } from '../store/types.js';
 import { armMessages, buildArms, CONTINUATION_SYSTEM_PROMPT, type CutpointArms, windowCharsOf } from './arms.js';
 import { DEFAULT_DECODING, type ContinuationConfig } from './config.js';
 import { type Cutpoint, type CutpointStrategy, selectCutpoints } from './cutpoints.js';
 import { loadTaskOverrides, type TaskSegment, taskAt, taskSegments, windowTask } from './tasks.js';
 import { loadToolSchemaFile, reconstructTools } from './tools.js';
+import { CONTINUATION_MATERIALS_FILE, type ContinuationMaterials, materialsConflicts } from './materials.js';
 
 /**
  * The continuation plan (pure given the sessions and the optional files): cutpoints, their
@@ -40,21 +42,32 @@ export interface ContinuationPlan {
   notes: string[];
 }
 
-export function planContinuation(config: ContinuationConfig, session: Session, cross: Session | undefined): ContinuationPlan {
+export function planContinuation(
+  config: ContinuationConfig,
+  session: Session,
+  cross: Session | undefined,
+  materials: ContinuationMaterials | null = null,
+): ContinuationPlan {
   const cuts = selectCutpoints(session, {
     count: config.cutpoints.count,
     strategy: config.cutpoints.strategy as CutpointStrategy,
     skipFirst: config.cutpoints.skipFirst,
   });
   const reconstructed = reconstructTools(session);
-  const tools = config.tools ? loadToolSchemaFile(config.tools) : reconstructed.tools;
+  // A tool file of the config wins over the authors' TOOLS, which win over the transcript's.
+  const tools = config.tools ? loadToolSchemaFile(config.tools) : (materials?.tools ?? reconstructed.tools);
   const tasks = config.tasks ? loadTaskOverrides(config.tasks) : taskSegments(session, { minPromptChars: config.minPromptChars });
   const windowChars = windowCharsOf(config.windowTokens);
-  const systemPrompt = config.systemPrompt ?? CONTINUATION_SYSTEM_PROMPT;
-  const notes: string[] = [];
+  const systemPrompt = config.systemPrompt ?? materials?.systemPrompt ?? CONTINUATION_SYSTEM_PROMPT;
+  const notes: string[] = [...materialsConflicts(config, materials)];
   if (!cross && config.arms.includes('cross')) notes.push('no cross session: the cross arm is a window of the same session, half a session away');
-  if (reconstructed.skipped.length > 0 && !config.tools) notes.push(`tools left out (names providers refuse): ${reconstructed.skipped.join(', ')}`);
-  const allArms = cuts.map((cut) => buildArms(session, cut, cross, { windowChars, toolPayloadChars: config.toolTruncate, seed: config.seed }));
+  if (reconstructed.skipped.length > 0 && !config.tools && !materials?.tools) notes.push(`tools left out (names providers refuse): ${reconstructed.skipped.join(', ')}`);
+  const allArms = cuts.map((cut) => buildArms(session, cut, cross, {
+      windowChars,
+      toolPayloadChars: config.toolTruncate,
+      seed: config.seed,
+      ...(materials?.acknowledgement ? { acknowledgement: materials.acknowledgement } : {}),
+    }));
   const cutpoints = allArms.map(({ cutpoint, arms }): PlannedCutpoint => {
     const task = taskAt(tasks, cutpoint.end);
     const recentTask = windowTask(tasks, arms.recent.includedMessages) ?? null;
@@ -107,15 +120,23 @@ export function planContinuation(config: ContinuationConfig, session: Session, c
       }
     });
   }
+  // Cutpoints are the units of inference: a request planned at two cutpoints (the same cross
+  // window, an empty context) is drawn once per cutpoint, never shared (docs/statistics.md).
+  const separated = separateUnitDraws(specs, (spec) => String(spec.labels.cutpoint));
+  if (separated.sharedRequests > 0) {
+    notes.push(
+      `${separated.sharedRequests} request(s) arose at more than one cutpoint: each cutpoint got its own draw (${separated.saltedCells} cells), so no two cutpoints share a cached answer`,
+    );
+  }
   return {
     cutpoints,
     arms: allArms,
     tools,
-    toolSource: config.tools ?? 'reconstructed from the transcript',
+    toolSource: config.tools ?? (materials?.tools ? `materials:${CONTINUATION_MATERIALS_FILE} TOOLS` : 'reconstructed from the transcript'),
     skippedTools: reconstructed.skipped,
     tasks,
     taskSource: config.tasks ? 'file' : 'heuristic',
-    specs,
+    specs: separated.specs,
     notes,
   };
 }

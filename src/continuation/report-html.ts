@@ -3,6 +3,7 @@ import { forestSpec, type IntervalRow, shortLabel } from '../report/charts.js';
 import { figure, html, type RawHtml, table } from '../report/html.js';
 import { vegaLiteToSvg } from '../report/svg.js';
 import type { PairedEstimate } from './analysis.js';
+import { primaryVerdict } from './report-markdown.js';
 import type { ContinuationReport } from './run.js';
 
 /** The continuation audit's HTML: its first-screen headline and its report section (pure apart from chart rendering). */
@@ -23,12 +24,7 @@ export function continuationHeadline(report: ContinuationReport): AuditHeadlineT
     if (!p) return { target: t.target, verdict: 'not computable', tone: 'neutral' as const, numbers: [] };
     const cc = p.completeCase;
     const excludesZero = cc.ci !== null && (cc.ci[0] > 0 || cc.ci[1] < 0);
-    const verdict =
-      cc.mean === null || cc.ci === null
-        ? `not computable (${cc.reason ?? 'no interval'})`
-        : excludesZero
-          ? `${p.a} context ${cc.mean > 0 ? 'raises' : 'lowers'} fidelity over ${p.b}`
-          : `no detectable ${p.a} − ${p.b} difference`;
+    const verdict = primaryVerdict(cc, t.power?.completeCase, p.a, p.b);
     const calls = (arm: string) => t.attrition.find((a) => a.arm === arm);
     const callText = [p.a, p.b].map((arm) => {
       const a = calls(arm);
@@ -66,7 +62,7 @@ export async function continuationHtmlSection(report: ContinuationReport): Promi
             lo: e.ci[0],
             hi: e.ci[1],
             group,
-            tip: `${t.target}, ${c.a} − ${c.b} (${group}): ${continuationCiText(e)}, n ${e.n}, p ${pv(e.p)}`,
+            tip: `${t.target}, ${c.a} − ${c.b} (${group}, ${e.role}): ${continuationCiText(e)}, n ${e.n}, p ${pv(e.p)}${e.role === 'exploratory' ? ' (unadjusted)' : ''}`,
           });
         }
       }
@@ -90,15 +86,41 @@ export async function continuationHtmlSection(report: ContinuationReport): Promi
       ]),
     );
     parts.push(html`<h3>${t.target}: contrasts (${t.sameTaskCutpoints} same-task, ${t.crossTaskCutpoints} cross-task cutpoints)</h3>`);
+    for (const w of t.warnings) parts.push(html`<p class="note">Warning: ${w}</p>`);
+    parts.push(
+      html`<p class="note">Primary: recent − cross over all cutpoints (complete case and ITT). Every other row, and every stratum column, is exploratory: unadjusted p-values, one of many per target.</p>`,
+    );
     parts.push(
       table(t.contrasts, [
         { header: 'contrast', value: (c) => `${c.a} − ${c.b}${c.primary ? ' (primary)' : ''}` },
+        { header: 'role', value: (c) => (c.primary ? 'primary (all cutpoints); strata exploratory' : 'exploratory') },
         { header: 'complete case Δ [CI]', value: (c) => continuationCiText(c.completeCase), numeric: true },
         { header: 'n / p', value: (c) => `${c.completeCase.n} / ${pv(c.completeCase.p)}`, numeric: true },
         { header: 'ITT Δ [CI]', value: (c) => continuationCiText(c.itt), numeric: true },
         { header: 'n / p', value: (c) => `${c.itt.n} / ${pv(c.itt.p)}`, numeric: true },
         { header: 'same-task Δ (CC / ITT)', value: (c) => `${signed(c.strata.sameTask.completeCase.mean)} / ${signed(c.strata.sameTask.itt.mean)}`, numeric: true },
         { header: 'cross-task Δ (CC / ITT)', value: (c) => `${signed(c.strata.crossTask.completeCase.mean)} / ${signed(c.strata.crossTask.itt.mean)}`, numeric: true },
+      ]),
+    );
+  }
+  for (const t of report.reference?.targets ?? []) {
+    // procedure: reference — the authors' scoring beside the calibrated one (report-reference.ts has the Markdown).
+    const calibrated = report.analysis.targets.find((c) => c.target === t.target);
+    parts.push(html`<h3>${t.target}: the authors’ scoring (procedure: reference; the verdict uses the calibrated fidelity)</h3>`);
+    parts.push(
+      table(t.analysis.contrasts, [
+        { header: 'contrast', value: (c) => `${c.a} − ${c.b}${c.primary ? ' (primary)' : ''}` },
+        { header: 'complete case Δ, calibrated', value: (c) => continuationCiText(calibrated?.contrasts.find((x) => x.a === c.a && x.b === c.b)?.completeCase ?? c.completeCase), numeric: true },
+        { header: 'complete case Δ, authors', value: (c) => continuationCiText(c.completeCase), numeric: true },
+        { header: 'ITT Δ, calibrated', value: (c) => continuationCiText(calibrated?.contrasts.find((x) => x.a === c.a && x.b === c.b)?.itt ?? c.itt), numeric: true },
+        { header: 'ITT Δ, authors', value: (c) => continuationCiText(c.itt), numeric: true },
+      ]),
+    );
+    parts.push(
+      table(t.arms, [
+        { header: 'arm', value: (a) => a.arm },
+        { header: 'tool match (M1)', value: (a) => `${a.toolMatches}/${a.generated}`, numeric: true },
+        { header: 'argument similarity of matching calls (M2)', value: (a) => a.argSimilarity?.toFixed(3) ?? 'n/a', numeric: true },
       ]),
     );
   }

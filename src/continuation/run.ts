@@ -14,9 +14,14 @@ import { analyzeContinuation, type ContinuationAnalysis, type ContinuationObserv
 import type { ContinuationArm } from './arms.js';
 import { type ContinuationConfig, continuationConfigSchema } from './config.js';
 import { CONTINUATION_EXPERIMENT, type ContinuationPlan, type PlannedCutpoint, planContinuation } from './plan.js';
-import { applyVerdicts, JUDGE_STAGE, judgeQuestions, judgeSpec, parseEquivalence, questionId, reaskEquivalence } from './judge.js';
+import { applyVerdicts, JUDGE_STAGE, type JudgeQuestion, judgeQuestions, judgeSpec, parseEquivalence, questionId, reaskEquivalence } from './judge.js';
 import { type CallScore, scoreAnswer } from './scoring.js';
+import { type ReferenceCallScore, referenceCallScore } from './reference-fidelity.js';
+import { analyzeReferenceContinuation, type ReferenceContinuation } from './reference-analysis.js';
 import { registerSimTruth } from './sim.js';
+import { isBuiltinMaterials } from '../materials/files.js';
+import { type ContinuationMaterials, loadContinuationMaterials } from './materials.js';
+import { streamedInputFingerprint } from './fingerprint.js';
 
 /** The I/O edge of the continuation audit: read the transcripts, run the cells, read them back. */
 
@@ -30,6 +35,7 @@ function resolvePaths(config: ContinuationConfig, base: string): ContinuationCon
   if (config.crossSession) out.crossSession = resolvePath(config.crossSession, base);
   if (config.tools) out.tools = resolvePath(config.tools, base);
   if (config.tasks) out.tasks = resolvePath(config.tasks, base);
+  if (config.materials !== undefined && !isBuiltinMaterials(config.materials)) out.materials = resolvePath(config.materials, base);
   return out;
 }
 
@@ -57,8 +63,13 @@ export async function readContinuationSessions(config: ContinuationConfig): Prom
 }
 
 /** Plans, and tells the simulated targets the ground truth (they cannot know it otherwise). */
-export function planAndPrime(config: ContinuationConfig, session: Session, cross: Session | undefined): ContinuationPlan {
-  const plan = planContinuation(config, session, cross);
+export function planAndPrime(
+  config: ContinuationConfig,
+  session: Session,
+  cross: Session | undefined,
+  materials: ContinuationMaterials | null = loadContinuationMaterials(config.materials),
+): ContinuationPlan {
+  const plan = planContinuation(config, session, cross, materials);
   if (config.targets.some((t) => t.startsWith('sim:'))) {
     for (const arms of plan.arms) registerSimTruth(arms.immediate, arms.cutpoint.groundTruth, arms.arms.recent.messages[0]?.content ?? null);
   }
@@ -70,6 +81,8 @@ export interface ContinuationInput {
   session: Session;
   cross: Session | undefined;
   plan: ContinuationPlan;
+  /** The authors' texts when `materials` names a clone (null: echolens's). */
+  materials?: ContinuationMaterials | null;
 }
 
 export interface ContinuationRunCounts {
@@ -86,8 +99,12 @@ export interface ContinuationRunCounts {
  * hashes the config, which names the transcripts but not their content, so a
  * session that grew or was edited would otherwise resume into a different plan.
  */
-function inputFingerprint(plan: ContinuationPlan): string {
-  return hashCanonical({ requests: plan.specs.map((s) => s.request), truths: plan.cutpoints.map((c) => [c.id, c.groundTruth]) });
+export function inputFingerprint(plan: Pick<ContinuationPlan, 'specs' | 'cutpoints'>): string {
+  // Streamed (fingerprint.ts): the same hash as hashCanonical({ requests, truths }), without one giant string.
+  return streamedInputFingerprint(
+    plan.specs.map((s) => s.request),
+    plan.cutpoints.map((c) => [c.id, c.groundTruth]),
+  );
 }
 
 function changedPart(run: RunInfo, plan: ContinuationPlan): string {
@@ -103,10 +120,14 @@ export const continuationRunner: AuditRunner<ContinuationConfig, ContinuationInp
   limits: (config) => config.limits,
   async prepare(config) {
     const { session, cross } = await readContinuationSessions(config);
-    return { session, cross, plan: planAndPrime(config, session, cross) };
+    const materials = loadContinuationMaterials(config.materials);
+    return { session, cross, materials, plan: planAndPrime(config, session, cross, materials) };
   },
   plan: (_config, input) => input.plan.specs,
-  manifestOptions: (_config, { session, cross, plan }) => ({
+  manifestOptions: (config, { session, cross, plan, materials }) => ({
+    // Which texts and which scoring: the reports name them (materials/report.ts).
+    ...(materials ? { materials: materials.record } : {}),
+    procedure: config.procedure ?? 'echolens',
     inputFingerprint: inputFingerprint(plan),
     cutpoints: plan.cutpoints,
     tools: plan.tools.map((t) => t.name),
@@ -120,6 +141,18 @@ export const continuationRunner: AuditRunner<ContinuationConfig, ContinuationInp
   checkResume(run, _config, input, db) {
     const recorded = (run.manifest.options as { inputFingerprint?: unknown } | undefined)?.inputFingerprint;
     if (recorded === undefined || recorded === inputFingerprint(input.plan)) return;
+    // The same inputs, planned before cutpoints got their own draws: the old run shared cells between cutpoints.
+    const unsalted = input.plan.specs.map((s) => {
+      if (s.request.unit === undefined) return s;
+      const { unit: _unit, ...request } = s.request;
+      return { ...s, request };
+    });
+    if (recorded === inputFingerprint({ specs: unsalted, cutpoints: input.plan.cutpoints })) {
+      throw new ConfigError(
+        `run ${run.id} in ${db} was planned before cutpoints were separated and shares draws between cutpoints (${input.plan.notes.find((n) => n.includes('more than one cutpoint')) ?? 'shared requests'}): start a new run with another --db (or delete this run) to re-plan it`,
+        { field: 'session' },
+      );
+    }
     throw new ConfigError(
       `the transcript, cross session, tool schema or task file changed since run ${run.id} started in ${db} (${changedPart(run, input.plan)}); restore them or use another --db`,
       { field: 'session' },
@@ -131,19 +164,30 @@ export const continuationRunner: AuditRunner<ContinuationConfig, ContinuationInp
     if (config.judge === undefined || targets.stopReason !== null) return counts;
     const judge = config.judge;
     const byId = new Map(input.plan.cutpoints.map((c) => [c.id, c]));
-    const items = new Map<string, ParsedItem<boolean>>();
+    // The questions each cutpoint raised. A question raised at one cutpoint is asked once (for
+    // every target and arm there); one raised at several is asked once per cutpoint, so no two
+    // cutpoints (the units) share a judge draw (docs/statistics.md, "Units share no draws").
+    const raised = new Map<string, { question: JudgeQuestion; cutpoints: Set<string> }>();
     specs.forEach((spec, index) => {
       const result = targets.results[index];
       const cut = byId.get(String(spec.labels.cutpoint));
       if (!cut || result?.status !== 'done') return;
       const answer = { text: result.text, toolCalls: result.toolCalls };
       for (const question of judgeQuestions(cut.groundTruth, scoreAnswer(cut.groundTruth, answer), result.toolCalls)) {
-        const item: ParsedItem<boolean> = { spec: judgeSpec(judge.model, question), parse: parseEquivalence, reask: reaskEquivalence };
-        items.set(questionId(question), item);
+        const id = questionId(question);
+        const entry = raised.get(id) ?? { question, cutpoints: new Set<string>() };
+        entry.cutpoints.add(cut.id);
+        raised.set(id, entry);
       }
     });
-    counts.judgeQuestions = items.size;
-    if (items.size > 0) await parsedStage([...items.values()], judge.retries, 'judge');
+    const items: ParsedItem<boolean>[] = [];
+    for (const { question, cutpoints } of raised.values()) {
+      for (const cutpoint of cutpoints.size === 1 ? [null] : [...cutpoints]) {
+        items.push({ spec: judgeSpec(judge.model, question, cutpoint), parse: parseEquivalence, reask: reaskEquivalence });
+      }
+    }
+    counts.judgeQuestions = items.length;
+    if (items.length > 0) await parsedStage(items, judge.retries, 'judge');
     return counts;
   },
 };
@@ -163,7 +207,10 @@ export async function runContinuation(
   runtime: StageRuntime = {},
   sessions?: { session: Session; cross: Session | undefined },
 ): Promise<ContinuationRunResult> {
-  const input = sessions ? { ...sessions, plan: planAndPrime(config, sessions.session, sessions.cross) } : await continuationRunner.prepare(config);
+  const materials = sessions ? loadContinuationMaterials(config.materials) : null;
+  const input = sessions
+    ? { ...sessions, materials, plan: planAndPrime(config, sessions.session, sessions.cross, materials) }
+    : await continuationRunner.prepare(config);
   const run = await runAudit(continuationRunner, config, db, { runtime, input });
   return { runId: run.runId, resumed: run.resumed, cells: run.result.cells, interrupted: run.interrupted, spendUsd: run.spendUsd, plan: input.plan };
 }
@@ -191,6 +238,8 @@ export interface ContinuationReport {
   analysis: ContinuationAnalysis;
   /** The optional semantic-equivalence judge: how its questions were answered (null: no judge). */
   judge: JudgeSummary | null;
+  /** With `procedure: reference`: the panel scored as the authors' code scores it (the verdict stays the calibrated analysis). */
+  reference: ReferenceContinuation | null;
   cells: ScoredCell[];
 }
 
@@ -216,6 +265,8 @@ export interface ContinuationCollected {
   cutpoints: PlannedCutpoint[];
   /** The optional judge's verdicts by kind (null when the run asked no judge). */
   judge: JudgeSummary | null;
+  /** Each observation scored as the authors' code scores it (same order as observations). */
+  referenceScores?: ReferenceCallScore[];
 }
 
 /** How the judge's distinct questions were answered. */
@@ -236,6 +287,7 @@ export function collectContinuation(store: RunStore, run: RunInfo): Continuation
   const cells: ScoredCell[] = [];
   const all = store.cellResultsOfRun(run.id);
   const verdicts = judgeVerdicts(all, run);
+  const referenceScores: ReferenceCallScore[] = [];
   for (const cell of all) {
     const l = cell.labels;
     if (l.experiment !== CONTINUATION_EXPERIMENT || l.stage !== 'target') continue;
@@ -244,12 +296,13 @@ export function collectContinuation(store: RunStore, run: RunInfo): Continuation
     const status = cell.result.status;
     const generated = status === 'done' || status === 'empty';
     const deterministic = scoreAnswer(cut.groundTruth, generated ? { text: cell.result.text, toolCalls: cell.result.toolCalls } : null);
-    const score = verdicts.size > 0 ? applyVerdicts(cut.groundTruth, deterministic, cell.result.toolCalls, verdicts) : deterministic;
+    const score = verdicts.size > 0 ? applyVerdicts(cut.groundTruth, deterministic, cell.result.toolCalls, verdicts, cut.id) : deterministic;
     const arm = String(l.arm) as ContinuationArm;
     observations.push({ target: String(l.target), cutpoint: cut.id, arm, generated, status: score.status, fidelity: score.fidelity, sameTask: cut.sameTask });
+    referenceScores.push(referenceCallScore(cut.groundTruth, generated ? cell.result.toolCalls : undefined));
     cells.push({ target: String(l.target), cutpoint: cut.id, arm, cellStatus: status, score });
   }
-  return { observations, cells, cutpoints, judge: judgeSummary(verdicts, run) };
+  return { observations, cells, cutpoints, judge: judgeSummary(verdicts, run), referenceScores };
 }
 
 function judgeSummary(verdicts: ReadonlyMap<string, 'equivalent' | 'different' | 'invalid' | 'unanswered'>, run: RunInfo): JudgeSummary | null {
@@ -301,8 +354,19 @@ export function analyzeContinuationRun(collected: ContinuationCollected, run: Ru
     taskSource: manifest.taskSource ?? null,
     notes: manifest.notes ?? [],
     cutpoints: collected.cutpoints,
-    analysis: analyzeContinuation(collected.observations, { resamples, seed }),
+    analysis: analyzeContinuation(collected.observations, {
+      resamples,
+      seed,
+      ...(parsed.success && parsed.data.analysis.effectOfInterest !== undefined ? { effectOfInterest: parsed.data.analysis.effectOfInterest } : {}),
+    }),
     judge: collected.judge,
+    reference:
+      parsed.success && parsed.data.procedure === 'reference' && collected.referenceScores
+        ? analyzeReferenceContinuation(
+            collected.observations.map((o, i) => ({ ...o, reference: collected.referenceScores?.[i] ?? { toolMatch: false, argSimilarity: null } })),
+            { resamples, seed },
+          )
+        : null,
     cells: collected.cells,
   };
 }

@@ -99,6 +99,11 @@ export function loadToolSchemaFile(file: string): ToolDefinition[] {
   } catch (error) {
     throw new InputError(`cannot read the tool schema file: ${(error as Error).message}`, { file });
   }
+  return toolDefinitionsFrom(data, file);
+}
+
+/** Tool definitions from parsed data: a list (or `{ tools: [...] }`) of Anthropic-, OpenAI- or plain-shaped tools. */
+export function toolDefinitionsFrom(data: unknown, file: string): ToolDefinition[] {
   const list = Array.isArray(data) ? data : (data as { tools?: unknown } | null)?.tools;
   if (!Array.isArray(list) || list.length === 0) throw new InputError('expected a list of tools (or `tools:` with a list)', { file, field: 'tools' });
   return list.map((raw, i): ToolDefinition => {

@@ -1,12 +1,16 @@
 import type { z } from 'zod';
-import type { GateThresholds } from '../gate/config.js';
-import type { GateCheck } from '../gate/evaluate.js';
+import type { AuditGateThresholds, GateThresholds } from '../gate/config.js';
+import type { GateCheck } from '../gate/types.js';
+import type { CompareRunsOptions, RunDifference } from '../report/compare-types.js';
 import type { RawHtml } from '../report/html.js';
+import type { CellMeasure, CellReferences, IndexedCell, PairRule, Verdict } from '../report/viewer/types.js';
 import type { TestCalibration } from '../stats/calibration.js';
 import type { RunInfo, RunStore } from '../store/run-store.js';
 import type { RunCellsResult } from '../store/runner.js';
 import type { CellSpec } from '../store/types.js';
 import type { PlanEstimate } from '../models/estimate.js';
+import type { ModelAdapter } from '../models/types.js';
+import type { Session } from '../sessions/types.js';
 import type { ParsedItem, ParsedOutcome, StageRuntime } from './runtime.js';
 
 /**
@@ -172,6 +176,59 @@ export interface AuditCalibration {
   notes: string[];
 }
 
+/**
+ * An audit's CI gate: its threshold keys (schema, defaults, `echolens gate` flags) and the
+ * checks it makes of an analysis.
+ */
+export interface AuditGate<Report> extends AuditGateThresholds {
+  /** One check per criterion and subject; `skipped` with the reason where a statistic is missing. `thresholds` holds every audit's keys: read your own. */
+  check(report: Report, thresholds: GateThresholds, runId: string): GateCheck[];
+}
+
+/**
+ * What an audit adds to the viewer's pages besides its report section: each member optional.
+ * The viewer's filters come from the cells' labels without any of them.
+ */
+export interface AuditViewer<Collected> {
+  /** The winning judge verdict per target cell key and judge, from the run's judge cells (re-asks resolved as the analysis does). */
+  judgeVerdicts?(judgeCells: readonly IndexedCell[]): Map<string, Map<string, Verdict>>;
+  /** Per-cell numbers from what `collect` read (columns and range filters of the cell list). */
+  cellMeasures?(cells: readonly IndexedCell[], collected: Collected): CellMeasure[];
+  /** How a cell's paired cell in the design is found (shown side by side on the cell page). */
+  readonly pairing?: PairRule;
+  /** The cells scored against a cell that has no pair of its own (e.g. a no-memory reference answer). */
+  referencedBy?(cells: readonly IndexedCell[], cell: IndexedCell): CellReferences | undefined;
+}
+
+/** One event of a live probe's stream (server-sent: `event:` and a JSON `data:` line). */
+export interface LiveProbeEvent {
+  event: string;
+  data: unknown;
+}
+
+/** A live probe prepared over the viewer's sessions. */
+export interface PreparedLiveProbe {
+  /** The page's title and body (the viewer wraps it in its page and its script). */
+  page(context: { simulated: boolean }): { title: string; body: RawHtml };
+  /** Checks a request body; throws an EcholensError naming the bad field (the viewer answers 400). */
+  parse(body: unknown): unknown;
+  /** Runs a parsed request, emitting events as they come, until done or `signal` aborts. */
+  run(request: unknown, models: { target: ModelAdapter; judge: ModelAdapter }, emit: (event: LiveProbeEvent) => void, signal: AbortSignal): Promise<void>;
+}
+
+/** An audit's live probe in the viewer (`echolens view --session …`, page /probe). */
+export interface AuditLiveProbe {
+  prepare(sessions: readonly Session[], options: { target: string; judge: string; positions?: number }): PreparedLiveProbe;
+}
+
+/** A commented starter config: every key shown valid as written. */
+export interface AuditInitTemplate {
+  /** Default file name, e.g. `persona.yaml`. */
+  file: string;
+  /** The YAML text (init puts the editor's schema line above it). */
+  text: string;
+}
+
 /** The part of an audit `runAudit` needs: plan and execute its stages. */
 export interface AuditRunner<Config = unknown, Input = unknown, Result = unknown> {
   /** The experiment name recorded in run manifests and cell labels (`persona`, `memory`). */
@@ -210,6 +267,9 @@ export interface Audit<Config = unknown, Input = unknown, Collected = unknown, R
   /** Loads a YAML/JSON config file with `--set` overrides (paths relative to the file). */
   loadConfig(file: string, overrides: readonly string[]): Config;
 
+  /** The commented starter config `echolens init <name>` writes (default file name and text); optional. */
+  readonly initTemplate?: AuditInitTemplate;
+
   // ---- planning and running (besides AuditRunner) ----
   dryRun(config: Config, input: Input, priceFile?: string): AuditDryRun;
   /** One line describing a run result for the terminal. */
@@ -226,7 +286,17 @@ export interface Audit<Config = unknown, Input = unknown, Collected = unknown, R
    * reason where a statistic could not be computed. Optional: an audit without
    * it is gated on its cells only.
    */
-  gate?(report: Report, thresholds: GateThresholds, runId: string): GateCheck[];
+  readonly gate?: AuditGate<Report>;
+  /**
+   * `echolens compare`: the B − A difference of each headline statistic of two analysed runs,
+   * with a paired bootstrap over the design units both share (report/compare-units.ts has the
+   * pairing helpers). Optional: without it, compare lists the runs and no rows.
+   */
+  compare?(a: AnalyzedRun<Collected, Report>, b: AnalyzedRun<Collected, Report>, options: Required<CompareRunsOptions>): RunDifference[];
+  /** What the viewer shows besides the report section (judge verdicts, per-cell numbers, paired cells); optional. */
+  readonly viewer?: AuditViewer<Collected>;
+  /** A live probe the viewer offers when it is given sessions (the first registered audit that has one); optional. */
+  readonly liveProbe?: AuditLiveProbe;
   /** Operating characteristics over simulated runs; optional. */
   calibrate?(options: AuditCalibrationOptions): Promise<AuditCalibration>;
 

@@ -37,6 +37,17 @@ export function listAudits(): AnyAudit[] {
   return [...audits.values()];
 }
 
+/**
+ * Every registered audit; an error when none is (shared code reads the registry, and only the
+ * entry points fill it: the CLI, `import 'echolens'`, the demo, a test).
+ */
+export function registeredAudits(): AnyAudit[] {
+  if (audits.size === 0) {
+    throw new ConfigError('no audit is registered: call registerBuiltinAudits() (importing the echolens library does) or registerAudit(…) first', { field: 'audit' });
+  }
+  return listAudits();
+}
+
 /** Forgets an audit (tests that register their own). */
 export function unregisterAudit(name: string): boolean {
   return audits.delete(name);

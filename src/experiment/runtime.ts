@@ -6,6 +6,7 @@ import type { ChatMessage } from '../models/types.js';
 import { type InterruptSignals, interruptSignals } from '../store/interrupt.js';
 import { createProgressReporter } from '../store/progress.js';
 import '../store/replay.js';
+import { billingLine } from '../store/billing-line.js';
 import { runCellsBatch } from '../store/batch-runner.js';
 import { openStore, type RunStore } from '../store/run-store.js';
 import { type RunCellsOptions, type RunCellsResult, runCells } from '../store/runner.js';
@@ -134,6 +135,8 @@ export async function runStage(
       ...(reporter ? { onProgress: (snapshot) => reporter.update(snapshot) } : {}),
     });
     reporter?.finish();
+    const billed = reporter ? billingLine(runtime.label ?? runId, result) : null;
+    if (billed !== null) process.stderr.write(`${billed}\n`);
     return result;
   } catch (error) {
     reporter?.finish();

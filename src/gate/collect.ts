@@ -1,6 +1,5 @@
-import { registerBuiltinAudits } from '../audits.js';
 import { ConfigError } from '../core/errors.js';
-import { findAudit, listAudits } from '../experiment/registry.js';
+import { findAudit, registeredAudits } from '../experiment/registry.js';
 import { analyzeAuditRun } from '../experiment/run-audit.js';
 import { accountRun } from '../report/report.js';
 import type { RunInfo, RunStore } from '../store/run-store.js';
@@ -16,8 +15,7 @@ export { gateOfRun, isSimulatedRun, modelsOfRun } from './run-info.js';
 
 /** The names of the registered audits that can be gated. */
 function gatedAudits(): string[] {
-  registerBuiltinAudits();
-  return listAudits()
+  return registeredAudits()
     .filter((a) => a.gate !== undefined)
     .map((a) => a.name);
 }
@@ -31,7 +29,6 @@ export function gatedRuns(store: RunStore, runIds?: readonly string[]): RunInfo[
 }
 
 export function gateInput(store: RunStore, run: RunInfo, options: { B?: number } = {}): GateRunInput {
-  registerBuiltinAudits();
   const account = accountRun(store, run.id);
   const unfinished = (account.byStatus.failed ?? 0) + (account.byStatus.pending ?? 0);
   const audit = findAudit(run.experiment);

@@ -1,8 +1,8 @@
-import { registerBuiltinAudits } from '../audits.js';
-import { listAudits } from '../experiment/registry.js';
-import type { MemoryReport } from '../memory-drift/analysis.js';
-import type { PersonaReport } from '../persona-drift/analysis.js';
+import { findAudit } from '../experiment/registry.js';
 import type { GateThresholds } from './config.js';
+import type { CheckStatus, GateCheck } from './types.js';
+
+export type { CheckStatus, GateCheck } from './types.js';
 
 /**
  * The CI gate, pure: a run's reports and cell counts against thresholds → one
@@ -13,31 +13,12 @@ import type { GateThresholds } from './config.js';
  * registry), so every registered audit's runs can be gated.
  */
 
-export type CheckStatus = 'pass' | 'fail' | 'skipped';
-
-export interface GateCheck {
-  run: string;
-  /** The audit that made the check (`persona`, `memory`, `continuation`, …), or `run` for run-level checks. */
-  audit: string;
-  /** The model under test (target, or `target judged by judge`), or the run for run-level checks. */
-  subject: string;
-  /** Criterion id, e.g. `significant-drift`, `max-elevation:persona`. */
-  name: string;
-  status: CheckStatus;
-  /** One sentence: the value, its interval and the threshold. */
-  message: string;
-}
-
 export interface GateRunInput {
   runId: string;
   experiment: string;
   simulated: boolean;
   /** The run's analysis, gated by the registered audit named `experiment` (its `gate` member). */
   report?: unknown;
-  /** @deprecated Pass `report` (with `experiment: 'persona'`); still read, as the persona audit's report. */
-  persona?: PersonaReport;
-  /** @deprecated Pass `report` (with `experiment: 'memory'`); still read, as the memory audit's report. */
-  memory?: MemoryReport;
   /** Distinct cells of the run and those that failed or stayed pending. */
   cells: { total: number; unfinished: number };
 }
@@ -71,15 +52,9 @@ function runChecks(run: GateRunInput, t: GateThresholds): GateCheck[] {
 
 /** The checks each registered audit makes of the analysis the run carries for it. */
 function auditChecks(run: GateRunInput, thresholds: GateThresholds): GateCheck[] {
-  registerBuiltinAudits();
-  const checks: GateCheck[] = [];
-  for (const audit of listAudits()) {
-    if (audit.gate === undefined) continue;
-    const legacy = (run as unknown as Record<string, unknown>)[audit.name];
-    const report = audit.name === run.experiment && run.report !== undefined ? run.report : legacy;
-    if (report !== undefined) checks.push(...audit.gate(report, thresholds, run.runId));
-  }
-  return checks;
+  if (run.report === undefined) return [];
+  const gate = findAudit(run.experiment)?.gate;
+  return gate === undefined ? [] : gate.check(run.report, thresholds, run.runId);
 }
 
 export function evaluateGate(runs: readonly GateRunInput[], thresholds: GateThresholds): GateResult {

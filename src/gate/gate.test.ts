@@ -1,10 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { MemoryReport } from '../memory-drift/analysis.js';
 import type { PersonaReport } from '../persona-drift/analysis.js';
-import { DEFAULT_GATE, gateConfigSchema, resolveGate } from './config.js';
+import { registerBuiltinAudits } from '../audits.js';
+import { registeredGateSchema, resolveRegisteredGate as resolveGate } from './registered.js';
 import { isSimulatedRun } from './collect.js';
 import { evaluateGate, type GateRunInput } from './evaluate.js';
 import { renderGateMarkdown, renderJUnit } from './render.js';
+
+// A test is an entry point: it registers the audits whose gates it checks.
+registerBuiltinAudits();
+const DEFAULT_GATE = resolveGate();
 
 function gap(estimate: number, lo: number, hi: number) {
   const e = { estimate, ci: [lo, hi] as const };
@@ -36,7 +41,7 @@ const run = (over: Partial<GateRunInput>): GateRunInput => ({
 describe('evaluateGate', () => {
   it('fails a target whose drift CI lies above 0, passes one whose CI covers 0', () => {
     const result = evaluateGate(
-      [run({ persona: persona([{ target: 'a', gap: gap(0.4, 0.1, 0.7) }, { target: 'b', gap: gap(0.05, -0.1, 0.2) }]) })],
+      [run({ report: persona([{ target: 'a', gap: gap(0.4, 0.1, 0.7) }, { target: 'b', gap: gap(0.05, -0.1, 0.2) }]) })],
       DEFAULT_GATE,
     );
     expect(result.verdict).toBe('fail');
@@ -49,15 +54,15 @@ describe('evaluateGate', () => {
 
   it('applies max-drift and can ignore significance', () => {
     const report = persona([{ target: 'a', gap: gap(0.2, 0.05, 0.35) }]);
-    expect(evaluateGate([run({ persona: report })], resolveGate({ significantDrift: false })).verdict).toBe('pass');
-    expect(evaluateGate([run({ persona: report })], resolveGate({ significantDrift: false, maxDrift: 0.3 })).verdict).toBe('pass');
-    const tight = evaluateGate([run({ persona: report })], resolveGate({ significantDrift: false, maxDrift: 0.1 }));
+    expect(evaluateGate([run({ report: report })], resolveGate({ significantDrift: false })).verdict).toBe('pass');
+    expect(evaluateGate([run({ report: report })], resolveGate({ significantDrift: false, maxDrift: 0.3 })).verdict).toBe('pass');
+    const tight = evaluateGate([run({ report: report })], resolveGate({ significantDrift: false, maxDrift: 0.1 }));
     expect(tight.verdict).toBe('fail');
     expect(tight.checks.find((c) => c.name === 'max-drift')?.message).toMatch(/above the limit 0\.100/);
   });
 
   it('skips (never passes silently) a gap that could not be computed', () => {
-    const result = evaluateGate([run({ persona: persona([{ target: 'a', gap: { error: 'no filler arm' } }]) })], DEFAULT_GATE);
+    const result = evaluateGate([run({ report: persona([{ target: 'a', gap: { error: 'no filler arm' } }]) })], DEFAULT_GATE);
     expect(result.verdict).toBe('pass');
     expect(result.counts.skipped).toBe(1);
     expect(result.checks.find((c) => c.status === 'skipped')?.message).toMatch(/no filler arm/);
@@ -65,7 +70,7 @@ describe('evaluateGate', () => {
 
   it('fails a significant persona or life-event elevation, not a noise one', () => {
     const result = evaluateGate(
-      [run({ experiment: 'memory', memory: memory({ noise: { estimate: 0.5, p: 0.001 }, persona: { estimate: 0.3, p: 0.2 }, life_event: { estimate: 0.4, p: 0.01 } }) })],
+      [run({ experiment: 'memory', report: memory({ noise: { estimate: 0.5, p: 0.001 }, persona: { estimate: 0.3, p: 0.2 }, life_event: { estimate: 0.4, p: 0.01 } }) })],
       DEFAULT_GATE,
     );
     const statuses = result.checks.filter((c) => c.audit === 'memory').map((c) => [c.name, c.status]);
@@ -74,7 +79,7 @@ describe('evaluateGate', () => {
       ['significant-elevation:life_event', 'fail'],
     ]);
     const capped = evaluateGate(
-      [run({ memory: memory({ persona: { estimate: 0.3, p: 0.2 } }) })],
+      [run({ experiment: 'memory', report: memory({ persona: { estimate: 0.3, p: 0.2 } }) })],
       resolveGate({ significantElevation: false, maxElevation: 0.25 }),
     );
     expect(capped.checks.find((c) => c.name === 'max-elevation:persona')?.status).toBe('fail');
@@ -88,7 +93,7 @@ describe('evaluateGate', () => {
 
   it('layers thresholds: later layers win key by key', () => {
     expect(resolveGate({ maxDrift: 0.3 }, undefined, { maxDrift: 0.2, significantDrift: false })).toEqual({ ...DEFAULT_GATE, maxDrift: 0.2, significantDrift: false });
-    expect(gateConfigSchema.safeParse({ maxDrift: 0.3, typo: 1 }).success).toBe(false);
+    expect(registeredGateSchema().safeParse({ maxDrift: 0.3, typo: 1 }).success).toBe(false);
   });
 });
 
@@ -101,7 +106,7 @@ describe('simulated runs', () => {
 
 describe('renderers', () => {
   const result = evaluateGate(
-    [run({ runId: 'r<1>', simulated: true, persona: persona([{ target: 'a&b "x"', gap: gap(0.4, 0.1, 0.7) }]) })],
+    [run({ runId: 'r<1>', simulated: true, report: persona([{ target: 'a&b "x"', gap: gap(0.4, 0.1, 0.7) }]) })],
     DEFAULT_GATE,
   );
 

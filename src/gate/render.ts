@@ -1,5 +1,6 @@
 import type { GateCheck, GateResult } from './evaluate.js';
 import { markdownText } from '../report/markdown-text.js';
+import { registeredGates } from './registered.js';
 
 /** The gate's result as JUnit XML (for CI test tabs) and as Markdown (GitHub Actions step summary). */
 
@@ -68,15 +69,7 @@ export function renderGateMarkdown(result: GateResult): string {
 
 export function thresholdText(result: GateResult): string {
   const t = result.thresholds;
-  return [
-    `significant drift ${t.significantDrift ? 'fails' : 'ignored'}`,
-    `max drift ${t.maxDrift ?? 'none'}`,
-    `significant elevation ${t.significantElevation ? 'fails' : 'ignored'}`,
-    `max elevation ${t.maxElevation === null ? 'none' : `${(100 * t.maxElevation).toFixed(0)}%`}`,
-    `significant action change ${t.significantActionChange ? 'fails' : 'ignored'}`,
-    `max action change ${t.maxActionChange ?? 'none'}`,
-    `max failed cells ${(100 * t.maxFailedCells).toFixed(1)}%`,
-  ].join(', ');
+  return [...registeredGates().flatMap((gate) => gate.describe(t)), `max failed cells ${(100 * t.maxFailedCells).toFixed(1)}%`].join(', ');
 }
 
 /** Plain-text lines for the terminal: the failures and skips, then the verdict. */

@@ -1,6 +1,7 @@
 import { ConfigError } from '../core/errors.js';
 import type { RunInfo } from '../store/run-store.js';
-import { type GateConfig, gateConfigSchema } from './config.js';
+import type { GateConfig } from './config.js';
+import { registeredGateSchema } from './registered.js';
 
 /** What a run's manifest says about the gate: its models (simulated or not) and its `gate:` section. */
 
@@ -30,7 +31,7 @@ export function gateOfRun(run: Pick<RunInfo, 'id' | 'manifest'>): GateConfig | u
   const config = run.manifest.config as Record<string, unknown> | null;
   const section = config && typeof config === 'object' ? config.gate : undefined;
   if (section === undefined) return undefined;
-  const parsed = gateConfigSchema.safeParse(section);
+  const parsed = registeredGateSchema().safeParse(section);
   if (!parsed.success) throw new ConfigError(`run ${run.id}: invalid gate section: ${parsed.error.issues[0]?.message ?? 'invalid'}`, { field: 'gate' });
   return parsed.data;
 }

@@ -1,6 +1,6 @@
 import type { RunInfo } from '../store/run-store.js';
-import { resolveGate } from './config.js';
 import { evaluateGate, type GateCheck, type Verdict } from './evaluate.js';
+import { resolveRegisteredGate } from './registered.js';
 import { gateOfRun, isSimulatedRun } from './run-info.js';
 
 /**
@@ -24,7 +24,7 @@ export function reportVerdict(run: RunInfo, reports: Readonly<Record<string, unk
   const simulated = isSimulatedRun(run);
   const report = reports[run.experiment];
   const input = { runId: run.id, experiment: run.experiment, simulated, ...(report === undefined ? {} : { report }), cells };
-  const result = evaluateGate([input], resolveGate(gateOfRun(run)));
+  const result = evaluateGate([input], resolveRegisteredGate(gateOfRun(run)));
   return {
     verdict: result.verdict,
     simulated,

@@ -125,11 +125,24 @@ export function pythonRepr(value: unknown): string {
   throw new InputError(`cannot render a ${typeof value} as Python`, {});
 }
 
+/**
+ * Python's repr() of a float: the shortest round-trip digits (JavaScript finds the same ones),
+ * written in positional notation for decimal exponents from −4 to 15 and as `d.ddde±XX` outside.
+ */
 function pythonFloat(value: number): string {
   if (Number.isNaN(value)) return 'nan';
   if (!Number.isFinite(value)) return value > 0 ? 'inf' : '-inf';
-  const text = String(value);
-  return /[.eE]/u.test(text) ? text.replace(/e(-?)(\d)$/u, 'e$10$2') : `${text}.0`;
+  const sign = value < 0 || Object.is(value, -0) ? '-' : '';
+  const [mantissa = '0', exponent = '0'] = Math.abs(value).toExponential().split('e');
+  const digits = mantissa.replace('.', '');
+  const exp = Number(exponent);
+  if (exp < -4 || exp >= 16) {
+    const head = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+    return `${sign}${head}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
+  }
+  if (exp < 0) return `${sign}0.${'0'.repeat(-exp - 1)}${digits}`;
+  if (exp >= digits.length - 1) return `${sign}${digits}${'0'.repeat(exp - digits.length + 1)}.0`;
+  return `${sign}${digits.slice(0, exp + 1)}.${digits.slice(exp + 1)}`;
 }
 
 /** Characters Python's str.isprintable() rejects: categories C* and Z* except the ASCII space. */

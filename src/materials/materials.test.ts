@@ -7,7 +7,7 @@ import { loadContextEchoMaterials } from './contextecho.js';
 import { loadDriftLensMaterials, pythonRepr, referenceOntologyText } from './driftlens.js';
 import { hashBytes } from './files.js';
 import { CONTEXTECHO_FIXTURE, DRIFTLENS_FIXTURE } from './testing/fixtures.js';
-import { fillTemplate, formatTemplateParts, functionReturn, moduleConstant } from './python-literal.js';
+import { fillTemplate, formatTemplateParts, functionReturn, matchTemplate, moduleConstant } from './python-literal.js';
 
 
 const temps: string[] = [];
@@ -85,6 +85,32 @@ describe('python repr', () => {
     const expected = `{'a': "it's", 'b': 'say "hi"', 'c': 'both \\' and "', 'd': 'tab\\tnl\\nbs\\\\', 'e': 'z\\u200bwé', 'f': [1, True, None]}`;
     const value = { a: "it's", b: 'say "hi"', c: 'both \' and "', d: 'tab\tnl\nbs\\', e: 'z\u200bw\u00e9', f: [1, true, null] };
     expect(pythonRepr(value)).toBe(expected);
+  });
+
+  it('prints floats as CPython repr() does (positional from 1e-4 to 1e16, else d.ddde±XX)', () => {
+    // Printed by CPython 3: repr(x) for each value.
+    const cases: Array<[number, string]> = [
+      [1.5, '1.5'],
+      [2.5e-5, '2.5e-05'],
+      [1e-7, '1e-07'],
+      [0.0001, '0.0001'],
+      [1.5e16, '1.5e+16'],
+      [123456789012.5, '123456789012.5'],
+      [-2.5e-10, '-2.5e-10'],
+      [0.1 + 0.2, '0.30000000000000004'],
+      [-0, '-0.0'],
+    ];
+    for (const [value, printed] of cases) expect(pythonRepr(value)).toBe(printed);
+  });
+});
+
+describe('template matching (the inverse of fillTemplate)', () => {
+  it('recovers the field values of a filled template, and refuses a text the template did not make', () => {
+    const parts = formatTemplateParts('<a>\n{ontology}\n</a> (x.y) [z]\n<b>{reasoning}</b>', 'fixture.py', 1);
+    const filled = fillTemplate(parts, { ontology: 'one: two, three', reasoning: 'step one\nstep two' });
+    expect(matchTemplate(parts, filled)).toEqual({ ontology: 'one: two, three', reasoning: 'step one\nstep two' });
+    expect(matchTemplate(parts, `${filled} trailing`)).toBeNull();
+    expect(matchTemplate(parts, filled.replace('(x.y)', '(xzy)'))).toBeNull();
   });
 });
 

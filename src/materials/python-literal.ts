@@ -347,6 +347,30 @@ export function fillTemplate(parts: readonly StringPart[], values: Record<string
   return parts.map((p) => ('text' in p ? p.text : (values[p.field] ?? ''))).join('');
 }
 
+/**
+ * The inverse of fillTemplate: the field values that fill `parts` to exactly `text`, or null when
+ * the text was not made from this template. Fields match lazily, so a value that contains the
+ * next literal part is split at its first occurrence (the simulated models only need templates
+ * whose literals do not occur in their values).
+ */
+export function matchTemplate(parts: readonly StringPart[], text: string): Record<string, string> | null {
+  const fields: string[] = [];
+  const source = parts
+    .map((p) => {
+      if ('text' in p) return p.text.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
+      fields.push(p.field);
+      return '([\\s\\S]*?)';
+    })
+    .join('');
+  const match = new RegExp(`^${source}$`, 'u').exec(text);
+  if (match === null) return null;
+  const values: Record<string, string> = {};
+  fields.forEach((field, i) => {
+    values[field] = match[i + 1] ?? '';
+  });
+  return values;
+}
+
 /** The names assigned at the start of a line with this indentation (`NAME = …` or `NAME: type = …`). */
 function assignmentPattern(name: string, indent: string): RegExp {
   return new RegExp(`^${indent}${name}[ \\t]*(?::[^=\\n]*)?=(?!=)[ \\t]*`, 'gmu');

@@ -1,13 +1,16 @@
 import type { Audit, AuditSummaryLine } from '../experiment/audit.js';
 import { estimateLines } from '../models/estimate.js';
-import { memoryHeadline, memorySection } from '../report/memory-section.js';
-import { analyzeMemory, type MemoryReport, scoreTrajectories } from './analysis.js';
+import { memoryHeadline, memorySection } from './report-html.js';
+import { type MemoryReport, scoreTrajectories } from './analysis.js';
 import { type MemoryConfig, memoryConfigSchema } from './config.js';
-import { collectMemorySamples, type MemoryCollection } from './observations.js';
+import { analyzeMemoryCollection, collectMemorySamples, type MemoryCollection } from './observations.js';
 import { memoryCsvRows } from './report-csv.js';
 import { renderMemoryMarkdown } from './report-markdown.js';
 import { dryRunMemory, loadMemoryConfig, type MemoryRunCounts, type MemoryRunInput, memoryRunner } from './run.js';
-import { memoryGateChecks } from './gate.js';
+import { memoryCompare } from './compare.js';
+import { memoryGate } from './gate.js';
+import { MEMORY_STARTER } from './init-template.js';
+import { memoryViewer } from './viewer.js';
 
 const percent = (x: number) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(0)}%`;
 
@@ -48,15 +51,11 @@ export const memoryAudit: Audit<MemoryConfig, MemoryRunInput, MemoryCollection, 
     );
   },
   collect: (store, run) => collectMemorySamples(store, run.id),
-  analyze(collection, _run, options) {
-    const { config } = collection;
-    const observations = scoreTrajectories(
-      collection.records.map((r) => r.sample),
-      { pairing: config.analysis.pairing },
-    ).observations;
-    return analyzeMemory(observations, { B: config.analysis.B, seed: config.seed, alpha: config.analysis.alpha, ...(options.B ? { B: options.B } : {}) });
-  },
-  gate: memoryGateChecks,
+  analyze: (collection, _run, options) => analyzeMemoryCollection(collection, options.B ? { B: options.B } : {}),
+  gate: memoryGate,
+  initTemplate: { file: 'memory.yaml', text: MEMORY_STARTER },
+  compare: memoryCompare,
+  viewer: memoryViewer,
   render: {
     markdown: ({ report }, title) => renderMemoryMarkdown(report, title),
     headline: ({ report }) => memoryHeadline(report),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { auditLimitsSchema } from '../experiment/limits-schema.js';
-import { gateConfigSchema } from '../gate/config.js';
+import { auditGateSectionSchema } from '../gate/config.js';
 import { isEmbeddingModelRef } from '../models/embeddings.js';
 import { identityModel } from '../store/keys.js';
 
@@ -33,6 +33,15 @@ const generationDecodingSchema = z
     ...extraDecoding,
   })
   .strict();
+
+/** The memory audit's thresholds, as keys of a `gate:` section (each optional). */
+export const memoryGateShape = {
+  /** Fail when a persona or life-event tier's DTW elevation over the no-memory floor is significant (p < α, above 0). */
+  significantElevation: z.boolean().optional(),
+  /** Fail when a persona or life-event tier's DTW elevation is above this fraction (0.25 = +25%). */
+  maxElevation: z.number().positive().optional(),
+};
+
 export type MemoryDecoding = z.infer<typeof generationDecodingSchema>;
 
 const labelerDecodingSchema = z
@@ -51,8 +60,14 @@ export const PAPER_DECODING: Readonly<MemoryDecoding> = Object.freeze({ temperat
 
 const questionsSchema = z
   .object({
-    /** builtin: data/memory-drift/questions.jsonl; file: a CSV/JSONL of your own; hf: a Hugging Face dataset. */
-    source: z.enum(['builtin', 'file', 'hf']).default('builtin'),
+    /**
+     * builtin: data/memory-drift/questions.jsonl; file: a CSV/JSONL of your own; hf: a Hugging Face
+     * dataset (over the network); benchmark: the authors' released benchmark files read locally
+     * (.parquet, .json, .jsonl; benchmark-files.ts).
+     */
+    source: z.enum(['builtin', 'file', 'hf', 'benchmark']).default('builtin'),
+    /** With source benchmark: the App. A keyword filters (none, drop-list, keep-signals). */
+    curation: z.enum(['none', 'drop-list', 'keep-signals']).optional(),
     file: z.string().min(1).optional(),
     dataset: z.string().min(1).optional(),
     hfConfig: z.string().min(1).optional(),
@@ -76,11 +91,17 @@ const questionsSchema = z
     if (q.source === 'file' && q.file === undefined) {
       ctx.addIssue({ code: 'custom', path: ['file'], message: 'source "file" needs questions.file (a .csv or .jsonl)' });
     }
+    if (q.source === 'benchmark' && q.file === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['file'], message: 'source "benchmark" needs questions.file (a .parquet, .json or .jsonl of the authors’ benchmark)' });
+    }
+    if (q.source !== 'benchmark' && q.curation !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['curation'], message: 'questions.curation applies to source: benchmark' });
+    }
     if (q.source === 'hf' && q.dataset === undefined) {
       ctx.addIssue({ code: 'custom', path: ['dataset'], message: 'source "hf" needs questions.dataset (owner/name)' });
     }
-    if (q.source !== 'file' && q.file !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['file'], message: 'questions.file is read only with source: file' });
+    if (q.source !== 'file' && q.source !== 'benchmark' && q.file !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['file'], message: 'questions.file is read only with source: file or benchmark' });
     }
     if (q.source !== 'hf' && q.dataset !== undefined) {
       ctx.addIssue({ code: 'custom', path: ['dataset'], message: 'questions.dataset is read only with source: hf' });
@@ -189,7 +210,7 @@ export const memoryConfigSchema = z
     labelerInput: z.enum(['steps', 'whole-response']).optional(),
     limits: auditLimitsSchema,
     /** CI gate thresholds read by `echolens gate` (absent = the gate's defaults). */
-    gate: gateConfigSchema.optional(),
+    gate: auditGateSectionSchema(memoryGateShape).optional(),
   })
   .strict()
   .superRefine((config, ctx) => {

@@ -1,5 +1,6 @@
-import type { GateThresholds } from '../gate/config.js';
-import type { GateCheck } from '../gate/evaluate.js';
+import type { AuditGate } from '../experiment/audit.js';
+import type { GateCheck } from '../gate/types.js';
+import { memoryGateShape } from './config.js';
 import { gatePercent } from '../gate/format.js';
 import type { MemoryReport } from './analysis.js';
 
@@ -11,7 +12,7 @@ import type { MemoryReport } from './analysis.js';
  */
 const GATED_TIERS = ['persona', 'life_event'] as const;
 
-export function memoryGateChecks(report: MemoryReport, t: GateThresholds, runId: string): GateCheck[] {
+export function memoryGateChecks(report: MemoryReport, t: MemoryGateThresholds, runId: string): GateCheck[] {
   const checks: GateCheck[] = [];
   const alpha = report.options.alpha;
   for (const target of report.targets) {
@@ -49,3 +50,32 @@ export function memoryGateChecks(report: MemoryReport, t: GateThresholds, runId:
   }
   return checks;
 }
+
+/** The memory audit's thresholds (keys of a `gate:` section). */
+export interface MemoryGateThresholds {
+  /** Fail when a persona or life-event tier's DTW elevation over the no-memory floor is significant (p < α, above 0). */
+  significantElevation: boolean;
+  /** Fail when a persona or life-event tier's DTW elevation is above this fraction (0.25 = +25%). */
+  maxElevation: number | null;
+}
+
+
+/** The memory audit's gate: its thresholds, their defaults and flags, and its checks. */
+export const memoryGate: AuditGate<MemoryReport> = {
+  shape: memoryGateShape,
+  defaults: { significantElevation: true, maxElevation: null } satisfies MemoryGateThresholds,
+  flags: [
+    { key: 'maxElevation', flags: '--max-elevation <fraction>', description: 'memory: fail when a persona or life-event tier’s DTW elevation is above this, e.g. 0.25 = +25%' },
+    { key: 'significantElevation', flags: '--no-significant-elevation', description: 'memory: do not fail on a significant persona or life-event elevation' },
+  ],
+  failsByDefault: 'significant elevation',
+  describe: (thresholds) => {
+    const t = thresholds as unknown as MemoryGateThresholds;
+    return [
+      `significant elevation ${t.significantElevation ? 'fails' : 'ignored'}`,
+      `max elevation ${t.maxElevation === null ? 'none' : `${(100 * t.maxElevation).toFixed(0)}%`}`,
+    ];
+  },
+  // The resolved thresholds hold every audit's keys, each validated by its audit's shape; these are ours.
+  check: (report, thresholds, runId) => memoryGateChecks(report, thresholds as unknown as MemoryGateThresholds, runId),
+};

@@ -179,7 +179,7 @@ export {
 export type { RefusalAgreement, RefusalJudgeSetting, RefusalSource } from './refusal-judge.js';
 export { chunkBudgetOf, DEFAULT_CHUNK_BUDGET, labelingChunks, reassembleChunks } from './chunks.js';
 export type { ChunkBudget, StepChunk } from './chunks.js';
-export { grpoPromptRows } from './mitigation/grpo-data.js';
+export { grpoPromptRows, splitByQuestion } from './mitigation/grpo-data.js';
 export type { GrpoExport, GrpoFormat, OpenRlhfPromptRow, VerlPromptRow } from './mitigation/grpo-data.js';
 export {
   builtinQuestionSchema,
@@ -319,6 +319,16 @@ export { isEmbeddingsFile } from './config.js';
 
 // Mitigation tooling (DPO data, GRPO reward server, evaluation): explicit names in its own index.
 export * from './mitigation/index.js';
+export {
+  exportStepLabelSheet,
+  parseStepLabelKey,
+  parseStepLabelSheet,
+  renderStepLabelAgreementMarkdown,
+  sampleStepLabels,
+  STEP_SHEET_INSTRUCTIONS,
+  stepLabelAgreement,
+} from './label-sheet.js';
+export type { CategoryAgreement, HumanLabel, LabelledStepSource, StepLabelAgreement, StepLabelItem, StepLabelKey } from './label-sheet.js';
 
 import { registerMemorySimProfiles } from './sim.js';
 
@@ -326,3 +336,12 @@ import { registerMemorySimProfiles } from './sim.js';
 registerMemorySimProfiles();
 export { loadMemoryMaterials, type MemoryMaterials, type ReferenceMemoryTexts } from './materials.js';
 export { buildReferenceLabelerMessages, parseReferenceLabelerOutput } from './reference-labeler.js';
+export {
+  BENCHMARK_CURATIONS,
+  type BenchmarkCuration,
+  type BenchmarkFileOptions,
+  type BenchmarkLoad,
+  loadBenchmarkFile,
+} from './benchmark-files.js';
+export { checkNoiseFloor, completeReferenceStimuli, type ConditionSource, type ConditionSourceKind, SUPPLEMENTED_TIERS } from './materials-stimuli.js';
+export { registerSimMemoryTexts, type SimMemoryTexts } from './sim.js';

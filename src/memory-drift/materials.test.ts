@@ -103,6 +103,8 @@ describe('memory materials and procedure', () => {
         materials: DRIFTLENS_FIXTURE,
         procedure: 'reference',
         stimuliPerCategory: 'all',
+        // The clone has persona strings only; one echolens noise category makes the d_rel floor.
+        conditions: ['persona_alpha', 'persona_beta', 'whitespace'],
         analysis: { B: 200 },
       });
       const stimuli = await resolveMemoryStimuli(cfg);
@@ -110,14 +112,15 @@ describe('memory materials and procedure', () => {
       const db = join(dir, 'wire.db');
       const result = await runMemory(cfg, db, { ...quiet, signal: new AbortController().signal }, stimuli);
       expect(result.interrupted).toBe(false);
-      // 2 questions × (no memory: reference + 1 more sample; 3 persona strings × 1).
-      expect(result.generationCells).toBe(2 * (2 + 3));
+      const whitespace = stimuli.perturbations.categories.find((c) => c.id === 'whitespace')?.stimuli.map((s) => s.text) ?? [];
+      // 2 questions × (no memory: reference + 1 more sample; 3 persona strings × 1; the whitespace strings × 1).
+      expect(result.generationCells).toBe(2 * (2 + 3 + whitespace.length));
       expect(result.invalidLabelings).toBe(0);
 
       const bodies = fake.server.requests.map((r) => (r.body?.messages ?? []) as Array<{ role: string; content: string }>);
       const labelings = bodies.filter((m) => m[0]?.content.startsWith('# MAPPING PROMPT PLACEHOLDER'));
       const generations = bodies.filter((m) => !m[0]?.content.startsWith('# MAPPING PROMPT PLACEHOLDER'));
-      const personas = ['', 'PERSONA PLACEHOLDER ALPHA 1. ', 'PERSONA PLACEHOLDER SHARED. ', 'PERSONA PLACEHOLDER BETA 2, with a comma. '];
+      const personas = ['', 'PERSONA PLACEHOLDER ALPHA 1. ', 'PERSONA PLACEHOLDER SHARED. ', 'PERSONA PLACEHOLDER BETA 2, with a comma. ', ...whitespace];
       const expected = new Set(questions.flatMap((q) => personas.map((p) => fillTemplate(fixture.instruction, { question: `${p}${q}` }))));
       for (const messages of generations) {
         expect(messages).toHaveLength(2);

@@ -61,14 +61,15 @@ export function loadMemoryMaterials(materials: string | undefined): MemoryMateri
   };
 }
 
-/** With a clone, `ontology:` and `perturbations:` come from it: naming others is a config error. */
+/**
+ * With a clone, the ontology and the persona strings come from it: naming another ontology is a
+ * config error. `perturbations:` may name a file of the user's: it supplies the noise and
+ * life-event tiers the clone lacks (materials-stimuli.ts).
+ */
 export function checkMaterialsConfig(config: { materials?: string; ontology: string; perturbations: string; injection: string }): void {
   if (isBuiltinMaterials(config.materials)) return;
   if (config.ontology !== 'default') {
     throw new ConfigError('the DriftLens materials bring their own ontology: leave ontology at "default"', { field: 'ontology' });
-  }
-  if (config.perturbations !== 'builtin') {
-    throw new ConfigError('the DriftLens materials bring their own persona strings: leave perturbations at "builtin"', { field: 'perturbations' });
   }
   if (config.injection !== 'prepend') {
     throw new ConfigError('with the DriftLens materials the persona string is prepended to the question (injection: prepend)', { field: 'injection' });

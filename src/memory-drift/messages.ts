@@ -74,7 +74,10 @@ export function buildGenerationMessages(
   if (options.reference !== undefined) {
     if (mode !== 'prepend') throw new InvalidArgumentError('mode', 'the reference generation texts place the memory before the question (prepend)');
     const system = options.systemPrompt === undefined ? options.reference.systemPrompt : options.systemPrompt;
-    const user = fillTemplate(options.reference.instruction, { question: `${memory}${question.trim()}` });
+    // The authors' persona strings end with their own space; a borrowed string (echolens's noise
+    // and life events, a user file) gets one, so memory and question stay two sentences.
+    const joined = memory === '' || /\s$/u.test(memory) ? memory : `${memory} `;
+    const user = fillTemplate(options.reference.instruction, { question: `${joined}${question.trim()}` });
     return [...(system === null ? [] : [{ role: 'system' as const, content: system }]), { role: 'user', content: user }];
   }
   const systemPrompt = options.systemPrompt === undefined ? GENERATION_SYSTEM_PROMPT : options.systemPrompt;

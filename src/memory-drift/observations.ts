@@ -135,6 +135,8 @@ export interface MemoryCollection {
   ontology: Ontology;
   records: MemorySampleRecord[];
   summary: MemoryCollectionSummary;
+  /** The run's seeding and whether its samples are independent (the report warns when not). */
+  sampling: MemorySampling;
 }
 
 const OUTCOMES: readonly SampleOutcome[] = ['labelled', 'empty', 'failed', 'no_steps', 'invalid', 'unlabelled', 'refused'];
@@ -421,7 +423,7 @@ export function collectMemorySamples(store: RunStore, runId: string): MemoryColl
       );
     }
   }
-  return { runId, config, ontology, records, summary };
+  return { runId, config, ontology, records, summary, sampling: memorySampling(store, runId) };
 }
 
 export interface MemoryObservationOptions {
@@ -472,11 +474,23 @@ export function memorySampling(store: RunStore, runId: string): MemorySampling {
 
 /** Analyses a memory run: B and seed from the run's config unless given. */
 export function memoryReport(store: RunStore, runId: string, options: MemoryReportOptions = {}): MemoryReport {
-  const { config } = memoryRunSetup(store, runId);
+  return analyzeMemoryCollection(collectMemorySamples(store, runId), options);
+}
+
+/**
+ * The one analysis of a memory run (pure over what `collectMemorySamples` read): `memory report`,
+ * the library's `memoryReport` and the audit's `analyze` (echolens report, gate, viewer) all
+ * come here, so they carry the same numbers and the same sampling warning.
+ */
+export function analyzeMemoryCollection(collection: MemoryCollection, options: MemoryReportOptions = {}): MemoryReport {
+  const { config } = collection;
   const { pairing, ...analysis } = options;
-  const observations = collectMemoryObservations(store, runId, { pairing: pairing ?? config.analysis.pairing });
+  const observations = scoreTrajectories(
+    collection.records.map((r) => r.sample),
+    { pairing: pairing ?? config.analysis.pairing },
+  ).observations;
   const report = analyzeMemory(observations, { B: config.analysis.B, seed: config.seed, alpha: config.analysis.alpha, ...analysis });
-  return { ...report, sampling: memorySampling(store, runId) };
+  return { ...report, sampling: collection.sampling };
 }
 
 /** Generation cells of a memory run as relabel items (key, plan labels, steps). */

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { registerBuiltinSimProfiles } from '../builtin-sims.js';
 import { renderCollectionMarkdown } from '../cli/commands/memory.js';
 import { createAdapter } from '../models/create-adapter.js';
-import { memorySection } from '../report/memory-section.js';
+import { memorySection } from './report-html.js';
 import { openStore } from '../store/run-store.js';
 import { memoryConfigSchema } from './config.js';
 import { collectMemorySamples, memoryReport } from './observations.js';

@@ -10,6 +10,7 @@ import { ConfigError } from '../core/errors.js';
 import { deriveSimSeed } from '../models/sim-adapter.js';
 import { registerSimProfile } from '../models/sim-registry.js';
 import type { FakeServer } from '../models/testing/index.js';
+import { countSharedDraws } from '../store/draw-units.js';
 import { openStore } from '../store/run-store.js';
 import type { DRelEstimate, MemoryReport, TargetAnalysis } from './analysis.js';
 import { type MemoryConfig, memoryConfigSchema } from './config.js';
@@ -287,6 +288,23 @@ describe('memory run end to end (SIMULATED models with planted ground truth)', {
     const offset = planMemoryGeneration({ ...cfg, sampleSeeds: 'offset' }, stimuli);
     expect(offset.map((s) => s.request.params.seed)).toEqual(offset.map((s) => 42 + s.request.sample));
     expect(openai.map((s) => s.labels.role)).toEqual(['reference', 'no_perturbation', 'no_perturbation', 'perturbed', 'perturbed']);
+  });
+
+  it('questions share no draws: two questions of the same text get their own cells under any seeding', async () => {
+    const cfg = config({ targets: ['sim:memory'], conditions: ['gender'], questions: { limit: 2 } });
+    const stimuli = await resolveMemoryStimuli(cfg);
+    const [q1, q2] = stimuli.questions.questions;
+    const twins = { ...stimuli, questions: { ...stimuli.questions, questions: [q1!, { ...q2!, text: q1!.text }] } };
+    const byQuestion = (s: { labels: Record<string, unknown> }) => String(s.labels.question_id);
+    // Default `cell` seeding: the seed already differs per question, nothing is salted.
+    const cell = planMemoryGeneration(cfg, twins);
+    expect(cell.every((s) => s.request.unit === undefined)).toBe(true);
+    expect(countSharedDraws(cell, byQuestion)).toBe(0);
+    for (const seeding of ['fixed', 'none', 'offset'] as const) {
+      const specs = planMemoryGeneration({ ...cfg, sampleSeeds: seeding }, twins);
+      expect(countSharedDraws(specs, byQuestion)).toBe(0);
+      expect(specs.filter((s) => s.request.unit !== undefined).length).toBeGreaterThan(0);
+    }
   });
 
   it('recovers the planted trajectories in the system and memory-tool injection modes', async () => {

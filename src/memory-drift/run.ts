@@ -19,14 +19,22 @@ import type { ChatMessage } from '../models/types.js';
 import { isEmbeddingsFile, type MemoryConfig, memoryConfigSchema, memoryLabelerInput, resolveMemorySystemPrompt } from './config.js';
 import { builtinStimuliManifest } from './data-files.js';
 import { loadHuggingFaceQuestions } from './hf-datasets.js';
+import { loadBenchmarkFile } from './benchmark-files.js';
 import { buildLabelerReaskMessages, buildPassageLabelerMessages, type LabelerParseResult, legacyLabelerMessages, parseLabelerOutput, typicalLabelerAnswer } from './labeler.js';
 import { reaskMessages } from './judge-messages.js';
 import { checkMaterialsConfig, loadMemoryMaterials, type MemoryMaterials, type ReferenceMemoryTexts } from './materials.js';
+import { checkNoiseFloor, completeReferenceStimuli, type ConditionSource } from './materials-stimuli.js';
+import { registerSimMemoryTexts } from './sim.js';
 import { buildReferenceLabelerMessages, parseReferenceLabelerOutput, referencePassage } from './reference-labeler.js';
 import { buildRaterMessages, buildRaterReaskMessages, parseRaterOutput, RATER_DEFAULT_PARAMS, type RaterVerdict } from './rater.js';
 import { loadBuiltinOntology, loadOntologyFile, type Ontology, ontologySymbols } from './ontology.js';
 import { loadBuiltinPerturbations, loadPerturbationsFile, type PerturbationSet } from './perturbations.js';
+import { DRIFTLENS_FILES } from '../materials/driftlens.js';
+
+const BUILTIN_PERTURBATIONS_FILE = 'data/memory-drift/perturbations.json';
+const REFERENCE_INTERVENTIONS_FILE = DRIFTLENS_FILES.interventions;
 import { assignSampleSeeds, buildGenerationPlan, buildLabelerCell } from './plan.js';
+import { separateUnitDraws } from '../store/draw-units.js';
 import { loadBuiltinQuestions, loadQuestionsFile, type Question, type QuestionSet } from './questions.js';
 import { detectRefusal } from './refusals.js';
 import { combineRefusal, refusalJudgeItem, refusalJudgeModel } from './refusal-judge.js';
@@ -67,6 +75,17 @@ export interface MemoryStimuli {
   conditions: string[];
   /** Where the texts came from (echolens's or a DriftLens clone), with file hashes. */
   materials?: MemoryMaterials;
+  /** With a DriftLens clone: where each condition's strings came from (authors' materials, echolens built-in, user file). */
+  conditionSources?: ConditionSource[];
+  /** With questions.source benchmark: rows read, duplicates, and what the App. A filters removed. */
+  benchmark?: BenchmarkSummary;
+}
+
+export interface BenchmarkSummary {
+  rows: number;
+  duplicates: number;
+  curation: string;
+  removed: Array<{ id: string; verdict: string; phrases: string[] }>;
 }
 
 export interface ResolveStimuliOptions {
@@ -117,9 +136,30 @@ export function selectQuestions(questions: readonly Question[], config: MemoryCo
   return selected;
 }
 
-async function loadQuestionSet(config: MemoryConfig, options: ResolveStimuliOptions): Promise<QuestionSet> {
+async function loadQuestionSet(config: MemoryConfig, options: ResolveStimuliOptions, materials?: MemoryMaterials): Promise<QuestionSet & { benchmark?: BenchmarkSummary }> {
   const q = config.questions;
   if (q.source === 'builtin') return loadBuiltinQuestions();
+  if (q.source === 'benchmark') {
+    const reference = materials?.reference;
+    let loaded: Awaited<ReturnType<typeof loadBenchmarkFile>>;
+    try {
+      loaded = await loadBenchmarkFile({
+        file: q.file as string,
+        ...(q.column !== undefined ? { column: q.column } : {}),
+        ...(q.domainColumn !== undefined ? { domainColumn: q.domainColumn } : {}),
+        ...(q.domain !== undefined ? { domain: q.domain } : {}),
+        ...(reference ? { instruction: reference.instruction, interventions: reference.perturbations.categories.flatMap((c) => c.stimuli.map((s) => s.text)) } : {}),
+        curation: q.curation ?? 'none',
+      });
+    } catch (error) {
+      if (error instanceof EcholensError) throw new ConfigError(error.message, { field: 'questions.file' });
+      throw error;
+    }
+    return {
+      ...loaded.set,
+      benchmark: { rows: loaded.rows, duplicates: loaded.duplicates, curation: q.curation ?? 'none', removed: loaded.removed.map((r) => ({ id: r.id, verdict: r.verdict, phrases: r.phrases })) },
+    };
+  }
   if (q.source === 'file') return wrapConfigError('questions.file', () => loadQuestionsFile(q.file as string));
   try {
     return await loadHuggingFaceQuestions({
@@ -149,19 +189,19 @@ export function loadMemoryOntology(name: string): { ontology: Ontology; source: 
 
 /** Loads and selects the questions, the ontology and the perturbations a config names. */
 export async function resolveMemoryStimuli(config: MemoryConfig, options: ResolveStimuliOptions = {}): Promise<MemoryStimuli> {
-  const set = await loadQuestionSet(config, options);
-  const questions = selectQuestions(set.questions, config.questions, config.seed);
   checkMaterialsConfig(config);
   const materials = loadMemoryMaterials(config.materials);
+  const { benchmark, ...set } = await loadQuestionSet(config, options, materials);
+  const questions = selectQuestions(set.questions, config.questions, config.seed);
   const reference = materials.reference;
   const { ontology, source: ontologySource } = reference
     ? { ontology: reference.ontology, source: 'materials:data/ontology.json' }
     : loadMemoryOntology(config.ontology);
-  const perturbations = reference
-    ? reference.perturbations
-    : config.perturbations === 'builtin'
-      ? loadBuiltinPerturbations()
-      : wrapConfigError('perturbations', () => loadPerturbationsFile(config.perturbations));
+  const own = config.perturbations === 'builtin' ? loadBuiltinPerturbations() : wrapConfigError('perturbations', () => loadPerturbationsFile(config.perturbations));
+  const ownSource = config.perturbations === 'builtin' ? { kind: 'builtin' as const, file: BUILTIN_PERTURBATIONS_FILE } : { kind: 'file' as const, file: config.perturbations };
+  // The authors release persona strings only: noise and life events come from echolens's set or the user's file.
+  const completed = reference ? completeReferenceStimuli(reference.perturbations, REFERENCE_INTERVENTIONS_FILE, own, ownSource) : null;
+  const perturbations = completed ? completed.perturbations : own;
   const known = perturbations.categories.map((c) => c.id);
   const none = perturbations.categories.find((c) => c.tier === 'none');
   if (none === undefined) {
@@ -178,14 +218,23 @@ export async function resolveMemoryStimuli(config: MemoryConfig, options: Resolv
     // The no-memory category always runs: it holds every comparison's reference.
     conditions = known.filter((id) => id === none.id || config.conditions.includes(id));
   }
+  const ordered = [none.id, ...conditions.filter((id) => id !== none.id)];
+  if (completed) checkNoiseFloor(ordered, perturbations, ownSource.file);
+  if ([...config.targets, config.labeler].some((model) => model.startsWith('sim:'))) {
+    // Simulated models read the run's own stimuli and prompt formats (sim.ts, registerSimMemoryTexts).
+    registerSimMemoryTexts({ perturbations, ...(reference ? { reference } : {}) });
+  }
+  const ownName = config.perturbations === 'builtin' ? 'builtin' : config.perturbations;
   return {
     questions: { ...set, questions },
     ontology,
     ontologySource,
     perturbations,
-    perturbationsSource: reference ? 'materials:src/symbolic_drift/interventions.py' : config.perturbations === 'builtin' ? 'builtin' : config.perturbations,
-    conditions: [none.id, ...conditions.filter((id) => id !== none.id)],
+    perturbationsSource: reference ? `materials:${REFERENCE_INTERVENTIONS_FILE} + ${ownName}` : ownName,
+    conditions: ordered,
     materials,
+    ...(completed ? { conditionSources: completed.sources.filter((s) => ordered.includes(s.condition)) } : {}),
+    ...(benchmark ? { benchmark } : {}),
   };
 }
 
@@ -249,7 +298,10 @@ export function planMemoryGeneration(config: MemoryConfig, stimuli: MemoryStimul
       seed: config.seed,
     });
     assignSampleSeeds(plan, config.sampleSeeds, config.seed);
-    specs.push(...plan.map((spec) => withModelIdentity(spec, config)));
+    // Questions are the units: under `cell` seeding no request repeats across them; under the other
+    // seedings, questions of the same text would share draws, so each gets its own (docs/statistics.md).
+    const separated = separateUnitDraws(plan, (spec) => String(spec.labels.question_id)).specs;
+    specs.push(...separated.map((spec) => withModelIdentity(spec, config)));
   }
   return specs;
 }
@@ -560,6 +612,10 @@ export interface MemoryRunOptions {
   builtinStimuli: ReturnType<typeof builtinStimuliManifest>;
   /** Which materials the run used (echolens's or a DriftLens clone), each file with its SHA-256. */
   materials?: MemoryMaterials['record'];
+  /** With a DriftLens clone: where each condition's strings came from. */
+  conditionSources?: ConditionSource[];
+  /** With questions.source benchmark: what the loader read and filtered. */
+  benchmark?: BenchmarkSummary;
   /** What the labeler read: the extracted steps or the whole response. */
   labelerInput?: 'steps' | 'whole-response';
   procedure?: 'echolens' | 'reference';
@@ -591,6 +647,8 @@ export function memoryRunOptions(config: MemoryConfig, stimuli: MemoryStimuli, f
     conditions: stimuli.conditions,
     builtinStimuli: builtinStimuliManifest(),
     ...(stimuli.materials ? { materials: stimuli.materials.record } : {}),
+    ...(stimuli.conditionSources ? { conditionSources: stimuli.conditionSources } : {}),
+    ...(stimuli.benchmark ? { benchmark: stimuli.benchmark } : {}),
     labelerInput: memoryLabelerInput(config),
     procedure: config.procedure ?? 'echolens',
   };
@@ -684,6 +742,11 @@ export const memoryRunner: AuditRunner<MemoryConfig, MemoryRunInput, MemoryRunCo
         items.push(item);
         owners.push(index);
       }
+    });
+    // Two questions whose answers have the same steps get two labelings, not one shared draw.
+    const labelerSpecs = separateUnitDraws(items.map((item) => item.spec), (_spec, i) => String(specs[owners[i] as number]?.labels.question_id)).specs;
+    items.forEach((item, i) => {
+      item.spec = labelerSpecs[i] as CellSpec;
     });
     const labeled = await parsedStage(items, config.labelerReasks, 'labeling');
     const tallies = labelingTallies(owners, labeled.outcomes);

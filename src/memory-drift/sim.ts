@@ -10,6 +10,7 @@ import {
   SYSTEM_MEMORY_HEADER,
 } from './messages.js';
 import { UNMAPPED } from './ontology.js';
+import { matchTemplate, type StringPart } from '../materials/python-literal.js';
 import { createRefusalJudgeSimProfile } from './refusal-judge.js';
 import {
   listStimuli,
@@ -329,6 +330,67 @@ export interface SimTrajectory {
   flipped: boolean[];
 }
 
+/**
+ * What the simulated models know of the run in this process beyond echolens's built-in texts:
+ * the run's perturbation strings (a user file, the authors' persona strings) and the authors'
+ * generation and labeler templates when the run reads a DriftLens clone. A run registers them
+ * when it resolves its stimuli (run.ts), so `sim:memory` can tell the memory from the question
+ * in the authors' completeness prompt and `sim:labeler` can read the authors' mapping prompt.
+ * Registration only adds: earlier runs' texts stay known (texts are matched exactly).
+ */
+export interface SimMemoryTexts {
+  perturbations: PerturbationSet;
+  reference?: { instruction: readonly StringPart[]; mappingTemplate: readonly StringPart[] };
+}
+
+const simRegistry = {
+  version: 0,
+  stimuli: [] as PerturbationStimulus[],
+  instructions: [] as Array<readonly StringPart[]>,
+  mappingTemplates: [] as Array<readonly StringPart[]>,
+};
+
+const templateKey = (parts: readonly StringPart[]) => JSON.stringify(parts);
+
+export function registerSimMemoryTexts(texts: SimMemoryTexts): void {
+  const known = new Set(simRegistry.stimuli.map((s) => s.text));
+  for (const stimulus of listStimuli(texts.perturbations)) {
+    if (stimulus.text !== '' && !known.has(stimulus.text)) {
+      simRegistry.stimuli.push(stimulus);
+      known.add(stimulus.text);
+    }
+  }
+  if (texts.reference) {
+    const add = (list: Array<readonly StringPart[]>, parts: readonly StringPart[]) => {
+      if (!list.some((p) => templateKey(p) === templateKey(parts))) list.push(parts);
+    };
+    add(simRegistry.instructions, texts.reference.instruction);
+    add(simRegistry.mappingTemplates, texts.reference.mappingTemplate);
+  }
+  simRegistry.version += 1;
+}
+
+/**
+ * Reads a generation request made from a registered authors' completeness template: the
+ * template's question field holds the memory string directly followed by the question.
+ */
+export function parseReferenceGenerationRequest(
+  messages: readonly ChatMessage[],
+  catalogue: readonly PerturbationStimulus[],
+): ParsedGenerationRequest | null {
+  const user = [...messages].reverse().find((message) => message.role === 'user');
+  if (user === undefined) return null;
+  for (const instruction of simRegistry.instructions) {
+    const values = matchTemplate(instruction, user.content);
+    const field = values?.question;
+    if (field === undefined) continue;
+    const { longestFirst } = prepareCatalogue(catalogue);
+    const stimulus = longestFirst.find((s) => field.startsWith(s.text) && field.length > s.text.length) ?? null;
+    return { question: (stimulus ? field.slice(stimulus.text.length) : field).trim(), stimulus, unknownMemory: null };
+  }
+  return null;
+}
+
 export interface MemorySimProfile extends SimProfile {
   /** The planted trajectory for a request and seed (what `answer` renders). */
   trajectory(request: ModelRequest, seed: number): SimTrajectory;
@@ -347,8 +409,19 @@ export function createMemorySimProfile(options: MemorySimOptions): MemorySimProf
   checkProbability('samplingNoise', samplingNoise);
   const format = options.format ?? 'tags';
   let catalogue: PerturbationStimulus[] | undefined;
+  let catalogueVersion = -1;
   const getCatalogue = () => {
-    catalogue ??= listStimuli(options.perturbations ?? loadBuiltinPerturbations());
+    if (options.perturbations !== undefined) {
+      catalogue ??= listStimuli(options.perturbations);
+      return catalogue;
+    }
+    // The built-in strings, then whatever runs of this process registered (registerSimMemoryTexts).
+    if (catalogue === undefined || catalogueVersion !== simRegistry.version) {
+      const builtin = listStimuli(loadBuiltinPerturbations());
+      const texts = new Set(builtin.map((s) => s.text));
+      catalogue = [...builtin, ...simRegistry.stimuli.filter((s) => !texts.has(s.text))];
+      catalogueVersion = simRegistry.version;
+    }
     return catalogue;
   };
 
@@ -359,7 +432,7 @@ export function createMemorySimProfile(options: MemorySimOptions): MemorySimProf
   };
 
   const trajectory = (request: ModelRequest, seed: number): SimTrajectory => {
-    const parsed = parseGenerationRequest(request.messages, getCatalogue());
+    const parsed = parseReferenceGenerationRequest(request.messages, getCatalogue()) ?? parseGenerationRequest(request.messages, getCatalogue());
     const baseline = simBaselineSequence(parsed.question, options);
     const tier: PerturbationTier =
       parsed.stimulus?.tier ?? (parsed.unknownMemory !== null ? (options.unknownMemoryTier ?? 'persona') : 'none');
@@ -451,6 +524,36 @@ export function simLabelForStep(step: string, allowed: readonly string[]): strin
   return UNMAPPED;
 }
 
+/**
+ * Reads a labeler prompt made from a registered authors' mapping template: the ontology as
+ * rendered into it, and the passage's steps (its `<step_N>` tags, else its non-empty lines).
+ */
+export function readReferenceMappingPrompt(messages: readonly ChatMessage[]): { ontologyText: string; steps: string[] } | null {
+  const user = messages.find((message) => message.role === 'user');
+  if (user === undefined) return null;
+  for (const template of simRegistry.mappingTemplates) {
+    const values = matchTemplate(template, user.content);
+    if (values?.reasoning === undefined || values.ontology === undefined) continue;
+    const tagged = [...values.reasoning.matchAll(/<step_(\d+)>([\s\S]*?)<\/step_\1>/gu)].map((m) => (m[2] as string).trim());
+    const steps = tagged.length > 0 ? tagged : values.reasoning.split('\n').map((line) => line.trim()).filter((line) => line !== '');
+    return { ontologyText: values.ontology, steps };
+  }
+  return null;
+}
+
+/** The authors' output format: a JSON array of {step_index, category, symbol} inside <answer> tags. */
+function referenceLabelerAnswer(prompt: { ontologyText: string; steps: string[] }): string {
+  // A symbol is offered when its subcategory name appears in the rendered ontology.
+  const allowed = SIM_SYMBOLS.filter((symbol) => prompt.ontologyText.includes(symbol.slice(symbol.indexOf('/') + 1)));
+  const items = prompt.steps.map((step, i) => {
+    const label = simLabelForStep(step, allowed);
+    if (label === UNMAPPED) return { step_index: i + 1, category: UNMAPPED, symbol: UNMAPPED };
+    const slash = label.indexOf('/');
+    return { step_index: i + 1, category: label.slice(0, slash), symbol: label.slice(slash + 1) };
+  });
+  return `<answer>${JSON.stringify(items, null, 1)}</answer>`;
+}
+
 /** Creates a `sim:labeler`-family profile that reads the labeler prompt and labels by cue words (SIMULATION). */
 export function createLabelerSimProfile(options: LabelerSimOptions): SimProfile {
   const malformed = options.malformedProbability ?? 0;
@@ -462,7 +565,11 @@ export function createLabelerSimProfile(options: LabelerSimOptions): SimProfile 
       `Simulation (measures nothing): labels each step by the cue word sim:memory planted in it${malformed > 0 ? `; malformed output with probability ${malformed}` : ''}.`,
     answer(request, seed) {
       const prompt = readLabelerPrompt(request.messages);
-      if (prompt === null) return { text: 'I can only label steps from a DriftLens labeler prompt.' };
+      if (prompt === null) {
+        const reference = readReferenceMappingPrompt(request.messages);
+        if (reference !== null) return { text: referenceLabelerAnswer(reference) };
+        return { text: 'I can only label steps from a DriftLens labeler prompt.' };
+      }
       const transcript = request.messages.map((message) => `${message.role}:${message.content}`).join('\n');
       if (malformed > 0 && hashUnit('malformed', seed, request.sample, transcript) < malformed) {
         return { text: `Here are the labels: step 1 is probably ${prompt.allowed[0] ?? UNMAPPED}.` };

@@ -38,7 +38,21 @@ describe('estimates that know caching and batch', () => {
     const byHand = (3 * prefixTokens * 3.75 + 27 * prefixTokens * 0.3 + plain * 3 + 30 * 100 * 15) / 1e6;
     expect(e.expected!.dollars).toBeCloseTo(byHand, 10);
     expect(e.expected!.dollars / e.dollars.low).toBeLessThan(0.3);
-    expect(e.expected!.batchDollars).toBeCloseTo(e.dollars.low / 2, 12);
+    // --batch: the same reads and writes at half price, each write at the 1-hour price (2 × $3).
+    const batchByHand = (3 * prefixTokens * 6 + 27 * prefixTokens * 0.3 + plain * 3 + 30 * 100 * 15) / 1e6 / 2;
+    expect(e.expected!.batchDollars).toBeCloseTo(batchByHand, 10);
+    expect(e.perModel[0]!.batchDollars).toBeCloseTo(batchByHand, 10);
+    expect(estimateCells(specs, prices, { expectedOutputTokens: 100, batchCacheTtl: '5m' }).expected!.batchDollars).toBeCloseTo(byHand / 2, 10);
+  });
+
+  it('prices --batch as batch × cache for OpenAI, and online (cached) for providers without a batch API', () => {
+    const openai = estimateCells(grid('openai:gpt-4.1', 2, 5), prices, { expectedOutputTokens: 100 });
+    expect(openai.expected!.batchDollars).toBeCloseTo(openai.expected!.dollars / 2, 12);
+    const mixed = estimateCells([...grid('openai:gpt-4.1', 2, 5), ...grid('google:gemini-2.5-flash', 2, 5)], prices, { expectedOutputTokens: 100 });
+    const gemini = mixed.perModel.find((m) => m.model.startsWith('google'))!;
+    expect(gemini.expectedDollars).not.toBeNull();
+    expect(gemini.batchDollars).toBe(gemini.expectedDollars);
+    expect(mixed.expected!.batchDollars).toBeCloseTo(openai.expected!.dollars / 2 + gemini.expectedDollars!, 12);
   });
 
   it('prices OpenAI reads in 128-token steps with no write premium, and caches nothing below the minimum', () => {
@@ -60,7 +74,7 @@ describe('estimates that know caching and batch', () => {
     const lines = estimateLines(e);
     const line = lines.find((l) => l.startsWith('cost side by side'));
     expect(line).toBe(
-      `cost side by side: naive $${e.dollars.low.toFixed(2)} · expected with prompt caching $${e.expected!.dollars.toFixed(2)} · with --batch (50%) $${(e.dollars.low / 2).toFixed(2)} (${e.expected!.cachedInputTokens.toLocaleString('en-US')} input tokens read from the prompt cache, ${e.expected!.cacheWriteTokens.toLocaleString('en-US')} written)`,
+      `cost side by side: naive $${e.dollars.low.toFixed(2)} · expected with prompt caching $${e.expected!.dollars.toFixed(2)} · with --batch (batch × cache) $${e.expected!.batchDollars.toFixed(2)} (${e.expected!.cachedInputTokens.toLocaleString('en-US')} input tokens read from the prompt cache, ${e.expected!.cacheWriteTokens.toLocaleString('en-US')} written)`,
     );
     expect(lines.at(-1)).toBe('nothing was called (--dry-run)');
   });

@@ -6,6 +6,7 @@ import type { CellSpec } from '../store/types.js';
 import { anthropicCacheMinimumTokens } from './cache-minimum.js';
 import { DEFAULT_MAX_TOKENS } from './defaults.js';
 import { findPrice, isFreeProvider, type PriceTable } from './prices.js';
+import { getProvider } from './providers.js';
 
 /**
  * What a plan will cost before anything is called. Pure: counts tokens and
@@ -23,7 +24,11 @@ import { findPrice, isFreeProvider, type PriceTable } from './prices.js';
  *   (docs/decisions.md#cost-estimates-and-caching): in each group of cells sharing
  *   a cacheable prefix, the first writes it (Anthropic: cache-write price; others:
  *   full price) and the rest read it at the cache-read price; plus expected output.
- *   `batch` = half the naive expected figure (OpenAI Batch, Anthropic Message Batches).
+ *   `batchDollars` = batch and caching stacked, as `--batch` runs a stage (src/store/batch-runner.ts):
+ *   OpenAI and Anthropic cells at half price (OpenAI Batch, Anthropic Message Batches), each
+ *   group's first cell writing the cache in a first batch and the rest reading it in a second;
+ *   Anthropic writes at the 1-hour lifetime's price (2× input, unless `batchCacheTtl` is 5m).
+ *   Cells of other providers run online, so they count at their cached online figure.
  * - Cells with identical requests run once (the store keys them by hash), so
  *   they are counted once.
  */
@@ -35,7 +40,7 @@ export interface PlanEstimate {
   outputTokens: { expected: number; max: number };
   /** Over priced and free cells; `unpricedCells` are left out. */
   dollars: { low: number; high: number };
-  /** With prompt caching as scheduled, and through a batch API (50 %), over the same priced cells. */
+  /** With prompt caching as scheduled, and with `--batch` (batch × cache), over the same priced cells. */
   expected?: { dollars: number; cachedInputTokens: number; cacheWriteTokens: number; batchDollars: number };
   unpricedCells: number;
   unpricedModels: string[];
@@ -54,6 +59,8 @@ export interface ModelEstimate {
   cacheWriteTokens: number;
   /** Expected dollars with caching (null without a price). */
   expectedDollars: number | null;
+  /** Expected dollars with `--batch` and caching stacked (null without a price). */
+  batchDollars: number | null;
 }
 
 export interface EstimateOptions {
@@ -61,6 +68,8 @@ export interface EstimateOptions {
   expectedOutputTokens?: number;
   /** A cell's own typical answer length, where its format fixes it (a labeler's JSON); undefined = the default above. */
   expectedOutputOf?: (spec: CellSpec) => number | undefined;
+  /** Anthropic cache lifetime a `--batch` run uses (default 1h, as the batch runner does unless the config sets one). */
+  batchCacheTtl?: '5m' | '1h';
 }
 
 const PER_MESSAGE_TOKENS = 4;
@@ -126,12 +135,15 @@ export function estimateCells(
   let low = 0;
   let high = 0;
   let expectedTotal = 0;
+  let batchTotal = 0;
   for (const [model, t] of [...byModel.entries()].sort(([a], [b]) => a.localeCompare(b))) {
     let dollars: ModelEstimate['dollars'];
     let expectedDollars: number | null = null;
+    let batchDollars: number | null = null;
     if (isFreeProvider(model, prices)) {
       dollars = { low: 0, high: 0 };
       expectedDollars = 0;
+      batchDollars = 0;
     } else {
       const price = findPrice(model, prices);
       dollars =
@@ -143,12 +155,13 @@ export function estimateCells(
             };
       if (price !== undefined) {
         const plain = t.input - t.cached - t.written;
-        expectedDollars =
-          (plain * price.input +
-            t.cached * (price.cachedInput ?? price.input) +
-            t.written * (price.cacheWrite ?? price.input) +
-            t.expected * price.output) /
-          1_000_000;
+        const withWrites = (writePrice: number) =>
+          (plain * price.input + t.cached * (price.cachedInput ?? price.input) + t.written * writePrice + t.expected * price.output) / 1_000_000;
+        expectedDollars = withWrites(price.cacheWrite ?? price.input);
+        const kind = batchKindOf(model);
+        // Anthropic's 1-hour cache writes cost twice the input price (5-minute ones: the table's cacheWrite).
+        const batchWrite = kind === 'anthropic' && (options.batchCacheTtl ?? '1h') === '1h' ? 2 * price.input : (price.cacheWrite ?? price.input);
+        batchDollars = kind === null ? expectedDollars : withWrites(batchWrite) * BATCH_DISCOUNT;
       }
     }
     if (dollars === null) {
@@ -158,6 +171,7 @@ export function estimateCells(
       low += dollars.low;
       high += dollars.high;
       expectedTotal += expectedDollars ?? 0;
+      batchTotal += batchDollars ?? 0;
     }
     perModel.push({
       model,
@@ -168,6 +182,7 @@ export function estimateCells(
       cachedInputTokens: t.cached,
       cacheWriteTokens: t.written,
       expectedDollars,
+      batchDollars,
     });
   }
   return {
@@ -183,7 +198,7 @@ export function estimateCells(
       dollars: expectedTotal,
       cachedInputTokens: perModel.reduce((sum, m) => sum + m.cachedInputTokens, 0),
       cacheWriteTokens: perModel.reduce((sum, m) => sum + m.cacheWriteTokens, 0),
-      batchDollars: low * BATCH_DISCOUNT,
+      batchDollars: batchTotal,
     },
     unpricedCells,
     unpricedModels,
@@ -193,6 +208,13 @@ export function estimateCells(
 
 /** Batch APIs (OpenAI Batch, Anthropic Message Batches) bill half the online price. */
 export const BATCH_DISCOUNT = 0.5;
+
+/** The batch API a model's cells go through with `--batch` (the provider's wire kind), or null: they run online. */
+function batchKindOf(model: string): 'openai' | 'anthropic' | null {
+  const colon = model.indexOf(':');
+  const kind = colon > 0 ? getProvider(model.slice(0, colon))?.kind : undefined;
+  return kind === 'openai' || kind === 'anthropic' ? kind : null;
+}
 
 /**
  * The part of a request the provider is expected to bill as cached once its group is
@@ -261,7 +283,7 @@ export function estimateLines(e: PlanEstimate): string[] {
         ? ` (${x.cachedInputTokens.toLocaleString('en-US')} input tokens read from the prompt cache, ${x.cacheWriteTokens.toLocaleString('en-US')} written)`
         : '';
     lines.push(
-      `cost side by side: naive $${e.dollars.low.toFixed(2)} · expected with prompt caching $${x.dollars.toFixed(2)} · with --batch (50%) $${x.batchDollars.toFixed(2)}${cacheNote}`,
+      `cost side by side: naive $${e.dollars.low.toFixed(2)} · expected with prompt caching $${x.dollars.toFixed(2)} · with --batch (batch × cache) $${x.batchDollars.toFixed(2)}${cacheNote}`,
     );
   }
   lines.push('nothing was called (--dry-run)');

@@ -24,7 +24,7 @@ export class SimAdapter implements ModelAdapter {
 
   async generate(request: ModelRequest): Promise<ModelResponse> {
     const profile = resolveProfile(this.modelId);
-    const seed = deriveSimSeed(request.params.seed ?? 0, request.sample);
+    const seed = simSeedOf(request);
     const answer = profile.answer(request, seed);
     const prompt = request.messages.map((m) => m.content).join('\n');
     const reasoningTokens = answer.reasoning === undefined ? 0 : countTokens(answer.reasoning);
@@ -65,6 +65,20 @@ function resolveProfile(name: string): SimProfile {
     );
   }
   return profile;
+}
+
+/**
+ * The seed a profile sees for a request: `deriveSimSeed` of its seed and sample, mixed with its
+ * draw unit when it has one, so the same request drawn for two units gets two draws (as a
+ * real model at temperature > 0 would give).
+ */
+export function simSeedOf(request: Pick<ModelRequest, 'params' | 'sample' | 'unit'>): number {
+  const seed = deriveSimSeed(request.params.seed ?? 0, request.sample);
+  if (request.unit === undefined) return seed;
+  // FNV-1a of the unit, folded into the seed.
+  let h = 0x811c9dc5;
+  for (let i = 0; i < request.unit.length; i += 1) h = Math.imul(h ^ request.unit.charCodeAt(i), 0x01000193) >>> 0;
+  return deriveSimSeed(seed ^ h, request.sample);
 }
 
 /**

@@ -62,6 +62,13 @@ export interface ModelRequest {
   /** How the model may use `tools` (provider default when absent). Part of the key only when present. */
   toolChoice?: ToolChoice;
   /**
+   * Draw salt: the unit of inference (a session, a position) this draw belongs to. Set only when
+   * the same request arises in more than one unit, so each unit gets its own draw instead of
+   * sharing one cached cell (docs/statistics.md, "Units share no draws"). Part of the key only
+   * when present, so requests without it keep their keys; never sent to a provider.
+   */
+  unit?: string;
+  /**
    * What a model's identity in the cell key is made of (never hashed itself): absent = provider
    * and model name (a `@baseURL` is recorded with the cell but not hashed); `url` = the whole
    * reference, base URL included (the rule before; config `identity: url`).

@@ -1,32 +1,6 @@
-import type { AnalysisOptions, PersonaObservation } from './analysis.js';
+import type { AnalysisDesign, PersonaObservation } from './analysis-types.js';
+import type { AnalysisOptions } from './report-types.js';
 import { promptOf } from './contrasts.js';
-
-/**
- * The design a run actually has (pure): the levels of every factor found in the observations
- * and the headline level of each. The analysis reads its cells from here; nothing is pooled
- * across a level that is not named.
- */
-export interface AnalysisDesign {
-  targets: string[];
-  judges: string[];
-  sessions: string[];
-  systemPrompts: string[];
-  arms: string[];
-  mitigations: string[];
-  distances: string[];
-  /** Probe categories present (probe surface). */
-  categories: string[];
-  /** Distinct probed contexts (session, position) on the real arm. */
-  positions: number;
-  primarySystemPrompt: string;
-  primaryDistance: string;
-  /** The headline probe category, or `all` when the analysis was asked to pool categories. */
-  primaryCategory: string;
-  /** What each non-zero distance replayed at each position, e.g. "far = +61 messages, clipped at session end". */
-  continuations: Array<{ session: string; position: string; distance: string; messages: number; clipped: string | null; text: string }>;
-  /** What the headline rests on, in words. */
-  headline: string;
-}
 
 const sorted = (values: Iterable<string>) => [...new Set(values)].sort();
 

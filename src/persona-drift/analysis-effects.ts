@@ -14,11 +14,14 @@ import type {
   ResolvedOptions,
   TargetDrift,
   Verdict,
-} from './analysis.js';
-import type { AnalysisDesign } from './analysis-design.js';
+  AnalysisDesign,
+  CellRef,
+  DesignContrast,
+  ScratchResult,
+  StressorContrast,
+} from './analysis-types.js';
 import {
   attempt,
-  type CellRef,
   cellContrast,
   cellName,
   combinationContrast,
@@ -27,6 +30,7 @@ import {
   unitKey,
   cellValue,
 } from './contrasts.js';
+import { isAblationLabel } from './anchor-ablation.js';
 import { type InferenceOptions, type UnitInference, unitInference } from './inference.js';
 
 /**
@@ -34,37 +38,6 @@ import { type InferenceOptions, type UnitInference, unitInference } from './infe
  * the resolved design, reduces them to unit deltas and hands them to the clustered inference.
  */
 
-export interface DesignContrast {
-  /** drift: filler − real in a non-headline cell; distance: real at a distance − real at the headline distance; prompt: gap under a prompt − gap under the headline prompt. */
-  kind: 'drift' | 'distance' | 'prompt';
-  target: string;
-  judge: string;
-  /** Stable name of the contrast (also the calibration's test name). */
-  name: string;
-  terms: Array<{ cell: string; weight: number; ref: CellRef }>;
-  result: Maybe<UnitInference>;
-}
-
-export interface StressorContrast {
-  target: string;
-  item: string;
-  systemPrompt: string;
-  distance: string;
-  /** filler − real compliance (share of responses passing the checker), per position. */
-  name: string;
-  difference: Maybe<GapEstimate>;
-  pHolm: number | null;
-}
-
-export interface ScratchResult {
-  target: string;
-  judge: string;
-  systemPrompt: string;
-  cell: string;
-  /** Distinct answers (probe × paraphrase × sample): the same for every session and position. */
-  answers: number;
-  mean: Maybe<Estimate & { units: number }>;
-}
 
 const inferenceOptions = (o: ResolvedOptions): InferenceOptions => ({ B: o.B, seed: o.seed, alpha: o.alpha });
 
@@ -87,7 +60,7 @@ function checkedItems(observations: readonly PersonaObservation[], surface: 'str
   return [...new Set(observations.filter((o) => o.surface === surface && o.check).map((o) => o.item))].sort();
 }
 
-function probeCell(design: AnalysisDesign, target: string, judge: string, arm: string, over: Partial<CellRef> = {}): CellRef {
+export function probeCell(design: AnalysisDesign, target: string, judge: string, arm: string, over: Partial<CellRef> = {}): CellRef {
   return {
     target,
     judge,
@@ -364,7 +337,8 @@ export function analyzeMitigations(
 ): MitigationResult[] {
   const inf = inferenceOptions(options);
   const out: MitigationResult[] = [];
-  const treated = design.mitigations.filter((m) => m !== 'none');
+  // Anchor-ablation cells have their own section (anchor-ablation-analysis.ts).
+  const treated = design.mitigations.filter((m) => m !== 'none' && !isAblationLabel(m));
   if (treated.length === 0) return out;
   for (const judge of design.judges) {
     for (const target of design.targets) {

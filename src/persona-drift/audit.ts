@@ -1,7 +1,7 @@
 import { isPresent } from '../core/maybe.js';
 import type { Audit, AuditSummaryLine } from '../experiment/audit.js';
 import { estimateLines } from '../models/estimate.js';
-import { type PersonaSessionInfo, personaHeadline, personaSection } from '../report/persona-section.js';
+import { type PersonaSessionInfo, personaHeadline, personaSection } from './report-html.js';
 import type { Session } from '../sessions/types.js';
 import type { PersonaObservation, PersonaReport } from './analysis.js';
 import { type PersonaConfig, personaConfigSchema } from './config.js';
@@ -14,8 +14,14 @@ import {
   loadPersonaConfig,
   type PersonaRunCounts,
   personaRunner,
+  personaUnits,
 } from './run.js';
-import { personaGateChecks } from './gate.js';
+import { personaCompare } from './compare.js';
+import { personaGate } from './gate.js';
+import { PERSONA_STARTER } from './init-template.js';
+import { personaLiveProbe, personaViewer } from './viewer.js';
+import { describePersonaUnits } from './units.js';
+import { personaExtrasSummary } from './extras-render.js';
 
 /** What the persona audit reads back from a run. */
 export interface PersonaCollected {
@@ -39,6 +45,7 @@ export const personaAudit: Audit<PersonaConfig, Session[], PersonaCollected, Per
     return {
       lines: [
         `plan: ${dry.targetCells} target cells (${dry.estimate.duplicates} duplicates), up to ${dry.judgeCells} judge cells`,
+        ...describePersonaUnits(personaUnits(config, sessions)).map((line) => `units: ${line}`),
         ...estimateLines(dry.estimate),
         'before spending: `echolens persona calibrate <config>` shows the false-positive rate, CI coverage, power and minimum detectable Δ of every test this design\'s report makes (simulated, no model calls)',
       ],
@@ -51,15 +58,19 @@ export const personaAudit: Audit<PersonaConfig, Session[], PersonaCollected, Per
     sessions: (run.manifest.options as { sessions?: PersonaSessionInfo[] } | undefined)?.sessions ?? [],
   }),
   analyze: (collected, run, options) => analyzePersonaRun(collected.observations, run, options.B ? { B: options.B } : {}),
-  gate: personaGateChecks,
+  gate: personaGate,
+  initTemplate: { file: 'persona.yaml', text: PERSONA_STARTER },
+  compare: personaCompare,
+  viewer: personaViewer,
+  liveProbe: personaLiveProbe,
   render: {
     markdown: ({ report }, title) => renderPersonaMarkdown(report, title),
     headline: ({ report }) => personaHeadline(report),
     htmlSection: ({ report, collected }) => personaSection(report, collected.observations, collected.sessions),
     csvRows: ({ report }) => personaCsvRows(report),
     json: ({ report }) => report,
-    viewerSummary: ({ report }) =>
-      report.drift.map(
+    viewerSummary: ({ report }) => [
+      ...report.drift.map(
         (d): AuditSummaryLine => ({
           label: `drift gap Δ · ${d.target} · ${d.judge}`,
           value: isPresent(d.gap)
@@ -67,5 +78,7 @@ export const personaAudit: Audit<PersonaConfig, Session[], PersonaCollected, Per
             : `n/a (${d.gap.error})`,
         }),
       ),
+      ...personaExtrasSummary(report),
+    ],
   },
 };

@@ -12,15 +12,24 @@ function flag(t: TestOperatingCharacteristics): string {
 
 export function renderCalibrationText(result: PersonaCalibration): string {
   const d = result.design;
+  // Forks join their parent's unit when draws are per unit (what runs do).
+  const units = d.sessions - (result.draws === 'per-unit' ? (d.forks ?? 0) : 0);
   const lines = [
     'echolens persona calibrate — SIMULATED targets and judges: operating characteristics of this design, not measurements of any model.',
     `design: ${d.sessions} session(s) × ${d.positionsPerSession} position(s)${d.compactionsPerSession > 0 ? ` + ${d.compactionsPerSession} compaction event(s)` : ''} per session; arms ${d.arms.join(', ')}; mitigations ${d.mitigations.join(', ')}; distances ${d.distances.join(', ')}; system prompts ${d.systemPrompts.join(', ')}; ${d.probes.length} probe(s) × ${d.paraphrases} paraphrase(s) × ${d.samples} sample(s); ${d.targets.length} target(s), ${d.judges.length} judge(s)`,
     `variance (judge points): between-session ${result.variance.betweenSession}, between-position ${result.variance.betweenPosition}, within-cell ${result.variance.withinCell}; ${result.replicates} replicates per world (${result.worlds.join(', ')}), seed ${result.seed}; α = ${result.alpha}; power at |Δ| = ${result.effect}`,
-    d.sessions > 1 && d.sessions < 6
-      ? `note: with ${d.sessions} sessions the report's claims are about sessions (sessions are the units) and its sign-flip tests cannot reach p < ${result.alpha}; use 6 or more sessions, or one session for a claim about that session only.`
+    (d.forks ?? 0) > 0
+      ? result.draws === 'per-unit'
+        ? `forks: the last ${d.forks} session(s) fork the first ${d.forks} (${Math.round(100 * (d.forkAt ?? 0.5))}% of positions before the fork point); each fork is analysed as its parent's unit, as persona run does: ${d.sessions - (d.forks ?? 0)} units.`
+        : `forks: the last ${d.forks} session(s) fork the first ${d.forks}, analysed as separate sessions with SHARED draws (the plan before units were separated): expect an inflated false-positive rate.`
+      : result.draws === 'shared'
+        ? 'draws: SHARED (identical requests in different sessions answered by one cached draw, the plan before units were separated).'
+        : '',
+    units > 1 && units < 6
+      ? `note: with ${units} ${units === d.sessions ? 'sessions' : 'units'} the report's claims are about sessions (sessions are the units) and its sign-flip tests cannot reach p < ${result.alpha}; use 6 or more sessions, or one session for a claim about that session only.`
       : '',
     '',
-  ].filter((l, i) => l !== '' || i === 4);
+  ].filter((l, i, all) => l !== '' || i === all.length - 1);
   for (const t of result.tests) {
     lines.push(t.test + flag(t));
     lines.push(

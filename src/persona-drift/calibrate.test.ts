@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { calibratePersona } from './calibrate.js';
+import { rng } from '../stats/rng.js';
+import { calibratePersona, DEFAULT_VARIANCE, simulateRun } from './calibrate.js';
+import { renderCalibrationText } from './calibrate-text.js';
 import { BASE_DESIGN, REFERENCE_DESIGNS } from './calibrate-designs.js';
 
 const find = (tests: ReturnType<typeof calibratePersona>['tests'], prefix: string) => {
@@ -48,6 +50,37 @@ describe('persona calibrate (small replicate counts)', () => {
     const prompt = find(prompts.tests, 'prompt format-strict − probe-reference');
     expect(prompt.plantedMean).toBeGreaterThan(0.45);
     expect(prompt.plantedMean).toBeLessThan(0.75);
+  });
+
+  it('simulates forks: per unit, a fork is its parent\'s unit; with shared draws its pre-fork answers are its parent\'s', () => {
+    const design = { ...BASE_DESIGN, sessions: 4, forks: 2, forkAt: 0.5 };
+    const effects = { fixed: () => 0, compactionShift: 0 };
+    const perUnit = simulateRun(design, DEFAULT_VARIANCE, effects, rng(1), 'per-unit').observations;
+    expect(new Set(perUnit.map((o) => o.session))).toEqual(new Set(['session-01', 'session-02']));
+    const shared = simulateRun(design, DEFAULT_VARIANCE, effects, rng(1), 'shared').observations;
+    expect(new Set(shared.map((o) => o.session)).size).toBe(4);
+    const at = (session: string, position: string) =>
+      shared.filter((o) => o.session === session && o.position === position).map((o) => o.scores['sim:judge']);
+    // session-03 forks session-01: identical before the fork point (6 of 12 positions), its own after.
+    expect(at('session-03', 'P00')).toEqual(at('session-01', 'P00'));
+    expect(at('session-03', 'P05')).toEqual(at('session-01', 'P05'));
+    expect(at('session-03', 'P06')).not.toEqual(at('session-01', 'P06'));
+  });
+
+  it('shows the inflated false-positive rate of shared draws on a forked design, and the nominal one per unit', () => {
+    const design = { ...BASE_DESIGN, sessions: 8, forks: 4 };
+    const shared = calibratePersona(design, { replicates: 40, worlds: ['null'], seed: 2, draws: 'shared' });
+    const perUnit = calibratePersona(design, { replicates: 40, worlds: ['null'], seed: 2 });
+    const sharedHeadline = find(shared.tests, 'drift target=');
+    const perUnitHeadline = find(perUnit.tests, 'drift target=');
+    expect(sharedHeadline.fpr!.rate).toBeGreaterThan(0.05 + 2 * sharedHeadline.fpr!.mcSE);
+    expect(sharedHeadline.fprWithinNominal).toBe(false);
+    // Four units remain: the sign-flip test cannot reject, and the report says so.
+    expect(perUnitHeadline.fpr!.rate).toBe(0);
+    expect(perUnitHeadline.note).toMatch(/cannot reach p < 0.05/);
+    expect(renderCalibrationText(shared)).toMatch(/SHARED draws/);
+    expect(renderCalibrationText(perUnit)).toMatch(/analysed as its parent's unit, as persona run does: 4 units/);
+    expect(() => calibratePersona({ ...BASE_DESIGN, sessions: 8, forks: 5 }, { replicates: 1 })).toThrow(/forks/);
   });
 
   it('is reproducible for a seed and refuses bad knobs', () => {

@@ -9,7 +9,7 @@ import {
 import { type Rng, rng } from '../stats/rng.js';
 import type { GapEstimate, Maybe, PersonaObservation } from './analysis.js';
 import { analyzePersonaInference, type PersonaInference } from './analysis.js';
-import type { CellRef } from './contrasts.js';
+import type { CellRef } from './analysis-types.js';
 
 /**
  * `echolens persona calibrate`: the operating characteristics of every test the persona report
@@ -38,7 +38,23 @@ export interface CalibrationDesign {
   stressorParaphrases: number;
   contracts: string[];
   primaryCategory: string | null;
+  /**
+   * Sessions that are forks of another listed session (default 0): the last `forks` sessions fork
+   * the first `forks`, sharing their conversation (session effects) and, before the fork point,
+   * their probed contexts exactly.
+   */
+  forks?: number;
+  /** Share of a fork's positions before its fork point (default 0.5). */
+  forkAt?: number;
 }
+
+/**
+ * How draws reach the units: `per-unit` (what `persona run` plans: forks merged into their
+ * parent's unit, requests shared across units drawn once per unit) or `shared` (the plan before:
+ * every identical request is one cached draw, forks are separate sessions) — kept to show what
+ * shared draws do to the false-positive rate.
+ */
+export type DrawSharing = 'per-unit' | 'shared';
 
 export interface VarianceKnobs {
   /** SD across sessions of each contrast (session × arm interaction), judge points. */
@@ -62,6 +78,8 @@ export interface CalibrateOptions {
   tostMargin?: number;
   /** Worlds to simulate (default: every world the design has). */
   worlds?: readonly World[];
+  /** Default `per-unit`, what runs do; `shared` simulates the old cache sharing. */
+  draws?: DrawSharing;
 }
 
 export type World = 'null' | 'drift' | 'mitigation' | 'distance' | 'prompt' | 'compaction';
@@ -96,6 +114,7 @@ export interface PersonaCalibration {
   effect: number;
   alpha: number;
   worlds: World[];
+  draws: DrawSharing;
   tests: TestOperatingCharacteristics[];
 }
 
@@ -185,6 +204,7 @@ export function simulateRun(
   variance: VarianceKnobs,
   effects: Effects,
   random: Rng,
+  sharing: DrawSharing = 'per-unit',
 ): { observations: PersonaObservation[]; draws: Draws } {
   const observations: PersonaObservation[] = [];
   const draws: Draws = { session: new Map(), position: new Map() };
@@ -200,25 +220,62 @@ export function simulateRun(
     ...design.stressors.map((id) => ({ surface: 'stressor' as const, item: id, category: id, paraphrases: design.stressorParaphrases })),
     ...design.contracts.map((id) => ({ surface: 'contract' as const, item: id, category: id, paraphrases: 1 })),
   ];
+  const forks = design.forks ?? 0;
+  const firstFork = design.sessions - forks;
+  const preFork = Math.round((design.forkAt ?? 0.5) * positions.length);
+  const sessionName = (s: number) => `session-${String(s + 1).padStart(2, '0')}`;
   for (const target of design.targets) {
     const itemLevel = new Map(probeItems.map((i) => [i.item, 0.3 * normal(random)]));
     const judgeBias = new Map(design.judges.map((j) => [j, 0.2 * normal(random)]));
-    // The scratch arm has no context: one set of answers per target and prompt, reused everywhere.
-    const scratch = new Map<string, number>();
+    // The scratch arm has no context: its requests are the same in every session. Shared draws:
+    // one set of answers per target and prompt, reused everywhere; per unit: one set per unit.
+    const sharedScratch = new Map<string, number>();
+    const scratchOf = new Map<string, Map<string, number>>();
+    const levelOf = new Map<string, { level: number; dev: Map<string, number> }>();
+    const pre = new Map<string, PersonaObservation[]>();
     for (let s = 0; s < design.sessions; s++) {
-      const session = `session-${String(s + 1).padStart(2, '0')}`;
-      const sessionLevel = 0.3 * normal(random);
-      const sessionDev = new Map<string, number>();
-      for (const c of cells) {
-        const d = sSd * normal(random);
-        sessionDev.set(cellId(c), d);
-        draws.session.set(`${target}|${session}|${cellId(c)}`, d);
+      const parent = s >= firstFork ? sessionName(s - firstFork) : null;
+      // Per unit, a fork is analysed as its parent's unit; with shared draws it is one more session.
+      const session = parent !== null && sharing === 'per-unit' ? parent : sessionName(s);
+      const own = sessionName(s);
+      let scratch = sharedScratch;
+      if (sharing === 'per-unit') {
+        if (!scratchOf.has(session)) scratchOf.set(session, new Map());
+        scratch = scratchOf.get(session) as Map<string, number>;
       }
-      for (const position of positions) {
+      // A fork is the same conversation: the session's level and its arm interactions are its parent's.
+      let sessionLevel: number;
+      let sessionDev: Map<string, number>;
+      const inherited = parent !== null ? levelOf.get(`${target}|${parent}`) : undefined;
+      if (inherited) {
+        sessionLevel = inherited.level;
+        sessionDev = inherited.dev;
+        for (const c of cells) draws.session.set(`${target}|${session}|${cellId(c)}`, sessionDev.get(cellId(c)) as number);
+      } else {
+        sessionLevel = 0.3 * normal(random);
+        sessionDev = new Map<string, number>();
+        for (const c of cells) {
+          const d = sSd * normal(random);
+          sessionDev.set(cellId(c), d);
+          draws.session.set(`${target}|${session}|${cellId(c)}`, d);
+        }
+        levelOf.set(`${target}|${own}`, { level: sessionLevel, dev: sessionDev });
+      }
+      for (const [positionIndex, position] of positions.entries()) {
+        // Before the fork point a fork's probed contexts are its parent's requests: the same draws.
+        const copied = parent !== null && positionIndex < preFork ? pre.get(`${target}|${parent}|${position.label}`) : undefined;
+        if (copied) {
+          for (const o of copied) observations.push({ ...o, session, scores: { ...o.scores } });
+          continue;
+        }
+        const start = observations.length;
         const positionLevel = 0.3 * normal(random);
         for (const c of cells) {
           const dev = pSd * normal(random);
-          draws.position.set(`${target}|${session}|${position.label}|${cellId(c)}`, dev);
+          const positionKey = `${target}|${session}|${position.label}|${cellId(c)}`;
+          // A merged unit averages its members at a position: the truth is the mean of their deviations.
+          const earlier = parent !== null && sharing === 'per-unit' ? draws.position.get(positionKey) : undefined;
+          draws.position.set(positionKey, earlier === undefined ? dev : (earlier + dev) / 2);
           const interaction = (sessionDev.get(cellId(c)) as number) + dev;
           const shift = c.arm === 'filler' && position.compaction?.side === 'post' ? effects.compactionShift : 0;
           for (const item of probeItems) {
@@ -272,6 +329,7 @@ export function simulateRun(
             }
           }
         }
+        if (parent === null && s < forks) pre.set(`${target}|${own}|${position.label}`, observations.slice(start));
       }
     }
   }
@@ -392,6 +450,12 @@ function worldsFor(design: CalibrationDesign): World[] {
 
 export function validateCalibrationDesign(design: CalibrationDesign): void {
   if (design.sessions < 1) throw new InvalidArgumentError('sessions', 'the design needs at least one session');
+  const forks = design.forks ?? 0;
+  if (!Number.isInteger(forks) || forks < 0 || 2 * forks > design.sessions) {
+    throw new InvalidArgumentError('forks', `must be an integer from 0 to half the sessions (${Math.floor(design.sessions / 2)}): each fork needs its own parent, got ${forks}`);
+  }
+  const forkAt = design.forkAt ?? 0.5;
+  if (!(forkAt >= 0 && forkAt <= 1)) throw new InvalidArgumentError('forkAt', `must be a fraction from 0 to 1, got ${forkAt}`);
   if (design.positionsPerSession + design.compactionsPerSession < 1) throw new InvalidArgumentError('positions', 'the design needs at least one position');
   if (design.targets.length === 0) throw new InvalidArgumentError('targets', 'name at least one target');
   if (design.distances.length === 0 || design.systemPrompts.length === 0) throw new InvalidArgumentError('design', 'distances and systemPrompts need at least one level each');
@@ -411,12 +475,14 @@ export function calibratePersona(design: CalibrationDesign, options: CalibrateOp
     if (!(Number.isFinite(v) && v >= 0)) throw new InvalidArgumentError(k, `must be a non-negative number, got ${v}`);
   }
   const worlds = (options.worlds ?? worldsFor(design)).filter((w) => worldsFor(design).includes(w));
+  const sharing = options.draws ?? 'per-unit';
+  if (sharing !== 'per-unit' && sharing !== 'shared') throw new InvalidArgumentError('draws', `must be per-unit or shared, got ${String(sharing)}`);
   const random = rng(seed);
   const outcomes: Outcome[] = [];
   for (const world of worlds) {
     const effects = worldEffects(world, design, effect, margin);
     for (let r = 0; r < replicates; r++) {
-      const { observations, draws } = simulateRun(design, variance, effects, random);
+      const { observations, draws } = simulateRun(design, variance, effects, random, sharing);
       const inference = analyzePersonaInference(observations, {
         seed: seed + r,
         alpha,
@@ -428,7 +494,7 @@ export function calibratePersona(design: CalibrationDesign, options: CalibrateOp
       outcomes.push(...outcomesOf(inference, effects, draws, effect, margin, world));
     }
   }
-  return { schema: 'echolens.persona-calibration/1', design, variance, replicates, seed, effect, alpha, worlds, tests: summarize(outcomes, alpha) };
+  return { schema: 'echolens.persona-calibration/1', design, variance, replicates, seed, effect, alpha, worlds, draws: sharing, tests: summarize(outcomes, alpha) };
 }
 
 function summarize(outcomes: readonly Outcome[], alpha: number): TestOperatingCharacteristics[] {

@@ -1,5 +1,5 @@
 import { isEcholensError, StatisticsError } from '../core/errors.js';
-import type { Estimate, GapEstimate, Maybe, PersonaObservation } from './analysis.js';
+import type { CellRef, Estimate, GapEstimate, Maybe, PersonaObservation } from './analysis-types.js';
 import { clusteredInference, clusteredMean, type InferenceOptions, type UnitValue, unitInference } from './inference.js';
 
 /**
@@ -10,18 +10,6 @@ import { clusteredInference, clusteredMean, type InferenceOptions, type UnitValu
  * contrast names it.
  */
 
-export interface CellRef {
-  target: string;
-  /** Judge whose scores are analysed (probe surface); null for judge-free surfaces. */
-  judge: string | null;
-  systemPrompt: string;
-  arm: string;
-  mitigation: string;
-  distance: string;
-  surface: PersonaObservation['surface'];
-  /** Probe category (probe surface; `all` when the analysis pools categories on request) or the stressor/contract id. */
-  category: string;
-}
 
 /** Stable, human-readable name of a cell, e.g. `target=sim:a judge=sim:judge prompt=probe-reference arm=real …`. */
 export function cellName(cell: CellRef): string {

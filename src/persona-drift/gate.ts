@@ -1,5 +1,6 @@
-import type { GateThresholds } from '../gate/config.js';
-import type { GateCheck } from '../gate/evaluate.js';
+import type { AuditGate } from '../experiment/audit.js';
+import type { GateCheck } from '../gate/types.js';
+import { personaGateShape } from './config.js';
 import { gateNumber, gateSigned } from '../gate/format.js';
 import type { PersonaReport } from './analysis.js';
 
@@ -8,7 +9,7 @@ import type { PersonaReport } from './analysis.js';
  * (filler − real) against `significantDrift` (its 95% CI above 0) and
  * `maxDrift`; a gap that could not be computed is a skipped check.
  */
-export function personaGateChecks(report: PersonaReport, t: GateThresholds, runId: string): GateCheck[] {
+export function personaGateChecks(report: PersonaReport, t: PersonaGateThresholds, runId: string): GateCheck[] {
   const checks: GateCheck[] = [];
   for (const d of report.drift) {
     const subject = `${d.target} (judge ${d.judge})`;
@@ -42,3 +43,29 @@ export function personaGateChecks(report: PersonaReport, t: GateThresholds, runI
   }
   return checks;
 }
+
+/** The persona audit's thresholds (keys of a `gate:` section). */
+export interface PersonaGateThresholds {
+  /** Fail when the drift gap Δ (filler − real) is significantly above 0 (its 95% CI excludes 0). */
+  significantDrift: boolean;
+  /** Fail when the drift gap Δ is above this (the paper calls |Δ| ≥ 0.30 strong drift). */
+  maxDrift: number | null;
+}
+
+
+/** The persona audit's gate: its thresholds, their defaults and flags, and its checks. */
+export const personaGate: AuditGate<PersonaReport> = {
+  shape: personaGateShape,
+  defaults: { significantDrift: true, maxDrift: null } satisfies PersonaGateThresholds,
+  flags: [
+    { key: 'maxDrift', flags: '--max-drift <delta>', description: 'persona: fail when the drift gap Δ (filler − real) is above this, e.g. 0.3' },
+    { key: 'significantDrift', flags: '--no-significant-drift', description: 'persona: do not fail on a significant drift gap (its 95% CI above 0)' },
+  ],
+  failsByDefault: 'significant drift',
+  describe: (thresholds) => {
+    const t = thresholds as unknown as PersonaGateThresholds;
+    return [`significant drift ${t.significantDrift ? 'fails' : 'ignored'}`, `max drift ${t.maxDrift ?? 'none'}`];
+  },
+  // The resolved thresholds hold every audit's keys, each validated by its audit's shape; these are ours.
+  check: (report, thresholds, runId) => personaGateChecks(report, thresholds as unknown as PersonaGateThresholds, runId),
+};

@@ -95,6 +95,10 @@ export interface ProbeMessagesInput {
   cadence?: number;
   /** The final user turn (framed probe, stressor or contract prompt). */
   request: string;
+  /** Turns to insert instead of the mitigation's own (anchor ablations: a resized anchor). */
+  insertion?: readonly ChatMessage[];
+  /** Where the inserted turns go: before the probe (default), at the session start, or both. */
+  placement?: 'before-probe' | 'session-start' | 'both';
 }
 
 /** Full message list for one probe cell. Adjacent same-role turns are merged so roles alternate. */
@@ -107,10 +111,13 @@ export function assembleProbeMessages(input: ProbeMessagesInput): ChatMessage[] 
   if (input.cadence !== undefined && (!Number.isInteger(input.cadence) || input.cadence < 1)) {
     throw new InvalidArgumentError('cadence', 'must be a positive integer');
   }
-  const inserted = input.mitigation === 'sandwich' ? [] : insertionTurns(input.mitigation, texts, input.goal);
+  const turns = input.insertion ? [...input.insertion] : input.mitigation === 'sandwich' ? [] : insertionTurns(input.mitigation, texts, input.goal);
+  const placement = input.placement ?? 'before-probe';
+  const inserted = placement === 'session-start' ? [] : turns;
   const out: ChatMessage[] = [];
   if (input.system) out.push({ role: 'system', content: input.system });
   if (input.mitigation === 'sandwich') out.push(...insertionTurns('sandwich', texts));
+  if (placement !== 'before-probe') out.push(...turns);
   out.push(...input.context);
   out.push(...inserted);
   for (let i = 0; i < decay; i++) {

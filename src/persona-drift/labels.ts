@@ -31,6 +31,12 @@ const targetLabelsSchema = z.object({
   selectedBy: z.string().nullable().optional(),
   continuationMessages: z.number().int().nullable().optional(),
   continuationClipped: z.string().nullable().optional(),
+  framed: z.boolean().nullable().optional(),
+  anchorArm: z.string().optional(),
+  anchorSize: z.number().int().nullable().optional(),
+  anchorTokens: z.number().int().optional(),
+  anchorPlacement: z.enum(['before-probe', 'session-start', 'both']).optional(),
+  anchorTurns: z.number().int().optional(),
 });
 
 const judgeLabelsSchema = z.object({

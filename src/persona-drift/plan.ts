@@ -1,9 +1,10 @@
 import type { ChatMessage, DecodingParams } from '../models/types.js';
 import type { CellLabels, CellSpec } from '../store/types.js';
 import type { PersonaConfig } from './config.js';
-import { type PersonaProcedure, resolveSystemPrompt } from './config.js';
+import { framingLevels, type PersonaProcedure, resolveSystemPrompt } from './config.js';
 import { assembleProbeMessages, type Intervention } from './interventions.js';
 import { buildJudgeMessages } from './judge.js';
+import { type AnchorVariant, anchorVariants } from './anchor-ablation.js';
 import type { PersonaStimuli } from './stimuli.js';
 import { probeText } from './stimuli.js';
 
@@ -58,37 +59,47 @@ export interface PlannedItem {
   request: string;
   /** What the judge is shown (bare probe), probe surface only. */
   bareProbe?: string;
+  /** Whether the benchmark framing preceded the probe (probe surface only). */
+  framed?: boolean;
 }
 
 export function plannedItems(config: PersonaConfig, stimuli: PersonaStimuli): PlannedItem[] {
   const items: PlannedItem[] = [];
   const { probes, framing, paraphrases } = stimuli.probes;
+  // Framing is a design factor when both levels are listed (App. S): each probe is planned once per level.
+  const levels = framingLevels(config);
   const wanted = probes.filter(
     (probe) => config.probes.categories.includes(probe.category) || config.probes.ids.includes(probe.id),
   );
   for (const probe of wanted) {
     const variants = [probe.text, ...(paraphrases[probe.id] ?? []).filter((text) => text !== probe.text)];
     variants.slice(0, config.probes.paraphrases).forEach((text, paraphrase) => {
-      items.push({
-        surface: 'probe',
-        item: probe.id,
-        category: probe.category,
-        paraphrase,
-        request: probeText(framing, text, config.probes.framing),
-        bareProbe: text,
-      });
+      for (const framed of levels) {
+        items.push({
+          surface: 'probe',
+          item: probe.id,
+          category: probe.category,
+          paraphrase,
+          request: probeText(framing, text, framed),
+          bareProbe: text,
+          framed,
+        });
+      }
     });
   }
   if (config.probes.negativeControls) {
     for (const control of stimuli.probes.negativeControls) {
-      items.push({
-        surface: 'probe',
-        item: control.id,
-        category: 'negative_control',
-        paraphrase: 0,
-        request: probeText(framing, control.text, config.probes.framing),
-        bareProbe: control.text,
-      });
+      for (const framed of levels) {
+        items.push({
+          surface: 'probe',
+          item: control.id,
+          category: 'negative_control',
+          paraphrase: 0,
+          request: probeText(framing, control.text, framed),
+          bareProbe: control.text,
+          framed,
+        });
+      }
     }
   }
   for (const id of config.stressors.ids) {
@@ -127,6 +138,14 @@ export interface PlanTexts {
   stressorSystemPrompt?: string | null;
 }
 
+/** One inserted-turns level of the real arm: an intervention, or a cell of the anchor-ablation grid. */
+interface Insertion {
+  mitigation: Intervention;
+  label: string;
+  distances: PersonaConfig['distances'];
+  variant?: AnchorVariant;
+}
+
 export function planTargetCells(
   config: PersonaConfig,
   stimuli: PersonaStimuli,
@@ -135,14 +154,21 @@ export function planTargetCells(
 ): CellSpec[] {
   const items = plannedItems(config, stimuli);
   const stressorPrompt = texts.stressorSystemPrompt ?? null;
+  const ablations = config.anchorAblation ? anchorVariants(config.anchorAblation, stimuli.interventions) : [];
   const cells: CellSpec[] = [];
   for (const session of sessions) {
     for (const position of session.positions) {
       for (const arm of config.arms) {
         const context = withCacheBreakpoint(session.context(position, arm));
-        const mitigations: readonly Intervention[] = arm === 'real' ? config.mitigations : ['none'];
-        const distances = arm === 'real' ? config.distances : config.distances.slice(0, 1);
-        for (const mitigation of mitigations) {
+        // The real arm gets every intervention at every distance, and the anchor-ablation grid at the headline distance.
+        const insertions: Insertion[] =
+          arm === 'real'
+            ? [
+                ...config.mitigations.map((mitigation) => ({ mitigation, label: mitigation as string, distances: config.distances })),
+                ...ablations.map((variant) => ({ mitigation: variant.arm, label: variant.label, distances: config.distances.slice(0, 1), variant })),
+              ]
+            : [{ mitigation: 'none', label: 'none', distances: config.distances.slice(0, 1) }];
+        for (const { mitigation, label, distances, variant } of insertions) {
           if (mitigation === 'goal' && !session.goal) continue;
           for (const distance of distances) {
             const continuation = distance.messages > 0 ? session.continuation(position, distance.messages) : [];
@@ -160,7 +186,8 @@ export function planTargetCells(
                   mitigation,
                   texts: stimuli.interventions,
                   goal: session.goal,
-                  decay: mitigation === 'none' ? 0 : config.decay,
+                  decay: variant ? variant.turns : mitigation === 'none' ? 0 : config.decay,
+                  ...(variant ? { insertion: variant.insertion, placement: variant.placement } : {}),
                   continuation,
                   cadence: config.cadence ?? undefined,
                   request: item.request,
@@ -179,7 +206,16 @@ export function planTargetCells(
                       compactionIndex: position.compaction?.index ?? null,
                       compactionSide: position.compaction?.side ?? null,
                       arm,
-                      mitigation,
+                      mitigation: label,
+                      ...(variant
+                        ? {
+                            anchorArm: variant.arm,
+                            anchorSize: variant.size,
+                            anchorTokens: variant.tokens,
+                            anchorPlacement: variant.placement,
+                            anchorTurns: variant.turns,
+                          }
+                        : {}),
                       distance: distance.name,
                       surface: item.surface,
                       item: item.item,
@@ -188,7 +224,7 @@ export function planTargetCells(
                       sample,
                       target,
                       systemPrompt: systemPromptName,
-                      framed: item.surface === 'probe' ? config.probes.framing : null,
+                      framed: item.surface === 'probe' ? (item.framed ?? true) : null,
                       bareProbe: item.bareProbe ?? null,
                     };
                     cells.push({

@@ -1,5 +1,6 @@
 import type { AuditCsvRow } from '../experiment/audit.js';
 import type { GapEstimate, Maybe, PersonaReport } from './analysis.js';
+import { extrasCsvRows } from './extras-csv.js';
 
 /** The persona report as long-format CSV rows (one estimate per row with its CI). */
 
@@ -36,6 +37,7 @@ export function personaCsvRows(p: PersonaReport): AuditCsvRow[] {
     const t = c.tost && !('error' in c.tost) ? c.tost : null;
     rows.push(['compaction_change', c.target, c.judge, '', 'post-pre', c.meanChange, t?.ci[0] ?? null, t?.ci[1] ?? null, c.events.length, t?.p ?? null, null]);
   }
+  rows.push(...extrasCsvRows(p));
   for (const a of p.counts.byArm) rows.push(['dropout_rate', a.target, '', `${a.arm}/${a.mitigation}`, a.surface, a.dropoutRate, null, null, a.done + a.empty + a.failed, null, null]);
   return rows;
 }

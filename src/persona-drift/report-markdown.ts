@@ -1,5 +1,8 @@
 import type { Estimate, GapEstimate, Maybe, PersonaReport } from './analysis.js';
 import { markdownText } from '../report/markdown-text.js';
+import { referenceMarkdown } from './reference-render.js';
+import { extrasMarkdown } from './extras-render.js';
+import { describePersonaUnits } from './units.js';
 
 /** Markdown rendering of a PersonaReport: the same numbers as the JSON, for people. */
 
@@ -45,6 +48,8 @@ export function renderPersonaMarkdown(report: PersonaReport, title = 'Persona dr
     '',
   );
 
+  const unitLines = describePersonaUnits(report.units);
+  if (unitLines.length > 0) out.push('Units of inference:', '', ...unitLines.map((line) => `- ${cell(line)}`), '');
   out.push('## Drift per target', '');
   out.push(
     table(
@@ -62,6 +67,9 @@ export function renderPersonaMarkdown(report: PersonaReport, title = 'Persona dr
       ]),
     ),
   );
+
+  out.push(...referenceMarkdown(report));
+  out.push(...extrasMarkdown(report));
 
   for (const d of report.drift) {
     out.push(`### ${cell(d.target)} — judge ${cell(d.judge)}`, '');

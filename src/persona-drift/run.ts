@@ -14,7 +14,8 @@ import type { RunInfo, RunStore } from '../store/run-store.js';
 import type { CellSpec } from '../store/types.js';
 import { type AnalysisOptions, analyzePersona, type PersonaObservation, type PersonaReport } from './analysis.js';
 import { runStressorChecker } from './checkers.js';
-import { type PersonaConfig, personaConfigSchema, personaProcedure } from './config.js';
+import { framingLevels, type PersonaConfig, personaConfigSchema, personaProcedure } from './config.js';
+import { type HarnessName, harnessOfTool } from './harness.js';
 import { checkContract } from './contracts.js';
 import { buildJudgeReask, judgeParser } from './judge.js';
 import { decodePersonaTargetLabels, isPersonaTargetCell, resolveJudgeVerdicts } from './labels.js';
@@ -22,6 +23,9 @@ import { isBuiltinMaterials } from '../materials/files.js';
 import { checkSameMaterials, loadPersonaMaterials, type PersonaMaterials } from './materials.js';
 import { planJudgeCell, planTargetCells } from './plan.js';
 import { sessionContextFacts, sessionPlanInput } from './sessions-input.js';
+import { assignPersonaUnits, checkUnitsResume, type PersonaUnits, personaUnitOf } from './units.js';
+import { separateUnitDraws } from '../store/draw-units.js';
+import { linkSessionFamilies } from '../sessions/units.js';
 
 export const PERSONA_EXPERIMENT = 'persona';
 
@@ -83,10 +87,41 @@ export function planPersona(
     ...(materials.fillerFlatTemplate !== undefined ? { fillerFlatTemplate: materials.fillerFlatTemplate } : {}),
   };
   const inputs = sessions.map((session, index) => sessionPlanInput(session, config, sessions, `S${index + 1}`, texts));
-  return planTargetCells(config, materials.stimuli, inputs, {
+  const planned = planTargetCells(config, materials.stimuli, inputs, {
     systemPrompts: materials.systemPrompts,
     stressorSystemPrompt: personaProcedure(config).stressorSystemPrompt,
   });
+  // Units share no draws: forks merged, shared requests drawn per unit (units.ts).
+  const { specs, units } = assignPersonaUnits(planned, sessions.map((session, index) => ({ label: `S${index + 1}`, session })));
+  plannedUnits.set(sessions, units);
+  return specs;
+}
+
+/**
+ * Forks among a config's sessions, for `persona calibrate`: sessions that join another's unit
+ * (members beyond the first of each family). Null when the transcripts cannot be read.
+ */
+export async function configForkCount(config: PersonaConfig): Promise<number | null> {
+  let sessions: Session[];
+  try {
+    sessions = await readConfigSessions(config);
+  } catch {
+    return null;
+  }
+  return linkSessionFamilies(sessions.map((session, index) => ({ label: `S${index + 1}`, session })))
+    .families()
+    .reduce((n, family) => n + family.members.length - 1, 0);
+}
+
+/** The units of the last plan of each sessions list (the manifest records them). */
+const plannedUnits = new WeakMap<readonly Session[], PersonaUnits>();
+
+/** How the plan of these sessions assigns units of inference (plans them when not planned yet). */
+export function personaUnits(config: PersonaConfig, sessions: readonly Session[]): PersonaUnits {
+  const known = plannedUnits.get(sessions);
+  if (known) return known;
+  planPersona(config, sessions);
+  return plannedUnits.get(sessions) as PersonaUnits;
 }
 
 /** The probed positions of each session for the manifest: every selector that chose them, and what each distance replays. */
@@ -192,6 +227,7 @@ export const personaRunner: AuditRunner<PersonaConfig, Session[], PersonaRunCoun
     decisions: 'docs/decisions.md#d13–#d20: counters, compaction pre/post, flat prefix default, structure-matched filler, gap CI on Δ, bare-probe judge',
     materials: loadPersonaMaterials(config.materials).record,
     procedure: personaProcedure(config),
+    units: personaUnits(config, sessions),
     sessions: sessions.map((session, index) => ({
       id: `S${index + 1}`,
       file: session.file,
@@ -204,9 +240,10 @@ export const personaRunner: AuditRunner<PersonaConfig, Session[], PersonaRunCoun
     })),
     };
   },
-  checkResume(run, config) {
-    const recorded = (run.manifest.options as { materials?: PersonaMaterials['record'] } | undefined)?.materials;
-    checkSameMaterials(recorded, loadPersonaMaterials(config.materials).record, run.id);
+  checkResume(run, config, sessions, db) {
+    const options = run.manifest.options as { materials?: PersonaMaterials['record']; units?: PersonaUnits } | undefined;
+    checkSameMaterials(options?.materials, loadPersonaMaterials(config.materials).record, run.id);
+    checkUnitsResume(options?.units, personaUnits(config, sessions), run.id, db);
   },
   async execute({ config, specs, stage, parsedStage }) {
     const materials = loadPersonaMaterials(config.materials);
@@ -216,10 +253,13 @@ export const personaRunner: AuditRunner<PersonaConfig, Session[], PersonaRunCoun
     const targets = await stage(specs, 'targets');
     if (targets.stopReason !== null) return { targetCells: specs.length, judgeCells: 0, invalidJudgements: 0 };
     const items: ParsedItem<number>[] = [];
+    const itemUnits: string[] = [];
+    const unitOf = personaUnitOf(specs);
     specs.forEach((spec, index) => {
       const result = targets.results[index];
       if (spec.labels.surface !== 'probe' || result?.status !== 'done' || result.text === null) return;
       for (const judge of config.judges) {
+        itemUnits.push(unitOf(spec.labels));
         items.push({
           spec: planJudgeCell(config, judge, result.key, spec.labels, result.text, 0, undefined, judgeTexts),
           parse: (text) => {
@@ -229,6 +269,11 @@ export const personaRunner: AuditRunner<PersonaConfig, Session[], PersonaRunCoun
           reask: buildJudgeReask,
         });
       }
+    });
+    // Two units whose answers read the same get two judge draws, not one shared verdict.
+    const judgeSpecs = separateUnitDraws(items.map((item) => item.spec), (_spec, index) => itemUnits[index] as string).specs;
+    items.forEach((item, index) => {
+      item.spec = judgeSpecs[index] as CellSpec;
     });
     const judged = await parsedStage(items, config.judgeRetries, 'judges');
     return { targetCells: specs.length, judgeCells: items.length, invalidJudgements: judged.outcomes.filter((o) => o?.status === 'invalid').length };
@@ -293,6 +338,10 @@ export function collectPersonaObservations(store: RunStore, runId: string): Pers
         ? { continuation: { messages: l.continuationMessages, clipped: typeof l.continuationClipped === 'string' ? l.continuationClipped : null } }
         : {}),
       surface: l.surface,
+      ...(typeof l.framed === 'boolean' ? { framed: l.framed } : {}),
+      ...(l.anchorArm !== undefined && l.anchorPlacement !== undefined && l.anchorTurns !== undefined && l.anchorTokens !== undefined
+        ? { anchor: { arm: l.anchorArm, size: l.anchorSize ?? null, tokens: l.anchorTokens, placement: l.anchorPlacement, turns: l.anchorTurns } }
+        : {}),
       item: l.item,
       category: l.category,
       paraphrase: l.paraphrase,
@@ -339,9 +388,27 @@ export function analyzePersonaRun(observations: readonly PersonaObservation[], r
         tostMargin: config.data.analysis.tostMargin,
         systemPrompts: config.data.systemPrompts,
         distances: config.data.distances.map((d) => d.name),
+        procedure: personaProcedure(config.data).name,
+        framing: framingLevels(config.data),
       }
     : {};
-  return analyzePersona(observations, { ...analysis, ...options });
+  const harnesses = manifestHarnesses(run);
+  const report = analyzePersona(observations, { ...analysis, ...(harnesses ? { harnesses } : {}), ...options });
+  const units = (run.manifest.options as { units?: PersonaUnits } | undefined)?.units;
+  if (units !== undefined) report.units = units;
+  return report;
+}
+
+/** The harness of each session (Claude Code or Codex) from the tool the run manifest recorded. */
+function manifestHarnesses(run: RunInfo): Record<string, HarnessName> | undefined {
+  const sessions = (run.manifest.options as { sessions?: Array<{ id?: unknown; tool?: unknown }> } | undefined)?.sessions;
+  if (!Array.isArray(sessions)) return undefined;
+  const out: Record<string, HarnessName> = {};
+  for (const s of sessions) {
+    const harness = typeof s.tool === 'string' ? harnessOfTool(s.tool) : null;
+    if (typeof s.id === 'string' && harness) out[s.id] = harness;
+  }
+  return out;
 }
 
 export function personaReport(store: RunStore, runId: string, options: AnalysisOptions = {}): PersonaReport {

@@ -10,7 +10,7 @@ import type { GapEstimate, PersonaReport } from '../persona-drift/analysis.js';
 import { openStore } from '../store/run-store.js';
 import type { PairedDifference } from '../stats/paired-bootstrap.js';
 import { compareAnalyzedRuns, differenceText } from './compare-runs.js';
-import { continuationRuns, memoryRuns, personaRuns } from './testing/audit-runs.js';
+import { continuationRuns, memoryRuns, personaRuns } from '../testing/audit-runs.js';
 
 function analyzed(db: string, id: string) {
   const store = openStore(db, { readonly: true });

@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { registerBuiltinAudits } from '../audits.js';
 import { registerBuiltinSimProfiles } from '../builtin-sims.js';
 import { packageRoot } from '../core/version.js';
 import { registerSimProfile } from '../models/sim-registry.js';
@@ -24,6 +25,7 @@ describe('report of a run whose model output is hostile', () => {
   let db: string;
   beforeAll(async () => {
     registerBuiltinSimProfiles();
+    registerBuiltinAudits();
     registerSimProfile({ name: 'hostile', description: 'SIMULATION: answers with XSS payloads', answer: () => ({ text: PAYLOAD }) });
     db = join(mkdtempSync(join(tmpdir(), 'echolens-report-')), 'hostile.db');
     const config = personaConfigSchema.parse({

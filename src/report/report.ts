@@ -1,9 +1,8 @@
 import { stringify as stringifyYaml } from 'yaml';
-import { registerBuiltinAudits } from '../audits.js';
 import { materialsMarkdown, materialsSummary, procedureSummary, runMaterialsOf } from '../materials/report.js';
 import { ConfigError } from '../core/errors.js';
 import { AUDIT_CSV_COLUMNS, type AnalyzedRun, type AnyAudit, type AuditHeadlineTarget } from '../experiment/audit.js';
-import { findAudit, listAudits } from '../experiment/registry.js';
+import { findAudit, registeredAudits } from '../experiment/registry.js';
 import { analyzeAuditRun } from '../experiment/run-audit.js';
 import type { RunInfo, RunStore } from '../store/run-store.js';
 import { reportVerdict, verdictMarkdown, type ReportVerdict } from '../gate/verdict.js';
@@ -82,14 +81,13 @@ export interface ExperimentRunReport {
 
 function selectRuns(store: RunStore, runIds?: readonly string[]): RunInfo[] {
   if (runIds && runIds.length > 0) return runIds.map((id) => store.requireRun(id));
-  const names = listAudits().map((a) => a.name);
+  const names = registeredAudits().map((a) => a.name);
   const runs = store.listRuns().filter((r) => names.includes(r.experiment));
   if (runs.length === 0) throw new ConfigError(`the store holds no ${names.join(' or ')} run`, { field: 'run' });
   return runs.sort((a, b) => a.startedAt.localeCompare(b.startedAt));
 }
 
 export function collectReports(store: RunStore, runIds?: readonly string[], options: { B?: number } = {}): ExperimentRunReport[] {
-  registerBuiltinAudits();
   return selectRuns(store, runIds).map((run) => {
     const audit = findAudit(run.experiment);
     const entry: ExperimentRunReport = { run, accounting: accountRun(store, run.id) };

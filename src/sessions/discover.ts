@@ -6,6 +6,7 @@ import { firstSessionId, readSession } from './read.js';
 import { copyDefined } from '../core/copy-defined.js';
 import { type CountedFile, fileStamp, OPTIONAL_COUNTED_FACTS, type SummaryCache } from './summary-cache.js';
 import type { SessionTool } from './types.js';
+import { continuationLinks } from './units.js';
 
 /**
  * Finding transcripts on disk. Roots are explicit so tests never touch the real home:
@@ -206,13 +207,10 @@ export async function summarizeSessions(found: DiscoveredSession[], options: { c
  * (positions and prefixes are per file: the earlier part is in the other one).
  */
 export function linkContinuations(summaries: SessionSummary[]): SessionSummary[] {
-  const byLeaf = new Map<string, SessionSummary>();
-  for (const s of summaries) if (s.tool === 'claude' && s.leafUuid !== undefined) byLeaf.set(s.leafUuid, s);
-  for (const s of summaries) {
-    if (s.tool !== 'claude' || s.continuesFrom === undefined) continue;
-    const earlier = byLeaf.get(s.continuesFrom);
-    if (earlier === undefined || earlier === s) continue;
-    s.continues = earlier.id === undefined ? { file: earlier.file } : { file: earlier.file, id: earlier.id };
+  // The same rule the audits use to merge a continuation into one unit (units.ts).
+  for (const [later, earlierIndex] of continuationLinks(summaries)) {
+    const earlier = summaries[earlierIndex]!;
+    summaries[later]!.continues = earlier.id === undefined ? { file: earlier.file } : { file: earlier.file, id: earlier.id };
   }
   return summaries;
 }

@@ -9,9 +9,10 @@ import type Database from 'better-sqlite3';
  * A job is `submitting` from just before the provider call that creates it until
  * the provider's batch id is written (`submitted`); `ended` once the provider
  * finished it, `collected` once every result is in the cells table, `abandoned`
- * when a resume found a `submitting` row without a batch id (the process died
- * inside the one create call: echolens cannot know whether the provider made the
- * batch, and releases its cells — see docs/decisions.md "Batch runs").
+ * when a resume found a `submitting` row without a batch id and the provider lists
+ * no batch carrying the job's tag (the process died inside the create call before
+ * the provider made the batch), so its cells are released — see batch-resume.ts and
+ * docs/decisions.md "Batch runs".
  */
 
 export type BatchJobStatus = 'submitting' | 'submitted' | 'ended' | 'collected' | 'failed' | 'abandoned';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ChatMessage, ModelRequest } from '../models/types.js';
-import { scrubbedCanonicalJson } from './keys.js';
+import { optionalMembersJson, scrubbedCanonicalJson } from './keys.js';
 import { messageDigest, messageJson } from './request-hash.js';
 
 /**
@@ -103,9 +103,7 @@ export function encodeRequest(request: ModelRequest): EncodedRequest {
     start = prefixEnd + 1;
   }
   for (let index = start; index < messages.length; index += 1) entries.push(encodeMessage(messages[index]!, blobs));
-  let tail = '';
-  if (request.toolChoice !== undefined) tail += `,"toolChoice":${scrubbedCanonicalJson(request.toolChoice)}`;
-  if (request.tools !== undefined) tail += `,"tools":${scrubbedCanonicalJson(request.tools)}`;
+  const tail = optionalMembersJson(request);
   const json =
     `{"messages":[${entries.join(',')}],"model":${JSON.stringify(request.model)},` +
     `"params":${scrubbedCanonicalJson(request.params ?? {})},"sample":${scrubbedCanonicalJson(request.sample)}${tail}}`;

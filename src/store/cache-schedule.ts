@@ -344,3 +344,53 @@ export class CacheScheduler {
     return queue.policy.sendCacheKey ? { position, role, cacheKey: promptCacheKeyOf(group.signature) } : { position, role };
   }
 }
+
+/** The cells of a `--batch` stage in the order caching wants them (see {@link batchWaves}). */
+export interface BatchWaves {
+  /** Positions of the first batch: one leader per prefix group, and every cell in no group. */
+  leaders: number[];
+  /** Positions of the second batch: the other members of each group, sent once the leaders have answered. */
+  followers: number[];
+  /** The `prompt_cache_key` of a position's group, where its provider takes one. */
+  cacheKeyOf(position: number): string | undefined;
+}
+
+/**
+ * Batch and prompt caching stacked (docs/decisions.md, "Batch runs"). A batch gives no
+ * order inside it, so a group's followers sent with its leader would all miss the cache
+ * the leader has not yet written. Instead the leaders (and cells in no group) go in a first,
+ * small batch; once it has ended the followers go in a second batch while the prefix is
+ * warm, each carrying its group's cache key. Pure.
+ */
+export function batchWaves(
+  requests: readonly ModelRequest[],
+  options: { minChars?: number; providerOf: (model: string) => string; policyOf: (provider: string) => CachePolicy },
+): BatchWaves {
+  const leaders: number[] = [];
+  const followers: number[] = [];
+  const signatureAt = new Map<number, string>();
+  const seen = new Set<string>();
+  requests.forEach((request, position) => {
+    const signature = prefixSignature(request, options.minChars ?? DEFAULT_PREFIX_MIN_CHARS);
+    if (signature === null) {
+      leaders.push(position);
+      return;
+    }
+    signatureAt.set(position, signature);
+    if (seen.has(signature)) followers.push(position);
+    else {
+      seen.add(signature);
+      leaders.push(position);
+    }
+  });
+  return {
+    leaders,
+    followers,
+    cacheKeyOf(position) {
+      const signature = signatureAt.get(position);
+      if (signature === undefined) return undefined;
+      const request = requests[position]!;
+      return options.policyOf(options.providerOf(request.model)).sendCacheKey ? promptCacheKeyOf(signature) : undefined;
+    },
+  };
+}

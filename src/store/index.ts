@@ -1,6 +1,8 @@
 // Public API of src/store/ (re-exported from the package root).
 export { cellKey, contentKey, canonicalRequest, identityModel, preferStoredKeys, scrubSecrets, secretValuesFromEnv } from './keys.js';
 export { RunStore, openStore } from './run-store.js';
+export { separateUnitDraws, countSharedDraws } from './draw-units.js';
+export type { DrawSeparation } from './draw-units.js';
 export type { RunStatus, RunInfo, RunCellRecord, RunCellResultRecord, CellOutcome, CellQuery, OpenStoreOptions } from './run-store.js';
 export { SCHEMA_VERSION } from './schema.js';
 export { runCells, FatalBurstError, providerOf } from './runner.js';

@@ -25,14 +25,16 @@ export function canonicalRequest(request: ModelRequest): ModelRequest {
   // Tool fields exist only on requests that offer tools: absent, they change nothing.
   if (request.toolChoice !== undefined) out.toolChoice = request.toolChoice;
   if (request.tools !== undefined) out.tools = scrubFields(request.tools) as ModelRequest['tools'];
+  if (request.unit !== undefined) out.unit = request.unit;
   return out;
 }
 
-/** The optional tool members of a request, present only when set (so older keys never change). */
-function toolMembers(request: ModelRequest): Pick<ModelRequest, 'tools' | 'toolChoice'> {
-  const out: Pick<ModelRequest, 'tools' | 'toolChoice'> = {};
+/** The optional members of a request (tools, draw unit), present only when set (so older keys never change). */
+function toolMembers(request: ModelRequest): Pick<ModelRequest, 'tools' | 'toolChoice' | 'unit'> {
+  const out: Pick<ModelRequest, 'tools' | 'toolChoice' | 'unit'> = {};
   if (request.toolChoice !== undefined) out.toolChoice = request.toolChoice;
   if (request.tools !== undefined) out.tools = request.tools;
+  if (request.unit !== undefined) out.unit = request.unit;
   return out;
 }
 
@@ -100,10 +102,8 @@ export function cellIdentity(request: ModelRequest): CellIdentity {
   const messages = scrubbedCanonicalJson(request.messages);
   const params = scrubbedCanonicalJson(request.params ?? {});
   const sample = scrubbedCanonicalJson(request.sample);
-  // Canonical member order: messages < model < params < sample < toolChoice < tools.
-  let tail = '';
-  if (request.toolChoice !== undefined) tail += `,"toolChoice":${scrubbedCanonicalJson(request.toolChoice)}`;
-  if (request.tools !== undefined) tail += `,"tools":${scrubbedCanonicalJson(request.tools)}`;
+  // Canonical member order: messages < model < params < sample < toolChoice < tools < unit.
+  const tail = optionalMembersJson(request);
   const withModel = (model: string) => `{"messages":${messages},"model":${JSON.stringify(model)},"params":${params},"sample":${sample}${tail}}`;
   const json = withModel(request.model);
   const model = identityModel(request);
@@ -114,6 +114,18 @@ export function cellIdentity(request: ModelRequest): CellIdentity {
   };
   if (model !== request.model) identity.legacyKey = sha256Hex(json);
   return identity;
+}
+
+/**
+ * The serialized optional members (`,"toolChoice":…,"tools":…,"unit":…`, each only when set),
+ * in canonical order: every hasher and the blob encoder append this after `sample`.
+ */
+export function optionalMembersJson(request: Pick<ModelRequest, 'tools' | 'toolChoice' | 'unit'>): string {
+  let tail = '';
+  if (request.toolChoice !== undefined) tail += `,"toolChoice":${scrubbedCanonicalJson(request.toolChoice)}`;
+  if (request.tools !== undefined) tail += `,"tools":${scrubbedCanonicalJson(request.tools)}`;
+  if (request.unit !== undefined) tail += `,"unit":${scrubbedCanonicalJson(request.unit)}`;
+  return tail;
 }
 
 /**
@@ -208,6 +220,9 @@ export function validateRequest(request: ModelRequest): void {
         throw new InvalidArgumentError(`request.tools[${index}].inputSchema`, 'must be a JSON Schema object');
       }
     }
+  }
+  if (request.unit !== undefined && (typeof request.unit !== 'string' || request.unit === '')) {
+    throw new InvalidArgumentError('request.unit', `must be a non-empty string when set, got ${String(request.unit)}`);
   }
   if (request.toolChoice !== undefined && !['auto', 'required', 'none'].includes(request.toolChoice)) {
     throw new InvalidArgumentError('request.toolChoice', `must be auto, required or none, got ${String(request.toolChoice)}`);

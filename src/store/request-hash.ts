@@ -1,6 +1,6 @@
 import { createHash, type Hash } from 'node:crypto';
 import type { ChatMessage, ModelRequest } from '../models/types.js';
-import { identityModel, scrubbedCanonicalJson, validateRequest } from './keys.js';
+import { identityModel, optionalMembersJson, scrubbedCanonicalJson, validateRequest } from './keys.js';
 
 /**
  * Cell keys without whole-grid serialization. A paper-scale plan holds thousands
@@ -121,12 +121,10 @@ function messagesState(messages: readonly ChatMessage[]): Hash {
   return state.copy();
 }
 
-/** The serialized members after `messages` (params, sample, tools), shared by both keys. */
+/** The serialized members after `messages` (params, sample, tools, unit), shared by both keys. */
 function tailMembers(request: ModelRequest): { params: string; rest: string } {
   const params = scrubbedCanonicalJson(request.params ?? {});
-  let rest = `,"sample":${scrubbedCanonicalJson(request.sample)}`;
-  if (request.toolChoice !== undefined) rest += `,"toolChoice":${scrubbedCanonicalJson(request.toolChoice)}`;
-  if (request.tools !== undefined) rest += `,"tools":${scrubbedCanonicalJson(request.tools)}`;
+  const rest = `,"sample":${scrubbedCanonicalJson(request.sample)}${optionalMembersJson(request)}`;
   return { params, rest: `${rest}}` };
 }
 

@@ -11,6 +11,10 @@ export class RunTally {
   failed = 0;
   calls = 0;
   spendUsd = 0;
+  /** What the priced calls would have cost online without any prompt cache (from their usage). */
+  naiveUsd = 0;
+  /** Answered cells whose usage reports prompt-cache reads. */
+  cacheReadCells = 0;
   unpriced = 0;
   inFlight = 0;
   reservedUsd = 0;
@@ -50,12 +54,38 @@ export class RunTally {
     if (!this.controller.signal.aborted) this.controller.abort(new Error(message));
   }
 
-  /** Counts a finished call (usage, spend, status) and stops the run after too many identical failures. */
-  record(outcome: CellOutcome): void {
+  /**
+   * A stop that outranks a budget stop: after `budget` the batch runner still collects what it
+   * submitted, and an interrupt or a fatal error during that becomes the run's reason.
+   */
+  escalate(reason: Exclude<StopReason, 'budget'>, message: string, fatalKind = ''): void {
+    if (this.stopReason === 'budget') this.stopReason = null;
+    if (this.stopReason === null && reason === 'fatal') this.fatalKind = fatalKind;
+    this.stop(reason, message);
+  }
+
+  /** Counts a finished call (usage, spend); `calls` defaults to its attempts (a batch counts calls at submission). */
+  record(outcome: CellOutcome, calls = outcome.attempts, naiveUsd: number | null = null): void {
     addTokenCounts(this.tokens, outcome.usage);
-    if (outcome.costUsd !== null) this.spendUsd += outcome.costUsd;
-    else if (outcome.usage.inputTokens + outcome.usage.outputTokens > 0) this.unpriced += 1;
-    this.calls += outcome.attempts;
+    if (outcome.costUsd !== null) {
+      this.spendUsd += outcome.costUsd;
+      this.naiveUsd += naiveUsd ?? outcome.costUsd;
+    } else if (outcome.usage.inputTokens + outcome.usage.outputTokens > 0) this.unpriced += 1;
+    if (outcome.usage.cachedInputTokens > 0) this.cacheReadCells += 1;
+    this.calls += calls;
+  }
+
+  /** Adds the counts of a run of part of the plan made elsewhere (the batch runner's online cells). */
+  absorb(part: RunSummary): void {
+    this.done += part.done;
+    this.empty += part.empty;
+    this.failed += part.failed;
+    this.calls += part.calls;
+    this.spendUsd += part.spendUsd;
+    this.naiveUsd += part.naiveUsd;
+    this.cacheReadCells += part.cacheReadCells;
+    this.unpriced += part.unpricedCells;
+    addTokenCounts(this.tokens, part.tokens);
   }
 
   /** Counts the committed outcome's status and watches for a burst of the same failure. */
@@ -114,6 +144,8 @@ export class RunTally {
       stopMessage: this.stopMessage,
       calls: this.calls,
       spendUsd: this.spendUsd,
+      naiveUsd: this.naiveUsd,
+      cacheReadCells: this.cacheReadCells,
       unpricedCells: this.unpriced,
       tokens: this.tokens,
       wallMs: this.now() - this.startedAt,

@@ -98,6 +98,13 @@ export interface RunSummary {
   stopMessage: string | null;
   calls: number;
   spendUsd: number;
+  /**
+   * What the same priced calls would have cost online with no prompt cache (their usage at the
+   * plain input price): `spendUsd / naiveUsd` is what caching and batch saved.
+   */
+  naiveUsd: number;
+  /** Cells answered in this run whose usage reports prompt-cache reads. */
+  cacheReadCells: number;
   /** Cells whose cost is unknown (no price for their model). */
   unpricedCells: number;
   tokens: TokenUsage;
@@ -114,8 +121,8 @@ export class FatalBurstError extends EcholensError {
   readonly summary: RunCellsResult;
   readonly errorKind: string;
 
-  constructor(message: string, errorKind: string, summary: RunCellsResult, hint?: string) {
-    super('fatal_burst', message, hint === undefined ? undefined : { hint });
+  constructor(message: string, errorKind: string, summary: RunCellsResult, hint?: string, code = 'fatal_burst') {
+    super(code, message, hint === undefined ? undefined : { hint });
     this.summary = summary;
     this.errorKind = errorKind;
   }

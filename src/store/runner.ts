@@ -1,7 +1,7 @@
 import { defaultSleep } from '../models/retry.js';
 import { ZERO_USAGE } from '../models/types.js';
 import type { CellOutcome, RunStore } from './run-store.js';
-import { callCell, resultOf } from './runner-call.js';
+import { callCell, naiveCostOf, resultOf } from './runner-call.js';
 import { CacheScheduler, cachePolicyFor } from './cache-schedule.js';
 import { type PreparedCells, prepareCells } from './runner-cells.js';
 import { groupCommitter } from './runner-commit.js';
@@ -222,7 +222,7 @@ function cellRunner(
       const spent = outcome.usage.inputTokens + outcome.usage.outputTokens;
       if (spent > 0) lane.tokens.adjust(spent - (inputEstimate + outputCeiling));
     }
-    tally.record(outcome);
+    tally.record(outcome, outcome.attempts, naiveCostOf(costOf, request.model, outcome.usage));
 
     const previous = cells.results.get(key)!;
     if (await writeResult(key, outcome)) {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runDemo } from '../../src/experiment/demo.js';
+import { runDemo } from '../../src/demo/demo.js';
 import { renderReport } from '../../src/report/report.js';
 import { openStore } from '../../src/store/run-store.js';
 import { type BrowserSession, launchBrowser, screenshot } from './browser.js';

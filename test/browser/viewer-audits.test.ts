@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerBuiltinSimProfiles } from '../../src/builtin-sims.js';
-import { runDemo } from '../../src/experiment/demo.js';
+import { runDemo } from '../../src/demo/demo.js';
 import { createAdapter } from '../../src/models/create-adapter.js';
 import { renderReport } from '../../src/report/report.js';
 import { startViewer, type ViewerServer } from '../../src/report/viewer/server.js';

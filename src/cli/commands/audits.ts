@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { registerBuiltinAudits } from '../../audits.js';
 import { listAudits } from '../../experiment/registry.js';
 
 export function registerAudits(program: Command): void {
@@ -8,7 +7,6 @@ export function registerAudits(program: Command): void {
     .description('list the registered audits (experiments a run store can hold, the command that runs each)')
     .option('--json', 'print JSON')
     .action((options: { json?: boolean }) => {
-      registerBuiltinAudits();
       const audits = listAudits().map((a) => ({
         name: a.name,
         title: a.title,

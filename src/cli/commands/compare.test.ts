@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { memoryRuns, personaRuns } from '../../report/testing/audit-runs.js';
+import { memoryRuns, personaRuns } from '../../testing/audit-runs.js';
 import { runCliInProcess } from '../testing/run-cli.js';
 
 describe('echolens compare', { timeout: 240_000 }, () => {

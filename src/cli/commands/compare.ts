@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { registerBuiltinAudits } from '../../audits.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { findAudit } from '../../experiment/registry.js';
 import { type ComparedPair, compareRows, renderCompareMarkdown } from '../../report/compare.js';
@@ -75,7 +74,6 @@ export function registerCompare(program: Command): void {
     .option('--seed <n>', 'seed of the B − A bootstrap (default 42)', positiveNumber('--seed'))
     .action((a: string, b: string, options: CompareOptions) => {
       if (options.format !== 'md' && options.format !== 'json') throw new InvalidArgumentError('--format', `must be md or json, got "${options.format}"`);
-      registerBuiltinAudits();
       const B = options.bootstrap ? Math.max(50, Math.round(options.bootstrap)) : 2000;
       const seed = options.seed ? Math.round(options.seed) : 42;
       const storeA = openStore(a, { readonly: true });

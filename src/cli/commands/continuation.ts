@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from '../../core/errors.js';
-import { continuationAudit } from '../../continuation/audit.js';
+import { continuationAudit, continuationDesignPowerLine } from '../../continuation/audit.js';
 import { calibrateContinuation } from '../../continuation/calibrate.js';
 import { renderContinuationMarkdown } from '../../continuation/report-markdown.js';
 import {
@@ -15,7 +15,8 @@ import { openStore, type RunStore } from '../../store/run-store.js';
 import { runAuditCommand } from '../audit-run.js';
 import { reportEnvelope } from '../report-envelope.js';
 import { collect, emit, oneOf, positiveNumber } from '../options.js';
-import { addLimitFlags, CTRL_C_HELP, addReportCommand, REPORT_FILE_HELP, SET_FLAG_HELP } from '../run-options.js';
+import { addLimitFlags, addMaterialFlags, CTRL_C_HELP, addReportCommand, materialOverrides, REPORT_FILE_HELP, SET_FLAG_HELP } from '../run-options.js';
+import { materialsMarkdown, runMaterials } from '../../materials/report.js';
 
 const formatOf = (value: string) => oneOf('--format', ['md', 'json'], value);
 
@@ -26,7 +27,10 @@ const formatOf = (value: string) => oneOf('--format', ['md', 'json'], value);
  */
 function renderReport(store: RunStore, runId: string, report: ContinuationReport, format: 'md' | 'json'): string {
   const envelope = reportEnvelope(store, runId, { continuation: report });
-  return format === 'json' ? JSON.stringify({ ...envelope.json, ...report }, null, 2) : envelope.markdown(renderContinuationMarkdown(report));
+  const materials = runMaterials(store, runId);
+  return format === 'json'
+    ? JSON.stringify({ ...envelope.json, ...report, ...materials }, null, 2)
+    : `${envelope.markdown(renderContinuationMarkdown(report))}\n${materialsMarkdown(materials)}`;
 }
 
 /** `echolens continuation run | report | calibrate`. */
@@ -46,7 +50,7 @@ export function registerContinuation(continuation: Command): void {
     .option('--tasks <file>', 'task label file (YAML/JSON `tasks: [{from, label}]`) instead of the heuristic')
     .option('--set <key=value>', SET_FLAG_HELP, collect, [])
     .option('--dry-run', 'print the cutpoints, the number of cells and the cost estimate; call nothing');
-  addLimitFlags(runCommand)
+  addMaterialFlags(addLimitFlags(runCommand), 'ContextEcho')
     .option('--report <file>', REPORT_FILE_HELP)
     .addHelpText(
       'after',
@@ -62,7 +66,10 @@ export function registerContinuation(continuation: Command): void {
       if (options.windowTokens) overrides.push(`windowTokens=${Math.round(options.windowTokens)}`);
       if (options.tools) overrides.push(`tools=${JSON.stringify(options.tools)}`);
       if (options.tasks) overrides.push(`tasks=${JSON.stringify(options.tasks)}`);
+      overrides.push(...materialOverrides(options));
       const config = configFile === undefined ? continuationConfigFromFlags(overrides) : loadContinuationConfig(configFile, overrides);
+      // Before spending: what this design can detect (the dry run prints it with the plan).
+      if (!options.dryRun) process.stderr.write(`${continuationDesignPowerLine(config, config.cutpoints.count)}\n`);
       const run = await runAuditCommand(continuationAudit, config, {
         db: options.db,
         ...(options.dryRun ? { dryRun: true } : {}),
@@ -70,6 +77,8 @@ export function registerContinuation(continuation: Command): void {
         ...(options.maxCost ? { maxCost: options.maxCost } : {}),
         ...(options.batch ? { batch: true } : {}),
         ...(options.pollInterval ? { pollInterval: options.pollInterval } : {}),
+        ...(options.prices ? { prices: options.prices } : {}),
+        ...(options.priceFile ? { priceFile: options.priceFile } : {}),
       });
       if (run === null) return;
       if (options.report) {

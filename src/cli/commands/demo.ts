@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { runDemo } from '../../experiment/demo.js';
+import { runDemo } from '../../demo/demo.js';
 
 export function registerDemo(program: Command): void {
   program

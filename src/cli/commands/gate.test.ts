@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { registerBuiltinSimProfiles } from '../../builtin-sims.js';
-import { runDemo } from '../../experiment/demo.js';
+import { runDemo } from '../../demo/demo.js';
 import { CLI_FROM_SOURCE, type SpawnedRun, spawnCaptured } from '../testing/spawn-cli.js';
 
 /** Runs a shell line from the package root (the CLI as `$ECHOLENS`). */

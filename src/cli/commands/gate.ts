@@ -3,15 +3,22 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { loadConfigFile } from '../../core/config-file.js';
 import { InvalidArgumentError } from '../../core/errors.js';
-import { type GateConfig, gateConfigSchema, resolveGate } from '../../gate/config.js';
+import type { GateConfig } from '../../gate/config.js';
 import { gatedRuns, gateInput, gateOfRun } from '../../gate/collect.js';
 import { evaluateGate } from '../../gate/evaluate.js';
+import { registeredGateSchema, resolveRegisteredGate } from '../../gate/registered.js';
+import { listAudits } from '../../experiment/registry.js';
 import { renderGateMarkdown, renderGateText, renderJUnit } from '../../gate/render.js';
 import { openStore } from '../../store/run-store.js';
 import { emit, positiveNumber } from '../options.js';
 
-/** Any YAML with an optional `gate:` section (an audit config, or a file holding only the gate). */
-const gateFileSchema = z.object({ gate: gateConfigSchema.optional() }).passthrough();
+/** Any YAML with an optional `gate:` section (an audit config, or a file holding only the gate) over the registered audits' keys. */
+const gateFileSchema = () => z.object({ gate: registeredGateSchema().optional() }).passthrough();
+
+/** "a, b and c". */
+function listText(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+}
 
 function fraction(name: string): (value: string) => number {
   return (value: string) => {
@@ -21,19 +28,23 @@ function fraction(name: string): (value: string) => number {
   };
 }
 
+/** `echolens gate`: the flags of every registered audit's thresholds come from its `gate` member. */
 export function registerGate(program: Command): void {
-  program
+  const gated = listAudits().filter((a) => a.gate !== undefined);
+  const commands = gated.map((a, i) => (i === 0 ? `\`echolens ${a.command} run\`` : `\`${a.command} run\``));
+  const gateCommand = program
     .command('gate')
     .description('CI gate: check the runs of a store against thresholds; exit 1 when a target fails (JUnit XML, GitHub step summary)')
-    .argument('<run.db>', 'run store written by `echolens persona run` / `memory run` / `continuation run` / `demo`')
-    .option('--run <id...>', 'only these runs (default: every run of an audit that has gate checks: persona, memory, continuation)')
-    .option('--config <file>', 'a YAML file whose `gate:` section sets the thresholds (an audit config, or a file with only `gate:`)')
-    .option('--max-drift <delta>', 'persona: fail when the drift gap Δ (filler − real) is above this, e.g. 0.3', positiveNumber('--max-drift'))
-    .option('--no-significant-drift', 'persona: do not fail on a significant drift gap (its 95% CI above 0)')
-    .option('--max-elevation <fraction>', 'memory: fail when a persona or life-event tier’s DTW elevation is above this, e.g. 0.25 = +25%', positiveNumber('--max-elevation'))
-    .option('--no-significant-elevation', 'memory: do not fail on a significant persona or life-event elevation')
-    .option('--max-action-change <delta>', 'continuation: fail when the recent − cross fidelity difference (ITT) is above this in size, e.g. 0.2', positiveNumber('--max-action-change'))
-    .option('--no-significant-action-change', 'continuation: do not fail on a significant recent − cross fidelity difference')
+    .argument('<run.db>', `run store written by ${[...commands, '`demo`'].join(' / ')}`)
+    .option('--run <id...>', `only these runs (default: every run of an audit that has gate checks: ${gated.map((a) => a.name).join(', ')})`)
+    .option('--config <file>', 'a YAML file whose `gate:` section sets the thresholds (an audit config, or a file with only `gate:`)');
+  const flags = gated.flatMap((a) => a.gate?.flags ?? []);
+  for (const flag of flags) {
+    if (flag.flags.startsWith('--no-')) gateCommand.option(flag.flags, flag.description);
+    else gateCommand.option(flag.flags, flag.description, positiveNumber(flag.flags.split(' ')[0] as string));
+  }
+  const failsByDefault = gated.flatMap((a) => (a.gate?.failsByDefault ? [a.gate.failsByDefault] : []));
+  gateCommand
     .option('--max-failed-cells <fraction>', 'fail when more than this share of a run’s cells failed or are unfinished (default 0.05)', fraction('--max-failed-cells'))
     .option('--junit <file>', 'write the checks as JUnit XML (one testcase per check)')
     .option('--summary <file>', 'append the Markdown summary here (default: $GITHUB_STEP_SUMMARY when set)')
@@ -44,7 +55,7 @@ export function registerGate(program: Command): void {
       [
         '',
         'Thresholds: flags win over --config, which wins over the `gate:` section recorded in the run’s own config,',
-        'which wins over the defaults (significant drift, significant elevation and a significant action change fail; at most 5% failed cells).',
+        `which wins over the defaults (${failsByDefault.length > 0 ? `${listText(failsByDefault)} fail; ` : ''}at most 5% failed cells).`,
         'Exit codes: 0 every check passed, 1 a check failed, 2 bad usage or an unreadable store.',
         'Runs on sim: models are flagged SIMULATED: their verdict measures nothing real.',
       ].join('\n'),
@@ -52,22 +63,21 @@ export function registerGate(program: Command): void {
     .action((db: string, options, command: Command) => {
       const format = String(options.format);
       if (!['text', 'md', 'json'].includes(format)) throw new InvalidArgumentError('--format', `must be text, md or json, got "${format}"`);
-      const fromFile: GateConfig | undefined = options.config ? loadConfigFile(options.config, gateFileSchema).config.gate : undefined;
-      const fromFlags: GateConfig = {
-        ...(options.maxDrift !== undefined ? { maxDrift: options.maxDrift } : {}),
-        ...(command.getOptionValueSource('significantDrift') === 'cli' ? { significantDrift: false } : {}),
-        ...(options.maxElevation !== undefined ? { maxElevation: options.maxElevation } : {}),
-        ...(command.getOptionValueSource('significantElevation') === 'cli' ? { significantElevation: false } : {}),
-        ...(options.maxActionChange !== undefined ? { maxActionChange: options.maxActionChange } : {}),
-        ...(command.getOptionValueSource('significantActionChange') === 'cli' ? { significantActionChange: false } : {}),
-        ...(options.maxFailedCells !== undefined ? { maxFailedCells: options.maxFailedCells } : {}),
-      };
+      const fromFile: GateConfig | undefined = options.config ? loadConfigFile(options.config, gateFileSchema()).config.gate : undefined;
+      const fromFlags: Record<string, unknown> = {};
+      for (const flag of flags) {
+        // A `--no-…` flag switches its check off; commander defaults it to true, so only a flag given on the command line counts.
+        if (flag.flags.startsWith('--no-')) {
+          if (command.getOptionValueSource(flag.key) === 'cli') fromFlags[flag.key] = false;
+        } else if (options[flag.key] !== undefined) fromFlags[flag.key] = options[flag.key];
+      }
+      if (options.maxFailedCells !== undefined) fromFlags.maxFailedCells = options.maxFailedCells;
       const store = openStore(db, { readonly: true });
       let result: ReturnType<typeof evaluateGate>;
       try {
         const runs = gatedRuns(store, options.run);
         // One gate for the store: the runs' own sections apply in order, then the file, then flags.
-        const thresholds = resolveGate(...runs.map(gateOfRun), fromFile, fromFlags);
+        const thresholds = resolveRegisteredGate(...runs.map(gateOfRun), fromFile, fromFlags);
         const B = options.bootstrap ? Math.round(options.bootstrap) : undefined;
         result = evaluateGate(
           runs.map((run) => gateInput(store, run, B ? { B } : {})),

@@ -1,5 +1,5 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { collect, finiteNumber, integerIn, oneOf } from '../options.js';
 import { SET_FLAG_HELP } from '../run-options.js';
@@ -13,8 +13,17 @@ import { evaluateHeldOut, parseHeldOut, renderEvaluationMarkdown } from '../../m
 import { buildReferences } from '../../memory-drift/mitigation/references.js';
 import { CachedLabeler } from '../../memory-drift/mitigation/reward-labeler.js';
 import { startRewardServer } from '../../memory-drift/mitigation/reward-server.js';
-import { grpoPromptRows } from '../../memory-drift/mitigation/grpo-data.js';
-import { checkRewardWeights, parseReferences } from '../../memory-drift/mitigation/reward.js';
+import { type GrpoExport, type GrpoFormat, grpoPromptRows, splitByQuestion, type VerlPromptRow } from '../../memory-drift/mitigation/grpo-data.js';
+import { buildTrainFiles, GRPO_PRESETS, TRAIN_ENGINES, type TrainEngine, trainConfigSchema } from '../../memory-drift/mitigation/train-config.js';
+import { loadConfigFile } from '../../core/config-file.js';
+import {
+  checkRewardWeights,
+  type DriftOrientation,
+  parseReferences,
+  REWARD_PRESETS,
+  type RewardPreset,
+  type RewardWeights,
+} from '../../memory-drift/mitigation/reward.js';
 import { loadMemoryConfig, planMemoryGeneration, resolveMemoryStimuli } from '../../memory-drift/run.js';
 import { loadBuiltinOntology, loadOntologyFile, ontologySymbols, UNMAPPED } from '../../memory-drift/ontology.js';
 
@@ -114,28 +123,59 @@ export function registerMemoryMitigation(memory: Command): void {
 
   memory
     .command('reward-server')
-    .description('GRPO reward server: R = w_fmt·r_fmt − w_dtw·DTW − w_sri·SRI against o*(x) (paper: 1, 1, 0); endpoints for verl (/verl) and OpenRLHF --remote_rm_url (/openrlhf)')
+    .description(
+      'GRPO reward server: R = w_fmt·r_fmt + w_dtw·r_dtw + w_sri·r_sri + anti-distraction, readability and answer-diversity rewards against o*(x); presets paper (r_fmt − DTW) and authors (0.5·(1 − DTW) + 0.5·r_fmt); endpoints for verl (/verl) and OpenRLHF --remote_rm_url (/openrlhf)',
+    )
     .requiredOption('--references <file>', 'references JSONL ({"question_id", "symbols"} per line; `echolens memory references`)')
     .requiredOption('--labeler <model>', 'labeler model ref (e.g. sim:labeler)')
     .option('--port <n>', 'port (0 = any free port)', integerIn('--port', 0, 65535), 8787)
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--db <file>', 'run store for labeler cells (cache across restarts)', 'runs/reward.db')
     .option('--ontology <file>', 'ontology file (default: the built-in ontology)')
-    .option('--w-format <w>', 'weight of r_fmt', finiteNumber('--w-format'), 1)
-    .option('--w-dtw <w>', 'weight of r_dtw = −DTW', finiteNumber('--w-dtw'), 1)
-    .option('--w-sri <w>', 'weight of r_sri = −SRI drift (DTW+SRI+fmt variant)', finiteNumber('--w-sri'), 0)
+    .option('--preset <name>', `weights preset: ${Object.keys(REWARD_PRESETS).join(', ')} (see below); the --w-* flags override it`, 'paper')
+    .option('--w-format <w>', 'weight of r_fmt (format reward, eq. 9)', finiteNumber('--w-format'))
+    .option('--w-dtw <w>', 'weight of r_dtw (−DTW, or 1 − DTW with --drift similarity)', finiteNumber('--w-dtw'))
+    .option('--w-sri <w>', 'weight of r_sri (−SRI drift, or 1 − SRI; the DTW+SRI+fmt variant)', finiteNumber('--w-sri'))
+    .option('--w-anti-distraction <w>', 'weight of the anti-distraction reward (labels keep o*(x) in place and order; penalises unmapped steps and length change)', finiteNumber('--w-anti-distraction'))
+    .option('--w-readability <w>', 'weight of the readability reward (Gaussian around a target Flesch reading ease)', finiteNumber('--w-readability'))
+    .option('--w-diversity <w>', 'weight of the answer lexical-diversity reward (App. I.3)', finiteNumber('--w-diversity'))
+    .option('--drift <form>', 'how DTW and SRI enter R: negative (−d, paper eq. 10) or similarity (1 − d, authors\' code); default from the preset')
+    .option('--readability-target <fre>', 'Flesch reading ease at which the readability reward peaks', finiteNumber('--readability-target'), 60)
+    .option('--readability-width <w>', 'width σ of the readability Gaussian', finiteNumber('--readability-width'), 25)
     .option('--cache-size <n>', 'responses kept in the in-memory label cache', integerIn('--cache-size', 1, 10_000_000), 50_000)
     .option('--concurrency <n>', 'concurrent labeler calls', integerIn('--concurrency', 1, 1024))
     .option('--token <token>', 'require this token on every POST (Authorization: Bearer <token>); default: $ECHOLENS_REWARD_TOKEN')
     .option('--allow-host <host:port>', 'extra Host header value to accept (the name trainers use for a non-loopback bind); repeatable', collect, [])
     .option('--timeout-ms <ms>', 'deadline to receive and to answer one request', integerIn('--timeout-ms', 1000, 86_400_000), 120_000)
     .option('--max-response-chars <n>', 'longest response scored (longer ones are item errors)', integerIn('--max-response-chars', 1, 100_000_000), 1_000_000)
+    .addHelpText(
+      'after',
+      '\nPresets: paper = 1·r_fmt + 1·(−DTW) (DriftLens eq. 8–10); authors = 0.5·r_fmt + 0.5·(1 − DTW) (the authors\' released verl reward);\n' +
+        'authors-sri = 0.2·r_fmt + 0.4·(1 − DTW) + 0.4·(1 − SRI) (their README\'s DTW+SRI variant). Add auxiliary rewards with\n' +
+        '--w-anti-distraction, --w-readability (exp(−(FRE − 60)²/(2·25²))) and --w-diversity. docs/mitigation.md#auxiliary-rewards.',
+    )
     .addHelpText('after', '\nPOST /score {"items":[{"question_id","response"}]}; POST /verl {solution_str, ground_truth: question id}; POST /openrlhf {query, prompts, labels: question ids}; GET /health.\nOnly clients on this machine are served: a foreign Host header, a cross-site Origin or fetch gets 403; with --token every POST needs it.\nSee docs/mitigation.md for trainer configs. Ctrl-C or SIGTERM stops the server within 2 s.')
     .action(async (options) => {
       const ontology = options.ontology ? loadOntologyFile(options.ontology) : loadBuiltinOntology();
       const text = readInput(options.references, 'references');
       const references = parseReferences(text, options.references, new Set([...ontologySymbols(ontology), UNMAPPED]));
-      const weights = checkRewardWeights({ format: options.wFormat, dtw: options.wDtw, sri: options.wSri });
+      if (!Object.hasOwn(REWARD_PRESETS, options.preset)) {
+        throw new InvalidArgumentError('--preset', `must be one of ${Object.keys(REWARD_PRESETS).join(', ')}, got "${options.preset}"`);
+      }
+      if (options.drift !== undefined) oneOf('--drift', ['negative', 'similarity'], options.drift);
+      const preset: RewardWeights = REWARD_PRESETS[options.preset as RewardPreset];
+      const given = <T>(value: T | undefined, fallback: T): T => (value === undefined ? fallback : value);
+      const weights = checkRewardWeights({
+        format: given(options.wFormat, preset.format),
+        dtw: given(options.wDtw, preset.dtw),
+        sri: given(options.wSri, preset.sri),
+        antiDistraction: given(options.wAntiDistraction, 0),
+        readability: given(options.wReadability, 0),
+        diversity: given(options.wDiversity, 0),
+        drift: given(options.drift as DriftOrientation | undefined, preset.drift ?? 'negative'),
+        readabilityTarget: options.readabilityTarget,
+        readabilityWidth: options.readabilityWidth,
+      });
       const run = openExperimentRun(ensureParent(options.db), 'memory-reward', { labeler: options.labeler, ontology, references: sha256Hex(text) }, 42, { weights });
       const labeler = new CachedLabeler({
         store: run.store,
@@ -157,7 +197,8 @@ export function registerMemoryMitigation(memory: Command): void {
         allowHosts: options.allowHost,
         ...(token === undefined ? {} : { token }),
       });
-      process.stdout.write(`reward server on ${server.url} (${references.size} references; weights fmt ${weights.format}, dtw ${weights.dtw}, sri ${weights.sri})\n`);
+      const terms = (['format', 'dtw', 'sri', 'antiDistraction', 'readability', 'diversity'] as const).filter((k) => weights[k] !== 0).map((k) => `${k} ${weights[k]}`);
+      process.stdout.write(`reward server on ${server.url} (${references.size} references; preset ${options.preset}; weights ${terms.join(', ') || 'all 0'}; drift ${weights.drift})\n`);
       if (!server.loopback && token === undefined) {
         process.stderr.write('warning: listening beyond this machine without a token; anyone who can reach the port can spend the labeler\'s API key (set --token)\n');
       }
@@ -212,28 +253,41 @@ export function registerMemoryMitigation(memory: Command): void {
 
   memory
     .command('grpo-data')
-    .description('GRPO training prompts of a memory config (one per question × perturbation) as verl or OpenRLHF prompt JSONL, labelled for the reward server')
+    .description('GRPO training prompts of a memory config (one per question × perturbation): verl Parquet or OpenRLHF JSONL, labelled for the reward server')
     .argument('<config>', 'memory run YAML config (questions, conditions, stimuli, injection, system prompt)')
     .requiredOption('--references <file>', 'reference trajectories o*(x) (JSONL from `memory references`); questions without one are left out')
-    .option('--format <format>', 'verl or openrlhf', 'verl')
+    .option('--format <format>', 'verl (Parquet) or openrlhf (JSONL)', 'verl')
     .option('--inline-references', 'put the reference trajectory itself in the label (ground_truth / label) instead of the question id')
     .option('--data-source <name>', 'verl data_source', 'echolens-driftlens')
+    .option('--val-fraction <p>', 'share of questions held out for validation (paper: 0.2); 0 = no split', finiteNumber('--val-fraction'), 0)
+    .option('--val-out <file>', 'validation file (default: <out> with -val before the extension)')
     .option('--set <key=value>', SET_FLAG_HELP, collect, [])
-    .requiredOption('-o, --out <file>', 'output JSONL')
+    .requiredOption('-o, --out <file>', 'output file (train.parquet for verl, prompts.jsonl for OpenRLHF)')
     .addHelpText(
       'after',
-      '\nverl rows: {data_source, prompt: [messages], ability, reward_model: {style: "rule", ground_truth}, extra_info} (convert to parquet with\n' +
-        'pandas if your verl version reads parquet only); OpenRLHF rows: {prompt: [messages], label} for --input_key prompt --label_key label\n' +
-        '--apply_chat_template. Score the rollouts with `echolens memory reward-server` (/verl, /openrlhf).',
+      '\nverl: Parquet with columns data_source, prompt (list of {content, role}), ability, reward_model {ground_truth, style: "rule"},\n' +
+        'extra_info {index, question_id, condition, tier, stimulus_id}; ground_truth = the question id, or with --inline-references the\n' +
+        'reference symbols as a JSON array string. OpenRLHF: JSONL rows {prompt: [messages], label} for --input_key prompt --label_key label\n' +
+        '--apply_chat_template. --val-fraction splits by question (a question never lands on both sides). Score the rollouts with\n' +
+        '`echolens memory reward-server` (/verl, /openrlhf); `echolens memory train-config` writes the launch files.',
     )
     .action(async (configFile: string, options) => {
       oneOf('--format', ['verl', 'openrlhf'], options.format);
+      const format = options.format as GrpoFormat;
+      const out = options.out as string;
+      if (format === 'verl' && /\.jsonl?$/i.test(out)) {
+        throw new InvalidArgumentError('--out', `verl data is written as Parquet; name the file *.parquet, not ${out}`);
+      }
+      if (format === 'openrlhf' && /\.parquet$/i.test(out)) {
+        throw new InvalidArgumentError('--out', `OpenRLHF data is written as JSON lines; name the file *.jsonl, not ${out}`);
+      }
+      if (!(options.valFraction >= 0 && options.valFraction < 1)) throw new InvalidArgumentError('--val-fraction', `must be in [0, 1), got ${options.valFraction}`);
       const references = parseReferences(readInput(options.references, 'references'), options.references);
       const config = loadMemoryConfig(configFile, options.set);
       const stimuli = await resolveMemoryStimuli(config);
       const cells = planMemoryGeneration({ ...config, targets: [config.targets[0] as string] }, stimuli);
       const exported = grpoPromptRows(cells, references, {
-        format: options.format,
+        format,
         inline: Boolean(options.inlineReferences),
         dataSource: options.dataSource,
       });
@@ -242,9 +296,53 @@ export function registerMemoryMitigation(memory: Command): void {
           file: options.references,
         });
       }
-      writeFileSync(ensureParent(options.out), `${exported.rows.map((row) => JSON.stringify(row)).join('\n')}\n`);
-      process.stderr.write(
-        `wrote ${exported.rows.length} ${options.format} prompts to ${options.out}${exported.withoutReference.length > 0 ? `; ${exported.withoutReference.length} questions without a reference left out` : ''}\n`,
-      );
+      const sides: Array<{ file: string; rows: GrpoExport['rows'] }> = [];
+      if (options.valFraction > 0) {
+        const split = splitByQuestion(exported.rows, options.valFraction);
+        const valOut: string = options.valOut ?? out.replace(/(\.[^./\\]+)?$/, (ext) => `-val${ext}`);
+        if (split.train.length === 0 || split.val.length === 0) {
+          throw new InvalidArgumentError('--val-fraction', `${options.valFraction} leaves ${split.train.length === 0 ? 'no training' : 'no validation'} question among ${exported.rows.length} prompts; use more questions or another fraction`);
+        }
+        sides.push({ file: out, rows: split.train }, { file: valOut, rows: split.val });
+      } else sides.push({ file: out, rows: exported.rows });
+      // The Parquet writer loads only when verl data is written (every `memory` command loads this module).
+      const { verlRowsToParquet } = format === 'verl' ? await import('../../memory-drift/mitigation/verl-parquet.js') : { verlRowsToParquet: null };
+      for (const side of sides) {
+        ensureParent(side.file);
+        if (verlRowsToParquet !== null) writeFileSync(side.file, verlRowsToParquet(side.rows as VerlPromptRow[]));
+        else writeFileSync(side.file, `${side.rows.map((row) => JSON.stringify(row)).join('\n')}\n`);
+      }
+      const left = exported.withoutReference.length > 0 ? `; ${exported.withoutReference.length} questions without a reference left out` : '';
+      process.stderr.write(`wrote ${sides.map((s) => `${s.rows.length} ${format} prompts to ${s.file}`).join(', ')}${left}\n`);
+    });
+
+  memory
+    .command('train-config')
+    .description('launch files for the trainers: GRPO with verl or OpenRLHF (pointing at grpo-data and the reward server), DPO with TRL (the dpo-pairs export), with the paper\'s or the authors\' hyperparameters')
+    .argument('<config>', 'YAML: model, data {train, val?}, reward {url}, preset, grpo/dpo overrides (docs/mitigation.md#launch-files)')
+    .requiredOption('--engine <engine>', `one of ${TRAIN_ENGINES.join(', ')}`)
+    .requiredOption('-o, --out <file>', 'launch file: a shell script (verl, openrlhf; verl also writes echolens_reward.py beside it) or a Python script (trl)')
+    .option('--set <key=value>', SET_FLAG_HELP, collect, [])
+    .addHelpText(
+      'after',
+      `\nGRPO presets (verl, openrlhf): ${Object.keys(GRPO_PRESETS).join(', ')}. paper = App. I.2 (K 4, T 1.0, batch 8, 640/1024 tokens, KL 0.01, 3 epochs),\n` +
+        'the values of the authors\' Phi-4 and Gemma-2 scripts; authors-qwen3 = their Qwen3-4B script (KL 0.001, 640 response tokens, lr 3e-6).\n' +
+        'DPO (trl): App. I.1 (sigmoid loss, lr 5e-6, 3 epochs, cosine, warmup 0.1, max length 1024, batch 1 × 16, ZeRO-3, bf16; β 0.1 = TRL default).\n' +
+        'Each generated file lists every hyperparameter with its source. Training does not run here.',
+    )
+    .action((configFile: string, options) => {
+      if (!(TRAIN_ENGINES as readonly string[]).includes(options.engine)) {
+        throw new InvalidArgumentError('--engine', `must be one of ${TRAIN_ENGINES.join(', ')}, got "${options.engine}"`);
+      }
+      const { config } = loadConfigFile(configFile, trainConfigSchema, options.set);
+      const files = buildTrainFiles(options.engine as TrainEngine, config);
+      const out = options.out as string;
+      const written: string[] = [];
+      for (const file of files) {
+        const path = file.name === '' ? out : join(dirname(out), file.name);
+        writeFileSync(ensureParent(path), file.text, { mode: file.kind === 'shell' ? 0o755 : 0o644 });
+        written.push(path);
+      }
+      process.stdout.write(`wrote ${written.join(', ')} (${options.engine}, ${options.engine === 'trl' ? 'DPO' : `GRPO preset ${config.preset}`})\n`);
     });
 }

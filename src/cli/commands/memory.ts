@@ -6,11 +6,13 @@ import { memoryHeadlines } from '../headline.js';
 import { reportEnvelope } from '../report-envelope.js';
 import { ConfigError, InvalidArgumentError } from '../../core/errors.js';
 import { memoryAudit } from '../../memory-drift/audit.js';
+import { registerMemoryLabelSheet } from './memory-label-sheet.js';
 import { aggregateAnnotations, buildOrthogonalityItems, exportAnnotationSheet, parseAnnotationSheet } from '../../memory-drift/annotations.js';
 import { compileCurationMatcher, curateQuestion, loadBuiltinCurationKeywords } from '../../memory-drift/curation.js';
 import { readDataFile } from '../../memory-drift/data-files.js';
 import {
   collectLabelerCheck,
+  analyzeMemoryCollection,
   collectMemorySamples,
   type LabelerCheckCollection,
   type MemoryCollectionSummary,
@@ -240,7 +242,7 @@ export function renderCalibrationMarkdown(calibration: MemoryCalibration): strin
   return out.join('\n');
 }
 
-/** `echolens memory run | report | calibrate | curate | labeler-check` (the training commands: memory-mitigation.ts). */
+/** `echolens memory run | report | calibrate | curate | labeler-check | label-sheet` (the training commands: memory-mitigation.ts). */
 export function registerMemory(memory: Command): void {
   const runCommand = addConfigRunCommand(
     memory,
@@ -307,11 +309,13 @@ export function registerMemory(memory: Command): void {
       const store = openStore(db, { readonly: true });
       try {
         const runId = memoryRunId(store, options.run);
-        const report = memoryReport(store, runId, {
+        // One collection, analysed by the same function as the audit's `analyze` (echolens report, gate, viewer).
+        const collection = collectMemorySamples(store, runId);
+        const { summary } = collection;
+        const report = analyzeMemoryCollection(collection, {
           ...(options.bootstrap ? { B: options.bootstrap } : {}),
           ...(options.pairing ? { pairing: options.pairing } : {}),
         });
-        const { summary } = collectMemorySamples(store, runId);
         // Only when the run's config has referenceMetric (docs/decisions.md#d5, comparison only).
         const reference = await memoryReferenceMetric(store, runId);
         const materials = runMaterials(store, runId);
@@ -519,4 +523,5 @@ export function registerMemory(memory: Command): void {
         read.close();
       }
     });
+  registerMemoryLabelSheet(memory);
 }

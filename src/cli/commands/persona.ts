@@ -8,13 +8,14 @@ import { addConfigRunCommand, addLimitFlags, addMaterialFlags, addReportCommand,
 import { openStore } from '../../store/run-store.js';
 import { renderPersonaMarkdown } from '../../persona-drift/report-markdown.js';
 import { personaAudit } from '../../persona-drift/audit.js';
-import { loadPersonaConfig, personaConfigFromFlags, personaReport, personaRunId } from '../../persona-drift/run.js';
+import { configForkCount, loadPersonaConfig, personaConfigFromFlags, personaReport, personaRunId } from '../../persona-drift/run.js';
 import { calibratePersona, calibrationDesignFromConfig, DEFAULT_VARIANCE } from '../../persona-drift/calibrate.js';
 import { renderCalibrationText } from '../../persona-drift/calibrate-text.js';
 import { plannedItems } from '../../persona-drift/plan.js';
 import { loadPersonaStimuli } from '../../persona-drift/stimuli.js';
+import { registerPersonaInterchange } from './persona-interchange.js';
 
-/** `echolens persona run | calibrate | report`. */
+/** `echolens persona run | calibrate | report | import | export`. */
 export function registerPersona(persona: Command): void {
   const runCommand = addConfigRunCommand(
     persona,
@@ -73,13 +74,16 @@ export function registerPersona(persona: Command): void {
     .option('--sessions <n>', 'sessions to simulate (default: as many as the config lists)', positiveNumber('--sessions'))
     .option('--positions <n>', 'positions per session (default: counted from the selectors)', positiveNumber('--positions'))
     .option('--compactions <n>', 'compaction events per session when a compactions selector is configured (default 2)', nonNegative('--compactions'))
+    .option('--forks <n>', 'of the sessions, how many are forks of another (the last n fork the first n; each fork is analysed as its parent\'s unit, as runs do; default: the forks found among the config\'s transcripts)', nonNegative('--forks'))
+    .option('--fork-at <fraction>', 'share of a fork\'s positions before its fork point (default 0.5)', nonNegative('--fork-at'))
+    .option('--shared-draws', 'simulate the old plan: forks as separate sessions and identical requests sharing one cached draw (shows the inflated false-positive rate)')
     .option('--format <format>', 'text or json', 'text')
     .option('-o, --out <file>', 'write to a file instead of stdout')
     .addHelpText(
       'after',
       '\nRuns the report\'s own analysis in-process on simulated judge scores (no store, no model calls). The simulated\ntargets and judges measure nothing about any model: the numbers describe what this design can and cannot detect.\nSee docs/statistics.md ("Persona drift") for the variance model and its defaults.',
     )
-    .action((configFile: string, options) => {
+    .action(async (configFile: string, options) => {
       oneOf('--format', ['text', 'json'], options.format);
       const config = loadPersonaConfig(configFile, options.set);
       const design = calibrationDesignFromConfig(config, plannedItems(config, loadPersonaStimuli()), {
@@ -87,10 +91,18 @@ export function registerPersona(persona: Command): void {
         ...(options.positions ? { positionsPerSession: Math.round(options.positions) } : {}),
         ...(options.compactions !== undefined ? { compactionsPerSession: Math.round(options.compactions) } : {}),
       });
+      if (options.forks !== undefined) design.forks = Math.round(options.forks);
+      else if (options.sessions === undefined) {
+        // The config's own forks (read from its transcripts), as many as the design can pair with a parent.
+        const forks = await configForkCount(config);
+        if (forks) design.forks = Math.min(forks, Math.floor(design.sessions / 2));
+      }
+      if (options.forkAt !== undefined) design.forkAt = options.forkAt;
       const result = calibratePersona(design, {
         replicates: Math.round(options.replicates),
         seed: options.seed,
         tostMargin: config.analysis.tostMargin,
+        ...(options.sharedDraws ? { draws: 'shared' as const } : {}),
         ...(options.effect ? { effect: options.effect } : {}),
         variance: {
           ...(options.betweenSession !== undefined ? { betweenSession: options.betweenSession } : {}),
@@ -103,7 +115,7 @@ export function registerPersona(persona: Command): void {
 
   addReportCommand(
     persona,
-    'analyse a persona run: a verdict per target, then drift gaps per design cell with CIs at the sampled unit, mitigations, stressors, contracts, compaction, agreement',
+    'analyse a persona run: a verdict per target, then drift gaps per design cell with CIs at the sampled unit, mitigations, stressors, contracts, compaction, agreement, the pooled judge consensus (several judges), Claude Code vs Codex (sessions of both), framing and anchor ablations, the onset with its rule; under procedure: reference (imported runs) also the paper\'s own estimators beside them (`reference`)',
   )
     .option('--bootstrap <B>', 'Monte Carlo sign patterns for tests over more than 20 units (at least 20,000 are used; smaller tests are exact)', positiveNumber('--bootstrap'))
     .action((db: string, options) => {
@@ -124,4 +136,5 @@ export function registerPersona(persona: Command): void {
         store.close();
       }
     });
+  registerPersonaInterchange(persona);
 }

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { isSimulatedRun } from '../../gate/run-info.js';
 import { openStore } from '../../store/run-store.js';
 import { emit } from '../options.js';
+import { cancelBatchesCommand } from './runs-cancel-batches.js';
 
 function modelsOf(config: unknown): string {
   const c = (config ?? {}) as Record<string, unknown>;
@@ -64,5 +65,16 @@ export function registerRuns(program: Command): void {
       } finally {
         store.close();
       }
+    });
+
+  runs
+    .command('cancel-batches')
+    .description(
+      'cancel the open OpenAI / Anthropic batches of a --batch run at the provider (lines already processed keep their results; re-run the same command to collect them and submit the rest again)',
+    )
+    .argument('<run.db>', 'run store')
+    .option('--run <id>', 'only this run\u2019s batches (default: every open batch of the store)')
+    .action(async (db: string, options: { run?: string }) => {
+      process.exitCode = await cancelBatchesCommand(db, options.run);
     });
 }

@@ -1,3 +1,5 @@
+import { sha256Hex } from '../../core/canonical-json.js';
+import { InvalidArgumentError } from '../../core/errors.js';
 import type { ChatMessage } from '../../models/types.js';
 import type { CellSpec } from '../../store/types.js';
 import type { ReferenceMap } from './reward.js';
@@ -13,7 +15,8 @@ import type { ReferenceMap } from './reward.js';
  * - OpenRLHF (`--input_key prompt --label_key label --apply_chat_template`): `prompt` as chat
  *   messages, `label` = the question id (or the reference list with `inline`).
  *
- * Pure: rows in, rows out; the CLI writes them as JSONL.
+ * Pure: rows in, rows out; the CLI writes verl rows as Parquet (verl-parquet.ts) and OpenRLHF rows
+ * as JSONL.
  */
 
 export type GrpoFormat = 'verl' | 'openrlhf';
@@ -71,4 +74,24 @@ export function grpoPromptRows(
     }
   }
   return { rows, withoutReference: [...missing].sort() };
+}
+
+/**
+ * A held-out split by question (the paper trains on 80% and validates on 20%, App. I.2): a
+ * question's prompts all go to the same side, so no question is seen in both. The side is fixed
+ * by the SHA-256 of the question id (its first 32 bits as a fraction of 2^32 below `fraction`
+ * → validation), so the split does not depend on row order and a question stays on its side
+ * when questions are added. `extra_info.index` is renumbered within each side.
+ */
+export function splitByQuestion<R extends VerlPromptRow | OpenRlhfPromptRow>(rows: readonly R[], fraction: number): { train: R[]; val: R[] } {
+  if (!(fraction >= 0 && fraction < 1)) throw new InvalidArgumentError('fraction', `must be in [0, 1), got ${fraction}`);
+  const train: R[] = [];
+  const val: R[] = [];
+  for (const row of rows) {
+    const id = 'extra_info' in row ? row.extra_info.question_id : row.question_id;
+    const u = Number.parseInt(sha256Hex(id).slice(0, 8), 16) / 2 ** 32;
+    (u < fraction ? val : train).push(row);
+  }
+  const renumber = (side: R[]) => side.map((row, index) => ('extra_info' in row ? { ...row, extra_info: { ...row.extra_info, index } } : row));
+  return { train: renumber(train), val: renumber(val) };
 }

@@ -37,10 +37,25 @@ export {
   PAPER_REWARD_WEIGHTS,
   parseReferences,
   questionIdFromLabel,
+  REWARD_PRESETS,
   referenceFromLabel,
   scoreLabelledResponse,
+  textComponents,
+  worstCaseReward,
 } from './reward.js';
-export type { ReferenceMap, RewardComponents, RewardWeights } from './reward.js';
+export type { DriftOrientation, ReferenceMap, RewardComponents, RewardPreset, RewardWeights, ResolvedRewardWeights } from './reward.js';
+export { groundTruthString, verlRowsToParquet } from './verl-parquet.js';
+export {
+  buildTrainFiles,
+  DPO_PAPER_HYPERPARAMETERS,
+  GRPO_PRESETS,
+  resolveDpoHyperparameters,
+  resolveGrpoHyperparameters,
+  TRAIN_ENGINES,
+  trainConfigSchema,
+  verlRewardClient,
+} from './train-config.js';
+export type { DpoHyperparameters, GrpoHyperparameters, TrainConfig, TrainEngine, TrainFile } from './train-config.js';
 export { selectDpoPair, selectReferenceCandidate } from './select.js';
 export type { JudgedCandidate, PairOutcome, SelectedPair } from './select.js';
 export { registerMitigationSimProfiles } from './sims.js';

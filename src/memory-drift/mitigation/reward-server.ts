@@ -2,9 +2,18 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { isEcholensError } from '../../core/errors.js';
 import { allowedHosts, checkOrigin, isLoopbackHost, tokenMatches } from '../../report/viewer/security.js';
-import { formatReward } from '../../metrics/format-reward.js';
 import type { CachedLabeler } from './reward-labeler.js';
-import { type ReferenceMap, type RewardWeights, questionIdFromLabel, referenceFromLabel, scoreLabelledResponse } from './reward.js';
+import {
+  checkRewardWeights,
+  type ReferenceMap,
+  type RewardComponents,
+  type RewardWeights,
+  questionIdFromLabel,
+  referenceFromLabel,
+  scoreLabelledResponse,
+  textComponents,
+  worstCaseReward,
+} from './reward.js';
 
 /** One scored response, as returned for logging. */
 export type ScoredItem =
@@ -12,11 +21,14 @@ export type ScoredItem =
       /** null when the verl label carried the reference itself and no question id was given. */
       question_id: string | null;
       reward: number;
-      components: { format: number; dtw: number; sri: number; r_dtw: number; r_sri: number };
+      components: Omit<RewardComponents, 'reward'>;
       labels: string[];
       steps: number;
     }
-  | { question_id: string | null; error: string; reward: null; components: { format: number } | null };
+  | { question_id: string | null; error: string; reward: null; components: TextComponents | null };
+
+/** The label-free parts of R, scored even for an item that could not be labelled. */
+type TextComponents = ReturnType<typeof textComponents>;
 
 export interface RewardServerOptions {
   references: ReferenceMap;
@@ -129,34 +141,40 @@ function scoreOne(
   overLimit: number | null,
 ): ScoredItem {
   if (overLimit !== null) {
-    return { question_id: item.questionId, error: `response longer than ${overLimit} characters (not scored)`, reward: null, components: { format: 0 } };
+    return {
+      question_id: item.questionId,
+      error: `response longer than ${overLimit} characters (not scored)`,
+      reward: null,
+      components: { format: 0, readability: 0, diversity: 0 },
+    };
   }
-  const format = formatReward(item.response);
-  if (item.error !== undefined) return { question_id: item.questionId, error: item.error, reward: null, components: { format } };
-  if (item.reference === undefined && item.questionId === null) return { question_id: null, error: 'no question id in the label', reward: null, components: { format } };
+  const text = textComponents(item.response, options.weights);
+  if (item.error !== undefined) return { question_id: item.questionId, error: item.error, reward: null, components: text };
+  if (item.reference === undefined && item.questionId === null) return { question_id: null, error: 'no question id in the label', reward: null, components: text };
   // A verl label may carry the reference trajectory itself (a list of symbols).
   const reference = item.reference ?? options.references.get(item.questionId as string);
   if (reference === undefined) {
-    return { question_id: item.questionId, error: `unknown question id "${item.questionId}"`, reward: null, components: { format } };
+    return { question_id: item.questionId, error: `unknown question id "${item.questionId}"`, reward: null, components: text };
   }
-  if (!outcome.ok) return { question_id: item.questionId, error: outcome.error, reward: null, components: { format } };
-  const c = scoreLabelledResponse(item.response, reference, outcome.symbols, options.weights);
+  if (!outcome.ok) return { question_id: item.questionId, error: outcome.error, reward: null, components: text };
+  const { reward, ...components } = scoreLabelledResponse(item.response, reference, outcome.symbols, options.weights);
   return {
     question_id: item.questionId,
-    reward: c.reward,
-    components: { format: c.format, dtw: c.dtw, sri: c.sri, r_dtw: -c.dtw, r_sri: -c.sri },
+    reward,
+    components,
     labels: outcome.symbols,
     steps: outcome.steps,
   };
 }
 
 /**
- * The reward a trainer receives for an item that could not be scored: its format reward and
- * the worst drift (DTW = SRI = 1), so an error is never better than a scored answer.
+ * The reward a trainer receives for an item that could not be scored: its label-free parts
+ * (format, readability, diversity) and the worst value of every label-based part (DTW = SRI = 1,
+ * anti-distraction 0), so an error is never better than a scored answer.
  */
 export function fallbackReward(item: ScoredItem, weights: RewardWeights): number {
   if (item.reward !== null) return item.reward;
-  return weights.format * (item.components?.format ?? 0) - weights.dtw - weights.sri;
+  return worstCaseReward(item.components ?? { format: 0, readability: 0, diversity: 0 }, weights);
 }
 
 /**
@@ -208,7 +226,9 @@ function verlItems(body: unknown): { items: { questionId: string | null; respons
  * response lengths are bounded; scoring yields between items so `/health` stays live; a
  * request not answered within `requestTimeoutMs` gets 503; `close()` ends within the grace.
  */
-export function startRewardServer(options: RewardServerOptions): Promise<RunningRewardServer> {
+export function startRewardServer(serverOptions: RewardServerOptions): Promise<RunningRewardServer> {
+  // Weights resolved once: every item and /health see the same complete set.
+  const options = { ...serverOptions, weights: checkRewardWeights(serverOptions.weights) };
   const limit = options.maxBodyBytes ?? 32 * 1024 * 1024;
   const stats = { requests: 0, scored: 0, itemErrors: 0, badRequests: 0 };
   const send = (res: ServerResponse, status: number, body: unknown) => {
@@ -274,7 +294,7 @@ export function startRewardServer(options: RewardServerOptions): Promise<Running
       // Numbers only at the top level: verl averages every extra key it is given.
       const asVerl = (r: ScoredItem) =>
         r.reward === null
-          ? { score: fallbackReward(r, options.weights), format: r.components?.format ?? 0, error: 1, details: { error: r.error } }
+          ? { score: fallbackReward(r, options.weights), ...(r.components ?? { format: 0 }), error: 1, details: { error: r.error } }
           : { score: r.reward, ...r.components, error: 0, details: { labels: r.labels } };
       return send(res, 200, single ? asVerl(results[0]!) : { results: results.map(asVerl) });
     }
@@ -307,6 +327,9 @@ export function startRewardServer(options: RewardServerOptions): Promise<Running
       extra_logs: {
         format: results.map((r) => r.components?.format ?? 0),
         dtw: results.map((r) => (r.reward === null ? 1 : r.components.dtw)),
+        anti_distraction: results.map((r) => (r.reward === null ? 0 : r.components.anti_distraction)),
+        readability: results.map((r) => r.components?.readability ?? 0),
+        diversity: results.map((r) => r.components?.diversity ?? 0),
         error: results.map((r) => (r.reward === null ? 1 : 0)),
         mean_dtw_scored: mean(ok.map((r) => r.components.dtw)),
       },

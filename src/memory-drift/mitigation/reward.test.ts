@@ -8,7 +8,16 @@ import { SIM_STEP_CUES } from '../sim.js';
 import './index.js';
 import { CachedLabeler } from './reward-labeler.js';
 import { type RunningRewardServer, responseFromQuery, startRewardServer } from './reward-server.js';
-import { parseReferences, questionIdFromLabel, referenceFromLabel, scoreLabelledResponse } from './reward.js';
+import { readabilityReward } from '../../metrics/readability.js';
+import {
+  checkRewardWeights,
+  parseReferences,
+  questionIdFromLabel,
+  REWARD_PRESETS,
+  referenceFromLabel,
+  scoreLabelledResponse,
+  worstCaseReward,
+} from './reward.js';
 
 const A = 'Practical/Efficiency and resource optimization';
 const B = 'Protective/Security and stability';
@@ -29,7 +38,37 @@ describe('reward (pure)', () => {
     expect(withSri.reward).toBeCloseTo(1 - 1 / 3 - withSri.sri, 12);
     expect(withSri.sri).toBeGreaterThan(0);
     const none = scoreLabelledResponse('no steps at all', [A], []);
-    expect(none).toEqual({ format: 0, dtw: 1, sri: 1, reward: -1 });
+    expect(none).toMatchObject({ format: 0, dtw: 1, sri: 1, r_dtw: -1, r_sri: -1, anti_distraction: 0, reward: -1 });
+  });
+
+  it('presets: the authors\' 0.5·(1 − DTW) + 0.5·r_fmt and their DTW+SRI variant', () => {
+    const authors = scoreLabelledResponse(FULL, [A, B, C], [A, C], REWARD_PRESETS.authors);
+    expect(authors.r_dtw).toBeCloseTo(2 / 3, 12);
+    expect(authors.reward).toBeCloseTo(0.5 * 1 + 0.5 * (2 / 3), 12);
+    const sri = scoreLabelledResponse(FULL, [A, B, C], [A, C], REWARD_PRESETS['authors-sri']);
+    expect(sri.reward).toBeCloseTo(0.2 + 0.4 * (2 / 3) + 0.4 * (1 - sri.sri), 12);
+    expect(scoreLabelledResponse(FULL, [A, B, C], [A, C], REWARD_PRESETS.paper).reward).toBeCloseTo(1 - 1 / 3, 12);
+  });
+
+  it('auxiliary rewards enter with their weights', () => {
+    // Anti-distraction of [A, C] against [A, B, C]: pos 1/3, edit 2/3, prefix 1/3, DTW similarity 2/3, length 1/3.
+    const ad = scoreLabelledResponse(FULL, [A, B, C], [A, C], { format: 0, dtw: 0, sri: 0, antiDistraction: 1 });
+    expect(ad.anti_distraction).toBeCloseTo((0.35 + 0.3 * 2 + 0.15 + 0.2 * 2 - 0.1) / 3, 12);
+    expect(ad.reward).toBeCloseTo(ad.anti_distraction, 12);
+    const read = scoreLabelledResponse(FULL, [A, B, C], [A, C], { format: 0, dtw: 0, sri: 0, readability: 2, readabilityTarget: 50, readabilityWidth: 10 });
+    expect(read.readability).toBeCloseTo(readabilityReward(FULL, 50, 10), 12);
+    expect(read.reward).toBeCloseTo(2 * read.readability, 12);
+    const div = scoreLabelledResponse(FULL, [A, B, C], [A, C], { format: 0, dtw: 0, sri: 0, diversity: 1 });
+    // "Do the cheaper thing fairly": 5 distinct of 5 tokens → σ(8 · (1 · 1 − 0.2)) = σ(6.4).
+    expect(div.reward).toBeCloseTo(1 / (1 + Math.exp(-6.4)), 12);
+    expect(() => checkRewardWeights({ format: 1, dtw: 1, sri: 0, readabilityWidth: 0 })).toThrow(/readabilityWidth/);
+  });
+
+  it('an unlabelled item gets its label-free parts and the worst of the rest', () => {
+    const text = { format: 1, readability: 0.5, diversity: 0.25 };
+    expect(worstCaseReward(text, REWARD_PRESETS.paper)).toBe(1 - 1);
+    expect(worstCaseReward(text, REWARD_PRESETS.authors)).toBe(0.5);
+    expect(worstCaseReward(text, { format: 1, dtw: 1, sri: 1, readability: 1, diversity: 2, antiDistraction: 3 })).toBe(1 + 0.5 + 0.5 - 2);
   });
 
   it('reads references and question ids strictly', () => {

@@ -1,28 +1,74 @@
 import { InputError, InvalidArgumentError } from '../../core/errors.js';
 import { dtw } from '../../metrics/dtw.js';
+import { antiDistractionReward } from '../../metrics/anti-distraction.js';
 import { formatReward } from '../../metrics/format-reward.js';
+import { lexicalDiversity } from '../../metrics/lexical-diversity.js';
+import { readabilityReward } from '../../metrics/readability.js';
 import { sriDrift } from '../../metrics/sri.js';
 
 /**
- * GRPO reward (DriftLens eq. 8–10, docs/decisions.md#d11): R = w_fmt · r_fmt + w_dtw · r_dtw + w_sri · r_sri
- * with r_dtw = −DTW(ô(y), o*(x)) (discrete cost, normalised) and r_sri = −SRI drift(ô(y), o*(x)).
- * The paper's R = r_fmt + r_dtw is weights {format 1, dtw 1, sri 0}; the DTW+SRI+fmt variant
- * turns on `sri` (the paper gives no weights for it).
+ * GRPO reward (DriftLens eq. 8–10, docs/decisions.md#d11), with the DriftLens authors' auxiliary
+ * rewards selectable:
+ *
+ *   R = w_fmt · r_fmt + w_dtw · r_dtw + w_sri · r_sri + w_ad · r_ad + w_read · r_read + w_div · r_div
+ *
+ * - r_fmt: the format reward of eq. 9 (metrics/format-reward.ts);
+ * - r_dtw, r_sri: drift of the labels ô(y) from o*(x) — `drift: 'negative'` gives r = −d (paper
+ *   eq. 10), `drift: 'similarity'` gives r = 1 − d (the authors' released code); DTW is discrete,
+ *   normalised by max(n, m); SRI is the drift of eq. 16 (α = 0.5);
+ * - r_ad: anti-distraction (metrics/anti-distraction.ts), in [0, 1];
+ * - r_read: readability, a Gaussian around a target Flesch reading ease (metrics/readability.ts);
+ * - r_div: lexical diversity of the answer (App. I.3, metrics/lexical-diversity.ts).
+ *
+ * Presets: `paper` = R = r_fmt − DTW (eq. 8); `authors` = 0.5 · (1 − DTW) + 0.5 · r_fmt (the
+ * released verl reward); `authors-sri` = 0.4 · (1 − DTW) + 0.4 · (1 − SRI) + 0.2 · r_fmt (the
+ * released README's DTW+SRI variant; the paper gives no weights for it).
  */
 export interface RewardWeights {
   format: number;
   dtw: number;
   sri: number;
+  antiDistraction?: number;
+  readability?: number;
+  diversity?: number;
+  /** How DTW and SRI enter R: −d (paper, default) or 1 − d (authors' code). */
+  drift?: DriftOrientation;
+  /** Target Flesch reading ease of r_read (default 60) and the Gaussian's width (default 25). */
+  readabilityTarget?: number;
+  readabilityWidth?: number;
 }
+
+export type DriftOrientation = 'negative' | 'similarity';
+
+/** Every field set (what the server reports and scores with). */
+export type ResolvedRewardWeights = Required<RewardWeights>;
 
 export const PAPER_REWARD_WEIGHTS: Readonly<RewardWeights> = Object.freeze({ format: 1, dtw: 1, sri: 0 });
 
-export function checkRewardWeights(weights: RewardWeights): RewardWeights {
-  for (const key of ['format', 'dtw', 'sri'] as const) {
-    const w = weights[key];
+export const REWARD_PRESETS = Object.freeze({
+  paper: Object.freeze({ format: 1, dtw: 1, sri: 0, drift: 'negative' }),
+  authors: Object.freeze({ format: 0.5, dtw: 0.5, sri: 0, drift: 'similarity' }),
+  'authors-sri': Object.freeze({ format: 0.2, dtw: 0.4, sri: 0.4, drift: 'similarity' }),
+} satisfies Record<string, RewardWeights>);
+
+export type RewardPreset = keyof typeof REWARD_PRESETS;
+
+const WEIGHT_KEYS = ['format', 'dtw', 'sri', 'antiDistraction', 'readability', 'diversity'] as const;
+
+export function checkRewardWeights(weights: RewardWeights): ResolvedRewardWeights {
+  const out: Record<string, number | string> = {};
+  for (const key of WEIGHT_KEYS) {
+    const w = weights[key] ?? 0;
     if (typeof w !== 'number' || !Number.isFinite(w)) throw new InvalidArgumentError(`weights.${key}`, `must be a finite number, got ${String(w)}`);
+    out[key] = w;
   }
-  return { format: weights.format, dtw: weights.dtw, sri: weights.sri };
+  const drift = weights.drift ?? 'negative';
+  if (drift !== 'negative' && drift !== 'similarity') throw new InvalidArgumentError('weights.drift', `must be "negative" or "similarity", got ${String(drift)}`);
+  const target = weights.readabilityTarget ?? 60;
+  const width = weights.readabilityWidth ?? 25;
+  if (!Number.isFinite(target)) throw new InvalidArgumentError('weights.readabilityTarget', `must be a finite number, got ${String(target)}`);
+  if (!(Number.isFinite(width) && width > 0)) throw new InvalidArgumentError('weights.readabilityWidth', `must be a number > 0, got ${String(width)}`);
+  return { ...(out as Record<(typeof WEIGHT_KEYS)[number], number>), drift, readabilityTarget: target, readabilityWidth: width };
 }
 
 export interface RewardComponents {
@@ -32,13 +78,36 @@ export interface RewardComponents {
   dtw: number;
   /** SRI drift ∈ [0, 1]; 1 (worst) when the response has no steps. */
   sri: number;
+  /** r_dtw and r_sri as they enter R (−d or 1 − d). */
+  r_dtw: number;
+  r_sri: number;
+  /** Anti-distraction ∈ [0, 1]; 0 without steps. */
+  anti_distraction: number;
+  /** Readability reward ∈ [0, 1]. */
+  readability: number;
+  /** Lexical diversity of the answer ∈ [0, 1). */
+  diversity: number;
   /** The weighted total R. */
   reward: number;
 }
 
+/** The parts of R that need no labels (they are scored even when labelling fails). */
+export function textComponents(response: string, weights: RewardWeights): { format: number; readability: number; diversity: number } {
+  const w = checkRewardWeights(weights);
+  return {
+    format: formatReward(response),
+    readability: readabilityReward(response, w.readabilityTarget, w.readabilityWidth),
+    diversity: lexicalDiversity(response),
+  };
+}
+
+/** r for a drift d: −d (paper) or 1 − d (authors). */
+const driftTerm = (d: number, drift: DriftOrientation) => (drift === 'negative' ? -d : 1 - d);
+
 /**
  * Scores one response from its labels ô(y). A response without steps (empty `symbols`) has
- * no trajectory: it gets the worst drift (DTW = SRI = 1) instead of an undefined distance.
+ * no trajectory: it gets the worst drift (DTW = SRI = 1) and anti-distraction 0 instead of an
+ * undefined distance.
  */
 export function scoreLabelledResponse(
   response: string,
@@ -47,11 +116,27 @@ export function scoreLabelledResponse(
   weights: RewardWeights = PAPER_REWARD_WEIGHTS,
 ): RewardComponents {
   if (reference.length === 0) throw new InvalidArgumentError('reference', 'needs at least one symbol');
-  const format = formatReward(response);
+  const w = checkRewardWeights(weights);
+  const text = textComponents(response, w);
   const dtwDrift = symbols.length === 0 ? 1 : dtw(symbols, reference, { path: false }).normalized;
   const sri = symbols.length === 0 ? 1 : sriDrift(symbols, reference);
-  const reward = weights.format * format - weights.dtw * dtwDrift - weights.sri * sri;
-  return { format, dtw: dtwDrift, sri, reward };
+  const antiDistraction = antiDistractionReward(reference, symbols);
+  const rDtw = driftTerm(dtwDrift, w.drift);
+  const rSri = driftTerm(sri, w.drift);
+  const reward =
+    w.format * text.format + w.dtw * rDtw + w.sri * rSri + w.antiDistraction * antiDistraction + w.readability * text.readability + w.diversity * text.diversity;
+  return { format: text.format, dtw: dtwDrift, sri, r_dtw: rDtw, r_sri: rSri, anti_distraction: antiDistraction, readability: text.readability, diversity: text.diversity, reward };
+}
+
+/**
+ * R for a response that could not be labelled: its label-free parts as scored, and the worst
+ * value of each label-based part (DTW = SRI = 1, anti-distraction 0), so an error never beats a
+ * scored answer.
+ */
+export function worstCaseReward(text: { format: number; readability: number; diversity: number }, weights: RewardWeights): number {
+  const w = checkRewardWeights(weights);
+  const worst = driftTerm(1, w.drift);
+  return w.format * text.format + w.readability * text.readability + w.diversity * text.diversity + (w.dtw + w.sri) * worst;
 }
 
 /** o*(x) per question id. */

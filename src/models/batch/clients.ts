@@ -38,6 +38,38 @@ export interface BatchState {
   failure?: string;
 }
 
+/** What tags a batch as echolens's: the run and one job's tag (OpenAI `metadata`; matched on resume). */
+export interface BatchTag {
+  run: string;
+  tag: string;
+}
+
+/** One batch the provider lists (newest first), as much as a resume needs to match it to a job. */
+export interface ListedBatch {
+  id: string;
+  /** Creation time (ms since the epoch). */
+  createdAt: number;
+  /** Requests the batch holds. */
+  total: number;
+  ended: boolean;
+  /** The echolens tag from the batch's metadata (OpenAI), when it has one. */
+  tag?: string;
+  run?: string;
+}
+
+/** A results line that is not JSON: where it was, and the custom_id when one can be read from its text. */
+export interface InvalidResultLine {
+  source: string;
+  line: number;
+  customId?: string;
+}
+
+export interface BatchResults {
+  lines: BatchLineResult[];
+  /** Lines that did not parse; the valid ones are in `lines` all the same. */
+  invalid: InvalidResultLine[];
+}
+
 export type BatchLineResult =
   | { customId: string; kind: 'succeeded'; body: unknown }
   | { customId: string; kind: 'errored'; errorClass: ModelErrorKind; message: string }
@@ -49,10 +81,15 @@ export interface BatchClient {
   readonly maxLines: number;
   /** Largest input (bytes of JSONL / JSON) one batch may hold. */
   readonly maxBytes: number;
-  submit(lines: readonly BatchLine[], signal?: AbortSignal): Promise<{ id: string }>;
+  /** Creates one batch; `tag` goes into its metadata where the provider keeps metadata (OpenAI). */
+  submit(lines: readonly BatchLine[], signal?: AbortSignal, tag?: BatchTag): Promise<{ id: string }>;
   state(id: string, signal?: AbortSignal): Promise<BatchState>;
-  /** Results of an ended batch, one per line the provider reported on. */
-  results(id: string, signal?: AbortSignal): Promise<BatchLineResult[]>;
+  /** Results of an ended batch, one per line the provider reported on (in the provider's order, duplicates kept). */
+  results(id: string, signal?: AbortSignal): Promise<BatchResults>;
+  /** Batches created at or after `since` (ms), newest first, walking the provider's pages. */
+  list(since: number, signal?: AbortSignal): Promise<ListedBatch[]>;
+  /** Asks the provider to cancel a batch (it ends soon after; lines already processed keep their results). */
+  cancel(id: string, signal?: AbortSignal): Promise<void>;
 }
 
 export function createBatchClient(endpoint: BatchEndpoint): BatchClient {
@@ -98,15 +135,42 @@ abstract class HttpBatchClient {
     }
   }
 
-  protected parseJsonl(text: string, what: string): unknown[] {
-    const out: unknown[] = [];
+  /** Parses JSONL, keeping every valid line and noting the invalid ones (the caller decides what they cost). */
+  protected parseJsonl(text: string, source: string): { values: unknown[]; invalid: InvalidResultLine[] } {
+    const values: unknown[] = [];
+    const invalid: InvalidResultLine[] = [];
     for (const [index, line] of text.split('\n').entries()) {
       if (line.trim() === '') continue;
       try {
-        out.push(JSON.parse(line));
-      } catch (error) {
-        throw new ModelCallError('malformed', `${this.endpoint.provider} batch: ${what} line ${index + 1} is not JSON`, { provider: this.endpoint.provider, cause: error });
+        values.push(JSON.parse(line));
+      } catch {
+        // A torn or garbled line may still show whose result it was.
+        const customId = /"custom_id"\s*:\s*"([A-Za-z0-9_-]{1,64})"/.exec(line)?.[1];
+        invalid.push({ source, line: index + 1, ...(customId === undefined ? {} : { customId }) });
       }
+    }
+    return { values, invalid };
+  }
+
+  /** Walks a newest-first list endpoint until a page reaches batches older than `since`. */
+  protected async listPages<T>(
+    path: string,
+    cursorParam: string,
+    since: number,
+    createdAt: (item: T) => number,
+    idOf: (item: T) => string,
+    signal?: AbortSignal,
+  ): Promise<T[]> {
+    const out: T[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 100; page += 1) {
+      const query = `?limit=100${cursor === undefined ? '' : `&${cursorParam}=${encodeURIComponent(cursor)}`}`;
+      const body = await this.json<{ data?: T[]; has_more?: boolean }>(await this.call('GET', `${path}${query}`, undefined, signal));
+      const data = body.data ?? [];
+      for (const item of data) if (createdAt(item) >= since) out.push(item);
+      const last = data.at(-1);
+      if (!body.has_more || last === undefined || createdAt(last) < since) break;
+      cursor = idOf(last);
     }
     return out;
   }
@@ -119,6 +183,8 @@ interface OpenAIBatch {
   error_file_id?: string | null;
   request_counts?: { total?: number; completed?: number; failed?: number } | null;
   errors?: { data?: Array<{ code?: string; message?: string; line?: number | null }> } | null;
+  created_at?: number;
+  metadata?: Record<string, string> | null;
 }
 
 interface OpenAIResultLine {
@@ -138,7 +204,7 @@ class OpenAIBatchClient extends HttpBatchClient implements BatchClient {
     return { authorization: `Bearer ${this.endpoint.apiKey}` };
   }
 
-  async submit(lines: readonly BatchLine[], signal?: AbortSignal): Promise<{ id: string }> {
+  async submit(lines: readonly BatchLine[], signal?: AbortSignal, tag?: BatchTag): Promise<{ id: string }> {
     const jsonl = lines
       .map((line) => JSON.stringify({ custom_id: line.customId, method: 'POST', url: '/v1/chat/completions', body: line.body }))
       .join('\n');
@@ -147,7 +213,12 @@ class OpenAIBatchClient extends HttpBatchClient implements BatchClient {
     form.append('file', new Blob([`${jsonl}\n`], { type: 'application/jsonl' }), 'echolens-batch.jsonl');
     const file = await this.json<{ id?: string }>(await this.call('POST', '/files', form, signal, false));
     if (typeof file.id !== 'string') throw new ModelCallError('malformed', 'openai batch: the file upload returned no id', { provider: 'openai' });
-    const body = JSON.stringify({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+    const body = JSON.stringify({
+      input_file_id: file.id,
+      endpoint: '/v1/chat/completions',
+      completion_window: '24h',
+      ...(tag === undefined ? {} : { metadata: { echolens_run: tag.run.slice(0, 512), echolens_batch_tag: tag.tag } }),
+    });
     const batch = await this.json<OpenAIBatch>(await this.call('POST', '/batches', body, signal));
     if (typeof batch.id !== 'string') throw new ModelCallError('malformed', 'openai batch: batch creation returned no id', { provider: 'openai' });
     return { id: batch.id };
@@ -171,15 +242,34 @@ class OpenAIBatchClient extends HttpBatchClient implements BatchClient {
     return state;
   }
 
-  async results(id: string, signal?: AbortSignal): Promise<BatchLineResult[]> {
+  async results(id: string, signal?: AbortSignal): Promise<BatchResults> {
     const batch = await this.json<OpenAIBatch>(await this.call('GET', `/batches/${encodeURIComponent(id)}`, undefined, signal));
     const lines: OpenAIResultLine[] = [];
+    const invalid: InvalidResultLine[] = [];
     for (const fileId of [batch.output_file_id, batch.error_file_id]) {
       if (typeof fileId !== 'string' || fileId === '') continue;
       const text = await (await this.call('GET', `/files/${encodeURIComponent(fileId)}/content`, undefined, signal)).text();
-      lines.push(...(this.parseJsonl(text, `file ${fileId}`) as OpenAIResultLine[]));
+      const parsed = this.parseJsonl(text, `file ${fileId}`);
+      lines.push(...(parsed.values as OpenAIResultLine[]));
+      invalid.push(...parsed.invalid);
     }
-    return lines.filter((line) => typeof line.custom_id === 'string').map((line) => openAIResult(line));
+    return { lines: lines.filter((line) => typeof line?.custom_id === 'string').map((line) => openAIResult(line)), invalid };
+  }
+
+  async list(since: number, signal?: AbortSignal): Promise<ListedBatch[]> {
+    const items = await this.listPages<OpenAIBatch>('/batches', 'after', since, (b) => (b.created_at ?? 0) * 1000, (b) => b.id, signal);
+    return items.map((b) => ({
+      id: b.id,
+      createdAt: (b.created_at ?? 0) * 1000,
+      total: b.request_counts?.total ?? 0,
+      ended: OPENAI_ENDED.has(b.status),
+      ...(typeof b.metadata?.echolens_batch_tag === 'string' ? { tag: b.metadata.echolens_batch_tag } : {}),
+      ...(typeof b.metadata?.echolens_run === 'string' ? { run: b.metadata.echolens_run } : {}),
+    }));
+  }
+
+  async cancel(id: string, signal?: AbortSignal): Promise<void> {
+    await this.call('POST', `/batches/${encodeURIComponent(id)}/cancel`, '{}', signal);
   }
 }
 
@@ -205,6 +295,7 @@ interface AnthropicBatch {
   processing_status: string;
   results_url?: string | null;
   request_counts?: { processing?: number; succeeded?: number; errored?: number; canceled?: number; expired?: number } | null;
+  created_at?: string;
 }
 
 interface AnthropicResultLine {
@@ -245,15 +336,33 @@ class AnthropicBatchClient extends HttpBatchClient implements BatchClient {
     };
   }
 
-  async results(id: string, signal?: AbortSignal): Promise<BatchLineResult[]> {
+  async results(id: string, signal?: AbortSignal): Promise<BatchResults> {
     const batch = await this.get(id, signal);
     if (typeof batch.results_url !== 'string' || batch.results_url === '') {
       throw new ModelCallError('malformed', `anthropic batch ${id}: ended without a results_url`, { provider: 'anthropic' });
     }
     const text = await (await this.call('GET', batch.results_url, undefined, signal)).text();
-    return (this.parseJsonl(text, `results of ${id}`) as AnthropicResultLine[])
-      .filter((line) => typeof line.custom_id === 'string')
-      .map((line) => anthropicResult(line));
+    const parsed = this.parseJsonl(text, `results of ${id}`);
+    const lines = (parsed.values as AnthropicResultLine[]).filter((line) => typeof line?.custom_id === 'string').map((line) => anthropicResult(line));
+    return { lines, invalid: parsed.invalid };
+  }
+
+  /**
+   * Anthropic keeps no metadata on a batch: a resume matches a job to a listed batch by
+   * creation time and request count, and collection then checks the custom_ids.
+   */
+  async list(since: number, signal?: AbortSignal): Promise<ListedBatch[]> {
+    const created = (b: AnthropicBatch) => Date.parse(b.created_at ?? '') || 0;
+    const items = await this.listPages<AnthropicBatch>('/messages/batches', 'after_id', since, created, (b) => b.id, signal);
+    return items.map((b) => {
+      const c = b.request_counts ?? {};
+      const total = (c.processing ?? 0) + (c.succeeded ?? 0) + (c.errored ?? 0) + (c.canceled ?? 0) + (c.expired ?? 0);
+      return { id: b.id, createdAt: created(b), total, ended: b.processing_status === 'ended' };
+    });
+  }
+
+  async cancel(id: string, signal?: AbortSignal): Promise<void> {
+    await this.call('POST', `/messages/batches/${encodeURIComponent(id)}/cancel`, undefined, signal);
   }
 }
 

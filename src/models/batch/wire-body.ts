@@ -2,7 +2,7 @@ import { AiSdkAdapter } from '../ai-adapter.js';
 import { ModelCallError } from '../errors.js';
 import { getProvider } from '../providers.js';
 import { parseModelRef } from '../ref.js';
-import type { ModelRequest, ModelResponse } from '../types.js';
+import type { GenerateOptions, ModelRequest, ModelResponse } from '../types.js';
 
 /**
  * The batch path sends exactly what the online path sends and reads answers
@@ -57,8 +57,15 @@ class Captured extends Error {
   }
 }
 
-/** The JSON body the online adapter would POST for `request`. */
-export async function wireRequestOf(request: ModelRequest, env: Record<string, string | undefined> = process.env): Promise<WireRequest> {
+/**
+ * The JSON body the online adapter would POST for `request`, with the call's cache options
+ * (OpenAI `prompt_cache_key` of its prefix group, Anthropic breakpoint lifetime) as online.
+ */
+export async function wireRequestOf(
+  request: ModelRequest,
+  env: Record<string, string | undefined> = process.env,
+  cache: Pick<GenerateOptions, 'promptCacheKey' | 'cacheTtl'> = {},
+): Promise<WireRequest> {
   let captured: WireRequest | undefined;
   let base = '';
   const adapter = adapterFor(request.model, env, async (input, init) => {
@@ -69,7 +76,7 @@ export async function wireRequestOf(request: ModelRequest, env: Record<string, s
   });
   base = adapter.baseURL;
   try {
-    await adapter.generate(request);
+    await adapter.generate(request, cache);
   } catch {
     // Expected: the capturing fetch never answers.
   }

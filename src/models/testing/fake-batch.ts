@@ -9,12 +9,15 @@ import type { FakeServer, FakeServerOptions } from './fake-server.js';
  * Anthropic's Message Batches, in front of the matching online fake: online
  * calls (`/chat/completions`, `/messages`) are forwarded to it, and every batch
  * line is answered by POSTing its body to it, so a batch answer is exactly the
- * online answer for the same body. Batches stay `in_progress` for a number of
- * polls, then end; a test can make single lines fail or expire.
+ * online answer for the same body (each forwarded line carries `x-fake-batch-id`,
+ * `x-fake-batch-line` and `x-fake-batch-lines`, so a billing fake can price batch traffic).
+ * Batches stay `in_progress` for a number of polls, then end; a test can make single
+ * lines fail or expire, corrupt or repeat results lines, hold a create call, list
+ * batches (with OpenAI metadata) and cancel them.
  */
 
 /** What happens to one line: answered normally, an error with a status, or expiry before processing. */
-export type FakeLineOutcome = 'answer' | 'expired' | { status: number; type?: string; message?: string };
+export type FakeLineOutcome = 'answer' | 'expired' | 'canceled' | { status: number; type?: string; message?: string };
 
 export interface FakeBatchOptions extends FakeServerOptions {
   provider: 'openai' | 'anthropic';
@@ -26,6 +29,21 @@ export interface FakeBatchOptions extends FakeServerOptions {
   failResultDownloads?: number;
   /** OpenAI only: batches fail as a whole at validation with this error (code and message). */
   failBatches?: { code: string; message: string };
+  /**
+   * Rewrites the JSONL lines of every results download (OpenAI output and error files, Anthropic
+   * results): a test corrupts a line, duplicates one, or appends a conflicting one.
+   */
+  mangleResults?: (lines: string[], batchId: string) => string[];
+  /**
+   * Awaited after a batch is created and before the create call is answered: a test kills the
+   * client in the window where the provider has the batch and the client has no id yet.
+   */
+  holdCreate?: (batchId: string) => Promise<void>;
+  /**
+   * One entry per create call, consumed in order: `before` drops the connection without making
+   * the batch, `after` makes it and then drops the connection (the client never hears its id).
+   */
+  dropCreates?: Array<'before' | 'after' | 'answer'>;
 }
 
 export interface FakeBatchRecord {
@@ -33,6 +51,12 @@ export interface FakeBatchRecord {
   customIds: string[];
   polls: number;
   ended: boolean;
+  /** OpenAI metadata given at creation (Anthropic batches have none). */
+  metadata: Record<string, string> | null;
+  /** Cancelled through the cancel endpoint. */
+  canceled: boolean;
+  /** The lines as submitted: custom_id and the request body. */
+  lines: Array<{ customId: string; body: Record<string, unknown> }>;
 }
 
 export interface FakeBatchServer {
@@ -51,7 +75,6 @@ export interface FakeBatchServer {
 }
 
 interface Batch extends FakeBatchRecord {
-  lines: Array<{ customId: string; body: Record<string, unknown> }>;
   failure?: { code: string; message: string };
   createdAt: number;
   results?: { output: string[]; errors: string[]; anthropic: string[]; succeeded: number; failed: number; expired: boolean };
@@ -69,6 +92,7 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
     return true;
   };
   const requests: FakeBatchServer['requests'] = [];
+  const drops = [...(options.dropCreates ?? [])];
   const batches: Batch[] = [];
   const files = new Map<string, string>();
   const submissions = new Map<string, number>();
@@ -87,9 +111,18 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
     return options.provider === 'openai' ? req.headers.authorization === `Bearer ${options.apiKey}` : req.headers['x-api-key'] === options.apiKey;
   };
 
-  const register = (lines: Batch['lines']): Batch => {
+  const register = (lines: Batch['lines'], metadata: Record<string, string> | null = null): Batch => {
     for (const line of lines) submissions.set(line.customId, (submissions.get(line.customId) ?? 0) + 1);
-    const batch: Batch = { id: `${options.provider === 'openai' ? 'batch' : 'msgbatch'}_fake_${batches.length}`, customIds: lines.map((l) => l.customId), lines, polls: 0, ended: false, createdAt: Math.floor(Date.now() / 1000) };
+    const batch: Batch = {
+      id: `${options.provider === 'openai' ? 'batch' : 'msgbatch'}_fake_${batches.length}`,
+      customIds: lines.map((l) => l.customId),
+      lines,
+      polls: 0,
+      ended: false,
+      metadata,
+      canceled: false,
+      createdAt: Math.floor(Date.now() / 1000),
+    };
     batches.push(batch);
     return batch;
   };
@@ -99,7 +132,16 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
     const out: NonNullable<Batch['results']> = { output: [], errors: [], anthropic: [], succeeded: 0, failed: 0, expired: false };
     const path = options.provider === 'openai' ? '/chat/completions' : '/messages';
     for (const [index, line] of batch.lines.entries()) {
-      const outcome = lineOutcome?.(line.customId, line.body) ?? 'answer';
+      const outcome = batch.canceled ? 'canceled' : (lineOutcome?.(line.customId, line.body) ?? 'answer');
+      if (outcome === 'canceled') {
+        out.failed += 1;
+        if (options.provider === 'openai') {
+          out.errors.push(JSON.stringify({ id: `batch_req_${index}`, custom_id: line.customId, response: null, error: { code: 'batch_cancelled', message: 'This request was cancelled with its batch.' } }));
+        } else {
+          out.anthropic.push(JSON.stringify({ custom_id: line.customId, result: { type: 'canceled' } }));
+        }
+        continue;
+      }
       let status: number;
       let body: unknown;
       if (outcome === 'expired') {
@@ -115,7 +157,15 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
       if (outcome === 'answer') {
         const response = await fetch(`${online.baseURL}${path}`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${options.apiKey ?? 'k'}`, 'x-api-key': options.apiKey ?? 'k' },
+          headers: {
+            'content-type': 'application/json',
+            authorization: `Bearer ${options.apiKey ?? 'k'}`,
+            'x-api-key': options.apiKey ?? 'k',
+            // Which batch line this is, so a billing fake behind this one can price and time batch traffic.
+            'x-fake-batch-id': batch.id,
+            'x-fake-batch-line': String(index),
+            'x-fake-batch-lines': String(batch.lines.length),
+          },
           body: JSON.stringify(line.body),
         });
         status = response.status;
@@ -157,7 +207,18 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
 
   const openAIBatch = (batch: Batch) => {
     const r = batch.results;
-    const status = batch.failure && batch.ended ? 'failed' : !batch.ended ? (batch.polls === 0 ? 'validating' : 'in_progress') : r?.expired ? 'expired' : 'completed';
+    const status =
+      batch.failure && batch.ended
+        ? 'failed'
+        : !batch.ended
+          ? batch.polls === 0
+            ? 'validating'
+            : 'in_progress'
+          : batch.canceled
+            ? 'cancelled'
+            : r?.expired
+              ? 'expired'
+              : 'completed';
     return {
       id: batch.id,
       object: 'batch',
@@ -170,7 +231,7 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
       error_file_id: r && r.errors.length > 0 ? `file-err-${batch.id}` : null,
       created_at: batch.createdAt,
       request_counts: { total: batch.lines.length, completed: r?.succeeded ?? 0, failed: r?.failed ?? 0 },
-      metadata: null,
+      metadata: batch.metadata,
     };
   };
 
@@ -179,21 +240,57 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
     const expired = r ? batch.lines.length - r.succeeded - r.failed : 0;
     let errored = 0;
     let expiredCount = 0;
+    let canceledCount = 0;
     for (const line of r?.anthropic ?? []) {
       const type = (JSON.parse(line) as { result: { type: string } }).result.type;
       if (type === 'errored') errored += 1;
       if (type === 'expired') expiredCount += 1;
+      if (type === 'canceled') canceledCount += 1;
     }
     return {
       id: batch.id,
       type: 'message_batch',
       processing_status: batch.ended ? 'ended' : 'in_progress',
-      request_counts: { processing: batch.ended ? expired : batch.lines.length, succeeded: r?.succeeded ?? 0, errored, canceled: 0, expired: expiredCount },
+      request_counts: {
+        processing: batch.ended ? expired : batch.lines.length,
+        succeeded: r?.succeeded ?? 0,
+        errored,
+        canceled: canceledCount,
+        expired: expiredCount,
+      },
       created_at: new Date(batch.createdAt * 1000).toISOString(),
       ended_at: batch.ended ? new Date().toISOString() : null,
       results_url: batch.ended ? `${baseURL}/messages/batches/${batch.id}/results` : null,
     };
   };
+
+  /** A list endpoint's page, newest first: `limit` and the cursor (`after` / `after_id`) of the real APIs. */
+  const listPage = (url: string, cursorParam: string, view: (batch: Batch) => unknown) => {
+    const query = new URL(url, 'http://fake').searchParams;
+    const limit = Math.max(1, Math.min(100, Number(query.get('limit') ?? 20) || 20));
+    const newest = [...batches].reverse();
+    const cursor = query.get(cursorParam);
+    const start = cursor === null ? 0 : newest.findIndex((b) => b.id === cursor) + 1;
+    const page = newest.slice(start, start + limit);
+    return {
+      ...(options.provider === 'openai' ? { object: 'list' } : {}),
+      data: page.map(view),
+      first_id: page[0]?.id ?? null,
+      last_id: page.at(-1)?.id ?? null,
+      has_more: start + limit < newest.length,
+    };
+  };
+
+  /** Cancel: a batch not yet ended ends now, every line cancelled (the fake processes lines only at the end). */
+  const cancel = async (batch: Batch) => {
+    if (!batch.ended) {
+      batch.canceled = true;
+      await processBatch(batch);
+    }
+  };
+
+  const mangled = (text: string, batchId: string) =>
+    options.mangleResults === undefined ? text : `${options.mangleResults(text.split('\n').filter((l) => l !== ''), batchId).join('\n')}\n`;
 
   /** The batch a path names (its id URL-encoded there). */
   const batchNamed = (encodedId: string) => batches.find((b) => b.id === decodeURIComponent(encodedId));
@@ -242,7 +339,7 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
         return;
       }
       if (method === 'POST' && sub === '/batches') {
-        const body = JSON.parse(raw.toString('utf8')) as { input_file_id?: string; endpoint?: string; completion_window?: string };
+        const body = JSON.parse(raw.toString('utf8')) as { input_file_id?: string; endpoint?: string; completion_window?: string; metadata?: Record<string, string> };
         const content = body.input_file_id === undefined ? undefined : files.get(body.input_file_id);
         if (content === undefined || body.endpoint !== '/v1/chat/completions' || body.completion_window !== '24h') {
           send(res, 400, { error: { message: 'bad batch creation', type: 'invalid_request_error' } });
@@ -256,8 +353,27 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
           send(res, 400, { error: { message: 'bad batch line', type: 'invalid_request_error' } });
           return;
         }
-        const batch = register(lines.map((l) => ({ customId: l.custom_id, body: l.body })));
+        const drop = drops.shift();
+        if (drop === 'before') return void req.socket.destroy();
+        const batch = register(
+          lines.map((l) => ({ customId: l.custom_id, body: l.body })),
+          body.metadata ?? null,
+        );
+        if (drop === 'after') return void req.socket.destroy();
         if (options.failBatches) batch.failure = options.failBatches;
+        await options.holdCreate?.(batch.id);
+        send(res, 200, openAIBatch(batch));
+        return;
+      }
+      if (method === 'GET' && sub === '/batches') {
+        send(res, 200, listPage(req.url ?? '', 'after', openAIBatch));
+        return;
+      }
+      const cancelMatch = /^\/batches\/([^/]+)\/cancel$/.exec(sub);
+      if (method === 'POST' && cancelMatch) {
+        const batch = batchNamed(cancelMatch[1]!);
+        if (!batch) return notFound(res, 'batch');
+        await cancel(batch);
         send(res, 200, openAIBatch(batch));
         return;
       }
@@ -266,9 +382,11 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
       const fileMatch = /^\/files\/([^/]+)\/content$/.exec(sub);
       if (method === 'GET' && fileMatch) {
         if (resultFault(res)) return;
-        const content = files.get(decodeURIComponent(fileMatch[1]!));
+        const fileId = decodeURIComponent(fileMatch[1]!);
+        const content = files.get(fileId);
         if (content === undefined) return notFound(res, 'file');
-        send(res, 200, content, 'application/octet-stream');
+        const batchId = /^file-(?:out|err)-(.+)$/.exec(fileId)?.[1];
+        send(res, 200, batchId === undefined ? content : mangled(content, batchId), 'application/octet-stream');
         return;
       }
     } else {
@@ -279,7 +397,23 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
           send(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'bad batch requests' } });
           return;
         }
+        const drop = drops.shift();
+        if (drop === 'before') return void req.socket.destroy();
         const batch = register(lines.map((l) => ({ customId: l.custom_id as string, body: l.params! })));
+        if (drop === 'after') return void req.socket.destroy();
+        await options.holdCreate?.(batch.id);
+        send(res, 200, anthropicBatch(batch));
+        return;
+      }
+      if (method === 'GET' && sub === '/messages/batches') {
+        send(res, 200, listPage(req.url ?? '', 'after_id', anthropicBatch));
+        return;
+      }
+      const cancelMatch = /^\/messages\/batches\/([^/]+)\/cancel$/.exec(sub);
+      if (method === 'POST' && cancelMatch) {
+        const batch = batchNamed(cancelMatch[1]!);
+        if (!batch) return notFound(res, 'batch');
+        await cancel(batch);
         send(res, 200, anthropicBatch(batch));
         return;
       }
@@ -288,7 +422,7 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
         const batch = batchNamed(resultsMatch[1]!);
         if (!batch?.results) return notFound(res, 'results');
         if (resultFault(res)) return;
-        send(res, 200, `${batch.results.anthropic.join('\n')}\n`, 'application/x-jsonl');
+        send(res, 200, mangled(`${batch.results.anthropic.join('\n')}\n`, batch.id), 'application/x-jsonl');
         return;
       }
       const batchMatch = /^\/messages\/batches\/([^/]+)$/.exec(sub);

@@ -1,11 +1,12 @@
 import { basename } from 'node:path';
-import { registerBuiltinAudits } from '../../audits.js';
 import type { AnalyzedRun, AnyAudit } from '../../experiment/audit.js';
 import { findAudit } from '../../experiment/registry.js';
 import { analyzeAuditRun } from '../../experiment/run-audit.js';
-import { resolveJudgeVerdicts } from '../../persona-drift/labels.js';
 import type { RunInfo, RunStore } from '../../store/run-store.js';
 import type { CellLabels, CellStatus } from '../../store/types.js';
+import type { IndexedCell, Verdict } from './types.js';
+
+export type { IndexedCell, Verdict } from './types.js';
 
 /**
  * What the viewer reads from the stores it was started with. Stores are fixed
@@ -20,27 +21,7 @@ export interface ViewerStore {
   store: RunStore;
 }
 
-export interface IndexedCell {
-  key: string;
-  ordinal: number;
-  labels: CellLabels;
-  status: CellStatus;
-  text: string | null;
-  model: string;
-  /** Names of the tool calls the answer made (tool-using runs), in order. */
-  toolCalls?: string[];
-}
 
-export interface Verdict {
-  judge: string;
-  key: string;
-  attempt: number;
-  score: number | null;
-  label: string | null;
-  reason: string;
-  raw: string;
-  error: string | null;
-}
 
 export interface RunIndex {
   run: RunInfo;
@@ -93,7 +74,6 @@ export class ViewerData {
   private readonly analyses = new Map<string, RunAnalysis>();
 
   constructor(stores: ReadonlyArray<{ file: string; store: RunStore }>) {
-    registerBuiltinAudits();
     this.stores = stores.map((s, index) => ({ index, file: s.file, name: basename(s.file), store: s.store }));
   }
 
@@ -191,31 +171,10 @@ function buildRunIndex(store: RunStore, run: RunInfo, signature: string): RunInd
     judgeCells.set(cell.key, cell);
     judgeLinks.push(cell);
   }
-  // The same reading of judge re-ask chains as the analysis (experiment/reask.ts).
-  const resolved = resolveJudgeVerdicts(judgeLinks, {
-    labels: (cell) => cell.labels,
-    key: (cell) => cell.key,
-    text: (cell) => (cell.status === 'done' ? cell.text : null),
-  });
-  const verdicts = new Map<string, Map<string, Verdict>>();
+  // The audit reads its judge cells' re-ask chains (the same reading as its analysis).
+  const verdicts = findAudit(run.experiment)?.viewer?.judgeVerdicts?.(judgeLinks) ?? new Map<string, Map<string, Verdict>>();
   const judges = new Set<string>();
-  for (const [targetKey, byJudge] of resolved) {
-    const out = new Map<string, Verdict>();
-    for (const [judge, v] of byJudge) {
-      judges.add(judge);
-      out.set(judge, {
-        judge,
-        key: v.cell.key,
-        attempt: v.attempt,
-        score: v.verdict?.score ?? null,
-        label: v.verdict?.label ?? null,
-        reason: v.verdict?.reason ?? '',
-        raw: v.cell.text ?? '',
-        error: v.error,
-      });
-    }
-    verdicts.set(targetKey, out);
-  }
+  for (const byJudge of verdicts.values()) for (const judge of byJudge.keys()) judges.add(judge);
   return { run, cells, judgeCells, auxiliaryCells, auxiliaryEntries, verdicts, judges: [...judges].sort(), signature };
 }
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdapter } from '../../models/create-adapter.js';
 import { openStore } from '../../store/run-store.js';
-import { continuationRuns, memoryRuns, personaRuns } from '../testing/audit-runs.js';
+import { continuationRuns, memoryRuns, personaRuns } from '../../testing/audit-runs.js';
 import { startViewer, type ViewerServer } from './server.js';
 
 /** Run pages, filters, counts, cell navigation, pairs and the report route over every audit. */

@@ -5,14 +5,14 @@ import type { ModelAdapter } from '../../models/types.js';
 import type { Session } from '../../sessions/types.js';
 import type { RunStore } from '../../store/run-store.js';
 import type { CellStatus } from '../../store/types.js';
+import type { LiveProbeEvent, PreparedLiveProbe } from '../../experiment/audit.js';
+import { listAudits } from '../../experiment/registry.js';
 import { CLIENT_SCRIPT } from './client-script.js';
-import { registerBuiltinAudits } from '../../audits.js';
 import { checkSameAudit, compareAnalyzedRuns } from '../compare-runs.js';
 import { accountRun, renderHtmlReport } from '../report.js';
 import { type CellFilter, filterCells, type IndexedCell, type MeasureValues, pairCells, type RunAnalysis, type RunIndex, scoreOf, ViewerData } from './data.js';
 import { type CellMeasure, cellMeasures, type Factor, pairedCell, referencedBy, runFactors } from './design.js';
-import { createProbeSetup, type ProbeEvent, type ProbeSetup, parseProbeRequest, runLiveProbe } from './live-probe.js';
-import { analysisPage, cellPage, chartsOf, comparePage, errorPage, liveProbePage, type PageContext, runPage, runsPage, VIEWER_STYLE } from './pages.js';
+import { analysisPage, cellPage, chartsOf, comparePage, errorPage, type PageContext, runPage, runsPage, VIEWER_STYLE, viewerPage } from './pages.js';
 import { allowedHosts, COMMON_HEADERS, checkOrigin, newToken, styleHash, TOKEN_HEADER, tokenMatches, viewerCsp } from './security.js';
 
 /**
@@ -64,7 +64,6 @@ class HttpError extends Error {
 export async function startViewer(options: ViewerOptions): Promise<ViewerServer> {
   const host = options.host ?? '127.0.0.1';
   const token = newToken();
-  registerBuiltinAudits();
   const factorCache = new WeakMap<RunIndex, Factor[]>();
   const measureCache = new WeakMap<RunAnalysis, CellMeasure[]>();
   const chartCache = new WeakMap<RunAnalysis, ReturnType<typeof chartsOf>>();
@@ -79,9 +78,11 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
     return charts;
   }
   const data = new ViewerData(options.stores);
-  const probe: ProbeSetup | undefined =
-    options.sessions.length > 0
-      ? createProbeSetup(options.sessions, { target: options.target.ref, judge: options.judge.ref, ...(options.positions ? { positions: options.positions } : {}) })
+  // The live probe of the first registered audit that has one (persona drift's).
+  const liveProbe = listAudits().find((a) => a.liveProbe !== undefined)?.liveProbe;
+  const probe: PreparedLiveProbe | undefined =
+    options.sessions.length > 0 && liveProbe
+      ? liveProbe.prepare(options.sessions, { target: options.target.ref, judge: options.judge.ref, ...(options.positions ? { positions: options.positions } : {}) })
       : undefined;
   const context: PageContext = { token, simulated: options.target.provider === 'sim' || options.judge.provider === 'sim' };
   const csp = viewerCsp(VIEWER_STYLE);
@@ -218,9 +219,9 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
     if (!tokenMatches(token, Array.isArray(headerToken) ? headerToken[0] : headerToken)) throw new HttpError(403, 'missing or wrong viewer token');
     let body: unknown;
     body = await readJsonBody(request);
-    let probeRequest: ReturnType<typeof parseProbeRequest>;
+    let probeRequest: unknown;
     try {
-      probeRequest = parseProbeRequest(body, probe);
+      probeRequest = probe.parse(body);
     } catch (error) {
       if (error instanceof EcholensError) throw new HttpError(400, error.message);
       throw error;
@@ -233,11 +234,11 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
     response.flushHeaders();
     openStreams.add(response);
     log(request, 200);
-    const emit = (event: ProbeEvent) => {
+    const emit = (event: LiveProbeEvent) => {
       if (!response.writableEnded) response.write(`event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`);
     };
     try {
-      await runLiveProbe(probe, { target: options.target, judge: options.judge }, probeRequest, emit, controller.signal);
+      await probe.run(probeRequest, { target: options.target, judge: options.judge }, emit, controller.signal);
     } catch (error) {
       emit({ event: 'error', data: { arm: null, message: (error as Error).message } });
     } finally {
@@ -364,7 +365,10 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
       case '/probe':
       case '/demo':
         if (!probe) throw new HttpError(404, NO_SESSION);
-        return sendHtml(request, response, 200, liveProbePage(probe, context));
+        {
+          const page = probe.page(context);
+          return sendHtml(request, response, 200, viewerPage(page.title, page.body, context));
+        }
       case '/api/runs':
         return sendJson(request, response, 200, {
           runs: data.runs().map(({ store, run }) => ({ store: store.index, storeName: store.name, id: run.id, experiment: run.experiment, status: run.status, startedAt: run.startedAt, counts: run.counts })),

@@ -7,14 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerBuiltinSimProfiles } from '../../builtin-sims.js';
 import { packageRoot } from '../../core/version.js';
 import { createAdapter } from '../../models/create-adapter.js';
-import { memoryRuns } from '../testing/audit-runs.js';
+import { memoryRuns } from '../../testing/audit-runs.js';
 import { personaConfigSchema } from '../../persona-drift/config.js';
 import { runPersona } from '../../persona-drift/run.js';
 import { readSession } from '../../sessions/read.js';
 import type { Session } from '../../sessions/types.js';
 import { openStore } from '../../store/run-store.js';
 import { CLIENT_SCRIPT } from './client-script.js';
-import { createProbeSetup, parseProbeRequest } from './live-probe.js';
+import { createProbeSetup, parseProbeRequest } from '../../persona-drift/live-probe.js';
 import { allowedHosts, checkOrigin } from './security.js';
 import { startViewer, type ViewerServer } from './server.js';
 

@@ -1,5 +1,6 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { registerBuiltinAudits } from '../audits.js';
 import { packageRoot } from '../core/version.js';
 import { type ContinuationConfig, continuationConfigSchema } from '../continuation/config.js';
 import { continuationReport, runContinuation } from '../continuation/run.js';
@@ -11,10 +12,10 @@ import { type PersonaConfig, personaConfigSchema } from '../persona-drift/config
 import { personaReport, runPersona } from '../persona-drift/run.js';
 import { renderReport } from '../report/report.js';
 import { openStore } from '../store/run-store.js';
-import type { StageRuntime } from './runtime.js';
+import type { StageRuntime } from '../experiment/runtime.js';
 
 /**
- * `echolens demo`: both audits end to end on bundled inputs. The offline
+ * `echolens demo` (an entry point, like the CLI: it registers the built-in audits): the audits end to end on bundled inputs. The offline
  * default uses SIMULATED models (`sim:`), which measure nothing and exist to
  * show the machinery and its planted effects; `--target` (with `--judge`,
  * `--labeler`) runs the same demo on real models.
@@ -136,6 +137,8 @@ async function continuationDemo(db: string, options: DemoOptions, runtime: Stage
 const sign = (x: number) => (x >= 0 ? `+${x.toFixed(2)}` : x.toFixed(2));
 
 export async function runDemo(options: DemoOptions): Promise<DemoResult> {
+  // The demo is an entry point (like the CLI): its report reads the registry.
+  registerBuiltinAudits();
   const outDir = resolve(options.outDir);
   mkdirSync(outDir, { recursive: true });
   const db = join(outDir, 'demo.db');

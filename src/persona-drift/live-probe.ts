@@ -1,18 +1,18 @@
 import { basename } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { InvalidArgumentError } from '../../core/errors.js';
-import { askUntilParsed } from '../../experiment/reask.js';
-import type { ChatMessage, ModelAdapter } from '../../models/types.js';
-import { type PersonaConfig, personaConfigSchema, resolveSystemPrompt } from '../../persona-drift/config.js';
-import { assembleProbeMessages, type Mitigation } from '../../persona-drift/interventions.js';
-import { buildJudgeMessages, buildJudgeReask, parseJudgeOutput } from '../../persona-drift/judge.js';
-import type { PlannedPosition, SessionPlanInput } from '../../persona-drift/plan.js';
-import { sessionPlanInput } from '../../persona-drift/sessions-input.js';
-import { loadPersonaStimuli, type PersonaStimuli, probeText } from '../../persona-drift/stimuli.js';
-import type { Session } from '../../sessions/types.js';
+import { InvalidArgumentError } from '../core/errors.js';
+import { askUntilParsed } from '../experiment/reask.js';
+import type { ChatMessage, ModelAdapter } from '../models/types.js';
+import { type PersonaConfig, personaConfigSchema, resolveSystemPrompt } from './config.js';
+import { assembleProbeMessages, type Mitigation } from './interventions.js';
+import { buildJudgeMessages, buildJudgeReask, parseJudgeOutput } from './judge.js';
+import type { PlannedPosition, SessionPlanInput } from './plan.js';
+import { sessionPlanInput } from './sessions-input.js';
+import { loadPersonaStimuli, type PersonaStimuli, probeText } from './stimuli.js';
+import type { Session } from '../sessions/types.js';
 
 /**
- * The live probe (the viewer's page /probe): one probe at one position of a session, sent
+ * The persona audit's live probe (the viewer's page /probe, through the audit's `liveProbe` member): one probe at one position of a session, sent
  * with the real-session context, the matched filler and (optionally) the real
  * context with the A-anchor, streamed as it is generated, then judged.
  * Sessions are read at startup and chosen by index: a request never names a file.
@@ -211,3 +211,4 @@ async function replayInChunks(text: string, emit: (piece: string) => void, signa
     await sleep(25);
   }
 }
+

@@ -1,8 +1,10 @@
 import type { AuditHeadlineTarget } from '../experiment/audit.js';
-import type { GapEstimate, Maybe, PersonaObservation, PersonaReport, VerdictKind } from '../persona-drift/analysis.js';
-import { barSpec, forestSpec, type IntervalRow, scatterSpec, shortLabel, trajectorySpec } from './charts.js';
-import { figure, html, type RawHtml, table } from './html.js';
-import { vegaLiteToSvg } from './svg.js';
+import type { GapEstimate, Maybe, PersonaObservation, PersonaReport, VerdictKind } from './analysis.js';
+import { barSpec, forestSpec, type IntervalRow, scatterSpec, shortLabel, trajectorySpec } from '../report/charts.js';
+import { figure, html, type RawHtml, table } from '../report/html.js';
+import { vegaLiteToSvg } from '../report/svg.js';
+import { referenceHtml } from './reference-render.js';
+import { extrasHtml } from './extras-render.js';
 
 /** The persona-drift (ContextEcho) part of the HTML report. */
 
@@ -54,7 +56,7 @@ export function personaHeadline(report: PersonaReport): AuditHeadlineTarget[] {
     ];
     if (!('error' in d.signFlip)) numbers.push({ label: 'sign-flip p (Holm)', value: `${pv(d.signFlip.p)} (${pv(d.signFlip.pHolm)})`, detail: `${d.signFlip.n} ${d.signFlip.level}s, ${d.signFlip.method}` });
     if (isGap(g)) numbers.push({ label: 'real / filler mean score', value: `${f3(g.real.estimate)} / ${f3(g.filler.estimate)}` });
-    numbers.push({ label: 'onset', value: d.onset ? `${d.onset.position} (step ${d.onset.positionValue})` : '—', detail: d.onset ? `first position with Holm p ${pv(d.onset.pHolm)}` : 'no position significant' });
+    numbers.push({ label: 'onset', value: d.onset ? `${d.onset.position} (step ${d.onset.positionValue})` : '—', detail: d.onset ? `first position with Holm p ${pv(d.onset.pHolm)}` : (report.onset?.find((o) => o.target === d.target && o.judge === d.judge)?.reason ?? 'no position significant') });
     return { target: `${d.target} · judged by ${d.judge}`, verdict: d.verdict.kind, tone: TONE[d.verdict.kind], numbers: numbers.map((n) => (n.detail === undefined ? { label: n.label, value: n.value } : n)) };
   });
 }
@@ -108,6 +110,10 @@ export async function personaSection(
       { header: 'onset', value: (d) => (d.onset ? `${d.onset.position} (${d.onset.positionValue})` : '—') },
     ]),
   );
+
+  const reference = referenceHtml(report);
+  if (reference) parts.push(reference);
+  parts.push(...(await extrasHtml(report)));
 
   // Trajectories with compaction markers, one chart per session.
   const sessionIds = [...new Set(report.drift.flatMap((d) => d.byPosition.map((p) => p.session)))].sort();

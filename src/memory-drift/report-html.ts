@@ -5,12 +5,12 @@ import type {
   MemoryReport,
   TargetAnalysis,
   ValidityVerdict,
-} from '../memory-drift/analysis.js';
+} from './analysis.js';
 import type { AuditHeadlineTarget } from '../experiment/audit.js';
 import { dtw } from '../metrics/dtw.js';
-import { forestSpec, type IntervalRow, labelledScatterSpec } from './charts.js';
-import { figure, html, type RawHtml, table } from './html.js';
-import { vegaLiteToSvg } from './svg.js';
+import { forestSpec, type IntervalRow, labelledScatterSpec } from '../report/charts.js';
+import { figure, html, type RawHtml, table } from '../report/html.js';
+import { vegaLiteToSvg } from '../report/svg.js';
 
 /** The memory-drift (DriftLens) part of the HTML report. */
 

@@ -1,13 +1,13 @@
 import { join } from 'node:path';
-import { registerBuiltinAudits } from '../../audits.js';
-import { registerBuiltinSimProfiles } from '../../builtin-sims.js';
-import { continuationConfigSchema } from '../../continuation/config.js';
-import { runContinuation } from '../../continuation/run.js';
-import { packageRoot } from '../../core/version.js';
-import { memoryConfigSchema } from '../../memory-drift/config.js';
-import { runMemory } from '../../memory-drift/run.js';
-import { personaConfigSchema } from '../../persona-drift/config.js';
-import { runPersona } from '../../persona-drift/run.js';
+import { registerBuiltinAudits } from '../audits.js';
+import { registerBuiltinSimProfiles } from '../builtin-sims.js';
+import { continuationConfigSchema } from '../continuation/config.js';
+import { runContinuation } from '../continuation/run.js';
+import { packageRoot } from '../core/version.js';
+import { memoryConfigSchema } from '../memory-drift/config.js';
+import { runMemory } from '../memory-drift/run.js';
+import { personaConfigSchema } from '../persona-drift/config.js';
+import { runPersona } from '../persona-drift/run.js';
 
 /**
  * Small simulated runs of every audit for the viewer and compare tests: one run per target

@@ -1,0 +1,80 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCliInProcess } from '../testing/run-cli.js';
+import { openStore } from '../../store/run-store.js';
+
+/** `echolens persona import | export --layout contextecho` through the CLI: exit codes, messages, files. */
+
+const dir = mkdtempSync(join(tmpdir(), 'echolens-persona-interchange-cli-'));
+const positions = ['P1_pre_C1', 'P3_post_C3', 'P5_pre_C6'];
+const probes = ['C01', 'C02', 'C03', 'C04', 'C05'];
+
+function writeArchive(root: string): void {
+  positions.forEach((position, p) => {
+    for (const arm of ['claude_session', 'filler']) {
+      const folder = join(root, 'results', 'probes_at_crosscompaction', 'claude-haiku-4-5', position, arm);
+      mkdirSync(folder, { recursive: true });
+      probes.forEach((probe, i) => {
+        const score = arm === 'filler' ? 3 : (i + p) % 4;
+        writeFileSync(
+          join(folder, `${probe}.json`),
+          JSON.stringify({ probe_id: probe, probe_category: 'coding_self', probe_text: `q ${probe}`, arm, position, target: 'claude-haiku-4-5', response_text: `r ${probe}`, score, label: 'l', reason: 'why', input_tokens: 10, output_tokens: 5 }),
+        );
+      });
+    }
+  });
+}
+
+describe('echolens persona import / export --layout contextecho', { timeout: 300_000 }, () => {
+  it('imports, reports the reference block as JSON, and exports back to the same layout', async () => {
+    const archive = join(dir, 'archive');
+    writeArchive(archive);
+    const db = join(dir, 'persona.db');
+    const imported = await runCliInProcess(['persona', 'import', '--layout', 'contextecho', archive, '--db', db, '--judge', 'claude-sonnet-4-6']);
+    expect(imported.stderr).toBe('');
+    expect(imported.code).toBe(0);
+    expect(imported.stdout).toMatch(/30 responses, 30 verdicts \(30 per-cell files, 0 content-position files\).*procedure reference; no model was called/su);
+
+    const out = join(dir, 'report.json');
+    const report = await runCliInProcess(['persona', 'report', db, '--format', 'json', '-o', out]);
+    expect(report.code).toBe(0);
+    const json = JSON.parse(readFileSync(out, 'utf8')) as { reference: { arms: Array<{ target: string; arm: string; mean: number; positions: number; n: number }> } };
+    const real = json.reference.arms.find((a) => a.arm === 'real');
+    // Position means of (i + p) mod 4 over i = 0…4: 6/5, 7/5 and 8/5 at the three positions.
+    expect(real).toMatchObject({ target: 'claude-haiku-4-5', positions: 3, n: 15 });
+    expect(real?.mean).toBeCloseTo((6 / 5 + 7 / 5 + 8 / 5) / 3, 12);
+    const md = await runCliInProcess(['persona', 'report', db]);
+    expect(md.stdout).toContain("The verdict uses echolens's calibrated procedure");
+
+    const exported = join(dir, 'exported');
+    const exp = await runCliInProcess(['persona', 'export', '--layout', 'contextecho', db, exported]);
+    expect(exp.code).toBe(0);
+    const cell = JSON.parse(readFileSync(join(exported, 'results', 'probes_at_crosscompaction', 'claude-haiku-4-5', 'P3_post_C3', 'claude_session', 'C02.json'), 'utf8'));
+    expect(cell).toMatchObject({ probe_id: 'C02', arm: 'claude_session', position: 'P3_post_C3', score: 2, response_text: 'r C02', reason: 'why' });
+    const again = await runCliInProcess(['persona', 'export', '--layout', 'contextecho', db, exported]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/already holds an archive/u);
+  });
+
+  it('a bad file is exit 2 with the file and the field, no stack trace, and nothing imported', async () => {
+    const archive = join(dir, 'bad');
+    writeArchive(archive);
+    const bad = join(archive, 'results', 'probes_at_crosscompaction', 'claude-haiku-4-5', 'P5_pre_C6', 'filler', 'C04.json');
+    writeFileSync(bad, JSON.stringify({ ...JSON.parse(readFileSync(bad, 'utf8')), score: 'three' }));
+    const db = join(dir, 'bad.db');
+    const result = await runCliInProcess(['persona', 'import', '--layout', 'contextecho', archive, '--db', db]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/P5_pre_C6\/filler\/C04\.json.*score.*must be an integer/su);
+    expect(result.stderr).not.toMatch(/\n\s+at /u);
+    if (existsSync(db)) {
+      const store = openStore(db, { readonly: true });
+      expect(store.listRuns()).toHaveLength(0);
+      store.close();
+    }
+    const layout = await runCliInProcess(['persona', 'import', '--layout', 'openai', archive, '--db', db]);
+    expect(layout.code).toBe(2);
+    expect(layout.stderr).toMatch(/unknown layout "openai"/u);
+  });
+});

@@ -1,0 +1,76 @@
+import type { AnalyzedRun } from '../experiment/audit.js';
+import type { CompareRunsOptions, RunDifference } from '../report/compare-types.js';
+import { attempt, matchSubjects, sharedUnits } from '../report/compare-units.js';
+import { pairedBootstrapDifference } from '../stats/paired-bootstrap.js';
+import { type MemoryMetric, type MemoryReport, scoreTrajectories } from './analysis.js';
+import type { MemoryCollection } from './observations.js';
+import { NO_PERTURBATION } from './perturbations.js';
+
+/** `echolens compare` for memory runs: each tier's DTW/SRI elevation over the questions both runs share (docs/statistics.md, "Comparing runs"). */
+
+type Sums = { tn: number; ts: number; fn: number; fs: number };
+
+function memoryQuestionSums(collection: MemoryCollection, target: string, metric: MemoryMetric, tier: string): Map<string, Sums> {
+  const observations = scoreTrajectories(
+    collection.records.map((r) => r.sample),
+    { pairing: collection.config.analysis.pairing },
+  ).observations;
+  const out = new Map<string, Sums>();
+  for (const o of observations) {
+    const value = o[metric];
+    if (o.target !== target || o.status !== 'scored' || value === null) continue;
+    const floor = o.condition === NO_PERTURBATION;
+    if (!floor && o.tier !== tier) continue;
+    let s = out.get(o.question);
+    if (!s) {
+      s = { tn: 0, ts: 0, fn: 0, fs: 0 };
+      out.set(o.question, s);
+    }
+    if (floor) {
+      s.fn += 1;
+      s.fs += value;
+    } else {
+      s.tn += 1;
+      s.ts += value;
+    }
+  }
+  return out;
+}
+
+/** μ_tier / μ_floor − 1 over every row of the drawn questions (the report's elevation). */
+function elevationOf(clusters: readonly (readonly Sums[])[]): number | null {
+  let tn = 0;
+  let ts = 0;
+  let fn = 0;
+  let fs = 0;
+  for (const c of clusters) {
+    for (const s of c) {
+      tn += s.tn;
+      ts += s.ts;
+      fn += s.fn;
+      fs += s.fs;
+    }
+  }
+  if (tn === 0 || fn === 0 || !(fs > 0)) return null;
+  return ts / tn / (fs / fn) - 1;
+}
+
+export function memoryCompare(a: AnalyzedRun<MemoryCollection, MemoryReport>, b: AnalyzedRun<MemoryCollection, MemoryReport>, options: Required<CompareRunsOptions>): RunDifference[] {
+  const rows: RunDifference[] = [];
+  for (const [ta, tb, subject] of matchSubjects(a.report.targets, b.report.targets, (t) => t.target)) {
+    for (const metric of ['dtw', 'sri'] as const) {
+      for (const tier of ta.metrics[metric].tiers.map((t) => t.tier)) {
+        if (!tb.metrics[metric].tiers.some((t) => t.tier === tier)) continue;
+        const units = sharedUnits(memoryQuestionSums(a.collected, ta.target, metric, tier), memoryQuestionSums(b.collected, tb.target, metric, tier), (q) => q);
+        rows.push({
+          statistic: `${metric.toUpperCase()} elevation over the no-memory floor · ${tier}`,
+          subject,
+          unit: 'question',
+          scale: 'percent',
+          result: attempt(() => pairedBootstrapDifference(units, elevationOf, options)),
+        });
+      }
+    }
+  }
+  return rows;
+}

@@ -1,0 +1,34 @@
+import type { AnalyzedRun } from '../experiment/audit.js';
+import type { CompareRunsOptions, RunDifference } from '../report/compare-types.js';
+import { attempt, matchSubjects, sharedUnits } from '../report/compare-units.js';
+import { meanOfClusterMeans, pairedBootstrapDifference } from '../stats/paired-bootstrap.js';
+import type { PersonaReport } from './analysis.js';
+
+/** `echolens compare` for persona runs: the drift gap Δ over the positions (or sessions) both runs share (docs/statistics.md, "Comparing runs"). */
+
+function personaRows(a: PersonaReport, b: PersonaReport, options: Required<CompareRunsOptions>): RunDifference[] {
+  return matchSubjects(a.drift, b.drift, (d) => `${d.target} · judge ${d.judge}`).map(([da, db, subject]) => {
+    const unitValues = (d: typeof da) => {
+      const out = new Map<string, { session: string; value: number }>();
+      for (const p of d.byPosition) if (!('error' in p.gap)) out.set(`${p.session}\u0000${p.position}`, { session: p.session, value: p.gap.estimate });
+      return out;
+    };
+    const va = unitValues(da);
+    const vb = unitValues(db);
+    const sessions = new Set([...va.keys()].filter((k) => vb.has(k)).map((k) => k.split('\u0000')[0]));
+    // Several sessions: sessions are the units (positions averaged within each), as in the report.
+    const bySession = sessions.size >= 2;
+    const units = sharedUnits(va, vb, (k) => (bySession ? (k.split('\u0000')[0] as string) : k));
+    return {
+      statistic: 'drift gap Δ (filler − real)',
+      subject,
+      unit: bySession ? 'session' : 'position',
+      scale: 'number',
+      result: attempt(() => pairedBootstrapDifference(units, (clusters) => meanOfClusterMeans(clusters.map((c) => c.map((u) => u.value))), options)),
+    };
+  });
+}
+
+export function personaCompare(a: AnalyzedRun<unknown, PersonaReport>, b: AnalyzedRun<unknown, PersonaReport>, options: Required<CompareRunsOptions>): RunDifference[] {
+  return personaRows(a.report, b.report, options);
+}

@@ -1,0 +1,196 @@
+import { StatisticsError } from '../core/errors.js';
+import { fCdf } from '../stats/distributions.js';
+import { percentileInterval } from '../stats/resampling-common.js';
+import { rng } from '../stats/rng.js';
+import type { Maybe, PersonaObservation, ResolvedOptions } from './analysis-types.js';
+import type { AnalysisDesign } from './analysis-types.js';
+import { probeCell } from './analysis-effects.js';
+import { attempt, cellName, combineUnits, inCell } from './contrasts.js';
+import { clusteredInference, MIN_UNITS_FOR_CLAIM, type UnitInference, type UnitValue, unitInference } from './inference.js';
+
+/**
+ * Pooled multi-judge consensus (ContextEcho F6, Table 5 pools five judges), pure. The judge is a
+ * factor of the design: each judge gives its own drift gap Δ_j(u) = filler − real at every unit u
+ * (session, position) of the headline cell. The consensus at a unit is the mean of the judges'
+ * Δ_j(u), so all judges' scores of one unit stay together when the units are resampled or their
+ * signs flipped: the judges scored the same responses, and treating their scores as independent
+ * would count every response several times. The pooled estimate then goes through the same
+ * clustered inference as every other contrast (positions in one session, sessions when there are
+ * several; docs/statistics.md "Pooled multi-judge consensus").
+ */
+
+export interface ConsensusRow {
+  target: string;
+  /** The judges pooled (every judge with scores for this target), sorted. */
+  judges: string[];
+  /** The headline cell the consensus is computed in. */
+  cell: string;
+  /** Pooled Δ (mean over judges of filler − real), with sessions weighted equally. */
+  estimate: number;
+  /** 95% t interval over the units (the calibrated procedure). */
+  ci: readonly [number, number];
+  se: number;
+  df: number;
+  /** Two-sided sign-flip p over the units (each unit's judges flipped together). */
+  p: number;
+  method: 'exact' | 'monte-carlo';
+  level: UnitInference['level'];
+  units: number;
+  sessions: number;
+  positions: number;
+  minAttainableP: number;
+  note?: string;
+  /** Percentile interval of a bootstrap over the same units (judges kept together within a unit); null with fewer than 6 units, where a bootstrap interval is too narrow to mean anything. */
+  bootstrapCi: readonly [number, number] | null;
+  B: number;
+  /** Positions left out because at least one judge had no valid score there (the pooled units are complete). */
+  droppedPositions: number;
+  /** Each judge's Δ on the same units, with its own t interval. */
+  perJudge: Array<{ judge: string; estimate: number; ci: readonly [number, number] }>;
+  /** Does Δ differ between judges? Two-way repeated-measures ANOVA of units × judges (judge main effect on Δ). */
+  judgeEffect: Maybe<{ F: number; df1: number; df2: number; p: number }>;
+  /** Largest minus smallest judge estimate. */
+  spread: number;
+  /** Do all judges give Δ the same sign (zeros count as agreeing with either)? */
+  signsAgree: boolean;
+}
+
+export interface ConsensusResult {
+  rows: ConsensusRow[];
+  /** Targets with several judges but no consensus row, and why. */
+  skipped: Array<{ target: string; reason: string }>;
+}
+
+const meanOf = (values: readonly number[]) => values.reduce((s, v) => s + v, 0) / values.length;
+
+/**
+ * The units of inference: positions in one session, else session means of positions. Each entry
+ * carries one value per judge (same order as `judges`).
+ */
+export function consensusUnits(perJudge: ReadonlyArray<readonly UnitValue[]>): { level: 'position' | 'session'; rows: Array<{ key: string; values: number[] }>; pooled: UnitValue[]; dropped: number } {
+  const maps = perJudge.map((units) => new Map(units.map((u) => [`${u.session}\u0000${u.position}`, u])));
+  const all = new Set(perJudge.flatMap((units) => units.map((u) => `${u.session}\u0000${u.position}`)));
+  const complete = [...all].filter((k) => maps.every((m) => m.has(k))).sort();
+  const positionRows = complete.map((k) => {
+    const first = maps[0]?.get(k) as UnitValue;
+    return { session: first.session, position: first.position, key: k, values: maps.map((m) => (m.get(k) as UnitValue).value) };
+  });
+  const pooled = positionRows.map((r) => ({ session: r.session, position: r.position, value: meanOf(r.values) }));
+  const sessions = [...new Set(positionRows.map((r) => r.session))].sort();
+  if (sessions.length < 2) return { level: 'position', rows: positionRows.map((r) => ({ key: r.key, values: r.values })), pooled, dropped: all.size - complete.length };
+  const rows = sessions.map((session) => {
+    const mine = positionRows.filter((r) => r.session === session);
+    return { key: session, values: perJudge.map((_, j) => meanOf(mine.map((r) => r.values[j] as number))) };
+  });
+  return { level: 'session', rows, pooled, dropped: all.size - complete.length };
+}
+
+/**
+ * Judge main effect in a units × judges table without replication (two-way repeated-measures
+ * ANOVA): F = MS_judge / MS_residual with (k − 1, (k − 1)(n − 1)) degrees of freedom.
+ */
+export function judgeEffectTest(table: ReadonlyArray<readonly number[]>): { F: number; df1: number; df2: number; p: number } {
+  const n = table.length;
+  const k = table[0]?.length ?? 0;
+  if (n < 2 || k < 2) throw new StatisticsError(`the judge effect needs at least 2 units and 2 judges (got ${n} units, ${k} judges)`);
+  const grand = meanOf(table.flatMap((r) => [...r]));
+  const rowMeans = table.map((r) => meanOf(r));
+  const colMeans = Array.from({ length: k }, (_, j) => meanOf(table.map((r) => r[j] as number)));
+  let ssJudge = 0;
+  for (const c of colMeans) ssJudge += n * (c - grand) ** 2;
+  let ssResidual = 0;
+  table.forEach((r, i) => {
+    r.forEach((x, j) => {
+      ssResidual += (x - (rowMeans[i] as number) - (colMeans[j] as number) + grand) ** 2;
+    });
+  });
+  const df1 = k - 1;
+  const df2 = (k - 1) * (n - 1);
+  const msResidual = ssResidual / df2;
+  if (!(msResidual > 1e-12 * Math.max(1, ssJudge))) {
+    throw new StatisticsError('the judges differ by a constant at every unit (no residual variance): the judge effect F is undefined');
+  }
+  const F = ssJudge / df1 / msResidual;
+  return { F, df1, df2, p: 1 - fCdf(F, df1, df2) };
+}
+
+/** Percentile bootstrap of the mean of unit values (each unit already pools its judges). */
+export function unitBootstrapCi(values: readonly number[], B: number, seed: number, level = 0.95): readonly [number, number] {
+  if (values.length < 2) throw new StatisticsError('a bootstrap interval needs at least 2 units');
+  const random = rng(seed);
+  const n = values.length;
+  const replicates = new Float64Array(B);
+  for (let b = 0; b < B; b++) {
+    let s = 0;
+    for (let i = 0; i < n; i++) s += values[random.int(n)] as number;
+    replicates[b] = s / n;
+  }
+  return percentileInterval(replicates, level);
+}
+
+/** The bootstrap's resamples: the analysis B, capped so a report stays fast (the t interval is the calibrated one). */
+const bootstrapB = (B: number) => Math.min(Math.max(B, 2000), 10_000);
+
+export function analyzeConsensus(observations: readonly PersonaObservation[], design: AnalysisDesign, options: ResolvedOptions): ConsensusResult {
+  const rows: ConsensusRow[] = [];
+  const skipped: ConsensusResult['skipped'] = [];
+  if (design.judges.length < 2) return { rows, skipped };
+  const inf = { B: options.B, seed: options.seed, alpha: options.alpha };
+  for (const target of design.targets) {
+    const judges = design.judges.filter((judge) => observations.some((o) => o.target === target && o.surface === 'probe' && typeof o.scores[judge] === 'number'));
+    if (judges.length < 2) continue;
+    const firstFiller = probeCell(design, target, judges[0] as string, 'filler');
+    const cell = `${cellName({ ...firstFiller, judge: null }).replace(' arm=filler', '')} judges=${judges.join(',')} (filler − real)`;
+    const perJudgeUnits = judges.map((judge) =>
+      combineUnits(
+        [
+          { observations: inCell(observations, probeCell(design, target, judge, 'filler')), weight: 1 },
+          { observations: inCell(observations, probeCell(design, target, judge, 'real')), weight: -1 },
+        ],
+        judge,
+      ),
+    );
+    const result = attempt(() => {
+      const units = consensusUnits(perJudgeUnits);
+      if (units.pooled.length === 0) throw new StatisticsError('no position has valid scores from every judge in both arms');
+      const pooled = clusteredInference(units.pooled, inf);
+      const unitValues = units.rows.map((r) => meanOf(r.values));
+      const B = bootstrapB(options.B);
+      // Each judge on the same unit table (session means when there are several sessions).
+      const counts = { sessions: pooled.sessions, positions: pooled.positions };
+      const perJudgeRows = judges.map((judge, j) => {
+        const values = units.rows.map((r) => r.values[j] as number);
+        return { judge, estimate: meanOf(values), ci: unitInference(values, units.level, counts, inf).ci };
+      });
+      const estimates = perJudgeRows.map((r) => r.estimate);
+      const row: ConsensusRow = {
+        target,
+        judges,
+        cell,
+        estimate: meanOf(unitValues),
+        ci: pooled.ci,
+        se: pooled.se,
+        df: pooled.df,
+        p: pooled.p,
+        method: pooled.method,
+        level: pooled.level,
+        units: pooled.units,
+        sessions: pooled.sessions,
+        positions: pooled.positions,
+        minAttainableP: pooled.minAttainableP,
+        ...(pooled.note ? { note: pooled.note } : {}),
+        bootstrapCi: unitValues.length >= MIN_UNITS_FOR_CLAIM ? unitBootstrapCi(unitValues, B, options.seed) : null,
+        B,
+        droppedPositions: units.dropped,
+        perJudge: perJudgeRows,
+        judgeEffect: attempt(() => judgeEffectTest(units.rows.map((r) => r.values))),
+        spread: Math.max(...estimates) - Math.min(...estimates),
+        signsAgree: estimates.every((e) => e >= 0) || estimates.every((e) => e <= 0),
+      };
+      return row;
+    });
+    if ('error' in result) skipped.push({ target, reason: result.error });
+    else rows.push(result);
+  }
+  return { rows, skipped };
+}

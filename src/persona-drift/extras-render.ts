@@ -1,0 +1,207 @@
+import type { TopLevelSpec } from 'vega-lite';
+import { forestSpec, type IntervalRow, trajectorySpec } from '../report/charts.js';
+import { figure, html, type RawHtml, table } from '../report/html.js';
+import { markdownText } from '../report/markdown-text.js';
+import { vegaLiteToSvg } from '../report/svg.js';
+import type { GapEstimate, Maybe, PersonaReport } from './analysis.js';
+import type { UnitInference } from './inference.js';
+
+/**
+ * Markdown and HTML of the report's further analyses (consensus, harness, framing, onset). Both
+ * renderings are built from the same rows, so they show the same numbers as the JSON.
+ */
+
+const f2 = (x: number) => (Number.isFinite(x) ? (x >= 0 ? `+${x.toFixed(2)}` : x.toFixed(2)) : 'n/a');
+const pv = (p: number) => (p < 0.001 ? '<0.001' : p.toFixed(3));
+const interval = (estimate: number, ci: readonly [number, number] | null) => (ci ? `${f2(estimate)} [${f2(ci[0])}, ${f2(ci[1])}]` : `${f2(estimate)} (no interval)`);
+const maybeText = (g: Maybe<GapEstimate | UnitInference>) => ('error' in g ? `n/a (${g.error})` : `${interval(g.estimate, g.ci)} (${g.units} ${g.level}s)`);
+
+export interface ExtrasSection {
+  id: string;
+  title: string;
+  note: string;
+  header: string[];
+  rows: string[][];
+  /** Interval rows for a forest chart (HTML only), with its axis title. */
+  chart?: { rows: IntervalRow[]; xTitle: string; caption: string };
+  /** Further Vega-Lite charts (HTML only). */
+  specs?: Array<{ spec: TopLevelSpec; caption: string }>;
+}
+
+export function extrasSections(report: PersonaReport): ExtrasSection[] {
+  const out: ExtrasSection[] = [];
+  const consensus = report.consensus ?? [];
+  if (consensus.length > 0 || (report.consensusSkipped ?? []).length > 0) {
+    out.push({
+      id: 'persona-consensus',
+      title: 'Pooled multi-judge consensus',
+      note:
+        'Pooled Δ = mean over judges of filler − real at each unit (all judges of a unit kept together), then the same clustered inference as the headline: 95% t interval and sign-flip test over the units, and a percentile bootstrap of the units beside it. Judge effect: repeated-measures F test of whether Δ differs between judges.' +
+        (report.consensusSkipped ?? []).map((s) => ` ${s.target}: no consensus (${s.reason}).`).join(''),
+      header: ['target', 'judges', 'pooled Δ [95% CI]', 'bootstrap CI', 'sign-flip p', 'units', 'per judge', 'judge effect', 'signs agree'],
+      rows: consensus.map((c) => [
+        c.target,
+        c.judges.join(', '),
+        interval(c.estimate, c.ci),
+        c.bootstrapCi ? `[${f2(c.bootstrapCi[0])}, ${f2(c.bootstrapCi[1])}] (B = ${c.B})` : `— (${c.units} units: too few for a bootstrap)`,
+        pv(c.p),
+        `${c.units} ${c.level}s${c.droppedPositions > 0 ? ` (${c.droppedPositions} positions lacked a judge)` : ''}`,
+        c.perJudge.map((j) => `${j.judge} ${interval(j.estimate, j.ci)}`).join('; '),
+        'error' in c.judgeEffect ? `n/a (${c.judgeEffect.error})` : `F(${c.judgeEffect.df1}, ${c.judgeEffect.df2}) = ${c.judgeEffect.F.toFixed(2)}, p = ${pv(c.judgeEffect.p)}`,
+        c.signsAgree ? 'yes' : `no (spread ${c.spread.toFixed(2)})`,
+      ]),
+      chart: {
+        rows: consensus.flatMap((c) => [
+          { label: 'pooled', group: c.target, estimate: c.estimate, lo: c.ci[0], hi: c.ci[1] },
+          ...c.perJudge.map((j) => ({ label: j.judge, group: c.target, estimate: j.estimate, lo: j.ci[0], hi: j.ci[1] })),
+        ]),
+        xTitle: 'Δ = filler − real (judge points)',
+        caption: 'Pooled consensus and each judge on the same units, 95% t intervals.',
+      },
+    });
+  }
+  const harness = report.harness ?? [];
+  if (harness.length > 0) {
+    out.push({
+      id: 'persona-harness',
+      title: 'Claude Code versus Codex sessions',
+      note: 'Each session’s drift gap (its positions averaged) is one unit. Δ per harness is the mean of its sessions; the difference is tested by permuting harness labels over sessions, with a bootstrap interval resampling sessions within each harness.',
+      header: ['target', 'judge', 'Claude Code Δ', 'Codex Δ', 'difference [95% CI]', 'permutation p', 'ratio', 'power'],
+      rows: harness.map((h) => {
+        const level = (name: string) => {
+          const l = h.harnesses.find((x) => x.harness === name);
+          return l ? `${interval(l.estimate, l.ci)}, ${l.sessions.length} session(s)${l.level === 'position' ? ' (t over the positions of one session)' : ' (t over sessions)'}` : '—';
+        };
+        return [
+          h.target,
+          h.judge,
+          level('claude-code'),
+          level('codex'),
+          interval(h.difference.estimate, h.difference.ci),
+          h.difference.p === null ? 'n/a' : `${pv(h.difference.p)} (${h.difference.method})`,
+          h.ratio === null ? '—' : `${h.ratio.toFixed(2)}×`,
+          h.underpowered ? `underpowered: ${h.reason}` : 'ok',
+        ];
+      }),
+      chart: {
+        rows: harness.flatMap((h) =>
+          h.harnesses.filter((l) => l.ci !== null).map((l) => ({ label: l.harness, group: `${h.target} · ${h.judge}`, estimate: l.estimate, lo: (l.ci as readonly [number, number])[0], hi: (l.ci as readonly [number, number])[1] })),
+        ),
+        xTitle: 'Δ = filler − real (judge points)',
+        caption: 'Δ per harness: 95% t interval over its sessions, or over the positions of a single session.',
+      },
+    });
+  }
+  const framing = report.framing ?? [];
+  if (framing.length > 0) {
+    out.push({
+      id: 'persona-framing',
+      title: 'Probe framing ablation',
+      note: 'The same probes sent with and without the benchmark framing in one run. The headline uses the first configured level; here: the gap under each, their difference, and the framing’s shift of each arm (framed − bare).',
+      header: ['target', 'judge', 'Δ framed', 'Δ bare', 'Δ bare − Δ framed', 'real: framed − bare', 'filler: framed − bare'],
+      rows: framing.map((f) => [f.target, f.judge, maybeText(f.framed), maybeText(f.bare), maybeText(f.difference), maybeText(f.realShift), maybeText(f.fillerShift)]),
+    });
+  }
+  const ablation = report.anchorAblation ?? [];
+  if (ablation.length > 0) out.push(anchorAblationSection(ablation));
+  const onset = report.onset ?? [];
+  if (onset.length > 0) {
+    out.push({
+      id: 'persona-onset',
+      title: 'Onset',
+      note: `Rule: ${onset[0]?.rule}.`,
+      header: ['target', 'judge', 'onset', 'positions tested', 'smallest Holm p', 'why undefined'],
+      rows: onset.map((o) => [
+        o.target,
+        o.judge,
+        o.onset ? `${o.onset.session} ${o.onset.position} (${o.onset.positionValue}), Δ ${f2(o.onset.estimate)}, Holm p ${pv(o.onset.pHolm)}` : 'undefined',
+        String(o.positionsTested),
+        o.smallestPHolm === null ? 'n/a' : pv(o.smallestPHolm),
+        o.reason ?? '—',
+      ]),
+    });
+  }
+  return out;
+}
+
+export function extrasMarkdown(report: PersonaReport): string[] {
+  const out: string[] = [];
+  for (const s of extrasSections(report)) {
+    out.push(`## ${s.title}`, '', markdownText(s.note), '');
+    out.push(`| ${s.header.join(' | ')} |`, `| ${s.header.map(() => '---').join(' | ')} |`, ...s.rows.map((r) => `| ${r.map(markdownText).join(' | ')} |`), '');
+  }
+  return out;
+}
+
+export async function extrasHtml(report: PersonaReport): Promise<RawHtml[]> {
+  const out: RawHtml[] = [];
+  for (const s of extrasSections(report)) {
+    out.push(html`<h3 id="${s.id}">${s.title}</h3><p class="note">${s.note}</p>`);
+    if (s.chart && s.chart.rows.length > 0) out.push(figure(await vegaLiteToSvg(forestSpec(s.chart.rows, { xTitle: s.chart.xTitle, rules: [0] })), s.chart.caption));
+    for (const chart of s.specs ?? []) out.push(figure(await vegaLiteToSvg(chart.spec), chart.caption));
+    out.push(table(s.rows, s.header.map((header, i) => ({ header, value: (row: string[]) => row[i] ?? '' }))));
+  }
+  return out;
+}
+
+type AblationRow = PersonaReport['anchorAblation'][number];
+
+/**
+ * The anchor-ablation grid: a table of every cell and three charts of the score change over the
+ * control — by anchor size (x = measured tokens), by turns since the anchor, and by placement.
+ * Each chart varies one factor; a line is one level of the other two (nothing is averaged over them).
+ */
+function anchorAblationSection(rows: readonly AblationRow[]): ExtrasSection {
+  const ok = rows.filter((r): r is AblationRow & { vsControl: GapEstimate } => !('error' in r.vsControl));
+  const who = (r: AblationRow) => `${r.target} · ${r.judge}`;
+  const line = (r: AblationRow, without: 'size' | 'turns') =>
+    without === 'size' ? `${who(r)} · ${r.placement} · ${r.turns} turns` : `${who(r)} · ${r.placement} · ${r.size === null ? 'own size' : `${r.tokens} tokens`}`;
+  const specs: NonNullable<ExtrasSection['specs']> = [];
+  const points = (without: 'size' | 'turns', x: (r: AblationRow) => number) =>
+    ok.map((r) => ({ series: line(r, without), x: x(r), estimate: r.vsControl.estimate, lo: r.vsControl.ci[0], hi: r.vsControl.ci[1] }));
+  if (new Set(ok.map((r) => r.tokens)).size > 1) {
+    specs.push({ spec: trajectorySpec(points('size', (r) => r.tokens), [], { xTitle: 'anchor size (tokens of the inserted turns)', yTitle: 'anchor − control (judge points)' }), caption: 'Score change over the unmitigated control by anchor size, 95% interval at the sampled unit.' });
+  }
+  if (new Set(ok.map((r) => r.turns)).size > 1) {
+    specs.push({ spec: trajectorySpec(points('turns', (r) => r.turns), [], { xTitle: 'turns since the anchor', yTitle: 'anchor − control (judge points)' }), caption: 'Decay: score change over the control by the number of exchanges between the anchor and the probe.' });
+  }
+  if (new Set(ok.map((r) => r.placement)).size > 1) {
+    specs.push({
+      spec: forestSpec(
+        ok.map((r) => ({ label: `${r.placement} · ${r.size === null ? 'own' : `${r.tokens}t`} · ${r.turns} turns`, group: who(r), estimate: r.vsControl.estimate, lo: r.vsControl.ci[0], hi: r.vsControl.ci[1] })),
+        { xTitle: 'anchor − control (judge points)', rules: [0] },
+      ),
+      caption: 'Score change over the control by placement of the anchor.',
+    });
+  }
+  return {
+    id: 'persona-anchor-ablation',
+    title: 'Anchor ablations: size, placement, turns since the anchor',
+    note: 'Each cell of the anchorAblation grid on the real arm at the headline prompt and distance, against the unmitigated real-context control (per-unit difference, clustered inference). Recovery = (cell − control)/(filler − control) when the gap exceeds 0.05.',
+    header: ['target', 'judge', 'arm', 'size (tokens)', 'placement', 'turns since', 'mean', 'n', 'cell − control [95% CI]', 'recovery'],
+    rows: rows.map((r) => [
+      r.target,
+      r.judge,
+      r.arm,
+      r.size === null ? `own (${r.tokens})` : `${r.size} (${r.tokens})`,
+      r.placement,
+      String(r.turns),
+      r.mean.toFixed(3),
+      String(r.n),
+      maybeText(r.vsControl),
+      r.recovery === null ? '—' : `${(100 * r.recovery).toFixed(1)}%`,
+    ]),
+    specs,
+  };
+}
+
+/** Viewer summary lines: the pooled consensus and the harness difference, one line each. */
+export function personaExtrasSummary(report: PersonaReport): Array<{ label: string; value: string }> {
+  return [
+    ...(report.consensus ?? []).map((c) => ({ label: `pooled consensus Δ · ${c.target} · ${c.judges.length} judges`, value: interval(c.estimate, c.ci) })),
+    ...(report.harness ?? []).map((h) => ({
+      label: `Claude Code − Codex Δ · ${h.target} · ${h.judge}`,
+      value: `${interval(h.difference.estimate, h.difference.ci)}${h.underpowered ? ' · underpowered' : ''}`,
+    })),
+  ];
+}

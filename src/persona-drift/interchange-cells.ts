@@ -1,0 +1,339 @@
+import { InputError } from '../core/errors.js';
+import { isObject } from '../core/guards.js';
+
+/**
+ * The ContextEcho archive layouts as plain records (pure: JSON values in, validated cells out).
+ * The layouts are described in docs/interchange.md. Reading and writing files is in
+ * interchange-files.ts; the store side in interchange-store.ts.
+ */
+
+/** One judged probe response from an archive, in echolens's terms. */
+export interface ArchiveCell {
+  /** Where it came from (relative path), for error messages and the manifest. */
+  file: string;
+  /** Plan order in an echolens export (absent in the authors' files: they are taken in path order). */
+  order?: number;
+  target: string;
+  session: string;
+  position: string;
+  positionValue: number;
+  compaction: { index: number; side: 'pre' | 'post' } | null;
+  /** echolens arm: the authors' `claude_session` is `real`. */
+  arm: string;
+  mitigation: string;
+  distance: string;
+  systemPrompt: string | null;
+  item: string;
+  category: string;
+  probeText: string;
+  paraphrase: number;
+  sample: number;
+  status: 'done' | 'empty' | 'failed';
+  response: string;
+  inputTokens: number;
+  outputTokens: number;
+  /** Judge → verdict; `score: null` = the judge's output was not usable (the authors' −1). */
+  judgements: Array<{ judge: string; score: number | null; label: string | null; reason: string }>;
+}
+
+/** The arm directory names of the per-cell layout: the authors' two and echolens's other context arms. */
+const ARCHIVE_ARMS: Record<string, string> = {
+  claude_session: 'real',
+  filler: 'filler',
+  'filler-flat': 'filler-flat',
+  'shuffled-real': 'shuffled-real',
+  'unrelated-session': 'unrelated-session',
+  scratch: 'scratch',
+};
+
+export const archiveArmOf = (arm: string): string | undefined => ARCHIVE_ARMS[arm];
+/** The per-cell directory name of an echolens arm. */
+export const archiveArmName = (arm: string): string => (arm === 'real' ? 'claude_session' : arm);
+
+/** Turn numbers of the authors' twelve headline positions (agent steps on their session). */
+const HEADLINE_POSITIONS: Record<string, number> = {
+  P0_start: 100,
+  P1_pre_C1: 1300,
+  P2_post_C1: 1438,
+  P_pre_C2: 2200,
+  P_post_C2: 2329,
+  P_pre_C3: 4694,
+  P3_post_C3: 4794,
+  P_pre_C4: 6216,
+  P_post_C4: 6316,
+  P_pre_C5: 7724,
+  P4_post_C5: 7824,
+  P5_pre_C6: 8800,
+};
+
+/** What a position label says: its counter value where known, and the compaction it brackets. */
+export function positionFacts(label: string): { value: number | null; compaction: ArchiveCell['compaction'] } {
+  const known = HEADLINE_POSITIONS[label];
+  const onset = /^T(\d+)$/u.exec(label);
+  const side = /(pre|post)_C(\d+)/u.exec(label);
+  return {
+    value: known ?? (onset ? Number(onset[1]) : null),
+    compaction: side ? { index: Number(side[2]), side: side[1] as 'pre' | 'post' } : null,
+  };
+}
+
+/** Probe categories by the authors' id letter (their harness names the five categories this way). */
+const CATEGORY_BY_LETTER: Record<string, string> = { I: 'identity', O: 'experience', E: 'experience', P: 'preference', R: 'relational', C: 'coding_self' };
+
+function fail(file: string, field: string, message: string): never {
+  throw new InputError(message, { file, field });
+}
+
+function requireString(record: Record<string, unknown>, field: string, file: string): string {
+  const value = record[field];
+  if (value === undefined || value === null) fail(file, field, `missing field "${field}"`);
+  if (typeof value !== 'string') fail(file, field, `"${field}" must be a string, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+function optionalString(record: Record<string, unknown>, field: string, file: string): string | null {
+  const value = record[field];
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string') fail(file, field, `"${field}" must be a string, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+function tokens(record: Record<string, unknown>, field: string, file: string): number {
+  const value = record[field];
+  if (value === undefined || value === null) return 0;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) fail(file, field, `"${field}" must be a non-negative integer, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+/** A judge score: an integer 0–3, or −1 (the authors' mark of a judge output they could not parse). */
+function archiveScore(value: unknown, file: string, field: string): number | null {
+  if (value === undefined) fail(file, field, `missing field "${field}"`);
+  if (typeof value !== 'number' || !Number.isInteger(value)) fail(file, field, `"${field}" must be an integer 0–3 (or −1 for an unparsed judgement), got ${JSON.stringify(value)}`);
+  if (value === -1) return null;
+  if (value < 0 || value > 3) fail(file, field, `"${field}" must be an integer 0–3 (or −1 for an unparsed judgement), got ${value}`);
+  return value;
+}
+
+/** The echolens block an exported file carries (absent in the authors' own files). */
+interface EcholensBlock {
+  target: string;
+  session: string;
+  positionValue: number;
+  compaction: ArchiveCell['compaction'];
+  arm: string;
+  mitigation: string;
+  distance: string;
+  systemPrompt: string | null;
+  category: string;
+  paraphrase: number;
+  sample: number;
+  status: ArchiveCell['status'];
+  judgements: ArchiveCell['judgements'];
+  order?: number;
+}
+
+function echolensBlock(value: unknown, file: string): EcholensBlock | null {
+  if (value === undefined) return null;
+  if (!isObject(value)) fail(file, 'echolens', '"echolens" must be an object');
+  const v = value as Record<string, unknown>;
+  const int = (field: string) => {
+    const x = v[field];
+    if (typeof x !== 'number' || !Number.isInteger(x)) fail(file, `echolens.${field}`, `"echolens.${field}" must be an integer`);
+    return x;
+  };
+  const status = v.status;
+  if (status !== 'done' && status !== 'empty' && status !== 'failed') fail(file, 'echolens.status', '"echolens.status" must be done, empty or failed');
+  if (!Array.isArray(v.judgements)) fail(file, 'echolens.judgements', 'missing field "echolens.judgements"');
+  const judgements = v.judgements.map((j, i) => {
+    const where = `echolens.judgements[${i}]`;
+    if (!isObject(j)) fail(file, where, `"${where}" must be an object`);
+    const r = j as Record<string, unknown>;
+    const score = r.score === null ? null : archiveScore(r.score, file, `${where}.score`);
+    return { judge: requireString(r, 'judge', file), score, label: optionalString(r, 'label', file), reason: optionalString(r, 'reason', file) ?? '' };
+  });
+  const compaction = v.compaction;
+  if (compaction !== null && !(isObject(compaction) && typeof compaction.index === 'number' && (compaction.side === 'pre' || compaction.side === 'post'))) {
+    fail(file, 'echolens.compaction', '"echolens.compaction" must be null or { index, side: pre|post }');
+  }
+  return {
+    target: requireString(v, 'target', file),
+    session: requireString(v, 'session', file),
+    positionValue: int('positionValue'),
+    compaction: compaction as ArchiveCell['compaction'],
+    arm: requireString(v, 'arm', file),
+    mitigation: requireString(v, 'mitigation', file),
+    distance: requireString(v, 'distance', file),
+    systemPrompt: optionalString(v, 'systemPrompt', file),
+    category: requireString(v, 'category', file),
+    paraphrase: int('paraphrase'),
+    sample: int('sample'),
+    status,
+    judgements,
+    ...(typeof v.order === 'number' && Number.isInteger(v.order) ? { order: v.order } : {}),
+  };
+}
+
+/** Sample index of a per-cell file name: `C01.json` is 0, `C01_v03.json` is 3 (the authors' replicate files). */
+function sampleOfFile(name: string): number {
+  const m = /_v(\d+)\.json$/u.exec(name);
+  return m ? Number(m[1]) : 0;
+}
+
+/**
+ * One file of `<target>/<position>/<arm>/<probe_id>.json` (the authors' snapshot-at-position runs).
+ * `path` gives the directory names the file sits under; the file's own fields must agree with them.
+ */
+export function parsePerCellFile(
+  value: unknown,
+  file: string,
+  path: { target: string; position: string; arm: string; name: string },
+  judge: string,
+): ArchiveCell {
+  if (!isObject(value)) fail(file, '(root)', 'a per-cell file must hold one JSON object');
+  const v = value as Record<string, unknown>;
+  const probeId = requireString(v, 'probe_id', file);
+  const category = requireString(v, 'probe_category', file);
+  const probeText = requireString(v, 'probe_text', file);
+  const armName = requireString(v, 'arm', file);
+  const position = requireString(v, 'position', file);
+  const targetName = requireString(v, 'target', file);
+  const response = requireString(v, 'response_text', file);
+  const block = echolensBlock(v.echolens, file);
+  const arm = archiveArmOf(armName);
+  if (arm === undefined) fail(file, 'arm', `unknown arm ${JSON.stringify(armName)}: expected one of ${Object.keys(ARCHIVE_ARMS).join(', ')}`);
+  if (block === null) {
+    // The authors' files repeat their place in the tree; a disagreement means a moved or edited file.
+    if (armName !== path.arm) fail(file, 'arm', `"arm" is ${JSON.stringify(armName)} but the file is under ${JSON.stringify(path.arm)}`);
+    if (position !== path.position) fail(file, 'position', `"position" is ${JSON.stringify(position)} but the file is under ${JSON.stringify(path.position)}`);
+    if (targetName !== path.target) fail(file, 'target', `"target" is ${JSON.stringify(targetName)} but the file is under ${JSON.stringify(path.target)}`);
+  }
+  const facts = positionFacts(position);
+  const base = {
+    file,
+    position,
+    item: probeId,
+    probeText,
+    response,
+    inputTokens: tokens(v, 'input_tokens', file),
+    outputTokens: tokens(v, 'output_tokens', file),
+  };
+  if (block) {
+    return {
+      ...base,
+      target: block.target,
+      session: block.session,
+      positionValue: block.positionValue,
+      compaction: block.compaction,
+      arm: block.arm,
+      mitigation: block.mitigation,
+      distance: block.distance,
+      systemPrompt: block.systemPrompt,
+      category: block.category,
+      paraphrase: block.paraphrase,
+      sample: block.sample,
+      status: block.status,
+      judgements: block.judgements,
+      ...(block.order !== undefined ? { order: block.order } : {}),
+    };
+  }
+  const score = archiveScore(v.score, file, 'score');
+  return {
+    ...base,
+    target: targetName,
+    session: 'S1',
+    positionValue: facts.value ?? -1,
+    compaction: facts.compaction,
+    arm,
+    mitigation: 'none',
+    distance: 'd0',
+    systemPrompt: null,
+    category,
+    paraphrase: 0,
+    sample: sampleOfFile(path.name),
+    // The authors judged every response, blank ones too: the cell stays in their denominators.
+    status: 'done',
+    judgements: [{ judge, score, label: optionalString(v, 'label', file), reason: optionalString(v, 'reason', file) ?? '' }],
+  };
+}
+
+/** Whether a JSON value is a content-position file (what the authors' consolidation script reads). */
+export function isContentPositionFile(value: unknown): boolean {
+  return isObject(value) && (isObject(value.full_results) || isObject(value.per_condition));
+}
+
+/** The position label of a content-position file's cells (one context slice per condition). */
+export const CONTENT_POSITION = 'content-position';
+
+/**
+ * A content-position file: `{ full_results | per_condition: { <condition>: { results: [...] } | [...] } }`
+ * with per-probe `{ probe_id, score, category?, probe_text?, label?, reason?, response_full? }`.
+ * Conditions become arms under their own names (`scratch` stays `scratch`).
+ */
+export function parseContentPositionFile(value: unknown, file: string, stem: string, judge: string): ArchiveCell[] {
+  if (!isObject(value)) fail(file, '(root)', 'a content-position file must hold one JSON object');
+  const v = value as Record<string, unknown>;
+  const key = isObject(v.full_results) ? 'full_results' : 'per_condition';
+  const conditions = v[key] as Record<string, unknown>;
+  const named = ['target', 'target_label', 'display', 'model_id'].map((k) => v[k]).find((x) => typeof x === 'string' && x !== '');
+  const target = (named as string | undefined) ?? stem.replace(/^(CONTENT_POSITION_|OPTION_C_)/u, '');
+  const out: ArchiveCell[] = [];
+  for (const [condition, data] of Object.entries(conditions)) {
+    if (!/^[A-Za-z0-9_.-]+$/u.test(condition)) fail(file, `${key}.${condition}`, `condition name ${JSON.stringify(condition)} must be letters, digits, ".", "_" or "-"`);
+    const rows = Array.isArray(data) ? data : isObject(data) && Array.isArray(data.results) ? data.results : null;
+    if (rows === null) fail(file, `${key}.${condition}.results`, `missing field "${key}.${condition}.results" (a list of per-probe results)`);
+    const seen = new Set<string>();
+    rows.forEach((row, i) => {
+      const where = `${key}.${condition}.results[${i}]`;
+      if (!isObject(row)) fail(file, where, `"${where}" must be an object`);
+      const r = row as Record<string, unknown>;
+      const probeId = r.probe_id;
+      if (typeof probeId !== 'string' || probeId === '') fail(file, `${where}.probe_id`, `missing field "${where}.probe_id"`);
+      if (seen.has(probeId)) fail(file, `${where}.probe_id`, `probe ${probeId} appears twice in condition ${condition}`);
+      seen.add(probeId);
+      const score = archiveScore(r.score, file, `${where}.score`);
+      const category =
+        optionalString(r, 'category', file) ?? optionalString(r, 'probe_category', file) ?? CATEGORY_BY_LETTER[probeId.charAt(0)] ?? fail(file, `${where}.category`, `missing field "${where}.category"`);
+      const response = optionalString(r, 'response_full', file) ?? optionalString(r, 'response_text', file) ?? optionalString(r, 'response', file) ?? '';
+      out.push({
+        file,
+        target,
+        session: 'S1',
+        position: CONTENT_POSITION,
+        positionValue: 0,
+        compaction: null,
+        arm: condition === 'claude_session' ? 'real' : condition,
+        mitigation: 'none',
+        distance: 'd0',
+        systemPrompt: null,
+        item: probeId,
+        category,
+        probeText: optionalString(r, 'probe_text', file) ?? '',
+        paraphrase: 0,
+        sample: 0,
+        status: 'done',
+        response,
+        inputTokens: 0,
+        outputTokens: 0,
+        judgements: [{ judge, score, label: optionalString(r, 'label', file), reason: optionalString(r, 'reason', file) ?? '' }],
+      });
+    });
+  }
+  return out;
+}
+
+/** Positions without a known counter value get their rank in name order, so the trajectory has an order. */
+export function fillPositionValues(cells: ArchiveCell[]): void {
+  const unknown = [...new Set(cells.filter((c) => c.positionValue < 0).map((c) => c.position))].sort();
+  for (const c of cells) if (c.positionValue < 0) c.positionValue = unknown.indexOf(c.position);
+}
+
+/** Two files for the same cell (same target, session, position, arm, probe, sample, …) would silently hide one. */
+export function checkDistinct(cells: readonly ArchiveCell[]): void {
+  const seen = new Map<string, string>();
+  for (const c of cells) {
+    const key = JSON.stringify([c.target, c.session, c.position, c.arm, c.mitigation, c.distance, c.systemPrompt, c.item, c.paraphrase, c.sample]);
+    const other = seen.get(key);
+    if (other !== undefined) fail(c.file, 'probe_id', `the same cell as ${other} (target ${c.target}, position ${c.position}, arm ${c.arm}, probe ${c.item})`);
+    seen.set(key, c.file);
+  }
+}

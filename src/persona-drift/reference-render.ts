@@ -1,0 +1,128 @@
+import { markdownText } from '../report/markdown-text.js';
+import { html, type RawHtml, table } from '../report/html.js';
+import type { GapEstimate, Maybe, PersonaReport } from './analysis.js';
+import type { ReferenceBlock } from './reference-analysis.js';
+
+/**
+ * The paper's procedure beside the calibrated one, for Markdown and HTML. Both renderings are
+ * built from the same rows, so they show the same numbers. Only runs with a `reference` block get
+ * the section.
+ */
+
+const f2 = (x: number) => (Number.isFinite(x) ? (x >= 0 ? `+${x.toFixed(2)}` : x.toFixed(2)) : 'n/a');
+const f3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : 'n/a');
+const pv = (p: number) => (p < 0.001 ? '<0.001' : p.toFixed(3));
+const interval = (estimate: number, ci: readonly [number, number], format = f2) => `${format(estimate)} [${format(ci[0])}, ${format(ci[1])}]`;
+
+export interface ReferenceComparisonRow {
+  target: string;
+  quantity: string;
+  calibrated: string;
+  paper: string;
+}
+
+export const VERDICT_NOTE =
+  "The verdict uses echolens's calibrated procedure; the paper's procedure is shown beside it wherever the two differ, so a published number can be checked against the same data.";
+
+const SAME_IN_BOTH = [
+  'compaction equivalence: TOST at the configured margin (paper: ±0.08) on post − pre changes in Δ',
+  'onset: the first position whose probe-level test survives Holm across positions (App. N)',
+  'variance decomposition: random-effects split of the log verbosity ratio between and within sessions',
+  'verbosity and compliance: compliance gap (pp), median and conditional length ratios, judge-free',
+];
+
+const isGap = (g: Maybe<GapEstimate>): g is GapEstimate => !('error' in g);
+
+/** One row per quantity where the procedures differ, per target. */
+export function referenceComparison(report: PersonaReport, reference: ReferenceBlock): ReferenceComparisonRow[] {
+  const rows: ReferenceComparisonRow[] = [];
+  for (const target of report.design.targets) {
+    const drift = report.drift.find((d) => d.target === target && d.judge === reference.judge);
+    const gap = reference.gap.find((g) => g.target === target);
+    const perm = reference.permutation.find((p) => p.target === target && p.contrast === 'filler - real');
+    if (drift || gap) {
+      const calibrated = drift
+        ? isGap(drift.gap)
+          ? `${interval(drift.gap.estimate, drift.gap.ci)} (t interval over ${drift.gap.units} ${drift.gap.level}s)${'error' in drift.signFlip ? '' : `; sign-flip p ${pv(drift.signFlip.p)}, Holm across targets ${pv(drift.signFlip.pHolm)}`}`
+          : `n/a (${drift.gap.error})`
+        : 'n/a';
+      const paper = gap
+        ? `${interval(gap.estimate, gap.ci)} (two-stage position bootstrap, B = ${reference.B})${perm ? `; permutation p ${pv(perm.p)}, Holm within target ${pv(perm.pHolm)}` : ''}`
+        : 'n/a';
+      rows.push({ target, quantity: 'drift gap Δ = filler − real', calibrated, paper });
+    }
+    for (const arm of ['real', 'filler'] as const) {
+      const r = reference.arms.find((a) => a.target === target && a.arm === arm);
+      if (!r) continue;
+      const cal = drift && isGap(drift.gap) ? drift.gap[arm] : null;
+      rows.push({
+        target,
+        quantity: `${arm} arm mean`,
+        calibrated: cal ? interval(cal.estimate, cal.ci, f3) : 'n/a',
+        paper: `${interval(r.mean, r.ci, f3)} (${r.positions} positions, ${r.n} scores)`,
+      });
+    }
+    for (const c of reference.contracts.filter((x) => x.target === target)) {
+      const cal = report.contractContrasts.find((x) => x.target === target && x.item === c.item && x.contrast === c.contrast && x.systemPrompt === c.systemPrompt && x.distance === c.distance);
+      rows.push({
+        target,
+        quantity: `contract ${c.item}: ${c.contrast} (pass rate)`,
+        calibrated: cal && isGap(cal.difference) ? `${interval(cal.difference.estimate, cal.difference.ci)}; sign-flip p ${'error' in cal.signFlip ? 'n/a' : pv(cal.signFlip.p)}, Holm ${cal.pHolm === null ? 'n/a' : pv(cal.pHolm)}` : 'n/a',
+        paper: `${interval(c.mean, c.ci)} (session bootstrap, ${c.sessions} sessions); Wilcoxon p ${pv(c.p)}, Holm within target ${pv(c.pHolm)}`,
+      });
+    }
+  }
+  return rows;
+}
+
+const procedureText = (reference: ReferenceBlock) =>
+  `Paper's procedure (ContextEcho): judge ${reference.judge ?? 'none'}, probe category ${reference.category} for the arm means and the gap; two-stage position-clustered bootstrap (positions, then probe scores within each position), statistic = mean of position means, B = ${reference.B}, 2.5/97.5 percentiles; paired sign-flip permutation over per-probe differences (all categories), ${reference.B} resamples, p without +1, Holm within target.`;
+
+export function referenceMarkdown(report: PersonaReport): string[] {
+  const reference = report.reference;
+  if (!reference) return [];
+  const cell = markdownText;
+  const out: string[] = ["## The paper's procedure beside the calibrated one", '', VERDICT_NOTE, '', cell(procedureText(reference)), ''];
+  const rows = referenceComparison(report, reference);
+  out.push(rows.length === 0 ? '_No cell both procedures can estimate._' : ['| target | quantity | calibrated (verdict) | paper |', '| --- | --- | --- | --- |', ...rows.map((r) => `| ${cell(r.target)} | ${cell(r.quantity)} | ${cell(r.calibrated)} | ${cell(r.paper)} |`)].join('\n'), '');
+  const other = reference.permutation.filter((p) => p.contrast !== 'filler - real');
+  if (other.length > 0) {
+    out.push('Paired permutation against scratch (paper):', '', '| target | contrast | mean | p | p (Holm within target) |', '| --- | --- | --- | --- | --- |');
+    for (const p of other) out.push(`| ${cell(p.target)} | ${cell(p.contrast)} | ${f2(p.mean)} | ${pv(p.p)} | ${pv(p.pHolm)} |`);
+    out.push('');
+  }
+  const moreArms = reference.arms.filter((a) => a.arm !== 'real' && a.arm !== 'filler');
+  if (moreArms.length > 0) {
+    out.push('Other arms, mean of position means (paper):', '', '| target | arm | mean [95% CI] | positions | n |', '| --- | --- | --- | --- | --- |');
+    for (const a of moreArms) out.push(`| ${cell(a.target)} | ${cell(a.arm)} | ${interval(a.mean, a.ci, f3)} | ${a.positions} | ${a.n} |`);
+    out.push('');
+  }
+  for (const n of reference.notComputed) out.push(`- not computed (paper): ${cell(n.target)} ${cell(n.what)}: ${cell(n.error)}`);
+  out.push('Computed the same way in both procedures (tables above):', '', ...SAME_IN_BOTH.map((s) => `- ${s}`), '');
+  return out;
+}
+
+export function referenceHtml(report: PersonaReport): RawHtml | null {
+  const reference = report.reference;
+  if (!reference) return null;
+  const rows = referenceComparison(report, reference);
+  const other = reference.permutation.filter((p) => p.contrast !== 'filler - real');
+  return html`<h3 id="persona-reference">The paper's procedure beside the calibrated one</h3>
+<p class="note">${VERDICT_NOTE} ${procedureText(reference)}</p>
+${table(rows, [
+  { header: 'target', value: (r) => r.target },
+  { header: 'quantity', value: (r) => r.quantity },
+  { header: 'calibrated (verdict)', value: (r) => r.calibrated, numeric: true },
+  { header: 'paper', value: (r) => r.paper, numeric: true },
+])}
+${other.length > 0
+  ? table(other, [
+      { header: 'target', value: (p) => p.target },
+      { header: 'contrast (paper)', value: (p) => p.contrast },
+      { header: 'mean', value: (p) => f2(p.mean), numeric: true },
+      { header: 'p', value: (p) => pv(p.p), numeric: true },
+      { header: 'p (Holm within target)', value: (p) => pv(p.pHolm), numeric: true },
+    ])
+  : ''}
+<p class="note">Computed the same way in both procedures: ${SAME_IN_BOTH.join('; ')}.</p>`;
+}

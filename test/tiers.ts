@@ -1,0 +1,17 @@
+// Which test files belong to which tier. `npm test` (the README's command) runs the fast tier;
+// `npm run test:all` adds the slow tier: crash and kill tests, Monte Carlo calibration and held-out
+// suites, browser tests and whole-CLI end-to-end runs through real processes.
+export const slowTests = [
+  'test/browser/**/*.test.ts',
+  'test/reliability/**/*.test.ts',
+  '**/*.slow.test.ts',
+  'src/**/calibrate*.test.ts',
+  'src/**/heldout*.test.ts',
+  'src/cli/commands/persona-calibrate.test.ts',
+  'src/store/crash.test.ts',
+  'src/store/batch-crash.test.ts',
+  'src/cli/exit-codes.test.ts',
+  'src/cli/commands/gate.test.ts',
+];
+
+export const allTests = ['src/**/*.test.ts', 'test/**/*.test.ts'];

@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""Golden values for the persona report's pooled multi-judge consensus and harness contrast.
+
+Independent of echolens: numpy and scipy only, written from the definitions in
+docs/statistics.md ("Pooled multi-judge consensus", "Harness contrast"). Run from the
+repository root with /usr/bin/python3 (Debian's python3-numpy, python3-scipy):
+
+    /usr/bin/python3 tools/golden/persona_consensus_harness.py
+
+Output: src/persona-drift/__fixtures__/golden-consensus-harness.json, holding the seeded
+inputs (integer judge scores per response) and the values computed from them. The tests
+build persona observations from the same inputs and compare.
+"""
+import itertools
+import json
+from pathlib import Path
+
+import numpy as np
+from scipy import stats
+
+OUT = Path(__file__).resolve().parents[2] / "src/persona-drift/__fixtures__/golden-consensus-harness.json"
+JUDGES = ["judge-a", "judge-b", "judge-c"]
+BOOT = 200_000
+
+
+def make_scores(rng, sessions, positions, probes, drift_of_session):
+    """Rows: session, position, arm, probe, {judge: score}. Judges share a latent score and add their own bias."""
+    rows = []
+    for s in sessions:
+        for p in range(positions):
+            for arm in ("real", "filler"):
+                for probe in range(probes):
+                    latent = 2.6 - (drift_of_session[s] if arm == "real" else 0.0) + rng.normal(0, 0.7)
+                    scores = {}
+                    for j, judge in enumerate(JUDGES):
+                        bias = (-0.4, 0.0, 0.5)[j]
+                        scores[judge] = int(np.clip(np.rint(latent + bias + rng.normal(0, 0.4)), 0, 3))
+                    rows.append({"session": s, "position": f"P{p + 1:02d}", "positionValue": 10 * (p + 1), "arm": arm, "item": f"C0{probe + 1}", "scores": scores})
+    return rows
+
+
+def unit_deltas(rows, judge):
+    """filler − real of the per-(session, position) mean scores, sorted by (session, position)."""
+    keys = sorted({(r["session"], r["position"]) for r in rows})
+    out = []
+    for key in keys:
+        real = [r["scores"][judge] for r in rows if (r["session"], r["position"]) == key and r["arm"] == "real"]
+        filler = [r["scores"][judge] for r in rows if (r["session"], r["position"]) == key and r["arm"] == "filler"]
+        out.append((key[0], key[1], np.mean(filler) - np.mean(real)))
+    return out
+
+
+def unit_table(rows):
+    """Units × judges: positions in one session, session means of positions with several."""
+    per_judge = [unit_deltas(rows, j) for j in JUDGES]
+    sessions = sorted({s for s, _, _ in per_judge[0]})
+    if len(sessions) < 2:
+        return "position", np.array([[d[i][2] for d in per_judge] for i in range(len(per_judge[0]))]), sessions
+    table = []
+    for s in sessions:
+        table.append([np.mean([v for ss, _, v in d if ss == s]) for d in per_judge])
+    return "session", np.array(table), sessions
+
+
+def t_interval(values):
+    values = np.asarray(values, float)
+    n = len(values)
+    m = values.mean()
+    se = values.std(ddof=1) / np.sqrt(n)
+    q = stats.t.ppf(0.975, n - 1)
+    return m, [m - q * se, m + q * se], se
+
+
+def sign_flip_exact(values):
+    values = np.asarray(values, float)
+    n = len(values)
+    observed = abs(values.sum())
+    tol = 1e-9 * np.abs(values).sum()
+    count = 0
+    for signs in itertools.product((1.0, -1.0), repeat=n):
+        if abs(np.dot(signs, values)) >= observed - tol:
+            count += 1
+    return count / 2**n
+
+
+def rm_anova(table):
+    n, k = table.shape
+    grand = table.mean()
+    ss_judge = n * ((table.mean(axis=0) - grand) ** 2).sum()
+    resid = table - table.mean(axis=1, keepdims=True) - table.mean(axis=0, keepdims=True) + grand
+    ss_res = (resid**2).sum()
+    df1, df2 = k - 1, (k - 1) * (n - 1)
+    F = (ss_judge / df1) / (ss_res / df2)
+    return {"F": F, "df1": df1, "df2": df2, "p": float(stats.f.sf(F, df1, df2))}
+
+
+def boot_mean_ci(values, rng):
+    values = np.asarray(values, float)
+    idx = rng.integers(0, len(values), size=(BOOT, len(values)))
+    reps = values[idx].mean(axis=1)
+    return [float(np.quantile(reps, 0.025)), float(np.quantile(reps, 0.975))]
+
+
+def boot_diff_ci(a, b, rng):
+    a = np.asarray(a, float)
+    b = np.asarray(b, float)
+    ra = a[rng.integers(0, len(a), size=(BOOT, len(a)))].mean(axis=1)
+    rb = b[rng.integers(0, len(b), size=(BOOT, len(b)))].mean(axis=1)
+    reps = ra - rb
+    return [float(np.quantile(reps, 0.025)), float(np.quantile(reps, 0.975))]
+
+
+def permutation_exact(a, b):
+    values = np.concatenate([a, b])
+    n, na = len(values), len(a)
+    observed = abs(np.mean(a) - np.mean(b))
+    tol = 1e-9 * (np.abs(values).sum() + 1)
+    count = total = 0
+    for chosen in itertools.combinations(range(n), na):
+        mask = np.zeros(n, bool)
+        mask[list(chosen)] = True
+        total += 1
+        if abs(values[mask].mean() - values[~mask].mean()) >= observed - tol:
+            count += 1
+    return count / total, (2 if na == n - na else 1) / total
+
+
+def consensus(rows, rng):
+    level, table, sessions = unit_table(rows)
+    pooled = table.mean(axis=1)
+    estimate, ci, se = t_interval(pooled)
+    per_judge = []
+    for j, judge in enumerate(JUDGES):
+        m, jci, _ = t_interval(table[:, j])
+        per_judge.append({"judge": judge, "estimate": m, "ci": jci})
+    return {
+        "level": level,
+        "units": int(len(pooled)),
+        "unitValues": pooled.tolist(),
+        "estimate": estimate,
+        "ci": ci,
+        "se": se,
+        "p": sign_flip_exact(pooled),
+        "bootstrapCi": boot_mean_ci(pooled, rng),
+        "perJudge": per_judge,
+        "judgeEffect": rm_anova(table),
+    }
+
+
+def harness(rows, harness_of, rng):
+    out = []
+    for judge in JUDGES:
+        deltas = unit_deltas(rows, judge)
+        sessions = sorted({s for s, _, _ in deltas})
+        gap = {s: np.mean([v for ss, _, v in deltas if ss == s]) for s in sessions}
+        cc = np.array([gap[s] for s in sessions if harness_of[s] == "claude-code"])
+        cx = np.array([gap[s] for s in sessions if harness_of[s] == "codex"])
+        p, min_p = permutation_exact(cc, cx)
+        out.append({
+            "judge": judge,
+            "claudeCode": {"estimate": float(cc.mean()), "ci": t_interval(cc)[1], "sessions": int(len(cc))},
+            "codex": {"estimate": float(cx.mean()), "ci": t_interval(cx)[1], "sessions": int(len(cx))},
+            "difference": {"estimate": float(cc.mean() - cx.mean()), "ci": boot_diff_ci(cc, cx, rng), "p": p, "minAttainableP": min_p},
+        })
+    return out
+
+
+def main():
+    rng = np.random.default_rng(20261202)
+    one = make_scores(rng, ["S1"], 8, 3, {"S1": 0.8})
+    sessions = [f"S{i}" for i in range(1, 10)]
+    harness_of = {s: ("claude-code" if i < 5 else "codex") for i, s in enumerate(sessions)}
+    drift = {s: (1.0 if harness_of[s] == "claude-code" else 0.4) + rng.normal(0, 0.2) for s in sessions}
+    many = make_scores(rng, sessions, 3, 2, drift)
+    boot_rng = np.random.default_rng(7)
+    golden = {
+        "judges": JUDGES,
+        "bootstrapTolerance": 0.03,
+        "onePosition": {"rows": one, "consensus": consensus(one, boot_rng)},
+        "manySessions": {"rows": many, "harnessOf": harness_of, "consensus": consensus(many, boot_rng), "harness": harness(many, harness_of, boot_rng)},
+    }
+    OUT.write_text(json.dumps(golden, indent=1, default=float) + "\n")
+    print(f"wrote {OUT}")
+
+
+if __name__ == "__main__":
+    main()
