@@ -9,8 +9,9 @@
  *      against the fake Anthropic and OpenAI servers, which bill as the providers' caches do
  *      (bench/cache-sim.ts): the current prompt against the earlier shape (static part inside
  *      the user turn, no breakpoint), same cells.
- * The scheduler's waits (OpenAI's pace per prefix group) pass in simulated time.
- * BENCH_SMOKE=1: 20 labeler cells instead of 300.
+ *   3. a whole 980-cell labeler stage on one OpenAI prefix: wall time against the ideal at
+ *      concurrency 8 (the pace per cache key must not idle the slots) and billed / naive input.
+ * Time is scaled (see billedRatio). BENCH_SMOKE=1: 20 labeler cells instead of 300, a 40-cell stage.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,6 +33,10 @@ import { AnthropicCache, type Block, OpenAICache, tokenCounter } from './cache-s
 
 const smoke = process.env.BENCH_SMOKE === '1' || process.env.BENCH_SMOKE === 'true';
 const CELLS = smoke ? 20 : 300;
+const STAGE_CELLS = smoke ? 40 : 980;
+const CONCURRENCY = 8;
+const LATENCY_REAL_MS = 40;
+const TIME_SCALE = 50;
 const here = dirname(fileURLToPath(import.meta.url));
 const example = join(here, '..', 'examples', 'memory-sim.yaml');
 const prices = builtInPriceTable();
@@ -53,10 +58,10 @@ async function estimateRatios(labeler: string): Promise<{ total: number; input: 
 }
 
 /** Labeler cells of distinct step lists, in the current shape or the earlier one. */
-function labelerSpecs(model: string, shape: 'current' | 'earlier'): CellSpec[] {
+function labelerSpecs(model: string, shape: 'current' | 'earlier', cells: number): CellSpec[] {
   const config = loadMemoryConfig(example, [`labeler=${model}`]);
   const ontology = loadBuiltinOntology();
-  return Array.from({ length: CELLS }, (_, i) => {
+  return Array.from({ length: cells }, (_, i) => {
     const steps = Array.from({ length: 5 }, (_, s) => `Step ${s + 1} of answer ${i}: weighing what matters most here and why.`);
     const spec = labelingItem(steps, config, { labeler: model, ontology, labels: { stage: 'labeling' } }).spec;
     if (shape === 'earlier') return { ...spec, request: { ...spec.request, messages: legacyLabelerMessages(spec.request.messages)! } };
@@ -80,23 +85,39 @@ function blocksOf(provider: 'anthropic' | 'openai', body: Record<string, unknown
   return blocks;
 }
 
-/** Runs the cells against a fake server that bills like the provider's cache; billed / naive input. */
-async function billedRatio(provider: 'anthropic' | 'openai', modelId: string, shape: 'current' | 'earlier', dir: string): Promise<number> {
+/**
+ * Runs the cells against a fake server that bills like the provider's cache; billed / naive
+ * input, and the stage's wall time against the ideal at its concurrency. Time is scaled: each
+ * call is held LATENCY_REAL_MS of real time, and the clock the scheduler and the billing read
+ * runs TIME_SCALE× faster, so a call takes about 2 s of simulated time and OpenAI's rate per
+ * cache key (15 a minute) bites as it would on a real stage.
+ */
+async function billedRatio(
+  provider: 'anthropic' | 'openai',
+  modelId: string,
+  shape: 'current' | 'earlier',
+  dir: string,
+  cells = CELLS,
+): Promise<{ billed: number; wallOfIdeal: number; keys: number }> {
   const price = findPrice(`${provider}:${modelId}`, prices)!;
   const anthropic = new AnthropicCache(tokens);
   const openai = new OpenAICache(tokens);
   let naive = 0;
   let billed = 0;
   let server: FakeServer | undefined;
-  // Waits the scheduler asks for (OpenAI's pace per prefix group) pass in simulated time, which
-  // the billing servers read too: a paced stage then takes seconds, not the minutes it would.
-  let skippedMs = 0;
-  const clock = () => Date.now() + skippedMs;
-  const respond = (request: FakeRequest) => {
+  const start = Date.now();
+  const clock = () => start + (Date.now() - start) * TIME_SCALE;
+  let latencySum = 0;
+  const keys = new Set<string>();
+  const respond = async (request: FakeRequest) => {
+    const sent = clock();
+    await new Promise((resolve) => setTimeout(resolve, LATENCY_REAL_MS));
     const now = clock();
+    latencySum += now - sent;
     const blocks = blocksOf(provider, request.body ?? {});
     const key = request.body?.prompt_cache_key;
-    const usage = provider === 'anthropic' ? anthropic.bill(blocks, now, now) : openai.bill(blocks, typeof key === 'string' ? key : undefined, now, now);
+    if (typeof key === 'string') keys.add(key);
+    const usage = provider === 'anthropic' ? anthropic.bill(blocks, sent, now) : openai.bill(blocks, typeof key === 'string' ? key : undefined, sent, now);
     server!.requests.length = 0;
     const plain = usage.inputTokens - usage.cachedInputTokens - usage.cacheWriteTokens;
     naive += usage.inputTokens * price.input;
@@ -105,24 +126,24 @@ async function billedRatio(provider: 'anthropic' | 'openai', modelId: string, sh
     return { text: JSON.stringify({ labels }), usage: { inputTokens: usage.inputTokens, outputTokens: 60, cachedInputTokens: usage.cachedInputTokens, cacheWriteTokens: usage.cacheWriteTokens } };
   };
   server = provider === 'anthropic' ? await startFakeAnthropic({ respond }) : await startFakeOpenAI({ respond });
-  const store = RunStore.open(join(dir, `${provider}-${shape}.db`));
+  const store = RunStore.open(join(dir, `${provider}-${shape}-${cells}.db`));
+  let wall = 0;
   try {
-    const specs = labelerSpecs(`${provider}:${modelId}@${server.baseURL}`, shape);
+    const specs = labelerSpecs(`${provider}:${modelId}@${server.baseURL}`, shape, cells);
+    const began = clock();
     const result = await runCells(store, store.createRun(TEST_MANIFEST), specs, {
       adapterFor: (ref) => createAdapter(ref, { env: { ANTHROPIC_API_KEY: 'bench-key', OPENAI_API_KEY: 'bench-key' } }),
-      concurrency: 8,
+      concurrency: CONCURRENCY,
       costOf: () => 0,
       now: clock,
-      sleep: async (ms) => {
-        skippedMs += ms;
-      },
     });
+    wall = clock() - began;
     if (result.done !== specs.length) throw new Error(`${provider}/${shape}: ${result.done} of ${specs.length} done`);
   } finally {
     store.close();
     await server.close();
   }
-  return billed / naive;
+  return { billed: billed / naive, wallOfIdeal: latencySum / CONCURRENCY / wall, keys: keys.size };
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'echolens-labeler-cache-'));
@@ -138,8 +159,15 @@ try {
   ] as const) {
     const now = await billedRatio(provider, modelId, 'current', dir);
     const before = await billedRatio(provider, modelId, 'earlier', dir);
-    line(`billed / naive input, ${provider}:${modelId}, static part as prefix`, now.toFixed(3), `earlier prompt shape ${before.toFixed(3)}`);
+    line(`billed / naive input, ${provider}:${modelId}, static part as prefix`, now.billed.toFixed(3), `earlier prompt shape ${before.billed.toFixed(3)}`);
   }
+  // A whole labeler stage on one OpenAI prefix: lanes keep the slots busy and the cache warm.
+  const stage = await billedRatio('openai', 'gpt-4.1', 'current', dir, STAGE_CELLS);
+  line(`${STAGE_CELLS}-cell stage, openai:gpt-4.1, wall time ideal / actual`, stage.wallOfIdeal.toFixed(3), `concurrency ${CONCURRENCY}, ~2 s a call`);
+  line(`${STAGE_CELLS}-cell stage, openai:gpt-4.1, billed / naive input`, stage.billed.toFixed(3), `${stage.keys} cache keys`);
+  // Control: the same stage where no pace applies (Anthropic); the gap to 1 is this process's own overhead.
+  const control = await billedRatio('anthropic', 'claude-sonnet-4-5', 'current', dir, STAGE_CELLS);
+  line(`${STAGE_CELLS}-cell stage, anthropic (no pace), wall time ideal / actual`, control.wallOfIdeal.toFixed(3), 'control');
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
