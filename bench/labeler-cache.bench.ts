@@ -136,6 +136,8 @@ async function billedRatio(
       concurrency: CONCURRENCY,
       costOf: () => 0,
       now: clock,
+      // Any wait (retries, rate limits) passes in scaled time too.
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms / TIME_SCALE)),
     });
     wall = clock() - began;
     if (result.done !== specs.length) throw new Error(`${provider}/${shape}: ${result.done} of ${specs.length} done`);
