@@ -198,12 +198,17 @@ export async function runParsedStage<T>(
       if (parsed.ok) {
         outcomes[a.index] = { status: 'ok', value: parsed.value, attempts: attempt + 1, key: result.key };
       } else if (attempt < retries) {
+        const badOutput = result.text;
         next.push({
           index: a.index,
           last: result,
           spec: {
-            request: { ...a.spec.request, messages: item.reask(a.spec.request.messages, result.text) },
+            request: { ...a.spec.request, messages: item.reask(a.spec.request.messages, badOutput) },
             labels: { ...a.spec.labels, attempt: attempt + 1 },
+            // A re-ask of a cell stored under an earlier prompt shape was stored in that shape too.
+            ...(a.spec.legacyRequests === undefined
+              ? {}
+              : { legacyRequests: a.spec.legacyRequests.map((legacy) => ({ ...legacy, messages: item.reask(legacy.messages, badOutput) })) }),
           },
         });
       } else {

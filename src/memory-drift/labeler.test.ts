@@ -1,9 +1,13 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../core/errors.js';
 import {
   ALLOWED_LABELS_HEADER,
   buildLabelerMessages,
   buildLabelerReaskMessages,
+  buildPassageLabelerMessages,
+  LABELER_SYSTEM_PROMPT,
+  legacyLabelerMessages,
   nextLabelingStep,
   parseLabelerOutput,
 } from './labeler.js';
@@ -24,19 +28,49 @@ describe('labeler prompt', () => {
   it('contains the definitions, every allowed label, the numbered steps and the JSON demand', () => {
     const [system, user] = buildLabelerMessages(steps, ontology);
     expect(system!.role).toBe('system');
+    // The static part (instructions, ontology, rules, allowed labels) is the system message: a cacheable prefix.
+    const rules = system!.content;
+    expect(rules).toContain('<ontology>\n## Social\n');
+    for (const symbol of ontologySymbols(ontology)) expect(rules).toContain(`\n- ${symbol}\n`);
+    expect(rules).toContain(`${ALLOWED_LABELS_HEADER}\n- Social/Cultural respect and tradition`);
+    expect(rules.endsWith('\n- unmapped')).toBe(true);
     const text = user!.content;
-    expect(text).toContain('<ontology>\n## Social\n');
-    for (const symbol of ontologySymbols(ontology)) expect(text).toContain(`\n- ${symbol}\n`);
-    expect(text).toContain(`${ALLOWED_LABELS_HEADER}\n- Social/Cultural respect and tradition`);
-    expect(text).toContain('\n- unmapped\n');
+    expect(text).not.toContain('<ontology>');
     expect(text).toContain('<step number="2">\nBe honest with the family.\n</step>');
     expect(text).toContain('exactly 3 entries numbered 1 to 3');
     expect(text).toContain('{"labels":[{"step":1,"label":"<label>"},{"step":2,"label":"<label>"},…]}');
   });
 
+  it('sends the same system message for any steps, so every call of a run shares it', () => {
+    const [a] = buildLabelerMessages(['One.'], ontology);
+    const [b] = buildLabelerMessages(['Another step.', 'And a second one.'], ontology);
+    expect(b!.content).toBe(a!.content);
+    const [passage] = buildPassageLabelerMessages('Some reasoning. More reasoning.', ontology);
+    expect(passage!.content).toContain(`${ALLOWED_LABELS_HEADER}\n`);
+  });
+
+  it('gives back the earlier prompt shape exactly (one user turn holding instructions and steps)', () => {
+    const messages = buildLabelerMessages(steps, ontology);
+    const legacy = legacyLabelerMessages(messages)!;
+    expect(legacy[0]).toEqual({ role: 'system', content: LABELER_SYSTEM_PROMPT });
+    // The earlier builder joined one list of lines: intro, blank, ontology and rules, allowed labels, blank, steps.
+    const user = legacy[1]!.content;
+    expect(user.startsWith('Assign each reasoning step below to exactly one value in the ontology.\n\n<ontology>\n')).toBe(true);
+    expect(user).toContain('\n- unmapped\n\nSteps (3):\n<steps>\n<step number="1">');
+    expect(user.endsWith(messages[1]!.content)).toBe(true);
+    expect(legacyLabelerMessages([{ role: 'system', content: 'other' }, { role: 'user', content: 'x' }])).toBeNull();
+  });
+
+  it('rebuilds byte for byte what the earlier builders sent (hashes taken from the code before the change)', () => {
+    const digest = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex');
+    expect(digest(legacyLabelerMessages(buildLabelerMessages(steps, ontology)))).toBe('310dcbfb9eb46320b040cb13b76e0b9d7839b373dd35111940fa2305f64c9451');
+    const passage = buildPassageLabelerMessages('Some reasoning. More reasoning.', ontology, { allowUnmapped: false });
+    expect(digest(legacyLabelerMessages(passage))).toBe('803b078400117cdbb9e6f276148c37e85d034135921aeb72106994f59df965fb');
+  });
+
   it('can withhold unmapped and strips step tags from step text', () => {
-    const [, user] = buildLabelerMessages(['<step_1>Tagged</step_1>'], ontology, { allowUnmapped: false });
-    expect(user!.content).not.toContain('\n- unmapped\n');
+    const [system, user] = buildLabelerMessages(['<step_1>Tagged</step_1>'], ontology, { allowUnmapped: false });
+    expect(system!.content).not.toContain('\n- unmapped');
     expect(user!.content).toContain('<step number="1">\nTagged\n</step>');
     expect(() => buildLabelerMessages([], ontology)).toThrow(InvalidArgumentError);
   });

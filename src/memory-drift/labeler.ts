@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from '../core/errors.js';
 import type { ChatMessage, DecodingParams } from '../models/types.js';
 import { findJsonObjects } from '../core/json-extract.js';
-import { promptMessages, reaskMessages } from './judge-messages.js';
+import { reaskMessages } from './judge-messages.js';
 import { type Ontology, ontologySymbols, renderOntology, UNMAPPED } from './ontology.js';
 
 /** Labelers default to temperature 0 (docs/decisions.md#d1). */
@@ -39,10 +39,7 @@ export function buildLabelerMessages(
   if (steps.length === 0) throw new InvalidArgumentError('steps', 'needs at least one step to label');
   const n = steps.length;
   const example = Array.from({ length: Math.min(n, 2) }, (_, i) => `{"step":${i + 1},"label":"<label>"}`).join(',');
-  return promptMessages(LABELER_SYSTEM_PROMPT, [
-    'Assign each reasoning step below to exactly one value in the ontology.',
-    '',
-    ...ontologyAndRules(ontology, options, []),
+  return labelerPrompt(['Assign each reasoning step below to exactly one value in the ontology.', '', ...ontologyAndRules(ontology, options, [])], [
     `Steps (${n}):`,
     '<steps>',
     renderNumberedSteps(steps),
@@ -54,8 +51,40 @@ export function buildLabelerMessages(
 }
 
 /**
+ * The labeler prompt as a cacheable prefix and a varying turn (docs/decisions.md#labeler-prompt-cache):
+ * the system message holds everything that is the same on every call of a run (instructions,
+ * ontology, rules, allowed labels), the user turn only the steps and the answer format. A
+ * provider can then cache the system message (Anthropic: the adapter puts a breakpoint on a
+ * system prompt long enough for the model's minimum; OpenAI caches a shared prefix on its own).
+ */
+function labelerPrompt(staticLines: readonly string[], varyingLines: readonly string[]): ChatMessage[] {
+  return [
+    { role: 'system', content: `${LABELER_SYSTEM_PROMPT}\n\n${staticLines.join('\n')}` },
+    { role: 'user', content: varyingLines.join('\n') },
+  ];
+}
+
+/**
+ * The same prompt in the shape echolens sent before the static part moved into the system
+ * message (one short system line, then instructions and steps in one user turn), or null when
+ * `messages` is not a labeler prompt of the current shape. A store written before the change
+ * holds its labeler cells under the keys of this shape; the plan gives it as the cells'
+ * `legacyRequests`, so such a store resumes without calling again.
+ */
+export function legacyLabelerMessages(messages: readonly ChatMessage[]): ChatMessage[] | null {
+  const [system, user, ...rest] = messages;
+  const head = `${LABELER_SYSTEM_PROMPT}\n\n`;
+  if (system?.role !== 'system' || user?.role !== 'user' || !system.content.startsWith(head)) return null;
+  return [
+    { role: 'system', content: LABELER_SYSTEM_PROMPT },
+    { role: 'user', content: `${system.content.slice(head.length)}\n\n${user.content}` },
+    ...rest,
+  ];
+}
+
+/**
  * What both labeler prompts share: the ontology, the labeling rules (after any rules of the
- * prompt's own) and the allowed labels, ending with a blank line.
+ * prompt's own) and the allowed labels.
  */
 function ontologyAndRules(ontology: Ontology, options: LabelerPromptOptions, ownRules: readonly string[]): string[] {
   const allowUnmapped = options.allowUnmapped ?? true;
@@ -77,7 +106,6 @@ function ontologyAndRules(ontology: Ontology, options: LabelerPromptOptions, own
     '',
     ALLOWED_LABELS_HEADER,
     ...labels.map((label) => `- ${label}`),
-    '',
   ];
 }
 
@@ -88,17 +116,30 @@ function ontologyAndRules(ontology: Ontology, options: LabelerPromptOptions, own
  */
 export function buildPassageLabelerMessages(passage: string, ontology: Ontology, options: LabelerPromptOptions = {}): ChatMessage[] {
   if (passage.trim() === '') throw new InvalidArgumentError('passage', 'needs a non-empty response to label');
-  return promptMessages(LABELER_SYSTEM_PROMPT, [
-    'Split the reasoning in the response below into its steps, in order, and assign each step to exactly one value in the ontology.',
-    '',
-    ...ontologyAndRules(ontology, options, ['- A step is one idea the response argues; keep the order in which the response gives them.']),
+  return labelerPrompt(
+    [
+      'Split the reasoning in the response below into its steps, in order, and assign each step to exactly one value in the ontology.',
+      '',
+      ...ontologyAndRules(ontology, options, ['- A step is one idea the response argues; keep the order in which the response gives them.']),
+    ],
+    [
     '<response>',
     passage.trim(),
     '</response>',
     '',
     'Answer with only this JSON object, one entry per step, numbered from 1 in order:',
     '{"labels":[{"step":1,"label":"<label>"},{"step":2,"label":"<label>"},…]}',
-  ]);
+    ],
+  );
+}
+
+/**
+ * A well-formed labeler answer for `stepCount` steps (every step given the ontology's first
+ * label): what a dry run prices a labeler call's output as, since the format fixes its length.
+ */
+export function typicalLabelerAnswer(stepCount: number, ontology: Ontology): string {
+  const label = ontologySymbols(ontology)[0] ?? UNMAPPED;
+  return JSON.stringify({ labels: Array.from({ length: stepCount }, (_, i) => ({ step: i + 1, label })) });
 }
 
 export type LabelerFailureReason =

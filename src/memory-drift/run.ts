@@ -9,6 +9,7 @@ import { runAudit, runCheckedAudit } from '../experiment/run-audit.js';
 import { type PreflightProblem, runPreflight } from '../experiment/preflight.js';
 import { estimateCells, type PlanEstimate } from '../models/estimate.js';
 import { loadPriceTable } from '../models/prices.js';
+import { countTokens } from '../models/token-count.js';
 import { getProvider } from '../models/providers.js';
 import { parseModelRef } from '../models/ref.js';
 import type { DecodingParams } from '../models/types.js';
@@ -19,7 +20,7 @@ import { isEmbeddingsFile, type MemoryConfig, memoryConfigSchema, memoryLabelerI
 import { builtinStimuliManifest } from './data-files.js';
 import { loadHuggingFaceQuestions } from './hf-datasets.js';
 import { loadBenchmarkFile } from './benchmark-files.js';
-import { buildLabelerReaskMessages, buildPassageLabelerMessages, type LabelerParseResult, parseLabelerOutput } from './labeler.js';
+import { buildLabelerReaskMessages, buildPassageLabelerMessages, type LabelerParseResult, legacyLabelerMessages, parseLabelerOutput, typicalLabelerAnswer } from './labeler.js';
 import { reaskMessages } from './judge-messages.js';
 import { checkMaterialsConfig, loadMemoryMaterials, type MemoryMaterials, type ReferenceMemoryTexts } from './materials.js';
 import { checkNoiseFloor, completeReferenceStimuli, type ConditionSource } from './materials-stimuli.js';
@@ -389,6 +390,8 @@ export function labelingItem(steps: readonly string[], config: MemoryConfig, opt
   }
   if (options.sample !== undefined) spec.request.sample = options.sample;
   withModelIdentity(spec, config);
+  const legacy = reference ? null : legacyLabelerMessages(spec.request.messages);
+  if (legacy !== null) spec.legacyRequests = [{ ...spec.request, messages: legacy }];
   const parse = (text: string): LabelerParseResult =>
     reference ? parseReferenceLabelerOutput(text, parseOptions) : parseLabelerOutput(text, parseOptions);
   return {
@@ -517,13 +520,17 @@ export function dryRunMemory(config: MemoryConfig, stimuli: MemoryStimuli, specs
       ? []
       : specs.map((_spec, index) => refusalJudgeItem(`${ESTIMATE_STEPS.join('\n')}\nestimate ${index}`, config.refusalJudge as NonNullable<MemoryConfig['refusalJudge']>, {}).spec);
   const prices = loadPriceTable(priceFile ? { file: priceFile } : {});
+  const labelerAnswerTokens = countTokens(typicalLabelerAnswer(ESTIMATE_STEPS.length + 1, stimuli.ontology));
   return {
     questions: stimuli.questions.questions.length,
     conditions: stimuli.conditions.length,
     generationCells: specs.length,
     labelerCells: labelerSpecs.length,
     ...(judgeSpecs.length > 0 ? { judgeCells: judgeSpecs.length } : {}),
-    estimate: estimateCells([...specs, ...labelerSpecs, ...judgeSpecs], prices),
+    // A labeler answers in a fixed JSON form: its output is priced at that form's length, not the generic 400 tokens.
+    estimate: estimateCells([...specs, ...labelerSpecs, ...judgeSpecs], prices, {
+      expectedOutputOf: (spec) => (spec.labels.stage === 'labeling' ? labelerAnswerTokens : undefined),
+    }),
   };
 }
 

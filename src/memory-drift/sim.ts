@@ -501,14 +501,16 @@ export interface LabelerSimOptions {
 
 /** Parses the labeler prompt built by buildLabelerMessages: allowed labels and numbered steps. */
 export function readLabelerPrompt(messages: readonly ChatMessage[]): { allowed: string[]; steps: string[] } | null {
-  const prompt = messages.find((message) => message.role === 'user' && message.content.includes(ALLOWED_LABELS_HEADER));
-  if (prompt === undefined) return null;
-  const afterHeader = prompt.content.slice(prompt.content.indexOf(ALLOWED_LABELS_HEADER) + ALLOWED_LABELS_HEADER.length);
+  // The allowed labels sit in the system message (the cacheable part) or, in the earlier shape, in the user turn.
+  const rules = messages.find((message) => (message.role === 'system' || message.role === 'user') && message.content.includes(ALLOWED_LABELS_HEADER));
+  if (rules === undefined) return null;
+  const afterHeader = rules.content.slice(rules.content.indexOf(ALLOWED_LABELS_HEADER) + ALLOWED_LABELS_HEADER.length);
   const allowed: string[] = [];
   for (const line of afterHeader.split('\n').slice(1)) {
     if (!line.startsWith('- ')) break;
     allowed.push(line.slice(2));
   }
+  const prompt = messages.find((message) => message.role === 'user' && message.content.includes('<step number="')) ?? rules;
   const steps = [...prompt.content.matchAll(/<step number="(\d+)">\n([\s\S]*?)\n<\/step>/g)].map((match) => match[2]!);
   return { allowed, steps };
 }

@@ -51,6 +51,12 @@ export interface AdapterOptions {
   fetch?: typeof globalThis.fetch;
 }
 
+/**
+ * Option names the OpenAI-compatible provider reads for itself and keeps out of the body; extra
+ * body fields with these names still go through the body-merging fetch, verbatim.
+ */
+const COMPATIBLE_OPTION_NAMES = new Set(['user', 'reasoningEffort', 'textVerbosity', 'strictJsonSchema', 'reasoning_effort', 'verbosity']);
+
 // The SDK would print its warnings to the console; we return them with the response instead.
 (globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS = false;
 
@@ -82,6 +88,8 @@ export class AiSdkAdapter implements ModelAdapter {
   private readonly options: AdapterOptions;
   /** Vertex and Bedrock: project/region and credentials beyond one key. */
   private readonly cloud: CloudProvider | undefined;
+  /** SDK models by the extra body they add (see `modelFor`). */
+  private readonly models = new Map<string, LanguageModel>();
 
   constructor(ref: string, parsed: ModelRef, spec: ProviderSpec, options: AdapterOptions = {}) {
     const env = options.env ?? process.env;
@@ -211,8 +219,12 @@ export class AiSdkAdapter implements ModelAdapter {
     }
     if (params.providerOptions !== undefined) Object.assign(extraBody, params.providerOptions);
 
-    const fetchWithExtras = Object.keys(extraBody).length === 0 ? this.options.fetch : mergeBodyFetch(extraBody, this.options.fetch);
-    const model = this.languageModel(fetchWithExtras);
+    // OpenAI-compatible servers: the SDK copies its provider options into the body itself, so
+    // extra fields go there instead of through a fetch that parses and re-serialises every body
+    // (a memory audit's top_k made that happen on each call, with contexts of any length).
+    const viaOptions = kind === 'compatible' && Object.keys(extraBody).every((name) => !COMPATIBLE_OPTION_NAMES.has(name));
+    if (viaOptions && Object.keys(extraBody).length > 0) providerOptions[this.provider] = extraBody;
+    const model = this.modelFor(viaOptions ? {} : extraBody);
     const cacheControl = callOptions.cacheTtl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
     const messages = request.messages.map((message): ModelMessage => {
       // Static system prompts (judge rubrics, labeler instructions) long enough to cache get a breakpoint too.
@@ -249,6 +261,23 @@ export class AiSdkAdapter implements ModelAdapter {
     }
     if (request.toolChoice !== undefined) settings.toolChoice = request.toolChoice;
     return { model, messages, settings, warnings };
+  }
+
+  /**
+   * The SDK model for calls that add `extraBody` to the request body. Built once per distinct
+   * extra body and kept: building one constructs the provider's response schemas, which zod
+   * compiles on their first use, so a model made per call cost about a third of a call's CPU.
+   */
+  private modelFor(extraBody: Record<string, unknown>): LanguageModel {
+    const key = Object.keys(extraBody).length === 0 ? '' : JSON.stringify(extraBody);
+    let model = this.models.get(key);
+    if (model === undefined) {
+      model = this.languageModel(key === '' ? this.options.fetch : mergeBodyFetch(extraBody, this.options.fetch));
+      // A run uses a handful of parameter sets; a bound keeps a pathological caller from growing it.
+      if (this.models.size >= 32) this.models.clear();
+      this.models.set(key, model);
+    }
+    return model;
   }
 
   private languageModel(fetch: typeof globalThis.fetch | undefined): LanguageModel {

@@ -66,6 +66,8 @@ export interface ModelEstimate {
 export interface EstimateOptions {
   /** Typical answer length assumed for the expected figures (default 400 tokens). */
   expectedOutputTokens?: number;
+  /** A cell's own typical answer length, where its format fixes it (a labeler's JSON); undefined = the default above. */
+  expectedOutputOf?: (spec: CellSpec) => number | undefined;
   /** Anthropic cache lifetime a `--batch` run uses (default 1h, as the batch runner does unless the config sets one). */
   batchCacheTtl?: '5m' | '1h';
 }
@@ -109,7 +111,7 @@ export function estimateCells(
     let input = PER_REQUEST_TOKENS;
     for (const message of request.messages) input += PER_MESSAGE_TOKENS + tokens(message.content);
     const max = (request.params.maxTokens ?? DEFAULT_MAX_TOKENS) + (request.params.thinkingBudget ?? 0);
-    const expected = Math.min(max, expectedPerCell);
+    const expected = Math.min(max, options.expectedOutputOf?.(spec) ?? expectedPerCell);
     const entry = byModel.get(request.model) ?? { cells: 0, input: 0, expected: 0, max: 0, cached: 0, written: 0 };
     const prefix = cachedPrefixOf(request.model, request.messages, tokens);
     if (prefix !== null) {

@@ -15,7 +15,10 @@ import { DEFAULT_PREFIX_MIN_CHARS, prefixSignature } from './schedule.js';
  *   group, at the observed latency and concurrency, stays under half the TTL;
  * - where the provider routes a prefix to other machines beyond a request
  *   rate (OpenAI: about 15 a minute per prefix and cache key), followers of a
- *   group are spaced to that rate and other groups fill the free slots.
+ *   cache key are spaced to that rate and other groups fill the free slots; a
+ *   large group spreads over several cache keys (lanes, each with its own
+ *   leader and rate), and when nothing else can go a lane goes past its rate:
+ *   pacing reorders work, it never leaves a slot idle.
  *
  * Pure apart from the injected clock: the runner asks `next(provider)` when a
  * slot is free and reports each call with `finished`.
@@ -95,18 +98,38 @@ export interface SchedulePick {
   role: 'leader' | 'follower' | 'single';
 }
 
-export type ScheduleStep = SchedulePick | { waitMs: number } | null;
+/** The next cell to send, or null: nothing can go until a call finishes. Pacing never idles a slot. */
+export type ScheduleStep = SchedulePick | null;
 
-type GroupState = 'cold' | 'warming' | 'warm';
+/**
+ * Fewest cells left per cache lane before a group opens another lane: each lane's leader
+ * misses the cache, so a group's miss share stays at most about 1 in this many.
+ */
+export const MIN_CELLS_PER_LANE = 16;
 
+type LaneState = 'cold' | 'warming' | 'warm';
+
+/** The cells of one prefix group, drawn by all its lanes. */
 interface Group {
-  provider: string;
   signature: string;
   members: number[];
   /** Next member to send. */
   next: number;
-  state: GroupState;
-  opened: boolean;
+  /** Lanes opened so far (each with its own cache key). */
+  lanes: number;
+}
+
+/**
+ * One cache lane of a group: a leader warms it, followers read it. A group has one lane,
+ * unless its provider routes by cache key and paces each key (OpenAI): then a group whose
+ * lane is at its pace while slots are free opens another lane with its own key.
+ */
+interface Lane {
+  group: Group;
+  index: number;
+  state: LaneState;
+  /** The leader whose answer warms the lane. */
+  leader: number;
   lastTouch: number;
   lastDispatch: number;
 }
@@ -119,15 +142,19 @@ interface ProviderQueue {
   nextSingle: number;
   groups: Group[];
   nextGroup: number;
-  open: Group[];
+  open: Lane[];
   latencyMs: number | null;
   /** `prefix-fifo` only: followers released by their leaders, and leaders plus singles in plan order. */
   fifo: { released: number[]; head: number; initial: number[]; next: number } | null;
 }
 
+const left = (group: Group) => group.members.length - group.next;
+
 export class CacheScheduler {
   private readonly queues = new Map<string, ProviderQueue>();
   private readonly groupOf = new Map<number, Group>();
+  /** Lane of each leader in flight. */
+  private readonly leaderLane = new Map<number, Lane>();
   private readonly providerAt: string[] = [];
   private readonly options: CacheSchedulerOptions;
   private remainingCount: number;
@@ -147,7 +174,7 @@ export class CacheScheduler {
       }
       let group = bySignature.get(signature);
       if (group === undefined) {
-        group = { provider, signature, members: [], next: 0, state: 'cold', opened: false, lastTouch: 0, lastDispatch: Number.NEGATIVE_INFINITY };
+        group = { signature, members: [], next: 0, lanes: 0 };
         bySignature.set(signature, group);
         queue.groups.push(group);
       }
@@ -183,37 +210,42 @@ export class CacheScheduler {
     return this.remainingCount;
   }
 
-  /** The next cell to send on `provider`'s free slot, a wait (pacing), or null (nothing until a call finishes). */
+  /**
+   * The next cell to send on `provider`'s free slot, or null (nothing until a call finishes).
+   * A pace per cache key (OpenAI) only reorders: a lane at its pace yields to other work, a
+   * large group opens another lane, and when nothing else can go the lane nearest its pace
+   * goes anyway (a possible overflow costs some cache reads; an idle slot costs the run's time).
+   */
   next(provider: string): ScheduleStep {
     const queue = this.queues.get(provider);
     if (queue === undefined) return null;
     if (queue.fifo !== null) return this.nextFifo(queue);
     const now = this.options.now();
+    // Lanes whose group has no cells left close once their leader (if any) has answered.
+    if (queue.open.some((lane) => left(lane.group) === 0 && lane.state !== 'warming')) {
+      queue.open = queue.open.filter((lane) => left(lane.group) > 0 || lane.state === 'warming');
+    }
     const pending = this.pendingFollowers(queue);
 
     // Keep the pipeline fed: warm another group before the followers at hand run out.
     if (pending < queue.concurrency && this.canOpen(queue)) return this.openLeader(queue, now);
 
-    let best: Group | undefined;
-    let wait = Number.POSITIVE_INFINITY;
-    for (const group of queue.open) {
-      if (group.state !== 'warm' || group.next >= group.members.length) continue;
-      const paceWait = this.paceWait(queue, group, now);
-      if (paceWait > 0) {
-        wait = Math.min(wait, paceWait);
+    let best: Lane | undefined;
+    let paced: Lane | undefined;
+    let pacedWait = Number.POSITIVE_INFINITY;
+    for (const lane of queue.open) {
+      if (lane.state !== 'warm' || left(lane.group) === 0) continue;
+      const wait = this.paceWait(queue, lane, now);
+      if (wait > 0) {
+        if (wait < pacedWait) {
+          pacedWait = wait;
+          paced = lane;
+        }
         continue;
       }
-      if (best === undefined || group.lastTouch < best.lastTouch) best = group;
+      if (best === undefined || lane.lastTouch < best.lastTouch) best = lane;
     }
-    if (best !== undefined) {
-      const position = best.members[best.next]!;
-      best.next += 1;
-      best.lastTouch = now;
-      best.lastDispatch = now;
-      this.remainingCount -= 1;
-      if (best.next >= best.members.length) this.close(queue, best);
-      return this.pick(queue, best, position, 'follower');
-    }
+    if (best !== undefined) return this.follow(queue, best, now);
     if (this.canOpen(queue)) return this.openLeader(queue, now);
     if (queue.nextSingle < queue.singles.length) {
       const position = queue.singles[queue.nextSingle]!;
@@ -221,32 +253,38 @@ export class CacheScheduler {
       this.remainingCount -= 1;
       return { position, role: 'single' };
     }
-    if (Number.isFinite(wait)) return { waitMs: Math.ceil(wait) };
+    if (paced !== undefined) {
+      const wide = this.widestGroup(queue);
+      if (wide !== undefined) return this.openLane(queue, wide, now);
+      return this.follow(queue, paced, now);
+    }
     return null;
   }
 
   /** Reports a call's end: `ok` when the provider answered (its cache now holds the prefix). */
   finished(position: number, result: { ok: boolean; latencyMs: number }): void {
-    const group = this.groupOf.get(position);
     const provider = this.providerAt[position];
     const queue = provider === undefined ? undefined : this.queues.get(provider);
     if (queue !== undefined && Number.isFinite(result.latencyMs) && result.latencyMs >= 0) {
       queue.latencyMs = queue.latencyMs === null ? result.latencyMs : 0.7 * queue.latencyMs + 0.3 * result.latencyMs;
     }
+    const group = this.groupOf.get(position);
     if (queue?.fifo && group !== undefined && group.members[0] === position) {
       // The earlier order: a leader's answer releases all its followers at once.
       queue.fifo.released.push(...group.members.slice(1));
       return;
     }
-    if (group === undefined || group.state !== 'warming' || group.members[group.next - 1] !== position) return;
+    const lane = this.leaderLane.get(position);
+    if (lane === undefined) return;
+    this.leaderLane.delete(position);
+    if (lane.state !== 'warming' || lane.leader !== position) return;
     if (result.ok) {
-      group.state = 'warm';
-      group.lastTouch = this.options.now();
+      lane.state = 'warm';
+      lane.lastTouch = this.options.now();
     } else {
       // No cache was written: the next member warms it again, alone.
-      group.state = 'cold';
+      lane.state = 'cold';
     }
-    if (group.next >= group.members.length) this.close(this.queues.get(group.provider)!, group);
   }
 
   /** Latency the scheduler currently assumes for a provider (ms). */
@@ -293,56 +331,107 @@ export class CacheScheduler {
 
   private pendingFollowers(queue: ProviderQueue): number {
     let pending = 0;
-    for (const group of queue.open) pending += group.members.length - group.next;
+    let previous: Group | undefined;
+    for (const lane of queue.open) {
+      // A group's lanes share its cells: count them once (its lanes sit together in `open`).
+      if (lane.group !== previous) pending += left(lane.group);
+      previous = lane.group;
+    }
     return pending;
   }
 
-  /** Whether one more group may be warmed without pushing any open group past its TTL. */
+  /** Whether one more group may be warmed without pushing any open lane past its TTL. */
   private canOpen(queue: ProviderQueue): boolean {
-    const cold = queue.open.some((group) => group.state === 'cold');
+    const cold = queue.open.some((lane) => lane.state === 'cold' && left(lane.group) > 0);
     if (!cold && queue.nextGroup >= queue.groups.length) return false;
-    if (cold) return true; // re-warming an open group opens nothing new
+    if (cold) return true; // re-warming an open lane opens nothing new
+    return this.roomForLane(queue);
+  }
+
+  /** Whether the open lanes leave room for one more inside the TTL bound. */
+  private roomForLane(queue: ProviderQueue): boolean {
     const open = queue.open.length;
     if (open === 0) return true;
     if (this.options.maxOpenGroups !== undefined && open >= this.options.maxOpenGroups) return false;
     const latency = this.latencyOf(queue.provider);
-    // Under round-robin each open group is touched about every open × latency / concurrency.
+    // Under round-robin each open lane is touched about every open × latency / concurrency.
     const gap = latency + ((open + 1) * latency) / queue.concurrency;
     return gap <= (this.options.ttlShare ?? 0.5) * queue.policy.ttlMs;
   }
 
-  private openLeader(queue: ProviderQueue, now: number): SchedulePick {
-    let group = queue.open.find((candidate) => candidate.state === 'cold');
-    if (group === undefined) {
-      group = queue.groups[queue.nextGroup]!;
-      queue.nextGroup += 1;
-      group.opened = true;
-      queue.open.push(group);
+  /**
+   * The open group with the most cells per lane, where one more lane keeps at least
+   * {@link MIN_CELLS_PER_LANE} cells for each; only where the provider routes by cache key.
+   */
+  private widestGroup(queue: ProviderQueue): Group | undefined {
+    const rate = queue.policy.groupRequestsPerMinute;
+    if (!queue.policy.sendCacheKey || rate === undefined || !this.roomForLane(queue)) return undefined;
+    // No more lanes than the slots can keep at their rate: beyond that a lane at its pace is only jitter.
+    const throughput = (queue.concurrency * MINUTE) / Math.max(1, this.latencyOf(queue.provider));
+    if (queue.open.length >= Math.ceil(throughput / rate)) return undefined;
+    let widest: Group | undefined;
+    for (const lane of queue.open) {
+      const group = lane.group;
+      if (left(group) < MIN_CELLS_PER_LANE * (group.lanes + 1)) continue;
+      if (widest === undefined || left(group) / group.lanes > left(widest) / widest.lanes) widest = group;
     }
-    const position = group.members[group.next]!;
-    group.next += 1;
-    group.state = 'warming';
-    group.lastTouch = now;
-    group.lastDispatch = now;
+    return widest;
+  }
+
+  private openLeader(queue: ProviderQueue, now: number): SchedulePick {
+    const cold = queue.open.find((lane) => lane.state === 'cold' && left(lane.group) > 0);
+    if (cold !== undefined) return this.lead(queue, cold, now);
+    const group = queue.groups[queue.nextGroup]!;
+    queue.nextGroup += 1;
+    return this.openLane(queue, group, now);
+  }
+
+  private openLane(queue: ProviderQueue, group: Group, now: number): SchedulePick {
+    const lane: Lane = { group, index: group.lanes, state: 'cold', leader: -1, lastTouch: now, lastDispatch: now };
+    group.lanes += 1;
+    // Keep a group's lanes next to each other in `open` (see pendingFollowers).
+    const after = queue.open.findLastIndex((other) => other.group === group);
+    if (after < 0) queue.open.push(lane);
+    else queue.open.splice(after + 1, 0, lane);
+    return this.lead(queue, lane, now);
+  }
+
+  private lead(queue: ProviderQueue, lane: Lane, now: number): SchedulePick {
+    const position = lane.group.members[lane.group.next]!;
+    lane.group.next += 1;
+    lane.state = 'warming';
+    lane.leader = position;
+    lane.lastTouch = now;
+    lane.lastDispatch = now;
+    this.leaderLane.set(position, lane);
     this.remainingCount -= 1;
-    return this.pick(queue, group, position, 'leader');
+    return this.pick(queue, lane, position, 'leader');
   }
 
-  private close(queue: ProviderQueue, group: Group): void {
-    if (group.state === 'warming') return; // closes when its leader answers
-    const index = queue.open.indexOf(group);
-    if (index >= 0) queue.open.splice(index, 1);
+  private follow(queue: ProviderQueue, lane: Lane, now: number): SchedulePick {
+    const position = lane.group.members[lane.group.next]!;
+    lane.group.next += 1;
+    lane.lastTouch = now;
+    lane.lastDispatch = now;
+    this.remainingCount -= 1;
+    return this.pick(queue, lane, position, 'follower');
   }
 
-  private paceWait(queue: ProviderQueue, group: Group, now: number): number {
+  private paceWait(queue: ProviderQueue, lane: Lane, now: number): number {
     const rate = queue.policy.groupRequestsPerMinute;
     if (rate === undefined) return 0;
-    return group.lastDispatch + MINUTE / rate - now;
+    return lane.lastDispatch + MINUTE / rate - now;
   }
 
-  private pick(queue: ProviderQueue, group: Group, position: number, role: SchedulePick['role']): SchedulePick {
-    return queue.policy.sendCacheKey ? { position, role, cacheKey: promptCacheKeyOf(group.signature) } : { position, role };
+  private pick(queue: ProviderQueue, lane: Lane, position: number, role: SchedulePick['role']): SchedulePick {
+    if (!queue.policy.sendCacheKey) return { position, role };
+    return { position, role, cacheKey: laneCacheKey(lane.group.signature, lane.index) };
   }
+}
+
+/** A lane's `prompt_cache_key`: the group's key, with the lane's number from the second lane on. */
+export function laneCacheKey(signature: string, lane: number): string {
+  return lane === 0 ? promptCacheKeyOf(signature) : `${promptCacheKeyOf(signature)}-${lane}`;
 }
 
 /** The cells of a `--batch` stage in the order caching wants them (see {@link batchWaves}). */

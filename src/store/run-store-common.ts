@@ -5,6 +5,7 @@ import type { FinishReason, ModelRequest, TokenUsage, ToolCall } from '../models
 import type { BatchJobs } from './batch-jobs.js';
 import type { StageDeclaration, StageProgress } from './run-stages.js';
 import { type CellIdentity, REDACTED, replaceSecretValues, scrubSecrets } from './keys.js';
+import { requestKeys } from './request-hash.js';
 import type { CellLabels, CellResult, CellSpec, CellStatus, RunManifest } from './types.js';
 
 /*
@@ -251,4 +252,14 @@ export function scrubText(text: string, secrets: readonly string[]): string {
 export function newRunId(): string {
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
   return `run-${stamp}-${randomBytes(3).toString('hex')}`;
+}
+
+/** The first key an earlier shape of a cell is stored under (either identity rule), if any. */
+export function storedLegacyKey(requests: readonly ModelRequest[], stored: (key: string) => boolean): string | undefined {
+  for (const request of requests) {
+    const keys = requestKeys(request);
+    if (stored(keys.key)) return keys.key;
+    if (keys.legacyKey !== undefined && stored(keys.legacyKey)) return keys.legacyKey;
+  }
+  return undefined;
 }

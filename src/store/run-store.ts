@@ -31,6 +31,7 @@ import {
   rowToResult,
   scrubJsonValues,
   scrubText,
+  storedLegacyKey,
   validateManifest,
 } from './run-store-common.js';
 import type { RunStore as RunStoreInterface } from './run-store-common.js';
@@ -345,6 +346,11 @@ export class SqliteRunStore implements RunStore {
         if (id.legacyKey !== undefined && hasCell.get(id.key) === undefined && hasCell.get(id.legacyKey) !== undefined) {
           id = { ...id, key: id.legacyKey };
         }
+        // A store written before the prompt was rearranged keeps the cell under its earlier shape's key.
+        if (spec.legacyRequests !== undefined && hasCell.get(id.key) === undefined) {
+          const stored = storedLegacyKey(spec.legacyRequests, (key) => hasCell.get(key) !== undefined);
+          if (stored !== undefined) id = { ...id, key: stored };
+        }
         keys[index] = id.key;
         if (hasCell.get(id.key) === undefined) {
           const encoded = encodeRequest(spec.request);
@@ -620,3 +626,4 @@ function ensureSchemaReadOnly(db: Database.Database, file: string): void {
     throw new InputError(`store schema version ${version} needs a migration first: run \`echolens runs migrate ${file}\``, { file }, { cause: error });
   }
 }
+

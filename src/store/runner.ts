@@ -85,7 +85,7 @@ type ExecuteOptions = RunCellsOptions & Required<Pick<RunCellsOptions, 'now' | '
 async function executeCells(store: RunStore, cells: PreparedCells, tally: RunTally, options: ExecuteOptions): Promise<void> {
   const laneFor = providerLanes(options, { now: options.now, sleep: options.sleep });
   const runOne = cellRunner(store, cells, tally, laneFor, options);
-  const { now, sleep } = options;
+  const { now } = options;
   const scheduler = new CacheScheduler(
     cells.toRun.map((index) => cells.uniqueRequests[index]!),
     {
@@ -98,9 +98,8 @@ async function executeCells(store: RunStore, cells: PreparedCells, tally: RunTal
     },
   );
 
-  // Every task is counted until it settles, and a pacing wait keeps the run open until it ends.
+  // Every task is counted until it settles.
   let outstanding = 0;
-  let waking = false;
   const busy = new Map<string, number>();
   let resolveAll!: () => void;
   const allSettled = new Promise<void>((resolve) => {
@@ -133,26 +132,11 @@ async function executeCells(store: RunStore, cells: PreparedCells, tally: RunTal
         while ((busy.get(provider) ?? 0) < slots) {
           const step = scheduler.next(provider);
           if (step === null) break;
-          if ('waitMs' in step) {
-            if (!waking) {
-              waking = true;
-              void sleep(step.waitMs, tally.signal)
-                .catch(() => undefined)
-                // A macrotask turn after the wait, so an injected sleep that returns at once cannot starve I/O.
-                .then(() =>
-                  setImmediate(() => {
-                    waking = false;
-                    pump();
-                  }),
-                );
-            }
-            break;
-          }
           dispatch(step.position, step.cacheKey, provider);
         }
       }
     }
-    if (outstanding === 0 && !waking && (tally.stopped || scheduler.remaining === 0)) resolveAll();
+    if (outstanding === 0 && (tally.stopped || scheduler.remaining === 0)) resolveAll();
   };
   pump();
   await allSettled;

@@ -12,6 +12,12 @@ export type CellLabels = Record<string, string | number | boolean | null>;
 export interface CellSpec {
   request: ModelRequest;
   labels: CellLabels;
+  /**
+   * Earlier shapes of the same call, oldest last: a store written before a prompt was
+   * rearranged holds the cell under the key of one of these, and a resume keeps that key
+   * (and its answer) instead of calling again. Never part of the key.
+   */
+  legacyRequests?: readonly ModelRequest[];
 }
 
 export type CellStatus = 'pending' | 'done' | 'empty' | 'failed';

@@ -26,6 +26,7 @@ import {
   rowToResult,
   scrubJsonValues,
   scrubText,
+  storedLegacyKey,
   validateManifest,
 } from '../run-store-common.js';
 import { type StageDeclaration, type StageProgress, stageComplete } from '../run-stages.js';
@@ -273,6 +274,31 @@ export class PgRunStore implements RunStore {
       for (const row of rows) existing.add(row.key as string);
     }
     const keys = ids.map((id) => (id.legacyKey !== undefined && !existing.has(id.key) && existing.has(id.legacyKey) ? id.legacyKey : id.key));
+    // A store written before a prompt was rearranged keeps the cell under its earlier shape's key (as SQLite).
+    const legacyCandidates = new Set<string>();
+    specs.forEach((spec, index) => {
+      if (spec.legacyRequests === undefined || existing.has(keys[index]!)) return;
+      for (const request of spec.legacyRequests) {
+        const legacy = requestKeys(request);
+        legacyCandidates.add(legacy.key);
+        if (legacy.legacyKey !== undefined) legacyCandidates.add(legacy.legacyKey);
+      }
+    });
+    if (legacyCandidates.size > 0) {
+      const stored = new Set<string>();
+      const list = [...legacyCandidates];
+      for (let start = 0; start < list.length; start += 10_000) {
+        for (const row of this.client.query('SELECT key FROM cells WHERE key = ANY($1::text[])', [list.slice(start, start + 10_000)]).rows) stored.add(row.key as string);
+      }
+      specs.forEach((spec, index) => {
+        if (spec.legacyRequests === undefined || existing.has(keys[index]!)) return;
+        const found = storedLegacyKey(spec.legacyRequests, (key) => stored.has(key));
+        if (found !== undefined) {
+          keys[index] = found;
+          existing.add(found);
+        }
+      });
+    }
     this.transaction(() => {
       for (let start = 0; start < specs.length; start += REGISTER_CHUNK) {
         const end = Math.min(specs.length, start + REGISTER_CHUNK);
