@@ -1,41 +1,74 @@
 import { registerBuiltinAudits } from './audits.js';
 
 /**
- * echolens — the library entry. Everything public is exported from here:
- * `import { dtw, sriDrift, … } from 'echolens'`.
- * Each module owns its own index.ts; this file only re-exports them.
+ * echolens — the library entry: the names a user imports (README "Library API").
+ * This list is curated on purpose: each name here is a promise, so a helper used only inside
+ * the CLI, the report or the viewer stays internal. src/public-api.test.ts checks it exactly.
  */
-export * from './core/errors.js';
-export { canonicalJson, hashCanonical } from './core/canonical-json.js';
+
+// Errors a caller catches (bad input, bad config, failed model call).
+export { ConfigError, InputError } from './core/errors.js';
+export { ModelCallError } from './models/errors.js';
 export { packageVersion } from './core/version.js';
-export { hasValue, isPresent } from './core/maybe.js';
-export type { Maybe } from './core/maybe.js';
+
+// Audits: run, report and calibrate entry points.
+export {
+  calibratePersona,
+  dryRunPersona,
+  loadPersonaConfig,
+  personaConfigFromFlags,
+  personaReport,
+  preflightPersona,
+  runPersona,
+} from './persona-drift/index.js';
+export type { PersonaCalibration, PersonaRunResult } from './persona-drift/index.js';
+export type { PersonaConfig } from './persona-drift/config.js';
+export type { PersonaReport } from './persona-drift/report-types.js';
+export { renderPersonaMarkdown } from './persona-drift/report-markdown.js';
+export {
+  calibrateMemoryDesign,
+  dryRunMemory,
+  loadMemoryConfig,
+  memoryReport,
+  preflightMemory,
+  renderMemoryMarkdown,
+  resolveMemoryStimuli,
+  runMemory,
+} from './memory-drift/index.js';
+export type { MemoryCalibration, MemoryConfig, MemoryReport } from './memory-drift/index.js';
+export {
+  calibrateContinuation,
+  continuationReport,
+  loadContinuationConfig,
+  renderContinuationMarkdown,
+  runContinuation,
+} from './continuation/index.js';
+export type { ContinuationCalibration, ContinuationConfig, ContinuationReport } from './continuation/index.js';
+
+// The Audit protocol: how a new audit plugs in.
+export { getAudit, listAudits, registerAudit, runAudit } from './experiment/index.js';
+export type { Audit, AuditRunner, RunAuditOptions } from './experiment/index.js';
+export { registerBuiltinAudits } from './audits.js';
+
+// The run store (SQLite file or PostgreSQL URL).
+export { openStore, RunStore, SqliteRunStore } from './store/run-store.js';
+export { PgRunStore } from './store/postgres/pg-store.js';
+export type { OpenStoreOptions, RunInfo } from './store/index.js';
+
+// Models.
+export { createAdapter, formatModelRef, parseModelRef } from './models/index.js';
+export type { ModelRef } from './models/index.js';
 export type * from './models/types.js';
-export type * from './store/types.js';
-export { ModelCallError, RETRYABLE_KINDS } from './models/errors.js';
-export type { ModelErrorKind } from './models/errors.js';
-export { registerSimProfile, getSimProfile, listSimProfiles } from './models/sim-registry.js';
-export type { SimProfile, SimAnswer } from './models/sim-registry.js';
+
+// Metrics and statistics: pure functions, whole modules.
 export * from './metrics/index.js';
 export * from './stats/index.js';
-export * from './models/index.js';
-export * from './store/index.js';
-export * from './sessions/index.js';
-export * from './persona-drift/index.js';
-export * from './memory-drift/index.js';
-export * from './materials/index.js';
-export * from './continuation/index.js';
-export * from './report/index.js';
-export * from './experiment/index.js';
-export { registerBuiltinAudits } from './audits.js';
+
+// Sessions: readers and redaction.
+export { discoverSessions, readSession, redactFile, redactText, Redactor, verifyFile } from './sessions/index.js';
+export type { ReadSessionOptions, RedactFileOptions, RedactOptions } from './sessions/index.js';
+export type { Session } from './sessions/types.js';
 
 // The library is an entry point (like the CLI): importing it registers the built-in audits,
 // which the report, the gate, the viewer and compare read from the registry.
 registerBuiltinAudits();
-export { registerBuiltinSimProfiles } from './builtin-sims.js';
-export * from './gate/index.js';
-export { assertPreflight, budgetProblems, PreflightError, preflightProblems, suggestedBudget } from './experiment/preflight.js';
-export type { PreflightFile, PreflightInput, PreflightModel, PreflightProblem } from './experiment/preflight.js';
-export { runDemo } from './demo/demo.js';
-export type { DemoOptions, DemoResult } from './demo/demo.js';
-export { closestNames, didYouMean } from './core/suggest.js';

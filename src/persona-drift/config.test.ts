@@ -38,7 +38,7 @@ describe('persona config', () => {
     expect(() => loadPersonaConfig(typo)).toThrow(/sampels|Unrecognized key/u);
   });
 
-  describe('interventions: the concept name of mitigations', () => {
+  describe('mitigations: the intervention arms', () => {
     const head = 'sessions: [a.jsonl]\ntargets: [sim:persona]\njudges: [sim:judge]\n';
     const load = (name: string, body: string) => {
       const file = join(dir, name);
@@ -46,38 +46,28 @@ describe('persona config', () => {
       return { file, load: () => loadPersonaConfig(file) };
     };
 
-    it('normalizes to the same config as mitigations (same keys in the same order, same run id)', () => {
-      const viaMitigations = load('mitigations.yaml', 'mitigations: [none, a-anchor, placebo_iso_recipe]\n').load();
-      const viaInterventions = load('interventions.yaml', 'interventions: [none, a-anchor, placebo_iso_recipe]\n').load();
-      expect(viaInterventions).toEqual(viaMitigations);
-      expect(JSON.stringify(viaInterventions)).toBe(JSON.stringify(viaMitigations));
-      expect('interventions' in viaInterventions).toBe(false);
-      expect(viaInterventions.mitigations).toEqual(['none', 'a-anchor', 'placebo_iso_recipe']);
-      const runId = (config: object) => hashCanonical({ experiment: 'persona-drift', config });
-      expect(runId(viaInterventions)).toBe(runId(viaMitigations));
-      // Neither key: the control alone, in the same place among the keys.
+    it('defaults to the control alone, in the same place among the keys as a given list', () => {
+      const given = load('mitigations.yaml', 'mitigations: [none, a-anchor, placebo_iso_recipe]\n').load();
+      expect(given.mitigations).toEqual(['none', 'a-anchor', 'placebo_iso_recipe']);
       const neither = load('neither.yaml', '').load();
       expect(neither.mitigations).toEqual(['none']);
-      expect(Object.keys(neither)).toEqual(Object.keys(viaMitigations));
+      expect(Object.keys(neither)).toEqual(Object.keys(given));
+      const runId = (config: object) => hashCanonical({ experiment: 'persona-drift', config });
+      expect(runId(neither)).not.toBe(runId(given));
     });
 
-    it('validates interventions as mitigations are validated, naming the key given', () => {
-      const unknown = load('bad-intervention.yaml', 'interventions: [none, a-ankor]\n');
-      expect(unknown.load).toThrow(`${unknown.file}:4: interventions.1:`);
-      const empty = load('empty-interventions.yaml', 'interventions: []\n');
-      expect(empty.load).toThrow(`${empty.file}:4: interventions:`);
-      const goal = load('goal-interventions.yaml', 'arms: [filler]\ninterventions: [goal]\n');
-      expect(goal.load).toThrow(/interventions: interventions apply to the real arm; add "real" to arms/u);
-      const goalOld = load('goal-mitigations.yaml', 'arms: [filler]\nmitigations: [goal]\n');
-      expect(goalOld.load).toThrow(/mitigations: mitigations apply to the real arm; add "real" to arms/u);
+    it('names the file, line and key of a bad list', () => {
+      const unknown = load('bad-mitigation.yaml', 'mitigations: [none, a-ankor]\n');
+      expect(unknown.load).toThrow(`${unknown.file}:4: mitigations.1:`);
+      const empty = load('empty-mitigations.yaml', 'mitigations: []\n');
+      expect(empty.load).toThrow(`${empty.file}:4: mitigations:`);
+      const goal = load('goal-mitigations.yaml', 'arms: [filler]\nmitigations: [goal]\n');
+      expect(goal.load).toThrow(/mitigations: mitigations apply to the real arm; add "real" to arms/u);
     });
 
-    it('refuses a config that gives both keys, naming both', () => {
-      const both = load('both.yaml', 'mitigations: [none]\ninterventions: [none, a-anchor]\n');
-      expect(both.load).toThrow(`${both.file}:5: interventions: give the intervention arms once: "interventions" and "mitigations" are two names of one key`);
-      expect(() => personaConfigFromFlags(['sessions=["s.jsonl"]', 'targets=["sim:persona"]', 'judges=["sim:judge"]', 'mitigations=["none"]', 'interventions=["none"]'])).toThrow(
-        /"interventions" and "mitigations"/u,
-      );
+    it('has one name: interventions is an unknown key', () => {
+      const other = load('interventions.yaml', 'interventions: [none, a-anchor]\n');
+      expect(other.load).toThrow(/interventions|Unrecognized key/u);
     });
   });
 });

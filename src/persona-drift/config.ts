@@ -79,10 +79,8 @@ const personaConfigObject = z
     windowChars: positiveInt.default(30_000),
     toolTruncate: positiveInt.default(200),
     arms: z.array(z.enum(CONTEXT_ARMS)).min(1).default(['real', 'filler']),
-    /** The intervention arms (default `[none]`); the key keeps its first name, see `interventions`. */
-    mitigations: interventionList.optional(),
-    /** The same list under the concept's name (docs/decisions.md#naming); give one of the two keys. */
-    interventions: interventionList.optional(),
+    /** The intervention arms (default `[none]`); the key keeps the name recorded in stores and reports (docs/decisions.md#naming). */
+    mitigations: interventionList.default(() => [...DEFAULT_INTERVENTIONS]),
     distances: z
       .array(z.object({ name: z.string().min(1), messages: z.number().int().nonnegative() }).strict())
       .min(1)
@@ -150,15 +148,6 @@ const personaConfigObject = z
 
 export const personaConfigSchema = personaConfigObject
   .superRefine((config, ctx) => {
-    if (config.mitigations !== undefined && config.interventions !== undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['interventions'],
-        message: 'give the intervention arms once: "interventions" and "mitigations" are two names of one key',
-      });
-    }
-    const interventionKey = config.interventions === undefined ? 'mitigations' : 'interventions';
-    const interventions = config.interventions ?? config.mitigations ?? DEFAULT_INTERVENTIONS;
     const probesWanted = config.probes.categories.length > 0 || config.probes.ids.length > 0;
     if (probesWanted && config.judges.length === 0) {
       ctx.addIssue({ code: 'custom', path: ['judges'], message: 'the probe surface needs at least one judge model' });
@@ -166,8 +155,8 @@ export const personaConfigSchema = personaConfigObject
     if (config.anchorAblation && !config.arms.includes('real')) {
       ctx.addIssue({ code: 'custom', path: ['anchorAblation'], message: 'anchor ablations apply to the real arm; add "real" to arms' });
     }
-    if (interventions.includes('goal') && !config.arms.includes('real')) {
-      ctx.addIssue({ code: 'custom', path: [interventionKey], message: `${interventionKey} apply to the real arm; add "real" to arms` });
+    if (config.mitigations.includes('goal') && !config.arms.includes('real')) {
+      ctx.addIssue({ code: 'custom', path: ['mitigations'], message: 'mitigations apply to the real arm; add "real" to arms' });
     }
     if (config.stressorSystemPrompt !== undefined && !(config.stressorSystemPrompt in BUILTIN_SYSTEM_PROMPTS) && !config.stressorSystemPrompt.startsWith('text:')) {
       ctx.addIssue({
@@ -185,24 +174,9 @@ export const personaConfigSchema = personaConfigObject
         });
       }
     }
-  })
-  .transform(normalizeInterventions);
+  });
 
 export type PersonaConfig = z.infer<typeof personaConfigSchema>;
-
-/**
- * The normalized config: `interventions` (if given) becomes `mitigations`, in the place that key
- * has among the others, so a config written either way has the same run id and cell keys.
- */
-function normalizeInterventions({ interventions, mitigations, ...rest }: z.output<typeof personaConfigObject>) {
-  const list = interventions ?? mitigations ?? [...DEFAULT_INTERVENTIONS];
-  const normalized: Record<string, unknown> = {};
-  for (const key of Object.keys(personaConfigObject.shape)) {
-    if (key === 'mitigations') normalized[key] = list;
-    else if (key in rest) normalized[key] = rest[key as keyof typeof rest];
-  }
-  return normalized as typeof rest & { mitigations: Intervention[] };
-}
 
 /**
  * The probe framing levels of a config, in config order and without repeats: `[true]` (the

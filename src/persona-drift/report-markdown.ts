@@ -37,8 +37,9 @@ function table(header: string[], rows: string[][]): string {
   return [`| ${header.join(' | ')} |`, `| ${header.map(() => '---').join(' | ')} |`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n') + '\n';
 }
 
-export function renderPersonaMarkdown(report: PersonaReport, title = 'Persona drift (ContextEcho) report'): string {
-  const out: string[] = [`# ${title}`, ''];
+/** The verdict per target and what Δ means here. */
+function verdictSection(report: PersonaReport): string[] {
+  const out: string[] = [];
   out.push('## Verdict per target', '');
   for (const v of report.verdicts) out.push(`- **${cell(v.target)}** (judge ${cell(v.judge)}) — ${cell(v.text)}. Cell: ${cell(v.cell)}.`);
   if (report.verdicts.length === 0) out.push('_No judged probe cells: no drift verdict._');
@@ -47,7 +48,12 @@ export function renderPersonaMarkdown(report: PersonaReport, title = 'Persona dr
     `Drift gap Δ = mean judge score on the filler arm − on the real-session arm (0–3 scale; positive = drift) in the headline cell (${cell(report.design.headline)}). Inference is at the sampled unit: positions when the run has one session, sessions when it has several (positions averaged within their session); 95% Student-t interval of the unit means and a sign-flip test of them (exact up to 20 units), Holm across targets. Strong drift: |Δ| ≥ ${report.options.strongThreshold}. Check what this design can detect before a run with \`echolens persona calibrate <config>\`.`,
     '',
   );
+  return out;
+}
 
+/** The units of inference and the drift table per target. */
+function driftSection(report: PersonaReport): string[] {
+  const out: string[] = [];
   const unitLines = describePersonaUnits(report.units);
   if (unitLines.length > 0) out.push('Units of inference:', '', ...unitLines.map((line) => `- ${cell(line)}`), '');
   out.push('## Drift per target', '');
@@ -67,10 +73,12 @@ export function renderPersonaMarkdown(report: PersonaReport, title = 'Persona dr
       ]),
     ),
   );
+  return out;
+}
 
-  out.push(...referenceMarkdown(report));
-  out.push(...extrasMarkdown(report));
-
+/** Per target and judge: Δ by session, over positions, by probe category and against reference contexts. */
+function driftDetailSection(report: PersonaReport): string[] {
+  const out: string[] = [];
   for (const d of report.drift) {
     out.push(`### ${cell(d.target)} — judge ${cell(d.judge)}`, '');
     out.push(`Cell: ${cell(d.cell)}.`, '');
@@ -86,12 +94,22 @@ export function renderPersonaMarkdown(report: PersonaReport, title = 'Persona dr
       out.push(table(['arm', 'Δ [95% CI]'], d.referenceArms.map((r) => [cell(r.arm), gapText(r.gap)])));
     }
   }
+  return out;
+}
 
+/** The continuations replayed after each position. */
+function continuationsSection(report: PersonaReport): string[] {
+  const out: string[] = [];
   if (report.design.continuations.length > 0) {
     out.push('## Continuations replayed after each position', '');
     out.push(table(['session', 'position', 'continuation'], report.design.continuations.map((c) => [cell(c.session), cell(c.position), cell(c.text)])));
   }
+  return out;
+}
 
+/** The design's other cells (contrasts). */
+function contrastsSection(report: PersonaReport): string[] {
+  const out: string[] = [];
   if (report.contrasts.length > 0) {
     out.push('## Other cells of the design', '');
     out.push(
@@ -107,7 +125,12 @@ export function renderPersonaMarkdown(report: PersonaReport, title = 'Persona dr
       ),
     );
   }
+  return out;
+}
 
+/** The scratch arm (no context). */
+function scratchSection(report: PersonaReport): string[] {
+  const out: string[] = [];
   if (report.scratch.length > 0) {
     out.push('## Scratch arm (no context; analysed once per target)', '');
     out.push(
@@ -117,7 +140,12 @@ export function renderPersonaMarkdown(report: PersonaReport, title = 'Persona dr
       ),
     );
   }
+  return out;
+}
 
+/** Mitigation arms against control and placebo. */
+function mitigationsSection(report: PersonaReport): string[] {
+  const out: string[] = [];
   if (report.mitigations.length > 0) {
     out.push('## Mitigations (probe surface, real context)', '');
     out.push(
@@ -139,7 +167,12 @@ export function renderPersonaMarkdown(report: PersonaReport, title = 'Persona dr
       ),
     );
   }
+  return out;
+}
 
+/** Judge-free stressors: compliance, verbosity and their filler − real contrasts. */
+function stressorsSection(report: PersonaReport): string[] {
+  const out: string[] = [];
   if (report.stressors.length > 0) {
     out.push('## Stressors (judge-free)', '');
     out.push(
@@ -177,7 +210,12 @@ export function renderPersonaMarkdown(report: PersonaReport, title = 'Persona dr
       ),
     );
   }
+  return out;
+}
 
+/** Hardened contracts: pass rates and contrasts. */
+function contractsSection(report: PersonaReport): string[] {
+  const out: string[] = [];
   if (report.contracts.length > 0) {
     out.push('## Hardened contracts (deterministic parsers)', '');
     out.push(
@@ -212,7 +250,12 @@ export function renderPersonaMarkdown(report: PersonaReport, title = 'Persona dr
       ),
     );
   }
+  return out;
+}
 
+/** Compaction: post − pre change in Δ with its equivalence test. */
+function compactionSection(report: PersonaReport): string[] {
+  const out: string[] = [];
   if (report.compaction.length > 0) {
     out.push('## Compaction (post − pre change in Δ)', '');
     out.push(
@@ -228,7 +271,12 @@ export function renderPersonaMarkdown(report: PersonaReport, title = 'Persona dr
       ),
     );
   }
+  return out;
+}
 
+/** Agreement between judges. */
+function agreementSection(report: PersonaReport): string[] {
+  const out: string[] = [];
   if (report.judgeAgreement.length > 0) {
     out.push('## Cross-judge agreement', '');
     out.push(
@@ -246,7 +294,12 @@ export function renderPersonaMarkdown(report: PersonaReport, title = 'Persona dr
       ),
     );
   }
+  return out;
+}
 
+/** The judge-free behavioural fingerprint. */
+function fingerprintSection(report: PersonaReport): string[] {
+  const out: string[] = [];
   if (report.fingerprint && !('error' in report.fingerprint)) {
     out.push('## Behavioural fingerprint (judge-free, PCA)', '');
     out.push(
@@ -260,7 +313,12 @@ export function renderPersonaMarkdown(report: PersonaReport, title = 'Persona dr
       ),
     );
   }
+  return out;
+}
 
+/** Cell counts, dropouts and invalid judgements. */
+function countsSection(report: PersonaReport): string[] {
+  const out: string[] = [];
   out.push('## Cells, dropouts and invalid judgements', '');
   out.push(
     table(
@@ -274,5 +332,25 @@ export function renderPersonaMarkdown(report: PersonaReport, title = 'Persona dr
       report.counts.invalidJudgements.map((j) => [cell(j.judge), cell(j.arm), cell(j.mitigation), String(j.judged), String(j.invalid)]),
     ),
   );
+  return out;
+}
+
+export function renderPersonaMarkdown(report: PersonaReport, title = 'Persona drift (ContextEcho) report'): string {
+  const out: string[] = [`# ${title}`, ''];
+  out.push(...verdictSection(report));
+  out.push(...driftSection(report));
+  out.push(...referenceMarkdown(report));
+  out.push(...extrasMarkdown(report));
+  out.push(...driftDetailSection(report));
+  out.push(...continuationsSection(report));
+  out.push(...contrastsSection(report));
+  out.push(...scratchSection(report));
+  out.push(...mitigationsSection(report));
+  out.push(...stressorsSection(report));
+  out.push(...contractsSection(report));
+  out.push(...compactionSection(report));
+  out.push(...agreementSection(report));
+  out.push(...fingerprintSection(report));
+  out.push(...countsSection(report));
   return out.join('\n');
 }

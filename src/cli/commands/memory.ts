@@ -204,7 +204,8 @@ export function renderCalibrationMarkdown(calibration: MemoryCalibration): strin
 }
 
 /** `echolens memory run | report | calibrate | curate | labeler-check | label-sheet` (the training commands: memory-mitigation.ts). */
-export function registerMemory(memory: Command): void {
+/** `memory run`: the DriftLens grid of a config, then its headline (and the report file with --report). */
+function registerMemoryRun(memory: Command): void {
   const runCommand = addConfigRunCommand(
     memory,
     'run the DriftLens grid of a config: generation cells, step extraction, labeler cells with re-asks (cached, resumable)',
@@ -260,7 +261,10 @@ export function registerMemory(memory: Command): void {
       }
       process.stdout.write(`report: echolens memory report ${options.db} · gate: echolens gate ${options.db}\n`);
     });
+}
 
+/** `memory report`: the analysis of a memory run, Markdown or JSON. */
+function registerMemoryReport(memory: Command): void {
   addReportCommand(memory, 'analyse a memory run: mixed model, d_rel with cluster-bootstrap CIs, elevation, Welch letters, validity verdicts')
     .option('--bootstrap <B>', 'bootstrap replicates (default: the config value, 10,000)', positiveInteger('--bootstrap'))
     .option('--pairing <policy>', 'reference (no-memory sample 0, default) or all-pairs (every no-memory sample)')
@@ -292,7 +296,10 @@ export function registerMemory(memory: Command): void {
         store.close();
       }
     });
+}
 
+/** `memory calibrate`: the design's error rates and power under simulation, before any call. */
+function registerMemoryCalibrate(memory: Command): void {
   memory
     .command('calibrate')
     .description('simulate a config’s exact design under a null and planted effects: false-positive rate, CI coverage and power of every test of the report, before any call')
@@ -333,7 +340,25 @@ export function registerMemory(memory: Command): void {
       });
       emit(format === 'json' ? JSON.stringify(calibration, null, 2) : renderCalibrationMarkdown(calibration), options.out);
     });
+}
 
+/** `memory curate --import`: three annotators' filled sheets combined into the unanimous and two-of-three sets. */
+function combineAnnotatorSheets(options: { import: string[]; minConfidence?: number; out?: string }): void {
+  const files: string[] = options.import;
+  if (files.length !== 3) throw new InvalidArgumentError('--import', `needs three annotators' sheets, got ${files.length}`);
+  if (options.minConfidence !== undefined && !(options.minConfidence >= 0 && options.minConfidence <= 1)) {
+    throw new InvalidArgumentError('--min-confidence', 'must be a number from 0 to 1');
+  }
+  const sheets = files.map((file, index) => parseAnnotationSheet(readDataFile(file).text, `annotator-${index + 1}`, file));
+  const summary = aggregateAnnotations(sheets, options.minConfidence === undefined ? {} : { minMeanConfidence: options.minConfidence });
+  process.stdout.write(
+    `${summary.items.length} items: ${summary.unanimous.length} unanimous (3/3), ${summary.twoOfThree.length} two-of-three; disagreement rate ${(100 * summary.disagreementRate).toFixed(1)}%\n`,
+  );
+  if (options.out) emit(JSON.stringify({ files, minMeanConfidence: options.minConfidence ?? null, ...summary }, null, 2), options.out);
+}
+
+/** `memory curate`: screen candidate questions; or combine three annotators' sheets (--import). */
+function registerMemoryCurate(memory: Command): void {
   memory
     .command('curate')
     .description('screen candidate questions (App. A): keyword keep-signals and drop-lists with reasons, optional LLM rater cells, human annotation sheets')
@@ -353,17 +378,7 @@ export function registerMemory(memory: Command): void {
     )
     .action(async (options) => {
       if (options.import) {
-        const files: string[] = options.import;
-        if (files.length !== 3) throw new InvalidArgumentError('--import', `needs three annotators' sheets, got ${files.length}`);
-        if (options.minConfidence !== undefined && !(options.minConfidence >= 0 && options.minConfidence <= 1)) {
-          throw new InvalidArgumentError('--min-confidence', 'must be a number from 0 to 1');
-        }
-        const sheets = files.map((file, index) => parseAnnotationSheet(readDataFile(file).text, `annotator-${index + 1}`, file));
-        const summary = aggregateAnnotations(sheets, options.minConfidence === undefined ? {} : { minMeanConfidence: options.minConfidence });
-        process.stdout.write(
-          `${summary.items.length} items: ${summary.unanimous.length} unanimous (3/3), ${summary.twoOfThree.length} two-of-three; disagreement rate ${(100 * summary.disagreementRate).toFixed(1)}%\n`,
-        );
-        if (options.out) emit(JSON.stringify({ files, minMeanConfidence: options.minConfidence ?? null, ...summary }, null, 2), options.out);
+        combineAnnotatorSheets(options);
         return;
       }
       const set = options.questions ? loadQuestionsFile(options.questions) : loadBuiltinQuestions();
@@ -410,7 +425,10 @@ export function registerMemory(memory: Command): void {
         process.stderr.write(`wrote ${options.orthogonalitySheet} (${items.length} items)\n`);
       }
     });
+}
 
+/** `memory labeler-check`: labeler reliability by relabelling a run's steps. */
+function registerMemoryLabelerCheck(memory: Command): void {
   memory
     .command('labeler-check')
     .description('labeler reliability (App. C.4): relabel a run’s steps with other labelers, a T = 1 repeat and the reworded ontology')
@@ -485,5 +503,14 @@ export function registerMemory(memory: Command): void {
         read.close();
       }
     });
+}
+
+export function registerMemory(memory: Command): void {
+  registerMemoryRun(memory);
+  registerMemoryReport(memory);
+  registerMemoryCalibrate(memory);
+  registerMemoryCurate(memory);
+  registerMemoryLabelerCheck(memory);
   registerMemoryLabelSheet(memory);
 }
+

@@ -68,29 +68,265 @@ function decodePathPart(part: string): string {
   }
 }
 
-export async function startViewer(options: ViewerOptions): Promise<ViewerServer> {
-  const host = options.host ?? '127.0.0.1';
-  const token = newToken();
-  const factorCache = new WeakMap<RunIndex, Factor[]>();
-  const measureCache = new WeakMap<RunAnalysis, CellMeasure[]>();
-  const chartCache = new WeakMap<RunAnalysis, ReturnType<typeof chartsOf>>();
+/** A value computed once per key (keys are the run indexes and analyses the viewer data holds). */
+function cached<K extends object, V>(cache: WeakMap<K, V>, key: K, compute: () => V): V {
+  let value = cache.get(key);
+  if (value === undefined) {
+    value = compute();
+    cache.set(key, value);
+  }
+  return value;
+}
+
+/** The runs, analyses and derived tables the pages read, each computed once per run or analysis. */
+class RunLookups {
+  private readonly factorCache = new WeakMap<RunIndex, Factor[]>();
+  private readonly measureCache = new WeakMap<RunAnalysis, CellMeasure[]>();
+  private readonly chartCache = new WeakMap<RunAnalysis, ReturnType<typeof chartsOf>>();
+
+  constructor(readonly data: ViewerData) {}
+
+  runIndexFrom(params: URLSearchParams, storeParam = 's', runParam = 'r') {
+    const storeIndex = Number(params.get(storeParam));
+    const runId = params.get(runParam) ?? '';
+    const index = Number.isInteger(storeIndex) ? this.data.run(storeIndex, runId) : undefined;
+    if (!index) throw new HttpError(404, 'no such run in the stores this viewer was started with');
+    return { storeIndex, index, store: this.data.store(storeIndex)! };
+  }
+
+  factorsOf(index: RunIndex): Factor[] {
+    return cached(this.factorCache, index, () => runFactors(index));
+  }
+
+  /** The run's analysis, or why there is none (no registered audit, or the analysis failed). */
+  analysisOf(storeIndex: number, index: RunIndex): { analysis?: RunAnalysis; error?: string } {
+    if (!this.data.auditOf(index.run)) return { error: `No analysis: no audit is registered for ${index.run.experiment} runs.` };
+    try {
+      return { analysis: this.data.analysis(storeIndex, index.run.id) as RunAnalysis };
+    } catch (error) {
+      return { error: `The analysis failed: ${(error as Error).message}` };
+    }
+  }
+
+  measuresOf(index: RunIndex, analysis: RunAnalysis | undefined): CellMeasure[] {
+    if (!analysis) return [];
+    return cached(this.measureCache, analysis, () => cellMeasures(index, analysis));
+  }
 
   /** The audit's charts as its report section draws them (rendered once per analysis). */
-  async function chartsOfAnalysis(analysis: RunAnalysis) {
-    let charts = chartCache.get(analysis);
+  async chartsOfAnalysis(analysis: RunAnalysis): Promise<ReturnType<typeof chartsOf>> {
+    let charts = this.chartCache.get(analysis);
     if (!charts) {
       charts = chartsOf(await analysis.audit.render.htmlSection(analysis.analyzed));
-      chartCache.set(analysis, charts);
+      this.chartCache.set(analysis, charts);
     }
     return charts;
   }
-  const data = new ViewerData(options.stores);
-  // The live probe of the first registered audit that has one (persona drift's).
-  const liveProbe = listAudits().find((a) => a.liveProbe !== undefined)?.liveProbe;
-  const probe: PreparedLiveProbe | undefined =
-    options.sessions.length > 0 && liveProbe
-      ? liveProbe.prepare(options.sessions, { target: options.target.ref, judge: options.judge.ref, ...(options.positions ? { positions: options.positions } : {}) })
+}
+
+function parseRef(value: string | null): { storeIndex: number; runId: string } {
+  const match = /^(\d+):(.+)$/u.exec(value ?? '');
+  if (!match) throw new HttpError(404, 'compare needs two runs (a=store:run, b=store:run)');
+  return { storeIndex: Number(match[1]), runId: match[2] as string };
+}
+
+const measureValues = (measures: readonly CellMeasure[]): MeasureValues => new Map(measures.map((m) => [m.name, m.values]));
+
+/** The cell filter a page's query string asks for (400 on a malformed number or status). */
+function filterFrom(params: URLSearchParams, factors: readonly Factor[] = [], measures: readonly CellMeasure[] = []): CellFilter {
+  const labels: CellFilter['labels'] = {};
+  for (const { name } of factors) {
+    const value = params.get(name);
+    if (value) labels[name] = value;
+  }
+  const score = (name: string) => {
+    const raw = params.get(name);
+    if (raw === null || raw === '') return undefined;
+    const n = Number(raw);
+    if (!Number.isFinite(n)) throw new HttpError(400, `${name} must be a number`);
+    return n;
+  };
+  const status = params.get('status');
+  if (status && !STATUSES.includes(status as CellStatus)) throw new HttpError(400, `status must be one of ${STATUSES.join(', ')}`);
+  const min = score('min');
+  const max = score('max');
+  const ranges: NonNullable<CellFilter['ranges']> = {};
+  for (const m of measures) {
+    const low = score(`min_${m.name}`);
+    const high = score(`max_${m.name}`);
+    if (low !== undefined || high !== undefined) ranges[m.name] = { ...(low !== undefined ? { min: low } : {}), ...(high !== undefined ? { max: high } : {}) };
+  }
+  return {
+    labels,
+    ...(Object.keys(ranges).length > 0 ? { ranges } : {}),
+    ...(status ? { status: status as CellStatus } : {}),
+    ...(params.get('judge') ? { judge: params.get('judge') as string } : {}),
+    ...(min !== undefined ? { minScore: min } : {}),
+    ...(max !== undefined ? { maxScore: max } : {}),
+    ...(params.get('q') ? { text: params.get('q') as string } : {}),
+  };
+}
+
+/** A small JSON request body (415 unless JSON, 413 when too large, 400 when malformed). */
+async function readJsonBody(request: IncomingMessage): Promise<unknown> {
+  const type = request.headers['content-type'] ?? '';
+  // A JSON content type cannot be sent cross-origin without a CORS preflight, which we never answer.
+  if (!/^application\/json\b/u.test(type)) throw new HttpError(415, 'the body must be application/json');
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new HttpError(413, 'request body too large');
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new HttpError(400, 'the body is not valid JSON');
+  }
+}
+
+/** The `/run` page: the run's cells under the query's filter, with its analysis headline and charts. */
+async function runPageHtml(look: RunLookups, params: URLSearchParams, context: PageContext): Promise<string> {
+  const { storeIndex, index, store } = look.runIndexFrom(params);
+  const { analysis, error } = look.analysisOf(storeIndex, index);
+  const factors = look.factorsOf(index);
+  const measures = look.measuresOf(index, analysis);
+  const filter = filterFrom(params, factors, measures);
+  const cells = filterCells(index, filter, measureValues(measures));
+  const page = Math.max(0, Math.trunc(Number(params.get('page') ?? 0)) || 0);
+  const headline = analysis ? analysis.audit.render.viewerSummary(analysis.analyzed) : [];
+  const charts = analysis ? await look.chartsOfAnalysis(analysis) : [];
+  return runPage(store, index, cells, { filter, page, ...(analysis ? { analysis: analysis.audit.title } : {}) }, { factors, measures, headline, charts, ...(error ? { analysisError: error } : {}) }, context);
+}
+
+/** The `/analysis` page: the audit's own report section for one run. */
+async function analysisPageHtml(look: RunLookups, params: URLSearchParams, context: PageContext): Promise<string> {
+  const { storeIndex, index, store } = look.runIndexFrom(params);
+  const analysis = look.data.analysis(storeIndex, index.run.id);
+  if (!analysis) throw new HttpError(404, `no audit is registered for ${index.run.experiment} runs`);
+  const section = await analysis.audit.render.htmlSection(analysis.analyzed);
+  return analysisPage(store, analysis, section, context);
+}
+
+/** The `/cell` page: one cell, its neighbours under the filter, and its paired or referencing cells. */
+function cellPageHtml(look: RunLookups, params: URLSearchParams, context: PageContext): string {
+  const { storeIndex, index, store } = look.runIndexFrom(params);
+  const key = params.get('k') ?? '';
+  const cell = index.cells.find((c) => c.key === key) ?? index.auxiliaryCells.get(key);
+  if (!cell) throw new HttpError(404, 'no such cell in this run');
+  const { analysis } = look.analysisOf(storeIndex, index);
+  const measures = look.measuresOf(index, analysis);
+  const filter = filterFrom(params, look.factorsOf(index), measures);
+  const list = filterCells(index, filter, measureValues(measures));
+  const at = list.indexOf(cell);
+  const neighbours =
+    at >= 0
+      ? { position: at + 1, total: list.length, filter, ...(at > 0 ? { previous: list[at - 1] as IndexedCell } : {}), ...(at + 1 < list.length ? { next: list[at + 1] as IndexedCell } : {}) }
       : undefined;
+  const pair = index.cells.includes(cell) ? pairedCell(index, cell) : undefined;
+  const references = pair ? undefined : referencedBy(index, cell);
+  return cellPage(
+    store,
+    index,
+    cell,
+    store.store.getRequest(key),
+    store.store.getCell(key),
+    { measures, ...(neighbours ? { neighbours } : {}), ...(pair ? { pair: { ...pair, result: store.store.getCell(pair.cell.key) } } : {}), ...(references ? { referencedBy: references } : {}) },
+    context,
+  );
+}
+
+/** The `/compare` page: two runs of one audit, cell by cell and by their analyses. */
+function comparePageHtml(look: RunLookups, params: URLSearchParams, context: PageContext): string {
+  const refA = parseRef(params.get('a'));
+  const refB = parseRef(params.get('b'));
+  const a = look.runIndexFrom(new URLSearchParams({ s: String(refA.storeIndex), r: refA.runId }));
+  const b = look.runIndexFrom(new URLSearchParams({ s: String(refB.storeIndex), r: refB.runId }));
+  try {
+    checkSameAudit(a.index.run, b.index.run);
+  } catch (error) {
+    throw new HttpError(400, (error as Error).message);
+  }
+  const { pairs, byTarget } = pairCells(a.index, b.index);
+  const analysisA = look.analysisOf(a.storeIndex, a.index).analysis;
+  const analysisB = look.analysisOf(b.storeIndex, b.index).analysis;
+  const comparison = analysisA && analysisB ? compareAnalyzedRuns(analysisA.audit.name, analysisA.analyzed, analysisB.analyzed, { B: 2000, seed: 42 }) : undefined;
+  return comparePage({ store: a.store, index: a.index, analysis: analysisA }, { store: b.store, index: b.index, analysis: analysisB }, comparison, pairs, byTarget, context);
+}
+
+/** `/api/runs`: every run of every store. */
+function runsJson(data: ViewerData) {
+  return {
+    runs: data.runs().map(({ store, run }) => ({ store: store.index, storeName: store.name, id: run.id, experiment: run.experiment, status: run.status, startedAt: run.startedAt, counts: run.counts })),
+  };
+}
+
+/** `/api/cells`: the run's cells under the query's filter (at most 1000). */
+function cellsJson(look: RunLookups, params: URLSearchParams) {
+  const { storeIndex, index } = look.runIndexFrom(params);
+  const measures = look.measuresOf(index, look.analysisOf(storeIndex, index).analysis);
+  const filter = filterFrom(params, look.factorsOf(index), measures);
+  const cells = filterCells(index, filter, measureValues(measures));
+  return {
+    run: index.run.id,
+    total: index.cells.length,
+    matched: cells.length,
+    cells: cells.slice(0, 1000).map((c) => ({ key: c.key, ordinal: c.ordinal, labels: c.labels, status: c.status, text: c.text, score: scoreOf(index, c.key, filter.judge)?.score ?? null })),
+  };
+}
+
+/** The full HTML report of one run (the store is the `s` index, else the first store holding the run), with its CSP. */
+async function reportPageHtml(look: RunLookups, runId: string, storeParam: string | null): Promise<{ body: string; csp: string }> {
+  const data = look.data;
+  const storeIndex = storeParam !== null && storeParam !== '' ? Number(storeParam) : data.stores.findIndex((s) => s.store.getRun(runId) !== undefined);
+  const index = Number.isInteger(storeIndex) && storeIndex >= 0 ? data.run(storeIndex, runId) : undefined;
+  if (!index) throw new HttpError(404, 'no such run in the stores this viewer was started with');
+  const store = data.store(storeIndex)!;
+  const { analysis } = look.analysisOf(storeIndex, index);
+  const entry = { run: index.run, accounting: accountRun(store.store, index.run.id), ...(analysis ? { audit: analysis.audit, analyzed: analysis.analyzed, [analysis.audit.name]: analysis.analyzed.report } : {}) };
+  const body = await renderHtmlReport(store.store, [entry], `echolens report — ${index.run.id}`);
+  // The report runs no script; its styles are allowed by hash, whatever the report's stylesheet is.
+  const styles = [...body.matchAll(/<style>([\s\S]*?)<\/style>/gu)].map((m) => styleHash(m[1] as string));
+  const csp = ["default-src 'none'", `style-src ${styles.join(' ') || "'none'"}`, 'img-src data:', "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'"].join('; ');
+  return { body, csp };
+}
+
+/** Binds the server, turning a busy port or an unusable host into an argument error. */
+async function listen(server: Server, port: number, host: string): Promise<number> {
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new InvalidArgumentError('port', `must be an integer 0..65535, got ${port}`);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EADDRINUSE') reject(new InvalidArgumentError('--port', `port ${port} on ${host} is in use; pick another (0 = any free port)`));
+      else if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') reject(new InvalidArgumentError('--host', `cannot bind to ${host} (${error.code})`));
+      else reject(error);
+    });
+    server.listen(port, host, () => resolve());
+  });
+  return (server.address() as AddressInfo).port;
+}
+
+/** The URL to show: a wildcard bind is reached at 127.0.0.1, an IPv6 host in brackets. */
+function shownUrl(host: string, port: number): string {
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  const shownHost = urlHost === '0.0.0.0' || urlHost === '[::]' ? '127.0.0.1' : urlHost;
+  return `http://${shownHost}:${port}/`;
+}
+
+/** The live probe of the first registered audit that has one (persona drift's), over the given sessions. */
+function prepareProbe(options: ViewerOptions): PreparedLiveProbe | undefined {
+  const liveProbe = listAudits().find((a) => a.liveProbe !== undefined)?.liveProbe;
+  return options.sessions.length > 0 && liveProbe
+    ? liveProbe.prepare(options.sessions, { target: options.target.ref, judge: options.judge.ref, ...(options.positions ? { positions: options.positions } : {}) })
+    : undefined;
+}
+
+export async function startViewer(options: ViewerOptions): Promise<ViewerServer> {
+  const host = options.host ?? '127.0.0.1';
+  const token = newToken();
+  const data = new ViewerData(options.stores);
+  const look = new RunLookups(data);
+  const probe = prepareProbe(options);
   const context: PageContext = { token, simulated: options.target.provider === 'sim' || options.judge.provider === 'sim' };
   const csp = viewerCsp(VIEWER_STYLE);
   const maxProbes = options.maxConcurrentProbes ?? 2;
@@ -120,103 +356,6 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
       response.writeHead(status, { ...COMMON_HEADERS, 'content-type': 'text/html; charset=utf-8', 'content-security-policy': csp });
       response.end(errorPage(status, message, context));
       log(request, status, message);
-    }
-  }
-
-  function runIndexFrom(params: URLSearchParams, storeParam = 's', runParam = 'r') {
-    const storeIndex = Number(params.get(storeParam));
-    const runId = params.get(runParam) ?? '';
-    const index = Number.isInteger(storeIndex) ? data.run(storeIndex, runId) : undefined;
-    if (!index) throw new HttpError(404, 'no such run in the stores this viewer was started with');
-    return { storeIndex, index, store: data.store(storeIndex)! };
-  }
-
-  function parseRef(value: string | null): { storeIndex: number; runId: string } {
-    const match = /^(\d+):(.+)$/u.exec(value ?? '');
-    if (!match) throw new HttpError(404, 'compare needs two runs (a=store:run, b=store:run)');
-    return { storeIndex: Number(match[1]), runId: match[2] as string };
-  }
-
-  function factorsOf(index: RunIndex): Factor[] {
-    let factors = factorCache.get(index);
-    if (!factors) {
-      factors = runFactors(index);
-      factorCache.set(index, factors);
-    }
-    return factors;
-  }
-
-  /** The run's analysis, or why there is none (no registered audit, or the analysis failed). */
-  function analysisOf(storeIndex: number, index: RunIndex): { analysis?: RunAnalysis; error?: string } {
-    if (!data.auditOf(index.run)) return { error: `No analysis: no audit is registered for ${index.run.experiment} runs.` };
-    try {
-      return { analysis: data.analysis(storeIndex, index.run.id) as RunAnalysis };
-    } catch (error) {
-      return { error: `The analysis failed: ${(error as Error).message}` };
-    }
-  }
-
-  function measuresOf(index: RunIndex, analysis: RunAnalysis | undefined): CellMeasure[] {
-    if (!analysis) return [];
-    let measures = measureCache.get(analysis);
-    if (!measures) {
-      measures = cellMeasures(index, analysis);
-      measureCache.set(analysis, measures);
-    }
-    return measures;
-  }
-
-  const measureValues = (measures: readonly CellMeasure[]): MeasureValues => new Map(measures.map((m) => [m.name, m.values]));
-
-  function filterFrom(params: URLSearchParams, factors: readonly Factor[] = [], measures: readonly CellMeasure[] = []): CellFilter {
-    const labels: CellFilter['labels'] = {};
-    for (const { name } of factors) {
-      const value = params.get(name);
-      if (value) labels[name] = value;
-    }
-    const score = (name: string) => {
-      const raw = params.get(name);
-      if (raw === null || raw === '') return undefined;
-      const n = Number(raw);
-      if (!Number.isFinite(n)) throw new HttpError(400, `${name} must be a number`);
-      return n;
-    };
-    const status = params.get('status');
-    if (status && !STATUSES.includes(status as CellStatus)) throw new HttpError(400, `status must be one of ${STATUSES.join(', ')}`);
-    const min = score('min');
-    const max = score('max');
-    const ranges: NonNullable<CellFilter['ranges']> = {};
-    for (const m of measures) {
-      const low = score(`min_${m.name}`);
-      const high = score(`max_${m.name}`);
-      if (low !== undefined || high !== undefined) ranges[m.name] = { ...(low !== undefined ? { min: low } : {}), ...(high !== undefined ? { max: high } : {}) };
-    }
-    return {
-      labels,
-      ...(Object.keys(ranges).length > 0 ? { ranges } : {}),
-      ...(status ? { status: status as CellStatus } : {}),
-      ...(params.get('judge') ? { judge: params.get('judge') as string } : {}),
-      ...(min !== undefined ? { minScore: min } : {}),
-      ...(max !== undefined ? { maxScore: max } : {}),
-      ...(params.get('q') ? { text: params.get('q') as string } : {}),
-    };
-  }
-
-  async function readJsonBody(request: IncomingMessage): Promise<unknown> {
-    const type = request.headers['content-type'] ?? '';
-    // A JSON content type cannot be sent cross-origin without a CORS preflight, which we never answer.
-    if (!/^application\/json\b/u.test(type)) throw new HttpError(415, 'the body must be application/json');
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of request) {
-      size += (chunk as Buffer).length;
-      if (size > MAX_BODY_BYTES) throw new HttpError(413, 'request body too large');
-      chunks.push(chunk as Buffer);
-    }
-    try {
-      return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    } catch {
-      throw new HttpError(400, 'the body is not valid JSON');
     }
   }
 
@@ -255,18 +394,8 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
     }
   }
 
-  /** The full HTML report of one run (the store is the `s` index, else the first store holding the run). */
   async function serveReport(request: IncomingMessage, response: ServerResponse, runId: string, storeParam: string | null): Promise<void> {
-    const storeIndex = storeParam !== null && storeParam !== '' ? Number(storeParam) : data.stores.findIndex((s) => s.store.getRun(runId) !== undefined);
-    const index = Number.isInteger(storeIndex) && storeIndex >= 0 ? data.run(storeIndex, runId) : undefined;
-    if (!index) throw new HttpError(404, 'no such run in the stores this viewer was started with');
-    const store = data.store(storeIndex)!;
-    const { analysis } = analysisOf(storeIndex, index);
-    const entry = { run: index.run, accounting: accountRun(store.store, index.run.id), ...(analysis ? { audit: analysis.audit, analyzed: analysis.analyzed, [analysis.audit.name]: analysis.analyzed.report } : {}) };
-    const body = await renderHtmlReport(store.store, [entry], `echolens report — ${index.run.id}`);
-    // The report runs no script; its styles are allowed by hash, whatever the report's stylesheet is.
-    const styles = [...body.matchAll(/<style>([\s\S]*?)<\/style>/gu)].map((m) => styleHash(m[1] as string));
-    const reportCsp = ["default-src 'none'", `style-src ${styles.join(' ') || "'none'"}`, 'img-src data:', "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'"].join('; ');
+    const { body, csp: reportCsp } = await reportPageHtml(look, runId, storeParam);
     response.writeHead(200, { ...COMMON_HEADERS, 'content-type': 'text/html; charset=utf-8', 'content-security-policy': reportCsp });
     response.end(body);
     log(request, 200);
@@ -291,84 +420,16 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
         response.end(CLIENT_SCRIPT);
         log(request, 200);
         return;
-      case '/run': {
-        const { storeIndex, index, store } = runIndexFrom(params);
-        const { analysis, error } = analysisOf(storeIndex, index);
-        const factors = factorsOf(index);
-        const measures = measuresOf(index, analysis);
-        const filter = filterFrom(params, factors, measures);
-        const cells = filterCells(index, filter, measureValues(measures));
-        const page = Math.max(0, Math.trunc(Number(params.get('page') ?? 0)) || 0);
-        const headline = analysis ? analysis.audit.render.viewerSummary(analysis.analyzed) : [];
-        const charts = analysis ? await chartsOfAnalysis(analysis) : [];
-        return sendHtml(
-          request,
-          response,
-          200,
-          runPage(store, index, cells, { filter, page, ...(analysis ? { analysis: analysis.audit.title } : {}) }, { factors, measures, headline, charts, ...(error ? { analysisError: error } : {}) }, context),
-        );
-      }
+      case '/run':
+        return sendHtml(request, response, 200, await runPageHtml(look, params, context));
       case '/report':
         return serveReport(request, response, params.get('r') ?? '', params.get('s'));
-      case '/analysis': {
-        const { storeIndex, index, store } = runIndexFrom(params);
-        const analysis = data.analysis(storeIndex, index.run.id);
-        if (!analysis) throw new HttpError(404, `no audit is registered for ${index.run.experiment} runs`);
-        const section = await analysis.audit.render.htmlSection(analysis.analyzed);
-        return sendHtml(request, response, 200, analysisPage(store, analysis, section, context));
-      }
-      case '/cell': {
-        const { storeIndex, index, store } = runIndexFrom(params);
-        const key = params.get('k') ?? '';
-        const cell = index.cells.find((c) => c.key === key) ?? index.auxiliaryCells.get(key);
-        if (!cell) throw new HttpError(404, 'no such cell in this run');
-        const { analysis } = analysisOf(storeIndex, index);
-        const measures = measuresOf(index, analysis);
-        const filter = filterFrom(params, factorsOf(index), measures);
-        const list = filterCells(index, filter, measureValues(measures));
-        const at = list.indexOf(cell);
-        const neighbours =
-          at >= 0
-            ? { position: at + 1, total: list.length, filter, ...(at > 0 ? { previous: list[at - 1] as IndexedCell } : {}), ...(at + 1 < list.length ? { next: list[at + 1] as IndexedCell } : {}) }
-            : undefined;
-        const pair = index.cells.includes(cell) ? pairedCell(index, cell) : undefined;
-        const references = pair ? undefined : referencedBy(index, cell);
-        return sendHtml(
-          request,
-          response,
-          200,
-          cellPage(
-            store,
-            index,
-            cell,
-            store.store.getRequest(key),
-            store.store.getCell(key),
-            { measures, ...(neighbours ? { neighbours } : {}), ...(pair ? { pair: { ...pair, result: store.store.getCell(pair.cell.key) } } : {}), ...(references ? { referencedBy: references } : {}) },
-            context,
-          ),
-        );
-      }
-      case '/compare': {
-        const refA = parseRef(params.get('a'));
-        const refB = parseRef(params.get('b'));
-        const a = runIndexFrom(new URLSearchParams({ s: String(refA.storeIndex), r: refA.runId }));
-        const b = runIndexFrom(new URLSearchParams({ s: String(refB.storeIndex), r: refB.runId }));
-        try {
-          checkSameAudit(a.index.run, b.index.run);
-        } catch (error) {
-          throw new HttpError(400, (error as Error).message);
-        }
-        const { pairs, byTarget } = pairCells(a.index, b.index);
-        const analysisA = analysisOf(a.storeIndex, a.index).analysis;
-        const analysisB = analysisOf(b.storeIndex, b.index).analysis;
-        const comparison = analysisA && analysisB ? compareAnalyzedRuns(analysisA.audit.name, analysisA.analyzed, analysisB.analyzed, { B: 2000, seed: 42 }) : undefined;
-        return sendHtml(
-          request,
-          response,
-          200,
-          comparePage({ store: a.store, index: a.index, analysis: analysisA }, { store: b.store, index: b.index, analysis: analysisB }, comparison, pairs, byTarget, context),
-        );
-      }
+      case '/analysis':
+        return sendHtml(request, response, 200, await analysisPageHtml(look, params, context));
+      case '/cell':
+        return sendHtml(request, response, 200, cellPageHtml(look, params, context));
+      case '/compare':
+        return sendHtml(request, response, 200, comparePageHtml(look, params, context));
       case '/probe':
         if (!probe) throw new HttpError(404, NO_SESSION);
         {
@@ -376,21 +437,9 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
           return sendHtml(request, response, 200, viewerPage(page.title, page.body, context));
         }
       case '/api/runs':
-        return sendJson(request, response, 200, {
-          runs: data.runs().map(({ store, run }) => ({ store: store.index, storeName: store.name, id: run.id, experiment: run.experiment, status: run.status, startedAt: run.startedAt, counts: run.counts })),
-        });
-      case '/api/cells': {
-        const { storeIndex, index } = runIndexFrom(params);
-        const measures = measuresOf(index, analysisOf(storeIndex, index).analysis);
-        const filter = filterFrom(params, factorsOf(index), measures);
-        const cells = filterCells(index, filter, measureValues(measures));
-        return sendJson(request, response, 200, {
-          run: index.run.id,
-          total: index.cells.length,
-          matched: cells.length,
-          cells: cells.slice(0, 1000).map((c) => ({ key: c.key, ordinal: c.ordinal, labels: c.labels, status: c.status, text: c.text, score: scoreOf(index, c.key, filter.judge)?.score ?? null })),
-        });
-      }
+        return sendJson(request, response, 200, runsJson(data));
+      case '/api/cells':
+        return sendJson(request, response, 200, cellsJson(look, params));
       default: {
         const reportPath = /^\/runs\/([^/]+)\/report$/u.exec(url.pathname);
         if (reportPath) return serveReport(request, response, decodePathPart(reportPath[1] as string), params.get('s'));
@@ -412,22 +461,10 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
   server.headersTimeout = 30_000;
   server.requestTimeout = 0;
 
-  const port = options.port ?? 0;
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new InvalidArgumentError('port', `must be an integer 0..65535, got ${port}`);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EADDRINUSE') reject(new InvalidArgumentError('--port', `port ${port} on ${host} is in use; pick another (0 = any free port)`));
-      else if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') reject(new InvalidArgumentError('--host', `cannot bind to ${host} (${error.code})`));
-      else reject(error);
-    });
-    server.listen(port, host, () => resolve());
-  });
-  const bound = (server.address() as AddressInfo).port;
+  const bound = await listen(server, options.port ?? 0, host);
   hosts = allowedHosts(host, bound);
-  const urlHost = host.includes(':') ? `[${host}]` : host;
-  const shownHost = urlHost === '0.0.0.0' || urlHost === '[::]' ? '127.0.0.1' : urlHost;
   return {
-    url: `http://${shownHost}:${bound}/`,
+    url: shownUrl(host, bound),
     host,
     port: bound,
     token,
