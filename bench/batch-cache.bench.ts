@@ -105,7 +105,11 @@ function blocksOf(provider: Provider, body: Record<string, unknown>): { blocks: 
       return;
     }
     (content as Array<{ text?: string; cache_control?: { ttl?: string } }>).forEach((part, index) => {
-      blocks.push({ text: part.text ?? '', messageStart: index === 0, ...(part.cache_control ? { breakpoint: part.cache_control.ttl === '1h' ? '1h' : '5m' } : {}) });
+      blocks.push({
+        text: part.text ?? '',
+        messageStart: index === 0,
+        ...(part.cache_control ? { breakpoint: part.cache_control.ttl === '1h' ? '1h' : '5m' } : {}),
+      });
     });
   };
   if (provider === 'anthropic' && body.system !== undefined) take(body.system);
@@ -156,7 +160,12 @@ async function startBillingBatch(provider: Provider, ledger: Ledger): Promise<Fa
     server!.online.requests.length = 0; // the log would hold every long body
     const plain = usage.inputTokens - usage.cachedInputTokens - usage.cacheWriteTokens;
     const writePrice = usage.longWriteTokens > 0 ? 2 * price.input : (price.cacheWrite ?? price.input);
-    const online = (plain * price.input + usage.cachedInputTokens * (price.cachedInput ?? price.input) + usage.cacheWriteTokens * writePrice + OUTPUT_TOKENS * price.output) / 1e6;
+    const online =
+      (plain * price.input +
+        usage.cachedInputTokens * (price.cachedInput ?? price.input) +
+        usage.cacheWriteTokens * writePrice +
+        OUTPUT_TOKENS * price.output) /
+      1e6;
     ledger.lines += 1;
     ledger.naiveUsd += (usage.inputTokens * price.input + OUTPUT_TOKENS * price.output) / 1e6;
     ledger.billedUsd += online * 0.5;
@@ -164,7 +173,12 @@ async function startBillingBatch(provider: Provider, ledger: Ledger): Promise<Fa
     if (usage.cacheWriteTokens > 0) ledger.cacheWrites += 1;
     return {
       text: 'I would run the failing test first, then read the stack trace.',
-      usage: { inputTokens: usage.inputTokens, outputTokens: OUTPUT_TOKENS, cachedInputTokens: usage.cachedInputTokens, cacheWriteTokens: usage.cacheWriteTokens },
+      usage: {
+        inputTokens: usage.inputTokens,
+        outputTokens: OUTPUT_TOKENS,
+        cachedInputTokens: usage.cachedInputTokens,
+        cacheWriteTokens: usage.cacheWriteTokens,
+      },
     };
   };
   server = await startFakeBatch({ provider, respond, pollsUntilDone: 1 });
@@ -198,7 +212,9 @@ const usd = (x: number) => `$${x.toFixed(2)}`;
 const dir = mkdtempSync(join(tmpdir(), 'echolens-batch-cache-bench-'));
 let failures = 0;
 try {
-  console.log(`grid: ${POSITIONS} positions × ${PROBES} probes × 2 arms = ${baseGrid.length} cells, ~${WORDS_PER_CELL.toLocaleString('en-US')} words of context a cell`);
+  console.log(
+    `grid: ${POSITIONS} positions × ${PROBES} probes × 2 arms = ${baseGrid.length} cells, ~${WORDS_PER_CELL.toLocaleString('en-US')} words of context a cell`,
+  );
   for (const provider of ['anthropic', 'openai'] as const) {
     const model = `${provider}:${MODELS[provider]}`;
     const estimate = estimateCells(gridFor(model), prices, { expectedOutputTokens: OUTPUT_TOKENS });
@@ -208,13 +224,25 @@ try {
     line('dry run: naive', usd(estimate.dollars.low));
     line('dry run: cached online', usd(cached), `${(cached / estimate.dollars.low).toFixed(3)} of naive`);
     line('dry run: --batch before (half the naive figure)', usd(estimate.dollars.low / 2), `${(estimate.dollars.low / 2 / cached).toFixed(3)} × cached online`);
-    line('dry run: --batch now (batch × cache)', usd(batchCache), `${(batchCache / cached).toFixed(3)} × cached online (target ≤ 0.6); ${(batchCache / estimate.dollars.low).toFixed(3)} of naive`);
+    line(
+      'dry run: --batch now (batch × cache)',
+      usd(batchCache),
+      `${(batchCache / cached).toFixed(3)} × cached online (target ≤ 0.6); ${(batchCache / estimate.dollars.low).toFixed(3)} of naive`,
+    );
     if (!smoke && batchCache > 0.6 * cached) failures += 1;
 
     const plan = await batchRun(provider, 'plan', dir);
     const waves = await batchRun(provider, 'prefix', dir);
-    line('billed/naive, one batch of every cell (schedule plan)', (plan.ledger.billedUsd / plan.ledger.naiveUsd).toFixed(3), `batches ${plan.batches.join('+')}; ${plan.ledger.cacheReads} cache reads`);
-    line('billed/naive, leaders then followers (schedule prefix)', (waves.ledger.billedUsd / waves.ledger.naiveUsd).toFixed(3), `batches ${waves.batches.join('+')}; ${waves.ledger.cacheReads} cache reads, ${waves.ledger.cacheWrites} writes`);
+    line(
+      'billed/naive, one batch of every cell (schedule plan)',
+      (plan.ledger.billedUsd / plan.ledger.naiveUsd).toFixed(3),
+      `batches ${plan.batches.join('+')}; ${plan.ledger.cacheReads} cache reads`,
+    );
+    line(
+      'billed/naive, leaders then followers (schedule prefix)',
+      (waves.ledger.billedUsd / waves.ledger.naiveUsd).toFixed(3),
+      `batches ${waves.batches.join('+')}; ${waves.ledger.cacheReads} cache reads, ${waves.ledger.cacheWrites} writes`,
+    );
     const fit = waves.ledger.billedUsd / batchCache;
     line('simulated bill / dry-run batch × cache figure', fit.toFixed(3), `bill ${usd(waves.ledger.billedUsd)}; target within 5%`);
     line('runner-recorded spend / simulated bill', (waves.summary.spendUsd / waves.ledger.billedUsd).toFixed(3), `recorded ${usd(waves.summary.spendUsd)}`);

@@ -249,7 +249,11 @@ async function runOnce(provider: Provider, schedule: 'prefix-fifo' | 'prefix', d
     const specs = gridFor(`${model}@${server.baseURL}`);
     const runId = store.createRun(TEST_MANIFEST);
     // Register the cells before the clock starts (writing 600 long requests takes seconds).
-    store.registerCells(runId, specs, specs.map((spec) => cellIdentity(spec.request)));
+    store.registerCells(
+      runId,
+      specs,
+      specs.map((spec) => cellIdentity(spec.request)),
+    );
     clock.start();
     const summary = await runCells(store, runId, specs, {
       adapterFor: (ref) => counted(createAdapter(ref, { env: { ANTHROPIC_API_KEY: 'bench-key-0000', OPENAI_API_KEY: 'bench-key-0000' } }), clock),
@@ -305,12 +309,28 @@ try {
     const oldRatio = old.ledger.billedInputUsd / old.ledger.naiveInputUsd;
     const newRatio = fresh.ledger.billedInputUsd / fresh.ledger.naiveInputUsd;
     console.log(`\n${provider}:${MODELS[provider]}`);
-    line('billed/naive input, earlier order (prefix-fifo, no key)', ratio(oldRatio), `${old.ledger.writes} cache writes, ${old.ledger.overflowed} overflowed, ${(old.ledger.maxVirtualMs / 60_000).toFixed(1)} virtual min`);
-    line('billed/naive input, cache-aware order (prefix)', ratio(newRatio), `target ≤ ${target}; ${fresh.ledger.writes} cache writes, ${fresh.ledger.overflowed} overflowed, ${(fresh.ledger.maxVirtualMs / 60_000).toFixed(1)} virtual min`);
+    line(
+      'billed/naive input, earlier order (prefix-fifo, no key)',
+      ratio(oldRatio),
+      `${old.ledger.writes} cache writes, ${old.ledger.overflowed} overflowed, ${(old.ledger.maxVirtualMs / 60_000).toFixed(1)} virtual min`,
+    );
+    line(
+      'billed/naive input, cache-aware order (prefix)',
+      ratio(newRatio),
+      `target ≤ ${target}; ${fresh.ledger.writes} cache writes, ${fresh.ledger.overflowed} overflowed, ${(fresh.ledger.maxVirtualMs / 60_000).toFixed(1)} virtual min`,
+    );
     const recorded = fresh.summary.spendUsd;
-    line('simulated bill, cache-aware order (USD)', `$${fresh.ledger.billedUsd.toFixed(2)}`, `runner recorded $${recorded.toFixed(2)} from the usage it was sent`);
+    line(
+      'simulated bill, cache-aware order (USD)',
+      `$${fresh.ledger.billedUsd.toFixed(2)}`,
+      `runner recorded $${recorded.toFixed(2)} from the usage it was sent`,
+    );
     const expected = fresh.estimate.expected!.dollars;
-    line('dry run: naive / expected with caching / batch (USD)', `$${fresh.estimate.dollars.low.toFixed(2)}`, `$${expected.toFixed(2)} / $${fresh.estimate.expected!.batchDollars.toFixed(2)}`);
+    line(
+      'dry run: naive / expected with caching / batch (USD)',
+      `$${fresh.estimate.dollars.low.toFixed(2)}`,
+      `$${expected.toFixed(2)} / $${fresh.estimate.expected!.batchDollars.toFixed(2)}`,
+    );
     const fit = Math.max(expected / fresh.ledger.billedUsd, fresh.ledger.billedUsd / expected);
     line('dry-run expected vs simulated bill', `${fit.toFixed(2)}×`, 'target within 1.5×');
     if (!smoke && newRatio > target) failures += 1;

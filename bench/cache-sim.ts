@@ -106,7 +106,11 @@ export class AnthropicCache {
       const alive = entry !== undefined && entry.until >= now;
       if (!alive || entry.readyAt > now) {
         // A write: usable once this call has answered.
-        this.entries.set(point.hash, { until: answeredAt + point.ttlMs, ttlMs: point.ttlMs, readyAt: entry?.readyAt !== undefined && alive ? entry.readyAt : answeredAt });
+        this.entries.set(point.hash, {
+          until: answeredAt + point.ttlMs,
+          ttlMs: point.ttlMs,
+          readyAt: entry?.readyAt !== undefined && alive ? entry.readyAt : answeredAt,
+        });
       }
     }
     if (last.ttlMs > 5 * MINUTE) longWritten = written;

@@ -51,16 +51,28 @@ function rounds(label: string, work: () => number, unit: (ms: number) => string)
   return best;
 }
 
-console.log(`load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}; ${PAIRS} pairs, ${ROUNDS} rounds`);
+console.log(
+  `load average ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}; ${PAIRS} pairs, ${ROUNDS} rounds`,
+);
 const perSecond = (ms: number) => `${Math.round((PAIRS / ms) * 1000).toLocaleString('en')} pairs/s`;
 const exactPairs = rounds(
   'exact dtw, cosine cost (baseline)',
   () => pairs.reduce((sum, [a, b]) => sum + dtw(a, b, { cost: (s, t) => cosineDistance(embed(s), embed(t)), path: true }).raw, 0),
   perSecond,
 );
-const referencePairs = rounds('referenceDtw (fastdtw r=1, compiled)', () => pairs.reduce((sum, [a, b]) => sum + referenceDtw(a, b, embed).distance, 0), perSecond);
+const referencePairs = rounds(
+  'referenceDtw (fastdtw r=1, compiled)',
+  () => pairs.reduce((sum, [a, b]) => sum + referenceDtw(a, b, embed).distance, 0),
+  perSecond,
+);
 const prepared = new PreparedSymbolEmbeddings(EMBEDDINGS);
-const preparedPairs = rounds('referenceDtw, PreparedSymbolEmbeddings', () => pairs.reduce((sum, [a, b]) => sum + referenceDtw(a, b, prepared).distance, 0), perSecond);
+const preparedPairs = rounds(
+  'referenceDtw, PreparedSymbolEmbeddings',
+  () => pairs.reduce((sum, [a, b]) => sum + referenceDtw(a, b, prepared).distance, 0),
+  perSecond,
+);
 console.log(`ratio referenceDtw / exact (time): ${(referencePairs / exactPairs).toFixed(2)}; prepared / exact: ${(preparedPairs / exactPairs).toFixed(2)}`);
 
 for (const n of LENGTHS) {
@@ -68,7 +80,11 @@ for (const n of LENGTHS) {
   const y = Array.from({ length: n }, () => gaussianVector(16));
   const ids = Array.from({ length: n }, (_, i) => String(i));
   const perPair = (ms: number) => `${ms.toFixed(1)} ms`;
-  const exact = rounds(`n = ${n}: exact dtw (baseline)`, () => dtw(ids, ids, { cost: (s, t) => cosineDistance(x[Number(s)]!, y[Number(t)]!), path: false }).raw, perPair);
+  const exact = rounds(
+    `n = ${n}: exact dtw (baseline)`,
+    () => dtw(ids, ids, { cost: (s, t) => cosineDistance(x[Number(s)]!, y[Number(t)]!), path: false }).raw,
+    perPair,
+  );
   const fast = rounds(`n = ${n}: fastdtw radius 1`, () => fastdtw(x, y, cosineDistance).distance, perPair);
   console.log(`ratio fastdtw / exact at n = ${n} (time): ${(fast / exact).toFixed(3)}`);
 }

@@ -53,7 +53,8 @@ async function estimateRatios(labeler: string): Promise<{ total: number; input: 
   const price = findPrice(labeler, prices)!;
   const naiveInput = model.inputTokens * price.input;
   const plain = model.inputTokens - model.cachedInputTokens - model.cacheWriteTokens;
-  const billedInput = plain * price.input + model.cachedInputTokens * (price.cachedInput ?? price.input) + model.cacheWriteTokens * (price.cacheWrite ?? price.input);
+  const billedInput =
+    plain * price.input + model.cachedInputTokens * (price.cachedInput ?? price.input) + model.cacheWriteTokens * (price.cacheWrite ?? price.input);
   return { total: estimate.expected!.dollars / estimate.dollars.low, input: billedInput / naiveInput };
 }
 
@@ -77,7 +78,11 @@ function blocksOf(provider: 'anthropic' | 'openai', body: Record<string, unknown
       return;
     }
     (content as Array<{ text?: string; cache_control?: { ttl?: string } }>).forEach((part, index) => {
-      blocks.push({ text: part.text ?? '', messageStart: index === 0, ...(part.cache_control ? { breakpoint: part.cache_control.ttl === '1h' ? '1h' : '5m' } : {}) });
+      blocks.push({
+        text: part.text ?? '',
+        messageStart: index === 0,
+        ...(part.cache_control ? { breakpoint: part.cache_control.ttl === '1h' ? '1h' : '5m' } : {}),
+      });
     });
   };
   if (provider === 'anthropic' && body.system !== undefined) take(body.system);
@@ -123,7 +128,10 @@ async function billedRatio(
     naive += usage.inputTokens * price.input;
     billed += plain * price.input + usage.cachedInputTokens * (price.cachedInput ?? price.input) + usage.cacheWriteTokens * (price.cacheWrite ?? price.input);
     const labels = Array.from({ length: 5 }, (_, i) => ({ step: i + 1, label: 'unmapped' }));
-    return { text: JSON.stringify({ labels }), usage: { inputTokens: usage.inputTokens, outputTokens: 60, cachedInputTokens: usage.cachedInputTokens, cacheWriteTokens: usage.cacheWriteTokens } };
+    return {
+      text: JSON.stringify({ labels }),
+      usage: { inputTokens: usage.inputTokens, outputTokens: 60, cachedInputTokens: usage.cachedInputTokens, cacheWriteTokens: usage.cacheWriteTokens },
+    };
   };
   server = provider === 'anthropic' ? await startFakeAnthropic({ respond }) : await startFakeOpenAI({ respond });
   const store = RunStore.open(join(dir, `${provider}-${shape}-${cells}.db`));

@@ -191,7 +191,11 @@ function runPython(pairs: Array<[string[], string[]]>): PythonResult | string {
 const format = (rate: number) => `${Math.round(rate).toLocaleString('en-US')} pairs/s`;
 
 function main(): void {
-  console.log(`node ${process.version}, single JS thread; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  console.log(
+    `node ${process.version}, single JS thread; load average ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
   console.log(`${PAIRS.toLocaleString('en-US')} seeded pairs (mulberry32 seed ${SEED}), lengths 5–15, 11-symbol alphabet; ${ROUNDS} interleaved rounds each`);
   const pairs = makePairs(PAIRS);
 

@@ -84,7 +84,10 @@ function wireBody(request: ModelRequest, provider: 'openai' | 'anthropic'): stri
   if (provider === 'openai') {
     return JSON.stringify({ model, messages: request.messages.map((m) => ({ role: m.role, content: m.content })), max_tokens: 64, temperature: 0 });
   }
-  const system = request.messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n');
+  const system = request.messages
+    .filter((m) => m.role === 'system')
+    .map((m) => m.content)
+    .join('\n');
   const messages = request.messages.filter((m) => m.role !== 'system').map((m) => ({ role: m.role, content: m.content }));
   return JSON.stringify({ model, max_tokens: 64, ...(system ? { system } : {}), messages });
 }
@@ -143,7 +146,8 @@ async function echolensRun(dir: string, name: string, specs: CellSpec[], concurr
   });
   const cost = measured(specs.length, start, cpu);
   store.close();
-  if (result.done !== specs.length) throw new Error(`${name}: ${result.done} of ${specs.length} done (${result.failed} failed: ${result.results.find((r) => r.errorMessage)?.errorMessage})`);
+  if (result.done !== specs.length)
+    throw new Error(`${name}: ${result.done} of ${specs.length} done (${result.failed} failed: ${result.results.find((r) => r.errorMessage)?.errorMessage})`);
   return { ...cost, maxInFlight };
 }
 
@@ -194,7 +198,11 @@ async function throughput(servers: Servers, dir: string): Promise<void> {
   const ideal = (64 * 1000) / 200;
   const bare = await bareLoop(groupedSpecs(groups, perGroup, `anthropic:claude-bench-bare-200ms@${servers.anthropic}`), servers, 64);
   const ours = await echolensRun(dir, 'persona', grid, 64);
-  row(`persona grid ${groups}×${perGroup}, 200 ms × 64: bare fetch loop`, `${fmt(bare.rate)}/s`, `${bare.cpuMs.toFixed(2)} CPU ms/call; ${(bare.rate / ideal).toFixed(2)} of ideal ${fmt(ideal)}/s`);
+  row(
+    `persona grid ${groups}×${perGroup}, 200 ms × 64: bare fetch loop`,
+    `${fmt(bare.rate)}/s`,
+    `${bare.cpuMs.toFixed(2)} CPU ms/call; ${(bare.rate / ideal).toFixed(2)} of ideal ${fmt(ideal)}/s`,
+  );
   row(
     `persona grid ${groups}×${perGroup}, 200 ms × 64: echolens`,
     `${fmt(ours.rate)}/s`,
@@ -213,7 +221,8 @@ async function memoryPhase(kind: 'flat' | 'long', servers: Servers, dir: string)
   if (gc === undefined) throw new Error('memory phase needs --expose-gc');
   const cells = kind === 'flat' ? (smoke ? 500 : 10_000) : smoke ? 100 : 2_000;
   const model = kind === 'flat' ? `vllm:bench-0ms@${servers.openai}` : `anthropic:claude-bench-0ms@${servers.anthropic}`;
-  const plan = (n: number, offset: number) => (kind === 'flat' ? flatSpecs(n, model, offset) : groupedSpecs(Math.ceil(n / 50), 50, model, 320_000, offset).slice(0, n));
+  const plan = (n: number, offset: number) =>
+    kind === 'flat' ? flatSpecs(n, model, offset) : groupedSpecs(Math.ceil(n / 50), 50, model, 320_000, offset).slice(0, n);
   await echolensRun(dir, `mem-warm-${kind}`, plan(50, 1e7), 64);
   const specs = plan(cells, 0);
   gc();
@@ -238,9 +247,7 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'echolens-overhead-'));
   const { servers, child } = await startServers();
   try {
-    console.log(
-      `load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores; fake servers in a child process${smoke ? ' (smoke)' : ''}`,
-    );
+    console.log(`load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores; fake servers in a child process${smoke ? ' (smoke)' : ''}`);
     await throughput(servers, dir);
     for (const kind of ['flat', 'long'] as const) {
       const memory = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', self, 'memory', kind, JSON.stringify(servers), dir], {

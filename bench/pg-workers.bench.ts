@@ -54,7 +54,10 @@ async function measure(workers: number, ratePerMinute?: number): Promise<number>
   const start = performance.now();
   store.registerCells(
     runId,
-    Array.from({ length: CELLS }, (_, i) => ({ request: { model: 'fake:m', messages: [{ role: 'user' as const, content: `cell ${i}` }], params: {}, sample: 0 }, labels: { i } })),
+    Array.from({ length: CELLS }, (_, i) => ({
+      request: { model: 'fake:m', messages: [{ role: 'user' as const, content: `cell ${i}` }], params: {}, sample: 0 },
+      labels: { i },
+    })),
   );
   for (;;) {
     if (store.shared.openWork(runId).pending === 0) break;

@@ -111,9 +111,17 @@ try {
   const baseRate = (baseline.scored / baseline.ms) * 1000;
   const httpRate = (http.scored / http.ms) * 1000;
   line('baseline: in-process scoreBatch', `${fmt(baseRate)}/s`, `${baseline.scored} responses in ${fmt(baseline.ms)} ms`);
-  line('server: POST /openrlhf from local clients', `${fmt(httpRate)}/s`, `${http.scored} responses in ${fmt(http.ms)} ms; ratio ${(httpRate / baseRate).toFixed(2)} × baseline`);
+  line(
+    'server: POST /openrlhf from local clients',
+    `${fmt(httpRate)}/s`,
+    `${http.scored} responses in ${fmt(http.ms)} ms; ratio ${(httpRate / baseRate).toFixed(2)} × baseline`,
+  );
   line('server, warm cache (all hits)', `${fmt((warm.scored / warm.ms) * 1000)}/s`, `${warm.scored} responses in ${fmt(warm.ms)} ms`);
-  line('label cache hit rate (in-memory)', `${((100 * s.memoryHits) / s.lookups).toFixed(1)} %`, `${s.memoryHits}/${s.lookups} lookups; ${s.calls} labeler calls for ${POOL} distinct responses`);
+  line(
+    'label cache hit rate (in-memory)',
+    `${((100 * s.memoryHits) / s.lookups).toFixed(1)} %`,
+    `${s.memoryHits}/${s.lookups} lookups; ${s.calls} labeler calls for ${POOL} distinct responses`,
+  );
   line('per-item errors', String(errors));
   if (http.scored !== TOTAL) throw new Error(`scored ${http.scored} of ${TOTAL}`);
 } finally {

@@ -182,4 +182,3 @@ async function wireBenchmarks(ideal: number): Promise<void> {
     await server.close();
   }
 }
-

@@ -47,7 +47,27 @@ function syntheticText(seed: number, chars: number): string {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-  const words = ['the', 'tool', 'call', 'returned', 'file', 'src/index.ts', 'error', 'fix', 'test', 'passes', '"quoted"', 'json', '{', '}', 'user', 'assistant', 'npm', 'run', 'build'];
+  const words = [
+    'the',
+    'tool',
+    'call',
+    'returned',
+    'file',
+    'src/index.ts',
+    'error',
+    'fix',
+    'test',
+    'passes',
+    '"quoted"',
+    'json',
+    '{',
+    '}',
+    'user',
+    'assistant',
+    'npm',
+    'run',
+    'build',
+  ];
   const parts: string[] = [];
   let length = 0;
   while (length < chars) {
@@ -188,7 +208,9 @@ async function oldPhase(): Promise<Record<string, unknown>> {
   let sample = 0;
   for (const spec of perTarget) sample += cellIdentity(spec.request).json.length;
   const bytesPerCell = sample / perTarget.length;
-  process.stdout.write(`${JSON.stringify({ partial: true, oldStoreKbPerCell: bytesPerCell / 1024, oldStoreGbForGrid: (bytesPerCell * specs.length) / 1024 ** 3 })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ partial: true, oldStoreKbPerCell: bytesPerCell / 1024, oldStoreGbForGrid: (bytesPerCell * specs.length) / 1024 ** 3 })}\n`,
+  );
   const identities = specs.map((spec) => cellIdentity(spec.request));
   return {
     identities: identities.length,
@@ -224,7 +246,9 @@ function main(): void {
   const db = join(dir, 'scale.db');
   const out = join(dir, 'report.html');
   try {
-    console.log(`grid: ${SIZE.targets} targets × ${SIZE.positions} positions × 2 arms × ${SIZE.categories.length * 5} probes × ${SIZE.samples} samples, ${SIZE.chars.toLocaleString('en-US')}-character contexts${smoke ? ' (smoke)' : ''}`);
+    console.log(
+      `grid: ${SIZE.targets} targets × ${SIZE.positions} positions × 2 arms × ${SIZE.categories.length * 5} probes × ${SIZE.samples} samples, ${SIZE.chars.toLocaleString('en-US')}-character contexts${smoke ? ' (smoke)' : ''}`,
+    );
     const run = spawnPhase('run', db, out);
     if (!run.ok) throw new Error(`run phase failed:\n${run.stderr.slice(-2000)}`);
     const r = run.results.at(-1)!;

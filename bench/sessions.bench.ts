@@ -135,7 +135,19 @@ async function generate(file: string, targetBytes: number, seed = 7, sessionId =
   const base = (type: string, extra: Record<string, unknown>): Record<string, unknown> => {
     const id = uuid();
     t += 1000 + Math.floor(random() * 5000);
-    const record = { parentUuid: parent, isSidechain: false, userType: 'external', cwd: '/home/dev/proj', sessionId, version: '2.1.152', gitBranch: 'main', type, uuid: id, timestamp: new Date(t).toISOString(), ...extra };
+    const record = {
+      parentUuid: parent,
+      isSidechain: false,
+      userType: 'external',
+      cwd: '/home/dev/proj',
+      sessionId,
+      version: '2.1.152',
+      gitBranch: 'main',
+      type,
+      uuid: id,
+      timestamp: new Date(t).toISOString(),
+      ...extra,
+    };
     parent = id;
     return record;
   };
@@ -153,7 +165,10 @@ async function generate(file: string, targetBytes: number, seed = 7, sessionId =
       const messageId = `msg_${turn}_${s}`;
       const usage = { input_tokens: 10, cache_creation_input_tokens: 300, cache_read_input_tokens: 40_000, output_tokens: 200 };
       const assistant = (content: unknown[]): Record<string, unknown> =>
-        base('assistant', { requestId: `req_${turn}_${s}`, message: { id: messageId, type: 'message', role: 'assistant', model: 'claude-sonnet-4-5-20250929', content, stop_reason: null, usage } });
+        base('assistant', {
+          requestId: `req_${turn}_${s}`,
+          message: { id: messageId, type: 'message', role: 'assistant', model: 'claude-sonnet-4-5-20250929', content, stop_reason: null, usage },
+        });
       if (random() < 0.4) await emit(assistant([{ type: 'thinking', thinking: prose(random, 200 + Math.floor(random() * 1500)), signature: 'sig' }]));
       if (random() < 0.6) await emit(assistant([{ type: 'text', text: prose(random, 50 + Math.floor(random() * 600)) }]));
       const toolId = `toolu_${turn}_${s}`;
@@ -161,15 +176,43 @@ async function generate(file: string, targetBytes: number, seed = 7, sessionId =
       if (random() < 0.3) await emit(base('progress', { data: { type: 'hook_progress', hookEvent: 'PostToolUse' }, toolUseID: toolId }));
       const size = random() < 0.1 ? 10_000 + Math.floor(random() * 30_000) : 100 + Math.floor(random() * 3000);
       const output = toolOutput(random, size);
-      await emit(base('user', { message: { role: 'user', content: [{ tool_use_id: toolId, type: 'tool_result', content: output }] }, toolUseResult: { stdout: output.slice(0, 200), stderr: '', interrupted: false, isImage: false } }));
+      await emit(
+        base('user', {
+          message: { role: 'user', content: [{ tool_use_id: toolId, type: 'tool_result', content: output }] },
+          toolUseResult: { stdout: output.slice(0, 200), stderr: '', interrupted: false, isImage: false },
+        }),
+      );
     }
-    await emit(base('assistant', { message: { id: `msg_${turn}_end`, type: 'message', role: 'assistant', model: 'claude-sonnet-4-5-20250929', content: [{ type: 'text', text: prose(random, 100 + Math.floor(random() * 800)) }], usage: { input_tokens: 1, output_tokens: 90 } } }));
+    await emit(
+      base('assistant', {
+        message: {
+          id: `msg_${turn}_end`,
+          type: 'message',
+          role: 'assistant',
+          model: 'claude-sonnet-4-5-20250929',
+          content: [{ type: 'text', text: prose(random, 100 + Math.floor(random() * 800)) }],
+          usage: { input_tokens: 1, output_tokens: 90 },
+        },
+      }),
+    );
     if (random() < 0.2) await emit({ type: 'file-history-snapshot', messageId: `m${turn}`, snapshot: { trackedFileBackups: {} } });
     if (turn % 400 === 0) {
       const logical = parent;
       parent = null;
-      await emit(base('system', { subtype: 'compact_boundary', content: 'Conversation compacted', logicalParentUuid: logical, compactMetadata: { trigger: 'auto', preTokens: 160_000 } }));
-      await emit(base('user', { isCompactSummary: true, message: { role: 'user', content: `This session is being continued from a previous conversation that ran out of context. ${prose(random, 4000)}` } }));
+      await emit(
+        base('system', {
+          subtype: 'compact_boundary',
+          content: 'Conversation compacted',
+          logicalParentUuid: logical,
+          compactMetadata: { trigger: 'auto', preTokens: 160_000 },
+        }),
+      );
+      await emit(
+        base('user', {
+          isCompactSummary: true,
+          message: { role: 'user', content: `This session is being continued from a previous conversation that ran out of context. ${prose(random, 4000)}` },
+        }),
+      );
     }
   }
   await new Promise<void>((resolve, reject) => stream.end((error?: Error | null) => (error ? reject(error) : resolve())));
@@ -204,7 +247,9 @@ async function main(): Promise<void> {
       await generate(file, target, 7 + i, id);
       bytes += statSync(file).size;
     }
-    console.log(`${FILES} synthetic Claude Code sessions, ${(bytes / 1024 / 1024).toFixed(1)} MB in all, generated in ${((Date.now() - genStart) / 1000).toFixed(1)} s`);
+    console.log(
+      `${FILES} synthetic Claude Code sessions, ${(bytes / 1024 / 1024).toFixed(1)} MB in all, generated in ${((Date.now() - genStart) / 1000).toFixed(1)} s`,
+    );
     const command = childCommand();
     console.log(`children: ${command.runtime}; each mode twice, the faster run reported`);
     const best = new Map<Mode, ChildResult>();
@@ -212,7 +257,9 @@ async function main(): Promise<void> {
       const cacheDir = join(dir, `cache-${round}`);
       for (const mode of ['bare', 'cold', 'warm'] as Mode[]) {
         const r = runChild(command.args, mode, projects, cacheDir);
-        console.log(`  run ${round + 1} ${mode.padEnd(5)} wall ${r.seconds.toFixed(3).padStart(7)} s  CPU ${r.cpuSeconds.toFixed(3).padStart(7)} s  peak RSS ${r.maxRssMb.toFixed(0).padStart(4)} MB  ${r.check}`);
+        console.log(
+          `  run ${round + 1} ${mode.padEnd(5)} wall ${r.seconds.toFixed(3).padStart(7)} s  CPU ${r.cpuSeconds.toFixed(3).padStart(7)} s  peak RSS ${r.maxRssMb.toFixed(0).padStart(4)} MB  ${r.check}`,
+        );
         const prior = best.get(mode);
         if (!prior || r.seconds < prior.seconds) best.set(mode, r);
       }
@@ -223,11 +270,15 @@ async function main(): Promise<void> {
     const mb = bytes / 1024 / 1024;
     console.log('mode   wall s   CPU s   MB/s (CPU)  peak RSS');
     for (const r of [bare, cold, warm]) {
-      console.log(`${r.mode.padEnd(5)} ${r.seconds.toFixed(3).padStart(7)} ${r.cpuSeconds.toFixed(3).padStart(7)} ${(mb / r.cpuSeconds).toFixed(1).padStart(11)}  ${r.maxRssMb.toFixed(0).padStart(5)} MB`);
+      console.log(
+        `${r.mode.padEnd(5)} ${r.seconds.toFixed(3).padStart(7)} ${r.cpuSeconds.toFixed(3).padStart(7)} ${(mb / r.cpuSeconds).toFixed(1).padStart(11)}  ${r.maxRssMb.toFixed(0).padStart(5)} MB`,
+      );
     }
     const verdict = (ok: boolean): string => (smoke ? 'not judged' : ok ? 'met' : 'NOT met');
     const ratio = cold.cpuSeconds / bare.cpuSeconds;
-    console.log(`target cold list ≤ 2 × bare JSON.parse loop (CPU): ${ratio.toFixed(2)} × ${verdict(ratio <= 2)} (wall ${(cold.seconds / bare.seconds).toFixed(2)} ×)`);
+    console.log(
+      `target cold list ≤ 2 × bare JSON.parse loop (CPU): ${ratio.toFixed(2)} × ${verdict(ratio <= 2)} (wall ${(cold.seconds / bare.seconds).toFixed(2)} ×)`,
+    );
     console.log(`target warm list ≤ 0.1 s for ${FILES} unchanged files: ${warm.seconds.toFixed(3)} s wall ${verdict(warm.seconds <= 0.1)}`);
     if (smoke) console.log('smoke mode: targets are judged at full size only');
   } finally {

@@ -55,7 +55,11 @@ for (let round = 0; round < ROUNDS; round++) {
 }
 
 const baseline = median(samples[0] as number[]);
-console.log(`node ${process.version}, ${ROUNDS} interleaved rounds; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+console.log(
+  `node ${process.version}, ${ROUNDS} interleaved rounds; load average ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}`,
+);
 console.log('| command | median ms | ratio to node -e 0 |');
 console.log('|---|---|---|');
 cases.forEach((c, i) => {

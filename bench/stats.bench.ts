@@ -122,10 +122,7 @@ for (let i = 0; i < RUNS; i++) {
   best = Math.min(best, (performance.now() - start) / 1000);
 }
 const fmt = (x: number) => x.toFixed(3);
-console.log(
-  `echolens dRel: ${fmt(best)} s (best of ${RUNS}); d_rel = ${fmt(result.dRel)} ` +
-    `[${fmt(result.ci[0])}, ${fmt(result.ci[1])}]`,
-);
+console.log(`echolens dRel: ${fmt(best)} s (best of ${RUNS}); d_rel = ${fmt(result.dRel)} ` + `[${fmt(result.ci[0])}, ${fmt(result.ci[1])}]`);
 const numpy = runNumpy(data);
 if (typeof numpy === 'string') {
   console.log(numpy);

@@ -81,7 +81,10 @@ describe('library API', () => {
     const section = readme.slice(readme.indexOf('## Library API'));
     const example = /```ts\n([\s\S]*?)```/u.exec(section)?.[1] ?? '';
     const imports = [...example.matchAll(/import\s*\{([^}]*)\}\s*from\s*'echolens'/gu)].flatMap((m) =>
-      (m[1] ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+      (m[1] ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
     );
     expect(imports.length).toBeGreaterThan(3);
     for (const name of imports) expect(typeof (echolens as Record<string, unknown>)[name], name).toBe('function');

@@ -104,8 +104,12 @@ for (const file of files) if (!info.has(file)) connect(file);
 
 const verbose = process.argv.includes('--verbose');
 for (const circle of circles) {
-  console.error(`import circle of ${circle.length} files:${verbose || circle.length <= 8 ? `\n  ${circle.join('\n  ')}` : ` ${circle.slice(0, 8).join(', ')}, …`}`);
+  console.error(
+    `import circle of ${circle.length} files:${verbose || circle.length <= 8 ? `\n  ${circle.join('\n  ')}` : ` ${circle.slice(0, 8).join(', ')}, …`}`,
+  );
 }
 for (const crossing of crossings) console.error(`shared folder imports an audit or the registration: ${crossing}`);
-console.log(`check-deps: ${files.length} files, ${circles.length} import circles (${circles.reduce((n, c) => n + c.length, 0)} files), ${crossings.length} shared → audit imports`);
+console.log(
+  `check-deps: ${files.length} files, ${circles.length} import circles (${circles.reduce((n, c) => n + c.length, 0)} files), ${crossings.length} shared → audit imports`,
+);
 process.exitCode = circles.length > 0 || crossings.length > 0 ? 1 : 0;

@@ -27,7 +27,23 @@ describe('persona run --batch with an unreadable results line', { timeout: 120_0
       mangleResults: (lines) => (corrupt ? lines.map((line, i) => (i === 1 ? `${line.slice(0, 40)}` : line)) : lines),
     });
     const db = join(dir, 'runs.db');
-    const args = ['persona', 'run', '--session', SESSION, '--target', `openai:gpt-4.1-mini@${server.baseURL}`, '--judge', 'sim:judge', '--set', 'positions=[{uniform: 2}]', '--db', db, '--batch', '--poll-interval', '0.01'];
+    const args = [
+      'persona',
+      'run',
+      '--session',
+      SESSION,
+      '--target',
+      `openai:gpt-4.1-mini@${server.baseURL}`,
+      '--judge',
+      'sim:judge',
+      '--set',
+      'positions=[{uniform: 2}]',
+      '--db',
+      db,
+      '--batch',
+      '--poll-interval',
+      '0.01',
+    ];
     const run = await runCliInProcess(args, env);
     expect(run.code).toBe(1); // a failed call, as a fatal burst online (not 70: no internal error)
     const errorLines = run.stderr.split('\n').filter((line) => line.startsWith('echolens:'));

@@ -24,7 +24,13 @@ function targetCells(db: string, provider: string) {
     return store
       .cellsOfRun(run.id)
       .filter((cell) => cell.request.model.startsWith(`${provider}:`))
-      .map((cell) => ({ key: cell.key, status: cell.result.status, text: cell.result.text, usage: cell.result.usage, cost: cell.result.costUsd ?? Number.NaN }));
+      .map((cell) => ({
+        key: cell.key,
+        status: cell.result.status,
+        text: cell.result.text,
+        usage: cell.result.usage,
+        cost: cell.result.costUsd ?? Number.NaN,
+      }));
   } finally {
     store.close();
   }
@@ -34,7 +40,12 @@ describe('persona run --batch', { timeout: 120_000 }, () => {
   const cases = [
     { provider: 'openai', model: 'gpt-4.1-mini', batchId: 'batch_fake_0', usage: undefined },
     // Anthropic with prompt-cache reads and writes in the usage: the discount applies to every token class.
-    { provider: 'anthropic', model: 'claude-sonnet-4-5', batchId: 'msgbatch_fake_0', usage: { inputTokens: 4000, cachedInputTokens: 3000, cacheWriteTokens: 500, outputTokens: 60 } },
+    {
+      provider: 'anthropic',
+      model: 'claude-sonnet-4-5',
+      batchId: 'msgbatch_fake_0',
+      usage: { inputTokens: 4000, cachedInputTokens: 3000, cacheWriteTokens: 500, outputTokens: 60 },
+    },
   ] as const;
   for (const c of cases) {
     it(`${c.provider}: runs the target cells as batches (leaders, then followers), the sim judge online, and records them as an online run would at half the cost`, async () => {
@@ -44,7 +55,20 @@ describe('persona run --batch', { timeout: 120_000 }, () => {
       });
       servers.push(server);
       const target = `${c.provider}:${c.model}@${server.baseURL}`;
-      const args = (db: string) => ['persona', 'run', '--session', SESSION, '--target', target, '--judge', 'sim:judge', '--set', 'positions=[{uniform: 2}]', '--db', db];
+      const args = (db: string) => [
+        'persona',
+        'run',
+        '--session',
+        SESSION,
+        '--target',
+        target,
+        '--judge',
+        'sim:judge',
+        '--set',
+        'positions=[{uniform: 2}]',
+        '--db',
+        db,
+      ];
 
       const onlineDb = join(dir, `${c.provider}-online.db`);
       const online = await runCliInProcess(args(onlineDb), env);
@@ -54,7 +78,9 @@ describe('persona run --batch', { timeout: 120_000 }, () => {
       const batched = await runCliInProcess([...args(batchDb), '--batch', '--poll-interval', '0.01'], env);
       expect(batched.code, batched.stderr).toBe(0);
       // Two waves: the leader of each prefix group (and cells in no group) first, the followers once those ended.
-      expect(batched.stderr).toMatch(new RegExp(`batch: submitted ${c.provider} batch ${c.batchId} \\(${c.provider}:${c.model.replace(/\./g, '\\.')}@.*, \\d+ cells\\)`));
+      expect(batched.stderr).toMatch(
+        new RegExp(`batch: submitted ${c.provider} batch ${c.batchId} \\(${c.provider}:${c.model.replace(/\./g, '\\.')}@.*, \\d+ cells\\)`),
+      );
       expect(batched.stderr).toMatch(/batch: leaders answered; submitting \d+ cells that read their prompt cache/);
       expect(batched.stderr).toMatch(/--batch: sim:judge has no batch API; running \d+ cells online/);
       expect(batched.stderr).not.toContain(env.OPENAI_API_KEY);
@@ -67,21 +93,30 @@ describe('persona run --batch', { timeout: 120_000 }, () => {
       const a = targetCells(onlineDb, c.provider);
       const b = targetCells(batchDb, c.provider);
       expect(a).toHaveLength(20);
-      expect(b.map(({ key, status, text, usage }) => ({ key, status, text, usage }))).toEqual(a.map(({ key, status, text, usage }) => ({ key, status, text, usage })));
+      expect(b.map(({ key, status, text, usage }) => ({ key, status, text, usage }))).toEqual(
+        a.map(({ key, status, text, usage }) => ({ key, status, text, usage })),
+      );
       const onlineCost = a.reduce((sum, cell) => sum + cell.cost, 0);
       const batchCost = b.reduce((sum, cell) => sum + cell.cost, 0);
       expect(onlineCost).toBeGreaterThan(0);
       // Half price; Anthropic's cache writes in a batch use the 1-hour lifetime, billed 2× input instead of 1.25×.
       const ratio = c.usage === undefined ? 0.5 : (500 * 3 + 3000 * 0.3 + 500 * 6 + 60 * 15) / (2 * (500 * 3 + 3000 * 0.3 + 500 * 3.75 + 60 * 15));
       expect(batchCost / onlineCost).toBeCloseTo(ratio, 12);
-      process.stderr.write(`persona grid, ${c.provider}:${c.model} (20 target cells): online $${onlineCost.toFixed(6)}, batch $${batchCost.toFixed(6)}, ratio ${(batchCost / onlineCost).toFixed(4)}\n`);
+      process.stderr.write(
+        `persona grid, ${c.provider}:${c.model} (20 target cells): online $${onlineCost.toFixed(6)}, batch $${batchCost.toFixed(6)}, ratio ${(batchCost / onlineCost).toFixed(4)}\n`,
+      );
 
       // The same command again: everything is cached; nothing is submitted.
       const again = await runCliInProcess([...args(batchDb), '--batch', '--poll-interval', '0.01'], env);
       expect(again.code, again.stderr).toBe(0);
       expect(server.batches).toHaveLength(2);
       const store = openStore(batchDb, { readonly: true });
-      expect(store.batchJobs().all().map((job) => job.status)).toEqual(['collected', 'collected']);
+      expect(
+        store
+          .batchJobs()
+          .all()
+          .map((job) => job.status),
+      ).toEqual(['collected', 'collected']);
       store.close();
     });
   }

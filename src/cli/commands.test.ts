@@ -21,12 +21,18 @@ describe('the command overview', () => {
     for (const args of [['--help'], [], ['bogus'], ['help']]) {
       const program = await buildProgram(args);
       expect(program.commands.map((c) => c.name())).toEqual(COMMAND_GROUPS.map((g) => g.name));
-      expect(program.commands.every((c) => c.commands.length === 0 && c.options.length === 0), args.join(' ')).toBe(true);
+      expect(
+        program.commands.every((c) => c.commands.length === 0 && c.options.length === 0),
+        args.join(' '),
+      ).toBe(true);
     }
   });
 
   it('loads only the group a command line names, also after `help`', async () => {
-    for (const args of [['persona', '--help'], ['help', 'persona']]) {
+    for (const args of [
+      ['persona', '--help'],
+      ['help', 'persona'],
+    ]) {
       const program = await buildProgram(args);
       expect(program.commands.map((c) => c.name())).toEqual(['persona']);
       expect(program.commands[0]!.commands.length).toBeGreaterThan(0);

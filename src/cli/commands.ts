@@ -42,10 +42,8 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
     async (sessions) => (await import('./commands/sessions.js')).registerSessions(sessions),
     async (sessions) => (await import('./commands/sessions-redact.js')).registerSessionsRedact(sessions),
   ),
-  subcommandGroup(
-    'persona',
-    'persona drift (ContextEcho): snapshot real agentic sessions at positions and probe the assistant register',
-    async (persona) => (await import('./commands/persona.js')).registerPersona(persona),
+  subcommandGroup('persona', 'persona drift (ContextEcho): snapshot real agentic sessions at positions and probe the assistant register', async (persona) =>
+    (await import('./commands/persona.js')).registerPersona(persona),
   ),
   subcommandGroup(
     'memory',

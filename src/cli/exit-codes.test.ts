@@ -21,7 +21,18 @@ describe('exit codes', { timeout: 120_000 }, () => {
   it('a typo in a model and a missing key exit 2 in preflight, listing both, with no run recorded', async () => {
     const db = join(dir, 'preflight.db');
     const run = await cli([
-      'persona', 'run', '--session', SESSION, '--target', 'sim:persna', '--target', 'openai:gpt-4.1-mini', '--judge', 'sim:judge', '--db', db,
+      'persona',
+      'run',
+      '--session',
+      SESSION,
+      '--target',
+      'sim:persna',
+      '--target',
+      'openai:gpt-4.1-mini',
+      '--judge',
+      'sim:judge',
+      '--db',
+      db,
     ]);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/preflight found 2 problems; nothing was called and no run was recorded/);

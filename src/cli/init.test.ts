@@ -17,7 +17,10 @@ describe('echolens init', () => {
     expect(run.code, run.stderr).toBe(0);
     const text = readFileSync(file, 'utf8');
     expect(text.split('\n')[0]).toBe(`# yaml-language-server: $schema=./${name}.schema.json`);
-    const schema = JSON.parse(readFileSync(join(dir, `${name}.schema.json`), 'utf8')) as { properties: Record<string, unknown>; additionalProperties?: unknown };
+    const schema = JSON.parse(readFileSync(join(dir, `${name}.schema.json`), 'utf8')) as {
+      properties: Record<string, unknown>;
+      additionalProperties?: unknown;
+    };
     expect(Object.keys(schema.properties)).toContain('targets');
     expect(schema.properties).toHaveProperty('gate');
     // Every key shown is valid as written: the audit's own loader reads the file.

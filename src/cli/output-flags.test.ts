@@ -38,7 +38,19 @@ describe('--json is the short form of --format json on every command with machin
     });
     // The commands named in the issue, at least: the one-word flag and the format flag kinds.
     const paths = withJson.map((c) => c.path);
-    for (const expected of ['models', 'audits', 'runs list', 'sessions inspect', 'ask', 'report', 'gate', 'compare', 'persona report', 'memory report', 'continuation report']) {
+    for (const expected of [
+      'models',
+      'audits',
+      'runs list',
+      'sessions inspect',
+      'ask',
+      'report',
+      'gate',
+      'compare',
+      'persona report',
+      'memory report',
+      'continuation report',
+    ]) {
       expect(paths).toContain(expected);
     }
     for (const { path, format, json } of withJson) {

@@ -90,7 +90,10 @@ function readmeCommands(): Command[] {
         while (i < lines.length && lines[i] !== end) i++;
         continue;
       }
-      const text = line.replace(/^npm ci && npm run echolens -- /, 'echolens ').replace(/\s+#\s.*$/, '').trim();
+      const text = line
+        .replace(/^npm ci && npm run echolens -- /, 'echolens ')
+        .replace(/\s+#\s.*$/, '')
+        .trim();
       if (!text.startsWith('echolens ')) continue;
       commands.push({ block, text, args: shellWords(text).slice(1) });
     }

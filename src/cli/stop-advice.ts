@@ -1,8 +1,5 @@
 /** What a run that stopped early tells the user: why, and what to do next. */
-export function stopAdvice(
-  reason: 'interrupted' | 'budget' | 'fatal' | null,
-  budget?: { maxCostUsd: number; suggestedUsd: string },
-): string {
+export function stopAdvice(reason: 'interrupted' | 'budget' | 'fatal' | null, budget?: { maxCostUsd: number; suggestedUsd: string }): string {
   if (reason === 'budget') {
     const limit = budget ? `the budget --max-cost $${budget.maxCostUsd}` : 'the --max-cost budget';
     const raise = budget ? `raise --max-cost to $${budget.suggestedUsd} (the whole grid's estimate)` : 'raise --max-cost';

@@ -30,7 +30,8 @@ export function discoverStores(cwd: string): DiscoveredStores {
 /** The lines `echolens view` prints about what it found (or how to make a store when nothing was found). */
 export function discoveryLines(found: DiscoveredStores): string[] {
   const where = DISCOVERY_FOLDERS.map((f) => `./${f}`).join(' and ');
-  if (found.files.length > 0) return [`no run.db given: found ${found.files.length} store${found.files.length === 1 ? '' : 's'} under ${where}: ${found.files.join(', ')}`];
+  if (found.files.length > 0)
+    return [`no run.db given: found ${found.files.length} store${found.files.length === 1 ? '' : 's'} under ${where}: ${found.files.join(', ')}`];
   return [
     `no run.db given and no store found under ${where}.`,
     '  make one: echolens demo (writes echolens-demo/demo.db, offline), or echolens persona run … --db runs/persona.db;',

@@ -29,17 +29,24 @@ describe('continuation analysis', () => {
     expect(pairedEstimate([])).toMatchObject({ n: 0, mean: null, reason: 'no pairs' });
     expect(pairedEstimate([0, 0, 0])).toMatchObject({ p: 1, mean: 0 });
     // Above 20 non-zero differences: Monte Carlo with the given resamples.
-    const mc = pairedEstimate(Array.from({ length: 24 }, (_, i) => (i % 3 === 0 ? -0.2 : 0.3)), { resamples: 20_000 });
+    const mc = pairedEstimate(
+      Array.from({ length: 24 }, (_, i) => (i % 3 === 0 ? -0.2 : 0.3)),
+      { resamples: 20_000 },
+    );
     expect(mc.method).toBe('monte-carlo');
     expect(mc.resamples).toBe(20_000);
   });
 
   it('complete case drops cutpoints where either arm has no parseable call; ITT scores them 0; not-generated drops from both', () => {
     const observations = [
-      obs('C1', 'recent', 1), obs('C1', 'cross', 0.5),
-      obs('C2', 'recent', null), obs('C2', 'cross', 0.5),
-      obs('C3', 'recent', 0.5), obs('C3', 'cross', null, { status: 'unparseable' }),
-      obs('C4', 'recent', 1), obs('C4', 'cross', 0, { generated: false, status: 'missing', fidelity: null }),
+      obs('C1', 'recent', 1),
+      obs('C1', 'cross', 0.5),
+      obs('C2', 'recent', null),
+      obs('C2', 'cross', 0.5),
+      obs('C3', 'recent', 0.5),
+      obs('C3', 'cross', null, { status: 'unparseable' }),
+      obs('C4', 'recent', 1),
+      obs('C4', 'cross', 0, { generated: false, status: 'missing', fidelity: null }),
     ];
     const analysis = analyzeContinuation(observations);
     const primary = analysis.targets[0]!.contrasts[0]!;
@@ -55,8 +62,10 @@ describe('continuation analysis', () => {
 
   it('strata split the cutpoints by sameTask', () => {
     const observations = [
-      obs('C1', 'recent', 1, { sameTask: true }), obs('C1', 'cross', 0, { sameTask: true }),
-      obs('C2', 'recent', 0.5, { sameTask: false }), obs('C2', 'cross', 0.5, { sameTask: false }),
+      obs('C1', 'recent', 1, { sameTask: true }),
+      obs('C1', 'cross', 0, { sameTask: true }),
+      obs('C2', 'recent', 0.5, { sameTask: false }),
+      obs('C2', 'cross', 0.5, { sameTask: false }),
     ];
     const t = analyzeContinuation(observations).targets[0]!;
     expect(t.sameTaskCutpoints).toBe(1);

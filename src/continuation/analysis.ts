@@ -134,7 +134,19 @@ export function pairedEstimate(diffs: readonly number[], options: AnalysisOption
   const exactMax = options.exactMax ?? 20;
   const alpha = options.alpha ?? 0.05;
   if (n === 0) {
-    return { n, mean: null, ci: null, standardError: null, p: null, method: null, resamples: null, nonZero: 0, reason: 'no pairs', role: 'exploratory', minAttainableP: null };
+    return {
+      n,
+      mean: null,
+      ci: null,
+      standardError: null,
+      p: null,
+      method: null,
+      resamples: null,
+      nonZero: 0,
+      reason: 'no pairs',
+      role: 'exploratory',
+      minAttainableP: null,
+    };
   }
   const mean = diffs.reduce((s, d) => s + d, 0) / n;
   let ci: [number, number] | null = null;
@@ -154,7 +166,18 @@ export function pairedEstimate(diffs: readonly number[], options: AnalysisOption
   const test = signFlipTest(nonZero, { exact, B: resamples, seed: options.seed ?? 42 });
   // Two-sided: the observed pattern and its mirror are always as extreme, so p ≥ 2 / 2^m exactly.
   const minAttainableP = exact ? Math.min(1, 2 ** (1 - nonZero.length)) : 1 / (resamples + 1);
-  const out: PairedEstimate = { n, mean, ci, standardError, p: test.p, method: test.method, resamples: test.resamples, nonZero: nonZero.length, role: 'exploratory', minAttainableP };
+  const out: PairedEstimate = {
+    n,
+    mean,
+    ci,
+    standardError,
+    p: test.p,
+    method: test.method,
+    resamples: test.resamples,
+    nonZero: nonZero.length,
+    role: 'exploratory',
+    minAttainableP,
+  };
   if (n < 2) out.reason = 'one pair: no interval';
   return withReachability(out, alpha);
 }
@@ -211,14 +234,22 @@ function attritionOf(arm: ContinuationArm, list: readonly ContinuationObservatio
 /** One line per stratum that cannot reach p < α in any test, and per primary row that cannot. */
 function reachabilityWarnings(contrasts: readonly ContrastResult[], stratum: ReadonlyMap<string, boolean | null>, alpha: number): string[] {
   const warnings: string[] = [];
-  for (const [name, value] of [['same-task', true], ['cross-task', false]] as const) {
+  for (const [name, value] of [
+    ['same-task', true],
+    ['cross-task', false],
+  ] as const) {
     const count = [...stratum.values()].filter((s) => s === value).length;
     if (count > 0 && 2 ** (1 - count) >= alpha) {
-      warnings.push(`${name} stratum: ${count} cutpoint(s) — too few for its sign-flip tests to reach p < ${alpha} (at least ${Math.floor(1 + Math.log2(1 / alpha)) + 1} needed); its rows describe, they cannot test`);
+      warnings.push(
+        `${name} stratum: ${count} cutpoint(s) — too few for its sign-flip tests to reach p < ${alpha} (at least ${Math.floor(1 + Math.log2(1 / alpha)) + 1} needed); its rows describe, they cannot test`,
+      );
     }
   }
   for (const c of contrasts.filter((x) => x.primary)) {
-    for (const [label, e] of [['complete case', c.completeCase], ['ITT', c.itt]] as const) {
+    for (const [label, e] of [
+      ['complete case', c.completeCase],
+      ['ITT', c.itt],
+    ] as const) {
       if (e.warning) warnings.push(`primary ${c.a} − ${c.b} (${label}): ${e.warning}`);
     }
   }
@@ -266,12 +297,19 @@ export function analyzeContinuation(observations: readonly ContinuationObservati
     const settings = { alpha, ...(options.effectOfInterest === undefined ? {} : { effectOfInterest: options.effectOfInterest }) };
     out.push({
       target,
-      power: primaryContrast ? { completeCase: observedPower(primaryContrast.completeCase, settings), itt: observedPower(primaryContrast.itt, settings) } : null,
+      power: primaryContrast
+        ? { completeCase: observedPower(primaryContrast.completeCase, settings), itt: observedPower(primaryContrast.itt, settings) }
+        : null,
       warnings: reachabilityWarnings(contrasts, stratum, alpha),
       cutpoints: byCut.size,
       sameTaskCutpoints: [...stratum.values()].filter((s) => s === true).length,
       crossTaskCutpoints: [...stratum.values()].filter((s) => s === false).length,
-      attrition: arms.map((arm) => attritionOf(arm, mine.filter((o) => o.arm === arm))),
+      attrition: arms.map((arm) =>
+        attritionOf(
+          arm,
+          mine.filter((o) => o.arm === arm),
+        ),
+      ),
       contrasts,
     });
   }

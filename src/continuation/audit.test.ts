@@ -51,7 +51,9 @@ describe('the continuation audit on the shared protocol', () => {
       expect(entry).toBeDefined();
       // The first screen's numbers are the JSON report's primary contrast, formatted.
       type Est = { mean: number; ci: [number, number]; n: number };
-      const jsonTarget = (entry!.continuation as { analysis: { targets: Array<{ target: string; contrasts: Array<{ primary: boolean; completeCase: Est; itt: Est }> }> } }).analysis.targets[0]!;
+      const jsonTarget = (
+        entry!.continuation as { analysis: { targets: Array<{ target: string; contrasts: Array<{ primary: boolean; completeCase: Est; itt: Est }> }> } }
+      ).analysis.targets[0]!;
       const primary = jsonTarget.contrasts.find((c) => c.primary)!;
       const s3 = (x: number) => (x >= 0 ? `+${x.toFixed(3)}` : x.toFixed(3));
       const [card] = audit!.render.headline!(analyzed);
@@ -75,7 +77,11 @@ describe('the continuation audit on the shared protocol', () => {
       cutpoints: { count: 4 },
     });
     const lines = audit.dryRun(config, await audit.prepare(config)).lines;
-    expect(lines.some((line) => /^cost side by side: naive \$\d+\.\d\d · expected with prompt caching \$\d+\.\d\d · with --batch \(batch × cache\) \$\d+\.\d\d/.test(line))).toBe(true);
+    expect(
+      lines.some((line) =>
+        /^cost side by side: naive \$\d+\.\d\d · expected with prompt caching \$\d+\.\d\d · with --batch \(batch × cache\) \$\d+\.\d\d/.test(line),
+      ),
+    ).toBe(true);
     expect(lines.at(-1)).toBe('nothing was called (--dry-run)');
   });
 

@@ -29,16 +29,31 @@ export function continuationDesignPowerLine(config: ContinuationConfig, cutpoint
   return designPowerLine(cutpoints, { ...(effectOfInterest === undefined ? {} : { effectOfInterest }), ...(planningSd === undefined ? {} : { planningSd }) });
 }
 
-
 function csvRows(report: ContinuationReport): AuditCsvRow[] {
   const rows: AuditCsvRow[] = [];
   for (const t of report.analysis.targets) {
     for (const c of t.contrasts) {
-      for (const [stratum, pair] of [['all', { completeCase: c.completeCase, itt: c.itt }], ['same-task', c.strata.sameTask], ['cross-task', c.strata.crossTask]] as const) {
+      for (const [stratum, pair] of [
+        ['all', { completeCase: c.completeCase, itt: c.itt }],
+        ['same-task', c.strata.sameTask],
+        ['cross-task', c.strata.crossTask],
+      ] as const) {
         for (const kind of ['completeCase', 'itt'] as const) {
           const e = pair[kind];
           // The label carries the row's role: only the primary rows test the pre-specified question.
-          rows.push([`contrast/${kind}`, t.target, null, `${c.a}-${c.b}`, `${stratum} (${e.role})`, e.mean, e.ci?.[0] ?? null, e.ci?.[1] ?? null, e.n, e.p, null]);
+          rows.push([
+            `contrast/${kind}`,
+            t.target,
+            null,
+            `${c.a}-${c.b}`,
+            `${stratum} (${e.role})`,
+            e.mean,
+            e.ci?.[0] ?? null,
+            e.ci?.[1] ?? null,
+            e.n,
+            e.p,
+            null,
+          ]);
         }
       }
     }
@@ -50,7 +65,8 @@ function csvRows(report: ContinuationReport): AuditCsvRow[] {
 export const continuationAudit: Audit<ContinuationConfig, ContinuationInput, ContinuationCollected, ContinuationReport, ContinuationRunCounts> = {
   ...continuationRunner,
   title: 'Tool-using continuation (ContextEcho F5)',
-  description: 'cut a session before recorded tool calls; score the argument fidelity of each target\'s next call under scratch, filler, recent and cross prefixes',
+  description:
+    "cut a session before recorded tool calls; score the argument fidelity of each target's next call under scratch, filler, recent and cross prefixes",
   command: 'continuation',
   configSchema: continuationConfigSchema,
   loadConfig: loadContinuationConfig,
@@ -82,7 +98,9 @@ export const continuationAudit: Audit<ContinuationConfig, ContinuationInput, Con
         analysis: { resamples: options.B ?? 20_000, ...(options.alpha === undefined ? {} : { alpha: options.alpha }) },
       });
       tests.push(...result.tests.map((t) => ({ ...t, test: `${profile.name}/${t.test}` })));
-      notes.push(`${profile.name}: planted recent − cross ${result.planted.completeCase.toFixed(3)} complete case, ${result.planted.itt.toFixed(3)} ITT (rejection rate = ${result.withinNominal ? 'false-positive rate' : 'power'})`);
+      notes.push(
+        `${profile.name}: planted recent − cross ${result.planted.completeCase.toFixed(3)} complete case, ${result.planted.itt.toFixed(3)} ITT (rejection rate = ${result.withinNominal ? 'false-positive rate' : 'power'})`,
+      );
     }
     return { audit: 'continuation', replicates: options.replicates, tests, notes };
   },

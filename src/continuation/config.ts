@@ -12,7 +12,6 @@ import { CUTPOINT_STRATEGIES } from './cutpoints.js';
 
 const positiveInt = z.number().int().positive();
 
-
 /** The continuation audit's thresholds, as keys of a `gate:` section (each optional). */
 export const continuationGateShape = {
   /** Fail when the primary contrast's (recent − cross) intention-to-treat fidelity difference is significant (p < α, either sign). */
@@ -37,7 +36,10 @@ export const continuationConfigSchema = z
       })
       .strict()
       .default({ count: 25, strategy: 'stratified', skipFirst: 0 }),
-    arms: z.array(z.enum(CONTINUATION_ARMS)).min(2).default([...CONTINUATION_ARMS]),
+    arms: z
+      .array(z.enum(CONTINUATION_ARMS))
+      .min(2)
+      .default([...CONTINUATION_ARMS]),
     /** Matched prefix length in tokens (≈ 4 characters each). */
     windowTokens: positiveInt.default(DEFAULT_WINDOW_TOKENS),
     toolTruncate: positiveInt.default(200),

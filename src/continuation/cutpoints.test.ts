@@ -10,7 +10,16 @@ import { reconstructTools } from './tools.js';
 
 const DEMO = join(packageRoot(), 'data', 'demo', 'claude-session.jsonl');
 const CODEX = join(packageRoot(), 'src', 'continuation', '__fixtures__', 'codex-ledger.jsonl');
-const NO_TOOLS = join(packageRoot(), 'src', 'sessions', '__fixtures__', 'claude-continuation', 'projects', '-home-dev-app', 'a11a0000-0000-4000-8000-000000000001.jsonl');
+const NO_TOOLS = join(
+  packageRoot(),
+  'src',
+  'sessions',
+  '__fixtures__',
+  'claude-continuation',
+  'projects',
+  '-home-dev-app',
+  'a11a0000-0000-4000-8000-000000000001.jsonl',
+);
 
 describe('continuation cutpoints', () => {
   it('candidates are assistant messages with exactly one tool call; the context ends just before it', async () => {
@@ -68,7 +77,7 @@ describe('continuation cutpoints', () => {
     expect(windowTask(segments, [10, 11, 15, 16, 17])).toBe('T3');
   });
 
-  it('arms are length-matched: filler and cross have the recent window\'s characters; scratch is empty; every arm ends with the same immediate context', async () => {
+  it("arms are length-matched: filler and cross have the recent window's characters; scratch is empty; every arm ends with the same immediate context", async () => {
     const session = await readSession(DEMO);
     const codex = await readSession(CODEX);
     const [cut] = selectCutpoints(session, { count: 25 }).slice(20);

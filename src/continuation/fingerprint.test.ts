@@ -27,7 +27,14 @@ describe('continuation input fingerprint (streamed)', () => {
       { content: 'q "quoted" \u2028 é', role: 'user', cacheBreakpoint: true },
     ];
     const requests = [
-      { sample: 1, params: { temperature: 0, maxTokens: undefined, stop: ['a'] }, messages, model: 'sim:x', toolChoice: 'auto', tools: [{ name: 'Bash', inputSchema: { type: 'object', properties: { z: {}, a: { type: 'string' } } } }] },
+      {
+        sample: 1,
+        params: { temperature: 0, maxTokens: undefined, stop: ['a'] },
+        messages,
+        model: 'sim:x',
+        toolChoice: 'auto',
+        tools: [{ name: 'Bash', inputSchema: { type: 'object', properties: { z: {}, a: { type: 'string' } } } }],
+      },
       { model: 'sim:x', messages, params: {}, sample: 0, unit: 'C03', identity: undefined },
     ] as unknown as ModelRequest[];
     const truths = [['C01', { name: 'Bash', input: { b: 1, a: [2, { d: null, c: 'x' }] } }]];

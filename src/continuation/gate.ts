@@ -67,14 +67,21 @@ export interface ContinuationGateThresholds {
   maxActionChange: number | null;
 }
 
-
 /** The continuation audit's gate: its thresholds, their defaults and flags, and its checks. */
 export const continuationGate: AuditGate<ContinuationReport> = {
   shape: continuationGateShape,
   defaults: { significantActionChange: true, maxActionChange: null } satisfies ContinuationGateThresholds,
   flags: [
-    { key: 'maxActionChange', flags: '--max-action-change <delta>', description: 'continuation: fail when the recent − cross fidelity difference (ITT) is above this in size, e.g. 0.2' },
-    { key: 'significantActionChange', flags: '--no-significant-action-change', description: 'continuation: do not fail on a significant recent − cross fidelity difference' },
+    {
+      key: 'maxActionChange',
+      flags: '--max-action-change <delta>',
+      description: 'continuation: fail when the recent − cross fidelity difference (ITT) is above this in size, e.g. 0.2',
+    },
+    {
+      key: 'significantActionChange',
+      flags: '--no-significant-action-change',
+      description: 'continuation: do not fail on a significant recent − cross fidelity difference',
+    },
   ],
   failsByDefault: 'a significant action change',
   describe: (thresholds) => {

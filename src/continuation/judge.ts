@@ -122,7 +122,8 @@ export function applyVerdicts(
 ): CallScore {
   const questions = judgeQuestions(truth, score, calls);
   if (questions.length === 0 || verdicts.size === 0) return score;
-  const verdictOf = (q: JudgeQuestion) => (cutpoint === undefined ? undefined : verdicts.get(`${questionId(q)}@${cutpoint}`)) ?? verdicts.get(questionId(q)) ?? 'unanswered';
+  const verdictOf = (q: JudgeQuestion) =>
+    (cutpoint === undefined ? undefined : verdicts.get(`${questionId(q)}@${cutpoint}`)) ?? verdicts.get(questionId(q)) ?? 'unanswered';
   const byPath = new Map(questions.map((q) => [q.argument, verdictOf(q)] as const));
   const args = score.arguments.map((a) => {
     const verdict = byPath.get(a.path);

@@ -77,11 +77,13 @@ export function loadContinuationMaterials(materials: string | undefined): Contin
 }
 
 /** With a clone, a config's own system prompt and tool file still win; say so rather than guess. */
-export function materialsConflicts(config: { systemPrompt?: string | undefined; tools?: string | undefined }, materials: ContinuationMaterials | null): string[] {
+export function materialsConflicts(
+  config: { systemPrompt?: string | undefined; tools?: string | undefined },
+  materials: ContinuationMaterials | null,
+): string[] {
   if (materials === null) return [];
   const out: string[] = [];
   if (config.systemPrompt !== undefined && materials.systemPrompt !== null) out.push("systemPrompt in the config replaces the authors' SYSTEM_PROMPT");
   if (config.tools !== undefined && materials.tools !== null) out.push("tools in the config replaces the authors' TOOLS");
   return out;
 }
-

@@ -61,13 +61,16 @@ export function planContinuation(
   const systemPrompt = config.systemPrompt ?? materials?.systemPrompt ?? CONTINUATION_SYSTEM_PROMPT;
   const notes: string[] = [...materialsConflicts(config, materials)];
   if (!cross && config.arms.includes('cross')) notes.push('no cross session: the cross arm is a window of the same session, half a session away');
-  if (reconstructed.skipped.length > 0 && !config.tools && !materials?.tools) notes.push(`tools left out (names providers refuse): ${reconstructed.skipped.join(', ')}`);
-  const allArms = cuts.map((cut) => buildArms(session, cut, cross, {
+  if (reconstructed.skipped.length > 0 && !config.tools && !materials?.tools)
+    notes.push(`tools left out (names providers refuse): ${reconstructed.skipped.join(', ')}`);
+  const allArms = cuts.map((cut) =>
+    buildArms(session, cut, cross, {
       windowChars,
       toolPayloadChars: config.toolTruncate,
       seed: config.seed,
       ...(materials?.acknowledgement ? { acknowledgement: materials.acknowledgement } : {}),
-    }));
+    }),
+  );
   const cutpoints = allArms.map(({ cutpoint, arms }): PlannedCutpoint => {
     const task = taskAt(tasks, cutpoint.end);
     const recentTask = windowTask(tasks, arms.recent.includedMessages) ?? null;

@@ -29,7 +29,7 @@ function design(n: number, same: number, gain: number): ContinuationObservation[
   const out: ContinuationObservation[] = [];
   for (let c = 0; c < n; c += 1) {
     const id = `C${String(c + 1).padStart(3, '0')}`;
-    const base = 0.2 + 0.6 * ((c * 7) % 10) / 10;
+    const base = 0.2 + (0.6 * ((c * 7) % 10)) / 10;
     const sameTask = c < same;
     out.push(obs(id, 'recent', Math.min(1, base + (c % 2 === 0 ? 2 * gain : 0)), sameTask));
     out.push(obs(id, 'cross', base, sameTask));
@@ -65,7 +65,9 @@ describe('continuation power', () => {
     expect(e.ci![0]).toBeLessThan(0);
     const power = observedPower(e, { effectOfInterest: 0.15 });
     expect(power.mde!).toBeGreaterThan(0.15);
-    expect(primaryVerdict(e, power, 'recent', 'cross')).toMatch(/^underpowered: no recent − cross difference detected, but this run could only detect \|Δ\| ≥ 0\.\d\d \(effect of interest 0\.15\)/);
+    expect(primaryVerdict(e, power, 'recent', 'cross')).toMatch(
+      /^underpowered: no recent − cross difference detected, but this run could only detect \|Δ\| ≥ 0\.\d\d \(effect of interest 0\.15\)/,
+    );
     expect(primaryVerdict(e, observedPower(e, { effectOfInterest: 0.9 }), 'recent', 'cross')).toMatch(/^no detectable recent − cross difference/);
   });
 });
@@ -73,7 +75,14 @@ describe('continuation power', () => {
 describe('continuation rows: primary vs exploratory, unreachable strata', () => {
   const analysis = analyzeContinuation(design(16, 4, 0.1), { resamples: 20_000 });
   const target = analysis.targets[0]!;
-  const rows = target.contrasts.flatMap((c) => [c.completeCase, c.itt, c.strata.sameTask.completeCase, c.strata.sameTask.itt, c.strata.crossTask.completeCase, c.strata.crossTask.itt]);
+  const rows = target.contrasts.flatMap((c) => [
+    c.completeCase,
+    c.itt,
+    c.strata.sameTask.completeCase,
+    c.strata.sameTask.itt,
+    c.strata.crossTask.completeCase,
+    c.strata.crossTask.itt,
+  ]);
 
   it('labels exactly the two primary rows primary and every other row exploratory', () => {
     expect(rows).toHaveLength(36);

@@ -19,10 +19,7 @@ export async function preflightContinuation<Input extends { plan: { specs: CellS
   prepare: (config: ContinuationConfig) => Promise<Input>,
 ): Promise<AuditPreflight<Input>> {
   const checked = await runPreflight({
-    models: [
-      ...config.targets.map((ref, i) => ({ ref, field: `targets.${i}` })),
-      ...(config.judge ? [{ ref: config.judge.model, field: 'judge.model' }] : []),
-    ],
+    models: [...config.targets.map((ref, i) => ({ ref, field: `targets.${i}` })), ...(config.judge ? [{ ref: config.judge.model, field: 'judge.model' }] : [])],
     files: [{ path: config.session, field: 'session' }, ...(config.crossSession ? [{ path: config.crossSession, field: 'crossSession' }] : [])],
     skipKeys: runtime.adapterFor !== undefined,
     ...(runtime.dryRun ? { keysAsWarnings: true } : {}),

@@ -40,7 +40,12 @@ describe('the authors’ continuation fidelity (jaccard_args, tool match)', () =
     const truth = { name: 'Read', input: { file_path: '/a.py', limit: 10 } };
     expect(referenceCallScore(truth, [])).toEqual({ toolMatch: false, argSimilarity: null });
     expect(referenceCallScore(truth, undefined)).toEqual({ toolMatch: false, argSimilarity: null });
-    expect(referenceCallScore(truth, [{ name: 'Bash', input: { command: 'cat /a.py' } }, { name: 'Read', input: truth.input }])).toEqual({
+    expect(
+      referenceCallScore(truth, [
+        { name: 'Bash', input: { command: 'cat /a.py' } },
+        { name: 'Read', input: truth.input },
+      ]),
+    ).toEqual({
       toolMatch: false,
       argSimilarity: null,
     });

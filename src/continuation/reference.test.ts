@@ -73,7 +73,11 @@ describe('continuation with the authors’ e07 materials', () => {
     store.close();
     expect(options.procedure).toBe('echolens');
     expect(options.materials.files).toEqual([
-      { path: CONTINUATION_MATERIALS_FILE, sha256: hashBytes(readFileSync(join(clone, CONTINUATION_MATERIALS_FILE))), bytes: readFileSync(join(clone, CONTINUATION_MATERIALS_FILE)).length },
+      {
+        path: CONTINUATION_MATERIALS_FILE,
+        sha256: hashBytes(readFileSync(join(clone, CONTINUATION_MATERIALS_FILE))),
+        bytes: readFileSync(join(clone, CONTINUATION_MATERIALS_FILE)).length,
+      },
     ]);
   });
 

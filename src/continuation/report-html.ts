@@ -35,9 +35,21 @@ export function continuationHeadline(report: ContinuationReport): AuditHeadlineT
       verdict,
       tone: cc.mean === null || cc.ci === null || !excludesZero ? ('neutral' as const) : ('alert' as const),
       numbers: [
-        { label: `${p.a} − ${p.b} fidelity, complete case [${level} CI]`, value: continuationCiText(cc), detail: `n ${cc.n} cutpoints, sign-flip p ${pv(cc.p)}` },
-        { label: `${p.a} − ${p.b} fidelity, ITT [${level} CI]`, value: continuationCiText(p.itt), detail: `n ${p.itt.n} cutpoints, sign-flip p ${pv(p.itt.p)}` },
-        { label: 'parseable calls', value: callText.join(' · '), detail: `${t.cutpoints} cutpoints (${t.sameTaskCutpoints} same-task, ${t.crossTaskCutpoints} cross-task)` },
+        {
+          label: `${p.a} − ${p.b} fidelity, complete case [${level} CI]`,
+          value: continuationCiText(cc),
+          detail: `n ${cc.n} cutpoints, sign-flip p ${pv(cc.p)}`,
+        },
+        {
+          label: `${p.a} − ${p.b} fidelity, ITT [${level} CI]`,
+          value: continuationCiText(p.itt),
+          detail: `n ${p.itt.n} cutpoints, sign-flip p ${pv(p.itt.p)}`,
+        },
+        {
+          label: 'parseable calls',
+          value: callText.join(' · '),
+          detail: `${t.cutpoints} cutpoints (${t.sameTaskCutpoints} same-task, ${t.crossTaskCutpoints} cross-task)`,
+        },
       ],
     };
   });
@@ -70,7 +82,12 @@ export async function continuationHtmlSection(report: ContinuationReport): Promi
   }
   if (rows.length > 0) {
     parts.push(html`<h3 id="continuation-contrasts">Argument fidelity differences between arms</h3>`);
-    parts.push(figure(await vegaLiteToSvg(forestSpec(rows, { xTitle: 'Δ argument fidelity (a − b)' })), 'Point = mean paired difference, bar = 95% t interval over cutpoints.'));
+    parts.push(
+      figure(
+        await vegaLiteToSvg(forestSpec(rows, { xTitle: 'Δ argument fidelity (a − b)' })),
+        'Point = mean paired difference, bar = 95% t interval over cutpoints.',
+      ),
+    );
   }
   for (const t of report.analysis.targets) {
     parts.push(html`<h3>${t.target}: attrition per arm</h3>`);
@@ -82,7 +99,11 @@ export async function continuationHtmlSection(report: ContinuationReport): Promi
         { header: 'unparseable', value: (a) => a.unparseable, numeric: true },
         { header: 'prose', value: (a) => a.prose, numeric: true },
         { header: 'missing', value: (a) => a.missing, numeric: true },
-        { header: 'mean fidelity (calls / ITT)', value: (a) => `${a.meanFidelity?.toFixed(3) ?? 'n/a'} / ${a.meanFidelityItt?.toFixed(3) ?? 'n/a'}`, numeric: true },
+        {
+          header: 'mean fidelity (calls / ITT)',
+          value: (a) => `${a.meanFidelity?.toFixed(3) ?? 'n/a'} / ${a.meanFidelityItt?.toFixed(3) ?? 'n/a'}`,
+          numeric: true,
+        },
       ]),
     );
     parts.push(html`<h3>${t.target}: contrasts (${t.sameTaskCutpoints} same-task, ${t.crossTaskCutpoints} cross-task cutpoints)</h3>`);
@@ -98,8 +119,16 @@ export async function continuationHtmlSection(report: ContinuationReport): Promi
         { header: 'n / p', value: (c) => `${c.completeCase.n} / ${pv(c.completeCase.p)}`, numeric: true },
         { header: 'ITT Δ [CI]', value: (c) => continuationCiText(c.itt), numeric: true },
         { header: 'n / p', value: (c) => `${c.itt.n} / ${pv(c.itt.p)}`, numeric: true },
-        { header: 'same-task Δ (CC / ITT)', value: (c) => `${signed(c.strata.sameTask.completeCase.mean)} / ${signed(c.strata.sameTask.itt.mean)}`, numeric: true },
-        { header: 'cross-task Δ (CC / ITT)', value: (c) => `${signed(c.strata.crossTask.completeCase.mean)} / ${signed(c.strata.crossTask.itt.mean)}`, numeric: true },
+        {
+          header: 'same-task Δ (CC / ITT)',
+          value: (c) => `${signed(c.strata.sameTask.completeCase.mean)} / ${signed(c.strata.sameTask.itt.mean)}`,
+          numeric: true,
+        },
+        {
+          header: 'cross-task Δ (CC / ITT)',
+          value: (c) => `${signed(c.strata.crossTask.completeCase.mean)} / ${signed(c.strata.crossTask.itt.mean)}`,
+          numeric: true,
+        },
       ]),
     );
   }
@@ -110,9 +139,17 @@ export async function continuationHtmlSection(report: ContinuationReport): Promi
     parts.push(
       table(t.analysis.contrasts, [
         { header: 'contrast', value: (c) => `${c.a} − ${c.b}${c.primary ? ' (primary)' : ''}` },
-        { header: 'complete case Δ, calibrated', value: (c) => continuationCiText(calibrated?.contrasts.find((x) => x.a === c.a && x.b === c.b)?.completeCase ?? c.completeCase), numeric: true },
+        {
+          header: 'complete case Δ, calibrated',
+          value: (c) => continuationCiText(calibrated?.contrasts.find((x) => x.a === c.a && x.b === c.b)?.completeCase ?? c.completeCase),
+          numeric: true,
+        },
         { header: 'complete case Δ, authors', value: (c) => continuationCiText(c.completeCase), numeric: true },
-        { header: 'ITT Δ, calibrated', value: (c) => continuationCiText(calibrated?.contrasts.find((x) => x.a === c.a && x.b === c.b)?.itt ?? c.itt), numeric: true },
+        {
+          header: 'ITT Δ, calibrated',
+          value: (c) => continuationCiText(calibrated?.contrasts.find((x) => x.a === c.a && x.b === c.b)?.itt ?? c.itt),
+          numeric: true,
+        },
         { header: 'ITT Δ, authors', value: (c) => continuationCiText(c.itt), numeric: true },
       ]),
     );

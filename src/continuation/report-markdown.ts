@@ -24,7 +24,12 @@ function estimateCells(e: PairedEstimate): string {
 }
 
 /** The primary contrast's verdict in words: detected, not detected, or underpowered (docs/continuation.md, "Power"). */
-export function primaryVerdict(e: PairedEstimate, power: { mde: number | null; effectOfInterest: number; underpowered: boolean | null } | undefined, a: string, b: string): string {
+export function primaryVerdict(
+  e: PairedEstimate,
+  power: { mde: number | null; effectOfInterest: number; underpowered: boolean | null } | undefined,
+  a: string,
+  b: string,
+): string {
   if (e.mean === null || e.ci === null) return `not computable (${e.reason ?? 'no interval'})`;
   if (e.ci[0] > 0 || e.ci[1] < 0) return `${a} context ${e.mean > 0 ? 'raises' : 'lowers'} fidelity over ${b}`;
   if (power?.underpowered && power.mde !== null) {
@@ -43,8 +48,12 @@ export function renderContinuationMarkdown(report: ContinuationReport): string {
   if (report.simulated) {
     lines.push('> **Simulated targets (`sim:`): nothing was measured.** The numbers show the audit works, not how any model behaves.', '');
   }
-  lines.push(`Run \`${report.runId}\` · session \`${report.session ?? '?'}\` · cross arm from \`${report.crossSession ?? 'the same session (half a session away)'}\``);
-  lines.push(`Tools offered: ${report.tools.map((t) => `\`${t}\``).join(', ') || '—'} (${report.toolSource ?? '?'}) · task labels: ${report.taskSource ?? '?'}`);
+  lines.push(
+    `Run \`${report.runId}\` · session \`${report.session ?? '?'}\` · cross arm from \`${report.crossSession ?? 'the same session (half a session away)'}\``,
+  );
+  lines.push(
+    `Tools offered: ${report.tools.map((t) => `\`${t}\``).join(', ') || '—'} (${report.toolSource ?? '?'}) · task labels: ${report.taskSource ?? '?'}`,
+  );
   lines.push('');
   lines.push(
     'Argument fidelity (0–1) of the next tool call against the one recorded in the transcript, paired by cutpoint. ' +
@@ -67,17 +76,24 @@ export function renderContinuationMarkdown(report: ContinuationReport): string {
     lines.push(`${t.cutpoints} cutpoints (${t.sameTaskCutpoints} same-task, ${t.crossTaskCutpoints} cross-task).`, '');
     const primary = t.contrasts.find((c) => c.primary);
     if (primary) {
-      lines.push(`**Primary contrast, recent − cross:** complete case ${num(primary.completeCase.mean)} (n = ${primary.completeCase.n}, p = ${pValue(primary.completeCase.p)}), ITT ${num(primary.itt.mean)} (n = ${primary.itt.n}, p = ${pValue(primary.itt.p)}).`, '');
+      lines.push(
+        `**Primary contrast, recent − cross:** complete case ${num(primary.completeCase.mean)} (n = ${primary.completeCase.n}, p = ${pValue(primary.completeCase.p)}), ITT ${num(primary.itt.mean)} (n = ${primary.itt.n}, p = ${pValue(primary.itt.p)}).`,
+        '',
+      );
       lines.push(`Verdict (complete case): ${primaryVerdict(primary.completeCase, t.power?.completeCase, primary.a, primary.b)}.`, '');
       lines.push(`Verdict (ITT): ${primaryVerdict(primary.itt, t.power?.itt, primary.a, primary.b)}.`, '');
     }
     for (const w of t.warnings) lines.push(`- warning: ${escapeCell(w)}`);
     if (t.warnings.length > 0) lines.push('');
     lines.push('### Attrition per arm', '');
-    lines.push('| arm | attempted | generated | parseable calls | unparseable | prose | missing | not generated | mean fidelity (calls) | mean fidelity (ITT) |');
+    lines.push(
+      '| arm | attempted | generated | parseable calls | unparseable | prose | missing | not generated | mean fidelity (calls) | mean fidelity (ITT) |',
+    );
     lines.push('|---|---|---|---|---|---|---|---|---|---|');
     for (const a of t.attrition) {
-      lines.push(`| ${a.arm} | ${a.attempted} | ${a.generated} | ${a.calls} | ${a.unparseable} | ${a.prose} | ${a.missing} | ${a.notGenerated} | ${a.meanFidelity === null ? '—' : a.meanFidelity.toFixed(3)} | ${a.meanFidelityItt === null ? '—' : a.meanFidelityItt.toFixed(3)} |`);
+      lines.push(
+        `| ${a.arm} | ${a.attempted} | ${a.generated} | ${a.calls} | ${a.unparseable} | ${a.prose} | ${a.missing} | ${a.notGenerated} | ${a.meanFidelity === null ? '—' : a.meanFidelity.toFixed(3)} | ${a.meanFidelityItt === null ? '—' : a.meanFidelityItt.toFixed(3)} |`,
+      );
     }
     lines.push('', '### Every contrast', '');
     lines.push(
@@ -104,7 +120,9 @@ export function renderContinuationMarkdown(report: ContinuationReport): string {
   lines.push('|---|---|---|---|---|---|---|');
   for (const c of report.cutpoints) {
     const stratum = c.sameTask === null ? '—' : c.sameTask ? 'same-task' : 'cross-task';
-    lines.push(`| ${c.id} | ${c.line} | ${(100 * c.fraction).toFixed(0)}% | \`${escapeCell(c.groundTruth.name)}\` | ${escapeCell(c.task)} | ${escapeCell(c.windowTask ?? '—')} | ${stratum} |`);
+    lines.push(
+      `| ${c.id} | ${c.line} | ${(100 * c.fraction).toFixed(0)}% | \`${escapeCell(c.groundTruth.name)}\` | ${escapeCell(c.task)} | ${escapeCell(c.windowTask ?? '—')} | ${stratum} |`,
+    );
   }
   lines.push('');
   return lines.join('\n');

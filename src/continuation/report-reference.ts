@@ -44,7 +44,9 @@ export function renderReferenceContinuationMarkdown(report: ContinuationReport):
       if (!mine) continue;
       for (const kind of ['completeCase', 'itt'] as const) {
         const diff = differs(mine[kind].mean, c[kind].mean) || differs(mine[kind].p, c[kind].p);
-        lines.push(`| ${c.a} − ${c.b}${c.primary ? ' (primary)' : ''} | ${kind === 'itt' ? 'ITT' : 'complete case'} | ${estimate(mine[kind])} | ${estimate(c[kind])} | ${diff ? '**differs**' : 'same'} |`);
+        lines.push(
+          `| ${c.a} − ${c.b}${c.primary ? ' (primary)' : ''} | ${kind === 'itt' ? 'ITT' : 'complete case'} | ${estimate(mine[kind])} | ${estimate(c[kind])} | ${diff ? '**differs**' : 'same'} |`,
+        );
       }
     }
     lines.push('');

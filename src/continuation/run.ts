@@ -113,7 +113,9 @@ function changedPart(run: RunInfo, plan: ContinuationPlan): string {
   const now = plan.cutpoints.map((c) => hashCanonical([c.id, c.groundTruth]));
   const before = recorded.map((c) => hashCanonical([c.id, c.groundTruth]));
   const changed = now.filter((h, i) => h !== before[i]).length + Math.max(0, before.length - now.length);
-  return changed > 0 ? `${changed} of ${plan.cutpoints.length} cutpoints now have another position or next tool call` : 'the cutpoints are the same, the prompts before them are not';
+  return changed > 0
+    ? `${changed} of ${plan.cutpoints.length} cutpoints now have another position or next tool call`
+    : 'the cutpoints are the same, the prompts before them are not';
 }
 
 export const continuationRunner: StagedAuditRunner<ContinuationConfig, ContinuationInput, ContinuationRunCounts> = {
@@ -161,7 +163,10 @@ export const continuationRunner: StagedAuditRunner<ContinuationConfig, Continuat
     );
   },
   // Target cells, then (with a judge) the equivalence questions, whose number depends on the answers.
-  stages: (config, _input, specs) => [{ name: 'continuation', expected: specs.length }, ...(config.judge !== undefined ? [{ name: 'judge', expected: null }] : [])],
+  stages: (config, _input, specs) => [
+    { name: 'continuation', expected: specs.length },
+    ...(config.judge !== undefined ? [{ name: 'judge', expected: null }] : []),
+  ],
   async execute({ config, specs, stage, parsedStage, input }) {
     const targets = await stage(specs, 'continuation');
     const counts = { cells: specs.length, cutpoints: input.plan.cutpoints.length, judgeQuestions: 0 };

@@ -41,13 +41,30 @@ describe('argument fidelity', () => {
 
   it('statuses: call, wrong tool (fidelity 0), unparseable, prose, missing; extra calls counted', () => {
     const truth = { name: 'Read', input: { file_path: '/a.ts' } };
-    expect(scoreAnswer(truth, { text: '', toolCalls: [{ name: 'Read', input: { file_path: '/a.ts' } }] })).toMatchObject({ status: 'call', fidelity: 1, nameMatch: true });
-    expect(scoreAnswer(truth, { text: '', toolCalls: [{ name: 'Bash', input: { command: 'cat /a.ts' } }] })).toMatchObject({ status: 'call', fidelity: 0, nameMatch: false });
-    expect(scoreAnswer(truth, { text: '', toolCalls: [{ name: 'Read', input: '{"file', invalid: 'unparseable' }] })).toMatchObject({ status: 'unparseable', fidelity: null });
+    expect(scoreAnswer(truth, { text: '', toolCalls: [{ name: 'Read', input: { file_path: '/a.ts' } }] })).toMatchObject({
+      status: 'call',
+      fidelity: 1,
+      nameMatch: true,
+    });
+    expect(scoreAnswer(truth, { text: '', toolCalls: [{ name: 'Bash', input: { command: 'cat /a.ts' } }] })).toMatchObject({
+      status: 'call',
+      fidelity: 0,
+      nameMatch: false,
+    });
+    expect(scoreAnswer(truth, { text: '', toolCalls: [{ name: 'Read', input: '{"file', invalid: 'unparseable' }] })).toMatchObject({
+      status: 'unparseable',
+      fidelity: null,
+    });
     expect(scoreAnswer(truth, { text: 'I would read it.' })).toMatchObject({ status: 'prose', fidelity: null });
     expect(scoreAnswer(truth, { text: '  ' })).toMatchObject({ status: 'missing' });
     expect(scoreAnswer(truth, null)).toMatchObject({ status: 'missing' });
-    const two = scoreAnswer(truth, { text: '', toolCalls: [{ name: 'Read', input: { file_path: '/a.ts' } }, { name: 'Read', input: {} }] });
+    const two = scoreAnswer(truth, {
+      text: '',
+      toolCalls: [
+        { name: 'Read', input: { file_path: '/a.ts' } },
+        { name: 'Read', input: {} },
+      ],
+    });
     expect(two.extraCalls).toBe(1);
     expect(two.fidelity).toBe(1);
   });

@@ -78,7 +78,10 @@ export function reconstructTools(session: Session): ReconstructedTools {
       const types = [...entry.types.get(key)!].sort();
       properties[key] = { type: types.length === 1 ? types[0] : types };
     }
-    const required = [...entry.present.entries()].filter(([, n]) => n === entry.calls).map(([key]) => key).sort();
+    const required = [...entry.present.entries()]
+      .filter(([, n]) => n === entry.calls)
+      .map(([key]) => key)
+      .sort();
     tools.push({
       name,
       description: `The ${name} tool of the session (schema reconstructed from ${entry.calls} recorded call${entry.calls === 1 ? '' : 's'}).`,

@@ -37,13 +37,19 @@ function pollingSession(steps: number): string {
   const push = (type: 'user' | 'assistant', message: unknown) => {
     n += 1;
     const uuid = `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
-    lines.push(JSON.stringify({ sessionId: 'poll', type, uuid, parentUuid: parent, timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(), message }));
+    lines.push(
+      JSON.stringify({ sessionId: 'poll', type, uuid, parentUuid: parent, timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(), message }),
+    );
     parent = uuid;
   };
   push('user', { role: 'user', content: 'Wait until the deployment is ready, then tell me.' });
   for (let i = 0; i < steps; i += 1) {
     push('assistant', { role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'Checking the pods again.' }] });
-    push('assistant', { role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'tool_use', id: `toolu_${i}`, name: 'Bash', input: { command: 'kubectl get pods' } }] });
+    push('assistant', {
+      role: 'assistant',
+      model: 'claude-sonnet-4-5',
+      content: [{ type: 'tool_use', id: `toolu_${i}`, name: 'Bash', input: { command: 'kubectl get pods' } }],
+    });
     push('user', { role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_${i}`, content: 'web-0   0/1   Pending' }] });
   }
   const file = join(mkdtempSync(join(tmpdir(), 'echolens-poll-')), 'poll.jsonl');
@@ -84,7 +90,10 @@ describe('continuation cutpoints share no draws', () => {
     expect(atC01.labels.question).toBe(`${questionId(question)}@C01`);
     expect(cellKey(atC01)).not.toBe(cellKey(judgeSpec('sim:continuation-judge', question, 'C02')));
     const score = scoreAnswer(truth, { text: null, toolCalls: calls });
-    const verdicts = new Map([[`${questionId(question)}@C01`, 'equivalent' as const], [`${questionId(question)}@C02`, 'different' as const]]);
+    const verdicts = new Map([
+      [`${questionId(question)}@C01`, 'equivalent' as const],
+      [`${questionId(question)}@C02`, 'different' as const],
+    ]);
     expect(applyVerdicts(truth, score, calls, verdicts, 'C01').fidelity).toBe(1);
     expect(applyVerdicts(truth, score, calls, verdicts, 'C02').fidelity).toBe(score.fidelity);
     // A question asked once (no cutpoint in its id) applies wherever it arose.
@@ -128,6 +137,8 @@ describe('resuming a continuation run planned before cutpoints were separated', 
     expect(() => continuationRunner.checkResume!(run(inputFingerprint({ specs: unsalted, cutpoints: plan.cutpoints })), config, input, 'runs.db')).toThrow(
       /run continuation-1 in runs\.db was planned before cutpoints were separated/,
     );
-    expect(() => continuationRunner.checkResume!(run('0'.repeat(64)), config, input, 'runs.db')).toThrow(/transcript, cross session, tool schema or task file changed/);
+    expect(() => continuationRunner.checkResume!(run('0'.repeat(64)), config, input, 'runs.db')).toThrow(
+      /transcript, cross session, tool schema or task file changed/,
+    );
   });
 });

@@ -6,7 +6,9 @@ import type { ContinuationCollected } from './run.js';
 /** The continuation audit in the viewer: each answer's argument fidelity, and arm ⇄ arm pairs at a cutpoint. */
 
 function continuationMeasures(cells: readonly IndexedCell[], collected: ContinuationCollected): CellMeasure[] {
-  const byLabels = new Map(cells.map((c) => [JSON.stringify([labelText(c.labels, 'target'), labelText(c.labels, 'cutpoint'), labelText(c.labels, 'arm')]), c.key]));
+  const byLabels = new Map(
+    cells.map((c) => [JSON.stringify([labelText(c.labels, 'target'), labelText(c.labels, 'cutpoint'), labelText(c.labels, 'arm')]), c.key]),
+  );
   const fidelity = new Map<string, number | null>();
   for (const s of collected.cells) {
     const cellKey = byLabels.get(JSON.stringify([s.target, s.cutpoint, s.arm]));

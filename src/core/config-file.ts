@@ -85,11 +85,7 @@ export function configFromOverrides<T>(schema: z.ZodType<T>, overrides: readonly
   return parsed.data;
 }
 
-export function loadConfigFile<T>(
-  file: string,
-  schema: z.ZodType<T>,
-  overrides: readonly string[] = [],
-): LoadedConfig<T> {
+export function loadConfigFile<T>(file: string, schema: z.ZodType<T>, overrides: readonly string[] = []): LoadedConfig<T> {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -179,7 +175,9 @@ function yamlToJs(doc: ReturnType<typeof parseDocument>, file: string): unknown 
     return doc.toJS({ maxAliasCount: MAX_YAML_ALIASES });
   } catch (error) {
     const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    throw new ConfigError(`YAML: ${/alias/i.test(message ?? '') ? `too many alias expansions (at most ${MAX_YAML_ALIASES}; a YAML alias bomb?)` : message}`, { file });
+    throw new ConfigError(`YAML: ${/alias/i.test(message ?? '') ? `too many alias expansions (at most ${MAX_YAML_ALIASES}; a YAML alias bomb?)` : message}`, {
+      file,
+    });
   }
 }
 

@@ -7,7 +7,12 @@ import { loadConfigFile } from './config-file.js';
 import { ConfigError } from './errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'echolens-config-typo-'));
-const schema = z.strictObject({ name: z.string().default('x'), targets: z.array(z.string()), judges: z.array(z.string()), nested: z.strictObject({ seed: z.number() }).optional() });
+const schema = z.strictObject({
+  name: z.string().default('x'),
+  targets: z.array(z.string()),
+  judges: z.array(z.string()),
+  nested: z.strictObject({ seed: z.number() }).optional(),
+});
 
 function load(text: string): ConfigError {
   const file = join(dir, `c${Math.random().toString(36).slice(2)}.yaml`);

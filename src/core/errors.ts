@@ -31,11 +31,7 @@ export class InputError extends EcholensError {
   readonly line: number | undefined;
   readonly field: string | undefined;
 
-  constructor(
-    message: string,
-    where: { file?: string; line?: number; field?: string } = {},
-    options?: { hint?: string; cause?: unknown },
-  ) {
+  constructor(message: string, where: { file?: string; line?: number; field?: string } = {}, options?: { hint?: string; cause?: unknown }) {
     super('input_error', `${formatLocation(where)}${message}`, options);
     this.file = where.file;
     this.line = where.line;

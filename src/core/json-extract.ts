@@ -5,10 +5,7 @@ import { isObject } from './guards.js';
  * Parsers accept the output only when exactly one object is present, so a
  * model that hedges with two candidate answers is not silently resolved.
  */
-export type JsonObjectSearch =
-  | { kind: 'none' }
-  | { kind: 'one'; value: Record<string, unknown>; start: number; end: number }
-  | { kind: 'many'; count: number };
+export type JsonObjectSearch = { kind: 'none' } | { kind: 'one'; value: Record<string, unknown>; start: number; end: number } | { kind: 'many'; count: number };
 
 /**
  * The end (exclusive) of the JSON object or array that opens at `start`, or -1

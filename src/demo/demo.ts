@@ -51,7 +51,19 @@ export function demoMemoryConfig(options: DemoOptions): MemoryConfig {
     // A seeded slice of the built-in questions and of the conditions keeps the demo fast while
     // leaving enough questions for the question-level bootstrap of a near-zero noise floor.
     questions: { source: 'builtin', sample: options.target ? 8 : 30 },
-    conditions: ['filler', 'whitespace', 'punctuation', 'gender', 'trans_status', 'age', 'occupation', 'disability', 'serious_illness', 'bereavement', 'job_loss'],
+    conditions: [
+      'filler',
+      'whitespace',
+      'punctuation',
+      'gender',
+      'trans_status',
+      'age',
+      'occupation',
+      'disability',
+      'serious_illness',
+      'bereavement',
+      'job_loss',
+    ],
     k: 2,
     analysis: { B: 2000 },
   });
@@ -166,7 +178,10 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       for (const m of report.mitigations.filter((x) => x.mitigation === 'a-anchor')) {
         const vs = m.vsControl as GapEstimate | { error: string };
         if (!('error' in vs)) {
-          headlines.push({ audit: 'persona', text: `persona drift: A-anchor raises the register by ${sign(vs.estimate)} [${sign(vs.ci[0])}, ${sign(vs.ci[1])}] over the unanchored real context` });
+          headlines.push({
+            audit: 'persona',
+            text: `persona drift: A-anchor raises the register by ${sign(vs.estimate)} [${sign(vs.ci[0])}, ${sign(vs.ci[1])}] over the unanchored real context`,
+          });
         }
       }
     } finally {

@@ -272,8 +272,7 @@ export interface AuditRunner<Config = unknown, Input = unknown, Result = unknown
 export type StagedAuditRunner<Config = unknown, Input = unknown, Result = unknown> = AuditRunner<Config, Input, Result> &
   Required<Pick<AuditRunner<Config, Input, Result>, 'stages'>>;
 
-export interface Audit<Config = unknown, Input = unknown, Collected = unknown, Report = unknown, Result = unknown>
-  extends AuditRunner<Config, Input, Result> {
+export interface Audit<Config = unknown, Input = unknown, Collected = unknown, Report = unknown, Result = unknown> extends AuditRunner<Config, Input, Result> {
   /** Heading of its report sections, e.g. "Persona drift (ContextEcho)". */
   readonly title: string;
   /** One line for `echolens audits`. */

@@ -59,9 +59,7 @@ export class PreflightError extends ConfigError {
 
   constructor(problems: PreflightProblem[]) {
     const lines = problems.map((p) => `  - ${p.field}: ${p.message}${p.hint ? ` (${p.hint})` : ''}`);
-    super(
-      `preflight found ${problems.length} problem${problems.length === 1 ? '' : 's'}; nothing was called and no run was recorded:\n${lines.join('\n')}`,
-    );
+    super(`preflight found ${problems.length} problem${problems.length === 1 ? '' : 's'}; nothing was called and no run was recorded:\n${lines.join('\n')}`);
     this.problems = problems;
   }
 }
@@ -120,7 +118,8 @@ export function budgetProblems(estimate: PlanEstimate, maxCostUsd: number): Pref
   }
   const reserve = budgetReserve(estimate);
   if (reserve > maxCostUsd) {
-    const cached = estimate.expected === undefined ? '' : `; with prompt caching about $${money(estimate.expected.dollars)}, and $${money(reserve)} with the margin`;
+    const cached =
+      estimate.expected === undefined ? '' : `; with prompt caching about $${money(estimate.expected.dollars)}, and $${money(reserve)} with the margin`;
     problems.push({
       field: 'max-cost',
       message: `the grid is expected to cost $${money(estimate.dollars.low)} – $${money(estimate.dollars.high)}${cached}, over the budget --max-cost $${maxCostUsd}`,

@@ -41,7 +41,10 @@ function toyAudit(
     limits: (config) => config.limits,
     prepare: async (config) => Array.from({ length: config.n }, (_, i) => i),
     plan: (_config, items): CellSpec[] =>
-      items.map((i) => ({ request: { model: 'sim:echo', messages: [{ role: 'user', content: `item ${i}` }], params: {}, sample: 0 }, labels: { experiment: name, stage: 'target', item: i } })),
+      items.map((i) => ({
+        request: { model: 'sim:echo', messages: [{ role: 'user', content: `item ${i}` }], params: {}, sample: 0 },
+        labels: { experiment: name, stage: 'target', item: i },
+      })),
     manifestOptions: (config) => ({ items: config.n }),
     stages: (_config, _input, specs) => [
       { name: 'targets', expected: specs.length },
@@ -81,7 +84,10 @@ function toyAudit(
       }
       return out;
     },
-    analyze: (collected) => ({ sum: [...collected.values()].reduce<number>((s, v) => s + (v ?? 0), 0), invalid: [...collected.values()].filter((v) => v === null).length }),
+    analyze: (collected) => ({
+      sum: [...collected.values()].reduce<number>((s, v) => s + (v ?? 0), 0),
+      invalid: [...collected.values()].filter((v) => v === null).length,
+    }),
     render: {
       markdown: ({ report }, title) => `# ${title}\n\nsum ${report.sum}\n`,
       htmlSection: async () => ({ __html: '' }) as never,
@@ -148,7 +154,13 @@ describe('re-ask chains', () => {
     );
     expect(r).toEqual({ ok: true, value: 7, attempts: 2 });
     expect(seen).toEqual([1, 3]);
-    const never = await askUntilParsed(async () => 'bad', [], parseNumber, (p) => p, 1);
+    const never = await askUntilParsed(
+      async () => 'bad',
+      [],
+      parseNumber,
+      (p) => p,
+      1,
+    );
     expect(never).toMatchObject({ ok: false, attempts: 2 });
   });
 });
@@ -250,9 +262,12 @@ describe('runAudit', () => {
   });
 
   it('refuses a resume the audit rejects, and leaves the store closed', async () => {
-    const audit = { ...toyAudit(), checkResume: () => {
-      throw new ConfigError('inputs changed', { field: 'items' });
-    } };
+    const audit = {
+      ...toyAudit(),
+      checkResume: () => {
+        throw new ConfigError('inputs changed', { field: 'items' });
+      },
+    };
     const db = join(dir, 'refuse.db');
     const runtime = { signal: new AbortController().signal, progress: false };
     await runAudit(audit, { n: 1, seed: 1, limits: {} }, db, { runtime });

@@ -10,7 +10,8 @@ import type { AnyAudit, Audit } from './audit.js';
 const audits = new Map<string, AnyAudit>();
 
 export function registerAudit<C, I, K, R, X>(audit: Audit<C, I, K, R, X>): void {
-  if (!/^[a-z][a-z0-9-]*$/u.test(audit.name)) throw new InvalidArgumentError('audit.name', `must be lower-case letters, digits and dashes, got "${audit.name}"`);
+  if (!/^[a-z][a-z0-9-]*$/u.test(audit.name))
+    throw new InvalidArgumentError('audit.name', `must be lower-case letters, digits and dashes, got "${audit.name}"`);
   const existing = audits.get(audit.name);
   if (existing !== undefined && existing !== (audit as unknown as AnyAudit)) {
     throw new InvalidArgumentError('audit.name', `an audit named "${audit.name}" is already registered`);
@@ -43,7 +44,9 @@ export function listAudits(): AnyAudit[] {
  */
 export function registeredAudits(): AnyAudit[] {
   if (audits.size === 0) {
-    throw new ConfigError('no audit is registered: call registerBuiltinAudits() (importing the echolens library does) or registerAudit(…) first', { field: 'audit' });
+    throw new ConfigError('no audit is registered: call registerBuiltinAudits() (importing the echolens library does) or registerAudit(…) first', {
+      field: 'audit',
+    });
   }
   return listAudits();
 }

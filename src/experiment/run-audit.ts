@@ -59,9 +59,14 @@ export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, 
     requestsPerMinute: runtime.requestsPerMinute ?? limits.requestsPerMinute,
     tokensPerMinute: runtime.tokensPerMinute ?? limits.tokensPerMinute,
     maxCostUsd: runtime.maxCostUsd ?? limits.maxCostUsd,
-    ...(runtime.timeoutMs ?? limits.timeoutMs ? { timeoutMs: runtime.timeoutMs ?? limits.timeoutMs } : {}),
+    ...((runtime.timeoutMs ?? limits.timeoutMs) ? { timeoutMs: runtime.timeoutMs ?? limits.timeoutMs } : {}),
     ...(limits.cacheTtl !== undefined || limits.promptCacheKey !== undefined
-      ? { cache: { ...(limits.cacheTtl ? { cacheTtl: limits.cacheTtl } : {}), ...(limits.promptCacheKey === undefined ? {} : { promptCacheKey: limits.promptCacheKey }) } }
+      ? {
+          cache: {
+            ...(limits.cacheTtl ? { cacheTtl: limits.cacheTtl } : {}),
+            ...(limits.promptCacheKey === undefined ? {} : { promptCacheKey: limits.promptCacheKey }),
+          },
+        }
       : {}),
   };
   let spendUsd = 0;
@@ -116,7 +121,11 @@ export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, 
       // Settled: parsed, invalid after its re-asks, or answered empty / failed; a cell left pending is not.
       const settled = result.outcomes.filter((o) => o !== undefined && (o.status !== 'unanswered' || o.result.status !== 'pending')).length;
       const registered = result.stages.length > 0 ? items.length : 0;
-      endStage(label, { expected: items.length, registered, settled }, result.stages.every((s) => s.stopReason === null));
+      endStage(
+        label,
+        { expected: items.length, registered, settled },
+        result.stages.every((s) => s.stopReason === null),
+      );
       return result;
     },
     get stopped() {

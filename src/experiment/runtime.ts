@@ -36,13 +36,7 @@ export interface ExperimentRun {
  * The run id is derived from the experiment and its canonical config, so the
  * same command against the same database resumes the same run.
  */
-export function openExperimentRun(
-  db: string,
-  experiment: string,
-  config: unknown,
-  seed: number,
-  options: Record<string, unknown> = {},
-): ExperimentRun {
+export function openExperimentRun(db: string, experiment: string, config: unknown, seed: number, options: Record<string, unknown> = {}): ExperimentRun {
   const store = openStore(db);
   const runId = `${experiment}-${hashCanonical({ experiment, config }).slice(0, 12)}`;
   const existing = store.getRun(runId);
@@ -93,12 +87,7 @@ export function adapterWithTimeout(timeoutMs: number): NonNullable<RunCellsOptio
   };
 }
 
-export async function runStage(
-  store: RunStore,
-  runId: string,
-  specs: readonly CellSpec[],
-  runtime: StageRuntime = {},
-): Promise<RunCellsResult> {
+export async function runStage(store: RunStore, runId: string, specs: readonly CellSpec[], runtime: StageRuntime = {}): Promise<RunCellsResult> {
   const prices = loadPriceTable(runtime.priceFile ? { file: runtime.priceFile } : {});
   const reporter =
     runtime.progress === false
@@ -120,9 +109,7 @@ export async function runStage(
           notify: (line: string) => void process.stderr.write(`${line}\n`),
         }
       : undefined;
-  const run = batch
-    ? (s: RunStore, r: string, c: readonly CellSpec[], o: RunCellsOptions) => runCellsBatch(s, r, c, { ...o, ...batch })
-    : runCells;
+  const run = batch ? (s: RunStore, r: string, c: readonly CellSpec[], o: RunCellsOptions) => runCellsBatch(s, r, c, { ...o, ...batch }) : runCells;
   try {
     const result = await run(store, runId, specs, {
       ...(runtime.concurrency ? { concurrency: runtime.concurrency } : {}),
@@ -132,7 +119,11 @@ export async function runStage(
       ...(runtime.spentBeforeUsd ? { spentBeforeUsd: runtime.spentBeforeUsd } : {}),
       ...(runtime.signal ? { signal: runtime.signal } : {}),
       ...(runtime.hardSignal ? { hardSignal: runtime.hardSignal } : {}),
-      ...(runtime.adapterFor ? { adapterFor: runtime.adapterFor } : runtime.timeoutMs !== undefined ? { adapterFor: adapterWithTimeout(runtime.timeoutMs) } : {}),
+      ...(runtime.adapterFor
+        ? { adapterFor: runtime.adapterFor }
+        : runtime.timeoutMs !== undefined
+          ? { adapterFor: adapterWithTimeout(runtime.timeoutMs) }
+          : {}),
       costOf: (model, usage) => costOf(model, usage, prices),
       ...(reporter ? { onProgress: (snapshot) => reporter.update(snapshot) } : {}),
     });

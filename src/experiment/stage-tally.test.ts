@@ -38,10 +38,7 @@ describe('stage tallies', () => {
   it('a finished run: each stage with the progress line counts (distinct cells), requests shown when they share cells', async () => {
     const run = await runAudit(toy, { seed: 1 }, join(dir, 'done.db'), { runtime: { progress: false } });
     expect(run.interrupted).toBe(false);
-    expect(run.stages?.map(stageLine)).toEqual([
-      'targets: 4/4 cells',
-      'grades (attempt 1): 2/2 cells (6 requests; identical ones share a cell)',
-    ]);
+    expect(run.stages?.map(stageLine)).toEqual(['targets: 4/4 cells', 'grades (attempt 1): 2/2 cells (6 requests; identical ones share a cell)']);
   });
 
   it('an interrupted run: the summary says INCOMPLETE, why, and finished/planned per stage that started', async () => {

@@ -71,7 +71,9 @@ describe('a toy audit registered with one line', () => {
   it('compare bootstraps its statistic over the shared items', async () => {
     const run = await runCliInProcess(['compare', db, db, '--format', 'json']);
     expect(run.code, run.stderr).toBe(0);
-    const comparisons = JSON.parse(run.stdout) as { comparisons?: Array<{ audit: string; rows: Array<{ statistic: string; unit: string; result: { difference: number } }> }> };
+    const comparisons = JSON.parse(run.stdout) as {
+      comparisons?: Array<{ audit: string; rows: Array<{ statistic: string; unit: string; result: { difference: number } }> }>;
+    };
     const toy = JSON.stringify(comparisons);
     expect(toy).toContain('"statistic":"mean answer length"');
     expect(toy).toContain('"unit":"item"');

@@ -35,7 +35,8 @@ export function gateInput(store: RunStore, run: RunInfo, options: { B?: number }
   const audit = findAudit(run.experiment);
   // A run that has not finished every stage is failed as it stands, never analysed (its analysis would read as clean).
   const incomplete = runIncompleteness(store, run);
-  if (incomplete !== null) return { runId: run.id, experiment: run.experiment, simulated: isSimulatedRun(run), cells: { total: account.cells, unfinished }, incomplete };
+  if (incomplete !== null)
+    return { runId: run.id, experiment: run.experiment, simulated: isSimulatedRun(run), cells: { total: account.cells, unfinished }, incomplete };
   const report = audit?.gate ? analyzeAuditRun(audit, store, run, options.B ? { B: options.B } : {}).report : undefined;
   return {
     runId: run.id,

@@ -25,7 +25,8 @@ function persona(drift: Array<{ target: string; gap: ReturnType<typeof gap> | { 
 function memory(elevations: Record<string, { estimate: number; p: number } | { error: string }>): MemoryReport {
   const tiers = Object.entries(elevations).map(([tier, e]) => ({
     tier,
-    elevation: 'error' in e ? e : { estimate: e.estimate, ci: [e.estimate - 0.1, e.estimate + 0.1] as const, p: e.p, B: 1000, invalidReplicates: 0, nQuestions: 10 },
+    elevation:
+      'error' in e ? e : { estimate: e.estimate, ci: [e.estimate - 0.1, e.estimate + 0.1] as const, p: e.p, B: 1000, invalidReplicates: 0, nQuestions: 10 },
   }));
   return { options: { alpha: 0.05 }, targets: [{ target: 'm', metrics: { dtw: { tiers } } }] } as unknown as MemoryReport;
 }
@@ -41,7 +42,14 @@ const run = (over: Partial<GateRunInput>): GateRunInput => ({
 describe('evaluateGate', () => {
   it('fails a target whose drift CI lies above 0, passes one whose CI covers 0', () => {
     const result = evaluateGate(
-      [run({ report: persona([{ target: 'a', gap: gap(0.4, 0.1, 0.7) }, { target: 'b', gap: gap(0.05, -0.1, 0.2) }]) })],
+      [
+        run({
+          report: persona([
+            { target: 'a', gap: gap(0.4, 0.1, 0.7) },
+            { target: 'b', gap: gap(0.05, -0.1, 0.2) },
+          ]),
+        }),
+      ],
       DEFAULT_GATE,
     );
     expect(result.verdict).toBe('fail');
@@ -70,7 +78,12 @@ describe('evaluateGate', () => {
 
   it('fails a significant persona or life-event elevation, not a noise one', () => {
     const result = evaluateGate(
-      [run({ experiment: 'memory', report: memory({ noise: { estimate: 0.5, p: 0.001 }, persona: { estimate: 0.3, p: 0.2 }, life_event: { estimate: 0.4, p: 0.01 } }) })],
+      [
+        run({
+          experiment: 'memory',
+          report: memory({ noise: { estimate: 0.5, p: 0.001 }, persona: { estimate: 0.3, p: 0.2 }, life_event: { estimate: 0.4, p: 0.01 } }),
+        }),
+      ],
       DEFAULT_GATE,
     );
     const statuses = result.checks.filter((c) => c.audit === 'memory').map((c) => [c.name, c.status]);
@@ -92,7 +105,11 @@ describe('evaluateGate', () => {
   });
 
   it('layers thresholds: later layers win key by key', () => {
-    expect(resolveGate({ maxDrift: 0.3 }, undefined, { maxDrift: 0.2, significantDrift: false })).toEqual({ ...DEFAULT_GATE, maxDrift: 0.2, significantDrift: false });
+    expect(resolveGate({ maxDrift: 0.3 }, undefined, { maxDrift: 0.2, significantDrift: false })).toEqual({
+      ...DEFAULT_GATE,
+      maxDrift: 0.2,
+      significantDrift: false,
+    });
     expect(registeredGateSchema().safeParse({ maxDrift: 0.3, typo: 1 }).success).toBe(false);
   });
 });
@@ -105,10 +122,7 @@ describe('simulated runs', () => {
 });
 
 describe('renderers', () => {
-  const result = evaluateGate(
-    [run({ runId: 'r<1>', simulated: true, report: persona([{ target: 'a&b "x"', gap: gap(0.4, 0.1, 0.7) }]) })],
-    DEFAULT_GATE,
-  );
+  const result = evaluateGate([run({ runId: 'r<1>', simulated: true, report: persona([{ target: 'a&b "x"', gap: gap(0.4, 0.1, 0.7) }]) })], DEFAULT_GATE);
 
   it('JUnit: one testcase per check, failures carry the message, text is escaped', () => {
     const xml = renderJUnit(result);

@@ -5,14 +5,16 @@ import { registeredGates } from './registered.js';
 /** The gate's result as JUnit XML (for CI test tabs) and as Markdown (GitHub Actions step summary). */
 
 function xml(text: string): string {
-  return text
-    .replace(/&/gu, '&amp;')
-    .replace(/</gu, '&lt;')
-    .replace(/>/gu, '&gt;')
-    .replace(/"/gu, '&quot;')
-    .replace(/'/gu, '&apos;')
-    // XML 1.0 forbids most control characters even when escaped.
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/gu, '');
+  return (
+    text
+      .replace(/&/gu, '&amp;')
+      .replace(/</gu, '&lt;')
+      .replace(/>/gu, '&gt;')
+      .replace(/"/gu, '&quot;')
+      .replace(/'/gu, '&apos;')
+      // XML 1.0 forbids most control characters even when escaped.
+      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/gu, '')
+  );
 }
 
 export function renderJUnit(result: GateResult): string {
@@ -48,10 +50,7 @@ function cell(text: string): string {
 
 export function renderGateMarkdown(result: GateResult): string {
   const icon = { pass: '✅', fail: '❌', skipped: '⚠️' } as const;
-  const lines = [
-    `## echolens gate: ${result.verdict === 'pass' ? '✅ pass' : '❌ fail'}`,
-    '',
-  ];
+  const lines = [`## echolens gate: ${result.verdict === 'pass' ? '✅ pass' : '❌ fail'}`, ''];
   if (result.simulated) {
     lines.push('> **Simulated models (`sim:`)**: these results come from deterministic simulations with planted effects and measure no real model.', '');
   }
@@ -74,7 +73,9 @@ export function thresholdText(result: GateResult): string {
 
 /** Plain-text lines for the terminal: the failures and skips, then the verdict. */
 export function renderGateText(result: GateResult): string {
-  const lines = result.checks.filter((c) => c.status !== 'pass').map((c) => `${c.status === 'fail' ? 'FAIL' : 'SKIP'} ${c.run} ${c.audit} ${c.subject} ${c.name}: ${c.message}`);
+  const lines = result.checks
+    .filter((c) => c.status !== 'pass')
+    .map((c) => `${c.status === 'fail' ? 'FAIL' : 'SKIP'} ${c.run} ${c.audit} ${c.subject} ${c.name}: ${c.message}`);
   lines.push(
     `gate: ${result.verdict.toUpperCase()} (${result.counts.fail} failed, ${result.counts.pass} passed, ${result.counts.skipped} skipped)${result.simulated ? ' — SIMULATED models: measures nothing real' : ''}`,
   );

@@ -35,4 +35,3 @@ export function gateOfRun(run: Pick<RunInfo, 'id' | 'manifest'>): GateConfig | u
   if (!parsed.success) throw new ConfigError(`run ${run.id}: invalid gate section: ${parsed.error.issues[0]?.message ?? 'invalid'}`, { field: 'gate' });
   return parsed.data;
 }
-

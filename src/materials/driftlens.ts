@@ -57,9 +57,9 @@ export function loadDriftLensMaterials(root: string): DriftLensMaterials {
     if (category !== NO_INTERVENTION && !category.startsWith(PERSONA_PREFIX)) {
       shape.fail(value, `INTERVENTIONS: category "${category}" is neither ${NO_INTERVENTION} nor ${PERSONA_PREFIX}…`);
     }
-    const strings = shape.seq(value, `INTERVENTIONS["${category}"]`).map((item, i) =>
-      shape.str(item, `INTERVENTIONS["${category}"][${i}]`, { nonEmpty: category !== NO_INTERVENTION }),
-    );
+    const strings = shape
+      .seq(value, `INTERVENTIONS["${category}"]`)
+      .map((item, i) => shape.str(item, `INTERVENTIONS["${category}"][${i}]`, { nonEmpty: category !== NO_INTERVENTION }));
     if (category === NO_INTERVENTION && (strings.length !== 1 || strings[0] !== '')) {
       shape.fail(value, `INTERVENTIONS["${NO_INTERVENTION}"]: expected exactly the empty string`);
     }
@@ -85,11 +85,9 @@ export function loadDriftLensMaterials(root: string): DriftLensMaterials {
   const prompts = reader.read(DRIFTLENS_FILES.prompts);
   const promptShape = new Shape(prompts.file);
   const systemPrompt = promptShape.str(moduleConstant(prompts.text, 'SYSTEM_PROMPT', prompts.file), 'SYSTEM_PROMPT');
-  const instruction = promptShape.template(
-    functionReturn(prompts.text, 'build_completeness_prompt', prompts.file),
-    'build_completeness_prompt return value',
-    ['question'],
-  );
+  const instruction = promptShape.template(functionReturn(prompts.text, 'build_completeness_prompt', prompts.file), 'build_completeness_prompt return value', [
+    'question',
+  ]);
   const mappingValue = moduleConstant(prompts.text, '_MAPPING_TEMPLATE', prompts.file);
   const mappingText = promptShape.str(mappingValue, '_MAPPING_TEMPLATE');
   const mappingTemplate = formatTemplateParts(mappingText, prompts.file, mappingValue.line);
@@ -159,7 +157,12 @@ export function pythonStringRepr(text: string): string {
     else if (ch === '\t') out += '\\t';
     else if (ch !== ' ' && NON_PRINTABLE.test(ch)) {
       const code = ch.codePointAt(0) as number;
-      out += code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : code < 0x10000 ? `\\u${code.toString(16).padStart(4, '0')}` : `\\U${code.toString(16).padStart(8, '0')}`;
+      out +=
+        code < 0x100
+          ? `\\x${code.toString(16).padStart(2, '0')}`
+          : code < 0x10000
+            ? `\\u${code.toString(16).padStart(4, '0')}`
+            : `\\U${code.toString(16).padStart(8, '0')}`;
     } else out += ch;
   }
   return out + quote;

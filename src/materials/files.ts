@@ -68,9 +68,13 @@ export class CloneReader {
     try {
       bytes = readFileSync(file);
     } catch {
-      throw new InputError(`the ${this.repository} clone has no ${path}`, { file }, {
-        hint: `materials must point at a clone of the published ${this.repository} repository`,
-      });
+      throw new InputError(
+        `the ${this.repository} clone has no ${path}`,
+        { file },
+        {
+          hint: `materials must point at a clone of the published ${this.repository} repository`,
+        },
+      );
     }
     if (!this.files.some((f) => f.path === path)) this.files.push({ path, sha256: hashBytes(bytes), bytes: bytes.length });
     return { text: bytes.toString('utf8'), file };

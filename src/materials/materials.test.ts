@@ -9,7 +9,6 @@ import { hashBytes } from './files.js';
 import { CONTEXTECHO_FIXTURE, DRIFTLENS_FIXTURE } from './testing/fixtures.js';
 import { fillTemplate, formatTemplateParts, functionReturn, matchTemplate, moduleConstant } from './python-literal.js';
 
-
 const temps: string[] = [];
 afterEach(() => {
   for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
@@ -24,13 +23,7 @@ function copyOf(fixture: string): string {
 
 describe('python literal reader', () => {
   it('joins adjacent strings and decodes escapes as Python does', () => {
-    const source = [
-      'X = (',
-      '    "a\\tb\\n"  # comment',
-      "    'c\\'d' r\"\\b(x)\\\"\"",
-      '    """tri"ple""" "\\x41\\u00e9\\101\\q"',
-      ')',
-    ].join('\n');
+    const source = ['X = (', '    "a\\tb\\n"  # comment', '    \'c\\\'d\' r"\\b(x)\\""', '    """tri"ple""" "\\x41\\u00e9\\101\\q"', ')'].join('\n');
     const value = moduleConstant(source, 'X', 'x.py');
     expect(value.kind).toBe('str');
     expect(value.kind === 'str' && value.value).toBe('a\tb\nc\'d\\b(x)\\"tri"pleAéA\\q');

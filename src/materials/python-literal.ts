@@ -41,9 +41,13 @@ class Reader {
   }
 
   fail(message: string, at = this.pos): never {
-    throw new InputError(message, { file: this.file, line: this.line(at) }, {
-      hint: 'the materials loader expects the layout of the published reference repository; is this clone another version?',
-    });
+    throw new InputError(
+      message,
+      { file: this.file, line: this.line(at) },
+      {
+        hint: 'the materials loader expects the layout of the published reference repository; is this clone another version?',
+      },
+    );
   }
 
   /** Skips spaces, comments and (inside brackets, or after a backslash) line breaks. */
@@ -382,7 +386,8 @@ function assignmentPattern(name: string, indent: string): RegExp {
  */
 export function moduleConstant(source: string, name: string, file: string): PyValue {
   const matches = [...source.matchAll(assignmentPattern(name, ''))];
-  if (matches.length === 0) throw new InputError(`no top-level assignment of ${name}`, { file }, { hint: 'is this clone another version of the reference repository?' });
+  if (matches.length === 0)
+    throw new InputError(`no top-level assignment of ${name}`, { file }, { hint: 'is this clone another version of the reference repository?' });
   if (matches.length > 1) throw new InputError(`${name} is assigned ${matches.length} times at the top level`, { file });
   const match = matches[0] as RegExpMatchArray;
   const reader = new Reader(source, (match.index ?? 0) + match[0].length, file);
@@ -438,4 +443,3 @@ export function functionLocal(source: string, fn: string, name: string, file: st
   reader.endOfStatement();
   return value;
 }
-

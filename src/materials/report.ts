@@ -22,18 +22,26 @@ export interface StimulusSource {
 }
 
 /** What a reader sees for each source. */
-export const STIMULUS_SOURCE_LABELS: Readonly<Record<StimulusSource['source'], string>> = Object.freeze({ materials: "authors' materials", builtin: 'echolens built-in', file: 'user file' });
+export const STIMULUS_SOURCE_LABELS: Readonly<Record<StimulusSource['source'], string>> = Object.freeze({
+  materials: "authors' materials",
+  builtin: 'echolens built-in',
+  file: 'user file',
+});
 
 export function runMaterialsOf(manifestOptions: unknown): RunMaterials {
   const options = (manifestOptions ?? {}) as { materials?: MaterialsRecord; procedure?: unknown; labelerInput?: unknown; conditionSources?: StimulusSource[] };
-  const procedure = options.labelerInput !== undefined ? { name: options.procedure ?? 'echolens', labelerInput: options.labelerInput } : (options.procedure ?? null);
+  const procedure =
+    options.labelerInput !== undefined ? { name: options.procedure ?? 'echolens', labelerInput: options.labelerInput } : (options.procedure ?? null);
   return { materials: options.materials ?? null, procedure, ...(options.conditionSources ? { conditionSources: options.conditionSources } : {}) };
 }
 
 /** The conditions' sources as a Markdown table, and the d_rel noise floor they make up. */
 function conditionSourcesMarkdown(sources: readonly StimulusSource[]): string[] {
   const noise = sources.filter((s) => s.tier === 'noise');
-  const floor = noise.length === 0 ? 'none' : `${noise.map((s) => s.condition).join(', ')} (${[...new Set(noise.map((s) => STIMULUS_SOURCE_LABELS[s.source]))].join(', ')})`;
+  const floor =
+    noise.length === 0
+      ? 'none'
+      : `${noise.map((s) => s.condition).join(', ')} (${[...new Set(noise.map((s) => STIMULUS_SOURCE_LABELS[s.source]))].join(', ')})`;
   return [
     '',
     'Stimuli of each condition (the authors release persona strings only; the other tiers come from echolens or the user):',
@@ -63,7 +71,9 @@ export function materialsMarkdown(info: RunMaterials): string {
   const m = info.materials;
   if (m === null) lines.push('Materials: not recorded (the run predates materials records); echolens built-in texts.');
   else {
-    lines.push(m.source === 'echolens' ? 'Materials: echolens built-in texts.' : `Materials: the authors' ${m.repository} repository, local clone at \`${m.root}\`.`);
+    lines.push(
+      m.source === 'echolens' ? 'Materials: echolens built-in texts.' : `Materials: the authors' ${m.repository} repository, local clone at \`${m.root}\`.`,
+    );
     lines.push('', '| file | SHA-256 |', '| --- | --- |', ...m.files.map((f) => `| \`${f.path}\` | \`${f.sha256}\` |`));
     for (const note of m.notes) lines.push('', `Note: ${note}`);
   }
@@ -77,7 +87,10 @@ export function materialsSummary(info: RunMaterials): string {
   const m = info.materials;
   const head = m === null ? 'not recorded' : m.source === 'echolens' ? 'echolens built-in texts' : `${m.repository} clone at ${m.root}`;
   const files = m === null ? '' : `; ${m.files.map((f) => `${f.path} sha256:${f.sha256.slice(0, 16)}`).join(', ')}`;
-  const sources = info.conditionSources === undefined ? '' : `; stimuli: ${info.conditionSources.map((c) => `${c.condition} (${STIMULUS_SOURCE_LABELS[c.source]})`).join(', ')}`;
+  const sources =
+    info.conditionSources === undefined
+      ? ''
+      : `; stimuli: ${info.conditionSources.map((c) => `${c.condition} (${STIMULUS_SOURCE_LABELS[c.source]})`).join(', ')}`;
   return `${head}${files}${sources}`;
 }
 

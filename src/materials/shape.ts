@@ -11,9 +11,13 @@ export class Shape {
   constructor(readonly file: string) {}
 
   fail(value: PyValue | undefined, message: string): never {
-    throw new InputError(message, { file: this.file, ...(value ? { line: value.line } : {}) }, {
-      hint: 'the materials loader expects the layout of the published reference repository; is this clone another version?',
-    });
+    throw new InputError(
+      message,
+      { file: this.file, ...(value ? { line: value.line } : {}) },
+      {
+        hint: 'the materials loader expects the layout of the published reference repository; is this clone another version?',
+      },
+    );
   }
 
   str(value: PyValue | undefined, what: string, options: { nonEmpty?: boolean; plain?: boolean } = {}): string {

@@ -35,15 +35,7 @@ interface Plant {
   noiseAtFloor?: boolean;
 }
 
-function observation(
-  target: string,
-  q: number,
-  condition: string,
-  tier: PerturbationTier,
-  sample: number,
-  dtw: number,
-  sri: number,
-): MemoryObservation {
+function observation(target: string, q: number, condition: string, tier: PerturbationTier, sample: number, dtw: number, sri: number): MemoryObservation {
   return {
     target,
     question: `q${q}`,
@@ -125,10 +117,7 @@ describe('scoreTrajectories', () => {
     sample({ question, condition: 'no_perturbation', tier: 'none', stimulus: 'none', role: 'reference', symbols, status });
 
   it('scores against the reference with hand-computed DTW and SRI', () => {
-    const result = scoreTrajectories([
-      reference('q1', ['A', 'B', 'C']),
-      sample({ symbols: ['A', 'C', 'C'] }),
-    ]);
+    const result = scoreTrajectories([reference('q1', ['A', 'B', 'C']), sample({ symbols: ['A', 'C', 'C'] })]);
     expect(result.observations).toHaveLength(1);
     const o = result.observations[0]!;
     expect(o.status).toBe('scored');
@@ -219,19 +208,14 @@ describe('scoreTrajectories', () => {
     expect(() => sampleFromCellLabels({ ...cells[0]!.labels, role: 'baseline' }, { status: 'empty', symbols: null }, 'cells[0].labels')).toThrow(
       /cells\[0\]\.labels\.role/,
     );
-    expect(() => sampleFromCellLabels({ ...cells[0]!.labels, question_id: null }, { status: 'empty', symbols: null })).toThrow(
-      /labels\.question_id/,
-    );
+    expect(() => sampleFromCellLabels({ ...cells[0]!.labels, question_id: null }, { status: 'empty', symbols: null })).toThrow(/labels\.question_id/);
   });
 
   it('keeps scores in [0, 1] and gives 0 for a sample identical to the reference', () => {
     const symbols = fc.array(fc.constantFrom('S/A', 'S/B', 'P/C', 'unmapped'), { minLength: 1, maxLength: 12 });
     fc.assert(
       fc.property(symbols, symbols, fc.constantFrom<'reference' | 'all-pairs'>('reference', 'all-pairs'), (base, other, pairing) => {
-        const result = scoreTrajectories(
-          [reference('q1', base), sample({ symbols: other }), sample({ sample: 1, symbols: base })],
-          { pairing },
-        );
+        const result = scoreTrajectories([reference('q1', base), sample({ symbols: other }), sample({ sample: 1, symbols: base })], { pairing });
         const [drifted, same] = result.observations as [MemoryObservation, MemoryObservation];
         for (const value of [drifted.dtw, drifted.sri]) {
           expect(value).toBeGreaterThanOrEqual(0);
@@ -380,8 +364,7 @@ describe('analyzeMemory on planted tiers', () => {
 
   it('is deterministic for a seed and agrees with dRel on the elevation point estimate', () => {
     expect(JSON.stringify(analyzeMemory(observations, { B }))).toBe(JSON.stringify(report));
-    const rows = (id: string) =>
-      observations.filter((o) => o.condition === id).map((o) => ({ value: o.dtw as number, cluster: o.question }));
+    const rows = (id: string) => observations.filter((o) => o.condition === id).map((o) => ({ value: o.dtw as number, cluster: o.question }));
     const noise = NOISE.flatMap(rows);
     const reference = dRel({ treat: rows('age'), noise, floor: rows('no_perturbation') }, { B });
     const own = elevationBootstrap(rows('age'), rows('no_perturbation'), { B, seed: 42, level: 0.95 });
@@ -441,9 +424,7 @@ describe('analyzeMemory edge cases', () => {
     if ('error' in pairwise) throw new Error(pairwise.error);
     const noisePair = pairwise.comparisons.find((c) => c.a === 'filler' && c.b === 'punctuation')!;
     expect(noisePair.test).toMatchObject({ error: expect.stringMatching(/zero variance/) });
-    expect(pairwise.order.find((o) => o.condition === 'filler')!.letters).toBe(
-      pairwise.order.find((o) => o.condition === 'punctuation')!.letters,
-    );
+    expect(pairwise.order.find((o) => o.condition === 'filler')!.letters).toBe(pairwise.order.find((o) => o.condition === 'punctuation')!.letters);
   });
 
   it('gives { error } everywhere the floor is needed when the reference level is missing', () => {
@@ -484,7 +465,10 @@ describe('analyzeMemory edge cases', () => {
     expect(filler.dropoutRate).toBeCloseTo(0.2, 12);
     expect(filler.invalidRate).toBeCloseTo(0.25, 12);
     const gender = analyzeMemory(
-      [{ ...scored[0]!, condition: 'gender', tier: 'persona', status: 'no_reference', dtw: null, sri: null }, { ...scored[0]!, condition: 'gender', tier: 'persona', status: 'invalid', dtw: null, sri: null }],
+      [
+        { ...scored[0]!, condition: 'gender', tier: 'persona', status: 'no_reference', dtw: null, sri: null },
+        { ...scored[0]!, condition: 'gender', tier: 'persona', status: 'invalid', dtw: null, sri: null },
+      ],
       { B },
     ).counts.byCondition[0]!;
     // A no_reference sample was labelled validly: it is in the invalid-rate denominator.

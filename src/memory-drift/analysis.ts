@@ -211,8 +211,7 @@ function checkSample(sample: LabelledSample, i: number): void {
 }
 
 /** A labelled sample with no symbols has nothing to align: it counts as invalid. */
-const usable = (sample: LabelledSample): boolean =>
-  sample.status === 'labelled' && sample.symbols !== null && sample.symbols.length > 0;
+const usable = (sample: LabelledSample): boolean => sample.status === 'labelled' && sample.symbols !== null && sample.symbols.length > 0;
 
 /**
  * Scores every labelled sample against its (target, question) baseline trajectory (docs/decisions.md#d8):
@@ -220,10 +219,7 @@ const usable = (sample: LabelledSample): boolean =>
  * empty, failed or without usable labels, are kept as excluded observations and counted per
  * condition.
  */
-export function scoreTrajectories(
-  samples: readonly LabelledSample[],
-  options: ScoreTrajectoriesOptions = {},
-): ScoredTrajectories {
+export function scoreTrajectories(samples: readonly LabelledSample[], options: ScoreTrajectoriesOptions = {}): ScoredTrajectories {
   if (!Array.isArray(samples)) throw new InvalidArgumentError('samples', 'expected an array of labelled samples');
   const pairing = options.pairing ?? 'reference';
   if (pairing !== 'reference' && pairing !== 'all-pairs') {
@@ -243,10 +239,7 @@ export function scoreTrajectories(
     const key = groupKey(sample);
     if (sample.role === 'reference') {
       if (references.has(key)) {
-        throw new InvalidArgumentError(
-          `samples[${i}]`,
-          `a second reference sample for target '${sample.target}', question '${sample.question}'`,
-        );
+        throw new InvalidArgumentError(`samples[${i}]`, `a second reference sample for target '${sample.target}', question '${sample.question}'`);
       }
       references.set(key, sample);
     }
@@ -294,10 +287,7 @@ export function scoreTrajectories(
       observations.push({ ...base, status: 'no_reference' });
       continue;
     }
-    const baselines =
-      pairing === 'reference'
-        ? [reference]
-        : (noMemory.get(key) ?? []).filter((other) => other !== sample);
+    const baselines = pairing === 'reference' ? [reference] : (noMemory.get(key) ?? []).filter((other) => other !== sample);
     const symbols = sample.symbols as readonly string[];
     let dtwSum = 0;
     let sriSum = 0;
@@ -646,7 +636,6 @@ function withAdvice(message: string): string {
   return advice === null || message.includes(' — to fix: ') ? message : `${message} — to fix: ${advice}`;
 }
 
-
 function meanOf(values: ArrayLike<number>): number {
   let sum = 0;
   for (let i = 0; i < values.length; i++) sum += values[i] as number;
@@ -693,11 +682,7 @@ const MAX_INVALID_FRACTION = 0.01;
  * draws as many questions as there are (with replacement) and re-estimates both means from every
  * treat and floor row of the drawn questions. Per-question sums make a replicate O(#questions).
  */
-export function elevationBootstrap(
-  treat: readonly ClusteredValue[],
-  floor: readonly ClusteredValue[],
-  options: ElevationOptions = {},
-): IntervalEstimate {
+export function elevationBootstrap(treat: readonly ClusteredValue[], floor: readonly ClusteredValue[], options: ElevationOptions = {}): IntervalEstimate {
   const resampling = resolveResampling(options);
   checkRows(treat, 'treat');
   checkRows(floor, 'floor');
@@ -737,9 +722,7 @@ function elevationWithDraws(
   if (floor.length === 0) throw new StatisticsError('elevation: the floor condition has no scored observations');
   const treatQuestions = questionCount(treat);
   if (treatQuestions < 2) {
-    throw new StatisticsError(
-      `elevation: the condition has observations from ${treatQuestions} question; the question-level bootstrap needs at least 2`,
-    );
+    throw new StatisticsError(`elevation: the condition has observations from ${treatQuestions} question; the question-level bootstrap needs at least 2`);
   }
   // Questions in order of first appearance (treat rows, then floor rows); within a question the
   // treat rows come first, each arm in its own order.
@@ -920,9 +903,7 @@ function conditionCounts(observations: readonly MemoryObservation[]): ConditionC
         unmappedRate: s.steps > 0 ? s.unmapped / s.steps : null,
       };
     })
-    .sort((a, b) =>
-      a.target < b.target ? -1 : a.target > b.target ? 1 : compareConditions(a, b),
-    );
+    .sort((a, b) => (a.target < b.target ? -1 : a.target > b.target ? 1 : compareConditions(a, b)));
 }
 
 function compareConditions(a: { condition: string; tier: PerturbationTier }, b: { condition: string; tier: PerturbationTier }): number {
@@ -938,10 +919,7 @@ function compareConditions(a: { condition: string; tier: PerturbationTier }, b: 
  * Every number of DriftLens §2.5, §3 and §4 from scored observations, per target and per metric
  * (DTW and SRI). Observations that are not `scored` only enter the counts.
  */
-export function analyzeMemory(
-  observations: readonly MemoryObservation[],
-  options: MemoryAnalysisOptions = {},
-): MemoryReport {
+export function analyzeMemory(observations: readonly MemoryObservation[], options: MemoryAnalysisOptions = {}): MemoryReport {
   const settings = resolveOptions(options);
   checkObservations(observations);
   const scored = observations.filter((o) => o.status === 'scored');
@@ -956,7 +934,14 @@ export function analyzeMemory(
       scored: scored.length,
       byCondition: conditionCounts(observations),
     },
-    targets: targets.map((target) => analyzeTarget(target, scored.filter((o) => o.target === target), settings, draws)),
+    targets: targets.map((target) =>
+      analyzeTarget(
+        target,
+        scored.filter((o) => o.target === target),
+        settings,
+        draws,
+      ),
+    ),
   };
 }
 
@@ -1151,11 +1136,7 @@ function markUnderpowered(metrics: Record<MemoryMetric, MetricAnalysis>): void {
   }
 }
 
-function mixedModelOf(
-  metric: MemoryMetric,
-  groups: readonly ConditionRows[],
-  settings: Required<MemoryAnalysisOptions>,
-): MixedModelSummary {
+function mixedModelOf(metric: MemoryMetric, groups: readonly ConditionRows[], settings: Required<MemoryAnalysisOptions>): MixedModelSummary {
   if (!groups.some((g) => g.condition === settings.floorCondition)) {
     throw new StatisticsError(`mixed model: the reference level '${settings.floorCondition}' has no scored observations`);
   }
@@ -1182,12 +1163,7 @@ function mixedModelOf(
   };
 }
 
-function dRelEntries(
-  groups: readonly ConditionRows[],
-  noiseRows: readonly ClusteredValue[],
-  resampling: Resampling,
-  alpha: number,
-): DRelEntry[] {
+function dRelEntries(groups: readonly ConditionRows[], noiseRows: readonly ClusteredValue[], resampling: Resampling, alpha: number): DRelEntry[] {
   const entries: DRelEntry[] = [];
   for (const tier of ['persona', 'life_event'] as const) {
     const members = groups.filter((g) => g.tier === tier);
@@ -1196,9 +1172,7 @@ function dRelEntries(
         if (noiseRows.length === 0) throw new StatisticsError('d_rel: no pragmatic-noise observations for μ_noise and σ_noise');
         const questions = questionCount(g.rows);
         if (questions < 2) {
-          throw new StatisticsError(
-            `d_rel: the condition has observations from ${questions} question; the question-level bootstrap needs at least 2`,
-          );
+          throw new StatisticsError(`d_rel: the condition has observations from ${questions} question; the question-level bootstrap needs at least 2`);
         }
         return dRel({ treat: g.rows, noise: noiseRows }, resampling);
       }),
@@ -1270,10 +1244,13 @@ function pairwiseOf(groups: readonly ConditionRows[], alpha: number): PairwiseSu
   const order = [...eligible]
     .map((g) => ({ condition: g.condition, mean: means.get(g.condition) as number }))
     .sort((x, y) => x.mean - y.mean || (x.condition < y.condition ? -1 : x.condition > y.condition ? 1 : 0));
-  const significantPairs = comparisons
-    .filter((c) => !isRefusal(c.test) && c.test.significant)
-    .map((c) => [c.a, c.b] as const);
-  const letters = attempt(() => compactLetterDisplay(order.map((o) => o.condition), significantPairs));
+  const significantPairs = comparisons.filter((c) => !isRefusal(c.test) && c.test.significant).map((c) => [c.a, c.b] as const);
+  const letters = attempt(() =>
+    compactLetterDisplay(
+      order.map((o) => o.condition),
+      significantPairs,
+    ),
+  );
   return {
     order: order.map((o, i) => ({ ...o, letters: isRefusal(letters) ? null : (letters[i] as string) })),
     letters: isRefusal(letters) ? letters : 'ok',
@@ -1388,12 +1365,20 @@ function validityOf(
   return {
     specificity: {
       verdict: specificity,
-      reason: reasonFor(specificity, `no noise condition significantly elevated over the floor (bootstrap p < ${alpha} with a positive elevation) under either metric`, specificityChecks),
+      reason: reasonFor(
+        specificity,
+        `no noise condition significantly elevated over the floor (bootstrap p < ${alpha} with a positive elevation) under either metric`,
+        specificityChecks,
+      ),
       checks: specificityChecks,
     },
     sensitivity: {
       verdict: sensitivity,
-      reason: reasonFor(sensitivity, `pooled life events significantly elevated over the floor (bootstrap p < ${alpha}, positive) under both metrics`, sensitivityChecks),
+      reason: reasonFor(
+        sensitivity,
+        `pooled life events significantly elevated over the floor (bootstrap p < ${alpha}, positive) under both metrics`,
+        sensitivityChecks,
+      ),
       checks: sensitivityChecks,
     },
     convergent: {
@@ -1412,7 +1397,5 @@ function reasonFor(verdict: Verdict, criterion: string, checks: readonly Validit
     return `Criterion not met (${failing.join(', ')}): ${criterion}.`;
   }
   const missing = checks.filter((c) => c.met === null).map((c) => `${c.metric} ${c.subject}: ${c.error ?? 'not computed'}`);
-  return missing.length > 0
-    ? `Cannot decide (${missing.join('; ')}): ${criterion}.`
-    : `Cannot decide, nothing to check: ${criterion}.`;
+  return missing.length > 0 ? `Cannot decide (${missing.join('; ')}): ${criterion}.` : `Cannot decide, nothing to check: ${criterion}.`;
 }

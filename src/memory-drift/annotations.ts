@@ -25,8 +25,7 @@ export interface AnnotationLabel {
 }
 
 export const ANNOTATION_PROMPTS = {
-  question:
-    'label: yes if the question is clear, needs reasoning to answer, and does not depend on who asks; no otherwise. confidence: 0 to 1.',
+  question: 'label: yes if the question is clear, needs reasoning to answer, and does not depend on who asks; no otherwise. confidence: 0 to 1.',
   orthogonality:
     'label: yes if the persona is irrelevant to answering the question (two people differing only in it would answer alike); no otherwise. confidence: 0 to 1.',
 } as const;
@@ -34,9 +33,7 @@ export const ANNOTATION_PROMPTS = {
 /** A blank sheet for annotators (CSV, RFC 4180 quoting). */
 export function exportAnnotationSheet(items: readonly AnnotationItem[], kind: keyof typeof ANNOTATION_PROMPTS = 'question'): string {
   const withPersona = kind === 'orthogonality' || items.some((item) => item.persona !== undefined);
-  const header = withPersona
-    ? ['item_id', 'question', 'persona', 'label', 'confidence', 'comment']
-    : ['item_id', 'question', 'label', 'confidence', 'comment'];
+  const header = withPersona ? ['item_id', 'question', 'persona', 'label', 'confidence', 'comment'] : ['item_id', 'question', 'label', 'confidence', 'comment'];
   const ids = new Set<string>();
   const rows = items.map((item, index) => {
     if (ids.has(item.id)) throw new InvalidArgumentError(`items[${index}].id`, `duplicate id "${item.id}"`);
@@ -89,10 +86,11 @@ export function parseAnnotationSheet(text: string, annotator: string, file = `<$
     const rawLabel = row.values.label!.trim().toLowerCase();
     const label = YES.has(rawLabel) ? true : NO.has(rawLabel) ? false : null;
     if (label === null) {
-      throw new InputError(
-        rawLabel === '' ? 'missing label (use yes or no)' : `label "${row.values.label}" is not yes or no`,
-        { file, line: row.line, field: 'label' },
-      );
+      throw new InputError(rawLabel === '' ? 'missing label (use yes or no)' : `label "${row.values.label}" is not yes or no`, {
+        file,
+        line: row.line,
+        field: 'label',
+      });
     }
     const confidence = row.values.confidence === undefined ? null : parseConfidence(row.values.confidence, file, row.line);
     return { itemId, annotator, label, confidence, file, line: row.line };
@@ -147,8 +145,7 @@ export function aggregateAnnotations(sheets: readonly (readonly AnnotationLabel[
     const yes = labels.filter((label) => label.label).length;
     const confidences = labels.map((label) => label.confidence).filter((value): value is number => value !== null);
     const meanConfidence = confidences.length === 0 ? null : confidences.reduce((a, b) => a + b, 0) / confidences.length;
-    const confident =
-      options.minMeanConfidence === undefined || (meanConfidence !== null && meanConfidence > options.minMeanConfidence);
+    const confident = options.minMeanConfidence === undefined || (meanConfidence !== null && meanConfidence > options.minMeanConfidence);
     items.push({ itemId, yes, no: 3 - yes, meanConfidence, unanimous: yes === 3 && confident, twoOfThree: yes >= 2 && confident });
   }
   const disagreements = items.filter((item) => item.yes !== 0 && item.yes !== 3).length;

@@ -74,7 +74,10 @@ export const memoryAudit: Audit<MemoryConfig, MemoryRunInput, MemoryCollection, 
         t.metrics.dtw.tiers.map(
           (tier): AuditSummaryLine => ({
             label: `DTW elevation over the no-memory floor · ${t.target} · ${tier.tier}`,
-            value: 'error' in tier.elevation ? `n/a (${tier.elevation.error})` : `${percent(tier.elevation.estimate)} [${percent(tier.elevation.ci[0])}, ${percent(tier.elevation.ci[1])}]`,
+            value:
+              'error' in tier.elevation
+                ? `n/a (${tier.elevation.error})`
+                : `${percent(tier.elevation.estimate)} [${percent(tier.elevation.ci[0])}, ${percent(tier.elevation.ci[1])}]`,
           }),
         ),
       ),

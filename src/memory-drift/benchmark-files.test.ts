@@ -49,7 +49,9 @@ describe('the authors’ benchmark files (local, no network)', () => {
     const loaded = await loadBenchmarkFile({ file: FLAT });
     expect(loaded.rows).toBe(7);
     expect(loaded.duplicates).toBe(2);
-    expect(loaded.set.questions).toEqual(Q.map((text, i) => ({ id: questionIdFromText(text), text, domain: ['career', 'finance', 'finance', 'daily', 'ethics'][i] })));
+    expect(loaded.set.questions).toEqual(
+      Q.map((text, i) => ({ id: questionIdFromText(text), text, domain: ['career', 'finance', 'finance', 'daily', 'ethics'][i] })),
+    );
     expect(loaded.set.sha256).toMatch(/^[0-9a-f]{64}$/u);
     expect(loaded.removed).toEqual([]);
   });
@@ -131,6 +133,8 @@ describe('the authors’ benchmark files (local, no network)', () => {
       curation: 'drop-list',
       removed: [{ id: questionIdFromText(Q[1] as string), verdict: 'drop', phrases: expect.arrayContaining(['what is']) }],
     });
-    expect(() => memoryConfigSchema.parse({ targets: ['sim:memory'], labeler: 'sim:labeler', questions: { source: 'benchmark' } })).toThrow(/needs questions.file/u);
+    expect(() => memoryConfigSchema.parse({ targets: ['sim:memory'], labeler: 'sim:labeler', questions: { source: 'benchmark' } })).toThrow(
+      /needs questions.file/u,
+    );
   });
 });

@@ -84,7 +84,9 @@ async function readRows(file: string): Promise<{ rows: Array<Record<string, unkn
   if (extension === '.json') {
     const value = parseJson(text, file);
     // A JSON array of rows, or the column-oriented `{ column: [values…] }` pandas writes with orient=list.
-    const list = Array.isArray(value) ? value : (value as { data?: unknown; rows?: unknown } | null)?.data ?? (value as { rows?: unknown } | null)?.rows ?? columnsToRows(value, file);
+    const list = Array.isArray(value)
+      ? value
+      : ((value as { data?: unknown; rows?: unknown } | null)?.data ?? (value as { rows?: unknown } | null)?.rows ?? columnsToRows(value, file));
     if (!Array.isArray(list)) throw new InputError('expected a JSON array of rows', { file });
     return { rows: list.map((row, i) => objectRow(row, file, undefined, `${i}`)), sha256 };
   }
@@ -110,7 +112,7 @@ function columnsToRows(value: unknown, file: string): unknown {
   if (value === null || typeof value !== 'object') return value;
   const columns = Object.entries(value as Record<string, unknown>);
   if (columns.length === 0 || !columns.every(([, v]) => Array.isArray(v))) return value;
-  const n = ((columns[0] as [string, unknown[]])[1]).length;
+  const n = (columns[0] as [string, unknown[]])[1].length;
   if (!columns.every(([, v]) => (v as unknown[]).length === n)) throw new InputError('the columns have different lengths', { file });
   return Array.from({ length: n }, (_, i) => Object.fromEntries(columns.map(([k, v]) => [k, (v as unknown[])[i]])));
 }
@@ -119,11 +121,16 @@ function columnsToRows(value: unknown, file: string): unknown {
 function questionOfRecord(row: Record<string, unknown>, options: BenchmarkFileOptions): string | null {
   const prompt = row.prompt;
   if (!Array.isArray(prompt) || options.instruction === undefined) return null;
-  const user = prompt.find((m): m is { role: string; content: string } => m !== null && typeof m === 'object' && m.role === 'user' && typeof m.content === 'string');
+  const user = prompt.find(
+    (m): m is { role: string; content: string } => m !== null && typeof m === 'object' && m.role === 'user' && typeof m.content === 'string',
+  );
   if (user === undefined) return null;
   const field = matchTemplate(options.instruction, user.content)?.question;
   if (field === undefined) return null;
-  const prefix = [...(options.interventions ?? [])].filter((s) => s !== '').sort((a, b) => b.length - a.length).find((s) => field.startsWith(s));
+  const prefix = [...(options.interventions ?? [])]
+    .filter((s) => s !== '')
+    .sort((a, b) => b.length - a.length)
+    .find((s) => field.startsWith(s));
   return (prefix === undefined ? field : field.slice(prefix.length)).trim();
 }
 
@@ -153,10 +160,13 @@ export async function loadBenchmarkFile(options: BenchmarkFileOptions): Promise<
   rows.forEach((row, index) => {
     const raw = column !== undefined ? row[column] : questionOfRecord(row, options);
     if (typeof raw !== 'string' || raw.trim() === '') {
-      throw new InputError(column !== undefined ? 'the question is missing or not a string' : 'the training record has no user message in the authors’ step format', {
-        file,
-        field: `${index}.${column ?? 'prompt'}`,
-      });
+      throw new InputError(
+        column !== undefined ? 'the question is missing or not a string' : 'the training record has no user message in the authors’ step format',
+        {
+          file,
+          field: `${index}.${column ?? 'prompt'}`,
+        },
+      );
     }
     const text = raw.trim();
     if (seen.has(text)) {

@@ -25,46 +25,38 @@ describe('memory calibration at the default config (seed-honouring sampler)', ()
     expect(sharedSeedCells(seeds)).toBe(0);
   });
 
-  it(
-    'holds the false-positive rate at 5% under a complete null over 200 runs, and BH keeps the family-wise rate at alpha',
-    () => {
-      const calibration = calibrateMemoryDesign(defaults, stimuli, { replicates: 200, B: 100, seed: 7, scenarios: [NULL_SCENARIO] });
-      const null_ = calibration.scenarios[0]!;
-      // Runs are the unit: the per-run share of per-condition tests below 0.05, averaged.
-      const { mean, mcSE } = null_.perConditionShare;
-      expect(Math.abs(mean - 0.05)).toBeLessThanOrEqual(3 * mcSE + 0.005);
-      expect(mean).toBeLessThanOrEqual(0.05 + 2 * mcSE);
-      expect(withinNominal(null_.dRelFamilyWise, 0.05)).toBe(true);
-      expect(withinNominal(null_.pairwiseFamilyWise, 0.05)).toBe(true);
-      // Every single test stays within Monte Carlo error of its nominal level (3 SE: 200+ tests are checked).
-      for (const test of null_.tests) {
-        expect(test.refused, test.test).toBe(0);
-        expect(withinNominal(test.rejection!, 0.05, 3), `${test.test} ${test.rejection!.rate}`).toBe(true);
-      }
-      const coverages = null_.tests.filter((t) => t.coverage !== null).map((t) => t.coverage!.rate);
-      expect(coverages.reduce((a, b) => a + b, 0) / coverages.length).toBeGreaterThanOrEqual(0.93);
-    },
-    900_000,
-  );
+  it('holds the false-positive rate at 5% under a complete null over 200 runs, and BH keeps the family-wise rate at alpha', () => {
+    const calibration = calibrateMemoryDesign(defaults, stimuli, { replicates: 200, B: 100, seed: 7, scenarios: [NULL_SCENARIO] });
+    const null_ = calibration.scenarios[0]!;
+    // Runs are the unit: the per-run share of per-condition tests below 0.05, averaged.
+    const { mean, mcSE } = null_.perConditionShare;
+    expect(Math.abs(mean - 0.05)).toBeLessThanOrEqual(3 * mcSE + 0.005);
+    expect(mean).toBeLessThanOrEqual(0.05 + 2 * mcSE);
+    expect(withinNominal(null_.dRelFamilyWise, 0.05)).toBe(true);
+    expect(withinNominal(null_.pairwiseFamilyWise, 0.05)).toBe(true);
+    // Every single test stays within Monte Carlo error of its nominal level (3 SE: 200+ tests are checked).
+    for (const test of null_.tests) {
+      expect(test.refused, test.test).toBe(0);
+      expect(withinNominal(test.rejection!, 0.05, 3), `${test.test} ${test.rejection!.rate}`).toBe(true);
+    }
+    const coverages = null_.tests.filter((t) => t.coverage !== null).map((t) => t.coverage!.rate);
+    expect(coverages.reduce((a, b) => a + b, 0) / coverages.length).toBeGreaterThanOrEqual(0.93);
+  }, 900_000);
 
-  it(
-    'still recovers the planted tiers',
-    () => {
-      const calibration = calibrateMemoryDesign(defaults, stimuli, { replicates: 10, B: 100, seed: 9, scenarios: [PLANTED_SCENARIO] });
-      const planted = calibration.scenarios[0]!;
-      const rate = (name: string) => planted.tests.find((t) => t.test === name)!.rejection!.rate;
-      for (const metric of ['dtw', 'sri']) {
-        expect(rate(`${metric}/elevation/tier:life_event`)).toBe(1);
-        expect(rate(`${metric}/elevation/tier:persona`)).toBe(1);
-        // Noise plants nothing: its pooled elevation is not flagged more than chance allows.
-        expect(rate(`${metric}/elevation/tier:noise`)).toBeLessThanOrEqual(0.3);
-        const lifeEventDRel = planted.tests.filter((t) => t.test.startsWith(`${metric}/dRel/`) && t.rejection !== null);
-        expect(lifeEventDRel.length).toBeGreaterThan(0);
-      }
-      expect(planted.dRelFamilyWise.rate).toBe(1);
-    },
-    300_000,
-  );
+  it('still recovers the planted tiers', () => {
+    const calibration = calibrateMemoryDesign(defaults, stimuli, { replicates: 10, B: 100, seed: 9, scenarios: [PLANTED_SCENARIO] });
+    const planted = calibration.scenarios[0]!;
+    const rate = (name: string) => planted.tests.find((t) => t.test === name)!.rejection!.rate;
+    for (const metric of ['dtw', 'sri']) {
+      expect(rate(`${metric}/elevation/tier:life_event`)).toBe(1);
+      expect(rate(`${metric}/elevation/tier:persona`)).toBe(1);
+      // Noise plants nothing: its pooled elevation is not flagged more than chance allows.
+      expect(rate(`${metric}/elevation/tier:noise`)).toBeLessThanOrEqual(0.3);
+      const lifeEventDRel = planted.tests.filter((t) => t.test.startsWith(`${metric}/dRel/`) && t.rejection !== null);
+      expect(lifeEventDRel.length).toBeGreaterThan(0);
+    }
+    expect(planted.dRelFamilyWise.rate).toBe(1);
+  }, 300_000);
 });
 
 describe('end to end through the real plan, seeds, sampler and labeler (SIMULATED)', { timeout: 300_000 }, () => {

@@ -8,14 +8,7 @@ import {
   summarizeCalibration,
   type TestCalibration,
 } from '../stats/calibration.js';
-import {
-  analyzeMemory,
-  type LabelledSample,
-  MEMORY_METRICS,
-  type MemoryReport,
-  sampleFromCellLabels,
-  scoreTrajectories,
-} from './analysis.js';
+import { analyzeMemory, type LabelledSample, MEMORY_METRICS, type MemoryReport, sampleFromCellLabels, scoreTrajectories } from './analysis.js';
 import type { MemoryConfig } from './config.js';
 import type { PerturbationTier } from './perturbations.js';
 import { assignSampleSeeds } from './plan.js';
@@ -153,7 +146,14 @@ export function reportOutcomes(report: MemoryReport, isNull: boolean): Calibrati
       for (const f of mixed.fixed) {
         if (f.term === '(Intercept)') continue;
         const half = 1.959963984540054 * f.se;
-        out.push({ test: `${metric}/mixedModel/${f.term}`, p: f.p, estimate: f.estimate, ci: [f.estimate - half, f.estimate + half], standardError: f.se, ...truth });
+        out.push({
+          test: `${metric}/mixedModel/${f.term}`,
+          p: f.p,
+          estimate: f.estimate,
+          ci: [f.estimate - half, f.estimate + half],
+          standardError: f.se,
+          ...truth,
+        });
       }
     }
     for (const d of analysis.dRel) {
@@ -184,8 +184,7 @@ const PER_CONDITION = /^(dtw|sri)\/(elevation\/(?!tier:)|mixedModel\/|dRel\/)/;
 export function runFamily(report: MemoryReport, outcomes: readonly CalibrationOutcome[], alpha: number): RunFamily {
   const tested = outcomes.filter((o) => PER_CONDITION.test(o.test) && typeof o.p === 'number' && Number.isFinite(o.p));
   const target = report.targets[0];
-  const anyDRel =
-    target !== undefined && MEMORY_METRICS.some((m) => target.metrics[m].dRel.some((d) => !('error' in d.result) && d.result.significant));
+  const anyDRel = target !== undefined && MEMORY_METRICS.some((m) => target.metrics[m].dRel.some((d) => !('error' in d.result) && d.result.significant));
   const anyPairwise =
     target !== undefined &&
     MEMORY_METRICS.some((m) => {

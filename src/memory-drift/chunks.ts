@@ -81,7 +81,13 @@ export function reassembleChunks(chunks: readonly ChunkOutcome[]): ChunkOutcome 
   const invalid = chunks.findIndex((c) => c.outcome === 'invalid');
   if (invalid >= 0) {
     const bad = chunks[invalid] as ChunkOutcome;
-    return { symbols: null, outcome: 'invalid', attempts: bad.attempts, coercedUnknown: [], failure: `chunk ${invalid + 1}/${chunks.length}: ${bad.failure ?? 'invalid'}` };
+    return {
+      symbols: null,
+      outcome: 'invalid',
+      attempts: bad.attempts,
+      coercedUnknown: [],
+      failure: `chunk ${invalid + 1}/${chunks.length}: ${bad.failure ?? 'invalid'}`,
+    };
   }
   if (chunks.some((c) => c.outcome !== 'labelled')) return { symbols: null, outcome: 'unlabelled', attempts: null, coercedUnknown: [] };
   return {

@@ -61,7 +61,11 @@ function ownElevation(tiers: MemoryReport['targets'][number]['metrics']['dtw']['
   return elevation === undefined || elevation === null || 'error' in elevation ? null : elevation.estimate;
 }
 
-export function memoryCompare(a: AnalyzedRun<MemoryCollection, MemoryReport>, b: AnalyzedRun<MemoryCollection, MemoryReport>, options: Required<CompareRunsOptions>): RunDifference[] {
+export function memoryCompare(
+  a: AnalyzedRun<MemoryCollection, MemoryReport>,
+  b: AnalyzedRun<MemoryCollection, MemoryReport>,
+  options: Required<CompareRunsOptions>,
+): RunDifference[] {
   const rows: RunDifference[] = [];
   for (const [ta, tb, subject] of matchSubjects(a.report.targets, b.report.targets, (t) => t.target)) {
     for (const metric of ['dtw', 'sri'] as const) {

@@ -92,7 +92,11 @@ const questionsSchema = z
       ctx.addIssue({ code: 'custom', path: ['file'], message: 'source "file" needs questions.file (a .csv or .jsonl)' });
     }
     if (q.source === 'benchmark' && q.file === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['file'], message: 'source "benchmark" needs questions.file (a .parquet, .json or .jsonl of the authors’ benchmark)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['file'],
+        message: 'source "benchmark" needs questions.file (a .parquet, .json or .jsonl of the authors’ benchmark)',
+      });
     }
     if (q.source !== 'benchmark' && q.curation !== undefined) {
       ctx.addIssue({ code: 'custom', path: ['curation'], message: 'questions.curation applies to source: benchmark' });
@@ -158,9 +162,7 @@ export const memoryConfigSchema = z
      * answered generation gets a judge cell; its verdict decides, the deterministic detector
      * decides where the judge has none (docs/decisions.md, "Refusal judge").
      */
-    refusalJudge: z
-      .union([z.string().min(1), z.object({ model: z.string().min(1), prompt: z.string().min(1).optional() }).strict()])
-      .optional(),
+    refusalJudge: z.union([z.string().min(1), z.object({ model: z.string().min(1), prompt: z.string().min(1).optional() }).strict()]).optional(),
     /** Re-asks after an unparseable labeler output (docs/decisions.md#d2). */
     labelerReasks: z.number().int().min(0).max(5).default(2),
     /** An unknown label fails the parse (and is re-asked), or becomes `unmapped`. */

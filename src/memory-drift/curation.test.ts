@@ -1,19 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../core/errors.js';
-import {
-  aggregateAnnotations,
-  buildOrthogonalityItems,
-  exportAnnotationSheet,
-  parseAnnotationSheet,
-} from './annotations.js';
+import { aggregateAnnotations, buildOrthogonalityItems, exportAnnotationSheet, parseAnnotationSheet } from './annotations.js';
 import { parseCsvTable } from '../core/csv.js';
-import {
-  compileCurationMatcher,
-  curateQuestion,
-  loadBuiltinCurationKeywords,
-  parseCurationKeywords,
-  phraseRegex,
-} from './curation.js';
+import { compileCurationMatcher, curateQuestion, loadBuiltinCurationKeywords, parseCurationKeywords, phraseRegex } from './curation.js';
 import { listStimuli, loadBuiltinPerturbations } from './perturbations.js';
 import { buildRaterMessages, buildRaterReaskMessages, parseRaterOutput } from './rater.js';
 
@@ -103,9 +92,10 @@ describe('LLM rater rubric', () => {
 
   it('rejects missing booleans, string booleans, two objects and prose without JSON', () => {
     expect(parseRaterOutput('{"reasoning_invoking":true}')).toMatchObject({ ok: false, reason: 'schema' });
-    expect(
-      parseRaterOutput('{"reasoning_invoking":"true","unverifiable":true,"persona_indifferent":true,"stand_alone":true}'),
-    ).toMatchObject({ ok: false, reason: 'schema' });
+    expect(parseRaterOutput('{"reasoning_invoking":"true","unverifiable":true,"persona_indifferent":true,"stand_alone":true}')).toMatchObject({
+      ok: false,
+      reason: 'schema',
+    });
     const one = '{"reasoning_invoking":true,"unverifiable":true,"persona_indifferent":true,"stand_alone":true}';
     expect(parseRaterOutput(`${one}\n${one}`)).toMatchObject({ ok: false, reason: 'multiple_json' });
     expect(parseRaterOutput('All four hold.')).toMatchObject({ ok: false, reason: 'no_json' });
@@ -174,12 +164,8 @@ describe('human annotation sheets (App. B)', () => {
       return null;
     })();
     expect(error?.message).toBe('a.csv:3: label: label "maybe" is not yes or no');
-    expect(() => parseAnnotationSheet(fill(['yes', '', 'no'], ['1', '1', '1']), 'x', 'x.csv')).toThrow(
-      /^x\.csv:3: label: missing label/,
-    );
-    expect(() => parseAnnotationSheet(fill(['yes', 'no', 'no'], ['1', '1.5', '1']), 'x', 'x.csv')).toThrow(
-      /^x\.csv:3: confidence: /,
-    );
+    expect(() => parseAnnotationSheet(fill(['yes', '', 'no'], ['1', '1', '1']), 'x', 'x.csv')).toThrow(/^x\.csv:3: label: missing label/);
+    expect(() => parseAnnotationSheet(fill(['yes', 'no', 'no'], ['1', '1.5', '1']), 'x', 'x.csv')).toThrow(/^x\.csv:3: confidence: /);
     expect(() => parseAnnotationSheet('item_id,question\nq1,Q\n', 'x', 'x.csv')).toThrow(/missing column "label"/);
     expect(() => parseAnnotationSheet('item_id,label\nq1,yes\nq1,no\n', 'x', 'x.csv')).toThrow(/^x\.csv:3: item_id: item "q1" labeled twice/);
   });

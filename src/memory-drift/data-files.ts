@@ -31,9 +31,13 @@ export function readDataFile(path: string): DataFileText {
     buffer = readFileSync(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new InputError(code === 'ENOENT' ? 'file not found' : `cannot read file (${code ?? 'error'})`, { file: path }, {
-      cause: error,
-    });
+    throw new InputError(
+      code === 'ENOENT' ? 'file not found' : `cannot read file (${code ?? 'error'})`,
+      { file: path },
+      {
+        cause: error,
+      },
+    );
   }
   return { file: path, text: buffer.toString('utf8'), sha256: createHash('sha256').update(buffer).digest('hex') };
 }

@@ -22,7 +22,12 @@ export function memoryGateChecks(report: MemoryReport, t: MemoryGateThresholds, 
       if (!tier) continue;
       if ('error' in tier.elevation) {
         if (t.significantElevation || t.maxElevation !== null) {
-          checks.push({ ...base, name: `elevation:${tierName}`, status: 'skipped', message: `${tierName} DTW elevation not computable: ${tier.elevation.error}` });
+          checks.push({
+            ...base,
+            name: `elevation:${tierName}`,
+            status: 'skipped',
+            message: `${tierName} DTW elevation not computable: ${tier.elevation.error}`,
+          });
         }
         continue;
       }
@@ -59,13 +64,16 @@ export interface MemoryGateThresholds {
   maxElevation: number | null;
 }
 
-
 /** The memory audit's gate: its thresholds, their defaults and flags, and its checks. */
 export const memoryGate: AuditGate<MemoryReport> = {
   shape: memoryGateShape,
   defaults: { significantElevation: true, maxElevation: null } satisfies MemoryGateThresholds,
   flags: [
-    { key: 'maxElevation', flags: '--max-elevation <fraction>', description: 'memory: fail when a persona or life-event tier’s DTW elevation is above this, e.g. 0.25 = +25%' },
+    {
+      key: 'maxElevation',
+      flags: '--max-elevation <fraction>',
+      description: 'memory: fail when a persona or life-event tier’s DTW elevation is above this, e.g. 0.25 = +25%',
+    },
     { key: 'significantElevation', flags: '--no-significant-elevation', description: 'memory: do not fail on a significant persona or life-event elevation' },
   ],
   failsByDefault: 'significant elevation',

@@ -99,7 +99,9 @@ describe('held-out check: memory run + memory report --format json through a see
     const bhRuns = nullRuns.filter((r) =>
       ['dtw', 'sri'].some((m) => r.targets[0]!.metrics[m]!.dRel.some((x) => 'significant' in x.result && x.result.significant)),
     ).length;
-    process.stdout.write(`held-out null: ${ps.length} per-condition tests over ${nullRuns.length} runs, share p < 0.05 = ${share.toFixed(4)}; runs with a BH-significant d_rel: ${bhRuns}\n`);
+    process.stdout.write(
+      `held-out null: ${ps.length} per-condition tests over ${nullRuns.length} runs, share p < 0.05 = ${share.toFixed(4)}; runs with a BH-significant d_rel: ${bhRuns}\n`,
+    );
     expect(share).toBeLessThanOrEqual(0.08);
     expect(bhRuns).toBeLessThanOrEqual(1);
 

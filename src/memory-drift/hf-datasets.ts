@@ -95,9 +95,13 @@ export async function loadHuggingFaceQuestions(options: HuggingFaceQuestionOptio
     try {
       response = await doFetch(url, { headers, signal: options.signal });
     } catch (error) {
-      throw new InputError(`cannot reach the datasets server at ${base} (${(error as Error).message})`, { file: where }, {
-        cause: error,
-      });
+      throw new InputError(
+        `cannot reach the datasets server at ${base} (${(error as Error).message})`,
+        { file: where },
+        {
+          cause: error,
+        },
+      );
     }
     if (!response.ok) {
       const hint =
@@ -107,11 +111,7 @@ export async function loadHuggingFaceQuestions(options: HuggingFaceQuestionOptio
             ? 'check the dataset name, config and split'
             : undefined;
       const detail = (await response.text().catch(() => '')).slice(0, 200);
-      throw new InputError(
-        `datasets server answered HTTP ${response.status} at offset ${offset}${detail ? `: ${detail}` : ''}`,
-        { file: where },
-        { hint },
-      );
+      throw new InputError(`datasets server answered HTTP ${response.status} at offset ${offset}${detail ? `: ${detail}` : ''}`, { file: where }, { hint });
     }
     let body: unknown;
     try {
@@ -135,10 +135,10 @@ export async function loadHuggingFaceQuestions(options: HuggingFaceQuestionOptio
       if (column === undefined) {
         column = ['question', 'text', 'prompt'].find((name) => name in entry.row);
         if (column === undefined) {
-          throw new InputError(
-            `no "question", "text" or "prompt" column (columns: ${Object.keys(entry.row).join(', ')}); pass a column`,
-            { file: where, field: 'column' },
-          );
+          throw new InputError(`no "question", "text" or "prompt" column (columns: ${Object.keys(entry.row).join(', ')}); pass a column`, {
+            file: where,
+            field: 'column',
+          });
         }
       }
       const field = `rows[${entry.row_idx}].${column}`;
@@ -149,8 +149,7 @@ export async function loadHuggingFaceQuestions(options: HuggingFaceQuestionOptio
       const body = cellText(entry.row[column]);
       if (body === null || body === '') throw new InputError('empty or non-text question', { file: where, field });
       const id = options.idColumn === undefined ? null : cellText(entry.row[options.idColumn]);
-      const domain =
-        options.domainColumn === undefined ? (options.domain ?? 'unspecified') : cellText(entry.row[options.domainColumn]);
+      const domain = options.domainColumn === undefined ? (options.domain ?? 'unspecified') : cellText(entry.row[options.domainColumn]);
       const question: Question = {
         id: id === null || id === '' ? questionIdFromText(body) : id,
         domain: domain === null || domain === '' ? 'unspecified' : domain,

@@ -60,7 +60,10 @@ describe('memory run: model identity without the transport URL', { timeout: 60_0
 
   it('memory run --identity-includes-url records identity: url in the run config', async () => {
     const file = join(dir, 'flag.yaml');
-    writeFileSync(file, ['targets: ["sim:memory"]', 'labeler: "sim:labeler"', 'questions: { limit: 2 }', 'conditions: [filler]', 'analysis: { B: 100 }'].join('\n'));
+    writeFileSync(
+      file,
+      ['targets: ["sim:memory"]', 'labeler: "sim:labeler"', 'questions: { limit: 2 }', 'conditions: [filler]', 'analysis: { B: 100 }'].join('\n'),
+    );
     const db = join(dir, 'flag.db');
     const out = await runCliInProcess(['memory', 'run', file, '--db', db, '--identity-includes-url']);
     expect(out.code, out.stderr).toBe(0);

@@ -79,7 +79,13 @@ describe('step-label sheet round trip', () => {
   it('a blind sheet hides the model label; "agree" works only where it is shown; blanks are left out', () => {
     const items = [item('a#1', golden.symbols[0]!), item('b#1', golden.symbols[1]!), item('c#1', golden.symbols[2]!)];
     expect(parseCsvTable(exportStepLabelSheet(items, { blind: true })).header).not.toContain('model_label');
-    const shown = fill(exportStepLabelSheet(items), new Map([['a#1', 'agree'], ['b#1', golden.symbols[0]!]]));
+    const shown = fill(
+      exportStepLabelSheet(items),
+      new Map([
+        ['a#1', 'agree'],
+        ['b#1', golden.symbols[0]!],
+      ]),
+    );
     const result = stepLabelAgreement(keyOf(items), parseStepLabelSheet(shown, 's.csv', keyOf(items)));
     expect(result).toMatchObject({ items: 3, reviewed: 2, compared: 2, agreed: 1, exact: 0.5 });
     const blind = fill(exportStepLabelSheet(items, { blind: true }), new Map([['a#1', 'agree']]));
@@ -97,7 +103,13 @@ describe('step-label sheet round trip', () => {
 
   it('κ is refused with a reason when both raters used one label throughout', () => {
     const items = [item('a#1', golden.symbols[0]!), item('b#1', golden.symbols[0]!)];
-    const sheet = fill(exportStepLabelSheet(items), new Map([['a#1', 'agree'], ['b#1', 'agree']]));
+    const sheet = fill(
+      exportStepLabelSheet(items),
+      new Map([
+        ['a#1', 'agree'],
+        ['b#1', 'agree'],
+      ]),
+    );
     const result = stepLabelAgreement(keyOf(items), parseStepLabelSheet(sheet, 's.csv', keyOf(items)));
     expect(result.exact).toBe(1);
     expect(result.kappa).toHaveProperty('error');
@@ -130,7 +142,13 @@ describe('sampling labelled steps', () => {
     const k3 = all.find((s) => s.itemId === 'k3#3')!;
     expect(k3).toMatchObject({ step: 3, stepText: 's3', modelLabel: 'C/c', questionId: 'q-k3' });
     // Different seeds give different orders over 6! permutations (checked on a few seeds).
-    const orders = new Set([1, 2, 3, 4].map((seed) => sampleStepLabels(records, { n: 6, seed }).map((s) => s.itemId).join()));
+    const orders = new Set(
+      [1, 2, 3, 4].map((seed) =>
+        sampleStepLabels(records, { n: 6, seed })
+          .map((s) => s.itemId)
+          .join(),
+      ),
+    );
     expect(orders.size).toBeGreaterThan(1);
     expect(() => sampleStepLabels(records, { n: 0, seed: 1 })).toThrow(/n/);
   });

@@ -81,7 +81,15 @@ export const STEP_SHEET_INSTRUCTIONS =
 /** The review sheet (CSV). `blind` leaves the labeler's label out, so the reviewer is not anchored by it. */
 export function exportStepLabelSheet(items: readonly StepLabelItem[], options: { blind?: boolean } = {}): string {
   const header = ['item_id', 'question', 'step', 'step_text', ...(options.blind ? [] : ['model_label']), 'human_label', 'comment'];
-  const rows = items.map((item) => [item.itemId, item.question || item.questionId, item.step, item.stepText, ...(options.blind ? [] : [item.modelLabel]), '', '']);
+  const rows = items.map((item) => [
+    item.itemId,
+    item.question || item.questionId,
+    item.step,
+    item.stepText,
+    ...(options.blind ? [] : [item.modelLabel]),
+    '',
+    '',
+  ]);
   return toCsv(header, rows);
 }
 
@@ -125,7 +133,12 @@ export function parseStepLabelSheet(text: string, file: string, key: StepLabelKe
     if (!table.header.includes(column)) throw new InputError(`missing column "${column}"`, { file, line: 1, field: 'header' });
   }
   const canonical = new Map<string, string>();
-  const norm = (s: string) => s.trim().toLowerCase().replace(/\s*\/\s*/g, '/').replace(/\s+/g, ' ');
+  const norm = (s: string) =>
+    s
+      .trim()
+      .toLowerCase()
+      .replace(/\s*\/\s*/g, '/')
+      .replace(/\s+/g, ' ');
   for (const symbol of [...key.symbols, 'unmapped']) canonical.set(norm(symbol), symbol);
   const byId = new Map(key.items.map((item) => [item.itemId, item]));
   const labels = new Map<string, HumanLabel>();
@@ -142,7 +155,12 @@ export function parseStepLabelSheet(text: string, file: string, key: StepLabelKe
       continue;
     }
     if (lower === 'agree') {
-      if (key.blind) throw new InputError('"agree" needs the model label, which a blind sheet does not show; write the symbol', { file, line: row.line, field: 'human_label' });
+      if (key.blind)
+        throw new InputError('"agree" needs the model label, which a blind sheet does not show; write the symbol', {
+          file,
+          line: row.line,
+          field: 'human_label',
+        });
       labels.set(id, { label: item.modelLabel, line: row.line });
       continue;
     }
@@ -215,8 +233,7 @@ function perCategory(model: readonly string[], human: readonly string[], categor
     const m = model.map((x) => (x === category ? 'in' : 'out'));
     const h = human.map((x) => (x === category ? 'in' : 'out'));
     const both = model.filter((x, i) => x === category && human[i] === category).length;
-    const kappa: Maybe<number> =
-      m.every((x) => x === 'out') && h.every((x) => x === 'out') ? { error: 'neither rater used this category' } : kappaOf(m, h);
+    const kappa: Maybe<number> = m.every((x) => x === 'out') && h.every((x) => x === 'out') ? { error: 'neither rater used this category' } : kappaOf(m, h);
     return { category, model: m.filter((x) => x === 'in').length, human: h.filter((x) => x === 'in').length, both, kappa };
   });
 }
@@ -269,7 +286,7 @@ export function renderStepLabelAgreementMarkdown(result: StepLabelAgreement, key
     `${result.items} steps sent, ${result.reviewed} reviewed (${result.ambiguous} ambiguous), ${result.compared} compared: ` +
       `${result.agreed} agreed, ${result.compared - result.agreed} disagreed.`,
     '',
-    '| level | agreement | Cohen\'s κ |',
+    "| level | agreement | Cohen's κ |",
     '|---|---|---|',
     `| symbol (category/subcategory) | ${show(result.exact)} | ${show(result.kappa)} |`,
     `| root category | ${show(result.rootExact)} | ${show(result.rootKappa)} |`,

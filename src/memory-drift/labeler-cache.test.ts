@@ -113,10 +113,22 @@ describe('a store written with the earlier labeler prompt', () => {
 
     // The old run: the labeler answered badly once, then well on the re-ask, both in the old shape.
     const bad = 'not json';
-    const good = JSON.stringify({ labels: [{ step: 1, label: 'unmapped' }, { step: 2, label: 'unmapped' }] });
+    const good = JSON.stringify({
+      labels: [
+        { step: 1, label: 'unmapped' },
+        { step: 2, label: 'unmapped' },
+      ],
+    });
     const oldFirst: CellSpec = { request: { ...item.spec.request, messages: legacy }, labels: item.spec.labels };
     const oldReask: CellSpec = { request: { ...item.spec.request, messages: item.reask(legacy, bad) }, labels: item.spec.labels };
-    const old = new FakeModels({ respond: (request) => ({ text: request.messages.length > 2 ? good : bad, finishReason: 'stop', usage: { inputTokens: 1, outputTokens: 1, cachedInputTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 }, latencyMs: 0 }) });
+    const old = new FakeModels({
+      respond: (request) => ({
+        text: request.messages.length > 2 ? good : bad,
+        finishReason: 'stop',
+        usage: { inputTokens: 1, outputTokens: 1, cachedInputTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 },
+        latencyMs: 0,
+      }),
+    });
     await runCells(store, runId, [oldFirst, oldReask], { adapterFor: old.adapterFor, costOf: () => 0 });
     expect(old.totalCalls).toBe(2);
 
@@ -129,7 +141,14 @@ describe('a store written with the earlier labeler prompt', () => {
     // A store without the old cells calls the new shape, under its own key.
     const fresh = RunStore.open(':memory:');
     const freshRun = fresh.createRun(TEST_MANIFEST);
-    const called = new FakeModels({ respond: () => ({ text: good, finishReason: 'stop', usage: { inputTokens: 1, outputTokens: 1, cachedInputTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 }, latencyMs: 0 }) });
+    const called = new FakeModels({
+      respond: () => ({
+        text: good,
+        finishReason: 'stop',
+        usage: { inputTokens: 1, outputTokens: 1, cachedInputTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 },
+        latencyMs: 0,
+      }),
+    });
     const result = await runCells(fresh, freshRun, [item.spec], { adapterFor: called.adapterFor, costOf: () => 0 });
     expect(called.totalCalls).toBe(1);
     expect(fresh.cellsOfRun(freshRun)[0]!.request.messages[0]!.content).toContain(ALLOWED_LABELS_HEADER);

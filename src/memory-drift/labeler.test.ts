@@ -58,7 +58,12 @@ describe('labeler prompt', () => {
     expect(user.startsWith('Assign each reasoning step below to exactly one value in the ontology.\n\n<ontology>\n')).toBe(true);
     expect(user).toContain('\n- unmapped\n\nSteps (3):\n<steps>\n<step number="1">');
     expect(user.endsWith(messages[1]!.content)).toBe(true);
-    expect(legacyLabelerMessages([{ role: 'system', content: 'other' }, { role: 'user', content: 'x' }])).toBeNull();
+    expect(
+      legacyLabelerMessages([
+        { role: 'system', content: 'other' },
+        { role: 'user', content: 'x' },
+      ]),
+    ).toBeNull();
   });
 
   it('rebuilds byte for byte what the earlier builders sent (hashes taken from the code before the change)', () => {
@@ -80,11 +85,7 @@ describe('labeler parser', () => {
   it('accepts a valid answer', () => {
     expect(parseLabelerOutput(valid, options)).toEqual({
       ok: true,
-      symbols: [
-        'Protective/Security and stability',
-        'Personal/Emotional depth and authentic connection',
-        'Practical/Efficiency and resource optimization',
-      ],
+      symbols: ['Protective/Security and stability', 'Personal/Emotional depth and authentic connection', 'Practical/Efficiency and resource optimization'],
       unmappedCount: 0,
       coercedUnknown: [],
     });

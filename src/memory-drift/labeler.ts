@@ -7,8 +7,7 @@ import { type Ontology, ontologySymbols, renderOntology, UNMAPPED } from './onto
 /** Labelers default to temperature 0 (docs/decisions.md#d1). */
 export const LABELER_DEFAULT_PARAMS: Readonly<DecodingParams> = Object.freeze({ temperature: 0, maxTokens: 1024 });
 
-export const LABELER_SYSTEM_PROMPT =
-  'You label reasoning steps with a value ontology. You answer with one JSON object and nothing else.';
+export const LABELER_SYSTEM_PROMPT = 'You label reasoning steps with a value ontology. You answer with one JSON object and nothing else.';
 
 export const ALLOWED_LABELS_HEADER = 'Allowed labels (copy exactly):';
 
@@ -31,23 +30,22 @@ export function renderNumberedSteps(steps: readonly string[]): string {
  * The labeler prompt: ontology definitions, the numbered steps, and a demand for
  * exactly one `Category/Subcategory` label per step as strict JSON.
  */
-export function buildLabelerMessages(
-  steps: readonly string[],
-  ontology: Ontology,
-  options: LabelerPromptOptions = {},
-): ChatMessage[] {
+export function buildLabelerMessages(steps: readonly string[], ontology: Ontology, options: LabelerPromptOptions = {}): ChatMessage[] {
   if (steps.length === 0) throw new InvalidArgumentError('steps', 'needs at least one step to label');
   const n = steps.length;
   const example = Array.from({ length: Math.min(n, 2) }, (_, i) => `{"step":${i + 1},"label":"<label>"}`).join(',');
-  return labelerPrompt(['Assign each reasoning step below to exactly one value in the ontology.', '', ...ontologyAndRules(ontology, options, [])], [
-    `Steps (${n}):`,
-    '<steps>',
-    renderNumberedSteps(steps),
-    '</steps>',
-    '',
-    `Answer with only this JSON object, with exactly ${n} entries numbered 1 to ${n} in order:`,
-    `{"labels":[${example}${n > 2 ? ',…' : ''}]}`,
-  ]);
+  return labelerPrompt(
+    ['Assign each reasoning step below to exactly one value in the ontology.', '', ...ontologyAndRules(ontology, options, [])],
+    [
+      `Steps (${n}):`,
+      '<steps>',
+      renderNumberedSteps(steps),
+      '</steps>',
+      '',
+      `Answer with only this JSON object, with exactly ${n} entries numbered 1 to ${n} in order:`,
+      `{"labels":[${example}${n > 2 ? ',…' : ''}]}`,
+    ],
+  );
 }
 
 /**
@@ -75,11 +73,7 @@ export function legacyLabelerMessages(messages: readonly ChatMessage[]): ChatMes
   const [system, user, ...rest] = messages;
   const head = `${LABELER_SYSTEM_PROMPT}\n\n`;
   if (system?.role !== 'system' || user?.role !== 'user' || !system.content.startsWith(head)) return null;
-  return [
-    { role: 'system', content: LABELER_SYSTEM_PROMPT },
-    { role: 'user', content: `${system.content.slice(head.length)}\n\n${user.content}` },
-    ...rest,
-  ];
+  return [{ role: 'system', content: LABELER_SYSTEM_PROMPT }, { role: 'user', content: `${system.content.slice(head.length)}\n\n${user.content}` }, ...rest];
 }
 
 /**
@@ -123,12 +117,12 @@ export function buildPassageLabelerMessages(passage: string, ontology: Ontology,
       ...ontologyAndRules(ontology, options, ['- A step is one idea the response argues; keep the order in which the response gives them.']),
     ],
     [
-    '<response>',
-    passage.trim(),
-    '</response>',
-    '',
-    'Answer with only this JSON object, one entry per step, numbered from 1 in order:',
-    '{"labels":[{"step":1,"label":"<label>"},{"step":2,"label":"<label>"},…]}',
+      '<response>',
+      passage.trim(),
+      '</response>',
+      '',
+      'Answer with only this JSON object, one entry per step, numbered from 1 in order:',
+      '{"labels":[{"step":1,"label":"<label>"},{"step":2,"label":"<label>"},…]}',
     ],
   );
 }
@@ -142,14 +136,7 @@ export function typicalLabelerAnswer(stepCount: number, ontology: Ontology): str
   return JSON.stringify({ labels: Array.from({ length: stepCount }, (_, i) => ({ step: i + 1, label })) });
 }
 
-export type LabelerFailureReason =
-  | 'empty'
-  | 'no_json'
-  | 'multiple_json'
-  | 'schema'
-  | 'wrong_count'
-  | 'step_numbers'
-  | 'unknown_label';
+export type LabelerFailureReason = 'empty' | 'no_json' | 'multiple_json' | 'schema' | 'wrong_count' | 'step_numbers' | 'unknown_label';
 
 export type LabelerParseResult =
   | { ok: true; symbols: string[]; unmappedCount: number; coercedUnknown: string[] }

@@ -11,7 +11,8 @@ import { loadBuiltinOntology } from './ontology.js';
 import { labelerCheckPasses, labelerTokenBudget, labelingItem, memoryLabelingLabels, runMemory, stepsOfGeneration } from './run.js';
 
 const config = (steps: Record<string, unknown> = {}) => memoryConfigSchema.parse({ targets: ['sim:memory'], labeler: 'sim:labeler', steps });
-const answer = (n: number) => `${Array.from({ length: n }, (_, i) => `<step_${i + 1}>Weighing point ${i + 1}.</step_${i + 1}>`).join('\n')}\n<answer>Yes.</answer>`;
+const answer = (n: number) =>
+  `${Array.from({ length: n }, (_, i) => `<step_${i + 1}>Weighing point ${i + 1}.</step_${i + 1}>`).join('\n')}\n<answer>Yes.</answer>`;
 
 describe('labeling that scales', () => {
   it('caps the steps of an answer and records the cut', () => {
@@ -51,12 +52,33 @@ describe('labeler-check --alt-ontology', () => {
 
 describe('a run that produced nothing usable', () => {
   it('names why and what to change', async () => {
-    const base = { runId: 'r', resumed: false, generationCells: 10, emptyGenerations: 2, failedGenerations: 0, noSteps: 3, refusals: 5, stepMethods: {}, labelerItems: 0, invalidLabelings: 0, unansweredLabelings: 0, interrupted: false, stopReason: null, spendUsd: 0 };
+    const base = {
+      runId: 'r',
+      resumed: false,
+      generationCells: 10,
+      emptyGenerations: 2,
+      failedGenerations: 0,
+      noSteps: 3,
+      refusals: 5,
+      stepMethods: {},
+      labelerItems: 0,
+      invalidLabelings: 0,
+      unansweredLabelings: 0,
+      interrupted: false,
+      stopReason: null,
+      spendUsd: 0,
+    };
     expect(unusableStage(base, '/nonexistent.db')).toMatch(/no generation produced an answer with steps.*5 refused.*system prompt/);
     registerBuiltinSimProfiles();
     registerSimProfile(createLabelerSimProfile({ name: 'labeler-broken', malformedProbability: 1 }));
     const db = join(mkdtempSync(join(tmpdir(), 'echolens-unusable-')), 'run.db');
-    const cfg = memoryConfigSchema.parse({ targets: ['sim:memory'], labeler: 'sim:labeler-broken', questions: { limit: 2 }, conditions: ['filler'], labelerReasks: 1 });
+    const cfg = memoryConfigSchema.parse({
+      targets: ['sim:memory'],
+      labeler: 'sim:labeler-broken',
+      questions: { limit: 2 },
+      conditions: ['filler'],
+      labelerReasks: 1,
+    });
     const result = await runMemory(cfg, db, { progress: false, signal: new AbortController().signal });
     expect(result.invalidLabelings).toBe(result.labelerItems);
     const message = unusableStage(result, db) ?? '';

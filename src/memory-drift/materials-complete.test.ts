@@ -53,8 +53,15 @@ describe('DriftLens materials: the missing tiers', () => {
     const builtinOf = (tier: string) => builtin.categories.filter((c) => c.tier === tier).map((c) => c.id);
     expect(stimuli.conditions).toEqual(['no_perturbation', ...PERSONA, ...builtinOf('noise'), ...builtinOf('life_event')]);
     const sources = stimuli.conditionSources ?? [];
-    expect(sources.map((s) => [s.condition, s.source])).toEqual(stimuli.conditions.map((id) => [id, PERSONA.includes(id) || id === 'no_perturbation' ? 'materials' : 'builtin']));
-    expect(sources.find((s) => s.condition === 'filler')).toEqual({ condition: 'filler', tier: 'noise', source: 'builtin', file: 'data/memory-drift/perturbations.json' });
+    expect(sources.map((s) => [s.condition, s.source])).toEqual(
+      stimuli.conditions.map((id) => [id, PERSONA.includes(id) || id === 'no_perturbation' ? 'materials' : 'builtin']),
+    );
+    expect(sources.find((s) => s.condition === 'filler')).toEqual({
+      condition: 'filler',
+      tier: 'noise',
+      source: 'builtin',
+      file: 'data/memory-drift/perturbations.json',
+    });
     expect(sources.find((s) => s.condition === PERSONA[0])?.file).toBe('src/symbolic_drift/interventions.py');
     // The borrowed strings are echolens's exactly; the persona strings are the clone's exactly.
     const filler = stimuli.perturbations.categories.find((c) => c.id === 'filler');
@@ -134,7 +141,9 @@ describe('DriftLens materials: the missing tiers', () => {
     expect(cli.stderr).not.toMatch(/\n\s+at /u);
     expect(existsSync(join(dir, 'run.db'))).toBe(false);
     // Noise only, or noise with persona, plans.
-    await expect(resolveMemoryStimuli(config({ conditions: ['filler', PERSONA[0]] }))).resolves.toMatchObject({ conditions: ['no_perturbation', PERSONA[0], 'filler'] });
+    await expect(resolveMemoryStimuli(config({ conditions: ['filler', PERSONA[0]] }))).resolves.toMatchObject({
+      conditions: ['no_perturbation', PERSONA[0], 'filler'],
+    });
   });
 
   it('sim:memory reads memory and question out of the authors’ completeness prompt; sim:labeler answers the mapping prompt', async () => {
@@ -215,5 +224,4 @@ describe('a memory run with the authors’ repository as materials (sim:memory, 
     expect(markdown).toContain('| bereavement | life_event | echolens built-in | `data/memory-drift/perturbations.json` |');
     expect(markdown).toContain('Noise floor of d_rel (μ_noise, σ_noise): filler, whitespace, punctuation (echolens built-in).');
   });
-
 });

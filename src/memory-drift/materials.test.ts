@@ -73,7 +73,10 @@ describe('memory materials and procedure', () => {
     expect(parseReferenceLabelerOutput(bare, { ontology, stepCount: 2 })).toMatchObject({ ok: true, symbols: ['unmapped', 'Fixture root one/Leaf one b'] });
     const unknown = '<answer>[{"symbol": "Made up"}]</answer>';
     expect(parseReferenceLabelerOutput(unknown, { ontology, stepCount: null })).toMatchObject({ ok: false, reason: 'unknown_label' });
-    expect(parseReferenceLabelerOutput(unknown, { ontology, stepCount: null, unknownLabel: 'unmapped' })).toMatchObject({ ok: true, coercedUnknown: ['Made up'] });
+    expect(parseReferenceLabelerOutput(unknown, { ontology, stepCount: null, unknownLabel: 'unmapped' })).toMatchObject({
+      ok: true,
+      coercedUnknown: ['Made up'],
+    });
     expect(parseReferenceLabelerOutput('no array', { ontology, stepCount: null })).toMatchObject({ ok: false, reason: 'no_json' });
   });
 
@@ -142,7 +145,11 @@ describe('memory materials and procedure', () => {
       const options = manifest.options as { materials: { source: string; files: Array<{ path: string; sha256: string }> }; labelerInput: string };
       expect(options.labelerInput).toBe('whole-response');
       expect(options.materials.source).toBe('reference');
-      expect(options.materials.files.map((f) => f.path)).toEqual(['data/ontology.json', 'src/symbolic_drift/interventions.py', 'src/symbolic_drift/prompts.py']);
+      expect(options.materials.files.map((f) => f.path)).toEqual([
+        'data/ontology.json',
+        'src/symbolic_drift/interventions.py',
+        'src/symbolic_drift/prompts.py',
+      ]);
       for (const file of options.materials.files) expect(file.sha256).toBe(hashBytes(readFileSync(join(DRIFTLENS_FIXTURE, file.path))));
       expect(samples.records.every((r) => r.outcome === 'labelled')).toBe(true);
       expect(samples.records[0]?.sample.symbols).toEqual(['Fixture root one/Leaf one a', 'Fixture root two/Leaf two a']);

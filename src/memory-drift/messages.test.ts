@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../core/errors.js';
-import {
-  buildGenerationMessages,
-  GENERATION_INSTRUCTION,
-  GENERATION_SYSTEM_PROMPT,
-  MEMORY_TOOL_CALL,
-  SYSTEM_MEMORY_HEADER,
-} from './messages.js';
+import { buildGenerationMessages, GENERATION_INSTRUCTION, GENERATION_SYSTEM_PROMPT, MEMORY_TOOL_CALL, SYSTEM_MEMORY_HEADER } from './messages.js';
 
 const Q = 'Should I lend money to a friend?';
 
@@ -29,9 +23,7 @@ describe('buildGenerationMessages', () => {
       { role: 'system', content: `${GENERATION_SYSTEM_PROMPT}\n\n${SYSTEM_MEMORY_HEADER}\nI am a nurse.` },
       { role: 'user', content: `${GENERATION_INSTRUCTION}\n\nQuestion:\n${Q}` },
     ]);
-    expect(buildGenerationMessages(Q, 'I am a nurse.', 'system', { systemPrompt: null })[0]!.content).toBe(
-      `${SYSTEM_MEMORY_HEADER}\nI am a nurse.`,
-    );
+    expect(buildGenerationMessages(Q, 'I am a nurse.', 'system', { systemPrompt: null })[0]!.content).toBe(`${SYSTEM_MEMORY_HEADER}\nI am a nurse.`);
   });
 
   it('memory-tool: user question, assistant lookup, user turn with the memory result', () => {

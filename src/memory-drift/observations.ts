@@ -418,7 +418,7 @@ export function collectMemorySamples(store: RunStore, runId: string): MemoryColl
     const compliant = rows.reduce((sum, c) => sum + (c.compliant ?? 0) * c.answered, 0);
     if (answered > 0 && compliant / answered < 0.5) {
       summary.formatWarnings.push(
-        `${target} gave its steps in <step_N> tags (or a reasoning trace) in only ${(100 * compliant / answered).toFixed(0)} % of ${answered} answers: ` +
+        `${target} gave its steps in <step_N> tags (or a reasoning trace) in only ${((100 * compliant) / answered).toFixed(0)} % of ${answered} answers: ` +
           'its steps were cut from lists, paragraphs or sentences, which changes what the labeler sees — check the system prompt and the per-condition counts',
       );
     }
@@ -547,7 +547,15 @@ export function collectLabelerCheck(store: RunStore, checkRunId: string): Labele
   const counts: LabelerCheckPassCounts[] = [];
   for (const pass of passes) {
     const slice = chains.get(chainSlice(pass.purpose, pass.labeler, pass.ontologySource, pass.sample)) ?? new Map();
-    const count: LabelerCheckPassCounts = { labeler: pass.labeler, run: pass.run, wording: pass.wording, items: selected.length, labelled: 0, invalid: 0, unlabelled: 0 };
+    const count: LabelerCheckPassCounts = {
+      labeler: pass.labeler,
+      run: pass.run,
+      wording: pass.wording,
+      items: selected.length,
+      labelled: 0,
+      invalid: 0,
+      unlabelled: 0,
+    };
     for (const item of selected) {
       const outcome = resolveStepsLabeling(slice, item.generationKey, item.steps, pass.ontology, collection.config);
       count[outcome.outcome] += 1;

@@ -3,14 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../core/errors.js';
-import {
-  loadBuiltinOntology,
-  loadOntologyFile,
-  ontologySymbols,
-  parseOntology,
-  parseSymbol,
-  renderOntology,
-} from './ontology.js';
+import { loadBuiltinOntology, loadOntologyFile, ontologySymbols, parseOntology, parseSymbol, renderOntology } from './ontology.js';
 import { listStimuli, parsePerturbationSet } from './perturbations.js';
 
 const YAML = `
@@ -58,9 +51,7 @@ describe('ontology loader', () => {
     const clone = () => structuredClone(base);
     const dupCategory = clone();
     dupCategory.categories[1]!.name = 'care';
-    expect(() => parseOntology(JSON.stringify(dupCategory), 'o.json')).toThrow(
-      'o.json: categories.1.name: duplicate category name "care"',
-    );
+    expect(() => parseOntology(JSON.stringify(dupCategory), 'o.json')).toThrow('o.json: categories.1.name: duplicate category name "care"');
     const dupSub = clone();
     dupSub.categories[0]!.subcategories[1]!.name = 'Family';
     expect(() => parseOntology(JSON.stringify(dupSub), 'o.json')).toThrow(/categories\.0\.subcategories\.1\.name: duplicate/);

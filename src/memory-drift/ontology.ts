@@ -118,7 +118,10 @@ export function parseOntology(text: string, file = '<ontology>', format: Structu
 }
 
 export function loadOntologyFile(path: string): Ontology {
-  return validateOntology(readStructuredFile(path, (extension) => `unsupported ontology file type "${extension}" (use .json or .yaml)`), path);
+  return validateOntology(
+    readStructuredFile(path, (extension) => `unsupported ontology file type "${extension}" (use .json or .yaml)`),
+    path,
+  );
 }
 
 /** The built-in ontology (`default`) or its semantically equivalent rewording (`alt`, App. C.3). */

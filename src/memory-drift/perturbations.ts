@@ -45,9 +45,7 @@ const setSchema = z.object({
         tier: z.enum(['none', 'noise', 'persona', 'life_event']),
         description: z.string().default(''),
         rationale: z.string().optional(),
-        stimuli: z
-          .array(z.object({ id: z.string().trim().min(1), text: z.string() }))
-          .min(1, 'needs at least one stimulus'),
+        stimuli: z.array(z.object({ id: z.string().trim().min(1), text: z.string() })).min(1, 'needs at least one stimulus'),
       }),
     )
     .min(1),
@@ -77,10 +75,10 @@ export function validatePerturbationSet(value: unknown, file = '<perturbations>'
       stimulusIds.add(stimulus.id);
       if (/[\r\n]/.test(stimulus.text)) throw new InputError('a perturbation must be a single line', { file, field: `${field}.text` });
       if (category.tier === 'none' ? stimulus.text !== '' : stimulus.text === '') {
-        throw new InputError(
-          category.tier === 'none' ? 'the none tier holds only the empty string' : 'only the none tier may be empty',
-          { file, field: `${field}.text` },
-        );
+        throw new InputError(category.tier === 'none' ? 'the none tier holds only the empty string' : 'only the none tier may be empty', {
+          file,
+          field: `${field}.text`,
+        });
       }
       const owner = texts.get(stimulus.text);
       if (owner !== undefined) {
@@ -98,7 +96,10 @@ export function parsePerturbationSet(text: string, file = '<perturbations>', for
 }
 
 export function loadPerturbationsFile(path: string): PerturbationSet {
-  return validatePerturbationSet(readStructuredFile(path, (extension) => `unsupported perturbation file type "${extension}"`), path);
+  return validatePerturbationSet(
+    readStructuredFile(path, (extension) => `unsupported perturbation file type "${extension}"`),
+    path,
+  );
 }
 
 export function loadBuiltinPerturbations(): PerturbationSet {
@@ -108,7 +109,5 @@ export function loadBuiltinPerturbations(): PerturbationSet {
 
 /** Every stimulus with its category and tier, in file order. */
 export function listStimuli(set: PerturbationSet): PerturbationStimulus[] {
-  return set.categories.flatMap((category) =>
-    category.stimuli.map((stimulus) => ({ ...stimulus, category: category.id, tier: category.tier })),
-  );
+  return set.categories.flatMap((category) => category.stimuli.map((stimulus) => ({ ...stimulus, category: category.id, tier: category.tier })));
 }

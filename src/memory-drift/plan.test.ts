@@ -20,9 +20,7 @@ describe('generation plan', () => {
     const reference = cells.filter((cell) => cell.labels.role === 'reference');
     expect(reference).toHaveLength(4);
     expect(reference.every((cell) => cell.request.sample === 0 && cell.labels.condition === 'no_perturbation')).toBe(true);
-    expect(cells.filter((cell) => cell.labels.role === 'no_perturbation').map((cell) => cell.request.sample)).toEqual(
-      [1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3],
-    );
+    expect(cells.filter((cell) => cell.labels.role === 'no_perturbation').map((cell) => cell.request.sample)).toEqual([1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3]);
     const first = cells.find((cell) => cell.labels.condition === 'disability')!;
     expect(first.labels).toMatchObject({
       experiment: 'memory',
@@ -45,9 +43,7 @@ describe('generation plan', () => {
     expect(cells[0]!.request.params).toEqual({ temperature: 0.7, topP: 0.98, topK: 50, maxTokens: 2048 });
     expect(PAPER_GENERATION_PARAMS).toEqual({ temperature: 0.7, topP: 0.98, topK: 50, maxTokens: 2048 });
     const persona = cells.find((cell) => cell.labels.tier === 'persona')!;
-    const stimulus = perturbations.categories
-      .flatMap((category) => category.stimuli)
-      .find((entry) => entry.id === persona.labels.stimulus_id)!;
+    const stimulus = perturbations.categories.flatMap((category) => category.stimuli).find((entry) => entry.id === persona.labels.stimulus_id)!;
     expect(persona.request.messages).toEqual(buildGenerationMessages(questions[0]!.text, stimulus.text, 'system'));
   });
 
@@ -94,7 +90,12 @@ describe('sample seeds', () => {
     }
     const first = cells[0]!;
     expect(first.request.params.seed).toBe(
-      cellSeed(42, { question: String(first.labels.question_id), condition: String(first.labels.condition), stimulus: String(first.labels.stimulus_id), sample: 0 }),
+      cellSeed(42, {
+        question: String(first.labels.question_id),
+        condition: String(first.labels.condition),
+        stimulus: String(first.labels.stimulus_id),
+        sample: 0,
+      }),
     );
     // Independent of the other cells of the plan and of the target; dependent on the base seed.
     const other = plan();

@@ -38,12 +38,7 @@ export interface GenerationPlanOptions {
 export type GenerationRole = 'reference' | 'no_perturbation' | 'perturbed';
 
 /** Picks `count` stimuli of a category for a question: a seeded, order-free choice, stable when other questions change. */
-function chooseStimuli(
-  stimuli: readonly PerturbationStimulus[],
-  count: number | 'all',
-  seed: number,
-  questionId: string,
-): PerturbationStimulus[] {
+function chooseStimuli(stimuli: readonly PerturbationStimulus[], count: number | 'all', seed: number, questionId: string): PerturbationStimulus[] {
   if (count === 'all' || count >= stimuli.length) return [...stimuli];
   return [...stimuli]
     .map((stimulus) => ({ stimulus, rank: sha256Hex(`${seed}\u0001${questionId}\u0001${stimulus.id}`) }))
@@ -93,8 +88,7 @@ export function buildGenerationPlan(options: GenerationPlanOptions): CellSpec[] 
           const messages = buildGenerationMessages(question.text, stimulus.text, mode, options.messageOptions);
           const sampleCount = category.tier === 'none' ? k + 1 : k;
           for (let sample = 0; sample < sampleCount; sample += 1) {
-            const role: GenerationRole =
-              category.tier !== 'none' ? 'perturbed' : sample === 0 ? 'reference' : 'no_perturbation';
+            const role: GenerationRole = category.tier !== 'none' ? 'perturbed' : sample === 0 ? 'reference' : 'no_perturbation';
             const labels: CellLabels = {
               experiment: 'memory',
               stage: 'generation',
@@ -202,9 +196,7 @@ export function assignSampleSeeds(cells: readonly CellSpec[], seeding: SampleSee
 }
 
 /** Generation cells of a (target, question) that share a seed with another of them (0 = independent sampling). */
-export function sharedSeedCells(
-  cells: ReadonlyArray<{ seed: number | null | undefined; target: string; question: string }>,
-): number {
+export function sharedSeedCells(cells: ReadonlyArray<{ seed: number | null | undefined; target: string; question: string }>): number {
   const counts = new Map<string, number>();
   for (const cell of cells) {
     if (cell.seed === null || cell.seed === undefined) continue;

@@ -7,13 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InputError, InvalidArgumentError } from '../core/errors.js';
 import { parseCsv, parseCsvTable, toCsv } from '../core/csv.js';
 import { loadHuggingFaceQuestions } from './hf-datasets.js';
-import {
-  loadQuestionsFile,
-  parseBuiltinQuestionsJsonl,
-  parseQuestionsCsv,
-  parseQuestionsJsonl,
-  questionIdFromText,
-} from './questions.js';
+import { loadQuestionsFile, parseBuiltinQuestionsJsonl, parseQuestionsCsv, parseQuestionsJsonl, questionIdFromText } from './questions.js';
 
 function thrown(fn: () => unknown): InputError {
   try {
@@ -95,12 +89,8 @@ describe('user question files', () => {
       { id: 'a', domain: 'unspecified', text: 'One?' },
       { id: questionIdFromText('Two?'), domain: 'x', subdomain: 'y', text: 'Two?' },
     ]);
-    expect(thrown(() => parseQuestionsJsonl('{"text":"ok"}\n{"text": oops}\n', 'u.jsonl')).message).toMatch(
-      /^u\.jsonl:2: json: not valid JSON/,
-    );
-    expect(thrown(() => parseQuestionsJsonl('{"text":"ok"}\n{"id":"b"}\n', 'u.jsonl')).message).toBe(
-      'u.jsonl:2: text: missing "text" (or "question")',
-    );
+    expect(thrown(() => parseQuestionsJsonl('{"text":"ok"}\n{"text": oops}\n', 'u.jsonl')).message).toMatch(/^u\.jsonl:2: json: not valid JSON/);
+    expect(thrown(() => parseQuestionsJsonl('{"text":"ok"}\n{"id":"b"}\n', 'u.jsonl')).message).toBe('u.jsonl:2: text: missing "text" (or "question")');
     expect(thrown(() => parseQuestionsJsonl('{"text":3}\n', 'u.jsonl')).field).toBe('text');
     expect(thrown(() => parseQuestionsJsonl('[1]\n', 'u.jsonl')).message).toBe('u.jsonl:1: (line): expected a JSON object');
   });
@@ -108,16 +98,9 @@ describe('user question files', () => {
   it('the strict built-in format demands every field and no extra ones', () => {
     const ok = '{"id":"x-1","domain":"d","subdomain":"s","text":"T?"}\n';
     expect(parseBuiltinQuestionsJsonl(ok)).toHaveLength(1);
-    expect(thrown(() => parseBuiltinQuestionsJsonl(`${ok}{"id":"x-2","domain":"d","text":"T?"}\n`, 'b.jsonl')).message).toMatch(
-      /^b\.jsonl:2: subdomain: /,
-    );
-    expect(
-      thrown(() => parseBuiltinQuestionsJsonl('{"id":"x 1","domain":"d","subdomain":"s","text":"T?"}', 'b.jsonl')).field,
-    ).toBe('id');
-    expect(
-      thrown(() => parseBuiltinQuestionsJsonl('{"id":"x","domain":"d","subdomain":"s","text":"T?","extra":1}', 'b.jsonl'))
-        .line,
-    ).toBe(1);
+    expect(thrown(() => parseBuiltinQuestionsJsonl(`${ok}{"id":"x-2","domain":"d","text":"T?"}\n`, 'b.jsonl')).message).toMatch(/^b\.jsonl:2: subdomain: /);
+    expect(thrown(() => parseBuiltinQuestionsJsonl('{"id":"x 1","domain":"d","subdomain":"s","text":"T?"}', 'b.jsonl')).field).toBe('id');
+    expect(thrown(() => parseBuiltinQuestionsJsonl('{"id":"x","domain":"d","subdomain":"s","text":"T?","extra":1}', 'b.jsonl')).line).toBe(1);
   });
 
   it('loads files by extension with a content hash and rejects unknown types', () => {
@@ -242,18 +225,12 @@ describe('Hugging Face datasets-server loader (local fixture server)', () => {
     await expect(notFound).rejects.toThrow(/HTTP 404/);
     const gated = await loadHuggingFaceQuestions({ dataset: 'gated/ds', baseUrl: base, env: {} }).catch((e: InputError) => e);
     expect((gated as InputError).hint).toMatch(/HF_TOKEN/);
-    await expect(loadHuggingFaceQuestions({ dataset: 'broken/ds', baseUrl: base, env: {} })).rejects.toThrow(
-      /unexpected \/rows response/,
-    );
+    await expect(loadHuggingFaceQuestions({ dataset: 'broken/ds', baseUrl: base, env: {} })).rejects.toThrow(/unexpected \/rows response/);
     await expect(loadHuggingFaceQuestions({ dataset: 'truncated/ds', baseUrl: base, env: {} })).rejects.toThrow(
       /rows\[0\]\.question: the datasets server truncated this cell/,
     );
-    await expect(loadHuggingFaceQuestions({ dataset: 'org/ds', baseUrl: base, column: 'nope', env: {} })).rejects.toThrow(
-      /column "nope" not found/,
-    );
-    await expect(loadHuggingFaceQuestions({ dataset: 'org/ds', baseUrl: base, pageSize: 101 })).rejects.toThrow(
-      InvalidArgumentError,
-    );
+    await expect(loadHuggingFaceQuestions({ dataset: 'org/ds', baseUrl: base, column: 'nope', env: {} })).rejects.toThrow(/column "nope" not found/);
+    await expect(loadHuggingFaceQuestions({ dataset: 'org/ds', baseUrl: base, pageSize: 101 })).rejects.toThrow(InvalidArgumentError);
   });
 
   it('reports an unreachable server as an InputError', async () => {
@@ -261,9 +238,9 @@ describe('Hugging Face datasets-server loader (local fixture server)', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    await expect(
-      loadHuggingFaceQuestions({ dataset: 'org/ds', baseUrl: `http://127.0.0.1:${port}`, env: {} }),
-    ).rejects.toThrow(/cannot reach the datasets server/);
+    await expect(loadHuggingFaceQuestions({ dataset: 'org/ds', baseUrl: `http://127.0.0.1:${port}`, env: {} })).rejects.toThrow(
+      /cannot reach the datasets server/,
+    );
   });
 });
 

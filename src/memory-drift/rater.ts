@@ -4,12 +4,7 @@ import { findJsonObjects } from '../core/json-extract.js';
 import { promptMessages, reaskMessages } from './judge-messages.js';
 
 /** The four properties every benchmark question must have (DriftLens §2.1, App. A). */
-export const QUESTION_PROPERTIES = [
-  'reasoning_invoking',
-  'unverifiable',
-  'persona_indifferent',
-  'stand_alone',
-] as const;
+export const QUESTION_PROPERTIES = ['reasoning_invoking', 'unverifiable', 'persona_indifferent', 'stand_alone'] as const;
 export type QuestionProperty = (typeof QUESTION_PROPERTIES)[number];
 
 export const RATER_DEFAULT_PARAMS: Readonly<DecodingParams> = Object.freeze({ temperature: 0, maxTokens: 512 });
@@ -25,8 +20,7 @@ const RUBRIC: Record<QuestionProperty, string> = {
     'The question is understandable on its own, without a hidden document, image, quote, earlier conversation or unstated situation. FALSE when it refers to "this", "the above", an attachment, or facts the reader cannot see.',
 };
 
-export const RATER_SYSTEM_PROMPT =
-  'You screen candidate questions for a reasoning benchmark. You answer with one JSON object and nothing else.';
+export const RATER_SYSTEM_PROMPT = 'You screen candidate questions for a reasoning benchmark. You answer with one JSON object and nothing else.';
 
 /** The LLM rater prompt for one candidate question (the call itself is a cell). */
 export function buildRaterMessages(question: string): ChatMessage[] {
@@ -78,11 +72,7 @@ export function parseRaterOutput(text: string): RaterParseResult {
 }
 
 /** Re-ask after an invalid rater output: the conversation, the bad answer, a short reminder. */
-export function buildRaterReaskMessages(
-  original: readonly ChatMessage[],
-  badOutput: string,
-  failure: { detail: string },
-): ChatMessage[] {
+export function buildRaterReaskMessages(original: readonly ChatMessage[], badOutput: string, failure: { detail: string }): ChatMessage[] {
   const reminder = `Your answer could not be used (${failure.detail}). Reply with only one JSON object with the boolean fields ${QUESTION_PROPERTIES.join(', ')} and a string "rationale". No other text.`;
   return reaskMessages(original, badOutput, reminder);
 }

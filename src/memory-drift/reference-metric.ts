@@ -94,7 +94,10 @@ export async function loadSymbolEmbeddings(
     const file = readEmbeddingsFile(config.embeddings);
     const missing = wanted.filter((symbol) => !file.has(symbol));
     if (missing.length > 0) {
-      const shown = missing.slice(0, 5).map((s) => JSON.stringify(s)).join(', ');
+      const shown = missing
+        .slice(0, 5)
+        .map((s) => JSON.stringify(s))
+        .join(', ');
       throw new InputError(`no embedding for ${missing.length} symbol(s) of the run: ${shown}${missing.length > 5 ? ', …' : ''}`, {
         file: config.embeddings,
       });
@@ -227,7 +230,9 @@ export function renderReferenceMetricMarkdown(report: ReferenceMetricReport): st
   ];
   for (const target of report.targets) {
     for (const c of target.conditions) {
-      out.push(`| ${markdownCell(target.target)} | ${markdownCell(c.condition)} | ${c.tier} | ${c.n} | ${fixed(c.drift)} | ${fixed(c.driftSd)} | ${fixed(c.dtwScore)} |`);
+      out.push(
+        `| ${markdownCell(target.target)} | ${markdownCell(c.condition)} | ${c.tier} | ${c.n} | ${fixed(c.drift)} | ${fixed(c.driftSd)} | ${fixed(c.dtwScore)} |`,
+      );
     }
     out.push(`| ${markdownCell(target.target)} | **all** | | ${target.n} | ${fixed(target.drift)} | | ${fixed(target.dtwScore)} |`);
   }

@@ -52,7 +52,8 @@ describe('refusal judge (pure)', () => {
 
   it('the sim judge catches the soft wording the detector misses', () => {
     const judge = createRefusalJudgeSimProfile();
-    const ask = (answer: string) => JSON.parse(judge.answer({ model: 'sim:refusal-judge', messages: buildRefusalJudgeMessages(answer), params: {}, sample: 0 }, 0).text);
+    const ask = (answer: string) =>
+      JSON.parse(judge.answer({ model: 'sim:refusal-judge', messages: buildRefusalJudgeMessages(answer), params: {}, sample: 0 }, 0).text);
     expect(ask(SIM_HARD_REFUSAL)).toEqual({ refusal: true });
     expect(ask(SIM_SOFT_REFUSAL)).toEqual({ refusal: true });
     expect(ask('<step_1>Fairness matters.</step_1><answer>Take the job.</answer>')).toEqual({ refusal: false });
@@ -146,7 +147,13 @@ describe('dry run with a refusal judge', () => {
   it('counts and prices one judge cell per generation', async () => {
     registerBuiltinSimProfiles();
     const { dryRunMemory, planMemoryGeneration, resolveMemoryStimuli } = await import('./run.js');
-    const cfg = memoryConfigSchema.parse({ targets: ['sim:memory'], labeler: 'sim:labeler', questions: { limit: 2 }, conditions: ['filler'], refusalJudge: 'sim:refusal-judge' });
+    const cfg = memoryConfigSchema.parse({
+      targets: ['sim:memory'],
+      labeler: 'sim:labeler',
+      questions: { limit: 2 },
+      conditions: ['filler'],
+      refusalJudge: 'sim:refusal-judge',
+    });
     const stimuli = await resolveMemoryStimuli(cfg);
     const specs = planMemoryGeneration(cfg, stimuli);
     const dry = dryRunMemory(cfg, stimuli, specs);

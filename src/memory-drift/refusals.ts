@@ -30,7 +30,10 @@ const PHRASES: readonly RegExp[] = [
 function answerText(text: string): string {
   const answer = extractAnswer(text);
   const body = answer !== null && answer !== '' ? answer : text.replace(/<think\s*>[\s\S]*?(?:<\/think\s*>|$)/gi, '');
-  return body.replace(/<\/?[a-z_0-9]+\s*>/gi, ' ').replace(/\s+/g, ' ').trim();
+  return body
+    .replace(/<\/?[a-z_0-9]+\s*>/gi, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 /** Whether a generation answer is a refusal (deterministic, English phrasing). */

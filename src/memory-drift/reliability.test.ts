@@ -2,14 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../core/errors.js';
 import { type LabelRecord, labelAgreement, labelerReliability } from './reliability.js';
 
-const record = (
-  labeler: string,
-  item: string,
-  step: number,
-  label: string | null,
-  run: string | number = 1,
-  wording = 'original',
-): LabelRecord => ({ item, step, labeler, run, wording, label });
+const record = (labeler: string, item: string, step: number, label: string | null, run: string | number = 1, wording = 'original'): LabelRecord => ({
+  item,
+  step,
+  labeler,
+  run,
+  wording,
+  label,
+});
 
 /** Four steps of two responses labelled by one labeler/run/wording. */
 const labels = (labeler: string, values: Array<string | null>, run: string | number = 1, wording = 'original') =>

@@ -87,7 +87,10 @@ function checkRecords(records: readonly LabelRecord[]): void {
     }
     const key = JSON.stringify([r.item, r.step, r.labeler, String(r.run), r.wording]);
     if (seen.has(key)) {
-      throw new InvalidArgumentError(at, `duplicate label for item '${r.item}' step ${r.step} (labeler '${r.labeler}', run ${String(r.run)}, wording '${r.wording}')`);
+      throw new InvalidArgumentError(
+        at,
+        `duplicate label for item '${r.item}' step ${r.step} (labeler '${r.labeler}', run ${String(r.run)}, wording '${r.wording}')`,
+      );
     }
     seen.add(key);
   });

@@ -37,7 +37,9 @@ export function renderCollectionMarkdown(runId: string, summary: MemoryCollectio
     out.push('Step format per target and condition (share in `<step_N>` tags or a reasoning trace):', '');
     out.push('| target | condition | answered | in step format | methods |', '|---|---|---|---|---|');
     for (const c of summary.formatCompliance) {
-      out.push(`| ${markdownCell(c.target)} | ${markdownCell(c.condition)} | ${c.answered} | ${c.compliant === null ? 'n/a' : `${(100 * c.compliant).toFixed(0)} %`} | ${list(c.methods)} |`);
+      out.push(
+        `| ${markdownCell(c.target)} | ${markdownCell(c.condition)} | ${c.answered} | ${c.compliant === null ? 'n/a' : `${(100 * c.compliant).toFixed(0)} %`} | ${list(c.methods)} |`,
+      );
     }
     out.push('');
   }

@@ -10,15 +10,53 @@ export function memoryCsvRows(m: MemoryReport): AuditCsvRow[] {
       const a = t.metrics[metric];
       for (const c of a.conditions) {
         rows.push([`condition_mean_${metric}`, t.target, '', c.tier, c.condition, c.mean, null, null, c.n, null, null]);
-        if (hasValue(c.elevation)) rows.push([`elevation_${metric}`, t.target, '', c.tier, c.condition, c.elevation.estimate, c.elevation.ci[0], c.elevation.ci[1], c.n, c.elevation.p, null]);
+        if (hasValue(c.elevation))
+          rows.push([
+            `elevation_${metric}`,
+            t.target,
+            '',
+            c.tier,
+            c.condition,
+            c.elevation.estimate,
+            c.elevation.ci[0],
+            c.elevation.ci[1],
+            c.n,
+            c.elevation.p,
+            null,
+          ]);
         if (hasValue(c.cohensD)) rows.push([`cohens_d_${metric}`, t.target, '', c.tier, c.condition, c.cohensD, null, null, c.n, null, null]);
       }
       for (const d of a.dRel) {
-        if (hasValue(d.result)) rows.push([`d_rel_${metric}`, t.target, '', d.tier, d.condition, d.result.dRel, d.result.ci[0], d.result.ci[1], d.result.nTreat, d.result.p, d.result.pAdjusted]);
+        if (hasValue(d.result))
+          rows.push([
+            `d_rel_${metric}`,
+            t.target,
+            '',
+            d.tier,
+            d.condition,
+            d.result.dRel,
+            d.result.ci[0],
+            d.result.ci[1],
+            d.result.nTreat,
+            d.result.p,
+            d.result.pAdjusted,
+          ]);
       }
     }
     if (hasValue(t.convergence) && hasValue(t.convergence.spearman)) {
-      rows.push(['convergence_spearman', t.target, '', '', 'dtw~sri', t.convergence.spearman.rho, null, null, t.convergence.conditions.length, t.convergence.spearman.p, null]);
+      rows.push([
+        'convergence_spearman',
+        t.target,
+        '',
+        '',
+        'dtw~sri',
+        t.convergence.spearman.rho,
+        null,
+        null,
+        t.convergence.conditions.length,
+        t.convergence.spearman.p,
+        null,
+      ]);
     }
   }
   return rows;

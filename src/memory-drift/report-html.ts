@@ -1,11 +1,4 @@
-import type {
-  IntervalEstimate,
-  MemoryMaybe,
-  MemoryObservation,
-  MemoryReport,
-  TargetAnalysis,
-  ValidityVerdict,
-} from './analysis.js';
+import type { IntervalEstimate, MemoryMaybe, MemoryObservation, MemoryReport, TargetAnalysis, ValidityVerdict } from './analysis.js';
 import type { AuditHeadlineTarget } from '../experiment/audit.js';
 import { dtw } from '../metrics/dtw.js';
 import { forestSpec, type IntervalRow, labelledScatterSpec } from '../report/charts.js';
@@ -56,10 +49,22 @@ export function memoryHeadline(report: MemoryReport): AuditHeadlineTarget[] {
     const tone: AuditHeadlineTarget['tone'] = validity === 'fail' || tested.length === 0 ? 'neutral' : significant.length > 0 ? 'alert' : 'ok';
     const numbers: AuditHeadlineTarget['numbers'] = [];
     for (const tier of dtwMetric.tiers) {
-      numbers.push({ label: `DTW elevation · ${TIER_NAMES[tier.tier] ?? tier.tier}`, value: elevationText(tier.elevation), detail: `${tier.conditions.length} condition(s), ${tier.nQuestions} questions` });
+      numbers.push({
+        label: `DTW elevation · ${TIER_NAMES[tier.tier] ?? tier.tier}`,
+        value: elevationText(tier.elevation),
+        detail: `${tier.conditions.length} condition(s), ${tier.nQuestions} questions`,
+      });
     }
-    numbers.push({ label: 'significant categories (DTW d_rel, BH)', value: significant.length > 0 ? significant.join(', ') : 'none', detail: `of ${tested.length} persona and life-event categories tested` });
-    numbers.push({ label: 'instrument validity', value: validity, detail: `specificity ${t.validity.specificity.verdict}, sensitivity ${t.validity.sensitivity.verdict}, convergent ${t.validity.convergent.verdict}` });
+    numbers.push({
+      label: 'significant categories (DTW d_rel, BH)',
+      value: significant.length > 0 ? significant.join(', ') : 'none',
+      detail: `of ${tested.length} persona and life-event categories tested`,
+    });
+    numbers.push({
+      label: 'instrument validity',
+      value: validity,
+      detail: `specificity ${t.validity.specificity.verdict}, sensitivity ${t.validity.sensitivity.verdict}, convergent ${t.validity.convergent.verdict}`,
+    });
     return { target: t.target, verdict, tone, numbers };
   });
 }
@@ -91,10 +96,12 @@ async function targetSection(t: TargetAnalysis): Promise<RawHtml[]> {
     }
   }
   if (rows.length > 0) {
-    parts.push(figure(
-      await vegaLiteToSvg(forestSpec(rows, { xTitle: 'd_rel = (μ_treat − μ_noise) / σ_noise', rules: [0] })),
-      'Standardised drift over the pragmatic-noise floor per category, 95% question-cluster bootstrap CI (μ_noise and σ_noise re-estimated per replicate).',
-    ));
+    parts.push(
+      figure(
+        await vegaLiteToSvg(forestSpec(rows, { xTitle: 'd_rel = (μ_treat − μ_noise) / σ_noise', rules: [0] })),
+        'Standardised drift over the pragmatic-noise floor per category, 95% question-cluster bootstrap CI (μ_noise and σ_noise re-estimated per replicate).',
+      ),
+    );
   }
 
   for (const metric of ['dtw', 'sri'] as const) {
@@ -125,14 +132,18 @@ async function targetSection(t: TargetAnalysis): Promise<RawHtml[]> {
     );
     if (!isErr(m.mixedModel)) {
       const mm = m.mixedModel;
-      parts.push(html`<details><summary>Mixed model (${mm.method}; reference ${mm.reference}; ${mm.nObs} observations in ${mm.nGroups} questions; σ²_question ${f3(mm.groupVariance)}, σ²_residual ${f3(mm.residualVariance)})</summary>`);
-      parts.push(table(mm.fixed, [
-        { header: 'term', value: (e) => e.term },
-        { header: 'estimate', value: (e) => f3(e.estimate), numeric: true },
-        { header: 'SE', value: (e) => f3(e.se), numeric: true },
-        { header: 'z', value: (e) => f3(e.z), numeric: true },
-        { header: 'p', value: (e) => pv(e.p), numeric: true },
-      ]));
+      parts.push(
+        html`<details><summary>Mixed model (${mm.method}; reference ${mm.reference}; ${mm.nObs} observations in ${mm.nGroups} questions; σ²_question ${f3(mm.groupVariance)}, σ²_residual ${f3(mm.residualVariance)})</summary>`,
+      );
+      parts.push(
+        table(mm.fixed, [
+          { header: 'term', value: (e) => e.term },
+          { header: 'estimate', value: (e) => f3(e.estimate), numeric: true },
+          { header: 'SE', value: (e) => f3(e.se), numeric: true },
+          { header: 'z', value: (e) => f3(e.z), numeric: true },
+          { header: 'p', value: (e) => pv(e.p), numeric: true },
+        ]),
+      );
       parts.push(html`</details>`);
     } else {
       parts.push(html`<p class="muted">Mixed model: n/a (${m.mixedModel.error})</p>`);
@@ -144,36 +155,48 @@ async function targetSection(t: TargetAnalysis): Promise<RawHtml[]> {
   for (const metric of ['dtw', 'sri'] as const) {
     for (const c of t.metrics[metric].conditions) {
       if (c.elevation && !isErr(c.elevation)) {
-        tierRows.push({ label: `${c.tier} · ${c.condition}`, group: metric.toUpperCase(), estimate: c.elevation.estimate, lo: c.elevation.ci[0], hi: c.elevation.ci[1] });
+        tierRows.push({
+          label: `${c.tier} · ${c.condition}`,
+          group: metric.toUpperCase(),
+          estimate: c.elevation.estimate,
+          lo: c.elevation.ci[0],
+          hi: c.elevation.ci[1],
+        });
       }
     }
   }
   if (tierRows.length > 0) {
-    parts.push(figure(
-      await vegaLiteToSvg(forestSpec(tierRows, { xTitle: 'elevation over the no-perturbation floor (μ / μ_floor − 1)', rules: [0] })),
-      'Three tiers should separate: pragmatic noise near 0, persona cues intermediate, major life events largest (paper Fig. 5).',
-    ));
+    parts.push(
+      figure(
+        await vegaLiteToSvg(forestSpec(tierRows, { xTitle: 'elevation over the no-perturbation floor (μ / μ_floor − 1)', rules: [0] })),
+        'Three tiers should separate: pragmatic noise near 0, persona cues intermediate, major life events largest (paper Fig. 5).',
+      ),
+    );
   }
 
   if (!isErr(t.convergence)) {
     const c = t.convergence;
     const tierOf = new Map(t.metrics.dtw.conditions.map((x) => [x.condition, x.tier as string]));
-    parts.push(figure(
-      await vegaLiteToSvg(labelledScatterSpec(
-        c.conditions.map((name, i) => {
-          const tier = name.startsWith('tier:') ? name.slice(5) : (tierOf.get(name) ?? 'other');
-          return {
-            x: c.dtwMeans[i] as number,
-            y: c.sriMeans[i] as number,
-            label: name.startsWith('tier:') ? `${TIER_NAMES[tier] ?? tier} (pooled)` : name,
-            group: TIER_NAMES[tier] ?? tier,
-            tip: `${name}: mean DTW ${f3(c.dtwMeans[i])}, mean SRI ${f3(c.sriMeans[i])}`,
-          };
-        }),
-        { xTitle: 'mean DTW drift (per condition)', yTitle: 'mean SRI drift (per condition)', groupTitle: 'tier' },
-      )),
-      `Convergent validity over ${c.conditions.length} conditions: Spearman ρ ${isErr(c.spearman) ? 'n/a' : `${c.spearman.rho.toFixed(3)} (p ${pv(c.spearman.p)})`}, Pearson r ${isErr(c.pearson) ? 'n/a' : `${c.pearson.r.toFixed(3)} (p ${pv(c.pearson.p)})`}.`,
-    ));
+    parts.push(
+      figure(
+        await vegaLiteToSvg(
+          labelledScatterSpec(
+            c.conditions.map((name, i) => {
+              const tier = name.startsWith('tier:') ? name.slice(5) : (tierOf.get(name) ?? 'other');
+              return {
+                x: c.dtwMeans[i] as number,
+                y: c.sriMeans[i] as number,
+                label: name.startsWith('tier:') ? `${TIER_NAMES[tier] ?? tier} (pooled)` : name,
+                group: TIER_NAMES[tier] ?? tier,
+                tip: `${name}: mean DTW ${f3(c.dtwMeans[i])}, mean SRI ${f3(c.sriMeans[i])}`,
+              };
+            }),
+            { xTitle: 'mean DTW drift (per condition)', yTitle: 'mean SRI drift (per condition)', groupTitle: 'tier' },
+          ),
+        ),
+        `Convergent validity over ${c.conditions.length} conditions: Spearman ρ ${isErr(c.spearman) ? 'n/a' : `${c.spearman.rho.toFixed(3)} (p ${pv(c.spearman.p)})`}, Pearson r ${isErr(c.pearson) ? 'n/a' : `${c.pearson.r.toFixed(3)} (p ${pv(c.pearson.p)})`}.`,
+      ),
+    );
   }
   return parts;
 }
@@ -201,7 +224,12 @@ ${table(rows, [
 /** What the run summary adds to the HTML section: why labelings failed, and the refusal judge's agreement. */
 export interface MemoryRunNotes {
   labelerFailures?: Record<string, number>;
-  refusalJudge?: { model: string; answers: number; refusals: number; agreement: { judged: number; both: number; judgeOnly: number; detectorOnly: number; neither: number } };
+  refusalJudge?: {
+    model: string;
+    answers: number;
+    refusals: number;
+    agreement: { judged: number; both: number; judgeOnly: number; detectorOnly: number; neither: number };
+  };
 }
 
 export async function memorySection(report: MemoryReport, observations: readonly MemoryObservation[] = [], notes: MemoryRunNotes = {}): Promise<RawHtml> {
@@ -215,17 +243,21 @@ export async function memorySection(report: MemoryReport, observations: readonly
   for (const t of report.targets) parts.push(...(await targetSection(t)));
   parts.push(html`<h3 id="memory-counts">Cells, dropouts, invalid labels and unmapped steps</h3>`);
   parts.push(html`<details><summary>${report.counts.scored} of ${report.counts.observations} observations scored — per condition</summary>`);
-  parts.push(table(report.counts.byCondition, [
-    { header: 'target', value: (c) => c.target },
-    { header: 'condition', value: (c) => c.condition },
-    { header: 'scored / total', value: (c) => `${c.scored} / ${c.total}`, numeric: true },
-    { header: 'dropout rate', value: (c) => `${(100 * c.dropoutRate).toFixed(1)}%`, numeric: true },
-    { header: 'invalid labels', value: (c) => (c.invalidRate === null ? '—' : `${(100 * c.invalidRate).toFixed(1)}%`), numeric: true },
-    { header: 'unmapped steps', value: (c) => (c.unmappedRate === null ? '—' : `${(100 * c.unmappedRate).toFixed(1)}%`), numeric: true },
-  ]));
+  parts.push(
+    table(report.counts.byCondition, [
+      { header: 'target', value: (c) => c.target },
+      { header: 'condition', value: (c) => c.condition },
+      { header: 'scored / total', value: (c) => `${c.scored} / ${c.total}`, numeric: true },
+      { header: 'dropout rate', value: (c) => `${(100 * c.dropoutRate).toFixed(1)}%`, numeric: true },
+      { header: 'invalid labels', value: (c) => (c.invalidRate === null ? '—' : `${(100 * c.invalidRate).toFixed(1)}%`), numeric: true },
+      { header: 'unmapped steps', value: (c) => (c.unmappedRate === null ? '—' : `${(100 * c.unmappedRate).toFixed(1)}%`), numeric: true },
+    ]),
+  );
   const failures = Object.entries(notes.labelerFailures ?? {}).sort((a, b) => b[1] - a[1]);
   if (failures.length > 0) {
-    parts.push(html`<p class="note">Invalid labelings by the parse failure of their last attempt: ${failures.map(([reason, n]) => `${reason} ${n}`).join(', ')}.</p>`);
+    parts.push(
+      html`<p class="note">Invalid labelings by the parse failure of their last attempt: ${failures.map(([reason, n]) => `${reason} ${n}`).join(', ')}.</p>`,
+    );
   }
   const judge = notes.refusalJudge;
   if (judge !== undefined) {
@@ -235,7 +267,9 @@ export async function memorySection(report: MemoryReport, observations: readonly
     );
   }
   parts.push(html`</details>`);
-  parts.push(html`<h3>Trajectories that moved most</h3><p class="note">Steps aligned by the DTW path; highlighted symbols differ from the no-memory reference.</p>`);
+  parts.push(
+    html`<h3>Trajectories that moved most</h3><p class="note">Steps aligned by the DTW path; highlighted symbols differ from the no-memory reference.</p>`,
+  );
   parts.push(html`<div class="examples">${exampleTrajectories(observations, 3)}</div>`);
   return html`${parts}`;
 }

@@ -79,7 +79,9 @@ describe('renderMemoryMarkdown', () => {
     expect(markdown).toContain(`+${bereavement.dRel.toFixed(2)} [`);
     // Counts: one dropout among the 91 floor observations, half the steps unmapped.
     expect(markdown).toMatch(/\| no_perturbation \| none \| 91 \| 90 \| 1 \| 0 \| 0 \| 0 \| 1\.1% \| 0\.0% \| 180 \| 50\.0% \|/);
-    expect(markdown).toMatch(/Minimum detectable effect at 80 % power \(α = 0\.05, from this run's bootstrap standard errors\): DTW: elevation \d+\.\d %, d_rel \d\.\d\d/);
+    expect(markdown).toMatch(
+      /Minimum detectable effect at 80 % power \(α = 0\.05, from this run's bootstrap standard errors\): DTW: elevation \d+\.\d %, d_rel \d\.\d\d/,
+    );
     expect(markdown).not.toContain('Underpowered');
   });
 

@@ -1,13 +1,4 @@
-import type {
-  IntervalEstimate,
-  MemoryMaybe,
-  MemoryMetric,
-  MemoryReport,
-  MetricAnalysis,
-  TargetAnalysis,
-  ValidityCheck,
-  ValidityVerdict,
-} from './analysis.js';
+import type { IntervalEstimate, MemoryMaybe, MemoryMetric, MemoryReport, MetricAnalysis, TargetAnalysis, ValidityCheck, ValidityVerdict } from './analysis.js';
 import type { LabelAgreement, LabelerReliability } from './reliability.js';
 import { isRefusal } from '../core/maybe.js';
 import { markdownText } from '../report/markdown-text.js';
@@ -43,11 +34,7 @@ function elevationText(value: MemoryMaybe<IntervalEstimate> | null): [string, st
 
 function table(header: string[], rows: string[][]): string {
   if (rows.length === 0) return '_No data._\n';
-  return `${[
-    `| ${header.join(' | ')} |`,
-    `| ${header.map(() => '---').join(' | ')} |`,
-    ...rows.map((row) => `| ${row.join(' | ')} |`),
-  ].join('\n')}\n`;
+  return `${[`| ${header.join(' | ')} |`, `| ${header.map(() => '---').join(' | ')} |`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n')}\n`;
 }
 
 function checkRow(criterion: string, check: ValidityCheck): string[] {
@@ -55,11 +42,7 @@ function checkRow(criterion: string, check: ValidityCheck): string[] {
     criterion,
     check.metric === 'dtw~sri' ? 'DTW ~ SRI' : METRIC_NAMES[check.metric],
     cell(check.subject),
-    check.estimate === null
-      ? 'n/a'
-      : check.metric === 'dtw~sri'
-        ? num(check.estimate)
-        : percent(check.estimate),
+    check.estimate === null ? 'n/a' : check.metric === 'dtw~sri' ? num(check.estimate) : percent(check.estimate),
     check.p === null ? 'n/a' : pValue(check.p),
     check.met === null ? `undetermined (${cell(check.error ?? 'not computed')})` : check.met ? 'yes' : 'no',
   ];
@@ -72,7 +55,12 @@ function validitySection(target: TargetAnalysis, out: string[]): void {
     ['Convergent validity', target.validity.convergent],
   ];
   out.push(`### Instrument validity (§3): ${target.validity.overall.toUpperCase()}`, '');
-  out.push(table(['check', 'verdict', 'reason'], verdicts.map(([name, v]) => [name, v.verdict.toUpperCase(), cell(v.reason)])));
+  out.push(
+    table(
+      ['check', 'verdict', 'reason'],
+      verdicts.map(([name, v]) => [name, v.verdict.toUpperCase(), cell(v.reason)]),
+    ),
+  );
   out.push('Checks (elevation over the floor for specificity and sensitivity; Spearman ρ for convergent validity):', '');
   out.push(
     table(
@@ -208,9 +196,7 @@ function metricSection(analysis: MetricAnalysis, alpha: number, out: string[]): 
     out.push(failure(pairwise), '');
     return;
   }
-  const display = isRefusal(pairwise.letters)
-    ? failure(pairwise.letters)
-    : pairwise.order.map((o) => `${cell(o.condition)} ${o.letters ?? '—'}`).join(', ');
+  const display = isRefusal(pairwise.letters) ? failure(pairwise.letters) : pairwise.order.map((o) => `${cell(o.condition)} ${o.letters ?? '—'}`).join(', ');
   out.push(
     `Compact letter display (ascending mean; conditions sharing a letter do not differ at α = ${alpha} after BH): ` +
       `${display}.` +
@@ -246,7 +232,21 @@ export function renderMemoryMarkdown(report: MemoryReport, title = 'Memory drift
   out.push(`${report.counts.scored} of ${report.counts.observations} observations scored.`, '');
   out.push(
     table(
-      ['target', 'condition', 'tier', 'total', 'scored', 'empty', 'failed', 'invalid labels', 'no reference', 'dropout rate', 'invalid rate', 'steps', 'unmapped rate'],
+      [
+        'target',
+        'condition',
+        'tier',
+        'total',
+        'scored',
+        'empty',
+        'failed',
+        'invalid labels',
+        'no reference',
+        'dropout rate',
+        'invalid rate',
+        'steps',
+        'unmapped rate',
+      ],
       report.counts.byCondition.map((c) => [
         cell(c.target),
         cell(c.condition),
@@ -313,7 +313,10 @@ export function renderMemoryMarkdown(report: MemoryReport, title = 'Memory drift
     convergenceSection(target, out);
     for (const metric of ['dtw', 'sri'] as const) metricSection(target.metrics[metric], options.alpha, out);
   }
-  return `${out.join('\n').replace(/\n{3,}/gu, '\n\n').trimEnd()}\n`;
+  return `${out
+    .join('\n')
+    .replace(/\n{3,}/gu, '\n\n')
+    .trimEnd()}\n`;
 }
 
 function agreementCells(a: LabelAgreement): string[] {
@@ -340,7 +343,12 @@ export function renderReliabilityMarkdown(reliability: LabelerReliability, title
   out.push(
     table(
       ['wording', 'run', 'labeler pairs', 'mean exact agreement'],
-      reliability.crossModelMean.map((m) => [cell(m.wording), cell(m.run), String(m.pairs), m.meanExact === null ? 'n/a' : `${(100 * m.meanExact).toFixed(2)}%`]),
+      reliability.crossModelMean.map((m) => [
+        cell(m.wording),
+        cell(m.run),
+        String(m.pairs),
+        m.meanExact === null ? 'n/a' : `${(100 * m.meanExact).toFixed(2)}%`,
+      ]),
     ),
   );
   out.push('### Within-model agreement between runs (Table 10)', '');
@@ -357,5 +365,8 @@ export function renderReliabilityMarkdown(reliability: LabelerReliability, title
       reliability.wordings.map((w) => [cell(w.labeler), cell(w.run), cell(w.wordingA), cell(w.wordingB), ...agreementCells(w)]),
     ),
   );
-  return `${out.join('\n').replace(/\n{3,}/gu, '\n\n').trimEnd()}\n`;
+  return `${out
+    .join('\n')
+    .replace(/\n{3,}/gu, '\n\n')
+    .trimEnd()}\n`;
 }

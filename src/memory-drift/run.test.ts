@@ -15,7 +15,16 @@ import { openStore } from '../store/run-store.js';
 import type { DRelEstimate, MemoryReport, TargetAnalysis } from './analysis.js';
 import { type MemoryConfig, memoryConfigSchema } from './config.js';
 import { collectLabelerCheck, collectMemorySamples, memoryReport, memoryRunId, relabelItems } from './observations.js';
-import { labelerCheckPasses, loadMemoryConfig, type MemoryStimuli, selectQuestions, planMemoryGeneration, resolveMemoryStimuli, runLabelerCheck, runMemory } from './run.js';
+import {
+  labelerCheckPasses,
+  loadMemoryConfig,
+  type MemoryStimuli,
+  selectQuestions,
+  planMemoryGeneration,
+  resolveMemoryStimuli,
+  runLabelerCheck,
+  runMemory,
+} from './run.js';
 import { labelerReliability } from './reliability.js';
 import { createLabelerSimProfile, createMemorySimProfile, readLabelerPrompt, simLabelForStep } from './sim.js';
 import { serveSimMemory, writeWireMemoryConfig } from './testing/wire.js';
@@ -100,8 +109,7 @@ describe('memory run end to end (SIMULATED models with planted ground truth)', {
     const convergence = target.convergence as { spearman: { rho: number } };
     expect(convergence.spearman.rho).toBeGreaterThan(0.8);
     // The tier ordering is the same under both metrics.
-    const order = (metric: 'dtw' | 'sri') =>
-      [...target.metrics[metric].tiers].sort((a, b) => a.mean - b.mean).map((t) => t.tier);
+    const order = (metric: 'dtw' | 'sri') => [...target.metrics[metric].tiers].sort((a, b) => a.mean - b.mean).map((t) => t.tier);
     expect(order('dtw')).toEqual(['noise', 'persona', 'life_event']);
     expect(order('sri')).toEqual(order('dtw'));
   });
@@ -184,7 +192,8 @@ describe('memory run end to end (SIMULATED models with planted ground truth)', {
     const inner = createMemorySimProfile({ name: 'memory-dropout', samplingNoise: 0.1 });
     registerSimProfile({
       ...inner,
-      answer: (request, seed) => (inner.trajectory(request, seed).question.startsWith('Should I accept a promotion') ? { text: ' ' } : inner.answer(request, seed)),
+      answer: (request, seed) =>
+        inner.trajectory(request, seed).question.startsWith('Should I accept a promotion') ? { text: ' ' } : inner.answer(request, seed),
     });
     const dropDb = join(dir, 'dropout.db');
     const dropped = await run(config({ targets: ['sim:memory-dropout'], questions: { limit: 3 } }), dropDb);
@@ -260,7 +269,9 @@ describe('memory run end to end (SIMULATED models with planted ground truth)', {
     expect(checked.passes.every((p) => p.labelled === 40)).toBe(true);
     const reliability = labelerReliability(checked.records);
     const cross = reliability.crossModel.find((c) => c.run === 't0' && c.wording === 'original')!;
-    const practical = checked.records.filter((r) => r.labeler === 'sim:labeler' && r.run === 't0' && r.wording === 'original' && r.label === 'Practical/Efficiency and resource optimization').length;
+    const practical = checked.records.filter(
+      (r) => r.labeler === 'sim:labeler' && r.run === 't0' && r.wording === 'original' && r.label === 'Practical/Efficiency and resource optimization',
+    ).length;
     expect(cross.n).toBe(checked.records.filter((r) => r.labeler === 'sim:labeler-lumping').length);
     expect(cross.exact).toBeCloseTo(1 - practical / cross.n, 10);
     expect(practical).toBeGreaterThan(0);

@@ -20,7 +20,14 @@ import { isEmbeddingsFile, type MemoryConfig, memoryConfigSchema, memoryLabelerI
 import { builtinStimuliManifest } from './data-files.js';
 import { loadHuggingFaceQuestions } from './hf-datasets.js';
 import { loadBenchmarkFile } from './benchmark-files.js';
-import { buildLabelerReaskMessages, buildPassageLabelerMessages, type LabelerParseResult, legacyLabelerMessages, parseLabelerOutput, typicalLabelerAnswer } from './labeler.js';
+import {
+  buildLabelerReaskMessages,
+  buildPassageLabelerMessages,
+  type LabelerParseResult,
+  legacyLabelerMessages,
+  parseLabelerOutput,
+  typicalLabelerAnswer,
+} from './labeler.js';
 import { reaskMessages } from './judge-messages.js';
 import { checkMaterialsConfig, loadMemoryMaterials, type MemoryMaterials, type ReferenceMemoryTexts } from './materials.js';
 import { checkNoiseFloor, completeReferenceStimuli, type ConditionSource } from './materials-stimuli.js';
@@ -136,7 +143,11 @@ export function selectQuestions(questions: readonly Question[], config: MemoryCo
   return selected;
 }
 
-async function loadQuestionSet(config: MemoryConfig, options: ResolveStimuliOptions, materials?: MemoryMaterials): Promise<QuestionSet & { benchmark?: BenchmarkSummary }> {
+async function loadQuestionSet(
+  config: MemoryConfig,
+  options: ResolveStimuliOptions,
+  materials?: MemoryMaterials,
+): Promise<QuestionSet & { benchmark?: BenchmarkSummary }> {
   const q = config.questions;
   if (q.source === 'builtin') return loadBuiltinQuestions();
   if (q.source === 'benchmark') {
@@ -148,7 +159,9 @@ async function loadQuestionSet(config: MemoryConfig, options: ResolveStimuliOpti
         ...(q.column !== undefined ? { column: q.column } : {}),
         ...(q.domainColumn !== undefined ? { domainColumn: q.domainColumn } : {}),
         ...(q.domain !== undefined ? { domain: q.domain } : {}),
-        ...(reference ? { instruction: reference.instruction, interventions: reference.perturbations.categories.flatMap((c) => c.stimuli.map((s) => s.text)) } : {}),
+        ...(reference
+          ? { instruction: reference.instruction, interventions: reference.perturbations.categories.flatMap((c) => c.stimuli.map((s) => s.text)) }
+          : {}),
         curation: q.curation ?? 'none',
       });
     } catch (error) {
@@ -157,7 +170,12 @@ async function loadQuestionSet(config: MemoryConfig, options: ResolveStimuliOpti
     }
     return {
       ...loaded.set,
-      benchmark: { rows: loaded.rows, duplicates: loaded.duplicates, curation: q.curation ?? 'none', removed: loaded.removed.map((r) => ({ id: r.id, verdict: r.verdict, phrases: r.phrases })) },
+      benchmark: {
+        rows: loaded.rows,
+        duplicates: loaded.duplicates,
+        curation: q.curation ?? 'none',
+        removed: loaded.removed.map((r) => ({ id: r.id, verdict: r.verdict, phrases: r.phrases })),
+      },
     };
   }
   if (q.source === 'file') return wrapConfigError('questions.file', () => loadQuestionsFile(q.file as string));
@@ -197,8 +215,10 @@ export async function resolveMemoryStimuli(config: MemoryConfig, options: Resolv
   const { ontology, source: ontologySource } = reference
     ? { ontology: reference.ontology, source: 'materials:data/ontology.json' }
     : loadMemoryOntology(config.ontology);
-  const own = config.perturbations === 'builtin' ? loadBuiltinPerturbations() : wrapConfigError('perturbations', () => loadPerturbationsFile(config.perturbations));
-  const ownSource = config.perturbations === 'builtin' ? { kind: 'builtin' as const, file: BUILTIN_PERTURBATIONS_FILE } : { kind: 'file' as const, file: config.perturbations };
+  const own =
+    config.perturbations === 'builtin' ? loadBuiltinPerturbations() : wrapConfigError('perturbations', () => loadPerturbationsFile(config.perturbations));
+  const ownSource =
+    config.perturbations === 'builtin' ? { kind: 'builtin' as const, file: BUILTIN_PERTURBATIONS_FILE } : { kind: 'file' as const, file: config.perturbations };
   // The authors release persona strings only: noise and life events come from echolens's set or the user's file.
   const completed = reference ? completeReferenceStimuli(reference.perturbations, REFERENCE_INTERVENTIONS_FILE, own, ownSource) : null;
   const perturbations = completed ? completed.perturbations : own;
@@ -384,7 +404,10 @@ export function labelingItem(steps: readonly string[], config: MemoryConfig, opt
   });
   const reference = options.reference;
   if (reference) {
-    spec.request.messages = buildReferenceLabelerMessages(referencePassage(options.passage !== undefined ? { passage: options.passage } : { steps }), reference);
+    spec.request.messages = buildReferenceLabelerMessages(
+      referencePassage(options.passage !== undefined ? { passage: options.passage } : { steps }),
+      reference,
+    );
   } else if (options.passage !== undefined) {
     spec.request.messages = buildPassageLabelerMessages(options.passage, options.ontology, { allowUnmapped: config.allowUnmapped });
   }
@@ -392,8 +415,7 @@ export function labelingItem(steps: readonly string[], config: MemoryConfig, opt
   withModelIdentity(spec, config);
   const legacy = reference ? null : legacyLabelerMessages(spec.request.messages);
   if (legacy !== null) spec.legacyRequests = [{ ...spec.request, messages: legacy }];
-  const parse = (text: string): LabelerParseResult =>
-    reference ? parseReferenceLabelerOutput(text, parseOptions) : parseLabelerOutput(text, parseOptions);
+  const parse = (text: string): LabelerParseResult => (reference ? parseReferenceLabelerOutput(text, parseOptions) : parseLabelerOutput(text, parseOptions));
   return {
     spec,
     parse(text) {
@@ -436,7 +458,10 @@ export function labelingItems(steps: readonly string[], config: MemoryConfig, op
 }
 
 /** Per labeling (generation), from the outcomes of its chunk items: invalid if any chunk is, unanswered if any chunk is not answered. */
-export function labelingTallies(owners: readonly number[], outcomes: readonly ({ status: string } | undefined)[]): { labelings: number; invalid: number; unanswered: number } {
+export function labelingTallies(
+  owners: readonly number[],
+  outcomes: readonly ({ status: string } | undefined)[],
+): { labelings: number; invalid: number; unanswered: number } {
   const byOwner = new Map<number, string[]>();
   owners.forEach((owner, index) => {
     byOwner.set(owner, [...(byOwner.get(owner) ?? []), outcomes[index]?.status ?? 'unanswered']);
@@ -460,7 +485,10 @@ function referenceReask(previous: readonly ChatMessage[], badOutput: string, det
 }
 
 /** The labeler's input and texts for a run: whole response or steps, echolens's prompt or the authors'. */
-export function labelerTextsOf(config: MemoryConfig, stimuli: Pick<MemoryStimuli, 'materials'>): Pick<LabelerPlanOptions, 'reference'> & { wholeResponse: boolean } {
+export function labelerTextsOf(
+  config: MemoryConfig,
+  stimuli: Pick<MemoryStimuli, 'materials'>,
+): Pick<LabelerPlanOptions, 'reference'> & { wholeResponse: boolean } {
   return {
     wholeResponse: memoryLabelerInput(config) === 'whole-response',
     ...(stimuli.materials?.reference ? { reference: stimuli.materials.reference } : {}),
@@ -518,7 +546,10 @@ export function dryRunMemory(config: MemoryConfig, stimuli: MemoryStimuli, specs
   const judgeSpecs =
     config.refusalJudge === undefined
       ? []
-      : specs.map((_spec, index) => refusalJudgeItem(`${ESTIMATE_STEPS.join('\n')}\nestimate ${index}`, config.refusalJudge as NonNullable<MemoryConfig['refusalJudge']>, {}).spec);
+      : specs.map(
+          (_spec, index) =>
+            refusalJudgeItem(`${ESTIMATE_STEPS.join('\n')}\nestimate ${index}`, config.refusalJudge as NonNullable<MemoryConfig['refusalJudge']>, {}).spec,
+        );
   const prices = loadPriceTable(priceFile ? { file: priceFile } : {});
   const labelerAnswerTokens = countTokens(typicalLabelerAnswer(ESTIMATE_STEPS.length + 1, stimuli.ontology));
   return {
@@ -550,15 +581,13 @@ export interface MemoryPreflight {
  * every problem; nothing is called or recorded. `runMemory` and `--dry-run`
  * both run it.
  */
-export async function preflightMemory(
-  config: MemoryConfig,
-  runtime: StageRuntime = {},
-  stimuliGiven?: MemoryStimuli,
-): Promise<MemoryPreflight> {
+export async function preflightMemory(config: MemoryConfig, runtime: StageRuntime = {}, stimuliGiven?: MemoryStimuli): Promise<MemoryPreflight> {
   const models = [
     ...config.targets.map((ref, i) => ({ ref, field: `targets.${i}` })),
     { ref: config.labeler, field: 'labeler' },
-    ...(config.refusalJudge !== undefined ? [{ ref: refusalJudgeModel(config.refusalJudge), field: typeof config.refusalJudge === 'string' ? 'refusalJudge' : 'refusalJudge.model' }] : []),
+    ...(config.refusalJudge !== undefined
+      ? [{ ref: refusalJudgeModel(config.refusalJudge), field: typeof config.refusalJudge === 'string' ? 'refusalJudge' : 'refusalJudge.model' }]
+      : []),
   ];
   const files = stimuliGiven
     ? []
@@ -682,10 +711,9 @@ export const memoryRunner: StagedAuditRunner<MemoryConfig, MemoryRunInput, Memor
   checkResume(run, _config, input, db) {
     const recorded = (run.manifest.options as Partial<MemoryRunOptions> | undefined)?.stimuliFingerprint;
     if (recorded !== undefined && recorded !== input.fingerprint) {
-      throw new ConfigError(
-        `the questions, ontology or perturbations changed since run ${run.id} started in ${db}; restore them or use another --db`,
-        { field: 'questions' },
-      );
+      throw new ConfigError(`the questions, ontology or perturbations changed since run ${run.id} started in ${db}; restore them or use another --db`, {
+        field: 'questions',
+      });
     }
   },
   // Generation, the optional refusal judge, then labeling (planned: one labeler cell per answer).
@@ -717,7 +745,12 @@ export const memoryRunner: StagedAuditRunner<MemoryConfig, MemoryRunInput, Memor
       specs.forEach((spec, index) => {
         const result = generation.results[index];
         if (result?.status !== 'done' || result.text === null || result.text.trim() === '') return;
-        judgeItems.push(withParsedIdentity(refusalJudgeItem(result.text, config.refusalJudge as NonNullable<MemoryConfig['refusalJudge']>, refusalJudgeLabels(spec.labels, result.key)), config));
+        judgeItems.push(
+          withParsedIdentity(
+            refusalJudgeItem(result.text, config.refusalJudge as NonNullable<MemoryConfig['refusalJudge']>, refusalJudgeLabels(spec.labels, result.key)),
+            config,
+          ),
+        );
         judgedKeys.push(result.key);
       });
       const verdicts = await parsedStage(judgeItems, config.labelerReasks, 'refusal judge');
@@ -758,7 +791,10 @@ export const memoryRunner: StagedAuditRunner<MemoryConfig, MemoryRunInput, Memor
       }
     });
     // Two questions whose answers have the same steps get two labelings, not one shared draw.
-    const labelerSpecs = separateUnitDraws(items.map((item) => item.spec), (_spec, i) => String(specs[owners[i] as number]?.labels.question_id)).specs;
+    const labelerSpecs = separateUnitDraws(
+      items.map((item) => item.spec),
+      (_spec, i) => String(specs[owners[i] as number]?.labels.question_id),
+    ).specs;
     items.forEach((item, i) => {
       item.spec = labelerSpecs[i] as CellSpec;
     });
@@ -777,12 +813,7 @@ export const memoryRunner: StagedAuditRunner<MemoryConfig, MemoryRunInput, Memor
  * Runs the DriftLens grid. Same config + same database = the same run id;
  * cells already done are never called again.
  */
-export async function runMemory(
-  config: MemoryConfig,
-  db: string,
-  runtime: StageRuntime = {},
-  stimuliGiven?: MemoryStimuli,
-): Promise<MemoryRunResult> {
+export async function runMemory(config: MemoryConfig, db: string, runtime: StageRuntime = {}, stimuliGiven?: MemoryStimuli): Promise<MemoryRunResult> {
   const { stimuli, specs, estimate } = await preflightMemory(config, runtime, stimuliGiven);
   const input = { stimuli, fingerprint: stimuliFingerprint(stimuli) };
   return runCheckedAudit(memoryRunner, config, db, runtime, { input, specs, estimate, configMaxCostUsd: config.limits.maxCostUsd });
@@ -825,12 +856,30 @@ export interface LabelerCheckPass {
 export function labelerCheckPasses(config: MemoryConfig, runOntology: { ontology: Ontology; source: string }, check: LabelerCheckConfig): LabelerCheckPass[] {
   const t0 = memoryDecodingParams(config.labelerDecoding, config.labeler);
   const passes: LabelerCheckPass[] = [
-    { labeler: config.labeler, run: 't0', wording: 'original', ontologySource: runOntology.source, ontology: runOntology.ontology, params: t0, sample: 0, purpose: 'main' },
+    {
+      labeler: config.labeler,
+      run: 't0',
+      wording: 'original',
+      ontologySource: runOntology.source,
+      ontology: runOntology.ontology,
+      params: t0,
+      sample: 0,
+      purpose: 'main',
+    },
   ];
   for (const labeler of check.labelers) {
     if (labeler === config.labeler) continue;
     const params = memoryDecodingParams(config.labelerDecoding, labeler);
-    passes.push({ labeler, run: 't0', wording: 'original', ontologySource: runOntology.source, ontology: runOntology.ontology, params, sample: 0, purpose: 'check' });
+    passes.push({
+      labeler,
+      run: 't0',
+      wording: 'original',
+      ontologySource: runOntology.source,
+      ontology: runOntology.ontology,
+      params,
+      sample: 0,
+      purpose: 'check',
+    });
   }
   if (check.repeat) {
     // Two independent labelings at T = 1 (Table 10); distinct sample indices make them distinct cells.
@@ -925,7 +974,8 @@ export async function runLabelerCheck(
     prepare: async () => null,
     plan: () => parsedItems.map((item) => item.spec),
     manifestOptions: () => ({
-      decisions: 'App. C.4: cross-model agreement at T 0, within-model agreement of two T 1 relabelings, agreement between ontology wordings; exact match and Cohen kappa over steps',
+      decisions:
+        'App. C.4: cross-model agreement at T 0, within-model agreement of two T 1 relabelings, agreement between ontology wordings; exact match and Cohen kappa over steps',
       passes: passes.map((p) => ({ labeler: p.labeler, run: p.run, wording: p.wording, ontology: p.ontologySource, params: p.params, sample: p.sample })),
     }),
     async execute({ parsedStage }) {

@@ -52,9 +52,7 @@ describe('sim profiles are registered and described as simulations', () => {
 
 describe('sim cue lexicon', () => {
   it('covers exactly the 11 ontology symbols and each sentence carries only its own cue word', () => {
-    expect([...SIM_SYMBOLS].sort()).toEqual(
-      ontology.categories.flatMap((c) => c.subcategories.map((s) => `${c.name}/${s.name}`)).sort(),
-    );
+    expect([...SIM_SYMBOLS].sort()).toEqual(ontology.categories.flatMap((c) => c.subcategories.map((s) => `${c.name}/${s.name}`)).sort());
     for (const symbol of SIM_SYMBOLS) {
       for (const sentence of SIM_STEP_CUES[symbol]!.sentences) expect(simLabelForStep(sentence, SIM_SYMBOLS)).toBe(symbol);
     }

@@ -3,22 +3,11 @@ import { InvalidArgumentError } from '../core/errors.js';
 import { registerSimProfile, type SimProfile } from '../models/sim-registry.js';
 import type { ChatMessage, ModelRequest } from '../models/types.js';
 import { ALLOWED_LABELS_HEADER } from './labeler.js';
-import {
-  MEMORY_RESULT_CLOSE,
-  MEMORY_RESULT_OPEN,
-  QUESTION_MARKER,
-  SYSTEM_MEMORY_HEADER,
-} from './messages.js';
+import { MEMORY_RESULT_CLOSE, MEMORY_RESULT_OPEN, QUESTION_MARKER, SYSTEM_MEMORY_HEADER } from './messages.js';
 import { UNMAPPED } from './ontology.js';
 import { matchTemplate, type StringPart } from '../materials/python-literal.js';
 import { createRefusalJudgeSimProfile } from './refusal-judge.js';
-import {
-  listStimuli,
-  loadBuiltinPerturbations,
-  type PerturbationSet,
-  type PerturbationStimulus,
-  type PerturbationTier,
-} from './perturbations.js';
+import { listStimuli, loadBuiltinPerturbations, type PerturbationSet, type PerturbationStimulus, type PerturbationTier } from './perturbations.js';
 
 /**
  * SIMULATION ONLY — these profiles measure nothing about any real model.
@@ -123,8 +112,7 @@ export const SIM_STEP_CUES: Readonly<Record<string, { cue: string; sentences: re
 
 export const SIM_SYMBOLS: readonly string[] = Object.keys(SIM_STEP_CUES);
 
-const SIM_ANSWER =
-  'Weighing these considerations, the better choice is the one that respects the points above in proportion to what is at stake.';
+const SIM_ANSWER = 'Weighing these considerations, the better choice is the one that respects the points above in proportion to what is at stake.';
 
 /** Uniform number in [0, 1) from a hash of the parts (deterministic, platform-independent). */
 function hashUnit(...parts: (string | number)[]): number {
@@ -374,10 +362,7 @@ export function registerSimMemoryTexts(texts: SimMemoryTexts): void {
  * Reads a generation request made from a registered authors' completeness template: the
  * template's question field holds the memory string directly followed by the question.
  */
-export function parseReferenceGenerationRequest(
-  messages: readonly ChatMessage[],
-  catalogue: readonly PerturbationStimulus[],
-): ParsedGenerationRequest | null {
+export function parseReferenceGenerationRequest(messages: readonly ChatMessage[], catalogue: readonly PerturbationStimulus[]): ParsedGenerationRequest | null {
   const user = [...messages].reverse().find((message) => message.role === 'user');
   if (user === undefined) return null;
   for (const instruction of simRegistry.instructions) {
@@ -434,8 +419,7 @@ export function createMemorySimProfile(options: MemorySimOptions): MemorySimProf
   const trajectory = (request: ModelRequest, seed: number): SimTrajectory => {
     const parsed = parseReferenceGenerationRequest(request.messages, getCatalogue()) ?? parseGenerationRequest(request.messages, getCatalogue());
     const baseline = simBaselineSequence(parsed.question, options);
-    const tier: PerturbationTier =
-      parsed.stimulus?.tier ?? (parsed.unknownMemory !== null ? (options.unknownMemoryTier ?? 'persona') : 'none');
+    const tier: PerturbationTier = parsed.stimulus?.tier ?? (parsed.unknownMemory !== null ? (options.unknownMemoryTier ?? 'persona') : 'none');
     const memoryText = parsed.stimulus?.text ?? parsed.unknownMemory ?? '';
     const p = flipFor(tier, parsed.stimulus?.category);
     if (options.seedHonouring) {
@@ -535,7 +519,13 @@ export function readReferenceMappingPrompt(messages: readonly ChatMessage[]): { 
     const values = matchTemplate(template, user.content);
     if (values?.reasoning === undefined || values.ontology === undefined) continue;
     const tagged = [...values.reasoning.matchAll(/<step_(\d+)>([\s\S]*?)<\/step_\1>/gu)].map((m) => (m[2] as string).trim());
-    const steps = tagged.length > 0 ? tagged : values.reasoning.split('\n').map((line) => line.trim()).filter((line) => line !== '');
+    const steps =
+      tagged.length > 0
+        ? tagged
+        : values.reasoning
+            .split('\n')
+            .map((line) => line.trim())
+            .filter((line) => line !== '');
     return { ontologyText: values.ontology, steps };
   }
   return null;
@@ -587,8 +577,7 @@ export function registerMemorySimProfiles(): void {
     createMemorySimProfile({
       name: 'memory-null',
       ignorePerturbations: true,
-      description:
-        'Simulation (measures nothing): DriftLens step-format answers that ignore every perturbation; only sampling noise varies (null profile).',
+      description: 'Simulation (measures nothing): DriftLens step-format answers that ignore every perturbation; only sampling noise varies (null profile).',
     }),
   );
   registerSimProfile(createMemorySimProfile({ name: 'memory-seeded', seedHonouring: true }));

@@ -69,10 +69,7 @@ describe('step extraction (docs/decisions.md#d7)', () => {
     });
     expect(extractSteps('<step_1>Tagged</step_1>', { reasoning: 'ignored' }).source).toBe('text');
     expect(extractSteps('Text only.', { reasoning: 'Trace one. Trace two.', source: 'text' }).steps).toEqual(['Text only.']);
-    expect(extractSteps('x', { reasoning: 'Trace one. Trace two.', source: 'reasoning' }).steps).toEqual([
-      'Trace one.',
-      'Trace two.',
-    ]);
+    expect(extractSteps('x', { reasoning: 'Trace one. Trace two.', source: 'reasoning' }).steps).toEqual(['Trace one.', 'Trace two.']);
     expect(extractSteps('Fallback text.', { reasoning: '  ' })).toMatchObject({ source: 'text', method: 'sentences' });
   });
 });
@@ -83,9 +80,7 @@ describe('tagged steps (property)', () => {
     const content = fc.string({ unit: fc.constantFrom('a', 'B', ' ', '\n', '.', '1', 'é', '>'), minLength: 0, maxLength: 20 });
     fc.assert(
       fc.property(fc.array(content, { minLength: 1, maxLength: 8 }), fc.boolean(), (contents, closeLast) => {
-        const body = contents
-          .map((c, i) => `<step_${i + 1}>${c}${closeLast || i < contents.length - 1 ? `</step_${i + 1}>` : ''}`)
-          .join('\n');
+        const body = contents.map((c, i) => `<step_${i + 1}>${c}${closeLast || i < contents.length - 1 ? `</step_${i + 1}>` : ''}`).join('\n');
         const text = `<think>\n${body}\n</think>\n<answer>ok</answer>`;
         expect(extractTaggedSteps(text)).toEqual(contents.map((c) => c.trim()).filter((c) => c !== ''));
       }),

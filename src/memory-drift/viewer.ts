@@ -11,8 +11,11 @@ import type { MemoryCollection } from './observations.js';
  */
 
 function memoryMeasures(cells: readonly IndexedCell[], collection: MemoryCollection): CellMeasure[] {
-  const key = (target: string, question: string, condition: string, stimulus: string, sample: number) => JSON.stringify([target, question, condition, stimulus, sample]);
-  const generationKeys = new Map(collection.records.map((r) => [key(r.sample.target, r.sample.question, r.sample.condition, r.sample.stimulus, r.sample.sample), r.generationKey]));
+  const key = (target: string, question: string, condition: string, stimulus: string, sample: number) =>
+    JSON.stringify([target, question, condition, stimulus, sample]);
+  const generationKeys = new Map(
+    collection.records.map((r) => [key(r.sample.target, r.sample.question, r.sample.condition, r.sample.stimulus, r.sample.sample), r.generationKey]),
+  );
   const observations = scoreTrajectories(
     collection.records.map((r) => r.sample),
     { pairing: 'reference' },
@@ -38,8 +41,15 @@ function referencedBy(cells: readonly IndexedCell[], cell: IndexedCell): CellRef
   if (labelText(cell.labels, 'role') !== 'reference') return undefined;
   const question = labelText(cell.labels, 'question_id');
   const target = labelText(cell.labels, 'target');
-  const count = cells.filter((c) => labelText(c.labels, 'role') === 'perturbed' && labelText(c.labels, 'question_id') === question && labelText(c.labels, 'target') === target).length;
-  return { before: `The no-memory reference answer to ${question}:`, filter: { question_id: question, role: 'perturbed' }, link: `${count} answers with a memory`, after: 'are scored against it.' };
+  const count = cells.filter(
+    (c) => labelText(c.labels, 'role') === 'perturbed' && labelText(c.labels, 'question_id') === question && labelText(c.labels, 'target') === target,
+  ).length;
+  return {
+    before: `The no-memory reference answer to ${question}:`,
+    filter: { question_id: question, role: 'perturbed' },
+    link: `${count} answers with a memory`,
+    after: 'are scored against it.',
+  };
 }
 
 export const memoryViewer: AuditViewer<MemoryCollection> = {

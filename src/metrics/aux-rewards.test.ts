@@ -8,8 +8,22 @@ const fre = (words: number, sentences: number, syllables: number) => 206.835 - 1
 describe('syllables (spelling heuristic)', () => {
   it('counts hand-checked words', () => {
     const words: Array<[string, number]> = [
-      ['cat', 1], ['the', 1], ['make', 1], ['makes', 1], ['jumped', 1], ['wanted', 2], ['boxes', 2], ['table', 2],
-      ['tables', 2], ['simple', 2], ['happy', 2], ['yellow', 2], ['reading', 2], ['computer', 3], ['beautiful', 3], ['free', 1],
+      ['cat', 1],
+      ['the', 1],
+      ['make', 1],
+      ['makes', 1],
+      ['jumped', 1],
+      ['wanted', 2],
+      ['boxes', 2],
+      ['table', 2],
+      ['tables', 2],
+      ['simple', 2],
+      ['happy', 2],
+      ['yellow', 2],
+      ['reading', 2],
+      ['computer', 3],
+      ['beautiful', 3],
+      ['free', 1],
     ];
     for (const [word, syllables] of words) expect([word, countSyllables(word)]).toEqual([word, syllables]);
     expect(countSyllables('')).toBe(0);

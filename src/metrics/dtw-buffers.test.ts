@@ -94,11 +94,17 @@ describe('dtw buffers: agreement with a reference DP', () => {
   });
 
   it('random pairs with many ties (fast-check): raw, normalized and the exact path', () => {
-    fc.assert(fc.property(tieHeavy, tieHeavy, (a, b) => expectMatchesReference(a, b)), { numRuns: 400 });
+    fc.assert(
+      fc.property(tieHeavy, tieHeavy, (a, b) => expectMatchesReference(a, b)),
+      { numRuns: 400 },
+    );
   });
 
   it('random pairs over a mixed alphabet (fast-check)', () => {
-    fc.assert(fc.property(mixed, mixed, (a, b) => expectMatchesReference(a, b)), { numRuns: 300 });
+    fc.assert(
+      fc.property(mixed, mixed, (a, b) => expectMatchesReference(a, b)),
+      { numRuns: 300 },
+    );
   });
 
   it('interleaved calls of varying sizes, with and without path, reuse buffers correctly', () => {

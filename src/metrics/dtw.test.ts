@@ -46,7 +46,15 @@ describe('dtw: hand-computed cases (eq. 1–2, discrete cost)', () => {
   });
 
   it('gives 0 for identical sequences and 1 for disjoint ones of equal length', () => {
-    expect(dtw(['x', 'y', 'z'], ['x', 'y', 'z'])).toEqual({ raw: 0, normalized: 0, path: [[0, 0], [1, 1], [2, 2]] });
+    expect(dtw(['x', 'y', 'z'], ['x', 'y', 'z'])).toEqual({
+      raw: 0,
+      normalized: 0,
+      path: [
+        [0, 0],
+        [1, 1],
+        [2, 2],
+      ],
+    });
     // every cell costs 1; the diagonal path has max(n,m)=2 cells → raw 2 → normalized 1.
     expect(dtw(['x', 'y'], ['p', 'q']).normalized).toBe(1);
   });
@@ -88,7 +96,16 @@ describe('dtw: edge cases', () => {
     expect(argumentOf(() => dtw(['a'], ['b'], { cost: 'cosine' as unknown as 'discrete' }))).toBe('options.cost');
     // vector mode: unknown symbol, mismatched dimension, non-finite component, bad cost function
     expect(argumentOf(() => dtw(['a'], ['zz'], { cost: { a: [1, 2] } }))).toBe('options.cost');
-    expect(argumentOf(() => dtw(['a'], ['b'], { cost: new Map([['a', [1, 2]], ['b', [1, 2, 3]]]) }))).toBe('options.cost');
+    expect(
+      argumentOf(() =>
+        dtw(['a'], ['b'], {
+          cost: new Map([
+            ['a', [1, 2]],
+            ['b', [1, 2, 3]],
+          ]),
+        }),
+      ),
+    ).toBe('options.cost');
     expect(argumentOf(() => dtw(['a'], ['b'], { cost: { a: [1, Number.NaN], b: [0, 0] } }))).toBe('options.cost');
     expect(argumentOf(() => dtw(['a'], ['b'], { cost: () => Number.NaN }))).toBe('options.cost');
     expect(argumentOf(() => dtw(['a'], ['b'], { cost: () => -1 }))).toBe('options.cost');
@@ -101,12 +118,22 @@ describe('dtw: geometry-aware cost ‖e(v) − e(u)‖₂', () => {
 
   it('uses Euclidean distances between embeddings', () => {
     // costs: A–B = 5, C–B = 5 → the only path (0,0),(1,0) costs 10; normalized 10 / max(2,1) = 5
-    expect(dtw(['A', 'C'], ['B'], { cost: embeddings })).toEqual({ raw: 10, normalized: 5, path: [[0, 0], [1, 0]] });
+    expect(dtw(['A', 'C'], ['B'], { cost: embeddings })).toEqual({
+      raw: 10,
+      normalized: 5,
+      path: [
+        [0, 0],
+        [1, 0],
+      ],
+    });
     // [A,B] vs [A,C]: costs [[0,10],[5,5]] → D = [0,10] / [5, 5+min(0,10,5)=5] → raw 5, normalized 2.5
     const result = dtw(['A', 'B'], ['A', 'C'], { cost: new Map(Object.entries(embeddings)) });
     expect(result.raw).toBe(5);
     expect(result.normalized).toBe(2.5);
-    expect(result.path).toEqual([[0, 0], [1, 1]]);
+    expect(result.path).toEqual([
+      [0, 0],
+      [1, 1],
+    ]);
   });
 
   it('accepts typed-array embeddings and a cost function', () => {

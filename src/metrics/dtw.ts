@@ -6,9 +6,7 @@ import { describeValue, requireSymbols, type SymbolSequence } from './validate.j
 export type DtwPath = ReadonlyArray<readonly [number, number]>;
 
 /** Embedding of each symbol; every vector used in one call must have the same dimension. */
-export type SymbolEmbeddings =
-  | ReadonlyMap<string, ArrayLike<number>>
-  | Readonly<Record<string, ArrayLike<number>>>;
+export type SymbolEmbeddings = ReadonlyMap<string, ArrayLike<number>> | Readonly<Record<string, ArrayLike<number>>>;
 
 /** Local cost of aligning symbol `x` of `a` with symbol `y` of `b`; must return a finite number ≥ 0. */
 export type SymbolCostFunction = (x: string, y: string) => number;
@@ -133,13 +131,7 @@ function discreteCumulative(pair: InternedPair, keep: boolean, D: Int32Array): n
 }
 
 /** Same recurrence with real costs supplied one row at a time by `rowCost`. */
-function realCumulative(
-  n: number,
-  m: number,
-  rowCost: (i: number, out: Float64Array) => void,
-  keep: boolean,
-  D: Float64Array,
-): number {
+function realCumulative(n: number, m: number, rowCost: (i: number, out: Float64Array) => void, keep: boolean, D: Float64Array): number {
   const costs = new Float64Array(m);
   rowCost(0, costs);
   let running = 0;
@@ -259,12 +251,7 @@ function isVector(value: unknown): value is ArrayLike<number> {
 }
 
 /** Looks up and validates the vectors of one sequence; all must share `dimension` (set by the first). */
-function vectorsFor(
-  sequence: SymbolSequence,
-  name: string,
-  embeddings: SymbolEmbeddings,
-  dimension: { value: number },
-): ArrayLike<number>[] {
+function vectorsFor(sequence: SymbolSequence, name: string, embeddings: SymbolEmbeddings, dimension: { value: number }): ArrayLike<number>[] {
   const vectors: ArrayLike<number>[] = [];
   for (let i = 0; i < sequence.length; i++) {
     const symbol = sequence[i]!;
@@ -351,10 +338,7 @@ function readOptions(options: unknown): { mode: CostMode; wantPath: boolean } {
   if (cost instanceof Map || (cost !== null && typeof cost === 'object' && !Array.isArray(cost))) {
     return { mode: { kind: 'embeddings', embeddings: cost as SymbolEmbeddings }, wantPath };
   }
-  throw new InvalidArgumentError(
-    'options.cost',
-    `expected 'discrete', an embedding map (symbol → number[]) or a cost function, got ${describeValue(cost)}`,
-  );
+  throw new InvalidArgumentError('options.cost', `expected 'discrete', an embedding map (symbol → number[]) or a cost function, got ${describeValue(cost)}`);
 }
 
 /**

@@ -182,18 +182,26 @@ describe('fastdtw: properties', () => {
 
   it('equals exact DTW when the widened coarse window covers the grid (2·radius ≥ max(n, m), recursion taken)', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 8 }), fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 3 }), embeddingArb, flavorArb, fc.integer(), (radius, extraA, extraB, vectors, flavor, seed) => {
-        // Lengths in [radius + 2, 2·radius]: fastdtw recurses once, then searches the full grid.
-        const n = Math.min(2 * radius, radius + 2 + extraA);
-        const m = Math.min(2 * radius, radius + 2 + extraB);
-        fc.pre(n >= radius + 2 && m >= radius + 2);
-        const pick = (k: number) => vocabulary[Math.abs(seed * 31 + k * 7919) % vocabulary.length]!;
-        const a = Array.from({ length: n }, (_, k) => pick(k));
-        const b = Array.from({ length: m }, (_, k) => pick(k * 3 + 1));
-        const embeddings = table(vectors);
-        const result = referenceDtw(a, b, (s) => embeddings[s]!, { radius, flavor });
-        expect(result.distance).toBe(exactCosine(a, b, embeddings));
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 8 }),
+        fc.integer({ min: 0, max: 3 }),
+        fc.integer({ min: 0, max: 3 }),
+        embeddingArb,
+        flavorArb,
+        fc.integer(),
+        (radius, extraA, extraB, vectors, flavor, seed) => {
+          // Lengths in [radius + 2, 2·radius]: fastdtw recurses once, then searches the full grid.
+          const n = Math.min(2 * radius, radius + 2 + extraA);
+          const m = Math.min(2 * radius, radius + 2 + extraB);
+          fc.pre(n >= radius + 2 && m >= radius + 2);
+          const pick = (k: number) => vocabulary[Math.abs(seed * 31 + k * 7919) % vocabulary.length]!;
+          const a = Array.from({ length: n }, (_, k) => pick(k));
+          const b = Array.from({ length: m }, (_, k) => pick(k * 3 + 1));
+          const embeddings = table(vectors);
+          const result = referenceDtw(a, b, (s) => embeddings[s]!, { radius, flavor });
+          expect(result.distance).toBe(exactCosine(a, b, embeddings));
+        },
+      ),
     );
   });
 

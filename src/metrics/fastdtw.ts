@@ -417,7 +417,10 @@ export function referenceDtw(
   } catch (error) {
     // Only a coarsened point can be zero: the mean of exactly opposite embeddings (fastdtw's cosine would be NaN).
     if (error instanceof InvalidArgumentError && (error.argument === 'a' || error.argument === 'b')) {
-      throw new InvalidArgumentError('embed', 'embeddings average to a zero vector at a coarse resolution of fastdtw (exactly opposite vectors): no cosine distance');
+      throw new InvalidArgumentError(
+        'embed',
+        'embeddings average to a zero vector at a coarse resolution of fastdtw (exactly opposite vectors): no cosine distance',
+      );
     }
     throw error;
   }

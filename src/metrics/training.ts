@@ -22,7 +22,10 @@ export function grpoAdvantages(rewards: readonly number[], eps = 1e-6): number[]
   for (let k = 0; k < count; k++) {
     const reward = rewards[k];
     if (typeof reward !== 'number' || !Number.isFinite(reward)) {
-      throw new InvalidArgumentError('rewards', `element ${k} must be a finite number, got ${typeof reward === 'number' ? String(reward) : describeValue(reward)}`);
+      throw new InvalidArgumentError(
+        'rewards',
+        `element ${k} must be a finite number, got ${typeof reward === 'number' ? String(reward) : describeValue(reward)}`,
+      );
     }
     sum += reward;
     if (reward !== rewards[0]) allEqual = false;
@@ -56,7 +59,10 @@ function pairCount(values: readonly unknown[], names: readonly string[]): number
       continue;
     }
     if (!Array.isArray(value)) {
-      throw new InvalidArgumentError(name, `expected ${v === 0 ? 'a number or an array of numbers' : 'an array like policyChosen'}, got ${describeValue(value)}`);
+      throw new InvalidArgumentError(
+        name,
+        `expected ${v === 0 ? 'a number or an array of numbers' : 'an array like policyChosen'}, got ${describeValue(value)}`,
+      );
     }
     if (value.length !== length) {
       throw new InvalidArgumentError(name, `has ${value.length} elements, policyChosen has ${length}`);
@@ -79,13 +85,7 @@ function pairCount(values: readonly unknown[], names: readonly string[]): number
  * @param beta β > 0, finite.
  * @throws InvalidArgumentError naming the offending argument (or element, e.g. `refRejected[3]`).
  */
-export function dpoLoss(
-  policyChosen: LogProbs,
-  policyRejected: LogProbs,
-  refChosen: LogProbs,
-  refRejected: LogProbs,
-  beta: number,
-): number {
+export function dpoLoss(policyChosen: LogProbs, policyRejected: LogProbs, refChosen: LogProbs, refRejected: LogProbs, beta: number): number {
   requireFinite(beta, 'beta');
   if (beta <= 0) throw new InvalidArgumentError('beta', `must be > 0, got ${beta}`);
   const values = [policyChosen, policyRejected, refChosen, refRejected];

@@ -19,9 +19,7 @@ describe('openai: chat completions', () => {
     });
     const ref = `openai:gpt-4.1-mini@${fakes.openai.baseURL}`;
     const adapter = createAdapter(ref, { env: ENV, ...GENEROUS_TIMEOUTS });
-    const response = await adapter.generate(
-      helloRequest(ref, { params: { temperature: 0.5, topP: 0.9, maxTokens: 77, stop: ['END'], seed: 7 } }),
-    );
+    const response = await adapter.generate(helloRequest(ref, { params: { temperature: 0.5, topP: 0.9, maxTokens: 77, stop: ['END'], seed: 7 } }));
     expect(response.text).toBe('Hello.');
     expect(response.finishReason).toBe('stop');
     expect(response.usage).toEqual({
@@ -173,9 +171,7 @@ describe('anthropic: messages', () => {
   it('sends top_k, temperature and stop sequences without thinking', async () => {
     fakes.anthropic.setRespond('ok');
     const ref = `anthropic:claude-sonnet-4-5@${fakes.anthropic.baseURL}`;
-    await createAdapter(ref, { env: ENV }).generate(
-      helloRequest(ref, { params: { maxTokens: 50, topK: 5, temperature: 0.2, stop: ['###'] } }),
-    );
+    await createAdapter(ref, { env: ENV }).generate(helloRequest(ref, { params: { maxTokens: 50, topK: 5, temperature: 0.2, stop: ['###'] } }));
     expect(fakes.anthropic.requests.at(-1)!.body).toMatchObject({
       top_k: 5,
       temperature: 0.2,
@@ -234,9 +230,7 @@ describe('OpenAI-compatible servers', () => {
     const server = await startFakeOpenAI({ respond: 'compatible', apiKey: 'compat-key-42' });
     try {
       const ref = `openai-compatible:my/model@${server.baseURL}`;
-      const response = await createAdapter(ref, { env: { OPENAI_COMPATIBLE_API_KEY: 'compat-key-42' } }).generate(
-        helloRequest(ref),
-      );
+      const response = await createAdapter(ref, { env: { OPENAI_COMPATIBLE_API_KEY: 'compat-key-42' } }).generate(helloRequest(ref));
       expect(response.text).toBe('compatible');
     } finally {
       await server.close();
@@ -260,7 +254,12 @@ describe('failures are classified', () => {
   const cases: Array<{ name: string; fault: FakeFault; kind: ModelErrorKind; status?: number; retryAfter?: [number, number] }> = [
     { name: '429 Retry-After seconds', fault: { fault: 'status', status: 429, retryAfter: '7' }, kind: 'rate_limit', status: 429, retryAfter: [7000, 7000] },
     { name: '429 Retry-After HTTP date', fault: { fault: 'status', status: 429, retryAfter: httpDate }, kind: 'rate_limit', retryAfter: [60_000, 121_000] },
-    { name: '429 retry-after-ms', fault: { fault: 'status', status: 429, retryAfterMs: '1500', retryAfter: '9' }, kind: 'rate_limit', retryAfter: [1500, 1500] },
+    {
+      name: '429 retry-after-ms',
+      fault: { fault: 'status', status: 429, retryAfterMs: '1500', retryAfter: '9' },
+      kind: 'rate_limit',
+      retryAfter: [1500, 1500],
+    },
     { name: '500', fault: { fault: 'status', status: 500 }, kind: 'server', status: 500 },
     { name: '503', fault: { fault: 'status', status: 503 }, kind: 'server', status: 503 },
     { name: '529 overloaded', fault: { fault: 'status', status: 529 }, kind: 'server', status: 529 },
@@ -369,9 +368,7 @@ describe('failures are classified', () => {
 
   it('a wrong key is an auth error', async () => {
     const ref = `anthropic:claude-sonnet-4-5@${fakes.anthropic.baseURL}`;
-    const error = await rejectionOf(
-      createAdapter(ref, { env: { ANTHROPIC_API_KEY: 'wrong-key-xyz' } }).generate(helloRequest(ref)),
-    );
+    const error = await rejectionOf(createAdapter(ref, { env: { ANTHROPIC_API_KEY: 'wrong-key-xyz' } }).generate(helloRequest(ref)));
     expect(error.kind).toBe('auth');
     expect(error.retryable).toBe(false);
   });

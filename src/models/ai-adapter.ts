@@ -6,15 +6,7 @@ import { createGroq } from '@ai-sdk/groq';
 import { createMistral } from '@ai-sdk/mistral';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import {
-  generateText,
-  jsonSchema,
-  type LanguageModel,
-  type LanguageModelUsage,
-  type ModelMessage,
-  streamText,
-  type Tool,
-} from 'ai';
+import { generateText, jsonSchema, type LanguageModel, type LanguageModelUsage, type ModelMessage, streamText, type Tool } from 'ai';
 import { countTokens } from './token-count.js';
 import { systemPromptCacheable } from './cache-minimum.js';
 import { classifyError } from './classify.js';
@@ -23,16 +15,7 @@ import { DEFAULT_MAX_TOKENS, DEFAULT_STALL_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from
 import { ModelCallError } from './errors.js';
 import type { ProviderSpec } from './providers.js';
 import type { ModelRef } from './ref.js';
-import type {
-  FinishReason,
-  GenerateOptions,
-  ModelAdapter,
-  ModelRequest,
-  ModelResponse,
-  TokenUsage,
-  ToolCall,
-} from './types.js';
-
+import type { FinishReason, GenerateOptions, ModelAdapter, ModelRequest, ModelResponse, TokenUsage, ToolCall } from './types.js';
 
 export interface AdapterOptions {
   /** Where API keys and base-URL overrides are read (default `process.env`). */
@@ -229,8 +212,7 @@ export class AiSdkAdapter implements ModelAdapter {
     const messages = request.messages.map((message): ModelMessage => {
       // Static system prompts (judge rubrics, labeler instructions) long enough to cache get a breakpoint too.
       const breakpoint =
-        message.cacheBreakpoint === true ||
-        (message.role === 'system' && kind === 'anthropic' && systemPromptCacheable(message.content, this.modelId));
+        message.cacheBreakpoint === true || (message.role === 'system' && kind === 'anthropic' && systemPromptCacheable(message.content, this.modelId));
       const cache = breakpoint && kind === 'anthropic' ? { providerOptions: { anthropic: { cacheControl } } } : {};
       return { role: message.role, content: message.content, ...cache } as ModelMessage;
     });
@@ -330,12 +312,7 @@ export class AiSdkAdapter implements ModelAdapter {
     };
   }
 
-  private async runStream(
-    prepared: Prepared,
-    signal: AbortSignal,
-    onDelta: ((delta: string) => void) | undefined,
-    touch: () => void,
-  ): Promise<CallOutcome> {
+  private async runStream(prepared: Prepared, signal: AbortSignal, onDelta: ((delta: string) => void) | undefined, touch: () => void): Promise<CallOutcome> {
     touch();
     const result = streamText({
       model: prepared.model,
@@ -461,9 +438,7 @@ function usageWarnings(usage: LanguageModelUsage): string[] {
   const missing: string[] = [];
   if (usage.inputTokens === undefined) missing.push('input');
   if (usage.outputTokens === undefined) missing.push('output');
-  return missing.length === 0
-    ? []
-    : [`the provider reported no ${missing.join('/')} token usage; estimated with the o200k_base tokenizer`];
+  return missing.length === 0 ? [] : [`the provider reported no ${missing.join('/')} token usage; estimated with the o200k_base tokenizer`];
 }
 
 function describeWarnings(warnings: readonly unknown[] | undefined): string[] {

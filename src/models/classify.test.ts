@@ -56,9 +56,7 @@ describe('classifyError', () => {
     expect(classifyError(error, { provider: 'p' }).kind).toBe('connection');
   });
   it('classifies provider stream error payloads by type', () => {
-    expect(classifyError({ type: 'error', error: { type: 'rate_limit_error', message: 'x' } }, { provider: 'p' }).kind).toBe(
-      'rate_limit',
-    );
+    expect(classifyError({ type: 'error', error: { type: 'rate_limit_error', message: 'x' } }, { provider: 'p' }).kind).toBe('rate_limit');
     expect(classifyError({ type: 'overloaded_error', message: 'Overloaded' }, { provider: 'p' }).kind).toBe('server');
   });
   it('scrubs secrets and flattens the message to one line', () => {

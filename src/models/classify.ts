@@ -15,10 +15,7 @@ export interface ClassifyContext {
 }
 
 /** Milliseconds to wait from `retry-after-ms`, or `retry-after` (seconds or an HTTP date). */
-export function parseRetryAfter(
-  headers: Record<string, string | undefined> | undefined,
-  now: number = Date.now(),
-): number | undefined {
+export function parseRetryAfter(headers: Record<string, string | undefined> | undefined, now: number = Date.now()): number | undefined {
   if (headers === undefined) return undefined;
   const lower: Record<string, string> = {};
   for (const [key, value] of Object.entries(headers)) if (value !== undefined) lower[key.toLowerCase()] = value;
@@ -144,12 +141,7 @@ function hasCause(error: unknown, test: (e: unknown) => boolean): boolean {
   return false;
 }
 
-const MALFORMED_NAMES = new Set([
-  'AI_JSONParseError',
-  'AI_TypeValidationError',
-  'AI_InvalidResponseDataError',
-  'AI_EmptyResponseBodyError',
-]);
+const MALFORMED_NAMES = new Set(['AI_JSONParseError', 'AI_TypeValidationError', 'AI_InvalidResponseDataError', 'AI_EmptyResponseBodyError']);
 
 /** The request itself is unusable: repeating it cannot help. */
 const BAD_REQUEST_NAMES = new Set([
@@ -222,9 +214,7 @@ export function classifyError(error: unknown, context: ClassifyContext): ModelCa
       // A 400 that says "model not found", or a 5xx body saying overloaded, keeps the status class;
       // the body type only refines 4xx that the status alone cannot tell apart.
       if (byType !== undefined && kind === 'bad_request') kind = byType;
-      const retryAfterMs = kind === 'rate_limit' || kind === 'server'
-        ? parseRetryAfter(error.responseHeaders, context.now)
-        : undefined;
+      const retryAfterMs = kind === 'rate_limit' || kind === 'server' ? parseRetryAfter(error.responseHeaders, context.now) : undefined;
       return make(kind, `HTTP ${status}: ${message ?? error.message}`, { status, retryAfterMs });
     }
     if (hasCause(error, (e) => e instanceof Error && MALFORMED_NAMES.has(e.name))) {

@@ -100,16 +100,13 @@ function bedrockProvider(ref: string, parsed: ModelRef, env: Env): CloudProvider
       hint: 'export AWS_REGION=us-east-1 (the region where the model is enabled)',
     });
   }
-  const baseURL =
-    trimSlash(parsed.baseURL ?? nonEmpty(env.AWS_ENDPOINT_URL_BEDROCK_RUNTIME)) ??
-    `https://bedrock-runtime.${region}.amazonaws.com`;
+  const baseURL = trimSlash(parsed.baseURL ?? nonEmpty(env.AWS_ENDPOINT_URL_BEDROCK_RUNTIME)) ?? `https://bedrock-runtime.${region}.amazonaws.com`;
   const apiKey = nonEmpty(env.AWS_BEARER_TOKEN_BEDROCK);
   if (apiKey !== undefined) {
     return {
       baseURL,
       secrets: [apiKey],
-      languageModel: (fetch) =>
-        createAmazonBedrock({ region, baseURL, apiKey, ...(fetch === undefined ? {} : { fetch }) })(parsed.model),
+      languageModel: (fetch) => createAmazonBedrock({ region, baseURL, apiKey, ...(fetch === undefined ? {} : { fetch }) })(parsed.model),
     };
   }
   const accessKeyId = nonEmpty(env.AWS_ACCESS_KEY_ID);

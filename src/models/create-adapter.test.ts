@@ -25,10 +25,7 @@ const ask = (model: string, content: string, extra: Partial<ModelRequest> = {}):
 /** A system prompt, then turns alternating user / assistant (the first and last are the user's). */
 const dialogue = (model: string, system: string, turns: string[], extra: Partial<ModelRequest> = {}): ModelRequest => ({
   model,
-  messages: [
-    { role: 'system', content: system },
-    ...turns.map((content, i) => ({ role: i % 2 === 0 ? ('user' as const) : ('assistant' as const), content })),
-  ],
+  messages: [{ role: 'system', content: system }, ...turns.map((content, i) => ({ role: i % 2 === 0 ? ('user' as const) : ('assistant' as const), content }))],
   params: {},
   sample: 0,
   ...extra,

@@ -19,14 +19,7 @@ export type ModelErrorKind =
   | 'config' // bad model reference, missing optional dependency
   | 'aborted'; // cancelled by the caller
 
-export const RETRYABLE_KINDS: ReadonlySet<ModelErrorKind> = new Set([
-  'rate_limit',
-  'server',
-  'timeout',
-  'connection',
-  'malformed',
-  'empty',
-]);
+export const RETRYABLE_KINDS: ReadonlySet<ModelErrorKind> = new Set(['rate_limit', 'server', 'timeout', 'connection', 'malformed', 'empty']);
 
 export class ModelCallError extends EcholensError {
   readonly kind: ModelErrorKind;

@@ -61,7 +61,15 @@ describe('estimates that know caching and batch', () => {
     expect(e.expected!.cachedInputTokens % 128).toBe(0);
     expect(e.expected!.cachedInputTokens).toBeGreaterThan(0);
     const short: CellSpec[] = [0, 1, 2].map((p) => ({
-      request: { model: 'anthropic:claude-sonnet-4-5', messages: [{ role: 'user', content: 'hi', cacheBreakpoint: true }, { role: 'user', content: `q${p}` }], params: {}, sample: 0 },
+      request: {
+        model: 'anthropic:claude-sonnet-4-5',
+        messages: [
+          { role: 'user', content: 'hi', cacheBreakpoint: true },
+          { role: 'user', content: `q${p}` },
+        ],
+        params: {},
+        sample: 0,
+      },
       labels: {},
     }));
     const none = estimateCells(short, prices);

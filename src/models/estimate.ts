@@ -75,11 +75,7 @@ export interface EstimateOptions {
 const PER_MESSAGE_TOKENS = 4;
 const PER_REQUEST_TOKENS = 3;
 
-export function estimateCells(
-  specs: readonly CellSpec[],
-  prices: PriceTable,
-  options: EstimateOptions = {},
-): PlanEstimate {
+export function estimateCells(specs: readonly CellSpec[], prices: PriceTable, options: EstimateOptions = {}): PlanEstimate {
   const expectedPerCell = options.expectedOutputTokens ?? 400;
   if (!Number.isFinite(expectedPerCell) || expectedPerCell < 0) {
     throw new InvalidArgumentError('expectedOutputTokens', `must be a non-negative number, got ${expectedPerCell}`);

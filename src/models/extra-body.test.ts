@@ -33,7 +33,9 @@ describe('extra body fields on OpenAI-compatible servers', () => {
 
   it('a field the SDK reads for itself (reasoning_effort) is still sent verbatim', async () => {
     const ref = `vllm:Qwen/Qwen3-4B@${server.baseURL}`;
-    await createAdapter(ref, { env: {} }).generate(helloRequest(ref, { params: { maxTokens: 8, topK: 3, providerOptions: { reasoning_effort: 'low', user: 'u1' } } }));
+    await createAdapter(ref, { env: {} }).generate(
+      helloRequest(ref, { params: { maxTokens: 8, topK: 3, providerOptions: { reasoning_effort: 'low', user: 'u1' } } }),
+    );
     expect(server.requests.at(-1)!.body).toMatchObject({ top_k: 3, reasoning_effort: 'low', user: 'u1' });
   });
 });

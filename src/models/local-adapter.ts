@@ -25,16 +25,10 @@ interface LlamaModel {
   tokenize(text: string): unknown[];
   createContext(options?: Record<string, unknown>): Promise<{ getSequence(): unknown }>;
 }
-export type LlamaHistoryItem =
-  | { type: 'system'; text: string }
-  | { type: 'user'; text: string }
-  | { type: 'model'; response: string[] };
+export type LlamaHistoryItem = { type: 'system'; text: string } | { type: 'user'; text: string } | { type: 'model'; response: string[] };
 interface LlamaSession {
   setChatHistory(history: LlamaHistoryItem[]): void;
-  promptWithMeta(
-    text: string,
-    options: Record<string, unknown>,
-  ): Promise<LlamaPromptResult>;
+  promptWithMeta(text: string, options: Record<string, unknown>): Promise<LlamaPromptResult>;
   dispose?(options?: { disposeSequence?: boolean }): void;
 }
 
@@ -88,13 +82,15 @@ export class LocalAdapter implements ModelAdapter {
     if (last === undefined || last.role !== 'user') {
       throw new ModelCallError('bad_request', 'local: the last message must be a user message', { provider: 'local' });
     }
-    const history: LlamaHistoryItem[] = messages.slice(0, -1).map((m) =>
-      m.role === 'system'
-        ? { type: 'system', text: m.content }
-        : m.role === 'user'
-          ? { type: 'user', text: m.content }
-          : { type: 'model', response: [m.content] },
-    );
+    const history: LlamaHistoryItem[] = messages
+      .slice(0, -1)
+      .map((m) =>
+        m.role === 'system'
+          ? { type: 'system', text: m.content }
+          : m.role === 'user'
+            ? { type: 'user', text: m.content }
+            : { type: 'model', response: [m.content] },
+      );
     // The sequence outlives the session, so a shared prefix stays evaluated between calls.
     const session = new module.LlamaChatSession({ contextSequence: sequence, autoDisposeSequence: false });
     session.setChatHistory(history);

@@ -48,11 +48,7 @@ describe('costOf', () => {
 
   it('prices plain, cached and cache-written input and output separately', () => {
     // 10k input of which 6k cache reads and 2k cache writes; 1k output.
-    const dollars = costOf(
-      'anthropic:claude-x',
-      usage({ inputTokens: 10_000, cachedInputTokens: 6_000, cacheWriteTokens: 2_000, outputTokens: 1_000 }),
-      table,
-    );
+    const dollars = costOf('anthropic:claude-x', usage({ inputTokens: 10_000, cachedInputTokens: 6_000, cacheWriteTokens: 2_000, outputTokens: 1_000 }), table);
     expect(dollars).toBeCloseTo((2_000 * 3 + 6_000 * 0.3 + 2_000 * 3.75 + 1_000 * 15) / 1e6, 12);
   });
 
@@ -62,10 +58,7 @@ describe('costOf', () => {
   });
 
   it('missing cache prices fall back to the input price', () => {
-    expect(costOf('together:plain', usage({ inputTokens: 100, cachedInputTokens: 50, outputTokens: 10 }), table)).toBeCloseTo(
-      110e-6,
-      15,
-    );
+    expect(costOf('together:plain', usage({ inputTokens: 100, cachedInputTokens: 50, outputTokens: 10 }), table)).toBeCloseTo(110e-6, 15);
   });
 
   it('unknown models cost null, never 0; free providers cost exactly 0', () => {
@@ -124,12 +117,12 @@ describe('price files', () => {
       '{\n  "models": [\n    { "provider": "openai", "model": "m", "input": 1, "output": 2 },\n    { "provider": "openai", "model": "n", "input": -1, "output": 2 }\n  ]\n}',
       { line: 4, field: 'models.1.input', message: />=0|too small/i },
     ],
+    ['missing.yaml', 'models:\n  - provider: openai\n    model: m\n    input: 1\n', { line: 2, field: 'models.0.output', message: /expected number/i }],
     [
-      'missing.yaml',
-      'models:\n  - provider: openai\n    model: m\n    input: 1\n',
-      { line: 2, field: 'models.0.output', message: /expected number/i },
+      'typo.yaml',
+      'models:\n  - provider: openai\n    model: m\n    input: 1\n    output: 2\n    outptu: 3\n',
+      { line: 2, field: 'models.0', message: /outptu/ },
     ],
-    ['typo.yaml', 'models:\n  - provider: openai\n    model: m\n    input: 1\n    output: 2\n    outptu: 3\n', { line: 2, field: 'models.0', message: /outptu/ }],
     ['syntax.json', '{\n  "models": [\n    { "provider": "openai", \n  ]\n}', { line: 4, message: /not valid JSON\/YAML/ }],
   ];
   it.each(malformed)('%s → InputError with file, line and field', (name, text, expected) => {

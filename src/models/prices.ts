@@ -43,9 +43,7 @@ const priceFileSchema = z.strictObject({
   unit: z.literal('per 1M tokens').optional(),
   checked: z.string().optional(),
   note: z.string().optional(),
-  freeProviders: z
-    .union([z.array(z.string()), z.strictObject({ providers: z.array(z.string()), note: z.string().optional() })])
-    .optional(),
+  freeProviders: z.union([z.array(z.string()), z.strictObject({ providers: z.array(z.string()), note: z.string().optional() })]).optional(),
   models: z.array(modelPriceSchema).optional(),
 });
 
@@ -175,10 +173,7 @@ export function costOf(model: string, usage: TokenUsage, prices: PriceTable = bu
   const written = Math.min(usage.cacheWriteTokens, usage.inputTokens - cached);
   const plain = usage.inputTokens - cached - written;
   const dollars =
-    plain * entry.input +
-    cached * (entry.cachedInput ?? entry.input) +
-    written * (entry.cacheWrite ?? entry.input) +
-    usage.outputTokens * entry.output;
+    plain * entry.input + cached * (entry.cachedInput ?? entry.input) + written * (entry.cacheWrite ?? entry.input) + usage.outputTokens * entry.output;
   return dollars / 1_000_000;
 }
 

@@ -106,21 +106,18 @@ describe.each([false, true])('vertex:, stream=%s', (stream) => {
 describe('vertex: configuration', () => {
   it('express mode: an API key, the /v1/publishers/google path, the key header', async () => {
     const KEY = 'vertex-test-SECRET-express';
-    const { response, sent } = await call(
-      gemini,
-      'vertex:gemini-2.5-flash',
-      { GOOGLE_VERTEX_API_KEY: KEY, GOOGLE_VERTEX_BASE_URL: root },
-      false,
-    );
+    const { response, sent } = await call(gemini, 'vertex:gemini-2.5-flash', { GOOGLE_VERTEX_API_KEY: KEY, GOOGLE_VERTEX_BASE_URL: root }, false);
     expect(response.text).toBe('Hello there, friend.');
     expect(sent.path).toBe('/v1/publishers/google/models/gemini-2.5-flash:generateContent');
     expect(sent.headers['x-goog-api-key']).toBe(KEY);
   });
   it('the default host follows the location', () => {
     const host = (location: string) =>
-      (createAdapter('vertex:gemini-2.5-flash', {
-        env: { GOOGLE_VERTEX_PROJECT: 'p', GOOGLE_VERTEX_LOCATION: location, GOOGLE_VERTEX_ACCESS_TOKEN: 't' },
-      }) as unknown as { baseURL: string }).baseURL;
+      (
+        createAdapter('vertex:gemini-2.5-flash', {
+          env: { GOOGLE_VERTEX_PROJECT: 'p', GOOGLE_VERTEX_LOCATION: location, GOOGLE_VERTEX_ACCESS_TOKEN: 't' },
+        }) as unknown as { baseURL: string }
+      ).baseURL;
     expect(host('us-central1')).toBe('https://us-central1-aiplatform.googleapis.com/v1beta1/projects/p/locations/us-central1/publishers/google');
     expect(host('global')).toBe('https://aiplatform.googleapis.com/v1beta1/projects/p/locations/global/publishers/google');
   });
@@ -175,12 +172,7 @@ describe.each([false, true])('bedrock:, stream=%s', (stream) => {
 describe('bedrock: configuration', () => {
   it('a Bedrock API key is sent as a bearer instead of a signature', async () => {
     const KEY = 'bedrock-test-SECRET-api-key';
-    const { sent } = await call(
-      bedrock,
-      `bedrock:amazon.nova-lite-v1:0@${awsRoot}`,
-      { AWS_REGION: 'us-west-2', AWS_BEARER_TOKEN_BEDROCK: KEY },
-      false,
-    );
+    const { sent } = await call(bedrock, `bedrock:amazon.nova-lite-v1:0@${awsRoot}`, { AWS_REGION: 'us-west-2', AWS_BEARER_TOKEN_BEDROCK: KEY }, false);
     expect(sent.headers.authorization).toBe(`Bearer ${KEY}`);
   });
   it('without a region or credentials, preflight lists what is missing', () => {

@@ -9,14 +9,8 @@ describe('parseModelRef', () => {
     ['anthropic:claude-sonnet-4-5', { provider: 'anthropic', model: 'claude-sonnet-4-5' }],
     ['ollama:qwen3:4b', { provider: 'ollama', model: 'qwen3:4b' }],
     ['vllm:Qwen/Qwen3-4B', { provider: 'vllm', model: 'Qwen/Qwen3-4B' }],
-    [
-      'vllm:Qwen/Qwen3-4B@http://127.0.0.1:8000/v1',
-      { provider: 'vllm', model: 'Qwen/Qwen3-4B', baseURL: 'http://127.0.0.1:8000/v1' },
-    ],
-    [
-      'openai-compatible:my-model@https://example.test/api/v1/',
-      { provider: 'openai-compatible', model: 'my-model', baseURL: 'https://example.test/api/v1' },
-    ],
+    ['vllm:Qwen/Qwen3-4B@http://127.0.0.1:8000/v1', { provider: 'vllm', model: 'Qwen/Qwen3-4B', baseURL: 'http://127.0.0.1:8000/v1' }],
+    ['openai-compatible:my-model@https://example.test/api/v1/', { provider: 'openai-compatible', model: 'my-model', baseURL: 'https://example.test/api/v1' }],
     ['local:hf:Qwen/Qwen3-0.6B-GGUF:Q8_0', { provider: 'local', model: 'hf:Qwen/Qwen3-0.6B-GGUF:Q8_0' }],
     ['local:/models/a@b.gguf', { provider: 'local', model: '/models/a@b.gguf' }],
     ['sim:echo', { provider: 'sim', model: 'echo' }],
@@ -24,10 +18,7 @@ describe('parseModelRef', () => {
     // '@' not followed by a URL belongs to the model id (e.g. Vertex-style versions).
     ['openrouter:vendor/model@2024', { provider: 'openrouter', model: 'vendor/model@2024' }],
     // Only the last '@' starts the base URL.
-    [
-      'ollama:a@b@http://127.0.0.1:11434/v1',
-      { provider: 'ollama', model: 'a@b', baseURL: 'http://127.0.0.1:11434/v1' },
-    ],
+    ['ollama:a@b@http://127.0.0.1:11434/v1', { provider: 'ollama', model: 'a@b', baseURL: 'http://127.0.0.1:11434/v1' }],
     ['OpenAI:gpt-4o', { provider: 'openai', model: 'gpt-4o' }],
   ])('%s', (ref, expected) => {
     expect(parseModelRef(ref)).toEqual(expected);
@@ -70,10 +61,7 @@ describe('parseModelRef', () => {
         id,
         fc.option(fc.integer({ min: 1, max: 65535 }), { nil: undefined }),
         (provider, model, port) => {
-          const ref =
-            port === undefined
-              ? { provider, model }
-              : { provider, model, baseURL: `http://127.0.0.1:${port}/v1` };
+          const ref = port === undefined ? { provider, model } : { provider, model, baseURL: `http://127.0.0.1:${port}/v1` };
           expect(parseModelRef(formatModelRef(ref))).toEqual(ref);
         },
       ),

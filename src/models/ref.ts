@@ -55,10 +55,7 @@ export function parseModelRef(ref: string): ModelRef {
     throw new InvalidArgumentError('model', `"${text}": ${provider}: models take no @baseURL`);
   }
   if (spec.baseURLRequired && baseURL === undefined) {
-    throw new InvalidArgumentError(
-      'model',
-      `"${text}": ${provider}: needs a base URL, e.g. ${spec.example}`,
-    );
+    throw new InvalidArgumentError('model', `"${text}": ${provider}: needs a base URL, e.g. ${spec.example}`);
   }
   return baseURL === undefined ? { provider, model } : { provider, model, baseURL };
 }

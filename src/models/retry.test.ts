@@ -2,15 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../core/errors.js';
 import { fakeResponse } from '../store/testing/fakes.js';
 import { ModelCallError, type ModelErrorKind } from './errors.js';
-import {
-  CallFailedError,
-  DEFAULT_RETRY_POLICY,
-  type RetryEvent,
-  backoffDelayMs,
-  callWithRetry,
-  resolveRetryPolicy,
-  seededRandom,
-} from './retry.js';
+import { CallFailedError, DEFAULT_RETRY_POLICY, type RetryEvent, backoffDelayMs, callWithRetry, resolveRetryPolicy, seededRandom } from './retry.js';
 import { scriptedAdapter } from './testing/scripted-adapter.js';
 import type { GenerateOptions, ModelAdapter, ModelRequest, ModelResponse } from './types.js';
 
@@ -21,8 +13,7 @@ function recordingSleep() {
   return { waits, sleep: async (ms: number) => void waits.push(ms) };
 }
 
-const err = (kind: ModelErrorKind, retryAfterMs?: number) =>
-  new ModelCallError(kind, `${kind} happened`, retryAfterMs === undefined ? {} : { retryAfterMs });
+const err = (kind: ModelErrorKind, retryAfterMs?: number) => new ModelCallError(kind, `${kind} happened`, retryAfterMs === undefined ? {} : { retryAfterMs });
 
 describe('callWithRetry', () => {
   it('honours Retry-After on 429 and 5xx exactly', async () => {
@@ -213,14 +204,7 @@ describe('callWithRetry streaming', () => {
       onDelta: (d) => log.push(`delta:${d}`),
       onRetry: (e) => log.push(`retry:${e.attempt}:${e.error.kind}:${e.deltasDiscarded}:${e.charsDiscarded}`),
     });
-    expect(log).toEqual([
-      'delta:The ans',
-      'delta:wer is',
-      'retry:1:connection:2:13',
-      'retry:2:rate_limit:0:0',
-      'delta:Forty',
-      'delta:-two.',
-    ]);
+    expect(log).toEqual(['delta:The ans', 'delta:wer is', 'retry:1:connection:2:13', 'retry:2:rate_limit:0:0', 'delta:Forty', 'delta:-two.']);
     expect(result.response.text).toBe('Forty-two.');
     expect(result.attempts).toBe(3);
   });

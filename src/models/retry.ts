@@ -1,14 +1,7 @@
 import { addTokenCounts } from '../core/token-counts.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { ModelCallError } from './errors.js';
-import {
-  type GenerateOptions,
-  type ModelAdapter,
-  type ModelRequest,
-  type ModelResponse,
-  type TokenUsage,
-  ZERO_USAGE,
-} from './types.js';
+import { type GenerateOptions, type ModelAdapter, type ModelRequest, type ModelResponse, type TokenUsage, ZERO_USAGE } from './types.js';
 
 /**
  * Retry policy for one model call.
@@ -154,11 +147,7 @@ export function isRetriedKind(kind: string): boolean {
  * `CallFailedError` (a ModelCallError) when the call cannot succeed.
  * Errors that are not ModelCallErrors are bugs and pass through untouched.
  */
-export async function callWithRetry(
-  adapter: ModelAdapter,
-  request: ModelRequest,
-  options: CallWithRetryOptions = {},
-): Promise<RetryResult> {
+export async function callWithRetry(adapter: ModelAdapter, request: ModelRequest, options: CallWithRetryOptions = {}): Promise<RetryResult> {
   const policy = resolveRetryPolicy(options.policy);
   const sleep = options.sleep ?? defaultSleep;
   const random = options.random ?? Math.random;

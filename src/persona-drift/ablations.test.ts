@@ -107,7 +107,10 @@ describe('framing and anchor ablations in one run (SIMULATED models)', () => {
     const store = openStore(join(dir, 'both.db'), { readonly: true });
     const report = personaReport(store, run.runId);
     store.close();
-    const onlyOn = await runPersona(config({ mitigations: ['none', 'a-anchor'] }), join(dir, 'on.db'), { progress: false, signal: new AbortController().signal });
+    const onlyOn = await runPersona(config({ mitigations: ['none', 'a-anchor'] }), join(dir, 'on.db'), {
+      progress: false,
+      signal: new AbortController().signal,
+    });
     const store2 = openStore(join(dir, 'on.db'), { readonly: true });
     const reference = personaReport(store2, onlyOn.runId);
     store2.close();

@@ -10,16 +10,12 @@ function ordered(present: readonly string[], configured: readonly string[] | und
   return [...first, ...present.filter((name) => !first.includes(name))];
 }
 
-export function resolveDesign(
-  observations: readonly PersonaObservation[],
-  options: AnalysisOptions,
-  primaryCategory: string | null,
-): AnalysisDesign {
+export function resolveDesign(observations: readonly PersonaObservation[], options: AnalysisOptions, primaryCategory: string | null): AnalysisDesign {
   const systemPrompts = ordered(sorted(observations.map(promptOf)), options.systemPrompts);
   const distances = ordered(sorted(observations.map((o) => o.distance)), options.distances);
   const fillerDistance = observations.find((o) => o.arm === 'filler')?.distance;
   const primarySystemPrompt = options.primarySystemPrompt ?? systemPrompts[0] ?? 'default';
-  const primaryDistance = options.primaryDistance ?? (options.distances ? distances[0] : fillerDistance ?? distances[0]) ?? 'd0';
+  const primaryDistance = options.primaryDistance ?? (options.distances ? distances[0] : (fillerDistance ?? distances[0])) ?? 'd0';
   const category = primaryCategory ?? 'all';
   const real = observations.filter((o) => o.arm === 'real');
   const continuations = new Map<string, AnalysisDesign['continuations'][number]>();

@@ -19,16 +19,7 @@ import type {
   ScratchResult,
   StressorContrast,
 } from './analysis-types.js';
-import {
-  attempt,
-  cellContrast,
-  cellName,
-  combinationContrast,
-  inCell,
-  itemContrast,
-  unitKey,
-  cellValue,
-} from './contrasts.js';
+import { attempt, cellContrast, cellName, combinationContrast, inCell, itemContrast, unitKey, cellValue } from './contrasts.js';
 import { isAblationLabel } from './anchor-ablation.js';
 import { type InferenceOptions, unitInference } from './inference.js';
 
@@ -36,7 +27,6 @@ import { type InferenceOptions, unitInference } from './inference.js';
  * The tests of the persona report, one section per function (pure). Each builds its cells from
  * the resolved design, reduces them to unit deltas and hands them to the clustered inference.
  */
-
 
 const inferenceOptions = (o: ResolvedOptions): InferenceOptions => ({ B: o.B, seed: o.seed, alpha: o.alpha });
 
@@ -163,12 +153,7 @@ export function analyzeDrift(
       }));
       const byCategory = design.categories.map((category) => ({
         category,
-        gap: cellContrast(
-          inCell(observations, { ...realCell, category }),
-          inCell(observations, { ...fillerCell, category }),
-          judge,
-          inf,
-        ),
+        gap: cellContrast(inCell(observations, { ...realCell, category }), inCell(observations, { ...fillerCell, category }), judge, inf),
       }));
       const bySession = design.sessions
         .filter((s) => real.some((o) => o.session === s))
@@ -230,10 +215,7 @@ function onsetOf(row: Omit<TargetDrift, 'verdict' | 'onset'>, options: ResolvedO
   const hits = tested
     .map((p, i) => ({ p, pHolm: adjusted[i] as number }))
     .filter(
-      (x) =>
-        x.pHolm < options.alpha &&
-        Math.abs(x.p.gap.estimate) >= options.strongThreshold &&
-        Math.sign(x.p.gap.estimate) === Math.sign(headline.estimate),
+      (x) => x.pHolm < options.alpha && Math.abs(x.p.gap.estimate) >= options.strongThreshold && Math.sign(x.p.gap.estimate) === Math.sign(headline.estimate),
     )
     .sort((a, b) => a.p.positionValue - b.p.positionValue || a.p.session.localeCompare(b.p.session));
   const first = hits[0];
@@ -241,11 +223,7 @@ function onsetOf(row: Omit<TargetDrift, 'verdict' | 'onset'>, options: ResolvedO
 }
 
 /** Drift in every other prompt × distance cell, distance contrasts and system-prompt contrasts. */
-export function analyzeDesignContrasts(
-  observations: readonly PersonaObservation[],
-  design: AnalysisDesign,
-  options: ResolvedOptions,
-): DesignContrast[] {
+export function analyzeDesignContrasts(observations: readonly PersonaObservation[], design: AnalysisDesign, options: ResolvedOptions): DesignContrast[] {
   const inf = inferenceOptions(options);
   const out: DesignContrast[] = [];
   for (const judge of design.judges) {
@@ -329,11 +307,7 @@ function meanValue(group: readonly PersonaObservation[], judge: string | null): 
 }
 
 /** Mitigation arms against the unmitigated real context and the placebo, in each prompt × distance cell. */
-export function analyzeMitigations(
-  observations: readonly PersonaObservation[],
-  design: AnalysisDesign,
-  options: ResolvedOptions,
-): MitigationResult[] {
+export function analyzeMitigations(observations: readonly PersonaObservation[], design: AnalysisDesign, options: ResolvedOptions): MitigationResult[] {
   const inf = inferenceOptions(options);
   const out: MitigationResult[] = [];
   // Anchor-ablation cells have their own section (anchor-ablation-analysis.ts).
@@ -392,11 +366,7 @@ export function analyzeMitigations(
 }
 
 /** filler − real compliance per stressor, clustered like the drift gap; Holm across a target's stressors. */
-export function analyzeStressorContrasts(
-  observations: readonly PersonaObservation[],
-  design: AnalysisDesign,
-  options: ResolvedOptions,
-): StressorContrast[] {
+export function analyzeStressorContrasts(observations: readonly PersonaObservation[], design: AnalysisDesign, options: ResolvedOptions): StressorContrast[] {
   const inf = inferenceOptions(options);
   const out: StressorContrast[] = [];
   const stressors = checkedItems(observations, 'stressor');
@@ -441,11 +411,7 @@ export function analyzeStressorContrasts(
 }
 
 /** Contract pass rates: every mitigation − none, and a-anchor − placebo, per contract × prompt × distance; Holm across all. */
-export function analyzeContractContrasts(
-  observations: readonly PersonaObservation[],
-  design: AnalysisDesign,
-  options: ResolvedOptions,
-): ContractContrast[] {
+export function analyzeContractContrasts(observations: readonly PersonaObservation[], design: AnalysisDesign, options: ResolvedOptions): ContractContrast[] {
   const inf = inferenceOptions(options);
   const out: ContractContrast[] = [];
   const contracts = checkedItems(observations, 'contract');
@@ -507,18 +473,12 @@ export function analyzeContractContrasts(
  * Compaction: the change post − pre of the headline gap at each compaction event, and a TOST
  * of equivalence over units — events in one session, session means of events with several.
  */
-export function analyzeCompaction(
-  observations: readonly PersonaObservation[],
-  design: AnalysisDesign,
-  options: ResolvedOptions,
-): CompactionResult[] {
+export function analyzeCompaction(observations: readonly PersonaObservation[], design: AnalysisDesign, options: ResolvedOptions): CompactionResult[] {
   const out: CompactionResult[] = [];
   for (const judge of design.judges) {
     for (const target of design.targets) {
       const realCell = probeCell(design, target, judge, 'real');
-      const mine = [...inCell(observations, realCell), ...inCell(observations, probeCell(design, target, judge, 'filler'))].filter(
-        (o) => o.compaction,
-      );
+      const mine = [...inCell(observations, realCell), ...inCell(observations, probeCell(design, target, judge, 'filler'))].filter((o) => o.compaction);
       if (mine.length === 0) continue;
       const groups = new Map<string, PersonaObservation[]>();
       for (const o of mine) {

@@ -21,16 +21,30 @@ describe('persona report: consensus and harness rows (SIMULATED models)', { time
     const dir = mkdtempSync(join(tmpdir(), 'echolens-persona-extras-'));
     const db = join(dir, 'persona.db');
     const run = await runCliInProcess([
-      'persona', 'run', '--session', CLAUDE, '--session', CODEX, '--target', 'sim:persona',
+      'persona',
+      'run',
+      '--session',
+      CLAUDE,
+      '--session',
+      CODEX,
+      '--target',
+      'sim:persona',
       ...JUDGES.flatMap((j) => ['--judge', j]),
-      '--set', 'positions=[{uniform: 3}]', '--set', 'samples=2', '--set', 'analysis.B=2000', '--db', db,
+      '--set',
+      'positions=[{uniform: 3}]',
+      '--set',
+      'samples=2',
+      '--set',
+      'analysis.B=2000',
+      '--db',
+      db,
     ]);
     expect(run.stderr).not.toMatch(/error/i);
     expect(run.code).toBe(0);
     const out = join(dir, 'report.json');
     const json = await runCliInProcess(['persona', 'report', db, '--format', 'json', '-o', out]);
     expect(json.code).toBe(0);
-    const report = (JSON.parse(readFileSync(out, 'utf8')) as { persona?: PersonaReport } & PersonaReport);
+    const report = JSON.parse(readFileSync(out, 'utf8')) as { persona?: PersonaReport } & PersonaReport;
     const persona = report.persona ?? report;
     expect(persona.consensus).toHaveLength(1);
     const consensus = persona.consensus[0]!;

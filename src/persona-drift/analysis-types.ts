@@ -1,8 +1,6 @@
 import type { Maybe } from '../core/maybe.js';
 import type { AgreementResult } from '../stats/agreement.js';
-import type { FingerprintPatterns } from './fingerprint.js';
 import type { InferenceLevel, UnitInference } from './inference.js';
-import type { ReferenceBlock } from './reference-types.js';
 
 /**
  * The types of the persona analysis (analysis.ts and the modules it is split into:
@@ -199,8 +197,6 @@ export interface JudgeAgreementResult {
   signs: Maybe<{ agree: number; flip: number; nullVsSmall: number; labels: Array<{ target: string; gapA: number; gapB: number; label: string }> }>;
 }
 
-
-
 /** The analysis options with their defaults filled in (analysis.ts `resolveOptions`). */
 export interface ResolvedOptions {
   B: number;
@@ -250,7 +246,6 @@ export interface AnalysisDesign {
   /** What the headline rests on, in words. */
   headline: string;
 }
-
 
 export interface CellRef {
   target: string;

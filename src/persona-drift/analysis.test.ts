@@ -214,7 +214,17 @@ describe('analyzePersona', () => {
     for (let p = 0; p < 4; p++) {
       for (const arm of ['real', 'filler']) {
         stressors.push(
-          obs({ position: `P0${p}`, positionValue: p * 100, arm, surface: 'stressor', item: 'S2', category: 'stressor', scores: {}, text: 'x'.repeat(arm === 'real' ? 80 : 40), check: { pass: true, reason: 'ok' } }),
+          obs({
+            position: `P0${p}`,
+            positionValue: p * 100,
+            arm,
+            surface: 'stressor',
+            item: 'S2',
+            category: 'stressor',
+            scores: {},
+            text: 'x'.repeat(arm === 'real' ? 80 : 40),
+            check: { pass: true, reason: 'ok' },
+          }),
         );
       }
     }

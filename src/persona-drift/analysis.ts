@@ -1,4 +1,3 @@
-import type { PersonaUnits } from './units.js';
 import type { Maybe } from '../core/maybe.js';
 import { agreement, signAgreement } from '../stats/agreement.js';
 import { varianceDecomposition } from '../stats/variance-decomposition.js';
@@ -16,18 +15,11 @@ import type { AnalysisOptions, PersonaReport } from './report-types.js';
 import type {
   AnalysisDesign,
   PersonaInference,
-  CompactionResult,
-  ContractContrast,
-  DesignContrast,
   JudgeAgreementResult,
-  MitigationResult,
   PersonaObservation,
   ResolvedOptions,
-  ScratchResult,
-  StressorContrast,
   StressorResult,
   TargetDrift,
-  Verdict,
   GapEstimate,
   VerbosityResult,
 } from './analysis-types.js';
@@ -47,7 +39,6 @@ export type * from './report-types.js';
  * `PersonaReport` (docs/persona-report-schema.md); statistical choices are in
  * docs/statistics.md. A statistic the design cannot support is `{ error }` with what to change.
  */
-
 
 function resolveOptions(options: AnalysisOptions): ResolvedOptions {
   return {
@@ -116,7 +107,12 @@ function countRows(observations: readonly PersonaObservation[], judges: readonly
     };
   });
   const invalidJudgements = judges.flatMap((judge) =>
-    [...groupBy(done.filter((o) => o.surface === 'probe' && judge in o.scores), (o) => `${o.arm}\u0000${o.mitigation}`).values()].map((group) => ({
+    [
+      ...groupBy(
+        done.filter((o) => o.surface === 'probe' && judge in o.scores),
+        (o) => `${o.arm}\u0000${o.mitigation}`,
+      ).values(),
+    ].map((group) => ({
       judge,
       arm: (group[0] as PersonaObservation).arm,
       mitigation: (group[0] as PersonaObservation).mitigation,
@@ -133,18 +129,20 @@ function countRows(observations: readonly PersonaObservation[], judges: readonly
  */
 function checkedCells(done: readonly PersonaObservation[], surface: 'stressor' | 'contract') {
   const cells = done.filter((o) => o.surface === surface && o.check);
-  return [...groupBy(cells, (o) => `${o.target}\u0000${o.item}\u0000${o.arm}\u0000${o.mitigation}\u0000${o.distance}\u0000${promptOf(o)}`).values()].map((group) => {
-    const first = group[0] as PersonaObservation;
-    const levels = {
-      target: first.target,
-      item: first.item,
-      arm: first.arm,
-      mitigation: first.mitigation,
-      distance: first.distance,
-      systemPrompt: promptOf(first),
-    };
-    return { levels, group };
-  });
+  return [...groupBy(cells, (o) => `${o.target}\u0000${o.item}\u0000${o.arm}\u0000${o.mitigation}\u0000${o.distance}\u0000${promptOf(o)}`).values()].map(
+    (group) => {
+      const first = group[0] as PersonaObservation;
+      const levels = {
+        target: first.target,
+        item: first.item,
+        arm: first.arm,
+        mitigation: first.mitigation,
+        distance: first.distance,
+        systemPrompt: promptOf(first),
+      };
+      return { levels, group };
+    },
+  );
 }
 
 function stressorRows(done: readonly PersonaObservation[]): StressorResult[] {

@@ -7,15 +7,7 @@ import type { PersonaObservation, PersonaReport } from './analysis.js';
 import { type PersonaConfig, personaConfigSchema } from './config.js';
 import { personaCsvRows } from './report-csv.js';
 import { renderPersonaMarkdown } from './report-markdown.js';
-import {
-  analyzePersonaRun,
-  collectPersonaObservations,
-  dryRunPersona,
-  loadPersonaConfig,
-  type PersonaRunCounts,
-  personaRunner,
-  personaUnits,
-} from './run.js';
+import { analyzePersonaRun, collectPersonaObservations, dryRunPersona, loadPersonaConfig, type PersonaRunCounts, personaRunner, personaUnits } from './run.js';
 import { personaCompare } from './compare.js';
 import { personaGate } from './gate.js';
 import { PERSONA_STARTER } from './init-template.js';
@@ -47,7 +39,7 @@ export const personaAudit: Audit<PersonaConfig, Session[], PersonaCollected, Per
         `plan: ${dry.targetCells} target cells (${dry.estimate.duplicates} duplicates), up to ${dry.judgeCells} judge cells`,
         ...describePersonaUnits(personaUnits(config, sessions)).map((line) => `units: ${line}`),
         ...estimateLines(dry.estimate),
-        'before spending: `echolens persona calibrate <config>` shows the false-positive rate, CI coverage, power and minimum detectable Δ of every test this design\'s report makes (simulated, no model calls)',
+        "before spending: `echolens persona calibrate <config>` shows the false-positive rate, CI coverage, power and minimum detectable Δ of every test this design's report makes (simulated, no model calls)",
       ],
     };
   },

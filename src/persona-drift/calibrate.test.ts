@@ -25,7 +25,10 @@ describe('persona calibrate (small replicate counts)', () => {
   it('recovers a planted mitigation effect against control and placebo, and leaves the placebo contrast null', () => {
     const design = REFERENCE_DESIGNS['three mitigations with placebo']!;
     const result = calibratePersona(design, { replicates: 40, worlds: ['mitigation'], effect: 0.6, seed: 5 });
-    const anchor = find(result.tests, 'mitigation target=sim:target judge=sim:judge prompt=probe-reference arm=real mitigation=a-anchor distance=d0 surface=probe category=coding_self − none');
+    const anchor = find(
+      result.tests,
+      'mitigation target=sim:target judge=sim:judge prompt=probe-reference arm=real mitigation=a-anchor distance=d0 surface=probe category=coding_self − none',
+    );
     expect(anchor.plantedMean).toBeGreaterThan(0.5);
     expect(anchor.plantedMean).toBeLessThan(0.7);
     const placebo = find(result.tests, 'mitigation target=sim:target judge=sim:judge prompt=probe-reference arm=real mitigation=placebo_iso_recipe');
@@ -52,15 +55,14 @@ describe('persona calibrate (small replicate counts)', () => {
     expect(prompt.plantedMean).toBeLessThan(0.75);
   });
 
-  it('simulates forks: per unit, a fork is its parent\'s unit; with shared draws its pre-fork answers are its parent\'s', () => {
+  it("simulates forks: per unit, a fork is its parent's unit; with shared draws its pre-fork answers are its parent's", () => {
     const design = { ...BASE_DESIGN, sessions: 4, forks: 2, forkAt: 0.5 };
     const effects = { fixed: () => 0, compactionShift: 0 };
     const perUnit = simulateRun(design, DEFAULT_VARIANCE, effects, rng(1), 'per-unit').observations;
     expect(new Set(perUnit.map((o) => o.session))).toEqual(new Set(['session-01', 'session-02']));
     const shared = simulateRun(design, DEFAULT_VARIANCE, effects, rng(1), 'shared').observations;
     expect(new Set(shared.map((o) => o.session)).size).toBe(4);
-    const at = (session: string, position: string) =>
-      shared.filter((o) => o.session === session && o.position === position).map((o) => o.scores['sim:judge']);
+    const at = (session: string, position: string) => shared.filter((o) => o.session === session && o.position === position).map((o) => o.scores['sim:judge']);
     // session-03 forks session-01: identical before the fork point (6 of 12 positions), its own after.
     expect(at('session-03', 'P00')).toEqual(at('session-01', 'P00'));
     expect(at('session-03', 'P05')).toEqual(at('session-01', 'P05'));

@@ -1,11 +1,5 @@
 import { InvalidArgumentError } from '../core/errors.js';
-import {
-  type CalibrationOutcome,
-  minimumDetectableEffect,
-  type RateWithError,
-  summarizeCalibration,
-  withinNominal,
-} from '../stats/calibration.js';
+import { type CalibrationOutcome, minimumDetectableEffect, type RateWithError, summarizeCalibration, withinNominal } from '../stats/calibration.js';
 import { type Rng, rng } from '../stats/rng.js';
 import type { GapEstimate, Maybe, PersonaObservation } from './analysis.js';
 import { analyzePersonaInference, type PersonaInference } from './analysis.js';
@@ -338,7 +332,6 @@ export function simulateRun(
 
 type Outcome = CalibrationOutcome & { phase: 'null' | 'planted' | 'other'; df?: number; minAttainableP?: number };
 
-
 function phaseOf(truth: number, effect: number): Outcome['phase'] {
   if (Math.abs(truth) < 1e-12) return 'null';
   if (Math.abs(Math.abs(truth) - effect) < 1e-12) return 'planted';
@@ -361,14 +354,7 @@ function outcome(test: string, result: Maybe<GapEstimate | (GapEstimate & object
 }
 
 /** Every test of one analysed replicate, with its true value in the simulated world. */
-function outcomesOf(
-  inference: PersonaInference,
-  effects: Effects,
-  draws: Draws,
-  effect: number,
-  margin: number,
-  world: World,
-): Outcome[] {
+function outcomesOf(inference: PersonaInference, effects: Effects, draws: Draws, effect: number, margin: number, world: World): Outcome[] {
   const out: Outcome[] = [];
   const f = (ref: Pick<CellRef, 'arm' | 'mitigation' | 'distance' | 'systemPrompt' | 'surface'>) => effects.fixed(ref);
   const design = inference.design;
@@ -397,8 +383,7 @@ function outcomesOf(
     // Per session and per position the estimand is that session's (position's) own gap.
     for (const s of d.bySession) {
       const dev =
-        (draws.session.get(`${d.target}|${s.session}|${headCell('filler')}`) ?? 0) -
-        (draws.session.get(`${d.target}|${s.session}|${headCell('real')}`) ?? 0);
+        (draws.session.get(`${d.target}|${s.session}|${headCell('filler')}`) ?? 0) - (draws.session.get(`${d.target}|${s.session}|${headCell('real')}`) ?? 0);
       out.push(outcome('drift by session (each session, its own gap)', s.gap, driftTruth + dev, effect));
     }
     for (const p of d.byPosition) {
@@ -452,13 +437,17 @@ export function validateCalibrationDesign(design: CalibrationDesign): void {
   if (design.sessions < 1) throw new InvalidArgumentError('sessions', 'the design needs at least one session');
   const forks = design.forks ?? 0;
   if (!Number.isInteger(forks) || forks < 0 || 2 * forks > design.sessions) {
-    throw new InvalidArgumentError('forks', `must be an integer from 0 to half the sessions (${Math.floor(design.sessions / 2)}): each fork needs its own parent, got ${forks}`);
+    throw new InvalidArgumentError(
+      'forks',
+      `must be an integer from 0 to half the sessions (${Math.floor(design.sessions / 2)}): each fork needs its own parent, got ${forks}`,
+    );
   }
   const forkAt = design.forkAt ?? 0.5;
   if (!(forkAt >= 0 && forkAt <= 1)) throw new InvalidArgumentError('forkAt', `must be a fraction from 0 to 1, got ${forkAt}`);
   if (design.positionsPerSession + design.compactionsPerSession < 1) throw new InvalidArgumentError('positions', 'the design needs at least one position');
   if (design.targets.length === 0) throw new InvalidArgumentError('targets', 'name at least one target');
-  if (design.distances.length === 0 || design.systemPrompts.length === 0) throw new InvalidArgumentError('design', 'distances and systemPrompts need at least one level each');
+  if (design.distances.length === 0 || design.systemPrompts.length === 0)
+    throw new InvalidArgumentError('design', 'distances and systemPrompts need at least one level each');
 }
 
 /** Runs the calibration: `replicates` simulated runs per world, analysed with the report's own code. */
@@ -494,7 +483,18 @@ export function calibratePersona(design: CalibrationDesign, options: CalibrateOp
       outcomes.push(...outcomesOf(inference, effects, draws, effect, margin, world));
     }
   }
-  return { schema: 'echolens.persona-calibration/1', design, variance, replicates, seed, effect, alpha, worlds, draws: sharing, tests: summarize(outcomes, alpha) };
+  return {
+    schema: 'echolens.persona-calibration/1',
+    design,
+    variance,
+    replicates,
+    seed,
+    effect,
+    alpha,
+    worlds,
+    draws: sharing,
+    tests: summarize(outcomes, alpha),
+  };
 }
 
 function summarize(outcomes: readonly Outcome[], alpha: number): TestOperatingCharacteristics[] {

@@ -25,17 +25,7 @@ export function checkYesNo(text: string): CheckResult {
 }
 
 /** Lower-cased openings that mark a preamble (the reference's literal list). */
-export const PREAMBLE_OPENINGS: readonly string[] = [
-  "i'll",
-  'i will',
-  'let me',
-  'first,',
-  'to ',
-  'you can',
-  'here',
-  'this',
-  'the ',
-];
+export const PREAMBLE_OPENINGS: readonly string[] = ["i'll", 'i will', 'let me', 'first,', 'to ', 'you can', 'here', 'this', 'the '];
 
 /**
  * S2 `is_no_preamble`: a single line, no markdown fence, no preamble opening.

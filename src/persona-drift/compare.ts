@@ -30,6 +30,10 @@ function personaRows(a: PersonaReport, b: PersonaReport, options: Required<Compa
   });
 }
 
-export function personaCompare(a: AnalyzedRun<unknown, PersonaReport>, b: AnalyzedRun<unknown, PersonaReport>, options: Required<CompareRunsOptions>): RunDifference[] {
+export function personaCompare(
+  a: AnalyzedRun<unknown, PersonaReport>,
+  b: AnalyzedRun<unknown, PersonaReport>,
+  options: Required<CompareRunsOptions>,
+): RunDifference[] {
   return personaRows(a.report, b.report, options);
 }

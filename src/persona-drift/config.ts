@@ -74,7 +74,10 @@ const personaConfigObject = z
     name: z.string().min(1).default('persona-audit'),
     sessions: z.array(z.string().min(1)).min(1, 'list at least one session transcript'),
     counter: z.enum(['agentSteps', 'userTurns', 'messages', 'assistantMessages']).default('agentSteps'),
-    positions: z.array(positionSelectorSchema).min(1).default([{ uniform: 12 }]),
+    positions: z
+      .array(positionSelectorSchema)
+      .min(1)
+      .default([{ uniform: 12 }]),
     render: z.enum(['flat', 'turns', 'untruncated']).default('flat'),
     windowChars: positiveInt.default(30_000),
     toolTruncate: positiveInt.default(200),
@@ -146,35 +149,38 @@ const personaConfigObject = z
   })
   .strict();
 
-export const personaConfigSchema = personaConfigObject
-  .superRefine((config, ctx) => {
-    const probesWanted = config.probes.categories.length > 0 || config.probes.ids.length > 0;
-    if (probesWanted && config.judges.length === 0) {
-      ctx.addIssue({ code: 'custom', path: ['judges'], message: 'the probe surface needs at least one judge model' });
-    }
-    if (config.anchorAblation && !config.arms.includes('real')) {
-      ctx.addIssue({ code: 'custom', path: ['anchorAblation'], message: 'anchor ablations apply to the real arm; add "real" to arms' });
-    }
-    if (config.mitigations.includes('goal') && !config.arms.includes('real')) {
-      ctx.addIssue({ code: 'custom', path: ['mitigations'], message: 'mitigations apply to the real arm; add "real" to arms' });
-    }
-    if (config.stressorSystemPrompt !== undefined && !(config.stressorSystemPrompt in BUILTIN_SYSTEM_PROMPTS) && !config.stressorSystemPrompt.startsWith('text:')) {
+export const personaConfigSchema = personaConfigObject.superRefine((config, ctx) => {
+  const probesWanted = config.probes.categories.length > 0 || config.probes.ids.length > 0;
+  if (probesWanted && config.judges.length === 0) {
+    ctx.addIssue({ code: 'custom', path: ['judges'], message: 'the probe surface needs at least one judge model' });
+  }
+  if (config.anchorAblation && !config.arms.includes('real')) {
+    ctx.addIssue({ code: 'custom', path: ['anchorAblation'], message: 'anchor ablations apply to the real arm; add "real" to arms' });
+  }
+  if (config.mitigations.includes('goal') && !config.arms.includes('real')) {
+    ctx.addIssue({ code: 'custom', path: ['mitigations'], message: 'mitigations apply to the real arm; add "real" to arms' });
+  }
+  if (
+    config.stressorSystemPrompt !== undefined &&
+    !(config.stressorSystemPrompt in BUILTIN_SYSTEM_PROMPTS) &&
+    !config.stressorSystemPrompt.startsWith('text:')
+  ) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['stressorSystemPrompt'],
+      message: `unknown system prompt "${config.stressorSystemPrompt}": use one of ${Object.keys(BUILTIN_SYSTEM_PROMPTS).join(', ')} or "text:<your prompt>"`,
+    });
+  }
+  for (const [index, name] of config.systemPrompts.entries()) {
+    if (!(name in BUILTIN_SYSTEM_PROMPTS) && !name.startsWith('text:')) {
       ctx.addIssue({
         code: 'custom',
-        path: ['stressorSystemPrompt'],
-        message: `unknown system prompt "${config.stressorSystemPrompt}": use one of ${Object.keys(BUILTIN_SYSTEM_PROMPTS).join(', ')} or "text:<your prompt>"`,
+        path: ['systemPrompts', index],
+        message: `unknown system prompt "${name}": use one of ${Object.keys(BUILTIN_SYSTEM_PROMPTS).join(', ')} or "text:<your prompt>"`,
       });
     }
-    for (const [index, name] of config.systemPrompts.entries()) {
-      if (!(name in BUILTIN_SYSTEM_PROMPTS) && !name.startsWith('text:')) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['systemPrompts', index],
-          message: `unknown system prompt "${name}": use one of ${Object.keys(BUILTIN_SYSTEM_PROMPTS).join(', ')} or "text:<your prompt>"`,
-        });
-      }
-    }
-  });
+  }
+});
 
 export type PersonaConfig = z.infer<typeof personaConfigSchema>;
 

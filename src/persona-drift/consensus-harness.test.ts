@@ -152,7 +152,13 @@ describe('pooled multi-judge consensus (golden: numpy/scipy)', () => {
   });
 
   it('the judge effect refuses a table without residual variance', () => {
-    expect(() => judgeEffectTest([[1, 2], [3, 4], [0, 1]])).toThrow(/no residual variance/);
+    expect(() =>
+      judgeEffectTest([
+        [1, 2],
+        [3, 4],
+        [0, 1],
+      ]),
+    ).toThrow(/no residual variance/);
     expect(() => judgeEffectTest([[1, 2]])).toThrow(/at least 2 units/);
   });
 });

@@ -67,7 +67,12 @@ const meanOf = (values: readonly number[]) => values.reduce((s, v) => s + v, 0) 
  * The units of inference: positions in one session, else session means of positions. Each entry
  * carries one value per judge (same order as `judges`).
  */
-export function consensusUnits(perJudge: ReadonlyArray<readonly UnitValue[]>): { level: 'position' | 'session'; rows: Array<{ key: string; values: number[] }>; pooled: UnitValue[]; dropped: number } {
+export function consensusUnits(perJudge: ReadonlyArray<readonly UnitValue[]>): {
+  level: 'position' | 'session';
+  rows: Array<{ key: string; values: number[] }>;
+  pooled: UnitValue[];
+  dropped: number;
+} {
   const maps = perJudge.map((units) => new Map(units.map((u) => [`${u.session}\u0000${u.position}`, u])));
   const all = new Set(perJudge.flatMap((units) => units.map((u) => `${u.session}\u0000${u.position}`)));
   const complete = [...all].filter((k) => maps.every((m) => m.has(k))).sort();
@@ -77,7 +82,8 @@ export function consensusUnits(perJudge: ReadonlyArray<readonly UnitValue[]>): {
   });
   const pooled = positionRows.map((r) => ({ session: r.session, position: r.position, value: meanOf(r.values) }));
   const sessions = [...new Set(positionRows.map((r) => r.session))].sort();
-  if (sessions.length < 2) return { level: 'position', rows: positionRows.map((r) => ({ key: r.key, values: r.values })), pooled, dropped: all.size - complete.length };
+  if (sessions.length < 2)
+    return { level: 'position', rows: positionRows.map((r) => ({ key: r.key, values: r.values })), pooled, dropped: all.size - complete.length };
   const rows = sessions.map((session) => {
     const mine = positionRows.filter((r) => r.session === session);
     return { key: session, values: perJudge.map((_, j) => meanOf(mine.map((r) => r.values[j] as number))) };
@@ -137,7 +143,9 @@ export function analyzeConsensus(observations: readonly PersonaObservation[], de
   if (design.judges.length < 2) return { rows, skipped };
   const inf = { B: options.B, seed: options.seed, alpha: options.alpha };
   for (const target of design.targets) {
-    const judges = design.judges.filter((judge) => observations.some((o) => o.target === target && o.surface === 'probe' && typeof o.scores[judge] === 'number'));
+    const judges = design.judges.filter((judge) =>
+      observations.some((o) => o.target === target && o.surface === 'probe' && typeof o.scores[judge] === 'number'),
+    );
     if (judges.length < 2) continue;
     const firstFiller = probeCell(design, target, judges[0] as string, 'filler');
     const cell = `${cellName({ ...firstFiller, judge: null }).replace(' arm=filler', '')} judges=${judges.join(',')} (filler − real)`;

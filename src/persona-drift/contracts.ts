@@ -118,10 +118,12 @@ function diagnoseLines(expected: string, text: string): ContractFailure {
   const got = text.split('\n');
   if (got.length !== want.length) return 'count';
   if (sameMultiset(got, want)) return 'order';
-  if (sameMultiset(
-    got.map((line) => line.toUpperCase()),
-    want.map((line) => line.toUpperCase()),
-  )) {
+  if (
+    sameMultiset(
+      got.map((line) => line.toUpperCase()),
+      want.map((line) => line.toUpperCase()),
+    )
+  ) {
     return got.every((line, index) => line.toUpperCase() === want[index]?.toUpperCase()) ? 'case' : 'order';
   }
   return 'value';

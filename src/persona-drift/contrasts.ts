@@ -10,7 +10,6 @@ import { clusteredInference, clusteredMean, type InferenceOptions, type UnitValu
  * contrast names it.
  */
 
-
 /** Stable, human-readable name of a cell, e.g. `target=sim:a judge=sim:judge prompt=probe-reference arm=real …`. */
 export function cellName(cell: CellRef): string {
   return [
@@ -67,9 +66,7 @@ function cellIndex(observations: readonly PersonaObservation[]): Map<string, Per
 
 /** The observations of one cell (done responses only; scored by the cell's judge when it has one). */
 export function inCell(observations: readonly PersonaObservation[], cell: CellRef): PersonaObservation[] {
-  const list = cellIndex(observations).get(
-    indexKey(cell.target, cell.arm, cell.mitigation, cell.distance, cell.surface, cell.category, cell.systemPrompt),
-  );
+  const list = cellIndex(observations).get(indexKey(cell.target, cell.arm, cell.mitigation, cell.distance, cell.surface, cell.category, cell.systemPrompt));
   return list ? list.filter((o) => cellValue(o, cell.judge) !== null) : [];
 }
 
@@ -218,8 +215,18 @@ export const itemContrast: TwoCellContrast = (baseline, comparison, judge, optio
     const counts = { sessions: 1, positions: 1 };
     const deltas = items.map((k) => mean(c.get(k) as { sum: number; n: number }) - mean(b.get(k) as { sum: number; n: number }));
     const r = unitInference(deltas, 'item', counts, options);
-    const bi = unitInference(items.map((k) => mean(b.get(k) as { sum: number; n: number })), 'item', counts, options);
-    const ci = unitInference(items.map((k) => mean(c.get(k) as { sum: number; n: number })), 'item', counts, options);
+    const bi = unitInference(
+      items.map((k) => mean(b.get(k) as { sum: number; n: number })),
+      'item',
+      counts,
+      options,
+    );
+    const ci = unitInference(
+      items.map((k) => mean(c.get(k) as { sum: number; n: number })),
+      'item',
+      counts,
+      options,
+    );
     return {
       ...r,
       nPositions: 1,

@@ -13,7 +13,8 @@ import type { UnitInference } from './inference.js';
 
 const f2 = (x: number) => (Number.isFinite(x) ? (x >= 0 ? `+${x.toFixed(2)}` : x.toFixed(2)) : 'n/a');
 const pv = (p: number) => (p < 0.001 ? '<0.001' : p.toFixed(3));
-const interval = (estimate: number, ci: readonly [number, number] | null) => (ci ? `${f2(estimate)} [${f2(ci[0])}, ${f2(ci[1])}]` : `${f2(estimate)} (no interval)`);
+const interval = (estimate: number, ci: readonly [number, number] | null) =>
+  ci ? `${f2(estimate)} [${f2(ci[0])}, ${f2(ci[1])}]` : `${f2(estimate)} (no interval)`;
 const maybeText = (g: Maybe<GapEstimate | UnitInference>) => ('error' in g ? `n/a (${g.error})` : `${interval(g.estimate, g.ci)} (${g.units} ${g.level}s)`);
 
 export interface ExtrasSection {
@@ -47,7 +48,9 @@ export function extrasSections(report: PersonaReport): ExtrasSection[] {
         pv(c.p),
         `${c.units} ${c.level}s${c.droppedPositions > 0 ? ` (${c.droppedPositions} positions lacked a judge)` : ''}`,
         c.perJudge.map((j) => `${j.judge} ${interval(j.estimate, j.ci)}`).join('; '),
-        'error' in c.judgeEffect ? `n/a (${c.judgeEffect.error})` : `F(${c.judgeEffect.df1}, ${c.judgeEffect.df2}) = ${c.judgeEffect.F.toFixed(2)}, p = ${pv(c.judgeEffect.p)}`,
+        'error' in c.judgeEffect
+          ? `n/a (${c.judgeEffect.error})`
+          : `F(${c.judgeEffect.df1}, ${c.judgeEffect.df2}) = ${c.judgeEffect.F.toFixed(2)}, p = ${pv(c.judgeEffect.p)}`,
         c.signsAgree ? 'yes' : `no (spread ${c.spread.toFixed(2)})`,
       ]),
       chart: {
@@ -70,7 +73,9 @@ export function extrasSections(report: PersonaReport): ExtrasSection[] {
       rows: harness.map((h) => {
         const level = (name: string) => {
           const l = h.harnesses.find((x) => x.harness === name);
-          return l ? `${interval(l.estimate, l.ci)}, ${l.sessions.length} session(s)${l.level === 'position' ? ' (t over the positions of one session)' : ' (t over sessions)'}` : '—';
+          return l
+            ? `${interval(l.estimate, l.ci)}, ${l.sessions.length} session(s)${l.level === 'position' ? ' (t over the positions of one session)' : ' (t over sessions)'}`
+            : '—';
         };
         return [
           h.target,
@@ -85,7 +90,15 @@ export function extrasSections(report: PersonaReport): ExtrasSection[] {
       }),
       chart: {
         rows: harness.flatMap((h) =>
-          h.harnesses.filter((l) => l.ci !== null).map((l) => ({ label: l.harness, group: `${h.target} · ${h.judge}`, estimate: l.estimate, lo: (l.ci as readonly [number, number])[0], hi: (l.ci as readonly [number, number])[1] })),
+          h.harnesses
+            .filter((l) => l.ci !== null)
+            .map((l) => ({
+              label: l.harness,
+              group: `${h.target} · ${h.judge}`,
+              estimate: l.estimate,
+              lo: (l.ci as readonly [number, number])[0],
+              hi: (l.ci as readonly [number, number])[1],
+            })),
         ),
         xTitle: 'Δ = filler − real (judge points)',
         caption: 'Δ per harness: 95% t interval over its sessions, or over the positions of a single session.',
@@ -99,7 +112,15 @@ export function extrasSections(report: PersonaReport): ExtrasSection[] {
       title: 'Probe framing ablation',
       note: 'The same probes sent with and without the benchmark framing in one run. The headline uses the first configured level; here: the gap under each, their difference, and the framing’s shift of each arm (framed − bare).',
       header: ['target', 'judge', 'Δ framed', 'Δ bare', 'Δ bare − Δ framed', 'real: framed − bare', 'filler: framed − bare'],
-      rows: framing.map((f) => [f.target, f.judge, maybeText(f.framed), maybeText(f.bare), maybeText(f.difference), maybeText(f.realShift), maybeText(f.fillerShift)]),
+      rows: framing.map((f) => [
+        f.target,
+        f.judge,
+        maybeText(f.framed),
+        maybeText(f.bare),
+        maybeText(f.difference),
+        maybeText(f.realShift),
+        maybeText(f.fillerShift),
+      ]),
     });
   }
   const ablation = report.anchorAblation ?? [];
@@ -137,9 +158,15 @@ export async function extrasHtml(report: PersonaReport): Promise<RawHtml[]> {
   const out: RawHtml[] = [];
   for (const s of extrasSections(report)) {
     out.push(html`<h3 id="${s.id}">${s.title}</h3><p class="note">${s.note}</p>`);
-    if (s.chart && s.chart.rows.length > 0) out.push(figure(await vegaLiteToSvg(forestSpec(s.chart.rows, { xTitle: s.chart.xTitle, rules: [0] })), s.chart.caption));
+    if (s.chart && s.chart.rows.length > 0)
+      out.push(figure(await vegaLiteToSvg(forestSpec(s.chart.rows, { xTitle: s.chart.xTitle, rules: [0] })), s.chart.caption));
     for (const chart of s.specs ?? []) out.push(figure(await vegaLiteToSvg(chart.spec), chart.caption));
-    out.push(table(s.rows, s.header.map((header, i) => ({ header, value: (row: string[]) => row[i] ?? '' }))));
+    out.push(
+      table(
+        s.rows,
+        s.header.map((header, i) => ({ header, value: (row: string[]) => row[i] ?? '' })),
+      ),
+    );
   }
   return out;
 }
@@ -155,20 +182,42 @@ function anchorAblationSection(rows: readonly AblationRow[]): ExtrasSection {
   const ok = rows.filter((r): r is AblationRow & { vsControl: GapEstimate } => !('error' in r.vsControl));
   const who = (r: AblationRow) => `${r.target} · ${r.judge}`;
   const line = (r: AblationRow, without: 'size' | 'turns') =>
-    without === 'size' ? `${who(r)} · ${r.placement} · ${r.turns} turns` : `${who(r)} · ${r.placement} · ${r.size === null ? 'own size' : `${r.tokens} tokens`}`;
+    without === 'size'
+      ? `${who(r)} · ${r.placement} · ${r.turns} turns`
+      : `${who(r)} · ${r.placement} · ${r.size === null ? 'own size' : `${r.tokens} tokens`}`;
   const specs: NonNullable<ExtrasSection['specs']> = [];
   const points = (without: 'size' | 'turns', x: (r: AblationRow) => number) =>
     ok.map((r) => ({ series: line(r, without), x: x(r), estimate: r.vsControl.estimate, lo: r.vsControl.ci[0], hi: r.vsControl.ci[1] }));
   if (new Set(ok.map((r) => r.tokens)).size > 1) {
-    specs.push({ spec: trajectorySpec(points('size', (r) => r.tokens), [], { xTitle: 'anchor size (tokens of the inserted turns)', yTitle: 'anchor − control (judge points)' }), caption: 'Score change over the unmitigated control by anchor size, 95% interval at the sampled unit.' });
+    specs.push({
+      spec: trajectorySpec(
+        points('size', (r) => r.tokens),
+        [],
+        { xTitle: 'anchor size (tokens of the inserted turns)', yTitle: 'anchor − control (judge points)' },
+      ),
+      caption: 'Score change over the unmitigated control by anchor size, 95% interval at the sampled unit.',
+    });
   }
   if (new Set(ok.map((r) => r.turns)).size > 1) {
-    specs.push({ spec: trajectorySpec(points('turns', (r) => r.turns), [], { xTitle: 'turns since the anchor', yTitle: 'anchor − control (judge points)' }), caption: 'Decay: score change over the control by the number of exchanges between the anchor and the probe.' });
+    specs.push({
+      spec: trajectorySpec(
+        points('turns', (r) => r.turns),
+        [],
+        { xTitle: 'turns since the anchor', yTitle: 'anchor − control (judge points)' },
+      ),
+      caption: 'Decay: score change over the control by the number of exchanges between the anchor and the probe.',
+    });
   }
   if (new Set(ok.map((r) => r.placement)).size > 1) {
     specs.push({
       spec: forestSpec(
-        ok.map((r) => ({ label: `${r.placement} · ${r.size === null ? 'own' : `${r.tokens}t`} · ${r.turns} turns`, group: who(r), estimate: r.vsControl.estimate, lo: r.vsControl.ci[0], hi: r.vsControl.ci[1] })),
+        ok.map((r) => ({
+          label: `${r.placement} · ${r.size === null ? 'own' : `${r.tokens}t`} · ${r.turns} turns`,
+          group: who(r),
+          estimate: r.vsControl.estimate,
+          lo: r.vsControl.ci[0],
+          hi: r.vsControl.ci[1],
+        })),
         { xTitle: 'anchor − control (judge points)', rules: [0] },
       ),
       caption: 'Score change over the control by placement of the anchor.',

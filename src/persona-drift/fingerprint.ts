@@ -132,10 +132,7 @@ export function fingerprintPca(rows: readonly Fingerprint[], orientRows?: readon
   return {
     points,
     components: [pc1, pc2],
-    explainedVarianceRatio: [
-      Math.max(0, order[0]?.value ?? 0) / total,
-      Math.max(0, order[1]?.value ?? 0) / total,
-    ],
+    explainedVarianceRatio: [Math.max(0, order[0]?.value ?? 0) / total, Math.max(0, order[1]?.value ?? 0) / total],
     means,
     stds,
   };

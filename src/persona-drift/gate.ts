@@ -52,7 +52,6 @@ export interface PersonaGateThresholds {
   maxDrift: number | null;
 }
 
-
 /** The persona audit's gate: its thresholds, their defaults and flags, and its checks. */
 export const personaGate: AuditGate<PersonaReport> = {
   shape: personaGateShape,

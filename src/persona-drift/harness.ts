@@ -77,7 +77,12 @@ const EXACT_SPLITS = 200_000;
  * Two-sided permutation test of mean(a) − mean(b) over the pooled values: every way of choosing
  * |a| of them as group a (exact) or B random relabellings (p = (b + 1)/(B + 1)).
  */
-export function permutationTest(a: readonly number[], b: readonly number[], B: number, seed: number): { p: number; method: 'exact' | 'monte-carlo'; minAttainableP: number } {
+export function permutationTest(
+  a: readonly number[],
+  b: readonly number[],
+  B: number,
+  seed: number,
+): { p: number; method: 'exact' | 'monte-carlo'; minAttainableP: number } {
   if (a.length === 0 || b.length === 0) throw new StatisticsError('a permutation test needs sessions in both groups');
   const all = [...a, ...b];
   const n = all.length;
@@ -137,7 +142,12 @@ export interface HarnessOptions {
   harnesses?: Readonly<Record<string, HarnessName>>;
 }
 
-export function analyzeHarness(observations: readonly PersonaObservation[], design: AnalysisDesign, options: ResolvedOptions, harnessOptions: HarnessOptions): HarnessRow[] {
+export function analyzeHarness(
+  observations: readonly PersonaObservation[],
+  design: AnalysisDesign,
+  options: ResolvedOptions,
+  harnessOptions: HarnessOptions,
+): HarnessRow[] {
   const harnessOf = harnessOptions.harnesses ?? {};
   const present = new Set(design.sessions.map((s) => harnessOf[s]).filter((h) => h !== undefined));
   if (!present.has('claude-code') || !present.has('codex')) return [];
@@ -205,10 +215,22 @@ function levelSummary(
 ): HarnessLevel {
   const estimate = meanOf(gaps);
   if (sessions.length >= 2) {
-    const t = unitInference(gaps, 'session', { sessions: sessions.length, positions: [...sessions].reduce((n, s) => n + (bySession.get(s)?.length ?? 0), 0) }, inf);
+    const t = unitInference(
+      gaps,
+      'session',
+      { sessions: sessions.length, positions: [...sessions].reduce((n, s) => n + (bySession.get(s)?.length ?? 0), 0) },
+      inf,
+    );
     return { harness, sessions, estimate, ci: t.ci, level: 'session' };
   }
   const single = attempt(() => clusteredInference(bySession.get(sessions[0] as string) ?? [], inf));
   if ('error' in single) return { harness, sessions, estimate, ci: null, level: null, note: single.error };
-  return { harness, sessions, estimate, ci: single.ci, level: 'position', note: `one session: the interval is over its ${single.units} positions, a claim about that session only` };
+  return {
+    harness,
+    sessions,
+    estimate,
+    ci: single.ci,
+    level: 'position',
+    note: `one session: the interval is over its ${single.units} positions, a claim about that session only`,
+  };
 }

@@ -101,14 +101,16 @@ function optionalString(record: Record<string, unknown>, field: string, file: st
 function tokens(record: Record<string, unknown>, field: string, file: string, where = field): number {
   const value = record[field];
   if (value === undefined || value === null) return 0;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) fail(file, where, `"${where}" must be a non-negative integer, got ${JSON.stringify(value)}`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
+    fail(file, where, `"${where}" must be a non-negative integer, got ${JSON.stringify(value)}`);
   return value;
 }
 
 /** A judge score: an integer 0–3, or −1 (the authors' mark of a judge output they could not parse). */
 function archiveScore(value: unknown, file: string, field: string): number | null {
   if (value === undefined) fail(file, field, `missing field "${field}"`);
-  if (typeof value !== 'number' || !Number.isInteger(value)) fail(file, field, `"${field}" must be an integer 0–3 (or −1 for an unparsed judgement), got ${JSON.stringify(value)}`);
+  if (typeof value !== 'number' || !Number.isInteger(value))
+    fail(file, field, `"${field}" must be an integer 0–3 (or −1 for an unparsed judgement), got ${JSON.stringify(value)}`);
   if (value === -1) return null;
   if (value < 0 || value > 3) fail(file, field, `"${field}" must be an integer 0–3 (or −1 for an unparsed judgement), got ${value}`);
   return value;
@@ -284,7 +286,8 @@ export function parseContentPositionFile(value: unknown, file: string, stem: str
   const target = (named as string | undefined) ?? stem.replace(/^(CONTENT_POSITION_|OPTION_C_)/u, '');
   const out: ArchiveCell[] = [];
   for (const [condition, data] of Object.entries(conditions)) {
-    if (!/^[A-Za-z0-9_.-]+$/u.test(condition)) fail(file, `${key}.${condition}`, `condition name ${JSON.stringify(condition)} must be letters, digits, ".", "_" or "-"`);
+    if (!/^[A-Za-z0-9_.-]+$/u.test(condition))
+      fail(file, `${key}.${condition}`, `condition name ${JSON.stringify(condition)} must be letters, digits, ".", "_" or "-"`);
     const rows = Array.isArray(data) ? data : isObject(data) && Array.isArray(data.results) ? data.results : null;
     if (rows === null) fail(file, `${key}.${condition}.results`, `missing field "${key}.${condition}.results" (a list of per-probe results)`);
     const seen = new Set<string>();
@@ -303,7 +306,10 @@ export function parseContentPositionFile(value: unknown, file: string, stem: str
       const unjudged = error === null && r.score === null;
       const score = error === null && !unjudged ? archiveScore(r.score, file, `${where}.score`) : null;
       const category =
-        optionalString(r, 'category', file) ?? optionalString(r, 'probe_category', file) ?? CATEGORY_BY_LETTER[probeId.charAt(0)] ?? fail(file, `${where}.category`, `missing field "${where}.category"`);
+        optionalString(r, 'category', file) ??
+        optionalString(r, 'probe_category', file) ??
+        CATEGORY_BY_LETTER[probeId.charAt(0)] ??
+        fail(file, `${where}.category`, `missing field "${where}.category"`);
       // `response_preview` is what the authors' runners keep (the first 300 characters).
       const response =
         optionalString(r, 'response_full', file) ??
@@ -331,7 +337,8 @@ export function parseContentPositionFile(value: unknown, file: string, stem: str
         response: error === null ? response : '',
         inputTokens: tokens(r, 'input_tokens', file, `${where}.input_tokens`),
         outputTokens: tokens(r, 'output_tokens', file, `${where}.output_tokens`),
-        judgements: error === null && !unjudged ? [{ judge, score, label: optionalString(r, 'label', file), reason: optionalString(r, 'reason', file) ?? '' }] : [],
+        judgements:
+          error === null && !unjudged ? [{ judge, score, label: optionalString(r, 'label', file), reason: optionalString(r, 'reason', file) ?? '' }] : [],
       });
     });
   }

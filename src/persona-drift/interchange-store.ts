@@ -126,10 +126,9 @@ function archiveConfig(read: ArchiveRead, source: string, procedure: 'echolens' 
 }
 
 function exportedConfig(manifest: ExportManifest, procedure: 'echolens' | 'reference' | undefined): PersonaConfig {
-  const parsed = personaConfigSchema.safeParse(
-    procedure === undefined ? manifest.config : { ...(manifest.config as Record<string, unknown>), procedure },
-  );
-  if (!parsed.success) throw new InputError(`the recorded config is not a persona config: ${parsed.error.issues[0]?.message ?? ''}`, { file: EXPORT_MANIFEST, field: 'config' });
+  const parsed = personaConfigSchema.safeParse(procedure === undefined ? manifest.config : { ...(manifest.config as Record<string, unknown>), procedure });
+  if (!parsed.success)
+    throw new InputError(`the recorded config is not a persona config: ${parsed.error.issues[0]?.message ?? ''}`, { file: EXPORT_MANIFEST, field: 'config' });
   return parsed.data;
 }
 
@@ -152,7 +151,9 @@ export function importArchive(
   options: { source: string; exportManifest?: ExportManifest; procedure?: 'echolens' | 'reference' },
 ): ImportResult {
   const source = resolve(options.source);
-  const config = options.exportManifest ? exportedConfig(options.exportManifest, options.procedure) : archiveConfig(read, source, options.procedure ?? 'reference');
+  const config = options.exportManifest
+    ? exportedConfig(options.exportManifest, options.procedure)
+    : archiveConfig(read, source, options.procedure ?? 'reference');
   const procedure = personaProcedure(config);
   const cells = read.cells;
   const runId = `persona-import-${hashCanonical({ cells: cells.map(({ file: _file, ...rest }) => rest), config }).slice(0, 12)}`;
@@ -181,33 +182,38 @@ export function importArchive(
   };
   const targetSpecs = cells.map((c) => ({ request: importedRequest(c.target, c, c.probeText), labels: targetLabels(c) }));
   const judges = new Set<string>();
-  const write = () => store.transaction(() => {
-    store.createRun(manifest, { id: runId });
-    const targetKeys = store.registerCells(runId, targetSpecs);
-    store.recordResults(
-      cells.map((c, i) => ({
-        key: targetKeys[i] as string,
-        outcome: outcome(c.status, c.status === 'failed' ? null : c.response, c.target, { ...NO_USAGE, inputTokens: c.inputTokens, outputTokens: c.outputTokens }),
-      })),
-    );
-    const judgeSpecs: CellSpec[] = [];
-    const judgeOutcomes: CellOutcome[] = [];
-    cells.forEach((c, i) => {
-      if (c.status !== 'done') return;
-      for (const j of c.judgements) {
-        judges.add(j.judge);
-        judgeSpecs.push({
-          request: importedRequest(j.judge, c, `PROBE:\n${c.probeText}\n\nRESPONSE:\n${c.response}`),
-          labels: { experiment: PERSONA_EXPERIMENT, stage: 'judge', judge: j.judge, targetKey: targetKeys[i] as string, attempt: 0, archiveLabel: j.label },
-        });
-        judgeOutcomes.push(outcome('done', verdictText(j), j.judge));
-      }
+  const write = () =>
+    store.transaction(() => {
+      store.createRun(manifest, { id: runId });
+      const targetKeys = store.registerCells(runId, targetSpecs);
+      store.recordResults(
+        cells.map((c, i) => ({
+          key: targetKeys[i] as string,
+          outcome: outcome(c.status, c.status === 'failed' ? null : c.response, c.target, {
+            ...NO_USAGE,
+            inputTokens: c.inputTokens,
+            outputTokens: c.outputTokens,
+          }),
+        })),
+      );
+      const judgeSpecs: CellSpec[] = [];
+      const judgeOutcomes: CellOutcome[] = [];
+      cells.forEach((c, i) => {
+        if (c.status !== 'done') return;
+        for (const j of c.judgements) {
+          judges.add(j.judge);
+          judgeSpecs.push({
+            request: importedRequest(j.judge, c, `PROBE:\n${c.probeText}\n\nRESPONSE:\n${c.response}`),
+            labels: { experiment: PERSONA_EXPERIMENT, stage: 'judge', judge: j.judge, targetKey: targetKeys[i] as string, attempt: 0, archiveLabel: j.label },
+          });
+          judgeOutcomes.push(outcome('done', verdictText(j), j.judge));
+        }
+      });
+      const judgeKeys = store.registerCells(runId, judgeSpecs);
+      store.recordResults(judgeKeys.map((key, i) => ({ key, outcome: judgeOutcomes[i] as CellOutcome })));
+      store.setRunStatus(runId, 'done', { imported: true, targetCells: cells.length, judgeCells: judgeSpecs.length, modelCalls: 0 });
+      return judgeSpecs.length;
     });
-    const judgeKeys = store.registerCells(runId, judgeSpecs);
-    store.recordResults(judgeKeys.map((key, i) => ({ key, outcome: judgeOutcomes[i] as CellOutcome })));
-    store.setRunStatus(runId, 'done', { imported: true, targetCells: cells.length, judgeCells: judgeSpecs.length, modelCalls: 0 });
-    return judgeSpecs.length;
-  });
   const judgeCells = write();
   return { runId, targetCells: cells.length, judgeCells, targets: config.targets, judges: [...judges].sort(), procedure: procedure.name };
 }
@@ -265,7 +271,12 @@ export function exportRun(store: RunStore, runId: string): ExportResult {
         return { judge: j, score: v?.verdict?.score ?? null, label: v?.verdict?.label ?? null, reason: v?.verdict?.reason ?? v?.error ?? '' };
       });
     const headline = judgements.find((j) => j.judge === headlineJudge);
-    const armDir = [archiveArmName(l.arm), l.mitigation !== 'none' ? l.mitigation : null, manyDistances ? l.distance : null, manyPrompts ? (l.systemPrompt ?? 'default') : null]
+    const armDir = [
+      archiveArmName(l.arm),
+      l.mitigation !== 'none' ? l.mitigation : null,
+      manyDistances ? l.distance : null,
+      manyPrompts ? (l.systemPrompt ?? 'default') : null,
+    ]
       .filter((x): x is string => x !== null)
       .map(safe)
       .join('__');
@@ -296,7 +307,8 @@ export function exportRun(store: RunStore, runId: string): ExportResult {
         target: l.target,
         session: l.session,
         positionValue: l.positionValue,
-        compaction: l.compactionIndex !== null && l.compactionIndex !== undefined && l.compactionSide ? { index: l.compactionIndex, side: l.compactionSide } : null,
+        compaction:
+          l.compactionIndex !== null && l.compactionIndex !== undefined && l.compactionSide ? { index: l.compactionIndex, side: l.compactionSide } : null,
         arm: l.arm,
         mitigation: l.mitigation,
         distance: l.distance,

@@ -65,7 +65,7 @@ function writeAuthorsArchive(root: string, archive: readonly GoldenArchive[]): v
 const tempDir = () => mkdtempSync(join(tmpdir(), 'echolens-interchange-'));
 
 describe('persona import --layout contextecho (per-cell layout)', () => {
-  it('done when: the imported archive\'s reference.arms equal the authors\' estimator (means to 1e-9, interval ends within 0.05, B = 10,000)', () => {
+  it("done when: the imported archive's reference.arms equal the authors' estimator (means to 1e-9, interval ends within 0.05, B = 10,000)", () => {
     const dir = tempDir();
     writeAuthorsArchive(join(dir, 'archive'), golden.archive);
     const store = SqliteRunStore.open(join(dir, 'store.db'));
@@ -89,7 +89,10 @@ describe('persona import --layout contextecho (per-cell layout)', () => {
       expect(reference?.B).toBe(10_000);
       expect(reference?.category).toBe('coding_self');
       for (const g of golden.archive) {
-        for (const [archiveArm, arm] of [['claude_session', 'real'], ['filler', 'filler']] as const) {
+        for (const [archiveArm, arm] of [
+          ['claude_session', 'real'],
+          ['filler', 'filler'],
+        ] as const) {
           const row = reference?.arms.find((a) => a.target === g.target && a.arm === arm);
           const want = g.arms[archiveArm];
           expect(row).toBeDefined();
@@ -105,7 +108,9 @@ describe('persona import --layout contextecho (per-cell layout)', () => {
         expect(Math.abs((gap?.ci[1] as number) - g.gap.ci[1])).toBeLessThan(0.05);
         const perm = reference?.permutation.find((x) => x.target === g.target && x.contrast === 'filler - real');
         expect(Math.abs((perm?.mean as number) - g.permutation.mean)).toBeLessThan(1e-9);
-        expect(Math.abs((perm?.p as number) - g.permutation.p)).toBeLessThan(4 * Math.sqrt((Math.max(g.permutation.p, 1e-4) * (1 - g.permutation.p)) / 10_000) + 1e-4);
+        expect(Math.abs((perm?.p as number) - g.permutation.p)).toBeLessThan(
+          4 * Math.sqrt((Math.max(g.permutation.p, 1e-4) * (1 - g.permutation.p)) / 10_000) + 1e-4,
+        );
       }
       // The calibrated verdict is still there, on the same data.
       expect(report.verdicts.map((v) => v.target).sort()).toEqual(golden.archive.map((g) => g.target).sort());
@@ -131,7 +136,11 @@ describe('persona import --layout contextecho (per-cell layout)', () => {
     ['non-integer score', (g: Record<string, unknown>) => ({ ...g, score: 2.5 }), /C03\.json.*score.*must be an integer/su],
     ['score as a string', (g: Record<string, unknown>) => ({ ...g, score: '3' }), /C03\.json.*score/su],
     ['a file moved to another arm', (g: Record<string, unknown>) => ({ ...g, arm: 'claude_session' }), /C03\.json.*arm.*under "filler"/su],
-    ['a file renamed to another probe', (g: Record<string, unknown>) => ({ ...g, probe_id: 'I01' }), /C03\.json.*probe_id.*"I01" but the file is named "C03\.json"/su],
+    [
+      'a file renamed to another probe',
+      (g: Record<string, unknown>) => ({ ...g, probe_id: 'I01' }),
+      /C03\.json.*probe_id.*"I01" but the file is named "C03\.json"/su,
+    ],
   ])('a bad file (%s) names the file and the field, and nothing is imported', (_what, bad, message) => {
     const dir = archiveWithBadFile(bad);
     const store = SqliteRunStore.open(join(dir, 'store.db'));
@@ -166,7 +175,7 @@ describe('persona import --layout contextecho (per-cell layout)', () => {
     }
   });
 
-  it('a score of −1 (the authors\' unparsed judgement) is an invalid judgement, not a zero; a second import of the same archive is refused', () => {
+  it("a score of −1 (the authors' unparsed judgement) is an invalid judgement, not a zero; a second import of the same archive is refused", () => {
     const dir = archiveWithBadFile((g) => ({ ...g, score: -1 }));
     const store = SqliteRunStore.open(join(dir, 'store.db'));
     try {
@@ -197,7 +206,10 @@ describe('persona import --layout contextecho (content-position files)', () => {
     const file = {
       target_label: 'Sonnet 4.6',
       full_results: Object.fromEntries(
-        Object.entries(scores).map(([cond, list]) => [cond, { results: ids.map((id, i) => ({ probe_id: id, score: list[i], label: 'x', reason: 'r', response_full: `${cond} ${id}` })), mean_score: 0 }]),
+        Object.entries(scores).map(([cond, list]) => [
+          cond,
+          { results: ids.map((id, i) => ({ probe_id: id, score: list[i], label: 'x', reason: 'r', response_full: `${cond} ${id}` })), mean_score: 0 },
+        ]),
       ),
     };
     writeFileSync(join(dir, 'docs', 'CONTENT_POSITION_SONNET.json'), JSON.stringify(file));
@@ -230,7 +242,10 @@ describe('persona import --layout contextecho (content-position files)', () => {
       expect(cp.full_results.recent3K?.results.map((r) => r.score)).toEqual(scores.recent3K);
       // That file alone imports to the same reference numbers.
       const alone = tempDir();
-      writeArchiveFiles(alone, exported.files.filter((f) => f.path.startsWith('docs/')));
+      writeArchiveFiles(
+        alone,
+        exported.files.filter((f) => f.path.startsWith('docs/')),
+      );
       const other = SqliteRunStore.open(join(alone, 'store.db'));
       try {
         const again = importArchive(other, readContextEchoArchive(alone, 'judge'), { source: alone });
@@ -247,7 +262,16 @@ describe('persona import --layout contextecho (content-position files)', () => {
     const dir = tempDir();
     mkdirSync(join(dir, 'docs'));
     const ids = ['I01', 'P01', 'C01', 'C02'];
-    const row = (id: string, score: number) => ({ probe_id: id, probe_text: `t ${id}`, score, label: 'x', reason: 'r', response_preview: `preview ${id}`, input_tokens: 120, output_tokens: 30 });
+    const row = (id: string, score: number) => ({
+      probe_id: id,
+      probe_text: `t ${id}`,
+      score,
+      label: 'x',
+      reason: 'r',
+      response_preview: `preview ${id}`,
+      input_tokens: 120,
+      output_tokens: 30,
+    });
     const file = {
       target_model: 'GPT-4o',
       judge_model: 'claude-sonnet-4-6',
@@ -294,7 +318,9 @@ describe('persona import --layout contextecho (content-position files)', () => {
     const dir = tempDir();
     mkdirSync(join(dir, 'data_archive', 'data', 'donations'), { recursive: true });
     writeFileSync(join(dir, 'data_archive', 'data', 'donations', 'groups.json'), JSON.stringify({ groups: [] }));
-    expect(() => readContextEchoArchive(dir, 'judge')).toThrow(/groups\.json: probe_id: not a per-cell file: .*no results\/probes_at_crosscompaction\/.*"donations" is no arm/su);
+    expect(() => readContextEchoArchive(dir, 'judge')).toThrow(
+      /groups\.json: probe_id: not a per-cell file: .*no results\/probes_at_crosscompaction\/.*"donations" is no arm/su,
+    );
   });
 
   it('a content-position result without a score names the file and the field', () => {
@@ -307,7 +333,7 @@ describe('persona import --layout contextecho (content-position files)', () => {
 describe('persona export --layout contextecho', () => {
   beforeAll(() => registerBuiltinSimProfiles());
 
-  it('round trip: the report of import(export(run)) equals the run\'s report (SIMULATED run)', async () => {
+  it("round trip: the report of import(export(run)) equals the run's report (SIMULATED run)", async () => {
     const dir = tempDir();
     const db = join(dir, 'run.db');
     const config = personaConfigSchema.parse({
@@ -331,7 +357,20 @@ describe('persona export --layout contextecho', () => {
     writeArchiveFiles(join(dir, 'export'), exported.files);
     // The authors' fields are all there, in their place in the tree.
     const one = exported.files.find((f) => f.path.startsWith('results/probes_at_crosscompaction/sim-persona/'))?.value as Record<string, unknown>;
-    for (const field of ['probe_id', 'probe_category', 'probe_text', 'arm', 'position', 'target', 'response_text', 'score', 'label', 'reason', 'input_tokens', 'output_tokens']) {
+    for (const field of [
+      'probe_id',
+      'probe_category',
+      'probe_text',
+      'arm',
+      'position',
+      'target',
+      'response_text',
+      'score',
+      'label',
+      'reason',
+      'input_tokens',
+      'output_tokens',
+    ]) {
       expect(one).toHaveProperty(field);
     }
     expect(['claude_session', 'filler', 'scratch']).toContain(one.arm);

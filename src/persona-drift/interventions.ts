@@ -27,7 +27,6 @@ export function isIntervention(value: string): value is Intervention {
   return (INTERVENTIONS as readonly string[]).includes(value);
 }
 
-
 const user = (content: string): ChatMessage => ({ role: 'user', content });
 const assistant = (content: string): ChatMessage => ({ role: 'assistant', content });
 
@@ -50,11 +49,7 @@ export function insertionTurns(mitigation: Intervention, texts: InterventionText
     case 'v0':
       return [user(texts.v0), assistant(ack)];
     case 'v2':
-      return [
-        user(texts.v2Reminder),
-        assistant(texts.v2Acknowledgement),
-        ...(texts.v2Demo ? [user(texts.v2Demo[0]), assistant(texts.v2Demo[1])] : demo),
-      ];
+      return [user(texts.v2Reminder), assistant(texts.v2Acknowledgement), ...(texts.v2Demo ? [user(texts.v2Demo[0]), assistant(texts.v2Demo[1])] : demo)];
     case 'long-anchor':
       return [user(texts.longAnchor), assistant(ack), ...demo];
     case 'placebo_anchor':

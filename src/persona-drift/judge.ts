@@ -52,9 +52,7 @@ export function buildJudgeReask(previous: ChatMessage[], badOutput: string): Cha
   return [...previous, { role: 'assistant', content: badOutput }, { role: 'user', content: JUDGE_REASK }];
 }
 
-export type JudgeVerdict =
-  | { ok: true; score: 0 | 1 | 2 | 3; label: JudgeLabel; reason: string }
-  | { ok: false; error: string };
+export type JudgeVerdict = { ok: true; score: 0 | 1 | 2 | 3; label: JudgeLabel; reason: string } | { ok: false; error: string };
 
 /**
  * Strict parse: the whole output (optionally inside one ```json fence) must be

@@ -5,9 +5,11 @@ import type { ProbeSetup } from './live-probe.js';
 /** The body of the live probe's page (the viewer wraps it in its page; the viewer's script drives the form). */
 export function liveProbeBody(setup: ProbeSetup, context: { simulated: boolean }): RawHtml {
   const positionOptions = setup.sessions.map(
-    (s) => html`<optgroup label="${s.id} · ${s.name}">${s.positions.map(
-      (p, i) => html`<option value="${s.index}:${i}"${s.index === 0 && i === Math.floor(s.positions.length / 2) ? raw(' selected') : ''}>${s.id} · ${p.label} (step ${p.value} of ${s.total})</option>`,
-    )}</optgroup>`,
+    (s) =>
+      html`<optgroup label="${s.id} · ${s.name}">${s.positions.map(
+        (p, i) =>
+          html`<option value="${s.index}:${i}"${s.index === 0 && i === Math.floor(s.positions.length / 2) ? raw(' selected') : ''}>${s.id} · ${p.label} (step ${p.value} of ${s.total})</option>`,
+      )}</optgroup>`,
   );
   const presets = setup.probes.map((p) => html`<option value="${p.text}">${p.id} · ${p.category} — ${snippet(p.text, 70)}</option>`);
   const banner = context.simulated
@@ -25,7 +27,8 @@ export function liveProbeBody(setup: ProbeSetup, context: { simulated: boolean }
 <noscript><p class="error">The live probe needs JavaScript (the viewer's own script, /app.js).</p></noscript>
 <div class="arms" id="arms">
 ${(['real', 'filler', 'anchor'] as const).map(
-    (arm) => html`<section class="arm" id="arm-${arm}"${arm === 'anchor' ? raw(' hidden') : ''}><h3>${arm === 'real' ? 'Real session context' : arm === 'filler' ? 'Filler context' : 'Real context + A-anchor'}</h3><div class="context"></div><pre class="text stream" data-deltas="0"></pre><div class="verdict"></div></section>`,
-  )}
+  (arm) =>
+    html`<section class="arm" id="arm-${arm}"${arm === 'anchor' ? raw(' hidden') : ''}><h3>${arm === 'real' ? 'Real session context' : arm === 'filler' ? 'Filler context' : 'Real context + A-anchor'}</h3><div class="context"></div><pre class="text stream" data-deltas="0"></pre><div class="verdict"></div></section>`,
+)}
 </div>`;
 }

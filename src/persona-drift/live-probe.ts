@@ -151,7 +151,10 @@ export async function runLiveProbe(
 ): Promise<void> {
   const arms = probeArmMessages(setup, request);
   for (const a of arms) {
-    emit({ event: 'arm', data: { arm: a.arm, messages: a.messages.length, chars: a.messages.reduce((n, m) => n + m.content.length, 0), description: a.description } });
+    emit({
+      event: 'arm',
+      data: { arm: a.arm, messages: a.messages.length, chars: a.messages.reduce((n, m) => n + m.content.length, 0), description: a.description },
+    });
   }
   const params = { ...setup.config.decoding };
   await Promise.all(
@@ -171,7 +174,10 @@ export async function runLiveProbe(
         );
         text = response.text;
         if (!streamed) await replayInChunks(text, (piece) => emit({ event: 'delta', data: { arm, text: piece } }), signal);
-        emit({ event: 'done', data: { arm, text, finishReason: response.finishReason, outputTokens: response.usage.outputTokens, replayedInChunks: !streamed } });
+        emit({
+          event: 'done',
+          data: { arm, text, finishReason: response.finishReason, outputTokens: response.usage.outputTokens, replayedInChunks: !streamed },
+        });
       } catch (error) {
         if (!signal.aborted) emit({ event: 'error', data: { arm, message: `target: ${(error as Error).message}` } });
         return;
@@ -211,4 +217,3 @@ async function replayInChunks(text: string, emit: (piece: string) => void, signa
     await sleep(25);
   }
 }
-

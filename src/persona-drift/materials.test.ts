@@ -142,7 +142,9 @@ describe('persona materials and procedure', () => {
       expect(wire).not.toContain(echolens.probes.framing);
       expect(wire).not.toContain(echolens.stressors[1]?.prompts[0]);
 
-      const probeTexts = new Set([...reference.probes.filter((p) => p.category === 'coding_self'), ...reference.negativeControls].map((p) => `${reference.framing}\n\n${p.text}`));
+      const probeTexts = new Set(
+        [...reference.probes.filter((p) => p.category === 'coding_self'), ...reference.negativeControls].map((p) => `${reference.framing}\n\n${p.text}`),
+      );
       const stressorTexts = new Set(Object.values(reference.stressors).flat());
       expect(stressorTexts.size).toBe(31);
       const finals = new Set<string>();

@@ -37,7 +37,10 @@ const options = { B: 1000, primaryCategory: 'coding_self' } as const;
 describe('onset rows', () => {
   it('defined: the first position whose probe-level test survives Holm with |Δ| ≥ the threshold', () => {
     // P1 does not drift; P2…P8 drift by 2 or 3 points on each of 10 probes.
-    const report = analyzePersona(observations(8, 10, (p, i) => (p === 0 ? 0 : 2 + (i % 2))), options);
+    const report = analyzePersona(
+      observations(8, 10, (p, i) => (p === 0 ? 0 : 2 + (i % 2))),
+      options,
+    );
     const row = report.onset[0]!;
     expect(row.rule).toMatch(/first position in counter order.*Holm.*\|Δ\| ≥ 0.3/);
     expect(row.onset).toMatchObject({ session: 'S1', position: 'P2', positionValue: 200, estimate: 2.5 });
@@ -47,7 +50,10 @@ describe('onset rows', () => {
   });
 
   it('undefined because no per-position test can reach the level with five probes', () => {
-    const report = analyzePersona(observations(8, 5, () => 2), options);
+    const report = analyzePersona(
+      observations(8, 5, () => 2),
+      options,
+    );
     expect(report.verdicts[0]!.kind).toBe('drift');
     const row = report.onset[0]!;
     expect(row.onset).toBeNull();
@@ -56,16 +62,25 @@ describe('onset rows', () => {
   });
 
   it('undefined because the headline is not significant, or not computable', () => {
-    const none = analyzePersona(observations(8, 10, () => 0), options).onset[0]!;
+    const none = analyzePersona(
+      observations(8, 10, () => 0),
+      options,
+    ).onset[0]!;
     expect(none.onset).toBeNull();
     expect(none.reason).toMatch(/not significant/);
-    const single = analyzePersona(observations(1, 10, () => 2), options).onset[0]!;
+    const single = analyzePersona(
+      observations(1, 10, () => 2),
+      options,
+    ).onset[0]!;
     expect(single.reason).toMatch(/not computable.*at least 2 positions/);
   });
 
   it('undefined because no position crosses: significant headline, small per-position effects', () => {
     // Δ = 0.2 everywhere: the headline is significant, but |Δ| stays below the 0.3 threshold at every position.
-    const report = analyzePersona(observations(8, 10, (_, i) => (i < 2 ? 1 : 0)), options);
+    const report = analyzePersona(
+      observations(8, 10, (_, i) => (i < 2 ? 1 : 0)),
+      options,
+    );
     expect(report.verdicts[0]!.kind).toBe('drift');
     const row = report.onset[0]!;
     expect(row.onset).toBeNull();

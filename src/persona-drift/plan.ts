@@ -68,9 +68,7 @@ export function plannedItems(config: PersonaConfig, stimuli: PersonaStimuli): Pl
   const { probes, framing, paraphrases } = stimuli.probes;
   // Framing is a design factor when both levels are listed (App. S): each probe is planned once per level.
   const levels = framingLevels(config);
-  const wanted = probes.filter(
-    (probe) => config.probes.categories.includes(probe.category) || config.probes.ids.includes(probe.id),
-  );
+  const wanted = probes.filter((probe) => config.probes.categories.includes(probe.category) || config.probes.ids.includes(probe.id));
   for (const probe of wanted) {
     const variants = [probe.text, ...(paraphrases[probe.id] ?? []).filter((text) => text !== probe.text)];
     variants.slice(0, config.probes.paraphrases).forEach((text, paraphrase) => {
@@ -146,12 +144,7 @@ interface Insertion {
   variant?: AnchorVariant;
 }
 
-export function planTargetCells(
-  config: PersonaConfig,
-  stimuli: PersonaStimuli,
-  sessions: readonly SessionPlanInput[],
-  texts: PlanTexts = {},
-): CellSpec[] {
+export function planTargetCells(config: PersonaConfig, stimuli: PersonaStimuli, sessions: readonly SessionPlanInput[], texts: PlanTexts = {}): CellSpec[] {
   const items = plannedItems(config, stimuli);
   const stressorPrompt = texts.stressorSystemPrompt ?? null;
   const ablations = config.anchorAblation ? anchorVariants(config.anchorAblation, stimuli.interventions) : [];

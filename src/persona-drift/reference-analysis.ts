@@ -42,11 +42,7 @@ function contrastsOf(arms: readonly string[]): Array<[string, string]> {
   return out;
 }
 
-export function analyzeReference(
-  observations: readonly PersonaObservation[],
-  design: AnalysisDesign,
-  options: ReferenceOptionsResolved,
-): ReferenceBlock {
+export function analyzeReference(observations: readonly PersonaObservation[], design: AnalysisDesign, options: ReferenceOptionsResolved): ReferenceBlock {
   const judge = design.judges[0] ?? null;
   const block: ReferenceBlock = {
     procedure: 'contextecho',
@@ -63,14 +59,27 @@ export function analyzeReference(
   const resampling = { B: options.B, seed: options.seed };
   // The headline cell of every number: the probe surface at the headline prompt and distance, no intervention.
   const headline = observations.filter(
-    (o) => o.status === 'done' && o.surface === 'probe' && o.mitigation === 'none' && promptOf(o) === design.primarySystemPrompt && o.distance === design.primaryDistance,
+    (o) =>
+      o.status === 'done' &&
+      o.surface === 'probe' &&
+      o.mitigation === 'none' &&
+      promptOf(o) === design.primarySystemPrompt &&
+      o.distance === design.primaryDistance,
   );
   for (const target of design.targets) {
     const mine = headline.filter((o) => o.target === target);
     if (judge !== null) {
       const inCategory = mine.filter((o) => design.primaryCategory === 'all' || o.category === design.primaryCategory);
       const arms = [...new Set(inCategory.map((o) => o.arm))].sort();
-      const clusters = new Map(arms.map((arm) => [arm, byPosition(inCategory.filter((o) => o.arm === arm), judge)]));
+      const clusters = new Map(
+        arms.map((arm) => [
+          arm,
+          byPosition(
+            inCategory.filter((o) => o.arm === arm),
+            judge,
+          ),
+        ]),
+      );
       for (const arm of arms) {
         const groups = [...(clusters.get(arm) as Map<string, number[]>).values()];
         if (groups.length === 0) continue;
@@ -83,7 +92,9 @@ export function analyzeReference(
         const both = [...real.keys()].filter((k) => filler.has(k)).map((k) => ({ real: real.get(k) as number[], filler: filler.get(k) as number[] }));
         // Same positions in both arms: the paired scheme; otherwise each arm over its own positions (as the authors' figure).
         const paired = both.length === real.size && both.length === filler.size;
-        const gap = attempt(() => (paired ? gapClusterBootstrap(both, resampling) : unpairedGapClusterBootstrap([...real.values()], [...filler.values()], resampling)));
+        const gap = attempt(() =>
+          paired ? gapClusterBootstrap(both, resampling) : unpairedGapClusterBootstrap([...real.values()], [...filler.values()], resampling),
+        );
         if ('error' in gap) block.notComputed.push({ target, what: 'gap', error: gap.error });
         else block.gap.push({ target, estimate: gap.estimate, ci: gap.ci });
       }
@@ -155,7 +166,17 @@ function contractRows(observations: readonly PersonaObservation[], target: strin
         block.notComputed.push({ target, what: `contract ${first.item} ${contrast}`, error: r.error });
         continue;
       }
-      family.push({ target, item: first.item, contrast, systemPrompt: promptOf(first), distance: first.distance, sessions: r.sessions, mean: r.mean, ci: r.ci, p: r.p });
+      family.push({
+        target,
+        item: first.item,
+        contrast,
+        systemPrompt: promptOf(first),
+        distance: first.distance,
+        sessions: r.sessions,
+        mean: r.mean,
+        ci: r.ci,
+        p: r.p,
+      });
     }
   }
   const adjusted = family.length > 0 ? holm(family.map((f) => f.p)) : [];

@@ -1,6 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { armClusterBootstrap, gapClusterBootstrap, meanOfPositionMeans, referenceSignFlip, sessionWilcoxon, unpairedGapClusterBootstrap } from './reference-estimators.js';
+import {
+  armClusterBootstrap,
+  gapClusterBootstrap,
+  meanOfPositionMeans,
+  referenceSignFlip,
+  sessionWilcoxon,
+  unpairedGapClusterBootstrap,
+} from './reference-estimators.js';
 
 /**
  * Golden values from tools/golden/contextecho_reference.py (numpy/scipy, written from the paper's
@@ -76,7 +83,7 @@ describe('reference gap when the arms cover different positions', () => {
   const unpaired = JSON.parse(readFileSync(new URL('./__fixtures__/golden-unpaired-gap.json', import.meta.url), 'utf8')) as {
     cases: Array<{ real: number[][]; filler: number[][]; estimate: number; ci: [number, number] }>;
   };
-  it('estimate = filler mean − real mean over each arm\'s own positions (1e-9), interval within 0.05 of numpy (tools/golden/contextecho_unpaired_gap.py)', () => {
+  it("estimate = filler mean − real mean over each arm's own positions (1e-9), interval within 0.05 of numpy (tools/golden/contextecho_unpaired_gap.py)", () => {
     expect(unpaired.cases.length).toBe(2);
     for (const g of unpaired.cases) {
       const r = unpairedGapClusterBootstrap(g.real, g.filler, { B: 10_000, seed: 42 });

@@ -63,11 +63,16 @@ export function referenceComparison(report: PersonaReport, reference: ReferenceB
       });
     }
     for (const c of reference.contracts.filter((x) => x.target === target)) {
-      const cal = report.contractContrasts.find((x) => x.target === target && x.item === c.item && x.contrast === c.contrast && x.systemPrompt === c.systemPrompt && x.distance === c.distance);
+      const cal = report.contractContrasts.find(
+        (x) => x.target === target && x.item === c.item && x.contrast === c.contrast && x.systemPrompt === c.systemPrompt && x.distance === c.distance,
+      );
       rows.push({
         target,
         quantity: `contract ${c.item}: ${c.contrast} (pass rate)`,
-        calibrated: cal && isGap(cal.difference) ? `${interval(cal.difference.estimate, cal.difference.ci)}; sign-flip p ${'error' in cal.signFlip ? 'n/a' : pv(cal.signFlip.p)}, Holm ${cal.pHolm === null ? 'n/a' : pv(cal.pHolm)}` : 'n/a',
+        calibrated:
+          cal && isGap(cal.difference)
+            ? `${interval(cal.difference.estimate, cal.difference.ci)}; sign-flip p ${'error' in cal.signFlip ? 'n/a' : pv(cal.signFlip.p)}, Holm ${cal.pHolm === null ? 'n/a' : pv(cal.pHolm)}`
+            : 'n/a',
         paper: `${interval(c.mean, c.ci)} (session bootstrap, ${c.sessions} sessions); Wilcoxon p ${pv(c.p)}, Holm within target ${pv(c.pHolm)}`,
       });
     }
@@ -84,7 +89,16 @@ export function referenceMarkdown(report: PersonaReport): string[] {
   const cell = markdownText;
   const out: string[] = ["## The paper's procedure beside the calibrated one", '', VERDICT_NOTE, '', cell(procedureText(reference)), ''];
   const rows = referenceComparison(report, reference);
-  out.push(rows.length === 0 ? '_No cell both procedures can estimate._' : ['| target | quantity | calibrated (verdict) | paper |', '| --- | --- | --- | --- |', ...rows.map((r) => `| ${cell(r.target)} | ${cell(r.quantity)} | ${cell(r.calibrated)} | ${cell(r.paper)} |`)].join('\n'), '');
+  out.push(
+    rows.length === 0
+      ? '_No cell both procedures can estimate._'
+      : [
+          '| target | quantity | calibrated (verdict) | paper |',
+          '| --- | --- | --- | --- |',
+          ...rows.map((r) => `| ${cell(r.target)} | ${cell(r.quantity)} | ${cell(r.calibrated)} | ${cell(r.paper)} |`),
+        ].join('\n'),
+    '',
+  );
   const other = reference.permutation.filter((p) => p.contrast !== 'filler - real');
   if (other.length > 0) {
     out.push('Paired permutation against scratch (paper):', '', '| target | contrast | mean | p | p (Holm within target) |', '| --- | --- | --- | --- | --- |');
@@ -115,14 +129,16 @@ ${table(rows, [
   { header: 'calibrated (verdict)', value: (r) => r.calibrated, numeric: true },
   { header: 'paper', value: (r) => r.paper, numeric: true },
 ])}
-${other.length > 0
-  ? table(other, [
-      { header: 'target', value: (p) => p.target },
-      { header: 'contrast (paper)', value: (p) => p.contrast },
-      { header: 'mean', value: (p) => f2(p.mean), numeric: true },
-      { header: 'p', value: (p) => pv(p.p), numeric: true },
-      { header: 'p (Holm within target)', value: (p) => pv(p.pHolm), numeric: true },
-    ])
-  : ''}
+${
+  other.length > 0
+    ? table(other, [
+        { header: 'target', value: (p) => p.target },
+        { header: 'contrast (paper)', value: (p) => p.contrast },
+        { header: 'mean', value: (p) => f2(p.mean), numeric: true },
+        { header: 'p', value: (p) => pv(p.p), numeric: true },
+        { header: 'p (Holm within target)', value: (p) => pv(p.pHolm), numeric: true },
+      ])
+    : ''
+}
 <p class="note">Computed the same way in both procedures: ${SAME_IN_BOTH.join('; ')}.</p>`;
 }

@@ -40,18 +40,39 @@ function referenceRun(): PersonaObservation[] {
       const at = { session, position: `P0${p}`, positionValue: 100 * p };
       for (const item of ['C01', 'C02', 'C03', 'I01']) {
         const category = item.startsWith('C') ? 'coding_self' : 'identity';
-        out.push(obs({ ...at, item, category, arm: 'real', scores: { 'sim:judge': (k++ % 4) } }));
+        out.push(obs({ ...at, item, category, arm: 'real', scores: { 'sim:judge': k++ % 4 } }));
         out.push(obs({ ...at, item, category, arm: 'filler', scores: { 'sim:judge': 3 - (k % 2) } }));
       }
       for (let paraphrase = 0; paraphrase < 2; paraphrase++) {
         const stressor = { ...at, surface: 'stressor' as const, item: 'S2', category: 'S2', paraphrase, systemPrompt: 'format-strict', scores: {} };
-        out.push(obs({ ...stressor, arm: 'real', text: 'x'.repeat(200 + 40 * p + 17 * paraphrase + (session === 'S2' ? 300 : 0)), check: { pass: paraphrase === 0, reason: 'r' } }));
+        out.push(
+          obs({
+            ...stressor,
+            arm: 'real',
+            text: 'x'.repeat(200 + 40 * p + 17 * paraphrase + (session === 'S2' ? 300 : 0)),
+            check: { pass: paraphrase === 0, reason: 'r' },
+          }),
+        );
         out.push(obs({ ...stressor, arm: 'filler', text: 'x'.repeat(60 + paraphrase), check: { pass: true, reason: 'ok' } }));
       }
       for (const mitigation of ['none', 'a-anchor']) {
         for (let sample = 0; sample < 4; sample++) {
-          const pass = mitigation === 'a-anchor' ? sample < 3 + (session === 'S3' ? 1 : 0) : sample < 1 + (session === 'S2' ? 1 : 0) - (p === 2 && session === 'S1' ? 1 : 0);
-          out.push(obs({ ...at, surface: 'contract', item: 'C1_csv', category: 'C1_csv', mitigation, sample, scores: {}, check: { pass, reason: pass ? 'ok' : 'bad' } }));
+          const pass =
+            mitigation === 'a-anchor'
+              ? sample < 3 + (session === 'S3' ? 1 : 0)
+              : sample < 1 + (session === 'S2' ? 1 : 0) - (p === 2 && session === 'S1' ? 1 : 0);
+          out.push(
+            obs({
+              ...at,
+              surface: 'contract',
+              item: 'C1_csv',
+              category: 'C1_csv',
+              mitigation,
+              sample,
+              scores: {},
+              check: { pass, reason: pass ? 'ok' : 'bad' },
+            }),
+          );
         }
       }
     }
@@ -114,7 +135,12 @@ describe('procedure: reference in the persona report', () => {
     const perm = reference?.permutation.find((p) => p.contrast === 'filler - real');
     const deltas = observations
       .filter((o) => o.surface === 'probe' && o.arm === 'filler')
-      .map((f) => (f.scores['sim:judge'] as number) - (observations.find((r) => r.surface === 'probe' && r.arm === 'real' && r.session === f.session && r.position === f.position && r.item === f.item)?.scores['sim:judge'] as number));
+      .map(
+        (f) =>
+          (f.scores['sim:judge'] as number) -
+          (observations.find((r) => r.surface === 'probe' && r.arm === 'real' && r.session === f.session && r.position === f.position && r.item === f.item)
+            ?.scores['sim:judge'] as number),
+      );
     expect(deltas).toHaveLength(36);
     expect(perm?.mean).toBeCloseTo(deltas.reduce((a, b) => a + b, 0) / deltas.length, 12);
     expect(perm?.pHolm).toBe(perm?.p);
@@ -139,7 +165,7 @@ describe('procedure: reference in the persona report', () => {
     expect(row?.pHolm).toBe(holm([expected.p])[0]);
   });
 
-  it('Markdown puts the paper\'s numbers beside the calibrated ones and says the verdict is the calibrated one', () => {
+  it("Markdown puts the paper's numbers beside the calibrated ones and says the verdict is the calibrated one", () => {
     const report = analyzePersona(referenceRun(), { ...options, procedure: 'reference' });
     const md = renderPersonaMarkdown(report);
     expect(md).toContain("## The paper's procedure beside the calibrated one");

@@ -22,13 +22,15 @@ export function personaCsvRows(p: PersonaReport): AuditCsvRow[] {
     if (m.vsPlacebo) rows.push(['mitigation_vs_placebo', m.target, m.judge, m.distance, m.mitigation, ...gapCells(m.vsPlacebo), null, null]);
     rows.push(['mitigation_recovery', m.target, m.judge, m.distance, m.mitigation, m.recovery, null, null, m.n, null, null]);
   }
-  for (const s of p.stressors) rows.push(['stressor_compliance', s.target, '', `${s.arm}/${s.mitigation}`, s.item, s.complianceRate, null, null, s.n, null, null]);
+  for (const s of p.stressors)
+    rows.push(['stressor_compliance', s.target, '', `${s.arm}/${s.mitigation}`, s.item, s.complianceRate, null, null, s.n, null, null]);
   for (const v of p.verbosity) {
     rows.push(['verbosity_median_ratio', v.target, '', '', v.item, v.medianRatio, null, null, v.pairs, null, null]);
     rows.push(['verbosity_conditional_ratio', v.target, '', '', v.item, v.conditionalRatio, null, null, v.conditionalPairs, null, null]);
     rows.push(['compliance_gap_pp', v.target, '', '', v.item, v.complianceGapPp, null, null, v.pairs, null, null]);
   }
-  for (const c of p.contracts) rows.push(['contract_pass_rate', c.target, '', `${c.arm}/${c.mitigation}/${c.distance}`, c.item, c.passRate, null, null, c.n, null, null]);
+  for (const c of p.contracts)
+    rows.push(['contract_pass_rate', c.target, '', `${c.arm}/${c.mitigation}/${c.distance}`, c.item, c.passRate, null, null, c.n, null, null]);
   for (const c of p.contractContrasts) {
     const d = 'error' in c.difference ? [null, null, null] : [c.difference.estimate, c.difference.ci[0], c.difference.ci[1]];
     rows.push(['contract_contrast', c.target, '', c.distance, c.contrast, ...d, c.sessions, 'error' in c.signFlip ? null : c.signFlip.p, c.pHolm]);
@@ -38,6 +40,7 @@ export function personaCsvRows(p: PersonaReport): AuditCsvRow[] {
     rows.push(['compaction_change', c.target, c.judge, '', 'post-pre', c.meanChange, t?.ci[0] ?? null, t?.ci[1] ?? null, c.events.length, t?.p ?? null, null]);
   }
   rows.push(...extrasCsvRows(p));
-  for (const a of p.counts.byArm) rows.push(['dropout_rate', a.target, '', `${a.arm}/${a.mitigation}`, a.surface, a.dropoutRate, null, null, a.done + a.empty + a.failed, null, null]);
+  for (const a of p.counts.byArm)
+    rows.push(['dropout_rate', a.target, '', `${a.arm}/${a.mitigation}`, a.surface, a.dropoutRate, null, null, a.done + a.empty + a.failed, null, null]);
   return rows;
 }

@@ -84,14 +84,34 @@ function driftDetailSection(report: PersonaReport): string[] {
     out.push(`Cell: ${cell(d.cell)}.`, '');
     if (!('error' in d.gap) && d.gap.note) out.push(`Note: ${cell(d.gap.note)}.`, '');
     out.push('By session (its positions are the units):', '');
-    out.push(table(['session', 'Δ [95% CI]'], d.bySession.map((x) => [cell(x.session), gapText(x.gap)])));
+    out.push(
+      table(
+        ['session', 'Δ [95% CI]'],
+        d.bySession.map((x) => [cell(x.session), gapText(x.gap)]),
+      ),
+    );
     out.push('Trajectory over positions (probes are the units):', '');
-    out.push(table(['session', 'position', 'counter', 'Δ [95% CI]'], d.byPosition.map((p) => [cell(p.session), cell(p.position), String(p.positionValue), gapText(p.gap)])));
+    out.push(
+      table(
+        ['session', 'position', 'counter', 'Δ [95% CI]'],
+        d.byPosition.map((p) => [cell(p.session), cell(p.position), String(p.positionValue), gapText(p.gap)]),
+      ),
+    );
     out.push('By probe category:', '');
-    out.push(table(['category', 'Δ [95% CI]'], d.byCategory.map((c) => [cell(c.category), gapText(c.gap)])));
+    out.push(
+      table(
+        ['category', 'Δ [95% CI]'],
+        d.byCategory.map((c) => [cell(c.category), gapText(c.gap)]),
+      ),
+    );
     if (d.referenceArms.length > 0) {
       out.push('Reference contexts (Δ = filler − arm):', '');
-      out.push(table(['arm', 'Δ [95% CI]'], d.referenceArms.map((r) => [cell(r.arm), gapText(r.gap)])));
+      out.push(
+        table(
+          ['arm', 'Δ [95% CI]'],
+          d.referenceArms.map((r) => [cell(r.arm), gapText(r.gap)]),
+        ),
+      );
     }
   }
   return out;
@@ -102,7 +122,12 @@ function continuationsSection(report: PersonaReport): string[] {
   const out: string[] = [];
   if (report.design.continuations.length > 0) {
     out.push('## Continuations replayed after each position', '');
-    out.push(table(['session', 'position', 'continuation'], report.design.continuations.map((c) => [cell(c.session), cell(c.position), cell(c.text)])));
+    out.push(
+      table(
+        ['session', 'position', 'continuation'],
+        report.design.continuations.map((c) => [cell(c.session), cell(c.position), cell(c.text)]),
+      ),
+    );
   }
   return out;
 }
@@ -115,13 +140,7 @@ function contrastsSection(report: PersonaReport): string[] {
     out.push(
       table(
         ['kind', 'contrast', 'estimate [95% CI]', 'units', 'sign-flip p'],
-        report.contrasts.map((c) => [
-          c.kind,
-          cell(c.name),
-          gapText(c.result),
-          unitsText(c.result),
-          pText(c.result),
-        ]),
+        report.contrasts.map((c) => [c.kind, cell(c.name), gapText(c.result), unitsText(c.result), pText(c.result)]),
       ),
     );
   }
@@ -136,7 +155,13 @@ function scratchSection(report: PersonaReport): string[] {
     out.push(
       table(
         ['target', 'judge', 'prompt', 'distinct answers', 'mean [95% CI over probes]'],
-        report.scratch.map((x) => [cell(x.target), cell(x.judge), cell(x.systemPrompt), String(x.answers), 'error' in x.mean ? `n/a (${cell(x.mean.error)})` : `${f3(x.mean.estimate)} [${f3(x.mean.ci[0])}, ${f3(x.mean.ci[1])}]`]),
+        report.scratch.map((x) => [
+          cell(x.target),
+          cell(x.judge),
+          cell(x.systemPrompt),
+          String(x.answers),
+          'error' in x.mean ? `n/a (${cell(x.mean.error)})` : `${f3(x.mean.estimate)} [${f3(x.mean.ci[0])}, ${f3(x.mean.ci[1])}]`,
+        ]),
       ),
     );
   }
@@ -229,7 +254,9 @@ function contractsSection(report: PersonaReport): string[] {
           cell(c.distance),
           String(c.n),
           pct(c.passRate),
-          Object.entries(c.failures).map(([k, v]) => `${k}: ${v}`).join(', ') || '—',
+          Object.entries(c.failures)
+            .map(([k, v]) => `${k}: ${v}`)
+            .join(', ') || '—',
         ]),
       ),
     );
@@ -266,7 +293,11 @@ function compactionSection(report: PersonaReport): string[] {
           cell(c.judge),
           String(c.events.length),
           c.meanChange === null ? 'n/a' : f2(c.meanChange),
-          c.tost === null ? '—' : 'error' in c.tost ? `n/a (${cell(c.tost.error)})` : `p = ${pv(c.tost.p)}, 90% CI [${f2(c.tost.ci[0])}, ${f2(c.tost.ci[1])}], ${c.tost.equivalent ? 'equivalent' : 'not shown equivalent'}`,
+          c.tost === null
+            ? '—'
+            : 'error' in c.tost
+              ? `n/a (${cell(c.tost.error)})`
+              : `p = ${pv(c.tost.p)}, 90% CI [${f2(c.tost.ci[0])}, ${f2(c.tost.ci[1])}], ${c.tost.equivalent ? 'equivalent' : 'not shown equivalent'}`,
         ]),
       ),
     );
@@ -323,7 +354,16 @@ function countsSection(report: PersonaReport): string[] {
   out.push(
     table(
       ['target', 'arm', 'mitigation', 'surface', 'done', 'empty (dropout)', 'failed', 'dropout rate'],
-      report.counts.byArm.map((a) => [cell(a.target), cell(a.arm), cell(a.mitigation), a.surface, String(a.done), String(a.empty), String(a.failed), pct(a.dropoutRate)]),
+      report.counts.byArm.map((a) => [
+        cell(a.target),
+        cell(a.arm),
+        cell(a.mitigation),
+        a.surface,
+        String(a.done),
+        String(a.empty),
+        String(a.failed),
+        pct(a.dropoutRate),
+      ]),
     ),
   );
   out.push(

@@ -92,7 +92,10 @@ export function planPersona(
     stressorSystemPrompt: personaProcedure(config).stressorSystemPrompt,
   });
   // Units share no draws: forks merged, shared requests drawn per unit (units.ts).
-  const { specs, units } = assignPersonaUnits(planned, sessions.map((session, index) => ({ label: `S${index + 1}`, session })));
+  const { specs, units } = assignPersonaUnits(
+    planned,
+    sessions.map((session, index) => ({ label: `S${index + 1}`, session })),
+  );
   plannedUnits.set(sessions, units);
   return specs;
 }
@@ -180,15 +183,8 @@ export interface PersonaPreflight {
  * expected cost fits the budget. Throws PreflightError listing every problem;
  * nothing is called or recorded. `runPersona` and `--dry-run` both run it.
  */
-export async function preflightPersona(
-  config: PersonaConfig,
-  runtime: StageRuntime = {},
-  sessions?: readonly Session[],
-): Promise<PersonaPreflight> {
-  const models = [
-    ...config.targets.map((ref, i) => ({ ref, field: `targets.${i}` })),
-    ...config.judges.map((ref, i) => ({ ref, field: `judges.${i}` })),
-  ];
+export async function preflightPersona(config: PersonaConfig, runtime: StageRuntime = {}, sessions?: readonly Session[]): Promise<PersonaPreflight> {
+  const models = [...config.targets.map((ref, i) => ({ ref, field: `targets.${i}` })), ...config.judges.map((ref, i) => ({ ref, field: `judges.${i}` }))];
   const files = sessions ? [] : config.sessions.map((path, i) => ({ path, field: `sessions.${i}` }));
   const checked = await runPreflight({
     models,
@@ -232,20 +228,20 @@ export const personaRunner: StagedAuditRunner<PersonaConfig, Session[], PersonaR
   manifestOptions: (config, sessions) => {
     const positions = manifestPositions(config, sessions);
     return {
-    decisions: 'docs/decisions.md#d13–#d20: counters, compaction pre/post, flat prefix default, structure-matched filler, gap CI on Δ, bare-probe judge',
-    materials: loadPersonaMaterials(config.materials).record,
-    procedure: personaProcedure(config),
-    units: personaUnits(config, sessions),
-    sessions: sessions.map((session, index) => ({
-      id: `S${index + 1}`,
-      file: session.file,
-      tool: session.tool,
-      models: session.models,
-      counters: session.counters,
-      compactions: session.compactions.map((c) => c.counters[config.counter]),
-      ...sessionContextFacts(session, config),
-      positions: positions[index],
-    })),
+      decisions: 'docs/decisions.md#d13–#d20: counters, compaction pre/post, flat prefix default, structure-matched filler, gap CI on Δ, bare-probe judge',
+      materials: loadPersonaMaterials(config.materials).record,
+      procedure: personaProcedure(config),
+      units: personaUnits(config, sessions),
+      sessions: sessions.map((session, index) => ({
+        id: `S${index + 1}`,
+        file: session.file,
+        tool: session.tool,
+        models: session.models,
+        counters: session.counters,
+        compactions: session.compactions.map((c) => c.counters[config.counter]),
+        ...sessionContextFacts(session, config),
+        positions: positions[index],
+      })),
     };
   },
   checkResume(run, config, sessions, db) {
@@ -284,7 +280,10 @@ export const personaRunner: StagedAuditRunner<PersonaConfig, Session[], PersonaR
       }
     });
     // Two units whose answers read the same get two judge draws, not one shared verdict.
-    const judgeSpecs = separateUnitDraws(items.map((item) => item.spec), (_spec, index) => itemUnits[index] as string).specs;
+    const judgeSpecs = separateUnitDraws(
+      items.map((item) => item.spec),
+      (_spec, index) => itemUnits[index] as string,
+    ).specs;
     items.forEach((item, index) => {
       item.spec = judgeSpecs[index] as CellSpec;
     });
@@ -293,12 +292,7 @@ export const personaRunner: StagedAuditRunner<PersonaConfig, Session[], PersonaR
   },
 };
 
-export async function runPersona(
-  config: PersonaConfig,
-  db: string,
-  runtime: StageRuntime = {},
-  sessions?: readonly Session[],
-): Promise<PersonaRunResult> {
+export async function runPersona(config: PersonaConfig, db: string, runtime: StageRuntime = {}, sessions?: readonly Session[]): Promise<PersonaRunResult> {
   const { sessions: read, specs, estimate } = await preflightPersona(config, runtime, sessions);
   return runCheckedAudit(personaRunner, config, db, runtime, { input: read, specs, estimate, configMaxCostUsd: config.limits.maxCostUsd });
 }

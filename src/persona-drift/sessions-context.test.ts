@@ -27,9 +27,16 @@ describe('session facts for the run manifest', () => {
 
   it('compactions.preOffset moves the pre position before the boundary', async () => {
     const s = await readSession(CLAUDE_MAIN);
-    const at = (preOffset: number) => sessionPlanInput(s, config([{ compactions: { postOffset: 5, preOffset } }]), [s]).positions.map((p) => [p.label, p.value]);
+    const at = (preOffset: number) =>
+      sessionPlanInput(s, config([{ compactions: { postOffset: 5, preOffset } }]), [s]).positions.map((p) => [p.label, p.value]);
     // The compaction is at agent step 17.
-    expect(at(1)).toEqual([['C1-pre', 17], ['C1-post', 22]]);
-    expect(at(5)).toEqual([['C1-pre', 13], ['C1-post', 22]]);
+    expect(at(1)).toEqual([
+      ['C1-pre', 17],
+      ['C1-post', 22],
+    ]);
+    expect(at(5)).toEqual([
+      ['C1-pre', 13],
+      ['C1-post', 22],
+    ]);
   });
 });

@@ -7,8 +7,7 @@ import { sessionPlanInput } from './sessions-input.js';
 
 const DEMO = join(packageRoot(), 'data', 'demo', 'claude-session.jsonl');
 
-const config = (extra: Record<string, unknown>) =>
-  personaConfigSchema.parse({ sessions: [DEMO], targets: ['sim:persona'], judges: ['sim:judge'], ...extra });
+const config = (extra: Record<string, unknown>) => personaConfigSchema.parse({ sessions: [DEMO], targets: ['sim:persona'], judges: ['sim:judge'], ...extra });
 
 describe('sessionPlanInput', () => {
   it('probes a context once when two selectors pick it, listing every selector label', async () => {

@@ -1,13 +1,7 @@
 import { basename } from 'node:path';
 import { InvalidArgumentError } from '../core/errors.js';
 import type { ChatMessage } from '../models/types.js';
-import {
-  compactionPositions,
-  decilePositions,
-  explicitPositions,
-  type Position,
-  uniformPositions,
-} from '../sessions/positions.js';
+import { compactionPositions, decilePositions, explicitPositions, type Position, uniformPositions } from '../sessions/positions.js';
 import { sessionGoal } from '../sessions/goal.js';
 import { buildPrefix, renderContinuation } from '../sessions/prefix.js';
 import { referenceContext } from '../sessions/reference.js';

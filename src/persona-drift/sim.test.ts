@@ -33,9 +33,7 @@ function request(messages: ChatMessage[], sample: number): ModelRequest {
 }
 
 function judgeScore(probe: string, response: string): number {
-  const verdict = parseJudgeOutput(
-    judge.answer({ model: 'sim:judge-test', messages: buildJudgeMessages(probe, response), params: {}, sample: 0 }, 0).text,
-  );
+  const verdict = parseJudgeOutput(judge.answer({ model: 'sim:judge-test', messages: buildJudgeMessages(probe, response), params: {}, sample: 0 }, 0).text);
   if (!verdict.ok) throw new Error(verdict.error);
   return verdict.score;
 }
@@ -95,7 +93,10 @@ describe('sim:persona (SIMULATION: planted ground truth)', () => {
     const outcomes = Array.from({ length: 100 }, (_, i) =>
       checkContract(
         contract,
-        persona.answer(request(assembleProbeMessages({ context: realContext, mitigation: 'none', texts: stimuli.interventions, request: contract.prompt }), i), 0).text,
+        persona.answer(
+          request(assembleProbeMessages({ context: realContext, mitigation: 'none', texts: stimuli.interventions, request: contract.prompt }), i),
+          0,
+        ).text,
       ),
     );
     expect(outcomes.every((o) => o.pass || (o.reason === 'fenced' && o.fencedCorrect))).toBe(true);
@@ -104,7 +105,12 @@ describe('sim:persona (SIMULATION: planted ground truth)', () => {
 
   it('answers negative-control factual probes correctly in every arm', () => {
     const control = stimuli.probes.negativeControls[0]!;
-    const messages = assembleProbeMessages({ context: realContext, mitigation: 'none', texts: stimuli.interventions, request: probeText(stimuli.probes.framing, control.text, true) });
+    const messages = assembleProbeMessages({
+      context: realContext,
+      mitigation: 'none',
+      texts: stimuli.interventions,
+      request: probeText(stimuli.probes.framing, control.text, true),
+    });
     expect(persona.answer(request(messages, 0), 0).text).toContain(control.answer);
   });
 

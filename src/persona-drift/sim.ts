@@ -146,9 +146,7 @@ function stressorAnswer(id: string, broken: boolean): string {
     case 'S1':
       return broken ? 'Yes \u2014 we are making steady progress on the task.' : 'yes';
     case 'S2':
-      return broken
-        ? "Sure! Here's the next command:\n```bash\nnpm test\n```\nThis will run the test suite so we can confirm the fix."
-        : 'npm test';
+      return broken ? "Sure! Here's the next command:\n```bash\nnpm test\n```\nThis will run the test suite so we can confirm the fix." : 'npm test';
     case 'S3':
       return broken
         ? 'Next I would re-run the failing test. Then I would check the logs and fix the root cause.'
@@ -189,10 +187,7 @@ export function createPersonaSimProfile(options: PersonaSimOptions): SimProfile 
           return { text: stressorAnswer(kind.id, drifted && uniform(request, seed, 'break') < contractBreak) };
         case 'contract':
           return {
-            text:
-              drifted && uniform(request, seed, 'break') < contractBreak
-                ? `\`\`\`\n${kind.expected}\n\`\`\``
-                : kind.expected,
+            text: drifted && uniform(request, seed, 'break') < contractBreak ? `\`\`\`\n${kind.expected}\n\`\`\`` : kind.expected,
           };
         case 'other':
           return { text: `(simulated persona model) ${kind.text.slice(0, 200)}` };

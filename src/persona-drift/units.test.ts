@@ -118,7 +118,14 @@ describe('persona units share no draws', () => {
 });
 
 describe('resuming a run planned before units were separated', () => {
-  const planned = (over: Partial<PersonaUnits>): PersonaUnits => ({ unitOfInference: 'session', units: 2, merged: [], sharedRequests: 0, saltedCells: 0, ...over });
+  const planned = (over: Partial<PersonaUnits>): PersonaUnits => ({
+    unitOfInference: 'session',
+    units: 2,
+    merged: [],
+    sharedRequests: 0,
+    saltedCells: 0,
+    ...over,
+  });
   it('resumes when the design shares nothing, refuses when it did, and never checks runs that recorded their units', () => {
     expect(() => checkUnitsResume(undefined, planned({}), 'persona-1', 'runs.db')).not.toThrow();
     expect(() => checkUnitsResume(undefined, planned({ sharedRequests: 2, saltedCells: 8 }), 'persona-1', 'runs.db')).toThrow(

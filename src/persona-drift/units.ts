@@ -41,13 +41,14 @@ export function assignPersonaUnits(specs: readonly CellSpec[], sessions: readonl
     else if (owner !== session) merger.join(session, owner, `${session} same probed context as ${owner} at ${String(spec.labels.position)}`);
   }
   const merged = merger.families();
-  const relabelled = merged.length === 0
-    ? [...specs]
-    : specs.map((spec) => {
-        const session = String(spec.labels.session);
-        const unit = merger.find(session);
-        return unit === session ? spec : { request: spec.request, labels: { ...spec.labels, session: unit, sourceSession: session } };
-      });
+  const relabelled =
+    merged.length === 0
+      ? [...specs]
+      : specs.map((spec) => {
+          const session = String(spec.labels.session);
+          const unit = merger.find(session);
+          return unit === session ? spec : { request: spec.request, labels: { ...spec.labels, session: unit, sourceSession: session } };
+        });
   const unitNames = new Set(sessions.map((s) => merger.find(s.label)));
   const unitOfInference = unitNames.size > 1 ? 'session' : 'position';
   const separated = separateUnitDraws(relabelled, (spec) =>

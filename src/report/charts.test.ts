@@ -37,7 +37,9 @@ describe('chart helpers', () => {
 
   it('turns aria labels of marks into <title> children, escaped as Vega escaped them', () => {
     const svg = '<g><path aria-label="a &lt;b&gt; &amp; &quot;c&quot;" role="graphics-symbol" d="M0,0"/><path d="M1,1"/></g>';
-    expect(markTitles(svg)).toBe('<g><path aria-label="a &lt;b&gt; &amp; &quot;c&quot;" role="graphics-symbol" d="M0,0"><title>a &lt;b&gt; &amp; &quot;c&quot;</title></path><path d="M1,1"/></g>');
+    expect(markTitles(svg)).toBe(
+      '<g><path aria-label="a &lt;b&gt; &amp; &quot;c&quot;" role="graphics-symbol" d="M0,0"><title>a &lt;b&gt; &amp; &quot;c&quot;</title></path><path d="M1,1"/></g>',
+    );
   });
 });
 
@@ -69,7 +71,9 @@ describe('rendered charts', () => {
       { x: -1, y: 0, group: 'filler/none', shape: 'target-a' },
       { x: -1.1, y: 0.2, group: 'filler/none', shape: 'target-b' },
     ];
-    const svg = await vegaLiteToSvg(scatterSpec(points, [{ x: 1.1, y: 2, group: 'real/none' }], { xTitle: 'PC1', yTitle: 'PC2', groupTitle: 'arm', shapeTitle: 'target' }));
+    const svg = await vegaLiteToSvg(
+      scatterSpec(points, [{ x: 1.1, y: 2, group: 'real/none' }], { xTitle: 'PC1', yTitle: 'PC2', groupTitle: 'arm', shapeTitle: 'target' }),
+    );
     const marks = [...svg.matchAll(/<path aria-label="([^"]*)"[^>]*d="([^"]+)"[^>]*fill="([^"]+)"/gu)].map((m) => ({ label: m[1]!, d: m[2]!, fill: m[3]! }));
     const pointMarks = marks.filter((m) => !m.label.startsWith('centroid'));
     expect(pointMarks.length).toBe(4);

@@ -27,7 +27,15 @@ export interface IntervalRow {
 
 const AXIS = { labelFontSize: 12, titleFontSize: 13, labelLimit: 320, titleLimit: 800 };
 const LEGEND = { labelFontSize: 12, titleFontSize: 12, labelLimit: 320, symbolSize: 90, orient: 'bottom', direction: 'horizontal', columns: 3 };
-const BASE = { axis: AXIS, axisQuantitative: { format: '.4~r' }, axisX: { tickCount: 8 }, axisY: { tickCount: 6 }, legend: LEGEND, view: { stroke: null }, font: 'system-ui, -apple-system, Segoe UI, sans-serif' };
+const BASE = {
+  axis: AXIS,
+  axisQuantitative: { format: '.4~r' },
+  axisX: { tickCount: 8 },
+  axisY: { tickCount: 6 },
+  legend: LEGEND,
+  view: { stroke: null },
+  font: 'system-ui, -apple-system, Segoe UI, sans-serif',
+};
 const FIT = { type: 'fit-x', contains: 'padding' };
 /** Point shapes, one per group: every group differs in shape as well as in colour. */
 const SHAPES = ['circle', 'square', 'triangle-up', 'cross', 'triangle-down', 'triangle-right', 'triangle-left', 'wedge', 'stroke', 'arrow'];
@@ -196,17 +204,19 @@ export function trajectorySpec(
 }
 
 /** Grouped bars (e.g. compliance per arm), value in [0, 1] shown as percent. */
-export function barSpec(
-  rows: readonly { label: string; group: string; value: number }[],
-  options: { yTitle: string; percent?: boolean },
-): TopLevelSpec {
+export function barSpec(rows: readonly { label: string; group: string; value: number }[], options: { yTitle: string; percent?: boolean }): TopLevelSpec {
   const values = rows.map((r) => ({
     ...r,
     axisLabel: shortLabel(r.label, 28),
     groupLabel: shortLabel(r.group, 28),
     tip: `${r.label}, ${r.group}: ${options.percent ? `${(100 * r.value).toFixed(1)}%` : tipNumber(r.value)}`,
   }));
-  const domain = options.percent ? [0, 1] : paddedDomain(rows.map((r) => r.value), [0]);
+  const domain = options.percent
+    ? [0, 1]
+    : paddedDomain(
+        rows.map((r) => r.value),
+        [0],
+      );
   return {
     width: CHART_WIDTH,
     autosize: FIT,
@@ -247,7 +257,11 @@ export function scatterSpec(
     shapeLabel: shortLabel(p.shape ?? p.group, 30),
     tip: p.tip ?? `${p.group}${p.shape ? `, ${p.shape}` : ''}: (${tipNumber(p.x)}, ${tipNumber(p.y)})`,
   }));
-  const centroidValues = centroids.map((c) => ({ ...c, groupLabel: shortLabel(c.group, 30), tip: c.tip ?? `centroid of ${c.group}: (${tipNumber(c.x)}, ${tipNumber(c.y)})` }));
+  const centroidValues = centroids.map((c) => ({
+    ...c,
+    groupLabel: shortLabel(c.group, 30),
+    tip: c.tip ?? `centroid of ${c.group}: (${tipNumber(c.x)}, ${tipNumber(c.y)})`,
+  }));
   const groups = [...new Set([...points, ...centroids].map((p) => shortLabel(p.group, 30)))];
   const x = { type: 'quantitative', scale: { domain: paddedDomain([...points, ...centroids].map((p) => p.x)), nice: false, zero: false } };
   const y = { type: 'quantitative', scale: { domain: paddedDomain([...points, ...centroids].map((p) => p.y)), nice: false, zero: false } };
@@ -294,7 +308,10 @@ export function labelledScatterSpec(
   const side = new Map(order.map((o, rank) => [o.i, rank % 2 === 0 ? 'right' : 'left']));
   const labelY = new Map<number, number>();
   for (const where of ['right', 'left']) {
-    const placed = points.map((p, i) => ({ i, px: toPx(p.y) })).filter((o) => side.get(o.i) === where).sort((a, b) => a.px - b.px);
+    const placed = points
+      .map((p, i) => ({ i, px: toPx(p.y) }))
+      .filter((o) => side.get(o.i) === where)
+      .sort((a, b) => a.px - b.px);
     let previous = Number.NEGATIVE_INFINITY;
     for (const o of placed) {
       const px = Math.max(o.px, previous + 14);
@@ -332,7 +349,15 @@ export function labelledScatterSpec(
       ...(['right', 'left'] as const).map((where) => ({
         data: { values },
         transform: [{ filter: { field: 'side', equal: where } }],
-        mark: { type: 'text', align: where === 'right' ? 'left' : 'right', baseline: 'middle', dx: where === 'right' ? 9 : -9, fontSize: 12, color: '#1b1f24', aria: false },
+        mark: {
+          type: 'text',
+          align: where === 'right' ? 'left' : 'right',
+          baseline: 'middle',
+          dx: where === 'right' ? 9 : -9,
+          fontSize: 12,
+          color: '#1b1f24',
+          aria: false,
+        },
         encoding: { x: { field: 'x', ...x }, y: { field: 'labelY', ...y }, text: { field: 'text' } },
       })),
     ],

@@ -117,7 +117,10 @@ describe('compareAnalyzedRuns', { timeout: 240_000 }, () => {
     const a = analyzed(dbs.continuation, continuation[0]!);
     const b = analyzed(dbs.continuation, continuation[1]!);
     const result = compareAnalyzedRuns('continuation', a, b, { B: 500 });
-    expect(result.rows.map((r) => r.statistic)).toEqual(['argument fidelity recent − cross · complete case', 'argument fidelity recent − cross · intention to treat']);
+    expect(result.rows.map((r) => r.statistic)).toEqual([
+      'argument fidelity recent − cross · complete case',
+      'argument fidelity recent − cross · intention to treat',
+    ]);
     const primary = (report: ContinuationReport) => report.analysis.targets[0]!.contrasts.find((c) => c.primary)!;
     const itt = ok(result.rows[1]!.result);
     expect(itt.a).toBeCloseTo(primary(a.report as ContinuationReport).itt.mean!, 12);

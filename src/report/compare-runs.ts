@@ -25,7 +25,12 @@ export function checkSameAudit(a: RunInfo, b: RunInfo, names: { a: string; b: st
 }
 
 /** The B − A differences of two analysed runs of one registered audit (none when it has no `compare` member). */
-export function compareAnalyzedRuns(audit: string, a: AnalyzedRun<unknown, unknown>, b: AnalyzedRun<unknown, unknown>, options: CompareRunsOptions = {}): RunComparison {
+export function compareAnalyzedRuns(
+  audit: string,
+  a: AnalyzedRun<unknown, unknown>,
+  b: AnalyzedRun<unknown, unknown>,
+  options: CompareRunsOptions = {},
+): RunComparison {
   checkSameAudit(a.run, b.run);
   const resolved = { B: options.B ?? 2000, seed: options.seed ?? 42 };
   const compare = findAudit(audit)?.compare;

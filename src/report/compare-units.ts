@@ -23,5 +23,8 @@ export function matchSubjects<T>(a: readonly T[], b: readonly T[], key: (x: T) =
 }
 
 export function sharedUnits<V>(a: ReadonlyMap<string, V>, b: ReadonlyMap<string, V>, cluster: (unit: string) => string): PairedUnit<V>[] {
-  return [...a.keys()].filter((k) => b.has(k)).sort().map((k) => ({ cluster: cluster(k), a: a.get(k) as V, b: b.get(k) as V }));
+  return [...a.keys()]
+    .filter((k) => b.has(k))
+    .sort()
+    .map((k) => ({ cluster: cluster(k), a: a.get(k) as V, b: b.get(k) as V }));
 }

@@ -56,7 +56,7 @@ describe('compare rendering', () => {
     const md = renderCompareMarkdown([pair]);
     expect(md).toContain('| statistic | subject | A, shared units | B, shared units | B − A [95% CI] | shared units | A, own estimate | B, own estimate |');
     expect(md).toContain('| drift gap Δ (filler − real) | t1 · judge j | +0.50 | +0.20 | -0.30 [-0.50, -0.10] | 6 positions | +0.50 | +0.27 |');
-    expect(md).toContain("\"own estimate\" = each run's estimate over all its units, as its own report shows it");
+    expect(md).toContain('"own estimate" = each run\'s estimate over all its units, as its own report shows it');
     expect(md).not.toContain("A and B are each run's own estimate");
     expect(md).toContain('Simulated models');
     expect(md).toContain('- B: new (run r2 in b.db); verdict PASS (SIMULATED models)');

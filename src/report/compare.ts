@@ -61,7 +61,7 @@ const cell = markdownText;
  * the other lacks.
  */
 export const COMPARE_CAPTION =
-  "B − A with a 95% interval from a paired bootstrap over the design units both runs share; \"shared units\" = each run's statistic recomputed on those units (what the difference is of), \"own estimate\" = each run's estimate over all its units, as its own report shows it";
+  'B − A with a 95% interval from a paired bootstrap over the design units both runs share; "shared units" = each run\'s statistic recomputed on those units (what the difference is of), "own estimate" = each run\'s estimate over all its units, as its own report shows it';
 
 const verdictText = (v: ReportVerdict) => `${v.verdict === 'fail' ? 'FAIL' : 'PASS'}${v.simulated ? ' (SIMULATED models)' : ''}`;
 
@@ -85,7 +85,9 @@ export function renderCompareMarkdown(pairs: readonly ComparedPair[]): string {
     const rows = compareRows([p]);
     if (rows.length === 0) lines.push('| — | the runs have no headline statistic in common | — | — | — | — | — | — |');
     for (const r of rows) {
-      lines.push(`| ${cell(r.statistic)} | ${cell(r.subject)} | ${r.a} | ${r.b} | ${cell(r.difference)} | ${r.units === null ? '—' : `${r.units} ${r.unit}s`} | ${r.ownA} | ${r.ownB} |`);
+      lines.push(
+        `| ${cell(r.statistic)} | ${cell(r.subject)} | ${r.a} | ${r.b} | ${cell(r.difference)} | ${r.units === null ? '—' : `${r.units} ${r.unit}s`} | ${r.ownA} | ${r.ownB} |`,
+      );
     }
     lines.push('');
   }

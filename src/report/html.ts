@@ -7,12 +7,7 @@ import { createHash } from 'node:crypto';
  * as data: URLs), so even a missed escape could not run code or fetch anything.
  */
 export function escapeHtml(value: unknown): string {
-  return String(value)
-    .replace(/&/gu, '&amp;')
-    .replace(/</gu, '&lt;')
-    .replace(/>/gu, '&gt;')
-    .replace(/"/gu, '&quot;')
-    .replace(/'/gu, '&#39;');
+  return String(value).replace(/&/gu, '&amp;').replace(/</gu, '&lt;').replace(/>/gu, '&gt;').replace(/"/gu, '&quot;').replace(/'/gu, '&#39;');
 }
 
 /** Tagged template that escapes every interpolated value unless it is `raw(...)`. */
@@ -125,14 +120,7 @@ details pre { white-space: pre-wrap; overflow-wrap: anywhere; font: 12.5px/1.45 
 
 export function contentSecurityPolicy(style: string): string {
   const hash = createHash('sha256').update(style).digest('base64');
-  return [
-    "default-src 'none'",
-    "script-src 'none'",
-    `style-src 'sha256-${hash}'`,
-    'img-src data:',
-    "base-uri 'none'",
-    "form-action 'none'",
-  ].join('; ');
+  return ["default-src 'none'", "script-src 'none'", `style-src 'sha256-${hash}'`, 'img-src data:', "base-uri 'none'", "form-action 'none'"].join('; ');
 }
 
 export function page(title: string, body: RawHtml, style = REPORT_STYLE): string {

@@ -63,7 +63,9 @@ describe('report of a run whose model output is hostile', () => {
 
   it('carries the same numbers in JSON, Markdown and HTML', async () => {
     const store = openStore(db, { readonly: true });
-    const json = JSON.parse(await renderReport(store, 'json')) as { runs: Array<{ persona: { drift: Array<{ target: string; gap: { estimate: number; ci: [number, number] } }> } }> };
+    const json = JSON.parse(await renderReport(store, 'json')) as {
+      runs: Array<{ persona: { drift: Array<{ target: string; gap: { estimate: number; ci: [number, number] } }> } }>;
+    };
     const md = await renderReport(store, 'md');
     const page = await renderReport(store, 'html');
     const csv = await renderReport(store, 'csv');
@@ -82,7 +84,7 @@ describe('report of a run whose model output is hostile', () => {
     }
   });
 
-  it('puts a verdict card per target first, whose numbers are the JSON report\'s, and the metadata last as a table', async () => {
+  it("puts a verdict card per target first, whose numbers are the JSON report's, and the metadata last as a table", async () => {
     const store = openStore(db, { readonly: true });
     const json = JSON.parse(await renderReport(store, 'json')) as {
       runs: Array<{ persona: { drift: Array<{ target: string; judge: string; gap: { estimate: number; ci: [number, number] }; verdict: { kind: string } }> } }>;
@@ -95,7 +97,9 @@ describe('report of a run whose model output is hostile', () => {
     for (const d of json.runs[0]!.persona.drift) {
       const card = glance.slice(glance.indexOf(`${d.target} · judged by ${d.judge}`));
       expect(card).toMatch(new RegExp(`^[^]*?<div class="verdict">${d.verdict.kind}</div>`, 'u'));
-      expect(card).toContain(`<dd data-label="drift gap Δ [95% CI]"><span class="value">${sign(d.gap.estimate)} [${sign(d.gap.ci[0])}, ${sign(d.gap.ci[1])}]</span>`);
+      expect(card).toContain(
+        `<dd data-label="drift gap Δ [95% CI]"><span class="value">${sign(d.gap.estimate)} [${sign(d.gap.ci[0])}, ${sign(d.gap.ci[1])}]</span>`,
+      );
     }
     expect(page.indexOf('id="at-a-glance"')).toBeLessThan(page.indexOf('<figure'));
     expect(page.indexOf('id="metadata"')).toBeGreaterThan(page.lastIndexOf('<figure'));
@@ -111,7 +115,9 @@ describe('report of a run whose model output is hostile', () => {
       }
     })();
     const d = json.runs[0]!.persona.drift[0]!;
-    expect(md).toContain(`- **${d.target} · judged by ${d.judge}: ${d.verdict.kind}** — drift gap Δ [95% CI] ${sign(d.gap.estimate)} [${sign(d.gap.ci[0])}, ${sign(d.gap.ci[1])}]`);
+    expect(md).toContain(
+      `- **${d.target} · judged by ${d.judge}: ${d.verdict.kind}** — drift gap Δ [95% CI] ${sign(d.gap.estimate)} [${sign(d.gap.ci[0])}, ${sign(d.gap.ci[1])}]`,
+    );
   });
 
   it('every JSON and Markdown report carries a verdict, the manifest and simulated: true', async () => {

@@ -138,9 +138,17 @@ function manifestEntries(run: RunInfo, accounting: RunAccounting): Array<[string
     ['seed', m.seed],
     ['versions', readableValue(m.versions)],
     ['git commit', m.gitCommit ?? 'unknown'],
-    ['cells', `${accounting.cells} (${Object.entries(accounting.byStatus).map(([k, v]) => `${k} ${v}`).join(', ')})`],
+    [
+      'cells',
+      `${accounting.cells} (${Object.entries(accounting.byStatus)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')})`,
+    ],
     ['spend', `$${accounting.spendUsd.toFixed(4)}${accounting.unpricedCells > 0 ? ` + ${accounting.unpricedCells} cells without a known price` : ''}`],
-    ['tokens', `${accounting.inputTokens.toLocaleString('en-US')} in (${accounting.cachedInputTokens.toLocaleString('en-US')} from provider cache, ${accounting.cacheWriteTokens.toLocaleString('en-US')} written), ${accounting.outputTokens.toLocaleString('en-US')} out`],
+    [
+      'tokens',
+      `${accounting.inputTokens.toLocaleString('en-US')} in (${accounting.cachedInputTokens.toLocaleString('en-US')} from provider cache, ${accounting.cacheWriteTokens.toLocaleString('en-US')} written), ${accounting.outputTokens.toLocaleString('en-US')} out`,
+    ],
     ['provider cache hits', `${accounting.providerCacheHits} cells`],
   ];
 }
@@ -167,15 +175,24 @@ function isSimulated(run: RunInfo): boolean {
 function headlineOf(r: ExperimentRunReport): AuditHeadlineTarget[] {
   if (!r.audit || !r.analyzed) return [{ target: r.run.experiment, verdict: 'no registered audit', tone: 'neutral', numbers: [] }];
   if (r.audit.render.headline) return r.audit.render.headline(r.analyzed);
-  return [{ target: r.audit.title, verdict: 'summary', tone: 'neutral', numbers: r.audit.render.viewerSummary(r.analyzed).map((l) => ({ label: l.label, value: l.value })) }];
+  return [
+    {
+      target: r.audit.title,
+      verdict: 'summary',
+      tone: 'neutral',
+      numbers: r.audit.render.viewerSummary(r.analyzed).map((l) => ({ label: l.label, value: l.value })),
+    },
+  ];
 }
 
 function glanceCards(r: ExperimentRunReport, anchor: string): RawHtml[] {
   const heading = r.audit?.title ?? r.run.experiment;
   return headlineOf(r).map(
-    (t) => html`<div class="card tone-${t.tone}" data-run="${r.run.id}" data-audit="${r.run.experiment}"><div class="audit"><a href="#${anchor}">${heading}</a>${isSimulated(r.run) ? html` <span class="tag">simulated</span>` : ''}</div><div class="target">${t.target} · run ${runName(r.run)}</div><div class="verdict">${t.verdict}</div><dl>${t.numbers.map(
-      (n) => html`<dt>${n.label}</dt><dd data-label="${n.label}"><span class="value">${n.value}</span>${n.detail ? html`<small>${n.detail}</small>` : ''}</dd>`,
-    )}</dl></div>`,
+    (t) =>
+      html`<div class="card tone-${t.tone}" data-run="${r.run.id}" data-audit="${r.run.experiment}"><div class="audit"><a href="#${anchor}">${heading}</a>${isSimulated(r.run) ? html` <span class="tag">simulated</span>` : ''}</div><div class="target">${t.target} · run ${runName(r.run)}</div><div class="verdict">${t.verdict}</div><dl>${t.numbers.map(
+        (n) =>
+          html`<dt>${n.label}</dt><dd data-label="${n.label}"><span class="value">${n.value}</span>${n.detail ? html`<small>${n.detail}</small>` : ''}</dd>`,
+      )}</dl></div>`,
   );
 }
 
@@ -226,7 +243,8 @@ export function renderMarkdownReport(reports: readonly ExperimentRunReport[]): s
       const spend = `Spend $${r.accounting.spendUsd.toFixed(4)}; ${r.accounting.cells} cells; ${r.accounting.providerCacheHits} provider cache hits.\n\n`;
       const glance = glanceMarkdown(r);
       const materials = `\n${materialsMarkdown(runMaterialsOf(r.run.manifest.options))}`;
-      if (r.audit && r.analyzed) return head + r.audit.render.markdown(r.analyzed, `${r.audit.title} — ${r.run.id}`).replace('\n\n', `\n\n${sim}${spend}${glance}`) + materials;
+      if (r.audit && r.analyzed)
+        return head + r.audit.render.markdown(r.analyzed, `${r.audit.title} — ${r.run.id}`).replace('\n\n', `\n\n${sim}${spend}${glance}`) + materials;
       return `${head}# ${r.run.experiment} — ${r.run.id}\n\n${sim}${spend}`;
     })
     .join('\n\n');
@@ -287,4 +305,3 @@ export async function renderReport(
       return renderCsvReport(reports);
   }
 }
-

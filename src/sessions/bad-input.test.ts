@@ -19,7 +19,13 @@ const line = (o: unknown): string => `${JSON.stringify(o)}\n`;
 const user = (uuid: string, parent: string | null, content: unknown): string =>
   line({ type: 'user', uuid, parentUuid: parent, sessionId: 's1', timestamp: '2026-01-01T00:00:00Z', message: { role: 'user', content } });
 const assistant = (uuid: string, parent: string, text: string): string =>
-  line({ type: 'assistant', uuid, parentUuid: parent, sessionId: 's1', message: { id: `m-${uuid}`, role: 'assistant', model: 'claude-x', content: [{ type: 'text', text }] } });
+  line({
+    type: 'assistant',
+    uuid,
+    parentUuid: parent,
+    sessionId: 's1',
+    message: { id: `m-${uuid}`, role: 'assistant', model: 'claude-x', content: [{ type: 'text', text }] },
+  });
 
 function write(name: string, content: string | Buffer): string {
   const file = join(dir, name);
@@ -56,7 +62,12 @@ describe('bad input: warnings naming file:line, the rest still read, never a thr
     const file = write(
       'big.jsonl',
       user('a', null, 'run it') +
-        line({ type: 'assistant', uuid: 'b', parentUuid: 'a', message: { id: 'm1', role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'cat big' } }] } }) +
+        line({
+          type: 'assistant',
+          uuid: 'b',
+          parentUuid: 'a',
+          message: { id: 'm1', role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'cat big' } }] },
+        }) +
         user('c', 'b', [{ type: 'tool_result', tool_use_id: 't1', content: big }]) +
         assistant('d', 'c', 'done'),
     );
@@ -81,7 +92,11 @@ describe('bad input: warnings naming file:line, the rest still read, never a thr
       line({ timestamp: '2026-01-01T00:00:00Z', type: 'session_meta', payload: { id: 't1', cwd: '/w' } }) +
         line({ timestamp: '2026-01-01T00:00:01Z', type: 'brand_new_kind', payload: {} }) +
         line({ timestamp: '2026-01-01T00:00:02Z', type: 'response_item', payload: { type: 'hologram_call', x: 1 } }) +
-        line({ timestamp: '2026-01-01T00:00:03Z', type: 'response_item', payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] } }) +
+        line({
+          timestamp: '2026-01-01T00:00:03Z',
+          type: 'response_item',
+          payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] },
+        }) +
         line([1, 2, 3]) +
         line({ timestamp: '2026-01-01T00:00:04Z', type: 'event_msg', payload: { type: 'thread_rolled_back', num_turns: 'two' } }),
     );

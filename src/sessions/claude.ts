@@ -224,9 +224,7 @@ export class ClaudeParser extends JsonRecordParser {
       if (typeof meta.preTokens === 'number') detail.preTokens = meta.preTokens;
     } else if (subtype === 'microcompact_boundary') {
       const meta = isObject(value.microcompactMetadata) ? value.microcompactMetadata : {};
-      detail.clearedToolIds = Array.isArray(meta.compactedToolIds)
-        ? meta.compactedToolIds.filter((id): id is string => typeof id === 'string')
-        : [];
+      detail.clearedToolIds = Array.isArray(meta.compactedToolIds) ? meta.compactedToolIds.filter((id): id is string => typeof id === 'string') : [];
       const trigger = str(meta.trigger);
       if (trigger !== undefined) detail.trigger = trigger;
     }
@@ -296,7 +294,11 @@ export class ClaudeParser extends JsonRecordParser {
     builder.seeTimestamp(this.earliest);
     builder.seeTimestamp(this.latest);
     if (this.duplicates > 0) {
-      this.warnings.push({ file: this.file, line: this.firstDuplicateLine, message: `${this.duplicates} replayed line(s) with an already-seen uuid ignored (the earliest is kept)` });
+      this.warnings.push({
+        file: this.file,
+        line: this.firstDuplicateLine,
+        message: `${this.duplicates} replayed line(s) with an already-seen uuid ignored (the earliest is kept)`,
+      });
     }
     for (const [type, { count, line }] of this.unknownTypes) {
       if (count > 1) this.warnings.push({ file: this.file, line, message: `unknown record type "${type}": ${count} lines skipped in all (first here)` });
@@ -549,13 +551,16 @@ export class ClaudeParser extends JsonRecordParser {
   }
 }
 
-function readBlocks(
-  content: unknown,
-  keep: boolean,
-): { blocks: Block[]; hasText: boolean; hasToolResult: boolean; firstText: string; hasMedia: boolean } {
+function readBlocks(content: unknown, keep: boolean): { blocks: Block[]; hasText: boolean; hasToolResult: boolean; firstText: string; hasMedia: boolean } {
   if (typeof content === 'string') {
     const hasText = content.trim() !== '';
-    return { blocks: hasText && keep ? [{ type: 'text', text: content }] : [], hasText, hasToolResult: false, firstText: content.slice(0, 200), hasMedia: false };
+    return {
+      blocks: hasText && keep ? [{ type: 'text', text: content }] : [],
+      hasText,
+      hasToolResult: false,
+      firstText: content.slice(0, 200),
+      hasMedia: false,
+    };
   }
   const blocks: Block[] = [];
   let hasText = false;
@@ -638,4 +643,3 @@ function claudeUsage(usage: Record<string, unknown>): SessionUsage {
     reasoningTokens: 0,
   };
 }
-

@@ -78,7 +78,9 @@ describe('images render as typed placeholders in every rendering', () => {
   it('Codex: a prompt image and an image-only tool output', async () => {
     const s = await readSession(EVENTS);
     for (const mode of RENDER_MODES) {
-      const text = buildPrefix(s, s.messages.length, { mode }).messages.map((m) => m.content).join('\n');
+      const text = buildPrefix(s, s.messages.length, { mode })
+        .messages.map((m) => m.content)
+        .join('\n');
       expect(text, mode).toContain('Here is the screenshot of the error page. Fix it.\n[image: image/png, 2 KB]');
       expect(text, mode).toContain('[tool_result: [image: image/png, 2 KB]]');
     }
@@ -92,14 +94,34 @@ describe('images render as typed placeholders in every rendering', () => {
     writeFileSync(
       file,
       line({ type: 'user', uuid: 'u1', parentUuid: null, sessionId: 's', message: { role: 'user', content: [image] } }) +
-        line({ type: 'assistant', uuid: 'a1', parentUuid: 'u1', sessionId: 's', message: { id: 'm1', role: 'assistant', model: 'x', content: [{ type: 'tool_use', id: 't1', name: 'Read', input: { file_path: 'shot.png' } }] } }) +
-        line({ type: 'user', uuid: 'u2', parentUuid: 'a1', sessionId: 's', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: [image] }] } }) +
-        line({ type: 'assistant', uuid: 'a2', parentUuid: 'u2', sessionId: 's', message: { id: 'm2', role: 'assistant', model: 'x', content: [{ type: 'text', text: 'A cat.' }] } }),
+        line({
+          type: 'assistant',
+          uuid: 'a1',
+          parentUuid: 'u1',
+          sessionId: 's',
+          message: { id: 'm1', role: 'assistant', model: 'x', content: [{ type: 'tool_use', id: 't1', name: 'Read', input: { file_path: 'shot.png' } }] },
+        }) +
+        line({
+          type: 'user',
+          uuid: 'u2',
+          parentUuid: 'a1',
+          sessionId: 's',
+          message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: [image] }] },
+        }) +
+        line({
+          type: 'assistant',
+          uuid: 'a2',
+          parentUuid: 'u2',
+          sessionId: 's',
+          message: { id: 'm2', role: 'assistant', model: 'x', content: [{ type: 'text', text: 'A cat.' }] },
+        }),
     );
     const s = await readSession(file);
     expect(s.messages[0]!.kind).toBe('human');
     for (const mode of RENDER_MODES) {
-      const text = buildPrefix(s, s.messages.length, { mode }).messages.map((m) => m.content).join('\n');
+      const text = buildPrefix(s, s.messages.length, { mode })
+        .messages.map((m) => m.content)
+        .join('\n');
       expect(text, mode).toContain('[image: image/png, 48 KB]');
       expect(text, mode).toContain('[tool_result: [image: image/png, 48 KB]]');
     }

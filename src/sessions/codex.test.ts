@@ -21,7 +21,7 @@ describe('Codex CLI reader on the hand-written fixtures', () => {
     expect(s.models).toEqual(['gpt-5-codex', 'gpt-5.1-codex']);
     expect(s.toolsUsed).toEqual({ shell: 2, apply_patch: 1, local_shell: 1 });
     // token_count last_token_usage: input minus cached
-    expect(s.usage).toMatchObject({ inputTokens: (5200 - 4000) + (6100 - 5000) + 3000, cachedInputTokens: 9000, outputTokens: 310, reasoningTokens: 64 });
+    expect(s.usage).toMatchObject({ inputTokens: 5200 - 4000 + (6100 - 5000) + 3000, cachedInputTokens: 9000, outputTokens: 310, reasoningTokens: 64 });
   });
 
   it('classifies developer, AGENTS.md and environment context apart from human prompts', async () => {

@@ -264,7 +264,8 @@ export class CodexParser extends JsonRecordParser {
    */
   private settleWaiting(waiting: { text: string; before: Candidate | null }, after: Candidate | null): void {
     const before = waiting.before !== null && this.candidates.includes(waiting.before) ? waiting.before : null;
-    const chosen = before === null ? after : after === null ? before : wordOverlap(after.text, waiting.text) > wordOverlap(before.text, waiting.text) ? after : before;
+    const chosen =
+      before === null ? after : after === null ? before : wordOverlap(after.text, waiting.text) > wordOverlap(before.text, waiting.text) ? after : before;
     if (chosen === null) return;
     const at = this.earlyEvents.lastIndexOf(waiting.text);
     if (at >= 0) this.earlyEvents.splice(at, 1);

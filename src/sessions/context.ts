@@ -38,7 +38,9 @@ export function contextAt(session: Session, end: number): SessionContext {
   if (compaction?.replacement) {
     base.push(...compaction.replacement);
     if (!compaction.summaryAvailable) {
-      notes.push(`compaction ${compaction.ordinal + 1} is a Codex remote compaction: its summary is encrypted and not recoverable; the context is the replacement history without it`);
+      notes.push(
+        `compaction ${compaction.ordinal + 1} is a Codex remote compaction: its summary is encrypted and not recoverable; the context is the replacement history without it`,
+      );
     }
   } else if (compaction?.keptMessages) {
     for (const index of compaction.keptMessages) {

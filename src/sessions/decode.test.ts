@@ -83,7 +83,10 @@ describe('UTF-16 / UTF-32 / BOM transcripts are decoded the same way by every re
         const session = await readSession(file);
         expect(session.tool, `${encoding} bom=${bom}`).toBe(plain.tool);
         expect(session.counters, `${encoding} bom=${bom}`).toEqual(plain.counters);
-        expect(session.messages.map((m) => m.blocks), `${encoding} bom=${bom}`).toEqual(plain.messages.map((m) => m.blocks));
+        expect(
+          session.messages.map((m) => m.blocks),
+          `${encoding} bom=${bom}`,
+        ).toEqual(plain.messages.map((m) => m.blocks));
         expect(session.warnings.map((w) => [w.line, w.message])).toEqual(plain.warnings.map((w) => [w.line, w.message]));
         const inspect = await run(['sessions', 'inspect', file, '--json']);
         expect(inspect.code).toBe(0);
@@ -119,13 +122,41 @@ describe('the audits read an encoded transcript like its UTF-8 twin', () => {
   it('persona run and continuation run --dry-run plan the same cells for UTF-8, UTF-16 and UTF-32 copies', async () => {
     const text = readFileSync(DEMO_CODEX, 'utf8');
     const plans: Record<string, string[]> = { persona: [], continuation: [] };
-    for (const [encoding, bom] of [['utf-8-bom', true], ['utf-16le', true], ['utf-32be', false]] as Array<[Encoding, boolean]>) {
+    for (const [encoding, bom] of [
+      ['utf-8-bom', true],
+      ['utf-16le', true],
+      ['utf-32be', false],
+    ] as Array<[Encoding, boolean]>) {
       const file = join(tmp.path, `rollout-demo-${encoding}.jsonl`);
       writeFileSync(file, encodeText(text, encoding, bom));
-      const persona = await run(['persona', 'run', '--session', file, '--target', 'sim:persona', '--judge', 'sim:judge', '--db', join(tmp.path, `p-${encoding}.db`), '--dry-run']);
+      const persona = await run([
+        'persona',
+        'run',
+        '--session',
+        file,
+        '--target',
+        'sim:persona',
+        '--judge',
+        'sim:judge',
+        '--db',
+        join(tmp.path, `p-${encoding}.db`),
+        '--dry-run',
+      ]);
       expect(persona.code, persona.err).toBe(0);
       plans.persona!.push(persona.out);
-      const continuation = await run(['continuation', 'run', '--session', file, '--target', 'sim:continuation', '--cutpoints', '10', '--db', join(tmp.path, `c-${encoding}.db`), '--dry-run']);
+      const continuation = await run([
+        'continuation',
+        'run',
+        '--session',
+        file,
+        '--target',
+        'sim:continuation',
+        '--cutpoints',
+        '10',
+        '--db',
+        join(tmp.path, `c-${encoding}.db`),
+        '--dry-run',
+      ]);
       expect(continuation.code, continuation.err).toBe(0);
       plans.continuation!.push(continuation.out.replaceAll(file, '<file>'));
     }
@@ -143,7 +174,10 @@ describe('what is refused, identically everywhere', () => {
   ])('a NUL byte %s of a UTF-8 transcript: the same input error from readSession, redact, verify and inspect', async (_where, copies, expected) => {
     const file = join(tmp.path, `nul-${copies}.jsonl`);
     const good = readFileSync(CLAUDE_NOTES);
-    writeFileSync(file, Buffer.concat([...Array.from({ length: copies }, () => good), Buffer.from('{"type":"user","message":{"role":"user","content":"a\u0000b"}}\n')]));
+    writeFileSync(
+      file,
+      Buffer.concat([...Array.from({ length: copies }, () => good), Buffer.from('{"type":"user","message":{"role":"user","content":"a\u0000b"}}\n')]),
+    );
     const messages: string[] = [];
     for (const read of [() => readSession(file), () => redactFile(file, join(tmp.path, 'nul.out.jsonl')), () => verifyFile(file)]) {
       const error = await read().then(
@@ -193,11 +227,31 @@ describe('what is refused, identically everywhere', () => {
   });
 
   it('persona run --session README.md and continuation run --session package.json exit 2 "not a transcript"', async () => {
-    const persona = await run(['persona', 'run', '--session', join(REPO, 'README.md'), '--target', 'sim:persona', '--judge', 'sim:judge', '--db', join(tmp.path, 'p.db')]);
+    const persona = await run([
+      'persona',
+      'run',
+      '--session',
+      join(REPO, 'README.md'),
+      '--target',
+      'sim:persona',
+      '--judge',
+      'sim:judge',
+      '--db',
+      join(tmp.path, 'p.db'),
+    ]);
     expect(persona.code).toBe(2);
     expect(persona.err).toMatch(/README\.md: not a Claude Code or Codex transcript/);
     expect(persona.err).not.toMatch(/agentSteps/);
-    const continuation = await run(['continuation', 'run', '--session', join(REPO, 'package.json'), '--target', 'sim:continuation', '--db', join(tmp.path, 'c.db')]);
+    const continuation = await run([
+      'continuation',
+      'run',
+      '--session',
+      join(REPO, 'package.json'),
+      '--target',
+      'sim:continuation',
+      '--db',
+      join(tmp.path, 'c.db'),
+    ]);
     expect(continuation.code).toBe(2);
     expect(continuation.err).toMatch(/package\.json: not a Claude Code or Codex transcript/);
   });

@@ -59,7 +59,11 @@ describe('discovery and listing', () => {
     expect(main.size).toBe(statSync(CLAUDE_MAIN).size + sizeOfSubagents());
     expect(selectSummaries(summaries, { sort: 'steps' }).map((s) => s.agentSteps)).toEqual([24, 20, 5, 5, 3, 2]);
     expect(selectSummaries(summaries, { tool: 'claude' }).map((s) => s.tool)).toEqual(['claude', 'claude']);
-    expect(selectSummaries(summaries, { minSteps: 6 }).map((s) => s.agentSteps).sort()).toEqual([20, 24]);
+    expect(
+      selectSummaries(summaries, { minSteps: 6 })
+        .map((s) => s.agentSteps)
+        .sort(),
+    ).toEqual([20, 24]);
     expect(selectSummaries(summaries, { since: '2026-03-15' }).every((s) => (s.lastTimestamp ?? '') >= '2026-03-15')).toBe(true);
     expect(selectSummaries(summaries, { since: '2026-03-15' })).toHaveLength(2);
     const last = selectSummaries(summaries).map((s) => s.lastTimestamp);
@@ -70,7 +74,11 @@ describe('discovery and listing', () => {
     const home = join(tmp, 'codex-sub', 'sessions');
     cpSync(join(CODEX_HOME, 'sessions', '2026'), join(home, '2026'), { recursive: true });
     const child = join(home, 'rollout-2026-03-15T12-00-00-0195a000-0000-7000-8000-0000000000aa.jsonl');
-    const meta = { id: '0195a000-0000-7000-8000-0000000000aa', cwd: '/w', source: { subagent: { thread_spawn: { parent_thread_id: '0195a000-0000-7000-8000-000000000001', depth: 1 } } } };
+    const meta = {
+      id: '0195a000-0000-7000-8000-0000000000aa',
+      cwd: '/w',
+      source: { subagent: { thread_spawn: { parent_thread_id: '0195a000-0000-7000-8000-000000000001', depth: 1 } } },
+    };
     writeFileSync(child, `${JSON.stringify({ timestamp: '2026-03-15T12:00:00Z', type: 'session_meta', payload: meta })}\n`);
     const summaries = await summarizeSessions((await discoverSessions({ claude: [], codex: [home] })).sessions);
     expect(summaries.map((s: SessionSummary) => s.id).sort()).toEqual(['0195a000-0000-7000-8000-000000000001', '0195a000-0000-7000-8000-000000000002']);

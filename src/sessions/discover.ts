@@ -32,8 +32,7 @@ export function defaultRoots(env: NodeJS.ProcessEnv = process.env, home: string 
       .map((s) => s.trim())
       .filter((s) => s !== '');
   const claudeDirs = list(env.CLAUDE_CONFIG_DIR);
-  const claudeBases =
-    claudeDirs.length > 0 ? claudeDirs : [join(env.XDG_CONFIG_HOME?.trim() || join(home, '.config'), 'claude'), join(home, '.claude')];
+  const claudeBases = claudeDirs.length > 0 ? claudeDirs : [join(env.XDG_CONFIG_HOME?.trim() || join(home, '.config'), 'claude'), join(home, '.claude')];
   const codexHomes = list(env.CODEX_HOME);
   const codexBases = codexHomes.length > 0 ? codexHomes : [join(home, '.codex')];
   return {
@@ -219,7 +218,10 @@ export function linkContinuations(summaries: SessionSummary[]): SessionSummary[]
  * The counted facts of one transcript file (counting mode, subagent files not read), from
  * `cache` when the file is unchanged since it was counted. Throws what readSession throws.
  */
-export async function countSessionFile(file: string, options: { tool?: SessionTool; cache?: SummaryCache; stamp?: { size: number; mtimeMs: number } } = {}): Promise<CountedFile> {
+export async function countSessionFile(
+  file: string,
+  options: { tool?: SessionTool; cache?: SummaryCache; stamp?: { size: number; mtimeMs: number } } = {},
+): Promise<CountedFile> {
   const stamp = options.cache === undefined ? undefined : (options.stamp ?? (await fileStamp(file)));
   if (options.cache !== undefined && stamp !== undefined) {
     const cached = options.cache.get(file, stamp.size, stamp.mtimeMs);

@@ -17,8 +17,25 @@ function claudeFile(userTexts: Array<string | { text: string; meta: boolean }>):
   const lines: string[] = [];
   userTexts.forEach((u, i) => {
     const { text, meta } = typeof u === 'string' ? { text: u, meta: false } : u;
-    lines.push(JSON.stringify({ type: 'user', uuid: `u${i}`, parentUuid: parent, sessionId: 's', ...(meta ? { isMeta: true } : {}), message: { role: 'user', content: text } }));
-    lines.push(JSON.stringify({ type: 'assistant', uuid: `a${i}`, parentUuid: `u${i}`, sessionId: 's', message: { id: `m${i}`, role: 'assistant', model: 'x', content: [{ type: 'text', text: 'ok' }] } }));
+    lines.push(
+      JSON.stringify({
+        type: 'user',
+        uuid: `u${i}`,
+        parentUuid: parent,
+        sessionId: 's',
+        ...(meta ? { isMeta: true } : {}),
+        message: { role: 'user', content: text },
+      }),
+    );
+    lines.push(
+      JSON.stringify({
+        type: 'assistant',
+        uuid: `a${i}`,
+        parentUuid: `u${i}`,
+        sessionId: 's',
+        message: { id: `m${i}`, role: 'assistant', model: 'x', content: [{ type: 'text', text: 'ok' }] },
+      }),
+    );
     parent = `a${i}`;
   });
   writeFileSync(file, `${lines.join('\n')}\n`);
@@ -52,7 +69,12 @@ describe('session goal for re-injection', () => {
   it('skips a typed slash command and an /init prompt written without its command line; falls back to command arguments', async () => {
     const typed = await readSession(claudeFile(['/compact', 'Generate a file named AGENTS.md that serves as a contributor guide.', 'Port the CLI to Deno.']));
     expect(sessionGoal(typed)).toMatchObject({ text: 'Port the CLI to Deno.', skipped: [{ reason: 'slash command' }, { reason: 'harness prompt' }] });
-    const onlyCommand = await readSession(claudeFile(['<command-name>/fix</command-name>\n<command-args>the flaky upload test</command-args>', 'Fix the flaky upload test: expanded instructions.']));
+    const onlyCommand = await readSession(
+      claudeFile([
+        '<command-name>/fix</command-name>\n<command-args>the flaky upload test</command-args>',
+        'Fix the flaky upload test: expanded instructions.',
+      ]),
+    );
     expect(sessionGoal(onlyCommand)).toMatchObject({ text: 'the flaky upload test', source: 'command arguments' });
     expect(sessionGoal(await readSession(claudeFile(['/clear'])))).toBeUndefined();
   });

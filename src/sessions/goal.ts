@@ -67,6 +67,7 @@ export function sessionGoal(session: Session, maxChars: number = DEFAULT_MAX_CHA
     if (reason === undefined) return { text: text.slice(0, maxChars), messageIndex: m.index, source: 'prompt', skipped };
     skipped.push({ messageIndex: m.index, reason });
   }
-  if (commandArgs !== undefined) return { text: commandArgs.text.slice(0, maxChars), messageIndex: commandArgs.messageIndex, source: 'command arguments', skipped };
+  if (commandArgs !== undefined)
+    return { text: commandArgs.text.slice(0, maxChars), messageIndex: commandArgs.messageIndex, source: 'command arguments', skipped };
   return undefined;
 }

@@ -102,12 +102,7 @@ export function resolvePosition(
   return { ...position, value };
 }
 
-function collect(
-  session: Session,
-  counter: CounterName,
-  requests: Array<{ value: number; label: string }>,
-  beyond: BeyondPolicy,
-): PositionSet {
+function collect(session: Session, counter: CounterName, requests: Array<{ value: number; label: string }>, beyond: BeyondPolicy): PositionSet {
   const warnings: string[] = [];
   const positions: Position[] = [];
   for (const r of requests) {
@@ -125,7 +120,12 @@ export function uniformPositions(session: Session, options: { count: number; cou
   const total = counterTotal(session, counter);
   if (total < count) throw new InvalidArgumentError('count', `${count} positions need at least ${count} ${counter}; the session has ${total}`);
   const values = count === 1 ? [total] : Array.from({ length: count }, (_, i) => Math.round(1 + (i * (total - 1)) / (count - 1)));
-  return collect(session, counter, values.map((value, i) => ({ value, label: `P${String(i).padStart(2, '0')}` })), 'error');
+  return collect(
+    session,
+    counter,
+    values.map((value, i) => ({ value, label: `P${String(i).padStart(2, '0')}` })),
+    'error',
+  );
 }
 
 /** Deciles (or other quantiles) of assistant messages: position k/count of the way through, k = 1…count. */
@@ -143,11 +143,7 @@ export function decilePositions(session: Session, options: { count?: number; cou
 }
 
 /** Explicit values, e.g. the onset sweep. */
-export function explicitPositions(
-  session: Session,
-  values: readonly number[],
-  options: { counter?: CounterName; beyond?: BeyondPolicy } = {},
-): PositionSet {
+export function explicitPositions(session: Session, values: readonly number[], options: { counter?: CounterName; beyond?: BeyondPolicy } = {}): PositionSet {
   const counter = options.counter ?? 'agentSteps';
   const requests = values.map((value) => ({ value, label: `T${String(value).padStart(4, '0')}` }));
   return collect(session, counter, requests, options.beyond ?? 'error');

@@ -61,7 +61,8 @@ async function readWith(file: string, options: ReadSessionOptions, keepContent: 
   const held: Array<[number, string]> = [];
   const choose = (chosen: SessionTool): void => {
     tool = chosen;
-    if (chosen === 'claude') claude = new ClaudeParser(file, options.sidechains === undefined ? { keepContent } : { keepContent, sidechains: options.sidechains });
+    if (chosen === 'claude')
+      claude = new ClaudeParser(file, options.sidechains === undefined ? { keepContent } : { keepContent, sidechains: options.sidechains });
     else codex = new CodexParser(file, { keepContent });
   };
   if (tool) choose(tool);
@@ -203,7 +204,9 @@ async function attachSubagentFiles(session: Session, keepContent: boolean, maxLi
       continue;
     }
     const result = parser.finish();
-    const agentId = basename(found.file).replace(/^agent-/, '').replace(/\.jsonl$/, '');
+    const agentId = basename(found.file)
+      .replace(/^agent-/, '')
+      .replace(/\.jsonl$/, '');
     const sub: SubagentTranscript = {
       agentId,
       layout: found.layout,

@@ -25,7 +25,11 @@ describe("the reference's context semantics, as options (defaults unchanged)", (
     const text = buildPrefix(inline, prompt + 4, { mode: 'flat' }).messages[0]!.content;
     expect(text).toContain('--- USER ---\nRun the cart tests and report which fail.');
     expect(text).toContain('[tool_use Bash: ');
-    expect(buildPrefix(apart, apart.messages.length, { mode: 'untruncated' }).messages.map((m) => m.content).join('')).not.toContain('Run the cart tests');
+    expect(
+      buildPrefix(apart, apart.messages.length, { mode: 'untruncated' })
+        .messages.map((m) => m.content)
+        .join(''),
+    ).not.toContain('Run the cart tests');
     // The subagent is still listed as one, either way; its own prompt is its human turn.
     expect(inline.subagents.find((a) => a.agentId === 'a7c1')!.counters).toEqual(apart.subagents.find((a) => a.agentId === 'a7c1')!.counters);
     // Counting mode agrees.

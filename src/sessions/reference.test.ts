@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readMainSessions } from './testing/fixtures.js';
 import { buildPrefix } from './prefix.js';
-import {
-  fillerContext,
-  fillerFlatContext,
-  loremFiller,
-  referenceContext,
-  scratchContext,
-  shuffledRealContext,
-  unrelatedSessionContext,
-} from './reference.js';
+import { fillerContext, fillerFlatContext, loremFiller, referenceContext, scratchContext, shuffledRealContext, unrelatedSessionContext } from './reference.js';
 import { ACKNOWLEDGEMENT, ASSISTANT_HEADER, type RenderMode, SUMMARY_HEADER, USER_HEADER } from './render.js';
 import { codePointLength } from './text.js';
 
@@ -26,7 +18,10 @@ describe('filler (docs/decisions.md#d16): matched in characters and turn structu
         expect(filler.messages.map((m) => codePointLength(m.content))).toEqual(real.messages.map((m) => codePointLength(m.content)));
         expect(filler.chars).toBe(real.chars);
         if (real.acknowledgementAppended) expect(filler.messages.at(-1)!.content).toBe(ACKNOWLEDGEMENT);
-        const body = filler.messages.slice(0, real.acknowledgementAppended ? -1 : undefined).map((m) => m.content).join('\n');
+        const body = filler.messages
+          .slice(0, real.acknowledgementAppended ? -1 : undefined)
+          .map((m) => m.content)
+          .join('\n');
         for (const word of ['coupon', 'tool_use', 'tool_result', 'cart']) expect(body).not.toContain(word);
         if (mode === 'flat') {
           // role headers stay where they were

@@ -2,14 +2,7 @@ import { InvalidArgumentError } from '../core/errors.js';
 import { seededRandom } from '../core/random.js';
 import type { ChatMessage } from '../models/types.js';
 import { buildPrefix } from './prefix.js';
-import {
-  ASSISTANT_HEADER,
-  optionsOf,
-  type RenderedPrefix,
-  renderParts,
-  SUMMARY_HEADER,
-  USER_HEADER,
-} from './render.js';
+import { ASSISTANT_HEADER, optionsOf, type RenderedPrefix, renderParts, SUMMARY_HEADER, USER_HEADER } from './render.js';
 import { codePointLength, headCodePoints } from './text.js';
 import type { Session } from './types.js';
 
@@ -42,7 +35,6 @@ const LOREM = (
   'irure in reprehenderit voluptate velit esse cillum fugiat nulla pariatur excepteur sint occaecat cupidatat non proident ' +
   'sunt culpa qui officia deserunt mollit anim id est laborum'
 ).split(' ');
-
 
 /** Exactly `length` characters of Lorem-ipsum-style sentences, the same for the same seed. */
 export function loremFiller(length: number, seed: number): string {

@@ -235,10 +235,13 @@ function renderFlat(parts: RenderedPart[], o: Resolved): RenderedPrefix {
   const kept = parts.slice(first);
   const out: RenderedPrefix = {
     mode: 'flat',
-    messages: text === '' ? [] : [
-      { role: 'user', content: text },
-      { role: 'assistant', content: o.acknowledgement },
-    ],
+    messages:
+      text === ''
+        ? []
+        : [
+            { role: 'user', content: text },
+            { role: 'assistant', content: o.acknowledgement },
+          ],
     chars,
     includedMessages: kept.map((p) => p.messageIndex),
     truncated,

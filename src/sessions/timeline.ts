@@ -101,8 +101,16 @@ export class TimelineBuilder {
    * addMessage for counting mode (messages are not kept) without building a NewMessage:
    * a reader calls it once per model-visible record of large files.
    */
-  countMessage(role: MessageRole, kind: MessageKind, blocks: Block[], agentSteps: number, model: string | undefined, usage: SessionUsage | undefined): SessionMessage {
-    if (this.keepContent) return this.addMessage(usage === undefined ? { role, kind, blocks, raw: UNKEPT } : { role, kind, blocks, raw: UNKEPT, usage }, agentSteps);
+  countMessage(
+    role: MessageRole,
+    kind: MessageKind,
+    blocks: Block[],
+    agentSteps: number,
+    model: string | undefined,
+    usage: SessionUsage | undefined,
+  ): SessionMessage {
+    if (this.keepContent)
+      return this.addMessage(usage === undefined ? { role, kind, blocks, raw: UNKEPT } : { role, kind, blocks, raw: UNKEPT, usage }, agentSteps);
     const c = this.counters;
     c.agentSteps += agentSteps + this.pendingSteps;
     this.pendingSteps = 0;
@@ -343,4 +351,3 @@ function subtractUsage(total: SessionUsage, usage: SessionUsage): void {
 
 /** The line reference of messages that are not kept (counting mode). */
 const UNKEPT: RawRef = { file: '', line: 0 };
-

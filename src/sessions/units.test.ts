@@ -9,7 +9,9 @@ const CONTINUATION_DIR = join(FIXTURES, 'claude-continuation', 'projects', '-hom
 
 describe('session families (one conversation = one unit)', () => {
   it('links Claude Code files that continue one conversation, by the same rule as `sessions list`', async () => {
-    const files = readdirSync(CONTINUATION_DIR).filter((f) => f.endsWith('.jsonl')).sort();
+    const files = readdirSync(CONTINUATION_DIR)
+      .filter((f) => f.endsWith('.jsonl'))
+      .sort();
     const sessions = await Promise.all(files.map((f) => readSession(join(CONTINUATION_DIR, f))));
     const links = continuationLinks(sessions);
     expect(links.size).toBeGreaterThan(0);

@@ -62,11 +62,26 @@ describe('fleissKappa', () => {
   });
 
   it('rejects unequal rater counts, negative counts and degenerate tables', () => {
-    expect(() => fleissKappa([[2, 1], [1, 1]])).toThrow(/matrix\[1\]/);
+    expect(() =>
+      fleissKappa([
+        [2, 1],
+        [1, 1],
+      ]),
+    ).toThrow(/matrix\[1\]/);
     expect(() => fleissKappa([[2, -1]])).toThrow(InvalidArgumentError);
-    expect(() => fleissKappa([[3, 0], [3, 0]])).toThrow(StatisticsError);
+    expect(() =>
+      fleissKappa([
+        [3, 0],
+        [3, 0],
+      ]),
+    ).toThrow(StatisticsError);
     expect(() => fleissKappa([])).toThrow(StatisticsError);
-    expect(() => fleissKappa([[1, 0], [0, 1]])).toThrow(/at least 2 ratings/);
+    expect(() =>
+      fleissKappa([
+        [1, 0],
+        [0, 1],
+      ]),
+    ).toThrow(/at least 2 ratings/);
   });
 });
 
@@ -100,8 +115,7 @@ describe('signAgreement', () => {
   });
 
   it('treats |Δ| within the tolerance as null and both-null as agree', () => {
-    const gapOf = (filler: number[], real: number[]) =>
-      filler.reduce((s, v) => s + v, 0) / filler.length - real.reduce((s, v) => s + v, 0) / real.length;
+    const gapOf = (filler: number[], real: number[]) => filler.reduce((s, v) => s + v, 0) / filler.length - real.reduce((s, v) => s + v, 0) / real.length;
     const nearZero = gapOf([0.1, 0.2, 0.3], [0.3, 0.2, 0.1]); // rounding residue, not a sign
     expect(signAgreement([[nearZero, 0]]).labels).toEqual(['agree']);
     expect(signAgreement([[0.05, -0.05]], { tolerance: 0.1 }).labels).toEqual(['agree']);

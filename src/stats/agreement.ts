@@ -28,11 +28,7 @@ export interface AgreementResult {
 }
 
 /** Agreement between two raters' ordinal scores of the same items (paired by index). */
-export function agreement(
-  a: readonly number[],
-  b: readonly number[],
-  options: AgreementOptions = {},
-): AgreementResult {
+export function agreement(a: readonly number[], b: readonly number[], options: AgreementOptions = {}): AgreementResult {
   checkScores(a, 'a');
   checkScores(b, 'b');
   if (a.length !== b.length) {
@@ -78,9 +74,7 @@ export function agreement(
     }
   }
   if (!(expectedDisagreement > 0)) {
-    throw new StatisticsError(
-      'agreement: both raters used one and the same category for every item; chance agreement is 1 and κ is undefined',
-    );
+    throw new StatisticsError('agreement: both raters used one and the same category for every item; chance agreement is 1 and κ is undefined');
   }
   return {
     n,
@@ -153,10 +147,7 @@ export interface SignAgreementResult {
  * A gap with |Δ| ≤ tolerance is null. Both null or same sign → 'agree'; exactly one null →
  * 'null-vs-small'; opposite signs, neither null → 'flip'.
  */
-export function signAgreement(
-  pairs: ReadonlyArray<readonly [number, number]>,
-  options: { tolerance?: number } = {},
-): SignAgreementResult {
+export function signAgreement(pairs: ReadonlyArray<readonly [number, number]>, options: { tolerance?: number } = {}): SignAgreementResult {
   if (!Array.isArray(pairs)) throw new InvalidArgumentError('pairs', 'expected [gapJudgeA, gapJudgeB] pairs');
   const tolerance = options.tolerance ?? 1e-9;
   if (typeof tolerance !== 'number' || !(tolerance >= 0) || !Number.isFinite(tolerance)) {
@@ -197,11 +188,7 @@ function checkScores(values: unknown, argument: string): void {
   });
 }
 
-function resolveCategories(
-  a: readonly number[],
-  b: readonly number[],
-  categories: AgreementOptions['categories'],
-): number[] {
+function resolveCategories(a: readonly number[], b: readonly number[], categories: AgreementOptions['categories']): number[] {
   if (categories === 'infer') {
     const seen = [...new Set([...a, ...b])].sort((x, y) => x - y);
     if (seen.length < 2) {

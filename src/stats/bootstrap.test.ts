@@ -6,8 +6,11 @@ import { clusterBootstrap } from './cluster-bootstrap.js';
 import { bootstrapPValue, quantileLinear } from './resampling-common.js';
 import { type Rng, rng } from './rng.js';
 
-const golden = JSON.parse(readFileSync(new URL('./__fixtures__/golden-resampling.json', import.meta.url), 'utf8'))
-  .quantiles as { values: number[]; q: number[]; quantiles: number[] }[];
+const golden = JSON.parse(readFileSync(new URL('./__fixtures__/golden-resampling.json', import.meta.url), 'utf8')).quantiles as {
+  values: number[];
+  q: number[];
+  quantiles: number[];
+}[];
 
 function normal(r: Rng): number {
   let u = 0;
@@ -158,12 +161,8 @@ describe('clusterBootstrap', () => {
       { cluster: 1, value: 2 },
     ];
     expect(() => clusterBootstrap(rows, { cluster: (row) => row.cluster, statistic: rowMean })).toThrow(/one cluster/);
-    expect(() => clusterBootstrap([] as Row[], { cluster: (row) => row.cluster, statistic: rowMean })).toThrow(
-      StatisticsError,
-    );
-    expect(() =>
-      clusterBootstrap(rows, { cluster: () => Number.NaN, statistic: rowMean }),
-    ).toThrow(/rows\[0\]/);
+    expect(() => clusterBootstrap([] as Row[], { cluster: (row) => row.cluster, statistic: rowMean })).toThrow(StatisticsError);
+    expect(() => clusterBootstrap(rows, { cluster: () => Number.NaN, statistic: rowMean })).toThrow(/rows\[0\]/);
   });
 });
 

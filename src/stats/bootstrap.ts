@@ -61,12 +61,7 @@ export function bootstrapCI(
  * undefined replicates are dropped and counted (refused past settings.maxInvalidFraction),
  * the interval is taken over the rest.
  */
-export function percentileBootstrap(
-  estimate: number,
-  raw: Float64Array,
-  settings: ResolvedResampling,
-  where: string,
-): BootstrapResult {
+export function percentileBootstrap(estimate: number, raw: Float64Array, settings: ResolvedResampling, where: string): BootstrapResult {
   const { replicates, invalid } = finiteReplicates(raw, settings, where);
   return {
     estimate,

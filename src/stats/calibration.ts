@@ -74,10 +74,7 @@ function meanOf(values: readonly number[]): number | null {
 }
 
 /** Aggregates replicate outcomes per test name (in first-seen order). */
-export function summarizeCalibration(
-  outcomes: Iterable<CalibrationOutcome>,
-  alpha = 0.05,
-): TestCalibration[] {
+export function summarizeCalibration(outcomes: Iterable<CalibrationOutcome>, alpha = 0.05): TestCalibration[] {
   if (!(alpha > 0 && alpha < 1)) throw new InvalidArgumentError('alpha', 'must be in (0, 1)');
   const byTest = new Map<string, CalibrationOutcome[]>();
   for (const outcome of outcomes) {
@@ -89,16 +86,12 @@ export function summarizeCalibration(
   for (const [test, list] of byTest) {
     const tested = list.filter((o) => typeof o.p === 'number' && Number.isFinite(o.p));
     const rejections = tested.filter((o) => (o.p as number) < alpha).length;
-    const withInterval = list.filter(
-      (o) => o.ci !== undefined && typeof o.truth === 'number' && Number.isFinite(o.ci[0]) && Number.isFinite(o.ci[1]),
-    );
+    const withInterval = list.filter((o) => o.ci !== undefined && typeof o.truth === 'number' && Number.isFinite(o.ci[0]) && Number.isFinite(o.ci[1]));
     const covered = withInterval.filter((o) => {
       const [low, high] = o.ci as readonly [number, number];
       return low <= (o.truth as number) && (o.truth as number) <= high;
     }).length;
-    const biased = list.filter(
-      (o) => typeof o.estimate === 'number' && typeof o.truth === 'number' && Number.isFinite(o.estimate),
-    );
+    const biased = list.filter((o) => typeof o.estimate === 'number' && typeof o.truth === 'number' && Number.isFinite(o.estimate));
     summaries.push({
       test,
       replicates: tested.length,
@@ -107,9 +100,7 @@ export function summarizeCalibration(
       coverage: withInterval.length > 0 ? rateWithError(covered, withInterval.length) : null,
       bias: meanOf(biased.map((o) => (o.estimate as number) - (o.truth as number))),
       meanStandardError: meanOf(
-        list.filter((o) => typeof o.standardError === 'number' && Number.isFinite(o.standardError)).map(
-          (o) => o.standardError as number,
-        ),
+        list.filter((o) => typeof o.standardError === 'number' && Number.isFinite(o.standardError)).map((o) => o.standardError as number),
       ),
       meanHalfWidth: meanOf(withInterval.map((o) => ((o.ci as readonly [number, number])[1] - (o.ci as readonly [number, number])[0]) / 2)),
     });
@@ -122,10 +113,7 @@ export function summarizeCalibration(
  * estimate with standard error `standardError` on `df` degrees of freedom (Infinity = normal):
  * (q(1 − α/2) + q(power)) · SE. A planning figure: it assumes the estimate is roughly normal.
  */
-export function minimumDetectableEffect(
-  standardError: number,
-  options: { alpha?: number; power?: number; df?: number } = {},
-): number {
+export function minimumDetectableEffect(standardError: number, options: { alpha?: number; power?: number; df?: number } = {}): number {
   const { alpha = 0.05, power = 0.8, df = Number.POSITIVE_INFINITY } = options;
   if (!(standardError >= 0) || !Number.isFinite(standardError)) {
     throw new InvalidArgumentError('standardError', 'must be a finite non-negative number');

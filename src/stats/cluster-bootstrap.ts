@@ -26,20 +26,13 @@ export interface ClusterBootstrapResult extends BootstrapResult {
  * Groups rows by cluster key, in order of first appearance. Keys must be strings or finite
  * numbers; the number 1 and the string '1' are different clusters.
  */
-export function groupByCluster<T>(
-  rows: readonly T[],
-  cluster: (row: T, index: number) => ClusterKey,
-  argument: string,
-): T[][] {
+export function groupByCluster<T>(rows: readonly T[], cluster: (row: T, index: number) => ClusterKey, argument: string): T[][] {
   const index = new Map<ClusterKey, number>();
   const groups: T[][] = [];
   rows.forEach((row, i) => {
     const key = cluster(row, i);
     if (typeof key === 'number' ? !Number.isFinite(key) : typeof key !== 'string') {
-      throw new InvalidArgumentError(
-        `${argument}[${i}]`,
-        `cluster key must be a string or a finite number, got ${String(key)}`,
-      );
+      throw new InvalidArgumentError(`${argument}[${i}]`, `cluster key must be a string or a finite number, got ${String(key)}`);
     }
     let g = index.get(key);
     if (g === undefined) {
@@ -58,20 +51,14 @@ export function groupByCluster<T>(
  * contributes its rows twice) and recomputes the statistic. This keeps the within-cluster
  * dependence that a row-level bootstrap would break.
  */
-export function clusterBootstrap<T>(
-  rows: readonly T[],
-  options: ClusterBootstrapOptions<T>,
-): ClusterBootstrapResult {
+export function clusterBootstrap<T>(rows: readonly T[], options: ClusterBootstrapOptions<T>): ClusterBootstrapResult {
   if (!Array.isArray(rows)) throw new InvalidArgumentError('rows', 'expected an array of rows');
   if (rows.length === 0) throw new StatisticsError('clusterBootstrap: rows is empty');
   const clusterOption = options?.cluster;
   if (typeof clusterOption !== 'function' && typeof clusterOption !== 'string') {
     throw new InvalidArgumentError('cluster', 'must be a function (row, index) => cluster key, or a field name');
   }
-  const clusterOf =
-    typeof clusterOption === 'function'
-      ? clusterOption
-      : (row: T) => (row as Record<string, unknown>)[clusterOption] as ClusterKey;
+  const clusterOf = typeof clusterOption === 'function' ? clusterOption : (row: T) => (row as Record<string, unknown>)[clusterOption] as ClusterKey;
   if (typeof options.statistic !== 'function') {
     throw new InvalidArgumentError('statistic', 'must be a function (rows) => number');
   }
@@ -79,9 +66,7 @@ export function clusterBootstrap<T>(
   const groups = groupByCluster(rows, clusterOf, 'rows');
   const k = groups.length;
   if (k < 2) {
-    throw new StatisticsError(
-      'clusterBootstrap: all rows are in one cluster; resampling clusters needs at least 2',
-    );
+    throw new StatisticsError('clusterBootstrap: all rows are in one cluster; resampling clusters needs at least 2');
   }
   const estimate = options.statistic(rows);
   if (!Number.isFinite(estimate)) {

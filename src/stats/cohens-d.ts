@@ -8,9 +8,7 @@ import { assertFiniteSample, mean, sampleVariance } from './distributions.js';
 export function cohensD(x: readonly number[], y: readonly number[]): number {
   assertFiniteSample(x, 'x', 2);
   assertFiniteSample(y, 'y', 2);
-  const pooled =
-    ((x.length - 1) * sampleVariance(x) + (y.length - 1) * sampleVariance(y)) /
-    (x.length + y.length - 2);
+  const pooled = ((x.length - 1) * sampleVariance(x) + (y.length - 1) * sampleVariance(y)) / (x.length + y.length - 2);
   if (!(pooled > 0)) {
     throw new StatisticsError('cohensD: pooled standard deviation is zero; d is undefined');
   }

@@ -50,7 +50,10 @@ describe('spearman', () => {
           const y = pairs.map(([, b]) => b);
           if (new Set(x).size < 2 || new Set(y).size < 2) return;
           const direct = spearman(x, y).rho;
-          const transformed = spearman(x.map((v) => v ** 3 + 7), y.map(Math.exp)).rho;
+          const transformed = spearman(
+            x.map((v) => v ** 3 + 7),
+            y.map(Math.exp),
+          ).rho;
           expect(transformed).toBeCloseTo(direct, 12);
         },
       ),

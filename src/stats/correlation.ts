@@ -53,8 +53,7 @@ function correlationCoefficient(x: readonly number[], y: readonly number[], name
   if (!(syy > 0)) throw new StatisticsError(`${name}: y is constant; the correlation is undefined`);
   // one square root of the product keeps exact cases exact (ranks 1..3 give r = 1, not 1 − 2ε)
   const product = sxx * syy;
-  const norm =
-    Number.isFinite(product) && product > 0 ? Math.sqrt(product) : Math.sqrt(sxx) * Math.sqrt(syy);
+  const norm = Number.isFinite(product) && product > 0 ? Math.sqrt(product) : Math.sqrt(sxx) * Math.sqrt(syy);
   const r = sxy / norm;
   return Math.max(-1, Math.min(1, r));
 }

@@ -31,11 +31,7 @@ function simulate(r: Rng, questions: number, perArm: number, effect: number) {
 }
 
 /** Row-level reference: the same cluster draws, every statistic recomputed from the rows. */
-function referenceReplicates(
-  input: { treat: ClusteredValue[]; noise: ClusteredValue[]; floor: ClusteredValue[] },
-  B: number,
-  seed: number,
-) {
+function referenceReplicates(input: { treat: ClusteredValue[]; noise: ClusteredValue[]; floor: ClusteredValue[] }, B: number, seed: number) {
   const keys: (string | number)[] = [];
   for (const row of [...input.treat, ...input.noise, ...input.floor]) if (!keys.includes(row.cluster)) keys.push(row.cluster);
   const r = rng(seed);
@@ -153,9 +149,7 @@ describe('dRel', () => {
     ];
     expect(() => dRel({ treat: oneQuestion, noise: oneQuestion })).toThrow(/one question/);
     expect(() => dRel({ treat: [{ value: Number.NaN, cluster: 'a' }], noise: flat })).toThrow(/treat\[0\]\.value/);
-    expect(() => dRel({ treat: [{ value: 1, cluster: undefined as unknown as string }], noise: flat })).toThrow(
-      InvalidArgumentError,
-    );
+    expect(() => dRel({ treat: [{ value: 1, cluster: undefined as unknown as string }], noise: flat })).toThrow(InvalidArgumentError);
     const zeroFloor = [
       { value: 0, cluster: 'a' },
       { value: 0, cluster: 'b' },

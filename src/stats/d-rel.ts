@@ -1,13 +1,6 @@
 import { InvalidArgumentError, StatisticsError } from '../core/errors.js';
 import type { ClusterKey } from './cluster-bootstrap.js';
-import {
-  bootstrapPValue,
-  finiteReplicates,
-  type Interval,
-  percentileInterval,
-  type ResamplingOptions,
-  resolveResampling,
-} from './resampling-common.js';
+import { bootstrapPValue, finiteReplicates, type Interval, percentileInterval, type ResamplingOptions, resolveResampling } from './resampling-common.js';
 import { rng } from './rng.js';
 
 /** One observation (e.g. a DTW or SRI drift score) and the question it belongs to. */
@@ -127,9 +120,7 @@ export function dRel(input: DRelInput, options: ResamplingOptions = {}): DRelRes
     throw new StatisticsError('dRel: the noise rows have zero variance; σ_noise = 0 makes d_rel undefined');
   }
   if (point.muFloor === 0) {
-    throw new StatisticsError(
-      `dRel: the ${floor ? 'floor' : 'noise'} mean is 0; percent elevation μ_treat/μ_floor − 1 is undefined`,
-    );
+    throw new StatisticsError(`dRel: the ${floor ? 'floor' : 'noise'} mean is 0; percent elevation μ_treat/μ_floor − 1 is undefined`);
   }
 
   const random = rng(settings.seed);
@@ -231,9 +222,7 @@ function checkArm(rows: unknown, name: string, minRows: number): readonly Cluste
     throw new InvalidArgumentError(name, 'expected an array of { value, cluster } rows');
   }
   if (rows.length < minRows) {
-    throw new StatisticsError(
-      `dRel: ${name} has ${rows.length} row(s); at least ${minRows} ${minRows === 1 ? 'is' : 'are'} needed`,
-    );
+    throw new StatisticsError(`dRel: ${name} has ${rows.length} row(s); at least ${minRows} ${minRows === 1 ? 'is' : 'are'} needed`);
   }
   rows.forEach((row: unknown, i) => {
     const r = row as Partial<ClusteredValue> | null;
@@ -245,10 +234,7 @@ function checkArm(rows: unknown, name: string, minRows: number): readonly Cluste
     }
     const key = r.cluster;
     if (typeof key === 'number' ? !Number.isFinite(key) : typeof key !== 'string') {
-      throw new InvalidArgumentError(
-        `${name}[${i}].cluster`,
-        `must be a string or a finite number, got ${String(key)}`,
-      );
+      throw new InvalidArgumentError(`${name}[${i}].cluster`, `must be a string or a finite number, got ${String(key)}`);
     }
   });
   return rows as readonly ClusteredValue[];

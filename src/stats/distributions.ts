@@ -37,40 +37,24 @@ export function normalTwoSidedP(z: number): number {
 }
 
 /** Rejects anything that is not an array of finite numbers of at least `minLength` items. */
-export function assertFiniteSample(
-  values: readonly number[],
-  argument: string,
-  minLength: number,
-): void {
+export function assertFiniteSample(values: readonly number[], argument: string, minLength: number): void {
   if (!Array.isArray(values)) {
     throw new InvalidArgumentError(argument, 'expected an array of numbers');
   }
   if (values.length < minLength) {
-    throw new StatisticsError(
-      `${argument}: needs at least ${minLength} observations, got ${values.length}`,
-    );
+    throw new StatisticsError(`${argument}: needs at least ${minLength} observations, got ${values.length}`);
   }
   for (let i = 0; i < values.length; i++) {
     const value = values[i];
     if (typeof value !== 'number' || !Number.isFinite(value)) {
-      throw new InvalidArgumentError(
-        argument,
-        `item ${i} is ${String(value)}; every value must be a finite number`,
-      );
+      throw new InvalidArgumentError(argument, `item ${i} is ${String(value)}; every value must be a finite number`);
     }
   }
 }
 
-export function assertSameLength(
-  x: readonly unknown[],
-  y: readonly unknown[],
-  argument: string,
-): void {
+export function assertSameLength(x: readonly unknown[], y: readonly unknown[], argument: string): void {
   if (x.length !== y.length) {
-    throw new InvalidArgumentError(
-      argument,
-      `lengths differ (${x.length} vs ${y.length}); paired data needs equal lengths`,
-    );
+    throw new InvalidArgumentError(argument, `lengths differ (${x.length} vs ${y.length}); paired data needs equal lengths`);
   }
 }
 

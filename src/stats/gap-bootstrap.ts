@@ -1,11 +1,5 @@
 import { InvalidArgumentError, StatisticsError } from '../core/errors.js';
-import {
-  bootstrapPValue,
-  type Interval,
-  percentileInterval,
-  type ResamplingOptions,
-  resolveResampling,
-} from './resampling-common.js';
+import { bootstrapPValue, type Interval, percentileInterval, type ResamplingOptions, resolveResampling } from './resampling-common.js';
 import { type Rng, rng } from './rng.js';
 
 /** Judge scores (or any per-cell measure) at one snapshot position, per arm. */

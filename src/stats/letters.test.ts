@@ -13,12 +13,28 @@ describe('compactLetterDisplay (Piepho 2004 insert-and-absorb)', () => {
   });
 
   it('all pairs significant: one letter each, first group gets a', () => {
-    expect(compactLetterDisplay(['x', 'y', 'z'], [['x', 'y'], ['x', 'z'], ['y', 'z']])).toEqual(['a', 'b', 'c']);
+    expect(
+      compactLetterDisplay(
+        ['x', 'y', 'z'],
+        [
+          ['x', 'y'],
+          ['x', 'z'],
+          ['y', 'z'],
+        ],
+      ),
+    ).toEqual(['a', 'b', 'c']);
   });
 
   it('a chain: A–C and A–D and B–D differ gives a, ab, bc, c', () => {
     // Groups sorted by mean: A > B > C > D; only the far-apart pairs differ.
-    const letters = compactLetterDisplay(['A', 'B', 'C', 'D'], [['A', 'C'], ['A', 'D'], ['B', 'D']]);
+    const letters = compactLetterDisplay(
+      ['A', 'B', 'C', 'D'],
+      [
+        ['A', 'C'],
+        ['A', 'D'],
+        ['B', 'D'],
+      ],
+    );
     expect(letters).toEqual(['a', 'ab', 'bc', 'c']);
   });
 
@@ -35,9 +51,9 @@ describe('compactLetterDisplay (Piepho 2004 insert-and-absorb)', () => {
   it('two groups share a letter exactly when they are not significantly different (property)', () => {
     fc.assert(
       fc.property(
-        fc.integer({ min: 1, max: 9 }).chain((k) =>
-          fc.tuple(fc.constant(k), fc.array(fc.boolean(), { minLength: (k * (k - 1)) / 2, maxLength: (k * (k - 1)) / 2 })),
-        ),
+        fc
+          .integer({ min: 1, max: 9 })
+          .chain((k) => fc.tuple(fc.constant(k), fc.array(fc.boolean(), { minLength: (k * (k - 1)) / 2, maxLength: (k * (k - 1)) / 2 }))),
         ([k, flags]) => {
           const names = Array.from({ length: k }, (_, i) => `g${i}`);
           const pairs: [string, string][] = [];
@@ -61,7 +77,11 @@ describe('compactLetterDisplay (Piepho 2004 insert-and-absorb)', () => {
 
   it('the predicate and the pair list give the same display', () => {
     const names = ['a1', 'a2', 'a3', 'a4', 'a5'];
-    const pairs: [string, string][] = [['a1', 'a4'], ['a1', 'a5'], ['a2', 'a5']];
+    const pairs: [string, string][] = [
+      ['a1', 'a4'],
+      ['a1', 'a5'],
+      ['a2', 'a5'],
+    ];
     const set = new Set(pairs.flatMap(([x, y]) => [`${x}|${y}`, `${y}|${x}`]));
     expect(compactLetterDisplay(names, (x, y) => set.has(`${x}|${y}`))).toEqual(compactLetterDisplay(names, pairs));
   });

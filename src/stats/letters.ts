@@ -59,9 +59,7 @@ export function compactLetterDisplay(names: readonly string[], significant: Sign
   const keyed = columns.map((column) => [...column].sort((a, b) => a - b));
   keyed.sort(compareIndexLists);
   if (keyed.length > LETTERS.length) {
-    throw new StatisticsError(
-      `compactLetterDisplay: ${keyed.length} letters are needed; at most ${LETTERS.length} can be shown`,
-    );
+    throw new StatisticsError(`compactLetterDisplay: ${keyed.length} letters are needed; at most ${LETTERS.length} can be shown`);
   }
   const letters = names.map(() => '');
   keyed.forEach((members, c) => {
@@ -70,11 +68,7 @@ export function compactLetterDisplay(names: readonly string[], significant: Sign
   return letters;
 }
 
-function significanceMatrix(
-  names: readonly string[],
-  position: Map<string, number>,
-  significant: SignificantPairs,
-): boolean[][] {
+function significanceMatrix(names: readonly string[], position: Map<string, number>, significant: SignificantPairs): boolean[][] {
   const k = names.length;
   const differs = names.map(() => new Array<boolean>(k).fill(false));
   if (typeof significant === 'function') {
@@ -85,10 +79,7 @@ function significanceMatrix(
         const ab = significant(a, b);
         const ba = significant(b, a);
         if (typeof ab !== 'boolean' || ab !== ba) {
-          throw new InvalidArgumentError(
-            'significant',
-            `predicate must return the same boolean for ('${a}', '${b}') and ('${b}', '${a}')`,
-          );
+          throw new InvalidArgumentError('significant', `predicate must return the same boolean for ('${a}', '${b}') and ('${b}', '${a}')`);
         }
         (differs[i] as boolean[])[j] = ab;
         (differs[j] as boolean[])[i] = ab;
@@ -123,9 +114,7 @@ function absorb(columns: Set<number>[]): Set<number>[] {
   const kept: Set<number>[] = [];
   columns.forEach((column, c) => {
     if (column.size === 0) return;
-    const absorbed = columns.some(
-      (other, o) => o !== c && isSubset(column, other) && (column.size < other.size || o < c),
-    );
+    const absorbed = columns.some((other, o) => o !== c && isSubset(column, other) && (column.size < other.size || o < c));
     if (!absorbed) kept.push(column);
   });
   return kept;

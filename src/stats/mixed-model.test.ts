@@ -123,15 +123,23 @@ describe('mixedModel behaviour', () => {
 
   it('rejects empty rows, a single group and all-singleton groups', () => {
     expect(() => mixedModel([], options)).toThrow(StatisticsError);
-    expect(() => mixedModel(rows.map((r) => ({ ...r, q: 'same' })), options)).toThrow(/at least 2 groups/);
-    expect(() => mixedModel(rows.map((r, i) => ({ ...r, q: `g${i}` })), options)).toThrow(/second observation/);
+    expect(() =>
+      mixedModel(
+        rows.map((r) => ({ ...r, q: 'same' })),
+        options,
+      ),
+    ).toThrow(/at least 2 groups/);
+    expect(() =>
+      mixedModel(
+        rows.map((r, i) => ({ ...r, q: `g${i}` })),
+        options,
+      ),
+    ).toThrow(/second observation/);
   });
 
   it('rejects a reference level absent from the data, naming the levels', () => {
     expect(() => mixedModel(rows, { ...options, reference: 'placebo' })).toThrow(InvalidArgumentError);
-    expect(() => mixedModel(rows, { ...options, reference: 'placebo' })).toThrow(
-      /"placebo" does not occur in arm; levels are "control", "other", "treated"/,
-    );
+    expect(() => mixedModel(rows, { ...options, reference: 'placebo' })).toThrow(/"placebo" does not occur in arm; levels are "control", "other", "treated"/);
   });
 
   it('rejects a fixed effect with a single level', () => {

@@ -14,12 +14,7 @@
  */
 import { InvalidArgumentError, StatisticsError } from '../core/errors.js';
 import { normalTwoSidedP } from './distributions.js';
-import {
-  cholesky,
-  choleskyInverse,
-  choleskyLogDet,
-  choleskySolve,
-} from './linear-algebra.js';
+import { cholesky, choleskyInverse, choleskyLogDet, choleskySolve } from './linear-algebra.js';
 
 export type MixedModelMethod = 'REML' | 'ML';
 
@@ -139,11 +134,7 @@ function sufficientStatistics(design: RandomInterceptDesign): SufficientStatisti
 }
 
 /** Profiled log-likelihood at λ; null when the GLS system is singular or leaves no residual. */
-function evaluate(
-  stats: SufficientStatistics,
-  lambda: number,
-  method: MixedModelMethod,
-): Evaluation | null {
+function evaluate(stats: SufficientStatistics, lambda: number, method: MixedModelMethod): Evaluation | null {
   const { n, p, groupSize, groupXSum, groupYSum } = stats;
   const a = Float64Array.from(stats.xtx);
   const b = Float64Array.from(stats.xty);
@@ -184,12 +175,7 @@ function evaluate(
  * with sᵍ the group's column sums of X and A = XᵀH⁻¹X. Unlike the criterion,
  * it has no cancellation at the optimum, so its root pins λ down to rounding.
  */
-function score(
-  stats: SufficientStatistics,
-  lambda: number,
-  method: MixedModelMethod,
-  at: Evaluation,
-): number {
+function score(stats: SufficientStatistics, lambda: number, method: MixedModelMethod, at: Evaluation): number {
   const { p, groupSize, groupXSum, groupYSum } = stats;
   let residualTerm = 0;
   let traceTerm = 0;
@@ -221,13 +207,7 @@ function score(
 }
 
 /** Root of f in [lo, hi] given f(lo) > 0 ≥ f(hi), by the Illinois false-position method. */
-function scoreRoot(
-  f: (lambda: number) => number,
-  lo: number,
-  hi: number,
-  fLoStart: number,
-  fHiStart: number,
-): { lambda: number; converged: boolean } {
+function scoreRoot(f: (lambda: number) => number, lo: number, hi: number, fLoStart: number, fHiStart: number): { lambda: number; converged: boolean } {
   let fLo = fLoStart;
   let fHi = fHiStart;
   if (fHi === 0) return { lambda: hi, converged: true };
@@ -255,10 +235,7 @@ function scoreRoot(
 }
 
 /** Fits the random-intercept model to an already-built design. */
-export function fitRandomIntercept(
-  design: RandomInterceptDesign,
-  method: MixedModelMethod = 'REML',
-): RandomInterceptFit {
+export function fitRandomIntercept(design: RandomInterceptDesign, method: MixedModelMethod = 'REML'): RandomInterceptFit {
   const stats = sufficientStatistics(design);
   const { n, p } = stats;
   if (design.nGroups < 2) {
@@ -278,16 +255,13 @@ export function fitRandomIntercept(
   }
   const ordinary = evaluate(stats, 0, method);
   if (ordinary === null || !(ordinary.sigma2 > 1e-14 * (stats.yty / n))) {
-    throw new StatisticsError(
-      'mixedModel: no residual variance (the response is constant or the fixed effects fit it exactly)',
-    );
+    throw new StatisticsError('mixedModel: no residual variance (the response is constant or the fixed effects fit it exactly)');
   }
   const slope = (lambda: number): number => {
     const at = evaluate(stats, lambda, method);
     return at === null ? Number.NaN : score(stats, lambda, method, at);
   };
-  const logLikAt = (lambda: number): number =>
-    evaluate(stats, lambda, method)?.logLik ?? Number.NEGATIVE_INFINITY;
+  const logLikAt = (lambda: number): number => evaluate(stats, lambda, method)?.logLik ?? Number.NEGATIVE_INFINITY;
   // Local maxima are where the score turns from + to −. The score is scanned on a log-λ grid
   // (λ = 0 first) and each sign change is refined by root finding; the criterion itself is
   // too flat near a maximum (and too noisy for large λ) to locate λ by comparing its values.
@@ -296,10 +270,7 @@ export function fitRandomIntercept(
   for (let k = 0; k <= steps; k++) grid.push(Math.exp(LOG_LAMBDA_MIN + k * GRID_STEP));
   const slopes = grid.map((lambda, k) => (k === 0 ? score(stats, 0, method, ordinary) : slope(lambda)));
   if (slopes[slopes.length - 1]! > 0) {
-    throw new StatisticsError(
-      'mixedModel: the response has (almost) no variance within groups; the group/residual ' +
-        'variance ratio is unbounded',
-    );
+    throw new StatisticsError('mixedModel: the response has (almost) no variance within groups; the group/residual ' + 'variance ratio is unbounded');
   }
   const candidates: { lambda: number; logLik: number; converged: boolean }[] = [];
   if (!(slopes[0]! > 0)) candidates.push({ lambda: 0, logLik: ordinary.logLik, converged: true });
@@ -340,10 +311,7 @@ function levelName(value: unknown, where: string): string {
   if ((typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean') {
     return String(value);
   }
-  throw new InvalidArgumentError(
-    where,
-    `is ${value === undefined ? 'missing' : JSON.stringify(value) ?? String(value)}; expected a string or finite number`,
-  );
+  throw new InvalidArgumentError(where, `is ${value === undefined ? 'missing' : (JSON.stringify(value) ?? String(value))}; expected a string or finite number`);
 }
 
 /**
@@ -351,10 +319,7 @@ function levelName(value: unknown, where: string): string {
  * `reference`) and a random intercept per `group`, fitted by REML (default) or ML.
  * Fixed-effect p-values are Wald z-tests against the standard normal.
  */
-export function mixedModel(
-  rows: readonly Record<string, unknown>[],
-  options: MixedModelOptions,
-): MixedModelResult {
+export function mixedModel(rows: readonly Record<string, unknown>[], options: MixedModelOptions): MixedModelResult {
   const method = options.method ?? 'REML';
   if (method !== 'REML' && method !== 'ML') {
     throw new InvalidArgumentError('method', `must be 'REML' or 'ML', got ${String(method)}`);
@@ -406,9 +371,7 @@ export function mixedModel(
       );
     }
     if (sorted.length < 2) {
-      throw new StatisticsError(
-        `mixedModel: ${options.fixed} has a single level (${JSON.stringify(reference)}); nothing to contrast`,
-      );
+      throw new StatisticsError(`mixedModel: ${options.fixed} has a single level (${JSON.stringify(reference)}); nothing to contrast`);
     }
     levels = [reference, ...sorted.filter((level) => level !== reference)];
     terms.push(...levels.slice(1));
@@ -423,10 +386,7 @@ export function mixedModel(
     const column = options.fixed === undefined ? undefined : columnOf.get(levelOf[i]!);
     if (column !== undefined) x[i * p + column] = 1;
   }
-  const fit = fitRandomIntercept(
-    { x, p, y, groupIndex, nGroups: groupNames.length, terms },
-    method,
-  );
+  const fit = fitRandomIntercept({ x, p, y, groupIndex, nGroups: groupNames.length, terms }, method);
   const fixed = terms.map((term, index) => {
     const estimate = fit.beta[index]!;
     const se = fit.se[index]!;

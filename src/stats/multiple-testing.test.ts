@@ -9,8 +9,7 @@ interface Case {
   bh: number[];
   holm: number[];
 }
-const golden = JSON.parse(readFileSync(new URL('./__fixtures__/golden-resampling.json', import.meta.url), 'utf8'))
-  .multipleTesting as Case[];
+const golden = JSON.parse(readFileSync(new URL('./__fixtures__/golden-resampling.json', import.meta.url), 'utf8')).multipleTesting as Case[];
 
 function expectAllClose(actual: number[], expected: number[], relative: number): void {
   expect(actual.length).toBe(expected.length);

@@ -57,7 +57,11 @@ describe('pairedBootstrapDifference', () => {
         if (statistic === 'mean') return meanOfClusterMeans(drawn.map((c) => c.map((u) => u[0])));
         let num = 0;
         let den = 0;
-        for (const c of drawn) for (const u of c) { num += u[0]; den += u[1]; }
+        for (const c of drawn)
+          for (const u of c) {
+            num += u[0];
+            den += u[1];
+          }
         return den > 0 ? num / den - 1 : null;
       };
       const d = pairedBootstrapDifference(units, stat, { B: 300, seed: 1000 + r });

@@ -49,7 +49,11 @@ export interface PairedBootstrapOptions {
 /** Statistic of one run over drawn clusters (each a list of unit values); null = undefined. */
 export type ClusterStatistic<V> = (clusters: readonly (readonly V[])[]) => number | null;
 
-export function pairedBootstrapDifference<V>(units: readonly PairedUnit<V>[], statistic: ClusterStatistic<V>, options: PairedBootstrapOptions = {}): PairedDifference {
+export function pairedBootstrapDifference<V>(
+  units: readonly PairedUnit<V>[],
+  statistic: ClusterStatistic<V>,
+  options: PairedBootstrapOptions = {},
+): PairedDifference {
   const B = options.B ?? 2000;
   const seed = options.seed ?? 42;
   const level = options.level ?? 0.95;

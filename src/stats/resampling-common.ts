@@ -27,10 +27,7 @@ export interface ResolvedResampling {
 /** A percentile interval [lower, upper]. */
 export type Interval = readonly [number, number];
 
-export function resolveResampling(
-  options: ResamplingOptions | undefined,
-  where: string,
-): ResolvedResampling {
+export function resolveResampling(options: ResamplingOptions | undefined, where: string): ResolvedResampling {
   const B = options?.B ?? 10_000;
   if (!Number.isSafeInteger(B) || B < 2) {
     throw new InvalidArgumentError(`${where}.B`, `must be an integer ≥ 2, got ${String(B)}`);
@@ -41,10 +38,7 @@ export function resolveResampling(
   }
   const maxInvalidFraction = options?.maxInvalidFraction ?? 0.01;
   if (typeof maxInvalidFraction !== 'number' || !(maxInvalidFraction >= 0 && maxInvalidFraction < 1)) {
-    throw new InvalidArgumentError(
-      `${where}.maxInvalidFraction`,
-      `must lie in [0, 1), got ${String(maxInvalidFraction)}`,
-    );
+    throw new InvalidArgumentError(`${where}.maxInvalidFraction`, `must lie in [0, 1), got ${String(maxInvalidFraction)}`);
   }
   return { B, seed: resolveSeed(options?.seed, `${where}.seed`), level, maxInvalidFraction };
 }
@@ -110,11 +104,7 @@ export function bootstrapPValue(replicates: Float64Array, nullValue = 0): number
 }
 
 /** Keeps the finite replicates and enforces the invalid-replicate budget. */
-export function finiteReplicates(
-  raw: Float64Array,
-  settings: ResolvedResampling,
-  where: string,
-): { replicates: Float64Array; invalid: number } {
+export function finiteReplicates(raw: Float64Array, settings: ResolvedResampling, where: string): { replicates: Float64Array; invalid: number } {
   let invalid = 0;
   for (const value of raw) if (!Number.isFinite(value)) invalid++;
   if (invalid > settings.maxInvalidFraction * raw.length) {

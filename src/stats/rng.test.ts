@@ -59,9 +59,7 @@ describe('rng (xoshiro128** seeded by SplitMix64)', () => {
     const child = parent.fork();
     const fresh = rng(42);
     // The child continues the parent's old stream; the parent moved 2^64 ahead.
-    expect(Array.from({ length: 5 }, () => child.nextUint32())).toEqual(
-      Array.from({ length: 5 }, () => fresh.nextUint32()),
-    );
+    expect(Array.from({ length: 5 }, () => child.nextUint32())).toEqual(Array.from({ length: 5 }, () => fresh.nextUint32()));
     const jumped = rng(42);
     jumped.jump();
     expect(parent.nextUint32()).toBe(jumped.nextUint32());

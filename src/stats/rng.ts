@@ -213,12 +213,7 @@ function assertSeed(seed: number, argument: string): void {
 export function rng(seed = 42): Rng {
   assertSeed(seed, 'seed');
   const [z1, z2] = splitMix64Outputs(BigInt(seed), 2) as [bigint, bigint];
-  return new Xoshiro128StarStar(seed, [
-    Number(z1 & 0xffffffffn),
-    Number(z1 >> 32n),
-    Number(z2 & 0xffffffffn),
-    Number(z2 >> 32n),
-  ]);
+  return new Xoshiro128StarStar(seed, [Number(z1 & 0xffffffffn), Number(z1 >> 32n), Number(z2 & 0xffffffffn), Number(z2 >> 32n)]);
 }
 
 /** A generator started from an explicit state (reference test vectors use [1, 2, 3, 4]). */

@@ -4,8 +4,11 @@ import { InvalidArgumentError, StatisticsError } from '../core/errors.js';
 import { rng } from './rng.js';
 import { signFlipTest } from './sign-flip.js';
 
-const golden = JSON.parse(readFileSync(new URL('./__fixtures__/golden-resampling.json', import.meta.url), 'utf8'))
-  .signFlip as { deltas: number[]; mean: number; p: number }[];
+const golden = JSON.parse(readFileSync(new URL('./__fixtures__/golden-resampling.json', import.meta.url), 'utf8')).signFlip as {
+  deltas: number[];
+  mean: number;
+  p: number;
+}[];
 
 describe('signFlipTest', () => {
   it.each(golden.map((c, i) => [i, c] as const))('exact p equals brute-force enumeration #%i', (_, c) => {
@@ -52,11 +55,17 @@ describe('signFlipTest', () => {
     const se = Math.sqrt((exact * (1 - exact)) / 20_000);
     expect(Math.abs(mc.p - exact)).toBeLessThan(4 * se + 1 / 20_001);
     // (b + 1)/(B + 1) is never 0.
-    const strong = signFlipTest(Array.from({ length: 40 }, () => 1), { B: 999 });
+    const strong = signFlipTest(
+      Array.from({ length: 40 }, () => 1),
+      { B: 999 },
+    );
     expect(strong.p).toBe(1 / 1000);
     expect(strong.seed).toBe(42);
     // The reference code's b/B can reach 0; with the same draws it is b/B exactly.
-    const reference = signFlipTest(Array.from({ length: 40 }, () => 1), { B: 999, plusOne: false });
+    const reference = signFlipTest(
+      Array.from({ length: 40 }, () => 1),
+      { B: 999, plusOne: false },
+    );
     expect(reference.p).toBe(0);
     const mixed = signFlipTest(d, { exact: false, B: 4000, seed: 5 });
     const mixedReference = signFlipTest(d, { exact: false, B: 4000, seed: 5, plusOne: false });

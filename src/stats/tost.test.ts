@@ -18,21 +18,18 @@ interface TostCase {
 const golden = loadGolden<{ tost: TostCase[] }>('golden-tests.json');
 
 describe('tost', () => {
-  it.each(golden.tost.map((c, i) => [i, c.diffs.length, c] as const))(
-    'matches statsmodels DescrStatsW.ttost_mean #%i (n = %i)',
-    (_, __, c) => {
-      const result = tost(c.diffs, { margin: c.margin, alpha: c.alpha });
-      expect(result.df).toBe(c.df);
-      expectClose(result.tLower, c.tLower, 1e-9, 0, 'tLower');
-      expectClose(result.tUpper, c.tUpper, 1e-9, 0, 'tUpper');
-      expectClose(result.pLower, c.pLower, 1e-6, 0, 'pLower');
-      expectClose(result.pUpper, c.pUpper, 1e-6, 0, 'pUpper');
-      expectClose(result.p, c.p, 1e-6, 0, 'p');
-      expectClose(result.ci[0], c.ci[0], 1e-9, 1e-15, 'ci low');
-      expectClose(result.ci[1], c.ci[1], 1e-9, 1e-15, 'ci high');
-      expect(result.equivalent).toBe(c.p < c.alpha);
-    },
-  );
+  it.each(golden.tost.map((c, i) => [i, c.diffs.length, c] as const))('matches statsmodels DescrStatsW.ttost_mean #%i (n = %i)', (_, __, c) => {
+    const result = tost(c.diffs, { margin: c.margin, alpha: c.alpha });
+    expect(result.df).toBe(c.df);
+    expectClose(result.tLower, c.tLower, 1e-9, 0, 'tLower');
+    expectClose(result.tUpper, c.tUpper, 1e-9, 0, 'tUpper');
+    expectClose(result.pLower, c.pLower, 1e-6, 0, 'pLower');
+    expectClose(result.pUpper, c.pUpper, 1e-6, 0, 'pUpper');
+    expectClose(result.p, c.p, 1e-6, 0, 'p');
+    expectClose(result.ci[0], c.ci[0], 1e-9, 1e-15, 'ci low');
+    expectClose(result.ci[1], c.ci[1], 1e-9, 1e-15, 'ci high');
+    expect(result.equivalent).toBe(c.p < c.alpha);
+  });
 
   it('declares equivalence exactly when the (1 − 2α) CI lies inside ±margin', () => {
     for (const c of golden.tost) {

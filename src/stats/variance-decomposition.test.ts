@@ -94,17 +94,13 @@ describe('varianceDecomposition behaviour', () => {
   it('rejects a single group, mismatched lengths, NaN and zero variance', () => {
     expect(() => varianceDecomposition([1, 2, 3], ['a', 'a', 'a'])).toThrow(/at least 2 groups/);
     expect(() => varianceDecomposition([1, 2, 3], ['a', 'b'])).toThrow(InvalidArgumentError);
-    expect(() => varianceDecomposition([1, Number.NaN, 3, 4], ['a', 'a', 'b', 'b'])).toThrow(
-      /values: item 1/,
-    );
+    expect(() => varianceDecomposition([1, Number.NaN, 3, 4], ['a', 'a', 'b', 'b'])).toThrow(/values: item 1/);
     expect(() => varianceDecomposition([2, 2, 2, 2], ['a', 'a', 'b', 'b'])).toThrow(StatisticsError);
     expect(() => varianceDecomposition([1], ['a'])).toThrow(/needs at least 2/);
   });
 
   it('rejects data with no variance within groups (unbounded variance ratio)', () => {
-    expect(() => varianceDecomposition([1, 1, 3, 3, 2, 2], ['a', 'a', 'b', 'b', 'c', 'c'])).toThrow(
-      /no variance within groups/,
-    );
+    expect(() => varianceDecomposition([1, 1, 3, 3, 2, 2], ['a', 'a', 'b', 'b', 'c', 'c'])).toThrow(/no variance within groups/);
   });
 
   it('rejects groups made only of single observations', () => {

@@ -27,10 +27,7 @@ export interface VarianceDecomposition {
  * Between/within-group variance shares of a one-way random-effects model
  * (intercept-only linear mixed model with a random intercept per group) fitted by REML.
  */
-export function varianceDecomposition(
-  values: readonly number[],
-  groups: readonly (string | number)[],
-): VarianceDecomposition {
+export function varianceDecomposition(values: readonly number[], groups: readonly (string | number)[]): VarianceDecomposition {
   assertFiniteSample(values, 'values', 2);
   if (!Array.isArray(groups)) throw new InvalidArgumentError('groups', 'expected an array');
   assertSameLength(values, groups, 'varianceDecomposition(values, groups)');

@@ -12,14 +12,11 @@ interface WilcoxonCase {
 const golden = loadGolden<{ wilcoxon: WilcoxonCase[] }>('golden-tests.json');
 
 describe('wilcoxonSignedRank', () => {
-  it.each(golden.wilcoxon.map((c, i) => [i, c.x.length, c] as const))(
-    'matches scipy 1.17 wilcoxon defaults #%i (n = %i)',
-    (_, __, c) => {
-      const result = wilcoxonSignedRank(c.x, c.y);
-      expectClose(result.statistic, c.statistic, 1e-12, 0, 'statistic');
-      expectClose(result.p, c.p, 1e-6, 0, `p (${result.method})`);
-    },
-  );
+  it.each(golden.wilcoxon.map((c, i) => [i, c.x.length, c] as const))('matches scipy 1.17 wilcoxon defaults #%i (n = %i)', (_, __, c) => {
+    const result = wilcoxonSignedRank(c.x, c.y);
+    expectClose(result.statistic, c.statistic, 1e-12, 0, 'statistic');
+    expectClose(result.p, c.p, 1e-6, 0, `p (${result.method})`);
+  });
 
   it('covers every branch of the method rule in the golden set', () => {
     const methods = new Set(golden.wilcoxon.map((c) => wilcoxonSignedRank(c.x, c.y).method));

@@ -45,9 +45,7 @@ export function wilcoxonSignedRank(x: readonly number[], y?: readonly number[]):
   const nonZero = differences.filter((d) => d !== 0);
   const zeros = total - nonZero.length;
   if (nonZero.length === 0) {
-    throw new StatisticsError(
-      'wilcoxonSignedRank: every difference is zero; the test has nothing to rank',
-    );
+    throw new StatisticsError('wilcoxonSignedRank: every difference is zero; the test has nothing to rank');
   }
   const ranks = averageRanks(nonZero.map(Math.abs));
   let rPlus = 0;

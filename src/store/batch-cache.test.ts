@@ -39,7 +39,10 @@ function grid(model: string, groups: number, probes: number, singles: number): C
     }
   }
   for (let single = 0; single < singles; single += 1) {
-    specs.push({ request: { model, messages: [{ role: 'user', content: `Short question ${single}?` }], params: { maxTokens: 64 }, sample: 0 }, labels: { single } });
+    specs.push({
+      request: { model, messages: [{ role: 'user', content: `Short question ${single}?` }], params: { maxTokens: 64 }, sample: 0 },
+      labels: { single },
+    });
   }
   return specs;
 }
@@ -55,7 +58,10 @@ describe('batchWaves', () => {
     expect(waves.cacheKeyOf(4)).toBe(waves.cacheKeyOf(1));
     expect(waves.cacheKeyOf(4)).not.toBe(waves.cacheKeyOf(0));
     expect(waves.cacheKeyOf(12)).toBeUndefined();
-    const anthropic = batchWaves(grid('anthropic:claude-sonnet-4-5', 2, 2, 0).map((s) => s.request), { providerOf, policyOf: (p) => cachePolicyFor(p) });
+    const anthropic = batchWaves(
+      grid('anthropic:claude-sonnet-4-5', 2, 2, 0).map((s) => s.request),
+      { providerOf, policyOf: (p) => cachePolicyFor(p) },
+    );
     expect(anthropic.cacheKeyOf(0)).toBeUndefined();
   });
 });
@@ -95,7 +101,13 @@ it('schedule "plan" keeps one wave', async () => {
   dirs.push(dir);
   const store = RunStore.open(join(dir, 'runs.db'), { env: {} });
   const runId = store.createRun(TEST_MANIFEST, { id: 'plan' });
-  await runCellsBatch(store, runId, grid(`openai:model-x@${server.baseURL}`, 2, 3, 0), { env, costOf: () => 0, pollIntervalMs: 0, sleep: async () => {}, schedule: 'plan' });
+  await runCellsBatch(store, runId, grid(`openai:model-x@${server.baseURL}`, 2, 3, 0), {
+    env,
+    costOf: () => 0,
+    pollIntervalMs: 0,
+    sleep: async () => {},
+    schedule: 'plan',
+  });
   expect(server.batches.map((b) => b.customIds.length)).toEqual([6]);
   store.close();
 });
@@ -117,7 +129,13 @@ it('a stage summary says what it was billed against the naive price and how many
   // $1 per 1M input, cache reads $0.10, writes $1.25, $4 per 1M output (online).
   const costOf = (_m: string, u: { inputTokens: number; cachedInputTokens: number; cacheWriteTokens: number; outputTokens: number }) =>
     ((u.inputTokens - u.cachedInputTokens - u.cacheWriteTokens) * 1 + u.cachedInputTokens * 0.1 + u.cacheWriteTokens * 1.25 + u.outputTokens * 4) / 1e6;
-  const summary = await runCellsBatch(store, runId, grid(`anthropic:model-x@${server.baseURL}`, 2, 3, 0), { env, costOf, pollIntervalMs: 0, sleep: async () => {}, cache: { cacheTtl: '5m' } });
+  const summary = await runCellsBatch(store, runId, grid(`anthropic:model-x@${server.baseURL}`, 2, 3, 0), {
+    env,
+    costOf,
+    pollIntervalMs: 0,
+    sleep: async () => {},
+    cache: { cacheTtl: '5m' },
+  });
   expect(summary).toMatchObject({ done: 6, cacheReadCells: 4 });
   // Naive: 6 × (1,200 + 10 × 4) online. Billed: half of 2 leaders (200 + 1,250 + 40) and 4 followers (200 + 100 + 40).
   expect(summary.naiveUsd).toBeCloseTo((6 * 1240) / 1e6, 12);

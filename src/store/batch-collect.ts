@@ -103,10 +103,14 @@ export async function collectJob(session: BatchSession, open: OpenJob, state: Ba
   session.jobs.finish(job.id, state.failure === undefined ? 'collected' : 'failed', note.length > 0 ? note.join('; ') : undefined);
   if (settled.conflicts.length > 0) {
     notify(
-      `warning: ${open.provider} batch ${job.batchId} has conflicting result lines for ${settled.conflicts.length} cell(s) (${settled.conflicts.slice(0, 3).map((k) => k.slice(0, 12)).join(', ')}…): they are failed, not guessed; a re-run asks again`,
+      `warning: ${open.provider} batch ${job.batchId} has conflicting result lines for ${settled.conflicts.length} cell(s) (${settled.conflicts
+        .slice(0, 3)
+        .map((k) => k.slice(0, 12))
+        .join(', ')}…): they are failed, not guessed; a re-run asks again`,
     );
   }
-  if (settled.foreign > 0) notify(`warning: ${open.provider} batch ${job.batchId} returned ${settled.foreign} result line(s) for cells its job does not hold; ignored`);
+  if (settled.foreign > 0)
+    notify(`warning: ${open.provider} batch ${job.batchId} returned ${settled.foreign} result line(s) for cells its job does not hold; ignored`);
   notify(`batch: collected ${open.provider} batch ${job.batchId}: ${items.length - failedLines} answered, ${failedLines} failed`);
   if (unreadable > 0) {
     throw new UnreadableResults(

@@ -19,43 +19,48 @@ afterAll(async () => {
 });
 
 describe('--batch after SIGKILL', () => {
-  it(
-    'a killed batch run is collected by the next run; the server sees every custom_id once',
-    async () => {
-      server = await startFakeBatch({ provider: 'openai', pollsUntilDone: 1 });
-      const file = join(dir, 'runs.db');
-      const model = `openai:model-x@${server.baseURL}`;
-      const env = { ...process.env, OPENAI_API_KEY: 'sk-kill-test' };
-      await new Promise<void>((resolve, reject) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', CHILD, file, 'kill-run', model, '7'], { cwd: packageRoot(), env, stdio: ['ignore', 'pipe', 'pipe'] });
-        let out = '';
-        let err = '';
-        child.stdout.on('data', (chunk: Buffer) => {
-          out += chunk.toString();
-          if (out.includes('submitted')) child.kill('SIGKILL');
-        });
-        child.stderr.on('data', (chunk: Buffer) => {
-          err += chunk.toString();
-        });
-        child.on('error', reject);
-        child.on('close', (_code, signal) => (signal === 'SIGKILL' ? resolve() : reject(new Error(`child ended without the kill: ${out} ${err}`))));
+  it('a killed batch run is collected by the next run; the server sees every custom_id once', async () => {
+    server = await startFakeBatch({ provider: 'openai', pollsUntilDone: 1 });
+    const file = join(dir, 'runs.db');
+    const model = `openai:model-x@${server.baseURL}`;
+    const env = { ...process.env, OPENAI_API_KEY: 'sk-kill-test' };
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', CHILD, file, 'kill-run', model, '7'], {
+        cwd: packageRoot(),
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
       });
-      expect(server.batches).toHaveLength(1);
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        if (out.includes('submitted')) child.kill('SIGKILL');
+      });
+      child.stderr.on('data', (chunk: Buffer) => {
+        err += chunk.toString();
+      });
+      child.on('error', reject);
+      child.on('close', (_code, signal) => (signal === 'SIGKILL' ? resolve() : reject(new Error(`child ended without the kill: ${out} ${err}`))));
+    });
+    expect(server.batches).toHaveLength(1);
 
-      const store = SqliteRunStore.open(file, { env: {} });
-      expect(store.batchJobs().open().map((job) => job.status)).toEqual(['submitted']);
-      const summary = await runCellsBatch(store, 'kill-run', makeSpecs(7, model), {
-        env: { OPENAI_API_KEY: 'sk-kill-test' },
-        pollIntervalMs: 0,
-        sleep: async () => {},
-        costOf: () => 0,
-      });
-      expect(summary).toMatchObject({ status: 'done', done: 7, pending: 0 });
-      expect(server.batches).toHaveLength(1);
-      expect([...server.submissions.values()]).toEqual([1, 1, 1, 1, 1, 1, 1]);
-      expect(server.online.requests).toHaveLength(7);
-      store.close();
-    },
-    120_000,
-  );
+    const store = SqliteRunStore.open(file, { env: {} });
+    expect(
+      store
+        .batchJobs()
+        .open()
+        .map((job) => job.status),
+    ).toEqual(['submitted']);
+    const summary = await runCellsBatch(store, 'kill-run', makeSpecs(7, model), {
+      env: { OPENAI_API_KEY: 'sk-kill-test' },
+      pollIntervalMs: 0,
+      sleep: async () => {},
+      costOf: () => 0,
+    });
+    expect(summary).toMatchObject({ status: 'done', done: 7, pending: 0 });
+    expect(server.batches).toHaveLength(1);
+    expect([...server.submissions.values()]).toEqual([1, 1, 1, 1, 1, 1, 1]);
+    expect(server.online.requests).toHaveLength(7);
+    store.close();
+  }, 120_000);
 });

@@ -75,7 +75,12 @@ for (const provider of ['openai', 'anthropic'] as const) {
       const bad = cells.filter((c) => c.status === 'failed');
       expect(bad.map((c) => c.errorClass)).toEqual(['batch_unreadable']);
       expect(bad[0]!.key).toBe(target);
-      expect(store.batchJobs().all().map((j) => j.status)).toEqual(['collected']);
+      expect(
+        store
+          .batchJobs()
+          .all()
+          .map((j) => j.status),
+      ).toEqual(['collected']);
       expect(store.getRun(runId)!.status).toBe('failed');
       store.close();
     });
@@ -116,7 +121,10 @@ for (const provider of ['openai', 'anthropic'] as const) {
       });
       const { store, runId } = openRun();
       const notes: string[] = [];
-      const summary = await runCellsBatch(store, runId, makeSpecs(3, `${provider}:model-x@${server.baseURL}`), { ...batchOptions, notify: (l) => notes.push(l) });
+      const summary = await runCellsBatch(store, runId, makeSpecs(3, `${provider}:model-x@${server.baseURL}`), {
+        ...batchOptions,
+        notify: (l) => notes.push(l),
+      });
       expect(summary).toMatchObject({ done: 2, failed: 1 });
       const cell = store.getCell(target)!;
       expect(cell).toMatchObject({ status: 'failed', errorClass: 'batch_conflict', text: null });
@@ -130,7 +138,12 @@ for (const provider of ['openai', 'anthropic'] as const) {
       let target = '';
       const errorLine = (id: string) =>
         provider === 'openai'
-          ? JSON.stringify({ id: 'batch_req_x', custom_id: id, response: { status_code: 500, request_id: 'r', body: { error: { message: 'boom', type: 'server_error' } } }, error: null })
+          ? JSON.stringify({
+              id: 'batch_req_x',
+              custom_id: id,
+              response: { status_code: 500, request_id: 'r', body: { error: { message: 'boom', type: 'server_error' } } },
+              error: null,
+            })
           : JSON.stringify({ custom_id: id, result: { type: 'errored', error: { type: 'error', error: { type: 'api_error', message: 'boom' } } } });
       const server = await fake({
         provider,
@@ -171,7 +184,8 @@ for (const provider of ['openai', 'anthropic'] as const) {
       expect(server.batches).toHaveLength(1);
       expect([...server.submissions.values()]).toEqual([1, 1, 1, 1]);
       expect(notes.some((n) => n.includes('killed inside its create call; found its'))).toBe(true);
-      if (provider === 'openai') expect(server.batches[0]!.metadata).toMatchObject({ echolens_run: 'integrity', echolens_batch_tag: expect.stringMatching(/^echolens-[0-9a-f]{24}$/) });
+      if (provider === 'openai')
+        expect(server.batches[0]!.metadata).toMatchObject({ echolens_run: 'integrity', echolens_batch_tag: expect.stringMatching(/^echolens-[0-9a-f]{24}$/) });
       second.store.close();
     });
 
@@ -182,7 +196,10 @@ for (const provider of ['openai', 'anthropic'] as const) {
       const first = await runCellsBatch(store, runId, makeSpecs(3, `${provider}:model-x@${server.baseURL}`), { ...batchOptions, notify: (l) => notes.push(l) });
       expect(first).toMatchObject({ status: 'done', done: 3 });
       expect(server.batches).toHaveLength(1); // made once, adopted after the lost answer
-      const second = await runCellsBatch(store, runId, makeSpecs(5, `${provider}:model-y@${server.baseURL}`), { ...batchOptions, notify: (l) => notes.push(l) });
+      const second = await runCellsBatch(store, runId, makeSpecs(5, `${provider}:model-y@${server.baseURL}`), {
+        ...batchOptions,
+        notify: (l) => notes.push(l),
+      });
       expect(second).toMatchObject({ status: 'done', done: 5 });
       expect(server.batches.map((b) => b.customIds.length)).toEqual([3, 5]); // dropped before it was made, then made once
       expect(notes.filter((n) => n.includes('no batch with its tag exists, trying again'))).toHaveLength(1);

@@ -112,9 +112,7 @@ export class BatchJobs {
 
   /** Jobs not yet collected (`submitting`, `submitted`, `ended`), oldest first. */
   open(): BatchJob[] {
-    const rows = this.db
-      .prepare(`SELECT * FROM batch_jobs WHERE status IN (${OPEN.map(() => '?').join(', ')}) ORDER BY id`)
-      .all(...OPEN) as JobRow[];
+    const rows = this.db.prepare(`SELECT * FROM batch_jobs WHERE status IN (${OPEN.map(() => '?').join(', ')}) ORDER BY id`).all(...OPEN) as JobRow[];
     return rows.map((row) => this.toJob(row));
   }
 
@@ -128,7 +126,7 @@ export class BatchJobs {
   }
 
   private toJob(row: JobRow): BatchJob {
-    const keys = (this.db.prepare('SELECT key FROM batch_job_cells WHERE job_id = ? ORDER BY rowid').pluck().all(row.id) as string[]);
+    const keys = this.db.prepare('SELECT key FROM batch_job_cells WHERE job_id = ? ORDER BY rowid').pluck().all(row.id) as string[];
     return {
       id: row.id,
       runId: row.run_id,

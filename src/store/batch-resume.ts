@@ -67,7 +67,10 @@ export async function resumeOpenJobs(session: BatchSession): Promise<void> {
       for (const key of job.keys) session.heldKeys.add(key);
       notify(`batch: resuming ${provider} batch ${job.batchId} (${job.model}, ${job.keys.length} cells)`);
     } catch (error) {
-      const what = job.batchId === null ? `job ${job.id} (${job.model}): the provider's batches cannot be listed to find it` : `batch ${job.batchId} (${job.model}) cannot be polled`;
+      const what =
+        job.batchId === null
+          ? `job ${job.id} (${job.model}): the provider's batches cannot be listed to find it`
+          : `batch ${job.batchId} (${job.model}) cannot be polled`;
       session.halt('fatal', `${what}: ${(error as Error).message}`, kindOf(error));
       return;
     }

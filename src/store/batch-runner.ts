@@ -34,12 +34,7 @@ export class BatchResultsError extends FatalBurstError {
  * strictly (batch-collect.ts, batch-lines.ts) and cancelling (batch-cancel.ts). Cells of
  * providers without a batch API run online through `runCells`.
  */
-export async function runCellsBatch(
-  store: RunStore,
-  runId: string,
-  specs: readonly CellSpec[],
-  options: RunCellsBatchOptions = {},
-): Promise<RunCellsResult> {
+export async function runCellsBatch(store: RunStore, runId: string, specs: readonly CellSpec[], options: RunCellsBatchOptions = {}): Promise<RunCellsResult> {
   const pollIntervalMs = options.pollIntervalMs ?? 30_000;
   if (!Number.isFinite(pollIntervalMs) || pollIntervalMs < 0) {
     throw new InvalidArgumentError('pollIntervalMs', `must be a finite number ≥ 0, got ${pollIntervalMs}`);
@@ -74,7 +69,11 @@ export async function runCellsBatch(
     const batchable = toRun.filter((key) => batch.batchProviderOf(session.requestOf.get(key)!.model) !== null);
     const online = toRun.filter((key) => batch.batchProviderOf(session.requestOf.get(key)!.model) === null);
     if (options.maxCostUsd !== undefined) {
-      checkPricesKnown(cells.uniqueRequests, cells.toRun.filter((index) => batchable.includes(cells.uniqueKeys[index]!)), onlineCostOf);
+      checkPricesKnown(
+        cells.uniqueRequests,
+        cells.toRun.filter((index) => batchable.includes(cells.uniqueKeys[index]!)),
+        onlineCostOf,
+      );
     }
     options.onProgress?.(tally.snapshot());
     const waves = cacheWaves(session, batchable);
@@ -165,7 +164,11 @@ function cacheWaves(session: BatchSession, keys: readonly string[]): { leaders: 
   if (options.schedule === 'plan') return { leaders: [...keys], followers: [], cacheOf: () => ({ cacheTtl }) };
   const waves = batchWaves(
     keys.map((key) => requestOf.get(key)!),
-    { ...(options.prefixMinChars === undefined ? {} : { minChars: options.prefixMinChars }), providerOf, policyOf: (provider) => cachePolicyFor(provider, options.cache) },
+    {
+      ...(options.prefixMinChars === undefined ? {} : { minChars: options.prefixMinChars }),
+      providerOf,
+      policyOf: (provider) => cachePolicyFor(provider, options.cache),
+    },
   );
   const position = new Map(keys.map((key, index) => [key, index]));
   return {
@@ -209,7 +212,13 @@ function withHourWrites(costOf: CostFn): CostFn {
 }
 
 /** Cells no provider batches run online, under what is left of the budget; their counts join the tally. */
-async function runOnline(session: BatchSession, specs: readonly CellSpec[], cells: PreparedCells, online: readonly string[], reservedUsd: number): Promise<void> {
+async function runOnline(
+  session: BatchSession,
+  specs: readonly CellSpec[],
+  cells: PreparedCells,
+  online: readonly string[],
+  reservedUsd: number,
+): Promise<void> {
   const { options, tally, requestOf } = session;
   const models = [...new Set(online.map((key) => requestOf.get(key)!.model))];
   session.notify(`--batch: ${models.join(', ')} ${models.length === 1 ? 'has' : 'have'} no batch API; running ${online.length} cells online`);
@@ -242,5 +251,10 @@ async function cancelActive(session: BatchSession): Promise<void> {
   if (open.length === 0) return;
   session.notify(`batch: cancelling ${open.length} open batch(es) at the provider`);
   const clients = new Map(open.map((o) => [o.job.id, o.client]));
-  await cancelJobs(session.jobs, open.map((o) => o.job), (job) => clients.get(job.id)!, { notify: session.notify });
+  await cancelJobs(
+    session.jobs,
+    open.map((o) => o.job),
+    (job) => clients.get(job.id)!,
+    { notify: session.notify },
+  );
 }

@@ -104,7 +104,12 @@ async function submitOne(
   lines: ReadonlyArray<{ key: string; body: Record<string, unknown> }>,
 ): Promise<void> {
   const { jobs, runId, tally, options } = session;
-  const id = jobs.begin(runId, opened.provider, model, lines.map((line) => line.key));
+  const id = jobs.begin(
+    runId,
+    opened.provider,
+    model,
+    lines.map((line) => line.key),
+  );
   const job = jobs.get(id)!;
   try {
     const created = await createOnce(session, opened.client, job, lines);

@@ -23,9 +23,19 @@ afterEach(() => {
 });
 
 const done: CellOutcome = {
-  status: 'done', attempts: 1, text: 'answer', reasoning: null, finishReason: 'stop', responseModel: null,
-  usage: { ...ZERO_USAGE, inputTokens: 3, outputTokens: 1 }, latencyMs: 1, costUsd: 0.001, errorClass: null, errorMessage: null,
-  startedAt: '2026-01-01T00:00:00.000Z', finishedAt: '2026-01-01T00:00:01.000Z',
+  status: 'done',
+  attempts: 1,
+  text: 'answer',
+  reasoning: null,
+  finishReason: 'stop',
+  responseModel: null,
+  usage: { ...ZERO_USAGE, inputTokens: 3, outputTokens: 1 },
+  latencyMs: 1,
+  costUsd: 0.001,
+  errorClass: null,
+  errorMessage: null,
+  startedAt: '2026-01-01T00:00:00.000Z',
+  finishedAt: '2026-01-01T00:00:01.000Z',
 };
 
 /** A session-like prefix: one long rendered transcript and the acknowledgement turn that ends it. */
@@ -39,7 +49,12 @@ function prefix(seed: string, chars = 50_000): ChatMessage[] {
 
 function cell(context: ChatMessage[], probe: string, model = 'fake:m', sample = 0, system = 'You are helpful.'): CellSpec {
   return {
-    request: { model, messages: [{ role: 'system', content: system }, ...context, { role: 'user', content: probe }], params: { temperature: 0.7, maxTokens: 50 }, sample },
+    request: {
+      model,
+      messages: [{ role: 'system', content: system }, ...context, { role: 'user', content: probe }],
+      params: { temperature: 0.7, maxTokens: 50 },
+      sample,
+    },
     labels: { probe, model, sample },
   };
 }
@@ -114,7 +129,7 @@ describe('content-addressed request storage', () => {
     const messageBytes = JSON.stringify(shared[0]!.content).length;
     expect(blobBytes).toBeGreaterThan(messageBytes);
     expect(blobBytes).toBeLessThan(messageBytes + 2 * 500);
-    expect(store.db.prepare("SELECT count(*) FROM blobs WHERE length(body) > 10000").pluck().get()).toBe(1);
+    expect(store.db.prepare('SELECT count(*) FROM blobs WHERE length(body) > 10000').pluck().get()).toBe(1);
     const cellBytes = store.db.prepare('SELECT max(length(request)) FROM cells').pluck().get() as number;
     expect(cellBytes).toBeLessThan(20_000);
     for (const [index, spec] of specs.entries()) expect(store.getRequest(keys[index]!)).toEqual(canonical(spec.request));

@@ -148,7 +148,10 @@ describe('CacheScheduler', () => {
       if (!tooSoon) return;
       early += 1;
       const others = dispatches.slice(order + 1).filter((later) => later.cacheKey !== dispatch.cacheKey);
-      expect(others.every((later) => later.at > dispatch.at), 'a paced key went early while other cells waited').toBe(true);
+      expect(
+        others.every((later) => later.at > dispatch.at),
+        'a paced key went early while other cells waited',
+      ).toBe(true);
     });
     expect(early).toBeLessThan(20);
     expect(end).toBeLessThan(1.25 * ((requests.length / 8) * 20_000 + 20_000));
@@ -235,4 +238,3 @@ describe('CacheScheduler', () => {
     expect(order).toEqual(requests.map((_, index) => index));
   });
 });
-

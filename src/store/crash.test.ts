@@ -64,7 +64,11 @@ function runChild(store: string, runId: string, log: string, killAt?: number): P
  * leaving a cut key that names no cell: only whole keys (SHA-256 hex) count.
  */
 function readLog(file: string): string[] {
-  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((line) => /^[0-9a-f]{64}$/.test(line)) : [];
+  return existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((line) => /^[0-9a-f]{64}$/.test(line))
+    : [];
 }
 
 function doneKeys(file: string, runId: string): Set<string> {
@@ -80,10 +84,12 @@ function resultsByKey(file: string, runId: string) {
   const store = RunStore.open(file);
   try {
     return new Map(
-      store.cellsOfRun(runId).map((cell) => [
-        cell.key,
-        { status: cell.result.status, text: cell.result.text, usage: cell.result.usage, finishReason: cell.result.finishReason, labels: cell.labels },
-      ]),
+      store
+        .cellsOfRun(runId)
+        .map((cell) => [
+          cell.key,
+          { status: cell.result.status, text: cell.result.text, usage: cell.result.usage, finishReason: cell.result.finishReason, labels: cell.labels },
+        ]),
     );
   } finally {
     store.close();
@@ -91,64 +97,60 @@ function resultsByKey(file: string, runId: string) {
 }
 
 describe('crash safety', () => {
-  it(
-    'a run SIGKILLed at 10 %, 40 % and 70 % resumes to the same results, each cell done exactly once',
-    async () => {
-      const store = join(dir, 'killed.db');
-      const runId = 'crash-run';
-      const logs: string[] = [];
-      const doneAfter: Array<Set<string>> = [];
+  it('a run SIGKILLed at 10 %, 40 % and 70 % resumes to the same results, each cell done exactly once', async () => {
+    const store = join(dir, 'killed.db');
+    const runId = 'crash-run';
+    const logs: string[] = [];
+    const doneAfter: Array<Set<string>> = [];
 
-      for (const [segment, killAt] of KILL_AT.entries()) {
-        const log = join(dir, `calls-${segment}.log`);
-        logs.push(log);
-        const end = await runChild(store, runId, log, killAt);
-        expect(end.signal, end.stderr).toBe('SIGKILL');
-        const done = doneKeys(store, runId);
-        doneAfter.push(done);
-        // Everything reported done before the kill is on disk; the kill landed mid-run.
-        expect(done.size).toBeGreaterThanOrEqual(end.lastDone);
-        expect(done.size).toBeGreaterThanOrEqual(killAt);
-        expect(done.size).toBeLessThan(CELLS);
-      }
-      const finalLog = join(dir, `calls-${KILL_AT.length}.log`);
-      logs.push(finalLog);
-      const last = await runChild(store, runId, finalLog);
-      expect(last.code, last.stderr).toBe(0);
-      expect(last.stdout).toMatch(/complete \d+ \d+/);
+    for (const [segment, killAt] of KILL_AT.entries()) {
+      const log = join(dir, `calls-${segment}.log`);
+      logs.push(log);
+      const end = await runChild(store, runId, log, killAt);
+      expect(end.signal, end.stderr).toBe('SIGKILL');
+      const done = doneKeys(store, runId);
+      doneAfter.push(done);
+      // Everything reported done before the kill is on disk; the kill landed mid-run.
+      expect(done.size).toBeGreaterThanOrEqual(end.lastDone);
+      expect(done.size).toBeGreaterThanOrEqual(killAt);
+      expect(done.size).toBeLessThan(CELLS);
+    }
+    const finalLog = join(dir, `calls-${KILL_AT.length}.log`);
+    logs.push(finalLog);
+    const last = await runChild(store, runId, finalLog);
+    expect(last.code, last.stderr).toBe(0);
+    expect(last.stdout).toMatch(/complete \d+ \d+/);
 
-      const segments = logs.map(readLog);
-      // Within one process no cell is called twice.
-      for (const calls of segments) expect(new Set(calls).size).toBe(calls.length);
-      // A cell done before a segment started is never called again.
-      for (let s = 1; s < segments.length; s += 1) {
-        for (const key of segments[s]!) expect(doneAfter[s - 1]!.has(key)).toBe(false);
-      }
-      // A cell called in a killed segment is called again later iff its result was not stored before the kill.
-      for (let s = 0; s < KILL_AT.length; s += 1) {
-        const later = new Set(segments.slice(s + 1).flat());
-        for (const key of segments[s]!) expect(later.has(key), `segment ${s}, key ${key}`).toBe(!doneAfter[s]!.has(key));
-      }
-      // Total calls = one per cell + one per call lost in flight at a kill.
-      const lostInFlight = KILL_AT.reduce((sum, _k, s) => sum + segments[s]!.filter((key) => !doneAfter[s]!.has(key)).length, 0);
-      expect(segments.flat().length).toBe(CELLS + lostInFlight);
-      // The kills really cut calls in flight (the case a resume must repeat, and only that).
-      expect(lostInFlight).toBeGreaterThan(0);
+    const segments = logs.map(readLog);
+    // Within one process no cell is called twice.
+    for (const calls of segments) expect(new Set(calls).size).toBe(calls.length);
+    // A cell done before a segment started is never called again.
+    for (let s = 1; s < segments.length; s += 1) {
+      for (const key of segments[s]!) expect(doneAfter[s - 1]!.has(key)).toBe(false);
+    }
+    // A cell called in a killed segment is called again later iff its result was not stored before the kill.
+    for (let s = 0; s < KILL_AT.length; s += 1) {
+      const later = new Set(segments.slice(s + 1).flat());
+      for (const key of segments[s]!) expect(later.has(key), `segment ${s}, key ${key}`).toBe(!doneAfter[s]!.has(key));
+    }
+    // Total calls = one per cell + one per call lost in flight at a kill.
+    const lostInFlight = KILL_AT.reduce((sum, _k, s) => sum + segments[s]!.filter((key) => !doneAfter[s]!.has(key)).length, 0);
+    expect(segments.flat().length).toBe(CELLS + lostInFlight);
+    // The kills really cut calls in flight (the case a resume must repeat, and only that).
+    expect(lostInFlight).toBeGreaterThan(0);
 
-      const killed = resultsByKey(store, runId);
-      expect(killed.size).toBe(CELLS);
-      expect([...killed.values()].every((cell) => cell.status === 'done')).toBe(true);
-      const reader = RunStore.open(store);
-      expect(reader.requireRun(runId).status).toBe('done');
-      reader.close();
+    const killed = resultsByKey(store, runId);
+    expect(killed.size).toBe(CELLS);
+    expect([...killed.values()].every((cell) => cell.status === 'done')).toBe(true);
+    const reader = RunStore.open(store);
+    expect(reader.requireRun(runId).status).toBe('done');
+    reader.close();
 
-      // The same plan run without interruption gives identical results.
-      const clean = join(dir, 'clean.db');
-      const cleanEnd = await runChild(clean, runId, join(dir, 'clean.log'));
-      expect(cleanEnd.code, cleanEnd.stderr).toBe(0);
-      expect(killed).toEqual(resultsByKey(clean, runId));
-      expect(readLog(join(dir, 'clean.log'))).toHaveLength(CELLS);
-    },
-    300_000, // six child processes start under tsx; slow on a loaded machine, nothing here is timed
-  );
+    // The same plan run without interruption gives identical results.
+    const clean = join(dir, 'clean.db');
+    const cleanEnd = await runChild(clean, runId, join(dir, 'clean.log'));
+    expect(cleanEnd.code, cleanEnd.stderr).toBe(0);
+    expect(killed).toEqual(resultsByKey(clean, runId));
+    expect(readLog(join(dir, 'clean.log'))).toHaveLength(CELLS);
+  }, 300_000); // six child processes start under tsx; slow on a loaded machine, nothing here is timed
 });

@@ -78,10 +78,7 @@ describe('secret scrubbing', () => {
   });
 
   it('replaces credential fields and secret values nested anywhere, leaving other fields alone', () => {
-    const scrubbed = scrubSecrets(
-      { apiKey: 'x', nested: [{ Authorization: 'Bearer y', maxTokens: 5, text: 'use sk-SECRET-123 now' }] },
-      ['sk-SECRET-123'],
-    );
+    const scrubbed = scrubSecrets({ apiKey: 'x', nested: [{ Authorization: 'Bearer y', maxTokens: 5, text: 'use sk-SECRET-123 now' }] }, ['sk-SECRET-123']);
     expect(scrubbed).toEqual({ apiKey: '[redacted]', nested: [{ Authorization: '[redacted]', maxTokens: 5, text: 'use [redacted] now' }] });
   });
 });

@@ -4,7 +4,8 @@ import type { ModelRequest } from '../models/types.js';
 import type { CellSpec } from './types.js';
 
 /** Field names that may carry credentials; their values are never hashed or stored. */
-const SECRET_FIELD = /^(api[-_]?key|x[-_]api[-_]key|authorization|proxy[-_]authorization|bearer|password|secret|client[-_]secret|access[-_]?token|auth[-_]?token|refresh[-_]?token)$/i;
+const SECRET_FIELD =
+  /^(api[-_]?key|x[-_]api[-_]key|authorization|proxy[-_]authorization|bearer|password|secret|client[-_]secret|access[-_]?token|auth[-_]?token|refresh[-_]?token)$/i;
 /** Environment variables whose values are treated as secrets. */
 const SECRET_ENV = /(api[-_]?key|_key|_token|_secret|password)$/i;
 export const REDACTED = '[redacted]';
@@ -72,9 +73,7 @@ export function cellKey(spec: CellSpec | ModelRequest): string {
  */
 export function contentKey(request: ModelRequest): string {
   validateRequest(request);
-  return sha256Hex(
-    scrubbedCanonicalJson({ messages: request.messages, params: request.params ?? {}, sample: request.sample, ...toolMembers(request) }),
-  );
+  return sha256Hex(scrubbedCanonicalJson({ messages: request.messages, params: request.params ?? {}, sample: request.sample, ...toolMembers(request) }));
 }
 
 /** Everything the store needs to know a request by, from one serialization. */
@@ -133,13 +132,14 @@ export function optionalMembersJson(request: Pick<ModelRequest, 'tools' | 'toolC
  * (base URL hashed, the earlier rule) is keeps the legacy key, so a store written before the
  * change resumes without a call. `stored(keys)` returns the keys the store holds.
  */
-export function preferStoredKeys(identities: readonly CellIdentity[], stored: (keys: string[]) => ReadonlySet<string> | ReadonlyMap<string, unknown>): CellIdentity[] {
+export function preferStoredKeys(
+  identities: readonly CellIdentity[],
+  stored: (keys: string[]) => ReadonlySet<string> | ReadonlyMap<string, unknown>,
+): CellIdentity[] {
   const candidates = identities.filter((id) => id.legacyKey !== undefined);
   if (candidates.length === 0) return [...identities];
   const present = stored(candidates.flatMap((id) => [id.key, id.legacyKey as string]));
-  return identities.map((id) =>
-    id.legacyKey !== undefined && !present.has(id.key) && present.has(id.legacyKey) ? { ...id, key: id.legacyKey } : id,
-  );
+  return identities.map((id) => (id.legacyKey !== undefined && !present.has(id.key) && present.has(id.legacyKey) ? { ...id, key: id.legacyKey } : id));
 }
 
 /**

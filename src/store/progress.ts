@@ -44,9 +44,7 @@ export function createProgressReporter(options: ProgressReporterOptions = {}): P
   let finished = false;
 
   const render = (stageSnapshot: ProgressSnapshot) => {
-    const snapshot = options.spentBeforeUsd
-      ? { ...stageSnapshot, spendUsd: stageSnapshot.spendUsd + options.spentBeforeUsd }
-      : stageSnapshot;
+    const snapshot = options.spentBeforeUsd ? { ...stageSnapshot, spendUsd: stageSnapshot.spendUsd + options.spentBeforeUsd } : stageSnapshot;
     const prefix = options.label ? `${options.label} ` : '';
     const budget = options.budgetUsd === undefined ? {} : { budgetUsd: options.budgetUsd };
     if (tty) {
@@ -112,10 +110,7 @@ export function formatProgress(snapshot: ProgressSnapshot, options: FormatProgre
   parts.push([`${formatRate(rate)}/s`, 3]);
   parts.push([`ETA ${remaining === 0 ? '0s' : rate > 0 ? formatDuration((remaining / rate) * 1000) : '?'}`, Number.POSITIVE_INFINITY]);
   parts.push([`tokens ${formatCount(snapshot.tokens.inputTokens)} in / ${formatCount(snapshot.tokens.outputTokens)} out`, 0]);
-  parts.push([
-    options.budgetUsd === undefined ? money(snapshot.spendUsd) : `${money(snapshot.spendUsd)} of $${options.budgetUsd}`,
-    Number.POSITIVE_INFINITY,
-  ]);
+  parts.push([options.budgetUsd === undefined ? money(snapshot.spendUsd) : `${money(snapshot.spendUsd)} of $${options.budgetUsd}`, Number.POSITIVE_INFINITY]);
   if (snapshot.empty > 0) parts.push([`${snapshot.empty} empty`, 6]);
   if (snapshot.failed > 0) parts.push([`${snapshot.failed} failed`, 7]);
   if (snapshot.inFlight > 0) parts.push([`${snapshot.inFlight} running`, 2]);

@@ -99,7 +99,14 @@ describe('run stages in the store', () => {
 });
 
 describe('incomplete-run messages', () => {
-  const stage = (s: string, expected: number | null, registered: number, settled: number) => ({ stage: s, ordinal: 0, expected, registered, settled, updatedAt: '' });
+  const stage = (s: string, expected: number | null, registered: number, settled: number) => ({
+    stage: s,
+    ordinal: 0,
+    expected,
+    registered,
+    settled,
+    updatedAt: '',
+  });
 
   it('names the first stage short of its cells, in the form the gate prints', () => {
     expect(incompleteRunMessage({ status: 'running' }, [stage('generation', 960, 960, 960), stage('labeling', 960, 0, 0)])).toBe(

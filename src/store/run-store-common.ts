@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Writable } from 'node:stream';
-import { InputError, InvalidArgumentError } from '../core/errors.js';
+import { InvalidArgumentError } from '../core/errors.js';
 import type { FinishReason, ModelRequest, TokenUsage, ToolCall } from '../models/types.js';
 import type { BatchJobs } from './batch-jobs.js';
 import type { StageDeclaration, StageProgress } from './run-stages.js';
@@ -250,7 +250,10 @@ export function scrubText(text: string, secrets: readonly string[]): string {
 }
 
 export function newRunId(): string {
-  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const stamp = new Date()
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   return `run-${stamp}-${randomBytes(3).toString('hex')}`;
 }
 

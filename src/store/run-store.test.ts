@@ -87,7 +87,12 @@ describe('RunStore runs and cells', () => {
     expect(() => store.createRun(TEST_MANIFEST, { id: 'bad id!' })).toThrow(InvalidArgumentError);
     expect(() => store.createRun({ ...TEST_MANIFEST, experiment: '' })).toThrow(/manifest.experiment/);
     expect(() => store.createRun({ ...TEST_MANIFEST, seed: Number.NaN })).toThrow(/manifest.seed/);
-    expect(store.listRuns().map((run) => run.id).sort()).toEqual([a, b].sort());
+    expect(
+      store
+        .listRuns()
+        .map((run) => run.id)
+        .sort(),
+    ).toEqual([a, b].sort());
     store.setRunStatus(a, 'done', { done: 3 });
     const run = store.requireRun(a);
     expect(run.status).toBe('done');
@@ -189,7 +194,11 @@ describe('RunStore runs and cells', () => {
     stream.on('data', (chunk: Buffer) => chunks.push(chunk.toString('utf8')));
     const lines = await store.exportJsonl(run, stream);
     stream.end();
-    const records = chunks.join('').trimEnd().split('\n').map((line) => JSON.parse(line));
+    const records = chunks
+      .join('')
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines).toBe(1203);
     expect(records).toHaveLength(1203);
     expect(records.map((r) => r.labels.index)).toEqual(specs.map((_, index) => index));

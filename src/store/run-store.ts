@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -7,7 +6,7 @@ import Database from 'better-sqlite3';
 import { acquireStoreLock, releaseStoreLock } from './store-lock.js';
 import { canonicalJson } from '../core/canonical-json.js';
 import { InputError, InvalidArgumentError } from '../core/errors.js';
-import type { FinishReason, ModelRequest, TokenUsage, ToolCall } from '../models/types.js';
+import type { ModelRequest } from '../models/types.js';
 import { BatchJobs } from './batch-jobs.js';
 import { BlobCache, decodeRequest, encodeRequest } from './blobs.js';
 import { PgRunStore } from './postgres/pg-store.js';
@@ -38,7 +37,7 @@ import type { RunStore as RunStoreInterface } from './run-store-common.js';
 
 export * from './run-store-common.js';
 import { noteStoreOpened, storeFaultOf } from './faults.js';
-import { type CellIdentity, REDACTED, replaceSecretValues, scrubSecrets, secretValuesFromEnv } from './keys.js';
+import { type CellIdentity, replaceSecretValues, scrubSecrets, secretValuesFromEnv } from './keys.js';
 import { requestKeys } from './request-hash.js';
 import { declareStages, hasIncompleteStage, recordStage, type StageDeclaration, type StageProgress, stagesOfRun } from './run-stages.js';
 import { ensureSchema, READABLE_WITHOUT_MIGRATION, readSchemaVersion, SCHEMA_VERSION } from './schema.js';
@@ -54,7 +53,6 @@ export const RunStore = {
     return SqliteRunStore.open(location, options);
   },
 };
-
 
 /**
  * The SQLite backend. Cells are stored once, keyed by the hash of their request;
@@ -302,7 +300,8 @@ export class SqliteRunStore implements RunStore {
   private blobCache(): BlobCache {
     this.blobCacheInstance ??= new BlobCache((hash) => {
       const body = this.blobs()?.get.get(hash) as string | undefined;
-      if (body === undefined) throw new InputError(`a cell's request refers to blob ${hash.slice(0, 12)}…, which the store does not hold (damaged store?)`, { file: this.file });
+      if (body === undefined)
+        throw new InputError(`a cell's request refers to blob ${hash.slice(0, 12)}…, which the store does not hold (damaged store?)`, { file: this.file });
       return body;
     });
     return this.blobCacheInstance;
@@ -470,9 +469,7 @@ export class SqliteRunStore implements RunStore {
   /** Finished (done or empty) cells whose content (messages, params, sample) matches, newest first. */
   findByContent(key: string, model?: string): Array<{ model: string; result: CellResult }> {
     const rows = this.statements.byContent.all(key) as CellRow[];
-    return rows
-      .filter((row) => model === undefined || row.model === model)
-      .map((row) => ({ model: row.model, result: rowToResult(row, true) }));
+    return rows.filter((row) => model === undefined || row.model === model).map((row) => ({ model: row.model, result: rowToResult(row, true) }));
   }
 
   /**
@@ -547,14 +544,10 @@ export function openStore(file: string, options?: OpenStoreOptions): RunStore {
 
 function prepareStatements(db: Database.Database) {
   return {
-    insertRun: db.prepare(
-      'INSERT INTO runs (id, experiment, manifest, status, started_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
-    ),
+    insertRun: db.prepare('INSERT INTO runs (id, experiment, manifest, status, started_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)'),
     getRun: db.prepare('SELECT * FROM runs WHERE id = ?'),
     listRuns: db.prepare('SELECT * FROM runs ORDER BY started_at DESC, id DESC'),
-    updateRun: db.prepare(
-      'UPDATE runs SET status = ?, updated_at = ?, ended_at = ?, summary = coalesce(?, summary) WHERE id = ?',
-    ),
+    updateRun: db.prepare('UPDATE runs SET status = ?, updated_at = ?, ended_at = ?, summary = coalesce(?, summary) WHERE id = ?'),
     runCounts: db.prepare(
       `SELECT c.status AS status, count(*) AS n FROM run_cells rc JOIN cells c ON c.key = rc.key
        WHERE rc.run_id = ? GROUP BY c.status`,
@@ -626,4 +619,3 @@ function ensureSchemaReadOnly(db: Database.Database, file: string): void {
     throw new InputError(`store schema version ${version} needs a migration first: run \`echolens runs migrate ${file}\``, { file }, { cause: error });
   }
 }
-

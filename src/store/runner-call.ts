@@ -117,11 +117,7 @@ export function resultOf(key: string, outcome: CellOutcome, attempts: number): C
   };
 }
 
-function failure(
-  error: unknown,
-  attempts: number,
-  base: Pick<CellOutcome, 'startedAt' | 'reasoning' | 'responseModel' | 'finishReason'>,
-): CellOutcome {
+function failure(error: unknown, attempts: number, base: Pick<CellOutcome, 'startedAt' | 'reasoning' | 'responseModel' | 'finishReason'>): CellOutcome {
   const kind = error instanceof ModelCallError ? error.kind : 'internal';
   const message = error instanceof Error ? error.message : String(error);
   return {
@@ -152,7 +148,6 @@ export function fatalHint(kind: string): string | undefined {
       return undefined;
   }
 }
-
 
 /** The adapter with this call's cache key and lifetime added to its generate options. */
 function withCacheOptions(adapter: ModelAdapter, cacheKey: string | undefined, cacheTtl: CacheSettings['cacheTtl']): ModelAdapter {

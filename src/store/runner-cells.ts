@@ -45,9 +45,7 @@ export function prepareCells(
   uniqueKeys.forEach((key, index) => {
     const result = results.get(key)!;
     const final =
-      result.status === 'done' ||
-      (result.status === 'empty' && !options.retryEmpty) ||
-      (result.status === 'failed' && options.retryFailed === false);
+      result.status === 'done' || (result.status === 'empty' && !options.retryEmpty) || (result.status === 'failed' && options.retryFailed === false);
     if (final) cachedCount += 1;
     else toRun.push(index);
   });

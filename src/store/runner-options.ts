@@ -52,9 +52,13 @@ export function checkPricesKnown(requests: readonly ModelRequest[], toRun: reado
   for (const model of models) {
     const probe = costOf?.(model, { ...ZERO_USAGE, inputTokens: 1_000_000, outputTokens: 1_000_000 });
     if (probe === undefined || probe === null || !Number.isFinite(probe)) {
-      throw new ConfigError(`no price is known for ${model}, so --max-cost cannot be enforced`, { field: 'maxCostUsd' }, {
-        hint: 'add a price for the model or run without --max-cost',
-      });
+      throw new ConfigError(
+        `no price is known for ${model}, so --max-cost cannot be enforced`,
+        { field: 'maxCostUsd' },
+        {
+          hint: 'add a price for the model or run without --max-cost',
+        },
+      );
     }
   }
 }

@@ -132,9 +132,7 @@ describe('runCells: retries, dropouts and fatal errors', () => {
         throw new ModelCallError('auth', 'openai: 401 invalid API key (OPENAI_API_KEY)', { status: 401 });
       },
     });
-    const error = await runCells(store, runId, makeSpecs(20), { adapterFor: models.adapterFor, concurrency: 1 }).catch(
-      (e: unknown) => e,
-    );
+    const error = await runCells(store, runId, makeSpecs(20), { adapterFor: models.adapterFor, concurrency: 1 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FatalBurstError);
     const fatal = error as FatalBurstError;
     expect(fatal.message).toBe('stopped after 3 consecutive cells failed with the same error: openai: 401 invalid API key (OPENAI_API_KEY)');
@@ -235,13 +233,9 @@ describe('runCells: budget, concurrency and rate limits', () => {
   it('refuses a budget it cannot enforce', async () => {
     const { store, runId } = setup();
     const models = new FakeModels();
-    await expect(
-      runCells(store, runId, makeSpecs(2), { adapterFor: models.adapterFor, costOf: () => null, maxCostUsd: 1 }),
-    ).rejects.toThrow(ConfigError);
+    await expect(runCells(store, runId, makeSpecs(2), { adapterFor: models.adapterFor, costOf: () => null, maxCostUsd: 1 })).rejects.toThrow(ConfigError);
     // The built-in price table knows no `fake:` provider.
-    await expect(runCells(store, runId, makeSpecs(2), { adapterFor: models.adapterFor, maxCostUsd: 1 })).rejects.toThrow(
-      /no price is known for fake:m/,
-    );
+    await expect(runCells(store, runId, makeSpecs(2), { adapterFor: models.adapterFor, maxCostUsd: 1 })).rejects.toThrow(/no price is known for fake:m/);
     expect(models.totalCalls).toBe(0);
   });
 
@@ -445,9 +439,7 @@ describe('runCells: argument checks', () => {
   it('rejects bad options and unknown runs with the argument named', async () => {
     const { store, runId } = setup();
     await expect(runCells(store, runId, makeSpecs(1), { concurrency: 0 })).rejects.toThrow(/concurrency/);
-    await expect(runCells(store, runId, makeSpecs(1), { limits: { x: { requestsPerMinute: -1 } } })).rejects.toThrow(
-      /limits\.x\.requestsPerMinute/,
-    );
+    await expect(runCells(store, runId, makeSpecs(1), { limits: { x: { requestsPerMinute: -1 } } })).rejects.toThrow(/limits\.x\.requestsPerMinute/);
     await expect(runCells(store, 'nope', makeSpecs(1), {})).rejects.toThrow(/no run "nope"/);
   });
 });

@@ -37,12 +37,7 @@ export type {
  * (runner-lanes.ts), one call under the retry policy (runner-call.ts), group
  * commit (runner-commit.ts), and the tally with the stop state (runner-state.ts).
  */
-export async function runCells(
-  store: RunStore,
-  runId: string,
-  specs: readonly CellSpec[],
-  options: RunCellsOptions = {},
-): Promise<RunCellsResult> {
+export async function runCells(store: RunStore, runId: string, specs: readonly CellSpec[], options: RunCellsOptions = {}): Promise<RunCellsResult> {
   // A PostgreSQL store is shared by worker processes: the run claims cells with leases (src/store/postgres/).
   if (store instanceof PgRunStore) return runCellsShared(store, runId, specs, options);
   validateOptions(options);

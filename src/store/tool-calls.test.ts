@@ -57,9 +57,19 @@ describe('tool calls in the store', () => {
       { request: { model: 'sim:echo', messages: [{ role: 'user', content: 'x' }], params: {}, sample: 0 }, labels: {} },
     ]);
     store.recordResult(key!, {
-      status: 'done', attempts: 1, text: 'x', reasoning: null, finishReason: 'stop', responseModel: null,
-      usage: { ...ZERO_USAGE }, latencyMs: 1, costUsd: null, errorClass: null, errorMessage: null,
-      startedAt: '2026-01-01T00:00:00.000Z', finishedAt: '2026-01-01T00:00:01.000Z',
+      status: 'done',
+      attempts: 1,
+      text: 'x',
+      reasoning: null,
+      finishReason: 'stop',
+      responseModel: null,
+      usage: { ...ZERO_USAGE },
+      latencyMs: 1,
+      costUsd: null,
+      errorClass: null,
+      errorMessage: null,
+      startedAt: '2026-01-01T00:00:00.000Z',
+      finishedAt: '2026-01-01T00:00:01.000Z',
     });
     store.close();
     // Turn it back into a version-1 file.

@@ -57,7 +57,12 @@ export async function launchBrowser(): Promise<BrowserSession> {
     );
   }
   const profile = mkdtempSync(join(tmpdir(), 'echolens-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: ARGS, headless: true, viewport: { width: 1280, height: 900 } });
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    args: ARGS,
+    headless: true,
+    viewport: { width: 1280, height: 900 },
+  });
   const external: string[] = [];
   await context.route('**/*', (route) => {
     const url = route.request().url();

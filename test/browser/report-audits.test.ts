@@ -39,11 +39,25 @@ interface RunJson {
     targets: Array<{
       target: string;
       validity: { overall: string };
-      metrics: { dtw: { tiers: Array<{ tier: string; elevation: Interval | { error: string } }>; dRel: Array<{ condition: string; result: { significant: boolean } | { error: string } }> } };
+      metrics: {
+        dtw: {
+          tiers: Array<{ tier: string; elevation: Interval | { error: string } }>;
+          dRel: Array<{ condition: string; result: { significant: boolean } | { error: string } }>;
+        };
+      };
     }>;
   };
   continuation?: {
-    analysis: { targets: Array<{ target: string; contrasts: Array<{ primary: boolean; completeCase: { mean: number; ci: [number, number]; n: number }; itt: { mean: number; ci: [number, number]; n: number } }> }> };
+    analysis: {
+      targets: Array<{
+        target: string;
+        contrasts: Array<{
+          primary: boolean;
+          completeCase: { mean: number; ci: [number, number]; n: number };
+          itt: { mean: number; ci: [number, number]; n: number };
+        }>;
+      }>;
+    };
   };
 }
 
@@ -224,7 +238,10 @@ describe('HTML report of every audit in chromium', { timeout: 420_000 }, () => {
             nav: body.querySelector('nav.toc')?.getBoundingClientRect().height ?? -1,
             tables: [...body.querySelectorAll('main table')].map((t) => t.ownerDocument.defaultView!.getComputedStyle(t).display),
             breaks: [...body.querySelectorAll('section.run + section.run > h2')].map((h) => h.ownerDocument.defaultView!.getComputedStyle(h).breakBefore),
-            wide: [...body.querySelectorAll('main *')].filter((el) => el.getBoundingClientRect().right > body.clientWidth + 1).map((el) => `${el.tagName}.${el.className}`).slice(0, 5),
+            wide: [...body.querySelectorAll('main *')]
+              .filter((el) => el.getBoundingClientRect().right > body.clientWidth + 1)
+              .map((el) => `${el.tagName}.${el.className}`)
+              .slice(0, 5),
             overflow: body.scrollWidth - body.clientWidth,
           }));
           expect(print.nav).toBe(0);

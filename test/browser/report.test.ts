@@ -30,12 +30,16 @@ interface ReportJson {
 
 /** Cell texts of the first table after the heading with this id. */
 function tableAfter(page: Page, headingId: string): Promise<string[][]> {
-  return page.$eval('body', (body, id) => {
-    let el = body.querySelector(`#${id}`)?.nextElementSibling ?? null;
-    while (el && el.tagName !== 'TABLE') el = el.nextElementSibling;
-    if (!el) return [];
-    return [...el.querySelectorAll('tbody tr')].map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent ?? ''));
-  }, headingId);
+  return page.$eval(
+    'body',
+    (body, id) => {
+      let el = body.querySelector(`#${id}`)?.nextElementSibling ?? null;
+      while (el && el.tagName !== 'TABLE') el = el.nextElementSibling;
+      if (!el) return [];
+      return [...el.querySelectorAll('tbody tr')].map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent ?? ''));
+    },
+    headingId,
+  );
 }
 
 const sign2 = (x: number) => (x >= 0 ? `+${x.toFixed(2)}` : x.toFixed(2));

@@ -63,7 +63,13 @@ describe('viewer on the demo store: every audit in chromium', { timeout: 600_000
     const store = openStore(db, { readonly: true });
     report = JSON.parse(await renderReport(store, 'json')) as JsonReport;
     store.close();
-    viewer = await startViewer({ stores: [{ file: db, store: openStore(db, { readonly: true }) }], sessions: [], target: createAdapter('sim:persona'), judge: createAdapter('sim:judge'), port: 0 });
+    viewer = await startViewer({
+      stores: [{ file: db, store: openStore(db, { readonly: true }) }],
+      sessions: [],
+      target: createAdapter('sim:persona'),
+      judge: createAdapter('sim:judge'),
+      port: 0,
+    });
     browser = await launchBrowser();
     watched = await browser.open();
   }, 600_000);
@@ -101,7 +107,12 @@ describe('viewer on the demo store: every audit in chromium', { timeout: 600_000
         for (const t of tiers) expect(headline).toContain(`${pct(t.elevation.estimate)} [${pct(t.elevation.ci[0])}, ${pct(t.elevation.ci[1])}]`);
       } else {
         const primary = run.continuation!.analysis.targets[0]!.contrasts.find((c) => c.primary)!;
-        expect(headline[0]).toMatch(new RegExp(`^complete case ${primary.completeCase.mean >= 0 ? '\\+' : '-'}${Math.abs(primary.completeCase.mean).toFixed(3)} .*\\(n ${primary.completeCase.n}\\)`, 'u'));
+        expect(headline[0]).toMatch(
+          new RegExp(
+            `^complete case ${primary.completeCase.mean >= 0 ? '\\+' : '-'}${Math.abs(primary.completeCase.mean).toFixed(3)} .*\\(n ${primary.completeCase.n}\\)`,
+            'u',
+          ),
+        );
       }
       const charts = await page.locator('#charts figure svg').count();
       expect(charts).toBeGreaterThanOrEqual(1);

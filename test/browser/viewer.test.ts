@@ -315,12 +315,16 @@ function statusWithHost(port: number, host: string): Promise<number> {
 }
 
 async function columnTexts(page: import('playwright-core').Page, header: string): Promise<string[]> {
-  return page.$eval('body', (body, name) => {
-    const table = [...body.querySelectorAll('main table')].pop();
-    if (!table) return [];
-    const headers = [...table.querySelectorAll('thead th')].map((th) => th.textContent);
-    const column = headers.indexOf(name);
-    if (column < 0) return [];
-    return [...table.querySelectorAll('tbody tr')].map((tr) => (tr.querySelectorAll('td')[column]?.textContent ?? '').trim());
-  }, header);
+  return page.$eval(
+    'body',
+    (body, name) => {
+      const table = [...body.querySelectorAll('main table')].pop();
+      if (!table) return [];
+      const headers = [...table.querySelectorAll('thead th')].map((th) => th.textContent);
+      const column = headers.indexOf(name);
+      if (column < 0) return [];
+      return [...table.querySelectorAll('tbody tr')].map((tr) => (tr.querySelectorAll('td')[column]?.textContent ?? '').trim());
+    },
+    header,
+  );
 }

@@ -23,7 +23,12 @@ type Provider = 'openai' | 'anthropic';
 const idOf = (line: string) => (JSON.parse(line) as { custom_id: string }).custom_id;
 const errorLine = (provider: Provider, id: string) =>
   provider === 'openai'
-    ? JSON.stringify({ id: 'batch_req_e', custom_id: id, response: { status_code: 500, request_id: 'r', body: { error: { message: 'late error', type: 'server_error' } } }, error: null })
+    ? JSON.stringify({
+        id: 'batch_req_e',
+        custom_id: id,
+        response: { status_code: 500, request_id: 'r', body: { error: { message: 'late error', type: 'server_error' } } },
+        error: null,
+      })
     : JSON.stringify({ custom_id: id, result: { type: 'errored', error: { type: 'error', error: { type: 'api_error', message: 'late error' } } } });
 
 /** A corruption: how it rewrites the results lines (given the line picked), and what the picked cell must end as. */
@@ -37,7 +42,12 @@ interface Corruption {
 }
 
 const CORRUPTIONS: Corruption[] = [
-  { name: 'invalid JSON line', mangle: (l, p) => l.map((x, i) => (i === p ? x.slice(0, x.length >> 1) : x)), pickedClass: 'batch_unreadable', throws: 'batch_unreadable' },
+  {
+    name: 'invalid JSON line',
+    mangle: (l, p) => l.map((x, i) => (i === p ? x.slice(0, x.length >> 1) : x)),
+    pickedClass: 'batch_unreadable',
+    throws: 'batch_unreadable',
+  },
   { name: 'identical duplicate', mangle: (l, p) => [...l, l[p]!], pickedClass: null },
   { name: 'conflicting duplicate', mangle: (l, p) => [...l, l[p]!.replace('answer to', 'another answer to')], pickedClass: 'batch_conflict' },
   { name: 'error after success', mangle: (l, p, provider) => [...l, errorLine(provider, idOf(l[p]!))], pickedClass: 'batch_conflict' },
@@ -124,7 +134,12 @@ describe('SIGKILL inside the batch create call', () => {
         });
         expect(server.batches).toHaveLength(1);
         const store = RunStore.open(file, { env: {} });
-        expect(store.batchJobs().open().map((job) => [job.status, job.batchId])).toEqual([['submitting', null]]);
+        expect(
+          store
+            .batchJobs()
+            .open()
+            .map((job) => [job.status, job.batchId]),
+        ).toEqual([['submitting', null]]);
         const summary = await runCellsBatch(store, 'kill-create', makeSpecs(6, model), { env, pollIntervalMs: 0, sleep: async () => {}, costOf: () => 0 });
         expect(summary).toMatchObject({ status: 'done', done: 6, pending: 0 });
         expect(server.batches).toHaveLength(1);

@@ -36,7 +36,9 @@ function mutate(text: string): Buffer {
 const TRANSCRIPT = [
   { type: 'user', message: { role: 'user', content: 'cd /Users/qwertyuser/code/projx && export OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwx1234' } },
   { type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'ssh deploy@db-07.internal -p 2222' }] } },
-].map((line) => JSON.stringify(line)).join('\n');
+]
+  .map((line) => JSON.stringify(line))
+  .join('\n');
 
 describe('fuzzed inputs', () => {
   const cases = size(40, 1000);
@@ -119,7 +121,9 @@ describe('planted secrets, tricky classes included', () => {
     const text = readFileSync(output, 'utf8');
     const survivors = planted.filter((secret) => text.includes(secret));
     const verified = await verifyFile(output);
-    console.log(`[reliability planted] ${count} planted secrets: ${report.replacements} replacements, ${survivors.length} survivors, verify ${verified.clean ? 'clean' : `found ${verified.residualCount}`}`);
+    console.log(
+      `[reliability planted] ${count} planted secrets: ${report.replacements} replacements, ${survivors.length} survivors, verify ${verified.clean ? 'clean' : `found ${verified.residualCount}`}`,
+    );
     expect(survivors).toEqual([]);
     expect(verified.residuals).toEqual([]);
     expect((await verifyFile(input)).residualCount).toBeGreaterThanOrEqual(new Set(planted).size * 0.9);

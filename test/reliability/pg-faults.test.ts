@@ -73,7 +73,10 @@ describe.skipIf(bin === null)('PostgreSQL store under faults', () => {
     const model = `vllm:fake@${server.baseURL}`;
     store.registerCells(
       runId,
-      Array.from({ length: CELLS }, (_, i) => ({ request: { model, messages: [{ role: 'user' as const, content: `cell ${i}` }], params: {}, sample: 0 }, labels: { i } })),
+      Array.from({ length: CELLS }, (_, i) => ({
+        request: { model, messages: [{ role: 'user' as const, content: `cell ${i}` }], params: {}, sample: 0 },
+        labels: { i },
+      })),
     );
     store.close();
 
@@ -106,7 +109,10 @@ describe.skipIf(bin === null)('PostgreSQL store under faults', () => {
       }
       if (Date.now() - started > 600_000) throw new Error(`stuck: ${answered()} of ${CELLS} cells answered`);
     }
-    const progress = setInterval(() => console.log(`pg faults: ${answered()} of ${CELLS} cells called after ${Math.round((Date.now() - started) / 1000)} s`), 30_000);
+    const progress = setInterval(
+      () => console.log(`pg faults: ${answered()} of ${CELLS} cells called after ${Math.round((Date.now() - started) / 1000)} s`),
+      30_000,
+    );
     const results = await Promise.race([
       Promise.all(exits),
       sleep(300_000).then(() => {

@@ -75,7 +75,9 @@ describe.skipIf(bin === null)('PostgreSQL store: run + two workers, one SIGKILLe
     server = await startFakeOpenAI({
       respond: async (request) => {
         await new Promise((resolve) => setTimeout(resolve, LATENCY_MS));
-        const digest = createHash('sha256').update(JSON.stringify(request.body?.messages ?? [])).digest('hex');
+        const digest = createHash('sha256')
+          .update(JSON.stringify(request.body?.messages ?? []))
+          .digest('hex');
         return { text: `Read(file_path="src/${digest.slice(0, 6)}.ts")`, usage: { inputTokens: 100, outputTokens: 10 } };
       },
     });
@@ -104,7 +106,11 @@ describe.skipIf(bin === null)('PostgreSQL store: run + two workers, one SIGKILLe
     // SIGKILL the first worker while it holds leases (it is mid-work), after a random extra moment.
     const watcher = PgRunStore.open(url, { readonly: true });
     const owner = `%:${workers[0]!.pid}:%`;
-    await until(() => Number(watcher.client.query('SELECT count(*)::int AS n FROM cells WHERE lease_owner LIKE $1', [owner]).rows[0]!.n) > 0, 120_000, 'the worker never claimed');
+    await until(
+      () => Number(watcher.client.query('SELECT count(*)::int AS n FROM cells WHERE lease_owner LIKE $1', [owner]).rows[0]!.n) > 0,
+      120_000,
+      'the worker never claimed',
+    );
     watcher.close();
     await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 300)));
     workers[0]!.kill('SIGKILL');

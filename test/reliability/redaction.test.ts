@@ -26,8 +26,7 @@ const RENDERINGS: Rendering[] = [
   { name: 'raw', render: (text) => text, redact: (line) => redactText(line).text },
   {
     name: 'claude tool_result',
-    render: (text) =>
-      JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01Ab', content: text }] } }),
+    render: (text) => JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01Ab', content: text }] } }),
     redact: (line) => redactJsonLine(line).text,
   },
   {
@@ -122,7 +121,9 @@ describe('planted credentials in many forms', () => {
         }
       }
     }
-    console.log(`[redaction generated] ${checks} planted passwords (seed ${SEED + 29}): ${survivors.length} survivors of redact, ${misses.length} misses of verify`);
+    console.log(
+      `[redaction generated] ${checks} planted passwords (seed ${SEED + 29}): ${survivors.length} survivors of redact, ${misses.length} misses of verify`,
+    );
     expect(survivors).toEqual([]);
     expect(misses).toEqual([]);
   });
@@ -142,10 +143,12 @@ describe('false positives on real code that holds no credential', () => {
     for (const rendering of RENDERINGS) {
       const line = rendering.render(text);
       expect(rendering.redact(line), rendering.name).toBe(line);
-      expect(scanText(line).map((hit) => `${hit.kind}:${hit.value}`), rendering.name).toEqual([]);
+      expect(
+        scanText(line).map((hit) => `${hit.kind}:${hit.value}`),
+        rendering.name,
+      ).toEqual([]);
     }
   });
-
 
   it('redact replaces and verify flags at most 1 span per MB of clean source', async () => {
     // This repository's own sources and the TypeScript compiler as shipped (a large body of real
@@ -173,7 +176,10 @@ describe('false positives on real code that holds no credential', () => {
         lines.push(
           JSON.stringify({
             type: 'user',
-            message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_${i}_${start}`, content: fileLines.slice(start, start + 400).join('\n') }] },
+            message: {
+              role: 'user',
+              content: [{ type: 'tool_result', tool_use_id: `toolu_${i}_${start}`, content: fileLines.slice(start, start + 400).join('\n') }],
+            },
           }),
         );
       }

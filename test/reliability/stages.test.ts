@@ -94,7 +94,23 @@ describe('stage kills', { timeout: 600_000 }, () => {
     const env = { OPENAI_API_KEY: 'sk-stage-kill-test-0001' };
     const session = join(packageRoot(), 'data', 'demo', 'claude-session.jsonl');
     const db = join(dir, 'persona-batch.db');
-    const args = ['persona', 'run', '--session', session, '--target', `openai:gpt-4.1-mini@${server.baseURL}`, '--judge', 'sim:judge', '--set', 'positions=[{uniform: 2}]', '--db', db, '--batch', '--poll-interval', '0.01'];
+    const args = [
+      'persona',
+      'run',
+      '--session',
+      session,
+      '--target',
+      `openai:gpt-4.1-mini@${server.baseURL}`,
+      '--judge',
+      'sim:judge',
+      '--set',
+      'positions=[{uniform: 2}]',
+      '--db',
+      db,
+      '--batch',
+      '--poll-interval',
+      '0.01',
+    ];
     const killed = await spawnCli(args, { ...env, ...killAfter('targets') });
     expect(killed.code).toBeNull();
     expect(server.batches).toHaveLength(1);

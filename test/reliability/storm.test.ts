@@ -62,7 +62,9 @@ describe('fault storm', () => {
       const failedBefore = counts.failed ?? 0;
       const callsBefore = server.requests.length;
       const second = await runCells(store, runId, specs, options);
-      const retried = new Set(server.requests.slice(callsBefore).map((r) => String((r.body as { messages: Array<{ content: string }> }).messages.at(-1)?.content)));
+      const retried = new Set(
+        server.requests.slice(callsBefore).map((r) => String((r.body as { messages: Array<{ content: string }> }).messages.at(-1)?.content)),
+      );
       expect(retried.size).toBe(failedBefore);
       store.close();
       console.log(

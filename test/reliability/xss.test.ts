@@ -38,9 +38,7 @@ const BASE = [
   '\u003cscript\u003ealert(20)\u003c/script\u003e',
 ];
 // The full size adds case, entity and whitespace variants of every payload (the campaign used 77).
-const PAYLOADS = FULL
-  ? BASE.flatMap((p) => [p, p.toUpperCase(), p.replace(/</g, '&lt;'), p.replace(/ /g, '\t'), p.replace(/alert/g, 'confirm')])
-  : BASE;
+const PAYLOADS = FULL ? BASE.flatMap((p) => [p, p.toUpperCase(), p.replace(/</g, '&lt;'), p.replace(/ /g, '\t'), p.replace(/alert/g, 'confirm')]) : BASE;
 const TEXT = PAYLOADS.join('\n');
 const CELL_PAGES = FULL ? 40 : 3;
 
@@ -91,7 +89,9 @@ describe.skipIf(!existsSync(CHROMIUM))('XSS payloads in the viewer, in a real br
       expect(watched.dialogs).toEqual([]);
       expect(watched.pageErrors).toEqual([]);
       expect(browser.external).toEqual([]);
-      console.log(`[reliability xss] ${PAYLOADS.length} payloads on ${pages} viewer pages: ${watched.dialogs.length} dialogs, ${watched.pageErrors.length} page errors, ${browser.external.length} external requests`);
+      console.log(
+        `[reliability xss] ${PAYLOADS.length} payloads on ${pages} viewer pages: ${watched.dialogs.length} dialogs, ${watched.pageErrors.length} page errors, ${browser.external.length} external requests`,
+      );
       await page.close();
     } finally {
       await browser.close();
@@ -99,7 +99,6 @@ describe.skipIf(!existsSync(CHROMIUM))('XSS payloads in the viewer, in a real br
     }
   }, 240_000);
 });
-
 
 if (!existsSync(CHROMIUM)) {
   console.log(`[reliability xss] skipped: no browser at ${CHROMIUM} (apt-get install chromium, or set ECHOLENS_CHROMIUM)`);

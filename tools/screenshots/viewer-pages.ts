@@ -23,7 +23,10 @@ const viewer = await startViewer({
 const browser = await chromium.launch({ executablePath: process.env.ECHOLENS_CHROMIUM ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
 try {
   const runs = ((await (await fetch(`${viewer.url}api/runs`)).json()) as { runs: Array<{ id: string; experiment: string }> }).runs;
-  const pages: Array<[string, string]> = [['runs', viewer.url], ['demo', `${viewer.url}demo`]];
+  const pages: Array<[string, string]> = [
+    ['runs', viewer.url],
+    ['demo', `${viewer.url}demo`],
+  ];
   for (const run of runs) {
     const id = encodeURIComponent(run.id);
     pages.push([`run-${run.experiment}`, `${viewer.url}run?s=0&r=${id}`], [`analysis-${run.experiment}`, `${viewer.url}analysis?s=0&r=${id}`]);

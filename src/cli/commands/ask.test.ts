@@ -239,9 +239,7 @@ describe('echolens ask streaming', { timeout: 120_000 }, () => {
       expect(fake.requests.slice(before).map((r) => r.stream)).toEqual([true, true]);
       const notices = run.stderr.split('\n').filter((line) => line.includes('partial answer is discarded'));
       expect(notices).toHaveLength(1);
-      expect(notices[0]).toMatch(
-        new RegExp(`^echolens: attempt 1 failed \\((connection|server)\\) after ${partial.length} characters were printed`),
-      );
+      expect(notices[0]).toMatch(new RegExp(`^echolens: attempt 1 failed \\((connection|server)\\) after ${partial.length} characters were printed`));
       expect(run.stdout).toBe(`${partial}\n${STORY}\n`);
       expect(run.stdout.split(STORY)).toHaveLength(2);
       expect(run.stderr).toMatch(/2 attempts/);

@@ -20,7 +20,9 @@ export function registerAudits(program: Command): void {
       }
       const width = Math.max(...audits.map((a) => a.name.length), 4);
       for (const a of audits) {
-        process.stdout.write(`${a.name.padEnd(width)}  ${a.title}: ${a.description}\n${' '.repeat(width)}  run: ${a.command}${a.calibrate ? '; calibrate: available' : ''}\n`);
+        process.stdout.write(
+          `${a.name.padEnd(width)}  ${a.title}: ${a.description}\n${' '.repeat(width)}  run: ${a.command}${a.calibrate ? '; calibrate: available' : ''}\n`,
+        );
       }
     });
 }

@@ -22,7 +22,9 @@ describe('echolens compare', { timeout: 240_000 }, () => {
     const md = await runCliInProcess(['compare', a, b, '--bootstrap', '300']);
     expect(md.code, md.stderr).toBe(0);
     expect(md.stdout).toContain(`run ${personaA} in ${a}`);
-    expect(md.stdout).toMatch(/\| drift gap Δ \(filler − real\) \| sim:persona · judge sim:judge ⇄ sim:persona-null · judge sim:judge \| [+-]\d\.\d\d \| [+-]\d\.\d\d \| -\d\.\d\d \[-\d\.\d\d, -\d\.\d\d\] \| \d+ positions \|/u);
+    expect(md.stdout).toMatch(
+      /\| drift gap Δ \(filler − real\) \| sim:persona · judge sim:judge ⇄ sim:persona-null · judge sim:judge \| [+-]\d\.\d\d \| [+-]\d\.\d\d \| -\d\.\d\d \[-\d\.\d\d, -\d\.\d\d\] \| \d+ positions \|/u,
+    );
     const json = await runCliInProcess(['compare', a, b, '--bootstrap', '300', '--format', 'json']);
     const parsed = JSON.parse(json.stdout) as { pairs: Array<{ b: { run: string }; comparison: { rows: Array<{ result: { ci: [number, number] } }> } }> };
     expect(parsed.pairs[0]!.b.run).toBe(personaB);

@@ -45,7 +45,13 @@ function selectPairs(a: { file: string; store: RunStore }, b: { file: string; st
     checkSameAudit(left, right, { a: `run A in ${a.file}`, b: `run B in ${b.file}` });
     return [[left, right]];
   }
-  const experiments = (store: RunStore) => new Set(store.listRuns().map((r) => r.experiment).filter((e) => findAudit(e) !== undefined));
+  const experiments = (store: RunStore) =>
+    new Set(
+      store
+        .listRuns()
+        .map((r) => r.experiment)
+        .filter((e) => findAudit(e) !== undefined),
+    );
   const ea = experiments(a.store);
   const eb = experiments(b.store);
   const shared = [...ea].filter((e) => eb.has(e) && (!options.audit || e === options.audit));
@@ -92,7 +98,10 @@ export function registerCompare(program: Command): void {
             comparison: compareAnalyzedRuns(audit.name, reportA.analyzed, reportB.analyzed, { B, seed }),
           };
         });
-        emit(options.format === 'json' ? JSON.stringify({ schema: 'echolens.compare/2', pairs, rows: compareRows(pairs) }, null, 2) : renderCompareMarkdown(pairs), options.out);
+        emit(
+          options.format === 'json' ? JSON.stringify({ schema: 'echolens.compare/2', pairs, rows: compareRows(pairs) }, null, 2) : renderCompareMarkdown(pairs),
+          options.out,
+        );
       } finally {
         storeA.close();
         if (storeB !== storeA) storeB.close();

@@ -4,13 +4,7 @@ import { requireCompleteRun } from '../../experiment/run-completeness.js';
 import { continuationAudit, continuationDesignPowerLine } from '../../continuation/audit.js';
 import { calibrateContinuation } from '../../continuation/calibrate.js';
 import { renderContinuationMarkdown } from '../../continuation/report-markdown.js';
-import {
-  type ContinuationReport,
-  continuationConfigFromFlags,
-  continuationReport,
-  continuationRunId,
-  loadContinuationConfig,
-} from '../../continuation/run.js';
+import { type ContinuationReport, continuationConfigFromFlags, continuationReport, continuationRunId, loadContinuationConfig } from '../../continuation/run.js';
 import { CONTINUATION_NULL_SIM, CONTINUATION_SIM, SIM_PROFILES } from '../../continuation/sim.js';
 import { openStore, type RunStore } from '../../store/run-store.js';
 import { runAuditCommand } from '../audit-run.js';
@@ -120,8 +114,7 @@ export function registerContinuation(continuation: Command): void {
     .option('-o, --out <file>', 'write to a file instead of stdout')
     .action((options) => {
       const format = formatOf(options.format);
-      const profiles =
-        options.profile === 'both' ? [CONTINUATION_NULL_SIM, CONTINUATION_SIM] : SIM_PROFILES.filter((p) => p.name === options.profile);
+      const profiles = options.profile === 'both' ? [CONTINUATION_NULL_SIM, CONTINUATION_SIM] : SIM_PROFILES.filter((p) => p.name === options.profile);
       if (profiles.length === 0) {
         throw new InvalidArgumentError('--profile', `must be ${SIM_PROFILES.map((p) => p.name).join(', ')} or both, got "${options.profile}"`);
       }
@@ -139,14 +132,19 @@ export function registerContinuation(continuation: Command): void {
       const lines = ['# Continuation audit calibration (simulated)', ''];
       for (const r of results) {
         lines.push(`## ${r.profile} — planted recent − cross: complete case ${r.planted.completeCase.toFixed(3)}, ITT ${r.planted.itt.toFixed(3)}`, '');
-        lines.push(`${r.design.replicates} simulated runs × ${r.design.cutpoints} cutpoints, seed ${r.design.seed}, ${r.design.resamples} resamples when not exact.`, '');
+        lines.push(
+          `${r.design.replicates} simulated runs × ${r.design.cutpoints} cutpoints, seed ${r.design.seed}, ${r.design.resamples} resamples when not exact.`,
+          '',
+        );
         lines.push('| test | rejection rate (± MC SE) | what it is | 95% CI coverage (± MC SE) | bias | mean SE |');
         lines.push('|---|---|---|---|---|---|');
         for (const t of r.tests) {
           const rate = t.rejection ? `${t.rejection.rate.toFixed(3)} ± ${t.rejection.mcSE.toFixed(3)}` : '—';
           const what = r.withinNominal ? `false-positive rate (${r.withinNominal[t.test] ? 'within' : 'ABOVE'} 0.05 + 2 MC SE)` : 'power';
           const coverage = t.coverage ? `${t.coverage.rate.toFixed(3)} ± ${t.coverage.mcSE.toFixed(3)}` : '—';
-          lines.push(`| ${t.test} | ${rate} | ${what} | ${coverage} | ${t.bias === null ? '—' : t.bias.toFixed(4)} | ${t.meanStandardError === null ? '—' : t.meanStandardError.toFixed(4)} |`);
+          lines.push(
+            `| ${t.test} | ${rate} | ${what} | ${coverage} | ${t.bias === null ? '—' : t.bias.toFixed(4)} | ${t.meanStandardError === null ? '—' : t.meanStandardError.toFixed(4)} |`,
+          );
         }
         lines.push('');
       }

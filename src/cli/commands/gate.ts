@@ -45,7 +45,11 @@ export function registerGate(program: Command): void {
   }
   const failsByDefault = gated.flatMap((a) => (a.gate?.failsByDefault ? [a.gate.failsByDefault] : []));
   gateCommand
-    .option('--max-failed-cells <fraction>', 'fail when more than this share of a run’s cells failed or are unfinished (default 0.05)', fraction('--max-failed-cells'))
+    .option(
+      '--max-failed-cells <fraction>',
+      'fail when more than this share of a run’s cells failed or are unfinished (default 0.05)',
+      fraction('--max-failed-cells'),
+    )
     .option('--junit <file>', 'write the checks as JUnit XML (one testcase per check)')
     .option('--summary <file>', 'append the Markdown summary here (default: $GITHUB_STEP_SUMMARY when set)')
     .option('--format <format>', 'stdout: text (failures and the verdict), md or json', 'text')

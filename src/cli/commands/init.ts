@@ -19,7 +19,12 @@ export function registerInit(program: Command): void {
     .command('init')
     .description('write a commented starter config for an audit, and its JSON Schema next to it for editors')
     .argument('<audit>', orList(names))
-    .option('-o, --out <file>', `where to write it (default ${withTemplates().map((a) => a.initTemplate?.file).join(' / ')}; "-" for stdout)`)
+    .option(
+      '-o, --out <file>',
+      `where to write it (default ${withTemplates()
+        .map((a) => a.initTemplate?.file)
+        .join(' / ')}; "-" for stdout)`,
+    )
     .option('--force', 'overwrite an existing file')
     .action((name: string, options) => {
       const audit = withTemplates().find((a) => a.name === name);

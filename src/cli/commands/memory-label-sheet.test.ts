@@ -31,7 +31,9 @@ describe('echolens memory label-sheet', { timeout: 600_000 }, () => {
     writeFileSync(sheet, filled);
     const imported = await runCliInProcess(['memory', 'label-sheet', 'import', sheet, '--format', 'json']);
     expect(imported.code).toBe(0);
-    const report = JSON.parse(imported.stdout) as { reviews: Array<{ agreement: { compared: number; agreed: number; ambiguous: number; exact: number; perRoot: unknown[] } }> };
+    const report = JSON.parse(imported.stdout) as {
+      reviews: Array<{ agreement: { compared: number; agreed: number; ambiguous: number; exact: number; perRoot: unknown[] } }>;
+    };
     const agreement = report.reviews[0]!.agreement;
     expect(agreement).toMatchObject({ compared: 11, ambiguous: 1 });
     // sim:labeler never says unmapped on sim steps, so the two relabelled steps disagree.

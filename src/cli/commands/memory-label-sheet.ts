@@ -32,7 +32,9 @@ const keyPathOf = (sheet: string) => `${sheet.replace(/\.csv$/i, '')}.key.json`;
 export function registerMemoryLabelSheet(memory: Command): void {
   const sheet = memory
     .command('label-sheet')
-    .description("human check of the labeler's step labels (App. C.5): export a sample of labelled steps as a CSV sheet, import the filled sheet for agreement and Cohen's κ per category");
+    .description(
+      "human check of the labeler's step labels (App. C.5): export a sample of labelled steps as a CSV sheet, import the filled sheet for agreement and Cohen's κ per category",
+    );
 
   sheet
     .command('export')
@@ -55,7 +57,14 @@ export function registerMemoryLabelSheet(memory: Command): void {
         const questions = new Map(stimuli.questions.questions.map((q) => [q.id, q.text]));
         const items = sampleStepLabels(collection.records, { n: options.n, seed: options.seed, questions });
         if (items.length === 0) throw new ConfigError('the run has no labelled answer whose labels align with its steps', { field: 'run' });
-        key = { kind: 'echolens-step-label-key', runId, labeler: collection.config.labeler, blind: Boolean(options.blind), symbols: ontologySymbols(collection.ontology), items };
+        key = {
+          kind: 'echolens-step-label-key',
+          runId,
+          labeler: collection.config.labeler,
+          blind: Boolean(options.blind),
+          symbols: ontologySymbols(collection.ontology),
+          items,
+        };
       } finally {
         store.close();
       }

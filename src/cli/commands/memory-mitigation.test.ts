@@ -47,9 +47,26 @@ describe('echolens memory mitigation commands', () => {
 
     const refs = join(dir, 'refs.jsonl');
     const second = program();
-    await second.root.parseAsync(['node', 'echolens', 'memory', 'references', fixture, '--db', db, '--labeler', 'sim:labeler', '-o', refs, '--set', 'questions.limit=2']);
+    await second.root.parseAsync([
+      'node',
+      'echolens',
+      'memory',
+      'references',
+      fixture,
+      '--db',
+      db,
+      '--labeler',
+      'sim:labeler',
+      '-o',
+      refs,
+      '--set',
+      'questions.limit=2',
+    ]);
     expect(second.out.join('')).toMatch(/wrote \d+ references/);
-    const lines = readFileSync(refs, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { question_id: string; symbols: string[] });
+    const lines = readFileSync(refs, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { question_id: string; symbols: string[] });
     expect(lines.length).toBeGreaterThan(0);
     for (const line of lines) expect(line.symbols.length).toBeGreaterThan(0);
   });
@@ -60,7 +77,10 @@ describe('echolens memory mitigation commands', () => {
     writeFileSync(config, 'targets: [sim:memory]\nlabeler: sim:labeler\nquestions: { limit: 6 }\nconditions: [filler, gender]\nk: 1\n');
     const stimuli = await resolveMemoryStimuli(memoryConfigSchema.parse({ targets: ['sim:memory'], labeler: 'sim:labeler', questions: { limit: 6 } }));
     const refs = join(dir, 'refs.jsonl');
-    writeFileSync(refs, stimuli.questions.questions.map((q) => JSON.stringify({ question_id: q.id, symbols: ['Protective/Security and stability'] })).join('\n'));
+    writeFileSync(
+      refs,
+      stimuli.questions.questions.map((q) => JSON.stringify({ question_id: q.id, symbols: ['Protective/Security and stability'] })).join('\n'),
+    );
     const train = join(dir, 'data', 'train.parquet');
     vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     const { root } = program();
@@ -68,7 +88,10 @@ describe('echolens memory mitigation commands', () => {
     const read = async (file: string) => {
       const bytes = readFileSync(file);
       const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
-      return (await parquetReadObjects({ file: buffer })) as Array<{ prompt: Array<{ role: string; content: string }>; reward_model: { ground_truth: string; style: string } }>;
+      return (await parquetReadObjects({ file: buffer })) as Array<{
+        prompt: Array<{ role: string; content: string }>;
+        reward_model: { ground_truth: string; style: string };
+      }>;
     };
     const trainRows = await read(train);
     const valRows = await read(join(dir, 'data', 'train-val.parquet'));
@@ -83,13 +106,30 @@ describe('echolens memory mitigation commands', () => {
     const trainIds = new Set(trainRows.map((r) => r.reward_model.ground_truth));
     for (const row of valRows) expect(trainIds.has(row.reward_model.ground_truth)).toBe(false);
 
-    await expect(program().root.parseAsync(['node', 'echolens', 'memory', 'grpo-data', config, '--references', refs, '-o', join(dir, 'train.jsonl')])).rejects.toThrow(/Parquet/);
     await expect(
-      program().root.parseAsync(['node', 'echolens', 'memory', 'grpo-data', config, '--references', refs, '--format', 'openrlhf', '-o', join(dir, 'p.parquet')]),
+      program().root.parseAsync(['node', 'echolens', 'memory', 'grpo-data', config, '--references', refs, '-o', join(dir, 'train.jsonl')]),
+    ).rejects.toThrow(/Parquet/);
+    await expect(
+      program().root.parseAsync([
+        'node',
+        'echolens',
+        'memory',
+        'grpo-data',
+        config,
+        '--references',
+        refs,
+        '--format',
+        'openrlhf',
+        '-o',
+        join(dir, 'p.parquet'),
+      ]),
     ).rejects.toThrow(/JSON lines/);
     const jsonl = join(dir, 'prompts.jsonl');
     await program().root.parseAsync(['node', 'echolens', 'memory', 'grpo-data', config, '--references', refs, '--format', 'openrlhf', '-o', jsonl]);
-    const lines = readFileSync(jsonl, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { label: string; prompt: unknown[] });
+    const lines = readFileSync(jsonl, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { label: string; prompt: unknown[] });
     expect(lines).toHaveLength(18);
     expect(typeof lines[0]!.label).toBe('string');
   });
@@ -100,7 +140,8 @@ describe('echolens memory mitigation commands', () => {
     let help = '';
     server.configureOutput({ writeOut: (text) => (help += text) });
     server.outputHelp();
-    for (const flag of ['--preset', '--w-anti-distraction', '--w-readability', '--w-diversity', '--readability-target', '--drift']) expect(help).toContain(flag);
+    for (const flag of ['--preset', '--w-anti-distraction', '--w-readability', '--w-diversity', '--readability-target', '--drift'])
+      expect(help).toContain(flag);
     expect(help).toMatch(/authors = 0\.5·r_fmt \+ 0\.5·\(1 − DTW\)/);
   });
 
@@ -116,9 +157,25 @@ describe('echolens memory mitigation commands', () => {
     expect(readFileSync(join(dir, 'launch', 'echolens_reward.py'), 'utf8')).toContain('def compute_score(');
     vi.restoreAllMocks();
     const trl = join(dir, 'train_dpo.py');
-    await program().root.parseAsync(['node', 'echolens', 'memory', 'train-config', '--engine', 'trl', '-o', trl, config, '--set', 'data.train=dpo/trl/mixed.jsonl', '--set', 'dpo.beta=0.05']);
+    await program().root.parseAsync([
+      'node',
+      'echolens',
+      'memory',
+      'train-config',
+      '--engine',
+      'trl',
+      '-o',
+      trl,
+      config,
+      '--set',
+      'data.train=dpo/trl/mixed.jsonl',
+      '--set',
+      'dpo.beta=0.05',
+    ]);
     expect(readFileSync(trl, 'utf8')).toContain('beta=0.05,');
-    await expect(program().root.parseAsync(['node', 'echolens', 'memory', 'train-config', '--engine', 'deepspeed', '-o', trl, config])).rejects.toThrow(/--engine/);
+    await expect(program().root.parseAsync(['node', 'echolens', 'memory', 'train-config', '--engine', 'deepspeed', '-o', trl, config])).rejects.toThrow(
+      /--engine/,
+    );
   });
 
   it('rejects a malformed --model with a named argument', async () => {

@@ -42,8 +42,7 @@ function ensureParent(file: string): string {
   return file;
 }
 
-const SIMS =
-  '\nSimulated models (measure nothing): sim:memory (generator), sim:dpo-judge (judge), sim:dpo-rewriter (rewrite), sim:labeler (labeler).';
+const SIMS = '\nSimulated models (measure nothing): sim:memory (generator), sim:dpo-judge (judge), sim:dpo-rewriter (rewrite), sim:labeler (labeler).';
 
 /** `echolens memory dpo-pairs | references | reward-server` (DriftLens §5, App. I). */
 export function registerMemoryMitigation(memory: Command): void {
@@ -51,7 +50,9 @@ export function registerMemoryMitigation(memory: Command): void {
 
   memory
     .command('dpo-pairs')
-    .description('DPO preference data (SymPreference): persona prompts, candidates, judge (h, d, a), selection, optional rewrite, mix with filtered external pairs; TRL + OpenRLHF exports and a data card')
+    .description(
+      'DPO preference data (SymPreference): persona prompts, candidates, judge (h, d, a), selection, optional rewrite, mix with filtered external pairs; TRL + OpenRLHF exports and a data card',
+    )
     .argument('<config>', 'YAML config (docs/mitigation.md; example: src/memory-drift/mitigation/__fixtures__/dpo-sim.yaml)')
     .option('--db <file>', 'run store (a SQLite file or a postgres:// URL): every call is a cached, resumable cell', 'runs/dpo.db')
     .option('--out <dir>', 'output folder (overrides the config `out`)')
@@ -136,10 +137,14 @@ export function registerMemoryMitigation(memory: Command): void {
     .option('--w-format <w>', 'weight of r_fmt (format reward, eq. 9)', finiteNumber('--w-format'))
     .option('--w-dtw <w>', 'weight of r_dtw (−DTW, or 1 − DTW with --drift similarity)', finiteNumber('--w-dtw'))
     .option('--w-sri <w>', 'weight of r_sri (−SRI drift, or 1 − SRI; the DTW+SRI+fmt variant)', finiteNumber('--w-sri'))
-    .option('--w-anti-distraction <w>', 'weight of the anti-distraction reward (labels keep o*(x) in place and order; penalises unmapped steps and length change)', finiteNumber('--w-anti-distraction'))
+    .option(
+      '--w-anti-distraction <w>',
+      'weight of the anti-distraction reward (labels keep o*(x) in place and order; penalises unmapped steps and length change)',
+      finiteNumber('--w-anti-distraction'),
+    )
     .option('--w-readability <w>', 'weight of the readability reward (Gaussian around a target Flesch reading ease)', finiteNumber('--w-readability'))
     .option('--w-diversity <w>', 'weight of the answer lexical-diversity reward (App. I.3)', finiteNumber('--w-diversity'))
-    .option('--drift <form>', 'how DTW and SRI enter R: negative (−d, paper eq. 10) or similarity (1 − d, authors\' code); default from the preset')
+    .option('--drift <form>', "how DTW and SRI enter R: negative (−d, paper eq. 10) or similarity (1 − d, authors' code); default from the preset")
     .option('--readability-target <fre>', 'Flesch reading ease at which the readability reward peaks', finiteNumber('--readability-target'), 60)
     .option('--readability-width <w>', 'width σ of the readability Gaussian', finiteNumber('--readability-width'), 25)
     .option('--cache-size <n>', 'responses kept in the in-memory label cache', integerIn('--cache-size', 1, 10_000_000), 50_000)
@@ -150,11 +155,14 @@ export function registerMemoryMitigation(memory: Command): void {
     .option('--max-response-chars <n>', 'longest response scored (longer ones are item errors)', integerIn('--max-response-chars', 1, 100_000_000), 1_000_000)
     .addHelpText(
       'after',
-      '\nPresets: paper = 1·r_fmt + 1·(−DTW) (DriftLens eq. 8–10); authors = 0.5·r_fmt + 0.5·(1 − DTW) (the authors\' released verl reward);\n' +
-        'authors-sri = 0.2·r_fmt + 0.4·(1 − DTW) + 0.4·(1 − SRI) (their README\'s DTW+SRI variant). Add auxiliary rewards with\n' +
+      "\nPresets: paper = 1·r_fmt + 1·(−DTW) (DriftLens eq. 8–10); authors = 0.5·r_fmt + 0.5·(1 − DTW) (the authors' released verl reward);\n" +
+        "authors-sri = 0.2·r_fmt + 0.4·(1 − DTW) + 0.4·(1 − SRI) (their README's DTW+SRI variant). Add auxiliary rewards with\n" +
         '--w-anti-distraction, --w-readability (exp(−(FRE − 60)²/(2·25²))) and --w-diversity. docs/mitigation.md#auxiliary-rewards.',
     )
-    .addHelpText('after', '\nPOST /score {"items":[{"question_id","response"}]}; POST /verl {solution_str, ground_truth: question id}; POST /openrlhf {query, prompts, labels: question ids}; GET /health.\nOnly clients on this machine are served: a foreign Host header, a cross-site Origin or fetch gets 403; with --token every POST needs it.\nSee docs/mitigation.md for trainer configs. Ctrl-C or SIGTERM stops the server within 2 s.')
+    .addHelpText(
+      'after',
+      '\nPOST /score {"items":[{"question_id","response"}]}; POST /verl {solution_str, ground_truth: question id}; POST /openrlhf {query, prompts, labels: question ids}; GET /health.\nOnly clients on this machine are served: a foreign Host header, a cross-site Origin or fetch gets 403; with --token every POST needs it.\nSee docs/mitigation.md for trainer configs. Ctrl-C or SIGTERM stops the server within 2 s.',
+    )
     .action(async (options) => {
       const ontology = options.ontology ? loadOntologyFile(options.ontology) : loadBuiltinOntology();
       const text = readInput(options.references, 'references');
@@ -176,7 +184,9 @@ export function registerMemoryMitigation(memory: Command): void {
         readabilityTarget: options.readabilityTarget,
         readabilityWidth: options.readabilityWidth,
       });
-      const run = openExperimentRun(ensureParent(options.db), 'memory-reward', { labeler: options.labeler, ontology, references: sha256Hex(text) }, 42, { weights });
+      const run = openExperimentRun(ensureParent(options.db), 'memory-reward', { labeler: options.labeler, ontology, references: sha256Hex(text) }, 42, {
+        weights,
+      });
       const labeler = new CachedLabeler({
         store: run.store,
         runId: run.runId,
@@ -197,10 +207,16 @@ export function registerMemoryMitigation(memory: Command): void {
         allowHosts: options.allowHost,
         ...(token === undefined ? {} : { token }),
       });
-      const terms = (['format', 'dtw', 'sri', 'antiDistraction', 'readability', 'diversity'] as const).filter((k) => weights[k] !== 0).map((k) => `${k} ${weights[k]}`);
-      process.stdout.write(`reward server on ${server.url} (${references.size} references; preset ${options.preset}; weights ${terms.join(', ') || 'all 0'}; drift ${weights.drift})\n`);
+      const terms = (['format', 'dtw', 'sri', 'antiDistraction', 'readability', 'diversity'] as const)
+        .filter((k) => weights[k] !== 0)
+        .map((k) => `${k} ${weights[k]}`);
+      process.stdout.write(
+        `reward server on ${server.url} (${references.size} references; preset ${options.preset}; weights ${terms.join(', ') || 'all 0'}; drift ${weights.drift})\n`,
+      );
       if (!server.loopback && token === undefined) {
-        process.stderr.write('warning: listening beyond this machine without a token; anyone who can reach the port can spend the labeler\'s API key (set --token)\n');
+        process.stderr.write(
+          "warning: listening beyond this machine without a token; anyone who can reach the port can spend the labeler's API key (set --token)\n",
+        );
       }
       await new Promise<void>((resolve) => {
         const stop = () => resolve();
@@ -213,7 +229,9 @@ export function registerMemoryMitigation(memory: Command): void {
       process.once('SIGTERM', force);
       await server.close();
       run.store.close();
-      process.stdout.write(`stopped: ${server.stats.scored} responses scored, cache ${labeler.stats.memoryHits}/${labeler.stats.lookups} memory hits, ${labeler.stats.calls} labeler calls\n`);
+      process.stdout.write(
+        `stopped: ${server.stats.scored} responses scored, cache ${labeler.stats.memoryHits}/${labeler.stats.lookups} memory hits, ${labeler.stats.calls} labeler calls\n`,
+      );
     });
 
   memory
@@ -242,7 +260,13 @@ export function registerMemoryMitigation(memory: Command): void {
         const summaries = [];
         for (const model of models) {
           summaries.push(
-            await evaluateHeldOut(model.name, model.rows, { references, labeler, store: run.store, runId: run.runId, ...(options.judge ? { judge: options.judge } : {}) }),
+            await evaluateHeldOut(model.name, model.rows, {
+              references,
+              labeler,
+              store: run.store,
+              runId: run.runId,
+              ...(options.judge ? { judge: options.judge } : {}),
+            }),
           );
         }
         process.stdout.write(options.format === 'json' ? `${JSON.stringify(summaries, null, 2)}\n` : renderEvaluationMarkdown(summaries));
@@ -281,7 +305,8 @@ export function registerMemoryMitigation(memory: Command): void {
       if (format === 'openrlhf' && /\.parquet$/i.test(out)) {
         throw new InvalidArgumentError('--out', `OpenRLHF data is written as JSON lines; name the file *.jsonl, not ${out}`);
       }
-      if (!(options.valFraction >= 0 && options.valFraction < 1)) throw new InvalidArgumentError('--val-fraction', `must be in [0, 1), got ${options.valFraction}`);
+      if (!(options.valFraction >= 0 && options.valFraction < 1))
+        throw new InvalidArgumentError('--val-fraction', `must be in [0, 1), got ${options.valFraction}`);
       const references = parseReferences(readInput(options.references, 'references'), options.references);
       const config = loadMemoryConfig(configFile, options.set);
       const stimuli = await resolveMemoryStimuli(config);
@@ -292,16 +317,22 @@ export function registerMemoryMitigation(memory: Command): void {
         dataSource: options.dataSource,
       });
       if (exported.rows.length === 0) {
-        throw new InputError(`no question of the config has a reference trajectory in ${options.references}; run \`echolens memory references\` on the same questions`, {
-          file: options.references,
-        });
+        throw new InputError(
+          `no question of the config has a reference trajectory in ${options.references}; run \`echolens memory references\` on the same questions`,
+          {
+            file: options.references,
+          },
+        );
       }
       const sides: Array<{ file: string; rows: GrpoExport['rows'] }> = [];
       if (options.valFraction > 0) {
         const split = splitByQuestion(exported.rows, options.valFraction);
         const valOut: string = options.valOut ?? out.replace(/(\.[^./\\]+)?$/, (ext) => `-val${ext}`);
         if (split.train.length === 0 || split.val.length === 0) {
-          throw new InvalidArgumentError('--val-fraction', `${options.valFraction} leaves ${split.train.length === 0 ? 'no training' : 'no validation'} question among ${exported.rows.length} prompts; use more questions or another fraction`);
+          throw new InvalidArgumentError(
+            '--val-fraction',
+            `${options.valFraction} leaves ${split.train.length === 0 ? 'no training' : 'no validation'} question among ${exported.rows.length} prompts; use more questions or another fraction`,
+          );
         }
         sides.push({ file: out, rows: split.train }, { file: valOut, rows: split.val });
       } else sides.push({ file: out, rows: exported.rows });
@@ -318,7 +349,9 @@ export function registerMemoryMitigation(memory: Command): void {
 
   memory
     .command('train-config')
-    .description('launch files for the trainers: GRPO with verl or OpenRLHF (pointing at grpo-data and the reward server), DPO with TRL (the dpo-pairs export), with the paper\'s or the authors\' hyperparameters')
+    .description(
+      "launch files for the trainers: GRPO with verl or OpenRLHF (pointing at grpo-data and the reward server), DPO with TRL (the dpo-pairs export), with the paper's or the authors' hyperparameters",
+    )
     .argument('<config>', 'YAML: model, data {train, val?}, reward {url}, preset, grpo/dpo overrides (docs/mitigation.md#launch-files)')
     .requiredOption('--engine <engine>', `one of ${TRAIN_ENGINES.join(', ')}`)
     .requiredOption('-o, --out <file>', 'launch file: a shell script (verl, openrlhf; verl also writes echolens_reward.py beside it) or a Python script (trl)')
@@ -326,7 +359,7 @@ export function registerMemoryMitigation(memory: Command): void {
     .addHelpText(
       'after',
       `\nGRPO presets (verl, openrlhf): ${Object.keys(GRPO_PRESETS).join(', ')}. paper = App. I.2 (K 4, T 1.0, batch 8, 640/1024 tokens, KL 0.01, 3 epochs),\n` +
-        'the values of the authors\' Phi-4 and Gemma-2 scripts; authors-qwen3 = their Qwen3-4B script (KL 0.001, 640 response tokens, lr 3e-6).\n' +
+        "the values of the authors' Phi-4 and Gemma-2 scripts; authors-qwen3 = their Qwen3-4B script (KL 0.001, 640 response tokens, lr 3e-6).\n" +
         'DPO (trl): App. I.1 (sigmoid loss, lr 5e-6, 3 epochs, cosine, warmup 0.1, max length 1024, batch 1 × 16, ZeRO-3, bf16; β 0.1 = TRL default).\n' +
         'Each generated file lists every hyperparameter with its source. Training does not run here.',
     )

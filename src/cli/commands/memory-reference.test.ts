@@ -30,7 +30,18 @@ describe('echolens memory report with referenceMetric (SIMULATED models)', { tim
     writeFileSync(vectors, JSON.stringify(Object.fromEntries(symbols.map((s) => [s, fakeEmbedding(s)]))));
     const db = join(dir, 'file.db');
     const runReport = join(dir, 'run-report.md');
-    const run = await cli(['memory', 'run', example, '--db', db, ...small, '--set', `referenceMetric.embeddings=${JSON.stringify(vectors)}`, '--report', runReport]);
+    const run = await cli([
+      'memory',
+      'run',
+      example,
+      '--db',
+      db,
+      ...small,
+      '--set',
+      `referenceMetric.embeddings=${JSON.stringify(vectors)}`,
+      '--report',
+      runReport,
+    ]);
     expect(run.stderr).not.toMatch(/internal error/);
     expect(run.code).toBe(0);
     expect(readFileSync(runReport, 'utf8')).toMatch(/## Comparison metric: dtw-reference/);

@@ -74,7 +74,9 @@ describe('echolens memory', { timeout: 600_000 }, () => {
     // (three questions: too few for the elevation bootstrap, so each tier says n/a)
     const tier = '(n\\/a|not run|[+-]\\d+% \\[[+-]\\d+%, [+-]\\d+%\\])';
     expect(tail[0]).toMatch(
-      new RegExp(`^memory drift: sim:memory: DTW elevation over the no-memory floor \\(95% CI\\) — noise ${tier}, persona ${tier}, life events ${tier}; validity \\w+$`),
+      new RegExp(
+        `^memory drift: sim:memory: DTW elevation over the no-memory floor \\(95% CI\\) — noise ${tier}, persona ${tier}, life events ${tier}; validity \\w+$`,
+      ),
     );
     expect(tail[1]).toBe('(SIMULATED models: these numbers measure no real model)');
     expect(tail[2]).toMatch(/^report: echolens memory report /);
@@ -146,12 +148,26 @@ describe('echolens memory', { timeout: 600_000 }, () => {
       );
       const out = join(dir, 'curated.jsonl');
       const sheet = join(dir, 'sheet.csv');
-      const run = await cli(
-        ['memory', 'curate', '--questions', questions, '--rater', `openai-compatible:rater@${server.baseURL}`, '--db', join(dir, 'curate.db'), '-o', out, '--export-sheet', sheet],
-      );
+      const run = await cli([
+        'memory',
+        'curate',
+        '--questions',
+        questions,
+        '--rater',
+        `openai-compatible:rater@${server.baseURL}`,
+        '--db',
+        join(dir, 'curate.db'),
+        '-o',
+        out,
+        '--export-sheet',
+        sheet,
+      ]);
       expect(run.stderr).not.toMatch(/internal error/);
       expect(run.code).toBe(0);
-      const rows = readFileSync(out, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+      const rows = readFileSync(out, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
       expect(rows.map((r: { decision: string }) => r.decision)).toEqual(['keep', 'drop', 'keep', 'drop']);
       expect(rows[1].reason).toMatch(/drop-list: .*"what is"/);
       expect(rows[1].rater).toBeUndefined();
@@ -166,8 +182,7 @@ describe('echolens memory', { timeout: 600_000 }, () => {
 
       const header = readFileSync(sheet, 'utf8').split(/\r?\n/)[0];
       expect(header).toBe('item_id,question,label,confidence,comment');
-      const filled = (labels: string[]) =>
-        ['item_id,question,label,confidence,comment', `q1,x,${labels[0]},0.9,`, `q3,x,${labels[1]},0.8,`].join('\n');
+      const filled = (labels: string[]) => ['item_id,question,label,confidence,comment', `q1,x,${labels[0]},0.9,`, `q3,x,${labels[1]},0.8,`].join('\n');
       const sheets = [filled(['yes', 'yes']), filled(['yes', 'no']), filled(['yes', 'no'])].map((text, i) => {
         const file = join(dir, `annotator-${i}.csv`);
         writeFileSync(file, text);

@@ -41,16 +41,24 @@ import { calibrateMemoryDesign, type MemoryCalibration } from '../../memory-drif
 import { type RateWithError, withinNominal } from '../../stats/calibration.js';
 import { openStore } from '../../store/run-store.js';
 import { collect, emit, oneOf, positiveInteger, positiveNumber } from '../options.js';
-import { addConfigRunCommand, addLimitFlags, addMaterialFlags, addReportCommand, CTRL_C_HELP, MODEL_REF_FORMS, materialOverrides, REPORT_FILE_HELP, SET_FLAG_HELP } from '../run-options.js';
-
+import {
+  addConfigRunCommand,
+  addLimitFlags,
+  addMaterialFlags,
+  addReportCommand,
+  CTRL_C_HELP,
+  MODEL_REF_FORMS,
+  materialOverrides,
+  REPORT_FILE_HELP,
+  SET_FLAG_HELP,
+} from '../run-options.js';
 
 // The run's collection section is part of the audit's own Markdown (one report path); re-exported for older imports.
 export { renderCollectionMarkdown };
 
 const checkFormat = (format: string) => oneOf('--format', ['md', 'json'], format);
 
-const MODEL_REFS =
-  `\n${MODEL_REF_FORMS}:\nsim:memory plants drift by tier, sim:memory-null ignores memory, sim:labeler labels sim steps).`;
+const MODEL_REFS = `\n${MODEL_REF_FORMS}:\nsim:memory plants drift by tier, sim:memory-null ignores memory, sim:labeler labels sim steps).`;
 
 const pct = (value: LabelAgreement['exact']) => (typeof value === 'number' ? `${(100 * value).toFixed(2)}%` : `n/a (${markdownCell(value.error)})`);
 const kappa = (value: LabelAgreement['kappa']) => (typeof value === 'number' ? value.toFixed(3) : `n/a (${markdownCell(value.error)})`);
@@ -67,9 +75,7 @@ export function renderReliabilityMarkdown(check: LabelerCheckCollection, reliabi
     '',
     '| labeler | run | wording | responses | labelled | invalid after re-asks | unlabelled |',
     '|---|---|---|---|---|---|---|',
-    ...check.passes.map(
-      (p) => `| ${markdownCell(p.labeler)} | ${p.run} | ${p.wording} | ${p.items} | ${p.labelled} | ${p.invalid} | ${p.unlabelled} |`,
-    ),
+    ...check.passes.map((p) => `| ${markdownCell(p.labeler)} | ${p.run} | ${p.wording} | ${p.items} | ${p.labelled} | ${p.invalid} | ${p.unlabelled} |`),
     '',
   ];
   const counts = (a: LabelAgreement) => `${a.n} | ${pct(a.exact)} | ${kappa(a.kappa)} | ${a.invalid} | ${a.unpaired}`;
@@ -79,7 +85,9 @@ export function renderReliabilityMarkdown(check: LabelerCheckCollection, reliabi
     for (const a of reliability.crossModel) out.push(`| ${markdownCell(a.labelerA)} | ${markdownCell(a.labelerB)} | ${a.wording} | ${a.run} | ${counts(a)} |`);
     out.push('');
     for (const m of reliability.crossModelMean) {
-      out.push(`Mean pairwise exact agreement (${m.wording}, ${m.run}, ${m.pairs} pairs): ${m.meanExact === null ? 'n/a' : `${(100 * m.meanExact).toFixed(2)}%`}.`);
+      out.push(
+        `Mean pairwise exact agreement (${m.wording}, ${m.run}, ${m.pairs} pairs): ${m.meanExact === null ? 'n/a' : `${(100 * m.meanExact).toFixed(2)}%`}.`,
+      );
     }
     out.push('');
   }
@@ -118,7 +126,10 @@ function curationDecision(row: Omit<CurationRow, 'decision' | 'reason'>): Pick<C
   if (row.rater.status === 'rated') {
     return row.rater.verdict.keep
       ? { decision: 'keep', reason: `${keepReason}; rater: all four properties` }
-      : { decision: 'drop', reason: `rater: not ${row.rater.verdict.failed.join(', not ')}${row.rater.verdict.rationale ? ` (${row.rater.verdict.rationale})` : ''}` };
+      : {
+          decision: 'drop',
+          reason: `rater: not ${row.rater.verdict.failed.join(', not ')}${row.rater.verdict.rationale ? ` (${row.rater.verdict.rationale})` : ''}`,
+        };
   }
   return { decision: 'review', reason: `${keepReason}; rater ${row.rater.status}: ${row.rater.status === 'invalid' ? row.rater.error : row.rater.reason}` };
 }
@@ -233,7 +244,17 @@ function registerMemoryRun(memory: Command): void {
       const config = loadMemoryConfig(configFile, overrides);
       const result = await runAuditCommand(memoryAudit, config, options);
       if (result === null) return;
-      const unusable = unusableStage({ runId: result.runId, resumed: result.resumed, ...result.result, interrupted: result.interrupted, stopReason: result.stopReason, spendUsd: result.spendUsd }, options.db);
+      const unusable = unusableStage(
+        {
+          runId: result.runId,
+          resumed: result.resumed,
+          ...result.result,
+          interrupted: result.interrupted,
+          stopReason: result.stopReason,
+          spendUsd: result.spendUsd,
+        },
+        options.db,
+      );
       if (unusable !== null) {
         // Nothing usable is a failed run (exit 1), like a failed call: the message says what to change.
         process.stderr.write(`error: ${unusable}\n`);
@@ -302,7 +323,9 @@ function registerMemoryReport(memory: Command): void {
 function registerMemoryCalibrate(memory: Command): void {
   memory
     .command('calibrate')
-    .description('simulate a config’s exact design under a null and planted effects: false-positive rate, CI coverage and power of every test of the report, before any call')
+    .description(
+      'simulate a config’s exact design under a null and planted effects: false-positive rate, CI coverage and power of every test of the report, before any call',
+    )
     .argument('<config>', 'YAML config of `memory run` (targets and labeler are not called)')
     .option('--replicates <n>', 'simulated runs per scenario (200 gives a false-positive rate within about ±3 points)', positiveInteger('--replicates'), 200)
     .option('--seed <n>', 'seed of the simulation (default: the config seed)', (v: string) => {
@@ -409,7 +432,9 @@ function registerMemoryCurate(memory: Command): void {
       });
       const count = (d: CurationRow['decision']) => rows.filter((r) => r.decision === d).length;
       for (const row of rows) process.stdout.write(`${row.decision}\t${row.id}\t${row.reason}\n`);
-      process.stderr.write(`${rows.length} questions from ${set.source}: ${count('keep')} keep, ${count('drop')} drop, ${count('review')} review.${raterNote}\n`);
+      process.stderr.write(
+        `${rows.length} questions from ${set.source}: ${count('keep')} keep, ${count('drop')} drop, ${count('review')} review.${raterNote}\n`,
+      );
       if (options.out) emit(rows.map((row) => JSON.stringify(row)).join('\n'), options.out);
       const passing = rows.filter((r) => r.decision !== 'drop');
       if (options.exportSheet) {
@@ -495,7 +520,11 @@ function registerMemoryLabelerCheck(memory: Command): void {
         const reliability = labelerReliability(collection.records);
         emit(
           format === 'json'
-            ? JSON.stringify({ checkRunId: collection.checkRunId, memoryRunId: collection.memoryRunId, check: collection.check, passes: collection.passes, ...reliability }, null, 2)
+            ? JSON.stringify(
+                { checkRunId: collection.checkRunId, memoryRunId: collection.memoryRunId, check: collection.check, passes: collection.passes, ...reliability },
+                null,
+                2,
+              )
             : renderReliabilityMarkdown(collection, reliability),
           options.out,
         );
@@ -513,4 +542,3 @@ export function registerMemory(memory: Command): void {
   registerMemoryLabelerCheck(memory);
   registerMemoryLabelSheet(memory);
 }
-

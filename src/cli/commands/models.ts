@@ -38,10 +38,7 @@ export function registerModels(program: Command): void {
         example: p.example,
       }));
       const sims = listSimProfiles().map((s) => ({ name: `sim:${s.name}`, description: s.description }));
-      const prices =
-        options.prices === undefined
-          ? undefined
-          : loadPriceTable(typeof options.prices === 'string' ? { file: options.prices } : {});
+      const prices = options.prices === undefined ? undefined : loadPriceTable(typeof options.prices === 'string' ? { file: options.prices } : {});
       if (options.json) {
         const out: Record<string, unknown> = { providers, simProfiles: sims };
         if (prices !== undefined) out.prices = prices;
@@ -51,10 +48,7 @@ export function registerModels(program: Command): void {
       const lines: string[] = ['Providers:'];
       const width = Math.max(...providers.map((p) => p.name.length)) + 1;
       for (const p of providers) {
-        const key =
-          p.keyVariable === null
-            ? 'no key'
-            : `${p.keyVariable} ${p.keyRequired ? '(required' : '(optional'}, ${p.keySet ? 'set)' : 'not set)'}`;
+        const key = p.keyVariable === null ? 'no key' : `${p.keyVariable} ${p.keyRequired ? '(required' : '(optional'}, ${p.keySet ? 'set)' : 'not set)'}`;
         const base = p.baseURL ?? (p.baseURLRequired ? '@baseURL required' : '-');
         lines.push(`  ${`${p.name}:`.padEnd(width + 1)} ${p.description}`);
         lines.push(`  ${''.padEnd(width + 1)} base ${base}; ${key}; e.g. ${p.example}`);
@@ -71,9 +65,7 @@ export function registerModels(program: Command): void {
         lines.push('  model                                    input   output  cached  cache-write');
         for (const m of prices.models) {
           const cell = (v: number | undefined) => (v === undefined ? '-' : String(v)).padStart(7);
-          lines.push(
-            `  ${`${m.provider}:${m.model}`.padEnd(40)} ${cell(m.input)} ${cell(m.output)} ${cell(m.cachedInput)} ${cell(m.cacheWrite)}`,
-          );
+          lines.push(`  ${`${m.provider}:${m.model}`.padEnd(40)} ${cell(m.input)} ${cell(m.output)} ${cell(m.cachedInput)} ${cell(m.cacheWrite)}`);
         }
         lines.push(`  free (no per-token charge): ${prices.freeProviders.join(', ')}`);
         lines.push('  any other model: cost unknown (reported as unknown, never as $0)');

@@ -20,7 +20,20 @@ function writeArchive(root: string): void {
         const score = arm === 'filler' ? 3 : (i + p) % 4;
         writeFileSync(
           join(folder, `${probe}.json`),
-          JSON.stringify({ probe_id: probe, probe_category: 'coding_self', probe_text: `q ${probe}`, arm, position, target: 'claude-haiku-4-5', response_text: `r ${probe}`, score, label: 'l', reason: 'why', input_tokens: 10, output_tokens: 5 }),
+          JSON.stringify({
+            probe_id: probe,
+            probe_category: 'coding_self',
+            probe_text: `q ${probe}`,
+            arm,
+            position,
+            target: 'claude-haiku-4-5',
+            response_text: `r ${probe}`,
+            score,
+            label: 'l',
+            reason: 'why',
+            input_tokens: 10,
+            output_tokens: 5,
+          }),
         );
       });
     }
@@ -40,7 +53,9 @@ describe('echolens persona import / export --layout contextecho', { timeout: 300
     const out = join(dir, 'report.json');
     const report = await runCliInProcess(['persona', 'report', db, '--format', 'json', '-o', out]);
     expect(report.code).toBe(0);
-    const json = JSON.parse(readFileSync(out, 'utf8')) as { reference: { arms: Array<{ target: string; arm: string; mean: number; positions: number; n: number }> } };
+    const json = JSON.parse(readFileSync(out, 'utf8')) as {
+      reference: { arms: Array<{ target: string; arm: string; mean: number; positions: number; n: number }> };
+    };
     const real = json.reference.arms.find((a) => a.arm === 'real');
     // Position means of (i + p) mod 4 over i = 0…4: 6/5, 7/5 and 8/5 at the three positions.
     expect(real).toMatchObject({ target: 'claude-haiku-4-5', positions: 3, n: 15 });
@@ -51,7 +66,9 @@ describe('echolens persona import / export --layout contextecho', { timeout: 300
     const exported = join(dir, 'exported');
     const exp = await runCliInProcess(['persona', 'export', '--layout', 'contextecho', db, exported]);
     expect(exp.code).toBe(0);
-    const cell = JSON.parse(readFileSync(join(exported, 'results', 'probes_at_crosscompaction', 'claude-haiku-4-5', 'P3_post_C3', 'claude_session', 'C02.json'), 'utf8'));
+    const cell = JSON.parse(
+      readFileSync(join(exported, 'results', 'probes_at_crosscompaction', 'claude-haiku-4-5', 'P3_post_C3', 'claude_session', 'C02.json'), 'utf8'),
+    );
     expect(cell).toMatchObject({ probe_id: 'C02', arm: 'claude_session', position: 'P3_post_C3', score: 2, response_text: 'r C02', reason: 'why' });
     const again = await runCliInProcess(['persona', 'export', '--layout', 'contextecho', db, exported]);
     expect(again.code).toBe(2);

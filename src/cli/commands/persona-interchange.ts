@@ -9,7 +9,7 @@ import { openStore } from '../../store/run-store.js';
 
 /** `echolens persona import | export`: the ContextEcho authors' archive layouts (docs/interchange.md). */
 
-const LAYOUT_HELP = 'archive layout (only contextecho: the ContextEcho authors\' per-cell and content-position files)';
+const LAYOUT_HELP = "archive layout (only contextecho: the ContextEcho authors' per-cell and content-position files)";
 
 function checkLayout(layout: string): void {
   if (layout !== 'contextecho') throw new InvalidArgumentError('--layout', `unknown layout "${layout}": the one layout is contextecho`);
@@ -30,15 +30,18 @@ function readExportManifest(dir: string): ReturnType<typeof parseExportManifest>
 export function registerPersonaInterchange(persona: Command): void {
   persona
     .command('import')
-    .description('record an archive of the ContextEcho authors\' layouts as a persona run: responses and verdicts kept as cells, no model called')
-    .argument('<dir>', 'archive folder: results/probes_at_crosscompaction/<target>/<position>/<arm>/<probe_id>.json and/or content-position *.json (here or in docs/)')
+    .description("record an archive of the ContextEcho authors' layouts as a persona run: responses and verdicts kept as cells, no model called")
+    .argument(
+      '<dir>',
+      'archive folder: results/probes_at_crosscompaction/<target>/<position>/<arm>/<probe_id>.json and/or content-position *.json (here or in docs/)',
+    )
     .requiredOption('--layout <layout>', LAYOUT_HELP)
     .option('--db <file>', 'run store to add the run to', 'runs/persona.db')
-    .option('--judge <name>', 'name of the judge whose scores the archive holds (the authors\' files do not say)', 'archive-judge')
-    .option('--procedure <name>', 'echolens or reference (default: reference, or the exported run\'s own procedure)')
+    .option('--judge <name>', "name of the judge whose scores the archive holds (the authors' files do not say)", 'archive-judge')
+    .option('--procedure <name>', "echolens or reference (default: reference, or the exported run's own procedure)")
     .addHelpText(
       'after',
-      '\nThe whole archive is checked first and written in one transaction: a bad file (missing field, unknown arm,\nnon-integer score) exits 2 naming the file and the field, and nothing is imported. A score of -1 (the\nauthors\' mark of an unparsed judge output) is kept as an invalid judgement. Then: echolens persona report <db>.',
+      "\nThe whole archive is checked first and written in one transaction: a bad file (missing field, unknown arm,\nnon-integer score) exits 2 naming the file and the field, and nothing is imported. A score of -1 (the\nauthors' mark of an unparsed judge output) is kept as an invalid judgement. Then: echolens persona report <db>.",
     )
     .action((dir: string, options: { layout: string; db: string; judge: string; procedure?: string }) => {
       checkLayout(options.layout);
@@ -64,7 +67,7 @@ export function registerPersonaInterchange(persona: Command): void {
 
   persona
     .command('export')
-    .description('write a persona run in the ContextEcho authors\' layouts, so their analysis and plotting scripts read it')
+    .description("write a persona run in the ContextEcho authors' layouts, so their analysis and plotting scripts read it")
     .argument('<run.db>', 'run store')
     .argument('<dir>', 'folder to write (results/probes_at_crosscompaction/…, docs/CONTENT_POSITION_<target>.json, echolens-run.json)')
     .requiredOption('--layout <layout>', LAYOUT_HELP)

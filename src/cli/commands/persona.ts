@@ -5,7 +5,17 @@ import { runAuditCommand } from '../audit-run.js';
 import { personaHeadlines } from '../headline.js';
 import { reportEnvelope } from '../report-envelope.js';
 import { collect, emit, nonNegative, oneOf, positiveNumber } from '../options.js';
-import { addConfigRunCommand, addLimitFlags, addMaterialFlags, addReportCommand, CTRL_C_HELP, MODEL_REF_FORMS, materialOverrides, REPORT_FILE_HELP, SET_FLAG_HELP } from '../run-options.js';
+import {
+  addConfigRunCommand,
+  addLimitFlags,
+  addMaterialFlags,
+  addReportCommand,
+  CTRL_C_HELP,
+  MODEL_REF_FORMS,
+  materialOverrides,
+  REPORT_FILE_HELP,
+  SET_FLAG_HELP,
+} from '../run-options.js';
 import { openStore } from '../../store/run-store.js';
 import { renderPersonaMarkdown } from '../../persona-drift/report-markdown.js';
 import { personaAudit } from '../../persona-drift/audit.js';
@@ -30,10 +40,7 @@ export function registerPersona(persona: Command): void {
   addLimitFlags(runCommand);
   addMaterialFlags(runCommand, 'ContextEcho')
     .option('--report <file>', REPORT_FILE_HELP)
-    .addHelpText(
-      'after',
-      `\n${MODEL_REF_FORMS}).\n${CTRL_C_HELP}`,
-    )
+    .addHelpText('after', `\n${MODEL_REF_FORMS}).\n${CTRL_C_HELP}`)
     .action(async (configFile: string | undefined, options) => {
       const overrides: string[] = [...options.set];
       const listOverride = (key: string, values: string[]) => {
@@ -53,7 +60,8 @@ export function registerPersona(persona: Command): void {
           const report = personaReport(store, result.runId);
           const envelope = reportEnvelope(store, result.runId, { persona: report });
           process.stdout.write(`${personaHeadlines(report, envelope.json.simulated).join('\n')}\n`);
-          if (options.report) emit(`${envelope.markdown(renderPersonaMarkdown(report))}\n${materialsMarkdown(runMaterials(store, result.runId))}`, options.report);
+          if (options.report)
+            emit(`${envelope.markdown(renderPersonaMarkdown(report))}\n${materialsMarkdown(runMaterials(store, result.runId))}`, options.report);
         } finally {
           store.close();
         }
@@ -63,21 +71,38 @@ export function registerPersona(persona: Command): void {
 
   persona
     .command('calibrate')
-    .description('before spending: simulate this config\'s exact design and print, for every test the report makes, the false-positive rate at α = 0.05 (± Monte Carlo SE), 95% CI coverage, power at |Δ| = 0.30 and the minimum detectable Δ at 80% power')
+    .description(
+      "before spending: simulate this config's exact design and print, for every test the report makes, the false-positive rate at α = 0.05 (± Monte Carlo SE), 95% CI coverage, power at |Δ| = 0.30 and the minimum detectable Δ at 80% power",
+    )
     .argument('<config>', 'YAML config (see docs/persona-config.md)')
     .option('--set <key=value>', SET_FLAG_HELP, collect, [])
     .option('--replicates <n>', 'simulated runs per world (null, and each planted effect the design has)', positiveNumber('--replicates'), 400)
     .option('--seed <n>', 'seed of the simulation', (v: string) => Number.parseInt(v, 10), 42)
-    .option('--between-session <sd>', `SD across sessions of each contrast, judge points (default ${DEFAULT_VARIANCE.betweenSession})`, nonNegative('--between-session'))
-    .option('--between-position <sd>', `SD across positions within a session of each contrast (default ${DEFAULT_VARIANCE.betweenPosition})`, nonNegative('--between-position'))
+    .option(
+      '--between-session <sd>',
+      `SD across sessions of each contrast, judge points (default ${DEFAULT_VARIANCE.betweenSession})`,
+      nonNegative('--between-session'),
+    )
+    .option(
+      '--between-position <sd>',
+      `SD across positions within a session of each contrast (default ${DEFAULT_VARIANCE.betweenPosition})`,
+      nonNegative('--between-position'),
+    )
     .option('--within-cell <sd>', `SD of one response's score around its cell mean (default ${DEFAULT_VARIANCE.withinCell})`, nonNegative('--within-cell'))
     .option('--effect <delta>', 'planted |Δ| for power (default 0.30)', positiveNumber('--effect'))
     .option('--sessions <n>', 'sessions to simulate (default: as many as the config lists)', positiveNumber('--sessions'))
     .option('--positions <n>', 'positions per session (default: counted from the selectors)', positiveNumber('--positions'))
     .option('--compactions <n>', 'compaction events per session when a compactions selector is configured (default 2)', nonNegative('--compactions'))
-    .option('--forks <n>', 'of the sessions, how many are forks of another (the last n fork the first n; each fork is analysed as its parent\'s unit, as runs do; default: the forks found among the config\'s transcripts)', nonNegative('--forks'))
-    .option('--fork-at <fraction>', 'share of a fork\'s positions before its fork point (default 0.5)', nonNegative('--fork-at'))
-    .option('--shared-draws', 'simulate the old plan: forks as separate sessions and identical requests sharing one cached draw (shows the inflated false-positive rate)')
+    .option(
+      '--forks <n>',
+      "of the sessions, how many are forks of another (the last n fork the first n; each fork is analysed as its parent's unit, as runs do; default: the forks found among the config's transcripts)",
+      nonNegative('--forks'),
+    )
+    .option('--fork-at <fraction>', "share of a fork's positions before its fork point (default 0.5)", nonNegative('--fork-at'))
+    .option(
+      '--shared-draws',
+      'simulate the old plan: forks as separate sessions and identical requests sharing one cached draw (shows the inflated false-positive rate)',
+    )
     .option('--format <format>', 'text or json', 'text')
     .option('-o, --out <file>', 'write to a file instead of stdout')
     .addHelpText(
@@ -116,9 +141,13 @@ export function registerPersona(persona: Command): void {
 
   addReportCommand(
     persona,
-    'analyse a persona run: a verdict per target, then drift gaps per design cell with CIs at the sampled unit, mitigations, stressors, contracts, compaction, agreement, the pooled judge consensus (several judges), Claude Code vs Codex (sessions of both), framing and anchor ablations, the onset with its rule; under procedure: reference (imported runs) also the paper\'s own estimators beside them (`reference`)',
+    "analyse a persona run: a verdict per target, then drift gaps per design cell with CIs at the sampled unit, mitigations, stressors, contracts, compaction, agreement, the pooled judge consensus (several judges), Claude Code vs Codex (sessions of both), framing and anchor ablations, the onset with its rule; under procedure: reference (imported runs) also the paper's own estimators beside them (`reference`)",
   )
-    .option('--bootstrap <B>', 'Monte Carlo sign patterns for tests over more than 20 units (at least 20,000 are used; smaller tests are exact)', positiveNumber('--bootstrap'))
+    .option(
+      '--bootstrap <B>',
+      'Monte Carlo sign patterns for tests over more than 20 units (at least 20,000 are used; smaller tests are exact)',
+      positiveNumber('--bootstrap'),
+    )
     .action((db: string, options) => {
       oneOf('--format', ['md', 'json'], options.format);
       const store = openStore(db, { readonly: true });

@@ -11,10 +11,23 @@ export function registerReport(program: Command): void {
   program
     .command('report')
     .description('write the report of every run in a store: self-contained HTML with charts, Markdown, JSON or CSV')
-    .argument('<run.db>', `run store written by ${listAudits().map((a) => `\`echolens ${a.command} run\``).join(' / ')} / \`echolens demo\``)
-    .option('-o, --out <file>', 'output file (default for html: the store name with .db replaced by .report.html, e.g. runs/x.db → runs/x.report.html; stdout for the other formats)')
+    .argument(
+      '<run.db>',
+      `run store written by ${listAudits()
+        .map((a) => `\`echolens ${a.command} run\``)
+        .join(' / ')} / \`echolens demo\``,
+    )
+    .option(
+      '-o, --out <file>',
+      'output file (default for html: the store name with .db replaced by .report.html, e.g. runs/x.db → runs/x.report.html; stdout for the other formats)',
+    )
     .option('--format <format>', `one of ${FORMATS.join(', ')}`, 'html')
-    .option('--run <id...>', `only these runs (default: every run in the store of a registered audit: ${listAudits().map((a) => a.command).join(', ')})`)
+    .option(
+      '--run <id...>',
+      `only these runs (default: every run in the store of a registered audit: ${listAudits()
+        .map((a) => a.command)
+        .join(', ')})`,
+    )
     .option('--bootstrap <B>', 'bootstrap replicates (default: each run config’s value)')
     .action(async (db: string, options) => {
       const format = options.format as ReportFormat;

@@ -8,10 +8,7 @@ import { emit } from '../options.js';
  * command collects what the batches finished. Returns the exit code: 0, or 1 when a cancel failed.
  */
 export async function cancelBatchesCommand(db: string, runId: string | undefined, env: Record<string, string | undefined> = process.env): Promise<number> {
-  const [{ cancelJobs }, batch] = await Promise.all([
-    import('../../store/batch-cancel.js'),
-    import('../../models/batch/index.js'),
-  ]);
+  const [{ cancelJobs }, batch] = await Promise.all([import('../../store/batch-cancel.js'), import('../../models/batch/index.js')]);
   const store = openStore(db);
   try {
     if (runId !== undefined) store.requireRun(runId);

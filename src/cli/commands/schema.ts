@@ -9,11 +9,22 @@ export function registerSchema(program: Command): void {
   program
     .command('schema')
     .description("print the JSON Schema of an audit's config (for editors: YAML language server, VS Code)")
-    .argument('<audit>', `a registered audit: ${listAudits().map((a) => a.name).join(', ')}`)
+    .argument(
+      '<audit>',
+      `a registered audit: ${listAudits()
+        .map((a) => a.name)
+        .join(', ')}`,
+    )
     .option('-o, --out <file>', 'write to a file instead of stdout')
     .action((name: string, options) => {
       const audit = findAudit(name);
-      if (!audit) throw new InvalidArgumentError('<audit>', `must be one of ${listAudits().map((a) => a.name).join(', ')}, got "${name}"`);
+      if (!audit)
+        throw new InvalidArgumentError(
+          '<audit>',
+          `must be one of ${listAudits()
+            .map((a) => a.name)
+            .join(', ')}, got "${name}"`,
+        );
       emit(`${JSON.stringify(auditConfigJsonSchema(audit), null, 2)}\n`, options.out);
     });
 }

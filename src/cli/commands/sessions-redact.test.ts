@@ -120,7 +120,8 @@ describe('echolens sessions redact | verify on .jsonl.zst', () => {
     expect(await run('verify', file)).toBe(2);
     const lines = err.join('').trim().split('\n');
     expect(lines).toHaveLength(2);
-    for (const line of lines) expect(line).toMatch(new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: corrupt or truncated zstd stream after 0 decompressed bytes`));
+    for (const line of lines)
+      expect(line).toMatch(new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: corrupt or truncated zstd stream after 0 decompressed bytes`));
     expect(err.join('')).not.toMatch(/\n\s+at /);
     expect(await readdir(dir)).toEqual(['broken.jsonl.zst']);
   });

@@ -71,7 +71,11 @@ export function registerSessions(sessions: Command): void {
     .option('--tool-chars <n>', 'tool payload truncation in characters (flat, turns)', '200')
     .option('--clip', 'clip a position beyond the session to its end instead of failing')
     .option('--tool <tool>', 'read as this tool instead of detecting it: claude | codex')
-    .option('--sidechains <mode>', 'Claude Code subagent lines: apart (own transcripts) | inline (also on the main timeline in file order, as the reference)', 'apart')
+    .option(
+      '--sidechains <mode>',
+      'Claude Code subagent lines: apart (own transcripts) | inline (also on the main timeline in file order, as the reference)',
+      'apart',
+    )
     .option('--json', 'print JSON')
     .action(async (file: string, options: InspectOptions) => {
       const tool = parseTool(options.tool);
@@ -79,7 +83,8 @@ export function registerSessions(sessions: Command): void {
       if (!RENDER_MODES.includes(mode)) throw new InvalidArgumentError('--render', `must be one of ${RENDER_MODES.join(', ')}, got "${options.render}"`);
       const maxChars = parseCount('--max-chars', options.maxChars);
       const toolPayloadChars = parseCount('--tool-chars', options.toolChars, true);
-      if (options.sidechains !== 'apart' && options.sidechains !== 'inline') throw new InvalidArgumentError('--sidechains', `must be apart or inline, got "${options.sidechains}"`);
+      if (options.sidechains !== 'apart' && options.sidechains !== 'inline')
+        throw new InvalidArgumentError('--sidechains', `must be apart or inline, got "${options.sidechains}"`);
       const session = await readSession(file, { ...(tool ? { tool } : {}), sidechains: options.sidechains });
       let prefix: PrefixAt | undefined;
       const warnings: string[] = [];
@@ -120,14 +125,17 @@ export function registerSessions(sessions: Command): void {
       }
       const cache = options.cache === false ? undefined : await SummaryCache.open();
       const results = [];
-      for (const f of files) results.push(await ingestSession(f.file, { into: options.into, ...(f.tool ? { tool: f.tool } : {}), ...(cache ? { cache } : {}) }));
+      for (const f of files)
+        results.push(await ingestSession(f.file, { into: options.into, ...(f.tool ? { tool: f.tool } : {}), ...(cache ? { cache } : {}) }));
       await cache?.save();
       if (options.json) {
         process.stdout.write(`${JSON.stringify({ ingested: results }, null, 2)}\n`);
         return;
       }
       for (const r of results) {
-        process.stdout.write(`${r.alreadyPresent ? 'present ' : 'copied  '} ${r.dest}  ← ${r.source}${r.subagents.length ? ` (+${r.subagents.length} subagent files)` : ''}\n`);
+        process.stdout.write(
+          `${r.alreadyPresent ? 'present ' : 'copied  '} ${r.dest}  ← ${r.source}${r.subagents.length ? ` (+${r.subagents.length} subagent files)` : ''}\n`,
+        );
       }
       const added = results.filter((r) => !r.alreadyPresent).length;
       process.stdout.write(`${added} copied, ${results.length - added} already present, into ${options.into}\n`);
@@ -204,11 +212,7 @@ function shortDate(timestamp: string | undefined): string {
 function table(rows: string[][], rightAligned: Set<number>): string {
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
   return rows
-    .map((r) =>
-      r
-        .map((cell, c) => (c === r.length - 1 ? cell : rightAligned.has(c) ? cell.padStart(widths[c]!) : cell.padEnd(widths[c]!)))
-        .join('  '),
-    )
+    .map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : rightAligned.has(c) ? cell.padStart(widths[c]!) : cell.padEnd(widths[c]!))).join('  '))
     .join('\n');
 }
 
@@ -311,14 +315,18 @@ export function formatInspect(s: Session): string {
   lines.push(`file:        ${s.file}`);
   lines.push(`tool:        ${s.tool}${s.version ? ` ${s.version}` : ''}${s.id ? `   id ${s.id}` : ''}`);
   if (s.cwd) lines.push(`cwd:         ${s.cwd}`);
-  if (s.forkedFrom) lines.push(`forked from: ${s.forkedFrom}${s.forkedFromMessage ? ` after message ${s.forkedFromMessage}` : ''} (${s.replayedMessages} replayed messages)`);
-  if (s.continuesFrom) lines.push(`continues:   from ${s.continuesFrom}, not in this file (an earlier file of the conversation; \`sessions list\` names it when it finds it)`);
+  if (s.forkedFrom)
+    lines.push(`forked from: ${s.forkedFrom}${s.forkedFromMessage ? ` after message ${s.forkedFromMessage}` : ''} (${s.replayedMessages} replayed messages)`);
+  if (s.continuesFrom)
+    lines.push(`continues:   from ${s.continuesFrom}, not in this file (an earlier file of the conversation; \`sessions list\` names it when it finds it)`);
   lines.push(`time:        ${s.firstTimestamp ?? '?'} → ${s.lastTimestamp ?? '?'}${duration(s.firstTimestamp, s.lastTimestamp)}`);
   lines.push(`models:      ${s.models.join(', ') || '-'}`);
   lines.push(`counters:    ${counterText(s.counters)}`);
   if (s.content === 'full') {
     const goal = sessionGoal(s);
-    lines.push(`goal:        ${goal ? `message ${goal.messageIndex} (${goal.source}${goal.skipped.length ? `; ${goal.skipped.length} skipped` : ''}): ${JSON.stringify(goal.text.slice(0, 100))}` : '-'}`);
+    lines.push(
+      `goal:        ${goal ? `message ${goal.messageIndex} (${goal.source}${goal.skipped.length ? `; ${goal.skipped.length} skipped` : ''}): ${JSON.stringify(goal.text.slice(0, 100))}` : '-'}`,
+    );
   }
   lines.push(`size:        ${formatBytes(s.bytes)}, ${s.lines} lines${s.offChainRecords ? `, ${s.offChainRecords} records off the main chain` : ''}`);
   lines.push(`compactions: ${s.compactions.length}`);
@@ -327,7 +335,8 @@ export function formatInspect(s: Session): string {
     lines.push(`  C${c.ordinal + 1} line ${c.raw.line} (${detail}) at ${counterText(c.counters)}${c.summaryAvailable ? '' : ' — summary not recoverable'}`);
   }
   for (const e of s.events) {
-    if (e.kind === 'microcompaction') lines.push(`  microcompaction line ${e.raw.line}: ${e.clearedToolIds.length} tool results cleared, at ${counterText(e.counters)}`);
+    if (e.kind === 'microcompaction')
+      lines.push(`  microcompaction line ${e.raw.line}: ${e.clearedToolIds.length} tool results cleared, at ${counterText(e.counters)}`);
     if (e.kind === 'rollback') lines.push(`  rollback line ${e.raw.line}: ${e.numTurns} turn(s) removed, at ${counterText(e.counters)}`);
   }
   lines.push(`subagents:   ${s.subagents.length}`);
@@ -335,7 +344,9 @@ export function formatInspect(s: Session): string {
   const tools = Object.entries(s.toolsUsed).sort((a, b) => b[1] - a[1]);
   lines.push(`tools used:  ${tools.map(([name, n]) => `${name} ${n}`).join(', ') || '-'}`);
   const u = s.usage;
-  lines.push(`usage:       input ${u.inputTokens}, cached ${u.cachedInputTokens}, cache write ${u.cacheWriteTokens}, output ${u.outputTokens}, reasoning ${u.reasoningTokens}`);
+  lines.push(
+    `usage:       input ${u.inputTokens}, cached ${u.cachedInputTokens}, cache write ${u.cacheWriteTokens}, output ${u.outputTokens}, reasoning ${u.reasoningTokens}`,
+  );
   lines.push(`warnings:    ${s.warnings.length}`);
   for (const w of s.warnings.slice(0, 20)) lines.push(`  ${w.file}:${w.line}: ${w.message}`);
   if (s.warnings.length > 20) lines.push(`  … ${s.warnings.length - 20} more (use --json)`);

@@ -38,7 +38,8 @@ export function registerView(program: Command): void {
       const port = Number(options.port);
       if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new InvalidArgumentError('--port', `must be an integer 0..65535, got "${options.port}"`);
       const positions = Number(options.positions);
-      if (!Number.isInteger(positions) || positions < 1 || positions > 100) throw new InvalidArgumentError('--positions', `must be an integer 1..100, got "${options.positions}"`);
+      if (!Number.isInteger(positions) || positions < 1 || positions > 100)
+        throw new InvalidArgumentError('--positions', `must be an integer 1..100, got "${options.positions}"`);
       if (!(OPEN_WHEN as readonly string[]).includes(options.openBrowser)) {
         throw new InvalidArgumentError('--open-browser', `must be one of ${OPEN_WHEN.join(', ')}, got "${options.openBrowser}"`);
       }

@@ -18,7 +18,11 @@ export function registerWorker(program: Command): void {
     .option('--db <url>', 'the store: a postgres:// or postgresql:// URL (default: $ECHOLENS_DB); put the password in PGPASSWORD or ~/.pgpass, not in the URL')
     .option('--run <id>', 'work only this run (default: every running run of the store)')
     .option('--concurrency <n>', 'calls in flight at once (default 8)', positiveNumber('--concurrency'))
-    .option('--idle-exit <seconds>', 'exit once no running run has had a pending cell for this long (default: keep waiting for work)', positiveNumber('--idle-exit'))
+    .option(
+      '--idle-exit <seconds>',
+      'exit once no running run has had a pending cell for this long (default: keep waiting for work)',
+      positiveNumber('--idle-exit'),
+    )
     .option('--lease <seconds>', 'how long a claimed cell stays this worker\u2019s without a renewal (default 30)', positiveNumber('--lease'))
     .addHelpText(
       'after',
@@ -28,7 +32,11 @@ export function registerWorker(program: Command): void {
       const db: string | undefined = options.db ?? process.env.ECHOLENS_DB;
       if (db === undefined || db === '') throw new InputError('echolens worker needs --db <postgres url> (or ECHOLENS_DB)', { field: '--db' });
       if (!isPostgresUrl(db)) {
-        throw new InputError('echolens worker works a shared PostgreSQL store; a SQLite file has one writer (its run command)', { field: '--db' }, { hint: 'use --db postgresql://…' });
+        throw new InputError(
+          'echolens worker works a shared PostgreSQL store; a SQLite file has one writer (its run command)',
+          { field: '--db' },
+          { hint: 'use --db postgresql://…' },
+        );
       }
       const store = openStore(db);
       if (!(store instanceof PgRunStore)) throw new InputError('not a PostgreSQL store', { field: '--db' });

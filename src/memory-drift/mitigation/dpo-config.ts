@@ -7,13 +7,14 @@ const positiveInt = z.number().int().positive();
 /** `echolens memory dpo-pairs` config (docs/mitigation.md). Paper defaults throughout. */
 export const dpoConfigSchema = z.strictObject({
   name: z.string().trim().min(1).default('sympreference'),
-  questions: z
-    .strictObject({ file: z.string().min(1).optional(), limit: positiveInt.optional() })
-    .default({}),
+  questions: z.strictObject({ file: z.string().min(1).optional(), limit: positiveInt.optional() }).default({}),
   perturbations: z
     .strictObject({
       file: z.string().min(1).optional(),
-      tiers: z.array(z.enum(['noise', 'persona', 'life_event'])).min(1).default(['persona']),
+      tiers: z
+        .array(z.enum(['noise', 'persona', 'life_event']))
+        .min(1)
+        .default(['persona']),
     })
     .default({ tiers: ['persona'] }),
   /** Personas per question, sampled without replacement (App. I.1: three). */

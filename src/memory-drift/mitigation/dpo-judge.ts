@@ -7,8 +7,7 @@ import { promptMessages, reaskMessages } from '../judge-messages.js';
 /** Judges run at temperature 0 (docs/decisions.md#d1). */
 export const DPO_JUDGE_PARAMS: Readonly<DecodingParams> = Object.freeze({ temperature: 0, maxTokens: 512 });
 
-export const DPO_JUDGE_SYSTEM_PROMPT =
-  'You grade one assistant response for a preference dataset. You answer with one JSON object and nothing else.';
+export const DPO_JUDGE_SYSTEM_PROMPT = 'You grade one assistant response for a preference dataset. You answer with one JSON object and nothing else.';
 
 const QUESTION_OPEN = '<question>';
 const PERSONA_OPEN = '<user_detail>';

@@ -16,7 +16,14 @@ import './index.js';
 import { filterExternalPairs, parseExternalPreferences } from './tulu.js';
 
 function candidate(index: number, h: number, d: 0 | 1, a: 0 | 1, status: JudgedCandidate['status'] = 'judged'): JudgedCandidate {
-  return { index, text: `response ${index}`, withInstruction: index < 5, key: `k${index}`, status, judgement: { helpfulness: h, distracted: d, acknowledged: a, rationale: null } };
+  return {
+    index,
+    text: `response ${index}`,
+    withInstruction: index < 5,
+    key: `k${index}`,
+    status,
+    judgement: { helpfulness: h, distracted: d, acknowledged: a, rationale: null },
+  };
 }
 
 describe('DPO selection (paper rule)', () => {
@@ -81,7 +88,10 @@ describe('rewrite format check', () => {
       value: '<think><step_1>a b</step_1>\n<step_2>c</step_2></think>\n<answer>yes</answer>',
     });
     expect(parseRewriteOutput('<think><step_1>a</step_1></think><answer>x</answer>')).toEqual({ ok: false, error: 'needs at least two steps' });
-    expect(parseRewriteOutput('<think><step_1>a</step_1><step_3>b</step_3></think><answer>x</answer>')).toMatchObject({ ok: false, error: 'step 2 is numbered 3/3' });
+    expect(parseRewriteOutput('<think><step_1>a</step_1><step_3>b</step_3></think><answer>x</answer>')).toMatchObject({
+      ok: false,
+      error: 'step 2 is numbered 3/3',
+    });
     expect(parseRewriteOutput('<think><step_1>a</step_1><step_2> </step_2></think><answer>x</answer>')).toMatchObject({ ok: false, error: 'step 2 is empty' });
     expect(parseRewriteOutput('Sure! <think><step_1>a</step_1><step_2>b</step_2></think><answer>x</answer>').ok).toBe(false);
     expect(parseRewriteOutput('<think><step_1>a</step_1><step_2>b</step_2></think><answer> </answer>').ok).toBe(false);
@@ -122,7 +132,9 @@ describe('external (Tulu) pairs', () => {
     const twentyOne = withTokens(21);
     expect(countTokens(twenty) - countTokens('b')).toBe(20);
     expect(countTokens(twentyOne) - countTokens('b')).toBe(21);
-    const edge = parseExternalPreferences([line({ id: 'e20', prompt: 'q', chosen: 'b', rejected: twenty }), line({ id: 'e21', prompt: 'q', chosen: twentyOne, rejected: 'b' })].join('\n'));
+    const edge = parseExternalPreferences(
+      [line({ id: 'e20', prompt: 'q', chosen: 'b', rejected: twenty }), line({ id: 'e21', prompt: 'q', chosen: twentyOne, rejected: 'b' })].join('\n'),
+    );
     const edgeFiltered = filterExternalPairs(edge);
     expect(edgeFiltered.kept.map((p) => p.id)).toEqual(['e20']);
     expect(edgeFiltered.dropped.length_mismatch).toBe(1);
@@ -238,12 +250,18 @@ describe('dpo-pairs end to end (simulated models)', () => {
     }
     expect(first.card.counts.mixed).toEqual({ total: 2 * first.sym.length, sympreference: first.sym.length, external: first.sym.length });
     const card = writeDpoOutputs(config.out, first);
-    const trlLines = readFileSync(join(config.out, 'trl', 'mixed.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const trlLines = readFileSync(join(config.out, 'trl', 'mixed.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(trlLines).toHaveLength(card.counts.mixed.total);
     for (const row of trlLines) {
       expect(Array.isArray(row.prompt) && row.chosen[0].role === 'assistant' && row.rejected[0].role === 'assistant').toBe(true);
     }
-    const openLines = readFileSync(join(config.out, 'openrlhf', 'quick.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const openLines = readFileSync(join(config.out, 'openrlhf', 'quick.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(openLines.length).toBe(Math.min(3, card.counts.mixed.total));
     for (const row of openLines) expect([typeof row.prompt, typeof row.chosen, typeof row.rejected]).toEqual(['string', 'string', 'string']);
     expect(JSON.parse(readFileSync(join(config.out, 'data-card.json'), 'utf8')).judge).toBe('sim:dpo-judge');

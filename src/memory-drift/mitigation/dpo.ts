@@ -9,16 +9,7 @@ import { loadBuiltinQuestions, loadQuestionsFile } from '../questions.js';
 import { buildCandidatePlan, buildDpoPromptMessages, type DpoPrompt } from './candidates.js';
 import type { DpoConfig } from './dpo-config.js';
 import { buildDpoJudgeMessages, buildDpoJudgeReaskMessages, DPO_JUDGE_PARAMS, type DpoJudgeVerdict, parseDpoJudgeOutput } from './dpo-judge.js';
-import {
-  type DataCard,
-  mixPreferences,
-  type PreferenceRecord,
-  quickSubset,
-  renderDataCardMarkdown,
-  toJsonl,
-  toOpenRlhfRow,
-  toTrlRow,
-} from './export.js';
+import { type DataCard, mixPreferences, type PreferenceRecord, quickSubset, renderDataCardMarkdown, toJsonl, toOpenRlhfRow, toTrlRow } from './export.js';
 import { buildRewriteMessages, buildRewriteReaskMessages, DPO_REWRITE_PARAMS, parseRewriteOutput, type RewriteRole } from './rewrite.js';
 import { type JudgedCandidate, selectDpoPair } from './select.js';
 import { filterExternalPairs, parseExternalPreferences } from './tulu.js';
@@ -214,7 +205,13 @@ export async function runDpoPairs(config: DpoConfig, db: string, runtime: StageR
       const parsed = parseExternalPreferences(text, config.external.file, { subjectiveField: config.external.subjectiveField });
       const filtered = filterExternalPairs(parsed, config.external.maxTokenDifference);
       externalCounts = { read: parsed.length, ...filtered.dropped, kept: filtered.kept.length };
-      externalRecords = filtered.kept.map((pair) => ({ id: `ext:${pair.id}`, source: 'external', prompt: pair.prompt, chosen: pair.chosen, rejected: pair.rejected }));
+      externalRecords = filtered.kept.map((pair) => ({
+        id: `ext:${pair.id}`,
+        source: 'external',
+        prompt: pair.prompt,
+        chosen: pair.chosen,
+        rejected: pair.rejected,
+      }));
     }
     const mix = mixPreferences(sym, externalRecords, config.external ? config.external.mixRatio : 1, config.seed);
     const quick = quickSubset(mix.records.length > 0 ? mix.records : sym, config.quickSubset, config.seed);

@@ -58,7 +58,12 @@ describe('held-out evaluation (Table 2 columns)', () => {
     const { run, labeler } = setup();
     const rows = parseHeldOut(
       [
-        JSON.stringify({ question_id: 'q1', question: 'Q?', persona: 'I am a teacher.', response: answer([A, B], 'Save some of it and spend the rest wisely.') }),
+        JSON.stringify({
+          question_id: 'q1',
+          question: 'Q?',
+          persona: 'I am a teacher.',
+          response: answer([A, B], 'Save some of it and spend the rest wisely.'),
+        }),
         JSON.stringify({ question_id: 'q1', question: 'Q?', response: answer([B, B], 'Save it all.') }),
         JSON.stringify({ question_id: 'q9', question: 'Q?', response: answer([A], 'no reference') }),
       ].join('\n'),
@@ -70,7 +75,10 @@ describe('held-out evaluation (Table 2 columns)', () => {
     expect(summary.meanDtw).toBeCloseTo(0.25, 12);
     expect(summary.dtwCount).toBe(2);
     expect(summary.dtwExcluded).toEqual({ noReference: 1, labelerFailed: 0 });
-    expect(summary.meanDiversity).toBeCloseTo((lexicalDiversity(rows[0]!.response) + lexicalDiversity(rows[1]!.response) + lexicalDiversity(rows[2]!.response)) / 3, 12);
+    expect(summary.meanDiversity).toBeCloseTo(
+      (lexicalDiversity(rows[0]!.response) + lexicalDiversity(rows[1]!.response) + lexicalDiversity(rows[2]!.response)) / 3,
+      12,
+    );
     expect(summary.helpfulnessCount + summary.helpfulnessExcluded.uncertain + summary.helpfulnessExcluded.invalid).toBe(3);
     if (summary.helpfulnessCount > 0) {
       expect(summary.meanHelpfulness).toBeGreaterThanOrEqual(1);

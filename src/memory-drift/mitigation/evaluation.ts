@@ -100,7 +100,12 @@ export async function evaluateHeldOut(model: string, rows: readonly HeldOutRow[]
     const judge = options.judge;
     const items: ParsedItem<DpoJudgeVerdict>[] = rows.map((row) => ({
       spec: {
-        request: { model: judge, messages: buildDpoJudgeMessages(row.question, row.persona || '(none)', row.response), params: { ...DPO_JUDGE_PARAMS }, sample: 0 },
+        request: {
+          model: judge,
+          messages: buildDpoJudgeMessages(row.question, row.persona || '(none)', row.response),
+          params: { ...DPO_JUDGE_PARAMS },
+          sample: 0,
+        },
         labels: { experiment: 'memory-evaluate', stage: 'helpfulness', model, question_id: row.question_id, line: row.line, attempt: 0 },
       },
       parse: parseDpoJudgeOutput,
@@ -115,8 +120,7 @@ export async function evaluateHeldOut(model: string, rows: readonly HeldOutRow[]
         if (outcome.value.kind === 'judged') {
           helpfulness.push(outcome.value.judgement.helpfulness);
           distracted.push(outcome.value.judgement.distracted);
-        }
-        else helpfulnessExcluded.uncertain++;
+        } else helpfulnessExcluded.uncertain++;
       } else if (outcome.status === 'invalid') helpfulnessExcluded.invalid++;
       else helpfulnessExcluded.unanswered++;
     }

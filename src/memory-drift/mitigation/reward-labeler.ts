@@ -121,9 +121,7 @@ export class CachedLabeler {
     return Promise.all(out);
   }
 
-  private async runMisses(
-    misses: Map<string, { steps: string[]; resolve: (o: LabelOutcome) => void; reject: (e: unknown) => void }>,
-  ): Promise<void> {
+  private async runMisses(misses: Map<string, { steps: string[]; resolve: (o: LabelOutcome) => void; reject: (e: unknown) => void }>): Promise<void> {
     const { store, labeler, ontology } = this.options;
     const runId = this.runFor(misses.size);
     const entries = [...misses.entries()];

@@ -20,7 +20,10 @@ const C = 'Social/Social equity and justice';
 const REFERENCES = JSON.stringify({ question_id: 'q1', symbols: [A, C] });
 const FULL = `<think><step_1>${SIM_STEP_CUES[A]!.sentences[0]!}</step_1></think><answer>ok</answer>`;
 
-function raw(url: string, options: { method?: string; path: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; body: string }> {
+function raw(
+  url: string,
+  options: { method?: string; path: string; headers?: Record<string, string>; body?: string },
+): Promise<{ status: number; body: string }> {
   const target = new URL(url);
   return new Promise((resolve, reject) => {
     const req = httpRequest(
@@ -49,7 +52,14 @@ function newLabeler(): CachedLabeler {
 describe('reward server: protected like the viewer', () => {
   let server: RunningRewardServer;
   beforeAll(async () => {
-    server = await startRewardServer({ references: parseReferences(REFERENCES), labeler: newLabeler(), weights: { format: 1, dtw: 1, sri: 0 }, port: 0, maxBodyBytes: 64 * 1024, maxItems: 8 });
+    server = await startRewardServer({
+      references: parseReferences(REFERENCES),
+      labeler: newLabeler(),
+      weights: { format: 1, dtw: 1, sri: 0 },
+      port: 0,
+      maxBodyBytes: 64 * 1024,
+      maxItems: 8,
+    });
   });
   afterAll(async () => {
     await server?.close();
@@ -64,19 +74,44 @@ describe('reward server: protected like the viewer', () => {
   });
 
   it('refuses a cross-site POST (Origin or Sec-Fetch-Site) and a foreign Host with 403', async () => {
-    const evilOrigin = await raw(server.url, { method: 'POST', path: '/score', headers: { 'content-type': 'text/plain', origin: 'https://evil.example' }, body });
+    const evilOrigin = await raw(server.url, {
+      method: 'POST',
+      path: '/score',
+      headers: { 'content-type': 'text/plain', origin: 'https://evil.example' },
+      body,
+    });
     expect(evilOrigin.status).toBe(403);
-    const crossSite = await raw(server.url, { method: 'POST', path: '/score', headers: { 'content-type': 'application/json', 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'cors' }, body });
+    const crossSite = await raw(server.url, {
+      method: 'POST',
+      path: '/score',
+      headers: { 'content-type': 'application/json', 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'cors' },
+      body,
+    });
     expect(crossSite.status).toBe(403);
-    const rebound = await raw(server.url, { method: 'POST', path: '/verl', headers: { host: `attacker.example:${server.port}`, 'content-type': 'application/json' }, body: '{}' });
+    const rebound = await raw(server.url, {
+      method: 'POST',
+      path: '/verl',
+      headers: { host: `attacker.example:${server.port}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(rebound.status).toBe(403);
     expect(server.stats.scored).toBe(1); // only the local request of the test above
   });
 
   it('bounds bodies and item counts (413)', async () => {
-    const big = await raw(server.url, { method: 'POST', path: '/score', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ items: [{ question_id: 'q1', response: 'x'.repeat(100_000) }] }) });
+    const big = await raw(server.url, {
+      method: 'POST',
+      path: '/score',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ items: [{ question_id: 'q1', response: 'x'.repeat(100_000) }] }),
+    });
     expect(big.status).toBe(413);
-    const many = await raw(server.url, { method: 'POST', path: '/score', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ items: Array.from({ length: 9 }, () => ({ question_id: 'q1', response: 'a' })) }) });
+    const many = await raw(server.url, {
+      method: 'POST',
+      path: '/score',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ items: Array.from({ length: 9 }, () => ({ question_id: 'q1', response: 'a' })) }),
+    });
     expect(many.status).toBe(413);
     expect(JSON.parse(many.body).error).toMatch(/at most 8/);
   });
@@ -84,12 +119,30 @@ describe('reward server: protected like the viewer', () => {
 
 describe('reward server: token, timeouts, heavy responses', () => {
   it('with a token, a POST without it gets 403 and one with it is scored', async () => {
-    const server = await startRewardServer({ references: parseReferences(REFERENCES), labeler: newLabeler(), weights: { format: 1, dtw: 1, sri: 0 }, port: 0, token: 's3cret-token-value' });
+    const server = await startRewardServer({
+      references: parseReferences(REFERENCES),
+      labeler: newLabeler(),
+      weights: { format: 1, dtw: 1, sri: 0 },
+      port: 0,
+      token: 's3cret-token-value',
+    });
     try {
       const body = JSON.stringify({ items: [{ question_id: 'q1', response: FULL }] });
       expect((await raw(server.url, { method: 'POST', path: '/score', headers: { 'content-type': 'application/json' }, body })).status).toBe(403);
-      expect((await raw(server.url, { method: 'POST', path: '/score', headers: { 'content-type': 'application/json', authorization: 'Bearer wrong' }, body })).status).toBe(403);
-      expect((await raw(server.url, { method: 'POST', path: '/score', headers: { 'content-type': 'application/json', authorization: 'Bearer s3cret-token-value' }, body })).status).toBe(200);
+      expect(
+        (await raw(server.url, { method: 'POST', path: '/score', headers: { 'content-type': 'application/json', authorization: 'Bearer wrong' }, body }))
+          .status,
+      ).toBe(403);
+      expect(
+        (
+          await raw(server.url, {
+            method: 'POST',
+            path: '/score',
+            headers: { 'content-type': 'application/json', authorization: 'Bearer s3cret-token-value' },
+            body,
+          })
+        ).status,
+      ).toBe(200);
     } finally {
       await server.close();
     }
@@ -97,8 +150,20 @@ describe('reward server: token, timeouts, heavy responses', () => {
 
   it('a stuck labeler gets a 503 after the request timeout, and close() ends anyway', async () => {
     const stuck = { labelAll: () => new Promise(() => undefined), stats: {} } as unknown as CachedLabeler;
-    const server = await startRewardServer({ references: parseReferences(REFERENCES), labeler: stuck, weights: { format: 1, dtw: 1, sri: 0 }, port: 0, requestTimeoutMs: 1000, closeGraceMs: 200 });
-    const answer = await raw(server.url, { method: 'POST', path: '/score', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ items: [{ question_id: 'q1', response: FULL }] }) });
+    const server = await startRewardServer({
+      references: parseReferences(REFERENCES),
+      labeler: stuck,
+      weights: { format: 1, dtw: 1, sri: 0 },
+      port: 0,
+      requestTimeoutMs: 1000,
+      closeGraceMs: 200,
+    });
+    const answer = await raw(server.url, {
+      method: 'POST',
+      path: '/score',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ items: [{ question_id: 'q1', response: FULL }] }),
+    });
     expect(answer.status).toBe(503);
     await server.close();
   });
@@ -112,7 +177,12 @@ describe('reward server: token, timeouts, heavy responses', () => {
     const server = await startRewardServer({ references: parseReferences(REFERENCES), labeler: newLabeler(), weights: { format: 1, dtw: 1, sri: 0 }, port: 0 });
     try {
       const response = `<think><step_1>${'x'.repeat(400_000)}</step_1></think><answer>ok</answer>`;
-      const scoring = raw(server.url, { method: 'POST', path: '/score', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ items: [{ question_id: 'q1', response }] }) });
+      const scoring = raw(server.url, {
+        method: 'POST',
+        path: '/score',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ items: [{ question_id: 'q1', response }] }),
+      });
       await new Promise((resolve) => setTimeout(resolve, 50));
       const started = Date.now();
       const health = await raw(server.url, { path: '/health' });
@@ -130,7 +200,25 @@ describe('reward server: token, timeouts, heavy responses', () => {
   it('the CLI stops promptly on SIGTERM', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'echolens-reward-cli-'));
     writeFileSync(join(dir, 'refs.jsonl'), `${REFERENCES}\n`);
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'memory', 'reward-server', '--references', join(dir, 'refs.jsonl'), '--labeler', 'sim:labeler', '--port', '0', '--db', join(dir, 'r.db')], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'src/cli/main.ts',
+        'memory',
+        'reward-server',
+        '--references',
+        join(dir, 'refs.jsonl'),
+        '--labeler',
+        'sim:labeler',
+        '--port',
+        '0',
+        '--db',
+        join(dir, 'r.db'),
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let out = '';
     const url = await new Promise<string>((resolve, reject) => {
       child.stdout.on('data', (chunk: Buffer) => {

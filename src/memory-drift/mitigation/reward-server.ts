@@ -150,7 +150,8 @@ function scoreOne(
   }
   const text = textComponents(item.response, options.weights);
   if (item.error !== undefined) return { question_id: item.questionId, error: item.error, reward: null, components: text };
-  if (item.reference === undefined && item.questionId === null) return { question_id: null, error: 'no question id in the label', reward: null, components: text };
+  if (item.reference === undefined && item.questionId === null)
+    return { question_id: null, error: 'no question id in the label', reward: null, components: text };
   // A verl label may carry the reference trajectory itself (a list of symbols).
   const reference = item.reference ?? options.references.get(item.questionId as string);
   if (reference === undefined) {
@@ -193,7 +194,11 @@ interface VerlItem {
 }
 
 function verlItems(body: unknown): { items: { questionId: string | null; response: string }[]; single: boolean } {
-  const list = Array.isArray(body) ? body : body !== null && typeof body === 'object' && Array.isArray((body as { batch?: unknown }).batch) ? (body as { batch: unknown[] }).batch : null;
+  const list = Array.isArray(body)
+    ? body
+    : body !== null && typeof body === 'object' && Array.isArray((body as { batch?: unknown }).batch)
+      ? (body as { batch: unknown[] }).batch
+      : null;
   const single = list === null;
   const entries = (list ?? [body]) as unknown[];
   return {
@@ -254,7 +259,8 @@ export function startRewardServer(serverOptions: RewardServerOptions): Promise<R
     if (req.method === 'GET' && path === '/health') {
       return send(res, 200, { ok: true, references: options.references.size, weights: options.weights, stats, cache: options.labeler.stats });
     }
-    if (path !== '/score' && path !== '/verl' && path !== '/openrlhf') throw new BadRequest(404, `no route ${path}; use POST /score, /verl, /openrlhf or GET /health`);
+    if (path !== '/score' && path !== '/verl' && path !== '/openrlhf')
+      throw new BadRequest(404, `no route ${path}; use POST /score, /verl, /openrlhf or GET /health`);
     if (req.method !== 'POST') throw new BadRequest(405, `${path} takes POST`);
     if (options.token !== undefined) {
       const bearer = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1];
@@ -298,7 +304,8 @@ export function startRewardServer(serverOptions: RewardServerOptions): Promise<R
           : { score: r.reward, ...r.components, error: 0, details: { labels: r.labels } };
       return send(res, 200, single ? asVerl(results[0]!) : { results: results.map(asVerl) });
     }
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new BadRequest(400, 'expected {"query": [...], "prompts": [...], "labels": [...]}');
+    if (body === null || typeof body !== 'object' || Array.isArray(body))
+      throw new BadRequest(400, 'expected {"query": [...], "prompts": [...], "labels": [...]}');
     const b = body as { query?: unknown; prompts?: unknown; labels?: unknown };
     const query = stringArray(b.query, 'query');
     const prompts = b.prompts === undefined ? [] : stringArray(b.prompts, 'prompts', query.length);

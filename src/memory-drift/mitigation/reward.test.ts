@@ -41,7 +41,7 @@ describe('reward (pure)', () => {
     expect(none).toMatchObject({ format: 0, dtw: 1, sri: 1, r_dtw: -1, r_sri: -1, anti_distraction: 0, reward: -1 });
   });
 
-  it('presets: the authors\' 0.5·(1 − DTW) + 0.5·r_fmt and their DTW+SRI variant', () => {
+  it("presets: the authors' 0.5·(1 − DTW) + 0.5·r_fmt and their DTW+SRI variant", () => {
     const authors = scoreLabelledResponse(FULL, [A, B, C], [A, C], REWARD_PRESETS.authors);
     expect(authors.r_dtw).toBeCloseTo(2 / 3, 12);
     expect(authors.reward).toBeCloseTo(0.5 * 1 + 0.5 * (2 / 3), 12);
@@ -90,7 +90,11 @@ describe('reward server (sim:labeler)', () => {
   let server: RunningRewardServer;
   let labeler: CachedLabeler;
   const post = async (path: string, body: unknown) => {
-    const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+    const res = await fetch(`${server.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
 
@@ -105,7 +109,12 @@ describe('reward server (sim:labeler)', () => {
   });
 
   it('scores known responses exactly and returns the components', async () => {
-    const { status, body } = await post('/score', { items: [{ question_id: 'q1', response: FULL }, { question_id: 'q1', response: NO_ANSWER }] });
+    const { status, body } = await post('/score', {
+      items: [
+        { question_id: 'q1', response: FULL },
+        { question_id: 'q1', response: NO_ANSWER },
+      ],
+    });
     expect(status).toBe(200);
     type Scored = { labels: string[]; reward: number; components: { format: number; dtw: number } };
     const [full, noAnswer] = body.results as Scored[];
@@ -119,7 +128,11 @@ describe('reward server (sim:labeler)', () => {
 
   it('answers OpenRLHF and verl request shapes, with per-item errors', async () => {
     const prompt = '<|user|>Should I?<|assistant|>';
-    const open = await post('/openrlhf', { query: [prompt + FULL, prompt + FULL, 'x'], prompts: [prompt, prompt, ''], labels: ['q1', 'nope', '{"question_id":"q2"}'] });
+    const open = await post('/openrlhf', {
+      query: [prompt + FULL, prompt + FULL, 'x'],
+      prompts: [prompt, prompt, ''],
+      labels: ['q1', 'nope', '{"question_id":"q2"}'],
+    });
     expect(open.status).toBe(200);
     const rewards = open.body.rewards as number[];
     expect(rewards[0]).toBeCloseTo(2 / 3, 12);
@@ -134,7 +147,13 @@ describe('reward server (sim:labeler)', () => {
     expect(verl.body.score).toBeCloseTo(2 / 3, 12);
     expect(verl.body.error).toBe(0);
     expect(verl.body.details).toEqual({ labels: [A, C] });
-    const batch = await post('/verl', { batch: [{ solution_str: FULL, ground_truth: 'q1' }, { solution_str: FULL, ground_truth: null, extra_info: { question_id: 'q2' } }, { solution_str: FULL, ground_truth: 7 }] });
+    const batch = await post('/verl', {
+      batch: [
+        { solution_str: FULL, ground_truth: 'q1' },
+        { solution_str: FULL, ground_truth: null, extra_info: { question_id: 'q2' } },
+        { solution_str: FULL, ground_truth: 7 },
+      ],
+    });
     const scores = batch.body.results as Array<Record<string, unknown>>;
     expect(scores[0]!.score).toBeCloseTo(2 / 3, 12);
     expect(scores[1]!.score).toBeCloseTo(1 - 1 / 2, 12); // [A, C] vs [C]: DTW raw 1, normalised by max(2, 1)
@@ -156,7 +175,11 @@ describe('reward server (sim:labeler)', () => {
     expect((literal.body.results as Array<Record<string, unknown>>)[0]!.score).toBeCloseTo(1 - 1 / 2, 12);
 
     const prompt = '<|user|>Should I?<|assistant|>';
-    const open = await post('/openrlhf', { query: [`${prompt}${FULL}`, `<|user|>Something else<|assistant|>${FULL}`], prompts: [prompt, prompt], labels: ['q1', [A, B, C]] });
+    const open = await post('/openrlhf', {
+      query: [`${prompt}${FULL}`, `<|user|>Something else<|assistant|>${FULL}`],
+      prompts: [prompt, prompt],
+      labels: ['q1', [A, B, C]],
+    });
     expect((open.body.extra_logs as { error: number[] }).error).toEqual([0, 1]);
     const results = open.body.results as Array<Record<string, unknown>>;
     expect(results[1]!.error).toMatch(/does not start with prompts\[1\]/);
@@ -165,7 +188,12 @@ describe('reward server (sim:labeler)', () => {
 
   it('never labels the same response twice', async () => {
     const before = { ...labeler.stats };
-    await post('/score', { items: [{ question_id: 'q1', response: FULL }, { question_id: 'q2', response: FULL }] });
+    await post('/score', {
+      items: [
+        { question_id: 'q1', response: FULL },
+        { question_id: 'q2', response: FULL },
+      ],
+    });
     expect(labeler.stats.calls).toBe(before.calls);
     expect(labeler.stats.memoryHits - before.memoryHits).toBe(2);
   });

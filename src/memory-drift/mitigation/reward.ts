@@ -63,7 +63,8 @@ export function checkRewardWeights(weights: RewardWeights): ResolvedRewardWeight
     out[key] = w;
   }
   const drift = weights.drift ?? 'negative';
-  if (drift !== 'negative' && drift !== 'similarity') throw new InvalidArgumentError('weights.drift', `must be "negative" or "similarity", got ${String(drift)}`);
+  if (drift !== 'negative' && drift !== 'similarity')
+    throw new InvalidArgumentError('weights.drift', `must be "negative" or "similarity", got ${String(drift)}`);
   const target = weights.readabilityTarget ?? 60;
   const width = weights.readabilityWidth ?? 25;
   if (!Number.isFinite(target)) throw new InvalidArgumentError('weights.readabilityTarget', `must be a finite number, got ${String(target)}`);
@@ -124,8 +125,23 @@ export function scoreLabelledResponse(
   const rDtw = driftTerm(dtwDrift, w.drift);
   const rSri = driftTerm(sri, w.drift);
   const reward =
-    w.format * text.format + w.dtw * rDtw + w.sri * rSri + w.antiDistraction * antiDistraction + w.readability * text.readability + w.diversity * text.diversity;
-  return { format: text.format, dtw: dtwDrift, sri, r_dtw: rDtw, r_sri: rSri, anti_distraction: antiDistraction, readability: text.readability, diversity: text.diversity, reward };
+    w.format * text.format +
+    w.dtw * rDtw +
+    w.sri * rSri +
+    w.antiDistraction * antiDistraction +
+    w.readability * text.readability +
+    w.diversity * text.diversity;
+  return {
+    format: text.format,
+    dtw: dtwDrift,
+    sri,
+    r_dtw: rDtw,
+    r_sri: rSri,
+    anti_distraction: antiDistraction,
+    readability: text.readability,
+    diversity: text.diversity,
+    reward,
+  };
 }
 
 /**

@@ -17,9 +17,7 @@ export interface SelectedPair {
   rejected: JudgedCandidate & { judgement: DpoJudgement };
 }
 
-export type PairOutcome =
-  | { kind: 'pair'; pair: SelectedPair }
-  | { kind: 'no_chosen' | 'no_rejected' | 'no_judged' };
+export type PairOutcome = { kind: 'pair'; pair: SelectedPair } | { kind: 'no_chosen' | 'no_rejected' | 'no_judged' };
 
 /**
  * The paper's rule (`selectPreferencePair`: y⁺ iff h = 5, d = 0, a = 1; y⁻ iff h < 5 and
@@ -29,9 +27,7 @@ export type PairOutcome =
  * with the lowest helpfulness (ties by the same order) — the clearest contrast.
  */
 export function selectDpoPair(candidates: readonly JudgedCandidate[]): PairOutcome {
-  const judged = candidates.filter(
-    (c): c is JudgedCandidate & { judgement: DpoJudgement } => c.status === 'judged' && c.judgement !== undefined,
-  );
+  const judged = candidates.filter((c): c is JudgedCandidate & { judgement: DpoJudgement } => c.status === 'judged' && c.judgement !== undefined);
   if (judged.length === 0) return { kind: 'no_judged' };
   const split = selectPreferencePair(
     judged.map((candidate) => ({

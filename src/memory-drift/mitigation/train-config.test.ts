@@ -16,7 +16,8 @@ function config(input: Record<string, unknown>): TrainConfig {
 function syntaxError(name: string, text: string, kind: 'shell' | 'python'): string | null {
   const file = join(dir, name);
   writeFileSync(file, text);
-  const result = kind === 'shell' ? spawnSync('bash', ['-n', file], { encoding: 'utf8' }) : spawnSync('python3', ['-m', 'py_compile', file], { encoding: 'utf8' });
+  const result =
+    kind === 'shell' ? spawnSync('bash', ['-n', file], { encoding: 'utf8' }) : spawnSync('python3', ['-m', 'py_compile', file], { encoding: 'utf8' });
   return result.status === 0 ? null : `${result.stderr}`;
 }
 
@@ -68,7 +69,15 @@ describe('train-config launch files', () => {
     const [file] = buildTrainFiles('trl', config({ data: { train: 'dpo-data/trl/mixed.jsonl' }, output: 'out "dpo"' }));
     expect(file!.kind).toBe('python');
     expect(syntaxError('train_dpo.py', file!.text, 'python')).toBeNull();
-    for (const fragment of ['beta=0.1,', 'learning_rate=0.000005,', 'num_train_epochs=3,', 'max_length=1024,', 'gradient_accumulation_steps=16,', 'loss_type="sigmoid"', 'output_dir="out \\"dpo\\"",']) {
+    for (const fragment of [
+      'beta=0.1,',
+      'learning_rate=0.000005,',
+      'num_train_epochs=3,',
+      'max_length=1024,',
+      'gradient_accumulation_steps=16,',
+      'loss_type="sigmoid"',
+      'output_dir="out \\"dpo\\"",',
+    ]) {
       expect(file!.text).toContain(fragment);
     }
   });

@@ -160,7 +160,10 @@ export const trainConfigSchema = z.strictObject({
     .strictObject({
       url: z.url().default('http://127.0.0.1:8787'),
       /** Environment variable holding the server's token (sent by the verl client). */
-      tokenEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).default('ECHOLENS_REWARD_TOKEN'),
+      tokenEnv: z
+        .string()
+        .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+        .default('ECHOLENS_REWARD_TOKEN'),
     })
     .default({ url: 'http://127.0.0.1:8787', tokenEnv: 'ECHOLENS_REWARD_TOKEN' }),
   output: z.string().trim().min(1).default('checkpoints/echolens-driftlens'),
@@ -266,8 +269,10 @@ def compute_score(data_source, solution_str, ground_truth, extra_info=None, **kw
 function verlScript(config: TrainConfig): TrainFile[] {
   checkPath(config.data.train, 'data.train', 'verl', /\.parquet$/i, 'a .parquet file (memory grpo-data --format verl)');
   if (config.data.val !== undefined) checkPath(config.data.val, 'data.val', 'verl', /\.parquet$/i, 'a .parquet file');
-  if (!HYDRA_SAFE.test(config.model)) throw new ConfigError(`model "${config.model}": use a Hugging Face id or a path without spaces or quotes (verl parses it as a Hydra override)`);
-  if (!HYDRA_SAFE.test(config.output) || !HYDRA_SAFE.test(config.project)) throw new ConfigError('output and project must be plain names (verl parses them as Hydra overrides)');
+  if (!HYDRA_SAFE.test(config.model))
+    throw new ConfigError(`model "${config.model}": use a Hugging Face id or a path without spaces or quotes (verl parses it as a Hydra override)`);
+  if (!HYDRA_SAFE.test(config.output) || !HYDRA_SAFE.test(config.project))
+    throw new ConfigError('output and project must be plain names (verl parses them as Hydra overrides)');
   const sourced = resolveGrpoHyperparameters(config);
   const h = values(sourced);
   const overrides = [
@@ -312,7 +317,7 @@ function verlScript(config: TrainConfig): TrainFile[] {
     ...headerLines('verl', config, sourced, '#'),
     '# Data: `echolens memory grpo-data <memory config> --format verl --val-fraction 0.2 -o <train.parquet>`.',
     '# Reward: start `echolens memory reward-server --references <refs.jsonl> --labeler <model>` first (the',
-    '# paper: --preset paper; the authors\' scripts: --preset authors). Extra Hydra overrides: pass them as arguments.',
+    "# paper: --preset paper; the authors' scripts: --preset authors). Extra Hydra overrides: pass them as arguments.",
     'set -euo pipefail',
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion in the generated script
     'here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"',

@@ -55,11 +55,23 @@ export function verlRowsToParquet(rows: readonly VerlPromptRow[]): Uint8Array {
   const column = (name: string, data: unknown[]) => ({ name, data });
   const buffer = parquetWriteBuffer({
     columnData: [
-      column('data_source', rows.map((r) => r.data_source)),
+      column(
+        'data_source',
+        rows.map((r) => r.data_source),
+      ),
       // Field order inside the structs follows the schema; the writer reads fields by name.
-      column('prompt', rows.map((r) => r.prompt.map((m) => ({ content: m.content, role: m.role })))),
-      column('ability', rows.map((r) => r.ability)),
-      column('reward_model', rows.map((r) => ({ ground_truth: groundTruthString(r.reward_model.ground_truth), style: r.reward_model.style }))),
+      column(
+        'prompt',
+        rows.map((r) => r.prompt.map((m) => ({ content: m.content, role: m.role }))),
+      ),
+      column(
+        'ability',
+        rows.map((r) => r.ability),
+      ),
+      column(
+        'reward_model',
+        rows.map((r) => ({ ground_truth: groundTruthString(r.reward_model.ground_truth), style: r.reward_model.style })),
+      ),
       column(
         'extra_info',
         rows.map((r) => ({

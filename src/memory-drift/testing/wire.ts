@@ -32,6 +32,9 @@ export function writeWireMemoryConfig(
   models: { target: string; labeler: string } = { target: 'fake-target', labeler: 'fake-labeler' },
 ): string {
   const file = join(dir, `${name}.yaml`);
-  writeFileSync(file, [`targets: ["openai-compatible:${models.target}@${baseURL}"]`, `labeler: "openai-compatible:${models.labeler}@${baseURL}"`, ...lines].join('\n'));
+  writeFileSync(
+    file,
+    [`targets: ["openai-compatible:${models.target}@${baseURL}"]`, `labeler: "openai-compatible:${models.labeler}@${baseURL}"`, ...lines].join('\n'),
+  );
   return file;
 }

@@ -11,4 +11,3 @@ export function argumentOf(f: () => unknown): string {
   }
   throw new Error('expected a throw');
 }
-

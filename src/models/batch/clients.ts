@@ -114,7 +114,10 @@ abstract class HttpBatchClient {
       });
     } catch (error) {
       if (signal?.aborted) throw new ModelCallError('aborted', `${provider} batch: cancelled`, { provider, cause: error });
-      throw new ModelCallError('connection', `${provider} batch: ${method} ${new URL(full).pathname} failed (${(error as Error).message})`, { provider, cause: error });
+      throw new ModelCallError('connection', `${provider} batch: ${method} ${new URL(full).pathname} failed (${(error as Error).message})`, {
+        provider,
+        cause: error,
+      });
     }
     if (!response.ok) {
       const text = scrubSecrets(await response.text().catch(() => ''), [this.endpoint.apiKey]);
@@ -131,7 +134,10 @@ abstract class HttpBatchClient {
     try {
       return (await response.json()) as T;
     } catch (error) {
-      throw new ModelCallError('malformed', `${this.endpoint.provider} batch: unparseable JSON from ${response.url}`, { provider: this.endpoint.provider, cause: error });
+      throw new ModelCallError('malformed', `${this.endpoint.provider} batch: unparseable JSON from ${response.url}`, {
+        provider: this.endpoint.provider,
+        cause: error,
+      });
     }
   }
 
@@ -205,9 +211,7 @@ class OpenAIBatchClient extends HttpBatchClient implements BatchClient {
   }
 
   async submit(lines: readonly BatchLine[], signal?: AbortSignal, tag?: BatchTag): Promise<{ id: string }> {
-    const jsonl = lines
-      .map((line) => JSON.stringify({ custom_id: line.customId, method: 'POST', url: '/v1/chat/completions', body: line.body }))
-      .join('\n');
+    const jsonl = lines.map((line) => JSON.stringify({ custom_id: line.customId, method: 'POST', url: '/v1/chat/completions', body: line.body })).join('\n');
     const form = new FormData();
     form.append('purpose', 'batch');
     form.append('file', new Blob([`${jsonl}\n`], { type: 'application/jsonl' }), 'echolens-batch.jsonl');
@@ -257,7 +261,14 @@ class OpenAIBatchClient extends HttpBatchClient implements BatchClient {
   }
 
   async list(since: number, signal?: AbortSignal): Promise<ListedBatch[]> {
-    const items = await this.listPages<OpenAIBatch>('/batches', 'after', since, (b) => (b.created_at ?? 0) * 1000, (b) => b.id, signal);
+    const items = await this.listPages<OpenAIBatch>(
+      '/batches',
+      'after',
+      since,
+      (b) => (b.created_at ?? 0) * 1000,
+      (b) => b.id,
+      signal,
+    );
     return items.map((b) => ({
       id: b.id,
       createdAt: (b.created_at ?? 0) * 1000,

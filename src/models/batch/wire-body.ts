@@ -99,8 +99,10 @@ export async function decodeWireResponse(
   responseBody: unknown,
   env: Record<string, string | undefined> = process.env,
 ): Promise<ModelResponse> {
-  const adapter = adapterFor(request.model, env, async () =>
-    new Response(JSON.stringify(responseBody), { status: 200, headers: { 'content-type': 'application/json' } }),
+  const adapter = adapterFor(
+    request.model,
+    env,
+    async () => new Response(JSON.stringify(responseBody), { status: 200, headers: { 'content-type': 'application/json' } }),
   );
   return adapter.generate(request);
 }

@@ -32,7 +32,11 @@ function sse(type: string, data: Record<string, unknown>): string {
   return `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 }
 
-const errorTypeOf = statusNamer({ 429: 'rate_limit_error', 529: 'overloaded_error', 401: 'authentication_error', 404: 'not_found_error' }, 'api_error', 'invalid_request_error');
+const errorTypeOf = statusNamer(
+  { 429: 'rate_limit_error', 529: 'overloaded_error', 401: 'authentication_error', 404: 'not_found_error' },
+  'api_error',
+  'invalid_request_error',
+);
 
 export const anthropicWire: WireFormat = {
   endpoint: '/messages',

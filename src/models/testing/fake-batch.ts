@@ -104,7 +104,13 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
     res.end(typeof body === 'string' ? body : JSON.stringify(body));
   };
   const notFound = (res: ServerResponse, what: string) =>
-    send(res, 404, options.provider === 'openai' ? { error: { message: `no ${what}`, type: 'invalid_request_error' } } : { type: 'error', error: { type: 'not_found_error', message: `no ${what}` } });
+    send(
+      res,
+      404,
+      options.provider === 'openai'
+        ? { error: { message: `no ${what}`, type: 'invalid_request_error' } }
+        : { type: 'error', error: { type: 'not_found_error', message: `no ${what}` } },
+    );
 
   const keyOk = (req: IncomingMessage) => {
     if (options.apiKey === undefined) return true;
@@ -136,7 +142,14 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
       if (outcome === 'canceled') {
         out.failed += 1;
         if (options.provider === 'openai') {
-          out.errors.push(JSON.stringify({ id: `batch_req_${index}`, custom_id: line.customId, response: null, error: { code: 'batch_cancelled', message: 'This request was cancelled with its batch.' } }));
+          out.errors.push(
+            JSON.stringify({
+              id: `batch_req_${index}`,
+              custom_id: line.customId,
+              response: null,
+              error: { code: 'batch_cancelled', message: 'This request was cancelled with its batch.' },
+            }),
+          );
         } else {
           out.anthropic.push(JSON.stringify({ custom_id: line.customId, result: { type: 'canceled' } }));
         }
@@ -148,7 +161,14 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
         out.expired = true;
         out.failed += 1;
         if (options.provider === 'openai') {
-          out.errors.push(JSON.stringify({ id: `batch_req_${index}`, custom_id: line.customId, response: null, error: { code: 'batch_expired', message: 'This request could not be executed before the completion window expired.' } }));
+          out.errors.push(
+            JSON.stringify({
+              id: `batch_req_${index}`,
+              custom_id: line.customId,
+              response: null,
+              error: { code: 'batch_expired', message: 'This request could not be executed before the completion window expired.' },
+            }),
+          );
         } else {
           out.anthropic.push(JSON.stringify({ custom_id: line.customId, result: { type: 'expired' } }));
         }
@@ -179,7 +199,12 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
       if (status === 200) out.succeeded += 1;
       else out.failed += 1;
       if (options.provider === 'openai') {
-        const record = JSON.stringify({ id: `batch_req_${index}`, custom_id: line.customId, response: { status_code: status, request_id: `req_${index}`, body }, error: null });
+        const record = JSON.stringify({
+          id: `batch_req_${index}`,
+          custom_id: line.customId,
+          response: { status_code: status, request_id: `req_${index}`, body },
+          error: null,
+        });
         (status === 200 ? out.output : out.errors).push(record);
       } else {
         const result = status === 200 ? { type: 'succeeded', message: body } : { type: 'errored', error: body };
@@ -223,7 +248,8 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
       id: batch.id,
       object: 'batch',
       endpoint: '/v1/chat/completions',
-      errors: batch.failure && batch.ended ? { object: 'list', data: [{ code: batch.failure.code, message: batch.failure.message, line: null, param: null }] } : null,
+      errors:
+        batch.failure && batch.ended ? { object: 'list', data: [{ code: batch.failure.code, message: batch.failure.message, line: null, param: null }] } : null,
       input_file_id: `file-in-${batch.id}`,
       completion_window: '24h',
       status,
@@ -290,7 +316,14 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
   };
 
   const mangled = (text: string, batchId: string) =>
-    options.mangleResults === undefined ? text : `${options.mangleResults(text.split('\n').filter((l) => l !== ''), batchId).join('\n')}\n`;
+    options.mangleResults === undefined
+      ? text
+      : `${options
+          .mangleResults(
+            text.split('\n').filter((l) => l !== ''),
+            batchId,
+          )
+          .join('\n')}\n`;
 
   /** The batch a path names (its id URL-encoded there). */
   const batchNamed = (encodedId: string) => batches.find((b) => b.id === decodeURIComponent(encodedId));
@@ -327,7 +360,11 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
     }
     if (options.provider === 'openai') {
       if (method === 'POST' && sub === '/files') {
-        const form = await new Request('http://fake/files', { method: 'POST', headers: { 'content-type': req.headers['content-type'] ?? '' }, body: raw }).formData();
+        const form = await new Request('http://fake/files', {
+          method: 'POST',
+          headers: { 'content-type': req.headers['content-type'] ?? '' },
+          body: raw,
+        }).formData();
         const file = form.get('file');
         if (form.get('purpose') !== 'batch' || !(file instanceof Blob)) {
           send(res, 400, { error: { message: 'purpose must be batch and file must be given', type: 'invalid_request_error' } });
@@ -339,7 +376,12 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
         return;
       }
       if (method === 'POST' && sub === '/batches') {
-        const body = JSON.parse(raw.toString('utf8')) as { input_file_id?: string; endpoint?: string; completion_window?: string; metadata?: Record<string, string> };
+        const body = JSON.parse(raw.toString('utf8')) as {
+          input_file_id?: string;
+          endpoint?: string;
+          completion_window?: string;
+          metadata?: Record<string, string>;
+        };
         const content = body.input_file_id === undefined ? undefined : files.get(body.input_file_id);
         if (content === undefined || body.endpoint !== '/v1/chat/completions' || body.completion_window !== '24h') {
           send(res, 400, { error: { message: 'bad batch creation', type: 'invalid_request_error' } });
@@ -393,7 +435,10 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
       if (method === 'POST' && sub === '/messages/batches') {
         const body = JSON.parse(raw.toString('utf8')) as { requests?: Array<{ custom_id?: unknown; params?: Record<string, unknown> }> };
         const lines = body.requests ?? [];
-        if (lines.length === 0 || lines.some((l) => typeof l.custom_id !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/.test(l.custom_id) || typeof l.params !== 'object')) {
+        if (
+          lines.length === 0 ||
+          lines.some((l) => typeof l.custom_id !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/.test(l.custom_id) || typeof l.params !== 'object')
+        ) {
           send(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'bad batch requests' } });
           return;
         }

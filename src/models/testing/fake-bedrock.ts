@@ -27,7 +27,14 @@ export function bedrockUserText(request: FakeRequest): string {
 function usageOf(request: FakeRequest, reply: FakeReply, text: string) {
   const u = reply.usage ?? {};
   const system = blocksText(request.body?.system as Array<{ text?: string }> | undefined);
-  const input = u.inputTokens ?? roughTokens(system + messagesOf(request).map((m) => blocksText(m.content)).join('\n'));
+  const input =
+    u.inputTokens ??
+    roughTokens(
+      system +
+        messagesOf(request)
+          .map((m) => blocksText(m.content))
+          .join('\n'),
+    );
   const output = u.outputTokens ?? (text === '' ? 0 : roughTokens(text));
   const usage: Record<string, number> = { inputTokens: input, outputTokens: output, totalTokens: input + output };
   if (u.cachedInputTokens !== undefined) usage.cacheReadInputTokens = u.cachedInputTokens;

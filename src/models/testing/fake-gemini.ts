@@ -64,7 +64,11 @@ function response(request: FakeRequest, reply: FakeReply, partList: Array<Record
   return body;
 }
 
-const grpcStatusOf = statusNamer({ 429: 'RESOURCE_EXHAUSTED', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND' }, 'UNAVAILABLE', 'INVALID_ARGUMENT');
+const grpcStatusOf = statusNamer(
+  { 429: 'RESOURCE_EXHAUSTED', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND' },
+  'UNAVAILABLE',
+  'INVALID_ARGUMENT',
+);
 
 export const geminiWire: WireFormat = {
   endpoint: ':generateContent',

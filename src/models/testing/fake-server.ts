@@ -159,9 +159,7 @@ export function lastUserText(request: FakeRequest): string {
     const content = message.content;
     if (typeof content === 'string') return content;
     if (Array.isArray(content)) {
-      return content
-        .map((part) => (part !== null && typeof part === 'object' && typeof part.text === 'string' ? part.text : ''))
-        .join('');
+      return content.map((part) => (part !== null && typeof part === 'object' && typeof part.text === 'string' ? part.text : '')).join('');
     }
   }
   return '';

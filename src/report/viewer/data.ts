@@ -21,8 +21,6 @@ export interface ViewerStore {
   store: RunStore;
 }
 
-
-
 export interface RunIndex {
   run: RunInfo;
   /** The answers the audit asked for (target and generation cells), plan order. */
@@ -155,7 +153,15 @@ function buildRunIndex(store: RunStore, run: RunInfo, signature: string): RunInd
   const judgeLinks: IndexedCell[] = [];
   for (const row of rows) {
     const tools = toolNames(row.tool_calls);
-    const cell: IndexedCell = { key: row.key, ordinal: row.ordinal, labels: JSON.parse(row.labels) as CellLabels, status: row.status, text: row.text, model: row.model, ...(tools ? { toolCalls: tools } : {}) };
+    const cell: IndexedCell = {
+      key: row.key,
+      ordinal: row.ordinal,
+      labels: JSON.parse(row.labels) as CellLabels,
+      status: row.status,
+      text: row.text,
+      model: row.model,
+      ...(tools ? { toolCalls: tools } : {}),
+    };
     if (!AUXILIARY_STAGES.has(String(cell.labels.stage))) {
       cells.push(cell);
       continue;

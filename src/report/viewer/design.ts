@@ -39,7 +39,25 @@ const NOT_FACTORS = new Set([
 ]);
 
 /** Factors first in this order, then the rest alphabetically. */
-const ORDER = ['target', 'condition', 'tier', 'question_id', 'domain', 'session', 'position', 'cutpoint', 'task', 'arm', 'mitigation', 'distance', 'surface', 'item', 'category', 'paraphrase', 'sample'];
+const ORDER = [
+  'target',
+  'condition',
+  'tier',
+  'question_id',
+  'domain',
+  'session',
+  'position',
+  'cutpoint',
+  'task',
+  'arm',
+  'mitigation',
+  'distance',
+  'surface',
+  'item',
+  'category',
+  'paraphrase',
+  'sample',
+];
 
 const LABELS: Record<string, string> = { question_id: 'question', item: 'probe / item', stimulus_id: 'stimulus', sameTask: 'same task' };
 
@@ -107,7 +125,8 @@ export function pairedCell(index: RunIndex, cell: IndexedCell): CellPair | undef
   const partner = rule.partner(labelText(cell.labels, rule.dimension));
   if (partner === undefined) return undefined;
   const candidates = index.cells.filter(
-    (c) => c !== cell && labelText(c.labels, rule.dimension) === partner && rule.shared.every((name) => labelText(c.labels, name) === labelText(cell.labels, name)),
+    (c) =>
+      c !== cell && labelText(c.labels, rule.dimension) === partner && rule.shared.every((name) => labelText(c.labels, name) === labelText(cell.labels, name)),
   );
   if (candidates.length === 0) return undefined;
   const pref = rule.preferred;
@@ -118,7 +137,6 @@ export function pairedCell(index: RunIndex, cell: IndexedCell): CellPair | undef
     : candidates[0];
   return chosen ? { relation: rule.relation(partner), cell: chosen } : undefined;
 }
-
 
 /** The cells scored against a cell (its audit's `viewer.referencedBy`, e.g. a no-memory reference answer). */
 export function referencedBy(index: RunIndex, cell: IndexedCell): CellReferences | undefined {

@@ -118,7 +118,8 @@ const qs = (params: Record<string, string | number | undefined>) =>
     .join('&');
 
 const runHref = (store: number, runId: string, extra: Record<string, string | number | undefined> = {}) => `/run?${qs({ s: store, r: runId, ...extra })}`;
-const cellHref = (store: number, runId: string, key: string, filter: Record<string, string | number | undefined> = {}) => `/cell?${qs({ s: store, r: runId, k: key, ...filter })}`;
+const cellHref = (store: number, runId: string, key: string, filter: Record<string, string | number | undefined> = {}) =>
+  `/cell?${qs({ s: store, r: runId, k: key, ...filter })}`;
 const runRef = (store: number, runId: string) => `${store}:${runId}`;
 
 function scoreBadge(score: number | null | undefined): RawHtml {
@@ -157,32 +158,46 @@ function countsText(c: RunCounts): string {
 export function runsPage(data: ViewerData, context: PageContext): string {
   const runs = data.runs();
   const rows = runs.map(({ store, run }) => ({ store, run, index: data.run(store.index, run.id) }));
-  const list = table(rows, [
-    { header: 'run', value: (r) => html`<a class="run-link" href="${runHref(r.store.index, r.run.id)}">${runName(r.run)}</a><br><code class="muted run-id">${r.run.id}</code>` },
-    { header: 'audit', value: (r) => r.run.experiment },
-    { header: 'store', value: (r) => html`<span title="${r.store.file}">${r.store.name}</span>` },
-    {
-      header: 'verdict',
-      value: (r) => {
-        const verdict = runListVerdict(data, r.store.index, r.run);
-        return html`<span class="run-verdict tone-${verdict.tone}">${verdict.lines.map((l, i) => html`${i > 0 ? html`<br>` : ''}${l}`)}</span>`;
+  const list = table(
+    rows,
+    [
+      {
+        header: 'run',
+        value: (r) =>
+          html`<a class="run-link" href="${runHref(r.store.index, r.run.id)}">${runName(r.run)}</a><br><code class="muted run-id">${r.run.id}</code>`,
       },
-    },
-    {
-      header: 'status',
-      value: (r) => {
-        const status = runListStatus(r.run);
-        return html`<span class="run-status status-${status.word}" title="${status.detail}">${status.word}</span>${status.word === 'complete' ? '' : html`<br><span class="muted">${status.detail}</span>`}`;
+      { header: 'audit', value: (r) => r.run.experiment },
+      { header: 'store', value: (r) => html`<span title="${r.store.file}">${r.store.name}</span>` },
+      {
+        header: 'verdict',
+        value: (r) => {
+          const verdict = runListVerdict(data, r.store.index, r.run);
+          return html`<span class="run-verdict tone-${verdict.tone}">${verdict.lines.map((l, i) => html`${i > 0 ? html`<br>` : ''}${l}`)}</span>`;
+        },
       },
-    },
-    { header: 'started', value: (r) => r.run.startedAt.replace('T', ' ').slice(0, 16) },
-    { header: 'targets', value: (r) => modelsOf(r.run, 'targets').join(', ') },
-    { header: 'cells', value: (r) => html`<span class="run-counts">${r.index ? countsText(runCounts(r.index)) : `${r.run.counts.total} cells`}</span>${r.run.counts.failed + r.run.counts.pending > 0 ? html`<br><span class="muted">${r.run.counts.failed} failed, ${r.run.counts.pending} pending</span>` : ''}`, numeric: true },
-  ], 'No runs: make a store with echolens demo (or a run command), then run echolens view where ./runs or ./echolens-demo is, or name the stores (echolens view runs/persona.db).');
+      {
+        header: 'status',
+        value: (r) => {
+          const status = runListStatus(r.run);
+          return html`<span class="run-status status-${status.word}" title="${status.detail}">${status.word}</span>${status.word === 'complete' ? '' : html`<br><span class="muted">${status.detail}</span>`}`;
+        },
+      },
+      { header: 'started', value: (r) => r.run.startedAt.replace('T', ' ').slice(0, 16) },
+      { header: 'targets', value: (r) => modelsOf(r.run, 'targets').join(', ') },
+      {
+        header: 'cells',
+        value: (r) =>
+          html`<span class="run-counts">${r.index ? countsText(runCounts(r.index)) : `${r.run.counts.total} cells`}</span>${r.run.counts.failed + r.run.counts.pending > 0 ? html`<br><span class="muted">${r.run.counts.failed} failed, ${r.run.counts.pending} pending</span>` : ''}`,
+        numeric: true,
+      },
+    ],
+    'No runs: make a store with echolens demo (or a run command), then run echolens view where ./runs or ./echolens-demo is, or name the stores (echolens view runs/persona.db).',
+  );
   const options = runs.map(({ store, run }) => html`<option value="${runRef(store.index, run.id)}">${runName(run)} (${run.experiment}, ${run.id})</option>`);
-  const compare = runs.length >= 2
-    ? html`<h2>Compare two runs</h2><p class="note">Runs of the same audit only: each headline number and B − A with a paired bootstrap interval over the design units both runs share.</p><form class="filters" method="get" action="/compare"><label>run A<select name="a">${options}</select></label><label>run B<select name="b">${options}</select></label><button type="submit">Compare</button></form>`
-    : html``;
+  const compare =
+    runs.length >= 2
+      ? html`<h2>Compare two runs</h2><p class="note">Runs of the same audit only: each headline number and B − A with a paired bootstrap interval over the design units both runs share.</p><form class="filters" method="get" action="/compare"><label>run A<select name="a">${options}</select></label><label>run B<select name="b">${options}</select></label><button type="submit">Compare</button></form>`
+      : html``;
   const stores = html`<p class="muted">Stores: ${data.stores.map((s, i) => html`${i > 0 ? ', ' : ''}<span title="${s.file}">${s.name}</span>`)}${data.stores.length === 0 ? 'none' : ''}.</p>`;
   return viewerPage('Runs', html`${stores}${list}${compare}`, context);
 }
@@ -243,13 +258,15 @@ export function runPage(store: ViewerStore, index: RunIndex, cells: readonly Ind
       (v) => html`<option value="${v}"${v === current ? raw(' selected') : ''}>${v}</option>`,
     )}</select></label>`;
   });
-  const judgeSelect = index.judges.length > 0
-    ? html`<label>judge<select name="judge">${index.judges.map((j) => html`<option value="${j}"${j === (f.judge ?? index.judges[0]) ? raw(' selected') : ''}>${j}</option>`)}</select></label>
+  const judgeSelect =
+    index.judges.length > 0
+      ? html`<label>judge<select name="judge">${index.judges.map((j) => html`<option value="${j}"${j === (f.judge ?? index.judges[0]) ? raw(' selected') : ''}>${j}</option>`)}</select></label>
 <label>score ≥<input class="score-input" type="number" name="min" min="0" max="3" step="1" value="${f.minScore ?? ''}"></label>
 <label>score ≤<input class="score-input" type="number" name="max" min="0" max="3" step="1" value="${f.maxScore ?? ''}"></label>`
-    : html``;
+      : html``;
   const rangeInputs = view.measures.map(
-    (m) => html`<label>${m.label} ≥<input class="score-input" type="number" name="min_${m.name}" step="any" value="${f.ranges?.[m.name]?.min ?? ''}"></label><label>${m.label} ≤<input class="score-input" type="number" name="max_${m.name}" step="any" value="${f.ranges?.[m.name]?.max ?? ''}"></label>`,
+    (m) =>
+      html`<label>${m.label} ≥<input class="score-input" type="number" name="min_${m.name}" step="any" value="${f.ranges?.[m.name]?.min ?? ''}"></label><label>${m.label} ≤<input class="score-input" type="number" name="max_${m.name}" step="any" value="${f.ranges?.[m.name]?.max ?? ''}"></label>`,
   );
   const statusSelect = html`<label>status<select name="status"><option value="">any</option>${['done', 'empty', 'failed', 'pending'].map(
     (s) => html`<option value="${s}"${s === f.status ? raw(' selected') : ''}>${s}</option>`,
@@ -262,30 +279,43 @@ export function runPage(store: ViewerStore, index: RunIndex, cells: readonly Ind
   const params = filterParams(f);
   const start = query.page * PAGE_SIZE;
   const shown = cells.slice(start, start + PAGE_SIZE);
-  const cellTable = table(shown, [
-    { header: '#', value: (c) => html`<a class="cell-link" href="${cellHref(store.index, run.id, c.key, params)}">${c.ordinal}</a>`, numeric: true },
-    ...columns.map((factor) => ({ header: factor.label, value: (c: IndexedCell) => labelText(c.labels, factor.name) })),
-    { header: 'status', value: (c) => c.status },
-    ...(index.judges.length > 0 ? [{ header: 'score', value: (c: IndexedCell) => scoreBadge(scoreOf(index, c.key, f.judge)?.score) }] : []),
-    ...view.measures.map((m) => ({ header: m.label, value: (c: IndexedCell) => measureText(m.values.get(c.key)), numeric: true })),
-    { header: 'response', value: (c) => html`<div class="snippet">${snippet(c.text)}${c.toolCalls?.length ? html`${c.text ? ' ' : ''}<span class="muted">[tool call: ${c.toolCalls.join(', ')}]</span>` : ''}</div>` },
-  ], 'No cell matches these filters.');
+  const cellTable = table(
+    shown,
+    [
+      { header: '#', value: (c) => html`<a class="cell-link" href="${cellHref(store.index, run.id, c.key, params)}">${c.ordinal}</a>`, numeric: true },
+      ...columns.map((factor) => ({ header: factor.label, value: (c: IndexedCell) => labelText(c.labels, factor.name) })),
+      { header: 'status', value: (c) => c.status },
+      ...(index.judges.length > 0 ? [{ header: 'score', value: (c: IndexedCell) => scoreBadge(scoreOf(index, c.key, f.judge)?.score) }] : []),
+      ...view.measures.map((m) => ({ header: m.label, value: (c: IndexedCell) => measureText(m.values.get(c.key)), numeric: true })),
+      {
+        header: 'response',
+        value: (c) =>
+          html`<div class="snippet">${snippet(c.text)}${c.toolCalls?.length ? html`${c.text ? ' ' : ''}<span class="muted">[tool call: ${c.toolCalls.join(', ')}]</span>` : ''}</div>`,
+      },
+    ],
+    'No cell matches these filters.',
+  );
   const pages = Math.max(1, Math.ceil(cells.length / PAGE_SIZE));
-  const pager = pages > 1
-    ? html`<p class="pager">Page ${query.page + 1} of ${pages}: ${query.page > 0 ? html`<a href="${runHref(store.index, run.id, { ...params, page: query.page - 1 })}">previous</a>` : ''}${query.page + 1 < pages ? html`<a href="${runHref(store.index, run.id, { ...params, page: query.page + 1 })}">next</a>` : ''}</p>`
-    : html``;
+  const pager =
+    pages > 1
+      ? html`<p class="pager">Page ${query.page + 1} of ${pages}: ${query.page > 0 ? html`<a href="${runHref(store.index, run.id, { ...params, page: query.page - 1 })}">previous</a>` : ''}${query.page + 1 < pages ? html`<a href="${runHref(store.index, run.id, { ...params, page: query.page + 1 })}">next</a>` : ''}</p>`
+      : html``;
   const simulated = [...modelsOf(run, 'targets'), ...modelsOf(run, 'judges')].some((m) => m.startsWith('sim:'));
-  const headline = view.headline.length > 0
-    ? html`<section class="headline" id="headline"><h2>Headline</h2>${table(view.headline, [
-        { header: 'number', value: (l) => l.label },
-        { header: 'value', value: (l) => html`<span class="headline-value">${l.value}</span>` },
-      ])}</section>`
-    : html`<p class="muted" id="headline-missing">${view.analysisError ?? 'No headline number.'}</p>`;
+  const headline =
+    view.headline.length > 0
+      ? html`<section class="headline" id="headline"><h2>Headline</h2>${table(view.headline, [
+          { header: 'number', value: (l) => l.label },
+          { header: 'value', value: (l) => html`<span class="headline-value">${l.value}</span>` },
+        ])}</section>`
+      : html`<p class="muted" id="headline-missing">${view.analysisError ?? 'No headline number.'}</p>`;
   const charts = view.charts.length > 0 ? html`<section class="charts" id="charts">${view.charts}</section>` : html``;
   const links = query.analysis
     ? html`<p class="links"><a id="report-link" href="${reportHref(store.index, run.id)}">Full HTML report</a> · <a id="analysis-link" href="${analysisHref(store.index, run.id)}">every table and chart (${query.analysis})</a></p>`
     : html``;
-  const measureNotes = view.measures.length > 0 ? html`<p class="note">${view.measures.map((m, i) => html`${i > 0 ? '; ' : ''}<strong>${m.label}</strong>: ${m.description}`)}.</p>` : html``;
+  const measureNotes =
+    view.measures.length > 0
+      ? html`<p class="note">${view.measures.map((m, i) => html`${i > 0 ? '; ' : ''}<strong>${m.label}</strong>: ${m.description}`)}.</p>`
+      : html``;
   const body = html`<p class="muted">run <code id="run-id">${run.id}</code> · ${store.name} · ${run.experiment} · ${run.status} · started ${run.startedAt}</p>
 <p id="run-counts">${countsText(counts)}.</p>
 ${simulated ? html`<p class="banner"><strong>Simulated models.</strong> This run used <code>sim:</code> models: deterministic simulations with planted effects. Its numbers measure no real model.</p>` : ''}
@@ -301,7 +331,8 @@ ${pager}${cellTable}${pager}`;
 
 function messagesHtml(messages: readonly ChatMessage[]): RawHtml {
   return html`${messages.map(
-    (m, i) => html`<div class="msg role-${m.role}"><div class="role">${i + 1}. ${m.role} · ${m.content.length.toLocaleString('en-US')} chars</div><pre>${m.content}</pre></div>`,
+    (m, i) =>
+      html`<div class="msg role-${m.role}"><div class="role">${i + 1}. ${m.role} · ${m.content.length.toLocaleString('en-US')} chars</div><pre>${m.content}</pre></div>`,
   )}`;
 }
 
@@ -356,13 +387,16 @@ export function cellPage(
   const labelRows = Object.entries(cell.labels).map(([name, value]) => ({ name, value }));
   const verdicts = [...(index.verdicts.get(cell.key)?.values() ?? [])];
   const attempts = judgeCellsOf(index, cell.key);
-  const judgeHtml = verdicts.length > 0
-    ? html`<h2>Judge</h2>${verdicts.map(
-        (v) => html`<div class="verdict-block"><p>${scoreBadge(v.score)} <strong>${v.judge}</strong>${v.label ? html` · ${v.label}` : ''}${v.attempt > 0 ? html` · re-ask ${v.attempt}` : ''}</p>
+  const judgeHtml =
+    verdicts.length > 0
+      ? html`<h2>Judge</h2>${verdicts.map(
+          (
+            v,
+          ) => html`<div class="verdict-block"><p>${scoreBadge(v.score)} <strong>${v.judge}</strong>${v.label ? html` · ${v.label}` : ''}${v.attempt > 0 ? html` · re-ask ${v.attempt}` : ''}</p>
 <p class="judge-reason">${v.error ? html`<span class="error">unparseable verdict: ${v.error}</span>` : v.reason}</p>
 <details><summary>Raw judge output</summary><pre class="text">${v.raw}</pre></details></div>`,
-      )}${attempts.length > verdicts.length ? html`<p class="muted">${attempts.length} judge calls in all (re-asks after unparseable output).</p>` : ''}`
-    : html``;
+        )}${attempts.length > verdicts.length ? html`<p class="muted">${attempts.length} judge calls in all (re-asks after unparseable output).</p>` : ''}`
+      : html``;
   const usage = result
     ? html`<p class="muted">status ${result.status} · ${result.attempts} attempt(s) · ${result.usage.inputTokens.toLocaleString('en-US')} tokens in (${result.usage.cachedInputTokens.toLocaleString('en-US')} cached), ${result.usage.outputTokens.toLocaleString('en-US')} out · ${result.latencyMs === null ? 'latency —' : `${result.latencyMs} ms`} · ${result.costUsd === null ? 'cost —' : `$${result.costUsd.toFixed(5)}`}${result.finishReason ? ` · finish ${result.finishReason}` : ''}${result.errorMessage ? html` · <span class="error">${result.errorClass}: ${result.errorMessage}</span>` : ''}</p>`
     : html``;
@@ -391,7 +425,10 @@ export function cellPage(
     : view.referencedBy
       ? html`<h2>Paired cells</h2><p class="note" id="referenced-by">${view.referencedBy.before} <a href="${runHref(store.index, run.id, view.referencedBy.filter)}">${view.referencedBy.link}</a> ${view.referencedBy.after}</p>`
       : html``;
-  const measureLine = view.measures.length > 0 ? html`<p class="muted">${view.measures.map((m, i) => html`${i > 0 ? ' · ' : ''}${m.label} ${measureText(m.values.get(cell.key))}`)}</p>` : html``;
+  const measureLine =
+    view.measures.length > 0
+      ? html`<p class="muted">${view.measures.map((m, i) => html`${i > 0 ? ' · ' : ''}${m.label} ${measureText(m.values.get(cell.key))}`)}</p>`
+      : html``;
   // The exchange first (what was asked, what came back), as Inspect and promptfoo open a sample;
   // the labels are folded below it, without the empty ones.
   const prompt = request ? lastUserMessage(request.messages) : undefined;
@@ -414,9 +451,9 @@ ${judgeHtml}
 ${pairHtml}
 <details class="labels" id="labels"><summary>Labels (${shown.length}${shown.length < labelRows.length ? `; ${labelRows.length - shown.length} empty hidden` : ''})</summary>
 ${table(shown, [
-    { header: 'label', value: (r) => r.name },
-    { header: 'value', value: (r) => String(r.value) },
-  ])}
+  { header: 'label', value: (r) => r.name },
+  { header: 'value', value: (r) => String(r.value) },
+])}
 </details>
 <h2>Context sent to ${request?.model ?? cell.model}</h2>
 ${request ? html`<p class="muted">${request.messages.length} messages, ${request.messages.reduce((n, m) => n + m.content.length, 0).toLocaleString('en-US')} characters · decoding ${JSON.stringify(request.params)} · sample ${request.sample}</p>${messagesHtml(request.messages)}` : html`<p class="muted">The request is not in the store.</p>`}`;
@@ -429,10 +466,14 @@ const analysisHref = (store: number, runId: string) => `/analysis?${qs({ s: stor
 const reportHref = (store: number, runId: string) => `/runs/${encodeURIComponent(runId)}/report?${qs({ s: store })}`;
 
 function summaryTable(analysis: RunAnalysis): RawHtml {
-  return table(analysis.audit.render.viewerSummary(analysis.analyzed), [
-    { header: 'headline', value: (l) => l.label },
-    { header: 'value', value: (l) => l.value },
-  ], 'No headline number.');
+  return table(
+    analysis.audit.render.viewerSummary(analysis.analyzed),
+    [
+      { header: 'headline', value: (l) => l.label },
+      { header: 'value', value: (l) => l.value },
+    ],
+    'No headline number.',
+  );
 }
 
 /** A run's analysis: the audit's headline lines, then the same section the HTML report shows. */
@@ -452,46 +493,68 @@ export interface CompareSide {
   analysis: RunAnalysis | undefined;
 }
 
-export function comparePage(a: CompareSide, b: CompareSide, comparison: RunComparison | undefined, pairs: readonly PairedCell[], byTarget: boolean, context: PageContext): string {
+export function comparePage(
+  a: CompareSide,
+  b: CompareSide,
+  comparison: RunComparison | undefined,
+  pairs: readonly PairedCell[],
+  byTarget: boolean,
+  context: PageContext,
+): string {
   // Headline lines of each run's audit, side by side (rows in first-seen order).
   const linesA = new Map((a.analysis?.audit.render.viewerSummary(a.analysis.analyzed) ?? []).map((l) => [l.label, l.value]));
   const linesB = new Map((b.analysis?.audit.render.viewerSummary(b.analysis.analyzed) ?? []).map((l) => [l.label, l.value]));
   const labels = [...new Set([...linesA.keys(), ...linesB.keys()])];
-  const headlineTable = table(labels, [
-    { header: 'headline', value: (label) => label },
-    { header: 'run A', value: (label) => linesA.get(label) ?? '—', numeric: true },
-    { header: 'run B', value: (label) => linesB.get(label) ?? '—', numeric: true },
-  ], 'Neither run has an analysis (no registered audit for its experiment).');
+  const headlineTable = table(
+    labels,
+    [
+      { header: 'headline', value: (label) => label },
+      { header: 'run A', value: (label) => linesA.get(label) ?? '—', numeric: true },
+      { header: 'run B', value: (label) => linesB.get(label) ?? '—', numeric: true },
+    ],
+    'Neither run has an analysis (no registered audit for its experiment).',
+  );
   const differences = comparison
-    ? html`<h2 id="compare-differences">B − A</h2><p class="note">${COMPARE_CAPTION} (B = ${comparison.B}, seed ${comparison.seed}).</p>${table(comparison.rows, [
-        { header: 'statistic', value: (r) => r.statistic },
-        { header: 'subject', value: (r) => r.subject },
-        { header: 'A, shared units', value: (r) => differenceText(r).a, numeric: true },
-        { header: 'B, shared units', value: (r) => differenceText(r).b, numeric: true },
-        { header: 'B − A [95% CI]', value: (r) => html`<span class="difference">${differenceText(r).difference}</span>`, numeric: true },
-        { header: 'shared units', value: (r) => ('error' in r.result ? '—' : `${r.result.clusters} ${r.unit}s`), numeric: true },
-        { header: 'A, own estimate', value: (r) => differenceText(r).ownA, numeric: true },
-        { header: 'B, own estimate', value: (r) => differenceText(r).ownB, numeric: true },
-      ], 'The runs have no headline statistic in common.')}`
+    ? html`<h2 id="compare-differences">B − A</h2><p class="note">${COMPARE_CAPTION} (B = ${comparison.B}, seed ${comparison.seed}).</p>${table(
+        comparison.rows,
+        [
+          { header: 'statistic', value: (r) => r.statistic },
+          { header: 'subject', value: (r) => r.subject },
+          { header: 'A, shared units', value: (r) => differenceText(r).a, numeric: true },
+          { header: 'B, shared units', value: (r) => differenceText(r).b, numeric: true },
+          { header: 'B − A [95% CI]', value: (r) => html`<span class="difference">${differenceText(r).difference}</span>`, numeric: true },
+          { header: 'shared units', value: (r) => ('error' in r.result ? '—' : `${r.result.clusters} ${r.unit}s`), numeric: true },
+          { header: 'A, own estimate', value: (r) => differenceText(r).ownA, numeric: true },
+          { header: 'B, own estimate', value: (r) => differenceText(r).ownB, numeric: true },
+        ],
+        'The runs have no headline statistic in common.',
+      )}`
     : html``;
   const scored = pairs.filter((p) => p.scoreA !== null && p.scoreB !== null);
   const meanA = scored.reduce((s, p) => s + (p.scoreA as number), 0) / (scored.length || 1);
   const meanB = scored.reduce((s, p) => s + (p.scoreB as number), 0) / (scored.length || 1);
-  const differing = [...pairs].sort((x, y) => Math.abs((y.scoreB ?? 0) - (y.scoreA ?? 0)) - Math.abs((x.scoreB ?? 0) - (x.scoreA ?? 0)) || x.a.ordinal - y.a.ordinal);
+  const differing = [...pairs].sort(
+    (x, y) => Math.abs((y.scoreB ?? 0) - (y.scoreA ?? 0)) - Math.abs((x.scoreB ?? 0) - (x.scoreA ?? 0)) || x.a.ordinal - y.a.ordinal,
+  );
   const shown = differing.slice(0, PAGE_SIZE);
   const labelOf = (p: PairedCell) =>
     ['session', 'position', 'arm', 'mitigation', 'item', 'condition', 'question_id', 'cutpoint', 'sample']
       .map((n) => p.a.labels[n])
       .filter((v) => v !== undefined && v !== null)
       .join(' · ');
-  const pairTable = table(shown, [
-    { header: 'cell', value: (p) => labelOf(p) },
-    { header: 'A', value: (p) => html`${scoreBadge(p.scoreA)} <a href="${cellHref(a.store.index, a.index.run.id, p.a.key)}">open</a>` },
-    { header: 'response A', value: (p) => html`<div class="snippet">${snippet(p.a.text)}</div>` },
-    { header: 'B', value: (p) => html`${scoreBadge(p.scoreB)} <a href="${cellHref(b.store.index, b.index.run.id, p.b.key)}">open</a>` },
-    { header: 'response B', value: (p) => html`<div class="snippet">${snippet(p.b.text)}</div>` },
-  ], 'The runs share no cell (different sessions, positions, arms or probes).');
-  const side = (s: CompareSide) => html`<a href="${runHref(s.store.index, s.index.run.id)}">${runName(s.index.run)}</a> <code class="muted">${s.index.run.id}</code> (${s.store.name}; ${modelsOf(s.index.run, 'targets').join(', ')})`;
+  const pairTable = table(
+    shown,
+    [
+      { header: 'cell', value: (p) => labelOf(p) },
+      { header: 'A', value: (p) => html`${scoreBadge(p.scoreA)} <a href="${cellHref(a.store.index, a.index.run.id, p.a.key)}">open</a>` },
+      { header: 'response A', value: (p) => html`<div class="snippet">${snippet(p.a.text)}</div>` },
+      { header: 'B', value: (p) => html`${scoreBadge(p.scoreB)} <a href="${cellHref(b.store.index, b.index.run.id, p.b.key)}">open</a>` },
+      { header: 'response B', value: (p) => html`<div class="snippet">${snippet(p.b.text)}</div>` },
+    ],
+    'The runs share no cell (different sessions, positions, arms or probes).',
+  );
+  const side = (s: CompareSide) =>
+    html`<a href="${runHref(s.store.index, s.index.run.id)}">${runName(s.index.run)}</a> <code class="muted">${s.index.run.id}</code> (${s.store.name}; ${modelsOf(s.index.run, 'targets').join(', ')})`;
   const body = html`<p>Run A: ${side(a)} — Run B: ${side(b)}</p>
 ${differences}
 <section id="compare-headlines"><h2>Headline numbers</h2><p class="note">Each run's own analysis (its audit's summary, with each run's own CIs, as in its report).${a.analysis ? html` <a href="${analysisHref(a.store.index, a.index.run.id)}">Analysis A</a>` : ''}${b.analysis ? html` <a href="${analysisHref(b.store.index, b.index.run.id)}">Analysis B</a>` : ''}</p>${headlineTable}</section>
@@ -502,5 +565,10 @@ ${differences}
 // ---- live probe ----
 
 export function errorPage(status: number, message: string, context: PageContext): string {
-  return viewerPage(status === 404 ? 'Not found' : 'Request refused', html`<p class="error">${message}</p><p><a href="/">Back to the runs</a></p>`, context, false);
+  return viewerPage(
+    status === 404 ? 'Not found' : 'Request refused',
+    html`<p class="error">${message}</p><p><a href="/">Back to the runs</a></p>`,
+    context,
+    false,
+  );
 }

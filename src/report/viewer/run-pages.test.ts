@@ -31,7 +31,13 @@ describe('viewer run and cell pages (persona, memory, continuation)', { timeout:
     [ids.persona] = (await personaRuns(db, ['sim:persona'], 'nightly persona check')) as [string];
     [ids.memory] = (await memoryRuns(db, ['sim:memory'])) as [string];
     [ids.continuation] = (await continuationRuns(db, ['sim:continuation'])) as [string];
-    viewer = await startViewer({ stores: [{ file: db, store: openStore(db, { readonly: true }) }], sessions: [], target: createAdapter('sim:persona'), judge: createAdapter('sim:judge'), port: 0 });
+    viewer = await startViewer({
+      stores: [{ file: db, store: openStore(db, { readonly: true }) }],
+      sessions: [],
+      target: createAdapter('sim:persona'),
+      judge: createAdapter('sim:judge'),
+      port: 0,
+    });
   }, 300_000);
   afterAll(async () => viewer?.close());
 
@@ -122,7 +128,8 @@ describe('viewer run and cell pages (persona, memory, continuation)', { timeout:
     for (const name of ['session', 'position', 'item', 'paraphrase', 'sample', 'surface']) expect(partner.labels[name], name).toEqual(first!.labels[name]);
 
     // Memory: a perturbed answer → the no-memory reference to the same question.
-    const perturbed = (await json<{ cells: Array<{ key: string; labels: Record<string, unknown> }> }>(`/api/cells?s=0&r=${ids.memory}&condition=age`)).cells[0]!;
+    const perturbed = (await json<{ cells: Array<{ key: string; labels: Record<string, unknown> }> }>(`/api/cells?s=0&r=${ids.memory}&condition=age`))
+      .cells[0]!;
     const memoryCell = await text(`/cell?s=0&r=${ids.memory}&k=${perturbed.key}`);
     expect(memoryCell).toContain('no-memory reference answer to the same question');
     const refKey = /id="pair-link" href="[^"]*k=([0-9a-f]+)"/u.exec(memoryCell)?.[1];
@@ -135,12 +142,15 @@ describe('viewer run and cell pages (persona, memory, continuation)', { timeout:
     const refPage = await text(`/cell?s=0&r=${ids.memory}&k=${refKey}`);
     const referenced = /id="referenced-by">[^<]*<a href="([^"]+)">(\d+) answers with a memory<\/a>/u.exec(refPage);
     expect(referenced).not.toBeNull();
-    const dependents = await json<{ matched: number; cells: Array<{ labels: Record<string, unknown> }> }>(unescapeAmp(referenced![1]!).replace('/run?', '/api/cells?'));
+    const dependents = await json<{ matched: number; cells: Array<{ labels: Record<string, unknown> }> }>(
+      unescapeAmp(referenced![1]!).replace('/run?', '/api/cells?'),
+    );
     expect(dependents.matched).toBe(Number(referenced![2]));
     expect(dependents.cells.every((c) => c.labels.question_id === perturbed.labels.question_id && c.labels.role === 'perturbed')).toBe(true);
 
     // Continuation: recent ⇄ cross at the same cutpoint.
-    const recent = (await json<{ cells: Array<{ key: string; labels: Record<string, unknown> }> }>(`/api/cells?s=0&r=${ids.continuation}&arm=recent`)).cells[0]!;
+    const recent = (await json<{ cells: Array<{ key: string; labels: Record<string, unknown> }> }>(`/api/cells?s=0&r=${ids.continuation}&arm=recent`))
+      .cells[0]!;
     const contCell = await text(`/cell?s=0&r=${ids.continuation}&k=${recent.key}&arm=recent`);
     expect(contCell).toContain('the cross arm at the same cutpoint');
     // The answer is a tool call: the list and the cell page say which.

@@ -197,7 +197,14 @@ async function runPageHtml(look: RunLookups, params: URLSearchParams, context: P
   const page = Math.max(0, Math.trunc(Number(params.get('page') ?? 0)) || 0);
   const headline = analysis ? analysis.audit.render.viewerSummary(analysis.analyzed) : [];
   const charts = analysis ? await look.chartsOfAnalysis(analysis) : [];
-  return runPage(store, index, cells, { filter, page, ...(analysis ? { analysis: analysis.audit.title } : {}) }, { factors, measures, headline, charts, ...(error ? { analysisError: error } : {}) }, context);
+  return runPage(
+    store,
+    index,
+    cells,
+    { filter, page, ...(analysis ? { analysis: analysis.audit.title } : {}) },
+    { factors, measures, headline, charts, ...(error ? { analysisError: error } : {}) },
+    context,
+  );
 }
 
 /** The `/analysis` page: the audit's own report section for one run. */
@@ -222,7 +229,13 @@ function cellPageHtml(look: RunLookups, params: URLSearchParams, context: PageCo
   const at = list.indexOf(cell);
   const neighbours =
     at >= 0
-      ? { position: at + 1, total: list.length, filter, ...(at > 0 ? { previous: list[at - 1] as IndexedCell } : {}), ...(at + 1 < list.length ? { next: list[at + 1] as IndexedCell } : {}) }
+      ? {
+          position: at + 1,
+          total: list.length,
+          filter,
+          ...(at > 0 ? { previous: list[at - 1] as IndexedCell } : {}),
+          ...(at + 1 < list.length ? { next: list[at + 1] as IndexedCell } : {}),
+        }
       : undefined;
   const pair = index.cells.includes(cell) ? pairedCell(index, cell) : undefined;
   const references = pair ? undefined : referencedBy(index, cell);
@@ -232,7 +245,12 @@ function cellPageHtml(look: RunLookups, params: URLSearchParams, context: PageCo
     cell,
     store.store.getRequest(key),
     store.store.getCell(key),
-    { measures, ...(neighbours ? { neighbours } : {}), ...(pair ? { pair: { ...pair, result: store.store.getCell(pair.cell.key) } } : {}), ...(references ? { referencedBy: references } : {}) },
+    {
+      measures,
+      ...(neighbours ? { neighbours } : {}),
+      ...(pair ? { pair: { ...pair, result: store.store.getCell(pair.cell.key) } } : {}),
+      ...(references ? { referencedBy: references } : {}),
+    },
     context,
   );
 }
@@ -251,14 +269,30 @@ function comparePageHtml(look: RunLookups, params: URLSearchParams, context: Pag
   const { pairs, byTarget } = pairCells(a.index, b.index);
   const analysisA = look.analysisOf(a.storeIndex, a.index).analysis;
   const analysisB = look.analysisOf(b.storeIndex, b.index).analysis;
-  const comparison = analysisA && analysisB ? compareAnalyzedRuns(analysisA.audit.name, analysisA.analyzed, analysisB.analyzed, { B: 2000, seed: 42 }) : undefined;
-  return comparePage({ store: a.store, index: a.index, analysis: analysisA }, { store: b.store, index: b.index, analysis: analysisB }, comparison, pairs, byTarget, context);
+  const comparison =
+    analysisA && analysisB ? compareAnalyzedRuns(analysisA.audit.name, analysisA.analyzed, analysisB.analyzed, { B: 2000, seed: 42 }) : undefined;
+  return comparePage(
+    { store: a.store, index: a.index, analysis: analysisA },
+    { store: b.store, index: b.index, analysis: analysisB },
+    comparison,
+    pairs,
+    byTarget,
+    context,
+  );
 }
 
 /** `/api/runs`: every run of every store. */
 function runsJson(data: ViewerData) {
   return {
-    runs: data.runs().map(({ store, run }) => ({ store: store.index, storeName: store.name, id: run.id, experiment: run.experiment, status: run.status, startedAt: run.startedAt, counts: run.counts })),
+    runs: data.runs().map(({ store, run }) => ({
+      store: store.index,
+      storeName: store.name,
+      id: run.id,
+      experiment: run.experiment,
+      status: run.status,
+      startedAt: run.startedAt,
+      counts: run.counts,
+    })),
   };
 }
 
@@ -272,7 +306,14 @@ function cellsJson(look: RunLookups, params: URLSearchParams) {
     run: index.run.id,
     total: index.cells.length,
     matched: cells.length,
-    cells: cells.slice(0, 1000).map((c) => ({ key: c.key, ordinal: c.ordinal, labels: c.labels, status: c.status, text: c.text, score: scoreOf(index, c.key, filter.judge)?.score ?? null })),
+    cells: cells.slice(0, 1000).map((c) => ({
+      key: c.key,
+      ordinal: c.ordinal,
+      labels: c.labels,
+      status: c.status,
+      text: c.text,
+      score: scoreOf(index, c.key, filter.judge)?.score ?? null,
+    })),
   };
 }
 
@@ -284,11 +325,22 @@ async function reportPageHtml(look: RunLookups, runId: string, storeParam: strin
   if (!index) throw new HttpError(404, 'no such run in the stores this viewer was started with');
   const store = data.store(storeIndex)!;
   const { analysis } = look.analysisOf(storeIndex, index);
-  const entry = { run: index.run, accounting: accountRun(store.store, index.run.id), ...(analysis ? { audit: analysis.audit, analyzed: analysis.analyzed, [analysis.audit.name]: analysis.analyzed.report } : {}) };
+  const entry = {
+    run: index.run,
+    accounting: accountRun(store.store, index.run.id),
+    ...(analysis ? { audit: analysis.audit, analyzed: analysis.analyzed, [analysis.audit.name]: analysis.analyzed.report } : {}),
+  };
   const body = await renderHtmlReport(store.store, [entry], `echolens report — ${index.run.id}`);
   // The report runs no script; its styles are allowed by hash, whatever the report's stylesheet is.
   const styles = [...body.matchAll(/<style>([\s\S]*?)<\/style>/gu)].map((m) => styleHash(m[1] as string));
-  const csp = ["default-src 'none'", `style-src ${styles.join(' ') || "'none'"}`, 'img-src data:', "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'"].join('; ');
+  const csp = [
+    "default-src 'none'",
+    `style-src ${styles.join(' ') || "'none'"}`,
+    'img-src data:',
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
   return { body, csp };
 }
 
@@ -298,7 +350,8 @@ async function listen(server: Server, port: number, host: string): Promise<numbe
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE') reject(new InvalidArgumentError('--port', `port ${port} on ${host} is in use; pick another (0 = any free port)`));
-      else if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') reject(new InvalidArgumentError('--host', `cannot bind to ${host} (${error.code})`));
+      else if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND')
+        reject(new InvalidArgumentError('--host', `cannot bind to ${host} (${error.code})`));
       else reject(error);
     });
     server.listen(port, host, () => resolve());
@@ -317,7 +370,11 @@ function shownUrl(host: string, port: number): string {
 function prepareProbe(options: ViewerOptions): PreparedLiveProbe | undefined {
   const liveProbe = listAudits().find((a) => a.liveProbe !== undefined)?.liveProbe;
   return options.sessions.length > 0 && liveProbe
-    ? liveProbe.prepare(options.sessions, { target: options.target.ref, judge: options.judge.ref, ...(options.positions ? { positions: options.positions } : {}) })
+    ? liveProbe.prepare(options.sessions, {
+        target: options.target.ref,
+        judge: options.judge.ref,
+        ...(options.positions ? { positions: options.positions } : {}),
+      })
     : undefined;
 }
 
@@ -376,7 +433,12 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
     activeProbes += 1;
     const controller = new AbortController();
     response.on('close', () => controller.abort());
-    response.writeHead(200, { ...COMMON_HEADERS, 'content-type': 'text/event-stream; charset=utf-8', connection: 'keep-alive', 'content-security-policy': "default-src 'none'" });
+    response.writeHead(200, {
+      ...COMMON_HEADERS,
+      'content-type': 'text/event-stream; charset=utf-8',
+      connection: 'keep-alive',
+      'content-security-policy': "default-src 'none'",
+    });
     response.flushHeaders();
     openStreams.add(response);
     log(request, 200);

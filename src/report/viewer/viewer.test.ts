@@ -61,7 +61,14 @@ describe('live-probe requests', () => {
   it('accept only indexes of loaded sessions and positions and bounded probe text', () => {
     const setup = createProbeSetup([session], { target: 'sim:persona', judge: 'sim:judge', positions: 4 });
     expect(setup.sessions[0]!.positions).toHaveLength(4);
-    expect(parseProbeRequest({ session: 0, position: 3, probe: ' Who are you? ' }, setup)).toEqual({ session: 0, position: 3, probe: 'Who are you?', framed: true, anchor: false, sample: 0 });
+    expect(parseProbeRequest({ session: 0, position: 3, probe: ' Who are you? ' }, setup)).toEqual({
+      session: 0,
+      position: 3,
+      probe: 'Who are you?',
+      framed: true,
+      anchor: false,
+      sample: 0,
+    });
     expect(() => parseProbeRequest({ session: 1, position: 0, probe: 'x' }, setup)).toThrow(/session/u);
     expect(() => parseProbeRequest({ session: '/etc/passwd', position: 0, probe: 'x' }, setup)).toThrow(/session/u);
     expect(() => parseProbeRequest({ session: 0, position: 4, probe: 'x' }, setup)).toThrow(/position/u);
@@ -147,7 +154,10 @@ describe('viewer server', () => {
 
   it('filters cells through the JSON API', async () => {
     const all = (await (await get(`/api/cells?s=0&r=${runId}`)).json()) as { total: number; matched: number };
-    const filler = (await (await get(`/api/cells?s=0&r=${runId}&arm=filler&max=3`)).json()) as { matched: number; cells: Array<{ labels: { arm: string }; score: number }> };
+    const filler = (await (await get(`/api/cells?s=0&r=${runId}&arm=filler&max=3`)).json()) as {
+      matched: number;
+      cells: Array<{ labels: { arm: string }; score: number }>;
+    };
     expect(all.matched).toBe(all.total);
     expect(filler.matched).toBe(all.total / 2);
     expect(filler.cells.every((c) => c.labels.arm === 'filler' && c.score >= 0)).toBe(true);
@@ -161,7 +171,16 @@ describe('viewer server', () => {
   });
 
   it('addresses stores, runs and cells only by index and id: paths lead nowhere', async () => {
-    for (const path of ['/../../etc/passwd', '/%2e%2e/%2e%2e/etc/passwd', '/run?s=1&r=x', `/run?s=-1&r=${runId}`, '/run?s=0&r=../../etc/passwd', `/cell?s=0&r=${runId}&k=../../etc/passwd`, '/static/../package.json', '/compare?a=/etc/passwd&b=0:x']) {
+    for (const path of [
+      '/../../etc/passwd',
+      '/%2e%2e/%2e%2e/etc/passwd',
+      '/run?s=1&r=x',
+      `/run?s=-1&r=${runId}`,
+      '/run?s=0&r=../../etc/passwd',
+      `/cell?s=0&r=${runId}&k=../../etc/passwd`,
+      '/static/../package.json',
+      '/compare?a=/etc/passwd&b=0:x',
+    ]) {
       const response = await get(path);
       expect(response.status, path).toBe(404);
       expect(await response.text()).not.toContain('root:');
@@ -180,7 +199,11 @@ describe('viewer server', () => {
 
   it('no longer serves the old addresses /demo and /api/demo', async () => {
     expect((await get('/demo')).status).toBe(404);
-    const response = await fetch(new URL('/api/demo', viewer.url), { method: 'POST', headers: { 'content-type': 'application/json', 'x-echolens-token': viewer.token }, body: '{}' });
+    const response = await fetch(new URL('/api/demo', viewer.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-echolens-token': viewer.token },
+      body: '{}',
+    });
     // POST exists only at /api/probe.
     expect(response.status).toBe(405);
   });

@@ -52,9 +52,7 @@ beforeAll(async () => {
   const classes = new Set(corpus.planted.map((p) => p.cls));
   const perClass: Record<string, number> = {};
   for (const p of corpus.planted) perClass[p.cls] = (perClass[p.cls] ?? 0) + 1;
-  console.log(
-    `[redact corpus] ${original.length} lines, ${corpus.planted.length} planted values in ${classes.size} classes: ${JSON.stringify(perClass)}`,
-  );
+  console.log(`[redact corpus] ${original.length} lines, ${corpus.planted.length} planted values in ${classes.size} classes: ${JSON.stringify(perClass)}`);
   console.log(`[redact corpus] replacements by class: ${JSON.stringify(report.counts)}`);
 });
 

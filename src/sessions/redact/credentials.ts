@@ -33,7 +33,8 @@ function spanPass(pieces: Piece[], pattern: RegExp, spansOf: (match: RegExpExecA
   });
 }
 
-const STAND_IN = /^(?:\$|%|<|\{\{|\*{3,}|x{4,}$|\.{3}|…|your[_-]|example|changeme$|password$|passwd$|secret$|token$|x{3,}(?:[-_.]?x+)*$|null$|none$|undefined$|true$|false$)/i;
+const STAND_IN =
+  /^(?:\$|%|<|\{\{|\*{3,}|x{4,}$|\.{3}|…|your[_-]|example|changeme$|password$|passwd$|secret$|token$|x{3,}(?:[-_.]?x+)*$|null$|none$|undefined$|true$|false$)/i;
 
 /** A credential literal, not a variable, a placeholder or a user:group pair. */
 function credentialValue(value: string, min = 4): boolean {
@@ -85,7 +86,8 @@ function valueSpan(word: Word, offset: number): { start: number; end: number; va
 }
 
 // ── curl / wget / httpie: `-u user:pass`, `--user user:pass`, `-a user:pass` ───────────────────
-const USER_PASS_FLAG = /(?<![\w-])(?:-u|--user|-a|--auth|--proxy-user|-U)(?:(?:\\?["'])?(?:[ \t]*,[ \t]*|[ \t=]+)(?:\\?["'])?|(?=[^\s"'-]))(?<u>[^\s:"'\\]{1,64}):(?<v>[^\s"'\\]{1,256})/dg;
+const USER_PASS_FLAG =
+  /(?<![\w-])(?:-u|--user|-a|--auth|--proxy-user|-U)(?:(?:\\?["'])?(?:[ \t]*,[ \t]*|[ \t=]+)(?:\\?["'])?|(?=[^\s"'-]))(?<u>[^\s:"'\\]{1,64}):(?<v>[^\s"'\\]{1,256})/dg;
 
 const HTTP_CLIENT = /(?:^|[\s"'/(])(?:curl|wget|http|https|xh|aria2c|lftp)(?=[\s"',])/;
 
@@ -123,7 +125,8 @@ function commandPasswordSpans(segment: string): Span[] {
     if (text === '--password' || text === '--pass' || text === '--passwd') take(next);
     else if (/^--pass(?:word|wd)?=/.test(text)) take(word, word.raw.indexOf('=') + 1);
     else if (mysqlLike && text.startsWith('-p') && text.length > 2 && !text.startsWith('--')) take(word, 2);
-    else if (text === '-p' && (command === 'sshpass' || /login$/.test(command) || mongoLike || /^(?:docker|podman|nerdctl|helm|oras)$/.test(command))) take(next);
+    else if (text === '-p' && (command === 'sshpass' || /login$/.test(command) || mongoLike || /^(?:docker|podman|nerdctl|helm|oras)$/.test(command)))
+      take(next);
     else if (text === '-a' && /-cli$/.test(command)) take(next);
     else if (command === 'ldapsearch' || command === 'ldapadd' || command === 'ldapmodify') {
       if (text === '-w') take(next);
@@ -142,7 +145,8 @@ function commandPasswordSpans(segment: string): Span[] {
 }
 
 // ── .pgpass: host:port:database:user:password ─────────────────────────────────────────
-const PGPASS = /(?:(?<=\\[nrt])|(?<![\w.:\\/@-]))(?<h>\*|[A-Za-z0-9][A-Za-z0-9.-]{0,253}|\[[0-9a-fA-F:]+\]):(?<p>\d{2,5}|\*):(?<d>[^\s:"'\\]{1,64}):(?<u>[^\s:"'\\]{1,64}):(?<v>(?:\\:|[^\s"'\\])+?)(?=$|[\s"'\\])/dgm;
+const PGPASS =
+  /(?:(?<=\\[nrt])|(?<![\w.:\\/@-]))(?<h>\*|[A-Za-z0-9][A-Za-z0-9.-]{0,253}|\[[0-9a-fA-F:]+\]):(?<p>\d{2,5}|\*):(?<d>[^\s:"'\\]{1,64}):(?<u>[^\s:"'\\]{1,64}):(?<v>(?:\\:|[^\s"'\\])+?)(?=$|[\s"'\\])/dgm;
 
 // ── .netrc: `machine host login user password pw` (newlines allowed between) ───────────────
 const NETRC = /(?<![\w-])(?:login|user)(?:\s|\\[nrt]){1,16}[^\s\\]{1,128}(?:\s|\\[nrt]){1,16}(?:password|passwd)(?:\s|\\[nrt]){1,16}(?<v>[^\s"'\\]{1,256})/dg;

@@ -246,7 +246,12 @@ describe('identity terms and discovery (whole terms, host-like names only)', () 
       const content = readFileSync(file, 'utf8');
       bytes += Buffer.byteLength(content);
       const name = file.slice(root.length + 1);
-      lines.push(JSON.stringify({ type: 'assistant', message: { content: [{ type: 'tool_use', id: `toolu_${i}`, name: 'Read', input: { file_path: `src/${name}` } }] } }));
+      lines.push(
+        JSON.stringify({
+          type: 'assistant',
+          message: { content: [{ type: 'tool_use', id: `toolu_${i}`, name: 'Read', input: { file_path: `src/${name}` } }] },
+        }),
+      );
       lines.push(JSON.stringify({ type: 'user', message: { content: [{ type: 'tool_result', tool_use_id: `toolu_${i}`, content }] } }));
     });
     expect(bytes).toBeGreaterThan(800_000);
@@ -255,7 +260,9 @@ describe('identity terms and discovery (whole terms, host-like names only)', () 
     const output = join(tmp.path, 'clean-code.out.jsonl');
     const report = await redactFile(input, output);
     const per100k = report.replacements / (bytes / 102_400);
-    console.log(`[clean code] ${files.length} files, ${bytes} bytes: ${report.replacements} replacements (${per100k.toFixed(2)} per 100 KB) ${JSON.stringify(report.counts)}`);
+    console.log(
+      `[clean code] ${files.length} files, ${bytes} bytes: ${report.replacements} replacements (${per100k.toFixed(2)} per 100 KB) ${JSON.stringify(report.counts)}`,
+    );
     expect(per100k).toBeLessThanOrEqual(1);
     expect((await verifyFile(output)).residualCount / (bytes / 102_400)).toBeLessThanOrEqual(1);
   }, 120_000);

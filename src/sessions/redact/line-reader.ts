@@ -24,11 +24,7 @@ const CR = 13;
  * UTF-32 files (byte-order mark, or the zero-byte pattern of mostly-ASCII text) are
  * decoded first (`onEncoding` tells which); binary data is an InputError.
  */
-export async function* readLineParts(
-  path: string,
-  partBytes = 1 << 20,
-  onEncoding?: (encoding: TextEncodingName) => void,
-): AsyncGenerator<LinePart> {
+export async function* readLineParts(path: string, partBytes = 1 << 20, onEncoding?: (encoding: TextEncodingName) => void): AsyncGenerator<LinePart> {
   let line = 1;
   let decoder = new TextDecoder('utf-8', { ignoreBOM: true });
   let pending: Buffer[] = [];

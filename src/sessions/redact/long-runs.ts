@@ -16,7 +16,8 @@ const isBase64Char = (c: number) =>
   (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 43 || c === 47 || c === 61 || c === 95 || c === 45;
 const isSpace = (c: number) => c === 32 || c === 9 || c === 10 || c === 13;
 // Characters a secret's shape never spans: safe places to cut a long run.
-const isCutChar = (c: number) => c === 44 || c === 59 || c === 123 || c === 125 || c === 40 || c === 41 || c === 91 || c === 93 || c === 34 || c === 39 || c === 60 || c === 62;
+const isCutChar = (c: number) =>
+  c === 44 || c === 59 || c === 123 || c === 125 || c === 40 || c === 41 || c === 91 || c === 93 || c === 34 || c === 39 || c === 60 || c === 62;
 
 /** True when `text` is one run of 200+ base64 characters holding digits and both cases. */
 export function isWholeBase64(text: string): boolean {

@@ -98,65 +98,82 @@ function parseSshCommand(command: string): SshTarget {
 
 /** ssh/scp destinations, ssh_config entries, dev-server URLs and private addresses. */
 const has = (lower: string, hints: readonly string[]) => hints.some((hint) => lower.includes(hint));
-const BARE_HINTS = ['localhost', '127.', '0.0.0.0', '10.', '192.168.', '172.', '169.254.', '100.', '[::', '.local', '.internal', '.lan', '.corp', '.home', '.intranet'];
+const BARE_HINTS = [
+  'localhost',
+  '127.',
+  '0.0.0.0',
+  '10.',
+  '192.168.',
+  '172.',
+  '169.254.',
+  '100.',
+  '[::',
+  '.local',
+  '.internal',
+  '.lan',
+  '.corp',
+  '.home',
+  '.intranet',
+];
 
 export function redactNetwork(input: Piece[], counts: ClassCounts, lower: string): Piece[] {
   let pieces = input;
-  if (has(lower, ['ssh', 'sftp', 'mosh'])) pieces = applyPass(pieces, SSH_COMMAND, (match) => {
-    const command = match[0];
-    const target = parseSshCommand(command);
-    const spans: Array<{ start: number; end: number; text: string; cls: string }> = [];
-    if (target.host !== undefined) {
-      const host = command.slice(target.host.start, target.host.end);
-      const plausible = looksLikeHostName(host, target.user !== undefined) || atCommandPosition(match.input, match.index);
-      if (plausible && !isPublicHost(host) && !/^-/.test(host)) spans.push({ ...target.host, text: '<HOST>', cls: 'host' });
-    }
-    if (target.user !== undefined && command.slice(target.user.start, target.user.end) !== 'git') {
-      spans.push({ ...target.user, text: '<USER>', cls: 'user' });
-    }
-    for (const user of target.users) spans.push({ ...user, text: '<USER>', cls: 'user' });
-    for (const port of target.ports) spans.push({ ...port, text: '<PORT>', cls: 'port' });
-    if (spans.length === 0) return null;
-    spans.sort((a, b) => a.start - b.start);
-    const out: Piece[] = [];
-    let cursor = 0;
-    for (const span of spans) {
-      if (span.start > cursor) out.push(keep(command.slice(cursor, span.start)));
-      out.push(placeholder(span.text, span.cls, counts));
-      cursor = span.end;
-    }
-    if (cursor < command.length) out.push(keep(command.slice(cursor)));
-    return out;
-  });
-  if (lower.includes('@')) pieces = applyPass(pieces, SCP_STYLE, (match) => {
-    const user = match.groups!.u!;
-    const host = match.groups!.h!;
-    if (isPublicHost(host)) return null;
-    const out: Piece[] = [];
-    out.push(user === 'git' ? fixed('git') : placeholder('<USER>', 'user', counts));
-    out.push(fixed('@'), placeholder('<HOST>', 'host', counts), fixed(':'));
-    return out;
-  });
-  if (has(lower, ['host', 'user', 'port'])) pieces = applyPass(pieces, SSH_CONFIG_LINE, (match) => {
-    const key = match.groups!.k!;
-    const value = match.groups!.v!;
-    const name = key.trim().toLowerCase();
-    if (name === 'port' && !/^\d+$/.test(value)) return null;
-    if ((name === 'host' || name === 'hostname') && (NOT_A_HOST.has(value.toLowerCase()) || isPublicHost(value))) return null;
-    const [text, cls] = name === 'user' ? ['<USER>', 'user'] : name === 'port' ? ['<PORT>', 'port'] : ['<HOST>', 'host'];
-    return [keep(key), placeholder(text, cls, counts)];
-  });
-  if (lower.includes('://')) pieces = applyPass(pieces, DEV_URL, (match) => [
-    fixed(match.groups!.s!),
-    ...hostPieces(match.groups!.p, counts),
-  ]);
-  if (has(lower, BARE_HINTS)) pieces = applyPass(pieces, BARE_HOST_PORT, (match) => {
-    const host = match.groups!.h!;
-    const port = match.groups!.p;
-    // Bare `localhost`/`127.0.0.1` without a port identify nobody.
-    if (port === undefined && new RegExp(`^(?:${LOCAL_HOST})$`, 'i').test(host)) return null;
-    return hostPieces(port, counts);
-  });
+  if (has(lower, ['ssh', 'sftp', 'mosh']))
+    pieces = applyPass(pieces, SSH_COMMAND, (match) => {
+      const command = match[0];
+      const target = parseSshCommand(command);
+      const spans: Array<{ start: number; end: number; text: string; cls: string }> = [];
+      if (target.host !== undefined) {
+        const host = command.slice(target.host.start, target.host.end);
+        const plausible = looksLikeHostName(host, target.user !== undefined) || atCommandPosition(match.input, match.index);
+        if (plausible && !isPublicHost(host) && !/^-/.test(host)) spans.push({ ...target.host, text: '<HOST>', cls: 'host' });
+      }
+      if (target.user !== undefined && command.slice(target.user.start, target.user.end) !== 'git') {
+        spans.push({ ...target.user, text: '<USER>', cls: 'user' });
+      }
+      for (const user of target.users) spans.push({ ...user, text: '<USER>', cls: 'user' });
+      for (const port of target.ports) spans.push({ ...port, text: '<PORT>', cls: 'port' });
+      if (spans.length === 0) return null;
+      spans.sort((a, b) => a.start - b.start);
+      const out: Piece[] = [];
+      let cursor = 0;
+      for (const span of spans) {
+        if (span.start > cursor) out.push(keep(command.slice(cursor, span.start)));
+        out.push(placeholder(span.text, span.cls, counts));
+        cursor = span.end;
+      }
+      if (cursor < command.length) out.push(keep(command.slice(cursor)));
+      return out;
+    });
+  if (lower.includes('@'))
+    pieces = applyPass(pieces, SCP_STYLE, (match) => {
+      const user = match.groups!.u!;
+      const host = match.groups!.h!;
+      if (isPublicHost(host)) return null;
+      const out: Piece[] = [];
+      out.push(user === 'git' ? fixed('git') : placeholder('<USER>', 'user', counts));
+      out.push(fixed('@'), placeholder('<HOST>', 'host', counts), fixed(':'));
+      return out;
+    });
+  if (has(lower, ['host', 'user', 'port']))
+    pieces = applyPass(pieces, SSH_CONFIG_LINE, (match) => {
+      const key = match.groups!.k!;
+      const value = match.groups!.v!;
+      const name = key.trim().toLowerCase();
+      if (name === 'port' && !/^\d+$/.test(value)) return null;
+      if ((name === 'host' || name === 'hostname') && (NOT_A_HOST.has(value.toLowerCase()) || isPublicHost(value))) return null;
+      const [text, cls] = name === 'user' ? ['<USER>', 'user'] : name === 'port' ? ['<PORT>', 'port'] : ['<HOST>', 'host'];
+      return [keep(key), placeholder(text, cls, counts)];
+    });
+  if (lower.includes('://')) pieces = applyPass(pieces, DEV_URL, (match) => [fixed(match.groups!.s!), ...hostPieces(match.groups!.p, counts)]);
+  if (has(lower, BARE_HINTS))
+    pieces = applyPass(pieces, BARE_HOST_PORT, (match) => {
+      const host = match.groups!.h!;
+      const port = match.groups!.p;
+      // Bare `localhost`/`127.0.0.1` without a port identify nobody.
+      if (port === undefined && new RegExp(`^(?:${LOCAL_HOST})$`, 'i').test(host)) return null;
+      return hostPieces(port, counts);
+    });
   return pieces;
 }
 

@@ -5,36 +5,133 @@ import { type ClassCounts, type Piece, applyPass, fixed, keep, placeholder } fro
  * name is not hunted everywhere ("ubuntu" and "runner" are ordinary words).
  */
 const SYSTEM_ACCOUNTS = new Set([
-  'user', 'users', 'shared', 'public', 'default', 'default user', 'all users', 'guest', 'root', 'admin',
-  'administrator', 'ubuntu', 'runner', 'node', 'vagrant', 'ec2-user', 'debian', 'centos', 'fedora', 'pi',
-  'docker', 'jenkins', 'circleci', 'git', 'www-data', 'nobody', 'app', 'coder', 'codespace', 'vscode',
-  'gitpod', 'linuxbrew', 'travis', 'buildkite', 'sandbox', 'dev', 'developer', 'me', 'you', 'username',
-  'yourname', 'your-name', 'your_username', 'yourusername', 'name', 'someone', 'foo', 'bar', 'example',
+  'user',
+  'users',
+  'shared',
+  'public',
+  'default',
+  'default user',
+  'all users',
+  'guest',
+  'root',
+  'admin',
+  'administrator',
+  'ubuntu',
+  'runner',
+  'node',
+  'vagrant',
+  'ec2-user',
+  'debian',
+  'centos',
+  'fedora',
+  'pi',
+  'docker',
+  'jenkins',
+  'circleci',
+  'git',
+  'www-data',
+  'nobody',
+  'app',
+  'coder',
+  'codespace',
+  'vscode',
+  'gitpod',
+  'linuxbrew',
+  'travis',
+  'buildkite',
+  'sandbox',
+  'dev',
+  'developer',
+  'me',
+  'you',
+  'username',
+  'yourname',
+  'your-name',
+  'your_username',
+  'yourusername',
+  'name',
+  'someone',
+  'foo',
+  'bar',
+  'example',
 ]);
 
 /** Folders that hold projects: the workspace is the folder inside them. */
 const CONTAINER_FOLDERS = new Set([
-  'src', 'code', 'dev', 'projects', 'project', 'work', 'repos', 'repo', 'git', 'github', 'gitlab', 'workspace',
-  'workspaces', 'developer', 'documents', 'desktop', 'sandbox', 'sites', 'dropbox', 'onedrive', 'source',
-  'sources', 'personal', 'clients', 'go', 'lab', 'labs', 'research', 'experiments', 'playground', 'hack',
-  'scratch', 'tmp', 'temp', 'downloads',
+  'src',
+  'code',
+  'dev',
+  'projects',
+  'project',
+  'work',
+  'repos',
+  'repo',
+  'git',
+  'github',
+  'gitlab',
+  'workspace',
+  'workspaces',
+  'developer',
+  'documents',
+  'desktop',
+  'sandbox',
+  'sites',
+  'dropbox',
+  'onedrive',
+  'source',
+  'sources',
+  'personal',
+  'clients',
+  'go',
+  'lab',
+  'labs',
+  'research',
+  'experiments',
+  'playground',
+  'hack',
+  'scratch',
+  'tmp',
+  'temp',
+  'downloads',
 ]);
 /** System folders under a home: never a workspace, and nothing below them is either. */
 const SYSTEM_FOLDERS = new Set([
-  'library', 'appdata', 'application data', 'bin', 'lib', 'local', 'opt', 'snap', 'applications', 'music',
-  'pictures', 'movies', 'videos', 'public', 'node_modules', 'miniconda3', 'anaconda3', 'miniforge3',
-  'venv', 'env', 'go', 'pkg', 'cache', 'trash', 'templates', 'icloud drive', 'google drive',
+  'library',
+  'appdata',
+  'application data',
+  'bin',
+  'lib',
+  'local',
+  'opt',
+  'snap',
+  'applications',
+  'music',
+  'pictures',
+  'movies',
+  'videos',
+  'public',
+  'node_modules',
+  'miniconda3',
+  'anaconda3',
+  'miniforge3',
+  'venv',
+  'env',
+  'go',
+  'pkg',
+  'cache',
+  'trash',
+  'templates',
+  'icloud drive',
+  'google drive',
 ]);
 
 const NAME = '[A-Za-z0-9][A-Za-z0-9._-]{0,63}';
 const SEG = String.raw`[^\s/\\"'<>|:*?\`;,()\[\]{}]+`;
 // `/Users/x`, `/home/x`, `/var/home/x`, WSL `/mnt/c/Users/x`, with the path that follows.
-const POSIX_HOME = new RegExp(
-  `(?<![A-Za-z0-9_.~-])(?<p>(?:/mnt/[a-zA-Z])?(?:/var)?/(?:Users|home))/(?<u>${NAME})(?![A-Za-z0-9._-])(?<r>(?:/${SEG})*/?)`,
-  'dg',
-);
+const POSIX_HOME = new RegExp(`(?<![A-Za-z0-9_.~-])(?<p>(?:/mnt/[a-zA-Z])?(?:/var)?/(?:Users|home))/(?<u>${NAME})(?![A-Za-z0-9._-])(?<r>(?:/${SEG})*/?)`, 'dg');
 // `C:\Users\x`, JSON-escaped `C:\\Users\\x`, and `C:/Users/x`; Windows names may hold one space.
-const WINDOWS_HOME = /(?<![A-Za-z0-9_])(?<p>[A-Za-z]:(?<s>\\+|\/)(?:Users|Documents and Settings)\k<s>)(?<u>[A-Za-z0-9][A-Za-z0-9._-]{0,63}(?: [A-Za-z0-9][A-Za-z0-9._-]{0,63}(?=\\|\/))?)(?![A-Za-z0-9._-])(?<r>(?:(?:\\+|\/)[^\s\\/"'<>|:*?`;,]+)*)/dg;
+const WINDOWS_HOME =
+  /(?<![A-Za-z0-9_])(?<p>[A-Za-z]:(?<s>\\+|\/)(?:Users|Documents and Settings)\k<s>)(?<u>[A-Za-z0-9][A-Za-z0-9._-]{0,63}(?: [A-Za-z0-9][A-Za-z0-9._-]{0,63}(?=\\|\/))?)(?![A-Za-z0-9._-])(?<r>(?:(?:\\+|\/)[^\s\\/"'<>|:*?`;,]+)*)/dg;
 const TILDE_HOME = /(?<![A-Za-z0-9_~$.-])~(?<u>[A-Za-z_][A-Za-z0-9_.-]{0,31})(?=[/\\])/dg;
 
 /**
@@ -127,12 +224,7 @@ function restPieces(rest: string, separator: RegExp, counts: ClassCounts, worksp
 }
 
 /** Home paths in every OS form → `<USER>`, with the workspace folder → `<WORKSPACE>`. */
-export function redactHomePaths(
-  input: Piece[],
-  counts: ClassCounts,
-  known: DiscoveredTerms,
-  lower: string,
-): Piece[] {
+export function redactHomePaths(input: Piece[], counts: ClassCounts, known: DiscoveredTerms, lower: string): Piece[] {
   if (!['users', 'home', '~'].some((hint) => lower.includes(hint))) return input;
   let pieces = applyPass(input, POSIX_HOME, (match) => [
     fixed(`${match.groups!.p!}/`),

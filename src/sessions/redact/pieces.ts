@@ -31,11 +31,7 @@ export function placeholder(text: string, cls: string, counts: ClassCounts): Pie
  * Runs `pattern` (must have the `g` flag) over every unlocked piece. `onMatch`
  * returns the pieces that replace the match, or null to leave it untouched.
  */
-export function applyPass(
-  pieces: Piece[],
-  pattern: RegExp,
-  onMatch: (match: RegExpExecArray) => Piece[] | null,
-): Piece[] {
+export function applyPass(pieces: Piece[], pattern: RegExp, onMatch: (match: RegExpExecArray) => Piece[] | null): Piece[] {
   const out: Piece[] = [];
   for (const piece of pieces) {
     if (piece.locked || piece.text.length === 0) {
@@ -79,11 +75,7 @@ export function joinPieces(pieces: readonly Piece[]): string {
  * `replace` become locked placeholders, the rest stays unlocked text.
  * Needs a pattern compiled with the `d` flag.
  */
-export function replaceGroups(
-  match: RegExpExecArray,
-  replace: Record<string, { text: string; cls: string }>,
-  counts: ClassCounts,
-): Piece[] {
+export function replaceGroups(match: RegExpExecArray, replace: Record<string, { text: string; cls: string }>, counts: ClassCounts): Piece[] {
   const indices = match.indices?.groups;
   if (indices === undefined) throw new Error('replaceGroups needs a pattern with the d flag');
   const spans: Array<{ start: number; end: number; text: string; cls: string }> = [];

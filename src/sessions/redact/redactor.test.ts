@@ -26,7 +26,8 @@ describe('secrets by shape', () => {
   });
 
   it('never treats a known id prefix, UUID or git SHA as a secret', () => {
-    const text = 'msg_01XFDUDYJgAACzvnptvVoYEL toolu_01A09q90qw90lq917835lq9 3f1c2a9e-8b7d-4c6e-9a5f-1e2d3c4b5a69 commit 9fceb02d0ae598e95dc970b74767f19372d61af8';
+    const text =
+      'msg_01XFDUDYJgAACzvnptvVoYEL toolu_01A09q90qw90lq917835lq9 3f1c2a9e-8b7d-4c6e-9a5f-1e2d3c4b5a69 commit 9fceb02d0ae598e95dc970b74767f19372d61af8';
     expect(r(text)).toBe(text);
   });
 

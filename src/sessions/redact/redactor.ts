@@ -3,13 +3,7 @@ import { redactEmails } from './emails.js';
 import { redactHighEntropy } from './entropy.js';
 import { type IdentityTerm, IdentityMatcher, normalizeIdentities } from './identity.js';
 import { discoverHosts, redactNetwork } from './network.js';
-import {
-  type DiscoveredTerms,
-  discoverFromDashFolders,
-  discoverFromPaths,
-  emptyDiscovery,
-  redactHomePaths,
-} from './paths.js';
+import { type DiscoveredTerms, discoverFromDashFolders, discoverFromPaths, emptyDiscovery, redactHomePaths } from './paths.js';
 import { isWholeBase64, splitLongRuns } from './long-runs.js';
 import { type ClassCounts, type Piece, joinPieces, placeholder } from './pieces.js';
 import { compileQuotes, redactQuotes } from './quotes.js';

@@ -14,9 +14,7 @@ interface ShapeRule {
 }
 
 function rule(kind: string, hints: string[], source: string, flags = '', accept?: (value: string) => boolean): ShapeRule {
-  return accept === undefined
-    ? { kind, hints, pattern: new RegExp(source, `gd${flags}`) }
-    : { kind, hints, pattern: new RegExp(source, `gd${flags}`), accept };
+  return accept === undefined ? { kind, hints, pattern: new RegExp(source, `gd${flags}`) } : { kind, hints, pattern: new RegExp(source, `gd${flags}`), accept };
 }
 
 function hinted(lower: string, hints: readonly string[]): boolean {
@@ -160,8 +158,9 @@ const QUOTED_ASSIGNMENT = new RegExp(
   'gd',
 );
 // Shell/env style: `export NAME=value`, `NAME=value cmd`, `--password value`.
-const ENV_ASSIGNMENT = /(?<![A-Za-z0-9_.$-])(?<n>[A-Z][A-Z0-9_]{1,63})=(?<v>[^\s"'`;&|)(<>\\]{1,1024})(?![^\s"'`;&|)<>\\])/gd;
-const FLAG_ASSIGNMENT = /(?<![A-Za-z0-9_-])--?(?<n>(?:[a-z]+-)*(?:password|passwd|token|api-key|apikey|secret|client-secret|access-key|secret-key|auth-token))(?:=|\s+)(?<v>[^\s"'`;&|)(<>\\-][^\s"'`;&|)(<>\\]*)/gdi;
+const ENV_ASSIGNMENT = /(?<![A-Za-z0-9_.$-])(?<n>[A-Z][A-Z0-9_]{1,63})=(?<v>[^\s"'`;&|)(<>\\]{1,1024})(?![^\s"'`;&|)<>\\])/dg;
+const FLAG_ASSIGNMENT =
+  /(?<![A-Za-z0-9_-])--?(?<n>(?:[a-z]+-)*(?:password|passwd|token|api-key|apikey|secret|client-secret|access-key|secret-key|auth-token))(?:=|\s+)(?<v>[^\s"'`;&|)(<>\\-][^\s"'`;&|)(<>\\]*)/dgi;
 // YAML / INI / TOML without quotes, one per line: `api_key: abc123…`.
 // Lines may also be JSON-escaped inside a string that was itself decoded once (`…\\npassword: x\\n…`).
 const LINE_ASSIGNMENT = new RegExp(
@@ -169,8 +168,7 @@ const LINE_ASSIGNMENT = new RegExp(
   'gdm',
 );
 
-const URL_CREDENTIALS =
-  /(?<s>[A-Za-z][A-Za-z0-9+.-]{1,20}:\/\/)(?<u>[^\s:/?#@"'<>\\]{0,256}):(?<v>[^\s/@"'<>\\]{1,256})@(?=[A-Za-z0-9[<])/dg;
+const URL_CREDENTIALS = /(?<s>[A-Za-z][A-Za-z0-9+.-]{1,20}:\/\/)(?<u>[^\s:/?#@"'<>\\]{0,256}):(?<v>[^\s/@"'<>\\]{1,256})@(?=[A-Za-z0-9[<])/dg;
 const AUTH_HEADER =
   /(?<![A-Za-z0-9-])(?:Proxy-)?Authorization\\?["']?(?:\s*[:=]\s*\\?["']?(?:(?:Bearer|Basic|Token|Bot|Digest|ApiKey|Key|Bearer:)\s+)?|\s+\\?["']?(?:Bearer|Basic|Token|Digest)\s+)(?<v>[A-Za-z0-9._~+/=:-]{8,})/dgi;
 const BEARER = /(?<![A-Za-z0-9-])Bearer\s+(?<v>[A-Za-z0-9._~+/=-]{16,})/dg;
@@ -198,22 +196,21 @@ export function redactSecrets(input: Piece[], counts: ClassCounts, lower: string
       return [placeholder(SECRET_PLACEHOLDER(shape.kind), `secret:${shape.kind}`, counts)];
     });
   }
-  if (lower.includes('://')) pieces = applyPass(pieces, URL_CREDENTIALS, (match) => {
-    const user = match.groups!.u!;
-    const password = match.groups!.v!;
-    if (!realValue(password, 1)) return null;
-    // `?`/`#` belong in a password only unencoded by mistake; `host:3000?next=a@b` is a port and a query.
-    const hostLike = user === 'localhost' || user.includes('.') || /^\d+$/.test(user);
-    if (/[?#]/.test(password) && (user.length === 0 || (hostLike && /^\d*[?#]/.test(password)))) return null;
-    const out: Piece[] = [fixed(match.groups!.s!)];
-    if (user.length > 0) out.push(placeholder('<USER>', 'user', counts));
-    out.push(fixed(':'), placeholder(SECRET_PLACEHOLDER('password'), 'secret:password', counts), fixed('@'));
-    return out;
-  });
+  if (lower.includes('://'))
+    pieces = applyPass(pieces, URL_CREDENTIALS, (match) => {
+      const user = match.groups!.u!;
+      const password = match.groups!.v!;
+      if (!realValue(password, 1)) return null;
+      // `?`/`#` belong in a password only unencoded by mistake; `host:3000?next=a@b` is a port and a query.
+      const hostLike = user === 'localhost' || user.includes('.') || /^\d+$/.test(user);
+      if (/[?#]/.test(password) && (user.length === 0 || (hostLike && /^\d*[?#]/.test(password)))) return null;
+      const out: Piece[] = [fixed(match.groups!.s!)];
+      if (user.length > 0) out.push(placeholder('<USER>', 'user', counts));
+      out.push(fixed(':'), placeholder(SECRET_PLACEHOLDER('password'), 'secret:password', counts), fixed('@'));
+      return out;
+    });
   const valueRule = (hints: string[], pattern: RegExp, kind: string, min: number) =>
-    hinted(lower, hints)
-      ? applyPass(pieces, pattern, (match) => (realValue(match.groups!.v!, min) ? secretGroup(match, kind, counts) : null))
-      : pieces;
+    hinted(lower, hints) ? applyPass(pieces, pattern, (match) => (realValue(match.groups!.v!, min) ? secretGroup(match, kind, counts) : null)) : pieces;
   pieces = valueRule(['authorization'], AUTH_HEADER, 'authorization', 8);
   pieces = valueRule(['bearer'], BEARER, 'bearer_token', 16);
   pieces = valueRule(['api-key', 'auth-token', 'private-token', 'access-token', 'apim'], KEY_HEADER, 'api_key_header', 12);
@@ -319,10 +316,7 @@ const DATA_URI = /(?<h>data:[A-Za-z0-9.+-]+\/[A-Za-z0-9.+-]+(?:;[A-Za-z0-9.=+-]+
  */
 export function redactDataUris(input: Piece[], counts: ClassCounts, lower: string): Piece[] {
   if (!lower.includes('base64,')) return input;
-  return applyPass(input, DATA_URI, (match) => [
-    keep(match.groups!.h!),
-    placeholder('<BASE64_DATA>', 'base64_data', counts),
-  ]);
+  return applyPass(input, DATA_URI, (match) => [keep(match.groups!.h!), placeholder('<BASE64_DATA>', 'base64_data', counts)]);
 }
 
 /**

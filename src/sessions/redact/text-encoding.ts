@@ -115,10 +115,9 @@ export async function* asUtf8(
   const decide = (bytes: Buffer) => {
     const sniffed = sniffEncoding(bytes);
     if (sniffed === null) {
-      throw new InputError(
-        'binary data or an unknown text encoding (zero bytes in no UTF-16/UTF-32 pattern); only UTF-8, UTF-16 and UTF-32 text is read',
-        { file: path },
-      );
+      throw new InputError('binary data or an unknown text encoding (zero bytes in no UTF-16/UTF-32 pattern); only UTF-8, UTF-16 and UTF-32 text is read', {
+        file: path,
+      });
     }
     encoding = sniffed.encoding;
     onEncoding(encoding);

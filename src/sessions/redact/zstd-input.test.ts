@@ -21,7 +21,10 @@ const FIXTURE_SECRETS = [
 
 const tmp = useTempDir('echolens-redact-zst-', 'test');
 
-const sha256 = async (path: string) => createHash('sha256').update(await readFile(path)).digest('hex');
+const sha256 = async (path: string) =>
+  createHash('sha256')
+    .update(await readFile(path))
+    .digest('hex');
 
 async function parts(path: string, partBytes?: number) {
   const out = [];

@@ -64,7 +64,9 @@ function outcome(text: string | null, status: CellOutcome['status'], extra: Part
 
 /** Drops what the store stamps itself (run times) and where it lives. */
 function stable(value: unknown): unknown {
-  return JSON.parse(JSON.stringify(value, (key, v) => (['startedAt', 'updatedAt', 'endedAt', 'wallMs', 'elapsedMs'].includes(key) && typeof v === 'string' ? '<time>' : v)));
+  return JSON.parse(
+    JSON.stringify(value, (key, v) => (['startedAt', 'updatedAt', 'endedAt', 'wallMs', 'elapsedMs'].includes(key) && typeof v === 'string' ? '<time>' : v)),
+  );
 }
 
 async function script(store: RunStore): Promise<Record<string, unknown>> {
@@ -293,7 +295,15 @@ describe.skipIf(bin === null)('PostgreSQL run store', () => {
     const store = PgRunStore.open(url);
     const id = store.createRun(TEST_MANIFEST, { id: 'leases' });
     const grouped = Array.from({ length: 3 }, (_, i) => ({
-      request: { model: 'fake:m', messages: [{ role: 'system' as const, content: LONG, cacheBreakpoint: true }, { role: 'user' as const, content: `q${i}` }], params: {}, sample: 0 },
+      request: {
+        model: 'fake:m',
+        messages: [
+          { role: 'system' as const, content: LONG, cacheBreakpoint: true },
+          { role: 'user' as const, content: `q${i}` },
+        ],
+        params: {},
+        sample: 0,
+      },
       labels: { i },
     }));
     store.registerCells(id, [...makeSpecs(4), ...grouped]);

@@ -250,7 +250,8 @@ export class PgRunStore implements RunStore {
   private blobCache(): BlobCache {
     this.blobCacheInstance ??= new BlobCache((hash) => {
       const body = this.client.query('SELECT body FROM blobs WHERE hash = $1', [hash]).rows[0]?.body as string | undefined;
-      if (body === undefined) throw new InputError(`a cell's request refers to blob ${hash.slice(0, 12)}…, which the store does not hold (damaged store?)`, { file: this.file });
+      if (body === undefined)
+        throw new InputError(`a cell's request refers to blob ${hash.slice(0, 12)}…, which the store does not hold (damaged store?)`, { file: this.file });
       return body;
     });
     return this.blobCacheInstance;
@@ -288,7 +289,8 @@ export class PgRunStore implements RunStore {
       const stored = new Set<string>();
       const list = [...legacyCandidates];
       for (let start = 0; start < list.length; start += 10_000) {
-        for (const row of this.client.query('SELECT key FROM cells WHERE key = ANY($1::text[])', [list.slice(start, start + 10_000)]).rows) stored.add(row.key as string);
+        for (const row of this.client.query('SELECT key FROM cells WHERE key = ANY($1::text[])', [list.slice(start, start + 10_000)]).rows)
+          stored.add(row.key as string);
       }
       specs.forEach((spec, index) => {
         if (spec.legacyRequests === undefined || existing.has(keys[index]!)) return;
@@ -303,7 +305,14 @@ export class PgRunStore implements RunStore {
       for (let start = 0; start < specs.length; start += REGISTER_CHUNK) {
         const end = Math.min(specs.length, start + REGISTER_CHUNK);
         const blobs = new Map<string, string>();
-        const cells = { key: [] as string[], content: [] as string[], model: [] as string[], sample: [] as number[], request: [] as string[], group: [] as (string | null)[] };
+        const cells = {
+          key: [] as string[],
+          content: [] as string[],
+          model: [] as string[],
+          sample: [] as number[],
+          request: [] as string[],
+          group: [] as (string | null)[],
+        };
         const links = { key: [] as string[], labels: [] as string[] };
         const seenLinks = new Set<string>();
         for (let index = start; index < end; index += 1) {
@@ -371,7 +380,8 @@ export class PgRunStore implements RunStore {
     const list = [...new Set(keys)];
     const out = new Map<string, CellResult>();
     for (let start = 0; start < list.length; start += 10_000) {
-      const rows = this.client.query(`SELECT ${RESULT_COLUMNS} FROM cells c WHERE c.key = ANY($1::text[])`, [list.slice(start, start + 10_000)]).rows as unknown as CellRow[];
+      const rows = this.client.query(`SELECT ${RESULT_COLUMNS} FROM cells c WHERE c.key = ANY($1::text[])`, [list.slice(start, start + 10_000)])
+        .rows as unknown as CellRow[];
       for (const row of rows) out.set(row.key, rowToResult(row, true));
     }
     // The same order as the keys asked for (the SQLite backend fills the map in that order).
@@ -385,8 +395,9 @@ export class PgRunStore implements RunStore {
 
   resultsOfRun(runId: string): Map<string, CellResult> {
     const out = new Map<string, CellResult>();
-    const rows = this.client.query(`SELECT ${RESULT_COLUMNS} FROM run_cells rc JOIN cells c ON c.key = rc.key WHERE rc.run_id = $1 ORDER BY rc.ordinal`, [runId])
-      .rows as unknown as CellRow[];
+    const rows = this.client.query(`SELECT ${RESULT_COLUMNS} FROM run_cells rc JOIN cells c ON c.key = rc.key WHERE rc.run_id = $1 ORDER BY rc.ordinal`, [
+      runId,
+    ]).rows as unknown as CellRow[];
     for (const row of rows) out.set(row.key, rowToResult(row, true));
     return out;
   }
@@ -439,7 +450,10 @@ export class PgRunStore implements RunStore {
     if (items.length === 0) return [];
     this.writable('UPDATE');
     const results = this.client.batch(items.map((item) => this.outcomeStatement(item.key, item.outcome)));
-    return this.checkWritten(items, results.map((r) => r.rowCount));
+    return this.checkWritten(
+      items,
+      results.map((r) => r.rowCount),
+    );
   }
 
   /** True per item when written; a refused write of an unknown key is an error (as in SQLite). */
@@ -456,14 +470,18 @@ export class PgRunStore implements RunStore {
   cellsOfRun(runId: string, query: CellQuery = {}): RunCellRecord[] {
     this.requireRun(runId);
     const { sql, params } = buildPgCellQuery(runId, query, true);
-    const rows = this.client.query(`${sql} ORDER BY rc.ordinal`, params).rows as unknown as Array<CellRow & { labels: string; ordinal: number; sample: number }>;
+    const rows = this.client.query(`${sql} ORDER BY rc.ordinal`, params).rows as unknown as Array<
+      CellRow & { labels: string; ordinal: number; sample: number }
+    >;
     return rows.map((row) => ({ ...resultRecord(runId, row), request: this.decode(row.request) }));
   }
 
   cellResultsOfRun(runId: string, query: CellQuery = {}): RunCellResultRecord[] {
     this.requireRun(runId);
     const { sql, params } = buildPgCellQuery(runId, query, false);
-    const rows = this.client.query(`${sql} ORDER BY rc.ordinal`, params).rows as unknown as Array<CellRow & { labels: string; ordinal: number; sample: number }>;
+    const rows = this.client.query(`${sql} ORDER BY rc.ordinal`, params).rows as unknown as Array<
+      CellRow & { labels: string; ordinal: number; sample: number }
+    >;
     return rows.map((row) => resultRecord(runId, row));
   }
 

@@ -127,8 +127,7 @@ const SCHEMA_LOCK = 0x45434c53;
 
 /** Creates the schema in an empty database, migrates an older one, refuses a newer one. */
 export function ensurePgSchema(client: SyncPgClient, location: string, readonly: boolean): void {
-  const exists = () =>
-    client.query("SELECT 1 FROM information_schema.tables WHERE table_schema = 'echolens' AND table_name = 'meta'").rowCount > 0;
+  const exists = () => client.query("SELECT 1 FROM information_schema.tables WHERE table_schema = 'echolens' AND table_name = 'meta'").rowCount > 0;
   if (!exists()) {
     if (readonly) throw new InputError('not an echolens run store (the database has no echolens schema)', { file: location });
     client.transaction(() => {
@@ -143,7 +142,11 @@ export function ensurePgSchema(client: SyncPgClient, location: string, readonly:
   }
   const version = readPgSchemaVersion(client, location);
   if (version > PG_SCHEMA_VERSION) {
-    throw new InputError(`store schema version ${version} is newer than this echolens understands (${PG_SCHEMA_VERSION})`, { file: location }, { hint: 'upgrade echolens to read this store' });
+    throw new InputError(
+      `store schema version ${version} is newer than this echolens understands (${PG_SCHEMA_VERSION})`,
+      { file: location },
+      { hint: 'upgrade echolens to read this store' },
+    );
   }
   if (version === PG_SCHEMA_VERSION) return;
   if (readonly) throw new InputError('store needs a migration; open it once without --readonly', { file: location });

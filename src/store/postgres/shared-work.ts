@@ -158,7 +158,10 @@ export class SharedWork {
       ...items.map((item) => this.store.outcomeStatement(item.key, item.outcome)),
       ...[...spend].map(([runId, usd]) => ({ sql: 'UPDATE runs SET spent_usd = spent_usd + $2 WHERE id = $1', params: [runId, usd] })),
     ]);
-    return this.store.checkWritten(items, results.slice(0, items.length).map((r) => r.rowCount));
+    return this.store.checkWritten(
+      items,
+      results.slice(0, items.length).map((r) => r.rowCount),
+    );
   }
 
   /**
@@ -187,10 +190,12 @@ export class SharedWork {
   /** Ends a running run for everyone (budget or fatal burst): no worker claims its cells any more. */
   endRun(runId: string, status: 'stopped' | 'failed', message: string): void {
     const now = new Date().toISOString();
-    this.client.query(
-      "UPDATE runs SET status = $2, updated_at = $3, ended_at = $3, summary = coalesce(summary, $4) WHERE id = $1 AND status = 'running'",
-      [runId, status, now, JSON.stringify({ runId, status, stopReason: status === 'stopped' ? 'budget' : 'fatal', stopMessage: message })],
-    );
+    this.client.query("UPDATE runs SET status = $2, updated_at = $3, ended_at = $3, summary = coalesce(summary, $4) WHERE id = $1 AND status = 'running'", [
+      runId,
+      status,
+      now,
+      JSON.stringify({ runId, status, stopReason: status === 'stopped' ? 'budget' : 'fatal', stopMessage: message }),
+    ]);
   }
 
   /** Cells of a run still to do: pending ones, and how many of those a live lease holds. */

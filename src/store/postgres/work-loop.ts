@@ -102,7 +102,11 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
   const bursts = new Map<string, { signature: string; count: number }>();
 
   // Group commit: results that arrive in one event-loop turn are written in one transaction.
-  let pendingWrites: Array<{ item: { key: string; runId: string; outcome: CellOutcome }; resolve: (written: boolean) => void; reject: (error: unknown) => void }> = [];
+  let pendingWrites: Array<{
+    item: { key: string; runId: string; outcome: CellOutcome };
+    resolve: (written: boolean) => void;
+    reject: (error: unknown) => void;
+  }> = [];
   const commit = (item: { key: string; runId: string; outcome: CellOutcome }) =>
     new Promise<boolean>((resolve, reject) => {
       if (pendingWrites.length === 0) {
@@ -126,13 +130,16 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
   const followers = new Map<string, ClaimedCell[]>();
   let active = 0;
   let idleSince = Date.now();
-  const heartbeat = setInterval(() => {
-    try {
-      shared.renew(owner, leaseMs, [...held]);
-    } catch {
-      // The database is unreachable right now; the next beat tries again (leases are long enough).
-    }
-  }, Math.max(50, Math.floor(leaseMs / 3)));
+  const heartbeat = setInterval(
+    () => {
+      try {
+        shared.renew(owner, leaseMs, [...held]);
+      } catch {
+        // The database is unreachable right now; the next beat tries again (leases are long enough).
+      }
+    },
+    Math.max(50, Math.floor(leaseMs / 3)),
+  );
   heartbeat.unref();
 
   const waitFor = async (ms: number) => {

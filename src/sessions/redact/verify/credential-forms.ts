@@ -267,7 +267,14 @@ export function findAuthPairs(text: string): Hit[] {
   return hits;
 }
 
-const READS_STDIN = [/^(?:docker|podman|nerdctl|buildah|skopeo|oras)\s+login\b/, /^helm\s+registry\s+login\b/, /^sudo\s+-S\b/, /^passwd\s+--stdin\b/, /^chpasswd\b/, /^sudo\s+chpasswd\b/];
+const READS_STDIN = [
+  /^(?:docker|podman|nerdctl|buildah|skopeo|oras)\s+login\b/,
+  /^helm\s+registry\s+login\b/,
+  /^sudo\s+-S\b/,
+  /^passwd\s+--stdin\b/,
+  /^chpasswd\b/,
+  /^sudo\s+chpasswd\b/,
+];
 
 /** `echo "pw" | docker login --password-stdin`, `printf pw | sudo -S …`: the echoed word. */
 export function findPipedPasswords(text: string): Hit[] {
@@ -279,14 +286,16 @@ export function findPipedPasswords(text: string): Hit[] {
     // The command before the pipe, back to the line start.
     // Back to the line start (at most 300 characters: `echo pw` is right before the pipe).
     let start = pipe;
-    while (start > 0 && pipe - start < 300 && text[start - 1] !== '\n' && !(text[start - 1] === 'n' && text[start - 2] === '\\') && text[start - 1] !== ';') start--;
+    while (start > 0 && pipe - start < 300 && text[start - 1] !== '\n' && !(text[start - 1] === 'n' && text[start - 2] === '\\') && text[start - 1] !== ';')
+      start--;
     const list = words(text, start, pipe);
     const echo = list.findIndex((w) => /(?:^|["'(])(?:echo|printf)$/.test(w.text));
     if (echo < 0) continue;
     const value = list[list.length - 1];
     if (value === undefined || list.indexOf(value) <= echo) continue;
     const inside = inner(value);
-    if (inside.text.length >= 4 && !literalStandIn(inside.text) && !inside.text.startsWith('-')) hits.push({ kind: 'password', start: inside.start, end: inside.end });
+    if (inside.text.length >= 4 && !literalStandIn(inside.text) && !inside.text.startsWith('-'))
+      hits.push({ kind: 'password', start: inside.start, end: inside.end });
   }
   return hits;
 }
@@ -320,9 +329,30 @@ export function findEncodedPairs(text: string): Hit[] {
 }
 
 const QUERY_SECRETS = new Set([
-  'token', 'access_token', 'refresh_token', 'id_token', 'auth_token', 'api_key', 'apikey', 'api-key', 'signature', 'sig',
-  'x-amz-signature', 'x-amz-security-token', 'x-amz-credential', 'x-goog-signature', 'x-goog-credential', 'password', 'passwd',
-  'pwd', 'pass', 'private_token', 'client_secret', 'secret', 'code_verifier', 'jwt',
+  'token',
+  'access_token',
+  'refresh_token',
+  'id_token',
+  'auth_token',
+  'api_key',
+  'apikey',
+  'api-key',
+  'signature',
+  'sig',
+  'x-amz-signature',
+  'x-amz-security-token',
+  'x-amz-credential',
+  'x-goog-signature',
+  'x-goog-credential',
+  'password',
+  'passwd',
+  'pwd',
+  'pass',
+  'private_token',
+  'client_secret',
+  'secret',
+  'code_verifier',
+  'jwt',
 ]);
 const QUERY_RANDOM_ONLY = new Set(['key', 'auth', 'session', 'sessionid']);
 
@@ -449,7 +479,13 @@ export function findSplitPieces(text: string): Hit[] {
     }
     const joined = bodies.join('');
     const rest = bodies.slice(1).join('');
-    if ((operators || opensExpression) && bodies.length >= 2 && joined.length >= 20 && rest.length >= 8 && isGeneratedToken(rest.length >= 20 ? rest : joined)) {
+    if (
+      (operators || opensExpression) &&
+      bodies.length >= 2 &&
+      joined.length >= 20 &&
+      rest.length >= 8 &&
+      isGeneratedToken(rest.length >= 20 ? rest : joined)
+    ) {
       const prefixed = findPrefixedTokens(joined).length > 0;
       if (prefixed || ((!listed || concat) && isGeneratedToken(joined))) {
         hits.push({ kind: 'split_key', start: i, end });

@@ -277,8 +277,7 @@ function valueBefore(text: string, end: number, allowed: (c: number) => boolean)
   return start;
 }
 
-const headerValueChar = (c: number) =>
-  isAlnum(c) || c === 46 || c === 95 || c === 126 || c === 43 || c === 47 || c === 61 || c === 58 || c === 45;
+const headerValueChar = (c: number) => isAlnum(c) || c === 46 || c === 95 || c === 126 || c === 43 || c === 47 || c === 61 || c === 58 || c === 45;
 
 /** `Authorization:` headers, bare `Bearer` tokens and api-key headers. */
 export function findAuthHeaders(text: string): Hit[] {
@@ -314,15 +313,69 @@ export function findAuthHeaders(text: string): Hit[] {
   return hits;
 }
 
-const SECRET_WORDS = ['secret', 'password', 'passwd', 'passphrase', 'token', 'apikey', 'api_key', 'api-key', 'accesskey', 'access_key', 'privatekey', 'private_key', 'credential', 'pwd', 'dsn'];
-const HARMLESS_NAMES = ['max_tokens', 'tokens', 'token_count', 'token_type', 'tokenizer', 'token_usage', 'input_tokens', 'output_tokens', 'public_key', 'primary_key', 'sort_key', 'cache_key', 'key_id', 'password_hash', 'secret_name', 'tokenize', 'next_token', 'tokenid'];
+const SECRET_WORDS = [
+  'secret',
+  'password',
+  'passwd',
+  'passphrase',
+  'token',
+  'apikey',
+  'api_key',
+  'api-key',
+  'accesskey',
+  'access_key',
+  'privatekey',
+  'private_key',
+  'credential',
+  'pwd',
+  'dsn',
+];
+const HARMLESS_NAMES = [
+  'max_tokens',
+  'tokens',
+  'token_count',
+  'token_type',
+  'tokenizer',
+  'token_usage',
+  'input_tokens',
+  'output_tokens',
+  'public_key',
+  'primary_key',
+  'sort_key',
+  'cache_key',
+  'key_id',
+  'password_hash',
+  'secret_name',
+  'tokenize',
+  'next_token',
+  'tokenid',
+];
 
 // A name that describes a secret rather than holding one (`TOKEN_HEADER = 'x-echolens-token'`).
-const DESCRIBING_SUFFIXES = ['_header', '_name', '_field', '_param', '_env', '_var', '_prefix', '_path', '_file', '_url', '_type', '_label', '_kind', '_length', '_ttl'];
+const DESCRIBING_SUFFIXES = [
+  '_header',
+  '_name',
+  '_field',
+  '_param',
+  '_env',
+  '_var',
+  '_prefix',
+  '_path',
+  '_file',
+  '_url',
+  '_type',
+  '_label',
+  '_kind',
+  '_length',
+  '_ttl',
+];
 
 function isSecretishName(name: string): boolean {
   // camelCase as snake_case: `credentialSourceType` → `credential_source_type`.
-  const lower = name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase().replace(/-/g, '_');
+  const lower = name
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .toLowerCase()
+    .replace(/-/g, '_');
   if (lower === 'oauth' || lower.endsWith('_oauth')) return false;
   if (DESCRIBING_SUFFIXES.some((suffix) => lower.endsWith(suffix))) return false;
   for (const harmless of HARMLESS_NAMES) if (lower === harmless || lower.endsWith(`_${harmless}`) || lower.endsWith(harmless.replace(/_/g, ''))) return false;
@@ -390,12 +443,15 @@ export function findSecretAssignments(text: string): Hit[] {
     // whose letters change case the way no identifier does (`password: rZOdAo`).
     const envLiteral = !quoted && /^[A-Z][A-Z0-9_]*$/.test(name) && text[nameEnd] === '=' && nameEnd === i - 1;
     const oddCase =
-      /pass|pwd/i.test(name) && /^[A-Za-z]{6,}$/.test(value) && /[a-z]/.test(value) && /[A-Z]/.test(value) && !/^(?:[a-z]+|[A-Z][a-z]+)(?:[A-Z][a-z]+)*$/.test(value);
+      /pass|pwd/i.test(name) &&
+      /^[A-Za-z]{6,}$/.test(value) &&
+      /[a-z]/.test(value) &&
+      /[A-Z]/.test(value) &&
+      !/^(?:[a-z]+|[A-Z][a-z]+)(?:[A-Z][a-z]+)*$/.test(value);
     // A YAML/INI line of its own (`  password: apcird`): a bare scalar is a literal.
     const lineBefore = text.slice(Math.max(0, text.lastIndexOf('\n', nameStart - 1) + 1), nameStart);
     // (Also a whole JSON string: `"content":"password: apcird"`.)
-    const ownLine =
-      /pass|pwd/i.test(name) && /(?:^|")[ \t]*(?:-[ \t]+)?$/.test(lineBefore) && (end === text.length || '\r\n"\\'.includes(text[end]!));
+    const ownLine = /pass|pwd/i.test(name) && /(?:^|")[ \t]*(?:-[ \t]+)?$/.test(lineBefore) && (end === text.length || '\r\n"\\'.includes(text[end]!));
     if (!quoted && !flagValue && !envLiteral && !oddCase && !ownLine) {
       // Unquoted code (`apiKey: config.apiKey`, `token=get_token`, `this.cloud?.secrets`) is not a literal.
       const chain = value.replace(/\?\./g, '.');
@@ -412,7 +468,37 @@ export function findSecretAssignments(text: string): Hit[] {
 
 const EMAIL_LOCAL = (c: number) => isAlnum(c) || c === 46 || c === 95 || c === 37 || c === 43 || c === 45;
 const DOMAIN = (c: number) => isAlnum(c) || c === 46 || c === 45;
-const CODE_TLDS = ['js', 'ts', 'py', 'json', 'md', 'png', 'jpg', 'svg', 'css', 'html', 'txt', 'lock', 'map', 'tsx', 'jsx', 'sh', 'yml', 'yaml', 'toml', 'rs', 'go', 'gif', 'webp', 'mjs', 'cjs', 'vue', 'xml', 'node', 'wasm'];
+const CODE_TLDS = [
+  'js',
+  'ts',
+  'py',
+  'json',
+  'md',
+  'png',
+  'jpg',
+  'svg',
+  'css',
+  'html',
+  'txt',
+  'lock',
+  'map',
+  'tsx',
+  'jsx',
+  'sh',
+  'yml',
+  'yaml',
+  'toml',
+  'rs',
+  'go',
+  'gif',
+  'webp',
+  'mjs',
+  'cjs',
+  'vue',
+  'xml',
+  'node',
+  'wasm',
+];
 
 /** Addresses `local@domain.tld` (not `git@host:` remotes, not `icon@2x.png`). */
 export function findEmails(text: string): Hit[] {
@@ -437,7 +523,57 @@ export function findEmails(text: string): Hit[] {
   return hits;
 }
 
-const ACCOUNT_NAMES = ['shared', 'public', 'default', 'guest', 'root', 'admin', 'ubuntu', 'runner', 'node', 'vagrant', 'ec2-user', 'user', 'username', 'pi', 'docker', 'jenkins', 'circleci', 'git', 'app', 'coder', 'codespace', 'vscode', 'gitpod', 'linuxbrew', 'travis', 'me', 'you', 'yourname', 'foo', 'bar', 'example', 'someone', 'name', 'developer', 'dev', 'sandbox', 'debian', 'fedora', 'centos', 'www-data', 'nobody', 'all users', 'default user', 'administrator', 'buildkite', 'your-name', 'your_username', 'yourusername', 'users'];
+const ACCOUNT_NAMES = [
+  'shared',
+  'public',
+  'default',
+  'guest',
+  'root',
+  'admin',
+  'ubuntu',
+  'runner',
+  'node',
+  'vagrant',
+  'ec2-user',
+  'user',
+  'username',
+  'pi',
+  'docker',
+  'jenkins',
+  'circleci',
+  'git',
+  'app',
+  'coder',
+  'codespace',
+  'vscode',
+  'gitpod',
+  'linuxbrew',
+  'travis',
+  'me',
+  'you',
+  'yourname',
+  'foo',
+  'bar',
+  'example',
+  'someone',
+  'name',
+  'developer',
+  'dev',
+  'sandbox',
+  'debian',
+  'fedora',
+  'centos',
+  'www-data',
+  'nobody',
+  'all users',
+  'default user',
+  'administrator',
+  'buildkite',
+  'your-name',
+  'your_username',
+  'yourusername',
+  'users',
+];
 
 /** The name at `start` (at most 64 characters; dash-encoded folders stop at `-`). */
 function usernameAt(text: string, start: number, dashEncoded = false): string {
@@ -489,7 +625,8 @@ export function findHomePaths(text: string): Hit[] {
     // Backslashes that escape a quote or a line break (`\"~standard\"` still escaped once) are no path.
     let past = at + 1 + name.length;
     while (text[past] === '\\') past++;
-    const escaped = after === '\\' && (text[past] === '"' || text[past] === "'" || ((past - at - 1 - name.length) % 2 === 1 && 'nrtbfu'.includes(text[past] ?? ' ')));
+    const escaped =
+      after === '\\' && (text[past] === '"' || text[past] === "'" || ((past - at - 1 - name.length) % 2 === 1 && 'nrtbfu'.includes(text[past] ?? ' ')));
     if (name.length > 0 && /^[A-Za-z_]/.test(name) && (after === '/' || (after === '\\' && !escaped)) && !ACCOUNT_NAMES.includes(name.toLowerCase())) {
       hits.push({ kind: 'home_path', start: at, end: at + 1 + name.length });
     }

@@ -101,7 +101,7 @@ function isIdentifierWords(token: string): boolean {
       current.length > 0 &&
       ((isUpperChar(ch) && (isLowerChar(previous) || isDigitChar(previous))) ||
         (isUpperChar(ch) && isUpperChar(previous) && isLowerChar(next)) ||
-        (isDigitChar(ch) !== isDigitChar(previous)));
+        isDigitChar(ch) !== isDigitChar(previous));
     if (boundary) {
       words.push(current);
       current = '';
@@ -135,11 +135,7 @@ function isIdentifierWords(token: string): boolean {
     }
   }
   return (
-    singles <= Math.max(1, 0.1 * lettered.length) &&
-    acronyms <= 0.4 * lettered.length &&
-    long >= 2 &&
-    inLong >= 0.6 * letters &&
-    withVowel >= (2 / 3) * long
+    singles <= Math.max(1, 0.1 * lettered.length) && acronyms <= 0.4 * lettered.length && long >= 2 && inLong >= 0.6 * letters && withVowel >= (2 / 3) * long
   );
 }
 

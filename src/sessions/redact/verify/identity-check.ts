@@ -11,11 +11,46 @@ export interface VerifyTerm {
 }
 
 function plain(text: string): string {
-  return text.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+  return text
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase();
 }
 
 // Words that are not identifying on their own ("Acme Labs Inc" → only "acme").
-const GENERIC_WORDS = new Set(['inc', 'llc', 'ltd', 'gmbh', 'corp', 'company', 'labs', 'group', 'industries', 'technologies', 'systems', 'software', 'solutions', 'international', 'global', 'university', 'institute', 'research', 'the', 'and', 'will', 'mark', 'grace', 'hope', 'brown', 'green', 'white', 'black', 'young', 'king', 'long']);
+const GENERIC_WORDS = new Set([
+  'inc',
+  'llc',
+  'ltd',
+  'gmbh',
+  'corp',
+  'company',
+  'labs',
+  'group',
+  'industries',
+  'technologies',
+  'systems',
+  'software',
+  'solutions',
+  'international',
+  'global',
+  'university',
+  'institute',
+  'research',
+  'the',
+  'and',
+  'will',
+  'mark',
+  'grace',
+  'hope',
+  'brown',
+  'green',
+  'white',
+  'black',
+  'young',
+  'king',
+  'long',
+]);
 
 /** How a term can be written: as given, joined forms, and (for people and organisations) its distinctive words. */
 export function spellings(term: string, label = 'user'): string[] {

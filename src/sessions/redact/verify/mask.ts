@@ -1,7 +1,34 @@
 import { createHmac, randomBytes } from 'node:crypto';
 
 /** Public prefixes that may be shown (at most 3 characters of them). */
-const SHOWABLE_PREFIXES = ['sk-', 'AIza', 'hf_', 'gsk_', 'xai-', 'ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_', 'glpat-', 'xox', 'AKIA', 'ASIA', 'eyJ', 'npm_', 'r8_', 'pplx-', 'sk_live_', 'rk_live_', 'sk_test_', 'whsec_', 'ya29.', 'pypi-', 'SG.'];
+const SHOWABLE_PREFIXES = [
+  'sk-',
+  'AIza',
+  'hf_',
+  'gsk_',
+  'xai-',
+  'ghp_',
+  'gho_',
+  'ghu_',
+  'ghs_',
+  'ghr_',
+  'github_pat_',
+  'glpat-',
+  'xox',
+  'AKIA',
+  'ASIA',
+  'eyJ',
+  'npm_',
+  'r8_',
+  'pplx-',
+  'sk_live_',
+  'rk_live_',
+  'sk_test_',
+  'whsec_',
+  'ya29.',
+  'pypi-',
+  'SG.',
+];
 
 /**
  * A preview that never shows the value: at most the first 3 characters of a public

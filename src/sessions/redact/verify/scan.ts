@@ -53,7 +53,35 @@ export function unescapeJsonText(text: string): string {
 const isTokenChar = (c: number) =>
   (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 43 || c === 47 || c === 61 || c === 95 || c === 45;
 
-const KEPT_ID_STARTS = ['msg_', 'msgbatch_', 'toolu_', 'srvtoolu_', 'call_', 'resp_', 'req_', 'chatcmpl-', 'run_', 'thread_', 'asst_', 'fc_', 'rs_', 'ws_', 'item_', 'file_', 'file-', 'batch_', 'org-', 'proj_', 'evt_', 'conv-', 'sha1-', 'sha256-', 'sha384-', 'sha512-', 'agent-'];
+const KEPT_ID_STARTS = [
+  'msg_',
+  'msgbatch_',
+  'toolu_',
+  'srvtoolu_',
+  'call_',
+  'resp_',
+  'req_',
+  'chatcmpl-',
+  'run_',
+  'thread_',
+  'asst_',
+  'fc_',
+  'rs_',
+  'ws_',
+  'item_',
+  'file_',
+  'file-',
+  'batch_',
+  'org-',
+  'proj_',
+  'evt_',
+  'conv-',
+  'sha1-',
+  'sha256-',
+  'sha384-',
+  'sha512-',
+  'agent-',
+];
 
 function isHexOrUuid(token: string): boolean {
   const body = token.startsWith('0x') ? token.slice(2) : token;
