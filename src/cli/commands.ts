@@ -33,7 +33,7 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
   {
     name: 'demo',
     term: 'demo [options]',
-    summary: 'run both audits end to end on bundled inputs and write the HTML report (offline: simulated models)',
+    summary: 'run the three audits (persona, memory, continuation) end to end on bundled inputs and write the HTML report (offline: simulated models)',
     register: async (program) => (await import('./commands/demo.js')).registerDemo(program),
   },
   subcommandGroup(

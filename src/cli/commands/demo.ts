@@ -4,7 +4,7 @@ import { runDemo } from '../../demo/demo.js';
 export function registerDemo(program: Command): void {
   program
     .command('demo')
-    .description('run both audits end to end on bundled inputs and write the HTML report (offline: simulated models)')
+    .description('run the three audits (persona, memory, continuation) end to end on bundled inputs and write the HTML report (offline: simulated models)')
     .option('--out-dir <dir>', 'where the run store and report.html go', 'echolens-demo')
     .option('--target <model>', 'run the demo on this real model instead of the simulation (e.g. openai:gpt-4.1-mini)')
     .option('--judge <model>', 'judge model for the persona audit (default sim:judge; use a real one with --target)')
