@@ -113,7 +113,9 @@ describe('stage kills', { timeout: 600_000 }, () => {
     ];
     const killed = await spawnCli(args, { ...env, ...killAfter('targets') });
     expect(killed.code).toBeNull();
-    expect(server.batches).toHaveLength(1);
+    // The target stage went out as batches (prefix-group leaders, then their followers) and was collected.
+    const submitted = server.batches.length;
+    expect(submitted).toBeGreaterThanOrEqual(1);
     const [run] = await listRuns(db);
     const judges = run?.stages.find((s) => s.stage === 'judges');
     expect(run?.status).not.toBe('done');
@@ -123,7 +125,7 @@ describe('stage kills', { timeout: 600_000 }, () => {
 
     const resumed = await spawnCli(args, env);
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(server.batches).toHaveLength(1); // the collected batch is not submitted again
+    expect(server.batches).toHaveLength(submitted); // the collected batches are not submitted again
     const [done] = await listRuns(db);
     expect(done?.status).toBe('done');
     expect(done?.incomplete).toBeNull();
