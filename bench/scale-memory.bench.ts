@@ -190,6 +190,9 @@ async function runPhase(db: string): Promise<Record<string, unknown>> {
 async function reportPhase(db: string, out: string): Promise<Record<string, unknown>> {
   const { SqliteRunStore } = await import('../src/store/run-store.js');
   const { collectReports, renderHtmlReport } = await import('../src/report/report.js');
+  // Shared report code reads the registry; this child is an entry point, so it registers the audits.
+  const { registerBuiltinAudits } = await import('../src/audits.js');
+  registerBuiltinAudits();
   const start = performance.now();
   const store = SqliteRunStore.open(db, { readonly: true });
   const reports = collectReports(store, undefined, { B: SIZE.B });
