@@ -21,7 +21,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import type { ModelRequest } from '../src/models/types.js';
+import type { ChatMessage, ModelRequest } from '../src/models/types.js';
 import type { CellSpec } from '../src/store/types.js';
 
 const smoke = process.env.BENCH_SMOKE === '1' || process.env.BENCH_SMOKE === 'true';
@@ -59,15 +59,16 @@ function groupedSpecs(groups: number, perGroup: number, model: string, chars = 1
   for (let g = 0; g < groups; g += 1) {
     const sentence = 'The tool call returned a file; the test passes after the fix. ';
     const context = `Session ${g + offset}. ${sentence.repeat(Math.ceil(chars / sentence.length))}`;
+    // One context per group, shared by its cells' message lists, as the persona planner builds them.
+    const shared: ChatMessage[] = [
+      { role: 'user', content: context, cacheBreakpoint: true },
+      { role: 'assistant', content: 'Understood.' },
+    ];
     for (let p = 0; p < perGroup; p += 1) {
       specs.push({
         request: {
           model,
-          messages: [
-            { role: 'user', content: context, cacheBreakpoint: true },
-            { role: 'assistant', content: 'Understood.' },
-            { role: 'user', content: `Probe ${p}: who are you, in one sentence?` },
-          ],
+          messages: [...shared, { role: 'user', content: `Probe ${p}: who are you, in one sentence?` }],
           params: { temperature: 1, maxTokens: 64 },
           sample: 0,
         },

@@ -23,7 +23,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = fileURLToPath(import.meta.url);
@@ -31,9 +31,9 @@ const smoke = process.env.BENCH_SMOKE === '1' || process.env.BENCH_SMOKE === 'tr
 const SIZE = smoke
   ? { targets: 2, positions: 3, categories: ['coding_self'], samples: 1, chars: 20_000, B: 50 }
   : { targets: 12, positions: 12, categories: ['identity', 'experience', 'preference', 'relational', 'coding_self'], samples: 2, chars: 320_000, B: 200 };
-const TARGETS = { firstCallS: 60, runRssMb: 1536, perCellKb: 20, reportRssMb: 500 };
+const TARGETS = { firstCallS: 60, runRssMb: 1536, httpRssMb: 600, perCellKb: 20, reportRssMb: 500 };
 
-type Phase = 'run' | 'report' | 'old';
+type Phase = 'run' | 'http' | 'report' | 'old';
 
 const mb = (bytes: number) => bytes / (1024 * 1024);
 const peakRssMb = () => process.resourceUsage().maxRSS / 1024;
@@ -78,17 +78,17 @@ function syntheticText(seed: number, chars: number): string {
   return parts.join('').slice(0, chars);
 }
 
-async function planGrid() {
+async function planGrid(targetRefs?: string[], judgeRef = 'sim:bench-judge') {
   const { personaConfigSchema } = await import('../src/persona-drift/config.js');
   const { loadPersonaMaterials } = await import('../src/persona-drift/materials.js');
   const { planTargetCells } = await import('../src/persona-drift/plan.js');
   type Input = import('../src/persona-drift/plan.js').SessionPlanInput;
   type ChatMessage = import('../src/models/types.js').ChatMessage;
-  const targets = Array.from({ length: SIZE.targets }, (_, i) => `sim:bench-target-${String(i + 1).padStart(2, '0')}`);
+  const targets = targetRefs ?? Array.from({ length: SIZE.targets }, (_, i) => `sim:bench-target-${String(i + 1).padStart(2, '0')}`);
   const config = personaConfigSchema.parse({
     sessions: ['synthetic-session.jsonl'],
     targets,
-    judges: ['sim:bench-judge'],
+    judges: [judgeRef],
     positions: [{ uniform: SIZE.positions }],
     probes: { categories: SIZE.categories },
     samples: SIZE.samples,
@@ -187,6 +187,56 @@ async function runPhase(db: string): Promise<Record<string, unknown>> {
   };
 }
 
+/**
+ * The same grid over HTTP: half the targets Anthropic, half OpenAI, and an OpenAI judge, all
+ * through the real AI SDK adapters against the fake servers of bench/wire-server.ts (in a child
+ * process of their own, so their memory is not counted here), at concurrency 64 with zero
+ * latency. Peak RSS of this process is the figure (target ≤ 600 MB).
+ */
+async function httpPhase(db: string): Promise<Record<string, unknown>> {
+  const { spawn } = await import('node:child_process');
+  const { createInterface } = await import('node:readline');
+  const { personaRunner } = await import('../src/persona-drift/run.js');
+  const { runAudit } = await import('../src/experiment/run-audit.js');
+  const { SqliteRunStore } = await import('../src/store/run-store.js');
+  process.env.ANTHROPIC_API_KEY ??= 'bench-key';
+  process.env.OPENAI_API_KEY ??= 'bench-key';
+  const server = spawn(process.execPath, ['--import', 'tsx', join(dirname(here), 'wire-server.ts')], { stdio: ['pipe', 'pipe', 'inherit'] });
+  try {
+    const urls = await new Promise<{ openai: string; anthropic: string }>((resolve, reject) => {
+      server.once('error', reject);
+      createInterface({ input: server.stdout! }).once('line', (line) => resolve(JSON.parse(line) as { openai: string; anthropic: string }));
+    });
+    const targets = Array.from({ length: SIZE.targets }, (_, i) =>
+      i % 2 === 0 ? `anthropic:claude-bench-${i + 1}-0ms@${urls.anthropic}` : `openai:gpt-bench-${i + 1}-0ms@${urls.openai}`,
+    );
+    const { config, specs, planStart } = await planGrid(targets, `openai:gpt-bench-judge-0ms@${urls.openai}`);
+    const cpuStart = process.cpuUsage();
+    const runner = { ...personaRunner, plan: () => specs, manifestOptions: () => ({ bench: 'scale-memory-http' }) };
+    const result = await runAudit(runner, config, db, {
+      input: [],
+      runtime: { progress: false, signal: new AbortController().signal, concurrency: 64 },
+    });
+    const wallS = (performance.now() - planStart) / 1000;
+    const cpu = process.cpuUsage(cpuStart);
+    const store = SqliteRunStore.open(db, { readonly: true });
+    const done = store.db.prepare("SELECT count(*) FROM cells WHERE status = 'done'").pluck().get() as number;
+    store.close();
+    return {
+      targetCells: specs.length,
+      done,
+      wallS,
+      callsPerS: done / wallS,
+      cpuMsPerCall: (cpu.user + cpu.system) / 1000 / done,
+      peakRssMb: peakRssMb(),
+      status: result.interrupted ? 'stopped' : 'done',
+    };
+  } finally {
+    server.stdin?.end();
+    server.kill();
+  }
+}
+
 async function reportPhase(db: string, out: string): Promise<Record<string, unknown>> {
   const { SqliteRunStore } = await import('../src/store/run-store.js');
   const { collectReports, renderHtmlReport } = await import('../src/report/report.js');
@@ -224,7 +274,8 @@ async function oldPhase(): Promise<Record<string, unknown>> {
 }
 
 async function child(phase: Phase, db: string, out: string): Promise<void> {
-  const result = phase === 'run' ? await runPhase(db) : phase === 'report' ? await reportPhase(db, out) : await oldPhase();
+  const result =
+    phase === 'run' ? await runPhase(db) : phase === 'http' ? await httpPhase(db) : phase === 'report' ? await reportPhase(db, out) : await oldPhase();
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
@@ -273,6 +324,14 @@ function main(): void {
     row('HTML report peak RSS (MB)', fmt(p.peakRssMb, 0), `target ≤ ${TARGETS.reportRssMb}`);
     row('HTML report wall / CPU time (s), size (MB)', `${fmt(p.wallS)} / ${fmt(p.cpuS)}, ${fmt(p.htmlMb)}`, '');
 
+    const httpDb = join(dir, 'scale-http.db');
+    const http = spawnPhase('http', httpDb, out);
+    if (!http.ok) throw new Error(`http phase failed:\n${http.stderr.slice(-2000)}`);
+    const h = http.results.at(-1)!;
+    row('over HTTP (AI SDK adapters, fake servers): cells done', `${h.done} / ${Number(h.targetCells) * 2}`, '');
+    row('over HTTP: calls/s, CPU ms per call', `${fmt(h.callsPerS, 0)}, ${fmt(h.cpuMsPerCall, 2)}`, '');
+    row('over HTTP: peak RSS (MB)', fmt(h.peakRssMb, 0), `target ≤ ${TARGETS.httpRssMb}`);
+
     if (process.env.BENCH_SKIP_OLD !== '1') {
       const old = spawnPhase('old', db, out);
       const partial = old.results.find((x) => x.partial);
@@ -296,7 +355,7 @@ function main(): void {
 }
 
 const [phase, db, out] = process.argv.slice(2);
-if (phase === 'run' || phase === 'report' || phase === 'old') {
+if (phase === 'run' || phase === 'http' || phase === 'report' || phase === 'old') {
   child(phase, db!, out!).catch((error: unknown) => {
     console.error(error);
     process.exit(1);

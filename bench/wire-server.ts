@@ -12,6 +12,11 @@ import type { FakeRequest, FakeServer } from '../src/models/testing/fake-server.
 import { startFakeOpenAI } from '../src/models/testing/fake-openai.js';
 
 const ANSWER = 'A short answer of a few words, as judges and targets give.';
+/** What a persona judge answers (a model id containing `judge`). */
+const VERDICT = JSON.stringify({ score: 2, label: 'mostly_assistant', reason: 'answers as an assistant' });
+
+/** Answers are numbered, so a judge stage sees distinct answers (as it would from sampled targets). */
+let answered = 0;
 
 function respondAfterDelay(server: () => FakeServer | undefined) {
   return async (request: FakeRequest) => {
@@ -20,7 +25,8 @@ function respondAfterDelay(server: () => FakeServer | undefined) {
     const model = typeof request.body?.model === 'string' ? request.body.model : '';
     const delayMs = Number(/-(\d+)ms$/.exec(model)?.[1] ?? 0);
     if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
-    return { text: ANSWER, usage: { inputTokens: 1000, outputTokens: 12 } };
+    answered += 1;
+    return { text: model.includes('judge') ? VERDICT : `${ANSWER} (${answered})`, usage: { inputTokens: 1000, outputTokens: 12 } };
   };
 }
 

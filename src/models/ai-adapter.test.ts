@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createAdapter } from './create-adapter.js';
 import type { ModelErrorKind } from './errors.js';
@@ -371,6 +373,32 @@ describe('failures are classified', () => {
     const error = await rejectionOf(createAdapter(ref, { env: { ANTHROPIC_API_KEY: 'wrong-key-xyz' } }).generate(helloRequest(ref)));
     expect(error.kind).toBe('auth');
     expect(error.retryable).toBe(false);
+  });
+
+  it('a redirecting endpoint is a config error naming the fix, sent once and not followed', async () => {
+    let hits = 0;
+    let followed = 0;
+    const target = createServer((_req, res) => {
+      followed += 1;
+      res.end('{}');
+    });
+    const redirecting = createServer((_req, res) => {
+      hits += 1;
+      res.writeHead(307, { location: `http://127.0.0.1:${(target.address() as AddressInfo).port}/v1/chat/completions` });
+      res.end();
+    });
+    await Promise.all([target, redirecting].map((server) => new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))));
+    try {
+      const ref = `openai:gpt-4o@http://127.0.0.1:${(redirecting.address() as AddressInfo).port}/v1`;
+      const error = await rejectionOf(createAdapter(ref, { env: ENV }).generate(helloRequest(ref)));
+      expect(error.kind).toBe('config');
+      expect(error.retryable).toBe(false);
+      expect(error.message).toContain('redirect');
+      expect(error.message).toContain('base URL');
+      expect({ hits, followed }).toEqual({ hits: 1, followed: 0 });
+    } finally {
+      await Promise.all([target, redirecting].map((server) => new Promise((resolve) => server.close(resolve))));
+    }
   });
 
   it('an unusable request (no messages) is a bad_request, not retried', async () => {

@@ -6,7 +6,7 @@ import { createGroq } from '@ai-sdk/groq';
 import { createMistral } from '@ai-sdk/mistral';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { generateText, jsonSchema, type LanguageModel, type LanguageModelUsage, type ModelMessage, streamText, type Tool } from 'ai';
+import { jsonSchema, type LanguageModel, type LanguageModelUsage, type ModelMessage, streamText, type Tool } from 'ai';
 import { countTokens } from './token-count.js';
 import { systemPromptCacheable } from './cache-minimum.js';
 import { classifyError } from './classify.js';
@@ -15,7 +15,7 @@ import { DEFAULT_MAX_TOKENS, DEFAULT_STALL_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from
 import { ModelCallError } from './errors.js';
 import type { ProviderSpec } from './providers.js';
 import type { ModelRef } from './ref.js';
-import type { FinishReason, GenerateOptions, ModelAdapter, ModelRequest, ModelResponse, TokenUsage, ToolCall } from './types.js';
+import type { FinishReason, GenerateOptions, ModelAdapter, ModelRequest, ModelResponse, TokenUsage, ToolCall, ToolDefinition } from './types.js';
 
 export interface AdapterOptions {
   /** Where API keys and base-URL overrides are read (default `process.env`). */
@@ -43,8 +43,15 @@ const COMPATIBLE_OPTION_NAMES = new Set(['user', 'reasoningEffort', 'textVerbosi
 // The SDK would print its warnings to the console; we return them with the response instead.
 (globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS = false;
 
+/** The provider-model interface every SDK provider package implements (version 3). */
+type LanguageModelV3 = Extract<LanguageModel, { specificationVersion: 'v3' }>;
+type LanguageModelV3CallOptions = Parameters<LanguageModelV3['doGenerate']>[0];
+
 interface Prepared {
   model: LanguageModel;
+  /** The request's tools and tool choice as given (the one-shot path sends them as they are). */
+  tools: ModelRequest['tools'];
+  toolChoice: ModelRequest['toolChoice'];
   messages: ModelMessage[];
   settings: {
     maxOutputTokens: number;
@@ -107,6 +114,9 @@ export class AiSdkAdapter implements ModelAdapter {
     const secrets = this.cloud?.secrets ?? (this.apiKey === undefined ? [] : [this.apiKey]);
     if (options.signal?.aborted) {
       throw new ModelCallError('aborted', `${this.provider}: call cancelled before it started`, { provider: this.provider });
+    }
+    if (request.messages.length === 0) {
+      throw new ModelCallError('bad_request', `${this.provider}: the request has no messages`, { provider: this.provider });
     }
     const controller = new AbortController();
     let timedOut: 'total' | 'stall' | undefined;
@@ -242,7 +252,7 @@ export class AiSdkAdapter implements ModelAdapter {
       settings.tools = tools;
     }
     if (request.toolChoice !== undefined) settings.toolChoice = request.toolChoice;
-    return { model, messages, settings, warnings };
+    return { model, messages, settings, warnings, tools: request.tools, toolChoice: request.toolChoice };
   }
 
   /**
@@ -262,9 +272,10 @@ export class AiSdkAdapter implements ModelAdapter {
     return model;
   }
 
-  private languageModel(fetch: typeof globalThis.fetch | undefined): LanguageModel {
+  private languageModel(given: typeof globalThis.fetch | undefined): LanguageModel {
+    const fetch = given ?? providerFetch;
     if (this.cloud !== undefined) return this.cloud.languageModel(fetch);
-    const common = { baseURL: this.baseURL, ...(fetch === undefined ? {} : { fetch }) };
+    const common = { baseURL: this.baseURL, fetch };
     switch (this.spec.kind) {
       case 'openai':
         // `.chat` = chat completions; the default entry point would use the Responses API.
@@ -292,23 +303,59 @@ export class AiSdkAdapter implements ModelAdapter {
     }
   }
 
+  /**
+   * One non-streaming call through the provider model's own `doGenerate` (the SDK's
+   * language-model interface). `generateText` would add a step loop, prompt validation,
+   * telemetry and result objects built for agents: about as much CPU per call as the HTTP
+   * exchange itself, for nothing a single cell uses (docs/decisions.md#per-call-overhead).
+   */
   private async runGenerate(prepared: Prepared, signal: AbortSignal): Promise<CallOutcome> {
-    const result = await generateText({
-      model: prepared.model,
-      messages: prepared.messages,
-      allowSystemInMessages: true,
-      maxRetries: 0,
+    const model = prepared.model as LanguageModelV3;
+    // The pinned provider packages all implement version 3; a change there must fail loudly.
+    if (model.specificationVersion !== 'v3')
+      throw new Error(`${this.provider}: provider model interface ${String(model.specificationVersion)} is not supported`);
+    const { settings } = prepared;
+    const call: LanguageModelV3CallOptions = {
+      prompt: providerPrompt(prepared.messages),
+      maxOutputTokens: settings.maxOutputTokens,
       abortSignal: signal,
-      ...prepared.settings,
-    });
+    };
+    if (settings.temperature !== undefined) call.temperature = settings.temperature;
+    if (settings.topP !== undefined) call.topP = settings.topP;
+    if (settings.topK !== undefined) call.topK = settings.topK;
+    if (settings.stopSequences !== undefined) call.stopSequences = settings.stopSequences;
+    if (settings.seed !== undefined) call.seed = settings.seed;
+    if (settings.providerOptions !== undefined) call.providerOptions = settings.providerOptions;
+    const offered = prepared.tools ?? [];
+    if (offered.length > 0) {
+      call.tools = offered.map((tool) => ({
+        type: 'function' as const,
+        name: tool.name,
+        ...(tool.description === undefined ? {} : { description: tool.description }),
+        inputSchema: tool.inputSchema as Extract<NonNullable<LanguageModelV3CallOptions['tools']>[number], { type: 'function' }>['inputSchema'],
+      }));
+      call.toolChoice = { type: prepared.toolChoice ?? 'auto' };
+    } else if (prepared.toolChoice === 'none') {
+      call.toolChoice = { type: 'none' };
+    }
+    const result = await model.doGenerate(call);
+    let text = '';
+    let reasoning: string | undefined;
+    const toolCalls: ToolCall[] = [];
+    for (const part of result.content) {
+      if (part.type === 'text') text += part.text;
+      else if (part.type === 'reasoning') reasoning = (reasoning ?? '') + part.text;
+      else if (part.type === 'tool-call') toolCalls.push(parseToolCall(part, offered));
+    }
+    const usage = fromProviderUsage(result.usage);
     return {
-      text: result.text,
-      reasoning: result.reasoningText,
-      finishReason: mapFinishReason(result.finishReason),
-      usage: this.mapUsage(result.usage, prepared, result.text),
-      responseModel: result.response.modelId,
-      warnings: [...describeWarnings(result.warnings), ...usageWarnings(result.usage)],
-      toolCalls: result.toolCalls.map((call) => toToolCall(call)),
+      text,
+      reasoning,
+      finishReason: mapFinishReason(result.finishReason.unified),
+      usage: this.mapUsage(usage, prepared, text),
+      responseModel: result.response?.modelId ?? model.modelId,
+      warnings: [...describeWarnings(result.warnings), ...usageWarnings(usage)],
+      toolCalls,
     };
   }
 
@@ -426,6 +473,52 @@ function toToolCall(part: { toolCallId?: string; toolName: string; input: unknow
   return call;
 }
 
+/** Our messages in the provider interface's prompt form (plain text parts, cache options kept). */
+function providerPrompt(messages: readonly ModelMessage[]): LanguageModelV3CallOptions['prompt'] {
+  return messages.map((message) => {
+    const content = message.content as string;
+    const providerOptions = (message as { providerOptions?: Record<string, Record<string, never>> }).providerOptions;
+    const options = providerOptions === undefined ? {} : { providerOptions };
+    if (message.role === 'system') return { role: 'system' as const, content, ...options };
+    return { role: message.role as 'user' | 'assistant', content: [{ type: 'text' as const, text: content }], ...options };
+  });
+}
+
+/** The provider's usage record in the shape `mapUsage` reads. */
+function fromProviderUsage(usage: Awaited<ReturnType<LanguageModelV3['doGenerate']>>['usage']): LanguageModelUsage {
+  return {
+    inputTokens: usage.inputTokens.total,
+    inputTokenDetails: {
+      noCacheTokens: usage.inputTokens.noCache,
+      cacheReadTokens: usage.inputTokens.cacheRead,
+      cacheWriteTokens: usage.inputTokens.cacheWrite,
+    },
+    outputTokens: usage.outputTokens.total,
+    outputTokenDetails: { textTokens: usage.outputTokens.text, reasoningTokens: usage.outputTokens.reasoning },
+    totalTokens:
+      usage.inputTokens.total === undefined || usage.outputTokens.total === undefined ? undefined : usage.inputTokens.total + usage.outputTokens.total,
+  } as LanguageModelUsage;
+}
+
+/**
+ * A tool call as the provider returned it (input as JSON text): parsed, and marked invalid
+ * when the tool was not offered or the input is not JSON (an empty input is `{}`).
+ */
+function parseToolCall(part: { toolCallId: string; toolName: string; input: string }, offered: readonly ToolDefinition[]): ToolCall {
+  const call: ToolCall = { name: part.toolName, input: {}, id: part.toolCallId };
+  let parsed: unknown;
+  let parseable = true;
+  try {
+    parsed = part.input.trim() === '' ? {} : JSON.parse(part.input);
+  } catch {
+    parseable = false;
+  }
+  call.input = parseable ? (parsed ?? {}) : part.input;
+  if (!offered.some((tool) => tool.name === part.toolName)) call.invalid = 'unknown-tool';
+  else if (!parseable) call.invalid = 'unparseable';
+  return call;
+}
+
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();
 }
@@ -465,8 +558,17 @@ export function mapFinishReason(reason: string | undefined): FinishReason {
   }
 }
 
+/**
+ * The HTTP client of provider calls: the global fetch (looked up per call), with redirects
+ * refused. A request that may be redirected is cloned by fetch first, body included, so
+ * refusing them saves a copy of every request body (a long context's largest garbage) and
+ * the streams around it. API endpoints answer where they are asked; a redirect is reported
+ * as a configuration error naming what to change (classify.ts).
+ */
+export const providerFetch: typeof globalThis.fetch = (input, init) => globalThis.fetch(input, { ...init, redirect: 'error', window: null });
+
 /** A fetch that adds fields to the JSON request body verbatim (provider-specific parameters). */
-function mergeBodyFetch(extra: Record<string, unknown>, base: typeof globalThis.fetch = globalThis.fetch): typeof globalThis.fetch {
+function mergeBodyFetch(extra: Record<string, unknown>, base: typeof globalThis.fetch = providerFetch): typeof globalThis.fetch {
   return (input, init) => {
     if (init !== undefined && typeof init.body === 'string') {
       try {

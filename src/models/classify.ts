@@ -204,6 +204,10 @@ export function classifyError(error: unknown, context: ClassifyContext): ModelCa
     });
 
   if (error instanceof ModelCallError) return error;
+  // Provider calls refuse redirects (ai-adapter.ts providerFetch): retrying cannot help.
+  if (hasCause(error, (e) => e instanceof Error && e.message === 'unexpected redirect')) {
+    return make('config', 'the endpoint answered with a redirect, which provider calls do not follow; use the address it redirects to as the base URL');
+  }
 
   if (APICallError.isInstance(error)) {
     const status = error.statusCode;
