@@ -12,112 +12,42 @@
  *   run     time to first call (since planning began, and since process start), peak RSS,
  *           wall time, store bytes, blob bytes, store bytes per long cell beyond the unique prefixes;
  *   report  `echolens report` HTML of that store (collectReports + renderHtmlReport): peak RSS, wall;
+ *   http    the same grid over HTTP, as a user's run goes: the real AI SDK adapters (half the
+ *           targets Anthropic, half OpenAI, an OpenAI judge) against the fake servers of
+ *           bench/wire-server.ts at concurrency 64, under plain node on dist/
+ *           (bench/scale-http.child.mjs; needs `npm run build`): calls/s, CPU per call, peak RSS;
  *   old     the old path's first step, in the same command: the canonical request JSON of every
  *           cell built up front (what runCells did before it registered the plan), with its
  *           bytes per cell (what the old store wrote per cell); at full size it is expected to
  *           run out of heap, and the phase reports that.
  * Targets: first call ≤ 60 s, run peak RSS ≤ 1.5 GB, ≤ 20 KB per long cell beyond the unique
- * prefixes, report peak RSS ≤ 500 MB. BENCH_SMOKE=1: 2 targets × 30 cells of 20,000 characters.
+ * prefixes, report peak RSS ≤ 500 MB, HTTP run peak RSS ≤ 600 MB. BENCH_SMOKE=1: 2 targets × 30 cells of 20,000 characters.
  * BENCH_SKIP_OLD=1 skips the old-path phase.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { planGrid as planGridWith, SIZE } from './scale-grid.mjs';
 
 const here = fileURLToPath(import.meta.url);
 const smoke = process.env.BENCH_SMOKE === '1' || process.env.BENCH_SMOKE === 'true';
-const SIZE = smoke
-  ? { targets: 2, positions: 3, categories: ['coding_self'], samples: 1, chars: 20_000, B: 50 }
-  : { targets: 12, positions: 12, categories: ['identity', 'experience', 'preference', 'relational', 'coding_self'], samples: 2, chars: 320_000, B: 200 };
 const TARGETS = { firstCallS: 60, runRssMb: 1536, httpRssMb: 600, perCellKb: 20, reportRssMb: 500 };
 
-type Phase = 'run' | 'http' | 'report' | 'old';
+type Phase = 'run' | 'report' | 'old';
 
 const mb = (bytes: number) => bytes / (1024 * 1024);
 const peakRssMb = () => process.resourceUsage().maxRSS / 1024;
 
-/** Deterministic text that does not compress into a few repeated strings: words from a PRNG. */
-function syntheticText(seed: number, chars: number): string {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+/** The grid from src/ (the run, report and old phases run under tsx). */
+async function planGrid(targets?: string[], judge = 'sim:bench-judge') {
+  const modules = {
+    ...(await import('../src/persona-drift/config.js')),
+    ...(await import('../src/persona-drift/materials.js')),
+    ...(await import('../src/persona-drift/plan.js')),
   };
-  const words = [
-    'the',
-    'tool',
-    'call',
-    'returned',
-    'file',
-    'src/index.ts',
-    'error',
-    'fix',
-    'test',
-    'passes',
-    '"quoted"',
-    'json',
-    '{',
-    '}',
-    'user',
-    'assistant',
-    'npm',
-    'run',
-    'build',
-  ];
-  const parts: string[] = [];
-  let length = 0;
-  while (length < chars) {
-    const word = next() < 0.05 ? '\n' : `${words[Math.floor(next() * words.length)]!} `;
-    parts.push(word);
-    length += word.length;
-  }
-  return parts.join('').slice(0, chars);
-}
-
-async function planGrid(targetRefs?: string[], judgeRef = 'sim:bench-judge') {
-  const { personaConfigSchema } = await import('../src/persona-drift/config.js');
-  const { loadPersonaMaterials } = await import('../src/persona-drift/materials.js');
-  const { planTargetCells } = await import('../src/persona-drift/plan.js');
-  type Input = import('../src/persona-drift/plan.js').SessionPlanInput;
-  type ChatMessage = import('../src/models/types.js').ChatMessage;
-  const targets = targetRefs ?? Array.from({ length: SIZE.targets }, (_, i) => `sim:bench-target-${String(i + 1).padStart(2, '0')}`);
-  const config = personaConfigSchema.parse({
-    sessions: ['synthetic-session.jsonl'],
-    targets,
-    judges: [judgeRef],
-    positions: [{ uniform: SIZE.positions }],
-    probes: { categories: SIZE.categories },
-    samples: SIZE.samples,
-    analysis: { B: SIZE.B },
-  });
-  const materials = loadPersonaMaterials(config.materials);
-  // One synthetic session: each position's context is a distinct ~80k-token rendering (as a
-  // flat prefix is), built once per position and arm as sessions-input.ts caches them.
-  const contexts = new Map<string, ChatMessage[]>();
-  const session: Input = {
-    id: 'S1',
-    positions: Array.from({ length: SIZE.positions }, (_, i) => ({ label: `U${String(i + 1).padStart(2, '0')}`, value: (i + 1) * 10 })),
-    context(position, arm) {
-      const id = `${position.label}/${arm}`;
-      let messages = contexts.get(id);
-      if (!messages) {
-        messages = [
-          { role: 'user', content: syntheticText(contexts.size + 1, SIZE.chars) },
-          { role: 'assistant', content: materials.acknowledgement ?? 'Understood.' },
-        ];
-        contexts.set(id, messages);
-      }
-      return messages;
-    },
-    continuation: () => [],
-  };
-  const planStart = performance.now();
-  const specs = planTargetCells(config, materials.stimuli, [session], { systemPrompts: materials.systemPrompts });
-  return { config, specs, planStart, planMs: performance.now() - planStart, uniquePrefixes: contexts.size };
+  return planGridWith(modules, targets ?? Array.from({ length: SIZE.targets }, (_, i) => `sim:bench-target-${String(i + 1).padStart(2, '0')}`), judge);
 }
 
 async function runPhase(db: string): Promise<Record<string, unknown>> {
@@ -187,56 +117,6 @@ async function runPhase(db: string): Promise<Record<string, unknown>> {
   };
 }
 
-/**
- * The same grid over HTTP: half the targets Anthropic, half OpenAI, and an OpenAI judge, all
- * through the real AI SDK adapters against the fake servers of bench/wire-server.ts (in a child
- * process of their own, so their memory is not counted here), at concurrency 64 with zero
- * latency. Peak RSS of this process is the figure (target ≤ 600 MB).
- */
-async function httpPhase(db: string): Promise<Record<string, unknown>> {
-  const { spawn } = await import('node:child_process');
-  const { createInterface } = await import('node:readline');
-  const { personaRunner } = await import('../src/persona-drift/run.js');
-  const { runAudit } = await import('../src/experiment/run-audit.js');
-  const { SqliteRunStore } = await import('../src/store/run-store.js');
-  process.env.ANTHROPIC_API_KEY ??= 'bench-key';
-  process.env.OPENAI_API_KEY ??= 'bench-key';
-  const server = spawn(process.execPath, ['--import', 'tsx', join(dirname(here), 'wire-server.ts')], { stdio: ['pipe', 'pipe', 'inherit'] });
-  try {
-    const urls = await new Promise<{ openai: string; anthropic: string }>((resolve, reject) => {
-      server.once('error', reject);
-      createInterface({ input: server.stdout! }).once('line', (line) => resolve(JSON.parse(line) as { openai: string; anthropic: string }));
-    });
-    const targets = Array.from({ length: SIZE.targets }, (_, i) =>
-      i % 2 === 0 ? `anthropic:claude-bench-${i + 1}-0ms@${urls.anthropic}` : `openai:gpt-bench-${i + 1}-0ms@${urls.openai}`,
-    );
-    const { config, specs, planStart } = await planGrid(targets, `openai:gpt-bench-judge-0ms@${urls.openai}`);
-    const cpuStart = process.cpuUsage();
-    const runner = { ...personaRunner, plan: () => specs, manifestOptions: () => ({ bench: 'scale-memory-http' }) };
-    const result = await runAudit(runner, config, db, {
-      input: [],
-      runtime: { progress: false, signal: new AbortController().signal, concurrency: 64 },
-    });
-    const wallS = (performance.now() - planStart) / 1000;
-    const cpu = process.cpuUsage(cpuStart);
-    const store = SqliteRunStore.open(db, { readonly: true });
-    const done = store.db.prepare("SELECT count(*) FROM cells WHERE status = 'done'").pluck().get() as number;
-    store.close();
-    return {
-      targetCells: specs.length,
-      done,
-      wallS,
-      callsPerS: done / wallS,
-      cpuMsPerCall: (cpu.user + cpu.system) / 1000 / done,
-      peakRssMb: peakRssMb(),
-      status: result.interrupted ? 'stopped' : 'done',
-    };
-  } finally {
-    server.stdin?.end();
-    server.kill();
-  }
-}
-
 async function reportPhase(db: string, out: string): Promise<Record<string, unknown>> {
   const { SqliteRunStore } = await import('../src/store/run-store.js');
   const { collectReports, renderHtmlReport } = await import('../src/report/report.js');
@@ -274,8 +154,7 @@ async function oldPhase(): Promise<Record<string, unknown>> {
 }
 
 async function child(phase: Phase, db: string, out: string): Promise<void> {
-  const result =
-    phase === 'run' ? await runPhase(db) : phase === 'http' ? await httpPhase(db) : phase === 'report' ? await reportPhase(db, out) : await oldPhase();
+  const result = phase === 'run' ? await runPhase(db) : phase === 'report' ? await reportPhase(db, out) : await oldPhase();
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
@@ -290,6 +169,27 @@ function spawnPhase(phase: Phase, db: string, out: string): { ok: boolean; resul
     .filter((line) => line.startsWith('{'))
     .map((line) => JSON.parse(line) as Record<string, unknown>);
   return { ok: run.status === 0, results, stderr: run.stderr, seconds: (performance.now() - start) / 1000 };
+}
+
+/** The HTTP phase: bench/scale-http.child.mjs under plain node, on a dist/ built from the current src/. */
+function httpPhase(db: string): { results: Array<Record<string, unknown>> } {
+  const root = join(dirname(here), '..');
+  const newest = (dir: string): number =>
+    readdirSync(dir, { withFileTypes: true, recursive: true })
+      .filter((entry) => entry.isFile() && /\.(ts|js)$/.test(entry.name) && !entry.name.endsWith('.test.ts'))
+      .reduce((latest, entry) => Math.max(latest, statSync(join(entry.parentPath, entry.name)).mtimeMs), 0);
+  if (!existsSync(join(root, 'dist')) || newest(join(root, 'src')) > newest(join(root, 'dist'))) {
+    throw new Error(
+      `the HTTP phase runs the built package: dist/ is missing or older than src/ — run \`npm run build\` (in ${relative(process.cwd(), root) || '.'})`,
+    );
+  }
+  const run = spawnSync(process.execPath, [join(dirname(here), 'scale-http.child.mjs'), db], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+  if (run.status !== 0) throw new Error(`http phase failed:\n${run.stderr.slice(-2000)}`);
+  const results = run.stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  return { results };
 }
 
 const fmt = (value: unknown, digits = 1) => (typeof value === 'number' ? value.toFixed(digits) : String(value));
@@ -324,11 +224,9 @@ function main(): void {
     row('HTML report peak RSS (MB)', fmt(p.peakRssMb, 0), `target ≤ ${TARGETS.reportRssMb}`);
     row('HTML report wall / CPU time (s), size (MB)', `${fmt(p.wallS)} / ${fmt(p.cpuS)}, ${fmt(p.htmlMb)}`, '');
 
-    const httpDb = join(dir, 'scale-http.db');
-    const http = spawnPhase('http', httpDb, out);
-    if (!http.ok) throw new Error(`http phase failed:\n${http.stderr.slice(-2000)}`);
+    const http = httpPhase(join(dir, 'scale-http.db'));
     const h = http.results.at(-1)!;
-    row('over HTTP (AI SDK adapters, fake servers): cells done', `${h.done} / ${Number(h.targetCells) * 2}`, '');
+    row('over HTTP (AI SDK adapters, fake servers): cells done', `${h.done} / ${Number(h.targetCells) * 2}`, 'plain node on dist/, as the CLI');
     row('over HTTP: calls/s, CPU ms per call', `${fmt(h.callsPerS, 0)}, ${fmt(h.cpuMsPerCall, 2)}`, '');
     row('over HTTP: peak RSS (MB)', fmt(h.peakRssMb, 0), `target ≤ ${TARGETS.httpRssMb}`);
 
@@ -355,7 +253,7 @@ function main(): void {
 }
 
 const [phase, db, out] = process.argv.slice(2);
-if (phase === 'run' || phase === 'http' || phase === 'report' || phase === 'old') {
+if (phase === 'run' || phase === 'report' || phase === 'old') {
   child(phase, db!, out!).catch((error: unknown) => {
     console.error(error);
     process.exit(1);

@@ -8,6 +8,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { jsonSchema, type LanguageModel, type LanguageModelUsage, type ModelMessage, streamText, type Tool } from 'ai';
 import { countTokens } from './token-count.js';
+import { providerFetch } from './http-client.js';
 import { systemPromptCacheable } from './cache-minimum.js';
 import { classifyError } from './classify.js';
 import { type CloudProvider, cloudProvider, isCloudKind } from './cloud-providers.js';
@@ -557,15 +558,6 @@ export function mapFinishReason(reason: string | undefined): FinishReason {
       return 'unknown';
   }
 }
-
-/**
- * The HTTP client of provider calls: the global fetch (looked up per call), with redirects
- * refused. A request that may be redirected is cloned by fetch first, body included, so
- * refusing them saves a copy of every request body (a long context's largest garbage) and
- * the streams around it. API endpoints answer where they are asked; a redirect is reported
- * as a configuration error naming what to change (classify.ts).
- */
-export const providerFetch: typeof globalThis.fetch = (input, init) => globalThis.fetch(input, { ...init, redirect: 'error', window: null });
 
 /** A fetch that adds fields to the JSON request body verbatim (provider-specific parameters). */
 function mergeBodyFetch(extra: Record<string, unknown>, base: typeof globalThis.fetch = providerFetch): typeof globalThis.fetch {

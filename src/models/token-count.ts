@@ -1,4 +1,16 @@
-import { countTokens as countBpeTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { createRequire } from 'node:module';
+
+type Counter = (text: string) => number;
+let bpe: Counter | undefined;
+
+/**
+ * The o200k tokenizer, loaded on first use: its tables take about 20 MB of heap and 60 MB of
+ * RSS, and most runs never count a token (providers report usage).
+ */
+function countBpeTokens(text: string): number {
+  bpe ??= (createRequire(import.meta.url)('gpt-tokenizer/encoding/o200k_base') as { countTokens: Counter }).countTokens;
+  return bpe(text);
+}
 
 /**
  * Longest stretch without whitespace handed to the BPE tokenizer at once. gpt-tokenizer's

@@ -12,7 +12,7 @@ import { identityModel, optionalMembersJson, scrubbedCanonicalJson, validateRequ
  */
 
 /** Messages shorter than this are serialized on the spot (caching them costs more than it saves). */
-const CACHE_MIN_CHARS = 1_024;
+const CACHE_MIN_CHARS = 8_192;
 /** Message lists shorter than this (total content) are hashed on the spot. */
 const LIST_CACHE_MIN_CHARS = 8_192;
 

@@ -1,4 +1,4 @@
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { countTokens } from '../../models/token-count.js';
 import { InputError } from '../../core/errors.js';
 import type { ChatMessage } from '../../models/types.js';
 
