@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createAdapter } from './create-adapter.js';
 import type { ModelErrorKind } from './errors.js';
 import { type FakeFault, startFakeOpenAI } from './testing/index.js';
@@ -247,6 +247,21 @@ describe('OpenAI-compatible servers', () => {
       expect(response.warnings?.some((w) => w.includes('thinkingBudget'))).toBe(true);
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe('the HTTP client', () => {
+  it('one-shot calls of every wire go through the provider client, not the global fetch (which stays for what it does not handle)', async () => {
+    const global = vi.spyOn(globalThis, 'fetch');
+    try {
+      for (const ref of [`openai:gpt-4o@${fakes.openai.baseURL}`, `anthropic:claude-sonnet-4-5@${fakes.anthropic.baseURL}`]) {
+        const response = await createAdapter(ref, { env: ENV }).generate(helloRequest(ref));
+        expect(response.text.length).toBeGreaterThan(0);
+      }
+      expect(global).not.toHaveBeenCalled();
+    } finally {
+      global.mockRestore();
     }
   });
 });

@@ -9,7 +9,9 @@ import { Agent, request } from 'undici';
  * much CPU and garbage as the rest of a call together; a grid of tens of thousands of calls
  * paid for it in throughput and peak memory (docs/decisions.md#per-call-overhead).
  *
- * - Anything else (a Request object, a stream or form body) goes to the global fetch.
+ * - Anything else (a Request object, a stream or form body) goes to the global fetch, and so
+ *   does every call while a proxy is configured in the environment: the global fetch is what
+ *   a proxy set up for Node (its dispatcher, NODE_USE_ENV_PROXY) applies to.
  * - A network failure rejects like fetch: `TypeError('fetch failed')` with the cause, so the
  *   SDK's and our error classification read it unchanged; an aborted call rejects with the
  *   signal's reason.
@@ -21,7 +23,7 @@ const agent = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000
 
 export const providerFetch: typeof globalThis.fetch = async (input, init = {}) => {
   const url = typeof input === 'string' ? input : input instanceof URL ? input.href : undefined;
-  if (url === undefined || (init.body != null && typeof init.body !== 'string')) return globalThis.fetch(input, init);
+  if (url === undefined || (init.body != null && typeof init.body !== 'string') || proxyConfigured()) return globalThis.fetch(input, init);
   const signal = init.signal ?? undefined;
   if (signal?.aborted) throw abortReason(signal);
   let response: Awaited<ReturnType<typeof request>>;
@@ -63,6 +65,12 @@ export const providerFetch: typeof globalThis.fetch = async (input, init = {}) =
   }
   return new Response(body, { status: statusCode, headers });
 };
+
+const PROXY_VARIABLES = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'] as const;
+
+function proxyConfigured(): boolean {
+  return PROXY_VARIABLES.some((name) => (process.env[name] ?? '') !== '');
+}
 
 function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
