@@ -27,17 +27,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { seededRandom } from '../src/core/random.js';
 import { estimateCells } from '../src/models/estimate.js';
 import { builtInPriceTable, costOf, findPrice } from '../src/models/prices.js';
 import { type FakeBatchServer, type FakeRequest, startFakeBatch } from '../src/models/testing/index.js';
 import { countTokens } from '../src/models/token-count.js';
-import type { ChatMessage } from '../src/models/types.js';
 import { runCellsBatch } from '../src/store/batch-runner.js';
 import { RunStore } from '../src/store/run-store.js';
 import { TEST_MANIFEST } from '../src/store/testing/fakes.js';
-import type { CellSpec } from '../src/store/types.js';
-import { AnthropicCache, type Block, type CacheUsage, OpenAICache, tokenCounter } from './cache-sim.js';
+import { AnthropicCache, billedInput, blocksOf, type CacheUsage, OpenAICache, tokenCounter } from './cache-sim.js';
+import { personaGrid, withModel } from './persona-grid.js';
 
 const smoke = process.env.BENCH_SMOKE === '1' || process.env.BENCH_SMOKE === 'true';
 const POSITIONS = smoke ? 2 : 12;
@@ -58,65 +56,9 @@ const VOCABULARY =
     ' ',
   );
 
-function words(count: number, random: () => number, vocabulary: readonly string[]): string {
-  const out: string[] = [];
-  for (let i = 0; i < count; i += 1) {
-    out.push(vocabulary[Math.floor(random() * vocabulary.length)]!);
-    if (i % 14 === 13) out.push(random() < 0.5 ? '\nuser:' : '\nassistant:');
-  }
-  return out.join(' ');
-}
-
-/** The paper-like persona grid (probes interleaved across positions and arms, as plans are). */
-function personaGrid(model: string): CellSpec[] {
-  const system = `You are a coding agent working in a repository. ${words(300, seededRandom(7), VOCABULARY)}`;
-  const stride = Math.round(WORDS_PER_CELL / 14);
-  const session = words(WORDS_PER_CELL + stride * POSITIONS, seededRandom(11), VOCABULARY).split(' ');
-  const fillerVocabulary = VOCABULARY.map((word) => `${word}s`);
-  const specs: CellSpec[] = [];
-  for (let position = 0; position < POSITIONS; position += 1) {
-    const contexts = {
-      real: session.slice(position * stride, position * stride + WORDS_PER_CELL).join(' '),
-      filler: words(WORDS_PER_CELL, seededRandom(100 + position), fillerVocabulary),
-    };
-    for (const [arm, context] of Object.entries(contexts)) {
-      for (let probe = 0; probe < PROBES; probe += 1) {
-        const messages: ChatMessage[] = [
-          { role: 'system', content: system },
-          { role: 'user', content: `Here is the session so far:\n${context}` },
-          { role: 'assistant', content: 'Understood. I have read the session.', cacheBreakpoint: true },
-          { role: 'user', content: `Probe ${probe + 1}: in one paragraph, what would you do next and why?` },
-        ];
-        specs.push({ request: { model, messages, params: { maxTokens: 1024, temperature: 1 }, sample: 0 }, labels: { position, arm, probe } });
-      }
-    }
-  }
-  return specs.sort((a, b) => Number(a.labels.probe) - Number(b.labels.probe));
-}
-
-const baseGrid = personaGrid('model:unset');
-const gridFor = (model: string): CellSpec[] => baseGrid.map((spec) => ({ ...spec, request: { ...spec.request, model } }));
-
-function blocksOf(provider: Provider, body: Record<string, unknown>): { blocks: Block[]; cacheKey?: string } {
-  const blocks: Block[] = [];
-  const take = (content: unknown) => {
-    if (typeof content === 'string') {
-      blocks.push({ text: content, messageStart: true });
-      return;
-    }
-    (content as Array<{ text?: string; cache_control?: { ttl?: string } }>).forEach((part, index) => {
-      blocks.push({
-        text: part.text ?? '',
-        messageStart: index === 0,
-        ...(part.cache_control ? { breakpoint: part.cache_control.ttl === '1h' ? '1h' : '5m' } : {}),
-      });
-    });
-  };
-  if (provider === 'anthropic' && body.system !== undefined) take(body.system);
-  for (const message of body.messages as Array<{ content: unknown }>) take(message.content);
-  const key = body.prompt_cache_key;
-  return typeof key === 'string' ? { blocks, cacheKey: key } : { blocks };
-}
+/** The paper-like persona grid (bench/persona-grid.ts). */
+const baseGrid = personaGrid('model:unset', { positions: POSITIONS, probes: PROBES, wordsPerCell: WORDS_PER_CELL, vocabulary: VOCABULARY });
+const gridFor = (model: string) => withModel(baseGrid, model);
 
 interface Ledger {
   lines: number;
@@ -158,14 +100,7 @@ async function startBillingBatch(provider: Provider, ledger: Ledger): Promise<Fa
     const { blocks, cacheKey } = blocksOf(provider, request.body ?? {});
     const usage: CacheUsage = provider === 'anthropic' ? anthropic.bill(blocks, arrived, answered) : openai.bill(blocks, cacheKey, arrived, answered);
     server!.online.requests.length = 0; // the log would hold every long body
-    const plain = usage.inputTokens - usage.cachedInputTokens - usage.cacheWriteTokens;
-    const writePrice = usage.longWriteTokens > 0 ? 2 * price.input : (price.cacheWrite ?? price.input);
-    const online =
-      (plain * price.input +
-        usage.cachedInputTokens * (price.cachedInput ?? price.input) +
-        usage.cacheWriteTokens * writePrice +
-        OUTPUT_TOKENS * price.output) /
-      1e6;
+    const online = (billedInput(usage, price) + OUTPUT_TOKENS * price.output) / 1e6;
     ledger.lines += 1;
     ledger.naiveUsd += (usage.inputTokens * price.input + OUTPUT_TOKENS * price.output) / 1e6;
     ledger.billedUsd += online * 0.5;

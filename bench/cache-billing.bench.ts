@@ -29,13 +29,14 @@ import { estimateCells } from '../src/models/estimate.js';
 import { builtInPriceTable, costOf, findPrice } from '../src/models/prices.js';
 import { startFakeAnthropic, startFakeOpenAI, type FakeRequest, type FakeServer } from '../src/models/testing/index.js';
 import { countTokens } from '../src/models/token-count.js';
-import type { ChatMessage, ModelAdapter } from '../src/models/types.js';
+import type { ModelAdapter } from '../src/models/types.js';
 import { cellIdentity } from '../src/store/keys.js';
 import { RunStore } from '../src/store/run-store.js';
 import { runCells } from '../src/store/runner.js';
 import { TEST_MANIFEST } from '../src/store/testing/fakes.js';
-import type { CellSpec } from '../src/store/types.js';
-import { AnthropicCache, type Block, type CacheUsage, OpenAICache, tokenCounter } from './cache-sim.js';
+import { seededRandom } from '../src/core/random.js';
+import { AnthropicCache, billedInput, blocksOf, type CacheUsage, OpenAICache, tokenCounter } from './cache-sim.js';
+import { personaGrid, withModel } from './persona-grid.js';
 
 const smoke = process.env.BENCH_SMOKE === '1' || process.env.BENCH_SMOKE === 'true';
 const POSITIONS = smoke ? 2 : 12;
@@ -49,61 +50,14 @@ type Provider = keyof typeof MODELS;
 const prices = builtInPriceTable();
 const tokens = tokenCounter(countTokens);
 
-/** Seeded uniform [0, 1). */
-function rng(seed: number): () => number {
-  let s = seed | 0;
-  return () => {
-    s = (s + 0x6d2b79f5) | 0;
-    let t = Math.imul(s ^ (s >>> 15), s | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const VOCABULARY =
   'the a file test run build error fix function return value type module import export config server request response cache token model prompt user assistant tool call read write edit search result line code change commit branch merge review diff patch log trace stack async await promise string number array object map set key index query table schema field record store open close start stop retry limit rate budget cost price batch queue lane worker thread process signal event stream chunk buffer parse render format escape report chart summary metric score probe judge label step question answer session position filler arm'.split(
     ' ',
   );
 
-function words(count: number, random: () => number, vocabulary: readonly string[]): string {
-  const out: string[] = [];
-  for (let i = 0; i < count; i += 1) {
-    out.push(vocabulary[Math.floor(random() * vocabulary.length)]!);
-    if (i % 14 === 13) out.push(random() < 0.5 ? '\nuser:' : '\nassistant:');
-  }
-  return out.join(' ');
-}
-
-/** The persona grid: a shared system prompt, a ~80k-token context per position and arm, then a probe. */
-function personaGrid(model: string): CellSpec[] {
-  const system = `You are a coding agent working in a repository. ${words(300, rng(7), VOCABULARY)}`;
-  const stride = Math.round(WORDS_PER_CELL / 14);
-  const session = words(WORDS_PER_CELL + stride * POSITIONS, rng(11), VOCABULARY).split(' ');
-  const fillerVocabulary = VOCABULARY.map((word) => `${word}s`);
-  const specs: CellSpec[] = [];
-  for (let position = 0; position < POSITIONS; position += 1) {
-    const contexts = {
-      real: session.slice(position * stride, position * stride + WORDS_PER_CELL).join(' '),
-      filler: words(WORDS_PER_CELL, rng(100 + position), fillerVocabulary),
-    };
-    for (const [arm, context] of Object.entries(contexts)) {
-      for (let probe = 0; probe < PROBES; probe += 1) {
-        const messages: ChatMessage[] = [
-          { role: 'system', content: system },
-          { role: 'user', content: `Here is the session so far:\n${context}` },
-          { role: 'assistant', content: 'Understood. I have read the session.', cacheBreakpoint: true },
-          { role: 'user', content: `Probe ${probe + 1}: in one paragraph, what would you do next and why?` },
-        ];
-        specs.push({ request: { model, messages, params: { maxTokens: 1024, temperature: 1 }, sample: 0 }, labels: { position, arm, probe } });
-      }
-    }
-  }
-  // Plans interleave probes across positions and arms; so does this one.
-  return specs.sort((a, b) => Number(a.labels.probe) - Number(b.labels.probe));
-}
-
-const baseGrid = personaGrid('model:unset');
-const gridFor = (model: string): CellSpec[] => baseGrid.map((spec) => ({ ...spec, request: { ...spec.request, model } }));
+/** The persona grid (bench/persona-grid.ts): a shared system prompt, a ~80k-token context per position and arm, then a probe. */
+const baseGrid = personaGrid('model:unset', { positions: POSITIONS, probes: PROBES, wordsPerCell: WORDS_PER_CELL, vocabulary: VOCABULARY });
+const gridFor = (model: string) => withModel(baseGrid, model);
 // Count every text's tokens before any clock starts: counting 80k-token contexts inside a
 // timed run would pass as minutes of virtual time.
 for (const spec of baseGrid) for (const message of spec.request.messages) tokens(message.content);
@@ -169,27 +123,6 @@ class VirtualClock {
   }
 }
 
-function blocksOf(provider: Provider, body: Record<string, unknown>): { blocks: Block[]; cacheKey?: string } {
-  const blocks: Block[] = [];
-  const take = (content: unknown) => {
-    if (typeof content === 'string') {
-      blocks.push({ text: content, messageStart: true });
-      return;
-    }
-    (content as Array<{ text?: string; cache_control?: { ttl?: string } }>).forEach((part, index) => {
-      blocks.push({
-        text: part.text ?? '',
-        messageStart: index === 0,
-        ...(part.cache_control ? { breakpoint: part.cache_control.ttl === '1h' ? '1h' : '5m' } : {}),
-      });
-    });
-  };
-  if (provider === 'anthropic' && body.system !== undefined) take(body.system);
-  for (const message of body.messages as Array<{ content: unknown }>) take(message.content);
-  const key = body.prompt_cache_key;
-  return typeof key === 'string' ? { blocks, cacheKey: key } : { blocks };
-}
-
 interface Ledger {
   calls: number;
   naiveInputUsd: number;
@@ -204,7 +137,7 @@ async function startBillingServer(provider: Provider, clock: VirtualClock, ledge
   const price = findPrice(`${provider}:${MODELS[provider]}`, prices)!;
   const anthropic = new AnthropicCache(tokens);
   const openai = new OpenAICache(tokens);
-  const random = rng(provider === 'anthropic' ? 3 : 5);
+  const random = seededRandom(provider === 'anthropic' ? 3 : 5);
   let server: FakeServer | undefined;
   const respond = async (request: FakeRequest) => {
     const arrived = clock.now();
@@ -214,9 +147,7 @@ async function startBillingServer(provider: Provider, clock: VirtualClock, ledge
       provider === 'anthropic' ? anthropic.bill(blocks, arrived, arrived + latency) : openai.bill(blocks, cacheKey, arrived, arrived + latency);
     server!.requests.length = 0; // the log would hold every 300 KB body
     const outputTokens = Math.round(150 + 500 * random());
-    const plain = usage.inputTokens - usage.cachedInputTokens - usage.cacheWriteTokens;
-    const writePrice = usage.longWriteTokens > 0 ? 2 * price.input : (price.cacheWrite ?? price.input);
-    const inputUsd = (plain * price.input + usage.cachedInputTokens * (price.cachedInput ?? price.input) + usage.cacheWriteTokens * writePrice) / 1e6;
+    const inputUsd = billedInput(usage, price) / 1e6;
     ledger.calls += 1;
     ledger.naiveInputUsd += (usage.inputTokens * price.input) / 1e6;
     ledger.billedInputUsd += inputUsd;

@@ -191,3 +191,46 @@ export class OpenAICache {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   }
 }
+
+/**
+ * The blocks a provider request body sends, in order, with its Anthropic breakpoints (and
+ * `prompt_cache_key`, OpenAI): what the caches above bill. A fake server passes `request.body`.
+ */
+export function blocksOf(provider: 'anthropic' | 'openai', body: Record<string, unknown>): { blocks: Block[]; cacheKey?: string } {
+  const blocks: Block[] = [];
+  const take = (content: unknown) => {
+    if (typeof content === 'string') {
+      blocks.push({ text: content, messageStart: true });
+      return;
+    }
+    (content as Array<{ text?: string; cache_control?: { ttl?: string } }>).forEach((part, index) => {
+      blocks.push({
+        text: part.text ?? '',
+        messageStart: index === 0,
+        ...(part.cache_control ? { breakpoint: part.cache_control.ttl === '1h' ? '1h' : '5m' } : {}),
+      });
+    });
+  };
+  if (provider === 'anthropic' && body.system !== undefined) take(body.system);
+  for (const message of body.messages as Array<{ content: unknown }>) take(message.content);
+  const key = body.prompt_cache_key;
+  return typeof key === 'string' ? { blocks, cacheKey: key } : { blocks };
+}
+
+/** Per-million-token prices (as the price table gives them). */
+export interface TokenPrices {
+  input: number;
+  cachedInput?: number;
+  cacheWrite?: number;
+}
+
+/**
+ * The input side of a bill, in price units (USD × 1e6 at per-million prices): plain input at the
+ * input price, cache reads at the cached-input price, cache writes at the write price (2× input
+ * when any write was for the 1-hour lifetime).
+ */
+export function billedInput(usage: CacheUsage, price: TokenPrices): number {
+  const plain = usage.inputTokens - usage.cachedInputTokens - usage.cacheWriteTokens;
+  const writePrice = usage.longWriteTokens > 0 ? 2 * price.input : (price.cacheWrite ?? price.input);
+  return plain * price.input + usage.cachedInputTokens * (price.cachedInput ?? price.input) + usage.cacheWriteTokens * writePrice;
+}

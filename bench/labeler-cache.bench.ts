@@ -29,7 +29,7 @@ import { RunStore } from '../src/store/run-store.js';
 import { runCells } from '../src/store/runner.js';
 import { TEST_MANIFEST } from '../src/store/testing/fakes.js';
 import type { CellSpec } from '../src/store/types.js';
-import { AnthropicCache, type Block, OpenAICache, tokenCounter } from './cache-sim.js';
+import { AnthropicCache, blocksOf, OpenAICache, tokenCounter } from './cache-sim.js';
 
 const smoke = process.env.BENCH_SMOKE === '1' || process.env.BENCH_SMOKE === 'true';
 const CELLS = smoke ? 20 : 300;
@@ -70,26 +70,6 @@ function labelerSpecs(model: string, shape: 'current' | 'earlier', cells: number
   });
 }
 
-function blocksOf(provider: 'anthropic' | 'openai', body: Record<string, unknown>): Block[] {
-  const blocks: Block[] = [];
-  const take = (content: unknown) => {
-    if (typeof content === 'string') {
-      blocks.push({ text: content, messageStart: true });
-      return;
-    }
-    (content as Array<{ text?: string; cache_control?: { ttl?: string } }>).forEach((part, index) => {
-      blocks.push({
-        text: part.text ?? '',
-        messageStart: index === 0,
-        ...(part.cache_control ? { breakpoint: part.cache_control.ttl === '1h' ? '1h' : '5m' } : {}),
-      });
-    });
-  };
-  if (provider === 'anthropic' && body.system !== undefined) take(body.system);
-  for (const message of body.messages as Array<{ content: unknown }>) take(message.content);
-  return blocks;
-}
-
 /**
  * Runs the cells against a fake server that bills like the provider's cache; billed / naive
  * input, and the stage's wall time against the ideal at its concurrency. Time is scaled: each
@@ -119,7 +99,7 @@ async function billedRatio(
     await new Promise((resolve) => setTimeout(resolve, LATENCY_REAL_MS));
     const now = clock();
     latencySum += now - sent;
-    const blocks = blocksOf(provider, request.body ?? {});
+    const { blocks } = blocksOf(provider, request.body ?? {});
     const key = request.body?.prompt_cache_key;
     if (typeof key === 'string') keys.add(key);
     const usage = provider === 'anthropic' ? anthropic.bill(blocks, sent, now) : openai.bill(blocks, typeof key === 'string' ? key : undefined, sent, now);

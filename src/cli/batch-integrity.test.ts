@@ -2,16 +2,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { packageRoot } from '../core/version.js';
 import { type FakeBatchServer, startFakeBatch } from '../models/testing/index.js';
 import { openStore } from '../store/run-store.js';
+import { smallPersonaRunArgs } from './testing/persona-args.js';
 import { runCliInProcess } from './testing/run-cli.js';
 
 // Issue 29 item 2 at the command line: a results file that stays unreadable ends the run with one
 // clear line (no stack trace), and the cells whose lines were readable are in the store.
 
 const dir = mkdtempSync(join(tmpdir(), 'echolens-cli-batch-integrity-'));
-const SESSION = join(packageRoot(), 'data', 'demo', 'claude-session.jsonl');
 const env = { OPENAI_API_KEY: 'sk-cli-integrity-0001' };
 let server: FakeBatchServer | undefined;
 afterAll(async () => {
@@ -27,23 +26,7 @@ describe('persona run --batch with an unreadable results line', { timeout: 120_0
       mangleResults: (lines) => (corrupt ? lines.map((line, i) => (i === 1 ? `${line.slice(0, 40)}` : line)) : lines),
     });
     const db = join(dir, 'runs.db');
-    const args = [
-      'persona',
-      'run',
-      '--session',
-      SESSION,
-      '--target',
-      `openai:gpt-4.1-mini@${server.baseURL}`,
-      '--judge',
-      'sim:judge',
-      '--set',
-      'positions=[{uniform: 2}]',
-      '--db',
-      db,
-      '--batch',
-      '--poll-interval',
-      '0.01',
-    ];
+    const args = smallPersonaRunArgs(`openai:gpt-4.1-mini@${server.baseURL}`, db, { batch: true });
     const run = await runCliInProcess(args, env);
     expect(run.code).toBe(1); // a failed call, as a fatal burst online (not 70: no internal error)
     const errorLines = run.stderr.split('\n').filter((line) => line.startsWith('echolens:'));

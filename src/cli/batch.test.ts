@@ -2,13 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { packageRoot } from '../core/version.js';
 import { type FakeBatchServer, lastUserText, startFakeBatch } from '../models/testing/index.js';
 import { openStore } from '../store/run-store.js';
+import { DEMO_SESSION } from '../persona-drift/testing/small-config.js';
+import { smallPersonaRunArgs } from './testing/persona-args.js';
 import { runCliInProcess } from './testing/run-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'echolens-cli-batch-'));
-const SESSION = join(packageRoot(), 'data', 'demo', 'claude-session.jsonl');
 const env = { OPENAI_API_KEY: 'sk-cli-batch-test-0001', ANTHROPIC_API_KEY: 'ak-cli-batch-test-0002' };
 const servers: FakeBatchServer[] = [];
 afterAll(async () => {
@@ -55,27 +55,14 @@ describe('persona run --batch', { timeout: 120_000 }, () => {
       });
       servers.push(server);
       const target = `${c.provider}:${c.model}@${server.baseURL}`;
-      const args = (db: string) => [
-        'persona',
-        'run',
-        '--session',
-        SESSION,
-        '--target',
-        target,
-        '--judge',
-        'sim:judge',
-        '--set',
-        'positions=[{uniform: 2}]',
-        '--db',
-        db,
-      ];
+      const args = (db: string, batch = false) => smallPersonaRunArgs(target, db, { batch });
 
       const onlineDb = join(dir, `${c.provider}-online.db`);
       const online = await runCliInProcess(args(onlineDb), env);
       expect(online.code, online.stderr).toBe(0);
 
       const batchDb = join(dir, `${c.provider}-batch.db`);
-      const batched = await runCliInProcess([...args(batchDb), '--batch', '--poll-interval', '0.01'], env);
+      const batched = await runCliInProcess(args(batchDb, true), env);
       expect(batched.code, batched.stderr).toBe(0);
       // Two waves: the leader of each prefix group (and cells in no group) first, the followers once those ended.
       expect(batched.stderr).toMatch(
@@ -107,7 +94,7 @@ describe('persona run --batch', { timeout: 120_000 }, () => {
       );
 
       // The same command again: everything is cached; nothing is submitted.
-      const again = await runCliInProcess([...args(batchDb), '--batch', '--poll-interval', '0.01'], env);
+      const again = await runCliInProcess(args(batchDb, true), env);
       expect(again.code, again.stderr).toBe(0);
       expect(server.batches).toHaveLength(2);
       const store = openStore(batchDb, { readonly: true });
@@ -122,14 +109,14 @@ describe('persona run --batch', { timeout: 120_000 }, () => {
   }
 
   it('a dry run with --batch says what the batch price changes', async () => {
-    const dry = await runCliInProcess(['persona', 'run', '--session', SESSION, '--target', 'sim:persona', '--judge', 'sim:judge', '--dry-run', '--batch']);
+    const dry = await runCliInProcess(['persona', 'run', '--session', DEMO_SESSION, '--target', 'sim:persona', '--judge', 'sim:judge', '--dry-run', '--batch']);
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toMatch(/--batch: the "with --batch" figure above is the one that applies/);
     expect(dry.stdout).toMatch(/with --batch \(batch × cache\) \$\d+\.\d\d/);
   });
 
   it('--poll-interval must be positive and --batch is in every run command’s help', async () => {
-    const bad = await runCliInProcess(['persona', 'run', '--session', SESSION, '--target', 'sim:persona', '--batch', '--poll-interval', '0']);
+    const bad = await runCliInProcess(['persona', 'run', '--session', DEMO_SESSION, '--target', 'sim:persona', '--batch', '--poll-interval', '0']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--poll-interval/);
     for (const group of ['persona', 'memory', 'continuation']) {

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { OVERRIDE_VALUE_RULE } from '../core/config-file.js';
 import { PROVIDERS, type ProviderSpec } from '../models/providers.js';
 import { BATCH_FLAG_HELP, collect, materialsFlag, POLL_INTERVAL_HELP, positiveNumber } from './options.js';
 
@@ -7,7 +8,7 @@ import { BATCH_FLAG_HELP, collect, materialsFlag, POLL_INTERVAL_HELP, positiveNu
  * the order `--help` lists it. A command adds its own flags between the groups.
  */
 
-export const SET_FLAG_HELP = 'override any config key (dotted path, YAML value); repeatable';
+export const SET_FLAG_HELP = `override any config key as key.path=value (${OVERRIDE_VALUE_RULE}); repeatable`;
 export const REPORT_FILE_HELP = 'also write the Markdown report here when the run completes';
 /** How a provider's reference is written after `name:` (from its registry entry, so a new provider is listed without editing help). */
 function refForm(p: ProviderSpec): string {

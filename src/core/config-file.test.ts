@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { personaConfigSchema } from '../persona-drift/config.js';
-import { loadConfigFile, schemaKeysAt } from './config-file.js';
+import { loadConfigFile, parseOverride, schemaKeysAt } from './config-file.js';
 import { ConfigError } from './errors.js';
 import { thrownBy } from './testing/thrown.js';
 
@@ -41,6 +41,24 @@ describe('config errors', () => {
     const { config } = loadConfigFile(file, personaConfigSchema, ['positions.0.uniform=3', 'targets.0=sim:other']);
     expect(config.positions).toEqual([{ uniform: 3 }, { steps: [5] }]);
     expect(config.targets).toEqual(['sim:other']);
+  });
+
+  it('--set reads a JSON scalar as that value, a flow list or mapping as YAML, anything else as text', () => {
+    const value = (assignment: string) => parseOverride(assignment).value;
+    expect(value('data.val=null')).toBeNull();
+    expect(value('x=true')).toBe(true);
+    expect(value('x=false')).toBe(false);
+    expect(value('x=3')).toBe(3);
+    expect(value('x=-1.5e2')).toBe(-150);
+    expect(value('x="3"')).toBe('3');
+    expect(value('x="null"')).toBe('null');
+    expect(value('x=[filler, age]')).toEqual(['filler', 'age']);
+    expect(value('x={ uniform: 3 }')).toEqual({ uniform: 3 });
+    expect(value('x={"a": null}')).toEqual({ a: null });
+    // Not JSON scalars: the text as written, not YAML's reading of it.
+    for (const text of ['sim:judge', '~', 'Null', 'True', 'yes', '0x10', '.inf', '1_000', '01', '[unclosed', 'a=b', ''])
+      expect(value(`x=${text}`), text).toBe(text);
+    expect(parseOverride('data.val=null').path).toEqual(['data', 'val']);
   });
 
   it('finds the keys a schema accepts at a path', () => {

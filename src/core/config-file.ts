@@ -13,18 +13,38 @@ export interface LoadedConfig<T> {
   file: string;
 }
 
+/** How `--set` reads a value (the flag's help and the config docs say the same). */
+export const OVERRIDE_VALUE_RULE =
+  'a JSON scalar (null, true, false, 3, "text") is that value, a [list] or {mapping} (YAML flow style) is parsed, anything else is text';
+
+/**
+ * The value of a `key=value` override: a JSON scalar is that value (`null` is null, `true` a
+ * boolean, `3` a number, `"3"` the text 3); a list or mapping in YAML flow style (`[a, b]`,
+ * `{ uniform: 3 }`, JSON too) is parsed; anything else is the text as written (`sim:judge`,
+ * `~`, `yes`, `0x10`: no YAML-only spellings of null, booleans or numbers).
+ */
+export function parseOverrideValue(raw: string): unknown {
+  try {
+    const json: unknown = JSON.parse(raw);
+    if (json === null || typeof json !== 'object') return json;
+  } catch {
+    // not JSON
+  }
+  try {
+    const doc = parseDocument(raw);
+    const value: unknown = doc.errors.length === 0 ? doc.toJS({ maxAliasCount: MAX_YAML_ALIASES }) : undefined;
+    if (value !== null && typeof value === 'object') return value;
+  } catch {
+    // not YAML either (an alias bomb): the text
+  }
+  return raw;
+}
+
 export function parseOverride(assignment: string): { path: string[]; value: unknown } {
   const eq = assignment.indexOf('=');
   if (eq <= 0) throw new ConfigError(`override "${assignment}" must look like key.path=value`, { field: '--set' });
   const path = assignment.slice(0, eq).split('.').filter(Boolean);
-  const raw = assignment.slice(eq + 1);
-  let value: unknown = raw;
-  try {
-    value = parseDocument(raw).toJS({ maxAliasCount: MAX_YAML_ALIASES });
-  } catch {
-    value = raw;
-  }
-  return { path, value: value ?? raw };
+  return { path, value: parseOverrideValue(assignment.slice(eq + 1)) };
 }
 
 function setPath(target: Record<string, unknown>, path: readonly string[], value: unknown): void {

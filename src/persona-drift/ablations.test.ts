@@ -4,37 +4,25 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { registerBuiltinSimProfiles } from '../builtin-sims.js';
 import { ConfigError } from '../core/errors.js';
-import { packageRoot } from '../core/version.js';
 import { countTokens } from '../models/token-count.js';
 import { openStore } from '../store/run-store.js';
 import type { GapEstimate } from './analysis.js';
 import { anchorVariants, resizedInsertion } from './anchor-ablation.js';
-import { framingLevels, type PersonaConfig, personaConfigSchema } from './config.js';
+import { framingLevels } from './config.js';
 import { extrasHtml, extrasMarkdown } from './extras-render.js';
 import { assembleProbeMessages } from './interventions.js';
 import { personaCsvRows } from './report-csv.js';
 import { plannedItems } from './plan.js';
 import { personaReport, runPersona } from './run.js';
 import { loadPersonaStimuli } from './stimuli.js';
+import { smallPersonaConfig } from './testing/small-config.js';
 
 /** Probe framing as a design factor (App. S) and the anchor-ablation grid (App. F/G): config, plan, messages, report rows. */
 
-const SESSION = join(packageRoot(), 'data', 'demo', 'claude-session.jsonl');
 const stimuli = loadPersonaStimuli();
 const texts = stimuli.interventions;
 
-function config(partial: Record<string, unknown>): PersonaConfig {
-  return personaConfigSchema.parse({
-    sessions: [SESSION],
-    positions: [{ steps: [30, 50, 70] }],
-    probes: { categories: ['coding_self'], paraphrases: 1 },
-    samples: 2,
-    targets: ['sim:persona'],
-    judges: ['sim:judge'],
-    analysis: { B: 500 },
-    ...partial,
-  });
-}
+const config = smallPersonaConfig;
 
 beforeAll(() => registerBuiltinSimProfiles());
 

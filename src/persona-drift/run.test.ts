@@ -5,30 +5,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerBuiltinSimProfiles } from '../builtin-sims.js';
 import { runStoppedAndResumed } from '../experiment/testing/counting-adapters.js';
 import { startSimWireServer } from '../experiment/testing/sim-wire-server.js';
-import { packageRoot } from '../core/version.js';
 import { registerSimProfile } from '../models/sim-registry.js';
 import type { FakeServer } from '../models/testing/index.js';
 import { openStore } from '../store/run-store.js';
 import type { GapEstimate } from './analysis.js';
-import { type PersonaConfig, personaConfigSchema } from './config.js';
 import { loadPersonaConfig, personaReport, runPersona } from './run.js';
 import { createPersonaSimProfile } from './sim.js';
+import { DEMO_SESSION, smallPersonaConfig } from './testing/small-config.js';
 
-const SESSION = join(packageRoot(), 'data', 'demo', 'claude-session.jsonl');
 const quiet = { progress: false } as const;
 
-function config(partial: Record<string, unknown>): PersonaConfig {
-  return personaConfigSchema.parse({
-    sessions: [SESSION],
-    positions: [{ steps: [30, 50, 70] }],
-    probes: { categories: ['coding_self'], paraphrases: 1 },
-    samples: 2,
-    targets: ['sim:persona'],
-    judges: ['sim:judge'],
-    analysis: { B: 500 },
-    ...partial,
-  });
-}
+const config = smallPersonaConfig;
 
 beforeAll(() => registerBuiltinSimProfiles());
 
@@ -109,7 +96,7 @@ describe('persona run end to end (SIMULATED models with planted ground truth)', 
       writeFileSync(
         configFile,
         [
-          `sessions: [${JSON.stringify(SESSION)}]`,
+          `sessions: [${JSON.stringify(DEMO_SESSION)}]`,
           'positions: [{ steps: [40, 70] }]',
           `targets: ["openai-compatible:fake-target@${server.baseURL}"]`,
           `judges: ["openai-compatible:fake-judge@${server.baseURL}"]`,

@@ -1,8 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { type FakeBatchServer, lastUserText, startFakeBatch } from '../models/testing/index.js';
+import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../models/types.js';
 import { runCellsBatch } from './batch-runner.js';
 import { batchWaves, cachePolicyFor, promptCacheKeyOf } from './cache-schedule.js';
@@ -11,18 +7,12 @@ import { providerOf } from './runner-options.js';
 import { prefixSignature } from './schedule.js';
 import { TEST_MANIFEST } from './testing/fakes.js';
 import type { CellSpec } from './types.js';
+import { fakeBatchKit } from './testing/batch-kit.js';
 
 // Issue 34 item 1: --batch and prompt caching stacked — leaders first, followers in a second batch.
 
 const env = { OPENAI_API_KEY: 'sk-cache-batch', ANTHROPIC_API_KEY: 'ak-cache-batch' };
-let servers: FakeBatchServer[] = [];
-let dirs: string[] = [];
-afterEach(async () => {
-  for (const server of servers) await server.close();
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-  servers = [];
-  dirs = [];
-});
+const { fake, storeFile } = fakeBatchKit('echolens-batch-cache-');
 
 /** `groups` contexts of ~6,000 characters, `probes` probes each, plus `singles` short cells in no group. */
 function grid(model: string, groups: number, probes: number, singles: number): CellSpec[] {
@@ -68,11 +58,8 @@ describe('batchWaves', () => {
 
 for (const provider of ['openai', 'anthropic'] as const) {
   it(`${provider}: a --batch stage sends the leaders first, then the followers with the cache settings in their bodies`, async () => {
-    const server = await startFakeBatch({ provider, respond: (request) => ({ text: `answer to ${lastUserText(request)}` }) });
-    servers.push(server);
-    const dir = mkdtempSync(join(tmpdir(), 'echolens-batch-cache-'));
-    dirs.push(dir);
-    const store = RunStore.open(join(dir, 'runs.db'), { env: {} });
+    const server = await fake({ provider });
+    const store = RunStore.open(storeFile(), { env: {} });
     const runId = store.createRun(TEST_MANIFEST, { id: 'waves' });
     const specs = grid(`${provider}:model-x@${server.baseURL}`, 3, 4, 1);
     const notes: string[] = [];
@@ -95,11 +82,8 @@ for (const provider of ['openai', 'anthropic'] as const) {
 }
 
 it('schedule "plan" keeps one wave', async () => {
-  const server = await startFakeBatch({ provider: 'openai' });
-  servers.push(server);
-  const dir = mkdtempSync(join(tmpdir(), 'echolens-batch-cache-'));
-  dirs.push(dir);
-  const store = RunStore.open(join(dir, 'runs.db'), { env: {} });
+  const server = await fake({ provider: 'openai' });
+  const store = RunStore.open(storeFile(), { env: {} });
   const runId = store.createRun(TEST_MANIFEST, { id: 'plan' });
   await runCellsBatch(store, runId, grid(`openai:model-x@${server.baseURL}`, 2, 3, 0), {
     env,
@@ -113,7 +97,7 @@ it('schedule "plan" keeps one wave', async () => {
 });
 
 it('a stage summary says what it was billed against the naive price and how many cells read the cache', async () => {
-  const server = await startFakeBatch({
+  const server = await fake({
     provider: 'anthropic',
     // Every follower reports a cache read of 1,000 of its 1,200 input tokens.
     respond: (request) => {
@@ -121,10 +105,7 @@ it('a stage summary says what it was billed against the naive price and how many
       return { text: 'ok', usage: { inputTokens: 1200, outputTokens: 10, cachedInputTokens: follower ? 1000 : 0, cacheWriteTokens: follower ? 0 : 1000 } };
     },
   });
-  servers.push(server);
-  const dir = mkdtempSync(join(tmpdir(), 'echolens-batch-cache-'));
-  dirs.push(dir);
-  const store = RunStore.open(join(dir, 'runs.db'), { env: {} });
+  const store = RunStore.open(storeFile(), { env: {} });
   const runId = store.createRun(TEST_MANIFEST, { id: 'billing' });
   // $1 per 1M input, cache reads $0.10, writes $1.25, $4 per 1M output (online).
   const costOf = (_m: string, u: { inputTokens: number; cachedInputTokens: number; cacheWriteTokens: number; outputTokens: number }) =>

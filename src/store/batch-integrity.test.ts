@@ -1,42 +1,22 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EcholensError } from '../core/errors.js';
-import { type FakeBatchOptions, type FakeBatchServer, lastUserText, startFakeBatch } from '../models/testing/index.js';
+import type { FakeBatchServer } from '../models/testing/index.js';
 import { batchEndpointOf, createBatchClient, wireRequestOf } from '../models/batch/index.js';
 import { batchTagOf } from './batch-resume.js';
 import { BatchResultsError, runCellsBatch } from './batch-runner.js';
 import { RunStore } from './run-store.js';
 import { makeSpecs, TEST_MANIFEST } from './testing/fakes.js';
+import { fakeBatchKit } from './testing/batch-kit.js';
 
 // Issue 29 item 2: what a results file or a kill can do to a --batch run, against the fake batch servers.
 
 const env = { OPENAI_API_KEY: 'sk-integrity-key', ANTHROPIC_API_KEY: 'ak-integrity-key' };
 const batchOptions = { env, costOf: () => 0, pollIntervalMs: 0, sleep: async () => {} };
 
-let servers: FakeBatchServer[] = [];
-let dirs: string[] = [];
-afterEach(async () => {
-  for (const server of servers) await server.close();
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-  servers = [];
-  dirs = [];
-});
-
-async function fake(options: FakeBatchOptions): Promise<FakeBatchServer> {
-  const server = await startFakeBatch({ respond: (request) => ({ text: `answer to ${lastUserText(request)}` }), ...options });
-  servers.push(server);
-  return server;
-}
+const { fake, storeFile } = fakeBatchKit('echolens-integrity-');
 
 function openRun(file?: string) {
-  let path = file;
-  if (path === undefined) {
-    const dir = mkdtempSync(join(tmpdir(), 'echolens-integrity-'));
-    dirs.push(dir);
-    path = join(dir, 'runs.db');
-  }
+  const path = file ?? storeFile();
   const store = RunStore.open(path, { env: {} });
   const runId = store.getRun('integrity') ? 'integrity' : store.createRun(TEST_MANIFEST, { id: 'integrity' });
   return { store, runId, file: path };

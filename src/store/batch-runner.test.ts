@@ -1,9 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type BatchClient, createAdapter, createBatchClient } from '../models/index.js';
-import { type FakeBatchOptions, type FakeBatchServer, lastUserText, startFakeBatch } from '../models/testing/index.js';
 import type { TokenUsage } from '../models/types.js';
 import { BatchJobs } from './batch-jobs.js';
 import { runCellsBatch } from './batch-runner.js';
@@ -11,32 +7,14 @@ import { SqliteRunStore } from './run-store.js';
 import { runCells } from './runner.js';
 import { makeSpecs, TEST_MANIFEST } from './testing/fakes.js';
 import type { CellSpec } from './types.js';
+import { fakeBatchKit } from './testing/batch-kit.js';
 
 const env = { OPENAI_API_KEY: 'sk-batch-test-key', ANTHROPIC_API_KEY: 'ak-batch-test-key' };
 /** $1 per 1M input tokens, $4 per 1M output tokens (online). */
 const costOf = (_model: string, usage: TokenUsage) => (usage.inputTokens * 1 + usage.outputTokens * 4) / 1_000_000;
 const noSleep = async () => {};
 
-let servers: FakeBatchServer[] = [];
-let dirs: string[] = [];
-afterEach(async () => {
-  for (const server of servers) await server.close();
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-  servers = [];
-  dirs = [];
-});
-
-async function fake(options: FakeBatchOptions): Promise<FakeBatchServer> {
-  const server = await startFakeBatch({ respond: (request) => ({ text: `answer to ${lastUserText(request)}` }), ...options });
-  servers.push(server);
-  return server;
-}
-
-function storeFile(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'echolens-batch-'));
-  dirs.push(dir);
-  return join(dir, 'runs.db');
-}
+const { fake, storeFile } = fakeBatchKit('echolens-batch-');
 
 function openRun(file: string) {
   const store = SqliteRunStore.open(file, { env: {} });

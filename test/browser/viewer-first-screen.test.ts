@@ -124,7 +124,8 @@ describe('viewer first screens in chromium', { timeout: 300_000 }, () => {
       await expect(done.locator('.run-verdict').getAttribute('class')).resolves.toMatch(/tone-(alert|ok|neutral)/u);
       const stopped = page.locator('tr', { hasText: stoppedId });
       await expect(stopped.locator('.run-status').textContent()).resolves.toBe('incomplete');
-      await expect(stopped.textContent()).resolves.toMatch(/cells pending; the same run command resumes it/u);
+      // The refusal the report and the gate print (run-completeness.ts).
+      await expect(stopped.textContent()).resolves.toMatch(/incomplete run: .+ — re-run the same command to finish/u);
       await expect(stopped.locator('.run-verdict').textContent()).resolves.toBe('no verdict: the run is incomplete');
       await screenshot(page, 'viewer-run-list-verdicts', false);
       expect(watched.pageErrors).toEqual([]);

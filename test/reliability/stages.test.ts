@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, statfsSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { smallPersonaRunArgs } from '../../src/cli/testing/persona-args.js';
 import { spawnCli } from '../../src/cli/testing/spawn-cli.js';
 import { packageRoot } from '../../src/core/version.js';
 import { type FakeBatchServer, lastUserText, startFakeBatch } from '../../src/models/testing/index.js';
@@ -92,25 +93,8 @@ describe('stage kills', { timeout: 600_000 }, () => {
     const server = await startFakeBatch({ provider: 'openai', respond: (request) => ({ text: `I am a coding assistant. (${lastUserText(request).length})` }) });
     servers.push(server);
     const env = { OPENAI_API_KEY: 'sk-stage-kill-test-0001' };
-    const session = join(packageRoot(), 'data', 'demo', 'claude-session.jsonl');
     const db = join(dir, 'persona-batch.db');
-    const args = [
-      'persona',
-      'run',
-      '--session',
-      session,
-      '--target',
-      `openai:gpt-4.1-mini@${server.baseURL}`,
-      '--judge',
-      'sim:judge',
-      '--set',
-      'positions=[{uniform: 2}]',
-      '--db',
-      db,
-      '--batch',
-      '--poll-interval',
-      '0.01',
-    ];
+    const args = smallPersonaRunArgs(`openai:gpt-4.1-mini@${server.baseURL}`, db, { batch: true });
     const killed = await spawnCli(args, { ...env, ...killAfter('targets') });
     expect(killed.code).toBeNull();
     // The target stage went out as batches (prefix-group leaders, then their followers) and was collected.

@@ -173,6 +173,12 @@ describe('echolens memory mitigation commands', () => {
       'dpo.beta=0.05',
     ]);
     expect(readFileSync(trl, 'utf8')).toContain('beta=0.05,');
+    // --set data.val=null drops the validation file the config names (JSON null, not the text "null").
+    writeFileSync(config, 'model: google/gemma-2-2b-it\ndata: { train: dpo/trl/mixed.jsonl, val: dpo/trl/val.jsonl }\n');
+    await program().root.parseAsync(['node', 'echolens', 'memory', 'train-config', '--engine', 'trl', '-o', trl, config]);
+    expect(readFileSync(trl, 'utf8')).toContain('EVAL_FILE = "dpo/trl/val.jsonl"');
+    await program().root.parseAsync(['node', 'echolens', 'memory', 'train-config', '--engine', 'trl', '-o', trl, config, '--set', 'data.val=null']);
+    expect(readFileSync(trl, 'utf8')).toContain('EVAL_FILE = None');
     await expect(program().root.parseAsync(['node', 'echolens', 'memory', 'train-config', '--engine', 'deepspeed', '-o', trl, config])).rejects.toThrow(
       /--engine/,
     );

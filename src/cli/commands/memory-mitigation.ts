@@ -94,7 +94,7 @@ export function registerMemoryMitigation(memory: Command): void {
     .option('--db <file>', 'run store (shared with dpo-pairs: candidates and judgements are reused)', 'runs/dpo.db')
     .option('--ontology <file>', 'ontology file (default: the built-in ontology)')
     .option('-o, --out <file>', 'references JSONL', 'references.jsonl')
-    .option('--set <key=value>', 'override any config key; repeatable', collect, [])
+    .option('--set <key=value>', SET_FLAG_HELP, collect, [])
     .action(async (configFile: string, options) => {
       const config = loadDpoConfig(configFile, options.set);
       const ontology = options.ontology ? loadOntologyFile(options.ontology) : loadBuiltinOntology();

@@ -154,7 +154,13 @@ export const trainConfigSchema = z.strictObject({
   data: z.strictObject({
     /** verl: Parquet from `memory grpo-data`; OpenRLHF: its JSONL; TRL: dpo-pairs' trl/*.jsonl. */
     train: z.string().trim().min(1),
-    val: z.string().trim().min(1).optional(),
+    /** Validation data; null (`--set data.val=null`) = none, as when absent. */
+    val: z
+      .string()
+      .trim()
+      .min(1)
+      .nullish()
+      .transform((v) => v ?? undefined),
   }),
   reward: z
     .strictObject({

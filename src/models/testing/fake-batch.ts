@@ -80,6 +80,12 @@ interface Batch extends FakeBatchRecord {
   results?: { output: string[]; errors: string[]; anthropic: string[]; succeeded: number; failed: number; expired: boolean };
 }
 
+/** OpenAI's error record of a batch line that never ran. */
+const NOT_RUN_ERRORS = {
+  canceled: { code: 'batch_cancelled', message: 'This request was cancelled with its batch.' },
+  expired: { code: 'batch_expired', message: 'This request could not be executed before the completion window expired.' },
+} as const;
+
 export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBatchServer> {
   const online = options.provider === 'openai' ? await startFakeOpenAI(options) : await startFakeAnthropic(options);
   const pollsUntilDone = options.pollsUntilDone ?? 1;
@@ -137,43 +143,24 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
   const processBatch = async (batch: Batch) => {
     const out: NonNullable<Batch['results']> = { output: [], errors: [], anthropic: [], succeeded: 0, failed: 0, expired: false };
     const path = options.provider === 'openai' ? '/chat/completions' : '/messages';
+    /** A line that never ran: its batch was canceled, or the window expired before it. */
+    const notRun = (index: number, customId: string, kind: 'canceled' | 'expired') => {
+      out.failed += 1;
+      if (options.provider === 'openai') {
+        out.errors.push(JSON.stringify({ id: `batch_req_${index}`, custom_id: customId, response: null, error: NOT_RUN_ERRORS[kind] }));
+      } else {
+        out.anthropic.push(JSON.stringify({ custom_id: customId, result: { type: kind } }));
+      }
+    };
     for (const [index, line] of batch.lines.entries()) {
       const outcome = batch.canceled ? 'canceled' : (lineOutcome?.(line.customId, line.body) ?? 'answer');
-      if (outcome === 'canceled') {
-        out.failed += 1;
-        if (options.provider === 'openai') {
-          out.errors.push(
-            JSON.stringify({
-              id: `batch_req_${index}`,
-              custom_id: line.customId,
-              response: null,
-              error: { code: 'batch_cancelled', message: 'This request was cancelled with its batch.' },
-            }),
-          );
-        } else {
-          out.anthropic.push(JSON.stringify({ custom_id: line.customId, result: { type: 'canceled' } }));
-        }
+      if (outcome === 'canceled' || outcome === 'expired') {
+        if (outcome === 'expired') out.expired = true;
+        notRun(index, line.customId, outcome);
         continue;
       }
       let status: number;
       let body: unknown;
-      if (outcome === 'expired') {
-        out.expired = true;
-        out.failed += 1;
-        if (options.provider === 'openai') {
-          out.errors.push(
-            JSON.stringify({
-              id: `batch_req_${index}`,
-              custom_id: line.customId,
-              response: null,
-              error: { code: 'batch_expired', message: 'This request could not be executed before the completion window expired.' },
-            }),
-          );
-        } else {
-          out.anthropic.push(JSON.stringify({ custom_id: line.customId, result: { type: 'expired' } }));
-        }
-        continue;
-      }
       if (outcome === 'answer') {
         const response = await fetch(`${online.baseURL}${path}`, {
           method: 'POST',

@@ -1,4 +1,6 @@
+import { runIncompleteness } from '../../experiment/run-completeness.js';
 import type { ChatMessage, ModelRequest } from '../../models/types.js';
+import type { RunInfo } from '../../store/run-store.js';
 import type { CellResult } from '../../store/types.js';
 import { escapeHtml, html, type RawHtml, REPORT_STYLE, raw, table } from '../html.js';
 import type { AuditSummaryLine } from '../../experiment/audit.js';
@@ -157,7 +159,7 @@ function countsText(c: RunCounts): string {
 
 export function runsPage(data: ViewerData, context: PageContext): string {
   const runs = data.runs();
-  const rows = runs.map(({ store, run }) => ({ store, run, index: data.run(store.index, run.id) }));
+  const rows = runs.map(({ store, run }) => ({ store, run, index: data.run(store.index, run.id), stages: store.store.stages(run.id) }));
   const list = table(
     rows,
     [
@@ -171,14 +173,14 @@ export function runsPage(data: ViewerData, context: PageContext): string {
       {
         header: 'verdict',
         value: (r) => {
-          const verdict = runListVerdict(data, r.store.index, r.run);
+          const verdict = runListVerdict(data, r.store.index, r.run, r.stages);
           return html`<span class="run-verdict tone-${verdict.tone}">${verdict.lines.map((l, i) => html`${i > 0 ? html`<br>` : ''}${l}`)}</span>`;
         },
       },
       {
         header: 'status',
         value: (r) => {
-          const status = runListStatus(r.run);
+          const status = runListStatus(r.run, r.stages);
           return html`<span class="run-status status-${status.word}" title="${status.detail}">${status.word}</span>${status.word === 'complete' ? '' : html`<br><span class="muted">${status.detail}</span>`}`;
         },
       },
@@ -203,6 +205,16 @@ export function runsPage(data: ViewerData, context: PageContext): string {
 }
 
 // ---- one run: headline, charts, filters and cells ----
+
+/**
+ * The banner of a run's pages while the run is incomplete: the refusal the report and the gate
+ * print (run-completeness.ts). The pages still show what the store holds; the banner says it is partial.
+ */
+export function incompleteRunBanner(store: ViewerStore, run: RunInfo): RawHtml {
+  const message = runIncompleteness(store.store, run);
+  if (message === null) return html``;
+  return html`<p class="banner incomplete-run" id="incomplete-run"><strong>${message}.</strong> What this page shows is partial: the counts and numbers change when the run finishes, and the report and the gate refuse the run until then.</p>`;
+}
 
 export const PAGE_SIZE = 100;
 
@@ -317,6 +329,7 @@ export function runPage(store: ViewerStore, index: RunIndex, cells: readonly Ind
       ? html`<p class="note">${view.measures.map((m, i) => html`${i > 0 ? '; ' : ''}<strong>${m.label}</strong>: ${m.description}`)}.</p>`
       : html``;
   const body = html`<p class="muted">run <code id="run-id">${run.id}</code> · ${store.name} · ${run.experiment} · ${run.status} · started ${run.startedAt}</p>
+${incompleteRunBanner(store, run)}
 <p id="run-counts">${countsText(counts)}.</p>
 ${simulated ? html`<p class="banner"><strong>Simulated models.</strong> This run used <code>sim:</code> models: deterministic simulations with planted effects. Its numbers measure no real model.</p>` : ''}
 ${headline}${links}${charts}
@@ -440,6 +453,7 @@ export function cellPage(
     .map((f) => `${f.n} ${f.v}`)
     .join(' · ');
   const body = html`<p><a href="${runHref(store.index, run.id)}">← ${runName(run)}</a> <code class="muted">${run.id}</code></p>
+${incompleteRunBanner(store, run)}
 ${nav}
 ${facts ? html`<p class="cell-facts muted" id="cell-facts">${facts}</p>` : ''}
 <section class="exchange">
@@ -480,6 +494,7 @@ function summaryTable(analysis: RunAnalysis): RawHtml {
 export function analysisPage(store: ViewerStore, analysis: RunAnalysis, section: RawHtml, context: PageContext): string {
   const run = analysis.analyzed.run;
   const body = html`<p><a href="${runHref(store.index, run.id)}">← ${runName(run)}</a> <code class="muted">${run.id}</code> · ${store.name} · ${analysis.audit.title} · <a href="${reportHref(store.index, run.id)}">full HTML report</a></p>
+${incompleteRunBanner(store, run)}
 ${summaryTable(analysis)}
 ${section}`;
   return viewerPage(`Analysis of ${runName(run)}`, body, context);

@@ -1,3 +1,5 @@
+import { incompleteRunMessage } from '../../experiment/run-completeness.js';
+import type { StageProgress } from '../../store/run-stages.js';
 import type { RunInfo } from '../../store/run-store.js';
 import type { ViewerData } from './data.js';
 
@@ -18,22 +20,26 @@ export interface RunListVerdict {
 export interface RunListStatus {
   /** `complete`, `incomplete`, `failed`. */
   word: 'complete' | 'incomplete' | 'failed';
-  /** What the store says (`done 120 of 120 cells`, `interrupted: 40 of 120 cells pending`). */
+  /**
+   * What the store says (`120 cells`, `7 of 120 cells failed`); for an incomplete run the report's and the
+   * gate's refusal (`incomplete run: stage labeling has 0 of 960 cells — re-run the same command to finish`).
+   */
   detail: string;
 }
 
-export function runListStatus(run: RunInfo): RunListStatus {
+/** `stages`: the run's stage ledger (`store.stages(run.id)`). */
+export function runListStatus(run: RunInfo, stages: readonly StageProgress[]): RunListStatus {
   const { total, pending, failed } = run.counts;
   if (run.status === 'failed') return { word: 'failed', detail: `${failed} of ${total} cells failed` };
-  if (run.status === 'done' && pending === 0) return { word: 'complete', detail: `${total} cells` };
-  const why = run.status === 'running' ? 'not finished' : run.status;
-  return { word: 'incomplete', detail: `${why}: ${pending} of ${total} cells pending; the same run command resumes it` };
+  const incomplete = incompleteRunMessage(run, stages);
+  if (incomplete === null && pending === 0) return { word: 'complete', detail: `${total} cells` };
+  return { word: 'incomplete', detail: incomplete ?? `incomplete run: ${pending} of ${total} cells pending — re-run the same command to finish` };
 }
 
 const TONE_RANK: Record<VerdictTone, number> = { alert: 2, neutral: 1, ok: 0 };
 
-export function runListVerdict(data: ViewerData, storeIndex: number, run: RunInfo): RunListVerdict {
-  if (runListStatus(run).word !== 'complete') return { lines: ['no verdict: the run is incomplete'], tone: 'neutral' };
+export function runListVerdict(data: ViewerData, storeIndex: number, run: RunInfo, stages: readonly StageProgress[]): RunListVerdict {
+  if (runListStatus(run, stages).word !== 'complete') return { lines: ['no verdict: the run is incomplete'], tone: 'neutral' };
   const audit = data.auditOf(run);
   if (!audit) return { lines: [`no verdict: no audit is registered for ${run.experiment} runs`], tone: 'neutral' };
   let analysis: ReturnType<ViewerData['analysis']>;

@@ -7,6 +7,7 @@ import type { RunStore } from '../../store/run-store.js';
 import type { CellStatus } from '../../store/types.js';
 import type { LiveProbeEvent, PreparedLiveProbe } from '../../experiment/audit.js';
 import { listAudits } from '../../experiment/registry.js';
+import { runIncompleteness } from '../../experiment/run-completeness.js';
 import { CLIENT_SCRIPT } from './client-script.js';
 import { checkSameAudit, compareAnalyzedRuns } from '../compare-runs.js';
 import { accountRun, renderHtmlReport } from '../report.js';
@@ -292,6 +293,8 @@ function runsJson(data: ViewerData) {
       status: run.status,
       startedAt: run.startedAt,
       counts: run.counts,
+      /** Why the run is incomplete (the report's refusal), or null. */
+      incomplete: runIncompleteness(store.store, run),
     })),
   };
 }

@@ -131,6 +131,8 @@ describe('viewer server', () => {
   it('shows every audit’s analysis (persona and memory runs) with the report’s renderers, and compares headlines', async () => {
     const runPage = await (await get(`/run?s=1&r=${memoryRunId}`)).text();
     expect(runPage).toContain(`/analysis?s=1&amp;r=${encodeURIComponent(memoryRunId)}`);
+    // A complete run has no incomplete-run banner.
+    expect(runPage).not.toContain('id="incomplete-run"');
     const memory = await get(`/analysis?s=1&r=${memoryRunId}`);
     expect(memory.status).toBe(200);
     const memoryPage = await memory.text();
@@ -216,5 +218,55 @@ describe('viewer server', () => {
     });
     expect(response.status).toBe(400);
     expect(((await response.json()) as { error: string }).error).toMatch(/^position:/u);
+  });
+});
+
+describe('viewer on an incomplete run', () => {
+  let viewer: ViewerServer;
+  let runId: string;
+  // A stage name with markup: the banner must print it escaped.
+  const STAGE = 'labeling<b>&';
+  const MESSAGE = 'incomplete run: stage labeling&lt;b&gt;&amp; has 0 of 960 cells — re-run the same command to finish';
+
+  beforeAll(async () => {
+    const db = join(mkdtempSync(join(tmpdir(), 'echolens-viewer-')), 'memory.db');
+    [runId] = (await memoryRuns(db, ['sim:memory'])) as [string];
+    // What a run killed between two stages leaves: a stage short of its cells, the run interrupted.
+    const writer = openStore(db);
+    writer.recordStage(runId, STAGE, { expected: 960, registered: 0, settled: 0 });
+    writer.setRunStatus(runId, 'interrupted');
+    writer.close();
+    viewer = await startViewer({
+      stores: [{ file: db, store: openStore(db, { readonly: true }) }],
+      sessions: [],
+      target: createAdapter('sim:memory'),
+      judge: createAdapter('sim:judge'),
+      port: 0,
+    });
+  }, 120_000);
+  afterAll(async () => viewer?.close());
+
+  const text = async (path: string) => {
+    const response = await fetch(new URL(path, viewer.url));
+    expect(response.status, path).toBe(200);
+    return response.text();
+  };
+
+  it('puts the report’s refusal, escaped, in a banner on the run, cell and analysis pages', async () => {
+    const cells = (await (await fetch(new URL(`/api/cells?s=0&r=${runId}`, viewer.url))).json()) as { cells: Array<{ key: string }> };
+    for (const path of [`/run?s=0&r=${runId}`, `/cell?s=0&r=${runId}&k=${cells.cells[0]!.key}`, `/analysis?s=0&r=${runId}`]) {
+      const page = await text(path);
+      expect(page, path).toMatch(new RegExp(`<p class="banner incomplete-run" id="incomplete-run">[^]*?${MESSAGE}[^]*?</p>`, 'u'));
+      expect(page, path).not.toContain(STAGE);
+    }
+  });
+
+  it('marks the run incomplete in the run list and in /api/runs, with the same message', async () => {
+    const list = await text('/');
+    expect(list).toContain('<span class="run-status status-incomplete"');
+    expect(list).toContain(`<span class="muted">${MESSAGE}</span>`);
+    expect(list).toContain('no verdict: the run is incomplete');
+    const api = (await (await fetch(new URL('/api/runs', viewer.url))).json()) as { runs: Array<{ id: string; incomplete: string | null }> };
+    expect(api.runs.find((r) => r.id === runId)?.incomplete).toBe(MESSAGE.replace('&lt;b&gt;&amp;', '<b>&'));
   });
 });
