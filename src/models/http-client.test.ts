@@ -81,6 +81,7 @@ describe('providerFetch', () => {
     });
     const response = await providerFetch(base, { method: 'POST', body: '{}' });
     expect(response.status).toBe(429);
+    expect(response.statusText).toBe('Too Many Requests');
     expect(response.headers.get('retry-after')).toBe('3');
     expect(await response.text()).toContain('rate_limit_error');
   });

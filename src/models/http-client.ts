@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
 
@@ -51,10 +52,14 @@ export const providerFetch: typeof globalThis.fetch = async (input, init = {}) =
   }
   if (statusCode === 204 || statusCode === 205 || statusCode === 304 || init.method === 'HEAD') {
     await response.body.dump();
-    return new Response(null, { status: statusCode, headers });
+    return new Response(null, { status: statusCode, statusText: STATUS_CODES[statusCode] ?? '', headers });
   }
   if (headers.get('content-type')?.includes('text/event-stream')) {
-    return new Response(Readable.toWeb(response.body) as ReadableStream<Uint8Array>, { status: statusCode, headers });
+    return new Response(Readable.toWeb(response.body) as ReadableStream<Uint8Array>, {
+      status: statusCode,
+      statusText: STATUS_CODES[statusCode] ?? '',
+      headers,
+    });
   }
   let body: ArrayBuffer;
   try {
@@ -63,7 +68,7 @@ export const providerFetch: typeof globalThis.fetch = async (input, init = {}) =
     if (signal?.aborted) throw abortReason(signal);
     throw new TypeError('terminated', { cause: error });
   }
-  return new Response(body, { status: statusCode, headers });
+  return new Response(body, { status: statusCode, statusText: STATUS_CODES[statusCode] ?? '', headers });
 };
 
 const PROXY_VARIABLES = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'] as const;
