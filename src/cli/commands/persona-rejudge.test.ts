@@ -106,7 +106,7 @@ describe('echolens persona rejudge', { timeout: 300_000 }, () => {
     expect(cellsOf(db, runId).cells).toHaveLength(90);
   });
 
-  it('refuses, with exit 2 and no stack trace: an unknown run, a run of another audit, a run without answers, a bad or existing judge, no judge', async () => {
+  it('refuses, with exit 2, no stack trace and nothing recorded: an unknown run, a run of another audit, a run without answers, an unfinished run, a bad, keyless or existing judge, no judge', async () => {
     const { db, runId } = await importArchive('errors');
     const expectRefused = async (args: string[], message: RegExp) => {
       const result = await runCliInProcess(['persona', 'rejudge', ...args]);
@@ -119,6 +119,8 @@ describe('echolens persona rejudge', { timeout: 300_000 }, () => {
     await expectRefused([db, '--judge', 'nosuchprovider:model'], /nosuchprovider/u);
     await expectRefused([db, '--judge', 'claude-sonnet-4-6'], /claude-sonnet-4-6 already judged run/u);
     await expectRefused([db], /--judge.*at least one judge/u);
+    // A real judge without its API key (the environment has none here): the preflight names the variable.
+    await expectRefused([db, '--judge', 'anthropic:claude-sonnet-4-5'], /ANTHROPIC_API_KEY/u);
 
     // A store whose run is a memory run.
     const other = join(dir, 'other.db');
@@ -135,6 +137,14 @@ describe('echolens persona rejudge', { timeout: 300_000 }, () => {
     empty.setRunStatus(emptyRun, 'done');
     empty.close();
     await expectRefused([emptyDb, '--judge', 'sim:judge-strict'], /has no stored probe answers to judge/u);
+
+    // A persona run whose own target stage never finished: finish it first.
+    const halfDb = join(dir, 'half.db');
+    const half = openStore(halfDb);
+    const halfRun = half.createRun({ experiment: 'persona', config: smallPersonaConfig(), seed: 42, versions: {}, gitCommit: null, options: {} });
+    half.declareStages(halfRun, [{ name: 'targets', expected: 5 }]);
+    half.close();
+    await expectRefused([halfDb, '--judge', 'sim:judge-strict'], /stage targets has 0 of 5 cells — finish it with `echolens persona run` before re-judging/u);
 
     // Nothing was added to the import by the refusals.
     expect(cellsOf(db, runId).cells).toHaveLength(60);
