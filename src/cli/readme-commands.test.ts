@@ -69,6 +69,7 @@ const RULES: Array<[RegExp, Plan]> = [
   [/^echolens (persona|memory|continuation) report runs\//, { skip: yourStore }],
   [/^echolens (report|gate|runs (list|check|migrate)) runs\//, { skip: yourStore }],
   [/^echolens persona export .*runs\//, { skip: yourStore }],
+  [/^echolens persona rejudge runs\//, { skip: yourStore }],
   [/^echolens schema \w+ > /, { skip: 'writes a file into the working folder' }],
   [/^echolens memory curate --import /, { skip: 'needs annotation sheets filled in by your raters' }],
   [/^echolens memory label-sheet export runs\//, { skip: yourStore }],

@@ -1,5 +1,6 @@
 import { ConfigError } from '../core/errors.js';
 import type { RunInfo, RunStore } from '../store/run-store.js';
+import type { StageDeclaration } from '../store/run-stages.js';
 import type { RunCellsResult } from '../store/runner.js';
 import type { CellSpec } from '../store/types.js';
 import type { PlanEstimate } from '../models/estimate.js';
@@ -7,7 +8,7 @@ import type { AnalyzedRun, AnalyzeOptions, Audit, AuditRunContext, AuditRunner, 
 import { suggestedBudget } from './preflight.js';
 import { afterStage } from './stage-hooks.js';
 import { type StageTally, stageTally } from './stage-tally.js';
-import { installStopSignals, openExperimentRun, runParsedStage, runStage, type StageRuntime } from './runtime.js';
+import { attachExperimentRun, installStopSignals, openExperimentRun, runParsedStage, runStage, type StageRuntime } from './runtime.js';
 
 /**
  * The one run lifecycle every audit shares: prepare and plan (the audit),
@@ -32,6 +33,12 @@ export interface RunAuditOptions<Input> {
   specs?: readonly CellSpec[];
   /** The seed recorded in the manifest (default: the config's `seed`, else 0). */
   seed?: number;
+  /**
+   * Add the audit's stages to this existing run of the store instead of opening the config's own run
+   * (`persona rejudge`): no manifest is written, the declared stages are appended to the run's stage
+   * ledger, and the run is `running` until they are all complete. The run must be of this audit.
+   */
+  attachTo?: string;
 }
 
 export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, db: string, options: RunAuditOptions<I> = {}): Promise<AuditRunResult<X>> {
@@ -41,11 +48,15 @@ export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, 
   const specs = options.specs ?? audit.plan(config, input);
   const configSeed = (config as { seed?: unknown }).seed;
   const seed = options.seed ?? (typeof configSeed === 'number' ? configSeed : 0);
-  const { store, runId, resumed } = openExperimentRun(db, audit.name, config, seed, audit.manifestOptions(config, input));
+  const { store, runId, resumed } =
+    options.attachTo === undefined
+      ? openExperimentRun(db, audit.name, config, seed, audit.manifestOptions(config, input))
+      : attachExperimentRun(db, audit.name, options.attachTo);
   try {
     if (resumed && audit.checkResume) audit.checkResume(store.requireRun(runId), config, input, db);
     // The stages the run goes through, recorded before any runs: until each is complete the run is not done.
-    if (audit.stages) store.declareStages(runId, audit.stages(config, input, specs));
+    if (audit.stages && options.attachTo === undefined) store.declareStages(runId, audit.stages(config, input, specs));
+    else if (audit.stages) attachStages(store, runId, audit.stages(config, input, specs));
   } catch (error) {
     store.close();
     throw error;
@@ -139,6 +150,18 @@ export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, 
     signals?.dispose();
     store.close();
   }
+}
+
+/**
+ * Appends stages to an existing run's ledger (after its own; a stage already there keeps its counts) and
+ * marks the run running: it is done again only when every stage, old and new, is complete.
+ */
+function attachStages(store: RunStore, runId: string, stages: readonly StageDeclaration[]): void {
+  const known = new Set(store.stages(runId).map((s) => s.stage));
+  for (const stage of stages) {
+    if (!known.has(stage.name) && stage.expected !== null) store.recordStage(runId, stage.name, { expected: stage.expected, registered: 0, settled: 0 });
+  }
+  store.setRunStatus(runId, 'running');
 }
 
 /** What an audit's preflight checked, handed to {@link runCheckedAudit}. */

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { hashCanonical } from '../core/canonical-json.js';
+import { ConfigError } from '../core/errors.js';
 import { packageRoot, packageVersion } from '../core/version.js';
 import { costOf, loadPriceTable } from '../models/prices.js';
 import type { ChatMessage } from '../models/types.js';
@@ -51,6 +52,17 @@ export function openExperimentRun(db: string, experiment: string, config: unknow
   };
   store.createRun(manifest, { id: runId });
   return { store, runId, resumed: false };
+}
+
+/** An existing run of `experiment` opened for more stages (run-audit.ts, `attachTo`); a wrong id closes the store and throws. */
+export function attachExperimentRun(db: string, experiment: string, runId: string): ExperimentRun {
+  const store = openStore(db);
+  const run = store.getRun(runId);
+  if (!run || run.experiment !== experiment) {
+    store.close();
+    throw new ConfigError(run ? `run ${runId} is a ${run.experiment} run, not a ${experiment} run` : `no run ${runId} in ${db}`, { field: 'run' });
+  }
+  return { store, runId, resumed: true };
 }
 
 export interface StageRuntime {

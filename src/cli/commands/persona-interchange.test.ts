@@ -1,44 +1,15 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCliInProcess } from '../testing/run-cli.js';
 import { openStore } from '../../store/run-store.js';
+import { writeContextEchoArchive } from '../../persona-drift/testing/contextecho-archive.js';
 
 /** `echolens persona import | export --layout contextecho` through the CLI: exit codes, messages, files. */
 
 const dir = mkdtempSync(join(tmpdir(), 'echolens-persona-interchange-cli-'));
-const positions = ['P1_pre_C1', 'P3_post_C3', 'P5_pre_C6'];
-const probes = ['C01', 'C02', 'C03', 'C04', 'C05'];
-
-function writeArchive(root: string): void {
-  positions.forEach((position, p) => {
-    for (const arm of ['claude_session', 'filler']) {
-      const folder = join(root, 'results', 'probes_at_crosscompaction', 'claude-haiku-4-5', position, arm);
-      mkdirSync(folder, { recursive: true });
-      probes.forEach((probe, i) => {
-        const score = arm === 'filler' ? 3 : (i + p) % 4;
-        writeFileSync(
-          join(folder, `${probe}.json`),
-          JSON.stringify({
-            probe_id: probe,
-            probe_category: 'coding_self',
-            probe_text: `q ${probe}`,
-            arm,
-            position,
-            target: 'claude-haiku-4-5',
-            response_text: `r ${probe}`,
-            score,
-            label: 'l',
-            reason: 'why',
-            input_tokens: 10,
-            output_tokens: 5,
-          }),
-        );
-      });
-    }
-  });
-}
+const writeArchive = (root: string) => writeContextEchoArchive(root);
 
 describe('echolens persona import / export --layout contextecho', { timeout: 300_000 }, () => {
   it('imports, reports the reference block as JSON, and exports back to the same layout', async () => {

@@ -25,8 +25,9 @@ import { renderCalibrationText } from '../../persona-drift/calibrate-text.js';
 import { plannedItems } from '../../persona-drift/plan.js';
 import { loadPersonaStimuli } from '../../persona-drift/stimuli.js';
 import { registerPersonaInterchange } from './persona-interchange.js';
+import { registerPersonaRejudge } from './persona-rejudge.js';
 
-/** `echolens persona run | calibrate | report | import | export`. */
+/** `echolens persona run | calibrate | report | import | export | rejudge`. */
 export function registerPersona(persona: Command): void {
   const runCommand = addConfigRunCommand(
     persona,
@@ -168,4 +169,5 @@ export function registerPersona(persona: Command): void {
       }
     });
   registerPersonaInterchange(persona);
+  registerPersonaRejudge(persona);
 }

@@ -1,0 +1,98 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { registerBuiltinSimProfiles } from '../builtin-sims.js';
+import { requireCompleteRun } from '../experiment/run-completeness.js';
+import { runStoppedAndResumed } from '../experiment/testing/counting-adapters.js';
+import { openStore } from '../store/run-store.js';
+import { prepareRejudge, rejudgePersonaRun } from './rejudge-run.js';
+import { personaReport, runPersona } from './run.js';
+import { smallPersonaConfig } from './testing/small-config.js';
+
+/** `persona rejudge` on a run of echolens's own: the judge added afterwards is the judge the config could have named. */
+
+const quiet = { progress: false } as const;
+const dir = mkdtempSync(join(tmpdir(), 'echolens-persona-rejudge-'));
+
+beforeAll(() => registerBuiltinSimProfiles());
+
+function judgeCells(db: string, runId: string, judge: string) {
+  const store = openStore(db, { readonly: true });
+  try {
+    return store
+      .cellResultsOfRun(runId)
+      .filter((c) => c.labels.stage === 'judge' && c.labels.judge === judge)
+      .map((c) => ({ key: c.key, targetKey: c.labels.targetKey, text: c.result.text }))
+      .sort((a, b) => a.key.localeCompare(b.key));
+  } finally {
+    store.close();
+  }
+}
+
+function report(db: string, runId: string) {
+  const store = openStore(db, { readonly: true });
+  try {
+    requireCompleteRun(store, runId);
+    return personaReport(store, runId);
+  } finally {
+    store.close();
+  }
+}
+
+describe('persona rejudge on a persona run (SIMULATED models)', () => {
+  it('gives the cells and the report a run with both judges in its config gives', async () => {
+    const once = join(dir, 'once.db');
+    const run = await runPersona(smallPersonaConfig(), once, { ...quiet, signal: new AbortController().signal });
+    const both = join(dir, 'both.db');
+    const reference = await runPersona(smallPersonaConfig({ judges: ['sim:judge', 'sim:judge-strict'] }), both, {
+      ...quiet,
+      signal: new AbortController().signal,
+    });
+
+    const store = openStore(once, { readonly: true });
+    const prepared = prepareRejudge(store, ['sim:judge-strict']);
+    store.close();
+    expect(prepared.runId).toBe(run.runId);
+    const result = await rejudgePersonaRun(once, prepared, { ...quiet, signal: new AbortController().signal });
+    expect(result.interrupted).toBe(false);
+    expect(result.judgeCells).toBe(reference.judgeCells / 2);
+
+    expect(judgeCells(once, run.runId, 'sim:judge-strict')).toEqual(judgeCells(both, reference.runId, 'sim:judge-strict'));
+    // Same cells, same analysis: every judge's drift rows and the consensus agree exactly.
+    const rejudged = report(once, run.runId);
+    const planned = report(both, reference.runId);
+    expect(rejudged.drift).toEqual(planned.drift);
+    expect(rejudged.consensus).toEqual(planned.consensus);
+    expect(rejudged.consensus[0]?.judges).toEqual(['sim:judge', 'sim:judge-strict']);
+  });
+
+  it('a stopped rejudge leaves the run incomplete (reports refuse it) and the same call resumes it without calling a cell twice', async () => {
+    const db = join(dir, 'resume.db');
+    const run = await runPersona(smallPersonaConfig(), db, { ...quiet, signal: new AbortController().signal });
+    const prepare = () => {
+      const store = openStore(db, { readonly: true });
+      try {
+        return prepareRejudge(store, ['sim:judge-lenient'], run.runId);
+      } finally {
+        store.close();
+      }
+    };
+    let checkedIncomplete = false;
+    const { calls } = await runStoppedAndResumed(
+      async (runtime) => {
+        const result = await rejudgePersonaRun(db, prepare(), { ...quiet, ...runtime });
+        if (result.interrupted) {
+          expect(() => report(db, run.runId)).toThrow(/incomplete run: stage rejudge sim:judge-lenient/u);
+          checkedIncomplete = true;
+        }
+        return result;
+      },
+      [3],
+    );
+    expect(checkedIncomplete).toBe(true);
+    expect(calls.size).toBeGreaterThan(3);
+    expect(judgeCells(db, run.runId, 'sim:judge-lenient').every((c) => c.text !== null)).toBe(true);
+    expect(report(db, run.runId).drift.some((d) => d.judge === 'sim:judge-lenient')).toBe(true);
+  });
+});
