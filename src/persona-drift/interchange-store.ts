@@ -115,11 +115,19 @@ function outcome(status: CellOutcome['status'], text: string | null, model: stri
 /** The config recorded for an archive without an echolens export manifest. */
 function archiveConfig(read: ArchiveRead, source: string, procedure: 'echolens' | 'reference'): PersonaConfig {
   const arms = [...new Set(read.cells.map((c) => c.arm))].filter((a): a is (typeof CONTEXT_ARMS)[number] => (CONTEXT_ARMS as readonly string[]).includes(a));
+  const judges = [...new Set(read.cells.flatMap((c) => c.judgements.map((j) => j.judge)))].sort();
+  if (judges.length === 0) {
+    // A persona run is defined by its judged probes; a run without one verdict has nothing to analyse or re-judge against.
+    throw new InputError(`no cell of the archive has a judge verdict (${read.cells.length} cells read): there is nothing to analyse`, {
+      file: source,
+      field: 'judge',
+    });
+  }
   return personaConfigSchema.parse({
     name: 'contextecho-import',
     sessions: [source],
     targets: [...new Set(read.cells.map((c) => c.target))].sort(),
-    judges: [...new Set(read.cells.flatMap((c) => c.judgements.map((j) => j.judge)))].sort(),
+    judges,
     ...(arms.length > 0 ? { arms: arms.sort() } : {}),
     procedure,
   });

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -64,5 +64,25 @@ describe('echolens persona import / export --layout contextecho', { timeout: 300
     const layout = await runCliInProcess(['persona', 'import', '--layout', 'openai', archive, '--db', db]);
     expect(layout.code).toBe(2);
     expect(layout.stderr).toMatch(/unknown layout "openai"/u);
+  });
+
+  it('an archive without one judge verdict (every call failed) is exit 2 naming the archive, and nothing imported', async () => {
+    const archive = join(dir, 'errors-only');
+    mkdirSync(archive, { recursive: true });
+    const failed = (ids: string[]) => ({ results: ids.map((probe_id) => ({ probe_id, error: 'rate limited' })) });
+    writeFileSync(
+      join(archive, 'CONTENT_POSITION_m.json'),
+      JSON.stringify({ target_model: 'claude-haiku-4-5', per_condition: { claude_session: failed(['C01', 'C02']), filler: failed(['C01', 'C02']) } }),
+    );
+    const db = join(dir, 'errors-only.db');
+    const result = await runCliInProcess(['persona', 'import', '--layout', 'contextecho', archive, '--db', db]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/errors-only.*no cell of the archive has a judge verdict \(4 cells read\)/su);
+    expect(result.stderr).not.toMatch(/\n\s+at /u);
+    if (existsSync(db)) {
+      const store = openStore(db, { readonly: true });
+      expect(store.listRuns()).toHaveLength(0);
+      store.close();
+    }
   });
 });
