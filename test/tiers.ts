@@ -12,6 +12,10 @@ export const slowTests = [
   'src/store/batch-crash.test.ts',
   'src/cli/exit-codes.test.ts',
   'src/cli/commands/gate.test.ts',
+  // The CLI spawned as a process (start-up alone is seconds on a loaded machine).
+  'test/action.test.ts',
+  'test/cli.test.ts',
+  'src/cli/commands/worker.test.ts',
 ];
 
 export const allTests = ['src/**/*.test.ts', 'test/**/*.test.ts'];
