@@ -16,6 +16,12 @@ export const slowTests = [
   'test/action.test.ts',
   'test/cli.test.ts',
   'src/cli/commands/worker.test.ts',
+  'src/cli/commands/ask.test.ts',
+  'src/memory-drift/mitigation/reward-server-safety.test.ts',
+  // A real PostgreSQL cluster started by the test.
+  'src/store/postgres/pg-store.test.ts',
+  // Every README command checked against the CLI's help (whole-document pass).
+  'src/cli/readme-commands.test.ts',
 ];
 
 export const allTests = ['src/**/*.test.ts', 'test/**/*.test.ts'];
