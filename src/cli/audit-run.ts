@@ -4,6 +4,8 @@ import { interruptedSummary, stageLine } from '../experiment/stage-tally.js';
 import { suggestedBudget } from '../experiment/preflight.js';
 import { auditExitCode, runAudit } from '../experiment/run-audit.js';
 import type { StageRuntime } from '../experiment/runtime.js';
+import { decideMeasurement } from '../experiment/measurement.js';
+import { measurementFlags } from './run-options.js';
 import { stopAdvice } from './stop-advice.js';
 
 /** The flags every `<audit> run` command shares. */
@@ -18,6 +20,12 @@ export interface AuditRunFlags {
   batch?: boolean;
   /** `--poll-interval <s>`: seconds between polls of open batch jobs. */
   pollInterval?: number;
+  /** `--fresh`: a new measurement of the design (docs/over-time.md). */
+  fresh?: boolean;
+  /** `--max-age <duration>`: a new measurement when the latest is older. */
+  maxAge?: string;
+  /** `--tag <name>`: the measurement's name. */
+  tag?: string;
 }
 
 /**
@@ -36,12 +44,18 @@ export async function runAuditCommand<C, I, K, R, X>(audit: Audit<C, I, K, R, X>
     ...(flags.batch ? { batch: true } : {}),
     ...(flags.pollInterval !== undefined ? { pollIntervalMs: flags.pollInterval * 1000 } : {}),
   };
+  // Parsed before anything runs: a bad --max-age or --tag is exit 2 with nothing recorded.
+  const measurement = measurementFlags(flags);
+  if (measurement.tag !== undefined) decideMeasurement('check', [], { tag: measurement.tag });
   const checked: AuditPreflight<I> = audit.preflight
     ? await audit.preflight(config, flags.dryRun ? { ...runtime, dryRun: true } : runtime)
     : { input: await audit.prepare(config) };
   if (flags.dryRun) {
     process.stdout.write(`${audit.dryRun(config, checked.input, priceFile).lines.join('\n')}\n`);
     for (const line of keyWarningLines(checked.keyWarnings ?? [])) process.stderr.write(`${line}\n`);
+    if (measurement.fresh || (config as { fresh?: unknown }).fresh === true) {
+      process.stdout.write('--fresh: a new measurement calls every cell again, none answered from the store: the full estimate above is its price\n');
+    }
     if (flags.batch) {
       process.stdout.write(
         '--batch: the "with --batch" figure above is the one that applies: openai: and anthropic: cells at half price, each prefix group\u2019s first cell writing the prompt cache in a first batch and the rest reading it in a second (Anthropic 1-hour cache); other providers run online\n',
@@ -49,7 +63,7 @@ export async function runAuditCommand<C, I, K, R, X>(audit: Audit<C, I, K, R, X>
     }
     return null;
   }
-  const run = await runAudit(audit, config, flags.db, { input: checked.input, ...(checked.specs ? { specs: checked.specs } : {}), runtime });
+  const run = await runAudit(audit, config, flags.db, { input: checked.input, ...(checked.specs ? { specs: checked.specs } : {}), runtime, measurement });
   if (run.interrupted) {
     // The audit's own counts describe a finished run; a stopped one says so and shows each stage's progress.
     process.stdout.write(`${interruptedSummary(run.runId, flags.db, run.stopReason, run.stages ?? [], run.spendUsd).join('\n')}\n`);

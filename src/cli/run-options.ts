@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { OVERRIDE_VALUE_RULE } from '../core/config-file.js';
+import { type MeasurementRequest, parseDuration } from '../experiment/measurement.js';
 import { PROVIDERS, type ProviderSpec } from '../models/providers.js';
 import { BATCH_FLAG_HELP, collect, materialsFlag, POLL_INTERVAL_HELP, positiveNumber } from './options.js';
 
@@ -68,6 +69,23 @@ export function addLimitFlags(command: Command, concurrency: (value: string) => 
     .option('--max-cost <usd>', 'stop before spending more than this', positiveNumber('--max-cost'))
     .option('--batch', BATCH_FLAG_HELP)
     .option('--poll-interval <s>', POLL_INTERVAL_HELP, positiveNumber('--poll-interval'));
+}
+
+/** `--fresh`, `--max-age` and `--tag`: a run as a measurement at a time (docs/over-time.md). */
+export function addMeasurementFlags(command: Command): Command {
+  return command
+    .option('--fresh', 'measure again: a new run of the same design whose cells all call the endpoint anew (earlier runs are kept; config: fresh: true)')
+    .option('--max-age <duration>', 'measure again when the latest measurement of this design is older than this (e.g. 7d, 12h); else resume it')
+    .option('--tag <name>', 'name this measurement (e.g. v2025-12), for `echolens compare --baseline <tag>`');
+}
+
+/** The measurement request of a run command's `--fresh`, `--max-age` and `--tag`. */
+export function measurementFlags(options: { fresh?: boolean; maxAge?: string; tag?: string }): MeasurementRequest {
+  return {
+    ...(options.fresh ? { fresh: true } : {}),
+    ...(options.maxAge !== undefined ? { maxAgeMs: parseDuration(options.maxAge) } : {}),
+    ...(options.tag !== undefined ? { tag: options.tag } : {}),
+  };
 }
 
 /** `--prices`, `--materials` and `--procedure` of an audit that follows the authors' repository `repository`. */

@@ -93,6 +93,8 @@ export const continuationConfigSchema = z
      */
     procedure: z.enum(['echolens', 'reference']).optional(),
     /** CI gate thresholds read by `echolens gate` (absent = the gate's defaults). */
+    /** Every run is a new measurement of the design (`--fresh`; docs/over-time.md): not part of the design id. */
+    fresh: z.boolean().optional(),
     gate: auditGateSectionSchema(continuationGateShape).optional(),
   })
   .strict();

@@ -6,6 +6,7 @@ import type { CellSpec } from '../store/types.js';
 import type { PlanEstimate } from '../models/estimate.js';
 import type { AnalyzedRun, AnalyzeOptions, Audit, AuditRunContext, AuditRunner, AuditRunResult, AuditRunSummary } from './audit.js';
 import { suggestedBudget } from './preflight.js';
+import type { MeasurementRequest } from './measurement.js';
 import { afterStage } from './stage-hooks.js';
 import { type StageTally, stageTally } from './stage-tally.js';
 import { attachExperimentRun, installStopSignals, openExperimentRun, runParsedStage, runStage, type StageRuntime } from './runtime.js';
@@ -39,6 +40,8 @@ export interface RunAuditOptions<Input> {
    * ledger, and the run is `running` until they are all complete. The run must be of this audit.
    */
   attachTo?: string;
+  /** `--fresh`, `--max-age`, `--tag` (experiment/measurement.ts); the config's `fresh: true` counts as `--fresh`. */
+  measurement?: MeasurementRequest;
 }
 
 export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, db: string, options: RunAuditOptions<I> = {}): Promise<AuditRunResult<X>> {
@@ -48,9 +51,11 @@ export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, 
   const specs = options.specs ?? audit.plan(config, input);
   const configSeed = (config as { seed?: unknown }).seed;
   const seed = options.seed ?? (typeof configSeed === 'number' ? configSeed : 0);
-  const { store, runId, resumed } =
+  const configFresh = (config as { fresh?: unknown }).fresh === true;
+  const measurement: MeasurementRequest = { ...options.measurement, ...(configFresh ? { fresh: true } : {}) };
+  const { store, runId, resumed, salt } =
     options.attachTo === undefined
-      ? openExperimentRun(db, audit.name, config, seed, audit.manifestOptions(config, input))
+      ? openExperimentRun(db, audit.name, config, seed, audit.manifestOptions(config, input), measurement)
       : attachExperimentRun(db, audit.name, options.attachTo);
   try {
     if (resumed && audit.checkResume) audit.checkResume(store.requireRun(runId), config, input, db);
@@ -65,6 +70,7 @@ export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, 
   const limits = audit.limits(config);
   const stageRuntime: StageRuntime = {
     ...runtime,
+    ...(salt ? { measurementSalt: salt } : {}),
     ...(signals ? { signal: signals.signal, hardSignal: signals.hardSignal } : {}),
     concurrency: runtime.concurrency ?? limits.concurrency,
     requestsPerMinute: runtime.requestsPerMinute ?? limits.requestsPerMinute,

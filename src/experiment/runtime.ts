@@ -1,5 +1,4 @@
 import { execFileSync } from 'node:child_process';
-import { hashCanonical } from '../core/canonical-json.js';
 import { ConfigError } from '../core/errors.js';
 import { packageRoot, packageVersion } from '../core/version.js';
 import { costOf, loadPriceTable } from '../models/prices.js';
@@ -12,6 +11,7 @@ import { runCellsBatch } from '../store/batch-runner.js';
 import { openStore, type RunStore } from '../store/run-store.js';
 import { type RunCellsOptions, type RunCellsResult, runCells } from '../store/runner.js';
 import type { CellResult, CellSpec, RunManifest } from '../store/types.js';
+import { decideMeasurement, designIdOf, type MeasurementRequest, measurementOf, runsOfDesign, saltSpecs } from './measurement.js';
 
 /**
  * Shared edge of both audits: open the store, record the manifest, run a stage
@@ -31,27 +31,44 @@ export interface ExperimentRun {
   store: RunStore;
   runId: string;
   resumed: boolean;
+  /** The run's measurement salt (null for a design's first measurement): `runStage` adds it to every cell's key. */
+  salt: string | null;
 }
 
 /**
- * The run id is derived from the experiment and its canonical config, so the
- * same command against the same database resumes the same run.
+ * The run id is derived from the experiment and its canonical config (the design id), so the
+ * same command against the same database resumes the same run: the latest measurement of the
+ * design. `measurement.fresh` (or a latest measurement older than `measurement.maxAgeMs`) opens a
+ * new run of the same design instead (experiment/measurement.ts); earlier runs are kept.
  */
-export function openExperimentRun(db: string, experiment: string, config: unknown, seed: number, options: Record<string, unknown> = {}): ExperimentRun {
+export function openExperimentRun(
+  db: string,
+  experiment: string,
+  config: unknown,
+  seed: number,
+  options: Record<string, unknown> = {},
+  measurement: MeasurementRequest = {},
+): ExperimentRun {
   const store = openStore(db);
-  const runId = `${experiment}-${hashCanonical({ experiment, config }).slice(0, 12)}`;
-  const existing = store.getRun(runId);
-  if (existing) return { store, runId, resumed: true };
-  const manifest: RunManifest = {
-    experiment,
-    config,
-    seed,
-    versions: { echolens: packageVersion(), node: process.version },
-    gitCommit: gitCommit(),
-    options,
-  };
-  store.createRun(manifest, { id: runId });
-  return { store, runId, resumed: false };
+  try {
+    const designId = designIdOf(experiment, config);
+    const decision = decideMeasurement(designId, runsOfDesign(store.listRuns(), designId), measurement);
+    if (decision.action === 'resume') return { store, runId: decision.run.id, resumed: true, salt: decision.record.salt };
+    const manifest: RunManifest = {
+      experiment,
+      config,
+      seed,
+      versions: { echolens: packageVersion(), node: process.version },
+      gitCommit: gitCommit(),
+      options,
+      measurement: decision.record,
+    };
+    store.createRun(manifest, { id: decision.runId });
+    return { store, runId: decision.runId, resumed: false, salt: decision.record.salt };
+  } catch (error) {
+    store.close();
+    throw error;
+  }
 }
 
 /** An existing run of `experiment` opened for more stages (run-audit.ts, `attachTo`); a wrong id closes the store and throws. */
@@ -62,7 +79,7 @@ export function attachExperimentRun(db: string, experiment: string, runId: strin
     store.close();
     throw new ConfigError(run ? `run ${runId} is a ${run.experiment} run, not a ${experiment} run` : `no run ${runId} in ${db}`, { field: 'run' });
   }
-  return { store, runId, resumed: true };
+  return { store, runId, resumed: true, salt: measurementOf(run).salt };
 }
 
 export interface StageRuntime {
@@ -89,6 +106,8 @@ export interface StageRuntime {
   pollIntervalMs?: number;
   /** `--dry-run`: preflight reports missing API keys as warnings, so a grid can be priced before keys exist. */
   dryRun?: boolean;
+  /** A re-measurement's salt (experiment/measurement.ts): joins every cell's key, so no earlier answer is reused. */
+  measurementSalt?: string | null;
 }
 
 /** Builds adapters whose every attempt ends after `timeoutMs` (a hung endpoint is a timeout, retried). */
@@ -99,7 +118,8 @@ export function adapterWithTimeout(timeoutMs: number): NonNullable<RunCellsOptio
   };
 }
 
-export async function runStage(store: RunStore, runId: string, specs: readonly CellSpec[], runtime: StageRuntime = {}): Promise<RunCellsResult> {
+export async function runStage(store: RunStore, runId: string, planned: readonly CellSpec[], runtime: StageRuntime = {}): Promise<RunCellsResult> {
+  const specs = saltSpecs(planned, runtime.measurementSalt);
   const prices = loadPriceTable(runtime.priceFile ? { file: runtime.priceFile } : {});
   const reporter =
     runtime.progress === false

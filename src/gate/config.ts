@@ -17,6 +17,11 @@ import { ConfigError } from '../core/errors.js';
 export const runGateShape = {
   /** Every audit: fail when more than this fraction of a run's cells failed or stayed pending. */
   maxFailedCells: z.number().min(0).max(1).optional(),
+  /**
+   * `echolens gate --baseline`: fail when the change of a headline statistic from the baseline run is
+   * significant and larger than this in absolute value (default 0: any significant change).
+   */
+  maxChange: z.number().min(0).optional(),
 };
 
 export const DEFAULT_MAX_FAILED_CELLS = 0.05;

@@ -212,6 +212,8 @@ export const memoryConfigSchema = z
     labelerInput: z.enum(['steps', 'whole-response']).optional(),
     limits: auditLimitsSchema,
     /** CI gate thresholds read by `echolens gate` (absent = the gate's defaults). */
+    /** Every run is a new measurement of the design (`--fresh`; docs/over-time.md): not part of the design id. */
+    fresh: z.boolean().optional(),
     gate: auditGateSectionSchema(memoryGateShape).optional(),
   })
   .strict()

@@ -354,7 +354,7 @@ export class AiSdkAdapter implements ModelAdapter {
       reasoning,
       finishReason: mapFinishReason(result.finishReason.unified),
       usage: this.mapUsage(usage, prepared, text),
-      responseModel: result.response?.modelId ?? model.modelId,
+      responseModel: withFingerprint(result.response?.modelId ?? model.modelId, result.response?.body),
       warnings: [...describeWarnings(result.warnings), ...usageWarnings(usage)],
       toolCalls,
     };
@@ -486,6 +486,16 @@ function providerPrompt(messages: readonly ModelMessage[]): LanguageModelV3CallO
 }
 
 /** The provider's usage record in the shape `mapUsage` reads. */
+/**
+ * The answering model's id with the backend's `system_fingerprint` when the raw body carries one
+ * (OpenAI-compatible chat completions), e.g. `gpt-4o-2024-08-06 (fp_44709d6fcb)`: a silent change of
+ * the model behind an alias shows in either part (docs/over-time.md).
+ */
+function withFingerprint(modelId: string, body: unknown): string {
+  const fingerprint = body !== null && typeof body === 'object' ? (body as { system_fingerprint?: unknown }).system_fingerprint : undefined;
+  return typeof fingerprint === 'string' && fingerprint !== '' ? `${modelId} (${fingerprint})` : modelId;
+}
+
 function fromProviderUsage(usage: Awaited<ReturnType<LanguageModelV3['doGenerate']>>['usage']): LanguageModelUsage {
   return {
     inputTokens: usage.inputTokens.total,

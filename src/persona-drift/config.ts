@@ -145,6 +145,8 @@ const personaConfigObject = z
     compactionSummaryAsStep: z.boolean().optional(),
     limits: auditLimitsSchema,
     /** CI gate thresholds read by `echolens gate` (absent = the gate's defaults). */
+    /** Every run is a new measurement of the design (`--fresh`; docs/over-time.md): not part of the design id. */
+    fresh: z.boolean().optional(),
     gate: auditGateSectionSchema(personaGateShape).optional(),
   })
   .strict();

@@ -218,6 +218,7 @@ export function rowToResult(row: CellRow, cached: boolean): CellResult {
     startedAt: row.started_at,
     finishedAt: row.finished_at,
     cached,
+    ...(row.response_model ? { responseModel: row.response_model } : {}),
     ...(typeof row.tool_calls === 'string' ? { toolCalls: JSON.parse(row.tool_calls) as ToolCall[] } : {}),
   };
 }

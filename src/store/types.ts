@@ -39,6 +39,8 @@ export interface CellResult {
   finishedAt: string | null;
   /** True when the result came from the store instead of a call in this run. */
   cached: boolean;
+  /** The model id (and system fingerprint, where the wire gives one) the provider said answered, when it said. */
+  responseModel?: string;
   /** Tool calls the model emitted, when the request offered tools and it called one. */
   toolCalls?: ToolCall[];
 }
@@ -53,4 +55,9 @@ export interface RunManifest {
   gitCommit: string | null;
   /** Free-form notes: decisions/options in force for this run. */
   options?: Record<string, unknown>;
+  /**
+   * The measurement this run is (experiment/measurement.ts): design id, when it was measured, its tag,
+   * and the salt of its cells' keys. Absent on runs written before measurements existed.
+   */
+  measurement?: { designId: string; measuredAt: string; tag?: string | null; salt?: string | null };
 }

@@ -5,7 +5,7 @@ import { openStore } from '../../store/run-store.js';
 import { runAuditCommand } from '../audit-run.js';
 import { emit, oneOf, positiveInteger } from '../options.js';
 import { reportEnvelope } from '../report-envelope.js';
-import { addConfigRunCommand, addLimitFlags, CTRL_C_HELP } from '../run-options.js';
+import { addConfigRunCommand, addLimitFlags, addMeasurementFlags, CTRL_C_HELP } from '../run-options.js';
 
 /**
  * `echolens <audit> run | report | calibrate` made from a registered audit's members, for
@@ -21,7 +21,7 @@ export function registerAuditCommands(group: Command, audit: AnyAudit): void {
     ['<config>', `YAML config (\`echolens schema ${audit.name}\` prints its JSON Schema)`],
     `runs/${audit.name}.db`,
   );
-  addLimitFlags(run)
+  addMeasurementFlags(addLimitFlags(run))
     .addHelpText('after', `\n${CTRL_C_HELP}`)
     .action(async (configFile: string, options) => {
       const overrides: string[] = [...options.set];

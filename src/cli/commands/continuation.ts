@@ -10,7 +10,16 @@ import { openStore, type RunStore } from '../../store/run-store.js';
 import { runAuditCommand } from '../audit-run.js';
 import { reportEnvelope } from '../report-envelope.js';
 import { collect, emit, oneOf, positiveNumber } from '../options.js';
-import { addLimitFlags, addMaterialFlags, CTRL_C_HELP, addReportCommand, materialOverrides, REPORT_FILE_HELP, SET_FLAG_HELP } from '../run-options.js';
+import {
+  addLimitFlags,
+  addMeasurementFlags,
+  addMaterialFlags,
+  CTRL_C_HELP,
+  addReportCommand,
+  materialOverrides,
+  REPORT_FILE_HELP,
+  SET_FLAG_HELP,
+} from '../run-options.js';
 import { materialsMarkdown, runMaterials } from '../../materials/report.js';
 
 const formatOf = (value: string) => oneOf('--format', ['md', 'json'], value);
@@ -45,7 +54,7 @@ export function registerContinuation(continuation: Command): void {
     .option('--tasks <file>', 'task label file (YAML/JSON `tasks: [{from, label}]`) instead of the heuristic')
     .option('--set <key=value>', SET_FLAG_HELP, collect, [])
     .option('--dry-run', 'print the cutpoints, the number of cells and the cost estimate; call nothing');
-  addMaterialFlags(addLimitFlags(runCommand), 'ContextEcho')
+  addMaterialFlags(addMeasurementFlags(addLimitFlags(runCommand)), 'ContextEcho')
     .option('--report <file>', REPORT_FILE_HELP)
     .addHelpText(
       'after',
@@ -74,6 +83,9 @@ export function registerContinuation(continuation: Command): void {
         ...(options.pollInterval ? { pollInterval: options.pollInterval } : {}),
         ...(options.prices ? { prices: options.prices } : {}),
         ...(options.priceFile ? { priceFile: options.priceFile } : {}),
+        ...(options.fresh ? { fresh: true } : {}),
+        ...(options.maxAge !== undefined ? { maxAge: options.maxAge } : {}),
+        ...(options.tag !== undefined ? { tag: options.tag } : {}),
       });
       if (run === null) return;
       if (options.report) {

@@ -44,6 +44,7 @@ import { collect, emit, oneOf, positiveInteger, positiveNumber } from '../option
 import {
   addConfigRunCommand,
   addLimitFlags,
+  addMeasurementFlags,
   addMaterialFlags,
   addReportCommand,
   CTRL_C_HELP,
@@ -227,6 +228,7 @@ function registerMemoryRun(memory: Command): void {
     .option('--labeler <model>', 'replace the labeler')
     .option('--questions-limit <n>', 'use only the first n questions (after the config’s filters)', positiveInteger('--questions-limit'));
   addLimitFlags(runCommand, positiveInteger('--concurrency'));
+  addMeasurementFlags(runCommand);
   addMaterialFlags(runCommand, 'DriftLens')
     .option('--report <file>', REPORT_FILE_HELP)
     .option('--identity-includes-url', 'key cells by the whole model reference, base URL included (config identity: url; default: provider + model name)')

@@ -8,6 +8,7 @@ import { collect, emit, nonNegative, oneOf, positiveNumber } from '../options.js
 import {
   addConfigRunCommand,
   addLimitFlags,
+  addMeasurementFlags,
   addMaterialFlags,
   addReportCommand,
   CTRL_C_HELP,
@@ -39,6 +40,7 @@ export function registerPersona(persona: Command): void {
     .option('--judge <model>', 'replace the judges with this model ref; repeatable', collect, [])
     .option('--session <file>', 'replace the sessions with this transcript; repeatable', collect, []);
   addLimitFlags(runCommand);
+  addMeasurementFlags(runCommand);
   addMaterialFlags(runCommand, 'ContextEcho')
     .option('--report <file>', REPORT_FILE_HELP)
     .addHelpText('after', `\n${MODEL_REF_FORMS}).\n${CTRL_C_HELP}`)

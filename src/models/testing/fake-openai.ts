@@ -53,6 +53,7 @@ export const openAIWire: WireFormat = {
       model: modelOf(request, reply),
       choices: [{ index: 0, message, finish_reason: finish, logprobs: null }],
       usage: usageOf(request, reply, text),
+      ...(reply.systemFingerprint === undefined ? {} : { system_fingerprint: reply.systemFingerprint }),
     };
   },
   streamEvents(request, reply) {

@@ -28,6 +28,8 @@ export interface FakeReply {
   text?: string;
   reasoning?: string;
   model?: string;
+  /** OpenAI wire: the `system_fingerprint` of the answer (absent when unset). */
+  systemFingerprint?: string;
   /** OpenAI `finish_reason` / Anthropic `stop_reason` (wire value). Default stop / end_turn. */
   finishReason?: string;
   usage?: {
