@@ -88,9 +88,16 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
   },
   {
     name: 'compare',
-    term: 'compare [options] <a.db> <b.db>',
-    summary: 'two runs of the same audit side by side: each headline number and B − A with a paired bootstrap CI over the design units they share',
+    term: 'compare [options] <a.db> [b.db]',
+    summary:
+      'two runs of the same audit side by side (B − A with a paired bootstrap CI over shared design units), or with --baseline the latest measurement against a baseline (sign-flip test and interval)',
     register: async (program) => (await import('./commands/compare.js')).registerCompare(program),
+  },
+  {
+    name: 'history',
+    term: 'history [options] <run.db>',
+    summary: 'the measurements of each design over time: headline estimates with intervals, tags, and the model versions the providers reported',
+    register: async (program) => (await import('./commands/history.js')).registerHistory(program),
   },
   {
     name: 'runs',

@@ -17,7 +17,7 @@ import {
   loadContinuationConfig,
 } from './run.js';
 import { CONTINUATION_NULL_SIM, CONTINUATION_SIM } from './sim.js';
-import { continuationCompare } from './compare.js';
+import { continuationCompare, continuationOverTime } from './compare.js';
 import { continuationGate } from './gate.js';
 import { CONTINUATION_STARTER } from './init-template.js';
 import { continuationViewer } from './viewer.js';
@@ -107,6 +107,7 @@ export const continuationAudit: Audit<ContinuationConfig, ContinuationInput, Con
   gate: continuationGate,
   initTemplate: { file: 'continuation.yaml', text: CONTINUATION_STARTER },
   compare: continuationCompare,
+  overTime: continuationOverTime,
   viewer: continuationViewer,
   render: {
     markdown: ({ report }, title) => renderContinuationMarkdown(report).replace(/^# .*\n/, `# ${title}\n`),

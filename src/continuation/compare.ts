@@ -1,5 +1,5 @@
 import type { AnalyzedRun } from '../experiment/audit.js';
-import type { CompareRunsOptions, RunDifference } from '../report/compare-types.js';
+import type { AuditSeries, CompareRunsOptions, RunDifference } from '../report/compare-types.js';
 import { attempt, matchSubjects, sharedUnits } from '../report/compare-units.js';
 import { meanOfClusterMeans, pairedBootstrapDifference } from '../stats/paired-bootstrap.js';
 import type { ContinuationCollected, ContinuationReport } from './run.js';
@@ -59,4 +59,25 @@ export function continuationCompare(
     }
   }
   return rows;
+}
+
+/**
+ * Drift over time for continuation runs: each target's primary contrast (complete case), with the
+ * per-cutpoint differences as unit values, as `echolens history` and `compare --baseline` read them.
+ */
+export function continuationOverTime(analyzed: AnalyzedRun<ContinuationCollected, ContinuationReport>): AuditSeries[] {
+  const arms = analyzed.report.analysis.primary;
+  return analyzed.report.analysis.targets.map((t) => {
+    const contrast = t.contrasts.find((c) => c.a === arms.a && c.b === arms.b);
+    const cc = contrast?.completeCase;
+    return {
+      statistic: `argument fidelity ${arms.a} − ${arms.b} · complete case`,
+      subject: t.target,
+      unit: 'cutpoint',
+      scale: 'number' as const,
+      estimate: cc?.mean ?? null,
+      ci: cc?.ci ?? null,
+      units: [...continuationDiffs(analyzed.collected, t.target, arms, false)].map(([key, value]) => ({ key, cluster: key, value })),
+    };
+  });
 }

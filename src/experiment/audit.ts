@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { AuditGateThresholds, GateThresholds } from '../gate/config.js';
 import type { GateCheck } from '../gate/types.js';
-import type { CompareRunsOptions, RunDifference } from '../report/compare-types.js';
+import type { AuditSeries, CompareRunsOptions, RunDifference } from '../report/compare-types.js';
 import type { RawHtml } from '../report/html.js';
 import type { CellMeasure, CellReferences, IndexedCell, PairRule, Verdict } from '../report/viewer/types.js';
 import type { TestCalibration } from '../stats/calibration.js';
@@ -313,6 +313,13 @@ export interface Audit<Config = unknown, Input = unknown, Collected = unknown, R
    * pairing helpers). Optional: without it, compare lists the runs and no rows.
    */
   compare?(a: AnalyzedRun<Collected, Report>, b: AnalyzedRun<Collected, Report>, options: Required<CompareRunsOptions>): RunDifference[];
+  /**
+   * Drift over time (`echolens history`, `compare --baseline`, `gate --baseline`, the viewer's trend
+   * page): the run's headline statistics, each with its own estimate and the value of every design
+   * unit, so that two measurements of one design are compared unit by unit (report/baseline.ts).
+   * Optional: without it, history lists the runs and no estimates.
+   */
+  overTime?(analyzed: AnalyzedRun<Collected, Report>): AuditSeries[];
   /** What the viewer shows besides the report section (judge verdicts, per-cell numbers, paired cells); optional. */
   readonly viewer?: AuditViewer<Collected>;
   /** A live probe the viewer offers when it is given sessions (the first registered audit that has one); optional. */

@@ -1,5 +1,6 @@
 import { ConfigError } from '../core/errors.js';
 import { findAudit, registeredAudits } from '../experiment/registry.js';
+import { designsOf } from '../experiment/measurement.js';
 import { analyzeAuditRun } from '../experiment/run-audit.js';
 import { runIncompleteness } from '../experiment/run-completeness.js';
 import { accountRun } from '../report/report.js';
@@ -21,10 +22,13 @@ function gatedAudits(): string[] {
     .map((a) => a.name);
 }
 
+/** The runs named, else the latest measurement of each design of a gateable audit (earlier measurements are history: `echolens history`). */
 export function gatedRuns(store: RunStore, runIds?: readonly string[]): RunInfo[] {
   if (runIds && runIds.length > 0) return runIds.map((id) => store.requireRun(id));
   const names = gatedAudits();
-  const runs = store.listRuns().filter((r) => names.includes(r.experiment));
+  const all = store.listRuns().filter((r) => names.includes(r.experiment));
+  const latest = new Set([...designsOf(all).values()].map((runs) => (runs.at(-1) as RunInfo).id));
+  const runs = all.filter((r) => latest.has(r.id));
   if (runs.length === 0) throw new ConfigError(`the store holds no ${names.join(', ')} run to gate`, { field: 'run' });
   return runs;
 }

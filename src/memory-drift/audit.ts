@@ -8,7 +8,7 @@ import { memoryCsvRows } from './report-csv.js';
 import { renderCollectionMarkdown } from './report-collection.js';
 import { renderMemoryMarkdown } from './report-markdown.js';
 import { dryRunMemory, loadMemoryConfig, type MemoryRunCounts, type MemoryRunInput, memoryRunner } from './run.js';
-import { memoryCompare } from './compare.js';
+import { memoryCompare, memoryOverTime } from './compare.js';
 import { memoryGate } from './gate.js';
 import { MEMORY_STARTER } from './init-template.js';
 import { memoryViewer } from './viewer.js';
@@ -56,6 +56,7 @@ export const memoryAudit: Audit<MemoryConfig, MemoryRunInput, MemoryCollection, 
   gate: memoryGate,
   initTemplate: { file: 'memory.yaml', text: MEMORY_STARTER },
   compare: memoryCompare,
+  overTime: memoryOverTime,
   viewer: memoryViewer,
   render: {
     // The analysis, then what happened to every generation cell: the same sections `memory report` prints.

@@ -1,5 +1,5 @@
 import type { AnalyzedRun } from '../experiment/audit.js';
-import type { CompareRunsOptions, RunDifference } from '../report/compare-types.js';
+import type { AuditSeries, CompareRunsOptions, RunDifference } from '../report/compare-types.js';
 import { attempt, matchSubjects, sharedUnits } from '../report/compare-units.js';
 import { pairedBootstrapDifference } from '../stats/paired-bootstrap.js';
 import { type MemoryMetric, type MemoryReport, scoreTrajectories } from './analysis.js';
@@ -84,4 +84,34 @@ export function memoryCompare(
     }
   }
   return rows;
+}
+
+/**
+ * Drift over time for memory runs: per target, metric and tier, the excess of the tier's mean
+ * DTW/SRI over the no-memory floor, question by question (a difference, so that two measurements
+ * can be compared unit by unit; the report's elevation is a ratio of pooled means and has no
+ * per-question form). The run's own estimate and interval are made from these values by the
+ * shared code (report/baseline.ts), as `echolens history` shows them.
+ */
+export function memoryOverTime(analyzed: AnalyzedRun<MemoryCollection, MemoryReport>): AuditSeries[] {
+  const out: AuditSeries[] = [];
+  for (const t of analyzed.report.targets) {
+    for (const metric of ['dtw', 'sri'] as const) {
+      for (const { tier } of t.metrics[metric].tiers) {
+        const units = [...memoryQuestionSums(analyzed.collected, t.target, metric, tier)].flatMap(([question, s]) =>
+          s.tn > 0 && s.fn > 0 ? [{ key: question, cluster: question, value: s.ts / s.tn - s.fs / s.fn }] : [],
+        );
+        out.push({
+          statistic: `${metric.toUpperCase()} excess over the no-memory floor · ${tier}`,
+          subject: t.target,
+          unit: 'question',
+          scale: 'number',
+          estimate: null,
+          ci: null,
+          units,
+        });
+      }
+    }
+  }
+  return out;
 }

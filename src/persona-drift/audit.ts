@@ -8,7 +8,7 @@ import { type PersonaConfig, personaConfigSchema } from './config.js';
 import { personaCsvRows } from './report-csv.js';
 import { renderPersonaMarkdown } from './report-markdown.js';
 import { analyzePersonaRun, collectPersonaObservations, dryRunPersona, loadPersonaConfig, type PersonaRunCounts, personaRunner, personaUnits } from './run.js';
-import { personaCompare } from './compare.js';
+import { personaCompare, personaOverTime } from './compare.js';
 import { personaGate } from './gate.js';
 import { PERSONA_STARTER } from './init-template.js';
 import { personaLiveProbe, personaViewer } from './viewer.js';
@@ -53,6 +53,7 @@ export const personaAudit: Audit<PersonaConfig, Session[], PersonaCollected, Per
   gate: personaGate,
   initTemplate: { file: 'persona.yaml', text: PERSONA_STARTER },
   compare: personaCompare,
+  overTime: personaOverTime,
   viewer: personaViewer,
   liveProbe: personaLiveProbe,
   render: {

@@ -1,5 +1,5 @@
 import type { AnalyzedRun } from '../experiment/audit.js';
-import type { CompareRunsOptions, RunDifference } from '../report/compare-types.js';
+import type { AuditSeries, CompareRunsOptions, RunDifference } from '../report/compare-types.js';
 import { attempt, matchSubjects, sharedUnits } from '../report/compare-units.js';
 import { meanOfClusterMeans, pairedBootstrapDifference } from '../stats/paired-bootstrap.js';
 import type { PersonaReport } from './analysis.js';
@@ -36,4 +36,20 @@ export function personaCompare(
   options: Required<CompareRunsOptions>,
 ): RunDifference[] {
   return personaRows(a.report, b.report, options);
+}
+
+/**
+ * Drift over time for persona runs: each target × judge's drift gap Δ with its per-position values
+ * (clustered by session), as `echolens history` and `compare --baseline` read them.
+ */
+export function personaOverTime(analyzed: AnalyzedRun<unknown, PersonaReport>): AuditSeries[] {
+  return analyzed.report.drift.map((d) => ({
+    statistic: 'drift gap Δ (filler − real)',
+    subject: `${d.target} · judge ${d.judge}`,
+    unit: 'position',
+    scale: 'number' as const,
+    estimate: 'error' in d.gap ? null : d.gap.estimate,
+    ci: 'error' in d.gap ? null : d.gap.ci,
+    units: d.byPosition.flatMap((p) => ('error' in p.gap ? [] : [{ key: `${p.session}\u0000${p.position}`, cluster: p.session, value: p.gap.estimate }])),
+  }));
 }

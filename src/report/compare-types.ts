@@ -33,3 +33,27 @@ export interface CompareRunsOptions {
   B?: number;
   seed?: number;
 }
+
+/**
+ * One headline statistic of a run with the value of each of its design units: what
+ * `echolens history` lists and `echolens compare --baseline` pairs unit by unit (an audit's
+ * `overTime` member makes them; report/baseline.ts compares them).
+ */
+export interface AuditSeries {
+  /** e.g. "drift gap Δ (filler − real)". */
+  statistic: string;
+  /** What it is measured on (target, judge, tier …). */
+  subject: string;
+  /** The design unit the values are of (position, question, cutpoint). */
+  unit: string;
+  scale: 'number' | 'percent';
+  /** The run's own estimate and interval, as its report shows them (null when it has none). */
+  estimate: number | null;
+  ci: readonly [number, number] | null;
+  /**
+   * The statistic's value on each design unit of this run. Two measurements of a design are paired
+   * by `key`; the change is the mean over clusters (the sampled units) of the mean over each
+   * cluster's units of latest − baseline.
+   */
+  units: ReadonlyArray<{ key: string; cluster: string; value: number }>;
+}

@@ -7,10 +7,15 @@ import { collectReports, verdictOfReport } from '../../report/report.js';
 import { runName } from '../../report/run-name.js';
 import type { RunInfo, RunStore } from '../../store/run-store.js';
 import { openStore } from '../../store/run-store.js';
+import { renderBaselineMarkdown } from '../../report/baseline-markdown.js';
+import { baselinePairs, compareToBaseline } from '../../report/history.js';
 import { emit, positiveNumber } from '../options.js';
 
 interface CompareOptions {
   format: string;
+  json?: boolean;
+  baseline?: string;
+  against?: string;
   out?: string;
   runA?: string;
   runB?: string;
@@ -65,20 +70,63 @@ function selectPairs(a: { file: string; store: RunStore }, b: { file: string; st
   return shared.map((e) => [latest(a.store, e) as RunInfo, latest(b.store, e) as RunInfo]);
 }
 
+function compareBaseline(db: string, options: CompareOptions): void {
+  if (options.format !== 'md' && options.format !== 'json') throw new InvalidArgumentError('--format', `must be md or json, got "${options.format}"`);
+  const store = openStore(db, { readonly: true });
+  try {
+    const { pairs, notes } = baselinePairs(store, {
+      baseline: options.baseline as string,
+      ...(options.against ? { against: options.against } : {}),
+      ...(options.audit ? { audit: options.audit } : {}),
+    });
+    const seed = options.seed ? Math.round(options.seed) : 42;
+    const B = options.bootstrap ? Math.max(1000, Math.round(options.bootstrap)) : 20_000;
+    const comparisons = pairs.map((pair) => compareToBaseline(store, pair, { seed, B }));
+    emit(
+      options.format === 'json'
+        ? JSON.stringify({ schema: 'echolens.baseline/1', level: 0.95, comparisons, notes }, null, 2)
+        : renderBaselineMarkdown(comparisons, notes),
+      options.out,
+    );
+  } finally {
+    store.close();
+  }
+}
+
 export function registerCompare(program: Command): void {
   program
     .command('compare')
-    .description('two runs of the same audit side by side: each headline number and B − A with a paired bootstrap CI over the design units they share')
+    .description(
+      'two runs of the same audit side by side (B − A with a paired bootstrap CI over shared design units), or with --baseline the latest measurement against a baseline (sign-flip test and interval)',
+    )
     .argument('<a.db>', 'run store A (e.g. last week, or the old model)')
-    .argument('<b.db>', 'run store B (may be the same file as A, with --run-a/--run-b)')
+    .argument('[b.db]', 'run store B (may be the same file as A, with --run-a/--run-b); not with --baseline')
+    .option(
+      '--baseline <run|first|tag>',
+      'drift over time: compare the latest measurement of each design in <a.db> with this one (first, a run id, or a --tag name)',
+    )
+    .option('--against <run|latest|tag>', 'with --baseline: the measurement compared (default latest)')
     .option('--run-a <id>', 'the run of A (default: the latest run of each audit both stores hold)')
     .option('--run-b <id>', 'the run of B (default: the latest run of the same audit in B)')
     .option('--audit <name>', 'compare only this audit (persona, memory, continuation)')
     .option('--format <format>', 'md or json', 'md')
+    .option('--json', 'same as --format json')
     .option('-o, --out <file>', 'write to a file instead of stdout')
     .option('--bootstrap <B>', 'bootstrap replicates of the B − A intervals (default 2000)', positiveNumber('--bootstrap'))
     .option('--seed <n>', 'seed of the B − A bootstrap (default 42)', positiveNumber('--seed'))
-    .action((a: string, b: string, options: CompareOptions) => {
+    .addHelpText(
+      'after',
+      '\nWith --baseline: the two measurements of one design are paired unit by unit; the change (latest − baseline) has a 95% interval\nand a p from one procedure, a sign-flip test over the sampled units and the interval that inverts it (docs/over-time.md).',
+    )
+    .action((a: string, b: string | undefined, options: CompareOptions) => {
+      if (options.json) options.format = 'json';
+      if (options.baseline !== undefined) {
+        if (b !== undefined) throw new InvalidArgumentError('--baseline', 'compares the measurements of one store: give one run store, not two');
+        compareBaseline(a, options);
+        return;
+      }
+      if (options.against !== undefined) throw new InvalidArgumentError('--against', 'goes with --baseline');
+      if (b === undefined) throw new InvalidArgumentError('compare', 'give two run stores, or one with --baseline <run|first|tag>');
       if (options.format !== 'md' && options.format !== 'json') throw new InvalidArgumentError('--format', `must be md or json, got "${options.format}"`);
       const B = options.bootstrap ? Math.max(50, Math.round(options.bootstrap)) : 2000;
       const seed = options.seed ? Math.round(options.seed) : 42;

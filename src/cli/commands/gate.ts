@@ -4,7 +4,9 @@ import { z } from 'zod';
 import { loadConfigFile } from '../../core/config-file.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import type { GateConfig } from '../../gate/config.js';
-import { gatedRuns, gateInput, gateOfRun } from '../../gate/collect.js';
+import { baselineGate } from '../../gate/baseline.js';
+import { gatedRuns, gateInput, gateOfRun, isSimulatedRun } from '../../gate/collect.js';
+import { baselinePairs, compareToBaseline } from '../../report/history.js';
 import { evaluateGate } from '../../gate/evaluate.js';
 import { registeredGateSchema, resolveRegisteredGate } from '../../gate/registered.js';
 import { listAudits } from '../../experiment/registry.js';
@@ -18,6 +20,12 @@ const gateFileSchema = () => z.object({ gate: registeredGateSchema().optional() 
 /** "a, b and c". */
 function listText(items: readonly string[]): string {
   return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+}
+
+function nonNegativeNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError('--max-change', `must be a number ≥ 0, got "${value}"`);
+  return n;
 }
 
 function fraction(name: string): (value: string) => number {
@@ -50,9 +58,20 @@ export function registerGate(program: Command): void {
       'fail when more than this share of a run’s cells failed or are unfinished (default 0.05)',
       fraction('--max-failed-cells'),
     )
+    .option(
+      '--baseline <run|first|tag>',
+      'drift over time: gate the change of each headline statistic from this measurement to the latest (fails when significant and larger than --max-change)',
+    )
+    .option('--against <run|latest|tag>', 'with --baseline: the measurement gated (default latest)')
+    .option(
+      '--max-change <delta>',
+      'with --baseline: the largest |change| that passes even when significant (default 0; config gate.maxChange)',
+      nonNegativeNumber,
+    )
     .option('--junit <file>', 'write the checks as JUnit XML (one testcase per check)')
     .option('--summary <file>', 'append the Markdown summary here (default: $GITHUB_STEP_SUMMARY when set)')
     .option('--format <format>', 'stdout: text (failures and the verdict), md or json', 'text')
+    .option('--json', 'same as --format json')
     .option('--bootstrap <B>', 'bootstrap replicates (default: each run config’s value)', positiveNumber('--bootstrap'))
     .addHelpText(
       'after',
@@ -62,10 +81,12 @@ export function registerGate(program: Command): void {
         `which wins over the defaults (${failsByDefault.length > 0 ? `${listText(failsByDefault)} fail; ` : ''}at most 5% failed cells).`,
         'Exit codes: 0 every check passed, 1 a check failed, 2 bad usage or an unreadable store.',
         'Runs on sim: models are flagged SIMULATED: their verdict measures nothing real.',
+        'Without --run, each design’s latest measurement is gated. With --baseline, only the change from the baseline is gated',
+        '(a sign-flip test over the sampled units with the interval that inverts it; docs/over-time.md).',
       ].join('\n'),
     )
     .action((db: string, options, command: Command) => {
-      const format = String(options.format);
+      const format = options.json ? 'json' : String(options.format);
       if (!['text', 'md', 'json'].includes(format)) throw new InvalidArgumentError('--format', `must be text, md or json, got "${format}"`);
       const fromFile: GateConfig | undefined = options.config ? loadConfigFile(options.config, gateFileSchema()).config.gate : undefined;
       const fromFlags: Record<string, unknown> = {};
@@ -79,14 +100,30 @@ export function registerGate(program: Command): void {
       const store = openStore(db, { readonly: true });
       let result: ReturnType<typeof evaluateGate>;
       try {
-        const runs = gatedRuns(store, options.run);
-        // One gate for the store: the runs' own sections apply in order, then the file, then flags.
-        const thresholds = resolveRegisteredGate(...runs.map(gateOfRun), fromFile, fromFlags);
-        const B = options.bootstrap ? Math.round(options.bootstrap) : undefined;
-        result = evaluateGate(
-          runs.map((run) => gateInput(store, run, B ? { B } : {})),
-          thresholds,
-        );
+        if (options.against !== undefined && options.baseline === undefined) throw new InvalidArgumentError('--against', 'goes with --baseline');
+        if (options.baseline !== undefined) {
+          const { pairs } = baselinePairs(store, { baseline: String(options.baseline), ...(options.against ? { against: String(options.against) } : {}) });
+          const latestRuns = pairs.map((p) => p.latest);
+          const fromRuns = latestRuns.map((r) => gateOfRun(r)?.maxChange).find((x) => typeof x === 'number');
+          const fileChange = fromFile?.maxChange;
+          const maxChange = Number(options.maxChange ?? (typeof fileChange === 'number' ? fileChange : undefined) ?? fromRuns ?? 0);
+          const thresholds = resolveRegisteredGate(...latestRuns.map(gateOfRun), fromFile, fromFlags);
+          result = baselineGate(
+            pairs.map((pair) => compareToBaseline(store, pair)),
+            maxChange,
+            thresholds,
+            latestRuns.some(isSimulatedRun) || pairs.some((p) => isSimulatedRun(p.baseline)),
+          );
+        } else {
+          const runs = gatedRuns(store, options.run);
+          // One gate for the store: the runs' own sections apply in order, then the file, then flags.
+          const thresholds = resolveRegisteredGate(...runs.map(gateOfRun), fromFile, fromFlags);
+          const B = options.bootstrap ? Math.round(options.bootstrap) : undefined;
+          result = evaluateGate(
+            runs.map((run) => gateInput(store, run, B ? { B } : {})),
+            thresholds,
+          );
+        }
       } finally {
         store.close();
       }
