@@ -27,7 +27,19 @@ interface Action {
 
 const root = packageRoot();
 const action = parse(readFileSync(join(root, 'action.yml'), 'utf8')) as Action;
-const INPUTS = ['store', 'config', 'max-drift', 'max-elevation', 'max-action-change', 'max-failed-cells', 'junit', 'node-version', 'echolens'];
+const INPUTS = [
+  'store',
+  'config',
+  'max-drift',
+  'max-elevation',
+  'max-action-change',
+  'max-failed-cells',
+  'baseline',
+  'max-change',
+  'junit',
+  'node-version',
+  'echolens',
+];
 
 async function gateFlags(): Promise<Set<string>> {
   const help = await runCliInProcess(['gate', '--help']);

@@ -91,13 +91,18 @@ export interface BaselinePair {
  * the latest run carrying it). A run id picks its own design; `first` and a tag apply to every
  * design of the store (of `audit` when given) that has that baseline and a later run.
  */
-export function baselinePairs(store: RunStore, spec: { baseline: string; against?: string; audit?: string }): { pairs: BaselinePair[]; notes: string[] } {
+export function baselinePairs(
+  store: RunStore,
+  spec: { baseline: string; against?: string; audit?: string; allowSingle?: boolean },
+): { pairs: BaselinePair[]; notes: string[]; single: string[] } {
   if (spec.audit !== undefined && !findAudit(spec.audit)) throw new InvalidArgumentError('--audit', `no audit named "${spec.audit}"`);
   const runs = store.listRuns();
   const named = runs.find((r) => r.id === spec.baseline);
   const designs = designsOf(runs, spec.audit);
   const pairs: BaselinePair[] = [];
   const notes: string[] = [];
+  /** Designs with one measurement only (the first run of a scheduled job: its baseline). */
+  const single: string[] = [];
   const pick = (list: readonly RunInfo[], which: string, flag: string): RunInfo | undefined => {
     if (which === 'first') return list[0];
     if (which === 'latest') return list.at(-1);
@@ -122,12 +127,13 @@ export function baselinePairs(store: RunStore, spec: { baseline: string; against
       continue;
     }
     if (baseline.id === latest.id) {
+      if (list.length === 1) single.push(design);
       notes.push(`${design}: one measurement only (${latest.id}); measure again with --fresh to compare`);
       continue;
     }
     pairs.push({ design, audit, baseline, latest });
   }
-  if (pairs.length === 0) {
+  if (pairs.length === 0 && !(spec.allowSingle && single.length > 0)) {
     const known = [...designs.keys()];
     throw new InvalidArgumentError(
       '--baseline',
@@ -136,7 +142,7 @@ export function baselinePairs(store: RunStore, spec: { baseline: string; against
         : `nothing to compare: ${notes.join('; ') || `no design has the baseline "${spec.baseline}"`}`,
     );
   }
-  return { pairs, notes };
+  return { pairs, notes, single };
 }
 
 export interface BaselineComparison {

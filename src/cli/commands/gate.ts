@@ -11,7 +11,8 @@ import { evaluateGate } from '../../gate/evaluate.js';
 import { registeredGateSchema, resolveRegisteredGate } from '../../gate/registered.js';
 import { listAudits } from '../../experiment/registry.js';
 import { renderGateMarkdown, renderGateText, renderJUnit } from '../../gate/render.js';
-import { openStore } from '../../store/run-store.js';
+import { measurementOf } from '../../experiment/measurement.js';
+import { openStore, type RunInfo } from '../../store/run-store.js';
 import { emit, positiveNumber } from '../options.js';
 
 /** Any YAML with an optional `gate:` section (an audit config, or a file holding only the gate) over the registered audits' keys. */
@@ -102,7 +103,15 @@ export function registerGate(program: Command): void {
       try {
         if (options.against !== undefined && options.baseline === undefined) throw new InvalidArgumentError('--against', 'goes with --baseline');
         if (options.baseline !== undefined) {
-          const { pairs } = baselinePairs(store, { baseline: String(options.baseline), ...(options.against ? { against: String(options.against) } : {}) });
+          const { pairs, single } = baselinePairs(store, {
+            baseline: String(options.baseline),
+            ...(options.against ? { against: String(options.against) } : {}),
+            allowSingle: true,
+          });
+          const firsts = single.map((design) => {
+            const run = store.listRuns().find((r) => measurementOf(r).designId === design) as RunInfo;
+            return { design, audit: run.experiment, run: run.id };
+          });
           const latestRuns = pairs.map((p) => p.latest);
           const fromRuns = latestRuns.map((r) => gateOfRun(r)?.maxChange).find((x) => typeof x === 'number');
           const fileChange = fromFile?.maxChange;
@@ -113,6 +122,7 @@ export function registerGate(program: Command): void {
             maxChange,
             thresholds,
             latestRuns.some(isSimulatedRun) || pairs.some((p) => isSimulatedRun(p.baseline)),
+            firsts,
           );
         } else {
           const runs = gatedRuns(store, options.run);

@@ -123,6 +123,18 @@ describe('drift over time: measure, re-measure, compare with the baseline, gate'
     expect(JSON.parse(loose.stdout).checks[0].status).toBe('pass');
   }, 240_000);
 
+  it('a design measured once passes the baseline gate with a skipped check (a scheduled job’s first run); compare refuses it', async () => {
+    const one = join(dir, 'one.db');
+    const run = await runCliInProcess([...args.slice(0, 5), 'sim:persona', '--judge', 'sim:judge', '--set', 'positions=[{uniform: 2}]', '--db', one]);
+    expect(run.code, run.stderr).toBe(0);
+    const gate = await runCliInProcess(['gate', one, '--baseline', 'first', '--json']);
+    expect(gate.code, gate.stdout).toBe(0);
+    expect(JSON.parse(gate.stdout).checks).toEqual([expect.objectContaining({ status: 'skipped', name: 'max-change' })]);
+    const compare = await runCliInProcess(['compare', one, '--baseline', 'first']);
+    expect(compare.code).toBe(2);
+    expect(compare.stderr).toContain('one measurement only');
+  });
+
   it('refuses a baseline that names nothing, and --against without --baseline (exit 2)', async () => {
     const none = await runCliInProcess(['compare', db, '--baseline', 'no-such-tag']);
     expect(none.code).toBe(2);

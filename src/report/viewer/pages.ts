@@ -1,3 +1,4 @@
+import { designsOf } from '../../experiment/measurement.js';
 import { runIncompleteness } from '../../experiment/run-completeness.js';
 import type { ChatMessage, ModelRequest } from '../../models/types.js';
 import type { RunInfo } from '../../store/run-store.js';
@@ -200,8 +201,19 @@ export function runsPage(data: ViewerData, context: PageContext): string {
     runs.length >= 2
       ? html`<h2>Compare two runs</h2><p class="note">Runs of the same audit only: each headline number and B − A with a paired bootstrap interval over the design units both runs share.</p><form class="filters" method="get" action="/compare"><label>run A<select name="a">${options}</select></label><label>run B<select name="b">${options}</select></label><button type="submit">Compare</button></form>`
       : html``;
+  // Designs measured more than once: their trend pages.
+  const trends = data.stores.flatMap((s) =>
+    [...designsOf(s.store.listRuns())].flatMap(([design, list]) =>
+      list.length >= 2
+        ? [
+            html`<li><a class="trend-link" href="/trend?${qs({ s: s.index, d: design })}">${list[0]?.experiment} design ${design}</a> <span class="muted">(${list.length} measurements, ${s.name})</span></li>`,
+          ]
+        : [],
+    ),
+  );
+  const overTime = trends.length > 0 ? html`<h2>Over time</h2><ul>${trends}</ul>` : html``;
   const stores = html`<p class="muted">Stores: ${data.stores.map((s, i) => html`${i > 0 ? ', ' : ''}<span title="${s.file}">${s.name}</span>`)}${data.stores.length === 0 ? 'none' : ''}.</p>`;
-  return viewerPage('Runs', html`${stores}${list}${compare}`, context);
+  return viewerPage('Runs', html`${stores}${list}${overTime}${compare}`, context);
 }
 
 // ---- one run: headline, charts, filters and cells ----

@@ -10,7 +10,9 @@ import { listAudits } from '../../experiment/registry.js';
 import { runIncompleteness } from '../../experiment/run-completeness.js';
 import { CLIENT_SCRIPT } from './client-script.js';
 import { checkSameAudit, compareAnalyzedRuns } from '../compare-runs.js';
+import { storeHistory } from '../history.js';
 import { accountRun, renderHtmlReport } from '../report.js';
+import { trendSection } from '../trend.js';
 import { type CellFilter, filterCells, type IndexedCell, type MeasureValues, pairCells, type RunAnalysis, type RunIndex, scoreOf, ViewerData } from './data.js';
 import { type CellMeasure, cellMeasures, type Factor, pairedCell, referencedBy, runFactors } from './design.js';
 import { analysisPage, cellPage, chartsOf, comparePage, errorPage, type PageContext, runPage, runsPage, VIEWER_STYLE, viewerPage } from './pages.js';
@@ -206,6 +208,17 @@ async function runPageHtml(look: RunLookups, params: URLSearchParams, context: P
     { factors, measures, headline, charts, ...(error ? { analysisError: error } : {}) },
     context,
   );
+}
+
+/** The `/trend` page: the measurements of one design over time (report/trend.ts). */
+function trendPageHtml(look: RunLookups, params: URLSearchParams, context: PageContext): string {
+  const storeIndex = Number(params.get('s') ?? 0);
+  const store = look.data.store(storeIndex);
+  if (!store) throw new HttpError(404, 'no such store in this viewer');
+  const [history] = storeHistory(store.store, { design: params.get('d') ?? '' });
+  if (!history) throw new HttpError(404, 'no such design in this store');
+  const body = trendSection(history, { runHref: (run) => `/run?s=${storeIndex}&r=${encodeURIComponent(run)}` });
+  return viewerPage(`Over time — ${history.audit}`, body, context, false);
 }
 
 /** The `/analysis` page: the audit's own report section for one run. */
@@ -495,6 +508,8 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
         return sendHtml(request, response, 200, cellPageHtml(look, params, context));
       case '/compare':
         return sendHtml(request, response, 200, comparePageHtml(look, params, context));
+      case '/trend':
+        return sendHtml(request, response, 200, trendPageHtml(look, params, context));
       case '/probe':
         if (!probe) throw new HttpError(404, NO_SESSION);
         {
