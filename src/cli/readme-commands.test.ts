@@ -76,6 +76,7 @@ const RULES: Array<[RegExp, Plan]> = [
   [/^echolens memory label-sheet import /, { skip: 'needs a step-label sheet filled in by your reviewer' }],
   [/^echolens memory (dpo-pairs dpo\.yaml|grpo-data memory\.yaml --references)/, { skip: 'needs a DPO config or a references file of yours' }],
   [/^echolens compare last-week\.db this-week\.db$/, { skip: 'compares two stores of yours' }],
+  [/^echolens (history|compare) runs\//, { skip: yourStore }],
 ];
 
 function readmeCommands(): Command[] {

@@ -10,8 +10,8 @@ import { escapeHtml, html, type RawHtml, raw } from './html.js';
  */
 
 const W = 760;
-const H = 260;
-const PAD = { left: 64, right: 24, top: 24, bottom: 58 };
+const H = 280;
+const PAD = { left: 64, right: 72, top: 24, bottom: 70 };
 
 const fmt = (h: Pick<SeriesHeadline, 'scale'>, x: number) => (h.scale === 'percent' ? `${(100 * x).toFixed(0)}%` : `${x >= 0 ? '+' : ''}${x.toFixed(2)}`);
 
@@ -61,7 +61,10 @@ function chart(runs: readonly HistoryEntry[], key: string): RawHtml {
     parts.push(
       `<text x="${x(i)}" y="${H - PAD.bottom + 16}" font-size="11" text-anchor="middle" fill="#1b1f24">${escapeHtml(run.measuredAt.slice(0, 10))}</text>`,
     );
-    if (run.tag) parts.push(`<text x="${x(i)}" y="${H - PAD.bottom + 30}" font-size="11" text-anchor="middle" fill="#57606a">${escapeHtml(run.tag)}</text>`);
+    parts.push(
+      `<text x="${x(i)}" y="${H - PAD.bottom + 29}" font-size="11" text-anchor="middle" fill="#57606a">${escapeHtml(run.measuredAt.slice(11, 16))} UTC</text>`,
+    );
+    if (run.tag) parts.push(`<text x="${x(i)}" y="${H - PAD.bottom + 43}" font-size="11" text-anchor="middle" fill="#57606a">${escapeHtml(run.tag)}</text>`);
     if (!p || p.estimate === null) return;
     const title = `${label}: ${fmt(p, p.estimate)}${p.ci ? ` [${fmt(p, p.ci[0])}, ${fmt(p, p.ci[1])}]` : ''} · ${modelsText(run)}`;
     const ci = p.ci ? `<line x1="${x(i)}" y1="${y(p.ci[0])}" x2="${x(i)}" y2="${y(p.ci[1])}" stroke="#0a58ca" stroke-width="2"/>` : '';
