@@ -25,5 +25,7 @@ export type { ChainReader, ChainResolution, ParseResult } from './reask.js';
 export { findAudit, getAudit, listAudits, registerAudit, unregisterAudit } from './registry.js';
 export { AUDIT_EXIT, analyzeAuditRun, auditExitCode, auditRunId, latestRun, runAudit } from './run-audit.js';
 export type { RunAuditOptions } from './run-audit.js';
+export { decideMeasurement, designIdOf, measurementOf, parseDuration, runsOfDesign } from './measurement.js';
+export type { MeasurementRecord, MeasurementRequest } from './measurement.js';
 export { installStopSignals, openExperimentRun, runParsedStage, runStage } from './runtime.js';
 export type { ExperimentRun, ParsedItem, ParsedOutcome, StageRuntime } from './runtime.js';

@@ -55,8 +55,11 @@ function measure(design: Design, r: ReturnType<typeof rng>, truth: number[], shi
 }
 
 describe('baseline comparison calibration (Monte Carlo)', () => {
-  it('passes ≥ 95% of no-change replicates and covers a planted change ≥ 93% of the time, in every design', () => {
-    const replicates = 2000;
+  it('holds its level with no change (gate passes ≈ 95%+) and covers a planted change at 95%, in every design, within Monte Carlo error', () => {
+    const replicates = 4000;
+    // Three Monte Carlo SEs of a proportion near 0.95 over these replicates: an exact test with 8 units
+    // rejects 12/256 = 4.7% of the time, so its pass rate is 0.953 in expectation, not more.
+    const margin = 3 * Math.sqrt((0.05 * 0.95) / replicates);
     const lines: string[] = [];
     for (const [d, design] of DESIGNS.entries()) {
       const r = rng(1000 + d);
@@ -74,8 +77,8 @@ describe('baseline comparison calibration (Monte Carlo)', () => {
         if (shifted && !('error' in shifted.change) && shifted.change.ci[0] <= 0.4 && 0.4 <= shifted.change.ci[1]) covered++;
       }
       lines.push(`${design.name}: pass ${(passes / replicates).toFixed(3)}, coverage ${(covered / replicates).toFixed(3)}`);
-      expect(passes / replicates, design.name).toBeGreaterThanOrEqual(0.95);
-      expect(covered / replicates, design.name).toBeGreaterThanOrEqual(0.93);
+      expect(passes / replicates, design.name).toBeGreaterThanOrEqual(0.95 - margin);
+      expect(covered / replicates, design.name).toBeGreaterThanOrEqual(0.95 - margin);
     }
     process.stdout.write(`${lines.join('\n')}\n`);
   }, 600_000);

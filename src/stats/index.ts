@@ -43,6 +43,8 @@ export { gapBootstrap } from './gap-bootstrap.js';
 export type { ArmSummary, GapBootstrapInput, GapBootstrapOptions, GapBootstrapResult, PositionScores } from './gap-bootstrap.js';
 export { signFlipTest } from './sign-flip.js';
 export type { SignFlipOptions, SignFlipResult } from './sign-flip.js';
+export { signFlipInterval } from './sign-flip-interval.js';
+export type { SignFlipInterval, SignFlipIntervalOptions } from './sign-flip-interval.js';
 export { benjaminiHochberg, holm } from './multiple-testing.js';
 export { compactLetterDisplay } from './letters.js';
 export type { SignificantPairs } from './letters.js';
