@@ -99,6 +99,8 @@ describe('action.yml', () => {
         MAX_ELEVATION: '',
         MAX_ACTION_CHANGE: '',
         MAX_FAILED_CELLS: '',
+        BASELINE: '',
+        MAX_CHANGE: '',
         JUNIT: junit,
         GITHUB_STEP_SUMMARY: summary,
       },
@@ -108,6 +110,28 @@ describe('action.yml', () => {
     expect(existsSync(junit)).toBe(true);
     expect(readFileSync(junit, 'utf8')).toMatch(/<testsuites?[\s>]/u);
     expect(readFileSync(summary, 'utf8')).toMatch(/\S/u);
+    // baseline: first on a store measured once: the change is skipped (a scheduled job's first run), exit 0.
+    const baseline = spawnSync('bash', ['-c', script], {
+      cwd: root,
+      encoding: 'utf8',
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        CLI: `${process.execPath} --import tsx src/cli/main.ts`,
+        STORE: store,
+        CONFIG: '',
+        MAX_DRIFT: '',
+        MAX_ELEVATION: '',
+        MAX_ACTION_CHANGE: '',
+        MAX_FAILED_CELLS: '',
+        BASELINE: 'first',
+        MAX_CHANGE: '0.3',
+        JUNIT: junit,
+        GITHUB_STEP_SUMMARY: summary,
+      },
+    });
+    expect(baseline.status, baseline.stderr).toBe(0);
+    expect(readFileSync(junit, 'utf8')).toContain('max-change');
   });
 });
 

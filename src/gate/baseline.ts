@@ -36,7 +36,7 @@ export function baselineGate(
           subject: row.subject,
           name: `max-change:${row.statistic}`,
           status,
-          message: `${row.statistic}: change since ${c.baseline.tag ?? c.baseline.run} (${c.baseline.measuredAt.slice(0, 10)}) ${changeText(row)}; fails when p ≤ 0.05 and |change| > ${maxChange}`,
+          message: `change since ${c.baseline.tag ?? c.baseline.run} (${c.baseline.measuredAt.slice(0, 10)}) ${changeText(row)}; fails when p ≤ 0.05 and |change| > ${maxChange}`,
         };
       }),
     ),

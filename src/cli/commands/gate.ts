@@ -45,7 +45,10 @@ export function registerGate(program: Command): void {
     .command('gate')
     .description('CI gate: check the runs of a store against thresholds; exit 1 when a target fails (JUnit XML, GitHub step summary)')
     .argument('<run.db>', `run store written by ${[...commands, '`demo`'].join(' / ')}`)
-    .option('--run <id...>', `only these runs (default: every run of an audit that has gate checks: ${gated.map((a) => a.name).join(', ')})`)
+    .option(
+      '--run <id...>',
+      `only these runs (default: the latest measurement of each design of an audit that has gate checks: ${gated.map((a) => a.name).join(', ')})`,
+    )
     .option('--config <file>', 'a YAML file whose `gate:` section sets the thresholds (an audit config, or a file with only `gate:`)');
   const flags = gated.flatMap((a) => a.gate?.flags ?? []);
   for (const flag of flags) {
