@@ -94,6 +94,10 @@ describe('trend page in chromium', { timeout: 300_000 }, () => {
       // The third point sits above the first two: the drift gap grew.
       const ys = await page.locator('svg g.measurement circle').evaluateAll((nodes) => nodes.map((n) => Number(n.getAttribute('cy'))));
       expect(ys[2]).toBeLessThan(Math.min(ys[0] as number, ys[1] as number));
+      // Each run page of the design links the trend too.
+      await Promise.all([page.waitForURL(/\/run\?/u), page.locator('section.trend table a').first().click()]);
+      await expect(page.locator('#trend-link').textContent()).resolves.toBe('over time (3 measurements)');
+      await Promise.all([page.waitForURL(/\/trend\?/u), page.locator('#trend-link').click()]);
       const file = await screenshot(page, 'viewer-trend');
       expect(file).toMatch(/viewer-trend\.png$/u);
       expect(watched.dialogs).toEqual([]);

@@ -99,6 +99,9 @@ describe('drift over time: measure, re-measure, compare with the baseline, gate'
     expect(Object.values(runs[0]?.models ?? {}).flat()).toContain('m-2025-01 (fp_old)');
     expect(Object.values(runs[1]?.models ?? {}).flat()).toContain('m-2025-06 (fp_new)');
     expect(runs.map((r) => r.modelChanged)).toEqual([false, true]);
+    const listed = JSON.parse((await runCliInProcess(['runs', 'list', db, '--json'])).stdout) as Array<{ id: string; design: string; tag: string | null }>;
+    expect(new Set(listed.map((r) => r.design)).size).toBe(1);
+    expect(listed.map((r) => r.tag).sort()).toEqual(['after-update', null]);
     const text = await runCliInProcess(['history', db]);
     expect(text.stdout).toContain('model version changed since the previous measurement');
 

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { measurementOf } from '../../experiment/measurement.js';
 import { incompleteRunMessage, stageProgressText } from '../../experiment/run-completeness.js';
 import { isSimulatedRun } from '../../gate/run-info.js';
 import { InputError } from '../../core/errors.js';
@@ -40,6 +41,10 @@ export function registerRuns(program: Command): void {
             cells: r.counts,
             models: modelsOf(r.manifest.config),
             simulated: isSimulatedRun(r),
+            // The measurement it is (docs/over-time.md): runs of one design share `design`.
+            design: measurementOf(r).designId,
+            measuredAt: measurementOf(r).measuredAt,
+            tag: measurementOf(r).tag,
           };
         });
         if (options.json) {
@@ -52,7 +57,7 @@ export function registerRuns(program: Command): void {
         }
         const lines = list.map(
           (r) =>
-            `${r.id}  ${r.experiment}  ${r.status}${r.progress ? `  [${r.progress}]` : ''}  started ${r.startedAt}  cells ${r.cells.total} (done ${r.cells.done}, failed ${r.cells.failed}, pending ${r.cells.pending})  ${r.models}${r.simulated ? '  [SIMULATED]' : ''}`,
+            `${r.id}  ${r.experiment}  ${r.status}${r.progress ? `  [${r.progress}]` : ''}  started ${r.startedAt}  cells ${r.cells.total} (done ${r.cells.done}, failed ${r.cells.failed}, pending ${r.cells.pending})  ${r.models}${r.tag ? `  tag ${r.tag}` : ''}${r.design !== r.id ? `  (measurement of ${r.design})` : ''}${r.simulated ? '  [SIMULATED]' : ''}`,
         );
         emit(lines.join('\n'));
       } finally {

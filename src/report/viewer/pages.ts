@@ -1,4 +1,4 @@
-import { designsOf } from '../../experiment/measurement.js';
+import { designsOf, measurementOf, runsOfDesign } from '../../experiment/measurement.js';
 import { runIncompleteness } from '../../experiment/run-completeness.js';
 import type { ChatMessage, ModelRequest } from '../../models/types.js';
 import type { RunInfo } from '../../store/run-store.js';
@@ -333,8 +333,13 @@ export function runPage(store: ViewerStore, index: RunIndex, cells: readonly Ind
         ])}</section>`
       : html`<p class="muted" id="headline-missing">${view.analysisError ?? 'No headline number.'}</p>`;
   const charts = view.charts.length > 0 ? html`<section class="charts" id="charts">${view.charts}</section>` : html``;
+  // A design measured more than once: its trend page (docs/over-time.md).
+  const design = measurementOf(run).designId;
+  const measurements = runsOfDesign(store.store.listRuns(), design).length;
+  const trendLink =
+    measurements >= 2 ? html` · <a id="trend-link" href="/trend?${qs({ s: store.index, d: design })}">over time (${measurements} measurements)</a>` : '';
   const links = query.analysis
-    ? html`<p class="links"><a id="report-link" href="${reportHref(store.index, run.id)}">Full HTML report</a> · <a id="analysis-link" href="${analysisHref(store.index, run.id)}">every table and chart (${query.analysis})</a></p>`
+    ? html`<p class="links"><a id="report-link" href="${reportHref(store.index, run.id)}">Full HTML report</a> · <a id="analysis-link" href="${analysisHref(store.index, run.id)}">every table and chart (${query.analysis})</a>${trendLink}</p>`
     : html``;
   const measureNotes =
     view.measures.length > 0
