@@ -76,7 +76,7 @@ export function addMeasurementFlags(command: Command): Command {
   return command
     .option('--fresh', 'measure again: a new run of the same design whose cells all call the endpoint anew (earlier runs are kept; config: fresh: true)')
     .option('--max-age <duration>', 'measure again when the latest measurement of this design is older than this (e.g. 7d, 12h); else resume it')
-    .option('--tag <name>', 'name this measurement (e.g. v2025-12), for `echolens compare --baseline <tag>`');
+    .option('--tag <name>', 'name a new measurement (e.g. v2025-12), for `echolens compare --baseline <tag>`; with --max-age it applies when one is made');
 }
 
 /** The measurement request of a run command's `--fresh`, `--max-age` and `--tag`. */

@@ -85,4 +85,11 @@ describe('measurements: a run with a time', () => {
     expect(() => parseDuration('7 days')).toThrow(/--max-age/);
     expect(() => decideMeasurement('d', [], { tag: 'no spaces' })).toThrow(/--tag/);
   });
+
+  it('refuses a tag on a command that resumes (the tag would be lost), accepts the same tag again', async () => {
+    await runAudit(echo, { n: 1 }, db, { ...quiet, measurement: { tag: 'v1' } });
+    await expect(runAudit(echo, { n: 1 }, db, { ...quiet, measurement: { tag: 'v2' } })).rejects.toThrow(/add --fresh/);
+    const same = await runAudit(echo, { n: 1 }, db, { ...quiet, measurement: { tag: 'v1' } });
+    expect(same.resumed).toBe(true);
+  });
 });

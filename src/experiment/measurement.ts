@@ -95,7 +95,16 @@ export function decideMeasurement(designId: string, runsOfThisDesign: readonly R
     const record = measurementOf(latest);
     const age = now.getTime() - Date.parse(record.measuredAt);
     const stale = request.maxAgeMs !== undefined && age > request.maxAgeMs;
-    if (!request.fresh && !stale) return { action: 'resume', run: latest, record };
+    if (!request.fresh && !stale) {
+      // A tag names a new measurement; resuming one under another tag would silently drop it (with --max-age it applies when one is made).
+      if (tag !== null && tag !== record.tag && request.maxAgeMs === undefined) {
+        throw new InvalidArgumentError(
+          '--tag',
+          `names a new measurement, but this command resumes ${latest.id}${record.tag ? ` (tag ${record.tag})` : ''}: add --fresh to measure again`,
+        );
+      }
+      return { action: 'resume', run: latest, record };
+    }
   }
   const measuredAt = now.toISOString();
   if (latest === undefined) return { action: 'create', runId: designId, record: { designId, measuredAt, tag, salt: null } };

@@ -110,7 +110,6 @@ export function registerCompare(program: Command): void {
     .option('--run-b <id>', 'the run of B (default: the latest run of the same audit in B)')
     .option('--audit <name>', 'compare only this audit (persona, memory, continuation)')
     .option('--format <format>', 'md or json', 'md')
-    .option('--json', 'same as --format json')
     .option('-o, --out <file>', 'write to a file instead of stdout')
     .option('--bootstrap <B>', 'bootstrap replicates of the B − A intervals (default 2000)', positiveNumber('--bootstrap'))
     .option('--seed <n>', 'seed of the B − A bootstrap (default 42)', positiveNumber('--seed'))

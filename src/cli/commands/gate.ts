@@ -75,7 +75,6 @@ export function registerGate(program: Command): void {
     .option('--junit <file>', 'write the checks as JUnit XML (one testcase per check)')
     .option('--summary <file>', 'append the Markdown summary here (default: $GITHUB_STEP_SUMMARY when set)')
     .option('--format <format>', 'stdout: text (failures and the verdict), md or json', 'text')
-    .option('--json', 'same as --format json')
     .option('--bootstrap <B>', 'bootstrap replicates (default: each run config’s value)', positiveNumber('--bootstrap'))
     .addHelpText(
       'after',
