@@ -41,12 +41,33 @@ interface Design {
 const DESIGNS: Design[] = [
   // One session, eight positions (persona with one transcript): judge-score gaps on a 0–3 scale.
   { name: 'persona: 1 session × 8 positions', clusters: 1, perCluster: 8, clusterSd: 0, unitSd: 0.6, noise: (r) => 0.5 * normal(r) },
-  // Four sessions of different lengths' worth of positions, a session effect, heavy tails.
-  { name: 'persona: 4 sessions × 5 positions, t-like noise', clusters: 4, perCluster: 5, clusterSd: 0.5, unitSd: 0.3, noise: (r) => (0.4 * normal(r)) / Math.sqrt(0.5 + r.next()) },
+  // Eight sessions of three positions, a session effect, heavy tails.
+  {
+    name: 'persona: 8 sessions × 3 positions, t-like noise',
+    clusters: 8,
+    perCluster: 3,
+    clusterSd: 0.5,
+    unitSd: 0.3,
+    noise: (r) => (0.4 * normal(r)) / Math.sqrt(0.5 + r.next()),
+  },
   // 25 cutpoints, fidelity differences with skewed noise.
-  { name: 'continuation: 25 cutpoints, skewed noise', clusters: 25, perCluster: 1, clusterSd: 0.2, unitSd: 0, noise: (r) => -Math.log(1 - r.next()) * 0.3 - 0.3 },
+  {
+    name: 'continuation: 25 cutpoints, skewed noise',
+    clusters: 25,
+    perCluster: 1,
+    clusterSd: 0.2,
+    unitSd: 0,
+    noise: (r) => -Math.log(1 - r.next()) * 0.3 - 0.3,
+  },
   // 12 questions, noise that differs tenfold between questions.
-  { name: 'memory: 12 questions, heteroscedastic', clusters: 12, perCluster: 1, clusterSd: 0.1, unitSd: 0, noise: (r, u) => (0.02 + 0.2 * (u % 4)) * normal(r) },
+  {
+    name: 'memory: 12 questions, heteroscedastic',
+    clusters: 12,
+    perCluster: 1,
+    clusterSd: 0.1,
+    unitSd: 0,
+    noise: (r, u) => (0.02 + 0.2 * (u % 4)) * normal(r),
+  },
 ];
 
 function measure(design: Design, r: ReturnType<typeof rng>, truth: number[], shift: number): AuditSeries {
@@ -105,12 +126,7 @@ describe('baseline comparison calibration (Monte Carlo)', () => {
           const change = comparisons[0]?.rows[0]?.change;
           // The second measurement drew anew: its gap differs from the first's.
           if (change && !('error' in change) && change.estimate !== 0) moved++;
-          const result = baselineGate(
-            comparisons,
-            0,
-            resolveRegisteredGate(),
-            true,
-          );
+          const result = baselineGate(comparisons, 0, resolveRegisteredGate(), true);
           if (result.verdict === 'pass') passes++;
         } finally {
           store.close();
