@@ -350,6 +350,15 @@ export function analyzePersona(all: readonly PersonaObservation[], options: Anal
     fingerprint: fingerprintRows(headlineProbes, options.fingerprintPatterns),
     ...analyzeExtras(all, observations, inference, resolved, options),
     // The paper's B = 10,000 for every reference resampling, whatever B the calibrated tests use.
-    ...(options.procedure === 'reference' ? { reference: analyzeReference(observations, design, { B: 10_000, seed: resolved.seed }) } : {}),
+    ...(options.procedure === 'reference'
+      ? {
+          reference: analyzeReference(observations, design, {
+            B: 10_000,
+            seed: resolved.seed,
+            minusOne: options.referenceMinusOne ?? 'keep',
+            strongThreshold: resolved.strongThreshold,
+          }),
+        }
+      : {}),
   };
 }

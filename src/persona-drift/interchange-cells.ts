@@ -193,6 +193,7 @@ export function parsePerCellFile(
 ): ArchiveCell {
   if (!isObject(value)) fail(file, '(root)', 'a per-cell file must hold one JSON object');
   const v = value as Record<string, unknown>;
+  if (typeof v.error === 'string' && (v.score === undefined || v.score === null) && v.response_text === undefined) return failedPerCellFile(v, file, path);
   const probeId = requireString(v, 'probe_id', file);
   const category = requireString(v, 'probe_category', file);
   const probeText = requireString(v, 'probe_text', file);
@@ -260,6 +261,44 @@ export function parsePerCellFile(
     // The authors judged every response, blank ones too: the cell stays in their denominators.
     status: 'done',
     judgements: [{ judge, score, label: optionalString(v, 'label', file), reason: optionalString(v, 'reason', file) ?? '' }],
+  };
+}
+
+/**
+ * A per-cell `{ probe_id?, error }` file (a target call that failed after the runner's retries): a
+ * failed cell placed by its directories, so it is counted as a dropout instead of stopping the
+ * import. The authors' figure scripts skip it (it has no integer score).
+ */
+function failedPerCellFile(v: Record<string, unknown>, file: string, path: { target: string; position: string; arm: string; name: string }): ArchiveCell {
+  const stem = path.name.replace(/(_v\d+)?\.json$/u, '');
+  const probeId = optionalString(v, 'probe_id', file) ?? stem;
+  if (probeId !== stem) fail(file, 'probe_id', `"probe_id" is ${JSON.stringify(probeId)} but the file is named ${JSON.stringify(path.name)}`);
+  const arm = archiveArmOf(path.arm);
+  if (arm === undefined) fail(file, 'arm', `unknown arm ${JSON.stringify(path.arm)}: expected one of ${Object.keys(ARCHIVE_ARMS).join(', ')}`);
+  const category = optionalString(v, 'probe_category', file) ?? CATEGORY_BY_LETTER[probeId.charAt(0)];
+  if (category === undefined) fail(file, 'probe_category', `missing field "probe_category" (probe ${JSON.stringify(probeId)} has no known category)`);
+  const facts = positionFacts(path.position);
+  return {
+    file,
+    target: path.target,
+    session: 'S1',
+    position: path.position,
+    positionValue: facts.value ?? -1,
+    compaction: facts.compaction,
+    arm,
+    mitigation: 'none',
+    distance: 'd0',
+    systemPrompt: null,
+    item: probeId,
+    category,
+    probeText: optionalString(v, 'probe_text', file) ?? '',
+    paraphrase: 0,
+    sample: sampleOfFile(path.name),
+    status: 'failed',
+    response: '',
+    inputTokens: 0,
+    outputTokens: 0,
+    judgements: [],
   };
 }
 

@@ -25,7 +25,53 @@ export interface ReferencePermutation {
   contrast: string;
   mean: number;
   p: number;
+  /** Holm-adjusted p within `family` (the paper's family for this contrast). */
   pHolm: number;
+  /**
+   * Which Holm family `pHolm` belongs to: `headline` = the filler − real tests of every target
+   * (Holm across targets); `content-position-panel` = every content-position contrast against
+   * scratch across the panel (all targets × conditions, the paper's panel-wide Holm);
+   * `within-target` = any other contrast, within its target.
+   */
+  family: 'headline' | 'content-position-panel' | 'within-target';
+  /** Number of tests in `family`. */
+  familySize: number;
+  /** For content-position contrasts: Holm within the target's conditions (the authors' `p_holm_within`). */
+  pHolmWithinTarget?: number;
+}
+
+/** Per-category Δ of one target as the authors' taxonomy figure: each arm over its own positions. */
+export interface ReferenceCategoryGap {
+  target: string;
+  category: string;
+  real: number;
+  filler: number;
+  /** filler − real (means of position means). */
+  estimate: number;
+  positions: { real: number; filler: number };
+}
+
+/** The taxonomy figure's row: the mean per-category Δ over the drifters (|coding_self Δ| ≥ 0.30). */
+export interface ReferenceCategoryPanel {
+  category: string;
+  estimate: number;
+  drifters: string[];
+}
+
+/** The trajectory figure (Fig. 1b) of one target: per-position arm means over all probes. */
+export interface ReferenceTrajectory {
+  target: string;
+  /** Mean over the listed positions of each arm's position mean, and their difference. */
+  real: number;
+  filler: number;
+  gap: number;
+  positions: Array<{
+    session: string;
+    position: string;
+    positionValue: number;
+    real: { mean: number; ci: [number, number]; n: number };
+    filler: { mean: number; ci: [number, number]; n: number };
+  }>;
 }
 
 export interface ReferenceContract {
@@ -52,6 +98,13 @@ export interface ReferenceBlock {
   arms: ReferenceArm[];
   gap: ReferenceGap[];
   permutation: ReferencePermutation[];
+  /** Per-category Δ per target, and the panel mean over the drifters (the taxonomy figure). */
+  byCategory: ReferenceCategoryGap[];
+  categoryPanel: ReferenceCategoryPanel[];
+  /** Per-position arm means over all probes (the trajectory figure). */
+  trajectory: ReferenceTrajectory[];
+  /** Whether unusable judgements (the authors' −1) enter the plotted means as −1 (`keep`) or not. */
+  minusOne: 'keep' | 'drop';
   contracts: ReferenceContract[];
   /** Statistics the block could not compute, with the reason. */
   notComputed: Array<{ target: string; what: string; error: string }>;

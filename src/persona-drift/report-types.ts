@@ -96,4 +96,6 @@ export interface AnalysisOptions extends ExtraOptions {
   alpha?: number;
   /** `reference` adds the authors' estimators as the report's `reference` block. */
   procedure?: 'echolens' | 'reference';
+  /** Unusable judgements in the reference block's plotted means: `keep` as −1 (the authors' figures) or `drop`. */
+  referenceMinusOne?: 'keep' | 'drop';
 }

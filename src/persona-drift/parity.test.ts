@@ -1,0 +1,202 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { holm } from '../stats/multiple-testing.js';
+import { SqliteRunStore } from '../store/run-store.js';
+import type { PersonaReport } from './analysis.js';
+import { readContextEchoArchive } from './interchange-files.js';
+import { importArchive } from './interchange-store.js';
+import { personaReport } from './run.js';
+import { PARITY_PER_CELL, writeParityArchive } from './testing/parity-archive.js';
+
+/**
+ * Replication parity: the synthetic archive of testing/parity-archive.ts (per-cell and
+ * content-position layouts; missing cells, error rows, −1 scores, blank responses, unequal
+ * positions, a single-position target) imported and reported under `procedure: reference`,
+ * against the numbers the ContextEcho authors' own functions give on the same files
+ * (__fixtures__/golden-parity.json; how it was produced: tools/golden/PARITY.md).
+ * Point estimates to 1e-9; bootstrap interval ends and Monte Carlo p-values within Monte Carlo
+ * error (their generators are numpy's and Python's, echolens's is its own).
+ */
+
+interface ArmGolden {
+  mean: number;
+  ci: [number, number];
+  n: number;
+  positions: number;
+}
+interface Golden {
+  targets: Record<
+    string,
+    {
+      real: ArmGolden;
+      filler: ArmGolden;
+      gap: number;
+      byCategory: Record<string, { real: number; filler: number; estimate: number; positions: { real: number; filler: number } }>;
+      trajectory?: {
+        real: number;
+        filler: number;
+        gap: number;
+        positions: Array<{
+          position: string;
+          real: { mean: number; ci: [number, number]; n: number };
+          filler: { mean: number; ci: [number, number]; n: number };
+        }>;
+      };
+      headlinePermutation?: { mean: number; p: number; n: number };
+    }
+  >;
+  headlineHolm: Record<string, number>;
+  drifters: string[];
+  categoryPanel: Record<string, number>;
+  contentPosition: { rows: Array<{ target: string; condition: string; delta: number; p_raw: number; n: number; p_holm_within: number; p_holm_panel: number }> };
+  holmCases: Array<{ p: number[]; holm: number[] }>;
+}
+
+const golden = JSON.parse(readFileSync(new URL('./__fixtures__/golden-parity.json', import.meta.url), 'utf8')) as Golden;
+/** Monte Carlo tolerance of one p-value at 10,000 resamples (≥ 4 standard errors at p = 0.5, both generators). */
+const P_TOL = 0.03;
+/** Interval ends of a 10,000-replicate percentile bootstrap. */
+const CI_TOL = 0.05;
+
+let dir: string;
+let report: PersonaReport;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'echolens-parity-'));
+  writeParityArchive(join(dir, 'archive'));
+  const store = SqliteRunStore.open(join(dir, 'store.db'));
+  try {
+    const { runId } = importArchive(store, readContextEchoArchive(join(dir, 'archive'), 'judge'), { source: join(dir, 'archive') });
+    report = personaReport(store, runId);
+  } finally {
+    store.close();
+  }
+}, 60_000);
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("replication parity with the ContextEcho authors' functions (procedure: reference)", () => {
+  it('forest: arm means (mean of position means, −1 kept as in their figure) and gaps to 1e-9, intervals within Monte Carlo error', () => {
+    const reference = report.reference;
+    expect(reference?.minusOne).toBe('keep');
+    for (const [target, g] of Object.entries(golden.targets)) {
+      for (const [arm, want] of [
+        ['real', g.real],
+        ['filler', g.filler],
+      ] as const) {
+        const got = reference?.arms.find((a) => a.target === target && a.arm === arm);
+        expect(got, `${target} ${arm}`).toBeDefined();
+        expect(Math.abs((got?.mean as number) - want.mean)).toBeLessThan(1e-9);
+        expect(got?.n).toBe(want.n);
+        expect(got?.positions).toBe(want.positions);
+        expect(Math.abs((got?.ci[0] as number) - want.ci[0])).toBeLessThan(CI_TOL);
+        expect(Math.abs((got?.ci[1] as number) - want.ci[1])).toBeLessThan(CI_TOL);
+      }
+      const gap = reference?.gap.find((x) => x.target === target);
+      expect(Math.abs((gap?.estimate as number) - g.gap)).toBeLessThan(1e-9);
+    }
+    // The archive has the cases the estimators must handle.
+    expect(PARITY_PER_CELL['tgt-c']?.positions).toHaveLength(1);
+    expect(golden.targets['tgt-b']?.filler.positions).toBeLessThan(golden.targets['tgt-b']?.real.positions as number);
+  });
+
+  it('per-category Δ of every target (arms over different positions, a single-position target) and the drifters panel to 1e-9', () => {
+    const reference = report.reference;
+    let compared = 0;
+    for (const [target, g] of Object.entries(golden.targets)) {
+      for (const [category, want] of Object.entries(g.byCategory)) {
+        const got = reference?.byCategory.find((c) => c.target === target && c.category === category);
+        expect(got, `${target} ${category}`).toBeDefined();
+        expect(Math.abs((got?.estimate as number) - want.estimate)).toBeLessThan(1e-9);
+        expect(Math.abs((got?.real as number) - want.real)).toBeLessThan(1e-9);
+        expect(Math.abs((got?.filler as number) - want.filler)).toBeLessThan(1e-9);
+        expect(got?.positions).toEqual(want.positions);
+        compared++;
+      }
+    }
+    expect(compared).toBe(20);
+    expect(reference?.byCategory).toHaveLength(20);
+    for (const [category, estimate] of Object.entries(golden.categoryPanel)) {
+      const got = reference?.categoryPanel.find((c) => c.category === category);
+      expect(Math.abs((got?.estimate as number) - estimate)).toBeLessThan(1e-9);
+      expect(got?.drifters).toEqual(golden.drifters);
+    }
+  });
+
+  it('trajectory (all probes, blank responses skipped): position means to 1e-9, bands within Monte Carlo error', () => {
+    for (const [target, g] of Object.entries(golden.targets)) {
+      const got = report.reference?.trajectory.find((t) => t.target === target);
+      if (!g.trajectory) {
+        expect(got).toBeUndefined();
+        continue;
+      }
+      expect(got?.positions.map((p) => p.position)).toEqual(g.trajectory.positions.map((p) => p.position));
+      g.trajectory.positions.forEach((want, i) => {
+        const p = got?.positions[i];
+        for (const arm of ['real', 'filler'] as const) {
+          expect(Math.abs((p?.[arm].mean as number) - want[arm].mean)).toBeLessThan(1e-9);
+          expect(p?.[arm].n).toBe(want[arm].n);
+          expect(Math.abs((p?.[arm].ci[0] as number) - want[arm].ci[0])).toBeLessThan(CI_TOL * 2);
+          expect(Math.abs((p?.[arm].ci[1] as number) - want[arm].ci[1])).toBeLessThan(CI_TOL * 2);
+        }
+      });
+      expect(Math.abs((got?.gap as number) - g.trajectory.gap)).toBeLessThan(1e-9);
+    }
+  });
+
+  it('headline family: the filler − real permutation per target (mean to 1e-9, p within Monte Carlo error), Holm across targets', () => {
+    const rows = report.reference?.permutation.filter((p) => p.contrast === 'filler - real') ?? [];
+    expect(rows.map((r) => r.target).sort()).toEqual(Object.keys(golden.headlineHolm).sort());
+    for (const row of rows) {
+      const want = golden.targets[row.target]?.headlinePermutation;
+      expect(Math.abs(row.mean - (want?.mean as number))).toBeLessThan(1e-9);
+      expect(Math.abs(row.p - (want?.p as number))).toBeLessThan(P_TOL);
+      expect(row.family).toBe('headline');
+      expect(row.familySize).toBe(rows.length);
+      expect(Math.abs(row.pHolm - (golden.headlineHolm[row.target] as number))).toBeLessThan(P_TOL * rows.length);
+    }
+    // Exactly Holm of the family's raw p-values.
+    const adjusted = holm(rows.map((r) => r.p));
+    rows.forEach((r, i) => {
+      expect(r.pHolm).toBe(adjusted[i]);
+    });
+  });
+
+  it('content-position contrasts: Δ to 1e-9, p within Monte Carlo error, Holm within target and across the panel as their consolidation', () => {
+    const rows = report.reference?.permutation.filter((p) => p.contrast.endsWith(' - scratch')) ?? [];
+    expect(rows).toHaveLength(golden.contentPosition.rows.length);
+    for (const want of golden.contentPosition.rows) {
+      const got = rows.find((r) => r.target === want.target && r.contrast === `${want.condition} - scratch`);
+      expect(got, `${want.target} ${want.condition}`).toBeDefined();
+      expect(Math.abs((got?.mean as number) - want.delta)).toBeLessThan(1e-9);
+      expect(Math.abs((got?.p as number) - want.p_raw)).toBeLessThan(P_TOL);
+      expect(got?.family).toBe('content-position-panel');
+      expect(got?.familySize).toBe(8);
+      expect(Math.abs((got?.pHolm as number) - want.p_holm_panel)).toBeLessThan(P_TOL * 8);
+      expect(Math.abs((got?.pHolmWithinTarget as number) - want.p_holm_within)).toBeLessThan(P_TOL * 4);
+    }
+  });
+
+  it("their holm() and echolens's agree exactly on fixed p-value lists (ties, zeros, ones)", () => {
+    for (const c of golden.holmCases) {
+      const ours = holm(c.p);
+      c.holm.forEach((want, i) => {
+        expect(Math.abs((ours[i] as number) - want)).toBeLessThan(1e-12);
+      });
+    }
+  });
+
+  it('error files and rows are failed cells, counted per arm, and the import keeps every other cell', () => {
+    const failed = report.counts.byArm.reduce((sum, a) => sum + a.failed, 0);
+    // 14 `{ probe_id, error }` per-cell files and 8 error rows in the content-position files.
+    expect(failed).toBe(14 + 8);
+    const done = report.counts.byArm.reduce((sum, a) => sum + a.done + a.empty, 0);
+    // 558 per-cell files and 2 files × 5 conditions × 25 probes.
+    expect(done + failed).toBe(558 + 250);
+    expect(report.reference?.notComputed).toEqual([]);
+  });
+});
