@@ -181,6 +181,28 @@ describe("replication parity with the ContextEcho authors' functions (procedure:
     }
   });
 
+  it('calibrated procedure: the same content-position contrasts (probes as units), Holm across the panel and within target', () => {
+    const rows = report.contentPosition ?? [];
+    expect(rows).toHaveLength(8);
+    const p = rows.map((r) => ('error' in r.difference ? Number.NaN : r.difference.p));
+    const panel = holm(p);
+    rows.forEach((r, i) => {
+      expect(r.family).toBe('content-position-panel');
+      expect(r.familySize).toBe(8);
+      expect(r.pHolm).toBe(panel[i]);
+      const want = golden.contentPosition.rows.find((g) => g.target === r.target && `${g.condition} - scratch` === r.contrast);
+      // The same paired probe differences as their consolidation: the same Δ.
+      expect(Math.abs(('error' in r.difference ? Number.NaN : r.difference.estimate) - (want?.delta as number))).toBeLessThan(1e-9);
+    });
+    for (const target of ['tgt-a', 'tgt-e']) {
+      const mine = rows.filter((r) => r.target === target);
+      const within = holm(mine.map((r) => ('error' in r.difference ? Number.NaN : r.difference.p)));
+      mine.forEach((r, i) => {
+        expect(r.pHolmWithinTarget).toBe(within[i]);
+      });
+    }
+  });
+
   it("their holm() and echolens's agree exactly on fixed p-value lists (ties, zeros, ones)", () => {
     for (const c of golden.holmCases) {
       const ours = holm(c.p);

@@ -181,3 +181,28 @@ ${
 }
 <p class="note">Computed the same way in both procedures: ${SAME_IN_BOTH.join('; ')}.</p>`;
 }
+
+/** The calibrated content-position contrasts (both procedures), with the Holm family of each adjusted p. */
+export function contentPositionMarkdown(report: PersonaReport): string[] {
+  const rows = report.contentPosition ?? [];
+  if (rows.length === 0) return [];
+  const cell = markdownText;
+  const out = [
+    '## Content-position contrasts (calibrated)',
+    '',
+    "Each content condition against scratch at the positions scratch was measured, probes as units (all categories). `p (Holm, panel)` is adjusted across every target × condition of the judge (the paper's panel-wide family); `p (Holm within target)` across the target's conditions.",
+    '',
+    '| target | judge | contrast | Δ [95% CI] | p | p (Holm, panel) | p (Holm within target) |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+  ];
+  for (const r of rows) {
+    const d = r.difference;
+    out.push(
+      isGap(d)
+        ? `| ${cell(r.target)} | ${cell(r.judge)} | ${cell(r.contrast)} | ${interval(d.estimate, d.ci)} | ${pv(d.p)} | ${r.pHolm === null ? 'n/a' : `${pv(r.pHolm)} (of ${r.familySize})`} | ${r.pHolmWithinTarget === null ? 'n/a' : pv(r.pHolmWithinTarget)} |`
+        : `| ${cell(r.target)} | ${cell(r.judge)} | ${cell(r.contrast)} | n/a (${cell(d.error)}) | | | |`,
+    );
+  }
+  out.push('');
+  return out;
+}
