@@ -239,7 +239,8 @@ export interface ExportResult {
 /**
  * A persona run in the authors' per-cell layout (every probe cell; the headline judge's verdict in
  * the authors' fields, every judge in the `echolens` block), a content-position file per target
- * when that target's probes were asked at one position only, and echolens-run.json.
+ * whose scratch arm was asked at one position (the conditions at that position), and
+ * echolens-run.json.
  */
 export function exportRun(store: RunStore, runId: string): ExportResult {
   const run = store.requireRun(runId);
@@ -336,9 +337,14 @@ export function exportRun(store: RunStore, runId: string): ExportResult {
       byTarget.set(l.target, list);
     }
   }
-  for (const [target, records] of byTarget) {
-    // The consolidation script reads one context slice per condition: only a one-position design fits.
-    if (new Set(records.map((r) => `${r.session}\u0000${r.position}`)).size !== 1) continue;
+  for (const [target, all] of byTarget) {
+    // The consolidation script reads one context slice per condition, every condition against
+    // scratch: a target gets the file only with scratch measured at one position, and the file
+    // holds the conditions at that position (its per-cell cells elsewhere stay in the tree only).
+    const slice = (r: { position: string; session: string }) => `${r.session}\u0000${r.position}`;
+    const scratchAt = new Set(all.filter((r) => (r.record.echolens as { arm: string }).arm === 'scratch').map(slice));
+    if (scratchAt.size !== 1) continue;
+    const records = all.filter((r) => scratchAt.has(slice(r)));
     const conditions: Record<string, { results: unknown[] }> = {};
     for (const { record } of records) {
       const arm = String(record.arm);

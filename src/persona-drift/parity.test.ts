@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { holm } from '../stats/multiple-testing.js';
 import { SqliteRunStore } from '../store/run-store.js';
 import type { PersonaReport } from './analysis.js';
-import { readContextEchoArchive } from './interchange-files.js';
-import { importArchive } from './interchange-store.js';
+import { readContextEchoArchive as readArchive, writeArchiveFiles } from './interchange-files.js';
+import { exportRun, importArchive } from './interchange-store.js';
 import { personaReport } from './run.js';
 import { PARITY_PER_CELL, writeParityArchive } from './testing/parity-archive.js';
 
@@ -62,18 +62,30 @@ const CI_TOL = 0.05;
 
 let dir: string;
 let report: PersonaReport;
+let exported: ReturnType<typeof exportRun>;
+let again: PersonaReport;
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'echolens-parity-'));
   writeParityArchive(join(dir, 'archive'));
   const store = SqliteRunStore.open(join(dir, 'store.db'));
   try {
-    const { runId } = importArchive(store, readContextEchoArchive(join(dir, 'archive'), 'judge'), { source: join(dir, 'archive') });
+    const { runId } = importArchive(store, readArchive(join(dir, 'archive'), 'judge'), { source: join(dir, 'archive') });
     report = personaReport(store, runId);
+    exported = exportRun(store, runId);
   } finally {
     store.close();
   }
-}, 60_000);
+  writeArchiveFiles(join(dir, 'export'), exported.files);
+  // The authors' files of the export only (echolens-run.json aside): their readers see these.
+  const other = SqliteRunStore.open(join(dir, 'again.db'));
+  try {
+    const back = importArchive(other, readArchive(join(dir, 'export'), 'judge'), { source: join(dir, 'export') });
+    again = personaReport(other, back.runId);
+  } finally {
+    other.close();
+  }
+}, 120_000);
 
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
@@ -201,6 +213,26 @@ describe("replication parity with the ContextEcho authors' functions (procedure:
         expect(r.pHolmWithinTarget).toBe(within[i]);
       });
     }
+  });
+
+  it("export writes exactly the files the authors' readers expect: a content-position file for each target with scratch (also beside per-cell cells), none for the others", () => {
+    const docs = exported.files.filter((f) => f.path.startsWith('docs/')).map((f) => f.path);
+    expect(docs.sort()).toEqual(['docs/CONTENT_POSITION_tgt-a.json', 'docs/CONTENT_POSITION_tgt-e.json']);
+    const tgtA = exported.files.find((f) => f.path === 'docs/CONTENT_POSITION_tgt-a.json')?.value as { full_results: Record<string, { results: unknown[] }> };
+    expect(Object.keys(tgtA.full_results).sort()).toEqual(['filler14K', 'recent3K', 'recent3K_earlier', 'recent3K_filler', 'scratch']);
+    expect(tgtA.full_results.scratch?.results).toHaveLength(25);
+    // Every imported cell is in the per-cell tree, error cells included.
+    expect(exported.files.filter((f) => f.path.startsWith('results/probes_at_crosscompaction/'))).toHaveLength(558 + 250);
+  });
+
+  it('import(export(archive)) gives the same reference numbers', () => {
+    const a = report.reference;
+    const b = again.reference;
+    expect(b?.arms.map((x) => [x.target, x.arm, x.mean, x.n])).toEqual(a?.arms.map((x) => [x.target, x.arm, x.mean, x.n]));
+    expect(b?.byCategory).toEqual(a?.byCategory);
+    expect(b?.categoryPanel).toEqual(a?.categoryPanel);
+    expect(b?.permutation).toEqual(a?.permutation);
+    expect(b?.trajectory.map((t) => [t.target, t.gap])).toEqual(a?.trajectory.map((t) => [t.target, t.gap]));
   });
 
   it("their holm() and echolens's agree exactly on fixed p-value lists (ties, zeros, ones)", () => {
