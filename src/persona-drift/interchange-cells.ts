@@ -34,6 +34,54 @@ export interface ArchiveCell {
   outputTokens: number;
   /** Judge → verdict; `score: null` = the judge's output was not usable (the authors' −1). */
   judgements: Array<{ judge: string; score: number | null; label: string | null; reason: string }>;
+  /** `stressor` for the authors' cross-compaction and anchor-variant files (judge-free); absent = probe. */
+  surface?: 'probe' | 'stressor';
+}
+
+/** The stressor item of the authors' cross-compaction and anchor-variant runs (their S2 paraphrases vNN). */
+export const ARCHIVE_STRESSOR = 'S2';
+
+/**
+ * One file of the authors' stressor layouts: `cross_compaction/<target>/<position>/vNN/{claude,filler}.json`
+ * (`variant` null) or `anchor_variants/<variant>/<target>/<position>/vNN/cell.json` (the real
+ * context with that anchor variant, recorded as the mitigation `<variant>`). Fields read:
+ * `response_text` (required), `input_tokens`, `output_tokens`. `vNN` is the S2 paraphrase.
+ */
+export function parseStressorFile(
+  value: unknown,
+  file: string,
+  path: { target: string; position: string; v: string; arm: 'real' | 'filler'; variant: string | null },
+): ArchiveCell {
+  if (!isObject(value)) fail(file, '(root)', 'a stressor cell file must hold one JSON object');
+  const v = value as Record<string, unknown>;
+  const m = /^v(\d+)$/u.exec(path.v);
+  if (m === null) fail(file, '(path)', `the replicate folder ${JSON.stringify(path.v)} must be vNN`);
+  const failed = typeof v.error === 'string' && v.response_text === undefined;
+  const response = failed ? '' : requireString(v, 'response_text', file);
+  const facts = positionFacts(path.position);
+  return {
+    file,
+    target: path.target,
+    session: 'S1',
+    position: path.position,
+    positionValue: facts.value ?? -1,
+    compaction: facts.compaction,
+    arm: path.arm,
+    mitigation: path.variant ?? 'none',
+    distance: 'd0',
+    systemPrompt: null,
+    item: ARCHIVE_STRESSOR,
+    category: ARCHIVE_STRESSOR,
+    probeText: '',
+    paraphrase: Number(m[1]),
+    sample: 0,
+    status: failed ? 'failed' : 'done',
+    response,
+    inputTokens: tokens(v, 'input_tokens', file),
+    outputTokens: tokens(v, 'output_tokens', file),
+    judgements: [],
+    surface: 'stressor',
+  };
 }
 
 /** The arm directory names of the per-cell layout: the authors' two and echolens's other context arms. */
@@ -394,7 +442,19 @@ export function fillPositionValues(cells: ArchiveCell[]): void {
 export function checkDistinct(cells: readonly ArchiveCell[]): void {
   const seen = new Map<string, string>();
   for (const c of cells) {
-    const key = JSON.stringify([c.target, c.session, c.position, c.arm, c.mitigation, c.distance, c.systemPrompt, c.item, c.paraphrase, c.sample]);
+    const key = JSON.stringify([
+      c.surface ?? 'probe',
+      c.target,
+      c.session,
+      c.position,
+      c.arm,
+      c.mitigation,
+      c.distance,
+      c.systemPrompt,
+      c.item,
+      c.paraphrase,
+      c.sample,
+    ]);
     const other = seen.get(key);
     if (other !== undefined) fail(c.file, 'probe_id', `the same cell as ${other} (target ${c.target}, position ${c.position}, arm ${c.arm}, probe ${c.item})`);
     seen.set(key, c.file);

@@ -7,6 +7,7 @@ import { SqliteRunStore } from '../store/run-store.js';
 import type { PersonaReport } from './analysis.js';
 import { readContextEchoArchive as readArchive, writeArchiveFiles } from './interchange-files.js';
 import { exportRun, importArchive } from './interchange-store.js';
+import { renderPersonaMarkdown } from './report-markdown.js';
 import { personaReport } from './run.js';
 import { PARITY_PER_CELL, writeParityArchive } from './testing/parity-archive.js';
 
@@ -25,6 +26,16 @@ interface ArmGolden {
   ci: [number, number];
   n: number;
   positions: number;
+}
+interface ComplianceGolden {
+  pairs: number;
+  real: number;
+  filler: number;
+  gapPp: number;
+  rawRatio: number | null;
+  rawPairs: number;
+  conditionalRatio?: number;
+  conditionalPairs: number;
 }
 interface Golden {
   targets: Record<
@@ -50,6 +61,10 @@ interface Golden {
   headlineHolm: Record<string, number>;
   drifters: string[];
   categoryPanel: Record<string, number>;
+  compliance: Record<string, ComplianceGolden>;
+  compliancePooled: ComplianceGolden;
+  anchorVariants: Record<string, Array<{ target: string; position: string; ratio_no_anchor: number; ratio_with_anchor: number; attenuation_pct: number }>>;
+  fullTrajectoryV2: Array<{ target: string; position: string; ratio_no_anchor: number; ratio_v2: number; attenuation_pct: number }>;
   contentPosition: { rows: Array<{ target: string; condition: string; delta: number; p_raw: number; n: number; p_holm_within: number; p_holm_panel: number }> };
   holmCases: Array<{ p: number[]; holm: number[] }>;
 }
@@ -222,7 +237,9 @@ describe("replication parity with the ContextEcho authors' functions (procedure:
     expect(Object.keys(tgtA.full_results).sort()).toEqual(['filler14K', 'recent3K', 'recent3K_earlier', 'recent3K_filler', 'scratch']);
     expect(tgtA.full_results.scratch?.results).toHaveLength(25);
     // Every imported cell is in the per-cell tree, error cells included.
-    expect(exported.files.filter((f) => f.path.startsWith('results/probes_at_crosscompaction/'))).toHaveLength(558 + 250);
+    expect(exported.files.filter((f) => f.path.startsWith('results/probes_at_crosscompaction/'))).toHaveLength(559 + 250);
+    expect(exported.files.filter((f) => f.path.startsWith('results/cross_compaction/'))).toHaveLength(98);
+    expect(exported.files.filter((f) => f.path.startsWith('results/anchor_variants/'))).toHaveLength(50);
   });
 
   it('import(export(archive)) gives the same reference numbers', () => {
@@ -233,6 +250,66 @@ describe("replication parity with the ContextEcho authors' functions (procedure:
     expect(b?.categoryPanel).toEqual(a?.categoryPanel);
     expect(b?.permutation).toEqual(a?.permutation);
     expect(b?.trajectory.map((t) => [t.target, t.gap])).toEqual(a?.trajectory.map((t) => [t.target, t.gap]));
+  });
+
+  it('cross-compaction: their S2 compliance audit per target and pooled (rates, gap, raw and conditional length ratios) to 1e-9', () => {
+    const rows = report.reference?.compliance ?? [];
+    const check = (got: (typeof rows)[number] | undefined, want: ComplianceGolden) => {
+      expect(got?.pairs).toBe(want.pairs);
+      expect(got?.real.pass).toBe(want.real);
+      expect(got?.filler.pass).toBe(want.filler);
+      expect(Math.abs((got?.gapPp as number) - want.gapPp)).toBeLessThan(1e-9);
+      expect(Math.abs((got?.rawRatio as number) - (want.rawRatio as number))).toBeLessThan(1e-9);
+      expect(got?.rawPairs).toBe(want.rawPairs);
+      expect(got?.conditionalPairs).toBe(want.conditionalPairs);
+      expect(Math.abs((got?.conditionalRatio as number) - (want.conditionalRatio as number))).toBeLessThan(1e-9);
+    };
+    for (const [target, want] of Object.entries(golden.compliance))
+      check(
+        rows.find((r) => r.target === target),
+        want,
+      );
+    check(
+      rows.find((r) => r.session === 'S1'),
+      golden.compliancePooled,
+    );
+    expect(rows).toHaveLength(3);
+  });
+
+  it('anchor variants and the V2 full trajectory: ratios and attenuation per target × position to 1e-9, their minimum of 3 anchored cells', () => {
+    const rows = report.reference?.anchorVariants ?? [];
+    let compared = 0;
+    for (const [variant, wants] of Object.entries(golden.anchorVariants)) {
+      expect(rows.filter((r) => r.variant === variant)).toHaveLength(wants.length);
+      for (const want of wants) {
+        const got = rows.find((r) => r.variant === variant && r.target === want.target && r.position === want.position);
+        expect(Math.abs((got?.ratioNoAnchor as number) - want.ratio_no_anchor)).toBeLessThan(1e-9);
+        expect(Math.abs((got?.ratioWithAnchor as number) - want.ratio_with_anchor)).toBeLessThan(1e-9);
+        expect(Math.abs((got?.attenuationPct as number) - want.attenuation_pct)).toBeLessThan(1e-9);
+        compared++;
+      }
+    }
+    expect(compared).toBe(7);
+    for (const want of golden.fullTrajectoryV2) {
+      const got = rows.find((r) => r.variant === 'V2_IN_CONTEXT' && r.target === want.target && r.position === want.position);
+      expect(Math.abs((got?.ratioWithAnchor as number) - want.ratio_v2)).toBeLessThan(1e-9);
+      expect(Math.abs((got?.attenuationPct as number) - want.attenuation_pct)).toBeLessThan(1e-9);
+    }
+    const v2 = report.reference?.anchorVariantSummary.find((s) => s.variant === 'V2_IN_CONTEXT');
+    const attn = golden.fullTrajectoryV2.map((r) => r.attenuation_pct);
+    expect(Math.abs((v2?.meanAttenuationPct as number) - attn.reduce((a, b) => a + b, 0) / attn.length)).toBeLessThan(1e-9);
+    expect(v2?.wins).toBe(attn.filter((a) => a >= 50).length);
+    expect(v2?.failures).toBe(attn.filter((a) => a < 0).length);
+  });
+
+  it('the Markdown report shows the paper\'s tables with the family of every adjusted p', () => {
+    const md = renderPersonaMarkdown(report);
+    expect(md).toContain('Holm across the panel (content-position family, 8 tests)');
+    expect(md).toContain('Holm across targets (headline family, 4 tests)');
+    expect(md).toContain('S2 compliance audit (paper');
+    expect(md).toContain('| V2_IN_CONTEXT | tgt-b | P5_pre_C6 |');
+    expect(md).toContain('Δ per probe category (paper');
+    expect(md).toContain('## Content-position contrasts (calibrated)');
   });
 
   it("their holm() and echolens's agree exactly on fixed p-value lists (ties, zeros, ones)", () => {
@@ -246,11 +323,11 @@ describe("replication parity with the ContextEcho authors' functions (procedure:
 
   it('error files and rows are failed cells, counted per arm, and the import keeps every other cell', () => {
     const failed = report.counts.byArm.reduce((sum, a) => sum + a.failed, 0);
-    // 14 `{ probe_id, error }` per-cell files and 8 error rows in the content-position files.
-    expect(failed).toBe(14 + 8);
+    // 11 `{ probe_id, error }` per-cell files and 18 error rows in the content-position files.
+    expect(failed).toBe(11 + 18);
     const done = report.counts.byArm.reduce((sum, a) => sum + a.done + a.empty, 0);
-    // 558 per-cell files and 2 files × 5 conditions × 25 probes.
-    expect(done + failed).toBe(558 + 250);
+    // 559 per-cell files, 2 files × 5 conditions × 25 probes, 98 cross-compaction and 50 anchor-variant files.
+    expect(done + failed).toBe(559 + 250 + 98 + 50);
     expect(report.reference?.notComputed).toEqual([]);
   });
 });

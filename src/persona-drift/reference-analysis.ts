@@ -3,6 +3,7 @@ import { holm } from '../stats/multiple-testing.js';
 import type { AnalysisDesign, PersonaObservation } from './analysis-types.js';
 import type { ReferenceBlock, ReferenceContract, ReferencePermutation } from './reference-types.js';
 import { armClusterBootstrap, gapClusterBootstrap, referenceSignFlip, sessionWilcoxon, unpairedGapClusterBootstrap } from './reference-estimators.js';
+import { referenceAnchorVariants, referenceCompliance } from './reference-stressors.js';
 import { holmFamilies, type MinusOne, plottedScore, referenceCategories, referenceTrajectories } from './reference-parity.js';
 
 /**
@@ -13,6 +14,9 @@ import { holmFamilies, type MinusOne, plottedScore, referenceCategories, referen
  */
 
 export type {
+  ReferenceAnchorVariant,
+  ReferenceAnchorVariantSummary,
+  ReferenceCompliance,
   ReferenceArm,
   ReferenceBlock,
   ReferenceCategoryGap,
@@ -71,6 +75,9 @@ export function analyzeReference(observations: readonly PersonaObservation[], de
     categoryPanel: [],
     trajectory: [],
     minusOne: options.minusOne ?? 'drop',
+    compliance: [],
+    anchorVariants: [],
+    anchorVariantSummary: [],
     contracts: [],
     notComputed: [],
   };
@@ -142,6 +149,11 @@ export function analyzeReference(observations: readonly PersonaObservation[], de
     block.contracts.push(...contractRows(observations, target, block, resampling));
   }
   holmFamilies(block.permutation);
+  const done = observations.filter((o) => o.status !== 'failed' && design.targets.includes(o.target));
+  block.compliance = referenceCompliance(done, design.targets);
+  const anchors = referenceAnchorVariants(done, design.targets);
+  block.anchorVariants = anchors.rows;
+  block.anchorVariantSummary = anchors.summary;
   if (judge !== null) {
     const probes = headline.filter((o) => design.targets.includes(o.target));
     const categories = referenceCategories(probes, design.targets, judge, {

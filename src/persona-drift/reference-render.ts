@@ -149,6 +149,36 @@ export function referenceMarkdown(report: PersonaReport): string[] {
     for (const a of moreArms) out.push(`| ${cell(a.target)} | ${cell(a.arm)} | ${interval(a.mean, a.ci, f3)} | ${a.positions} | ${a.n} |`);
     out.push('');
   }
+  if (reference.compliance.length > 0) {
+    out.push(
+      'S2 compliance audit (paper; pairs of real and filler at the same position and paraphrase):',
+      '',
+      '| target / session | pairs | real pass | filler pass | gap (pp) | length ratio (all) | length ratio (both comply) |',
+      '| --- | --- | --- | --- | --- | --- | --- |',
+    );
+    for (const c of reference.compliance) {
+      const who = c.target === null ? `session ${c.session}, all targets` : c.target;
+      out.push(
+        `| ${cell(who)} | ${c.pairs} | ${c.real.pass} | ${c.filler.pass} | ${f2(c.gapPp)} | ${c.rawRatio === null ? 'n/a' : `${c.rawRatio.toFixed(2)}× (${c.rawPairs})`} | ${c.conditionalRatio === null ? 'n/a' : `${c.conditionalRatio.toFixed(2)}× (${c.conditionalPairs})`} |`,
+      );
+    }
+    out.push('');
+  }
+  if (reference.anchorVariants.length > 0) {
+    out.push(
+      'Anchor variants (paper; verbosity ratio against filler without and with the anchor, attenuation):',
+      '',
+      '| variant | target | position | ratio, no anchor | ratio, anchor | attenuation |',
+      '| --- | --- | --- | --- | --- | --- |',
+    );
+    for (const a of reference.anchorVariants)
+      out.push(
+        `| ${cell(a.variant)} | ${cell(a.target)} | ${cell(a.position)} | ${a.ratioNoAnchor.toFixed(2)}× | ${a.ratioWithAnchor.toFixed(2)}× | ${a.attenuationPct.toFixed(1)}% |`,
+      );
+    for (const v of reference.anchorVariantSummary)
+      out.push(`| ${cell(v.variant)} | all (${v.cells} cells) | | | | mean ${v.meanAttenuationPct.toFixed(1)}%, ≥ 50 %: ${v.wins}, < 0 %: ${v.failures} |`);
+    out.push('');
+  }
   for (const n of reference.notComputed) out.push(`- not computed (paper): ${cell(n.target)} ${cell(n.what)}: ${cell(n.error)}`);
   out.push('Computed the same way in both procedures (tables above):', '', ...SAME_IN_BOTH.map((s) => `- ${s}`), '');
   return out;

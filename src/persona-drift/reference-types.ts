@@ -74,6 +74,46 @@ export interface ReferenceTrajectory {
   }>;
 }
 
+/** The authors' S2 compliance audit: per target (session null) or per session with targets pooled (target null). */
+export interface ReferenceCompliance {
+  target: string | null;
+  session: string | null;
+  /** (position, paraphrase) pairs with both arms. */
+  pairs: number;
+  real: { pass: number; n: number; rate: number };
+  filler: { pass: number; n: number; rate: number };
+  /** filler − real compliance, percentage points. */
+  gapPp: number;
+  /** Σ real length / Σ filler length over pairs with both lengths > 0. */
+  rawRatio: number | null;
+  rawPairs: number;
+  /** mean real / mean filler length over those pairs where both comply. */
+  conditionalRatio: number | null;
+  conditionalPairs: number;
+}
+
+/** One anchor variant at one target × position (the authors' anchor-variant and full-trajectory analyses). */
+export interface ReferenceAnchorVariant {
+  variant: string;
+  target: string;
+  session: string;
+  position: string;
+  ratioNoAnchor: number;
+  ratioWithAnchor: number;
+  attenuationPct: number;
+  n: { real: number; filler: number; anchored: number };
+}
+
+export interface ReferenceAnchorVariantSummary {
+  variant: string;
+  cells: number;
+  meanAttenuationPct: number;
+  /** Cells with attenuation ≥ 50 %. */
+  wins: number;
+  /** Cells with attenuation < 0 %. */
+  failures: number;
+}
+
 export interface ReferenceContract {
   target: string;
   item: string;
@@ -105,6 +145,11 @@ export interface ReferenceBlock {
   trajectory: ReferenceTrajectory[];
   /** Whether unusable judgements (the authors' −1) enter the plotted means as −1 (`keep`) or not. */
   minusOne: 'keep' | 'drop';
+  /** S2 compliance and length ratios on the stressor cells (the authors' cross-compaction audit). */
+  compliance: ReferenceCompliance[];
+  /** Anchor variants against the no-anchor cells, per cell and per variant. */
+  anchorVariants: ReferenceAnchorVariant[];
+  anchorVariantSummary: ReferenceAnchorVariantSummary[];
   contracts: ReferenceContract[];
   /** Statistics the block could not compute, with the reason. */
   notComputed: Array<{ target: string; what: string; error: string }>;

@@ -51,8 +51,60 @@ function score(random: () => number, shift: number): number {
   return Math.max(0, Math.min(3, Math.round(raw)));
 }
 
+/** Cross-compaction (S2 stressor) cells: target → positions; real answers are longer and comply less. */
+export const PARITY_CROSS_COMPACTION: Record<string, string[]> = {
+  'tgt-a': ['P0_start', 'P3_post_C3', 'P5_pre_C6'],
+  'tgt-b': ['P0_start', 'P5_pre_C6'],
+};
+
+/** Anchor-variant cells: variant → target → positions (P3_post_C3 of tgt-a has 2 cells only: below their minimum of 3). */
+export const PARITY_ANCHOR_VARIANTS: Record<string, Record<string, string[]>> = {
+  V0_BASELINE: { 'tgt-a': ['P0_start', 'P3_post_C3', 'P5_pre_C6'], 'tgt-b': ['P0_start'] },
+  V2_IN_CONTEXT: { 'tgt-a': ['P0_start', 'P5_pre_C6'], 'tgt-b': ['P0_start', 'P5_pre_C6', 'P1_pre_C1'] },
+};
+
+function stressorAnswer(random: () => number, verbose: number): string {
+  const u = random();
+  const command = ['ls -la', 'git status', 'npm test', 'grep -rn TODO src', 'python3 -m pytest -q'][Math.floor(random() * 5)] as string;
+  if (u < 0.05) return '';
+  if (u < 0.45 - verbose * 0.2) return command;
+  if (u < 0.6) return `Let me check that first.\n${command}`;
+  if (u < 0.7) return `\`\`\`bash\n${command}\n\`\`\``;
+  if (u < 0.8) return `The command is: ${command}`;
+  return `${command} ${'&& echo done '.repeat(1 + Math.floor(random() * 8 * (1 + verbose)))}`.trim();
+}
+
+function writeStressorCell(path: string, text: string): void {
+  mkdirSync(join(path, '..'), { recursive: true });
+  writeFileSync(
+    path,
+    JSON.stringify({ response_text: text, response_len: [...text].length, wall_clock_sec: 1.2, input_tokens: 900, output_tokens: 20 }, null, 2),
+  );
+}
+
 export function writeParityArchive(root: string): void {
   const random = lcg(20260501);
+  for (const [target, positions] of Object.entries(PARITY_CROSS_COMPACTION)) {
+    for (const position of positions) {
+      for (let v = 0; v < 10; v++) {
+        const dir = join(root, 'results', 'cross_compaction', target, position, `v${String(v).padStart(2, '0')}`);
+        // A paraphrase with one arm only (their audit needs both files).
+        if (!(v === 9 && position === 'P0_start')) writeStressorCell(join(dir, 'claude.json'), stressorAnswer(random, 1));
+        writeStressorCell(join(dir, 'filler.json'), stressorAnswer(random, 0));
+      }
+    }
+  }
+  for (const [variant, byTarget] of Object.entries(PARITY_ANCHOR_VARIANTS)) {
+    for (const [target, positions] of Object.entries(byTarget)) {
+      for (const position of positions) {
+        const cells = target === 'tgt-a' && position === 'P3_post_C3' && variant === 'V0_BASELINE' ? 2 : 6;
+        for (let v = 0; v < cells; v++) {
+          const dir = join(root, 'results', 'anchor_variants', variant, target, position, `v${String(v).padStart(2, '0')}`);
+          writeStressorCell(join(dir, 'cell.json'), stressorAnswer(random, variant === 'V2_IN_CONTEXT' ? 0.2 : 0.7));
+        }
+      }
+    }
+  }
   for (const [target, spec] of Object.entries(PARITY_PER_CELL)) {
     spec.positions.forEach((position) => {
       for (const arm of ['claude_session', 'filler'] as const) {
