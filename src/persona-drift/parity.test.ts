@@ -302,7 +302,7 @@ describe("replication parity with the ContextEcho authors' functions (procedure:
     expect(v2?.failures).toBe(attn.filter((a) => a < 0).length);
   });
 
-  it('the Markdown report shows the paper\'s tables with the family of every adjusted p', () => {
+  it("the Markdown report shows the paper's tables with the family of every adjusted p", () => {
     const md = renderPersonaMarkdown(report);
     expect(md).toContain('Holm across the panel (content-position family, 8 tests)');
     expect(md).toContain('Holm across targets (headline family, 4 tests)');
