@@ -7,6 +7,7 @@ import { SqliteRunStore } from '../store/run-store.js';
 import type { PersonaReport } from './analysis.js';
 import { readContextEchoArchive as readArchive, writeArchiveFiles } from './interchange-files.js';
 import { exportRun, importArchive } from './interchange-store.js';
+import { referenceHtml } from './reference-render.js';
 import { renderPersonaMarkdown } from './report-markdown.js';
 import { personaReport } from './run.js';
 import { PARITY_PER_CELL, writeParityArchive } from './testing/parity-archive.js';
@@ -310,6 +311,10 @@ describe("replication parity with the ContextEcho authors' functions (procedure:
     expect(md).toContain('| V2_IN_CONTEXT | tgt-b | P5_pre_C6 |');
     expect(md).toContain('Δ per probe category (paper');
     expect(md).toContain('## Content-position contrasts (calibrated)');
+    const page = String(referenceHtml(report));
+    expect(page).toContain('S2 compliance (paper)');
+    expect(page).toContain('V2_IN_CONTEXT');
+    expect(page).toContain('Holm across the panel (content-position family, 8 tests)');
   });
 
   it("their holm() and echolens's agree exactly on fixed p-value lists (ties, zeros, ones)", () => {

@@ -209,6 +209,47 @@ ${
       ])
     : ''
 }
+${
+  reference.byCategory.length > 0
+    ? table(reference.byCategory, [
+        { header: 'target', value: (c) => c.target },
+        { header: 'category (paper: arms over their own positions)', value: (c) => c.category },
+        { header: 'real', value: (c) => f3(c.real), numeric: true },
+        { header: 'filler', value: (c) => f3(c.filler), numeric: true },
+        { header: 'Δ', value: (c) => f2(c.estimate), numeric: true },
+        { header: 'positions (real / filler)', value: (c) => `${c.positions.real} / ${c.positions.filler}`, numeric: true },
+      ])
+    : ''
+}
+${
+  reference.compliance.length > 0
+    ? table(reference.compliance, [
+        { header: 'S2 compliance (paper): target / session', value: (c) => (c.target === null ? `session ${c.session}, all targets` : c.target) },
+        { header: 'pairs', value: (c) => String(c.pairs), numeric: true },
+        { header: 'real pass', value: (c) => String(c.real.pass), numeric: true },
+        { header: 'filler pass', value: (c) => String(c.filler.pass), numeric: true },
+        { header: 'gap (pp)', value: (c) => f2(c.gapPp), numeric: true },
+        { header: 'length ratio', value: (c) => (c.rawRatio === null ? 'n/a' : `${c.rawRatio.toFixed(2)}×`), numeric: true },
+        {
+          header: 'both comply',
+          value: (c) => (c.conditionalRatio === null ? 'n/a' : `${c.conditionalRatio.toFixed(2)}× (${c.conditionalPairs})`),
+          numeric: true,
+        },
+      ])
+    : ''
+}
+${
+  reference.anchorVariants.length > 0
+    ? table(reference.anchorVariants, [
+        { header: 'anchor variant (paper)', value: (a) => a.variant },
+        { header: 'target', value: (a) => a.target },
+        { header: 'position', value: (a) => a.position },
+        { header: 'ratio, no anchor', value: (a) => `${a.ratioNoAnchor.toFixed(2)}×`, numeric: true },
+        { header: 'ratio, anchor', value: (a) => `${a.ratioWithAnchor.toFixed(2)}×`, numeric: true },
+        { header: 'attenuation', value: (a) => `${a.attenuationPct.toFixed(1)}%`, numeric: true },
+      ])
+    : ''
+}
 <p class="note">Computed the same way in both procedures: ${SAME_IN_BOTH.join('; ')}.</p>`;
 }
 
