@@ -73,8 +73,13 @@ interface Golden {
 const golden = JSON.parse(readFileSync(new URL('./__fixtures__/golden-parity.json', import.meta.url), 'utf8')) as Golden;
 /** Monte Carlo tolerance of one p-value at 10,000 resamples (≥ 4 standard errors at p = 0.5, both generators). */
 const P_TOL = 0.03;
-/** Interval ends of a 10,000-replicate percentile bootstrap. */
-const CI_TOL = 0.05;
+/**
+ * Interval ends of a 10,000-replicate percentile bootstrap. With 17–25 integer scores per arm the
+ * replicate means sit on a grid of 1/n (0.04–0.06), so two generators can put a percentile one grid
+ * step apart: the tolerance is one step and a half (measured: at most 0.050 on the arms, 0.048 on
+ * the trajectory bands).
+ */
+const CI_TOL = 0.08;
 
 let dir: string;
 let report: PersonaReport;
@@ -168,8 +173,8 @@ describe("replication parity with the ContextEcho authors' functions (procedure:
         for (const arm of ['real', 'filler'] as const) {
           expect(Math.abs((p?.[arm].mean as number) - want[arm].mean)).toBeLessThan(1e-9);
           expect(p?.[arm].n).toBe(want[arm].n);
-          expect(Math.abs((p?.[arm].ci[0] as number) - want[arm].ci[0])).toBeLessThan(CI_TOL * 2);
-          expect(Math.abs((p?.[arm].ci[1] as number) - want[arm].ci[1])).toBeLessThan(CI_TOL * 2);
+          expect(Math.abs((p?.[arm].ci[0] as number) - want[arm].ci[0])).toBeLessThan(CI_TOL);
+          expect(Math.abs((p?.[arm].ci[1] as number) - want[arm].ci[1])).toBeLessThan(CI_TOL);
         }
       });
       expect(Math.abs((got?.gap as number) - g.trajectory.gap)).toBeLessThan(1e-9);
