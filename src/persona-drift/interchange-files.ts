@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { InputError } from '../core/errors.js';
 import { isObject } from '../core/guards.js';
 import {
@@ -35,7 +35,8 @@ function perCellRoot(dir: string): string | null {
 function stressorRoots(dir: string): Array<{ kind: 'cross_compaction' | 'anchor_variants'; path: string }> {
   const out: Array<{ kind: 'cross_compaction' | 'anchor_variants'; path: string }> = [];
   for (const kind of ['cross_compaction', 'anchor_variants'] as const) {
-    for (const candidate of [join(dir, 'results', kind), join(dir, kind)]) {
+    // The layout's own folder given directly is read too.
+    for (const candidate of [join(dir, 'results', kind), join(dir, kind), ...(basename(resolve(dir)) === kind ? [dir] : [])]) {
       if (existsSync(candidate) && statSync(candidate).isDirectory()) {
         out.push({ kind, path: candidate });
         break;

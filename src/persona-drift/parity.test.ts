@@ -322,6 +322,13 @@ describe("replication parity with the ContextEcho authors' functions (procedure:
     expect(page).toContain('Holm across the panel (content-position family, 8 tests)');
   });
 
+  it('the cross-compaction folder given on its own is read as that layout (not as <target>/<position>/<arm>)', () => {
+    const read = readArchive(join(dir, 'archive', 'results', 'cross_compaction'), 'judge');
+    expect(read.layouts).toEqual({ perCell: 0, contentPosition: 0, crossCompaction: 98 });
+    expect(new Set(read.cells.map((c) => `${c.surface}:${c.item}`))).toEqual(new Set(['stressor:S2']));
+    expect(read.cells.filter((c) => c.arm === 'filler')).toHaveLength(50);
+  });
+
   it("their holm() and echolens's agree exactly on fixed p-value lists (ties, zeros, ones)", () => {
     for (const c of golden.holmCases) {
       const ours = holm(c.p);
