@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { authorsDrift } from '../metrics/authors.js';
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../core/errors.js';
 import { dRel } from '../stats/index.js';
@@ -128,6 +129,27 @@ describe('scoreTrajectories', () => {
     // ED = 1; JS² = ½·ln(4/3) (histograms (⅓,⅓,⅓) vs (⅓,0,⅔)); SRI = ½·ED/3 + ½·√(JS²/ln 2).
     const js = Math.sqrt((0.5 * Math.log(4 / 3)) / Math.log(2));
     expect(o.sri).toBeCloseTo(0.5 * (1 / 3) + 0.5 * js, 6);
+  });
+
+  it("emptySequences 'authors' (the reference procedure): an invalid labeling is the authors' empty sequence, scored with their DTW 0 score and SRI", () => {
+    const samples = [
+      reference('q1', ['A', 'B', 'C']),
+      sample({ status: 'invalid', symbols: null }),
+      sample({ sample: 1, symbols: [] }),
+      sample({ sample: 2, symbols: ['A', 'C', 'C'] }),
+    ];
+    const paper = scoreTrajectories(samples);
+    expect(paper.observations.map((o) => o.status)).toEqual(['invalid', 'invalid', 'scored']);
+    const authors = scoreTrajectories(samples, { emptySequences: 'authors' });
+    expect(authors.observations.map((o) => o.status)).toEqual(['scored', 'scored', 'scored']);
+    const empty = authors.observations[0]!;
+    expect(empty.dtw).toBe(1);
+    // ½ · 1 (edit) + ½ · JS with ε = 1e-8 against an empty histogram (≈ 1/√2).
+    expect(empty.sri).toBeCloseTo(authorsDrift(['A', 'B', 'C'], []), 15);
+    expect(empty.sri).toBeCloseTo(0.5 + 0.5 * Math.SQRT1_2, 6);
+    // Non-empty pairs: the same DTW, the authors' ε-smoothed SRI (equal to 1e-6).
+    expect(authors.observations[2]!.dtw).toBe(paper.observations[2]!.dtw);
+    expect(Math.abs((authors.observations[2]!.sri as number) - (paper.observations[2]!.sri as number))).toBeLessThan(1e-6);
   });
 
   it('averages over every other no-memory sample under the all-pairs policy', () => {

@@ -1,6 +1,7 @@
 import { isRefusal, type Maybe } from '../core/maybe.js';
 import { InvalidArgumentError, isEcholensError, StatisticsError } from '../core/errors.js';
 import { type DtwOptions, dtw } from '../metrics/dtw.js';
+import { authorsDrift } from '../metrics/authors.js';
 import { sriDrift } from '../metrics/sri.js';
 import {
   benjaminiHochberg,
@@ -103,6 +104,14 @@ export interface ScoreTrajectoriesOptions {
   alpha?: number;
   /** DTW local cost (default the paper's discrete 0/1 cost). */
   dtwCost?: DtwOptions['cost'];
+  /**
+   * `exclude` (default): a sample without usable labels is excluded and counted. `authors` (the
+   * reference procedure): as the DriftLens authors' pipeline, an invalid labeler output is an
+   * empty sequence that is scored — DTW distance 1 (their dtw_score 0 for an empty side) and the
+   * authors' SRI drift (metrics/authors.ts: their Jensen–Shannon, ≈ 0.8536 against an empty side),
+   * and every SRI drift uses their definition.
+   */
+  emptySequences?: 'exclude' | 'authors';
 }
 
 export interface ExclusionCount {
@@ -211,7 +220,7 @@ function checkSample(sample: LabelledSample, i: number): void {
 }
 
 /** A labelled sample with no symbols has nothing to align: it counts as invalid. */
-const usable = (sample: LabelledSample): boolean => sample.status === 'labelled' && sample.symbols !== null && sample.symbols.length > 0;
+const usableLabels = (sample: LabelledSample): boolean => sample.status === 'labelled' && sample.symbols !== null && sample.symbols.length > 0;
 
 /**
  * Scores every labelled sample against its (target, question) baseline trajectory (docs/decisions.md#d8):
@@ -219,8 +228,8 @@ const usable = (sample: LabelledSample): boolean => sample.status === 'labelled'
  * empty, failed or without usable labels, are kept as excluded observations and counted per
  * condition.
  */
-export function scoreTrajectories(samples: readonly LabelledSample[], options: ScoreTrajectoriesOptions = {}): ScoredTrajectories {
-  if (!Array.isArray(samples)) throw new InvalidArgumentError('samples', 'expected an array of labelled samples');
+export function scoreTrajectories(input: readonly LabelledSample[], options: ScoreTrajectoriesOptions = {}): ScoredTrajectories {
+  if (!Array.isArray(input)) throw new InvalidArgumentError('samples', 'expected an array of labelled samples');
   const pairing = options.pairing ?? 'reference';
   if (pairing !== 'reference' && pairing !== 'all-pairs') {
     throw new InvalidArgumentError('pairing', `must be 'reference' or 'all-pairs', got ${String(pairing)}`);
@@ -230,7 +239,19 @@ export function scoreTrajectories(samples: readonly LabelledSample[], options: S
     throw new InvalidArgumentError('alpha', `must lie in [0, 1], got ${String(alpha)}`);
   }
   const dtwOptions = { cost: options.dtwCost ?? 'discrete', path: false } as const;
-  samples.forEach(checkSample);
+  input.forEach(checkSample);
+  const authors = options.emptySequences === 'authors';
+  // The authors' pipeline: an unusable labeler output is an empty label sequence, scored like any other.
+  const samples = authors
+    ? input.map((s) =>
+        s.status === 'invalid' || (s.status === 'labelled' && (s.symbols === null || s.symbols.length === 0))
+          ? { ...s, status: 'labelled' as const, symbols: [] }
+          : s,
+      )
+    : input;
+  const usable = authors ? (sample: LabelledSample) => sample.status === 'labelled' && sample.symbols !== null : usableLabels;
+  const drift = (a: readonly string[], b: readonly string[]) => (authors ? authorsDrift(a, b, alpha) : sriDrift(a, b, alpha));
+  const dtwDistance = (a: readonly string[], b: readonly string[]) => (authors && (a.length === 0 || b.length === 0) ? 1 : dtw(a, b, dtwOptions).normalized);
 
   const groupKey = (s: LabelledSample) => JSON.stringify([s.target, s.question]);
   const references = new Map<string, LabelledSample>();
@@ -293,8 +314,8 @@ export function scoreTrajectories(samples: readonly LabelledSample[], options: S
     let sriSum = 0;
     for (const baseline of baselines) {
       const baseSymbols = baseline.symbols as readonly string[];
-      dtwSum += dtw(baseSymbols, symbols, dtwOptions).normalized;
-      sriSum += sriDrift(baseSymbols, symbols, alpha);
+      dtwSum += dtwDistance(baseSymbols, symbols);
+      sriSum += drift(baseSymbols, symbols);
     }
     observations.push({
       ...base,

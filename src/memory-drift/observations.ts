@@ -426,6 +426,10 @@ export function collectMemorySamples(store: RunStore, runId: string): MemoryColl
   return { runId, config, ontology, records, summary, sampling: memorySampling(store, runId) };
 }
 
+/** Under `procedure: reference` an unusable labeler output is scored as the authors' empty sequence. */
+const emptySequencesOf = (config: { procedure?: 'echolens' | 'reference' | undefined }): 'exclude' | 'authors' =>
+  config.procedure === 'reference' ? 'authors' : 'exclude';
+
 export interface MemoryObservationOptions {
   /** `reference` (default, docs/decisions.md#d8) or `all-pairs`. */
   pairing?: PairingPolicy;
@@ -436,7 +440,7 @@ export function scoreMemoryRun(store: RunStore, runId: string, options: MemoryOb
   const collection = collectMemorySamples(store, runId);
   return scoreTrajectories(
     collection.records.map((r) => r.sample),
-    { pairing: options.pairing ?? 'reference' },
+    { pairing: options.pairing ?? 'reference', emptySequences: emptySequencesOf(collection.config) },
   );
 }
 
@@ -487,7 +491,7 @@ export function analyzeMemoryCollection(collection: MemoryCollection, options: M
   const { pairing, ...analysis } = options;
   const observations = scoreTrajectories(
     collection.records.map((r) => r.sample),
-    { pairing: pairing ?? config.analysis.pairing },
+    { pairing: pairing ?? config.analysis.pairing, emptySequences: emptySequencesOf(config) },
   ).observations;
   const report = analyzeMemory(observations, { B: config.analysis.B, seed: config.seed, alpha: config.analysis.alpha, ...analysis });
   return { ...report, sampling: collection.sampling };

@@ -1,3 +1,4 @@
+import { authorsJensenShannon } from './authors.js';
 import { histogramScratch, type InternedPair, internPair } from './symbols.js';
 import type { SymbolSequence } from './validate.js';
 
@@ -59,8 +60,17 @@ export function jensenShannonOfPair(pair: InternedPair): number {
  * Edge cases: both empty → 0; exactly one empty → 1 (a histogram of nothing shares
  * no mass with anything, by convention the maximal distance).
  *
+ * With `{ authors: true }`: the DriftLens authors' definition instead (ε-smoothed, one empty side
+ * ≈ 0.7071; src/metrics/authors.ts), as `procedure: reference` scores.
+ *
  * @throws InvalidArgumentError naming `a` or `b` when it is not an array of strings.
  */
-export function jensenShannon(a: SymbolSequence, b: SymbolSequence): number {
+export function jensenShannon(a: SymbolSequence, b: SymbolSequence, options: MetricRules = {}): number {
+  if (options.authors === true) return authorsJensenShannon(a, b);
   return jensenShannonOfPair(internPair(a, b, 'a', 'b'));
+}
+
+/** `authors: true` = the DriftLens authors' released definition (empty-sequence behaviour included). */
+export interface MetricRules {
+  authors?: boolean;
 }

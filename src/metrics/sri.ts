@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from '../core/errors.js';
 import { editDistanceOfPair } from './edit-distance.js';
-import { jensenShannonOfPair } from './jensen-shannon.js';
+import { authorsDrift, authorsPerturbationDrift } from './authors.js';
+import { jensenShannonOfPair, type MetricRules } from './jensen-shannon.js';
 import { internPair } from './symbols.js';
 import { describeValue, requireUnitInterval, type SymbolSequence } from './validate.js';
 
@@ -19,12 +20,14 @@ function driftOfPair(a: unknown, b: unknown, alpha: number, nameA: string, nameB
  * with ED the symbol-level Levenshtein distance and JS the normalized Jensen–Shannon
  * distance of {@link jensenShannon}. In [0, 1]; lower = more stable; symmetric.
  *
- * Edge cases: both empty → 0; exactly one empty → 1 (both terms are 1).
+ * Edge cases: both empty → 0; exactly one empty → 1 (both terms are 1). With `{ authors: true }`
+ * the DriftLens authors' definition (their JS; one empty side ≈ 0.8536).
  *
  * @param alpha weight of the order-sensitive term, in [0, 1] (paper: 0.5).
  * @throws InvalidArgumentError naming `a`, `b` or `alpha`.
  */
-export function sriDrift(a: SymbolSequence, b: SymbolSequence, alpha = 0.5): number {
+export function sriDrift(a: SymbolSequence, b: SymbolSequence, alpha = 0.5, options: MetricRules = {}): number {
+  if (options.authors === true) return authorsDrift(a, b, alpha);
   requireUnitInterval(alpha, 'alpha');
   return driftOfPair(a, b, alpha, 'a', 'b');
 }
@@ -33,10 +36,13 @@ export function sriDrift(a: SymbolSequence, b: SymbolSequence, alpha = 0.5): num
  * SRI drift score of one question (DriftLens eq. 17): the mean of
  * {@link sriDrift}(base, S_k) over the K perturbed variants S_k. In [0, 1]; lower = less drift.
  *
+ * With `{ authors: true }` the authors' compute_perturbation_drift (their drift; 0 for K = 0).
+ *
  * @throws InvalidArgumentError naming `base`, `variants` (not an array, or empty: eq. 17
  *   is undefined for K = 0), `variants[k]`, or `alpha`.
  */
-export function sri(base: SymbolSequence, variants: readonly SymbolSequence[], alpha = 0.5): number {
+export function sri(base: SymbolSequence, variants: readonly SymbolSequence[], alpha = 0.5, options: MetricRules = {}): number {
+  if (options.authors === true) return authorsPerturbationDrift(base, variants, alpha);
   requireUnitInterval(alpha, 'alpha');
   if (!Array.isArray(variants)) {
     throw new InvalidArgumentError('variants', `expected an array of symbol sequences, got ${describeValue(variants)}`);
@@ -55,6 +61,6 @@ export function sri(base: SymbolSequence, variants: readonly SymbolSequence[], a
  * SRI robustness index 1 − σ_SRI(Q) (App. F): higher = more robust. Same arguments,
  * edge cases and errors as {@link sri}.
  */
-export function sriRobustness(base: SymbolSequence, variants: readonly SymbolSequence[], alpha = 0.5): number {
-  return 1 - sri(base, variants, alpha);
+export function sriRobustness(base: SymbolSequence, variants: readonly SymbolSequence[], alpha = 0.5, options: MetricRules = {}): number {
+  return 1 - sri(base, variants, alpha, options);
 }

@@ -26,6 +26,7 @@ import type {
 import { attempt, promptOf } from './contrasts.js';
 import { type Fingerprint, type FingerprintPatterns, fingerprint, fingerprintPca } from './fingerprint.js';
 import { analyzeReference } from './reference-analysis.js';
+import { analyzeContentPosition } from './analysis-content-position.js';
 import { analyzeExtras, headlineObservations } from './analysis-extras.js';
 
 export type * from './analysis-types.js';
@@ -349,7 +350,23 @@ export function analyzePersona(all: readonly PersonaObservation[], options: Anal
     judgeAgreement: judgeAgreementRows(headlineProbes, design.judges, inference.drift),
     fingerprint: fingerprintRows(headlineProbes, options.fingerprintPatterns),
     ...analyzeExtras(all, observations, inference, resolved, options),
+    ...contentPositionOf(observations, inference.design, resolved),
     // The paper's B = 10,000 for every reference resampling, whatever B the calibrated tests use.
-    ...(options.procedure === 'reference' ? { reference: analyzeReference(observations, design, { B: 10_000, seed: resolved.seed }) } : {}),
+    ...(options.procedure === 'reference'
+      ? {
+          reference: analyzeReference(observations, design, {
+            B: 10_000,
+            seed: resolved.seed,
+            minusOne: options.referenceMinusOne ?? 'keep',
+            strongThreshold: resolved.strongThreshold,
+          }),
+        }
+      : {}),
   };
+}
+
+/** The content-position contrasts, only when the run has content conditions (the key is absent otherwise). */
+function contentPositionOf(observations: readonly PersonaObservation[], design: AnalysisDesign, resolved: ResolvedOptions) {
+  const rows = analyzeContentPosition(observations, design, resolved);
+  return rows.length > 0 ? { contentPosition: rows } : {};
 }

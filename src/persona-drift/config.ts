@@ -133,6 +133,15 @@ const personaConfigObject = z
     materials: z.string().min(1).optional(),
     /** `reference` applies every procedural difference of the authors' code below at once; `echolens` (default) none. */
     procedure: z.enum(['echolens', 'reference']).optional(),
+    /**
+     * Options of the reference block (`procedure: reference`): `minusOne` = whether an unusable
+     * judgement enters the authors' plotted means as −1 (`keep`, their figures' behaviour and the
+     * default) or is left out (`drop`, as echolens's statistics and their consolidation script).
+     */
+    reference: z
+      .object({ minusOne: z.enum(['keep', 'drop']).default('keep') })
+      .strict()
+      .optional(),
     /** Judge output: `strict` (one JSON object, label must match) or `first-object` (the first JSON object anywhere, as the reference parses). */
     judgeParse: z.enum(['strict', 'first-object']).optional(),
     /** `api-default` sends no temperature to the judge (the reference); `configured` sends judgeDecoding.temperature. */

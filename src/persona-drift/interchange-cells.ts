@@ -34,6 +34,54 @@ export interface ArchiveCell {
   outputTokens: number;
   /** Judge → verdict; `score: null` = the judge's output was not usable (the authors' −1). */
   judgements: Array<{ judge: string; score: number | null; label: string | null; reason: string }>;
+  /** `stressor` for the authors' cross-compaction and anchor-variant files (judge-free); absent = probe. */
+  surface?: 'probe' | 'stressor';
+}
+
+/** The stressor item of the authors' cross-compaction and anchor-variant runs (their S2 paraphrases vNN). */
+export const ARCHIVE_STRESSOR = 'S2';
+
+/**
+ * One file of the authors' stressor layouts: `cross_compaction/<target>/<position>/vNN/{claude,filler}.json`
+ * (`variant` null) or `anchor_variants/<variant>/<target>/<position>/vNN/cell.json` (the real
+ * context with that anchor variant, recorded as the mitigation `<variant>`). Fields read:
+ * `response_text` (required), `input_tokens`, `output_tokens`. `vNN` is the S2 paraphrase.
+ */
+export function parseStressorFile(
+  value: unknown,
+  file: string,
+  path: { target: string; position: string; v: string; arm: 'real' | 'filler'; variant: string | null },
+): ArchiveCell {
+  if (!isObject(value)) fail(file, '(root)', 'a stressor cell file must hold one JSON object');
+  const v = value as Record<string, unknown>;
+  const m = /^v(\d+)$/u.exec(path.v);
+  if (m === null) fail(file, '(path)', `the replicate folder ${JSON.stringify(path.v)} must be vNN`);
+  const failed = typeof v.error === 'string' && v.response_text === undefined;
+  const response = failed ? '' : requireString(v, 'response_text', file);
+  const facts = positionFacts(path.position);
+  return {
+    file,
+    target: path.target,
+    session: 'S1',
+    position: path.position,
+    positionValue: facts.value ?? -1,
+    compaction: facts.compaction,
+    arm: path.arm,
+    mitigation: path.variant ?? 'none',
+    distance: 'd0',
+    systemPrompt: null,
+    item: ARCHIVE_STRESSOR,
+    category: ARCHIVE_STRESSOR,
+    probeText: '',
+    paraphrase: Number(m[1]),
+    sample: 0,
+    status: failed ? 'failed' : 'done',
+    response,
+    inputTokens: tokens(v, 'input_tokens', file),
+    outputTokens: tokens(v, 'output_tokens', file),
+    judgements: [],
+    surface: 'stressor',
+  };
 }
 
 /** The arm directory names of the per-cell layout: the authors' two and echolens's other context arms. */
@@ -193,6 +241,7 @@ export function parsePerCellFile(
 ): ArchiveCell {
   if (!isObject(value)) fail(file, '(root)', 'a per-cell file must hold one JSON object');
   const v = value as Record<string, unknown>;
+  if (typeof v.error === 'string' && (v.score === undefined || v.score === null) && v.response_text === undefined) return failedPerCellFile(v, file, path);
   const probeId = requireString(v, 'probe_id', file);
   const category = requireString(v, 'probe_category', file);
   const probeText = requireString(v, 'probe_text', file);
@@ -260,6 +309,44 @@ export function parsePerCellFile(
     // The authors judged every response, blank ones too: the cell stays in their denominators.
     status: 'done',
     judgements: [{ judge, score, label: optionalString(v, 'label', file), reason: optionalString(v, 'reason', file) ?? '' }],
+  };
+}
+
+/**
+ * A per-cell `{ probe_id?, error }` file (a target call that failed after the runner's retries): a
+ * failed cell placed by its directories, so it is counted as a dropout instead of stopping the
+ * import. The authors' figure scripts skip it (it has no integer score).
+ */
+function failedPerCellFile(v: Record<string, unknown>, file: string, path: { target: string; position: string; arm: string; name: string }): ArchiveCell {
+  const stem = path.name.replace(/(_v\d+)?\.json$/u, '');
+  const probeId = optionalString(v, 'probe_id', file) ?? stem;
+  if (probeId !== stem) fail(file, 'probe_id', `"probe_id" is ${JSON.stringify(probeId)} but the file is named ${JSON.stringify(path.name)}`);
+  const arm = archiveArmOf(path.arm);
+  if (arm === undefined) fail(file, 'arm', `unknown arm ${JSON.stringify(path.arm)}: expected one of ${Object.keys(ARCHIVE_ARMS).join(', ')}`);
+  const category = optionalString(v, 'probe_category', file) ?? CATEGORY_BY_LETTER[probeId.charAt(0)];
+  if (category === undefined) fail(file, 'probe_category', `missing field "probe_category" (probe ${JSON.stringify(probeId)} has no known category)`);
+  const facts = positionFacts(path.position);
+  return {
+    file,
+    target: path.target,
+    session: 'S1',
+    position: path.position,
+    positionValue: facts.value ?? -1,
+    compaction: facts.compaction,
+    arm,
+    mitigation: 'none',
+    distance: 'd0',
+    systemPrompt: null,
+    item: probeId,
+    category,
+    probeText: optionalString(v, 'probe_text', file) ?? '',
+    paraphrase: 0,
+    sample: sampleOfFile(path.name),
+    status: 'failed',
+    response: '',
+    inputTokens: 0,
+    outputTokens: 0,
+    judgements: [],
   };
 }
 
@@ -355,7 +442,19 @@ export function fillPositionValues(cells: ArchiveCell[]): void {
 export function checkDistinct(cells: readonly ArchiveCell[]): void {
   const seen = new Map<string, string>();
   for (const c of cells) {
-    const key = JSON.stringify([c.target, c.session, c.position, c.arm, c.mitigation, c.distance, c.systemPrompt, c.item, c.paraphrase, c.sample]);
+    const key = JSON.stringify([
+      c.surface ?? 'probe',
+      c.target,
+      c.session,
+      c.position,
+      c.arm,
+      c.mitigation,
+      c.distance,
+      c.systemPrompt,
+      c.item,
+      c.paraphrase,
+      c.sample,
+    ]);
     const other = seen.get(key);
     if (other !== undefined) fail(c.file, 'probe_id', `the same cell as ${other} (target ${c.target}, position ${c.position}, arm ${c.arm}, probe ${c.item})`);
     seen.set(key, c.file);

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { InputError } from '../core/errors.js';
 import { isObject } from '../core/guards.js';
 import {
@@ -10,6 +10,7 @@ import {
   isContentPositionFile,
   parseContentPositionFile,
   parsePerCellFile,
+  parseStressorFile,
 } from './interchange-cells.js';
 
 /**
@@ -17,12 +18,73 @@ import {
  * record formats are in interchange-cells.ts, the layout in docs/interchange.md).
  */
 
-/** Where the per-cell tree starts: the authors' results folder, that folder itself, or the directory given. */
-function perCellRoot(dir: string): string {
+/**
+ * Where the per-cell tree starts: the authors' results folder, that folder itself, or the directory
+ * given; null when the directory holds only the authors' other layouts (cross-compaction, anchor
+ * variants).
+ */
+function perCellRoot(dir: string): string | null {
   for (const candidate of [join(dir, 'results', 'probes_at_crosscompaction'), join(dir, 'probes_at_crosscompaction')]) {
     if (existsSync(candidate) && statSync(candidate).isDirectory()) return candidate;
   }
+  if (stressorRoots(dir).length > 0) return null;
   return dir;
+}
+
+/** The authors' stressor layouts under `dir` (or `dir/results`): cross-compaction and anchor variants. */
+function stressorRoots(dir: string): Array<{ kind: 'cross_compaction' | 'anchor_variants'; path: string }> {
+  const out: Array<{ kind: 'cross_compaction' | 'anchor_variants'; path: string }> = [];
+  for (const kind of ['cross_compaction', 'anchor_variants'] as const) {
+    // The layout's own folder given directly is read too.
+    for (const candidate of [join(dir, 'results', kind), join(dir, kind), ...(basename(resolve(dir)) === kind ? [dir] : [])]) {
+      if (existsSync(candidate) && statSync(candidate).isDirectory()) {
+        out.push({ kind, path: candidate });
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/** Sub-folders of a folder, sorted, bookkeeping names skipped. */
+function folders(path: string): string[] {
+  return readdirSync(path)
+    .sort()
+    .filter((name) => !skipped(name) && isDir(join(path, name)));
+}
+
+/** The cells of the cross-compaction (`<target>/<position>/vNN/{claude,filler}.json`) and anchor-variant (`<variant>/<target>/<position>/vNN/cell.json`) layouts. */
+function readStressorLayouts(dir: string, cells: ArchiveCell[], files: string[]): { crossCompaction: number; anchorVariants: number } {
+  const counts = { crossCompaction: 0, anchorVariants: 0 };
+  for (const root of stressorRoots(dir)) {
+    const variants = root.kind === 'anchor_variants' ? folders(root.path) : [null];
+    for (const variant of variants) {
+      const base = variant === null ? root.path : join(root.path, variant);
+      for (const target of folders(base)) {
+        for (const position of folders(join(base, target))) {
+          for (const v of folders(join(base, target, position))) {
+            const names: Array<[string, 'real' | 'filler']> =
+              variant === null
+                ? [
+                    ['claude.json', 'real'],
+                    ['filler.json', 'filler'],
+                  ]
+                : [['cell.json', 'real']];
+            for (const [name, arm] of names) {
+              const path = join(base, target, position, v, name);
+              if (!existsSync(path)) continue;
+              const file = relative(dir, path);
+              cells.push(parseStressorFile(readJson(path, file), file, { target, position, v, arm, variant }));
+              files.push(file);
+              if (variant === null) counts.crossCompaction += 1;
+              else counts.anchorVariants += 1;
+            }
+          }
+        }
+      }
+    }
+  }
+  return counts;
 }
 
 const isDir = (path: string) => statSync(path).isDirectory();
@@ -47,7 +109,7 @@ export interface ArchiveRead {
   cells: ArchiveCell[];
   /** Files read, relative to the directory given, in the order read. */
   files: string[];
-  layouts: { perCell: number; contentPosition: number };
+  layouts: { perCell: number; contentPosition: number; crossCompaction?: number; anchorVariants?: number };
 }
 
 /**
@@ -62,7 +124,8 @@ export function readContextEchoArchive(dir: string, judge: string): ArchiveRead 
   const root = perCellRoot(dir);
   let perCell = 0;
   let contentPosition = 0;
-  for (const target of readdirSync(root).sort()) {
+  for (const target of root === null ? [] : readdirSync(root).sort()) {
+    if (root === null) break;
     if (skipped(target) || !isDir(join(root, target))) continue;
     for (const position of readdirSync(join(root, target)).sort()) {
       if (skipped(position) || !isDir(join(root, target, position))) continue;
@@ -103,6 +166,7 @@ export function readContextEchoArchive(dir: string, judge: string): ArchiveRead 
       contentPosition += 1;
     }
   }
+  const stressors = readStressorLayouts(dir, cells, files);
   if (cells.length === 0) {
     throw new InputError(
       'no ContextEcho cells found: expected results/probes_at_crosscompaction/<target>/<position>/<arm>/<probe_id>.json or content-position *.json files (full_results / per_condition)',
@@ -112,8 +176,12 @@ export function readContextEchoArchive(dir: string, judge: string): ArchiveRead 
   fillPositionValues(cells);
   checkDistinct(cells);
   // An echolens export lists its cells in plan order; the report's tables keep that order.
-  if (cells.every((c) => c.order !== undefined)) cells.sort((a, b) => (a.order as number) - (b.order as number));
-  return { cells, files, layouts: { perCell, contentPosition } };
+  // (Stressor files of an export carry no order: they follow, in path order.)
+  if (cells.some((c) => c.order !== undefined)) cells.sort((a, b) => (a.order ?? Number.MAX_SAFE_INTEGER) - (b.order ?? Number.MAX_SAFE_INTEGER));
+  const layouts: ArchiveRead['layouts'] = { perCell, contentPosition };
+  if (stressors.crossCompaction > 0) layouts.crossCompaction = stressors.crossCompaction;
+  if (stressors.anchorVariants > 0) layouts.anchorVariants = stressors.anchorVariants;
+  return { cells, files, layouts };
 }
 
 /** Writes files under `dir` (each through a temporary name and a rename, so a crash leaves no half file). */

@@ -7,7 +7,7 @@ import { gitCommit } from '../experiment/runtime.js';
 import type { CellOutcome, RunStore } from '../store/run-store.js';
 import type { CellLabels, CellSpec, RunManifest } from '../store/types.js';
 import { CONTEXT_ARMS, type PersonaConfig, personaConfigSchema, personaProcedure } from './config.js';
-import { type ArchiveCell, archiveArmName, CONTENT_POSITION } from './interchange-cells.js';
+import { ARCHIVE_STRESSOR, type ArchiveCell, archiveArmName, CONTENT_POSITION } from './interchange-cells.js';
 import type { ArchiveRead } from './interchange-files.js';
 import { JUDGE_LABELS } from './judge.js';
 import { decodePersonaTargetLabels, isPersonaTargetCell, resolveJudgeVerdicts } from './labels.js';
@@ -55,7 +55,7 @@ function targetLabels(c: ArchiveCell): CellLabels {
     arm: c.arm,
     mitigation: c.mitigation,
     distance: c.distance,
-    surface: 'probe',
+    surface: c.surface ?? 'probe',
     item: c.item,
     category: c.category,
     paraphrase: c.paraphrase,
@@ -180,6 +180,8 @@ export function importArchive(
         files: read.files.length,
         perCellFiles: read.layouts.perCell,
         contentPositionFiles: read.layouts.contentPosition,
+        ...(read.layouts.crossCompaction ? { crossCompactionFiles: read.layouts.crossCompaction } : {}),
+        ...(read.layouts.anchorVariants ? { anchorVariantFiles: read.layouts.anchorVariants } : {}),
         modelCalls: 0,
         ...(options.exportManifest ? { exportedRun: options.exportManifest.runId } : {}),
       },
@@ -239,7 +241,8 @@ export interface ExportResult {
 /**
  * A persona run in the authors' per-cell layout (every probe cell; the headline judge's verdict in
  * the authors' fields, every judge in the `echolens` block), a content-position file per target
- * when that target's probes were asked at one position only, and echolens-run.json.
+ * whose scratch arm was asked at one position (the conditions at that position), and
+ * echolens-run.json.
  */
 export function exportRun(store: RunStore, runId: string): ExportResult {
   const run = store.requireRun(runId);
@@ -255,8 +258,18 @@ export function exportRun(store: RunStore, runId: string): ExportResult {
   const targetCells = cells.filter((c) => isPersonaTargetCell(c.labels));
   const decoded = targetCells.map((c) => ({ cell: c, l: decodePersonaTargetLabels(c.labels, c.key) }));
   const skipped: Record<string, number> = {};
+  // S2 stressor cells go to the authors' cross-compaction (no mitigation) and anchor-variant (real arm, a mitigation) layouts.
+  const stressorFile = (l: (typeof decoded)[number]['l']): string | null => {
+    if (l.surface !== 'stressor' || l.item !== ARCHIVE_STRESSOR || l.sample !== 0 || l.paraphrase > 99) return null;
+    const v = `v${String(l.paraphrase).padStart(2, '0')}`;
+    if (l.mitigation === 'none' && (l.arm === 'real' || l.arm === 'filler')) return `${l.arm === 'real' ? 'claude' : 'filler'}.json\u0000${v}`;
+    if (l.mitigation !== 'none' && l.arm === 'real') return `cell.json\u0000${v}`;
+    return null;
+  };
+  const stressorCells = decoded.filter(({ l }) => stressorFile(l) !== null);
   const probes = decoded.filter(({ l }) => {
     if (l.surface === 'probe') return true;
+    if (stressorFile(l) !== null) return false;
     skipped[l.surface] = (skipped[l.surface] ?? 0) + 1;
     return false;
   });
@@ -336,9 +349,14 @@ export function exportRun(store: RunStore, runId: string): ExportResult {
       byTarget.set(l.target, list);
     }
   }
-  for (const [target, records] of byTarget) {
-    // The consolidation script reads one context slice per condition: only a one-position design fits.
-    if (new Set(records.map((r) => `${r.session}\u0000${r.position}`)).size !== 1) continue;
+  for (const [target, all] of byTarget) {
+    // The consolidation script reads one context slice per condition, every condition against
+    // scratch: a target gets the file only with scratch measured at one position, and the file
+    // holds the conditions at that position (its per-cell cells elsewhere stay in the tree only).
+    const slice = (r: { position: string; session: string }) => `${r.session}\u0000${r.position}`;
+    const scratchAt = new Set(all.filter((r) => (r.record.echolens as { arm: string }).arm === 'scratch').map(slice));
+    if (scratchAt.size !== 1) continue;
+    const records = all.filter((r) => scratchAt.has(slice(r)));
     const conditions: Record<string, { results: unknown[] }> = {};
     for (const { record } of records) {
       const arm = String(record.arm);
@@ -359,6 +377,30 @@ export function exportRun(store: RunStore, runId: string): ExportResult {
     files.push({
       path: `docs/CONTENT_POSITION_${safe(target)}.json`,
       value: { target, position: records[0]?.position ?? CONTENT_POSITION, echolens_export: true, full_results: conditions },
+    });
+  }
+  const manyStressorSessions = new Set(stressorCells.map(({ l }) => l.session)).size > 1;
+  for (const { cell, l } of stressorCells) {
+    const [name, v] = (stressorFile(l) as string).split('\u0000') as [string, string];
+    const positionDir = safe(manyStressorSessions ? `${l.session}__${l.position}` : l.position);
+    const base = l.mitigation === 'none' ? ['results', 'cross_compaction'] : ['results', 'anchor_variants', safe(l.mitigation)];
+    const path = [...base, safe(l.target), positionDir, v, name].join('/');
+    // The authors' stressor runner writes no file for a failed call; two cells on one file (several prompts or distances) keep the first.
+    if (paths.has(path) || cell.result.status === 'failed' || cell.result.status === 'pending') {
+      skipped.stressor = (skipped.stressor ?? 0) + 1;
+      continue;
+    }
+    paths.add(path);
+    const text = cell.result.text ?? '';
+    files.push({
+      path,
+      value: {
+        response_text: text,
+        response_len: [...text].length,
+        wall_clock_sec: cell.result.latencyMs === null ? null : cell.result.latencyMs / 1000,
+        input_tokens: cell.result.usage.inputTokens,
+        output_tokens: cell.result.usage.outputTokens,
+      },
     });
   }
   const manifest: ExportManifest = {

@@ -184,8 +184,13 @@ describe('persona import --layout contextecho (per-cell layout)', () => {
       const report = personaReport(store, runId);
       const invalid = report.counts.invalidJudgements.reduce((sum, r) => sum + r.invalid, 0);
       expect(invalid).toBe(1);
-      const filler = report.reference?.arms.find((a) => a.arm === 'filler');
-      expect(filler?.n).toBe(3 * 5 - 1);
+      // The reference block follows the authors' figures by default (the −1 stays in their mean) …
+      const kept = report.reference?.arms.find((a) => a.arm === 'filler');
+      expect(report.reference?.minusOne).toBe('keep');
+      expect(kept?.n).toBe(3 * 5);
+      // … and `reference: { minusOne: drop }` leaves it out, as echolens's own statistics do.
+      const dropped = personaReport(store, runId, { referenceMinusOne: 'drop' }).reference?.arms.find((a) => a.arm === 'filler');
+      expect(dropped?.n).toBe(3 * 5 - 1);
       expect(() => importArchive(store, readContextEchoArchive(dir, 'judge'), { source: dir })).toThrow(/already in the store as run/u);
     } finally {
       store.close();

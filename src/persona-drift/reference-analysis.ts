@@ -3,6 +3,8 @@ import { holm } from '../stats/multiple-testing.js';
 import type { AnalysisDesign, PersonaObservation } from './analysis-types.js';
 import type { ReferenceBlock, ReferenceContract, ReferencePermutation } from './reference-types.js';
 import { armClusterBootstrap, gapClusterBootstrap, referenceSignFlip, sessionWilcoxon, unpairedGapClusterBootstrap } from './reference-estimators.js';
+import { referenceAnchorVariants, referenceCompliance } from './reference-stressors.js';
+import { holmFamilies, type MinusOne, plottedScore, referenceCategories, referenceTrajectories } from './reference-parity.js';
 
 /**
  * The `reference` block of a persona report (pure): the numbers the ContextEcho authors' analysis
@@ -11,22 +13,38 @@ import { armClusterBootstrap, gapClusterBootstrap, referenceSignFlip, sessionWil
  * docs/statistics.md ("The reference procedure").
  */
 
-export type { ReferenceArm, ReferenceBlock, ReferenceContract, ReferenceGap, ReferencePermutation } from './reference-types.js';
+export type {
+  ReferenceAnchorVariant,
+  ReferenceAnchorVariantSummary,
+  ReferenceCompliance,
+  ReferenceArm,
+  ReferenceBlock,
+  ReferenceCategoryGap,
+  ReferenceCategoryPanel,
+  ReferenceContract,
+  ReferenceGap,
+  ReferencePermutation,
+  ReferenceTrajectory,
+} from './reference-types.js';
 
 export interface ReferenceOptionsResolved {
   B: number;
   seed: number;
+  /** Unusable judgements in the plotted means: `keep` as −1 (the authors' figures) or `drop` (default). */
+  minusOne?: MinusOne;
+  /** |Δ| of a drifter in the taxonomy panel (default 0.30). */
+  strongThreshold?: number;
 }
 
 const pairKey = (o: PersonaObservation) => `${o.session}\u0000${o.position}\u0000${o.item}\u0000${o.paraphrase}\u0000${o.sample}`;
 const positionKey = (o: PersonaObservation) => `${o.session}\u0000${o.position}`;
 
-/** Scores grouped by (session, position), in first-seen order. */
-function byPosition(observations: readonly PersonaObservation[], judge: string): Map<string, number[]> {
+/** Scores grouped by (session, position), in first-seen order (the forest figure keeps any integer score). */
+function byPosition(observations: readonly PersonaObservation[], judge: string, minusOne: MinusOne): Map<string, number[]> {
   const out = new Map<string, number[]>();
   for (const o of observations) {
-    const score = o.scores[judge];
-    if (typeof score !== 'number') continue;
+    const score = plottedScore(o, judge, minusOne);
+    if (score === null) continue;
     const list = out.get(positionKey(o));
     if (list) list.push(score);
     else out.set(positionKey(o), [score]);
@@ -53,9 +71,17 @@ export function analyzeReference(observations: readonly PersonaObservation[], de
     arms: [],
     gap: [],
     permutation: [],
+    byCategory: [],
+    categoryPanel: [],
+    trajectory: [],
+    minusOne: options.minusOne ?? 'drop',
+    compliance: [],
+    anchorVariants: [],
+    anchorVariantSummary: [],
     contracts: [],
     notComputed: [],
   };
+  const minusOne = block.minusOne;
   const resampling = { B: options.B, seed: options.seed };
   // The headline cell of every number: the probe surface at the headline prompt and distance, no intervention.
   const headline = observations.filter(
@@ -77,6 +103,7 @@ export function analyzeReference(observations: readonly PersonaObservation[], de
           byPosition(
             inCategory.filter((o) => o.arm === arm),
             judge,
+            minusOne,
           ),
         ]),
       );
@@ -99,7 +126,7 @@ export function analyzeReference(observations: readonly PersonaObservation[], de
         else block.gap.push({ target, estimate: gap.estimate, ci: gap.ci });
       }
       // The permutation pairs probes across all categories, as the authors' consolidation script does.
-      const family: Array<Omit<ReferencePermutation, 'pHolm'>> = [];
+      const family: ReferencePermutation[] = [];
       const allArms = [...new Set(mine.map((o) => o.arm))].sort();
       for (const [comparison, baseline] of contrastsOf(allArms)) {
         const base = new Map<string, number>();
@@ -110,14 +137,33 @@ export function analyzeReference(observations: readonly PersonaObservation[], de
           if (o.arm === comparison && typeof o.scores[judge] === 'number' && b !== undefined) deltas.push((o.scores[judge] as number) - b);
         }
         const contrast = `${comparison} - ${baseline}`;
+        // An arm measured only elsewhere (per-cell positions beside a content-position file) has no contrast with scratch.
+        if (deltas.length === 0 && baseline === 'scratch') continue;
         const test = attempt(() => referenceSignFlip(deltas, resampling));
         if ('error' in test) block.notComputed.push({ target, what: `permutation ${contrast}`, error: test.error });
-        else family.push({ target, contrast, mean: test.mean, p: test.p });
+        // pHolm and its family are set once every target's tests are in (holmFamilies below).
+        else family.push({ target, contrast, mean: test.mean, p: test.p, pHolm: Number.NaN, family: 'within-target', familySize: 0 });
       }
-      const adjusted = family.length > 0 ? holm(family.map((f) => f.p)) : [];
-      block.permutation.push(...family.map((f, i) => ({ ...f, pHolm: adjusted[i] as number })));
+      block.permutation.push(...family);
     }
     block.contracts.push(...contractRows(observations, target, block, resampling));
+  }
+  holmFamilies(block.permutation);
+  const done = observations.filter((o) => o.status !== 'failed' && design.targets.includes(o.target));
+  block.compliance = referenceCompliance(done, design.targets);
+  const anchors = referenceAnchorVariants(done, design.targets);
+  block.anchorVariants = anchors.rows;
+  block.anchorVariantSummary = anchors.summary;
+  if (judge !== null) {
+    const probes = headline.filter((o) => design.targets.includes(o.target));
+    const categories = referenceCategories(probes, design.targets, judge, {
+      minusOne,
+      strongThreshold: options.strongThreshold ?? 0.3,
+      drifterCategory: 'coding_self',
+    });
+    block.byCategory = categories.byCategory;
+    block.categoryPanel = categories.categoryPanel;
+    block.trajectory = referenceTrajectories(probes, design.targets, judge, { minusOne, B: options.B, seed: options.seed });
   }
   return block;
 }

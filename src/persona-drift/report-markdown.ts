@@ -1,6 +1,6 @@
 import type { Estimate, GapEstimate, Maybe, PersonaReport } from './analysis.js';
 import { markdownText } from '../report/markdown-text.js';
-import { referenceMarkdown } from './reference-render.js';
+import { contentPositionMarkdown, referenceMarkdown } from './reference-render.js';
 import { extrasMarkdown } from './extras-render.js';
 import { describePersonaUnits } from './units.js';
 
@@ -379,6 +379,7 @@ export function renderPersonaMarkdown(report: PersonaReport, title = 'Persona dr
   const out: string[] = [`# ${title}`, ''];
   out.push(...verdictSection(report));
   out.push(...driftSection(report));
+  out.push(...contentPositionMarkdown(report));
   out.push(...referenceMarkdown(report));
   out.push(...extrasMarkdown(report));
   out.push(...driftDetailSection(report));

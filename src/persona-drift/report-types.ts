@@ -1,3 +1,4 @@
+import type { ContentPositionContrast } from './analysis-content-position.js';
 import type { AnalysisExtras, ExtraOptions } from './analysis-extras.js';
 import type {
   AnalysisDesign,
@@ -27,6 +28,8 @@ import type { PersonaUnits } from './units.js';
 
 export interface PersonaReport extends AnalysisExtras {
   schema: 'echolens.persona-report/1';
+  /** Content conditions against scratch (calibrated; Holm across the panel and within target), when the run has them. */
+  contentPosition?: ContentPositionContrast[];
   options: Required<Pick<AnalysisOptions, 'B' | 'seed' | 'strongThreshold' | 'tostMargin'>> & { primaryCategory: string | null };
   design: AnalysisDesign;
   /** One verdict per target × judge, in the headline cell. */
@@ -96,4 +99,6 @@ export interface AnalysisOptions extends ExtraOptions {
   alpha?: number;
   /** `reference` adds the authors' estimators as the report's `reference` block. */
   procedure?: 'echolens' | 'reference';
+  /** Unusable judgements in the reference block's plotted means: `keep` as −1 (the authors' figures) or `drop`. */
+  referenceMinusOne?: 'keep' | 'drop';
 }

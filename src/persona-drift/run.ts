@@ -396,6 +396,7 @@ export function analyzePersonaRun(observations: readonly PersonaObservation[], r
         systemPrompts: config.data.systemPrompts,
         distances: config.data.distances.map((d) => d.name),
         procedure: personaProcedure(config.data).name,
+        referenceMinusOne: config.data.reference?.minusOne ?? 'keep',
         framing: framingLevels(config.data),
       }
     : {};

@@ -9,7 +9,7 @@ import { openStore } from '../../store/run-store.js';
 
 /** `echolens persona import | export`: the ContextEcho authors' archive layouts (docs/interchange.md). */
 
-const LAYOUT_HELP = "archive layout (only contextecho: the ContextEcho authors' per-cell and content-position files)";
+const LAYOUT_HELP = "archive layout (only contextecho: the ContextEcho authors' per-cell, content-position, cross-compaction and anchor-variant files)";
 
 function checkLayout(layout: string): void {
   if (layout !== 'contextecho') throw new InvalidArgumentError('--layout', `unknown layout "${layout}": the one layout is contextecho`);
@@ -58,7 +58,7 @@ export function registerPersonaInterchange(persona: Command): void {
           ...(options.procedure ? { procedure: options.procedure as 'echolens' | 'reference' } : {}),
         });
         process.stdout.write(
-          `imported run ${result.runId} into ${options.db}: ${result.targetCells} responses, ${result.judgeCells} verdicts (${read.layouts.perCell} per-cell files, ${read.layouts.contentPosition} content-position files), targets ${result.targets.join(', ')}, procedure ${result.procedure}; no model was called\nreport: echolens persona report ${options.db} --run ${result.runId}\n`,
+          `imported run ${result.runId} into ${options.db}: ${result.targetCells} responses, ${result.judgeCells} verdicts (${read.layouts.perCell} per-cell files, ${read.layouts.contentPosition} content-position files${read.layouts.crossCompaction ? `, ${read.layouts.crossCompaction} cross-compaction files` : ''}${read.layouts.anchorVariants ? `, ${read.layouts.anchorVariants} anchor-variant files` : ''}), targets ${result.targets.join(', ')}, procedure ${result.procedure}; no model was called\nreport: echolens persona report ${options.db} --run ${result.runId}\n`,
         );
       } finally {
         store.close();

@@ -5,6 +5,8 @@ import { formatReward } from '../../metrics/format-reward.js';
 import { lexicalDiversity } from '../../metrics/lexical-diversity.js';
 import { readabilityReward } from '../../metrics/readability.js';
 import { sriDrift } from '../../metrics/sri.js';
+import { authorsDrift, authorsFormatReward, authorsLexicalDiversity } from '../../metrics/authors.js';
+import { type PreparedSymbolEmbeddings, referenceDtw, type SymbolEmbedder } from '../../metrics/fastdtw.js';
 
 /**
  * GRPO reward (DriftLens eq. 8–10, docs/decisions.md#d11), with the DriftLens authors' auxiliary
@@ -36,7 +38,16 @@ export interface RewardWeights {
   /** Target Flesch reading ease of r_read (default 60) and the Gaussian's width (default 25). */
   readabilityTarget?: number;
   readabilityWidth?: number;
+  /**
+   * Whose definitions score the parts: `paper` (default; eq. 9, App. I.3, the paper's metrics) or
+   * `authors` (their released reward.py and metrics.py: their format reward and lexical diversity,
+   * an empty label sequence scored as their code scores it — DTW term 0, SRI with their
+   * Jensen–Shannon — and, when symbol embeddings are given, their cosine-fastdtw DTW).
+   */
+  rules?: RewardRules;
 }
+
+export type RewardRules = 'paper' | 'authors';
 
 export type DriftOrientation = 'negative' | 'similarity';
 
@@ -47,8 +58,8 @@ export const PAPER_REWARD_WEIGHTS: Readonly<RewardWeights> = Object.freeze({ for
 
 export const REWARD_PRESETS = Object.freeze({
   paper: Object.freeze({ format: 1, dtw: 1, sri: 0, drift: 'negative' }),
-  authors: Object.freeze({ format: 0.5, dtw: 0.5, sri: 0, drift: 'similarity' }),
-  'authors-sri': Object.freeze({ format: 0.2, dtw: 0.4, sri: 0.4, drift: 'similarity' }),
+  authors: Object.freeze({ format: 0.5, dtw: 0.5, sri: 0, drift: 'similarity', rules: 'authors' }),
+  'authors-sri': Object.freeze({ format: 0.2, dtw: 0.4, sri: 0.4, drift: 'similarity', rules: 'authors' }),
 } satisfies Record<string, RewardWeights>);
 
 export type RewardPreset = keyof typeof REWARD_PRESETS;
@@ -69,7 +80,9 @@ export function checkRewardWeights(weights: RewardWeights): ResolvedRewardWeight
   const width = weights.readabilityWidth ?? 25;
   if (!Number.isFinite(target)) throw new InvalidArgumentError('weights.readabilityTarget', `must be a finite number, got ${String(target)}`);
   if (!(Number.isFinite(width) && width > 0)) throw new InvalidArgumentError('weights.readabilityWidth', `must be a number > 0, got ${String(width)}`);
-  return { ...(out as Record<(typeof WEIGHT_KEYS)[number], number>), drift, readabilityTarget: target, readabilityWidth: width };
+  const rules = weights.rules ?? 'paper';
+  if (rules !== 'paper' && rules !== 'authors') throw new InvalidArgumentError('weights.rules', `must be "paper" or "authors", got ${String(rules)}`);
+  return { ...(out as Record<(typeof WEIGHT_KEYS)[number], number>), drift, readabilityTarget: target, readabilityWidth: width, rules };
 }
 
 export interface RewardComponents {
@@ -95,10 +108,11 @@ export interface RewardComponents {
 /** The parts of R that need no labels (they are scored even when labelling fails). */
 export function textComponents(response: string, weights: RewardWeights): { format: number; readability: number; diversity: number } {
   const w = checkRewardWeights(weights);
+  const authors = w.rules === 'authors';
   return {
-    format: formatReward(response),
+    format: authors ? authorsFormatReward(response) : formatReward(response),
     readability: readabilityReward(response, w.readabilityTarget, w.readabilityWidth),
-    diversity: lexicalDiversity(response),
+    diversity: authors ? authorsLexicalDiversity(response) : lexicalDiversity(response),
   };
 }
 
@@ -115,14 +129,30 @@ export function scoreLabelledResponse(
   reference: readonly string[],
   symbols: readonly string[],
   weights: RewardWeights = PAPER_REWARD_WEIGHTS,
+  options: { embed?: SymbolEmbedder | PreparedSymbolEmbeddings } = {},
 ): RewardComponents {
   if (reference.length === 0) throw new InvalidArgumentError('reference', 'needs at least one symbol');
   const w = checkRewardWeights(weights);
   const text = textComponents(response, w);
-  const dtwDrift = symbols.length === 0 ? 1 : dtw(symbols, reference, { path: false }).normalized;
-  const sri = symbols.length === 0 ? 1 : sriDrift(symbols, reference);
+  const authors = w.rules === 'authors';
+  let dtwDrift: number;
+  let rDtw: number;
+  if (authors) {
+    // Their dtw_reward: 1 − normalised DTW (cosine fastdtw over embeddings when given), 0 where it is NaN (an empty sequence).
+    const d =
+      symbols.length === 0
+        ? Number.NaN
+        : options.embed
+          ? referenceDtw(reference, symbols, options.embed).normalized
+          : dtw(symbols, reference, { path: false }).normalized;
+    dtwDrift = Number.isNaN(d) ? 1 : d;
+    rDtw = Number.isNaN(d) ? 0 : driftTerm(d, w.drift);
+  } else {
+    dtwDrift = symbols.length === 0 ? 1 : dtw(symbols, reference, { path: false }).normalized;
+    rDtw = driftTerm(dtwDrift, w.drift);
+  }
+  const sri = authors ? authorsDrift(reference, symbols) : symbols.length === 0 ? 1 : sriDrift(symbols, reference);
   const antiDistraction = antiDistractionReward(reference, symbols);
-  const rDtw = driftTerm(dtwDrift, w.drift);
   const rSri = driftTerm(sri, w.drift);
   const reward =
     w.format * text.format +
