@@ -6,6 +6,7 @@ import type { BatchJobs } from './batch-jobs.js';
 import type { StageDeclaration, StageProgress } from './run-stages.js';
 import { type CellIdentity, REDACTED, replaceSecretValues, scrubSecrets } from './keys.js';
 import { requestKeys } from './request-hash.js';
+import { decodeStoredText } from './stored-text.js';
 import type { CellLabels, CellResult, CellSpec, CellStatus, RunManifest } from './types.js';
 
 /*
@@ -126,6 +127,11 @@ export interface RunCellIndexRow {
   tool_calls: string | null;
 }
 
+/** An index row with its text as the model returned it (stored-text.ts). */
+export function decodeIndexRow(row: RunCellIndexRow): RunCellIndexRow {
+  return row.text === null ? row : { ...row, text: decodeStoredText(row.text) };
+}
+
 /** The batch-job ledger of a store (batch-jobs.ts), whichever backend holds it. */
 export type BatchJobLedger = { [K in keyof BatchJobs]: BatchJobs[K] };
 
@@ -201,8 +207,8 @@ export function rowToResult(row: CellRow, cached: boolean): CellResult {
     key: row.key,
     status: row.status,
     attempts: row.attempts,
-    text: row.text,
-    reasoning: row.reasoning,
+    text: decodeStoredText(row.text),
+    reasoning: decodeStoredText(row.reasoning),
     finishReason: row.finish_reason as FinishReason | null,
     usage: {
       inputTokens: row.input_tokens,
@@ -214,7 +220,7 @@ export function rowToResult(row: CellRow, cached: boolean): CellResult {
     latencyMs: row.latency_ms,
     costUsd: row.cost_usd,
     errorClass: row.error_class,
-    errorMessage: row.error_message,
+    errorMessage: decodeStoredText(row.error_message),
     startedAt: row.started_at,
     finishedAt: row.finished_at,
     cached,

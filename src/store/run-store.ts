@@ -20,6 +20,7 @@ import {
   type OpenStoreOptions,
   RESULT_COLUMNS,
   RUN_STATUSES,
+  decodeIndexRow,
   type RunCellIndexRow,
   type RunCellRecord,
   type RunCellResultRecord,
@@ -33,6 +34,7 @@ import {
   storedLegacyKey,
   validateManifest,
 } from './run-store-common.js';
+import { decodeStoredText, encodeStoredText } from './stored-text.js';
 import type { RunStore as RunStoreInterface } from './run-store-common.js';
 
 export * from './run-store-common.js';
@@ -155,12 +157,13 @@ export class SqliteRunStore implements RunStore {
   }
 
   cellIndexOfRun(runId: string): RunCellIndexRow[] {
-    return this.db
+    const rows = this.db
       .prepare(
         `SELECT rc.key AS key, rc.labels AS labels, rc.ordinal AS ordinal, c.status AS status, c.text AS text, c.model AS model, c.tool_calls AS tool_calls
          FROM run_cells rc JOIN cells c ON c.key = rc.key WHERE rc.run_id = ? ORDER BY rc.ordinal`,
       )
       .all(runId) as RunCellIndexRow[];
+    return rows.map(decodeIndexRow);
   }
 
   // ---- runs ----
@@ -412,10 +415,10 @@ export class SqliteRunStore implements RunStore {
     const info = this.statements.recordResult.run(
       outcome.status,
       outcome.attempts,
-      outcome.text,
-      outcome.reasoning,
+      encodeStoredText(outcome.text),
+      encodeStoredText(outcome.reasoning),
       outcome.finishReason,
-      outcome.responseModel,
+      encodeStoredText(outcome.responseModel),
       u.inputTokens,
       u.outputTokens,
       u.cachedInputTokens,
@@ -424,7 +427,7 @@ export class SqliteRunStore implements RunStore {
       outcome.latencyMs,
       outcome.costUsd,
       outcome.errorClass,
-      outcome.errorMessage === null ? null : scrubText(outcome.errorMessage, this.secrets),
+      outcome.errorMessage === null ? null : encodeStoredText(scrubText(outcome.errorMessage, this.secrets)),
       outcome.startedAt,
       outcome.finishedAt,
       outcome.toolCalls === undefined || outcome.toolCalls === null || outcome.toolCalls.length === 0
@@ -500,7 +503,7 @@ export class SqliteRunStore implements RunStore {
           text: result.text,
           reasoning: result.reasoning,
           finishReason: result.finishReason,
-          responseModel: row.response_model,
+          responseModel: decodeStoredText(row.response_model),
           usage: result.usage,
           latencyMs: result.latencyMs,
           costUsd: result.costUsd,

@@ -208,7 +208,9 @@ function cellRunner(
     tally.record(outcome, outcome.attempts, naiveCostOf(costOf, request.model, outcome.usage));
 
     const previous = cells.results.get(key)!;
-    if (await writeResult(key, outcome)) {
+    const committed = await writeResult(key, outcome);
+    outcome = committed.outcome; // a result the store could not hold is a `storage` failure
+    if (committed.written) {
       cells.results.set(key, resultOf(key, outcome, previous.attempts + outcome.attempts));
     } else {
       // Another process finished this cell first; its answer stands.

@@ -9,6 +9,7 @@ import { cellKey, contentKey } from '../keys.js';
 import { type CellOutcome, openStore, type RunStore, SqliteRunStore } from '../run-store.js';
 import { runCells } from '../runner.js';
 import { FakeModels, fakeResponse, makeSpecs, TEST_MANIFEST, usageFor } from '../testing/fakes.js';
+import { COST_PER_CALL, expectHostileRoundTrip, runHostile } from '../testing/hostile-text.js';
 import type { CellSpec } from '../types.js';
 import { PgRunStore } from './pg-store.js';
 import { transferRuns } from './transfer.js';
@@ -325,5 +326,50 @@ describe.skipIf(bin === null)('PostgreSQL run store', () => {
     expect(back.map((c) => c.key).sort()).toEqual(first.map((c) => c.key).sort());
     expect(store.shared.openWork(id)).toEqual({ pending: 7, leased: 7 });
     store.close();
+  });
+
+  it('answers holding NUL and lone surrogates round-trip on PostgreSQL, one call per cell, spend counted', async () => {
+    const store = openStore(freshUrl()) as PgRunStore;
+    const { runId, result, calls, plan } = await runHostile(store, { cells: 27, id: 'hostile' });
+    expect(result.status).toBe('done');
+    expect(result.done).toBe(27);
+    expect(calls).toBe(27);
+    expect(result.spendUsd).toBeCloseTo(27 * COST_PER_CALL, 9);
+    expect(store.shared.spentOf(runId)).toBeCloseTo(27 * COST_PER_CALL, 9);
+    await expectHostileRoundTrip(store, runId, plan);
+    store.close();
+  });
+
+  it('an answer PostgreSQL refuses fails its cell with a storage error once; the spend counts for --max-cost', async () => {
+    const store = openStore(freshUrl()) as PgRunStore;
+    store.client.query("ALTER TABLE cells ADD CONSTRAINT refuse_poison CHECK (text IS NULL OR position('POISON' in text) = 0)");
+    const poison = (index: number) => index % 3 === 1;
+    const { runId, result, calls } = await runHostile(store, { cells: 12, id: 'refused', poison, concurrency: 1 });
+    expect(calls).toBe(12);
+    expect(result.done).toBe(8);
+    expect(result.failed).toBe(4);
+    expect(store.shared.spentOf(runId)).toBeCloseTo(12 * COST_PER_CALL, 9);
+    for (const cell of store.cellResultsOfRun(runId)) {
+      if (!poison(cell.labels.index as number)) continue;
+      expect(cell.result.status).toBe('failed');
+      expect(cell.result.errorMessage).toMatch(/^storage: the answer of this call could not be stored \(.*refuse_poison/);
+      expect(cell.result.attempts).toBe(1);
+      expect(cell.result.costUsd).toBeCloseTo(COST_PER_CALL, 9);
+    }
+    store.close();
+  });
+
+  it('runs import of a SQLite store whose answers hold NUL and lone surrogates into PostgreSQL and back', async () => {
+    const source = SqliteRunStore.open(join(dir, 'hostile-source.db'));
+    const { runId, plan } = await runHostile(source, { cells: 18, id: 'hostile-moved' });
+    const pg = openStore(freshUrl());
+    expect(transferRuns(source, pg).runs).toEqual([{ id: runId, cells: 18, results: 18, skipped: false }]);
+    await expectHostileRoundTrip(pg, runId, plan);
+    expect(pg.cellsOfRun(runId)).toEqual(source.cellsOfRun(runId));
+    const back = SqliteRunStore.open(join(dir, 'hostile-back.db'));
+    transferRuns(pg, back);
+    expect(back.cellsOfRun(runId)).toEqual(source.cellsOfRun(runId));
+    await expectHostileRoundTrip(back, runId, plan);
+    for (const store of [source, pg, back]) store.close();
   });
 });

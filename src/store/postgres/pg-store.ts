@@ -15,6 +15,7 @@ import {
   type OpenStoreOptions,
   RESULT_COLUMNS,
   RUN_STATUSES,
+  decodeIndexRow,
   type RunCellIndexRow,
   type RunCellRecord,
   type RunCellResultRecord,
@@ -29,6 +30,7 @@ import {
   storedLegacyKey,
   validateManifest,
 } from '../run-store-common.js';
+import { decodeStoredText, encodeStoredText } from '../stored-text.js';
 import { type StageDeclaration, type StageProgress, stageComplete } from '../run-stages.js';
 import { prefixSignature } from '../schedule.js';
 import type { CellResult, CellSpec, CellStatus, RunManifest } from '../types.js';
@@ -419,10 +421,10 @@ export class PgRunStore implements RunStore {
       params: [
         outcome.status,
         outcome.attempts,
-        outcome.text,
-        outcome.reasoning,
+        encodeStoredText(outcome.text),
+        encodeStoredText(outcome.reasoning),
         outcome.finishReason,
-        outcome.responseModel,
+        encodeStoredText(outcome.responseModel),
         u.inputTokens,
         u.outputTokens,
         u.cachedInputTokens,
@@ -431,7 +433,7 @@ export class PgRunStore implements RunStore {
         outcome.latencyMs,
         outcome.costUsd,
         outcome.errorClass,
-        outcome.errorMessage === null ? null : scrubText(outcome.errorMessage, this.secrets),
+        outcome.errorMessage === null ? null : encodeStoredText(scrubText(outcome.errorMessage, this.secrets)),
         outcome.startedAt,
         outcome.finishedAt,
         outcome.toolCalls === undefined || outcome.toolCalls === null || outcome.toolCalls.length === 0
@@ -486,11 +488,13 @@ export class PgRunStore implements RunStore {
   }
 
   cellIndexOfRun(runId: string): RunCellIndexRow[] {
-    return this.client.query(
-      `SELECT rc.key AS key, rc.labels AS labels, rc.ordinal AS ordinal, c.status AS status, c.text AS text, c.model AS model, c.tool_calls AS tool_calls
+    return (
+      this.client.query(
+        `SELECT rc.key AS key, rc.labels AS labels, rc.ordinal AS ordinal, c.status AS status, c.text AS text, c.model AS model, c.tool_calls AS tool_calls
        FROM run_cells rc JOIN cells c ON c.key = rc.key WHERE rc.run_id = $1 ORDER BY rc.ordinal`,
-      [runId],
-    ).rows as unknown as RunCellIndexRow[];
+        [runId],
+      ).rows as unknown as RunCellIndexRow[]
+    ).map(decodeIndexRow);
   }
 
   findByContent(key: string, model?: string): Array<{ model: string; result: CellResult }> {
@@ -525,7 +529,7 @@ export class PgRunStore implements RunStore {
           text: result.text,
           reasoning: result.reasoning,
           finishReason: result.finishReason,
-          responseModel: row.response_model,
+          responseModel: decodeStoredText(row.response_model),
           usage: result.usage,
           latencyMs: result.latencyMs,
           costUsd: result.costUsd,

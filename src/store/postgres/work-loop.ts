@@ -4,6 +4,7 @@ import { defaultSleep, type RetryPolicy, type SleepFn } from '../../models/retry
 import { type ModelRequest, ZERO_USAGE } from '../../models/types.js';
 import type { CellOutcome } from '../run-store.js';
 import { callCell } from '../runner-call.js';
+import { batchedCommitter } from '../runner-commit.js';
 import { adapterCache } from '../runner-lanes.js';
 import { defaultAdapterFactory, defaultCostOf, providerOf } from '../runner-options.js';
 import type { AdapterFactory, CostFn } from '../runner-types.js';
@@ -101,28 +102,9 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
   };
   const bursts = new Map<string, { signature: string; count: number }>();
 
-  // Group commit: results that arrive in one event-loop turn are written in one transaction.
-  let pendingWrites: Array<{
-    item: { key: string; runId: string; outcome: CellOutcome };
-    resolve: (written: boolean) => void;
-    reject: (error: unknown) => void;
-  }> = [];
-  const commit = (item: { key: string; runId: string; outcome: CellOutcome }) =>
-    new Promise<boolean>((resolve, reject) => {
-      if (pendingWrites.length === 0) {
-        setImmediate(() => {
-          const batch = pendingWrites;
-          pendingWrites = [];
-          try {
-            const written = shared.recordMany(batch.map((entry) => entry.item));
-            for (const [index, entry] of batch.entries()) entry.resolve(written[index]!);
-          } catch (error) {
-            for (const entry of batch) entry.reject(error);
-          }
-        });
-      }
-      pendingWrites.push({ item, resolve, reject });
-    });
+  // Group commit: results that arrive in one event-loop turn are written in one transaction;
+  // a result the store cannot hold fails its cell with a `storage: …` error (runner-commit.ts).
+  const commit = batchedCommitter<{ key: string; runId: string; outcome: CellOutcome }>((items) => shared.recordMany(items));
 
   const ready: ClaimedCell[] = [];
   /** Keys this worker holds a lease on (claimed and not yet written or given back). */
@@ -190,7 +172,7 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
         return;
       }
     }
-    const outcome = await callCell(options.requests?.get(cell.key) ?? cell.request, new Date().toISOString(), {
+    let outcome = await callCell(options.requests?.get(cell.key) ?? cell.request, new Date().toISOString(), {
       adapterOf,
       ...(options.retry ? { retry: options.retry } : {}),
       signal: stopper.signal,
@@ -205,7 +187,9 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
     }
     result.calls += outcome.attempts;
     result.spendUsd += outcome.costUsd ?? 0;
-    const written = await commit({ key: cell.key, runId: cell.runId, outcome });
+    const committed = await commit({ key: cell.key, runId: cell.runId, outcome });
+    const written = committed.written;
+    outcome = committed.outcome;
     if (!written) result.refused += 1;
     else {
       result.written += 1;
