@@ -64,6 +64,12 @@ export interface CellOutcome {
   finishedAt: string;
   /** Tool calls the model emitted (requests that offer tools only). */
   toolCalls?: ToolCall[] | null;
+  /**
+   * Attempts of this call the store counted before it was made (`beginAttempts`): the
+   * write adds `attempts - attemptsRecorded`, so a call is counted once, from the moment
+   * it is sent, even when its result is never written.
+   */
+  attemptsRecorded?: number;
 }
 
 export interface CellQuery {
@@ -128,6 +134,11 @@ export interface RunCellIndexRow {
 }
 
 /** An index row with its text as the model returned it (stored-text.ts). */
+/** The attempts an outcome's write adds to the cell (those counted before the call excluded). */
+export function attemptsToAdd(outcome: CellOutcome): number {
+  return outcome.attempts - (outcome.attemptsRecorded ?? 0);
+}
+
 export function decodeIndexRow(row: RunCellIndexRow): RunCellIndexRow {
   return row.text === null ? row : { ...row, text: decodeStoredText(row.text) };
 }
@@ -166,6 +177,12 @@ export interface RunStore {
   getCells(keys: Iterable<string>): Map<string, CellResult>;
   resultsOfRun(runId: string): Map<string, CellResult>;
   getRequest(key: string): ModelRequest | undefined;
+  /**
+   * Counts one attempt on each cell before its call is sent (cells not yet `done`); the
+   * outcome then carries `attemptsRecorded: 1`. A call whose result never arrives (a
+   * killed process) or cannot be stored is so still counted.
+   */
+  beginAttempts(keys: readonly string[]): void;
   recordResult(key: string, outcome: CellOutcome): boolean;
   recordResults(items: ReadonlyArray<{ key: string; outcome: CellOutcome }>): boolean[];
   cellsOfRun(runId: string, query?: CellQuery): RunCellRecord[];

@@ -20,6 +20,7 @@ import {
   type OpenStoreOptions,
   RESULT_COLUMNS,
   RUN_STATUSES,
+  attemptsToAdd,
   decodeIndexRow,
   type RunCellIndexRow,
   type RunCellRecord,
@@ -405,6 +406,13 @@ export class SqliteRunStore implements RunStore {
     return row ? this.decode(row.request) : undefined;
   }
 
+  beginAttempts(keys: readonly string[]): void {
+    if (keys.length === 0) return;
+    this.transaction(() => {
+      for (const key of keys) this.statements.beginAttempt.run(key);
+    });
+  }
+
   /**
    * Writes a cell's end state in its own transaction. A `done` cell is final and
    * never overwritten; returns false when the write was refused for that reason.
@@ -414,7 +422,7 @@ export class SqliteRunStore implements RunStore {
     const u = outcome.usage;
     const info = this.statements.recordResult.run(
       outcome.status,
-      outcome.attempts,
+      attemptsToAdd(outcome),
       encodeStoredText(outcome.text),
       encodeStoredText(outcome.reasoning),
       outcome.finishReason,
@@ -573,6 +581,7 @@ function prepareStatements(db: Database.Database) {
       `SELECT * FROM cells WHERE content_key = ? AND status IN ('done', 'empty')
        ORDER BY finished_at DESC, key`,
     ),
+    beginAttempt: db.prepare("UPDATE cells SET attempts = attempts + 1 WHERE key = ? AND status <> 'done'"),
     recordResult: db.prepare(
       `UPDATE cells SET status = ?, attempts = attempts + ?, text = ?, reasoning = ?, finish_reason = ?,
          response_model = ?, input_tokens = ?, output_tokens = ?, cached_input_tokens = ?, cache_write_tokens = ?,

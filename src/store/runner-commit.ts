@@ -44,6 +44,30 @@ export function batchedCommitter<T extends { outcome: CellOutcome }>(write: (ite
 }
 
 /**
+ * Attempts counted before the calls are sent (`RunStore.beginAttempts`): calls that start
+ * in the same turn of the event loop are counted in one statement; each resolves once
+ * its count is written, and only then is the call sent.
+ */
+export function attemptRecorder(begin: (keys: readonly string[]) => void): (key: string) => Promise<void> {
+  let batch: Array<{ key: string; resolve: () => void; reject: (error: unknown) => void }> = [];
+  const flush = () => {
+    const entries = batch;
+    batch = [];
+    try {
+      begin(entries.map((entry) => entry.key));
+      for (const entry of entries) entry.resolve();
+    } catch (error) {
+      for (const entry of entries) entry.reject(error);
+    }
+  };
+  return (key) =>
+    new Promise<void>((resolve, reject) => {
+      if (batch.length === 0) setImmediate(flush);
+      batch.push({ key, resolve, reject });
+    });
+}
+
+/**
  * Writes outcomes; when the batch fails for a reason other than a lost connection, each
  * item is written alone, and an item the store refuses even alone (a value the database
  * cannot hold) is written as a failed cell with a `storage: …` error that keeps the call's

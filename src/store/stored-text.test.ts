@@ -2,8 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cellKey } from './keys.js';
 import { SqliteRunStore } from './run-store.js';
+import { runCells } from './runner.js';
 import { decodeStoredText, encodeStoredText } from './stored-text.js';
+import { FakeModels, fakeResponse, makeSpecs, TEST_MANIFEST, usageFor } from './testing/fakes.js';
 import { COST_PER_CALL, expectHostileRoundTrip, HOSTILE_TEXTS, runHostile } from './testing/hostile-text.js';
 
 let dir: string;
@@ -64,6 +67,25 @@ describe('stored text', () => {
         expect(cell.result.costUsd).toBeCloseTo(COST_PER_CALL, 9);
       } else expect(cell.result.status).toBe('done');
     }
+    store.close();
+  });
+
+  it('counts an attempt before the call is sent (a killed run still shows it), once in all', async () => {
+    const store = SqliteRunStore.open(join(dir, 'attempts.db'));
+    const plan = makeSpecs(5);
+    const seen: Array<{ status: string | undefined; attempts: number | undefined }> = [];
+    const models = new FakeModels({
+      respond: (request) => {
+        const cell = store.getCell(cellKey(request));
+        seen.push({ status: cell?.status, attempts: cell?.attempts });
+        return fakeResponse('ok', usageFor(request));
+      },
+    });
+    const id = store.createRun(TEST_MANIFEST, { id: 'attempts' });
+    const result = await runCells(store, id, plan, { adapterFor: models.adapterFor, costOf: () => COST_PER_CALL });
+    expect(seen).toEqual(plan.map(() => ({ status: 'pending', attempts: 1 })));
+    expect(result.results.map((r) => r.attempts)).toEqual([1, 1, 1, 1, 1]);
+    expect(store.cellResultsOfRun(id).map((c) => c.result.attempts)).toEqual([1, 1, 1, 1, 1]);
     store.close();
   });
 });

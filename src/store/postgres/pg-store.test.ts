@@ -12,7 +12,9 @@ import { FakeModels, fakeResponse, makeSpecs, TEST_MANIFEST, usageFor } from '..
 import { COST_PER_CALL, expectHostileRoundTrip, runHostile } from '../testing/hostile-text.js';
 import type { CellSpec } from '../types.js';
 import { PgRunStore } from './pg-store.js';
+import { PG_SCHEMA_VERSION } from './schema.js';
 import { transferRuns } from './transfer.js';
+import { workCells } from './work-loop.js';
 import { postgresForTests, startTestCluster, type TestCluster } from './testing/cluster.js';
 
 // The PostgreSQL backend against the SQLite one: the same script of store operations must
@@ -193,6 +195,22 @@ describe.skipIf(bin === null)('PostgreSQL run store', () => {
     expect(() => openStore(url)).toThrow(/schema version 99 is newer/);
   });
 
+  it('migrates a schema-1 store (no open_attempts) to the current version', () => {
+    const url = freshUrl();
+    const store = PgRunStore.open(url);
+    store.client.query("ALTER TABLE cells DROP COLUMN open_attempts; UPDATE meta SET value = '1' WHERE name = 'schema_version'");
+    store.close();
+    expect(() => openStore(url, { readonly: true })).toThrow(/needs a migration/);
+    const reopened = PgRunStore.open(url);
+    expect(reopened.client.query("SELECT value FROM meta WHERE name = 'schema_version'").rows[0]?.value).toBe(String(PG_SCHEMA_VERSION));
+    expect(
+      reopened.client.query(
+        "SELECT 1 FROM information_schema.columns WHERE table_schema = 'echolens' AND table_name = 'cells' AND column_name = 'open_attempts'",
+      ).rowCount,
+    ).toBe(1);
+    reopened.close();
+  });
+
   it('keeps the password out of the location it shows', () => {
     const url = cluster.url.replace('postgres@', 'postgres:hunter2@');
     const store = openStore(url);
@@ -371,5 +389,40 @@ describe.skipIf(bin === null)('PostgreSQL run store', () => {
     expect(back.cellsOfRun(runId)).toEqual(source.cellsOfRun(runId));
     await expectHostileRoundTrip(back, runId, plan);
     for (const store of [source, pg, back]) store.close();
+  });
+
+  it('counts attempts before the call; a cell whose calls keep ending unrecorded is failed, not called again', async () => {
+    const store = PgRunStore.open(freshUrl());
+    const id = store.createRun(TEST_MANIFEST, { id: 'unsettled' });
+    store.registerCells(id, makeSpecs(4));
+    // Three workers in turn claim cells, count the call as sent, and die (their leases lapse).
+    for (const max of [4, 4, 2]) {
+      const claimed = store.shared.claim(`dead-${max}-${Math.random()}`, { max, leaseMs: 100 });
+      store.beginAttempts(claimed.map((c) => c.key));
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+    const seen: number[] = [];
+    const models = new FakeModels({
+      respond: (request) => {
+        seen.push(store.getCell(cellKey(request))!.attempts);
+        return fakeResponse('ok', usageFor(request));
+      },
+    });
+    const result = await workCells(store, { runId: id, adapterFor: models.adapterFor, costOf: () => 0.001, retry: { maxAttempts: 3 }, pollMs: 50 });
+    const cells = store.cellResultsOfRun(id);
+    const failed = cells.filter((c) => c.result.status === 'failed');
+    expect(failed.length).toBe(2);
+    for (const cell of failed) {
+      expect(cell.result.errorMessage).toBe(
+        'storage: 3 calls of this cell ended without a stored result (the worker was killed or the result could not be written); not called again',
+      );
+      expect(cell.result.attempts).toBe(3);
+    }
+    // The other two had 2 unsettled calls: called once more (counted before it was sent), and done.
+    expect(models.totalCalls).toBe(2);
+    expect(seen).toEqual([3, 3]);
+    expect(result.done).toBe(2);
+    expect(cells.filter((c) => c.result.status === 'done').map((c) => c.result.attempts)).toEqual([3, 3]);
+    store.close();
   });
 });

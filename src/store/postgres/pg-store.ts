@@ -15,6 +15,7 @@ import {
   type OpenStoreOptions,
   RESULT_COLUMNS,
   RUN_STATUSES,
+  attemptsToAdd,
   decodeIndexRow,
   type RunCellIndexRow,
   type RunCellRecord,
@@ -413,14 +414,14 @@ export class PgRunStore implements RunStore {
   outcomeStatement(key: string, outcome: CellOutcome): Statement {
     const u = outcome.usage;
     return {
-      sql: `UPDATE cells SET status = $1, attempts = attempts + $2, text = $3, reasoning = $4, finish_reason = $5,
+      sql: `UPDATE cells SET status = $1, attempts = attempts + $2, open_attempts = 0, text = $3, reasoning = $4, finish_reason = $5,
               response_model = $6, input_tokens = $7, output_tokens = $8, cached_input_tokens = $9, cache_write_tokens = $10,
               reasoning_tokens = $11, latency_ms = $12, cost_usd = $13, error_class = $14, error_message = $15, started_at = $16,
               finished_at = $17, tool_calls = $18, lease_owner = NULL, lease_until = NULL, lease_run = NULL, lease_reserved_usd = 0
             WHERE key = $19 AND status <> 'done'`,
       params: [
         outcome.status,
-        outcome.attempts,
+        attemptsToAdd(outcome),
         encodeStoredText(outcome.text),
         encodeStoredText(outcome.reasoning),
         outcome.finishReason,
@@ -442,6 +443,12 @@ export class PgRunStore implements RunStore {
         key,
       ],
     };
+  }
+
+  /** Counts an attempt before the call; `open_attempts` counts those no written outcome has settled yet. */
+  beginAttempts(keys: readonly string[]): void {
+    if (keys.length === 0) return;
+    this.query("UPDATE cells SET attempts = attempts + 1, open_attempts = open_attempts + 1 WHERE key = ANY($1::text[]) AND status <> 'done'", [[...keys]]);
   }
 
   recordResult(key: string, outcome: CellOutcome): boolean {

@@ -4,14 +4,14 @@ import { defaultSleep, type RetryPolicy, type SleepFn } from '../../models/retry
 import { type ModelRequest, ZERO_USAGE } from '../../models/types.js';
 import type { CellOutcome } from '../run-store.js';
 import { callCell } from '../runner-call.js';
-import { batchedCommitter } from '../runner-commit.js';
+import { attemptRecorder, batchedCommitter } from '../runner-commit.js';
 import { adapterCache } from '../runner-lanes.js';
 import { defaultAdapterFactory, defaultCostOf, providerOf } from '../runner-options.js';
 import type { AdapterFactory, CostFn } from '../runner-types.js';
 import { promptCacheKeyOf } from '../cache-schedule.js';
 import { estimateInputTokens } from '../schedule.js';
 import type { PgRunStore } from './pg-store.js';
-import type { ClaimedCell, RunSettings } from './shared-work.js';
+import { type ClaimedCell, DEFAULT_MAX_OPEN_ATTEMPTS, type RunSettings } from './shared-work.js';
 
 /**
  * The loop every process working a PostgreSQL store runs: `echolens worker`, and the
@@ -105,6 +105,9 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
   // Group commit: results that arrive in one event-loop turn are written in one transaction;
   // a result the store cannot hold fails its cell with a `storage: …` error (runner-commit.ts).
   const commit = batchedCommitter<{ key: string; runId: string; outcome: CellOutcome }>((items) => shared.recordMany(items));
+  // Attempts are counted before the calls are sent (one statement for the calls of a turn).
+  const beginAttempt = attemptRecorder((keys) => store.beginAttempts(keys));
+  const maxOpenAttempts = options.retry?.maxAttempts ?? DEFAULT_MAX_OPEN_ATTEMPTS;
 
   const ready: ClaimedCell[] = [];
   /** Keys this worker holds a lease on (claimed and not yet written or given back). */
@@ -172,6 +175,7 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
         return;
       }
     }
+    await beginAttempt(cell.key);
     let outcome = await callCell(options.requests?.get(cell.key) ?? cell.request, new Date().toISOString(), {
       adapterOf,
       ...(options.retry ? { retry: options.retry } : {}),
@@ -182,9 +186,10 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
       ...(cell.group === null ? {} : { cacheKey: promptCacheKeyOf(cell.group) }),
     });
     if (outcome === undefined) {
-      shared.release(owner, [cell.key]);
+      shared.release(owner, [cell.key], { cut: true });
       return;
     }
+    outcome = { ...outcome, attemptsRecorded: 1 };
     result.calls += outcome.attempts;
     result.spendUsd += outcome.costUsd ?? 0;
     const committed = await commit({ key: cell.key, runId: cell.runId, outcome });
@@ -248,7 +253,7 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
   const claimMore = (): boolean => {
     let cells: ClaimedCell[];
     try {
-      cells = shared.claim(owner, { max: claimMax, leaseMs, runId: options.runId ?? null });
+      cells = shared.claim(owner, { max: claimMax, leaseMs, runId: options.runId ?? null, maxOpenAttempts });
     } catch (error) {
       process.emitWarning(`echolens worker: claim failed: ${(error as Error).message}`);
       return false;
