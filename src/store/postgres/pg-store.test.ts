@@ -425,4 +425,22 @@ describe.skipIf(bin === null)('PostgreSQL run store', () => {
     expect(cells.filter((c) => c.result.status === 'done').map((c) => c.result.attempts)).toEqual([3, 3]);
     store.close();
   });
+
+  it('per-provider concurrency holds on PostgreSQL as on SQLite', async () => {
+    const specs = [...makeSpecs(30, 'alpha:m'), ...makeSpecs(30, 'beta:m')];
+    const run = async (store: RunStore) => {
+      const models = new FakeModels({ delayMs: 15 });
+      const id = store.createRun(TEST_MANIFEST, { id: 'lanes' });
+      const result = await runCells(store, id, specs, { adapterFor: models.adapterFor, costOf: () => 0, concurrency: { alpha: 3, '*': 2 } });
+      return { done: result.done, alpha: models.maxActiveByProvider.get('alpha'), beta: models.maxActiveByProvider.get('beta'), calls: models.totalCalls };
+    };
+    const sqlite = SqliteRunStore.open(join(dir, 'lanes.db'));
+    const pg = openStore(freshUrl());
+    const a = await run(sqlite);
+    const b = await run(pg);
+    sqlite.close();
+    pg.close();
+    expect(a).toEqual({ done: 60, alpha: 3, beta: 2, calls: 60 });
+    expect(b).toEqual(a);
+  });
 });

@@ -3,7 +3,7 @@ import { addTokenCounts } from '../../core/token-counts.js';
 import { type TokenUsage, ZERO_USAGE } from '../../models/types.js';
 import { naiveCostOf } from '../runner-call.js';
 import { prepareCells } from '../runner-cells.js';
-import { checkPricesKnown, concurrencyFor, defaultCostOf, validateOptions } from '../runner-options.js';
+import { checkPricesKnown, defaultCostOf, validateOptions } from '../runner-options.js';
 import { FatalBurstError, type RunCellsOptions, type RunCellsResult, type RunSummary, type StopReason } from '../runner-types.js';
 import type { CellSpec } from '../types.js';
 import type { PgRunStore } from './pg-store.js';
@@ -56,7 +56,7 @@ export async function runCellsShared(store: PgRunStore, runId: string, specs: re
     const work = await workCells(store, {
       runId,
       requests: new Map(cells.toRun.map((index) => [cells.uniqueKeys[index]!, cells.uniqueRequests[index]!])),
-      concurrency: typeof options.concurrency === 'number' ? options.concurrency : concurrencyFor(options.concurrency, '*'),
+      ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
       ...(options.adapterFor ? { adapterFor: options.adapterFor } : {}),
       costOf,
       ...(options.retry ? { retry: options.retry } : {}),

@@ -6,7 +6,7 @@ import type { CellOutcome } from '../run-store.js';
 import { callCell } from '../runner-call.js';
 import { attemptRecorder, batchedCommitter } from '../runner-commit.js';
 import { adapterCache } from '../runner-lanes.js';
-import { defaultAdapterFactory, defaultCostOf, providerOf } from '../runner-options.js';
+import { concurrencyFor, defaultAdapterFactory, defaultCostOf, providerOf } from '../runner-options.js';
 import type { AdapterFactory, CostFn } from '../runner-types.js';
 import { promptCacheKeyOf } from '../cache-schedule.js';
 import { estimateInputTokens } from '../schedule.js';
@@ -32,7 +32,7 @@ export interface WorkOptions {
   /** Work only this run's cells (the run command); default: every running run. */
   runId?: string;
   /** Calls in flight at once (default 8). */
-  concurrency?: number;
+  concurrency?: number | Record<string, number>;
   /** Lease length; renewed every third of it (default 30 s). */
   leaseMs?: number;
   /** Return after this long with no pending cell left in any running run (default: never, unless `runId` is done). */
@@ -76,10 +76,14 @@ export function workerName(): string {
 
 export async function workCells(store: PgRunStore, options: WorkOptions = {}): Promise<WorkResult> {
   const owner = options.owner ?? workerName();
-  const concurrency = Math.max(1, Math.floor(options.concurrency ?? 8));
+  // A number caps the calls in flight; a map caps each provider (the part of the ref before ":"; "*" for the rest), as runCells does.
+  const concurrency = typeof options.concurrency === 'number' ? Math.max(1, Math.floor(options.concurrency)) : Number.POSITIVE_INFINITY;
+  const limitOf = (provider: string) =>
+    typeof options.concurrency === 'number' ? concurrency : Math.max(1, Math.floor(concurrencyFor(options.concurrency, provider)));
+  const largestLimit = typeof options.concurrency === 'object' ? Math.max(1, ...Object.values(options.concurrency)) : limitOf('*');
   const leaseMs = options.leaseMs ?? 30_000;
   const pollMs = options.pollMs ?? 500;
-  const claimMax = options.claimMax ?? concurrency * 4;
+  const claimMax = options.claimMax ?? Math.floor(largestLimit) * 4;
   const sleep = options.sleep ?? defaultSleep;
   const costOf = options.costOf ?? (await defaultCostOf());
   const adapterOf = adapterCache(options.adapterFor ?? defaultAdapterFactory);
@@ -114,6 +118,7 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
   const held = new Set<string>();
   const followers = new Map<string, ClaimedCell[]>();
   let active = 0;
+  const activeBy = new Map<string, number>();
   let idleSince = Date.now();
   const heartbeat = setInterval(
     () => {
@@ -230,6 +235,8 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
 
   const start = (cell: ClaimedCell) => {
     active += 1;
+    const provider = providerOf(cell.model);
+    activeBy.set(provider, (activeBy.get(provider) ?? 0) + 1);
     void runOne(cell)
       .catch((error: unknown) => {
         // A store error while writing (database gone past the retry window): the lease lapses and another worker repeats the cell.
@@ -237,6 +244,7 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
       })
       .finally(() => {
         active -= 1;
+        activeBy.set(provider, activeBy.get(provider)! - 1);
         held.delete(cell.key);
         if (cell.group !== null) {
           // The leader answered: its group's cache is warm; release the followers.
@@ -288,10 +296,12 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
     }
     while (active < concurrency) {
       if (ready.length === 0 && (claiming || !claimMore())) break;
-      const cell = ready.shift();
-      if (cell === undefined) break;
+      // The first ready cell whose provider has a free slot (cells of a busy provider wait).
+      const index = ready.findIndex((c) => (activeBy.get(providerOf(c.model)) ?? 0) < limitOf(providerOf(c.model)));
+      if (index < 0) break;
+      const [cell] = ready.splice(index, 1);
       idleSince = Date.now();
-      start(cell);
+      start(cell!);
     }
     if (active > 0 || ready.length > 0 || waking) return;
     // Nothing in hand: finished, or wait and look again.
