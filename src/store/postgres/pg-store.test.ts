@@ -4,10 +4,12 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../../core/errors.js';
-import { ZERO_USAGE } from '../../models/types.js';
+import { ModelCallError } from '../../models/errors.js';
+import { type GenerateOptions, type ModelRequest, ZERO_USAGE } from '../../models/types.js';
 import { cellKey, contentKey } from '../keys.js';
 import { type CellOutcome, openStore, type RunStore, SqliteRunStore } from '../run-store.js';
 import { runCells } from '../runner.js';
+import type { ProgressSnapshot } from '../runner-types.js';
 import { FakeModels, fakeResponse, makeSpecs, TEST_MANIFEST, usageFor } from '../testing/fakes.js';
 import { COST_PER_CALL, expectHostileRoundTrip, runHostile } from '../testing/hostile-text.js';
 import type { CellSpec } from '../types.js';
@@ -442,5 +444,58 @@ describe.skipIf(bin === null)('PostgreSQL run store', () => {
     pg.close();
     expect(a).toEqual({ done: 60, alpha: 3, beta: 2, calls: 60 });
     expect(b).toEqual(a);
+  });
+
+  it('progress (done, failed, in flight) and the cache lifetime on PostgreSQL as on SQLite', async () => {
+    const plan = makeSpecs(12);
+    const failing = new Set(plan.filter((_, i) => i % 4 === 0).map((spec) => cellKey(spec.request)));
+    const run = async (store: RunStore) => {
+      const models = new FakeModels({
+        // Unequal latencies: when one call ends, the other is still in flight.
+        delayMs: (request) => (Number(request.messages[1]!.content.match(/\d+/)![0]) % 2 === 0 ? 2 : 40),
+        respond: (request) => {
+          if (failing.has(cellKey(request))) throw new ModelCallError('bad_request', 'refused by the fake model');
+          return fakeResponse('ok', usageFor(request));
+        },
+      });
+      const ttls: unknown[] = [];
+      const adapterFor = (ref: string) => {
+        const adapter = models.adapterFor(ref);
+        return {
+          ...adapter,
+          generate: (request: ModelRequest, generateOptions?: GenerateOptions) => (ttls.push(generateOptions?.cacheTtl), adapter.generate(request)),
+        };
+      };
+      let maxInFlight = 0;
+      let last: ProgressSnapshot | undefined;
+      const id = store.createRun(TEST_MANIFEST, { id: 'progress' });
+      await runCells(store, id, plan, {
+        adapterFor,
+        costOf: () => 0,
+        concurrency: 2,
+        cache: { cacheTtl: '1h' },
+        onProgress: (snapshot) => {
+          maxInFlight = Math.max(maxInFlight, snapshot.inFlight);
+          last = snapshot;
+        },
+      });
+      return {
+        ttls: [...new Set(ttls)],
+        maxInFlight,
+        last: { done: last!.done, failed: last!.failed, empty: last!.empty, finished: last!.finished, inFlight: last!.inFlight },
+      };
+    };
+    const sqlite = SqliteRunStore.open(join(dir, 'progress.db'));
+    const pg = openStore(freshUrl());
+    const a = await run(sqlite);
+    const b = await run(pg);
+    sqlite.close();
+    pg.close();
+    expect(a.ttls).toEqual(['1h']);
+    expect(a.last).toEqual({ done: 9, failed: 3, empty: 0, finished: 12, inFlight: 0 });
+    expect(a.maxInFlight).toBeGreaterThanOrEqual(1);
+    expect(b.maxInFlight).toBeGreaterThanOrEqual(1);
+    expect(b.maxInFlight).toBeLessThanOrEqual(2);
+    expect({ ...b, maxInFlight: 0 }).toEqual({ ...a, maxInFlight: 0 });
   });
 });

@@ -8,7 +8,7 @@ import { attemptRecorder, batchedCommitter } from '../runner-commit.js';
 import { adapterCache } from '../runner-lanes.js';
 import { concurrencyFor, defaultAdapterFactory, defaultCostOf, providerOf } from '../runner-options.js';
 import type { AdapterFactory, CostFn } from '../runner-types.js';
-import { promptCacheKeyOf } from '../cache-schedule.js';
+import { type CacheSettings, promptCacheKeyOf } from '../cache-schedule.js';
 import { estimateInputTokens } from '../schedule.js';
 import type { PgRunStore } from './pg-store.js';
 import { type ClaimedCell, DEFAULT_MAX_OPEN_ATTEMPTS, type RunSettings } from './shared-work.js';
@@ -51,6 +51,10 @@ export interface WorkOptions {
   /** Cancels calls in flight (their cells return to the pool). */
   hardSignal?: AbortSignal;
   sleep?: SleepFn;
+  /** Anthropic cache lifetime asked for on breakpoints (the run's `cache.cacheTtl`). */
+  cacheTtl?: CacheSettings['cacheTtl'];
+  /** Called whenever the number of this worker's calls in flight changes (progress). */
+  onInFlight?: (inFlight: number) => void;
   onCell?: (event: { key: string; runId: string; model: string; status: CellOutcome['status'] | 'refused'; outcome: CellOutcome }) => void;
 }
 
@@ -118,6 +122,7 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
   const held = new Set<string>();
   const followers = new Map<string, ClaimedCell[]>();
   let active = 0;
+  let inFlight = 0;
   const activeBy = new Map<string, number>();
   let idleSince = Date.now();
   const heartbeat = setInterval(
@@ -181,15 +186,24 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
       }
     }
     await beginAttempt(cell.key);
-    let outcome = await callCell(options.requests?.get(cell.key) ?? cell.request, new Date().toISOString(), {
-      adapterOf,
-      ...(options.retry ? { retry: options.retry } : {}),
-      signal: stopper.signal,
-      ...(options.hardSignal ? { hardSignal: options.hardSignal } : {}),
-      sleep,
-      costOf,
-      ...(cell.group === null ? {} : { cacheKey: promptCacheKeyOf(cell.group) }),
-    });
+    inFlight += 1;
+    options.onInFlight?.(inFlight);
+    let outcome: CellOutcome | undefined;
+    try {
+      outcome = await callCell(options.requests?.get(cell.key) ?? cell.request, new Date().toISOString(), {
+        adapterOf,
+        ...(options.retry ? { retry: options.retry } : {}),
+        signal: stopper.signal,
+        ...(options.hardSignal ? { hardSignal: options.hardSignal } : {}),
+        sleep,
+        costOf,
+        ...(cell.group === null ? {} : { cacheKey: promptCacheKeyOf(cell.group) }),
+        ...(options.cacheTtl === undefined ? {} : { cacheTtl: options.cacheTtl }),
+      });
+    } finally {
+      inFlight -= 1;
+      options.onInFlight?.(inFlight);
+    }
     if (outcome === undefined) {
       shared.release(owner, [cell.key], { cut: true });
       return;
