@@ -463,7 +463,10 @@ describe.skipIf(bin === null)('PostgreSQL run store', () => {
         const adapter = models.adapterFor(ref);
         return {
           ...adapter,
-          generate: (request: ModelRequest, generateOptions?: GenerateOptions) => (ttls.push(generateOptions?.cacheTtl), adapter.generate(request)),
+          generate: (request: ModelRequest, generateOptions?: GenerateOptions) => {
+            ttls.push(generateOptions?.cacheTtl);
+            return adapter.generate(request);
+          },
         };
       };
       let maxInFlight = 0;
