@@ -78,25 +78,22 @@ export class SharedWork {
                         WHERE rc.key = c.key AND r.status = 'running' AND ($2::text IS NULL OR r.id = $2))`;
     const claimable = `c.status = 'pending' AND (c.lease_until IS NULL OR c.lease_until < now()) AND ${runFilter}`;
     const maxOpen = Math.max(1, Math.floor(options.maxOpenAttempts ?? DEFAULT_MAX_OPEN_ATTEMPTS));
-    // A cell whose calls kept ending without a written outcome (killed workers, results the
-    // database refused even as a failure) is failed instead of being called once more.
-    const exhausted = {
-      sql: `UPDATE cells c SET status = 'failed', error_class = 'storage', open_attempts = 0,
-              error_message = 'storage: ' || c.open_attempts || ' calls of this cell ended without a stored result (the worker was killed or the result could not be written); not called again',
-              finished_at = to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-              lease_owner = NULL, lease_until = NULL, lease_run = NULL, lease_reserved_usd = 0
-            WHERE ${claimable.replaceAll('$2', '$1')} AND c.open_attempts > 0 AND c.open_attempts >= $2`,
-      params: [options.runId ?? null, maxOpen],
-    };
-    const [, claimed] = this.client.batch([
-      exhausted,
-      {
-        sql: `WITH first AS (
-         SELECT c.key, c.prefix_group FROM cells c WHERE ${claimable}
+    // One statement (one round trip): a cell whose calls kept ending without a written outcome
+    // (killed workers, results the database refused even as a failure) is failed instead of
+    // being called once more (`exhausted`); the claim takes only the others.
+    const claimed = this.client.query(
+      `WITH exhausted AS (
+         UPDATE cells x SET status = 'failed', error_class = 'storage', open_attempts = 0,
+           error_message = 'storage: ' || x.open_attempts || ' calls of this cell ended without a stored result (the worker was killed or the result could not be written); not called again',
+           finished_at = to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+           lease_owner = NULL, lease_until = NULL, lease_run = NULL, lease_reserved_usd = 0
+         WHERE x.key IN (SELECT c.key FROM cells c WHERE ${claimable} AND c.open_attempts > 0 AND c.open_attempts >= $5 FOR UPDATE OF c SKIP LOCKED)
+       ), first AS (
+         SELECT c.key, c.prefix_group FROM cells c WHERE ${claimable} AND c.open_attempts < $5
          ORDER BY c.prefix_group, c.key LIMIT 1 FOR UPDATE OF c SKIP LOCKED
        ), picked AS (
          SELECT c.key FROM cells c, first f
-         WHERE ${claimable} AND c.prefix_group IS NOT DISTINCT FROM f.prefix_group
+         WHERE ${claimable} AND c.open_attempts < $5 AND c.prefix_group IS NOT DISTINCT FROM f.prefix_group
          ORDER BY c.prefix_group, c.key LIMIT $3 FOR UPDATE OF c SKIP LOCKED
        )
        UPDATE cells SET lease_owner = $1, lease_until = now() + make_interval(secs => $4::double precision / 1000),
@@ -106,10 +103,9 @@ export class SharedWork {
                       ORDER BY r.started_at, r.id LIMIT 1)
        FROM picked WHERE cells.key = picked.key
        RETURNING cells.key, cells.request, cells.model, cells.prefix_group, cells.lease_run`,
-        params: [owner, options.runId ?? null, Math.floor(options.max), options.leaseMs],
-      },
-    ]);
-    const rows = claimed!.rows as Array<{ key: string; request: string; model: string; prefix_group: string | null; lease_run: string }>;
+      [owner, options.runId ?? null, Math.floor(options.max), options.leaseMs, maxOpen],
+    );
+    const rows = claimed.rows as Array<{ key: string; request: string; model: string; prefix_group: string | null; lease_run: string }>;
     rows.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     return rows.map((row) => ({ key: row.key, runId: row.lease_run, model: row.model, group: row.prefix_group, request: this.store.decode(row.request) }));
   }
