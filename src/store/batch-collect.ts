@@ -5,6 +5,7 @@ import { settleLines } from './batch-lines.js';
 import { type BatchModule, type BatchSession, kindOf, type OpenJob } from './batch-session.js';
 import type { CellOutcome } from './run-store.js';
 import { naiveCostOf } from './runner-call.js';
+import { storeOutcomes } from './runner-commit.js';
 import type { CostFn } from './runner-types.js';
 
 type OutcomeBase = Pick<CellOutcome, 'attempts' | 'startedAt' | 'finishedAt' | 'latencyMs' | 'reasoning' | 'responseModel' | 'finishReason'>;
@@ -81,7 +82,12 @@ export async function collectJob(session: BatchSession, open: OpenJob, state: Ba
     }
     items.push({ key, outcome });
   }
-  const written = session.store.recordResults(items);
+  // A result the store cannot hold fails its cell with a `storage: …` error (runner-commit.ts).
+  const committed = storeOutcomes(items, (batch) => session.store.recordResults(batch));
+  const written = committed.map((c) => c.written);
+  committed.forEach((c, index) => {
+    items[index]!.outcome = c.outcome;
+  });
   let failedLines = 0;
   items.forEach((item, index) => {
     session.heldKeys.delete(item.key);

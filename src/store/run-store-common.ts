@@ -6,6 +6,7 @@ import type { BatchJobs } from './batch-jobs.js';
 import type { StageDeclaration, StageProgress } from './run-stages.js';
 import { type CellIdentity, REDACTED, replaceSecretValues, scrubSecrets } from './keys.js';
 import { requestKeys } from './request-hash.js';
+import { decodeStoredText } from './stored-text.js';
 import type { CellLabels, CellResult, CellSpec, CellStatus, RunManifest } from './types.js';
 
 /*
@@ -63,6 +64,12 @@ export interface CellOutcome {
   finishedAt: string;
   /** Tool calls the model emitted (requests that offer tools only). */
   toolCalls?: ToolCall[] | null;
+  /**
+   * Attempts of this call the store counted before it was made (`beginAttempts`): the
+   * write adds `attempts - attemptsRecorded`, so a call is counted once, from the moment
+   * it is sent, even when its result is never written.
+   */
+  attemptsRecorded?: number;
 }
 
 export interface CellQuery {
@@ -126,6 +133,16 @@ export interface RunCellIndexRow {
   tool_calls: string | null;
 }
 
+/** An index row with its text as the model returned it (stored-text.ts). */
+/** The attempts an outcome's write adds to the cell (those counted before the call excluded). */
+export function attemptsToAdd(outcome: CellOutcome): number {
+  return outcome.attempts - (outcome.attemptsRecorded ?? 0);
+}
+
+export function decodeIndexRow(row: RunCellIndexRow): RunCellIndexRow {
+  return row.text === null ? row : { ...row, text: decodeStoredText(row.text) };
+}
+
 /** The batch-job ledger of a store (batch-jobs.ts), whichever backend holds it. */
 export type BatchJobLedger = { [K in keyof BatchJobs]: BatchJobs[K] };
 
@@ -160,6 +177,12 @@ export interface RunStore {
   getCells(keys: Iterable<string>): Map<string, CellResult>;
   resultsOfRun(runId: string): Map<string, CellResult>;
   getRequest(key: string): ModelRequest | undefined;
+  /**
+   * Counts one attempt on each cell before its call is sent (cells not yet `done`); the
+   * outcome then carries `attemptsRecorded: 1`. A call whose result never arrives (a
+   * killed process) or cannot be stored is so still counted.
+   */
+  beginAttempts(keys: readonly string[]): void;
   recordResult(key: string, outcome: CellOutcome): boolean;
   recordResults(items: ReadonlyArray<{ key: string; outcome: CellOutcome }>): boolean[];
   cellsOfRun(runId: string, query?: CellQuery): RunCellRecord[];
@@ -201,8 +224,8 @@ export function rowToResult(row: CellRow, cached: boolean): CellResult {
     key: row.key,
     status: row.status,
     attempts: row.attempts,
-    text: row.text,
-    reasoning: row.reasoning,
+    text: decodeStoredText(row.text),
+    reasoning: decodeStoredText(row.reasoning),
     finishReason: row.finish_reason as FinishReason | null,
     usage: {
       inputTokens: row.input_tokens,
@@ -214,7 +237,7 @@ export function rowToResult(row: CellRow, cached: boolean): CellResult {
     latencyMs: row.latency_ms,
     costUsd: row.cost_usd,
     errorClass: row.error_class,
-    errorMessage: row.error_message,
+    errorMessage: decodeStoredText(row.error_message),
     startedAt: row.started_at,
     finishedAt: row.finished_at,
     cached,

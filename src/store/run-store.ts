@@ -20,6 +20,8 @@ import {
   type OpenStoreOptions,
   RESULT_COLUMNS,
   RUN_STATUSES,
+  attemptsToAdd,
+  decodeIndexRow,
   type RunCellIndexRow,
   type RunCellRecord,
   type RunCellResultRecord,
@@ -33,6 +35,7 @@ import {
   storedLegacyKey,
   validateManifest,
 } from './run-store-common.js';
+import { decodeStoredText, encodeStoredText } from './stored-text.js';
 import type { RunStore as RunStoreInterface } from './run-store-common.js';
 
 export * from './run-store-common.js';
@@ -155,12 +158,13 @@ export class SqliteRunStore implements RunStore {
   }
 
   cellIndexOfRun(runId: string): RunCellIndexRow[] {
-    return this.db
+    const rows = this.db
       .prepare(
         `SELECT rc.key AS key, rc.labels AS labels, rc.ordinal AS ordinal, c.status AS status, c.text AS text, c.model AS model, c.tool_calls AS tool_calls
          FROM run_cells rc JOIN cells c ON c.key = rc.key WHERE rc.run_id = ? ORDER BY rc.ordinal`,
       )
       .all(runId) as RunCellIndexRow[];
+    return rows.map(decodeIndexRow);
   }
 
   // ---- runs ----
@@ -402,6 +406,13 @@ export class SqliteRunStore implements RunStore {
     return row ? this.decode(row.request) : undefined;
   }
 
+  beginAttempts(keys: readonly string[]): void {
+    if (keys.length === 0) return;
+    this.transaction(() => {
+      for (const key of keys) this.statements.beginAttempt.run(key);
+    });
+  }
+
   /**
    * Writes a cell's end state in its own transaction. A `done` cell is final and
    * never overwritten; returns false when the write was refused for that reason.
@@ -411,11 +422,11 @@ export class SqliteRunStore implements RunStore {
     const u = outcome.usage;
     const info = this.statements.recordResult.run(
       outcome.status,
-      outcome.attempts,
-      outcome.text,
-      outcome.reasoning,
+      attemptsToAdd(outcome),
+      encodeStoredText(outcome.text),
+      encodeStoredText(outcome.reasoning),
       outcome.finishReason,
-      outcome.responseModel,
+      encodeStoredText(outcome.responseModel),
       u.inputTokens,
       u.outputTokens,
       u.cachedInputTokens,
@@ -424,7 +435,7 @@ export class SqliteRunStore implements RunStore {
       outcome.latencyMs,
       outcome.costUsd,
       outcome.errorClass,
-      outcome.errorMessage === null ? null : scrubText(outcome.errorMessage, this.secrets),
+      outcome.errorMessage === null ? null : encodeStoredText(scrubText(outcome.errorMessage, this.secrets)),
       outcome.startedAt,
       outcome.finishedAt,
       outcome.toolCalls === undefined || outcome.toolCalls === null || outcome.toolCalls.length === 0
@@ -500,7 +511,7 @@ export class SqliteRunStore implements RunStore {
           text: result.text,
           reasoning: result.reasoning,
           finishReason: result.finishReason,
-          responseModel: row.response_model,
+          responseModel: decodeStoredText(row.response_model),
           usage: result.usage,
           latencyMs: result.latencyMs,
           costUsd: result.costUsd,
@@ -570,6 +581,7 @@ function prepareStatements(db: Database.Database) {
       `SELECT * FROM cells WHERE content_key = ? AND status IN ('done', 'empty')
        ORDER BY finished_at DESC, key`,
     ),
+    beginAttempt: db.prepare("UPDATE cells SET attempts = attempts + 1 WHERE key = ? AND status <> 'done'"),
     recordResult: db.prepare(
       `UPDATE cells SET status = ?, attempts = attempts + ?, text = ?, reasoning = ?, finish_reason = ?,
          response_model = ?, input_tokens = ?, output_tokens = ?, cached_input_tokens = ?, cache_write_tokens = ?,

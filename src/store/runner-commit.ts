@@ -1,27 +1,124 @@
+import { InputError, InvalidArgumentError } from '../core/errors.js';
 import type { CellOutcome, RunStore } from './run-store.js';
+
+/** What a commit reports per cell: whether the store took it, and the outcome it now holds. */
+export interface Committed {
+  /** False when the store refused the write (another process finished the cell first). */
+  written: boolean;
+  /** The outcome written: the call's, or a `storage` failure when its result could not be stored. */
+  outcome: CellOutcome;
+}
 
 /**
  * Group commit: results that arrive in the same turn of the event loop are written in
  * one transaction. A cell counts as finished (progress, summary) only once committed,
  * so a kill loses at most the calls of the last turn, which a resume repeats.
- * The returned writer resolves to false when the store refused the write (another
- * process finished the cell first).
+ * A result the store cannot hold fails its cell instead (`storeOutcomes`).
  */
-export function groupCommitter(store: RunStore): (key: string, outcome: CellOutcome) => Promise<boolean> {
-  let batch: Array<{ key: string; outcome: CellOutcome; resolve: (written: boolean) => void; reject: (error: unknown) => void }> = [];
+export function groupCommitter(store: RunStore): (key: string, outcome: CellOutcome) => Promise<Committed> {
+  const commit = batchedCommitter<{ key: string; outcome: CellOutcome }>((items) => store.recordResults(items));
+  return (key, outcome) => commit({ key, outcome });
+}
+
+/** The group commit over any writer of outcomes (the PostgreSQL work loop adds the run to each item). */
+export function batchedCommitter<T extends { outcome: CellOutcome }>(write: (items: readonly T[]) => boolean[]): (item: T) => Promise<Committed> {
+  let batch: Array<{ item: T; resolve: (committed: Committed) => void; reject: (error: unknown) => void }> = [];
   const flush = () => {
-    const items = batch;
+    const entries = batch;
     batch = [];
     try {
-      const written = store.recordResults(items);
-      for (const [index, item] of items.entries()) item.resolve(written[index]!);
+      const committed = storeOutcomes(
+        entries.map((entry) => entry.item),
+        write,
+      );
+      for (const [index, entry] of entries.entries()) entry.resolve(committed[index]!);
     } catch (error) {
-      for (const item of items) item.reject(error);
+      for (const entry of entries) entry.reject(error);
     }
   };
-  return (key, outcome) =>
-    new Promise<boolean>((resolve, reject) => {
+  return (item) =>
+    new Promise<Committed>((resolve, reject) => {
       if (batch.length === 0) setImmediate(flush);
-      batch.push({ key, outcome, resolve, reject });
+      batch.push({ item, resolve, reject });
     });
+}
+
+/**
+ * Attempts counted before the calls are sent (`RunStore.beginAttempts`): calls that start
+ * in the same turn of the event loop are counted in one statement; each resolves once
+ * its count is written, and only then is the call sent.
+ */
+export function attemptRecorder(begin: (keys: readonly string[]) => void): (key: string) => Promise<void> {
+  let batch: Array<{ key: string; resolve: () => void; reject: (error: unknown) => void }> = [];
+  const flush = () => {
+    const entries = batch;
+    batch = [];
+    try {
+      begin(entries.map((entry) => entry.key));
+      for (const entry of entries) entry.resolve();
+    } catch (error) {
+      for (const entry of entries) entry.reject(error);
+    }
+  };
+  return (key) =>
+    new Promise<void>((resolve, reject) => {
+      if (batch.length === 0) setImmediate(flush);
+      batch.push({ key, resolve, reject });
+    });
+}
+
+/**
+ * Writes outcomes; when the batch fails for a reason other than a lost connection, each
+ * item is written alone, and an item the store refuses even alone (a value the database
+ * cannot hold) is written as a failed cell with a `storage: …` error that keeps the call's
+ * attempts, usage and cost. So a result that cannot be stored ends its cell — it is not
+ * left pending to be called again — and its spend counts. An error that the failure
+ * record cannot be written either (the database is down, the store read-only) is thrown.
+ */
+export function storeOutcomes<T extends { outcome: CellOutcome }>(items: readonly T[], write: (items: readonly T[]) => boolean[]): Committed[] {
+  if (items.length === 0) return [];
+  try {
+    return write(items).map((written, index) => ({ written, outcome: items[index]!.outcome }));
+  } catch (error) {
+    if (!isDataError(error)) throw error;
+  }
+  return items.map((item) => {
+    try {
+      return { written: write([item])[0]!, outcome: item.outcome };
+    } catch (error) {
+      if (!isDataError(error)) throw error;
+      const outcome = storageFailure(item.outcome, error);
+      return { written: write([{ ...item, outcome }])[0]!, outcome };
+    }
+  });
+}
+
+/** The failed outcome recorded in place of a result the store could not hold. */
+export function storageFailure(outcome: CellOutcome, error: unknown): CellOutcome {
+  const reason = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').slice(0, 500);
+  return {
+    ...outcome,
+    status: 'failed',
+    text: null,
+    reasoning: null,
+    responseModel: null,
+    toolCalls: null,
+    errorClass: 'storage',
+    errorMessage: `storage: the ${outcome.status === 'done' ? 'answer' : 'result'} of this call could not be stored (${reason})`,
+  };
+}
+
+/** SQLSTATE / driver codes of a lost or refused connection (never a property of the value written). */
+const CONNECTION_CODES =
+  /^(08|57P0|53|ECONN|EPIPE|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|SQLITE_BUSY|SQLITE_LOCKED|SQLITE_IOERR|SQLITE_FULL|SQLITE_READONLY|SQLITE_CANTOPEN)/;
+
+/** An error of the values written (not of the connection, the store's state or the caller). */
+function isDataError(error: unknown): boolean {
+  if (error instanceof InvalidArgumentError || error instanceof InputError) return false;
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && CONNECTION_CODES.test(code)) return false;
+  return !/Connection terminated|connection is closed|not queryable|terminating connection|database is locked|store is closed|no answer from PostgreSQL|worker thread/i.test(
+    error.message,
+  );
 }

@@ -4,7 +4,7 @@ import type { CellOutcome, RunStore } from './run-store.js';
 import { callCell, naiveCostOf, resultOf } from './runner-call.js';
 import { CacheScheduler, cachePolicyFor } from './cache-schedule.js';
 import { type PreparedCells, prepareCells } from './runner-cells.js';
-import { groupCommitter } from './runner-commit.js';
+import { attemptRecorder, groupCommitter } from './runner-commit.js';
 import { adapterCache, providerLanes } from './runner-lanes.js';
 import { checkPricesKnown, concurrencyFor, defaultAdapterFactory, defaultCostOf, providerOf, validateOptions } from './runner-options.js';
 import { RunTally } from './runner-state.js';
@@ -148,6 +148,7 @@ function cellRunner(
   const assumedOutput = options.assumedMaxOutputTokens ?? 4096;
   const adapterOf = adapterCache(options.adapterFor ?? defaultAdapterFactory);
   const writeResult = groupCommitter(store);
+  const beginAttempt = attemptRecorder((keys) => store.beginAttempts(keys));
   const { costOf } = options;
 
   return async (index, cacheKey) => {
@@ -184,6 +185,7 @@ function cellRunner(
     const cellStarted = new Date().toISOString();
     let outcome: CellOutcome | undefined;
     try {
+      await beginAttempt(key); // counted before the call is sent: a kill or an unstorable result still counts it
       outcome = await callCell(request, cellStarted, {
         adapterOf,
         ...(options.retry ? { retry: options.retry } : {}),
@@ -200,6 +202,7 @@ function cellRunner(
       tally.reservedUsd -= reservation;
     }
     if (outcome === undefined) return;
+    outcome = { ...outcome, attemptsRecorded: 1 };
 
     if (lane.tokens) {
       const spent = outcome.usage.inputTokens + outcome.usage.outputTokens;
@@ -208,7 +211,9 @@ function cellRunner(
     tally.record(outcome, outcome.attempts, naiveCostOf(costOf, request.model, outcome.usage));
 
     const previous = cells.results.get(key)!;
-    if (await writeResult(key, outcome)) {
+    const committed = await writeResult(key, outcome);
+    outcome = committed.outcome; // a result the store could not hold is a `storage` failure
+    if (committed.written) {
       cells.results.set(key, resultOf(key, outcome, previous.attempts + outcome.attempts));
     } else {
       // Another process finished this cell first; its answer stands.

@@ -4,14 +4,19 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../../core/errors.js';
-import { ZERO_USAGE } from '../../models/types.js';
+import { ModelCallError } from '../../models/errors.js';
+import { type GenerateOptions, type ModelRequest, ZERO_USAGE } from '../../models/types.js';
 import { cellKey, contentKey } from '../keys.js';
 import { type CellOutcome, openStore, type RunStore, SqliteRunStore } from '../run-store.js';
 import { runCells } from '../runner.js';
+import type { ProgressSnapshot } from '../runner-types.js';
 import { FakeModels, fakeResponse, makeSpecs, TEST_MANIFEST, usageFor } from '../testing/fakes.js';
+import { COST_PER_CALL, expectHostileRoundTrip, runHostile } from '../testing/hostile-text.js';
 import type { CellSpec } from '../types.js';
 import { PgRunStore } from './pg-store.js';
+import { PG_SCHEMA_VERSION } from './schema.js';
 import { transferRuns } from './transfer.js';
+import { workCells } from './work-loop.js';
 import { postgresForTests, startTestCluster, type TestCluster } from './testing/cluster.js';
 
 // The PostgreSQL backend against the SQLite one: the same script of store operations must
@@ -192,6 +197,22 @@ describe.skipIf(bin === null)('PostgreSQL run store', () => {
     expect(() => openStore(url)).toThrow(/schema version 99 is newer/);
   });
 
+  it('migrates a schema-1 store (no open_attempts) to the current version', () => {
+    const url = freshUrl();
+    const store = PgRunStore.open(url);
+    store.client.query("ALTER TABLE cells DROP COLUMN open_attempts; UPDATE meta SET value = '1' WHERE name = 'schema_version'");
+    store.close();
+    expect(() => openStore(url, { readonly: true })).toThrow(/needs a migration/);
+    const reopened = PgRunStore.open(url);
+    expect(reopened.client.query("SELECT value FROM meta WHERE name = 'schema_version'").rows[0]?.value).toBe(String(PG_SCHEMA_VERSION));
+    expect(
+      reopened.client.query(
+        "SELECT 1 FROM information_schema.columns WHERE table_schema = 'echolens' AND table_name = 'cells' AND column_name = 'open_attempts'",
+      ).rowCount,
+    ).toBe(1);
+    reopened.close();
+  });
+
   it('keeps the password out of the location it shows', () => {
     const url = cluster.url.replace('postgres@', 'postgres:hunter2@');
     const store = openStore(url);
@@ -325,5 +346,159 @@ describe.skipIf(bin === null)('PostgreSQL run store', () => {
     expect(back.map((c) => c.key).sort()).toEqual(first.map((c) => c.key).sort());
     expect(store.shared.openWork(id)).toEqual({ pending: 7, leased: 7 });
     store.close();
+  });
+
+  it('answers holding NUL and lone surrogates round-trip on PostgreSQL, one call per cell, spend counted', async () => {
+    const store = openStore(freshUrl()) as PgRunStore;
+    const { runId, result, calls, plan } = await runHostile(store, { cells: 27, id: 'hostile' });
+    expect(result.status).toBe('done');
+    expect(result.done).toBe(27);
+    expect(calls).toBe(27);
+    expect(result.spendUsd).toBeCloseTo(27 * COST_PER_CALL, 9);
+    expect(store.shared.spentOf(runId)).toBeCloseTo(27 * COST_PER_CALL, 9);
+    await expectHostileRoundTrip(store, runId, plan);
+    store.close();
+  });
+
+  it('an answer PostgreSQL refuses fails its cell with a storage error once; the spend counts for --max-cost', async () => {
+    const store = openStore(freshUrl()) as PgRunStore;
+    store.client.query("ALTER TABLE cells ADD CONSTRAINT refuse_poison CHECK (text IS NULL OR position('POISON' in text) = 0)");
+    const poison = (index: number) => index % 3 === 1;
+    const { runId, result, calls } = await runHostile(store, { cells: 12, id: 'refused', poison, concurrency: 1 });
+    expect(calls).toBe(12);
+    expect(result.done).toBe(8);
+    expect(result.failed).toBe(4);
+    expect(store.shared.spentOf(runId)).toBeCloseTo(12 * COST_PER_CALL, 9);
+    for (const cell of store.cellResultsOfRun(runId)) {
+      if (!poison(cell.labels.index as number)) continue;
+      expect(cell.result.status).toBe('failed');
+      expect(cell.result.errorMessage).toMatch(/^storage: the answer of this call could not be stored \(.*refuse_poison/);
+      expect(cell.result.attempts).toBe(1);
+      expect(cell.result.costUsd).toBeCloseTo(COST_PER_CALL, 9);
+    }
+    store.close();
+  });
+
+  it('runs import of a SQLite store whose answers hold NUL and lone surrogates into PostgreSQL and back', async () => {
+    const source = SqliteRunStore.open(join(dir, 'hostile-source.db'));
+    const { runId, plan } = await runHostile(source, { cells: 18, id: 'hostile-moved' });
+    const pg = openStore(freshUrl());
+    expect(transferRuns(source, pg).runs).toEqual([{ id: runId, cells: 18, results: 18, skipped: false }]);
+    await expectHostileRoundTrip(pg, runId, plan);
+    expect(pg.cellsOfRun(runId)).toEqual(source.cellsOfRun(runId));
+    const back = SqliteRunStore.open(join(dir, 'hostile-back.db'));
+    transferRuns(pg, back);
+    expect(back.cellsOfRun(runId)).toEqual(source.cellsOfRun(runId));
+    await expectHostileRoundTrip(back, runId, plan);
+    for (const store of [source, pg, back]) store.close();
+  });
+
+  it('counts attempts before the call; a cell whose calls keep ending unrecorded is failed, not called again', async () => {
+    const store = PgRunStore.open(freshUrl());
+    const id = store.createRun(TEST_MANIFEST, { id: 'unsettled' });
+    store.registerCells(id, makeSpecs(4));
+    // Three workers in turn claim cells, count the call as sent, and die (their leases lapse).
+    for (const max of [4, 4, 2]) {
+      const claimed = store.shared.claim(`dead-${max}-${Math.random()}`, { max, leaseMs: 100 });
+      store.beginAttempts(claimed.map((c) => c.key));
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+    const seen: number[] = [];
+    const models = new FakeModels({
+      respond: (request) => {
+        seen.push(store.getCell(cellKey(request))!.attempts);
+        return fakeResponse('ok', usageFor(request));
+      },
+    });
+    const result = await workCells(store, { runId: id, adapterFor: models.adapterFor, costOf: () => 0.001, retry: { maxAttempts: 3 }, pollMs: 50 });
+    const cells = store.cellResultsOfRun(id);
+    const failed = cells.filter((c) => c.result.status === 'failed');
+    expect(failed.length).toBe(2);
+    for (const cell of failed) {
+      expect(cell.result.errorMessage).toBe(
+        'storage: 3 calls of this cell ended without a stored result (the worker was killed or the result could not be written); not called again',
+      );
+      expect(cell.result.attempts).toBe(3);
+    }
+    // The other two had 2 unsettled calls: called once more (counted before it was sent), and done.
+    expect(models.totalCalls).toBe(2);
+    expect(seen).toEqual([3, 3]);
+    expect(result.done).toBe(2);
+    expect(cells.filter((c) => c.result.status === 'done').map((c) => c.result.attempts)).toEqual([3, 3]);
+    store.close();
+  });
+
+  it('per-provider concurrency holds on PostgreSQL as on SQLite', async () => {
+    const specs = [...makeSpecs(30, 'alpha:m'), ...makeSpecs(30, 'beta:m')];
+    const run = async (store: RunStore) => {
+      const models = new FakeModels({ delayMs: 15 });
+      const id = store.createRun(TEST_MANIFEST, { id: 'lanes' });
+      const result = await runCells(store, id, specs, { adapterFor: models.adapterFor, costOf: () => 0, concurrency: { alpha: 3, '*': 2 } });
+      return { done: result.done, alpha: models.maxActiveByProvider.get('alpha'), beta: models.maxActiveByProvider.get('beta'), calls: models.totalCalls };
+    };
+    const sqlite = SqliteRunStore.open(join(dir, 'lanes.db'));
+    const pg = openStore(freshUrl());
+    const a = await run(sqlite);
+    const b = await run(pg);
+    sqlite.close();
+    pg.close();
+    expect(a).toEqual({ done: 60, alpha: 3, beta: 2, calls: 60 });
+    expect(b).toEqual(a);
+  });
+
+  it('progress (done, failed, in flight) and the cache lifetime on PostgreSQL as on SQLite', async () => {
+    const plan = makeSpecs(12);
+    const failing = new Set(plan.filter((_, i) => i % 4 === 0).map((spec) => cellKey(spec.request)));
+    const run = async (store: RunStore) => {
+      const models = new FakeModels({
+        // Unequal latencies: when one call ends, the other is still in flight.
+        delayMs: (request) => (Number(request.messages[1]!.content.match(/\d+/)![0]) % 2 === 0 ? 2 : 40),
+        respond: (request) => {
+          if (failing.has(cellKey(request))) throw new ModelCallError('bad_request', 'refused by the fake model');
+          return fakeResponse('ok', usageFor(request));
+        },
+      });
+      const ttls: unknown[] = [];
+      const adapterFor = (ref: string) => {
+        const adapter = models.adapterFor(ref);
+        return {
+          ...adapter,
+          generate: (request: ModelRequest, generateOptions?: GenerateOptions) => {
+            ttls.push(generateOptions?.cacheTtl);
+            return adapter.generate(request);
+          },
+        };
+      };
+      let maxInFlight = 0;
+      let last: ProgressSnapshot | undefined;
+      const id = store.createRun(TEST_MANIFEST, { id: 'progress' });
+      await runCells(store, id, plan, {
+        adapterFor,
+        costOf: () => 0,
+        concurrency: 2,
+        cache: { cacheTtl: '1h' },
+        onProgress: (snapshot) => {
+          maxInFlight = Math.max(maxInFlight, snapshot.inFlight);
+          last = snapshot;
+        },
+      });
+      return {
+        ttls: [...new Set(ttls)],
+        maxInFlight,
+        last: { done: last!.done, failed: last!.failed, empty: last!.empty, finished: last!.finished, inFlight: last!.inFlight },
+      };
+    };
+    const sqlite = SqliteRunStore.open(join(dir, 'progress.db'));
+    const pg = openStore(freshUrl());
+    const a = await run(sqlite);
+    const b = await run(pg);
+    sqlite.close();
+    pg.close();
+    expect(a.ttls).toEqual(['1h']);
+    expect(a.last).toEqual({ done: 9, failed: 3, empty: 0, finished: 12, inFlight: 0 });
+    expect(a.maxInFlight).toBeGreaterThanOrEqual(1);
+    expect(b.maxInFlight).toBeGreaterThanOrEqual(1);
+    expect(b.maxInFlight).toBeLessThanOrEqual(2);
+    expect({ ...b, maxInFlight: 0 }).toEqual({ ...a, maxInFlight: 0 });
   });
 });

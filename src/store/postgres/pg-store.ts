@@ -15,6 +15,8 @@ import {
   type OpenStoreOptions,
   RESULT_COLUMNS,
   RUN_STATUSES,
+  attemptsToAdd,
+  decodeIndexRow,
   type RunCellIndexRow,
   type RunCellRecord,
   type RunCellResultRecord,
@@ -29,6 +31,7 @@ import {
   storedLegacyKey,
   validateManifest,
 } from '../run-store-common.js';
+import { decodeStoredText, encodeStoredText } from '../stored-text.js';
 import { type StageDeclaration, type StageProgress, stageComplete } from '../run-stages.js';
 import { prefixSignature } from '../schedule.js';
 import type { CellResult, CellSpec, CellStatus, RunManifest } from '../types.js';
@@ -411,18 +414,18 @@ export class PgRunStore implements RunStore {
   outcomeStatement(key: string, outcome: CellOutcome): Statement {
     const u = outcome.usage;
     return {
-      sql: `UPDATE cells SET status = $1, attempts = attempts + $2, text = $3, reasoning = $4, finish_reason = $5,
+      sql: `UPDATE cells SET status = $1, attempts = attempts + $2, open_attempts = 0, text = $3, reasoning = $4, finish_reason = $5,
               response_model = $6, input_tokens = $7, output_tokens = $8, cached_input_tokens = $9, cache_write_tokens = $10,
               reasoning_tokens = $11, latency_ms = $12, cost_usd = $13, error_class = $14, error_message = $15, started_at = $16,
               finished_at = $17, tool_calls = $18, lease_owner = NULL, lease_until = NULL, lease_run = NULL, lease_reserved_usd = 0
             WHERE key = $19 AND status <> 'done'`,
       params: [
         outcome.status,
-        outcome.attempts,
-        outcome.text,
-        outcome.reasoning,
+        attemptsToAdd(outcome),
+        encodeStoredText(outcome.text),
+        encodeStoredText(outcome.reasoning),
         outcome.finishReason,
-        outcome.responseModel,
+        encodeStoredText(outcome.responseModel),
         u.inputTokens,
         u.outputTokens,
         u.cachedInputTokens,
@@ -431,7 +434,7 @@ export class PgRunStore implements RunStore {
         outcome.latencyMs,
         outcome.costUsd,
         outcome.errorClass,
-        outcome.errorMessage === null ? null : scrubText(outcome.errorMessage, this.secrets),
+        outcome.errorMessage === null ? null : encodeStoredText(scrubText(outcome.errorMessage, this.secrets)),
         outcome.startedAt,
         outcome.finishedAt,
         outcome.toolCalls === undefined || outcome.toolCalls === null || outcome.toolCalls.length === 0
@@ -440,6 +443,12 @@ export class PgRunStore implements RunStore {
         key,
       ],
     };
+  }
+
+  /** Counts an attempt before the call; `open_attempts` counts those no written outcome has settled yet. */
+  beginAttempts(keys: readonly string[]): void {
+    if (keys.length === 0) return;
+    this.query("UPDATE cells SET attempts = attempts + 1, open_attempts = open_attempts + 1 WHERE key = ANY($1::text[]) AND status <> 'done'", [[...keys]]);
   }
 
   recordResult(key: string, outcome: CellOutcome): boolean {
@@ -486,11 +495,13 @@ export class PgRunStore implements RunStore {
   }
 
   cellIndexOfRun(runId: string): RunCellIndexRow[] {
-    return this.client.query(
-      `SELECT rc.key AS key, rc.labels AS labels, rc.ordinal AS ordinal, c.status AS status, c.text AS text, c.model AS model, c.tool_calls AS tool_calls
+    return (
+      this.client.query(
+        `SELECT rc.key AS key, rc.labels AS labels, rc.ordinal AS ordinal, c.status AS status, c.text AS text, c.model AS model, c.tool_calls AS tool_calls
        FROM run_cells rc JOIN cells c ON c.key = rc.key WHERE rc.run_id = $1 ORDER BY rc.ordinal`,
-      [runId],
-    ).rows as unknown as RunCellIndexRow[];
+        [runId],
+      ).rows as unknown as RunCellIndexRow[]
+    ).map(decodeIndexRow);
   }
 
   findByContent(key: string, model?: string): Array<{ model: string; result: CellResult }> {
@@ -525,7 +536,7 @@ export class PgRunStore implements RunStore {
           text: result.text,
           reasoning: result.reasoning,
           finishReason: result.finishReason,
-          responseModel: row.response_model,
+          responseModel: decodeStoredText(row.response_model),
           usage: result.usage,
           latencyMs: result.latencyMs,
           costUsd: result.costUsd,

@@ -16,7 +16,7 @@ import type { SyncPgClient } from './sync-client.js';
  * (`timestamptz`), so that machines with skewed clocks agree on expiry.
  */
 
-export const PG_SCHEMA_VERSION = 1;
+export const PG_SCHEMA_VERSION = 2;
 
 const SCHEMA_V1 = `
 CREATE TABLE meta (
@@ -119,8 +119,13 @@ CREATE TABLE rate_buckets (
 );
 `;
 
-/** Upgrades from version i to i + 1 live at index i - 1 (none yet beyond the first schema). */
-const MIGRATIONS: readonly string[] = [];
+/** Upgrades from version i to i + 1 live at index i - 1. */
+const MIGRATIONS: readonly string[] = [
+  // 1 → 2: attempts counted before a call that no written outcome has settled yet (a killed
+  // worker's call, a result that could not be stored); a claim fails a cell with too many.
+  `ALTER TABLE cells ADD COLUMN open_attempts INTEGER NOT NULL DEFAULT 0;
+   CREATE INDEX cells_open_attempts ON cells (key) WHERE status = 'pending' AND open_attempts > 0`,
+];
 
 /** An arbitrary constant: the advisory lock that serializes schema creation between processes. */
 const SCHEMA_LOCK = 0x45434c53;

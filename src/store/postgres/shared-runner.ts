@@ -3,7 +3,7 @@ import { addTokenCounts } from '../../core/token-counts.js';
 import { type TokenUsage, ZERO_USAGE } from '../../models/types.js';
 import { naiveCostOf } from '../runner-call.js';
 import { prepareCells } from '../runner-cells.js';
-import { checkPricesKnown, concurrencyFor, defaultCostOf, validateOptions } from '../runner-options.js';
+import { checkPricesKnown, defaultCostOf, validateOptions } from '../runner-options.js';
 import { FatalBurstError, type RunCellsOptions, type RunCellsResult, type RunSummary, type StopReason } from '../runner-types.js';
 import type { CellSpec } from '../types.js';
 import type { PgRunStore } from './pg-store.js';
@@ -45,7 +45,10 @@ export async function runCellsShared(store: PgRunStore, runId: string, specs: re
 
     const total = cells.uniqueKeys.length;
     let finished = cells.cachedCount;
-    const inFlight = 0;
+    let inFlight = 0;
+    let doneNow = 0;
+    let emptyNow = 0;
+    let failedNow = 0;
     const tokens: TokenUsage = { ...ZERO_USAGE };
     let calls = 0;
     let spend = 0;
@@ -56,13 +59,17 @@ export async function runCellsShared(store: PgRunStore, runId: string, specs: re
     const work = await workCells(store, {
       runId,
       requests: new Map(cells.toRun.map((index) => [cells.uniqueKeys[index]!, cells.uniqueRequests[index]!])),
-      concurrency: typeof options.concurrency === 'number' ? options.concurrency : concurrencyFor(options.concurrency, '*'),
+      ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
       ...(options.adapterFor ? { adapterFor: options.adapterFor } : {}),
       costOf,
       ...(options.retry ? { retry: options.retry } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.hardSignal ? { hardSignal: options.hardSignal } : {}),
       ...(options.sleep ? { sleep: options.sleep } : {}),
+      ...(options.cache?.cacheTtl === undefined ? {} : { cacheTtl: options.cache.cacheTtl }),
+      onInFlight: (n) => {
+        inFlight = n;
+      },
       onCell: (event) => {
         calls += event.outcome.attempts;
         const { usage, costUsd } = event.outcome;
@@ -72,7 +79,12 @@ export async function runCellsShared(store: PgRunStore, runId: string, specs: re
         } else if (usage.inputTokens + usage.outputTokens > 0) unpriced += 1;
         if (usage.cachedInputTokens > 0) cacheReadCells += 1;
         addTokenCounts(tokens, usage);
-        if (event.status !== 'refused') finished += 1;
+        if (event.status !== 'refused') {
+          finished += 1;
+          if (event.status === 'done') doneNow += 1;
+          else if (event.status === 'empty') emptyNow += 1;
+          else failedNow += 1;
+        }
         options.onProgress?.(snapshot({ key: event.key, status: event.outcome.status, cached: false }));
       },
     });
@@ -131,9 +143,9 @@ export async function runCellsShared(store: PgRunStore, runId: string, specs: re
         total,
         finished,
         cached: cells.cachedCount,
-        done: finished - cells.cachedCount,
-        empty: 0,
-        failed: 0,
+        done: doneNow,
+        empty: emptyNow,
+        failed: failedNow,
         inFlight,
         calls,
         tokens: { ...tokens },

@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '../../core/errors.js';
+import { DEFAULT_RETRY_POLICY } from '../../models/retry.js';
 import type { ModelRequest } from '../../models/types.js';
 import type { CellOutcome } from '../run-store-common.js';
 import type { ProviderLimits } from '../runner-types.js';
@@ -23,6 +24,9 @@ import type { Statement, SyncPgClient } from './sync-client.js';
  * - Rate limits. One token bucket per provider and kind in `rate_buckets`, refilled by
  *   the server clock; every worker takes from the same bucket.
  */
+
+/** Unsettled attempts (counted before calls, with no written outcome) at which a claim fails a cell: the retry policy's attempts. */
+export const DEFAULT_MAX_OPEN_ATTEMPTS = DEFAULT_RETRY_POLICY.maxAttempts;
 
 export interface RunSettings {
   maxCostUsd?: number;
@@ -68,18 +72,28 @@ export class SharedWork {
    * Claims up to `max` claimable cells: a whole prefix group when the first claimable
    * cell has one, else cells without a group. `runId` restricts the claim to one run.
    */
-  claim(owner: string, options: { max: number; leaseMs: number; runId?: string | null }): ClaimedCell[] {
+  claim(owner: string, options: { max: number; leaseMs: number; runId?: string | null; maxOpenAttempts?: number }): ClaimedCell[] {
     if (!(options.max >= 1)) throw new InvalidArgumentError('max', 'must be at least 1');
     const runFilter = `EXISTS (SELECT 1 FROM run_cells rc JOIN runs r ON r.id = rc.run_id
                         WHERE rc.key = c.key AND r.status = 'running' AND ($2::text IS NULL OR r.id = $2))`;
     const claimable = `c.status = 'pending' AND (c.lease_until IS NULL OR c.lease_until < now()) AND ${runFilter}`;
-    const rows = this.client.query(
-      `WITH first AS (
-         SELECT c.key, c.prefix_group FROM cells c WHERE ${claimable}
+    const maxOpen = Math.max(1, Math.floor(options.maxOpenAttempts ?? DEFAULT_MAX_OPEN_ATTEMPTS));
+    // One statement (one round trip): a cell whose calls kept ending without a written outcome
+    // (killed workers, results the database refused even as a failure) is failed instead of
+    // being called once more (`exhausted`); the claim takes only the others.
+    const claimed = this.client.query(
+      `WITH exhausted AS (
+         UPDATE cells x SET status = 'failed', error_class = 'storage', open_attempts = 0,
+           error_message = 'storage: ' || x.open_attempts || ' calls of this cell ended without a stored result (the worker was killed or the result could not be written); not called again',
+           finished_at = to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+           lease_owner = NULL, lease_until = NULL, lease_run = NULL, lease_reserved_usd = 0
+         WHERE x.key IN (SELECT c.key FROM cells c WHERE ${claimable} AND c.open_attempts > 0 AND c.open_attempts >= $5 FOR UPDATE OF c SKIP LOCKED)
+       ), first AS (
+         SELECT c.key, c.prefix_group FROM cells c WHERE ${claimable} AND c.open_attempts < $5
          ORDER BY c.prefix_group, c.key LIMIT 1 FOR UPDATE OF c SKIP LOCKED
        ), picked AS (
          SELECT c.key FROM cells c, first f
-         WHERE ${claimable} AND c.prefix_group IS NOT DISTINCT FROM f.prefix_group
+         WHERE ${claimable} AND c.open_attempts < $5 AND c.prefix_group IS NOT DISTINCT FROM f.prefix_group
          ORDER BY c.prefix_group, c.key LIMIT $3 FOR UPDATE OF c SKIP LOCKED
        )
        UPDATE cells SET lease_owner = $1, lease_until = now() + make_interval(secs => $4::double precision / 1000),
@@ -89,8 +103,9 @@ export class SharedWork {
                       ORDER BY r.started_at, r.id LIMIT 1)
        FROM picked WHERE cells.key = picked.key
        RETURNING cells.key, cells.request, cells.model, cells.prefix_group, cells.lease_run`,
-      [owner, options.runId ?? null, Math.floor(options.max), options.leaseMs],
-    ).rows as Array<{ key: string; request: string; model: string; prefix_group: string | null; lease_run: string }>;
+      [owner, options.runId ?? null, Math.floor(options.max), options.leaseMs, maxOpen],
+    );
+    const rows = claimed.rows as Array<{ key: string; request: string; model: string; prefix_group: string | null; lease_run: string }>;
     rows.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     return rows.map((row) => ({ key: row.key, runId: row.lease_run, model: row.model, group: row.prefix_group, request: this.store.decode(row.request) }));
   }
@@ -108,9 +123,19 @@ export class SharedWork {
     ).rowCount;
   }
 
-  /** Gives cells back to the pool at once (a graceful stop; a killed worker's leases lapse instead). */
-  release(owner: string, keys?: readonly string[]): void {
-    if (keys === undefined) {
+  /**
+   * Gives cells back to the pool at once (a graceful stop; a killed worker's leases lapse instead).
+   * `cut`: their calls were sent and then cancelled by the stop — the attempt stays counted, but
+   * no longer counts toward the unsettled attempts that fail a cell.
+   */
+  release(owner: string, keys?: readonly string[], options: { cut?: boolean } = {}): void {
+    if (options.cut === true && keys !== undefined && keys.length > 0) {
+      this.client.query(
+        `UPDATE cells SET lease_owner = NULL, lease_until = NULL, lease_run = NULL, lease_reserved_usd = 0, open_attempts = greatest(open_attempts - 1, 0)
+         WHERE lease_owner = $1 AND key = ANY($2::text[])`,
+        [owner, [...keys]],
+      );
+    } else if (keys === undefined) {
       this.client.query('UPDATE cells SET lease_owner = NULL, lease_until = NULL, lease_run = NULL, lease_reserved_usd = 0 WHERE lease_owner = $1', [owner]);
     } else if (keys.length > 0) {
       this.client.query(

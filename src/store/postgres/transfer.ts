@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from '../../core/errors.js';
 import { requestKeys } from '../request-hash.js';
 import { type CellOutcome, type RunStore, SqliteRunStore } from '../run-store.js';
+import { decodeStoredText } from '../stored-text.js';
 import type { CellSpec } from '../types.js';
 import { PgRunStore } from './pg-store.js';
 
@@ -75,7 +76,7 @@ function responseModelsOf(store: RunStore, runId: string): Map<string, string | 
   let rows: Array<{ key: string; response_model: string | null }> = [];
   if (store instanceof SqliteRunStore) rows = store.db.prepare(`${sql}?`).all(runId) as typeof rows;
   else if (store instanceof PgRunStore) rows = store.client.query(`${sql}$1`, [runId]).rows as typeof rows;
-  return new Map(rows.map((row) => [row.key, row.response_model]));
+  return new Map(rows.map((row) => [row.key, decodeStoredText(row.response_model)]));
 }
 
 /** Keeps the run's own times (createRun stamps the moment of the copy). */

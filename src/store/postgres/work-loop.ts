@@ -4,13 +4,14 @@ import { defaultSleep, type RetryPolicy, type SleepFn } from '../../models/retry
 import { type ModelRequest, ZERO_USAGE } from '../../models/types.js';
 import type { CellOutcome } from '../run-store.js';
 import { callCell } from '../runner-call.js';
+import { attemptRecorder, batchedCommitter } from '../runner-commit.js';
 import { adapterCache } from '../runner-lanes.js';
-import { defaultAdapterFactory, defaultCostOf, providerOf } from '../runner-options.js';
+import { concurrencyFor, defaultAdapterFactory, defaultCostOf, providerOf } from '../runner-options.js';
 import type { AdapterFactory, CostFn } from '../runner-types.js';
-import { promptCacheKeyOf } from '../cache-schedule.js';
+import { type CacheSettings, promptCacheKeyOf } from '../cache-schedule.js';
 import { estimateInputTokens } from '../schedule.js';
 import type { PgRunStore } from './pg-store.js';
-import type { ClaimedCell, RunSettings } from './shared-work.js';
+import { type ClaimedCell, DEFAULT_MAX_OPEN_ATTEMPTS, type RunSettings } from './shared-work.js';
 
 /**
  * The loop every process working a PostgreSQL store runs: `echolens worker`, and the
@@ -31,7 +32,7 @@ export interface WorkOptions {
   /** Work only this run's cells (the run command); default: every running run. */
   runId?: string;
   /** Calls in flight at once (default 8). */
-  concurrency?: number;
+  concurrency?: number | Record<string, number>;
   /** Lease length; renewed every third of it (default 30 s). */
   leaseMs?: number;
   /** Return after this long with no pending cell left in any running run (default: never, unless `runId` is done). */
@@ -50,6 +51,10 @@ export interface WorkOptions {
   /** Cancels calls in flight (their cells return to the pool). */
   hardSignal?: AbortSignal;
   sleep?: SleepFn;
+  /** Anthropic cache lifetime asked for on breakpoints (the run's `cache.cacheTtl`). */
+  cacheTtl?: CacheSettings['cacheTtl'];
+  /** Called whenever the number of this worker's calls in flight changes (progress). */
+  onInFlight?: (inFlight: number) => void;
   onCell?: (event: { key: string; runId: string; model: string; status: CellOutcome['status'] | 'refused'; outcome: CellOutcome }) => void;
 }
 
@@ -75,10 +80,14 @@ export function workerName(): string {
 
 export async function workCells(store: PgRunStore, options: WorkOptions = {}): Promise<WorkResult> {
   const owner = options.owner ?? workerName();
-  const concurrency = Math.max(1, Math.floor(options.concurrency ?? 8));
+  // A number caps the calls in flight; a map caps each provider (the part of the ref before ":"; "*" for the rest), as runCells does.
+  const concurrency = typeof options.concurrency === 'number' ? Math.max(1, Math.floor(options.concurrency)) : Number.POSITIVE_INFINITY;
+  const limitOf = (provider: string) =>
+    typeof options.concurrency === 'number' ? concurrency : Math.max(1, Math.floor(concurrencyFor(options.concurrency, provider)));
+  const largestLimit = typeof options.concurrency === 'object' ? Math.max(1, ...Object.values(options.concurrency)) : limitOf('*');
   const leaseMs = options.leaseMs ?? 30_000;
   const pollMs = options.pollMs ?? 500;
-  const claimMax = options.claimMax ?? concurrency * 4;
+  const claimMax = options.claimMax ?? Math.floor(largestLimit) * 4;
   const sleep = options.sleep ?? defaultSleep;
   const costOf = options.costOf ?? (await defaultCostOf());
   const adapterOf = adapterCache(options.adapterFor ?? defaultAdapterFactory);
@@ -101,34 +110,20 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
   };
   const bursts = new Map<string, { signature: string; count: number }>();
 
-  // Group commit: results that arrive in one event-loop turn are written in one transaction.
-  let pendingWrites: Array<{
-    item: { key: string; runId: string; outcome: CellOutcome };
-    resolve: (written: boolean) => void;
-    reject: (error: unknown) => void;
-  }> = [];
-  const commit = (item: { key: string; runId: string; outcome: CellOutcome }) =>
-    new Promise<boolean>((resolve, reject) => {
-      if (pendingWrites.length === 0) {
-        setImmediate(() => {
-          const batch = pendingWrites;
-          pendingWrites = [];
-          try {
-            const written = shared.recordMany(batch.map((entry) => entry.item));
-            for (const [index, entry] of batch.entries()) entry.resolve(written[index]!);
-          } catch (error) {
-            for (const entry of batch) entry.reject(error);
-          }
-        });
-      }
-      pendingWrites.push({ item, resolve, reject });
-    });
+  // Group commit: results that arrive in one event-loop turn are written in one transaction;
+  // a result the store cannot hold fails its cell with a `storage: …` error (runner-commit.ts).
+  const commit = batchedCommitter<{ key: string; runId: string; outcome: CellOutcome }>((items) => shared.recordMany(items));
+  // Attempts are counted before the calls are sent (one statement for the calls of a turn).
+  const beginAttempt = attemptRecorder((keys) => store.beginAttempts(keys));
+  const maxOpenAttempts = options.retry?.maxAttempts ?? DEFAULT_MAX_OPEN_ATTEMPTS;
 
   const ready: ClaimedCell[] = [];
   /** Keys this worker holds a lease on (claimed and not yet written or given back). */
   const held = new Set<string>();
   const followers = new Map<string, ClaimedCell[]>();
   let active = 0;
+  let inFlight = 0;
+  const activeBy = new Map<string, number>();
   let idleSince = Date.now();
   const heartbeat = setInterval(
     () => {
@@ -190,22 +185,35 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
         return;
       }
     }
-    const outcome = await callCell(options.requests?.get(cell.key) ?? cell.request, new Date().toISOString(), {
-      adapterOf,
-      ...(options.retry ? { retry: options.retry } : {}),
-      signal: stopper.signal,
-      ...(options.hardSignal ? { hardSignal: options.hardSignal } : {}),
-      sleep,
-      costOf,
-      ...(cell.group === null ? {} : { cacheKey: promptCacheKeyOf(cell.group) }),
-    });
+    await beginAttempt(cell.key);
+    inFlight += 1;
+    options.onInFlight?.(inFlight);
+    let outcome: CellOutcome | undefined;
+    try {
+      outcome = await callCell(options.requests?.get(cell.key) ?? cell.request, new Date().toISOString(), {
+        adapterOf,
+        ...(options.retry ? { retry: options.retry } : {}),
+        signal: stopper.signal,
+        ...(options.hardSignal ? { hardSignal: options.hardSignal } : {}),
+        sleep,
+        costOf,
+        ...(cell.group === null ? {} : { cacheKey: promptCacheKeyOf(cell.group) }),
+        ...(options.cacheTtl === undefined ? {} : { cacheTtl: options.cacheTtl }),
+      });
+    } finally {
+      inFlight -= 1;
+      options.onInFlight?.(inFlight);
+    }
     if (outcome === undefined) {
-      shared.release(owner, [cell.key]);
+      shared.release(owner, [cell.key], { cut: true });
       return;
     }
+    outcome = { ...outcome, attemptsRecorded: 1 };
     result.calls += outcome.attempts;
     result.spendUsd += outcome.costUsd ?? 0;
-    const written = await commit({ key: cell.key, runId: cell.runId, outcome });
+    const committed = await commit({ key: cell.key, runId: cell.runId, outcome });
+    const written = committed.written;
+    outcome = committed.outcome;
     if (!written) result.refused += 1;
     else {
       result.written += 1;
@@ -241,6 +249,8 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
 
   const start = (cell: ClaimedCell) => {
     active += 1;
+    const provider = providerOf(cell.model);
+    activeBy.set(provider, (activeBy.get(provider) ?? 0) + 1);
     void runOne(cell)
       .catch((error: unknown) => {
         // A store error while writing (database gone past the retry window): the lease lapses and another worker repeats the cell.
@@ -248,6 +258,7 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
       })
       .finally(() => {
         active -= 1;
+        activeBy.set(provider, activeBy.get(provider)! - 1);
         held.delete(cell.key);
         if (cell.group !== null) {
           // The leader answered: its group's cache is warm; release the followers.
@@ -264,7 +275,7 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
   const claimMore = (): boolean => {
     let cells: ClaimedCell[];
     try {
-      cells = shared.claim(owner, { max: claimMax, leaseMs, runId: options.runId ?? null });
+      cells = shared.claim(owner, { max: claimMax, leaseMs, runId: options.runId ?? null, maxOpenAttempts });
     } catch (error) {
       process.emitWarning(`echolens worker: claim failed: ${(error as Error).message}`);
       return false;
@@ -299,10 +310,12 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
     }
     while (active < concurrency) {
       if (ready.length === 0 && (claiming || !claimMore())) break;
-      const cell = ready.shift();
-      if (cell === undefined) break;
+      // The first ready cell whose provider has a free slot (cells of a busy provider wait).
+      const index = ready.findIndex((c) => (activeBy.get(providerOf(c.model)) ?? 0) < limitOf(providerOf(c.model)));
+      if (index < 0) break;
+      const [cell] = ready.splice(index, 1);
       idleSince = Date.now();
-      start(cell);
+      start(cell!);
     }
     if (active > 0 || ready.length > 0 || waking) return;
     // Nothing in hand: finished, or wait and look again.

@@ -1,0 +1,123 @@
+/**
+ * The shared PostgreSQL store at network latency: the same grid (a fake model answering in
+ * 100 ms, 16 calls in flight per worker) worked by 1 and by 2 worker processes, each
+ * connected to PostgreSQL directly and through a TCP proxy that delays every chunk by
+ * 1, 10 and 30 ms each way (a database on another host). Prints cells/s and the ratio to
+ * the same worker count without the proxy, in one run of this file (issue #38's target:
+ * ≥ 0.9 at 10 ms). The timing starts when every worker is connected and the plan is
+ * registered (the plan is registered directly, not through the proxy) and ends when no
+ * cell is pending.
+ * Needs PostgreSQL server binaries (apt-get install postgresql); skips with a message otherwise.
+ * BENCH_SMOKE=1: tiny sizes.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer, type Server, type Socket, connect } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PgRunStore } from '../src/store/postgres/pg-store.js';
+import { findPostgresBin, startTestCluster } from '../src/store/postgres/testing/cluster.js';
+
+const smoke = process.env.BENCH_SMOKE === '1' || process.env.BENCH_SMOKE === 'true';
+const CELLS = smoke ? 64 : Number(process.env.BENCH_CELLS ?? 960);
+const LATENCY_MS = smoke ? 20 : 100;
+const CONCURRENCY = 16;
+const DELAYS = smoke ? [0, 10] : [0, 1, 10, 30];
+const WORKERS = [1, 2];
+const here = dirname(fileURLToPath(import.meta.url));
+
+const bin = findPostgresBin();
+if (bin === null) {
+  console.log('SKIPPED: no PostgreSQL server binaries (apt-get install -y postgresql)');
+  process.exit(0);
+}
+const cluster = await startTestCluster(bin);
+let database = 0;
+
+/** A TCP proxy to `port` that holds every chunk for `delayMs` in each direction (order kept: equal timers fire in order). */
+function latencyProxy(port: number, delayMs: number): Promise<{ server: Server; port: number }> {
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(port, '127.0.0.1');
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.setNoDelay(true);
+      s.on('close', () => sockets.delete(s));
+      s.on('error', () => {
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    const pipe = (from: Socket, to: Socket) => {
+      from.on('data', (chunk) => {
+        if (delayMs === 0) to.write(chunk);
+        else setTimeout(() => to.writable && to.write(chunk), delayMs);
+      });
+      from.on('end', () => setTimeout(() => to.end(), delayMs));
+    };
+    pipe(client, upstream);
+    pipe(upstream, client);
+  });
+  server.on('close', () => {
+    for (const s of sockets) s.destroy();
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, port: (server.address() as { port: number }).port })));
+}
+
+function startWorker(url: string): { child: ChildProcess; ready: Promise<void>; exit: Promise<number | null> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(here, 'pg-worker-child.ts'), url, String(CONCURRENCY), String(LATENCY_MS)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const ready = new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, ready, exit };
+}
+
+async function measure(workers: number, delayMs: number): Promise<number> {
+  const url = cluster.createDatabase(`latency_${++database}`);
+  PgRunStore.open(url).close(); // the schema, before the workers look for work
+  const proxy = await latencyProxy(Number(new URL(url).port), delayMs);
+  const proxied = new URL(url);
+  proxied.port = String(proxy.port);
+  const children = Array.from({ length: workers }, () => startWorker(proxied.toString()));
+  await Promise.all(children.map((c) => c.ready));
+  const store = PgRunStore.open(url);
+  const runId = store.createRun({ experiment: 'bench', config: {}, seed: 1, versions: {}, gitCommit: null }, { id: 'bench' });
+  const start = performance.now();
+  store.registerCells(
+    runId,
+    Array.from({ length: CELLS }, (_, i) => ({
+      request: { model: 'fake:m', messages: [{ role: 'user' as const, content: `cell ${i}` }], params: {}, sample: 0 },
+      labels: { i },
+    })),
+  );
+  for (;;) {
+    if (store.shared.openWork(runId).pending === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const seconds = (performance.now() - start) / 1000;
+  const done = store.requireRun(runId).counts.done;
+  store.close();
+  for (const c of children) c.child.kill('SIGTERM');
+  await Promise.all(children.map((c) => c.exit));
+  proxy.server.close();
+  if (done !== CELLS) throw new Error(`only ${done} of ${CELLS} cells done`);
+  return CELLS / seconds;
+}
+
+try {
+  const ideal = (CONCURRENCY * 1000) / LATENCY_MS;
+  console.log(`${CELLS} cells, ${LATENCY_MS} ms per call, ${CONCURRENCY} in flight per worker (ideal ${ideal.toFixed(0)} cells/s per worker)`);
+  for (const workers of WORKERS) {
+    let direct = 0;
+    for (const delay of DELAYS) {
+      const rate = await measure(workers, delay);
+      if (delay === 0) direct = rate;
+      const label = `${workers} worker${workers > 1 ? 's' : ''}, ${delay === 0 ? 'direct' : `proxy +${delay} ms each way`}`;
+      console.log(
+        `${label.padEnd(34)} ${rate.toFixed(1).padStart(8)} cells/s   × ${(rate / direct).toFixed(2)} of direct   ${((100 * rate) / (ideal * workers)).toFixed(0).padStart(3)}% of ideal`,
+      );
+    }
+  }
+} finally {
+  cluster.stop();
+}
