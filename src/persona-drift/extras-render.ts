@@ -68,13 +68,13 @@ export function extrasSections(report: PersonaReport): ExtrasSection[] {
     out.push({
       id: 'persona-harness',
       title: 'Claude Code versus Codex sessions',
-      note: 'Each session’s drift gap (its positions averaged) is one unit. Δ per harness is the mean of its sessions; the difference is tested by permuting harness labels over sessions, with a bootstrap interval resampling sessions within each harness.',
-      header: ['target', 'judge', 'Claude Code Δ', 'Codex Δ', 'difference [95% CI]', 'permutation p', 'ratio', 'power'],
+      note: 'Each session’s drift gap (its positions averaged) is one unit. Δ per harness is the mean of its sessions; the difference is tested by Welch’s unequal-variance t test over sessions, and its interval is that test inverted (it excludes 0 exactly when p < 0.05).',
+      header: ['target', 'judge', 'Claude Code Δ', 'Codex Δ', 'difference [95% CI]', 'Welch p', 'ratio', 'power'],
       rows: harness.map((h) => {
         const level = (name: string) => {
           const l = h.harnesses.find((x) => x.harness === name);
           return l
-            ? `${interval(l.estimate, l.ci)}, ${l.sessions.length} session(s)${l.level === 'position' ? ' (t over the positions of one session)' : ' (t over sessions)'}`
+            ? `${interval(l.estimate, l.ci)}, ${l.sessions.length} session(s)${l.level === 'position' ? ' (over the positions of one session)' : ' (over sessions)'}`
             : '—';
         };
         return [

@@ -1,6 +1,6 @@
 import { StatisticsError } from '../core/errors.js';
 import { tQuantile } from '../stats/distributions.js';
-import { signFlipTest } from '../stats/sign-flip.js';
+import { signFlipInference } from '../stats/test-inversion.js';
 
 /**
  * Inference at the unit that was sampled (pure). A persona run samples sessions, positions
@@ -9,9 +9,12 @@ import { signFlipTest } from '../stats/sign-flip.js';
  * - one session: the positions are the units (position-clustered);
  * - several sessions: the unit deltas are averaged within each session and the sessions are
  *   the units (a claim about sessions like these, not only about these positions).
- * The interval is the Student-t interval of the unit means (df = units − 1); the test is the
- * sign-flip test of the unit means, exact when 2^units ≤ 2^20, otherwise Monte Carlo with at
- * least 20,000 patterns and p = (b + 1)/(B + 1). Choices and their calibration are written in
+ * The test is the sign-flip test of the unit means, exact when 2^units ≤ 2^20, otherwise Monte
+ * Carlo with at least 20,000 patterns and p = (b + 1)/(B + 1); the interval is that test
+ * inverted ({δ : sign-flip p of units − δ ≥ α}), so it excludes 0 exactly when p < α. When the
+ * test cannot reach α with so few units the inverted set is the whole line; the interval shown
+ * is then the Student-t interval widened to contain 0 (`ciMethod`), so it still never excludes
+ * 0 beside a p that cannot be significant. Choices and their calibration are written in
  * docs/statistics.md ("Persona drift").
  */
 
@@ -26,6 +29,11 @@ export interface UnitValue {
 export interface UnitInference {
   estimate: number;
   ci: readonly [number, number];
+  /**
+   * How `ci` was formed: `sign-flip inversion` (the test inverted at the interval's level), or
+   * `t ∪ 0` when the test cannot reject at all (the t interval widened to contain 0).
+   */
+  ciMethod: 'sign-flip inversion' | 't ∪ 0';
   /** Standard error of the estimate (sd of unit values / √units). */
   se: number;
   df: number;
@@ -106,17 +114,25 @@ export function unitInference(
   for (const v of values) ss += (v - m) ** 2;
   const se = Math.sqrt(ss / (n - 1) / n);
   const df = n - 1;
-  const half = tQuantileCached(1 - (1 - confidence) / 2, df) * se;
   const exact = n <= EXACT_LIMIT;
-  const flip = signFlipTest(values, {
+  const flip = signFlipInference(values, {
+    alpha: 1 - confidence,
     B: Math.max(options.B ?? MIN_MC_PATTERNS, MIN_MC_PATTERNS),
     seed: options.seed ?? 42,
     exact,
   });
+  let ci: readonly [number, number] = flip.ci;
+  let ciMethod: UnitInference['ciMethod'] = 'sign-flip inversion';
+  if (!flip.bounded) {
+    const half = tQuantileCached(1 - (1 - confidence) / 2, df) * se;
+    ci = [Math.min(m - half, 0), Math.max(m + half, 0)];
+    ciMethod = 't ∪ 0';
+  }
   const minAttainableP = exact ? Math.min(1, 2 / 2 ** n) : 1 / (Math.max(options.B ?? MIN_MC_PATTERNS, MIN_MC_PATTERNS) + 1);
   const result: UnitInference = {
     estimate: m,
-    ci: [m - half, m + half],
+    ci,
+    ciMethod,
     se,
     df,
     p: flip.p,
