@@ -1,6 +1,5 @@
 import { InvalidArgumentError } from '../core/errors.js';
-import { tQuantile } from '../stats/distributions.js';
-import { signFlipTest } from '../stats/sign-flip.js';
+import { signFlipInference } from '../stats/test-inversion.js';
 import { CONTINUATION_ARMS, type ContinuationArm } from './arms.js';
 import { observedPower } from './power.js';
 import type { CallStatus } from './scoring.js';
@@ -14,10 +13,13 @@ import type { CallStatus } from './scoring.js';
  * - intention to treat (`itt`): every cutpoint where both arms were generated (a cell that
  *   failed to get any answer is not generated); an unparseable, prose or missing answer
  *   scores 0.
- * Estimate = mean difference, 95% t interval over cutpoints, two-sided paired sign-flip
- * test. Exact zeros are set aside before the test (they never change sign, so the p-value
- * is the same); exact enumeration when at most `exactMax` (20) non-zero differences remain,
- * otherwise `resamples` (≥ 20,000) random sign patterns with p = (b + 1)/(B + 1).
+ * Estimate = mean difference; test = two-sided paired sign-flip test over cutpoints; interval
+ * = that test inverted ({δ : p(differences − δ) ≥ α}), so the interval excludes 0 exactly when
+ * p < α and the verdict, the printed p and the gate are one test. Exact enumeration when at most
+ * `exactMax` (20) non-zero differences exist, otherwise `resamples` (≥ 20,000) seeded random sign
+ * patterns with p = (b + 1)/(B + 1). Exact zeros never change sign (they do not move p at 0) but
+ * do at other tested means, so they stay in (enumerated by their binomial weights). When the test cannot reach α at all the interval
+ * is null (the whole line): no claim.
  * Strata: `sameTask` / `crossTask` — whether the recent window's task is the task of the
  * ground-truth call. Primary contrast: recent − cross.
  */
@@ -149,23 +151,26 @@ export function pairedEstimate(diffs: readonly number[], options: AnalysisOption
     };
   }
   const mean = diffs.reduce((s, d) => s + d, 0) / n;
-  let ci: [number, number] | null = null;
   let standardError: number | null = null;
   if (n >= 2) {
     const variance = diffs.reduce((s, d) => s + (d - mean) ** 2, 0) / (n - 1);
     standardError = Math.sqrt(variance / n);
-    const q = tQuantile(1 - alpha / 2, n - 1);
-    ci = [mean - q * standardError, mean + q * standardError];
   }
   const nonZero = diffs.filter((d) => d !== 0);
   if (nonZero.length === 0) {
     // Every pair tied: no sign pattern can be more extreme than the observed one.
-    return withReachability({ n, mean, ci, standardError, p: 1, method: 'exact', resamples: 1, nonZero: 0, role: 'exploratory', minAttainableP: 1 }, alpha);
+    return withReachability(
+      { n, mean, ci: null, standardError, p: 1, method: 'exact', resamples: 1, nonZero: 0, role: 'exploratory', minAttainableP: 1 },
+      alpha,
+    );
   }
-  const exact = nonZero.length <= exactMax;
-  const test = signFlipTest(nonZero, { exact, B: resamples, seed: options.seed ?? 42 });
+  // Exact when the non-zero differences can be enumerated (the zeros enter by their binomial
+  // weights); otherwise seeded Monte Carlo over all differences.
+  const test = signFlipInference(diffs, { ...(nonZero.length <= exactMax ? {} : { exact: false }), B: resamples, seed: options.seed ?? 42, alpha });
+  const exact = test.method === 'exact';
+  const ci: [number, number] | null = n >= 2 && test.bounded ? [test.ci[0], test.ci[1]] : null;
   // Two-sided: the observed pattern and its mirror are always as extreme, so p ≥ 2 / 2^m exactly.
-  const minAttainableP = exact ? Math.min(1, 2 ** (1 - nonZero.length)) : 1 / (resamples + 1);
+  const minAttainableP = Math.max(Math.min(1, 2 ** (1 - nonZero.length)), exact ? 0 : 1 / (resamples + 1));
   const out: PairedEstimate = {
     n,
     mean,
@@ -179,6 +184,7 @@ export function pairedEstimate(diffs: readonly number[], options: AnalysisOption
     minAttainableP,
   };
   if (n < 2) out.reason = 'one pair: no interval';
+  else if (ci === null) out.reason = 'the sign-flip test cannot reach p < α with these pairs: no interval (any mean is compatible)';
   return withReachability(out, alpha);
 }
 

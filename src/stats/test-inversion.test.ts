@@ -13,7 +13,7 @@ describe('signFlipInference', () => {
     const normal = normalOf(5);
     let significant = 0;
     for (let r = 0; r < 120; r++) {
-      const n = 6 + (r % 18);
+      const n = [6, 7, 8, 9, 10, 12, 14, 16, 21, 24][r % 10] as number;
       const values = Array.from({ length: n }, () => normal() + 0.5);
       const exact = n <= 20;
       const inf = signFlipInference(values, { B: 4000, seed: r, exact });
@@ -42,6 +42,29 @@ describe('signFlipInference', () => {
     expect(inf.ci[1]).toBeCloseTo(Math.max(...accepted), 7);
     expect(inf.pAt(inf.ci[0] - 1e-6)).toBeLessThan(0.05);
     expect(inf.pAt(inf.ci[1] + 1e-6)).toBeLessThan(0.05);
+  });
+
+  it('exact zeros enter by their binomial weights: the same p and interval as enumerating them', () => {
+    const withZeros = [0.5, 0, 1.2, 0.3, 0, 0.8, -0.1, 0.6, 0, 0.9];
+    const inf = signFlipInference(withZeros);
+    expect(inf.method).toBe('exact');
+    expect(inf.resamples).toBe(2 ** 10);
+    expect(inf.p).toBe(signFlipTest(withZeros.filter((v) => v !== 0)).p);
+    // A value of 1e-300 is not a zero, so every pattern is enumerated the ordinary way.
+    const tiny = signFlipInference(withZeros.map((v) => (v === 0 ? 1e-300 : v)));
+    expect(inf.p).toBeCloseTo(tiny.p, 12);
+    expect(inf.ci[0]).toBeCloseTo(tiny.ci[0], 12);
+    expect(inf.ci[1]).toBeCloseTo(tiny.ci[1], 12);
+    // 25 differences of which 17 are zero (a continuation run): still exact (2^8 × 18 weighted patterns).
+    const many = [...Array.from({ length: 17 }, () => 0), 0.2, 0.5, 0.1, 0.4, 0.3, 0.6, 0.2, 0.5];
+    const big = signFlipInference(many);
+    expect(big.method).toBe('exact');
+    expect(big.p).toBe(signFlipTest(many.filter((v) => v !== 0)).p);
+    expect(big.ci[0] > 0 || big.ci[1] < 0).toBe(big.p < 0.05);
+    expect(big.pAt(big.ci[0])).toBeGreaterThanOrEqual(0.05);
+    expect(big.pAt(big.ci[0] - 1e-9)).toBeLessThan(0.05);
+    expect(big.pAt(big.ci[1])).toBeGreaterThanOrEqual(0.05);
+    expect(big.pAt(big.ci[1] + 1e-9)).toBeLessThan(0.05);
   });
 
   it('is unbounded when the test cannot reach α (5 units or fewer)', () => {

@@ -103,17 +103,26 @@ export function signFlipInference(values: readonly number[], options: SignFlipIn
   assertFiniteValues(values, 'values', 1);
   const n = values.length;
   const alpha = options.alpha ?? 0.05;
-  const exact = options.exact ?? n <= 20;
-  if (exact && n > 20) throw new InvalidArgumentError('signFlipInference.exact', `exact enumeration of 2^${n} patterns is too large (n ≤ 20)`);
+  const nonZero = values.filter((v) => v !== 0);
+  const zeros = n - nonZero.length;
+  // Exact zeros never change sign at δ = 0 but do at any other δ; enumerating the non-zero values
+  // and counting the zeros' sign sums by their binomial weights keeps the test exact with them.
+  const enumerable = n <= 20 || (nonZero.length <= 20 && 2 ** nonZero.length * (zeros + 1) <= 2 ** 13);
+  const exact = options.exact ?? enumerable;
+  if (exact && !enumerable)
+    throw new InvalidArgumentError('signFlipInference.exact', `exact enumeration of 2^${nonZero.length} patterns is too large (at most 20 non-zero values)`);
   const B = options.B ?? 20_000;
   if (!Number.isSafeInteger(B) || B < 1) throw new InvalidArgumentError('signFlipInference.B', `must be a positive integer, got ${String(B)}`);
   const seed = resolveSeed(options.seed, 'signFlipInference.seed');
   let sumD: Float64Array;
   let sumS: Float64Array;
+  // Pattern groups: every base pattern once per group, its Σ s shifted by `offset`, with `weight`.
+  const groups: Array<{ offset: number; weight: number }> = [];
   if (exact) {
-    const half = n >> 1;
-    const left = patternSums(values.slice(0, half));
-    const right = patternSums(values.slice(half));
+    const base = zeros > 0 ? nonZero : [...values];
+    const half = base.length >> 1;
+    const left = patternSums(base.slice(0, half));
+    const right = patternSums(base.slice(half));
     const size = left.d.length * right.d.length;
     sumD = new Float64Array(size);
     sumS = new Float64Array(size);
@@ -126,6 +135,12 @@ export function signFlipInference(values: readonly number[], options: SignFlipIn
         sumS[k] = ls + (right.s[r] as number);
         k++;
       }
+    }
+    const z = zeros;
+    let c = 1;
+    for (let j = 0; j <= z; j++) {
+      groups.push({ offset: 2 * j - z, weight: c });
+      c = (c * (z - j)) / (j + 1);
     }
   } else {
     // The same stream and bit order as signFlipTest: bit 1 keeps the sign, bit 0 flips it.
@@ -151,7 +166,9 @@ export function signFlipInference(values: readonly number[], options: SignFlipIn
       sumD[b] = d;
       sumS[b] = s;
     }
+    groups.push({ offset: 0, weight: 1 });
   }
+  const totalWeight = exact ? 2 ** n : sumD.length;
   let total = 0;
   for (const v of values) total += v;
   const mean = total / n;
@@ -164,20 +181,163 @@ export function signFlipInference(values: readonly number[], options: SignFlipIn
     }
     const threshold = Math.abs(observed) - TIE_TOLERANCE * scale;
     let extreme = 0;
-    for (let k = 0; k < sumD.length; k++) {
-      if (Math.abs((sumD[k] as number) - delta * (sumS[k] as number)) >= threshold) extreme++;
+    for (const g of groups) {
+      let hits = 0;
+      for (let k = 0; k < sumD.length; k++) {
+        if (Math.abs((sumD[k] as number) - delta * ((sumS[k] as number) + g.offset)) >= threshold) hits++;
+      }
+      extreme += hits * g.weight;
     }
-    return exact ? extreme / sumD.length : (extreme + 1) / (sumD.length + 1);
+    return exact ? extreme / totalWeight : (extreme + 1) / (totalWeight + 1);
   };
   const p = pAt(0);
-  let spread = 0;
-  for (const v of values) spread = Math.max(spread, Math.abs(v - mean));
+  const method = exact ? ('exact' as const) : ('monte-carlo' as const);
+  const unbounded = { mean, p, ci: [Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY] as const, bounded: false, method, resamples: totalWeight, pAt };
   if (exact && 2 / 2 ** n >= alpha) {
     // No sign pattern can be rarer than the observed one and its mirror: nothing is rejected.
-    return { mean, p, ci: [Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY], bounded: false, method: 'exact', resamples: sumD.length, pAt };
+    return unbounded;
   }
-  const inversion = invertShiftTest(pAt, mean, spread > 0 ? spread / Math.sqrt(n) : Math.max(Math.abs(mean), 1) * 1e-3, alpha);
-  return { mean, p, ci: inversion.ci, bounded: inversion.bounded, method: exact ? 'exact' : 'monte-carlo', resamples: sumD.length, pAt };
+  // Pattern k counts as extreme at δ when (D_k − δ S_k)² ≥ (T − nδ)²: a downward parabola in δ
+  // (|S_k| < n) whose roots are (T − D_k)/(n − S_k) and (T + D_k)/(n + S_k), the means of the
+  // flipped subset and of the kept one; so it counts on the closed interval [a_k, b_k] between
+  // them, which contains the mean. p(δ) therefore falls monotonically on each side of the mean,
+  // and the ends of {δ : p(δ) ≥ α} are weighted order statistics of the a_k and b_k.
+  const finish = (lo: number, hi: number): SignFlipInference => {
+    let ci: readonly [number, number] = [lo, hi];
+    // The closed form and the tie-tolerant count can part only at an exact tie on 0; the test's
+    // own p at 0 decides, by the anchored bisection.
+    if ((ci[0] > 0 || ci[1] < 0) !== p < alpha) {
+      let spread = 0;
+      for (const v of values) spread = Math.max(spread, Math.abs(v - mean));
+      ci = invertShiftTest(pAt, mean, spread > 0 ? spread / Math.sqrt(n) : 1e-3, alpha).ci;
+    }
+    return { mean, p, ci, bounded: true, method, resamples: totalWeight, pAt };
+  };
+  // Weight needed for p(δ) ≥ α.
+  const needed = exact ? alpha * totalWeight * (1 - 1e-12) : alpha * (totalWeight + 1) - 1 - 1e-9;
+  let always = 0;
+  const lowers: Float64Array[] = [];
+  const uppers: Float64Array[] = [];
+  for (const g of groups) {
+    const lo = new Float64Array(sumD.length);
+    const hi = new Float64Array(sumD.length);
+    let count = 0;
+    for (let k = 0; k < sumD.length; k++) {
+      const d = sumD[k] as number;
+      const sk = (sumS[k] as number) + g.offset;
+      if (sk === n || sk === -n) {
+        always += g.weight;
+        continue;
+      }
+      const r1 = (total - d) / (n - sk);
+      const r2 = (total + d) / (n + sk);
+      lo[count] = Math.min(r1, r2);
+      hi[count] = Math.max(r1, r2);
+      count++;
+    }
+    lowers.push(lo.subarray(0, count));
+    uppers.push(hi.subarray(0, count));
+  }
+  if (groups.length === 1 && groups[0]?.weight === 1) {
+    // One group of unit weights (Monte Carlo, or exact without zeros): plain order statistics.
+    const m = Math.ceil(needed - always - 1e-9);
+    const lowerAll = lowers[0] as Float64Array;
+    const upperAll = uppers[0] as Float64Array;
+    if (m <= 0 || m > lowerAll.length) return unbounded;
+    const lo = select(lowerAll, m - 1);
+    const hi = select(upperAll, upperAll.length - m);
+    return finish(lo, hi);
+  }
+  for (let i = 0; i < lowers.length; i++) {
+    (lowers[i] as Float64Array).sort();
+    (uppers[i] as Float64Array).sort();
+  }
+  const countBelow = (delta: number) => groups.reduce((w, g, i) => w + g.weight * upperBound(lowers[i] as Float64Array, delta), always);
+  const countAbove = (delta: number) =>
+    groups.reduce((w, g, i) => w + g.weight * ((uppers[i] as Float64Array).length - lowerBound(uppers[i] as Float64Array, delta)), always);
+  const lowerUnion = concatSorted(lowers);
+  const upperUnion = concatSorted(uppers);
+  if (lowerUnion.length === 0 || always >= needed) return unbounded;
+  // Smallest a with countBelow(a) ≥ needed; largest b with countAbove(b) ≥ needed.
+  let i0 = 0;
+  let i1 = lowerUnion.length - 1;
+  if (countBelow(lowerUnion[i1] as number) < needed) return unbounded;
+  while (i0 < i1) {
+    const mid = (i0 + i1) >> 1;
+    if (countBelow(lowerUnion[mid] as number) >= needed) i1 = mid;
+    else i0 = mid + 1;
+  }
+  const lo = lowerUnion[i0] as number;
+  let j0 = 0;
+  let j1 = upperUnion.length - 1;
+  while (j0 < j1) {
+    const mid = (j0 + j1 + 1) >> 1;
+    if (countAbove(upperUnion[mid] as number) >= needed) j0 = mid;
+    else j1 = mid - 1;
+  }
+  const hi = upperUnion[j0] as number;
+  return finish(lo, hi);
+}
+
+/** The k-th smallest (0-based) of `values` by quickselect (reorders `values`). */
+function select(values: Float64Array, k: number): number {
+  let left = 0;
+  let right = values.length - 1;
+  while (right > left) {
+    const pivot = values[(left + right) >> 1] as number;
+    let i = left;
+    let j = right;
+    while (i <= j) {
+      while ((values[i] as number) < pivot) i++;
+      while ((values[j] as number) > pivot) j--;
+      if (i <= j) {
+        const t = values[i] as number;
+        values[i] = values[j] as number;
+        values[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (k <= j) right = j;
+    else if (k >= i) left = i;
+    else return values[k] as number;
+  }
+  return values[k] as number;
+}
+
+/** Number of sorted values ≤ x. */
+function upperBound(sorted: Float64Array, x: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((sorted[mid] as number) <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Number of sorted values < x. */
+function lowerBound(sorted: Float64Array, x: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((sorted[mid] as number) < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function concatSorted(parts: readonly Float64Array[]): Float64Array {
+  if (parts.length === 1) return parts[0] as Float64Array;
+  const out = new Float64Array(parts.reduce((n, p) => n + p.length, 0));
+  let k = 0;
+  for (const p of parts) {
+    out.set(p, k);
+    k += p.length;
+  }
+  return out.sort();
 }
 
 /** Signed sums Σ s_i v_i and Σ s_i of every sign pattern of `values` (bit set = minus, as in signFlipTest). */
