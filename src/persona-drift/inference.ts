@@ -49,6 +49,20 @@ export interface UnitInference {
   minAttainableP: number;
   /** Plain-language caveat when the design limits the claim (too few sessions, …). */
   note?: string;
+  /**
+   * Leave-one-session-out diagnostic of a significant session-level claim (absent otherwise):
+   * `fragile` when removing one session changes the verdict, `drivenBy` naming that session.
+   */
+  influence?: SessionInfluence;
+}
+
+export interface SessionInfluence {
+  /** True when removing one session makes the claim not significant or reverses its direction. */
+  fragile: boolean;
+  /** The session whose removal weakens the claim most (null when the claim is not fragile). */
+  drivenBy: string | null;
+  /** Per session: the estimate and p without it (p null when too few sessions remain to test). */
+  leaveOneOut: Array<{ session: string; estimate: number; p: number | null; holds: boolean }>;
 }
 
 export interface InferenceOptions {
@@ -168,8 +182,11 @@ export function clusteredInference(units: readonly UnitValue[], options: Inferen
   }
   const counts = { sessions: bySession.size, positions: units.length };
   if (bySession.size >= 2) {
-    const sessionMeans = [...bySession.keys()].sort().map((s) => meanOf(bySession.get(s) as number[]));
-    return unitInference(sessionMeans, 'session', counts, options);
+    const sessions = [...bySession.keys()].sort();
+    const sessionMeans = sessions.map((s) => meanOf(bySession.get(s) as number[]));
+    const result = unitInference(sessionMeans, 'session', counts, options);
+    if (result.p < (options.alpha ?? 0.05)) result.influence = sessionInfluence(sessions, sessionMeans, result, options);
+    return result;
   }
   return unitInference(
     units.map((u) => u.value),
@@ -188,4 +205,41 @@ export function clusteredMean(units: readonly UnitValue[]): number {
     else bySession.set(u.session, [u.value]);
   }
   return meanOf([...bySession.values()].map(meanOf));
+}
+
+/**
+ * Leave-one-session-out: the claim is recomputed without each session. It holds without a
+ * session when the remaining sessions' estimate keeps the claim's sign and, if at least
+ * MIN_UNITS_FOR_CLAIM sessions remain, their own sign-flip test is still below α (with fewer,
+ * no test can reach α, so only the direction is asked). A significant claim that fails to hold
+ * without some session is fragile: it rests on that session (docs/statistics.md, "Influence").
+ */
+export function sessionInfluence(
+  sessions: readonly string[],
+  sessionMeans: readonly number[],
+  full: { estimate: number },
+  options: InferenceOptions = {},
+): SessionInfluence {
+  const alpha = options.alpha ?? 0.05;
+  const sign = Math.sign(full.estimate);
+  const leaveOneOut = sessions.map((session, i) => {
+    const rest = sessionMeans.filter((_, j) => j !== i);
+    const estimate = meanOf(rest);
+    let p: number | null = null;
+    if (rest.length >= MIN_UNITS_FOR_CLAIM) {
+      p = signFlipInference(rest, {
+        B: Math.max(options.B ?? MIN_MC_PATTERNS, MIN_MC_PATTERNS),
+        seed: options.seed ?? 42,
+        alpha,
+        exact: rest.length <= EXACT_LIMIT,
+      }).p;
+    }
+    const holds = Math.sign(estimate) === sign && (p === null || p < alpha);
+    return { session, estimate, p, holds };
+  });
+  const failing = leaveOneOut.filter((l) => !l.holds);
+  if (failing.length === 0) return { fragile: false, drivenBy: null, leaveOneOut };
+  // The session whose removal weakens the claim most: the largest p, then the estimate furthest toward the other sign.
+  const worst = [...failing].sort((a, b) => (b.p ?? 1) - (a.p ?? 1) || sign * (a.estimate - b.estimate))[0] as (typeof failing)[number];
+  return { fragile: true, drivenBy: worst.session, leaveOneOut };
 }
