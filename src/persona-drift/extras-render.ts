@@ -50,7 +50,7 @@ export function extrasSections(report: PersonaReport): ExtrasSection[] {
         c.perJudge.map((j) => `${j.judge} ${interval(j.estimate, j.ci)}`).join('; '),
         'error' in c.judgeEffect
           ? `n/a (${c.judgeEffect.error})`
-          : `F(${c.judgeEffect.df1}, ${c.judgeEffect.df2}) = ${c.judgeEffect.F.toFixed(2)}, p = ${pv(c.judgeEffect.p)}`,
+          : `F(${c.judgeEffect.df1}, ${c.judgeEffect.df2}) = ${c.judgeEffect.F.toFixed(2)}, Greenhouse–Geisser ε = ${c.judgeEffect.epsilon.toFixed(2)}, p = ${pv(c.judgeEffect.p)}`,
         c.signsAgree ? 'yes' : `no (spread ${c.spread.toFixed(2)})`,
       ]),
       chart: {

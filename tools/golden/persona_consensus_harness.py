@@ -117,7 +117,8 @@ def welch(a, b):
     return float(res.pvalue), [float(ci.low), float(ci.high)], float(res.df)
 
 
-def rm_anova(table):
+def rm_anova_gg(table):
+    """Two-way repeated-measures ANOVA F, p with the Greenhouse–Geisser ε from orthonormal contrasts."""
     n, k = table.shape
     grand = table.mean()
     ss_judge = n * ((table.mean(axis=0) - grand) ** 2).sum()
@@ -125,8 +126,12 @@ def rm_anova(table):
     ss_res = (resid**2).sum()
     df1, df2 = k - 1, (k - 1) * (n - 1)
     F = (ss_judge / df1) / (ss_res / df2)
-    return {"F": F, "df1": df1, "df2": df2, "p": float(stats.f.sf(F, df1, df2))}
-
+    # Orthonormal contrasts orthogonal to the unit vector (Helmert-like, from an SVD of the centring matrix).
+    C = np.linalg.svd(np.eye(k) - 1.0 / k)[0][:, : k - 1].T
+    Sc = C @ np.cov(table, rowvar=False, ddof=1) @ C.T
+    eps = float(np.trace(Sc) ** 2 / ((k - 1) * np.trace(Sc @ Sc)))
+    eps = min(1.0, max(1.0 / df1, eps))
+    return {"F": F, "df1": df1, "df2": df2, "epsilon": eps, "p": float(stats.f.sf(F, df1 * eps, df2 * eps))}
 
 def boot_mean_ci(values, rng):
     values = np.asarray(values, float)
@@ -153,7 +158,7 @@ def consensus(rows, rng):
         "p": sign_flip_exact(pooled),
         "bootstrapCi": boot_mean_ci(pooled, rng),
         "perJudge": per_judge,
-        "judgeEffect": rm_anova(table),
+        "judgeEffect": rm_anova_gg(table),
     }
 
 
