@@ -58,6 +58,8 @@ export interface PairedEstimate {
   warning?: string;
   /** Why there is no estimate or test (e.g. "no pairs"). */
   reason?: string;
+  /** Clusters of cutpoints that were the units (absent when the cutpoints were). */
+  clusters?: number;
 }
 
 export interface ContrastResult {
@@ -115,6 +117,41 @@ export interface AnalysisOptions {
   alpha?: number;
   /** |Δ| worth detecting: the primary contrast is `underpowered` when its MDE exceeds it (default 0.15). */
   effectOfInterest?: number;
+  /**
+   * Cluster of each cutpoint (by task or turn proximity, `analysis.clusterBy`): when given, the
+   * differences are averaged within each cluster and the clusters are the units of the test and
+   * its interval, so neighbouring cutpoints that repeat one answer count once.
+   */
+  clusterOf?: (cutpoint: string) => string;
+}
+
+export type ClusterBy = 'none' | 'task' | { turns: number } | { consecutive: number };
+
+/**
+ * Cluster key per cutpoint (pure): `task` groups the cutpoints of one task; `{ consecutive: k }` puts each run of k cutpoints in timeline
+ * order together; `{ turns: t }` chains cutpoints whose context ends lie within t timeline
+ * messages of the previous one. Cutpoints are given in timeline order.
+ */
+export function cutpointClusters(cutpoints: ReadonlyArray<{ id: string; end: number; task?: string }>, by: ClusterBy): Map<string, string> {
+  const out = new Map<string, string>();
+  if (by === 'none' || by === 'task') {
+    for (const c of cutpoints) out.set(c.id, by === 'task' ? `task:${c.task ?? c.id}` : c.id);
+    return out;
+  }
+  let cluster = 0;
+  let size = 0;
+  let previousEnd: number | null = null;
+  for (const c of cutpoints) {
+    const start = 'consecutive' in by ? size >= by.consecutive : previousEnd !== null && c.end - previousEnd > by.turns;
+    if (start && size > 0) {
+      cluster++;
+      size = 0;
+    }
+    out.set(c.id, `K${String(cluster + 1).padStart(2, '0')}`);
+    size++;
+    previousEnd = c.end;
+  }
+  return out;
 }
 
 export const MIN_RESAMPLES = 20_000;
@@ -206,17 +243,45 @@ function estimates(
   keep: (cut: string) => boolean,
   options: AnalysisOptions,
 ): { completeCase: PairedEstimate; itt: PairedEstimate } {
-  const cc: number[] = [];
-  const itt: number[] = [];
+  const cc: Array<[string, number]> = [];
+  const itt: Array<[string, number]> = [];
   for (const [cut, arms] of byCut) {
     if (!keep(cut)) continue;
     const x = arms.get(a);
     const y = arms.get(b);
     if (!x?.generated || !y?.generated) continue;
-    itt.push(ittScore(x) - ittScore(y));
-    if (x.status === 'call' && y.status === 'call' && x.fidelity !== null && y.fidelity !== null) cc.push(x.fidelity - y.fidelity);
+    itt.push([cut, ittScore(x) - ittScore(y)]);
+    if (x.status === 'call' && y.status === 'call' && x.fidelity !== null && y.fidelity !== null) cc.push([cut, x.fidelity - y.fidelity]);
   }
-  return { completeCase: pairedEstimate(cc, options), itt: pairedEstimate(itt, options) };
+  const clusterOf = options.clusterOf;
+  if (!clusterOf)
+    return {
+      completeCase: pairedEstimate(
+        cc.map((d) => d[1]),
+        options,
+      ),
+      itt: pairedEstimate(
+        itt.map((d) => d[1]),
+        options,
+      ),
+    };
+  const byCluster = (pairs: ReadonlyArray<[string, number]>): PairedEstimate => {
+    const groups = new Map<string, number[]>();
+    for (const [cut, d] of pairs) {
+      const key = clusterOf(cut);
+      const list = groups.get(key);
+      if (list) list.push(d);
+      else groups.set(key, [d]);
+    }
+    const means = [...groups.keys()].sort().map((k) => {
+      const list = groups.get(k) as number[];
+      return list.reduce((s, v) => s + v, 0) / list.length;
+    });
+    const e = pairedEstimate(means, options);
+    e.clusters = groups.size;
+    return e;
+  };
+  return { completeCase: byCluster(cc), itt: byCluster(itt) };
 }
 
 function attritionOf(arm: ContinuationArm, list: readonly ContinuationObservation[]): ArmAttrition {
