@@ -37,7 +37,7 @@ export function extrasSections(report: PersonaReport): ExtrasSection[] {
       id: 'persona-consensus',
       title: 'Pooled multi-judge consensus',
       note:
-        'Pooled Δ = mean over judges of filler − real at each unit (all judges of a unit kept together), then the same clustered inference as the headline: 95% t interval and sign-flip test over the units, and a percentile bootstrap of the units beside it. Judge effect: repeated-measures F test of whether Δ differs between judges.' +
+        'Pooled Δ = mean over judges of filler − real at each unit (all judges of a unit kept together), then the same clustered inference as the headline: sign-flip test over the units and its inverted 95% interval, and a percentile bootstrap of the units beside it. Judge effect: repeated-measures F test (Greenhouse–Geisser corrected) of whether Δ differs between judges.' +
         (report.consensusSkipped ?? []).map((s) => ` ${s.target}: no consensus (${s.reason}).`).join(''),
       header: ['target', 'judges', 'pooled Δ [95% CI]', 'bootstrap CI', 'sign-flip p', 'units', 'per judge', 'judge effect', 'signs agree'],
       rows: consensus.map((c) => [
@@ -59,7 +59,7 @@ export function extrasSections(report: PersonaReport): ExtrasSection[] {
           ...c.perJudge.map((j) => ({ label: j.judge, group: c.target, estimate: j.estimate, lo: j.ci[0], hi: j.ci[1] })),
         ]),
         xTitle: 'Δ = filler − real (judge points)',
-        caption: 'Pooled consensus and each judge on the same units, 95% t intervals.',
+        caption: 'Pooled consensus and each judge on the same units, 95% intervals (the sign-flip test inverted).',
       },
     });
   }
@@ -101,7 +101,7 @@ export function extrasSections(report: PersonaReport): ExtrasSection[] {
             })),
         ),
         xTitle: 'Δ = filler − real (judge points)',
-        caption: 'Δ per harness: 95% t interval over its sessions, or over the positions of a single session.',
+        caption: 'Δ per harness: 95% interval over its sessions (the sign-flip test inverted), or over the positions of a single session.',
       },
     });
   }
