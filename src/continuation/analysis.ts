@@ -1,6 +1,5 @@
 import { InvalidArgumentError } from '../core/errors.js';
-import { tQuantile } from '../stats/distributions.js';
-import { signFlipTest } from '../stats/sign-flip.js';
+import { signFlipInference } from '../stats/test-inversion.js';
 import { CONTINUATION_ARMS, type ContinuationArm } from './arms.js';
 import { observedPower } from './power.js';
 import type { CallStatus } from './scoring.js';
@@ -14,10 +13,13 @@ import type { CallStatus } from './scoring.js';
  * - intention to treat (`itt`): every cutpoint where both arms were generated (a cell that
  *   failed to get any answer is not generated); an unparseable, prose or missing answer
  *   scores 0.
- * Estimate = mean difference, 95% t interval over cutpoints, two-sided paired sign-flip
- * test. Exact zeros are set aside before the test (they never change sign, so the p-value
- * is the same); exact enumeration when at most `exactMax` (20) non-zero differences remain,
- * otherwise `resamples` (≥ 20,000) random sign patterns with p = (b + 1)/(B + 1).
+ * Estimate = mean difference; test = two-sided paired sign-flip test over cutpoints; interval
+ * = that test inverted ({δ : p(differences − δ) ≥ α}), so the interval excludes 0 exactly when
+ * p < α and the verdict, the printed p and the gate are one test. Exact enumeration when at most
+ * `exactMax` (20) non-zero differences exist, otherwise `resamples` (≥ 20,000) seeded random sign
+ * patterns with p = (b + 1)/(B + 1). Exact zeros never change sign (they do not move p at 0) but
+ * do at other tested means, so they stay in (enumerated by their binomial weights). When the test cannot reach α at all the interval
+ * is null (the whole line): no claim.
  * Strata: `sameTask` / `crossTask` — whether the recent window's task is the task of the
  * ground-truth call. Primary contrast: recent − cross.
  */
@@ -56,6 +58,8 @@ export interface PairedEstimate {
   warning?: string;
   /** Why there is no estimate or test (e.g. "no pairs"). */
   reason?: string;
+  /** Clusters of cutpoints that were the units (absent when the cutpoints were). */
+  clusters?: number;
 }
 
 export interface ContrastResult {
@@ -113,6 +117,41 @@ export interface AnalysisOptions {
   alpha?: number;
   /** |Δ| worth detecting: the primary contrast is `underpowered` when its MDE exceeds it (default 0.15). */
   effectOfInterest?: number;
+  /**
+   * Cluster of each cutpoint (by task or turn proximity, `analysis.clusterBy`): when given, the
+   * differences are averaged within each cluster and the clusters are the units of the test and
+   * its interval, so neighbouring cutpoints that repeat one answer count once.
+   */
+  clusterOf?: (cutpoint: string) => string;
+}
+
+export type ClusterBy = 'none' | 'task' | { turns: number } | { consecutive: number };
+
+/**
+ * Cluster key per cutpoint (pure): `task` groups the cutpoints of one task; `{ consecutive: k }` puts each run of k cutpoints in timeline
+ * order together; `{ turns: t }` chains cutpoints whose context ends lie within t timeline
+ * messages of the previous one. Cutpoints are given in timeline order.
+ */
+export function cutpointClusters(cutpoints: ReadonlyArray<{ id: string; end: number; task?: string }>, by: ClusterBy): Map<string, string> {
+  const out = new Map<string, string>();
+  if (by === 'none' || by === 'task') {
+    for (const c of cutpoints) out.set(c.id, by === 'task' ? `task:${c.task ?? c.id}` : c.id);
+    return out;
+  }
+  let cluster = 0;
+  let size = 0;
+  let previousEnd: number | null = null;
+  for (const c of cutpoints) {
+    const start = 'consecutive' in by ? size >= by.consecutive : previousEnd !== null && c.end - previousEnd > by.turns;
+    if (start && size > 0) {
+      cluster++;
+      size = 0;
+    }
+    out.set(c.id, `K${String(cluster + 1).padStart(2, '0')}`);
+    size++;
+    previousEnd = c.end;
+  }
+  return out;
 }
 
 export const MIN_RESAMPLES = 20_000;
@@ -149,23 +188,26 @@ export function pairedEstimate(diffs: readonly number[], options: AnalysisOption
     };
   }
   const mean = diffs.reduce((s, d) => s + d, 0) / n;
-  let ci: [number, number] | null = null;
   let standardError: number | null = null;
   if (n >= 2) {
     const variance = diffs.reduce((s, d) => s + (d - mean) ** 2, 0) / (n - 1);
     standardError = Math.sqrt(variance / n);
-    const q = tQuantile(1 - alpha / 2, n - 1);
-    ci = [mean - q * standardError, mean + q * standardError];
   }
   const nonZero = diffs.filter((d) => d !== 0);
   if (nonZero.length === 0) {
     // Every pair tied: no sign pattern can be more extreme than the observed one.
-    return withReachability({ n, mean, ci, standardError, p: 1, method: 'exact', resamples: 1, nonZero: 0, role: 'exploratory', minAttainableP: 1 }, alpha);
+    return withReachability(
+      { n, mean, ci: null, standardError, p: 1, method: 'exact', resamples: 1, nonZero: 0, role: 'exploratory', minAttainableP: 1 },
+      alpha,
+    );
   }
-  const exact = nonZero.length <= exactMax;
-  const test = signFlipTest(nonZero, { exact, B: resamples, seed: options.seed ?? 42 });
+  // Exact when the non-zero differences can be enumerated (the zeros enter by their binomial
+  // weights); otherwise seeded Monte Carlo over all differences.
+  const test = signFlipInference(diffs, { ...(nonZero.length <= exactMax ? {} : { exact: false }), B: resamples, seed: options.seed ?? 42, alpha });
+  const exact = test.method === 'exact';
+  const ci: [number, number] | null = n >= 2 && test.bounded ? [test.ci[0], test.ci[1]] : null;
   // Two-sided: the observed pattern and its mirror are always as extreme, so p ≥ 2 / 2^m exactly.
-  const minAttainableP = exact ? Math.min(1, 2 ** (1 - nonZero.length)) : 1 / (resamples + 1);
+  const minAttainableP = Math.max(Math.min(1, 2 ** (1 - nonZero.length)), exact ? 0 : 1 / (resamples + 1));
   const out: PairedEstimate = {
     n,
     mean,
@@ -179,6 +221,7 @@ export function pairedEstimate(diffs: readonly number[], options: AnalysisOption
     minAttainableP,
   };
   if (n < 2) out.reason = 'one pair: no interval';
+  else if (ci === null) out.reason = 'the sign-flip test cannot reach p < α with these pairs: no interval (any mean is compatible)';
   return withReachability(out, alpha);
 }
 
@@ -200,17 +243,45 @@ function estimates(
   keep: (cut: string) => boolean,
   options: AnalysisOptions,
 ): { completeCase: PairedEstimate; itt: PairedEstimate } {
-  const cc: number[] = [];
-  const itt: number[] = [];
+  const cc: Array<[string, number]> = [];
+  const itt: Array<[string, number]> = [];
   for (const [cut, arms] of byCut) {
     if (!keep(cut)) continue;
     const x = arms.get(a);
     const y = arms.get(b);
     if (!x?.generated || !y?.generated) continue;
-    itt.push(ittScore(x) - ittScore(y));
-    if (x.status === 'call' && y.status === 'call' && x.fidelity !== null && y.fidelity !== null) cc.push(x.fidelity - y.fidelity);
+    itt.push([cut, ittScore(x) - ittScore(y)]);
+    if (x.status === 'call' && y.status === 'call' && x.fidelity !== null && y.fidelity !== null) cc.push([cut, x.fidelity - y.fidelity]);
   }
-  return { completeCase: pairedEstimate(cc, options), itt: pairedEstimate(itt, options) };
+  const clusterOf = options.clusterOf;
+  if (!clusterOf)
+    return {
+      completeCase: pairedEstimate(
+        cc.map((d) => d[1]),
+        options,
+      ),
+      itt: pairedEstimate(
+        itt.map((d) => d[1]),
+        options,
+      ),
+    };
+  const byCluster = (pairs: ReadonlyArray<[string, number]>): PairedEstimate => {
+    const groups = new Map<string, number[]>();
+    for (const [cut, d] of pairs) {
+      const key = clusterOf(cut);
+      const list = groups.get(key);
+      if (list) list.push(d);
+      else groups.set(key, [d]);
+    }
+    const means = [...groups.keys()].sort().map((k) => {
+      const list = groups.get(k) as number[];
+      return list.reduce((s, v) => s + v, 0) / list.length;
+    });
+    const e = pairedEstimate(means, options);
+    e.clusters = groups.size;
+    return e;
+  };
+  return { completeCase: byCluster(cc), itt: byCluster(itt) };
 }
 
 function attritionOf(arm: ContinuationArm, list: readonly ContinuationObservation[]): ArmAttrition {

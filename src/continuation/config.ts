@@ -66,6 +66,14 @@ export const continuationConfigSchema = z
         effectOfInterest: z.number().gt(0).max(1).optional(),
         /** Planning SD of paired fidelity differences for the design MDE printed before spending (default 0.55). */
         planningSd: z.number().gt(0).max(2).optional(),
+        /**
+         * Units of the test (docs/statistics.md, "Dependent cutpoints"): `none` (each cutpoint),
+         * `task` (the cutpoints of one task), `{ turns: t }` (cutpoints within t timeline messages
+         * of the previous one), `{ consecutive: k }` (runs of k cutpoints in timeline order).
+         */
+        clusterBy: z
+          .union([z.literal('none'), z.literal('task'), z.object({ turns: positiveInt }).strict(), z.object({ consecutive: positiveInt }).strict()])
+          .optional(),
       })
       .strict()
       .default({ resamples: 20_000 }),

@@ -59,7 +59,7 @@ export async function continuationHtmlSection(report: ContinuationReport): Promi
   const parts: RawHtml[] = [];
   if (report.simulated) parts.push(html`<p class="note"><strong>Simulated targets: nothing was measured.</strong></p>`);
   parts.push(
-    html`<p class="note">Argument fidelity (0–1) of the next tool call against the call recorded in the transcript, at ${report.cutpoints.length} cutpoints of <code>${report.session ?? '?'}</code>; cross arm from <code>${report.crossSession ?? 'the same session, half a session away'}</code>. Complete case = both arms returned a parseable call; ITT = every generated pair, unparseable / prose / missing scored 0. Paired sign-flip test, 95% t interval. Tools: ${report.tools.join(', ')} (${report.toolSource ?? '?'}).</p>`,
+    html`<p class="note">Argument fidelity (0–1) of the next tool call against the call recorded in the transcript, at ${report.cutpoints.length} cutpoints of <code>${report.session ?? '?'}</code>; cross arm from <code>${report.crossSession ?? 'the same session, half a session away'}</code>. Complete case = both arms returned a parseable call; ITT = every generated pair, unparseable / prose / missing scored 0. Paired sign-flip test and its inverted 95% interval (it excludes 0 exactly when p < 0.05). Tools: ${report.tools.join(', ')} (${report.toolSource ?? '?'}).</p>`,
   );
   const rows: IntervalRow[] = [];
   for (const t of report.analysis.targets) {
@@ -85,7 +85,7 @@ export async function continuationHtmlSection(report: ContinuationReport): Promi
     parts.push(
       figure(
         await vegaLiteToSvg(forestSpec(rows, { xTitle: 'Δ argument fidelity (a − b)' })),
-        'Point = mean paired difference, bar = 95% t interval over cutpoints.',
+        'Point = mean paired difference, bar = 95% interval over cutpoints (the sign-flip test inverted).',
       ),
     );
   }

@@ -58,7 +58,7 @@ export function renderContinuationMarkdown(report: ContinuationReport): string {
   lines.push(
     'Argument fidelity (0–1) of the next tool call against the one recorded in the transcript, paired by cutpoint. ' +
       '**Complete case**: cutpoints where both arms returned a parseable call. **ITT** (intention to treat): every cutpoint ' +
-      'where both arms were generated, an unparseable, prose or missing answer scoring 0. Two-sided paired sign-flip test; 95% t interval.',
+      'where both arms were generated, an unparseable, prose or missing answer scoring 0. Two-sided paired sign-flip test; its inverted 95% interval (excludes 0 exactly when p < 0.05).',
   );
   lines.push('');
   if (report.judge) {

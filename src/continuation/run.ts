@@ -10,7 +10,7 @@ import type { ParsedItem, StageRuntime } from '../experiment/runtime.js';
 import { readSession } from '../sessions/read.js';
 import type { Session } from '../sessions/types.js';
 import type { RunInfo, RunStore } from '../store/run-store.js';
-import { analyzeContinuation, type ContinuationAnalysis, type ContinuationObservation } from './analysis.js';
+import { analyzeContinuation, type ClusterBy, type ContinuationAnalysis, type ContinuationObservation, cutpointClusters } from './analysis.js';
 import type { ContinuationArm } from './arms.js';
 import { type ContinuationConfig, continuationConfigSchema } from './config.js';
 import { CONTINUATION_EXPERIMENT, type ContinuationPlan, type PlannedCutpoint, planContinuation } from './plan.js';
@@ -289,6 +289,21 @@ export interface JudgeSummary {
   unanswered: number;
 }
 
+/** The `analysis.clusterBy` setting as the analysis's cluster function (none: cutpoints are the units). */
+function clusterOption(by: ClusterBy | undefined, cutpoints: readonly PlannedCutpoint[]): { clusterOf?: (cutpoint: string) => string } {
+  if (by === undefined || by === 'none') return {};
+  const clusters = cutpointClusters(cutpoints, by);
+  return { clusterOf: (cutpoint) => clusters.get(cutpoint) ?? cutpoint };
+}
+
+/** One cross transcript: its own effect is part of every cross cell, so the claim is about that donor. */
+function withCrossWarning(analysis: ContinuationAnalysis, crossSession: unknown): ContinuationAnalysis {
+  if (crossSession === null) return analysis;
+  const warning =
+    'the cross arm draws every cutpoint from one donor transcript: recent − cross compares with that donor only (its own effect is not averaged out); the p and interval are about this donor, not cross contexts in general';
+  return { ...analysis, targets: analysis.targets.map((t) => ({ ...t, warnings: [...t.warnings, warning] })) };
+}
+
 export function collectContinuation(store: RunStore, run: RunInfo): ContinuationCollected {
   const options = (run.manifest.options ?? {}) as ManifestOptions;
   const cutpoints = options.cutpoints ?? [];
@@ -364,11 +379,15 @@ export function analyzeContinuationRun(collected: ContinuationCollected, run: Ru
     taskSource: manifest.taskSource ?? null,
     notes: manifest.notes ?? [],
     cutpoints: collected.cutpoints,
-    analysis: analyzeContinuation(collected.observations, {
-      resamples,
-      seed,
-      ...(parsed.success && parsed.data.analysis.effectOfInterest !== undefined ? { effectOfInterest: parsed.data.analysis.effectOfInterest } : {}),
-    }),
+    analysis: withCrossWarning(
+      analyzeContinuation(collected.observations, {
+        resamples,
+        seed,
+        ...(parsed.success && parsed.data.analysis.effectOfInterest !== undefined ? { effectOfInterest: parsed.data.analysis.effectOfInterest } : {}),
+        ...clusterOption(parsed.success ? parsed.data.analysis.clusterBy : undefined, collected.cutpoints),
+      }),
+      manifest.crossSession ?? null,
+    ),
     judge: collected.judge,
     reference:
       parsed.success && parsed.data.procedure === 'reference' && collected.referenceScores

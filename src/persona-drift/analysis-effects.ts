@@ -94,6 +94,17 @@ function verdictFor(row: Omit<TargetDrift, 'verdict' | 'onset'>, options: Resolv
   const mde = mdeOf(gap, options.alpha);
   const numbers = `Δ = ${f2(gap.estimate)} [95% CI ${f2(gap.ci[0])}, ${f2(gap.ci[1])}], sign-flip p = ${gap.p.toPrecision(2)} (Holm ${pHolm.toPrecision(2)}) over ${unitsText(gap)}`;
   if (pHolm < options.alpha) {
+    if (gap.influence?.fragile) {
+      const by = gap.influence.drivenBy as string;
+      return {
+        ...base,
+        kind: 'drift',
+        text: `drift, fragile — driven by session ${by}: ${numbers}; without session ${by} the remaining sessions do not show it (leave-one-session-out)`,
+        mde,
+        fragile: true,
+        drivenBy: by,
+      };
+    }
     return { ...base, kind: 'drift', text: `drift: ${numbers}`, mde };
   }
   if (mde === null) {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type PersonaObservation, analyzePersona } from './analysis.js';
 import { consensusUnits, judgeEffectTest } from './consensus.js';
-import { harnessOfTool, permutationTest, stratifiedBootstrapCi } from './harness.js';
+import { harnessOfTool, welchContrast } from './harness.js';
 import { personaCsvRows } from './report-csv.js';
 import { rng } from '../stats/rng.js';
 
@@ -32,13 +32,13 @@ interface GoldenConsensus {
   p: number;
   bootstrapCi: [number, number];
   perJudge: Array<{ judge: string; estimate: number; ci: [number, number] }>;
-  judgeEffect: { F: number; df1: number; df2: number; p: number };
+  judgeEffect: { F: number; df1: number; df2: number; p: number; epsilon: number };
 }
 interface GoldenHarness {
   judge: string;
   claudeCode: { estimate: number; ci: [number, number]; sessions: number };
   codex: { estimate: number; ci: [number, number]; sessions: number };
-  difference: { estimate: number; ci: [number, number]; p: number; minAttainableP: number };
+  difference: { estimate: number; ci: [number, number]; p: number; df: number };
 }
 const golden = JSON.parse(readFileSync(join(import.meta.dirname, '__fixtures__', 'golden-consensus-harness.json'), 'utf8')) as {
   judges: string[];
@@ -75,8 +75,10 @@ function expectConsensus(row: ReturnType<typeof analyzePersona>['consensus'][num
   expect(row.level).toBe(want.level);
   expect(row.units).toBe(want.units);
   expect(row.estimate).toBeCloseTo(want.estimate, 12);
-  expect(row.ci[0]).toBeCloseTo(want.ci[0], 9);
-  expect(row.ci[1]).toBeCloseTo(want.ci[1], 9);
+  // The inverted sign-flip interval: echolens bisects, the golden script enumerates breakpoints.
+  expect(row.ci[0]).toBeCloseTo(want.ci[0], 6);
+  expect(row.ci[1]).toBeCloseTo(want.ci[1], 6);
+  expect(row.ci[0] > 0 || row.ci[1] < 0).toBe(row.p < 0.05);
   expect(row.se).toBeCloseTo(want.se, 12);
   expect(row.p).toBeCloseTo(want.p, 12);
   expect(row.method).toBe('exact');
@@ -84,13 +86,15 @@ function expectConsensus(row: ReturnType<typeof analyzePersona>['consensus'][num
     const w = want.perJudge[i]!;
     expect(j.judge).toBe(w.judge);
     expect(j.estimate).toBeCloseTo(w.estimate, 12);
-    expect(j.ci[0]).toBeCloseTo(w.ci[0], 9);
-    expect(j.ci[1]).toBeCloseTo(w.ci[1], 9);
+    expect(j.ci[0]).toBeCloseTo(w.ci[0], 6);
+    expect(j.ci[1]).toBeCloseTo(w.ci[1], 6);
   });
   if ('error' in row.judgeEffect) throw new Error(row.judgeEffect.error);
   expect(row.judgeEffect.F).toBeCloseTo(want.judgeEffect.F, 9);
   expect([row.judgeEffect.df1, row.judgeEffect.df2]).toEqual([want.judgeEffect.df1, want.judgeEffect.df2]);
   expect(row.judgeEffect.p).toBeCloseTo(want.judgeEffect.p, 7);
+  expect(row.judgeEffect.method).toBe('greenhouse-geisser');
+  expect(row.judgeEffect.epsilon).toBeCloseTo(want.judgeEffect.epsilon, 9);
   expect(Math.abs(row.bootstrapCi![0] - want.bootstrapCi[0])).toBeLessThan(tol);
   expect(Math.abs(row.bootstrapCi![1] - want.bootstrapCi[1])).toBeLessThan(tol);
 }
@@ -111,28 +115,46 @@ describe('pooled multi-judge consensus (golden: numpy/scipy)', () => {
     expect(csv.slice(1, 6)).toEqual(['sim:t', golden.judges.join('+'), 'session', 'pooled', report.consensus[0]!.estimate]);
   });
 
-  it('under the null the judge-effect F test and the harness permutation test reject at about α (Monte Carlo, seeded)', () => {
+  it('the judge effect holds its level with equal and with unequal judge noise at the session level (2,000 seeded nulls each)', () => {
     const random = rng(11);
     const normal = () => Math.sqrt(-2 * Math.log(1 - random.next())) * Math.cos(2 * Math.PI * random.next());
-    const replicates = 4000;
-    let fRejects = 0;
-    let permRejects = 0;
-    for (let r = 0; r < replicates; r++) {
-      // 8 units × 3 judges: unit effects shared by the judges, no judge effect.
-      const table = Array.from({ length: 8 }, () => {
-        const unit = normal();
-        return [unit + normal() * 0.5, unit + normal() * 0.5, unit + normal() * 0.5];
-      });
-      if (judgeEffectTest(table).p < 0.05) fRejects++;
-      const sessions = Array.from({ length: 10 }, normal);
-      if (permutationTest(sessions.slice(0, 5), sessions.slice(5), 2000, r).p < 0.05) permRejects++;
+    const replicates = 2000;
+    // 8 sessions × 3 judges: a session effect shared by the judges, each judge its own noise.
+    const rate = (noise: readonly number[], bias: readonly number[]) => {
+      let rejects = 0;
+      for (let r = 0; r < replicates; r++) {
+        const table = Array.from({ length: 8 }, () => {
+          const unit = normal();
+          return noise.map((sd, j) => unit + (bias[j] as number) + sd * normal());
+        });
+        if (judgeEffectTest(table).p < 0.05) rejects++;
+      }
+      return rejects / replicates;
+    };
+    const equal = rate([0.5, 0.5, 0.5], [0, 0, 0]);
+    const oneNoisy = rate([0.3, 0.3, 1.2], [0, 0, 0]);
+    const fiveMixed = (() => {
+      let rejects = 0;
+      for (let r = 0; r < replicates; r++) {
+        const table = Array.from({ length: 8 }, () => {
+          const unit = normal();
+          return [0.2, 0.4, 0.6, 0.9, 1.2].map((sd) => unit + sd * normal());
+        });
+        if (judgeEffectTest(table).p < 0.05) rejects++;
+      }
+      return rejects / replicates;
+    })();
+    const planted = rate([0.5, 0.5, 0.5], [0, 0, 0.6]);
+    console.log(
+      `judge effect (Greenhouse–Geisser) 8 sessions: null equal noise ${equal.toFixed(4)}, one noisy judge ${oneNoisy.toFixed(4)}, five mixed judges ${fiveMixed.toFixed(4)}; power at a 0.6 bias of one judge ${planted.toFixed(4)}`,
+    );
+    // Monte Carlo SE of a 5% rate at 2,000 replicates ≈ 0.005.
+    for (const fpr of [equal, oneNoisy, fiveMixed]) {
+      expect(fpr).toBeLessThan(0.06);
+      expect(fpr).toBeGreaterThan(0.03);
     }
-    // 4,000 replicates: Monte Carlo SE of a 5% rate ≈ 0.0035.
-    expect(fRejects / replicates).toBeGreaterThan(0.035);
-    expect(fRejects / replicates).toBeLessThan(0.065);
-    // Exact permutation test (C(10, 5) = 252 splits, ties impossible): size ≤ α.
-    expect(permRejects / replicates).toBeLessThan(0.06);
-    expect(permRejects / replicates).toBeGreaterThan(0.03);
+    // The uncorrected F had about 0.59 here (scipy, 4,000 replicates); ≥ 80% of it is kept.
+    expect(planted).toBeGreaterThan(0.47);
   });
 
   it('the unit table keeps only positions every judge scored, and a single judge gives no consensus', () => {
@@ -167,7 +189,7 @@ describe('harness contrast (golden: numpy/scipy)', () => {
   const harnesses = golden.manySessions.harnessOf;
   const report = analyzePersona(observations(golden.manySessions.rows), { ...options, harnesses });
 
-  it('Δ per harness, difference, exact permutation p over sessions and bootstrap intervals', () => {
+  it('Δ per harness, difference: Welch p and its own interval (scipy), per-harness inverted sign-flip intervals', () => {
     expect(report.harness.map((h) => h.judge)).toEqual(golden.judges);
     for (const want of golden.manySessions.harness) {
       const row = report.harness.find((h) => h.judge === want.judge)!;
@@ -178,39 +200,83 @@ describe('harness contrast (golden: numpy/scipy)', () => {
       expect(cc!.estimate).toBeCloseTo(want.claudeCode.estimate, 12);
       expect(cx!.estimate).toBeCloseTo(want.codex.estimate, 12);
       expect(row.difference.estimate).toBeCloseTo(want.difference.estimate, 12);
-      expect(row.difference.p).toBeCloseTo(want.difference.p, 12);
-      expect(row.difference.method).toBe('exact');
-      expect(row.difference.minAttainableP).toBeCloseTo(want.difference.minAttainableP, 12);
+      expect(row.difference.p).toBeCloseTo(want.difference.p, 10);
+      expect(row.difference.method).toBe('welch-t');
+      expect(row.difference.df).toBeCloseTo(want.difference.df, 9);
       expect(row.underpowered).toBe(false);
-      // Per harness: t interval over its sessions (exact); the difference: stratified session bootstrap (Monte Carlo error).
-      expect(cc!.ci![0]).toBeCloseTo(want.claudeCode.ci[0], 9);
-      expect(cc!.ci![1]).toBeCloseTo(want.claudeCode.ci[1], 9);
-      expect(cx!.ci![0]).toBeCloseTo(want.codex.ci[0], 9);
-      expect(cx!.ci![1]).toBeCloseTo(want.codex.ci[1], 9);
-      expect(Math.abs(row.difference.ci![0] - want.difference.ci[0])).toBeLessThan(tol * 2);
-      expect(Math.abs(row.difference.ci![1] - want.difference.ci[1])).toBeLessThan(tol * 2);
+      expect(row.difference.ci![0]).toBeCloseTo(want.difference.ci[0], 9);
+      expect(row.difference.ci![1]).toBeCloseTo(want.difference.ci[1], 9);
+      expect(row.difference.ci![0] > 0 || row.difference.ci![1] < 0).toBe(row.difference.p! < 0.05);
+      // Per harness: 4 and 5 sessions cannot reach p < 0.05 by sign flips, so the interval is t ∪ 0.
+      expect(cc!.ci![0]).toBeCloseTo(want.claudeCode.ci[0], 6);
+      expect(cc!.ci![1]).toBeCloseTo(want.claudeCode.ci[1], 6);
+      expect(cx!.ci![0]).toBeCloseTo(want.codex.ci[0], 6);
+      expect(cx!.ci![1]).toBeCloseTo(want.codex.ci[1], 6);
     }
   });
 
-  it('says underpowered, and why, when the permutation test cannot reach the level', () => {
+  it('2 + 2 sessions are tested; a harness with one session is underpowered, and says why', () => {
     const few = golden.manySessions.rows.filter((r) => ['S1', 'S2', 'S6', 'S7'].includes(r.session));
     const row = analyzePersona(observations(few), { ...options, harnesses }).harness[0]!;
-    // 2 + 2 sessions: 6 splits, the smallest two-sided p is 2/6.
-    expect(row.difference.minAttainableP).toBeCloseTo(2 / 6, 12);
-    expect(row.underpowered).toBe(true);
-    expect(row.reason).toMatch(/cannot reach p < 0.05 \(smallest possible p = 0.333\)/);
+    // 2 + 2 sessions: the Welch test is defined (a wide interval on about 1–2 degrees of freedom).
+    expect(row.underpowered).toBe(false);
+    expect(row.difference.method).toBe('welch-t');
+    expect(row.difference.ci![0] > 0 || row.difference.ci![1] < 0).toBe(row.difference.p! < 0.05);
+    const one = golden.manySessions.rows.filter((r) => ['S1', 'S6', 'S7'].includes(r.session));
+    const single = analyzePersona(observations(one), { ...options, harnesses }).harness[0]!;
+    expect(single.underpowered).toBe(true);
+    expect(single.difference.p).toBeNull();
+    expect(single.reason).toMatch(/1 Claude Code and 2 Codex session/);
   });
 
-  it('permutation test: exact and Monte Carlo agree; the bootstrap refuses a single session', () => {
-    const a = [0.9, 1.2, 0.7, 1.1, 0.95, 1.3, 0.8, 1.0, 1.15, 0.85, 1.05, 0.75];
-    const b = [0.3, 0.5, 0.1, 0.45, 0.2, 0.6, 0.35, 0.4, 0.25, 0.55, 0.15, 0.5];
-    const exact = permutationTest(a.slice(0, 6), b.slice(0, 6), 20_000, 1);
-    expect(exact.method).toBe('exact');
-    expect(exact.p).toBeCloseTo(2 / 924, 12);
-    const mc = permutationTest(a, b, 20_000, 1);
-    expect(mc.method).toBe('monte-carlo');
-    expect(mc.p).toBeCloseTo(1 / 20_001, 12);
-    expect(() => stratifiedBootstrapCi([1], [2, 3], 100, 1)).toThrow(/at least 2 sessions/);
+  it('under the null the harness contrast holds its level and covers with unequal groups and spreads (2,000 seeded replicates per design)', () => {
+    const random = rng(39);
+    const normal = () => Math.sqrt(-2 * Math.log(1 - random.next())) * Math.cos(2 * Math.PI * random.next());
+    // [Claude Code sessions, Codex sessions, SD of Claude Code gaps, SD of Codex gaps]
+    const designs = [
+      [5, 5, 0.3, 0.3],
+      [3, 9, 0.3, 1.2],
+      [9, 3, 0.3, 1.2],
+      [4, 12, 0.3, 1.2],
+    ] as const;
+    const replicates = 2000;
+    for (const [na, nb, sa, sb] of designs) {
+      let rejects = 0;
+      let covered = 0;
+      for (let r = 0; r < replicates; r++) {
+        const truth = 0.2;
+        const a = Array.from({ length: na }, () => 0.5 + truth + sa * normal());
+        const b = Array.from({ length: nb }, () => 0.5 + sb * normal());
+        const w = welchContrast(a, b);
+        // The test of the planted difference: rejecting it is a false positive, missing it from the interval a miss.
+        const atTruth = welchContrast(
+          a.map((v) => v - truth),
+          b,
+        );
+        if (atTruth.p < 0.05) rejects++;
+        if (w.ci[0] <= truth && w.ci[1] >= truth) covered++;
+        expect(atTruth.p < 0.05).toBe(w.ci[0] > truth || w.ci[1] < truth);
+      }
+      console.log(`harness null ${na} + ${nb}, SD ${sa} vs ${sb}: FPR ${(rejects / replicates).toFixed(4)}, coverage ${(covered / replicates).toFixed(4)}`);
+      // Monte Carlo SE of a 5% rate at 2,000 replicates ≈ 0.005. When the smaller group is the
+      // noisier one (9 + 3 here) Welch's approximation runs slightly liberal (Behrens–Fisher with
+      // about 2 degrees of freedom): measured 0.065, documented in docs/statistics.md.
+      const noisySmall = na > nb;
+      expect(rejects / replicates).toBeLessThan(noisySmall ? 0.075 : 0.06);
+      expect(covered / replicates).toBeGreaterThan(noisySmall ? 0.925 : 0.93);
+    }
+  });
+
+  it('Welch contrast: the interval is the test inverted; harness of a recorded tool', () => {
+    const w = welchContrast([0.9, 1.2, 0.7, 1.1], [0.3, 0.5, 0.1, 0.45, 0.2, 0.6, 0.35, 0.4, 0.25]);
+    // At the interval's ends the Welch t of (a − end, b) sits at the 97.5% quantile: p = 0.05 there.
+    const shifted = welchContrast(
+      [0.9, 1.2, 0.7, 1.1].map((v) => v - w.ci[0]),
+      [0.3, 0.5, 0.1, 0.45, 0.2, 0.6, 0.35, 0.4, 0.25],
+    );
+    expect(shifted.p).toBeCloseTo(0.05, 9);
+    expect(w.ci[0]).toBeGreaterThan(0);
+    expect(w.p).toBeLessThan(0.05);
     expect(harnessOfTool('claude')).toBe('claude-code');
     expect(harnessOfTool('codex')).toBe('codex');
     expect(harnessOfTool('other')).toBeNull();

@@ -48,7 +48,8 @@ export interface ConsensusRow {
   /** Each judge's Δ on the same units, with its own t interval. */
   perJudge: Array<{ judge: string; estimate: number; ci: readonly [number, number] }>;
   /** Does Δ differ between judges? Two-way repeated-measures ANOVA of units × judges (judge main effect on Δ). */
-  judgeEffect: Maybe<{ F: number; df1: number; df2: number; p: number }>;
+  /** Repeated-measures F with the Greenhouse–Geisser correction (p on ε·df1, ε·df2). */
+  judgeEffect: Maybe<{ F: number; df1: number; df2: number; p: number; epsilon: number; method: 'greenhouse-geisser' }>;
   /** Largest minus smallest judge estimate. */
   spread: number;
   /** Do all judges give Δ the same sign (zeros count as agreeing with either)? */
@@ -93,9 +94,20 @@ export function consensusUnits(perJudge: ReadonlyArray<readonly UnitValue[]>): {
 
 /**
  * Judge main effect in a units × judges table without replication (two-way repeated-measures
- * ANOVA): F = MS_judge / MS_residual with (k − 1, (k − 1)(n − 1)) degrees of freedom.
+ * ANOVA): F = MS_judge / MS_residual, referred to F with both degrees of freedom, (k − 1) and
+ * (k − 1)(n − 1), multiplied by the Greenhouse–Geisser ε. ε = tr(M)² / ((k − 1) tr(M²)) for the
+ * double-centred covariance M = H S H of the judges' columns (H = I − J/k); it is 1 when the
+ * judges are equally noisy (sphericity) and shrinks the degrees of freedom when they are not,
+ * which is what kept the uncorrected F from its level with one noisy judge (issue #39).
  */
-export function judgeEffectTest(table: ReadonlyArray<readonly number[]>): { F: number; df1: number; df2: number; p: number } {
+export function judgeEffectTest(table: ReadonlyArray<readonly number[]>): {
+  F: number;
+  df1: number;
+  df2: number;
+  p: number;
+  epsilon: number;
+  method: 'greenhouse-geisser';
+} {
   const n = table.length;
   const k = table[0]?.length ?? 0;
   if (n < 2 || k < 2) throw new StatisticsError(`the judge effect needs at least 2 units and 2 judges (got ${n} units, ${k} judges)`);
@@ -117,7 +129,26 @@ export function judgeEffectTest(table: ReadonlyArray<readonly number[]>): { F: n
     throw new StatisticsError('the judges differ by a constant at every unit (no residual variance): the judge effect F is undefined');
   }
   const F = ssJudge / df1 / msResidual;
-  return { F, df1, df2, p: 1 - fCdf(F, df1, df2) };
+  // Double-centred covariance of the judge columns: M_ab = S_ab − S_a· − S_·b + S_··.
+  const cov = Array.from({ length: k }, (_, a) =>
+    Array.from(
+      { length: k },
+      (_, b) => table.reduce((s, r) => s + ((r[a] as number) - (colMeans[a] as number)) * ((r[b] as number) - (colMeans[b] as number)), 0) / (n - 1),
+    ),
+  );
+  const rowAvg = cov.map((r) => meanOf(r));
+  const allAvg = meanOf(rowAvg);
+  let trace = 0;
+  let traceSquared = 0;
+  for (let a = 0; a < k; a++) {
+    for (let b = 0; b < k; b++) {
+      const m = (cov[a]?.[b] as number) - (rowAvg[a] as number) - (rowAvg[b] as number) + allAvg;
+      if (a === b) trace += m;
+      traceSquared += m * m;
+    }
+  }
+  const epsilon = Math.min(1, Math.max(1 / df1, (trace * trace) / (df1 * traceSquared)));
+  return { F, df1, df2, p: 1 - fCdf(F, df1 * epsilon, df2 * epsilon), epsilon, method: 'greenhouse-geisser' };
 }
 
 /** Percentile bootstrap of the mean of unit values (each unit already pools its judges). */

@@ -37,7 +37,7 @@ export function extrasSections(report: PersonaReport): ExtrasSection[] {
       id: 'persona-consensus',
       title: 'Pooled multi-judge consensus',
       note:
-        'Pooled Δ = mean over judges of filler − real at each unit (all judges of a unit kept together), then the same clustered inference as the headline: 95% t interval and sign-flip test over the units, and a percentile bootstrap of the units beside it. Judge effect: repeated-measures F test of whether Δ differs between judges.' +
+        'Pooled Δ = mean over judges of filler − real at each unit (all judges of a unit kept together), then the same clustered inference as the headline: sign-flip test over the units and its inverted 95% interval, and a percentile bootstrap of the units beside it. Judge effect: repeated-measures F test (Greenhouse–Geisser corrected) of whether Δ differs between judges.' +
         (report.consensusSkipped ?? []).map((s) => ` ${s.target}: no consensus (${s.reason}).`).join(''),
       header: ['target', 'judges', 'pooled Δ [95% CI]', 'bootstrap CI', 'sign-flip p', 'units', 'per judge', 'judge effect', 'signs agree'],
       rows: consensus.map((c) => [
@@ -50,7 +50,7 @@ export function extrasSections(report: PersonaReport): ExtrasSection[] {
         c.perJudge.map((j) => `${j.judge} ${interval(j.estimate, j.ci)}`).join('; '),
         'error' in c.judgeEffect
           ? `n/a (${c.judgeEffect.error})`
-          : `F(${c.judgeEffect.df1}, ${c.judgeEffect.df2}) = ${c.judgeEffect.F.toFixed(2)}, p = ${pv(c.judgeEffect.p)}`,
+          : `F(${c.judgeEffect.df1}, ${c.judgeEffect.df2}) = ${c.judgeEffect.F.toFixed(2)}, Greenhouse–Geisser ε = ${c.judgeEffect.epsilon.toFixed(2)}, p = ${pv(c.judgeEffect.p)}`,
         c.signsAgree ? 'yes' : `no (spread ${c.spread.toFixed(2)})`,
       ]),
       chart: {
@@ -59,7 +59,7 @@ export function extrasSections(report: PersonaReport): ExtrasSection[] {
           ...c.perJudge.map((j) => ({ label: j.judge, group: c.target, estimate: j.estimate, lo: j.ci[0], hi: j.ci[1] })),
         ]),
         xTitle: 'Δ = filler − real (judge points)',
-        caption: 'Pooled consensus and each judge on the same units, 95% t intervals.',
+        caption: 'Pooled consensus and each judge on the same units, 95% intervals (the sign-flip test inverted).',
       },
     });
   }
@@ -68,13 +68,13 @@ export function extrasSections(report: PersonaReport): ExtrasSection[] {
     out.push({
       id: 'persona-harness',
       title: 'Claude Code versus Codex sessions',
-      note: 'Each session’s drift gap (its positions averaged) is one unit. Δ per harness is the mean of its sessions; the difference is tested by permuting harness labels over sessions, with a bootstrap interval resampling sessions within each harness.',
-      header: ['target', 'judge', 'Claude Code Δ', 'Codex Δ', 'difference [95% CI]', 'permutation p', 'ratio', 'power'],
+      note: 'Each session’s drift gap (its positions averaged) is one unit. Δ per harness is the mean of its sessions; the difference is tested by Welch’s unequal-variance t test over sessions, and its interval is that test inverted (it excludes 0 exactly when p < 0.05).',
+      header: ['target', 'judge', 'Claude Code Δ', 'Codex Δ', 'difference [95% CI]', 'Welch p', 'ratio', 'power'],
       rows: harness.map((h) => {
         const level = (name: string) => {
           const l = h.harnesses.find((x) => x.harness === name);
           return l
-            ? `${interval(l.estimate, l.ci)}, ${l.sessions.length} session(s)${l.level === 'position' ? ' (t over the positions of one session)' : ' (t over sessions)'}`
+            ? `${interval(l.estimate, l.ci)}, ${l.sessions.length} session(s)${l.level === 'position' ? ' (over the positions of one session)' : ' (over sessions)'}`
             : '—';
         };
         return [
@@ -101,7 +101,7 @@ export function extrasSections(report: PersonaReport): ExtrasSection[] {
             })),
         ),
         xTitle: 'Δ = filler − real (judge points)',
-        caption: 'Δ per harness: 95% t interval over its sessions, or over the positions of a single session.',
+        caption: 'Δ per harness: 95% interval over its sessions (the sign-flip test inverted), or over the positions of a single session.',
       },
     });
   }

@@ -21,7 +21,8 @@ export function personaGateChecks(report: PersonaReport, t: PersonaGateThreshold
       continue;
     }
     const { estimate, ci } = d.gap;
-    const stated = `Δ = ${gateSigned(estimate)} [95% CI ${gateSigned(ci[0])}, ${gateSigned(ci[1])}]`;
+    const fragile = d.verdict?.fragile ? ` (fragile: driven by session ${d.verdict.drivenBy})` : '';
+    const stated = `Δ = ${gateSigned(estimate)} [95% CI ${gateSigned(ci[0])}, ${gateSigned(ci[1])}]${fragile}`;
     if (t.significantDrift) {
       const fail = ci[0] > 0;
       checks.push({

@@ -1,6 +1,5 @@
-import { StatisticsError } from '../core/errors.js';
-import { percentileInterval } from '../stats/resampling-common.js';
-import { rng } from '../stats/rng.js';
+import { tQuantile } from '../stats/distributions.js';
+import { welchTTest } from '../stats/welch.js';
 import type { Maybe, PersonaObservation, ResolvedOptions } from './analysis-types.js';
 import type { AnalysisDesign } from './analysis-types.js';
 import { probeCell } from './analysis-effects.js';
@@ -11,11 +10,12 @@ import { clusteredInference, type UnitValue, unitInference } from './inference.j
  * Harness contrast (ContextEcho F6: Claude Code prefixes induce about twice the drift of Codex
  * CLI prefixes on the same target), pure. The harness is a property of a session, so the claim
  * is about sessions: each session's drift gap (its positions averaged) is one unit, Δ per harness
- * is the mean of its sessions, and the difference is tested by permuting the harness labels over
- * sessions (exact when the splits can be enumerated) with a bootstrap interval that resamples
- * sessions within each harness; each harness's own Δ has the t interval over its sessions. With fewer than two sessions in a harness, or too few for the
- * permutation test to reach the significance level at all, the row says "underpowered" and why
- * (docs/statistics.md "Harness contrast").
+ * is the mean of its sessions, and the difference is tested by Welch's unequal-variance t test
+ * over sessions, whose interval is the same test inverted (it excludes 0 exactly when p < α);
+ * each harness's own Δ has the session-level interval of the headline. Harnesses rarely have
+ * the same number of sessions or the same spread, and the raw-mean permutation test and
+ * percentile bootstrap this replaced lost their level there (docs/statistics.md "Harness
+ * contrast"). With fewer than two sessions in a harness the row says "underpowered" and why.
  */
 
 export type HarnessName = 'claude-code' | 'codex';
@@ -40,12 +40,14 @@ export interface HarnessRow {
   difference: {
     contrast: 'claude-code − codex';
     estimate: number;
-    /** Stratified session bootstrap (sessions resampled within each harness); null when a harness has one session. */
+    /** Welch t interval over sessions (the Welch test inverted); null when a harness has one session. */
     ci: readonly [number, number] | null;
-    /** Two-sided permutation p over sessions (harness labels shuffled); null when a harness has one session. */
+    /** Two-sided Welch t p over sessions; null when a harness has one session. */
     p: number | null;
-    method: 'exact' | 'monte-carlo' | null;
-    /** The smallest p the permutation test can give with these session counts. */
+    method: 'welch-t' | null;
+    /** Welch–Satterthwaite degrees of freedom. */
+    df: number | null;
+    /** The smallest p the test can give (0 for the Welch test: it is continuous); null without a test. */
     minAttainableP: number | null;
   };
   /** Δ claude-code / Δ codex, when Δ codex ≥ 0.05 (the paper's "twice the drift"). */
@@ -65,76 +67,25 @@ export function harnessOfTool(tool: string | undefined): HarnessName | null {
 
 const meanOf = (values: readonly number[]) => values.reduce((s, v) => s + v, 0) / values.length;
 
-function binomial(n: number, k: number): number {
-  let r = 1;
-  for (let i = 1; i <= k; i++) r = (r * (n - k + i)) / i;
-  return Math.round(r);
-}
-
-const EXACT_SPLITS = 200_000;
-
 /**
- * Two-sided permutation test of mean(a) − mean(b) over the pooled values: every way of choosing
- * |a| of them as group a (exact) or B random relabellings (p = (b + 1)/(B + 1)).
+ * Welch's unequal-variance t test of mean(a) − mean(b) and its inverted interval (the same t
+ * statistic, Satterthwaite degrees of freedom and quantile), so the interval excludes 0 exactly
+ * when p < 1 − level.
  */
-export function permutationTest(
+export function welchContrast(
   a: readonly number[],
   b: readonly number[],
-  B: number,
-  seed: number,
-): { p: number; method: 'exact' | 'monte-carlo'; minAttainableP: number } {
-  if (a.length === 0 || b.length === 0) throw new StatisticsError('a permutation test needs sessions in both groups');
-  const all = [...a, ...b];
-  const n = all.length;
-  const na = a.length;
-  const total = all.reduce((s, v) => s + v, 0);
-  const observed = Math.abs(meanOf(a) - meanOf(b));
-  const tolerance = 1e-9 * all.reduce((s, v) => s + Math.abs(v), 1);
-  const stat = (sumA: number) => Math.abs(sumA / na - (total - sumA) / (n - na));
-  const splits = binomial(n, na);
-  // Swapping the groups gives the same |difference| only when they have the same size.
-  const minAttainableP = Math.min(1, (na === n - na ? 2 : 1) / splits);
-  if (splits <= EXACT_SPLITS) {
-    let extreme = 0;
-    const choose = (start: number, left: number, sum: number) => {
-      if (left === 0) {
-        if (stat(sum) >= observed - tolerance) extreme++;
-        return;
-      }
-      for (let i = start; i <= n - left; i++) choose(i + 1, left - 1, sum + (all[i] as number));
-    };
-    choose(0, na, 0);
-    return { p: extreme / splits, method: 'exact', minAttainableP };
-  }
-  const random = rng(seed);
-  const index = all.map((_, i) => i);
-  let extreme = 0;
-  for (let r = 0; r < B; r++) {
-    let sum = 0;
-    for (let i = 0; i < na; i++) {
-      const j = i + random.int(n - i);
-      const t = index[i] as number;
-      index[i] = index[j] as number;
-      index[j] = t;
-      sum += all[index[i] as number] as number;
-    }
-    if (stat(sum) >= observed - tolerance) extreme++;
-  }
-  return { p: (extreme + 1) / (B + 1), method: 'monte-carlo', minAttainableP: 1 / (B + 1) };
-}
-
-/** Percentile interval of mean(a) − mean(b) (or of mean(a) alone when b is empty), resampling within each group. */
-export function stratifiedBootstrapCi(a: readonly number[], b: readonly number[], B: number, seed: number, level = 0.95): readonly [number, number] {
-  if (a.length < 2 || (b.length > 0 && b.length < 2)) throw new StatisticsError('a session bootstrap needs at least 2 sessions in each harness');
-  const random = rng(seed);
-  const replicates = new Float64Array(B);
-  const draw = (values: readonly number[]) => {
-    let s = 0;
-    for (let i = 0; i < values.length; i++) s += values[random.int(values.length)] as number;
-    return s / values.length;
+  level = 0.95,
+): { estimate: number; ci: readonly [number, number]; p: number; df: number; se: number } {
+  const test = welchTTest(a, b);
+  const estimate = meanOf(a) - meanOf(b);
+  const variance = (xs: readonly number[]) => {
+    const m = meanOf(xs);
+    return xs.reduce((s, v) => s + (v - m) ** 2, 0) / (xs.length - 1);
   };
-  for (let r = 0; r < B; r++) replicates[r] = draw(a) - (b.length > 0 ? draw(b) : 0);
-  return percentileInterval(replicates, level);
+  const se = Math.sqrt(variance(a) / a.length + variance(b) / b.length);
+  const half = tQuantile(1 - (1 - level) / 2, test.df) * se;
+  return { estimate, ci: [estimate - half, estimate + half], p: test.p, df: test.df, se };
 }
 
 export interface HarnessOptions {
@@ -177,16 +128,24 @@ export function analyzeHarness(
       const harnesses: HarnessLevel[] = levels.map((l) => levelSummary(l.harness, l.sessions, l.gaps, bySession, inf));
       const estimate = meanOf(cc.gaps) - meanOf(cx.gaps);
       const fewest = Math.min(cc.sessions.length, cx.sessions.length);
-      let difference: HarnessRow['difference'] = { contrast: 'claude-code − codex', estimate, ci: null, p: null, method: null, minAttainableP: null };
+      let difference: HarnessRow['difference'] = {
+        contrast: 'claude-code − codex',
+        estimate,
+        ci: null,
+        p: null,
+        method: null,
+        df: null,
+        minAttainableP: null,
+      };
       let reason: string | null = null;
       if (fewest < 2) {
-        reason = `${cc.sessions.length} Claude Code and ${cx.sessions.length} Codex session(s): sessions are the units of a harness claim, so each harness needs at least 2 sessions for an interval and about 4 for the permutation test to reach p < ${options.alpha}; the difference shown is a description of these sessions only`;
+        reason = `${cc.sessions.length} Claude Code and ${cx.sessions.length} Codex session(s): sessions are the units of a harness claim, so each harness needs at least 2 sessions for an interval and a test; the difference shown is a description of these sessions only`;
       } else {
-        const test = permutationTest(cc.gaps, cx.gaps, B, options.seed);
-        const ci: Maybe<readonly [number, number]> = attempt(() => stratifiedBootstrapCi(cc.gaps, cx.gaps, B, options.seed));
-        difference = { ...difference, ci: 'error' in ci ? null : ci, p: test.p, method: test.method, minAttainableP: test.minAttainableP };
-        if (test.minAttainableP >= options.alpha) {
-          reason = `with ${cc.sessions.length} Claude Code and ${cx.sessions.length} Codex sessions the permutation test cannot reach p < ${options.alpha} (smallest possible p = ${test.minAttainableP.toFixed(3)}): add sessions`;
+        const test: Maybe<ReturnType<typeof welchContrast>> = attempt(() => welchContrast(cc.gaps, cx.gaps, 1 - options.alpha));
+        if ('error' in test) {
+          reason = `the Welch test is undefined: ${test.error}`;
+        } else {
+          difference = { ...difference, ci: test.ci, p: test.p, method: 'welch-t', df: test.df, minAttainableP: 0 };
         }
       }
       const codexGap = meanOf(cx.gaps);

@@ -1,6 +1,6 @@
 import { StatisticsError } from '../core/errors.js';
 import { tQuantile } from '../stats/distributions.js';
-import { signFlipTest } from '../stats/sign-flip.js';
+import { signFlipInference } from '../stats/test-inversion.js';
 
 /**
  * Inference at the unit that was sampled (pure). A persona run samples sessions, positions
@@ -9,9 +9,12 @@ import { signFlipTest } from '../stats/sign-flip.js';
  * - one session: the positions are the units (position-clustered);
  * - several sessions: the unit deltas are averaged within each session and the sessions are
  *   the units (a claim about sessions like these, not only about these positions).
- * The interval is the Student-t interval of the unit means (df = units − 1); the test is the
- * sign-flip test of the unit means, exact when 2^units ≤ 2^20, otherwise Monte Carlo with at
- * least 20,000 patterns and p = (b + 1)/(B + 1). Choices and their calibration are written in
+ * The test is the sign-flip test of the unit means, exact when 2^units ≤ 2^20, otherwise Monte
+ * Carlo with at least 20,000 patterns and p = (b + 1)/(B + 1); the interval is that test
+ * inverted ({δ : sign-flip p of units − δ ≥ α}), so it excludes 0 exactly when p < α. When the
+ * test cannot reach α with so few units the inverted set is the whole line; the interval shown
+ * is then the Student-t interval widened to contain 0 (`ciMethod`), so it still never excludes
+ * 0 beside a p that cannot be significant. Choices and their calibration are written in
  * docs/statistics.md ("Persona drift").
  */
 
@@ -26,6 +29,11 @@ export interface UnitValue {
 export interface UnitInference {
   estimate: number;
   ci: readonly [number, number];
+  /**
+   * How `ci` was formed: `sign-flip inversion` (the test inverted at the interval's level), or
+   * `t ∪ 0` when the test cannot reject at all (the t interval widened to contain 0).
+   */
+  ciMethod: 'sign-flip inversion' | 't ∪ 0';
   /** Standard error of the estimate (sd of unit values / √units). */
   se: number;
   df: number;
@@ -41,6 +49,20 @@ export interface UnitInference {
   minAttainableP: number;
   /** Plain-language caveat when the design limits the claim (too few sessions, …). */
   note?: string;
+  /**
+   * Leave-one-session-out diagnostic of a significant session-level claim (absent otherwise):
+   * `fragile` when removing one session changes the verdict, `drivenBy` naming that session.
+   */
+  influence?: SessionInfluence;
+}
+
+export interface SessionInfluence {
+  /** True when removing one session makes the claim not significant or reverses its direction. */
+  fragile: boolean;
+  /** The session whose removal weakens the claim most (null when the claim is not fragile). */
+  drivenBy: string | null;
+  /** Per session: the estimate and p without it (p null when too few sessions remain to test). */
+  leaveOneOut: Array<{ session: string; estimate: number; p: number | null; holds: boolean }>;
 }
 
 export interface InferenceOptions {
@@ -106,17 +128,25 @@ export function unitInference(
   for (const v of values) ss += (v - m) ** 2;
   const se = Math.sqrt(ss / (n - 1) / n);
   const df = n - 1;
-  const half = tQuantileCached(1 - (1 - confidence) / 2, df) * se;
   const exact = n <= EXACT_LIMIT;
-  const flip = signFlipTest(values, {
+  const flip = signFlipInference(values, {
+    alpha: 1 - confidence,
     B: Math.max(options.B ?? MIN_MC_PATTERNS, MIN_MC_PATTERNS),
     seed: options.seed ?? 42,
     exact,
   });
+  let ci: readonly [number, number] = flip.ci;
+  let ciMethod: UnitInference['ciMethod'] = 'sign-flip inversion';
+  if (!flip.bounded) {
+    const half = tQuantileCached(1 - (1 - confidence) / 2, df) * se;
+    ci = [Math.min(m - half, 0), Math.max(m + half, 0)];
+    ciMethod = 't ∪ 0';
+  }
   const minAttainableP = exact ? Math.min(1, 2 / 2 ** n) : 1 / (Math.max(options.B ?? MIN_MC_PATTERNS, MIN_MC_PATTERNS) + 1);
   const result: UnitInference = {
     estimate: m,
-    ci: [m - half, m + half],
+    ci,
+    ciMethod,
     se,
     df,
     p: flip.p,
@@ -152,8 +182,11 @@ export function clusteredInference(units: readonly UnitValue[], options: Inferen
   }
   const counts = { sessions: bySession.size, positions: units.length };
   if (bySession.size >= 2) {
-    const sessionMeans = [...bySession.keys()].sort().map((s) => meanOf(bySession.get(s) as number[]));
-    return unitInference(sessionMeans, 'session', counts, options);
+    const sessions = [...bySession.keys()].sort();
+    const sessionMeans = sessions.map((s) => meanOf(bySession.get(s) as number[]));
+    const result = unitInference(sessionMeans, 'session', counts, options);
+    if (result.p < (options.alpha ?? 0.05)) result.influence = sessionInfluence(sessions, sessionMeans, result, options);
+    return result;
   }
   return unitInference(
     units.map((u) => u.value),
@@ -172,4 +205,41 @@ export function clusteredMean(units: readonly UnitValue[]): number {
     else bySession.set(u.session, [u.value]);
   }
   return meanOf([...bySession.values()].map(meanOf));
+}
+
+/**
+ * Leave-one-session-out: the claim is recomputed without each session. It holds without a
+ * session when the remaining sessions' estimate keeps the claim's sign and, if at least
+ * MIN_UNITS_FOR_CLAIM sessions remain, their own sign-flip test is still below α (with fewer,
+ * no test can reach α, so only the direction is asked). A significant claim that fails to hold
+ * without some session is fragile: it rests on that session (docs/statistics.md, "Influence").
+ */
+export function sessionInfluence(
+  sessions: readonly string[],
+  sessionMeans: readonly number[],
+  full: { estimate: number },
+  options: InferenceOptions = {},
+): SessionInfluence {
+  const alpha = options.alpha ?? 0.05;
+  const sign = Math.sign(full.estimate);
+  const leaveOneOut = sessions.map((session, i) => {
+    const rest = sessionMeans.filter((_, j) => j !== i);
+    const estimate = meanOf(rest);
+    let p: number | null = null;
+    if (rest.length >= MIN_UNITS_FOR_CLAIM) {
+      p = signFlipInference(rest, {
+        B: Math.max(options.B ?? MIN_MC_PATTERNS, MIN_MC_PATTERNS),
+        seed: options.seed ?? 42,
+        alpha,
+        exact: rest.length <= EXACT_LIMIT,
+      }).p;
+    }
+    const holds = Math.sign(estimate) === sign && (p === null || p < alpha);
+    return { session, estimate, p, holds };
+  });
+  const failing = leaveOneOut.filter((l) => !l.holds);
+  if (failing.length === 0) return { fragile: false, drivenBy: null, leaveOneOut };
+  // The session whose removal weakens the claim most: the largest p, then the estimate furthest toward the other sign.
+  const worst = [...failing].sort((a, b) => (b.p ?? 1) - (a.p ?? 1) || sign * (a.estimate - b.estimate))[0] as (typeof failing)[number];
+  return { fragile: true, drivenBy: worst.session, leaveOneOut };
 }

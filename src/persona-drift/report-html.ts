@@ -112,7 +112,7 @@ export async function personaSection(
     );
   }
   parts.push(
-    html`<p class="note">Drift gap Δ = mean judge score (0–3, 3 = fully assistant-like) on the length- and structure-matched filler arm minus on the real-session arm; positive Δ = drift. Headline cell: ${report.design.headline}. Inference is at the sampled unit (positions in one session, sessions when there are several): 95% Student-t interval of the unit means and a sign-flip test of them. Strong drift: |Δ| ≥ ${threshold}. Probe battery: ${report.options.primaryCategory ?? 'all categories'}.</p>`,
+    html`<p class="note">Drift gap Δ = mean judge score (0–3, 3 = fully assistant-like) on the length- and structure-matched filler arm minus on the real-session arm; positive Δ = drift. Headline cell: ${report.design.headline}. Inference is at the sampled unit (positions in one session, sessions when there are several): a sign-flip test of the unit means and its inverted 95% interval (it excludes 0 exactly when p < 0.05). Strong drift: |Δ| ≥ ${threshold}. Probe battery: ${report.options.primaryCategory ?? 'all categories'}.</p>`,
   );
 
   // Forest of position-averaged gaps across targets.

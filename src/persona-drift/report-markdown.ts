@@ -45,7 +45,7 @@ function verdictSection(report: PersonaReport): string[] {
   if (report.verdicts.length === 0) out.push('_No judged probe cells: no drift verdict._');
   out.push('');
   out.push(
-    `Drift gap Δ = mean judge score on the filler arm − on the real-session arm (0–3 scale; positive = drift) in the headline cell (${cell(report.design.headline)}). Inference is at the sampled unit: positions when the run has one session, sessions when it has several (positions averaged within their session); 95% Student-t interval of the unit means and a sign-flip test of them (exact up to 20 units), Holm across targets. Strong drift: |Δ| ≥ ${report.options.strongThreshold}. Check what this design can detect before a run with \`echolens persona calibrate <config>\`.`,
+    `Drift gap Δ = mean judge score on the filler arm − on the real-session arm (0–3 scale; positive = drift) in the headline cell (${cell(report.design.headline)}). Inference is at the sampled unit: positions when the run has one session, sessions when it has several (positions averaged within their session); a sign-flip test of the unit means (exact up to 20 units) and its inverted 95% interval, which excludes 0 exactly when p < 0.05 (t interval widened to 0 when the test cannot reach 0.05), Holm across targets; a significant session-level verdict that one session carries is marked fragile. Strong drift: |Δ| ≥ ${report.options.strongThreshold}. Check what this design can detect before a run with \`echolens persona calibrate <config>\`.`,
     '',
   );
   return out;

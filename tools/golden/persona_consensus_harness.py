@@ -2,7 +2,10 @@
 """Golden values for the persona report's pooled multi-judge consensus and harness contrast.
 
 Independent of echolens: numpy and scipy only, written from the definitions in
-docs/statistics.md ("Pooled multi-judge consensus", "Harness contrast"). Run from the
+docs/statistics.md ("Pooled multi-judge consensus", "Harness contrast"): the session- and
+position-level intervals are the exact sign-flip test inverted (found here by brute force over
+subset means, not by echolens's bisection), the harness difference is scipy's Welch test with
+its own interval. Run from the
 repository root with /usr/bin/python3 (Debian's python3-numpy, python3-scipy):
 
     /usr/bin/python3 tools/golden/persona_consensus_harness.py
@@ -83,7 +86,39 @@ def sign_flip_exact(values):
     return count / 2**n
 
 
-def rm_anova(table):
+def sign_flip_p_at(values, delta):
+    return sign_flip_exact(np.asarray(values, float) - delta)
+
+
+def sign_flip_interval(values, alpha=0.05):
+    """{δ : exact sign-flip p of values − δ ≥ α}, by brute force over its breakpoints.
+
+    The p of values − δ can change only where a sign pattern's |Σ s_i (v_i − δ)| crosses the
+    observed |Σ (v_i − δ)|, i.e. at the mean of some non-empty subset of the values. The set is
+    read off at every such mean and halfway between neighbours; its hull is returned. When the
+    test cannot reach α (2/2^n ≥ α) the set is the whole line and the report shows the t
+    interval widened to contain 0 instead.
+    """
+    values = np.asarray(values, float)
+    n = len(values)
+    if 2 / 2**n >= alpha:
+        m, (lo, hi), _ = t_interval(values)
+        return [min(lo, 0.0), max(hi, 0.0)]
+    means = sorted({float(np.mean(values[list(c)])) for k in range(1, n + 1) for c in itertools.combinations(range(n), k)})
+    points = means + [(x + y) / 2 for x, y in zip(means, means[1:])]
+    accepted = [d for d in points if sign_flip_p_at(values, d) >= alpha]
+    return [min(accepted), max(accepted)]
+
+
+def welch(a, b):
+    """Welch's t test and its own interval (scipy)."""
+    res = stats.ttest_ind(a, b, equal_var=False)
+    ci = res.confidence_interval(0.95)
+    return float(res.pvalue), [float(ci.low), float(ci.high)], float(res.df)
+
+
+def rm_anova_gg(table):
+    """Two-way repeated-measures ANOVA F, p with the Greenhouse–Geisser ε from orthonormal contrasts."""
     n, k = table.shape
     grand = table.mean()
     ss_judge = n * ((table.mean(axis=0) - grand) ** 2).sum()
@@ -91,8 +126,12 @@ def rm_anova(table):
     ss_res = (resid**2).sum()
     df1, df2 = k - 1, (k - 1) * (n - 1)
     F = (ss_judge / df1) / (ss_res / df2)
-    return {"F": F, "df1": df1, "df2": df2, "p": float(stats.f.sf(F, df1, df2))}
-
+    # Orthonormal contrasts orthogonal to the unit vector (Helmert-like, from an SVD of the centring matrix).
+    C = np.linalg.svd(np.eye(k) - 1.0 / k)[0][:, : k - 1].T
+    Sc = C @ np.cov(table, rowvar=False, ddof=1) @ C.T
+    eps = float(np.trace(Sc) ** 2 / ((k - 1) * np.trace(Sc @ Sc)))
+    eps = min(1.0, max(1.0 / df1, eps))
+    return {"F": F, "df1": df1, "df2": df2, "epsilon": eps, "p": float(stats.f.sf(F, df1 * eps, df2 * eps))}
 
 def boot_mean_ci(values, rng):
     values = np.asarray(values, float)
@@ -101,38 +140,14 @@ def boot_mean_ci(values, rng):
     return [float(np.quantile(reps, 0.025)), float(np.quantile(reps, 0.975))]
 
 
-def boot_diff_ci(a, b, rng):
-    a = np.asarray(a, float)
-    b = np.asarray(b, float)
-    ra = a[rng.integers(0, len(a), size=(BOOT, len(a)))].mean(axis=1)
-    rb = b[rng.integers(0, len(b), size=(BOOT, len(b)))].mean(axis=1)
-    reps = ra - rb
-    return [float(np.quantile(reps, 0.025)), float(np.quantile(reps, 0.975))]
-
-
-def permutation_exact(a, b):
-    values = np.concatenate([a, b])
-    n, na = len(values), len(a)
-    observed = abs(np.mean(a) - np.mean(b))
-    tol = 1e-9 * (np.abs(values).sum() + 1)
-    count = total = 0
-    for chosen in itertools.combinations(range(n), na):
-        mask = np.zeros(n, bool)
-        mask[list(chosen)] = True
-        total += 1
-        if abs(values[mask].mean() - values[~mask].mean()) >= observed - tol:
-            count += 1
-    return count / total, (2 if na == n - na else 1) / total
-
-
 def consensus(rows, rng):
     level, table, sessions = unit_table(rows)
     pooled = table.mean(axis=1)
-    estimate, ci, se = t_interval(pooled)
+    estimate, _, se = t_interval(pooled)
+    ci = sign_flip_interval(pooled)
     per_judge = []
     for j, judge in enumerate(JUDGES):
-        m, jci, _ = t_interval(table[:, j])
-        per_judge.append({"judge": judge, "estimate": m, "ci": jci})
+        per_judge.append({"judge": judge, "estimate": float(table[:, j].mean()), "ci": sign_flip_interval(table[:, j])})
     return {
         "level": level,
         "units": int(len(pooled)),
@@ -143,7 +158,7 @@ def consensus(rows, rng):
         "p": sign_flip_exact(pooled),
         "bootstrapCi": boot_mean_ci(pooled, rng),
         "perJudge": per_judge,
-        "judgeEffect": rm_anova(table),
+        "judgeEffect": rm_anova_gg(table),
     }
 
 
@@ -155,12 +170,12 @@ def harness(rows, harness_of, rng):
         gap = {s: np.mean([v for ss, _, v in deltas if ss == s]) for s in sessions}
         cc = np.array([gap[s] for s in sessions if harness_of[s] == "claude-code"])
         cx = np.array([gap[s] for s in sessions if harness_of[s] == "codex"])
-        p, min_p = permutation_exact(cc, cx)
+        p, ci, df = welch(cc, cx)
         out.append({
             "judge": judge,
-            "claudeCode": {"estimate": float(cc.mean()), "ci": t_interval(cc)[1], "sessions": int(len(cc))},
-            "codex": {"estimate": float(cx.mean()), "ci": t_interval(cx)[1], "sessions": int(len(cx))},
-            "difference": {"estimate": float(cc.mean() - cx.mean()), "ci": boot_diff_ci(cc, cx, rng), "p": p, "minAttainableP": min_p},
+            "claudeCode": {"estimate": float(cc.mean()), "ci": sign_flip_interval(cc), "sessions": int(len(cc))},
+            "codex": {"estimate": float(cx.mean()), "ci": sign_flip_interval(cx), "sessions": int(len(cx))},
+            "difference": {"estimate": float(cc.mean() - cx.mean()), "ci": ci, "p": p, "df": df},
         })
     return out
 
