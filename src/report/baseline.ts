@@ -13,7 +13,7 @@ import type { AuditSeries } from './compare-types.js';
  */
 
 export interface BaselineOptions {
-  /** Interval level (default 0.95); a change is significant when p ≤ 1 − level. */
+  /** Interval level (default 0.95); a change is significant when p < 1 − level. */
   level?: number;
   /** Random sign patterns above 16 clusters (default 20,000). */
   B?: number;
@@ -104,11 +104,11 @@ export function compareSeries(baseline: readonly AuditSeries[], latest: readonly
   return rows;
 }
 
-/** A row fails the baseline gate when its change is significant (p ≤ 1 − level, i.e. 0 outside the interval) and |change| > maxChange. */
+/** A row fails the baseline gate when its change is significant (p < 1 − level, i.e. 0 outside the interval) and |change| > maxChange. */
 export function changeFails(row: BaselineRow, maxChange: number): boolean {
   if ('error' in row.change) return false;
   const alpha = 1 - row.change.level;
-  return row.change.p <= alpha && Math.abs(row.change.estimate) > maxChange;
+  return row.change.p < alpha && Math.abs(row.change.estimate) > maxChange;
 }
 
 /** "+0.42 [+0.10, +0.80], p = 0.004 (exact, 12 sessions)" in the row's scale. */
