@@ -6,7 +6,7 @@ import type { CheckStatus, GateCheck } from './types.js';
 
 /**
  * `echolens gate --baseline`: one check per headline statistic of each design, failing when the
- * change from the baseline run is significant (p ≤ 0.05, i.e. 0 outside its 95% interval: one
+ * change from the baseline run is significant (p < 0.05, i.e. 0 outside its 95% interval: one
  * procedure, report/baseline.ts) and larger than `maxChange` in absolute value. A statistic that
  * could not be compared is skipped with the reason. Pure.
  */
@@ -36,7 +36,7 @@ export function baselineGate(
           subject: row.subject,
           name: `max-change:${row.statistic}`,
           status,
-          message: `change since ${c.baseline.tag ?? c.baseline.run} (${c.baseline.measuredAt.slice(0, 10)}) ${changeText(row)}; fails when p ≤ 0.05 and |change| > ${maxChange}`,
+          message: `change since ${c.baseline.tag ?? c.baseline.run} (${c.baseline.measuredAt.slice(0, 10)}) ${changeText(row)}; fails when p < 0.05 and |change| > ${maxChange}`,
         };
       }),
     ),

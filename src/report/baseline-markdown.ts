@@ -12,7 +12,7 @@ const modelsText = (models: Record<string, string[]>) =>
 export function renderBaselineMarkdown(comparisons: readonly BaselineComparison[], notes: readonly string[] = []): string {
   const lines = ['# echolens compare --baseline', ''];
   lines.push(
-    'Change = latest − baseline over the design units both measurements share, with a 95% interval and a p from one procedure (a sign-flip test over the sampled units, and the interval that inverts it): p ≤ 0.05 exactly when 0 lies outside the interval.',
+    'Change = latest − baseline over the design units both measurements share, with a 95% interval and a p from one procedure (a sign-flip test over the sampled units, and the interval that inverts it): p < 0.05 exactly when 0 lies outside the interval.',
     '',
   );
   for (const c of comparisons) {
