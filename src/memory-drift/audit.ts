@@ -1,3 +1,4 @@
+import { spendText } from '../core/money.js';
 import type { Audit, AuditSummaryLine } from '../experiment/audit.js';
 import { estimateLines } from '../models/estimate.js';
 import { memoryHeadline, memorySection } from './report-html.js';
@@ -48,7 +49,7 @@ export const memoryAudit: Audit<MemoryConfig, MemoryRunInput, MemoryCollection, 
     return (
       `${run.resumed ? 'resumed' : 'started'} run ${run.runId} in ${db}: ${r.generationCells} generation cells ` +
       `(${r.emptyGenerations} empty, ${r.failedGenerations} failed, ${r.noSteps} without steps; steps by ${methods || 'none'}), ` +
-      `${r.labelerItems} responses sent to the labeler (${r.invalidLabelings} invalid after re-asks, ${r.unansweredLabelings} unanswered), spend $${run.spendUsd.toFixed(4)}`
+      `${r.labelerItems} responses sent to the labeler (${r.invalidLabelings} invalid after re-asks, ${r.unansweredLabelings} unanswered), spend ${spendText(run.spendUsd, run.unpricedCells)}`
     );
   },
   collect: (store, run) => collectMemorySamples(store, run.id),

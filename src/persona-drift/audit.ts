@@ -1,3 +1,4 @@
+import { spendText } from '../core/money.js';
 import { isPresent } from '../core/maybe.js';
 import type { Audit, AuditSummaryLine } from '../experiment/audit.js';
 import { estimateLines } from '../models/estimate.js';
@@ -44,7 +45,7 @@ export const personaAudit: Audit<PersonaConfig, Session[], PersonaCollected, Per
     };
   },
   describeResult: (run, db) =>
-    `${run.resumed ? 'resumed' : 'started'} run ${run.runId} in ${db}: ${run.result.targetCells} target cells, ${run.result.judgeCells} judgements requested, ${run.result.invalidJudgements} invalid ones excluded, spend $${run.spendUsd.toFixed(4)}`,
+    `${run.resumed ? 'resumed' : 'started'} run ${run.runId} in ${db}: ${run.result.targetCells} target cells, ${run.result.judgeCells} judgements requested, ${run.result.invalidJudgements} invalid ones excluded, spend ${spendText(run.spendUsd, run.unpricedCells)}`,
   collect: (store, run) => ({
     observations: collectPersonaObservations(store, run.id),
     sessions: (run.manifest.options as { sessions?: PersonaSessionInfo[] } | undefined)?.sessions ?? [],

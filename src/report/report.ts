@@ -1,6 +1,7 @@
 import { stringify as stringifyYaml } from 'yaml';
 import { materialsMarkdown, materialsSummary, procedureSummary, runMaterialsOf } from '../materials/report.js';
 import { ConfigError } from '../core/errors.js';
+import { spendOrNull, spendText } from '../core/money.js';
 import { AUDIT_CSV_COLUMNS, type AnalyzedRun, type AnyAudit, type AuditHeadlineTarget } from '../experiment/audit.js';
 import { findAudit, registeredAudits } from '../experiment/registry.js';
 import { analyzeAuditRun } from '../experiment/run-audit.js';
@@ -21,7 +22,9 @@ export type ReportFormat = 'html' | 'md' | 'json' | 'csv';
 export interface RunAccounting {
   cells: number;
   byStatus: Record<string, number>;
+  /** Dollars over the priced cells (the JSON report's `spendUsd` is null when `unpricedCells` > 0). */
   spendUsd: number;
+  /** Cells with tokens but no known price: the run's cost is unknown, never $0. */
   unpricedCells: number;
   inputTokens: number;
   outputTokens: number;
@@ -144,7 +147,7 @@ function manifestEntries(run: RunInfo, accounting: RunAccounting): Array<[string
         .map(([k, v]) => `${k} ${v}`)
         .join(', ')})`,
     ],
-    ['spend', `$${accounting.spendUsd.toFixed(4)}${accounting.unpricedCells > 0 ? ` + ${accounting.unpricedCells} cells without a known price` : ''}`],
+    ['spend', spendText(accounting.spendUsd, accounting.unpricedCells)],
     [
       'tokens',
       `${accounting.inputTokens.toLocaleString('en-US')} in (${accounting.cachedInputTokens.toLocaleString('en-US')} from provider cache, ${accounting.cacheWriteTokens.toLocaleString('en-US')} written), ${accounting.outputTokens.toLocaleString('en-US')} out`,
@@ -240,7 +243,7 @@ export function renderMarkdownReport(reports: readonly ExperimentRunReport[]): s
       const head = `<!-- run ${r.run.id} (${r.run.experiment}) -->\n`;
       // Verdict, simulated banner and manifest first, so a pasted report cannot pass for a real one.
       const sim = verdictMarkdown(r.run, verdictOfReport(r));
-      const spend = `Spend $${r.accounting.spendUsd.toFixed(4)}; ${r.accounting.cells} cells; ${r.accounting.providerCacheHits} provider cache hits.\n\n`;
+      const spend = `Spend ${spendText(r.accounting.spendUsd, r.accounting.unpricedCells)}; ${r.accounting.cells} cells; ${r.accounting.providerCacheHits} provider cache hits.\n\n`;
       const glance = glanceMarkdown(r);
       const materials = `\n${materialsMarkdown(runMaterialsOf(r.run.manifest.options))}`;
       if (r.audit && r.analyzed)
@@ -264,7 +267,8 @@ export function renderJsonReport(reports: readonly ExperimentRunReport[]): strin
         simulated: verdicts[i]?.simulated ?? false,
         verdict: verdicts[i],
         manifest: r.run.manifest,
-        accounting: r.accounting,
+        // Unknown cost is null in JSON, never 0; the priced part travels beside it.
+        accounting: { ...r.accounting, spendUsd: spendOrNull(r.accounting.spendUsd, r.accounting.unpricedCells), pricedSpendUsd: r.accounting.spendUsd },
         ...(r.audit && r.analyzed ? { [r.audit.name]: r.audit.render.json(r.analyzed) } : {}),
       })),
     },
