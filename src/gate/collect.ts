@@ -44,5 +44,6 @@ export function gateInput(store: RunStore, run: RunInfo, options: { B?: number }
     simulated: isSimulatedRun(run),
     ...(report === undefined ? {} : { report }),
     cells: { total: account.cells, unfinished },
+    ...(account.notComputable === null ? {} : { notComputable: account.notComputable }),
   };
 }

@@ -7,7 +7,8 @@ import { findAudit, registeredAudits } from '../experiment/registry.js';
 import { analyzeAuditRun } from '../experiment/run-audit.js';
 import { requireCompleteRun } from '../experiment/run-completeness.js';
 import type { RunInfo, RunStore } from '../store/run-store.js';
-import { reportVerdict, verdictMarkdown, type ReportVerdict } from '../gate/verdict.js';
+import { answerSanity } from '../gate/sanity.js';
+import { overallVerdict, reportVerdict, verdictMarkdown, type ReportVerdict } from '../gate/verdict.js';
 import { html, page, type RawHtml, REPORT_PAGE_STYLE, REPORT_STYLE } from './html.js';
 import { csvCell } from '../core/csv.js';
 
@@ -34,6 +35,8 @@ export interface RunAccounting {
   providerCacheHits: number;
   /** Cells whose answer was reused from another run in the same store. */
   sharedWithOtherRuns: number;
+  /** Why the targets' answers cannot be analysed (one answer to everything, context ignored), or null (gate/sanity.ts). */
+  notComputable: string | null;
 }
 
 export function accountRun(store: RunStore, runId: string): RunAccounting {
@@ -50,6 +53,7 @@ export function accountRun(store: RunStore, runId: string): RunAccounting {
     cacheWriteTokens: 0,
     providerCacheHits: 0,
     sharedWithOtherRuns: 0,
+    notComputable: answerSanity(cells),
   };
   const seen = new Set<string>();
   for (const cell of cells) {
@@ -176,6 +180,8 @@ function isSimulated(run: RunInfo): boolean {
 
 /** The first-screen cards of one run: the audit's headline, else its viewer summary lines. */
 function headlineOf(r: ExperimentRunReport): AuditHeadlineTarget[] {
+  const reason = r.accounting.notComputable;
+  if (reason !== null) return [{ target: r.run.experiment, verdict: `not computable: ${reason}`, tone: 'neutral', numbers: [] }];
   if (!r.audit || !r.analyzed) return [{ target: r.run.experiment, verdict: 'no registered audit', tone: 'neutral', numbers: [] }];
   if (r.audit.render.headline) return r.audit.render.headline(r.analyzed);
   return [
@@ -227,7 +233,12 @@ export async function renderHtmlReport(_store: RunStore, reports: readonly Exper
 /** The gate's verdict on a report already computed (the run's own `gate:` thresholds over the defaults). */
 export function verdictOfReport(r: ExperimentRunReport): ReportVerdict {
   const unfinished = (r.accounting.byStatus.failed ?? 0) + (r.accounting.byStatus.pending ?? 0);
-  return reportVerdict(r.run, r.analyzed ? { [r.run.experiment]: r.analyzed.report } : {}, { total: r.accounting.cells, unfinished });
+  return reportVerdict(
+    r.run,
+    r.analyzed ? { [r.run.experiment]: r.analyzed.report } : {},
+    { total: r.accounting.cells, unfinished },
+    r.accounting.notComputable,
+  );
 }
 
 /** The first screen in Markdown: a line per target with its verdict and key numbers. */
@@ -258,7 +269,7 @@ export function renderJsonReport(reports: readonly ExperimentRunReport[]): strin
   return JSON.stringify(
     {
       schema: 'echolens.report/1',
-      verdict: verdicts.some((v) => v.verdict === 'fail') ? 'fail' : 'pass',
+      verdict: overallVerdict(verdicts.map((v) => v.verdict)),
       simulated: verdicts.some((v) => v.simulated),
       runs: reports.map((r, i) => ({
         runId: r.run.id,

@@ -60,7 +60,7 @@ export function registerGate(program: Command): void {
         '',
         'Thresholds: flags win over --config, which wins over the `gate:` section recorded in the run’s own config,',
         `which wins over the defaults (${failsByDefault.length > 0 ? `${listText(failsByDefault)} fail; ` : ''}at most 5% failed cells).`,
-        'Exit codes: 0 every check passed, 1 a check failed, 2 bad usage or an unreadable store.',
+        'Exit codes: 0 every check passed, 1 a check failed or the verdict is not computable (answers that cannot come from a model reading its requests), 2 bad usage or an unreadable store.',
         'Runs on sim: models are flagged SIMULATED: their verdict measures nothing real.',
       ].join('\n'),
     )
@@ -95,6 +95,7 @@ export function registerGate(program: Command): void {
       if (summaryFile) appendFileSync(summaryFile, renderGateMarkdown(result));
       const out = format === 'json' ? `${JSON.stringify(result, null, 2)}\n` : format === 'md' ? renderGateMarkdown(result) : renderGateText(result);
       process.stdout.write(out);
-      if (result.verdict === 'fail') process.exitCode = 1;
+      // Not computable is never a pass: the gate fails (exit 1) and says why.
+      if (result.verdict !== 'pass') process.exitCode = 1;
     });
 }

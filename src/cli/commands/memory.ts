@@ -271,6 +271,7 @@ function registerMemoryRun(memory: Command): void {
           const report = memoryReport(store, result.runId);
           const envelope = reportEnvelope(store, result.runId, { memory: report });
           process.stdout.write(`${memoryHeadlines(report, envelope.json.simulated).join('\n')}\n`);
+          if (envelope.notComputableLine !== null) process.stdout.write(`${envelope.notComputableLine}\n`);
           if (options.report) {
             const collection = collectMemorySamples(store, result.runId);
             const reference = await memoryReferenceMetric(store, result.runId);

@@ -61,6 +61,7 @@ export function registerPersona(persona: Command): void {
           const report = personaReport(store, result.runId);
           const envelope = reportEnvelope(store, result.runId, { persona: report });
           process.stdout.write(`${personaHeadlines(report, envelope.json.simulated).join('\n')}\n`);
+          if (envelope.notComputableLine !== null) process.stdout.write(`${envelope.notComputableLine}\n`);
           if (options.report)
             emit(`${envelope.markdown(renderPersonaMarkdown(report))}\n${materialsMarkdown(runMaterials(store, result.runId))}`, options.report);
         } finally {
