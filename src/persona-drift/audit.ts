@@ -12,6 +12,7 @@ import { analyzePersonaRun, collectPersonaObservations, dryRunPersona, loadPerso
 import { personaCompare } from './compare.js';
 import { personaGate } from './gate.js';
 import { PERSONA_STARTER } from './init-template.js';
+import { personaDesignCounts, personaDesignPower, personaPowerLine } from './design-power.js';
 import { personaLiveProbe, personaViewer } from './viewer.js';
 import { describePersonaUnits } from './units.js';
 import { personaExtrasSummary } from './extras-render.js';
@@ -22,6 +23,9 @@ export interface PersonaCollected {
   /** The sessions recorded in the run manifest (ids, files, compaction counters). */
   sessions: PersonaSessionInfo[];
 }
+
+/** Sessions as the analysis counts them (forks merged): 1 when positions are the unit. */
+const sessionUnits = (u: { unitOfInference: 'session' | 'position'; units: number }) => (u.unitOfInference === 'session' ? u.units : 1);
 
 const signed = (x: number) => (x >= 0 ? `+${x.toFixed(2)}` : x.toFixed(2));
 
@@ -34,11 +38,23 @@ export const personaAudit: Audit<PersonaConfig, Session[], PersonaCollected, Per
   configSchema: personaConfigSchema,
   loadConfig: loadPersonaConfig,
   dryRun(config, sessions, priceFile) {
-    const dry = dryRunPersona(config, personaRunner.plan(config, sessions), priceFile);
+    const specs = personaRunner.plan(config, sessions);
+    const dry = dryRunPersona(config, specs, priceFile);
     return {
       lines: [
         `plan: ${dry.targetCells} target cells (${dry.estimate.duplicates} duplicates), up to ${dry.judgeCells} judge cells`,
         ...describePersonaUnits(personaUnits(config, sessions)).map((line) => `units: ${line}`),
+        personaPowerLine(
+          personaDesignPower(
+            personaDesignCounts(specs, {
+              units: sessionUnits(personaUnits(config, sessions)),
+              targets: config.targets.length,
+              primaryCategory: config.analysis.primaryCategory,
+            }),
+            { effect: config.analysis.strongThreshold },
+          ),
+          config.analysis.strongThreshold,
+        ),
         ...estimateLines(dry.estimate),
         "before spending: `echolens persona calibrate <config>` shows the false-positive rate, CI coverage, power and minimum detectable Δ of every test this design's report makes (simulated, no model calls)",
       ],
