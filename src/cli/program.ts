@@ -48,6 +48,29 @@ export async function buildProgram(args?: readonly string[]): Promise<Command> {
   return program;
 }
 
+/**
+ * Flags other tools use for what echolens names differently (promptfoo's and Inspect's `--model`, …):
+ * commander suggests only near spellings, so these get the echolens flag by name.
+ */
+const FLAG_REFLEXES: Record<string, string> = {
+  '--model': 'echolens names the model under test with --target (repeatable) and the judge with --judge, e.g. --target openai:gpt-4.1-mini',
+  '--models': 'echolens names the models under test with --target (repeatable), e.g. --target openai:gpt-4.1-mini --target anthropic:claude-sonnet-4-5',
+  '-m': 'echolens names the model under test with --target and the judge with --judge',
+  '--provider': 'the provider is part of the model ref: --target <provider>:<model>, e.g. --target openai:gpt-4.1-mini',
+  '--config': 'a config file is the command’s argument, not a flag: echolens persona run persona.yaml',
+  '--output': 'use -o / --out <file> (reports) or --report <file> (run)',
+  '--limit': 'limit the questions with --questions-limit <n> (memory), or --max-cost <usd> for spend',
+  '--budget': 'the spend limit is --max-cost <usd>',
+  '--grader': 'echolens names the judge with --judge',
+  '--scorer': 'echolens names the judge with --judge',
+};
+
+/** The hint for an unknown flag that another tool's users type by reflex, or null. */
+export function unknownOptionHint(message: string): string | null {
+  const flag = /unknown option '([^']+)'/u.exec(message)?.[1];
+  return flag === undefined ? null : (FLAG_REFLEXES[flag.split('=')[0] as string] ?? null);
+}
+
 /** Runs the CLI with a full argv (`[node, script, ...args]`); returns the exit code. Expected failures print one clear message, no stack. */
 export async function runCli(argv: readonly string[]): Promise<number> {
   try {
@@ -57,6 +80,10 @@ export async function runCli(argv: readonly string[]): Promise<number> {
   } catch (caught) {
     if (caught instanceof CommanderError) {
       // --help and --version end through here with exit code 0; every usage error is exit 2.
+      if (caught.code === 'commander.unknownOption') {
+        const hint = unknownOptionHint(caught.message);
+        if (hint !== null) process.stderr.write(`hint: ${hint}\n`);
+      }
       return caught.exitCode === 0 ? 0 : EXIT.usage;
     }
     // A full disk or a damaged store is an expected fault: one line naming it, exit 2.
