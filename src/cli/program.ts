@@ -15,6 +15,9 @@ function baseProgram(): Command {
     .configureHelp({ sortSubcommands: false });
 }
 
+/** Command groups that read neither the audit registry nor the simulated models. */
+const REGISTRY_FREE_GROUPS = new Set(['sessions']);
+
 /** The top-level command a command line names (its first argument that is not an option), if any. */
 export function commandOf(args: readonly string[]): string | undefined {
   return args.find((arg) => !arg.startsWith('-'));
@@ -32,9 +35,14 @@ export async function buildProgram(args?: readonly string[]): Promise<Command> {
   const versionOnly = args !== undefined && command === undefined && args.length > 0 && args.every((a) => a === '-V' || a === '--version');
   if (!versionOnly) {
     // Simulated models and the built-in audits are registered only when a command may use them
-    // (the audits' command groups, report, gate, viewer and compare read the registry).
-    (await import('../builtin-sims.js')).registerBuiltinSimProfiles();
-    (await import('../audits.js')).registerBuiltinAudits();
+    // (the audits' command groups, report, gate, viewer and compare read the registry). The
+    // overview (`echolens --help`, no command) lists the groups from their summaries: every
+    // built-in audit has its group there, so it needs neither (and loads no audit module).
+    // `sessions` reads transcripts only: no audit or simulation module is loaded for it either.
+    if (command !== undefined && !REGISTRY_FREE_GROUPS.has(command)) {
+      (await import('../builtin-sims.js')).registerBuiltinSimProfiles();
+      (await import('../audits.js')).registerBuiltinAudits();
+    }
     await registerCommands(program, args ?? [], { all: args === undefined });
     addOutputFlagAliases(program);
   }
