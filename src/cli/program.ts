@@ -18,6 +18,9 @@ function baseProgram(): Command {
 /** Command groups that read neither the audit registry nor the simulated models. */
 const REGISTRY_FREE_GROUPS = new Set(['sessions']);
 
+/** Command groups whose help texts read neither registry: `<group> … --help` loads neither (their actions do). */
+const HELP_REGISTRY_FREE_GROUPS = new Set(['ask', 'models', 'runs', 'worker', 'view', 'compare']);
+
 /** The top-level command a command line names (its first argument that is not an option), if any. */
 export function commandOf(args: readonly string[]): string | undefined {
   return args.find((arg) => !arg.startsWith('-'));
@@ -39,7 +42,8 @@ export async function buildProgram(args?: readonly string[]): Promise<Command> {
     // overview (`echolens --help`, no command) lists the groups from their summaries: every
     // built-in audit has its group there, so it needs neither (and loads no audit module).
     // `sessions` reads transcripts only: no audit or simulation module is loaded for it either.
-    if (command !== undefined && !REGISTRY_FREE_GROUPS.has(command)) {
+    const helpOnly = args?.some((a) => a === '--help' || a === '-h') === true;
+    if (command !== undefined && !REGISTRY_FREE_GROUPS.has(command) && !(helpOnly && HELP_REGISTRY_FREE_GROUPS.has(command))) {
       (await import('../builtin-sims.js')).registerBuiltinSimProfiles();
       (await import('../audits.js')).registerBuiltinAudits();
     }
