@@ -68,7 +68,11 @@ const run = (args: string[]) => {
 };
 for (const c of cases) run(c.args); // warm-up; the first sessions list writes the cache
 const samples = cases.map(() => [] as number[]);
-for (let r = 0; r < ROUNDS; r++) cases.forEach((c, i) => samples[i]?.push(run(c.args)));
+for (let r = 0; r < ROUNDS; r++) {
+  cases.forEach((c, i) => {
+    samples[i]?.push(run(c.args));
+  });
+}
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
 const base = median(samples[0] as number[]);
 console.log(
@@ -78,4 +82,7 @@ console.log(
 );
 console.log('| command | median ms | ratio to the re-parse script |');
 console.log('|---|---|---|');
-cases.forEach((c, i) => console.log(`| ${c.name} | ${median(samples[i] as number[]).toFixed(1)} | ${(median(samples[i] as number[]) / base).toFixed(2)}× |`));
+cases.forEach((c, i) => {
+  const m = median(samples[i] as number[]);
+  console.log(`| ${c.name} | ${m.toFixed(1)} | ${(m / base).toFixed(2)}× |`);
+});
