@@ -3,11 +3,13 @@
  * `node -e 0`, run interleaved in the same command so machine load hits all three
  * alike. The CLI is the built one (`dist/cli/main.js`, as installed users run
  * it); the build is refreshed first. Commands load lazily, so `--version`
- * should cost a small multiple of Node's own start (issue target: within 4×).
+ * should cost a small multiple of Node's own start (issue target: within 4×), and each
+ * command's `--help` within 3× (issue #44); the table adds the .js files each one opens (strace).
  * BENCH_SMOKE=1: a few rounds only.
  */
 import { spawnSync } from 'node:child_process';
-import { loadavg } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -25,11 +27,38 @@ if (build.status !== 0) {
   process.exit(1);
 }
 
+const HELP_COMMANDS = [
+  [],
+  ['demo'],
+  ['sessions'],
+  ['sessions', 'list'],
+  ['persona'],
+  ['persona', 'run'],
+  ['persona', 'calibrate'],
+  ['memory'],
+  ['memory', 'run'],
+  ['continuation', 'run'],
+  ['init'],
+  ['schema'],
+  ['audits'],
+  ['report'],
+  ['gate'],
+  ['compare'],
+  ['runs'],
+  ['worker'],
+  ['view'],
+  ['ask'],
+  ['models'],
+];
 const cases: Array<{ name: string; args: string[] }> = [
   { name: 'node -e 0', args: ['-e', '0'] },
   { name: 'echolens --version', args: [cli, '--version'] },
-  { name: 'echolens --help', args: [cli, '--help'] },
+  ...(smoke ? [[], ['persona', 'run']] : HELP_COMMANDS).map((words) => ({
+    name: `echolens ${[...words, '--help'].join(' ')}`,
+    args: [cli, ...words, '--help'],
+  })),
 ];
+const rounds = smoke ? ROUNDS : Math.min(ROUNDS, 7);
 
 function timeOnce(args: string[]): number {
   const start = performance.now();
@@ -37,6 +66,16 @@ function timeOnce(args: string[]): number {
   const elapsed = performance.now() - start;
   if (result.status !== 0) throw new Error(`node ${args.join(' ')} exited with ${result.status}: ${result.stderr}`);
   return elapsed;
+}
+
+/** JavaScript files the process opened (strace), or null without strace. */
+function openedScripts(args: string[]): number | null {
+  const trace = join(tmpdir(), `echolens-startup-${process.pid}.strace`);
+  const result = spawnSync('strace', ['-f', '-qq', '-e', 'trace=openat', '-o', trace, process.execPath, ...args], { stdio: 'ignore' });
+  if (result.error !== undefined || !existsSync(trace)) return null;
+  const lines = readFileSync(trace, 'utf8').split('\n');
+  rmSync(trace, { force: true });
+  return lines.filter((line) => /\.(?:m|c)?js", /u.test(line) && !/= -1 /u.test(line)).length;
 }
 
 function median(values: number[]): number {
@@ -48,7 +87,7 @@ function median(values: number[]): number {
 // One warm-up each so the first round does not pay for a cold file cache.
 for (const c of cases) timeOnce(c.args);
 const samples = cases.map(() => [] as number[]);
-for (let round = 0; round < ROUNDS; round++) {
+for (let round = 0; round < rounds; round++) {
   cases.forEach((c, i) => {
     samples[i]?.push(timeOnce(c.args));
   });
@@ -56,13 +95,14 @@ for (let round = 0; round < ROUNDS; round++) {
 
 const baseline = median(samples[0] as number[]);
 console.log(
-  `node ${process.version}, ${ROUNDS} interleaved rounds; load average ${loadavg()
+  `node ${process.version}, ${rounds} interleaved rounds; ${cpus().length} × ${cpus()[0]?.model ?? '?'}; load average ${loadavg()
     .map((x) => x.toFixed(2))
     .join(' ')}`,
 );
-console.log('| command | median ms | ratio to node -e 0 |');
-console.log('|---|---|---|');
+console.log('| command | median ms | ratio to node -e 0 | .js files opened |');
+console.log('|---|---|---|---|');
 cases.forEach((c, i) => {
   const m = median(samples[i] as number[]);
-  console.log(`| ${c.name} | ${m.toFixed(1)} | ${(m / baseline).toFixed(2)}× |`);
+  const files = openedScripts(c.args);
+  console.log(`| ${c.name} | ${m.toFixed(1)} | ${(m / baseline).toFixed(2)}× | ${files ?? 'n/a'} |`);
 });

@@ -1,4 +1,5 @@
 import { registerBuiltinAudits } from './audits.js';
+import { registerBuiltinSimProfiles } from './builtin-sims.js';
 
 /**
  * echolens — the library entry: the names a user imports (README "Library API").
@@ -49,6 +50,7 @@ export type { ContinuationCalibration, ContinuationConfig, ContinuationReport } 
 export { getAudit, listAudits, registerAudit, runAudit } from './experiment/index.js';
 export type { Audit, AuditRunner, RunAuditOptions } from './experiment/index.js';
 export { registerBuiltinAudits } from './audits.js';
+export { registerBuiltinSimProfiles } from './builtin-sims.js';
 
 // The run store (SQLite file or PostgreSQL URL).
 export { openStore, RunStore, SqliteRunStore } from './store/run-store.js';
@@ -70,5 +72,7 @@ export type { ReadSessionOptions, RedactFileOptions, RedactOptions } from './ses
 export type { Session } from './sessions/types.js';
 
 // The library is an entry point (like the CLI): importing it registers the built-in audits,
-// which the report, the gate, the viewer and compare read from the registry.
+// which the report, the gate, the viewer and compare read from the registry, and the built-in
+// simulated models (`sim:persona`, `sim:judge`, …), so a library run works offline as the CLI's does.
 registerBuiltinAudits();
+registerBuiltinSimProfiles();

@@ -44,6 +44,7 @@ const CURATED = [
   'listAudits',
   'registerAudit',
   'registerBuiltinAudits',
+  'registerBuiltinSimProfiles',
   'runAudit',
   // store
   'openStore',
@@ -79,7 +80,7 @@ describe('library API', () => {
   it("the README example's imports exist and are functions", () => {
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
     const section = readme.slice(readme.indexOf('## Library API'));
-    const example = /```ts\n([\s\S]*?)```/u.exec(section)?.[1] ?? '';
+    const example = /```(?:js|ts)\n([\s\S]*?)```/u.exec(section)?.[1] ?? '';
     const imports = [...example.matchAll(/import\s*\{([^}]*)\}\s*from\s*'echolens'/gu)].flatMap((m) =>
       (m[1] ?? '')
         .split(',')

@@ -66,7 +66,7 @@ export async function runAuditCommand<C, I, K, R, X>(audit: Audit<C, I, K, R, X>
   const run = await runAudit(audit, config, flags.db, { input: checked.input, ...(checked.specs ? { specs: checked.specs } : {}), runtime, measurement });
   if (run.interrupted) {
     // The audit's own counts describe a finished run; a stopped one says so and shows each stage's progress.
-    process.stdout.write(`${interruptedSummary(run.runId, flags.db, run.stopReason, run.stages ?? [], run.spendUsd).join('\n')}\n`);
+    process.stdout.write(`${interruptedSummary(run.runId, flags.db, run.stopReason, run.stages ?? [], run.spendUsd, run.unpricedCells).join('\n')}\n`);
   } else {
     process.stdout.write(`${audit.describeResult(run, flags.db)}\n`);
     if (run.stages && run.stages.length > 0) process.stdout.write(`stages: ${run.stages.map(stageLine).join('; ')}\n`);

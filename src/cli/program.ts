@@ -15,6 +15,12 @@ function baseProgram(): Command {
     .configureHelp({ sortSubcommands: false });
 }
 
+/** Command groups that read neither the audit registry nor the simulated models. */
+const REGISTRY_FREE_GROUPS = new Set(['sessions']);
+
+/** Command groups whose help texts read neither registry: `<group> … --help` loads neither (their actions do). */
+const HELP_REGISTRY_FREE_GROUPS = new Set(['ask', 'models', 'runs', 'worker', 'view', 'compare']);
+
 /** The top-level command a command line names (its first argument that is not an option), if any. */
 export function commandOf(args: readonly string[]): string | undefined {
   return args.find((arg) => !arg.startsWith('-'));
@@ -32,9 +38,15 @@ export async function buildProgram(args?: readonly string[]): Promise<Command> {
   const versionOnly = args !== undefined && command === undefined && args.length > 0 && args.every((a) => a === '-V' || a === '--version');
   if (!versionOnly) {
     // Simulated models and the built-in audits are registered only when a command may use them
-    // (the audits' command groups, report, gate, viewer and compare read the registry).
-    (await import('../builtin-sims.js')).registerBuiltinSimProfiles();
-    (await import('../audits.js')).registerBuiltinAudits();
+    // (the audits' command groups, report, gate, viewer and compare read the registry). The
+    // overview (`echolens --help`, no command) lists the groups from their summaries: every
+    // built-in audit has its group there, so it needs neither (and loads no audit module).
+    // `sessions` reads transcripts only: no audit or simulation module is loaded for it either.
+    const helpOnly = args?.some((a) => a === '--help' || a === '-h') === true;
+    if (command !== undefined && !REGISTRY_FREE_GROUPS.has(command) && !(helpOnly && HELP_REGISTRY_FREE_GROUPS.has(command))) {
+      (await import('../builtin-sims.js')).registerBuiltinSimProfiles();
+      (await import('../audits.js')).registerBuiltinAudits();
+    }
     await registerCommands(program, args ?? [], { all: args === undefined });
     addOutputFlagAliases(program);
   }
@@ -48,6 +60,29 @@ export async function buildProgram(args?: readonly string[]): Promise<Command> {
   return program;
 }
 
+/**
+ * Flags other tools use for what echolens names differently (promptfoo's and Inspect's `--model`, …):
+ * commander suggests only near spellings, so these get the echolens flag by name.
+ */
+const FLAG_REFLEXES: Record<string, string> = {
+  '--model': 'echolens names the model under test with --target (repeatable) and the judge with --judge, e.g. --target openai:gpt-4.1-mini',
+  '--models': 'echolens names the models under test with --target (repeatable), e.g. --target openai:gpt-4.1-mini --target anthropic:claude-sonnet-4-5',
+  '-m': 'echolens names the model under test with --target and the judge with --judge',
+  '--provider': 'the provider is part of the model ref: --target <provider>:<model>, e.g. --target openai:gpt-4.1-mini',
+  '--config': 'a config file is the command’s argument, not a flag: echolens persona run persona.yaml',
+  '--output': 'use -o / --out <file> (reports) or --report <file> (run)',
+  '--limit': 'limit the questions with --questions-limit <n> (memory), or --max-cost <usd> for spend',
+  '--budget': 'the spend limit is --max-cost <usd>',
+  '--grader': 'echolens names the judge with --judge',
+  '--scorer': 'echolens names the judge with --judge',
+};
+
+/** The hint for an unknown flag that another tool's users type by reflex, or null. */
+export function unknownOptionHint(message: string): string | null {
+  const flag = /unknown option '([^']+)'/u.exec(message)?.[1];
+  return flag === undefined ? null : (FLAG_REFLEXES[flag.split('=')[0] as string] ?? null);
+}
+
 /** Runs the CLI with a full argv (`[node, script, ...args]`); returns the exit code. Expected failures print one clear message, no stack. */
 export async function runCli(argv: readonly string[]): Promise<number> {
   try {
@@ -57,6 +92,10 @@ export async function runCli(argv: readonly string[]): Promise<number> {
   } catch (caught) {
     if (caught instanceof CommanderError) {
       // --help and --version end through here with exit code 0; every usage error is exit 2.
+      if (caught.code === 'commander.unknownOption') {
+        const hint = unknownOptionHint(caught.message);
+        if (hint !== null) process.stderr.write(`hint: ${hint}\n`);
+      }
       return caught.exitCode === 0 ? 0 : EXIT.usage;
     }
     // A full disk or a damaged store is an expected fault: one line naming it, exit 2.

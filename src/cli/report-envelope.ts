@@ -10,8 +10,10 @@ export function reportEnvelope(store: RunStore, runId: string, reports: Readonly
   const run = store.requireRun(runId);
   const account = accountRun(store, runId);
   const unfinished = (account.byStatus.failed ?? 0) + (account.byStatus.pending ?? 0);
-  const verdict = reportVerdict(run, reports, { total: account.cells, unfinished });
+  const verdict = reportVerdict(run, reports, { total: account.cells, unfinished }, account.notComputable);
   return {
+    /** The line a finished run ends with when its answers fail the sanity check (gate/sanity.ts), else null. */
+    notComputableLine: verdict.notComputable === undefined ? null : `verdict: NOT COMPUTABLE — ${verdict.notComputable}`,
     json: { verdict: verdict.verdict, simulated: verdict.simulated, gate: verdict, manifest: run.manifest },
     /** Inserts the verdict block after the Markdown report's title. */
     markdown: (report: string) => {

@@ -1,3 +1,4 @@
+import { spendText } from '../core/money.js';
 import type { Audit, AuditCsvRow, AuditSummaryLine } from '../experiment/audit.js';
 import { estimateCells, estimateLines } from '../models/estimate.js';
 import { loadPriceTable } from '../models/prices.js';
@@ -84,7 +85,7 @@ export const continuationAudit: Audit<ContinuationConfig, ContinuationInput, Con
     ],
   }),
   describeResult: (run, db) =>
-    `${run.resumed ? 'resumed' : 'started'} run ${run.runId} in ${db}: ${run.result.cells} cells at ${run.result.cutpoints} cutpoints, spend $${run.spendUsd.toFixed(4)}`,
+    `${run.resumed ? 'resumed' : 'started'} run ${run.runId} in ${db}: ${run.result.cells} cells at ${run.result.cutpoints} cutpoints, spend ${spendText(run.spendUsd, run.unpricedCells)}`,
   collect: collectContinuation,
   analyze: (collected, run, options) => analyzeContinuationRun(collected, run, options.B ? { resamples: Math.max(20_000, options.B) } : {}),
   async calibrate(options) {

@@ -207,7 +207,9 @@ export interface ContinuationRunResult {
   resumed: boolean;
   cells: number;
   interrupted: boolean;
+  /** Dollars over priced cells; `unpricedCells` had no known price (their cost is unknown). */
   spendUsd: number;
+  unpricedCells: number;
   plan: ContinuationPlan;
 }
 
@@ -222,7 +224,15 @@ export async function runContinuation(
     ? { ...sessions, materials, plan: planAndPrime(config, sessions.session, sessions.cross, materials) }
     : await continuationRunner.prepare(config);
   const run = await runAudit(continuationRunner, config, db, { runtime, input });
-  return { runId: run.runId, resumed: run.resumed, cells: run.result.cells, interrupted: run.interrupted, spendUsd: run.spendUsd, plan: input.plan };
+  return {
+    runId: run.runId,
+    resumed: run.resumed,
+    cells: run.result.cells,
+    interrupted: run.interrupted,
+    spendUsd: run.spendUsd,
+    unpricedCells: run.unpricedCells,
+    plan: input.plan,
+  };
 }
 
 export interface ScoredCell {

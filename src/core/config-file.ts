@@ -98,9 +98,10 @@ export function configFromOverrides<T>(schema: z.ZodType<T>, overrides: readonly
   }
   const parsed = schema.safeParse(data);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const key = (issue?.path ?? []).map((p) => String(p)).join('.');
-    throw new ConfigError(`${issue?.message ?? 'invalid value'} (from the command line)`, { field: key || '(root)' });
+    // The same message as in a config file: an unknown key gets its did-you-mean and the valid keys.
+    const { path, message } = describeIssues(schema, data, parsed.error.issues);
+    const key = path.map((p) => String(p)).join('.');
+    throw new ConfigError(`${message} (from a --set flag)`, { field: key || '(root)' });
   }
   return parsed.data;
 }

@@ -71,7 +71,10 @@ export interface AuditRunResult<Result> {
   interrupted: boolean;
   /** Why it stopped early (null when it finished). */
   stopReason: 'interrupted' | 'budget' | 'fatal' | null;
+  /** Dollars over the cells whose model has a known price. */
   spendUsd: number;
+  /** Cells answered by a model without a known price: the run's total cost is unknown when > 0. */
+  unpricedCells: number;
   result: Result;
   /** Each stage that ran, with the progress line's label and counts (re-asks are stages of their own). */
   stages?: StageTally[];
@@ -84,7 +87,12 @@ export interface AuditRunSummary {
   interrupted: boolean;
   /** Why the run stopped early (null when it finished): Ctrl-C, or the --max-cost budget. */
   stopReason: 'interrupted' | 'budget' | 'fatal' | null;
-  spendUsd: number;
+  /** What the run cost, or null when some cells' model has no known price (unknown, never $0). */
+  spendUsd: number | null;
+  /** Dollars over the cells whose model has a known price. */
+  pricedSpendUsd: number;
+  /** Cells answered by a model without a known price. */
+  unpricedCells: number;
   /** The budget in force, and one covering the whole grid's estimate (when a budget was set). */
   budget?: { maxCostUsd: number; suggestedUsd: string };
 }

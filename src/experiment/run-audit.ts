@@ -1,4 +1,5 @@
 import { ConfigError } from '../core/errors.js';
+import { spendOrNull } from '../core/money.js';
 import type { RunInfo, RunStore } from '../store/run-store.js';
 import type { StageDeclaration } from '../store/run-stages.js';
 import type { RunCellsResult } from '../store/runner.js';
@@ -87,12 +88,14 @@ export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, 
       : {}),
   };
   let spendUsd = 0;
+  let unpricedCells = 0;
   let stopped = false;
   let stopReason: AuditRunResult<X>['stopReason'] = null;
   const stages: StageTally[] = [];
   const tally = (stage: RunCellsResult, label: string) => {
     stages.push(stageTally(label, stage));
     spendUsd += stage.spendUsd;
+    unpricedCells += stage.unpricedCells;
     if (stage.stopReason !== null) {
       stopped = true;
       stopReason ??= stage.stopReason;
@@ -151,7 +154,7 @@ export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, 
   };
   try {
     const result = await audit.execute(context);
-    return { audit: audit.name, runId, resumed, interrupted: stopped, stopReason, spendUsd, result, stages };
+    return { audit: audit.name, runId, resumed, interrupted: stopped, stopReason, spendUsd, unpricedCells, result, stages };
   } finally {
     signals?.dispose();
     store.close();
@@ -202,7 +205,9 @@ export async function runCheckedAudit<C, I, X>(
     ...run.result,
     interrupted: run.interrupted,
     stopReason: run.stopReason,
-    spendUsd: run.spendUsd,
+    spendUsd: spendOrNull(run.spendUsd, run.unpricedCells),
+    pricedSpendUsd: run.spendUsd,
+    unpricedCells: run.unpricedCells,
     ...budget,
   };
 }

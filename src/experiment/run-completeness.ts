@@ -1,6 +1,7 @@
 import { EcholensError } from '../core/errors.js';
 import { type StageProgress, stageComplete } from '../store/run-stages.js';
 import type { RunInfo, RunStore } from '../store/run-store.js';
+import { storeWriter } from '../store/store-lock.js';
 
 /**
  * Whether a run is finished enough to analyse: status `done` and every stage it
@@ -30,6 +31,36 @@ export function runIncompleteness(store: RunStore, run: RunInfo): string | null 
   return incompleteRunMessage(run, store.stages(run.id));
 }
 
+/**
+ * "running in process N: 55 of 80 cells; …" when another live process holds the store's write lock
+ * and the run is not complete (its own command is still working on it), else null. Pure.
+ */
+export function runInProgressMessage(
+  run: Pick<RunInfo, 'id' | 'status'>,
+  stages: readonly StageProgress[],
+  writer: { pid: number; host: string } | null,
+  storeFile: string,
+): string | null {
+  if (writer === null || incompleteRunMessage(run, stages) === null) return null;
+  const settled = stages.reduce((n, s) => n + Math.min(s.settled, s.expected ?? s.settled), 0);
+  const expected = stages.reduce((n, s) => n + (s.expected ?? 0), 0);
+  const cells = expected > 0 ? `: ${settled} of ${expected} cells` : '';
+  return `run ${run.id} is running in process ${writer.pid} on ${writer.host}${cells}; run \`echolens runs list ${storeFile}\` to follow, and report or gate it when it has finished`;
+}
+
+/** A report or gate asked of a run another process is still running (exit code 4). */
+export class RunInProgressError extends EcholensError {
+  constructor(message: string) {
+    super('run_in_progress', message);
+  }
+}
+
+/** Throws {@link RunInProgressError} when another live process is running this (incomplete) run. */
+export function refuseRunInProgress(store: RunStore, run: RunInfo): void {
+  const message = runInProgressMessage(run, store.stages(run.id), storeWriter(store.file), store.file);
+  if (message !== null) throw new RunInProgressError(message);
+}
+
 /** A report asked of a run that has not finished every stage. */
 export class IncompleteRunError extends EcholensError {
   readonly runId: string;
@@ -43,6 +74,7 @@ export class IncompleteRunError extends EcholensError {
 /** Throws {@link IncompleteRunError} unless the run is complete. */
 export function requireCompleteRun(store: RunStore, runId: string): void {
   const run = store.requireRun(runId);
+  refuseRunInProgress(store, run);
   const message = runIncompleteness(store, run);
   if (message !== null) throw new IncompleteRunError(runId, message);
 }

@@ -1,3 +1,4 @@
+import { spendText } from '../core/money.js';
 import type { RunCellsResult } from '../store/runner-types.js';
 
 /**
@@ -40,12 +41,19 @@ const REASONS: Record<string, string> = {
  * has done against what it planned. Later stages are planned from earlier answers, so they are
  * named only as not started.
  */
-export function interruptedSummary(runId: string, db: string, stopReason: string | null, stages: readonly StageTally[], spendUsd: number): string[] {
+export function interruptedSummary(
+  runId: string,
+  db: string,
+  stopReason: string | null,
+  stages: readonly StageTally[],
+  spendUsd: number,
+  unpricedCells = 0,
+): string[] {
   const why = (stopReason !== null && REASONS[stopReason]) || 'stopped early';
   return [
     `run ${runId} in ${db} is INCOMPLETE (${why}); finished so far, per stage:`,
     ...stages.map((s) => `  ${stageLine(s)}`),
     '  later stages: not started (they are planned from the answers above)',
-    `spend so far $${spendUsd.toFixed(4)}`,
+    `spend so far ${spendText(spendUsd, unpricedCells)}`,
   ];
 }

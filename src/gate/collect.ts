@@ -2,7 +2,7 @@ import { ConfigError } from '../core/errors.js';
 import { findAudit, registeredAudits } from '../experiment/registry.js';
 import { designsOf } from '../experiment/measurement.js';
 import { analyzeAuditRun } from '../experiment/run-audit.js';
-import { runIncompleteness } from '../experiment/run-completeness.js';
+import { refuseRunInProgress, runIncompleteness } from '../experiment/run-completeness.js';
 import { accountRun } from '../report/report.js';
 import type { RunInfo, RunStore } from '../store/run-store.js';
 import type { GateRunInput } from './evaluate.js';
@@ -38,6 +38,8 @@ export function gateInput(store: RunStore, run: RunInfo, options: { B?: number }
   const unfinished = (account.byStatus.failed ?? 0) + (account.byStatus.pending ?? 0);
   const audit = findAudit(run.experiment);
   // A run that has not finished every stage is failed as it stands, never analysed (its analysis would read as clean).
+  // A run another process is still running is neither passed nor failed: the gate says so (exit 4).
+  refuseRunInProgress(store, run);
   const incomplete = runIncompleteness(store, run);
   if (incomplete !== null)
     return { runId: run.id, experiment: run.experiment, simulated: isSimulatedRun(run), cells: { total: account.cells, unfinished }, incomplete };
@@ -48,5 +50,6 @@ export function gateInput(store: RunStore, run: RunInfo, options: { B?: number }
     simulated: isSimulatedRun(run),
     ...(report === undefined ? {} : { report }),
     cells: { total: account.cells, unfinished },
+    ...(account.notComputable === null ? {} : { notComputable: account.notComputable }),
   };
 }

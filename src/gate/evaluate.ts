@@ -23,9 +23,17 @@ export interface GateRunInput {
   cells: { total: number; unfinished: number };
   /** Set when the run has not finished every stage (experiment/run-completeness.ts): the gate fails it unanalysed. */
   incomplete?: string;
+  /** Set when the targets' answers fail the sanity check (gate/sanity.ts): every check is skipped and the verdict is "not computable". */
+  notComputable?: string;
 }
 
-export type Verdict = 'pass' | 'fail';
+/** `not computable`: the answers cannot come from a model reading its requests (gate/sanity.ts); never a pass. */
+export type Verdict = 'pass' | 'fail' | 'not computable';
+
+/** Many verdicts as one: not computable over fail over pass. */
+export function overallVerdict(verdicts: readonly Verdict[]): Verdict {
+  return verdicts.includes('not computable') ? 'not computable' : verdicts.includes('fail') ? 'fail' : 'pass';
+}
 
 export interface GateResult {
   verdict: Verdict;
@@ -37,6 +45,9 @@ export interface GateResult {
 }
 
 function runChecks(run: GateRunInput, t: GateThresholds): GateCheck[] {
+  if (run.notComputable !== undefined) {
+    return [{ run: run.runId, audit: 'run', subject: run.runId, name: 'answers-vary', status: 'skipped', message: `not computable: ${run.notComputable}` }];
+  }
   if (run.incomplete !== undefined) {
     return [{ run: run.runId, audit: 'run', subject: run.runId, name: 'complete', status: 'fail', message: run.incomplete }];
   }
@@ -57,7 +68,7 @@ function runChecks(run: GateRunInput, t: GateThresholds): GateCheck[] {
 
 /** The checks each registered audit makes of the analysis the run carries for it. */
 function auditChecks(run: GateRunInput, thresholds: GateThresholds): GateCheck[] {
-  if (run.report === undefined) return [];
+  if (run.report === undefined || run.notComputable !== undefined) return [];
   const gate = findAudit(run.experiment)?.gate;
   return gate === undefined ? [] : gate.check(run.report, thresholds, run.runId);
 }
@@ -70,7 +81,7 @@ export function evaluateGate(runs: readonly GateRunInput[], thresholds: GateThre
   const counts: Record<CheckStatus, number> = { pass: 0, fail: 0, skipped: 0 };
   for (const c of checks) counts[c.status] += 1;
   return {
-    verdict: counts.fail > 0 ? 'fail' : 'pass',
+    verdict: runs.some((r) => r.notComputable !== undefined) ? 'not computable' : counts.fail > 0 ? 'fail' : 'pass',
     thresholds,
     simulated: runs.some((r) => r.simulated),
     checks,

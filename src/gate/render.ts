@@ -50,7 +50,8 @@ function cell(text: string): string {
 
 export function renderGateMarkdown(result: GateResult): string {
   const icon = { pass: '✅', fail: '❌', skipped: '⚠️' } as const;
-  const lines = [`## echolens gate: ${result.verdict === 'pass' ? '✅ pass' : '❌ fail'}`, ''];
+  const head = result.verdict === 'pass' ? '✅ pass' : result.verdict === 'fail' ? '❌ fail' : '⚠️ not computable';
+  const lines = [`## echolens gate: ${head}`, ''];
   if (result.simulated) {
     lines.push('> **Simulated models (`sim:`)**: these results come from deterministic simulations with planted effects and measure no real model.', '');
   }

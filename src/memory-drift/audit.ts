@@ -1,7 +1,8 @@
+import { spendText } from '../core/money.js';
 import type { Audit, AuditSummaryLine } from '../experiment/audit.js';
 import { estimateLines } from '../models/estimate.js';
 import { memoryHeadline, memorySection } from './report-html.js';
-import { type MemoryReport, scoreTrajectories } from './analysis.js';
+import { MIN_QUESTIONS, type MemoryReport, scoreTrajectories } from './analysis.js';
 import { type MemoryConfig, memoryConfigSchema } from './config.js';
 import { analyzeMemoryCollection, collectMemorySamples, type MemoryCollection } from './observations.js';
 import { memoryCsvRows } from './report-csv.js';
@@ -36,6 +37,9 @@ export const memoryAudit: Audit<MemoryConfig, MemoryRunInput, MemoryCollection, 
     return {
       lines: [
         `plan: ${dry.questions} questions × ${dry.conditions} conditions × ${config.targets.length} target(s) → ${dry.generationCells} generation cells (${dry.estimate.duplicates} duplicates), about ${dry.labelerCells} labeler cells (+ re-asks)${dry.judgeCells ? `, ${dry.judgeCells} refusal-judge cells` : ''}`,
+        dry.questions < MIN_QUESTIONS
+          ? `power: UNDERPOWERED — ${dry.questions} questions, below the ${MIN_QUESTIONS}-question rule: the report will list no significance and the validity verdict will be "undetermined"; run at least ${MIN_QUESTIONS} (questions.limit, or --questions-limit); \`echolens memory calibrate <config>\` gives the MDE of every test`
+          : `power: ${dry.questions} questions, at or above the ${MIN_QUESTIONS}-question rule; \`echolens memory calibrate <config>\` gives the power and MDE of every test of this design`,
         ...estimateLines(dry.estimate),
       ],
     };
@@ -48,7 +52,7 @@ export const memoryAudit: Audit<MemoryConfig, MemoryRunInput, MemoryCollection, 
     return (
       `${run.resumed ? 'resumed' : 'started'} run ${run.runId} in ${db}: ${r.generationCells} generation cells ` +
       `(${r.emptyGenerations} empty, ${r.failedGenerations} failed, ${r.noSteps} without steps; steps by ${methods || 'none'}), ` +
-      `${r.labelerItems} responses sent to the labeler (${r.invalidLabelings} invalid after re-asks, ${r.unansweredLabelings} unanswered), spend $${run.spendUsd.toFixed(4)}`
+      `${r.labelerItems} responses sent to the labeler (${r.invalidLabelings} invalid after re-asks, ${r.unansweredLabelings} unanswered), spend ${spendText(run.spendUsd, run.unpricedCells)}`
     );
   },
   collect: (store, run) => collectMemorySamples(store, run.id),

@@ -15,7 +15,7 @@ targets:
 labeler: anthropic:claude-sonnet-4-5   # maps each reasoning step to a value category (temperature 0)
 questions:
   source: builtin          # or file (with file: my.csv) or hf (with dataset: owner/name)
-  limit: 50
+  limit: 50                # at least 30 for significance (the 30-question rule); \`echolens memory calibrate\` gives the power
 conditions: all            # pragmatic noise, 10 persona and 10 life-event categories
 k: 2                       # samples per stimulus
 injection: prepend         # or system, memory-tool

@@ -67,6 +67,8 @@ describe('a run that produced nothing usable', () => {
       interrupted: false,
       stopReason: null,
       spendUsd: 0,
+      pricedSpendUsd: 0,
+      unpricedCells: 0,
     };
     expect(unusableStage(base, '/nonexistent.db')).toMatch(/no generation produced an answer with steps.*5 refused.*system prompt/);
     registerBuiltinSimProfiles();

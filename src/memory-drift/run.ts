@@ -664,7 +664,10 @@ export interface MemoryRunInput {
   fingerprint: string;
 }
 
-export type MemoryRunCounts = Omit<MemoryRunResult, 'runId' | 'resumed' | 'interrupted' | 'stopReason' | 'budget' | 'spendUsd'>;
+export type MemoryRunCounts = Omit<
+  MemoryRunResult,
+  'runId' | 'resumed' | 'interrupted' | 'stopReason' | 'budget' | 'spendUsd' | 'pricedSpendUsd' | 'unpricedCells'
+>;
 
 /** What a memory run records besides the config. */
 export function memoryRunOptions(config: MemoryConfig, stimuli: MemoryStimuli, fingerprint = stimuliFingerprint(stimuli)): MemoryRunOptions {
@@ -937,7 +940,9 @@ export interface LabelerCheckRunResult {
   invalidLabelings: number;
   unansweredLabelings: number;
   interrupted: boolean;
+  /** Dollars over priced cells; `unpricedCells` had no known price (their cost is unknown). */
   spendUsd: number;
+  unpricedCells: number;
 }
 
 /** Runs the relabelling passes as labeler cells (with re-asks) in a check run of the same store. */
@@ -994,6 +999,7 @@ export async function runLabelerCheck(
     unansweredLabelings: run.result.unanswered,
     interrupted: run.interrupted,
     spendUsd: run.spendUsd,
+    unpricedCells: run.unpricedCells,
   };
 }
 
@@ -1012,7 +1018,9 @@ export interface RaterRunResult {
   resumed: boolean;
   outcomes: Map<string, RaterOutcome>;
   interrupted: boolean;
+  /** Dollars over priced cells; `unpricedCells` had no known price (their cost is unknown). */
   spendUsd: number;
+  unpricedCells: number;
 }
 
 /** Rates questions on the four properties (one cell per question, re-asked on unparseable output). */
@@ -1063,5 +1071,12 @@ export async function runQuestionRater(
     },
   };
   const run = await runAudit(runner, config, db, { runtime, input: null, seed });
-  return { runId: run.runId, resumed: run.resumed, outcomes: run.result, interrupted: run.interrupted, spendUsd: run.spendUsd };
+  return {
+    runId: run.runId,
+    resumed: run.resumed,
+    outcomes: run.result,
+    interrupted: run.interrupted,
+    spendUsd: run.spendUsd,
+    unpricedCells: run.unpricedCells,
+  };
 }

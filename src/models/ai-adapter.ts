@@ -1,9 +1,9 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
-import { createAzure } from '@ai-sdk/azure';
-import { createDeepSeek } from '@ai-sdk/deepseek';
-import { createGoogleGenerativeAI } from '@ai-sdk/google';
-import { createGroq } from '@ai-sdk/groq';
-import { createMistral } from '@ai-sdk/mistral';
+import type * as AzureSdk from '@ai-sdk/azure';
+import type * as DeepSeekSdk from '@ai-sdk/deepseek';
+import type * as GoogleSdk from '@ai-sdk/google';
+import type * as GroqSdk from '@ai-sdk/groq';
+import type * as MistralSdk from '@ai-sdk/mistral';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { jsonSchema, type LanguageModel, type LanguageModelUsage, type ModelMessage, streamText, type Tool } from 'ai';
@@ -17,6 +17,7 @@ import { ModelCallError } from './errors.js';
 import type { ProviderSpec } from './providers.js';
 import type { ModelRef } from './ref.js';
 import type { FinishReason, GenerateOptions, ModelAdapter, ModelRequest, ModelResponse, TokenUsage, ToolCall, ToolDefinition } from './types.js';
+import { loadProviderPackage, OPTIONAL_PROVIDER_PACKAGES } from './optional-packages.js';
 
 export interface AdapterOptions {
   /** Where API keys and base-URL overrides are read (default `process.env`). */
@@ -81,6 +82,8 @@ export class AiSdkAdapter implements ModelAdapter {
   private readonly cloud: CloudProvider | undefined;
   /** SDK models by the extra body they add (see `modelFor`). */
   private readonly models = new Map<string, LanguageModel>();
+  /** The provider's optional SDK package (optional-packages.ts), loaded when the adapter is made. */
+  private readonly sdk: unknown;
 
   constructor(ref: string, parsed: ModelRef, spec: ProviderSpec, options: AdapterOptions = {}) {
     const env = options.env ?? process.env;
@@ -89,6 +92,9 @@ export class AiSdkAdapter implements ModelAdapter {
     this.modelId = parsed.model;
     this.spec = spec;
     this.options = options;
+    const optional = OPTIONAL_PROVIDER_PACKAGES[spec.kind];
+    // A missing optional SDK is found here, when the adapter is made: preflight reports it (exit 2, `npm i …`).
+    this.sdk = optional === undefined || isCloudKind(spec.kind) ? undefined : loadProviderPackage(optional, spec.name);
     if (isCloudKind(spec.kind)) {
       this.cloud = cloudProvider(ref, parsed, spec, env);
       this.baseURL = this.cloud.baseURL;
@@ -285,15 +291,15 @@ export class AiSdkAdapter implements ModelAdapter {
         return createAnthropic({ ...common, apiKey: this.apiKey ?? '' })(this.modelId);
       case 'azure':
         // The model id is the deployment name; `.chat` = chat completions (api-version v1).
-        return createAzure({ ...common, apiKey: this.apiKey ?? '' }).chat(this.modelId);
+        return (this.sdk as typeof AzureSdk).createAzure({ ...common, apiKey: this.apiKey ?? '' }).chat(this.modelId);
       case 'mistral':
-        return createMistral({ ...common, apiKey: this.apiKey ?? '' })(this.modelId);
+        return (this.sdk as typeof MistralSdk).createMistral({ ...common, apiKey: this.apiKey ?? '' })(this.modelId);
       case 'groq':
-        return createGroq({ ...common, apiKey: this.apiKey ?? '' })(this.modelId);
+        return (this.sdk as typeof GroqSdk).createGroq({ ...common, apiKey: this.apiKey ?? '' })(this.modelId);
       case 'deepseek':
-        return createDeepSeek({ ...common, apiKey: this.apiKey ?? '' })(this.modelId);
+        return (this.sdk as typeof DeepSeekSdk).createDeepSeek({ ...common, apiKey: this.apiKey ?? '' })(this.modelId);
       case 'google':
-        return createGoogleGenerativeAI({ ...common, apiKey: this.apiKey ?? '' })(this.modelId);
+        return (this.sdk as typeof GoogleSdk).createGoogleGenerativeAI({ ...common, apiKey: this.apiKey ?? '' })(this.modelId);
       default:
         return createOpenAICompatible({
           ...common,

@@ -1,9 +1,10 @@
-import { createAmazonBedrock } from '@ai-sdk/amazon-bedrock';
-import { createVertex } from '@ai-sdk/google-vertex';
+import type * as BedrockSdk from '@ai-sdk/amazon-bedrock';
+import type * as VertexSdk from '@ai-sdk/google-vertex';
 import type { LanguageModel } from 'ai';
 import { existsSync } from 'node:fs';
 import { ModelCallError } from './errors.js';
 import type { ProviderSpec } from './providers.js';
+import { loadProviderPackage } from './optional-packages.js';
 import type { ModelRef } from './ref.js';
 
 /**
@@ -27,8 +28,10 @@ type Env = Record<string, string | undefined>;
 export const DEFAULT_VERTEX_LOCATION = 'us-central1';
 
 export function cloudProvider(ref: string, parsed: ModelRef, spec: ProviderSpec, env: Env): CloudProvider {
-  if (spec.kind === 'vertex') return vertexProvider(ref, parsed, env);
-  if (spec.kind === 'bedrock') return bedrockProvider(ref, parsed, env);
+  // Optional SDKs (optional-packages.ts): a missing one is a config error naming `npm i …`.
+  if (spec.kind === 'vertex') return vertexProvider(ref, parsed, env, loadProviderPackage<typeof VertexSdk>('@ai-sdk/google-vertex', spec.name).createVertex);
+  if (spec.kind === 'bedrock')
+    return bedrockProvider(ref, parsed, env, loadProviderPackage<typeof BedrockSdk>('@ai-sdk/amazon-bedrock', spec.name).createAmazonBedrock);
   throw new Error(`unreachable: ${spec.name} is not a cloud provider`);
 }
 
@@ -43,7 +46,7 @@ export function vertexHost(location: string): string {
   return `https://${location}-aiplatform.googleapis.com`;
 }
 
-function vertexProvider(ref: string, parsed: ModelRef, env: Env): CloudProvider {
+function vertexProvider(ref: string, parsed: ModelRef, env: Env, createVertex: typeof VertexSdk.createVertex): CloudProvider {
   const root = trimSlash(parsed.baseURL ?? nonEmpty(env.GOOGLE_VERTEX_BASE_URL));
   const apiKey = nonEmpty(env.GOOGLE_VERTEX_API_KEY);
   if (apiKey !== undefined) {
@@ -92,7 +95,7 @@ function staticTokenClient(token: string): never {
   return { getAccessToken: async () => ({ token }) } as never;
 }
 
-function bedrockProvider(ref: string, parsed: ModelRef, env: Env): CloudProvider {
+function bedrockProvider(ref: string, parsed: ModelRef, env: Env, createAmazonBedrock: typeof BedrockSdk.createAmazonBedrock): CloudProvider {
   const region = nonEmpty(env.AWS_REGION) ?? nonEmpty(env.AWS_DEFAULT_REGION);
   if (region === undefined) {
     throw new ModelCallError('config', `${ref}: no AWS region; set the AWS_REGION environment variable`, {

@@ -267,19 +267,26 @@ export const EXPECTED_COST_MARGIN = 1.5;
 
 /** The token and dollar lines every `--dry-run` prints under its plan line. */
 export function estimateLines(e: PlanEstimate): string[] {
-  const unpriced = e.unpricedModels.length > 0 ? ` (no price for: ${e.unpricedModels.join(', ')})` : '';
+  // A model without a price makes the grid's cost unknown, never $0: the priced part is shown only beside it.
+  const noPrice = e.unpricedModels.length > 0 ? `no price for: ${e.unpricedModels.join(', ')}` : '';
+  const allUnpriced = e.unpricedModels.length > 0 && e.dollars.high === 0;
+  const range = `$${e.dollars.low.toFixed(2)} – $${e.dollars.high.toFixed(2)}`;
   const lines = [
     `input tokens ≈ ${e.inputTokens.toLocaleString('en-US')}; output tokens expected ≈ ${e.outputTokens.expected.toLocaleString('en-US')}, at most ${e.outputTokens.max.toLocaleString('en-US')}`,
-    `cost ≈ $${e.dollars.low.toFixed(2)} – $${e.dollars.high.toFixed(2)}${unpriced}`,
+    allUnpriced
+      ? `cost ≈ unknown (${noPrice}; \`--prices <file>\` adds one)`
+      : noPrice
+        ? `cost ≈ ${range} for the priced models + unknown (${noPrice}; \`--prices <file>\` adds one)`
+        : `cost ≈ ${range}`,
   ];
   const x = e.expected;
-  if (x !== undefined) {
+  if (x !== undefined && !allUnpriced) {
     const cacheNote =
       x.cachedInputTokens + x.cacheWriteTokens > 0
         ? ` (${x.cachedInputTokens.toLocaleString('en-US')} input tokens read from the prompt cache, ${x.cacheWriteTokens.toLocaleString('en-US')} written)`
         : '';
     lines.push(
-      `cost side by side: naive $${e.dollars.low.toFixed(2)} · expected with prompt caching $${x.dollars.toFixed(2)} · with --batch (batch × cache) $${x.batchDollars.toFixed(2)}${cacheNote}`,
+      `cost side by side${noPrice ? ' (priced models only)' : ''}: naive $${e.dollars.low.toFixed(2)} · expected with prompt caching $${x.dollars.toFixed(2)} · with --batch (batch × cache) $${x.batchDollars.toFixed(2)}${cacheNote}`,
     );
   }
   lines.push('nothing was called (--dry-run)');

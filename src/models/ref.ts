@@ -27,9 +27,13 @@ export function parseModelRef(ref: string): ModelRef {
   const text = ref.trim();
   const colon = text.indexOf(':');
   if (colon <= 0) {
+    // Inspect and LiteLLM spell a model provider/model: name the echolens spelling when the first part is a provider.
+    const slash = text.indexOf('/');
+    const head = slash > 0 ? text.slice(0, slash).toLowerCase() : '';
+    const hint = head !== '' && getProvider(head) !== undefined ? `; did you mean ${head}:${text.slice(slash + 1)}?` : '';
     throw new InvalidArgumentError(
       'model',
-      `"${text}" is not a model reference: expected provider:model[@baseURL] with provider one of ${providerNames().join(', ')}`,
+      `"${text}" is not a model reference: expected provider:model[@baseURL] with provider one of ${providerNames().join(', ')}${hint}`,
     );
   }
   const provider = text.slice(0, colon).toLowerCase();

@@ -1,3 +1,4 @@
+import { spendText } from '../core/money.js';
 import { isPresent } from '../core/maybe.js';
 import type { Audit, AuditSummaryLine } from '../experiment/audit.js';
 import { estimateLines } from '../models/estimate.js';
@@ -11,6 +12,7 @@ import { analyzePersonaRun, collectPersonaObservations, dryRunPersona, loadPerso
 import { personaCompare, personaOverTime } from './compare.js';
 import { personaGate } from './gate.js';
 import { PERSONA_STARTER } from './init-template.js';
+import { personaDesignCounts, personaDesignPower, personaPowerLine } from './design-power.js';
 import { personaLiveProbe, personaViewer } from './viewer.js';
 import { describePersonaUnits } from './units.js';
 import { personaExtrasSummary } from './extras-render.js';
@@ -21,6 +23,9 @@ export interface PersonaCollected {
   /** The sessions recorded in the run manifest (ids, files, compaction counters). */
   sessions: PersonaSessionInfo[];
 }
+
+/** Sessions as the analysis counts them (forks merged): 1 when positions are the unit. */
+const sessionUnits = (u: { unitOfInference: 'session' | 'position'; units: number }) => (u.unitOfInference === 'session' ? u.units : 1);
 
 const signed = (x: number) => (x >= 0 ? `+${x.toFixed(2)}` : x.toFixed(2));
 
@@ -33,18 +38,30 @@ export const personaAudit: Audit<PersonaConfig, Session[], PersonaCollected, Per
   configSchema: personaConfigSchema,
   loadConfig: loadPersonaConfig,
   dryRun(config, sessions, priceFile) {
-    const dry = dryRunPersona(config, personaRunner.plan(config, sessions), priceFile);
+    const specs = personaRunner.plan(config, sessions);
+    const dry = dryRunPersona(config, specs, priceFile);
     return {
       lines: [
         `plan: ${dry.targetCells} target cells (${dry.estimate.duplicates} duplicates), up to ${dry.judgeCells} judge cells`,
         ...describePersonaUnits(personaUnits(config, sessions)).map((line) => `units: ${line}`),
+        personaPowerLine(
+          personaDesignPower(
+            personaDesignCounts(specs, {
+              units: sessionUnits(personaUnits(config, sessions)),
+              targets: config.targets.length,
+              primaryCategory: config.analysis.primaryCategory,
+            }),
+            { effect: config.analysis.strongThreshold },
+          ),
+          config.analysis.strongThreshold,
+        ),
         ...estimateLines(dry.estimate),
         "before spending: `echolens persona calibrate <config>` shows the false-positive rate, CI coverage, power and minimum detectable Δ of every test this design's report makes (simulated, no model calls)",
       ],
     };
   },
   describeResult: (run, db) =>
-    `${run.resumed ? 'resumed' : 'started'} run ${run.runId} in ${db}: ${run.result.targetCells} target cells, ${run.result.judgeCells} judgements requested, ${run.result.invalidJudgements} invalid ones excluded, spend $${run.spendUsd.toFixed(4)}`,
+    `${run.resumed ? 'resumed' : 'started'} run ${run.runId} in ${db}: ${run.result.targetCells} target cells, ${run.result.judgeCells} judgements requested, ${run.result.invalidJudgements} invalid ones excluded, spend ${spendText(run.spendUsd, run.unpricedCells)}`,
   collect: (store, run) => ({
     observations: collectPersonaObservations(store, run.id),
     sessions: (run.manifest.options as { sessions?: PersonaSessionInfo[] } | undefined)?.sessions ?? [],

@@ -13,7 +13,9 @@ name: persona-audit
 sessions:
   - ~/.claude/projects/<project>/<session>.jsonl   # Claude Code or Codex CLI transcripts (paths relative to this file)
 positions:
-  - uniform: 12            # 12 snapshot positions over agent steps; or { deciles: true } or { steps: [100, 500] }
+  - uniform: 24            # 24 snapshot positions over agent steps: 80% power at |Δ| = 0.3 (strong drift) under the
+                           # documented variance assumptions (the dry run prints MDE and power); the paper's 12 reach about 50%.
+                           # Or { deciles: true } or { steps: [100, 500] }
 arms: [real, filler]       # real context vs a length- and structure-matched filler context
 mitigations: [none]        # add a-anchor, placebo_iso_recipe, … to test what restores the register
 samples: 1

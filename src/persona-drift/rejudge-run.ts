@@ -1,4 +1,5 @@
 import { ConfigError } from '../core/errors.js';
+import { spendOrNull } from '../core/money.js';
 import type { AuditRunner, AuditRunSummary } from '../experiment/audit.js';
 import { budgetProblems, type PreflightProblem, PreflightError, preflightProblems, splitKeyProblems } from '../experiment/preflight.js';
 import { runAudit } from '../experiment/run-audit.js';
@@ -124,7 +125,9 @@ export async function rejudgePersonaRun(db: string, prepared: PreparedRejudge, r
     resumed: run.resumed,
     interrupted: run.interrupted,
     stopReason: run.stopReason,
-    spendUsd: run.spendUsd,
+    spendUsd: spendOrNull(run.spendUsd, run.unpricedCells),
+    pricedSpendUsd: run.spendUsd,
+    unpricedCells: run.unpricedCells,
     answers: plan.answers,
     judges: plan.stages.map((stage) => stage.judge),
     judgeCells: plan.stages.reduce((n, stage) => n + stage.items.length, 0),

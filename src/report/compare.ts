@@ -63,7 +63,7 @@ const cell = markdownText;
 export const COMPARE_CAPTION =
   'B − A with a 95% interval from a paired bootstrap over the design units both runs share; "shared units" = each run\'s statistic recomputed on those units (what the difference is of), "own estimate" = each run\'s estimate over all its units, as its own report shows it';
 
-const verdictText = (v: ReportVerdict) => `${v.verdict === 'fail' ? 'FAIL' : 'PASS'}${v.simulated ? ' (SIMULATED models)' : ''}`;
+const verdictText = (v: ReportVerdict) => `${v.verdict.toUpperCase()}${v.simulated ? ' (SIMULATED models)' : ''}`;
 
 export function renderCompareMarkdown(pairs: readonly ComparedPair[]): string {
   const lines = ['# echolens compare', ''];

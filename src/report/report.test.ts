@@ -26,7 +26,12 @@ describe('report of a run whose model output is hostile', () => {
   beforeAll(async () => {
     registerBuiltinSimProfiles();
     registerBuiltinAudits();
-    registerSimProfile({ name: 'hostile', description: 'SIMULATION: answers with XSS payloads', answer: () => ({ text: PAYLOAD }) });
+    // The payload with a part that depends on the whole request: one fixed answer to everything would (rightly) make the verdict "not computable".
+    registerSimProfile({
+      name: 'hostile',
+      description: 'SIMULATION: answers with XSS payloads',
+      answer: (request) => ({ text: `${PAYLOAD} (${JSON.stringify(request.messages).length})` }),
+    });
     db = join(mkdtempSync(join(tmpdir(), 'echolens-report-')), 'hostile.db');
     const config = personaConfigSchema.parse({
       sessions: [join(packageRoot(), 'data', 'demo', 'claude-session.jsonl')],

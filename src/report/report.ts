@@ -1,6 +1,7 @@
 import { stringify as stringifyYaml } from 'yaml';
 import { materialsMarkdown, materialsSummary, procedureSummary, runMaterialsOf } from '../materials/report.js';
 import { ConfigError } from '../core/errors.js';
+import { spendOrNull, spendText } from '../core/money.js';
 import { AUDIT_CSV_COLUMNS, type AnalyzedRun, type AnyAudit, type AuditHeadlineTarget } from '../experiment/audit.js';
 import { findAudit, registeredAudits } from '../experiment/registry.js';
 import { analyzeAuditRun } from '../experiment/run-audit.js';
@@ -9,7 +10,8 @@ import { measurementOf, runsOfDesign } from '../experiment/measurement.js';
 import { type DesignHistory, storeHistory } from './history.js';
 import { trendSection } from './trend.js';
 import type { RunInfo, RunStore } from '../store/run-store.js';
-import { reportVerdict, verdictMarkdown, type ReportVerdict } from '../gate/verdict.js';
+import { answerSanity } from '../gate/sanity.js';
+import { overallVerdict, reportVerdict, verdictMarkdown, type ReportVerdict } from '../gate/verdict.js';
 import { html, page, type RawHtml, REPORT_PAGE_STYLE, REPORT_STYLE } from './html.js';
 import { csvCell } from '../core/csv.js';
 
@@ -24,7 +26,9 @@ export type ReportFormat = 'html' | 'md' | 'json' | 'csv';
 export interface RunAccounting {
   cells: number;
   byStatus: Record<string, number>;
+  /** Dollars over the priced cells (the JSON report's `spendUsd` is null when `unpricedCells` > 0). */
   spendUsd: number;
+  /** Cells with tokens but no known price: the run's cost is unknown, never $0. */
   unpricedCells: number;
   inputTokens: number;
   outputTokens: number;
@@ -34,6 +38,8 @@ export interface RunAccounting {
   providerCacheHits: number;
   /** Cells whose answer was reused from another run in the same store. */
   sharedWithOtherRuns: number;
+  /** Why the targets' answers cannot be analysed (one answer to everything, context ignored), or null (gate/sanity.ts). */
+  notComputable: string | null;
 }
 
 export function accountRun(store: RunStore, runId: string): RunAccounting {
@@ -50,6 +56,7 @@ export function accountRun(store: RunStore, runId: string): RunAccounting {
     cacheWriteTokens: 0,
     providerCacheHits: 0,
     sharedWithOtherRuns: 0,
+    notComputable: answerSanity(cells),
   };
   const seen = new Set<string>();
   for (const cell of cells) {
@@ -147,7 +154,7 @@ function manifestEntries(run: RunInfo, accounting: RunAccounting): Array<[string
         .map(([k, v]) => `${k} ${v}`)
         .join(', ')})`,
     ],
-    ['spend', `$${accounting.spendUsd.toFixed(4)}${accounting.unpricedCells > 0 ? ` + ${accounting.unpricedCells} cells without a known price` : ''}`],
+    ['spend', spendText(accounting.spendUsd, accounting.unpricedCells)],
     [
       'tokens',
       `${accounting.inputTokens.toLocaleString('en-US')} in (${accounting.cachedInputTokens.toLocaleString('en-US')} from provider cache, ${accounting.cacheWriteTokens.toLocaleString('en-US')} written), ${accounting.outputTokens.toLocaleString('en-US')} out`,
@@ -176,6 +183,8 @@ function isSimulated(run: RunInfo): boolean {
 
 /** The first-screen cards of one run: the audit's headline, else its viewer summary lines. */
 function headlineOf(r: ExperimentRunReport): AuditHeadlineTarget[] {
+  const reason = r.accounting.notComputable;
+  if (reason !== null) return [{ target: r.run.experiment, verdict: `not computable: ${reason}`, tone: 'neutral', numbers: [] }];
   if (!r.audit || !r.analyzed) return [{ target: r.run.experiment, verdict: 'no registered audit', tone: 'neutral', numbers: [] }];
   if (r.audit.render.headline) return r.audit.render.headline(r.analyzed);
   return [
@@ -242,7 +251,12 @@ function latestMeasurementTrend(store: RunStore, run: RunInfo): DesignHistory | 
 /** The gate's verdict on a report already computed (the run's own `gate:` thresholds over the defaults). */
 export function verdictOfReport(r: ExperimentRunReport): ReportVerdict {
   const unfinished = (r.accounting.byStatus.failed ?? 0) + (r.accounting.byStatus.pending ?? 0);
-  return reportVerdict(r.run, r.analyzed ? { [r.run.experiment]: r.analyzed.report } : {}, { total: r.accounting.cells, unfinished });
+  return reportVerdict(
+    r.run,
+    r.analyzed ? { [r.run.experiment]: r.analyzed.report } : {},
+    { total: r.accounting.cells, unfinished },
+    r.accounting.notComputable,
+  );
 }
 
 /** The first screen in Markdown: a line per target with its verdict and key numbers. */
@@ -258,7 +272,7 @@ export function renderMarkdownReport(reports: readonly ExperimentRunReport[]): s
       const head = `<!-- run ${r.run.id} (${r.run.experiment}) -->\n`;
       // Verdict, simulated banner and manifest first, so a pasted report cannot pass for a real one.
       const sim = verdictMarkdown(r.run, verdictOfReport(r));
-      const spend = `Spend $${r.accounting.spendUsd.toFixed(4)}; ${r.accounting.cells} cells; ${r.accounting.providerCacheHits} provider cache hits.\n\n`;
+      const spend = `Spend ${spendText(r.accounting.spendUsd, r.accounting.unpricedCells)}; ${r.accounting.cells} cells; ${r.accounting.providerCacheHits} provider cache hits.\n\n`;
       const glance = glanceMarkdown(r);
       const materials = `\n${materialsMarkdown(runMaterialsOf(r.run.manifest.options))}`;
       if (r.audit && r.analyzed)
@@ -273,7 +287,7 @@ export function renderJsonReport(reports: readonly ExperimentRunReport[]): strin
   return JSON.stringify(
     {
       schema: 'echolens.report/1',
-      verdict: verdicts.some((v) => v.verdict === 'fail') ? 'fail' : 'pass',
+      verdict: overallVerdict(verdicts.map((v) => v.verdict)),
       simulated: verdicts.some((v) => v.simulated),
       runs: reports.map((r, i) => ({
         runId: r.run.id,
@@ -282,7 +296,8 @@ export function renderJsonReport(reports: readonly ExperimentRunReport[]): strin
         simulated: verdicts[i]?.simulated ?? false,
         verdict: verdicts[i],
         manifest: r.run.manifest,
-        accounting: r.accounting,
+        // Unknown cost is null in JSON, never 0; the priced part travels beside it.
+        accounting: { ...r.accounting, spendUsd: spendOrNull(r.accounting.spendUsd, r.accounting.unpricedCells), pricedSpendUsd: r.accounting.spendUsd },
         ...(r.audit && r.analyzed ? { [r.audit.name]: r.audit.render.json(r.analyzed) } : {}),
       })),
     },

@@ -110,7 +110,12 @@ export function formatProgress(snapshot: ProgressSnapshot, options: FormatProgre
   parts.push([`${formatRate(rate)}/s`, 3]);
   parts.push([`ETA ${remaining === 0 ? '0s' : rate > 0 ? formatDuration((remaining / rate) * 1000) : '?'}`, Number.POSITIVE_INFINITY]);
   parts.push([`tokens ${formatCount(snapshot.tokens.inputTokens)} in / ${formatCount(snapshot.tokens.outputTokens)} out`, 0]);
-  parts.push([options.budgetUsd === undefined ? money(snapshot.spendUsd) : `${money(snapshot.spendUsd)} of $${options.budgetUsd}`, Number.POSITIVE_INFINITY]);
+  // A model without a price costs "unknown", never $0.
+  const unpriced = snapshot.unpricedCells ?? 0;
+  const spent = unpriced === 0 ? money(snapshot.spendUsd) : snapshot.spendUsd > 0 ? `${money(snapshot.spendUsd)} + unknown` : 'cost unknown';
+  // Before any call has answered, the spend is not known to be $0 (the model may have no price): shown only against a budget.
+  if (called > 0 || options.budgetUsd !== undefined)
+    parts.push([options.budgetUsd === undefined ? spent : `${spent} of $${options.budgetUsd}`, Number.POSITIVE_INFINITY]);
   if (snapshot.empty > 0) parts.push([`${snapshot.empty} empty`, 6]);
   if (snapshot.failed > 0) parts.push([`${snapshot.failed} failed`, 7]);
   if (snapshot.inFlight > 0) parts.push([`${snapshot.inFlight} running`, 2]);

@@ -118,6 +118,7 @@ export class RunTally {
       calls: this.calls,
       tokens: { ...this.tokens },
       spendUsd: this.spendUsd,
+      unpricedCells: this.unpriced,
       elapsedMs: this.now() - this.startedAt,
       ...(last ? { last } : {}),
     };

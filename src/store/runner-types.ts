@@ -29,6 +29,8 @@ export interface ProgressSnapshot {
   calls: number;
   tokens: TokenUsage;
   spendUsd: number;
+  /** Cells answered by a model without a known price: their cost is unknown, not $0. */
+  unpricedCells?: number;
   elapsedMs: number;
   /** The last cell that finished, when the snapshot follows one. */
   last?: { key: string; status: CellResult['status']; cached: boolean };

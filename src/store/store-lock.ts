@@ -10,7 +10,7 @@ import { InputError } from '../core/errors.js';
  * host, pid not alive: the holder crashed or was killed) is taken over, so a SIGKILLed
  * run resumes without manual cleanup. Re-opening in the same process shares the lock.
  */
-interface LockInfo {
+export interface LockInfo {
   pid: number;
   host: string;
   started: string;
@@ -94,4 +94,15 @@ export function releaseStoreLock(file: string): void {
   } catch {
     // Already gone.
   }
+}
+
+/**
+ * The live process writing a store, other than this one, or null: its lock file names a pid that
+ * is alive on this host (or any pid on another host, which cannot be checked).
+ */
+export function storeWriter(file: string): LockInfo | null {
+  if (file === ':memory:' || file.startsWith('postgres')) return null;
+  const info = readLock(lockPath(file));
+  if (info === null || (info.host === hostname() && (info.pid === process.pid || !alive(info.pid)))) return null;
+  return info;
 }

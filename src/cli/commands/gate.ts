@@ -82,7 +82,7 @@ export function registerGate(program: Command): void {
         '',
         'Thresholds: flags win over --config, which wins over the `gate:` section recorded in the run’s own config,',
         `which wins over the defaults (${failsByDefault.length > 0 ? `${listText(failsByDefault)} fail; ` : ''}at most 5% failed cells).`,
-        'Exit codes: 0 every check passed, 1 a check failed, 2 bad usage or an unreadable store.',
+        'Exit codes: 0 every check passed, 1 a check failed or the verdict is not computable (answers that cannot come from a model reading its requests), 2 bad usage or an unreadable store.',
         'Runs on sim: models are flagged SIMULATED: their verdict measures nothing real.',
         'Without --run, each design’s latest measurement is gated. With --baseline, only the change from the baseline is gated',
         '(a sign-flip test over the sampled units with the interval that inverts it; docs/over-time.md).',
@@ -144,6 +144,7 @@ export function registerGate(program: Command): void {
       if (summaryFile) appendFileSync(summaryFile, renderGateMarkdown(result));
       const out = format === 'json' ? `${JSON.stringify(result, null, 2)}\n` : format === 'md' ? renderGateMarkdown(result) : renderGateText(result);
       process.stdout.write(out);
-      if (result.verdict === 'fail') process.exitCode = 1;
+      // Not computable is never a pass: the gate fails (exit 1) and says why.
+      if (result.verdict !== 'pass') process.exitCode = 1;
     });
 }

@@ -1,3 +1,4 @@
+import { spendText } from '../../core/money.js';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
@@ -79,7 +80,7 @@ export function registerMemoryMitigation(memory: Command): void {
         process.stdout.write(
           `${result.resumed ? 'resumed' : 'started'} run ${result.runId}: ${card.counts.prompts} prompts, ${card.counts.candidates.done ?? 0} candidates; ` +
             `judged ${j.judged}, uncertain ${j.uncertain}, invalid ${j.invalid}; ${card.counts.sympreference_pairs} SymPreference pairs, ` +
-            `mixed ${card.counts.mixed.total}, quick ${card.counts.quick_subset}; spend $${result.spendUsd.toFixed(4)}\nwrote ${out}/ (trl/, openrlhf/, data-card.json, data-card.md)\n`,
+            `mixed ${card.counts.mixed.total}, quick ${card.counts.quick_subset}; spend ${spendText(result.spendUsd, result.unpricedCells)}\nwrote ${out}/ (trl/, openrlhf/, data-card.json, data-card.md)\n`,
         );
       } finally {
         stop.dispose();

@@ -1,3 +1,4 @@
+import { spendOrNull, spendText } from '../../core/money.js';
 import { materialsMarkdown, runMaterials } from '../../materials/report.js';
 import { writeFileSync } from 'node:fs';
 import { requireCompleteRun } from '../../experiment/run-completeness.js';
@@ -253,7 +254,9 @@ function registerMemoryRun(memory: Command): void {
           ...result.result,
           interrupted: result.interrupted,
           stopReason: result.stopReason,
-          spendUsd: result.spendUsd,
+          spendUsd: spendOrNull(result.spendUsd, result.unpricedCells),
+          pricedSpendUsd: result.spendUsd,
+          unpricedCells: result.unpricedCells,
         },
         options.db,
       );
@@ -270,6 +273,7 @@ function registerMemoryRun(memory: Command): void {
           const report = memoryReport(store, result.runId);
           const envelope = reportEnvelope(store, result.runId, { memory: report });
           process.stdout.write(`${memoryHeadlines(report, envelope.json.simulated).join('\n')}\n`);
+          if (envelope.notComputableLine !== null) process.stdout.write(`${envelope.notComputableLine}\n`);
           if (options.report) {
             const collection = collectMemorySamples(store, result.runId);
             const reference = await memoryReferenceMetric(store, result.runId);
@@ -425,7 +429,7 @@ function registerMemoryCurate(memory: Command): void {
         const toRate = set.questions.filter((_, i) => options.rateAll || base[i]!.keywordVerdict !== 'drop');
         const result = await runQuestionRater(options.db, toRate, options.rater, options.maxCost ? { maxCostUsd: options.maxCost } : {});
         for (const [id, outcome] of result.outcomes) rated.set(id, outcome);
-        raterNote = ` rater ${options.rater}: ${toRate.length} questions in run ${result.runId} (${options.db}), spend $${result.spendUsd.toFixed(4)}${result.interrupted ? '; stopped early — re-run to resume' : ''}.`;
+        raterNote = ` rater ${options.rater}: ${toRate.length} questions in run ${result.runId} (${options.db}), spend ${spendText(result.spendUsd, result.unpricedCells)}${result.interrupted ? '; stopped early — re-run to resume' : ''}.`;
         if (result.interrupted) process.exitCode = 3;
       }
       const rows: CurationRow[] = base.map((row) => {
@@ -509,7 +513,7 @@ function registerMemoryLabelerCheck(memory: Command): void {
         ...(options.maxCost ? { maxCostUsd: options.maxCost } : {}),
       });
       process.stderr.write(
-        `${result.resumed ? 'resumed' : 'started'} check run ${result.runId}: ${result.items} responses × ${result.passes} labelings, ${result.invalidLabelings} invalid after re-asks, ${result.unansweredLabelings} unanswered, spend $${result.spendUsd.toFixed(4)}\n`,
+        `${result.resumed ? 'resumed' : 'started'} check run ${result.runId}: ${result.items} responses × ${result.passes} labelings, ${result.invalidLabelings} invalid after re-asks, ${result.unansweredLabelings} unanswered, spend ${spendText(result.spendUsd, result.unpricedCells)}\n`,
       );
       if (result.interrupted) {
         process.stderr.write('the check stopped early; run the same command again to resume\n');

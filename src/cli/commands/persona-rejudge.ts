@@ -1,3 +1,4 @@
+import { spendText } from '../../core/money.js';
 import type { Command } from 'commander';
 import { interruptedSummary, stageLine } from '../../experiment/stage-tally.js';
 import { suggestedBudget } from '../../experiment/preflight.js';
@@ -59,7 +60,9 @@ export function registerPersonaRejudge(persona: Command): void {
       }
       const result = await rejudgePersonaRun(db, prepared, runtime);
       if (result.interrupted) {
-        process.stdout.write(`${interruptedSummary(result.runId, db, result.stopReason, result.stages, result.spendUsd).join('\n')}\n`);
+        process.stdout.write(
+          `${interruptedSummary(result.runId, db, result.stopReason, result.stages, result.pricedSpendUsd, result.unpricedCells).join('\n')}\n`,
+        );
         const maxCost = runtime.maxCostUsd ?? prepared.config.limits.maxCostUsd;
         const budget =
           checked.estimate && maxCost !== undefined && maxCost !== null ? { maxCostUsd: maxCost, suggestedUsd: suggestedBudget(checked.estimate) } : undefined;
@@ -68,7 +71,7 @@ export function registerPersonaRejudge(persona: Command): void {
         return;
       }
       process.stdout.write(
-        `rejudged run ${result.runId} in ${db}: ${result.answers} stored probe answers × ${result.judges.join(', ')} = ${result.judgeCells} judgements, ${result.calls} model calls (stored cells are not called again), ${result.invalidJudgements} invalid ones excluded, spend $${result.spendUsd.toFixed(4)}; no target was called\n`,
+        `rejudged run ${result.runId} in ${db}: ${result.answers} stored probe answers × ${result.judges.join(', ')} = ${result.judgeCells} judgements, ${result.calls} model calls (stored cells are not called again), ${result.invalidJudgements} invalid ones excluded, spend ${spendText(result.pricedSpendUsd, result.unpricedCells)}; no target was called\n`,
       );
       if (result.stages.length > 0) process.stdout.write(`stages: ${result.stages.map(stageLine).join('; ')}\n`);
       process.stdout.write(`report: echolens persona report ${db} --run ${result.runId}\n`);

@@ -1,4 +1,5 @@
 import { materialsMarkdown, runMaterials } from '../../materials/report.js';
+import { InvalidArgumentError } from '../../core/errors.js';
 import type { Command } from 'commander';
 import { requireCompleteRun } from '../../experiment/run-completeness.js';
 import { runAuditCommand } from '../audit-run.js';
@@ -63,6 +64,7 @@ export function registerPersona(persona: Command): void {
           const report = personaReport(store, result.runId);
           const envelope = reportEnvelope(store, result.runId, { persona: report });
           process.stdout.write(`${personaHeadlines(report, envelope.json.simulated).join('\n')}\n`);
+          if (envelope.notComputableLine !== null) process.stdout.write(`${envelope.notComputableLine}\n`);
           if (options.report)
             emit(`${envelope.markdown(renderPersonaMarkdown(report))}\n${materialsMarkdown(runMaterials(store, result.runId))}`, options.report);
         } finally {
@@ -77,8 +79,11 @@ export function registerPersona(persona: Command): void {
     .description(
       "before spending: simulate this config's exact design and print, for every test the report makes, the false-positive rate at α = 0.05 (± Monte Carlo SE), 95% CI coverage, power at |Δ| = 0.30 and the minimum detectable Δ at 80% power",
     )
-    .argument('<config>', 'YAML config (see docs/persona-config.md)')
+    .argument('[config]', 'YAML config (see docs/persona-config.md); without one, --session (and optionally --target, --judge) as for `persona run`')
     .option('--set <key=value>', SET_FLAG_HELP, collect, [])
+    .option('--session <file>', 'replace the sessions with this transcript; repeatable (as in `persona run`)', collect, [])
+    .option('--target <model>', 'replace the targets with this model ref; repeatable (as in `persona run`; only their number matters here)', collect, [])
+    .option('--judge <model>', 'replace the judges with this model ref; repeatable (as in `persona run`)', collect, [])
     .option('--replicates <n>', 'simulated runs per world (null, and each planted effect the design has)', positiveNumber('--replicates'), 400)
     .option('--seed <n>', 'seed of the simulation', (v: string) => Number.parseInt(v, 10), 42)
     .option(
@@ -112,9 +117,20 @@ export function registerPersona(persona: Command): void {
       'after',
       '\nRuns the report\'s own analysis in-process on simulated judge scores (no store, no model calls). The simulated\ntargets and judges measure nothing about any model: the numbers describe what this design can and cannot detect.\nSee docs/statistics.md ("Persona drift") for the variance model and its defaults.',
     )
-    .action(async (configFile: string, options) => {
+    .action(async (configFile: string | undefined, options) => {
       oneOf('--format', ['text', 'json'], options.format);
-      const config = loadPersonaConfig(configFile, options.set);
+      // The same flags as `persona run`, meaning the same: a calibration of the design that run would make.
+      const overrides: string[] = [...options.set];
+      if (options.target.length > 0) overrides.push(`targets=${JSON.stringify(options.target)}`);
+      if (options.judge.length > 0) overrides.push(`judges=${JSON.stringify(options.judge)}`);
+      if (options.session.length > 0) overrides.push(`sessions=${JSON.stringify(options.session)}`);
+      if (configFile === undefined) {
+        if (options.session.length === 0) throw new InvalidArgumentError('[config]', 'name a config file, or --session <file> (as for `persona run`)');
+        // Only the number of targets and judges shapes the design: simulated ones stand in when none are named.
+        if (options.target.length === 0) overrides.push('targets=["sim:persona"]');
+        if (options.judge.length === 0) overrides.push('judges=["sim:judge"]');
+      }
+      const config = configFile === undefined ? personaConfigFromFlags(overrides) : loadPersonaConfig(configFile, overrides);
       const design = calibrationDesignFromConfig(config, plannedItems(config, loadPersonaStimuli()), {
         ...(options.sessions ? { sessions: Math.round(options.sessions) } : {}),
         ...(options.positions ? { positionsPerSession: Math.round(options.positions) } : {}),

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename } from 'node:path';
 import type { Command } from 'commander';
@@ -42,7 +43,8 @@ export function registerSessions(sessions: Command): void {
       if (options.since !== undefined && Number.isNaN(Date.parse(options.since))) {
         throw new InvalidArgumentError('--since', `not a date: "${options.since}"`);
       }
-      const found = await discoverSessions(rootsFrom(options), tool ? { tool } : {});
+      const roots = rootsFrom(options);
+      const found = await discoverSessions(roots, tool ? { tool } : {});
       const cache = options.cache === false ? undefined : await SummaryCache.open();
       const summaries = await summarizeSessions(found.sessions, cache ? { cache } : {});
       await cache?.save();
@@ -59,6 +61,8 @@ export function registerSessions(sessions: Command): void {
       }
       for (const w of found.warnings) process.stderr.write(`warning: ${w}\n`);
       process.stdout.write(formatList(selected, summaries.length));
+      // Nothing found: say where we looked, so a wrong folder is visible.
+      if (summaries.length === 0) process.stdout.write(searchedLines(roots, tool).join('\n') + '\n');
     });
 
   sessions
@@ -171,6 +175,18 @@ interface IngestOptions extends RootOptions {
   tool?: string;
   json?: boolean;
   cache?: boolean;
+}
+
+/** The folders `sessions list` searched, and how to point it elsewhere. */
+export function searchedLines(roots: DiscoveryRoots, tool?: SessionTool): string[] {
+  const claude = tool === 'codex' ? [] : roots.claude;
+  const codex = tool === 'claude' ? [] : roots.codex;
+  return [
+    'searched:',
+    ...claude.map((dir) => `  ${dir} (Claude Code${existsSync(dir) ? '' : ', not present'})`),
+    ...codex.map((dir) => `  ${dir} (Codex CLI${existsSync(dir) ? '' : ', not present'})`),
+    'other folders: --claude-dir <dir> / --codex-home <dir> (or CLAUDE_CONFIG_DIR / CODEX_HOME)',
+  ];
 }
 
 function rootsFrom(options: RootOptions): DiscoveryRoots {

@@ -1,3 +1,4 @@
+import { spendOrNull } from '../../core/money.js';
 import type { Command } from 'commander';
 import { InputError } from '../../core/errors.js';
 import { isPostgresUrl, openStore } from '../../store/run-store.js';
@@ -60,7 +61,7 @@ export function registerWorker(program: Command): void {
         });
         for (const ended of result.ended) process.stderr.write(`run ${ended.runId} ${ended.status}: ${ended.message}\n`);
         process.stdout.write(
-          `${JSON.stringify({ worker: result.owner, written: result.written, done: result.done, empty: result.empty, failed: result.failed, calls: result.calls, spendUsd: result.spendUsd, refused: result.refused })}\n`,
+          `${JSON.stringify({ worker: result.owner, written: result.written, done: result.done, empty: result.empty, failed: result.failed, calls: result.calls, spendUsd: spendOrNull(result.spendUsd, result.unpricedCells), unpricedCells: result.unpricedCells, refused: result.refused })}\n`,
         );
       } finally {
         signals.dispose();

@@ -26,7 +26,9 @@ export interface DpoRunResult {
   mixed: PreferenceRecord[];
   quick: PreferenceRecord[];
   card: DataCard;
+  /** Dollars over priced cells; `unpricedCells` had no known price (their cost is unknown). */
   spendUsd: number;
+  unpricedCells: number;
 }
 
 function increment(record: Record<string, number>, key: string, by = 1): void {
@@ -56,9 +58,11 @@ export async function runDpoPairs(config: DpoConfig, db: string, runtime: StageR
   const { store, runId, resumed } = openExperimentRun(db, 'memory-dpo', config, config.seed, { questionSource: questionSet.source });
   try {
     let spend = 0;
+    let unpriced = 0;
     let complete = true;
     const generation = await runStage(store, runId, plan.cells, { ...runtime, label: 'dpo candidates' });
     spend += generation.spendUsd;
+    unpriced += generation.unpricedCells;
     if (generation.interrupted || generation.stopReason !== null) complete = false;
 
     const candidateCounts: Record<string, number> = { planned: plan.cells.length, done: 0, empty: 0, failed: 0, pending: 0 };
@@ -107,6 +111,7 @@ export async function runDpoPairs(config: DpoConfig, db: string, runtime: StageR
       const judged = await runParsedStage(store, runId, judgeItems, config.judgeReasks, { ...runtime, label: 'dpo judge' });
       for (const stage of judged.stages) {
         spend += stage.spendUsd;
+        unpriced += stage.unpricedCells;
         if (stage.interrupted || stage.stopReason !== null) complete = false;
       }
       judged.outcomes.forEach((outcome, i) => {
@@ -169,6 +174,7 @@ export async function runDpoPairs(config: DpoConfig, db: string, runtime: StageR
       const rewritten = await runParsedStage(store, runId, items, rewrite.reasks, { ...runtime, label: 'dpo rewrite' });
       for (const stage of rewritten.stages) {
         spend += stage.spendUsd;
+        unpriced += stage.unpricedCells;
         if (stage.interrupted || stage.stopReason !== null) complete = false;
       }
       Object.assign(rewriteCounts, { ok: 0, invalid: 0, unanswered: 0, pairs_dropped: 0 });
@@ -250,7 +256,19 @@ export async function runDpoPairs(config: DpoConfig, db: string, runtime: StageR
       per_category: perCategory,
       files: {},
     };
-    return { runId, resumed, complete, prompts: plan.prompts, candidates: byPrompt, sym, mixed: mix.records, quick, card, spendUsd: spend };
+    return {
+      runId,
+      resumed,
+      complete,
+      prompts: plan.prompts,
+      candidates: byPrompt,
+      sym,
+      mixed: mix.records,
+      quick,
+      card,
+      spendUsd: spend,
+      unpricedCells: unpriced,
+    };
   } finally {
     store.close();
   }

@@ -428,7 +428,7 @@ export function cellPage(
         )}${attempts.length > verdicts.length ? html`<p class="muted">${attempts.length} judge calls in all (re-asks after unparseable output).</p>` : ''}`
       : html``;
   const usage = result
-    ? html`<p class="muted">status ${result.status} · ${result.attempts} attempt(s) · ${result.usage.inputTokens.toLocaleString('en-US')} tokens in (${result.usage.cachedInputTokens.toLocaleString('en-US')} cached), ${result.usage.outputTokens.toLocaleString('en-US')} out · ${result.latencyMs === null ? 'latency —' : `${result.latencyMs} ms`} · ${result.costUsd === null ? 'cost —' : `$${result.costUsd.toFixed(5)}`}${result.finishReason ? ` · finish ${result.finishReason}` : ''}${result.errorMessage ? html` · <span class="error">${result.errorClass}: ${result.errorMessage}</span>` : ''}</p>`
+    ? html`<p class="muted">status ${result.status} · ${result.attempts} attempt(s) · ${result.usage.inputTokens.toLocaleString('en-US')} tokens in (${result.usage.cachedInputTokens.toLocaleString('en-US')} cached), ${result.usage.outputTokens.toLocaleString('en-US')} out · ${result.latencyMs === null ? 'latency —' : `${result.latencyMs} ms`} · ${result.costUsd === null ? 'cost unknown (no price)' : `$${result.costUsd.toFixed(5)}`}${result.finishReason ? ` · finish ${result.finishReason}` : ''}${result.errorMessage ? html` · <span class="error">${result.errorClass}: ${result.errorMessage}</span>` : ''}</p>`
     : html``;
   const nb = view.neighbours;
   const params = nb ? filterParams(nb.filter) : {};

@@ -150,6 +150,7 @@ export async function runCellsShared(store: PgRunStore, runId: string, specs: re
         calls,
         tokens: { ...tokens },
         spendUsd: spend,
+        unpricedCells: unpriced,
         elapsedMs: now() - startedAt,
         ...(last ? { last } : {}),
       };

@@ -1,5 +1,7 @@
 import { createRequire } from 'node:module';
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
+import { ConfigError } from '../../core/errors.js';
+import { isMissingPackage, missingPackageMessage } from '../../models/optional-packages.js';
 
 /**
  * A synchronous PostgreSQL connection. The store interface is synchronous (every
@@ -125,12 +127,20 @@ export class SyncPgClient {
   constructor(url: string, options: SyncClientOptions = {}) {
     this.timeoutMs = (options.retryForMs ?? 60_000) + 30 * 60_000;
     const require = createRequire(import.meta.url);
+    // `pg` is an optional dependency: only a postgres:// store needs it.
+    let pgPath: string;
+    try {
+      pgPath = require.resolve('pg');
+    } catch (error) {
+      if (isMissingPackage(error, 'pg')) throw new ConfigError(missingPackageMessage('pg', 'a postgres:// run store'), { field: 'db' });
+      throw error;
+    }
     const { port1, port2 } = new MessageChannel();
     this.flag = new Int32Array(new SharedArrayBuffer(4));
     this.port = port1;
     this.worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { pgPath: require.resolve('pg'), port: port2, flag: this.flag, url, retryForMs: options.retryForMs ?? 60_000 },
+      workerData: { pgPath, port: port2, flag: this.flag, url, retryForMs: options.retryForMs ?? 60_000 },
       transferList: [port2],
     });
     // The thread never keeps the process alive: an unclosed store does not hang a CLI.

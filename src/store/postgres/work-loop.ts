@@ -67,7 +67,9 @@ export interface WorkResult {
   failed: number;
   /** Calls (attempts) this worker made. */
   calls: number;
+  /** Dollars over priced calls; `unpricedCells` answered without a known price (cost unknown). */
   spendUsd: number;
+  unpricedCells: number;
   /** Results refused because another worker's answer stood already. */
   refused: number;
   /** Runs this worker stopped (budget) or failed (fatal burst), with the message. */
@@ -92,7 +94,7 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
   const costOf = options.costOf ?? (await defaultCostOf());
   const adapterOf = adapterCache(options.adapterFor ?? defaultAdapterFactory);
   const shared = store.shared;
-  const result: WorkResult = { owner, written: 0, done: 0, empty: 0, failed: 0, calls: 0, spendUsd: 0, refused: 0, ended: [] };
+  const result: WorkResult = { owner, written: 0, done: 0, empty: 0, failed: 0, calls: 0, spendUsd: 0, unpricedCells: 0, refused: 0, ended: [] };
 
   const stopper = new AbortController();
   const stopNow = () => stopper.abort();
@@ -211,6 +213,7 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
     outcome = { ...outcome, attemptsRecorded: 1 };
     result.calls += outcome.attempts;
     result.spendUsd += outcome.costUsd ?? 0;
+    if (outcome.costUsd === null && outcome.usage.inputTokens + outcome.usage.outputTokens > 0) result.unpricedCells += 1;
     const committed = await commit({ key: cell.key, runId: cell.runId, outcome });
     const written = committed.written;
     outcome = committed.outcome;

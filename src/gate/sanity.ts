@@ -1,0 +1,90 @@
+/**
+ * The sanity check every audit's verdict passes through: answers that cannot come from a model
+ * reading its requests. A misconfigured endpoint (a fixed reply, a mock left in place) or a cache
+ * in front of it keyed on too little (the last message only) makes every arm look alike, so every
+ * drift statistic is zero with a zero-width interval — which would read as a clean PASS. When a
+ * target's answers look like that, the run's verdict is "not computable", with the reason.
+ * Pure: it reads the cells it is given.
+ */
+
+/** The part of a cell the check reads (a store's `RunCellResultRecord` has it). */
+export interface SanityCell {
+  model: string;
+  /** The cell's key: different requests have different keys. */
+  key: string;
+  /** The cell's labels in the run: `stage` says which cells are the targets' answers, `arm` / `condition` the arm. */
+  labels: Readonly<Record<string, unknown>>;
+  result: { status: string; text: string | null; toolCalls?: readonly { name: string; arguments?: unknown }[] };
+}
+
+/** Stages whose cells are the answers of the models under test (judges and labelers may answer alike). */
+const ANSWER_STAGES = new Set(['target', 'generation']);
+/** Labels naming the arm (the context a prompt is asked in). */
+const ARM_LABELS = ['arm', 'condition', 'tier', 'stimulus_id', 'anchorArm'];
+
+/** Fewest answered cells of a target with different requests before the check judges it. */
+export const SANITY_MIN_CELLS = 4;
+/** Fewest prompts asked in several arms before "answers ignore the arm" is judged. */
+export const SANITY_MIN_GROUPS = 3;
+
+function answerOf(cell: SanityCell): string {
+  const calls = cell.result.toolCalls ?? [];
+  const text = (cell.result.text ?? '').trim();
+  return calls.length === 0 ? text : `${text}\u0000${JSON.stringify(calls.map((c) => [c.name, c.arguments ?? null]))}`;
+}
+
+const excerpt = (text: string) => {
+  const flat = text.replace(/\s+/gu, ' ');
+  return JSON.stringify(flat.length > 60 ? `${flat.slice(0, 57)}…` : flat);
+};
+
+/** The cell's labels without its arm: cells that differ only in their arm share it. */
+function promptKey(labels: Readonly<Record<string, unknown>>): string {
+  const rest = Object.entries(labels)
+    .filter(([k]) => !ARM_LABELS.includes(k))
+    .sort(([a], [b]) => a.localeCompare(b));
+  return JSON.stringify(rest);
+}
+
+/**
+ * The reason the run's answers are not usable, or null. Two rules, per model under test:
+ * - one distinct answer to all of at least SANITY_MIN_CELLS different requests;
+ * - the same prompt asked in different arms (contexts) always gets the same answer, over at least
+ *   SANITY_MIN_GROUPS prompts: the context never reached the model (a cache keyed on the last
+ *   message, an endpoint that drops the history).
+ */
+export function answerSanity(cells: readonly SanityCell[]): string | null {
+  const byModel = new Map<string, Map<string, SanityCell>>();
+  for (const cell of cells) {
+    if (!ANSWER_STAGES.has(String(cell.labels.stage)) || cell.result.status !== 'done' || answerOf(cell) === '') continue;
+    const cellsOf = byModel.get(cell.model) ?? new Map<string, SanityCell>();
+    cellsOf.set(cell.key, cell);
+    byModel.set(cell.model, cellsOf);
+  }
+  const reasons: string[] = [];
+  for (const [model, byKey] of byModel) {
+    const answered = [...byKey.values()];
+    if (answered.length < SANITY_MIN_CELLS) continue;
+    if (new Set(answered.map(answerOf)).size === 1) {
+      reasons.push(
+        `${model} gave one and the same answer (${excerpt(answerOf(answered[0] as SanityCell))}) to all ${answered.length} different requests: a likely endpoint or cache problem (a fixed reply, a mock, or a cache in front of the model), not a model reading its context`,
+      );
+      continue;
+    }
+    const groups = new Map<string, { arms: Set<string>; answers: Set<string> }>();
+    for (const cell of answered) {
+      const key = promptKey(cell.labels);
+      const group = groups.get(key) ?? { arms: new Set<string>(), answers: new Set<string>() };
+      group.arms.add(JSON.stringify(ARM_LABELS.map((k) => cell.labels[k] ?? null)));
+      group.answers.add(answerOf(cell));
+      groups.set(key, group);
+    }
+    const asked = [...groups.values()].filter((g) => g.arms.size >= 2);
+    if (asked.length >= SANITY_MIN_GROUPS && asked.every((g) => g.answers.size === 1)) {
+      reasons.push(
+        `${model} gave the same answer to each of ${asked.length} prompts whatever arm (context) it was asked in: the context never reached the model — a likely cache keyed on the last message, or an endpoint that drops the conversation`,
+      );
+    }
+  }
+  return reasons.length === 0 ? null : reasons.join('; ');
+}
