@@ -8,6 +8,7 @@ import type { CellOutcome, RunStore } from '../store/run-store.js';
 import type { CellLabels, CellSpec, RunManifest } from '../store/types.js';
 import { CONTEXT_ARMS, type PersonaConfig, personaConfigSchema, personaProcedure } from './config.js';
 import { type ArchiveCell, archiveArmName, CONTENT_POSITION } from './interchange-cells.js';
+import { archivePathPart } from './interchange-confine.js';
 import type { ArchiveRead } from './interchange-files.js';
 import { JUDGE_LABELS } from './judge.js';
 import { decodePersonaTargetLabels, isPersonaTargetCell, resolveJudgeVerdicts } from './labels.js';
@@ -226,8 +227,7 @@ export function importArchive(
   return { runId, targetCells: cells.length, judgeCells, targets: config.targets, judges: [...judges].sort(), procedure: procedure.name };
 }
 
-/** A file name part from a free name (model refs contain `:` and `/`). */
-const safe = (name: string) => name.replace(/[^A-Za-z0-9._-]+/gu, '-');
+const safe = archivePathPart;
 
 export interface ExportResult {
   files: Array<{ path: string; value: unknown }>;
@@ -254,7 +254,7 @@ export function exportRun(store: RunStore, runId: string): ExportResult {
   });
   const targetCells = cells.filter((c) => isPersonaTargetCell(c.labels));
   const decoded = targetCells.map((c) => ({ cell: c, l: decodePersonaTargetLabels(c.labels, c.key) }));
-  const skipped: Record<string, number> = {};
+  const skipped: Record<string, number> = Object.create(null);
   const probes = decoded.filter(({ l }) => {
     if (l.surface === 'probe') return true;
     skipped[l.surface] = (skipped[l.surface] ?? 0) + 1;
@@ -339,7 +339,8 @@ export function exportRun(store: RunStore, runId: string): ExportResult {
   for (const [target, records] of byTarget) {
     // The consolidation script reads one context slice per condition: only a one-position design fits.
     if (new Set(records.map((r) => `${r.session}\u0000${r.position}`)).size !== 1) continue;
-    const conditions: Record<string, { results: unknown[] }> = {};
+    // Condition names are data (`__proto__` is a name like any other): a map without a prototype.
+    const conditions: Record<string, { results: unknown[] }> = Object.create(null);
     for (const { record } of records) {
       const arm = String(record.arm);
       const condition = conditions[arm] ?? { results: [] };
