@@ -14,10 +14,26 @@ const MiB = 1024 * 1024;
 
 /** The default cap on one JSON / YAML file read whole (an archive's cell, a config, a manifest). */
 export const MAX_JSON_FILE_BYTES = 64 * MiB;
+/** The cap on a data file read whole (a question set, a benchmark table, a materials file). */
+export const MAX_DATA_FILE_BYTES = 512 * MiB;
 /** The default cap on everything one archive import reads. */
 export const MAX_ARCHIVE_BYTES = 1024 * MiB;
 /** The deepest nesting accepted in JSON read from a user file (echolens's own files need < 20). */
 export const MAX_JSON_DEPTH = 64;
+
+/** An InputError about a user file; `reason` is the message without the file's location (for callers that add their own words). */
+export class UserFileError extends InputError {
+  readonly reason: string;
+  constructor(reason: string, where: { file?: string; line?: number; field?: string }, options?: { cause?: unknown }) {
+    super(reason, where, options);
+    this.reason = reason;
+  }
+}
+
+/** The reason of a UserFileError, else the error's message (for `cannot read X: <reason>` messages). */
+export function userFileReason(error: unknown): string {
+  return error instanceof UserFileError ? error.reason : (error as Error).message;
+}
 
 export interface Where {
   /** The file as the message should name it (default: the path). */
@@ -25,7 +41,8 @@ export interface Where {
   field?: string;
 }
 
-function kindOf(stats: Stats): string {
+/** What a file that is not a regular file is ("a FIFO (named pipe)", "a character device", …). */
+export function describeFileKind(stats: Pick<Stats, 'isFIFO' | 'isCharacterDevice' | 'isBlockDevice' | 'isSocket' | 'isDirectory' | 'isSymbolicLink'>): string {
   if (stats.isFIFO()) return 'a FIFO (named pipe)';
   if (stats.isCharacterDevice()) return 'a character device';
   if (stats.isBlockDevice()) return 'a block device';
@@ -58,12 +75,12 @@ export function openRegularFile(path: string, where: Where = {}): { fd: number; 
           : code === 'EISDIR'
             ? 'a directory'
             : (error as Error).message;
-    throw new InputError(`cannot read: ${reason}`, { file, ...(where.field ? { field: where.field } : {}) }, { cause: error });
+    throw new UserFileError(`cannot open: ${reason}`, { file, ...(where.field ? { field: where.field } : {}) }, { cause: error });
   }
   const stats = fstatSync(fd);
   if (!stats.isFile()) {
     closeSync(fd);
-    throw new InputError(`cannot read: ${kindOf(stats)}, not a regular file`, { file, ...(where.field ? { field: where.field } : {}) });
+    throw new UserFileError(`${describeFileKind(stats)}, not a regular file: not read`, { file, ...(where.field ? { field: where.field } : {}) });
   }
   return { fd, size: stats.size };
 }
@@ -83,7 +100,7 @@ export function readUserFile(path: string, options: Where & { maxBytes?: number;
   const maxBytes = options.maxBytes ?? MAX_JSON_FILE_BYTES;
   const file = options.file ?? path;
   const tooBig = (size: string) =>
-    new InputError(`too large: ${size}, over the ${sizeText(maxBytes)} limit for ${options.what ?? 'a file read whole'}`, {
+    new UserFileError(`too large: ${size}, over the ${sizeText(maxBytes)} limit for ${options.what ?? 'a file read whole'}`, {
       file,
       ...(options.field ? { field: options.field } : {}),
     });
@@ -164,7 +181,7 @@ export function parseUserJson(text: string, where: Where & { maxDepth?: number }
   const file = where.file ?? '(input)';
   const deep = jsonTextTooDeep(text, where.maxDepth ?? MAX_JSON_DEPTH);
   if (deep) {
-    throw new InputError(`nested more than ${where.maxDepth ?? MAX_JSON_DEPTH} levels deep (at offset ${deep.offset})`, {
+    throw new UserFileError(`nested more than ${where.maxDepth ?? MAX_JSON_DEPTH} levels deep (at offset ${deep.offset})`, {
       file,
       field: where.field ?? '(root)',
     });
@@ -172,7 +189,7 @@ export function parseUserJson(text: string, where: Where & { maxDepth?: number }
   try {
     return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (error) {
-    throw new InputError(`not valid JSON: ${parseMessage(error)}`, { file, field: where.field ?? '(root)' }, { cause: error });
+    throw new UserFileError(`not valid JSON: ${parseMessage(error)}`, { file, field: where.field ?? '(root)' }, { cause: error });
   }
 }
 
@@ -204,7 +221,7 @@ export function badPathSegment(segment: string): string | undefined {
 export function checkPathSegment(segment: string, where: Where): string {
   const bad = badPathSegment(segment);
   if (bad !== undefined) {
-    throw new InputError(`unsafe as a file or folder name: ${bad}`, {
+    throw new UserFileError(`unsafe as a file or folder name: ${bad}`, {
       ...(where.file ? { file: where.file } : {}),
       ...(where.field ? { field: where.field } : {}),
     });
@@ -226,13 +243,13 @@ export function isInside(root: string, path: string): boolean {
 export function resolveInside(root: string, relativePath: string, where: Where = {}): string {
   const file = where.file ?? relativePath;
   const field = where.field ?? 'path';
-  if (relativePath.includes('\u0000')) throw new InputError('unsafe path: a NUL character', { file, field });
+  if (relativePath.includes('\u0000')) throw new UserFileError('unsafe path: a NUL character', { file, field });
   if (isAbsolute(relativePath) || /^[A-Za-z]:/u.test(relativePath) || relativePath.startsWith('\\')) {
-    throw new InputError('unsafe path: absolute, must stay inside the output folder', { file, field });
+    throw new UserFileError('unsafe path: absolute, must stay inside the output folder', { file, field });
   }
   for (const part of relativePath.split(/[/\\]/u)) checkPathSegment(part, { file, field });
   const out = resolve(root, relativePath);
-  if (!isInside(root, out)) throw new InputError('unsafe path: outside the output folder', { file, field });
+  if (!isInside(root, out)) throw new UserFileError('unsafe path: outside the output folder', { file, field });
   return out;
 }
 
@@ -250,9 +267,9 @@ export function confinedEntry(root: string, path: string, where: Where = {}): Co
   try {
     real = realpathSync(path);
   } catch (error) {
-    throw new InputError('a symbolic link that leads nowhere (broken or looping)', { file }, { cause: error });
+    throw new UserFileError('a symbolic link that leads nowhere (broken or looping)', { file }, { cause: error });
   }
-  if (!isInside(realpathSync(root), real)) throw new InputError('a symbolic link to outside the archive; not followed', { file });
+  if (!isInside(realpathSync(root), real)) throw new UserFileError('a symbolic link to outside the archive; not followed', { file });
   const target = statSync(real);
   return target.isFile() ? 'file' : target.isDirectory() ? 'directory' : 'other';
 }

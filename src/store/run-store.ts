@@ -3,6 +3,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Writable } from 'node:stream';
 import Database from 'better-sqlite3';
+import { checkStorePath } from './store-path.js';
 import { acquireStoreLock, releaseStoreLock } from './store-lock.js';
 import { canonicalJson } from '../core/canonical-json.js';
 import { InputError, InvalidArgumentError } from '../core/errors.js';
@@ -88,6 +89,7 @@ export class SqliteRunStore implements RunStore {
 
   static open(file: string, options: OpenStoreOptions = {}): SqliteRunStore {
     if (typeof file !== 'string' || file === '') throw new InvalidArgumentError('file', 'must be a store path');
+    checkStorePath(file, options.readonly === true);
     let db: Database.Database;
     const sidecarsBefore = options.readonly === true && !existsSync(`${file}-wal`) && !existsSync(`${file}-shm`);
     // A new store's folder is made (`--db runs/x.db` in a fresh checkout); a reader never creates one.

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { collect, finiteNumber, integerIn, oneOf } from '../options.js';
@@ -26,13 +26,14 @@ import {
 } from '../../memory-drift/mitigation/reward.js';
 import { loadMemoryConfig, planMemoryGeneration, resolveMemoryStimuli } from '../../memory-drift/run.js';
 import { loadBuiltinOntology, loadOntologyFile, ontologySymbols, UNMAPPED } from '../../memory-drift/ontology.js';
+import { readUserText, userFileReason } from '../../core/user-files.js';
 
 /** A file's text; a file that cannot be read is an input error saying what it was for. */
 function readInput(file: string, what: string): string {
   try {
-    return readFileSync(file, 'utf8');
+    return readUserText(file);
   } catch (error) {
-    throw new InputError(`cannot read ${what}: ${(error as Error).message}`, { file });
+    throw new InputError(`cannot read ${what}: ${userFileReason(error)}`, { file });
   }
 }
 
