@@ -3,6 +3,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Writable } from 'node:stream';
 import Database from 'better-sqlite3';
+import { scrubAnswer } from './answer-scrub.js';
 import { checkStorePath } from './store-path.js';
 import { acquireStoreLock, releaseStoreLock } from './store-lock.js';
 import { canonicalJson } from '../core/canonical-json.js';
@@ -414,8 +415,8 @@ export class SqliteRunStore implements RunStore {
     const info = this.statements.recordResult.run(
       outcome.status,
       outcome.attempts,
-      outcome.text,
-      outcome.reasoning,
+      scrubAnswer(outcome.text, this.secrets),
+      scrubAnswer(outcome.reasoning, this.secrets),
       outcome.finishReason,
       outcome.responseModel,
       u.inputTokens,

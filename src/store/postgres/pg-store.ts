@@ -4,6 +4,7 @@ import { canonicalJson } from '../../core/canonical-json.js';
 import { InputError, InvalidArgumentError } from '../../core/errors.js';
 import type { ModelRequest, ToolCall } from '../../models/types.js';
 import { BlobCache, decodeRequest, encodeRequest } from '../blobs.js';
+import { scrubAnswer } from '../answer-scrub.js';
 import { type CellIdentity, replaceSecretValues, scrubSecrets, secretValuesFromEnv } from '../keys.js';
 import { requestKeys } from '../request-hash.js';
 import {
@@ -419,8 +420,8 @@ export class PgRunStore implements RunStore {
       params: [
         outcome.status,
         outcome.attempts,
-        outcome.text,
-        outcome.reasoning,
+        scrubAnswer(outcome.text, this.secrets),
+        scrubAnswer(outcome.reasoning, this.secrets),
         outcome.finishReason,
         outcome.responseModel,
         u.inputTokens,
