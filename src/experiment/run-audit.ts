@@ -8,6 +8,7 @@ import type { AnalyzedRun, AnalyzeOptions, Audit, AuditRunContext, AuditRunner, 
 import { suggestedBudget } from './preflight.js';
 import { afterStage } from './stage-hooks.js';
 import { type StageTally, stageTally } from './stage-tally.js';
+import { setResponseRedaction } from '../store/answer-scrub.js';
 import { attachExperimentRun, installStopSignals, openExperimentRun, runParsedStage, runStage, type StageRuntime } from './runtime.js';
 
 /**
@@ -60,6 +61,11 @@ export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, 
   } catch (error) {
     store.close();
     throw error;
+  }
+  // `redactResponses: true`: personal data in answers is replaced before they are stored (docs/sessions.md).
+  if ((config as { redactResponses?: unknown }).redactResponses === true) {
+    const { redactPiiText } = await import('../sessions/redact/pii.js');
+    setResponseRedaction(redactPiiText);
   }
   const signals = runtime.signal ? undefined : installStopSignals();
   const limits = audit.limits(config);
@@ -148,6 +154,7 @@ export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, 
     return { audit: audit.name, runId, resumed, interrupted: stopped, stopReason, spendUsd, result, stages };
   } finally {
     signals?.dispose();
+    setResponseRedaction(undefined);
     store.close();
   }
 }

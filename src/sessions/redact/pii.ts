@@ -2,7 +2,7 @@ import { isIPv4, isIPv6 } from 'node:net';
 import nlp from 'compromise';
 import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
 import { findPhoneNumbersInText } from 'libphonenumber-js';
-import { type ClassCounts, keep, type Piece, placeholder } from './pieces.js';
+import { type ClassCounts, joinPieces, keep, type Piece, placeholder } from './pieces.js';
 
 /**
  * Personal data in transcripts (docs/sessions.md, "Personal data"): person names (compromise's
@@ -67,7 +67,7 @@ const DNI = /\b\d{8}-?[A-Z]\b/gu;
 const DNI_LETTERS = 'TRWAGMYFPDXBNJZSQVHLCKE';
 /** Loopback, unspecified and private ranges: the host pass (network.ts) handles those as local hosts. */
 const PRIVATE_V4 = /^(?:0\.|127\.|10\.|192\.168\.|172\.(?:1[6-9]|2\d|3[01])\.)/u;
-const IPV4 = /(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w.]|\.\d)/gu;
+const IPV4 = /(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?!\w|\.\d)/gu;
 const IPV6 = /(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:[0-9A-Fa-f]{0,4}|(?:\d{1,3}\.){3}\d{1,3})(?![\w:])/gu;
 const STREET_TYPES =
   'Street|St\\.?|Avenue|Ave\\.?|Road|Rd\\.?|Boulevard|Blvd\\.?|Lane|Ln\\.?|Drive|Dr\\.?|Way|Court|Ct\\.?|Place|Pl\\.?|Terrace|Square|Highway|Hwy\\.?|Parkway|Pkwy\\.?|Circle|Close|Crescent|Row|Gardens';
@@ -208,4 +208,10 @@ export function redactPii(input: Piece[], counts: ClassCounts, kinds: ReadonlySe
     if (at < piece.text.length) out.push(keep(piece.text.slice(at)));
   }
   return out;
+}
+
+/** Every kind of personal data in a text replaced (the redaction `redactResponses: true` applies to model answers). */
+export function redactPiiText(text: string): string {
+  const counts: ClassCounts = {};
+  return joinPieces(redactPii([keep(text)], counts, new Set(PII_KINDS)));
 }
