@@ -93,13 +93,15 @@ function phoneSpans(text: string): PiiSpan[] {
   if (!/\d\d/u.test(text)) return [];
   const out: PiiSpan[] = [];
   for (const found of findPhoneNumbersInText(text, { defaultCountry: 'US' })) {
-    const raw = text.slice(found.startsAt, found.endsAt);
+    let raw = text.slice(found.startsAt, found.endsAt);
+    // A comma ends a phone number in prose (the number, then a comma and a street number).
+    if (raw.includes(',')) raw = raw.slice(0, raw.indexOf(',')).trimEnd();
     // Written as a phone number: a + or separators between digit groups (a bare digit run in code or a timestamp is not one).
     if (!/^\+|[\s().-]/u.test(raw)) continue;
     if (/^\d{4}-\d{2}-\d{2}/u.test(raw)) continue;
     // Decimal numbers in arithmetic (206.835 - 1.015) are not phone numbers.
     if (raw.includes('.') && !/^\(?\d{3}\)?\.\d{3}\.\d{4}$/u.test(raw)) continue;
-    out.push({ kind: 'phones', start: found.startsAt, end: found.endsAt });
+    out.push({ kind: 'phones', start: found.startsAt, end: found.startsAt + raw.length });
   }
   return out;
 }
