@@ -77,6 +77,8 @@ export const continuationConfigSchema = z
       })
       .strict()
       .default({ resamples: 20_000 }),
+    /** Personal data (names, phones, addresses, IPs, cards, ids, IBANs) in model answers replaced before they are stored. */
+    redactResponses: z.boolean().optional(),
     limits: auditLimitsSchema,
     /**
      * Optional semantic-equivalence judge: asked only about free-text and command arguments of a

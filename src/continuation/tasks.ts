@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
 import { InputError } from '../core/errors.js';
 import type { Session } from '../sessions/types.js';
+import { readUserText, userFileReason } from '../core/user-files.js';
 
 /**
  * Task labels for the same-task / cross-task strata (pure apart from reading an override file).
@@ -55,9 +55,9 @@ export function taskSegments(session: Session, options: { minPromptChars?: numbe
 export function loadTaskOverrides(file: string): TaskSegment[] {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readUserText(file);
   } catch (error) {
-    throw new InputError(`cannot read the task label file: ${(error as Error).message}`, { file });
+    throw new InputError(`cannot read the task label file: ${userFileReason(error)}`, { file });
   }
   let data: unknown;
   try {

@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
 import { InputError } from '../core/errors.js';
 import { isObject } from '../core/guards.js';
 import type { ToolDefinition } from '../models/types.js';
 import type { Session } from '../sessions/types.js';
+import { readUserText, userFileReason } from '../core/user-files.js';
 
 /**
  * The tools the target is offered (pure apart from reading a schema file): the session's
@@ -98,9 +98,9 @@ export function reconstructTools(session: Session): ReconstructedTools {
 export function loadToolSchemaFile(file: string): ToolDefinition[] {
   let data: unknown;
   try {
-    data = parseDocument(readFileSync(file, 'utf8')).toJS();
+    data = parseDocument(readUserText(file)).toJS();
   } catch (error) {
-    throw new InputError(`cannot read the tool schema file: ${(error as Error).message}`, { file });
+    throw new InputError(`cannot read the tool schema file: ${userFileReason(error)}`, { file });
   }
   return toolDefinitionsFrom(data, file);
 }

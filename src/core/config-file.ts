@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError } from './errors.js';
 import { didYouMean } from './suggest.js';
+import { readUserText, userFileReason } from './user-files.js';
 
 /**
  * Reads a YAML (or JSON) experiment config, applies `key=value` overrides from
@@ -109,9 +109,9 @@ export function configFromOverrides<T>(schema: z.ZodType<T>, overrides: readonly
 export function loadConfigFile<T>(file: string, schema: z.ZodType<T>, overrides: readonly string[] = []): LoadedConfig<T> {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readUserText(file, { maxBytes: 16 * 1024 * 1024, what: 'a config' });
   } catch (error) {
-    throw new ConfigError(`cannot read config: ${(error as Error).message}`, { file });
+    throw new ConfigError(`cannot read config: ${userFileReason(error)}`, { file });
   }
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false });

@@ -10,6 +10,7 @@ import { suggestedBudget } from './preflight.js';
 import type { MeasurementRequest } from './measurement.js';
 import { afterStage } from './stage-hooks.js';
 import { type StageTally, stageTally } from './stage-tally.js';
+import { setResponseRedaction } from '../store/answer-scrub.js';
 import { attachExperimentRun, installStopSignals, openExperimentRun, runParsedStage, runStage, type StageRuntime } from './runtime.js';
 
 /**
@@ -66,6 +67,11 @@ export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, 
   } catch (error) {
     store.close();
     throw error;
+  }
+  // `redactResponses: true`: personal data in answers is replaced before they are stored (docs/sessions.md).
+  if ((config as { redactResponses?: unknown }).redactResponses === true) {
+    const { redactPiiText } = await import('../sessions/redact/pii.js');
+    setResponseRedaction(redactPiiText);
   }
   const signals = runtime.signal ? undefined : installStopSignals();
   const limits = audit.limits(config);
@@ -157,6 +163,7 @@ export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, 
     return { audit: audit.name, runId, resumed, interrupted: stopped, stopReason, spendUsd, unpricedCells, result, stages };
   } finally {
     signals?.dispose();
+    setResponseRedaction(undefined);
     store.close();
   }
 }

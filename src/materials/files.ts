@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import { ConfigError, InputError } from '../core/errors.js';
+import { confinedEntry, MAX_DATA_FILE_BYTES, readUserFile, resolveInside } from '../core/user-files.js';
 
 /**
  * Reading a local clone of an authors' repository: every file a loader reads
@@ -63,11 +64,14 @@ export class CloneReader {
 
   /** The text of `path` (relative to the clone), recorded with its hash. */
   read(path: string): { text: string; file: string } {
-    const file = join(this.root, path);
+    const file = resolveInside(this.root, path, { field: 'materials' });
     let bytes: Buffer;
     try {
-      bytes = readFileSync(file);
-    } catch {
+      // A file of the clone that is a link out of it, a FIFO or a device is refused, never read.
+      confinedEntry(this.root, file, { file });
+      bytes = readUserFile(file, { maxBytes: MAX_DATA_FILE_BYTES, what: 'a materials file' });
+    } catch (error) {
+      if (error instanceof InputError && !/no such file/u.test(error.message)) throw error;
       throw new InputError(
         `the ${this.repository} clone has no ${path}`,
         { file },

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { parquetReadObjects } from 'hyparquet';
 import { hashBytes } from '../materials/files.js';
@@ -6,6 +5,7 @@ import { InputError } from '../core/errors.js';
 import { matchTemplate, type StringPart } from '../materials/python-literal.js';
 import { compileCurationMatcher, type CurationVerdict, curateQuestion, loadBuiltinCurationKeywords } from './curation.js';
 import { type Question, type QuestionSet, questionIdFromText } from './questions.js';
+import { MAX_DATA_FILE_BYTES, readUserFile, userFileReason } from '../core/user-files.js';
 
 /**
  * The DriftLens authors' released question benchmark, read from local files (no network): the
@@ -57,9 +57,9 @@ async function readRows(file: string): Promise<{ rows: Array<Record<string, unkn
   const extension = extname(file).toLowerCase();
   let bytes: Buffer;
   try {
-    bytes = readFileSync(file);
+    bytes = readUserFile(file, { maxBytes: MAX_DATA_FILE_BYTES, what: 'a benchmark file' });
   } catch (error) {
-    throw new InputError(`cannot read the benchmark file (${(error as Error).message})`, { file });
+    throw new InputError(`cannot read the benchmark file (${userFileReason(error)})`, { file });
   }
   const sha256 = hashBytes(bytes);
   if (extension === '.parquet') {

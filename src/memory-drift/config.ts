@@ -210,6 +210,8 @@ export const memoryConfigSchema = z
     procedure: z.enum(['echolens', 'reference']).optional(),
     /** What the labeler reads: the extracted `steps` (echolens) or the `whole-response` (the reference; the labeler splits it). */
     labelerInput: z.enum(['steps', 'whole-response']).optional(),
+    /** Personal data (names, phones, addresses, IPs, cards, ids, IBANs) in model answers replaced before they are stored. */
+    redactResponses: z.boolean().optional(),
     limits: auditLimitsSchema,
     /** CI gate thresholds read by `echolens gate` (absent = the gate's defaults). */
     /** Every run is a new measurement of the design (`--fresh`; docs/over-time.md): not part of the design id. */

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { InputError } from '../core/errors.js';
 import { packageRoot } from '../core/version.js';
+import { MAX_DATA_FILE_BYTES, readUserFile } from '../core/user-files.js';
 
 /** Names of the built-in DriftLens data files (see data/memory-drift/manifest.json). */
 export type BuiltinDataName = 'questions' | 'ontology' | 'ontologyAlt' | 'perturbations' | 'curationKeywords';
@@ -28,9 +28,12 @@ export function memoryDriftDataDir(): string {
 export function readDataFile(path: string): DataFileText {
   let buffer: Buffer;
   try {
-    buffer = readFileSync(path);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    buffer = readUserFile(path, { maxBytes: MAX_DATA_FILE_BYTES, what: 'a data file' });
+  } catch (thrown) {
+    const error = thrown instanceof InputError ? thrown.cause : thrown;
+    const code = (error as NodeJS.ErrnoException | undefined)?.code;
+    // Not a regular file, or over the size limit: the helper's message says which.
+    if (thrown instanceof InputError && code === undefined) throw thrown;
     throw new InputError(
       code === 'ENOENT' ? 'file not found' : `cannot read file (${code ?? 'error'})`,
       { file: path },

@@ -87,9 +87,35 @@ export function extractParagraphSteps(text: string): string[] {
   return paragraphs.length >= 2 ? paragraphs : [];
 }
 
+/** Characters handed to the sentence segmenter at once (it slows down superlinearly on long strings). */
+const SEGMENT_WINDOW = 4_096;
+
 export function extractSentenceSteps(text: string, locale = 'en'): string[] {
   const segmenter = new Intl.Segmenter(locale, { granularity: 'sentence' });
-  return [...segmenter.segment(text)].map((part) => part.segment.trim()).filter((sentence) => sentence !== '');
+  if (text.length <= SEGMENT_WINDOW) return [...segmenter.segment(text)].map((part) => part.segment.trim()).filter((sentence) => sentence !== '');
+  // Linear time on long text: a window at a time, keeping every sentence but the window's last,
+  // which is segmented again with the text that follows it (a sentence break depends only on
+  // the characters around it, so the sentences are those of the whole text).
+  const out: string[] = [];
+  let start = 0;
+  while (start < text.length) {
+    let size = SEGMENT_WINDOW;
+    let end = Math.min(text.length, start + size);
+    let parts = [...segmenter.segment(text.slice(start, end))];
+    // One sentence longer than the window: widen it until the sentence ends (or the text does).
+    while (parts.length === 1 && end < text.length) {
+      size *= 2;
+      end = Math.min(text.length, start + size);
+      parts = [...segmenter.segment(text.slice(start, end))];
+    }
+    const last = parts.length > 1 && end < text.length ? parts.length - 1 : parts.length;
+    for (let i = 0; i < last; i++) {
+      const sentence = (parts[i] as Intl.SegmentData).segment.trim();
+      if (sentence !== '') out.push(sentence);
+    }
+    start = last === parts.length ? end : start + (parts[last] as Intl.SegmentData).index;
+  }
+  return out;
 }
 
 function cascade(text: string, source: 'text' | 'reasoning', locale: string): StepExtraction {

@@ -6,6 +6,7 @@ import { InputError } from '../core/errors.js';
 import { packageRoot } from '../core/version.js';
 import { parseModelRef } from './ref.js';
 import type { TokenUsage } from './types.js';
+import { readUserText } from '../core/user-files.js';
 
 /** USD per 1M tokens for one model of one provider. */
 export interface ModelPrice {
@@ -123,9 +124,12 @@ export function loadPriceTable(options: { file?: string; env?: Record<string, st
   if (file === undefined) return builtInPriceTable();
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readUserText(file);
   } catch (error) {
-    throw new InputError(`cannot read the price file (${(error as NodeJS.ErrnoException).code ?? String(error)})`, { file });
+    const code = ((error instanceof InputError ? error.cause : error) as NodeJS.ErrnoException | undefined)?.code;
+    // Not a regular file, or too large: the reader's own message says which.
+    if (error instanceof InputError && code === undefined) throw error;
+    throw new InputError(`cannot read the price file (${code ?? String(error)})`, { file });
   }
   return mergePriceTables(builtInPriceTable(), parsePriceTable(text, file));
 }

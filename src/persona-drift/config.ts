@@ -152,6 +152,8 @@ const personaConfigObject = z
     includeSidechains: z.boolean().optional(),
     /** The compaction summary row counts as an agent step (the reference's counter counts it). */
     compactionSummaryAsStep: z.boolean().optional(),
+    /** Personal data (names, phones, addresses, IPs, cards, ids, IBANs) in model answers replaced before they are stored. */
+    redactResponses: z.boolean().optional(),
     limits: auditLimitsSchema,
     /** CI gate thresholds read by `echolens gate` (absent = the gate's defaults). */
     /** Every run is a new measurement of the design (`--fresh`; docs/over-time.md): not part of the design id. */

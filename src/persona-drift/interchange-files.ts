@@ -1,7 +1,8 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { InputError } from '../core/errors.js';
 import { isObject } from '../core/guards.js';
+import { confinedEntry, isInside, MAX_ARCHIVE_BYTES, MAX_JSON_FILE_BYTES, readUserJson, resolveInside } from '../core/user-files.js';
 import {
   type ArchiveCell,
   archiveArmOf,
@@ -12,6 +13,7 @@ import {
   parsePerCellFile,
   parseStressorFile,
 } from './interchange-cells.js';
+import { checkArchiveNames } from './interchange-confine.js';
 
 /**
  * Reading and writing a ContextEcho archive directory (the I/O edge of the interchange; the
@@ -25,7 +27,7 @@ import {
  */
 function perCellRoot(dir: string): string | null {
   for (const candidate of [join(dir, 'results', 'probes_at_crosscompaction'), join(dir, 'probes_at_crosscompaction')]) {
-    if (existsSync(candidate) && statSync(candidate).isDirectory()) return candidate;
+    if (existsSync(candidate) && isDir(candidate)) return candidate;
   }
   if (stressorRoots(dir).length > 0) return null;
   return dir;
@@ -37,7 +39,7 @@ function stressorRoots(dir: string): Array<{ kind: 'cross_compaction' | 'anchor_
   for (const kind of ['cross_compaction', 'anchor_variants'] as const) {
     // The layout's own folder given directly is read too.
     for (const candidate of [join(dir, 'results', kind), join(dir, kind), ...(basename(resolve(dir)) === kind ? [dir] : [])]) {
-      if (existsSync(candidate) && statSync(candidate).isDirectory()) {
+      if (existsSync(candidate) && isDir(candidate)) {
         out.push({ kind, path: candidate });
         break;
       }
@@ -87,22 +89,22 @@ function readStressorLayouts(dir: string, cells: ArchiveCell[], files: string[])
   return counts;
 }
 
-const isDir = (path: string) => statSync(path).isDirectory();
+/** The archive being read: symbolic links are followed only inside it (docs/interchange.md). */
+let archiveRoot = '.';
+const isDir = (path: string) => confinedEntry(archiveRoot, path, { file: relative(archiveRoot, path) || path }) === 'directory';
+let bytesRead = 0;
 /** Bookkeeping names the authors keep beside the cells (cost CSVs, `_judge…`) and hidden files. */
 const skipped = (name: string) => name.startsWith('.') || name.startsWith('_');
 
+/** One archive file: a regular file inside the archive, under the per-file and whole-archive caps, nested within the depth cap. */
 function readJson(path: string, file: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new InputError(`cannot read: ${(error as Error).message}`, { file }, { cause: error });
+  if (confinedEntry(archiveRoot, path, { file }) === 'directory') throw new InputError('cannot read: a directory', { file });
+  const size = statSync(path).size;
+  if (size <= MAX_JSON_FILE_BYTES && bytesRead + size > MAX_ARCHIVE_BYTES) {
+    throw new InputError(`the archive is over the ${MAX_ARCHIVE_BYTES / 1024 / 1024} MiB limit for one import (reached at this file)`, { file });
   }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new InputError(`not valid JSON: ${(error as Error).message}`, { file, field: '(root)' }, { cause: error });
-  }
+  bytesRead += size;
+  return readUserJson(path, { file });
 }
 
 export interface ArchiveRead {
@@ -118,7 +120,9 @@ export interface ArchiveRead {
  * InputError naming the first bad file and field; nothing is returned half-read.
  */
 export function readContextEchoArchive(dir: string, judge: string): ArchiveRead {
-  if (!existsSync(dir) || !isDir(dir)) throw new InputError('not a directory', { file: dir });
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new InputError('not a directory', { file: dir });
+  archiveRoot = dir;
+  bytesRead = 0;
   const cells: ArchiveCell[] = [];
   const files: string[] = [];
   const root = perCellRoot(dir);
@@ -175,6 +179,7 @@ export function readContextEchoArchive(dir: string, judge: string): ArchiveRead 
   }
   fillPositionValues(cells);
   checkDistinct(cells);
+  checkArchiveNames(cells);
   // An echolens export lists its cells in plan order; the report's tables keep that order.
   // (Stressor files of an export carry no order: they follow, in path order.)
   if (cells.some((c) => c.order !== undefined)) cells.sort((a, b) => (a.order ?? Number.MAX_SAFE_INTEGER) - (b.order ?? Number.MAX_SAFE_INTEGER));
@@ -187,8 +192,11 @@ export function readContextEchoArchive(dir: string, judge: string): ArchiveRead 
 /** Writes files under `dir` (each through a temporary name and a rename, so a crash leaves no half file). */
 export function writeArchiveFiles(dir: string, files: ReadonlyArray<{ path: string; value: unknown }>): void {
   for (const f of files) {
-    const path = join(dir, f.path);
+    const path = resolveInside(dir, f.path, { field: 'path' });
     mkdirSync(dirname(path), { recursive: true });
+    // A folder of the output that is a symbolic link out of it is never written through.
+    if (!isInside(realpathSync(dir), realpathSync(dirname(path))))
+      throw new InputError('a folder of the output is a symbolic link to outside it; not written', { file: f.path });
     const temporary = `${path}.tmp-${process.pid}`;
     writeFileSync(temporary, `${JSON.stringify(f.value, null, 2)}\n`);
     renameSync(temporary, path);

@@ -8,6 +8,7 @@ import type { CellOutcome, RunStore } from '../store/run-store.js';
 import type { CellLabels, CellSpec, RunManifest } from '../store/types.js';
 import { CONTEXT_ARMS, type PersonaConfig, personaConfigSchema, personaProcedure } from './config.js';
 import { ARCHIVE_STRESSOR, type ArchiveCell, archiveArmName, CONTENT_POSITION } from './interchange-cells.js';
+import { archivePathPart } from './interchange-confine.js';
 import type { ArchiveRead } from './interchange-files.js';
 import { JUDGE_LABELS } from './judge.js';
 import { decodePersonaTargetLabels, isPersonaTargetCell, resolveJudgeVerdicts } from './labels.js';
@@ -228,8 +229,7 @@ export function importArchive(
   return { runId, targetCells: cells.length, judgeCells, targets: config.targets, judges: [...judges].sort(), procedure: procedure.name };
 }
 
-/** A file name part from a free name (model refs contain `:` and `/`). */
-const safe = (name: string) => name.replace(/[^A-Za-z0-9._-]+/gu, '-');
+const safe = archivePathPart;
 
 export interface ExportResult {
   files: Array<{ path: string; value: unknown }>;
@@ -257,7 +257,7 @@ export function exportRun(store: RunStore, runId: string): ExportResult {
   });
   const targetCells = cells.filter((c) => isPersonaTargetCell(c.labels));
   const decoded = targetCells.map((c) => ({ cell: c, l: decodePersonaTargetLabels(c.labels, c.key) }));
-  const skipped: Record<string, number> = {};
+  const skipped: Record<string, number> = Object.create(null);
   // S2 stressor cells go to the authors' cross-compaction (no mitigation) and anchor-variant (real arm, a mitigation) layouts.
   const stressorFile = (l: (typeof decoded)[number]['l']): string | null => {
     if (l.surface !== 'stressor' || l.item !== ARCHIVE_STRESSOR || l.sample !== 0 || l.paraphrase > 99) return null;
@@ -357,7 +357,8 @@ export function exportRun(store: RunStore, runId: string): ExportResult {
     const scratchAt = new Set(all.filter((r) => (r.record.echolens as { arm: string }).arm === 'scratch').map(slice));
     if (scratchAt.size !== 1) continue;
     const records = all.filter((r) => scratchAt.has(slice(r)));
-    const conditions: Record<string, { results: unknown[] }> = {};
+    // Condition names are data (`__proto__` is a name like any other): a map without a prototype.
+    const conditions: Record<string, { results: unknown[] }> = Object.create(null);
     for (const { record } of records) {
       const arm = String(record.arm);
       const condition = conditions[arm] ?? { results: [] };

@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { InputError } from '../core/errors.js';
 import { packageRoot } from '../core/version.js';
+import { readUserText, userFileReason } from '../core/user-files.js';
 
 /** Built-in ContextEcho stimuli under data/persona-drift/, validated at load. */
 
@@ -88,9 +88,9 @@ export interface PersonaStimuli {
 function loadJson<T>(file: string, schema: z.ZodType<T>): T {
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
+    raw = JSON.parse(readUserText(file));
   } catch (error) {
-    throw new InputError(`cannot read JSON: ${(error as Error).message}`, { file });
+    throw new InputError(`cannot read JSON: ${userFileReason(error)}`, { file });
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {

@@ -1,6 +1,8 @@
+import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { Decompress } from 'fzstd';
 import { InputError } from '../core/errors.js';
+import { describeFileKind } from '../core/user-files.js';
 import { type TextEncodingName, asUtf8 } from './redact/text-encoding.js';
 
 /**
@@ -35,9 +37,15 @@ function errorCode(error: unknown): string {
 async function* diskBytes(path: string, chunkBytes: number): AsyncGenerator<Buffer> {
   let handle: Awaited<ReturnType<typeof open>>;
   try {
-    handle = await open(path, 'r');
+    // O_NONBLOCK: a FIFO opens at once (and is refused below) instead of blocking for ever.
+    handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch (error) {
     throw new InputError(`cannot open transcript (${errorCode(error)})`, { file: path }, { cause: error });
+  }
+  const stats = await handle.stat();
+  if (!stats.isFile()) {
+    await handle.close();
+    throw new InputError(`cannot read transcript: ${describeFileKind(stats)}, not a regular file`, { file: path });
   }
   try {
     for (;;) {

@@ -3,6 +3,8 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Writable } from 'node:stream';
 import Database from 'better-sqlite3';
+import { scrubAnswer } from './answer-scrub.js';
+import { checkStorePath } from './store-path.js';
 import { acquireStoreLock, releaseStoreLock } from './store-lock.js';
 import { canonicalJson } from '../core/canonical-json.js';
 import { InputError, InvalidArgumentError } from '../core/errors.js';
@@ -91,6 +93,7 @@ export class SqliteRunStore implements RunStore {
 
   static open(file: string, options: OpenStoreOptions = {}): SqliteRunStore {
     if (typeof file !== 'string' || file === '') throw new InvalidArgumentError('file', 'must be a store path');
+    checkStorePath(file, options.readonly === true);
     let db: Database.Database;
     const sidecarsBefore = options.readonly === true && !existsSync(`${file}-wal`) && !existsSync(`${file}-shm`);
     // A new store's folder is made (`--db runs/x.db` in a fresh checkout); a reader never creates one.
@@ -423,8 +426,8 @@ export class SqliteRunStore implements RunStore {
     const info = this.statements.recordResult.run(
       outcome.status,
       attemptsToAdd(outcome),
-      encodeStoredText(outcome.text),
-      encodeStoredText(outcome.reasoning),
+      encodeStoredText(scrubAnswer(outcome.text, this.secrets)),
+      encodeStoredText(scrubAnswer(outcome.reasoning, this.secrets)),
       outcome.finishReason,
       encodeStoredText(outcome.responseModel),
       u.inputTokens,

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { emit, integerIn, oneOf } from '../options.js';
 import { ConfigError, InputError } from '../../core/errors.js';
@@ -16,12 +15,13 @@ import { collectMemorySamples, memoryRunId } from '../../memory-drift/observatio
 import { ontologySymbols } from '../../memory-drift/ontology.js';
 import { resolveMemoryStimuli } from '../../memory-drift/run.js';
 import { openStore } from '../../store/run-store.js';
+import { readUserText, userFileReason } from '../../core/user-files.js';
 
 function readText(file: string, what: string): string {
   try {
-    return readFileSync(file, 'utf8');
+    return readUserText(file);
   } catch (error) {
-    throw new InputError(`cannot read ${what}: ${(error as Error).message}`, { file });
+    throw new InputError(`cannot read ${what}: ${userFileReason(error)}`, { file });
   }
 }
 

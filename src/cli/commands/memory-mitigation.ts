@@ -1,5 +1,5 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { spendText } from '../../core/money.js';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { collect, finiteNumber, integerIn, oneOf } from '../options.js';
@@ -27,13 +27,14 @@ import {
 } from '../../memory-drift/mitigation/reward.js';
 import { loadMemoryConfig, planMemoryGeneration, resolveMemoryStimuli } from '../../memory-drift/run.js';
 import { loadBuiltinOntology, loadOntologyFile, ontologySymbols, UNMAPPED } from '../../memory-drift/ontology.js';
+import { readUserText, userFileReason } from '../../core/user-files.js';
 
 /** A file's text; a file that cannot be read is an input error saying what it was for. */
 function readInput(file: string, what: string): string {
   try {
-    return readFileSync(file, 'utf8');
+    return readUserText(file);
   } catch (error) {
-    throw new InputError(`cannot read ${what}: ${(error as Error).message}`, { file });
+    throw new InputError(`cannot read ${what}: ${userFileReason(error)}`, { file });
   }
 }
 
@@ -153,7 +154,18 @@ export function registerMemoryMitigation(memory: Command): void {
     .option('--token <token>', 'require this token on every POST (Authorization: Bearer <token>); default: $ECHOLENS_REWARD_TOKEN')
     .option('--allow-host <host:port>', 'extra Host header value to accept (the name trainers use for a non-loopback bind); repeatable', collect, [])
     .option('--timeout-ms <ms>', 'deadline to receive and to answer one request', integerIn('--timeout-ms', 1000, 86_400_000), 120_000)
-    .option('--max-response-chars <n>', 'longest response scored (longer ones are item errors)', integerIn('--max-response-chars', 1, 100_000_000), 1_000_000)
+    .option(
+      '--max-response-chars <n>',
+      'longest response scored (longer ones are item errors, refused before any scoring)',
+      integerIn('--max-response-chars', 1, 100_000_000),
+      200_000,
+    )
+    .option(
+      '--max-concurrent <n>',
+      'scoring requests handled at once; one more gets 503 + Retry-After before its body is read',
+      integerIn('--max-concurrent', 1, 1024),
+      4,
+    )
     .addHelpText(
       'after',
       "\nPresets: paper = 1·r_fmt + 1·(−DTW) (DriftLens eq. 8–10); authors = 0.5·r_fmt + 0.5·(1 − DTW) (the authors' released verl reward);\n" +
@@ -205,6 +217,7 @@ export function registerMemoryMitigation(memory: Command): void {
         port: options.port,
         requestTimeoutMs: options.timeoutMs,
         maxResponseChars: options.maxResponseChars,
+        maxConcurrent: options.maxConcurrent,
         allowHosts: options.allowHost,
         ...(token === undefined ? {} : { token }),
       });

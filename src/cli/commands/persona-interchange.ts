@@ -1,7 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { InputError, InvalidArgumentError } from '../../core/errors.js';
+import { confinedEntry, readUserJson } from '../../core/user-files.js';
 import { readContextEchoArchive, writeArchiveFiles } from '../../persona-drift/interchange-files.js';
 import { EXPORT_MANIFEST, exportRun, importArchive, parseExportManifest } from '../../persona-drift/interchange-store.js';
 import { personaRunId } from '../../persona-drift/run.js';
@@ -17,14 +18,17 @@ function checkLayout(layout: string): void {
 
 function readExportManifest(dir: string): ReturnType<typeof parseExportManifest> | undefined {
   const path = join(dir, EXPORT_MANIFEST);
-  if (!existsSync(path)) return undefined;
-  let value: unknown;
+  if (!existsSync(path) && !isLink(path)) return undefined;
+  confinedEntry(dir, path, { file: path });
+  return parseExportManifest(readUserJson(path, { file: path }));
+}
+
+function isLink(path: string): boolean {
   try {
-    value = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (error) {
-    throw new InputError(`not valid JSON: ${(error as Error).message}`, { file: path, field: '(root)' });
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
   }
-  return parseExportManifest(value);
 }
 
 export function registerPersonaInterchange(persona: Command): void {

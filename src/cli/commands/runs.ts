@@ -4,6 +4,7 @@ import { incompleteRunMessage, stageProgressText } from '../../experiment/run-co
 import { isSimulatedRun } from '../../gate/run-info.js';
 import { InputError } from '../../core/errors.js';
 import { transferRuns } from '../../store/postgres/transfer.js';
+import { verifyStoreFileForImport } from '../../store/import-verify.js';
 import { checkStore, migrateStore } from '../../store/maintenance.js';
 import { isPostgresUrl, openStore } from '../../store/run-store.js';
 import { emit } from '../options.js';
@@ -138,6 +139,8 @@ function copyRuns(from: string, to: string, ids: string[] | undefined, direction
   const file = direction === 'export' ? to : from;
   if (!isPostgresUrl(url)) throw new InputError(`runs ${direction} needs a postgres:// or postgresql:// URL, got ${JSON.stringify(url)}`, { field: '<url>' });
   if (isPostgresUrl(file)) throw new InputError(`runs ${direction} needs a SQLite file, got a URL`, { field: '<file.db>' });
+  // Everything a file from elsewhere holds is checked before it is opened as a store (store/import-verify.ts).
+  if (direction === 'import') verifyStoreFileForImport(file, ids);
   const source = openStore(from, { readonly: true });
   try {
     const target = openStore(to);

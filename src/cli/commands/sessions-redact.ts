@@ -1,10 +1,21 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { type Command, CommanderError } from 'commander';
-import { InputError } from '../../core/errors.js';
+import { InputError, InvalidArgumentError } from '../../core/errors.js';
 import { parseIdentityTerm } from '../../sessions/redact/identity.js';
+import { PII_KINDS, type PiiKind, parsePiiKinds } from '../../sessions/redact/pii.js';
 import { parseQuoteFile } from '../../sessions/redact/quotes.js';
 import { type RedactionReport, redactFile } from '../../sessions/redact/redact-file.js';
 import { type VerifyReport, verifyFile } from '../../sessions/redact/verify/verify-file.js';
+
+const PII_HELP = `personal data to replace / report: all (default), none, or a comma list of ${PII_KINDS.join(', ')}`;
+
+function piiKinds(value: string): Set<PiiKind> {
+  try {
+    return parsePiiKinds(value);
+  } catch (error) {
+    throw new InvalidArgumentError('--pii', (error as Error).message);
+  }
+}
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
@@ -110,9 +121,11 @@ interface RedactCliOptions {
   quoteFile?: string;
   report?: string;
   discover: boolean;
+  pii: string;
 }
 
 interface VerifyCliOptions {
+  pii: string;
   identity: string[];
   identityFile?: string;
   json?: boolean;
@@ -140,11 +153,12 @@ export function registerSessionsRedact(sessions: Command): void {
       .option('--quote-file <file>', 'third-party passages to replace with <REDACTED_QUOTE>, separated by --- lines')
       .option('--report <file>', 'write the counts per class as JSON (no values, no terms)')
       .option('--no-discover', 'do not learn usernames, workspaces and hosts from the file itself')
+      .option('--pii <kinds>', PII_HELP, 'all')
       .addHelpText('after', REDACT_HELP)
       .action(async (input: string, options: RedactCliOptions) => {
         const identities = await identityTerms(options);
         const quotes = await readQuotes(options.quoteFile);
-        const report = await redactFile(input, options.output, { identities, quotes, discover: options.discover });
+        const report = await redactFile(input, options.output, { identities, quotes, discover: options.discover, pii: piiKinds(options.pii) });
         if (options.report !== undefined) {
           await writeFile(options.report, `${JSON.stringify(report, null, 2)}\n`, { mode: 0o600 });
         }
@@ -160,10 +174,11 @@ export function registerSessionsRedact(sessions: Command): void {
       .option('--identity <class=term>', 'identity term that must not appear (repeatable)', collect, [])
       .option('--identity-file <file>', 'identity terms, one class=term per line')
       .option('--json', 'print the report as JSON')
+      .option('--pii <kinds>', PII_HELP, 'all')
       .addHelpText('after', VERIFY_HELP)
       .action(async (file: string, options: VerifyCliOptions) => {
         const identities = await identityTerms(options);
-        const report = await verifyFile(file, { identities });
+        const report = await verifyFile(file, { identities, pii: piiKinds(options.pii) });
         if (options.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
         else printVerify(report);
         process.exitCode = report.clean ? 0 : 1;

@@ -4,6 +4,9 @@ import { buildLabelerMessages, buildLabelerReaskMessages, DEFAULT_LABELER_REASKS
 import type { Ontology } from '../ontology.js';
 import { extractSteps } from '../steps.js';
 
+/** Most steps labelled for one response (DriftLens answers have a handful; a longer one is an item error). */
+export const DEFAULT_MAX_STEPS = 128;
+
 export type LabelOutcome = { ok: true; symbols: string[]; steps: number } | { ok: false; error: string };
 
 export interface LabelerCacheStats {
@@ -34,6 +37,8 @@ export interface CachedLabelerOptions {
    * still spans segments).
    */
   segmentCells?: number;
+  /** Most steps labelled for one response (default 128); a response with more is an item error. */
+  maxSteps?: number;
 }
 
 /**
@@ -84,7 +89,15 @@ export class CachedLabeler {
   async labelAll(responses: readonly string[]): Promise<LabelOutcome[]> {
     const out: Promise<LabelOutcome>[] = [];
     const misses = new Map<string, { steps: string[]; resolve: (o: LabelOutcome) => void; reject: (e: unknown) => void }>();
+    let sinceYield = 0;
     for (const response of responses) {
+      // Segmentation is synchronous: yield to the event loop every ~50,000 characters so that a
+      // batch of long responses never holds it (a reward server's /health stays responsive).
+      sinceYield += response.length;
+      if (sinceYield > 50_000) {
+        sinceYield = response.length;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
       this.stats.lookups++;
       const cached = this.lru.get(response);
       if (cached !== undefined) {
@@ -100,6 +113,14 @@ export class CachedLabeler {
         continue;
       }
       const steps = extractSteps(response).steps.filter((s) => s.trim() !== '');
+      // Bounded work per response: thousands of steps (a degenerate or hostile output) are not labelled.
+      const maxSteps = this.options.maxSteps ?? DEFAULT_MAX_STEPS;
+      if (steps.length > maxSteps) {
+        const refused: LabelOutcome = { ok: false, error: `response has ${steps.length} steps; at most ${maxSteps} are labelled (not scored)` };
+        this.remember(response, refused);
+        out.push(Promise.resolve(refused));
+        continue;
+      }
       if (steps.length === 0) {
         this.stats.noSteps++;
         const none: LabelOutcome = { ok: true, symbols: [], steps: 0 };

@@ -36,12 +36,18 @@ export interface RewardServerOptions {
   weights: RewardWeights;
   host?: string;
   port?: number;
-  /** Largest request body accepted (default 32 MiB); a larger one is refused with 413 as soon as it passes the limit. */
+  /** Largest request body accepted (default 8 MiB); a larger one is refused with 413 as soon as it passes the limit. */
   maxBodyBytes?: number;
   /** Most items in one request (default 4,096). */
   maxItems?: number;
-  /** Longest response scored, in characters (default 1,000,000); a longer one is an item error. */
+  /** Longest response scored, in characters (default 200,000); a longer one is an item error (checked before any scoring). */
   maxResponseChars?: number;
+  /**
+   * Scoring requests handled at once (default 4, from receiving the body to the answer); one more
+   * is refused at once with 503 and Retry-After, before its body is read, so memory stays bounded
+   * (about maxConcurrent × maxBodyBytes) and /health stays responsive under any load.
+   */
+  maxConcurrent?: number;
   /** Time to receive a whole request, and to answer it, in ms (default 120,000 each); then 408 / 503. */
   requestTimeoutMs?: number;
   /** When set, every POST must carry it (`Authorization: Bearer <token>` or `x-echolens-token`). */
@@ -56,7 +62,7 @@ export interface RunningRewardServer {
   url: string;
   port: number;
   server: Server;
-  stats: { requests: number; scored: number; itemErrors: number; badRequests: number };
+  stats: { requests: number; scored: number; itemErrors: number; badRequests: number; busy: number };
   /** False when bound to a non-loopback interface (then a token should be set). */
   loopback: boolean;
   close(): Promise<void>;
@@ -128,7 +134,7 @@ export async function scoreBatch(
   return out;
 }
 
-const DEFAULT_MAX_RESPONSE_CHARS = 1_000_000;
+export const DEFAULT_MAX_RESPONSE_CHARS = 200_000;
 
 function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
@@ -234,8 +240,10 @@ function verlItems(body: unknown): { items: { questionId: string | null; respons
 export function startRewardServer(serverOptions: RewardServerOptions): Promise<RunningRewardServer> {
   // Weights resolved once: every item and /health see the same complete set.
   const options = { ...serverOptions, weights: checkRewardWeights(serverOptions.weights) };
-  const limit = options.maxBodyBytes ?? 32 * 1024 * 1024;
-  const stats = { requests: 0, scored: 0, itemErrors: 0, badRequests: 0 };
+  const limit = options.maxBodyBytes ?? 8 * 1024 * 1024;
+  const maxConcurrent = options.maxConcurrent ?? 4;
+  let active = 0;
+  const stats = { requests: 0, scored: 0, itemErrors: 0, badRequests: 0, busy: 0 };
   const send = (res: ServerResponse, status: number, body: unknown) => {
     const text = JSON.stringify(body);
     res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
@@ -273,6 +281,21 @@ export function startRewardServer(serverOptions: RewardServerOptions): Promise<R
     if (/^(?:application\/x-www-form-urlencoded|multipart\/form-data)/i.test(contentType)) {
       throw new BadRequest(415, 'send the body as application/json');
     }
+    if (active >= maxConcurrent) {
+      stats.busy++;
+      // The body is read and dropped (never held), so the client gets its 503 instead of a reset mid-upload.
+      req.resume();
+      res.setHeader('retry-after', '1');
+      return send(res, 503, { error: `busy: ${active} requests are being scored (at most ${maxConcurrent} at once); retry after 1 s` });
+    }
+    active++;
+    try {
+      return await scoreRequest(req, res, path);
+    } finally {
+      active--;
+    }
+  };
+  const scoreRequest = async (req: IncomingMessage, res: ServerResponse, path: string) => {
     const body = await readBody(req, limit);
     const itemCount = Array.isArray(body)
       ? body.length

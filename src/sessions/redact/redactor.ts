@@ -6,6 +6,7 @@ import { discoverHosts, redactNetwork } from './network.js';
 import { type DiscoveredTerms, discoverFromDashFolders, discoverFromPaths, emptyDiscovery, redactHomePaths } from './paths.js';
 import { isWholeBase64, splitLongRuns } from './long-runs.js';
 import { type ClassCounts, type Piece, joinPieces, placeholder } from './pieces.js';
+import { type PiiKind, redactPii } from './pii.js';
 import { compileQuotes, redactQuotes } from './quotes.js';
 import { redactDataUris, redactKeys, redactSecrets, secretKindForMember } from './secrets.js';
 
@@ -19,6 +20,8 @@ export interface RedactOptions {
   discover?: boolean;
   /** Passages the user marked as third-party text → `<REDACTED_QUOTE>`. */
   quotes?: readonly string[];
+  /** Kinds of personal data to replace (pii.ts: names, phones, addresses, ips, cards, ids, ibans); default none here, all from the CLI. */
+  pii?: Iterable<PiiKind>;
 }
 
 export interface RedactedText {
@@ -50,11 +53,13 @@ export class Redactor {
   private readonly quotePattern: RegExp | null;
   private readonly discovered: DiscoveredTerms = emptyDiscovery();
   private matcher: IdentityMatcher | null = null;
+  private readonly pii: ReadonlySet<PiiKind>;
 
   constructor(options: RedactOptions = {}) {
     this.identities = normalizeIdentities(options.identities);
     this.discoverEnabled = options.discover ?? true;
     this.quotePattern = compileQuotes(options.quotes ?? []);
+    this.pii = new Set(options.pii ?? []);
   }
 
   /** Collects usernames, workspaces and hosts from `text` (no-op when discovery is off). */
@@ -110,6 +115,7 @@ export class Redactor {
     pieces = redactCredentialForms(pieces, counts, lower);
     pieces = redactNetwork(pieces, counts, lower);
     pieces = redactEmails(pieces, counts, lower);
+    pieces = redactPii(pieces, counts, this.pii);
     pieces = redactHomePaths(pieces, counts, this.discovered, lower);
     pieces = this.identityMatcher().apply(pieces, counts, lower);
     pieces = redactHighEntropy(pieces, counts);

@@ -4,6 +4,7 @@ import { canonicalJson } from '../../core/canonical-json.js';
 import { InputError, InvalidArgumentError } from '../../core/errors.js';
 import type { ModelRequest, ToolCall } from '../../models/types.js';
 import { BlobCache, decodeRequest, encodeRequest } from '../blobs.js';
+import { scrubAnswer } from '../answer-scrub.js';
 import { type CellIdentity, replaceSecretValues, scrubSecrets, secretValuesFromEnv } from '../keys.js';
 import { requestKeys } from '../request-hash.js';
 import {
@@ -422,8 +423,8 @@ export class PgRunStore implements RunStore {
       params: [
         outcome.status,
         attemptsToAdd(outcome),
-        encodeStoredText(outcome.text),
-        encodeStoredText(outcome.reasoning),
+        encodeStoredText(scrubAnswer(outcome.text, this.secrets)),
+        encodeStoredText(scrubAnswer(outcome.reasoning, this.secrets)),
         outcome.finishReason,
         encodeStoredText(outcome.responseModel),
         u.inputTokens,

@@ -5,7 +5,31 @@ import { readLineParts } from '../line-reader.js';
 import type { TextEncodingName } from '../text-encoding.js';
 import type { VerifyTerm } from './identity-check.js';
 import { createValueHasher, maskedPreview } from './mask.js';
-import { scanText } from './scan.js';
+import { findPii, type PiiKind } from '../pii.js';
+import { scanText, unescapeJsonText } from './scan.js';
+
+/**
+ * Personal data left in the JSON strings of a window (each string is read as its text, so a
+ * name in a message is seen as prose, not as part of a JSON line). Spans are in window offsets.
+ */
+function piiHits(windowText: string, kinds: ReadonlySet<PiiKind>): Array<{ kind: string; start: number; end: number; value: string }> {
+  if (kinds.size === 0) return [];
+  const out: Array<{ kind: string; start: number; end: number; value: string }> = [];
+  const strings = /"((?:[^"\\]|\\.)*)"/gu;
+  const scan = (text: string, base: number, length: number) => {
+    for (const span of findPii(text, kinds)) {
+      out.push({ kind: `pii:${span.kind}`, start: base, end: base + length, value: text.slice(span.start, span.end) });
+    }
+  };
+  let any = false;
+  for (let m = strings.exec(windowText); m !== null; m = strings.exec(windowText)) {
+    any = true;
+    scan(unescapeJsonText(m[1] as string), m.index, m[0].length);
+  }
+  // A line that is not JSON is scanned as text.
+  if (!any) scan(windowText, 0, windowText.length);
+  return out;
+}
 
 export interface VerifyOptions {
   /** Identity terms that must not appear (`class=term` or `IdentityTerm`). */
@@ -18,6 +42,8 @@ export interface VerifyOptions {
   maxListed?: number;
   /** Key for the short hashes (default: random per run, so hashes mean nothing across runs). */
   hashKey?: string;
+  /** Kinds of personal data reported when found (pii.ts); default none here, all from the CLI. */
+  pii?: Iterable<PiiKind>;
 }
 
 /** One leftover value; never carries the value itself. */
@@ -59,6 +85,7 @@ export async function verifyFile(file: string, options: VerifyOptions = {}): Pro
   const overlap = Math.min(options.overlapChars ?? DEFAULT_OVERLAP, Math.floor(windowChars / 2));
   const maxListed = options.maxListed ?? 1000;
   const hash = createValueHasher(options.hashKey);
+  const piiKinds: ReadonlySet<PiiKind> = new Set(options.pii ?? []);
   const terms: VerifyTerm[] = normalizeIdentities(options.identities).map((t) => ({ term: t.term, label: t.class }));
 
   const report: VerifyReport = {
@@ -94,7 +121,7 @@ export async function verifyFile(file: string, options: VerifyOptions = {}): Pro
     while (buffer.length - carry.length >= windowChars - overlap || (part.end && buffer.length > 0)) {
       const windowText = buffer.slice(0, windowChars);
       const lineEnded = part.end && windowText.length === buffer.length;
-      for (const hit of scanText(windowText, terms)) {
+      for (const hit of [...scanText(windowText, terms), ...piiHits(windowText, piiKinds)]) {
         // A hit touching the window's end is seen whole in the next window.
         if (!lineEnded && hit.end >= windowText.length && hit.start > 0) continue;
         // A hit that ended inside the carried overlap was recorded by the previous window.

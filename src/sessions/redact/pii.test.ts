@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { findPii, luhnValid, PII_KINDS, parsePiiKinds, redactPiiText } from './pii.js';
+
+const kinds = (text: string) => findPii(text).map((s) => [s.kind, text.slice(s.start, s.end)]);
+
+describe('personal data detectors', () => {
+  it('finds each kind with its check (Luhn, IBAN mod 97, DNI letter) and replaces it', () => {
+    const text = [
+      'I talked to John Smith yesterday.',
+      'Call +1 415-555-0132, or write to 1600 Pennsylvania Avenue, Springfield, IL 62704.',
+      'Card 4111 1111 1111 1111, IBAN DE89 3704 0044 0532 0130 00, SSN 123-45-6789, DNI 12345678Z.',
+      'Hosts 203.0.113.7 and 2001:db8::8a2e:370:7334.',
+    ].join('\n');
+    expect(kinds(text).map(([k]) => k)).toEqual(['names', 'phones', 'addresses', 'cards', 'ibans', 'ids', 'ids', 'ips', 'ips']);
+    expect(redactPiiText(text)).toBe(
+      'I talked to <PERSON> yesterday.\nCall <PHONE>, or write to <ADDRESS>.\nCard <CARD>, IBAN <IBAN>, SSN <NATIONAL_ID>, DNI <NATIONAL_ID>.\nHosts <IP> and <IP>.',
+    );
+  });
+
+  it('leaves numbers and words that fail the checks', () => {
+    // Wrong Luhn digit, wrong IBAN check digits, wrong DNI letter, a private address, a version number, a decimal sum, code.
+    const text = 'card 4111 1111 1111 1112, DE00 3704 0044 0532 0130 00, 12345678A, 10.0.0.5, v1.2.3.4-beta, 206.835 - 1.015, const userName = getUser();';
+    expect(kinds(text)).toEqual([]);
+    expect(luhnValid('4111111111111111')).toBe(true);
+    expect(luhnValid('4111111111111112')).toBe(false);
+  });
+
+  it('reads --pii', () => {
+    expect([...parsePiiKinds(undefined)]).toEqual([...PII_KINDS]);
+    expect([...parsePiiKinds('none')]).toEqual([]);
+    expect([...parsePiiKinds('names, ibans')]).toEqual(['names', 'ibans']);
+    expect(() => parsePiiKinds('names,emails')).toThrow(/unknown kind "emails"/u);
+  });
+});

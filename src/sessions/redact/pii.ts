@@ -1,0 +1,219 @@
+import { isIPv4, isIPv6 } from 'node:net';
+import nlp from 'compromise';
+import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
+import { findPhoneNumbersInText } from 'libphonenumber-js';
+import { type ClassCounts, joinPieces, keep, type Piece, placeholder } from './pieces.js';
+
+/**
+ * Personal data in transcripts (docs/sessions.md, "Personal data"): person names (compromise's
+ * offline English NLP), phone numbers (libphonenumber-js), postal addresses, IPv4 / IPv6
+ * addresses (node:net), payment card numbers (Luhn), national ids (US SSN, UK NINO, Spanish DNI
+ * with its check letter) and IBANs (ibantools' checksum). `findPii` returns the spans; the
+ * redactor replaces them and the verifier reports any that remain.
+ */
+
+export const PII_KINDS = ['names', 'phones', 'addresses', 'ips', 'cards', 'ids', 'ibans'] as const;
+export type PiiKind = (typeof PII_KINDS)[number];
+
+const PLACEHOLDER: Record<PiiKind, string> = {
+  names: '<PERSON>',
+  phones: '<PHONE>',
+  addresses: '<ADDRESS>',
+  ips: '<IP>',
+  cards: '<CARD>',
+  ids: '<NATIONAL_ID>',
+  ibans: '<IBAN>',
+};
+
+/** `--pii` value: `all` (default), `none`, or a comma list of kinds; throws naming a bad one. */
+export function parsePiiKinds(value: string | undefined): Set<PiiKind> {
+  if (value === undefined || value.trim() === 'all') return new Set(PII_KINDS);
+  if (value.trim() === 'none' || value.trim() === '') return new Set();
+  const out = new Set<PiiKind>();
+  for (const part of value.split(',').map((p) => p.trim())) {
+    if (!(PII_KINDS as readonly string[]).includes(part)) throw new Error(`unknown kind "${part}": use all, none or a list of ${PII_KINDS.join(', ')}`);
+    out.add(part as PiiKind);
+  }
+  return out;
+}
+
+export interface PiiSpan {
+  kind: PiiKind;
+  start: number;
+  end: number;
+}
+
+/** Luhn checksum over the digits of `text`. */
+export function luhnValid(digits: string): boolean {
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
+    if (i % 2 === 1) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+  }
+  return sum % 10 === 0;
+}
+
+/** Issuer prefixes of the card networks (Visa, Mastercard, Amex, Discover, JCB, Diners, UnionPay). */
+const CARD_PREFIX = /^(?:4|5[1-5]|2[2-7]|3[47]|3[068]|6(?:011|5|4[4-9]|2)|35)/u;
+const CARD = /(?<![\w.-])\d(?:[ -]?\d){12,18}(?![\w-]|\.\d)/gu;
+const IBAN = /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b/gu;
+const SSN = /(?<![\w-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\w-])/gu;
+const NINO = /\b(?!BG|GB|NK|KN|TN|NT|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b/gu;
+const DNI = /\b\d{8}-?[A-Z]\b/gu;
+const DNI_LETTERS = 'TRWAGMYFPDXBNJZSQVHLCKE';
+/** Loopback, unspecified and private ranges: the host pass (network.ts) handles those as local hosts. */
+const PRIVATE_V4 = /^(?:0\.|127\.|10\.|192\.168\.|172\.(?:1[6-9]|2\d|3[01])\.)/u;
+const IPV4 = /(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?!\w|\.\d)/gu;
+const IPV6 = /(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:[0-9A-Fa-f]{0,4}|(?:\d{1,3}\.){3}\d{1,3})(?![\w:])/gu;
+const STREET_TYPES =
+  'Street|St\\.?|Avenue|Ave\\.?|Road|Rd\\.?|Boulevard|Blvd\\.?|Lane|Ln\\.?|Drive|Dr\\.?|Way|Court|Ct\\.?|Place|Pl\\.?|Terrace|Square|Highway|Hwy\\.?|Parkway|Pkwy\\.?|Circle|Close|Crescent|Row|Gardens';
+const US_ADDRESS = new RegExp(
+  String.raw`\b\d{1,5}[A-Z]?\s+(?:[NSEW]\.?\s+)?(?:[A-Z][a-z]+\.?\s+){1,3}(?:${STREET_TYPES})(?![A-Za-z])(?:,?\s+(?:Apt|Apartment|Suite|Ste|Unit|Flat|#)\.?\s*[\w-]+)?(?:,\s*[A-Z][a-z]+(?:\s+[A-Z][a-z]+){0,2})?(?:\s+[NSEW]{1,2}\b)?(?:,?\s+[A-Z]{2})?(?:,?\s+\d{5}(?:-\d{4})?)?`,
+  'gu',
+);
+const EU_ADDRESS =
+  /\b[A-ZÄÖÜ][a-zäöüß]+(?:straße|strasse|str\.|weg|gasse|platz|allee|ring|damm)\s+\d{1,4}[a-z]?(?:,\s*(?:D-)?\d{4,5}\s+[A-ZÄÖÜ][a-zäöüß]+)?|\b\d{1,4},?\s+(?:rue|avenue|boulevard|place|chemin|via|calle|avenida|plaza)\s+(?:[a-zA-Zéèàç'-]+\s?){1,4}(?:,\s*\d{5}\s+[A-Z][a-zé'-]+)?/gu;
+const UK_POSTCODE = /\b[A-Z]{1,2}\d[A-Z\d]? \d[A-Z]{2}\b/gu;
+
+function regexSpans(text: string, pattern: RegExp, kind: PiiKind, accept: (value: string) => boolean = () => true): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  pattern.lastIndex = 0;
+  for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
+    if (accept(m[0])) out.push({ kind, start: m.index, end: m.index + m[0].length });
+    if (m[0].length === 0) pattern.lastIndex++;
+  }
+  return out;
+}
+
+function phoneSpans(text: string): PiiSpan[] {
+  if (!/\d\d/u.test(text)) return [];
+  const out: PiiSpan[] = [];
+  for (const found of findPhoneNumbersInText(text, { defaultCountry: 'US' })) {
+    let raw = text.slice(found.startsAt, found.endsAt);
+    // A comma ends a phone number in prose (the number, then a comma and a street number).
+    if (raw.includes(',')) raw = raw.slice(0, raw.indexOf(',')).trimEnd();
+    // Written as a phone number: a + or separators between digit groups (a bare digit run in code or a timestamp is not one).
+    if (!/^\+|[\s().-]/u.test(raw)) continue;
+    if (/^\d{4}-\d{2}-\d{2}/u.test(raw)) continue;
+    // Decimal numbers in arithmetic (206.835 - 1.015) are not phone numbers.
+    if (raw.includes('.') && !/^\(?\d{3}\)?\.\d{3}\.\d{4}$/u.test(raw)) continue;
+    out.push({ kind: 'phones', start: found.startsAt, end: found.startsAt + raw.length });
+  }
+  return out;
+}
+
+/** Lines worth handing to the NLP tagger: prose with a capitalised word (code, JSON and paths rarely hold a person's name in prose form). */
+const CAPITALISED = /(?:^|[\s("'])[A-Z][a-z]{1,}(?:\s+[A-Z][a-z'-]+)?/u;
+const CODE_LINE = /::|\w\.\w+\(|\b(?:const|let|var|function|import|export|return|def|class|public|private|new|await|async|throw)\s/u;
+
+/**
+ * Proper names a coding transcript is full of that the tagger reads as a given name and surname:
+ * the assistants themselves (Claude Code, Claude Opus, …) and method names (Monte Carlo).
+ */
+const NOT_PEOPLE = /^(?:Claude|Codex|Gemini|Copilot|Cursor|Monte)\s/u;
+
+function nameSpans(text: string): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  // Prose segments: code punctuation, quotes and JSON syntax cut a line into pieces, so a name in
+  // a shell argument, a nested JSON string or a comment is read in its own words.
+  const segment = /[^\n{}[\]"`<>|;=()\\]+/gu;
+  for (let m = segment.exec(text); m !== null; m = segment.exec(text)) {
+    const piece = m[0];
+    if (piece.length < 5 || piece.length > 4000 || !CAPITALISED.test(piece) || CODE_LINE.test(piece)) continue;
+    const people = new Set<string>();
+    for (const person of nlp(piece).people().json() as Array<{ terms: Array<{ text: string; tags: string[] }> }>) {
+      // A full name: from the first given name the tagger knows, then at least one more capitalised word.
+      const terms = person.terms;
+      let first = terms.findIndex((t) => t.tags.includes('FirstName'));
+      // A given name the tagger does not know, before a surname it does (Hiroshi Petrova).
+      if (first < 0 && terms.length >= 2 && terms.at(-1)?.tags.includes('LastName')) first = terms.length - 2;
+      if (first < 0 || first === terms.length - 1) continue;
+      const words = terms.slice(first).map((t) => t.text.replace(/['’]s$/u, '').replace(/[^\p{L}'’.-]+/gu, ''));
+      if (!words.every((w) => /^\p{Lu}[\p{Ll}'’.-]+$/u.test(w))) continue;
+      if (NOT_PEOPLE.test(words.join(' '))) continue;
+      people.add(words.join(' '));
+    }
+    for (const name of people) {
+      const pattern = new RegExp(`(?<![\\p{L}\\d_])${name.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&')}(?![\\p{L}\\d_])`, 'gu');
+      for (const span of regexSpans(piece, pattern, 'names')) out.push({ kind: 'names', start: span.start + m.index, end: span.end + m.index });
+    }
+  }
+  return out;
+}
+
+/** The personal data of the given kinds in `text`, as non-overlapping spans in text order. */
+export function findPii(text: string, kinds: ReadonlySet<PiiKind> = new Set(PII_KINDS)): PiiSpan[] {
+  const spans: PiiSpan[] = [];
+  if (kinds.has('ibans')) spans.push(...regexSpans(text, IBAN, 'ibans', (v) => isValidIBAN(electronicFormatIBAN(v) ?? '')));
+  if (kinds.has('cards')) {
+    spans.push(
+      ...regexSpans(text, CARD, 'cards', (v) => {
+        const digits = v.replace(/\D/gu, '');
+        return digits.length >= 13 && digits.length <= 19 && CARD_PREFIX.test(digits) && luhnValid(digits) && !/^(\d)\1+$/u.test(digits);
+      }),
+    );
+  }
+  if (kinds.has('ids')) {
+    spans.push(...regexSpans(text, SSN, 'ids'));
+    spans.push(...regexSpans(text, NINO, 'ids'));
+    spans.push(...regexSpans(text, DNI, 'ids', (v) => DNI_LETTERS[Number(v.slice(0, 8)) % 23] === v.at(-1)));
+  }
+  if (kinds.has('ips')) {
+    spans.push(...regexSpans(text, IPV4, 'ips', (v) => isIPv4(v) && !PRIVATE_V4.test(v)));
+    spans.push(
+      ...regexSpans(text, IPV6, 'ips', (v) => v.includes(':') && (v.match(/:/gu)?.length ?? 0) >= 2 && isIPv6(v) && /[0-9a-fA-F]{2}/u.test(v) && v !== '::1'),
+    );
+  }
+  if (kinds.has('addresses')) {
+    spans.push(...regexSpans(text, US_ADDRESS, 'addresses'));
+    spans.push(...regexSpans(text, EU_ADDRESS, 'addresses'));
+    spans.push(...regexSpans(text, UK_POSTCODE, 'addresses'));
+  }
+  if (kinds.has('phones')) spans.push(...phoneSpans(text));
+  if (kinds.has('names')) spans.push(...nameSpans(text));
+  // Longest first at each start; drop any span overlapping one already kept.
+  spans.sort((a, b) => a.start - b.start || b.end - a.end);
+  const kept: PiiSpan[] = [];
+  let end = -1;
+  for (const span of spans) {
+    if (span.start < end) continue;
+    kept.push(span);
+    end = span.end;
+  }
+  return kept;
+}
+
+/** Replaces personal data in the unlocked pieces with `<PERSON>`, `<PHONE>`, … (counted under `pii:<kind>`). */
+export function redactPii(input: Piece[], counts: ClassCounts, kinds: ReadonlySet<PiiKind>): Piece[] {
+  if (kinds.size === 0) return input;
+  const out: Piece[] = [];
+  for (const piece of input) {
+    if (piece.locked || piece.text.length === 0) {
+      out.push(piece);
+      continue;
+    }
+    const spans = findPii(piece.text, kinds);
+    if (spans.length === 0) {
+      out.push(piece);
+      continue;
+    }
+    let at = 0;
+    for (const span of spans) {
+      if (span.start > at) out.push(keep(piece.text.slice(at, span.start)));
+      out.push(placeholder(PLACEHOLDER[span.kind], `pii:${span.kind}`, counts));
+      at = span.end;
+    }
+    if (at < piece.text.length) out.push(keep(piece.text.slice(at)));
+  }
+  return out;
+}
+
+/** Every kind of personal data in a text replaced (the redaction `redactResponses: true` applies to model answers). */
+export function redactPiiText(text: string): string {
+  const counts: ClassCounts = {};
+  return joinPieces(redactPii([keep(text)], counts, new Set(PII_KINDS)));
+}
