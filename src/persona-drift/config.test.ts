@@ -17,7 +17,7 @@ describe('persona config', () => {
   });
 
   it('names the missing key when flags are not enough', () => {
-    expect(() => personaConfigFromFlags(['targets=["sim:persona"]'])).toThrow(/sessions: .*command line/u);
+    expect(() => personaConfigFromFlags(['targets=["sim:persona"]'])).toThrow(/sessions: .*--set flag/u);
   });
 
   it('names file, line and key of a bad value, and resolves sessions next to the file', () => {
