@@ -56,6 +56,11 @@ export class CachedLabeler {
   private segmentFill = 0;
   private currentRunId: string;
 
+  /** Most steps labelled for one response. */
+  get maxSteps(): number {
+    return this.options.maxSteps ?? DEFAULT_MAX_STEPS;
+  }
+
   constructor(private readonly options: CachedLabelerOptions) {
     this.cacheSize = options.cacheSize ?? 50_000;
     this.currentRunId = options.runId;
@@ -85,12 +90,16 @@ export class CachedLabeler {
     if (this.lru.size > this.cacheSize) this.lru.delete(this.lru.keys().next().value as string);
   }
 
-  /** Labels a batch; the result array is aligned with `responses`. */
-  async labelAll(responses: readonly string[]): Promise<LabelOutcome[]> {
+  /**
+   * Labels a batch; the result array is aligned with `responses`. `segmented[i]`, when given, is
+   * `responses[i]` already segmented (its non-empty steps, as extractSteps gives them, or only
+   * their number when it is over `maxSteps`), e.g. by a worker thread; otherwise it is segmented here.
+   */
+  async labelAll(responses: readonly string[], segmented?: readonly (readonly string[] | number | null | undefined)[]): Promise<LabelOutcome[]> {
     const out: Promise<LabelOutcome>[] = [];
     const misses = new Map<string, { steps: string[]; resolve: (o: LabelOutcome) => void; reject: (e: unknown) => void }>();
     let sinceYield = 0;
-    for (const response of responses) {
+    for (const [index, response] of responses.entries()) {
       // Segmentation is synchronous: yield to the event loop every ~50,000 characters so that a
       // batch of long responses never holds it (a reward server's /health stays responsive).
       sinceYield += response.length;
@@ -112,11 +121,13 @@ export class CachedLabeler {
         out.push(pending);
         continue;
       }
-      const steps = extractSteps(response).steps.filter((s) => s.trim() !== '');
+      const given = segmented?.[index];
+      const steps = typeof given === 'number' ? null : [...(given ?? extractSteps(response).steps.filter((s) => s.trim() !== ''))];
+      const stepCount = steps?.length ?? (given as number);
       // Bounded work per response: thousands of steps (a degenerate or hostile output) are not labelled.
-      const maxSteps = this.options.maxSteps ?? DEFAULT_MAX_STEPS;
-      if (steps.length > maxSteps) {
-        const refused: LabelOutcome = { ok: false, error: `response has ${steps.length} steps; at most ${maxSteps} are labelled (not scored)` };
+      const maxSteps = this.maxSteps;
+      if (steps === null || stepCount > maxSteps) {
+        const refused: LabelOutcome = { ok: false, error: `response has ${stepCount} steps; at most ${maxSteps} are labelled (not scored)` };
         this.remember(response, refused);
         out.push(Promise.resolve(refused));
         continue;

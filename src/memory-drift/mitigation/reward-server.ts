@@ -3,17 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { isEcholensError } from '../../core/errors.js';
 import { allowedHosts, checkOrigin, isLoopbackHost, tokenMatches } from '../../report/viewer/security.js';
 import type { CachedLabeler } from './reward-labeler.js';
-import {
-  checkRewardWeights,
-  type ReferenceMap,
-  type RewardComponents,
-  type RewardWeights,
-  questionIdFromLabel,
-  referenceFromLabel,
-  scoreLabelledResponse,
-  textComponents,
-  worstCaseReward,
-} from './reward.js';
+import { RewardWorkerPool } from './reward-pool.js';
+import { BadRequest, type KeyedItem, type RequestItem, type RewardRoute, prepareItem, responseFromQuery, type TextComponents } from './reward-request.js';
+import { checkRewardWeights, type ReferenceMap, type RewardComponents, type RewardWeights, scoreLabelledResponse, worstCaseReward } from './reward.js';
 
 /** One scored response, as returned for logging. */
 export type ScoredItem =
@@ -26,9 +18,6 @@ export type ScoredItem =
       steps: number;
     }
   | { question_id: string | null; error: string; reward: null; components: TextComponents | null };
-
-/** The label-free parts of R, scored even for an item that could not be labelled. */
-type TextComponents = ReturnType<typeof textComponents>;
 
 export interface RewardServerOptions {
   references: ReferenceMap;
@@ -68,16 +57,8 @@ export interface RunningRewardServer {
   close(): Promise<void>;
 }
 
-class BadRequest extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-function readBody(request: IncomingMessage, limit: number): Promise<unknown> {
+/** The body as bytes in a buffer of its own (it is transferred to a worker thread), or 413 past the limit. */
+function readBody(request: IncomingMessage, limit: number): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     const declared = Number(request.headers['content-length']);
     if (Number.isFinite(declared) && declared > limit) return reject(new BadRequest(413, `body larger than ${limit} bytes`));
@@ -96,42 +77,51 @@ function readBody(request: IncomingMessage, limit: number): Promise<unknown> {
     });
     request.on('end', () => {
       if (tooLarge) return;
-      const text = Buffer.concat(chunks).toString('utf8');
-      try {
-        resolve(JSON.parse(text));
-      } catch (error) {
-        reject(new BadRequest(400, `body is not JSON (${(error as Error).message})`));
+      // Not Buffer.concat: a small result may sit in Node's shared pool, which cannot be transferred.
+      const bytes = new Uint8Array(size);
+      let at = 0;
+      for (const chunk of chunks) {
+        bytes.set(chunk, at);
+        at += chunk.length;
       }
+      resolve(bytes);
     });
     request.on('error', reject);
   });
 }
 
-function stringArray(value: unknown, name: string, length?: number): string[] {
-  if (!Array.isArray(value)) throw new BadRequest(400, `"${name}" must be an array`);
-  if (length !== undefined && value.length !== length) throw new BadRequest(400, `"${name}" has ${value.length} entries, "query" has ${length}`);
-  value.forEach((v, i) => {
-    if (typeof v !== 'string') throw new BadRequest(400, `"${name}[${i}]" must be a string`);
-  });
-  return value as string[];
-}
-
 /** Scores (question id, response) pairs; per-item errors never fail the batch. */
 export async function scoreBatch(
-  items: readonly { questionId: string | null; response: string; reference?: readonly string[]; error?: string }[],
+  items: readonly RequestItem[],
+  options: Pick<RewardServerOptions, 'references' | 'labeler' | 'weights' | 'maxResponseChars'>,
+): Promise<ScoredItem[]> {
+  const limits = {
+    maxResponseChars: options.maxResponseChars ?? DEFAULT_MAX_RESPONSE_CHARS,
+    maxSteps: options.labeler.maxSteps,
+    weights: options.weights,
+  };
+  const prepared: KeyedItem[] = [];
+  for (const item of items) {
+    // Scoring is CPU work: let other work in between items (the server does it in worker threads).
+    await yieldToEventLoop();
+    const { response, ...rest } = prepareItem(item, limits);
+    prepared.push({ ...rest, key: response });
+  }
+  return scorePrepared(prepared, options);
+}
+
+/** Labels prepared items (segmented and with their label-free parts) and scores them. */
+async function scorePrepared(
+  items: readonly KeyedItem[],
   options: Pick<RewardServerOptions, 'references' | 'labeler' | 'weights' | 'maxResponseChars'>,
 ): Promise<ScoredItem[]> {
   const maxChars = options.maxResponseChars ?? DEFAULT_MAX_RESPONSE_CHARS;
-  const tooLong = (response: string) => response.length > maxChars;
   // Over-long responses are never labelled (the labeler's work grows with the text).
-  const labelled = await options.labeler.labelAll(items.map((item) => (tooLong(item.response) ? '' : item.response)));
-  const out: ScoredItem[] = [];
-  for (const [i, item] of items.entries()) {
-    // Scoring is CPU work: let /health and other requests in between items.
-    await yieldToEventLoop();
-    out.push(scoreOne(item, labelled[i]!, options, tooLong(item.response) ? maxChars : null));
-  }
-  return out;
+  const labelled = await options.labeler.labelAll(
+    items.map((item) => (item.text === null ? '' : item.key)),
+    items.map((item) => item.steps),
+  );
+  return items.map((item, i) => scoreOne(item, labelled[i]!, options, item.text === null ? maxChars : null));
 }
 
 export const DEFAULT_MAX_RESPONSE_CHARS = 200_000;
@@ -141,12 +131,12 @@ function yieldToEventLoop(): Promise<void> {
 }
 
 function scoreOne(
-  item: { questionId: string | null; response: string; reference?: readonly string[]; error?: string },
+  item: KeyedItem,
   outcome: Awaited<ReturnType<CachedLabeler['labelAll']>>[number],
   options: Pick<RewardServerOptions, 'references' | 'weights'>,
   overLimit: number | null,
 ): ScoredItem {
-  if (overLimit !== null) {
+  if (overLimit !== null || item.text === null) {
     return {
       question_id: item.questionId,
       error: `response longer than ${overLimit} characters (not scored)`,
@@ -154,7 +144,7 @@ function scoreOne(
       components: { format: 0, readability: 0, diversity: 0 },
     };
   }
-  const text = textComponents(item.response, options.weights);
+  const text = item.text;
   if (item.error !== undefined) return { question_id: item.questionId, error: item.error, reward: null, components: text };
   if (item.reference === undefined && item.questionId === null)
     return { question_id: null, error: 'no question id in the label', reward: null, components: text };
@@ -164,7 +154,7 @@ function scoreOne(
     return { question_id: item.questionId, error: `unknown question id "${item.questionId}"`, reward: null, components: text };
   }
   if (!outcome.ok) return { question_id: item.questionId, error: outcome.error, reward: null, components: text };
-  const { reward, ...components } = scoreLabelledResponse(item.response, reference, outcome.symbols, options.weights);
+  const { reward, ...components } = scoreLabelledResponse(item.key, reference, outcome.symbols, options.weights, { text });
   return {
     question_id: item.questionId,
     reward,
@@ -184,45 +174,7 @@ export function fallbackReward(item: ScoredItem, weights: RewardWeights): number
   return worstCaseReward(item.components ?? { format: 0, readability: 0, diversity: 0 }, weights);
 }
 
-/**
- * OpenRLHF's remote RM sends the full text (prompt + response) in `query`; the response is the
- * part after `prompts[i]` when the query starts with it, else the whole query.
- */
-export function responseFromQuery(query: string, prompt: string | undefined): string {
-  return prompt !== undefined && prompt !== '' && query.startsWith(prompt) ? query.slice(prompt.length) : query;
-}
-
-interface VerlItem {
-  data_source?: unknown;
-  solution_str?: unknown;
-  ground_truth?: unknown;
-  extra_info?: unknown;
-}
-
-function verlItems(body: unknown): { items: { questionId: string | null; response: string }[]; single: boolean } {
-  const list = Array.isArray(body)
-    ? body
-    : body !== null && typeof body === 'object' && Array.isArray((body as { batch?: unknown }).batch)
-      ? (body as { batch: unknown[] }).batch
-      : null;
-  const single = list === null;
-  const entries = (list ?? [body]) as unknown[];
-  return {
-    single,
-    items: entries.map((entry, i) => {
-      if (entry === null || typeof entry !== 'object') throw new BadRequest(400, `item ${i} must be an object`);
-      const e = entry as VerlItem;
-      if (typeof e.solution_str !== 'string') throw new BadRequest(400, `item ${i}: "solution_str" must be a string`);
-      const extra = e.extra_info as { question_id?: unknown } | null | undefined;
-      const extraId = extra && typeof extra === 'object' ? questionIdFromLabel(extra) : null;
-      // Two label formats: a question id (string or { question_id }), or the reference trajectory itself.
-      const inline = referenceFromLabel(e.ground_truth);
-      if (inline !== null) return { questionId: extraId, response: e.solution_str, reference: inline };
-      const id = questionIdFromLabel(e.ground_truth) ?? extraId;
-      return { questionId: id, response: e.solution_str };
-    }),
-  };
-}
+export { responseFromQuery };
 
 /**
  * Starts the reward server (127.0.0.1 by default). Routes:
@@ -234,7 +186,7 @@ function verlItems(body: unknown): { items: { questionId: string | null; respons
  * A malformed request gets a 4xx with `{"error": reason}`; the server keeps running.
  * Protected like the viewer: a Host header that is not this server, a foreign Origin or a
  * cross-site fetch get 403; with `token` set every POST must carry it. Bodies, items and
- * response lengths are bounded; scoring yields between items so `/health` stays live; a
+ * response lengths are bounded; parsing and scoring run in worker threads so `/health` stays live; a
  * request not answered within `requestTimeoutMs` gets 503; `close()` ends within the grace.
  */
 export function startRewardServer(serverOptions: RewardServerOptions): Promise<RunningRewardServer> {
@@ -254,6 +206,7 @@ export function startRewardServer(serverOptions: RewardServerOptions): Promise<R
     stats.itemErrors += results.filter((r) => r.reward === null).length;
   };
   const maxItems = options.maxItems ?? 4096;
+  const maxResponseChars = options.maxResponseChars ?? DEFAULT_MAX_RESPONSE_CHARS;
   const timeoutMs = options.requestTimeoutMs ?? 120_000;
   let hosts: Set<string> = new Set();
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -290,35 +243,28 @@ export function startRewardServer(serverOptions: RewardServerOptions): Promise<R
     }
     active++;
     try {
-      return await scoreRequest(req, res, path);
+      return await scoreRequest(req, res, path as RewardRoute);
     } finally {
       active--;
     }
   };
-  const scoreRequest = async (req: IncomingMessage, res: ServerResponse, path: string) => {
+  const pool = new RewardWorkerPool(maxConcurrent);
+  const scoreRequest = async (req: IncomingMessage, res: ServerResponse, path: RewardRoute) => {
     const body = await readBody(req, limit);
-    const itemCount = Array.isArray(body)
-      ? body.length
-      : ['items', 'batch', 'query'].reduce((n, key) => {
-          const value = body !== null && typeof body === 'object' ? (body as Record<string, unknown>)[key] : undefined;
-          return Math.max(n, Array.isArray(value) ? value.length : 0);
-        }, 0);
-    if (itemCount > maxItems) throw new BadRequest(413, `${itemCount} items in one request; at most ${maxItems}`);
+    // Parsing, segmentation and the label-free components run in a worker: this thread stays free for /health.
+    const { items, single } = await pool.prepare(path, body, {
+      maxItems,
+      maxResponseChars,
+      maxSteps: options.labeler.maxSteps,
+      weights: options.weights,
+    });
     if (path === '/score') {
-      const items = (body as { items?: unknown } | null)?.items;
-      if (!Array.isArray(items)) throw new BadRequest(400, 'expected {"items": [{"question_id": string, "response": string}, …]}');
-      const parsed = items.map((item, i) => {
-        const it = item as { question_id?: unknown; response?: unknown } | null;
-        if (it === null || typeof it !== 'object' || typeof it.response !== 'string') throw new BadRequest(400, `items[${i}].response must be a string`);
-        return { questionId: questionIdFromLabel(it.question_id), response: it.response };
-      });
-      const results = await scoreBatch(parsed, options);
+      const results = await scorePrepared(items, options);
       count(results);
       return send(res, 200, { results });
     }
     if (path === '/verl') {
-      const { items, single } = verlItems(body);
-      const results = await scoreBatch(items, options);
+      const results = await scorePrepared(items, options);
       count(results);
       // Numbers only at the top level: verl averages every extra key it is given.
       const asVerl = (r: ScoredItem) =>
@@ -327,26 +273,7 @@ export function startRewardServer(serverOptions: RewardServerOptions): Promise<R
           : { score: r.reward, ...r.components, error: 0, details: { labels: r.labels } };
       return send(res, 200, single ? asVerl(results[0]!) : { results: results.map(asVerl) });
     }
-    if (body === null || typeof body !== 'object' || Array.isArray(body))
-      throw new BadRequest(400, 'expected {"query": [...], "prompts": [...], "labels": [...]}');
-    const b = body as { query?: unknown; prompts?: unknown; labels?: unknown };
-    const query = stringArray(b.query, 'query');
-    const prompts = b.prompts === undefined ? [] : stringArray(b.prompts, 'prompts', query.length);
-    if (!Array.isArray(b.labels) || b.labels.length !== query.length) {
-      throw new BadRequest(400, `"labels" must be an array of ${query.length} question ids (one per query)`);
-    }
-    const labels = b.labels as unknown[];
-    const items = query.map((q, i) => {
-      const questionId = questionIdFromLabel(labels[i]);
-      const prompt = prompts[i];
-      // A prompt that does not start the query leaves the response boundary unknown: flagged, not guessed.
-      if (prompt !== undefined && prompt !== '' && !q.startsWith(prompt)) {
-        return { questionId, response: q, error: `query ${i} does not start with prompts[${i}]: the response cannot be separated from the prompt` };
-      }
-      const inline = referenceFromLabel(labels[i]);
-      return { questionId, response: responseFromQuery(q, prompt), ...(inline !== null ? { reference: inline } : {}) };
-    });
-    const results = await scoreBatch(items, options);
+    const results = await scorePrepared(items, options);
     count(results);
     const rewards = results.map((r) => fallbackReward(r, options.weights));
     const mean = (values: number[]) => (values.length === 0 ? 0 : values.reduce((a, v) => a + v, 0) / values.length);
@@ -409,7 +336,9 @@ export function startRewardServer(serverOptions: RewardServerOptions): Promise<R
         close: () =>
           new Promise<void>((done) => {
             // Stop accepting, drop idle keep-alive connections now, and cut the rest after the grace.
-            server.close(() => done());
+            server.close(() => {
+              void pool.close().then(done);
+            });
             server.closeIdleConnections();
             setTimeout(() => server.closeAllConnections(), graceMs).unref();
           }),

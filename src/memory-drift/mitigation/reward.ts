@@ -129,11 +129,15 @@ export function scoreLabelledResponse(
   reference: readonly string[],
   symbols: readonly string[],
   weights: RewardWeights = PAPER_REWARD_WEIGHTS,
-  options: { embed?: SymbolEmbedder | PreparedSymbolEmbeddings } = {},
+  options: {
+    embed?: SymbolEmbedder | PreparedSymbolEmbeddings;
+    /** textComponents(response, weights) when already computed (the reward server's worker does). */
+    text?: { format: number; readability: number; diversity: number };
+  } = {},
 ): RewardComponents {
   if (reference.length === 0) throw new InvalidArgumentError('reference', 'needs at least one symbol');
   const w = checkRewardWeights(weights);
-  const text = textComponents(response, w);
+  const text = options.text ?? textComponents(response, w);
   const authors = w.rules === 'authors';
   let dtwDrift: number;
   let rDtw: number;

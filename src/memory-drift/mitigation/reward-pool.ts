@@ -1,0 +1,143 @@
+/**
+ * A small pool of worker threads running the reward server's CPU-bound work (reward-request.ts:
+ * JSON parsing, step segmentation, readability and the other label-free components), so the
+ * server's own thread only moves bytes and answers `/health`. One worker per request the server
+ * scores at once; a worker that dies (e.g. out of memory) fails its request and is replaced.
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { BadRequest, type KeyedItem, type PrepareLimits, type RewardRoute, type WirePreparedRequest } from './reward-request.js';
+
+type Reply = { id: number; ok: true; prepared: WirePreparedRequest } | { id: number; ok: false; status: number; message: string };
+
+/**
+ * The worker's entry: the compiled reward-worker.js beside this module (dist/), or, when running
+ * from the TypeScript sources (tests, `tsx`), a bootstrap that loads reward-worker.ts through tsx.
+ */
+function workerEntry(): URL {
+  const js = new URL('./reward-worker.js', import.meta.url);
+  if (existsSync(fileURLToPath(js))) return js;
+  const ts = new URL('./reward-worker.ts', import.meta.url).href;
+  // tsx's ES-module API (its CommonJS twin cannot be loaded from a data: URL).
+  const tsx = pathToFileURL(
+    createRequire(import.meta.url)
+      .resolve('tsx/esm/api')
+      .replace(/\.cjs$/u, '.mjs'),
+  ).href;
+  const source = `const api = await import(${JSON.stringify(tsx)}); await (api.tsImport ?? api.default.tsImport)(${JSON.stringify(ts)}, ${JSON.stringify(ts)});`;
+  return new URL(`data:text/javascript,${encodeURIComponent(source)}`);
+}
+
+interface Slot {
+  worker: Worker;
+  busy: boolean;
+}
+
+export class RewardWorkerPool {
+  private readonly slots: Slot[] = [];
+  private readonly waiting: (() => void)[] = [];
+  private readonly pending = new Map<number, { resolve: (p: WirePreparedRequest) => void; reject: (e: unknown) => void; slot: Slot }>();
+  private nextId = 0;
+  private closed = false;
+  private entry: URL | undefined;
+
+  constructor(
+    private readonly size: number,
+    /** Heap limit of each worker, in MB (its request fails, with 503, beyond it). */
+    private readonly heapMb = 256,
+  ) {}
+
+  /**
+   * Runs prepareRequest in a worker; rejects with BadRequest for a refused body. Each item's
+   * steps are decoded here one item at a time, yielding in between (each is at most one response long).
+   */
+  async prepare(route: RewardRoute, body: Uint8Array, limits: PrepareLimits): Promise<{ single: boolean; items: KeyedItem[] }> {
+    const wire = await this.run(route, body, limits);
+    const items: KeyedItem[] = [];
+    for (const item of wire.items) {
+      if (!Array.isArray(item.steps)) {
+        items.push({ ...item, steps: item.steps });
+        continue;
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+      const [start, end] = item.steps;
+      const steps = JSON.parse(Buffer.from(wire.steps.buffer, wire.steps.byteOffset + start, end - start).toString('utf8')) as string[];
+      items.push({ ...item, steps });
+    }
+    return { single: wire.single, items };
+  }
+
+  private async run(route: RewardRoute, body: Uint8Array, limits: PrepareLimits): Promise<WirePreparedRequest> {
+    if (this.closed) throw new BadRequest(503, 'server is closing');
+    const slot = await this.acquire();
+    const id = this.nextId++;
+    return new Promise<WirePreparedRequest>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject, slot });
+      slot.worker.ref();
+      // The body's memory moves to the worker (no copy); the caller gives up `body`.
+      slot.worker.postMessage({ id, route, body, limits }, [body.buffer as ArrayBuffer]);
+    });
+  }
+
+  close(): Promise<void> {
+    this.closed = true;
+    const all = this.slots.splice(0).map((slot) => slot.worker.terminate());
+    return Promise.all(all).then(() => undefined);
+  }
+
+  private async acquire(): Promise<Slot> {
+    for (;;) {
+      const free = this.slots.find((slot) => !slot.busy);
+      if (free !== undefined) {
+        free.busy = true;
+        return free;
+      }
+      if (this.slots.length < this.size) {
+        const slot = this.spawn();
+        slot.busy = true;
+        return slot;
+      }
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    }
+  }
+
+  private release(slot: Slot): void {
+    slot.busy = false;
+    slot.worker.unref();
+    this.waiting.shift()?.();
+  }
+
+  private spawn(): Slot {
+    this.entry ??= workerEntry();
+    const worker = new Worker(this.entry, { resourceLimits: { maxOldGenerationSizeMb: this.heapMb } });
+    const slot: Slot = { worker, busy: false };
+    worker.unref();
+    worker.on('message', (reply: Reply) => {
+      const task = this.pending.get(reply.id);
+      if (task === undefined) return;
+      this.pending.delete(reply.id);
+      this.release(slot);
+      if (reply.ok) task.resolve(reply.prepared);
+      else task.reject(new BadRequest(reply.status, reply.message));
+    });
+    const fail = (error: Error) => {
+      const index = this.slots.indexOf(slot);
+      if (index >= 0) this.slots.splice(index, 1);
+      for (const [id, task] of this.pending) {
+        if (task.slot !== slot) continue;
+        this.pending.delete(id);
+        task.reject(new BadRequest(503, `scoring worker failed (${error.message}); retry`));
+      }
+      // A replacement is started by the next request; whoever waits for a slot may take one.
+      this.waiting.shift()?.();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => {
+      if (!this.closed) fail(new Error(`exited with code ${code}`));
+    });
+    this.slots.push(slot);
+    return slot;
+  }
+}

@@ -1,0 +1,208 @@
+/**
+ * The CPU-bound half of a reward-server request, pure and synchronous: parse the JSON body,
+ * check its shape, and for every item segment the response into steps and score its label-free
+ * parts (format, readability, diversity). The server runs it in a worker thread
+ * (reward-worker.ts) so that none of it blocks the thread answering `/health`.
+ */
+import { createHash } from 'node:crypto';
+import { extractSteps } from '../steps.js';
+import { questionIdFromLabel, type RewardWeights, referenceFromLabel, textComponents } from './reward.js';
+
+/** A refused request: HTTP status and reason. */
+export class BadRequest extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export type RewardRoute = '/score' | '/verl' | '/openrlhf';
+
+export interface RequestItem {
+  questionId: string | null;
+  response: string;
+  reference?: readonly string[];
+  error?: string;
+}
+
+/** The label-free parts of R. */
+export type TextComponents = ReturnType<typeof textComponents>;
+
+/**
+ * One item ready for labelling: `steps` and `text` are null when the response is over the length
+ * cap; `steps` is only their number when there are more than `maxSteps` (it will not be labelled).
+ */
+export interface PreparedItem extends RequestItem {
+  steps: string[] | number | null;
+  text: TextComponents | null;
+}
+
+/** A prepared item as the server labels and scores it: the response itself replaced by a key for the labeler's cache. */
+export type KeyedItem = Omit<PreparedItem, 'response'> & { key: string };
+
+export interface PreparedRequest {
+  route: RewardRoute;
+  /** /verl: one object (not a batch) was sent. */
+  single: boolean;
+  items: PreparedItem[];
+}
+
+export interface PrepareLimits {
+  maxItems: number;
+  maxResponseChars: number;
+  /** Most steps labelled for one response (CachedLabeler.maxSteps). */
+  maxSteps: number;
+  weights: RewardWeights;
+}
+
+function stringArray(value: unknown, name: string, length?: number): string[] {
+  if (!Array.isArray(value)) throw new BadRequest(400, `"${name}" must be an array`);
+  if (length !== undefined && value.length !== length) throw new BadRequest(400, `"${name}" has ${value.length} entries, "query" has ${length}`);
+  value.forEach((v, i) => {
+    if (typeof v !== 'string') throw new BadRequest(400, `"${name}[${i}]" must be a string`);
+  });
+  return value as string[];
+}
+
+/**
+ * OpenRLHF's remote RM sends the full text (prompt + response) in `query`; the response is the
+ * part after `prompts[i]` when the query starts with it, else the whole query.
+ */
+export function responseFromQuery(query: string, prompt: string | undefined): string {
+  return prompt !== undefined && prompt !== '' && query.startsWith(prompt) ? query.slice(prompt.length) : query;
+}
+
+interface VerlItem {
+  data_source?: unknown;
+  solution_str?: unknown;
+  ground_truth?: unknown;
+  extra_info?: unknown;
+}
+
+function verlItems(body: unknown): { items: RequestItem[]; single: boolean } {
+  const list = Array.isArray(body)
+    ? body
+    : body !== null && typeof body === 'object' && Array.isArray((body as { batch?: unknown }).batch)
+      ? (body as { batch: unknown[] }).batch
+      : null;
+  const single = list === null;
+  const entries = (list ?? [body]) as unknown[];
+  return {
+    single,
+    items: entries.map((entry, i) => {
+      if (entry === null || typeof entry !== 'object') throw new BadRequest(400, `item ${i} must be an object`);
+      const e = entry as VerlItem;
+      if (typeof e.solution_str !== 'string') throw new BadRequest(400, `item ${i}: "solution_str" must be a string`);
+      const extra = e.extra_info as { question_id?: unknown } | null | undefined;
+      const extraId = extra && typeof extra === 'object' ? questionIdFromLabel(extra) : null;
+      // Two label formats: a question id (string or { question_id }), or the reference trajectory itself.
+      const inline = referenceFromLabel(e.ground_truth);
+      if (inline !== null) return { questionId: extraId, response: e.solution_str, reference: inline };
+      const id = questionIdFromLabel(e.ground_truth) ?? extraId;
+      return { questionId: id, response: e.solution_str };
+    }),
+  };
+}
+
+function openrlhfItems(body: unknown): RequestItem[] {
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw new BadRequest(400, 'expected {"query": [...], "prompts": [...], "labels": [...]}');
+  const b = body as { query?: unknown; prompts?: unknown; labels?: unknown };
+  const query = stringArray(b.query, 'query');
+  const prompts = b.prompts === undefined ? [] : stringArray(b.prompts, 'prompts', query.length);
+  if (!Array.isArray(b.labels) || b.labels.length !== query.length) {
+    throw new BadRequest(400, `"labels" must be an array of ${query.length} question ids (one per query)`);
+  }
+  const labels = b.labels as unknown[];
+  return query.map((q, i) => {
+    const questionId = questionIdFromLabel(labels[i]);
+    const prompt = prompts[i];
+    // A prompt that does not start the query leaves the response boundary unknown: flagged, not guessed.
+    if (prompt !== undefined && prompt !== '' && !q.startsWith(prompt)) {
+      return { questionId, response: q, error: `query ${i} does not start with prompts[${i}]: the response cannot be separated from the prompt` };
+    }
+    const inline = referenceFromLabel(labels[i]);
+    return { questionId, response: responseFromQuery(q, prompt), ...(inline !== null ? { reference: inline } : {}) };
+  });
+}
+
+/** The request's items, checked (throws BadRequest for a malformed body or too many items). */
+export function parseRequest(route: RewardRoute, bytes: Uint8Array, maxItems: number): { single: boolean; items: RequestItem[] } {
+  let body: unknown;
+  try {
+    body = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+  } catch (error) {
+    throw new BadRequest(400, `body is not JSON (${(error as Error).message})`);
+  }
+  const itemCount = Array.isArray(body)
+    ? body.length
+    : ['items', 'batch', 'query'].reduce((n, key) => {
+        const value = body !== null && typeof body === 'object' ? (body as Record<string, unknown>)[key] : undefined;
+        return Math.max(n, Array.isArray(value) ? value.length : 0);
+      }, 0);
+  if (itemCount > maxItems) throw new BadRequest(413, `${itemCount} items in one request; at most ${maxItems}`);
+  if (route === '/score') {
+    const items = (body as { items?: unknown } | null)?.items;
+    if (!Array.isArray(items)) throw new BadRequest(400, 'expected {"items": [{"question_id": string, "response": string}, …]}');
+    return {
+      single: false,
+      items: items.map((item, i) => {
+        const it = item as { question_id?: unknown; response?: unknown } | null;
+        if (it === null || typeof it !== 'object' || typeof it.response !== 'string') throw new BadRequest(400, `items[${i}].response must be a string`);
+        return { questionId: questionIdFromLabel(it.question_id), response: it.response };
+      }),
+    };
+  }
+  if (route === '/verl') return verlItems(body);
+  return { single: false, items: openrlhfItems(body) };
+}
+
+/** Steps and label-free components of one item (none for a response over the cap: it is never scored). */
+export function prepareItem(item: RequestItem, limits: Omit<PrepareLimits, 'maxItems'>): PreparedItem {
+  if (item.response.length > limits.maxResponseChars) return { ...item, steps: null, text: null };
+  const steps = extractSteps(item.response).steps.filter((s) => s.trim() !== '');
+  // Thousands of steps are refused unlabelled: their number is enough (and cheaper to send back).
+  return { ...item, steps: steps.length > limits.maxSteps ? steps.length : steps, text: textComponents(item.response, limits.weights) };
+}
+
+/** parseRequest + prepareItem for every item: all of a request's CPU work except labelling. */
+export function prepareRequest(route: RewardRoute, bytes: Uint8Array, limits: PrepareLimits): PreparedRequest {
+  const { single, items } = parseRequest(route, bytes, limits.maxItems);
+  return { route, single, items: items.map((item) => prepareItem(item, limits)) };
+}
+
+/**
+ * A prepared request as the worker sends it back: no response texts (copying megabytes of strings
+ * into the server's thread blocks it for tens of ms), only a key per response (its SHA-256, for the
+ * labeler's cache); the steps of every item as JSON in one transferred byte buffer, decoded item by
+ * item (reward-pool.ts).
+ */
+export interface WirePreparedRequest {
+  route: RewardRoute;
+  single: boolean;
+  items: (Omit<PreparedItem, 'response' | 'steps'> & { key: string; steps: [start: number, end: number] | number | null })[];
+  steps: Uint8Array;
+}
+
+export function toWire(prepared: PreparedRequest): WirePreparedRequest {
+  const parts: Buffer[] = [];
+  let at = 0;
+  const items = prepared.items.map(({ response, steps, ...rest }) => {
+    const key = `sha256:${createHash('sha256').update(response).digest('hex')}`;
+    if (steps === null || typeof steps === 'number') return { ...rest, key, steps };
+    const bytes = Buffer.from(JSON.stringify(steps), 'utf8');
+    parts.push(bytes);
+    at += bytes.length;
+    return { ...rest, key, steps: [at - bytes.length, at] as [number, number] };
+  });
+  // A buffer of its own (never Node's shared pool) so that it can be transferred.
+  const steps = new Uint8Array(at);
+  let offset = 0;
+  for (const part of parts) {
+    steps.set(part, offset);
+    offset += part.length;
+  }
+  return { route: prepared.route, single: prepared.single, items, steps };
+}
