@@ -83,6 +83,10 @@ export class RewardWorkerPool {
 
   close(): Promise<void> {
     this.closed = true;
+    for (const [id, task] of this.pending) {
+      this.pending.delete(id);
+      task.reject(new BadRequest(503, 'server is closing'));
+    }
     const all = this.slots.splice(0).map((slot) => slot.worker.terminate());
     return Promise.all(all).then(() => undefined);
   }
