@@ -114,14 +114,18 @@ describe('baseline comparison calibration (Monte Carlo)', () => {
     try {
       for (let k = 0; k < replicates; k++) {
         const db = join(dir, `r${k}.db`);
-        // The same config (seed k) measured twice: the fresh measurement's salt gives the simulated target and judge new draws.
-        // sim:persona plants a drift of the same size in both measurements: the gap varies from draw to draw, its change is zero.
+        // The same config (seed k) measured three times. A design's first measurement has no salt, so a
+        // simulated model draws it from the request seed alone: the same draw in every replicate, not a
+        // random one. The two fresh measurements each draw anew from their salt, so they are
+        // exchangeable, as two measurements of an unchanged real model are; the gate compares them.
+        // sim:persona plants a drift of the same size in both: the gap varies from draw to draw, its change is zero.
         const config = smallPersonaConfig({ seed: k, positions: [{ uniform: 8 }], targets: ['sim:persona'] });
         await runAudit(personaAudit, config, db, { runtime: { progress: false } });
+        await runAudit(personaAudit, config, db, { runtime: { progress: false }, measurement: { fresh: true, tag: 'base' } });
         await runAudit(personaAudit, config, db, { runtime: { progress: false }, measurement: { fresh: true } });
         const store = openStore(db, { readonly: true });
         try {
-          const { pairs } = baselinePairs(store, { baseline: 'first' });
+          const { pairs } = baselinePairs(store, { baseline: 'base' });
           const comparisons = pairs.map((p) => compareToBaseline(store, p, { seed: k }));
           const change = comparisons[0]?.rows[0]?.change;
           // The second measurement drew anew: its gap differs from the first's.
