@@ -120,9 +120,11 @@ describe('baseline comparison calibration (Monte Carlo)', () => {
         // exchangeable, as two measurements of an unchanged real model are; the gate compares them.
         // sim:persona plants a drift of the same size in both: the gap varies from draw to draw, its change is zero.
         const config = smallPersonaConfig({ seed: k, positions: [{ uniform: 8 }], targets: ['sim:persona'] });
-        await runAudit(personaAudit, config, db, { runtime: { progress: false } });
-        await runAudit(personaAudit, config, db, { runtime: { progress: false }, measurement: { fresh: true, tag: 'base' } });
-        await runAudit(personaAudit, config, db, { runtime: { progress: false }, measurement: { fresh: true } });
+        // A fixed clock per replicate: the salts derive from the measurement time, so the draws (and the result) are seeded.
+        const at = (minutes: number) => new Date(Date.UTC(2026, 0, 1) + k * 86_400_000 + minutes * 60_000);
+        await runAudit(personaAudit, config, db, { runtime: { progress: false }, measurement: { now: at(0) } });
+        await runAudit(personaAudit, config, db, { runtime: { progress: false }, measurement: { fresh: true, tag: 'base', now: at(1) } });
+        await runAudit(personaAudit, config, db, { runtime: { progress: false }, measurement: { fresh: true, now: at(2) } });
         const store = openStore(db, { readonly: true });
         try {
           const { pairs } = baselinePairs(store, { baseline: 'base' });
