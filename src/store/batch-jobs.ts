@@ -75,10 +75,15 @@ const OPEN: readonly BatchJobStatus[] = ['submitting', 'submitted', 'ended'];
 
 /** Reads and writes the batch tables of one store's database. */
 export class BatchJobs {
-  constructor(private readonly db: Database.Database) {}
+  constructor(
+    private readonly db: Database.Database,
+    /** Resolves when no other caller's store transaction is open (run-store.ts). */
+    private readonly idle: () => Promise<void> = async () => {},
+  ) {}
 
   /** Records a job before its create call; the cells are held from this moment. */
-  begin(runId: string, provider: string, model: string, keys: readonly string[], now = new Date()): number {
+  async begin(runId: string, provider: string, model: string, keys: readonly string[], now = new Date()): Promise<number> {
+    await this.idle();
     return this.db.transaction(() => {
       const info = this.db
         .prepare('INSERT INTO batch_jobs (run_id, provider, model, status, submitted_at) VALUES (?, ?, ?, ?, ?)')
@@ -90,33 +95,39 @@ export class BatchJobs {
     })();
   }
 
-  submitted(id: number, batchId: string): void {
+  async submitted(id: number, batchId: string): Promise<void> {
+    await this.idle();
     this.db.prepare("UPDATE batch_jobs SET batch_id = ?, status = 'submitted' WHERE id = ?").run(batchId, id);
   }
 
   /** Last provider status and counts seen. */
-  observed(id: number, providerStatus: string, note: string): void {
+  async observed(id: number, providerStatus: string, note: string): Promise<void> {
+    await this.idle();
     this.db.prepare('UPDATE batch_jobs SET provider_status = ?, note = ? WHERE id = ?').run(providerStatus, note, id);
   }
 
-  finish(id: number, status: 'ended' | 'collected' | 'failed' | 'abandoned', note?: string, now = new Date()): void {
+  async finish(id: number, status: 'ended' | 'collected' | 'failed' | 'abandoned', note?: string, now = new Date()): Promise<void> {
+    await this.idle();
     this.db
       .prepare('UPDATE batch_jobs SET status = ?, ended_at = COALESCE(ended_at, ?), note = COALESCE(?, note) WHERE id = ?')
       .run(status, now.toISOString(), note ?? null, id);
   }
 
-  get(id: number): BatchJob | undefined {
+  async get(id: number): Promise<BatchJob | undefined> {
+    await this.idle();
     const row = this.db.prepare('SELECT * FROM batch_jobs WHERE id = ?').get(id) as JobRow | undefined;
     return row === undefined ? undefined : this.toJob(row);
   }
 
   /** Jobs not yet collected (`submitting`, `submitted`, `ended`), oldest first. */
-  open(): BatchJob[] {
+  async open(): Promise<BatchJob[]> {
+    await this.idle();
     const rows = this.db.prepare(`SELECT * FROM batch_jobs WHERE status IN (${OPEN.map(() => '?').join(', ')}) ORDER BY id`).all(...OPEN) as JobRow[];
     return rows.map((row) => this.toJob(row));
   }
 
-  all(runId?: string): BatchJob[] {
+  async all(runId?: string): Promise<BatchJob[]> {
+    await this.idle();
     const rows = (
       runId === undefined
         ? this.db.prepare('SELECT * FROM batch_jobs ORDER BY id').all()

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import { InvalidArgumentError } from '../core/errors.js';
 import type { FinishReason, ModelRequest, TokenUsage, ToolCall } from '../models/types.js';
-import type { BatchJobs } from './batch-jobs.js';
+import type { BatchJob } from './batch-jobs.js';
 import type { StageDeclaration, StageProgress } from './run-stages.js';
 import { type CellIdentity, REDACTED, replaceSecretValues, scrubSecrets } from './keys.js';
 import { requestKeys } from './request-hash.js';
@@ -144,12 +144,25 @@ export function decodeIndexRow(row: RunCellIndexRow): RunCellIndexRow {
 }
 
 /** The batch-job ledger of a store (batch-jobs.ts), whichever backend holds it. */
-export type BatchJobLedger = { [K in keyof BatchJobs]: BatchJobs[K] };
+export interface BatchJobLedger {
+  /** Records a job before its create call; the cells are held from this moment. */
+  begin(runId: string, provider: string, model: string, keys: readonly string[], now?: Date): Promise<number>;
+  submitted(id: number, batchId: string): Promise<void>;
+  /** Last provider status and counts seen. */
+  observed(id: number, providerStatus: string, note: string): Promise<void>;
+  finish(id: number, status: 'ended' | 'collected' | 'failed' | 'abandoned', note?: string, now?: Date): Promise<void>;
+  get(id: number): Promise<BatchJob | undefined>;
+  /** Jobs not yet collected (`submitting`, `submitted`, `ended`), oldest first. */
+  open(): Promise<BatchJob[]>;
+  all(runId?: string): Promise<BatchJob[]>;
+}
 
 /**
- * The run store every command and runner uses. Two backends implement it with the
- * same synchronous semantics: `SqliteRunStore` (a file, better-sqlite3) and
- * `PgRunStore` (a PostgreSQL database shared by worker processes, src/store/postgres/).
+ * The run store every command and runner uses. Every method is asynchronous: the
+ * PostgreSQL backend talks to a server over the network and must never hold the event
+ * loop, and the SQLite backend answers through the same interface so callers are
+ * written once. Two backends implement it: `SqliteRunStore` (a file, better-sqlite3)
+ * and `PgRunStore` (a PostgreSQL database shared by worker processes, src/store/postgres/).
  * `openStore` picks the backend from the location: `postgres://…` / `postgresql://…`
  * URLs open PostgreSQL, anything else is a SQLite file.
  */
@@ -158,41 +171,44 @@ export interface RunStore {
   readonly backend: 'sqlite' | 'postgres';
   /** The store's location as shown to people (a file path, or a URL without its password). */
   readonly file: string;
-  close(): void;
-  createRun(manifest: RunManifest, options?: { id?: string }): string;
-  getRun(id: string): RunInfo | undefined;
-  requireRun(id: string): RunInfo;
-  listRuns(): RunInfo[];
-  deleteRun(id: string): { cellsRemoved: number };
+  close(): Promise<void>;
+  createRun(manifest: RunManifest, options?: { id?: string }): Promise<string>;
+  getRun(id: string): Promise<RunInfo | undefined>;
+  requireRun(id: string): Promise<RunInfo>;
+  listRuns(): Promise<RunInfo[]>;
+  deleteRun(id: string): Promise<{ cellsRemoved: number }>;
   /** Sets a run's status; `done` is written as `running` while a declared stage is incomplete. */
-  setRunStatus(id: string, status: RunStatus, summary?: unknown): void;
+  setRunStatus(id: string, status: RunStatus, summary?: unknown): Promise<void>;
   /** Records the stages a run declares, with their planned cell counts (run-stages.ts). */
-  declareStages(runId: string, stages: readonly StageDeclaration[]): void;
+  declareStages(runId: string, stages: readonly StageDeclaration[]): Promise<void>;
   /** Writes one stage's expected, registered and settled cell counts. */
-  recordStage(runId: string, stage: string, counts: { expected: number; registered: number; settled: number }): void;
+  recordStage(runId: string, stage: string, counts: { expected: number; registered: number; settled: number }): Promise<void>;
   /** The run's stages in order (empty for runs recorded before stages were). */
-  stages(runId: string): StageProgress[];
-  registerCells(runId: string, specs: readonly CellSpec[], identities?: readonly Pick<CellIdentity, 'key' | 'contentKey' | 'legacyKey'>[]): string[];
-  getCell(key: string): CellResult | undefined;
-  getCells(keys: Iterable<string>): Map<string, CellResult>;
-  resultsOfRun(runId: string): Map<string, CellResult>;
-  getRequest(key: string): ModelRequest | undefined;
+  stages(runId: string): Promise<StageProgress[]>;
+  registerCells(runId: string, specs: readonly CellSpec[], identities?: readonly Pick<CellIdentity, 'key' | 'contentKey' | 'legacyKey'>[]): Promise<string[]>;
+  getCell(key: string): Promise<CellResult | undefined>;
+  getCells(keys: Iterable<string>): Promise<Map<string, CellResult>>;
+  resultsOfRun(runId: string): Promise<Map<string, CellResult>>;
+  getRequest(key: string): Promise<ModelRequest | undefined>;
   /**
    * Counts one attempt on each cell before its call is sent (cells not yet `done`); the
    * outcome then carries `attemptsRecorded: 1`. A call whose result never arrives (a
    * killed process) or cannot be stored is so still counted.
    */
-  beginAttempts(keys: readonly string[]): void;
-  recordResult(key: string, outcome: CellOutcome): boolean;
-  recordResults(items: ReadonlyArray<{ key: string; outcome: CellOutcome }>): boolean[];
-  cellsOfRun(runId: string, query?: CellQuery): RunCellRecord[];
-  cellResultsOfRun(runId: string, query?: CellQuery): RunCellResultRecord[];
+  beginAttempts(keys: readonly string[]): Promise<void>;
+  recordResult(key: string, outcome: CellOutcome): Promise<boolean>;
+  recordResults(items: ReadonlyArray<{ key: string; outcome: CellOutcome }>): Promise<boolean[]>;
+  cellsOfRun(runId: string, query?: CellQuery): Promise<RunCellRecord[]>;
+  cellResultsOfRun(runId: string, query?: CellQuery): Promise<RunCellResultRecord[]>;
   /** Labels, status and text of a run's cells in plan order (no requests). */
-  cellIndexOfRun(runId: string): RunCellIndexRow[];
-  findByContent(key: string, model?: string): Array<{ model: string; result: CellResult }>;
+  cellIndexOfRun(runId: string): Promise<RunCellIndexRow[]>;
+  findByContent(key: string, model?: string): Promise<Array<{ model: string; result: CellResult }>>;
   exportJsonl(runId: string, stream: Writable): Promise<number>;
-  /** Runs `fn` in one transaction (nested calls join it); rolled back when it throws. */
-  transaction<T>(fn: () => T): T;
+  /**
+   * Runs `fn` in one transaction: every store call made inside it (in its async context)
+   * joins the transaction; it is rolled back when `fn` rejects. Other callers wait.
+   */
+  transaction<T>(fn: () => Promise<T>): Promise<T>;
   /** The store's provider batch jobs (--batch). */
   batchJobs(): BatchJobLedger;
 }

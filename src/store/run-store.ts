@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { once } from 'node:events';
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -82,6 +83,9 @@ export class SqliteRunStore implements RunStore {
   private readonly knownBlobs = new Set<string>();
   private blobStatements: { get: Database.Statement; has: Database.Statement; insert: Database.Statement } | null | undefined;
   private blobCacheInstance: BlobCache | undefined;
+  private readonly txContext = new AsyncLocalStorage<symbol>();
+  private openTx: Promise<void> | null = null;
+  private txToken: symbol | null = null;
 
   private constructor(file: string, db: Database.Database, secrets: string[]) {
     this.file = file;
@@ -134,7 +138,8 @@ export class SqliteRunStore implements RunStore {
     return store;
   }
 
-  close(): void {
+  async close(): Promise<void> {
+    await this.idle();
     if (!this.db.open) return;
     this.db.close();
     if (this.locked) releaseStoreLock(this.file);
@@ -152,15 +157,47 @@ export class SqliteRunStore implements RunStore {
     }
   }
 
-  transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
+  async transaction<T>(fn: () => Promise<T>): Promise<T> {
+    // A call made inside the transaction's own async context joins it.
+    if (this.txToken !== null && this.txContext.getStore() === this.txToken) return fn();
+    await this.idle();
+    const token = Symbol('transaction');
+    let release!: () => void;
+    this.openTx = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    this.txToken = token;
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      const result = await this.txContext.run(token, fn);
+      this.db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      // Blobs written in the rolled-back transaction are gone again.
+      this.knownBlobs.clear();
+      throw error;
+    } finally {
+      this.openTx = null;
+      this.txToken = null;
+      release();
+    }
+  }
+
+  /**
+   * Waits while another caller's transaction is open: the connection is one, so a
+   * statement issued between that transaction's awaits would otherwise land inside it.
+   */
+  private async idle(): Promise<void> {
+    while (this.openTx !== null && this.txContext.getStore() !== this.txToken) await this.openTx;
   }
 
   batchJobs(): BatchJobLedger {
-    return new BatchJobs(this.db);
+    return new BatchJobs(this.db, () => this.idle());
   }
 
-  cellIndexOfRun(runId: string): RunCellIndexRow[] {
+  async cellIndexOfRun(runId: string): Promise<RunCellIndexRow[]> {
+    await this.idle();
     const rows = this.db
       .prepare(
         `SELECT rc.key AS key, rc.labels AS labels, rc.ordinal AS ordinal, c.status AS status, c.text AS text, c.model AS model, c.tool_calls AS tool_calls
@@ -172,7 +209,8 @@ export class SqliteRunStore implements RunStore {
 
   // ---- runs ----
 
-  createRun(manifest: RunManifest, options: { id?: string } = {}): string {
+  async createRun(manifest: RunManifest, options: { id?: string } = {}): Promise<string> {
+    await this.idle();
     validateManifest(manifest);
     const id = options.id ?? newRunId();
     if (!/^[A-Za-z0-9._-]{1,128}$/.test(id)) {
@@ -185,20 +223,23 @@ export class SqliteRunStore implements RunStore {
     return id;
   }
 
-  getRun(id: string): RunInfo | undefined {
+  async getRun(id: string): Promise<RunInfo | undefined> {
+    await this.idle();
     const row = this.statements.getRun.get(id) as RunRow | undefined;
     return row ? this.runInfo(row) : undefined;
   }
 
   /** The run, or a typed error naming the store when it does not exist. */
-  requireRun(id: string): RunInfo {
-    const run = this.getRun(id);
+  async requireRun(id: string): Promise<RunInfo> {
+    await this.idle();
+    const run = await this.getRun(id);
     if (!run) throw new InvalidArgumentError('runId', `no run ${JSON.stringify(id)} in ${this.file}`);
     return run;
   }
 
   /** All runs, newest first. */
-  listRuns(): RunInfo[] {
+  async listRuns(): Promise<RunInfo[]> {
+    await this.idle();
     return (this.statements.listRuns.all() as RunRow[]).map((row) => this.runInfo(row));
   }
 
@@ -207,12 +248,13 @@ export class SqliteRunStore implements RunStore {
    * links to are deleted too (cells are shared between runs by content).
    * Returns how many cells were removed.
    */
-  deleteRun(id: string): { cellsRemoved: number } {
-    this.requireRun(id);
+  async deleteRun(id: string): Promise<{ cellsRemoved: number }> {
+    await this.idle();
+    await this.requireRun(id);
     const remove = this.db.transaction(() => {
       const keys = this.db.prepare('SELECT DISTINCT key FROM run_cells WHERE run_id = ?').pluck().all(id) as string[];
       this.db.prepare('DELETE FROM run_cells WHERE run_id = ?').run(id);
-      if (this.stages(id).length > 0) this.db.prepare('DELETE FROM run_stages WHERE run_id = ?').run(id);
+      if (stagesOfRun(this.db, id).length > 0) this.db.prepare('DELETE FROM run_stages WHERE run_id = ?').run(id);
       this.db.prepare('DELETE FROM runs WHERE id = ?').run(id);
       const stillLinked = this.db.prepare('SELECT 1 FROM run_cells WHERE key = ? LIMIT 1').pluck();
       const removeCell = this.db.prepare('DELETE FROM cells WHERE key = ?');
@@ -253,7 +295,8 @@ export class SqliteRunStore implements RunStore {
     this.blobCacheInstance = undefined;
   }
 
-  setRunStatus(id: string, requested: RunStatus, summary?: unknown): void {
+  async setRunStatus(id: string, requested: RunStatus, summary?: unknown): Promise<void> {
+    await this.idle();
     if (!RUN_STATUSES.includes(requested)) throw new InvalidArgumentError('status', `unknown run status ${requested}`);
     // A run is done only when every stage it declared is (run-stages.ts); until then it stays running.
     const status = requested === 'done' && hasIncompleteStage(this.db, id) ? 'running' : requested;
@@ -267,17 +310,20 @@ export class SqliteRunStore implements RunStore {
   // ---- stages (run-stages.ts) ----
 
   /** Records the stages a run declares, with their planned cell counts. */
-  declareStages(runId: string, stages: readonly StageDeclaration[]): void {
+  async declareStages(runId: string, stages: readonly StageDeclaration[]): Promise<void> {
+    await this.idle();
     declareStages(this.db, runId, stages);
   }
 
   /** Writes one stage's expected, registered and settled cell counts. */
-  recordStage(runId: string, stage: string, counts: { expected: number; registered: number; settled: number }): void {
+  async recordStage(runId: string, stage: string, counts: { expected: number; registered: number; settled: number }): Promise<void> {
+    await this.idle();
     recordStage(this.db, runId, stage, counts);
   }
 
   /** The run's stages in order (empty for runs recorded before stages were). */
-  stages(runId: string): StageProgress[] {
+  async stages(runId: string): Promise<StageProgress[]> {
+    await this.idle();
     return stagesOfRun(this.db, runId);
   }
 
@@ -336,8 +382,9 @@ export class SqliteRunStore implements RunStore {
    * Returns the key of each spec (same order). Idempotent: resuming a run with
    * the same plan adds nothing.
    */
-  registerCells(runId: string, specs: readonly CellSpec[], identities?: readonly Pick<CellIdentity, 'key' | 'contentKey' | 'legacyKey'>[]): string[] {
-    this.requireRun(runId);
+  async registerCells(runId: string, specs: readonly CellSpec[], identities?: readonly Pick<CellIdentity, 'key' | 'contentKey' | 'legacyKey'>[]): Promise<string[]> {
+    await this.idle();
+    await this.requireRun(runId);
     if (identities !== undefined && identities.length !== specs.length) throw new InvalidArgumentError('identities', 'must have one identity per spec');
     const now = new Date().toISOString();
     const { hasCell, insertCell, linkCell, nextOrdinal } = this.statements;
@@ -378,13 +425,15 @@ export class SqliteRunStore implements RunStore {
   }
 
   /** The stored result of a cell, or undefined when the key was never registered. */
-  getCell(key: string): CellResult | undefined {
+  async getCell(key: string): Promise<CellResult | undefined> {
+    await this.idle();
     const row = this.statements.getCell.get(key) as CellRow | undefined;
     return row ? rowToResult(row, true) : undefined;
   }
 
   /** Stored results for many keys at once (missing keys are absent from the map). */
-  getCells(keys: Iterable<string>): Map<string, CellResult> {
+  async getCells(keys: Iterable<string>): Promise<Map<string, CellResult>> {
+    await this.idle();
     const out = new Map<string, CellResult>();
     const { getCell } = this.statements;
     this.db.transaction(() => {
@@ -398,22 +447,25 @@ export class SqliteRunStore implements RunStore {
   }
 
   /** Stored results of every cell linked to a run, by key (one query; what a runner resumes from). */
-  resultsOfRun(runId: string): Map<string, CellResult> {
+  async resultsOfRun(runId: string): Promise<Map<string, CellResult>> {
+    await this.idle();
     const out = new Map<string, CellResult>();
     for (const row of this.statements.runResults.all(runId) as CellRow[]) out.set(row.key, rowToResult(row, true));
     return out;
   }
 
-  getRequest(key: string): ModelRequest | undefined {
+  async getRequest(key: string): Promise<ModelRequest | undefined> {
+    await this.idle();
     const row = this.statements.getCell.get(key) as CellRow | undefined;
     return row ? this.decode(row.request) : undefined;
   }
 
-  beginAttempts(keys: readonly string[]): void {
+  async beginAttempts(keys: readonly string[]): Promise<void> {
+    await this.idle();
     if (keys.length === 0) return;
-    this.transaction(() => {
+    this.db.transaction(() => {
       for (const key of keys) this.statements.beginAttempt.run(key);
-    });
+    })();
   }
 
   /**
@@ -421,7 +473,12 @@ export class SqliteRunStore implements RunStore {
    * never overwritten; returns false when the write was refused for that reason.
    * Attempts accumulate across runs (every call ever made for the cell).
    */
-  recordResult(key: string, outcome: CellOutcome): boolean {
+  async recordResult(key: string, outcome: CellOutcome): Promise<boolean> {
+    await this.idle();
+    return this.writeResult(key, outcome);
+  }
+
+  private writeResult(key: string, outcome: CellOutcome): boolean {
     const u = outcome.usage;
     const info = this.statements.recordResult.run(
       outcome.status,
@@ -456,13 +513,15 @@ export class SqliteRunStore implements RunStore {
    * Writes several cells' end states in one transaction (group commit: one WAL
    * commit for a burst of results instead of one each). Same rules as `recordResult`.
    */
-  recordResults(items: ReadonlyArray<{ key: string; outcome: CellOutcome }>): boolean[] {
-    return this.db.transaction(() => items.map((item) => this.recordResult(item.key, item.outcome)))();
+  async recordResults(items: ReadonlyArray<{ key: string; outcome: CellOutcome }>): Promise<boolean[]> {
+    await this.idle();
+    return this.db.transaction(() => items.map((item) => this.writeResult(item.key, item.outcome)))();
   }
 
   /** The cells of a run in plan order, with labels, requests and results; optionally filtered. */
-  cellsOfRun(runId: string, query: CellQuery = {}): RunCellRecord[] {
-    this.requireRun(runId);
+  async cellsOfRun(runId: string, query: CellQuery = {}): Promise<RunCellRecord[]> {
+    await this.idle();
+    await this.requireRun(runId);
     const { sql, params } = buildCellQuery(runId, query, true);
     const rows = this.db.prepare(`${sql} ORDER BY rc.ordinal`).all(...params) as Array<CellRow & { labels: string; ordinal: number; sample: number }>;
     return rows.map((row) => ({ ...resultRecord(runId, row), request: this.decode(row.request) }));
@@ -473,15 +532,17 @@ export class SqliteRunStore implements RunStore {
    * query never selects the request column, so a report over long-context cells
    * reads and parses no session prefix. Optionally filtered like `cellsOfRun`.
    */
-  cellResultsOfRun(runId: string, query: CellQuery = {}): RunCellResultRecord[] {
-    this.requireRun(runId);
+  async cellResultsOfRun(runId: string, query: CellQuery = {}): Promise<RunCellResultRecord[]> {
+    await this.idle();
+    await this.requireRun(runId);
     const { sql, params } = buildCellQuery(runId, query, false);
     const rows = this.db.prepare(`${sql} ORDER BY rc.ordinal`).all(...params) as Array<CellRow & { labels: string; ordinal: number; sample: number }>;
     return rows.map((row) => resultRecord(runId, row));
   }
 
   /** Finished (done or empty) cells whose content (messages, params, sample) matches, newest first. */
-  findByContent(key: string, model?: string): Array<{ model: string; result: CellResult }> {
+  async findByContent(key: string, model?: string): Promise<Array<{ model: string; result: CellResult }>> {
+    await this.idle();
     const rows = this.statements.byContent.all(key) as CellRow[];
     return rows.filter((row) => model === undefined || row.model === model).map((row) => ({ model: row.model, result: rowToResult(row, true) }));
   }
@@ -491,7 +552,7 @@ export class SqliteRunStore implements RunStore {
    * respecting the stream's backpressure. Returns the number of lines.
    */
   async exportJsonl(runId: string, stream: Writable): Promise<number> {
-    this.requireRun(runId);
+    await this.requireRun(runId);
     const page = this.db.prepare(
       `SELECT c.*, rc.labels, rc.ordinal FROM run_cells rc JOIN cells c ON c.key = rc.key
        WHERE rc.run_id = ? AND rc.ordinal > ? ORDER BY rc.ordinal LIMIT 500`,

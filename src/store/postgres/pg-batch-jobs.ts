@@ -22,7 +22,7 @@ const OPEN: readonly BatchJobStatus[] = ['submitting', 'submitted', 'ended'];
 export class PgBatchJobs implements BatchJobLedger {
   constructor(private readonly client: SyncPgClient) {}
 
-  begin(runId: string, provider: string, model: string, keys: readonly string[], now = new Date()): number {
+  async begin(runId: string, provider: string, model: string, keys: readonly string[], now = new Date()): Promise<number> {
     return this.client.transaction(() => {
       const row = this.client.query(
         "INSERT INTO batch_jobs (run_id, provider, model, status, submitted_at) VALUES ($1, $2, $3, 'submitting', $4) RETURNING id",
@@ -37,15 +37,15 @@ export class PgBatchJobs implements BatchJobLedger {
     });
   }
 
-  submitted(id: number, batchId: string): void {
+  async submitted(id: number, batchId: string): Promise<void> {
     this.client.query("UPDATE batch_jobs SET batch_id = $1, status = 'submitted' WHERE id = $2", [batchId, id]);
   }
 
-  observed(id: number, providerStatus: string, note: string): void {
+  async observed(id: number, providerStatus: string, note: string): Promise<void> {
     this.client.query('UPDATE batch_jobs SET provider_status = $1, note = $2 WHERE id = $3', [providerStatus, note, id]);
   }
 
-  finish(id: number, status: 'ended' | 'collected' | 'failed' | 'abandoned', note?: string, now = new Date()): void {
+  async finish(id: number, status: 'ended' | 'collected' | 'failed' | 'abandoned', note?: string, now = new Date()): Promise<void> {
     this.client.query('UPDATE batch_jobs SET status = $1, ended_at = COALESCE(ended_at, $2), note = COALESCE($3, note) WHERE id = $4', [
       status,
       now.toISOString(),
@@ -54,18 +54,18 @@ export class PgBatchJobs implements BatchJobLedger {
     ]);
   }
 
-  get(id: number): BatchJob | undefined {
+  async get(id: number): Promise<BatchJob | undefined> {
     const row = this.client.query('SELECT * FROM batch_jobs WHERE id = $1', [id]).rows[0] as JobRow | undefined;
     return row === undefined ? undefined : this.toJob(row);
   }
 
-  open(): BatchJob[] {
+  async open(): Promise<BatchJob[]> {
     return (this.client.query('SELECT * FROM batch_jobs WHERE status = ANY($1::text[]) ORDER BY id', [[...OPEN]]).rows as unknown as JobRow[]).map((row) =>
       this.toJob(row),
     );
   }
 
-  all(runId?: string): BatchJob[] {
+  async all(runId?: string): Promise<BatchJob[]> {
     const rows =
       runId === undefined
         ? this.client.query('SELECT * FROM batch_jobs ORDER BY id').rows

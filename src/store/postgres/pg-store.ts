@@ -86,12 +86,12 @@ export class PgRunStore implements RunStore {
     return new PgRunStore(url, client, secretValuesFromEnv(options.env ?? process.env), options.readonly === true);
   }
 
-  close(): void {
+  async close(): Promise<void> {
     this.client.close();
   }
 
-  transaction<T>(fn: () => T): T {
-    return this.client.transaction(fn);
+  transaction<T>(fn: () => Promise<T>): Promise<T> {
+    return this.client.transactionAsync(fn);
   }
 
   batchJobs(): BatchJobLedger {
@@ -111,7 +111,7 @@ export class PgRunStore implements RunStore {
 
   // ---- runs ----
 
-  createRun(manifest: RunManifest, options: { id?: string } = {}): string {
+  async createRun(manifest: RunManifest, options: { id?: string } = {}): Promise<string> {
     validateManifest(manifest);
     const id = options.id ?? newRunId();
     if (!/^[A-Za-z0-9._-]{1,128}$/.test(id)) {
@@ -128,7 +128,7 @@ export class PgRunStore implements RunStore {
     return id;
   }
 
-  getRun(id: string): RunInfo | undefined {
+  async getRun(id: string): Promise<RunInfo | undefined> {
     const [run, counts] = this.client.batch(
       [
         { sql: 'SELECT * FROM runs WHERE id = $1', params: [id] },
@@ -140,13 +140,13 @@ export class PgRunStore implements RunStore {
     return row ? runInfo(row, counts!.rows as Array<{ status: CellStatus; n: number }>) : undefined;
   }
 
-  requireRun(id: string): RunInfo {
-    const run = this.getRun(id);
+  async requireRun(id: string): Promise<RunInfo> {
+    const run = await this.getRun(id);
     if (!run) throw new InvalidArgumentError('runId', `no run ${JSON.stringify(id)} in ${this.file}`);
     return run;
   }
 
-  listRuns(): RunInfo[] {
+  async listRuns(): Promise<RunInfo[]> {
     const [runs, counts] = this.client.batch(
       [
         { sql: 'SELECT * FROM runs ORDER BY started_at COLLATE "C" DESC, id COLLATE "C" DESC' },
@@ -165,8 +165,8 @@ export class PgRunStore implements RunStore {
     return (runs!.rows as unknown as RunRow[]).map((row) => runInfo(row, byRun.get(row.id) ?? []));
   }
 
-  deleteRun(id: string): { cellsRemoved: number } {
-    this.requireRun(id);
+  async deleteRun(id: string): Promise<{ cellsRemoved: number }> {
+    await this.requireRun(id);
     this.writable('DELETE');
     const results = this.client.batch([
       { sql: 'CREATE TEMP TABLE IF NOT EXISTS echolens_deleted_keys (key TEXT PRIMARY KEY) ON COMMIT DELETE ROWS' },
@@ -192,10 +192,10 @@ export class PgRunStore implements RunStore {
     return { cellsRemoved: results[5]!.rowCount };
   }
 
-  setRunStatus(id: string, requested: RunStatus, summary?: unknown): void {
+  async setRunStatus(id: string, requested: RunStatus, summary?: unknown): Promise<void> {
     if (!RUN_STATUSES.includes(requested)) throw new InvalidArgumentError('status', `unknown run status ${requested}`);
     // A run is done only when every stage it declared is (run-stages.ts); until then it stays running.
-    const status = requested === 'done' && this.stages(id).some((stage) => !stageComplete(stage)) ? 'running' : requested;
+    const status = requested === 'done' && (await this.stages(id)).some((stage) => !stageComplete(stage)) ? 'running' : requested;
     const now = new Date().toISOString();
     const ended = status === 'running' ? null : now;
     const summaryJson = summary === undefined ? null : JSON.stringify(scrubSecrets(summary, this.secrets));
@@ -211,9 +211,9 @@ export class PgRunStore implements RunStore {
 
   // ---- stages (run-stages.ts) ----
 
-  declareStages(runId: string, stages: readonly StageDeclaration[]): void {
+  async declareStages(runId: string, stages: readonly StageDeclaration[]): Promise<void> {
     const now = new Date().toISOString();
-    this.transaction(() => {
+    this.client.transaction(() => {
       stages.forEach((stage, index) => {
         this.query(
           `INSERT INTO run_stages (run_id, stage, ordinal, expected, registered, settled, updated_at) VALUES ($1, $2, $3, $4, 0, 0, $5)
@@ -225,7 +225,7 @@ export class PgRunStore implements RunStore {
     });
   }
 
-  recordStage(runId: string, stage: string, counts: { expected: number; registered: number; settled: number }): void {
+  async recordStage(runId: string, stage: string, counts: { expected: number; registered: number; settled: number }): Promise<void> {
     this.query(
       `INSERT INTO run_stages (run_id, stage, ordinal, expected, registered, settled, updated_at)
        VALUES ($1, $2, (SELECT coalesce(max(ordinal) + 1, 0) FROM run_stages WHERE run_id = $1), $3, $4, $5, $6)
@@ -235,7 +235,7 @@ export class PgRunStore implements RunStore {
     );
   }
 
-  stages(runId: string): StageProgress[] {
+  async stages(runId: string): Promise<StageProgress[]> {
     const rows = this.query('SELECT stage, ordinal, expected, registered, settled, updated_at FROM run_stages WHERE run_id = $1 ORDER BY ordinal, stage', [
       runId,
     ]).rows as unknown as Array<{ stage: string; ordinal: number; expected: number | null; registered: number; settled: number; updated_at: string }>;
@@ -266,8 +266,8 @@ export class PgRunStore implements RunStore {
     return decodeRequest(json, this.blobCache());
   }
 
-  registerCells(runId: string, specs: readonly CellSpec[], identities?: readonly Pick<CellIdentity, 'key' | 'contentKey' | 'legacyKey'>[]): string[] {
-    this.requireRun(runId);
+  async registerCells(runId: string, specs: readonly CellSpec[], identities?: readonly Pick<CellIdentity, 'key' | 'contentKey' | 'legacyKey'>[]): Promise<string[]> {
+    await this.requireRun(runId);
     if (identities !== undefined && identities.length !== specs.length) throw new InvalidArgumentError('identities', 'must have one identity per spec');
     const now = new Date().toISOString();
     const ids = specs.map((spec, index) => identities?.[index] ?? requestKeys(spec.request));
@@ -305,7 +305,7 @@ export class PgRunStore implements RunStore {
         }
       });
     }
-    this.transaction(() => {
+    this.client.transaction(() => {
       for (let start = 0; start < specs.length; start += REGISTER_CHUNK) {
         const end = Math.min(specs.length, start + REGISTER_CHUNK);
         const blobs = new Map<string, string>();
@@ -375,12 +375,12 @@ export class PgRunStore implements RunStore {
     return scrubJsonValues(json, this.secrets, this.plainSecrets);
   }
 
-  getCell(key: string): CellResult | undefined {
+  async getCell(key: string): Promise<CellResult | undefined> {
     const row = this.client.query(`SELECT ${RESULT_COLUMNS} FROM cells c WHERE c.key = $1`, [key]).rows[0] as CellRow | undefined;
     return row ? rowToResult(row, true) : undefined;
   }
 
-  getCells(keys: Iterable<string>): Map<string, CellResult> {
+  async getCells(keys: Iterable<string>): Promise<Map<string, CellResult>> {
     const list = [...new Set(keys)];
     const out = new Map<string, CellResult>();
     for (let start = 0; start < list.length; start += 10_000) {
@@ -397,7 +397,7 @@ export class PgRunStore implements RunStore {
     return ordered;
   }
 
-  resultsOfRun(runId: string): Map<string, CellResult> {
+  async resultsOfRun(runId: string): Promise<Map<string, CellResult>> {
     const out = new Map<string, CellResult>();
     const rows = this.client.query(`SELECT ${RESULT_COLUMNS} FROM run_cells rc JOIN cells c ON c.key = rc.key WHERE rc.run_id = $1 ORDER BY rc.ordinal`, [
       runId,
@@ -406,7 +406,7 @@ export class PgRunStore implements RunStore {
     return out;
   }
 
-  getRequest(key: string): ModelRequest | undefined {
+  async getRequest(key: string): Promise<ModelRequest | undefined> {
     const json = this.client.query('SELECT request FROM cells WHERE key = $1', [key]).rows[0]?.request as string | undefined;
     return json === undefined ? undefined : this.decode(json);
   }
@@ -447,16 +447,16 @@ export class PgRunStore implements RunStore {
   }
 
   /** Counts an attempt before the call; `open_attempts` counts those no written outcome has settled yet. */
-  beginAttempts(keys: readonly string[]): void {
+  async beginAttempts(keys: readonly string[]): Promise<void> {
     if (keys.length === 0) return;
     this.query("UPDATE cells SET attempts = attempts + 1, open_attempts = open_attempts + 1 WHERE key = ANY($1::text[]) AND status <> 'done'", [[...keys]]);
   }
 
-  recordResult(key: string, outcome: CellOutcome): boolean {
-    return this.recordResults([{ key, outcome }])[0]!;
+  async recordResult(key: string, outcome: CellOutcome): Promise<boolean> {
+    return (await this.recordResults([{ key, outcome }]))[0]!;
   }
 
-  recordResults(items: ReadonlyArray<{ key: string; outcome: CellOutcome }>): boolean[] {
+  async recordResults(items: ReadonlyArray<{ key: string; outcome: CellOutcome }>): Promise<boolean[]> {
     if (items.length === 0) return [];
     this.writable('UPDATE');
     const results = this.client.batch(items.map((item) => this.outcomeStatement(item.key, item.outcome)));
@@ -477,8 +477,8 @@ export class PgRunStore implements RunStore {
     return counts.map((count) => count > 0);
   }
 
-  cellsOfRun(runId: string, query: CellQuery = {}): RunCellRecord[] {
-    this.requireRun(runId);
+  async cellsOfRun(runId: string, query: CellQuery = {}): Promise<RunCellRecord[]> {
+    await this.requireRun(runId);
     const { sql, params } = buildPgCellQuery(runId, query, true);
     const rows = this.client.query(`${sql} ORDER BY rc.ordinal`, params).rows as unknown as Array<
       CellRow & { labels: string; ordinal: number; sample: number }
@@ -486,8 +486,8 @@ export class PgRunStore implements RunStore {
     return rows.map((row) => ({ ...resultRecord(runId, row), request: this.decode(row.request) }));
   }
 
-  cellResultsOfRun(runId: string, query: CellQuery = {}): RunCellResultRecord[] {
-    this.requireRun(runId);
+  async cellResultsOfRun(runId: string, query: CellQuery = {}): Promise<RunCellResultRecord[]> {
+    await this.requireRun(runId);
     const { sql, params } = buildPgCellQuery(runId, query, false);
     const rows = this.client.query(`${sql} ORDER BY rc.ordinal`, params).rows as unknown as Array<
       CellRow & { labels: string; ordinal: number; sample: number }
@@ -495,7 +495,7 @@ export class PgRunStore implements RunStore {
     return rows.map((row) => resultRecord(runId, row));
   }
 
-  cellIndexOfRun(runId: string): RunCellIndexRow[] {
+  async cellIndexOfRun(runId: string): Promise<RunCellIndexRow[]> {
     return (
       this.client.query(
         `SELECT rc.key AS key, rc.labels AS labels, rc.ordinal AS ordinal, c.status AS status, c.text AS text, c.model AS model, c.tool_calls AS tool_calls
@@ -505,7 +505,7 @@ export class PgRunStore implements RunStore {
     ).map(decodeIndexRow);
   }
 
-  findByContent(key: string, model?: string): Array<{ model: string; result: CellResult }> {
+  async findByContent(key: string, model?: string): Promise<Array<{ model: string; result: CellResult }>> {
     const rows = this.client.query(
       `SELECT ${RESULT_COLUMNS} FROM cells c WHERE c.content_key = $1 AND c.status IN ('done', 'empty')
        ORDER BY c.finished_at COLLATE "C" DESC, c.key COLLATE "C"`,
@@ -515,7 +515,7 @@ export class PgRunStore implements RunStore {
   }
 
   async exportJsonl(runId: string, stream: Writable): Promise<number> {
-    this.requireRun(runId);
+    await this.requireRun(runId);
     let after = -1;
     let lines = 0;
     for (;;) {

@@ -202,6 +202,28 @@ export class SyncPgClient {
     }
   }
 
+  /** Runs an asynchronous `fn` in one transaction (the connection is one, so nothing else interleaves). */
+  async transactionAsync<T>(fn: () => Promise<T>): Promise<T> {
+    const depth = this.depth;
+    const name = `echolens_sp${depth}`;
+    this.call({ kind: 'begin', sql: depth === 0 ? 'BEGIN' : `SAVEPOINT ${name}`, depth: depth + 1 });
+    this.depth += 1;
+    try {
+      const result = await fn();
+      this.depth -= 1;
+      this.call({ kind: 'commit', sql: depth === 0 ? 'COMMIT' : `RELEASE SAVEPOINT ${name}`, depth });
+      return result;
+    } catch (error) {
+      if (this.depth > depth) this.depth = depth;
+      try {
+        this.call({ kind: 'rollback', sql: depth === 0 ? 'ROLLBACK' : `ROLLBACK TO SAVEPOINT ${name}`, depth });
+      } catch {
+        // The connection is gone: the server rolled back already.
+      }
+      throw error;
+    }
+  }
+
   close(): void {
     if (this.closed) return;
     try {
