@@ -126,7 +126,7 @@ async function batchRun(provider: Provider, schedule: 'plan' | 'prefix', dir: st
   const store = RunStore.open(join(dir, `${provider}-${schedule}.db`));
   try {
     const specs = gridFor(`${provider}:${MODELS[provider]}@${server.baseURL}`);
-    const runId = store.createRun(TEST_MANIFEST);
+    const runId = await store.createRun(TEST_MANIFEST);
     const summary = await runCellsBatch(store, runId, specs, {
       env: { ANTHROPIC_API_KEY: 'bench-key-0000', OPENAI_API_KEY: 'bench-key-0000' },
       schedule,
@@ -137,7 +137,7 @@ async function batchRun(provider: Provider, schedule: 'plan' | 'prefix', dir: st
     if (summary.done !== specs.length) throw new Error(`${provider}/${schedule}: ${summary.done} of ${specs.length} cells done`);
     return { ledger, summary, batches: server.batches.map((b) => b.customIds.length) };
   } finally {
-    store.close();
+    await store.close();
     await server.close();
   }
 }

@@ -178,9 +178,9 @@ async function runOnce(provider: Provider, schedule: 'prefix-fifo' | 'prefix', d
   try {
     const model = `${provider}:${MODELS[provider]}`;
     const specs = gridFor(`${model}@${server.baseURL}`);
-    const runId = store.createRun(TEST_MANIFEST);
+    const runId = await store.createRun(TEST_MANIFEST);
     // Register the cells before the clock starts (writing 600 long requests takes seconds).
-    store.registerCells(
+    await store.registerCells(
       runId,
       specs,
       specs.map((spec) => cellIdentity(spec.request)),
@@ -202,7 +202,7 @@ async function runOnce(provider: Provider, schedule: 'prefix-fifo' | 'prefix', d
     return { ledger, summary, estimate, cells: specs.length };
   } finally {
     clock.stop();
-    store.close();
+    await store.close();
     await server.close();
   }
 }

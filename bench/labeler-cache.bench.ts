@@ -119,7 +119,7 @@ async function billedRatio(
   try {
     const specs = labelerSpecs(`${provider}:${modelId}@${server.baseURL}`, shape, cells);
     const began = clock();
-    const result = await runCells(store, store.createRun(TEST_MANIFEST), specs, {
+    const result = await runCells(store, await store.createRun(TEST_MANIFEST), specs, {
       adapterFor: (ref) => createAdapter(ref, { env: { ANTHROPIC_API_KEY: 'bench-key', OPENAI_API_KEY: 'bench-key' } }),
       concurrency: CONCURRENCY,
       costOf: () => 0,
@@ -130,7 +130,7 @@ async function billedRatio(
     wall = clock() - began;
     if (result.done !== specs.length) throw new Error(`${provider}/${shape}: ${result.done} of ${specs.length} done`);
   } finally {
-    store.close();
+    await store.close();
     await server.close();
   }
   return { billed: billed / naive, wallOfIdeal: latencySum / CONCURRENCY / wall, keys: keys.size };

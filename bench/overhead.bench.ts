@@ -134,7 +134,7 @@ async function echolensRun(dir: string, name: string, specs: CellSpec[], concurr
   const { runCells } = await import('../src/store/runner.js');
   const { TEST_MANIFEST } = await import('../src/store/testing/fakes.js');
   const store = RunStore.open(join(dir, `${name}.db`));
-  const runId = store.createRun(TEST_MANIFEST);
+  const runId = await store.createRun(TEST_MANIFEST);
   let maxInFlight = 0;
   const cpu = process.cpuUsage();
   const start = performance.now();
@@ -147,7 +147,7 @@ async function echolensRun(dir: string, name: string, specs: CellSpec[], concurr
     },
   });
   const cost = measured(specs.length, start, cpu);
-  store.close();
+  await store.close();
   if (result.done !== specs.length)
     throw new Error(`${name}: ${result.done} of ${specs.length} done (${result.failed} failed: ${result.results.find((r) => r.errorMessage)?.errorMessage})`);
   return { ...cost, maxInFlight };

@@ -46,8 +46,8 @@ for (let i = 0; i < stream.length; i += BATCH) batches.push(stream.slice(i, i + 
 
 const dir = mkdtempSync(join(tmpdir(), 'echolens-reward-bench-'));
 const ontology = loadBuiltinOntology();
-const freshLabeler = (name: string) => {
-  const run = openExperimentRun(join(dir, `${name}.db`), 'memory-reward', { bench: name }, 42);
+const freshLabeler = async (name: string) => {
+  const run = await openExperimentRun(join(dir, `${name}.db`), 'memory-reward', { bench: name }, 42);
   return { run, labeler: new CachedLabeler({ store: run.store, runId: run.runId, labeler: 'sim:labeler', ontology }) };
 };
 /** One throwaway response outside the pool: loads the adapter and prices before timing. */
@@ -80,12 +80,12 @@ const line = (label: string, value: string, note = '') => console.log(`${label.p
 try {
   console.log(`reward server bench${smoke ? ' (smoke)' : ''}: ${TOTAL} responses, pool ${POOL}, batch ${BATCH}, ${CLIENTS} clients, sim:labeler (simulated)`);
 
-  const base = freshLabeler('baseline');
+  const base = await freshLabeler('baseline');
   await warmUp(base.labeler);
   const baseline = await drive(async (batch) => (await scoreBatch(batch, { references, labeler: base.labeler, weights: PAPER_REWARD_WEIGHTS })).length);
-  base.run.store.close();
+  await base.run.store.close();
 
-  const served = freshLabeler('server');
+  const served = await freshLabeler('server');
   await warmUp(served.labeler);
   const server = await startRewardServer({ references, labeler: served.labeler, weights: PAPER_REWARD_WEIGHTS, port: 0 });
   let errors = 0;
@@ -105,7 +105,7 @@ try {
   // The same stream again: every label is cached, so this times HTTP, JSON and scoring alone.
   const warm = await drive(post);
   await server.close();
-  served.run.store.close();
+  await served.run.store.close();
 
   const s = stats;
   const baseRate = (baseline.scored / baseline.ms) * 1000;

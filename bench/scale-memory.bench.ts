@@ -94,7 +94,7 @@ async function runPhase(db: string): Promise<Record<string, unknown>> {
   const blobs = store.db.prepare('SELECT count(*) AS n, coalesce(sum(length(body)), 0) AS bytes FROM blobs').get() as { n: number; bytes: number };
   const cells = store.db.prepare('SELECT count(*) FROM cells').pluck().get() as number;
   const requestBytes = store.db.prepare('SELECT sum(length(request)) FROM cells').pluck().get() as number;
-  store.close();
+  await store.close();
   const fileBytes = statSync(db).size;
   return {
     targetCells: specs.length,
@@ -125,9 +125,9 @@ async function reportPhase(db: string, out: string): Promise<Record<string, unkn
   registerBuiltinAudits();
   const start = performance.now();
   const store = SqliteRunStore.open(db, { readonly: true });
-  const reports = collectReports(store, undefined, { B: SIZE.B });
+  const reports = await collectReports(store, undefined, { B: SIZE.B });
   const html = await renderHtmlReport(store, reports);
-  store.close();
+  await store.close();
   writeFileSync(out, html);
   const cpu = process.cpuUsage();
   return { wallS: (performance.now() - start) / 1000, cpuS: (cpu.user + cpu.system) / 1e6, peakRssMb: peakRssMb(), htmlMb: mb(Buffer.byteLength(html)) };

@@ -23,8 +23,8 @@ describe('examples/ keep their comments’ promises', () => {
       const db = join(mkdtempSync(join(tmpdir(), 'echolens-example-')), 'run.db');
       const run = await runMemory(config, db, { progress: false, signal: new AbortController().signal });
       const store = openStore(db, { readonly: true });
-      const report = memoryReport(store, run.runId);
-      store.close();
+      const report = await memoryReport(store, run.runId);
+      await store.close();
       const target = report.targets[0]!;
       const tier = (name: string) => target.metrics.dtw.tiers.find((t) => t.tier === name)?.elevation as IntervalEstimate;
       expect(target.validity.overall).toBe('pass');

@@ -33,13 +33,13 @@ describe('persona run --batch with an unreadable results line', { timeout: 120_0
     expect(errorLines.some((line) => /unparseable lines after 3 downloads \(file file-out-batch_fake_\d+ line 2\)/.test(line))).toBe(true);
     expect(run.stderr).not.toMatch(/\n\s+at /); // no stack trace
     const store = openStore(db, { readonly: true });
-    const cells = store.cellsOfRun(store.listRuns()[0]!.id).filter((cell) => cell.request.model.startsWith('openai:'));
+    const cells = (await store.cellsOfRun((await store.listRuns())[0]!.id)).filter((cell) => cell.request.model.startsWith('openai:'));
     const failed = cells.filter((cell) => cell.result.status === 'failed');
     expect(failed.map((cell) => cell.result.errorClass)).toEqual(['batch_unreadable']);
     expect(cells.filter((cell) => cell.result.status === 'done').length).toBeGreaterThan(0);
     // The stop came after the leaders' batch: the followers were never submitted.
     const pending = cells.filter((cell) => cell.result.status === 'pending').length;
-    store.close();
+    await store.close();
 
     corrupt = false;
     const submittedBefore = server.batches.reduce((sum, batch) => sum + batch.customIds.length, 0);

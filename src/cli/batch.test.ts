@@ -17,12 +17,11 @@ afterAll(async () => {
 });
 
 /** Target cells of a persona run: text, usage and cost per key. */
-function targetCells(db: string, provider: string) {
+async function targetCells(db: string, provider: string) {
   const store = openStore(db, { readonly: true });
   try {
-    const run = store.listRuns()[0]!;
-    return store
-      .cellsOfRun(run.id)
+    const run = (await store.listRuns())[0]!;
+    return (await store.cellsOfRun(run.id))
       .filter((cell) => cell.request.model.startsWith(`${provider}:`))
       .map((cell) => ({
         key: cell.key,
@@ -32,7 +31,7 @@ function targetCells(db: string, provider: string) {
         cost: cell.result.costUsd ?? Number.NaN,
       }));
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -77,8 +76,8 @@ describe('persona run --batch', { timeout: 120_000 }, () => {
       expect(server.batches.reduce((sum, batch) => sum + batch.customIds.length, 0)).toBe(20);
       expect(server.batches[1]!.customIds.length).toBeGreaterThan(0);
       expect([...server.submissions.values()].every((n) => n === 1)).toBe(true);
-      const a = targetCells(onlineDb, c.provider);
-      const b = targetCells(batchDb, c.provider);
+      const a = await targetCells(onlineDb, c.provider);
+      const b = await targetCells(batchDb, c.provider);
       expect(a).toHaveLength(20);
       expect(b.map(({ key, status, text, usage }) => ({ key, status, text, usage }))).toEqual(
         a.map(({ key, status, text, usage }) => ({ key, status, text, usage })),
@@ -98,13 +97,8 @@ describe('persona run --batch', { timeout: 120_000 }, () => {
       expect(again.code, again.stderr).toBe(0);
       expect(server.batches).toHaveLength(2);
       const store = openStore(batchDb, { readonly: true });
-      expect(
-        store
-          .batchJobs()
-          .all()
-          .map((job) => job.status),
-      ).toEqual(['collected', 'collected']);
-      store.close();
+      expect((await store.batchJobs().all()).map((job) => job.status)).toEqual(['collected', 'collected']);
+      await store.close();
     });
   }
 

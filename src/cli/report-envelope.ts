@@ -6,9 +6,9 @@ import type { RunStore } from '../store/run-store.js';
  * What every single-audit JSON and Markdown report carries besides its
  * numbers: the gate's verdict, `simulated`, and the run's manifest.
  */
-export function reportEnvelope(store: RunStore, runId: string, reports: Readonly<Record<string, unknown>>) {
-  const run = store.requireRun(runId);
-  const account = accountRun(store, runId);
+export async function reportEnvelope(store: RunStore, runId: string, reports: Readonly<Record<string, unknown>>) {
+  const run = await store.requireRun(runId);
+  const account = await accountRun(store, runId);
   const unfinished = (account.byStatus.failed ?? 0) + (account.byStatus.pending ?? 0);
   const verdict = reportVerdict(run, reports, { total: account.cells, unfinished }, account.notComputable);
   return {

@@ -104,7 +104,7 @@ describe('unknown cost is "unknown", never $0', () => {
       port: 0,
     });
     try {
-      const runId = store.listRuns()[0]!.id;
+      const runId = (await store.listRuns())[0]!.id;
       const page = async (path: string) => {
         const response = await fetch(new URL(path, viewer.url));
         expect(response.status, path).toBe(200);
@@ -122,7 +122,7 @@ describe('unknown cost is "unknown", never $0', () => {
       expect(await page(cell as string)).toMatch(/cost unknown \(no price\)/u);
     } finally {
       await viewer.close();
-      store.close();
+      await store.close();
     }
 
     for (const [surface, text] of Object.entries(outputs)) {

@@ -37,7 +37,7 @@ describe('the continuation audit on the shared protocol', () => {
     const result = await runContinuation(config, db, { progress: false });
     const store = openStore(db, { readonly: true });
     try {
-      const analyzed = analyzeAuditRun(audit!, store, store.requireRun(result.runId));
+      const analyzed = await analyzeAuditRun(audit!, store, await store.requireRun(result.runId));
       expect(audit!.render.markdown(analyzed, 'Continuation')).toMatch(/^# Continuation\n/);
       const section = (await audit!.render.htmlSection(analyzed)).toString();
       expect(section).toMatch(/Simulated targets/);
@@ -64,7 +64,7 @@ describe('the continuation audit on the shared protocol', () => {
       const page = await renderReport(store, 'html');
       expect(page).toContain(`<span class="value">${card!.numbers[0]!.value}</span>`);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 

@@ -48,15 +48,12 @@ const continuationGateChecks = (report: Parameters<typeof checksOf>[0], t: Retur
   checksOf(report, t as unknown as ContinuationGateThresholds, runId);
 
 describe('gating continuation runs through the registry', () => {
-  it('checks the recent − cross difference of each run; the planted gain is above the run limit, the null one within it', () => {
+  it('checks the recent − cross difference of each run; the planted gain is above the run limit, the null one within it', async () => {
     const store = openStore(db, { readonly: true });
     try {
-      const runs = gatedRuns(store);
+      const runs = await gatedRuns(store);
       expect(runs.map((r) => r.id).sort()).toEqual([gainRun, nullRun].sort());
-      const result = evaluateGate(
-        runs.map((r) => gateInput(store, r)),
-        resolveGate({ maxActionChange: 0.05 }),
-      );
+      const result = evaluateGate(await Promise.all(runs.map((r) => gateInput(store, r))), resolveGate({ maxActionChange: 0.05 }));
       const check = (runId: string, name: string) => result.checks.find((c) => c.run === runId && c.name === name);
       // 25 cutpoints of the demo are too few for the planted gain to be significant; the size limit catches it.
       const significant = check(gainRun, 'significant-action-change')!;
@@ -67,10 +64,10 @@ describe('gating continuation runs through the registry', () => {
       expect(result.verdict).toBe('fail');
       expect(result.simulated).toBe(true);
       // The verdict every report carries goes through the same audit checks.
-      const reports = collectReports(store, [gainRun, nullRun]);
+      const reports = await collectReports(store, [gainRun, nullRun]);
       expect(reports.map((r) => verdictOfReport(r).verdict)).toEqual(reports.map((r) => (r.run.id === gainRun ? 'fail' : 'pass')));
     } finally {
-      store.close();
+      await store.close();
     }
   });
 

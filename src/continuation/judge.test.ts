@@ -80,9 +80,9 @@ describe('continuation run with a judge', () => {
     const withJudge = continuationConfigSchema.parse({ ...base, judge: { model: 'sim:continuation-judge' } });
     const first = await runContinuation(withJudge, db, { progress: false });
     const store = openStore(db, { readonly: true });
-    const judgeCells = store.cellsOfRun(first.runId).filter((c) => c.labels.stage === 'judge');
-    const judged = continuationReport(store, first.runId);
-    store.close();
+    const judgeCells = (await store.cellsOfRun(first.runId)).filter((c) => c.labels.stage === 'judge');
+    const judged = await continuationReport(store, first.runId);
+    await store.close();
     expect(judgeCells.length).toBeGreaterThan(0);
     expect(new Set(judgeCells.map((c) => c.labels.question)).size).toBe(judgeCells.length);
     expect(judged.judge).toMatchObject({ model: 'sim:continuation-judge', questions: judgeCells.length, invalid: 0, unanswered: 0 });
@@ -94,8 +94,8 @@ describe('continuation run with a judge', () => {
     const plainDb = join(dir, 'plain.db');
     const plain = await runContinuation(continuationConfigSchema.parse(base), plainDb, { progress: false });
     const plainStore = openStore(plainDb, { readonly: true });
-    const deterministic = continuationReport(plainStore, plain.runId);
-    plainStore.close();
+    const deterministic = await continuationReport(plainStore, plain.runId);
+    await plainStore.close();
     expect(deterministic.judge).toBeNull();
     let raised = 0;
     judged.cells.forEach((cell, i) => {
@@ -114,7 +114,7 @@ describe('continuation run with a judge', () => {
     const again = await runContinuation(withJudge, db, { progress: false });
     expect(again.resumed).toBe(true);
     const after = openStore(db, { readonly: true });
-    expect(after.cellsOfRun(first.runId).filter((c) => c.labels.stage === 'judge')).toHaveLength(judgeCells.length);
-    after.close();
+    expect((await after.cellsOfRun(first.runId)).filter((c) => c.labels.stage === 'judge')).toHaveLength(judgeCells.length);
+    await after.close();
   }, 60_000);
 });

@@ -69,8 +69,11 @@ describe('continuation with the authors’ e07 materials', () => {
     const db = join(clone, 'run.db');
     const run = await runContinuation(config({ materials: clone }), db, { progress: false });
     const store = openStore(db, { readonly: true });
-    const options = store.requireRun(run.runId).manifest.options as { materials: { files: Array<{ path: string; sha256: string }> }; procedure: string };
-    store.close();
+    const options = (await store.requireRun(run.runId)).manifest.options as {
+      materials: { files: Array<{ path: string; sha256: string }> };
+      procedure: string;
+    };
+    await store.close();
     expect(options.procedure).toBe('echolens');
     expect(options.materials.files).toEqual([
       {
@@ -100,9 +103,9 @@ describe('procedure: reference scores the panel as the authors do, beside the ca
     const db = join(dir, 'run.db');
     const run = await runContinuation(config({ procedure: 'reference', cutpoints: { count: 25 }, decoding: { seed: 3 } }), db, { progress: false });
     const store = openStore(db, { readonly: true });
-    const report = continuationReport(store, continuationRunId(store), { resamples: 20_000 });
-    const cells = store.cellResultsOfRun(run.runId);
-    store.close();
+    const report = await continuationReport(store, await continuationRunId(store), { resamples: 20_000 });
+    const cells = await store.cellResultsOfRun(run.runId);
+    await store.close();
     const reference = report.reference;
     if (reference === null) throw new Error('no reference block');
     expect(reference.verdict).toBe('calibrated');
@@ -135,7 +138,7 @@ describe('procedure: reference scores the panel as the authors do, beside the ca
     // The default procedure has no reference block.
     const plain = await runContinuation(config({ cutpoints: { count: 25 }, decoding: { seed: 3 } }), join(dir, 'plain.db'), { progress: false });
     const store2 = openStore(join(dir, 'plain.db'), { readonly: true });
-    expect(continuationReport(store2, plain.runId).reference).toBeNull();
-    store2.close();
+    expect((await continuationReport(store2, plain.runId)).reference).toBeNull();
+    await store2.close();
   });
 });

@@ -30,8 +30,8 @@ describe('continuation resume', () => {
     const again = await runContinuation(config, db, { progress: false });
     expect(again).toMatchObject({ runId: first.runId, resumed: true });
     const store = openStore(db, { readonly: true });
-    const cells = store.cellsOfRun(first.runId).length;
-    store.close();
+    const cells = (await store.cellsOfRun(first.runId)).length;
+    await store.close();
     expect(cells).toBe(first.cells);
 
     // Same file name (so the same config and run id), other content: the plan it would resume differs.

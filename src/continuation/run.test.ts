@@ -55,8 +55,8 @@ describe('continuation audit on simulated targets', () => {
     const result = await runContinuation(cfg, db, { progress: false });
     expect(result.interrupted).toBe(false);
     const store = openStore(db, { readonly: true });
-    const report = continuationReport(store, result.runId, { resamples: 20_000 });
-    store.close();
+    const report = await continuationReport(store, result.runId, { resamples: 20_000 });
+    await store.close();
     expect(report.simulated).toBe(true);
     const target = report.analysis.targets[0]!;
     expect(target.cutpoints).toBe(25);
@@ -103,8 +103,8 @@ describe('continuation audit through the fake OpenAI and Anthropic servers (nati
       expect(r.body!.tool_choice).toBe('auto');
     }
     const store = openStore(db, { readonly: true });
-    const report = continuationReport(store, result.runId);
-    store.close();
+    const report = await continuationReport(store, result.runId);
+    await store.close();
     expect(report.simulated).toBe(false);
     const statuses = report.cells.map((c) => c.score.status);
     expect(statuses.filter((s) => s === 'call')).toHaveLength(12);
@@ -140,8 +140,8 @@ describe('continuation audit through the fake OpenAI and Anthropic servers (nati
     const body = sent[0]!.body!;
     expect((body.tools as Array<{ name: string }>).map((t) => t.name)).toEqual(['apply_patch', 'shell']);
     const store = openStore(db, { readonly: true });
-    const report = continuationReport(store, second.runId);
-    store.close();
+    const report = await continuationReport(store, second.runId);
+    await store.close();
     const shellCells = report.cells.filter((c) => report.cutpoints.find((p) => p.id === c.cutpoint)!.groundTruth.name === 'shell');
     expect(shellCells.length).toBeGreaterThan(0);
     for (const c of shellCells) expect(c.score.nameMatch).toBe(true);

@@ -264,7 +264,7 @@ export interface ContinuationReport {
 }
 
 /** The latest continuation run in a store, or the one named. */
-export function continuationRunId(store: RunStore, runId?: string): string {
+export async function continuationRunId(store: RunStore, runId?: string): Promise<string> {
   return auditRunId(store, CONTINUATION_EXPERIMENT, runId);
 }
 
@@ -314,13 +314,13 @@ function withCrossWarning(analysis: ContinuationAnalysis, crossSession: unknown)
   return { ...analysis, targets: analysis.targets.map((t) => ({ ...t, warnings: [...t.warnings, warning] })) };
 }
 
-export function collectContinuation(store: RunStore, run: RunInfo): ContinuationCollected {
+export async function collectContinuation(store: RunStore, run: RunInfo): Promise<ContinuationCollected> {
   const options = (run.manifest.options ?? {}) as ManifestOptions;
   const cutpoints = options.cutpoints ?? [];
   const byId = new Map(cutpoints.map((c) => [c.id, c]));
   const observations: ContinuationObservation[] = [];
   const cells: ScoredCell[] = [];
-  const all = store.cellResultsOfRun(run.id);
+  const all = await store.cellResultsOfRun(run.id);
   const verdicts = judgeVerdicts(all, run);
   const referenceScores: ReferenceCallScore[] = [];
   for (const cell of all) {
@@ -349,7 +349,7 @@ function judgeSummary(verdicts: ReadonlyMap<string, 'equivalent' | 'different' |
   return summary;
 }
 
-type StoredCell = ReturnType<RunStore['cellResultsOfRun']>[number];
+type StoredCell = Awaited<ReturnType<RunStore['cellResultsOfRun']>>[number];
 
 /** The judge's verdict per question id (re-ask chains resolved; empty without judge cells). */
 function judgeVerdicts(cells: readonly StoredCell[], run: RunInfo): Map<string, 'equivalent' | 'different' | 'invalid' | 'unanswered'> {
@@ -411,7 +411,7 @@ export function analyzeContinuationRun(collected: ContinuationCollected, run: Ru
 }
 
 /** Scores every cell of a run against the recorded ground truth and analyses them (reads only the store). */
-export function continuationReport(store: RunStore, runId: string, options: { resamples?: number } = {}): ContinuationReport {
-  const run = store.requireRun(runId);
-  return analyzeContinuationRun(collectContinuation(store, run), run, options);
+export async function continuationReport(store: RunStore, runId: string, options: { resamples?: number } = {}): Promise<ContinuationReport> {
+  const run = await store.requireRun(runId);
+  return analyzeContinuationRun(await collectContinuation(store, run), run, options);
 }

@@ -110,9 +110,9 @@ describe('continuation cutpoints share no draws', () => {
     });
     const run = await runContinuation(config, db, { progress: false });
     const store = openStore(db, { readonly: true });
-    const judgeCells = store.cellsOfRun(run.runId).filter((c) => c.labels.stage === 'judge');
-    const report = continuationReport(store, run.runId);
-    store.close();
+    const judgeCells = (await store.cellsOfRun(run.runId)).filter((c) => c.labels.stage === 'judge');
+    const report = await continuationReport(store, run.runId);
+    await store.close();
     // One question (the same reworded command at every cutpoint), asked at each of the 6 cutpoints.
     expect(new Set(judgeCells.map((c) => String(c.labels.question).split('@')[0]))).toEqual(new Set([questionId(question)]));
     expect(new Set(judgeCells.map((c) => String(c.labels.question).split('@')[1]))).toEqual(new Set(report.cutpoints.map((c) => c.id)));

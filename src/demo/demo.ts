@@ -73,7 +73,7 @@ async function memoryDemo(db: string, options: DemoOptions, runtime: StageRuntim
   const run = await runMemory(demoMemoryConfig(options), db, runtime);
   const store = openStore(db, { readonly: true });
   try {
-    const report = memoryReport(store, run.runId);
+    const report = await memoryReport(store, run.runId);
     const lines: DemoHeadline[] = [];
     for (const t of report.targets) {
       const tier = (name: string, metric: 'dtw' | 'sri') => {
@@ -90,7 +90,7 @@ async function memoryDemo(db: string, options: DemoOptions, runtime: StageRuntim
     }
     return lines;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -130,7 +130,7 @@ async function continuationDemo(db: string, options: DemoOptions, runtime: Stage
   const run = await runContinuation(demoContinuationConfig(options), db, runtime);
   const store = openStore(db, { readonly: true });
   try {
-    const report = continuationReport(store, run.runId);
+    const report = await continuationReport(store, run.runId);
     return report.analysis.targets.map((t) => {
       const p = t.contrasts.find((c) => c.primary);
       const cc = p?.completeCase;
@@ -142,7 +142,7 @@ async function continuationDemo(db: string, options: DemoOptions, runtime: Stage
       };
     });
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -164,7 +164,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   {
     const store = openStore(db, { readonly: true });
     try {
-      const report = personaReport(store, persona.runId);
+      const report = await personaReport(store, persona.runId);
       for (const d of report.drift) {
         const gap = d.gap as GapEstimate | { error: string };
         headlines.push({
@@ -185,7 +185,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
         }
       }
     } finally {
-      store.close();
+      await store.close();
     }
   }
 
@@ -197,7 +197,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   try {
     reportHtml = await renderReport(store, 'html', { title: simulated ? 'echolens demo (simulated models)' : 'echolens demo' });
   } finally {
-    store.close();
+    await store.close();
   }
   const reportPath = join(outDir, 'report.html');
   writeFileSync(reportPath, reportHtml);

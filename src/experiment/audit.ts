@@ -305,7 +305,7 @@ export interface Audit<Config = unknown, Input = unknown, Collected = unknown, R
 
   // ---- reading back ----
   /** Reads a run from the store: cells, re-ask chains resolved, labels decoded. */
-  collect(store: RunStore, run: RunInfo): Collected;
+  collect(store: RunStore, run: RunInfo): Promise<Collected>;
   /** The analysis (pure over what was collected and the run's recorded config). */
   analyze(collected: Collected, run: RunInfo, options: AnalyzeOptions): Report;
   /**

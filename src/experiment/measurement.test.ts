@@ -54,18 +54,18 @@ describe('measurements: a run with a time', () => {
     expect(plain).toMatchObject({ runId: byConfig.runId, resumed: true, result: { cached: 3, called: 0 } });
     const store = openStore(db, { readonly: true });
     try {
-      const runs = runsOfDesign(store.listRuns(), first.runId);
+      const runs = runsOfDesign(await store.listRuns(), first.runId);
       expect(runs.map((r) => r.id)).toEqual([first.runId, fresh.runId, byConfig.runId]);
       const [m0, m1] = runs.map(measurementOf);
       expect(m0).toMatchObject({ designId: first.runId, tag: null, salt: null });
       expect(m1).toMatchObject({ designId: first.runId, tag: 'v2' });
       expect(m1?.salt).toMatch(/^[0-9a-f]{10}$/);
       // Each measurement holds its own three cells.
-      const keys = runs.map((r) => new Set(store.cellsOfRun(r.id).map((c) => c.key)));
+      const keys = await Promise.all(runs.map(async (r) => new Set((await store.cellsOfRun(r.id)).map((c) => c.key))));
       expect(keys.map((k) => k.size)).toEqual([3, 3, 3]);
       expect([...(keys[0] as Set<string>)].some((k) => keys[1]?.has(k))).toBe(false);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 

@@ -70,8 +70,8 @@ function toyAudit(
     },
     dryRun: (_config, items) => ({ lines: [`plan: ${items.length} cells`] }),
     describeResult: (run: AuditRunResult<{ graded: number }>) => `graded ${run.result.graded}`,
-    collect(store, run) {
-      const grades = store.cellsOfRun(run.id).filter((c) => c.labels.stage === 'grade');
+    async collect(store, run) {
+      const grades = (await store.cellsOfRun(run.id)).filter((c) => c.labels.stage === 'grade');
       const chains = groupReaskChains(
         grades,
         (c) => String(toyLabels(c.labels, c.key).item),
@@ -195,16 +195,16 @@ describe('runAudit', () => {
     expect(again.resumed).toBe(true);
     const store = openStore(db, { readonly: true });
     try {
-      expect(auditRunId(store, 'toy')).toBe(first.runId);
+      expect(await auditRunId(store, 'toy')).toBe(first.runId);
       expect(() => auditRunId(store, 'other')).toThrow(/holds no other run/);
-      const run = store.requireRun(first.runId);
+      const run = await store.requireRun(first.runId);
       expect(run.manifest.options).toEqual({ items: 5 });
       // 5 targets + 5 first grades + 2 re-asks (items 1 and 3).
-      expect(store.cellsOfRun(first.runId)).toHaveLength(12);
-      const analyzed = analyzeAuditRun(audit, store, run);
+      expect(await store.cellsOfRun(first.runId)).toHaveLength(12);
+      const analyzed = await analyzeAuditRun(audit, store, run);
       expect(analyzed.report).toEqual({ sum: 0 + 1 + 2 + 3 + 4, invalid: 0 });
     } finally {
-      store.close();
+      await store.close();
     }
   });
 
@@ -221,31 +221,31 @@ describe('runAudit', () => {
     await expect(runAudit(broken, config, db, { runtime })).rejects.toThrow(/disk is full/);
     let store = openStore(db, { readonly: true });
     try {
-      const run = store.listRuns()[0]!;
+      const run = (await store.listRuns())[0]!;
       expect(run.status).toBe('running');
-      expect(store.stages(run.id).map(({ updatedAt, ...s }) => s)).toEqual([
+      expect((await store.stages(run.id)).map(({ updatedAt, ...s }) => s)).toEqual([
         { stage: 'targets', ordinal: 0, expected: 4, registered: 4, settled: 4 },
         { stage: 'grades', ordinal: 1, expected: 4, registered: 0, settled: 0 },
       ]);
-      expect(runIncompleteness(store, run)).toBe('incomplete run: stage grades has 0 of 4 cells — re-run the same command to finish');
+      expect(await runIncompleteness(store, run)).toBe('incomplete run: stage grades has 0 of 4 cells — re-run the same command to finish');
       expect(() => requireCompleteRun(store, run.id)).toThrow(IncompleteRunError);
     } finally {
-      store.close();
+      await store.close();
     }
     // The same command finishes it.
     const again = await runAudit(toyAudit(), config, db, { runtime });
     expect(again.resumed).toBe(true);
     store = openStore(db, { readonly: true });
     try {
-      const run = store.requireRun(again.runId);
+      const run = await store.requireRun(again.runId);
       expect(run.status).toBe('done');
-      expect(store.stages(run.id).map((s) => [s.stage, s.expected, s.registered, s.settled])).toEqual([
+      expect((await store.stages(run.id)).map((s) => [s.stage, s.expected, s.registered, s.settled])).toEqual([
         ['targets', 4, 4, 4],
         ['grades', 4, 4, 4],
       ]);
-      expect(runIncompleteness(store, run)).toBeNull();
+      expect(await runIncompleteness(store, run)).toBeNull();
     } finally {
-      store.close();
+      await store.close();
     }
   });
 
@@ -258,7 +258,7 @@ describe('runAudit', () => {
     expect(result.result.graded).toBe(0);
     expect(auditExitCode(result)).toBe(3);
     // The store can be opened again afterwards.
-    openStore(db).close();
+    await openStore(db).close();
   });
 
   it('refuses a resume the audit rejects, and leaves the store closed', async () => {
@@ -272,7 +272,7 @@ describe('runAudit', () => {
     const runtime = { signal: new AbortController().signal, progress: false };
     await runAudit(audit, { n: 1, seed: 1, limits: {} }, db, { runtime });
     await expect(runAudit(audit, { n: 1, seed: 1, limits: {} }, db, { runtime })).rejects.toThrow(/inputs changed/);
-    openStore(db).close();
+    await openStore(db).close();
   });
 
   it('uses the plan the preflight made instead of planning again', async () => {

@@ -57,15 +57,15 @@ export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, 
   const measurement: MeasurementRequest = { ...options.measurement, ...(configFresh ? { fresh: true } : {}) };
   const { store, runId, resumed, salt } =
     options.attachTo === undefined
-      ? openExperimentRun(db, audit.name, config, seed, audit.manifestOptions(config, input), measurement)
-      : attachExperimentRun(db, audit.name, options.attachTo);
+      ? await openExperimentRun(db, audit.name, config, seed, audit.manifestOptions(config, input), measurement)
+      : await attachExperimentRun(db, audit.name, options.attachTo);
   try {
-    if (resumed && audit.checkResume) audit.checkResume(store.requireRun(runId), config, input, db);
+    if (resumed && audit.checkResume) audit.checkResume(await store.requireRun(runId), config, input, db);
     // The stages the run goes through, recorded before any runs: until each is complete the run is not done.
-    if (audit.stages && options.attachTo === undefined) store.declareStages(runId, audit.stages(config, input, specs));
-    else if (audit.stages) attachStages(store, runId, audit.stages(config, input, specs));
+    if (audit.stages && options.attachTo === undefined) await store.declareStages(runId, audit.stages(config, input, specs));
+    else if (audit.stages) await attachStages(store, runId, audit.stages(config, input, specs));
   } catch (error) {
-    store.close();
+    await store.close();
     throw error;
   }
   // `redactResponses: true`: personal data in answers is replaced before they are stored (docs/sessions.md).
@@ -109,15 +109,15 @@ export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, 
   };
   // A stage starting records its exact count; counts already recorded for that count stand (a resume
   // re-runs every stage, and its cells stay registered), any other count starts from nothing.
-  const startStage = (label: string, expected: number) => {
-    const known = store.stages(runId).find((s) => s.stage === label);
+  const startStage = async (label: string, expected: number) => {
+    const known = (await store.stages(runId)).find((s) => s.stage === label);
     const same = known !== undefined && known.expected === expected;
-    store.recordStage(runId, label, { expected, registered: same ? known.registered : 0, settled: same ? known.settled : 0 });
+    await store.recordStage(runId, label, { expected, registered: same ? known.registered : 0, settled: same ? known.settled : 0 });
   };
   // A stage's counts are written when it ends; the run becomes done only when the last stage does (the store checks).
-  const endStage = (label: string, counts: { expected: number; registered: number; settled: number }, finished: boolean) => {
-    store.recordStage(runId, label, counts);
-    if (finished) store.setRunStatus(runId, 'done');
+  const endStage = async (label: string, counts: { expected: number; registered: number; settled: number }, finished: boolean) => {
+    await store.recordStage(runId, label, counts);
+    if (finished) await store.setRunStatus(runId, 'done');
     afterStage(label);
   };
   const context: AuditRunContext<C, I> = {
@@ -164,7 +164,7 @@ export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, 
   } finally {
     signals?.dispose();
     setResponseRedaction(undefined);
-    store.close();
+    await store.close();
   }
 }
 
@@ -172,12 +172,12 @@ export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, 
  * Appends stages to an existing run's ledger (after its own; a stage already there keeps its counts) and
  * marks the run running: it is done again only when every stage, old and new, is complete.
  */
-function attachStages(store: RunStore, runId: string, stages: readonly StageDeclaration[]): void {
-  const known = new Set(store.stages(runId).map((s) => s.stage));
+async function attachStages(store: RunStore, runId: string, stages: readonly StageDeclaration[]): Promise<void> {
+  const known = new Set((await store.stages(runId)).map((s) => s.stage));
   for (const stage of stages) {
-    if (!known.has(stage.name) && stage.expected !== null) store.recordStage(runId, stage.name, { expected: stage.expected, registered: 0, settled: 0 });
+    if (!known.has(stage.name) && stage.expected !== null) await store.recordStage(runId, stage.name, { expected: stage.expected, registered: 0, settled: 0 });
   }
-  store.setRunStatus(runId, 'running');
+  await store.setRunStatus(runId, 'running');
 }
 
 /** What an audit's preflight checked, handed to {@link runCheckedAudit}. */
@@ -220,13 +220,13 @@ export async function runCheckedAudit<C, I, X>(
 }
 
 /** The run named (checked to be of this audit), else the latest run of the audit in the store. */
-export function auditRunId(store: RunStore, experiment: string, runId?: string): string {
+export async function auditRunId(store: RunStore, experiment: string, runId?: string): Promise<string> {
   if (runId) {
-    const run = store.requireRun(runId);
+    const run = await store.requireRun(runId);
     if (run.experiment !== experiment) throw new ConfigError(`run ${runId} is a ${run.experiment} run, not a ${experiment} run`, { field: 'run' });
     return runId;
   }
-  const latest = latestRun(store.listRuns(), experiment);
+  const latest = latestRun(await store.listRuns(), experiment);
   if (!latest) throw new ConfigError(`the store holds no ${experiment} run`, { field: 'run' });
   return latest.id;
 }
@@ -237,7 +237,12 @@ export function latestRun(runs: readonly RunInfo[], experiment: string): RunInfo
 }
 
 /** Collects and analyses one run with its audit. */
-export function analyzeAuditRun<C, I, K, R, X>(audit: Audit<C, I, K, R, X>, store: RunStore, run: RunInfo, options: AnalyzeOptions = {}): AnalyzedRun<K, R> {
-  const collected = audit.collect(store, run);
+export async function analyzeAuditRun<C, I, K, R, X>(
+  audit: Audit<C, I, K, R, X>,
+  store: RunStore,
+  run: RunInfo,
+  options: AnalyzeOptions = {},
+): Promise<AnalyzedRun<K, R>> {
+  const collected = await audit.collect(store, run);
   return { run, collected, report: audit.analyze(collected, run, options) };
 }

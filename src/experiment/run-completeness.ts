@@ -27,8 +27,8 @@ export function incompleteRunMessage(run: Pick<RunInfo, 'status'>, stages: reado
 }
 
 /** The store's view of {@link incompleteRunMessage}. */
-export function runIncompleteness(store: RunStore, run: RunInfo): string | null {
-  return incompleteRunMessage(run, store.stages(run.id));
+export async function runIncompleteness(store: RunStore, run: RunInfo): Promise<string | null> {
+  return incompleteRunMessage(run, await store.stages(run.id));
 }
 
 /**
@@ -56,8 +56,8 @@ export class RunInProgressError extends EcholensError {
 }
 
 /** Throws {@link RunInProgressError} when another live process is running this (incomplete) run. */
-export function refuseRunInProgress(store: RunStore, run: RunInfo): void {
-  const message = runInProgressMessage(run, store.stages(run.id), storeWriter(store.file), store.file);
+export async function refuseRunInProgress(store: RunStore, run: RunInfo): Promise<void> {
+  const message = runInProgressMessage(run, await store.stages(run.id), storeWriter(store.file), store.file);
   if (message !== null) throw new RunInProgressError(message);
 }
 
@@ -72,10 +72,10 @@ export class IncompleteRunError extends EcholensError {
 }
 
 /** Throws {@link IncompleteRunError} unless the run is complete. */
-export function requireCompleteRun(store: RunStore, runId: string): void {
-  const run = store.requireRun(runId);
-  refuseRunInProgress(store, run);
-  const message = runIncompleteness(store, run);
+export async function requireCompleteRun(store: RunStore, runId: string): Promise<void> {
+  const run = await store.requireRun(runId);
+  await refuseRunInProgress(store, run);
+  const message = await runIncompleteness(store, run);
   if (message !== null) throw new IncompleteRunError(runId, message);
 }
 

@@ -41,18 +41,18 @@ export interface ExperimentRun {
  * design. `measurement.fresh` (or a latest measurement older than `measurement.maxAgeMs`) opens a
  * new run of the same design instead (experiment/measurement.ts); earlier runs are kept.
  */
-export function openExperimentRun(
+export async function openExperimentRun(
   db: string,
   experiment: string,
   config: unknown,
   seed: number,
   options: Record<string, unknown> = {},
   measurement: MeasurementRequest = {},
-): ExperimentRun {
+): Promise<ExperimentRun> {
   const store = openStore(db);
   try {
     const designId = designIdOf(experiment, config);
-    const decision = decideMeasurement(designId, runsOfDesign(store.listRuns(), designId), measurement);
+    const decision = decideMeasurement(designId, runsOfDesign(await store.listRuns(), designId), measurement);
     if (decision.action === 'resume') return { store, runId: decision.run.id, resumed: true, salt: decision.record.salt };
     const manifest: RunManifest = {
       experiment,
@@ -63,20 +63,20 @@ export function openExperimentRun(
       options,
       measurement: decision.record,
     };
-    store.createRun(manifest, { id: decision.runId });
+    await store.createRun(manifest, { id: decision.runId });
     return { store, runId: decision.runId, resumed: false, salt: decision.record.salt };
   } catch (error) {
-    store.close();
+    await store.close();
     throw error;
   }
 }
 
 /** An existing run of `experiment` opened for more stages (run-audit.ts, `attachTo`); a wrong id closes the store and throws. */
-export function attachExperimentRun(db: string, experiment: string, runId: string): ExperimentRun {
+export async function attachExperimentRun(db: string, experiment: string, runId: string): Promise<ExperimentRun> {
   const store = openStore(db);
-  const run = store.getRun(runId);
+  const run = await store.getRun(runId);
   if (!run || run.experiment !== experiment) {
-    store.close();
+    await store.close();
     throw new ConfigError(run ? `run ${runId} is a ${run.experiment} run, not a ${experiment} run` : `no run ${runId} in ${db}`, { field: 'run' });
   }
   return { store, runId, resumed: true, salt: measurementOf(run).salt };

@@ -89,7 +89,7 @@ describe('a toy audit registered with one line', () => {
     });
     afterAll(async () => {
       await viewer.close();
-      store.close();
+      await store.close();
     });
 
     it('lists the run and shows its summary, section and per-cell numbers', async () => {

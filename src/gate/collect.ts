@@ -7,6 +7,7 @@ import { accountRun } from '../report/report.js';
 import type { RunInfo, RunStore } from '../store/run-store.js';
 import type { GateRunInput } from './evaluate.js';
 import { isSimulatedRun } from './run-info.js';
+import { mapSequential } from '../core/map-sequential.js';
 
 export { gateOfRun, isSimulatedRun, modelsOfRun } from './run-info.js';
 
@@ -23,27 +24,27 @@ function gatedAudits(): string[] {
 }
 
 /** The runs named, else the latest measurement of each design of a gateable audit (earlier measurements are history: `echolens history`). */
-export function gatedRuns(store: RunStore, runIds?: readonly string[]): RunInfo[] {
-  if (runIds && runIds.length > 0) return runIds.map((id) => store.requireRun(id));
+export async function gatedRuns(store: RunStore, runIds?: readonly string[]): Promise<RunInfo[]> {
+  if (runIds && runIds.length > 0) return mapSequential(runIds, (id) => store.requireRun(id));
   const names = gatedAudits();
-  const all = store.listRuns().filter((r) => names.includes(r.experiment));
+  const all = (await store.listRuns()).filter((r) => names.includes(r.experiment));
   const latest = new Set([...designsOf(all).values()].map((runs) => (runs.at(-1) as RunInfo).id));
   const runs = all.filter((r) => latest.has(r.id));
   if (runs.length === 0) throw new ConfigError(`the store holds no ${names.join(', ')} run to gate`, { field: 'run' });
   return runs;
 }
 
-export function gateInput(store: RunStore, run: RunInfo, options: { B?: number } = {}): GateRunInput {
-  const account = accountRun(store, run.id);
+export async function gateInput(store: RunStore, run: RunInfo, options: { B?: number } = {}): Promise<GateRunInput> {
+  const account = await accountRun(store, run.id);
   const unfinished = (account.byStatus.failed ?? 0) + (account.byStatus.pending ?? 0);
   const audit = findAudit(run.experiment);
   // A run that has not finished every stage is failed as it stands, never analysed (its analysis would read as clean).
   // A run another process is still running is neither passed nor failed: the gate says so (exit 4).
-  refuseRunInProgress(store, run);
-  const incomplete = runIncompleteness(store, run);
+  await refuseRunInProgress(store, run);
+  const incomplete = await runIncompleteness(store, run);
   if (incomplete !== null)
     return { runId: run.id, experiment: run.experiment, simulated: isSimulatedRun(run), cells: { total: account.cells, unfinished }, incomplete };
-  const report = audit?.gate ? analyzeAuditRun(audit, store, run, options.B ? { B: options.B } : {}).report : undefined;
+  const report = audit?.gate ? (await analyzeAuditRun(audit, store, run, options.B ? { B: options.B } : {})).report : undefined;
   return {
     runId: run.id,
     experiment: run.experiment,

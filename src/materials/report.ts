@@ -54,8 +54,8 @@ function conditionSourcesMarkdown(sources: readonly StimulusSource[]): string[] 
   ];
 }
 
-export function runMaterials(store: RunStore, runId: string): RunMaterials {
-  return runMaterialsOf(store.requireRun(runId).manifest.options);
+export async function runMaterials(store: RunStore, runId: string): Promise<RunMaterials> {
+  return runMaterialsOf((await store.requireRun(runId)).manifest.options);
 }
 
 function procedureText(procedure: unknown): string {

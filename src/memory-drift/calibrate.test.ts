@@ -77,9 +77,13 @@ describe('end to end through the real plan, seeds, sampler and labeler (SIMULATE
     const result = await runMemory(small(sampleSeeds), db, { progress: false, signal: new AbortController().signal });
     const store = openStore(db, { readonly: true });
     try {
-      return { report: memoryReport(store, result.runId), collection: collectMemorySamples(store, result.runId), cells: store.cellsOfRun(result.runId) };
+      return {
+        report: await memoryReport(store, result.runId),
+        collection: await collectMemorySamples(store, result.runId),
+        cells: await store.cellsOfRun(result.runId),
+      };
     } finally {
-      store.close();
+      await store.close();
     }
   };
 

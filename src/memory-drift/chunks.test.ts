@@ -104,9 +104,9 @@ describe('a 5,000-step answer through a local OpenAI-compatible server', { timeo
     const result = await runMemory(loadMemoryConfig(file), db, { progress: false, signal: new AbortController().signal });
     const store = openStore(db, { readonly: true });
     try {
-      return { result, collection: collectMemorySamples(store, result.runId) };
+      return { result, collection: await collectMemorySamples(store, result.runId) };
     } finally {
-      store.close();
+      await store.close();
     }
   };
 

@@ -69,9 +69,9 @@ describe('memory run: model identity without the transport URL', { timeout: 60_0
     expect(out.code, out.stderr).toBe(0);
     const store = openStore(db, { readonly: true });
     try {
-      expect((store.listRuns()[0]!.manifest.config as { identity?: string }).identity).toBe('url');
+      expect(((await store.listRuns())[0]!.manifest.config as { identity?: string }).identity).toBe('url');
     } finally {
-      store.close();
+      await store.close();
     }
   });
 });

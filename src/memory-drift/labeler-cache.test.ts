@@ -104,7 +104,7 @@ describe('labeler caching in the dry-run estimate', () => {
 describe('a store written with the earlier labeler prompt', () => {
   it('resumes under the old keys: no call for a cell answered before, and a re-ask of it is found too', async () => {
     const store = RunStore.open(':memory:');
-    const runId = store.createRun(TEST_MANIFEST);
+    const runId = await store.createRun(TEST_MANIFEST);
     const labeler = 'anthropic:claude-sonnet-4-5';
     const config = loadMemoryConfig(example, [`labeler=${labeler}`]);
     const item = labelingItem(steps, config, { labeler, ontology, labels: { stage: 'labeling' } });
@@ -140,7 +140,7 @@ describe('a store written with the earlier labeler prompt', () => {
 
     // A store without the old cells calls the new shape, under its own key.
     const fresh = RunStore.open(':memory:');
-    const freshRun = fresh.createRun(TEST_MANIFEST);
+    const freshRun = await fresh.createRun(TEST_MANIFEST);
     const called = new FakeModels({
       respond: () => ({
         text: good,
@@ -151,7 +151,7 @@ describe('a store written with the earlier labeler prompt', () => {
     });
     const result = await runCells(fresh, freshRun, [item.spec], { adapterFor: called.adapterFor, costOf: () => 0 });
     expect(called.totalCalls).toBe(1);
-    expect(fresh.cellsOfRun(freshRun)[0]!.request.messages[0]!.content).toContain(ALLOWED_LABELS_HEADER);
+    expect((await fresh.cellsOfRun(freshRun))[0]!.request.messages[0]!.content).toContain(ALLOWED_LABELS_HEADER);
     expect(result.results[0]!.key).not.toBe((await runCells(store, runId, [oldFirst], { adapterFor: old.adapterFor, costOf: () => 0 })).results[0]!.key);
   });
 });

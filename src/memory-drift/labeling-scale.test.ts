@@ -70,7 +70,7 @@ describe('a run that produced nothing usable', () => {
       pricedSpendUsd: 0,
       unpricedCells: 0,
     };
-    expect(unusableStage(base, '/nonexistent.db')).toMatch(/no generation produced an answer with steps.*5 refused.*system prompt/);
+    expect(await unusableStage(base, '/nonexistent.db')).toMatch(/no generation produced an answer with steps.*5 refused.*system prompt/);
     registerBuiltinSimProfiles();
     registerSimProfile(createLabelerSimProfile({ name: 'labeler-broken', malformedProbability: 1 }));
     const db = join(mkdtempSync(join(tmpdir(), 'echolens-unusable-')), 'run.db');
@@ -83,8 +83,8 @@ describe('a run that produced nothing usable', () => {
     });
     const result = await runMemory(cfg, db, { progress: false, signal: new AbortController().signal });
     expect(result.invalidLabelings).toBe(result.labelerItems);
-    const message = unusableStage(result, db) ?? '';
+    const message = (await unusableStage(result, db)) ?? '';
     expect(message).toMatch(/every labeling of run .* is unusable \(6 invalid after re-asks, 0 unanswered; no_json 6\).*maxTokens/);
-    expect(unusableStage({ ...base, labelerItems: 4, invalidLabelings: 3 }, db)).toBeNull();
+    expect(await unusableStage({ ...base, labelerItems: 4, invalidLabelings: 3 }, db)).toBeNull();
   });
 });

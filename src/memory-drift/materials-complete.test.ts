@@ -192,10 +192,10 @@ describe('a memory run with the authors’ repository as materials (sim:memory, 
     expect(result.interrupted).toBe(false);
     expect(result.invalidLabelings).toBe(0);
     const store = openStore(db, { readonly: true });
-    const report = memoryReport(store, result.runId, { B: 400 });
-    const samples = collectMemorySamples(store, result.runId);
-    const materials = runMaterials(store, result.runId);
-    store.close();
+    const report = await memoryReport(store, result.runId, { B: 400 });
+    const samples = await collectMemorySamples(store, result.runId);
+    const materials = await runMaterials(store, result.runId);
+    await store.close();
     expect(samples.records.every((r) => r.outcome === 'labelled')).toBe(true);
     const target = report.targets[0];
     if (target === undefined) throw new Error('no target analysed');

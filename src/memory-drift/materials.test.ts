@@ -137,10 +137,10 @@ describe('memory materials and procedure', () => {
       for (const messages of labelings) expect(messages).toEqual([{ role: 'user', content: prompt }]);
 
       const store = openStore(db, { readonly: true });
-      const manifest = store.requireRun(result.runId).manifest;
-      const samples = collectMemorySamples(store, result.runId);
-      const report = memoryReport(store, result.runId, { B: 200 });
-      store.close();
+      const manifest = (await store.requireRun(result.runId)).manifest;
+      const samples = await collectMemorySamples(store, result.runId);
+      const report = await memoryReport(store, result.runId, { B: 200 });
+      await store.close();
       expect(report.targets).toHaveLength(1);
       const options = manifest.options as { materials: { source: string; files: Array<{ path: string; sha256: string }> }; labelerInput: string };
       expect(options.labelerInput).toBe('whole-response');

@@ -142,13 +142,13 @@ export interface MemoryCollection {
 const OUTCOMES: readonly SampleOutcome[] = ['labelled', 'empty', 'failed', 'no_steps', 'invalid', 'unlabelled', 'refused'];
 
 /** The latest memory run in a store, or the one named. */
-export function memoryRunId(store: RunStore, runId?: string): string {
+export async function memoryRunId(store: RunStore, runId?: string): Promise<string> {
   return auditRunId(store, MEMORY_EXPERIMENT, runId);
 }
 
 /** The validated config and the ontology recorded in a run's manifest. */
-export function memoryRunSetup(store: RunStore, runId: string): { config: MemoryConfig; ontology: Ontology; options: MemoryRunOptions } {
-  const run = store.requireRun(runId);
+export async function memoryRunSetup(store: RunStore, runId: string): Promise<{ config: MemoryConfig; ontology: Ontology; options: MemoryRunOptions }> {
+  const run = await store.requireRun(runId);
   const parsed = memoryConfigSchema.safeParse(run.manifest.config);
   if (!parsed.success) {
     throw new ConfigError(`the config recorded in run ${runId} does not validate with this echolens version: ${parsed.error.issues[0]?.message}`, {
@@ -277,9 +277,9 @@ function refusalJudgeVerdicts(
 }
 
 /** Every generation cell of a memory run with its steps and labels. */
-export function collectMemorySamples(store: RunStore, runId: string): MemoryCollection {
-  const { config, ontology, options } = memoryRunSetup(store, runId);
-  const cells = store.cellResultsOfRun(runId);
+export async function collectMemorySamples(store: RunStore, runId: string): Promise<MemoryCollection> {
+  const { config, ontology, options } = await memoryRunSetup(store, runId);
+  const cells = await store.cellResultsOfRun(runId);
   const chains = labelingChains(cells).get(chainSlice('main', config.labeler, options.ontologySource, 0)) ?? new Map();
   // The run's labeler read either the steps or the whole response, and answered in echolens's or the authors' format.
   const wholeResponse = options.labelerInput === 'whole-response';
@@ -423,7 +423,7 @@ export function collectMemorySamples(store: RunStore, runId: string): MemoryColl
       );
     }
   }
-  return { runId, config, ontology, records, summary, sampling: memorySampling(store, runId) };
+  return { runId, config, ontology, records, summary, sampling: await memorySampling(store, runId) };
 }
 
 /** Under `procedure: reference` an unusable labeler output is scored as the authors' empty sequence. */
@@ -436,8 +436,8 @@ export interface MemoryObservationOptions {
 }
 
 /** The scored trajectories of a run (observations plus missing references and exclusion counts). */
-export function scoreMemoryRun(store: RunStore, runId: string, options: MemoryObservationOptions = {}): ScoredTrajectories {
-  const collection = collectMemorySamples(store, runId);
+export async function scoreMemoryRun(store: RunStore, runId: string, options: MemoryObservationOptions = {}): Promise<ScoredTrajectories> {
+  const collection = await collectMemorySamples(store, runId);
   return scoreTrajectories(
     collection.records.map((r) => r.sample),
     { pairing: options.pairing ?? 'reference', emptySequences: emptySequencesOf(collection.config) },
@@ -445,8 +445,8 @@ export function scoreMemoryRun(store: RunStore, runId: string, options: MemoryOb
 }
 
 /** The analysis input of a memory run: each non-reference sample scored against its reference. */
-export function collectMemoryObservations(store: RunStore, runId: string, options: MemoryObservationOptions = {}): MemoryObservation[] {
-  return scoreMemoryRun(store, runId, options).observations;
+export async function collectMemoryObservations(store: RunStore, runId: string, options: MemoryObservationOptions = {}): Promise<MemoryObservation[]> {
+  return (await scoreMemoryRun(store, runId, options)).observations;
 }
 
 export interface MemoryReportOptions extends MemoryAnalysisOptions, MemoryObservationOptions {}
@@ -455,13 +455,12 @@ export interface MemoryReportOptions extends MemoryAnalysisOptions, MemoryObserv
  * Which seeding a run used and whether its samples were drawn independently: the scheme
  * recorded in its config, checked against the seeds of the stored generation requests.
  */
-export function memorySampling(store: RunStore, runId: string): MemorySampling {
-  const raw = store.requireRun(runId).manifest.config as { sampleSeeds?: unknown } | undefined;
+export async function memorySampling(store: RunStore, runId: string): Promise<MemorySampling> {
+  const raw = (await store.requireRun(runId)).manifest.config as { sampleSeeds?: unknown } | undefined;
   const recorded = raw?.sampleSeeds;
   const seeding: MemorySampling['seeding'] =
     recorded === 'cell' || recorded === 'offset' || recorded === 'fixed' || recorded === 'none' ? recorded : 'unrecorded';
-  const seeds = store
-    .cellsOfRun(runId)
+  const seeds = (await store.cellsOfRun(runId))
     .filter((cell) => cell.labels.stage === 'generation' && cell.labels.experiment === MEMORY_EXPERIMENT)
     .map((cell) => ({ seed: cell.request.params.seed, target: String(cell.labels.target), question: String(cell.labels.question_id) }));
   const shared = sharedSeedCells(seeds);
@@ -477,8 +476,8 @@ export function memorySampling(store: RunStore, runId: string): MemorySampling {
 }
 
 /** Analyses a memory run: B and seed from the run's config unless given. */
-export function memoryReport(store: RunStore, runId: string, options: MemoryReportOptions = {}): MemoryReport {
-  return analyzeMemoryCollection(collectMemorySamples(store, runId), options);
+export async function memoryReport(store: RunStore, runId: string, options: MemoryReportOptions = {}): Promise<MemoryReport> {
+  return analyzeMemoryCollection(await collectMemorySamples(store, runId), options);
 }
 
 /**
@@ -498,9 +497,9 @@ export function analyzeMemoryCollection(collection: MemoryCollection, options: M
 }
 
 /** Generation cells of a memory run as relabel items (key, plan labels, steps). */
-export function relabelItems(collection: MemoryCollection, store: RunStore): RelabelItem[] {
+export async function relabelItems(collection: MemoryCollection, store: RunStore): Promise<RelabelItem[]> {
   const labelsByKey = new Map<string, RunCellRecord['labels']>();
-  for (const cell of store.cellResultsOfRun(collection.runId)) if (cell.labels.stage === 'generation') labelsByKey.set(cell.key, cell.labels);
+  for (const cell of await store.cellResultsOfRun(collection.runId)) if (cell.labels.stage === 'generation') labelsByKey.set(cell.key, cell.labels);
   return collection.records.map((r) => ({ generationKey: r.generationKey, labels: labelsByKey.get(r.generationKey) ?? {}, steps: r.steps }));
 }
 
@@ -523,9 +522,8 @@ export interface LabelerCheckCollection {
 }
 
 /** The check runs of a store that relabel the given memory run, newest first. */
-export function labelerCheckRunIds(store: RunStore, memoryRun: string): string[] {
-  return store
-    .listRuns()
+export async function labelerCheckRunIds(store: RunStore, memoryRun: string): Promise<string[]> {
+  return (await store.listRuns())
     .filter((r) => r.experiment === MEMORY_LABELER_CHECK_EXPERIMENT && (r.manifest.config as Partial<LabelerCheckConfig>)?.run === memoryRun)
     .sort((a, b) => b.startedAt.localeCompare(a.startedAt))
     .map((r) => r.id);
@@ -536,17 +534,17 @@ export function labelerCheckRunIds(store: RunStore, memoryRun: string): string[]
  * `label: null` for a response whose labels stayed invalid after the re-asks
  * (unanswered labelings are left out and counted).
  */
-export function collectLabelerCheck(store: RunStore, checkRunId: string): LabelerCheckCollection {
-  const run = store.requireRun(checkRunId);
+export async function collectLabelerCheck(store: RunStore, checkRunId: string): Promise<LabelerCheckCollection> {
+  const run = await store.requireRun(checkRunId);
   if (run.experiment !== MEMORY_LABELER_CHECK_EXPERIMENT) {
     throw new ConfigError(`run ${checkRunId} is a ${run.experiment} run, not a labeler check`, { field: 'run' });
   }
   const check = run.manifest.config as LabelerCheckConfig;
-  const collection = collectMemorySamples(store, check.run);
-  const { options } = memoryRunSetup(store, check.run);
+  const collection = await collectMemorySamples(store, check.run);
+  const { options } = await memoryRunSetup(store, check.run);
   const passes: LabelerCheckPass[] = labelerCheckPasses(collection.config, { ontology: collection.ontology, source: options.ontologySource }, check);
-  const selected = selectRelabelItems(relabelItems(collection, store), check.limit, check.seed);
-  const chains = labelingChains(store.cellResultsOfRun(checkRunId));
+  const selected = selectRelabelItems(await relabelItems(collection, store), check.limit, check.seed);
+  const chains = labelingChains(await store.cellResultsOfRun(checkRunId));
   const records: LabelRecord[] = [];
   const counts: LabelerCheckPassCounts[] = [];
   for (const pass of passes) {

@@ -212,9 +212,9 @@ describe('memoryReferenceMetric on a stored run (SIMULATED models)', { timeout: 
     const store = openStore(db, { readonly: true });
     try {
       expect(await memoryReferenceMetric(store, result.runId)).toBeNull();
-      expect(memoryReport(store, result.runId)).not.toHaveProperty('referenceMetric');
+      expect(await memoryReport(store, result.runId)).not.toHaveProperty('referenceMetric');
     } finally {
-      store.close();
+      await store.close();
     }
   });
 
@@ -252,13 +252,13 @@ describe('memoryReferenceMetric on a stored run (SIMULATED models)', { timeout: 
     const result = await runMemory(config, db, quiet);
     const store = openStore(db, { readonly: true });
     try {
-      expect((store.requireRun(result.runId).manifest.config as { referenceMetric?: unknown }).referenceMetric).toEqual({
+      expect(((await store.requireRun(result.runId)).manifest.config as { referenceMetric?: unknown }).referenceMetric).toEqual({
         embeddings: file,
         radius: 1,
         flavor: 'compiled',
         embedText: 'subcategory',
       });
-      const main = memoryReport(store, result.runId);
+      const main = await memoryReport(store, result.runId);
       const reference = await memoryReferenceMetric(store, result.runId);
       expect(reference).not.toBeNull();
       expect(reference?.scored).toBe(main.counts.scored);
@@ -276,7 +276,7 @@ describe('memoryReferenceMetric on a stored run (SIMULATED models)', { timeout: 
       expect(drift('gender')).toBeGreaterThan(drift('filler'));
       expect(drift('bereavement')).toBeGreaterThan(drift('filler'));
     } finally {
-      store.close();
+      await store.close();
     }
   });
 });

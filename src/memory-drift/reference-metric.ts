@@ -244,10 +244,10 @@ export function renderReferenceMetricMarkdown(report: ReferenceMetricReport): st
  * Embeddings come from the configured file or model (the only I/O here).
  */
 export async function memoryReferenceMetric(store: RunStore, runId: string, options: LoadEmbeddingsOptions = {}): Promise<ReferenceMetricReport | null> {
-  const { config } = memoryRunSetup(store, runId);
+  const { config } = await memoryRunSetup(store, runId);
   const settings = config.referenceMetric;
   if (settings === undefined) return null;
-  const { observations } = scoreMemoryRun(store, runId, { pairing: 'reference' });
+  const { observations } = await scoreMemoryRun(store, runId, { pairing: 'reference' });
   const symbols = new Set<string>();
   for (const o of observations) {
     if (o.status !== 'scored') continue;

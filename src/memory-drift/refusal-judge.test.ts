@@ -94,11 +94,11 @@ describe('memory run with refusalJudge (SIMULATED target that refuses more under
     expect(first.judgedAnswers).toBe(first.generationCells);
     const store = openStore(db, { readonly: true });
     try {
-      const cells = store.cellsOfRun(first.runId);
+      const cells = await store.cellsOfRun(first.runId);
       const judgeCells = cells.filter((c) => c.labels.stage === REFUSAL_JUDGE_STAGE);
       expect(judgeCells.length).toBeGreaterThan(0);
       expect(judgeCells.every((c) => c.request.params.temperature === 0)).toBe(true);
-      const collection = collectMemorySamples(store, first.runId);
+      const collection = await collectMemorySamples(store, first.runId);
       const judge = collection.summary.refusalJudge!;
       expect(judge.answers).toBe(first.generationCells);
       expect(judge.invalid + judge.unanswered).toBe(0);
@@ -115,7 +115,7 @@ describe('memory run with refusalJudge (SIMULATED target that refuses more under
       const labeled = new Set(cells.filter((c) => c.labels.stage === 'labeling').map((c) => c.labels.generationKey));
       expect(refused.some((r) => labeled.has(r.generationKey))).toBe(false);
       // Per target × condition against the floor; life events refuse more than no memory (30 % vs 5 % planted).
-      const report = memoryReport(store, first.runId);
+      const report = await memoryReport(store, first.runId);
       const bereavement = report.refusals.find((r) => r.condition === 'bereavement')!;
       expect(bereavement.refused).toBeGreaterThan(0);
       expect(report.refusals.map((r) => r.condition).sort()).toEqual(['age', 'bereavement', 'filler', 'job_loss']);
@@ -125,7 +125,7 @@ describe('memory run with refusalJudge (SIMULATED target that refuses more under
       expect(section).toMatch(/Refusal judge sim:refusal-judge.*judge only \d+, detector only 0/);
       expect(section).toContain('chunk 2/3: no_json &lt;x&gt; 1');
     } finally {
-      store.close();
+      await store.close();
     }
     const judgeCalls = calls.judge;
     expect(judgeCalls).toBeGreaterThan(0);

@@ -49,12 +49,12 @@ function config(partial: Record<string, unknown>): MemoryConfig {
 const run = (cfg: MemoryConfig, db: string, extra: Parameters<typeof runMemory>[2] = {}, stimuli?: MemoryStimuli) =>
   runMemory(cfg, db, { ...quiet, signal: new AbortController().signal, ...extra }, stimuli);
 
-function report(db: string, runId: string): MemoryReport {
+async function report(db: string, runId: string): Promise<MemoryReport> {
   const store = openStore(db, { readonly: true });
   try {
-    return memoryReport(store, runId);
+    return await memoryReport(store, runId);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -83,7 +83,7 @@ describe('memory run end to end (SIMULATED models with planted ground truth)', {
     expect(result.stepMethods).toEqual({ tags: result.generationCells });
     expect(result.invalidLabelings).toBe(0);
 
-    const rep = report(db, result.runId);
+    const rep = await report(db, result.runId);
     const target = rep.targets[0] as TargetAnalysis;
     expect(target.target).toBe('sim:memory');
     expect(rep.counts.scored).toBe(30 * (2 + 10 * 2));
@@ -119,9 +119,9 @@ describe('memory run end to end (SIMULATED models with planted ground truth)', {
     const profile = createMemorySimProfile({ name: 'memory' });
     const store = openStore(db, { readonly: true });
     try {
-      const runId = memoryRunId(store);
-      const collection = collectMemorySamples(store, runId);
-      const requests = new Map(store.cellsOfRun(runId).map((cell) => [cell.key, cell.request]));
+      const runId = await memoryRunId(store);
+      const collection = await collectMemorySamples(store, runId);
+      const requests = new Map((await store.cellsOfRun(runId)).map((cell) => [cell.key, cell.request]));
       expect(collection.records).toHaveLength(30 * 23);
       for (const record of collection.records) {
         const request = requests.get(record.generationKey)!;
@@ -131,12 +131,12 @@ describe('memory run end to end (SIMULATED models with planted ground truth)', {
       }
       expect(collection.summary.outcomes.labelled).toBe(30 * 23);
       // docs/decisions.md#d7: each labeling cell records how its steps were segmented.
-      const labeling = store.cellsOfRun(runId).filter((cell) => cell.labels.stage === 'labeling');
+      const labeling = (await store.cellsOfRun(runId)).filter((cell) => cell.labels.stage === 'labeling');
       expect(labeling).toHaveLength(30 * 23);
       expect(labeling.every((cell) => cell.labels.step_method === 'tags' && cell.labels.step_source === 'text')).toBe(true);
       expect(collection.config.decoding).toEqual({ temperature: 0.7, topP: 0.98, topK: 50, maxTokens: 2048 });
     } finally {
-      store.close();
+      await store.close();
     }
   });
 
@@ -144,7 +144,7 @@ describe('memory run end to end (SIMULATED models with planted ground truth)', {
     const targets = ['sim:memory-null', 'sim:memory-null-0', 'sim:memory-null-1', 'sim:memory-null-2'];
     const db = join(dir, 'null.db');
     const result = await run(config({ targets }), db);
-    const rep = report(db, result.runId);
+    const rep = await report(db, result.runId);
     expect(rep.targets).toHaveLength(4);
     let tested = 0;
     for (const target of rep.targets) {
@@ -179,10 +179,10 @@ describe('memory run end to end (SIMULATED models with planted ground truth)', {
 
     const cleanDb = join(dir, 'resume-clean.db');
     const clean = await run(cfg, cleanDb);
-    expect(report(db, c.runId)).toEqual(report(cleanDb, clean.runId));
+    expect(await report(db, c.runId)).toEqual(report(cleanDb, clean.runId));
     const store = openStore(db, { readonly: true });
-    const summary = collectMemorySamples(store, c.runId).summary;
-    store.close();
+    const summary = (await collectMemorySamples(store, c.runId)).summary;
+    await store.close();
     expect(Object.keys(summary.labelerAttempts).length).toBeGreaterThan(1);
   });
 
@@ -198,7 +198,7 @@ describe('memory run end to end (SIMULATED models with planted ground truth)', {
     const dropDb = join(dir, 'dropout.db');
     const dropped = await run(config({ targets: ['sim:memory-dropout'], questions: { limit: 3 } }), dropDb);
     expect(dropped.emptyGenerations).toBe(23);
-    const dropReport = report(dropDb, dropped.runId);
+    const dropReport = await report(dropDb, dropped.runId);
     const emptyTotal = dropReport.counts.byCondition.reduce((sum, c) => sum + c.empty + c.noReference, 0);
     expect(emptyTotal).toBe(22);
     expect(dropReport.counts.scored).toBe(2 * 22);
@@ -207,13 +207,13 @@ describe('memory run end to end (SIMULATED models with planted ground truth)', {
     const result = await run(config({ labeler: 'sim:labeler-broken', questions: { limit: 2 }, labelerReasks: 1 }), db);
     expect(result.invalidLabelings).toBe(result.labelerItems);
     const store = openStore(db, { readonly: true });
-    const collection = collectMemorySamples(store, result.runId);
+    const collection = await collectMemorySamples(store, result.runId);
     // Each item was asked once and re-asked once, then marked invalid.
-    const labelingCells = store.cellsOfRun(result.runId).filter((cell) => cell.labels.stage === 'labeling');
-    store.close();
+    const labelingCells = (await store.cellsOfRun(result.runId)).filter((cell) => cell.labels.stage === 'labeling');
+    await store.close();
     expect(collection.summary.outcomes.invalid).toBe(2 * 23);
     expect(new Set(labelingCells.map((cell) => cell.labels.attempt))).toEqual(new Set([0, 1]));
-    const rep = report(db, result.runId);
+    const rep = await report(db, result.runId);
     expect(rep.counts.scored).toBe(0);
   });
 
@@ -223,8 +223,8 @@ describe('memory run end to end (SIMULATED models with planted ground truth)', {
     const auto = await run(config({ targets: ['sim:memory-reasoner'], questions: { limit: 2 } }), db);
     expect(auto.stepMethods).toEqual({ tags: 2 * 23 });
     const store = openStore(db, { readonly: true });
-    expect(collectMemorySamples(store, auto.runId).summary.stepSources).toEqual({ reasoning: 2 * 23 });
-    store.close();
+    expect((await collectMemorySamples(store, auto.runId)).summary.stepSources).toEqual({ reasoning: 2 * 23 });
+    await store.close();
     const textOnly = await run(config({ targets: ['sim:memory-reasoner'], questions: { limit: 2 }, steps: { source: 'text' } }), db);
     // The visible answer is one sentence: a single step per response, so no trajectory to speak of.
     expect(textOnly.stepMethods).toEqual({ sentences: 2 * 23 });
@@ -246,10 +246,10 @@ describe('memory run end to end (SIMULATED models with planted ground truth)', {
     });
     const db = join(dir, 'planted.db');
     const store = openStore(db, { readonly: true });
-    const runId = memoryRunId(store);
-    const collection = collectMemorySamples(store, runId);
-    const items = relabelItems(collection, store);
-    store.close();
+    const runId = await memoryRunId(store);
+    const collection = await collectMemorySamples(store, runId);
+    const items = await relabelItems(collection, store);
+    await store.close();
     const cfg = collection.config;
     const check = { run: runId, labelers: ['sim:labeler-lumping'], repeat: true, altOntology: 'builtin:alt', limit: 40, seed: 42 };
     const passes = labelerCheckPasses(cfg, { ontology: collection.ontology, source: 'builtin:default' }, check);
@@ -264,8 +264,8 @@ describe('memory run end to end (SIMULATED models with planted ground truth)', {
     expect(result.items).toBe(40);
     expect(result.labelerCells).toBe(5 * 40);
     const read = openStore(db, { readonly: true });
-    const checked = collectLabelerCheck(read, result.runId);
-    read.close();
+    const checked = await collectLabelerCheck(read, result.runId);
+    await read.close();
     expect(checked.passes.every((p) => p.labelled === 40)).toBe(true);
     const reliability = labelerReliability(checked.records);
     const cross = reliability.crossModel.find((c) => c.run === 't0' && c.wording === 'original')!;
@@ -324,9 +324,9 @@ describe('memory run end to end (SIMULATED models with planted ground truth)', {
       const db = join(dir, `${injection}.db`);
       const result = await run(config({ injection, questions: { limit: 2 }, conditions: ['filler', 'gender', 'job_loss'] }), db);
       const store = openStore(db, { readonly: true });
-      const collection = collectMemorySamples(store, result.runId);
-      const cells = new Map(store.cellsOfRun(result.runId).map((cell) => [cell.key, cell]));
-      store.close();
+      const collection = await collectMemorySamples(store, result.runId);
+      const cells = new Map((await store.cellsOfRun(result.runId)).map((cell) => [cell.key, cell]));
+      await store.close();
       expect(collection.records).toHaveLength(2 * (3 + 3 * 2));
       for (const record of collection.records) {
         const cell = cells.get(record.generationKey)!;
@@ -462,7 +462,7 @@ describe('memory run end to end (SIMULATED models with planted ground truth)', {
       expect(result.generationCells).toBe(4 * (3 + 5 * 2));
       expect(result.invalidLabelings).toBe(0);
       expect(result.stepMethods).toEqual({ tags: result.generationCells });
-      const rep = report(db, result.runId);
+      const rep = await report(db, result.runId);
       expect(rep.targets[0]?.target).toContain('openai-compatible:fake-target');
       expect(rep.counts.scored).toBe(4 * (2 + 5 * 2));
       // The paper's decoding went over the wire, top_k in the body for an OpenAI-compatible server.

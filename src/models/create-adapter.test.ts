@@ -217,10 +217,10 @@ describe('replay: adapter', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'echolens-models-replay-')), 'run.db');
     const recorded = ask('sim:echo', 'remember this answer');
     const store = RunStore.open(file);
-    await runCells(store, store.createRun(TEST_MANIFEST), [{ request: recorded, labels: {} }], {
+    await runCells(store, await store.createRun(TEST_MANIFEST), [{ request: recorded, labels: {} }], {
       adapterFor: (ref: string) => createAdapter(ref),
     });
-    store.close();
+    await store.close();
     const ref = `replay:${file}`;
     const replayed = await createAdapter(ref).generate({ ...recorded, model: ref });
     expect(replayed.text).toBe('remember this answer');

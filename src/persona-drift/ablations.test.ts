@@ -93,15 +93,15 @@ describe('framing and anchor ablations in one run (SIMULATED models)', () => {
     const cfg = config({ probes: { categories: ['coding_self'], framing: ['on', 'off'] }, mitigations: ['none', 'a-anchor'], anchorAblation: grid });
     const run = await runPersona(cfg, join(dir, 'both.db'), { progress: false, signal: new AbortController().signal });
     const store = openStore(join(dir, 'both.db'), { readonly: true });
-    const report = personaReport(store, run.runId);
-    store.close();
+    const report = await personaReport(store, run.runId);
+    await store.close();
     const onlyOn = await runPersona(config({ mitigations: ['none', 'a-anchor'] }), join(dir, 'on.db'), {
       progress: false,
       signal: new AbortController().signal,
     });
     const store2 = openStore(join(dir, 'on.db'), { readonly: true });
-    const reference = personaReport(store2, onlyOn.runId);
-    store2.close();
+    const reference = await personaReport(store2, onlyOn.runId);
+    await store2.close();
     // Same framed requests, same simulated answers: the headline equals the framed-only run's.
     expect((report.drift[0]!.gap as GapEstimate).estimate).toBeCloseTo((reference.drift[0]!.gap as GapEstimate).estimate, 12);
     expect((report.drift[0]!.gap as GapEstimate).nReal).toBe((reference.drift[0]!.gap as GapEstimate).nReal);

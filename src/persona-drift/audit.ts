@@ -62,8 +62,8 @@ export const personaAudit: Audit<PersonaConfig, Session[], PersonaCollected, Per
   },
   describeResult: (run, db) =>
     `${run.resumed ? 'resumed' : 'started'} run ${run.runId} in ${db}: ${run.result.targetCells} target cells, ${run.result.judgeCells} judgements requested, ${run.result.invalidJudgements} invalid ones excluded, spend ${spendText(run.spendUsd, run.unpricedCells)}`,
-  collect: (store, run) => ({
-    observations: collectPersonaObservations(store, run.id),
+  collect: async (store, run) => ({
+    observations: await collectPersonaObservations(store, run.id),
     sessions: (run.manifest.options as { sessions?: PersonaSessionInfo[] } | undefined)?.sessions ?? [],
   }),
   analyze: (collected, run, options) => analyzePersonaRun(collected.observations, run, options.B ? { B: options.B } : {}),

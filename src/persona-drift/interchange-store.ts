@@ -154,11 +154,11 @@ export function parseExportManifest(value: unknown): ExportManifest {
  * archived responses) and judge cells (the archived verdicts). Any error rolls everything back.
  * `procedure` defaults to the exported run's own, else `reference` (the authors' estimators).
  */
-export function importArchive(
+export async function importArchive(
   store: RunStore,
   read: ArchiveRead,
   options: { source: string; exportManifest?: ExportManifest; procedure?: 'echolens' | 'reference' },
-): ImportResult {
+): Promise<ImportResult> {
   const source = resolve(options.source);
   const config = options.exportManifest
     ? exportedConfig(options.exportManifest, options.procedure)
@@ -166,7 +166,7 @@ export function importArchive(
   const procedure = personaProcedure(config);
   const cells = read.cells;
   const runId = `persona-import-${hashCanonical({ cells: cells.map(({ file: _file, ...rest }) => rest), config }).slice(0, 12)}`;
-  const existing = store.getRun(runId);
+  const existing = await store.getRun(runId);
   if (existing) throw new InputError(`this archive is already in the store as run ${runId}`, { file: options.source });
   const manifest: RunManifest = {
     experiment: PERSONA_EXPERIMENT,
@@ -194,10 +194,10 @@ export function importArchive(
   const targetSpecs = cells.map((c) => ({ request: importedRequest(c.target, c, c.probeText), labels: targetLabels(c) }));
   const judges = new Set<string>();
   const write = () =>
-    store.transaction(() => {
-      store.createRun(manifest, { id: runId });
-      const targetKeys = store.registerCells(runId, targetSpecs);
-      store.recordResults(
+    store.transaction(async () => {
+      await store.createRun(manifest, { id: runId });
+      const targetKeys = await store.registerCells(runId, targetSpecs);
+      await store.recordResults(
         cells.map((c, i) => ({
           key: targetKeys[i] as string,
           outcome: outcome(c.status, c.status === 'failed' ? null : c.response, c.target, {
@@ -220,12 +220,12 @@ export function importArchive(
           judgeOutcomes.push(outcome('done', verdictText(j), j.judge));
         }
       });
-      const judgeKeys = store.registerCells(runId, judgeSpecs);
-      store.recordResults(judgeKeys.map((key, i) => ({ key, outcome: judgeOutcomes[i] as CellOutcome })));
-      store.setRunStatus(runId, 'done', { imported: true, targetCells: cells.length, judgeCells: judgeSpecs.length, modelCalls: 0 });
+      const judgeKeys = await store.registerCells(runId, judgeSpecs);
+      await store.recordResults(judgeKeys.map((key, i) => ({ key, outcome: judgeOutcomes[i] as CellOutcome })));
+      await store.setRunStatus(runId, 'done', { imported: true, targetCells: cells.length, judgeCells: judgeSpecs.length, modelCalls: 0 });
       return judgeSpecs.length;
     });
-  const judgeCells = write();
+  const judgeCells = await write();
   return { runId, targetCells: cells.length, judgeCells, targets: config.targets, judges: [...judges].sort(), procedure: procedure.name };
 }
 
@@ -244,11 +244,11 @@ export interface ExportResult {
  * whose scratch arm was asked at one position (the conditions at that position), and
  * echolens-run.json.
  */
-export function exportRun(store: RunStore, runId: string): ExportResult {
-  const run = store.requireRun(runId);
+export async function exportRun(store: RunStore, runId: string): Promise<ExportResult> {
+  const run = await store.requireRun(runId);
   if (run.experiment !== PERSONA_EXPERIMENT) throw new InputError(`run ${runId} is a ${run.experiment} run, not a persona run`, { file: store.file });
-  const { parseJudgeOutput } = personaRunTexts(store, runId);
-  const cells = store.cellResultsOfRun(runId);
+  const { parseJudgeOutput } = await personaRunTexts(store, runId);
+  const cells = await store.cellResultsOfRun(runId);
   const verdicts = resolveJudgeVerdicts(cells, {
     parse: parseJudgeOutput,
     labels: (cell) => cell.labels,

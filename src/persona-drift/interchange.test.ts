@@ -65,25 +65,25 @@ function writeAuthorsArchive(root: string, archive: readonly GoldenArchive[]): v
 const tempDir = () => mkdtempSync(join(tmpdir(), 'echolens-interchange-'));
 
 describe('persona import --layout contextecho (per-cell layout)', () => {
-  it("done when: the imported archive's reference.arms equal the authors' estimator (means to 1e-9, interval ends within 0.05, B = 10,000)", () => {
+  it("done when: the imported archive's reference.arms equal the authors' estimator (means to 1e-9, interval ends within 0.05, B = 10,000)", async () => {
     const dir = tempDir();
     writeAuthorsArchive(join(dir, 'archive'), golden.archive);
     const store = SqliteRunStore.open(join(dir, 'store.db'));
     try {
       const read = readContextEchoArchive(join(dir, 'archive'), 'claude-sonnet-4-6');
       expect(read.layouts).toEqual({ perCell: 2 * 12 * 2 * 25, contentPosition: 0 });
-      const imported = importArchive(store, read, { source: join(dir, 'archive') });
+      const imported = await importArchive(store, read, { source: join(dir, 'archive') });
       expect(imported.procedure).toBe('reference');
-      const run = store.requireRun(imported.runId);
+      const run = await store.requireRun(imported.runId);
       expect(run.status).toBe('done');
       expect((run.manifest.options as { imported: { layout: string; modelCalls: number } }).imported).toMatchObject({ layout: 'contextecho', modelCalls: 0 });
       // Responses are kept as target cells, verdicts as judge cells (another judge can score the same responses).
-      const cells = store.cellResultsOfRun(imported.runId);
+      const cells = await store.cellResultsOfRun(imported.runId);
       expect(cells.filter((c) => c.labels.stage === 'target')).toHaveLength(1200);
       expect(cells.filter((c) => c.labels.stage === 'judge')).toHaveLength(1200);
       expect(cells.find((c) => c.labels.stage === 'target' && c.labels.item === 'C01')?.result.text).toMatch(/^answer of /u);
 
-      const report = personaReport(store, imported.runId);
+      const report = await personaReport(store, imported.runId);
       const reference = report.reference;
       expect(reference).toBeDefined();
       expect(reference?.B).toBe(10_000);
@@ -115,7 +115,7 @@ describe('persona import --layout contextecho (per-cell layout)', () => {
       // The calibrated verdict is still there, on the same data.
       expect(report.verdicts.map((v) => v.target).sort()).toEqual(golden.archive.map((g) => g.target).sort());
     } finally {
-      store.close();
+      await store.close();
     }
   });
 
@@ -141,26 +141,26 @@ describe('persona import --layout contextecho (per-cell layout)', () => {
       (g: Record<string, unknown>) => ({ ...g, probe_id: 'I01' }),
       /C03\.json.*probe_id.*"I01" but the file is named "C03\.json"/su,
     ],
-  ])('a bad file (%s) names the file and the field, and nothing is imported', (_what, bad, message) => {
+  ])('a bad file (%s) names the file and the field, and nothing is imported', async (_what, bad, message) => {
     const dir = archiveWithBadFile(bad);
     const store = SqliteRunStore.open(join(dir, 'store.db'));
     try {
       let error: unknown;
       try {
-        importArchive(store, readContextEchoArchive(dir, 'judge'), { source: dir });
+        await importArchive(store, readContextEchoArchive(dir, 'judge'), { source: dir });
       } catch (e) {
         error = e;
       }
       expect(error).toBeInstanceOf(InputError);
       expect((error as InputError).message).toMatch(message);
       expect((error as InputError).file).toMatch(/C03\.json$/u);
-      expect(store.listRuns()).toHaveLength(0);
+      expect(await store.listRuns()).toHaveLength(0);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 
-  it('a failure while writing rolls the whole import back (one transaction)', () => {
+  it('a failure while writing rolls the whole import back (one transaction)', async () => {
     const dir = archiveWithBadFile((g) => g);
     const store = SqliteRunStore.open(join(dir, 'store.db'));
     try {
@@ -168,20 +168,20 @@ describe('persona import --layout contextecho (per-cell layout)', () => {
       // A cell that cannot be stored (its sample index is invalid) fails halfway through the writes.
       (read.cells[read.cells.length - 1] as { sample: number }).sample = -1;
       expect(() => importArchive(store, read, { source: dir })).toThrow();
-      expect(store.listRuns()).toHaveLength(0);
+      expect(await store.listRuns()).toHaveLength(0);
       expect(store.db.prepare('SELECT count(*) FROM cells').pluck().get()).toBe(0);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 
-  it("a score of −1 (the authors' unparsed judgement) is an invalid judgement, not a zero; a second import of the same archive is refused", () => {
+  it("a score of −1 (the authors' unparsed judgement) is an invalid judgement, not a zero; a second import of the same archive is refused", async () => {
     const dir = archiveWithBadFile((g) => ({ ...g, score: -1 }));
     const store = SqliteRunStore.open(join(dir, 'store.db'));
     try {
       const read = readContextEchoArchive(dir, 'judge');
-      const { runId } = importArchive(store, read, { source: dir });
-      const report = personaReport(store, runId);
+      const { runId } = await importArchive(store, read, { source: dir });
+      const report = await personaReport(store, runId);
       const invalid = report.counts.invalidJudgements.reduce((sum, r) => sum + r.invalid, 0);
       expect(invalid).toBe(1);
       // The reference block follows the authors' figures by default (the −1 stays in their mean) …
@@ -189,17 +189,17 @@ describe('persona import --layout contextecho (per-cell layout)', () => {
       expect(report.reference?.minusOne).toBe('keep');
       expect(kept?.n).toBe(3 * 5);
       // … and `reference: { minusOne: drop }` leaves it out, as echolens's own statistics do.
-      const dropped = personaReport(store, runId, { referenceMinusOne: 'drop' }).reference?.arms.find((a) => a.arm === 'filler');
+      const dropped = (await personaReport(store, runId, { referenceMinusOne: 'drop' })).reference?.arms.find((a) => a.arm === 'filler');
       expect(dropped?.n).toBe(3 * 5 - 1);
       expect(() => importArchive(store, readContextEchoArchive(dir, 'judge'), { source: dir })).toThrow(/already in the store as run/u);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 });
 
 describe('persona import --layout contextecho (content-position files)', () => {
-  it('conditions become arms; the paired permutation against scratch is Holm-adjusted within the target', () => {
+  it('conditions become arms; the paired permutation against scratch is Holm-adjusted within the target', async () => {
     const dir = tempDir();
     mkdirSync(join(dir, 'docs'));
     const ids = ['I01', 'I02', 'P01', 'P02', 'R01', 'C01', 'C02', 'C03', 'C04', 'C05'];
@@ -223,8 +223,8 @@ describe('persona import --layout contextecho (content-position files)', () => {
     try {
       const read = readContextEchoArchive(dir, 'judge');
       expect(read.layouts).toEqual({ perCell: 0, contentPosition: 1 });
-      const { runId } = importArchive(store, read, { source: dir });
-      const reference = personaReport(store, runId).reference;
+      const { runId } = await importArchive(store, read, { source: dir });
+      const reference = (await personaReport(store, runId)).reference;
       const rows = reference?.permutation ?? [];
       expect(rows.map((r) => r.contrast).sort()).toEqual(['filler14K - scratch', 'recent3K - scratch']);
       const recent = rows.find((r) => r.contrast === 'recent3K - scratch');
@@ -239,7 +239,7 @@ describe('persona import --layout contextecho (content-position files)', () => {
       expect(reference?.arms.find((a) => a.arm === 'recent3K')?.mean).toBeCloseTo((1 + 2 + 1 + 0 + 1) / 5, 12);
 
       // Exported again, the one-position design is also a content-position file the consolidation reads.
-      const exported = exportRun(store, runId);
+      const exported = await exportRun(store, runId);
       const cp = exported.files.find((f) => f.path === 'docs/CONTENT_POSITION_Sonnet-4.6.json')?.value as {
         full_results: Record<string, { results: Array<{ probe_id: string; score: number }> }>;
       };
@@ -253,17 +253,17 @@ describe('persona import --layout contextecho (content-position files)', () => {
       );
       const other = SqliteRunStore.open(join(alone, 'store.db'));
       try {
-        const again = importArchive(other, readContextEchoArchive(alone, 'judge'), { source: alone });
-        expect(personaReport(other, again.runId).reference?.permutation).toEqual(rows);
+        const again = await importArchive(other, readContextEchoArchive(alone, 'judge'), { source: alone });
+        expect((await personaReport(other, again.runId)).reference?.permutation).toEqual(rows);
       } finally {
-        other.close();
+        await other.close();
       }
     } finally {
-      store.close();
+      await store.close();
     }
   });
 
-  it("the authors' runner output imports whole: target_model names the target, an { probe_id, error } row is a failed cell, and the run exports and re-imports", () => {
+  it("the authors' runner output imports whole: target_model names the target, an { probe_id, error } row is a failed cell, and the run exports and re-imports", async () => {
     const dir = tempDir();
     mkdirSync(join(dir, 'docs'));
     const ids = ['I01', 'P01', 'C01', 'C02'];
@@ -294,28 +294,28 @@ describe('persona import --layout contextecho (content-position files)', () => {
     expect(read.cells.find((c) => c.arm === 'scratch' && c.item === 'C01')).toMatchObject({ response: 'preview C01', inputTokens: 120, outputTokens: 30 });
     const store = openStore(join(dir, 'store.db'));
     try {
-      const { runId } = importArchive(store, read, { source: dir });
-      const reference = personaReport(store, runId).reference;
+      const { runId } = await importArchive(store, read, { source: dir });
+      const reference = (await personaReport(store, runId)).reference;
       const recent = reference?.permutation.find((r) => r.contrast === 'recent3K - scratch');
       // Pairs only where both conditions have a score: I01, C01, C02 → (2 + 3 + 1) / 3.
       expect(recent?.mean).toBeCloseTo(2, 12);
       // Exported (per-cell files with an arm named recent3K, and the content-position file) and read back.
-      const exported = exportRun(store, runId);
+      const exported = await exportRun(store, runId);
       for (const subset of [exported.files, exported.files.filter((f) => f.path.startsWith('docs/'))]) {
         const again = tempDir();
         writeArchiveFiles(again, subset);
         const other = openStore(join(again, 'store.db'));
         try {
-          const back = importArchive(other, readContextEchoArchive(again, 'judge'), { source: again });
-          const report = personaReport(other, back.runId);
+          const back = await importArchive(other, readContextEchoArchive(again, 'judge'), { source: again });
+          const report = await personaReport(other, back.runId);
           expect(report.reference?.permutation).toEqual(reference?.permutation);
           expect(report.counts.byArm.find((r) => r.arm === 'recent3K')?.failed).toBe(1);
         } finally {
-          other.close();
+          await other.close();
         }
       }
     } finally {
-      store.close();
+      await store.close();
     }
   });
 
@@ -354,9 +354,9 @@ describe('persona export --layout contextecho', () => {
     });
     const run = await runPersona(config, db, { progress: false, signal: new AbortController().signal });
     const source = SqliteRunStore.open(db, { readonly: true });
-    const original = personaReport(source, run.runId);
-    const exported = exportRun(source, run.runId);
-    source.close();
+    const original = await personaReport(source, run.runId);
+    const exported = await exportRun(source, run.runId);
+    await source.close();
     expect(original.reference?.arms.length).toBeGreaterThan(0);
     expect(exported.cells).toBeGreaterThan(0);
     writeArchiveFiles(join(dir, 'export'), exported.files);
@@ -383,12 +383,15 @@ describe('persona export --layout contextecho', () => {
     const store = SqliteRunStore.open(join(dir, 'imported.db'));
     try {
       const manifest = parseExportManifest(JSON.parse(readFileSync(join(dir, 'export', 'echolens-run.json'), 'utf8')));
-      const { runId } = importArchive(store, readContextEchoArchive(join(dir, 'export'), 'unused'), { source: join(dir, 'export'), exportManifest: manifest });
+      const { runId } = await importArchive(store, readContextEchoArchive(join(dir, 'export'), 'unused'), {
+        source: join(dir, 'export'),
+        exportManifest: manifest,
+      });
       expect(runId).not.toBe(run.runId);
-      const again = personaReport(store, runId);
+      const again = await personaReport(store, runId);
       expect(again).toEqual(original);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 });

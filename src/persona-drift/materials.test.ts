@@ -180,10 +180,10 @@ describe('persona materials and procedure', () => {
       expect(v2[0]?.messages[5]).toEqual({ role: 'user', text: reference.anchors.v2DemoUser });
 
       const store = openStore(db, { readonly: true });
-      const manifest = store.requireRun(run.runId).manifest;
-      const report = personaReport(store, run.runId);
-      const section = materialsMarkdown(runMaterials(store, run.runId));
-      store.close();
+      const manifest = (await store.requireRun(run.runId)).manifest;
+      const report = await personaReport(store, run.runId);
+      const section = materialsMarkdown(await runMaterials(store, run.runId));
+      await store.close();
       const judgeHash = hashBytes(readFileSync(join(CONTEXTECHO_FIXTURE, 'harness/judge.py')));
       expect(section).toContain(`| \`harness/judge.py\` | \`${judgeHash}\` |`);
       expect(section).toMatch(/Procedure: name reference, judgeParse first-object, judgeTemperature api-default, stressorSystemPrompt format-strict/u);

@@ -83,28 +83,28 @@ const CI_TOL = 0.08;
 
 let dir: string;
 let report: PersonaReport;
-let exported: ReturnType<typeof exportRun>;
+let exported: Awaited<ReturnType<typeof exportRun>>;
 let again: PersonaReport;
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'echolens-parity-'));
   writeParityArchive(join(dir, 'archive'));
   const store = SqliteRunStore.open(join(dir, 'store.db'));
   try {
-    const { runId } = importArchive(store, readArchive(join(dir, 'archive'), 'judge'), { source: join(dir, 'archive') });
-    report = personaReport(store, runId);
-    exported = exportRun(store, runId);
+    const { runId } = await importArchive(store, readArchive(join(dir, 'archive'), 'judge'), { source: join(dir, 'archive') });
+    report = await personaReport(store, runId);
+    exported = await exportRun(store, runId);
   } finally {
-    store.close();
+    await store.close();
   }
   writeArchiveFiles(join(dir, 'export'), exported.files);
   // The authors' files of the export only (echolens-run.json aside): their readers see these.
   const other = SqliteRunStore.open(join(dir, 'again.db'));
   try {
-    const back = importArchive(other, readArchive(join(dir, 'export'), 'judge'), { source: join(dir, 'export') });
-    again = personaReport(other, back.runId);
+    const back = await importArchive(other, readArchive(join(dir, 'export'), 'judge'), { source: join(dir, 'export') });
+    again = await personaReport(other, back.runId);
   } finally {
-    other.close();
+    await other.close();
   }
 }, 120_000);
 

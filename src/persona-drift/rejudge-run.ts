@@ -27,14 +27,14 @@ export interface PreparedRejudge {
 }
 
 /** Reads the run (the latest persona run, or the one named) and plans the judges' cells; writes nothing. */
-export function prepareRejudge(store: RunStore, judges: readonly string[], runId?: string): PreparedRejudge {
-  const id = personaRunId(store, runId);
-  const run = store.requireRun(id);
+export async function prepareRejudge(store: RunStore, judges: readonly string[], runId?: string): Promise<PreparedRejudge> {
+  const id = await personaRunId(store, runId);
+  const run = await store.requireRun(id);
   const parsed = personaConfigSchema.safeParse(run.manifest.config);
   if (!parsed.success) throw new ConfigError(`run ${id} has no readable persona config: ${parsed.error.issues[0]?.message ?? ''}`, { field: 'run' });
   // The run's own texts (materials read again from the same clone, checked unchanged) and procedure.
   // The run's own stages must be complete; an earlier rejudge left unfinished is what this one resumes.
-  const stages = store.stages(id);
+  const stages = await store.stages(id);
   const rejudging = stages.some((s) => isRejudgeStage(s.stage));
   const incomplete = incompleteRunMessage(
     rejudging ? { status: 'done' } : run,
@@ -45,8 +45,8 @@ export function prepareRejudge(store: RunStore, judges: readonly string[], runId
       `run ${id}: ${incomplete.replace(/ — re-run the same command to finish$/u, '')} — finish it with \`echolens persona run\` before re-judging`,
       { field: 'run' },
     );
-  const { materials } = personaRunTexts(store, id);
-  const cells = store.cellResultsOfRun(id).map((cell) => ({ key: cell.key, labels: cell.labels, status: cell.result.status, text: cell.result.text }));
+  const { materials } = await personaRunTexts(store, id);
+  const cells = (await store.cellResultsOfRun(id)).map((cell) => ({ key: cell.key, labels: cell.labels, status: cell.result.status, text: cell.result.text }));
   return { runId: id, config: parsed.data, plan: planRejudge(parsed.data, materials.judgeRubric, cells, judges, id) };
 }
 

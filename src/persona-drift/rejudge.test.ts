@@ -17,26 +17,25 @@ const dir = mkdtempSync(join(tmpdir(), 'echolens-persona-rejudge-'));
 
 beforeAll(() => registerBuiltinSimProfiles());
 
-function judgeCells(db: string, runId: string, judge: string) {
+async function judgeCells(db: string, runId: string, judge: string) {
   const store = openStore(db, { readonly: true });
   try {
-    return store
-      .cellResultsOfRun(runId)
+    return (await store.cellResultsOfRun(runId))
       .filter((c) => c.labels.stage === 'judge' && c.labels.judge === judge)
       .map((c) => ({ key: c.key, targetKey: c.labels.targetKey, text: c.result.text }))
       .sort((a, b) => a.key.localeCompare(b.key));
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
-function report(db: string, runId: string) {
+async function report(db: string, runId: string) {
   const store = openStore(db, { readonly: true });
   try {
-    requireCompleteRun(store, runId);
-    return personaReport(store, runId);
+    await requireCompleteRun(store, runId);
+    return await personaReport(store, runId);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -51,17 +50,17 @@ describe('persona rejudge on a persona run (SIMULATED models)', () => {
     });
 
     const store = openStore(once, { readonly: true });
-    const prepared = prepareRejudge(store, ['sim:judge-strict']);
-    store.close();
+    const prepared = await prepareRejudge(store, ['sim:judge-strict']);
+    await store.close();
     expect(prepared.runId).toBe(run.runId);
     const result = await rejudgePersonaRun(once, prepared, { ...quiet, signal: new AbortController().signal });
     expect(result.interrupted).toBe(false);
     expect(result.judgeCells).toBe(reference.judgeCells / 2);
 
-    expect(judgeCells(once, run.runId, 'sim:judge-strict')).toEqual(judgeCells(both, reference.runId, 'sim:judge-strict'));
+    expect(await judgeCells(once, run.runId, 'sim:judge-strict')).toEqual(judgeCells(both, reference.runId, 'sim:judge-strict'));
     // Same cells, same analysis: every judge's drift rows and the consensus agree exactly.
-    const rejudged = report(once, run.runId);
-    const planned = report(both, reference.runId);
+    const rejudged = await report(once, run.runId);
+    const planned = await report(both, reference.runId);
     expect(rejudged.drift).toEqual(planned.drift);
     expect(rejudged.consensus).toEqual(planned.consensus);
     expect(rejudged.consensus[0]?.judges).toEqual(['sim:judge', 'sim:judge-strict']);
@@ -70,18 +69,18 @@ describe('persona rejudge on a persona run (SIMULATED models)', () => {
   it('a stopped rejudge leaves the run incomplete (reports refuse it) and the same call resumes it without calling a cell twice', async () => {
     const db = join(dir, 'resume.db');
     const run = await runPersona(smallPersonaConfig(), db, { ...quiet, signal: new AbortController().signal });
-    const prepare = () => {
+    const prepare = async () => {
       const store = openStore(db, { readonly: true });
       try {
-        return prepareRejudge(store, ['sim:judge-lenient'], run.runId);
+        return await prepareRejudge(store, ['sim:judge-lenient'], run.runId);
       } finally {
-        store.close();
+        await store.close();
       }
     };
     let checkedIncomplete = false;
     const { calls } = await runStoppedAndResumed(
       async (runtime) => {
-        const result = await rejudgePersonaRun(db, prepare(), { ...quiet, ...runtime });
+        const result = await rejudgePersonaRun(db, await prepare(), { ...quiet, ...runtime });
         if (result.interrupted) {
           expect(() => report(db, run.runId)).toThrow(/incomplete run: stage rejudge sim:judge-lenient/u);
           checkedIncomplete = true;
@@ -92,7 +91,7 @@ describe('persona rejudge on a persona run (SIMULATED models)', () => {
     );
     expect(checkedIncomplete).toBe(true);
     expect(calls.size).toBeGreaterThan(3);
-    expect(judgeCells(db, run.runId, 'sim:judge-lenient').every((c) => c.text !== null)).toBe(true);
-    expect(report(db, run.runId).drift.some((d) => d.judge === 'sim:judge-lenient')).toBe(true);
+    expect((await judgeCells(db, run.runId, 'sim:judge-lenient')).every((c) => c.text !== null)).toBe(true);
+    expect((await report(db, run.runId)).drift.some((d) => d.judge === 'sim:judge-lenient')).toBe(true);
   });
 });

@@ -28,8 +28,8 @@ describe('persona run end to end (SIMULATED models with planted ground truth)', 
     const run = await runPersona(cfg, db, { ...quiet, signal: new AbortController().signal });
     expect(run.interrupted).toBe(false);
     const store = openStore(db, { readonly: true });
-    const report = personaReport(store, run.runId);
-    store.close();
+    const report = await personaReport(store, run.runId);
+    await store.close();
     const drift = report.drift[0]!;
     const gap = drift.gap as GapEstimate;
     // Planted: p(drift | real) = 0.6 → expected real score ≈ 1.44, filler ≈ 2.8 (baseline 0.02).
@@ -60,8 +60,8 @@ describe('persona run end to end (SIMULATED models with planted ground truth)', 
     const db = join(dir, 'null.db');
     const run = await runPersona(config({ targets, samples: 3 }), db, { ...quiet, signal: new AbortController().signal });
     const store = openStore(db, { readonly: true });
-    const report = personaReport(store, run.runId);
-    store.close();
+    const report = await personaReport(store, run.runId);
+    await store.close();
     expect(report.drift).toHaveLength(20);
     const holmFlagged = report.drift.filter((d) => !('error' in d.signFlip) && d.signFlip.pHolm < 0.05);
     const rawFlagged = report.drift.filter((d) => !('error' in d.signFlip) && d.signFlip.p < 0.05);
@@ -79,9 +79,9 @@ describe('persona run end to end (SIMULATED models with planted ground truth)', 
     const clean = await runPersona(cfg, cleanDb, { ...quiet, signal: new AbortController().signal });
     const a = openStore(interruptedDb, { readonly: true });
     const b = openStore(cleanDb, { readonly: true });
-    expect(personaReport(a, second.runId)).toEqual(personaReport(b, clean.runId));
-    a.close();
-    b.close();
+    expect(await personaReport(a, second.runId)).toEqual(personaReport(b, clean.runId));
+    await a.close();
+    await b.close();
   });
 
   describe('through the OpenAI-compatible wire format', () => {
@@ -114,8 +114,8 @@ describe('persona run end to end (SIMULATED models with planted ground truth)', 
       expect(run.targetCells).toBe(2 * 2 * 5);
       expect(run.invalidJudgements).toBe(0);
       const store = openStore(db, { readonly: true });
-      const report = personaReport(store, run.runId);
-      store.close();
+      const report = await personaReport(store, run.runId);
+      await store.close();
       expect(report.drift[0]?.target).toContain('openai-compatible:fake-target');
       expect('error' in report.drift[0]!.gap).toBe(false);
       // Every call went over HTTP to 127.0.0.1 with the chat-completions path.

@@ -298,10 +298,10 @@ export async function runPersona(config: PersonaConfig, db: string, runtime: Sta
 }
 
 /** Reads a persona run back from the store as analysis observations. */
-export function collectPersonaObservations(store: RunStore, runId: string): PersonaObservation[] {
-  const { materials, parseJudgeOutput } = personaRunTexts(store, runId);
+export async function collectPersonaObservations(store: RunStore, runId: string): Promise<PersonaObservation[]> {
+  const { materials, parseJudgeOutput } = await personaRunTexts(store, runId);
   const stimuli = materials.stimuli;
-  const cells = store.cellResultsOfRun(runId);
+  const cells = await store.cellResultsOfRun(runId);
   const verdicts = resolveJudgeVerdicts(cells, {
     parse: parseJudgeOutput,
     labels: (cell) => cell.labels,
@@ -363,7 +363,7 @@ export function collectPersonaObservations(store: RunStore, runId: string): Pers
 }
 
 /** The latest persona run in a store, or the one named. */
-export function personaRunId(store: RunStore, runId?: string): string {
+export async function personaRunId(store: RunStore, runId?: string): Promise<string> {
   return auditRunId(store, PERSONA_EXPERIMENT, runId);
 }
 
@@ -371,8 +371,11 @@ export function personaRunId(store: RunStore, runId?: string): string {
  * The materials and judge parser a recorded run used (read again from the same clone,
  * which must not have changed since the run).
  */
-export function personaRunTexts(store: RunStore, runId: string): { materials: PersonaMaterials; parseJudgeOutput: ReturnType<typeof judgeParser> } {
-  const run = store.requireRun(runId);
+export async function personaRunTexts(
+  store: RunStore,
+  runId: string,
+): Promise<{ materials: PersonaMaterials; parseJudgeOutput: ReturnType<typeof judgeParser> }> {
+  const run = await store.requireRun(runId);
   const config = personaConfigSchema.safeParse(run.manifest.config);
   if (!config.success) return { materials: loadPersonaMaterials(undefined), parseJudgeOutput: judgeParser('strict') };
   const materials = loadPersonaMaterials(config.data.materials);
@@ -419,6 +422,6 @@ function manifestHarnesses(run: RunInfo): Record<string, HarnessName> | undefine
   return out;
 }
 
-export function personaReport(store: RunStore, runId: string, options: AnalysisOptions = {}): PersonaReport {
-  return analyzePersonaRun(collectPersonaObservations(store, runId), store.requireRun(runId), options);
+export async function personaReport(store: RunStore, runId: string, options: AnalysisOptions = {}): Promise<PersonaReport> {
+  return analyzePersonaRun(await collectPersonaObservations(store, runId), await store.requireRun(runId), options);
 }

@@ -127,15 +127,15 @@ describe('baseline comparison calibration (Monte Carlo)', () => {
         await runAudit(personaAudit, config, db, { runtime: { progress: false }, measurement: { fresh: true, now: at(2) } });
         const store = openStore(db, { readonly: true });
         try {
-          const { pairs } = baselinePairs(store, { baseline: 'base' });
-          const comparisons = pairs.map((p) => compareToBaseline(store, p, { seed: k }));
+          const { pairs } = await baselinePairs(store, { baseline: 'base' });
+          const comparisons = await Promise.all(pairs.map((p) => compareToBaseline(store, p, { seed: k })));
           const change = comparisons[0]?.rows[0]?.change;
           // The second measurement drew anew: its gap differs from the first's.
           if (change && !('error' in change) && change.estimate !== 0) moved++;
           const result = baselineGate(comparisons, 0, resolveRegisteredGate(), true);
           if (result.verdict === 'pass') passes++;
         } finally {
-          store.close();
+          await store.close();
         }
       }
     } finally {

@@ -12,13 +12,13 @@ import type { PairedDifference } from '../stats/paired-bootstrap.js';
 import { compareAnalyzedRuns, differenceText } from './compare-runs.js';
 import { continuationRuns, memoryRuns, personaRuns } from '../testing/audit-runs.js';
 
-function analyzed(db: string, id: string) {
+async function analyzed(db: string, id: string) {
   const store = openStore(db, { readonly: true });
   try {
-    const run = store.requireRun(id);
-    return analyzeAuditRun(findAudit(run.experiment)!, store, run);
+    const run = await store.requireRun(id);
+    return await analyzeAuditRun(findAudit(run.experiment)!, store, run);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -39,9 +39,9 @@ describe('compareAnalyzedRuns', { timeout: 240_000 }, () => {
     continuation = await continuationRuns(dbs.continuation, ['sim:continuation', 'sim:continuation-null']);
   }, 240_000);
 
-  it('persona: each side is its report’s drift gap; B − A over the shared positions, seeded', () => {
-    const a = analyzed(dbs.persona, persona[0]!);
-    const b = analyzed(dbs.persona, persona[1]!);
+  it('persona: each side is its report’s drift gap; B − A over the shared positions, seeded', async () => {
+    const a = await analyzed(dbs.persona, persona[0]!);
+    const b = await analyzed(dbs.persona, persona[1]!);
     const result = compareAnalyzedRuns('persona', a, b, { B: 500 });
     expect(result.rows).toHaveLength(1);
     const row = result.rows[0]!;
@@ -61,8 +61,8 @@ describe('compareAnalyzedRuns', { timeout: 240_000 }, () => {
 
   it('when B lacks some of A’s units, shows each run’s estimate on the shared units and its own full estimate, labelled', async () => {
     const [fewer] = await personaRuns(dbs.persona, ['sim:persona-null'], 'three positions', [20, 35, 50]);
-    const a = analyzed(dbs.persona, persona[0]!);
-    const b = analyzed(dbs.persona, fewer!);
+    const a = await analyzed(dbs.persona, persona[0]!);
+    const b = await analyzed(dbs.persona, fewer!);
     const row = compareAnalyzedRuns('persona', a, b, { B: 500 }).rows[0]!;
     const d = ok(row.result);
     const driftA = (a.report as PersonaReport).drift[0]!;
@@ -84,9 +84,9 @@ describe('compareAnalyzedRuns', { timeout: 240_000 }, () => {
     expect(text.a).toBe(signed(d.a));
   });
 
-  it('memory: each side is its report’s tier elevation; B − A over the shared questions', () => {
-    const a = analyzed(dbs.memory, memory[0]!);
-    const b = analyzed(dbs.memory, memory[1]!);
+  it('memory: each side is its report’s tier elevation; B − A over the shared questions', async () => {
+    const a = await analyzed(dbs.memory, memory[0]!);
+    const b = await analyzed(dbs.memory, memory[1]!);
     const result = compareAnalyzedRuns('memory', a, b, { B: 500 });
     const reportA = a.report as MemoryReport;
     const reportB = b.report as MemoryReport;
@@ -113,9 +113,9 @@ describe('compareAnalyzedRuns', { timeout: 240_000 }, () => {
     expect(life.ci[1]).toBeGreaterThan(life.difference);
   });
 
-  it('continuation: each side is its primary contrast; B − A over the shared cutpoints', () => {
-    const a = analyzed(dbs.continuation, continuation[0]!);
-    const b = analyzed(dbs.continuation, continuation[1]!);
+  it('continuation: each side is its primary contrast; B − A over the shared cutpoints', async () => {
+    const a = await analyzed(dbs.continuation, continuation[0]!);
+    const b = await analyzed(dbs.continuation, continuation[1]!);
     const result = compareAnalyzedRuns('continuation', a, b, { B: 500 });
     expect(result.rows.map((r) => r.statistic)).toEqual([
       'argument fidelity recent − cross · complete case',
@@ -128,9 +128,9 @@ describe('compareAnalyzedRuns', { timeout: 240_000 }, () => {
     expect(itt.units).toBe(primary(a.report as ContinuationReport).itt.n);
   });
 
-  it('refuses runs of different audits', () => {
-    const a = analyzed(dbs.persona, persona[0]!);
-    const b = analyzed(dbs.memory, memory[0]!);
+  it('refuses runs of different audits', async () => {
+    const a = await analyzed(dbs.persona, persona[0]!);
+    const b = await analyzed(dbs.memory, memory[0]!);
     expect(() => compareAnalyzedRuns('persona', a, b)).toThrow(/is a persona run and .* a memory run; compare only runs of the same audit/u);
   });
 });

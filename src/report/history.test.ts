@@ -29,10 +29,10 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function checkTwoMeasurements(db: string, unit: string) {
+async function checkTwoMeasurements(db: string, unit: string) {
   const store = openStore(db, { readonly: true });
   try {
-    const [design] = storeHistory(store);
+    const [design] = await storeHistory(store);
     expect(design?.runs).toHaveLength(2);
     for (const run of design?.runs ?? []) {
       expect(run.headlines.length).toBeGreaterThan(0);
@@ -40,12 +40,12 @@ function checkTwoMeasurements(db: string, unit: string) {
     }
     const [first, second] = design?.runs ?? [];
     // The second measurement holds cells of its own.
-    const keys = (id: string) => new Set(store.cellsOfRun(id).map((c) => c.key));
-    const a = keys(first?.run as string);
-    expect([...keys(second?.run as string)].filter((k) => a.has(k))).toEqual([]);
-    const { pairs } = baselinePairs(store, { baseline: 'first' });
+    const keys = async (id: string) => new Set((await store.cellsOfRun(id)).map((c) => c.key));
+    const a = await keys(first?.run as string);
+    expect([...(await keys(second?.run as string))].filter((k) => a.has(k))).toEqual([]);
+    const { pairs } = await baselinePairs(store, { baseline: 'first' });
     expect(pairs).toHaveLength(1);
-    const comparison = compareToBaseline(store, pairs[0] as (typeof pairs)[number]);
+    const comparison = await compareToBaseline(store, pairs[0] as (typeof pairs)[number]);
     expect(comparison.rows.length).toBeGreaterThan(0);
     for (const row of comparison.rows) {
       expect(row.unit).toBe(unit);
@@ -58,7 +58,7 @@ function checkTwoMeasurements(db: string, unit: string) {
       expect(outside).toBe(row.change.p <= 0.05);
     }
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -68,7 +68,7 @@ describe('drift over time through the Audit protocol', () => {
     const base = { targets: ['sim:memory'], labeler: 'sim:labeler', questions: { limit: 8 }, conditions: ['filler', 'age'], k: 2, analysis: { B: 200 } };
     await runMemory(memoryConfigSchema.parse(base), db, { progress: false });
     await runMemory(memoryConfigSchema.parse({ ...base, fresh: true }), db, { progress: false });
-    checkTwoMeasurements(db, 'question');
+    await checkTwoMeasurements(db, 'question');
   }, 120_000);
 
   it('continuation: two measurements of one design, compared cutpoint by cutpoint', async () => {
@@ -76,6 +76,6 @@ describe('drift over time through the Audit protocol', () => {
     const base = { session: SESSION, crossSession: CROSS, targets: ['sim:continuation'], cutpoints: { count: 8 }, windowTokens: 1000 };
     await runContinuation(continuationConfigSchema.parse(base), db, { progress: false });
     await runContinuation(continuationConfigSchema.parse({ ...base, fresh: true }), db, { progress: false });
-    checkTwoMeasurements(db, 'cutpoint');
+    await checkTwoMeasurements(db, 'cutpoint');
   }, 120_000);
 });

@@ -6,6 +6,7 @@ import { requireCompleteRun, runIncompleteness } from '../experiment/run-complet
 import type { RunInfo, RunStore } from '../store/run-store.js';
 import { type BaselineOptions, type BaselineRow, compareSeries, type SeriesHeadline, seriesHeadline } from './baseline.js';
 import type { AuditSeries } from './compare-types.js';
+import { mapSequential } from '../core/map-sequential.js';
 
 /**
  * Drift over time read from a store: the runs of each design in the order they were measured,
@@ -36,9 +37,9 @@ export interface DesignHistory {
 }
 
 /** Each requested model with the versions the provider reported for the run's cells. */
-export function runModels(store: RunStore, runId: string): Record<string, string[]> {
+export async function runModels(store: RunStore, runId: string): Promise<Record<string, string[]>> {
   const out = new Map<string, Set<string>>();
-  for (const cell of store.cellResultsOfRun(runId)) {
+  for (const cell of await store.cellResultsOfRun(runId)) {
     const set = out.get(cell.model) ?? new Set<string>();
     if (cell.result.responseModel) set.add(cell.result.responseModel);
     out.set(cell.model, set);
@@ -47,28 +48,28 @@ export function runModels(store: RunStore, runId: string): Record<string, string
 }
 
 /** The audit's series of a complete run (none when the audit has no `overTime` member). */
-export function runSeries(store: RunStore, run: RunInfo, options: { B?: number } = {}): AuditSeries[] {
+export async function runSeries(store: RunStore, run: RunInfo, options: { B?: number } = {}): Promise<AuditSeries[]> {
   const audit = findAudit(run.experiment);
   if (!audit?.overTime) return [];
-  requireCompleteRun(store, run.id);
-  return audit.overTime(analyzeAuditRun(audit, store, run, options.B ? { B: options.B } : {}));
+  await requireCompleteRun(store, run.id);
+  return audit.overTime(await analyzeAuditRun(audit, store, run, options.B ? { B: options.B } : {}));
 }
 
 const sameModels = (a: Record<string, string[]>, b: Record<string, string[]>) =>
   Object.keys(a).every((m) => b[m] === undefined || a[m]?.join('\n') === b[m]?.join('\n'));
 
 /** Every design of the store (or of one audit / one design), runs oldest first, each analysed when complete. */
-export function storeHistory(store: RunStore, options: { audit?: string; design?: string; B?: number } & BaselineOptions = {}): DesignHistory[] {
+export async function storeHistory(store: RunStore, options: { audit?: string; design?: string; B?: number } & BaselineOptions = {}): Promise<DesignHistory[]> {
   const out: DesignHistory[] = [];
-  for (const [design, runs] of designsOf(store.listRuns(), options.audit)) {
+  for (const [design, runs] of designsOf(await store.listRuns(), options.audit)) {
     if (options.design !== undefined && design !== options.design) continue;
     if (!findAudit(runs[0]?.experiment ?? '')) continue;
     let previous: Record<string, string[]> | null = null;
-    const entries = runs.map((run): HistoryEntry => {
+    const entries = await mapSequential(runs, async (run): Promise<HistoryEntry> => {
       const m = measurementOf(run);
-      const incomplete = runIncompleteness(store, run);
-      const models = runModels(store, run.id);
-      const headlines = incomplete === null ? runSeries(store, run).map((s) => seriesHeadline(s, options)) : [];
+      const incomplete = await runIncompleteness(store, run);
+      const models = await runModels(store, run.id);
+      const headlines = incomplete === null ? (await runSeries(store, run)).map((s) => seriesHeadline(s, options)) : [];
       const modelChanged = previous !== null && !sameModels(models, previous);
       previous = models;
       return { run: run.id, audit: run.experiment, measuredAt: m.measuredAt, tag: m.tag, status: run.status, incomplete, models, modelChanged, headlines };
@@ -91,12 +92,12 @@ export interface BaselinePair {
  * the latest run carrying it). A run id picks its own design; `first` and a tag apply to every
  * design of the store (of `audit` when given) that has that baseline and a later run.
  */
-export function baselinePairs(
+export async function baselinePairs(
   store: RunStore,
   spec: { baseline: string; against?: string; audit?: string; allowSingle?: boolean },
-): { pairs: BaselinePair[]; notes: string[]; single: string[] } {
+): Promise<{ pairs: BaselinePair[]; notes: string[]; single: string[] }> {
   if (spec.audit !== undefined && !findAudit(spec.audit)) throw new InvalidArgumentError('--audit', `no audit named "${spec.audit}"`);
-  const runs = store.listRuns();
+  const runs = await store.listRuns();
   const named = runs.find((r) => r.id === spec.baseline);
   const designs = designsOf(runs, spec.audit);
   const pairs: BaselinePair[] = [];
@@ -154,16 +155,16 @@ export interface BaselineComparison {
 }
 
 /** Both runs analysed (each must be complete) and compared unit by unit. */
-export function compareToBaseline(store: RunStore, pair: BaselinePair, options: { B?: number } & BaselineOptions = {}): BaselineComparison {
-  const side = (run: RunInfo) => {
+export async function compareToBaseline(store: RunStore, pair: BaselinePair, options: { B?: number } & BaselineOptions = {}): Promise<BaselineComparison> {
+  const side = async (run: RunInfo) => {
     const m = measurementOf(run);
-    return { run: run.id, measuredAt: m.measuredAt, tag: m.tag, models: runModels(store, run.id) };
+    return { run: run.id, measuredAt: m.measuredAt, tag: m.tag, models: await runModels(store, run.id) };
   };
   return {
     design: pair.design,
     audit: pair.audit,
-    baseline: side(pair.baseline),
-    latest: side(pair.latest),
-    rows: compareSeries(runSeries(store, pair.baseline), runSeries(store, pair.latest), options),
+    baseline: await side(pair.baseline),
+    latest: await side(pair.latest),
+    rows: compareSeries(await runSeries(store, pair.baseline), await runSeries(store, pair.latest), options),
   };
 }

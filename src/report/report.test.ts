@@ -47,7 +47,7 @@ describe('report of a run whose model output is hostile', () => {
   it('renders HTML with a strict CSP, no script and inert payloads', async () => {
     const store = openStore(db, { readonly: true });
     const page = await renderReport(store, 'html');
-    store.close();
+    await store.close();
     expect(page).toMatch(/<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; script-src &#39;none&#39;/u);
     expect(page).not.toMatch(/<script/iu);
     expect(page).not.toMatch(/<img/iu);
@@ -74,7 +74,7 @@ describe('report of a run whose model output is hostile', () => {
     const md = await renderReport(store, 'md');
     const page = await renderReport(store, 'html');
     const csv = await renderReport(store, 'csv');
-    store.close();
+    await store.close();
     const drift = json.runs[0]!.persona.drift.find((d) => d.target === 'sim:persona')!;
     const sign = (x: number) => (x >= 0 ? `+${x.toFixed(2)}` : x.toFixed(2));
     const text = `${sign(drift.gap.estimate)} [${sign(drift.gap.ci[0])}, ${sign(drift.gap.ci[1])}]`;
@@ -95,7 +95,7 @@ describe('report of a run whose model output is hostile', () => {
       runs: Array<{ persona: { drift: Array<{ target: string; judge: string; gap: { estimate: number; ci: [number, number] }; verdict: { kind: string } }> } }>;
     };
     const page = await renderReport(store, 'html');
-    store.close();
+    await store.close();
     const sign = (x: number) => (x >= 0 ? `+${x.toFixed(2)}` : x.toFixed(2));
     const glance = page.slice(page.indexOf('id="at-a-glance"'), page.indexOf('<section class="run">'));
     expect(glance.length).toBeGreaterThan(0);
@@ -116,7 +116,7 @@ describe('report of a run whose model output is hostile', () => {
       try {
         return await renderReport(again, 'md');
       } finally {
-        again.close();
+        await again.close();
       }
     })();
     const d = json.runs[0]!.persona.drift[0]!;
@@ -129,7 +129,7 @@ describe('report of a run whose model output is hostile', () => {
     const store = openStore(db, { readonly: true });
     const json = JSON.parse(await renderReport(store, 'json'));
     const md = await renderReport(store, 'md');
-    store.close();
+    await store.close();
     expect(json.simulated).toBe(true);
     expect(['pass', 'fail']).toContain(json.verdict);
     expect(json.runs[0].simulated).toBe(true);
@@ -143,7 +143,7 @@ describe('report of a run whose model output is hostile', () => {
   it('defuses spreadsheet formulas from untrusted text in CSV', async () => {
     const store = openStore(db, { readonly: true });
     const csv = await renderReport(store, 'csv');
-    store.close();
+    await store.close();
     expect(csv.split('\n')[0]).toBe('run,experiment,table,target,judge,group,label,estimate,ci_low,ci_high,n,p,p_adjusted');
     expect(csv).not.toMatch(/(^|,)=HYPERLINK/mu);
   });

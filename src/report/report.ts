@@ -14,6 +14,7 @@ import { answerSanity } from '../gate/sanity.js';
 import { overallVerdict, reportVerdict, verdictMarkdown, type ReportVerdict } from '../gate/verdict.js';
 import { html, page, type RawHtml, REPORT_PAGE_STYLE, REPORT_STYLE } from './html.js';
 import { csvCell } from '../core/csv.js';
+import { mapSequential } from '../core/map-sequential.js';
 
 /**
  * `echolens report <run.db>`: every run in a store as one self-contained HTML
@@ -42,8 +43,8 @@ export interface RunAccounting {
   notComputable: string | null;
 }
 
-export function accountRun(store: RunStore, runId: string): RunAccounting {
-  const cells = store.cellResultsOfRun(runId);
+export async function accountRun(store: RunStore, runId: string): Promise<RunAccounting> {
+  const cells = await store.cellResultsOfRun(runId);
   const byStatus: Record<string, number> = {};
   const account: RunAccounting = {
     cells: cells.length,
@@ -90,21 +91,21 @@ export interface ExperimentRunReport {
   [experiment: string]: unknown;
 }
 
-function selectRuns(store: RunStore, runIds?: readonly string[]): RunInfo[] {
-  if (runIds && runIds.length > 0) return runIds.map((id) => store.requireRun(id));
+async function selectRuns(store: RunStore, runIds?: readonly string[]): Promise<RunInfo[]> {
+  if (runIds && runIds.length > 0) return mapSequential(runIds, (id) => store.requireRun(id));
   const names = registeredAudits().map((a) => a.name);
-  const runs = store.listRuns().filter((r) => names.includes(r.experiment));
+  const runs = (await store.listRuns()).filter((r) => names.includes(r.experiment));
   if (runs.length === 0) throw new ConfigError(`the store holds no ${names.join(' or ')} run`, { field: 'run' });
   return runs.sort((a, b) => a.startedAt.localeCompare(b.startedAt));
 }
 
-export function collectReports(store: RunStore, runIds?: readonly string[], options: { B?: number } = {}): ExperimentRunReport[] {
-  return selectRuns(store, runIds).map((run) => {
+export async function collectReports(store: RunStore, runIds?: readonly string[], options: { B?: number } = {}): Promise<ExperimentRunReport[]> {
+  return mapSequential(await selectRuns(store, runIds), async (run) => {
     const audit = findAudit(run.experiment);
-    const entry: ExperimentRunReport = { run, accounting: accountRun(store, run.id) };
+    const entry: ExperimentRunReport = { run, accounting: await accountRun(store, run.id) };
     if (audit) {
-      requireCompleteRun(store, run.id);
-      const analyzed = analyzeAuditRun(audit, store, run, options.B ? { B: options.B } : {});
+      await requireCompleteRun(store, run.id);
+      const analyzed = await analyzeAuditRun(audit, store, run, options.B ? { B: options.B } : {});
       entry.audit = audit;
       entry.analyzed = analyzed;
       entry[audit.name] = analyzed.report;
@@ -218,7 +219,7 @@ export async function renderHtmlReport(store: RunStore, reports: readonly Experi
     const body: RawHtml[] = [html`<h2 id="${anchors[i]}">${heading} — ${runName(r.run)}</h2>`];
     if (isSimulated(r.run)) body.push(SIMULATED_BANNER);
     // The latest of several measurements of a design links its trend, shown below its section (docs/over-time.md).
-    const trend = latestMeasurementTrend(store, r.run);
+    const trend = await latestMeasurementTrend(store, r.run);
     if (trend)
       body.push(
         html`<p class="banner">Measurement ${trend.runs.length} of this design: see <a href="#trend-${trend.design}">its trend over time</a> (every measurement's estimate and interval, model-version changes marked; in <code>echolens view</code>: <code>/trend?d=${trend.design}</code>).</p>`,
@@ -241,11 +242,11 @@ export async function renderHtmlReport(store: RunStore, reports: readonly Experi
 }
 
 /** The history of a run's design when the run is its latest of at least two measurements, else undefined. */
-function latestMeasurementTrend(store: RunStore, run: RunInfo): DesignHistory | undefined {
+async function latestMeasurementTrend(store: RunStore, run: RunInfo): Promise<DesignHistory | undefined> {
   const design = measurementOf(run).designId;
-  const runs = runsOfDesign(store.listRuns(), design);
+  const runs = runsOfDesign(await store.listRuns(), design);
   if (runs.length < 2 || runs.at(-1)?.id !== run.id) return undefined;
-  return storeHistory(store, { design })[0];
+  return (await storeHistory(store, { design }))[0];
 }
 
 /** The gate's verdict on a report already computed (the run's own `gate:` thresholds over the defaults). */
@@ -326,7 +327,7 @@ export async function renderReport(
   format: ReportFormat,
   options: { runIds?: readonly string[]; B?: number; title?: string } = {},
 ): Promise<string> {
-  const reports = collectReports(store, options.runIds, options.B ? { B: options.B } : {});
+  const reports = await collectReports(store, options.runIds, options.B ? { B: options.B } : {});
   switch (format) {
     case 'html':
       return renderHtmlReport(store, reports, options.title);

@@ -60,7 +60,7 @@ for (const provider of ['openai', 'anthropic'] as const) {
   it(`${provider}: a --batch stage sends the leaders first, then the followers with the cache settings in their bodies`, async () => {
     const server = await fake({ provider });
     const store = RunStore.open(storeFile(), { env: {} });
-    const runId = store.createRun(TEST_MANIFEST, { id: 'waves' });
+    const runId = await store.createRun(TEST_MANIFEST, { id: 'waves' });
     const specs = grid(`${provider}:model-x@${server.baseURL}`, 3, 4, 1);
     const notes: string[] = [];
     const summary = await runCellsBatch(store, runId, specs, { env, costOf: () => 0, pollIntervalMs: 0, sleep: async () => {}, notify: (l) => notes.push(l) });
@@ -77,14 +77,14 @@ for (const provider of ['openai', 'anthropic'] as const) {
       const controls = second!.lines.map((l) => JSON.stringify(l.body).match(/"cache_control":\{[^}]*\}/g));
       for (const found of controls) expect(found).toEqual(['"cache_control":{"type":"ephemeral","ttl":"1h"}']);
     }
-    store.close();
+    await store.close();
   });
 }
 
 it('schedule "plan" keeps one wave', async () => {
   const server = await fake({ provider: 'openai' });
   const store = RunStore.open(storeFile(), { env: {} });
-  const runId = store.createRun(TEST_MANIFEST, { id: 'plan' });
+  const runId = await store.createRun(TEST_MANIFEST, { id: 'plan' });
   await runCellsBatch(store, runId, grid(`openai:model-x@${server.baseURL}`, 2, 3, 0), {
     env,
     costOf: () => 0,
@@ -93,7 +93,7 @@ it('schedule "plan" keeps one wave', async () => {
     schedule: 'plan',
   });
   expect(server.batches.map((b) => b.customIds.length)).toEqual([6]);
-  store.close();
+  await store.close();
 });
 
 it('a stage summary says what it was billed against the naive price and how many cells read the cache', async () => {
@@ -106,7 +106,7 @@ it('a stage summary says what it was billed against the naive price and how many
     },
   });
   const store = RunStore.open(storeFile(), { env: {} });
-  const runId = store.createRun(TEST_MANIFEST, { id: 'billing' });
+  const runId = await store.createRun(TEST_MANIFEST, { id: 'billing' });
   // $1 per 1M input, cache reads $0.10, writes $1.25, $4 per 1M output (online).
   const costOf = (_m: string, u: { inputTokens: number; cachedInputTokens: number; cacheWriteTokens: number; outputTokens: number }) =>
     ((u.inputTokens - u.cachedInputTokens - u.cacheWriteTokens) * 1 + u.cachedInputTokens * 0.1 + u.cacheWriteTokens * 1.25 + u.outputTokens * 4) / 1e6;
@@ -121,5 +121,5 @@ it('a stage summary says what it was billed against the naive price and how many
   // Naive: 6 × (1,200 + 10 × 4) online. Billed: half of 2 leaders (200 + 1,250 + 40) and 4 followers (200 + 100 + 40).
   expect(summary.naiveUsd).toBeCloseTo((6 * 1240) / 1e6, 12);
   expect(summary.spendUsd).toBeCloseTo(((2 * 1490 + 4 * 340) / 1e6) * 0.5, 12);
-  store.close();
+  await store.close();
 });

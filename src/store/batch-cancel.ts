@@ -31,13 +31,13 @@ export async function cancelJobs(
     try {
       const client = clientOf(job);
       if (batchId === null) {
-        const created = await findCreatedBatch(client, job, claimedBatchIds(jobs), signal);
+        const created = await findCreatedBatch(client, job, await claimedBatchIds(jobs), signal);
         if (created === null) {
           out.push({ job, batchId, result: 'not-found' });
           continue;
         }
         batchId = created.id;
-        jobs.submitted(job.id, batchId);
+        await jobs.submitted(job.id, batchId);
       }
       await client.cancel(batchId, signal);
       out.push({ job, batchId, result: 'cancelled' });

@@ -58,7 +58,7 @@ export async function collectJob(session: BatchSession, open: OpenJob, state: Ba
   const price = session.batchCostOf(open.provider);
   const items: Array<{ key: string; outcome: CellOutcome }> = [];
   for (const key of job.keys) {
-    const request = session.requestOf.get(key) ?? session.store.getRequest(key);
+    const request = session.requestOf.get(key) ?? (await session.store.getRequest(key));
     if (request === undefined) continue; // the cell was deleted with its run
     let outcome: CellOutcome;
     if (state.failure !== undefined) {
@@ -83,7 +83,7 @@ export async function collectJob(session: BatchSession, open: OpenJob, state: Ba
     items.push({ key, outcome });
   }
   // A result the store cannot hold fails its cell with a `storage: …` error (runner-commit.ts).
-  const committed = storeOutcomes(items, (batch) => session.store.recordResults(batch));
+  const committed = await storeOutcomes(items, (batch) => session.store.recordResults(batch));
   const written = committed.map((c) => c.written);
   committed.forEach((c, index) => {
     items[index]!.outcome = c.outcome;
@@ -106,7 +106,7 @@ export async function collectJob(session: BatchSession, open: OpenJob, state: Ba
     unreadable > 0 ? `${unreadable} cells without a readable result failed` : undefined,
     settled.foreign > 0 ? `${settled.foreign} result lines for cells this job does not hold` : undefined,
   ].filter((part): part is string => part !== undefined);
-  session.jobs.finish(job.id, state.failure === undefined ? 'collected' : 'failed', note.length > 0 ? note.join('; ') : undefined);
+  await session.jobs.finish(job.id, state.failure === undefined ? 'collected' : 'failed', note.length > 0 ? note.join('; ') : undefined);
   if (settled.conflicts.length > 0) {
     notify(
       `warning: ${open.provider} batch ${job.batchId} has conflicting result lines for ${settled.conflicts.length} cell(s) (${settled.conflicts

@@ -45,12 +45,7 @@ describe('--batch after SIGKILL', () => {
     expect(server.batches).toHaveLength(1);
 
     const store = SqliteRunStore.open(file, { env: {} });
-    expect(
-      store
-        .batchJobs()
-        .open()
-        .map((job) => job.status),
-    ).toEqual(['submitted']);
+    expect((await store.batchJobs().open()).map((job) => job.status)).toEqual(['submitted']);
     const summary = await runCellsBatch(store, 'kill-run', makeSpecs(7, model), {
       env: { OPENAI_API_KEY: 'sk-kill-test' },
       pollIntervalMs: 0,
@@ -61,6 +56,6 @@ describe('--batch after SIGKILL', () => {
     expect(server.batches).toHaveLength(1);
     expect([...server.submissions.values()]).toEqual([1, 1, 1, 1, 1, 1, 1]);
     expect(server.online.requests).toHaveLength(7);
-    store.close();
+    await store.close();
   }, 120_000);
 });

@@ -15,10 +15,10 @@ const batchOptions = { env, costOf: () => 0, pollIntervalMs: 0, sleep: async () 
 
 const { fake, storeFile } = fakeBatchKit('echolens-integrity-');
 
-function openRun(file?: string) {
+async function openRun(file?: string) {
   const path = file ?? storeFile();
   const store = RunStore.open(path, { env: {} });
-  const runId = store.getRun('integrity') ? 'integrity' : store.createRun(TEST_MANIFEST, { id: 'integrity' });
+  const runId = (await store.getRun('integrity')) ? 'integrity' : await store.createRun(TEST_MANIFEST, { id: 'integrity' });
   return { store, runId, file: path };
 }
 
@@ -40,7 +40,7 @@ for (const provider of ['openai', 'anthropic'] as const) {
           }),
       });
       const specs = makeSpecs(5, `${provider}:model-x@${server.baseURL}`);
-      const { store, runId } = openRun();
+      const { store, runId } = await openRun();
       const notes: string[] = [];
       const error = (await runCellsBatch(store, runId, specs, { ...batchOptions, notify: (l) => notes.push(l) }).catch((e: unknown) => e)) as BatchResultsError;
       expect(error).toBeInstanceOf(BatchResultsError);
@@ -50,19 +50,14 @@ for (const provider of ['openai', 'anthropic'] as const) {
       expect(error.message).toMatch(/4 results were stored, 1 cell\(s\) failed/);
       expect(error.hint).toMatch(/re-run/);
       expect(resultDownloads(server)).toBe(3);
-      const cells = store.cellsOfRun(runId).map((c) => c.result);
+      const cells = (await store.cellsOfRun(runId)).map((c) => c.result);
       expect(cells.filter((c) => c.status === 'done')).toHaveLength(4);
       const bad = cells.filter((c) => c.status === 'failed');
       expect(bad.map((c) => c.errorClass)).toEqual(['batch_unreadable']);
       expect(bad[0]!.key).toBe(target);
-      expect(
-        store
-          .batchJobs()
-          .all()
-          .map((j) => j.status),
-      ).toEqual(['collected']);
-      expect(store.getRun(runId)!.status).toBe('failed');
-      store.close();
+      expect((await store.batchJobs().all()).map((j) => j.status)).toEqual(['collected']);
+      expect((await store.getRun(runId))!.status).toBe('failed');
+      await store.close();
     });
 
     it('a line torn on one download only is read again and the run completes', async () => {
@@ -74,20 +69,20 @@ for (const provider of ['openai', 'anthropic'] as const) {
           return downloads === 1 ? lines.map((line, i) => (i === 0 ? line.slice(0, 10) : line)) : lines;
         },
       });
-      const { store, runId } = openRun();
+      const { store, runId } = await openRun();
       const summary = await runCellsBatch(store, runId, makeSpecs(4, `${provider}:model-x@${server.baseURL}`), batchOptions);
       expect(summary).toMatchObject({ status: 'done', done: 4, failed: 0 });
       expect(downloads).toBe(2);
-      store.close();
+      await store.close();
     });
 
     it('an identical duplicate line is ignored', async () => {
       const server = await fake({ provider, mangleResults: (lines) => [...lines, lines[0]!, lines[1]!] });
-      const { store, runId } = openRun();
+      const { store, runId } = await openRun();
       const summary = await runCellsBatch(store, runId, makeSpecs(3, `${provider}:model-x@${server.baseURL}`), batchOptions);
       expect(summary).toMatchObject({ status: 'done', done: 3, failed: 0 });
-      expect(store.batchJobs().all()[0]!.note).toMatch(/2 repeated result lines ignored/);
-      store.close();
+      expect((await store.batchJobs().all())[0]!.note).toMatch(/2 repeated result lines ignored/);
+      await store.close();
     });
 
     it('a conflicting duplicate (a different answer) fails the cell with the reason and a warning; the last line does not win', async () => {
@@ -99,19 +94,19 @@ for (const provider of ['openai', 'anthropic'] as const) {
           return [...lines, lines[0]!.replace(/answer to /, 'a different answer to ')];
         },
       });
-      const { store, runId } = openRun();
+      const { store, runId } = await openRun();
       const notes: string[] = [];
       const summary = await runCellsBatch(store, runId, makeSpecs(3, `${provider}:model-x@${server.baseURL}`), {
         ...batchOptions,
         notify: (l) => notes.push(l),
       });
       expect(summary).toMatchObject({ done: 2, failed: 1 });
-      const cell = store.getCell(target)!;
+      const cell = (await store.getCell(target))!;
       expect(cell).toMatchObject({ status: 'failed', errorClass: 'batch_conflict', text: null });
       expect(cell.errorMessage).toMatch(/2 different succeeded lines for this cell; none is trusted/);
       expect(notes.some((n) => n.startsWith('warning:') && n.includes('conflicting result lines for 1 cell'))).toBe(true);
-      expect(store.batchJobs().all()[0]!.note).toMatch(/1 cells with conflicting result lines failed/);
-      store.close();
+      expect((await store.batchJobs().all())[0]!.note).toMatch(/1 cells with conflicting result lines failed/);
+      await store.close();
     });
 
     it('an error line after a success for the same custom_id fails the cell (it is not paid again silently)', async () => {
@@ -132,13 +127,13 @@ for (const provider of ['openai', 'anthropic'] as const) {
           return [...lines, errorLine(target)];
         },
       });
-      const { store, runId } = openRun();
+      const { store, runId } = await openRun();
       const summary = await runCellsBatch(store, runId, makeSpecs(3, `${provider}:model-x@${server.baseURL}`), batchOptions);
       expect(summary).toMatchObject({ done: 2, failed: 1 });
-      const cell = store.getCell(target)!;
+      const cell = (await store.getCell(target))!;
       expect(cell.errorClass).toBe('batch_conflict');
       expect(cell.errorMessage).toMatch(/lines that disagree \(succeeded, errored\)|lines that disagree \(errored, succeeded\)/);
-      store.close();
+      await store.close();
     });
 
     it('a process killed inside the create call: the next start finds the batch by its tag and submits nothing twice', async () => {
@@ -146,18 +141,18 @@ for (const provider of ['openai', 'anthropic'] as const) {
       const specs = makeSpecs(4, `${provider}:model-x@${server.baseURL}`);
       // The state a SIGKILL inside the create call leaves (test/reliability kills a real process):
       // the job recorded `submitting` with no id, and the provider holding the tagged batch.
-      const first = openRun();
-      const keys = first.store.registerCells(first.runId, specs);
+      const first = await openRun();
+      const keys = await first.store.registerCells(first.runId, specs);
       const jobs = first.store.batchJobs();
-      const job = jobs.get(jobs.begin(first.runId, provider, specs[0]!.request.model, keys))!;
+      const job = (await jobs.get(await jobs.begin(first.runId, provider, specs[0]!.request.model, keys)))!;
       const client = createBatchClient(batchEndpointOf(specs[0]!.request.model, env));
       const lines = await Promise.all(specs.map(async (spec, i) => ({ customId: keys[i]!, body: (await wireRequestOf(spec.request, env)).body })));
       await client.submit(lines, undefined, batchTagOf(job));
       expect(server.batches).toHaveLength(1);
-      expect(jobs.open().map((j) => [j.status, j.batchId])).toEqual([['submitting', null]]);
-      first.store.close();
+      expect((await jobs.open()).map((j) => [j.status, j.batchId])).toEqual([['submitting', null]]);
+      await first.store.close();
 
-      const second = openRun(first.file);
+      const second = await openRun(first.file);
       const notes: string[] = [];
       const summary = await runCellsBatch(second.store, second.runId, specs, { ...batchOptions, notify: (l) => notes.push(l) });
       expect(summary).toMatchObject({ status: 'done', done: 4, pending: 0 });
@@ -166,12 +161,12 @@ for (const provider of ['openai', 'anthropic'] as const) {
       expect(notes.some((n) => n.includes('killed inside its create call; found its'))).toBe(true);
       if (provider === 'openai')
         expect(server.batches[0]!.metadata).toMatchObject({ echolens_run: 'integrity', echolens_batch_tag: expect.stringMatching(/^echolens-[0-9a-f]{24}$/) });
-      second.store.close();
+      await second.store.close();
     });
 
     it('a create call that loses its connection: the batch it made is found by its tag, one it did not make is created again', async () => {
       const server = await fake({ provider, dropCreates: ['after', 'before'] });
-      const { store, runId } = openRun();
+      const { store, runId } = await openRun();
       const notes: string[] = [];
       const first = await runCellsBatch(store, runId, makeSpecs(3, `${provider}:model-x@${server.baseURL}`), { ...batchOptions, notify: (l) => notes.push(l) });
       expect(first).toMatchObject({ status: 'done', done: 3 });
@@ -184,7 +179,7 @@ for (const provider of ['openai', 'anthropic'] as const) {
       expect(server.batches.map((b) => b.customIds.length)).toEqual([3, 5]); // dropped before it was made, then made once
       expect(notes.filter((n) => n.includes('no batch with its tag exists, trying again'))).toHaveLength(1);
       expect([...server.submissions.values()].every((n) => n === 1)).toBe(true);
-      store.close();
+      await store.close();
     });
 
     it('a second Ctrl-C inside a create call: the batch the cut call made is found by its tag and cancelled', async () => {
@@ -198,7 +193,7 @@ for (const provider of ['openai', 'anthropic'] as const) {
           await new Promise((resolve) => setTimeout(resolve, 20));
         },
       });
-      const { store, runId } = openRun();
+      const { store, runId } = await openRun();
       const notes: string[] = [];
       const summary = await runCellsBatch(store, runId, makeSpecs(3, `${provider}:model-x@${server.baseURL}`), {
         ...batchOptions,
@@ -208,16 +203,16 @@ for (const provider of ['openai', 'anthropic'] as const) {
       });
       expect(summary.stopReason).toBe('interrupted');
       expect(server.batches.map((b) => b.canceled)).toEqual([true]);
-      const jobs = store.batchJobs().open();
+      const jobs = await store.batchJobs().open();
       expect(jobs.map((j) => [j.status, j.batchId])).toEqual([['submitted', server.batches[0]!.id]]);
       expect(notes.some((n) => n.startsWith(`batch: cancelled ${provider} batch ${server.batches[0]!.id}`))).toBe(true);
-      store.close();
+      await store.close();
     });
 
     it('a second Ctrl-C cancels the open batches at the provider; the next run collects them', async () => {
       const server = await fake({ provider, pollsUntilDone: 1000 });
       const specs = makeSpecs(3, `${provider}:model-x@${server.baseURL}`);
-      const first = openRun();
+      const first = await openRun();
       const graceful = new AbortController();
       const hard = new AbortController();
       const notes: string[] = [];
@@ -240,14 +235,14 @@ for (const provider of ['openai', 'anthropic'] as const) {
       expect(server.batches.map((b) => b.canceled)).toEqual([true]);
       expect(server.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/cancel'))).toHaveLength(1);
       expect(notes.some((n) => n.startsWith('batch: cancelled'))).toBe(true);
-      expect(first.store.batchJobs().open()).toHaveLength(1);
-      first.store.close();
+      expect(await first.store.batchJobs().open()).toHaveLength(1);
+      await first.store.close();
 
-      const second = openRun(first.file);
+      const second = await openRun(first.file);
       const after = await runCellsBatch(second.store, second.runId, specs, batchOptions);
       expect(after).toMatchObject({ failed: 3, done: 0 });
       expect(after.results.every((r) => r.errorClass === 'batch_canceled')).toBe(true);
-      second.store.close();
+      await second.store.close();
     });
   });
 }

@@ -14,10 +14,10 @@ afterEach(() => {
 });
 
 describe('batch jobs table', () => {
-  it('a version-2 store gains the batch tables on open', () => {
+  it('a version-2 store gains the batch tables on open', async () => {
     dir = mkdtempSync(join(tmpdir(), 'echolens-batch-jobs-'));
     const file = join(dir, 'runs.db');
-    SqliteRunStore.open(file, { env: {} }).close();
+    await SqliteRunStore.open(file, { env: {} }).close();
     const db = new Database(file);
     db.exec('DROP TABLE batch_job_cells; DROP TABLE batch_jobs;');
     db.prepare("UPDATE meta SET value = '2' WHERE name = 'schema_version'").run();
@@ -25,14 +25,14 @@ describe('batch jobs table', () => {
     const store = SqliteRunStore.open(file, { env: {} });
     expect(Number(store.db.prepare("SELECT value FROM meta WHERE name = 'schema_version'").pluck().get())).toBe(SCHEMA_VERSION);
     const jobs = new BatchJobs(store.db);
-    const id = jobs.begin('run-1', 'openai', 'openai:gpt-4.1-mini', ['k1', 'k2']);
-    expect(jobs.open().map((j) => [j.status, j.batchId, j.keys])).toEqual([['submitting', null, ['k1', 'k2']]]);
-    jobs.submitted(id, 'batch_1');
-    jobs.observed(id, 'in_progress', '0/2 done');
-    expect(jobs.get(id)).toMatchObject({ status: 'submitted', batchId: 'batch_1', providerStatus: 'in_progress', note: '0/2 done', endedAt: null });
-    jobs.finish(id, 'collected');
-    expect(jobs.open()).toEqual([]);
-    expect(jobs.all('run-1')[0]!.endedAt).not.toBeNull();
-    store.close();
+    const id = await jobs.begin('run-1', 'openai', 'openai:gpt-4.1-mini', ['k1', 'k2']);
+    expect((await jobs.open()).map((j) => [j.status, j.batchId, j.keys])).toEqual([['submitting', null, ['k1', 'k2']]]);
+    await jobs.submitted(id, 'batch_1');
+    await jobs.observed(id, 'in_progress', '0/2 done');
+    expect(await jobs.get(id)).toMatchObject({ status: 'submitted', batchId: 'batch_1', providerStatus: 'in_progress', note: '0/2 done', endedAt: null });
+    await jobs.finish(id, 'collected');
+    expect(await jobs.open()).toEqual([]);
+    expect((await jobs.all('run-1'))[0]!.endedAt).not.toBeNull();
+    await store.close();
   });
 });

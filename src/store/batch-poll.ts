@@ -63,11 +63,11 @@ async function pollOne(session: BatchSession, open: OpenJob): Promise<boolean> {
   const note = `${c.succeeded}/${c.total} done, ${c.failed} failed, ${c.processing} processing (${state.providerStatus})`;
   if (note !== open.lastNote) {
     open.lastNote = note;
-    jobs.observed(job.id, state.providerStatus, note);
+    await jobs.observed(job.id, state.providerStatus, note);
     notify(`batch ${job.batchId} (${job.model}): ${note}`);
   }
   if (!state.ended) return false;
-  jobs.finish(job.id, 'ended');
+  await jobs.finish(job.id, 'ended');
   try {
     await collectJob(session, open, state);
     return true;

@@ -36,8 +36,8 @@ export async function findCreatedBatch(client: BatchClient, job: BatchJob, claim
 }
 
 /** Batch ids every job of the store already holds. */
-export function claimedBatchIds(jobs: BatchJobLedger): Set<string> {
-  return new Set(jobs.all().flatMap((job) => (job.batchId === null ? [] : [job.batchId])));
+export async function claimedBatchIds(jobs: BatchJobLedger): Promise<Set<string>> {
+  return new Set((await jobs.all()).flatMap((job) => (job.batchId === null ? [] : [job.batchId])));
 }
 
 /**
@@ -47,20 +47,20 @@ export function claimedBatchIds(jobs: BatchJobLedger): Set<string> {
  */
 export async function resumeOpenJobs(session: BatchSession): Promise<void> {
   const { jobs, runId, requestOf, notify } = session;
-  for (const found of jobs.open()) {
+  for (const found of await jobs.open()) {
     if (found.runId !== runId && !found.keys.some((key) => requestOf.has(key))) continue;
     let job = found;
     try {
       const { client, provider } = session.openClient(job.model);
       if (job.batchId === null) {
-        const created = await findCreatedBatch(client, job, claimedBatchIds(jobs), session.options.hardSignal);
+        const created = await findCreatedBatch(client, job, await claimedBatchIds(jobs), session.options.hardSignal);
         if (created === null) {
-          jobs.finish(job.id, 'abandoned', 'no batch id was recorded and the provider lists no batch of this job: the create call never made one');
+          await jobs.finish(job.id, 'abandoned', 'no batch id was recorded and the provider lists no batch of this job: the create call never made one');
           notify(`batch: job ${job.id} (${job.model}) has no provider batch id and the provider has no batch of it; its ${job.keys.length} cells are released`);
           continue;
         }
-        jobs.submitted(job.id, created.id);
-        job = jobs.get(job.id)!;
+        await jobs.submitted(job.id, created.id);
+        job = (await jobs.get(job.id))!;
         notify(`batch: job ${job.id} (${job.model}) was killed inside its create call; found its ${provider} batch ${created.id} and collecting it`);
       }
       session.active.push(openJob(job, client, provider));

@@ -45,9 +45,9 @@ export async function runCellsBatch(store: RunStore, runId: string, specs: reado
   const startedAt = now();
   const onlineCostOf = options.costOf ?? (await defaultCostOf());
 
-  store.requireRun(runId);
+  await store.requireRun(runId);
   const cells = prepareCells(store, runId, specs, options);
-  store.setRunStatus(runId, 'running');
+  await store.setRunStatus(runId, 'running');
   // A batch's failed lines are independent answers, not a burst of one failing call: no burst stop.
   const tally = new RunTally(cells.uniqueKeys.length, cells.cachedCount, Number.POSITIVE_INFINITY, now, startedAt);
   const session = openSession(store, runId, cells, tally, batch, onlineCostOf, options);
@@ -96,8 +96,8 @@ export async function runCellsBatch(store: RunStore, runId: string, specs: reado
   }
 
   const summary = tally.summary(runId, specs.length, cells.toRun.length);
-  store.setRunStatus(runId, summary.status, summary);
-  const finalCells = store.getCells(cells.uniqueKeys);
+  await store.setRunStatus(runId, summary.status, summary);
+  const finalCells = await store.getCells(cells.uniqueKeys);
   const toRunKeys = new Set(cells.toRun.map((index) => cells.uniqueKeys[index]!));
   const results = new Map<string, CellResult>();
   for (const key of cells.uniqueKeys) results.set(key, { ...finalCells.get(key)!, cached: !toRunKeys.has(key) });
@@ -191,7 +191,7 @@ function batchCacheTtl(options: RunCellsBatchOptions): '5m' | '1h' {
  * provider may have made the batch. Found by its tag, it is cancelled too.
  */
 async function cancelCutCreates(session: BatchSession): Promise<void> {
-  const cut = session.jobs.open().filter((job) => job.runId === session.runId && job.batchId === null);
+  const cut = (await session.jobs.open()).filter((job) => job.runId === session.runId && job.batchId === null);
   if (cut.length === 0) return;
   await cancelJobs(session.jobs, cut, (job) => session.openClient(job.model).client, { notify: session.notify });
 }

@@ -104,25 +104,25 @@ async function submitOne(
   lines: ReadonlyArray<{ key: string; body: Record<string, unknown> }>,
 ): Promise<void> {
   const { jobs, runId, tally, options } = session;
-  const id = jobs.begin(
+  const id = await jobs.begin(
     runId,
     opened.provider,
     model,
     lines.map((line) => line.key),
   );
-  const job = jobs.get(id)!;
+  const job = (await jobs.get(id))!;
   try {
     const created = await createOnce(session, opened.client, job, lines);
-    jobs.submitted(id, created.id);
+    await jobs.submitted(id, created.id);
     tally.calls += lines.length;
     for (const line of lines) session.heldKeys.add(line.key);
-    session.active.push(openJob(jobs.get(id)!, opened.client, opened.provider));
+    session.active.push(openJob((await jobs.get(id))!, opened.client, opened.provider));
     session.notify(`batch: submitted ${opened.provider} batch ${created.id} (${model}, ${lines.length} cells)`);
   } catch (error) {
     // An answer from the provider says no batch was made; a call cut short (cancelled, connection
     // lost, timed out) may have made one: that job stays `submitting` for the next start to match.
     const answered = error instanceof ModelCallError && error.status !== undefined;
-    if (answered) jobs.finish(id, 'failed', (error as Error).message);
+    if (answered) await jobs.finish(id, 'failed', (error as Error).message);
     else for (const line of lines) session.heldKeys.add(line.key);
     throw new BatchStop(
       options.hardSignal?.aborted ? 'interrupted' : 'fatal',
@@ -158,7 +158,7 @@ async function createOnce(
     } catch (error) {
       const lost = error instanceof ModelCallError && error.kind === 'connection' && error.status === undefined;
       if (!lost || attempt >= CREATE_ATTEMPTS || signal?.aborted) throw error;
-      const made = await findCreatedBatch(client, job, claimedBatchIds(session.jobs), signal);
+      const made = await findCreatedBatch(client, job, await claimedBatchIds(session.jobs), signal);
       if (made !== null) return { id: made.id };
       session.notify(`batch: creating a batch lost its connection (${(error as Error).message}); no batch with its tag exists, trying again`);
     }

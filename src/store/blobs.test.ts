@@ -99,22 +99,22 @@ describe('incremental cell keys', () => {
 });
 
 describe('content-addressed request storage', () => {
-  it('round trip: a stored request reads back as the full canonical request', () => {
+  it('round trip: a stored request reads back as the full canonical request', async () => {
     const store = SqliteRunStore.open(join(dir, 'a.db'));
-    const runId = store.createRun(TEST_MANIFEST);
+    const runId = await store.createRun(TEST_MANIFEST);
     const spec = cell(prefix('C'), 'describe yourself');
-    const [key] = store.registerCells(runId, [spec]);
-    expect(store.getRequest(key!)).toEqual(canonical(spec.request));
-    expect(store.cellsOfRun(runId)[0]!.request).toEqual(canonical(spec.request));
+    const [key] = await store.registerCells(runId, [spec]);
+    expect(await store.getRequest(key!)).toEqual(canonical(spec.request));
+    expect((await store.cellsOfRun(runId))[0]!.request).toEqual(canonical(spec.request));
     const stored = store.db.prepare('SELECT request FROM cells WHERE key = ?').pluck().get(key) as string;
     expect(stored.length).toBeLessThan(1_000);
     expect(stored).toContain('"$blobs"');
-    store.close();
+    await store.close();
   });
 
-  it('dedupe: cells sharing a prefix store it once; each cell adds well under 20 KB', () => {
+  it('dedupe: cells sharing a prefix store it once; each cell adds well under 20 KB', async () => {
     const store = SqliteRunStore.open(join(dir, 'b.db'));
-    const runId = store.createRun(TEST_MANIFEST);
+    const runId = await store.createRun(TEST_MANIFEST);
     const shared = prefix('D', 320_000);
     const specs: CellSpec[] = [];
     for (const model of ['fake:a', 'fake:b', 'fake:c']) {
@@ -122,7 +122,7 @@ describe('content-addressed request storage', () => {
         specs.push(cell(shared, probe, model, 0), cell(shared, probe, model, 1, 'Another system prompt.'));
       }
     }
-    const keys = store.registerCells(runId, specs);
+    const keys = await store.registerCells(runId, specs);
     expect(new Set(keys).size).toBe(specs.length);
     const blobBytes = store.db.prepare('SELECT sum(length(body)) FROM blobs').pluck().get() as number;
     // The long message once (as JSON), plus one small run blob per system prompt.
@@ -132,24 +132,24 @@ describe('content-addressed request storage', () => {
     expect(store.db.prepare('SELECT count(*) FROM blobs WHERE length(body) > 10000').pluck().get()).toBe(1);
     const cellBytes = store.db.prepare('SELECT max(length(request)) FROM cells').pluck().get() as number;
     expect(cellBytes).toBeLessThan(20_000);
-    for (const [index, spec] of specs.entries()) expect(store.getRequest(keys[index]!)).toEqual(canonical(spec.request));
-    store.close();
+    for (const [index, spec] of specs.entries()) expect(await store.getRequest(keys[index]!)).toEqual(canonical(spec.request));
+    await store.close();
   });
 
-  it('deleting a run removes the blobs no remaining cell refers to, and keeps shared ones', () => {
+  it('deleting a run removes the blobs no remaining cell refers to, and keeps shared ones', async () => {
     const store = SqliteRunStore.open(join(dir, 'c.db'));
-    const first = store.createRun(TEST_MANIFEST);
-    const second = store.createRun(TEST_MANIFEST);
+    const first = await store.createRun(TEST_MANIFEST);
+    const second = await store.createRun(TEST_MANIFEST);
     const shared = prefix('E');
     const own = prefix('F');
-    const [sharedKey] = store.registerCells(first, [cell(shared, 'p')]);
-    store.registerCells(second, [cell(shared, 'p'), cell(own, 'q')]);
+    const [sharedKey] = await store.registerCells(first, [cell(shared, 'p')]);
+    await store.registerCells(second, [cell(shared, 'p'), cell(own, 'q')]);
     const count = () => store.db.prepare('SELECT count(*) FROM blobs').pluck().get() as number;
     expect(count()).toBe(4);
-    store.deleteRun(second);
+    await store.deleteRun(second);
     expect(count()).toBe(2);
-    expect(store.getRequest(sharedKey!)).toEqual(canonical(cell(shared, 'p').request));
-    store.close();
+    expect(await store.getRequest(sharedKey!)).toEqual(canonical(cell(shared, 'p').request));
+    await store.close();
   });
 
   it('the stored form of a request without long parts is its canonical JSON', () => {
@@ -162,12 +162,12 @@ describe('content-addressed request storage', () => {
 
 describe('store schema 3 and older stores', () => {
   /** A store as schema 2 wrote it: full request JSON in every cell, no blobs table. */
-  function makeV2Store(file: string, specs: CellSpec[]): { runId: string; keys: string[] } {
+  async function makeV2Store(file: string, specs: CellSpec[]): Promise<{ runId: string; keys: string[] }> {
     const store = SqliteRunStore.open(file);
-    const runId = store.createRun(TEST_MANIFEST);
-    const keys = store.registerCells(runId, specs);
-    store.recordResult(keys[0]!, done);
-    store.close();
+    const runId = await store.createRun(TEST_MANIFEST);
+    const keys = await store.registerCells(runId, specs);
+    await store.recordResult(keys[0]!, done);
+    await store.close();
     const db = new Database(file);
     const update = db.prepare('UPDATE cells SET request = ? WHERE key = ?');
     for (const [index, spec] of specs.entries()) update.run(cellIdentity(spec.request).json, keys[index]);
@@ -177,47 +177,47 @@ describe('store schema 3 and older stores', () => {
     return { runId, keys };
   }
 
-  it('a v2 store reads read-only without migrating, then migrates to v3 with its cells intact', () => {
+  it('a v2 store reads read-only without migrating, then migrates to v3 with its cells intact', async () => {
     const file = join(dir, 'v2.db');
     const shared = prefix('G');
     const specs = [cell(shared, 'old one'), cell(shared, 'old two')];
-    const { runId, keys } = makeV2Store(file, specs);
+    const { runId, keys } = await makeV2Store(file, specs);
 
     const reader = SqliteRunStore.open(file, { readonly: true });
-    expect(reader.getRequest(keys[0]!)).toEqual(canonical(specs[0]!.request));
-    expect(reader.cellsOfRun(runId).map((c) => c.result.status)).toEqual(['done', 'pending']);
-    reader.close();
+    expect(await reader.getRequest(keys[0]!)).toEqual(canonical(specs[0]!.request));
+    expect((await reader.cellsOfRun(runId)).map((c) => c.result.status)).toEqual(['done', 'pending']);
+    await reader.close();
 
     const store = SqliteRunStore.open(file);
     expect(Number(store.db.prepare("SELECT value FROM meta WHERE name = 'schema_version'").pluck().get())).toBe(SCHEMA_VERSION);
-    expect(store.getRequest(keys[1]!)).toEqual(canonical(specs[1]!.request));
+    expect(await store.getRequest(keys[1]!)).toEqual(canonical(specs[1]!.request));
     // Registering the same plan again adds nothing; a new cell with the same prefix stores it as a blob.
-    expect(store.registerCells(runId, specs)).toEqual(keys);
-    const [newKey] = store.registerCells(runId, [cell(shared, 'new one')]);
+    expect(await store.registerCells(runId, specs)).toEqual(keys);
+    const [newKey] = await store.registerCells(runId, [cell(shared, 'new one')]);
     expect(store.db.prepare('SELECT count(*) FROM blobs').pluck().get()).toBe(2);
-    expect(store.getRequest(newKey!)).toEqual(canonical(cell(shared, 'new one').request));
-    expect(store.getCell(keys[0]!)!.text).toBe('answer');
-    store.close();
+    expect(await store.getRequest(newKey!)).toEqual(canonical(cell(shared, 'new one').request));
+    expect((await store.getCell(keys[0]!))!.text).toBe('answer');
+    await store.close();
   });
 });
 
 describe('report reads without requests', () => {
-  it('cellResultsOfRun and run accounting never read the request column', () => {
+  it('cellResultsOfRun and run accounting never read the request column', async () => {
     const file = join(dir, 'r.db');
     const store = SqliteRunStore.open(file);
-    const runId = store.createRun(TEST_MANIFEST);
-    const keys = store.registerCells(runId, [cell(prefix('H'), 'a'), cell(prefix('H'), 'b', 'fake:n', 2)]);
-    store.recordResult(keys[0]!, done);
+    const runId = await store.createRun(TEST_MANIFEST);
+    const keys = await store.registerCells(runId, [cell(prefix('H'), 'a'), cell(prefix('H'), 'b', 'fake:n', 2)]);
+    await store.recordResult(keys[0]!, done);
     // Requests that cannot be parsed: any read of them would throw.
     store.db.prepare("UPDATE cells SET request = 'not json'").run();
-    const cells = store.cellResultsOfRun(runId);
+    const cells = await store.cellResultsOfRun(runId);
     expect(cells.map((c) => [c.labels.probe, c.model, c.sample, c.result.status, c.result.text])).toEqual([
       ['a', 'fake:m', 0, 'done', 'answer'],
       ['b', 'fake:n', 2, 'pending', null],
     ]);
-    expect(store.cellResultsOfRun(runId, { status: 'done' })).toHaveLength(1);
-    expect(accountRun(store, runId).byStatus).toEqual({ done: 1, pending: 1 });
+    expect(await store.cellResultsOfRun(runId, { status: 'done' })).toHaveLength(1);
+    expect((await accountRun(store, runId)).byStatus).toEqual({ done: 1, pending: 1 });
     expect(() => store.cellsOfRun(runId)).toThrow();
-    store.close();
+    await store.close();
   });
 });

@@ -71,28 +71,26 @@ function readLog(file: string): string[] {
     : [];
 }
 
-function doneKeys(file: string, runId: string): Set<string> {
+async function doneKeys(file: string, runId: string): Promise<Set<string>> {
   const store = RunStore.open(file);
   try {
-    return new Set(store.cellsOfRun(runId, { status: 'done' }).map((cell) => cell.key));
+    return new Set((await store.cellsOfRun(runId, { status: 'done' })).map((cell) => cell.key));
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
-function resultsByKey(file: string, runId: string) {
+async function resultsByKey(file: string, runId: string) {
   const store = RunStore.open(file);
   try {
     return new Map(
-      store
-        .cellsOfRun(runId)
-        .map((cell) => [
-          cell.key,
-          { status: cell.result.status, text: cell.result.text, usage: cell.result.usage, finishReason: cell.result.finishReason, labels: cell.labels },
-        ]),
+      (await store.cellsOfRun(runId)).map((cell) => [
+        cell.key,
+        { status: cell.result.status, text: cell.result.text, usage: cell.result.usage, finishReason: cell.result.finishReason, labels: cell.labels },
+      ]),
     );
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -108,7 +106,7 @@ describe('crash safety', () => {
       logs.push(log);
       const end = await runChild(store, runId, log, killAt);
       expect(end.signal, end.stderr).toBe('SIGKILL');
-      const done = doneKeys(store, runId);
+      const done = await doneKeys(store, runId);
       doneAfter.push(done);
       // Everything reported done before the kill is on disk; the kill landed mid-run.
       expect(done.size).toBeGreaterThanOrEqual(end.lastDone);
@@ -139,12 +137,12 @@ describe('crash safety', () => {
     // The kills really cut calls in flight (the case a resume must repeat, and only that).
     expect(lostInFlight).toBeGreaterThan(0);
 
-    const killed = resultsByKey(store, runId);
+    const killed = await resultsByKey(store, runId);
     expect(killed.size).toBe(CELLS);
     expect([...killed.values()].every((cell) => cell.status === 'done')).toBe(true);
     const reader = RunStore.open(store);
-    expect(reader.requireRun(runId).status).toBe('done');
-    reader.close();
+    expect((await reader.requireRun(runId)).status).toBe('done');
+    await reader.close();
 
     // The same plan run without interruption gives identical results.
     const clean = join(dir, 'clean.db');

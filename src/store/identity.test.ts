@@ -51,12 +51,12 @@ describe('model identity without the transport URL', () => {
   it('restarting the server on another port re-runs nothing', async () => {
     const store = RunStore.open(':memory:');
     const models = new FakeModels();
-    const first = await runCells(store, store.createRun(TEST_MANIFEST), onPort(8000, makeSpecs(6)), { adapterFor: models.adapterFor });
+    const first = await runCells(store, await store.createRun(TEST_MANIFEST), onPort(8000, makeSpecs(6)), { adapterFor: models.adapterFor });
     expect(first).toMatchObject({ done: 6, calls: 6 });
-    const second = await runCells(store, store.createRun(TEST_MANIFEST), onPort(9000, makeSpecs(6)), { adapterFor: models.adapterFor });
+    const second = await runCells(store, await store.createRun(TEST_MANIFEST), onPort(9000, makeSpecs(6)), { adapterFor: models.adapterFor });
     expect(second).toMatchObject({ done: 0, cached: 6, calls: 0 });
     expect(models.totalCalls).toBe(6);
-    store.close();
+    await store.close();
   });
 
   it('resumes a store written under the old rule (keys with the URL hashed) without a call, and keeps its keys', async () => {
@@ -64,15 +64,15 @@ describe('model identity without the transport URL', () => {
     const models = new FakeModels();
     // Written as an earlier version did: the whole reference hashed.
     const old = onPort(8000, makeSpecs(5)).map((spec) => ({ ...spec, request: { ...spec.request, identity: 'url' as const } }));
-    const written = await runCells(store, store.createRun(TEST_MANIFEST), old.slice(0, 3), { adapterFor: models.adapterFor });
+    const written = await runCells(store, await store.createRun(TEST_MANIFEST), old.slice(0, 3), { adapterFor: models.adapterFor });
     expect(written.results.map((r) => r.key)).toEqual(old.slice(0, 3).map((s) => oldRuleKey(s.request)));
     // The same plan under the new rule: the three stored cells are found by their old keys, two are new.
     const now = onPort(8000, makeSpecs(5));
-    const resumed = await runCells(store, store.createRun(TEST_MANIFEST), now, { adapterFor: models.adapterFor });
+    const resumed = await runCells(store, await store.createRun(TEST_MANIFEST), now, { adapterFor: models.adapterFor });
     expect(resumed).toMatchObject({ cached: 3, done: 2, calls: 2 });
     expect(resumed.results.slice(0, 3).map((r) => r.key)).toEqual(old.slice(0, 3).map((s) => oldRuleKey(s.request)));
     expect(resumed.results.slice(3).map((r) => r.key)).toEqual(now.slice(3).map((s) => cellKey(s)));
     expect(models.totalCalls).toBe(5);
-    store.close();
+    await store.close();
   });
 });

@@ -19,15 +19,15 @@ afterEach(() => {
 });
 
 /** A store with one run and enough rows to span many pages. */
-function filledStore(file: string): void {
+async function filledStore(file: string): Promise<void> {
   const store = SqliteRunStore.open(file);
-  const id = store.createRun(TEST_MANIFEST);
+  const id = await store.createRun(TEST_MANIFEST);
   store.db.exec('CREATE TABLE padding (x TEXT)');
   const insert = store.db.prepare('INSERT INTO padding VALUES (?)');
   for (let i = 0; i < 400; i++) insert.run(`${i}`.padEnd(500, 'x'));
-  store.setRunStatus(id, 'done');
+  await store.setRunStatus(id, 'done');
   store.db.pragma('wal_checkpoint(TRUNCATE)');
-  store.close();
+  await store.close();
 }
 
 describe('store faults', () => {
@@ -72,7 +72,7 @@ describe('store faults', () => {
 
   it('finds damaged pages with the integrity check; a healthy store checks ok', async () => {
     const file = join(dir, 'runs.db');
-    filledStore(file);
+    await filledStore(file);
     expect(checkStore(file)).toEqual({ file, ok: true, findings: [], schemaVersion: SCHEMA_VERSION });
     const ok = await runCliInProcess(['runs', 'check', file]);
     expect(ok.code).toBe(0);
@@ -96,9 +96,9 @@ describe('migrating an old store', () => {
   it('a schema-1 store read by a read-only command names the command that migrates it; `runs migrate` does', async () => {
     const file = join(dir, 'v1.db');
     const store = RunStore.open(file);
-    const id = store.createRun(TEST_MANIFEST);
-    store.setRunStatus(id, 'done');
-    store.close();
+    const id = await store.createRun(TEST_MANIFEST);
+    await store.setRunStatus(id, 'done');
+    await store.close();
     // Back to schema 1: drop what migrations 2–5 added.
     const raw = new Database(file);
     raw.exec('DROP TABLE blobs; DROP TABLE batch_job_cells; DROP TABLE batch_jobs; DROP TABLE run_stages; ALTER TABLE cells DROP COLUMN tool_calls;');
@@ -114,6 +114,6 @@ describe('migrating an old store', () => {
     const after = await runCliInProcess(['runs', 'list', file]);
     expect(after.code).toBe(0);
     expect(after.stdout).toContain(id);
-    expect(migrateStore(file)).toEqual({ file, from: SCHEMA_VERSION, to: SCHEMA_VERSION });
+    expect(await migrateStore(file)).toEqual({ file, from: SCHEMA_VERSION, to: SCHEMA_VERSION });
   });
 });

@@ -52,7 +52,7 @@ export function checkStore(file: string): StoreCheck {
 }
 
 /** Migrates a store to this echolens's schema (no-op when current); returns the versions before and after. */
-export function migrateStore(file: string): { file: string; from: number; to: number } {
+export async function migrateStore(file: string): Promise<{ file: string; from: number; to: number }> {
   if (!existsSync(file)) throw new InputError('no such store', { file });
   let versionBefore = SCHEMA_VERSION;
   const raw = new Database(file, { readonly: true, fileMustExist: true });
@@ -64,6 +64,6 @@ export function migrateStore(file: string): { file: string; from: number; to: nu
     raw.close();
   }
   // Opening for writing migrates (schema.ts), and refuses a foreign, damaged or newer file with a clear error.
-  openStore(file).close();
+  await openStore(file).close();
   return { file, from: versionBefore, to: SCHEMA_VERSION };
 }

@@ -18,10 +18,10 @@ afterEach(() => {
 
 async function recordRun(file: string, model: string, n: number) {
   const store = SqliteRunStore.open(file);
-  const runId = store.createRun(TEST_MANIFEST);
+  const runId = await store.createRun(TEST_MANIFEST);
   const models = new FakeModels();
   await runCells(store, runId, makeSpecs(n, model), { adapterFor: models.adapterFor });
-  store.close();
+  await store.close();
 }
 
 describe('replay adapter', () => {
@@ -30,15 +30,15 @@ describe('replay adapter', () => {
     await recordRun(source, 'openai:gpt-x', 6);
     const ref = `replay:${source}`;
     const store = SqliteRunStore.open(join(dir, 'replayed.db'));
-    const runId = store.createRun(TEST_MANIFEST);
+    const runId = await store.createRun(TEST_MANIFEST);
     const summary = await runCells(store, runId, makeSpecs(6, ref), { adapterFor: createReplayAdapter });
     expect(summary).toMatchObject({ done: 6, failed: 0 });
     // The original answers (computed from the original model's requests) come back unchanged.
     expect(summary.results.map((r) => r.text)).toEqual(makeSpecs(6, 'openai:gpt-x').map((s) => answerFor(s.request)));
-    const exported = store.cellsOfRun(runId);
+    const exported = await store.cellsOfRun(runId);
     expect(exported.every((cell) => cell.request.model === ref)).toBe(true);
     expect(store.db.prepare('SELECT DISTINCT response_model FROM cells').pluck().all()).toEqual(['openai:gpt-x']);
-    store.close();
+    await store.close();
   });
 
   it('says clearly when a cell is not in the store', async () => {

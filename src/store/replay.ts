@@ -47,7 +47,7 @@ export function createReplayAdapter(ref: string): ModelAdapter {
     async generate(request: ModelRequest): Promise<ModelResponse> {
       const started = performance.now();
       const key = contentKey(request);
-      const matches = openStore().findByContent(key, model);
+      const matches = await openStore().findByContent(key, model);
       if (matches.length === 0) {
         throw new ModelCallError(
           'not_found',

@@ -18,82 +18,82 @@ afterEach(() => {
 });
 
 describe('run stages in the store', () => {
-  it('keeps a run running while a declared stage is incomplete, whoever writes done', () => {
+  it('keeps a run running while a declared stage is incomplete, whoever writes done', async () => {
     const store = RunStore.open(join(dir, 'run.db'));
     try {
-      const id = store.createRun(TEST_MANIFEST);
-      store.declareStages(id, [
+      const id = await store.createRun(TEST_MANIFEST);
+      await store.declareStages(id, [
         { name: 'generation', expected: 3 },
         { name: 'labeling', expected: 3 },
       ]);
-      store.recordStage(id, 'generation', { expected: 3, registered: 3, settled: 3 });
+      await store.recordStage(id, 'generation', { expected: 3, registered: 3, settled: 3 });
       // What the runner writes at the end of the generation stage.
-      store.setRunStatus(id, 'done');
-      expect(store.requireRun(id).status).toBe('running');
+      await store.setRunStatus(id, 'done');
+      expect((await store.requireRun(id)).status).toBe('running');
       // A stop is recorded as it is (only `done` waits for the stages).
-      store.setRunStatus(id, 'interrupted');
-      expect(store.requireRun(id).status).toBe('interrupted');
-      store.recordStage(id, 'labeling', { expected: 3, registered: 3, settled: 2 });
-      store.setRunStatus(id, 'done');
-      expect(store.requireRun(id).status).toBe('running');
-      store.recordStage(id, 'labeling', { expected: 3, registered: 3, settled: 3 });
-      store.setRunStatus(id, 'done');
-      expect(store.requireRun(id).status).toBe('done');
+      await store.setRunStatus(id, 'interrupted');
+      expect((await store.requireRun(id)).status).toBe('interrupted');
+      await store.recordStage(id, 'labeling', { expected: 3, registered: 3, settled: 2 });
+      await store.setRunStatus(id, 'done');
+      expect((await store.requireRun(id)).status).toBe('running');
+      await store.recordStage(id, 'labeling', { expected: 3, registered: 3, settled: 3 });
+      await store.setRunStatus(id, 'done');
+      expect((await store.requireRun(id)).status).toBe('done');
     } finally {
-      store.close();
+      await store.close();
     }
   });
 
-  it('orders declared stages first and appends undeclared ones; a re-declaration updates only stages not started', () => {
+  it('orders declared stages first and appends undeclared ones; a re-declaration updates only stages not started', async () => {
     const store = RunStore.open(join(dir, 'run.db'));
     try {
-      const id = store.createRun(TEST_MANIFEST);
-      store.declareStages(id, [
+      const id = await store.createRun(TEST_MANIFEST);
+      await store.declareStages(id, [
         { name: 'a', expected: 2 },
         { name: 'b', expected: null },
       ]);
-      store.recordStage(id, 'extra', { expected: 1, registered: 1, settled: 1 });
-      store.recordStage(id, 'a', { expected: 2, registered: 2, settled: 1 });
-      store.declareStages(id, [
+      await store.recordStage(id, 'extra', { expected: 1, registered: 1, settled: 1 });
+      await store.recordStage(id, 'a', { expected: 2, registered: 2, settled: 1 });
+      await store.declareStages(id, [
         { name: 'a', expected: 5 },
         { name: 'b', expected: 7 },
       ]);
-      expect(store.stages(id).map((s) => [s.stage, s.ordinal, s.expected, s.registered, s.settled])).toEqual([
+      expect((await store.stages(id)).map((s) => [s.stage, s.ordinal, s.expected, s.registered, s.settled])).toEqual([
         ['a', 0, 2, 2, 1],
         ['b', 1, 7, 0, 0],
         ['extra', 2, 1, 1, 1],
       ]);
       // Deleting the run deletes its stages (the foreign key would refuse otherwise).
-      store.deleteRun(id);
-      expect(store.stages(id)).toEqual([]);
+      await store.deleteRun(id);
+      expect(await store.stages(id)).toEqual([]);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 
-  it('treats a run recorded before stages existed by its status alone (a v4 store migrates to v5 with the ledger)', () => {
+  it('treats a run recorded before stages existed by its status alone (a v4 store migrates to v5 with the ledger)', async () => {
     const file = join(dir, 'old.db');
     const store = RunStore.open(file);
-    const id = store.createRun(TEST_MANIFEST);
-    store.setRunStatus(id, 'done');
-    store.close();
+    const id = await store.createRun(TEST_MANIFEST);
+    await store.setRunStatus(id, 'done');
+    await store.close();
     // Make it a schema-4 store: no ledger table.
     const raw = new Database(file);
     raw.exec('DROP TABLE run_stages');
     raw.prepare("UPDATE meta SET value = '4' WHERE name = 'schema_version'").run();
     raw.close();
     const reader = RunStore.open(file, { readonly: true });
-    expect(reader.stages(id)).toEqual([]);
-    expect(incompleteRunMessage(reader.requireRun(id), reader.stages(id))).toBeNull();
-    reader.close();
+    expect(await reader.stages(id)).toEqual([]);
+    expect(incompleteRunMessage(await reader.requireRun(id), await reader.stages(id))).toBeNull();
+    await reader.close();
     const writer = SqliteRunStore.open(file);
     try {
       expect(Number(writer.db.prepare("SELECT value FROM meta WHERE name = 'schema_version'").pluck().get())).toBe(SCHEMA_VERSION);
-      expect(writer.requireRun(id).status).toBe('done');
-      writer.recordStage(id, 'x', { expected: 1, registered: 0, settled: 0 });
-      expect(writer.stages(id)).toHaveLength(1);
+      expect((await writer.requireRun(id)).status).toBe('done');
+      await writer.recordStage(id, 'x', { expected: 1, registered: 0, settled: 0 });
+      expect(await writer.stages(id)).toHaveLength(1);
     } finally {
-      writer.close();
+      await writer.close();
     }
   });
 });

@@ -36,23 +36,23 @@ const outcome = (text: string, status: CellOutcome['status'] = 'done'): CellOutc
 });
 
 describe('RunStore schema', () => {
-  it('creates a WAL store with the current schema version and reopens it', () => {
+  it('creates a WAL store with the current schema version and reopens it', async () => {
     const file = join(dir, 'run.db');
-    SqliteRunStore.open(file).close();
+    await SqliteRunStore.open(file).close();
     const store = SqliteRunStore.open(file);
     expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(store.db.pragma('synchronous', { simple: true })).toBe(1); // NORMAL
     expect(Number(store.db.pragma('busy_timeout', { simple: true }))).toBeGreaterThan(0);
     const version = store.db.prepare("SELECT value FROM meta WHERE name = 'schema_version'").pluck().get();
     expect(Number(version)).toBe(SCHEMA_VERSION);
-    store.close();
+    await store.close();
   });
 
-  it('refuses a store written by a newer schema, naming the file', () => {
+  it('refuses a store written by a newer schema, naming the file', async () => {
     const file = join(dir, 'new.db');
     const store = SqliteRunStore.open(file);
     store.db.prepare("UPDATE meta SET value = '99' WHERE name = 'schema_version'").run();
-    store.close();
+    await store.close();
     expect(() => SqliteRunStore.open(file)).toThrow(InputError);
     expect(() => SqliteRunStore.open(file)).toThrow(/new\.db: store schema version 99 is newer/);
   });
@@ -65,36 +65,31 @@ describe('RunStore schema', () => {
     expect(() => SqliteRunStore.open(file)).toThrow(/not an echolens run store/);
   });
 
-  it('opens read-only stores and refuses a missing one', () => {
+  it('opens read-only stores and refuses a missing one', async () => {
     const file = join(dir, 'ro.db');
     const writer = SqliteRunStore.open(file);
-    const runId = writer.createRun(TEST_MANIFEST);
-    writer.close();
+    const runId = await writer.createRun(TEST_MANIFEST);
+    await writer.close();
     const reader = SqliteRunStore.open(file, { readonly: true });
-    expect(reader.getRun(runId)?.experiment).toBe('test');
-    reader.close();
+    expect((await reader.getRun(runId))?.experiment).toBe('test');
+    await reader.close();
     expect(() => SqliteRunStore.open(join(dir, 'missing.db'), { readonly: true })).toThrow(InputError);
   });
 });
 
 describe('RunStore runs and cells', () => {
-  it('creates, lists and updates runs; rejects duplicate ids and bad manifests', () => {
+  it('creates, lists and updates runs; rejects duplicate ids and bad manifests', async () => {
     const store = SqliteRunStore.open(':memory:');
-    const a = store.createRun(TEST_MANIFEST, { id: 'run-a' });
-    const b = store.createRun({ ...TEST_MANIFEST, experiment: 'persona' });
+    const a = await store.createRun(TEST_MANIFEST, { id: 'run-a' });
+    const b = await store.createRun({ ...TEST_MANIFEST, experiment: 'persona' });
     expect(b).toMatch(/^run-\d{8}T\d{6}Z-[0-9a-f]{6}$/);
     expect(() => store.createRun(TEST_MANIFEST, { id: 'run-a' })).toThrow(/already exists/);
     expect(() => store.createRun(TEST_MANIFEST, { id: 'bad id!' })).toThrow(InvalidArgumentError);
     expect(() => store.createRun({ ...TEST_MANIFEST, experiment: '' })).toThrow(/manifest.experiment/);
     expect(() => store.createRun({ ...TEST_MANIFEST, seed: Number.NaN })).toThrow(/manifest.seed/);
-    expect(
-      store
-        .listRuns()
-        .map((run) => run.id)
-        .sort(),
-    ).toEqual([a, b].sort());
-    store.setRunStatus(a, 'done', { done: 3 });
-    const run = store.requireRun(a);
+    expect((await store.listRuns()).map((run) => run.id).sort()).toEqual([a, b].sort());
+    await store.setRunStatus(a, 'done', { done: 3 });
+    const run = await store.requireRun(a);
     expect(run.status).toBe('done');
     expect(run.endedAt).not.toBeNull();
     expect(run.summary).toEqual({ done: 3 });
@@ -103,92 +98,92 @@ describe('RunStore runs and cells', () => {
     expect(() => store.setRunStatus('nope', 'done')).toThrow(InvalidArgumentError);
   });
 
-  it('deletes a run and the cells no other run links to', () => {
+  it('deletes a run and the cells no other run links to', async () => {
     const store = SqliteRunStore.open(':memory:');
     const specs = makeSpecs(3);
-    const r1 = store.createRun(TEST_MANIFEST);
-    const r2 = store.createRun(TEST_MANIFEST);
-    store.registerCells(r1, specs);
-    const [shared] = store.registerCells(r2, [{ request: specs[0]!.request, labels: { other: 'label' } }]);
-    expect(store.deleteRun(r1)).toEqual({ cellsRemoved: 2 });
-    expect(store.getRun(r1)).toBeUndefined();
+    const r1 = await store.createRun(TEST_MANIFEST);
+    const r2 = await store.createRun(TEST_MANIFEST);
+    await store.registerCells(r1, specs);
+    const [shared] = await store.registerCells(r2, [{ request: specs[0]!.request, labels: { other: 'label' } }]);
+    expect(await store.deleteRun(r1)).toEqual({ cellsRemoved: 2 });
+    expect(await store.getRun(r1)).toBeUndefined();
     expect(store.db.prepare('SELECT count(*) FROM cells').pluck().get()).toBe(1);
-    expect(store.cellsOfRun(r2).map((cell) => cell.key)).toEqual([shared]);
+    expect((await store.cellsOfRun(r2)).map((cell) => cell.key)).toEqual([shared]);
     expect(() => store.deleteRun(r1)).toThrow(InvalidArgumentError);
-    expect(store.deleteRun(r2)).toEqual({ cellsRemoved: 1 });
-    store.close();
+    expect(await store.deleteRun(r2)).toEqual({ cellsRemoved: 1 });
+    await store.close();
   });
 
-  it('stores a cell shared by two runs once, with each run keeping its own labels', () => {
+  it('stores a cell shared by two runs once, with each run keeping its own labels', async () => {
     const store = SqliteRunStore.open(':memory:');
     const specs = makeSpecs(3);
-    const r1 = store.createRun(TEST_MANIFEST);
-    const r2 = store.createRun(TEST_MANIFEST);
-    const keys1 = store.registerCells(r1, specs);
-    store.registerCells(r2, [{ request: specs[0]!.request, labels: { other: 'label' } }]);
+    const r1 = await store.createRun(TEST_MANIFEST);
+    const r2 = await store.createRun(TEST_MANIFEST);
+    const keys1 = await store.registerCells(r1, specs);
+    await store.registerCells(r2, [{ request: specs[0]!.request, labels: { other: 'label' } }]);
     expect(keys1).toEqual(specs.map((spec) => cellKey(spec)));
     expect(store.db.prepare('SELECT count(*) FROM cells').pluck().get()).toBe(3);
-    expect(store.cellsOfRun(r2).map((cell) => cell.labels)).toEqual([{ other: 'label' }]);
-    expect(store.requireRun(r1).counts).toMatchObject({ pending: 3, total: 3 });
+    expect((await store.cellsOfRun(r2)).map((cell) => cell.labels)).toEqual([{ other: 'label' }]);
+    expect((await store.requireRun(r1)).counts).toMatchObject({ pending: 3, total: 3 });
     // Registering the same plan again adds nothing.
-    store.registerCells(r1, specs);
-    expect(store.cellsOfRun(r1)).toHaveLength(3);
+    await store.registerCells(r1, specs);
+    expect(await store.cellsOfRun(r1)).toHaveLength(3);
   });
 
-  it('never overwrites a done cell, lets failed and empty cells be replaced, and accumulates attempts', () => {
+  it('never overwrites a done cell, lets failed and empty cells be replaced, and accumulates attempts', async () => {
     const store = SqliteRunStore.open(':memory:');
-    const run = store.createRun(TEST_MANIFEST);
-    const [key] = store.registerCells(run, makeSpecs(1));
-    expect(store.recordResult(key!, { ...outcome('', 'failed'), text: null, errorClass: 'server', errorMessage: 'x' })).toBe(true);
-    expect(store.recordResult(key!, outcome('first'))).toBe(true);
-    expect(store.recordResult(key!, outcome('second'))).toBe(false);
-    const cell = store.getCell(key!)!;
+    const run = await store.createRun(TEST_MANIFEST);
+    const [key] = await store.registerCells(run, makeSpecs(1));
+    expect(await store.recordResult(key!, { ...outcome('', 'failed'), text: null, errorClass: 'server', errorMessage: 'x' })).toBe(true);
+    expect(await store.recordResult(key!, outcome('first'))).toBe(true);
+    expect(await store.recordResult(key!, outcome('second'))).toBe(false);
+    const cell = (await store.getCell(key!))!;
     expect(cell.text).toBe('first');
     expect(cell.attempts).toBe(2);
     expect(cell.usage).toEqual({ ...ZERO_USAGE, inputTokens: 5, outputTokens: 2 });
     expect(() => store.recordResult('0'.repeat(64), outcome('x'))).toThrow(/register it first/);
   });
 
-  it('filters a run’s cells by labels (string, number, boolean, null) and status', () => {
+  it('filters a run’s cells by labels (string, number, boolean, null) and status', async () => {
     const store = SqliteRunStore.open(':memory:');
-    const run = store.createRun(TEST_MANIFEST);
+    const run = await store.createRun(TEST_MANIFEST);
     const specs = makeSpecs(6).map((spec, index) => ({
       ...spec,
       labels: { ...spec.labels, strong: index < 2, note: index === 5 ? null : 'n' },
     }));
-    const keys = store.registerCells(run, specs);
-    store.recordResult(keys[1]!, outcome('one'));
-    store.recordResult(keys[2]!, outcome('', 'empty'));
-    expect(store.cellsOfRun(run, { labels: { arm: 'real' } }).map((c) => c.labels.index)).toEqual([0, 2, 4]);
-    expect(store.cellsOfRun(run, { labels: { index: 3 } }).map((c) => c.key)).toEqual([keys[3]]);
-    expect(store.cellsOfRun(run, { labels: { strong: true } }).map((c) => c.labels.index)).toEqual([0, 1]);
-    expect(store.cellsOfRun(run, { labels: { note: null } }).map((c) => c.labels.index)).toEqual([5]);
-    expect(store.cellsOfRun(run, { status: 'done' }).map((c) => c.result.text)).toEqual(['one']);
-    expect(store.cellsOfRun(run, { status: ['done', 'empty'], labels: { arm: 'real' } }).map((c) => c.labels.index)).toEqual([2]);
-    expect(store.cellsOfRun(run)[0]!.request).toEqual(specs[0]!.request);
-    expect(store.requireRun(run).counts).toEqual({ pending: 4, done: 1, empty: 1, failed: 0, total: 6 });
+    const keys = await store.registerCells(run, specs);
+    await store.recordResult(keys[1]!, outcome('one'));
+    await store.recordResult(keys[2]!, outcome('', 'empty'));
+    expect((await store.cellsOfRun(run, { labels: { arm: 'real' } })).map((c) => c.labels.index)).toEqual([0, 2, 4]);
+    expect((await store.cellsOfRun(run, { labels: { index: 3 } })).map((c) => c.key)).toEqual([keys[3]]);
+    expect((await store.cellsOfRun(run, { labels: { strong: true } })).map((c) => c.labels.index)).toEqual([0, 1]);
+    expect((await store.cellsOfRun(run, { labels: { note: null } })).map((c) => c.labels.index)).toEqual([5]);
+    expect((await store.cellsOfRun(run, { status: 'done' })).map((c) => c.result.text)).toEqual(['one']);
+    expect((await store.cellsOfRun(run, { status: ['done', 'empty'], labels: { arm: 'real' } })).map((c) => c.labels.index)).toEqual([2]);
+    expect((await store.cellsOfRun(run))[0]!.request).toEqual(specs[0]!.request);
+    expect((await store.requireRun(run)).counts).toEqual({ pending: 4, done: 1, empty: 1, failed: 0, total: 6 });
   });
 
-  it('finds finished cells by content across models', () => {
+  it('finds finished cells by content across models', async () => {
     const store = SqliteRunStore.open(':memory:');
-    const run = store.createRun(TEST_MANIFEST);
+    const run = await store.createRun(TEST_MANIFEST);
     const specA = makeSpecs(1, 'a:x')[0]!;
     const specB = { ...specA, request: { ...specA.request, model: 'b:y' } };
-    const [ka, kb] = store.registerCells(run, [specA, specB]);
+    const [ka, kb] = await store.registerCells(run, [specA, specB]);
     expect(ka).not.toBe(kb);
     expect(contentKey(specA.request)).toBe(contentKey(specB.request));
-    expect(store.findByContent(contentKey(specA.request))).toEqual([]);
-    store.recordResult(ka!, outcome('from a'));
-    expect(store.findByContent(contentKey(specA.request)).map((m) => [m.model, m.result.text])).toEqual([['a:x', 'from a']]);
-    expect(store.findByContent(contentKey(specA.request), 'b:y')).toEqual([]);
+    expect(await store.findByContent(contentKey(specA.request))).toEqual([]);
+    await store.recordResult(ka!, outcome('from a'));
+    expect((await store.findByContent(contentKey(specA.request))).map((m) => [m.model, m.result.text])).toEqual([['a:x', 'from a']]);
+    expect(await store.findByContent(contentKey(specA.request), 'b:y')).toEqual([]);
   });
 
   it('exports a run as JSON Lines with labels, request and result, in plan order', async () => {
     const store = SqliteRunStore.open(':memory:');
-    const run = store.createRun(TEST_MANIFEST);
+    const run = await store.createRun(TEST_MANIFEST);
     const specs = makeSpecs(1203);
-    const keys = store.registerCells(run, specs);
-    store.recordResult(keys[7]!, outcome('seven'));
+    const keys = await store.registerCells(run, specs);
+    await store.recordResult(keys[7]!, outcome('seven'));
     const stream = new PassThrough({ highWaterMark: 1024 });
     const chunks: string[] = [];
     stream.on('data', (chunk: Buffer) => chunks.push(chunk.toString('utf8')));
@@ -214,7 +209,7 @@ describe('secrets never reach the store', () => {
     const env = { ...process.env, FAKE_PROVIDER_API_KEY: secret };
     const file = join(dir, 'secret.db');
     const store = SqliteRunStore.open(file, { env });
-    const run = store.createRun({
+    const run = await store.createRun({
       ...TEST_MANIFEST,
       config: { provider: { apiKey: secret, headers: { Authorization: `Bearer ${secret}` } }, note: `key=${secret}` },
     });
@@ -227,14 +222,14 @@ describe('secrets never reach the store', () => {
       },
       labels: {},
     };
-    const [key] = store.registerCells(run, [leaky]);
-    store.recordResult(key!, { ...outcome('', 'failed'), errorClass: 'auth', errorMessage: `bad key ${secret}` });
+    const [key] = await store.registerCells(run, [leaky]);
+    await store.recordResult(key!, { ...outcome('', 'failed'), errorClass: 'auth', errorMessage: `bad key ${secret}` });
     const out = new PassThrough();
     const chunks: string[] = [];
     out.on('data', (chunk: Buffer) => chunks.push(chunk.toString('utf8')));
     await store.exportJsonl(run, out);
     const stored = JSON.stringify([store.requireRun(run), store.cellsOfRun(run)]);
-    store.close();
+    await store.close();
 
     expect(stored).not.toContain(secret);
     expect(stored).toContain('[redacted]');

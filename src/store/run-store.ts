@@ -382,7 +382,11 @@ export class SqliteRunStore implements RunStore {
    * Returns the key of each spec (same order). Idempotent: resuming a run with
    * the same plan adds nothing.
    */
-  async registerCells(runId: string, specs: readonly CellSpec[], identities?: readonly Pick<CellIdentity, 'key' | 'contentKey' | 'legacyKey'>[]): Promise<string[]> {
+  async registerCells(
+    runId: string,
+    specs: readonly CellSpec[],
+    identities?: readonly Pick<CellIdentity, 'key' | 'contentKey' | 'legacyKey'>[],
+  ): Promise<string[]> {
     await this.idle();
     await this.requireRun(runId);
     if (identities !== undefined && identities.length !== specs.length) throw new InvalidArgumentError('identities', 'must have one identity per spec');

@@ -17,7 +17,7 @@ describe('one writing process per store', () => {
   it('a second process is refused while the first holds the store, and takes over once it was killed', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'echolens-lock-'));
     const file = join(dir, 'runs.db');
-    RunStore.open(file).close();
+    await RunStore.open(file).close();
     writeFileSync(join(dir, 'holder.mts'), HOLDER);
     const child = spawn(process.execPath, ['--import', 'tsx', join(dir, 'holder.mts'), file], { stdio: ['ignore', 'pipe', 'inherit'] });
     await new Promise<void>((resolve, reject) => {
@@ -27,35 +27,35 @@ describe('one writing process per store', () => {
     expect(() => RunStore.open(file)).toThrow(InputError);
     expect(() => RunStore.open(file)).toThrow(/in use by process \d+/);
     // Readers are never locked out.
-    RunStore.open(file, { readonly: true }).close();
+    await RunStore.open(file, { readonly: true }).close();
     const exited = new Promise((resolve) => child.on('exit', resolve));
     child.kill('SIGKILL');
     await exited;
     const store = RunStore.open(file);
-    store.close();
+    await store.close();
     expect(existsSync(`${file}.lock`)).toBe(false);
   }, 60_000);
 
-  it('re-opening in the same process shares the lock', () => {
+  it('re-opening in the same process shares the lock', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'echolens-lock-')), 'runs.db');
     const a = RunStore.open(file);
     const b = RunStore.open(file);
-    b.close();
+    await b.close();
     expect(existsSync(`${file}.lock`)).toBe(true);
-    a.close();
+    await a.close();
     expect(existsSync(`${file}.lock`)).toBe(false);
   });
 });
 
 describe('read-only opens', () => {
-  it('leave no -wal or -shm file behind', () => {
+  it('leave no -wal or -shm file behind', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'echolens-ro-'));
     const file = join(dir, 'runs.db');
-    RunStore.open(file).close();
+    await RunStore.open(file).close();
     expect(readdirSync(dir).sort()).toEqual(['runs.db']);
     const store = RunStore.open(file, { readonly: true });
-    store.listRuns();
-    store.close();
+    await store.listRuns();
+    await store.close();
     expect(readdirSync(dir).sort()).toEqual(['runs.db']);
   });
 });

@@ -43,7 +43,7 @@ describe('stored text', () => {
     const raw = store.db.prepare('SELECT text FROM cells').pluck().all() as string[];
     expect(raw.some((text) => text.startsWith('\uFDD0'))).toBe(true);
     expect(raw.every((text) => !text.includes('\u0000'))).toBe(true);
-    store.close();
+    await store.close();
   });
 
   it('an answer the store refuses fails its cell with a storage error once, its call paid and counted', async () => {
@@ -56,7 +56,7 @@ describe('stored text', () => {
     expect(result.failed).toBe(4);
     expect(result.done).toBe(8);
     expect(result.spendUsd).toBeCloseTo(12 * COST_PER_CALL, 9);
-    const cells = store.cellResultsOfRun(runId);
+    const cells = await store.cellResultsOfRun(runId);
     for (const cell of cells) {
       if (poison(cell.labels.index as number)) {
         expect(cell.result.status).toBe('failed');
@@ -67,7 +67,7 @@ describe('stored text', () => {
         expect(cell.result.costUsd).toBeCloseTo(COST_PER_CALL, 9);
       } else expect(cell.result.status).toBe('done');
     }
-    store.close();
+    await store.close();
   });
 
   it('counts an attempt before the call is sent (a killed run still shows it), once in all', async () => {
@@ -75,17 +75,17 @@ describe('stored text', () => {
     const plan = makeSpecs(5);
     const seen: Array<{ status: string | undefined; attempts: number | undefined }> = [];
     const models = new FakeModels({
-      respond: (request) => {
-        const cell = store.getCell(cellKey(request));
+      respond: async (request) => {
+        const cell = await store.getCell(cellKey(request));
         seen.push({ status: cell?.status, attempts: cell?.attempts });
         return fakeResponse('ok', usageFor(request));
       },
     });
-    const id = store.createRun(TEST_MANIFEST, { id: 'attempts' });
+    const id = await store.createRun(TEST_MANIFEST, { id: 'attempts' });
     const result = await runCells(store, id, plan, { adapterFor: models.adapterFor, costOf: () => COST_PER_CALL });
     expect(seen).toEqual(plan.map(() => ({ status: 'pending', attempts: 1 })));
     expect(result.results.map((r) => r.attempts)).toEqual([1, 1, 1, 1, 1]);
-    expect(store.cellResultsOfRun(id).map((c) => c.result.attempts)).toEqual([1, 1, 1, 1, 1]);
-    store.close();
+    expect((await store.cellResultsOfRun(id)).map((c) => c.result.attempts)).toEqual([1, 1, 1, 1, 1]);
+    await store.close();
   });
 });

@@ -29,7 +29,7 @@ registerSimProfile({
 describe('tool calls in the store', () => {
   it('a tool call without text is a done cell; its calls are stored and read back (also from cache)', async () => {
     const store = SqliteRunStore.open(join(dir, 'run.db'));
-    const runId = store.createRun(TEST_MANIFEST);
+    const runId = await store.createRun(TEST_MANIFEST);
     const spec = {
       request: {
         model: 'sim:test-tool-caller',
@@ -46,17 +46,17 @@ describe('tool calls in the store', () => {
     const again = await runCells(store, runId, [spec]);
     expect(again.results[0]!.cached).toBe(true);
     expect(again.results[0]!.toolCalls).toEqual(first.results[0]!.toolCalls);
-    store.close();
+    await store.close();
   });
 
-  it('a version-1 store is migrated: the tool_calls column is added, old cells read without toolCalls', () => {
+  it('a version-1 store is migrated: the tool_calls column is added, old cells read without toolCalls', async () => {
     const file = join(dir, 'old.db');
     const store = SqliteRunStore.open(file);
-    const runId = store.createRun(TEST_MANIFEST);
-    const [key] = store.registerCells(runId, [
+    const runId = await store.createRun(TEST_MANIFEST);
+    const [key] = await store.registerCells(runId, [
       { request: { model: 'sim:echo', messages: [{ role: 'user', content: 'x' }], params: {}, sample: 0 }, labels: {} },
     ]);
-    store.recordResult(key!, {
+    await store.recordResult(key!, {
       status: 'done',
       attempts: 1,
       text: 'x',
@@ -71,7 +71,7 @@ describe('tool calls in the store', () => {
       startedAt: '2026-01-01T00:00:00.000Z',
       finishedAt: '2026-01-01T00:00:01.000Z',
     });
-    store.close();
+    await store.close();
     // Turn it back into a version-1 file.
     const db = new Database(file);
     db.exec('ALTER TABLE cells DROP COLUMN tool_calls');
@@ -80,9 +80,9 @@ describe('tool calls in the store', () => {
     db.close();
     const reopened = SqliteRunStore.open(file);
     expect(Number(reopened.db.prepare("SELECT value FROM meta WHERE name = 'schema_version'").pluck().get())).toBe(SCHEMA_VERSION);
-    const cell = reopened.getCell(key!)!;
+    const cell = (await reopened.getCell(key!))!;
     expect(cell.text).toBe('x');
     expect(cell.toolCalls).toBeUndefined();
-    reopened.close();
+    await reopened.close();
   });
 });

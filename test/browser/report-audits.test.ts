@@ -173,7 +173,7 @@ describe('HTML report of every audit in chromium', { timeout: 420_000 }, () => {
         pages.push({ name: `report-${run.experiment}`, file, runs: [run] });
       }
     } finally {
-      store.close();
+      await store.close();
     }
     browser = await launchBrowser();
   }, 300_000);

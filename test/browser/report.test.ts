@@ -48,7 +48,7 @@ async function openReport(browser: BrowserSession, db: string, name: string): Pr
   const store = openStore(db, { readonly: true });
   const page = await renderReport(store, 'html');
   const json = JSON.parse(await renderReport(store, 'json')) as ReportJson;
-  store.close();
+  await store.close();
   const file = join(mkdtempSync(join(tmpdir(), 'echolens-report-html-')), `${name}.html`);
   writeFileSync(file, page);
   const url = pathToFileURL(file).href;

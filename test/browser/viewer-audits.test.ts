@@ -62,7 +62,7 @@ describe('viewer on the demo store: every audit in chromium', { timeout: 600_000
     db = demo.db;
     const store = openStore(db, { readonly: true });
     report = JSON.parse(await renderReport(store, 'json')) as JsonReport;
-    store.close();
+    await store.close();
     viewer = await startViewer({
       stores: [{ file: db, store: openStore(db, { readonly: true }) }],
       sessions: [],

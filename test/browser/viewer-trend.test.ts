@@ -111,15 +111,15 @@ describe('trend page in chromium', { timeout: 300_000 }, () => {
     // The HTML report of the latest measurement links the trend and carries it; an earlier one does not.
     const store = openStore(db, { readonly: true });
     try {
-      const runs = store.listRuns().sort((a, b) => a.startedAt.localeCompare(b.startedAt));
-      const latest = await renderHtmlReport(store, collectReports(store, [runs[2]?.id as string]));
+      const runs = (await store.listRuns()).sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+      const latest = await renderHtmlReport(store, await collectReports(store, [runs[2]?.id as string]));
       expect(latest).toMatch(/href="#trend-persona-[0-9a-f]{12}"/u);
       expect(latest).toContain('class="trend"');
       expect(latest).not.toContain('<img src=x');
-      const earlier = await renderHtmlReport(store, collectReports(store, [runs[0]?.id as string]));
+      const earlier = await renderHtmlReport(store, await collectReports(store, [runs[0]?.id as string]));
       expect(earlier).not.toContain('class="trend"');
     } finally {
-      store.close();
+      await store.close();
     }
   });
 });

@@ -201,8 +201,8 @@ describe('viewer in chromium', { timeout: 300_000 }, () => {
       await screenshot(page, 'viewer-compare', false);
       // The comparison shows each run's own drift gap, as its report computes it.
       const store = openStore(db, { readonly: true });
-      const gap = personaReport(store, runId).drift[0]!.gap as GapEstimate;
-      store.close();
+      const gap = (await personaReport(store, runId)).drift[0]!.gap as GapEstimate;
+      await store.close();
       const sign = (x: number) => (x >= 0 ? `+${x.toFixed(2)}` : x.toFixed(2));
       // The audit's viewer summary: the gap with its CI, then " · strong drift" when |Δ| passes the threshold.
       const shown = (await page.locator('#compare-headlines table').first().locator('tbody tr td').nth(1).textContent()) ?? '';

@@ -32,17 +32,17 @@ function storedTexts(file: string): string {
 }
 
 describe('secrets echoed in answers are not stored', { timeout: 120_000 }, () => {
-  it('a recorded answer and its reasoning keep <SECRET:kind> for keys of known shapes and for secret environment values', () => {
+  it('a recorded answer and its reasoning keep <SECRET:kind> for keys of known shapes and for secret environment values', async () => {
     const file = join(dir, 'live.db');
     const store = SqliteRunStore.open(file, { env: { MY_SERVICE_API_KEY: ENV_SECRET } });
     try {
-      const run = store.createRun(TEST_MANIFEST);
+      const run = await store.createRun(TEST_MANIFEST);
       const specs = KEYS.map((_, i) => ({
         request: { model: 'sim:x', messages: [{ role: 'user' as const, content: `q${i}` }], params: {}, sample: 0 },
         labels: {},
       }));
-      const keys = store.registerCells(run, specs);
-      store.recordResults(
+      const keys = await store.registerCells(run, specs);
+      await store.recordResults(
         keys.map((key, i) => ({
           key,
           outcome: {
@@ -62,10 +62,10 @@ describe('secrets echoed in answers are not stored', { timeout: 120_000 }, () =>
           },
         })),
       );
-      const texts = store.cellResultsOfRun(run).map((c) => `${c.result.text}`);
+      const texts = (await store.cellResultsOfRun(run)).map((c) => `${c.result.text}`);
       expect(texts.every((t) => t.startsWith('Here is the key you pasted: <SECRET:'))).toBe(true);
     } finally {
-      store.close();
+      await store.close();
     }
     const all = storedTexts(file);
     for (const key of [...KEYS, ENV_SECRET]) expect(all).not.toContain(key);

@@ -73,7 +73,7 @@ describe('batch results corruption', () => {
           });
           const store = RunStore.open(join(dir, `${provider}-${corruption.name.replaceAll(' ', '-')}-${round}.db`), { env: {} });
           try {
-            const runId = store.createRun(TEST_MANIFEST, { id: 'corrupt' });
+            const runId = await store.createRun(TEST_MANIFEST, { id: 'corrupt' });
             const outcome = await runCellsBatch(store, runId, makeSpecs(cells, `${provider}:m@${server.baseURL}`), {
               env,
               costOf: () => 0,
@@ -82,7 +82,7 @@ describe('batch results corruption', () => {
             }).catch((error: unknown) => error as { errorKind?: string });
             if (corruption.throws) expect((outcome as { errorKind?: string }).errorKind).toBe(corruption.throws);
             else expect(outcome).toMatchObject({ status: 'done' });
-            const results = store.cellsOfRun(runId).map((c) => c.result);
+            const results = (await store.cellsOfRun(runId)).map((c) => c.result);
             const pickedCell = results.find((r) => r.key === pickedId)!;
             if (corruption.pickedClass === null) expect(pickedCell.status).toBe('done');
             else expect(pickedCell).toMatchObject({ status: 'failed', errorClass: corruption.pickedClass, text: null });
@@ -92,9 +92,9 @@ describe('batch results corruption', () => {
               expect(result).toMatchObject({ status: 'done', text: `answer to Question number ${index}?` });
             }
             expect([...server.submissions.values()].every((n) => n === 1)).toBe(true);
-            expect(store.batchJobs().open()).toHaveLength(0);
+            expect(await store.batchJobs().open()).toHaveLength(0);
           } finally {
-            store.close();
+            await store.close();
             await server.close();
           }
         }
@@ -134,18 +134,13 @@ describe('SIGKILL inside the batch create call', () => {
         });
         expect(server.batches).toHaveLength(1);
         const store = RunStore.open(file, { env: {} });
-        expect(
-          store
-            .batchJobs()
-            .open()
-            .map((job) => [job.status, job.batchId]),
-        ).toEqual([['submitting', null]]);
+        expect((await store.batchJobs().open()).map((job) => [job.status, job.batchId])).toEqual([['submitting', null]]);
         const summary = await runCellsBatch(store, 'kill-create', makeSpecs(6, model), { env, pollIntervalMs: 0, sleep: async () => {}, costOf: () => 0 });
         expect(summary).toMatchObject({ status: 'done', done: 6, pending: 0 });
         expect(server.batches).toHaveLength(1);
         expect([...server.submissions.values()]).toEqual([1, 1, 1, 1, 1, 1]);
         expect(server.online.requests).toHaveLength(6);
-        store.close();
+        await store.close();
       } finally {
         await server.close();
       }

@@ -264,16 +264,16 @@ describe('forked-session null, end to end (SIMULATED null targets through the st
         specs: oldPlan,
       });
       const beforeStore = openStore(join(dir, 'before.db'), { readonly: true });
-      const beforeReport = personaReport(beforeStore, before.runId);
-      beforeStore.close();
+      const beforeReport = await personaReport(beforeStore, before.runId);
+      await beforeStore.close();
       const flaggedBefore = beforeReport.drift.filter((d) => !('error' in d.signFlip) && d.signFlip.p < 0.05).length;
 
       const db = join(dir, 'runs.db');
       const run = await runPersona(config, db, { progress: false, signal: new AbortController().signal }, sessions);
       const store = openStore(db, { readonly: true });
-      const report = personaReport(store, run.runId);
-      const cells = store.cellsOfRun(run.runId).filter((c) => c.labels.stage === 'target');
-      store.close();
+      const report = await personaReport(store, run.runId);
+      const cells = (await store.cellsOfRun(run.runId)).filter((c) => c.labels.stage === 'target');
+      await store.close();
       // Each fork joined its parent; 8 units remain.
       expect(report.units?.units).toBe(8);
       expect(report.units?.merged.map((f) => f.members)).toEqual([1, 2, 3, 4].map((i) => [`S${i}`, `S${i + 8}`]));

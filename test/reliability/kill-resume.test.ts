@@ -76,7 +76,7 @@ describe('kill and resume', () => {
       const outcome = await runWorker(dir, file, log, cells, killAfter);
       const store = SqliteRunStore.open(file, { readonly: true });
       const committed = store.db.prepare("select count(*) as n from cells where status = 'done'").get() as { n: number };
-      store.close();
+      await store.close();
       const callsBefore = readFileSync(log, 'utf8').trim().split('\n').length;
       appendFileSync(log, '--resume--\n');
       await runWorker(dir, file, log, cells, null);
@@ -85,7 +85,7 @@ describe('kill and resume', () => {
       const final = SqliteRunStore.open(file, { readonly: true });
       const done = final.db.prepare("select count(*) as n from cells where status = 'done'").get() as { n: number };
       const wrong = final.db.prepare("select count(*) as n from cells where text not like 'answer to cell %'").get() as { n: number };
-      final.close();
+      await final.close();
       expect(done.n).toBe(cells);
       expect(wrong.n).toBe(0);
       // The resume calls exactly the cells that were not committed before the kill.

@@ -38,7 +38,7 @@ describe('fault storm', () => {
     });
     try {
       const store = SqliteRunStore.open(join(mkdtempSync(join(tmpdir(), 'echolens-storm-')), 'runs.db'));
-      const runId = store.createRun({ experiment: 'reliability', config: {}, seed: 1, versions: {}, gitCommit: null });
+      const runId = await store.createRun({ experiment: 'reliability', config: {}, seed: 1, versions: {}, gitCommit: null });
       const specs = Array.from({ length: cells }, (_, i) => ({
         request: { model: `openai:m@${server.baseURL}`, messages: [{ role: 'user' as const, content: `cell ${i}` }], params: {}, sample: 0 },
         labels: { i },
@@ -66,7 +66,7 @@ describe('fault storm', () => {
         server.requests.slice(callsBefore).map((r) => String((r.body as { messages: Array<{ content: string }> }).messages.at(-1)?.content)),
       );
       expect(retried.size).toBe(failedBefore);
-      store.close();
+      await store.close();
       console.log(
         `[reliability storm] ${cells} cells, ${calls} calls: ${JSON.stringify(counts)} after the first pass (${first.calls} calls, stop: ${first.stopReason ?? 'none'}); resume retried ${retried.size} failed cells → ${second.done} done, ${second.failed} failed again`,
       );

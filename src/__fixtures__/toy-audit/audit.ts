@@ -86,8 +86,8 @@ export const toyAudit: Audit<ToyConfig, number[], ToyCollected, ToyReport, { cel
   },
   dryRun: (_config, items) => ({ lines: [`plan: ${items.length} toy items`] }),
   describeResult: (run) => `toy run ${run.runId}: ${run.result.cells} cells`,
-  collect: (store, run) =>
-    store.cellsOfRun(run.id).map((cell) => {
+  collect: async (store, run) =>
+    (await store.cellsOfRun(run.id)).map((cell) => {
       const labels = toyLabels(cell.labels, cell.key);
       return { target: labels.target, item: labels.item, length: cell.result.status === 'done' ? (cell.result.text ?? '').length : 0 };
     }),

@@ -39,13 +39,13 @@ export function registerAuditCommands(group: Command, audit: AnyAudit): void {
     .option('--format <format>', 'md or json', 'md')
     .option('-o, --out <file>', 'write to a file instead of stdout')
     .option('--bootstrap <B>', 'bootstrap replicates (default: the run config’s value)', positiveInteger('--bootstrap'))
-    .action((db: string, options) => {
+    .action(async (db: string, options) => {
       const format = oneOf('--format', ['md', 'json'], options.format);
       const store = openStore(db, { readonly: true });
       try {
-        const runId = auditRunId(store, audit.name, options.run);
-        const analyzed = analyzeAuditRun(audit, store, store.requireRun(runId), options.bootstrap ? { B: options.bootstrap } : {});
-        const envelope = reportEnvelope(store, runId, { [audit.name]: analyzed.report });
+        const runId = await auditRunId(store, audit.name, options.run);
+        const analyzed = await analyzeAuditRun(audit, store, await store.requireRun(runId), options.bootstrap ? { B: options.bootstrap } : {});
+        const envelope = await reportEnvelope(store, runId, { [audit.name]: analyzed.report });
         emit(
           format === 'json'
             ? JSON.stringify({ runId, ...envelope.json, [audit.name]: audit.render.json(analyzed) }, null, 2)
@@ -53,7 +53,7 @@ export function registerAuditCommands(group: Command, audit: AnyAudit): void {
           options.out,
         );
       } finally {
-        store.close();
+        await store.close();
       }
     });
 

@@ -10,6 +10,7 @@ import { openStore } from '../../store/run-store.js';
 import { renderBaselineMarkdown } from '../../report/baseline-markdown.js';
 import { baselinePairs, compareToBaseline } from '../../report/history.js';
 import { emit, positiveNumber } from '../options.js';
+import { mapSequential } from '../../core/map-sequential.js';
 
 interface CompareOptions {
   format: string;
@@ -24,41 +25,36 @@ interface CompareOptions {
   seed?: number;
 }
 
-const latest = (store: RunStore, experiment: string): RunInfo | undefined =>
-  store
-    .listRuns()
-    .filter((r) => r.experiment === experiment)
-    .sort((x, y) => y.startedAt.localeCompare(x.startedAt))[0];
+const latest = async (store: RunStore, experiment: string): Promise<RunInfo | undefined> =>
+  (await store.listRuns()).filter((r) => r.experiment === experiment).sort((x, y) => y.startedAt.localeCompare(x.startedAt))[0];
 
 /** Which runs to compare: the named ones, else the latest run of each audit both stores hold. */
-function selectPairs(a: { file: string; store: RunStore }, b: { file: string; store: RunStore }, options: CompareOptions): Array<[RunInfo, RunInfo]> {
-  const pick = (side: { file: string; store: RunStore }, id: string | undefined, flag: string) => {
+async function selectPairs(
+  a: { file: string; store: RunStore },
+  b: { file: string; store: RunStore },
+  options: CompareOptions,
+): Promise<Array<[RunInfo, RunInfo]>> {
+  const pick = async (side: { file: string; store: RunStore }, id: string | undefined, flag: string) => {
     if (!id) return undefined;
-    const run = side.store.getRun(id);
+    const run = await side.store.getRun(id);
     if (!run) throw new InvalidArgumentError(flag, `no run ${id} in ${side.file}`);
     return run;
   };
-  const ra = pick(a, options.runA, '--run-a');
-  const rb = pick(b, options.runB, '--run-b');
+  const ra = await pick(a, options.runA, '--run-a');
+  const rb = await pick(b, options.runB, '--run-b');
   if (options.audit && !findAudit(options.audit)) throw new InvalidArgumentError('--audit', `no audit named "${options.audit}"`);
   if (ra || rb) {
     const experiment = (ra ?? rb)?.experiment as string;
-    const left = ra ?? latest(a.store, experiment);
-    const right = rb ?? latest(b.store, experiment);
+    const left = ra ?? (await latest(a.store, experiment));
+    const right = rb ?? (await latest(b.store, experiment));
     if (!left) throw new InvalidArgumentError('--run-a', `${a.file} holds no ${experiment} run to compare with run ${rb?.id}`);
     if (!right) throw new InvalidArgumentError('--run-b', `${b.file} holds no ${experiment} run to compare with run ${ra?.id}`);
     checkSameAudit(left, right, { a: `run A in ${a.file}`, b: `run B in ${b.file}` });
     return [[left, right]];
   }
-  const experiments = (store: RunStore) =>
-    new Set(
-      store
-        .listRuns()
-        .map((r) => r.experiment)
-        .filter((e) => findAudit(e) !== undefined),
-    );
-  const ea = experiments(a.store);
-  const eb = experiments(b.store);
+  const experiments = async (store: RunStore) => new Set((await store.listRuns()).map((r) => r.experiment).filter((e) => findAudit(e) !== undefined));
+  const ea = await experiments(a.store);
+  const eb = await experiments(b.store);
   const shared = [...ea].filter((e) => eb.has(e) && (!options.audit || e === options.audit));
   if (shared.length === 0) {
     const list = (s: Set<string>) => (s.size === 0 ? 'no audit run' : `${[...s].join(', ')} runs`);
@@ -67,21 +63,21 @@ function selectPairs(a: { file: string; store: RunStore }, b: { file: string; st
       `${a.file} holds ${list(ea)} and ${b.file} holds ${list(eb)}${options.audit ? ` (asked: ${options.audit})` : ''}; compare only runs of the same audit`,
     );
   }
-  return shared.map((e) => [latest(a.store, e) as RunInfo, latest(b.store, e) as RunInfo]);
+  return mapSequential(shared, async (e) => [(await latest(a.store, e)) as RunInfo, (await latest(b.store, e)) as RunInfo] as [RunInfo, RunInfo]);
 }
 
-function compareBaseline(db: string, options: CompareOptions): void {
+async function compareBaseline(db: string, options: CompareOptions): Promise<void> {
   if (options.format !== 'md' && options.format !== 'json') throw new InvalidArgumentError('--format', `must be md or json, got "${options.format}"`);
   const store = openStore(db, { readonly: true });
   try {
-    const { pairs, notes } = baselinePairs(store, {
+    const { pairs, notes } = await baselinePairs(store, {
       baseline: options.baseline as string,
       ...(options.against ? { against: options.against } : {}),
       ...(options.audit ? { audit: options.audit } : {}),
     });
     const seed = options.seed ? Math.round(options.seed) : 42;
     const B = options.bootstrap ? Math.max(1000, Math.round(options.bootstrap)) : 20_000;
-    const comparisons = pairs.map((pair) => compareToBaseline(store, pair, { seed, B }));
+    const comparisons = await mapSequential(pairs, (pair) => compareToBaseline(store, pair, { seed, B }));
     emit(
       options.format === 'json'
         ? JSON.stringify({ schema: 'echolens.baseline/1', level: 0.95, comparisons, notes }, null, 2)
@@ -89,7 +85,7 @@ function compareBaseline(db: string, options: CompareOptions): void {
       options.out,
     );
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -117,11 +113,11 @@ export function registerCompare(program: Command): void {
       'after',
       '\nWith --baseline: the two measurements of one design are paired unit by unit; the change (latest − baseline) has a 95% interval\nand a p from one procedure, a sign-flip test over the sampled units and the interval that inverts it (docs/over-time.md).',
     )
-    .action((a: string, b: string | undefined, options: CompareOptions) => {
+    .action(async (a: string, b: string | undefined, options: CompareOptions) => {
       if (options.json) options.format = 'json';
       if (options.baseline !== undefined) {
         if (b !== undefined) throw new InvalidArgumentError('--baseline', 'compares the measurements of one store: give one run store, not two');
-        compareBaseline(a, options);
+        await compareBaseline(a, options);
         return;
       }
       if (options.against !== undefined) throw new InvalidArgumentError('--against', 'goes with --baseline');
@@ -132,26 +128,30 @@ export function registerCompare(program: Command): void {
       const storeA = openStore(a, { readonly: true });
       const storeB = b === a ? storeA : openStore(b, { readonly: true });
       try {
-        const pairs: ComparedPair[] = selectPairs({ file: a, store: storeA }, { file: b, store: storeB }, options).map(([ra, rb]) => {
-          const audit = findAudit(ra.experiment);
-          const [reportA] = collectReports(storeA, [ra.id]);
-          const [reportB] = collectReports(storeB, [rb.id]);
-          if (!audit || !reportA?.analyzed || !reportB?.analyzed) throw new InvalidArgumentError('compare', `no audit is registered for ${ra.experiment} runs`);
-          return {
-            audit: audit.name,
-            title: audit.title,
-            a: { store: a, run: ra.id, name: runName(ra), verdict: verdictOfReport(reportA) },
-            b: { store: b, run: rb.id, name: runName(rb), verdict: verdictOfReport(reportB) },
-            comparison: compareAnalyzedRuns(audit.name, reportA.analyzed, reportB.analyzed, { B, seed }),
-          };
-        });
+        const pairs: ComparedPair[] = await mapSequential(
+          await selectPairs({ file: a, store: storeA }, { file: b, store: storeB }, options),
+          async ([ra, rb]) => {
+            const audit = findAudit(ra.experiment);
+            const [reportA] = await collectReports(storeA, [ra.id]);
+            const [reportB] = await collectReports(storeB, [rb.id]);
+            if (!audit || !reportA?.analyzed || !reportB?.analyzed)
+              throw new InvalidArgumentError('compare', `no audit is registered for ${ra.experiment} runs`);
+            return {
+              audit: audit.name,
+              title: audit.title,
+              a: { store: a, run: ra.id, name: runName(ra), verdict: verdictOfReport(reportA) },
+              b: { store: b, run: rb.id, name: runName(rb), verdict: verdictOfReport(reportB) },
+              comparison: compareAnalyzedRuns(audit.name, reportA.analyzed, reportB.analyzed, { B, seed }),
+            };
+          },
+        );
         emit(
           options.format === 'json' ? JSON.stringify({ schema: 'echolens.compare/2', pairs, rows: compareRows(pairs) }, null, 2) : renderCompareMarkdown(pairs),
           options.out,
         );
       } finally {
-        storeA.close();
-        if (storeB !== storeA) storeB.close();
+        await storeA.close();
+        if (storeB !== storeA) await storeB.close();
       }
     });
 }

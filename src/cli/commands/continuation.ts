@@ -29,9 +29,9 @@ const formatOf = (value: string) => oneOf('--format', ['md', 'json'], value);
  * and the manifest (JSON keys before the report's own; Markdown: the verdict block under the title).
  * The report's keys come last, so its own `simulated` (every target is a sim:) keeps its documented meaning.
  */
-function renderReport(store: RunStore, runId: string, report: ContinuationReport, format: 'md' | 'json'): string {
-  const envelope = reportEnvelope(store, runId, { continuation: report });
-  const materials = runMaterials(store, runId);
+async function renderReport(store: RunStore, runId: string, report: ContinuationReport, format: 'md' | 'json'): Promise<string> {
+  const envelope = await reportEnvelope(store, runId, { continuation: report });
+  const materials = await runMaterials(store, runId);
   return format === 'json'
     ? JSON.stringify({ ...envelope.json, ...report, ...materials }, null, 2)
     : `${envelope.markdown(renderContinuationMarkdown(report))}\n${materialsMarkdown(materials)}`;
@@ -91,9 +91,9 @@ export function registerContinuation(continuation: Command): void {
       if (options.report) {
         const store = openStore(options.db, { readonly: true });
         try {
-          emit(renderReport(store, run.runId, continuationReport(store, run.runId), 'md'), options.report);
+          emit(await renderReport(store, run.runId, await continuationReport(store, run.runId), 'md'), options.report);
         } finally {
-          store.close();
+          await store.close();
         }
       }
       process.stdout.write(`report: echolens continuation report ${options.db}\n`);
@@ -101,16 +101,16 @@ export function registerContinuation(continuation: Command): void {
 
   addReportCommand(continuation, 'score every answer against the recorded next call; paired complete-case and ITT contrasts, strata, attrition')
     .option('--resamples <B>', 'sign-flip resamples when the test is not exact (default 20,000)', positiveNumber('--resamples'))
-    .action((db: string, options) => {
+    .action(async (db: string, options) => {
       const format = formatOf(options.format);
       const store = openStore(db, { readonly: true });
       try {
-        const runId = continuationRunId(store, options.run);
-        requireCompleteRun(store, runId);
-        const report = continuationReport(store, runId, options.resamples ? { resamples: Math.round(options.resamples) } : {});
-        emit(renderReport(store, runId, report, format), options.out);
+        const runId = await continuationRunId(store, options.run);
+        await requireCompleteRun(store, runId);
+        const report = await continuationReport(store, runId, options.resamples ? { resamples: Math.round(options.resamples) } : {});
+        emit(await renderReport(store, runId, report, format), options.out);
       } finally {
-        store.close();
+        await store.close();
       }
     });
 

@@ -14,6 +14,7 @@ import { renderGateMarkdown, renderGateText, renderJUnit } from '../../gate/rend
 import { measurementOf } from '../../experiment/measurement.js';
 import { openStore, type RunInfo } from '../../store/run-store.js';
 import { emit, positiveNumber } from '../options.js';
+import { mapSequential } from '../../core/map-sequential.js';
 
 /** Any YAML with an optional `gate:` section (an audit config, or a file holding only the gate) over the registered audits' keys. */
 const gateFileSchema = () => z.object({ gate: registeredGateSchema().optional() }).passthrough();
@@ -88,7 +89,7 @@ export function registerGate(program: Command): void {
         '(a sign-flip test over the sampled units with the interval that inverts it; docs/over-time.md).',
       ].join('\n'),
     )
-    .action((db: string, options, command: Command) => {
+    .action(async (db: string, options, command: Command) => {
       const format = options.json ? 'json' : String(options.format);
       if (!['text', 'md', 'json'].includes(format)) throw new InvalidArgumentError('--format', `must be text, md or json, got "${format}"`);
       const fromFile: GateConfig | undefined = options.config ? loadConfigFile(options.config, gateFileSchema()).config.gate : undefined;
@@ -105,13 +106,13 @@ export function registerGate(program: Command): void {
       try {
         if (options.against !== undefined && options.baseline === undefined) throw new InvalidArgumentError('--against', 'goes with --baseline');
         if (options.baseline !== undefined) {
-          const { pairs, single } = baselinePairs(store, {
+          const { pairs, single } = await baselinePairs(store, {
             baseline: String(options.baseline),
             ...(options.against ? { against: String(options.against) } : {}),
             allowSingle: true,
           });
-          const firsts = single.map((design) => {
-            const run = store.listRuns().find((r) => measurementOf(r).designId === design) as RunInfo;
+          const firsts = await mapSequential(single, async (design) => {
+            const run = (await store.listRuns()).find((r) => measurementOf(r).designId === design) as RunInfo;
             return { design, audit: run.experiment, run: run.id };
           });
           const latestRuns = pairs.map((p) => p.latest);
@@ -120,24 +121,21 @@ export function registerGate(program: Command): void {
           const maxChange = Number(options.maxChange ?? (typeof fileChange === 'number' ? fileChange : undefined) ?? fromRuns ?? 0);
           const thresholds = resolveRegisteredGate(...latestRuns.map(gateOfRun), fromFile, fromFlags);
           result = baselineGate(
-            pairs.map((pair) => compareToBaseline(store, pair)),
+            await mapSequential(pairs, (pair) => compareToBaseline(store, pair)),
             maxChange,
             thresholds,
             latestRuns.some(isSimulatedRun) || pairs.some((p) => isSimulatedRun(p.baseline)),
             firsts,
           );
         } else {
-          const runs = gatedRuns(store, options.run);
+          const runs = await gatedRuns(store, options.run);
           // One gate for the store: the runs' own sections apply in order, then the file, then flags.
           const thresholds = resolveRegisteredGate(...runs.map(gateOfRun), fromFile, fromFlags);
           const B = options.bootstrap ? Math.round(options.bootstrap) : undefined;
-          result = evaluateGate(
-            runs.map((run) => gateInput(store, run, B ? { B } : {})),
-            thresholds,
-          );
+          result = evaluateGate(await mapSequential(runs, (run) => gateInput(store, run, B ? { B } : {})), thresholds);
         }
       } finally {
-        store.close();
+        await store.close();
       }
       if (options.junit) emit(renderJUnit(result), options.junit);
       const summaryFile: string | undefined = options.summary ?? (process.env.GITHUB_STEP_SUMMARY || undefined);

@@ -37,16 +37,16 @@ export function registerHistory(program: Command): void {
     .option('--json', 'JSON (schema echolens.history/1) instead of text')
     .option('-o, --out <file>', 'write to a file instead of stdout')
     .addHelpText('after', '\nSee docs/over-time.md. Compare two measurements with `echolens compare <run.db> --baseline first`.')
-    .action((db: string, options: { audit?: string; design?: string; json?: boolean; out?: string }) => {
+    .action(async (db: string, options: { audit?: string; design?: string; json?: boolean; out?: string }) => {
       const store = openStore(db, { readonly: true });
       try {
-        const designs = storeHistory(store, {
+        const designs = await storeHistory(store, {
           ...(options.audit ? { audit: options.audit } : {}),
           ...(options.design ? { design: options.design } : {}),
         });
         emit(options.json ? JSON.stringify({ schema: 'echolens.history/1', designs }, null, 2) : renderHistoryText(designs), options.out);
       } finally {
-        store.close();
+        await store.close();
       }
     });
 }

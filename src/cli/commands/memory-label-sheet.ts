@@ -51,8 +51,8 @@ export function registerMemoryLabelSheet(memory: Command): void {
       const store = openStore(db, { readonly: true });
       let key: StepLabelKey;
       try {
-        const runId = memoryRunId(store, options.run);
-        const collection = collectMemorySamples(store, runId);
+        const runId = await memoryRunId(store, options.run);
+        const collection = await collectMemorySamples(store, runId);
         const stimuli = await resolveMemoryStimuli(collection.config);
         const questions = new Map(stimuli.questions.questions.map((q) => [q.id, q.text]));
         const items = sampleStepLabels(collection.records, { n: options.n, seed: options.seed, questions });
@@ -66,7 +66,7 @@ export function registerMemoryLabelSheet(memory: Command): void {
           items,
         };
       } finally {
-        store.close();
+        await store.close();
       }
       const keyFile: string = options.key ?? keyPathOf(options.out);
       emit(exportStepLabelSheet(key.items, { blind: key.blind }), options.out);

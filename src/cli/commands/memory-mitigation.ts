@@ -108,7 +108,7 @@ export function registerMemoryMitigation(memory: Command): void {
           process.exitCode = 3;
           return;
         }
-        const run = openExperimentRun(options.db, 'memory-references', { labeler: options.labeler, ontology }, config.seed);
+        const run = await openExperimentRun(options.db, 'memory-references', { labeler: options.labeler, ontology }, config.seed);
         try {
           const labeler = new CachedLabeler({ store: run.store, runId: run.runId, labeler: options.labeler, ontology, runtime: { signal: stop.signal } });
           const built = await buildReferences(result.prompts, result.candidates, labeler);
@@ -117,7 +117,7 @@ export function registerMemoryMitigation(memory: Command): void {
           process.stdout.write(`wrote ${built.references.length} references to ${options.out}; ${built.missing.length} questions without one\n`);
           for (const m of built.missing) process.stdout.write(`  ${m.question_id}: ${m.reason}\n`);
         } finally {
-          run.store.close();
+          await run.store.close();
         }
       } finally {
         stop.dispose();
@@ -197,7 +197,7 @@ export function registerMemoryMitigation(memory: Command): void {
         readabilityTarget: options.readabilityTarget,
         readabilityWidth: options.readabilityWidth,
       });
-      const run = openExperimentRun(ensureParent(options.db), 'memory-reward', { labeler: options.labeler, ontology, references: sha256Hex(text) }, 42, {
+      const run = await openExperimentRun(ensureParent(options.db), 'memory-reward', { labeler: options.labeler, ontology, references: sha256Hex(text) }, 42, {
         weights,
       });
       const labeler = new CachedLabeler({
@@ -242,7 +242,7 @@ export function registerMemoryMitigation(memory: Command): void {
       process.once('SIGINT', force);
       process.once('SIGTERM', force);
       await server.close();
-      run.store.close();
+      await run.store.close();
       process.stdout.write(
         `stopped: ${server.stats.scored} responses scored, cache ${labeler.stats.memoryHits}/${labeler.stats.lookups} memory hits, ${labeler.stats.calls} labeler calls\n`,
       );
@@ -268,7 +268,12 @@ export function registerMemoryMitigation(memory: Command): void {
         const file = spec.slice(eq + 1);
         return { name: spec.slice(0, eq), rows: parseHeldOut(readInput(file, 'held-out responses'), file) };
       });
-      const run = openExperimentRun(ensureParent(options.db), 'memory-evaluate', { labeler: options.labeler, judge: options.judge ?? null, ontology }, 42);
+      const run = await openExperimentRun(
+        ensureParent(options.db),
+        'memory-evaluate',
+        { labeler: options.labeler, judge: options.judge ?? null, ontology },
+        42,
+      );
       try {
         const labeler = new CachedLabeler({ store: run.store, runId: run.runId, labeler: options.labeler, ontology });
         const summaries = [];
@@ -285,7 +290,7 @@ export function registerMemoryMitigation(memory: Command): void {
         }
         process.stdout.write(options.format === 'json' ? `${JSON.stringify(summaries, null, 2)}\n` : renderEvaluationMarkdown(summaries));
       } finally {
-        run.store.close();
+        await run.store.close();
       }
     });
 

@@ -140,7 +140,7 @@ function curationDecision(row: Omit<CurationRow, 'decision' | 'reason'>): Pick<C
  * Why a finished run has nothing to analyse (every answer unusable, or every labeling invalid),
  * with what to change; null when something is usable.
  */
-export function unusableStage(result: MemoryRunResult, db: string): string | null {
+export async function unusableStage(result: MemoryRunResult, db: string): Promise<string | null> {
   if (result.generationCells === 0) return null;
   if (result.labelerItems === 0) {
     return (
@@ -154,14 +154,14 @@ export function unusableStage(result: MemoryRunResult, db: string): string | nul
   const store = openStore(db, { readonly: true });
   let reasons = 'unknown';
   try {
-    const failures = collectMemorySamples(store, result.runId).summary.labelerFailures;
+    const failures = (await collectMemorySamples(store, result.runId)).summary.labelerFailures;
     reasons =
       Object.entries(failures)
         .sort((a, b) => b[1] - a[1])
         .map(([reason, count]) => `${reason} ${count}`)
         .join(', ') || 'the labeler calls failed or came back empty';
   } finally {
-    store.close();
+    await store.close();
   }
   return (
     `every labeling of run ${result.runId} is unusable (${result.invalidLabelings} invalid after re-asks, ${result.unansweredLabelings} unanswered; ${reasons}): ` +
@@ -247,7 +247,7 @@ function registerMemoryRun(memory: Command): void {
       const config = loadMemoryConfig(configFile, overrides);
       const result = await runAuditCommand(memoryAudit, config, options);
       if (result === null) return;
-      const unusable = unusableStage(
+      const unusable = await unusableStage(
         {
           runId: result.runId,
           resumed: result.resumed,
@@ -270,20 +270,20 @@ function registerMemoryRun(memory: Command): void {
         // The headline, always (as after `persona run`): each target's elevations with their CIs.
         const store = openStore(options.db, { readonly: true });
         try {
-          const report = memoryReport(store, result.runId);
-          const envelope = reportEnvelope(store, result.runId, { memory: report });
+          const report = await memoryReport(store, result.runId);
+          const envelope = await reportEnvelope(store, result.runId, { memory: report });
           process.stdout.write(`${memoryHeadlines(report, envelope.json.simulated).join('\n')}\n`);
           if (envelope.notComputableLine !== null) process.stdout.write(`${envelope.notComputableLine}\n`);
           if (options.report) {
-            const collection = collectMemorySamples(store, result.runId);
+            const collection = await collectMemorySamples(store, result.runId);
             const reference = await memoryReferenceMetric(store, result.runId);
             emit(
-              `${renderMemoryMarkdown(report)}\n${renderCollectionMarkdown(result.runId, collection.summary)}${reference ? `\n${renderReferenceMetricMarkdown(reference)}` : ''}\n${materialsMarkdown(runMaterials(store, result.runId))}`,
+              `${renderMemoryMarkdown(report)}\n${renderCollectionMarkdown(result.runId, collection.summary)}${reference ? `\n${renderReferenceMetricMarkdown(reference)}` : ''}\n${materialsMarkdown(await runMaterials(store, result.runId))}`,
               options.report,
             );
           }
         } finally {
-          store.close();
+          await store.close();
         }
       }
       process.stdout.write(`report: echolens memory report ${options.db} · gate: echolens gate ${options.db}\n`);
@@ -300,10 +300,10 @@ function registerMemoryReport(memory: Command): void {
       if (options.pairing !== undefined) oneOf('--pairing', ['reference', 'all-pairs'], options.pairing);
       const store = openStore(db, { readonly: true });
       try {
-        const runId = memoryRunId(store, options.run);
-        requireCompleteRun(store, runId);
+        const runId = await memoryRunId(store, options.run);
+        await requireCompleteRun(store, runId);
         // One collection, analysed by the same function as the audit's `analyze` (echolens report, gate, viewer).
-        const collection = collectMemorySamples(store, runId);
+        const collection = await collectMemorySamples(store, runId);
         const { summary } = collection;
         const report = analyzeMemoryCollection(collection, {
           ...(options.bootstrap ? { B: options.bootstrap } : {}),
@@ -311,8 +311,8 @@ function registerMemoryReport(memory: Command): void {
         });
         // Only when the run's config has referenceMetric (docs/decisions.md#d5, comparison only).
         const reference = await memoryReferenceMetric(store, runId);
-        const materials = runMaterials(store, runId);
-        const envelope = reportEnvelope(store, runId, { memory: report });
+        const materials = await runMaterials(store, runId);
+        const envelope = await reportEnvelope(store, runId, { memory: report });
         emit(
           format === 'json'
             ? JSON.stringify({ runId, ...envelope.json, ...report, run: summary, ...(reference ? { referenceMetric: reference } : {}), ...materials }, null, 2)
@@ -320,7 +320,7 @@ function registerMemoryReport(memory: Command): void {
           options.out,
         );
       } finally {
-        store.close();
+        await store.close();
       }
     });
 }
@@ -488,11 +488,11 @@ function registerMemoryLabelerCheck(memory: Command): void {
       const store = openStore(db, { readonly: true });
       let check: LabelerCheckConfig;
       let passes: ReturnType<typeof labelerCheckPasses>;
-      let items: ReturnType<typeof relabelItems>;
-      let config: ReturnType<typeof memoryRunSetup>['config'];
+      let items: Awaited<ReturnType<typeof relabelItems>>;
+      let config: Awaited<ReturnType<typeof memoryRunSetup>>['config'];
       try {
-        const runId = memoryRunId(store, options.run);
-        const setup = memoryRunSetup(store, runId);
+        const runId = await memoryRunId(store, options.run);
+        const setup = await memoryRunSetup(store, runId);
         config = setup.config;
         check = {
           run: runId,
@@ -503,9 +503,9 @@ function registerMemoryLabelerCheck(memory: Command): void {
           seed: config.seed,
         };
         passes = labelerCheckPasses(config, { ontology: setup.ontology, source: setup.options.ontologySource }, check);
-        items = relabelItems(collectMemorySamples(store, runId), store);
+        items = await relabelItems(await collectMemorySamples(store, runId), store);
       } finally {
-        store.close();
+        await store.close();
       }
       if (items.every((item) => item.steps.length === 0)) throw new ConfigError('the run has no answered generation with steps to relabel', { field: 'run' });
       const result = await runLabelerCheck(db, config, check, passes, items, {
@@ -522,7 +522,7 @@ function registerMemoryLabelerCheck(memory: Command): void {
       }
       const read = openStore(db, { readonly: true });
       try {
-        const collection = collectLabelerCheck(read, result.runId);
+        const collection = await collectLabelerCheck(read, result.runId);
         const reliability = labelerReliability(collection.records);
         emit(
           format === 'json'
@@ -535,7 +535,7 @@ function registerMemoryLabelerCheck(memory: Command): void {
           options.out,
         );
       } finally {
-        read.close();
+        await read.close();
       }
     });
 }

@@ -58,8 +58,8 @@ describe('echolens persona import / export --layout contextecho', { timeout: 300
     expect(result.stderr).not.toMatch(/\n\s+at /u);
     if (existsSync(db)) {
       const store = openStore(db, { readonly: true });
-      expect(store.listRuns()).toHaveLength(0);
-      store.close();
+      expect(await store.listRuns()).toHaveLength(0);
+      await store.close();
     }
     const layout = await runCliInProcess(['persona', 'import', '--layout', 'openai', archive, '--db', db]);
     expect(layout.code).toBe(2);
@@ -81,8 +81,8 @@ describe('echolens persona import / export --layout contextecho', { timeout: 300
     expect(result.stderr).not.toMatch(/\n\s+at /u);
     if (existsSync(db)) {
       const store = openStore(db, { readonly: true });
-      expect(store.listRuns()).toHaveLength(0);
-      store.close();
+      expect(await store.listRuns()).toHaveLength(0);
+      await store.close();
     }
   });
 });

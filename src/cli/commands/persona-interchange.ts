@@ -47,7 +47,7 @@ export function registerPersonaInterchange(persona: Command): void {
       'after',
       "\nThe whole archive is checked first and written in one transaction: a bad file (missing field, unknown arm,\nnon-integer score) exits 2 naming the file and the field, and nothing is imported. A score of -1 (the\nauthors' mark of an unparsed judge output) is kept as an invalid judgement. Then: echolens persona report <db>.",
     )
-    .action((dir: string, options: { layout: string; db: string; judge: string; procedure?: string }) => {
+    .action(async (dir: string, options: { layout: string; db: string; judge: string; procedure?: string }) => {
       checkLayout(options.layout);
       if (options.procedure !== undefined && options.procedure !== 'echolens' && options.procedure !== 'reference') {
         throw new InvalidArgumentError('--procedure', `must be echolens or reference, got "${options.procedure}"`);
@@ -56,7 +56,7 @@ export function registerPersonaInterchange(persona: Command): void {
       const exportManifest = readExportManifest(dir);
       const store = openStore(options.db);
       try {
-        const result = importArchive(store, read, {
+        const result = await importArchive(store, read, {
           source: dir,
           ...(exportManifest ? { exportManifest } : {}),
           ...(options.procedure ? { procedure: options.procedure as 'echolens' | 'reference' } : {}),
@@ -65,7 +65,7 @@ export function registerPersonaInterchange(persona: Command): void {
           `imported run ${result.runId} into ${options.db}: ${result.targetCells} responses, ${result.judgeCells} verdicts (${read.layouts.perCell} per-cell files, ${read.layouts.contentPosition} content-position files${read.layouts.crossCompaction ? `, ${read.layouts.crossCompaction} cross-compaction files` : ''}${read.layouts.anchorVariants ? `, ${read.layouts.anchorVariants} anchor-variant files` : ''}), targets ${result.targets.join(', ')}, procedure ${result.procedure}; no model was called\nreport: echolens persona report ${options.db} --run ${result.runId}\n`,
         );
       } finally {
-        store.close();
+        await store.close();
       }
     });
 
@@ -76,22 +76,22 @@ export function registerPersonaInterchange(persona: Command): void {
     .argument('<dir>', 'folder to write (results/probes_at_crosscompaction/…, docs/CONTENT_POSITION_<target>.json, echolens-run.json)')
     .requiredOption('--layout <layout>', LAYOUT_HELP)
     .option('--run <id>', 'run id (default: the latest persona run in the store)')
-    .action((db: string, dir: string, options: { layout: string; run?: string }) => {
+    .action(async (db: string, dir: string, options: { layout: string; run?: string }) => {
       checkLayout(options.layout);
       if (existsSync(join(dir, 'results', 'probes_at_crosscompaction')) || existsSync(join(dir, EXPORT_MANIFEST))) {
         throw new InputError('already holds an archive; export into an empty folder', { file: dir });
       }
       const store = openStore(db, { readonly: true });
       try {
-        const runId = personaRunId(store, options.run);
-        const result = exportRun(store, runId);
+        const runId = await personaRunId(store, options.run);
+        const result = await exportRun(store, runId);
         writeArchiveFiles(dir, result.files);
         const skipped = Object.entries(result.skipped).map(([surface, n]) => `${n} ${surface} cells`);
         process.stdout.write(
           `exported run ${runId} to ${dir}: ${result.cells} probe cells in ${result.files.length} files${skipped.length > 0 ? `; not in these layouts: ${skipped.join(', ')}` : ''}\n`,
         );
       } finally {
-        store.close();
+        await store.close();
       }
     });
 }

@@ -36,32 +36,32 @@ async function importArchive(name: string): Promise<{ db: string; runId: string 
   return { db, runId };
 }
 
-function cellsOf(db: string, runId: string) {
+async function cellsOf(db: string, runId: string) {
   const store = openStore(db, { readonly: true });
   try {
-    return { cells: store.cellResultsOfRun(runId), stages: store.stages(runId), status: store.requireRun(runId).status };
+    return { cells: await store.cellResultsOfRun(runId), stages: await store.stages(runId), status: (await store.requireRun(runId)).status };
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
 describe('echolens persona rejudge', { timeout: 300_000 }, () => {
   it('scores every stored answer of an import with a sim: judge, calls no target, and the reports show both judges; a re-run is cached', async () => {
     const { db, runId } = await importArchive('import');
-    const before = cellsOf(db, runId);
+    const before = await cellsOf(db, runId);
     expect(before.cells).toHaveLength(60);
 
     const dry = await runCliInProcess(['persona', 'rejudge', db, '--judge', 'sim:judge', '--dry-run']);
     expect(dry.stderr).toBe('');
     expect(dry.stdout).toMatch(/plan: 30 judgements \(30 stored probe answers × 1 judge\)/u);
-    expect(cellsOf(db, runId).cells).toHaveLength(60);
+    expect((await cellsOf(db, runId)).cells).toHaveLength(60);
 
     const first = await runCliInProcess(['persona', 'rejudge', db, '--run', runId, '--judge', 'sim:judge']);
     expect(first.stderr).not.toMatch(/error/iu);
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(/30 stored probe answers × sim:judge = 30 judgements, 30 model calls/u);
 
-    const after = cellsOf(db, runId);
+    const after = await cellsOf(db, runId);
     // Only judge cells were added, all of sim:judge, one per stored answer; every target cell is as imported.
     const added = after.cells.filter((c) => !before.cells.some((b) => b.key === c.key));
     expect(added).toHaveLength(30);
@@ -103,7 +103,7 @@ describe('echolens persona rejudge', { timeout: 300_000 }, () => {
     const again = await runCliInProcess(['persona', 'rejudge', db, '--judge', 'sim:judge']);
     expect(again.code).toBe(0);
     expect(again.stdout).toMatch(/30 judgements, 0 model calls/u);
-    expect(cellsOf(db, runId).cells).toHaveLength(90);
+    expect((await cellsOf(db, runId)).cells).toHaveLength(90);
   });
 
   it('refuses, with exit 2, no stack trace and nothing recorded: an unknown run, a run of another audit, a run without answers, an unfinished run, a bad, keyless or existing judge, no judge', async () => {
@@ -125,29 +125,29 @@ describe('echolens persona rejudge', { timeout: 300_000 }, () => {
     // A store whose run is a memory run.
     const other = join(dir, 'other.db');
     const store = openStore(other);
-    const memoryRun = store.createRun({ experiment: 'memory', config: {}, seed: 0, versions: {}, gitCommit: null, options: {} });
-    store.close();
+    const memoryRun = await store.createRun({ experiment: 'memory', config: {}, seed: 0, versions: {}, gitCommit: null, options: {} });
+    await store.close();
     await expectRefused([other, '--run', memoryRun, '--judge', 'sim:judge'], /is a memory run, not a persona run/u);
     await expectRefused([other, '--judge', 'sim:judge'], /no persona run/u);
 
     // A persona run whose target stage left no answer (here: none recorded at all).
     const emptyDb = join(dir, 'empty.db');
     const empty = openStore(emptyDb);
-    const emptyRun = empty.createRun({ experiment: 'persona', config: smallPersonaConfig(), seed: 42, versions: {}, gitCommit: null, options: {} });
-    empty.setRunStatus(emptyRun, 'done');
-    empty.close();
+    const emptyRun = await empty.createRun({ experiment: 'persona', config: smallPersonaConfig(), seed: 42, versions: {}, gitCommit: null, options: {} });
+    await empty.setRunStatus(emptyRun, 'done');
+    await empty.close();
     await expectRefused([emptyDb, '--judge', 'sim:judge-strict'], /has no stored probe answers to judge/u);
 
     // A persona run whose own target stage never finished: finish it first.
     const halfDb = join(dir, 'half.db');
     const half = openStore(halfDb);
-    const halfRun = half.createRun({ experiment: 'persona', config: smallPersonaConfig(), seed: 42, versions: {}, gitCommit: null, options: {} });
-    half.declareStages(halfRun, [{ name: 'targets', expected: 5 }]);
-    half.close();
+    const halfRun = await half.createRun({ experiment: 'persona', config: smallPersonaConfig(), seed: 42, versions: {}, gitCommit: null, options: {} });
+    await half.declareStages(halfRun, [{ name: 'targets', expected: 5 }]);
+    await half.close();
     await expectRefused([halfDb, '--judge', 'sim:judge-strict'], /stage targets has 0 of 5 cells — finish it with `echolens persona run` before re-judging/u);
 
     // Nothing was added to the import by the refusals.
-    expect(cellsOf(db, runId).cells).toHaveLength(60);
-    expect(cellsOf(db, runId).stages.some((s) => s.stage.startsWith('rejudge'))).toBe(false);
+    expect((await cellsOf(db, runId)).cells).toHaveLength(60);
+    expect((await cellsOf(db, runId)).stages.some((s) => s.stage.startsWith('rejudge'))).toBe(false);
   });
 });

@@ -40,11 +40,11 @@ export function registerPersonaRejudge(persona: Command): void {
         ...(options.pollInterval !== undefined ? { pollIntervalMs: options.pollInterval * 1000 } : {}),
       };
       const store = openStore(db, { readonly: true });
-      let prepared: ReturnType<typeof prepareRejudge>;
+      let prepared: Awaited<ReturnType<typeof prepareRejudge>>;
       try {
-        prepared = prepareRejudge(store, judges, options.run);
+        prepared = await prepareRejudge(store, judges, options.run);
       } finally {
-        store.close();
+        await store.close();
       }
       const checked = preflightRejudge(prepared, judges, options.dryRun ? { ...runtime, dryRun: true } : runtime);
       const cells = prepared.plan.stages.reduce((n, stage) => n + stage.items.length, 0);

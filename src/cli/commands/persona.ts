@@ -61,14 +61,14 @@ export function registerPersona(persona: Command): void {
         // The headline, always: the drift gap of every target with its CI.
         const store = openStore(options.db, { readonly: true });
         try {
-          const report = personaReport(store, result.runId);
-          const envelope = reportEnvelope(store, result.runId, { persona: report });
+          const report = await personaReport(store, result.runId);
+          const envelope = await reportEnvelope(store, result.runId, { persona: report });
           process.stdout.write(`${personaHeadlines(report, envelope.json.simulated).join('\n')}\n`);
           if (envelope.notComputableLine !== null) process.stdout.write(`${envelope.notComputableLine}\n`);
           if (options.report)
-            emit(`${envelope.markdown(renderPersonaMarkdown(report))}\n${materialsMarkdown(runMaterials(store, result.runId))}`, options.report);
+            emit(`${envelope.markdown(renderPersonaMarkdown(report))}\n${materialsMarkdown(await runMaterials(store, result.runId))}`, options.report);
         } finally {
-          store.close();
+          await store.close();
         }
       }
       process.stdout.write(`report: echolens persona report ${options.db} · gate: echolens gate ${options.db}\n`);
@@ -167,15 +167,15 @@ export function registerPersona(persona: Command): void {
       'Monte Carlo sign patterns for tests over more than 20 units (at least 20,000 are used; smaller tests are exact)',
       positiveNumber('--bootstrap'),
     )
-    .action((db: string, options) => {
+    .action(async (db: string, options) => {
       oneOf('--format', ['md', 'json'], options.format);
       const store = openStore(db, { readonly: true });
       try {
-        const runId = personaRunId(store, options.run);
-        requireCompleteRun(store, runId);
-        const report = personaReport(store, runId, options.bootstrap ? { B: Math.round(options.bootstrap) } : {});
-        const envelope = reportEnvelope(store, runId, { persona: report });
-        const materials = runMaterials(store, runId);
+        const runId = await personaRunId(store, options.run);
+        await requireCompleteRun(store, runId);
+        const report = await personaReport(store, runId, options.bootstrap ? { B: Math.round(options.bootstrap) } : {});
+        const envelope = await reportEnvelope(store, runId, { persona: report });
+        const materials = await runMaterials(store, runId);
         emit(
           options.format === 'json'
             ? JSON.stringify({ runId, ...envelope.json, ...report, ...materials }, null, 2)
@@ -183,7 +183,7 @@ export function registerPersona(persona: Command): void {
           options.out,
         );
       } finally {
-        store.close();
+        await store.close();
       }
     });
   registerPersonaInterchange(persona);

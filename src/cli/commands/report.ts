@@ -40,7 +40,7 @@ export function registerReport(program: Command): void {
         const out = options.out ?? (format === 'html' ? defaultHtmlReport(db) : undefined);
         emit(text, out);
       } finally {
-        store.close();
+        await store.close();
       }
     });
 }

@@ -23,7 +23,7 @@ async function storeWithOpenBatch(provider: 'openai' | 'anthropic'): Promise<str
   dir = mkdtempSync(join(tmpdir(), 'echolens-cancel-cli-'));
   const file = join(dir, 'runs.db');
   const store = RunStore.open(file, { env: {} });
-  const runId = store.createRun(TEST_MANIFEST, { id: 'waiting' });
+  const runId = await store.createRun(TEST_MANIFEST, { id: 'waiting' });
   const stop = new AbortController();
   await runCellsBatch(store, runId, makeSpecs(3, `${provider}:model-x@${server.baseURL}`), {
     env,
@@ -35,7 +35,7 @@ async function storeWithOpenBatch(provider: 'openai' | 'anthropic'): Promise<str
       if (line.startsWith('batch: submitted')) stop.abort();
     },
   });
-  store.close();
+  await store.close();
   return file;
 }
 
@@ -49,15 +49,15 @@ describe('echolens runs cancel-batches', () => {
       expect(result.stdout).toMatch(/1 of 1 open batches cancelled/);
       expect(server!.batches.map((b) => b.canceled)).toEqual([true]);
       const store = RunStore.open(file, { env: {} });
-      expect(store.batchJobs().open()).toHaveLength(1);
-      store.close();
+      expect(await store.batchJobs().open()).toHaveLength(1);
+      await store.close();
     });
   }
 
   it('says so when there is nothing to cancel, and refuses an unknown run', async () => {
     dir = mkdtempSync(join(tmpdir(), 'echolens-cancel-cli-'));
     const file = join(dir, 'runs.db');
-    RunStore.open(file, { env: {} }).close();
+    await RunStore.open(file, { env: {} }).close();
     const empty = await runCliInProcess(['runs', 'cancel-batches', file], env);
     expect(empty).toMatchObject({ code: 0 });
     expect(empty.stdout).toMatch(/no open batches in/);

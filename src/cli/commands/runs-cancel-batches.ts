@@ -11,9 +11,9 @@ export async function cancelBatchesCommand(db: string, runId: string | undefined
   const [{ cancelJobs }, batch] = await Promise.all([import('../../store/batch-cancel.js'), import('../../models/batch/index.js')]);
   const store = openStore(db);
   try {
-    if (runId !== undefined) store.requireRun(runId);
+    if (runId !== undefined) await store.requireRun(runId);
     const jobs = store.batchJobs();
-    const open = jobs.open().filter((job) => runId === undefined || job.runId === runId);
+    const open = (await jobs.open()).filter((job) => runId === undefined || job.runId === runId);
     if (open.length === 0) {
       emit(`no open batches in ${db}${runId === undefined ? '' : ` for run ${runId}`}`);
       return 0;
@@ -30,6 +30,6 @@ export async function cancelBatchesCommand(db: string, runId: string | undefined
     emit(lines.join('\n'));
     return outcomes.some((o) => typeof o.result === 'object') ? 1 : 0;
   } finally {
-    store.close();
+    await store.close();
   }
 }

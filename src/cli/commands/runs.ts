@@ -9,6 +9,7 @@ import { checkStore, migrateStore } from '../../store/maintenance.js';
 import { isPostgresUrl, openStore } from '../../store/run-store.js';
 import { emit } from '../options.js';
 import { cancelBatchesCommand } from './runs-cancel-batches.js';
+import { mapSequential } from '../../core/map-sequential.js';
 
 function modelsOf(config: unknown): string {
   const c = (config ?? {}) as Record<string, unknown>;
@@ -24,11 +25,11 @@ export function registerRuns(program: Command): void {
     .description('every run in a store: id, audit, status, progress of each stage, cells by status, models, simulated or not')
     .argument('<run.db>', 'run store')
     .option('--json', 'one JSON array instead of the table')
-    .action((db: string, options) => {
+    .action(async (db: string, options) => {
       const store = openStore(db, { readonly: true });
       try {
-        const list = store.listRuns().map((r) => {
-          const stages = store.stages(r.id);
+        const list = await mapSequential(await store.listRuns(), async (r) => {
+          const stages = await store.stages(r.id);
           return {
             id: r.id,
             experiment: r.experiment,
@@ -62,7 +63,7 @@ export function registerRuns(program: Command): void {
         );
         emit(lines.join('\n'));
       } finally {
-        store.close();
+        await store.close();
       }
     });
 
@@ -71,16 +72,16 @@ export function registerRuns(program: Command): void {
     .description('delete runs from a store (cells no other run uses are deleted with them)')
     .argument('<run.db>', 'run store')
     .argument('<id...>', 'run ids (see `echolens runs list`)')
-    .action((db: string, ids: string[]) => {
+    .action(async (db: string, ids: string[]) => {
       const store = openStore(db);
       try {
-        for (const id of ids) store.requireRun(id);
+        for (const id of ids) await store.requireRun(id);
         for (const id of ids) {
-          const { cellsRemoved } = store.deleteRun(id);
+          const { cellsRemoved } = await store.deleteRun(id);
           process.stdout.write(`deleted run ${id} (${cellsRemoved} cells no other run used)\n`);
         }
       } finally {
-        store.close();
+        await store.close();
       }
     });
 
@@ -128,13 +129,13 @@ export function registerRuns(program: Command): void {
     .command('migrate')
     .description('upgrade a store written by an older echolens to this version’s schema (read-only commands ask for this)')
     .argument('<run.db>', 'run store')
-    .action((db: string) => {
-      const { from, to } = migrateStore(db);
+    .action(async (db: string) => {
+      const { from, to } = await migrateStore(db);
       emit(from === to ? `${db}: already at schema version ${to}` : `${db}: migrated from schema version ${from} to ${to}`);
     });
 }
 
-function copyRuns(from: string, to: string, ids: string[] | undefined, direction: 'export' | 'import'): void {
+async function copyRuns(from: string, to: string, ids: string[] | undefined, direction: 'export' | 'import'): Promise<void> {
   const url = direction === 'export' ? from : to;
   const file = direction === 'export' ? to : from;
   if (!isPostgresUrl(url)) throw new InputError(`runs ${direction} needs a postgres:// or postgresql:// URL, got ${JSON.stringify(url)}`, { field: '<url>' });
@@ -149,9 +150,9 @@ function copyRuns(from: string, to: string, ids: string[] | undefined, direction
       for (const run of result.runs) process.stdout.write(`copied run ${run.id}: ${run.cells} cells, ${run.results} results\n`);
       if (result.runs.length === 0) process.stdout.write(`no runs in ${source.file}\n`);
     } finally {
-      target.close();
+      await target.close();
     }
   } finally {
-    source.close();
+    await source.close();
   }
 }

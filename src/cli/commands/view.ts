@@ -70,7 +70,7 @@ export function registerView(program: Command): void {
           stores.push({ file: store.file, store });
         }
       } catch (error) {
-        for (const s of stores) s.store.close();
+        for (const s of stores) await s.store.close();
         throw error;
       }
       if (!isLoopbackHost(host)) {

@@ -55,7 +55,7 @@ export async function runDpoPairs(config: DpoConfig, db: string, runtime: StageR
     tiers: config.perturbations.tiers,
     seed: config.seed,
   });
-  const { store, runId, resumed } = openExperimentRun(db, 'memory-dpo', config, config.seed, { questionSource: questionSet.source });
+  const { store, runId, resumed } = await openExperimentRun(db, 'memory-dpo', config, config.seed, { questionSource: questionSet.source });
   try {
     let spend = 0;
     let unpriced = 0;
@@ -270,7 +270,7 @@ export async function runDpoPairs(config: DpoConfig, db: string, runtime: StageR
       unpricedCells: unpriced,
     };
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

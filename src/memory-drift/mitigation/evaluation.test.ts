@@ -18,16 +18,16 @@ const B = 'Protective/Security and stability';
 const step = (symbol: string, i: number) => `<step_${i + 1}>${SIM_STEP_CUES[symbol]!.sentences[0]}</step_${i + 1}>`;
 const answer = (symbols: string[], text: string) => `<think>${symbols.map(step).join('')}</think><answer>${text}</answer>`;
 
-function setup() {
+async function setup() {
   const dir = mkdtempSync(join(tmpdir(), 'echolens-eval-'));
-  const run = openExperimentRun(join(dir, 'e.db'), 'memory-evaluate', { test: true }, 42);
+  const run = await openExperimentRun(join(dir, 'e.db'), 'memory-evaluate', { test: true }, 42);
   const labeler = new CachedLabeler({ store: run.store, runId: run.runId, labeler: 'sim:labeler', ontology: loadBuiltinOntology() });
   return { run, labeler };
 }
 
 describe('GRPO references', () => {
   it('labels the best non-distracted candidate per question and reports questions without one', async () => {
-    const { labeler } = setup();
+    const { labeler } = await setup();
     const question = (id: string) => ({ id, domain: 'd', text: `question ${id}` });
     const persona = { id: 'p1', text: 'I am a teacher.', category: 'occupation', tier: 'persona' as const };
     const prompts: DpoPrompt[] = [
@@ -55,7 +55,7 @@ describe('GRPO references', () => {
 
 describe('held-out evaluation (Table 2 columns)', () => {
   it('computes mean DTW against references, lexical diversity and judged helpfulness', async () => {
-    const { run, labeler } = setup();
+    const { run, labeler } = await setup();
     const rows = parseHeldOut(
       [
         JSON.stringify({

@@ -67,16 +67,16 @@ export class CachedLabeler {
   }
 
   /** The run the next stage goes to, opening a new segment when the current one is full. */
-  private runFor(cells: number): string {
+  private async runFor(cells: number): Promise<string> {
     const limit = this.options.segmentCells ?? 2_000;
     if (this.segmentFill > 0 && this.segmentFill + cells > limit) {
       this.segment++;
       this.segmentFill = 0;
       const { store, runId } = this.options;
       const id = `${runId}.${this.segment}`;
-      if (store.getRun(id) === undefined) {
-        const base = store.requireRun(runId).manifest;
-        store.createRun({ ...base, options: { ...base.options, segmentOf: runId, segment: this.segment } }, { id });
+      if ((await store.getRun(id)) === undefined) {
+        const base = (await store.requireRun(runId)).manifest;
+        await store.createRun({ ...base, options: { ...base.options, segmentOf: runId, segment: this.segment } }, { id });
       }
       this.currentRunId = id;
     }
@@ -155,7 +155,7 @@ export class CachedLabeler {
 
   private async runMisses(misses: Map<string, { steps: string[]; resolve: (o: LabelOutcome) => void; reject: (e: unknown) => void }>): Promise<void> {
     const { store, labeler, ontology } = this.options;
-    const runId = this.runFor(misses.size);
+    const runId = await this.runFor(misses.size);
     const entries = [...misses.entries()];
     const items: ParsedItem<string[]>[] = entries.map(([, { steps }]) => ({
       spec: {

@@ -43,9 +43,9 @@ function raw(
   });
 }
 
-function newLabeler(): CachedLabeler {
+async function newLabeler(): Promise<CachedLabeler> {
   const dir = mkdtempSync(join(tmpdir(), 'echolens-reward-safety-'));
-  const run = openExperimentRun(join(dir, 'reward.db'), 'memory-reward', { test: true }, 42);
+  const run = await openExperimentRun(join(dir, 'reward.db'), 'memory-reward', { test: true }, 42);
   return new CachedLabeler({ store: run.store, runId: run.runId, labeler: 'sim:labeler', ontology: loadBuiltinOntology() });
 }
 
@@ -54,7 +54,7 @@ describe('reward server: protected like the viewer', () => {
   beforeAll(async () => {
     server = await startRewardServer({
       references: parseReferences(REFERENCES),
-      labeler: newLabeler(),
+      labeler: await newLabeler(),
       weights: { format: 1, dtw: 1, sri: 0 },
       port: 0,
       maxBodyBytes: 64 * 1024,
@@ -121,7 +121,7 @@ describe('reward server: token, timeouts, heavy responses', () => {
   it('with a token, a POST without it gets 403 and one with it is scored', async () => {
     const server = await startRewardServer({
       references: parseReferences(REFERENCES),
-      labeler: newLabeler(),
+      labeler: await newLabeler(),
       weights: { format: 1, dtw: 1, sri: 0 },
       port: 0,
       token: 's3cret-token-value',
@@ -174,7 +174,12 @@ describe('reward server: token, timeouts, heavy responses', () => {
   });
 
   it('/health answers within 2 s while a 400k-character response without whitespace is scored', async () => {
-    const server = await startRewardServer({ references: parseReferences(REFERENCES), labeler: newLabeler(), weights: { format: 1, dtw: 1, sri: 0 }, port: 0 });
+    const server = await startRewardServer({
+      references: parseReferences(REFERENCES),
+      labeler: await newLabeler(),
+      weights: { format: 1, dtw: 1, sri: 0 },
+      port: 0,
+    });
     try {
       const response = `<think><step_1>${'x'.repeat(400_000)}</step_1></think><answer>ok</answer>`;
       const scoring = raw(server.url, {

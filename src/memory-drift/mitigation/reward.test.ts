@@ -100,7 +100,7 @@ describe('reward server (sim:labeler)', () => {
 
   beforeAll(async () => {
     const dir = mkdtempSync(join(tmpdir(), 'echolens-reward-'));
-    const run = openExperimentRun(join(dir, 'reward.db'), 'memory-reward', { test: true }, 42);
+    const run = await openExperimentRun(join(dir, 'reward.db'), 'memory-reward', { test: true }, 42);
     labeler = new CachedLabeler({ store: run.store, runId: run.runId, labeler: 'sim:labeler', ontology: loadBuiltinOntology() });
     server = await startRewardServer({ references: parseReferences(REFERENCES), labeler, weights: { format: 1, dtw: 1, sri: 0 }, port: 0 });
   });
@@ -227,14 +227,14 @@ describe('reward server (sim:labeler)', () => {
 describe('label cache across segments and restarts', () => {
   it('moves to a new run segment when full and reuses stored cells after a restart', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'echolens-segments-'));
-    const run = openExperimentRun(join(dir, 'reward.db'), 'memory-reward', { test: 'segments' }, 42);
+    const run = await openExperimentRun(join(dir, 'reward.db'), 'memory-reward', { test: 'segments' }, 42);
     const ontology = loadBuiltinOntology();
     const first = new CachedLabeler({ store: run.store, runId: run.runId, labeler: 'sim:labeler', ontology, segmentCells: 2 });
     const responses = [A, B, C].map((symbol) => `<step_1>${sentence(symbol)}</step_1><step_2>${sentence(A)}</step_2>`);
     for (const response of responses) await first.labelAll([response]);
     expect(first.stats.calls).toBe(3);
-    expect(run.store.getRun(`${run.runId}.1`)?.manifest.options).toMatchObject({ segmentOf: run.runId, segment: 1 });
-    expect(run.store.getRun(`${run.runId}.2`)).toBeUndefined();
+    expect((await run.store.getRun(`${run.runId}.1`))?.manifest.options).toMatchObject({ segmentOf: run.runId, segment: 1 });
+    expect(await run.store.getRun(`${run.runId}.2`)).toBeUndefined();
     // A restarted server has an empty LRU but finds the labeler cells in the store.
     const restarted = new CachedLabeler({ store: run.store, runId: run.runId, labeler: 'sim:labeler', ontology });
     const again = await restarted.labelAll(responses);
@@ -244,6 +244,6 @@ describe('label cache across segments and restarts', () => {
       [C, A],
     ]);
     expect(restarted.stats).toMatchObject({ calls: 0, storeHits: 3, memoryHits: 0 });
-    run.store.close();
+    await run.store.close();
   });
 });

@@ -29,7 +29,7 @@ describe.skipIf(!hasPython)('generated verl reward client', () => {
   const dir = mkdtempSync(join(tmpdir(), 'echolens-verl-client-'));
 
   beforeAll(async () => {
-    const store = openExperimentRun(join(dir, 'reward.db'), 'memory-reward', { test: 'client' }, 42);
+    const store = await openExperimentRun(join(dir, 'reward.db'), 'memory-reward', { test: 'client' }, 42);
     const labeler = new CachedLabeler({ store: store.store, runId: store.runId, labeler: 'sim:labeler', ontology: loadBuiltinOntology() });
     server = await startRewardServer({
       references: parseReferences(JSON.stringify({ question_id: 'q1', symbols: [A, B, C] })),

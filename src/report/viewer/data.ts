@@ -5,6 +5,7 @@ import { analyzeAuditRun } from '../../experiment/run-audit.js';
 import type { RunInfo, RunStore } from '../../store/run-store.js';
 import type { CellLabels, CellStatus } from '../../store/types.js';
 import type { IndexedCell, Verdict } from './types.js';
+import { mapSequential } from '../../core/map-sequential.js';
 
 export type { IndexedCell, Verdict } from './types.js';
 
@@ -80,19 +81,19 @@ export class ViewerData {
   }
 
   /** Every run of every store, newest first within a store. */
-  runs(): Array<{ store: ViewerStore; run: RunInfo }> {
-    return this.stores.flatMap((store) => store.store.listRuns().map((run) => ({ store, run })));
+  async runs(): Promise<Array<{ store: ViewerStore; run: RunInfo }>> {
+    return (await mapSequential(this.stores, async (store) => (await store.store.listRuns()).map((run) => ({ store, run })))).flat();
   }
 
-  run(storeIndex: number, runId: string): RunIndex | undefined {
+  async run(storeIndex: number, runId: string): Promise<RunIndex | undefined> {
     const store = this.store(storeIndex);
-    const run = store?.store.getRun(runId);
+    const run = await store?.store.getRun(runId);
     if (!store || !run) return undefined;
     const signature = `${run.updatedAt}|${JSON.stringify(run.counts)}`;
     const cacheKey = `${storeIndex}\u0000${runId}`;
     const cached = this.indexes.get(cacheKey);
     if (cached && cached.signature === signature) return cached;
-    const index = buildRunIndex(store.store, run, signature);
+    const index = await buildRunIndex(store.store, run, signature);
     this.indexes.set(cacheKey, index);
     this.analyses.delete(cacheKey);
     return index;
@@ -104,21 +105,21 @@ export class ViewerData {
   }
 
   /** A run's analysis by its audit (cached per run state), or undefined without a registered audit. */
-  analysis(storeIndex: number, runId: string): RunAnalysis | undefined {
-    const index = this.run(storeIndex, runId);
+  async analysis(storeIndex: number, runId: string): Promise<RunAnalysis | undefined> {
+    const index = await this.run(storeIndex, runId);
     const audit = index ? this.auditOf(index.run) : undefined;
     if (!index || !audit) return undefined;
     const cacheKey = `${storeIndex}\u0000${runId}`;
     let analysis = this.analyses.get(cacheKey);
     if (!analysis) {
-      analysis = { audit, analyzed: analyzeAuditRun(audit, (this.store(storeIndex) as ViewerStore).store, index.run) };
+      analysis = { audit, analyzed: await analyzeAuditRun(audit, (this.store(storeIndex) as ViewerStore).store, index.run) };
       this.analyses.set(cacheKey, analysis);
     }
     return analysis;
   }
 
-  close(): void {
-    for (const s of this.stores) s.store.close();
+  async close(): Promise<void> {
+    for (const s of this.stores) await s.store.close();
   }
 }
 
@@ -142,9 +143,9 @@ function toolNames(json: string | null): string[] | undefined {
   }
 }
 
-function buildRunIndex(store: RunStore, run: RunInfo, signature: string): RunIndex {
+async function buildRunIndex(store: RunStore, run: RunInfo, signature: string): Promise<RunIndex> {
   // Labels, status and text only: requests (whole session contexts) are read one cell at a time.
-  const rows: Row[] = store.cellIndexOfRun(run.id);
+  const rows: Row[] = await store.cellIndexOfRun(run.id);
   const cells: IndexedCell[] = [];
   const judgeCells = new Map<string, IndexedCell>();
   const auxiliaryCells = new Map<string, IndexedCell>();

@@ -21,6 +21,7 @@ import {
 } from './data.js';
 import { type CellMeasure, type CellPair, type CellReferences, type Factor, labelText } from './design.js';
 import { runListStatus, runListVerdict } from './run-list.js';
+import { mapSequential } from '../../core/map-sequential.js';
 
 /**
  * Server-rendered viewer pages. Every value goes through the escaping `html`
@@ -158,9 +159,14 @@ function countsText(c: RunCounts): string {
   return `${plural(c.total, 'cell')}: ${plural(c.answers, 'model answer')}${c.auxiliary > 0 ? ` + ${plural(c.auxiliary, 'judge/labeler call')}` : ''}`;
 }
 
-export function runsPage(data: ViewerData, context: PageContext): string {
-  const runs = data.runs();
-  const rows = runs.map(({ store, run }) => ({ store, run, index: data.run(store.index, run.id), stages: store.store.stages(run.id) }));
+export async function runsPage(data: ViewerData, context: PageContext): Promise<string> {
+  const runs = await data.runs();
+  const rows = await mapSequential(runs, async ({ store, run }) => ({
+    store,
+    run,
+    index: await data.run(store.index, run.id),
+    stages: await store.store.stages(run.id),
+  }));
   const list = table(
     rows,
     [
@@ -173,8 +179,8 @@ export function runsPage(data: ViewerData, context: PageContext): string {
       { header: 'store', value: (r) => html`<span title="${r.store.file}">${r.store.name}</span>` },
       {
         header: 'verdict',
-        value: (r) => {
-          const verdict = runListVerdict(data, r.store.index, r.run, r.stages);
+        value: async (r) => {
+          const verdict = await runListVerdict(data, r.store.index, r.run, r.stages);
           return html`<span class="run-verdict tone-${verdict.tone}">${verdict.lines.map((l, i) => html`${i > 0 ? html`<br>` : ''}${l}`)}</span>`;
         },
       },
@@ -202,8 +208,8 @@ export function runsPage(data: ViewerData, context: PageContext): string {
       ? html`<h2>Compare two runs</h2><p class="note">Runs of the same audit only: each headline number and B − A with a paired bootstrap interval over the design units both runs share.</p><form class="filters" method="get" action="/compare"><label>run A<select name="a">${options}</select></label><label>run B<select name="b">${options}</select></label><button type="submit">Compare</button></form>`
       : html``;
   // Designs measured more than once: their trend pages.
-  const trends = data.stores.flatMap((s) =>
-    [...designsOf(s.store.listRuns())].flatMap(([design, list]) =>
+  const trends = data.stores.flatMap(async (s) =>
+    [...designsOf(await s.store.listRuns())].flatMap(([design, list]) =>
       list.length >= 2
         ? [
             html`<li><a class="trend-link" href="/trend?${qs({ s: s.index, d: design })}">${list[0]?.experiment} design ${design}</a> <span class="muted">(${list.length} measurements, ${s.name})</span></li>`,
@@ -222,8 +228,8 @@ export function runsPage(data: ViewerData, context: PageContext): string {
  * The banner of a run's pages while the run is incomplete: the refusal the report and the gate
  * print (run-completeness.ts). The pages still show what the store holds; the banner says it is partial.
  */
-export function incompleteRunBanner(store: ViewerStore, run: RunInfo): RawHtml {
-  const message = runIncompleteness(store.store, run);
+export async function incompleteRunBanner(store: ViewerStore, run: RunInfo): Promise<RawHtml> {
+  const message = await runIncompleteness(store.store, run);
   if (message === null) return html``;
   return html`<p class="banner incomplete-run" id="incomplete-run"><strong>${message}.</strong> What this page shows is partial: the counts and numbers change when the run finishes, and the report and the gate refuse the run until then.</p>`;
 }
@@ -272,7 +278,14 @@ const DERIVED_LABELS = new Set(['tier', 'role', 'domain', 'subdomain', 'stimulus
 
 const measureText = (v: number | null | undefined) => (v === null || v === undefined ? '—' : v.toFixed(3));
 
-export function runPage(store: ViewerStore, index: RunIndex, cells: readonly IndexedCell[], query: RunPageQuery, view: RunView, context: PageContext): string {
+export async function runPage(
+  store: ViewerStore,
+  index: RunIndex,
+  cells: readonly IndexedCell[],
+  query: RunPageQuery,
+  view: RunView,
+  context: PageContext,
+): Promise<string> {
   const run = index.run;
   const f = query.filter;
   const counts = runCounts(index);
@@ -335,7 +348,7 @@ export function runPage(store: ViewerStore, index: RunIndex, cells: readonly Ind
   const charts = view.charts.length > 0 ? html`<section class="charts" id="charts">${view.charts}</section>` : html``;
   // A design measured more than once: its trend page (docs/over-time.md).
   const design = measurementOf(run).designId;
-  const measurements = runsOfDesign(store.store.listRuns(), design).length;
+  const measurements = runsOfDesign(await store.store.listRuns(), design).length;
   const trendLink =
     measurements >= 2 ? html` · <a id="trend-link" href="/trend?${qs({ s: store.index, d: design })}">over time (${measurements} measurements)</a>` : '';
   const links = query.analysis
@@ -346,7 +359,7 @@ export function runPage(store: ViewerStore, index: RunIndex, cells: readonly Ind
       ? html`<p class="note">${view.measures.map((m, i) => html`${i > 0 ? '; ' : ''}<strong>${m.label}</strong>: ${m.description}`)}.</p>`
       : html``;
   const body = html`<p class="muted">run <code id="run-id">${run.id}</code> · ${store.name} · ${run.experiment} · ${run.status} · started ${run.startedAt}</p>
-${incompleteRunBanner(store, run)}
+${await incompleteRunBanner(store, run)}
 <p id="run-counts">${countsText(counts)}.</p>
 ${simulated ? html`<p class="banner"><strong>Simulated models.</strong> This run used <code>sim:</code> models: deterministic simulations with planted effects. Its numbers measure no real model.</p>` : ''}
 ${headline}${links}${charts}
@@ -404,7 +417,7 @@ function labelsLine(cell: IndexedCell, names: readonly string[]): string {
     .join(' · ');
 }
 
-export function cellPage(
+export async function cellPage(
   store: ViewerStore,
   index: RunIndex,
   cell: IndexedCell,
@@ -412,7 +425,7 @@ export function cellPage(
   result: CellResult | undefined,
   view: CellView,
   context: PageContext,
-): string {
+): Promise<string> {
   const run = index.run;
   const labelRows = Object.entries(cell.labels).map(([name, value]) => ({ name, value }));
   const verdicts = [...(index.verdicts.get(cell.key)?.values() ?? [])];
@@ -470,7 +483,7 @@ export function cellPage(
     .map((f) => `${f.n} ${f.v}`)
     .join(' · ');
   const body = html`<p><a href="${runHref(store.index, run.id)}">← ${runName(run)}</a> <code class="muted">${run.id}</code></p>
-${incompleteRunBanner(store, run)}
+${await incompleteRunBanner(store, run)}
 ${nav}
 ${facts ? html`<p class="cell-facts muted" id="cell-facts">${facts}</p>` : ''}
 <section class="exchange">
@@ -508,10 +521,10 @@ function summaryTable(analysis: RunAnalysis): RawHtml {
 }
 
 /** A run's analysis: the audit's headline lines, then the same section the HTML report shows. */
-export function analysisPage(store: ViewerStore, analysis: RunAnalysis, section: RawHtml, context: PageContext): string {
+export async function analysisPage(store: ViewerStore, analysis: RunAnalysis, section: RawHtml, context: PageContext): Promise<string> {
   const run = analysis.analyzed.run;
   const body = html`<p><a href="${runHref(store.index, run.id)}">← ${runName(run)}</a> <code class="muted">${run.id}</code> · ${store.name} · ${analysis.audit.title} · <a href="${reportHref(store.index, run.id)}">full HTML report</a></p>
-${incompleteRunBanner(store, run)}
+${await incompleteRunBanner(store, run)}
 ${summaryTable(analysis)}
 ${section}`;
   return viewerPage(`Analysis of ${runName(run)}`, body, context);

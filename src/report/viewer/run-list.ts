@@ -38,13 +38,13 @@ export function runListStatus(run: RunInfo, stages: readonly StageProgress[]): R
 
 const TONE_RANK: Record<VerdictTone, number> = { alert: 2, neutral: 1, ok: 0 };
 
-export function runListVerdict(data: ViewerData, storeIndex: number, run: RunInfo, stages: readonly StageProgress[]): RunListVerdict {
+export async function runListVerdict(data: ViewerData, storeIndex: number, run: RunInfo, stages: readonly StageProgress[]): Promise<RunListVerdict> {
   if (runListStatus(run, stages).word !== 'complete') return { lines: ['no verdict: the run is incomplete'], tone: 'neutral' };
   const audit = data.auditOf(run);
   if (!audit) return { lines: [`no verdict: no audit is registered for ${run.experiment} runs`], tone: 'neutral' };
-  let analysis: ReturnType<ViewerData['analysis']>;
+  let analysis: Awaited<ReturnType<ViewerData['analysis']>>;
   try {
-    analysis = data.analysis(storeIndex, run.id);
+    analysis = await data.analysis(storeIndex, run.id);
   } catch (error) {
     return { lines: [`no verdict: the analysis failed (${(error as Error).message})`], tone: 'neutral' };
   }

@@ -89,10 +89,10 @@ class RunLookups {
 
   constructor(readonly data: ViewerData) {}
 
-  runIndexFrom(params: URLSearchParams, storeParam = 's', runParam = 'r') {
+  async runIndexFrom(params: URLSearchParams, storeParam = 's', runParam = 'r') {
     const storeIndex = Number(params.get(storeParam));
     const runId = params.get(runParam) ?? '';
-    const index = Number.isInteger(storeIndex) ? this.data.run(storeIndex, runId) : undefined;
+    const index = Number.isInteger(storeIndex) ? await this.data.run(storeIndex, runId) : undefined;
     if (!index) throw new HttpError(404, 'no such run in the stores this viewer was started with');
     return { storeIndex, index, store: this.data.store(storeIndex)! };
   }
@@ -102,10 +102,10 @@ class RunLookups {
   }
 
   /** The run's analysis, or why there is none (no registered audit, or the analysis failed). */
-  analysisOf(storeIndex: number, index: RunIndex): { analysis?: RunAnalysis; error?: string } {
+  async analysisOf(storeIndex: number, index: RunIndex): Promise<{ analysis?: RunAnalysis; error?: string }> {
     if (!this.data.auditOf(index.run)) return { error: `No analysis: no audit is registered for ${index.run.experiment} runs.` };
     try {
-      return { analysis: this.data.analysis(storeIndex, index.run.id) as RunAnalysis };
+      return { analysis: (await this.data.analysis(storeIndex, index.run.id)) as RunAnalysis };
     } catch (error) {
       return { error: `The analysis failed: ${(error as Error).message}` };
     }
@@ -191,8 +191,8 @@ async function readJsonBody(request: IncomingMessage): Promise<unknown> {
 
 /** The `/run` page: the run's cells under the query's filter, with its analysis headline and charts. */
 async function runPageHtml(look: RunLookups, params: URLSearchParams, context: PageContext): Promise<string> {
-  const { storeIndex, index, store } = look.runIndexFrom(params);
-  const { analysis, error } = look.analysisOf(storeIndex, index);
+  const { storeIndex, index, store } = await look.runIndexFrom(params);
+  const { analysis, error } = await look.analysisOf(storeIndex, index);
   const factors = look.factorsOf(index);
   const measures = look.measuresOf(index, analysis);
   const filter = filterFrom(params, factors, measures);
@@ -211,11 +211,11 @@ async function runPageHtml(look: RunLookups, params: URLSearchParams, context: P
 }
 
 /** The `/trend` page: the measurements of one design over time (report/trend.ts). */
-function trendPageHtml(look: RunLookups, params: URLSearchParams, context: PageContext): string {
+async function trendPageHtml(look: RunLookups, params: URLSearchParams, context: PageContext): Promise<string> {
   const storeIndex = Number(params.get('s') ?? 0);
   const store = look.data.store(storeIndex);
   if (!store) throw new HttpError(404, 'no such store in this viewer');
-  const [history] = storeHistory(store.store, { design: params.get('d') ?? '' });
+  const [history] = await storeHistory(store.store, { design: params.get('d') ?? '' });
   if (!history) throw new HttpError(404, 'no such design in this store');
   const body = trendSection(history, { runHref: (run) => `/run?s=${storeIndex}&r=${encodeURIComponent(run)}` });
   return viewerPage(`Over time — ${history.audit}`, body, context, false);
@@ -223,20 +223,20 @@ function trendPageHtml(look: RunLookups, params: URLSearchParams, context: PageC
 
 /** The `/analysis` page: the audit's own report section for one run. */
 async function analysisPageHtml(look: RunLookups, params: URLSearchParams, context: PageContext): Promise<string> {
-  const { storeIndex, index, store } = look.runIndexFrom(params);
-  const analysis = look.data.analysis(storeIndex, index.run.id);
+  const { storeIndex, index, store } = await look.runIndexFrom(params);
+  const analysis = await look.data.analysis(storeIndex, index.run.id);
   if (!analysis) throw new HttpError(404, `no audit is registered for ${index.run.experiment} runs`);
   const section = await analysis.audit.render.htmlSection(analysis.analyzed);
   return analysisPage(store, analysis, section, context);
 }
 
 /** The `/cell` page: one cell, its neighbours under the filter, and its paired or referencing cells. */
-function cellPageHtml(look: RunLookups, params: URLSearchParams, context: PageContext): string {
-  const { storeIndex, index, store } = look.runIndexFrom(params);
+async function cellPageHtml(look: RunLookups, params: URLSearchParams, context: PageContext): Promise<string> {
+  const { storeIndex, index, store } = await look.runIndexFrom(params);
   const key = params.get('k') ?? '';
   const cell = index.cells.find((c) => c.key === key) ?? index.auxiliaryCells.get(key);
   if (!cell) throw new HttpError(404, 'no such cell in this run');
-  const { analysis } = look.analysisOf(storeIndex, index);
+  const { analysis } = await look.analysisOf(storeIndex, index);
   const measures = look.measuresOf(index, analysis);
   const filter = filterFrom(params, look.factorsOf(index), measures);
   const list = filterCells(index, filter, measureValues(measures));
@@ -257,12 +257,12 @@ function cellPageHtml(look: RunLookups, params: URLSearchParams, context: PageCo
     store,
     index,
     cell,
-    store.store.getRequest(key),
-    store.store.getCell(key),
+    await store.store.getRequest(key),
+    await store.store.getCell(key),
     {
       measures,
       ...(neighbours ? { neighbours } : {}),
-      ...(pair ? { pair: { ...pair, result: store.store.getCell(pair.cell.key) } } : {}),
+      ...(pair ? { pair: { ...pair, result: await store.store.getCell(pair.cell.key) } } : {}),
       ...(references ? { referencedBy: references } : {}),
     },
     context,
@@ -270,19 +270,19 @@ function cellPageHtml(look: RunLookups, params: URLSearchParams, context: PageCo
 }
 
 /** The `/compare` page: two runs of one audit, cell by cell and by their analyses. */
-function comparePageHtml(look: RunLookups, params: URLSearchParams, context: PageContext): string {
+async function comparePageHtml(look: RunLookups, params: URLSearchParams, context: PageContext): Promise<string> {
   const refA = parseRef(params.get('a'));
   const refB = parseRef(params.get('b'));
-  const a = look.runIndexFrom(new URLSearchParams({ s: String(refA.storeIndex), r: refA.runId }));
-  const b = look.runIndexFrom(new URLSearchParams({ s: String(refB.storeIndex), r: refB.runId }));
+  const a = await look.runIndexFrom(new URLSearchParams({ s: String(refA.storeIndex), r: refA.runId }));
+  const b = await look.runIndexFrom(new URLSearchParams({ s: String(refB.storeIndex), r: refB.runId }));
   try {
     checkSameAudit(a.index.run, b.index.run);
   } catch (error) {
     throw new HttpError(400, (error as Error).message);
   }
   const { pairs, byTarget } = pairCells(a.index, b.index);
-  const analysisA = look.analysisOf(a.storeIndex, a.index).analysis;
-  const analysisB = look.analysisOf(b.storeIndex, b.index).analysis;
+  const analysisA = (await look.analysisOf(a.storeIndex, a.index)).analysis;
+  const analysisB = (await look.analysisOf(b.storeIndex, b.index)).analysis;
   const comparison =
     analysisA && analysisB ? compareAnalyzedRuns(analysisA.audit.name, analysisA.analyzed, analysisB.analyzed, { B: 2000, seed: 42 }) : undefined;
   return comparePage(
@@ -296,9 +296,9 @@ function comparePageHtml(look: RunLookups, params: URLSearchParams, context: Pag
 }
 
 /** `/api/runs`: every run of every store. */
-function runsJson(data: ViewerData) {
+async function runsJson(data: ViewerData) {
   return {
-    runs: data.runs().map(({ store, run }) => ({
+    runs: (await data.runs()).map(({ store, run }) => ({
       store: store.index,
       storeName: store.name,
       id: run.id,
@@ -313,9 +313,9 @@ function runsJson(data: ViewerData) {
 }
 
 /** `/api/cells`: the run's cells under the query's filter (at most 1000). */
-function cellsJson(look: RunLookups, params: URLSearchParams) {
-  const { storeIndex, index } = look.runIndexFrom(params);
-  const measures = look.measuresOf(index, look.analysisOf(storeIndex, index).analysis);
+async function cellsJson(look: RunLookups, params: URLSearchParams) {
+  const { storeIndex, index } = await look.runIndexFrom(params);
+  const measures = look.measuresOf(index, (await look.analysisOf(storeIndex, index)).analysis);
   const filter = filterFrom(params, look.factorsOf(index), measures);
   const cells = filterCells(index, filter, measureValues(measures));
   return {
@@ -336,14 +336,15 @@ function cellsJson(look: RunLookups, params: URLSearchParams) {
 /** The full HTML report of one run (the store is the `s` index, else the first store holding the run), with its CSP. */
 async function reportPageHtml(look: RunLookups, runId: string, storeParam: string | null): Promise<{ body: string; csp: string }> {
   const data = look.data;
-  const storeIndex = storeParam !== null && storeParam !== '' ? Number(storeParam) : data.stores.findIndex((s) => s.store.getRun(runId) !== undefined);
-  const index = Number.isInteger(storeIndex) && storeIndex >= 0 ? data.run(storeIndex, runId) : undefined;
+  const storeIndex =
+    storeParam !== null && storeParam !== '' ? Number(storeParam) : data.stores.findIndex(async (s) => (await s.store.getRun(runId)) !== undefined);
+  const index = Number.isInteger(storeIndex) && storeIndex >= 0 ? await data.run(storeIndex, runId) : undefined;
   if (!index) throw new HttpError(404, 'no such run in the stores this viewer was started with');
   const store = data.store(storeIndex)!;
-  const { analysis } = look.analysisOf(storeIndex, index);
+  const { analysis } = await look.analysisOf(storeIndex, index);
   const entry = {
     run: index.run,
-    accounting: accountRun(store.store, index.run.id),
+    accounting: await accountRun(store.store, index.run.id),
     ...(analysis ? { audit: analysis.audit, analyzed: analysis.analyzed, [analysis.audit.name]: analysis.analyzed.report } : {}),
   };
   const body = await renderHtmlReport(store.store, [entry], `echolens report — ${index.run.id}`);
@@ -492,7 +493,7 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
     if (method !== 'GET' && method !== 'HEAD') throw new HttpError(405, 'method not allowed');
     switch (url.pathname) {
       case '/':
-        return sendHtml(request, response, 200, runsPage(data, context));
+        return sendHtml(request, response, 200, await runsPage(data, context));
       case '/app.js':
         response.writeHead(200, { ...COMMON_HEADERS, 'content-type': 'text/javascript; charset=utf-8' });
         response.end(CLIENT_SCRIPT);
@@ -505,11 +506,11 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
       case '/analysis':
         return sendHtml(request, response, 200, await analysisPageHtml(look, params, context));
       case '/cell':
-        return sendHtml(request, response, 200, cellPageHtml(look, params, context));
+        return sendHtml(request, response, 200, await cellPageHtml(look, params, context));
       case '/compare':
-        return sendHtml(request, response, 200, comparePageHtml(look, params, context));
+        return sendHtml(request, response, 200, await comparePageHtml(look, params, context));
       case '/trend':
-        return sendHtml(request, response, 200, trendPageHtml(look, params, context));
+        return sendHtml(request, response, 200, await trendPageHtml(look, params, context));
       case '/probe':
         if (!probe) throw new HttpError(404, NO_SESSION);
         {
@@ -554,7 +555,7 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
         server.close(() => resolve());
         server.closeAllConnections();
       });
-      data.close();
+      await data.close();
     },
   };
 }

@@ -233,9 +233,9 @@ describe('viewer on an incomplete run', () => {
     [runId] = (await memoryRuns(db, ['sim:memory'])) as [string];
     // What a run killed between two stages leaves: a stage short of its cells, the run interrupted.
     const writer = openStore(db);
-    writer.recordStage(runId, STAGE, { expected: 960, registered: 0, settled: 0 });
-    writer.setRunStatus(runId, 'interrupted');
-    writer.close();
+    await writer.recordStage(runId, STAGE, { expected: 960, registered: 0, settled: 0 });
+    await writer.setRunStatus(runId, 'interrupted');
+    await writer.close();
     viewer = await startViewer({
       stores: [{ file: db, store: openStore(db, { readonly: true }) }],
       sessions: [],

@@ -266,7 +266,11 @@ export class PgRunStore implements RunStore {
     return decodeRequest(json, this.blobCache());
   }
 
-  async registerCells(runId: string, specs: readonly CellSpec[], identities?: readonly Pick<CellIdentity, 'key' | 'contentKey' | 'legacyKey'>[]): Promise<string[]> {
+  async registerCells(
+    runId: string,
+    specs: readonly CellSpec[],
+    identities?: readonly Pick<CellIdentity, 'key' | 'contentKey' | 'legacyKey'>[],
+  ): Promise<string[]> {
     await this.requireRun(runId);
     if (identities !== undefined && identities.length !== specs.length) throw new InvalidArgumentError('identities', 'must have one identity per spec');
     const now = new Date().toISOString();

@@ -14,7 +14,7 @@ if (!storePath || !runId || !model || !cellsArg) {
   process.exit(64);
 }
 const store = RunStore.open(storePath);
-if (!store.getRun(runId)) store.createRun(TEST_MANIFEST, { id: runId });
+if (!(await store.getRun(runId))) await store.createRun(TEST_MANIFEST, { id: runId });
 await runCellsBatch(store, runId, makeSpecs(Number(cellsArg), model), {
   pollIntervalMs: 60_000,
   costOf: () => 0,

@@ -20,7 +20,7 @@ const cells = Number(cellsArg);
 const stallAt = stallArg === undefined ? Number.POSITIVE_INFINITY : Number(stallArg);
 
 const store = RunStore.open(storePath);
-if (!store.getRun(runId)) store.createRun(TEST_MANIFEST, { id: runId });
+if (!(await store.getRun(runId))) await store.createRun(TEST_MANIFEST, { id: runId });
 
 let finished = 0;
 const models = new FakeModels({
@@ -40,5 +40,5 @@ const summary = await runCells(store, runId, makeSpecs(cells), {
     if (snapshot.last) process.stdout.write(`done ${snapshot.finished}\n`);
   },
 });
-store.close();
+await store.close();
 process.stdout.write(`complete ${summary.done} ${summary.cached}\n`);

@@ -53,7 +53,7 @@ export async function runHostile(
       };
     },
   });
-  const runId = store.createRun(TEST_MANIFEST, { id: options.id });
+  const runId = await store.createRun(TEST_MANIFEST, { id: options.id });
   const result = await runCells(store, runId, plan, {
     adapterFor: models.adapterFor,
     costOf: () => COST_PER_CALL,
@@ -65,17 +65,17 @@ export async function runHostile(
 /** Every read path of the store gives back the exact strings the model returned. */
 export async function expectHostileRoundTrip(store: RunStore, runId: string, plan: ReturnType<typeof makeSpecs>): Promise<void> {
   const expected = new Map(plan.map((spec, index) => [cellKey(spec.request), hostileAnswer(index)]));
-  const cells = store.cellsOfRun(runId);
+  const cells = await store.cellsOfRun(runId);
   expect(cells.length).toBe(plan.length);
   for (const cell of cells) {
     const want = expected.get(cell.key)!;
     expect(cell.result.status).toBe('done');
     expect(cell.result.text).toBe(want.text);
     expect(cell.result.reasoning).toBe(want.reasoning);
-    expect(store.getCell(cell.key)?.text).toBe(want.text);
+    expect((await store.getCell(cell.key))?.text).toBe(want.text);
   }
-  for (const [key, result] of store.resultsOfRun(runId)) expect(result.text).toBe(expected.get(key)!.text);
-  for (const row of store.cellIndexOfRun(runId)) expect(row.text).toBe(expected.get(row.key)!.text);
+  for (const [key, result] of await store.resultsOfRun(runId)) expect(result.text).toBe(expected.get(key)!.text);
+  for (const row of await store.cellIndexOfRun(runId)) expect(row.text).toBe(expected.get(row.key)!.text);
   let jsonl = '';
   const { Writable } = await import('node:stream');
   await store.exportJsonl(
