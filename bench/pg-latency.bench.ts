@@ -74,16 +74,16 @@ function startWorker(url: string): { child: ChildProcess; ready: Promise<void>; 
 
 async function measure(workers: number, delayMs: number): Promise<number> {
   const url = cluster.createDatabase(`latency_${++database}`);
-  PgRunStore.open(url).close(); // the schema, before the workers look for work
+  await (await PgRunStore.connect(url)).close(); // the schema, before the workers look for work
   const proxy = await latencyProxy(Number(new URL(url).port), delayMs);
   const proxied = new URL(url);
   proxied.port = String(proxy.port);
   const children = Array.from({ length: workers }, () => startWorker(proxied.toString()));
   await Promise.all(children.map((c) => c.ready));
   const store = PgRunStore.open(url);
-  const runId = store.createRun({ experiment: 'bench', config: {}, seed: 1, versions: {}, gitCommit: null }, { id: 'bench' });
+  const runId = await store.createRun({ experiment: 'bench', config: {}, seed: 1, versions: {}, gitCommit: null }, { id: 'bench' });
   const start = performance.now();
-  store.registerCells(
+  await store.registerCells(
     runId,
     Array.from({ length: CELLS }, (_, i) => ({
       request: { model: 'fake:m', messages: [{ role: 'user' as const, content: `cell ${i}` }], params: {}, sample: 0 },
@@ -91,12 +91,12 @@ async function measure(workers: number, delayMs: number): Promise<number> {
     })),
   );
   for (;;) {
-    if (store.shared.openWork(runId).pending === 0) break;
+    if ((await store.shared.openWork(runId)).pending === 0) break;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   const seconds = (performance.now() - start) / 1000;
-  const done = store.requireRun(runId).counts.done;
-  store.close();
+  const done = (await store.requireRun(runId)).counts.done;
+  await store.close();
   for (const c of children) c.child.kill('SIGTERM');
   await Promise.all(children.map((c) => c.exit));
   proxy.server.close();

@@ -68,17 +68,17 @@ describe.skipIf(bin === null)('PostgreSQL store under faults', () => {
 
   it(`${WORKERS} workers × ${CELLS} cells, ${KILLS} SIGKILLs and a ${OUTAGE_MS / 1000} s database outage: 0 lost, 0 duplicated beyond calls in flight`, async () => {
     const url = cluster.createDatabase('faults');
-    const store = PgRunStore.open(url);
-    const runId = store.createRun({ experiment: 'reliability', config: {}, seed: SEED, versions: {}, gitCommit: null }, { id: 'faults' });
+    const store = await PgRunStore.connect(url);
+    const runId = await store.createRun({ experiment: 'reliability', config: {}, seed: SEED, versions: {}, gitCommit: null }, { id: 'faults' });
     const model = `vllm:fake@${server.baseURL}`;
-    store.registerCells(
+    await store.registerCells(
       runId,
       Array.from({ length: CELLS }, (_, i) => ({
         request: { model, messages: [{ role: 'user' as const, content: `cell ${i}` }], params: {}, sample: 0 },
         labels: { i },
       })),
     );
-    store.close();
+    await store.close();
 
     const random = seeded(SEED);
     const started = Date.now();
@@ -125,9 +125,9 @@ describe.skipIf(bin === null)('PostgreSQL store under faults', () => {
     for (const r of results.filter((r) => r.signal !== 'SIGKILL')) expect(r.code, r.stderr).toBe(0);
 
     const check = PgRunStore.open(url, { readonly: true });
-    const run = check.requireRun(runId);
-    const cells = check.cellResultsOfRun(runId);
-    check.close();
+    const run = await check.requireRun(runId);
+    const cells = await check.cellResultsOfRun(runId);
+    await check.close();
     expect(run.counts).toMatchObject({ total: CELLS, done: CELLS, pending: 0, failed: 0 });
     expect(cells.every((c) => c.result.status === 'done' && c.result.text === `answer to cell ${c.labels.i}`)).toBe(true);
     const repeats = [...calls.values()].reduce((sum, n) => sum + (n - 1), 0);

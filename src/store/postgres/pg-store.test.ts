@@ -99,7 +99,7 @@ async function script(store: RunStore): Promise<Record<string, unknown>> {
   ]);
   out.doneIsFinal = await store.recordResult(keys[0]!, outcome('overwrite', 'done'));
   out.failedAgain = await store.recordResult(keys[2]!, outcome(null, 'failed', { attempts: 3 }));
-  await expect(await store.recordResult('f'.repeat(64), outcome('x', 'done'))).rejects.toThrow(InvalidArgumentError);
+  await expect(store.recordResult('f'.repeat(64), outcome('x', 'done'))).rejects.toThrow(InvalidArgumentError);
   out.run = await store.getRun('r1');
   out.runs = (await store.listRuns()).map((r) => ({ id: r.id, counts: r.counts, status: r.status }));
   out.cells = [...(await store.getCells([keys[3]!, keys[0]!, 'missing', keys[6]!])).entries()];
