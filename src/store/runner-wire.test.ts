@@ -53,7 +53,7 @@ describe('runCells over the OpenAI wire format', () => {
     expect((error as FatalBurstError).errorKind).toBe('auth');
     expect(server.requests).toHaveLength(3);
     expect(waits).toEqual([]);
-    expect(JSON.stringify((await store.cellsOfRun(runId)))).not.toContain('wrong-key-654321');
+    expect(JSON.stringify(await store.cellsOfRun(runId))).not.toContain('wrong-key-654321');
   });
 });
 

@@ -315,7 +315,7 @@ describe('runCells: interruption and progress', () => {
     const summary = await running;
     expect(summary).toMatchObject({ interrupted: true, stopReason: 'interrupted', done: 3, pending: 7, status: 'interrupted' });
     expect(models.totalCalls).toBe(3);
-    expect((await store.requireRun(runId))).toMatchObject({ status: 'interrupted', counts: { done: 3, pending: 7 } });
+    expect(await store.requireRun(runId)).toMatchObject({ status: 'interrupted', counts: { done: 3, pending: 7 } });
 
     const healthy = new FakeModels();
     const resumed = await runCells(store, runId, specs, { adapterFor: healthy.adapterFor });

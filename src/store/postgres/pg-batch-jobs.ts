@@ -25,10 +25,12 @@ export class PgBatchJobs implements BatchJobLedger {
   async begin(runId: string, provider: string, model: string, keys: readonly string[], now = new Date()): Promise<number> {
     return this.client.transaction(async () => {
       const row = (
-        await this.client.query(
-        "INSERT INTO batch_jobs (run_id, provider, model, status, submitted_at) VALUES ($1, $2, $3, 'submitting', $4) RETURNING id",
-          [runId, provider, model, now.toISOString()],
-        )
+        await this.client.query("INSERT INTO batch_jobs (run_id, provider, model, status, submitted_at) VALUES ($1, $2, $3, 'submitting', $4) RETURNING id", [
+          runId,
+          provider,
+          model,
+          now.toISOString(),
+        ])
       ).rows[0]!;
       const id = Number(row.id);
       await this.client.query(
@@ -62,7 +64,9 @@ export class PgBatchJobs implements BatchJobLedger {
   }
 
   async open(): Promise<BatchJob[]> {
-    return this.toJobs((await this.client.query('SELECT * FROM batch_jobs WHERE status = ANY($1::text[]) ORDER BY id', [[...OPEN]])).rows as unknown as JobRow[]);
+    return this.toJobs(
+      (await this.client.query('SELECT * FROM batch_jobs WHERE status = ANY($1::text[]) ORDER BY id', [[...OPEN]])).rows as unknown as JobRow[],
+    );
   }
 
   async all(runId?: string): Promise<BatchJob[]> {

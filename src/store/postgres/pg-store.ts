@@ -228,13 +228,15 @@ export class PgRunStore implements RunStore {
     const now = new Date().toISOString();
     const ended = status === 'running' ? null : now;
     const summaryJson = summary === undefined ? null : JSON.stringify(scrubSecrets(summary, this.secrets));
-    const changes = (await this.query('UPDATE runs SET status = $1, updated_at = $2, ended_at = $3, summary = coalesce($4, summary) WHERE id = $5', [
-      status,
-      now,
-      ended,
-      summaryJson,
-      id,
-    ])).rowCount;
+    const changes = (
+      await this.query('UPDATE runs SET status = $1, updated_at = $2, ended_at = $3, summary = coalesce($4, summary) WHERE id = $5', [
+        status,
+        now,
+        ended,
+        summaryJson,
+        id,
+      ])
+    ).rowCount;
     if (changes === 0) throw new InvalidArgumentError('runId', `no run ${JSON.stringify(id)} in ${this.file}`);
   }
 
@@ -265,9 +267,9 @@ export class PgRunStore implements RunStore {
   }
 
   async stages(runId: string): Promise<StageProgress[]> {
-    const rows = (await this.query('SELECT stage, ordinal, expected, registered, settled, updated_at FROM run_stages WHERE run_id = $1 ORDER BY ordinal, stage', [
-      runId,
-    ])).rows as unknown as Array<{ stage: string; ordinal: number; expected: number | null; registered: number; settled: number; updated_at: string }>;
+    const rows = (
+      await this.query('SELECT stage, ordinal, expected, registered, settled, updated_at FROM run_stages WHERE run_id = $1 ORDER BY ordinal, stage', [runId])
+    ).rows as unknown as Array<{ stage: string; ordinal: number; expected: number | null; registered: number; settled: number; updated_at: string }>;
     return rows.map((r) => ({
       stage: r.stage,
       ordinal: Number(r.ordinal),
@@ -320,7 +322,11 @@ export class PgRunStore implements RunStore {
     return (await this.decodeAll([json]))[0]!;
   }
 
-  async registerCells(runId: string, specs: readonly CellSpec[], identities?: readonly Pick<CellIdentity, 'key' | 'contentKey' | 'legacyKey'>[]): Promise<string[]> {
+  async registerCells(
+    runId: string,
+    specs: readonly CellSpec[],
+    identities?: readonly Pick<CellIdentity, 'key' | 'contentKey' | 'legacyKey'>[],
+  ): Promise<string[]> {
     await this.requireRun(runId);
     if (identities !== undefined && identities.length !== specs.length) throw new InvalidArgumentError('identities', 'must have one identity per spec');
     const now = new Date().toISOString();
@@ -452,9 +458,10 @@ export class PgRunStore implements RunStore {
 
   async resultsOfRun(runId: string): Promise<Map<string, CellResult>> {
     const out = new Map<string, CellResult>();
-    const rows = await this.rows<CellRow>(`SELECT ${RESULT_COLUMNS} FROM run_cells rc JOIN cells c ON c.key = rc.key WHERE rc.run_id = $1 ORDER BY rc.ordinal`, [
-      runId,
-    ]);
+    const rows = await this.rows<CellRow>(
+      `SELECT ${RESULT_COLUMNS} FROM run_cells rc JOIN cells c ON c.key = rc.key WHERE rc.run_id = $1 ORDER BY rc.ordinal`,
+      [runId],
+    );
     for (const row of rows) out.set(row.key, rowToResult(row, true));
     return out;
   }
@@ -500,7 +507,7 @@ export class PgRunStore implements RunStore {
     const columns: unknown[][] = OUTCOME_COLUMNS.map(() => []);
     for (const item of items) {
       const values = this.outcomeValues(item.outcome);
-      values.forEach((value, index) => columns[index]!.push(value));
+      for (const [index, value] of values.entries()) columns[index]!.push(value);
     }
     const keyParam = OUTCOME_COLUMNS.length + 1;
     const unnest = OUTCOME_COLUMNS.map(([, type], index) => `$${index + 1}::${type}[]`).join(', ');
@@ -550,7 +557,9 @@ export class PgRunStore implements RunStore {
   /** Counts an attempt before the call; `open_attempts` counts those no written outcome has settled yet. */
   async beginAttempts(keys: readonly string[]): Promise<void> {
     if (keys.length === 0) return;
-    await this.query("UPDATE cells SET attempts = attempts + 1, open_attempts = open_attempts + 1 WHERE key = ANY($1::text[]) AND status <> 'done'", [[...keys]]);
+    await this.query("UPDATE cells SET attempts = attempts + 1, open_attempts = open_attempts + 1 WHERE key = ANY($1::text[]) AND status <> 'done'", [
+      [...keys],
+    ]);
   }
 
   async recordResult(key: string, outcome: CellOutcome): Promise<boolean> {

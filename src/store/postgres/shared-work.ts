@@ -123,7 +123,7 @@ export class SharedWork {
     if (keys.length === 0) return 0;
     return (
       await this.client.query(
-      "UPDATE cells SET lease_until = now() + make_interval(secs => $2::double precision / 1000) WHERE lease_owner = $1 AND status = 'pending' AND key = ANY($3::text[])",
+        "UPDATE cells SET lease_until = now() + make_interval(secs => $2::double precision / 1000) WHERE lease_owner = $1 AND status = 'pending' AND key = ANY($3::text[])",
         [owner, leaseMs, [...keys]],
       )
     ).rowCount;
@@ -134,21 +134,17 @@ export class SharedWork {
    * `cut`: their calls were sent and then cancelled by the stop — the attempt stays counted, but
    * no longer counts toward the unsettled attempts that fail a cell.
    */
-  async release(owner: string, keys?: readonly string[], options: { cut?: boolean } = {}): Promise<void> {
-    if (options.cut === true && keys !== undefined && keys.length > 0) {
-      await this.client.query(
-        `UPDATE cells SET lease_owner = NULL, lease_until = NULL, lease_run = NULL, lease_reserved_usd = 0, open_attempts = greatest(open_attempts - 1, 0)
-         WHERE lease_owner = $1 AND key = ANY($2::text[])`,
-        [owner, [...keys]],
-      );
-    } else if (keys === undefined) {
-      await this.client.query('UPDATE cells SET lease_owner = NULL, lease_until = NULL, lease_run = NULL, lease_reserved_usd = 0 WHERE lease_owner = $1', [owner]);
-    } else if (keys.length > 0) {
-      await this.client.query(
-        'UPDATE cells SET lease_owner = NULL, lease_until = NULL, lease_run = NULL, lease_reserved_usd = 0 WHERE lease_owner = $1 AND key = ANY($2::text[])',
-        [owner, [...keys]],
-      );
+  async release(owner: string, keys?: readonly string[], options: { cut?: boolean; uncount?: boolean } = {}): Promise<void> {
+    const clear = 'lease_owner = NULL, lease_until = NULL, lease_run = NULL, lease_reserved_usd = 0';
+    if (keys === undefined) {
+      await this.client.query(`UPDATE cells SET ${clear} WHERE lease_owner = $1`, [owner]);
+      return;
     }
+    if (keys.length === 0) return;
+    const settle = options.cut === true ? ', open_attempts = greatest(open_attempts - 1, 0)' : '';
+    // `uncount`: the attempt was counted but the call never sent (stopped while waiting for a slot).
+    const uncount = options.uncount === true ? ', attempts = greatest(attempts - 1, 0)' : '';
+    await this.client.query(`UPDATE cells SET ${clear}${settle}${uncount} WHERE lease_owner = $1 AND key = ANY($2::text[])`, [owner, [...keys]]);
   }
 
   /**
@@ -216,19 +212,17 @@ export class SharedWork {
   /** Ends a running run for everyone (budget or fatal burst): no worker claims its cells any more. */
   async endRun(runId: string, status: 'stopped' | 'failed', message: string): Promise<void> {
     const now = new Date().toISOString();
-    await this.client.query("UPDATE runs SET status = $2, updated_at = $3, ended_at = $3, summary = coalesce(summary, $4) WHERE id = $1 AND status = 'running'", [
-      runId,
-      status,
-      now,
-      JSON.stringify({ runId, status, stopReason: status === 'stopped' ? 'budget' : 'fatal', stopMessage: message }),
-    ]);
+    await this.client.query(
+      "UPDATE runs SET status = $2, updated_at = $3, ended_at = $3, summary = coalesce(summary, $4) WHERE id = $1 AND status = 'running'",
+      [runId, status, now, JSON.stringify({ runId, status, stopReason: status === 'stopped' ? 'budget' : 'fatal', stopMessage: message })],
+    );
   }
 
   /** Cells of a run still to do: pending ones, and how many of those a live lease holds. */
   async openWork(runId: string): Promise<{ pending: number; leased: number }> {
     const row = (
       await this.client.query(
-      `SELECT count(*)::int AS pending, count(*) FILTER (WHERE c.lease_until > now())::int AS leased
+        `SELECT count(*)::int AS pending, count(*) FILTER (WHERE c.lease_until > now())::int AS leased
        FROM cells c WHERE c.status = 'pending' AND c.key IN (SELECT key FROM run_cells WHERE run_id = $1)`,
         [runId],
       )
@@ -244,7 +238,7 @@ export class SharedWork {
   async pendingWork(runId?: string | null): Promise<number> {
     const row = (
       await this.client.query(
-      `SELECT count(*)::int AS n FROM cells c WHERE c.status = 'pending' AND EXISTS (
+        `SELECT count(*)::int AS n FROM cells c WHERE c.status = 'pending' AND EXISTS (
          SELECT 1 FROM run_cells rc JOIN runs r ON r.id = rc.run_id WHERE rc.key = c.key AND r.status = 'running' AND ($1::text IS NULL OR r.id = $1))`,
         [runId ?? null],
       )

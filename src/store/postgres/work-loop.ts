@@ -126,10 +126,51 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
   const followers = new Map<string, ClaimedCell[]>();
   /** Cells started and not yet settled (their slot may be free already: the call ended, the write is on its way). */
   let active = 0;
+  /**
+   * Cells being prepared (rate limits, budget reservation, the attempt counted) while every
+   * slot is busy: up to one slot's worth per provider, so a freed slot is taken at once and the
+   * round trips of preparing never add to a call's time.
+   */
+  let preparing = 0;
+  const preparingBy = new Map<string, number>();
   /** Calls in flight: what concurrency caps. */
   let calling = 0;
   let inFlight = 0;
   const callingBy = new Map<string, number>();
+  const slotWaiters: Array<{ provider: string; grant: (ok: boolean) => void }> = [];
+  const fits = (provider: string) => calling < concurrency && (callingBy.get(provider) ?? 0) < limitOf(provider);
+  const take = (provider: string) => {
+    calling += 1;
+    callingBy.set(provider, (callingBy.get(provider) ?? 0) + 1);
+  };
+  /** Waits for a call slot of the provider (first come, first served); false when stopped meanwhile. */
+  const acquireSlot = (provider: string): Promise<boolean> => {
+    if (stopper.signal.aborted) return Promise.resolve(false);
+    if (!slotWaiters.some((w) => w.provider === provider) && fits(provider)) {
+      take(provider);
+      return Promise.resolve(true);
+    }
+    return new Promise((grant) => slotWaiters.push({ provider, grant }));
+  };
+  const grantSlots = () => {
+    for (let index = 0; index < slotWaiters.length; ) {
+      const waiter = slotWaiters[index]!;
+      if (stopper.signal.aborted) {
+        slotWaiters.splice(index, 1);
+        waiter.grant(false);
+      } else if (fits(waiter.provider)) {
+        slotWaiters.splice(index, 1);
+        take(waiter.provider);
+        waiter.grant(true);
+      } else index += 1;
+    }
+  };
+  const freeSlot = (provider: string) => {
+    calling -= 1;
+    callingBy.set(provider, callingBy.get(provider)! - 1);
+    grantSlots();
+  };
+  stopper.signal.addEventListener('abort', grantSlots, { once: true });
   let idleSince = Date.now();
   let renewing = false;
   const heartbeat = setInterval(
@@ -158,10 +199,10 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
   };
 
   /** Gives cells back (their leases); an unreachable database lets the leases lapse instead. */
-  const giveBack = (keys: readonly string[], cut = false) => {
+  const giveBack = (keys: readonly string[], how: { cut?: boolean; uncount?: boolean } = {}) => {
     for (const key of keys) held.delete(key);
     if (keys.length === 0) return Promise.resolve();
-    return shared.release(owner, keys, cut ? { cut: true } : {}).catch(() => {});
+    return shared.release(owner, keys, how).catch(() => {});
   };
 
   /** Waits for the shared rate buckets of the cell's provider; false when stopped meanwhile. */
@@ -183,13 +224,24 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
     return true;
   };
 
-  /** One cell: rates, budget, the attempt, the call; `called` settles when the call ended (its slot is free), the promise when written. */
-  const runOne = async (cell: ClaimedCell, called: () => void): Promise<void> => {
-    let freed = false;
+  /**
+   * One cell: rates, budget and the attempt (prepared while the slots are busy), then a slot,
+   * the call, and the write. `prepared` is called once the cell holds a slot or gave up.
+   */
+  const runOne = async (cell: ClaimedCell, prepared: () => void): Promise<void> => {
+    const provider = providerOf(cell.model);
+    let holding = false;
+    let preparedOnce = false;
+    const donePreparing = () => {
+      if (!preparedOnce) {
+        preparedOnce = true;
+        prepared();
+      }
+    };
     const free = () => {
-      if (!freed) {
-        freed = true;
-        called();
+      if (holding) {
+        holding = false;
+        freeSlot(provider);
       }
     };
     try {
@@ -218,6 +270,13 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
         return;
       }
       await beginAttempt(cell.key);
+      holding = await acquireSlot(provider);
+      donePreparing();
+      if (!holding) {
+        // Stopped before the call was sent: the attempt counted for it is taken back.
+        await giveBack([cell.key], { cut: true, uncount: true });
+        return;
+      }
       inFlight += 1;
       options.onInFlight?.(inFlight);
       let outcome: CellOutcome | undefined;
@@ -239,7 +298,7 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
       // The call is over: its slot goes to the next cell while the result is written.
       free();
       if (outcome === undefined) {
-        await giveBack([cell.key], true);
+        await giveBack([cell.key], { cut: true });
         return;
       }
       outcome = { ...outcome, attemptsRecorded: 1 };
@@ -258,6 +317,7 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
       await watchBurst(cell.runId, outcome, run.fatalBurst ?? 3);
     } finally {
       free();
+      donePreparing();
     }
   };
 
@@ -289,18 +349,15 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
 
   const start = (cell: ClaimedCell) => {
     active += 1;
-    calling += 1;
+    preparing += 1;
     const provider = providerOf(cell.model);
-    callingBy.set(provider, (callingBy.get(provider) ?? 0) + 1);
-    let slotFree = false;
-    const called = () => {
-      if (slotFree) return;
-      slotFree = true;
-      calling -= 1;
-      callingBy.set(provider, callingBy.get(provider)! - 1);
+    preparingBy.set(provider, (preparingBy.get(provider) ?? 0) + 1);
+    const prepared = () => {
+      preparing -= 1;
+      preparingBy.set(provider, preparingBy.get(provider)! - 1);
       pump();
     };
-    void runOne(cell, called)
+    void runOne(cell, prepared)
       .catch((error: unknown) => {
         // A store error while writing (database gone past the retry window): the lease lapses and another worker repeats the cell.
         process.emitWarning(`echolens worker: cell ${cell.key.slice(0, 12)}…: ${(error as Error).message}`);
@@ -316,7 +373,6 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
             ready.unshift(...waiting);
           }
         }
-        called();
         pump();
       });
   };
@@ -370,9 +426,9 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
   const pump = (): void => {
     if (settleIfStopped()) return;
     for (;;) {
-      if (calling >= concurrency) break;
-      // The first ready cell whose provider has a free slot (cells of a busy provider wait).
-      const index = ready.findIndex((c) => (callingBy.get(providerOf(c.model)) ?? 0) < limitOf(providerOf(c.model)));
+      if (preparing >= Math.min(concurrency, claimMax)) break;
+      // The first ready cell whose provider can take another cell in preparation (cells of a busy provider wait).
+      const index = ready.findIndex((c) => (preparingBy.get(providerOf(c.model)) ?? 0) < limitOf(providerOf(c.model)));
       if (index < 0) break;
       const [cell] = ready.splice(index, 1);
       idleSince = Date.now();
@@ -380,7 +436,7 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
       start(cell!);
     }
     // Claim ahead: the next cells are at hand before the slots free up.
-    if (ready.length < Math.max(1, Math.min(concurrency, largestLimit)) && !exhausted) claimMore();
+    if (ready.length < 2 * Math.max(1, Math.min(concurrency, largestLimit)) && !exhausted) claimMore();
     if (active > 0 || ready.length > 0 || claiming || waking || checking) return;
     // Nothing in hand and the last claim found nothing: finished, or wait and look again.
     checking = true;
