@@ -238,6 +238,7 @@ export class PgRunStore implements RunStore {
       ])
     ).rowCount;
     if (changes === 0) throw new InvalidArgumentError('runId', `no run ${JSON.stringify(id)} in ${this.file}`);
+    if (status === 'running') await this.client.query('SELECT pg_notify($1, $2)', [WORK_CHANNEL, id]);
   }
 
   // ---- stages (run-stages.ts) ----
@@ -427,6 +428,8 @@ export class PgRunStore implements RunStore {
         this.writable('INSERT');
         await this.client.batch(statements);
       }
+      // Waiting workers wake up (LISTEN echolens_work) when the transaction commits.
+      await this.client.query('SELECT pg_notify($1, $2)', [WORK_CHANNEL, runId]);
     });
     return keys;
   }
@@ -678,6 +681,9 @@ const OUTCOME_COLUMNS: ReadonlyArray<readonly [string, string]> = [
   ['finished_at', 'text'],
   ['tool_calls', 'text'],
 ];
+
+/** The channel on which a store announces claimable work (registered cells, a run set running, reopened cells). */
+export const WORK_CHANNEL = 'echolens_work';
 
 const RUN_COUNTS_SQL = `SELECT c.status AS status, count(*)::int AS n FROM run_cells rc JOIN cells c ON c.key = rc.key WHERE rc.run_id = $1 GROUP BY c.status`;
 

@@ -250,6 +250,55 @@ export class SharedWork {
   async reopen(keys: readonly string[]): Promise<void> {
     if (keys.length === 0) return;
     await this.client.query("UPDATE cells SET status = 'pending' WHERE key = ANY($1::text[]) AND status IN ('failed', 'empty')", [[...keys]]);
+    await this.client.query("SELECT pg_notify('echolens_work', 'reopened')");
+  }
+
+  /**
+   * Calls `onWork` whenever a process announces claimable work (NOTIFY on `echolens_work`),
+   * on a connection of its own; a lost connection listens again after a pause. Returns the
+   * function that stops listening.
+   */
+  listen(onWork: () => void): () => Promise<void> {
+    let stopped = false;
+    let connection: PoolClient | undefined;
+    let retry: NodeJS.Timeout | undefined;
+    const connect = async () => {
+      if (stopped) return;
+      try {
+        const c = await this.client.dedicated();
+        c.on('notification', () => onWork());
+        c.on('error', () => {
+          if (connection !== c) return;
+          connection = undefined;
+          c.release(new Error('listen connection lost'));
+          if (!stopped) retry = setTimeout(() => void connect(), 1_000);
+        });
+        await c.query('LISTEN echolens_work');
+        if (stopped) {
+          c.release();
+          return;
+        }
+        connection = c;
+        onWork(); // work announced while this was not listening
+      } catch {
+        if (!stopped) retry = setTimeout(() => void connect(), 1_000);
+      }
+      retry?.unref();
+    };
+    void connect();
+    return async () => {
+      stopped = true;
+      if (retry) clearTimeout(retry);
+      const c = connection;
+      connection = undefined;
+      if (c === undefined) return;
+      try {
+        await c.query('UNLISTEN *');
+        c.release();
+      } catch (error) {
+        c.release(error as Error);
+      }
+    };
   }
 
   /**

@@ -37,10 +37,16 @@ export interface WorkOptions {
   leaseMs?: number;
   /** Return after this long with no pending cell left in any running run (default: never, unless `runId` is done). */
   idleExitMs?: number;
-  /** Wait between claims when there is nothing to do (default 500 ms). */
+  /** Longest wait between claims when there is nothing to do (default 1 s): announced work (LISTEN/NOTIFY) wakes the worker at once. */
   pollMs?: number;
   /** Largest claim (a prefix group larger than this is claimed in parts). Default 4 × concurrency. */
   claimMax?: number;
+  /**
+   * Calls whose results may still be on their way to the store while their slots serve new
+   * calls (write-behind; default a quarter of the concurrency, at least 1). A killed worker's
+   * repeated calls are at most its calls in flight plus these.
+   */
+  writeBehind?: number;
   /** Requests by cell key to call instead of the stored form (the run command's own plan objects). */
   requests?: ReadonlyMap<string, ModelRequest>;
   adapterFor?: AdapterFactory;
@@ -88,8 +94,9 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
     typeof options.concurrency === 'number' ? concurrency : Math.max(1, Math.floor(concurrencyFor(options.concurrency, provider)));
   const largestLimit = typeof options.concurrency === 'object' ? Math.max(1, ...Object.values(options.concurrency)) : limitOf('*');
   const leaseMs = options.leaseMs ?? 30_000;
-  const pollMs = options.pollMs ?? 500;
+  const pollMs = options.pollMs ?? 1_000;
   const claimMax = options.claimMax ?? Math.floor(largestLimit) * 4;
+  const writeBehindOf = (slots: number) => Math.max(0, Math.floor(options.writeBehind ?? Math.max(1, Math.ceil(slots / 4))));
   const sleep = options.sleep ?? defaultSleep;
   const costOf = options.costOf ?? (await defaultCostOf());
   const adapterOf = adapterCache(options.adapterFor ?? defaultAdapterFactory);
@@ -137,8 +144,20 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
   let calling = 0;
   let inFlight = 0;
   const callingBy = new Map<string, number>();
+  /** Calls that ended and whose results are not yet written (their slots may serve new calls). */
+  let unwritten = 0;
+  const unwrittenBy = new Map<string, number>();
   const slotWaiters: Array<{ provider: string; grant: (ok: boolean) => void }> = [];
-  const fits = (provider: string) => calling < concurrency && (callingBy.get(provider) ?? 0) < limitOf(provider);
+  const fits = (provider: string) => {
+    const mine = callingBy.get(provider) ?? 0;
+    const limit = limitOf(provider);
+    return (
+      calling < concurrency &&
+      mine < limit &&
+      mine + (unwrittenBy.get(provider) ?? 0) < limit + writeBehindOf(limit) &&
+      (!Number.isFinite(concurrency) || calling + unwritten < concurrency + writeBehindOf(concurrency))
+    );
+  };
   const take = (provider: string) => {
     calling += 1;
     callingBy.set(provider, (callingBy.get(provider) ?? 0) + 1);
@@ -190,6 +209,15 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
   );
   heartbeat.unref();
 
+  // Woken when a process announces work (LISTEN/NOTIFY); the poll only catches leases that lapsed.
+  let wakeIdle: AbortController | undefined;
+  /** Work announced since the last claim (a claim that raced the announcement must not wait a whole poll). */
+  let announced = false;
+  const stopListening = shared.listen(() => {
+    announced = true;
+    wakeIdle?.abort();
+  });
+
   const waitFor = async (ms: number) => {
     try {
       await sleep(ms, stopper.signal);
@@ -231,6 +259,7 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
   const runOne = async (cell: ClaimedCell, prepared: () => void): Promise<void> => {
     const provider = providerOf(cell.model);
     let holding = false;
+    let writing = false;
     let preparedOnce = false;
     const donePreparing = () => {
       if (!preparedOnce) {
@@ -295,7 +324,10 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
         inFlight -= 1;
         options.onInFlight?.(inFlight);
       }
-      // The call is over: its slot goes to the next cell while the result is written.
+      // The call is over: its slot goes to the next cell while the result is written (up to `writeBehind` results at once).
+      unwritten += 1;
+      unwrittenBy.set(provider, (unwrittenBy.get(provider) ?? 0) + 1);
+      writing = true;
       free();
       if (outcome === undefined) {
         await giveBack([cell.key], { cut: true });
@@ -316,6 +348,12 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
       options.onCell?.({ key: cell.key, runId: cell.runId, model: cell.model, status: written ? outcome.status : 'refused', outcome });
       await watchBurst(cell.runId, outcome, run.fatalBurst ?? 3);
     } finally {
+      if (writing) {
+        writing = false;
+        unwritten -= 1;
+        unwrittenBy.set(provider, unwrittenBy.get(provider)! - 1);
+        grantSlots();
+      }
       free();
       donePreparing();
     }
@@ -469,7 +507,19 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
       idleSince = Date.now();
     }
     waking = true;
-    await waitFor(pollMs);
+    wakeIdle = new AbortController();
+    if (announced) wakeIdle.abort();
+    announced = false;
+    const woken = wakeIdle.signal;
+    const stopWait = () => wakeIdle?.abort();
+    stopper.signal.addEventListener('abort', stopWait, { once: true });
+    try {
+      await sleep(pollMs, woken);
+    } catch {
+      // woken by work or stopped
+    }
+    stopper.signal.removeEventListener('abort', stopWait);
+    wakeIdle = undefined;
     waking = false;
     exhausted = false;
     setImmediate(pump);
@@ -477,6 +527,7 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
   pump();
   await finished;
   clearInterval(heartbeat);
+  await stopListening().catch(() => {});
   options.signal?.removeEventListener('abort', stopNow);
   return result;
 }
