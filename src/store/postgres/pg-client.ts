@@ -153,29 +153,18 @@ export class PgClient {
     return (await this.batch([{ sql, params }], false))[0]!;
   }
 
-  /** Runs statements in order; `atomic` (default): all or none, in one transaction unless one is open. */
+  /**
+   * Runs statements; `atomic` (default): in order, all or none, in one transaction unless one is
+   * open. Not atomic: independent statements, sent at once outside a transaction.
+   */
   async batch(statements: readonly Statement[], atomic = true): Promise<StatementResult[]> {
     if (statements.length === 0) return [];
     if (this.gate !== null) await this.gate;
     const tx = this.shared.tx.getStore();
     if (tx !== undefined) return this.onTx(tx, (client) => runAll(client, statements));
     if (atomic && statements.length > 1) return this.transaction(() => this.batch(statements, false));
-    return this.retrying(async () => {
-      if (statements.length === 1) {
-        const s = statements[0]!;
-        return [toResult(await this.shared.pool.query(s.sql, [...(s.params ?? [])]))];
-      }
-      const client = await this.shared.pool.connect();
-      let broken: Error | undefined;
-      try {
-        return await runAll(client, statements);
-      } catch (error) {
-        if (isConnectionLost(error)) broken = error as Error;
-        throw error;
-      } finally {
-        client.release(broken);
-      }
-    });
+    // Independent statements (reads) go out at once on several connections: one round trip, not one each.
+    return this.retrying(() => Promise.all(statements.map(async (s) => toResult(await this.shared.pool.query(s.sql, [...(s.params ?? [])])))));
   }
 
   /** Runs `fn` in one transaction on one connection; store calls inside it join; nested calls are savepoints. */
