@@ -573,4 +573,41 @@ describe.skipIf(bin === null)('PostgreSQL run store', () => {
     expect(local).toBe(88 * PREFIX_TOKENS);
     expect(Math.abs(shared - local) / local).toBeLessThanOrEqual(0.05);
   });
+
+  it('a transaction holds its own connection: calls inside join it, calls outside go on and see it only once committed', async () => {
+    const store = await PgRunStore.connect(freshUrl());
+    let open!: () => void;
+    const opened = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    let finish!: () => void;
+    const finishing = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
+    const tx = store.transaction(async () => {
+      await store.createRun(TEST_MANIFEST, { id: 'inside' });
+      // Inside the transaction (its async context) the uncommitted run is there.
+      expect((await store.getRun('inside'))?.id).toBe('inside');
+      open();
+      await finishing;
+      await store.transaction(async () => {
+        await store.createRun(TEST_MANIFEST, { id: 'nested' }); // a savepoint
+      });
+    });
+    await opened;
+    // The test's own context is outside the transaction: its calls are not blocked and do not see it.
+    expect(await store.listRuns()).toEqual([]);
+    expect(await store.getRun('inside')).toBeUndefined();
+    finish();
+    await tx;
+    expect((await store.listRuns()).map((r) => r.id).sort()).toEqual(['inside', 'nested']);
+    await expect(
+      store.transaction(async () => {
+        await store.createRun(TEST_MANIFEST, { id: 'undone' });
+        throw new Error('undo');
+      }),
+    ).rejects.toThrow('undo');
+    expect((await store.listRuns()).map((r) => r.id).sort()).toEqual(['inside', 'nested']);
+    await store.close();
+  });
 });
