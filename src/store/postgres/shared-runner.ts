@@ -67,6 +67,7 @@ export async function runCellsShared(store: PgRunStore, runId: string, specs: re
       ...(options.hardSignal ? { hardSignal: options.hardSignal } : {}),
       ...(options.sleep ? { sleep: options.sleep } : {}),
       ...(options.cache?.cacheTtl === undefined ? {} : { cacheTtl: options.cache.cacheTtl }),
+      ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
       onInFlight: (n) => {
         inFlight = n;
       },
