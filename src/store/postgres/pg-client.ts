@@ -1,6 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createRequire } from 'node:module';
-import type { Pool, PoolClient } from 'pg';
 import { ConfigError } from '../../core/errors.js';
 import { isMissingPackage, missingPackageMessage } from '../../models/optional-packages.js';
 
@@ -73,7 +72,32 @@ export function isConnectionLost(error: unknown): boolean {
   );
 }
 
-type PgModule = typeof import('pg');
+/**
+ * The parts of the `pg` driver the store uses, typed here so that echolens's published types
+ * do not name the optional package (`@types/pg` is a development dependency only).
+ */
+interface PgResult {
+  rows: Array<Record<string, unknown>>;
+  rowCount: number | null;
+}
+
+/** A connection taken from the pool; `release(error)` discards a broken one. */
+export interface PoolClient {
+  query(sql: string, params?: unknown[]): Promise<PgResult>;
+  release(error?: Error | boolean): void;
+  on(event: 'notification' | 'error', listener: (...args: unknown[]) => void): unknown;
+}
+
+interface Pool {
+  query(sql: string, params?: unknown[]): Promise<PgResult>;
+  connect(): Promise<PoolClient>;
+  end(): Promise<void>;
+  on(event: 'error', listener: (...args: unknown[]) => void): unknown;
+}
+
+interface PgModule {
+  Pool: new (config: Record<string, unknown>) => Pool;
+}
 
 let pgModule: PgModule | undefined;
 

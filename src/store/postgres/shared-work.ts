@@ -3,8 +3,7 @@ import { DEFAULT_RETRY_POLICY } from '../../models/retry.js';
 import type { ModelRequest } from '../../models/types.js';
 import type { CellOutcome } from '../run-store-common.js';
 import type { ProviderLimits } from '../runner-types.js';
-import type { PoolClient } from 'pg';
-import type { PgClient } from './pg-client.js';
+import type { PgClient, PoolClient } from './pg-client.js';
 
 /**
  * What several processes working one PostgreSQL store share, all through the store:
