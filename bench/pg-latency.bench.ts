@@ -11,11 +11,11 @@
  * BENCH_SMOKE=1: tiny sizes.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer, type Server, type Socket, connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PgRunStore } from '../src/store/postgres/pg-store.js';
 import { findPostgresBin, startTestCluster } from '../src/store/postgres/testing/cluster.js';
+import { startLatencyProxy } from '../src/store/postgres/testing/latency-proxy.js';
 
 const smoke = process.env.BENCH_SMOKE === '1' || process.env.BENCH_SMOKE === 'true';
 const CELLS = smoke ? 64 : Number(process.env.BENCH_CELLS ?? 960);
@@ -33,36 +33,6 @@ if (bin === null) {
 const cluster = await startTestCluster(bin);
 let database = 0;
 
-/** A TCP proxy to `port` that holds every chunk for `delayMs` in each direction (order kept: equal timers fire in order). */
-function latencyProxy(port: number, delayMs: number): Promise<{ server: Server; port: number }> {
-  const sockets = new Set<Socket>();
-  const server = createServer((client) => {
-    const upstream = connect(port, '127.0.0.1');
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.setNoDelay(true);
-      s.on('close', () => sockets.delete(s));
-      s.on('error', () => {
-        client.destroy();
-        upstream.destroy();
-      });
-    }
-    const pipe = (from: Socket, to: Socket) => {
-      from.on('data', (chunk) => {
-        if (delayMs === 0) to.write(chunk);
-        else setTimeout(() => to.writable && to.write(chunk), delayMs);
-      });
-      from.on('end', () => setTimeout(() => to.end(), delayMs));
-    };
-    pipe(client, upstream);
-    pipe(upstream, client);
-  });
-  server.on('close', () => {
-    for (const s of sockets) s.destroy();
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, port: (server.address() as { port: number }).port })));
-}
-
 function startWorker(url: string): { child: ChildProcess; ready: Promise<void>; exit: Promise<number | null> } {
   const child = spawn(process.execPath, ['--import', 'tsx', join(here, 'pg-worker-child.ts'), url, String(CONCURRENCY), String(LATENCY_MS)], {
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -74,16 +44,14 @@ function startWorker(url: string): { child: ChildProcess; ready: Promise<void>; 
 
 async function measure(workers: number, delayMs: number): Promise<number> {
   const url = cluster.createDatabase(`latency_${++database}`);
-  PgRunStore.open(url).close(); // the schema, before the workers look for work
-  const proxy = await latencyProxy(Number(new URL(url).port), delayMs);
-  const proxied = new URL(url);
-  proxied.port = String(proxy.port);
-  const children = Array.from({ length: workers }, () => startWorker(proxied.toString()));
+  await (await PgRunStore.connect(url)).close(); // the schema, before the workers look for work
+  const proxy = await startLatencyProxy(Number(new URL(url).port), delayMs);
+  const children = Array.from({ length: workers }, () => startWorker(proxy.via(url)));
   await Promise.all(children.map((c) => c.ready));
   const store = PgRunStore.open(url);
-  const runId = store.createRun({ experiment: 'bench', config: {}, seed: 1, versions: {}, gitCommit: null }, { id: 'bench' });
+  const runId = await store.createRun({ experiment: 'bench', config: {}, seed: 1, versions: {}, gitCommit: null }, { id: 'bench' });
   const start = performance.now();
-  store.registerCells(
+  await store.registerCells(
     runId,
     Array.from({ length: CELLS }, (_, i) => ({
       request: { model: 'fake:m', messages: [{ role: 'user' as const, content: `cell ${i}` }], params: {}, sample: 0 },
@@ -91,15 +59,15 @@ async function measure(workers: number, delayMs: number): Promise<number> {
     })),
   );
   for (;;) {
-    if (store.shared.openWork(runId).pending === 0) break;
+    if ((await store.shared.openWork(runId)).pending === 0) break;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   const seconds = (performance.now() - start) / 1000;
-  const done = store.requireRun(runId).counts.done;
-  store.close();
+  const done = (await store.requireRun(runId)).counts.done;
+  await store.close();
   for (const c of children) c.child.kill('SIGTERM');
   await Promise.all(children.map((c) => c.exit));
-  proxy.server.close();
+  await proxy.close();
   if (done !== CELLS) throw new Error(`only ${done} of ${CELLS} cells done`);
   return CELLS / seconds;
 }

@@ -5,10 +5,10 @@ import { workCells } from '../src/store/postgres/work-loop.js';
 import { FakeModels } from '../src/store/testing/fakes.js';
 
 const [url, concurrency, latency] = [process.argv[2]!, Number(process.argv[3]), Number(process.argv[4])];
-const store = PgRunStore.open(url);
+const store = await PgRunStore.connect(url);
 const models = new FakeModels({ delayMs: latency });
 const stop = new AbortController();
 process.on('SIGTERM', () => stop.abort());
 process.stdout.write('ready\n');
 await workCells(store, { concurrency, pollMs: 20, adapterFor: models.adapterFor, costOf: () => 0, signal: stop.signal });
-store.close();
+await store.close();

@@ -45,14 +45,14 @@ function startWorker(url: string): { child: ChildProcess; ready: Promise<void>; 
 
 async function measure(workers: number, ratePerMinute?: number): Promise<number> {
   const url = cluster.createDatabase(`bench_${++database}`);
-  PgRunStore.open(url).close(); // the schema, before the workers look for work
+  await (await PgRunStore.connect(url)).close(); // the schema, before the workers look for work
   const children = Array.from({ length: workers }, () => startWorker(url));
   await Promise.all(children.map((c) => c.ready));
   const store = PgRunStore.open(url);
-  const runId = store.createRun({ experiment: 'bench', config: {}, seed: 1, versions: {}, gitCommit: null }, { id: 'bench' });
-  if (ratePerMinute !== undefined) store.shared.setSettings(runId, { limits: { fake: { requestsPerMinute: ratePerMinute } } });
+  const runId = await store.createRun({ experiment: 'bench', config: {}, seed: 1, versions: {}, gitCommit: null }, { id: 'bench' });
+  if (ratePerMinute !== undefined) await store.shared.setSettings(runId, { limits: { fake: { requestsPerMinute: ratePerMinute } } });
   const start = performance.now();
-  store.registerCells(
+  await store.registerCells(
     runId,
     Array.from({ length: CELLS }, (_, i) => ({
       request: { model: 'fake:m', messages: [{ role: 'user' as const, content: `cell ${i}` }], params: {}, sample: 0 },
@@ -60,12 +60,12 @@ async function measure(workers: number, ratePerMinute?: number): Promise<number>
     })),
   );
   for (;;) {
-    if (store.shared.openWork(runId).pending === 0) break;
+    if ((await store.shared.openWork(runId)).pending === 0) break;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   const seconds = (performance.now() - start) / 1000;
-  const done = store.requireRun(runId).counts.done;
-  store.close();
+  const done = (await store.requireRun(runId)).counts.done;
+  await store.close();
   for (const c of children) c.child.kill('SIGTERM');
   await Promise.all(children.map((c) => c.exit));
   if (done !== CELLS) throw new Error(`only ${done} of ${CELLS} cells done`);

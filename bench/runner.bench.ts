@@ -67,9 +67,9 @@ async function barePool(specs: CellSpec[], adapter: ModelAdapter): Promise<void>
 
 async function runPlan(file: string, specs: CellSpec[], adapterFor: (ref: string) => ModelAdapter) {
   const store = RunStore.open(file);
-  const runId = store.createRun(TEST_MANIFEST);
+  const runId = await store.createRun(TEST_MANIFEST);
   const { ms, cpuMs, value } = await timed(() => runCells(store, runId, specs, { adapterFor, concurrency: CONCURRENCY }));
-  store.close();
+  await store.close();
   return { ms, cpuMs, summary: value };
 }
 

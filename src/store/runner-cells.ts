@@ -22,13 +22,13 @@ export interface PreparedCells {
  * Registers the plan with the store (keys hashed incrementally; long prefixes
  * stored once) and reads back what is already finished.
  */
-export function prepareCells(
+export async function prepareCells(
   store: RunStore,
   runId: string,
   specs: readonly CellSpec[],
   options: Pick<RunCellsOptions, 'retryEmpty' | 'retryFailed'>,
-): PreparedCells {
-  const specKeys = store.registerCells(runId, specs);
+): Promise<PreparedCells> {
+  const specKeys = await store.registerCells(runId, specs);
   const uniqueKeys: string[] = [];
   const uniqueRequests: ModelRequest[] = [];
   const seen = new Set<string>();
@@ -39,7 +39,7 @@ export function prepareCells(
     uniqueRequests.push(specs[index]!.request);
   });
 
-  const results = store.resultsOfRun(runId);
+  const results = await store.resultsOfRun(runId);
   const toRun: number[] = [];
   let cachedCount = 0;
   uniqueKeys.forEach((key, index) => {

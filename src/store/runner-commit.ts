@@ -21,13 +21,13 @@ export function groupCommitter(store: RunStore): (key: string, outcome: CellOutc
 }
 
 /** The group commit over any writer of outcomes (the PostgreSQL work loop adds the run to each item). */
-export function batchedCommitter<T extends { outcome: CellOutcome }>(write: (items: readonly T[]) => boolean[]): (item: T) => Promise<Committed> {
+export function batchedCommitter<T extends { outcome: CellOutcome }>(write: (items: readonly T[]) => Promise<boolean[]>): (item: T) => Promise<Committed> {
   let batch: Array<{ item: T; resolve: (committed: Committed) => void; reject: (error: unknown) => void }> = [];
-  const flush = () => {
+  const flush = async () => {
     const entries = batch;
     batch = [];
     try {
-      const committed = storeOutcomes(
+      const committed = await storeOutcomes(
         entries.map((entry) => entry.item),
         write,
       );
@@ -38,7 +38,7 @@ export function batchedCommitter<T extends { outcome: CellOutcome }>(write: (ite
   };
   return (item) =>
     new Promise<Committed>((resolve, reject) => {
-      if (batch.length === 0) setImmediate(flush);
+      if (batch.length === 0) setImmediate(() => void flush());
       batch.push({ item, resolve, reject });
     });
 }
@@ -48,13 +48,13 @@ export function batchedCommitter<T extends { outcome: CellOutcome }>(write: (ite
  * in the same turn of the event loop are counted in one statement; each resolves once
  * its count is written, and only then is the call sent.
  */
-export function attemptRecorder(begin: (keys: readonly string[]) => void): (key: string) => Promise<void> {
+export function attemptRecorder(begin: (keys: readonly string[]) => Promise<void>): (key: string) => Promise<void> {
   let batch: Array<{ key: string; resolve: () => void; reject: (error: unknown) => void }> = [];
-  const flush = () => {
+  const flush = async () => {
     const entries = batch;
     batch = [];
     try {
-      begin(entries.map((entry) => entry.key));
+      await begin(entries.map((entry) => entry.key));
       for (const entry of entries) entry.resolve();
     } catch (error) {
       for (const entry of entries) entry.reject(error);
@@ -62,7 +62,7 @@ export function attemptRecorder(begin: (keys: readonly string[]) => void): (key:
   };
   return (key) =>
     new Promise<void>((resolve, reject) => {
-      if (batch.length === 0) setImmediate(flush);
+      if (batch.length === 0) setImmediate(() => void flush());
       batch.push({ key, resolve, reject });
     });
 }
@@ -75,22 +75,27 @@ export function attemptRecorder(begin: (keys: readonly string[]) => void): (key:
  * left pending to be called again — and its spend counts. An error that the failure
  * record cannot be written either (the database is down, the store read-only) is thrown.
  */
-export function storeOutcomes<T extends { outcome: CellOutcome }>(items: readonly T[], write: (items: readonly T[]) => boolean[]): Committed[] {
+export async function storeOutcomes<T extends { outcome: CellOutcome }>(
+  items: readonly T[],
+  write: (items: readonly T[]) => Promise<boolean[]>,
+): Promise<Committed[]> {
   if (items.length === 0) return [];
   try {
-    return write(items).map((written, index) => ({ written, outcome: items[index]!.outcome }));
+    return (await write(items)).map((written, index) => ({ written, outcome: items[index]!.outcome }));
   } catch (error) {
     if (!isDataError(error)) throw error;
   }
-  return items.map((item) => {
+  const out: Committed[] = [];
+  for (const item of items) {
     try {
-      return { written: write([item])[0]!, outcome: item.outcome };
+      out.push({ written: (await write([item]))[0]!, outcome: item.outcome });
     } catch (error) {
       if (!isDataError(error)) throw error;
       const outcome = storageFailure(item.outcome, error);
-      return { written: write([{ ...item, outcome }])[0]!, outcome };
+      out.push({ written: (await write([{ ...item, outcome }]))[0]!, outcome });
     }
-  });
+  }
+  return out;
 }
 
 /** The failed outcome recorded in place of a result the store could not hold. */
@@ -118,7 +123,7 @@ function isDataError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && CONNECTION_CODES.test(code)) return false;
-  return !/Connection terminated|connection is closed|not queryable|terminating connection|database is locked|store is closed|no answer from PostgreSQL|worker thread/i.test(
+  return !/Connection terminated|connection is closed|not queryable|terminating connection|database is locked|store is closed|timeout exceeded when trying to connect/i.test(
     error.message,
   );
 }

@@ -72,6 +72,8 @@ export interface RunCellsOptions {
   prefixMinChars?: number;
   /** Prompt-cache settings: Anthropic cache lifetime, OpenAI `prompt_cache_key` per prefix group (src/store/cache-schedule.ts). */
   cache?: CacheSettings;
+  /** PostgreSQL stores: how long a claimed cell stays this process's without a renewal (default 30 s; a killed run's cells come back after it). */
+  leaseMs?: number;
   /** Injectable time for tests: sleep (retries, rate limits) and clock (rate limits, wall time). */
   sleep?: SleepFn;
   now?: () => number;

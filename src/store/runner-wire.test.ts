@@ -12,9 +12,9 @@ afterEach(async () => {
   server = undefined;
 });
 
-function setup() {
+async function setup() {
   const store = RunStore.open(':memory:');
-  return { store, runId: store.createRun(TEST_MANIFEST) };
+  return { store, runId: await store.createRun(TEST_MANIFEST) };
 }
 
 describe('runCells over the OpenAI wire format', () => {
@@ -26,7 +26,7 @@ describe('runCells over the OpenAI wire format', () => {
         { fault: 'status', status: 503, retryAfterMs: '250' },
       ],
     });
-    const { store, runId } = setup();
+    const { store, runId } = await setup();
     const waits: number[] = [];
     const ref = `vllm:fake-model@${server.baseURL}`;
     const summary = await runCells(store, runId, makeSpecs(3, ref), {
@@ -42,7 +42,7 @@ describe('runCells over the OpenAI wire format', () => {
 
   it('stops on repeated 401s with the provider’s message and never retries them', async () => {
     server = await startFakeOpenAI({ apiKey: 'right-key-123456' });
-    const { store, runId } = setup();
+    const { store, runId } = await setup();
     const waits: number[] = [];
     const error = await runCells(store, runId, makeSpecs(10, `vllm:fake-model@${server.baseURL}`), {
       adapterFor: (model) => createAdapter(model, { env: { VLLM_API_KEY: 'wrong-key-654321' } }),
@@ -53,7 +53,7 @@ describe('runCells over the OpenAI wire format', () => {
     expect((error as FatalBurstError).errorKind).toBe('auth');
     expect(server.requests).toHaveLength(3);
     expect(waits).toEqual([]);
-    expect(JSON.stringify(store.cellsOfRun(runId))).not.toContain('wrong-key-654321');
+    expect(JSON.stringify(await store.cellsOfRun(runId))).not.toContain('wrong-key-654321');
   });
 });
 
@@ -82,7 +82,7 @@ describe('runCells and the prompt caches on the wire', () => {
         usage: { inputTokens: 3100, cachedInputTokens: request.index < 2 ? 0 : 2048 },
       }),
     });
-    const { store, runId } = setup();
+    const { store, runId } = await setup();
     // Virtual time: any wait would move the clock.
     let clock = 0;
     const summary = await runCells(store, runId, specsFor(`openai:gpt-4.1@${server.baseURL}`), {
@@ -107,10 +107,10 @@ describe('runCells and the prompt caches on the wire', () => {
     expect([...byGroup.values()].map((set) => set.size)).toEqual([1, 1]);
     // The first call of each group is its leader; the followers wait for it.
     expect(summary.tokens.cachedInputTokens).toBe(4 * 2048);
-    expect(store.cellsOfRun(runId).filter((cell) => (cell.result?.usage.cachedInputTokens ?? 0) > 0)).toHaveLength(4);
+    expect((await store.cellsOfRun(runId)).filter((cell) => (cell.result?.usage.cachedInputTokens ?? 0) > 0)).toHaveLength(4);
 
     server.requests.length = 0;
-    const other = setup();
+    const other = await setup();
     await runCells(other.store, other.runId, specsFor(`openai:gpt-4.1@${server.baseURL}`), {
       adapterFor: (model) => createAdapter(model, { env: { OPENAI_API_KEY: 'test-key-1234' } }),
       cache: { promptCacheKey: false },
@@ -127,7 +127,7 @@ describe('runCells and the prompt caches on the wire', () => {
     server = await startFakeAnthropic({
       respond: (request) => ({ text: 'ok', usage: { cacheWriteTokens: request.index === 0 ? 3000 : 0, cachedInputTokens: request.index === 0 ? 0 : 3000 } }),
     });
-    const { store, runId } = setup();
+    const { store, runId } = await setup();
     const summary = await runCells(store, runId, specsFor(`anthropic:claude-sonnet-4-5@${server.baseURL}`).slice(0, 3), {
       adapterFor: (model) => createAdapter(model, { env: { ANTHROPIC_API_KEY: 'test-key-1234' } }),
       cache: { cacheTtl: '1h' },

@@ -8,9 +8,9 @@ import { FatalBurstError, type ProgressSnapshot, runCells } from './runner.js';
 import { answerFor, FakeModels, fakeResponse, makeSpecs, TEST_MANIFEST, usageFor } from './testing/fakes.js';
 import type { CellSpec } from './types.js';
 
-function setup() {
+async function setup() {
   const store = RunStore.open(':memory:');
-  const runId = store.createRun(TEST_MANIFEST);
+  const runId = await store.createRun(TEST_MANIFEST);
   return { store, runId };
 }
 
@@ -18,7 +18,7 @@ const noSleep = async () => {};
 
 describe('runCells: caching and dedup', () => {
   it('runs every cell once, stores results, and answers a re-run from the store without calling', async () => {
-    const { store, runId } = setup();
+    const { store, runId } = await setup();
     const specs = makeSpecs(25);
     const models = new FakeModels();
     const first = await runCells(store, runId, specs, { adapterFor: models.adapterFor });
@@ -27,18 +27,18 @@ describe('runCells: caching and dedup', () => {
     expect(first.results.map((r) => r.text)).toEqual(specs.map((s) => answerFor(s.request)));
     expect(first.results.every((r) => !r.cached && r.status === 'done' && r.attempts === 1)).toBe(true);
 
-    const rerunId = store.createRun(TEST_MANIFEST);
+    const rerunId = await store.createRun(TEST_MANIFEST);
     const second = await runCells(store, rerunId, specs, { adapterFor: models.adapterFor });
     expect(models.totalCalls).toBe(25);
     expect(second).toMatchObject({ done: 0, cached: 25, calls: 0, status: 'done' });
     expect(second.results.every((r) => r.cached)).toBe(true);
     expect(second.results.map((r) => r.text)).toEqual(first.results.map((r) => r.text));
-    expect(store.requireRun(runId).status).toBe('done');
-    expect(store.requireRun(runId).summary).toMatchObject({ done: 25 });
+    expect((await store.requireRun(runId)).status).toBe('done');
+    expect((await store.requireRun(runId)).summary).toMatchObject({ done: 25 });
   });
 
   it('runs identical keys within one plan once and links both label sets', async () => {
-    const { store, runId } = setup();
+    const { store, runId } = await setup();
     const [spec] = makeSpecs(1);
     const plan: CellSpec[] = [spec!, { request: { ...spec!.request }, labels: { role: 'judge' } }, spec!];
     const models = new FakeModels();
@@ -47,11 +47,11 @@ describe('runCells: caching and dedup', () => {
     expect(summary).toMatchObject({ planned: 3, total: 1, done: 1 });
     expect(summary.results).toHaveLength(3);
     expect(new Set(summary.results.map((r) => r.key)).size).toBe(1);
-    expect(store.cellsOfRun(runId).map((cell) => cell.labels)).toEqual([spec!.labels, { role: 'judge' }]);
+    expect((await store.cellsOfRun(runId)).map((cell) => cell.labels)).toEqual([spec!.labels, { role: 'judge' }]);
   });
 
   it('re-runs failed cells on resume unless told not to, and keeps empty cells as dropouts unless retryEmpty', async () => {
-    const { store, runId } = setup();
+    const { store, runId } = await setup();
     const specs = makeSpecs(4);
     const broken = new FakeModels({
       respond: (request) => {
@@ -63,7 +63,7 @@ describe('runCells: caching and dedup', () => {
     const first = await runCells(store, runId, specs, { adapterFor: broken.adapterFor, retry: { maxAttempts: 2 }, sleep: noSleep });
     expect(first).toMatchObject({ done: 2, empty: 1, failed: 1 });
     const healthy = new FakeModels();
-    const keep = await runCells(store, store.createRun(TEST_MANIFEST), specs, { adapterFor: healthy.adapterFor, retryFailed: false });
+    const keep = await runCells(store, await store.createRun(TEST_MANIFEST), specs, { adapterFor: healthy.adapterFor, retryFailed: false });
     expect(keep).toMatchObject({ cached: 4, done: 0 });
     const resumed = await runCells(store, runId, specs, { adapterFor: healthy.adapterFor });
     expect(resumed).toMatchObject({ cached: 3, done: 1, empty: 0 });
@@ -78,7 +78,7 @@ describe('runCells: caching and dedup', () => {
 
 describe('runCells: retries, dropouts and fatal errors', () => {
   it('retries a 429 after the Retry-After wait and records the attempts', async () => {
-    const { store, runId } = setup();
+    const { store, runId } = await setup();
     const waits: number[] = [];
     const models = new FakeModels({
       respond: (request, call) => {
@@ -97,7 +97,7 @@ describe('runCells: retries, dropouts and fatal errors', () => {
   });
 
   it('does not retry a 400 and records the failure with its class and message', async () => {
-    const { store, runId } = setup();
+    const { store, runId } = await setup();
     const models = new FakeModels({
       respond: (request) => {
         if (request.messages[1]!.content.endsWith('1?')) throw new ModelCallError('bad_request', 'context too long', { status: 400 });
@@ -112,7 +112,7 @@ describe('runCells: retries, dropouts and fatal errors', () => {
   });
 
   it('records empty output after retries as an empty dropout, counting every attempt’s tokens', async () => {
-    const { store, runId } = setup();
+    const { store, runId } = await setup();
     const models = new FakeModels({ respond: () => fakeResponse(' ', { inputTokens: 10, outputTokens: 1 }) });
     const summary = await runCells(store, runId, makeSpecs(2), {
       adapterFor: models.adapterFor,
@@ -122,11 +122,11 @@ describe('runCells: retries, dropouts and fatal errors', () => {
     expect(summary.tokens.inputTokens).toBe(60);
     expect(summary.spendUsd).toBeCloseTo(0.06, 10);
     expect(summary.results[0]).toMatchObject({ status: 'empty', attempts: 3, errorClass: 'empty', costUsd: 0.03 });
-    expect(store.requireRun(runId).counts.empty).toBe(2);
+    expect((await store.requireRun(runId)).counts.empty).toBe(2);
   });
 
   it('stops on a burst of identical fatal errors with one clear message, keeping what was stored', async () => {
-    const { store, runId } = setup();
+    const { store, runId } = await setup();
     const models = new FakeModels({
       respond: () => {
         throw new ModelCallError('auth', 'openai: 401 invalid API key (OPENAI_API_KEY)', { status: 401 });
@@ -140,12 +140,12 @@ describe('runCells: retries, dropouts and fatal errors', () => {
     expect(fatal.hint).toMatch(/API key/);
     expect(fatal.summary).toMatchObject({ failed: 3, pending: 17, stopReason: 'fatal', status: 'failed' });
     expect(models.totalCalls).toBe(3);
-    expect(store.requireRun(runId).status).toBe('failed');
-    expect(store.requireRun(runId).counts).toMatchObject({ failed: 3, pending: 17 });
+    expect((await store.requireRun(runId)).status).toBe('failed');
+    expect((await store.requireRun(runId)).counts).toMatchObject({ failed: 3, pending: 17 });
   });
 
   it('does not stop on different errors or when successes interleave', async () => {
-    const { store, runId } = setup();
+    const { store, runId } = await setup();
     const models = new FakeModels({
       respond: (request) => {
         const n = Number(/(\d+)\?$/.exec(request.messages[1]!.content)![1]);
@@ -158,7 +158,7 @@ describe('runCells: retries, dropouts and fatal errors', () => {
   });
 
   it('turns an adapter that cannot be built into failed cells and then a fatal stop', async () => {
-    const { store, runId } = setup();
+    const { store, runId } = await setup();
     let builds = 0;
     const adapterFor = () => {
       builds += 1;
@@ -175,7 +175,7 @@ describe('runCells: budget, concurrency and rate limits', () => {
   const perToken = (_model: string, usage: TokenUsage) => (usage.inputTokens + usage.outputTokens) * 0.0001;
 
   it('stops before a cell whose worst-case cost would exceed --max-cost', async () => {
-    const { store, runId } = setup();
+    const { store, runId } = await setup();
     const specs = makeSpecs(20); // maxTokens 64 per cell
     const models = new FakeModels();
     const summary = await runCells(store, runId, specs, {
@@ -198,10 +198,10 @@ describe('runCells: budget, concurrency and rate limits', () => {
   });
 
   it('counts the spend of earlier stages of the run against the same budget', async () => {
-    const { store, runId } = setup();
+    const { store, runId } = await setup();
     const models = new FakeModels();
     const alone = await runCells(store, runId, makeSpecs(20), { adapterFor: models.adapterFor, costOf: perToken, maxCostUsd: 0.02, concurrency: 1 });
-    const { store: store2, runId: runId2 } = setup();
+    const { store: store2, runId: runId2 } = await setup();
     const after = await runCells(store2, runId2, makeSpecs(20), {
       adapterFor: models.adapterFor,
       costOf: perToken,
@@ -218,20 +218,20 @@ describe('runCells: budget, concurrency and rate limits', () => {
   });
 
   it('prices calls with the built-in price table by default', async () => {
-    const { store, runId } = setup();
+    const { store, runId } = await setup();
     const models = new FakeModels({ respond: () => fakeResponse('ok', { inputTokens: 1_000_000, outputTokens: 1_000_000 }) });
     const summary = await runCells(store, runId, makeSpecs(1, 'openai:gpt-4.1-mini'), { adapterFor: models.adapterFor });
     // 1M input at $0.40 + 1M output at $1.60 (data/prices.json).
     expect(summary.spendUsd).toBeCloseTo(2.0, 9);
     expect(summary.results[0]!.costUsd).toBeCloseTo(2.0, 9);
     expect(summary.unpricedCells).toBe(0);
-    const unpriced = await runCells(store, store.createRun(TEST_MANIFEST), makeSpecs(1, 'fake:m'), { adapterFor: models.adapterFor });
+    const unpriced = await runCells(store, await store.createRun(TEST_MANIFEST), makeSpecs(1, 'fake:m'), { adapterFor: models.adapterFor });
     expect(unpriced).toMatchObject({ spendUsd: 0, unpricedCells: 1 });
     expect(unpriced.results[0]!.costUsd).toBeNull();
   });
 
   it('refuses a budget it cannot enforce', async () => {
-    const { store, runId } = setup();
+    const { store, runId } = await setup();
     const models = new FakeModels();
     await expect(runCells(store, runId, makeSpecs(2), { adapterFor: models.adapterFor, costOf: () => null, maxCostUsd: 1 })).rejects.toThrow(ConfigError);
     // The built-in price table knows no `fake:` provider.
@@ -240,7 +240,7 @@ describe('runCells: budget, concurrency and rate limits', () => {
   });
 
   it('respects the concurrency limit per provider', async () => {
-    const { store, runId } = setup();
+    const { store, runId } = await setup();
     const models = new FakeModels({ delayMs: 5 });
     const specs = [...makeSpecs(30, 'alpha:m'), ...makeSpecs(30, 'beta:m')];
     const summary = await runCells(store, runId, specs, {
@@ -254,7 +254,7 @@ describe('runCells: budget, concurrency and rate limits', () => {
   });
 
   it('paces requests per minute with a token bucket on an injected clock', async () => {
-    const { store, runId } = setup();
+    const { store, runId } = await setup();
     let clock = 0;
     const starts: number[] = [];
     const models = new FakeModels({ onCall: () => starts.push(clock) });
@@ -274,7 +274,7 @@ describe('runCells: budget, concurrency and rate limits', () => {
   });
 
   it('paces tokens per minute from the estimated request size', async () => {
-    const { store, runId } = setup();
+    const { store, runId } = await setup();
     let clock = 0;
     const starts: number[] = [];
     const models = new FakeModels({ onCall: () => starts.push(clock), respond: () => fakeResponse('x') });
@@ -298,7 +298,7 @@ describe('runCells: budget, concurrency and rate limits', () => {
 
 describe('runCells: interruption and progress', () => {
   it('on abort starts nothing new, lets running calls finish and store, and resumes later', async () => {
-    const { store, runId } = setup();
+    const { store, runId } = await setup();
     const controller = new AbortController();
     const release: Array<() => void> = [];
     const models = new FakeModels({
@@ -315,7 +315,7 @@ describe('runCells: interruption and progress', () => {
     const summary = await running;
     expect(summary).toMatchObject({ interrupted: true, stopReason: 'interrupted', done: 3, pending: 7, status: 'interrupted' });
     expect(models.totalCalls).toBe(3);
-    expect(store.requireRun(runId)).toMatchObject({ status: 'interrupted', counts: { done: 3, pending: 7 } });
+    expect(await store.requireRun(runId)).toMatchObject({ status: 'interrupted', counts: { done: 3, pending: 7 } });
 
     const healthy = new FakeModels();
     const resumed = await runCells(store, runId, specs, { adapterFor: healthy.adapterFor });
@@ -324,7 +324,7 @@ describe('runCells: interruption and progress', () => {
   });
 
   it('a hard stop cancels running requests and leaves their cells pending', async () => {
-    const { store, runId } = setup();
+    const { store, runId } = await setup();
     const graceful = new AbortController();
     const hard = new AbortController();
     let started = 0;
@@ -350,11 +350,11 @@ describe('runCells: interruption and progress', () => {
     });
     expect(started).toBe(2);
     expect(summary).toMatchObject({ interrupted: true, done: 0, failed: 0, pending: 6 });
-    expect(store.requireRun(runId).counts.pending).toBe(6);
+    expect((await store.requireRun(runId)).counts.pending).toBe(6);
   });
 
   it('leaves a cell waiting to retry pending when the run is interrupted', async () => {
-    const { store, runId } = setup();
+    const { store, runId } = await setup();
     const controller = new AbortController();
     const models = new FakeModels({
       respond: () => {
@@ -371,12 +371,13 @@ describe('runCells: interruption and progress', () => {
         }),
     });
     expect(summary).toMatchObject({ interrupted: true, failed: 0, pending: 1 });
-    expect(store.getCell(summary.results[0]!.key)!.status).toBe('pending');
+    expect((await store.getCell(summary.results[0]!.key))!.status).toBe('pending');
   });
 
   it('reports progress after every stored cell', async () => {
-    const { store, runId } = setup();
+    const { store, runId } = await setup();
     const snapshots: ProgressSnapshot[] = [];
+    const statuses: Array<Promise<string | undefined>> = [];
     const models = new FakeModels();
     const specs = makeSpecs(5);
     await runCells(store, runId, specs.slice(0, 2), { adapterFor: models.adapterFor });
@@ -384,10 +385,12 @@ describe('runCells: interruption and progress', () => {
       adapterFor: models.adapterFor,
       costOf: () => 0.5,
       onProgress: (snapshot) => {
-        if (snapshot.last) expect(store.getCell(snapshot.last.key)!.status).toBe('done');
+        // Read at the moment of the snapshot: the cell it names is stored already.
+        if (snapshot.last) statuses.push(store.getCell(snapshot.last.key).then((cell) => cell?.status));
         snapshots.push(snapshot);
       },
     });
+    expect(await Promise.all(statuses)).toEqual(['done', 'done', 'done']);
     expect(snapshots.map((s) => s.finished)).toEqual([2, 3, 4, 5]);
     expect(snapshots[0]).toMatchObject({ total: 5, cached: 2, done: 0 });
     expect(snapshots.at(-1)).toMatchObject({ done: 3, spendUsd: 1.5, inFlight: 0 });
@@ -397,7 +400,7 @@ describe('runCells: interruption and progress', () => {
 
 describe('runCells: prompt-cache scheduling', () => {
   it('runs the first cell of each long-prefix group before the rest of that group', async () => {
-    const { store, runId } = setup();
+    const { store, runId } = await setup();
     const prefix = (tag: string) => `${tag} context `.repeat(600);
     const specs: CellSpec[] = [];
     for (let probe = 0; probe < 4; probe += 1) {
@@ -427,7 +430,7 @@ describe('runCells: prompt-cache scheduling', () => {
   });
 
   it('keeps plan order with schedule "plan"', async () => {
-    const { store, runId } = setup();
+    const { store, runId } = await setup();
     const models = new FakeModels();
     const specs = makeSpecs(6);
     await runCells(store, runId, specs, { adapterFor: models.adapterFor, schedule: 'plan', concurrency: 1 });
@@ -437,7 +440,7 @@ describe('runCells: prompt-cache scheduling', () => {
 
 describe('runCells: argument checks', () => {
   it('rejects bad options and unknown runs with the argument named', async () => {
-    const { store, runId } = setup();
+    const { store, runId } = await setup();
     await expect(runCells(store, runId, makeSpecs(1), { concurrency: 0 })).rejects.toThrow(/concurrency/);
     await expect(runCells(store, runId, makeSpecs(1), { limits: { x: { requestsPerMinute: -1 } } })).rejects.toThrow(/limits\.x\.requestsPerMinute/);
     await expect(runCells(store, 'nope', makeSpecs(1), {})).rejects.toThrow(/no run "nope"/);

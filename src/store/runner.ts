@@ -8,8 +8,7 @@ import { attemptRecorder, groupCommitter } from './runner-commit.js';
 import { adapterCache, providerLanes } from './runner-lanes.js';
 import { checkPricesKnown, concurrencyFor, defaultAdapterFactory, defaultCostOf, providerOf, validateOptions } from './runner-options.js';
 import { RunTally } from './runner-state.js';
-import { PgRunStore } from './postgres/pg-store.js';
-import { runCellsShared } from './postgres/shared-runner.js';
+import type { PgRunStore } from './postgres/pg-store.js';
 import { type CostFn, FatalBurstError, type RunCellsOptions, type RunCellsResult } from './runner-types.js';
 import { DEFAULT_PREFIX_MIN_CHARS, estimateInputTokens } from './schedule.js';
 import type { CellResult, CellSpec } from './types.js';
@@ -39,16 +38,19 @@ export type {
  */
 export async function runCells(store: RunStore, runId: string, specs: readonly CellSpec[], options: RunCellsOptions = {}): Promise<RunCellsResult> {
   // A PostgreSQL store is shared by worker processes: the run claims cells with leases (src/store/postgres/).
-  if (store instanceof PgRunStore) return runCellsShared(store, runId, specs, options);
+  if (store.backend === 'postgres') {
+    const { runCellsShared } = await import('./postgres/shared-runner.js');
+    return runCellsShared(store as PgRunStore, runId, specs, options);
+  }
   validateOptions(options);
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? defaultSleep;
   const startedAt = now();
   const costOf = options.costOf ?? (await defaultCostOf());
 
-  store.requireRun(runId);
-  const cells = prepareCells(store, runId, specs, options);
-  store.setRunStatus(runId, 'running');
+  await store.requireRun(runId);
+  const cells = await prepareCells(store, runId, specs, options);
+  await store.setRunStatus(runId, 'running');
   if (options.maxCostUsd !== undefined) checkPricesKnown(cells.uniqueRequests, cells.toRun, costOf);
 
   const tally = new RunTally(cells.uniqueKeys.length, cells.cachedCount, options.fatalBurst ?? 3, now, startedAt);
@@ -64,7 +66,7 @@ export async function runCells(store: RunStore, runId: string, specs: readonly C
   }
 
   const summary = tally.summary(runId, specs.length, cells.toRun.length);
-  store.setRunStatus(runId, summary.status, summary);
+  await store.setRunStatus(runId, summary.status, summary);
   const full: RunCellsResult = { ...summary, results: cells.specKeys.map((key) => cells.results.get(key)!) };
   if (tally.internalError !== undefined) throw tally.internalError;
   if (tally.stopReason === 'fatal') throw new FatalBurstError(tally.stopMessage ?? 'run stopped', tally.fatalKind, full, tally.stopHint);
@@ -217,7 +219,7 @@ function cellRunner(
       cells.results.set(key, resultOf(key, outcome, previous.attempts + outcome.attempts));
     } else {
       // Another process finished this cell first; its answer stands.
-      cells.results.set(key, { ...store.getCell(key)!, cached: true });
+      cells.results.set(key, { ...(await store.getCell(key))!, cached: true });
     }
     tally.finish(outcome);
     options.onProgress?.(tally.snapshot({ key, status: outcome.status, cached: false }));

@@ -53,9 +53,9 @@ function report(db: string): Record<string, unknown> {
   return JSON.parse(result.stdout, (key, value) => (key === 'measuredAt' ? '(measured at)' : value)) as Record<string, unknown>;
 }
 
-async function until(condition: () => boolean, timeoutMs: number, message: string): Promise<void> {
+async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number, message: string): Promise<void> {
   const start = Date.now();
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() - start > timeoutMs) throw new Error(message);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
@@ -107,11 +107,11 @@ describe.skipIf(bin === null)('PostgreSQL store: run + two workers, one SIGKILLe
     const watcher = PgRunStore.open(url, { readonly: true });
     const owner = `%:${workers[0]!.pid}:%`;
     await until(
-      () => Number(watcher.client.query('SELECT count(*)::int AS n FROM cells WHERE lease_owner LIKE $1', [owner]).rows[0]!.n) > 0,
+      async () => Number((await watcher.client.query('SELECT count(*)::int AS n FROM cells WHERE lease_owner LIKE $1', [owner])).rows[0]!.n) > 0,
       120_000,
       'the worker never claimed',
     );
-    watcher.close();
+    await watcher.close();
     await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 300)));
     workers[0]!.kill('SIGKILL');
     const killAt = server.requests.length;
@@ -122,9 +122,9 @@ describe.skipIf(bin === null)('PostgreSQL store: run + two workers, one SIGKILLe
     expect(survivor!.code, survivor!.stderr).toBe(0);
 
     const store = PgRunStore.open(url, { readonly: true });
-    const [info] = store.listRuns();
-    const cells = store.cellResultsOfRun(info!.id);
-    store.close();
+    const [info] = await store.listRuns();
+    const cells = await store.cellResultsOfRun(info!.id);
+    await store.close();
     const distinct = new Set(cells.map((c) => c.key)).size;
     expect(info!.status).toBe('done');
     expect(cells.every((c) => c.result.status === 'done')).toBe(true);

@@ -2,7 +2,7 @@ import { spendOrNull } from '../../core/money.js';
 import type { Command } from 'commander';
 import { InputError } from '../../core/errors.js';
 import { isPostgresUrl, openStore } from '../../store/run-store.js';
-import { PgRunStore } from '../../store/postgres/pg-store.js';
+import type { PgRunStore } from '../../store/postgres/pg-store.js';
 import { workCells } from '../../store/postgres/work-loop.js';
 import { interruptSignals } from '../../store/interrupt.js';
 import { positiveNumber } from '../options.js';
@@ -39,10 +39,24 @@ export function registerWorker(program: Command): void {
           { hint: 'use --db postgresql://…' },
         );
       }
-      const store = openStore(db);
-      if (!(store instanceof PgRunStore)) throw new InputError('not a PostgreSQL store', { field: '--db' });
-      const signals = interruptSignals();
+      const opened = openStore(db);
+      if (opened.backend !== 'postgres') throw new InputError('not a PostgreSQL store', { field: '--db' });
+      const store = opened as PgRunStore;
+      // A second Ctrl-C ends the worker within 2 s even while the database is unreachable:
+      // waiting retries end at once, calls are cancelled, and a store call still stuck exits the process.
+      const signals = interruptSignals(process, (_name, level) => {
+        if (level === 'graceful') {
+          process.stderr.write('echolens worker: stopping after the calls in flight; Ctrl-C again to cancel them\n');
+          return;
+        }
+        void store.close();
+        setTimeout(() => {
+          process.stderr.write('echolens worker: cancelled; cells still leased return to the pool when their leases lapse\n');
+          process.exit(130);
+        }, 1_500).unref();
+      });
       try {
+        await store.ready;
         const started = Date.now();
         process.stderr.write(`echolens worker: ${store.file}${options.run ? `, run ${options.run}` : ''}\n`);
         let lastLine = 0;
@@ -65,7 +79,7 @@ export function registerWorker(program: Command): void {
         );
       } finally {
         signals.dispose();
-        store.close();
+        await store.close();
       }
     });
 }

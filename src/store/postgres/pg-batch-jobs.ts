@@ -1,6 +1,6 @@
 import type { BatchJob, BatchJobStatus } from '../batch-jobs.js';
 import type { BatchJobLedger } from '../run-store-common.js';
-import type { SyncPgClient } from './sync-client.js';
+import type { PgClient } from './pg-client.js';
 
 /** The batch-job ledger (batch-jobs.ts) on PostgreSQL: the same rows and transitions. */
 
@@ -20,16 +20,20 @@ interface JobRow {
 const OPEN: readonly BatchJobStatus[] = ['submitting', 'submitted', 'ended'];
 
 export class PgBatchJobs implements BatchJobLedger {
-  constructor(private readonly client: SyncPgClient) {}
+  constructor(private readonly client: PgClient) {}
 
   async begin(runId: string, provider: string, model: string, keys: readonly string[], now = new Date()): Promise<number> {
-    return this.client.transaction(() => {
-      const row = this.client.query(
-        "INSERT INTO batch_jobs (run_id, provider, model, status, submitted_at) VALUES ($1, $2, $3, 'submitting', $4) RETURNING id",
-        [runId, provider, model, now.toISOString()],
+    return this.client.transaction(async () => {
+      const row = (
+        await this.client.query("INSERT INTO batch_jobs (run_id, provider, model, status, submitted_at) VALUES ($1, $2, $3, 'submitting', $4) RETURNING id", [
+          runId,
+          provider,
+          model,
+          now.toISOString(),
+        ])
       ).rows[0]!;
       const id = Number(row.id);
-      this.client.query(
+      await this.client.query(
         'INSERT INTO batch_job_cells (job_id, key) SELECT $1, k FROM unnest($2::text[]) WITH ORDINALITY AS t(k, i) ORDER BY t.i ON CONFLICT DO NOTHING',
         [id, [...keys]],
       );
@@ -38,15 +42,15 @@ export class PgBatchJobs implements BatchJobLedger {
   }
 
   async submitted(id: number, batchId: string): Promise<void> {
-    this.client.query("UPDATE batch_jobs SET batch_id = $1, status = 'submitted' WHERE id = $2", [batchId, id]);
+    await this.client.query("UPDATE batch_jobs SET batch_id = $1, status = 'submitted' WHERE id = $2", [batchId, id]);
   }
 
   async observed(id: number, providerStatus: string, note: string): Promise<void> {
-    this.client.query('UPDATE batch_jobs SET provider_status = $1, note = $2 WHERE id = $3', [providerStatus, note, id]);
+    await this.client.query('UPDATE batch_jobs SET provider_status = $1, note = $2 WHERE id = $3', [providerStatus, note, id]);
   }
 
   async finish(id: number, status: 'ended' | 'collected' | 'failed' | 'abandoned', note?: string, now = new Date()): Promise<void> {
-    this.client.query('UPDATE batch_jobs SET status = $1, ended_at = COALESCE(ended_at, $2), note = COALESCE($3, note) WHERE id = $4', [
+    await this.client.query('UPDATE batch_jobs SET status = $1, ended_at = COALESCE(ended_at, $2), note = COALESCE($3, note) WHERE id = $4', [
       status,
       now.toISOString(),
       note ?? null,
@@ -55,27 +59,39 @@ export class PgBatchJobs implements BatchJobLedger {
   }
 
   async get(id: number): Promise<BatchJob | undefined> {
-    const row = this.client.query('SELECT * FROM batch_jobs WHERE id = $1', [id]).rows[0] as JobRow | undefined;
-    return row === undefined ? undefined : this.toJob(row);
+    const row = (await this.client.query('SELECT * FROM batch_jobs WHERE id = $1', [id])).rows[0] as JobRow | undefined;
+    return row === undefined ? undefined : (await this.toJobs([row]))[0];
   }
 
   async open(): Promise<BatchJob[]> {
-    return (this.client.query('SELECT * FROM batch_jobs WHERE status = ANY($1::text[]) ORDER BY id', [[...OPEN]]).rows as unknown as JobRow[]).map((row) =>
-      this.toJob(row),
+    return this.toJobs(
+      (await this.client.query('SELECT * FROM batch_jobs WHERE status = ANY($1::text[]) ORDER BY id', [[...OPEN]])).rows as unknown as JobRow[],
     );
   }
 
   async all(runId?: string): Promise<BatchJob[]> {
     const rows =
       runId === undefined
-        ? this.client.query('SELECT * FROM batch_jobs ORDER BY id').rows
-        : this.client.query('SELECT * FROM batch_jobs WHERE run_id = $1 ORDER BY id', [runId]).rows;
-    return (rows as unknown as JobRow[]).map((row) => this.toJob(row));
+        ? (await this.client.query('SELECT * FROM batch_jobs ORDER BY id')).rows
+        : (await this.client.query('SELECT * FROM batch_jobs WHERE run_id = $1 ORDER BY id', [runId])).rows;
+    return this.toJobs(rows as unknown as JobRow[]);
   }
 
-  private toJob(row: JobRow): BatchJob {
-    const keys = this.client.query('SELECT key FROM batch_job_cells WHERE job_id = $1 ORDER BY position', [row.id]).rows.map((r) => r.key as string);
-    return {
+  /** Jobs with their cell keys (one query for the keys of every job). */
+  private async toJobs(rows: readonly JobRow[]): Promise<BatchJob[]> {
+    if (rows.length === 0) return [];
+    const keyRows = (
+      await this.client.query('SELECT job_id, key FROM batch_job_cells WHERE job_id = ANY($1::bigint[]) ORDER BY job_id, position', [
+        rows.map((row) => String(row.id)),
+      ])
+    ).rows as Array<{ job_id: string | number; key: string }>;
+    const keysOf = new Map<number, string[]>();
+    for (const r of keyRows) {
+      const list = keysOf.get(Number(r.job_id)) ?? [];
+      list.push(r.key);
+      keysOf.set(Number(r.job_id), list);
+    }
+    return rows.map((row) => ({
       id: Number(row.id),
       runId: row.run_id,
       provider: row.provider,
@@ -83,10 +99,10 @@ export class PgBatchJobs implements BatchJobLedger {
       batchId: row.batch_id,
       status: row.status,
       providerStatus: row.provider_status,
-      keys,
+      keys: keysOf.get(Number(row.id)) ?? [],
       submittedAt: row.submitted_at,
       endedAt: row.ended_at,
       note: row.note,
-    };
+    }));
   }
 }

@@ -59,7 +59,7 @@ describe.skipIf(bin === null)('persona run on PostgreSQL with NUL in the answers
     expect(run.interrupted).toBe(false);
     expect(run.targetCells).toBe(2 * 2 * 5);
     const store = openStore(db, { readonly: true });
-    const cells = store.cellResultsOfRun(run.runId);
+    const cells = await store.cellResultsOfRun(run.runId);
     const targets = cells.filter((cell) => cell.model.includes('fake-target'));
     expect(targets.length).toBe(run.targetCells);
     for (const cell of targets) {
@@ -72,6 +72,6 @@ describe.skipIf(bin === null)('persona run on PostgreSQL with NUL in the answers
     // One call per distinct cell: the provider saw no repeat.
     expect(server.requests.length).toBe(new Set(cells.map((cell) => cell.key)).size);
     expect(personaReport(store, run.runId).drift[0]?.target).toContain('fake-target');
-    store.close();
+    await store.close();
   }, 300_000);
 });

@@ -76,44 +76,44 @@ function stable(value: unknown): unknown {
 
 async function script(store: RunStore): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
-  store.createRun({ ...TEST_MANIFEST, config: { key: SECRET } }, { id: 'r1' });
-  store.createRun(TEST_MANIFEST, { id: 'r2' });
-  out.duplicateRun = (() => {
+  await store.createRun({ ...TEST_MANIFEST, config: { key: SECRET } }, { id: 'r1' });
+  await store.createRun(TEST_MANIFEST, { id: 'r2' });
+  out.duplicateRun = await (async () => {
     try {
-      store.createRun(TEST_MANIFEST, { id: 'r1' });
+      await store.createRun(TEST_MANIFEST, { id: 'r1' });
       return 'created';
     } catch (error) {
       return (error as Error).name;
     }
   })();
   const plan = specs();
-  const keys = store.registerCells('r1', plan);
+  const keys = await store.registerCells('r1', plan);
   out.keys = keys;
-  out.again = store.registerCells('r1', plan);
-  store.registerCells('r2', plan.slice(0, 2));
-  out.written = store.recordResults([
+  out.again = await store.registerCells('r1', plan);
+  await store.registerCells('r2', plan.slice(0, 2));
+  out.written = await store.recordResults([
     { key: keys[0]!, outcome: outcome('zero', 'done', { toolCalls: [{ id: 't1', name: 'lookup', input: { q: SECRET } }] }) },
     { key: keys[1]!, outcome: outcome('one', 'done') },
     { key: keys[2]!, outcome: outcome(null, 'failed') },
     { key: keys[3]!, outcome: outcome('', 'empty') },
   ]);
-  out.doneIsFinal = store.recordResult(keys[0]!, outcome('overwrite', 'done'));
-  out.failedAgain = store.recordResult(keys[2]!, outcome(null, 'failed', { attempts: 3 }));
-  expect(() => store.recordResult('f'.repeat(64), outcome('x', 'done'))).toThrow(InvalidArgumentError);
-  out.run = store.getRun('r1');
-  out.runs = store.listRuns().map((r) => ({ id: r.id, counts: r.counts, status: r.status }));
-  out.cells = [...store.getCells([keys[3]!, keys[0]!, 'missing', keys[6]!]).entries()];
-  out.results = [...store.resultsOfRun('r1').entries()].sort();
-  out.getCell = store.getCell(keys[1]!);
-  out.request = store.getRequest(keys[3]!);
-  out.cellsOfRun = store.cellsOfRun('r1');
-  out.byArm = store.cellResultsOfRun('r1', { labels: { arm: 'a' } }).map((c) => c.labels);
-  out.byFlag = store.cellResultsOfRun('r1', { labels: { flag: true } }).map((c) => c.labels);
-  out.byNull = store.cellResultsOfRun('r1', { labels: { note: null, arm: 'a' } }).map((c) => c.labels);
-  out.byStatus = store.cellResultsOfRun('r1', { status: ['done', 'failed'] }).map((c) => [c.key, c.ordinal]);
-  out.index = store.cellIndexOfRun('r1');
-  out.byContent = store.findByContent(contentKey(plan[0]!.request));
-  out.byContentModel = store.findByContent(contentKey(plan[1]!.request), 'fake:a');
+  out.doneIsFinal = await store.recordResult(keys[0]!, outcome('overwrite', 'done'));
+  out.failedAgain = await store.recordResult(keys[2]!, outcome(null, 'failed', { attempts: 3 }));
+  await expect(store.recordResult('f'.repeat(64), outcome('x', 'done'))).rejects.toThrow(InvalidArgumentError);
+  out.run = await store.getRun('r1');
+  out.runs = (await store.listRuns()).map((r) => ({ id: r.id, counts: r.counts, status: r.status }));
+  out.cells = [...(await store.getCells([keys[3]!, keys[0]!, 'missing', keys[6]!])).entries()];
+  out.results = [...(await store.resultsOfRun('r1')).entries()].sort();
+  out.getCell = await store.getCell(keys[1]!);
+  out.request = await store.getRequest(keys[3]!);
+  out.cellsOfRun = await store.cellsOfRun('r1');
+  out.byArm = (await store.cellResultsOfRun('r1', { labels: { arm: 'a' } })).map((c) => c.labels);
+  out.byFlag = (await store.cellResultsOfRun('r1', { labels: { flag: true } })).map((c) => c.labels);
+  out.byNull = (await store.cellResultsOfRun('r1', { labels: { note: null, arm: 'a' } })).map((c) => c.labels);
+  out.byStatus = (await store.cellResultsOfRun('r1', { status: ['done', 'failed'] })).map((c) => [c.key, c.ordinal]);
+  out.index = await store.cellIndexOfRun('r1');
+  out.byContent = await store.findByContent(contentKey(plan[0]!.request));
+  out.byContentModel = await store.findByContent(contentKey(plan[1]!.request), 'fake:a');
   let jsonl = '';
   out.lines = await store.exportJsonl(
     'r1',
@@ -126,30 +126,30 @@ async function script(store: RunStore): Promise<Record<string, unknown>> {
   );
   out.jsonl = jsonl.split('\n');
   const jobs = store.batchJobs();
-  const job = jobs.begin('r1', 'openai', 'openai:gpt', [keys[1]!, keys[0]!], new Date('2026-01-02T00:00:00Z'));
-  jobs.submitted(job, 'batch_1');
-  jobs.observed(job, 'in_progress', '{"done":1}');
-  out.openJobs = jobs.open();
-  jobs.finish(job, 'collected', undefined, new Date('2026-01-02T01:00:00Z'));
-  out.jobs = jobs.all('r1');
-  out.rollback = (() => {
+  const job = await jobs.begin('r1', 'openai', 'openai:gpt', [keys[1]!, keys[0]!], new Date('2026-01-02T00:00:00Z'));
+  await jobs.submitted(job, 'batch_1');
+  await jobs.observed(job, 'in_progress', '{"done":1}');
+  out.openJobs = await jobs.open();
+  await jobs.finish(job, 'collected', undefined, new Date('2026-01-02T01:00:00Z'));
+  out.jobs = await jobs.all('r1');
+  out.rollback = await (async () => {
     try {
-      store.transaction(() => {
-        store.createRun(TEST_MANIFEST, { id: 'r3' });
+      await store.transaction(async () => {
+        await store.createRun(TEST_MANIFEST, { id: 'r3' });
         throw new Error('undo');
       });
     } catch {
       // expected
     }
-    return store.getRun('r3') === undefined;
+    return (await store.getRun('r3')) === undefined;
   })();
-  store.setRunStatus('r1', 'done', { finished: true, note: SECRET });
-  out.finalRun = store.getRun('r1');
-  out.deleteR2 = store.deleteRun('r2');
-  out.afterR2 = store.getCells(keys).size;
-  out.requestAfter = store.getRequest(keys[0]!);
-  out.deleteR1 = store.deleteRun('r1');
-  out.runsLeft = store.listRuns().length;
+  await store.setRunStatus('r1', 'done', { finished: true, note: SECRET });
+  out.finalRun = await store.getRun('r1');
+  out.deleteR2 = await store.deleteRun('r2');
+  out.afterR2 = (await store.getCells(keys)).size;
+  out.requestAfter = await store.getRequest(keys[0]!);
+  out.deleteR1 = await store.deleteRun('r1');
+  out.runsLeft = (await store.listRuns()).length;
   return stable(out) as Record<string, unknown>;
 }
 
@@ -176,8 +176,8 @@ describe.skipIf(bin === null)('PostgreSQL run store', () => {
     expect(pg.backend).toBe('postgres');
     const a = await script(sqlite);
     const b = await script(pg);
-    sqlite.close();
-    pg.close();
+    await sqlite.close();
+    await pg.close();
     expect(JSON.stringify(a)).not.toContain(SECRET);
     expect(JSON.stringify(b)).not.toContain(SECRET);
     for (const key of Object.keys(a)) expect({ [key]: b[key] }).toEqual({ [key]: a[key] });
@@ -188,37 +188,43 @@ describe.skipIf(bin === null)('PostgreSQL run store', () => {
     expect(a.deleteR1).toEqual({ cellsRemoved: 5 });
   });
 
-  it('refuses a foreign or newer schema and opens read-only without creating one', () => {
+  it('refuses a foreign or newer schema and opens read-only without creating one', async () => {
     const url = freshUrl();
-    expect(() => openStore(url, { readonly: true })).toThrow(/not an echolens run store/);
+    await expect(PgRunStore.connect(url, { readonly: true })).rejects.toThrow(/not an echolens run store/);
     const store = PgRunStore.open(url);
-    store.client.query("UPDATE meta SET value = '99' WHERE name = 'schema_version'");
-    store.close();
-    expect(() => openStore(url)).toThrow(/schema version 99 is newer/);
+    await store.client.query("UPDATE meta SET value = '99' WHERE name = 'schema_version'");
+    await store.close();
+    await expect(PgRunStore.connect(url)).rejects.toThrow(/schema version 99 is newer/);
+    // A store opened without waiting fails its first call with the same reason.
+    const lazy = openStore(url);
+    await expect(lazy.listRuns()).rejects.toThrow(/schema version 99 is newer/);
+    await lazy.close();
   });
 
-  it('migrates a schema-1 store (no open_attempts) to the current version', () => {
+  it('migrates a schema-1 store (no open_attempts) to the current version', async () => {
     const url = freshUrl();
     const store = PgRunStore.open(url);
-    store.client.query("ALTER TABLE cells DROP COLUMN open_attempts; UPDATE meta SET value = '1' WHERE name = 'schema_version'");
-    store.close();
-    expect(() => openStore(url, { readonly: true })).toThrow(/needs a migration/);
+    await store.client.query("ALTER TABLE cells DROP COLUMN open_attempts; UPDATE meta SET value = '1' WHERE name = 'schema_version'");
+    await store.close();
+    await expect(PgRunStore.connect(url, { readonly: true })).rejects.toThrow(/needs a migration/);
     const reopened = PgRunStore.open(url);
-    expect(reopened.client.query("SELECT value FROM meta WHERE name = 'schema_version'").rows[0]?.value).toBe(String(PG_SCHEMA_VERSION));
+    expect((await reopened.client.query("SELECT value FROM meta WHERE name = 'schema_version'")).rows[0]?.value).toBe(String(PG_SCHEMA_VERSION));
     expect(
-      reopened.client.query(
-        "SELECT 1 FROM information_schema.columns WHERE table_schema = 'echolens' AND table_name = 'cells' AND column_name = 'open_attempts'",
+      (
+        await reopened.client.query(
+          "SELECT 1 FROM information_schema.columns WHERE table_schema = 'echolens' AND table_name = 'cells' AND column_name = 'open_attempts'",
+        )
       ).rowCount,
     ).toBe(1);
-    reopened.close();
+    await reopened.close();
   });
 
-  it('keeps the password out of the location it shows', () => {
+  it('keeps the password out of the location it shows', async () => {
     const url = cluster.url.replace('postgres@', 'postgres:hunter2@');
     const store = openStore(url);
     expect(store.file).not.toContain('hunter2');
     expect(store.file).toContain('***');
-    store.close();
+    await store.close();
   });
 
   it('runCells on PostgreSQL gives the results runCells gives on SQLite, and a resume calls nothing', async () => {
@@ -226,17 +232,17 @@ describe.skipIf(bin === null)('PostgreSQL run store', () => {
     const run = async (store: RunStore) => {
       // Answers keyed by the cell key: a request read back from the store is the same call.
       const models = new FakeModels({ delayMs: 2, respond: (request) => fakeResponse(`answer ${cellKey(request).slice(0, 16)}`, usageFor(request)) });
-      const id = store.createRun(TEST_MANIFEST, { id: 'grid' });
+      const id = await store.createRun(TEST_MANIFEST, { id: 'grid' });
       const result = await runCells(store, id, plan, { adapterFor: models.adapterFor, costOf: () => 0.001, concurrency: 4 });
       const again = await runCells(store, id, plan, { adapterFor: models.adapterFor, costOf: () => 0.001 });
-      return { result, again, calls: models.totalCalls, cells: store.cellResultsOfRun(id) };
+      return { result, again, calls: models.totalCalls, cells: await store.cellResultsOfRun(id) };
     };
     const sqlite = SqliteRunStore.open(join(dir, 'grid.db'));
     const pg = openStore(freshUrl());
     const a = await run(sqlite);
     const b = await run(pg);
-    sqlite.close();
-    pg.close();
+    await sqlite.close();
+    await pg.close();
     expect(b.calls).toBe(30);
     expect(a.calls).toBe(30);
     const strip = (cells: typeof a.cells) => cells.map((c) => ({ ...c, result: { ...c.result, latencyMs: null, startedAt: null, finishedAt: null } }));
@@ -254,30 +260,30 @@ describe.skipIf(bin === null)('PostgreSQL run store', () => {
     const source = SqliteRunStore.open(file);
     const models = new FakeModels();
     const plan = makeSpecs(12);
-    const id = source.createRun(TEST_MANIFEST, { id: 'moved' });
+    const id = await source.createRun(TEST_MANIFEST, { id: 'moved' });
     await runCells(source, id, plan.slice(0, 8), { adapterFor: models.adapterFor, costOf: () => 0.01 });
-    source.registerCells(id, plan.slice(8)); // four cells left pending
+    await source.registerCells(id, plan.slice(8)); // four cells left pending
     const url = freshUrl();
     const pg = openStore(url);
-    const copied = transferRuns(source, pg);
+    const copied = await transferRuns(source, pg);
     expect(copied.runs).toEqual([{ id: 'moved', cells: 12, results: 8, skipped: false }]);
-    expect(() => transferRuns(source, pg)).toThrow(/already in/);
+    await expect(transferRuns(source, pg)).rejects.toThrow(/already in/);
     const back = SqliteRunStore.open(join(dir, 'back.db'));
-    transferRuns(pg, back);
+    await transferRuns(pg, back);
     for (const store of [pg, back]) {
-      expect(store.getRun(id)).toEqual(source.getRun(id));
-      expect(store.cellsOfRun(id)).toEqual(source.cellsOfRun(id));
+      expect(await store.getRun(id)).toEqual(await source.getRun(id));
+      expect(await store.cellsOfRun(id)).toEqual(await source.cellsOfRun(id));
     }
     const responseModel = (store: SqliteRunStore) => store.db.prepare('SELECT key, response_model FROM cells ORDER BY key').all();
     expect(responseModel(back)).toEqual(responseModel(source));
-    for (const store of [source, pg, back]) store.close();
+    for (const store of [source, pg, back]) await store.close();
   });
 
   it('--max-cost on PostgreSQL stops where SQLite stops, from the spend in the store', async () => {
     const plan = makeSpecs(12);
     const run = async (store: RunStore) => {
       const models = new FakeModels();
-      const id = store.createRun(TEST_MANIFEST, { id: 'budget' });
+      const id = await store.createRun(TEST_MANIFEST, { id: 'budget' });
       const result = await runCells(store, id, plan, { adapterFor: models.adapterFor, costOf: () => 0.01, maxCostUsd: 0.05, concurrency: 1 });
       return { status: result.status, stopReason: result.stopReason, done: result.done, calls: models.totalCalls };
     };
@@ -285,36 +291,36 @@ describe.skipIf(bin === null)('PostgreSQL run store', () => {
     const pg = openStore(freshUrl());
     const a = await run(sqlite);
     const b = await run(pg);
-    sqlite.close();
-    pg.close();
+    await sqlite.close();
+    await pg.close();
     expect(a).toEqual({ status: 'stopped', stopReason: 'budget', done: 5, calls: 5 });
     expect(b).toEqual(a);
   });
 
-  it('rate buckets are shared between connections (one bucket, whoever takes)', () => {
+  it('rate buckets are shared between connections (one bucket, whoever takes)', async () => {
     const url = freshUrl();
     const one = PgRunStore.open(url);
     const two = PgRunStore.open(url);
     // 600/min: a capacity of 100 (10 s of rate), refilled at 10 per second.
     let taken = 0;
     const start = Date.now();
-    for (let i = 0; i < 60; i += 1) if (one.shared.takeRate('requests:x', 600, 1) === 0) taken += 1;
-    for (let i = 0; i < 60; i += 1) if (two.shared.takeRate('requests:x', 600, 1) === 0) taken += 1;
+    for (let i = 0; i < 60; i += 1) if ((await one.shared.takeRate('requests:x', 600, 1)) === 0) taken += 1;
+    for (let i = 0; i < 60; i += 1) if ((await two.shared.takeRate('requests:x', 600, 1)) === 0) taken += 1;
     const refill = Math.ceil((Date.now() - start) / 100) + 1; // 10 per second while the loops ran
     expect(taken).toBeGreaterThanOrEqual(100);
     expect(taken).toBeLessThanOrEqual(100 + refill);
     expect(taken).toBeLessThan(120);
-    const wait = two.shared.takeRate('requests:x', 600, 1);
+    const wait = await two.shared.takeRate('requests:x', 600, 1);
     expect(wait).toBeGreaterThan(0);
     expect(wait).toBeLessThanOrEqual(100);
-    one.close();
-    two.close();
+    await one.close();
+    await two.close();
   });
 
   it('a SIGKILLed holder leaves cells that come back when its lease lapses; a claim takes a whole prefix group', async () => {
     const url = freshUrl();
     const store = PgRunStore.open(url);
-    const id = store.createRun(TEST_MANIFEST, { id: 'leases' });
+    const id = await store.createRun(TEST_MANIFEST, { id: 'leases' });
     const grouped = Array.from({ length: 3 }, (_, i) => ({
       request: {
         model: 'fake:m',
@@ -327,25 +333,24 @@ describe.skipIf(bin === null)('PostgreSQL run store', () => {
       },
       labels: { i },
     }));
-    store.registerCells(id, [...makeSpecs(4), ...grouped]);
-    const first = store.shared.claim('dead-worker', { max: 10, leaseMs: 300 });
+    await store.registerCells(id, [...makeSpecs(4), ...grouped]);
+    const first = await store.shared.claim('dead-worker', { max: 10, leaseMs: 300 });
     expect(first.length).toBe(3);
     expect(new Set(first.map((c) => c.group)).size).toBe(1);
     expect(first[0]!.group).not.toBeNull();
-    const second = store.shared.claim('live-worker', { max: 10, leaseMs: 30_000 });
+    const second = await store.shared.claim('live-worker', { max: 10, leaseMs: 30_000 });
     expect(second.map((c) => c.key).sort()).toEqual(
-      store
-        .cellResultsOfRun(id)
+      (await store.cellResultsOfRun(id))
         .slice(0, 4)
         .map((c) => c.key)
         .sort(),
     );
-    expect(store.shared.claim('live-worker', { max: 10, leaseMs: 30_000 })).toEqual([]);
+    expect(await store.shared.claim('live-worker', { max: 10, leaseMs: 30_000 })).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, 400));
-    const back = store.shared.claim('live-worker', { max: 10, leaseMs: 30_000 });
+    const back = await store.shared.claim('live-worker', { max: 10, leaseMs: 30_000 });
     expect(back.map((c) => c.key).sort()).toEqual(first.map((c) => c.key).sort());
-    expect(store.shared.openWork(id)).toEqual({ pending: 7, leased: 7 });
-    store.close();
+    expect(await store.shared.openWork(id)).toEqual({ pending: 7, leased: 7 });
+    await store.close();
   });
 
   it('answers holding NUL and lone surrogates round-trip on PostgreSQL, one call per cell, spend counted', async () => {
@@ -355,63 +360,63 @@ describe.skipIf(bin === null)('PostgreSQL run store', () => {
     expect(result.done).toBe(27);
     expect(calls).toBe(27);
     expect(result.spendUsd).toBeCloseTo(27 * COST_PER_CALL, 9);
-    expect(store.shared.spentOf(runId)).toBeCloseTo(27 * COST_PER_CALL, 9);
+    expect(await store.shared.spentOf(runId)).toBeCloseTo(27 * COST_PER_CALL, 9);
     await expectHostileRoundTrip(store, runId, plan);
-    store.close();
+    await store.close();
   });
 
   it('an answer PostgreSQL refuses fails its cell with a storage error once; the spend counts for --max-cost', async () => {
     const store = openStore(freshUrl()) as PgRunStore;
-    store.client.query("ALTER TABLE cells ADD CONSTRAINT refuse_poison CHECK (text IS NULL OR position('POISON' in text) = 0)");
+    await store.client.query("ALTER TABLE cells ADD CONSTRAINT refuse_poison CHECK (text IS NULL OR position('POISON' in text) = 0)");
     const poison = (index: number) => index % 3 === 1;
     const { runId, result, calls } = await runHostile(store, { cells: 12, id: 'refused', poison, concurrency: 1 });
     expect(calls).toBe(12);
     expect(result.done).toBe(8);
     expect(result.failed).toBe(4);
-    expect(store.shared.spentOf(runId)).toBeCloseTo(12 * COST_PER_CALL, 9);
-    for (const cell of store.cellResultsOfRun(runId)) {
+    expect(await store.shared.spentOf(runId)).toBeCloseTo(12 * COST_PER_CALL, 9);
+    for (const cell of await store.cellResultsOfRun(runId)) {
       if (!poison(cell.labels.index as number)) continue;
       expect(cell.result.status).toBe('failed');
       expect(cell.result.errorMessage).toMatch(/^storage: the answer of this call could not be stored \(.*refuse_poison/);
       expect(cell.result.attempts).toBe(1);
       expect(cell.result.costUsd).toBeCloseTo(COST_PER_CALL, 9);
     }
-    store.close();
+    await store.close();
   });
 
   it('runs import of a SQLite store whose answers hold NUL and lone surrogates into PostgreSQL and back', async () => {
     const source = SqliteRunStore.open(join(dir, 'hostile-source.db'));
     const { runId, plan } = await runHostile(source, { cells: 18, id: 'hostile-moved' });
     const pg = openStore(freshUrl());
-    expect(transferRuns(source, pg).runs).toEqual([{ id: runId, cells: 18, results: 18, skipped: false }]);
+    expect((await transferRuns(source, pg)).runs).toEqual([{ id: runId, cells: 18, results: 18, skipped: false }]);
     await expectHostileRoundTrip(pg, runId, plan);
-    expect(pg.cellsOfRun(runId)).toEqual(source.cellsOfRun(runId));
+    expect(await pg.cellsOfRun(runId)).toEqual(await source.cellsOfRun(runId));
     const back = SqliteRunStore.open(join(dir, 'hostile-back.db'));
-    transferRuns(pg, back);
-    expect(back.cellsOfRun(runId)).toEqual(source.cellsOfRun(runId));
+    await transferRuns(pg, back);
+    expect(await back.cellsOfRun(runId)).toEqual(await source.cellsOfRun(runId));
     await expectHostileRoundTrip(back, runId, plan);
-    for (const store of [source, pg, back]) store.close();
+    for (const store of [source, pg, back]) await store.close();
   });
 
   it('counts attempts before the call; a cell whose calls keep ending unrecorded is failed, not called again', async () => {
     const store = PgRunStore.open(freshUrl());
-    const id = store.createRun(TEST_MANIFEST, { id: 'unsettled' });
-    store.registerCells(id, makeSpecs(4));
+    const id = await store.createRun(TEST_MANIFEST, { id: 'unsettled' });
+    await store.registerCells(id, makeSpecs(4));
     // Three workers in turn claim cells, count the call as sent, and die (their leases lapse).
     for (const max of [4, 4, 2]) {
-      const claimed = store.shared.claim(`dead-${max}-${Math.random()}`, { max, leaseMs: 100 });
-      store.beginAttempts(claimed.map((c) => c.key));
+      const claimed = await store.shared.claim(`dead-${max}-${Math.random()}`, { max, leaseMs: 100 });
+      await store.beginAttempts(claimed.map((c) => c.key));
       await new Promise((resolve) => setTimeout(resolve, 150));
     }
     const seen: number[] = [];
     const models = new FakeModels({
-      respond: (request) => {
-        seen.push(store.getCell(cellKey(request))!.attempts);
+      respond: async (request) => {
+        seen.push((await store.getCell(cellKey(request)))!.attempts);
         return fakeResponse('ok', usageFor(request));
       },
     });
     const result = await workCells(store, { runId: id, adapterFor: models.adapterFor, costOf: () => 0.001, retry: { maxAttempts: 3 }, pollMs: 50 });
-    const cells = store.cellResultsOfRun(id);
+    const cells = await store.cellResultsOfRun(id);
     const failed = cells.filter((c) => c.result.status === 'failed');
     expect(failed.length).toBe(2);
     for (const cell of failed) {
@@ -425,14 +430,14 @@ describe.skipIf(bin === null)('PostgreSQL run store', () => {
     expect(seen).toEqual([3, 3]);
     expect(result.done).toBe(2);
     expect(cells.filter((c) => c.result.status === 'done').map((c) => c.result.attempts)).toEqual([3, 3]);
-    store.close();
+    await store.close();
   });
 
   it('per-provider concurrency holds on PostgreSQL as on SQLite', async () => {
     const specs = [...makeSpecs(30, 'alpha:m'), ...makeSpecs(30, 'beta:m')];
     const run = async (store: RunStore) => {
       const models = new FakeModels({ delayMs: 15 });
-      const id = store.createRun(TEST_MANIFEST, { id: 'lanes' });
+      const id = await store.createRun(TEST_MANIFEST, { id: 'lanes' });
       const result = await runCells(store, id, specs, { adapterFor: models.adapterFor, costOf: () => 0, concurrency: { alpha: 3, '*': 2 } });
       return { done: result.done, alpha: models.maxActiveByProvider.get('alpha'), beta: models.maxActiveByProvider.get('beta'), calls: models.totalCalls };
     };
@@ -440,8 +445,8 @@ describe.skipIf(bin === null)('PostgreSQL run store', () => {
     const pg = openStore(freshUrl());
     const a = await run(sqlite);
     const b = await run(pg);
-    sqlite.close();
-    pg.close();
+    await sqlite.close();
+    await pg.close();
     expect(a).toEqual({ done: 60, alpha: 3, beta: 2, calls: 60 });
     expect(b).toEqual(a);
   });
@@ -471,7 +476,7 @@ describe.skipIf(bin === null)('PostgreSQL run store', () => {
       };
       let maxInFlight = 0;
       let last: ProgressSnapshot | undefined;
-      const id = store.createRun(TEST_MANIFEST, { id: 'progress' });
+      const id = await store.createRun(TEST_MANIFEST, { id: 'progress' });
       await runCells(store, id, plan, {
         adapterFor,
         costOf: () => 0,
@@ -492,13 +497,117 @@ describe.skipIf(bin === null)('PostgreSQL run store', () => {
     const pg = openStore(freshUrl());
     const a = await run(sqlite);
     const b = await run(pg);
-    sqlite.close();
-    pg.close();
+    await sqlite.close();
+    await pg.close();
     expect(a.ttls).toEqual(['1h']);
     expect(a.last).toEqual({ done: 9, failed: 3, empty: 0, finished: 12, inFlight: 0 });
     expect(a.maxInFlight).toBeGreaterThanOrEqual(1);
     expect(b.maxInFlight).toBeGreaterThanOrEqual(1);
     expect(b.maxInFlight).toBeLessThanOrEqual(2);
     expect({ ...b, maxInFlight: 0 }).toEqual({ ...a, maxInFlight: 0 });
+  });
+
+  it('a cache-heavy grid worked by two processes on PostgreSQL bills the cache reads of the same grid run locally (within 5 %)', async () => {
+    // 8 prefix groups of 12 cells; a fake prompt cache: a call reads a prefix when a call that wrote it had answered before it started.
+    const PREFIX_TOKENS = 1_000;
+    const plan: CellSpec[] = [];
+    for (let group = 0; group < 8; group += 1) {
+      for (let probe = 0; probe < 12; probe += 1) {
+        plan.push({
+          request: {
+            model: 'fake:m',
+            messages: [
+              { role: 'system' as const, content: `Group ${group}. ${LONG}`, cacheBreakpoint: true },
+              { role: 'user' as const, content: `probe ${probe}` },
+            ],
+            params: { maxTokens: 16 },
+            sample: 0,
+          },
+          labels: { group, probe },
+        });
+      }
+    }
+    const cachingModels = () => {
+      const warm = new Set<string>();
+      return new FakeModels({
+        respond: async (request) => {
+          const prefix = String(request.messages[0]!.content);
+          const hit = warm.has(prefix);
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          warm.add(prefix);
+          return fakeResponse('ok', {
+            ...ZERO_USAGE,
+            inputTokens: PREFIX_TOKENS + 10,
+            outputTokens: 2,
+            ...(hit ? { cachedInputTokens: PREFIX_TOKENS } : { cacheWriteTokens: PREFIX_TOKENS }),
+          });
+        },
+      });
+    };
+    const cacheReads = async (store: RunStore, id: string) =>
+      (await store.cellResultsOfRun(id)).reduce((sum, cell) => sum + cell.result.usage.cachedInputTokens, 0);
+
+    const sqlite = SqliteRunStore.open(join(dir, 'cache-grid.db'));
+    const localId = await sqlite.createRun(TEST_MANIFEST, { id: 'cache-grid' });
+    await runCells(sqlite, localId, plan, { adapterFor: cachingModels().adapterFor, costOf: () => 0, concurrency: 8 });
+    const local = await cacheReads(sqlite, localId);
+    await sqlite.close();
+
+    const url = freshUrl();
+    const pg = openStore(url);
+    const helper = await PgRunStore.connect(url);
+    const id = await pg.createRun(TEST_MANIFEST, { id: 'cache-grid' });
+    // One provider cache for both processes (one account), as in a real team.
+    const models = cachingModels();
+    const stop = new AbortController();
+    const [result] = await Promise.all([
+      runCells(pg, id, plan, { adapterFor: models.adapterFor, costOf: () => 0, concurrency: 8 }).finally(() => stop.abort()),
+      workCells(helper, { adapterFor: models.adapterFor, costOf: () => 0, concurrency: 8, pollMs: 20, signal: stop.signal }),
+    ]);
+    const shared = await cacheReads(pg, id);
+    await helper.close();
+    await pg.close();
+    expect(result.done).toBe(96);
+    expect(models.totalCalls).toBe(96);
+    // Locally every group misses once: 8 leaders write, 88 followers read.
+    expect(local).toBe(88 * PREFIX_TOKENS);
+    expect(Math.abs(shared - local) / local).toBeLessThanOrEqual(0.05);
+  });
+
+  it('a transaction holds its own connection: calls inside join it, calls outside go on and see it only once committed', async () => {
+    const store = await PgRunStore.connect(freshUrl());
+    let open!: () => void;
+    const opened = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    let finish!: () => void;
+    const finishing = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
+    const tx = store.transaction(async () => {
+      await store.createRun(TEST_MANIFEST, { id: 'inside' });
+      // Inside the transaction (its async context) the uncommitted run is there.
+      expect((await store.getRun('inside'))?.id).toBe('inside');
+      open();
+      await finishing;
+      await store.transaction(async () => {
+        await store.createRun(TEST_MANIFEST, { id: 'nested' }); // a savepoint
+      });
+    });
+    await opened;
+    // The test's own context is outside the transaction: its calls are not blocked and do not see it.
+    expect(await store.listRuns()).toEqual([]);
+    expect(await store.getRun('inside')).toBeUndefined();
+    finish();
+    await tx;
+    expect((await store.listRuns()).map((r) => r.id).sort()).toEqual(['inside', 'nested']);
+    await expect(
+      store.transaction(async () => {
+        await store.createRun(TEST_MANIFEST, { id: 'undone' });
+        throw new Error('undo');
+      }),
+    ).rejects.toThrow('undo');
+    expect((await store.listRuns()).map((r) => r.id).sort()).toEqual(['inside', 'nested']);
+    await store.close();
   });
 });

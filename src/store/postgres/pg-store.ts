@@ -39,7 +39,7 @@ import type { CellResult, CellSpec, CellStatus, RunManifest } from '../types.js'
 import { PgBatchJobs } from './pg-batch-jobs.js';
 import { ensurePgSchema } from './schema.js';
 import { SharedWork } from './shared-work.js';
-import { PgError, type Statement, SyncPgClient } from './sync-client.js';
+import { PgClient, PgError, type Statement } from './pg-client.js';
 
 /** Cells registered per round trip (the arrays travel as parameters of one statement). */
 const REGISTER_CHUNK = 2_000;
@@ -48,23 +48,25 @@ const REGISTER_CHUNK = 2_000;
  * The PostgreSQL backend of `RunStore`: the same tables, rules and answers as the
  * SQLite backend (a `done` cell is final, attempts accumulate, secrets scrubbed
  * before anything is written, requests stored with content-addressed blobs), on a
- * database that several processes share. Calls are synchronous like SQLite's: the
- * driver runs in a worker thread (sync-client.ts). What only sharing needs (leases,
- * shared budget and rate limits) is in `shared` (shared-work.ts).
+ * database that several processes share. Every call is asynchronous over a `pg.Pool`
+ * (pg-client.ts): a round trip never holds the event loop. What only sharing needs
+ * (leases, shared budget and rate limits) is in `shared` (shared-work.ts).
  *
  * The connection string is never stored; `file` shows it without its password.
  */
 export class PgRunStore implements RunStore {
   readonly backend = 'postgres' as const;
   readonly file: string;
-  readonly client: SyncPgClient;
+  readonly client: PgClient;
   readonly shared: SharedWork;
   readonly readonly: boolean;
   private readonly secrets: string[];
   private readonly plainSecrets: boolean;
   private blobCacheInstance: BlobCache | undefined;
+  private readonly blobBodies = new Map<string, string>();
+  private blobChars = 0;
 
-  private constructor(url: string, client: SyncPgClient, secrets: string[], readonly: boolean) {
+  private constructor(url: string, client: PgClient, secrets: string[], readonly: boolean) {
     this.file = redactUrl(url);
     this.client = client;
     this.secrets = secrets;
@@ -73,25 +75,45 @@ export class PgRunStore implements RunStore {
     this.shared = new SharedWork(this);
   }
 
-  static open(url: string, options: OpenStoreOptions & { retryForMs?: number } = {}): PgRunStore {
-    const client = new SyncPgClient(url, { retryForMs: options.retryForMs ?? 60_000 });
+  /**
+   * Opens the store without waiting: the connection and the schema check (create,
+   * migrate or refuse) start at once, and every call waits for them, so a store that
+   * cannot be used fails its first call with the reason. `connect` waits for them.
+   */
+  static open(url: string, options: OpenStoreOptions & { retryForMs?: number; poolSize?: number } = {}): PgRunStore {
+    const client = new PgClient(url, { retryForMs: options.retryForMs ?? 60_000, ...(options.poolSize ? { max: options.poolSize } : {}) });
     const shown = redactUrl(url);
-    try {
-      ensurePgSchema(client, shown, options.readonly === true);
-    } catch (error) {
-      client.close();
+    const ready = ensurePgSchema(client.raw(), shown, options.readonly === true).catch((error: unknown) => {
       if (error instanceof InputError) throw error;
       throw new InputError(`cannot use store: ${(error as Error).message}`, { file: shown }, { cause: error });
-    }
-    return new PgRunStore(url, client, secretValuesFromEnv(options.env ?? process.env), options.readonly === true);
+    });
+    client.setGate(ready);
+    const store = new PgRunStore(url, client, secretValuesFromEnv(options.env ?? process.env), options.readonly === true);
+    store.ready = ready;
+    return store;
   }
 
+  /** Opens the store and waits until it is usable (throws the reason when it is not; the pool is closed then). */
+  static async connect(url: string, options: OpenStoreOptions & { retryForMs?: number; poolSize?: number } = {}): Promise<PgRunStore> {
+    const store = PgRunStore.open(url, options);
+    try {
+      await store.ready;
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+    return store;
+  }
+
+  /** Settles when the connection and schema check are done. */
+  ready: Promise<void> = Promise.resolve();
+
   async close(): Promise<void> {
-    this.client.close();
+    await this.client.close();
   }
 
   transaction<T>(fn: () => Promise<T>): Promise<T> {
-    return this.client.transactionAsync(fn);
+    return this.client.transaction(fn);
   }
 
   batchJobs(): BatchJobLedger {
@@ -101,6 +123,11 @@ export class PgRunStore implements RunStore {
   private query(sql: string, params: readonly unknown[] = []) {
     this.writable(sql);
     return this.client.query(sql, params);
+  }
+
+  /** Reads run on the pool; the result rows. */
+  private async rows<T>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
+    return (await this.client.query(sql, params)).rows as unknown as T[];
   }
 
   private writable(sql: string): void {
@@ -119,7 +146,7 @@ export class PgRunStore implements RunStore {
     }
     const now = new Date().toISOString();
     const manifestJson = JSON.stringify(scrubSecrets(manifest, this.secrets));
-    const inserted = this.query(
+    const inserted = await this.query(
       `INSERT INTO runs (id, experiment, manifest, status, started_at, updated_at) VALUES ($1, $2, $3, 'running', $4, $4)
        ON CONFLICT (id) DO NOTHING`,
       [id, manifest.experiment, manifestJson, now],
@@ -129,7 +156,7 @@ export class PgRunStore implements RunStore {
   }
 
   async getRun(id: string): Promise<RunInfo | undefined> {
-    const [run, counts] = this.client.batch(
+    const [run, counts] = await this.client.batch(
       [
         { sql: 'SELECT * FROM runs WHERE id = $1', params: [id] },
         { sql: RUN_COUNTS_SQL, params: [id] },
@@ -147,7 +174,7 @@ export class PgRunStore implements RunStore {
   }
 
   async listRuns(): Promise<RunInfo[]> {
-    const [runs, counts] = this.client.batch(
+    const [runs, counts] = await this.client.batch(
       [
         { sql: 'SELECT * FROM runs ORDER BY started_at COLLATE "C" DESC, id COLLATE "C" DESC' },
         {
@@ -168,7 +195,7 @@ export class PgRunStore implements RunStore {
   async deleteRun(id: string): Promise<{ cellsRemoved: number }> {
     await this.requireRun(id);
     this.writable('DELETE');
-    const results = this.client.batch([
+    const results = await this.client.batch([
       { sql: 'CREATE TEMP TABLE IF NOT EXISTS echolens_deleted_keys (key TEXT PRIMARY KEY) ON COMMIT DELETE ROWS' },
       { sql: 'INSERT INTO echolens_deleted_keys SELECT DISTINCT key FROM run_cells WHERE run_id = $1 ON CONFLICT DO NOTHING', params: [id] },
       { sql: 'DELETE FROM run_cells WHERE run_id = $1', params: [id] },
@@ -189,6 +216,8 @@ export class PgRunStore implements RunStore {
       },
     ]);
     this.blobCacheInstance = undefined;
+    this.blobBodies.clear();
+    this.blobChars = 0;
     return { cellsRemoved: results[5]!.rowCount };
   }
 
@@ -199,34 +228,37 @@ export class PgRunStore implements RunStore {
     const now = new Date().toISOString();
     const ended = status === 'running' ? null : now;
     const summaryJson = summary === undefined ? null : JSON.stringify(scrubSecrets(summary, this.secrets));
-    const changes = this.query('UPDATE runs SET status = $1, updated_at = $2, ended_at = $3, summary = coalesce($4, summary) WHERE id = $5', [
-      status,
-      now,
-      ended,
-      summaryJson,
-      id,
-    ]).rowCount;
+    const changes = (
+      await this.query('UPDATE runs SET status = $1, updated_at = $2, ended_at = $3, summary = coalesce($4, summary) WHERE id = $5', [
+        status,
+        now,
+        ended,
+        summaryJson,
+        id,
+      ])
+    ).rowCount;
     if (changes === 0) throw new InvalidArgumentError('runId', `no run ${JSON.stringify(id)} in ${this.file}`);
+    if (status === 'running') await this.client.query('SELECT pg_notify($1, $2)', [WORK_CHANNEL, id]);
   }
 
   // ---- stages (run-stages.ts) ----
 
   async declareStages(runId: string, stages: readonly StageDeclaration[]): Promise<void> {
     const now = new Date().toISOString();
-    this.client.transaction(() => {
-      stages.forEach((stage, index) => {
-        this.query(
+    await this.client.transaction(async () => {
+      for (const [index, stage] of stages.entries()) {
+        await this.query(
           `INSERT INTO run_stages (run_id, stage, ordinal, expected, registered, settled, updated_at) VALUES ($1, $2, $3, $4, 0, 0, $5)
            ON CONFLICT (run_id, stage) DO UPDATE SET expected = excluded.expected, updated_at = excluded.updated_at
            WHERE run_stages.registered = 0 AND run_stages.settled = 0`,
           [runId, stage.name, index, stage.expected, now],
         );
-      });
+      }
     });
   }
 
   async recordStage(runId: string, stage: string, counts: { expected: number; registered: number; settled: number }): Promise<void> {
-    this.query(
+    await this.query(
       `INSERT INTO run_stages (run_id, stage, ordinal, expected, registered, settled, updated_at)
        VALUES ($1, $2, (SELECT coalesce(max(ordinal) + 1, 0) FROM run_stages WHERE run_id = $1), $3, $4, $5, $6)
        ON CONFLICT (run_id, stage) DO UPDATE SET expected = excluded.expected, registered = excluded.registered,
@@ -236,9 +268,9 @@ export class PgRunStore implements RunStore {
   }
 
   async stages(runId: string): Promise<StageProgress[]> {
-    const rows = this.query('SELECT stage, ordinal, expected, registered, settled, updated_at FROM run_stages WHERE run_id = $1 ORDER BY ordinal, stage', [
-      runId,
-    ]).rows as unknown as Array<{ stage: string; ordinal: number; expected: number | null; registered: number; settled: number; updated_at: string }>;
+    const rows = (
+      await this.query('SELECT stage, ordinal, expected, registered, settled, updated_at FROM run_stages WHERE run_id = $1 ORDER BY ordinal, stage', [runId])
+    ).rows as unknown as Array<{ stage: string; ordinal: number; expected: number | null; registered: number; settled: number; updated_at: string }>;
     return rows.map((r) => ({
       stage: r.stage,
       ordinal: Number(r.ordinal),
@@ -253,7 +285,7 @@ export class PgRunStore implements RunStore {
 
   private blobCache(): BlobCache {
     this.blobCacheInstance ??= new BlobCache((hash) => {
-      const body = this.client.query('SELECT body FROM blobs WHERE hash = $1', [hash]).rows[0]?.body as string | undefined;
+      const body = this.blobBodies.get(hash);
       if (body === undefined)
         throw new InputError(`a cell's request refers to blob ${hash.slice(0, 12)}…, which the store does not hold (damaged store?)`, { file: this.file });
       return body;
@@ -261,9 +293,34 @@ export class PgRunStore implements RunStore {
     return this.blobCacheInstance;
   }
 
-  /** A request column value, references expanded. */
-  decode(json: string): ModelRequest {
-    return decodeRequest(json, this.blobCache());
+  /** Fetches the blob bodies these stored requests refer to (run blobs and the blobs they list) that are not at hand. */
+  private async loadBlobs(jsons: readonly string[]): Promise<void> {
+    let wanted = new Set<string>();
+    for (const json of jsons) for (const hash of blobRefs(json)) if (!this.blobBodies.has(hash)) wanted.add(hash);
+    for (let depth = 0; depth < 2 && wanted.size > 0; depth += 1) {
+      if (this.blobChars > 64 * 1024 * 1024) {
+        this.blobBodies.clear();
+        this.blobChars = 0;
+      }
+      const rows = await this.rows<{ hash: string; body: string }>('SELECT hash, body FROM blobs WHERE hash = ANY($1::text[])', [[...wanted]]);
+      const next = new Set<string>();
+      for (const row of rows) {
+        this.blobBodies.set(row.hash, row.body);
+        this.blobChars += row.body.length;
+        for (const hash of blobRefs(row.body)) if (!this.blobBodies.has(hash)) next.add(hash);
+      }
+      wanted = next;
+    }
+  }
+
+  /** Request column values, references expanded. */
+  async decodeAll(jsons: readonly string[]): Promise<ModelRequest[]> {
+    await this.loadBlobs(jsons);
+    return jsons.map((json) => decodeRequest(json, this.blobCache()));
+  }
+
+  async decode(json: string): Promise<ModelRequest> {
+    return (await this.decodeAll([json]))[0]!;
   }
 
   async registerCells(
@@ -279,7 +336,7 @@ export class PgRunStore implements RunStore {
     const lookup = [...new Set(ids.flatMap((id) => (id.legacyKey === undefined ? [id.key] : [id.key, id.legacyKey])))];
     const existing = new Set<string>();
     for (let start = 0; start < lookup.length; start += 10_000) {
-      const rows = this.client.query('SELECT key FROM cells WHERE key = ANY($1::text[])', [lookup.slice(start, start + 10_000)]).rows;
+      const rows = await this.rows<{ key: string }>('SELECT key FROM cells WHERE key = ANY($1::text[])', [lookup.slice(start, start + 10_000)]);
       for (const row of rows) existing.add(row.key as string);
     }
     const keys = ids.map((id) => (id.legacyKey !== undefined && !existing.has(id.key) && existing.has(id.legacyKey) ? id.legacyKey : id.key));
@@ -297,8 +354,8 @@ export class PgRunStore implements RunStore {
       const stored = new Set<string>();
       const list = [...legacyCandidates];
       for (let start = 0; start < list.length; start += 10_000) {
-        for (const row of this.client.query('SELECT key FROM cells WHERE key = ANY($1::text[])', [list.slice(start, start + 10_000)]).rows)
-          stored.add(row.key as string);
+        for (const row of await this.rows<{ key: string }>('SELECT key FROM cells WHERE key = ANY($1::text[])', [list.slice(start, start + 10_000)]))
+          stored.add(row.key);
       }
       specs.forEach((spec, index) => {
         if (spec.legacyRequests === undefined || existing.has(keys[index]!)) return;
@@ -309,7 +366,7 @@ export class PgRunStore implements RunStore {
         }
       });
     }
-    this.client.transaction(() => {
+    await this.client.transaction(async () => {
       for (let start = 0; start < specs.length; start += REGISTER_CHUNK) {
         const end = Math.min(specs.length, start + REGISTER_CHUNK);
         const blobs = new Map<string, string>();
@@ -369,8 +426,10 @@ export class PgRunStore implements RunStore {
           params: [runId, links.key, links.labels],
         });
         this.writable('INSERT');
-        this.client.batch(statements);
+        await this.client.batch(statements);
       }
+      // Waiting workers wake up (LISTEN echolens_work) when the transaction commits.
+      await this.client.query('SELECT pg_notify($1, $2)', [WORK_CHANNEL, runId]);
     });
     return keys;
   }
@@ -380,7 +439,7 @@ export class PgRunStore implements RunStore {
   }
 
   async getCell(key: string): Promise<CellResult | undefined> {
-    const row = this.client.query(`SELECT ${RESULT_COLUMNS} FROM cells c WHERE c.key = $1`, [key]).rows[0] as CellRow | undefined;
+    const row = (await this.rows<CellRow>(`SELECT ${RESULT_COLUMNS} FROM cells c WHERE c.key = $1`, [key]))[0];
     return row ? rowToResult(row, true) : undefined;
   }
 
@@ -388,8 +447,7 @@ export class PgRunStore implements RunStore {
     const list = [...new Set(keys)];
     const out = new Map<string, CellResult>();
     for (let start = 0; start < list.length; start += 10_000) {
-      const rows = this.client.query(`SELECT ${RESULT_COLUMNS} FROM cells c WHERE c.key = ANY($1::text[])`, [list.slice(start, start + 10_000)])
-        .rows as unknown as CellRow[];
+      const rows = await this.rows<CellRow>(`SELECT ${RESULT_COLUMNS} FROM cells c WHERE c.key = ANY($1::text[])`, [list.slice(start, start + 10_000)]);
       for (const row of rows) out.set(row.key, rowToResult(row, true));
     }
     // The same order as the keys asked for (the SQLite backend fills the map in that order).
@@ -403,57 +461,108 @@ export class PgRunStore implements RunStore {
 
   async resultsOfRun(runId: string): Promise<Map<string, CellResult>> {
     const out = new Map<string, CellResult>();
-    const rows = this.client.query(`SELECT ${RESULT_COLUMNS} FROM run_cells rc JOIN cells c ON c.key = rc.key WHERE rc.run_id = $1 ORDER BY rc.ordinal`, [
-      runId,
-    ]).rows as unknown as CellRow[];
+    const rows = await this.rows<CellRow>(
+      `SELECT ${RESULT_COLUMNS} FROM run_cells rc JOIN cells c ON c.key = rc.key WHERE rc.run_id = $1 ORDER BY rc.ordinal`,
+      [runId],
+    );
     for (const row of rows) out.set(row.key, rowToResult(row, true));
     return out;
   }
 
   async getRequest(key: string): Promise<ModelRequest | undefined> {
-    const json = this.client.query('SELECT request FROM cells WHERE key = $1', [key]).rows[0]?.request as string | undefined;
+    const json = (await this.rows<{ request: string }>('SELECT request FROM cells WHERE key = $1', [key]))[0]?.request;
     return json === undefined ? undefined : this.decode(json);
   }
 
-  /** The statement that writes one outcome (refused for a `done` cell); `runId` adds its cost to that run's spend. */
-  outcomeStatement(key: string, outcome: CellOutcome): Statement {
+  /** One outcome's column values, scrubbed and encoded (stored-text.ts), in OUTCOME_COLUMNS order. */
+  private outcomeValues(outcome: CellOutcome): unknown[] {
     const u = outcome.usage;
+    return [
+      outcome.status,
+      attemptsToAdd(outcome),
+      encodeStoredText(scrubAnswer(outcome.text, this.secrets)),
+      encodeStoredText(scrubAnswer(outcome.reasoning, this.secrets)),
+      outcome.finishReason,
+      encodeStoredText(outcome.responseModel),
+      u.inputTokens,
+      u.outputTokens,
+      u.cachedInputTokens,
+      u.cacheWriteTokens,
+      u.reasoningTokens,
+      outcome.latencyMs,
+      outcome.costUsd,
+      outcome.errorClass,
+      outcome.errorMessage === null ? null : encodeStoredText(scrubText(outcome.errorMessage, this.secrets)),
+      outcome.startedAt,
+      outcome.finishedAt,
+      outcome.toolCalls === undefined || outcome.toolCalls === null || outcome.toolCalls.length === 0
+        ? null
+        : JSON.stringify(this.secrets.length === 0 ? outcome.toolCalls : (replaceSecretValues(outcome.toolCalls, this.secrets) as ToolCall[])),
+    ];
+  }
+
+  /**
+   * One statement (one round trip, atomic) that writes several outcomes (each refused for a
+   * `done` cell) and, with `spend`, adds each run's cost to its spend; its rows are the keys
+   * written. Keys must be distinct.
+   */
+  outcomesStatement(items: ReadonlyArray<{ key: string; outcome: CellOutcome }>, spend?: ReadonlyMap<string, number>): Statement {
+    const columns: unknown[][] = OUTCOME_COLUMNS.map(() => []);
+    for (const item of items) {
+      const values = this.outcomeValues(item.outcome);
+      for (const [index, value] of values.entries()) columns[index]!.push(value);
+    }
+    const keyParam = OUTCOME_COLUMNS.length + 1;
+    const unnest = OUTCOME_COLUMNS.map(([, type], index) => `$${index + 1}::${type}[]`).join(', ');
+    const names = OUTCOME_COLUMNS.map(([name]) => name).join(', ');
+    const params: unknown[] = [...columns, items.map((item) => item.key)];
+    let spendSql = '';
+    if (spend !== undefined && spend.size > 0) {
+      params.push([...spend.keys()], [...spend.values()]);
+      spendSql = `, spent AS (UPDATE runs r SET spent_usd = r.spent_usd + s.usd FROM unnest($${keyParam + 1}::text[], $${keyParam + 2}::float8[]) AS s(id, usd) WHERE r.id = s.id)`;
+    }
     return {
-      sql: `UPDATE cells SET status = $1, attempts = attempts + $2, open_attempts = 0, text = $3, reasoning = $4, finish_reason = $5,
-              response_model = $6, input_tokens = $7, output_tokens = $8, cached_input_tokens = $9, cache_write_tokens = $10,
-              reasoning_tokens = $11, latency_ms = $12, cost_usd = $13, error_class = $14, error_message = $15, started_at = $16,
-              finished_at = $17, tool_calls = $18, lease_owner = NULL, lease_until = NULL, lease_run = NULL, lease_reserved_usd = 0
-            WHERE key = $19 AND status <> 'done'`,
-      params: [
-        outcome.status,
-        attemptsToAdd(outcome),
-        encodeStoredText(scrubAnswer(outcome.text, this.secrets)),
-        encodeStoredText(scrubAnswer(outcome.reasoning, this.secrets)),
-        outcome.finishReason,
-        encodeStoredText(outcome.responseModel),
-        u.inputTokens,
-        u.outputTokens,
-        u.cachedInputTokens,
-        u.cacheWriteTokens,
-        u.reasoningTokens,
-        outcome.latencyMs,
-        outcome.costUsd,
-        outcome.errorClass,
-        outcome.errorMessage === null ? null : encodeStoredText(scrubText(outcome.errorMessage, this.secrets)),
-        outcome.startedAt,
-        outcome.finishedAt,
-        outcome.toolCalls === undefined || outcome.toolCalls === null || outcome.toolCalls.length === 0
-          ? null
-          : JSON.stringify(this.secrets.length === 0 ? outcome.toolCalls : (replaceSecretValues(outcome.toolCalls, this.secrets) as ToolCall[])),
-        key,
-      ],
+      sql: `WITH input AS (SELECT * FROM unnest(${unnest}, $${keyParam}::text[]) AS t(${names}, key)),
+            written AS (
+              UPDATE cells c SET status = i.status, attempts = c.attempts + i.add_attempts, open_attempts = 0, text = i.text, reasoning = i.reasoning,
+                finish_reason = i.finish_reason, response_model = i.response_model, input_tokens = i.input_tokens, output_tokens = i.output_tokens,
+                cached_input_tokens = i.cached_input_tokens, cache_write_tokens = i.cache_write_tokens, reasoning_tokens = i.reasoning_tokens,
+                latency_ms = i.latency_ms, cost_usd = i.cost_usd, error_class = i.error_class, error_message = i.error_message,
+                started_at = i.started_at, finished_at = i.finished_at, tool_calls = i.tool_calls,
+                lease_owner = NULL, lease_until = NULL, lease_run = NULL, lease_reserved_usd = 0
+              FROM input i WHERE c.key = i.key AND c.status <> 'done' RETURNING c.key
+            )${spendSql}
+            SELECT key FROM written`,
+      params,
     };
+  }
+
+  /** Writes outcomes (and spend) in one round trip; true per item when written. */
+  async writeOutcomes(items: ReadonlyArray<{ key: string; outcome: CellOutcome }>, spend?: ReadonlyMap<string, number>): Promise<boolean[]> {
+    if (items.length === 0) return [];
+    this.writable('UPDATE');
+    if (new Set(items.map((item) => item.key)).size !== items.length) {
+      // The same cell twice: one statement would write it once; write them in order, each in its own statement.
+      const out: boolean[] = [];
+      await this.client.transaction(async () => {
+        for (const [index, item] of items.entries()) out.push(...(await this.writeOutcomes([item], index === 0 ? spend : undefined)));
+      });
+      return out;
+    }
+    const statement = this.outcomesStatement(items, spend);
+    const written = new Set((await this.client.query(statement.sql, statement.params)).rows.map((row) => row.key as string));
+    return this.checkWritten(
+      items,
+      items.map((item) => (written.has(item.key) ? 1 : 0)),
+    );
   }
 
   /** Counts an attempt before the call; `open_attempts` counts those no written outcome has settled yet. */
   async beginAttempts(keys: readonly string[]): Promise<void> {
     if (keys.length === 0) return;
-    this.query("UPDATE cells SET attempts = attempts + 1, open_attempts = open_attempts + 1 WHERE key = ANY($1::text[]) AND status <> 'done'", [[...keys]]);
+    await this.query("UPDATE cells SET attempts = attempts + 1, open_attempts = open_attempts + 1 WHERE key = ANY($1::text[]) AND status <> 'done'", [
+      [...keys],
+    ]);
   }
 
   async recordResult(key: string, outcome: CellOutcome): Promise<boolean> {
@@ -461,20 +570,14 @@ export class PgRunStore implements RunStore {
   }
 
   async recordResults(items: ReadonlyArray<{ key: string; outcome: CellOutcome }>): Promise<boolean[]> {
-    if (items.length === 0) return [];
-    this.writable('UPDATE');
-    const results = this.client.batch(items.map((item) => this.outcomeStatement(item.key, item.outcome)));
-    return this.checkWritten(
-      items,
-      results.map((r) => r.rowCount),
-    );
+    return this.writeOutcomes(items);
   }
 
   /** True per item when written; a refused write of an unknown key is an error (as in SQLite). */
-  checkWritten(items: ReadonlyArray<{ key: string }>, counts: readonly number[]): boolean[] {
+  async checkWritten(items: ReadonlyArray<{ key: string }>, counts: readonly number[]): Promise<boolean[]> {
     const refused = items.filter((_, index) => counts[index] === 0).map((item) => item.key);
     if (refused.length > 0) {
-      const known = new Set(this.client.query('SELECT key FROM cells WHERE key = ANY($1::text[])', [refused]).rows.map((row) => row.key as string));
+      const known = new Set((await this.rows<{ key: string }>('SELECT key FROM cells WHERE key = ANY($1::text[])', [refused])).map((row) => row.key));
       const missing = refused.find((key) => !known.has(key));
       if (missing !== undefined) throw new InvalidArgumentError('key', `cell ${missing} is not in ${this.file}; register it first`);
     }
@@ -484,37 +587,34 @@ export class PgRunStore implements RunStore {
   async cellsOfRun(runId: string, query: CellQuery = {}): Promise<RunCellRecord[]> {
     await this.requireRun(runId);
     const { sql, params } = buildPgCellQuery(runId, query, true);
-    const rows = this.client.query(`${sql} ORDER BY rc.ordinal`, params).rows as unknown as Array<
-      CellRow & { labels: string; ordinal: number; sample: number }
-    >;
-    return rows.map((row) => ({ ...resultRecord(runId, row), request: this.decode(row.request) }));
+    const rows = await this.rows<CellRow & { labels: string; ordinal: number; sample: number }>(`${sql} ORDER BY rc.ordinal`, params);
+    const requests = await this.decodeAll(rows.map((row) => row.request));
+    return rows.map((row, index) => ({ ...resultRecord(runId, row), request: requests[index]! }));
   }
 
   async cellResultsOfRun(runId: string, query: CellQuery = {}): Promise<RunCellResultRecord[]> {
     await this.requireRun(runId);
     const { sql, params } = buildPgCellQuery(runId, query, false);
-    const rows = this.client.query(`${sql} ORDER BY rc.ordinal`, params).rows as unknown as Array<
-      CellRow & { labels: string; ordinal: number; sample: number }
-    >;
+    const rows = await this.rows<CellRow & { labels: string; ordinal: number; sample: number }>(`${sql} ORDER BY rc.ordinal`, params);
     return rows.map((row) => resultRecord(runId, row));
   }
 
   async cellIndexOfRun(runId: string): Promise<RunCellIndexRow[]> {
     return (
-      this.client.query(
+      await this.rows<RunCellIndexRow>(
         `SELECT rc.key AS key, rc.labels AS labels, rc.ordinal AS ordinal, c.status AS status, c.text AS text, c.model AS model, c.tool_calls AS tool_calls
        FROM run_cells rc JOIN cells c ON c.key = rc.key WHERE rc.run_id = $1 ORDER BY rc.ordinal`,
         [runId],
-      ).rows as unknown as RunCellIndexRow[]
+      )
     ).map(decodeIndexRow);
   }
 
   async findByContent(key: string, model?: string): Promise<Array<{ model: string; result: CellResult }>> {
-    const rows = this.client.query(
+    const rows = await this.rows<CellRow>(
       `SELECT ${RESULT_COLUMNS} FROM cells c WHERE c.content_key = $1 AND c.status IN ('done', 'empty')
        ORDER BY c.finished_at COLLATE "C" DESC, c.key COLLATE "C"`,
       [key],
-    ).rows as unknown as CellRow[];
+    );
     return rows.filter((row) => model === undefined || row.model === model).map((row) => ({ model: row.model, result: rowToResult(row, true) }));
   }
 
@@ -523,19 +623,20 @@ export class PgRunStore implements RunStore {
     let after = -1;
     let lines = 0;
     for (;;) {
-      const rows = this.client.query(
+      const rows = await this.rows<CellRow & { labels: string; ordinal: number }>(
         `SELECT c.*, rc.labels, rc.ordinal FROM run_cells rc JOIN cells c ON c.key = rc.key
          WHERE rc.run_id = $1 AND rc.ordinal > $2 ORDER BY rc.ordinal LIMIT 500`,
         [runId, after],
-      ).rows as unknown as Array<CellRow & { labels: string; ordinal: number }>;
+      );
       if (rows.length === 0) break;
-      for (const row of rows) {
+      const requests = await this.decodeAll(rows.map((row) => row.request));
+      for (const [index, row] of rows.entries()) {
         const result = rowToResult(row, false);
         const record = {
           run: runId,
           key: row.key,
           labels: JSON.parse(row.labels) as unknown,
-          request: this.decode(row.request),
+          request: requests[index],
           status: result.status,
           attempts: result.attempts,
           text: result.text,
@@ -558,6 +659,31 @@ export class PgRunStore implements RunStore {
     return lines;
   }
 }
+
+/** The columns one outcome writes, with their PostgreSQL types (outcomesStatement). */
+const OUTCOME_COLUMNS: ReadonlyArray<readonly [string, string]> = [
+  ['status', 'text'],
+  ['add_attempts', 'int'],
+  ['text', 'text'],
+  ['reasoning', 'text'],
+  ['finish_reason', 'text'],
+  ['response_model', 'text'],
+  ['input_tokens', 'int'],
+  ['output_tokens', 'int'],
+  ['cached_input_tokens', 'int'],
+  ['cache_write_tokens', 'int'],
+  ['reasoning_tokens', 'int'],
+  ['latency_ms', 'float8'],
+  ['cost_usd', 'float8'],
+  ['error_class', 'text'],
+  ['error_message', 'text'],
+  ['started_at', 'text'],
+  ['finished_at', 'text'],
+  ['tool_calls', 'text'],
+];
+
+/** The channel on which a store announces claimable work (registered cells, a run set running, reopened cells). */
+export const WORK_CHANNEL = 'echolens_work';
 
 const RUN_COUNTS_SQL = `SELECT c.status AS status, count(*)::int AS n FROM run_cells rc JOIN cells c ON c.key = rc.key WHERE rc.run_id = $1 GROUP BY c.status`;
 
@@ -601,6 +727,12 @@ function buildPgCellQuery(runId: string, query: CellQuery, withRequest: boolean)
     sql: `SELECT ${RESULT_COLUMNS}${withRequest ? ', c.request' : ''}, rc.labels, rc.ordinal FROM run_cells rc JOIN cells c ON c.key = rc.key WHERE ${clauses.join(' AND ')}`,
     params,
   };
+}
+
+/** Blob hashes a stored request or run blob refers to. */
+function blobRefs(json: string): string[] {
+  if (!json.includes('"$blob')) return [];
+  return [...json.matchAll(/"\$blobs?":"([0-9a-f]{64})"/g)].map((match) => match[1]!);
 }
 
 /** A connection string as shown in messages and listings: the password replaced. */

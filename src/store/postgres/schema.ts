@@ -1,5 +1,5 @@
 import { InputError } from '../../core/errors.js';
-import type { SyncPgClient } from './sync-client.js';
+import type { PgClient } from './pg-client.js';
 
 /**
  * The PostgreSQL schema: the SQLite store's tables (schema.ts, same columns and
@@ -131,21 +131,22 @@ const MIGRATIONS: readonly string[] = [
 const SCHEMA_LOCK = 0x45434c53;
 
 /** Creates the schema in an empty database, migrates an older one, refuses a newer one. */
-export function ensurePgSchema(client: SyncPgClient, location: string, readonly: boolean): void {
-  const exists = () => client.query("SELECT 1 FROM information_schema.tables WHERE table_schema = 'echolens' AND table_name = 'meta'").rowCount > 0;
-  if (!exists()) {
+export async function ensurePgSchema(client: PgClient, location: string, readonly: boolean): Promise<void> {
+  const exists = async () =>
+    (await client.query("SELECT 1 FROM information_schema.tables WHERE table_schema = 'echolens' AND table_name = 'meta'")).rowCount > 0;
+  if (!(await exists())) {
     if (readonly) throw new InputError('not an echolens run store (the database has no echolens schema)', { file: location });
-    client.transaction(() => {
-      client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
-      if (exists()) return; // another process created it while this one waited
-      client.query('CREATE SCHEMA IF NOT EXISTS echolens');
-      client.query(SCHEMA_V1);
-      for (const migration of MIGRATIONS) client.query(migration);
-      client.query("INSERT INTO meta (name, value) VALUES ('schema_version', $1), ('application', 'echolens')", [String(PG_SCHEMA_VERSION)]);
+    await client.transaction(async () => {
+      await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
+      if (await exists()) return; // another process created it while this one waited
+      await client.query('CREATE SCHEMA IF NOT EXISTS echolens');
+      await client.query(SCHEMA_V1);
+      for (const migration of MIGRATIONS) await client.query(migration);
+      await client.query("INSERT INTO meta (name, value) VALUES ('schema_version', $1), ('application', 'echolens')", [String(PG_SCHEMA_VERSION)]);
     });
     return;
   }
-  const version = readPgSchemaVersion(client, location);
+  const version = await readPgSchemaVersion(client, location);
   if (version > PG_SCHEMA_VERSION) {
     throw new InputError(
       `store schema version ${version} is newer than this echolens understands (${PG_SCHEMA_VERSION})`,
@@ -155,19 +156,19 @@ export function ensurePgSchema(client: SyncPgClient, location: string, readonly:
   }
   if (version === PG_SCHEMA_VERSION) return;
   if (readonly) throw new InputError('store needs a migration; open it once without --readonly', { file: location });
-  client.transaction(() => {
-    client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
-    for (let from = readPgSchemaVersion(client, location); from < PG_SCHEMA_VERSION; from += 1) {
+  await client.transaction(async () => {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
+    for (let from = await readPgSchemaVersion(client, location); from < PG_SCHEMA_VERSION; from += 1) {
       const migration = MIGRATIONS[from - 1];
       if (migration === undefined) throw new InputError(`no migration from store schema version ${from}`, { file: location });
-      client.query(migration);
-      client.query("UPDATE meta SET value = $1 WHERE name = 'schema_version'", [String(from + 1)]);
+      await client.query(migration);
+      await client.query("UPDATE meta SET value = $1 WHERE name = 'schema_version'", [String(from + 1)]);
     }
   });
 }
 
-function readPgSchemaVersion(client: SyncPgClient, location: string): number {
-  const row = client.query("SELECT value FROM meta WHERE name = 'schema_version'").rows[0] as { value: string } | undefined;
+async function readPgSchemaVersion(client: PgClient, location: string): Promise<number> {
+  const row = (await client.query("SELECT value FROM meta WHERE name = 'schema_version'")).rows[0] as { value: string } | undefined;
   const version = row === undefined ? Number.NaN : Number(row.value);
   if (!Number.isInteger(version) || version < 1) {
     throw new InputError(`store schema version is missing or invalid (${row?.value ?? 'none'})`, { file: location, field: 'schema_version' });

@@ -23,25 +23,25 @@ export async function runCellsShared(store: PgRunStore, runId: string, specs: re
   const now = options.now ?? Date.now;
   const startedAt = now();
   const costOf = options.costOf ?? (await defaultCostOf());
-  store.requireRun(runId);
-  if (!store.shared.tryRunLock(runId)) {
+  await store.requireRun(runId);
+  if (!(await store.shared.tryRunLock(runId))) {
     throw new InputError(`run ${runId} is being run by another process on this store; join it with \`echolens worker --db …\` instead`, { file: store.file });
   }
   try {
-    const cells = prepareCells(store, runId, specs, options);
+    const cells = await prepareCells(store, runId, specs, options);
     if (options.maxCostUsd !== undefined) checkPricesKnown(cells.uniqueRequests, cells.toRun, costOf);
     const toRunKeys = cells.toRun.map((index) => cells.uniqueKeys[index]!);
     // Failed (and, when asked, empty) cells are retried by putting them back in the pool.
-    store.shared.reopen(toRunKeys);
+    await store.shared.reopen(toRunKeys);
     const attemptsBefore = new Map(toRunKeys.map((key) => [key, cells.results.get(key)?.attempts ?? 0]));
-    const spentBefore = store.shared.spentOf(runId);
-    store.shared.setSettings(runId, {
+    const spentBefore = await store.shared.spentOf(runId);
+    await store.shared.setSettings(runId, {
       ...(options.maxCostUsd === undefined ? {} : { maxCostUsd: options.maxCostUsd + spentBefore - (options.spentBeforeUsd ?? 0) }),
       ...(options.limits === undefined ? {} : { limits: options.limits }),
       ...(options.fatalBurst === undefined ? {} : { fatalBurst: options.fatalBurst }),
       ...(options.assumedMaxOutputTokens === undefined ? {} : { assumedMaxOutputTokens: options.assumedMaxOutputTokens }),
     });
-    store.setRunStatus(runId, 'running');
+    await store.setRunStatus(runId, 'running');
 
     const total = cells.uniqueKeys.length;
     let finished = cells.cachedCount;
@@ -67,6 +67,7 @@ export async function runCellsShared(store: PgRunStore, runId: string, specs: re
       ...(options.hardSignal ? { hardSignal: options.hardSignal } : {}),
       ...(options.sleep ? { sleep: options.sleep } : {}),
       ...(options.cache?.cacheTtl === undefined ? {} : { cacheTtl: options.cache.cacheTtl }),
+      ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
       onInFlight: (n) => {
         inFlight = n;
       },
@@ -90,7 +91,7 @@ export async function runCellsShared(store: PgRunStore, runId: string, specs: re
     });
 
     // The run's outcome from the store: cells other workers answered count as answered in this run.
-    const results = store.getCells(cells.uniqueKeys);
+    const results = await store.getCells(cells.uniqueKeys);
     let done = 0;
     let empty = 0;
     let failed = 0;
@@ -104,7 +105,7 @@ export async function runCellsShared(store: PgRunStore, runId: string, specs: re
       else if (result.status === 'failed') failed += 1;
       else pending += 1;
     }
-    const run = store.requireRun(runId);
+    const run = await store.requireRun(runId);
     const ended = run.status === 'stopped' || run.status === 'failed' ? (run.summary as { stopMessage?: string } | null) : null;
     const stopReason: StopReason | null =
       run.status === 'failed' ? 'fatal' : run.status === 'stopped' ? 'budget' : options.signal?.aborted && pending > 0 ? 'interrupted' : null;
@@ -125,7 +126,7 @@ export async function runCellsShared(store: PgRunStore, runId: string, specs: re
       stopReason,
       stopMessage,
       calls: Math.max(allCalls, calls),
-      spendUsd: store.shared.spentOf(runId) - spentBefore,
+      spendUsd: (await store.shared.spentOf(runId)) - spentBefore,
       // What this process saw (workers elsewhere report their own).
       naiveUsd: naive,
       cacheReadCells,
@@ -133,7 +134,7 @@ export async function runCellsShared(store: PgRunStore, runId: string, specs: re
       tokens,
       wallMs: now() - startedAt,
     };
-    store.setRunStatus(runId, status, summary);
+    await store.setRunStatus(runId, status, summary);
     const full: RunCellsResult = { ...summary, results: cells.specKeys.map((key) => results.get(key)!) };
     if (stopReason === 'fatal') throw new FatalBurstError(stopMessage ?? 'run stopped', 'fatal', full);
     return full;
@@ -156,6 +157,6 @@ export async function runCellsShared(store: PgRunStore, runId: string, specs: re
       };
     }
   } finally {
-    store.shared.releaseRunLock(runId);
+    await store.shared.releaseRunLock(runId);
   }
 }

@@ -3,7 +3,7 @@ import { DEFAULT_RETRY_POLICY } from '../../models/retry.js';
 import type { ModelRequest } from '../../models/types.js';
 import type { CellOutcome } from '../run-store-common.js';
 import type { ProviderLimits } from '../runner-types.js';
-import type { Statement, SyncPgClient } from './sync-client.js';
+import type { PgClient, PoolClient } from './pg-client.js';
 
 /**
  * What several processes working one PostgreSQL store share, all through the store:
@@ -45,13 +45,15 @@ export interface ClaimedCell {
 
 /** The parts of the PostgreSQL store that shared work uses (PgRunStore has them). */
 export interface SharedWorkStore {
-  readonly client: SyncPgClient;
-  decode(json: string): ModelRequest;
-  outcomeStatement(key: string, outcome: CellOutcome): Statement;
-  checkWritten(items: ReadonlyArray<{ key: string }>, counts: readonly number[]): boolean[];
+  readonly client: PgClient;
+  decodeAll(jsons: readonly string[]): Promise<ModelRequest[]>;
+  writeOutcomes(items: ReadonlyArray<{ key: string; outcome: CellOutcome }>, spend?: ReadonlyMap<string, number>): Promise<boolean[]>;
 }
 
 export class SharedWork {
+  /** Run locks held, each on its own connection. */
+  private readonly runLocks = new Map<string, PoolClient>();
+
   constructor(private readonly store: SharedWorkStore) {}
 
   private get client() {
@@ -59,12 +61,12 @@ export class SharedWork {
   }
 
   /** Records what workers need to know about a run (never secrets: limits and budget only). */
-  setSettings(runId: string, settings: RunSettings): void {
-    this.client.query('UPDATE runs SET settings = $1 WHERE id = $2', [JSON.stringify(settings), runId]);
+  async setSettings(runId: string, settings: RunSettings): Promise<void> {
+    await this.client.query('UPDATE runs SET settings = $1 WHERE id = $2', [JSON.stringify(settings), runId]);
   }
 
-  settingsOf(runId: string): RunSettings {
-    const row = this.client.query('SELECT settings FROM runs WHERE id = $1', [runId]).rows[0] as { settings: string | null } | undefined;
+  async settingsOf(runId: string): Promise<RunSettings> {
+    const row = (await this.client.query('SELECT settings FROM runs WHERE id = $1', [runId])).rows[0] as { settings: string | null } | undefined;
     return row?.settings ? (JSON.parse(row.settings) as RunSettings) : {};
   }
 
@@ -72,7 +74,7 @@ export class SharedWork {
    * Claims up to `max` claimable cells: a whole prefix group when the first claimable
    * cell has one, else cells without a group. `runId` restricts the claim to one run.
    */
-  claim(owner: string, options: { max: number; leaseMs: number; runId?: string | null; maxOpenAttempts?: number }): ClaimedCell[] {
+  async claim(owner: string, options: { max: number; leaseMs: number; runId?: string | null; maxOpenAttempts?: number }): Promise<ClaimedCell[]> {
     if (!(options.max >= 1)) throw new InvalidArgumentError('max', 'must be at least 1');
     const runFilter = `EXISTS (SELECT 1 FROM run_cells rc JOIN runs r ON r.id = rc.run_id
                         WHERE rc.key = c.key AND r.status = 'running' AND ($2::text IS NULL OR r.id = $2))`;
@@ -81,7 +83,7 @@ export class SharedWork {
     // One statement (one round trip): a cell whose calls kept ending without a written outcome
     // (killed workers, results the database refused even as a failure) is failed instead of
     // being called once more (`exhausted`); the claim takes only the others.
-    const claimed = this.client.query(
+    const claimed = await this.client.query(
       `WITH exhausted AS (
          UPDATE cells x SET status = 'failed', error_class = 'storage', open_attempts = 0,
            error_message = 'storage: ' || x.open_attempts || ' calls of this cell ended without a stored result (the worker was killed or the result could not be written); not called again',
@@ -107,7 +109,8 @@ export class SharedWork {
     );
     const rows = claimed.rows as Array<{ key: string; request: string; model: string; prefix_group: string | null; lease_run: string }>;
     rows.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    return rows.map((row) => ({ key: row.key, runId: row.lease_run, model: row.model, group: row.prefix_group, request: this.store.decode(row.request) }));
+    const requests = await this.store.decodeAll(rows.map((row) => row.request));
+    return rows.map((row, index) => ({ key: row.key, runId: row.lease_run, model: row.model, group: row.prefix_group, request: requests[index]! }));
   }
 
   /**
@@ -115,11 +118,13 @@ export class SharedWork {
    * holds. Only those: a claim whose answer was lost with the connection leased cells the
    * worker never saw, and those must lapse back to the pool, not be renewed forever.
    */
-  renew(owner: string, leaseMs: number, keys: readonly string[]): number {
+  async renew(owner: string, leaseMs: number, keys: readonly string[]): Promise<number> {
     if (keys.length === 0) return 0;
-    return this.client.query(
-      "UPDATE cells SET lease_until = now() + make_interval(secs => $2::double precision / 1000) WHERE lease_owner = $1 AND status = 'pending' AND key = ANY($3::text[])",
-      [owner, leaseMs, [...keys]],
+    return (
+      await this.client.query(
+        "UPDATE cells SET lease_until = now() + make_interval(secs => $2::double precision / 1000) WHERE lease_owner = $1 AND status = 'pending' AND key = ANY($3::text[])",
+        [owner, leaseMs, [...keys]],
+      )
     ).rowCount;
   }
 
@@ -128,41 +133,38 @@ export class SharedWork {
    * `cut`: their calls were sent and then cancelled by the stop — the attempt stays counted, but
    * no longer counts toward the unsettled attempts that fail a cell.
    */
-  release(owner: string, keys?: readonly string[], options: { cut?: boolean } = {}): void {
-    if (options.cut === true && keys !== undefined && keys.length > 0) {
-      this.client.query(
-        `UPDATE cells SET lease_owner = NULL, lease_until = NULL, lease_run = NULL, lease_reserved_usd = 0, open_attempts = greatest(open_attempts - 1, 0)
-         WHERE lease_owner = $1 AND key = ANY($2::text[])`,
-        [owner, [...keys]],
-      );
-    } else if (keys === undefined) {
-      this.client.query('UPDATE cells SET lease_owner = NULL, lease_until = NULL, lease_run = NULL, lease_reserved_usd = 0 WHERE lease_owner = $1', [owner]);
-    } else if (keys.length > 0) {
-      this.client.query(
-        'UPDATE cells SET lease_owner = NULL, lease_until = NULL, lease_run = NULL, lease_reserved_usd = 0 WHERE lease_owner = $1 AND key = ANY($2::text[])',
-        [owner, [...keys]],
-      );
+  async release(owner: string, keys?: readonly string[], options: { cut?: boolean; uncount?: boolean } = {}): Promise<void> {
+    const clear = 'lease_owner = NULL, lease_until = NULL, lease_run = NULL, lease_reserved_usd = 0';
+    if (keys === undefined) {
+      await this.client.query(`UPDATE cells SET ${clear} WHERE lease_owner = $1`, [owner]);
+      return;
     }
+    if (keys.length === 0) return;
+    const settle = options.cut === true ? ', open_attempts = greatest(open_attempts - 1, 0)' : '';
+    // `uncount`: the attempt was counted but the call never sent (stopped while waiting for a slot).
+    const uncount = options.uncount === true ? ', attempts = greatest(attempts - 1, 0)' : '';
+    await this.client.query(`UPDATE cells SET ${clear}${settle}${uncount} WHERE lease_owner = $1 AND key = ANY($2::text[])`, [owner, [...keys]]);
   }
 
-  /** Reserves a call's worst-case cost against the run's budget; false when it would pass it. */
-  reserve(owner: string, key: string, runId: string, usd: number, maxUsd: number): boolean {
-    const [, update] = this.client.batch([
-      { sql: 'SELECT 1 FROM runs WHERE id = $1 FOR UPDATE', params: [runId] },
-      {
-        sql: `UPDATE cells SET lease_reserved_usd = $3 WHERE key = $2 AND lease_owner = $4 AND
-                (SELECT spent_usd FROM runs WHERE id = $1)
-                + (SELECT coalesce(sum(lease_reserved_usd), 0) FROM cells WHERE lease_run = $1 AND lease_until > now() AND key <> $2)
-                + $3 <= $5`,
-        params: [runId, key, usd, owner, maxUsd],
-      },
-    ]);
-    return update!.rowCount > 0;
+  /**
+   * Reserves a call's worst-case cost against the run's budget; false when it would pass it.
+   * One statement: the run's row is locked for the sum (reservations serialize per run).
+   */
+  async reserve(owner: string, key: string, runId: string, usd: number, maxUsd: number): Promise<boolean> {
+    const update = await this.client.query(
+      `WITH locked AS (SELECT spent_usd FROM runs WHERE id = $1 FOR UPDATE)
+       UPDATE cells SET lease_reserved_usd = $3 WHERE key = $2 AND lease_owner = $4 AND
+         (SELECT spent_usd FROM locked)
+         + (SELECT coalesce(sum(lease_reserved_usd), 0) FROM cells WHERE lease_run = $1 AND lease_until > now() AND key <> $2)
+         + $3 <= $5`,
+      [runId, key, usd, owner, maxUsd],
+    );
+    return update.rowCount > 0;
   }
 
   /** Spend so far of a run (every call's cost, whoever made it). */
-  spentOf(runId: string): number {
-    return Number(this.client.query('SELECT spent_usd FROM runs WHERE id = $1', [runId]).rows[0]?.spent_usd ?? 0);
+  async spentOf(runId: string): Promise<number> {
+    return Number((await this.client.query('SELECT spent_usd FROM runs WHERE id = $1', [runId])).rows[0]?.spent_usd ?? 0);
   }
 
   /**
@@ -170,23 +172,16 @@ export class SharedWork {
    * transaction (the cost counts even when another worker's answer already stands:
    * the call was paid for). Returns false when the cell was already done.
    */
-  record(key: string, runId: string, outcome: CellOutcome): boolean {
-    return this.recordMany([{ key, runId, outcome }])[0]!;
+  async record(key: string, runId: string, outcome: CellOutcome): Promise<boolean> {
+    return (await this.recordMany([{ key, runId, outcome }]))[0]!;
   }
 
-  /** Several outcomes in one transaction (the work loop's group commit); spend added per run. */
-  recordMany(items: ReadonlyArray<{ key: string; runId: string; outcome: CellOutcome }>): boolean[] {
+  /** Several outcomes and the spend per run in one statement (the work loop's group commit). */
+  async recordMany(items: ReadonlyArray<{ key: string; runId: string; outcome: CellOutcome }>): Promise<boolean[]> {
     if (items.length === 0) return [];
     const spend = new Map<string, number>();
     for (const item of items) spend.set(item.runId, (spend.get(item.runId) ?? 0) + (item.outcome.costUsd ?? 0));
-    const results = this.client.batch([
-      ...items.map((item) => this.store.outcomeStatement(item.key, item.outcome)),
-      ...[...spend].map(([runId, usd]) => ({ sql: 'UPDATE runs SET spent_usd = spent_usd + $2 WHERE id = $1', params: [runId, usd] })),
-    ]);
-    return this.store.checkWritten(
-      items,
-      results.slice(0, items.length).map((r) => r.rowCount),
-    );
+    return this.store.writeOutcomes(items, spend);
   }
 
   /**
@@ -194,41 +189,42 @@ export class SharedWork {
    * at least 1; a take larger than the capacity waits for a full bucket, as TokenBucket).
    * Returns 0 when taken, else the milliseconds to wait before trying again.
    */
-  takeRate(name: string, perMinute: number, amount: number): number {
+  async takeRate(name: string, perMinute: number, amount: number): Promise<number> {
     const capacity = Math.max(1, perMinute / 6);
     const perMs = perMinute / 60_000;
     const need = Math.min(amount, capacity);
-    const [, update] = this.client.batch([
-      { sql: 'INSERT INTO rate_buckets (name, level, updated_at) VALUES ($1, $2, clock_timestamp()) ON CONFLICT (name) DO NOTHING', params: [name, capacity] },
-      {
-        sql: `UPDATE rate_buckets b SET level = CASE WHEN x.lvl >= $4 THEN x.lvl - $5 ELSE x.lvl END, updated_at = x.t
-              FROM (SELECT least($2::double precision, level + extract(epoch FROM clock_timestamp() - updated_at) * 1000 * $3) AS lvl, clock_timestamp() AS t
-                    FROM rate_buckets WHERE name = $1 FOR UPDATE) x
-              WHERE b.name = $1 RETURNING x.lvl AS before`,
-        params: [name, capacity, perMs, need, amount],
-      },
-    ]);
-    const before = Number(update!.rows[0]?.before ?? 0);
+    // One statement: a missing bucket is created full and taken from; else it is refilled by the server clock and taken from.
+    const update = await this.client.query(
+      `WITH created AS (
+         INSERT INTO rate_buckets (name, level, updated_at) VALUES ($1, CASE WHEN $2::double precision >= $4::double precision THEN $2::double precision - $5::double precision ELSE $2::double precision END, clock_timestamp())
+         ON CONFLICT (name) DO NOTHING RETURNING $2::double precision AS lvl
+       ), current AS (SELECT level, updated_at FROM rate_buckets WHERE name = $1 FOR UPDATE),
+       x AS (SELECT least($2::double precision, level + extract(epoch FROM clock_timestamp() - updated_at) * 1000 * $3) AS lvl, clock_timestamp() AS t FROM current),
+       taken AS (UPDATE rate_buckets b SET level = CASE WHEN x.lvl >= $4::double precision THEN x.lvl - $5::double precision ELSE x.lvl END, updated_at = x.t FROM x WHERE b.name = $1)
+       SELECT coalesce((SELECT lvl FROM created), (SELECT lvl FROM x), 0) AS before`,
+      [name, capacity, perMs, need, amount],
+    );
+    const before = Number(update.rows[0]?.before ?? 0);
     return before >= need ? 0 : Math.ceil((need - before) / perMs);
   }
 
   /** Ends a running run for everyone (budget or fatal burst): no worker claims its cells any more. */
-  endRun(runId: string, status: 'stopped' | 'failed', message: string): void {
+  async endRun(runId: string, status: 'stopped' | 'failed', message: string): Promise<void> {
     const now = new Date().toISOString();
-    this.client.query("UPDATE runs SET status = $2, updated_at = $3, ended_at = $3, summary = coalesce(summary, $4) WHERE id = $1 AND status = 'running'", [
-      runId,
-      status,
-      now,
-      JSON.stringify({ runId, status, stopReason: status === 'stopped' ? 'budget' : 'fatal', stopMessage: message }),
-    ]);
+    await this.client.query(
+      "UPDATE runs SET status = $2, updated_at = $3, ended_at = $3, summary = coalesce(summary, $4) WHERE id = $1 AND status = 'running'",
+      [runId, status, now, JSON.stringify({ runId, status, stopReason: status === 'stopped' ? 'budget' : 'fatal', stopMessage: message })],
+    );
   }
 
   /** Cells of a run still to do: pending ones, and how many of those a live lease holds. */
-  openWork(runId: string): { pending: number; leased: number } {
-    const row = this.client.query(
-      `SELECT count(*)::int AS pending, count(*) FILTER (WHERE c.lease_until > now())::int AS leased
+  async openWork(runId: string): Promise<{ pending: number; leased: number }> {
+    const row = (
+      await this.client.query(
+        `SELECT count(*)::int AS pending, count(*) FILTER (WHERE c.lease_until > now())::int AS leased
        FROM cells c WHERE c.status = 'pending' AND c.key IN (SELECT key FROM run_cells WHERE run_id = $1)`,
-      [runId],
+        [runId],
+      )
     ).rows[0] as { pending: number; leased: number };
     return row;
   }
@@ -238,19 +234,70 @@ export class SharedWork {
    * worker still holds come back when its leases lapse, so a worker waiting to go idle
    * keeps waiting while any exist.
    */
-  pendingWork(runId?: string | null): number {
-    const row = this.client.query(
-      `SELECT count(*)::int AS n FROM cells c WHERE c.status = 'pending' AND EXISTS (
+  async pendingWork(runId?: string | null): Promise<number> {
+    const row = (
+      await this.client.query(
+        `SELECT count(*)::int AS n FROM cells c WHERE c.status = 'pending' AND EXISTS (
          SELECT 1 FROM run_cells rc JOIN runs r ON r.id = rc.run_id WHERE rc.key = c.key AND r.status = 'running' AND ($1::text IS NULL OR r.id = $1))`,
-      [runId ?? null],
+        [runId ?? null],
+      )
     ).rows[0] as { n: number };
     return row.n;
   }
 
   /** Puts cells of a run back to pending so that workers take them (a resume re-running failed/empty cells). */
-  reopen(keys: readonly string[]): void {
+  async reopen(keys: readonly string[]): Promise<void> {
     if (keys.length === 0) return;
-    this.client.query("UPDATE cells SET status = 'pending' WHERE key = ANY($1::text[]) AND status IN ('failed', 'empty')", [[...keys]]);
+    await this.client.query("UPDATE cells SET status = 'pending' WHERE key = ANY($1::text[]) AND status IN ('failed', 'empty')", [[...keys]]);
+    await this.client.query("SELECT pg_notify('echolens_work', 'reopened')");
+  }
+
+  /**
+   * Calls `onWork` whenever a process announces claimable work (NOTIFY on `echolens_work`),
+   * on a connection of its own; a lost connection listens again after a pause. Returns the
+   * function that stops listening.
+   */
+  listen(onWork: () => void): () => Promise<void> {
+    let stopped = false;
+    let connection: PoolClient | undefined;
+    let retry: NodeJS.Timeout | undefined;
+    const connect = async () => {
+      if (stopped) return;
+      try {
+        const c = await this.client.dedicated();
+        c.on('notification', () => onWork());
+        c.on('error', () => {
+          if (connection !== c) return;
+          connection = undefined;
+          c.release(new Error('listen connection lost'));
+          if (!stopped) retry = setTimeout(() => void connect(), 1_000);
+        });
+        await c.query('LISTEN echolens_work');
+        if (stopped) {
+          c.release();
+          return;
+        }
+        connection = c;
+        onWork(); // work announced while this was not listening
+      } catch {
+        if (!stopped) retry = setTimeout(() => void connect(), 1_000);
+      }
+      retry?.unref();
+    };
+    void connect();
+    return async () => {
+      stopped = true;
+      if (retry) clearTimeout(retry);
+      const c = connection;
+      connection = undefined;
+      if (c === undefined) return;
+      try {
+        await c.query('UNLISTEN *');
+        c.release();
+      } catch (error) {
+        c.release(error as Error);
+      }
+    };
   }
 
   /**
@@ -258,11 +305,31 @@ export class SharedWork {
    * SQLite store's lock file. A session advisory lock, so a killed process's lock ends
    * with its connection. Workers never take it.
    */
-  tryRunLock(runId: string): boolean {
-    return this.client.query("SELECT pg_try_advisory_lock(hashtextextended('echolens-run:' || $1, 0)) AS ok", [runId]).rows[0]?.ok === true;
+  async tryRunLock(runId: string): Promise<boolean> {
+    if (this.runLocks.has(runId)) return false;
+    // A session lock lives on one connection: the lock holds that connection out of the pool until released.
+    const connection = await this.client.dedicated();
+    let ok = false;
+    try {
+      ok = (await connection.query("SELECT pg_try_advisory_lock(hashtextextended('echolens-run:' || $1, 0)) AS ok", [runId])).rows[0]?.ok === true;
+    } finally {
+      if (ok) this.runLocks.set(runId, connection);
+      else connection.release();
+    }
+    return ok;
   }
 
-  releaseRunLock(runId: string): void {
-    this.client.query("SELECT pg_advisory_unlock(hashtextextended('echolens-run:' || $1, 0))", [runId]);
+  async releaseRunLock(runId: string): Promise<void> {
+    const connection = this.runLocks.get(runId);
+    if (connection === undefined) return;
+    this.runLocks.delete(runId);
+    let broken: Error | undefined;
+    try {
+      await connection.query("SELECT pg_advisory_unlock(hashtextextended('echolens-run:' || $1, 0))", [runId]);
+    } catch (error) {
+      broken = error as Error; // the connection is gone, and the lock with it
+    } finally {
+      connection.release(broken);
+    }
   }
 }

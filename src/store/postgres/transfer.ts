@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from '../../core/errors.js';
 import { requestKeys } from '../request-hash.js';
-import { type CellOutcome, type RunStore, SqliteRunStore } from '../run-store.js';
+import { type CellOutcome, type RunInfo, type RunStore, SqliteRunStore } from '../run-store.js';
 import { decodeStoredText } from '../stored-text.js';
 import type { CellSpec } from '../types.js';
 import { PgRunStore } from './pg-store.js';
@@ -17,23 +17,25 @@ export interface TransferResult {
   runs: Array<{ id: string; cells: number; results: number; skipped: boolean }>;
 }
 
-export function transferRuns(source: RunStore, target: RunStore, ids?: readonly string[]): TransferResult {
-  const runs = ids === undefined || ids.length === 0 ? source.listRuns().reverse() : ids.map((id) => source.requireRun(id));
+export async function transferRuns(source: RunStore, target: RunStore, ids?: readonly string[]): Promise<TransferResult> {
+  const runs: RunInfo[] = [];
+  if (ids === undefined || ids.length === 0) runs.push(...(await source.listRuns()).reverse());
+  else for (const id of ids) runs.push(await source.requireRun(id));
   const out: TransferResult = { runs: [] };
   for (const run of runs) {
-    if (target.getRun(run.id) !== undefined) {
+    if ((await target.getRun(run.id)) !== undefined) {
       throw new InvalidArgumentError('run', `run ${run.id} is already in ${target.file}; delete it there first (echolens runs rm) or choose other runs`);
     }
-    const cells = source.cellsOfRun(run.id);
-    const responseModels = responseModelsOf(source, run.id);
+    const cells = await source.cellsOfRun(run.id);
+    const responseModels = await responseModelsOf(source, run.id);
     const specs: CellSpec[] = cells.map((cell) => ({ request: cell.request, labels: cell.labels }));
     // The source's keys, whatever identity rule wrote them (content keys recomputed: they are a pure function of the request).
     const identities = cells.map((cell) => ({ key: cell.key, contentKey: requestKeys(cell.request).contentKey }));
     let written = 0;
-    target.transaction(() => {
-      target.createRun(run.manifest, { id: run.id });
-      target.registerCells(run.id, specs, identities);
-      const existing = target.getCells(cells.map((cell) => cell.key));
+    await target.transaction(async () => {
+      await target.createRun(run.manifest, { id: run.id });
+      await target.registerCells(run.id, specs, identities);
+      const existing = await target.getCells(cells.map((cell) => cell.key));
       const seen = new Set<string>();
       const items: Array<{ key: string; outcome: CellOutcome }> = [];
       for (const cell of cells) {
@@ -61,9 +63,9 @@ export function transferRuns(source: RunStore, target: RunStore, ids?: readonly 
           },
         });
       }
-      written = target.recordResults(items).filter(Boolean).length;
-      target.setRunStatus(run.id, run.status, run.summary ?? undefined);
-      setRunTimes(target, run.id, run.startedAt, run.updatedAt, run.endedAt);
+      written = (await target.recordResults(items)).filter(Boolean).length;
+      await target.setRunStatus(run.id, run.status, run.summary ?? undefined);
+      await setRunTimes(target, run.id, run.startedAt, run.updatedAt, run.endedAt);
     });
     out.runs.push({ id: run.id, cells: cells.length, results: written, skipped: false });
   }
@@ -71,19 +73,19 @@ export function transferRuns(source: RunStore, target: RunStore, ids?: readonly 
 }
 
 /** The model name each provider reported (not part of CellResult; read per backend). */
-function responseModelsOf(store: RunStore, runId: string): Map<string, string | null> {
+async function responseModelsOf(store: RunStore, runId: string): Promise<Map<string, string | null>> {
   const sql = 'SELECT c.key AS key, c.response_model AS response_model FROM run_cells rc JOIN cells c ON c.key = rc.key WHERE rc.run_id = ';
   let rows: Array<{ key: string; response_model: string | null }> = [];
   if (store instanceof SqliteRunStore) rows = store.db.prepare(`${sql}?`).all(runId) as typeof rows;
-  else if (store instanceof PgRunStore) rows = store.client.query(`${sql}$1`, [runId]).rows as typeof rows;
+  else if (store instanceof PgRunStore) rows = (await store.client.query(`${sql}$1`, [runId])).rows as typeof rows;
   return new Map(rows.map((row) => [row.key, decodeStoredText(row.response_model)]));
 }
 
 /** Keeps the run's own times (createRun stamps the moment of the copy). */
-function setRunTimes(store: RunStore, runId: string, startedAt: string, updatedAt: string, endedAt: string | null): void {
+async function setRunTimes(store: RunStore, runId: string, startedAt: string, updatedAt: string, endedAt: string | null): Promise<void> {
   if (store instanceof SqliteRunStore) {
     store.db.prepare('UPDATE runs SET started_at = ?, updated_at = ?, ended_at = ? WHERE id = ?').run(startedAt, updatedAt, endedAt, runId);
   } else if (store instanceof PgRunStore) {
-    store.client.query('UPDATE runs SET started_at = $1, updated_at = $2, ended_at = $3 WHERE id = $4', [startedAt, updatedAt, endedAt, runId]);
+    await store.client.query('UPDATE runs SET started_at = $1, updated_at = $2, ended_at = $3 WHERE id = $4', [startedAt, updatedAt, endedAt, runId]);
   }
 }
