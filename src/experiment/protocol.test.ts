@@ -196,7 +196,7 @@ describe('runAudit', () => {
     const store = openStore(db, { readonly: true });
     try {
       expect(await auditRunId(store, 'toy')).toBe(first.runId);
-      expect(() => auditRunId(store, 'other')).toThrow(/holds no other run/);
+      await expect(auditRunId(store, 'other')).rejects.toThrow(/holds no other run/);
       const run = await store.requireRun(first.runId);
       expect(run.manifest.options).toEqual({ items: 5 });
       // 5 targets + 5 first grades + 2 re-asks (items 1 and 3).
@@ -228,7 +228,7 @@ describe('runAudit', () => {
         { stage: 'grades', ordinal: 1, expected: 4, registered: 0, settled: 0 },
       ]);
       expect(await runIncompleteness(store, run)).toBe('incomplete run: stage grades has 0 of 4 cells — re-run the same command to finish');
-      expect(() => requireCompleteRun(store, run.id)).toThrow(IncompleteRunError);
+      await expect(requireCompleteRun(store, run.id)).rejects.toThrow(IncompleteRunError);
     } finally {
       await store.close();
     }

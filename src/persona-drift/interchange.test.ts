@@ -167,7 +167,7 @@ describe('persona import --layout contextecho (per-cell layout)', () => {
       const read = readContextEchoArchive(dir, 'judge');
       // A cell that cannot be stored (its sample index is invalid) fails halfway through the writes.
       (read.cells[read.cells.length - 1] as { sample: number }).sample = -1;
-      expect(() => importArchive(store, read, { source: dir })).toThrow();
+      await expect(importArchive(store, read, { source: dir })).rejects.toThrow();
       expect(await store.listRuns()).toHaveLength(0);
       expect(store.db.prepare('SELECT count(*) FROM cells').pluck().get()).toBe(0);
     } finally {
@@ -191,7 +191,7 @@ describe('persona import --layout contextecho (per-cell layout)', () => {
       // … and `reference: { minusOne: drop }` leaves it out, as echolens's own statistics do.
       const dropped = (await personaReport(store, runId, { referenceMinusOne: 'drop' })).reference?.arms.find((a) => a.arm === 'filler');
       expect(dropped?.n).toBe(3 * 5 - 1);
-      expect(() => importArchive(store, readContextEchoArchive(dir, 'judge'), { source: dir })).toThrow(/already in the store as run/u);
+      await expect(importArchive(store, readContextEchoArchive(dir, 'judge'), { source: dir })).rejects.toThrow(/already in the store as run/u);
     } finally {
       await store.close();
     }

@@ -82,7 +82,7 @@ describe('persona rejudge on a persona run (SIMULATED models)', () => {
       async (runtime) => {
         const result = await rejudgePersonaRun(db, await prepare(), { ...quiet, ...runtime });
         if (result.interrupted) {
-          expect(() => report(db, run.runId)).toThrow(/incomplete run: stage rejudge sim:judge-lenient/u);
+          await expect(report(db, run.runId)).rejects.toThrow(/incomplete run: stage rejudge sim:judge-lenient/u);
           checkedIncomplete = true;
         }
         return result;

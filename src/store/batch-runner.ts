@@ -46,7 +46,7 @@ export async function runCellsBatch(store: RunStore, runId: string, specs: reado
   const onlineCostOf = options.costOf ?? (await defaultCostOf());
 
   await store.requireRun(runId);
-  const cells = prepareCells(store, runId, specs, options);
+  const cells = await prepareCells(store, runId, specs, options);
   await store.setRunStatus(runId, 'running');
   // A batch's failed lines are independent answers, not a burst of one failing call: no burst stop.
   const tally = new RunTally(cells.uniqueKeys.length, cells.cachedCount, Number.POSITIVE_INFINITY, now, startedAt);

@@ -217,7 +217,7 @@ describe('report reads without requests', () => {
     ]);
     expect(await store.cellResultsOfRun(runId, { status: 'done' })).toHaveLength(1);
     expect((await accountRun(store, runId)).byStatus).toEqual({ done: 1, pending: 1 });
-    expect(() => store.cellsOfRun(runId)).toThrow();
+    await expect(store.cellsOfRun(runId)).rejects.toThrow();
     await store.close();
   });
 });

@@ -83,10 +83,10 @@ describe('RunStore runs and cells', () => {
     const a = await store.createRun(TEST_MANIFEST, { id: 'run-a' });
     const b = await store.createRun({ ...TEST_MANIFEST, experiment: 'persona' });
     expect(b).toMatch(/^run-\d{8}T\d{6}Z-[0-9a-f]{6}$/);
-    expect(() => store.createRun(TEST_MANIFEST, { id: 'run-a' })).toThrow(/already exists/);
-    expect(() => store.createRun(TEST_MANIFEST, { id: 'bad id!' })).toThrow(InvalidArgumentError);
-    expect(() => store.createRun({ ...TEST_MANIFEST, experiment: '' })).toThrow(/manifest.experiment/);
-    expect(() => store.createRun({ ...TEST_MANIFEST, seed: Number.NaN })).toThrow(/manifest.seed/);
+    await expect(store.createRun(TEST_MANIFEST, { id: 'run-a' })).rejects.toThrow(/already exists/);
+    await expect(store.createRun(TEST_MANIFEST, { id: 'bad id!' })).rejects.toThrow(InvalidArgumentError);
+    await expect(store.createRun({ ...TEST_MANIFEST, experiment: '' })).rejects.toThrow(/manifest.experiment/);
+    await expect(store.createRun({ ...TEST_MANIFEST, seed: Number.NaN })).rejects.toThrow(/manifest.seed/);
     expect((await store.listRuns()).map((run) => run.id).sort()).toEqual([a, b].sort());
     await store.setRunStatus(a, 'done', { done: 3 });
     const run = await store.requireRun(a);
@@ -94,8 +94,8 @@ describe('RunStore runs and cells', () => {
     expect(run.endedAt).not.toBeNull();
     expect(run.summary).toEqual({ done: 3 });
     expect(run.manifest).toEqual(TEST_MANIFEST);
-    expect(() => store.requireRun('nope')).toThrow(/no run "nope"/);
-    expect(() => store.setRunStatus('nope', 'done')).toThrow(InvalidArgumentError);
+    await expect(store.requireRun('nope')).rejects.toThrow(/no run "nope"/);
+    await expect(store.setRunStatus('nope', 'done')).rejects.toThrow(InvalidArgumentError);
   });
 
   it('deletes a run and the cells no other run links to', async () => {
@@ -109,7 +109,7 @@ describe('RunStore runs and cells', () => {
     expect(await store.getRun(r1)).toBeUndefined();
     expect(store.db.prepare('SELECT count(*) FROM cells').pluck().get()).toBe(1);
     expect((await store.cellsOfRun(r2)).map((cell) => cell.key)).toEqual([shared]);
-    expect(() => store.deleteRun(r1)).toThrow(InvalidArgumentError);
+    await expect(store.deleteRun(r1)).rejects.toThrow(InvalidArgumentError);
     expect(await store.deleteRun(r2)).toEqual({ cellsRemoved: 1 });
     await store.close();
   });
@@ -141,7 +141,7 @@ describe('RunStore runs and cells', () => {
     expect(cell.text).toBe('first');
     expect(cell.attempts).toBe(2);
     expect(cell.usage).toEqual({ ...ZERO_USAGE, inputTokens: 5, outputTokens: 2 });
-    expect(() => store.recordResult('0'.repeat(64), outcome('x'))).toThrow(/register it first/);
+    await expect(store.recordResult('0'.repeat(64), outcome('x'))).rejects.toThrow(/register it first/);
   });
 
   it('filters a run’s cells by labels (string, number, boolean, null) and status', async () => {

@@ -146,7 +146,7 @@ async function copyRuns(from: string, to: string, ids: string[] | undefined, dir
   try {
     const target = openStore(to);
     try {
-      const result = transferRuns(source, target, ids);
+      const result = await transferRuns(source, target, ids);
       for (const run of result.runs) process.stdout.write(`copied run ${run.id}: ${run.cells} cells, ${run.results} results\n`);
       if (result.runs.length === 0) process.stdout.write(`no runs in ${source.file}\n`);
     } finally {

@@ -71,7 +71,7 @@ describe.skipIf(bin === null)('persona run on PostgreSQL with NUL in the answers
     expect(cells.every((cell) => cell.result.status === 'done')).toBe(true);
     // One call per distinct cell: the provider saw no repeat.
     expect(server.requests.length).toBe(new Set(cells.map((cell) => cell.key)).size);
-    expect(personaReport(store, run.runId).drift[0]?.target).toContain('fake-target');
+    expect((await personaReport(store, run.runId)).drift[0]?.target).toContain('fake-target');
     await store.close();
   }, 300_000);
 });
