@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { scrubSecretShapes } from '../sessions/redact/answer-secrets.js';
 import { hashCanonical } from '../core/canonical-json.js';
 import { InputError } from '../core/errors.js';
 import { isObject } from '../core/guards.js';
@@ -157,8 +158,24 @@ export function parseExportManifest(value: unknown): ExportManifest {
 export async function importArchive(
   store: RunStore,
   read: ArchiveRead,
-  options: { source: string; exportManifest?: ExportManifest; procedure?: 'echolens' | 'reference' },
+  options: {
+    source: string;
+    exportManifest?: ExportManifest;
+    procedure?: 'echolens' | 'reference';
+    /**
+     * Applied to every archived response and verdict reason before it is stored (`persona import
+     * --redact-responses`, or an exported run whose config had `redactResponses: true`): the
+     * personal-data redaction. Secrets of known shapes are scrubbed from them always.
+     */
+    redactText?: (text: string) => string;
+  },
 ): Promise<ImportResult> {
+  // The archive's answers are model output like any other: what the store keeps of them, in their
+  // own cells and inside the judge requests that quote them.
+  const stored = (text: string) => {
+    const scrubbed = scrubSecretShapes(text).text;
+    return options.redactText ? options.redactText(scrubbed) : scrubbed;
+  };
   const source = resolve(options.source);
   const config = options.exportManifest
     ? exportedConfig(options.exportManifest, options.procedure)
@@ -200,7 +217,7 @@ export async function importArchive(
       await store.recordResults(
         cells.map((c, i) => ({
           key: targetKeys[i] as string,
-          outcome: outcome(c.status, c.status === 'failed' ? null : c.response, c.target, {
+          outcome: outcome(c.status, c.status === 'failed' ? null : stored(c.response), c.target, {
             ...NO_USAGE,
             inputTokens: c.inputTokens,
             outputTokens: c.outputTokens,
@@ -214,10 +231,10 @@ export async function importArchive(
         for (const j of c.judgements) {
           judges.add(j.judge);
           judgeSpecs.push({
-            request: importedRequest(j.judge, c, `PROBE:\n${c.probeText}\n\nRESPONSE:\n${c.response}`),
+            request: importedRequest(j.judge, c, `PROBE:\n${c.probeText}\n\nRESPONSE:\n${stored(c.response)}`),
             labels: { experiment: PERSONA_EXPERIMENT, stage: 'judge', judge: j.judge, targetKey: targetKeys[i] as string, attempt: 0, archiveLabel: j.label },
           });
-          judgeOutcomes.push(outcome('done', verdictText(j), j.judge));
+          judgeOutcomes.push(outcome('done', verdictText(typeof j.reason === 'string' ? { ...j, reason: stored(j.reason) } : j), j.judge));
         }
       });
       const judgeKeys = await store.registerCells(runId, judgeSpecs);

@@ -85,4 +85,47 @@ describe('echolens persona import / export --layout contextecho', { timeout: 300
       await store.close();
     }
   });
+
+  it('scrubs secrets from imported responses always, and personal data with --redact-responses (answers, verdict reasons, judge requests)', async () => {
+    const key = `sk-proj-${'Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z'.repeat(2)}`;
+    const plant = (root: string) => {
+      writeArchive(root);
+      const file = join(root, 'results', 'probes_at_crosscompaction', 'claude-haiku-4-5', 'P3_post_C3', 'claude_session', 'C02.json');
+      const cell = JSON.parse(readFileSync(file, 'utf8'));
+      writeFileSync(
+        file,
+        JSON.stringify({
+          ...cell,
+          response_text: `Use OPENAI_API_KEY=${key} and call Maria Gonzalez at +1 415-555-0132.`,
+          reason: 'It quoted the phone +1 415-555-0132 of Maria Gonzalez.',
+        }),
+      );
+    };
+    const dump = (db: string) => readFileSync(db).toString('latin1');
+    const plain = join(dir, 'plain-archive');
+    plant(plain);
+    const plainDb = join(dir, 'plain.db');
+    expect((await runCliInProcess(['persona', 'import', '--layout', 'contextecho', plain, '--db', plainDb])).code).toBe(0);
+    // Secrets never stored; personal data kept without the flag (the archive's text is the data).
+    expect(dump(plainDb)).not.toContain(key);
+    expect(dump(plainDb)).toContain('Maria Gonzalez');
+    const redacted = join(dir, 'redacted-archive');
+    plant(redacted);
+    const db = join(dir, 'redacted.db');
+    const result = await runCliInProcess(['persona', 'import', '--layout', 'contextecho', redacted, '--db', db, '--redact-responses']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const bytes = dump(db);
+    for (const value of [key, 'Maria Gonzalez', '415-555-0132']) expect(bytes).not.toContain(value);
+    const store = openStore(db, { readonly: true });
+    try {
+      const runId = (await store.listRuns())[0]!.id;
+      const texts = (await store.cellResultsOfRun(runId)).map((c) => c.result.text ?? '');
+      // The response and the verdict's reason, with the placeholders where the data was.
+      expect(texts.filter((t) => t.includes('<PERSON>') && t.includes('<PHONE>'))).toHaveLength(2);
+      expect(texts.some((t) => t.includes('<SECRET'))).toBe(true);
+    } finally {
+      store.close();
+    }
+  });
 });

@@ -43,21 +43,28 @@ export function registerPersonaInterchange(persona: Command): void {
     .option('--db <file>', 'run store to add the run to', 'runs/persona.db')
     .option('--judge <name>', "name of the judge whose scores the archive holds (the authors' files do not say)", 'archive-judge')
     .option('--procedure <name>', "echolens or reference (default: reference, or the exported run's own procedure)")
+    .option(
+      '--redact-responses',
+      "replace personal data (names, phones, addresses, IPs, cards, national ids, IBANs) in the archived responses and verdict reasons before they are stored (default: on when the exported run's config had redactResponses: true); secrets of known shapes are always scrubbed",
+    )
     .addHelpText(
       'after',
       "\nThe whole archive is checked first and written in one transaction: a bad file (missing field, unknown arm,\nnon-integer score) exits 2 naming the file and the field, and nothing is imported. A score of -1 (the\nauthors' mark of an unparsed judge output) is kept as an invalid judgement. Then: echolens persona report <db>.",
     )
-    .action(async (dir: string, options: { layout: string; db: string; judge: string; procedure?: string }) => {
+    .action(async (dir: string, options: { layout: string; db: string; judge: string; procedure?: string; redactResponses?: boolean }) => {
       checkLayout(options.layout);
       if (options.procedure !== undefined && options.procedure !== 'echolens' && options.procedure !== 'reference') {
         throw new InvalidArgumentError('--procedure', `must be echolens or reference, got "${options.procedure}"`);
       }
       const read = readContextEchoArchive(dir, options.judge);
       const exportManifest = readExportManifest(dir);
+      const exportedRedaction = (exportManifest as { config?: { redactResponses?: unknown } } | undefined)?.config?.redactResponses === true;
+      const redactText = options.redactResponses === true || exportedRedaction ? (await import('../../sessions/redact/pii.js')).redactPiiText : undefined;
       const store = openStore(options.db);
       try {
         const result = await importArchive(store, read, {
           source: dir,
+          ...(redactText ? { redactText } : {}),
           ...(exportManifest ? { exportManifest } : {}),
           ...(options.procedure ? { procedure: options.procedure as 'echolens' | 'reference' } : {}),
         });

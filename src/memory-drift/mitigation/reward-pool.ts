@@ -30,6 +30,13 @@ function workerEntry(): URL {
   return new URL(`data:text/javascript,${encodeURIComponent(source)}`);
 }
 
+/** A request body on its way to a worker (RewardWorkerPool.open). */
+export interface BodyUpload {
+  write(chunk: Uint8Array): void;
+  end(): Promise<{ single: boolean; items: KeyedItem[] }>;
+  abort(): void;
+}
+
 interface Slot {
   worker: Worker;
   busy: boolean;
@@ -50,11 +57,59 @@ export class RewardWorkerPool {
   ) {}
 
   /**
-   * Runs prepareRequest in a worker; rejects with BadRequest for a refused body. Each item's
-   * steps are decoded here one item at a time, yielding in between (each is at most one response long).
+   * Runs prepareRequest in a worker on a whole body (tests, callers holding the bytes); rejects
+   * with BadRequest for a refused body.
    */
   async prepare(route: RewardRoute, body: Uint8Array, limits: PrepareLimits): Promise<{ single: boolean; items: KeyedItem[] }> {
-    const wire = await this.run(route, body, limits);
+    const upload = await this.open(route, limits, body.length);
+    upload.write(body);
+    return upload.end();
+  }
+
+  /**
+   * Starts a request in a worker and returns where its body goes: `write` each chunk as it is
+   * received (copied into a buffer of its own and moved to the worker, so this thread never holds
+   * or copies the whole body), then `end()` for the prepared items, or `abort()` to drop it (the
+   * worker is free again). `size` is the declared Content-Length, if any.
+   */
+  async open(route: RewardRoute, limits: PrepareLimits, size: number | null): Promise<BodyUpload> {
+    if (this.closed) throw new BadRequest(503, 'server is closing');
+    const slot = await this.acquire();
+    const id = this.nextId++;
+    const reply = new Promise<WirePreparedRequest>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject, slot });
+    });
+    // Observed by end(); a failure before then (worker died) must not be an unhandled rejection.
+    reply.catch(() => undefined);
+    slot.worker.ref();
+    slot.worker.postMessage({ type: 'start', id, route, limits, size });
+    let open = true;
+    return {
+      write: (chunk: Uint8Array) => {
+        if (!open || !this.pending.has(id)) return;
+        const copy = new Uint8Array(chunk.length);
+        copy.set(chunk);
+        slot.worker.postMessage({ type: 'chunk', id, chunk: copy }, [copy.buffer]);
+      },
+      end: async () => {
+        if (open && this.pending.has(id)) slot.worker.postMessage({ type: 'end', id });
+        open = false;
+        return this.decode(await reply);
+      },
+      abort: () => {
+        if (!open) return;
+        open = false;
+        const task = this.pending.get(id);
+        if (task === undefined) return;
+        this.pending.delete(id);
+        slot.worker.postMessage({ type: 'abort', id });
+        this.release(slot);
+      },
+    };
+  }
+
+  /** Each item's steps decoded one item at a time, yielding in between (each is at most one response long). */
+  private async decode(wire: WirePreparedRequest): Promise<{ single: boolean; items: KeyedItem[] }> {
     const items: KeyedItem[] = [];
     for (const item of wire.items) {
       if (!Array.isArray(item.steps)) {
@@ -67,18 +122,6 @@ export class RewardWorkerPool {
       items.push({ ...item, steps });
     }
     return { single: wire.single, items };
-  }
-
-  private async run(route: RewardRoute, body: Uint8Array, limits: PrepareLimits): Promise<WirePreparedRequest> {
-    if (this.closed) throw new BadRequest(503, 'server is closing');
-    const slot = await this.acquire();
-    const id = this.nextId++;
-    return new Promise<WirePreparedRequest>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, slot });
-      slot.worker.ref();
-      // The body's memory moves to the worker (no copy); the caller gives up `body`.
-      slot.worker.postMessage({ id, route, body, limits }, [body.buffer as ArrayBuffer]);
-    });
   }
 
   close(): Promise<void> {

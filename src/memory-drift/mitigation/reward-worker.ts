@@ -1,20 +1,69 @@
 /**
- * Worker thread of the reward server (reward-pool.ts): receives a request body and answers its
- * prepared items (prepareRequest, sent as toWire), or the refusal as { status, message }.
+ * Worker thread of the reward server (reward-pool.ts): receives a request body, streamed as the
+ * server's thread reads it (`start`, then `chunk`s, then `end`; `abort` drops it), and answers its
+ * prepared items (prepareRequest, sent as toWire), or the refusal as { status, message }. The body
+ * is assembled here, so the server's thread never allocates or copies a body-sized buffer.
  */
+import { readlinkSync } from 'node:fs';
+import { getPriority, setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import { BadRequest, type PrepareLimits, prepareRequest, type RewardRoute, toWire } from './reward-request.js';
 
-export interface WorkerTask {
-  id: number;
+/** `size` of a start: the declared Content-Length, if any. */
+export type WorkerTask =
+  | { type: 'start'; id: number; route: RewardRoute; limits: PrepareLimits; size: number | null }
+  | { type: 'chunk'; id: number; chunk: Uint8Array }
+  | { type: 'end'; id: number }
+  | { type: 'abort'; id: number };
+
+interface Body {
   route: RewardRoute;
-  body: Uint8Array;
   limits: PrepareLimits;
+  bytes: Uint8Array;
+  length: number;
+}
+
+/**
+ * This thread runs at a lower priority than the server's own thread (Linux: `nice` is per thread;
+ * /proc/thread-self names this thread's id), so on a machine whose cores are all busy the thread
+ * answering /health and moving bytes is scheduled before the scoring. Elsewhere, or when not
+ * permitted, the priority stays as it is.
+ */
+function lowerPriority(): void {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').at(-1));
+    if (Number.isInteger(tid) && tid > 0) setPriority(tid, Math.min(19, getPriority(tid) + 10));
+  } catch {
+    // Not Linux, or not allowed: scoring shares the cores equally.
+  }
+}
+lowerPriority();
+
+const bodies = new Map<number, Body>();
+
+function append(body: Body, chunk: Uint8Array): void {
+  if (body.length + chunk.length > body.bytes.length) {
+    // A body without (or beyond) its declared length grows by doubling; the server caps its size.
+    const grown = new Uint8Array(Math.max(body.bytes.length * 2, body.length + chunk.length, 65_536));
+    grown.set(body.bytes.subarray(0, body.length));
+    body.bytes = grown;
+  }
+  body.bytes.set(chunk, body.length);
+  body.length += chunk.length;
 }
 
 parentPort?.on('message', (task: WorkerTask) => {
+  if (task.type === 'start') {
+    bodies.set(task.id, { route: task.route, limits: task.limits, bytes: new Uint8Array(task.size ?? 65_536), length: 0 });
+    return;
+  }
+  const body = bodies.get(task.id);
+  if (body === undefined) return;
+  if (task.type === 'chunk') return append(body, task.chunk);
+  bodies.delete(task.id);
+  if (task.type === 'abort') return;
   try {
-    const prepared = toWire(prepareRequest(task.route, task.body, task.limits));
+    const prepared = toWire(prepareRequest(body.route, body.bytes.subarray(0, body.length), body.limits));
     parentPort?.postMessage({ id: task.id, ok: true, prepared }, [prepared.steps.buffer as ArrayBuffer]);
   } catch (error) {
     const status = error instanceof BadRequest ? error.status : 500;

@@ -25,6 +25,18 @@ describe('personal data detectors', () => {
     expect(luhnValid('4111111111111112')).toBe(false);
   });
 
+  it('finds a given name alone, a middle initial, a name alone in a table cell and a continental address; not words, sections or local addresses', () => {
+    expect(redactPiiText('ask Ingrid whether the job runs; Thanks Nkechi, that fixed it.')).toBe(
+      'ask <PERSON> whether the job runs; Thanks <PERSON>, that fixed it.',
+    );
+    expect(redactPiiText('reviewed by Lucia T. Whitaker today')).toBe('reviewed by <PERSON> today');
+    expect(redactPiiText('| Peter Kowalski | backend |')).toBe('| <PERSON> | backend |');
+    expect(redactPiiText('ship to Lindenweg 4, 10115 Berlin')).toBe('ship to <ADDRESS>');
+    // Ungendered given names that are English words, a method named after a person, a section number, link-local and unique-local addresses, a bare negative number.
+    const clean = 'Mark the cell; Skip it. Monte Carlo and Shannon entropy. See 4.2.6.1 and 169.254.169.254, fd00:ec2::254, [-2147483648].';
+    expect(kinds(clean)).toEqual([]);
+  });
+
   it('reads --pii', () => {
     expect([...parsePiiKinds(undefined)]).toEqual([...PII_KINDS]);
     expect([...parsePiiKinds('none')]).toEqual([]);

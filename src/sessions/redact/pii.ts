@@ -66,7 +66,15 @@ const NINO = /\b(?!BG|GB|NK|KN|TN|NT|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{
 const DNI = /\b\d{8}-?[A-Z]\b/gu;
 const DNI_LETTERS = 'TRWAGMYFPDXBNJZSQVHLCKE';
 /** Loopback, unspecified and private ranges: the host pass (network.ts) handles those as local hosts. */
-const PRIVATE_V4 = /^(?:0\.|127\.|10\.|192\.168\.|172\.(?:1[6-9]|2\d|3[01])\.)/u;
+const PRIVATE_V4 = /^(?:0\.|127\.|10\.|192\.168\.|172\.(?:1[6-9]|2\d|3[01])\.|169\.254\.)/u;
+/** Unique-local (fc00::/7) and link-local (fe80::/10) IPv6 addresses: inside one network, like the private IPv4 ranges. */
+const PRIVATE_V6 = /^(?:f[cd][0-9a-f]{0,2}|fe[89ab][0-9a-f]):/iu;
+/**
+ * Four small numbers (each at most 30, e.g. 4.2.6.1 or 1.2.3.4): a specification's step or section
+ * number or a version in code and prose far more often than an address (on installed packages'
+ * code every such match was one); the few public addresses of this shape are left.
+ */
+const SECTION_NUMBER = /^(?:(?:[12]?\d|30)\.){3}(?:[12]?\d|30)$/u;
 const IPV4 = /(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?!\w|\.\d)/gu;
 const IPV6 = /(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:[0-9A-Fa-f]{0,4}|(?:\d{1,3}\.){3}\d{1,3})(?![\w:])/gu;
 const STREET_TYPES =
@@ -77,6 +85,8 @@ const US_ADDRESS = new RegExp(
 );
 const EU_ADDRESS =
   /\b[A-ZÄÖÜ][a-zäöüß]+(?:straße|strasse|str\.|weg|gasse|platz|allee|ring|damm)\s+\d{1,4}[a-z]?(?:,\s*(?:D-)?\d{4,5}\s+[A-ZÄÖÜ][a-zäöüß]+)?|\b\d{1,4},?\s+(?:rue|avenue|boulevard|place|chemin|via|calle|avenida|plaza)\s+(?:[a-zA-Zéèàç'-]+\s?){1,4}(?:,\s*\d{5}\s+[A-Z][a-zé'-]+)?/gu;
+/** A street (any words) and number, then a five-digit postcode and a town (German, French, Italian, Spanish style: street and number, comma, postcode and town). */
+const POSTCODE_ADDRESS = /\b(?:\p{Lu}[\p{Ll}ß]+\s){0,2}\p{Lu}[\p{Ll}ß]+\s\d{1,4}[a-z]?,\s*\d{5}\s+\p{Lu}[\p{Ll}]+/gu;
 const UK_POSTCODE = /\b[A-Z]{1,2}\d[A-Z\d]? \d[A-Z]{2}\b/gu;
 
 function regexSpans(text: string, pattern: RegExp, kind: PiiKind, accept: (value: string) => boolean = () => true): PiiSpan[] {
@@ -97,7 +107,7 @@ function phoneSpans(text: string): PiiSpan[] {
     // A comma ends a phone number in prose (the number, then a comma and a street number).
     if (raw.includes(',')) raw = raw.slice(0, raw.indexOf(',')).trimEnd();
     // Written as a phone number: a + or separators between digit groups (a bare digit run in code or a timestamp is not one).
-    if (!/^\+|[\s().-]/u.test(raw)) continue;
+    if (!/^\+|\d[\s().-]+\d|^\(\d/u.test(raw)) continue;
     if (/^\d{4}-\d{2}-\d{2}/u.test(raw)) continue;
     // Decimal numbers in arithmetic (206.835 - 1.015) are not phone numbers.
     if (raw.includes('.') && !/^\(?\d{3}\)?\.\d{3}\.\d{4}$/u.test(raw)) continue;
@@ -111,35 +121,94 @@ const CAPITALISED = /(?:^|[\s("'])[A-Z][a-z]{1,}(?:\s+[A-Z][a-z'-]+)?/u;
 const CODE_LINE = /::|\w\.\w+\(|\b(?:const|let|var|function|import|export|return|def|class|public|private|new|await|async|throw)\s/u;
 
 /**
- * Proper names a coding transcript is full of that the tagger reads as a given name and surname:
- * the assistants themselves (Claude Code, Claude Opus, …) and method names (Monte Carlo).
+ * Proper names a coding transcript is full of that the tagger reads as a person's name: the
+ * assistants and models (Claude Code, Gemma), methods named after people (Monte Carlo, Shannon
+ * entropy, Markov chain). A word is followed by a space when tested alone.
  */
-const NOT_PEOPLE = /^(?:Claude|Codex|Gemini|Copilot|Cursor|Monte)\s/u;
+const NOT_PEOPLE = /^(?:Claude|Codex|Gemini|Copilot|Cursor|Monte|Gemma|Llama|Mistral|Shannon|Bayes|Markov|Gauss|Euler|Pearson|Spearman|Wilcoxon|Student)\s/u;
+const INITIALLED_NAME = /(?<![\p{L}\d_])\p{Lu}\p{Ll}[\p{Ll}'’-]+\s\p{Lu}\.\s\p{Lu}\p{Ll}*['’]?\p{Lu}?[\p{Ll}'’-]+(?![\p{L}\d_])/gu;
+const ADDRESSED =
+  /\b(?:[Aa]sk|[Aa]sked|[Pp]ing|[Pp]inged|[Tt]ell|[Tt]old|[Tt]hanks|[Tt]hank you|[Hh]i|[Hh]ey|[Dd]ear|cc)\s+(\p{Lu}\p{Ll}{2,})(?![\p{L}\d_.])|(?<![\p{L}\d_.])(\p{Lu}\p{Ll}{2,})\s+(?:said|says|wrote|asked|mentioned|thinks|suggested|reported)\b/gu;
+const CUE_WORDS = /^(?:Ask|Asked|Ping|Pinged|Tell|Told|Thanks|Thank|Hi|Hey|Hello|Dear|Cc|Call|Email|Message)$/u;
+/** Words the tagger's lexicon knows (as any part of speech): not an unknown given name. */
+const LEXICON = (nlp.world() as { model: { one: { lexicon: Record<string, string> } } }).model.one.lexicon;
+const NAME_TAGS = new Set(['FirstName', 'MaleName', 'FemaleName', 'LastName', 'Person', 'Honorific']);
+/** A word the tagger's lexicon does not know, or knows only as (part of) a name: not an English word such as "Start". */
+function nameOrUnknown(word: string): boolean {
+  const known = LEXICON[word.toLowerCase().replace(/\.$/u, '')];
+  return known === undefined || NAME_TAGS.has(known) || word.length <= 2;
+}
+/** A name word: a capital, then letters (apostrophes, hyphens and dots inside). */
+const GIVEN_NAME = /^\p{Lu}[\p{Ll}'’.-]+$/u;
 
 function nameSpans(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   // Prose segments: code punctuation, quotes and JSON syntax cut a line into pieces, so a name in
   // a shell argument, a nested JSON string or a comment is read in its own words.
   const segment = /[^\n{}[\]"`<>|;=()\\]+/gu;
-  for (let m = segment.exec(text); m !== null; m = segment.exec(text)) {
+  // Escaped line breaks and tabs (\n in a JSON string inside a JSON string) read as spaces of the same length, so offsets hold.
+  const view = text.replace(/\\[nrt]/gu, '  ');
+  for (let m = segment.exec(view); m !== null; m = segment.exec(view)) {
     const piece = m[0];
     if (piece.length < 5 || piece.length > 4000 || !CAPITALISED.test(piece) || CODE_LINE.test(piece)) continue;
     const people = new Set<string>();
+    // A field holding only a name (a table cell, "Author: …"): two or three name-shaped words, one of
+    // them a given name or surname the tagger knows.
+    const alone = piece.trim().replace(/^[A-Za-z-]+:\s+/u, '');
+    if (/^\p{Lu}[\p{Ll}'’-]+(?:\s+\p{Lu}\.?)?\s+\p{Lu}[\p{Ll}'’-]+$/u.test(alone) && !NOT_PEOPLE.test(alone)) {
+      const tagged = (nlp(alone).json() as Array<{ terms: Array<{ tags: string[] }> }>).flatMap((sentence) => sentence.terms);
+      if (tagged[0]?.tags.includes('FirstName') || tagged.at(-1)?.tags.includes('LastName')) people.add(alone.replace(/\s+/gu, ' '));
+    }
+    // A given name and surname around a middle initial ("<Given> J. <Surname>"): the initial's dot cuts
+    // the tagger's sentence, so the shape is read here.
+    for (const found of piece.matchAll(INITIALLED_NAME)) if (!NOT_PEOPLE.test(found[0])) people.add(found[0].replace(/\s+/gu, ' '));
+    // A capitalised word the tagger does not know, where a sentence addresses or quotes a person
+    // ("ask <name> whether", "Thanks <name>,", "<name> said").
+    for (const found of piece.matchAll(ADDRESSED)) {
+      const word = found[1] ?? found[2];
+      if (word === undefined || NOT_PEOPLE.test(`${word} `)) continue;
+      const known = LEXICON[word.toLowerCase()];
+      if (known === undefined || known === 'MaleName' || known === 'FemaleName') people.add(word);
+    }
     for (const person of nlp(piece).people().json() as Array<{ terms: Array<{ text: string; tags: string[] }> }>) {
-      // A full name: from the first given name the tagger knows, then at least one more capitalised word.
       const terms = person.terms;
+      const words = terms.map((t) => t.text.replace(/['’]s$/u, '').replace(/[^\p{L}'’.-]+/gu, ''));
+      // A given name the tagger knows, written alone ("ask <name>", "<name> said"): the tagger reads it
+      // as a person from its place in the sentence, not from capitals alone.
+      if (terms.length === 1) {
+        // Only a name the tagger's lexicon gives a gender: its ungendered given names are as often English words (mark, skip, grant).
+        const tags = terms[0]!.tags;
+        if ((tags.includes('MaleName') || tags.includes('FemaleName')) && GIVEN_NAME.test(words[0]!) && !NOT_PEOPLE.test(`${words[0]} `)) people.add(words[0]!);
+        continue;
+      }
+      // A full name: from the first given name the tagger knows, then at least one more capitalised word.
       let first = terms.findIndex((t) => t.tags.includes('FirstName'));
-      // A given name the tagger does not know, before a surname it does (Hiroshi Petrova).
-      if (first < 0 && terms.length >= 2 && terms.at(-1)?.tags.includes('LastName')) first = terms.length - 2;
+      // Neither known, but every word read as part of a person's name in context ("add <Given> <Surname> as").
+      if (first < 0 && terms.every((t) => t.tags.includes('Person')) && words.every(nameOrUnknown)) first = 0;
+      // A given name the tagger does not know, before a surname it does.
+      if (first < 0 && terms.at(-1)?.tags.includes('LastName')) first = terms.length - 2;
       if (first < 0 || first === terms.length - 1) continue;
-      const words = terms.slice(first).map((t) => t.text.replace(/['’]s$/u, '').replace(/[^\p{L}'’.-]+/gu, ''));
-      if (!words.every((w) => /^\p{Lu}[\p{Ll}'’.-]+$/u.test(w))) continue;
-      if (NOT_PEOPLE.test(words.join(' '))) continue;
-      people.add(words.join(' '));
+      const name = words.slice(first);
+      // Capitalised name words; a middle initial (J.) only between two of them.
+      if (!name.every((w, i) => GIVEN_NAME.test(w) || (i > 0 && i < name.length - 1 && /^\p{Lu}\.?$/u.test(w)))) continue;
+      if (NOT_PEOPLE.test(name.join(' '))) continue;
+      people.add(name.join(' '));
     }
     for (const name of people) {
-      const pattern = new RegExp(`(?<![\\p{L}\\d_])${name.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&')}(?![\\p{L}\\d_])`, 'gu');
-      for (const span of regexSpans(piece, pattern, 'names')) out.push({ kind: 'names', start: span.start + m.index, end: span.end + m.index });
+      // The words as written, an initial with or without its dot.
+      const written = name
+        .split(' ')
+        .map((w) => w.replace(/\.$/u, '').replace(/[.*+?^${}()|[\]\\]/gu, '\\$&'))
+        .join('\\.?\\s+');
+      // A given name alone right after a capitalised word is the end of another proper name (Monte Carlo)
+      const pattern = new RegExp(`(?<![\\p{L}\\d_])${written}(?![\\p{L}\\d_])`, 'gu');
+      for (const span of regexSpans(piece, pattern, 'names')) {
+        const start = span.start + m.index;
+        // (Also across a line break: the first word ending one comment line, the second starting the next.) Not after a greeting or request (Thanks, Hi, Ask).
+        const before = /(\p{Lu}\p{Ll}*)[\s*/#]*\s$/u.exec(view.slice(Math.max(0, start - 40), start))?.[1];
+        if (!name.includes(' ') && before !== undefined && !CUE_WORDS.test(before)) continue;
+        out.push({ kind: 'names', start, end: span.end + m.index });
+      }
     }
   }
   return out;
@@ -163,14 +232,20 @@ export function findPii(text: string, kinds: ReadonlySet<PiiKind> = new Set(PII_
     spans.push(...regexSpans(text, DNI, 'ids', (v) => DNI_LETTERS[Number(v.slice(0, 8)) % 23] === v.at(-1)));
   }
   if (kinds.has('ips')) {
-    spans.push(...regexSpans(text, IPV4, 'ips', (v) => isIPv4(v) && !PRIVATE_V4.test(v)));
+    spans.push(...regexSpans(text, IPV4, 'ips', (v) => isIPv4(v) && !PRIVATE_V4.test(v) && !SECTION_NUMBER.test(v)));
     spans.push(
-      ...regexSpans(text, IPV6, 'ips', (v) => v.includes(':') && (v.match(/:/gu)?.length ?? 0) >= 2 && isIPv6(v) && /[0-9a-fA-F]{2}/u.test(v) && v !== '::1'),
+      ...regexSpans(
+        text,
+        IPV6,
+        'ips',
+        (v) => v.includes(':') && (v.match(/:/gu)?.length ?? 0) >= 2 && isIPv6(v) && /[0-9a-fA-F]{2}/u.test(v) && v !== '::1' && !PRIVATE_V6.test(v),
+      ),
     );
   }
   if (kinds.has('addresses')) {
     spans.push(...regexSpans(text, US_ADDRESS, 'addresses'));
     spans.push(...regexSpans(text, EU_ADDRESS, 'addresses'));
+    spans.push(...regexSpans(text, POSTCODE_ADDRESS, 'addresses'));
     spans.push(...regexSpans(text, UK_POSTCODE, 'addresses'));
   }
   if (kinds.has('phones')) spans.push(...phoneSpans(text));
