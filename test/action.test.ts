@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { runCliInProcess } from '../src/cli/testing/run-cli.js';
@@ -144,5 +145,72 @@ describe('examples/github-action.yml', () => {
     const given = Object.keys(uses[0]?.with ?? {});
     expect(given).toContain('store');
     for (const key of given) expect(INPUTS).toContain(key);
+  });
+});
+
+describe('examples/github-workflow.yml', () => {
+  const workflow = parse(readFileSync(join(root, 'examples', 'github-workflow.yml'), 'utf8')) as {
+    on: { schedule: Array<{ cron: string }> };
+    jobs: Record<string, { steps: Step[] }>;
+  };
+  const steps = Object.values(workflow.jobs).flatMap((job) => job.steps);
+  const index = (test: (s: Step) => boolean) => steps.findIndex(test);
+
+  it('runs on Mondays, restores the store before measuring and keeps it (even on failure) before the gate', () => {
+    expect(workflow.on.schedule[0]?.cron.split(/\s+/u)[4]).toBe('1');
+    const restore = index((s) => s.uses?.startsWith('actions/cache/restore') === true);
+    const measure = index((s) => /echolens persona run .*--fresh/u.test(s.run ?? ''));
+    const save = index((s) => s.uses?.startsWith('actions/cache/save') === true);
+    const gate = index((s) => /echolens gate .*--baseline first .*--max-change/u.test(s.run ?? ''));
+    expect(restore).toBeGreaterThanOrEqual(0);
+    expect(restore).toBeLessThan(measure);
+    expect(measure).toBeLessThan(save);
+    expect(save).toBeLessThan(gate);
+    expect((steps[save] as Step & { if?: string }).if).toBe('always()');
+    expect(steps[save]?.with?.path).toBe(steps[restore]?.with?.path);
+    expect(steps[gate]?.run).toMatch(/--junit gate\.xml/u);
+  });
+
+  it('its echolens steps, run by bash week after week on a simulated design, keep the baseline, write the history, the summary and the JUnit file', {
+    timeout: 600_000,
+  }, () => {
+    const dir = mkdtempSync(join(tmpdir(), 'echolens-workflow-'));
+    mkdirSync(join(dir, 'audit'));
+    writeFileSync(
+      join(dir, 'audit', 'persona.yaml'),
+      `sessions: [${JSON.stringify(join(root, 'data', 'demo', 'claude-session.jsonl'))}]\npositions: [{ steps: [30, 50, 70] }]\nprobes: { categories: [coding_self], paraphrases: 1 }\nsamples: 2\ntargets: [sim:persona]\njudges: [sim:judge]\nanalysis: { B: 200 }\n`,
+    );
+    const scripts = steps.filter((s) => /^echolens /u.test(s.run ?? '')).map((s) => s.run as string);
+    expect(scripts.map((s) => s.split(' ').slice(0, 2).join(' '))).toEqual(['echolens persona', 'echolens history', 'echolens gate']);
+    const summary = join(dir, 'summary.md');
+    const week = () =>
+      scripts.map((script) =>
+        spawnSync(
+          'bash',
+          [
+            '-c',
+            `echolens() { "${process.execPath}" --import "${pathToFileURL(join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href}" "${join(root, 'src', 'cli', 'main.ts')}" "$@"; }\n${script}`,
+          ],
+          {
+            cwd: dir,
+            encoding: 'utf8',
+            env: { PATH: process.env.PATH ?? '', HOME: dir, GITHUB_STEP_SUMMARY: summary },
+          },
+        ),
+      );
+    const first = week();
+    for (const r of first) expect(r.status, r.stderr).toBe(0);
+    expect(first[2]?.stdout).toMatch(/max-change: one measurement .* so far: it is the baseline/u);
+    const second = week();
+    expect(second[0]?.status, second[0]?.stderr).toBe(0);
+    expect(second[1]?.status).toBe(0);
+    // 0 = no significant change above --max-change, 1 = one; never a usage error.
+    expect([0, 1], second[2]?.stderr).toContain(second[2]?.status);
+    const text = readFileSync(summary, 'utf8');
+    expect(text).toMatch(/2 measurements/u);
+    expect(text.match(/## echolens gate/gu)?.length).toBe(2);
+    const junit = readFileSync(join(dir, 'gate.xml'), 'utf8');
+    expect(junit).toMatch(/max-change/u);
+    expect(junit).not.toMatch(/it is the baseline of the next/u);
   });
 });

@@ -4,14 +4,19 @@ import { parseKeyTable } from './config-schema.js';
 
 /** `echolens schema <audit>`: every key of every audit's config carries a description from the docs' key tables. */
 
+/** A property's object forms: itself, its union members, its array items and their union members. */
+function memberSchemas(child: Record<string, unknown>): Record<string, unknown>[] {
+  const items = (child.items as Record<string, unknown>) ?? {};
+  return [child, ...((child.anyOf as Record<string, unknown>[]) ?? []), items, ...((items.anyOf as Record<string, unknown>[]) ?? [])];
+}
+
 function undocumented(schema: Record<string, unknown>): string[] {
   const missing: string[] = [];
   const walk = (node: Record<string, unknown>, path: string) => {
     for (const [key, child] of Object.entries((node.properties ?? {}) as Record<string, Record<string, unknown>>)) {
       const full = path === '' ? key : `${path}.${key}`;
       if (typeof child.description !== 'string' || child.description.length < 10) missing.push(full);
-      for (const c of [child, ...((child.anyOf as Record<string, unknown>[]) ?? []), (child.items as Record<string, unknown>) ?? {}])
-        if (c?.properties) walk(c, full);
+      for (const c of memberSchemas(child)) if (c?.properties) walk(c, full);
     }
   };
   walk(schema, '');

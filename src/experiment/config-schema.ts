@@ -95,7 +95,14 @@ export function describeSchema(schema: Record<string, unknown>, own: ReadonlyMap
         child.description = plain(doc.meaning);
         child.markdownDescription = `${doc.meaning}\n\nDefault: ${doc.default}`;
       }
-      for (const candidate of [child, ...((child.anyOf as Record<string, unknown>[] | undefined) ?? []), (child.items as Record<string, unknown>) ?? {}]) {
+      const items = (child.items as Record<string, unknown>) ?? {};
+      // The object forms of a key: itself, its union members, its array items and their union members (`positions: [{ uniform: 12 }]`).
+      for (const candidate of [
+        child,
+        ...((child.anyOf as Record<string, unknown>[] | undefined) ?? []),
+        items,
+        ...((items.anyOf as Record<string, unknown>[] | undefined) ?? []),
+      ]) {
         if (candidate && typeof candidate === 'object' && candidate.properties) walk(candidate, full);
       }
     }

@@ -9,6 +9,7 @@ import { memoryCsvRows } from './report-csv.js';
 import { renderCollectionMarkdown } from './report-collection.js';
 import { renderMemoryMarkdown } from './report-markdown.js';
 import { dryRunMemory, loadMemoryConfig, type MemoryRunCounts, type MemoryRunInput, memoryRunner } from './run.js';
+import { dryRunReplicates, memoryDesignPower, memoryPowerLine } from './calibrate.js';
 import { memoryCompare, memoryOverTime } from './compare.js';
 import { memoryGate } from './gate.js';
 import { MEMORY_STARTER } from './init-template.js';
@@ -37,9 +38,10 @@ export const memoryAudit: Audit<MemoryConfig, MemoryRunInput, MemoryCollection, 
     return {
       lines: [
         `plan: ${dry.questions} questions × ${dry.conditions} conditions × ${config.targets.length} target(s) → ${dry.generationCells} generation cells (${dry.estimate.duplicates} duplicates), about ${dry.labelerCells} labeler cells (+ re-asks)${dry.judgeCells ? `, ${dry.judgeCells} refusal-judge cells` : ''}`,
-        dry.questions < MIN_QUESTIONS
-          ? `power: UNDERPOWERED — ${dry.questions} questions, below the ${MIN_QUESTIONS}-question rule: the report will list no significance and the validity verdict will be "undetermined"; run at least ${MIN_QUESTIONS} (questions.limit, or --questions-limit); \`echolens memory calibrate <config>\` gives the MDE of every test`
-          : `power: ${dry.questions} questions, at or above the ${MIN_QUESTIONS}-question rule; \`echolens memory calibrate <config>\` gives the power and MDE of every test of this design`,
+        memoryPowerLine(
+          memoryDesignPower(config, input.stimuli, { replicates: dryRunReplicates(dry.generationCells / config.targets.length), minQuestions: MIN_QUESTIONS }),
+          MIN_QUESTIONS,
+        ),
         ...estimateLines(dry.estimate),
       ],
     };

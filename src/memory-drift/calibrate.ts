@@ -336,3 +336,102 @@ export function calibrateMemoryDesign(config: MemoryConfig, stimuli: MemoryStimu
     minimumDetectable,
   };
 }
+
+/** Simulated runs per scenario in the dry run's power figures (fewer for large grids: the dry run stays quick). */
+export function dryRunReplicates(generationCells: number): number {
+  return Math.max(4, Math.min(8, Math.round((8 * 1500) / Math.max(1, generationCells))));
+}
+
+export interface MemoryDesignPower {
+  questions: number;
+  replicates: number;
+  B: number;
+  seed: number;
+  alpha: number;
+  /** The verdict's tests, per metric: sensitivity (pooled life events over the floor) and specificity (pooled noise tier). */
+  metrics: Array<{
+    metric: string;
+    /** Minimum detectable life-event elevation at 80% power, from the test's mean SE under the null (null when never tested). */
+    mde: number | null;
+    /** Rejection rate of the life-event elevation test under the calibration's planted scenario. */
+    power: RateWithError | null;
+    /** Mean life-event elevation under the planted scenario. */
+    plantedElevation: number | null;
+    /** Rejection rate of the noise-tier elevation test under the null (a false "not specific"). */
+    noiseFalsePositive: RateWithError | null;
+  }>;
+  /** Below the 30-question rule, or power below 80% at the planted effect. */
+  underpowered: boolean;
+  /** Questions that would bring every metric's MDE down to its planted elevation (SE ∝ 1/√questions), when underpowered. */
+  neededQuestions: number | null;
+}
+
+/**
+ * The dry run's power figures for a memory design: the calibration's own simulation (same
+ * planner, seeds, sampler, scoring and analysis as `memory calibrate`, null and planted
+ * scenarios) at a few replicates, summarised for the tests that decide the validity verdict:
+ * the pooled life-event elevation (sensitivity) and the pooled noise elevation (specificity),
+ * per metric. Pure. `memory calibrate --replicates R --bootstrap B --seed S` prints the same
+ * rejection rates and mean SEs for these tests.
+ */
+export function memoryDesignPower(
+  config: MemoryConfig,
+  stimuli: MemoryStimuli,
+  options: { replicates: number; B?: number; seed?: number; minQuestions: number },
+): MemoryDesignPower {
+  const seed = options.seed ?? config.seed;
+  const B = options.B ?? Math.min(config.analysis.B, 100);
+  const alpha = config.analysis.alpha;
+  const design = prepareDesign(config, stimuli);
+  const outcomes = new Map<string, CalibrationOutcome[]>();
+  for (const scenario of [NULL_SCENARIO, PLANTED_SCENARIO]) {
+    const list: CalibrationOutcome[] = [];
+    for (let r = 0; r < options.replicates; r++) {
+      list.push(...reportOutcomes(simulateDesignReport(design, { scenario, replicate: r, seed, B }), scenario === NULL_SCENARIO));
+    }
+    outcomes.set(scenario.name, list);
+  }
+  const summary = (scenario: string) => summarizeCalibration(outcomes.get(scenario) ?? [], alpha);
+  const nullTests = summary('null');
+  const plantedTests = summary('planted');
+  const questions = stimuli.questions.questions.length;
+  const metrics = MEMORY_METRICS.map((metric) => {
+    const life = `${metric}/elevation/tier:life_event`;
+    const nullSE = nullTests.find((t) => t.test === life)?.meanStandardError ?? null;
+    const estimates = (outcomes.get('planted') ?? []).filter((o) => o.test === life && typeof o.estimate === 'number').map((o) => o.estimate as number);
+    return {
+      metric,
+      mde: nullSE === null ? null : minimumDetectableEffect(nullSE, { alpha }),
+      power: plantedTests.find((t) => t.test === life)?.rejection ?? null,
+      plantedElevation: estimates.length > 0 ? estimates.reduce((a, b) => a + b, 0) / estimates.length : null,
+      noiseFalsePositive: nullTests.find((t) => t.test === `${metric}/elevation/tier:noise`)?.rejection ?? null,
+    };
+  });
+  const lowPower = metrics.some((m) => m.power === null || m.power.rate < 0.8);
+  const underpowered = questions < options.minQuestions || lowPower;
+  let neededQuestions: number | null = null;
+  if (underpowered) {
+    const ratios = metrics.map((m) => (m.mde !== null && m.plantedElevation !== null && m.plantedElevation > 0 ? (m.mde / m.plantedElevation) ** 2 : null));
+    const byPower = ratios.every((r) => r !== null) ? Math.ceil(questions * Math.max(...(ratios as number[]))) : null;
+    neededQuestions = Math.max(options.minQuestions, byPower ?? options.minQuestions);
+  }
+  return { questions, replicates: options.replicates, B, seed, alpha, metrics, underpowered, neededQuestions };
+}
+
+/** The dry run's power line for a memory design. */
+export function memoryPowerLine(p: MemoryDesignPower, minQuestions: number): string {
+  const pct = (x: number | null) => (x === null ? 'n/a' : `${(100 * x).toFixed(0)}%`);
+  const rate = (r: RateWithError | null) => (r === null ? 'n/a' : r.rate.toFixed(2));
+  const each = (f: (m: MemoryDesignPower['metrics'][number]) => string) => p.metrics.map((m) => `${f(m)} (${m.metric})`).join(', ');
+  const figures =
+    `sensitivity, the pooled life-event elevation over the floor → minimum detectable elevation ≈ ${each((m) => pct(m.mde))} at 80% power; ` +
+    `power ${each((m) => rate(m.power))} at the calibration's planted effect (memory flips a step with probability ${PLANTED_SCENARIO.flip.persona} for persona, ${PLANTED_SCENARIO.flip.life_event} for life events: life-event elevation ≈ ${each((m) => pct(m.plantedElevation))}); ` +
+    `specificity, the noise tier falsely elevated in ${each((m) => (m.noiseFalsePositive === null ? 'n/a' : `${Math.round(m.noiseFalsePositive.rate * m.noiseFalsePositive.n)} of ${m.noiseFalsePositive.n}`))} null runs; ` +
+    `α = ${p.alpha}, ${p.replicates} simulated runs per scenario, B = ${p.B} (\`echolens memory calibrate <config> --replicates ${p.replicates} --bootstrap ${p.B} --seed ${p.seed}\` prints the same figures; more replicates narrow them)`;
+  if (p.questions < minQuestions) {
+    return `power: UNDERPOWERED — ${p.questions} questions, below the ${minQuestions}-question rule: the report will list no significance and the validity verdict will be "undetermined"; run at least ${p.neededQuestions ?? minQuestions} (questions.limit, or --questions-limit). ${figures}`;
+  }
+  if (p.underpowered)
+    return `power: ${p.questions} questions: ${figures}; UNDERPOWERED — about ${p.neededQuestions} questions would reach 80% (questions.limit)`;
+  return `power: ${p.questions} questions: ${figures}; adequately powered`;
+}

@@ -90,6 +90,16 @@ function verdictFor(row: Omit<TargetDrift, 'verdict' | 'onset'>, options: Resolv
     return { ...base, kind: 'not computable', text: `not computable: ${row.gap.error}`, mde: null };
   }
   const gap = row.gap;
+  if (gap.se === 0 && gap.estimate === 0 && gap.units > 1) {
+    // Every unit's gap is exactly 0: real and filler scored alike everywhere. No variance to test
+    // against, and an MDE of 0 ("|Δ| ≥ 0.00 would be detected") would read as a clean pass.
+    return {
+      ...base,
+      kind: 'not computable',
+      text: `not computable: all ${gap.units} units have a gap of exactly 0 (zero variance) — the arms were scored identically everywhere, a likely endpoint, cache or judge problem`,
+      mde: null,
+    };
+  }
   const pHolm = 'error' in row.signFlip ? gap.p : row.signFlip.pHolm;
   const mde = mdeOf(gap, options.alpha);
   const numbers = `Δ = ${f2(gap.estimate)} [95% CI ${f2(gap.ci[0])}, ${f2(gap.ci[1])}], sign-flip p = ${gap.p.toPrecision(2)} (Holm ${pHolm.toPrecision(2)}) over ${unitsText(gap)}`;

@@ -39,6 +39,24 @@ function plantedGrid(positions = 4, items = 3): PersonaObservation[] {
 }
 
 describe('analyzePersona', () => {
+  it('calls a gap of exactly 0 at every unit (arms scored alike everywhere) not computable, never a pass with an MDE of 0', () => {
+    const same = plantedGrid(8).map((o) => ({ ...o, scores: { 'sim:judge': 3 } }));
+    const d = analyzePersona(same, { B: 500 }).drift[0]!;
+    expect((d.gap as GapEstimate).estimate).toBe(0);
+    expect((d.gap as GapEstimate).se).toBe(0);
+    expect(d.verdict.kind).toBe('not computable');
+    expect(d.verdict.mde).toBeNull();
+    expect(d.verdict.text).toMatch(/^not computable: all 8 units have a gap of exactly 0 \(zero variance\)/u);
+    expect(d.verdict.text).not.toMatch(/would be detected/u);
+    // A planted gap identical at every unit is not that case: it is tested as before.
+    expect(
+      analyzePersona(
+        plantedGrid(8).map((o) => ({ ...o, scores: { 'sim:judge': o.arm === 'real' ? 2 : 3 } })),
+        { B: 500 },
+      ).drift[0]!.verdict.kind,
+    ).toBe('drift');
+  });
+
   it('recovers a planted gap, flags strong drift and tests it', () => {
     const report = analyzePersona(plantedGrid(), { B: 2000 });
     expect(report.drift).toHaveLength(1);

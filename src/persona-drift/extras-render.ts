@@ -1,4 +1,4 @@
-import type { TopLevelSpec } from 'vega-lite';
+import type { ChartSpec as TopLevelSpec } from '../report/chart-spec.js';
 import { forestSpec, type IntervalRow, trajectorySpec } from '../report/charts.js';
 import { figure, html, type RawHtml, table } from '../report/html.js';
 import { markdownText } from '../report/markdown-text.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CHART_WIDTH, forestSpec, labelledScatterSpec, paddedDomain, scatterSpec, shortLabel, trajectorySpec } from './charts.js';
-import { markTitles, responsiveSvg, vegaLiteToSvg } from './svg.js';
+import { barSpec, CHART_WIDTH, forestSpec, labelledScatterSpec, paddedDomain, scatterSpec, shortLabel, trajectorySpec } from './charts.js';
+import { chartToSvg, formatTick, markTitles, responsiveSvg, ticks, vegaLiteToSvg } from './svg.js';
 
 const tickLabels = (svg: string): string[] => {
   const axes = svg.split('role-axis-label').slice(1);
@@ -103,5 +103,84 @@ describe('rendered charts', () => {
     const fills = [...svg.matchAll(/<path aria-label="[^"]*"[^>]*fill="([^"]+)"[^>]*opacity="([\d.]+)"/gu)];
     expect(fills.length).toBe(3);
     for (const f of fills) expect(Number(f[2])).toBeGreaterThanOrEqual(0.8);
+  });
+});
+
+describe('the SVG writer', () => {
+  it('places ticks at 1, 2 or 5 times a power of ten and prints them with four significant digits and a true minus', () => {
+    expect(ticks(-0.15, 0.95, 8)).toEqual([-0.1, 0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]);
+    expect(ticks(0, 1, 6)).toEqual([0, 0.2, 0.4, 0.6, 0.8, 1]);
+    expect(ticks(3, 47, 8)).toEqual([5, 10, 15, 20, 25, 30, 35, 40, 45]);
+    expect(formatTick(-0.1)).toBe('\u22120.1');
+    expect(formatTick(0.1 + 0.2)).toBe('0.3');
+    expect(formatTick(1234.5)).toBe('1235');
+    expect(formatTick(0.000123456)).toBe('0.0001235');
+    expect(formatTick(0.5, '.0%')).toBe('50%');
+  });
+
+  it('escapes hostile labels in marks, titles, axes and legends', () => {
+    const label = '<img src=x onerror="alert(1)">';
+    const svg = chartToSvg(
+      forestSpec(
+        [
+          { label, group: 'a & "b"', estimate: 0, lo: -1, hi: 1 },
+          { label: 'ok', group: 'c', estimate: 0, lo: -1, hi: 1 },
+        ],
+        { xTitle: '<b>x</b>' },
+      ),
+    );
+    expect(svg).not.toContain('<img');
+    expect(svg).not.toContain('<b>');
+    expect(svg).toContain('&lt;img src=x onerror=&quot;alert(1)&quot;&gt;');
+    expect(svg).toContain('>a &amp; &quot;b&quot;<');
+    expect(svg).toContain('>&lt;b&gt;x&lt;/b&gt;<');
+  });
+
+  it('lists nominal rows top-down in the order given', () => {
+    const svg = chartToSvg(
+      forestSpec(
+        ['first', 'second', 'third'].map((label, i) => ({ label, estimate: i, lo: i - 1, hi: i + 1 })),
+        { xTitle: 'x' },
+      ),
+    );
+    const y = (label: string) => Number(new RegExp(`translate\\(-7,([\\d.]+)\\)[^>]*>${label}<`, 'u').exec(svg)?.[1]);
+    expect(y('first')).toBeLessThan(y('second'));
+    expect(y('second')).toBeLessThan(y('third'));
+  });
+
+  it('draws one bar per row, as tall as its share of the percent axis', () => {
+    const svg = chartToSvg(
+      barSpec(
+        [
+          { label: 'S1', group: 'real', value: 0.8 },
+          { label: 'S1', group: 'filler', value: 0.4 },
+          { label: 'S2', group: 'real', value: 0 },
+        ],
+        { yTitle: 'compliance', percent: true },
+      ),
+    );
+    const bars = [...svg.matchAll(/<rect aria-label="([^"]*)"[^>]*height="([\d.]+)"/gu)].map((m) => ({ label: m[1]!, height: Number(m[2]) }));
+    expect(bars.map((b) => b.label)).toEqual(['S1, real: 80.0%', 'S1, filler: 40.0%', 'S2, real: 0.0%']);
+    expect(bars[0]!.height / bars[1]!.height).toBeCloseTo(2, 1);
+    expect(bars[2]!.height).toBe(0);
+    expect(tickLabels(svg)).toEqual(expect.arrayContaining(['0%', '20%', '100%', 'S1', 'S2']));
+  });
+
+  it('narrows the plot so a point label at the right edge stays inside the drawing', () => {
+    const svg = chartToSvg(
+      labelledScatterSpec(
+        [
+          { x: 0, y: 0, label: 'a', group: 'g' },
+          { x: 0.5, y: 0.5, label: 'b', group: 'g' },
+          { x: 1, y: 1, label: 'a-rather-long-label', group: 'g' },
+        ],
+        { xTitle: 'x', yTitle: 'y' },
+      ),
+    );
+    const left = Number(/<g fill="none" transform="translate\(([\d.]+),/u.exec(svg)?.[1]);
+    const text = /<text[^>]*text-anchor="start" transform="translate\(([\d.]+),[^)]*\)"[^>]*font-size="(\d+)px"[^>]*>a-rather-long-label</u.exec(svg);
+    expect(text).not.toBeNull();
+    const end = left + Number(text![1]) + 'a-rather-long-label'.length * Number(text![2]) * 0.58;
+    expect(end).toBeLessThanOrEqual(CHART_WIDTH);
   });
 });

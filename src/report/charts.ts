@@ -1,4 +1,4 @@
-import type { TopLevelSpec } from 'vega-lite';
+import type { ChartSpec as TopLevelSpec } from './chart-spec.js';
 
 /**
  * Vega-Lite chart specs used by the reports. Pure: data in, spec out. Rows
