@@ -321,12 +321,17 @@ function withInfluence(claim: Claim, influence: SessionInfluence | undefined): C
   return next;
 }
 
-/** The sign-flip test of a claim's units inverted at `alpha` (t ∪ 0 at that level when the test cannot reject there). */
-function invertClaim(source: ClaimSource, alpha: number): readonly [number, number] {
+/**
+ * The sign-flip test of a claim's units inverted at `alpha` (≤ the claim's own α, so the set
+ * contains the claim's own interval). When the test cannot reject at that level the set is the
+ * whole line; the stand-in is then the t interval at that level joined with 0 and with the
+ * claim's own interval (`own`), so it is never narrower than what the test alone printed.
+ */
+function invertClaim(source: ClaimSource, alpha: number, own: readonly [number, number]): readonly [number, number] {
   const flip = signFlipInference(source.values, { alpha, B: source.B, seed: source.seed, exact: source.exact });
   if (flip.bounded) return flip.ci;
   const half = tQuantileCached(1 - alpha / 2, source.df) * source.se;
-  return [Math.min(source.mean - half, 0), Math.max(source.mean + half, 0)];
+  return [Math.min(source.mean - half, 0, own[0]), Math.max(source.mean + half, 0, own[1])];
 }
 
 /**
@@ -363,11 +368,11 @@ export function holmClaims(claims: readonly Claim[]): Claim[] {
     const source = claimSources.get(claim);
     let interval = claim.interval;
     if (source) {
-      interval = invertClaim(source, stepAlpha);
+      interval = invertClaim(source, stepAlpha, claim.interval);
       // The inversion decides p_(r) < stepAlpha; Holm decides (m − r + 1)·p_(r) < α. They differ
       // only when p sits within rounding of the step level; nudge the level to Holm's side.
       const excludes = (ci: readonly [number, number]) => ci[0] > 0 || ci[1] < 0;
-      if (excludes(interval) !== significant) interval = invertClaim(source, stepAlpha * (significant ? 1 + 1e-9 : 1 - 1e-9));
+      if (excludes(interval) !== significant) interval = invertClaim(source, stepAlpha * (significant ? 1 + 1e-9 : 1 - 1e-9), claim.interval);
     }
     const next: Claim = {
       ...claim,
