@@ -63,10 +63,11 @@ export interface VarianceKnobs {
 export const DEFAULT_VARIANCE: VarianceKnobs = { betweenSession: 0.2, betweenPosition: 0.2, withinCell: 0.7 };
 
 /**
- * Shape of the session × cell deviations (each standardized to mean 0, SD 1, then scaled):
- * `normal`; `skewed` (a centred exponential, skewness 2); `dominant` (each session +1.4 with
- * probability 1/8, else −0.2: population mean 0, a rare session carrying the drift — issue #39).
- * The sign-flip test assumes symmetry; the last two show what it costs when that fails.
+ * Shape of the session effects on each contrast against the headline real cell (standardized to
+ * mean 0, SD 1, then scaled by the between-session SD): `normal`; `skewed` (a centred
+ * exponential, skewness 2); `dominant` (each session +1.4 with probability 1/8, else −0.2:
+ * population mean 0, a rare session carrying the drift — issue #39). The sign-flip test assumes
+ * symmetry; the last two show what it costs when that fails.
  */
 export type SessionEffectShape = 'normal' | 'skewed' | 'dominant';
 export const SESSION_EFFECT_SHAPES: readonly SessionEffectShape[] = ['normal', 'skewed', 'dominant'];
@@ -272,7 +273,13 @@ export function simulateRun(
         sessionLevel = 0.3 * normal(random);
         sessionDev = new Map<string, number>();
         for (const c of cells) {
-          const d = sSd * sessionEffectDraw(shape, random);
+          // Normal: every cell its own deviation (SD σ/√2), so a contrast of two cells has SD σ. Other
+          // shapes: the headline real cell is the reference (0) and every other cell deviates by σ ×
+          // the shape, so each contrast against the real context has that shape (a difference of
+          // two independent skewed draws would be symmetric again).
+          const reference = c.arm === 'real' && c.mitigation === 'none' && c.distance === design.distances[0] && c.systemPrompt === design.systemPrompts[0];
+          const d =
+            shape === 'normal' ? sSd * normal(random) : reference || design.sessions === 1 ? 0 : variance.betweenSession * sessionEffectDraw(shape, random);
           sessionDev.set(cellId(c), d);
           draws.session.set(`${target}|${session}|${cellId(c)}`, d);
         }

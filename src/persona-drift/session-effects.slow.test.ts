@@ -15,7 +15,7 @@ describe('persona calibrate with skewed and dominant session effects (400 replic
     const design = { ...BASE_DESIGN, sessions: 8, positionsPerSession: 4 };
     for (const shape of SESSION_EFFECT_SHAPES) {
       const result = calibratePersona(design, { replicates: 400, seed: 3921, worlds: ['null'], sessionEffects: shape, variance: { betweenSession: 0.5 } });
-      const headline = result.tests.find((t) => t.test.startsWith('drift verdict'));
+      const headline = result.tests.find((t) => t.test.startsWith('drift target='));
       if (!headline?.fpr || !headline.coverage) throw new Error('no headline test');
       console.log(
         `persona calibrate 8 sessions, ${shape} session effects: FPR ${headline.fpr.rate.toFixed(4)} ± ${headline.fpr.mcSE.toFixed(4)} (nominal 0.05), coverage ${headline.coverage.rate.toFixed(4)} (nominal 0.95)`,
