@@ -123,6 +123,50 @@ export interface AnalysisOptions {
    * its interval, so neighbouring cutpoints that repeat one answer count once.
    */
   clusterOf?: (cutpoint: string) => string;
+  /**
+   * With several cross donors (`crossSessions`): the donor of each cutpoint's cross window. A
+   * contrast with the cross arm then clusters cutpoints that share a donor (joined with the
+   * `clusterOf` clusters), so the donor is a sampled unit and its own effect is in the error.
+   */
+  crossDonorOf?: (cutpoint: string) => string;
+}
+
+/**
+ * Clusters joining two partitions of the cutpoints (pure): cutpoints that share a key of either
+ * are in one cluster (connected components, union–find). Returns a key per cutpoint.
+ */
+export function joinClusters(cuts: readonly string[], ...keyOf: Array<(cutpoint: string) => string>): Map<string, string> {
+  const parent = new Map<string, string>();
+  const find = (x: string): string => {
+    let root = x;
+    while (parent.get(root) !== root) root = parent.get(root) as string;
+    let node = x;
+    while (node !== root) {
+      const next = parent.get(node) as string;
+      parent.set(node, root);
+      node = next;
+    }
+    return root;
+  };
+  for (const cut of cuts) parent.set(`c\u0000${cut}`, `c\u0000${cut}`);
+  keyOf.forEach((key, k) => {
+    for (const cut of cuts) {
+      const label = `k${k}\u0000${key(cut)}`;
+      if (!parent.has(label)) parent.set(label, label);
+      const a = find(`c\u0000${cut}`);
+      const b = find(label);
+      if (a !== b) parent.set(a, b);
+    }
+  });
+  // Name each cluster by its first cutpoint (input order), so keys are stable and readable.
+  const names = new Map<string, string>();
+  const out = new Map<string, string>();
+  for (const cut of cuts) {
+    const root = find(`c\u0000${cut}`);
+    if (!names.has(root)) names.set(root, cut);
+    out.set(cut, names.get(root) as string);
+  }
+  return out;
 }
 
 export type ClusterBy = 'none' | 'task' | { turns: number } | { consecutive: number };
@@ -253,7 +297,12 @@ function estimates(
     itt.push([cut, ittScore(x) - ittScore(y)]);
     if (x.status === 'call' && y.status === 'call' && x.fidelity !== null && y.fidelity !== null) cc.push([cut, x.fidelity - y.fidelity]);
   }
-  const clusterOf = options.clusterOf;
+  let clusterOf = options.clusterOf;
+  if (options.crossDonorOf && (a === 'cross' || b === 'cross')) {
+    const cuts = [...byCut.keys()].filter(keep);
+    const joined = joinClusters(cuts, ...(options.clusterOf ? [options.clusterOf] : []), options.crossDonorOf);
+    clusterOf = (cut) => joined.get(cut) ?? cut;
+  }
   if (!clusterOf)
     return {
       completeCase: pairedEstimate(

@@ -22,6 +22,13 @@ export interface CalibrationDesign {
   maxArguments?: number;
   seed?: number;
   analysis?: AnalysisOptions;
+  /**
+   * Dependent cutpoints (issue #39): runs of `size` consecutive cutpoints in which each cutpoint
+   * after the first repeats the run's first answer (every arm) with probability `repeat` — a
+   * polling loop or a low temperature. `declared` analyses the runs as clusters
+   * (`analysis.clusterBy: { consecutive: size }`); undeclared, the cutpoints stay the units.
+   */
+  blocks?: { size: number; repeat: number; declared: boolean };
 }
 
 /** One simulated run's observations (one target). */
@@ -30,10 +37,18 @@ export function simulateObservations(params: ContinuationSimParams, design: Cali
   const maxArgs = design.maxArguments ?? 4;
   const share = design.sameTaskShare ?? 0.5;
   const out: ContinuationObservation[] = [];
+  const blocks = design.blocks;
+  let first: ContinuationObservation[] = [];
   for (let c = 0; c < design.cutpoints; c += 1) {
     const cutpoint = `C${String(c + 1).padStart(2, '0')}`;
+    if (blocks && c % blocks.size !== 0 && random.next() < blocks.repeat) {
+      // The run's first answers again, at this cutpoint.
+      for (const o of first) out.push({ ...o, cutpoint });
+      continue;
+    }
     const leaves = 1 + random.int(maxArgs);
     const sameTask = random.next() < share;
+    const start = out.length;
     for (const arm of CONTINUATION_ARMS) {
       const outcome = drawOutcome(params, arm, random);
       let fidelity: number | null = null;
@@ -44,13 +59,14 @@ export function simulateObservations(params: ContinuationSimParams, design: Cali
       }
       out.push({ target: `sim:${params.name}`, cutpoint, arm, generated: true, status: outcome.status, fidelity, sameTask });
     }
+    if (blocks && c % blocks.size === 0) first = out.slice(start);
   }
   return out;
 }
 
 export interface ContinuationCalibration {
   profile: string;
-  design: { cutpoints: number; replicates: number; resamples: number; seed: number };
+  design: { cutpoints: number; replicates: number; resamples: number; seed: number; blocks?: { size: number; repeat: number; declared: boolean } };
   planted: { completeCase: number; itt: number };
   tests: TestCalibration[];
   /** Per test: whether its false-positive rate is within alpha + 2 MC SE (null profiles only). */
@@ -60,10 +76,19 @@ export interface ContinuationCalibration {
 export function calibrateContinuation(params: ContinuationSimParams, design: CalibrationDesign): ContinuationCalibration {
   if (!Number.isInteger(design.cutpoints) || design.cutpoints < 2) throw new InvalidArgumentError('cutpoints', 'must be an integer ≥ 2');
   if (!Number.isInteger(design.replicates) || design.replicates < 1) throw new InvalidArgumentError('replicates', 'must be a positive integer');
+  const blocks = design.blocks;
+  if (blocks && (!Number.isInteger(blocks.size) || blocks.size < 2 || !(blocks.repeat >= 0 && blocks.repeat <= 1))) {
+    throw new InvalidArgumentError('blocks', 'size must be an integer ≥ 2 and repeat a probability in [0, 1]');
+  }
   const planted = plantedGain(params, 'recent', 'cross');
   const outcomes: CalibrationOutcome[] = [];
+  const clusterOf = blocks?.declared ? (cutpoint: string) => `B${Math.floor((Number(cutpoint.slice(1)) - 1) / blocks.size)}` : undefined;
   for (let r = 0; r < design.replicates; r += 1) {
-    const analysis = analyzeContinuation(simulateObservations(params, design, r), { ...design.analysis, seed: (design.seed ?? 42) + r });
+    const analysis = analyzeContinuation(simulateObservations(params, design, r), {
+      ...design.analysis,
+      seed: (design.seed ?? 42) + r,
+      ...(clusterOf ? { clusterOf } : {}),
+    });
     const primary = analysis.targets[0]!.contrasts.find((c) => c.primary)!;
     for (const kind of ['completeCase', 'itt'] as const) {
       const e = primary[kind];
@@ -84,6 +109,7 @@ export function calibrateContinuation(params: ContinuationSimParams, design: Cal
       replicates: design.replicates,
       resamples: design.analysis?.resamples ?? 20_000,
       seed: design.seed ?? 42,
+      ...(blocks ? { blocks } : {}),
     },
     planted,
     tests,

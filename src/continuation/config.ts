@@ -27,6 +27,12 @@ export const continuationConfigSchema = z
     session: z.string().min(1, 'name the session transcript'),
     /** Another session whose real window is the `cross` arm (default: the same session, half a session away). */
     crossSession: z.string().min(1).optional(),
+    /**
+     * Several donor transcripts for the `cross` arm (instead of `crossSession`): cutpoints take
+     * them in turn, and the donor is a sampled unit of every contrast with the cross arm
+     * (docs/statistics.md, "Cross donors").
+     */
+    crossSessions: z.array(z.string().min(1)).min(2, 'list at least two donor transcripts (for one, use crossSession)').optional(),
     targets: z.array(z.string().min(1)).min(1, 'list at least one target model'),
     cutpoints: z
       .object({

@@ -28,6 +28,8 @@ export interface PlannedCutpoint {
   sameTask: boolean | null;
   chars: Record<string, number>;
   notes: string[];
+  /** With `crossSessions`: the donor transcript of this cutpoint's cross window (donors taken in turn). */
+  crossDonor?: string;
 }
 
 export interface ContinuationPlan {
@@ -47,6 +49,7 @@ export function planContinuation(
   session: Session,
   cross: Session | undefined,
   materials: ContinuationMaterials | null = null,
+  crosses: readonly Session[] = [],
 ): ContinuationPlan {
   const cuts = selectCutpoints(session, {
     count: config.cutpoints.count,
@@ -60,18 +63,23 @@ export function planContinuation(
   const windowChars = windowCharsOf(config.windowTokens);
   const systemPrompt = config.systemPrompt ?? materials?.systemPrompt ?? CONTINUATION_SYSTEM_PROMPT;
   const notes: string[] = [...materialsConflicts(config, materials)];
-  if (!cross && config.arms.includes('cross')) notes.push('no cross session: the cross arm is a window of the same session, half a session away');
+  if (!cross && crosses.length === 0 && config.arms.includes('cross'))
+    notes.push('no cross session: the cross arm is a window of the same session, half a session away');
   if (reconstructed.skipped.length > 0 && !config.tools && !materials?.tools)
     notes.push(`tools left out (names providers refuse): ${reconstructed.skipped.join(', ')}`);
-  const allArms = cuts.map((cut) =>
-    buildArms(session, cut, cross, {
+  // Several donors: cutpoints take them in turn (timeline order), so each donor covers the session evenly.
+  const donorOf = (c: number): Session | undefined => (crosses.length > 0 ? crosses[c % crosses.length] : cross);
+  if (crosses.length > 0)
+    notes.push(`cross arm from ${crosses.length} donor transcripts taken in turn; the donor is a unit of every contrast with the cross arm`);
+  const allArms = cuts.map((cut, c) =>
+    buildArms(session, cut, donorOf(c), {
       windowChars,
       toolPayloadChars: config.toolTruncate,
       seed: config.seed,
       ...(materials?.acknowledgement ? { acknowledgement: materials.acknowledgement } : {}),
     }),
   );
-  const cutpoints = allArms.map(({ cutpoint, arms }): PlannedCutpoint => {
+  const cutpoints = allArms.map(({ cutpoint, arms }, c): PlannedCutpoint => {
     const task = taskAt(tasks, cutpoint.end);
     const recentTask = windowTask(tasks, arms.recent.includedMessages) ?? null;
     return {
@@ -85,6 +93,7 @@ export function planContinuation(
       sameTask: recentTask === null ? null : recentTask === task,
       chars: Object.fromEntries(Object.values(arms).map((a) => [a.arm, a.chars])),
       notes: [...new Set(Object.values(arms).flatMap((a) => a.notes))],
+      ...(crosses.length > 0 ? { crossDonor: (donorOf(c) as Session).file } : {}),
     };
   });
   const params: ModelRequest['params'] = {

@@ -20,7 +20,11 @@ export async function preflightContinuation<Input extends { plan: { specs: CellS
 ): Promise<AuditPreflight<Input>> {
   const checked = await runPreflight({
     models: [...config.targets.map((ref, i) => ({ ref, field: `targets.${i}` })), ...(config.judge ? [{ ref: config.judge.model, field: 'judge.model' }] : [])],
-    files: [{ path: config.session, field: 'session' }, ...(config.crossSession ? [{ path: config.crossSession, field: 'crossSession' }] : [])],
+    files: [
+      { path: config.session, field: 'session' },
+      ...(config.crossSession ? [{ path: config.crossSession, field: 'crossSession' }] : []),
+      ...(config.crossSessions ?? []).map((path, i) => ({ path, field: `crossSessions.${i}` })),
+    ],
     skipKeys: runtime.adapterFor !== undefined,
     ...(runtime.dryRun ? { keysAsWarnings: true } : {}),
     read: () => prepare(config),

@@ -34,6 +34,7 @@ function resolvePath(path: string, base: string): string {
 function resolvePaths(config: ContinuationConfig, base: string): ContinuationConfig {
   const out: ContinuationConfig = { ...config, session: resolvePath(config.session, base) };
   if (config.crossSession) out.crossSession = resolvePath(config.crossSession, base);
+  if (config.crossSessions) out.crossSessions = config.crossSessions.map((p) => resolvePath(p, base));
   if (config.tools) out.tools = resolvePath(config.tools, base);
   if (config.tasks) out.tasks = resolvePath(config.tasks, base);
   if (config.materials !== undefined && !isBuiltinMaterials(config.materials)) out.materials = resolvePath(config.materials, base);
@@ -50,7 +51,7 @@ export function continuationConfigFromFlags(overrides: readonly string[]): Conti
   return resolvePaths(configFromOverrides(continuationConfigSchema, overrides), process.cwd());
 }
 
-export async function readContinuationSessions(config: ContinuationConfig): Promise<{ session: Session; cross: Session | undefined }> {
+export async function readContinuationSessions(config: ContinuationConfig): Promise<{ session: Session; cross: Session | undefined; crosses: Session[] }> {
   const read = async (file: string, field: string) => {
     try {
       return await readSession(file);
@@ -58,9 +59,14 @@ export async function readContinuationSessions(config: ContinuationConfig): Prom
       throw new ConfigError(`cannot read session: ${(error as Error).message}`, { field });
     }
   };
+  if (config.crossSession && config.crossSessions) {
+    throw new ConfigError('give either crossSession (one donor) or crossSessions (several), not both', { field: 'crossSessions' });
+  }
   const session = await read(config.session, 'session');
   const cross = config.crossSession ? await read(config.crossSession, 'crossSession') : undefined;
-  return { session, cross };
+  const crosses: Session[] = [];
+  for (const [i, file] of (config.crossSessions ?? []).entries()) crosses.push(await read(file, `crossSessions.${i}`));
+  return { session, cross, crosses };
 }
 
 /** Plans, and tells the simulated targets the ground truth (they cannot know it otherwise). */
@@ -69,8 +75,9 @@ export function planAndPrime(
   session: Session,
   cross: Session | undefined,
   materials: ContinuationMaterials | null = loadContinuationMaterials(config.materials),
+  crosses: readonly Session[] = [],
 ): ContinuationPlan {
-  const plan = planContinuation(config, session, cross, materials);
+  const plan = planContinuation(config, session, cross, materials, crosses);
   if (config.targets.some((t) => t.startsWith('sim:'))) {
     for (const arms of plan.arms) registerSimTruth(arms.immediate, arms.cutpoint.groundTruth, arms.arms.recent.messages[0]?.content ?? null);
   }
@@ -81,6 +88,8 @@ export function planAndPrime(
 export interface ContinuationInput {
   session: Session;
   cross: Session | undefined;
+  /** The donors of `crossSessions` (empty without it). */
+  crosses?: Session[];
   plan: ContinuationPlan;
   /** The authors' texts when `materials` names a clone (null: echolens's). */
   materials?: ContinuationMaterials | null;
@@ -122,13 +131,13 @@ export const continuationRunner: StagedAuditRunner<ContinuationConfig, Continuat
   name: CONTINUATION_EXPERIMENT,
   limits: (config) => config.limits,
   async prepare(config) {
-    const { session, cross } = await readContinuationSessions(config);
+    const { session, cross, crosses } = await readContinuationSessions(config);
     const materials = loadContinuationMaterials(config.materials);
-    return { session, cross, materials, plan: planAndPrime(config, session, cross, materials) };
+    return { session, cross, crosses, materials, plan: planAndPrime(config, session, cross, materials, crosses) };
   },
   preflight: (config, runtime) => preflightContinuation(config, runtime, continuationRunner.prepare),
   plan: (_config, input) => input.plan.specs,
-  manifestOptions: (config, { session, cross, plan, materials }) => ({
+  manifestOptions: (config, { session, cross, crosses, plan, materials }) => ({
     // Which texts and which scoring: the reports name them (materials/report.ts).
     ...(materials ? { materials: materials.record } : {}),
     procedure: config.procedure ?? 'echolens',
@@ -141,6 +150,7 @@ export const continuationRunner: StagedAuditRunner<ContinuationConfig, Continuat
     notes: plan.notes,
     session: session.file,
     crossSession: cross?.file ?? null,
+    ...(crosses && crosses.length > 0 ? { crossSessions: crosses.map((c) => c.file) } : {}),
   }),
   checkResume(run, _config, input, db) {
     const recorded = (run.manifest.options as { inputFingerprint?: unknown } | undefined)?.inputFingerprint;
@@ -250,6 +260,8 @@ export interface ContinuationReport {
   simulated: boolean;
   session: string | null;
   crossSession: string | null;
+  /** The donors of `crossSessions` (absent with one donor or none). */
+  crossSessions?: string[];
   toolSource: string | null;
   tools: string[];
   taskSource: string | null;
@@ -276,6 +288,7 @@ interface ManifestOptions {
   notes?: string[];
   session?: string;
   crossSession?: string | null;
+  crossSessions?: string[];
 }
 
 /** What the continuation audit reads back from a run: every target cell scored against its ground truth. */
@@ -304,6 +317,13 @@ function clusterOption(by: ClusterBy | undefined, cutpoints: readonly PlannedCut
   if (by === undefined || by === 'none') return {};
   const clusters = cutpointClusters(cutpoints, by);
   return { clusterOf: (cutpoint) => clusters.get(cutpoint) ?? cutpoint };
+}
+
+/** With several cross donors (`crossSessions`), each cutpoint's donor: a sampled unit of the contrasts with the cross arm. */
+function donorOption(cutpoints: readonly PlannedCutpoint[]): { crossDonorOf?: (cutpoint: string) => string } {
+  const donors = new Map(cutpoints.filter((c) => c.crossDonor !== undefined).map((c) => [c.id, c.crossDonor as string]));
+  if (new Set(donors.values()).size < 2) return {};
+  return { crossDonorOf: (cutpoint) => donors.get(cutpoint) ?? cutpoint };
 }
 
 /** One cross transcript: its own effect is part of every cross cell, so the claim is about that donor. */
@@ -384,6 +404,7 @@ export function analyzeContinuationRun(collected: ContinuationCollected, run: Ru
     simulated: targets.length > 0 && targets.every((t) => t.startsWith('sim:')),
     session: manifest.session ?? null,
     crossSession: manifest.crossSession ?? null,
+    ...(manifest.crossSessions ? { crossSessions: manifest.crossSessions } : {}),
     toolSource: manifest.toolSource ?? null,
     tools: manifest.tools ?? [],
     taskSource: manifest.taskSource ?? null,
@@ -395,6 +416,7 @@ export function analyzeContinuationRun(collected: ContinuationCollected, run: Ru
         seed,
         ...(parsed.success && parsed.data.analysis.effectOfInterest !== undefined ? { effectOfInterest: parsed.data.analysis.effectOfInterest } : {}),
         ...clusterOption(parsed.success ? parsed.data.analysis.clusterBy : undefined, collected.cutpoints),
+        ...donorOption(collected.cutpoints),
       }),
       manifest.crossSession ?? null,
     ),

@@ -172,7 +172,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
           text:
             'error' in gap
               ? `persona drift: ${d.target}: gap not computable (${gap.error})`
-              : `persona drift: ${d.target} judged by ${d.judge}: ${d.verdict.kind} — Δ = ${sign(gap.estimate)} [95% CI ${sign(gap.ci[0])}, ${sign(gap.ci[1])}] over ${gap.units} ${gap.level}s, sign-flip p = ${gap.p.toPrecision(2)}${d.strongDrift ? ', strong drift' : ''}`,
+              : // The claim's interval and p (Holm-consistent when the demo has several targets): they agree with the verdict.
+                `persona drift: ${d.target} judged by ${d.judge}: ${d.verdict.kind} — Δ = ${sign(gap.estimate)} [${Number((gap.claim.confidence * 100).toFixed(2))}% CI ${sign(gap.claim.interval[0])}, ${sign(gap.claim.interval[1])}] over ${gap.units} ${gap.level}s, ${gap.claim.family > 1 ? 'Holm ' : 'sign-flip '}p = ${gap.claim.p.toPrecision(2)}${d.strongDrift ? ', strong drift' : ''}`,
         });
       }
       for (const m of report.mitigations.filter((x) => x.mitigation === 'a-anchor')) {

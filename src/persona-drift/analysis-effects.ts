@@ -21,7 +21,7 @@ import type {
 } from './analysis-types.js';
 import { attempt, cellContrast, cellName, combinationContrast, inCell, itemContrast, unitKey, cellValue } from './contrasts.js';
 import { isAblationLabel } from './anchor-ablation.js';
-import { type InferenceOptions, unitInference } from './inference.js';
+import { holmClaims, type InferenceOptions, unitInference } from './inference.js';
 
 /**
  * The tests of the persona report, one section per function (pure). Each builds its cells from
@@ -33,14 +33,19 @@ const inferenceOptions = (o: ResolvedOptions): InferenceOptions => ({ B: o.B, se
 const isGap = (g: Maybe<GapEstimate>): g is GapEstimate => !('error' in g);
 
 /**
- * Holm-adjusts one family of tests: `pOf` gives a row's p (null where it has no test) and
- * `store` keeps the adjusted p on the row.
+ * Holm-adjusts one family of tests: `gapOf` gives a row's estimate (null where it has no test);
+ * each tested estimate gets the Holm-adjusted p (`pHolm`) and the claim that agrees with it (the
+ * Holm-consistent interval, `holmClaims`), and `store` may copy the adjusted p elsewhere on the row.
  */
-function holmFamily<T>(rows: readonly T[], pOf: (row: T) => number | null, store: (row: T, pHolm: number) => void): void {
-  const tested = rows.filter((row) => pOf(row) !== null);
-  const adjusted = tested.length > 0 ? holm(tested.map((row) => pOf(row) as number)) : [];
+function holmFamily<T>(rows: readonly T[], gapOf: (row: T) => GapEstimate | null, store: (row: T, pHolm: number) => void = () => {}): void {
+  const tested = rows.filter((row) => gapOf(row) !== null);
+  const claims = holmClaims(tested.map((row) => (gapOf(row) as GapEstimate).claim));
   tested.forEach((row, i) => {
-    store(row, adjusted[i] as number);
+    const gap = gapOf(row) as GapEstimate;
+    const claim = claims[i] as GapEstimate['claim'];
+    gap.claim = claim;
+    gap.pHolm = claim.p;
+    store(row, claim.p);
   });
 }
 
@@ -77,6 +82,8 @@ function mdeOf(gap: GapEstimate, alpha: number): number | null {
 }
 
 const f2 = (x: number) => (x >= 0 ? `+${x.toFixed(2)}` : x.toFixed(2));
+/** A confidence level in percent, without trailing zeros (95%, 97.5%, 98.33%). */
+const confidenceText = (c: number) => `${Number((c * 100).toFixed(2))}%`;
 
 function unitsText(gap: GapEstimate): string {
   return gap.level === 'session'
@@ -100,12 +107,17 @@ function verdictFor(row: Omit<TargetDrift, 'verdict' | 'onset'>, options: Resolv
       mde: null,
     };
   }
-  const pHolm = 'error' in row.signFlip ? gap.p : row.signFlip.pHolm;
+  const claim = gap.claim;
+  const pHolm = claim.p;
   const mde = mdeOf(gap, options.alpha);
-  const numbers = `Δ = ${f2(gap.estimate)} [95% CI ${f2(gap.ci[0])}, ${f2(gap.ci[1])}], sign-flip p = ${gap.p.toPrecision(2)} (Holm ${pHolm.toPrecision(2)}) over ${unitsText(gap)}`;
+  // One interval and one p: alone, the test and its inversion; among several targets, the Holm p and the Holm-consistent interval.
+  const numbers =
+    claim.family > 1
+      ? `Δ = ${f2(gap.estimate)} [${confidenceText(claim.confidence)} CI ${f2(claim.interval[0])}, ${f2(claim.interval[1])}, Holm-consistent over ${claim.family} targets], Holm p = ${pHolm.toPrecision(2)} (sign-flip p = ${gap.p.toPrecision(2)}) over ${unitsText(gap)}`
+      : `Δ = ${f2(gap.estimate)} [95% CI ${f2(claim.interval[0])}, ${f2(claim.interval[1])}], sign-flip p = ${gap.p.toPrecision(2)} over ${unitsText(gap)}`;
   if (pHolm < options.alpha) {
-    if (gap.influence?.fragile) {
-      const by = gap.influence.drivenBy as string;
+    if (claim.fragile) {
+      const by = claim.drivenBy as string;
       return {
         ...base,
         kind: 'drift',
@@ -208,10 +220,9 @@ export function analyzeDrift(
   for (const judge of design.judges) {
     holmFamily(
       rows.filter((d) => d.judge === judge),
-      (d) => ('error' in d.signFlip ? null : d.signFlip.p),
+      (d) => ('error' in d.signFlip || !isGap(d.gap) ? null : d.gap),
       (row, pHolm) => {
         (row.signFlip as { pHolm: number }).pHolm = pHolm;
-        (row.gap as GapEstimate).pHolm = pHolm;
       },
     );
   }
@@ -375,10 +386,7 @@ export function analyzeMitigations(observations: readonly PersonaObservation[], 
       // Holm across this target × judge's mitigation tests (vs control and vs placebo).
       holmFamily(
         family.flatMap((m) => [m.vsControl, m.vsPlacebo]),
-        (g) => (g !== null && isGap(g) ? g.p : null),
-        (g, pHolm) => {
-          (g as GapEstimate).pHolm = pHolm;
-        },
+        (g) => (g !== null && isGap(g) ? g : null),
       );
       out.push(...family);
     }
@@ -421,7 +429,7 @@ export function analyzeStressorContrasts(observations: readonly PersonaObservati
     }
     holmFamily(
       family,
-      (c) => (isGap(c.difference) ? c.difference.p : null),
+      (c) => (isGap(c.difference) ? c.difference : null),
       (c, pHolm) => {
         c.pHolm = pHolm;
       },
@@ -482,7 +490,7 @@ export function analyzeContractContrasts(observations: readonly PersonaObservati
   }
   holmFamily(
     out,
-    (c) => ('error' in c.signFlip ? null : c.signFlip.p),
+    (c) => ('error' in c.signFlip || !isGap(c.difference) ? null : c.difference),
     (c, pHolm) => {
       c.pHolm = pHolm;
     },

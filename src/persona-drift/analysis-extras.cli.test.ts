@@ -55,8 +55,11 @@ describe('persona report: consensus and harness rows (SIMULATED models)', { time
     expect(consensus.estimate).toBeCloseTo(meanOfJudges, 12);
     expect(consensus.level).toBe('session');
     expect(consensus.units).toBe(2);
-    // Two units: no bootstrap interval (it could not reach beyond the two values).
-    expect(consensus.bootstrapCi).toBeNull();
+    // Two units: the test cannot reject, so the one interval (t ∪ 0) contains 0 beside p ≥ 0.05.
+    expect(consensus.claim.p).toBe(consensus.p);
+    expect(consensus.claim.significant).toBe(false);
+    expect(consensus.claim.interval[0]).toBeLessThanOrEqual(0);
+    expect(consensus.claim.interval[1]).toBeGreaterThanOrEqual(0);
     expect(consensus.ci[0]).toBeLessThanOrEqual(consensus.estimate + 1e-12);
     // sim:persona drifts on the real arm: every judge sees a positive gap.
     expect(consensus.signsAgree).toBe(true);

@@ -17,7 +17,7 @@ export function renderCalibrationText(result: PersonaCalibration): string {
   const lines = [
     'echolens persona calibrate — SIMULATED targets and judges: operating characteristics of this design, not measurements of any model.',
     `design: ${d.sessions} session(s) × ${d.positionsPerSession} position(s)${d.compactionsPerSession > 0 ? ` + ${d.compactionsPerSession} compaction event(s)` : ''} per session; arms ${d.arms.join(', ')}; mitigations ${d.mitigations.join(', ')}; distances ${d.distances.join(', ')}; system prompts ${d.systemPrompts.join(', ')}; ${d.probes.length} probe(s) × ${d.paraphrases} paraphrase(s) × ${d.samples} sample(s); ${d.targets.length} target(s), ${d.judges.length} judge(s)`,
-    `variance (judge points): between-session ${result.variance.betweenSession}, between-position ${result.variance.betweenPosition}, within-cell ${result.variance.withinCell}; ${result.replicates} replicates per world (${result.worlds.join(', ')}), seed ${result.seed}; α = ${result.alpha}; power at |Δ| = ${result.effect}`,
+    `variance (judge points): between-session ${result.variance.betweenSession} (${result.sessionEffects ?? 'normal'} session effects), between-position ${result.variance.betweenPosition}, within-cell ${result.variance.withinCell}; ${result.replicates} replicates per world (${result.worlds.join(', ')}), seed ${result.seed}; α = ${result.alpha}; power at |Δ| = ${result.effect}`,
     (d.forks ?? 0) > 0
       ? result.draws === 'per-unit'
         ? `forks: the last ${d.forks} session(s) fork the first ${d.forks} (${Math.round(100 * (d.forkAt ?? 0.5))}% of positions before the fork point); each fork is analysed as its parent's unit, as persona run does: ${d.sessions - (d.forks ?? 0)} units.`

@@ -62,8 +62,29 @@ export interface VarianceKnobs {
 /** Defaults: moderate heterogeneity on the 0–3 judge scale (documented in docs/statistics.md). */
 export const DEFAULT_VARIANCE: VarianceKnobs = { betweenSession: 0.2, betweenPosition: 0.2, withinCell: 0.7 };
 
+/**
+ * Shape of the session effects on each contrast against the headline real cell (standardized to
+ * mean 0, SD 1, then scaled by the between-session SD): `normal`; `skewed` (a centred
+ * exponential, skewness 2); `dominant` (each session +1.4 with probability 1/8, else −0.2:
+ * population mean 0, a rare session carrying the drift — issue #39). The sign-flip test assumes
+ * symmetry; the last two show what it costs when that fails.
+ */
+export type SessionEffectShape = 'normal' | 'skewed' | 'dominant';
+export const SESSION_EFFECT_SHAPES: readonly SessionEffectShape[] = ['normal', 'skewed', 'dominant'];
+
+const DOMINANT_SD = Math.sqrt((1.4 * 1.4) / 8 + (0.2 * 0.2 * 7) / 8);
+
+/** One standardized session deviation (mean 0, SD 1) of the given shape. */
+export function sessionEffectDraw(shape: SessionEffectShape, random: Rng): number {
+  if (shape === 'skewed') return -Math.log(1 - random.next()) - 1;
+  if (shape === 'dominant') return (random.next() < 1 / 8 ? 1.4 : -0.2) / DOMINANT_SD;
+  return normal(random);
+}
+
 export interface CalibrateOptions {
   replicates?: number;
+  /** Shape of the session effects (default `normal`). */
+  sessionEffects?: SessionEffectShape;
   seed?: number;
   variance?: Partial<VarianceKnobs>;
   /** Planted |Δ| for power (default 0.30, the paper's strong-drift threshold). */
@@ -103,6 +124,8 @@ export interface PersonaCalibration {
   schema: 'echolens.persona-calibration/1';
   design: CalibrationDesign;
   variance: VarianceKnobs;
+  /** Shape of the simulated session effects. */
+  sessionEffects: SessionEffectShape;
   replicates: number;
   seed: number;
   effect: number;
@@ -199,6 +222,7 @@ export function simulateRun(
   effects: Effects,
   random: Rng,
   sharing: DrawSharing = 'per-unit',
+  shape: SessionEffectShape = 'normal',
 ): { observations: PersonaObservation[]; draws: Draws } {
   const observations: PersonaObservation[] = [];
   const draws: Draws = { session: new Map(), position: new Map() };
@@ -249,7 +273,13 @@ export function simulateRun(
         sessionLevel = 0.3 * normal(random);
         sessionDev = new Map<string, number>();
         for (const c of cells) {
-          const d = sSd * normal(random);
+          // Normal: every cell its own deviation (SD σ/√2), so a contrast of two cells has SD σ. Other
+          // shapes: the headline real cell is the reference (0) and every other cell deviates by σ ×
+          // the shape, so each contrast against the real context has that shape (a difference of
+          // two independent skewed draws would be symmetric again).
+          const reference = c.arm === 'real' && c.mitigation === 'none' && c.distance === design.distances[0] && c.systemPrompt === design.systemPrompts[0];
+          const d =
+            shape === 'normal' ? sSd * normal(random) : reference || design.sessions === 1 ? 0 : variance.betweenSession * sessionEffectDraw(shape, random);
           sessionDev.set(cellId(c), d);
           draws.session.set(`${target}|${session}|${cellId(c)}`, d);
         }
@@ -465,13 +495,16 @@ export function calibratePersona(design: CalibrationDesign, options: CalibrateOp
   }
   const worlds = (options.worlds ?? worldsFor(design)).filter((w) => worldsFor(design).includes(w));
   const sharing = options.draws ?? 'per-unit';
+  const shape = options.sessionEffects ?? 'normal';
+  if (!SESSION_EFFECT_SHAPES.includes(shape))
+    throw new InvalidArgumentError('sessionEffects', `must be one of ${SESSION_EFFECT_SHAPES.join(', ')}, got ${String(shape)}`);
   if (sharing !== 'per-unit' && sharing !== 'shared') throw new InvalidArgumentError('draws', `must be per-unit or shared, got ${String(sharing)}`);
   const random = rng(seed);
   const outcomes: Outcome[] = [];
   for (const world of worlds) {
     const effects = worldEffects(world, design, effect, margin);
     for (let r = 0; r < replicates; r++) {
-      const { observations, draws } = simulateRun(design, variance, effects, random, sharing);
+      const { observations, draws } = simulateRun(design, variance, effects, random, sharing, shape);
       const inference = analyzePersonaInference(observations, {
         seed: seed + r,
         alpha,
@@ -487,6 +520,7 @@ export function calibratePersona(design: CalibrationDesign, options: CalibrateOp
     schema: 'echolens.persona-calibration/1',
     design,
     variance,
+    sessionEffects: shape,
     replicates,
     seed,
     effect,

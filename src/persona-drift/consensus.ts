@@ -1,12 +1,10 @@
 import { StatisticsError } from '../core/errors.js';
 import { fCdf } from '../stats/distributions.js';
-import { percentileInterval } from '../stats/resampling-common.js';
-import { rng } from '../stats/rng.js';
 import type { Maybe, PersonaObservation, ResolvedOptions } from './analysis-types.js';
 import type { AnalysisDesign } from './analysis-types.js';
 import { probeCell } from './analysis-effects.js';
 import { attempt, cellName, combineUnits, inCell } from './contrasts.js';
-import { clusteredInference, MIN_UNITS_FOR_CLAIM, type UnitInference, type UnitValue, unitInference } from './inference.js';
+import { clusteredInference, type UnitInference, type UnitValue, unitInference } from './inference.js';
 
 /**
  * Pooled multi-judge consensus (ContextEcho F6, Table 5 pools five judges), pure. The judge is a
@@ -27,7 +25,7 @@ export interface ConsensusRow {
   cell: string;
   /** Pooled Δ (mean over judges of filler − real), with sessions weighted equally. */
   estimate: number;
-  /** 95% t interval over the units (the calibrated procedure). */
+  /** 95% interval over the units: the sign-flip test inverted (contains 0 exactly when p ≥ α), or t ∪ 0 when the test cannot reject. */
   ci: readonly [number, number];
   se: number;
   df: number;
@@ -40,12 +38,13 @@ export interface ConsensusRow {
   positions: number;
   minAttainableP: number;
   note?: string;
-  /** Percentile interval of a bootstrap over the same units (judges kept together within a unit); null with fewer than 6 units, where a bootstrap interval is too narrow to mean anything. */
-  bootstrapCi: readonly [number, number] | null;
-  B: number;
+  /** Leave-one-session-out diagnostic of a significant session-level consensus (absent otherwise). */
+  influence?: UnitInference['influence'];
+  /** The claim this row decides: one interval and one p (docs/statistics.md "One procedure per claim"). */
+  claim: UnitInference['claim'];
   /** Positions left out because at least one judge had no valid score there (the pooled units are complete). */
   droppedPositions: number;
-  /** Each judge's Δ on the same units, with its own t interval. */
+  /** Each judge's Δ on the same units, with its own interval (the same inversion). */
   perJudge: Array<{ judge: string; estimate: number; ci: readonly [number, number] }>;
   /** Does Δ differ between judges? Two-way repeated-measures ANOVA of units × judges (judge main effect on Δ). */
   /** Repeated-measures F with the Greenhouse–Geisser correction (p on ε·df1, ε·df2). */
@@ -151,23 +150,6 @@ export function judgeEffectTest(table: ReadonlyArray<readonly number[]>): {
   return { F, df1, df2, p: 1 - fCdf(F, df1 * epsilon, df2 * epsilon), epsilon, method: 'greenhouse-geisser' };
 }
 
-/** Percentile bootstrap of the mean of unit values (each unit already pools its judges). */
-export function unitBootstrapCi(values: readonly number[], B: number, seed: number, level = 0.95): readonly [number, number] {
-  if (values.length < 2) throw new StatisticsError('a bootstrap interval needs at least 2 units');
-  const random = rng(seed);
-  const n = values.length;
-  const replicates = new Float64Array(B);
-  for (let b = 0; b < B; b++) {
-    let s = 0;
-    for (let i = 0; i < n; i++) s += values[random.int(n)] as number;
-    replicates[b] = s / n;
-  }
-  return percentileInterval(replicates, level);
-}
-
-/** The bootstrap's resamples: the analysis B, capped so a report stays fast (the t interval is the calibrated one). */
-const bootstrapB = (B: number) => Math.min(Math.max(B, 2000), 10_000);
-
 export function analyzeConsensus(observations: readonly PersonaObservation[], design: AnalysisDesign, options: ResolvedOptions): ConsensusResult {
   const rows: ConsensusRow[] = [];
   const skipped: ConsensusResult['skipped'] = [];
@@ -194,7 +176,6 @@ export function analyzeConsensus(observations: readonly PersonaObservation[], de
       if (units.pooled.length === 0) throw new StatisticsError('no position has valid scores from every judge in both arms');
       const pooled = clusteredInference(units.pooled, inf);
       const unitValues = units.rows.map((r) => meanOf(r.values));
-      const B = bootstrapB(options.B);
       // Each judge on the same unit table (session means when there are several sessions).
       const counts = { sessions: pooled.sessions, positions: pooled.positions };
       const perJudgeRows = judges.map((judge, j) => {
@@ -218,8 +199,8 @@ export function analyzeConsensus(observations: readonly PersonaObservation[], de
         positions: pooled.positions,
         minAttainableP: pooled.minAttainableP,
         ...(pooled.note ? { note: pooled.note } : {}),
-        bootstrapCi: unitValues.length >= MIN_UNITS_FOR_CLAIM ? unitBootstrapCi(unitValues, B, options.seed) : null,
-        B,
+        ...(pooled.influence ? { influence: pooled.influence } : {}),
+        claim: pooled.claim,
         droppedPositions: units.dropped,
         perJudge: perJudgeRows,
         judgeEffect: attempt(() => judgeEffectTest(units.rows.map((r) => r.values))),

@@ -37,15 +37,14 @@ export function extrasSections(report: PersonaReport): ExtrasSection[] {
       id: 'persona-consensus',
       title: 'Pooled multi-judge consensus',
       note:
-        'Pooled Δ = mean over judges of filler − real at each unit (all judges of a unit kept together), then the same clustered inference as the headline: sign-flip test over the units and its inverted 95% interval, and a percentile bootstrap of the units beside it. Judge effect: repeated-measures F test (Greenhouse–Geisser corrected) of whether Δ differs between judges.' +
+        'Pooled Δ = mean over judges of filler − real at each unit (all judges of a unit kept together), then the same clustered inference as the headline: sign-flip test over the units and its inverted 95% interval (one interval and one p: the interval excludes 0 exactly when p < 0.05). Judge effect: repeated-measures F test (Greenhouse–Geisser corrected) of whether Δ differs between judges.' +
         (report.consensusSkipped ?? []).map((s) => ` ${s.target}: no consensus (${s.reason}).`).join(''),
-      header: ['target', 'judges', 'pooled Δ [95% CI]', 'bootstrap CI', 'sign-flip p', 'units', 'per judge', 'judge effect', 'signs agree'],
+      header: ['target', 'judges', 'pooled Δ [95% CI]', 'sign-flip p', 'units', 'per judge', 'judge effect', 'signs agree'],
       rows: consensus.map((c) => [
         c.target,
         c.judges.join(', '),
         interval(c.estimate, c.ci),
-        c.bootstrapCi ? `[${f2(c.bootstrapCi[0])}, ${f2(c.bootstrapCi[1])}] (B = ${c.B})` : `— (${c.units} units: too few for a bootstrap)`,
-        pv(c.p),
+        `${pv(c.p)}${c.influence?.fragile ? ` (fragile — driven by session ${c.influence.drivenBy})` : ''}`,
         `${c.units} ${c.level}s${c.droppedPositions > 0 ? ` (${c.droppedPositions} positions lacked a judge)` : ''}`,
         c.perJudge.map((j) => `${j.judge} ${interval(j.estimate, j.ci)}`).join('; '),
         'error' in c.judgeEffect

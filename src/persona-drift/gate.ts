@@ -20,9 +20,14 @@ export function personaGateChecks(report: PersonaReport, t: PersonaGateThreshold
       }
       continue;
     }
-    const { estimate, ci } = d.gap;
+    // The claim's interval: the test inverted, Holm-consistent across targets, so the gate agrees with the verdict.
+    // A report stored before claims existed has none: its interval is the test's own.
+    const { estimate } = d.gap;
+    const claim = 'claim' in d.gap ? d.gap.claim : undefined;
+    const ci = claim?.interval ?? d.gap.ci;
+    const level = claim && claim.family > 1 ? `${Number((claim.confidence * 100).toFixed(2))}% CI, Holm over ${claim.family} targets` : '95% CI';
     const fragile = d.verdict?.fragile ? ` (fragile: driven by session ${d.verdict.drivenBy})` : '';
-    const stated = `Δ = ${gateSigned(estimate)} [95% CI ${gateSigned(ci[0])}, ${gateSigned(ci[1])}]${fragile}`;
+    const stated = `Δ = ${gateSigned(estimate)} [${level} ${gateSigned(ci[0])}, ${gateSigned(ci[1])}]${fragile}`;
     if (t.significantDrift) {
       const fail = ci[0] > 0;
       checks.push({

@@ -1,4 +1,4 @@
-import { tQuantile } from '../stats/distributions.js';
+import { tQuantile, tTwoSidedP } from '../stats/distributions.js';
 import { welchTTest } from '../stats/welch.js';
 import type { Maybe, PersonaObservation, ResolvedOptions } from './analysis-types.js';
 import type { AnalysisDesign } from './analysis-types.js';
@@ -11,11 +11,13 @@ import { clusteredInference, type UnitValue, unitInference } from './inference.j
  * CLI prefixes on the same target), pure. The harness is a property of a session, so the claim
  * is about sessions: each session's drift gap (its positions averaged) is one unit, Δ per harness
  * is the mean of its sessions, and the difference is tested by Welch's unequal-variance t test
- * over sessions, whose interval is the same test inverted (it excludes 0 exactly when p < α);
+ * over sessions with one degree of freedom less than Satterthwaite's (a small-sample correction:
+ * with three sessions in the noisier harness the plain Welch test rejects 6.6% of nulls), whose
+ * interval is the same test inverted (it excludes 0 exactly when p < α);
  * each harness's own Δ has the session-level interval of the headline. Harnesses rarely have
  * the same number of sessions or the same spread, and the raw-mean permutation test and
  * percentile bootstrap this replaced lost their level there (docs/statistics.md "Harness
- * contrast"). With fewer than two sessions in a harness the row says "underpowered" and why.
+ * contrast"). With fewer than three sessions in a harness the row says "underpowered" and why.
  */
 
 export type HarnessName = 'claude-code' | 'codex';
@@ -40,13 +42,16 @@ export interface HarnessRow {
   difference: {
     contrast: 'claude-code − codex';
     estimate: number;
-    /** Welch t interval over sessions (the Welch test inverted); null when a harness has one session. */
+    /** Welch t interval over sessions (the Welch test inverted); null when a harness has fewer than three sessions. */
     ci: readonly [number, number] | null;
-    /** Two-sided Welch t p over sessions; null when a harness has one session. */
+    /** Two-sided Welch t p over sessions (on `df`); null when a harness has fewer than three sessions. */
     p: number | null;
-    method: 'welch-t' | null;
-    /** Welch–Satterthwaite degrees of freedom. */
+    /** `welch-t-df-1`: Welch's t on the Satterthwaite degrees of freedom less one (at least 1). */
+    method: 'welch-t-df-1' | null;
+    /** Degrees of freedom the test uses: max(Satterthwaite − 1, 1). */
     df: number | null;
+    /** Welch–Satterthwaite degrees of freedom (before the correction). */
+    dfSatterthwaite: number | null;
     /** The smallest p the test can give (0 for the Welch test: it is continuous); null without a test. */
     minAttainableP: number | null;
   };
@@ -65,19 +70,27 @@ export function harnessOfTool(tool: string | undefined): HarnessName | null {
   return tool === undefined ? null : (HARNESS_OF_TOOL[tool] ?? null);
 }
 
+/** Fewest sessions per harness for a test of the difference (2 + 10 sessions rejected 7.9% of nulls even with the correction). */
+export const MIN_SESSIONS_PER_HARNESS = 3;
+
 const meanOf = (values: readonly number[]) => values.reduce((s, v) => s + v, 0) / values.length;
 
 /**
- * Welch's unequal-variance t test of mean(a) − mean(b) and its inverted interval (the same t
- * statistic, Satterthwaite degrees of freedom and quantile), so the interval excludes 0 exactly
- * when p < 1 − level.
+ * Welch's unequal-variance t test of mean(a) − mean(b) on max(ν − 1, 1) degrees of freedom, ν
+ * Satterthwaite's, and its inverted interval (the same t statistic, degrees of freedom and
+ * quantile), so the interval excludes 0 exactly when p < 1 − level. The plug-in ν overstates the
+ * degrees of freedom when a small group's variance is underestimated, which is where Welch's
+ * test runs liberal; one degree less holds the level on the designs of docs/statistics.md
+ * ("Harness contrast") and costs under a tenth of the power on equal groups.
  */
 export function welchContrast(
   a: readonly number[],
   b: readonly number[],
   level = 0.95,
-): { estimate: number; ci: readonly [number, number]; p: number; df: number; se: number } {
-  const test = welchTTest(a, b);
+): { estimate: number; ci: readonly [number, number]; p: number; df: number; dfSatterthwaite: number; se: number } {
+  const welch = welchTTest(a, b);
+  const df = Math.max(welch.df - 1, 1);
+  const test = { df, p: tTwoSidedP(welch.t, df) };
   const estimate = meanOf(a) - meanOf(b);
   const variance = (xs: readonly number[]) => {
     const m = meanOf(xs);
@@ -85,7 +98,7 @@ export function welchContrast(
   };
   const se = Math.sqrt(variance(a) / a.length + variance(b) / b.length);
   const half = tQuantile(1 - (1 - level) / 2, test.df) * se;
-  return { estimate, ci: [estimate - half, estimate + half], p: test.p, df: test.df, se };
+  return { estimate, ci: [estimate - half, estimate + half], p: test.p, df: test.df, dfSatterthwaite: welch.df, se };
 }
 
 export interface HarnessOptions {
@@ -135,17 +148,18 @@ export function analyzeHarness(
         p: null,
         method: null,
         df: null,
+        dfSatterthwaite: null,
         minAttainableP: null,
       };
       let reason: string | null = null;
-      if (fewest < 2) {
-        reason = `${cc.sessions.length} Claude Code and ${cx.sessions.length} Codex session(s): sessions are the units of a harness claim, so each harness needs at least 2 sessions for an interval and a test; the difference shown is a description of these sessions only`;
+      if (fewest < MIN_SESSIONS_PER_HARNESS) {
+        reason = `${cc.sessions.length} Claude Code and ${cx.sessions.length} Codex session(s): sessions are the units of a harness claim, so each harness needs at least ${MIN_SESSIONS_PER_HARNESS} sessions for an interval and a test (with 2, one variance rests on one degree of freedom and the test loses its level); the difference shown is a description of these sessions only`;
       } else {
         const test: Maybe<ReturnType<typeof welchContrast>> = attempt(() => welchContrast(cc.gaps, cx.gaps, 1 - options.alpha));
         if ('error' in test) {
           reason = `the Welch test is undefined: ${test.error}`;
         } else {
-          difference = { ...difference, ci: test.ci, p: test.p, method: 'welch-t', df: test.df, minAttainableP: 0 };
+          difference = { ...difference, ci: test.ci, p: test.p, method: 'welch-t-df-1', df: test.df, dfSatterthwaite: test.dfSatterthwaite, minAttainableP: 0 };
         }
       }
       const codexGap = meanOf(cx.gaps);

@@ -1,5 +1,6 @@
 import { StatisticsError } from '../core/errors.js';
 import { tQuantile } from '../stats/distributions.js';
+import { holm } from '../stats/multiple-testing.js';
 import { signFlipInference } from '../stats/test-inversion.js';
 
 /**
@@ -54,6 +55,33 @@ export interface UnitInference {
    * `fragile` when removing one session changes the verdict, `drivenBy` naming that session.
    */
   influence?: SessionInfluence;
+  /**
+   * The claim this estimate decides, as every surface should print it: one interval and one p
+   * that agree (`interval` excludes 0 exactly when `p` < α). Alone, the test's own p and
+   * interval; in a Holm family, the Holm-adjusted p and the Holm-consistent interval.
+   */
+  claim: Claim;
+}
+
+/** One verdict-deciding claim: its p, the interval that agrees with it, and whether it rests on one session. */
+export interface Claim {
+  /** The deciding p: Holm-adjusted within `family` tests when `family` > 1, else the test's p. */
+  p: number;
+  /** The test's own (unadjusted) p. */
+  pRaw: number;
+  /** Contains 0 exactly when p ≥ α: the test inverted at the Holm step's level (or t ∪ 0 when the test cannot reject at that level). */
+  interval: readonly [number, number];
+  /** Confidence level of `interval`: 1 − α alone; 1 − α/(m − r + 1) at Holm step r in a family of m. */
+  confidence: number;
+  /** Number of tests in the Holm family (1: no adjustment). */
+  family: number;
+  alpha: number;
+  /** p < α. */
+  significant: boolean;
+  /** A significant session-level claim that removing one session undoes (leave-one-session-out). */
+  fragile: boolean;
+  /** The session a fragile claim rests on. */
+  drivenBy: string | null;
 }
 
 export interface SessionInfluence {
@@ -143,6 +171,26 @@ export function unitInference(
     ciMethod = 't ∪ 0';
   }
   const minAttainableP = exact ? Math.min(1, 2 / 2 ** n) : 1 / (Math.max(options.B ?? MIN_MC_PATTERNS, MIN_MC_PATTERNS) + 1);
+  const claim: Claim = {
+    p: flip.p,
+    pRaw: flip.p,
+    interval: ci,
+    confidence,
+    family: 1,
+    alpha,
+    significant: flip.p < alpha,
+    fragile: false,
+    drivenBy: null,
+  };
+  claimSources.set(claim, {
+    values: [...values],
+    exact,
+    B: Math.max(options.B ?? MIN_MC_PATTERNS, MIN_MC_PATTERNS),
+    seed: options.seed ?? 42,
+    mean: m,
+    se,
+    df,
+  });
   const result: UnitInference = {
     estimate: m,
     ci,
@@ -156,6 +204,7 @@ export function unitInference(
     sessions: counts.sessions,
     positions: counts.positions,
     minAttainableP,
+    claim,
   };
   if (minAttainableP >= alpha) {
     const unit = level === 'session' ? 'sessions' : level === 'position' ? 'positions' : 'probes';
@@ -185,7 +234,11 @@ export function clusteredInference(units: readonly UnitValue[], options: Inferen
     const sessions = [...bySession.keys()].sort();
     const sessionMeans = sessions.map((s) => meanOf(bySession.get(s) as number[]));
     const result = unitInference(sessionMeans, 'session', counts, options);
-    if (result.p < (options.alpha ?? 0.05)) result.influence = sessionInfluence(sessions, sessionMeans, result, options);
+    if (result.p < (options.alpha ?? 0.05)) {
+      const influence = sessionInfluence(sessions, sessionMeans, result, options);
+      result.influence = influence;
+      result.claim = withInfluence(result.claim, influence);
+    }
     return result;
   }
   return unitInference(
@@ -242,4 +295,97 @@ export function sessionInfluence(
   // The session whose removal weakens the claim most: the largest p, then the estimate furthest toward the other sign.
   const worst = [...failing].sort((a, b) => (b.p ?? 1) - (a.p ?? 1) || sign * (a.estimate - b.estimate))[0] as (typeof failing)[number];
   return { fragile: true, drivenBy: worst.session, leaveOneOut };
+}
+
+interface ClaimSource {
+  values: number[];
+  exact: boolean;
+  B: number;
+  seed: number;
+  mean: number;
+  se: number;
+  df: number;
+}
+
+/** The unit values behind each claim, so a family adjustment can invert the same test at another level (no I/O, no JSON). */
+const claimSources = new WeakMap<Claim, ClaimSource>();
+
+function withInfluence(claim: Claim, influence: SessionInfluence | undefined): Claim {
+  const next: Claim = {
+    ...claim,
+    fragile: claim.significant && (influence?.fragile ?? false),
+    drivenBy: claim.significant && influence?.fragile ? influence.drivenBy : null,
+  };
+  const source = claimSources.get(claim);
+  if (source) claimSources.set(next, source);
+  return next;
+}
+
+/**
+ * The sign-flip test of a claim's units inverted at `alpha` (≤ the claim's own α, so the set
+ * contains the claim's own interval). When the test cannot reject at that level the set is the
+ * whole line; the stand-in is then the t interval at that level joined with 0 and with the
+ * claim's own interval (`own`), so it is never narrower than what the test alone printed.
+ */
+function invertClaim(source: ClaimSource, alpha: number, own: readonly [number, number]): readonly [number, number] {
+  const flip = signFlipInference(source.values, { alpha, B: source.B, seed: source.seed, exact: source.exact });
+  if (flip.bounded) return flip.ci;
+  const half = tQuantileCached(1 - alpha / 2, source.df) * source.se;
+  return [Math.min(source.mean - half, 0, own[0]), Math.max(source.mean + half, 0, own[1])];
+}
+
+/**
+ * Holm's step-down procedure over a family of claims, with intervals that agree with it: with
+ * the raw p sorted ascending, p_(1) ≤ … ≤ p_(m), and r* the first step that fails
+ * ((m − r* + 1)·p_(r*) ≥ α), the claim at step r gets the Holm-adjusted p and its test inverted at
+ * α/(m − min(r, r*) + 1). A claim Holm rejects (r < r*) has p_(r) < α/(m − r + 1), so that
+ * interval excludes 0; every other claim has p ≥ p_(r*) ≥ α/(m − r* + 1), so its interval
+ * contains 0. Hence "interval excludes 0" ⇔ "Holm-adjusted p < α", and each interval's own
+ * coverage is at least 1 − α. Returns new claims in input order (fragility kept when still
+ * significant). A family of one is returned unchanged.
+ */
+export function holmClaims(claims: readonly Claim[]): Claim[] {
+  const m = claims.length;
+  if (m <= 1) return [...claims];
+  const alpha = claims[0]?.alpha ?? 0.05;
+  const order = claims.map((_, i) => i).sort((a, b) => (claims[a] as Claim).pRaw - (claims[b] as Claim).pRaw || a - b);
+  const adjusted = holm(claims.map((c) => c.pRaw));
+  let firstFail = m + 1;
+  for (let r = 1; r <= m; r++) {
+    const c = claims[order[r - 1] as number] as Claim;
+    if (!(Math.min(1, (m - r + 1) * c.pRaw) < alpha)) {
+      firstFail = r;
+      break;
+    }
+  }
+  const out = new Array<Claim>(m);
+  order.forEach((index, k) => {
+    const r = k + 1;
+    const claim = claims[index] as Claim;
+    const p = adjusted[index] as number;
+    const significant = p < alpha;
+    const stepAlpha = alpha / (m - Math.min(r, firstFail) + 1);
+    const source = claimSources.get(claim);
+    let interval = claim.interval;
+    if (source) {
+      interval = invertClaim(source, stepAlpha, claim.interval);
+      // The inversion decides p_(r) < stepAlpha; Holm decides (m − r + 1)·p_(r) < α. They differ
+      // only when p sits within rounding of the step level; nudge the level to Holm's side.
+      const excludes = (ci: readonly [number, number]) => ci[0] > 0 || ci[1] < 0;
+      if (excludes(interval) !== significant) interval = invertClaim(source, stepAlpha * (significant ? 1 + 1e-9 : 1 - 1e-9), claim.interval);
+    }
+    const next: Claim = {
+      ...claim,
+      p,
+      interval,
+      confidence: 1 - stepAlpha,
+      family: m,
+      significant,
+      fragile: significant && claim.fragile,
+      drivenBy: significant ? claim.drivenBy : null,
+    };
+    if (source) claimSources.set(next, source);
+    out[index] = next;
+  });
+  return out;
 }

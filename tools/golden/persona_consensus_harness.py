@@ -4,8 +4,8 @@
 Independent of echolens: numpy and scipy only, written from the definitions in
 docs/statistics.md ("Pooled multi-judge consensus", "Harness contrast"): the session- and
 position-level intervals are the exact sign-flip test inverted (found here by brute force over
-subset means, not by echolens's bisection), the harness difference is scipy's Welch test with
-its own interval. Run from the
+subset means, not by echolens's bisection), the harness difference is scipy's Welch statistic with
+its own interval, on one degree of freedom less than Satterthwaite's. Run from the
 repository root with /usr/bin/python3 (Debian's python3-numpy, python3-scipy):
 
     /usr/bin/python3 tools/golden/persona_consensus_harness.py
@@ -23,7 +23,6 @@ from scipy import stats
 
 OUT = Path(__file__).resolve().parents[2] / "src/persona-drift/__fixtures__/golden-consensus-harness.json"
 JUDGES = ["judge-a", "judge-b", "judge-c"]
-BOOT = 200_000
 
 
 def make_scores(rng, sessions, positions, probes, drift_of_session):
@@ -111,10 +110,18 @@ def sign_flip_interval(values, alpha=0.05):
 
 
 def welch(a, b):
-    """Welch's t test and its own interval (scipy)."""
+    """Welch's t statistic and Satterthwaite df from scipy; the test and its interval on df − 1 (at least 1)."""
     res = stats.ttest_ind(a, b, equal_var=False)
-    ci = res.confidence_interval(0.95)
-    return float(res.pvalue), [float(ci.low), float(ci.high)], float(res.df)
+    va, vb = a.var(ddof=1) / len(a), b.var(ddof=1) / len(b)
+    satterthwaite = float((va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1)))
+    # scipy's own Welch p on the Satterthwaite df pins that df down independently.
+    assert abs(float(2 * stats.t.sf(abs(float(res.statistic)), satterthwaite)) - float(res.pvalue)) < 1e-12
+    df = max(satterthwaite - 1.0, 1.0)
+    diff = float(a.mean() - b.mean())
+    se = diff / float(res.statistic)
+    half = float(stats.t.ppf(0.975, df)) * se
+    p = float(2 * stats.t.sf(abs(float(res.statistic)), df))
+    return p, [diff - half, diff + half], df, satterthwaite
 
 
 def rm_anova_gg(table):
@@ -133,14 +140,7 @@ def rm_anova_gg(table):
     eps = min(1.0, max(1.0 / df1, eps))
     return {"F": F, "df1": df1, "df2": df2, "epsilon": eps, "p": float(stats.f.sf(F, df1 * eps, df2 * eps))}
 
-def boot_mean_ci(values, rng):
-    values = np.asarray(values, float)
-    idx = rng.integers(0, len(values), size=(BOOT, len(values)))
-    reps = values[idx].mean(axis=1)
-    return [float(np.quantile(reps, 0.025)), float(np.quantile(reps, 0.975))]
-
-
-def consensus(rows, rng):
+def consensus(rows):
     level, table, sessions = unit_table(rows)
     pooled = table.mean(axis=1)
     estimate, _, se = t_interval(pooled)
@@ -156,13 +156,12 @@ def consensus(rows, rng):
         "ci": ci,
         "se": se,
         "p": sign_flip_exact(pooled),
-        "bootstrapCi": boot_mean_ci(pooled, rng),
         "perJudge": per_judge,
         "judgeEffect": rm_anova_gg(table),
     }
 
 
-def harness(rows, harness_of, rng):
+def harness(rows, harness_of):
     out = []
     for judge in JUDGES:
         deltas = unit_deltas(rows, judge)
@@ -170,12 +169,12 @@ def harness(rows, harness_of, rng):
         gap = {s: np.mean([v for ss, _, v in deltas if ss == s]) for s in sessions}
         cc = np.array([gap[s] for s in sessions if harness_of[s] == "claude-code"])
         cx = np.array([gap[s] for s in sessions if harness_of[s] == "codex"])
-        p, ci, df = welch(cc, cx)
+        p, ci, df, df_satterthwaite = welch(cc, cx)
         out.append({
             "judge": judge,
             "claudeCode": {"estimate": float(cc.mean()), "ci": sign_flip_interval(cc), "sessions": int(len(cc))},
             "codex": {"estimate": float(cx.mean()), "ci": sign_flip_interval(cx), "sessions": int(len(cx))},
-            "difference": {"estimate": float(cc.mean() - cx.mean()), "ci": ci, "p": p, "df": df},
+            "difference": {"estimate": float(cc.mean() - cx.mean()), "ci": ci, "p": p, "df": df, "dfSatterthwaite": df_satterthwaite},
         })
     return out
 
@@ -187,12 +186,10 @@ def main():
     harness_of = {s: ("claude-code" if i < 5 else "codex") for i, s in enumerate(sessions)}
     drift = {s: (1.0 if harness_of[s] == "claude-code" else 0.4) + rng.normal(0, 0.2) for s in sessions}
     many = make_scores(rng, sessions, 3, 2, drift)
-    boot_rng = np.random.default_rng(7)
     golden = {
         "judges": JUDGES,
-        "bootstrapTolerance": 0.03,
-        "onePosition": {"rows": one, "consensus": consensus(one, boot_rng)},
-        "manySessions": {"rows": many, "harnessOf": harness_of, "consensus": consensus(many, boot_rng), "harness": harness(many, harness_of, boot_rng)},
+        "onePosition": {"rows": one, "consensus": consensus(one)},
+        "manySessions": {"rows": many, "harnessOf": harness_of, "consensus": consensus(many), "harness": harness(many, harness_of)},
     }
     OUT.write_text(json.dumps(golden, indent=1, default=float) + "\n")
     print(f"wrote {OUT}")

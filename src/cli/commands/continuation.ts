@@ -122,6 +122,13 @@ export function registerContinuation(continuation: Command): void {
     .option('--replicates <n>', 'simulated runs (default 1000)', positiveNumber('--replicates'))
     .option('--resamples <B>', 'sign-flip resamples when not exact (default 20,000)', positiveNumber('--resamples'))
     .option('--seed <n>', 'seed (default 42)', Number)
+    .option(
+      '--blocks <k>',
+      'dependent cutpoints: runs of k consecutive cutpoints, each after the first repeating the run’s first answer with probability --repeat (a polling loop)',
+      positiveNumber('--blocks'),
+    )
+    .option('--repeat <p>', 'with --blocks: probability a cutpoint repeats its run’s first answer (default 0.6)', Number)
+    .option('--declare-blocks', 'with --blocks: analyse the runs as clusters (analysis.clusterBy: { consecutive: k }); without it the cutpoints stay the units')
     .option('--format <format>', 'md or json', 'md')
     .option('-o, --out <file>', 'write to a file instead of stdout')
     .action((options) => {
@@ -135,6 +142,7 @@ export function registerContinuation(continuation: Command): void {
         replicates: Math.round(options.replicates ?? 1000),
         seed: options.seed ?? 42,
         analysis: { resamples: Math.round(options.resamples ?? 20_000) },
+        ...(options.blocks ? { blocks: { size: Math.round(options.blocks), repeat: options.repeat ?? 0.6, declared: options.declareBlocks === true } } : {}),
       };
       const results = profiles.map((p) => calibrateContinuation(p, design));
       if (format === 'json') {
@@ -145,7 +153,10 @@ export function registerContinuation(continuation: Command): void {
       for (const r of results) {
         lines.push(`## ${r.profile} — planted recent − cross: complete case ${r.planted.completeCase.toFixed(3)}, ITT ${r.planted.itt.toFixed(3)}`, '');
         lines.push(
-          `${r.design.replicates} simulated runs × ${r.design.cutpoints} cutpoints, seed ${r.design.seed}, ${r.design.resamples} resamples when not exact.`,
+          `${r.design.replicates} simulated runs × ${r.design.cutpoints} cutpoints, seed ${r.design.seed}, ${r.design.resamples} resamples when not exact.` +
+            (r.design.blocks
+              ? ` Dependent cutpoints: runs of ${r.design.blocks.size}, each later cutpoint repeating the run's first answer with probability ${r.design.blocks.repeat}; ${r.design.blocks.declared ? 'declared (the runs are the units)' : 'not declared (the cutpoints are the units)'}.`
+              : ''),
           '',
         );
         lines.push('| test | rejection rate (± MC SE) | what it is | 95% CI coverage (± MC SE) | bias | mean SE |');

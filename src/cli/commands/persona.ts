@@ -22,7 +22,13 @@ import { openStore } from '../../store/run-store.js';
 import { renderPersonaMarkdown } from '../../persona-drift/report-markdown.js';
 import { personaAudit } from '../../persona-drift/audit.js';
 import { configForkCount, loadPersonaConfig, personaConfigFromFlags, personaReport, personaRunId } from '../../persona-drift/run.js';
-import { calibratePersona, calibrationDesignFromConfig, DEFAULT_VARIANCE } from '../../persona-drift/calibrate.js';
+import {
+  calibratePersona,
+  calibrationDesignFromConfig,
+  DEFAULT_VARIANCE,
+  SESSION_EFFECT_SHAPES,
+  type SessionEffectShape,
+} from '../../persona-drift/calibrate.js';
 import { renderCalibrationText } from '../../persona-drift/calibrate-text.js';
 import { plannedItems } from '../../persona-drift/plan.js';
 import { loadPersonaStimuli } from '../../persona-drift/stimuli.js';
@@ -111,6 +117,11 @@ export function registerPersona(persona: Command): void {
       '--shared-draws',
       'simulate the old plan: forks as separate sessions and identical requests sharing one cached draw (shows the inflated false-positive rate)',
     )
+    .option(
+      '--session-effects <shape>',
+      'shape of the between-session effects: normal, skewed (centred exponential) or dominant (a rare session +1.4, the rest −0.2, mean 0); the sign-flip test assumes symmetry, so skewed and dominant show its false-positive rate when that fails',
+      'normal',
+    )
     .option('--format <format>', 'text or json', 'text')
     .option('-o, --out <file>', 'write to a file instead of stdout')
     .addHelpText(
@@ -119,6 +130,9 @@ export function registerPersona(persona: Command): void {
     )
     .action(async (configFile: string | undefined, options) => {
       oneOf('--format', ['text', 'json'], options.format);
+      if (!(SESSION_EFFECT_SHAPES as readonly string[]).includes(options.sessionEffects)) {
+        throw new InvalidArgumentError('--session-effects', `must be ${SESSION_EFFECT_SHAPES.join(', ')}, got "${options.sessionEffects}"`);
+      }
       // The same flags as `persona run`, meaning the same: a calibration of the design that run would make.
       const overrides: string[] = [...options.set];
       if (options.target.length > 0) overrides.push(`targets=${JSON.stringify(options.target)}`);
@@ -148,6 +162,7 @@ export function registerPersona(persona: Command): void {
         seed: options.seed,
         tostMargin: config.analysis.tostMargin,
         ...(options.sharedDraws ? { draws: 'shared' as const } : {}),
+        sessionEffects: options.sessionEffects as SessionEffectShape,
         ...(options.effect ? { effect: options.effect } : {}),
         variance: {
           ...(options.betweenSession !== undefined ? { betweenSession: options.betweenSession } : {}),
