@@ -29,6 +29,14 @@ describe('readOnce: a report reads the run and its cells once', () => {
     expect(view.getRun(runId)?.id).toBe('run-a');
     expect(view.getRun(runId)?.id).toBe('run-a');
     expect(getRun.mock.calls.length).toBe(calls + 1);
+    // After the list, a listed run is answered from it.
+    const other = store.createRun(TEST_MANIFEST, { id: 'run-b' });
+    const fresh = readOnce(store);
+    expect(fresh.listRuns().map((r) => r.id)).toContain(other);
+    const before = getRun.mock.calls.length;
+    expect(fresh.requireRun(other).id).toBe(other);
+    expect(fresh.getRun('run-a')?.id).toBe('run-a');
+    expect(getRun.mock.calls.length).toBe(before);
     // Unlisted methods go to the store itself.
     expect(view.resultsOfRun(runId).size).toBe(3);
     expect(view.backend).toBe('sqlite');
