@@ -22,6 +22,11 @@ export const slowTests = [
   'src/store/postgres/pg-store.test.ts',
   // Every README command checked against the CLI's help (whole-document pass).
   'src/cli/readme-commands.test.ts',
+  // Whole simulated runs through the CLI whose behaviour the fast tier checks in pure tests
+  // (consensus-harness.test.ts, reference-metric.test.ts, label-sheet.test.ts): 19–27 s each under load.
+  'src/persona-drift/analysis-extras.cli.test.ts',
+  'src/cli/commands/memory-reference.test.ts',
+  'src/cli/commands/memory-label-sheet.test.ts',
 ];
 
 export const allTests = ['src/**/*.test.ts', 'test/**/*.test.ts'];

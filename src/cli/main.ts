@@ -1,9 +1,12 @@
 #!/usr/bin/env node
 import { loadDotEnv } from './dotenv.js';
 import { exitQuietlyOnBrokenPipe } from './epipe.js';
-import { runCli } from './program.js';
+import { printHelpFromSnapshot } from './help-snapshot.js';
 
 exitQuietlyOnBrokenPipe();
-loadDotEnv();
-const code = await runCli(process.argv);
-process.exitCode = code;
+// `<command…> --help` from the build's snapshot of the command tree: no command module is loaded.
+if (!printHelpFromSnapshot(process.argv.slice(2))) {
+  loadDotEnv();
+  const { runCli } = await import('./program.js');
+  process.exitCode = await runCli(process.argv);
+}

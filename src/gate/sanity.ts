@@ -42,7 +42,8 @@ const excerpt = (text: string) => {
 function promptKey(labels: Readonly<Record<string, unknown>>): string {
   const rest = Object.entries(labels)
     .filter(([k]) => !ARM_LABELS.includes(k))
-    .sort(([a], [b]) => a.localeCompare(b));
+    // Any fixed order makes the key; code-unit order is many times faster than localeCompare at 28,800 cells.
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return JSON.stringify(rest);
 }
 

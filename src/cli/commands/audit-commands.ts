@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { AnyAudit } from '../../experiment/audit.js';
 import { analyzeAuditRun, auditRunId } from '../../experiment/run-audit.js';
 import { openStore } from '../../store/run-store.js';
+import { readOnce } from '../../store/read-once.js';
 import { runAuditCommand } from '../audit-run.js';
 import { emit, oneOf, positiveInteger } from '../options.js';
 import { reportEnvelope } from '../report-envelope.js';
@@ -41,7 +42,7 @@ export function registerAuditCommands(group: Command, audit: AnyAudit): void {
     .option('--bootstrap <B>', 'bootstrap replicates (default: the run config’s value)', positiveInteger('--bootstrap'))
     .action(async (db: string, options) => {
       const format = oneOf('--format', ['md', 'json'], options.format);
-      const store = openStore(db, { readonly: true });
+      const store = readOnce(openStore(db, { readonly: true }));
       try {
         const runId = await auditRunId(store, audit.name, options.run);
         const analyzed = await analyzeAuditRun(audit, store, await store.requireRun(runId), options.bootstrap ? { B: options.bootstrap } : {});

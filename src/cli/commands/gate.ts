@@ -13,6 +13,7 @@ import { listAudits } from '../../experiment/registry.js';
 import { renderGateMarkdown, renderGateText, renderJUnit } from '../../gate/render.js';
 import { measurementOf } from '../../experiment/measurement.js';
 import { openStore, type RunInfo } from '../../store/run-store.js';
+import { readOnce } from '../../store/read-once.js';
 import { emit, positiveNumber } from '../options.js';
 import { mapSequential } from '../../core/map-sequential.js';
 
@@ -101,7 +102,7 @@ export function registerGate(program: Command): void {
         } else if (options[flag.key] !== undefined) fromFlags[flag.key] = options[flag.key];
       }
       if (options.maxFailedCells !== undefined) fromFlags.maxFailedCells = options.maxFailedCells;
-      const store = openStore(db, { readonly: true });
+      const store = readOnce(openStore(db, { readonly: true }));
       let result: ReturnType<typeof evaluateGate>;
       try {
         if (options.against !== undefined && options.baseline === undefined) throw new InvalidArgumentError('--against', 'goes with --baseline');

@@ -2,7 +2,6 @@ import { materialsMarkdown, runMaterials } from '../../materials/report.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import type { Command } from 'commander';
 import { requireCompleteRun } from '../../experiment/run-completeness.js';
-import { runAuditCommand } from '../audit-run.js';
 import { personaHeadlines } from '../headline.js';
 import { reportEnvelope } from '../report-envelope.js';
 import { collect, emit, nonNegative, oneOf, positiveNumber } from '../options.js';
@@ -19,6 +18,7 @@ import {
   SET_FLAG_HELP,
 } from '../run-options.js';
 import { openStore } from '../../store/run-store.js';
+import { readOnce } from '../../store/read-once.js';
 import { renderPersonaMarkdown } from '../../persona-drift/report-markdown.js';
 import { personaAudit } from '../../persona-drift/audit.js';
 import { configForkCount, loadPersonaConfig, personaConfigFromFlags, personaReport, personaRunId } from '../../persona-drift/run.js';
@@ -61,6 +61,8 @@ export function registerPersona(persona: Command): void {
       listOverride('sessions', options.session);
       overrides.push(...materialOverrides(options));
       const config = configFile === undefined ? personaConfigFromFlags(overrides) : loadPersonaConfig(configFile, overrides);
+      // Loaded here: running pulls in the providers' adapters, which the report never needs.
+      const { runAuditCommand } = await import('../audit-run.js');
       const result = await runAuditCommand(personaAudit, config, options);
       if (result === null) return;
       {
@@ -184,7 +186,8 @@ export function registerPersona(persona: Command): void {
     )
     .action(async (db: string, options) => {
       oneOf('--format', ['md', 'json'], options.format);
-      const store = openStore(db, { readonly: true });
+      // One read of the run and its cells for every part of the report (store/read-once.ts).
+      const store = readOnce(openStore(db, { readonly: true }));
       try {
         const runId = await personaRunId(store, options.run);
         await requireCompleteRun(store, runId);

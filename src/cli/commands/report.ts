@@ -3,6 +3,7 @@ import { InvalidArgumentError } from '../../core/errors.js';
 import { listAudits } from '../../experiment/registry.js';
 import { renderReport, type ReportFormat } from '../../report/report.js';
 import { openStore } from '../../store/run-store.js';
+import { readOnce } from '../../store/read-once.js';
 import { emit } from '../options.js';
 
 const FORMATS: readonly ReportFormat[] = ['html', 'md', 'json', 'csv'];
@@ -34,7 +35,7 @@ export function registerReport(program: Command): void {
       if (!FORMATS.includes(format)) throw new InvalidArgumentError('--format', `must be one of ${FORMATS.join(', ')}, got "${options.format}"`);
       const B = options.bootstrap === undefined ? undefined : Number(options.bootstrap);
       if (B !== undefined && (!Number.isInteger(B) || B < 100)) throw new InvalidArgumentError('--bootstrap', 'must be an integer ≥ 100');
-      const store = openStore(db, { readonly: true });
+      const store = readOnce(openStore(db, { readonly: true }));
       try {
         const text = await renderReport(store, format, { ...(options.run ? { runIds: options.run } : {}), ...(B ? { B } : {}) });
         const out = options.out ?? (format === 'html' ? defaultHtmlReport(db) : undefined);

@@ -1,7 +1,7 @@
 // Holes a held-out reliability campaign found in redaction and verification; each test
 // failed before its fix.
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -115,9 +115,9 @@ describe('identity classes are validated', () => {
 });
 
 describe('huge strings are scanned linearly', () => {
-  it('an 8 MB base64 image block is redacted without a stack overflow, and the output verifies clean', async () => {
-    const data = randomBytes(6 * 1024 * 1024).toString('base64');
-    expect(data.length).toBeGreaterThanOrEqual(8 * 1024 * 1024);
+  it('a base64 image block (512 KB; 8 MB in holes-scale.slow.test.ts) is redacted, and the output verifies clean', async () => {
+    const data = randomBytes(384 * 1024).toString('base64');
+    expect(data.length).toBeGreaterThanOrEqual(512 * 1024);
     const lines = [
       { type: 'user', message: { content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data } }] } },
       { type: 'user', message: { content: `see data:application/pdf;base64,${data} ok` } },
@@ -226,45 +226,4 @@ describe('identity terms and discovery (whole terms, host-like names only)', () 
     const text = await readFile(output, 'utf8');
     for (const secret of [GITHUB, 'Hunter2-Pa55w0rd', 'Zk3Jd9Qw2Lm8Xp4Rt7Vb1Nc6', 's3cr3t-P4ss', ANTHROPIC]) expect(text).not.toContain(secret);
   });
-
-  it('a large clean code corpus gets at most 1 replacement per 100 KB, and verifies clean', async () => {
-    // zod ships its TypeScript sources (~1.4 MB without its tests): real code that holds no secret.
-    const root = join(process.cwd(), 'node_modules', 'zod', 'src');
-    const files: string[] = [];
-    const walk = (folder: string) => {
-      for (const entry of readdirSync(folder)) {
-        const path = join(folder, entry);
-        if (statSync(path).isDirectory()) {
-          if (!entry.includes('test')) walk(path);
-        } else if (entry.endsWith('.ts') && !entry.endsWith('.d.ts') && !entry.includes('.test.')) files.push(path);
-      }
-    };
-    walk(root);
-    files.sort();
-    let bytes = 0;
-    const lines: string[] = [];
-    files.forEach((file, i) => {
-      const content = readFileSync(file, 'utf8');
-      bytes += Buffer.byteLength(content);
-      const name = file.slice(root.length + 1);
-      lines.push(
-        JSON.stringify({
-          type: 'assistant',
-          message: { content: [{ type: 'tool_use', id: `toolu_${i}`, name: 'Read', input: { file_path: `src/${name}` } }] },
-        }),
-      );
-      lines.push(JSON.stringify({ type: 'user', message: { content: [{ type: 'tool_result', tool_use_id: `toolu_${i}`, content }] } }));
-    });
-    expect(bytes).toBeGreaterThan(800_000);
-    const input = join(tmp.path, 'clean-code.jsonl');
-    await writeFile(input, `${lines.join('\n')}\n`);
-    const output = join(tmp.path, 'clean-code.out.jsonl');
-    const report = await redactFile(input, output);
-    const per100k = report.replacements / (bytes / 102_400);
-    console.log(
-      `[clean code] ${files.length} files, ${bytes} bytes: ${report.replacements} replacements (${per100k.toFixed(2)} per 100 KB) ${JSON.stringify(report.counts)}`,
-    );
-    expect(per100k).toBeLessThanOrEqual(1);
-    expect((await verifyFile(output)).residualCount / (bytes / 102_400)).toBeLessThanOrEqual(1);
-  }, 120_000);
 });
