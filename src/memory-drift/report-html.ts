@@ -1,5 +1,6 @@
 import type { IntervalEstimate, MemoryMaybe, MemoryObservation, MemoryReport, TargetAnalysis, ValidityVerdict } from './analysis.js';
 import type { AuditHeadlineTarget } from '../experiment/audit.js';
+import type { DocumentVerdict } from '../report/document/types.js';
 import { dtw } from '../metrics/dtw.js';
 import { forestSpec, type IntervalRow, labelledScatterSpec } from '../report/charts.js';
 import { figure, html, type RawHtml, table } from '../report/html.js';
@@ -66,6 +67,33 @@ export function memoryHeadline(report: MemoryReport): AuditHeadlineTarget[] {
       detail: `specificity ${t.validity.specificity.verdict}, sensitivity ${t.validity.sensitivity.verdict}, convergent ${t.validity.convergent.verdict}`,
     });
     return { target: t.target, verdict, tone, numbers };
+  });
+}
+
+/**
+ * The memory verdicts as data: the headline's cards, with the DTW elevation's minimum detectable
+ * effect and the design's underpowered flag (the verdict rests on several categories, so it has no
+ * single estimate; the estimates are the document's rows).
+ */
+export function memoryVerdicts(report: MemoryReport): DocumentVerdict[] {
+  const headline = memoryHeadline(report);
+  return report.targets.map((t, i): DocumentVerdict => {
+    const h = headline[i] as AuditHeadlineTarget;
+    return {
+      subject: h.target,
+      verdict: h.verdict,
+      tone: h.tone,
+      estimate: null,
+      interval: null,
+      p: null,
+      pAdjusted: null,
+      mde: t.metrics.dtw.power.minimumDetectableElevation,
+      effectOfInterest: null,
+      underpowered: t.design.underpowered,
+      fragile: false,
+      drivenBy: null,
+      numbers: h.numbers,
+    };
   });
 }
 

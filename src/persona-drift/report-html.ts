@@ -1,4 +1,5 @@
 import type { AuditHeadlineTarget } from '../experiment/audit.js';
+import type { DocumentVerdict } from '../report/document/types.js';
 import type { GapEstimate, Maybe, PersonaObservation, PersonaReport, VerdictKind } from './analysis.js';
 import { barSpec, forestSpec, type IntervalRow, scatterSpec, shortLabel, trajectorySpec } from '../report/charts.js';
 import { figure, html, type RawHtml, table } from '../report/html.js';
@@ -42,23 +43,25 @@ const TONE: Record<VerdictKind, AuditHeadlineTarget['tone']> = {
 /**
  * The first screen of a persona run: per target and judge, the verdict, the
  * position-averaged gap Δ with its CI, its sign-flip test, the two arm means
- * and the onset — every number read from `report.drift`, as in the JSON.
+ * and the onset — every number read from `report.drift`, as in the JSON. A
+ * fragile verdict (one session carries it) says so in the verdict itself, as the gate does.
  */
-export function personaHeadline(report: PersonaReport): AuditHeadlineTarget[] {
-  return report.drift.map((d) => {
+export function personaVerdicts(report: PersonaReport): DocumentVerdict[] {
+  return report.drift.map((d): DocumentVerdict => {
     const g = d.gap;
-    const numbers: AuditHeadlineTarget['numbers'] = [
+    const numbers: DocumentVerdict['numbers'] = [
       {
         label: 'drift gap Δ [95% CI]',
         value: gapText(g),
         detail: isGap(g) ? `filler − real, judge points (0–3), over ${g.units} ${g.level}s${d.strongDrift ? '; strong drift' : ''}` : undefined,
       },
     ];
-    if (!('error' in d.signFlip))
+    const test = 'error' in d.signFlip ? null : d.signFlip;
+    if (test)
       numbers.push({
         label: 'sign-flip p (Holm)',
-        value: `${pv(d.signFlip.p)} (${pv(d.signFlip.pHolm)})`,
-        detail: `${d.signFlip.n} ${d.signFlip.level}s, ${d.signFlip.method}`,
+        value: `${pv(test.p)} (${pv(test.pHolm)})`,
+        detail: `${test.n} ${test.level}s, ${test.method}`,
       });
     if (isGap(g)) numbers.push({ label: 'real / filler mean score', value: `${f3(g.real.estimate)} / ${f3(g.filler.estimate)}` });
     numbers.push({
@@ -68,13 +71,28 @@ export function personaHeadline(report: PersonaReport): AuditHeadlineTarget[] {
         ? `first position with Holm p ${pv(d.onset.pHolm)}`
         : (report.onset?.find((o) => o.target === d.target && o.judge === d.judge)?.reason ?? 'no position significant'),
     });
+    const v = d.verdict;
     return {
-      target: `${d.target} · judged by ${d.judge}`,
-      verdict: d.verdict.kind,
-      tone: TONE[d.verdict.kind],
+      subject: `${d.target} · judged by ${d.judge}`,
+      verdict: v.fragile ? `${v.kind} (fragile: driven by session ${v.drivenBy})` : v.kind,
+      tone: TONE[v.kind],
+      estimate: isGap(g) ? g.estimate : null,
+      interval: isGap(g) ? [g.ci[0], g.ci[1]] : null,
+      p: test?.p ?? null,
+      pAdjusted: test?.pHolm ?? null,
+      mde: v.mde,
+      effectOfInterest: report.options.strongThreshold,
+      underpowered: v.kind === 'underpowered for this design',
+      fragile: v.fragile === true,
+      drivenBy: v.drivenBy ?? null,
       numbers: numbers.map((n) => (n.detail === undefined ? { label: n.label, value: n.value } : n)),
     };
   });
+}
+
+/** The first screen: the document's verdicts as headline cards. */
+export function personaHeadline(report: PersonaReport): AuditHeadlineTarget[] {
+  return personaVerdicts(report).map((v) => ({ target: v.subject, verdict: v.verdict, tone: v.tone, numbers: v.numbers }));
 }
 
 /** Per session: the re-injected goal, and every position whose context lacks a compaction summary. */

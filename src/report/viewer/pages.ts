@@ -21,6 +21,7 @@ import {
 } from './data.js';
 import { type CellMeasure, type CellPair, type CellReferences, type Factor, labelText } from './design.js';
 import { runListStatus, runListVerdict } from './run-list.js';
+import { isSimulatedRun } from '../../gate/run-info.js';
 
 /**
  * Server-rendered viewer pages. Every value goes through the escaping `html`
@@ -167,7 +168,7 @@ export function runsPage(data: ViewerData, context: PageContext): string {
       {
         header: 'run',
         value: (r) =>
-          html`<a class="run-link" href="${runHref(r.store.index, r.run.id)}">${runName(r.run)}</a><br><code class="muted run-id">${r.run.id}</code>`,
+          html`<a class="run-link" href="${runHref(r.store.index, r.run.id)}">${runName(r.run)}</a>${isSimulatedRun(r.run) ? html` <span class="tag simulated-mark" title="sim: models: planted effects, nothing real was measured">SIMULATED</span>` : ''}<br><code class="muted run-id">${r.run.id}</code>`,
       },
       { header: 'audit', value: (r) => r.run.experiment },
       { header: 'store', value: (r) => html`<span title="${r.store.file}">${r.store.name}</span>` },
@@ -324,7 +325,7 @@ export function runPage(store: ViewerStore, index: RunIndex, cells: readonly Ind
     pages > 1
       ? html`<p class="pager">Page ${query.page + 1} of ${pages}: ${query.page > 0 ? html`<a href="${runHref(store.index, run.id, { ...params, page: query.page - 1 })}">previous</a>` : ''}${query.page + 1 < pages ? html`<a href="${runHref(store.index, run.id, { ...params, page: query.page + 1 })}">next</a>` : ''}</p>`
       : html``;
-  const simulated = [...modelsOf(run, 'targets'), ...modelsOf(run, 'judges')].some((m) => m.startsWith('sim:'));
+  const simulated = isSimulatedRun(run);
   const headline =
     view.headline.length > 0
       ? html`<section class="headline" id="headline"><h2>Headline</h2>${table(view.headline, [
