@@ -7,6 +7,7 @@ import { registerBuiltinSimProfiles } from '../../builtin-sims.js';
 import { runCliInProcess } from '../../cli/testing/run-cli.js';
 import { createAdapter } from '../../models/create-adapter.js';
 import { openStore, type RunStore } from '../../store/run-store.js';
+import { escapeHtml } from '../html.js';
 import { cellsText } from '../report.js';
 import { startViewer, type ViewerServer } from '../viewer/server.js';
 import { resultDocumentSchema } from './schema.js';
@@ -114,12 +115,11 @@ describe('every surface states the result document', () => {
   it.each(['persona', 'memory', 'continuation'])('%s: each verdict and its numbers read the same in the report, the viewer and the run list', (audit) => {
     const doc = docOf(audit);
     const md = mdOf(doc.run.id);
-    const escape = (s: string) => s.replace(/&/gu, '&amp;').replace(/</gu, '&lt;').replace(/>/gu, '&gt;').replace(/"/gu, '&quot;');
     for (const v of doc.verdicts) {
       expect(md).toContain(`- **${v.subject}: ${v.verdict}** — ${v.numbers.map((n) => `${n.label} ${n.value}`).join('; ')}`);
-      expect(out.html).toContain(`<div class="verdict">${escape(v.verdict)}</div>`);
-      for (const n of v.numbers) expect(out.html).toContain(`<span class="value">${escape(n.value)}</span>`);
-      expect(out.viewerRuns).toContain(escape(`${v.subject}: ${v.verdict}`));
+      expect(out.html).toContain(`<div class="verdict">${escapeHtml(v.verdict)}</div>`);
+      for (const n of v.numbers) expect(out.html).toContain(`<span class="value">${escapeHtml(n.value)}</span>`);
+      expect(out.viewerRuns).toContain(escapeHtml(`${v.subject}: ${v.verdict}`));
     }
   });
 
