@@ -6,11 +6,11 @@ import { vegaLiteToSvg } from '../report/svg.js';
 import type { PairedEstimate } from './analysis.js';
 import { primaryVerdict } from './report-markdown.js';
 import type { ContinuationReport } from './run.js';
+import { pValue as pv, signed as signedNumber } from '../report/format.js';
 
 /** The continuation audit's HTML: its first-screen headline and its report section (pure apart from chart rendering). */
 
-const signed = (x: number | null) => (x === null ? 'n/a' : x >= 0 ? `+${x.toFixed(3)}` : x.toFixed(3));
-const pv = (p: number | null) => (p === null ? 'n/a' : p < 0.001 ? '<0.001' : p.toFixed(3));
+const signed = (x: number | null) => signedNumber(x, 3);
 export const continuationCiText = (e: PairedEstimate): string => (e.ci ? `${signed(e.mean)} [${signed(e.ci[0])}, ${signed(e.ci[1])}]` : signed(e.mean));
 
 /**

@@ -13,8 +13,7 @@ import { memoryCompare, memoryOverTime } from './compare.js';
 import { memoryGate } from './gate.js';
 import { MEMORY_STARTER } from './init-template.js';
 import { memoryViewer } from './viewer.js';
-
-const percent = (x: number) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(0)}%`;
+import { percent } from '../report/format.js';
 
 /** Observations scored against the no-memory reference (what the report's charts show). */
 function referenceObservations(collection: MemoryCollection) {
@@ -83,7 +82,7 @@ export const memoryAudit: Audit<MemoryConfig, MemoryRunInput, MemoryCollection, 
             value:
               'error' in tier.elevation
                 ? `n/a (${tier.elevation.error})`
-                : `${percent(tier.elevation.estimate)} [${percent(tier.elevation.ci[0])}, ${percent(tier.elevation.ci[1])}]`,
+                : `${percent(tier.elevation.estimate, 0)} [${percent(tier.elevation.ci[0], 0)}, ${percent(tier.elevation.ci[1], 0)}]`,
           }),
         ),
       ),

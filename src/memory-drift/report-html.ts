@@ -5,13 +5,10 @@ import { dtw } from '../metrics/dtw.js';
 import { forestSpec, type IntervalRow, labelledScatterSpec } from '../report/charts.js';
 import { figure, html, type RawHtml, table } from '../report/html.js';
 import { vegaLiteToSvg } from '../report/svg.js';
+import { fixed as f3, percent as pct, pValue as pv, signed as f2 } from '../report/format.js';
 
 /** The memory-drift (DriftLens) part of the HTML report. */
 
-const f2 = (x: number) => (Number.isFinite(x) ? (x >= 0 ? `+${x.toFixed(2)}` : x.toFixed(2)) : 'n/a');
-const f3 = (x: number | null | undefined) => (typeof x === 'number' && Number.isFinite(x) ? x.toFixed(3) : 'n/a');
-const pct = (x: number) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(1)}%`;
-const pv = (p: number | null | undefined) => (typeof p !== 'number' ? 'n/a' : p < 0.001 ? '<0.001' : p.toFixed(3));
 const isErr = (v: unknown): v is { error: string } => v !== null && typeof v === 'object' && 'error' in v;
 
 function verdictCell(v: ValidityVerdict): RawHtml {

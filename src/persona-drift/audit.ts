@@ -16,6 +16,7 @@ import { personaDesignCounts, personaDesignPower, personaPowerLine } from './des
 import { personaLiveProbe, personaViewer } from './viewer.js';
 import { describePersonaUnits } from './units.js';
 import { personaExtrasSummary } from './extras-render.js';
+import { signed } from '../report/format.js';
 
 /** What the persona audit reads back from a run. */
 export interface PersonaCollected {
@@ -26,8 +27,6 @@ export interface PersonaCollected {
 
 /** Sessions as the analysis counts them (forks merged): 1 when positions are the unit. */
 const sessionUnits = (u: { unitOfInference: 'session' | 'position'; units: number }) => (u.unitOfInference === 'session' ? u.units : 1);
-
-const signed = (x: number) => (x >= 0 ? `+${x.toFixed(2)}` : x.toFixed(2));
 
 /** The persona-drift (ContextEcho) audit on the shared protocol. */
 export const personaAudit: Audit<PersonaConfig, Session[], PersonaCollected, PersonaReport, PersonaRunCounts> = {

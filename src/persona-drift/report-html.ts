@@ -6,6 +6,7 @@ import { figure, html, type RawHtml, table } from '../report/html.js';
 import { vegaLiteToSvg } from '../report/svg.js';
 import { referenceHtml } from './reference-render.js';
 import { extrasHtml } from './extras-render.js';
+import { fixed as f3, pValue as pv, share as pct, signed as f2 } from '../report/format.js';
 
 /** The persona-drift (ContextEcho) part of the HTML report. */
 
@@ -19,10 +20,6 @@ export interface PersonaSessionInfo {
   missingSummaries?: Array<{ position: string; compaction: number; note: string }>;
 }
 
-const f2 = (x: number) => (Number.isFinite(x) ? (x >= 0 ? `+${x.toFixed(2)}` : x.toFixed(2)) : 'n/a');
-const f3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : 'n/a');
-const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
-const pv = (p: number) => (p < 0.001 ? '<0.001' : p.toFixed(3));
 const isGap = (g: Maybe<GapEstimate>): g is GapEstimate => !('error' in g);
 const gapText = (g: Maybe<GapEstimate>) => (isGap(g) ? `${f2(g.estimate)} [${f2(g.ci[0])}, ${f2(g.ci[1])}]` : `n/a (${g.error})`);
 
