@@ -1,4 +1,5 @@
 import type { AuditHeadlineTarget } from '../experiment/audit.js';
+import { documentVerdict } from '../report/document/build.js';
 import type { DocumentVerdict } from '../report/document/types.js';
 import { forestSpec, type IntervalRow, shortLabel } from '../report/charts.js';
 import { figure, html, type RawHtml, table } from '../report/html.js';
@@ -24,18 +25,7 @@ export function continuationVerdicts(report: ContinuationReport): DocumentVerdic
   const level = `${Math.round(100 * (1 - report.analysis.alpha))}%`;
   return report.analysis.targets.map((t): DocumentVerdict => {
     const p = t.contrasts.find((c) => c.primary);
-    const none = {
-      estimate: null,
-      interval: null,
-      p: null,
-      pAdjusted: null,
-      mde: null,
-      effectOfInterest: null,
-      underpowered: false,
-      fragile: false,
-      drivenBy: null,
-    };
-    if (!p) return { subject: t.target, verdict: 'not computable', tone: 'neutral', ...none, numbers: [] };
+    if (!p) return documentVerdict({ subject: t.target, verdict: 'not computable', tone: 'neutral', numbers: [] });
     const itt = p.itt;
     const power = t.power?.itt;
     const excludesZero = itt.ci !== null && (itt.ci[0] > 0 || itt.ci[1] < 0);
@@ -44,19 +34,16 @@ export function continuationVerdicts(report: ContinuationReport): DocumentVerdic
       const a = calls(arm);
       return a ? `${arm} ${a.calls}/${a.attempted}` : `${arm} n/a`;
     });
-    return {
+    return documentVerdict({
       subject: t.target,
       verdict: primaryVerdict(itt, power, p.a, p.b),
       tone: itt.mean === null || itt.ci === null || !excludesZero ? 'neutral' : 'alert',
       estimate: itt.mean,
       interval: itt.ci,
       p: itt.p,
-      pAdjusted: null,
       mde: power?.mde ?? null,
       effectOfInterest: power?.effectOfInterest ?? null,
       underpowered: itt.mean !== null && itt.ci !== null && !excludesZero && power?.underpowered === true && power.mde !== null,
-      fragile: false,
-      drivenBy: null,
       numbers: [
         {
           label: `${p.a} − ${p.b} fidelity, ITT [${level} CI]`,
@@ -74,7 +61,7 @@ export function continuationVerdicts(report: ContinuationReport): DocumentVerdic
           detail: `${t.cutpoints} cutpoints (${t.sameTaskCutpoints} same-task, ${t.crossTaskCutpoints} cross-task)`,
         },
       ],
-    };
+    });
   });
 }
 

@@ -1,5 +1,6 @@
 import type { IntervalEstimate, MemoryMaybe, MemoryObservation, MemoryReport, TargetAnalysis, ValidityVerdict } from './analysis.js';
 import type { AuditHeadlineTarget } from '../experiment/audit.js';
+import { documentVerdict } from '../report/document/build.js';
 import type { DocumentVerdict } from '../report/document/types.js';
 import { dtw } from '../metrics/dtw.js';
 import { forestSpec, type IntervalRow, labelledScatterSpec } from '../report/charts.js';
@@ -76,21 +77,14 @@ export function memoryVerdicts(report: MemoryReport): DocumentVerdict[] {
   const headline = memoryHeadline(report);
   return report.targets.map((t, i): DocumentVerdict => {
     const h = headline[i] as AuditHeadlineTarget;
-    return {
+    return documentVerdict({
       subject: h.target,
       verdict: h.verdict,
       tone: h.tone,
-      estimate: null,
-      interval: null,
-      p: null,
-      pAdjusted: null,
-      mde: t.metrics.dtw.power.minimumDetectableElevation,
-      effectOfInterest: null,
-      underpowered: t.design.underpowered,
-      fragile: false,
-      drivenBy: null,
       numbers: h.numbers,
-    };
+      mde: t.metrics.dtw.power.minimumDetectableElevation,
+      underpowered: t.design.underpowered,
+    });
   });
 }
 

@@ -14,7 +14,7 @@ import { answerSanity } from '../gate/sanity.js';
 import { overallVerdict, reportVerdict, verdictMarkdown, type ReportVerdict } from '../gate/verdict.js';
 import { html, page, type RawHtml, REPORT_PAGE_STYLE, REPORT_STYLE } from './html.js';
 import { csvCell } from '../core/csv.js';
-import { buildResultDocument, unfinishedCells } from './document/build.js';
+import { buildResultDocument, type RunAccounting, unfinishedCells } from './document/build.js';
 import type { DocumentVerdict, ResultDocument } from './document/types.js';
 
 /**
@@ -24,29 +24,7 @@ import type { DocumentVerdict, ResultDocument } from './document/types.js';
 
 export type ReportFormat = 'html' | 'md' | 'json' | 'csv';
 
-/** Cost, tokens and cache use of a run's cells. */
-export interface RunAccounting {
-  /** The run's cells (as the store links them: a request asked twice within the run is two cells). */
-  cells: number;
-  /** The run's cells by status. */
-  byStatus: Record<string, number>;
-  /** Distinct requests among the cells: what was asked and paid (tokens and spend are summed over these). */
-  distinctRequests: number;
-  /** Dollars over the priced cells (the JSON report's `spendUsd` is null when `unpricedCells` > 0). */
-  spendUsd: number;
-  /** Cells with tokens but no known price: the run's cost is unknown, never $0. */
-  unpricedCells: number;
-  inputTokens: number;
-  outputTokens: number;
-  cachedInputTokens: number;
-  cacheWriteTokens: number;
-  /** Cells whose provider reported a prompt-cache read. */
-  providerCacheHits: number;
-  /** Cells whose answer was reused from another run in the same store. */
-  sharedWithOtherRuns: number;
-  /** Why the targets' answers cannot be analysed (one answer to everything, context ignored), or null (gate/sanity.ts). */
-  notComputable: string | null;
-}
+export type { RunAccounting };
 
 export function accountRun(store: RunStore, runId: string): RunAccounting {
   const cells = store.cellResultsOfRun(runId);

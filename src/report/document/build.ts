@@ -3,7 +3,7 @@ import type { AnalyzedRun, AnyAudit, AuditCsvRow, AuditHeadlineTarget } from '..
 import { isSimulatedRun, modelsOfRun } from '../../gate/run-info.js';
 import { materialsSummary, procedureSummary, runMaterialsOf } from '../../materials/report.js';
 import type { RunInfo } from '../../store/run-store.js';
-import { type DocumentCounts, type DocumentVerdict, type EstimateRow, RESULT_DOCUMENT_SCHEMA, type ResultDocument } from './types.js';
+import { type DocumentCounts, type DocumentVerdict, type EstimateRow, RESULT_DOCUMENT_SCHEMA, type ResultDocument, type TokenUse } from './types.js';
 
 /**
  * Builds a run's result document (pure): the shared fields from the run and its accounting, the
@@ -11,17 +11,21 @@ import { type DocumentCounts, type DocumentVerdict, type EstimateRow, RESULT_DOC
  * CSV rows. docs/result-document.md.
  */
 
-/** What the builder reads of a run's accounting (report.ts `RunAccounting`). */
-export interface DocumentAccounting {
-  /** Distinct requests (cell keys) among the run's cells. */
+/** Cost, tokens and cache use of a run's cells (`accountRun` in report.ts). */
+export interface RunAccounting extends TokenUse {
+  /** The run's cells (as the store links them: a request asked twice within the run is two cells). */
+  cells: number;
+  /** The run's cells by status. */
+  byStatus: Record<string, number>;
+  /** Distinct requests among the cells: what was asked and paid (tokens and spend are summed over these). */
   distinctRequests: number;
+  /** Dollars over the priced cells (the JSON report's `spendUsd` is null when `unpricedCells` > 0). */
   spendUsd: number;
+  /** Cells with tokens but no known price: the run's cost is unknown, never $0. */
   unpricedCells: number;
-  inputTokens: number;
-  outputTokens: number;
-  cachedInputTokens: number;
-  cacheWriteTokens: number;
-  providerCacheHits: number;
+  /** Cells whose answer was reused from another run in the same store. */
+  sharedWithOtherRuns: number;
+  /** Why the targets' answers cannot be analysed (one answer to everything, context ignored), or null (gate/sanity.ts). */
   notComputable: string | null;
 }
 
@@ -63,12 +67,13 @@ export function estimateRowOf(row: AuditCsvRow): EstimateRow {
   };
 }
 
-/** A headline card as a verdict without structured numbers (audits that give no `document`). */
-export function verdictOfHeadline(h: AuditHeadlineTarget): DocumentVerdict {
+/** A verdict: the shared fields an audit does not give are null (numbers) or false (flags). */
+export function documentVerdict(v: Pick<DocumentVerdict, 'subject' | 'verdict' | 'tone' | 'numbers'> & Partial<DocumentVerdict>): DocumentVerdict {
+  const { subject, verdict, tone, numbers, ...given } = v;
   return {
-    subject: h.target,
-    verdict: h.verdict,
-    tone: h.tone,
+    subject,
+    verdict,
+    tone,
     estimate: null,
     interval: null,
     p: null,
@@ -78,8 +83,14 @@ export function verdictOfHeadline(h: AuditHeadlineTarget): DocumentVerdict {
     underpowered: false,
     fragile: false,
     drivenBy: null,
-    numbers: h.numbers,
+    numbers,
+    ...given,
   };
+}
+
+/** A headline card as a verdict without structured numbers (audits that give no `document`). */
+export function verdictOfHeadline(h: AuditHeadlineTarget): DocumentVerdict {
+  return documentVerdict({ subject: h.target, verdict: h.verdict, tone: h.tone, numbers: h.numbers });
 }
 
 function auditVerdicts(audit: AnyAudit, analyzed: AnalyzedRun<unknown, unknown>): DocumentVerdict[] {
@@ -94,9 +105,19 @@ function auditVerdicts(audit: AnyAudit, analyzed: AnalyzedRun<unknown, unknown>)
   ];
 }
 
+function tokenUse(a: TokenUse): TokenUse {
+  return {
+    inputTokens: a.inputTokens,
+    outputTokens: a.outputTokens,
+    cachedInputTokens: a.cachedInputTokens,
+    cacheWriteTokens: a.cacheWriteTokens,
+    providerCacheHits: a.providerCacheHits,
+  };
+}
+
 export interface DocumentInput {
   run: RunInfo;
-  accounting: DocumentAccounting;
+  accounting: RunAccounting;
   audit?: AnyAudit;
   analyzed?: AnalyzedRun<unknown, unknown>;
 }
@@ -138,11 +159,7 @@ export function buildResultDocument({ run, accounting, audit, analyzed }: Docume
       usd: spendOrNull(accounting.spendUsd, accounting.unpricedCells),
       pricedUsd: accounting.spendUsd,
       unpricedCells: accounting.unpricedCells,
-      inputTokens: accounting.inputTokens,
-      outputTokens: accounting.outputTokens,
-      cachedInputTokens: accounting.cachedInputTokens,
-      cacheWriteTokens: accounting.cacheWriteTokens,
-      providerCacheHits: accounting.providerCacheHits,
+      ...tokenUse(accounting),
     },
     notComputable: accounting.notComputable,
     verdicts,

@@ -6,15 +6,15 @@ import { RESULT_DOCUMENT_SCHEMA, type ResultDocument } from './types.js';
 const interval = z.tuple([z.number(), z.number()]).nullable();
 const number = z.object({ label: z.string(), value: z.string(), detail: z.string().optional() }).strict();
 
+/** What a verdict and an estimate row both carry. */
+const statistic = { estimate: z.number().nullable(), interval, p: z.number().nullable(), pAdjusted: z.number().nullable() };
+
 const verdict = z
   .object({
     subject: z.string(),
     verdict: z.string(),
     tone: z.enum(['alert', 'ok', 'neutral']),
-    estimate: z.number().nullable(),
-    interval,
-    p: z.number().nullable(),
-    pAdjusted: z.number().nullable(),
+    ...statistic,
     mde: z.number().nullable(),
     effectOfInterest: z.number().nullable(),
     underpowered: z.boolean(),
@@ -31,11 +31,8 @@ const estimate = z
     judge: z.string().nullable(),
     group: z.string().nullable(),
     label: z.string().nullable(),
-    estimate: z.number().nullable(),
-    interval,
+    ...statistic,
     n: z.number().nullable(),
-    p: z.number().nullable(),
-    pAdjusted: z.number().nullable(),
     family: z.string().nullable(),
     unit: z.string().nullable(),
     notes: z.array(z.string()),

@@ -91,17 +91,22 @@ export interface DocumentCounts {
   distinctRequests: number;
 }
 
-/** What the run cost: `usd` is null when some cell's model has no known price (unknown, never $0). */
-export interface DocumentCost {
-  usd: number | null;
-  /** Dollars over the cells whose model has a known price. */
-  pricedUsd: number;
-  unpricedCells: number;
+/** Tokens and prompt-cache use, summed over a run's distinct requests. */
+export interface TokenUse {
   inputTokens: number;
   outputTokens: number;
   cachedInputTokens: number;
   cacheWriteTokens: number;
+  /** Cells whose provider reported a prompt-cache read. */
   providerCacheHits: number;
+}
+
+/** What the run cost: `usd` is null when some cell's model has no known price (unknown, never $0). */
+export interface DocumentCost extends TokenUse {
+  usd: number | null;
+  /** Dollars over the cells whose model has a known price. */
+  pricedUsd: number;
+  unpricedCells: number;
 }
 
 export interface DocumentProvenance {
