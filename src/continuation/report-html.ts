@@ -1,4 +1,3 @@
-import type { AuditHeadlineTarget } from '../experiment/audit.js';
 import { documentVerdict } from '../report/document/build.js';
 import type { DocumentVerdict } from '../report/document/types.js';
 import { forestSpec, type IntervalRow, shortLabel } from '../report/charts.js';
@@ -63,11 +62,6 @@ export function continuationVerdicts(report: ContinuationReport): DocumentVerdic
       ],
     });
   });
-}
-
-/** The first screen: the document's verdicts as headline cards. */
-export function continuationHeadline(report: ContinuationReport): AuditHeadlineTarget[] {
-  return continuationVerdicts(report).map((v) => ({ target: v.subject, verdict: v.verdict, tone: v.tone, numbers: v.numbers }));
 }
 
 export async function continuationHtmlSection(report: ContinuationReport): Promise<RawHtml> {

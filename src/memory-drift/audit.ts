@@ -1,7 +1,7 @@
 import { spendText } from '../core/money.js';
 import type { Audit, AuditSummaryLine } from '../experiment/audit.js';
 import { estimateLines } from '../models/estimate.js';
-import { memoryHeadline, memorySection, memoryVerdicts } from './report-html.js';
+import { memorySection, memoryVerdicts } from './report-html.js';
 import { MIN_QUESTIONS, type MemoryReport, scoreTrajectories } from './analysis.js';
 import { type MemoryConfig, memoryConfigSchema } from './config.js';
 import { analyzeMemoryCollection, collectMemorySamples, type MemoryCollection } from './observations.js';
@@ -64,7 +64,6 @@ export const memoryAudit: Audit<MemoryConfig, MemoryRunInput, MemoryCollection, 
   render: {
     // The analysis, then what happened to every generation cell: the same sections `memory report` prints.
     markdown: ({ run, report, collected }, title) => `${renderMemoryMarkdown(report, title)}\n${renderCollectionMarkdown(run.id, collected.summary)}`,
-    headline: ({ report }) => memoryHeadline(report),
     document: ({ report }) => ({ verdicts: memoryVerdicts(report) }),
     htmlSection: ({ report, collected }) =>
       memorySection(report, referenceObservations(collected), {

@@ -2,7 +2,7 @@ import { spendText } from '../core/money.js';
 import { isPresent } from '../core/maybe.js';
 import type { Audit, AuditSummaryLine } from '../experiment/audit.js';
 import { estimateLines } from '../models/estimate.js';
-import { type PersonaSessionInfo, personaHeadline, personaSection, personaVerdicts } from './report-html.js';
+import { type PersonaSessionInfo, personaSection, personaVerdicts } from './report-html.js';
 import type { Session } from '../sessions/types.js';
 import type { PersonaObservation, PersonaReport } from './analysis.js';
 import { type PersonaConfig, personaConfigSchema } from './config.js';
@@ -74,7 +74,6 @@ export const personaAudit: Audit<PersonaConfig, Session[], PersonaCollected, Per
   liveProbe: personaLiveProbe,
   render: {
     markdown: ({ report }, title) => renderPersonaMarkdown(report, title),
-    headline: ({ report }) => personaHeadline(report),
     document: ({ report }) => ({ verdicts: personaVerdicts(report) }),
     htmlSection: ({ report, collected }) => personaSection(report, collected.observations, collected.sessions),
     csvRows: ({ report }) => personaCsvRows(report),

@@ -87,11 +87,6 @@ export function personaVerdicts(report: PersonaReport): DocumentVerdict[] {
   });
 }
 
-/** The first screen: the document's verdicts as headline cards. */
-export function personaHeadline(report: PersonaReport): AuditHeadlineTarget[] {
-  return personaVerdicts(report).map((v) => ({ target: v.subject, verdict: v.verdict, tone: v.tone, numbers: v.numbers }));
-}
-
 /** Per session: the re-injected goal, and every position whose context lacks a compaction summary. */
 function sessionContextNotes(sessions: readonly PersonaSessionInfo[]): RawHtml[] {
   const out: RawHtml[] = [];

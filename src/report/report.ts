@@ -225,7 +225,7 @@ export function verdictOfReport(r: ExperimentRunReport): ReportVerdict {
 
 /** The first screen in Markdown: a line per target with its verdict and key numbers. */
 function glanceMarkdown(r: ExperimentRunReport): string {
-  if (!r.audit?.render.headline || !r.analyzed) return '';
+  if (!(r.audit?.render.headline || r.audit?.render.document) || !r.analyzed) return '';
   const lines = r.document.verdicts.map(
     (t: DocumentVerdict) => `- **${t.subject}: ${t.verdict}** — ${t.numbers.map((n) => `${n.label} ${n.value}`).join('; ')}`,
   );

@@ -93,7 +93,10 @@ export function verdictOfHeadline(h: AuditHeadlineTarget): DocumentVerdict {
   return documentVerdict({ subject: h.target, verdict: h.verdict, tone: h.tone, numbers: h.numbers });
 }
 
-function auditVerdicts(audit: AnyAudit, analyzed: AnalyzedRun<unknown, unknown>): DocumentVerdict[] {
+/** An audit's verdicts on a run: its `document` member, else its headline cards, else its viewer summary as one card. */
+export function auditVerdicts(audit: AnyAudit, analyzed: AnalyzedRun<unknown, unknown>): DocumentVerdict[] {
+  const part = audit.render.document?.(analyzed);
+  if (part) return part.verdicts;
   if (audit.render.headline) return audit.render.headline(analyzed).map(verdictOfHeadline);
   return [
     verdictOfHeadline({
