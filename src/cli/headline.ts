@@ -1,7 +1,6 @@
 import type { GapEstimate, PersonaReport } from '../persona-drift/analysis.js';
 import type { MemoryReport } from '../memory-drift/analysis.js';
-
-const sign = (x: number) => (x >= 0 ? `+${x.toFixed(2)}` : x.toFixed(2));
+import { percent, signed as sign } from '../report/format.js';
 
 /**
  * The lines a finished persona run ends with: each target's verdict and drift gap with its CI.
@@ -20,8 +19,6 @@ export function personaHeadlines(report: PersonaReport, simulated: boolean): str
   return lines;
 }
 
-const percent = (x: number) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(0)}%`;
-
 /**
  * The lines a finished memory run ends with: per target, the DTW elevation of each
  * perturbation tier over the no-memory floor with its 95% CI, and the validity verdict.
@@ -34,7 +31,7 @@ export function memoryHeadlines(report: MemoryReport, simulated: boolean): strin
       if (s === undefined) return `${label} not run`;
       if ('error' in s.elevation) return `${label} n/a`;
       const e = s.elevation;
-      return `${label} ${percent(e.estimate)} [${percent(e.ci[0])}, ${percent(e.ci[1])}]`;
+      return `${label} ${percent(e.estimate, 0)} [${percent(e.ci[0], 0)}, ${percent(e.ci[1], 0)}]`;
     });
     return `memory drift: ${t.target}: DTW elevation over the no-memory floor (95% CI) — ${tiers.join(', ')}; validity ${t.validity.overall}`;
   });

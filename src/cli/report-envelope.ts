@@ -1,3 +1,4 @@
+import { documentCounts, unfinishedCells } from '../report/document/build.js';
 import { reportVerdict, verdictMarkdown } from '../gate/verdict.js';
 import { accountRun } from '../report/report.js';
 import type { RunStore } from '../store/run-store.js';
@@ -9,8 +10,10 @@ import type { RunStore } from '../store/run-store.js';
 export async function reportEnvelope(store: RunStore, runId: string, reports: Readonly<Record<string, unknown>>) {
   const run = await store.requireRun(runId);
   const account = await accountRun(store, runId);
-  const unfinished = (account.byStatus.failed ?? 0) + (account.byStatus.pending ?? 0);
-  const verdict = reportVerdict(run, reports, { total: account.cells, unfinished }, account.notComputable);
+  // The run's cells as the result document counts them (the same figures as `runs list` and the viewer).
+  const counts = documentCounts(run, account.distinctRequests);
+  const unfinished = unfinishedCells(counts);
+  const verdict = reportVerdict(run, reports, { total: counts.cells, unfinished }, account.notComputable);
   return {
     /** The line a finished run ends with when its answers fail the sanity check (gate/sanity.ts), else null. */
     notComputableLine: verdict.notComputable === undefined ? null : `verdict: NOT COMPUTABLE — ${verdict.notComputable}`,

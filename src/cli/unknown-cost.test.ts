@@ -77,10 +77,15 @@ describe('unknown cost is "unknown", never $0', () => {
     }
     expect(outputs['report md']).toMatch(/Spend unknown \(\d+ cells without a known price\)/u);
     const json = JSON.parse(outputs['report json'] as string) as {
-      runs: Array<{ accounting: { spendUsd: number | null; pricedSpendUsd: number; unpricedCells: number } }>;
+      runs: Array<{
+        accounting: { spendUsd: number | null; pricedSpendUsd: number; unpricedCells: number };
+        document: { cost: { usd: number | null; unpricedCells: number } };
+      }>;
     };
     expect(json.runs[0]?.accounting.spendUsd).toBeNull();
     expect(json.runs[0]?.accounting.unpricedCells).toBeGreaterThan(0);
+    // The result document every surface reads says the same: unknown is null.
+    expect(json.runs[0]?.document.cost).toMatchObject({ usd: null, unpricedCells: json.runs[0]?.accounting.unpricedCells });
 
     const htmlFile = join(dir, 'report.html');
     expect((await runCliInProcess(['report', db, '-o', htmlFile])).code).toBe(0);

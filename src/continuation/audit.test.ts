@@ -56,11 +56,12 @@ describe('the continuation audit on the shared protocol', () => {
       ).analysis.targets[0]!;
       const primary = jsonTarget.contrasts.find((c) => c.primary)!;
       const s3 = (x: number) => (x >= 0 ? `+${x.toFixed(3)}` : x.toFixed(3));
-      const [card] = audit!.render.headline!(analyzed);
-      expect(card!.target).toBe(jsonTarget.target);
-      expect(card!.numbers[0]!.value).toBe(`${s3(primary.completeCase.mean)} [${s3(primary.completeCase.ci[0])}, ${s3(primary.completeCase.ci[1])}]`);
-      expect(card!.numbers[0]!.detail).toContain(`n ${primary.completeCase.n} cutpoints`);
-      expect(card!.numbers[1]!.value).toBe(`${s3(primary.itt.mean)} [${s3(primary.itt.ci[0])}, ${s3(primary.itt.ci[1])}]`);
+      const [card] = audit!.render.document!(analyzed).verdicts;
+      expect(card!.subject).toBe(jsonTarget.target);
+      // The verdict reads ITT (the estimate the gate checks); the complete case follows it.
+      expect(card!.numbers[0]!.value).toBe(`${s3(primary.itt.mean)} [${s3(primary.itt.ci[0])}, ${s3(primary.itt.ci[1])}]`);
+      expect(card!.numbers[0]!.detail).toContain(`n ${primary.itt.n} cutpoints`);
+      expect(card!.numbers[1]!.value).toBe(`${s3(primary.completeCase.mean)} [${s3(primary.completeCase.ci[0])}, ${s3(primary.completeCase.ci[1])}]`);
       const page = await renderReport(store, 'html');
       expect(page).toContain(`<span class="value">${card!.numbers[0]!.value}</span>`);
     } finally {

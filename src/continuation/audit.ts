@@ -5,7 +5,7 @@ import { loadPriceTable } from '../models/prices.js';
 import { calibrateContinuation } from './calibrate.js';
 import type { ContinuationConfig } from './config.js';
 import { continuationConfigSchema } from './config.js';
-import { continuationCiText as ciText, continuationHeadline, continuationHtmlSection } from './report-html.js';
+import { continuationCiText as ciText, continuationVerdicts, continuationHtmlSection } from './report-html.js';
 import { renderContinuationMarkdown } from './report-markdown.js';
 import {
   analyzeContinuationRun,
@@ -112,7 +112,7 @@ export const continuationAudit: Audit<ContinuationConfig, ContinuationInput, Con
   viewer: continuationViewer,
   render: {
     markdown: ({ report }, title) => renderContinuationMarkdown(report).replace(/^# .*\n/, `# ${title}\n`),
-    headline: ({ report }) => continuationHeadline(report),
+    document: ({ report }) => ({ verdicts: continuationVerdicts(report) }),
     htmlSection: ({ report }) => continuationHtmlSection(report),
     csvRows: ({ report }) => csvRows(report),
     json: ({ report }) => report,

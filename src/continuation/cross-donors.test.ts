@@ -79,8 +79,8 @@ describe('several cross donors (crossSessions)', () => {
     });
     const result = await runContinuation(cfg, db, { progress: false });
     const store = openStore(db, { readonly: true });
-    const report = continuationReport(store, result.runId, { resamples: 20_000 });
-    store.close();
+    const report = await continuationReport(store, result.runId, { resamples: 20_000 });
+    await store.close();
     expect(report.crossSessions).toEqual([CODEX, CODEX2]);
     expect(report.crossSession).toBeNull();
     const target = report.analysis.targets[0]!;

@@ -5,7 +5,7 @@ import { packageRoot } from '../core/version.js';
 import { analyzeContinuation, type ContinuationObservation, pairedEstimate } from './analysis.js';
 import type { ContinuationArm } from './arms.js';
 import { cutpointsNeeded, DEFAULT_PLANNING_SD, designMde, designPowerLine, observedPower } from './power.js';
-import { continuationHeadline, continuationHtmlSection } from './report-html.js';
+import { continuationHtmlSection, continuationVerdicts } from './report-html.js';
 import { primaryVerdict, renderContinuationMarkdown } from './report-markdown.js';
 import type { ContinuationReport } from './run.js';
 
@@ -135,14 +135,14 @@ describe('continuation rows: primary vs exploratory, unreachable strata', () => 
     expect(json.analysis.targets[0]!.power!.completeCase.mde).toBeGreaterThan(0);
     // This design detects its planted gain of +0.10 (MDE ≈ 0.08 < 0.15): the headline says so.
     expect(json.analysis.targets[0]!.power!.completeCase.underpowered).toBe(false);
-    expect(continuationHeadline(report)[0]!.verdict).toBe('recent context raises fidelity over cross');
+    expect(continuationVerdicts(report)[0]!.verdict).toBe('recent context raises fidelity over cross');
     // Eight noisy cutpoints: no detection, and an MDE (≈ 0.6) above the effect of interest (0.15): underpowered.
     const swings = [0.3, -0.25, 0.2, -0.1, 0.35, -0.3, 0.05, 0];
     const noisyObservations = swings.flatMap((d, c) => [obs(`N${c}`, 'recent', 0.5 + d / 2, c < 4), obs(`N${c}`, 'cross', 0.5 - d / 2, c < 4)]);
     const noisy = analyzeContinuation(noisyObservations, { resamples: 20_000 });
     const noisyReport = { ...report, analysis: noisy } as ContinuationReport;
     expect(noisy.targets[0]!.power!.completeCase.underpowered).toBe(true);
-    expect(continuationHeadline(noisyReport)[0]!.verdict).toMatch(/^underpowered: no recent − cross difference detected/);
+    expect(continuationVerdicts(noisyReport)[0]!.verdict).toMatch(/^underpowered: no recent − cross difference detected/);
     expect(renderContinuationMarkdown(noisyReport)).toMatch(/Verdict \(ITT\): underpowered/);
   });
 });

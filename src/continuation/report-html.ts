@@ -1,49 +1,58 @@
-import type { AuditHeadlineTarget } from '../experiment/audit.js';
+import { documentVerdict } from '../report/document/build.js';
+import type { DocumentVerdict } from '../report/document/types.js';
 import { forestSpec, type IntervalRow, shortLabel } from '../report/charts.js';
 import { figure, html, type RawHtml, table } from '../report/html.js';
 import { vegaLiteToSvg } from '../report/svg.js';
 import type { PairedEstimate } from './analysis.js';
 import { primaryVerdict } from './report-markdown.js';
 import type { ContinuationReport } from './run.js';
+import { pValue as pv, signed as signedNumber } from '../report/format.js';
 
 /** The continuation audit's HTML: its first-screen headline and its report section (pure apart from chart rendering). */
 
-const signed = (x: number | null) => (x === null ? 'n/a' : x >= 0 ? `+${x.toFixed(3)}` : x.toFixed(3));
-const pv = (p: number | null) => (p === null ? 'n/a' : p < 0.001 ? '<0.001' : p.toFixed(3));
+const signed = (x: number | null) => signedNumber(x, 3);
 export const continuationCiText = (e: PairedEstimate): string => (e.ci ? `${signed(e.mean)} [${signed(e.ci[0])}, ${signed(e.ci[1])}]` : signed(e.mean));
 
 /**
  * Per target: the primary contrast (recent − cross argument fidelity) with its
  * 95% interval, complete case and intention to treat, and the parseable calls
- * per arm — every number read from `report.analysis`, as in the JSON.
+ * per arm — every number read from `report.analysis`, as in the JSON. The
+ * verdict reads the intention-to-treat estimate, the one the gate checks, so the
+ * headline's MDE and the gate's are one number (docs/continuation.md).
  */
-export function continuationHeadline(report: ContinuationReport): AuditHeadlineTarget[] {
+export function continuationVerdicts(report: ContinuationReport): DocumentVerdict[] {
   const level = `${Math.round(100 * (1 - report.analysis.alpha))}%`;
-  return report.analysis.targets.map((t) => {
+  return report.analysis.targets.map((t): DocumentVerdict => {
     const p = t.contrasts.find((c) => c.primary);
-    if (!p) return { target: t.target, verdict: 'not computable', tone: 'neutral' as const, numbers: [] };
-    const cc = p.completeCase;
-    const excludesZero = cc.ci !== null && (cc.ci[0] > 0 || cc.ci[1] < 0);
-    const verdict = primaryVerdict(cc, t.power?.completeCase, p.a, p.b);
+    if (!p) return documentVerdict({ subject: t.target, verdict: 'not computable', tone: 'neutral', numbers: [] });
+    const itt = p.itt;
+    const power = t.power?.itt;
+    const excludesZero = itt.ci !== null && (itt.ci[0] > 0 || itt.ci[1] < 0);
     const calls = (arm: string) => t.attrition.find((a) => a.arm === arm);
     const callText = [p.a, p.b].map((arm) => {
       const a = calls(arm);
       return a ? `${arm} ${a.calls}/${a.attempted}` : `${arm} n/a`;
     });
-    return {
-      target: t.target,
-      verdict,
-      tone: cc.mean === null || cc.ci === null || !excludesZero ? ('neutral' as const) : ('alert' as const),
+    return documentVerdict({
+      subject: t.target,
+      verdict: primaryVerdict(itt, power, p.a, p.b),
+      tone: itt.mean === null || itt.ci === null || !excludesZero ? 'neutral' : 'alert',
+      estimate: itt.mean,
+      interval: itt.ci,
+      p: itt.p,
+      mde: power?.mde ?? null,
+      effectOfInterest: power?.effectOfInterest ?? null,
+      underpowered: itt.mean !== null && itt.ci !== null && !excludesZero && power?.underpowered === true && power.mde !== null,
       numbers: [
         {
-          label: `${p.a} − ${p.b} fidelity, complete case [${level} CI]`,
-          value: continuationCiText(cc),
-          detail: `n ${cc.n} cutpoints, sign-flip p ${pv(cc.p)}`,
+          label: `${p.a} − ${p.b} fidelity, ITT [${level} CI]`,
+          value: continuationCiText(itt),
+          detail: `n ${itt.n} cutpoints, sign-flip p ${pv(itt.p)}`,
         },
         {
-          label: `${p.a} − ${p.b} fidelity, ITT [${level} CI]`,
-          value: continuationCiText(p.itt),
-          detail: `n ${p.itt.n} cutpoints, sign-flip p ${pv(p.itt.p)}`,
+          label: `${p.a} − ${p.b} fidelity, complete case [${level} CI]`,
+          value: continuationCiText(p.completeCase),
+          detail: `n ${p.completeCase.n} cutpoints, sign-flip p ${pv(p.completeCase.p)}`,
         },
         {
           label: 'parseable calls',
@@ -51,7 +60,7 @@ export function continuationHeadline(report: ContinuationReport): AuditHeadlineT
           detail: `${t.cutpoints} cutpoints (${t.sameTaskCutpoints} same-task, ${t.crossTaskCutpoints} cross-task)`,
         },
       ],
-    };
+    });
   });
 }
 

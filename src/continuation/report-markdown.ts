@@ -2,13 +2,11 @@ import type { PairedEstimate } from './analysis.js';
 import type { ContinuationReport } from './run.js';
 import { markdownText } from '../report/markdown-text.js';
 import { renderReferenceContinuationMarkdown } from './report-reference.js';
+import { signed } from '../report/format.js';
 
 /** Markdown report of a continuation run (pure). Model output never appears here, only scores. */
 
-function num(x: number | null, digits = 3): string {
-  if (x === null) return '—';
-  return `${x >= 0 ? '+' : ''}${x.toFixed(digits)}`;
-}
+const num = (x: number | null, digits = 3) => signed(x, digits, '—');
 
 function pValue(p: number | null): string {
   if (p === null) return '—';

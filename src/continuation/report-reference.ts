@@ -1,5 +1,6 @@
 import type { PairedEstimate } from './analysis.js';
 import type { ContinuationReport } from './run.js';
+import { signed } from '../report/format.js';
 
 /**
  * Markdown of `procedure: reference` (pure): the authors' continuation scoring next to the
@@ -8,11 +9,10 @@ import type { ContinuationReport } from './run.js';
  */
 
 const fixed = (x: number | null, digits = 3) => (x === null ? '—' : x.toFixed(digits));
-const signed = (x: number | null) => (x === null ? '—' : `${x >= 0 ? '+' : ''}${x.toFixed(3)}`);
 const pText = (p: number | null) => (p === null ? '—' : p < 0.001 ? '< 0.001' : p.toFixed(3));
 
 function estimate(e: PairedEstimate): string {
-  return `${signed(e.mean)} ${e.ci ? `[${signed(e.ci[0])}, ${signed(e.ci[1])}]` : ''} (n = ${e.n}, p = ${pText(e.p)})`;
+  return `${signed(e.mean, 3, '—')} ${e.ci ? `[${signed(e.ci[0], 3, '—')}, ${signed(e.ci[1], 3, '—')}]` : ''} (n = ${e.n}, p = ${pText(e.p)})`;
 }
 
 const differs = (a: number | null, b: number | null) => (a === null) !== (b === null) || (a !== null && b !== null && Math.abs(a - b) > 1e-12);

@@ -13,6 +13,7 @@ import { personaReport, runPersona } from '../persona-drift/run.js';
 import { renderReport } from '../report/report.js';
 import { openStore } from '../store/run-store.js';
 import type { StageRuntime } from '../experiment/runtime.js';
+import { signed as sign } from '../report/format.js';
 
 /**
  * `echolens demo` (an entry point, like the CLI: it registers the built-in audits): the audits end to end on bundled inputs. The offline
@@ -145,8 +146,6 @@ async function continuationDemo(db: string, options: DemoOptions, runtime: Stage
     await store.close();
   }
 }
-
-const sign = (x: number) => (x >= 0 ? `+${x.toFixed(2)}` : x.toFixed(2));
 
 export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   // The demo is an entry point (like the CLI): its report reads the registry.

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { AuditGateThresholds, GateThresholds } from '../gate/config.js';
 import type { GateCheck } from '../gate/types.js';
 import type { AuditSeries, CompareRunsOptions, RunDifference } from '../report/compare-types.js';
+import type { AuditDocumentPart } from '../report/document/types.js';
 import type { RawHtml } from '../report/html.js';
 import type { CellMeasure, CellReferences, IndexedCell, PairRule, Verdict } from '../report/viewer/types.js';
 import type { TestCalibration } from '../stats/calibration.js';
@@ -163,6 +164,12 @@ export interface AuditRenderers<Collected, Report> {
    * audits outside this package; the report falls back to `viewerSummary`.
    */
   headline?(analyzed: AnalyzedRun<Collected, Report>): AuditHeadlineTarget[];
+  /**
+   * The run's verdicts as data (estimate, interval, p, MDE, underpowered and fragile flags), for
+   * the result document every surface reads (report/document/). Optional: without it the
+   * verdicts are the headline's cards.
+   */
+  document?(analyzed: AnalyzedRun<Collected, Report>): AuditDocumentPart;
   /** Markdown report of one run (a `# title` first, then the sections). */
   markdown(analyzed: AnalyzedRun<Collected, Report>, title: string): string;
   /** The run's section of the HTML report and of the viewer's run page. */

@@ -8,6 +8,7 @@ import { registerBuiltinSimProfiles } from '../builtin-sims.js';
 import { runCliInProcess } from '../cli/testing/run-cli.js';
 import { createAdapter } from '../models/create-adapter.js';
 import '../models/sim-echo.js';
+import { resultDocumentSchema } from '../report/document/schema.js';
 import { startViewer, type ViewerServer } from '../report/viewer/server.js';
 import { openStore, type RunStore } from '../store/run-store.js';
 import { registerAudit, unregisterAudit } from './registry.js';
@@ -56,6 +57,20 @@ describe('a toy audit registered with one line', () => {
     expect(md).toMatch(/sim:echo: mean length 10\.0/);
     expect((await runCliInProcess(['report', db, '--format', 'html', '-o', join(dir, 'r.html')])).code).toBe(0);
     expect(readFileSync(join(dir, 'r.html'), 'utf8')).toContain('mean toy length 10.0');
+  });
+
+  it('gets a valid result document from its CSV rows and summary alone', async () => {
+    const json = JSON.parse((await runCliInProcess(['report', db, '--format', 'json'])).stdout) as { runs: Array<{ experiment: string; document: unknown }> };
+    const entry = json.runs.find((r) => r.experiment === 'toy');
+    const doc = resultDocumentSchema.parse(entry?.document);
+    expect(doc.run.audit).toBe('toy');
+    expect(doc.provenance.simulated).toBe(true);
+    expect(doc.counts).toEqual({ cells: 3, done: 3, failed: 0, pending: 0, distinctRequests: 3 });
+    // sim:echo is priced at zero: a known $0, not unknown.
+    expect(doc.cost.usd).toBe(0);
+    expect(doc.estimates).toEqual([expect.objectContaining({ table: 'toy', subject: 'sim:echo', label: 'mean length', estimate: 10, n: 3, interval: null })]);
+    // No `headline` member: the verdict is its viewer summary.
+    expect(doc.verdicts).toEqual([expect.objectContaining({ verdict: 'summary', numbers: [{ label: 'toy length sim:echo', value: '10.0' }] })]);
   });
 
   it('the gate reads its thresholds from its flags and makes its checks', async () => {

@@ -1,3 +1,4 @@
+import { documentCounts, unfinishedCells } from '../report/document/build.js';
 import { ConfigError } from '../core/errors.js';
 import { findAudit, registeredAudits } from '../experiment/registry.js';
 import { designsOf } from '../experiment/measurement.js';
@@ -36,21 +37,23 @@ export async function gatedRuns(store: RunStore, runIds?: readonly string[]): Pr
 
 export async function gateInput(store: RunStore, run: RunInfo, options: { B?: number } = {}): Promise<GateRunInput> {
   const account = await accountRun(store, run.id);
-  const unfinished = (account.byStatus.failed ?? 0) + (account.byStatus.pending ?? 0);
+  // The run's cells as the result document counts them (the same figures as `runs list` and the viewer).
+  const counts = documentCounts(run, account.distinctRequests);
+  const unfinished = unfinishedCells(counts);
   const audit = findAudit(run.experiment);
   // A run that has not finished every stage is failed as it stands, never analysed (its analysis would read as clean).
   // A run another process is still running is neither passed nor failed: the gate says so (exit 4).
   await refuseRunInProgress(store, run);
   const incomplete = await runIncompleteness(store, run);
   if (incomplete !== null)
-    return { runId: run.id, experiment: run.experiment, simulated: isSimulatedRun(run), cells: { total: account.cells, unfinished }, incomplete };
+    return { runId: run.id, experiment: run.experiment, simulated: isSimulatedRun(run), cells: { total: counts.cells, unfinished }, incomplete };
   const report = audit?.gate ? (await analyzeAuditRun(audit, store, run, options.B ? { B: options.B } : {})).report : undefined;
   return {
     runId: run.id,
     experiment: run.experiment,
     simulated: isSimulatedRun(run),
     ...(report === undefined ? {} : { report }),
-    cells: { total: account.cells, unfinished },
+    cells: { total: counts.cells, unfinished },
     ...(account.notComputable === null ? {} : { notComputable: account.notComputable }),
   };
 }

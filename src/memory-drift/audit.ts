@@ -1,7 +1,7 @@
 import { spendText } from '../core/money.js';
 import type { Audit, AuditSummaryLine } from '../experiment/audit.js';
 import { estimateLines } from '../models/estimate.js';
-import { memoryHeadline, memorySection } from './report-html.js';
+import { memorySection, memoryVerdicts } from './report-html.js';
 import { MIN_QUESTIONS, type MemoryReport, scoreTrajectories } from './analysis.js';
 import { type MemoryConfig, memoryConfigSchema } from './config.js';
 import { analyzeMemoryCollection, collectMemorySamples, type MemoryCollection } from './observations.js';
@@ -14,8 +14,7 @@ import { memoryCompare, memoryOverTime } from './compare.js';
 import { memoryGate } from './gate.js';
 import { MEMORY_STARTER } from './init-template.js';
 import { memoryViewer } from './viewer.js';
-
-const percent = (x: number) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(0)}%`;
+import { percent } from '../report/format.js';
 
 /** Observations scored against the no-memory reference (what the report's charts show). */
 function referenceObservations(collection: MemoryCollection) {
@@ -67,7 +66,7 @@ export const memoryAudit: Audit<MemoryConfig, MemoryRunInput, MemoryCollection, 
   render: {
     // The analysis, then what happened to every generation cell: the same sections `memory report` prints.
     markdown: ({ run, report, collected }, title) => `${renderMemoryMarkdown(report, title)}\n${renderCollectionMarkdown(run.id, collected.summary)}`,
-    headline: ({ report }) => memoryHeadline(report),
+    document: ({ report }) => ({ verdicts: memoryVerdicts(report) }),
     htmlSection: ({ report, collected }) =>
       memorySection(report, referenceObservations(collected), {
         labelerFailures: collected.summary.labelerFailures,
@@ -84,7 +83,7 @@ export const memoryAudit: Audit<MemoryConfig, MemoryRunInput, MemoryCollection, 
             value:
               'error' in tier.elevation
                 ? `n/a (${tier.elevation.error})`
-                : `${percent(tier.elevation.estimate)} [${percent(tier.elevation.ci[0])}, ${percent(tier.elevation.ci[1])}]`,
+                : `${percent(tier.elevation.estimate, 0)} [${percent(tier.elevation.ci[0], 0)}, ${percent(tier.elevation.ci[1], 0)}]`,
           }),
         ),
       ),

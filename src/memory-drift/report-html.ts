@@ -1,16 +1,15 @@
 import type { IntervalEstimate, MemoryMaybe, MemoryObservation, MemoryReport, TargetAnalysis, ValidityVerdict } from './analysis.js';
 import type { AuditHeadlineTarget } from '../experiment/audit.js';
+import { documentVerdict } from '../report/document/build.js';
+import type { DocumentVerdict } from '../report/document/types.js';
 import { dtw } from '../metrics/dtw.js';
 import { forestSpec, type IntervalRow, labelledScatterSpec } from '../report/charts.js';
 import { figure, html, type RawHtml, table } from '../report/html.js';
 import { vegaLiteToSvg } from '../report/svg.js';
+import { fixed as f3, percent as pct, pValue as pv, signed as f2 } from '../report/format.js';
 
 /** The memory-drift (DriftLens) part of the HTML report. */
 
-const f2 = (x: number) => (Number.isFinite(x) ? (x >= 0 ? `+${x.toFixed(2)}` : x.toFixed(2)) : 'n/a');
-const f3 = (x: number | null | undefined) => (typeof x === 'number' && Number.isFinite(x) ? x.toFixed(3) : 'n/a');
-const pct = (x: number) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(1)}%`;
-const pv = (p: number | null | undefined) => (typeof p !== 'number' ? 'n/a' : p < 0.001 ? '<0.001' : p.toFixed(3));
 const isErr = (v: unknown): v is { error: string } => v !== null && typeof v === 'object' && 'error' in v;
 
 function verdictCell(v: ValidityVerdict): RawHtml {
@@ -66,6 +65,26 @@ export function memoryHeadline(report: MemoryReport): AuditHeadlineTarget[] {
       detail: `specificity ${t.validity.specificity.verdict}, sensitivity ${t.validity.sensitivity.verdict}, convergent ${t.validity.convergent.verdict}`,
     });
     return { target: t.target, verdict, tone, numbers };
+  });
+}
+
+/**
+ * The memory verdicts as data: the headline's cards, with the DTW elevation's minimum detectable
+ * effect and the design's underpowered flag (the verdict rests on several categories, so it has no
+ * single estimate; the estimates are the document's rows).
+ */
+export function memoryVerdicts(report: MemoryReport): DocumentVerdict[] {
+  const headline = memoryHeadline(report);
+  return report.targets.map((t, i): DocumentVerdict => {
+    const h = headline[i] as AuditHeadlineTarget;
+    return documentVerdict({
+      subject: h.target,
+      verdict: h.verdict,
+      tone: h.tone,
+      numbers: h.numbers,
+      mde: t.metrics.dtw.power.minimumDetectableElevation,
+      underpowered: t.design.underpowered,
+    });
   });
 }
 

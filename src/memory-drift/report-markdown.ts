@@ -2,6 +2,7 @@ import type { IntervalEstimate, MemoryMaybe, MemoryMetric, MemoryReport, MetricA
 import type { LabelAgreement, LabelerReliability } from './reliability.js';
 import { isRefusal } from '../core/maybe.js';
 import { markdownText } from '../report/markdown-text.js';
+import { fixed as num, percent, signed } from '../report/format.js';
 
 /** Markdown rendering of a MemoryReport: the same numbers as the JSON, for people. */
 
@@ -13,9 +14,6 @@ export function markdownCell(text: string): string {
 }
 
 const cell = markdownCell;
-const num = (x: number, digits = 3) => (Number.isFinite(x) ? x.toFixed(digits) : 'n/a');
-const signed = (x: number, digits = 3) => (Number.isFinite(x) ? (x >= 0 ? `+${x.toFixed(digits)}` : x.toFixed(digits)) : 'n/a');
-const percent = (x: number) => (Number.isFinite(x) ? `${x >= 0 ? '+' : ''}${(100 * x).toFixed(1)}%` : 'n/a');
 const pValue = (p: number) => (p === 0 ? '0' : p < 0.001 ? p.toExponential(2) : p.toFixed(3));
 const rate = (x: number | null) => (x === null ? '—' : `${(100 * x).toFixed(1)}%`);
 const failure = (value: { error: string }) => `n/a (${cell(value.error)})`;

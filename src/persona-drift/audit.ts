@@ -2,7 +2,7 @@ import { spendText } from '../core/money.js';
 import { isPresent } from '../core/maybe.js';
 import type { Audit, AuditSummaryLine } from '../experiment/audit.js';
 import { estimateLines } from '../models/estimate.js';
-import { type PersonaSessionInfo, personaHeadline, personaSection } from './report-html.js';
+import { type PersonaSessionInfo, personaSection, personaVerdicts } from './report-html.js';
 import type { Session } from '../sessions/types.js';
 import type { PersonaObservation, PersonaReport } from './analysis.js';
 import { type PersonaConfig, personaConfigSchema } from './config.js';
@@ -16,6 +16,7 @@ import { personaDesignCounts, personaDesignPower, personaPowerLine } from './des
 import { personaLiveProbe, personaViewer } from './viewer.js';
 import { describePersonaUnits } from './units.js';
 import { personaExtrasSummary } from './extras-render.js';
+import { signed } from '../report/format.js';
 
 /** What the persona audit reads back from a run. */
 export interface PersonaCollected {
@@ -26,8 +27,6 @@ export interface PersonaCollected {
 
 /** Sessions as the analysis counts them (forks merged): 1 when positions are the unit. */
 const sessionUnits = (u: { unitOfInference: 'session' | 'position'; units: number }) => (u.unitOfInference === 'session' ? u.units : 1);
-
-const signed = (x: number) => (x >= 0 ? `+${x.toFixed(2)}` : x.toFixed(2));
 
 /** The persona-drift (ContextEcho) audit on the shared protocol. */
 export const personaAudit: Audit<PersonaConfig, Session[], PersonaCollected, PersonaReport, PersonaRunCounts> = {
@@ -75,7 +74,7 @@ export const personaAudit: Audit<PersonaConfig, Session[], PersonaCollected, Per
   liveProbe: personaLiveProbe,
   render: {
     markdown: ({ report }, title) => renderPersonaMarkdown(report, title),
-    headline: ({ report }) => personaHeadline(report),
+    document: ({ report }) => ({ verdicts: personaVerdicts(report) }),
     htmlSection: ({ report, collected }) => personaSection(report, collected.observations, collected.sessions),
     csvRows: ({ report }) => personaCsvRows(report),
     json: ({ report }) => report,

@@ -5,14 +5,13 @@ import { markdownText } from '../report/markdown-text.js';
 import { vegaLiteToSvg } from '../report/svg.js';
 import type { GapEstimate, Maybe, PersonaReport } from './analysis.js';
 import type { UnitInference } from './inference.js';
+import { pValue as pv, signed as f2 } from '../report/format.js';
 
 /**
  * Markdown and HTML of the report's further analyses (consensus, harness, framing, onset). Both
  * renderings are built from the same rows, so they show the same numbers as the JSON.
  */
 
-const f2 = (x: number) => (Number.isFinite(x) ? (x >= 0 ? `+${x.toFixed(2)}` : x.toFixed(2)) : 'n/a');
-const pv = (p: number) => (p < 0.001 ? '<0.001' : p.toFixed(3));
 const interval = (estimate: number, ci: readonly [number, number] | null) =>
   ci ? `${f2(estimate)} [${f2(ci[0])}, ${f2(ci[1])}]` : `${f2(estimate)} (no interval)`;
 const maybeText = (g: Maybe<GapEstimate | UnitInference>) => ('error' in g ? `n/a (${g.error})` : `${interval(g.estimate, g.ci)} (${g.units} ${g.level}s)`);

@@ -2,6 +2,7 @@ import { markdownText } from '../report/markdown-text.js';
 import { html, type RawHtml, table } from '../report/html.js';
 import type { GapEstimate, Maybe, PersonaReport } from './analysis.js';
 import type { ReferenceBlock, ReferencePermutation } from './reference-analysis.js';
+import { fixed as f3, pValue as pv, signed as f2 } from '../report/format.js';
 
 /**
  * The paper's procedure beside the calibrated one, for Markdown and HTML. Both renderings are
@@ -9,9 +10,6 @@ import type { ReferenceBlock, ReferencePermutation } from './reference-analysis.
  * the section.
  */
 
-const f2 = (x: number) => (Number.isFinite(x) ? (x >= 0 ? `+${x.toFixed(2)}` : x.toFixed(2)) : 'n/a');
-const f3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : 'n/a');
-const pv = (p: number) => (p < 0.001 ? '<0.001' : p.toFixed(3));
 const interval = (estimate: number, ci: readonly [number, number], format = f2) => `${format(estimate)} [${format(ci[0])}, ${format(ci[1])}]`;
 
 export interface ReferenceComparisonRow {

@@ -1,10 +1,12 @@
 import type { AuditHeadlineTarget } from '../experiment/audit.js';
+import type { DocumentVerdict } from '../report/document/types.js';
 import type { GapEstimate, Maybe, PersonaObservation, PersonaReport, VerdictKind } from './analysis.js';
 import { barSpec, forestSpec, type IntervalRow, scatterSpec, shortLabel, trajectorySpec } from '../report/charts.js';
 import { figure, html, type RawHtml, table } from '../report/html.js';
 import { vegaLiteToSvg } from '../report/svg.js';
 import { referenceHtml } from './reference-render.js';
 import { extrasHtml } from './extras-render.js';
+import { fixed as f3, pValue as pv, share as pct, signed as f2 } from '../report/format.js';
 
 /** The persona-drift (ContextEcho) part of the HTML report. */
 
@@ -18,10 +20,6 @@ export interface PersonaSessionInfo {
   missingSummaries?: Array<{ position: string; compaction: number; note: string }>;
 }
 
-const f2 = (x: number) => (Number.isFinite(x) ? (x >= 0 ? `+${x.toFixed(2)}` : x.toFixed(2)) : 'n/a');
-const f3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : 'n/a');
-const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
-const pv = (p: number) => (p < 0.001 ? '<0.001' : p.toFixed(3));
 const isGap = (g: Maybe<GapEstimate>): g is GapEstimate => !('error' in g);
 const gapText = (g: Maybe<GapEstimate>) => (isGap(g) ? `${f2(g.estimate)} [${f2(g.ci[0])}, ${f2(g.ci[1])}]` : `n/a (${g.error})`);
 
@@ -42,23 +40,25 @@ const TONE: Record<VerdictKind, AuditHeadlineTarget['tone']> = {
 /**
  * The first screen of a persona run: per target and judge, the verdict, the
  * position-averaged gap Δ with its CI, its sign-flip test, the two arm means
- * and the onset — every number read from `report.drift`, as in the JSON.
+ * and the onset — every number read from `report.drift`, as in the JSON. A
+ * fragile verdict (one session carries it) says so in the verdict itself, as the gate does.
  */
-export function personaHeadline(report: PersonaReport): AuditHeadlineTarget[] {
-  return report.drift.map((d) => {
+export function personaVerdicts(report: PersonaReport): DocumentVerdict[] {
+  return report.drift.map((d): DocumentVerdict => {
     const g = d.gap;
-    const numbers: AuditHeadlineTarget['numbers'] = [
+    const numbers: DocumentVerdict['numbers'] = [
       {
         label: 'drift gap Δ [95% CI]',
         value: gapText(g),
         detail: isGap(g) ? `filler − real, judge points (0–3), over ${g.units} ${g.level}s${d.strongDrift ? '; strong drift' : ''}` : undefined,
       },
     ];
-    if (!('error' in d.signFlip))
+    const test = 'error' in d.signFlip ? null : d.signFlip;
+    if (test)
       numbers.push({
         label: 'sign-flip p (Holm)',
-        value: `${pv(d.signFlip.p)} (${pv(d.signFlip.pHolm)})`,
-        detail: `${d.signFlip.n} ${d.signFlip.level}s, ${d.signFlip.method}`,
+        value: `${pv(test.p)} (${pv(test.pHolm)})`,
+        detail: `${test.n} ${test.level}s, ${test.method}`,
       });
     if (isGap(g)) numbers.push({ label: 'real / filler mean score', value: `${f3(g.real.estimate)} / ${f3(g.filler.estimate)}` });
     numbers.push({
@@ -68,10 +68,20 @@ export function personaHeadline(report: PersonaReport): AuditHeadlineTarget[] {
         ? `first position with Holm p ${pv(d.onset.pHolm)}`
         : (report.onset?.find((o) => o.target === d.target && o.judge === d.judge)?.reason ?? 'no position significant'),
     });
+    const v = d.verdict;
     return {
-      target: `${d.target} · judged by ${d.judge}`,
-      verdict: d.verdict.kind,
-      tone: TONE[d.verdict.kind],
+      subject: `${d.target} · judged by ${d.judge}`,
+      verdict: v.fragile ? `${v.kind} (fragile: driven by session ${v.drivenBy})` : v.kind,
+      tone: TONE[v.kind],
+      estimate: isGap(g) ? g.estimate : null,
+      interval: isGap(g) ? [g.ci[0], g.ci[1]] : null,
+      p: test?.p ?? null,
+      pAdjusted: test?.pHolm ?? null,
+      mde: v.mde,
+      effectOfInterest: report.options.strongThreshold,
+      underpowered: v.kind === 'underpowered for this design',
+      fragile: v.fragile === true,
+      drivenBy: v.drivenBy ?? null,
       numbers: numbers.map((n) => (n.detail === undefined ? { label: n.label, value: n.value } : n)),
     };
   });

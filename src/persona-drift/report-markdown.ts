@@ -3,13 +3,10 @@ import { markdownText } from '../report/markdown-text.js';
 import { contentPositionMarkdown, referenceMarkdown } from './reference-render.js';
 import { extrasMarkdown } from './extras-render.js';
 import { describePersonaUnits } from './units.js';
+import { fixed as f3, pValue as pv, share as pct, signed as f2 } from '../report/format.js';
 
 /** Markdown rendering of a PersonaReport: the same numbers as the JSON, for people. */
 
-const f2 = (x: number) => (Number.isFinite(x) ? (x >= 0 ? `+${x.toFixed(2)}` : x.toFixed(2)) : 'n/a');
-const f3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : 'n/a');
-const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
-const pv = (p: number) => (p < 0.001 ? '<0.001' : p.toFixed(3));
 /** Markdown table cells: no pipes or newlines from data. */
 const cell = markdownText;
 

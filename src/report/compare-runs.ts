@@ -3,6 +3,7 @@ import type { AnalyzedRun } from '../experiment/audit.js';
 import { findAudit } from '../experiment/registry.js';
 import type { RunInfo } from '../store/run-store.js';
 import type { CompareRunsOptions, RunComparison, RunDifference } from './compare-types.js';
+import { signed } from './format.js';
 
 /**
  * Two runs of the same audit compared number by number: the B − A difference of each headline
@@ -37,8 +38,6 @@ export function compareAnalyzedRuns(
   const rows: RunDifference[] = compare === undefined ? [] : compare(a, b, resolved);
   return { audit, a: a.run.id, b: b.run.id, ...resolved, rows };
 }
-
-const signed = (x: number, digits = 2) => (x >= 0 ? `+${x.toFixed(digits)}` : x.toFixed(digits));
 
 /** "A → B, B − A [CI]" for one row, in the row's scale. */
 /**

@@ -1,8 +1,8 @@
 import { stringify as stringifyYaml } from 'yaml';
-import { materialsMarkdown, materialsSummary, procedureSummary, runMaterialsOf } from '../materials/report.js';
+import { materialsMarkdown, runMaterialsOf } from '../materials/report.js';
 import { ConfigError } from '../core/errors.js';
 import { spendOrNull, spendText } from '../core/money.js';
-import { AUDIT_CSV_COLUMNS, type AnalyzedRun, type AnyAudit, type AuditHeadlineTarget } from '../experiment/audit.js';
+import { AUDIT_CSV_COLUMNS, type AnalyzedRun, type AnyAudit } from '../experiment/audit.js';
 import { findAudit, registeredAudits } from '../experiment/registry.js';
 import { analyzeAuditRun } from '../experiment/run-audit.js';
 import { requireCompleteRun } from '../experiment/run-completeness.js';
@@ -15,6 +15,8 @@ import { overallVerdict, reportVerdict, verdictMarkdown, type ReportVerdict } fr
 import { html, page, type RawHtml, REPORT_PAGE_STYLE, REPORT_STYLE } from './html.js';
 import { csvCell } from '../core/csv.js';
 import { mapSequential } from '../core/map-sequential.js';
+import { buildResultDocument, type RunAccounting, unfinishedCells } from './document/build.js';
+import type { DocumentVerdict, ResultDocument } from './document/types.js';
 
 /**
  * `echolens report <run.db>`: every run in a store as one self-contained HTML
@@ -23,25 +25,7 @@ import { mapSequential } from '../core/map-sequential.js';
 
 export type ReportFormat = 'html' | 'md' | 'json' | 'csv';
 
-/** Cost, tokens and cache use of a run's cells. */
-export interface RunAccounting {
-  cells: number;
-  byStatus: Record<string, number>;
-  /** Dollars over the priced cells (the JSON report's `spendUsd` is null when `unpricedCells` > 0). */
-  spendUsd: number;
-  /** Cells with tokens but no known price: the run's cost is unknown, never $0. */
-  unpricedCells: number;
-  inputTokens: number;
-  outputTokens: number;
-  cachedInputTokens: number;
-  cacheWriteTokens: number;
-  /** Cells whose provider reported a prompt-cache read. */
-  providerCacheHits: number;
-  /** Cells whose answer was reused from another run in the same store. */
-  sharedWithOtherRuns: number;
-  /** Why the targets' answers cannot be analysed (one answer to everything, context ignored), or null (gate/sanity.ts). */
-  notComputable: string | null;
-}
+export type { RunAccounting };
 
 export async function accountRun(store: RunStore, runId: string): Promise<RunAccounting> {
   const cells = await store.cellResultsOfRun(runId);
@@ -49,6 +33,7 @@ export async function accountRun(store: RunStore, runId: string): Promise<RunAcc
   const account: RunAccounting = {
     cells: cells.length,
     byStatus,
+    distinctRequests: 0,
     spendUsd: 0,
     unpricedCells: 0,
     inputTokens: 0,
@@ -61,10 +46,10 @@ export async function accountRun(store: RunStore, runId: string): Promise<RunAcc
   };
   const seen = new Set<string>();
   for (const cell of cells) {
+    byStatus[cell.result.status] = (byStatus[cell.result.status] ?? 0) + 1;
     if (seen.has(cell.key)) continue;
     seen.add(cell.key);
     const r = cell.result;
-    byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
     if (r.costUsd === null && r.usage.inputTokens + r.usage.outputTokens > 0) account.unpricedCells += 1;
     account.spendUsd += r.costUsd ?? 0;
     account.inputTokens += r.usage.inputTokens;
@@ -73,7 +58,7 @@ export async function accountRun(store: RunStore, runId: string): Promise<RunAcc
     account.cacheWriteTokens += r.usage.cacheWriteTokens;
     if (r.usage.cachedInputTokens > 0) account.providerCacheHits += 1;
   }
-  account.cells = seen.size;
+  account.distinctRequests = seen.size;
   return account;
 }
 
@@ -84,6 +69,8 @@ export interface ExperimentRunReport {
   audit?: AnyAudit;
   /** What the audit collected and its analysis. */
   analyzed?: AnalyzedRun<unknown, unknown>;
+  /** The run's result document: every surface reads its headline fields from here (docs/result-document.md). */
+  document: ResultDocument;
   /**
    * The analysis is also reachable under the experiment's name (`report.persona`,
    * `report.memory`), the fields this interface had before the audit registry.
@@ -102,14 +89,12 @@ async function selectRuns(store: RunStore, runIds?: readonly string[]): Promise<
 export async function collectReports(store: RunStore, runIds?: readonly string[], options: { B?: number } = {}): Promise<ExperimentRunReport[]> {
   return mapSequential(await selectRuns(store, runIds), async (run) => {
     const audit = findAudit(run.experiment);
-    const entry: ExperimentRunReport = { run, accounting: await accountRun(store, run.id) };
-    if (audit) {
-      await requireCompleteRun(store, run.id);
-      const analyzed = await analyzeAuditRun(audit, store, run, options.B ? { B: options.B } : {});
-      entry.audit = audit;
-      entry.analyzed = analyzed;
-      entry[audit.name] = analyzed.report;
-    }
+    const accounting = await accountRun(store, run.id);
+    if (!audit) return { run, accounting, document: buildResultDocument({ run, accounting }) };
+    await requireCompleteRun(store, run.id);
+    const analyzed = await analyzeAuditRun(audit, store, run, options.B ? { B: options.B } : {});
+    const entry: ExperimentRunReport = { run, accounting, audit, analyzed, document: buildResultDocument({ run, accounting, audit, analyzed }) };
+    entry[audit.name] = analyzed.report;
     return entry;
   });
 }
@@ -131,7 +116,7 @@ export function runName(run: RunInfo): string {
   return typeof name === 'string' && name.length > 0 ? name : run.id;
 }
 
-function manifestEntries(run: RunInfo, accounting: RunAccounting): Array<[string, unknown]> {
+function manifestEntries(run: RunInfo, accounting: RunAccounting, doc: ResultDocument): Array<[string, unknown]> {
   const m = run.manifest;
   const config = (m.config ?? {}) as Record<string, unknown>;
   return [
@@ -144,17 +129,12 @@ function manifestEntries(run: RunInfo, accounting: RunAccounting): Array<[string
     ['judges / labelers', readableValue(config.judges ?? config.labelers ?? config.labeler)],
     ['decoding', readableValue(config.decoding)],
     ['system prompts', readableValue(config.systemPrompts ?? config.systemPrompt)],
-    ['materials', materialsSummary(runMaterialsOf(m.options))],
-    ['procedure', procedureSummary(runMaterialsOf(m.options))],
+    ['materials', doc.provenance.materials],
+    ['procedure', doc.provenance.procedure],
     ['seed', m.seed],
     ['versions', readableValue(m.versions)],
     ['git commit', m.gitCommit ?? 'unknown'],
-    [
-      'cells',
-      `${accounting.cells} (${Object.entries(accounting.byStatus)
-        .map(([k, v]) => `${k} ${v}`)
-        .join(', ')})`,
-    ],
+    ['cells', cellsText(doc)],
     ['spend', spendText(accounting.spendUsd, accounting.unpricedCells)],
     [
       'tokens',
@@ -166,7 +146,7 @@ function manifestEntries(run: RunInfo, accounting: RunAccounting): Array<[string
 
 /** One table for every run of the report: a row per field, a column per run; then each run's full configuration. */
 function metadataHtml(reports: readonly ExperimentRunReport[]): RawHtml {
-  const columns = reports.map((r) => manifestEntries(r.run, r.accounting));
+  const columns = reports.map((r) => manifestEntries(r.run, r.accounting, r.document));
   const fields = columns[0]?.map(([k]) => k) ?? [];
   const head = html`<thead><tr><th scope="col">field</th>${reports.map((r) => html`<th scope="col" id="meta-${r.run.id}">${r.audit?.title ?? r.run.experiment}</th>`)}</tr></thead>`;
   const rows = fields.map((field, i) => html`<tr><th scope="row">${field}</th>${columns.map((c) => html`<td>${String(c[i]?.[1] ?? '—')}</td>`)}</tr>`);
@@ -176,33 +156,18 @@ function metadataHtml(reports: readonly ExperimentRunReport[]): RawHtml {
   return html`<table class="meta">${head}<tbody>${rows}</tbody></table>${configs}`;
 }
 
-function isSimulated(run: RunInfo): boolean {
-  const config = (run.manifest.config ?? {}) as Record<string, unknown>;
-  const models = [config.targets, config.judges, config.labeler, config.labelers].flat().filter((x): x is string => typeof x === 'string');
-  return models.some((m) => m.startsWith('sim:'));
-}
-
-/** The first-screen cards of one run: the audit's headline, else its viewer summary lines. */
-function headlineOf(r: ExperimentRunReport): AuditHeadlineTarget[] {
-  const reason = r.accounting.notComputable;
-  if (reason !== null) return [{ target: r.run.experiment, verdict: `not computable: ${reason}`, tone: 'neutral', numbers: [] }];
-  if (!r.audit || !r.analyzed) return [{ target: r.run.experiment, verdict: 'no registered audit', tone: 'neutral', numbers: [] }];
-  if (r.audit.render.headline) return r.audit.render.headline(r.analyzed);
-  return [
-    {
-      target: r.audit.title,
-      verdict: 'summary',
-      tone: 'neutral',
-      numbers: r.audit.render.viewerSummary(r.analyzed).map((l) => ({ label: l.label, value: l.value })),
-    },
-  ];
+/** The run's cells as every surface says them: the store's count by status, and the distinct requests among them. */
+export function cellsText(doc: ResultDocument): string {
+  const c = doc.counts;
+  const status = [`done ${c.done}`, ...(c.failed > 0 ? [`failed ${c.failed}`] : []), ...(c.pending > 0 ? [`pending ${c.pending}`] : [])];
+  return `${c.cells} (${status.join(', ')}; ${c.distinctRequests} distinct requests)`;
 }
 
 function glanceCards(r: ExperimentRunReport, anchor: string): RawHtml[] {
-  const heading = r.audit?.title ?? r.run.experiment;
-  return headlineOf(r).map(
+  const doc = r.document;
+  return doc.verdicts.map(
     (t) =>
-      html`<div class="card tone-${t.tone}" data-run="${r.run.id}" data-audit="${r.run.experiment}"><div class="audit"><a href="#${anchor}">${heading}</a>${isSimulated(r.run) ? html` <span class="tag">simulated</span>` : ''}</div><div class="target">${t.target} · run ${runName(r.run)}</div><div class="verdict">${t.verdict}</div><dl>${t.numbers.map(
+      html`<div class="card tone-${t.tone}" data-run="${r.run.id}" data-audit="${r.run.experiment}"><div class="audit"><a href="#${anchor}">${doc.run.title}</a>${doc.provenance.simulated ? html` <span class="tag">simulated</span>` : ''}</div><div class="target">${t.subject} · run ${doc.run.name}</div><div class="verdict">${t.verdict}</div><dl>${t.numbers.map(
         (n) =>
           html`<dt>${n.label}</dt><dd data-label="${n.label}"><span class="value">${n.value}</span>${n.detail ? html`<small>${n.detail}</small>` : ''}</dd>`,
       )}</dl></div>`,
@@ -217,7 +182,7 @@ export async function renderHtmlReport(store: RunStore, reports: readonly Experi
   for (const [i, r] of reports.entries()) {
     const heading = r.audit?.title ?? r.run.experiment;
     const body: RawHtml[] = [html`<h2 id="${anchors[i]}">${heading} — ${runName(r.run)}</h2>`];
-    if (isSimulated(r.run)) body.push(SIMULATED_BANNER);
+    if (r.document.provenance.simulated) body.push(SIMULATED_BANNER);
     // The latest of several measurements of a design links its trend, shown below its section (docs/over-time.md).
     const trend = await latestMeasurementTrend(store, r.run);
     if (trend)
@@ -229,7 +194,7 @@ export async function renderHtmlReport(store: RunStore, reports: readonly Experi
     body.push(html`<p class="muted">Models, parameters and manifest: <a href="#meta-${r.run.id}">run metadata</a>.</p>`);
     sections.push(html`<section class="run">${body}</section>`);
   }
-  const simulatedRuns = reports.filter((r) => isSimulated(r.run));
+  const simulatedRuns = reports.filter((r) => r.document.provenance.simulated);
   const simBanner =
     simulatedRuns.length > 0
       ? html`<p class="banner"><strong>Simulated models.</strong> ${simulatedRuns.length === reports.length ? 'Every run' : `${simulatedRuns.length} of ${reports.length} runs`} in this report used <code>sim:</code> models: deterministic simulations with planted effects, for demos and tests. Their numbers measure no real model.</p>`
@@ -251,19 +216,20 @@ async function latestMeasurementTrend(store: RunStore, run: RunInfo): Promise<De
 
 /** The gate's verdict on a report already computed (the run's own `gate:` thresholds over the defaults). */
 export function verdictOfReport(r: ExperimentRunReport): ReportVerdict {
-  const unfinished = (r.accounting.byStatus.failed ?? 0) + (r.accounting.byStatus.pending ?? 0);
   return reportVerdict(
     r.run,
     r.analyzed ? { [r.run.experiment]: r.analyzed.report } : {},
-    { total: r.accounting.cells, unfinished },
-    r.accounting.notComputable,
+    { total: r.document.counts.cells, unfinished: unfinishedCells(r.document.counts) },
+    r.document.notComputable,
   );
 }
 
 /** The first screen in Markdown: a line per target with its verdict and key numbers. */
 function glanceMarkdown(r: ExperimentRunReport): string {
-  if (!r.audit?.render.headline || !r.analyzed) return '';
-  const lines = r.audit.render.headline(r.analyzed).map((t) => `- **${t.target}: ${t.verdict}** — ${t.numbers.map((n) => `${n.label} ${n.value}`).join('; ')}`);
+  if (!(r.audit?.render.headline || r.audit?.render.document) || !r.analyzed) return '';
+  const lines = r.document.verdicts.map(
+    (t: DocumentVerdict) => `- **${t.subject}: ${t.verdict}** — ${t.numbers.map((n) => `${n.label} ${n.value}`).join('; ')}`,
+  );
   return lines.length > 0 ? `**At a glance**\n\n${lines.join('\n')}\n\n` : '';
 }
 
@@ -273,7 +239,8 @@ export function renderMarkdownReport(reports: readonly ExperimentRunReport[]): s
       const head = `<!-- run ${r.run.id} (${r.run.experiment}) -->\n`;
       // Verdict, simulated banner and manifest first, so a pasted report cannot pass for a real one.
       const sim = verdictMarkdown(r.run, verdictOfReport(r));
-      const spend = `Spend ${spendText(r.accounting.spendUsd, r.accounting.unpricedCells)}; ${r.accounting.cells} cells; ${r.accounting.providerCacheHits} provider cache hits.\n\n`;
+      const { cost } = r.document;
+      const spend = `Spend ${spendText(cost.pricedUsd, cost.unpricedCells)}; cells ${cellsText(r.document)}; ${cost.providerCacheHits} provider cache hits.\n\n`;
       const glance = glanceMarkdown(r);
       const materials = `\n${materialsMarkdown(runMaterialsOf(r.run.manifest.options))}`;
       if (r.audit && r.analyzed)
@@ -299,6 +266,7 @@ export function renderJsonReport(reports: readonly ExperimentRunReport[]): strin
         manifest: r.run.manifest,
         // Unknown cost is null in JSON, never 0; the priced part travels beside it.
         accounting: { ...r.accounting, spendUsd: spendOrNull(r.accounting.spendUsd, r.accounting.unpricedCells), pricedSpendUsd: r.accounting.spendUsd },
+        document: r.document,
         ...(r.audit && r.analyzed ? { [r.audit.name]: r.audit.render.json(r.analyzed) } : {}),
       })),
     },

@@ -125,7 +125,7 @@ describe('echolens persona import / export --layout contextecho', { timeout: 300
       expect(texts.filter((t) => t.includes('<PERSON>') && t.includes('<PHONE>'))).toHaveLength(2);
       expect(texts.some((t) => t.includes('<SECRET'))).toBe(true);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 });

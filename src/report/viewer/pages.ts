@@ -22,6 +22,7 @@ import {
 import { type CellMeasure, type CellPair, type CellReferences, type Factor, labelText } from './design.js';
 import { runListStatus, runListVerdict } from './run-list.js';
 import { mapSequential } from '../../core/map-sequential.js';
+import { isSimulatedRun } from '../../gate/run-info.js';
 
 /**
  * Server-rendered viewer pages. Every value goes through the escaping `html`
@@ -173,7 +174,7 @@ export async function runsPage(data: ViewerData, context: PageContext): Promise<
       {
         header: 'run',
         value: (r) =>
-          html`<a class="run-link" href="${runHref(r.store.index, r.run.id)}">${runName(r.run)}</a><br><code class="muted run-id">${r.run.id}</code>`,
+          html`<a class="run-link" href="${runHref(r.store.index, r.run.id)}">${runName(r.run)}</a>${isSimulatedRun(r.run) ? html` <span class="tag simulated-mark" title="sim: models: planted effects, nothing real was measured">SIMULATED</span>` : ''}<br><code class="muted run-id">${r.run.id}</code>`,
       },
       { header: 'audit', value: (r) => r.run.experiment },
       { header: 'store', value: (r) => html`<span title="${r.store.file}">${r.store.name}</span>` },
@@ -337,7 +338,7 @@ export async function runPage(
     pages > 1
       ? html`<p class="pager">Page ${query.page + 1} of ${pages}: ${query.page > 0 ? html`<a href="${runHref(store.index, run.id, { ...params, page: query.page - 1 })}">previous</a>` : ''}${query.page + 1 < pages ? html`<a href="${runHref(store.index, run.id, { ...params, page: query.page + 1 })}">next</a>` : ''}</p>`
       : html``;
-  const simulated = [...modelsOf(run, 'targets'), ...modelsOf(run, 'judges')].some((m) => m.startsWith('sim:'));
+  const simulated = isSimulatedRun(run);
   const headline =
     view.headline.length > 0
       ? html`<section class="headline" id="headline"><h2>Headline</h2>${table(view.headline, [

@@ -2,6 +2,7 @@ import { incompleteRunMessage } from '../../experiment/run-completeness.js';
 import type { StageProgress } from '../../store/run-stages.js';
 import type { RunInfo } from '../../store/run-store.js';
 import type { ViewerData } from './data.js';
+import { auditVerdicts } from '../document/build.js';
 
 /**
  * The run list's verdict and status columns. A verdict is read only from a complete run (the
@@ -49,10 +50,11 @@ export async function runListVerdict(data: ViewerData, storeIndex: number, run: 
     return { lines: [`no verdict: the analysis failed (${(error as Error).message})`], tone: 'neutral' };
   }
   if (!analysis) return { lines: ['no verdict'], tone: 'neutral' };
-  const headline = analysis.audit.render.headline?.(analysis.analyzed);
-  if (headline && headline.length > 0) {
-    const tone = headline.reduce<VerdictTone>((worst, h) => (TONE_RANK[h.tone] > TONE_RANK[worst] ? h.tone : worst), 'ok');
-    return { lines: headline.map((h) => `${h.target}: ${h.verdict}`), tone };
+  const { render } = analysis.audit;
+  const verdicts = render.document || render.headline ? auditVerdicts(analysis.audit, analysis.analyzed) : [];
+  if (verdicts.length > 0) {
+    const tone = verdicts.reduce<VerdictTone>((worst, v) => (TONE_RANK[v.tone] > TONE_RANK[worst] ? v.tone : worst), 'ok');
+    return { lines: verdicts.map((v) => `${v.subject}: ${v.verdict}`), tone };
   }
   const summary = analysis.audit.render.viewerSummary(analysis.analyzed)[0];
   return { lines: summary ? [`${summary.label}: ${summary.value}`] : ['no verdict'], tone: 'neutral' };

@@ -51,7 +51,12 @@ describe('viewer run and cell pages (persona, memory, continuation)', { timeout:
   it('names runs from the config (name:, else audit · target · date) with the id beside it', async () => {
     const runs = await text('/');
     expect(runs).toContain('>nightly persona check</a>');
-    expect(runs).toMatch(new RegExp(`>memory · sim:memory · \\d{4}-\\d\\d-\\d\\d</a><br><code class="muted run-id">${ids.memory}</code>`, 'u'));
+    expect(runs).toMatch(
+      new RegExp(
+        `>memory · sim:memory · \\d{4}-\\d\\d-\\d\\d</a> <span class="tag simulated-mark"[^>]*>SIMULATED</span><br><code class="muted run-id">${ids.memory}</code>`,
+        'u',
+      ),
+    );
   });
 
   it('states counts that add up: the run’s cells = answers + judge/labeler entries, and the list counts answers', async () => {

@@ -12,6 +12,7 @@ import { CLIENT_SCRIPT } from './client-script.js';
 import { checkSameAudit, compareAnalyzedRuns } from '../compare-runs.js';
 import { storeHistory } from '../history.js';
 import { accountRun, renderHtmlReport } from '../report.js';
+import { buildResultDocument } from '../document/build.js';
 import { trendSection } from '../trend.js';
 import { type CellFilter, filterCells, type IndexedCell, type MeasureValues, pairCells, type RunAnalysis, type RunIndex, scoreOf, ViewerData } from './data.js';
 import { type CellMeasure, cellMeasures, type Factor, pairedCell, referencedBy, runFactors } from './design.js';
@@ -342,10 +343,14 @@ async function reportPageHtml(look: RunLookups, runId: string, storeParam: strin
   if (!index) throw new HttpError(404, 'no such run in the stores this viewer was started with');
   const store = data.store(storeIndex)!;
   const { analysis } = await look.analysisOf(storeIndex, index);
+  const accounting = await accountRun(store.store, index.run.id);
+  const parts = analysis ? { audit: analysis.audit, analyzed: analysis.analyzed } : {};
   const entry = {
     run: index.run,
-    accounting: await accountRun(store.store, index.run.id),
-    ...(analysis ? { audit: analysis.audit, analyzed: analysis.analyzed, [analysis.audit.name]: analysis.analyzed.report } : {}),
+    accounting,
+    ...parts,
+    ...(analysis ? { [analysis.audit.name]: analysis.analyzed.report } : {}),
+    document: buildResultDocument({ run: index.run, accounting, ...parts }),
   };
   const body = await renderHtmlReport(store.store, [entry], `echolens report — ${index.run.id}`);
   // The report runs no script; its styles are allowed by hash, whatever the report's stylesheet is.
