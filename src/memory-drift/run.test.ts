@@ -179,7 +179,7 @@ describe('memory run end to end (SIMULATED models with planted ground truth)', {
 
     const cleanDb = join(dir, 'resume-clean.db');
     const clean = await run(cfg, cleanDb);
-    expect(await report(db, c.runId)).toEqual(report(cleanDb, clean.runId));
+    expect(await report(db, c.runId)).toEqual(await report(cleanDb, clean.runId));
     const store = openStore(db, { readonly: true });
     const summary = (await collectMemorySamples(store, c.runId)).summary;
     await store.close();

@@ -57,7 +57,7 @@ describe('persona rejudge on a persona run (SIMULATED models)', () => {
     expect(result.interrupted).toBe(false);
     expect(result.judgeCells).toBe(reference.judgeCells / 2);
 
-    expect(await judgeCells(once, run.runId, 'sim:judge-strict')).toEqual(judgeCells(both, reference.runId, 'sim:judge-strict'));
+    expect(await judgeCells(once, run.runId, 'sim:judge-strict')).toEqual(await judgeCells(both, reference.runId, 'sim:judge-strict'));
     // Same cells, same analysis: every judge's drift rows and the consensus agree exactly.
     const rejudged = await report(once, run.runId);
     const planned = await report(both, reference.runId);

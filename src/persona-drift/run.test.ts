@@ -79,7 +79,7 @@ describe('persona run end to end (SIMULATED models with planted ground truth)', 
     const clean = await runPersona(cfg, cleanDb, { ...quiet, signal: new AbortController().signal });
     const a = openStore(interruptedDb, { readonly: true });
     const b = openStore(cleanDb, { readonly: true });
-    expect(await personaReport(a, second.runId)).toEqual(personaReport(b, clean.runId));
+    expect(await personaReport(a, second.runId)).toEqual(await personaReport(b, clean.runId));
     await a.close();
     await b.close();
   });

@@ -46,7 +46,7 @@ for (const provider of ['openai', 'anthropic'] as const) {
       const batched = await runCellsBatch(batchRun.store, batchRun.runId, specs, { ...batchOptions, notify: (line) => notes.push(line) });
 
       expect(batched).toMatchObject({ status: 'done', done: 6, failed: 0, pending: 0 });
-      expect(await comparable(batchRun.store, batchRun.runId)).toEqual(comparable(onlineRun.store, onlineRun.runId));
+      expect(await comparable(batchRun.store, batchRun.runId)).toEqual(await comparable(onlineRun.store, onlineRun.runId));
       expect(batched.results.map((r) => r.text)).toEqual(specs.map((_s, i) => `answer to Question number ${i}?`));
       expect(online.spendUsd).toBeGreaterThan(0);
       expect(batched.spendUsd / online.spendUsd).toBeCloseTo(0.5, 12);

@@ -148,7 +148,7 @@ describe('crash safety', () => {
     const clean = join(dir, 'clean.db');
     const cleanEnd = await runChild(clean, runId, join(dir, 'clean.log'));
     expect(cleanEnd.code, cleanEnd.stderr).toBe(0);
-    expect(killed).toEqual(resultsByKey(clean, runId));
+    expect(killed).toEqual(await resultsByKey(clean, runId));
     expect(readLog(join(dir, 'clean.log'))).toHaveLength(CELLS);
   }, 300_000); // six child processes start under tsx; slow on a loaded machine, nothing here is timed
 });

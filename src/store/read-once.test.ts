@@ -46,7 +46,7 @@ describe('readOnce: a report reads the run and its cells once', () => {
   it('keeps no failed read: an unknown run fails every time', async () => {
     const store = SqliteRunStore.open(':memory:');
     const view = readOnce(store);
-    expect(() => view.requireRun('nope')).toThrow(/nope/);
+    await expect(view.requireRun('nope')).rejects.toThrow(/nope/);
     await store.createRun(TEST_MANIFEST, { id: 'nope' });
     expect((await view.requireRun('nope')).id).toBe('nope');
     await store.close();

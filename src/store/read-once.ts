@@ -10,10 +10,11 @@ const REPEATED_READS = new Set<PropertyKey>(['getRun', 'requireRun', 'listRuns',
  * of one (it counts the run's cells by status). Through this view each of those reads happens once
  * per argument list (a run `listRuns` gave is not read again); a list comes back as a fresh array of the same records, which callers must
  * not change. Every other method goes to the store as it is. Only for stores nothing writes to
- * while the view lives (reports, gates, viewer pages); a Promise a method returns is kept as it is.
+ * while the view lives (reports, gates, viewer pages).
  */
 export function readOnce<S extends RunStore>(store: S): S {
-  const answers = new Map<string, unknown>();
+  const answers = new Map<string, Promise<unknown>>();
+  let listed: Array<{ id: string }> | undefined;
   return new Proxy(store, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver) as unknown;
@@ -24,18 +25,22 @@ export function readOnce<S extends RunStore>(store: S): S {
         const key = `${String(property)}\u0000${JSON.stringify(args)}`;
         // A run the list already read is answered from it (each read counts the run's cells again).
         if ((property === 'getRun' || property === 'requireRun') && !answers.has(key)) {
-          const listed = answers.get(`listRuns\u0000[]`);
-          const run = Array.isArray(listed) ? (listed as Array<{ id: string }>).find((r) => r.id === args[0]) : undefined;
-          if (run !== undefined) answers.set(key, run);
+          const run = listed?.find((r) => r.id === args[0]);
+          if (run !== undefined) answers.set(key, Promise.resolve(run));
         }
-        if (!answers.has(key)) {
-          const answer = method.apply(target, args);
-          // A failed read (an unknown run) is not kept: the next call fails the same way.
-          if (answer instanceof Promise) answer.catch(() => answers.delete(key));
+        let answer = answers.get(key);
+        if (answer === undefined) {
+          answer = Promise.resolve(method.apply(target, args));
           answers.set(key, answer);
+          answer.then(
+            (result) => {
+              if (property === 'listRuns') listed = result as Array<{ id: string }>;
+            },
+            // A failed read (an unknown run) is not kept: the next call fails the same way.
+            () => answers.delete(key),
+          );
         }
-        const answer = answers.get(key);
-        return Array.isArray(answer) ? [...answer] : answer instanceof Promise ? answer.then((a) => (Array.isArray(a) ? [...a] : a)) : answer;
+        return answer.then((result) => (Array.isArray(result) ? [...result] : result));
       };
     },
   });

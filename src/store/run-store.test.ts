@@ -228,7 +228,7 @@ describe('secrets never reach the store', () => {
     const chunks: string[] = [];
     out.on('data', (chunk: Buffer) => chunks.push(chunk.toString('utf8')));
     await store.exportJsonl(run, out);
-    const stored = JSON.stringify([store.requireRun(run), store.cellsOfRun(run)]);
+    const stored = JSON.stringify([await store.requireRun(run), await store.cellsOfRun(run)]);
     await store.close();
 
     expect(stored).not.toContain(secret);
