@@ -162,12 +162,10 @@ function countsText(c: RunCounts): string {
 
 export async function runsPage(data: ViewerData, context: PageContext): Promise<string> {
   const runs = await data.runs();
-  const rows = await mapSequential(runs, async ({ store, run }) => ({
-    store,
-    run,
-    index: await data.run(store.index, run.id),
-    stages: await store.store.stages(run.id),
-  }));
+  const rows = await mapSequential(runs, async ({ store, run }) => {
+    const stages = await store.store.stages(run.id);
+    return { store, run, index: await data.run(store.index, run.id), stages, verdict: await runListVerdict(data, store.index, run, stages) };
+  });
   const list = table(
     rows,
     [
@@ -180,8 +178,8 @@ export async function runsPage(data: ViewerData, context: PageContext): Promise<
       { header: 'store', value: (r) => html`<span title="${r.store.file}">${r.store.name}</span>` },
       {
         header: 'verdict',
-        value: async (r) => {
-          const verdict = await runListVerdict(data, r.store.index, r.run, r.stages);
+        value: (r) => {
+          const verdict = r.verdict;
           return html`<span class="run-verdict tone-${verdict.tone}">${verdict.lines.map((l, i) => html`${i > 0 ? html`<br>` : ''}${l}`)}</span>`;
         },
       },

@@ -18,6 +18,7 @@ import { type CellFilter, filterCells, type IndexedCell, type MeasureValues, pai
 import { type CellMeasure, cellMeasures, type Factor, pairedCell, referencedBy, runFactors } from './design.js';
 import { analysisPage, cellPage, chartsOf, comparePage, errorPage, type PageContext, runPage, runsPage, VIEWER_STYLE, viewerPage } from './pages.js';
 import { allowedHosts, COMMON_HEADERS, checkOrigin, newToken, styleHash, TOKEN_HEADER, tokenMatches, viewerCsp } from './security.js';
+import { mapSequential } from '../../core/map-sequential.js';
 
 /**
  * `echolens view`: a local web app over run stores fixed at startup, plus the
@@ -299,7 +300,7 @@ async function comparePageHtml(look: RunLookups, params: URLSearchParams, contex
 /** `/api/runs`: every run of every store. */
 async function runsJson(data: ViewerData) {
   return {
-    runs: (await data.runs()).map(({ store, run }) => ({
+    runs: await mapSequential(await data.runs(), async ({ store, run }) => ({
       store: store.index,
       storeName: store.name,
       id: run.id,
@@ -308,7 +309,7 @@ async function runsJson(data: ViewerData) {
       startedAt: run.startedAt,
       counts: run.counts,
       /** Why the run is incomplete (the report's refusal), or null. */
-      incomplete: runIncompleteness(store.store, run),
+      incomplete: await runIncompleteness(store.store, run),
     })),
   };
 }
@@ -334,11 +335,16 @@ async function cellsJson(look: RunLookups, params: URLSearchParams) {
   };
 }
 
+/** The index of the first store that holds the run, or -1. */
+async function firstStoreHolding(data: ViewerData, runId: string): Promise<number> {
+  for (const [index, s] of data.stores.entries()) if ((await s.store.getRun(runId)) !== undefined) return index;
+  return -1;
+}
+
 /** The full HTML report of one run (the store is the `s` index, else the first store holding the run), with its CSP. */
 async function reportPageHtml(look: RunLookups, runId: string, storeParam: string | null): Promise<{ body: string; csp: string }> {
   const data = look.data;
-  const storeIndex =
-    storeParam !== null && storeParam !== '' ? Number(storeParam) : data.stores.findIndex(async (s) => (await s.store.getRun(runId)) !== undefined);
+  const storeIndex = storeParam !== null && storeParam !== '' ? Number(storeParam) : await firstStoreHolding(data, runId);
   const index = Number.isInteger(storeIndex) && storeIndex >= 0 ? await data.run(storeIndex, runId) : undefined;
   if (!index) throw new HttpError(404, 'no such run in the stores this viewer was started with');
   const store = data.store(storeIndex)!;
@@ -523,9 +529,9 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
           return sendHtml(request, response, 200, viewerPage(page.title, page.body, context));
         }
       case '/api/runs':
-        return sendJson(request, response, 200, runsJson(data));
+        return sendJson(request, response, 200, await runsJson(data));
       case '/api/cells':
-        return sendJson(request, response, 200, cellsJson(look, params));
+        return sendJson(request, response, 200, await cellsJson(look, params));
       default: {
         const reportPath = /^\/runs\/([^/]+)\/report$/u.exec(url.pathname);
         if (reportPath) return serveReport(request, response, decodePathPart(reportPath[1] as string), params.get('s'));
