@@ -18,7 +18,7 @@ import { RunStore } from ${JSON.stringify(`${root}store/run-store.ts`)};
 import { runCells } from ${JSON.stringify(`${root}store/runner.ts`)};
 const [file, log, cells] = [process.argv[2], process.argv[3], Number(process.argv[4])];
 const store = RunStore.open(file);
-const run = store.listRuns()[0]?.id ?? store.createRun({ experiment: 'reliability', config: {}, seed: 1, versions: {}, gitCommit: null });
+const run = (await store.listRuns())[0]?.id ?? await store.createRun({ experiment: 'reliability', config: {}, seed: 1, versions: {}, gitCommit: null });
 const specs = Array.from({ length: cells }, (_, i) => ({ request: { model: 'fake:slow', messages: [{ role: 'user', content: 'cell ' + i }], params: {}, sample: 0 }, labels: { i } }));
 const adapter = {
   ref: 'fake:slow', provider: 'fake', modelId: 'slow',
@@ -30,7 +30,7 @@ const adapter = {
   },
 };
 await runCells(store, run, specs, { adapterFor: async () => adapter, concurrency: 4, costOf: () => 0 });
-store.close();
+await store.close();
 process.stdout.write('finished\\n');
 `;
 

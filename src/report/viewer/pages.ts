@@ -207,8 +207,9 @@ export async function runsPage(data: ViewerData, context: PageContext): Promise<
       ? html`<h2>Compare two runs</h2><p class="note">Runs of the same audit only: each headline number and B − A with a paired bootstrap interval over the design units both runs share.</p><form class="filters" method="get" action="/compare"><label>run A<select name="a">${options}</select></label><label>run B<select name="b">${options}</select></label><button type="submit">Compare</button></form>`
       : html``;
   // Designs measured more than once: their trend pages.
-  const trends = data.stores.flatMap(async (s) =>
-    [...designsOf(await s.store.listRuns())].flatMap(([design, list]) =>
+  const runsByStore = await mapSequential(data.stores, async (s) => ({ s, runs: await s.store.listRuns() }));
+  const trends = runsByStore.flatMap(({ s, runs: storeRuns }) =>
+    [...designsOf(storeRuns)].flatMap(([design, list]) =>
       list.length >= 2
         ? [
             html`<li><a class="trend-link" href="/trend?${qs({ s: s.index, d: design })}">${list[0]?.experiment} design ${design}</a> <span class="muted">(${list.length} measurements, ${s.name})</span></li>`,
