@@ -129,16 +129,16 @@ export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, 
     specs,
     runtime: stageRuntime,
     async stage(specs, label) {
-      startStage(label, specs.length);
+      await startStage(label, specs.length);
       // One budget for the whole run: each stage is given what the earlier ones spent.
       const result = await runStage(store, runId, specs, { ...stageRuntime, label, spentBeforeUsd: spendUsd });
       tally(result, label);
       const settled = result.results.filter((r) => r.status !== 'pending').length;
-      endStage(label, { expected: specs.length, registered: specs.length, settled }, result.stopReason === null);
+      await endStage(label, { expected: specs.length, registered: specs.length, settled }, result.stopReason === null);
       return result;
     },
     async parsedStage(items, retries, label) {
-      startStage(label, items.length);
+      await startStage(label, items.length);
       const result = await runParsedStage(store, runId, items, retries, { ...stageRuntime, label, spentBeforeUsd: spendUsd });
       // Labelled as runParsedStage labels their progress lines.
       result.stages.forEach((stage, attempt) => {
@@ -147,7 +147,7 @@ export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, 
       // Settled: parsed, invalid after its re-asks, or answered empty / failed; a cell left pending is not.
       const settled = result.outcomes.filter((o) => o !== undefined && (o.status !== 'unanswered' || o.result.status !== 'pending')).length;
       const registered = result.stages.length > 0 ? items.length : 0;
-      endStage(
+      await endStage(
         label,
         { expected: items.length, registered, settled },
         result.stages.every((s) => s.stopReason === null),
