@@ -104,7 +104,7 @@ describe('baseline comparison calibration (Monte Carlo)', () => {
     process.stdout.write(`${lines.join('\n')}\n`);
   }, 600_000);
 
-  it('end to end: two simulated persona measurements of one design with no change pass the baseline gate in ≥ 95% of seeded replicates', async () => {
+  it('end to end: two simulated persona measurements of one design with no change pass the baseline gate at 95% within Monte Carlo error (seeded replicates)', async () => {
     registerBuiltinSimProfiles();
     registerBuiltinAudits();
     const dir = mkdtempSync(join(tmpdir(), 'echolens-baseline-cal-'));
@@ -143,6 +143,7 @@ describe('baseline comparison calibration (Monte Carlo)', () => {
     }
     process.stdout.write(`end-to-end persona (sim:persona, 8 positions): ${passes}/${replicates} passed, ${moved} with a non-zero change\n`);
     expect(moved).toBeGreaterThan(replicates / 2);
-    expect(passes / replicates).toBeGreaterThanOrEqual(0.95);
+    // 60 end-to-end replicates: a true 95% pass rate gives 57 ± 1.7; two Monte Carlo SE below 0.95 is the floor.
+    expect(passes / replicates).toBeGreaterThanOrEqual(0.95 - 2 * Math.sqrt((0.95 * 0.05) / replicates));
   }, 900_000);
 });
