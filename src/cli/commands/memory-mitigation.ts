@@ -10,8 +10,8 @@ import { installStopSignals, openExperimentRun } from '../../experiment/runtime.
 import { registerMitigationSimProfiles } from '../../memory-drift/mitigation/sims.js';
 import { loadDpoConfig } from '../../memory-drift/mitigation/dpo-config.js';
 import { runDpoPairs, writeDpoOutputs } from '../../memory-drift/mitigation/dpo.js';
-import { evaluateHeldOut, parseHeldOut, renderEvaluationMarkdown } from '../../memory-drift/mitigation/evaluation.js';
-import { buildReferences } from '../../memory-drift/mitigation/references.js';
+import { parseHeldOut, renderEvaluationMarkdown, runEvaluation } from '../../memory-drift/mitigation/evaluation.js';
+import { runReferences } from '../../memory-drift/mitigation/references.js';
 import { CachedLabeler } from '../../memory-drift/mitigation/reward-labeler.js';
 import { startRewardServer } from '../../memory-drift/mitigation/reward-server.js';
 import { type GrpoExport, type GrpoFormat, grpoPromptRows, splitByQuestion, type VerlPromptRow } from '../../memory-drift/mitigation/grpo-data.js';
@@ -108,17 +108,20 @@ export function registerMemoryMitigation(memory: Command): void {
           process.exitCode = 3;
           return;
         }
-        const run = await openExperimentRun(options.db, 'memory-references', { labeler: options.labeler, ontology }, config.seed);
-        try {
-          const labeler = new CachedLabeler({ store: run.store, runId: run.runId, labeler: options.labeler, ontology, runtime: { signal: stop.signal } });
-          const built = await buildReferences(result.prompts, result.candidates, labeler);
-          mkdirSync(dirname(options.out), { recursive: true });
-          writeFileSync(options.out, built.references.map((r) => JSON.stringify(r)).join('\n') + (built.references.length > 0 ? '\n' : ''));
-          process.stdout.write(`wrote ${built.references.length} references to ${options.out}; ${built.missing.length} questions without one\n`);
-          for (const m of built.missing) process.stdout.write(`  ${m.question_id}: ${m.reason}\n`);
-        } finally {
-          await run.store.close();
+        const run = await runReferences({ labeler: options.labeler, ontology }, result, options.db, config.seed, {
+          signal: stop.signal,
+          hardSignal: stop.hardSignal,
+        });
+        if (run.interrupted) {
+          process.stdout.write(`run ${run.runId} stopped early; run the same command again to resume (nothing written)\n`);
+          process.exitCode = 3;
+          return;
         }
+        const built = run.result;
+        mkdirSync(dirname(options.out), { recursive: true });
+        writeFileSync(options.out, built.references.map((r) => JSON.stringify(r)).join('\n') + (built.references.length > 0 ? '\n' : ''));
+        process.stdout.write(`wrote ${built.references.length} references to ${options.out}; ${built.missing.length} questions without one\n`);
+        for (const m of built.missing) process.stdout.write(`  ${m.question_id}: ${m.reason}\n`);
       } finally {
         stop.dispose();
       }
@@ -268,30 +271,18 @@ export function registerMemoryMitigation(memory: Command): void {
         const file = spec.slice(eq + 1);
         return { name: spec.slice(0, eq), rows: parseHeldOut(readInput(file, 'held-out responses'), file) };
       });
-      const run = await openExperimentRun(
-        ensureParent(options.db),
-        'memory-evaluate',
-        { labeler: options.labeler, judge: options.judge ?? null, ontology },
-        42,
-      );
-      try {
-        const labeler = new CachedLabeler({ store: run.store, runId: run.runId, labeler: options.labeler, ontology });
-        const summaries = [];
-        for (const model of models) {
-          summaries.push(
-            await evaluateHeldOut(model.name, model.rows, {
-              references,
-              labeler,
-              store: run.store,
-              runId: run.runId,
-              ...(options.judge ? { judge: options.judge } : {}),
-            }),
-          );
-        }
-        process.stdout.write(options.format === 'json' ? `${JSON.stringify(summaries, null, 2)}\n` : renderEvaluationMarkdown(summaries));
-      } finally {
-        await run.store.close();
+      const names = models.map((m) => m.name);
+      const repeated = names.find((name, i) => names.indexOf(name) !== i);
+      if (repeated !== undefined) throw new InvalidArgumentError('--model', `the name "${repeated}" is given twice (each model's stages are named after it)`);
+      const run = await runEvaluation({ labeler: options.labeler, judge: options.judge ?? null, ontology }, { references, models }, ensureParent(options.db), {
+        progress: false,
+      });
+      if (run.interrupted) {
+        process.stderr.write(`run ${run.runId} stopped early; run the same command again to resume\n`);
+        process.exitCode = 3;
+        return;
       }
+      process.stdout.write(options.format === 'json' ? `${JSON.stringify(run.result, null, 2)}\n` : renderEvaluationMarkdown(run.result));
     });
 
   memory

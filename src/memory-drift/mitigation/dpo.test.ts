@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { InputError } from '../../core/errors.js';
+import { openStore } from '../../store/run-store.js';
 import { loadBuiltinPerturbations } from '../perturbations.js';
 import { buildCandidatePlan, DPO_REASONING_INSTRUCTION, samplePersonas } from './candidates.js';
 import { dpoConfigSchema } from './dpo-config.js';
@@ -271,5 +272,38 @@ describe('dpo-pairs end to end (simulated models)', () => {
     expect(second.resumed).toBe(true);
     expect(second.sym).toEqual(first.sym);
     expect(second.spendUsd).toBe(0);
+  });
+
+  it('runs through runAudit: its stages are recorded, a stopped run is not done and the same command finishes it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'echolens-dpo-stages-'));
+    const config = dpoConfigSchema.parse({
+      questions: { limit: 2 },
+      generator: 'sim:memory',
+      judge: 'sim:dpo-judge',
+      rewrite: { model: 'sim:dpo-rewriter' },
+      candidates: 4,
+      out: join(dir, 'out'),
+    });
+    const db = join(dir, 'dpo.db');
+    const stop = new AbortController();
+    stop.abort();
+    const stopped = await runDpoPairs(config, db, { progress: false, signal: stop.signal });
+    expect(stopped.complete).toBe(false);
+    const store = openStore(db);
+    expect((await store.requireRun(stopped.runId)).status).not.toBe('done');
+    await store.close();
+
+    const finished = await runDpoPairs(config, db, { progress: false });
+    expect(finished.resumed).toBe(true);
+    expect(finished.runId).toBe(stopped.runId);
+    expect(finished.complete).toBe(true);
+    const after = openStore(db);
+    const run = await after.requireRun(finished.runId);
+    const stages = await after.stages(finished.runId);
+    await after.close();
+    expect(run.status).toBe('done');
+    expect(stages.map((s) => s.stage)).toEqual(['dpo candidates', 'dpo judge', 'dpo rewrite']);
+    for (const stage of stages) expect([stage.registered, stage.settled]).toEqual([stage.expected, stage.expected]);
+    expect(stages[0]!.expected).toBe(finished.card.counts.prompts * 4);
   });
 });

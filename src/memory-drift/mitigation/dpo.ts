@@ -2,11 +2,14 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError } from '../../core/errors.js';
 import { packageVersion } from '../../core/version.js';
-import { openExperimentRun, type ParsedItem, runParsedStage, runStage, type StageRuntime } from '../../experiment/runtime.js';
+import type { AuditRunContext, StagedAuditRunner } from '../../experiment/audit.js';
+import { runAudit } from '../../experiment/run-audit.js';
+import type { ParsedItem, StageRuntime } from '../../experiment/runtime.js';
+import type { RunCellsResult } from '../../store/runner.js';
 import type { CellResult } from '../../store/types.js';
 import { loadBuiltinPerturbations, loadPerturbationsFile } from '../perturbations.js';
 import { loadBuiltinQuestions, loadQuestionsFile } from '../questions.js';
-import { buildCandidatePlan, buildDpoPromptMessages, type DpoPrompt } from './candidates.js';
+import { buildCandidatePlan, buildDpoPromptMessages, type CandidatePlan, type DpoPrompt } from './candidates.js';
 import type { DpoConfig } from './dpo-config.js';
 import { buildDpoJudgeMessages, buildDpoJudgeReaskMessages, DPO_JUDGE_PARAMS, type DpoJudgeVerdict, parseDpoJudgeOutput } from './dpo-judge.js';
 import { type DataCard, mixPreferences, type PreferenceRecord, quickSubset, renderDataCardMarkdown, toJsonl, toOpenRlhfRow, toTrlRow } from './export.js';
@@ -35,243 +38,258 @@ function increment(record: Record<string, number>, key: string, by = 1): void {
   record[key] = (record[key] ?? 0) + by;
 }
 
-/**
- * `echolens memory dpo-pairs`: candidates → judge (re-asks) → selection → optional rewrite →
- * mix with filtered external pairs → exports and data card. Every model call is a cell in the
- * run store, so a second run with the same config calls nothing.
- */
-export async function runDpoPairs(config: DpoConfig, db: string, runtime: StageRuntime = {}): Promise<DpoRunResult> {
-  const questionSet = config.questions.file ? loadQuestionsFile(config.questions.file) : loadBuiltinQuestions();
-  const questions = config.questions.limit ? questionSet.questions.slice(0, config.questions.limit) : questionSet.questions;
-  const perturbations = config.perturbations.file ? loadPerturbationsFile(config.perturbations.file) : loadBuiltinPerturbations();
-  const plan = buildCandidatePlan({
-    questions,
-    perturbations,
-    generator: config.generator,
-    personasPerQuestion: config.personasPerQuestion,
-    candidates: config.candidates,
-    ...(config.withInstruction !== undefined ? { withInstruction: config.withInstruction } : {}),
-    params: { ...config.params },
-    tiers: config.perturbations.tiers,
-    seed: config.seed,
-  });
-  const { store, runId, resumed } = await openExperimentRun(db, 'memory-dpo', config, config.seed, { questionSource: questionSet.source });
-  try {
-    let spend = 0;
-    let unpriced = 0;
-    let complete = true;
-    const generation = await runStage(store, runId, plan.cells, { ...runtime, label: 'dpo candidates' });
-    spend += generation.spendUsd;
-    unpriced += generation.unpricedCells;
-    if (generation.interrupted || generation.stopReason !== null) complete = false;
+interface DpoInput {
+  questionSource: string;
+  questions: number;
+  plan: CandidatePlan;
+}
 
-    const candidateCounts: Record<string, number> = { planned: plan.cells.length, done: 0, empty: 0, failed: 0, pending: 0 };
-    const judgeItems: ParsedItem<DpoJudgeVerdict>[] = [];
-    const judgeOwners: { promptId: string; candidate: JudgedCandidate }[] = [];
-    const byPrompt = new Map<string, JudgedCandidate[]>(plan.prompts.map((p) => [p.id, []]));
-    const promptById = new Map(plan.prompts.map((p) => [p.id, p]));
-    plan.cells.forEach((cell, i) => {
-      const result = generation.results[i] as CellResult;
-      const promptId = String(cell.labels.prompt_id);
-      const prompt = promptById.get(promptId)!;
-      const candidate: JudgedCandidate = {
-        index: Number(cell.labels.candidate),
-        text: result.text ?? '',
-        withInstruction: cell.labels.with_instruction === true,
-        key: result.key,
-        status: 'unanswered',
-      };
-      byPrompt.get(promptId)!.push(candidate);
-      if (result.status !== 'done' || result.text === null || result.text.trim() === '') {
-        increment(candidateCounts, result.status === 'done' ? 'empty' : result.status);
-        return;
+/** What the DPO run's stages produce (runAudit adds the run id, spend and stops). */
+type DpoStagesResult = Omit<DpoRunResult, 'runId' | 'resumed' | 'spendUsd' | 'unpricedCells'>;
+
+const stopped = (stage: RunCellsResult) => stage.interrupted || stage.stopReason !== null;
+
+/**
+ * `echolens memory dpo-pairs` as an audit runner: candidates → judge (re-asks) → selection →
+ * optional rewrite → mix with filtered external pairs → data card. `runAudit` opens the run,
+ * records its stages (the run is done only when each is complete), tallies one budget over them
+ * and handles Ctrl-C, as for the audits; a second run with the same config calls nothing.
+ */
+export const dpoPairsRunner: StagedAuditRunner<DpoConfig, DpoInput, DpoStagesResult> = {
+  name: 'memory-dpo',
+  limits: () => ({}),
+  async prepare(config) {
+    const questionSet = config.questions.file ? loadQuestionsFile(config.questions.file) : loadBuiltinQuestions();
+    const questions = config.questions.limit ? questionSet.questions.slice(0, config.questions.limit) : questionSet.questions;
+    const perturbations = config.perturbations.file ? loadPerturbationsFile(config.perturbations.file) : loadBuiltinPerturbations();
+    const plan = buildCandidatePlan({
+      questions,
+      perturbations,
+      generator: config.generator,
+      personasPerQuestion: config.personasPerQuestion,
+      candidates: config.candidates,
+      ...(config.withInstruction !== undefined ? { withInstruction: config.withInstruction } : {}),
+      params: { ...config.params },
+      tiers: config.perturbations.tiers,
+      seed: config.seed,
+    });
+    return { questionSource: questionSet.source, questions: questions.length, plan };
+  },
+  plan: (_config, input) => input.plan.cells,
+  manifestOptions: (_config, input) => ({ questionSource: input.questionSource }),
+  stages: (config, _input, specs) => [
+    { name: 'dpo candidates', expected: specs.length },
+    { name: 'dpo judge', expected: null },
+    ...(config.rewrite ? [{ name: 'dpo rewrite', expected: null }] : []),
+  ],
+  execute: (context) => executeDpoPairs(context),
+};
+
+/** Runs `dpoPairsRunner` (library entry point; the CLI's `memory dpo-pairs`). */
+export async function runDpoPairs(config: DpoConfig, db: string, runtime: StageRuntime = {}): Promise<DpoRunResult> {
+  const run = await runAudit(dpoPairsRunner, config, db, { runtime, seed: config.seed });
+  return {
+    ...run.result,
+    runId: run.runId,
+    resumed: run.resumed,
+    complete: run.result.complete && !run.interrupted,
+    spendUsd: run.spendUsd,
+    unpricedCells: run.unpricedCells,
+  };
+}
+
+async function executeDpoPairs(context: AuditRunContext<DpoConfig, DpoInput>): Promise<DpoStagesResult> {
+  const { config, input, runId } = context;
+  const { plan } = input;
+  let complete = true;
+  const generation = await context.stage(context.specs, 'dpo candidates');
+  if (stopped(generation)) complete = false;
+
+  const candidateCounts: Record<string, number> = { planned: plan.cells.length, done: 0, empty: 0, failed: 0, pending: 0 };
+  const judgeItems: ParsedItem<DpoJudgeVerdict>[] = [];
+  const judgeOwners: { promptId: string; candidate: JudgedCandidate }[] = [];
+  const byPrompt = new Map<string, JudgedCandidate[]>(plan.prompts.map((p) => [p.id, []]));
+  const promptById = new Map(plan.prompts.map((p) => [p.id, p]));
+  plan.cells.forEach((cell, i) => {
+    const result = generation.results[i] as CellResult;
+    const promptId = String(cell.labels.prompt_id);
+    const prompt = promptById.get(promptId)!;
+    const candidate: JudgedCandidate = {
+      index: Number(cell.labels.candidate),
+      text: result.text ?? '',
+      withInstruction: cell.labels.with_instruction === true,
+      key: result.key,
+      status: 'unanswered',
+    };
+    byPrompt.get(promptId)!.push(candidate);
+    if (result.status !== 'done' || result.text === null || result.text.trim() === '') {
+      increment(candidateCounts, result.status === 'done' ? 'empty' : result.status);
+      return;
+    }
+    increment(candidateCounts, 'done');
+    judgeOwners.push({ promptId, candidate });
+    judgeItems.push({
+      spec: {
+        request: {
+          model: config.judge,
+          messages: buildDpoJudgeMessages(prompt.question.text, prompt.persona.text, result.text),
+          params: { ...DPO_JUDGE_PARAMS },
+          sample: 0,
+        },
+        labels: { experiment: 'memory-dpo', stage: 'judge', prompt_id: promptId, candidate: candidate.index, attempt: 0 },
+      },
+      parse: parseDpoJudgeOutput,
+      reask: (previous, bad) => {
+        const parsed = parseDpoJudgeOutput(bad);
+        return buildDpoJudgeReaskMessages(previous, bad, parsed.ok ? 'unknown' : parsed.error);
+      },
+    });
+  });
+
+  const judgeCounts: Record<string, number> = { judged: 0, uncertain: 0, invalid: 0, unanswered: 0, reasked: 0 };
+  // Run even with no items, so that the declared stage is recorded complete.
+  if (complete) {
+    const judged = await context.parsedStage(judgeItems, config.judgeReasks, 'dpo judge');
+    if (judged.stages.some(stopped)) complete = false;
+    judged.outcomes.forEach((outcome, i) => {
+      const { candidate } = judgeOwners[i]!;
+      if (outcome.attempts > 1) judgeCounts.reasked! += 1;
+      if (outcome.status === 'ok') {
+        if (outcome.value.kind === 'uncertain') {
+          candidate.status = 'uncertain';
+          judgeCounts.uncertain! += 1;
+        } else {
+          candidate.status = 'judged';
+          candidate.judgement = outcome.value.judgement;
+          judgeCounts.judged! += 1;
+        }
+      } else if (outcome.status === 'invalid') {
+        candidate.status = 'invalid';
+        judgeCounts.invalid! += 1;
+      } else {
+        judgeCounts.unanswered! += 1;
       }
-      increment(candidateCounts, 'done');
-      judgeOwners.push({ promptId, candidate });
-      judgeItems.push({
+    });
+  }
+
+  const withoutPair: Record<string, number> = { no_judged: 0, no_chosen: 0, no_rejected: 0 };
+  const perCategory: Record<string, { prompts: number; pairs: number }> = {};
+  const selected: { prompt: DpoPrompt; chosen: string; rejected: string }[] = [];
+  for (const prompt of plan.prompts) {
+    perCategory[prompt.persona.category] ??= { prompts: 0, pairs: 0 };
+    perCategory[prompt.persona.category]!.prompts++;
+    const outcome = selectDpoPair(byPrompt.get(prompt.id)!);
+    if (outcome.kind !== 'pair') {
+      increment(withoutPair, outcome.kind);
+      continue;
+    }
+    selected.push({ prompt, chosen: outcome.pair.chosen.text, rejected: outcome.pair.rejected.text });
+  }
+
+  const rewriteCounts: Record<string, number> = {};
+  let finalPairs = selected;
+  if (config.rewrite && complete) {
+    const rewrite = config.rewrite;
+    const items: ParsedItem<string>[] = selected.flatMap(({ prompt, chosen, rejected }) =>
+      (['chosen', 'rejected'] as RewriteRole[]).map((role) => ({
         spec: {
           request: {
-            model: config.judge,
-            messages: buildDpoJudgeMessages(prompt.question.text, prompt.persona.text, result.text),
-            params: { ...DPO_JUDGE_PARAMS },
+            model: rewrite.model,
+            messages: buildRewriteMessages(prompt.question.text, prompt.persona.text, role === 'chosen' ? chosen : rejected, role),
+            params: { ...DPO_REWRITE_PARAMS },
             sample: 0,
           },
-          labels: { experiment: 'memory-dpo', stage: 'judge', prompt_id: promptId, candidate: candidate.index, attempt: 0 },
+          labels: { experiment: 'memory-dpo', stage: 'rewrite', prompt_id: prompt.id, role, attempt: 0 },
         },
-        parse: parseDpoJudgeOutput,
+        parse: parseRewriteOutput,
         reask: (previous, bad) => {
-          const parsed = parseDpoJudgeOutput(bad);
-          return buildDpoJudgeReaskMessages(previous, bad, parsed.ok ? 'unknown' : parsed.error);
+          const parsed = parseRewriteOutput(bad);
+          return buildRewriteReaskMessages(previous, bad, parsed.ok ? 'unknown' : parsed.error);
         },
-      });
+      })),
+    );
+    const rewritten = await context.parsedStage(items, rewrite.reasks, 'dpo rewrite');
+    if (rewritten.stages.some(stopped)) complete = false;
+    Object.assign(rewriteCounts, { ok: 0, invalid: 0, unanswered: 0, pairs_dropped: 0 });
+    finalPairs = [];
+    selected.forEach((pair, p) => {
+      const outcomes = [rewritten.outcomes[2 * p]!, rewritten.outcomes[2 * p + 1]!];
+      for (const o of outcomes) increment(rewriteCounts, o.status === 'ok' ? 'ok' : o.status);
+      const [c, r] = outcomes;
+      if (c!.status === 'ok' && r!.status === 'ok') finalPairs.push({ ...pair, chosen: c!.value, rejected: r!.value });
+      else increment(rewriteCounts, 'pairs_dropped');
     });
-
-    const judgeCounts: Record<string, number> = { judged: 0, uncertain: 0, invalid: 0, unanswered: 0, reasked: 0 };
-    if (complete && judgeItems.length > 0) {
-      const judged = await runParsedStage(store, runId, judgeItems, config.judgeReasks, { ...runtime, label: 'dpo judge' });
-      for (const stage of judged.stages) {
-        spend += stage.spendUsd;
-        unpriced += stage.unpricedCells;
-        if (stage.interrupted || stage.stopReason !== null) complete = false;
-      }
-      judged.outcomes.forEach((outcome, i) => {
-        const { candidate } = judgeOwners[i]!;
-        if (outcome.attempts > 1) judgeCounts.reasked! += 1;
-        if (outcome.status === 'ok') {
-          if (outcome.value.kind === 'uncertain') {
-            candidate.status = 'uncertain';
-            judgeCounts.uncertain! += 1;
-          } else {
-            candidate.status = 'judged';
-            candidate.judgement = outcome.value.judgement;
-            judgeCounts.judged! += 1;
-          }
-        } else if (outcome.status === 'invalid') {
-          candidate.status = 'invalid';
-          judgeCounts.invalid! += 1;
-        } else {
-          judgeCounts.unanswered! += 1;
-        }
-      });
-    }
-
-    const withoutPair: Record<string, number> = { no_judged: 0, no_chosen: 0, no_rejected: 0 };
-    const perCategory: Record<string, { prompts: number; pairs: number }> = {};
-    const selected: { prompt: DpoPrompt; chosen: string; rejected: string }[] = [];
-    for (const prompt of plan.prompts) {
-      perCategory[prompt.persona.category] ??= { prompts: 0, pairs: 0 };
-      perCategory[prompt.persona.category]!.prompts++;
-      const outcome = selectDpoPair(byPrompt.get(prompt.id)!);
-      if (outcome.kind !== 'pair') {
-        increment(withoutPair, outcome.kind);
-        continue;
-      }
-      selected.push({ prompt, chosen: outcome.pair.chosen.text, rejected: outcome.pair.rejected.text });
-    }
-
-    const rewriteCounts: Record<string, number> = {};
-    let finalPairs = selected;
-    if (config.rewrite && complete && selected.length > 0) {
-      const rewrite = config.rewrite;
-      const items: ParsedItem<string>[] = selected.flatMap(({ prompt, chosen, rejected }) =>
-        (['chosen', 'rejected'] as RewriteRole[]).map((role) => ({
-          spec: {
-            request: {
-              model: rewrite.model,
-              messages: buildRewriteMessages(prompt.question.text, prompt.persona.text, role === 'chosen' ? chosen : rejected, role),
-              params: { ...DPO_REWRITE_PARAMS },
-              sample: 0,
-            },
-            labels: { experiment: 'memory-dpo', stage: 'rewrite', prompt_id: prompt.id, role, attempt: 0 },
-          },
-          parse: parseRewriteOutput,
-          reask: (previous, bad) => {
-            const parsed = parseRewriteOutput(bad);
-            return buildRewriteReaskMessages(previous, bad, parsed.ok ? 'unknown' : parsed.error);
-          },
-        })),
-      );
-      const rewritten = await runParsedStage(store, runId, items, rewrite.reasks, { ...runtime, label: 'dpo rewrite' });
-      for (const stage of rewritten.stages) {
-        spend += stage.spendUsd;
-        unpriced += stage.unpricedCells;
-        if (stage.interrupted || stage.stopReason !== null) complete = false;
-      }
-      Object.assign(rewriteCounts, { ok: 0, invalid: 0, unanswered: 0, pairs_dropped: 0 });
-      finalPairs = [];
-      selected.forEach((pair, p) => {
-        const outcomes = [rewritten.outcomes[2 * p]!, rewritten.outcomes[2 * p + 1]!];
-        for (const o of outcomes) increment(rewriteCounts, o.status === 'ok' ? 'ok' : o.status);
-        const [c, r] = outcomes;
-        if (c!.status === 'ok' && r!.status === 'ok') finalPairs.push({ ...pair, chosen: c!.value, rejected: r!.value });
-        else increment(rewriteCounts, 'pairs_dropped');
-      });
-    }
-
-    const sym: PreferenceRecord[] = finalPairs.map(({ prompt, chosen, rejected }) => ({
-      id: `sym:${prompt.id}`,
-      source: 'sympreference',
-      // The exported prompt carries s_cot: z = [s_cot; p; x] (paper).
-      prompt: buildDpoPromptMessages(prompt.question.text, prompt.persona.text, true),
-      chosen,
-      rejected,
-      category: prompt.persona.category,
-    }));
-    for (const record of sym) perCategory[record.category!]!.pairs++;
-
-    let externalCounts: Record<string, number> | null = null;
-    let externalRecords: PreferenceRecord[] = [];
-    if (config.external) {
-      let text: string;
-      try {
-        text = readFileSync(config.external.file, 'utf8');
-      } catch (error) {
-        throw new InputError(`cannot read external preferences: ${(error as Error).message}`, { file: config.external.file });
-      }
-      const parsed = parseExternalPreferences(text, config.external.file, { subjectiveField: config.external.subjectiveField });
-      const filtered = filterExternalPairs(parsed, config.external.maxTokenDifference);
-      externalCounts = { read: parsed.length, ...filtered.dropped, kept: filtered.kept.length };
-      externalRecords = filtered.kept.map((pair) => ({
-        id: `ext:${pair.id}`,
-        source: 'external',
-        prompt: pair.prompt,
-        chosen: pair.chosen,
-        rejected: pair.rejected,
-      }));
-    }
-    const mix = mixPreferences(sym, externalRecords, config.external ? config.external.mixRatio : 1, config.seed);
-    const quick = quickSubset(mix.records.length > 0 ? mix.records : sym, config.quickSubset, config.seed);
-
-    const card: DataCard = {
-      name: config.name,
-      createdBy: `echolens ${packageVersion()} (memory dpo-pairs, run ${runId})`,
-      generator: config.generator,
-      judge: config.judge,
-      rewriter: config.rewrite?.model ?? null,
-      seed: config.seed,
-      params: {
-        candidateParams: config.params,
-        candidates: config.candidates,
-        withInstruction: config.withInstruction ?? Math.ceil(config.candidates / 2),
-        personasPerQuestion: config.personasPerQuestion,
-        personaTiers: config.perturbations.tiers,
-        judgeParams: DPO_JUDGE_PARAMS,
-        judgeReasks: config.judgeReasks,
-        mixRatio: config.external?.mixRatio ?? 1,
-        maxTokenDifference: config.external?.maxTokenDifference ?? null,
-        questionSource: questionSet.source,
-      },
-      counts: {
-        questions: questions.length,
-        prompts: plan.prompts.length,
-        candidates: candidateCounts,
-        judgements: judgeCounts,
-        prompts_without_pair: withoutPair,
-        rewrites: rewriteCounts,
-        sympreference_pairs: sym.length,
-        external: externalCounts,
-        mixed: { total: mix.records.length, sympreference: mix.symUsed, external: mix.externalUsed },
-        quick_subset: quick.length,
-      },
-      per_category: perCategory,
-      files: {},
-    };
-    return {
-      runId,
-      resumed,
-      complete,
-      prompts: plan.prompts,
-      candidates: byPrompt,
-      sym,
-      mixed: mix.records,
-      quick,
-      card,
-      spendUsd: spend,
-      unpricedCells: unpriced,
-    };
-  } finally {
-    await store.close();
   }
+
+  const sym: PreferenceRecord[] = finalPairs.map(({ prompt, chosen, rejected }) => ({
+    id: `sym:${prompt.id}`,
+    source: 'sympreference',
+    // The exported prompt carries s_cot: z = [s_cot; p; x] (paper).
+    prompt: buildDpoPromptMessages(prompt.question.text, prompt.persona.text, true),
+    chosen,
+    rejected,
+    category: prompt.persona.category,
+  }));
+  for (const record of sym) perCategory[record.category!]!.pairs++;
+
+  let externalCounts: Record<string, number> | null = null;
+  let externalRecords: PreferenceRecord[] = [];
+  if (config.external) {
+    let text: string;
+    try {
+      text = readFileSync(config.external.file, 'utf8');
+    } catch (error) {
+      throw new InputError(`cannot read external preferences: ${(error as Error).message}`, { file: config.external.file });
+    }
+    const parsed = parseExternalPreferences(text, config.external.file, { subjectiveField: config.external.subjectiveField });
+    const filtered = filterExternalPairs(parsed, config.external.maxTokenDifference);
+    externalCounts = { read: parsed.length, ...filtered.dropped, kept: filtered.kept.length };
+    externalRecords = filtered.kept.map((pair) => ({
+      id: `ext:${pair.id}`,
+      source: 'external',
+      prompt: pair.prompt,
+      chosen: pair.chosen,
+      rejected: pair.rejected,
+    }));
+  }
+  const mix = mixPreferences(sym, externalRecords, config.external ? config.external.mixRatio : 1, config.seed);
+  const quick = quickSubset(mix.records.length > 0 ? mix.records : sym, config.quickSubset, config.seed);
+
+  const card: DataCard = {
+    name: config.name,
+    createdBy: `echolens ${packageVersion()} (memory dpo-pairs, run ${runId})`,
+    generator: config.generator,
+    judge: config.judge,
+    rewriter: config.rewrite?.model ?? null,
+    seed: config.seed,
+    params: {
+      candidateParams: config.params,
+      candidates: config.candidates,
+      withInstruction: config.withInstruction ?? Math.ceil(config.candidates / 2),
+      personasPerQuestion: config.personasPerQuestion,
+      personaTiers: config.perturbations.tiers,
+      judgeParams: DPO_JUDGE_PARAMS,
+      judgeReasks: config.judgeReasks,
+      mixRatio: config.external?.mixRatio ?? 1,
+      maxTokenDifference: config.external?.maxTokenDifference ?? null,
+      questionSource: input.questionSource,
+    },
+    counts: {
+      questions: input.questions,
+      prompts: plan.prompts.length,
+      candidates: candidateCounts,
+      judgements: judgeCounts,
+      prompts_without_pair: withoutPair,
+      rewrites: rewriteCounts,
+      sympreference_pairs: sym.length,
+      external: externalCounts,
+      mixed: { total: mix.records.length, sympreference: mix.symUsed, external: mix.externalUsed },
+      quick_subset: quick.length,
+    },
+    per_category: perCategory,
+    files: {},
+  };
+  return { complete, prompts: plan.prompts, candidates: byPrompt, sym, mixed: mix.records, quick, card };
 }
 
 /** Writes the exports and the data card; returns the card with its file list filled in. */

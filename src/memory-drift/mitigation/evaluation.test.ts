@@ -2,14 +2,15 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openExperimentRun } from '../../experiment/runtime.js';
+import { openExperimentRun, runParsedStage } from '../../experiment/runtime.js';
+import { openStore } from '../../store/run-store.js';
 import { lexicalDiversity } from '../../metrics/lexical-diversity.js';
 import { loadBuiltinOntology } from '../ontology.js';
 import { SIM_STEP_CUES } from '../sim.js';
 import type { DpoPrompt } from './candidates.js';
-import { evaluateHeldOut, parseHeldOut, renderEvaluationMarkdown } from './evaluation.js';
+import { evaluateHeldOut, parseHeldOut, renderEvaluationMarkdown, runEvaluation } from './evaluation.js';
 import './index.js';
-import { buildReferences } from './references.js';
+import { buildReferences, runReferences } from './references.js';
 import { CachedLabeler } from './reward-labeler.js';
 import type { JudgedCandidate } from './select.js';
 
@@ -70,7 +71,12 @@ describe('held-out evaluation (Table 2 columns)', () => {
       'h.jsonl',
     );
     const references = new Map([['q1', [A, B]]]);
-    const summary = await evaluateHeldOut('base', rows, { references, labeler, judge: 'sim:dpo-judge', store: run.store, runId: run.runId });
+    const summary = await evaluateHeldOut('base', rows, {
+      references,
+      labeler,
+      judge: 'sim:dpo-judge',
+      judgeStage: (items, retries) => runParsedStage(run.store, run.runId, items, retries, { progress: false }),
+    });
     // [A, B] vs [A, B] → 0; [B, B] vs [A, B] → 1/2.
     expect(summary.meanDtw).toBeCloseTo(0.25, 12);
     expect(summary.dtwCount).toBe(2);
@@ -96,5 +102,72 @@ describe('held-out evaluation (Table 2 columns)', () => {
     expect(md).toContain('non-distraction');
     expect(md).toContain('| post | 0.250 |');
     expect(() => parseHeldOut('{"question_id":"q","question":"x"}', 'h.jsonl')).toThrow(/h\.jsonl:1.*response/);
+  });
+  it('memory evaluate and memory references run through runAudit: stages recorded, done, a second run calls nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'echolens-eval-run-'));
+    const db = join(dir, 'evaluate.db');
+    const ontology = loadBuiltinOntology();
+    const rows = parseHeldOut(
+      [
+        JSON.stringify({ question_id: 'q1', question: 'Q?', response: answer([A, B], 'Spend wisely.') }),
+        JSON.stringify({ question_id: 'q1', question: 'Q?', response: answer([B, B], 'Save it all.') }),
+      ].join('\n'),
+      'h.jsonl',
+    );
+    const config = { labeler: 'sim:labeler', judge: 'sim:dpo-judge', ontology };
+    // The second model repeats the base's answers: its labels come from the labeler's memory, no cells.
+    const input = {
+      references: new Map([['q1', [A, B]]]),
+      models: [
+        { name: 'base', rows },
+        { name: 'post', rows },
+      ],
+    };
+    const first = await runEvaluation(config, input, db, { progress: false });
+    expect(first.interrupted).toBe(false);
+    expect(first.result.map((s) => s.meanDtw)).toEqual([0.25, 0.25]);
+    const store = openStore(db);
+    expect((await store.requireRun(first.runId)).status).toBe('done');
+    const stages = await store.stages(first.runId);
+    const attempts = async (s: typeof store) => (await s.cellResultsOfRun(first.runId)).reduce((sum, cell) => sum + cell.result.attempts, 0);
+    const attemptsBefore = await attempts(store);
+    await store.close();
+    expect(stages.map((s) => [s.stage, s.expected, s.settled])).toEqual([
+      ['labels base', 2, 2],
+      ['helpfulness base', 2, 2],
+      ['labels post', 0, 0],
+      ['helpfulness post', 2, 2],
+    ]);
+    const second = await runEvaluation(config, input, db, { progress: false });
+    expect(second.runId).toBe(first.runId);
+    expect(second.resumed).toBe(true);
+    expect(second.result).toEqual(first.result);
+    const reopened = openStore(db);
+    expect(attemptsBefore).toBeGreaterThan(0);
+    expect(await attempts(reopened)).toBe(attemptsBefore);
+    await reopened.close();
+
+    const question = { id: 'q1', domain: 'd', text: 'question q1' };
+    const persona = { id: 'p1', text: 'I am a teacher.', category: 'occupation', tier: 'persona' as const };
+    const candidate: JudgedCandidate = {
+      index: 0,
+      text: answer([A], 'w'),
+      withInstruction: true,
+      key: 'k0',
+      status: 'judged',
+      judgement: { helpfulness: 4, distracted: 0, acknowledged: 1, rationale: null },
+    };
+    const refs = await runReferences(
+      { labeler: 'sim:labeler', ontology },
+      { prompts: [{ id: 'q1::p1', question, persona }], candidates: new Map([['q1::p1', [candidate]]]) },
+      db,
+      7,
+      { progress: false },
+    );
+    expect(refs.result.references.map((r) => r.symbols)).toEqual([[A]]);
+    const after = openStore(db);
+    expect((await after.requireRun(refs.runId)).status).toBe('done');
+    expect((await after.stages(refs.runId)).map((s) => [s.stage, s.expected, s.settled])).toEqual([['reference labels', 1, 1]]);
+    await after.close();
   });
 });

@@ -1,9 +1,11 @@
 import { InputError } from '../../core/errors.js';
-import { type ParsedItem, runParsedStage, type StageRuntime } from '../../experiment/runtime.js';
+import type { StagedAuditRunner } from '../../experiment/audit.js';
+import { runAudit } from '../../experiment/run-audit.js';
+import type { ParsedItem, ParsedOutcome, StageRuntime } from '../../experiment/runtime.js';
 import { lexicalDiversity } from '../../metrics/lexical-diversity.js';
-import type { RunStore } from '../../store/run-store.js';
+import type { Ontology } from '../ontology.js';
 import { buildDpoJudgeMessages, buildDpoJudgeReaskMessages, DPO_JUDGE_PARAMS, type DpoJudgeVerdict, parseDpoJudgeOutput } from './dpo-judge.js';
-import type { CachedLabeler } from './reward-labeler.js';
+import { CachedLabeler } from './reward-labeler.js';
 import { type ReferenceMap, scoreLabelledResponse } from './reward.js';
 
 /** One held-out response of one model. */
@@ -71,11 +73,13 @@ export interface EvaluateOptions {
   labeler: CachedLabeler;
   /** Judge model for helpfulness (the DPO judge prompt; uncertain judgements excluded). */
   judge?: string;
-  store?: RunStore;
-  runId?: string;
+  /** Runs the judge's cells (with re-asks) as a stage of the evaluation's run; required with `judge`. */
+  judgeStage?: JudgeStage;
   reasks?: number;
-  runtime?: StageRuntime;
 }
+
+/** A stage runner for helpfulness-judge cells (`runAudit`'s `parsedStage`). */
+export type JudgeStage = (items: readonly ParsedItem<DpoJudgeVerdict>[], retries: number) => Promise<{ outcomes: ParsedOutcome<DpoJudgeVerdict>[] }>;
 
 const mean = (values: readonly number[]) => (values.length === 0 ? null : values.reduce((a, v) => a + v, 0) / values.length);
 
@@ -96,7 +100,7 @@ export async function evaluateHeldOut(model: string, rows: readonly HeldOutRow[]
   const distracted: number[] = [];
   const helpfulnessExcluded = { uncertain: 0, invalid: 0, unanswered: 0 };
   if (options.judge !== undefined) {
-    if (options.store === undefined || options.runId === undefined) throw new InputError('a judge needs a run store and run id');
+    if (options.judgeStage === undefined) throw new InputError('a judge needs a stage to run its cells in (judgeStage)');
     const judge = options.judge;
     const items: ParsedItem<DpoJudgeVerdict>[] = rows.map((row) => ({
       spec: {
@@ -114,7 +118,7 @@ export async function evaluateHeldOut(model: string, rows: readonly HeldOutRow[]
         return buildDpoJudgeReaskMessages(previous, bad, parsed.ok ? 'unknown' : parsed.error);
       },
     }));
-    const { outcomes } = await runParsedStage(options.store, options.runId, items, options.reasks ?? 2, { progress: false, ...options.runtime });
+    const { outcomes } = await options.judgeStage(items, options.reasks ?? 2);
     for (const outcome of outcomes) {
       if (outcome.status === 'ok') {
         if (outcome.value.kind === 'judged') {
@@ -137,6 +141,72 @@ export async function evaluateHeldOut(model: string, rows: readonly HeldOutRow[]
     helpfulnessExcluded,
     nonDistraction: options.judge === undefined || distracted.length === 0 ? null : 1 - (mean(distracted) as number),
   };
+}
+
+/** What `memory evaluate` records as its run's config (the design: same config, same run). */
+export interface EvaluationConfig {
+  labeler: string;
+  judge: string | null;
+  ontology: Ontology;
+}
+
+export interface EvaluationInput {
+  references: ReferenceMap;
+  /** Held-out responses per model, base first. */
+  models: readonly { name: string; rows: readonly HeldOutRow[] }[];
+}
+
+const labelStage = (model: string) => `labels ${model}`;
+const judgeStageName = (model: string) => `helpfulness ${model}`;
+
+/**
+ * `memory evaluate` as an audit runner: per model a labeler stage (cells shared across models
+ * through one cached labeler) and, with a judge, a helpfulness stage. `runAudit` records the
+ * stages, keeps one budget and handles Ctrl-C; a second run with the same inputs calls nothing.
+ */
+export const evaluationRunner: StagedAuditRunner<EvaluationConfig, EvaluationInput, HeldOutSummary[]> = {
+  name: 'memory-evaluate',
+  limits: () => ({}),
+  prepare: () => Promise.reject(new Error('memory evaluate is given its held-out responses (runAudit input)')),
+  plan: () => [],
+  manifestOptions: () => ({}),
+  stages: (config, input) =>
+    input.models.flatMap((model) => [
+      { name: labelStage(model.name), expected: null },
+      ...(config.judge === null ? [] : [{ name: judgeStageName(model.name), expected: model.rows.length }]),
+    ]),
+  async execute(context) {
+    const { config, input } = context;
+    let stage = '';
+    const labeler = new CachedLabeler({
+      store: context.store,
+      runId: context.runId,
+      labeler: config.labeler,
+      ontology: config.ontology,
+      parsedStage: (items, retries) => context.parsedStage(items, retries, stage),
+    });
+    const summaries: HeldOutSummary[] = [];
+    for (const model of input.models) {
+      if (context.stopped) break;
+      stage = labelStage(model.name);
+      const before = labeler.stagesRun;
+      const judge = config.judge;
+      const summary = await evaluateHeldOut(model.name, model.rows, {
+        references: input.references,
+        labeler,
+        ...(judge === null ? {} : { judge, judgeStage: (items, retries) => context.parsedStage(items, retries, judgeStageName(model.name)) }),
+      });
+      // Every answer was labelled already (or had no steps): the stage is complete with no cells.
+      if (labeler.stagesRun === before) await context.parsedStage([], 0, stage);
+      summaries.push(summary);
+    }
+    return summaries;
+  },
+};
+
+/** Runs `evaluationRunner` in the store `db`; `interrupted` means re-run the same command to finish. */
+export async function runEvaluation(config: EvaluationConfig, input: EvaluationInput, db: string, runtime: StageRuntime = {}) {
+  return runAudit(evaluationRunner, config, db, { runtime, input, specs: [], seed: 42 });
 }
 
 /** Table 2 layout (DTW ↓, diversity %, helpfulness) for a base model and its post-trained versions. */

@@ -1,5 +1,9 @@
 import type { DpoPrompt } from './candidates.js';
-import type { CachedLabeler } from './reward-labeler.js';
+import type { StagedAuditRunner } from '../../experiment/audit.js';
+import { runAudit } from '../../experiment/run-audit.js';
+import type { StageRuntime } from '../../experiment/runtime.js';
+import type { Ontology } from '../ontology.js';
+import { CachedLabeler } from './reward-labeler.js';
 import { type JudgedCandidate, selectReferenceCandidate } from './select.js';
 
 export interface ReferenceRecord {
@@ -60,4 +64,45 @@ export async function buildReferences(
     }
   });
   return { references, missing };
+}
+
+/** What `memory references` records as its run's config. */
+export interface ReferencesConfig {
+  labeler: string;
+  ontology: Ontology;
+}
+
+/** The judged candidates of a finished dpo-pairs run. */
+export interface ReferencesInput {
+  prompts: readonly DpoPrompt[];
+  candidates: ReadonlyMap<string, readonly JudgedCandidate[]>;
+}
+
+const REFERENCE_STAGE = 'reference labels';
+
+/** `memory references` as an audit runner: one labeler stage over the selected candidates. */
+export const referencesRunner: StagedAuditRunner<ReferencesConfig, ReferencesInput, ReferenceBuildResult> = {
+  name: 'memory-references',
+  limits: () => ({}),
+  prepare: () => Promise.reject(new Error('memory references is given the candidates of a dpo-pairs run (runAudit input)')),
+  plan: () => [],
+  manifestOptions: () => ({}),
+  stages: () => [{ name: REFERENCE_STAGE, expected: null }],
+  async execute(context) {
+    const labeler = new CachedLabeler({
+      store: context.store,
+      runId: context.runId,
+      labeler: context.config.labeler,
+      ontology: context.config.ontology,
+      parsedStage: (items, retries) => context.parsedStage(items, retries, REFERENCE_STAGE),
+    });
+    const built = await buildReferences(context.input.prompts, context.input.candidates, labeler);
+    if (labeler.stagesRun === 0) await context.parsedStage([], 0, REFERENCE_STAGE);
+    return built;
+  },
+};
+
+/** Runs `referencesRunner` in the store `db` (seeded like the dpo-pairs config it follows). */
+export async function runReferences(config: ReferencesConfig, input: ReferencesInput, db: string, seed: number, runtime: StageRuntime = {}) {
+  return runAudit(referencesRunner, config, db, { runtime, input, specs: [], seed });
 }

@@ -1,4 +1,5 @@
-import { type ParsedItem, runParsedStage, type StageRuntime } from '../../experiment/runtime.js';
+import { type ParsedItem, type ParsedOutcome, runParsedStage, type StageRuntime } from '../../experiment/runtime.js';
+import type { RunCellsResult } from '../../store/runner.js';
 import type { RunStore } from '../../store/run-store.js';
 import { buildLabelerMessages, buildLabelerReaskMessages, DEFAULT_LABELER_REASKS, LABELER_DEFAULT_PARAMS, parseLabelerOutput } from '../labeler.js';
 import type { Ontology } from '../ontology.js';
@@ -39,7 +40,18 @@ export interface CachedLabelerOptions {
   segmentCells?: number;
   /** Most steps labelled for one response (default 128); a response with more is an item error. */
   maxSteps?: number;
+  /**
+   * Runs the labeler cells as a stage of an audit run (`runAudit`'s `parsedStage`, which records
+   * the stage and tallies the run's budget) instead of directly in `runId` and its segments.
+   */
+  parsedStage?: LabelerStage;
 }
+
+/** A stage runner for labeler cells (see `CachedLabelerOptions.parsedStage`). */
+export type LabelerStage = (
+  items: readonly ParsedItem<string[]>[],
+  retries: number,
+) => Promise<{ outcomes: ParsedOutcome<string[]>[]; stages: RunCellsResult[] }>;
 
 /**
  * Labels responses for the reward: steps (docs/decisions.md#d7) → one labeler cell (with re-asks) →
@@ -153,9 +165,11 @@ export class CachedLabeler {
     return Promise.all(out);
   }
 
+  /** Labeler stages run so far (cells sent to the store's runner, cached or not). */
+  stagesRun = 0;
+
   private async runMisses(misses: Map<string, { steps: string[]; resolve: (o: LabelOutcome) => void; reject: (e: unknown) => void }>): Promise<void> {
     const { store, labeler, ontology } = this.options;
-    const runId = await this.runFor(misses.size);
     const entries = [...misses.entries()];
     const items: ParsedItem<string[]>[] = entries.map(([, { steps }]) => ({
       spec: {
@@ -173,10 +187,11 @@ export class CachedLabeler {
       },
     }));
     try {
-      const { outcomes, stages } = await runParsedStage(store, runId, items, this.options.reasks ?? DEFAULT_LABELER_REASKS, {
-        progress: false,
-        ...this.options.runtime,
-      });
+      const retries = this.options.reasks ?? DEFAULT_LABELER_REASKS;
+      this.stagesRun++;
+      const { outcomes, stages } = this.options.parsedStage
+        ? await this.options.parsedStage(items, retries)
+        : await runParsedStage(store, await this.runFor(misses.size), items, retries, { progress: false, ...this.options.runtime });
       for (const stage of stages) {
         this.stats.calls += stage.calls;
         this.stats.storeHits += stage.cached;
