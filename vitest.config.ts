@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { allTests, slowTests } from './test/tiers.js';
 
@@ -10,5 +11,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Vitest's default is one worker fewer than the cores: a single worker on a 2-core machine.
+    // Most files wait on child processes, sockets and timers, so one per core keeps both busy.
+    maxWorkers: Math.max(2, availableParallelism()),
   },
 });
