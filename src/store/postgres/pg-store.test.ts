@@ -16,7 +16,7 @@ import type { CellSpec } from '../types.js';
 import { PgRunStore } from './pg-store.js';
 import { PG_SCHEMA_VERSION } from './schema.js';
 import { transferRuns } from './transfer.js';
-import { workCells } from './work-loop.js';
+import { workCells } from '../../execution/worker.js';
 import { postgresForTests, startTestCluster, type TestCluster } from './testing/cluster.js';
 
 // The PostgreSQL backend against the SQLite one: the same script of store operations must
