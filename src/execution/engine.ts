@@ -117,7 +117,18 @@ export async function executeCells(source: CellSource, options: EngineOptions): 
   if (stopper.signal.aborted) source.stop();
 
   // Call slots, first come first served per provider.
-  const waiters: Array<{ provider: string; grant: (ok: boolean) => void }> = [];
+  const waiters: Array<{ provider: string; signal: AbortSignal; grant: (ok: boolean) => void }> = [];
+  // One listener per run's stop signal (not one per waiter): a stop refuses that run's waiters.
+  const watched = new WeakSet<AbortSignal>();
+  const refuseStopped = () => {
+    for (let index = 0; index < waiters.length; ) {
+      const waiter = waiters[index]!;
+      if (waiter.signal.aborted) {
+        waiters.splice(index, 1);
+        waiter.grant(false);
+      } else index += 1;
+    }
+  };
   const fits = (provider: string) => {
     const slots = options.slotsOf(provider);
     const mine = countsOf(provider);
@@ -133,22 +144,11 @@ export async function executeCells(source: CellSource, options: EngineOptions): 
       bump(provider, 'calling', 1);
       return Promise.resolve(true);
     }
-    return new Promise((resolve) => {
-      const waiter = {
-        provider,
-        grant: (ok: boolean) => {
-          signal.removeEventListener('abort', onAbort);
-          resolve(ok);
-        },
-      };
-      const onAbort = () => {
-        const index = waiters.indexOf(waiter);
-        if (index >= 0) waiters.splice(index, 1);
-        waiter.grant(false);
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      waiters.push(waiter);
-    });
+    if (!watched.has(signal)) {
+      watched.add(signal);
+      signal.addEventListener('abort', refuseStopped, { once: true });
+    }
+    return new Promise((grant) => waiters.push({ provider, signal, grant }));
   };
   function grantSlots(): void {
     for (let index = 0; index < waiters.length; ) {

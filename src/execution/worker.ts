@@ -39,7 +39,8 @@ export interface WorkOptions {
   claimMax?: number;
   /**
    * Calls whose results may still be on their way to the store while their slots serve new
-   * calls (write-behind; default a quarter of the concurrency, at least 1). A killed worker's
+   * calls (write-behind; default half the concurrency, at least 1: a result's write takes a round
+   * trip, and at 30 ms each way a quarter left slots idle waiting for writes). A killed worker's
    * repeated calls are at most its calls in flight plus these.
    */
   writeBehind?: number;
@@ -124,7 +125,7 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
     ...(total === undefined ? {} : { totalSlots: total }),
     prepareAhead: true,
     // Calls whose results may still be on their way to the store while their slots serve new calls.
-    writeBehind: (slots) => Math.max(0, Math.floor(options.writeBehind ?? Math.max(1, Math.ceil(slots / 4)))),
+    writeBehind: (slots) => Math.max(0, Math.floor(options.writeBehind ?? Math.max(1, Math.ceil(slots / 2)))),
     tallyOf,
     adapterFor: options.adapterFor ?? defaultAdapterFactory,
     costOf,
