@@ -248,9 +248,14 @@ export class ClaimSource implements CellSource {
       this.shared
         .claim(owner, { max: claimMax, leaseMs, runId: this.options.runId ?? null, maxOpenAttempts })
         .then(
-          (claimed) => {
-            this.exhausted = claimed.length === 0;
-            if (this.stopper.signal.aborted) return this.release(claimed.map((c) => c.key));
+          (all) => {
+            this.exhausted = all.length === 0;
+            if (this.stopper.signal.aborted) {
+              return this.release(all.filter((c) => !this.held.has(c.key)).map((c) => c.key));
+            }
+            // A lease of this process that lapsed (a renewal late under load) is claimed back by
+            // this process: the claim renewed it, and the cell is already in hand — not a second call.
+            const claimed = all.filter((c) => !this.held.has(c.key));
             for (const cell of claimed) this.held.add(cell.key);
             if (claimed.length === 0) return;
             const cells = claimed.map((cell) => this.sourced(cell));
