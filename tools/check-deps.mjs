@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const src = join(root, 'src');
-const SHARED = ['core', 'stats', 'metrics', 'store', 'models', 'sessions', 'materials', 'experiment', 'report', 'gate'];
+const SHARED = ['core', 'stats', 'metrics', 'store', 'execution', 'models', 'sessions', 'materials', 'experiment', 'report', 'gate'];
 const AUDITS = ['persona-drift', 'memory-drift', 'continuation'];
 /** Files that register the built-in audits: only entry points may import them. */
 const REGISTRATION = ['audits.ts'];

@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageRoot } from '../core/version.js';
 import { RunStore } from './run-store.js';
+import { storeBackends } from './testing/backends.js';
 
 const CHILD = join(dirname(fileURLToPath(import.meta.url)), 'testing', 'crash-child.ts');
 const CELLS = 200;
@@ -13,14 +13,6 @@ const CELLS = 200;
 const KILL_AT = [20, 80, 140];
 /** Backstop: the child stalls a little after the kill point, so the kill always lands mid-run. */
 const STALL_MARGIN = 25;
-
-let dir: string;
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'echolens-crash-'));
-});
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
 
 interface ChildEnd {
   code: number | null;
@@ -71,8 +63,10 @@ function readLog(file: string): string[] {
     : [];
 }
 
+const openForReading = (location: string) => RunStore.open(location, location.startsWith('postgres') ? { readonly: true } : {});
+
 async function doneKeys(file: string, runId: string): Promise<Set<string>> {
-  const store = RunStore.open(file);
+  const store = openForReading(file);
   try {
     return new Set((await store.cellsOfRun(runId, { status: 'done' })).map((cell) => cell.key));
   } finally {
@@ -81,7 +75,7 @@ async function doneKeys(file: string, runId: string): Promise<Set<string>> {
 }
 
 async function resultsByKey(file: string, runId: string) {
-  const store = RunStore.open(file);
+  const store = openForReading(file);
   try {
     return new Map(
       (await store.cellsOfRun(runId)).map((cell) => [
@@ -94,61 +88,71 @@ async function resultsByKey(file: string, runId: string) {
   }
 }
 
-describe('crash safety', () => {
-  it('a run SIGKILLed at 10 %, 40 % and 70 % resumes to the same results, each cell done exactly once', async () => {
-    const store = join(dir, 'killed.db');
-    const runId = 'crash-run';
-    const logs: string[] = [];
-    const doneAfter: Array<Set<string>> = [];
+// The same run on both backends: on PostgreSQL the run command claims its cells with
+// 1 s leases (the child sets them), so the cells a killed run held come back quickly.
+describe.each(storeBackends())('crash safety ($name)', (backend) => {
+  beforeAll(() => (backend.available ? backend.setup() : undefined), 120_000);
+  afterAll(() => backend.teardown());
 
-    for (const [segment, killAt] of KILL_AT.entries()) {
-      const log = join(dir, `calls-${segment}.log`);
-      logs.push(log);
-      const end = await runChild(store, runId, log, killAt);
-      expect(end.signal, end.stderr).toBe('SIGKILL');
-      const done = await doneKeys(store, runId);
-      doneAfter.push(done);
-      // Everything reported done before the kill is on disk; the kill landed mid-run.
-      expect(done.size).toBeGreaterThanOrEqual(end.lastDone);
-      expect(done.size).toBeGreaterThanOrEqual(killAt);
-      expect(done.size).toBeLessThan(CELLS);
-    }
-    const finalLog = join(dir, `calls-${KILL_AT.length}.log`);
-    logs.push(finalLog);
-    const last = await runChild(store, runId, finalLog);
-    expect(last.code, last.stderr).toBe(0);
-    expect(last.stdout).toMatch(/complete \d+ \d+/);
+  it.skipIf(!backend.available)(
+    'a run SIGKILLed at 10 %, 40 % and 70 % resumes to the same results, each cell done exactly once',
+    async () => {
+      const dir = backend.dir;
+      const store = backend.location('killed');
+      const runId = 'crash-run';
+      const logs: string[] = [];
+      const doneAfter: Array<Set<string>> = [];
 
-    const segments = logs.map(readLog);
-    // Within one process no cell is called twice.
-    for (const calls of segments) expect(new Set(calls).size).toBe(calls.length);
-    // A cell done before a segment started is never called again.
-    for (let s = 1; s < segments.length; s += 1) {
-      for (const key of segments[s]!) expect(doneAfter[s - 1]!.has(key)).toBe(false);
-    }
-    // A cell called in a killed segment is called again later iff its result was not stored before the kill.
-    for (let s = 0; s < KILL_AT.length; s += 1) {
-      const later = new Set(segments.slice(s + 1).flat());
-      for (const key of segments[s]!) expect(later.has(key), `segment ${s}, key ${key}`).toBe(!doneAfter[s]!.has(key));
-    }
-    // Total calls = one per cell + one per call lost in flight at a kill.
-    const lostInFlight = KILL_AT.reduce((sum, _k, s) => sum + segments[s]!.filter((key) => !doneAfter[s]!.has(key)).length, 0);
-    expect(segments.flat().length).toBe(CELLS + lostInFlight);
-    // The kills really cut calls in flight (the case a resume must repeat, and only that).
-    expect(lostInFlight).toBeGreaterThan(0);
+      for (const [segment, killAt] of KILL_AT.entries()) {
+        const log = join(dir, `calls-${segment}.log`);
+        logs.push(log);
+        const end = await runChild(store, runId, log, killAt);
+        expect(end.signal, end.stderr).toBe('SIGKILL');
+        const done = await doneKeys(store, runId);
+        doneAfter.push(done);
+        // Everything reported done before the kill is on disk; the kill landed mid-run.
+        expect(done.size).toBeGreaterThanOrEqual(end.lastDone);
+        expect(done.size).toBeGreaterThanOrEqual(killAt);
+        expect(done.size).toBeLessThan(CELLS);
+      }
+      const finalLog = join(dir, `calls-${KILL_AT.length}.log`);
+      logs.push(finalLog);
+      const last = await runChild(store, runId, finalLog);
+      expect(last.code, last.stderr).toBe(0);
+      expect(last.stdout).toMatch(/complete \d+ \d+/);
 
-    const killed = await resultsByKey(store, runId);
-    expect(killed.size).toBe(CELLS);
-    expect([...killed.values()].every((cell) => cell.status === 'done')).toBe(true);
-    const reader = RunStore.open(store);
-    expect((await reader.requireRun(runId)).status).toBe('done');
-    await reader.close();
+      const segments = logs.map(readLog);
+      // Within one process no cell is called twice.
+      for (const calls of segments) expect(new Set(calls).size).toBe(calls.length);
+      // A cell done before a segment started is never called again.
+      for (let s = 1; s < segments.length; s += 1) {
+        for (const key of segments[s]!) expect(doneAfter[s - 1]!.has(key)).toBe(false);
+      }
+      // A cell called in a killed segment is called again later iff its result was not stored before the kill.
+      for (let s = 0; s < KILL_AT.length; s += 1) {
+        const later = new Set(segments.slice(s + 1).flat());
+        for (const key of segments[s]!) expect(later.has(key), `segment ${s}, key ${key}`).toBe(!doneAfter[s]!.has(key));
+      }
+      // Total calls = one per cell + one per call lost in flight at a kill.
+      const lostInFlight = KILL_AT.reduce((sum, _k, s) => sum + segments[s]!.filter((key) => !doneAfter[s]!.has(key)).length, 0);
+      expect(segments.flat().length).toBe(CELLS + lostInFlight);
+      // The kills really cut calls in flight (the case a resume must repeat, and only that).
+      expect(lostInFlight).toBeGreaterThan(0);
 
-    // The same plan run without interruption gives identical results.
-    const clean = join(dir, 'clean.db');
-    const cleanEnd = await runChild(clean, runId, join(dir, 'clean.log'));
-    expect(cleanEnd.code, cleanEnd.stderr).toBe(0);
-    expect(killed).toEqual(await resultsByKey(clean, runId));
-    expect(readLog(join(dir, 'clean.log'))).toHaveLength(CELLS);
-  }, 300_000); // six child processes start under tsx; slow on a loaded machine, nothing here is timed
+      const killed = await resultsByKey(store, runId);
+      expect(killed.size).toBe(CELLS);
+      expect([...killed.values()].every((cell) => cell.status === 'done')).toBe(true);
+      const reader = openForReading(store);
+      expect((await reader.requireRun(runId)).status).toBe('done');
+      await reader.close();
+
+      // The same plan run without interruption gives identical results.
+      const clean = backend.location('clean');
+      const cleanEnd = await runChild(clean, runId, join(dir, 'clean.log'));
+      expect(cleanEnd.code, cleanEnd.stderr).toBe(0);
+      expect(killed).toEqual(await resultsByKey(clean, runId));
+      expect(readLog(join(dir, 'clean.log'))).toHaveLength(CELLS);
+    },
+    300_000,
+  ); // six child processes start under tsx; slow on a loaded machine, nothing here is timed
 });

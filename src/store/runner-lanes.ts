@@ -1,23 +1,21 @@
 import type { SleepFn } from '../models/retry.js';
 import type { ModelAdapter } from '../models/types.js';
-import { WorkLane } from './lane.js';
-import { concurrencyFor, providerOf } from './runner-options.js';
+import { providerOf } from './runner-options.js';
 import type { AdapterFactory, RunCellsOptions } from './runner-types.js';
 import { TokenBucket } from './token-bucket.js';
 
-/** Per-provider work lanes (concurrency, request and token rates) and the adapters of one run. */
+/**
+ * Per-provider rate buckets (requests and tokens per minute) and the adapters of one run.
+ * Concurrency per provider is the execution engine's slots (src/execution/engine.ts).
+ */
 
 export interface ProviderLane {
-  queue: WorkLane;
   requests?: TokenBucket;
   tokens?: TokenBucket;
 }
 
-/** One lane per provider, made when the provider's first cell is queued. */
-export function providerLanes(
-  options: Pick<RunCellsOptions, 'concurrency' | 'limits'>,
-  clock: { now: () => number; sleep: SleepFn },
-): (model: string) => ProviderLane {
+/** One lane per provider, made when the provider's first cell asks for it. */
+export function providerLanes(options: Pick<RunCellsOptions, 'limits'>, clock: { now: () => number; sleep: SleepFn }): (model: string) => ProviderLane {
   const lanes = new Map<string, ProviderLane>();
   return (model) => {
     const provider = providerOf(model);
@@ -25,7 +23,6 @@ export function providerLanes(
     if (!lane) {
       const limits = options.limits?.[provider] ?? options.limits?.['*'];
       lane = {
-        queue: new WorkLane(concurrencyFor(options.concurrency, provider)),
         ...(limits?.requestsPerMinute ? { requests: new TokenBucket(limits.requestsPerMinute, clock) } : {}),
         ...(limits?.tokensPerMinute ? { tokens: new TokenBucket(limits.tokensPerMinute, clock) } : {}),
       };

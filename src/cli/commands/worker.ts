@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { InputError } from '../../core/errors.js';
 import { isPostgresUrl, openStore } from '../../store/run-store.js';
 import type { PgRunStore } from '../../store/postgres/pg-store.js';
-import { workCells } from '../../store/postgres/work-loop.js';
+import { workCells } from '../../execution/worker.js';
 import { interruptSignals } from '../../store/interrupt.js';
 import { positiveNumber } from '../options.js';
 

@@ -16,7 +16,7 @@ import type { CellSpec } from '../types.js';
 import { PgRunStore } from './pg-store.js';
 import { PG_SCHEMA_VERSION } from './schema.js';
 import { transferRuns } from './transfer.js';
-import { workCells } from './work-loop.js';
+import { workCells } from '../../execution/worker.js';
 import { postgresForTests, startTestCluster, type TestCluster } from './testing/cluster.js';
 
 // The PostgreSQL backend against the SQLite one: the same script of store operations must
@@ -396,6 +396,25 @@ describe.skipIf(bin === null)('PostgreSQL run store', () => {
     expect(await back.cellsOfRun(runId)).toEqual(await source.cellsOfRun(runId));
     await expectHostileRoundTrip(back, runId, plan);
     for (const store of [source, pg, back]) await store.close();
+  });
+
+  it('a lease of this process that lapsed while its call was in flight is claimed back, not called a second time', async () => {
+    const store = PgRunStore.open(freshUrl());
+    const id = await store.createRun(TEST_MANIFEST, { id: 'lapsed' });
+    await store.registerCells(id, makeSpecs(12));
+    const models = new FakeModels({
+      respond: async (request) => {
+        // A renewal late under load: every lease lapses while the calls are in flight.
+        await store.client.query("UPDATE cells SET lease_until = now() - interval '1 second' WHERE lease_owner IS NOT NULL");
+        await new Promise((resolve) => setTimeout(resolve, 60));
+        return fakeResponse('ok', usageFor(request));
+      },
+    });
+    const result = await workCells(store, { runId: id, adapterFor: models.adapterFor, costOf: () => 0, concurrency: 2, claimMax: 2, pollMs: 20 });
+    expect(result.done).toBe(12);
+    expect(models.totalCalls).toBe(12);
+    expect([...models.calls.values()].every((calls) => calls === 1)).toBe(true);
+    await store.close();
   });
 
   it('counts attempts before the call; a cell whose calls keep ending unrecorded is failed, not called again', async () => {

@@ -4,7 +4,8 @@
  * Appends the key of every adapter call to <callLog> as the call starts and
  * prints `done <finished>` after each stored cell. With `stallAt`, every call
  * hangs once that many cells of the run are finished, so a kill always lands
- * mid-run with calls in flight.
+ * mid-run with calls in flight. <store> is a SQLite file or a postgresql:// URL; on
+ * PostgreSQL leases last 1 s, so the cells a killed run held come back quickly.
  */
 import { appendFileSync } from 'node:fs';
 import { RunStore } from '../run-store.js';
@@ -35,6 +36,7 @@ const models = new FakeModels({
 const summary = await runCells(store, runId, makeSpecs(cells), {
   adapterFor: models.adapterFor,
   concurrency: 6,
+  leaseMs: 1_000,
   onProgress: (snapshot) => {
     finished = snapshot.finished;
     if (snapshot.last) process.stdout.write(`done ${snapshot.finished}\n`);

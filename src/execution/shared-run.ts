@@ -1,24 +1,26 @@
-import { InputError } from '../../core/errors.js';
-import { addTokenCounts } from '../../core/token-counts.js';
-import { type TokenUsage, ZERO_USAGE } from '../../models/types.js';
-import { naiveCostOf } from '../runner-call.js';
-import { prepareCells } from '../runner-cells.js';
-import { checkPricesKnown, defaultCostOf, validateOptions } from '../runner-options.js';
-import { FatalBurstError, type RunCellsOptions, type RunCellsResult, type RunSummary, type StopReason } from '../runner-types.js';
-import type { CellSpec } from '../types.js';
-import type { PgRunStore } from './pg-store.js';
-import { workCells } from './work-loop.js';
+import { InputError } from '../core/errors.js';
+import type { PgRunStore } from '../store/postgres/pg-store.js';
+import type { RunStore } from '../store/run-store-common.js';
+import { prepareCells } from '../store/runner-cells.js';
+import { checkPricesKnown, defaultCostOf, validateOptions } from '../store/runner-options.js';
+import { RunTally } from '../store/runner-state.js';
+import { FatalBurstError, type RunCellsOptions, type RunCellsResult, type RunSummary, type StopReason } from '../store/runner-types.js';
+import type { CellSpec } from '../store/types.js';
+import { workCells } from './worker.js';
 
 /**
  * `runCells` on a PostgreSQL store: the run command registers the plan (the requests
  * are in the store, so workers elsewhere need no config), records the budget and rate
- * limits workers must share, then works the run's cells itself through the same
- * claim/lease loop as `echolens worker`; other machines join with `echolens worker`.
- * It returns when no cell of the run is pending (whoever answered it), and writes the
- * run's status and summary like the single-process runner. One process drives a run
- * at a time (an advisory lock: the Postgres form of the SQLite store's lock file).
+ * limits workers must share, then works the run's cells itself with the execution engine
+ * fed by claims (the same engine and source as `echolens worker`, restricted to the run);
+ * other machines join with `echolens worker`. It returns when no cell of the run is
+ * pending (whoever answered it), and writes the run's status and summary like a local
+ * run. One process drives a run at a time (an advisory lock: the PostgreSQL form of the
+ * SQLite store's lock file).
  */
-export async function runCellsShared(store: PgRunStore, runId: string, specs: readonly CellSpec[], options: RunCellsOptions = {}): Promise<RunCellsResult> {
+export async function runCellsShared(anyStore: RunStore, runId: string, specs: readonly CellSpec[], options: RunCellsOptions = {}): Promise<RunCellsResult> {
+  if (anyStore.backend !== 'postgres') throw new Error('runCellsShared needs a PostgreSQL store');
+  const store = anyStore as PgRunStore;
   validateOptions(options);
   const now = options.now ?? Date.now;
   const startedAt = now();
@@ -43,19 +45,9 @@ export async function runCellsShared(store: PgRunStore, runId: string, specs: re
     });
     await store.setRunStatus(runId, 'running');
 
-    const total = cells.uniqueKeys.length;
-    let finished = cells.cachedCount;
-    let inFlight = 0;
-    let doneNow = 0;
-    let emptyNow = 0;
-    let failedNow = 0;
-    const tokens: TokenUsage = { ...ZERO_USAGE };
-    let calls = 0;
-    let spend = 0;
-    let naive = 0;
-    let cacheReadCells = 0;
-    let unpriced = 0;
-    options.onProgress?.(snapshot());
+    // This process's tally: progress (in flight, failed) and the fatal-burst watch, as a local run's.
+    const tally = new RunTally(cells.uniqueKeys.length, cells.cachedCount, options.fatalBurst ?? 3, now, startedAt);
+    options.onProgress?.(tally.snapshot());
     const work = await workCells(store, {
       runId,
       requests: new Map(cells.toRun.map((index) => [cells.uniqueKeys[index]!, cells.uniqueRequests[index]!])),
@@ -68,25 +60,9 @@ export async function runCellsShared(store: PgRunStore, runId: string, specs: re
       ...(options.sleep ? { sleep: options.sleep } : {}),
       ...(options.cache?.cacheTtl === undefined ? {} : { cacheTtl: options.cache.cacheTtl }),
       ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
-      onInFlight: (n) => {
-        inFlight = n;
-      },
+      tallyOf: () => tally,
       onCell: (event) => {
-        calls += event.outcome.attempts;
-        const { usage, costUsd } = event.outcome;
-        if (costUsd !== null) {
-          spend += costUsd;
-          naive += naiveCostOf(costOf, event.model, usage) ?? costUsd;
-        } else if (usage.inputTokens + usage.outputTokens > 0) unpriced += 1;
-        if (usage.cachedInputTokens > 0) cacheReadCells += 1;
-        addTokenCounts(tokens, usage);
-        if (event.status !== 'refused') {
-          finished += 1;
-          if (event.status === 'done') doneNow += 1;
-          else if (event.status === 'empty') emptyNow += 1;
-          else failedNow += 1;
-        }
-        options.onProgress?.(snapshot({ key: event.key, status: event.outcome.status, cached: false }));
+        options.onProgress?.(tally.snapshot({ key: event.key, status: event.outcome.status, cached: false }));
       },
     });
 
@@ -112,50 +88,26 @@ export async function runCellsShared(store: PgRunStore, runId: string, specs: re
     const stopMessage =
       stopReason === 'interrupted' ? 'interrupted: no new cells started; finished cells are stored' : (ended?.stopMessage ?? work.ended[0]?.message ?? null);
     const status = stopReason === 'fatal' ? 'failed' : stopReason === 'budget' ? 'stopped' : stopReason === 'interrupted' ? 'interrupted' : 'done';
+    const mine = tally.summary(runId, specs.length, cells.toRun.length);
     const summary: RunSummary = {
-      runId,
+      ...mine,
       status,
-      planned: specs.length,
-      total,
       done,
-      cached: cells.cachedCount,
       empty,
       failed,
       pending,
       interrupted: stopReason === 'interrupted',
       stopReason,
       stopMessage,
-      calls: Math.max(allCalls, calls),
+      // Calls and spend of every process that worked the run (naive cost, cache reads and tokens: this process's).
+      calls: Math.max(allCalls, mine.calls),
       spendUsd: (await store.shared.spentOf(runId)) - spentBefore,
-      // What this process saw (workers elsewhere report their own).
-      naiveUsd: naive,
-      cacheReadCells,
-      unpricedCells: unpriced,
-      tokens,
       wallMs: now() - startedAt,
     };
     await store.setRunStatus(runId, status, summary);
     const full: RunCellsResult = { ...summary, results: cells.specKeys.map((key) => results.get(key)!) };
-    if (stopReason === 'fatal') throw new FatalBurstError(stopMessage ?? 'run stopped', 'fatal', full);
+    if (stopReason === 'fatal') throw new FatalBurstError(stopMessage ?? 'run stopped', tally.fatalKind || 'fatal', full, tally.stopHint);
     return full;
-
-    function snapshot(last?: { key: string; status: 'pending' | 'done' | 'empty' | 'failed'; cached: boolean }) {
-      return {
-        total,
-        finished,
-        cached: cells.cachedCount,
-        done: doneNow,
-        empty: emptyNow,
-        failed: failedNow,
-        inFlight,
-        calls,
-        tokens: { ...tokens },
-        spendUsd: spend,
-        unpricedCells: unpriced,
-        elapsedMs: now() - startedAt,
-        ...(last ? { last } : {}),
-      };
-    }
   } finally {
     await store.shared.releaseRunLock(runId);
   }

@@ -1,0 +1,34 @@
+import type { SleepFn } from '../models/retry.js';
+import { defaultAdapterFactory } from '../store/runner-options.js';
+import type { CostFn, RunCellsOptions } from '../store/runner-types.js';
+import type { RunPolicy } from './cell-source.js';
+import type { EngineOptions } from './engine.js';
+
+/** The engine options every source shares, from `runCells` options. */
+export function engineOptionsOf(
+  options: RunCellsOptions,
+  resolved: { now: () => number; sleep: SleepFn; costOf: CostFn },
+): Pick<EngineOptions, 'adapterFor' | 'costOf' | 'retry' | 'signal' | 'hardSignal' | 'sleep' | 'now' | 'random' | 'cacheTtl'> {
+  return {
+    adapterFor: options.adapterFor ?? defaultAdapterFactory,
+    costOf: resolved.costOf,
+    ...(options.retry ? { retry: options.retry } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.hardSignal ? { hardSignal: options.hardSignal } : {}),
+    sleep: resolved.sleep,
+    now: resolved.now,
+    ...(options.random ? { random: options.random } : {}),
+    ...(options.cache?.cacheTtl === undefined ? {} : { cacheTtl: options.cache.cacheTtl }),
+  };
+}
+
+/** A run's limits from `runCells` options (the shared store keeps the same fields in the run's settings). */
+export function runPolicyOf(options: Pick<RunCellsOptions, 'maxCostUsd' | 'spentBeforeUsd' | 'limits' | 'fatalBurst' | 'assumedMaxOutputTokens'>): RunPolicy {
+  return {
+    ...(options.maxCostUsd === undefined ? {} : { maxCostUsd: options.maxCostUsd }),
+    ...(options.spentBeforeUsd === undefined ? {} : { spentBeforeUsd: options.spentBeforeUsd }),
+    ...(options.limits === undefined ? {} : { limits: options.limits }),
+    fatalBurst: options.fatalBurst ?? 3,
+    assumedMaxOutputTokens: options.assumedMaxOutputTokens ?? 4096,
+  };
+}
