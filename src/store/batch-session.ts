@@ -25,6 +25,12 @@ export interface RunCellsBatchOptions extends RunCellsOptions {
   maxBatchBytes?: number;
   /** Downloads of a results file with unparseable lines before the run stops with the valid lines stored. Default 3. */
   maxResultReads?: number;
+  /**
+   * Where followers go once their leaders' batch has ended: `auto` (default) by the rule of
+   * cache-schedule.ts `followerRoute` (a batch, a batch kept warm, or online); `batch` always in a
+   * batch, whatever the queue did (the earlier behaviour, for benchmarks that compare the two).
+   */
+  followerRoute?: 'auto' | 'batch';
 }
 
 /** A provider batch this run waits for. */
@@ -67,6 +73,8 @@ export interface BatchSession {
   batchCostOf(provider: BatchProvider): CostFn;
   /** Called for each cell a collected job committed (the cache watch of batch-cache-watch.ts). */
   onCollected?: (key: string, outcome: CellOutcome) => void;
+  /** Called at the start of each round of status polls (the cache watch's re-warm calls). */
+  onPollTick?: () => Promise<void>;
 }
 
 /** A stop found while talking to a batch endpoint: the run ends with this reason. */
