@@ -7,7 +7,7 @@
  * RSS and the ratio batch ÷ online. Target: --batch peak ≤ 600 MB. BENCH_SMOKE=1: the smoke grid.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +15,9 @@ import { fileURLToPath } from 'node:url';
 const here = dirname(fileURLToPath(import.meta.url));
 const cells = Number(process.env.BATCH_MEMORY_CELLS ?? 600);
 const TARGET_MB = 600;
+if (!existsSync(join(here, '..', 'dist', 'experiment', 'run-audit.js'))) {
+  throw new Error('bench/batch-memory runs the built package: run `npm run build` first');
+}
 const dir = mkdtempSync(join(tmpdir(), 'echolens-batch-memory-'));
 const peaks: Record<string, number> = {};
 try {

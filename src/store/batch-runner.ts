@@ -99,7 +99,8 @@ export async function runCellsBatch(store: RunStore, runId: string, specs: reado
           specs,
           cells,
           route.online,
-          0,
+          // What the leaders were billed counts against --max-cost, as a reservation would.
+          tally.spendUsd,
           `batch: running ${route.online.length} followers online, reading the cache their leaders wrote`,
         );
         if (result !== null) watch?.onlineFollowers(result.done + result.empty, result.cacheReadCells);
