@@ -52,7 +52,6 @@ export interface FollowerPlan {
 
 export class BatchCacheWatch {
   private readonly followers = new Set<string>();
-  private readonly leadersAnswered = new Set<string>();
   private billedReads = 0;
   private followersAnswered = 0;
   private rewarmCalls = 0;
@@ -73,13 +72,12 @@ export class BatchCacheWatch {
     for (const group of groups) for (const key of group.followerKeys) this.followers.add(key);
   }
 
-  /** The collection hook (batch-collect.ts): leaders answered, and the followers' billed cache reads. */
+  /** The collection hook (batch-collect.ts): the followers answered and their billed cache reads. */
   readonly onCollected = (key: string, outcome: CellOutcome): void => {
     if (outcome.status === 'failed') return;
-    if (this.followers.has(key)) {
-      this.followersAnswered += 1;
-      if (outcome.usage.cachedInputTokens > 0) this.billedReads += 1;
-    } else this.leadersAnswered.add(key);
+    if (!this.followers.has(key)) return;
+    this.followersAnswered += 1;
+    if (outcome.usage.cachedInputTokens > 0) this.billedReads += 1;
   };
 
   private ttlMsOf(provider: string): number {
@@ -96,7 +94,7 @@ export class BatchCacheWatch {
     this.leadersTurnaroundMs = now - submittedAt;
     const byProvider = new Map<string, FollowerGroup[]>();
     for (const group of this.groups) {
-      // A group whose leader has no answer has no cache: its followers go as the first wave would.
+      // A group whose leader failed has no cache yet: a batch route misses it, a re-warm call writes it.
       const list = byProvider.get(group.provider) ?? [];
       list.push(group);
       byProvider.set(group.provider, list);
