@@ -7,6 +7,7 @@ import type { StageRuntime } from '../experiment/runtime.js';
 import { decideMeasurement } from '../experiment/measurement.js';
 import { measurementFlags } from './run-options.js';
 import { stopAdvice } from './stop-advice.js';
+import { BATCH_CACHE_RULE } from '../store/cache-schedule.js';
 
 /** The flags every `<audit> run` command shares. */
 export interface AuditRunFlags {
@@ -58,7 +59,8 @@ export async function runAuditCommand<C, I, K, R, X>(audit: Audit<C, I, K, R, X>
     }
     if (flags.batch) {
       process.stdout.write(
-        '--batch: the "with --batch" figure above is the one that applies: openai: and anthropic: cells at half price, each prefix group\u2019s first cell writing the prompt cache in a first batch and the rest reading it in a second (Anthropic 1-hour cache); other providers run online\n',
+        '--batch: the "with --batch" figure above is the one that applies: openai: and anthropic: cells at half price, each prefix group\u2019s first cell writing the prompt cache in a first batch and the rest reading it in a second (Anthropic 1-hour cache); other providers run online\n' +
+          `--batch and the prompt cache: ${BATCH_CACHE_RULE}\n`,
       );
     }
     return null;

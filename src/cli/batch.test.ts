@@ -107,6 +107,10 @@ describe('persona run --batch', { timeout: 120_000 }, () => {
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toMatch(/--batch: the "with --batch" figure above is the one that applies/);
     expect(dry.stdout).toMatch(/with --batch \(batch × cache\) \$\d+\.\d\d/);
+    // The rule for followers whose batch may outlive the cache, in words.
+    expect(dry.stdout).toMatch(
+      /--batch and the prompt cache: followers go in a second batch .* re-warming each prefix group .* or running the followers online/,
+    );
   });
 
   it('--poll-interval must be positive and --batch is in every run command’s help', async () => {

@@ -10,6 +10,9 @@ import type { CostFn } from './runner-types.js';
 
 type OutcomeBase = Pick<CellOutcome, 'attempts' | 'startedAt' | 'finishedAt' | 'latencyMs' | 'reasoning' | 'responseModel' | 'finishReason'>;
 
+/** Cells decoded and committed together when a job is collected. */
+const COLLECT_SLICE = 256;
+
 /** Downloads of a results file with unparseable lines before echolens gives up on those lines. */
 export const DEFAULT_MAX_RESULT_READS = 3;
 
@@ -46,6 +49,9 @@ export async function collectJob(session: BatchSession, open: OpenJob, state: Ba
     }
   }
   const settled = settleLines(job.keys, results.lines, results.invalid);
+  const invalid = results.invalid;
+  // The settled lines hold the bodies from here; each is released once its cell is committed.
+  results = { lines: [], invalid };
   const base: OutcomeBase = {
     attempts: 1,
     startedAt: job.submittedAt,
@@ -56,49 +62,55 @@ export async function collectJob(session: BatchSession, open: OpenJob, state: Ba
     finishReason: null,
   };
   const price = session.batchCostOf(open.provider);
-  const items: Array<{ key: string; outcome: CellOutcome }> = [];
-  for (const key of job.keys) {
-    const request = session.requestOf.get(key) ?? (await session.store.getRequest(key));
-    if (request === undefined) continue; // the cell was deleted with its run
-    let outcome: CellOutcome;
-    if (state.failure !== undefined) {
-      outcome = failed(base, 'batch_failed', `the ${open.provider} batch ${job.batchId} failed: ${state.failure}`);
-    } else {
-      const verdict = settled.verdictOf(key);
-      switch (verdict.kind) {
-        case 'line':
-          outcome = await lineOutcome(session.batch, request, verdict.line, session.env, base, price);
-          break;
-        case 'conflict':
-          outcome = failed(base, 'batch_conflict', verdict.reason);
-          break;
-        case 'unreadable':
-          outcome = failed(base, 'batch_unreadable', `${verdict.reason} (a re-run submits it again)`);
-          break;
-        case 'missing':
-          outcome = failed(base, 'batch_missing', `the ${open.provider} batch ${job.batchId} ended without a result for this cell`);
-          break;
-      }
-    }
-    items.push({ key, outcome });
-  }
-  // A result the store cannot hold fails its cell with a `storage: …` error (runner-commit.ts).
-  const committed = await storeOutcomes(items, (batch) => session.store.recordResults(batch));
-  const written = committed.map((c) => c.written);
-  committed.forEach((c, index) => {
-    items[index]!.outcome = c.outcome;
-  });
+  let answered = 0;
   let failedLines = 0;
-  items.forEach((item, index) => {
-    session.heldKeys.delete(item.key);
-    if (item.outcome.status === 'failed') failedLines += 1;
-    if (!written[index] || !session.requestOf.has(item.key)) return;
-    // Calls were counted when the batch was submitted; naive = online, no cache, no batch discount.
-    const model = session.requestOf.get(item.key)!.model;
-    session.tally.record(item.outcome, 0, naiveCostOf(session.onlineCostOf, model, item.outcome.usage));
-    session.tally.finish(item.outcome);
-  });
-  const unreadable = items.filter((item) => item.outcome.errorClass === 'batch_unreadable').length;
+  let unreadable = 0;
+  // Committed a slice at a time: a large batch never holds every decoded answer at once.
+  for (let from = 0; from < job.keys.length; from += COLLECT_SLICE) {
+    const items: Array<{ key: string; outcome: CellOutcome }> = [];
+    for (const key of job.keys.slice(from, from + COLLECT_SLICE)) {
+      const request = session.requestOf.get(key) ?? (await session.store.getRequest(key));
+      if (request === undefined) continue; // the cell was deleted with its run
+      let outcome: CellOutcome;
+      if (state.failure !== undefined) {
+        outcome = failed(base, 'batch_failed', `the ${open.provider} batch ${job.batchId} failed: ${state.failure}`);
+      } else {
+        const verdict = settled.verdictOf(key);
+        switch (verdict.kind) {
+          case 'line':
+            outcome = await lineOutcome(session.batch, request, verdict.line, session.env, base, price);
+            break;
+          case 'conflict':
+            outcome = failed(base, 'batch_conflict', verdict.reason);
+            break;
+          case 'unreadable':
+            outcome = failed(base, 'batch_unreadable', `${verdict.reason} (a re-run submits it again)`);
+            break;
+          case 'missing':
+            outcome = failed(base, 'batch_missing', `the ${open.provider} batch ${job.batchId} ended without a result for this cell`);
+            break;
+        }
+      }
+      items.push({ key, outcome });
+    }
+    // A result the store cannot hold fails its cell with a `storage: …` error (runner-commit.ts).
+    const committed = await storeOutcomes(items, (batch) => session.store.recordResults(batch));
+    committed.forEach((c, index) => {
+      const item = items[index]!;
+      item.outcome = c.outcome;
+      settled.release(item.key);
+      session.heldKeys.delete(item.key);
+      if (item.outcome.status === 'failed') failedLines += 1;
+      else answered += 1;
+      if (item.outcome.errorClass === 'batch_unreadable') unreadable += 1;
+      if (!c.written || !session.requestOf.has(item.key)) return;
+      // Calls were counted when the batch was submitted; naive = online, no cache, no batch discount.
+      const model = session.requestOf.get(item.key)!.model;
+      session.tally.record(item.outcome, 0, naiveCostOf(session.onlineCostOf, model, item.outcome.usage));
+      session.tally.finish(item.outcome);
+      session.onCollected?.(item.key, item.outcome);
+    });
+  }
   const note = [
     state.failure,
     settled.duplicates > 0 ? `${settled.duplicates} repeated result lines ignored` : undefined,
@@ -117,14 +129,14 @@ export async function collectJob(session: BatchSession, open: OpenJob, state: Ba
   }
   if (settled.foreign > 0)
     notify(`warning: ${open.provider} batch ${job.batchId} returned ${settled.foreign} result line(s) for cells its job does not hold; ignored`);
-  notify(`batch: collected ${open.provider} batch ${job.batchId}: ${items.length - failedLines} answered, ${failedLines} failed`);
+  notify(`batch: collected ${open.provider} batch ${job.batchId}: ${answered} answered, ${failedLines} failed`);
   if (unreadable > 0) {
     throw new UnreadableResults(
       job.batchId!,
-      `the results of ${open.provider} batch ${job.batchId} still had unparseable lines after ${open.unreadableReads} downloads (${results.invalid
+      `the results of ${open.provider} batch ${job.batchId} still had unparseable lines after ${open.unreadableReads} downloads (${invalid
         .slice(0, 3)
         .map((bad) => `${bad.source} line ${bad.line}`)
-        .join(', ')}): ${items.length - unreadable} results were stored, ${unreadable} cell(s) failed`,
+        .join(', ')}): ${answered + failedLines - unreadable} results were stored, ${unreadable} cell(s) failed`,
     );
   }
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { canonicalJson } from '../core/canonical-json.js';
 import type { BatchLineResult, InvalidResultLine } from '../models/batch/index.js';
 
@@ -23,11 +24,14 @@ export interface SettledLines {
   conflicts: string[];
   /** Lines naming a custom_id the job does not hold. */
   foreign: number;
+  /** Drops a cell's line once its outcome is committed (its body is then free to be collected). */
+  release(customId: string): void;
 }
 
 export function settleLines(keys: readonly string[], lines: readonly BatchLineResult[], invalid: readonly InvalidResultLine[]): SettledLines {
   const held = new Set(keys);
-  const seen = new Map<string, { line: BatchLineResult; text: string }>();
+  // Each line's canonical form is kept as a digest: comparing two lines needs no copy of their bodies.
+  const seen = new Map<string, { line: BatchLineResult | null; digest: string }>();
   const conflicting = new Map<string, BatchLineResult[]>();
   let duplicates = 0;
   let foreign = 0;
@@ -36,14 +40,14 @@ export function settleLines(keys: readonly string[], lines: readonly BatchLineRe
       foreign += 1;
       continue;
     }
-    const text = canonicalJson(line);
+    const digest = createHash('sha256').update(canonicalJson(line)).digest('base64');
     const first = seen.get(line.customId);
     if (first === undefined) {
-      seen.set(line.customId, { line, text });
-    } else if (first.text === text) {
+      seen.set(line.customId, { line, digest });
+    } else if (first.digest === digest) {
       duplicates += 1;
     } else {
-      const list = conflicting.get(line.customId) ?? [first.line];
+      const list = conflicting.get(line.customId) ?? [first.line!];
       list.push(line);
       conflicting.set(line.customId, list);
     }
@@ -57,13 +61,17 @@ export function settleLines(keys: readonly string[], lines: readonly BatchLineRe
     duplicates,
     conflicts: [...conflicting.keys()],
     foreign,
+    release(customId) {
+      const found = seen.get(customId);
+      if (found !== undefined) found.line = null;
+    },
     verdictOf(customId) {
       const conflict = conflicting.get(customId);
       if (conflict !== undefined) return { kind: 'conflict', reason: conflictReason(conflict) };
       const bad = unreadable.get(customId);
       if (bad !== undefined) return { kind: 'unreadable', reason: `${bad.source} line ${bad.line} (this cell's result) is not JSON` };
       const found = seen.get(customId);
-      if (found !== undefined) return { kind: 'line', line: found.line };
+      if (found?.line) return { kind: 'line', line: found.line };
       if (anonymous !== undefined) return { kind: 'unreadable', reason: `no readable result; ${anonymous.source} line ${anonymous.line} is not JSON` };
       return { kind: 'missing' };
     },

@@ -18,6 +18,7 @@ export async function pollUntilCollected(session: BatchSession): Promise<void> {
   const sleep = options.sleep ?? defaultSleep;
   const polling = () => !tally.stopped || tally.stopReason === 'budget';
   while (active.length > 0 && polling()) {
+    await session.onPollTick?.();
     for (const open of [...active]) {
       if (!polling()) break;
       if (await pollOne(session, open)) {

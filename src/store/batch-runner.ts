@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from '../core/errors.js';
 import type { BatchProvider } from '../models/batch/index.js';
 import type { ModelRequest } from '../models/types.js';
+import { BatchCacheWatch, envAdapterFactory, followerGroups } from './batch-cache-watch.js';
 import { cancelJobs } from './batch-cancel.js';
 import { pollUntilCollected } from './batch-poll.js';
 import { resumeOpenJobs } from './batch-resume.js';
@@ -12,7 +13,7 @@ import { runCells } from './runner.js';
 import { type PreparedCells, prepareCells } from './runner-cells.js';
 import { checkPricesKnown, defaultCostOf, providerOf, validateOptions } from './runner-options.js';
 import { RunTally } from './runner-state.js';
-import { type CostFn, FatalBurstError, type RunCellsResult } from './runner-types.js';
+import { type CostFn, FatalBurstError, type RunCellsResult, type RunSummary } from './runner-types.js';
 import type { CellResult, CellSpec } from './types.js';
 
 export type { RunCellsBatchOptions } from './batch-session.js';
@@ -60,6 +61,7 @@ export async function runCellsBatch(store: RunStore, runId: string, specs: reado
   };
   const onInterrupt = () => session.halt('interrupted', 'interrupted: submitted batch jobs are recorded; re-run the same command to collect them');
   const onHardInterrupt = () => void cancelOpenBatches();
+  let watch: BatchCacheWatch | null = null;
   if (options.signal?.aborted) onInterrupt();
   options.signal?.addEventListener('abort', onInterrupt, { once: true });
   options.hardSignal?.addEventListener('abort', onHardInterrupt, { once: true });
@@ -77,14 +79,41 @@ export async function runCellsBatch(store: RunStore, runId: string, specs: reado
     }
     options.onProgress?.(tally.snapshot());
     const waves = cacheWaves(session, batchable);
+    const groups = followerGroups(waves.leaders, waves.followers, waves.signatureOf, session.requestOf, waves.cacheOf);
+    watch =
+      groups.length > 0 && options.followerRoute !== 'batch'
+        ? new BatchCacheWatch(session, groups, batchCacheTtl(options), (provider) => onlineCostFor(provider, options, onlineCostOf))
+        : null;
+    session.onCollected = watch?.onCollected;
+    const leadersAt = now();
     const reservedUsd = tally.stopped ? 0 : await submitBatches(session, waves.leaders, waves.cacheOf);
     if (online.length > 0 && !tally.stopped) await runOnline(session, specs, cells, online, reservedUsd);
     await pollUntilCollected(session);
-    // The followers go once their leaders' batch has ended and written the cache.
+    // The followers go once their leaders' batch has ended and written the cache, by the rule of
+    // cache-schedule.ts `followerRoute`: in a batch, in a batch kept warm, or online.
     if (waves.followers.length > 0 && !tally.stopped) {
-      session.notify(`batch: leaders answered; submitting ${waves.followers.length} cells that read their prompt cache`);
-      await submitBatches(session, waves.followers, waves.cacheOf);
-      await pollUntilCollected(session);
+      const route = watch?.plan(leadersAt, now()) ?? { batch: waves.followers, online: [], rewarm: [] };
+      if (route.online.length > 0) {
+        const result = await runOnline(
+          session,
+          specs,
+          cells,
+          route.online,
+          // What the leaders were billed counts against --max-cost, as a reservation would.
+          tally.spendUsd,
+          `batch: running ${route.online.length} followers online, reading the cache their leaders wrote`,
+        );
+        if (result !== null) watch?.onlineFollowers(result.done + result.empty, result.cacheReadCells);
+      }
+      if (route.batch.length > 0 && !tally.stopped) {
+        await watch?.tick();
+        watch?.followersSubmitted(now());
+        session.notify(`batch: leaders answered; submitting ${route.batch.length} cells that read their prompt cache`);
+        await submitBatches(session, route.batch, waves.cacheOf);
+        session.onPollTick = watch === null ? undefined : () => watch!.tick();
+        await pollUntilCollected(session);
+        session.onPollTick = undefined;
+      }
     }
     if (options.hardSignal?.aborted) {
       await cancelOpenBatches();
@@ -95,7 +124,8 @@ export async function runCellsBatch(store: RunStore, runId: string, specs: reado
     options.hardSignal?.removeEventListener('abort', onHardInterrupt);
   }
 
-  const summary = tally.summary(runId, specs.length, cells.toRun.length);
+  const summary: RunSummary = tally.summary(runId, specs.length, cells.toRun.length);
+  if (watch !== null) summary.batchCache = watch.report(now());
   await store.setRunStatus(runId, summary.status, summary);
   const finalCells = await store.getCells(cells.uniqueKeys);
   const toRunKeys = new Set(cells.toRun.map((index) => cells.uniqueKeys[index]!));
@@ -146,7 +176,7 @@ function openSession(
       return { client: clientFor(endpoint), provider: endpoint.provider };
     },
     batchCostOf: (provider: BatchProvider): CostFn => {
-      const online = provider === 'anthropic' && batchCacheTtl(options) === '1h' ? withHourWrites(onlineCostOf) : onlineCostOf;
+      const online = onlineCostFor(provider, options, onlineCostOf);
       return (model, usage) => batch.batchCost(provider, online(model, usage));
     },
   };
@@ -158,10 +188,13 @@ function openSession(
  * lifetime unless the config chose one: a batch may wait in the provider's queue for longer
  * than five minutes. `schedule: 'plan'` sends everything in one wave, as before.
  */
-function cacheWaves(session: BatchSession, keys: readonly string[]): { leaders: string[]; followers: string[]; cacheOf: CacheOptionsOf } {
+function cacheWaves(
+  session: BatchSession,
+  keys: readonly string[],
+): { leaders: string[]; followers: string[]; cacheOf: CacheOptionsOf; signatureOf: (key: string) => string | undefined } {
   const { options, requestOf } = session;
   const cacheTtl = batchCacheTtl(options);
-  if (options.schedule === 'plan') return { leaders: [...keys], followers: [], cacheOf: () => ({ cacheTtl }) };
+  if (options.schedule === 'plan') return { leaders: [...keys], followers: [], cacheOf: () => ({ cacheTtl }), signatureOf: () => undefined };
   const waves = batchWaves(
     keys.map((key) => requestOf.get(key)!),
     {
@@ -174,6 +207,7 @@ function cacheWaves(session: BatchSession, keys: readonly string[]): { leaders: 
   return {
     leaders: waves.leaders.map((index) => keys[index]!),
     followers: waves.followers.map((index) => keys[index]!),
+    signatureOf: (key) => waves.signatureOf(position.get(key)!),
     cacheOf: (key) => {
       const cacheKey = waves.cacheKeyOf(position.get(key)!);
       return cacheKey === undefined ? { cacheTtl } : { cacheTtl, promptCacheKey: cacheKey };
@@ -194,6 +228,11 @@ async function cancelCutCreates(session: BatchSession): Promise<void> {
   const cut = (await session.jobs.open()).filter((job) => job.runId === session.runId && job.batchId === null);
   if (cut.length === 0) return;
   await cancelJobs(session.jobs, cut, (job) => session.openClient(job.model).client, { notify: session.notify });
+}
+
+/** The online price of a provider's calls in this stage: Anthropic 1-hour writes at their price. */
+function onlineCostFor(provider: string, options: RunCellsBatchOptions, onlineCostOf: CostFn): CostFn {
+  return provider === 'anthropic' && batchCacheTtl(options) === '1h' ? withHourWrites(onlineCostOf) : onlineCostOf;
 }
 
 /**
@@ -218,13 +257,16 @@ async function runOnline(
   cells: PreparedCells,
   online: readonly string[],
   reservedUsd: number,
-): Promise<void> {
+  notice?: string,
+): Promise<RunCellsResult | null> {
   const { options, tally, requestOf } = session;
   const models = [...new Set(online.map((key) => requestOf.get(key)!.model))];
-  session.notify(`--batch: ${models.join(', ')} ${models.length === 1 ? 'has' : 'have'} no batch API; running ${online.length} cells online`);
+  session.notify(notice ?? `--batch: ${models.join(', ')} ${models.length === 1 ? 'has' : 'have'} no batch API; running ${online.length} cells online`);
   const onlineKeys = new Set(online);
   const onlineSpecs = specs.filter((_spec, index) => onlineKeys.has(cells.specKeys[index]!));
-  const { pollIntervalMs: _p, env: _e, batchClientFor: _b, notify: _n, maxResultReads: _m, ...rest } = options;
+  const { pollIntervalMs: _p, env: _e, batchClientFor: _b, notify: _n, maxResultReads: _m, followerRoute: _f, ...rest } = options;
+  // Followers sent online read their keys where their batch would have (the run's `env`).
+  if (notice !== undefined && rest.adapterFor === undefined) rest.adapterFor = envAdapterFactory(session.env);
   let result: RunCellsResult;
   try {
     result = await runCells(session.store, session.runId, onlineSpecs, {
@@ -235,11 +277,12 @@ async function runOnline(
     if (!(error instanceof FatalBurstError)) throw error;
     tally.absorb(error.summary);
     session.halt('fatal', error.message, error.errorKind);
-    return;
+    return null;
   }
   tally.absorb(result);
   if (result.stopReason === 'budget') tally.stop('budget', result.stopMessage ?? 'stopped');
   else if (result.stopReason !== null) session.halt(result.stopReason, result.stopMessage ?? 'stopped');
+  return result;
 }
 
 /** Second Ctrl-C: the open batches this run waits for are cancelled at the provider. */

@@ -2,7 +2,7 @@ import type { BatchClient, BatchEndpoint, BatchProvider } from '../models/batch/
 import { ModelCallError } from '../models/errors.js';
 import type { ModelRequest } from '../models/types.js';
 import type { BatchJob } from './batch-jobs.js';
-import type { BatchJobLedger } from './run-store.js';
+import type { BatchJobLedger, CellOutcome } from './run-store.js';
 import type { RunStore } from './run-store.js';
 import type { RunTally } from './runner-state.js';
 import type { CostFn, RunCellsOptions } from './runner-types.js';
@@ -20,11 +20,17 @@ export interface RunCellsBatchOptions extends RunCellsOptions {
   notify?: (line: string) => void;
   /**
    * Largest batch echolens builds, in bytes of request bodies (default 100 MB, below both
-   * providers' limits): the whole batch is held in memory while it is uploaded.
+   * providers' limits). A batch is written to a temporary file line by line and uploaded from it.
    */
   maxBatchBytes?: number;
   /** Downloads of a results file with unparseable lines before the run stops with the valid lines stored. Default 3. */
   maxResultReads?: number;
+  /**
+   * Where followers go once their leaders' batch has ended: `auto` (default) by the rule of
+   * cache-schedule.ts `followerRoute` (a batch, a batch kept warm, or online); `batch` always in a
+   * batch, whatever the queue did (the earlier behaviour, for benchmarks that compare the two).
+   */
+  followerRoute?: 'auto' | 'batch';
 }
 
 /** A provider batch this run waits for. */
@@ -65,6 +71,10 @@ export interface BatchSession {
   openClient(model: string): { client: BatchClient; provider: BatchProvider };
   /** Price of a batch line of a provider. */
   batchCostOf(provider: BatchProvider): CostFn;
+  /** Called for each cell a collected job committed (the cache watch of batch-cache-watch.ts). */
+  onCollected?: (key: string, outcome: CellOutcome) => void;
+  /** Called at the start of each round of status polls (the cache watch's re-warm calls). */
+  onPollTick?: () => Promise<void>;
 }
 
 /** A stop found while talking to a batch endpoint: the run ends with this reason. */

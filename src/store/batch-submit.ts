@@ -1,4 +1,4 @@
-import type { BatchClient, BatchProvider } from '../models/batch/index.js';
+import type { BatchClient, BatchInput, BatchProvider } from '../models/batch/index.js';
 import { ModelCallError } from '../models/errors.js';
 import { type GenerateOptions, ZERO_USAGE } from '../models/types.js';
 import type { BatchJob } from './batch-jobs.js';
@@ -63,72 +63,76 @@ async function submitModel(
   const price = session.batchCostOf(opened.provider);
   const assumedOutput = options.assumedMaxOutputTokens ?? 4096;
   const maxBytes = Math.min(opened.client.maxBytes, options.maxBatchBytes ?? 100 * 1024 * 1024);
-  let chunk: Array<{ key: string; body: Record<string, unknown> }> = [];
-  let chunkBytes = 0;
+  // Each line goes to the batch's input file as it is built (models/batch/clients.ts `openInput`):
+  // the run holds one body at a time, never a whole batch.
+  let input: BatchInput | null = null;
+  let inputKeys: string[] = [];
   const flush = async () => {
-    if (chunk.length === 0) return;
-    const lines = chunk;
-    chunk = [];
-    chunkBytes = 0;
+    if (input === null) return;
+    const lines = { input, keys: inputKeys };
+    input = null;
+    inputKeys = [];
     await submitOne(session, opened, model, lines);
   };
-  for (const key of keys) {
-    if (tally.stopped) break;
-    const request = requestOf.get(key)!;
-    if (options.maxCostUsd !== undefined) {
-      const worst = price(model, { ...ZERO_USAGE, inputTokens: estimateInputTokens(request), outputTokens: request.params?.maxTokens ?? assumedOutput }) ?? 0;
-      const before = options.spentBeforeUsd ?? 0;
-      if (before + tally.spendUsd + budget.reservedUsd + worst > options.maxCostUsd) {
-        tally.stop(
-          'budget',
-          `stopped before exceeding --max-cost $${options.maxCostUsd}: $${budget.reservedUsd.toFixed(4)} reserved by submitted batches, the next cell could cost up to $${worst.toFixed(4)}`,
-        );
-        break;
+  try {
+    for (const key of keys) {
+      if (tally.stopped) break;
+      const request = requestOf.get(key)!;
+      if (options.maxCostUsd !== undefined) {
+        const worst = price(model, { ...ZERO_USAGE, inputTokens: estimateInputTokens(request), outputTokens: request.params?.maxTokens ?? assumedOutput }) ?? 0;
+        const before = options.spentBeforeUsd ?? 0;
+        if (before + tally.spendUsd + budget.reservedUsd + worst > options.maxCostUsd) {
+          tally.stop(
+            'budget',
+            `stopped before exceeding --max-cost $${options.maxCostUsd}: $${budget.reservedUsd.toFixed(4)} reserved by submitted batches, the next cell could cost up to $${worst.toFixed(4)}`,
+          );
+          break;
+        }
+        budget.reservedUsd += worst;
       }
-      budget.reservedUsd += worst;
+      const json = JSON.stringify((await batch.wireRequestOf(request, env, cacheOf(key))).body);
+      const bytes = Buffer.byteLength(json) + 200;
+      if (input !== null && (input.lines >= opened.client.maxLines || input.bytes + bytes > maxBytes)) await flush();
+      input ??= await opened.client.openInput();
+      await input.add(key, json);
+      inputKeys.push(key);
     }
-    const wire = await batch.wireRequestOf(request, env, cacheOf(key));
-    const bytes = Buffer.byteLength(JSON.stringify(wire.body)) + 200;
-    if (chunk.length >= opened.client.maxLines || (chunk.length > 0 && chunkBytes + bytes > maxBytes)) await flush();
-    chunk.push({ key, body: wire.body });
-    chunkBytes += bytes;
+    // An interrupt submits nothing more; a budget stop still submits the cells it reserved.
+    if (!tally.stopped || tally.stopReason === 'budget') await flush();
+  } finally {
+    await (input as BatchInput | null)?.discard();
   }
-  // An interrupt submits nothing more; a budget stop still submits the cells it reserved.
-  if (!tally.stopped || tally.stopReason === 'budget') await flush();
 }
 
 async function submitOne(
   session: BatchSession,
   opened: { client: BatchClient; provider: BatchProvider },
   model: string,
-  lines: ReadonlyArray<{ key: string; body: Record<string, unknown> }>,
+  lines: { input: BatchInput; keys: readonly string[] },
 ): Promise<void> {
   const { jobs, runId, tally, options } = session;
-  const id = await jobs.begin(
-    runId,
-    opened.provider,
-    model,
-    lines.map((line) => line.key),
-  );
+  const id = await jobs.begin(runId, opened.provider, model, lines.keys);
   const job = (await jobs.get(id))!;
   try {
-    const created = await createOnce(session, opened.client, job, lines);
+    const created = await createOnce(session, opened.client, job, lines.input);
     await jobs.submitted(id, created.id);
-    tally.calls += lines.length;
-    for (const line of lines) session.heldKeys.add(line.key);
+    tally.calls += lines.keys.length;
+    for (const key of lines.keys) session.heldKeys.add(key);
     session.active.push(openJob((await jobs.get(id))!, opened.client, opened.provider));
-    session.notify(`batch: submitted ${opened.provider} batch ${created.id} (${model}, ${lines.length} cells)`);
+    session.notify(`batch: submitted ${opened.provider} batch ${created.id} (${model}, ${lines.keys.length} cells)`);
   } catch (error) {
     // An answer from the provider says no batch was made; a call cut short (cancelled, connection
     // lost, timed out) may have made one: that job stays `submitting` for the next start to match.
     const answered = error instanceof ModelCallError && error.status !== undefined;
     if (answered) await jobs.finish(id, 'failed', (error as Error).message);
-    else for (const line of lines) session.heldKeys.add(line.key);
+    else for (const key of lines.keys) session.heldKeys.add(key);
     throw new BatchStop(
       options.hardSignal?.aborted ? 'interrupted' : 'fatal',
       `batch submission failed: ${(error as Error).message}${answered ? '' : ' (whether the provider made the batch is checked on the next start)'}`,
       kindOf(error),
     );
+  } finally {
+    await lines.input.discard();
   }
 }
 
@@ -141,20 +145,11 @@ const CREATE_ATTEMPTS = 3;
  * shows no batch with this job's tag, so a batch the lost call did make is adopted, never
  * made twice.
  */
-async function createOnce(
-  session: BatchSession,
-  client: BatchClient,
-  job: BatchJob,
-  lines: ReadonlyArray<{ key: string; body: Record<string, unknown> }>,
-): Promise<{ id: string }> {
+async function createOnce(session: BatchSession, client: BatchClient, job: BatchJob, input: BatchInput): Promise<{ id: string }> {
   const signal = session.options.hardSignal;
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await client.submit(
-        lines.map((line) => ({ customId: line.key, body: line.body })),
-        signal,
-        batchTagOf(job),
-      );
+      return await input.submit(signal, batchTagOf(job));
     } catch (error) {
       const lost = error instanceof ModelCallError && error.kind === 'connection' && error.status === undefined;
       if (!lost || attempt >= CREATE_ATTEMPTS || signal?.aborted) throw error;

@@ -442,6 +442,8 @@ export interface BatchWaves {
   followers: number[];
   /** The `prompt_cache_key` of a position's group, where its provider takes one. */
   cacheKeyOf(position: number): string | undefined;
+  /** The prefix signature of a position's group (undefined for a cell in no group). */
+  signatureOf(position: number): string | undefined;
 }
 
 /**
@@ -475,11 +477,119 @@ export function batchWaves(
   return {
     leaders,
     followers,
+    signatureOf: (position) => signatureAt.get(position),
     cacheKeyOf(position) {
       const signature = signatureAt.get(position);
       if (signature === undefined) return undefined;
       const request = requests[position]!;
       return options.policyOf(options.providerOf(request.model)).sendCacheKey ? promptCacheKeyOf(signature) : undefined;
     },
+  };
+}
+
+/**
+ * The rule for a `--batch` stage's followers, in words (the dry run prints it; docs/batch.md
+ * explains it). Kept beside {@link followerRoute}, which applies it.
+ */
+export const BATCH_CACHE_RULE =
+  'followers go in a second batch once the leaders\u2019 batch has ended; when that batch took longer than 80% of the cache lifetime (Anthropic 1 h with --batch, OpenAI 5 min), ' +
+  'the followers\u2019 batch would likely be processed after the cache expired, so echolens takes the cheaper (at the run\u2019s prices) of: re-warming each prefix group with one short online call ' +
+  'just before the followers are submitted and again each lifetime (less a margin) until their batch ends, or running the followers online; after the stage it reports cache reads billed against expected and warns when the cache was lost';
+
+/** Share of the cache lifetime a follower batch may take, from the leaders' answer, and still count on the cache. */
+export const FOLLOWER_TTL_SHARE = 0.8;
+
+/** What the followers of one provider would cost each way (USD, summed over the provider's groups). */
+export interface FollowerCosts {
+  /** One short online call per group reading its live cache (a refresh). */
+  refreshRead: number;
+  /** One short online call per group writing its cache again (the cache already expired). */
+  refreshWrite: number;
+  /** Every follower in a batch, reading the cache. */
+  batchCached: number;
+  /** Every follower in a batch, missing the cache (each writes it again where breakpoints ask to). */
+  batchMissed: number;
+  /** Every follower online, reading the cache. */
+  onlineCached: number;
+}
+
+export interface FollowerRouteInput {
+  /** Cache lifetime after the last use (ms). */
+  ttlMs: number;
+  /** When the leaders' batch was seen ended (their caches written no later than this). */
+  writtenAt: number;
+  /** When the followers would be submitted. */
+  now: number;
+  /** How long the leaders' batch took, submission to collection: the follower batch is expected to take as long. */
+  turnaroundMs: number;
+  /** Time between polls: a refresh can come this late. */
+  pollIntervalMs: number;
+  costs: FollowerCosts;
+}
+
+export interface FollowerRoute {
+  route: 'batch' | 'rewarm' | 'online';
+  /** Expected bill of the route chosen and of the others (USD). */
+  expected: { batch: number; rewarm: number; online: number };
+  /** `rewarm`: time between refreshes, and the refreshes expected (the first one before submission). */
+  refreshEveryMs: number;
+  refreshes: number;
+  /** One line saying why. */
+  reason: string;
+}
+
+/**
+ * Where a `--batch` stage's followers go ({@link BATCH_CACHE_RULE}). `batch` when the cache the
+ * leaders wrote is expected to outlive the follower batch; otherwise the cheaper of `rewarm`
+ * (keep the cache alive with short online calls while the follower batch waits) and `online`.
+ * The expected bill of `batch` counts every follower as a miss when the cache is not expected to
+ * last. Pure.
+ */
+export function followerRoute(input: FollowerRouteInput): FollowerRoute {
+  const { ttlMs, writtenAt, now, turnaroundMs, pollIntervalMs, costs } = input;
+  const minutes = (ms: number) => `${(ms / MINUTE).toFixed(ms < 10 * MINUTE ? 1 : 0)} min`;
+  const lasts = now + turnaroundMs <= writtenAt + FOLLOWER_TTL_SHARE * ttlMs;
+  const alive = now < writtenAt + ttlMs;
+  // A refresh may come one poll late: refresh a margin before the lifetime ends.
+  const refreshEveryMs = Math.max(MINUTE / 2, ttlMs - Math.max(2 * pollIntervalMs, 0.1 * ttlMs));
+  const refreshes = 1 + Math.ceil(turnaroundMs / refreshEveryMs);
+  const rewarm = (alive ? costs.refreshRead : costs.refreshWrite) + (refreshes - 1) * costs.refreshRead + costs.batchCached;
+  const online = (alive ? 0 : costs.refreshWrite) + costs.onlineCached;
+  const batch = lasts ? costs.batchCached : costs.batchMissed;
+  const expected = { batch, rewarm, online };
+  if (lasts) {
+    return {
+      route: 'batch',
+      expected,
+      refreshEveryMs,
+      refreshes: 0,
+      reason: `the leaders' batch took ${minutes(turnaroundMs)}, within ${Math.round(FOLLOWER_TTL_SHARE * 100)}% of the ${minutes(ttlMs)} cache lifetime: followers go in a batch`,
+    };
+  }
+  const why = `the leaders' batch took ${minutes(turnaroundMs)}; a follower batch as slow would outlive the ${minutes(ttlMs)} cache lifetime`;
+  if (rewarm <= online && rewarm < batch) {
+    return {
+      route: 'rewarm',
+      expected,
+      refreshEveryMs,
+      refreshes,
+      reason: `${why}: re-warming each group online every ${minutes(refreshEveryMs)} while the followers' batch waits (expected $${rewarm.toFixed(4)}; online $${online.toFixed(4)}, a batch missing the cache $${batch.toFixed(4)})`,
+    };
+  }
+  if (online < batch) {
+    return {
+      route: 'online',
+      expected,
+      refreshEveryMs,
+      refreshes: 0,
+      reason: `${why}: the followers run online (expected $${online.toFixed(4)}; re-warming $${rewarm.toFixed(4)}, a batch missing the cache $${batch.toFixed(4)})`,
+    };
+  }
+  return {
+    route: 'batch',
+    expected,
+    refreshEveryMs,
+    refreshes: 0,
+    reason: `${why}, but a batch missing the cache is still the cheapest (expected $${batch.toFixed(4)}; re-warming $${rewarm.toFixed(4)}, online $${online.toFixed(4)})`,
   };
 }

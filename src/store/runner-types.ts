@@ -113,6 +113,27 @@ export interface RunSummary {
   unpricedCells: number;
   tokens: TokenUsage;
   wallMs: number;
+  /** `--batch` stages with prefix groups: the followers' prompt cache, expected against billed (src/store/batch-cache-watch.ts). */
+  batchCache?: BatchCacheReport;
+}
+
+/** How a `--batch` stage's followers fared with the prompt cache their leaders wrote. */
+export interface BatchCacheReport {
+  /** Followers answered (each expected to read its group's cache). */
+  expectedReads: number;
+  /** Followers whose usage reports prompt-cache reads. */
+  billedReads: number;
+  /** Fewer than half the expected reads were billed. */
+  lost: boolean;
+  /** Submission to collection of the leaders' batch, and of the followers' (ms). */
+  leadersTurnaroundMs: number;
+  followersTurnaroundMs: number;
+  /** Per provider: `batch`, `rewarm` (a batch kept warm by short online calls) or `online`. */
+  routes: Record<string, 'batch' | 'rewarm' | 'online'>;
+  rewarmCalls: number;
+  /** Re-warm calls whose usage reports cache reads. */
+  rewarmHits: number;
+  rewarmUsd: number;
 }
 
 export interface RunCellsResult extends RunSummary {

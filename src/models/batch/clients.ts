@@ -1,3 +1,7 @@
+import { openAsBlob } from 'node:fs';
+import { mkdtemp, open, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { classifyStatus, scrubSecrets } from '../classify.js';
 import { type ModelErrorKind, ModelCallError } from '../errors.js';
 import type { BatchEndpoint, BatchProvider } from './wire-body.js';
@@ -13,6 +17,10 @@ import type { BatchEndpoint, BatchProvider } from './wire-body.js';
  * files (`GET /files/{id}/content`). Anthropic Message Batches: `POST /messages/batches`
  * with `requests: [{custom_id, params}]`, polled with `GET /messages/batches/{id}`
  * (`processing_status`), results read as JSONL from the batch's `results_url`.
+ *
+ * Bodies are never gathered in memory: a batch's input is written line by line to a
+ * temporary file (`openInput`) and uploaded from it as a stream; results files are read as
+ * a stream, one JSONL line at a time.
  */
 
 export interface BatchLine {
@@ -75,6 +83,22 @@ export type BatchLineResult =
   | { customId: string; kind: 'errored'; errorClass: ModelErrorKind; message: string }
   | { customId: string; kind: 'expired' | 'canceled'; message: string };
 
+/**
+ * A batch input being written to a temporary file, one line per cell. `add` takes the body's
+ * JSON text (stringified once by the caller) and returns the bytes it added; `submit` ends the
+ * file, uploads it as a stream and creates the batch (it may be called again after a lost
+ * connection); `discard` removes the file, and the caller calls it once done.
+ */
+export interface BatchInput {
+  /** The temporary file (in a folder of its own, removed by `discard`). */
+  readonly path: string;
+  readonly lines: number;
+  readonly bytes: number;
+  add(customId: string, bodyJson: string): Promise<number>;
+  submit(signal?: AbortSignal, tag?: BatchTag): Promise<{ id: string }>;
+  discard(): Promise<void>;
+}
+
 export interface BatchClient {
   readonly provider: BatchProvider;
   /** Most lines one batch may hold. */
@@ -83,6 +107,8 @@ export interface BatchClient {
   readonly maxBytes: number;
   /** Creates one batch; `tag` goes into its metadata where the provider keeps metadata (OpenAI). */
   submit(lines: readonly BatchLine[], signal?: AbortSignal, tag?: BatchTag): Promise<{ id: string }>;
+  /** Starts a batch input file (see {@link BatchInput}): the streaming form of `submit`. */
+  openInput(): Promise<BatchInput>;
   state(id: string, signal?: AbortSignal): Promise<BatchState>;
   /** Results of an ended batch, one per line the provider reported on (in the provider's order, duplicates kept). */
   results(id: string, signal?: AbortSignal): Promise<BatchResults>;
@@ -101,7 +127,13 @@ abstract class HttpBatchClient {
 
   protected abstract headers(): Record<string, string>;
 
-  protected async call(method: string, url: string, body: string | FormData | undefined, signal: AbortSignal | undefined, json = true): Promise<Response> {
+  protected async call(
+    method: string,
+    url: string,
+    body: string | FormData | Blob | undefined,
+    signal: AbortSignal | undefined,
+    json = true,
+  ): Promise<Response> {
     const provider = this.endpoint.provider;
     const full = url.startsWith('http') ? url : `${this.endpoint.baseURL}${url}`;
     let response: Response;
@@ -141,21 +173,104 @@ abstract class HttpBatchClient {
     }
   }
 
-  /** Parses JSONL, keeping every valid line and noting the invalid ones (the caller decides what they cost). */
-  protected parseJsonl(text: string, source: string): { values: unknown[]; invalid: InvalidResultLine[] } {
-    const values: unknown[] = [];
-    const invalid: InvalidResultLine[] = [];
-    for (const [index, line] of text.split('\n').entries()) {
-      if (line.trim() === '') continue;
+  /**
+   * Reads a JSONL response as a stream, one line at a time, keeping every valid line's value
+   * (as `keep` maps it; undefined drops it) and noting the invalid ones (the caller decides what they cost).
+   */
+  protected async readJsonl<T>(
+    response: Response,
+    source: string,
+    keep: (value: unknown) => T | undefined,
+    into: { values: T[]; invalid: InvalidResultLine[] },
+  ): Promise<void> {
+    let lineNo = 0;
+    const take = (line: string) => {
+      lineNo += 1;
+      if (line.trim() === '') return;
+      let value: unknown;
       try {
-        values.push(JSON.parse(line));
+        value = JSON.parse(line);
       } catch {
         // A torn or garbled line may still show whose result it was.
         const customId = /"custom_id"\s*:\s*"([A-Za-z0-9_-]{1,64})"/.exec(line)?.[1];
-        invalid.push({ source, line: index + 1, ...(customId === undefined ? {} : { customId }) });
+        into.invalid.push({ source, line: lineNo, ...(customId === undefined ? {} : { customId }) });
+        return;
       }
+      const kept = keep(value);
+      if (kept !== undefined) into.values.push(kept);
+    };
+    if (response.body === null) return;
+    const decoder = new TextDecoder();
+    let pending = '';
+    try {
+      for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+        pending += decoder.decode(chunk, { stream: true });
+        let newline = pending.indexOf('\n');
+        while (newline >= 0) {
+          take(pending.slice(0, newline));
+          pending = pending.slice(newline + 1);
+          newline = pending.indexOf('\n');
+        }
+      }
+    } catch (error) {
+      throw new ModelCallError('connection', `${this.endpoint.provider} batch: reading ${source} failed (${(error as Error).message})`, {
+        provider: this.endpoint.provider,
+        cause: error,
+      });
     }
-    return { values, invalid };
+    pending += decoder.decode();
+    if (pending !== '') take(pending);
+  }
+
+  /** A batch input file in a fresh temporary folder; `line` frames one cell, `head` / `tail` the whole file. */
+  protected async inputFile(
+    frame: { head: string; line: (customId: string, bodyJson: string) => string; separator: string; tail: string; type: string },
+    upload: (file: Blob, signal?: AbortSignal, tag?: BatchTag) => Promise<{ id: string }>,
+  ): Promise<BatchInput> {
+    const dir = await mkdtemp(join(tmpdir(), 'echolens-batch-'));
+    const path = join(dir, 'input.jsonl');
+    const handle = await open(path, 'w');
+    let closed = false;
+    let lines = 0;
+    let bytes = 0;
+    const write = async (text: string) => {
+      const n = Buffer.byteLength(text);
+      await handle.write(text);
+      bytes += n;
+      return n;
+    };
+    const close = async () => {
+      if (closed) return;
+      closed = true;
+      await handle.close();
+    };
+    const discard = async () => {
+      await close().catch(() => {});
+      await rm(dir, { recursive: true, force: true });
+    };
+    await write(frame.head);
+    return {
+      path,
+      get lines() {
+        return lines;
+      },
+      get bytes() {
+        return bytes;
+      },
+      async add(customId, bodyJson) {
+        const n = await write(`${lines > 0 ? frame.separator : ''}${frame.line(customId, bodyJson)}`);
+        lines += 1;
+        return n;
+      },
+      async submit(signal, tag) {
+        if (!closed) {
+          await write(frame.tail);
+          await close();
+        }
+        return upload(await openAsBlob(path, { type: frame.type }), signal, tag);
+      },
+      discard,
+    };
   }
 
   /** Walks a newest-first list endpoint until a page reaches batches older than `since`. */
@@ -211,10 +326,26 @@ class OpenAIBatchClient extends HttpBatchClient implements BatchClient {
   }
 
   async submit(lines: readonly BatchLine[], signal?: AbortSignal, tag?: BatchTag): Promise<{ id: string }> {
-    const jsonl = lines.map((line) => JSON.stringify({ custom_id: line.customId, method: 'POST', url: '/v1/chat/completions', body: line.body })).join('\n');
+    return submitLines(this, lines, signal, tag);
+  }
+
+  openInput(): Promise<BatchInput> {
+    return this.inputFile(
+      {
+        head: '',
+        line: (customId, bodyJson) => `{"custom_id":${JSON.stringify(customId)},"method":"POST","url":"/v1/chat/completions","body":${bodyJson}}`,
+        separator: '\n',
+        tail: '\n',
+        type: 'application/jsonl',
+      },
+      (file, signal, tag) => this.upload(file, signal, tag),
+    );
+  }
+
+  private async upload(jsonl: Blob, signal?: AbortSignal, tag?: BatchTag): Promise<{ id: string }> {
     const form = new FormData();
     form.append('purpose', 'batch');
-    form.append('file', new Blob([`${jsonl}\n`], { type: 'application/jsonl' }), 'echolens-batch.jsonl');
+    form.append('file', jsonl, 'echolens-batch.jsonl');
     const file = await this.json<{ id?: string }>(await this.call('POST', '/files', form, signal, false));
     if (typeof file.id !== 'string') throw new ModelCallError('malformed', 'openai batch: the file upload returned no id', { provider: 'openai' });
     const body = JSON.stringify({
@@ -248,16 +379,14 @@ class OpenAIBatchClient extends HttpBatchClient implements BatchClient {
 
   async results(id: string, signal?: AbortSignal): Promise<BatchResults> {
     const batch = await this.json<OpenAIBatch>(await this.call('GET', `/batches/${encodeURIComponent(id)}`, undefined, signal));
-    const lines: OpenAIResultLine[] = [];
-    const invalid: InvalidResultLine[] = [];
+    const out: BatchResults = { lines: [], invalid: [] };
+    const keep = (value: unknown) => (typeof (value as OpenAIResultLine | null)?.custom_id === 'string' ? openAIResult(value as OpenAIResultLine) : undefined);
     for (const fileId of [batch.output_file_id, batch.error_file_id]) {
       if (typeof fileId !== 'string' || fileId === '') continue;
-      const text = await (await this.call('GET', `/files/${encodeURIComponent(fileId)}/content`, undefined, signal)).text();
-      const parsed = this.parseJsonl(text, `file ${fileId}`);
-      lines.push(...(parsed.values as OpenAIResultLine[]));
-      invalid.push(...parsed.invalid);
+      const response = await this.call('GET', `/files/${encodeURIComponent(fileId)}/content`, undefined, signal);
+      await this.readJsonl(response, `file ${fileId}`, keep, { values: out.lines, invalid: out.invalid });
     }
-    return { lines: lines.filter((line) => typeof line?.custom_id === 'string').map((line) => openAIResult(line)), invalid };
+    return out;
   }
 
   async list(since: number, signal?: AbortSignal): Promise<ListedBatch[]> {
@@ -324,10 +453,25 @@ class AnthropicBatchClient extends HttpBatchClient implements BatchClient {
   }
 
   async submit(lines: readonly BatchLine[], signal?: AbortSignal): Promise<{ id: string }> {
-    const body = JSON.stringify({ requests: lines.map((line) => ({ custom_id: line.customId, params: line.body })) });
-    const batch = await this.json<AnthropicBatch>(await this.call('POST', '/messages/batches', body, signal));
-    if (typeof batch.id !== 'string') throw new ModelCallError('malformed', 'anthropic batch: batch creation returned no id', { provider: 'anthropic' });
-    return { id: batch.id };
+    return submitLines(this, lines, signal);
+  }
+
+  /** The create call's JSON body (`{"requests":[…]}`), written one request at a time. */
+  openInput(): Promise<BatchInput> {
+    return this.inputFile(
+      {
+        head: '{"requests":[',
+        line: (customId, bodyJson) => `{"custom_id":${JSON.stringify(customId)},"params":${bodyJson}}`,
+        separator: ',\n',
+        tail: ']}',
+        type: 'application/json',
+      },
+      async (file, signal) => {
+        const batch = await this.json<AnthropicBatch>(await this.call('POST', '/messages/batches', file, signal));
+        if (typeof batch.id !== 'string') throw new ModelCallError('malformed', 'anthropic batch: batch creation returned no id', { provider: 'anthropic' });
+        return { id: batch.id };
+      },
+    );
   }
 
   private async get(id: string, signal?: AbortSignal): Promise<AnthropicBatch> {
@@ -352,10 +496,11 @@ class AnthropicBatchClient extends HttpBatchClient implements BatchClient {
     if (typeof batch.results_url !== 'string' || batch.results_url === '') {
       throw new ModelCallError('malformed', `anthropic batch ${id}: ended without a results_url`, { provider: 'anthropic' });
     }
-    const text = await (await this.call('GET', batch.results_url, undefined, signal)).text();
-    const parsed = this.parseJsonl(text, `results of ${id}`);
-    const lines = (parsed.values as AnthropicResultLine[]).filter((line) => typeof line?.custom_id === 'string').map((line) => anthropicResult(line));
-    return { lines, invalid: parsed.invalid };
+    const out: BatchResults = { lines: [], invalid: [] };
+    const keep = (value: unknown) =>
+      typeof (value as AnthropicResultLine | null)?.custom_id === 'string' ? anthropicResult(value as AnthropicResultLine) : undefined;
+    await this.readJsonl(await this.call('GET', batch.results_url, undefined, signal), `results of ${id}`, keep, { values: out.lines, invalid: out.invalid });
+    return out;
   }
 
   /**
@@ -374,6 +519,17 @@ class AnthropicBatchClient extends HttpBatchClient implements BatchClient {
 
   async cancel(id: string, signal?: AbortSignal): Promise<void> {
     await this.call('POST', `/messages/batches/${encodeURIComponent(id)}/cancel`, undefined, signal);
+  }
+}
+
+/** `submit` of an array of lines: written to an input file and uploaded from it like a streamed batch. */
+async function submitLines(client: BatchClient, lines: readonly BatchLine[], signal?: AbortSignal, tag?: BatchTag): Promise<{ id: string }> {
+  const input = await client.openInput();
+  try {
+    for (const line of lines) await input.add(line.customId, JSON.stringify(line.body));
+    return await input.submit(signal, tag);
+  } finally {
+    await input.discard();
   }
 }
 

@@ -1,0 +1,215 @@
+import { describe, expect, it } from 'vitest';
+import type { FakeRequest } from '../models/testing/index.js';
+import type { ChatMessage } from '../models/types.js';
+import { runCellsBatch } from './batch-runner.js';
+import { type FollowerCosts, followerRoute } from './cache-schedule.js';
+import { RunStore } from './run-store.js';
+import { fakeBatchKit } from './testing/batch-kit.js';
+import { TEST_MANIFEST } from './testing/fakes.js';
+import type { CellSpec } from './types.js';
+
+// Issue 44: a batch that outlives the prompt cache — re-warm, online fallback, and the warning.
+
+const MINUTE = 60_000;
+const env = { OPENAI_API_KEY: 'sk-cache-watch', ANTHROPIC_API_KEY: 'ak-cache-watch' };
+const { fake, storeFile } = fakeBatchKit('echolens-batch-cache-watch-');
+
+describe('followerRoute', () => {
+  const costs: FollowerCosts = { refreshRead: 1, refreshWrite: 10, batchCached: 20, batchMissed: 100, onlineCached: 40 };
+  const base = { ttlMs: 60 * MINUTE, writtenAt: 0, now: 0, pollIntervalMs: MINUTE, costs };
+
+  it('keeps the followers in a batch while the leaders’ turnaround stays within 80% of the lifetime', () => {
+    const decision = followerRoute({ ...base, turnaroundMs: 48 * MINUTE });
+    expect(decision.route).toBe('batch');
+    expect(decision.expected.batch).toBe(20);
+    expect(decision.reason).toMatch(/took 48 min, within 80% of the 60 min cache lifetime/);
+    expect(followerRoute({ ...base, turnaroundMs: 49 * MINUTE }).route).not.toBe('batch');
+  });
+
+  it('re-warms when the queue is longer, refreshing a margin before each lifetime ends', () => {
+    const decision = followerRoute({ ...base, turnaroundMs: 65 * MINUTE });
+    expect(decision.route).toBe('rewarm');
+    // 60 min less max(2 polls, 10% of the lifetime) = 54 min; one refresh now and two while 65 min pass.
+    expect(decision.refreshEveryMs).toBe(54 * MINUTE);
+    expect(decision.refreshes).toBe(3);
+    expect(decision.expected.rewarm).toBe(3 * 1 + 20);
+    // An expired cache is written again first.
+    expect(followerRoute({ ...base, now: 61 * MINUTE, turnaroundMs: 65 * MINUTE }).expected.rewarm).toBe(10 + 2 * 1 + 20);
+  });
+
+  it('sends the followers online when refreshing a short lifetime costs more, and keeps a missing batch when that is cheapest', () => {
+    const short = { ...base, ttlMs: 5 * MINUTE, turnaroundMs: 65 * MINUTE };
+    const online = followerRoute(short);
+    expect(online.route).toBe('online');
+    expect(online.expected.rewarm).toBeGreaterThan(online.expected.online);
+    expect(online.reason).toMatch(/followers run online/);
+    const missing = followerRoute({ ...short, costs: { ...costs, batchMissed: 30 } });
+    expect(missing.route).toBe('batch');
+    expect(missing.reason).toMatch(/a batch missing the cache is still the cheapest/);
+  });
+});
+
+/** `groups` contexts of ~24,000 characters with a breakpoint after them, `probes` probes each. */
+function grid(model: string, groups: number, probes: number): CellSpec[] {
+  const specs: CellSpec[] = [];
+  for (let probe = 0; probe < probes; probe += 1) {
+    for (let group = 0; group < groups; group += 1) {
+      const messages: ChatMessage[] = [
+        { role: 'user', content: `Session ${group}: ${'read the file, run the tests, fix the bug. '.repeat(600)}` },
+        { role: 'assistant', content: 'Understood.', cacheBreakpoint: true },
+        { role: 'user', content: `Probe ${probe}?` },
+      ];
+      specs.push({ request: { model, messages, params: { maxTokens: 64 }, sample: 0 }, labels: { group, probe } });
+    }
+  }
+  return specs;
+}
+
+/**
+ * A fake provider cache on a fake clock: a call reads its group's prefix when the prefix was
+ * last touched within `ttlMs`, and touches it (a write or a read refreshes it).
+ */
+function cacheModel(clock: () => number, ttlMs: number) {
+  const touched = new Map<string, { at: number; by: string; before: { at: number } | undefined }>();
+  const log: Array<{ batch: boolean; maxTokens: number; read: boolean; at: number }> = [];
+  const respond = (request: FakeRequest) => {
+    const body = request.body ?? {};
+    const raw = JSON.stringify(body);
+    const group = /Session (\d+)/.exec(raw)?.[1] ?? '?';
+    const at = clock();
+    // Lines of one batch run side by side: none reads what another line of its batch writes.
+    const by = request.headers['x-fake-batch-id'] ?? `online-${request.index}`;
+    const last = touched.get(group);
+    const source = last !== undefined && last.by === by ? last.before : last;
+    const read = source !== undefined && at - source.at <= ttlMs;
+    if (last === undefined || last.by !== by) touched.set(group, { at, by, before: last });
+    const maxTokens = Number((body.max_tokens ?? body.max_completion_tokens ?? 0) as number);
+    log.push({ batch: request.headers['x-fake-batch-id'] !== undefined, maxTokens, read, at });
+    const text = raw.includes('Probe') ? `answer ${raw.length}` : 'ok';
+    return { text, usage: { inputTokens: 6000, outputTokens: 10, cachedInputTokens: read ? 5900 : 0, cacheWriteTokens: read ? 0 : 5900 } };
+  };
+  return { respond, log };
+}
+
+describe('a --batch stage whose queue outlives the cache', () => {
+  it('anthropic: leaders that took 70 minutes make the run re-warm each group online while the followers wait, and the followers read the cache', async () => {
+    let clock = 0;
+    const cache = cacheModel(() => clock, 60 * MINUTE);
+    // Each batch ends on its 15th poll: 14 polls 5 minutes apart, about 70 minutes.
+    const server = await fake({ provider: 'anthropic', respond: cache.respond, pollsUntilDone: 14 });
+    const store = RunStore.open(storeFile(), { env: {} });
+    const runId = await store.createRun(TEST_MANIFEST, { id: 'rewarm' });
+    const notes: string[] = [];
+    const specs = grid(`anthropic:claude-sonnet-4-5@${server.baseURL}`, 2, 12);
+    const summary = await runCellsBatch(store, runId, specs, {
+      env,
+      pollIntervalMs: 5 * MINUTE,
+      now: () => clock,
+      sleep: async (ms) => {
+        clock += ms;
+      },
+      notify: (line) => notes.push(line),
+    });
+    expect(summary).toMatchObject({ status: 'done', done: 24, failed: 0 });
+    expect(notes.join('\n')).toMatch(
+      /anthropic followers: the leaders' batch took 70 min; a follower batch as slow would outlive the 60 min cache lifetime: re-warming/,
+    );
+    const refreshes = cache.log.filter((entry) => !entry.batch);
+    // One refresh per group before the followers go, and again 50 minutes later (60 less 2 polls).
+    expect(refreshes.map((entry) => [entry.maxTokens, entry.at])).toEqual([
+      [1, 70 * MINUTE],
+      [1, 70 * MINUTE],
+      [1, 120 * MINUTE],
+      [1, 120 * MINUTE],
+    ]);
+    const followers = cache.log.filter((entry) => entry.batch).slice(2);
+    expect(followers).toHaveLength(22);
+    expect(followers.map((entry) => [entry.read, entry.at / MINUTE])).toEqual(followers.map(() => [true, 140]));
+    expect(summary.batchCache).toMatchObject({
+      expectedReads: 22,
+      billedReads: 22,
+      lost: false,
+      routes: { anthropic: 'rewarm' },
+      rewarmCalls: 4,
+      rewarmHits: 4,
+    });
+    expect(notes.some((n) => n.includes('prompt-cache reads billed to followers: 22 of 22 expected; 4 re-warm calls'))).toBe(true);
+    expect(notes.some((n) => n.startsWith('warning:'))).toBe(false);
+    // The same queue with the followers always batched: every follower misses, and nothing re-warms.
+    clock = 0;
+    const again = await fake({ provider: 'anthropic', respond: cacheModel(() => clock, 60 * MINUTE).respond, pollsUntilDone: 14 });
+    const before = await runCellsBatch(
+      store,
+      await store.createRun(TEST_MANIFEST, { id: 'always-batch' }),
+      grid(`anthropic:claude-sonnet-4-5@${again.baseURL}`, 2, 12),
+      {
+        env,
+        pollIntervalMs: 5 * MINUTE,
+        now: () => clock,
+        sleep: async (ms) => {
+          clock += ms;
+        },
+        followerRoute: 'batch',
+      },
+    );
+    expect(before.cacheReadCells).toBe(0);
+    expect(before.batchCache).toBeUndefined();
+    await store.close();
+  });
+
+  it('openai: with the 5-minute lifetime the followers run online, reading the cache their leaders wrote', async () => {
+    let clock = 0;
+    const cache = cacheModel(() => clock, 5 * MINUTE);
+    const server = await fake({ provider: 'openai', respond: cache.respond, pollsUntilDone: 14 });
+    const store = RunStore.open(storeFile(), { env: {} });
+    const runId = await store.createRun(TEST_MANIFEST, { id: 'online' });
+    const notes: string[] = [];
+    const summary = await runCellsBatch(store, runId, grid(`openai:gpt-4.1@${server.baseURL}`, 2, 4), {
+      env,
+      pollIntervalMs: 5 * MINUTE,
+      now: () => clock,
+      sleep: async (ms) => {
+        clock += ms;
+      },
+      notify: (line) => notes.push(line),
+    });
+    expect(summary).toMatchObject({ status: 'done', done: 8, failed: 0 });
+    expect(server.batches.map((b) => b.customIds.length)).toEqual([2]);
+    expect(notes.join('\n')).toMatch(/openai followers: .*: the followers run online/);
+    expect(notes.some((n) => n.includes('running 6 followers online'))).toBe(true);
+    const online = cache.log.filter((entry) => !entry.batch);
+    expect(online).toHaveLength(6);
+    expect(online.every((entry) => entry.read)).toBe(true);
+    expect(summary.batchCache).toMatchObject({ expectedReads: 6, billedReads: 6, lost: false, routes: { openai: 'online' } });
+    await store.close();
+  });
+
+  it('warns when the followers’ batch was queued past the lifetime although the leaders’ was quick', async () => {
+    let clock = 0;
+    let step = MINUTE;
+    const cache = cacheModel(() => clock, 60 * MINUTE);
+    const server = await fake({ provider: 'anthropic', respond: cache.respond, pollsUntilDone: 2 });
+    const store = RunStore.open(storeFile(), { env: {} });
+    const runId = await store.createRun(TEST_MANIFEST, { id: 'lost' });
+    const notes: string[] = [];
+    const summary = await runCellsBatch(store, runId, grid(`anthropic:claude-sonnet-4-5@${server.baseURL}`, 2, 3), {
+      env,
+      pollIntervalMs: MINUTE,
+      now: () => clock,
+      // The provider's queue slows down once the followers are in it: each poll is 40 minutes apart.
+      sleep: async () => {
+        clock += step;
+      },
+      notify: (line) => {
+        notes.push(line);
+        if (line.includes('submitting 4 cells that read their prompt cache')) step = 40 * MINUTE;
+      },
+    });
+    expect(summary).toMatchObject({ status: 'done', done: 6 });
+    expect(notes.join('\n')).toMatch(/anthropic followers: the leaders' batch took 2.0 min, within 80% of the 60 min cache lifetime: followers go in a batch/);
+    expect(summary.batchCache).toMatchObject({ expectedReads: 4, billedReads: 0, lost: true, routes: { anthropic: 'batch' }, rewarmCalls: 0 });
+    const warning = notes.find((n) => n.startsWith('warning: the prompt cache was lost'));
+    expect(warning).toMatch(/only 0 of 4 followers read the cache their leaders wrote \(the leaders' batch took 2 min, the followers' 80 min\)/);
+    await store.close();
+  });
+});
