@@ -170,10 +170,10 @@ export interface AuditRenderers<Collected, Report> {
    * verdicts are the headline's cards.
    */
   document?(analyzed: AnalyzedRun<Collected, Report>): AuditDocumentPart;
-  /** Markdown report of one run (a `# title` first, then the sections). */
-  markdown(analyzed: AnalyzedRun<Collected, Report>, title: string): string;
-  /** The run's section of the HTML report and of the viewer's run page. */
-  htmlSection(analyzed: AnalyzedRun<Collected, Report>): Promise<RawHtml>;
+  /** Markdown report of one run (a `# title` first, then the sections). Superseded by the document's sections. */
+  markdown?(analyzed: AnalyzedRun<Collected, Report>, title: string): string;
+  /** The run's section of the HTML report and of the viewer's run page. Superseded by the document's sections. */
+  htmlSection?(analyzed: AnalyzedRun<Collected, Report>): Promise<RawHtml>;
   /** Long-format CSV rows (one estimate per row). */
   csvRows(analyzed: AnalyzedRun<Collected, Report>): AuditCsvRow[];
   /** The value stored under the audit's name in the JSON report. */
