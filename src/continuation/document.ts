@@ -3,7 +3,7 @@ import { documentVerdict } from '../report/document/build.js';
 import { int, intervalCell, num, pCell, text } from '../report/document/cells.js';
 import { documentMarkdown } from '../report/document/render-markdown.js';
 import type { AuditDocumentPart, DocumentBlock, DocumentCell, DocumentSection, DocumentVerdict } from '../report/document/types.js';
-import { pValue as pv, signed as signedNumber } from '../report/format.js';
+import { pClause, pValue as pv, signed as signedNumber } from '../report/format.js';
 import type { PairedEstimate } from './analysis.js';
 import type { ContinuationReport } from './run.js';
 
@@ -180,7 +180,7 @@ function targetSection(t: ContinuationReport['analysis']['targets'][number]): Do
   const blocks: DocumentBlock[] = [{ kind: 'text', text: `${t.cutpoints} cutpoints (${t.sameTaskCutpoints} same-task, ${t.crossTaskCutpoints} cross-task).` }];
   const primary = t.contrasts.find((c) => c.primary);
   if (primary) {
-    const e = (x: PairedEstimate) => `${signedNumber(x.mean, 3, '—')} (n = ${x.n}, p = ${pv(x.p, '—')})`;
+    const e = (x: PairedEstimate) => `${signedNumber(x.mean, 3, '—')} (n = ${x.n}, ${pClause(x.p, '—')})`;
     blocks.push(
       { kind: 'text', text: [{ strong: 'Primary contrast, recent − cross:' }, ` complete case ${e(primary.completeCase)}, ITT ${e(primary.itt)}.`] },
       { kind: 'text', text: `Verdict (complete case): ${primaryVerdict(primary.completeCase, t.power?.completeCase, primary.a, primary.b)}.` },
@@ -260,7 +260,7 @@ function referenceSection(report: ContinuationReport): DocumentSection[] {
       ],
     },
   ];
-  const estimate = (e: PairedEstimate) => intervalCell(e.mean, e.ci, 'signed', 3, ` (n = ${e.n}, p = ${pv(e.p, '—')})`);
+  const estimate = (e: PairedEstimate) => intervalCell(e.mean, e.ci, 'signed', 3, ` (n = ${e.n}, ${pClause(e.p, '—')})`);
   for (const t of reference.targets) {
     const calibrated = report.analysis.targets.find((c) => c.target === t.target);
     blocks.push({ kind: 'heading', text: t.target });

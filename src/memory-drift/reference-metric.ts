@@ -8,7 +8,7 @@ import type { MemoryObservation } from './analysis.js';
 import { isEmbeddingsFile, type MemoryConfig } from './config.js';
 import { memoryRunSetup, scoreMemoryRun } from './observations.js';
 import type { PerturbationTier } from './perturbations.js';
-import { markdownCell } from './report-markdown.js';
+import { markdownText as markdownCell } from '../report/markdown-text.js';
 
 /**
  * The `dtw-reference` comparison metric of docs/decisions.md#d5: each scored sample against its

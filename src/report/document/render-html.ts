@@ -31,6 +31,7 @@ function tableHtml(columns: readonly DocumentColumn[], rows: readonly DocumentCe
 async function blockHtml(block: DocumentBlock): Promise<RawHtml> {
   switch (block.kind) {
     case 'heading':
+      if (block.minor) return block.id ? html`<h5 id="${block.id}">${block.text}</h5>` : html`<h5>${block.text}</h5>`;
       return block.id ? html`<h4 id="${block.id}">${block.text}</h4>` : html`<h4>${block.text}</h4>`;
     case 'text':
       return html`<p class="note">${rich(block.text)}</p>`;
@@ -66,6 +67,5 @@ export async function sectionsHtml(sections: readonly DocumentSection[]): Promis
 
 /** An audit's HTML section of one run (the report page, the viewer): its document's sections. */
 export async function auditSectionHtml(audit: AnyAudit, analyzed: AnalyzedRun<unknown, unknown>): Promise<RawHtml> {
-  if (audit.render.htmlSection) return audit.render.htmlSection(analyzed);
   return sectionsHtml(auditSections(audit, analyzed));
 }

@@ -56,7 +56,7 @@ function fenced(text: string): string[] {
 function blockMarkdown(block: DocumentBlock): string[] {
   switch (block.kind) {
     case 'heading':
-      return [`### ${markdownText(block.text)}`, ''];
+      return [`${block.minor ? '####' : '###'} ${markdownText(block.text)}`, ''];
     case 'text':
       return [block.quote ? `> ${rich(block.text)}` : rich(block.text), ''];
     case 'list':
@@ -95,6 +95,5 @@ export function documentMarkdown(title: string, sections: readonly DocumentSecti
 
 /** An audit's Markdown report of one run: its document's sections under `# title`. */
 export function auditMarkdown(audit: AnyAudit, analyzed: AnalyzedRun<unknown, unknown>, title: string): string {
-  if (audit.render.markdown) return audit.render.markdown(analyzed, title);
   return documentMarkdown(title, auditSections(audit, analyzed));
 }

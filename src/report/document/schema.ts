@@ -23,7 +23,7 @@ const rich = z.union([z.string(), z.array(z.union([z.string(), z.object({ code: 
 const column = z.object({ header: z.string(), numeric: z.boolean().optional() }).strict();
 const tableOf = { columns: z.array(column), rows: z.array(z.array(cell)) };
 const block = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('heading'), text: z.string(), id: z.string().optional() }).strict(),
+  z.object({ kind: z.literal('heading'), text: z.string(), id: z.string().optional(), minor: z.boolean().optional() }).strict(),
   z.object({ kind: z.literal('text'), text: rich, quote: z.boolean().optional() }).strict(),
   z.object({ kind: z.literal('list'), items: z.array(rich) }).strict(),
   z.object({ kind: z.literal('table'), ...tableOf, empty: z.string().optional() }).strict(),

@@ -94,7 +94,8 @@ export interface DocumentColumn {
  * and show it as text.
  */
 export type DocumentBlock =
-  | { kind: 'heading'; text: string; id?: string }
+  /** A heading inside a section; `minor` one level further down. */
+  | { kind: 'heading'; text: string; id?: string; minor?: boolean }
   /** A paragraph; `quote`: set apart (a Markdown block quote). */
   | { kind: 'text'; text: RichText; quote?: boolean }
   | { kind: 'list'; items: RichText[] }
