@@ -705,7 +705,7 @@ function judgeSections(report: PersonaReport): DocumentSection[] {
             },
           ),
           caption:
-            'Six features per response (hedge and experiential density, committed preference, em-dashes, paragraph breaks, log length), z-scored, first two principal components; colour = arm/mitigation (shape = target when there are several); outlined diamonds are arm centroids.',
+            'Six features per response (hedge and experiential density, committed preference, em-dashes, paragraph breaks, log length), z-scored, first two principal components; colour = arm/mitigation (shape = target when there are several); outlined diamonds are arm centroids. PC1 is oriented so the real arm is positive.',
         },
         table(
           ['arm', 'mitigation', 'n', 'PC1', 'PC2'],
