@@ -42,6 +42,10 @@ const table = (headers: string[], rows: DocumentCell[][], numeric: readonly numb
   rows,
 });
 
+/** A caption line and its table, or nothing when `show` is false. */
+const captioned = (show: boolean, caption: string, headers: string[], rows: DocumentCell[][], numeric: readonly number[] = []): DocumentBlock[] =>
+  show ? [{ kind: 'text', text: caption }, table(headers, rows, numeric)] : [];
+
 function intervalRows<T>(items: readonly T[], label: (t: T) => string, gap: (t: T) => Maybe<GapEstimate>, group?: (t: T) => string): IntervalRow[] {
   return items.flatMap((item) => {
     const g = gap(item);
@@ -214,113 +218,106 @@ function referenceSection(report: PersonaReport): DocumentSection[] {
     },
   ];
   const other = reference.permutation.filter((p) => p.contrast !== 'filler - real');
-  if (other.length > 0)
-    blocks.push(
-      { kind: 'text', text: 'Paired permutation against scratch (paper):' },
-      table(
-        ['target', 'contrast', 'mean', 'p', 'p (Holm, family)', 'p (Holm within target)'],
-        other.map((p) => [
-          text(p.target),
-          text(p.contrast),
-          num(p.mean, 'signed'),
-          pCell(p.p),
-          pCell(p.pHolm, ` (${familyText(p)})`),
-          holm(p.pHolmWithinTarget),
+  blocks.push(
+    ...captioned(
+      other.length > 0,
+      'Paired permutation against scratch (paper):',
+      ['target', 'contrast', 'mean', 'p', 'p (Holm, family)', 'p (Holm within target)'],
+      other.map((p) => [text(p.target), text(p.contrast), num(p.mean, 'signed'), pCell(p.p), pCell(p.pHolm, ` (${familyText(p)})`), holm(p.pHolmWithinTarget)]),
+      [2, 3, 4, 5],
+    ),
+  );
+  blocks.push(
+    ...captioned(
+      reference.byCategory.length > 0,
+      'Δ per probe category (paper: each arm over its own positions):',
+      ['target', 'category', 'real', 'filler', 'Δ', 'positions (real / filler)'],
+      [
+        ...reference.byCategory.map((c) => [
+          text(c.target),
+          text(c.category),
+          num(c.real, 'fixed'),
+          num(c.filler, 'fixed'),
+          num(c.estimate, 'signed'),
+          text(`${c.positions.real} / ${c.positions.filler}`),
         ]),
-        [2, 3, 4, 5],
-      ),
-    );
-  if (reference.byCategory.length > 0)
-    blocks.push(
-      { kind: 'text', text: 'Δ per probe category (paper: each arm over its own positions):' },
-      table(
-        ['target', 'category', 'real', 'filler', 'Δ', 'positions (real / filler)'],
-        [
-          ...reference.byCategory.map((c) => [
-            text(c.target),
-            text(c.category),
-            num(c.real, 'fixed'),
-            num(c.filler, 'fixed'),
-            num(c.estimate, 'signed'),
-            text(`${c.positions.real} / ${c.positions.filler}`),
-          ]),
-          ...reference.categoryPanel.map((c) => [
-            text(`drifters (${c.drifters.length})`),
-            text(c.category),
-            text(''),
-            text(''),
-            num(c.estimate, 'signed'),
-            text(''),
-          ]),
-        ],
-        [2, 3, 4],
-      ),
-    );
-  if (reference.trajectory.length > 0)
-    blocks.push(
-      { kind: 'text', text: 'Trajectory, all probes (paper):' },
-      table(
-        ['target', 'position', 'real [95% CI]', 'filler [95% CI]'],
-        reference.trajectory.flatMap((t) => [
-          ...t.positions.map((p) => [text(t.target), text(p.position), iv(p.real.mean, p.real.ci, 'fixed'), iv(p.filler.mean, p.filler.ci, 'fixed')]),
-          [text(t.target), text('mean of positions'), num(t.real, 'fixed'), num(t.filler, 'fixed', 3, ` (Δ ${f2(t.gap)})`)],
+        ...reference.categoryPanel.map((c) => [
+          text(`drifters (${c.drifters.length})`),
+          text(c.category),
+          text(''),
+          text(''),
+          num(c.estimate, 'signed'),
+          text(''),
         ]),
-        [2, 3],
-      ),
-    );
+      ],
+      [2, 3, 4],
+    ),
+  );
+  blocks.push(
+    ...captioned(
+      reference.trajectory.length > 0,
+      'Trajectory, all probes (paper):',
+      ['target', 'position', 'real [95% CI]', 'filler [95% CI]'],
+      reference.trajectory.flatMap((t) => [
+        ...t.positions.map((p) => [text(t.target), text(p.position), iv(p.real.mean, p.real.ci, 'fixed'), iv(p.filler.mean, p.filler.ci, 'fixed')]),
+        [text(t.target), text('mean of positions'), num(t.real, 'fixed'), num(t.filler, 'fixed', 3, ` (Δ ${f2(t.gap)})`)],
+      ]),
+      [2, 3],
+    ),
+  );
   const moreArms = reference.arms.filter((a) => a.arm !== 'real' && a.arm !== 'filler');
-  if (moreArms.length > 0)
-    blocks.push(
-      { kind: 'text', text: 'Other arms, mean of position means (paper):' },
-      table(
-        ['target', 'arm', 'mean [95% CI]', 'positions', 'n'],
-        moreArms.map((a) => [text(a.target), text(a.arm), iv(a.mean, a.ci, 'fixed'), int(a.positions), int(a.n)]),
-        [2, 3, 4],
-      ),
-    );
-  if (reference.compliance.length > 0)
-    blocks.push(
-      { kind: 'text', text: 'S2 compliance audit (paper; pairs of real and filler at the same position and paraphrase):' },
-      table(
-        ['target / session', 'pairs', 'real pass', 'filler pass', 'gap (pp)', 'length ratio (all)', 'length ratio (both comply)'],
-        reference.compliance.map((c) => [
-          text(c.target === null ? `session ${c.session}, all targets` : c.target),
-          int(c.pairs),
-          int(c.real.pass),
-          int(c.filler.pass),
-          num(c.gapPp, 'signed'),
-          ratio(c.rawRatio, ` (${c.rawPairs})`),
-          ratio(c.conditionalRatio, ` (${c.conditionalPairs})`),
+  blocks.push(
+    ...captioned(
+      moreArms.length > 0,
+      'Other arms, mean of position means (paper):',
+      ['target', 'arm', 'mean [95% CI]', 'positions', 'n'],
+      moreArms.map((a) => [text(a.target), text(a.arm), iv(a.mean, a.ci, 'fixed'), int(a.positions), int(a.n)]),
+      [2, 3, 4],
+    ),
+  );
+  blocks.push(
+    ...captioned(
+      reference.compliance.length > 0,
+      'S2 compliance audit (paper; pairs of real and filler at the same position and paraphrase):',
+      ['target / session', 'pairs', 'real pass', 'filler pass', 'gap (pp)', 'length ratio (all)', 'length ratio (both comply)'],
+      reference.compliance.map((c) => [
+        text(c.target === null ? `session ${c.session}, all targets` : c.target),
+        int(c.pairs),
+        int(c.real.pass),
+        int(c.filler.pass),
+        num(c.gapPp, 'signed'),
+        ratio(c.rawRatio, ` (${c.rawPairs})`),
+        ratio(c.conditionalRatio, ` (${c.conditionalPairs})`),
+      ]),
+      [1, 2, 3, 4, 5, 6],
+    ),
+  );
+  blocks.push(
+    ...captioned(
+      reference.anchorVariants.length > 0,
+      'Anchor variants (paper; verbosity ratio against filler without and with the anchor, attenuation):',
+      ['variant', 'target', 'position', 'ratio, no anchor', 'ratio, anchor', 'attenuation'],
+      [
+        ...reference.anchorVariants.map((a) => [
+          text(a.variant),
+          text(a.target),
+          text(a.position),
+          ratio(a.ratioNoAnchor),
+          ratio(a.ratioWithAnchor),
+          text(`${a.attenuationPct.toFixed(1)}%`),
         ]),
-        [1, 2, 3, 4, 5, 6],
-      ),
-    );
-  if (reference.anchorVariants.length > 0)
-    blocks.push(
-      { kind: 'text', text: 'Anchor variants (paper; verbosity ratio against filler without and with the anchor, attenuation):' },
-      table(
-        ['variant', 'target', 'position', 'ratio, no anchor', 'ratio, anchor', 'attenuation'],
-        [
-          ...reference.anchorVariants.map((a) => [
-            text(a.variant),
-            text(a.target),
-            text(a.position),
-            ratio(a.ratioNoAnchor),
-            ratio(a.ratioWithAnchor),
-            text(`${a.attenuationPct.toFixed(1)}%`),
-          ]),
-          ...reference.anchorVariantSummary.map((v) => [
-            text(v.variant),
-            text(`all (${v.cells} cells)`),
-            text(''),
-            text(''),
-            text(''),
-            text(`mean ${v.meanAttenuationPct.toFixed(1)}%, ≥ 50 %: ${v.wins}, < 0 %: ${v.failures}`),
-          ]),
-        ],
-        [3, 4, 5],
-      ),
-    );
+        ...reference.anchorVariantSummary.map((v) => [
+          text(v.variant),
+          text(`all (${v.cells} cells)`),
+          text(''),
+          text(''),
+          text(''),
+          text(`mean ${v.meanAttenuationPct.toFixed(1)}%, ≥ 50 %: ${v.wins}, < 0 %: ${v.failures}`),
+        ]),
+      ],
+      [3, 4, 5],
+    ),
+  );
   if (reference.notComputed.length > 0)
     blocks.push({ kind: 'list', items: reference.notComputed.map((n) => `not computed (paper): ${n.target} ${n.what}: ${n.error}`) });
   blocks.push({ kind: 'text', text: 'Computed the same way in both procedures (tables above):' }, { kind: 'list', items: SAME_IN_BOTH });
