@@ -25,7 +25,7 @@ export {
 export type { PersonaCalibration, PersonaRunResult } from './persona-drift/index.js';
 export type { PersonaConfig } from './persona-drift/config.js';
 export type { PersonaReport } from './persona-drift/report-types.js';
-export { renderPersonaMarkdown } from './persona-drift/report-markdown.js';
+export { renderPersonaMarkdown } from './persona-drift/document.js';
 export {
   calibrateMemoryDesign,
   dryRunMemory,

@@ -8,6 +8,8 @@ import { packageRoot } from '../core/version.js';
 import { findAudit } from '../experiment/registry.js';
 import { analyzeAuditRun } from '../experiment/run-audit.js';
 import { renderReport } from '../report/report.js';
+import { auditSectionHtml } from '../report/document/render-html.js';
+import { auditMarkdown } from '../report/document/render-markdown.js';
 import { openStore } from '../store/run-store.js';
 import { continuationConfigSchema } from './config.js';
 import { runContinuation } from './run.js';
@@ -38,8 +40,8 @@ describe('the continuation audit on the shared protocol', () => {
     const store = openStore(db, { readonly: true });
     try {
       const analyzed = await analyzeAuditRun(audit!, store, await store.requireRun(result.runId));
-      expect(audit!.render.markdown(analyzed, 'Continuation')).toMatch(/^# Continuation\n/);
-      const section = (await audit!.render.htmlSection(analyzed)).toString();
+      expect(auditMarkdown(audit!, analyzed, 'Continuation')).toMatch(/^# Continuation\n/);
+      const section = (await auditSectionHtml(audit!, analyzed)).toString();
       expect(section).toMatch(/Simulated targets/);
       expect(section).toMatch(/<svg/);
       const rows = audit!.render.csvRows(analyzed);

@@ -5,8 +5,7 @@ import { loadPriceTable } from '../models/prices.js';
 import { calibrateContinuation } from './calibrate.js';
 import type { ContinuationConfig } from './config.js';
 import { continuationConfigSchema } from './config.js';
-import { continuationCiText as ciText, continuationVerdicts, continuationHtmlSection } from './report-html.js';
-import { renderContinuationMarkdown } from './report-markdown.js';
+import { continuationCiText as ciText, continuationDocument } from './document.js';
 import {
   analyzeContinuationRun,
   type ContinuationCollected,
@@ -111,9 +110,7 @@ export const continuationAudit: Audit<ContinuationConfig, ContinuationInput, Con
   overTime: continuationOverTime,
   viewer: continuationViewer,
   render: {
-    markdown: ({ report }, title) => renderContinuationMarkdown(report).replace(/^# .*\n/, `# ${title}\n`),
-    document: ({ report }) => ({ verdicts: continuationVerdicts(report) }),
-    htmlSection: ({ report }) => continuationHtmlSection(report),
+    document: ({ report }) => continuationDocument(report),
     csvRows: ({ report }) => csvRows(report),
     json: ({ report }) => report,
     viewerSummary: ({ report }) =>

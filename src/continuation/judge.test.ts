@@ -8,7 +8,7 @@ import { openStore } from '../store/run-store.js';
 import { continuationConfigSchema } from './config.js';
 import type { GroundTruthCall } from './cutpoints.js';
 import { applyVerdicts, judgeQuestions, parseEquivalence, questionId, questionOfMessages, judgeMessages } from './judge.js';
-import { renderContinuationMarkdown } from './report-markdown.js';
+import { renderContinuationMarkdown } from './document.js';
 import { continuationReport, runContinuation } from './run.js';
 import { scoreAnswer } from './scoring.js';
 import { simTruthFor } from './sim.js';

@@ -5,8 +5,8 @@ import { packageRoot } from '../core/version.js';
 import { analyzeContinuation, type ContinuationObservation, pairedEstimate } from './analysis.js';
 import type { ContinuationArm } from './arms.js';
 import { cutpointsNeeded, DEFAULT_PLANNING_SD, designMde, designPowerLine, observedPower } from './power.js';
-import { continuationHtmlSection, continuationVerdicts } from './report-html.js';
-import { primaryVerdict, renderContinuationMarkdown } from './report-markdown.js';
+import { sectionsHtml } from '../report/document/render-html.js';
+import { continuationSections, continuationVerdicts, primaryVerdict, renderContinuationMarkdown } from './document.js';
 import type { ContinuationReport } from './run.js';
 
 const golden = JSON.parse(readFileSync(join(packageRoot(), 'src', 'continuation', '__fixtures__', 'golden-power.json'), 'utf8')) as {
@@ -127,9 +127,9 @@ describe('continuation rows: primary vs exploratory, unreachable strata', () => 
     expect(markdown).toMatch(/\| recent − cross \(primary\) \| ITT \| same-task \| exploratory \|/);
     expect(markdown).toMatch(/\| recent − filler \| ITT \| all \| exploratory \|/);
     expect(markdown).toMatch(/warning: same-task stratum/);
-    const htmlText = String(await continuationHtmlSection(report));
-    expect(htmlText).toMatch(/Every other row, and every stratum column, is exploratory/);
-    expect(htmlText).toMatch(/Warning: same-task stratum/);
+    const htmlText = String(await sectionsHtml(continuationSections(report)));
+    expect(htmlText).toMatch(/Every other row is <strong>exploratory<\/strong>/);
+    expect(htmlText).toMatch(/<li>warning: same-task stratum/);
     const json = JSON.parse(JSON.stringify(report)) as ContinuationReport;
     expect(json.analysis.targets[0]!.contrasts[1]!.itt.role).toBe('exploratory');
     expect(json.analysis.targets[0]!.power!.completeCase.mde).toBeGreaterThan(0);

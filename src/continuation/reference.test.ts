@@ -12,8 +12,8 @@ import { CONTINUATION_ARMS } from './arms.js';
 import { type ContinuationConfig, continuationConfigSchema } from './config.js';
 import { CONTINUATION_MATERIALS_FILE, loadContinuationMaterials } from './materials.js';
 import { referenceCallScore } from './reference-fidelity.js';
-import { renderContinuationMarkdown } from './report-markdown.js';
-import { continuationHtmlSection } from './report-html.js';
+import { sectionsHtml } from '../report/document/render-html.js';
+import { continuationSections, renderContinuationMarkdown } from './document.js';
 import { continuationReport, continuationRunId, planAndPrime, runContinuation } from './run.js';
 
 registerBuiltinSimProfiles();
@@ -131,8 +131,8 @@ describe('procedure: reference scores the panel as the authors do, beside the ca
     expect(markdown).toContain('recent − cross (primary) | complete case |');
     expect(markdown).toMatch(/\| (\*\*differs\*\*|same) \|/u);
 
-    const section = String(await continuationHtmlSection(report));
-    expect(section).toContain('the authors’ scoring (procedure: reference; the verdict uses the calibrated fidelity)');
+    const section = String(await sectionsHtml(continuationSections(report)));
+    expect(section).toContain('<h3>The authors’ scoring (procedure: reference)</h3>');
     expect(section).toContain('tool match (M1)');
 
     // The default procedure has no reference block.

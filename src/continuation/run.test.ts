@@ -10,7 +10,7 @@ import type { FakeRequest } from '../models/testing/index.js';
 import { readSession } from '../sessions/read.js';
 import { openStore } from '../store/run-store.js';
 import { type ContinuationConfig, continuationConfigSchema } from './config.js';
-import { renderContinuationMarkdown } from './report-markdown.js';
+import { renderContinuationMarkdown } from './document.js';
 import { continuationReport, planAndPrime, runContinuation } from './run.js';
 import { armOfRequest, CONTINUATION_SIM, plantedGain, simTruthFor } from './sim.js';
 

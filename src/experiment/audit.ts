@@ -165,15 +165,13 @@ export interface AuditRenderers<Collected, Report> {
    */
   headline?(analyzed: AnalyzedRun<Collected, Report>): AuditHeadlineTarget[];
   /**
-   * The run's verdicts as data (estimate, interval, p, MDE, underpowered and fragile flags), for
-   * the result document every surface reads (report/document/). Optional: without it the
-   * verdicts are the headline's cards.
+   * The run's verdicts as data (estimate, interval, p, MDE, underpowered and fragile flags) and its
+   * report sections (tables of typed cells, charts as data, notes), for the result document every
+   * surface reads (report/document/): the shared renderers draw the HTML and Markdown of every
+   * audit from it. Optional: without it the verdicts are the headline's cards and the section is
+   * a table of the CSV rows.
    */
   document?(analyzed: AnalyzedRun<Collected, Report>): AuditDocumentPart;
-  /** Markdown report of one run (a `# title` first, then the sections). */
-  markdown(analyzed: AnalyzedRun<Collected, Report>, title: string): string;
-  /** The run's section of the HTML report and of the viewer's run page. */
-  htmlSection(analyzed: AnalyzedRun<Collected, Report>): Promise<RawHtml>;
   /** Long-format CSV rows (one estimate per row). */
   csvRows(analyzed: AnalyzedRun<Collected, Report>): AuditCsvRow[];
   /** The value stored under the audit's name in the JSON report. */

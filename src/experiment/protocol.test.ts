@@ -89,8 +89,6 @@ function toyAudit(
       invalid: [...collected.values()].filter((v) => v === null).length,
     }),
     render: {
-      markdown: ({ report }, title) => `# ${title}\n\nsum ${report.sum}\n`,
-      htmlSection: async () => ({ __html: '' }) as never,
       csvRows: ({ report }) => [['sum', '', '', '', '', report.sum, null, null, null, null, null]],
       json: ({ report }) => report,
       viewerSummary: ({ report }) => [{ label: 'sum', value: String(report.sum) }],

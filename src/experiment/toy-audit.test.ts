@@ -50,16 +50,28 @@ describe('a toy audit registered with one line', () => {
     expect(json.simulated).toBe(true);
   });
 
-  it('echolens report carries its section in every format', async () => {
+  it('echolens report renders the section of its document in every format (it has no rendering code)', async () => {
+    // It has no rendering code: the shared renderers draw its document's sections.
+    expect(Object.keys(toyAudit.render).sort()).toEqual(['csvRows', 'document', 'json', 'viewerSummary']);
     const json = JSON.parse((await runCliInProcess(['report', db, '--format', 'json'])).stdout) as { runs: Array<Record<string, unknown>> };
     expect(JSON.stringify(json)).toContain('"meanLength":10');
     const md = (await runCliInProcess(['report', db, '--format', 'md'])).stdout;
-    expect(md).toMatch(/sim:echo: mean length 10\.0/);
+    expect(md).toContain(
+      '## Answer lengths\n\nCharacters in each answer, averaged over the items.\n\n| target | mean toy length | items |\n| --- | --- | --- |\n| sim:echo | 10.0 | 3 |\n',
+    );
     expect((await runCliInProcess(['report', db, '--format', 'html', '-o', join(dir, 'r.html')])).code).toBe(0);
-    expect(readFileSync(join(dir, 'r.html'), 'utf8')).toContain('mean toy length 10.0');
+    const page = readFileSync(join(dir, 'r.html'), 'utf8');
+    expect(page).toContain('<h3 id="toy-lengths">Answer lengths</h3>');
+    expect(page).toContain('<tr><td>sim:echo</td><td class="num">10.0</td><td class="num">3</td></tr>');
+    // The first screen's card is the document's verdict.
+    expect(page).toMatch(/<div class="verdict">measured<\/div><dl><dt>mean toy length<\/dt><dd data-label="mean toy length"><span class="value">10\.0<\/span>/);
+    const toyMd = (await runCliInProcess(['toy', 'report', db])).stdout;
+    expect(toyMd).toContain('| sim:echo | 10.0 | 3 |');
+    const csv = (await runCliInProcess(['report', db, '--format', 'csv'])).stdout;
+    expect(csv).toMatch(/,toy,toy,sim:echo,,,mean length,10,,,3,,\n/);
   });
 
-  it('gets a valid result document from its CSV rows and summary alone', async () => {
+  it('gets a valid result document from its document member and CSV rows', async () => {
     const json = JSON.parse((await runCliInProcess(['report', db, '--format', 'json'])).stdout) as { runs: Array<{ experiment: string; document: unknown }> };
     const entry = json.runs.find((r) => r.experiment === 'toy');
     const doc = resultDocumentSchema.parse(entry?.document);
@@ -69,8 +81,10 @@ describe('a toy audit registered with one line', () => {
     // sim:echo is priced at zero: a known $0, not unknown.
     expect(doc.cost.usd).toBe(0);
     expect(doc.estimates).toEqual([expect.objectContaining({ table: 'toy', subject: 'sim:echo', label: 'mean length', estimate: 10, n: 3, interval: null })]);
-    // No `headline` member: the verdict is its viewer summary.
-    expect(doc.verdicts).toEqual([expect.objectContaining({ verdict: 'summary', numbers: [{ label: 'toy length sim:echo', value: '10.0' }] })]);
+    expect(doc.verdicts).toEqual([
+      expect.objectContaining({ subject: 'sim:echo', verdict: 'measured', estimate: 10, numbers: [{ label: 'mean toy length', value: '10.0' }] }),
+    ]);
+    expect(doc.sections).toEqual([expect.objectContaining({ id: 'toy-lengths', title: 'Answer lengths' })]);
   });
 
   it('the gate reads its thresholds from its flags and makes its checks', async () => {
@@ -114,6 +128,10 @@ describe('a toy audit registered with one line', () => {
       const page = await (await fetch(new URL(`/run?s=0&r=${run?.id}`, viewer.url))).text();
       expect(page).toContain('toy length sim:echo');
       expect(page).toContain('characters in the answer');
+      // The analysis page: the document's section, drawn by the shared renderer.
+      const analysis = await (await fetch(new URL(`/analysis?s=0&r=${run?.id}`, viewer.url))).text();
+      expect(analysis).toContain('<h3 id="toy-lengths">Answer lengths</h3>');
+      expect(analysis).toContain('<td class="num">10.0</td>');
     });
   });
 });

@@ -1,13 +1,11 @@
 import { spendText } from '../core/money.js';
 import type { Audit, AuditSummaryLine } from '../experiment/audit.js';
 import { estimateLines } from '../models/estimate.js';
-import { memorySection, memoryVerdicts } from './report-html.js';
-import { MIN_QUESTIONS, type MemoryReport, scoreTrajectories } from './analysis.js';
+import { memoryDocument } from './document.js';
+import { MIN_QUESTIONS, type MemoryReport } from './analysis.js';
 import { type MemoryConfig, memoryConfigSchema } from './config.js';
 import { analyzeMemoryCollection, collectMemorySamples, type MemoryCollection } from './observations.js';
 import { memoryCsvRows } from './report-csv.js';
-import { renderCollectionMarkdown } from './report-collection.js';
-import { renderMemoryMarkdown } from './report-markdown.js';
 import { dryRunMemory, loadMemoryConfig, type MemoryRunCounts, type MemoryRunInput, memoryRunner } from './run.js';
 import { dryRunReplicates, memoryDesignPower, memoryPowerLine } from './calibrate.js';
 import { memoryCompare, memoryOverTime } from './compare.js';
@@ -15,14 +13,6 @@ import { memoryGate } from './gate.js';
 import { MEMORY_STARTER } from './init-template.js';
 import { memoryViewer } from './viewer.js';
 import { percent } from '../report/format.js';
-
-/** Observations scored against the no-memory reference (what the report's charts show). */
-function referenceObservations(collection: MemoryCollection) {
-  return scoreTrajectories(
-    collection.records.map((r) => r.sample),
-    { pairing: 'reference' },
-  ).observations;
-}
 
 /** The memory-drift (DriftLens) audit on the shared protocol. */
 export const memoryAudit: Audit<MemoryConfig, MemoryRunInput, MemoryCollection, MemoryReport, MemoryRunCounts> = {
@@ -65,13 +55,7 @@ export const memoryAudit: Audit<MemoryConfig, MemoryRunInput, MemoryCollection, 
   viewer: memoryViewer,
   render: {
     // The analysis, then what happened to every generation cell: the same sections `memory report` prints.
-    markdown: ({ run, report, collected }, title) => `${renderMemoryMarkdown(report, title)}\n${renderCollectionMarkdown(run.id, collected.summary)}`,
-    document: ({ report }) => ({ verdicts: memoryVerdicts(report) }),
-    htmlSection: ({ report, collected }) =>
-      memorySection(report, referenceObservations(collected), {
-        labelerFailures: collected.summary.labelerFailures,
-        ...(collected.summary.refusalJudge ? { refusalJudge: collected.summary.refusalJudge } : {}),
-      }),
+    document: ({ run, report, collected }) => memoryDocument(report, { runId: run.id, collection: collected }),
     csvRows: ({ report }) => memoryCsvRows(report),
     json: ({ report }) => report,
     viewerSummary: ({ report }) => [

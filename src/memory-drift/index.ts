@@ -84,7 +84,8 @@ export type {
   WithinModelAgreement,
   WordingAgreement,
 } from './reliability.js';
-export { markdownCell, renderMemoryMarkdown, renderReliabilityMarkdown } from './report-markdown.js';
+export { markdownText as markdownCell } from '../report/markdown-text.js';
+export { renderMemoryMarkdown, renderReliabilityMarkdown } from './document.js';
 export type { HuggingFaceQuestionOptions } from './hf-datasets.js';
 export {
   ALLOWED_LABELS_HEADER,

@@ -92,7 +92,7 @@ describe('referenceMetricReport (pure)', () => {
     const md = renderReferenceMetricMarkdown(report);
     expect(md).toMatch(/## Comparison metric: dtw-reference/);
     expect(md).toMatch(/\| m \| gender \| persona \| 2 \|/);
-    expect(md).toMatch(/\| k \| \*\*all\*\* \| \| 1 \| 1\.0000 \| \| 0\.0000 \|/);
+    expect(md).toMatch(/\| k \| \*\*all\*\* \| +\| 1 \| 1\.0000 \| +\| 0\.0000 \|/);
   });
 
   it('refuses a symbol without an embedding', () => {

@@ -8,7 +8,9 @@ import type { MemoryObservation } from './analysis.js';
 import { isEmbeddingsFile, type MemoryConfig } from './config.js';
 import { memoryRunSetup, scoreMemoryRun } from './observations.js';
 import type { PerturbationTier } from './perturbations.js';
-import { markdownCell } from './report-markdown.js';
+import { int, num, text } from '../report/document/cells.js';
+import { sectionsMarkdown } from '../report/document/render-markdown.js';
+import type { DocumentSection } from '../report/document/types.js';
 
 /**
  * The `dtw-reference` comparison metric of docs/decisions.md#d5: each scored sample against its
@@ -214,30 +216,33 @@ export function referenceMetricReport(
   };
 }
 
-const fixed = (x: number | null, digits = 4) => (x === null ? '—' : x.toFixed(digits));
-
-export function renderReferenceMetricMarkdown(report: ReferenceMetricReport): string {
+/** The comparison metric's section of the memory report (its data; the shared renderers draw it). */
+export function referenceMetricSection(report: ReferenceMetricReport): DocumentSection {
   const e = report.embeddings;
-  const out = [
-    '## Comparison metric: dtw-reference (the authors’ code)',
-    '',
-    `${report.description} fastdtw radius ${report.radius}, ${report.flavor} flavour; embeddings ${markdownCell(e.source)} ` +
-      `(${e.symbols} symbols, dimension ${e.dimension}, text embedded: ${e.embedText}, sha256 ${e.sha256.slice(0, 12)}); ` +
-      `${report.scored} scored observations, each against the no-memory reference (sample 0).`,
-    '',
-    '| target | condition | tier | n | drift (mean) | sd | dtw_score (mean) |',
-    '|---|---|---|---|---|---|---|',
-  ];
-  for (const target of report.targets) {
-    for (const c of target.conditions) {
-      out.push(
-        `| ${markdownCell(target.target)} | ${markdownCell(c.condition)} | ${c.tier} | ${c.n} | ${fixed(c.drift)} | ${fixed(c.driftSd)} | ${fixed(c.dtwScore)} |`,
-      );
-    }
-    out.push(`| ${markdownCell(target.target)} | **all** | | ${target.n} | ${fixed(target.drift)} | | ${fixed(target.dtwScore)} |`);
-  }
-  return `${out.join('\n')}\n`;
+  const d = (x: number | null) => num(x, 'fixed', 4);
+  return {
+    title: 'Comparison metric: dtw-reference (the authors’ code)',
+    blocks: [
+      {
+        kind: 'text',
+        text:
+          `${report.description} fastdtw radius ${report.radius}, ${report.flavor} flavour; embeddings ${e.source} ` +
+          `(${e.symbols} symbols, dimension ${e.dimension}, text embedded: ${e.embedText}, sha256 ${e.sha256.slice(0, 12)}); ` +
+          `${report.scored} scored observations, each against the no-memory reference (sample 0).`,
+      },
+      {
+        kind: 'table',
+        columns: ['target', 'condition', 'tier', 'n', 'drift (mean)', 'sd', 'dtw_score (mean)'].map((header) => ({ header })),
+        rows: report.targets.flatMap((t) => [
+          ...t.conditions.map((c) => [text(t.target), text(c.condition), text(c.tier), int(c.n), d(c.drift), d(c.driftSd), d(c.dtwScore)]),
+          [text(t.target), text('all', { mark: true }), text(''), int(t.n), d(t.drift), text(''), d(t.dtwScore)],
+        ]),
+      },
+    ],
+  };
 }
+
+export const renderReferenceMetricMarkdown = (report: ReferenceMetricReport): string => sectionsMarkdown([referenceMetricSection(report)]);
 
 /**
  * dtw-reference of a stored memory run when its config has `referenceMetric`, else null.

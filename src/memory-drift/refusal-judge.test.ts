@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { registerBuiltinSimProfiles } from '../builtin-sims.js';
-import { renderCollectionMarkdown } from '../cli/commands/memory.js';
+import { sectionsHtml } from '../report/document/render-html.js';
+import { sectionsMarkdown } from '../report/document/render-markdown.js';
+import { collectionSection } from './document.js';
 import { createAdapter } from '../models/create-adapter.js';
-import { memorySection } from './report-html.js';
 import { openStore } from '../store/run-store.js';
 import { memoryConfigSchema } from './config.js';
 import { collectMemorySamples, memoryReport } from './observations.js';
@@ -119,10 +120,13 @@ describe('memory run with refusalJudge (SIMULATED target that refuses more under
       const bereavement = report.refusals.find((r) => r.condition === 'bereavement')!;
       expect(bereavement.refused).toBeGreaterThan(0);
       expect(report.refusals.map((r) => r.condition).sort()).toEqual(['age', 'bereavement', 'filler', 'job_loss']);
-      expect(renderCollectionMarkdown(first.runId, collection.summary)).toMatch(/Refusal judge `sim:refusal-judge`.*judge only \d+, detector only 0/);
+      expect(sectionsMarkdown([collectionSection(first.runId, collection.summary)])).toMatch(
+        /Refusal judge `sim:refusal-judge`.*judge only \d+, detector only 0/,
+      );
       // The HTML report carries the judge's agreement and the labeler's failure reasons (escaped).
-      const section = (await memorySection(report, [], { labelerFailures: { 'chunk 2/3: no_json <x>': 1 }, refusalJudge: judge })).html;
-      expect(section).toMatch(/Refusal judge sim:refusal-judge.*judge only \d+, detector only 0/);
+      const withFailure = { ...collection.summary, labelerFailures: { 'chunk 2/3: no_json <x>': 1 } };
+      const section = (await sectionsHtml([collectionSection(first.runId, withFailure)])).html;
+      expect(section).toMatch(/Refusal judge <code>sim:refusal-judge<\/code>.*judge only \d+, detector only 0/);
       expect(section).toContain('chunk 2/3: no_json &lt;x&gt; 1');
     } finally {
       await store.close();

@@ -9,7 +9,9 @@ import { openStore } from '../store/run-store.js';
 import type { GapEstimate } from './analysis.js';
 import { anchorVariants, resizedInsertion } from './anchor-ablation.js';
 import { framingLevels } from './config.js';
-import { extrasHtml, extrasMarkdown } from './extras-render.js';
+import { sectionsHtml } from '../report/document/render-html.js';
+import { sectionsMarkdown } from '../report/document/render-markdown.js';
+import { personaSections } from './document.js';
 import { assembleProbeMessages } from './interventions.js';
 import { personaCsvRows } from './report-csv.js';
 import { plannedItems } from './plan.js';
@@ -124,12 +126,12 @@ describe('framing and anchor ablations in one run (SIMULATED models)', () => {
     expect(row(10, 'before-probe', 0).tokens).toBeLessThan(row(150, 'before-probe', 0).tokens);
 
     // Rendering: the grid's table and its three charts (size, turns since the anchor, placement); the framing table in Markdown.
-    const htmlText = (await extrasHtml(report)).map((part) => part.toString()).join('');
+    const htmlText = String(await sectionsHtml(personaSections(report)));
     expect(htmlText).toContain('id="persona-anchor-ablation"');
     expect(htmlText.match(/<svg/g)?.length ?? 0).toBeGreaterThanOrEqual(3);
     expect(htmlText).toContain('anchor size (tokens of the inserted turns)');
     expect(htmlText).toContain('turns since the anchor');
-    const md = extrasMarkdown(report).join('\n');
+    const md = sectionsMarkdown(personaSections(report));
     const csv = personaCsvRows(report);
     expect(csv.filter((r) => r[0] === 'anchor_ablation_vs_control')).toHaveLength(8);
     expect(csv.filter((r) => r[0] === 'framing_gap').map((r) => r[4])).toEqual(['framed', 'bare']);

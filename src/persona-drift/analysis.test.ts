@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { analyzePersona, type GapEstimate, type PersonaObservation } from './analysis.js';
-import { renderPersonaMarkdown } from './report-markdown.js';
+import { renderPersonaMarkdown } from './document.js';
 
 function obs(partial: Partial<PersonaObservation>): PersonaObservation {
   return {

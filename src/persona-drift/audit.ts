@@ -2,12 +2,11 @@ import { spendText } from '../core/money.js';
 import { isPresent } from '../core/maybe.js';
 import type { Audit, AuditSummaryLine } from '../experiment/audit.js';
 import { estimateLines } from '../models/estimate.js';
-import { type PersonaSessionInfo, personaSection, personaVerdicts } from './report-html.js';
+import { type PersonaSessionInfo, personaDocument } from './document.js';
 import type { Session } from '../sessions/types.js';
 import type { PersonaObservation, PersonaReport } from './analysis.js';
 import { type PersonaConfig, personaConfigSchema } from './config.js';
 import { personaCsvRows } from './report-csv.js';
-import { renderPersonaMarkdown } from './report-markdown.js';
 import { analyzePersonaRun, collectPersonaObservations, dryRunPersona, loadPersonaConfig, type PersonaRunCounts, personaRunner, personaUnits } from './run.js';
 import { personaCompare, personaOverTime } from './compare.js';
 import { personaGate } from './gate.js';
@@ -73,9 +72,7 @@ export const personaAudit: Audit<PersonaConfig, Session[], PersonaCollected, Per
   viewer: personaViewer,
   liveProbe: personaLiveProbe,
   render: {
-    markdown: ({ report }, title) => renderPersonaMarkdown(report, title),
-    document: ({ report }) => ({ verdicts: personaVerdicts(report) }),
-    htmlSection: ({ report, collected }) => personaSection(report, collected.observations, collected.sessions),
+    document: ({ report, collected }) => personaDocument(report, collected),
     csvRows: ({ report }) => personaCsvRows(report),
     json: ({ report }) => report,
     viewerSummary: ({ report }) => [

@@ -1,15 +1,12 @@
 import type { ChartSpec as TopLevelSpec } from '../report/chart-spec.js';
 import { forestSpec, type IntervalRow, trajectorySpec } from '../report/charts.js';
-import { figure, html, type RawHtml, table } from '../report/html.js';
-import { markdownText } from '../report/markdown-text.js';
-import { vegaLiteToSvg } from '../report/svg.js';
 import type { GapEstimate, Maybe, PersonaReport } from './analysis.js';
 import type { UnitInference } from './inference.js';
 import { pValue as pv, signed as f2 } from '../report/format.js';
 
 /**
- * Markdown and HTML of the report's further analyses (consensus, harness, framing, onset). Both
- * renderings are built from the same rows, so they show the same numbers as the JSON.
+ * The report's further analyses (consensus, harness, framing, onset, anchor ablation) as rows and
+ * chart data; document.ts makes the report's sections of them.
  */
 
 const interval = (estimate: number, ci: readonly [number, number] | null) =>
@@ -139,32 +136,6 @@ export function extrasSections(report: PersonaReport): ExtrasSection[] {
         o.reason ?? '—',
       ]),
     });
-  }
-  return out;
-}
-
-export function extrasMarkdown(report: PersonaReport): string[] {
-  const out: string[] = [];
-  for (const s of extrasSections(report)) {
-    out.push(`## ${s.title}`, '', markdownText(s.note), '');
-    out.push(`| ${s.header.join(' | ')} |`, `| ${s.header.map(() => '---').join(' | ')} |`, ...s.rows.map((r) => `| ${r.map(markdownText).join(' | ')} |`), '');
-  }
-  return out;
-}
-
-export async function extrasHtml(report: PersonaReport): Promise<RawHtml[]> {
-  const out: RawHtml[] = [];
-  for (const s of extrasSections(report)) {
-    out.push(html`<h3 id="${s.id}">${s.title}</h3><p class="note">${s.note}</p>`);
-    if (s.chart && s.chart.rows.length > 0)
-      out.push(figure(await vegaLiteToSvg(forestSpec(s.chart.rows, { xTitle: s.chart.xTitle, rules: [0] })), s.chart.caption));
-    for (const chart of s.specs ?? []) out.push(figure(await vegaLiteToSvg(chart.spec), chart.caption));
-    out.push(
-      table(
-        s.rows,
-        s.header.map((header, i) => ({ header, value: (row: string[]) => row[i] ?? '' })),
-      ),
-    );
   }
   return out;
 }

@@ -7,8 +7,9 @@ import { SqliteRunStore } from '../store/run-store.js';
 import type { PersonaReport } from './analysis.js';
 import { readContextEchoArchive as readArchive, writeArchiveFiles } from './interchange-files.js';
 import { exportRun, importArchive } from './interchange-store.js';
-import { referenceHtml } from './reference-render.js';
-import { renderPersonaMarkdown } from './report-markdown.js';
+import { sectionsHtml } from '../report/document/render-html.js';
+import { personaSections } from './document.js';
+import { renderPersonaMarkdown } from './document.js';
 import { personaReport } from './run.js';
 import { PARITY_PER_CELL, writeParityArchive } from './testing/parity-archive.js';
 
@@ -308,7 +309,7 @@ describe("replication parity with the ContextEcho authors' functions (procedure:
     expect(v2?.failures).toBe(attn.filter((a) => a < 0).length);
   });
 
-  it("the Markdown report shows the paper's tables with the family of every adjusted p", () => {
+  it("the Markdown report shows the paper's tables with the family of every adjusted p", async () => {
     const md = renderPersonaMarkdown(report);
     expect(md).toContain('Holm across the panel (content-position family, 8 tests)');
     expect(md).toContain('Holm across targets (headline family, 4 tests)');
@@ -316,8 +317,8 @@ describe("replication parity with the ContextEcho authors' functions (procedure:
     expect(md).toContain('| V2_IN_CONTEXT | tgt-b | P5_pre_C6 |');
     expect(md).toContain('Δ per probe category (paper');
     expect(md).toContain('## Content-position contrasts (calibrated)');
-    const page = String(referenceHtml(report));
-    expect(page).toContain('S2 compliance (paper)');
+    const page = String(await sectionsHtml(personaSections(report)));
+    expect(page).toContain('S2 compliance audit (paper');
     expect(page).toContain('V2_IN_CONTEXT');
     expect(page).toContain('Holm across the panel (content-position family, 8 tests)');
   });

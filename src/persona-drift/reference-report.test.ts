@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { analyzePersona, type PersonaObservation } from './analysis.js';
-import { renderPersonaMarkdown } from './report-markdown.js';
+import { renderPersonaMarkdown } from './document.js';
 import { meanOfPositionMeans, sessionWilcoxon } from './reference-estimators.js';
 import { holm } from '../stats/multiple-testing.js';
 

@@ -33,3 +33,9 @@ export function percent(x: Maybe, digits = 1, missing = 'n/a'): string {
 export function share(x: Maybe, digits = 1, missing = 'n/a'): string {
   return finite(x) ? `${(100 * x).toFixed(digits)}%` : missing;
 }
+
+/** `p = 0.031`, or `p < 0.001` below a thousandth: a p-value in a sentence. */
+export function pClause(p: Maybe, missing = 'n/a'): string {
+  const text = pValue(p, missing);
+  return text.startsWith('<') ? `p ${text.replace('<', '< ')}` : `p = ${text}`;
+}

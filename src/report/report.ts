@@ -17,6 +17,8 @@ import { csvCell } from '../core/csv.js';
 import { mapSequential } from '../core/map-sequential.js';
 import { buildResultDocument, type RunAccounting, unfinishedCells } from './document/build.js';
 import type { DocumentVerdict, ResultDocument } from './document/types.js';
+import { auditSectionHtml } from './document/render-html.js';
+import { auditMarkdown } from './document/render-markdown.js';
 
 /**
  * `echolens report <run.db>`: every run in a store as one self-contained HTML
@@ -189,7 +191,7 @@ export async function renderHtmlReport(store: RunStore, reports: readonly Experi
       body.push(
         html`<p class="banner">Measurement ${trend.runs.length} of this design: see <a href="#trend-${trend.design}">its trend over time</a> (every measurement's estimate and interval, model-version changes marked; in <code>echolens view</code>: <code>/trend?d=${trend.design}</code>).</p>`,
       );
-    if (r.audit && r.analyzed) body.push(await r.audit.render.htmlSection(r.analyzed));
+    if (r.audit && r.analyzed) body.push(await auditSectionHtml(r.audit, r.analyzed));
     if (trend) body.push(trendSection(trend));
     body.push(html`<p class="muted">Models, parameters and manifest: <a href="#meta-${r.run.id}">run metadata</a>.</p>`);
     sections.push(html`<section class="run">${body}</section>`);
@@ -244,7 +246,7 @@ export function renderMarkdownReport(reports: readonly ExperimentRunReport[]): s
       const glance = glanceMarkdown(r);
       const materials = `\n${materialsMarkdown(runMaterialsOf(r.run.manifest.options))}`;
       if (r.audit && r.analyzed)
-        return head + r.audit.render.markdown(r.analyzed, `${r.audit.title} — ${r.run.id}`).replace('\n\n', `\n\n${sim}${spend}${glance}`) + materials;
+        return head + auditMarkdown(r.audit, r.analyzed, `${r.audit.title} — ${r.run.id}`).replace('\n\n', `\n\n${sim}${spend}${glance}`) + materials;
       return `${head}# ${r.run.experiment} — ${r.run.id}\n\n${sim}${spend}`;
     })
     .join('\n\n');

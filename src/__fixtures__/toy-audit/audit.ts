@@ -4,7 +4,8 @@ import type { Audit, AuditGate } from '../../experiment/audit.js';
 import { labelDecoder } from '../../experiment/labels.js';
 import { auditLimitsSchema } from '../../experiment/limits-schema.js';
 import { auditGateSectionSchema } from '../../gate/config.js';
-import { html } from '../../report/html.js';
+import { documentVerdict } from '../../report/document/build.js';
+import { int, num, text } from '../../report/document/cells.js';
 import { attempt, sharedUnits } from '../../report/compare-units.js';
 import { meanOfClusterMeans, pairedBootstrapDifference } from '../../stats/paired-bootstrap.js';
 import type { CellSpec } from '../../store/types.js';
@@ -126,8 +127,26 @@ export const toyAudit: Audit<ToyConfig, number[], ToyCollected, ToyReport, { cel
   },
   initTemplate: { file: 'toy.yaml', text: 'name: toy-audit\ntargets:\n  - sim:echo\nn: 3\n' },
   render: {
-    markdown: ({ report }, title) => `# ${title}\n\n${report.targets.map((t) => `- ${t.target}: mean length ${t.meanLength.toFixed(1)}`).join('\n')}\n`,
-    htmlSection: async ({ report }) => html`<section id="toy-section">${report.targets.map((t) => html`<p>${t.target}: mean toy length ${t.meanLength.toFixed(1)}</p>`)}</section>`,
+    // Its report sections as data: the shared renderers draw them in HTML and Markdown.
+    document: ({ report }) => ({
+      verdicts: report.targets.map((t) =>
+        documentVerdict({ subject: t.target, verdict: 'measured', tone: 'neutral', estimate: t.meanLength, numbers: [{ label: 'mean toy length', value: t.meanLength.toFixed(1) }] }),
+      ),
+      sections: [
+        {
+          id: 'toy-lengths',
+          title: 'Answer lengths',
+          blocks: [
+            { kind: 'text', text: 'Characters in each answer, averaged over the items.' },
+            {
+              kind: 'table',
+              columns: [{ header: 'target' }, { header: 'mean toy length', numeric: true }, { header: 'items', numeric: true }],
+              rows: report.targets.map((t) => [text(t.target), num(t.meanLength, 'fixed', 1), int(t.n)]),
+            },
+          ],
+        },
+      ],
+    }),
     csvRows: ({ report }) => report.targets.map((t) => ['toy', t.target, '', '', 'mean length', t.meanLength, null, null, t.n, null, null]),
     json: ({ report }) => report,
     viewerSummary: ({ report }) => report.targets.map((t) => ({ label: `toy length ${t.target}`, value: t.meanLength.toFixed(1) })),

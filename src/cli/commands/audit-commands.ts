@@ -6,6 +6,7 @@ import { readOnce } from '../../store/read-once.js';
 import { runAuditCommand } from '../audit-run.js';
 import { emit, oneOf, positiveInteger } from '../options.js';
 import { reportEnvelope } from '../report-envelope.js';
+import { auditMarkdown } from '../../report/document/render-markdown.js';
 import { addConfigRunCommand, addLimitFlags, addMeasurementFlags, CTRL_C_HELP } from '../run-options.js';
 
 /**
@@ -50,7 +51,7 @@ export function registerAuditCommands(group: Command, audit: AnyAudit): void {
         emit(
           format === 'json'
             ? JSON.stringify({ runId, ...envelope.json, [audit.name]: audit.render.json(analyzed) }, null, 2)
-            : envelope.markdown(audit.render.markdown(analyzed, `${audit.title} — ${runId}`)),
+            : envelope.markdown(auditMarkdown(audit, analyzed, `${audit.title} — ${runId}`)),
           options.out,
         );
       } finally {

@@ -3,7 +3,7 @@ import { InvalidArgumentError } from '../../core/errors.js';
 import { requireCompleteRun } from '../../experiment/run-completeness.js';
 import { continuationAudit, continuationDesignPowerLine } from '../../continuation/audit.js';
 import { calibrateContinuation } from '../../continuation/calibrate.js';
-import { renderContinuationMarkdown } from '../../continuation/report-markdown.js';
+import { renderContinuationMarkdown } from '../../continuation/document.js';
 import { type ContinuationReport, continuationConfigFromFlags, continuationReport, continuationRunId, loadContinuationConfig } from '../../continuation/run.js';
 import { CONTINUATION_NULL_SIM, CONTINUATION_SIM, SIM_PROFILES } from '../../continuation/sim.js';
 import { openStore, type RunStore } from '../../store/run-store.js';

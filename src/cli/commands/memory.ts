@@ -23,10 +23,10 @@ import {
   relabelItems,
 } from '../../memory-drift/observations.js';
 import { listStimuli, loadBuiltinPerturbations } from '../../memory-drift/perturbations.js';
-import { renderCollectionMarkdown } from '../../memory-drift/report-collection.js';
 import { loadBuiltinQuestions, loadQuestionsFile, type Question } from '../../memory-drift/questions.js';
 import { type LabelAgreement, labelerReliability, type LabelerReliability } from '../../memory-drift/reliability.js';
-import { markdownCell, renderMemoryMarkdown } from '../../memory-drift/report-markdown.js';
+import { renderMemoryMarkdown } from '../../memory-drift/document.js';
+import { markdownText as markdownCell } from '../../report/markdown-text.js';
 import { memoryReferenceMetric, renderReferenceMetricMarkdown } from '../../memory-drift/reference-metric.js';
 import {
   type LabelerCheckConfig,
@@ -56,7 +56,6 @@ import {
 } from '../run-options.js';
 
 // The run's collection section is part of the audit's own Markdown (one report path); re-exported for older imports.
-export { renderCollectionMarkdown };
 
 const checkFormat = (format: string) => oneOf('--format', ['md', 'json'], format);
 
@@ -278,7 +277,7 @@ function registerMemoryRun(memory: Command): void {
             const collection = await collectMemorySamples(store, result.runId);
             const reference = await memoryReferenceMetric(store, result.runId);
             emit(
-              `${renderMemoryMarkdown(report)}\n${renderCollectionMarkdown(result.runId, collection.summary)}${reference ? `\n${renderReferenceMetricMarkdown(reference)}` : ''}\n${materialsMarkdown(await runMaterials(store, result.runId))}`,
+              `${renderMemoryMarkdown(report, undefined, { runId: result.runId, collection })}${reference ? `\n${renderReferenceMetricMarkdown(reference)}` : ''}\n${materialsMarkdown(await runMaterials(store, result.runId))}`,
               options.report,
             );
           }
@@ -316,7 +315,7 @@ function registerMemoryReport(memory: Command): void {
         emit(
           format === 'json'
             ? JSON.stringify({ runId, ...envelope.json, ...report, run: summary, ...(reference ? { referenceMetric: reference } : {}), ...materials }, null, 2)
-            : `${envelope.markdown(`${renderMemoryMarkdown(report)}\n${renderCollectionMarkdown(runId, summary)}${reference ? `\n${renderReferenceMetricMarkdown(reference)}` : ''}`)}\n${materialsMarkdown(materials)}`,
+            : `${envelope.markdown(`${renderMemoryMarkdown(report, undefined, { runId, collection })}${reference ? `\n${renderReferenceMetricMarkdown(reference)}` : ''}`)}\n${materialsMarkdown(materials)}`,
           options.out,
         );
       } finally {

@@ -19,7 +19,7 @@ import {
 } from '../run-options.js';
 import { openStore } from '../../store/run-store.js';
 import { readOnce } from '../../store/read-once.js';
-import { renderPersonaMarkdown } from '../../persona-drift/report-markdown.js';
+import { renderPersonaMarkdown } from '../../persona-drift/document.js';
 import { personaAudit } from '../../persona-drift/audit.js';
 import { configForkCount, loadPersonaConfig, personaConfigFromFlags, personaReport, personaRunId } from '../../persona-drift/run.js';
 import {

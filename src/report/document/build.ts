@@ -3,7 +3,16 @@ import type { AnalyzedRun, AnyAudit, AuditCsvRow, AuditHeadlineTarget } from '..
 import { isSimulatedRun, modelsOfRun } from '../../gate/run-info.js';
 import { materialsSummary, procedureSummary, runMaterialsOf } from '../../materials/report.js';
 import type { RunInfo } from '../../store/run-store.js';
-import { type DocumentCounts, type DocumentVerdict, type EstimateRow, RESULT_DOCUMENT_SCHEMA, type ResultDocument, type TokenUse } from './types.js';
+import { int, intervalCell, pCell, text } from './cells.js';
+import {
+  type DocumentCounts,
+  type DocumentSection,
+  type DocumentVerdict,
+  type EstimateRow,
+  RESULT_DOCUMENT_SCHEMA,
+  type ResultDocument,
+  type TokenUse,
+} from './types.js';
 
 /**
  * Builds a run's result document (pure): the shared fields from the run and its accounting, the
@@ -108,6 +117,45 @@ export function auditVerdicts(audit: AnyAudit, analyzed: AnalyzedRun<unknown, un
   ];
 }
 
+/** The sections of an audit that gives none: its estimate rows as one table. */
+export function estimatesSection(title: string, estimates: readonly EstimateRow[]): DocumentSection {
+  return {
+    title,
+    blocks: [
+      {
+        kind: 'table',
+        columns: [
+          { header: 'table' },
+          { header: 'subject' },
+          { header: 'judge' },
+          { header: 'group' },
+          { header: 'label' },
+          { header: 'estimate [CI]', numeric: true },
+          { header: 'n', numeric: true },
+          { header: 'p', numeric: true },
+          { header: 'p adjusted', numeric: true },
+        ],
+        rows: estimates.map((e) => [
+          text(e.table),
+          text(e.subject ?? ''),
+          text(e.judge ?? ''),
+          text(e.group ?? ''),
+          text(e.label ?? ''),
+          intervalCell(e.estimate, e.interval, 'fixed', 3),
+          int(e.n),
+          pCell(e.p),
+          pCell(e.pAdjusted),
+        ]),
+      },
+    ],
+  };
+}
+
+/** An audit's report sections: its document's, else its estimate rows as one table. */
+export function auditSections(audit: AnyAudit, analyzed: AnalyzedRun<unknown, unknown>): DocumentSection[] {
+  return audit.render.document?.(analyzed)?.sections ?? [estimatesSection(audit.title, audit.render.csvRows(analyzed).map(estimateRowOf))];
+}
+
 function tokenUse(a: TokenUse): TokenUse {
   return {
     inputTokens: a.inputTokens,
@@ -167,7 +215,6 @@ export function buildResultDocument({ run, accounting, audit, analyzed }: Docume
     notComputable: accounting.notComputable,
     verdicts,
     estimates,
-    tables: part?.tables ?? [],
-    charts: part?.charts ?? [],
+    sections: audit && analyzed ? (part?.sections ?? [estimatesSection(audit.title, estimates)]) : [],
   };
 }

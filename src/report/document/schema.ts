@@ -1,5 +1,60 @@
 import { z } from 'zod';
+import type { ChartSpec } from '../chart-spec.js';
 import { RESULT_DOCUMENT_SCHEMA, type ResultDocument } from './types.js';
+
+const numberFormat = z.enum(['signed', 'fixed', 'percent', 'share', 'integer']);
+const suffix = { suffix: z.string().optional() };
+const cell = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('text'), text: z.string(), code: z.boolean().optional(), mark: z.boolean().optional() }).strict(),
+  z.object({ kind: z.literal('number'), value: z.number().nullable(), format: numberFormat, digits: z.number().int().optional(), ...suffix }).strict(),
+  z
+    .object({
+      kind: z.literal('interval'),
+      estimate: z.number().nullable(),
+      interval: z.tuple([z.number(), z.number()]).nullable(),
+      format: numberFormat,
+      digits: z.number().int().optional(),
+      ...suffix,
+    })
+    .strict(),
+  z.object({ kind: z.literal('p'), value: z.number().nullable(), ...suffix }).strict(),
+]);
+const rich = z.union([z.string(), z.array(z.union([z.string(), z.object({ code: z.string() }).strict(), z.object({ strong: z.string() }).strict()]))]);
+const column = z.object({ header: z.string(), numeric: z.boolean().optional() }).strict();
+const tableOf = { columns: z.array(column), rows: z.array(z.array(cell)) };
+const block = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('heading'), text: z.string(), id: z.string().optional(), minor: z.boolean().optional() }).strict(),
+  z.object({ kind: z.literal('text'), text: rich, quote: z.boolean().optional() }).strict(),
+  z.object({ kind: z.literal('list'), items: z.array(rich) }).strict(),
+  z.object({ kind: z.literal('table'), ...tableOf, empty: z.string().optional() }).strict(),
+  // The chart spec (report/chart-spec.ts) is data in the small Vega-Lite grammar svg.ts draws.
+  z
+    .object({
+      kind: z.literal('chart'),
+      title: z.string().optional(),
+      id: z.string().optional(),
+      spec: z.custom<ChartSpec>((v) => typeof v === 'object' && v !== null),
+      caption: z.string(),
+    })
+    .strict(),
+  z
+    .object({
+      kind: z.literal('examples'),
+      text: z.string(),
+      items: z.array(
+        z
+          .object({
+            tags: z.array(z.string()),
+            title: z.string().optional(),
+            panes: z.array(z.object({ label: z.string(), detail: z.string(), text: z.string() }).strict()).optional(),
+            table: z.object(tableOf).strict().optional(),
+          })
+          .strict(),
+      ),
+    })
+    .strict(),
+]);
+const section = z.object({ id: z.string().optional(), title: z.string(), blocks: z.array(block) }).strict();
 
 /** The result document's shape as a zod schema (validation in tests, JSON Schema for readers: docs/result-document.md). */
 
@@ -84,25 +139,11 @@ export const resultDocumentSchema = z
     notComputable: z.string().nullable(),
     verdicts: z.array(verdict),
     estimates: z.array(estimate),
-    tables: z.array(
-      z
-        .object({ id: z.string(), title: z.string(), columns: z.array(z.string()), rows: z.array(z.array(z.union([z.string(), z.number(), z.null()]))) })
-        .strict(),
-    ),
-    charts: z.array(
-      z
-        .object({
-          id: z.string(),
-          title: z.string(),
-          kind: z.literal('forest'),
-          rows: z.array(z.object({ label: z.string(), group: z.string().optional(), estimate: z.number(), lo: z.number(), hi: z.number() }).strict()),
-        })
-        .strict(),
-    ),
+    sections: z.array(section),
   })
   .strict() satisfies z.ZodType<ResultDocument>;
 
 /** The JSON Schema of the result document (draft 2020-12). */
 export function resultDocumentJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(resultDocumentSchema) as Record<string, unknown>;
+  return z.toJSONSchema(resultDocumentSchema, { unrepresentable: 'any' }) as Record<string, unknown>;
 }

@@ -2,11 +2,13 @@
  * The result document (docs/result-document.md): what one run found, as data. Every surface —
  * the HTML, Markdown, JSON and CSV reports, the viewer, the gate, compare and `runs list` — reads
  * its headline numbers (counts, cost, verdicts, intervals, p-values, MDEs, flags) from here, so
- * they cannot disagree. Pure types: no imports.
+ * they cannot disagree, and the reports' sections are rendered from its `sections`. Pure types.
  */
 
+import type { ChartSpec } from '../chart-spec.js';
+
 /** The version of the document's shape; a change that removes or renames a field bumps it. */
-export const RESULT_DOCUMENT_SCHEMA = 'echolens.result/1';
+export const RESULT_DOCUMENT_SCHEMA = 'echolens.result/2';
 
 /** How a verdict reads: `alert` = drift / failed check, `ok` = none found, `neutral` = inconclusive or not computable. */
 export type DocumentTone = 'alert' | 'ok' | 'neutral';
@@ -65,20 +67,56 @@ export interface EstimateRow {
   underpowered: boolean;
 }
 
-/** A table as data: column headers and rows of cells (numbers stay numbers). */
-export interface DocumentTable {
-  id: string;
-  title: string;
-  columns: string[];
-  rows: Array<Array<string | number | null>>;
+/** How a number in a table is written (report/format.ts): `signed` +0.25, `fixed` 0.250, `percent` +33.7%, `share` 33.7%, `integer` 1,234 (as is). */
+export type NumberFormat = 'signed' | 'fixed' | 'percent' | 'share' | 'integer';
+
+/** Text with spans: plain strings, `code` (a name, a file) and `strong`. Escaped by every renderer. */
+export type RichText = string | Array<string | { code: string } | { strong: string }>;
+
+/**
+ * A typed table cell: every renderer writes it the same way (format.ts), and a missing number is `—`.
+ * `suffix` is text after the value (a flag, a unit count); `mark` highlights a text cell.
+ */
+export type DocumentCell =
+  | { kind: 'text'; text: string; code?: boolean; mark?: boolean }
+  | { kind: 'number'; value: number | null; format: NumberFormat; digits?: number; suffix?: string }
+  | { kind: 'interval'; estimate: number | null; interval: [number, number] | null; format: NumberFormat; digits?: number; suffix?: string }
+  | { kind: 'p'; value: number | null; suffix?: string };
+
+export interface DocumentColumn {
+  header: string;
+  /** Right-aligned (numbers). */
+  numeric?: boolean;
 }
 
-/** A chart as data: a forest of intervals (one row per estimate). */
-export interface DocumentChart {
-  id: string;
+/**
+ * One block of a section, as data. `examples` holds untrusted model output: renderers escape it
+ * and show it as text.
+ */
+export type DocumentBlock =
+  /** A heading inside a section; `minor` one level further down. */
+  | { kind: 'heading'; text: string; id?: string; minor?: boolean }
+  /** A paragraph; `quote`: set apart (a Markdown block quote). */
+  | { kind: 'text'; text: RichText; quote?: boolean }
+  | { kind: 'list'; items: RichText[] }
+  | { kind: 'table'; columns: DocumentColumn[]; rows: DocumentCell[][]; empty?: string }
+  /** A chart as data (report/chart-spec.ts) under its own heading, drawn as SVG in HTML; Markdown carries the tables, not the chart. */
+  | { kind: 'chart'; title?: string; id?: string; spec: ChartSpec; caption: string }
+  | { kind: 'examples'; text: string; items: DocumentExample[] };
+
+/** One example of model output: tags (target, item, …) and panes of text side by side, or a table of aligned steps. */
+export interface DocumentExample {
+  tags: string[];
+  title?: string;
+  panes?: Array<{ label: string; detail: string; text: string }>;
+  table?: { columns: DocumentColumn[]; rows: DocumentCell[][] };
+}
+
+/** A section of the report: a heading and its blocks (tables, charts, notes). */
+export interface DocumentSection {
+  id?: string;
   title: string;
-  kind: 'forest';
-  rows: Array<{ label: string; group?: string; estimate: number; lo: number; hi: number }>;
+  blocks: DocumentBlock[];
 }
 
 /** The run's cells: what the store links to the run (the same counts as `runs list`). */
@@ -133,15 +171,15 @@ export interface ResultDocument {
   notComputable: string | null;
   verdicts: DocumentVerdict[];
   estimates: EstimateRow[];
-  tables: DocumentTable[];
-  charts: DocumentChart[];
+  /** The report's sections (tables, charts as data, notes), rendered alike in HTML and Markdown. */
+  sections: DocumentSection[];
 }
 
 /** What an audit adds to a run's document from its analysis (the shared fields are filled in by `buildResultDocument`). */
 export interface AuditDocumentPart {
   verdicts: DocumentVerdict[];
-  tables?: DocumentTable[];
-  charts?: DocumentChart[];
+  /** The report's sections; the HTML and Markdown renderers (report/document/render-*.ts) draw them. */
+  sections?: DocumentSection[];
   /** Extra facts per estimate row, matched on `table`, `subject`, `group` and `label` (the rows come from `csvRows`). */
   estimateNotes?: (row: EstimateRow) => Partial<Pick<EstimateRow, 'family' | 'unit' | 'notes' | 'fragile' | 'underpowered'>> | undefined;
 }

@@ -16,6 +16,7 @@ import { buildResultDocument } from '../document/build.js';
 import { trendSection } from '../trend.js';
 import { type CellFilter, filterCells, type IndexedCell, type MeasureValues, pairCells, type RunAnalysis, type RunIndex, scoreOf, ViewerData } from './data.js';
 import { type CellMeasure, cellMeasures, type Factor, pairedCell, referencedBy, runFactors } from './design.js';
+import { auditSectionHtml } from '../document/render-html.js';
 import { analysisPage, cellPage, chartsOf, comparePage, errorPage, type PageContext, runPage, runsPage, VIEWER_STYLE, viewerPage } from './pages.js';
 import { allowedHosts, COMMON_HEADERS, checkOrigin, newToken, styleHash, TOKEN_HEADER, tokenMatches, viewerCsp } from './security.js';
 import { mapSequential } from '../../core/map-sequential.js';
@@ -122,7 +123,7 @@ class RunLookups {
   async chartsOfAnalysis(analysis: RunAnalysis): Promise<ReturnType<typeof chartsOf>> {
     let charts = this.chartCache.get(analysis);
     if (!charts) {
-      charts = chartsOf(await analysis.audit.render.htmlSection(analysis.analyzed));
+      charts = chartsOf(await auditSectionHtml(analysis.audit, analysis.analyzed));
       this.chartCache.set(analysis, charts);
     }
     return charts;
@@ -228,7 +229,7 @@ async function analysisPageHtml(look: RunLookups, params: URLSearchParams, conte
   const { storeIndex, index, store } = await look.runIndexFrom(params);
   const analysis = await look.data.analysis(storeIndex, index.run.id);
   if (!analysis) throw new HttpError(404, `no audit is registered for ${index.run.experiment} runs`);
-  const section = await analysis.audit.render.htmlSection(analysis.analyzed);
+  const section = await auditSectionHtml(analysis.audit, analysis.analyzed);
   return analysisPage(store, analysis, section, context);
 }
 

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { analyzeMemory, type MemoryObservation } from './analysis.js';
 import type { PerturbationTier } from './perturbations.js';
 import { labelerReliability } from './reliability.js';
-import { markdownCell, renderMemoryMarkdown, renderReliabilityMarkdown } from './report-markdown.js';
+import { markdownText as markdownCell } from '../report/markdown-text.js';
+import { renderMemoryMarkdown, renderReliabilityMarkdown } from './document.js';
 import { rng } from '../stats/rng.js';
 
 const HOSTILE = 'evil | target\n# injected <b>';

@@ -1,0 +1,604 @@
+import { isRefusal } from '../core/maybe.js';
+import type { AuditHeadlineTarget } from '../experiment/audit.js';
+import { dtw } from '../metrics/dtw.js';
+import { forestSpec, type IntervalRow, labelledScatterSpec } from '../report/charts.js';
+import { documentVerdict } from '../report/document/build.js';
+import { int, intervalCell, num, pCell, text } from '../report/document/cells.js';
+import { documentMarkdown, sectionsMarkdown } from '../report/document/render-markdown.js';
+import type { AuditDocumentPart, DocumentBlock, DocumentCell, DocumentSection, DocumentVerdict } from '../report/document/types.js';
+import { fixed, pClause, percent as pct, pValue as pv, signed } from '../report/format.js';
+import {
+  type IntervalEstimate,
+  type MemoryMaybe,
+  type MemoryMetric,
+  type MemoryObservation,
+  type MemoryReport,
+  type MetricAnalysis,
+  scoreTrajectories,
+  type TargetAnalysis,
+  type ValidityCheck,
+  type ValidityVerdict,
+} from './analysis.js';
+import type { MemoryCollection, MemoryCollectionSummary } from './observations.js';
+import type { LabelAgreement, LabelerReliability } from './reliability.js';
+
+/**
+ * The memory-drift (DriftLens) result document (pure): verdicts, and the report's sections as data
+ * — tables of typed cells, the d_rel, tier and convergence charts, notes and the trajectories that
+ * moved most. The shared renderers (report/document/) draw it as HTML and Markdown.
+ */
+
+const METRIC_NAMES: Record<MemoryMetric, string> = { dtw: 'DTW', sri: 'SRI' };
+const TIER_NAMES: Record<string, string> = { none: 'no memory (floor)', noise: 'pragmatic noise', persona: 'persona cues', life_event: 'life events' };
+const failure = (value: { error: string }) => `n/a (${value.error})`;
+const failed = (value: { error: string }) => text(failure(value));
+
+function elevationText(e: MemoryMaybe<IntervalEstimate> | null): string {
+  if (e === null) return '—';
+  if (isRefusal(e)) return failure(e);
+  return `${pct(e.estimate)} [${pct(e.ci[0])}, ${pct(e.ci[1])}], p ${pv(e.p)}`;
+}
+
+/**
+ * The first screen of a memory run: per target, whether any category drifts (DTW d_rel over the
+ * noise floor, BH within tier), the DTW elevation of each tier over the no-memory floor, and the
+ * instrument-validity checks — every number read from `report.targets`, as in the JSON.
+ */
+export function memoryHeadline(report: MemoryReport): AuditHeadlineTarget[] {
+  return report.targets.map((t) => {
+    const dtwMetric = t.metrics.dtw;
+    const tested = dtwMetric.dRel.filter((d) => !isRefusal(d.result));
+    const significant = dtwMetric.dRel.filter((d) => !isRefusal(d.result) && d.result.significant).map((d) => d.condition);
+    const validity = t.validity.overall;
+    const verdict =
+      validity === 'fail'
+        ? 'instrument validity failed: drift not interpretable'
+        : tested.length === 0
+          ? 'not computable'
+          : significant.length > 0
+            ? `memory drift in ${significant.length} of ${tested.length} categories`
+            : 'no category drifts beyond the noise floor';
+    const tone: AuditHeadlineTarget['tone'] = validity === 'fail' || tested.length === 0 ? 'neutral' : significant.length > 0 ? 'alert' : 'ok';
+    return {
+      target: t.target,
+      verdict,
+      tone,
+      numbers: [
+        ...dtwMetric.tiers.map((tier) => ({
+          label: `DTW elevation · ${TIER_NAMES[tier.tier] ?? tier.tier}`,
+          value: elevationText(tier.elevation),
+          detail: `${tier.conditions.length} condition(s), ${tier.nQuestions} questions`,
+        })),
+        {
+          label: 'significant categories (DTW d_rel, BH)',
+          value: significant.length > 0 ? significant.join(', ') : 'none',
+          detail: `of ${tested.length} persona and life-event categories tested`,
+        },
+        {
+          label: 'instrument validity',
+          value: validity,
+          detail: `specificity ${t.validity.specificity.verdict}, sensitivity ${t.validity.sensitivity.verdict}, convergent ${t.validity.convergent.verdict}`,
+        },
+      ],
+    };
+  });
+}
+
+/**
+ * The memory verdicts as data: the headline's cards, with the DTW elevation's minimum detectable
+ * effect and the design's underpowered flag (the verdict rests on several categories, so it has no
+ * single estimate; the estimates are the document's rows).
+ */
+export function memoryVerdicts(report: MemoryReport): DocumentVerdict[] {
+  const headline = memoryHeadline(report);
+  return report.targets.map((t, i): DocumentVerdict => {
+    const h = headline[i] as AuditHeadlineTarget;
+    return documentVerdict({
+      subject: h.target,
+      verdict: h.verdict,
+      tone: h.tone,
+      numbers: h.numbers,
+      mde: t.metrics.dtw.power.minimumDetectableElevation,
+      underpowered: t.design.underpowered,
+    });
+  });
+}
+
+const columns = (...headers: string[]) => headers.map((header) => ({ header }));
+const table = (headers: string[], rows: DocumentCell[][]): DocumentBlock => ({ kind: 'table', columns: columns(...headers), rows });
+const maybeSigned = (value: MemoryMaybe<number> | null, digits = 3): DocumentCell =>
+  value === null ? text('—') : isRefusal(value) ? failed(value) : num(value, 'signed', digits);
+const elevationCells = (value: MemoryMaybe<IntervalEstimate> | null): DocumentCell[] => {
+  if (value === null) return [text('— (floor)'), text('—')];
+  if (isRefusal(value)) return [failed(value), text('n/a')];
+  return [intervalCell(value.estimate, value.ci, 'percent'), pCell(value.p)];
+};
+
+function checkRow(criterion: string, check: ValidityCheck): DocumentCell[] {
+  return [
+    text(criterion),
+    text(check.metric === 'dtw~sri' ? 'DTW ~ SRI' : METRIC_NAMES[check.metric]),
+    text(check.subject),
+    check.estimate === null ? text('n/a') : num(check.estimate, check.metric === 'dtw~sri' ? 'fixed' : 'percent'),
+    pCell(check.p),
+    text(check.met === null ? `undetermined (${check.error ?? 'not computed'})` : check.met ? 'yes' : 'no'),
+  ];
+}
+
+function validityBlocks(target: TargetAnalysis): DocumentBlock[] {
+  const verdicts: Array<[string, ValidityVerdict]> = [
+    ['Specificity', target.validity.specificity],
+    ['Sensitivity', target.validity.sensitivity],
+    ['Convergent validity', target.validity.convergent],
+  ];
+  return [
+    { kind: 'heading', text: `Instrument validity (§3): ${target.validity.overall.toUpperCase()}` },
+    table(
+      ['check', 'verdict', 'reason'],
+      verdicts.map(([name, v]) => [text(name), text(v.verdict.toUpperCase(), { mark: v.verdict === 'fail' }), text(v.reason)]),
+    ),
+    { kind: 'text', text: 'Checks (elevation over the floor for specificity and sensitivity; Spearman ρ for convergent validity):' },
+    table(
+      ['check', 'metric', 'subject', 'estimate', 'p', 'met'],
+      verdicts.flatMap(([name, v]) => v.checks.map((check) => checkRow(name, check))),
+    ),
+  ];
+}
+
+function convergenceBlocks(target: TargetAnalysis): DocumentBlock[] {
+  const out: DocumentBlock[] = [{ kind: 'heading', text: 'Convergent validity (Table 1)' }];
+  const c = target.convergence;
+  if (isRefusal(c)) return [...out, { kind: 'text', text: failure(c) }];
+  const spearman = isRefusal(c.spearman) ? failure(c.spearman) : `ρ = ${fixed(c.spearman.rho)} (${pClause(c.spearman.p)})`;
+  const pearson = isRefusal(c.pearson) ? failure(c.pearson) : `r = ${fixed(c.pearson.r)} (${pClause(c.pearson.p)})`;
+  const tierOf = new Map(target.metrics.dtw.conditions.map((x) => [x.condition, x.tier as string]));
+  out.push(
+    { kind: 'text', text: `Over ${c.conditions.length} conditions: Spearman ${spearman}; Pearson ${pearson}.` },
+    {
+      kind: 'text',
+      text: `Tiers by ascending mean: DTW ${c.tierOrder.dtw.join(' < ')}; SRI ${c.tierOrder.sri.join(' < ')} (${c.tierOrder.identical ? 'same order' : 'different order'}).`,
+    },
+    {
+      kind: 'chart',
+      spec: labelledScatterSpec(
+        c.conditions.map((name, i) => {
+          const tier = name.startsWith('tier:') ? name.slice(5) : (tierOf.get(name) ?? 'other');
+          return {
+            x: c.dtwMeans[i] as number,
+            y: c.sriMeans[i] as number,
+            label: name.startsWith('tier:') ? `${TIER_NAMES[tier] ?? tier} (pooled)` : name,
+            group: TIER_NAMES[tier] ?? tier,
+            tip: `${name}: mean DTW ${fixed(c.dtwMeans[i])}, mean SRI ${fixed(c.sriMeans[i])}`,
+          };
+        }),
+        { xTitle: 'mean DTW drift (per condition)', yTitle: 'mean SRI drift (per condition)', groupTitle: 'tier' },
+      ),
+      caption: `Convergent validity over ${c.conditions.length} conditions: Spearman ρ ${isRefusal(c.spearman) ? 'n/a' : `${c.spearman.rho.toFixed(3)} (p ${pv(c.spearman.p)})`}, Pearson r ${isRefusal(c.pearson) ? 'n/a' : `${c.pearson.r.toFixed(3)} (p ${pv(c.pearson.p)})`}.`,
+    },
+    table(
+      ['condition', 'DTW mean', 'SRI mean'],
+      c.conditions.map((id, i) => [text(id), num(c.dtwMeans[i] as number, 'fixed', 4), num(c.sriMeans[i] as number, 'fixed', 4)]),
+    ),
+  );
+  return out;
+}
+
+function metricBlocks(analysis: MetricAnalysis, alpha: number): DocumentBlock[] {
+  const name = METRIC_NAMES[analysis.metric];
+  const { floor, noise } = analysis;
+  const sd = (x: number | null) => (x === null ? 'n/a' : fixed(x, 4));
+  const out: DocumentBlock[] = [
+    { kind: 'heading', text: name },
+    {
+      kind: 'text',
+      text: `Floor: ${isRefusal(floor) ? failure(floor) : `${floor.condition} mean ${fixed(floor.mean, 4)}, SD ${sd(floor.sd)}, n = ${floor.n}, ${floor.nQuestions} questions`}. Pragmatic noise (μ_noise, σ_noise): ${
+        isRefusal(noise) ? failure(noise) : `${noise.conditions.join(', ')}: mean ${fixed(noise.mean, 4)}, SD ${sd(noise.sd)}, n = ${noise.n}`
+      }.`,
+    },
+  ];
+  const letters = new Map<string, string>();
+  if (!isRefusal(analysis.pairwise)) for (const o of analysis.pairwise.order) if (o.letters !== null) letters.set(o.condition, o.letters);
+  out.push(
+    { kind: 'heading', minor: true, text: `${name}: conditions (Fig. 3, Fig. 5)` },
+    table(
+      ['condition', 'tier', 'n', 'questions', 'mean', 'SD', "Cohen's d vs floor", 'elevation [95% CI]', 'p', 'letters'],
+      analysis.conditions.map((c) => [
+        text(c.condition),
+        text(c.tier),
+        int(c.n),
+        int(c.nQuestions),
+        num(c.mean, 'fixed', 4),
+        c.sd === null ? text('n/a') : num(c.sd, 'fixed', 4),
+        maybeSigned(c.cohensD),
+        ...elevationCells(c.elevation),
+        text(letters.get(c.condition) ?? '—'),
+      ]),
+    ),
+    { kind: 'heading', minor: true, text: `${name}: tiers (pooled)` },
+    table(
+      ['tier', 'conditions', 'n', 'questions', 'mean', "Cohen's d vs floor", 'elevation [95% CI]', 'p'],
+      analysis.tiers.map((t) => [
+        text(t.tier),
+        int(t.conditions.length),
+        int(t.n),
+        int(t.nQuestions),
+        num(t.mean, 'fixed', 4),
+        maybeSigned(t.cohensD),
+        ...elevationCells(t.elevation),
+      ]),
+    ),
+    { kind: 'heading', minor: true, text: `${name}: d_rel per category (Fig. 4)` },
+    table(
+      ['condition', 'tier', 'd_rel [95% CI]', 'p', 'p (BH)', `significant (α = ${alpha})`, 'μ_treat', 'μ_noise', 'σ_noise', 'questions', 'invalid replicates'],
+      analysis.dRel.map((entry) => {
+        const r = entry.result;
+        if (isRefusal(r)) return [text(entry.condition), text(entry.tier), failed(r), ...Array.from({ length: 8 }, () => text('n/a'))];
+        return [
+          text(entry.condition),
+          text(entry.tier),
+          intervalCell(r.dRel, r.ci, 'signed', 2),
+          pCell(r.p),
+          pCell(r.pAdjusted),
+          text(r.verdict === 'underpowered' ? 'underpowered' : r.significant ? 'yes' : 'no'),
+          num(r.muTreat, 'fixed', 4),
+          num(r.muNoise, 'fixed', 4),
+          num(r.sdNoise, 'fixed', 4),
+          int(r.nQuestions),
+          int(r.invalidReplicates),
+        ];
+      }),
+    ),
+    { kind: 'heading', minor: true, text: `${name}: mixed model (category fixed effect, question random intercept)` },
+  );
+  const fit = analysis.mixedModel;
+  if (isRefusal(fit)) out.push({ kind: 'text', text: failure(fit) });
+  else
+    out.push(
+      {
+        kind: 'text',
+        text:
+          `${fit.method}, reference level ${fit.reference}; ${fit.nObs} observations, ${fit.nGroups} questions; ` +
+          `question variance ${fixed(fit.groupVariance, 6)}, residual variance ${fixed(fit.residualVariance, 6)}, ` +
+          `log-likelihood ${fixed(fit.logLik, 3)}; converged: ${fit.converged ? 'yes' : 'no'}; boundary: ${fit.boundary ? 'yes' : 'no'}.`,
+      },
+      table(
+        ['term', 'estimate', 'SE', 'z', 'p'],
+        fit.fixed.map((f) => [text(f.term), num(f.estimate, 'signed', 4), num(f.se, 'fixed', 4), num(f.z, 'fixed', 2), pCell(f.p)]),
+      ),
+    );
+  out.push({ kind: 'heading', minor: true, text: `${name}: pairwise Welch t-tests (BH-corrected)` });
+  const pairwise = analysis.pairwise;
+  if (isRefusal(pairwise)) return [...out, { kind: 'text', text: failure(pairwise) }];
+  const display = isRefusal(pairwise.letters) ? failure(pairwise.letters) : pairwise.order.map((o) => `${o.condition} ${o.letters ?? '—'}`).join(', ');
+  out.push(
+    {
+      kind: 'text',
+      text:
+        `Compact letter display (ascending mean; conditions sharing a letter do not differ at α = ${alpha} after BH): ${display}.` +
+        (pairwise.skipped.length > 0 ? ` Left out (fewer than 2 observations): ${pairwise.skipped.join(', ')}.` : ''),
+    },
+    table(
+      ['a', 'b', 'mean a − b', 't', 'df', 'p', 'p (BH)', 'significant'],
+      pairwise.comparisons.map((c) => {
+        const t = c.test;
+        if (isRefusal(t)) return [text(c.a), text(c.b), num(c.difference, 'signed', 4), failed(t), ...Array.from({ length: 4 }, () => text('n/a'))];
+        return [
+          text(c.a),
+          text(c.b),
+          num(c.difference, 'signed', 4),
+          num(t.t, 'fixed', 2),
+          num(t.df, 'fixed', 1),
+          pCell(t.p),
+          pCell(t.pAdjusted),
+          text(t.significant ? 'yes' : 'no'),
+        ];
+      }),
+    ),
+  );
+  return out;
+}
+
+/** The d_rel forest and the tier plot (both metrics) of one target. */
+function targetCharts(t: TargetAnalysis): DocumentBlock[] {
+  const dRel: IntervalRow[] = [];
+  const tiers: IntervalRow[] = [];
+  for (const metric of ['dtw', 'sri'] as const) {
+    const group = metric.toUpperCase();
+    for (const e of t.metrics[metric].dRel)
+      if (!isRefusal(e.result)) dRel.push({ label: e.condition, group, estimate: e.result.dRel, lo: e.result.ci[0], hi: e.result.ci[1] });
+    for (const c of t.metrics[metric].conditions)
+      if (c.elevation && !isRefusal(c.elevation))
+        tiers.push({ label: `${c.tier} · ${c.condition}`, group, estimate: c.elevation.estimate, lo: c.elevation.ci[0], hi: c.elevation.ci[1] });
+  }
+  const out: DocumentBlock[] = [];
+  if (dRel.length > 0)
+    out.push({
+      kind: 'chart',
+      spec: forestSpec(dRel, { xTitle: 'd_rel = (μ_treat − μ_noise) / σ_noise', rules: [0] }),
+      caption:
+        'Standardised drift over the pragmatic-noise floor per category, 95% question-cluster bootstrap CI (μ_noise and σ_noise re-estimated per replicate).',
+    });
+  if (tiers.length > 0)
+    out.push({
+      kind: 'chart',
+      spec: forestSpec(tiers, { xTitle: 'elevation over the no-perturbation floor (μ / μ_floor − 1)', rules: [0] }),
+      caption: 'Three tiers should separate: pragmatic noise near 0, persona cues intermediate, major life events largest (paper Fig. 5).',
+    });
+  return out;
+}
+
+function targetSection(target: TargetAnalysis, alpha: number): DocumentSection {
+  const power = (['dtw', 'sri'] as const)
+    .map((m) => {
+      const p = target.metrics[m].power;
+      const elevation = p.minimumDetectableElevation === null ? 'n/a' : `${(100 * p.minimumDetectableElevation).toFixed(1)} %`;
+      return `${METRIC_NAMES[m]}: elevation ${elevation}, d_rel ${p.minimumDetectableDRel === null ? 'n/a' : fixed(p.minimumDetectableDRel, 2)}`;
+    })
+    .join('; ');
+  return {
+    title: target.target,
+    blocks: [
+      { kind: 'text', text: `${target.nQuestions} questions with scored observations.` },
+      ...(target.design.underpowered ? [{ kind: 'text' as const, text: [{ strong: 'Underpowered design.' }, ` ${target.design.reason}.`] }] : []),
+      { kind: 'text', text: `Minimum detectable effect at 80 % power (α = ${alpha}, from this run's bootstrap standard errors): ${power}.` },
+      ...validityBlocks(target),
+      ...targetCharts(target),
+      ...convergenceBlocks(target),
+      ...metricBlocks(target.metrics.dtw, alpha),
+      ...metricBlocks(target.metrics.sri, alpha),
+    ],
+  };
+}
+
+function introSection(report: MemoryReport): DocumentSection {
+  const { options } = report;
+  const blocks: DocumentBlock[] = [
+    {
+      kind: 'text',
+      text:
+        `Drift of each sample's reasoning trajectory from the same model's no-memory reference (sample 0) for the same question: ` +
+        `σ_DTW (discrete cost, ÷ max(n, m)) and SRI drift (α = 0.5); lower = more stable. ` +
+        `Floor: ${options.floorCondition} (further no-memory samples). Percent elevation = μ/μ_floor − 1 and d_rel = (μ_treat − μ_noise)/σ_noise ` +
+        `with ${Math.round(options.level * 100)}% question-level cluster-bootstrap percentile CIs (B = ${options.B}, seed ${options.seed}); ` +
+        `d_rel p-values BH-corrected within the persona and within the life-event categories; α = ${options.alpha}; ` +
+        `mixed model by ${options.method}; convergent validity threshold ρ ≥ ${options.convergenceThreshold} over the ${options.convergenceConditions === 'paper' ? "paper's condition set (noise and persona categories, pooled life events)" : 'all conditions but the floor'}.`,
+    },
+  ];
+  // The seed-independence warning first: it qualifies every number below.
+  if (report.sampling !== undefined)
+    blocks.push({
+      kind: 'text',
+      text: [
+        'Sampling: seeds ',
+        { code: report.sampling.seeding },
+        ' — ',
+        ...(report.sampling.independent ? [] : [{ strong: 'not independent' }, ': ']),
+        `${report.sampling.note}.`,
+      ],
+    });
+  return { title: '', blocks };
+}
+
+function countsSection(report: MemoryReport): DocumentSection {
+  const rate = (x: number | null) => num(x, 'share');
+  return {
+    id: 'memory-counts',
+    title: 'Observations, dropouts and label quality',
+    blocks: [
+      { kind: 'text', text: `${report.counts.scored} of ${report.counts.observations} observations scored.` },
+      table(
+        [
+          'target',
+          'condition',
+          'tier',
+          'total',
+          'scored',
+          'empty',
+          'failed',
+          'invalid labels',
+          'no reference',
+          'dropout rate',
+          'invalid rate',
+          'steps',
+          'unmapped rate',
+        ],
+        report.counts.byCondition.map((c) => [
+          text(c.target),
+          text(c.condition),
+          text(c.tier),
+          ...[c.total, c.scored, c.empty, c.failed, c.invalid, c.noReference].map(int),
+          rate(c.dropoutRate),
+          rate(c.invalidRate),
+          int(c.steps),
+          rate(c.unmappedRate),
+        ]),
+      ),
+    ],
+  };
+}
+
+function refusalsSection(report: MemoryReport): DocumentSection {
+  const refusing = report.refusals.filter((r) => r.refused > 0 || (r.floorRate ?? 0) > 0);
+  const title = 'Refusals (excluded from drift, compared with the floor)';
+  if (refusing.length === 0) return { title, blocks: [{ kind: 'text', text: 'No answer was recognised as a refusal.' }] };
+  return {
+    title,
+    blocks: [
+      table(
+        ['target', 'condition', 'tier', 'answered', 'refused', 'rate', 'floor rate', 'difference [95% CI]', 'p'],
+        refusing.map((r) => {
+          const d = r.difference;
+          return [
+            text(r.target),
+            text(r.condition),
+            text(r.tier),
+            int(r.answered),
+            int(r.refused),
+            num(r.rate, 'share'),
+            num(r.floorRate, 'share'),
+            isRefusal(d) ? failed(d) : text(`${signed(100 * d.estimate, 1)} pts [${signed(100 * d.ci[0], 1)}, ${signed(100 * d.ci[1], 1)}]`),
+            isRefusal(d) ? text('n/a') : pCell(d.p),
+          ];
+        }),
+      ),
+    ],
+  };
+}
+
+/** Trajectories whose symbols diverge most from the no-memory reference, aligned by the DTW path. */
+function examplesSection(observations: readonly MemoryObservation[], limit: number): DocumentSection {
+  const scored = observations
+    .filter((o) => o.status === 'scored' && o.baselineSymbols && o.symbols && typeof o.dtw === 'number' && o.tier !== 'noise')
+    .sort((a, b) => (b.dtw as number) - (a.dtw as number) || a.question.localeCompare(b.question))
+    .slice(0, limit);
+  return {
+    title: 'Trajectories that moved most',
+    blocks: [
+      {
+        kind: 'examples',
+        text: 'Steps aligned by the DTW path; highlighted symbols differ from the no-memory reference.',
+        items: scored.map((o) => {
+          const base = o.baselineSymbols as readonly string[];
+          const inter = o.symbols as readonly string[];
+          return {
+            tags: [o.target, o.question, o.condition],
+            title: `DTW ${fixed(o.dtw)}, SRI ${fixed(o.sri)}`,
+            table: {
+              columns: columns('no memory', `with ${o.condition}`),
+              rows: dtw(base, inter).path.map(([i, j]) => [
+                text(`${i + 1}. ${base[i] ?? ''}`),
+                text(`${j + 1}. ${inter[j] ?? ''}`, { mark: base[i] !== inter[j] }),
+              ]),
+            },
+          };
+        }),
+      },
+    ],
+  };
+}
+
+/** The run's own section: what happened to every generation cell (dropouts, steps, labeler attempts). */
+export function collectionSection(runId: string, summary: MemoryCollectionSummary): DocumentSection {
+  const list = (record: Record<string, number>) =>
+    Object.entries(record)
+      .sort()
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ') || 'none';
+  const blocks: DocumentBlock[] = [
+    { kind: 'text', text: ['Run ', { code: runId }, `: ${summary.generations} generation cells.`] },
+    table(
+      ['target', 'labelled', 'empty (dropout)', 'failed', 'refused', 'no steps', 'invalid labels', 'unlabelled'],
+      summary.perTarget.map((t) => [text(t.target), ...[t.labelled, t.empty, t.failed, t.refused, t.no_steps, t.invalid, t.unlabelled].map(int)]),
+    ),
+    {
+      kind: 'list',
+      items: [
+        `Step extraction (docs/decisions.md#d7): ${list(summary.stepMethods)}; from ${list(summary.stepSources)}.`,
+        `Labeler attempt that parsed (1 = first answer): ${list(summary.labelerAttempts)}; unknown labels mapped to unmapped: ${summary.coercedUnknownLabels}.`,
+        `Invalid labelings by the failure of their last attempt: ${list(summary.labelerFailures)}.`,
+        `Step cap (steps.maxSteps ${summary.stepCap.maxSteps}): ${summary.stepCap.answersCut} answers cut, ${summary.stepCap.stepsCut} steps not labeled.`,
+      ],
+    },
+  ];
+  const judge = summary.refusalJudge;
+  if (judge !== undefined) {
+    const a = judge.agreement;
+    blocks.push({
+      kind: 'text',
+      text: [
+        'Refusal judge ',
+        { code: judge.model },
+        ` (its verdict decides; the detector decides where it has none): ${judge.answers} answers, ${judge.invalid} verdicts invalid after re-asks, ${judge.unanswered} unanswered; ${judge.refusals} refusals counted. ` +
+          `Agreement with the detector on ${a.judged} judged answers: both refusal ${a.both}, judge only ${a.judgeOnly}, detector only ${a.detectorOnly}, neither ${a.neither}` +
+          `${a.agreement === null ? '' : ` (${(100 * a.agreement).toFixed(1)} % agree, κ ${a.kappa === null ? 'n/a' : a.kappa.toFixed(2)})`}.`,
+      ],
+    });
+  }
+  for (const warning of summary.formatWarnings) blocks.push({ kind: 'text', text: [{ strong: 'Format warning.' }, ` ${warning}.`] });
+  if (summary.formatCompliance.length > 0)
+    blocks.push(
+      { kind: 'text', text: ['Step format per target and condition (share in ', { code: '<step_N>' }, ' tags or a reasoning trace):'] },
+      table(
+        ['target', 'condition', 'answered', 'in step format', 'methods'],
+        summary.formatCompliance.map((c) => [text(c.target), text(c.condition), int(c.answered), num(c.compliant, 'share', 0), text(list(c.methods))]),
+      ),
+    );
+  return { title: 'Run', blocks };
+}
+
+/** What the sections read besides the report: the run's collection (its summary, and its samples for the examples). */
+export interface MemoryDocumentInput {
+  runId: string;
+  collection: MemoryCollection;
+}
+
+/** Observations scored against the no-memory reference (what the examples show). */
+function referenceObservations(collection: MemoryCollection): MemoryObservation[] {
+  return scoreTrajectories(
+    collection.records.map((r) => r.sample),
+    { pairing: 'reference' },
+  ).observations;
+}
+
+export function memorySections(report: MemoryReport, input?: MemoryDocumentInput): DocumentSection[] {
+  return [
+    introSection(report),
+    countsSection(report),
+    refusalsSection(report),
+    ...report.targets.map((t) => targetSection(t, report.options.alpha)),
+    ...(input ? [examplesSection(referenceObservations(input.collection), 3), collectionSection(input.runId, input.collection.summary)] : []),
+  ];
+}
+
+export function memoryDocument(report: MemoryReport, input: MemoryDocumentInput): AuditDocumentPart {
+  return { verdicts: memoryVerdicts(report), sections: memorySections(report, input) };
+}
+
+/** The memory report as Markdown (`echolens memory report`; the library's `renderMemoryMarkdown`). */
+export function renderMemoryMarkdown(report: MemoryReport, title = 'Memory drift (DriftLens) report', input?: MemoryDocumentInput): string {
+  return documentMarkdown(title, memorySections(report, input));
+}
+
+function agreementCells(a: LabelAgreement): DocumentCell[] {
+  return [
+    int(a.n),
+    isRefusal(a.exact) ? failed(a.exact) : num(a.exact, 'share', 2),
+    isRefusal(a.kappa) ? failed(a.kappa) : num(a.kappa, 'fixed'),
+    int(a.invalid),
+    int(a.unpaired),
+  ];
+}
+
+/** The labeler reliability of App. C.4 (Tables 9–11) as a section. */
+export function reliabilitySection(reliability: LabelerReliability, title = 'Ontology labeling agreement (App. C.4)'): DocumentSection {
+  const tail = ['steps', 'exact agreement', "Cohen's κ", 'invalid', 'unpaired'];
+  return {
+    title,
+    blocks: [
+      { kind: 'heading', text: 'Cross-model agreement (Table 9)' },
+      table(
+        ['wording', 'run', 'labeler A', 'labeler B', ...tail],
+        reliability.crossModel.map((c) => [text(c.wording), text(String(c.run)), text(c.labelerA), text(c.labelerB), ...agreementCells(c)]),
+      ),
+      table(
+        ['wording', 'run', 'labeler pairs', 'mean exact agreement'],
+        reliability.crossModelMean.map((m) => [text(m.wording), text(String(m.run)), int(m.pairs), num(m.meanExact, 'share', 2)]),
+      ),
+      { kind: 'heading', text: 'Within-model agreement between runs (Table 10)' },
+      table(
+        ['labeler', 'wording', 'run A', 'run B', ...tail],
+        reliability.withinModel.map((w) => [text(w.labeler), text(w.wording), text(String(w.runA)), text(String(w.runB)), ...agreementCells(w)]),
+      ),
+      { kind: 'heading', text: 'Agreement between ontology wordings (Table 11)' },
+      table(
+        ['labeler', 'run', 'wording A', 'wording B', ...tail],
+        reliability.wordings.map((w) => [text(w.labeler), text(String(w.run)), text(w.wordingA), text(w.wordingB), ...agreementCells(w)]),
+      ),
+    ],
+  };
+}
+
+/** Markdown of the labeler reliability tables. */
+export function renderReliabilityMarkdown(reliability: LabelerReliability, title?: string): string {
+  return sectionsMarkdown([reliabilitySection(reliability, title)]);
+}
