@@ -3,16 +3,19 @@ import { homedir } from 'node:os';
 import { basename } from 'node:path';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from '../../core/errors.js';
+// The modules themselves, not the sessions barrel: the barrel re-exports the redactor, whose personal-data
+// detector loads an NLP lexicon (about a second of CPU) that listing or reading sessions never needs.
 import {
-  DEFAULT_INGEST_DIR,
   type DiscoveryRoots,
   defaultRoots,
   discoverSessions,
-  ingestSession,
+  SORT_KEYS,
+  type SessionSummary,
+  type SortKey,
   selectSummaries,
   summarizeSessions,
-} from '../../sessions/index.js';
-import { SORT_KEYS, type SessionSummary, type SortKey } from '../../sessions/discover.js';
+} from '../../sessions/discover.js';
+import { DEFAULT_INGEST_DIR, ingestSession } from '../../sessions/ingest.js';
 import { parsePositionSpec, resolvePosition } from '../../sessions/positions.js';
 import { buildPrefix, type PrefixAt } from '../../sessions/prefix.js';
 import { sessionGoal } from '../../sessions/goal.js';
