@@ -188,6 +188,37 @@ describe('RunStore runs and cells', () => {
     await expect(store.cellResultsOfRun('no-such-run')).rejects.toThrow(/no run "no-such-run"/);
   });
 
+  it('counts a run’s cells afresh after its own writes, another connection’s commits and a rolled-back transaction', async () => {
+    const file = join(dir, 'counts.db');
+    const store = SqliteRunStore.open(file);
+    const run = await store.createRun(TEST_MANIFEST);
+    const keys = await store.registerCells(run, makeSpecs(4));
+    expect((await store.requireRun(run)).counts).toEqual({ pending: 4, done: 0, empty: 0, failed: 0, total: 4 });
+    const first = await store.requireRun(run);
+    first.counts.done = 99; // a caller's change does not reach the kept count
+    await store.recordResult(keys[0]!, outcome('one'));
+    expect((await store.requireRun(run)).counts).toEqual({ pending: 3, done: 1, empty: 0, failed: 0, total: 4 });
+    const reader = SqliteRunStore.open(file, { readonly: true });
+    expect((await reader.requireRun(run)).counts.done).toBe(1);
+    // Another connection commits: the reader's next read sees it.
+    const other = new Database(file);
+    other.prepare("UPDATE cells SET status = 'failed' WHERE key = ?").run(keys[1]!);
+    other.close();
+    expect((await reader.requireRun(run)).counts).toEqual({ pending: 2, done: 1, empty: 0, failed: 1, total: 4 });
+    // Counted inside a transaction that is rolled back: the count after it is the committed one.
+    await expect(
+      store.transaction(async () => {
+        await store.recordResult(keys[2]!, outcome('two'));
+        expect((await store.requireRun(run)).counts.done).toBe(2);
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    expect((await store.requireRun(run)).counts).toEqual({ pending: 2, done: 1, empty: 0, failed: 1, total: 4 });
+    expect((await store.listRuns())[0]!.counts.total).toBe(4);
+    await reader.close();
+    await store.close();
+  });
+
   it('finds finished cells by content across models', async () => {
     const store = SqliteRunStore.open(':memory:');
     const run = await store.createRun(TEST_MANIFEST);

@@ -85,6 +85,8 @@ export class SqliteRunStore implements RunStore {
   private blobCacheInstance: BlobCache | undefined;
   private readonly txContext = new AsyncLocalStorage<symbol>();
   private openTx: Promise<void> | null = null;
+  /** Each run's status counts with the store state they were counted at (see `runCounts`). */
+  private readonly countsCache = new Map<string, { stamp: string; counts: RunInfo['counts'] }>();
   private txToken: symbol | null = null;
 
   private constructor(file: string, db: Database.Database, secrets: string[]) {
@@ -602,12 +604,28 @@ export class SqliteRunStore implements RunStore {
     return lines;
   }
 
-  private runInfo(row: RunRow): RunInfo {
+  /**
+   * A run's cells by status. Counting joins every cell of the run (a fifth of a second at 28,800
+   * cells), and a viewer page or a report reads the same run several times, so the count is kept
+   * until the store changes: `data_version` moves when another connection commits, `total_changes()`
+   * when this one writes (issue #44).
+   */
+  private runCounts(runId: string): RunInfo['counts'] {
+    // Inside a transaction nothing is kept: its writes may yet be rolled back.
+    const stamp = this.db.inTransaction ? null : `${this.db.pragma('data_version', { simple: true })}:${this.statements.totalChanges.get()}`;
+    const kept = this.countsCache.get(runId);
+    if (stamp !== null && kept !== undefined && kept.stamp === stamp) return { ...kept.counts };
     const counts = { pending: 0, done: 0, empty: 0, failed: 0, total: 0 };
-    for (const entry of this.statements.runCounts.all(row.id) as Array<{ status: CellStatus; n: number }>) {
+    for (const entry of this.statements.runCounts.all(runId) as Array<{ status: CellStatus; n: number }>) {
       counts[entry.status] = entry.n;
       counts.total += entry.n;
     }
+    if (stamp !== null) this.countsCache.set(runId, { stamp, counts: { ...counts } });
+    return counts;
+  }
+
+  private runInfo(row: RunRow): RunInfo {
+    const counts = this.runCounts(row.id);
     return {
       id: row.id,
       experiment: row.experiment,
@@ -632,6 +650,7 @@ function prepareStatements(db: Database.Database) {
     insertRun: db.prepare('INSERT INTO runs (id, experiment, manifest, status, started_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)'),
     getRun: db.prepare('SELECT * FROM runs WHERE id = ?'),
     hasRun: db.prepare('SELECT 1 FROM runs WHERE id = ?').pluck(),
+    totalChanges: db.prepare('SELECT total_changes()').pluck(),
     listRuns: db.prepare('SELECT * FROM runs ORDER BY started_at DESC, id DESC'),
     updateRun: db.prepare('UPDATE runs SET status = ?, updated_at = ?, ended_at = ?, summary = coalesce(?, summary) WHERE id = ?'),
     runCounts: db.prepare(
