@@ -8,9 +8,12 @@
  * is refreshed first). Each command runs as its own process, interleaved with the baseline
  * (bench/report-minimal.mjs under plain node) so machine load hits all alike; the table gives the
  * median wall time and the median CPU time (user + system, the fairer figure on a busy machine)
- * with their ratios to the baseline, and the peak RSS. BENCH_SMOKE=1: a small store, 2 rounds.
+ * with their ratios to the baseline, and the peak RSS. The viewer's case starts `echolens view` on
+ * the store (port 0), fetches the latest run's page (`/run`) once and stops it with SIGTERM: its
+ * figures are the viewer process's whole life (start-up, run index, analysis, page). BENCH_SMOKE=1:
+ * a small store, 2 rounds.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -46,17 +49,61 @@ if (!existsSync(store)) {
 /** Reports the child's own CPU time and peak RSS on stderr as it exits. */
 const CPU_HOOK = `data:text/javascript,process.on('exit',()=>{const u=process.cpuUsage();process.stderr.write('\\nBENCH-CPU '+(u.user+u.system)/1000+' '+process.resourceUsage().maxRSS/1024+'\\n')})`;
 const out = mkdtempSync(join(tmpdir(), 'echolens-report-speed-'));
+const VIEWER = 'viewer';
 const cases: Array<{ name: string; args: string[] }> = [
   { name: 'baseline: bench/report-minimal.mjs', args: [join(root, 'bench', 'report-minimal.mjs'), store] },
   { name: 'echolens persona report', args: [cli, 'persona', 'report', store, '-o', join(out, 'persona.md')] },
   { name: 'echolens gate', args: [cli, 'gate', store] },
   { name: 'echolens report (HTML)', args: [cli, 'report', store, '-o', join(out, 'report.html')] },
+  { name: "echolens view: the run's page", args: [VIEWER] },
 ];
 
 interface Sample {
   wallMs: number;
   cpuMs: number;
   rssMb: number;
+}
+
+/** The latest run's id (the one the reports and the viewer's run page read). */
+const latestRun = (() => {
+  const listed = spawnSync(process.execPath, [cli, 'runs', 'list', store, '--format', 'json'], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+  const runs = JSON.parse(listed.stdout) as Array<{ id: string; startedAt?: string }>;
+  return runs[0]?.id ?? '';
+})();
+
+/** `echolens view <store>`: start, GET the run page once, SIGTERM; the viewer's own CPU time and peak RSS. */
+async function viewerOnce(): Promise<Sample> {
+  const start = performance.now();
+  const child = spawn(process.execPath, ['--import', CPU_HOOK, cli, 'view', store, '--port', '0', '--open-browser', 'never'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const found = /echolens viewer: (\S+)/u.exec(stdout);
+      if (found) resolve(found[1] as string);
+    });
+    child.on('exit', (code) => reject(new Error(`echolens view exited with ${code} before serving: ${stderr}`)));
+  });
+  const response = await fetch(new URL(`run?s=0&r=${encodeURIComponent(latestRun)}`, url));
+  const page = await response.text();
+  if (response.status !== 200 || !page.includes(latestRun)) throw new Error(`the run page answered ${response.status}`);
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  child.kill('SIGTERM');
+  await exited;
+  const wallMs = performance.now() - start;
+  const match = /BENCH-CPU (\S+) (\S+)/u.exec(stderr);
+  if (match === null) throw new Error(`no CPU figure from echolens view: ${stderr}`);
+  return { wallMs, cpuMs: Number(match[1]), rssMb: Number(match[2]) };
+}
+
+async function measure(args: string[]): Promise<Sample> {
+  return args[0] === VIEWER ? viewerOnce() : runOnce(args);
 }
 
 function runOnce(args: string[]): Sample {
@@ -75,12 +122,10 @@ function median(values: number[]): number {
   return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
-for (const c of cases) runOnce(c.args); // warm the file cache
+for (const c of cases) await measure(c.args); // warm the file cache
 const samples = cases.map(() => [] as Sample[]);
 for (let round = 0; round < ROUNDS; round++) {
-  cases.forEach((c, i) => {
-    samples[i]?.push(runOnce(c.args));
-  });
+  for (const [i, c] of cases.entries()) samples[i]?.push(await measure(c.args));
 }
 rmSync(out, { recursive: true, force: true });
 

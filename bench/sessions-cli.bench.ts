@@ -60,29 +60,36 @@ const cases = [
   { name: 'echolens sessions list (warm cache)', args: [cli, 'sessions', 'list'] },
   { name: 'echolens sessions list --no-cache', args: [cli, 'sessions', 'list', '--no-cache'] },
 ];
+/** Reports the child's own CPU time (user + system) on stderr as it exits: the fairer figure on a busy machine. */
+const CPU_HOOK = `data:text/javascript,process.on('exit',()=>{const u=process.cpuUsage();process.stderr.write('\\nBENCH-CPU '+(u.user+u.system)/1000+'\\n')})`;
 const run = (args: string[]) => {
   const start = performance.now();
-  const result = spawnSync(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const result = spawnSync(process.execPath, ['--import', CPU_HOOK, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+  const wall = performance.now() - start;
   if (result.status !== 0) throw new Error(`${args.join(' ')}: exit ${result.status}: ${result.stderr}`);
-  return performance.now() - start;
+  const cpu = /BENCH-CPU (\S+)/u.exec(result.stderr);
+  if (cpu === null) throw new Error(`no CPU figure from ${args.join(' ')}`);
+  return { wall, cpu: Number(cpu[1]) };
 };
 for (const c of cases) run(c.args); // warm-up; the first sessions list writes the cache
-const samples = cases.map(() => [] as number[]);
+const samples = cases.map(() => [] as Array<{ wall: number; cpu: number }>);
 for (let r = 0; r < ROUNDS; r++) {
   cases.forEach((c, i) => {
     samples[i]?.push(run(c.args));
   });
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
-const base = median(samples[0] as number[]);
+const base = median((samples[0] ?? []).map((s) => s.wall));
+const baseCpu = median((samples[0] ?? []).map((s) => s.cpu));
 console.log(
   `${FILES} transcripts, ${ROUNDS} interleaved rounds; node ${process.version}; ${cpus().length} × ${cpus()[0]?.model ?? '?'}; load ${loadavg()
     .map((x) => x.toFixed(2))
     .join(' ')}`,
 );
-console.log('| command | median ms | ratio to the re-parse script |');
-console.log('|---|---|---|');
+console.log('| command | median wall ms | wall ratio to the re-parse script | median CPU ms | CPU ratio |');
+console.log('|---|---|---|---|---|');
 cases.forEach((c, i) => {
-  const m = median(samples[i] as number[]);
-  console.log(`| ${c.name} | ${m.toFixed(1)} | ${(m / base).toFixed(2)}× |`);
+  const m = median((samples[i] ?? []).map((s) => s.wall));
+  const cpu = median((samples[i] ?? []).map((s) => s.cpu));
+  console.log(`| ${c.name} | ${m.toFixed(1)} | ${(m / base).toFixed(2)}× | ${cpu.toFixed(0)} | ${(cpu / baseCpu).toFixed(2)}× |`);
 });

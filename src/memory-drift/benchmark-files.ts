@@ -1,5 +1,4 @@
 import { extname } from 'node:path';
-import { parquetReadObjects } from 'hyparquet';
 import { hashBytes } from '../materials/files.js';
 import { InputError } from '../core/errors.js';
 import { matchTemplate, type StringPart } from '../materials/python-literal.js';
@@ -66,6 +65,8 @@ async function readRows(file: string): Promise<{ rows: Array<Record<string, unkn
     try {
       // The whole file is in memory already: an ArrayBuffer is the AsyncBuffer hyparquet reads.
       const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+      // Loaded here: only a Parquet benchmark file needs the reader (reports and other commands never do).
+      const { parquetReadObjects } = await import('hyparquet');
       const rows = (await parquetReadObjects({ file: buffer })) as Array<Record<string, unknown>>;
       return { rows, sha256 };
     } catch (error) {

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import { Readable } from 'node:stream';
-import { Agent, request } from 'undici';
+import type { Agent, request } from 'undici';
 
 /**
  * The HTTP client of provider calls: a `fetch` with the same contract for what the SDK
@@ -20,12 +20,23 @@ import { Agent, request } from 'undici';
  *   asked, and an API key is not sent on to another address.
  * - An event stream is passed on as it arrives; any other body is read whole first.
  */
-const agent = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000 });
+let client: Promise<{ agent: Agent; request: typeof request }> | undefined;
+
+/** undici, loaded on the first call: a command that makes no call (a report, `--help`) never loads it (issue #44). */
+function undiciClient(): Promise<{ agent: Agent; request: typeof request }> {
+  client ??= import('undici').then((undici) => ({
+    agent: new undici.Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000 }),
+    request: undici.request,
+  }));
+  return client;
+}
 
 export const providerFetch: typeof globalThis.fetch = async (input, init = {}) => {
   const url = typeof input === 'string' ? input : input instanceof URL ? input.href : undefined;
   if (url === undefined || (init.body != null && typeof init.body !== 'string') || proxyConfigured()) return globalThis.fetch(input, init);
   const signal = init.signal ?? undefined;
+  if (signal?.aborted) throw abortReason(signal);
+  const { agent, request } = await undiciClient();
   if (signal?.aborted) throw abortReason(signal);
   let response: Awaited<ReturnType<typeof request>>;
   try {

@@ -362,6 +362,23 @@ export async function collectPersonaObservations(store: RunStore, runId: string)
   return observations;
 }
 
+const recordedConfigs = new WeakMap<object, ReturnType<typeof personaConfigSchema.safeParse>>();
+
+/**
+ * The run's recorded config, validated once per manifest: a report reads it for the materials and
+ * again for the analysis settings (the schema's parse is a tenth of a second). Callers must not
+ * change the parsed config.
+ */
+function recordedPersonaConfig(run: RunInfo): ReturnType<typeof personaConfigSchema.safeParse> {
+  const manifest = run.manifest as object;
+  let parsed = recordedConfigs.get(manifest);
+  if (parsed === undefined) {
+    parsed = personaConfigSchema.safeParse(run.manifest.config);
+    recordedConfigs.set(manifest, parsed);
+  }
+  return parsed;
+}
+
 /** The latest persona run in a store, or the one named. */
 export async function personaRunId(store: RunStore, runId?: string): Promise<string> {
   return auditRunId(store, PERSONA_EXPERIMENT, runId);
@@ -376,7 +393,7 @@ export async function personaRunTexts(
   runId: string,
 ): Promise<{ materials: PersonaMaterials; parseJudgeOutput: ReturnType<typeof judgeParser> }> {
   const run = await store.requireRun(runId);
-  const config = personaConfigSchema.safeParse(run.manifest.config);
+  const config = recordedPersonaConfig(run);
   if (!config.success) return { materials: loadPersonaMaterials(undefined), parseJudgeOutput: judgeParser('strict') };
   const materials = loadPersonaMaterials(config.data.materials);
   const recorded = (run.manifest.options as { materials?: PersonaMaterials['record'] } | undefined)?.materials;
@@ -386,7 +403,7 @@ export async function personaRunTexts(
 
 /** Analyses persona observations with the analysis settings recorded in the run's config. */
 export function analyzePersonaRun(observations: readonly PersonaObservation[], run: RunInfo, options: AnalysisOptions = {}): PersonaReport {
-  const config = personaConfigSchema.safeParse(run.manifest.config);
+  const config = recordedPersonaConfig(run);
   const patterns = config.success ? loadPersonaMaterials(config.data.materials).fingerprintPatterns : undefined;
   const analysis = config.success
     ? {

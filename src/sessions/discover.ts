@@ -2,7 +2,6 @@ import type { Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, join, relative, sep } from 'node:path';
-import { firstSessionId, readSession } from './read.js';
 import { copyDefined } from '../core/copy-defined.js';
 import { type CountedFile, fileStamp, OPTIONAL_COUNTED_FACTS, type SummaryCache } from './summary-cache.js';
 import type { SessionTool } from './types.js';
@@ -148,6 +147,7 @@ async function discoverClaude(root: string, warnings: string[]): Promise<Discove
   }
   // Legacy agent-<id>.jsonl beside the sessions: the owner is the sessionId inside.
   for (const f of legacy) {
+    const { firstSessionId } = await import('./read.js');
     const id = await firstSessionId(f.path);
     const owner = id === undefined ? undefined : sessions.get(join(dirname(f.path), `${id}.jsonl`));
     if (owner) {
@@ -227,6 +227,8 @@ export async function countSessionFile(
     const cached = options.cache.get(file, stamp.size, stamp.mtimeMs);
     if (cached !== undefined && (options.tool === undefined || cached.tool === options.tool)) return cached;
   }
+  // The parsers load here, on the first file the cache does not answer (a warm listing never reads one).
+  const { readSession } = await import('./read.js');
   const s = await readSession(file, { ...(options.tool ? { tool: options.tool } : {}), content: 'none', subagents: false });
   const counted: CountedFile = {
     tool: s.tool,

@@ -6,6 +6,7 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { InputError } from '../core/errors.js';
 import { countSessionFile } from './discover.js';
+import { DEFAULT_INGEST_DIR } from './ingest-dir.js';
 import { exists, findSubagentFiles } from './read.js';
 import type { SummaryCache } from './summary-cache.js';
 import type { SessionTool } from './types.js';
@@ -18,7 +19,7 @@ import type { SessionTool } from './types.js';
  * the layout the reader attaches automatically.
  */
 
-export const DEFAULT_INGEST_DIR = join('.echolens', 'sessions');
+export { DEFAULT_INGEST_DIR } from './ingest-dir.js';
 
 export interface IngestResult {
   source: string;

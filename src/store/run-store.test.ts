@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InputError, InvalidArgumentError } from '../core/errors.js';
 import { ZERO_USAGE } from '../models/types.js';
 import { cellKey, contentKey } from './keys.js';
-import { type CellOutcome, SqliteRunStore } from './run-store.js';
+import { type CellOutcome, RESULT_COLUMNS, resultRecord, SqliteRunStore } from './run-store.js';
 import { SCHEMA_VERSION } from './schema.js';
 import { makeSpecs, TEST_MANIFEST } from './testing/fakes.js';
 
@@ -162,6 +162,61 @@ describe('RunStore runs and cells', () => {
     expect((await store.cellsOfRun(run, { status: ['done', 'empty'], labels: { arm: 'real' } })).map((c) => c.labels.index)).toEqual([2]);
     expect((await store.cellsOfRun(run))[0]!.request).toEqual(specs[0]!.request);
     expect((await store.requireRun(run)).counts).toEqual({ pending: 4, done: 1, empty: 1, failed: 0, total: 6 });
+  });
+
+  it('reads a run’s results as the row-object records would (every field, stored-text escapes, tool calls), and names a missing run', async () => {
+    const store = SqliteRunStore.open(':memory:');
+    const run = await store.createRun(TEST_MANIFEST);
+    const keys = await store.registerCells(run, makeSpecs(4));
+    await store.recordResult(keys[0]!, { ...outcome('nul \u0000 and a lone \ud800'), reasoning: 'thought', responseModel: 'm-2026', errorMessage: null });
+    await store.recordResult(keys[1]!, {
+      ...outcome(''),
+      toolCalls: [{ id: 'c1', name: 'read', input: { path: 'a.txt' } }],
+      usage: { inputTokens: 9, outputTokens: 3, cachedInputTokens: 4, cacheWriteTokens: 2, reasoningTokens: 1 },
+      costUsd: null,
+    });
+    await store.recordResult(keys[2]!, { ...outcome('x', 'failed'), errorClass: 'server', errorMessage: 'boom' });
+    const rows = store.db
+      .prepare(`SELECT ${RESULT_COLUMNS}, rc.labels, rc.ordinal FROM run_cells rc JOIN cells c ON c.key = rc.key WHERE rc.run_id = ? ORDER BY rc.ordinal`)
+      .all(run) as Parameters<typeof resultRecord>[1][];
+    const records = await store.cellResultsOfRun(run);
+    expect(records).toEqual(rows.map((row) => resultRecord(run, row)));
+    expect(records[0]!.result.text).toBe('nul \u0000 and a lone \ud800');
+    expect(records[1]!.result.toolCalls).toEqual([{ id: 'c1', name: 'read', input: { path: 'a.txt' } }]);
+    expect(records[3]!.result.status).toBe('pending');
+    expect((await store.cellResultsOfRun(run, { status: 'failed' })).map((r) => r.result.errorMessage)).toEqual(['boom']);
+    await expect(store.cellResultsOfRun('no-such-run')).rejects.toThrow(/no run "no-such-run"/);
+  });
+
+  it('counts a run’s cells afresh after its own writes, another connection’s commits and a rolled-back transaction', async () => {
+    const file = join(dir, 'counts.db');
+    const store = SqliteRunStore.open(file);
+    const run = await store.createRun(TEST_MANIFEST);
+    const keys = await store.registerCells(run, makeSpecs(4));
+    expect((await store.requireRun(run)).counts).toEqual({ pending: 4, done: 0, empty: 0, failed: 0, total: 4 });
+    const first = await store.requireRun(run);
+    first.counts.done = 99; // a caller's change does not reach the kept count
+    await store.recordResult(keys[0]!, outcome('one'));
+    expect((await store.requireRun(run)).counts).toEqual({ pending: 3, done: 1, empty: 0, failed: 0, total: 4 });
+    const reader = SqliteRunStore.open(file, { readonly: true });
+    expect((await reader.requireRun(run)).counts.done).toBe(1);
+    // Another connection commits: the reader's next read sees it.
+    const other = new Database(file);
+    other.prepare("UPDATE cells SET status = 'failed' WHERE key = ?").run(keys[1]!);
+    other.close();
+    expect((await reader.requireRun(run)).counts).toEqual({ pending: 2, done: 1, empty: 0, failed: 1, total: 4 });
+    // Counted inside a transaction that is rolled back: the count after it is the committed one.
+    await expect(
+      store.transaction(async () => {
+        await store.recordResult(keys[2]!, outcome('two'));
+        expect((await store.requireRun(run)).counts.done).toBe(2);
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    expect((await store.requireRun(run)).counts).toEqual({ pending: 2, done: 1, empty: 0, failed: 1, total: 4 });
+    expect((await store.listRuns())[0]!.counts.total).toBe(4);
+    await reader.close();
+    await store.close();
   });
 
   it('finds finished cells by content across models', async () => {

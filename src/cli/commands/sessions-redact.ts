@@ -2,10 +2,10 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { type Command, CommanderError } from 'commander';
 import { InputError, InvalidArgumentError } from '../../core/errors.js';
 import { parseIdentityTerm } from '../../sessions/redact/identity.js';
-import { PII_KINDS, type PiiKind, parsePiiKinds } from '../../sessions/redact/pii.js';
+import { PII_KINDS, type PiiKind, parsePiiKinds } from '../../sessions/redact/pii-kinds.js';
 import { parseQuoteFile } from '../../sessions/redact/quotes.js';
-import { type RedactionReport, redactFile } from '../../sessions/redact/redact-file.js';
-import { type VerifyReport, verifyFile } from '../../sessions/redact/verify/verify-file.js';
+import type { RedactionReport } from '../../sessions/redact/redact-file.js';
+import type { VerifyReport } from '../../sessions/redact/verify/verify-file.js';
 
 const PII_HELP = `personal data to replace / report: all (default), none, or a comma list of ${PII_KINDS.join(', ')}`;
 
@@ -158,6 +158,8 @@ export function registerSessionsRedact(sessions: Command): void {
       .action(async (input: string, options: RedactCliOptions) => {
         const identities = await identityTerms(options);
         const quotes = await readQuotes(options.quoteFile);
+        // Loaded here: the detectors load an NLP lexicon that `sessions list` and the other session commands never need.
+        const { redactFile } = await import('../../sessions/redact/redact-file.js');
         const report = await redactFile(input, options.output, { identities, quotes, discover: options.discover, pii: piiKinds(options.pii) });
         if (options.report !== undefined) {
           await writeFile(options.report, `${JSON.stringify(report, null, 2)}\n`, { mode: 0o600 });
@@ -178,6 +180,7 @@ export function registerSessionsRedact(sessions: Command): void {
       .addHelpText('after', VERIFY_HELP)
       .action(async (file: string, options: VerifyCliOptions) => {
         const identities = await identityTerms(options);
+        const { verifyFile } = await import('../../sessions/redact/verify/verify-file.js');
         const report = await verifyFile(file, { identities, pii: piiKinds(options.pii) });
         if (options.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
         else printVerify(report);

@@ -3,20 +3,22 @@ import { homedir } from 'node:os';
 import { basename } from 'node:path';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from '../../core/errors.js';
+// The modules themselves, not the sessions barrel: the barrel re-exports the redactor, whose personal-data
+// detector loads an NLP lexicon (about a second of CPU) that listing or reading sessions never needs.
 import {
-  DEFAULT_INGEST_DIR,
   type DiscoveryRoots,
   defaultRoots,
   discoverSessions,
-  ingestSession,
+  SORT_KEYS,
+  type SessionSummary,
+  type SortKey,
   selectSummaries,
   summarizeSessions,
-} from '../../sessions/index.js';
-import { SORT_KEYS, type SessionSummary, type SortKey } from '../../sessions/discover.js';
+} from '../../sessions/discover.js';
+import { DEFAULT_INGEST_DIR } from '../../sessions/ingest-dir.js';
 import { parsePositionSpec, resolvePosition } from '../../sessions/positions.js';
 import { buildPrefix, type PrefixAt } from '../../sessions/prefix.js';
 import { sessionGoal } from '../../sessions/goal.js';
-import { readSession } from '../../sessions/read.js';
 import { SummaryCache } from '../../sessions/summary-cache.js';
 import { RENDER_MODES, type RenderMode } from '../../sessions/render.js';
 import { COUNTER_NAMES, type Counters, type Session, type SessionTool } from '../../sessions/types.js';
@@ -89,6 +91,7 @@ export function registerSessions(sessions: Command): void {
       const toolPayloadChars = parseCount('--tool-chars', options.toolChars, true);
       if (options.sidechains !== 'apart' && options.sidechains !== 'inline')
         throw new InvalidArgumentError('--sidechains', `must be apart or inline, got "${options.sidechains}"`);
+      const { readSession } = await import('../../sessions/read.js');
       const session = await readSession(file, { ...(tool ? { tool } : {}), sidechains: options.sidechains });
       let prefix: PrefixAt | undefined;
       const warnings: string[] = [];
@@ -128,6 +131,7 @@ export function registerSessions(sessions: Command): void {
         files = found.sessions.map((s) => ({ file: s.file, tool: s.tool }));
       }
       const cache = options.cache === false ? undefined : await SummaryCache.open();
+      const { ingestSession } = await import('../../sessions/ingest.js');
       const results = [];
       for (const f of files)
         results.push(await ingestSession(f.file, { into: options.into, ...(f.tool ? { tool: f.tool } : {}), ...(cache ? { cache } : {}) }));

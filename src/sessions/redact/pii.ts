@@ -12,8 +12,9 @@ import { type ClassCounts, joinPieces, keep, type Piece, placeholder } from './p
  * redactor replaces them and the verifier reports any that remain.
  */
 
-export const PII_KINDS = ['names', 'phones', 'addresses', 'ips', 'cards', 'ids', 'ibans'] as const;
-export type PiiKind = (typeof PII_KINDS)[number];
+import { PII_KINDS, type PiiKind } from './pii-kinds.js';
+
+export { PII_KINDS, type PiiKind, parsePiiKinds } from './pii-kinds.js';
 
 const PLACEHOLDER: Record<PiiKind, string> = {
   names: '<PERSON>',
@@ -24,18 +25,6 @@ const PLACEHOLDER: Record<PiiKind, string> = {
   ids: '<NATIONAL_ID>',
   ibans: '<IBAN>',
 };
-
-/** `--pii` value: `all` (default), `none`, or a comma list of kinds; throws naming a bad one. */
-export function parsePiiKinds(value: string | undefined): Set<PiiKind> {
-  if (value === undefined || value.trim() === 'all') return new Set(PII_KINDS);
-  if (value.trim() === 'none' || value.trim() === '') return new Set();
-  const out = new Set<PiiKind>();
-  for (const part of value.split(',').map((p) => p.trim())) {
-    if (!(PII_KINDS as readonly string[]).includes(part)) throw new Error(`unknown kind "${part}": use all, none or a list of ${PII_KINDS.join(', ')}`);
-    out.add(part as PiiKind);
-  }
-  return out;
-}
 
 export interface PiiSpan {
   kind: PiiKind;
