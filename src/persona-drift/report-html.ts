@@ -7,6 +7,7 @@ import { vegaLiteToSvg } from '../report/svg.js';
 import { referenceHtml } from './reference-render.js';
 import { extrasHtml } from './extras-render.js';
 import { fixed as f3, pValue as pv, share as pct, signed as f2 } from '../report/format.js';
+import { claimInterval, claimP, confidenceLabel, confidenceNote } from './claim-text.js';
 
 /** The persona-drift (ContextEcho) part of the HTML report. */
 
@@ -21,12 +22,16 @@ export interface PersonaSessionInfo {
 }
 
 const isGap = (g: Maybe<GapEstimate>): g is GapEstimate => !('error' in g);
-const gapText = (g: Maybe<GapEstimate>) => (isGap(g) ? `${f2(g.estimate)} [${f2(g.ci[0])}, ${f2(g.ci[1])}]` : `n/a (${g.error})`);
+/** An estimate with the interval of its claim (the one that agrees with the deciding p). */
+const gapText = (g: Maybe<GapEstimate>) =>
+  isGap(g) ? `${f2(g.estimate)} [${f2(claimInterval(g)[0])}, ${f2(claimInterval(g)[1])}]${confidenceNote(g.claim)}` : `n/a (${g.error})`;
 
 function intervalRows<T>(items: readonly T[], label: (t: T) => string, gap: (t: T) => Maybe<GapEstimate>, group?: (t: T) => string): IntervalRow[] {
   return items.flatMap((item) => {
     const g = gap(item);
-    return isGap(g) ? [{ label: label(item), estimate: g.estimate, lo: g.ci[0], hi: g.ci[1], ...(group ? { group: group(item) } : {}) }] : [];
+    return isGap(g)
+      ? [{ label: label(item), estimate: g.estimate, lo: claimInterval(g)[0], hi: claimInterval(g)[1], ...(group ? { group: group(item) } : {}) }]
+      : [];
   });
 }
 
@@ -48,17 +53,17 @@ export function personaVerdicts(report: PersonaReport): DocumentVerdict[] {
     const g = d.gap;
     const numbers: DocumentVerdict['numbers'] = [
       {
-        label: 'drift gap Δ [95% CI]',
-        value: gapText(g),
+        label: isGap(g) && g.claim.family > 1 ? `drift gap Δ [${confidenceLabel(g.claim)} CI]` : 'drift gap Δ [95% CI]',
+        value: isGap(g) ? `${f2(g.estimate)} [${f2(claimInterval(g)[0])}, ${f2(claimInterval(g)[1])}]` : gapText(g),
         detail: isGap(g) ? `filler − real, judge points (0–3), over ${g.units} ${g.level}s${d.strongDrift ? '; strong drift' : ''}` : undefined,
       },
     ];
     const test = 'error' in d.signFlip ? null : d.signFlip;
-    if (test)
+    if (test && isGap(g))
       numbers.push({
-        label: 'sign-flip p (Holm)',
-        value: `${pv(test.p)} (${pv(test.pHolm)})`,
-        detail: `${test.n} ${test.level}s, ${test.method}`,
+        label: g.claim.family > 1 ? `Holm p (over ${g.claim.family} targets)` : 'sign-flip p',
+        value: pv(claimP(g)),
+        detail: `${test.n} ${test.level}s, ${test.method}${g.claim.family > 1 ? `; sign-flip p alone ${pv(g.claim.pRaw)}` : ''}`,
       });
     if (isGap(g)) numbers.push({ label: 'real / filler mean score', value: `${f3(g.real.estimate)} / ${f3(g.filler.estimate)}` });
     numbers.push({
@@ -74,7 +79,7 @@ export function personaVerdicts(report: PersonaReport): DocumentVerdict[] {
       verdict: v.fragile ? `${v.kind} (fragile: driven by session ${v.drivenBy})` : v.kind,
       tone: TONE[v.kind],
       estimate: isGap(g) ? g.estimate : null,
-      interval: isGap(g) ? [g.ci[0], g.ci[1]] : null,
+      interval: isGap(g) ? [claimInterval(g)[0], claimInterval(g)[1]] : null,
       p: test?.p ?? null,
       pAdjusted: test?.pHolm ?? null,
       mde: v.mde,
@@ -136,7 +141,7 @@ export async function personaSection(
     parts.push(
       figure(
         await vegaLiteToSvg(forestSpec(forestRows, { xTitle: 'Δ = filler − real (judge points)', rules: [0, -threshold, threshold] })),
-        `Point = Δ, bar = 95% CI at the sampled unit; dashed lines at 0 and ±${threshold}.`,
+        `Point = Δ, bar = the interval that agrees with the deciding p at the sampled unit (95%, or Holm-consistent across targets); dashed lines at 0 and ±${threshold}.`,
       ),
     );
   }
@@ -148,7 +153,7 @@ export async function personaSection(
       { header: 'real', value: (d) => (isGap(d.gap) ? f3(d.gap.real.estimate) : 'n/a'), numeric: true },
       { header: 'filler', value: (d) => (isGap(d.gap) ? f3(d.gap.filler.estimate) : 'n/a'), numeric: true },
       { header: 'strong drift', value: (d) => html`<span class="${d.strongDrift ? 'yes' : 'no'}">${d.strongDrift ? 'yes' : 'no'}</span>` },
-      { header: 'sign-flip p (Holm)', value: (d) => ('error' in d.signFlip ? 'n/a' : `${pv(d.signFlip.p)} (${pv(d.signFlip.pHolm)})`), numeric: true },
+      { header: 'p (Holm across targets)', value: (d) => (isGap(d.gap) ? pv(claimP(d.gap)) : 'n/a'), numeric: true },
       { header: 'onset', value: (d) => (d.onset ? `${d.onset.position} (${d.onset.positionValue})` : '—') },
     ]),
   );
@@ -313,11 +318,10 @@ export async function personaSection(
           value: (c) =>
             'error' in c.difference
               ? `n/a (${c.difference.error})`
-              : `${f2(100 * c.difference.estimate)} pp [${f2(100 * c.difference.ci[0])}, ${f2(100 * c.difference.ci[1])}]`,
+              : `${f2(100 * c.difference.estimate)} pp [${f2(100 * claimInterval(c.difference)[0])}, ${f2(100 * claimInterval(c.difference)[1])}]${confidenceNote(c.difference.claim)}`,
           numeric: true,
         },
-        { header: 'sign-flip p', value: (c) => ('error' in c.signFlip ? 'n/a' : pv(c.signFlip.p)), numeric: true },
-        { header: 'Holm p', value: (c) => (c.pHolm === null ? 'n/a' : pv(c.pHolm)), numeric: true },
+        { header: 'Holm p', value: (c) => ('error' in c.difference ? 'n/a' : pv(claimP(c.difference))), numeric: true },
       ]),
     );
   }

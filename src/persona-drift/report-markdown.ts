@@ -1,31 +1,37 @@
+import type { UnitInference } from './inference.js';
 import type { Estimate, GapEstimate, Maybe, PersonaReport } from './analysis.js';
 import { markdownText } from '../report/markdown-text.js';
 import { contentPositionMarkdown, referenceMarkdown } from './reference-render.js';
 import { extrasMarkdown } from './extras-render.js';
 import { describePersonaUnits } from './units.js';
 import { fixed as f3, pValue as pv, share as pct, signed as f2 } from '../report/format.js';
+import { claimInterval, claimP, confidenceNote } from './claim-text.js';
 
 /** Markdown rendering of a PersonaReport: the same numbers as the JSON, for people. */
 
 /** Markdown table cells: no pipes or newlines from data. */
 const cell = markdownText;
 
-function gapText(gap: Maybe<Estimate>): string {
+/** An estimate with its interval: the claim's (the interval that agrees with the deciding p) where it has one. */
+function gapText(gap: Maybe<Estimate | UnitInference>): string {
   if ('error' in gap) return `n/a (${cell(gap.error)})`;
+  if ('claim' in gap) {
+    const ci = claimInterval(gap);
+    return `${f2(gap.estimate)} [${f2(ci[0])}, ${f2(ci[1])}]${confidenceNote(gap.claim)}`;
+  }
   return `${f2(gap.estimate)} [${f2(gap.ci[0])}, ${f2(gap.ci[1])}]`;
 }
 
 /** A difference of rates in percentage points with its interval; `withLevel` names the unit of inference. */
 function ppText(difference: Maybe<GapEstimate>, withLevel = false): string {
   if ('error' in difference) return `n/a (${cell(difference.error)})`;
-  const text = `${f2(100 * difference.estimate)} pp [${f2(100 * difference.ci[0])}, ${f2(100 * difference.ci[1])}]`;
+  const ci = claimInterval(difference);
+  const text = `${f2(100 * difference.estimate)} pp [${f2(100 * ci[0])}, ${f2(100 * ci[1])}]${confidenceNote(difference.claim)}`;
   return withLevel ? `${text} (${difference.level}s)` : text;
 }
 
-/** The p of a test, n/a where it was refused. */
-const pText = (test: Maybe<{ p: number }>) => ('error' in test ? 'n/a' : pv(test.p));
-/** A Holm-adjusted p, n/a where the row was not in a tested family. */
-const holmText = (pHolm: number | null) => (pHolm === null ? 'n/a' : pv(pHolm));
+/** The deciding p of a claim (Holm-adjusted in a family), n/a where the test was refused. */
+const claimPText = (test: Maybe<UnitInference>) => ('error' in test ? 'n/a' : pv(claimP(test)));
 /** How many units of which kind carried the inference. */
 const unitsText = (result: Maybe<{ units: number; level: string }>) => ('error' in result ? 'n/a' : `${result.units} ${result.level}s`);
 
@@ -56,7 +62,7 @@ function driftSection(report: PersonaReport): string[] {
   out.push('## Drift per target', '');
   out.push(
     table(
-      ['target', 'judge', 'Δ [95% CI]', 'real', 'filler', 'units', 'strong', 'sign-flip p (Holm)', 'onset'],
+      ['target', 'judge', 'Δ [95% CI]', 'real', 'filler', 'units', 'strong', 'p (Holm across targets)', 'onset'],
       report.drift.map((d) => [
         cell(d.target),
         cell(d.judge),
@@ -65,7 +71,7 @@ function driftSection(report: PersonaReport): string[] {
         'error' in d.gap ? 'n/a' : f3(d.gap.filler.estimate),
         'error' in d.gap ? 'n/a' : d.gap.level === 'session' ? `${d.gap.units} sessions (${d.gap.positions} positions)` : `${d.gap.units} positions`,
         d.strongDrift ? 'yes' : 'no',
-        'error' in d.signFlip ? 'n/a' : `${pv(d.signFlip.p)} (${pv(d.signFlip.pHolm)})`,
+        claimPText(d.gap),
         d.onset ? `${cell(d.onset.position)} (${d.onset.positionValue})` : '—',
       ]),
     ),
@@ -137,7 +143,7 @@ function contrastsSection(report: PersonaReport): string[] {
     out.push(
       table(
         ['kind', 'contrast', 'estimate [95% CI]', 'units', 'sign-flip p'],
-        report.contrasts.map((c) => [c.kind, cell(c.name), gapText(c.result), unitsText(c.result), pText(c.result)]),
+        report.contrasts.map((c) => [c.kind, cell(c.name), gapText(c.result), unitsText(c.result), claimPText(c.result)]),
       ),
     );
   }
@@ -182,7 +188,7 @@ function mitigationsSection(report: PersonaReport): string[] {
           f3(m.mean),
           String(m.n),
           gapText(m.vsControl),
-          'error' in m.vsControl || m.vsControl.pHolm === undefined ? 'n/a' : pv(m.vsControl.pHolm),
+          claimPText(m.vsControl),
           m.vsPlacebo ? gapText(m.vsPlacebo) : '—',
           m.recovery === null ? '—' : pct(m.recovery),
         ]),
@@ -219,15 +225,14 @@ function stressorsSection(report: PersonaReport): string[] {
     );
     out.push(
       table(
-        ['target', 'stressor', 'prompt', 'filler − real compliance [95% CI]', 'units', 'sign-flip p', 'Holm p'],
+        ['target', 'stressor', 'prompt', 'filler − real compliance [95% CI]', 'units', 'Holm p'],
         report.stressorContrasts.map((c) => [
           cell(c.target),
           c.item,
           cell(c.systemPrompt),
           ppText(c.difference),
           unitsText(c.difference),
-          pText(c.difference),
-          holmText(c.pHolm),
+          claimPText(c.difference),
         ]),
       ),
     );
@@ -259,7 +264,7 @@ function contractsSection(report: PersonaReport): string[] {
     );
     out.push(
       table(
-        ['target', 'contract', 'contrast', 'prompt', 'distance', 'sessions', 'difference [95% CI]', 'sign-flip p', 'Holm p'],
+        ['target', 'contract', 'contrast', 'prompt', 'distance', 'sessions', 'difference [95% CI]', 'Holm p'],
         report.contractContrasts.map((c) => [
           cell(c.target),
           cell(c.item),
@@ -268,8 +273,7 @@ function contractsSection(report: PersonaReport): string[] {
           cell(c.distance),
           String(c.sessions),
           ppText(c.difference, true),
-          pText(c.signFlip),
-          holmText(c.pHolm),
+          claimPText(c.difference),
         ]),
       ),
     );
