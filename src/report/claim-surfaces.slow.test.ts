@@ -193,6 +193,23 @@ describe('one interval and one p per claim, on every surface', () => {
     const gate = JSON.parse(out.gate!) as { checks: Array<{ run: string; name: string; message: string }> };
     const check = gate.checks.find((c) => c.run === doc.run.id && c.name === 'significant-action-change')?.message ?? '';
     expect(check).toContain(`p = ${v!.p!.toFixed(4)}`);
+    // Markdown: the primary ITT row of the contrast table prints the same interval and p.
+    const md = mdOf(doc.run.id);
+    const three = (x: number) => (x >= 0 ? `+${x.toFixed(3)}` : x.toFixed(3));
+    const ci = row.interval ? `[${three(row.interval[0])}, ${three(row.interval[1])}]` : '—';
+    const p = row.p! < 0.001 ? '< 0.001' : row.p!.toFixed(3);
+    expect(md).toContain(`| recent − cross (primary) | ITT | all | primary | ${row.n} | ${three(row.estimate!)} | ${ci} | ${p} |`);
+    // CSV: the same row's interval and p.
+    const csv = csvLines().find((l) => l[0] === doc.run.id && l[2] === 'contrast/itt' && l.includes('all (primary)'))!;
+    expect(csv).toBeDefined();
+    const numbers = csv.slice(7, 12).map((x) => (x === '' ? null : Number(x)));
+    expect(numbers).toEqual([
+      round6(row.estimate!),
+      row.interval ? round6(row.interval[0]) : null,
+      row.interval ? round6(row.interval[1]) : null,
+      row.n,
+      round6(row.p!),
+    ]);
   });
 
   it('memory: every elevation and d_rel row prints an interval that agrees with its deciding p', () => {
