@@ -110,7 +110,15 @@ async function targetSection(t: TargetAnalysis): Promise<RawHtml[]> {
   for (const metric of ['dtw', 'sri'] as const) {
     for (const entry of t.metrics[metric].dRel) {
       if (!isErr(entry.result)) {
-        rows.push({ label: entry.condition, group: metric.toUpperCase(), estimate: entry.result.dRel, lo: entry.result.ci[0], hi: entry.result.ci[1] });
+        // The claim's interval (BH-consistent); unbounded ends are drawn at the test-alone interval's.
+        const [lo, hi] = entry.result.claim.interval;
+        rows.push({
+          label: entry.condition,
+          group: metric.toUpperCase(),
+          estimate: entry.result.dRel,
+          lo: Number.isFinite(lo) ? lo : entry.result.ci[0],
+          hi: Number.isFinite(hi) ? hi : entry.result.ci[1],
+        });
       }
     }
   }
@@ -137,12 +145,12 @@ async function targetSection(t: TargetAnalysis): Promise<RawHtml[]> {
         { header: 'elevation over floor [95% CI]', value: (c) => elevationText(c.elevation), numeric: true },
         { header: "Cohen's d", value: (c) => (c.cohensD === null ? '—' : isErr(c.cohensD) ? 'n/a' : f2(c.cohensD)), numeric: true },
         {
-          header: 'd_rel [95% CI], BH p',
+          header: 'd_rel [BH-consistent CI], BH p',
           value: (c) => {
             const d = dRel.get(c.condition);
             if (!d) return '—';
             if (isErr(d)) return `n/a (${d.error})`;
-            return `${f2(d.dRel)} [${f2(d.ci[0])}, ${f2(d.ci[1])}], ${pv(d.pAdjusted)}${d.significant ? ' *' : ''}`;
+            return `${f2(d.dRel)} [${f2(d.claim.interval[0], 2, '−∞')}, ${f2(d.claim.interval[1], 2, '+∞')}], ${pv(d.claim.p)}${d.significant ? ' *' : ''}`;
           },
           numeric: true,
         },

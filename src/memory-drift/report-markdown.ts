@@ -148,16 +148,26 @@ function metricSection(analysis: MetricAnalysis, alpha: number, out: string[]): 
   out.push(`#### ${name}: d_rel per category (Fig. 4)`, '');
   out.push(
     table(
-      ['condition', 'tier', 'd_rel [95% CI]', 'p', 'p (BH)', `significant (α = ${alpha})`, 'μ_treat', 'μ_noise', 'σ_noise', 'questions', 'invalid replicates'],
+      [
+        'condition',
+        'tier',
+        'd_rel [BH-consistent CI]',
+        'p (BH)',
+        `significant (α = ${alpha})`,
+        'μ_treat',
+        'μ_noise',
+        'σ_noise',
+        'questions',
+        'invalid replicates',
+      ],
       analysis.dRel.map((entry) => {
         const r = entry.result;
-        if (isRefusal(r)) return [cell(entry.condition), entry.tier, failure(r), 'n/a', 'n/a', 'n/a', 'n/a', 'n/a', 'n/a', 'n/a', 'n/a'];
+        if (isRefusal(r)) return [cell(entry.condition), entry.tier, failure(r), 'n/a', 'n/a', 'n/a', 'n/a', 'n/a', 'n/a', 'n/a'];
         return [
           cell(entry.condition),
           entry.tier,
-          `${signed(r.dRel, 2)} [${signed(r.ci[0], 2)}, ${signed(r.ci[1], 2)}]`,
-          pValue(r.p),
-          pValue(r.pAdjusted),
+          `${signed(r.dRel, 2)} [${signed(r.claim.interval[0], 2, '−∞')}, ${signed(r.claim.interval[1], 2, '+∞')}] (${Number((100 * r.claim.confidence).toFixed(2))}%)`,
+          pValue(r.claim.p),
           r.verdict === 'underpowered' ? 'underpowered' : r.significant ? 'yes' : 'no',
           num(r.muTreat, 4),
           num(r.muNoise, 4),

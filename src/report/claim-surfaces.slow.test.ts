@@ -224,5 +224,47 @@ describe('one interval and one p per claim, on every surface', () => {
     }
     expect(checked).toBeGreaterThan(10);
     expect(disagreements).toEqual([]);
+    // The d_rel rows (BH within tier) print their claim — the BH-consistent interval beside the BH
+    // p — in the Markdown table and the HTML table, and it agrees with that p.
+    const memory = (
+      JSON.parse(out.json!) as {
+        runs: Array<{
+          runId: string;
+          memory?: {
+            targets: Array<{
+              metrics: Record<
+                string,
+                {
+                  dRel: Array<{
+                    condition: string;
+                    result: { dRel: number; claim?: { p: number; interval: [number | null, number | null]; confidence: number } };
+                  }>;
+                }
+              >;
+            }>;
+          };
+        }>;
+      }
+    ).runs.find((r) => r.runId === doc.run.id)!.memory!;
+    const md = mdOf(doc.run.id);
+    let claims = 0;
+    for (const t of memory.targets) {
+      for (const [metric, m] of Object.entries(t.metrics)) {
+        for (const d of m.dRel) {
+          const c = d.result.claim;
+          if (!c) continue;
+          const lo = c.interval[0] ?? Number.NEGATIVE_INFINITY;
+          const hi = c.interval[1] ?? Number.POSITIVE_INFINITY;
+          expect(lo > 0 || hi < 0, `${metric} ${d.condition}`).toBe(c.p < ALPHA);
+          const text = `${signed(d.result.dRel)} [${signed(lo, 2, '−∞')}, ${signed(hi, 2, '+∞')}]`;
+          // The memory Markdown's own p format (report-markdown.ts).
+          const mdP = c.p === 0 ? '0' : c.p < 0.001 ? c.p.toExponential(2) : c.p.toFixed(3);
+          expect(md).toContain(`${text} (${Number((100 * c.confidence).toFixed(2))}%) | ${mdP} |`);
+          if (metric === 'dtw') expect(out.html).toContain(escapeHtml(`${text}, ${pValue(c.p)}`));
+          claims++;
+        }
+      }
+    }
+    expect(claims).toBeGreaterThan(0);
   });
 });
