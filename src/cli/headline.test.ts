@@ -5,11 +5,16 @@ import { memoryHeadlines, personaHeadlines } from './headline.js';
 
 describe('personaHeadlines', () => {
   it('leads with the verdict and calls a gap strong drift only when the drift is detected', () => {
-    const gap = (estimate: number, lo: number, hi: number) => ({ estimate, ci: [lo, hi] });
+    // The line prints the claim (the interval that agrees with the deciding p), not the test-alone `ci`.
+    const gap = (estimate: number, lo: number, hi: number, p: number, family = 1, confidence = 0.95) => ({
+      estimate,
+      ci: [lo + 0.01, hi - 0.01],
+      claim: { interval: [lo, hi], p, family, confidence },
+    });
     const report = {
       drift: [
-        { target: 'sim:a', judge: 'j1', gap: gap(1.05, -0.86, 2.96), strongDrift: true },
-        { target: 'sim:a', judge: 'j2', gap: gap(0.75, 0.11, 1.39), strongDrift: true },
+        { target: 'sim:a', judge: 'j1', gap: gap(1.05, -0.86, 2.96, 0.25), strongDrift: true },
+        { target: 'sim:a', judge: 'j2', gap: gap(0.75, 0.11, 1.39, 0.012, 2, 0.975), strongDrift: true },
         { target: 'sim:a', judge: 'j3', gap: { error: 'no filler arm' }, strongDrift: false },
       ],
       verdicts: [
@@ -19,8 +24,8 @@ describe('personaHeadlines', () => {
       ],
     } as unknown as PersonaReport;
     expect(personaHeadlines(report, false)).toEqual([
-      'persona drift: sim:a judged by j1: underpowered for this design — Δ = +1.05 [95% CI -0.86, +2.96]',
-      'persona drift: sim:a judged by j2: drift — Δ = +0.75 [95% CI +0.11, +1.39], strong drift',
+      'persona drift: sim:a judged by j1: underpowered for this design — Δ = +1.05 [95% CI -0.86, +2.96], p = 0.250',
+      'persona drift: sim:a judged by j2: drift — Δ = +0.75 [97.5% CI +0.11, +1.39], Holm p = 0.012, strong drift',
       'persona drift: sim:a judged by j3: gap not computable (no filler arm)',
     ]);
   });

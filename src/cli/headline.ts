@@ -1,6 +1,7 @@
 import type { GapEstimate, PersonaReport } from '../persona-drift/analysis.js';
 import type { MemoryReport } from '../memory-drift/analysis.js';
-import { percent, signed as sign } from '../report/format.js';
+import { percent, pValue, signed as sign } from '../report/format.js';
+import { confidenceLabel } from '../persona-drift/claim-text.js';
 
 /**
  * The lines a finished persona run ends with: each target's verdict and drift gap with its CI.
@@ -13,7 +14,7 @@ export function personaHeadlines(report: PersonaReport, simulated: boolean): str
     const kind = report.verdicts.find((v) => v.target === d.target && v.judge === d.judge)?.kind;
     if ('error' in gap) return `persona drift: ${d.target} judged by ${d.judge}: gap not computable (${gap.error})`;
     const strong = d.strongDrift && kind === 'drift' ? ', strong drift' : '';
-    return `persona drift: ${d.target} judged by ${d.judge}: ${kind === undefined ? '' : `${kind} — `}Δ = ${sign(gap.estimate)} [95% CI ${sign(gap.ci[0])}, ${sign(gap.ci[1])}]${strong}`;
+    return `persona drift: ${d.target} judged by ${d.judge}: ${kind === undefined ? '' : `${kind} — `}Δ = ${sign(gap.estimate)} [${confidenceLabel(gap.claim)} CI ${sign(gap.claim.interval[0])}, ${sign(gap.claim.interval[1])}], ${gap.claim.family > 1 ? 'Holm ' : ''}p = ${pValue(gap.claim.p)}${strong}`;
   });
   if (simulated) lines.push('(SIMULATED models: these numbers measure no real model)');
   return lines;

@@ -1,6 +1,7 @@
 import { isRefusal, type Maybe } from '../core/maybe.js';
 import { InvalidArgumentError, isEcholensError, StatisticsError } from '../core/errors.js';
 import { type DtwOptions, dtw } from '../metrics/dtw.js';
+import { type BootstrapClaim, bhClaims } from '../stats/bootstrap-claims.js';
 import { authorsDrift } from '../metrics/authors.js';
 import { sriDrift } from '../metrics/sri.js';
 import {
@@ -404,6 +405,12 @@ export interface DRelEstimate {
   p: number;
   /** BH-adjusted p within the condition's tier (persona categories form one family, life events another). */
   pAdjusted: number;
+  /**
+   * What every surface prints: the BH-adjusted p and the bootstrap test inverted at max(R, 1)·α/m
+   * (R significant of m in the tier), so the interval excludes 0 exactly when pAdjusted < α. `ci`
+   * is the test-alone 95% percentile interval.
+   */
+  claim: BootstrapClaim;
   /** pAdjusted < alpha, and false when the design is underpowered (see `verdict`). */
   significant: boolean;
   /** `underpowered` below the minimum design (no significance is claimed), else by pAdjusted. */
@@ -1202,6 +1209,12 @@ function dRelEntries(groups: readonly ConditionRows[], noiseRows: readonly Clust
     const computed = raw.flatMap((r, i) => (isRefusal(r) ? [] : [i]));
     const adjusted = computed.length > 0 ? benjaminiHochberg(computed.map((i) => (raw[i] as { p: number }).p)) : [];
     const adjustedOf = new Map(computed.map((i, j) => [i, adjusted[j] as number]));
+    // The interval that agrees with the BH decision (stats/bootstrap-claims.ts).
+    const claims = bhClaims(
+      computed.map((i) => raw[i] as { p: number; replicates: { dRel: Float64Array } }).map((r) => ({ p: r.p, replicates: r.replicates.dRel })),
+      alpha,
+    );
+    const claimOf = new Map(computed.map((i, j) => [i, claims[j] as BootstrapClaim]));
     members.forEach((g, i) => {
       const r = raw[i]!;
       if (isRefusal(r)) {
@@ -1217,6 +1230,7 @@ function dRelEntries(groups: readonly ConditionRows[], noiseRows: readonly Clust
           ci: r.ci,
           p: r.p,
           pAdjusted,
+          claim: claimOf.get(i) as BootstrapClaim,
           significant: pAdjusted < alpha,
           verdict: pAdjusted < alpha ? 'significant' : 'not significant',
           se: finiteSd(r.replicates.dRel),

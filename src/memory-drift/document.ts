@@ -229,16 +229,27 @@ function metricBlocks(analysis: MetricAnalysis, alpha: number): DocumentBlock[] 
     ),
     { kind: 'heading', minor: true, text: `${name}: d_rel per category (Fig. 4)` },
     table(
-      ['condition', 'tier', 'd_rel [95% CI]', 'p', 'p (BH)', `significant (α = ${alpha})`, 'μ_treat', 'μ_noise', 'σ_noise', 'questions', 'invalid replicates'],
+      [
+        'condition',
+        'tier',
+        'd_rel [BH-consistent CI]',
+        'p (BH)',
+        `significant (α = ${alpha})`,
+        'μ_treat',
+        'μ_noise',
+        'σ_noise',
+        'questions',
+        'invalid replicates',
+      ],
       analysis.dRel.map((entry) => {
         const r = entry.result;
-        if (isRefusal(r)) return [text(entry.condition), text(entry.tier), failed(r), ...Array.from({ length: 8 }, () => text('n/a'))];
+        if (isRefusal(r)) return [text(entry.condition), text(entry.tier), failed(r), ...Array.from({ length: 7 }, () => text('n/a'))];
         return [
           text(entry.condition),
           text(entry.tier),
-          intervalCell(r.dRel, r.ci, 'signed', 2),
-          pCell(r.p),
-          pCell(r.pAdjusted),
+          // The claim's interval (the bootstrap test inverted at the BH level), which excludes 0 exactly when the BH p < α.
+          intervalCell(r.dRel, r.claim.interval, 'signed', 2, ` (${Number((100 * r.claim.confidence).toFixed(2))}%)`),
+          pCell(r.claim.p),
           text(r.verdict === 'underpowered' ? 'underpowered' : r.significant ? 'yes' : 'no'),
           num(r.muTreat, 'fixed', 4),
           num(r.muNoise, 'fixed', 4),
@@ -305,7 +316,17 @@ function targetCharts(t: TargetAnalysis): DocumentBlock[] {
   for (const metric of ['dtw', 'sri'] as const) {
     const group = metric.toUpperCase();
     for (const e of t.metrics[metric].dRel)
-      if (!isRefusal(e.result)) dRel.push({ label: e.condition, group, estimate: e.result.dRel, lo: e.result.ci[0], hi: e.result.ci[1] });
+      if (!isRefusal(e.result)) {
+        // The claim's interval; an unbounded end is drawn at the test-alone interval's.
+        const [lo, hi] = e.result.claim.interval;
+        dRel.push({
+          label: e.condition,
+          group,
+          estimate: e.result.dRel,
+          lo: Number.isFinite(lo) ? lo : e.result.ci[0],
+          hi: Number.isFinite(hi) ? hi : e.result.ci[1],
+        });
+      }
     for (const c of t.metrics[metric].conditions)
       if (c.elevation && !isRefusal(c.elevation))
         tiers.push({ label: `${c.tier} · ${c.condition}`, group, estimate: c.elevation.estimate, lo: c.elevation.ci[0], hi: c.elevation.ci[1] });

@@ -35,8 +35,9 @@ export function memoryCsvRows(m: MemoryReport): AuditCsvRow[] {
             d.tier,
             d.condition,
             d.result.dRel,
-            d.result.ci[0],
-            d.result.ci[1],
+            // The interval that agrees with the BH-adjusted p (non-finite ends are empty cells).
+            d.result.claim.interval[0],
+            d.result.claim.interval[1],
             d.result.nTreat,
             d.result.p,
             d.result.pAdjusted,

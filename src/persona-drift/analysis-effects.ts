@@ -113,7 +113,7 @@ function verdictFor(row: Omit<TargetDrift, 'verdict' | 'onset'>, options: Resolv
   // One interval and one p: alone, the test and its inversion; among several targets, the Holm p and the Holm-consistent interval.
   const numbers =
     claim.family > 1
-      ? `Δ = ${f2(gap.estimate)} [${confidenceText(claim.confidence)} CI ${f2(claim.interval[0])}, ${f2(claim.interval[1])}, Holm-consistent over ${claim.family} targets], Holm p = ${pHolm.toPrecision(2)} (sign-flip p = ${gap.p.toPrecision(2)}) over ${unitsText(gap)}`
+      ? `Δ = ${f2(gap.estimate)} [${confidenceText(claim.confidence)} CI ${f2(claim.interval[0])}, ${f2(claim.interval[1])}, Holm-consistent over ${claim.family} targets], Holm p = ${pHolm.toPrecision(2)} over ${unitsText(gap)}`
       : `Δ = ${f2(gap.estimate)} [95% CI ${f2(claim.interval[0])}, ${f2(claim.interval[1])}], sign-flip p = ${gap.p.toPrecision(2)} over ${unitsText(gap)}`;
   if (pHolm < options.alpha) {
     if (claim.fragile) {

@@ -41,7 +41,8 @@ export type * from './report-types.js';
  * docs/statistics.md. A statistic the design cannot support is `{ error }` with what to change.
  */
 
-function resolveOptions(options: AnalysisOptions): ResolvedOptions {
+/** The analysis options with their defaults (calibration resolves them as the report does). */
+export function resolveOptions(options: AnalysisOptions): ResolvedOptions {
   return {
     B: options.B ?? 20_000,
     seed: options.seed ?? 42,

@@ -15,7 +15,8 @@ import { personaDesignCounts, personaDesignPower, personaPowerLine } from './des
 import { personaLiveProbe, personaViewer } from './viewer.js';
 import { describePersonaUnits } from './units.js';
 import { personaExtrasSummary } from './extras-render.js';
-import { signed } from '../report/format.js';
+import { pValue, signed } from '../report/format.js';
+import { confidenceNote } from './claim-text.js';
 
 /** What the persona audit reads back from a run. */
 export interface PersonaCollected {
@@ -80,7 +81,7 @@ export const personaAudit: Audit<PersonaConfig, Session[], PersonaCollected, Per
         (d): AuditSummaryLine => ({
           label: `drift gap Δ · ${d.target} · ${d.judge}`,
           value: isPresent(d.gap)
-            ? `${signed(d.gap.estimate)} [${signed(d.gap.ci[0])}, ${signed(d.gap.ci[1])}]${d.strongDrift ? ' · strong drift' : ''}`
+            ? `${signed(d.gap.estimate)} [${signed(d.gap.claim.interval[0])}, ${signed(d.gap.claim.interval[1])}]${confidenceNote(d.gap.claim)}, p ${pValue(d.gap.claim.p)}${d.strongDrift ? ' · strong drift' : ''}`
             : `n/a (${d.gap.error})`,
         }),
       ),

@@ -25,6 +25,12 @@ export function renderCalibrationText(result: PersonaCalibration): string {
       : result.draws === 'shared'
         ? 'draws: SHARED (identical requests in different sessions answered by one cached draw, the plan before units were separated).'
         : '',
+    d.harnessGroups
+      ? `harnesses: ${d.harnessGroups[0]} Claude Code + ${d.harnessGroups[1]} Codex session(s), Codex session effects ${d.harnessSpread ?? 1}× as spread; no harness difference is planted (the harness contrast's rows are nulls).`
+      : '',
+    d.judgeNoise
+      ? `judge noise SD per response: ${d.judges.map((j, i) => `${j} ${d.judgeNoise?.[i]}`).join(', ')}; no judge × arm interaction is planted (the judge effect's rows are nulls).`
+      : '',
     units > 1 && units < 6
       ? `note: with ${units} ${units === d.sessions ? 'sessions' : 'units'} the report's claims are about sessions (sessions are the units) and its sign-flip tests cannot reach p < ${result.alpha}; use 6 or more sessions, or one session for a claim about that session only.`
       : '',
@@ -33,7 +39,7 @@ export function renderCalibrationText(result: PersonaCalibration): string {
   for (const t of result.tests) {
     lines.push(t.test + flag(t));
     lines.push(
-      `  FPR ${rate(t.fpr)} (${t.nullReplicates} nulls)   95% CI coverage ${rate(t.coverage)}   power ${rate(t.power)}${t.plantedMean === null ? '' : ` (mean estimate ${t.plantedMean.toFixed(3)})`}   MDE(80%) ${t.mde === null ? 'n/a' : t.mde.toFixed(3)}`,
+      `  FPR ${rate(t.fpr)} (nominal ${result.alpha.toFixed(3)}; ${t.nullReplicates} nulls)   95% CI coverage ${rate(t.coverage)} (nominal 0.950)   power ${rate(t.power)}${t.plantedMean === null ? '' : ` (mean estimate ${t.plantedMean.toFixed(3)})`}   MDE(80%) ${t.mde === null ? 'n/a' : t.mde.toFixed(3)}`,
     );
     if (t.note) lines.push(`  note: ${t.note}`);
   }

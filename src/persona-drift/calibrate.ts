@@ -2,7 +2,9 @@ import { InvalidArgumentError } from '../core/errors.js';
 import { type CalibrationOutcome, minimumDetectableEffect, type RateWithError, summarizeCalibration, withinNominal } from '../stats/calibration.js';
 import { type Rng, rng } from '../stats/rng.js';
 import type { GapEstimate, Maybe, PersonaObservation } from './analysis.js';
-import { analyzePersonaInference, type PersonaInference } from './analysis.js';
+import { analyzePersonaInference, type PersonaInference, resolveOptions } from './analysis.js';
+import { analyzeConsensus } from './consensus.js';
+import { analyzeHarness, type HarnessName } from './harness.js';
 import type { CellRef } from './analysis-types.js';
 
 /**
@@ -40,6 +42,19 @@ export interface CalibrationDesign {
   forks?: number;
   /** Share of a fork's positions before its fork point (default 0.5). */
   forkAt?: number;
+  /**
+   * Sessions per harness, [Claude Code, Codex] (their sum is `sessions`): the first group's
+   * sessions are recorded as Claude Code, the rest as Codex, and the harness contrast is tested.
+   * Absent: no harness is recorded and no harness contrast is made.
+   */
+  harnessGroups?: [number, number];
+  /** The Codex sessions' session effects are this many times as spread as the Claude Code sessions' (default 1). */
+  harnessSpread?: number;
+  /**
+   * SD of each judge's own noise on one response's score, one per judge (default 0.2 each): a
+   * judge noisier than the others breaks the sphericity the uncorrected judge F test assumes.
+   */
+  judgeNoise?: number[];
 }
 
 /**
@@ -242,6 +257,9 @@ export function simulateRun(
   const firstFork = design.sessions - forks;
   const preFork = Math.round((design.forkAt ?? 0.5) * positions.length);
   const sessionName = (s: number) => `session-${String(s + 1).padStart(2, '0')}`;
+  const judgeNoise = new Map(design.judges.map((j, i) => [j, design.judgeNoise?.[i] ?? 0.2]));
+  // The second harness group's session effects are `harnessSpread` times as spread.
+  const spreadOf = (s: number) => (design.harnessGroups && s >= design.harnessGroups[0] ? (design.harnessSpread ?? 1) : 1);
   for (const target of design.targets) {
     const itemLevel = new Map(probeItems.map((i) => [i.item, 0.3 * normal(random)]));
     const judgeBias = new Map(design.judges.map((j) => [j, 0.2 * normal(random)]));
@@ -279,7 +297,8 @@ export function simulateRun(
           // two independent skewed draws would be symmetric again).
           const reference = c.arm === 'real' && c.mitigation === 'none' && c.distance === design.distances[0] && c.systemPrompt === design.systemPrompts[0];
           const d =
-            shape === 'normal' ? sSd * normal(random) : reference || design.sessions === 1 ? 0 : variance.betweenSession * sessionEffectDraw(shape, random);
+            spreadOf(s) *
+            (shape === 'normal' ? sSd * normal(random) : reference || design.sessions === 1 ? 0 : variance.betweenSession * sessionEffectDraw(shape, random));
           sessionDev.set(cellId(c), d);
           draws.session.set(`${target}|${session}|${cellId(c)}`, d);
         }
@@ -323,7 +342,8 @@ export function simulateRun(
                     latent = 1.5 + fixed + shift + sessionLevel + positionLevel + level + interaction + variance.withinCell * normal(random);
                   }
                   scores = {};
-                  for (const judge of design.judges) scores[judge] = latent + (judgeBias.get(judge) as number) + 0.2 * normal(random);
+                  for (const judge of design.judges)
+                    scores[judge] = latent + (judgeBias.get(judge) as number) + (judgeNoise.get(judge) as number) * normal(random);
                 } else {
                   const probability = Math.min(0.98, Math.max(0.02, 0.5 + fixed + 0.25 * interaction));
                   check = { pass: random.next() < probability, reason: 'simulated' };
@@ -403,7 +423,14 @@ function outcomesOf(inference: PersonaInference, effects: Effects, draws: Draws,
   for (const d of inference.drift) {
     out.push(outcome(`drift ${d.cell}`, d.gap, driftTruth, effect));
     if (!('error' in d.signFlip)) {
-      out.push({ test: `drift verdict (Holm across targets) ${d.cell}`, p: d.signFlip.pHolm, truth: driftTruth, phase: phaseOf(driftTruth, effect) });
+      // The verdict: Holm across targets, and a fragile one (one session carries it) counts as not significant.
+      const fragile = !('error' in d.gap) && d.gap.claim.fragile;
+      out.push({
+        test: `drift verdict (Holm across targets; fragile = not significant) ${d.cell}`,
+        p: fragile ? 1 : d.signFlip.pHolm,
+        truth: driftTruth,
+        phase: phaseOf(driftTruth, effect),
+      });
     }
     out.push({ test: `onset ${d.cell}`, p: d.onset ? 0 : 1, truth: driftTruth, phase: phaseOf(driftTruth, effect) });
     for (const c of d.byCategory) out.push(outcome(`drift by category ${c.category} ${d.cell}`, c.gap, driftTruth, effect));
@@ -453,6 +480,65 @@ function outcomesOf(inference: PersonaInference, effects: Effects, draws: Draws,
   return out;
 }
 
+/** The harness of each simulated session (the first group Claude Code, the rest Codex), or undefined without groups. */
+export function simulatedHarnesses(design: CalibrationDesign): Record<string, HarnessName> | undefined {
+  if (!design.harnessGroups) return undefined;
+  const out: Record<string, HarnessName> = {};
+  for (let s = 0; s < design.sessions; s++) out[`session-${String(s + 1).padStart(2, '0')}`] = s < design.harnessGroups[0] ? 'claude-code' : 'codex';
+  return out;
+}
+
+/**
+ * The tests of the departures `calibrate` can simulate: the harness contrast (Welch, ν − 1) when
+ * harness groups are given, and, with two or more judges, the pooled consensus and the judge
+ * effect F test (Greenhouse–Geisser). No harness difference and no judge × arm interaction is
+ * ever planted, so both are nulls in every world; the consensus pools the judges' Δ, whose truth
+ * is the headline's (judge biases are constant and cancel).
+ */
+function departureOutcomes(
+  observations: readonly PersonaObservation[],
+  inference: PersonaInference,
+  design: CalibrationDesign,
+  options: { seed: number; alpha: number },
+  effects: Effects,
+  effect: number,
+): Outcome[] {
+  const out: Outcome[] = [];
+  const resolved = resolveOptions({ seed: options.seed, alpha: options.alpha, primaryCategory: design.primaryCategory });
+  const harnesses = simulatedHarnesses(design);
+  if (harnesses) {
+    for (const h of analyzeHarness(observations, inference.design, resolved, { harnesses })) {
+      const d = h.difference;
+      const name = 'harness contrast claude-code − codex (Welch, ν − 1)';
+      if (d.p === null || d.ci === null) out.push({ test: name, truth: 0, phase: 'null' });
+      else out.push({ test: name, p: d.p, estimate: d.estimate, ci: d.ci, truth: 0, phase: 'null' });
+    }
+  }
+  if (design.judges.length >= 2) {
+    const head = {
+      mitigation: 'none',
+      distance: inference.design.primaryDistance,
+      systemPrompt: inference.design.primarySystemPrompt,
+      surface: 'probe' as const,
+    };
+    const driftTruth = effects.fixed({ ...head, arm: 'filler' }) - effects.fixed({ ...head, arm: 'real' });
+    for (const c of analyzeConsensus(observations, inference.design, resolved).rows) {
+      out.push({
+        test: 'consensus pooled Δ over judges',
+        p: c.claim.p,
+        estimate: c.estimate,
+        ci: c.claim.interval,
+        truth: driftTruth,
+        phase: phaseOf(driftTruth, effect),
+      });
+      const j = c.judgeEffect;
+      const name = 'judge effect F (Greenhouse–Geisser), no judge × arm interaction';
+      out.push('error' in j ? { test: name, truth: 0, phase: 'null' } : { test: name, p: j.p, truth: 0, phase: 'null' });
+    }
+  }
+  return out;
+}
+
 function worldsFor(design: CalibrationDesign): World[] {
   const worlds: World[] = ['null'];
   if (design.arms.includes('real') && design.arms.includes('filler')) worlds.push('drift');
@@ -474,6 +560,21 @@ export function validateCalibrationDesign(design: CalibrationDesign): void {
   }
   const forkAt = design.forkAt ?? 0.5;
   if (!(forkAt >= 0 && forkAt <= 1)) throw new InvalidArgumentError('forkAt', `must be a fraction from 0 to 1, got ${forkAt}`);
+  if (design.harnessGroups) {
+    const [cc, cx] = design.harnessGroups;
+    if (!(Number.isInteger(cc) && Number.isInteger(cx) && cc >= 1 && cx >= 1) || cc + cx !== design.sessions)
+      throw new InvalidArgumentError('harnessGroups', `must be two positive integers summing to the ${design.sessions} sessions, got ${cc},${cx}`);
+  }
+  const spread = design.harnessSpread ?? 1;
+  if (!(Number.isFinite(spread) && spread > 0)) throw new InvalidArgumentError('harnessSpread', `must be a positive number, got ${spread}`);
+  if (design.harnessSpread !== undefined && !design.harnessGroups)
+    throw new InvalidArgumentError('harnessSpread', 'needs harnessGroups (which sessions are Codex)');
+  if (design.judgeNoise) {
+    if (design.judgeNoise.length !== design.judges.length)
+      throw new InvalidArgumentError('judgeNoise', `give one SD per judge (${design.judges.length}), got ${design.judgeNoise.length}`);
+    for (const sd of design.judgeNoise)
+      if (!(Number.isFinite(sd) && sd >= 0)) throw new InvalidArgumentError('judgeNoise', `must be non-negative numbers, got ${sd}`);
+  }
   if (design.positionsPerSession + design.compactionsPerSession < 1) throw new InvalidArgumentError('positions', 'the design needs at least one position');
   if (design.targets.length === 0) throw new InvalidArgumentError('targets', 'name at least one target');
   if (design.distances.length === 0 || design.systemPrompts.length === 0)
@@ -514,6 +615,7 @@ export function calibratePersona(design: CalibrationDesign, options: CalibrateOp
         distances: design.distances,
       });
       outcomes.push(...outcomesOf(inference, effects, draws, effect, margin, world));
+      if (world !== 'compaction') outcomes.push(...departureOutcomes(observations, inference, design, { seed: seed + r, alpha }, effects, effect));
     }
   }
   return {

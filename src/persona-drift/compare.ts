@@ -49,7 +49,7 @@ export function personaOverTime(analyzed: AnalyzedRun<unknown, PersonaReport>): 
     unit: 'position',
     scale: 'number' as const,
     estimate: 'error' in d.gap ? null : d.gap.estimate,
-    ci: 'error' in d.gap ? null : d.gap.ci,
+    ci: 'error' in d.gap ? null : d.gap.claim.interval,
     units: d.byPosition.flatMap((p) => ('error' in p.gap ? [] : [{ key: `${p.session}\u0000${p.position}`, cluster: p.session, value: p.gap.estimate }])),
   }));
 }

@@ -8,6 +8,8 @@ import type { Estimate, GapEstimate, Maybe, PersonaObservation, PersonaReport, V
 import { extrasSections } from './extras-render.js';
 import { familyText, procedureText, referenceComparison, SAME_IN_BOTH, VERDICT_NOTE } from './reference-render.js';
 import { describePersonaUnits } from './units.js';
+import { claimInterval, claimP, confidenceLabel, confidenceNote } from './claim-text.js';
+import type { UnitInference } from './inference.js';
 
 /**
  * The persona-drift (ContextEcho) result document (pure): verdicts, and the report's sections as
@@ -26,13 +28,24 @@ export interface PersonaSessionInfo {
 }
 
 const isGap = <T extends Estimate>(g: Maybe<T>): g is T => !('error' in g);
-const gapText = (g: Maybe<GapEstimate>) => (isGap(g) ? `${f2(g.estimate)} [${f2(g.ci[0])}, ${f2(g.ci[1])}]` : `n/a (${g.error})`);
-/** An estimate with its interval, or why there is none. */
-const gapCell = (g: Maybe<Estimate>, digits = 2): DocumentCell => (isGap(g) ? intervalCell(g.estimate, g.ci, 'signed', digits) : text(`n/a (${g.error})`));
-/** A difference of rates in percentage points with its interval; `withLevel` names the unit of inference. */
-const ppCell = (d: Maybe<GapEstimate>, withLevel = false): DocumentCell =>
-  isGap(d) ? intervalCell(100 * d.estimate, [100 * d.ci[0], 100 * d.ci[1]], 'signed', 2, withLevel ? ` pp (${d.level}s)` : ' pp') : text(`n/a (${d.error})`);
-const pOf = (test: Maybe<{ p: number }>): DocumentCell => ('error' in test ? text('n/a') : pCell(test.p));
+/** An estimate with the interval of its claim: the one that agrees with the deciding p (issue #39). */
+const gapText = (g: Maybe<GapEstimate>) =>
+  isGap(g) ? `${f2(g.estimate)} [${f2(claimInterval(g)[0])}, ${f2(claimInterval(g)[1])}]${confidenceNote(g.claim)}` : `n/a (${g.error})`;
+/** An estimate with its interval (its claim's where it has one), or why there is none. */
+const gapCell = (g: Maybe<Estimate | UnitInference>, digits = 2): DocumentCell => {
+  if (!isGap(g)) return text(`n/a (${g.error})`);
+  return 'claim' in g
+    ? intervalCell(g.estimate, claimInterval(g), 'signed', digits, confidenceNote(g.claim))
+    : intervalCell(g.estimate, g.ci, 'signed', digits);
+};
+/** A difference of rates in percentage points with its claim's interval; `withLevel` names the unit of inference. */
+const ppCell = (d: Maybe<GapEstimate>, withLevel = false): DocumentCell => {
+  if (!isGap(d)) return text(`n/a (${d.error})`);
+  const [lo, hi] = claimInterval(d);
+  return intervalCell(100 * d.estimate, [100 * lo, 100 * hi], 'signed', 2, `${withLevel ? ` pp (${d.level}s)` : ' pp'}${confidenceNote(d.claim)}`);
+};
+/** The deciding p of a claim (Holm-adjusted in a family), n/a where the test was refused. */
+const claimPCell = (test: Maybe<UnitInference>): DocumentCell => ('error' in test ? text('n/a') : pCell(claimP(test)));
 const holm = (p: number | null | undefined): DocumentCell => (p === null || p === undefined ? text('n/a') : pCell(p));
 const unitsOf = (r: Maybe<{ units: number; level: string }>) => text('error' in r ? 'n/a' : `${r.units} ${r.level}s`);
 const ratio = (x: number | null, suffix = '') => (x === null ? text('n/a') : text(`${x.toFixed(2)}×${suffix}`));
@@ -49,7 +62,9 @@ const captioned = (show: boolean, caption: string, headers: string[], rows: Docu
 function intervalRows<T>(items: readonly T[], label: (t: T) => string, gap: (t: T) => Maybe<GapEstimate>, group?: (t: T) => string): IntervalRow[] {
   return items.flatMap((item) => {
     const g = gap(item);
-    return isGap(g) ? [{ label: label(item), estimate: g.estimate, lo: g.ci[0], hi: g.ci[1], ...(group ? { group: group(item) } : {}) }] : [];
+    return isGap(g)
+      ? [{ label: label(item), estimate: g.estimate, lo: claimInterval(g)[0], hi: claimInterval(g)[1], ...(group ? { group: group(item) } : {}) }]
+      : [];
   });
 }
 
@@ -71,13 +86,18 @@ export function personaVerdicts(report: PersonaReport): DocumentVerdict[] {
     const g = d.gap;
     const numbers: DocumentVerdict['numbers'] = [
       {
-        label: 'drift gap Δ [95% CI]',
-        value: gapText(g),
+        label: isGap(g) && g.claim.family > 1 ? `drift gap Δ [${confidenceLabel(g.claim)} CI]` : 'drift gap Δ [95% CI]',
+        value: isGap(g) ? `${f2(g.estimate)} [${f2(claimInterval(g)[0])}, ${f2(claimInterval(g)[1])}]` : gapText(g),
         ...(isGap(g) ? { detail: `filler − real, judge points (0–3), over ${g.units} ${g.level}s${d.strongDrift ? '; strong drift' : ''}` } : {}),
       },
     ];
     const test = 'error' in d.signFlip ? null : d.signFlip;
-    if (test) numbers.push({ label: 'sign-flip p (Holm)', value: `${pv(test.p)} (${pv(test.pHolm)})`, detail: `${test.n} ${test.level}s, ${test.method}` });
+    if (test && isGap(g))
+      numbers.push({
+        label: g.claim.family > 1 ? `Holm p (over ${g.claim.family} targets)` : 'sign-flip p',
+        value: pv(claimP(g)),
+        detail: `${test.n} ${test.level}s, ${test.method}${g.claim.family > 1 ? `; sign-flip p alone ${pv(g.claim.pRaw)}` : ''}`,
+      });
     if (isGap(g)) numbers.push({ label: 'real / filler mean score', value: `${f3(g.real.estimate)} / ${f3(g.filler.estimate)}` });
     numbers.push({
       label: 'onset',
@@ -92,7 +112,7 @@ export function personaVerdicts(report: PersonaReport): DocumentVerdict[] {
       verdict: v.fragile ? `${v.kind} (fragile: driven by session ${v.drivenBy})` : v.kind,
       tone: TONE[v.kind],
       estimate: isGap(g) ? g.estimate : null,
-      interval: isGap(g) ? [g.ci[0], g.ci[1]] : null,
+      interval: isGap(g) ? [claimInterval(g)[0], claimInterval(g)[1]] : null,
       p: test?.p ?? null,
       pAdjusted: test?.pHolm ?? null,
       mde: v.mde,
@@ -139,12 +159,12 @@ function driftSection(report: PersonaReport): DocumentSection {
             {
               kind: 'chart' as const,
               spec: forestSpec(forest, { xTitle: 'Δ = filler − real (judge points)', rules: [0, -threshold, threshold] }),
-              caption: `Point = Δ, bar = 95% CI at the sampled unit; dashed lines at 0 and ±${threshold}.`,
+              caption: `Point = Δ, bar = the interval that agrees with the deciding p at the sampled unit (95%, or Holm-consistent across targets); dashed lines at 0 and ±${threshold}.`,
             },
           ]
         : []),
       table(
-        ['target', 'judge', 'Δ [95% CI]', 'real', 'filler', 'units', 'strong', 'sign-flip p (Holm)', 'onset'],
+        ['target', 'judge', 'Δ [95% CI]', 'real', 'filler', 'units', 'strong', 'p (Holm across targets)', 'onset'],
         report.drift.map((d) => [
           text(d.target),
           text(d.judge),
@@ -153,7 +173,7 @@ function driftSection(report: PersonaReport): DocumentSection {
           isGap(d.gap) ? num(d.gap.filler.estimate, 'fixed') : text('n/a'),
           text(!isGap(d.gap) ? 'n/a' : d.gap.level === 'session' ? `${d.gap.units} sessions (${d.gap.positions} positions)` : `${d.gap.units} positions`),
           text(d.strongDrift ? 'yes' : 'no', { mark: d.strongDrift }),
-          'error' in d.signFlip ? text('n/a') : pCell(d.signFlip.p, ` (${pv(d.signFlip.pHolm)})`),
+          claimPCell(d.gap),
           text(d.onset ? `${d.onset.position} (${d.onset.positionValue})` : '—'),
         ]),
         [2, 3, 4, 7],
@@ -456,7 +476,7 @@ function designSections(report: PersonaReport): DocumentSection[] {
       blocks: [
         table(
           ['kind', 'contrast', 'estimate [95% CI]', 'units', 'sign-flip p'],
-          report.contrasts.map((c) => [text(c.kind), text(c.name), gapCell(c.result), unitsOf(c.result), pOf(c.result)]),
+          report.contrasts.map((c) => [text(c.kind), text(c.name), gapCell(c.result), unitsOf(c.result), claimPCell(c.result)]),
           [2, 4],
         ),
       ],
@@ -514,7 +534,7 @@ function mitigationSection(report: PersonaReport): DocumentSection[] {
             num(m.mean, 'fixed'),
             int(m.n),
             gapCell(m.vsControl),
-            isGap(m.vsControl) ? holm(m.vsControl.pHolm) : text('n/a'),
+            claimPCell(m.vsControl),
             m.vsPlacebo ? gapCell(m.vsPlacebo) : text('—'),
             num(m.recovery, 'share'),
           ]),
@@ -570,17 +590,16 @@ function stressorSections(report: PersonaReport): DocumentSection[] {
           [2, 3, 4, 5, 6],
         ),
         table(
-          ['target', 'stressor', 'prompt', 'filler − real compliance [95% CI]', 'units', 'sign-flip p', 'Holm p'],
+          ['target', 'stressor', 'prompt', 'filler − real compliance [95% CI]', 'units', 'Holm p'],
           report.stressorContrasts.map((c) => [
             text(c.target),
             text(c.item),
             text(c.systemPrompt),
             ppCell(c.difference),
             unitsOf(c.difference),
-            pOf(c.difference),
-            holm(c.pHolm),
+            claimPCell(c.difference),
           ]),
-          [3, 5, 6],
+          [3, 5],
         ),
       ],
     });
@@ -607,7 +626,7 @@ function stressorSections(report: PersonaReport): DocumentSection[] {
           [5, 6],
         ),
         table(
-          ['target', 'contract', 'contrast', 'prompt', 'distance', 'sessions', 'difference [95% CI]', 'sign-flip p', 'Holm p'],
+          ['target', 'contract', 'contrast', 'prompt', 'distance', 'sessions', 'difference [95% CI]', 'Holm p'],
           report.contractContrasts.map((c) => [
             text(c.target),
             text(c.item),
@@ -616,10 +635,9 @@ function stressorSections(report: PersonaReport): DocumentSection[] {
             text(c.distance),
             int(c.sessions),
             ppCell(c.difference, true),
-            pOf(c.signFlip),
-            holm(c.pHolm),
+            claimPCell(c.difference),
           ]),
-          [5, 6, 7, 8],
+          [5, 6, 7],
         ),
       ],
     });

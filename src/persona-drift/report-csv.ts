@@ -4,22 +4,28 @@ import { extrasCsvRows } from './extras-csv.js';
 
 /** The persona report as long-format CSV rows (one estimate per row with its CI). */
 
+/** Estimate, the claim's interval (the one that agrees with the deciding p: Holm-consistent in a family), n. */
 function gapCells(gap: Maybe<GapEstimate>): unknown[] {
-  return 'error' in gap ? [null, null, null, null] : [gap.estimate, gap.ci[0], gap.ci[1], gap.nReal + gap.nFiller];
+  return 'error' in gap ? [null, null, null, null] : [gap.estimate, gap.claim.interval[0], gap.claim.interval[1], gap.nReal + gap.nFiller];
+}
+
+/** The test's own p and the deciding (Holm-adjusted) p of an estimate's claim; the adjusted one is null outside a family. */
+function claimPs(gap: Maybe<GapEstimate>): unknown[] {
+  return 'error' in gap ? [null, null] : [gap.claim.pRaw, gap.claim.family > 1 ? gap.claim.p : null];
 }
 
 export function personaCsvRows(p: PersonaReport): AuditCsvRow[] {
   const rows: AuditCsvRow[] = [];
   for (const d of p.drift) {
-    const flip = 'error' in d.signFlip ? [null, null] : [d.signFlip.p, d.signFlip.pHolm];
+    const flip = 'error' in d.gap ? [null, null] : [d.gap.claim.pRaw, d.gap.claim.p];
     rows.push(['drift', d.target, d.judge, '', 'position-averaged', ...gapCells(d.gap), ...flip]);
     for (const pos of d.byPosition) rows.push(['drift_by_position', d.target, d.judge, pos.session, pos.position, ...gapCells(pos.gap), null, null]);
     for (const c of d.byCategory) rows.push(['drift_by_category', d.target, d.judge, '', c.category, ...gapCells(c.gap), null, null]);
     for (const a of d.referenceArms) rows.push(['reference_arm', d.target, d.judge, '', a.arm, ...gapCells(a.gap), null, null]);
   }
   for (const m of p.mitigations) {
-    rows.push(['mitigation_vs_control', m.target, m.judge, m.distance, m.mitigation, ...gapCells(m.vsControl), null, null]);
-    if (m.vsPlacebo) rows.push(['mitigation_vs_placebo', m.target, m.judge, m.distance, m.mitigation, ...gapCells(m.vsPlacebo), null, null]);
+    rows.push(['mitigation_vs_control', m.target, m.judge, m.distance, m.mitigation, ...gapCells(m.vsControl), ...claimPs(m.vsControl)]);
+    if (m.vsPlacebo) rows.push(['mitigation_vs_placebo', m.target, m.judge, m.distance, m.mitigation, ...gapCells(m.vsPlacebo), ...claimPs(m.vsPlacebo)]);
     rows.push(['mitigation_recovery', m.target, m.judge, m.distance, m.mitigation, m.recovery, null, null, m.n, null, null]);
   }
   for (const s of p.stressors)
@@ -32,8 +38,8 @@ export function personaCsvRows(p: PersonaReport): AuditCsvRow[] {
   for (const c of p.contracts)
     rows.push(['contract_pass_rate', c.target, '', `${c.arm}/${c.mitigation}/${c.distance}`, c.item, c.passRate, null, null, c.n, null, null]);
   for (const c of p.contractContrasts) {
-    const d = 'error' in c.difference ? [null, null, null] : [c.difference.estimate, c.difference.ci[0], c.difference.ci[1]];
-    rows.push(['contract_contrast', c.target, '', c.distance, c.contrast, ...d, c.sessions, 'error' in c.signFlip ? null : c.signFlip.p, c.pHolm]);
+    const d = 'error' in c.difference ? [null, null, null] : [c.difference.estimate, c.difference.claim.interval[0], c.difference.claim.interval[1]];
+    rows.push(['contract_contrast', c.target, '', c.distance, c.contrast, ...d, c.sessions, ...claimPs(c.difference)]);
   }
   for (const c of p.compaction) {
     const t = c.tost && !('error' in c.tost) ? c.tost : null;

@@ -92,18 +92,30 @@ describe('report of a run whose model output is hostile', () => {
   it("puts a verdict card per target first, whose numbers are the JSON report's, and the metadata last as a table", async () => {
     const store = openStore(db, { readonly: true });
     const json = JSON.parse(await renderReport(store, 'json')) as {
-      runs: Array<{ persona: { drift: Array<{ target: string; judge: string; gap: { estimate: number; ci: [number, number] }; verdict: { kind: string } }> } }>;
+      runs: Array<{
+        persona: {
+          drift: Array<{
+            target: string;
+            judge: string;
+            gap: { estimate: number; claim: { interval: [number, number]; family: number; confidence: number } };
+            verdict: { kind: string };
+          }>;
+        };
+      }>;
     };
     const page = await renderReport(store, 'html');
     await store.close();
     const sign = (x: number) => (x >= 0 ? `+${x.toFixed(2)}` : x.toFixed(2));
+    // Two targets: the card prints each target's claim, the Holm-consistent interval at its level.
+    const label = (c: { family: number; confidence: number }) =>
+      c.family > 1 ? `drift gap Δ [${Number((c.confidence * 100).toFixed(2))}% CI]` : 'drift gap Δ [95% CI]';
     const glance = page.slice(page.indexOf('id="at-a-glance"'), page.indexOf('<section class="run">'));
     expect(glance.length).toBeGreaterThan(0);
     for (const d of json.runs[0]!.persona.drift) {
       const card = glance.slice(glance.indexOf(`${d.target} · judged by ${d.judge}`));
       expect(card).toMatch(new RegExp(`^[^]*?<div class="verdict">${d.verdict.kind}</div>`, 'u'));
       expect(card).toContain(
-        `<dd data-label="drift gap Δ [95% CI]"><span class="value">${sign(d.gap.estimate)} [${sign(d.gap.ci[0])}, ${sign(d.gap.ci[1])}]</span>`,
+        `<dd data-label="${label(d.gap.claim)}"><span class="value">${sign(d.gap.estimate)} [${sign(d.gap.claim.interval[0])}, ${sign(d.gap.claim.interval[1])}]</span>`,
       );
     }
     expect(page.indexOf('id="at-a-glance"')).toBeLessThan(page.indexOf('<figure'));
@@ -121,7 +133,7 @@ describe('report of a run whose model output is hostile', () => {
     })();
     const d = json.runs[0]!.persona.drift[0]!;
     expect(md).toContain(
-      `- **${d.target} · judged by ${d.judge}: ${d.verdict.kind}** — drift gap Δ [95% CI] ${sign(d.gap.estimate)} [${sign(d.gap.ci[0])}, ${sign(d.gap.ci[1])}]`,
+      `- **${d.target} · judged by ${d.judge}: ${d.verdict.kind}** — ${label(d.gap.claim)} ${sign(d.gap.estimate)} [${sign(d.gap.claim.interval[0])}, ${sign(d.gap.claim.interval[1])}]`,
     );
   });
 

@@ -23,6 +23,7 @@ import { renderPersonaMarkdown } from '../../persona-drift/document.js';
 import { personaAudit } from '../../persona-drift/audit.js';
 import { configForkCount, loadPersonaConfig, personaConfigFromFlags, personaReport, personaRunId } from '../../persona-drift/run.js';
 import {
+  type CalibrationDesign,
   calibratePersona,
   calibrationDesignFromConfig,
   DEFAULT_VARIANCE,
@@ -124,6 +125,19 @@ export function registerPersona(persona: Command): void {
       'shape of the between-session effects: normal, skewed (centred exponential) or dominant (a rare session +1.4, the rest −0.2, mean 0); the sign-flip test assumes symmetry, so skewed and dominant show its false-positive rate when that fails',
       'normal',
     )
+    .option(
+      '--harness-groups <cc,codex>',
+      'record the first cc sessions as Claude Code and the next codex as Codex (sets the session count) and test the harness contrast; e.g. 3,9',
+    )
+    .option(
+      '--harness-spread <k>',
+      "the Codex sessions' session effects are k times as spread (with --harness-groups; default 1)",
+      positiveNumber('--harness-spread'),
+    )
+    .option(
+      '--judge-noise <sd,...>',
+      "SD of each judge's own noise on a response's score, one per judge (default 0.2 each); sets the number of simulated judges, e.g. 0.2,0.2,1.0 for one noisy judge of three",
+    )
     .option('--format <format>', 'text or json', 'text')
     .option('-o, --out <file>', 'write to a file instead of stdout')
     .addHelpText(
@@ -159,6 +173,7 @@ export function registerPersona(persona: Command): void {
         if (forks) design.forks = Math.min(forks, Math.floor(design.sessions / 2));
       }
       if (options.forkAt !== undefined) design.forkAt = options.forkAt;
+      applyDepartures(design, options);
       const result = calibratePersona(design, {
         replicates: Math.round(options.replicates),
         seed: options.seed,
@@ -206,4 +221,42 @@ export function registerPersona(persona: Command): void {
     });
   registerPersonaInterchange(persona);
   registerPersonaRejudge(persona);
+}
+
+/** Comma-separated numbers of a flag, or a clear error naming it. */
+function numberList(flag: string, value: string): number[] {
+  const parts = value.split(',').map((v) => v.trim());
+  const numbers = parts.map(Number);
+  if (parts.length === 0 || parts.some((v) => v === '') || numbers.some((n) => !Number.isFinite(n))) {
+    throw new InvalidArgumentError(flag, `expected comma-separated numbers, got "${value}"`);
+  }
+  return numbers;
+}
+
+/** `persona calibrate`'s departures from the tests' assumptions: harness groups and spreads, judge noise. */
+function applyDepartures(design: CalibrationDesign, options: { harnessGroups?: string; harnessSpread?: number; judgeNoise?: string; sessions?: number }): void {
+  if (options.harnessGroups !== undefined) {
+    const groups = numberList('--harness-groups', options.harnessGroups);
+    if (groups.length !== 2 || groups.some((g) => !Number.isInteger(g) || g < 1)) {
+      throw new InvalidArgumentError('--harness-groups', `expected two positive integers (Claude Code, Codex sessions), got "${options.harnessGroups}"`);
+    }
+    const [cc, cx] = groups as [number, number];
+    if (options.sessions !== undefined && Math.round(options.sessions) !== cc + cx) {
+      throw new InvalidArgumentError('--harness-groups', `${cc} + ${cx} sessions disagree with --sessions ${options.sessions}`);
+    }
+    design.sessions = cc + cx;
+    design.harnessGroups = [cc, cx];
+    if (design.forks) design.forks = Math.min(design.forks, Math.floor(design.sessions / 2));
+  }
+  if (options.harnessSpread !== undefined) {
+    if (!design.harnessGroups) throw new InvalidArgumentError('--harness-spread', 'needs --harness-groups (which sessions are Codex)');
+    design.harnessSpread = options.harnessSpread;
+  }
+  if (options.judgeNoise !== undefined) {
+    const noise = numberList('--judge-noise', options.judgeNoise);
+    if (noise.some((n) => n < 0)) throw new InvalidArgumentError('--judge-noise', `SDs must be non-negative, got "${options.judgeNoise}"`);
+    // Only the number of judges shapes the design: as many as listed (the config's names when they match).
+    if (noise.length !== design.judges.length) design.judges = noise.map((_, i) => `judge-${i + 1}`);
+    design.judgeNoise = noise;
+  }
 }

@@ -23,6 +23,10 @@ export function formatNumber(x: number | null, format: NumberFormat, digits?: nu
   }
 }
 
+/** An interval's end: unbounded ends (a test inverted where it cannot reject) read ±∞. */
+const intervalEnd = (x: number | null, format: NumberFormat, digits?: number): string =>
+  x === Number.POSITIVE_INFINITY ? '+∞' : x === Number.NEGATIVE_INFINITY ? '−∞' : formatNumber(x, format, digits);
+
 /** A cell's text (without Markdown or HTML escaping). */
 export function cellText(cell: DocumentCell): string {
   switch (cell.kind) {
@@ -35,7 +39,7 @@ export function cellText(cell: DocumentCell): string {
     case 'interval': {
       const est = cell.estimate === null ? '' : formatNumber(cell.estimate, cell.format, cell.digits);
       const ci = cell.interval
-        ? `[${formatNumber(cell.interval[0], cell.format, cell.digits)}, ${formatNumber(cell.interval[1], cell.format, cell.digits)}]`
+        ? `[${intervalEnd(cell.interval[0], cell.format, cell.digits)}, ${intervalEnd(cell.interval[1], cell.format, cell.digits)}]`
         : '';
       return [est, ci].filter((s) => s.length > 0).join(' ') + (cell.estimate === null && !cell.interval ? MISSING : '') + (cell.suffix ?? '');
     }
