@@ -1,10 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { isEcholensError } from '../../core/errors.js';
 import { allowedHosts, checkOrigin, isLoopbackHost, tokenMatches } from '../../report/viewer/security.js';
 import type { CachedLabeler } from './reward-labeler.js';
 import { type BodyUpload, RewardWorkerPool } from './reward-pool.js';
 import { BadRequest, type KeyedItem, type RequestItem, type RewardRoute, prepareItem, responseFromQuery, type TextComponents } from './reward-request.js';
+import { threadSchedule } from './thread-priority.js';
 import { checkRewardWeights, type ReferenceMap, type RewardComponents, type RewardWeights, scoreLabelledResponse, worstCaseReward } from './reward.js';
 
 /** One scored response, as returned for logging. */
@@ -204,6 +206,21 @@ export function startRewardServer(serverOptions: RewardServerOptions): Promise<R
   const maxResponseChars = options.maxResponseChars ?? DEFAULT_MAX_RESPONSE_CHARS;
   const timeoutMs = options.requestTimeoutMs ?? 120_000;
   let hosts: Set<string> = new Set();
+  // How late this thread's event loop ran (since start), and how long the thread waited for a core.
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
+  // The histogram holds whole timer intervals (resolution included): lateness is the excess.
+  const ms = (ns: number) => Math.max(0, Math.round((ns - 10e6) / 1e4) / 100);
+  const eventLoopFigures = () => {
+    const schedule = threadSchedule();
+    return {
+      delayP50Ms: ms(loopDelay.percentile(50)),
+      delayP99Ms: ms(loopDelay.percentile(99)),
+      delayMaxMs: ms(loopDelay.max),
+      threadRunMs: schedule === null ? null : Math.round(schedule.runMs),
+      threadWaitMs: schedule === null ? null : Math.round(schedule.waitMs),
+    };
+  };
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     stats.requests++;
     // Like the viewer: only this machine's own clients. A web page the user visits cannot
@@ -213,7 +230,14 @@ export function startRewardServer(serverOptions: RewardServerOptions): Promise<R
     if (refusal !== undefined) throw new BadRequest(403, `refused: ${refusal.reason}`);
     const path = (req.url ?? '/').split('?')[0];
     if (req.method === 'GET' && path === '/health') {
-      return send(res, 200, { ok: true, references: options.references.size, weights: options.weights, stats, cache: options.labeler.stats });
+      return send(res, 200, {
+        ok: true,
+        references: options.references.size,
+        weights: options.weights,
+        stats,
+        cache: options.labeler.stats,
+        eventLoop: eventLoopFigures(),
+      });
     }
     if (path !== '/score' && path !== '/verl' && path !== '/openrlhf')
       throw new BadRequest(404, `no route ${path}; use POST /score, /verl, /openrlhf or GET /health`);
@@ -340,6 +364,7 @@ export function startRewardServer(serverOptions: RewardServerOptions): Promise<R
           new Promise<void>((done) => {
             // Stop accepting, drop idle keep-alive connections now, and cut the rest after the grace.
             server.close(() => {
+              loopDelay.disable();
               void pool.close().then(done);
             });
             server.closeIdleConnections();
