@@ -83,9 +83,11 @@ const probe = (n: number) =>
 const summary = (t: number[]) => ({
   median: t[Math.floor(t.length / 2)] ?? Number.NaN,
   p95: t[Math.floor(t.length * 0.95)] ?? Number.NaN,
+  p99: t[Math.floor(t.length * 0.99)] ?? Number.NaN,
   max: t.at(-1) ?? Number.NaN,
 });
-const fmt = (s: { median: number; p95: number; max: number }) => `median ${s.median.toFixed(1)} ms, p95 ${s.p95.toFixed(1)} ms, max ${s.max.toFixed(1)} ms`;
+const fmt = (s: { median: number; p95: number; p99: number; max: number }) =>
+  `median ${s.median.toFixed(1)} ms, p95 ${s.p95.toFixed(1)} ms, p99 ${s.p99.toFixed(1)} ms, max ${s.max.toFixed(1)} ms`;
 interface EventLoop {
   delayP50Ms: number;
   delayP99Ms: number;
@@ -118,9 +120,18 @@ try {
     while (!stop) {
       await Promise.all(
         Array.from({ length: 50 }, async () => {
-          const r = await fetch(`${url}/score`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).catch(() => null);
-          await r?.text();
-          const key = String(r?.status ?? 'error');
+          // A request that got no complete HTTP answer is counted by its cause (e.g. error UND_ERR_SOCKET).
+          let key: string;
+          let status = 0;
+          try {
+            const r = await fetch(`${url}/score`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+            status = r.status;
+            await r.text();
+            key = String(r.status);
+          } catch (error) {
+            const cause = (error as Error).cause as { code?: string; message?: string } | undefined;
+            key = `error${status === 0 ? '' : ` after a ${status} header`} ${cause?.code ?? cause?.message ?? (error as Error).message}`;
+          }
           statuses[key] = (statuses[key] ?? 0) + 1;
         }),
       );
