@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { isEcholensError } from '../../core/errors.js';
 import { allowedHosts, checkOrigin, isLoopbackHost, tokenMatches } from '../../report/viewer/security.js';
@@ -36,7 +37,8 @@ export interface RewardServerOptions {
   /**
    * Scoring requests handled at once (default 4, from receiving the body to the answer); one more
    * is refused at once with 503 and Retry-After, before its body is read, so memory stays bounded
-   * (about maxConcurrent × maxBodyBytes) and /health stays responsive under any load.
+   * (about maxConcurrent × maxBodyBytes) and /health stays responsive under any load. They are
+   * parsed and scored by at most one worker thread per core; the others wait their turn unread.
    */
   maxConcurrent?: number;
   /** Time to receive a whole request, and to answer it, in ms (default 120,000 each); then 408 / 503. */
@@ -267,7 +269,9 @@ export function startRewardServer(serverOptions: RewardServerOptions): Promise<R
       active--;
     }
   };
-  const pool = new RewardWorkerPool(maxConcurrent);
+  // One worker per core at most: more scoring threads than cores only take turns on them (and from
+  // this thread). An admitted request waiting for a worker is not read meanwhile (TCP backpressure).
+  const pool = new RewardWorkerPool(Math.max(1, Math.min(maxConcurrent, availableParallelism())));
   const scoreRequest = async (req: IncomingMessage, res: ServerResponse, path: RewardRoute) => {
     // Parsing, segmentation and the label-free components run in a worker, which also receives the
     // body as it arrives: this thread stays free for /health.
