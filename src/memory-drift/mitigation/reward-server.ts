@@ -348,6 +348,11 @@ export function startRewardServer(serverOptions: RewardServerOptions): Promise<R
   // Receiving a request (headers and body) has its own deadline: a client that stalls gets 408.
   server.requestTimeout = timeoutMs;
   server.headersTimeout = Math.min(timeoutMs, 60_000);
+  // An idle keep-alive connection is kept 65 s (Node's default is 5 s). A client reuses a connection
+  // it believes open; when the server closes it at that moment, the client's POST fails without an
+  // answer (ECONNRESET, seen in the load bench's second round on a loaded machine, where the client's
+  // own 4 s idle timer fired late). Trainers post far more often than once a minute.
+  server.keepAliveTimeout = 65_000;
   const graceMs = options.closeGraceMs ?? 2_000;
   const bindHost = options.host ?? '127.0.0.1';
   return new Promise((resolve, reject) => {
