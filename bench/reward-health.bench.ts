@@ -12,7 +12,7 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SIM_STEP_CUES } from '../src/memory-drift/sim.js';
 
@@ -24,9 +24,17 @@ const C = 'Social/Social equity and justice';
 const dir = mkdtempSync(join(tmpdir(), 'echolens-reward-health-'));
 writeFileSync(join(dir, 'refs.jsonl'), `${JSON.stringify({ question_id: 'q1', symbols: [A, C] })}\n`);
 const args = ['memory', 'reward-server', '--references', join(dir, 'refs.jsonl'), '--labeler', 'sim:labeler', '--port', '0', '--db', join(dir, 'r.db')];
-const server = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args, '--max-response-chars', String(CHARS)], {
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
+// BENCH_DIST=1: the built CLI (dist/, run `npm run build` first) instead of the sources through tsx.
+const entry = process.env.BENCH_DIST === '1' ? ['dist/cli/main.js'] : ['--import', 'tsx', 'src/cli/main.ts'];
+// BENCH_SERVER_NODE_ARGS / BENCH_SERVER_ARGS: extra node / reward-server arguments (space separated).
+const extra = (name: string) => (process.env[name] ?? '').split(' ').filter(Boolean);
+const server = spawn(
+  process.execPath,
+  [...extra('BENCH_SERVER_NODE_ARGS'), ...entry, ...args, '--max-response-chars', String(CHARS), ...extra('BENCH_SERVER_ARGS')],
+  {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  },
+);
 const url = await new Promise<string>((resolve) => {
   let out = '';
   server.stdout.on('data', (chunk: Buffer) => {
@@ -75,9 +83,19 @@ const probe = (n: number) =>
 const summary = (t: number[]) => ({
   median: t[Math.floor(t.length / 2)] ?? Number.NaN,
   p95: t[Math.floor(t.length * 0.95)] ?? Number.NaN,
+  p99: t[Math.floor(t.length * 0.99)] ?? Number.NaN,
   max: t.at(-1) ?? Number.NaN,
 });
-const fmt = (s: { median: number; p95: number; max: number }) => `median ${s.median.toFixed(1)} ms, p95 ${s.p95.toFixed(1)} ms, max ${s.max.toFixed(1)} ms`;
+const fmt = (s: { median: number; p95: number; p99: number; max: number }) =>
+  `median ${s.median.toFixed(1)} ms, p95 ${s.p95.toFixed(1)} ms, p99 ${s.p99.toFixed(1)} ms, max ${s.max.toFixed(1)} ms`;
+interface EventLoop {
+  delayP50Ms: number;
+  delayP99Ms: number;
+  delayMaxMs: number;
+  threadRunMs: number | null;
+  threadWaitMs: number | null;
+}
+const eventLoop = async () => ((await (await fetch(`${url}/health`)).json()) as { eventLoop: EventLoop }).eventLoop;
 const peakMb = () => Number(/VmHWM:\s+(\d+) kB/u.exec(readFileSync(`/proc/${server.pid}/status`, 'utf8'))?.[1] ?? Number.NaN) / 1024;
 
 try {
@@ -91,6 +109,10 @@ try {
   const body = Buffer.from(
     JSON.stringify({ items: Array.from({ length: perBody }, (_, i) => ({ question_id: 'q1', response: `${i} ${response}`.slice(0, CHARS) })) }),
   );
+  // BENCH_CLIENT_NICE=n: this load client runs at nice n (a trainer on its own machine, or below
+  // the server on a shared one); default: the same priority as the server.
+  if (process.env.BENCH_CLIENT_NICE) setPriority(Number(process.env.BENCH_CLIENT_NICE));
+  const loopBefore = await eventLoop();
   let stop = false;
   let rounds = 0;
   const statuses: Record<string, number> = {};
@@ -98,9 +120,18 @@ try {
     while (!stop) {
       await Promise.all(
         Array.from({ length: 50 }, async () => {
-          const r = await fetch(`${url}/score`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).catch(() => null);
-          await r?.text();
-          const key = String(r?.status ?? 'error');
+          // A request that got no complete HTTP answer is counted by its cause (e.g. error UND_ERR_SOCKET).
+          let key: string;
+          let status = 0;
+          try {
+            const r = await fetch(`${url}/score`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+            status = r.status;
+            await r.text();
+            key = String(r.status);
+          } catch (error) {
+            const cause = (error as Error).cause as { code?: string; message?: string } | undefined;
+            key = `error${status === 0 ? '' : ` after a ${status} header`} ${cause?.code ?? cause?.message ?? (error as Error).message}`;
+          }
           statuses[key] = (statuses[key] ?? 0) + 1;
         }),
       );
@@ -109,6 +140,7 @@ try {
   })();
   const [loadedTimes, loadedControlTimes] = await probe(PROBES);
   const loaded = summary(loadedTimes);
+  const loopAfter = await eventLoop();
   stop = true;
   await load;
   const answers = Object.entries(statuses)
@@ -121,6 +153,14 @@ try {
   console.log(`  bare control server meanwhile:             ${fmt(summary(loadedControlTimes))}`);
   const over = (t: number[]) => t.filter((x) => x >= 100).length;
   console.log(`probes ≥ 100 ms under load: reward server ${over(loadedTimes)}/${PROBES}, control ${over(loadedControlTimes)}/${PROBES}`);
+  if (loopBefore.threadRunMs !== null && loopAfter.threadRunMs !== null && loopBefore.threadWaitMs !== null && loopAfter.threadWaitMs !== null) {
+    console.log(
+      `server thread during the loaded phase: ran ${loopAfter.threadRunMs - loopBefore.threadRunMs} ms, waited for a core ${loopAfter.threadWaitMs - loopBefore.threadWaitMs} ms (Linux schedstat)`,
+    );
+  }
+  console.log(
+    `server event-loop delay (whole run, monitorEventLoopDelay): p50 ${loopAfter.delayP50Ms} ms, p99 ${loopAfter.delayP99Ms} ms, max ${loopAfter.delayMaxMs} ms`,
+  );
   console.log(`server peak memory: ${peakMb().toFixed(0)} MB; server still up: ${server.exitCode === null}`);
   console.log(`loaded max / 100 ms target: ${(loaded.max / 100).toFixed(2)}; loaded median / idle median: ${(loaded.median / idle.median).toFixed(2)}`);
 } finally {

@@ -285,7 +285,11 @@ export function transcriptHeader(tool: 'claude' | 'codex'): string {
  * records, 6–10 Codex rollout records. `n` numbers the record (uuids, timestamps, call ids).
  */
 export function heldOutRecord(item: HeldOutItem, place: number, n: number, random: () => number): { tool: 'claude' | 'codex'; line: string } {
-  const text = pick(random, TEMPLATES[item.kind]).replace('{}', item.value);
+  return recordWithText(pick(random, TEMPLATES[item.kind]).replace('{}', item.value), place, n, random);
+}
+
+/** One transcript record carrying `text`, at place `place % 11` (heldOutRecord). */
+export function recordWithText(text: string, place: number, n: number, random: () => number): { tool: 'claude' | 'codex'; line: string } {
   const envelope = {
     parentUuid: uuid(n - 1),
     isSidechain: false,

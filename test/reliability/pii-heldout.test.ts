@@ -93,10 +93,9 @@ describe('sessions redact / verify --pii on a held-out corpus', { timeout: 600_0
         (survivors.length > 0 ? `\nsurvivors: ${survivors.map(({ i }) => `${items[i]!.kind} "${items[i]!.value}"`).join('; ')}` : ''),
     );
     expect(survivors.length / items.length).toBeLessThanOrEqual(0.02);
-    // The goal is 0. Verify runs the redactor's own detectors, so what redact misses it misses too:
-    // at this seed a name the tagger knows neither word of, alone in a table cell (Mireille Adeyemi),
-    // and a given name inside a Codex command's output. This bounds the regression; it is not the goal met.
-    expect(unflagged.length).toBeLessThanOrEqual(2);
+    // The goal: none. (Until the name pass read a table cell of two words the tagger has never
+    // seen, and a capital after a diff's "+", two names survived here unflagged.)
+    expect(unflagged.length).toBe(0);
     expect(rawHits / items.length).toBeGreaterThanOrEqual(0.98);
   });
 

@@ -14,6 +14,7 @@ import { parseHeldOut, renderEvaluationMarkdown, runEvaluation } from '../../mem
 import { runReferences } from '../../memory-drift/mitigation/references.js';
 import { CachedLabeler } from '../../memory-drift/mitigation/reward-labeler.js';
 import { startRewardServer } from '../../memory-drift/mitigation/reward-server.js';
+import { lowerHelperThreads } from '../../memory-drift/mitigation/thread-priority.js';
 import { type GrpoExport, type GrpoFormat, grpoPromptRows, splitByQuestion, type VerlPromptRow } from '../../memory-drift/mitigation/grpo-data.js';
 import { buildTrainFiles, GRPO_PRESETS, TRAIN_ENGINES, type TrainEngine, trainConfigSchema } from '../../memory-drift/mitigation/train-config.js';
 import { loadConfigFile } from '../../core/config-file.js';
@@ -169,6 +170,7 @@ export function registerMemoryMitigation(memory: Command): void {
       integerIn('--max-concurrent', 1, 1024),
       4,
     )
+
     .addHelpText(
       'after',
       "\nPresets: paper = 1·r_fmt + 1·(−DTW) (DriftLens eq. 8–10); authors = 0.5·r_fmt + 0.5·(1 − DTW) (the authors' released verl reward);\n" +
@@ -224,6 +226,8 @@ export function registerMemoryMitigation(memory: Command): void {
         allowHosts: options.allowHost,
         ...(token === undefined ? {} : { token }),
       });
+      // The V8 threads that collect the scoring workers' garbage run below the thread answering /health.
+      lowerHelperThreads();
       const terms = (['format', 'dtw', 'sri', 'antiDistraction', 'readability', 'diversity'] as const)
         .filter((k) => weights[k] !== 0)
         .map((k) => `${k} ${weights[k]}`);

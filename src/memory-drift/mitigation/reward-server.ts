@@ -1,10 +1,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { availableParallelism } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { isEcholensError } from '../../core/errors.js';
 import { allowedHosts, checkOrigin, isLoopbackHost, tokenMatches } from '../../report/viewer/security.js';
 import type { CachedLabeler } from './reward-labeler.js';
 import { type BodyUpload, RewardWorkerPool } from './reward-pool.js';
 import { BadRequest, type KeyedItem, type RequestItem, type RewardRoute, prepareItem, responseFromQuery, type TextComponents } from './reward-request.js';
+import { threadSchedule } from './thread-priority.js';
 import { checkRewardWeights, type ReferenceMap, type RewardComponents, type RewardWeights, scoreLabelledResponse, worstCaseReward } from './reward.js';
 
 /** One scored response, as returned for logging. */
@@ -34,7 +37,8 @@ export interface RewardServerOptions {
   /**
    * Scoring requests handled at once (default 4, from receiving the body to the answer); one more
    * is refused at once with 503 and Retry-After, before its body is read, so memory stays bounded
-   * (about maxConcurrent × maxBodyBytes) and /health stays responsive under any load.
+   * (about maxConcurrent × maxBodyBytes) and /health stays responsive under any load. They are
+   * parsed and scored by at most one worker thread per core; the others wait their turn unread.
    */
   maxConcurrent?: number;
   /** Time to receive a whole request, and to answer it, in ms (default 120,000 each); then 408 / 503. */
@@ -204,6 +208,21 @@ export function startRewardServer(serverOptions: RewardServerOptions): Promise<R
   const maxResponseChars = options.maxResponseChars ?? DEFAULT_MAX_RESPONSE_CHARS;
   const timeoutMs = options.requestTimeoutMs ?? 120_000;
   let hosts: Set<string> = new Set();
+  // How late this thread's event loop ran (since start), and how long the thread waited for a core.
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
+  // The histogram holds whole timer intervals (resolution included): lateness is the excess.
+  const ms = (ns: number) => Math.max(0, Math.round((ns - 10e6) / 1e4) / 100);
+  const eventLoopFigures = () => {
+    const schedule = threadSchedule();
+    return {
+      delayP50Ms: ms(loopDelay.percentile(50)),
+      delayP99Ms: ms(loopDelay.percentile(99)),
+      delayMaxMs: ms(loopDelay.max),
+      threadRunMs: schedule === null ? null : Math.round(schedule.runMs),
+      threadWaitMs: schedule === null ? null : Math.round(schedule.waitMs),
+    };
+  };
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     stats.requests++;
     // Like the viewer: only this machine's own clients. A web page the user visits cannot
@@ -213,7 +232,14 @@ export function startRewardServer(serverOptions: RewardServerOptions): Promise<R
     if (refusal !== undefined) throw new BadRequest(403, `refused: ${refusal.reason}`);
     const path = (req.url ?? '/').split('?')[0];
     if (req.method === 'GET' && path === '/health') {
-      return send(res, 200, { ok: true, references: options.references.size, weights: options.weights, stats, cache: options.labeler.stats });
+      return send(res, 200, {
+        ok: true,
+        references: options.references.size,
+        weights: options.weights,
+        stats,
+        cache: options.labeler.stats,
+        eventLoop: eventLoopFigures(),
+      });
     }
     if (path !== '/score' && path !== '/verl' && path !== '/openrlhf')
       throw new BadRequest(404, `no route ${path}; use POST /score, /verl, /openrlhf or GET /health`);
@@ -243,7 +269,9 @@ export function startRewardServer(serverOptions: RewardServerOptions): Promise<R
       active--;
     }
   };
-  const pool = new RewardWorkerPool(maxConcurrent);
+  // One worker per core at most: more scoring threads than cores only take turns on them (and from
+  // this thread). An admitted request waiting for a worker is not read meanwhile (TCP backpressure).
+  const pool = new RewardWorkerPool(Math.max(1, Math.min(maxConcurrent, availableParallelism())));
   const scoreRequest = async (req: IncomingMessage, res: ServerResponse, path: RewardRoute) => {
     // Parsing, segmentation and the label-free components run in a worker, which also receives the
     // body as it arrives: this thread stays free for /health.
@@ -320,6 +348,11 @@ export function startRewardServer(serverOptions: RewardServerOptions): Promise<R
   // Receiving a request (headers and body) has its own deadline: a client that stalls gets 408.
   server.requestTimeout = timeoutMs;
   server.headersTimeout = Math.min(timeoutMs, 60_000);
+  // An idle keep-alive connection is kept 65 s (Node's default is 5 s). A client reuses a connection
+  // it believes open; when the server closes it at that moment, the client's POST fails without an
+  // answer (ECONNRESET, seen in the load bench's second round on a loaded machine, where the client's
+  // own 4 s idle timer fired late). Trainers post far more often than once a minute.
+  server.keepAliveTimeout = 65_000;
   const graceMs = options.closeGraceMs ?? 2_000;
   const bindHost = options.host ?? '127.0.0.1';
   return new Promise((resolve, reject) => {
@@ -340,6 +373,7 @@ export function startRewardServer(serverOptions: RewardServerOptions): Promise<R
           new Promise<void>((done) => {
             // Stop accepting, drop idle keep-alive connections now, and cut the rest after the grace.
             server.close(() => {
+              loopDelay.disable();
               void pool.close().then(done);
             });
             server.closeIdleConnections();

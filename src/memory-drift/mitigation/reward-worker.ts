@@ -4,10 +4,9 @@
  * prepared items (prepareRequest, sent as toWire), or the refusal as { status, message }. The body
  * is assembled here, so the server's thread never allocates or copies a body-sized buffer.
  */
-import { readlinkSync } from 'node:fs';
-import { getPriority, setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import { BadRequest, type PrepareLimits, prepareRequest, type RewardRoute, toWire } from './reward-request.js';
+import { lowerThisThread } from './thread-priority.js';
 
 /** `size` of a start: the declared Content-Length, if any. */
 export type WorkerTask =
@@ -23,21 +22,9 @@ interface Body {
   length: number;
 }
 
-/**
- * This thread runs at a lower priority than the server's own thread (Linux: `nice` is per thread;
- * /proc/thread-self names this thread's id), so on a machine whose cores are all busy the thread
- * answering /health and moving bytes is scheduled before the scoring. Elsewhere, or when not
- * permitted, the priority stays as it is.
- */
-function lowerPriority(): void {
-  try {
-    const tid = Number(readlinkSync('/proc/thread-self').split('/').at(-1));
-    if (Number.isInteger(tid) && tid > 0) setPriority(tid, Math.min(19, getPriority(tid) + 10));
-  } catch {
-    // Not Linux, or not allowed: scoring shares the cores equally.
-  }
-}
-lowerPriority();
+// This thread runs at a lower priority than the server's own thread (thread-priority.ts), so on a
+// machine whose cores are all busy the thread answering /health and moving bytes is scheduled first.
+lowerThisThread();
 
 const bodies = new Map<number, Body>();
 

@@ -8,7 +8,8 @@ import { type ClassCounts, joinPieces, keep, type Piece, placeholder } from './p
  * Personal data in transcripts (docs/sessions.md, "Personal data"): person names (compromise's
  * offline English NLP), phone numbers (libphonenumber-js), postal addresses, IPv4 / IPv6
  * addresses (node:net), payment card numbers (Luhn), national ids (US SSN, UK NINO, Spanish DNI
- * with its check letter) and IBANs (ibantools' checksum). `findPii` returns the spans; the
+ * and NIE with their check letter, Italian codice fiscale with its check letter, and a 9–11 digit
+ * number after words naming an id) and IBANs (ibantools' checksum, upper or lower case). `findPii` returns the spans; the
  * redactor replaces them and the verifier reports any that remain.
  */
 
@@ -54,6 +55,24 @@ const SSN = /(?<![\w-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\w-])
 const NINO = /\b(?!BG|GB|NK|KN|TN|NT|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b/gu;
 const DNI = /\b\d{8}-?[A-Z]\b/gu;
 const DNI_LETTERS = 'TRWAGMYFPDXBNJZSQVHLCKE';
+/** Spanish NIE (foreigners' DNI): X, Y or Z (read as 0, 1, 2), seven digits, the DNI check letter. */
+const NIE = /\b[XYZ]-?\d{7}-?[A-Z]\b/gu;
+/** An IBAN written in lower case (checked as upper case). */
+const IBAN_LOWER = /\b[a-z]{2}\d{2}(?: ?[a-z0-9]{4}){2,7}(?: ?[a-z0-9]{1,3})?\b/gu;
+/** Italian codice fiscale: surname and name letters, birth year, month letter, day, place code, check letter. */
+const CODICE_FISCALE = /\b[A-Z]{6}\d{2}[ABCDEHLMPRST]\d{2}[A-Z]\d{3}[A-Z]\b/gu;
+const CF_ODD = [1, 0, 5, 7, 9, 13, 15, 17, 19, 21, 2, 4, 18, 20, 11, 3, 6, 8, 12, 14, 16, 10, 22, 25, 24, 23];
+
+/** The codice fiscale's last letter matches its check (odd places by the table, even by value). */
+function codiceFiscaleValid(code: string): boolean {
+  let sum = 0;
+  for (let i = 0; i < 15; i++) {
+    const c = code.charCodeAt(i);
+    const value = c >= 65 ? c - 65 : c - 48;
+    sum += i % 2 === 0 ? CF_ODD[value]! : value;
+  }
+  return code.charCodeAt(15) - 65 === sum % 26;
+}
 /** Loopback, unspecified and private ranges: the host pass (network.ts) handles those as local hosts. */
 const PRIVATE_V4 = /^(?:0\.|127\.|10\.|192\.168\.|172\.(?:1[6-9]|2\d|3[01])\.|169\.254\.)/u;
 /** Unique-local (fc00::/7) and link-local (fe80::/10) IPv6 addresses: inside one network, like the private IPv4 ranges. */
@@ -77,6 +96,16 @@ const EU_ADDRESS =
 /** A street (any words) and number, then a five-digit postcode and a town (German, French, Italian, Spanish style: street and number, comma, postcode and town). */
 const POSTCODE_ADDRESS = /\b(?:\p{Lu}[\p{Ll}ß]+\s){0,2}\p{Lu}[\p{Ll}ß]+\s\d{1,4}[a-z]?,\s*\d{5}\s+\p{Lu}[\p{Ll}]+/gu;
 const UK_POSTCODE = /\b[A-Z]{1,2}\d[A-Z\d]? \d[A-Z]{2}\b/gu;
+/** Street type first (Spanish, Catalan, Italian, Portuguese): "Calle de <Street> <number>, <floor>, <postcode> <town>"; a five-digit postcode and town are required. */
+const STREET_FIRST_ADDRESS =
+  /\b(?:Calle|Avenida|Avda\.|Paseo|Plaza|Camino|Carrer|Via|Viale|Piazza|Corso|Largo|Rua)\s+(?:(?:de|del|la|las|los|di|della|delle|dei|do|da|dos)\s+)*\p{Lu}[\p{L}'’-]+(?:\s+\p{Lu}[\p{L}'’-]+){0,2},?\s+\d{1,4}[a-zA-Z]?(?:,\s*[^,\n]{1,15}?)?,\s*\d{5}\s+\p{Lu}\p{Ll}+/gu;
+/**
+ * A nine- to eleven-digit number (or an SSN with spaces) right after words naming a national id
+ * (SSN, BSN, national id, tax id, id number): without the words such a number is as often an
+ * order or row id, so only the context makes it one.
+ */
+const CONTEXT_ID =
+  /\b(?:ssn|social security(?: number| no\.?)?|bsn|burgerservicenummer|national[ _-]?id(?:[ _-]?(?:number|no\.?))?|id[ _-]?number|tax[ _-]?id|steuer-?id)\b[^\d\n]{0,12}?(\d{3}[ -]?\d{2}[ -]?\d{4}|\d{9,11})(?![\d\w-])/dgiu;
 
 function regexSpans(text: string, pattern: RegExp, kind: PiiKind, accept: (value: string) => boolean = () => true): PiiSpan[] {
   const out: PiiSpan[] = [];
@@ -99,14 +128,16 @@ function phoneSpans(text: string): PiiSpan[] {
     if (!/^\+|\d[\s().-]+\d|^\(\d/u.test(raw)) continue;
     if (/^\d{4}-\d{2}-\d{2}/u.test(raw)) continue;
     // Decimal numbers in arithmetic (206.835 - 1.015) are not phone numbers.
-    if (raw.includes('.') && !/^\(?\d{3}\)?\.\d{3}\.\d{4}$/u.test(raw)) continue;
+    if (raw.includes('.') && !/^(?:\+\d{1,3}[.\s])?\(?\d{3}\)?\.\d{3}\.\d{4}$/u.test(raw)) continue;
     out.push({ kind: 'phones', start: found.startsAt, end: found.startsAt + raw.length });
   }
   return out;
 }
 
 /** Lines worth handing to the NLP tagger: prose with a capitalised word (code, JSON and paths rarely hold a person's name in prose form). */
-const CAPITALISED = /(?:^|[\s("'])[A-Z][a-z]{1,}(?:\s+[A-Z][a-z'-]+)?/u;
+// A capital after a space, quote, bracket or any sign that is not a letter or digit: a diff line
+// (+Name), a list item (-Name, *Name) or a cell (|Name) starts a word as a space does.
+const CAPITALISED = /(?:^|[^\p{L}\d_])[A-Z][a-z]{1,}(?:\s+[A-Z][a-z'-]+)?/u;
 const CODE_LINE = /::|\w\.\w+\(|\b(?:const|let|var|function|import|export|return|def|class|public|private|new|await|async|throw)\s/u;
 
 /**
@@ -128,7 +159,25 @@ function nameOrUnknown(word: string): boolean {
   return known === undefined || NAME_TAGS.has(known) || word.length <= 2;
 }
 /** A name word: a capital, then letters (apostrophes, hyphens and dots inside). */
-const GIVEN_NAME = /^\p{Lu}[\p{Ll}'’.-]+$/u;
+const GIVEN_NAME = /^\p{Lu}[\p{Ll}'’.-]+(?:-\p{Lu}[\p{Ll}'’.-]+)*$/u;
+/** A name word as written: a capital, letters, and a double-barrelled part (García-López). */
+const NAME_WORD = String.raw`\p{Lu}[\p{Ll}'’]+(?:-\p{Lu}?[\p{Ll}'’]+)*`;
+const PARTICLE = '(?:van|von|der|den|de|del|della|di|da|dos|du|le|la|bin|ibn|al|ter|ten)';
+/**
+ * A name after a field that names a person's role (git trailers, reviewers, assignees): two to
+ * four name words, particles between them ("Author: <Given> van der <Surname>").
+ */
+const ROLE_NAME = new RegExp(
+  String.raw`(?:\b(?:Author|Co-authored-by|Signed-off-by|Reviewed-by|Acked-by|Reported-by|Tested-by|Suggested-by|[Rr]eviewers?|[Aa]ssignees?|[Mm]aintainers?)\s*[:=]\s*)(${NAME_WORD}(?:\s+(?:${PARTICLE}\s+)*${NAME_WORD}){1,3})(?![\p{L}\d_])`,
+  'dgu',
+);
+/** A CSV cell holding a name: two or three name words between commas. */
+const CSV_NAME = new RegExp(String.raw`^${NAME_WORD}(?:\s+${NAME_WORD}){1,2}$`, 'u');
+
+/** The segment at `start` (length `length`) of `text` is a table cell: a bar on each side, spaces aside. */
+function tableCell(text: string, start: number, length: number): boolean {
+  return /\|[ \t]*$/u.test(text.slice(Math.max(0, start - 4), start)) && /^[ \t]*\|/u.test(text.slice(start + length, start + length + 4));
+}
 
 function nameSpans(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
@@ -147,6 +196,32 @@ function nameSpans(text: string): PiiSpan[] {
     if (/^\p{Lu}[\p{Ll}'’-]+(?:\s+\p{Lu}\.?)?\s+\p{Lu}[\p{Ll}'’-]+$/u.test(alone) && !NOT_PEOPLE.test(alone)) {
       const tagged = (nlp(alone).json() as Array<{ terms: Array<{ tags: string[] }> }>).flatMap((sentence) => sentence.terms);
       if (tagged[0]?.tags.includes('FirstName') || tagged.at(-1)?.tags.includes('LastName')) people.add(alone.replace(/\s+/gu, ' '));
+      // A table cell (between two bars) holding two words the tagger's lexicon does not know at all:
+      // a name it has never seen ("| <Given> <Surname> | backend |"), as a cell rarely holds anything else of that shape.
+      else if (tableCell(view, m.index, piece.length) && alone.split(/\s+/u).every((w) => w.length > 2 && LEXICON[w.toLowerCase()] === undefined)) {
+        people.add(alone.replace(/\s+/gu, ' '));
+      }
+    }
+    // After a role field (Author:, Signed-off-by:, reviewers:): the field says a person follows, so
+    // the first name word must only not be an English word the lexicon knows (Platform Team is not a person).
+    ROLE_NAME.lastIndex = 0;
+    for (let r = ROLE_NAME.exec(piece); r !== null; r = ROLE_NAME.exec(piece)) {
+      const name = r[1]!;
+      if (
+        !NOT_PEOPLE.test(`${name} `) &&
+        name
+          .split(/[\s-]+/u)[0]!
+          .split('-')
+          .every(nameOrUnknown)
+      )
+        people.add(name.replace(/\s+/gu, ' '));
+    }
+    // CSV rows (two commas or more, no space after them): a cell of two or three name words the lexicon does not know as English words.
+    if (/,\S[^,]*,/u.test(piece) && !/, /u.test(piece)) {
+      for (const cell of piece.split(',')) {
+        const value = cell.trim();
+        if (CSV_NAME.test(value) && !NOT_PEOPLE.test(`${value} `) && value.split(/[\s-]+/u).every(nameOrUnknown)) people.add(value.replace(/\s+/gu, ' '));
+      }
     }
     // A given name and surname around a middle initial ("<Given> J. <Surname>"): the initial's dot cuts
     // the tagger's sentence, so the shape is read here.
@@ -206,7 +281,10 @@ function nameSpans(text: string): PiiSpan[] {
 /** The personal data of the given kinds in `text`, as non-overlapping spans in text order. */
 export function findPii(text: string, kinds: ReadonlySet<PiiKind> = new Set(PII_KINDS)): PiiSpan[] {
   const spans: PiiSpan[] = [];
-  if (kinds.has('ibans')) spans.push(...regexSpans(text, IBAN, 'ibans', (v) => isValidIBAN(electronicFormatIBAN(v) ?? '')));
+  if (kinds.has('ibans')) {
+    spans.push(...regexSpans(text, IBAN, 'ibans', (v) => isValidIBAN(electronicFormatIBAN(v) ?? '')));
+    spans.push(...regexSpans(text, IBAN_LOWER, 'ibans', (v) => isValidIBAN(electronicFormatIBAN(v.toUpperCase()) ?? '')));
+  }
   if (kinds.has('cards')) {
     spans.push(
       ...regexSpans(text, CARD, 'cards', (v) => {
@@ -219,6 +297,18 @@ export function findPii(text: string, kinds: ReadonlySet<PiiKind> = new Set(PII_
     spans.push(...regexSpans(text, SSN, 'ids'));
     spans.push(...regexSpans(text, NINO, 'ids'));
     spans.push(...regexSpans(text, DNI, 'ids', (v) => DNI_LETTERS[Number(v.slice(0, 8)) % 23] === v.at(-1)));
+    spans.push(
+      ...regexSpans(text, NIE, 'ids', (v) => {
+        const digits = v.replace(/[^\d]/gu, '');
+        return DNI_LETTERS[Number(`${'XYZ'.indexOf(v[0]!)}${digits}`) % 23] === v.at(-1);
+      }),
+    );
+    spans.push(...regexSpans(text, CODICE_FISCALE, 'ids', codiceFiscaleValid));
+    CONTEXT_ID.lastIndex = 0;
+    for (let m = CONTEXT_ID.exec(text); m !== null; m = CONTEXT_ID.exec(text)) {
+      const [start, end] = m.indices![1]!;
+      spans.push({ kind: 'ids', start, end });
+    }
   }
   if (kinds.has('ips')) {
     spans.push(...regexSpans(text, IPV4, 'ips', (v) => isIPv4(v) && !PRIVATE_V4.test(v) && !SECTION_NUMBER.test(v)));
@@ -236,6 +326,7 @@ export function findPii(text: string, kinds: ReadonlySet<PiiKind> = new Set(PII_
     spans.push(...regexSpans(text, EU_ADDRESS, 'addresses'));
     spans.push(...regexSpans(text, POSTCODE_ADDRESS, 'addresses'));
     spans.push(...regexSpans(text, UK_POSTCODE, 'addresses'));
+    spans.push(...regexSpans(text, STREET_FIRST_ADDRESS, 'addresses'));
   }
   if (kinds.has('phones')) spans.push(...phoneSpans(text));
   if (kinds.has('names')) spans.push(...nameSpans(text));
