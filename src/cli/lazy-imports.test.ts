@@ -66,4 +66,13 @@ describe('heavy packages load on first use', () => {
       for (const heavy of ['undici', 'hyparquet', 'compromise']) expect(packages.get(heavy), `${entry} → ${heavy}`).toBeUndefined();
     }
   });
+
+  it('the report, gate and viewer commands (and the audit registry) load no AI SDK: providers and embeddings load it on their first call', () => {
+    for (const entry of ['audits.ts', 'cli/commands/persona.ts', 'cli/commands/report.ts', 'cli/commands/gate.ts', 'cli/commands/view.ts']) {
+      const { packages, modules } = staticPackages(entry);
+      expect(modules, entry).toBeGreaterThan(3); // the walk follows imports at all
+      const sdk = [...packages].filter(([name]) => name === 'ai' || name.startsWith('@ai-sdk/') || name.startsWith('@opentelemetry/'));
+      expect(sdk, entry).toEqual([]);
+    }
+  });
 });

@@ -11,13 +11,13 @@ import { countTokens } from './token-count.js';
 import { providerFetch } from './http-client.js';
 import { systemPromptCacheable } from './cache-minimum.js';
 import { classifyError } from './classify.js';
-import { type CloudProvider, cloudProvider, isCloudKind } from './cloud-providers.js';
+import type { CloudProvider } from './cloud-providers.js';
+import { resolveAiSdkTarget } from './ai-target.js';
 import { DEFAULT_MAX_TOKENS, DEFAULT_STALL_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from './defaults.js';
 import { ModelCallError } from './errors.js';
 import type { ProviderSpec } from './providers.js';
 import type { ModelRef } from './ref.js';
 import type { FinishReason, GenerateOptions, ModelAdapter, ModelRequest, ModelResponse, TokenUsage, ToolCall, ToolDefinition } from './types.js';
-import { loadProviderPackage, OPTIONAL_PROVIDER_PACKAGES } from './optional-packages.js';
 
 export interface AdapterOptions {
   /** Where API keys and base-URL overrides are read (default `process.env`). */
@@ -86,35 +86,16 @@ export class AiSdkAdapter implements ModelAdapter {
   private readonly sdk: unknown;
 
   constructor(ref: string, parsed: ModelRef, spec: ProviderSpec, options: AdapterOptions = {}) {
-    const env = options.env ?? process.env;
     this.ref = ref;
     this.provider = parsed.provider;
     this.modelId = parsed.model;
     this.spec = spec;
     this.options = options;
-    const optional = OPTIONAL_PROVIDER_PACKAGES[spec.kind];
-    // A missing optional SDK is found here, when the adapter is made: preflight reports it (exit 2, `npm i …`).
-    this.sdk = optional === undefined || isCloudKind(spec.kind) ? undefined : loadProviderPackage(optional, spec.name);
-    if (isCloudKind(spec.kind)) {
-      this.cloud = cloudProvider(ref, parsed, spec, env);
-      this.baseURL = this.cloud.baseURL;
-      this.apiKey = undefined;
-      return;
-    }
-    this.cloud = undefined;
-    const envBase = spec.baseURLEnv === undefined ? undefined : nonEmpty(env[spec.baseURLEnv]);
-    const baseURL = parsed.baseURL ?? envBase ?? spec.defaultBaseURL;
-    if (baseURL === undefined) {
-      throw new ModelCallError('config', `${ref}: no base URL; write it as ${spec.example}`, { provider: spec.name });
-    }
-    this.baseURL = baseURL.replace(/\/+$/, '');
-    this.apiKey = spec.keyEnv === undefined ? undefined : nonEmpty(env[spec.keyEnv]);
-    if (spec.keyRequired && this.apiKey === undefined) {
-      throw new ModelCallError('auth', `${spec.name}: no API key; set the ${spec.keyEnv} environment variable`, {
-        provider: spec.name,
-        hint: `export ${spec.keyEnv}=…; keys are read from the environment only and never stored`,
-      });
-    }
+    const target = resolveAiSdkTarget(ref, parsed, spec, options.env ?? process.env);
+    this.sdk = target.sdk;
+    this.cloud = target.cloud;
+    this.baseURL = target.baseURL;
+    this.apiKey = target.apiKey;
   }
 
   async generate(request: ModelRequest, options: GenerateOptions = {}): Promise<ModelResponse> {
@@ -534,10 +515,6 @@ function parseToolCall(part: { toolCallId: string; toolName: string; input: stri
   if (!offered.some((tool) => tool.name === part.toolName)) call.invalid = 'unknown-tool';
   else if (!parseable) call.invalid = 'unparseable';
   return call;
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
 }
 
 function estimateTokens(text: string): number {

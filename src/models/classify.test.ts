@@ -1,3 +1,4 @@
+import { AISDKError, APICallError } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { classifyError, classifyStatus, parseRetryAfter, scrubSecrets } from './classify.js';
 import { ModelCallError } from './errors.js';
@@ -70,5 +71,30 @@ describe('classifyError', () => {
   it('scrubSecrets ignores very short secrets (would shred messages)', () => {
     expect(scrubSecrets('abc abc', ['abc'])).toBe('abc abc');
     expect(scrubSecrets('key=abcd1234!', ['abcd1234'])).toBe('key=***!');
+  });
+});
+
+describe("classifyError on the AI SDK's own error classes (recognised by their marker, without loading the SDK)", () => {
+  it('an APICallError keeps its status, body message and retry-after', () => {
+    const error = new APICallError({
+      message: 'Too Many Requests',
+      url: 'http://127.0.0.1:1/v1/chat/completions',
+      requestBodyValues: {},
+      statusCode: 429,
+      responseHeaders: { 'retry-after': '3' },
+      responseBody: JSON.stringify({ error: { message: 'slow down', type: 'rate_limit_error' } }),
+    });
+    const classified = classifyError(error, { provider: 'openai', now: 0 });
+    expect(classified.kind).toBe('rate_limit');
+    expect(classified.status).toBe(429);
+    expect(classified.retryAfterMs).toBe(3000);
+    expect(classified.message).toContain('HTTP 429');
+  });
+
+  it('another AI SDK error is an unusable response; a plain Error with the same name is not taken for one', () => {
+    const sdk = new AISDKError({ name: 'AI_SomethingNew', message: 'odd payload' });
+    expect(classifyError(sdk, { provider: 'openai' }).kind).toBe('malformed');
+    const plain = Object.assign(new Error('odd payload'), { name: 'AI_SomethingNew' });
+    expect(classifyError(plain, { provider: 'openai' }).kind).toBe('server');
   });
 });

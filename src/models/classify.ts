@@ -1,5 +1,18 @@
-import { APICallError, AISDKError } from 'ai';
+import type { APICallError } from 'ai';
 import { ModelCallError, type ModelErrorKind } from './errors.js';
+
+/**
+ * The AI SDK marks its errors with registered symbols (`Symbol.for('vercel.ai.error…')`), which is
+ * how its own `isInstance` checks work across copies of the package. Checking the marker here keeps
+ * the SDK out of the module graph of commands that only classify or never call a model.
+ */
+function hasAiSdkMarker(error: unknown, marker: string): boolean {
+  if (error === null || typeof error !== 'object') return false;
+  const symbol = Symbol.for(marker);
+  return symbol in error && (error as Record<symbol, unknown>)[symbol] === true;
+}
+const isAiSdkError = (error: unknown): error is Error => hasAiSdkMarker(error, 'vercel.ai.error');
+const isApiCallError = (error: unknown): error is APICallError => hasAiSdkMarker(error, 'vercel.ai.error.AI_APICallError');
 
 /**
  * Turns whatever a provider call threw (AI SDK errors, fetch errors, stream
@@ -209,7 +222,7 @@ export function classifyError(error: unknown, context: ClassifyContext): ModelCa
     return make('config', 'the endpoint answered with a redirect, which provider calls do not follow; use the address it redirects to as the base URL');
   }
 
-  if (APICallError.isInstance(error)) {
+  if (isApiCallError(error)) {
     const status = error.statusCode;
     if (status !== undefined && status >= 300) {
       const { message, type } = bodyMessage(error.responseBody);
@@ -248,7 +261,7 @@ export function classifyError(error: unknown, context: ClassifyContext): ModelCa
   }
   const payload = classifyPayload(error);
   if (payload !== undefined) return make(payload.kind, payload.message);
-  if (AISDKError.isInstance(error)) {
+  if (isAiSdkError(error)) {
     return make('malformed', `provider response could not be used: ${error.message}`);
   }
   if (error instanceof Error && /terminated|socket|other side closed|premature close/i.test(error.message)) {

@@ -1,8 +1,9 @@
-import { type AdapterOptions, AiSdkAdapter } from './ai-adapter.js';
+import type { AdapterOptions } from './ai-adapter.js';
+import { resolveAiSdkTarget } from './ai-target.js';
 import { ModelCallError } from './errors.js';
 import { LocalAdapter, type LocalAdapterOptions } from './local-adapter.js';
-import { getProvider } from './providers.js';
-import { parseModelRef } from './ref.js';
+import { getProvider, type ProviderSpec } from './providers.js';
+import { type ModelRef, parseModelRef } from './ref.js';
 import { SimAdapter } from './sim-adapter.js';
 import './sim-echo.js';
 import type { GenerateOptions, ModelAdapter, ModelRequest, ModelResponse } from './types.js';
@@ -28,7 +29,7 @@ export function createAdapter(ref: string, options: CreateAdapterOptions = {}): 
     case 'replay':
       return new LazyReplayAdapter(ref, parsed.model);
     default:
-      return new AiSdkAdapter(ref, parsed, spec, options);
+      return new LazyAiSdkAdapter(ref, parsed, spec, options);
   }
 }
 
@@ -72,4 +73,34 @@ async function loadReplay(ref: string): Promise<ModelAdapter> {
     });
   }
   return replayFactory(ref);
+}
+
+/**
+ * HTTP providers: the reference, key and base URL are checked when the adapter is made (a missing
+ * key still fails at once, before any call); the AI SDK and the provider's package load on the
+ * first call, so commands that never call a model (reports, gate, the viewer) do not load them.
+ */
+class LazyAiSdkAdapter implements ModelAdapter {
+  readonly ref: string;
+  readonly provider: string;
+  readonly modelId: string;
+  readonly baseURL: string;
+  private inner: Promise<ModelAdapter> | undefined;
+
+  constructor(
+    ref: string,
+    private readonly parsed: ModelRef,
+    private readonly spec: ProviderSpec,
+    private readonly options: AdapterOptions,
+  ) {
+    this.ref = ref;
+    this.provider = parsed.provider;
+    this.modelId = parsed.model;
+    this.baseURL = resolveAiSdkTarget(ref, parsed, spec, options.env ?? process.env).baseURL;
+  }
+
+  async generate(request: ModelRequest, options?: GenerateOptions): Promise<ModelResponse> {
+    this.inner ??= import('./ai-adapter.js').then(({ AiSdkAdapter }) => new AiSdkAdapter(this.ref, this.parsed, this.spec, this.options));
+    return (await this.inner).generate(request, options);
+  }
 }

@@ -1,6 +1,4 @@
-import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { type EmbeddingModel, embedMany } from 'ai';
+import type { EmbeddingModel } from 'ai';
 import { InvalidArgumentError } from '../core/errors.js';
 import { classifyError } from './classify.js';
 import { ModelCallError } from './errors.js';
@@ -57,10 +55,14 @@ export function createEmbedder(ref: string, options: EmbedderOptions = {}): Text
       hint: `export ${spec.keyEnv}=…; keys are read from the environment only and never stored`,
     });
   }
-  const model: EmbeddingModel =
+  // The AI SDK loads on the first call: commands that only read a store never load it.
+  let model: Promise<EmbeddingModel> | undefined;
+  const makeModel = async (): Promise<EmbeddingModel> =>
     spec.kind === 'openai'
-      ? createOpenAI({ baseURL, apiKey: apiKey ?? '' }).embedding(parsed.model)
-      : createOpenAICompatible({ name: parsed.provider, baseURL, ...(apiKey === undefined ? {} : { apiKey }) }).embeddingModel(parsed.model);
+      ? (await import('@ai-sdk/openai')).createOpenAI({ baseURL, apiKey: apiKey ?? '' }).embedding(parsed.model)
+      : (await import('@ai-sdk/openai-compatible'))
+          .createOpenAICompatible({ name: parsed.provider, baseURL, ...(apiKey === undefined ? {} : { apiKey }) })
+          .embeddingModel(parsed.model);
   const secrets = apiKey === undefined ? [] : [apiKey];
   return {
     ref,
@@ -68,8 +70,10 @@ export function createEmbedder(ref: string, options: EmbedderOptions = {}): Text
       if (values.length === 0) return [];
       let embeddings: number[][];
       try {
+        model ??= makeModel();
+        const { embedMany } = await import('ai');
         const result = await embedMany({
-          model,
+          model: await model,
           values: [...values],
           maxRetries: options.maxRetries ?? 2,
           ...(callOptions.signal === undefined ? {} : { abortSignal: callOptions.signal }),
