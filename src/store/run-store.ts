@@ -1,5 +1,4 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { once } from 'node:events';
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Writable } from 'node:stream';
@@ -37,6 +36,10 @@ import {
   scrubText,
   storedLegacyKey,
   validateManifest,
+  exportRecord,
+  runInfoOfRow,
+  tallyCounts,
+  writeJsonLine,
 } from './run-store-common.js';
 import { decodeStoredText, encodeStoredText } from './stored-text.js';
 import type { RunStore as RunStoreInterface } from './run-store-common.js';
@@ -576,27 +579,7 @@ export class SqliteRunStore implements RunStore {
       const rows = page.all(runId, after) as Array<CellRow & { labels: string; ordinal: number }>;
       if (rows.length === 0) break;
       for (const row of rows) {
-        const result = rowToResult(row, false);
-        const record = {
-          run: runId,
-          key: row.key,
-          labels: JSON.parse(row.labels) as CellLabels,
-          request: this.decode(row.request),
-          status: result.status,
-          attempts: result.attempts,
-          text: result.text,
-          reasoning: result.reasoning,
-          finishReason: result.finishReason,
-          responseModel: decodeStoredText(row.response_model),
-          usage: result.usage,
-          latencyMs: result.latencyMs,
-          costUsd: result.costUsd,
-          errorClass: result.errorClass,
-          errorMessage: result.errorMessage,
-          startedAt: result.startedAt,
-          finishedAt: result.finishedAt,
-        };
-        if (!stream.write(`${JSON.stringify(record)}\n`)) await once(stream, 'drain');
+        await writeJsonLine(stream, exportRecord(runId, row, this.decode(row.request)));
         lines += 1;
       }
       after = rows[rows.length - 1]!.ordinal;
@@ -615,28 +598,13 @@ export class SqliteRunStore implements RunStore {
     const stamp = this.db.inTransaction ? null : `${this.db.pragma('data_version', { simple: true })}:${this.statements.totalChanges.get()}`;
     const kept = this.countsCache.get(runId);
     if (stamp !== null && kept !== undefined && kept.stamp === stamp) return { ...kept.counts };
-    const counts = { pending: 0, done: 0, empty: 0, failed: 0, total: 0 };
-    for (const entry of this.statements.runCounts.all(runId) as Array<{ status: CellStatus; n: number }>) {
-      counts[entry.status] = entry.n;
-      counts.total += entry.n;
-    }
+    const counts = tallyCounts(this.statements.runCounts.all(runId) as Array<{ status: CellStatus; n: number }>);
     if (stamp !== null) this.countsCache.set(runId, { stamp, counts: { ...counts } });
     return counts;
   }
 
   private runInfo(row: RunRow): RunInfo {
-    const counts = this.runCounts(row.id);
-    return {
-      id: row.id,
-      experiment: row.experiment,
-      manifest: JSON.parse(row.manifest) as RunManifest,
-      status: row.status,
-      startedAt: row.started_at,
-      updatedAt: row.updated_at,
-      endedAt: row.ended_at,
-      summary: row.summary === null ? null : JSON.parse(row.summary),
-      counts,
-    };
+    return runInfoOfRow(row, this.runCounts(row.id));
   }
 }
 
