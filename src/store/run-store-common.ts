@@ -7,7 +7,8 @@ import type { BatchJob } from './batch-jobs.js';
 import type { StageDeclaration, StageProgress } from './run-stages.js';
 import { type CellIdentity, REDACTED, replaceSecretValues, scrubSecrets } from './keys.js';
 import { requestKeys } from './request-hash.js';
-import { decodeStoredText } from './stored-text.js';
+import { scrubAnswer } from './answer-scrub.js';
+import { decodeStoredText, encodeStoredText } from './stored-text.js';
 import type { CellLabels, CellResult, CellSpec, CellStatus, RunManifest } from './types.js';
 
 /*
@@ -266,6 +267,36 @@ export function exportRecord(runId: string, row: CellRow & { labels: string }, r
 /** Writes one JSON line, waiting for the stream to drain when its buffer is full. */
 export async function writeJsonLine(stream: Writable, record: unknown): Promise<void> {
   if (!stream.write(`${JSON.stringify(record)}\n`)) await once(stream, 'drain');
+}
+
+/**
+ * One outcome's column values, scrubbed of the store's secrets and encoded (stored-text.ts), in the
+ * order both backends write them: status, attempts to add, text … finished_at, tool_calls.
+ */
+export function outcomeValues(outcome: CellOutcome, secrets: readonly string[]): unknown[] {
+  const u = outcome.usage;
+  return [
+    outcome.status,
+    attemptsToAdd(outcome),
+    encodeStoredText(scrubAnswer(outcome.text, secrets)),
+    encodeStoredText(scrubAnswer(outcome.reasoning, secrets)),
+    outcome.finishReason,
+    encodeStoredText(outcome.responseModel),
+    u.inputTokens,
+    u.outputTokens,
+    u.cachedInputTokens,
+    u.cacheWriteTokens,
+    u.reasoningTokens,
+    outcome.latencyMs,
+    outcome.costUsd,
+    outcome.errorClass,
+    outcome.errorMessage === null ? null : encodeStoredText(scrubText(outcome.errorMessage, secrets)),
+    outcome.startedAt,
+    outcome.finishedAt,
+    outcome.toolCalls === undefined || outcome.toolCalls === null || outcome.toolCalls.length === 0
+      ? null
+      : JSON.stringify(secrets.length === 0 ? outcome.toolCalls : (replaceSecretValues(outcome.toolCalls, secrets) as ToolCall[])),
+  ];
 }
 
 /** A run's cell counts from its per-status tallies. */

@@ -3,7 +3,6 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Writable } from 'node:stream';
 import Database from 'better-sqlite3';
-import { scrubAnswer } from './answer-scrub.js';
 import { checkStorePath } from './store-path.js';
 import { acquireStoreLock, releaseStoreLock } from './store-lock.js';
 import { canonicalJson } from '../core/canonical-json.js';
@@ -22,7 +21,6 @@ import {
   type OpenStoreOptions,
   RESULT_COLUMNS,
   RUN_STATUSES,
-  attemptsToAdd,
   decodeIndexRow,
   type RunCellIndexRow,
   type RunCellRecord,
@@ -33,20 +31,20 @@ import {
   resultRecord,
   rowToResult,
   scrubJsonValues,
-  scrubText,
   storedLegacyKey,
   validateManifest,
   exportRecord,
   runInfoOfRow,
   tallyCounts,
   writeJsonLine,
+  outcomeValues,
 } from './run-store-common.js';
-import { decodeStoredText, encodeStoredText } from './stored-text.js';
+import { decodeStoredText } from './stored-text.js';
 import type { RunStore as RunStoreInterface } from './run-store-common.js';
 
 export * from './run-store-common.js';
 import { noteStoreOpened, storeFaultOf } from './faults.js';
-import { type CellIdentity, replaceSecretValues, scrubSecrets, secretValuesFromEnv } from './keys.js';
+import { type CellIdentity, scrubSecrets, secretValuesFromEnv } from './keys.js';
 import { requestKeys } from './request-hash.js';
 import { declareStages, hasIncompleteStage, recordStage, type StageDeclaration, type StageProgress, stagesOfRun } from './run-stages.js';
 import { ensureSchema, READABLE_WITHOUT_MIGRATION, readSchemaVersion, SCHEMA_VERSION } from './schema.js';
@@ -488,30 +486,7 @@ export class SqliteRunStore implements RunStore {
   }
 
   private writeResult(key: string, outcome: CellOutcome): boolean {
-    const u = outcome.usage;
-    const info = this.statements.recordResult.run(
-      outcome.status,
-      attemptsToAdd(outcome),
-      encodeStoredText(scrubAnswer(outcome.text, this.secrets)),
-      encodeStoredText(scrubAnswer(outcome.reasoning, this.secrets)),
-      outcome.finishReason,
-      encodeStoredText(outcome.responseModel),
-      u.inputTokens,
-      u.outputTokens,
-      u.cachedInputTokens,
-      u.cacheWriteTokens,
-      u.reasoningTokens,
-      outcome.latencyMs,
-      outcome.costUsd,
-      outcome.errorClass,
-      outcome.errorMessage === null ? null : encodeStoredText(scrubText(outcome.errorMessage, this.secrets)),
-      outcome.startedAt,
-      outcome.finishedAt,
-      outcome.toolCalls === undefined || outcome.toolCalls === null || outcome.toolCalls.length === 0
-        ? null
-        : JSON.stringify(this.secrets.length === 0 ? outcome.toolCalls : replaceSecretValues(outcome.toolCalls, this.secrets)),
-      key,
-    );
+    const info = this.statements.recordResult.run(...outcomeValues(outcome, this.secrets), key);
     if (info.changes === 0 && !this.statements.hasCell.get(key)) {
       throw new InvalidArgumentError('key', `cell ${key} is not in ${this.file}; register it first`);
     }

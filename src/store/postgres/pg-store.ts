@@ -1,10 +1,9 @@
 import type { Writable } from 'node:stream';
 import { canonicalJson } from '../../core/canonical-json.js';
 import { InputError, InvalidArgumentError } from '../../core/errors.js';
-import type { ModelRequest, ToolCall } from '../../models/types.js';
+import type { ModelRequest } from '../../models/types.js';
 import { BlobCache, decodeRequest, encodeRequest } from '../blobs.js';
-import { scrubAnswer } from '../answer-scrub.js';
-import { type CellIdentity, replaceSecretValues, scrubSecrets, secretValuesFromEnv } from '../keys.js';
+import { type CellIdentity, scrubSecrets, secretValuesFromEnv } from '../keys.js';
 import { requestKeys } from '../request-hash.js';
 import {
   type BatchJobLedger,
@@ -15,7 +14,6 @@ import {
   type OpenStoreOptions,
   RESULT_COLUMNS,
   RUN_STATUSES,
-  attemptsToAdd,
   decodeIndexRow,
   type RunCellIndexRow,
   type RunCellRecord,
@@ -27,15 +25,14 @@ import {
   resultRecord,
   rowToResult,
   scrubJsonValues,
-  scrubText,
   storedLegacyKey,
   validateManifest,
   exportRecord,
   runInfoOfRow,
   tallyCounts,
   writeJsonLine,
+  outcomeValues,
 } from '../run-store-common.js';
-import { encodeStoredText } from '../stored-text.js';
 import { type StageDeclaration, type StageProgress, stageComplete } from '../run-stages.js';
 import { prefixSignature } from '../schedule.js';
 import type { CellResult, CellSpec, CellStatus, RunManifest } from '../types.js';
@@ -479,29 +476,7 @@ export class PgRunStore implements RunStore {
 
   /** One outcome's column values, scrubbed and encoded (stored-text.ts), in OUTCOME_COLUMNS order. */
   private outcomeValues(outcome: CellOutcome): unknown[] {
-    const u = outcome.usage;
-    return [
-      outcome.status,
-      attemptsToAdd(outcome),
-      encodeStoredText(scrubAnswer(outcome.text, this.secrets)),
-      encodeStoredText(scrubAnswer(outcome.reasoning, this.secrets)),
-      outcome.finishReason,
-      encodeStoredText(outcome.responseModel),
-      u.inputTokens,
-      u.outputTokens,
-      u.cachedInputTokens,
-      u.cacheWriteTokens,
-      u.reasoningTokens,
-      outcome.latencyMs,
-      outcome.costUsd,
-      outcome.errorClass,
-      outcome.errorMessage === null ? null : encodeStoredText(scrubText(outcome.errorMessage, this.secrets)),
-      outcome.startedAt,
-      outcome.finishedAt,
-      outcome.toolCalls === undefined || outcome.toolCalls === null || outcome.toolCalls.length === 0
-        ? null
-        : JSON.stringify(this.secrets.length === 0 ? outcome.toolCalls : (replaceSecretValues(outcome.toolCalls, this.secrets) as ToolCall[])),
-    ];
+    return outcomeValues(outcome, this.secrets);
   }
 
   /**
