@@ -1,7 +1,6 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { InputError } from '../core/errors.js';
 import { discoverSessions, summarizeSessions } from './discover.js';
 import { CLAUDE_MAIN, CODEX_MAIN } from './testing/fixtures.js';
@@ -9,18 +8,11 @@ import { LineSplitter } from './line-splitter.js';
 import { compactionPositions } from './positions.js';
 import { buildPrefix } from './prefix.js';
 import { readSession } from './read.js';
-import { assistant, expectBigLineRead, line, user } from './testing/claude-lines.js';
+import { assistant, expectBigLineRead, line, user, useWriteDir } from './testing/claude-lines.js';
 import { fillerContext, shuffledRealContext } from './reference.js';
 import { RENDER_MODES } from './render.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'echolens-sessions-bad-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function write(name: string, content: string | Buffer): string {
-  const file = join(dir, name);
-  writeFileSync(file, content);
-  return file;
-}
+const { dir, write } = useWriteDir('echolens-sessions-bad-');
 
 describe('bad input: warnings naming file:line, the rest still read, never a throw', () => {
   it('a truncated last line', async () => {

@@ -1,6 +1,24 @@
-import { expect } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect } from 'vitest';
 import { buildPrefix } from '../prefix.js';
 import { readSession } from '../read.js';
+
+/**
+ * A temporary directory for the calling test file (removed after its tests) and a `write` that puts
+ * a file in it and returns the file's path.
+ */
+export function useWriteDir(prefix: string): { dir: string; write: (name: string, content: string | Buffer) => string } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const write = (name: string, content: string | Buffer): string => {
+    const file = join(dir, name);
+    writeFileSync(file, content);
+    return file;
+  };
+  return { dir, write };
+}
 
 /** One JSON Lines record. */
 export const line = (o: unknown): string => `${JSON.stringify(o)}\n`;
