@@ -1,6 +1,6 @@
 import { forestSpec, type IntervalRow, shortLabel } from '../report/charts.js';
 import { documentVerdict } from '../report/document/build.js';
-import { int, intervalCell, num, pCell, text } from '../report/document/cells.js';
+import { int, intervalCell, num, pCell, table, text } from '../report/document/cells.js';
 import { documentMarkdown } from '../report/document/render-markdown.js';
 import type { AuditDocumentPart, DocumentBlock, DocumentCell, DocumentSection, DocumentVerdict } from '../report/document/types.js';
 import { pClause, pValue as pv, signed as signedNumber } from '../report/format.js';
@@ -218,28 +218,20 @@ function targetSection(t: ContinuationReport['analysis']['targets'][number]): Do
       ': its p-value is unadjusted, one of many per target, and by chance alone about one in twenty will fall below 0.05.',
     ],
   });
-  blocks.push({
-    kind: 'table',
-    columns: [
-      { header: 'contrast' },
-      { header: 'analysis' },
-      { header: 'stratum' },
-      { header: 'role' },
-      { header: 'n', numeric: true },
-      { header: 'Δ fidelity', numeric: true },
-      { header: '95% CI', numeric: true },
-      { header: 'p', numeric: true },
-      { header: 'test' },
-    ],
-    rows: t.contrasts.flatMap((c) => {
-      const name = text(`${c.a} − ${c.b}${c.primary ? ' (primary)' : ''}`);
-      return KINDS.flatMap(([kind, label]) => [
-        [name, text(label), text('all'), ...estimateCells(c[kind])],
-        [name, text(label), text('same-task'), ...estimateCells(c.strata.sameTask[kind])],
-        [name, text(label), text('cross-task'), ...estimateCells(c.strata.crossTask[kind])],
-      ]);
-    }),
-  });
+  blocks.push(
+    table(
+      ['contrast', 'analysis', 'stratum', 'role', 'n', 'Δ fidelity', '95% CI', 'p', 'test'],
+      t.contrasts.flatMap((c) => {
+        const name = text(`${c.a} − ${c.b}${c.primary ? ' (primary)' : ''}`);
+        return KINDS.flatMap(([kind, label]) => [
+          [name, text(label), text('all'), ...estimateCells(c[kind])],
+          [name, text(label), text('same-task'), ...estimateCells(c.strata.sameTask[kind])],
+          [name, text(label), text('cross-task'), ...estimateCells(c.strata.crossTask[kind])],
+        ]);
+      }),
+      [4, 5, 6, 7],
+    ),
+  );
   return { title: t.target, blocks };
 }
 
@@ -264,52 +256,42 @@ function referenceSection(report: ContinuationReport): DocumentSection[] {
   for (const t of reference.targets) {
     const calibrated = report.analysis.targets.find((c) => c.target === t.target);
     blocks.push({ kind: 'heading', text: t.target });
-    blocks.push({
-      kind: 'table',
-      columns: [
-        { header: 'arm' },
-        { header: 'generated', numeric: true },
-        { header: 'tool match (M1)', numeric: true },
-        { header: 'argument similarity of matching calls (M2)', numeric: true },
-        { header: 'mean fidelity, calibrated', numeric: true },
-        { header: 'mean fidelity, authors', numeric: true },
-        { header: '' },
-      ],
-      rows: t.arms.map((arm) => {
-        const mine = calibrated?.attrition.find((a) => a.arm === arm.arm)?.meanFidelity ?? null;
-        const theirs = t.analysis.attrition.find((a) => a.arm === arm.arm)?.meanFidelity ?? null;
-        return [
-          text(arm.arm),
-          int(arm.generated),
-          num(arm.toolMatches, 'integer', undefined, ` (${arm.toolMatchRate === null ? '—' : `${(100 * arm.toolMatchRate).toFixed(0)}%`})`),
-          num(arm.argSimilarity, 'fixed', 3),
-          num(mine, 'fixed', 3),
-          num(theirs, 'fixed', 3),
-          differsCell(differs(mine, theirs)),
-        ];
-      }),
-    });
-    blocks.push({
-      kind: 'table',
-      columns: [
-        { header: 'contrast' },
-        { header: 'analysis' },
-        { header: 'Δ fidelity, calibrated [95% CI]', numeric: true },
-        { header: 'Δ fidelity, authors [95% CI]', numeric: true },
-        { header: '' },
-      ],
-      rows: t.analysis.contrasts.flatMap((c) => {
-        const mine = calibrated?.contrasts.find((x) => x.a === c.a && x.b === c.b);
-        if (!mine) return [];
-        return KINDS.map(([kind, label]) => [
-          text(`${c.a} − ${c.b}${c.primary ? ' (primary)' : ''}`),
-          text(label),
-          estimate(mine[kind]),
-          estimate(c[kind]),
-          differsCell(differs(mine[kind].mean, c[kind].mean) || differs(mine[kind].p, c[kind].p)),
-        ]);
-      }),
-    });
+    blocks.push(
+      table(
+        ['arm', 'generated', 'tool match (M1)', 'argument similarity of matching calls (M2)', 'mean fidelity, calibrated', 'mean fidelity, authors', ''],
+        t.arms.map((arm) => {
+          const mine = calibrated?.attrition.find((a) => a.arm === arm.arm)?.meanFidelity ?? null;
+          const theirs = t.analysis.attrition.find((a) => a.arm === arm.arm)?.meanFidelity ?? null;
+          return [
+            text(arm.arm),
+            int(arm.generated),
+            num(arm.toolMatches, 'integer', undefined, ` (${arm.toolMatchRate === null ? '—' : `${(100 * arm.toolMatchRate).toFixed(0)}%`})`),
+            num(arm.argSimilarity, 'fixed', 3),
+            num(mine, 'fixed', 3),
+            num(theirs, 'fixed', 3),
+            differsCell(differs(mine, theirs)),
+          ];
+        }),
+        [1, 2, 3, 4, 5],
+      ),
+    );
+    blocks.push(
+      table(
+        ['contrast', 'analysis', 'Δ fidelity, calibrated [95% CI]', 'Δ fidelity, authors [95% CI]', ''],
+        t.analysis.contrasts.flatMap((c) => {
+          const mine = calibrated?.contrasts.find((x) => x.a === c.a && x.b === c.b);
+          if (!mine) return [];
+          return KINDS.map(([kind, label]) => [
+            text(`${c.a} − ${c.b}${c.primary ? ' (primary)' : ''}`),
+            text(label),
+            estimate(mine[kind]),
+            estimate(c[kind]),
+            differsCell(differs(mine[kind].mean, c[kind].mean) || differs(mine[kind].p, c[kind].p)),
+          ]);
+        }),
+        [2, 3],
+      ),
+    );
   }
   return [{ title: 'The authors’ scoring (procedure: reference)', blocks }];
 }
@@ -318,18 +300,9 @@ function cutpointsSection(report: ContinuationReport): DocumentSection {
   return {
     title: 'Cutpoints',
     blocks: [
-      {
-        kind: 'table',
-        columns: [
-          { header: 'cutpoint' },
-          { header: 'line', numeric: true },
-          { header: 'position', numeric: true },
-          { header: 'ground-truth tool' },
-          { header: 'task' },
-          { header: 'recent window task' },
-          { header: 'stratum' },
-        ],
-        rows: report.cutpoints.map((c) => [
+      table(
+        ['cutpoint', 'line', 'position', 'ground-truth tool', 'task', 'recent window task', 'stratum'],
+        report.cutpoints.map((c) => [
           text(c.id),
           int(c.line),
           num(c.fraction, 'share', 0),
@@ -338,7 +311,8 @@ function cutpointsSection(report: ContinuationReport): DocumentSection {
           text(c.windowTask ?? '—'),
           text(c.sameTask === null ? '—' : c.sameTask ? 'same-task' : 'cross-task'),
         ]),
-      },
+        [1, 2],
+      ),
     ],
   };
 }

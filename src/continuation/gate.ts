@@ -1,7 +1,7 @@
 import type { AuditGate } from '../experiment/audit.js';
 import type { GateCheck } from '../gate/types.js';
 import { continuationGateShape } from './config.js';
-import { gateNumber, gateSigned } from '../gate/format.js';
+import { gateNumber, gateSigned, limitCheck } from '../gate/format.js';
 import type { ContinuationReport } from './run.js';
 
 /**
@@ -47,13 +47,7 @@ export function continuationGateChecks(report: ContinuationReport, t: Continuati
       });
     }
     if (t.maxActionChange !== null) {
-      const fail = Math.abs(itt.mean) > t.maxActionChange;
-      checks.push({
-        ...base,
-        name: 'max-action-change',
-        status: fail ? 'fail' : 'pass',
-        message: `${stated}: its size ${fail ? 'is above' : 'is within'} the limit ${gateNumber(t.maxActionChange)}`,
-      });
+      checks.push(limitCheck(base, 'max-action-change', Math.abs(itt.mean), t.maxActionChange, `${stated}: its size`, gateNumber));
     }
   }
   return checks;

@@ -3,7 +3,7 @@ import type { AuditHeadlineTarget } from '../experiment/audit.js';
 import { dtw } from '../metrics/dtw.js';
 import { forestSpec, type IntervalRow, labelledScatterSpec } from '../report/charts.js';
 import { documentVerdict } from '../report/document/build.js';
-import { int, intervalCell, num, pCell, text } from '../report/document/cells.js';
+import { int, intervalCell, num, pCell, table, text } from '../report/document/cells.js';
 import { documentMarkdown, sectionsMarkdown } from '../report/document/render-markdown.js';
 import type { AuditDocumentPart, DocumentBlock, DocumentCell, DocumentSection, DocumentVerdict } from '../report/document/types.js';
 import { fixed, pClause, percent as pct, pValue as pv, signed } from '../report/format.js';
@@ -105,7 +105,6 @@ export function memoryVerdicts(report: MemoryReport): DocumentVerdict[] {
 }
 
 const columns = (...headers: string[]) => headers.map((header) => ({ header }));
-const table = (headers: string[], rows: DocumentCell[][]): DocumentBlock => ({ kind: 'table', columns: columns(...headers), rows });
 const maybeSigned = (value: MemoryMaybe<number> | null, digits = 3): DocumentCell =>
   value === null ? text('—') : isRefusal(value) ? failed(value) : num(value, 'signed', digits);
 const elevationCells = (value: MemoryMaybe<IntervalEstimate> | null): DocumentCell[] => {

@@ -1,7 +1,7 @@
 import type { AuditGate } from '../experiment/audit.js';
 import type { GateCheck } from '../gate/types.js';
 import { memoryGateShape } from './config.js';
-import { gatePercent } from '../gate/format.js';
+import { gatePercent, limitCheck } from '../gate/format.js';
 import type { MemoryReport } from './analysis.js';
 
 /**
@@ -43,13 +43,7 @@ export function memoryGateChecks(report: MemoryReport, t: MemoryGateThresholds, 
         });
       }
       if (t.maxElevation !== null) {
-        const fail = e.estimate > t.maxElevation;
-        checks.push({
-          ...base,
-          name: `max-elevation:${tierName}`,
-          status: fail ? 'fail' : 'pass',
-          message: `${stated} ${fail ? 'is above' : 'is within'} the limit ${gatePercent(t.maxElevation)}`,
-        });
+        checks.push(limitCheck(base, `max-elevation:${tierName}`, e.estimate, t.maxElevation, stated, gatePercent));
       }
     }
   }

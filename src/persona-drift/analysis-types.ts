@@ -131,7 +131,8 @@ export interface MitigationResult {
   recovery: number | null;
 }
 
-export interface StressorResult {
+/** One stressor or contract item of one target in one cell (arm, mitigation, distance, system prompt), over n answers. */
+export interface ItemCellResult {
   target: string;
   item: string;
   arm: string;
@@ -139,6 +140,9 @@ export interface StressorResult {
   distance: string;
   systemPrompt: string;
   n: number;
+}
+
+export interface StressorResult extends ItemCellResult {
   complianceRate: number;
   meanLength: number;
 }

@@ -1,27 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { analyzePersona, type GapEstimate, type PersonaObservation } from './analysis.js';
 import { renderPersonaMarkdown } from './document.js';
+import { personaObservation } from './testing/observation.js';
 
-function obs(partial: Partial<PersonaObservation>): PersonaObservation {
-  return {
-    target: 'sim:a',
-    session: 's1',
-    position: 'P00',
-    positionValue: 0,
-    arm: 'real',
-    mitigation: 'none',
-    distance: 'd0',
-    surface: 'probe',
-    item: 'C01',
-    category: 'coding_self',
-    paraphrase: 0,
-    sample: 0,
-    status: 'done',
-    text: 'As an AI assistant, I have no preferences.',
-    scores: { 'sim:judge': 3 },
-    ...partial,
-  };
-}
+const obs = personaObservation;
 
 /** Real arm scores 2 at every cell, filler 3: Δ = +1 exactly. */
 function plantedGrid(positions = 4, items = 3): PersonaObservation[] {

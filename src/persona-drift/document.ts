@@ -1,6 +1,6 @@
 import type { AuditHeadlineTarget } from '../experiment/audit.js';
 import { barSpec, forestSpec, type IntervalRow, scatterSpec, shortLabel, trajectorySpec } from '../report/charts.js';
-import { int, intervalCell, num, pCell, text } from '../report/document/cells.js';
+import { captioned, int, intervalCell, num, pCell, table, text } from '../report/document/cells.js';
 import { documentMarkdown } from '../report/document/render-markdown.js';
 import type { AuditDocumentPart, DocumentBlock, DocumentCell, DocumentSection, DocumentVerdict } from '../report/document/types.js';
 import { fixed as f3, pClause, pValue as pv, share as pct, signed as f2 } from '../report/format.js';
@@ -49,15 +49,6 @@ const claimPCell = (test: Maybe<UnitInference>): DocumentCell => ('error' in tes
 const holm = (p: number | null | undefined): DocumentCell => (p === null || p === undefined ? text('n/a') : pCell(p));
 const unitsOf = (r: Maybe<{ units: number; level: string }>) => text('error' in r ? 'n/a' : `${r.units} ${r.level}s`);
 const ratio = (x: number | null, suffix = '') => (x === null ? text('n/a') : text(`${x.toFixed(2)}×${suffix}`));
-const table = (headers: string[], rows: DocumentCell[][], numeric: readonly number[] = []): DocumentBlock => ({
-  kind: 'table',
-  columns: headers.map((header, i) => (numeric.includes(i) ? { header, numeric: true } : { header })),
-  rows,
-});
-
-/** A caption line and its table, or nothing when `show` is false. */
-const captioned = (show: boolean, caption: string, headers: string[], rows: DocumentCell[][], numeric: readonly number[] = []): DocumentBlock[] =>
-  show ? [{ kind: 'text', text: caption }, table(headers, rows, numeric)] : [];
 
 function intervalRows<T>(items: readonly T[], label: (t: T) => string, gap: (t: T) => Maybe<GapEstimate>, group?: (t: T) => string): IntervalRow[] {
   return items.flatMap((item) => {

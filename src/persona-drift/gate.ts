@@ -1,7 +1,7 @@
 import type { AuditGate } from '../experiment/audit.js';
 import type { GateCheck } from '../gate/types.js';
 import { personaGateShape } from './config.js';
-import { gateNumber, gateSigned } from '../gate/format.js';
+import { gateNumber, gateSigned, limitCheck } from '../gate/format.js';
 import type { PersonaReport } from './analysis.js';
 
 /**
@@ -38,13 +38,7 @@ export function personaGateChecks(report: PersonaReport, t: PersonaGateThreshold
       });
     }
     if (t.maxDrift !== null) {
-      const fail = estimate > t.maxDrift;
-      checks.push({
-        ...base,
-        name: 'max-drift',
-        status: fail ? 'fail' : 'pass',
-        message: `${stated} ${fail ? 'is above' : 'is within'} the limit ${gateNumber(t.maxDrift)}`,
-      });
+      checks.push(limitCheck(base, 'max-drift', estimate, t.maxDrift, stated, gateNumber));
     }
   }
   return checks;

@@ -58,14 +58,8 @@ export function parseStressorFile(
   if (m === null) fail(file, '(path)', `the replicate folder ${JSON.stringify(path.v)} must be vNN`);
   const failed = typeof v.error === 'string' && v.response_text === undefined;
   const response = failed ? '' : requireString(v, 'response_text', file);
-  const facts = positionFacts(path.position);
   return {
-    file,
-    target: path.target,
-    session: 'S1',
-    position: path.position,
-    positionValue: facts.value ?? -1,
-    compaction: facts.compaction,
+    ...archivePlace(file, path.target, path.position),
     arm: path.arm,
     mitigation: path.variant ?? 'none',
     distance: 'd0',
@@ -113,6 +107,12 @@ const HEADLINE_POSITIONS: Record<string, number> = {
   P4_post_C5: 7824,
   P5_pre_C6: 8800,
 };
+
+/** Where a per-file archive cell stands: its file, target and position (the archive has one session, S1). */
+function archivePlace(file: string, target: string, position: string) {
+  const facts = positionFacts(position);
+  return { file, target, session: 'S1', position, positionValue: facts.value ?? -1, compaction: facts.compaction };
+}
 
 /** What a position label says: its counter value where known, and the compaction it brackets. */
 export function positionFacts(label: string): { value: number | null; compaction: ArchiveCell['compaction'] } {
@@ -325,14 +325,8 @@ function failedPerCellFile(v: Record<string, unknown>, file: string, path: { tar
   if (arm === undefined) fail(file, 'arm', `unknown arm ${JSON.stringify(path.arm)}: expected one of ${Object.keys(ARCHIVE_ARMS).join(', ')}`);
   const category = optionalString(v, 'probe_category', file) ?? CATEGORY_BY_LETTER[probeId.charAt(0)];
   if (category === undefined) fail(file, 'probe_category', `missing field "probe_category" (probe ${JSON.stringify(probeId)} has no known category)`);
-  const facts = positionFacts(path.position);
   return {
-    file,
-    target: path.target,
-    session: 'S1',
-    position: path.position,
-    positionValue: facts.value ?? -1,
-    compaction: facts.compaction,
+    ...archivePlace(file, path.target, path.position),
     arm,
     mitigation: 'none',
     distance: 'd0',

@@ -12,8 +12,8 @@ import { ARCHIVE_STRESSOR, type ArchiveCell, archiveArmName, CONTENT_POSITION } 
 import { archivePathPart } from './interchange-confine.js';
 import type { ArchiveRead } from './interchange-files.js';
 import { JUDGE_LABELS } from './judge.js';
-import { decodePersonaTargetLabels, isPersonaTargetCell, resolveJudgeVerdicts } from './labels.js';
-import { PERSONA_EXPERIMENT, personaRunTexts } from './run.js';
+import { decodePersonaTargetLabels, isPersonaTargetCell } from './labels.js';
+import { PERSONA_EXPERIMENT, personaCellsAndVerdicts } from './run.js';
 
 /**
  * The store side of the ContextEcho interchange: an archive becomes a persona run whose cells hold
@@ -264,14 +264,7 @@ export interface ExportResult {
 export async function exportRun(store: RunStore, runId: string): Promise<ExportResult> {
   const run = await store.requireRun(runId);
   if (run.experiment !== PERSONA_EXPERIMENT) throw new InputError(`run ${runId} is a ${run.experiment} run, not a persona run`, { file: store.file });
-  const { parseJudgeOutput } = await personaRunTexts(store, runId);
-  const cells = await store.cellResultsOfRun(runId);
-  const verdicts = resolveJudgeVerdicts(cells, {
-    parse: parseJudgeOutput,
-    labels: (cell) => cell.labels,
-    key: (cell) => cell.key,
-    text: (cell) => (cell.result.status === 'done' ? cell.result.text : null),
-  });
+  const { cells, verdicts } = await personaCellsAndVerdicts(store, runId);
   const targetCells = cells.filter((c) => isPersonaTargetCell(c.labels));
   const decoded = targetCells.map((c) => ({ cell: c, l: decodePersonaTargetLabels(c.labels, c.key) }));
   const skipped: Record<string, number> = Object.create(null);

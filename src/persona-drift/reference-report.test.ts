@@ -1,32 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { analyzePersona, type PersonaObservation } from './analysis.js';
 import { renderPersonaMarkdown } from './document.js';
+import { personaObservation } from './testing/observation.js';
 import { meanOfPositionMeans, sessionWilcoxon } from './reference-estimators.js';
 import { holm } from '../stats/multiple-testing.js';
 
 /** `procedure: reference` in the report: the reference block and the judge-free tables it must keep. */
 
-function obs(partial: Partial<PersonaObservation>): PersonaObservation {
-  return {
-    target: 'sim:a',
-    session: 'S1',
-    position: 'P00',
-    positionValue: 0,
-    arm: 'real',
-    mitigation: 'none',
-    distance: 'd0',
-    systemPrompt: 'probe-reference',
-    surface: 'probe',
-    item: 'C01',
-    category: 'coding_self',
-    paraphrase: 0,
-    sample: 0,
-    status: 'done',
-    text: 'As an AI assistant, I have no preferences.',
-    scores: { 'sim:judge': 3 },
-    ...partial,
-  };
-}
+const obs = (partial: Partial<PersonaObservation>): PersonaObservation => personaObservation({ session: 'S1', systemPrompt: 'probe-reference', ...partial });
 
 /**
  * Three sessions × three positions; probes at the probe prompt, stressors at the reference's own

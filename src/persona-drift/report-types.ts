@@ -5,6 +5,7 @@ import type {
   CompactionResult,
   ContractContrast,
   DesignContrast,
+  ItemCellResult,
   JudgeAgreementResult,
   MitigationResult,
   ScratchResult,
@@ -46,17 +47,12 @@ export interface PersonaReport extends AnalysisExtras {
   stressors: StressorResult[];
   stressorContrasts: StressorContrast[];
   verbosity: VerbosityResult[];
-  contracts: Array<{
-    target: string;
-    item: string;
-    arm: string;
-    mitigation: string;
-    distance: string;
-    systemPrompt: string;
-    n: number;
-    passRate: number;
-    failures: Record<string, number>;
-  }>;
+  contracts: Array<
+    ItemCellResult & {
+      passRate: number;
+      failures: Record<string, number>;
+    }
+  >;
   contractContrasts: ContractContrast[];
   compaction: CompactionResult[];
   /** The scratch arm (no context), analysed once per target: its answers do not depend on the session or position. */

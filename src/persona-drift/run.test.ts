@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +11,7 @@ import { openStore } from '../store/run-store.js';
 import type { GapEstimate } from './analysis.js';
 import { loadPersonaConfig, personaReport, runPersona } from './run.js';
 import { createPersonaSimProfile } from './sim.js';
-import { DEMO_SESSION, smallPersonaConfig } from './testing/small-config.js';
+import { smallPersonaConfig, writeWirePersonaConfig } from './testing/small-config.js';
 
 const quiet = { progress: false } as const;
 
@@ -97,17 +97,7 @@ describe('persona run end to end (SIMULATED models with planted ground truth)', 
     afterAll(() => server.close());
 
     it('runs `echolens persona run` against a local server and reports', async () => {
-      const configFile = join(dir, 'wire.yaml');
-      writeFileSync(
-        configFile,
-        [
-          `sessions: [${JSON.stringify(DEMO_SESSION)}]`,
-          'positions: [{ steps: [40, 70] }]',
-          `targets: ["openai-compatible:fake-target@${server.baseURL}"]`,
-          `judges: ["openai-compatible:fake-judge@${server.baseURL}"]`,
-          'analysis: { B: 300 }',
-        ].join('\n'),
-      );
+      const configFile = writeWirePersonaConfig(join(dir, 'wire.yaml'), server.baseURL);
       const cfg = loadPersonaConfig(configFile);
       const db = join(dir, 'wire.db');
       const run = await runPersona(cfg, db, { ...quiet, signal: new AbortController().signal });

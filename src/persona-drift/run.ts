@@ -297,10 +297,9 @@ export async function runPersona(config: PersonaConfig, db: string, runtime: Sta
   return runCheckedAudit(personaRunner, config, db, runtime, { input: read, specs, estimate, configMaxCostUsd: config.limits.maxCostUsd });
 }
 
-/** Reads a persona run back from the store as analysis observations. */
-export async function collectPersonaObservations(store: RunStore, runId: string): Promise<PersonaObservation[]> {
+/** A persona run's materials, its cells and the judge verdicts resolved from them. */
+export async function personaCellsAndVerdicts(store: RunStore, runId: string) {
   const { materials, parseJudgeOutput } = await personaRunTexts(store, runId);
-  const stimuli = materials.stimuli;
   const cells = await store.cellResultsOfRun(runId);
   const verdicts = resolveJudgeVerdicts(cells, {
     parse: parseJudgeOutput,
@@ -308,6 +307,13 @@ export async function collectPersonaObservations(store: RunStore, runId: string)
     key: (cell) => cell.key,
     text: (cell) => (cell.result.status === 'done' ? cell.result.text : null),
   });
+  return { materials, cells, verdicts };
+}
+
+/** Reads a persona run back from the store as analysis observations. */
+export async function collectPersonaObservations(store: RunStore, runId: string): Promise<PersonaObservation[]> {
+  const { materials, cells, verdicts } = await personaCellsAndVerdicts(store, runId);
+  const stimuli = materials.stimuli;
   const stressors = new Map<string, (typeof stimuli.stressors)[number]>(stimuli.stressors.map((s) => [s.id, s]));
   const contracts = new Map(stimuli.contracts.map((c) => [c.id, c]));
   const observations: PersonaObservation[] = [];

@@ -1,59 +1,10 @@
-// The 50 MB line of bad-input.test.ts (about 60 s under load; the fast tier reads the same case at 4 MB).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { buildPrefix } from './prefix.js';
-import { readSession } from './read.js';
+import { describe, it } from 'vitest';
+import { expectBigLineRead, useWriteDir } from './testing/claude-lines.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'echolens-sessions-bad-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-const line = (o: unknown): string => `${JSON.stringify(o)}\n`;
-const user = (uuid: string, parent: string | null, content: unknown): string =>
-  line({ type: 'user', uuid, parentUuid: parent, sessionId: 's1', timestamp: '2026-01-01T00:00:00Z', message: { role: 'user', content } });
-const assistant = (uuid: string, parent: string, text: string): string =>
-  line({
-    type: 'assistant',
-    uuid,
-    parentUuid: parent,
-    sessionId: 's1',
-    message: { id: `m-${uuid}`, role: 'assistant', model: 'claude-x', content: [{ type: 'text', text }] },
-  });
-
-function write(name: string, content: string | Buffer): string {
-  const file = join(dir, name);
-  writeFileSync(file, content);
-  return file;
-}
+const { write } = useWriteDir('echolens-sessions-bad-');
 
 describe('bad input: warnings naming file:line, the rest still read, never a throw', () => {
   it('a 50 MB single line is read; over maxLineBytes it is skipped with a warning', async () => {
-    const big = 'x'.repeat(50 * 1024 * 1024);
-    const file = write(
-      'big.jsonl',
-      user('a', null, 'run it') +
-        line({
-          type: 'assistant',
-          uuid: 'b',
-          parentUuid: 'a',
-          message: { id: 'm1', role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'cat big' } }] },
-        }) +
-        user('c', 'b', [{ type: 'tool_result', tool_use_id: 't1', content: big }]) +
-        assistant('d', 'c', 'done'),
-    );
-    const s = await readSession(file);
-    expect(s.warnings).toEqual([]);
-    const result = s.messages[2]!.blocks[0]!;
-    expect(result.type === 'tool_result' && result.content.length).toBe(big.length);
-    const p = buildPrefix(s, 4);
-    expect(p.messages[0]!.content).toContain(`[tool_result: ${'x'.repeat(200)}]`);
-    const capped = await readSession(file, { maxLineBytes: 1024 * 1024 });
-    // the chain is broken at the skipped line: the reader says so and keeps what it can reach
-    expect(capped.warnings.map((w) => [w.line, w.message])).toEqual([
-      [3, 'line longer than 1048576 bytes skipped'],
-      [4, 'parent c not in this file; the main chain starts here'],
-    ]);
-    expect(capped.counters.messages).toBe(1);
+    await expectBigLineRead(write, 50);
   }, 180_000);
 });

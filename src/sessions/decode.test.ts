@@ -3,8 +3,7 @@
 // and verify; what cannot be read as a transcript is an input error naming the file (exit 2).
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
-import { runCli } from '../cli/program.js';
+import { describe, expect, it } from 'vitest';
 import { InputError } from '../core/errors.js';
 import { zstdCompress } from './redact/__fixtures__/zstd.js';
 import { redactFile } from './redact/redact-file.js';
@@ -14,6 +13,7 @@ import { CLAUDE_NOTES, CODEX_MAIN } from './testing/fixtures.js';
 
 const DEMO_CODEX = join(import.meta.dirname, '..', '..', 'data', 'demo', 'codex-session.jsonl');
 import { useTempDir } from './testing/temp-dir.js';
+import { runCliCaptured } from '../cli/testing/run-cli.js';
 
 const tmp = useTempDir('echolens-decode-');
 const REPO = join(import.meta.dirname, '..', '..');
@@ -35,24 +35,7 @@ function encodeText(text: string, encoding: Encoding, bom: boolean): Buffer {
   return out;
 }
 
-async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    out += String(chunk);
-    return true;
-  });
-  const e = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
-    err += String(chunk);
-    return true;
-  });
-  try {
-    return { code: await runCli(['node', 'echolens', ...args]), out, err };
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-  }
-}
+const run = runCliCaptured;
 
 const VARIANTS: Array<[Encoding, boolean]> = [
   ['utf-8-bom', true],

@@ -1,24 +1,10 @@
 // The coverage simulation of gap-bootstrap.test.ts (about 55 s under load): slow tier.
 import { describe, expect, it } from 'vitest';
-import { gapBootstrap, type PositionScores } from './gap-bootstrap.js';
-import { type Rng, rng } from './rng.js';
+import { gapBootstrap } from './gap-bootstrap.js';
+import { simulateGapScores } from './__fixtures__/gap-scores.js';
+import { rng } from './rng.js';
 
-function normal(r: Rng): number {
-  let u = 0;
-  while (u === 0) u = r.next();
-  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * r.next());
-}
-
-function simulate(r: Rng, positions: number, perArm: number, gap: number, gapSpread: number): PositionScores[] {
-  return Array.from({ length: positions }, () => {
-    const level = 0.5 * normal(r);
-    const positionGap = gap + gapSpread * normal(r);
-    return {
-      real: Array.from({ length: perArm }, () => 1 + level + normal(r)),
-      filler: Array.from({ length: perArm }, () => 1 + level + positionGap + normal(r)),
-    };
-  });
-}
+const simulate = simulateGapScores;
 
 describe('gapBootstrap', () => {
   it('covers the true gap and the real-arm mean 93–97% of the time (600 trajectories of 20 positions, B = 1,000)', () => {

@@ -1,25 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError, StatisticsError } from '../core/errors.js';
 import { gapBootstrap, type PositionScores } from './gap-bootstrap.js';
-import { type Rng, rng } from './rng.js';
+import { simulateGapScores } from './__fixtures__/gap-scores.js';
+import { rng } from './rng.js';
 
-function normal(r: Rng): number {
-  let u = 0;
-  while (u === 0) u = r.next();
-  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * r.next());
-}
 const mean = (v: readonly number[]) => v.reduce((s, x) => s + x, 0) / v.length;
 
-function simulate(r: Rng, positions: number, perArm: number, gap: number, gapSpread: number): PositionScores[] {
-  return Array.from({ length: positions }, () => {
-    const level = 0.5 * normal(r);
-    const positionGap = gap + gapSpread * normal(r);
-    return {
-      real: Array.from({ length: perArm }, () => 1 + level + normal(r)),
-      filler: Array.from({ length: perArm }, () => 1 + level + positionGap + normal(r)),
-    };
-  });
-}
+const simulate = simulateGapScores;
 
 describe('gapBootstrap', () => {
   it('weights positions equally: gap = mean of per-position filler means − mean of per-position real means', () => {

@@ -58,8 +58,9 @@ CREATE INDEX IF NOT EXISTS batch_job_cells_key ON batch_job_cells (key);
 `);
 }
 
-interface JobRow {
-  id: number;
+/** A row of `batch_jobs` (PostgreSQL returns a bigint id as a string). */
+export interface JobRow {
+  id: number | string;
   run_id: string;
   provider: string;
   model: string;
@@ -71,7 +72,25 @@ interface JobRow {
   note: string | null;
 }
 
-const OPEN: readonly BatchJobStatus[] = ['submitting', 'submitted', 'ended'];
+/** The statuses of a job still in progress. */
+export const OPEN: readonly BatchJobStatus[] = ['submitting', 'submitted', 'ended'];
+
+/** A job from its row and its cell keys, in both backends. */
+export function jobOfRow(row: JobRow, keys: string[]): BatchJob {
+  return {
+    id: Number(row.id),
+    runId: row.run_id,
+    provider: row.provider,
+    model: row.model,
+    batchId: row.batch_id,
+    status: row.status,
+    providerStatus: row.provider_status,
+    keys,
+    submittedAt: row.submitted_at,
+    endedAt: row.ended_at,
+    note: row.note,
+  };
+}
 
 /** Reads and writes the batch tables of one store's database. */
 export class BatchJobs {
@@ -138,18 +157,6 @@ export class BatchJobs {
 
   private toJob(row: JobRow): BatchJob {
     const keys = this.db.prepare('SELECT key FROM batch_job_cells WHERE job_id = ? ORDER BY rowid').pluck().all(row.id) as string[];
-    return {
-      id: row.id,
-      runId: row.run_id,
-      provider: row.provider,
-      model: row.model,
-      batchId: row.batch_id,
-      status: row.status,
-      providerStatus: row.provider_status,
-      keys,
-      submittedAt: row.submitted_at,
-      endedAt: row.ended_at,
-      note: row.note,
-    };
+    return jobOfRow(row, keys);
   }
 }

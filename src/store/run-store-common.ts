@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { InvalidArgumentError } from '../core/errors.js';
 import type { FinishReason, ModelRequest, TokenUsage, ToolCall } from '../models/types.js';
@@ -6,7 +7,8 @@ import type { BatchJob } from './batch-jobs.js';
 import type { StageDeclaration, StageProgress } from './run-stages.js';
 import { type CellIdentity, REDACTED, replaceSecretValues, scrubSecrets } from './keys.js';
 import { requestKeys } from './request-hash.js';
-import { decodeStoredText } from './stored-text.js';
+import { scrubAnswer } from './answer-scrub.js';
+import { decodeStoredText, encodeStoredText } from './stored-text.js';
 import type { CellLabels, CellResult, CellSpec, CellStatus, RunManifest } from './types.js';
 
 /*
@@ -232,6 +234,93 @@ export function resultRecord(runId: string, row: CellRow & { labels: string; ord
     model: row.model,
     sample: row.sample,
     result: rowToResult(row, false),
+  };
+}
+
+/**
+ * One line of `exportJsonl` from a run cell's row and its decoded request: the same fields, in the
+ * same order, in both backends.
+ */
+export function exportRecord(runId: string, row: CellRow & { labels: string }, request: unknown): Record<string, unknown> {
+  const result = rowToResult(row, false);
+  return {
+    run: runId,
+    key: row.key,
+    labels: JSON.parse(row.labels) as CellLabels,
+    request,
+    status: result.status,
+    attempts: result.attempts,
+    text: result.text,
+    reasoning: result.reasoning,
+    finishReason: result.finishReason,
+    responseModel: decodeStoredText(row.response_model),
+    usage: result.usage,
+    latencyMs: result.latencyMs,
+    costUsd: result.costUsd,
+    errorClass: result.errorClass,
+    errorMessage: result.errorMessage,
+    startedAt: result.startedAt,
+    finishedAt: result.finishedAt,
+  };
+}
+
+/** Writes one JSON line, waiting for the stream to drain when its buffer is full. */
+export async function writeJsonLine(stream: Writable, record: unknown): Promise<void> {
+  if (!stream.write(`${JSON.stringify(record)}\n`)) await once(stream, 'drain');
+}
+
+/**
+ * One outcome's column values, scrubbed of the store's secrets and encoded (stored-text.ts), in the
+ * order both backends write them: status, attempts to add, text … finished_at, tool_calls.
+ */
+export function outcomeValues(outcome: CellOutcome, secrets: readonly string[]): unknown[] {
+  const u = outcome.usage;
+  return [
+    outcome.status,
+    attemptsToAdd(outcome),
+    encodeStoredText(scrubAnswer(outcome.text, secrets)),
+    encodeStoredText(scrubAnswer(outcome.reasoning, secrets)),
+    outcome.finishReason,
+    encodeStoredText(outcome.responseModel),
+    u.inputTokens,
+    u.outputTokens,
+    u.cachedInputTokens,
+    u.cacheWriteTokens,
+    u.reasoningTokens,
+    outcome.latencyMs,
+    outcome.costUsd,
+    outcome.errorClass,
+    outcome.errorMessage === null ? null : encodeStoredText(scrubText(outcome.errorMessage, secrets)),
+    outcome.startedAt,
+    outcome.finishedAt,
+    outcome.toolCalls === undefined || outcome.toolCalls === null || outcome.toolCalls.length === 0
+      ? null
+      : JSON.stringify(secrets.length === 0 ? outcome.toolCalls : (replaceSecretValues(outcome.toolCalls, secrets) as ToolCall[])),
+  ];
+}
+
+/** A run's cell counts from its per-status tallies. */
+export function tallyCounts(entries: Iterable<{ status: CellStatus; n: number }>): RunInfo['counts'] {
+  const counts = { pending: 0, done: 0, empty: 0, failed: 0, total: 0 };
+  for (const entry of entries) {
+    counts[entry.status] = entry.n;
+    counts.total += entry.n;
+  }
+  return counts;
+}
+
+/** A run's public info from its row and counts. */
+export function runInfoOfRow(row: RunRow, counts: RunInfo['counts']): RunInfo {
+  return {
+    id: row.id,
+    experiment: row.experiment,
+    manifest: JSON.parse(row.manifest) as RunManifest,
+    status: row.status,
+    startedAt: row.started_at,
+    updatedAt: row.updated_at,
+    endedAt: row.ended_at,
+    summary: row.summary === null ? null : JSON.parse(row.summary),
+    counts,
   };
 }
 

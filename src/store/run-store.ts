@@ -1,10 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { once } from 'node:events';
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Writable } from 'node:stream';
 import Database from 'better-sqlite3';
-import { scrubAnswer } from './answer-scrub.js';
 import { checkStorePath } from './store-path.js';
 import { acquireStoreLock, releaseStoreLock } from './store-lock.js';
 import { canonicalJson } from '../core/canonical-json.js';
@@ -23,7 +21,6 @@ import {
   type OpenStoreOptions,
   RESULT_COLUMNS,
   RUN_STATUSES,
-  attemptsToAdd,
   decodeIndexRow,
   type RunCellIndexRow,
   type RunCellRecord,
@@ -34,16 +31,20 @@ import {
   resultRecord,
   rowToResult,
   scrubJsonValues,
-  scrubText,
   storedLegacyKey,
   validateManifest,
+  exportRecord,
+  runInfoOfRow,
+  tallyCounts,
+  writeJsonLine,
+  outcomeValues,
 } from './run-store-common.js';
-import { decodeStoredText, encodeStoredText } from './stored-text.js';
+import { decodeStoredText } from './stored-text.js';
 import type { RunStore as RunStoreInterface } from './run-store-common.js';
 
 export * from './run-store-common.js';
 import { noteStoreOpened, storeFaultOf } from './faults.js';
-import { type CellIdentity, replaceSecretValues, scrubSecrets, secretValuesFromEnv } from './keys.js';
+import { type CellIdentity, scrubSecrets, secretValuesFromEnv } from './keys.js';
 import { requestKeys } from './request-hash.js';
 import { declareStages, hasIncompleteStage, recordStage, type StageDeclaration, type StageProgress, stagesOfRun } from './run-stages.js';
 import { ensureSchema, READABLE_WITHOUT_MIGRATION, readSchemaVersion, SCHEMA_VERSION } from './schema.js';
@@ -485,30 +486,7 @@ export class SqliteRunStore implements RunStore {
   }
 
   private writeResult(key: string, outcome: CellOutcome): boolean {
-    const u = outcome.usage;
-    const info = this.statements.recordResult.run(
-      outcome.status,
-      attemptsToAdd(outcome),
-      encodeStoredText(scrubAnswer(outcome.text, this.secrets)),
-      encodeStoredText(scrubAnswer(outcome.reasoning, this.secrets)),
-      outcome.finishReason,
-      encodeStoredText(outcome.responseModel),
-      u.inputTokens,
-      u.outputTokens,
-      u.cachedInputTokens,
-      u.cacheWriteTokens,
-      u.reasoningTokens,
-      outcome.latencyMs,
-      outcome.costUsd,
-      outcome.errorClass,
-      outcome.errorMessage === null ? null : encodeStoredText(scrubText(outcome.errorMessage, this.secrets)),
-      outcome.startedAt,
-      outcome.finishedAt,
-      outcome.toolCalls === undefined || outcome.toolCalls === null || outcome.toolCalls.length === 0
-        ? null
-        : JSON.stringify(this.secrets.length === 0 ? outcome.toolCalls : replaceSecretValues(outcome.toolCalls, this.secrets)),
-      key,
-    );
+    const info = this.statements.recordResult.run(...outcomeValues(outcome, this.secrets), key);
     if (info.changes === 0 && !this.statements.hasCell.get(key)) {
       throw new InvalidArgumentError('key', `cell ${key} is not in ${this.file}; register it first`);
     }
@@ -576,27 +554,7 @@ export class SqliteRunStore implements RunStore {
       const rows = page.all(runId, after) as Array<CellRow & { labels: string; ordinal: number }>;
       if (rows.length === 0) break;
       for (const row of rows) {
-        const result = rowToResult(row, false);
-        const record = {
-          run: runId,
-          key: row.key,
-          labels: JSON.parse(row.labels) as CellLabels,
-          request: this.decode(row.request),
-          status: result.status,
-          attempts: result.attempts,
-          text: result.text,
-          reasoning: result.reasoning,
-          finishReason: result.finishReason,
-          responseModel: decodeStoredText(row.response_model),
-          usage: result.usage,
-          latencyMs: result.latencyMs,
-          costUsd: result.costUsd,
-          errorClass: result.errorClass,
-          errorMessage: result.errorMessage,
-          startedAt: result.startedAt,
-          finishedAt: result.finishedAt,
-        };
-        if (!stream.write(`${JSON.stringify(record)}\n`)) await once(stream, 'drain');
+        await writeJsonLine(stream, exportRecord(runId, row, this.decode(row.request)));
         lines += 1;
       }
       after = rows[rows.length - 1]!.ordinal;
@@ -615,28 +573,13 @@ export class SqliteRunStore implements RunStore {
     const stamp = this.db.inTransaction ? null : `${this.db.pragma('data_version', { simple: true })}:${this.statements.totalChanges.get()}`;
     const kept = this.countsCache.get(runId);
     if (stamp !== null && kept !== undefined && kept.stamp === stamp) return { ...kept.counts };
-    const counts = { pending: 0, done: 0, empty: 0, failed: 0, total: 0 };
-    for (const entry of this.statements.runCounts.all(runId) as Array<{ status: CellStatus; n: number }>) {
-      counts[entry.status] = entry.n;
-      counts.total += entry.n;
-    }
+    const counts = tallyCounts(this.statements.runCounts.all(runId) as Array<{ status: CellStatus; n: number }>);
     if (stamp !== null) this.countsCache.set(runId, { stamp, counts: { ...counts } });
     return counts;
   }
 
   private runInfo(row: RunRow): RunInfo {
-    const counts = this.runCounts(row.id);
-    return {
-      id: row.id,
-      experiment: row.experiment,
-      manifest: JSON.parse(row.manifest) as RunManifest,
-      status: row.status,
-      startedAt: row.started_at,
-      updatedAt: row.updated_at,
-      endedAt: row.ended_at,
-      summary: row.summary === null ? null : JSON.parse(row.summary),
-      counts,
-    };
+    return runInfoOfRow(row, this.runCounts(row.id));
   }
 }
 

@@ -1,9 +1,9 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { CLAUDE_HOME, CLAUDE_MAIN, CODEX_HOME, CODEX_MAIN } from '../../sessions/testing/fixtures.js';
-import { runCli } from '../program.js';
+import { runCliCaptured } from '../testing/run-cli.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'echolens-cli-sessions-'));
 // The summary cache goes to a temp dir, never the real home.
@@ -15,25 +15,7 @@ afterAll(() => {
   rmSync(tmp, { recursive: true, force: true });
 });
 
-async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    out += String(chunk);
-    return true;
-  });
-  const e = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
-    err += String(chunk);
-    return true;
-  });
-  try {
-    const code = await runCli(['node', 'echolens', ...args]);
-    return { code, out, err };
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-  }
-}
+const run = runCliCaptured;
 
 const roots = ['--claude-dir', CLAUDE_HOME, '--codex-home', CODEX_HOME];
 

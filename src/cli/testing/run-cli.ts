@@ -1,3 +1,4 @@
+import { vi } from 'vitest';
 import { runCli } from '../program.js';
 
 /** What a CLI invocation printed and returned. */
@@ -47,5 +48,29 @@ export async function runCliInProcess(args: readonly string[], env: Record<strin
     Object.assign(process.env, savedEnv);
     process.exitCode = savedExitCode;
     running = false;
+  }
+}
+
+/**
+ * Runs `echolens <args>` in this process with the current environment, capturing stdout and stderr
+ * through vitest spies (restored afterwards).
+ */
+export async function runCliCaptured(args: readonly string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const o = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+    out += String(chunk);
+    return true;
+  });
+  const e = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+    err += String(chunk);
+    return true;
+  });
+  try {
+    const code = await runCli(['node', 'echolens', ...args]);
+    return { code, out, err };
+  } finally {
+    o.mockRestore();
+    e.mockRestore();
   }
 }

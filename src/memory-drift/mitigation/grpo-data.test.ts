@@ -1,13 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { memoryConfigSchema } from '../config.js';
-import { planMemoryGeneration, resolveMemoryStimuli } from '../run.js';
+import { smallGrpoPlan } from '../testing/grpo-plan.js';
 import { grpoPromptRows, type OpenRlhfPromptRow, type VerlPromptRow } from './grpo-data.js';
 
 describe('GRPO prompt export', async () => {
-  const config = memoryConfigSchema.parse({ targets: ['sim:memory'], labeler: 'sim:labeler', questions: { limit: 3 }, conditions: ['filler', 'gender'], k: 2 });
-  const stimuli = await resolveMemoryStimuli(config);
-  const cells = planMemoryGeneration(config, stimuli);
-  const ids = stimuli.questions.questions.map((q) => q.id);
+  const { cells, ids } = await smallGrpoPlan();
   const references = new Map([
     [ids[0]!, ['Practical/Professional advancement', 'Protective/Security and stability']],
     [ids[1]!, ['Social/Social equity and justice']],

@@ -1,7 +1,6 @@
 import { parquetReadObjects, parquetMetadata, parquetSchema } from 'hyparquet';
 import { describe, expect, it } from 'vitest';
-import { memoryConfigSchema } from '../config.js';
-import { planMemoryGeneration, resolveMemoryStimuli } from '../run.js';
+import { smallGrpoPlan } from '../testing/grpo-plan.js';
 import { grpoPromptRows, splitByQuestion, type VerlPromptRow } from './grpo-data.js';
 import { verlRowsToParquet } from './verl-parquet.js';
 
@@ -14,10 +13,7 @@ async function readBack(bytes: Uint8Array) {
 }
 
 describe('verl Parquet export', async () => {
-  const config = memoryConfigSchema.parse({ targets: ['sim:memory'], labeler: 'sim:labeler', questions: { limit: 3 }, conditions: ['filler', 'gender'], k: 2 });
-  const stimuli = await resolveMemoryStimuli(config);
-  const cells = planMemoryGeneration(config, stimuli);
-  const ids = stimuli.questions.questions.map((q) => q.id);
+  const { cells, ids } = await smallGrpoPlan();
   const references = new Map([
     [ids[0]!, ['Practical/Professional advancement', 'Protective/Security and stability']],
     [ids[1]!, ['Social/Social equity and justice']],

@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../../core/version.js';
 import { type PersonaConfig, personaConfigSchema } from '../config.js';
@@ -20,4 +21,22 @@ export function smallPersonaConfig(partial: Record<string, unknown> = {}): Perso
     analysis: { B: 500 },
     ...partial,
   });
+}
+
+/**
+ * Writes to `file` a YAML persona config over the demo session at two positions whose target and
+ * judge are openai-compatible models served at `baseURL` (a local fake server), and returns `file`.
+ */
+export function writeWirePersonaConfig(file: string, baseURL: string): string {
+  writeFileSync(
+    file,
+    [
+      `sessions: [${JSON.stringify(DEMO_SESSION)}]`,
+      'positions: [{ steps: [40, 70] }]',
+      `targets: ["openai-compatible:fake-target@${baseURL}"]`,
+      `judges: ["openai-compatible:fake-judge@${baseURL}"]`,
+      'analysis: { B: 300 }',
+    ].join('\n'),
+  );
+  return file;
 }

@@ -3,7 +3,7 @@ import type { AnalyzedRun, AnyAudit, AuditCsvRow, AuditHeadlineTarget } from '..
 import { isSimulatedRun, modelsOfRun } from '../../gate/run-info.js';
 import { materialsSummary, procedureSummary, runMaterialsOf } from '../../materials/report.js';
 import type { RunInfo } from '../../store/run-store.js';
-import { int, intervalCell, pCell, text } from './cells.js';
+import { int, intervalCell, pCell, table, text } from './cells.js';
 import {
   type DocumentCounts,
   type DocumentSection,
@@ -122,20 +122,9 @@ export function estimatesSection(title: string, estimates: readonly EstimateRow[
   return {
     title,
     blocks: [
-      {
-        kind: 'table',
-        columns: [
-          { header: 'table' },
-          { header: 'subject' },
-          { header: 'judge' },
-          { header: 'group' },
-          { header: 'label' },
-          { header: 'estimate [CI]', numeric: true },
-          { header: 'n', numeric: true },
-          { header: 'p', numeric: true },
-          { header: 'p adjusted', numeric: true },
-        ],
-        rows: estimates.map((e) => [
+      table(
+        ['table', 'subject', 'judge', 'group', 'label', 'estimate [CI]', 'n', 'p', 'p adjusted'],
+        estimates.map((e) => [
           text(e.table),
           text(e.subject ?? ''),
           text(e.judge ?? ''),
@@ -146,7 +135,8 @@ export function estimatesSection(title: string, estimates: readonly EstimateRow[
           pCell(e.p),
           pCell(e.pAdjusted),
         ]),
-      },
+        [5, 6, 7, 8],
+      ),
     ],
   };
 }

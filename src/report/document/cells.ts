@@ -1,5 +1,5 @@
 import { fixed, percent, pValue, share, signed } from '../format.js';
-import type { DocumentCell, NumberFormat } from './types.js';
+import type { DocumentBlock, DocumentCell, NumberFormat } from './types.js';
 
 /**
  * Table cells as text, the same in every format (report/format.ts), and short constructors the
@@ -74,3 +74,19 @@ export const intervalCell = (
   ...(digits === undefined ? {} : { digits }),
   ...(suffix === undefined ? {} : { suffix }),
 });
+
+/** A table whose columns are `headers`; those at the `numeric` indexes hold numbers (right-aligned). */
+export const table = (headers: readonly string[], rows: DocumentCell[][], numeric: readonly number[] = []): DocumentBlock => ({
+  kind: 'table',
+  columns: headers.map((header, i) => (numeric.includes(i) ? { header, numeric: true } : { header })),
+  rows,
+});
+
+/** A caption line and its table, or nothing when `show` is false. */
+export const captioned = (
+  show: boolean,
+  caption: string,
+  headers: readonly string[],
+  rows: DocumentCell[][],
+  numeric: readonly number[] = [],
+): DocumentBlock[] => (show ? [{ kind: 'text', text: caption }, table(headers, rows, numeric)] : []);

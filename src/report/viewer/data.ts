@@ -3,6 +3,7 @@ import type { AnalyzedRun, AnyAudit } from '../../experiment/audit.js';
 import { findAudit } from '../../experiment/registry.js';
 import { analyzeAuditRun } from '../../experiment/run-audit.js';
 import type { RunInfo, RunStore } from '../../store/run-store.js';
+import type { RunCellIndexRow } from '../../store/run-store-common.js';
 import type { CellLabels, CellStatus } from '../../store/types.js';
 import type { IndexedCell, Verdict } from './types.js';
 import { mapSequential } from '../../core/map-sequential.js';
@@ -123,15 +124,7 @@ export class ViewerData {
   }
 }
 
-interface Row {
-  key: string;
-  labels: string;
-  ordinal: number;
-  status: CellStatus;
-  text: string | null;
-  model: string;
-  tool_calls: string | null;
-}
+type Row = RunCellIndexRow;
 
 function toolNames(json: string | null): string[] | undefined {
   if (json === null) return undefined;

@@ -1,23 +1,8 @@
-import type { BatchJob, BatchJobStatus } from '../batch-jobs.js';
+import { type BatchJob, type JobRow, jobOfRow, OPEN } from '../batch-jobs.js';
 import type { BatchJobLedger } from '../run-store-common.js';
 import type { PgClient } from './pg-client.js';
 
 /** The batch-job ledger (batch-jobs.ts) on PostgreSQL: the same rows and transitions. */
-
-interface JobRow {
-  id: string | number;
-  run_id: string;
-  provider: string;
-  model: string;
-  batch_id: string | null;
-  status: BatchJobStatus;
-  provider_status: string | null;
-  submitted_at: string;
-  ended_at: string | null;
-  note: string | null;
-}
-
-const OPEN: readonly BatchJobStatus[] = ['submitting', 'submitted', 'ended'];
 
 export class PgBatchJobs implements BatchJobLedger {
   constructor(private readonly client: PgClient) {}
@@ -91,18 +76,6 @@ export class PgBatchJobs implements BatchJobLedger {
       list.push(r.key);
       keysOf.set(Number(r.job_id), list);
     }
-    return rows.map((row) => ({
-      id: Number(row.id),
-      runId: row.run_id,
-      provider: row.provider,
-      model: row.model,
-      batchId: row.batch_id,
-      status: row.status,
-      providerStatus: row.provider_status,
-      keys: keysOf.get(Number(row.id)) ?? [],
-      submittedAt: row.submitted_at,
-      endedAt: row.ended_at,
-      note: row.note,
-    }));
+    return rows.map((row) => jobOfRow(row, keysOf.get(Number(row.id)) ?? []));
   }
 }

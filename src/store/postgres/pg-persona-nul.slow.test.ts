@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ import { startSimWireServer } from '../../experiment/testing/sim-wire-server.js'
 import type { FakeServer } from '../../models/testing/index.js';
 import { loadPersonaConfig, personaReport, runPersona } from '../../persona-drift/run.js';
 import { createPersonaSimProfile } from '../../persona-drift/sim.js';
-import { DEMO_SESSION } from '../../persona-drift/testing/small-config.js';
+import { writeWirePersonaConfig } from '../../persona-drift/testing/small-config.js';
 import { openStore } from '../run-store.js';
 import { postgresForTests, startTestCluster, type TestCluster } from './testing/cluster.js';
 
@@ -43,17 +43,7 @@ describe.skipIf(bin === null)('persona run on PostgreSQL with NUL in the answers
   });
 
   it('finishes: every target cell done with its exact answer, one call per cell', async () => {
-    const configFile = join(dir, 'nul.yaml');
-    writeFileSync(
-      configFile,
-      [
-        `sessions: [${JSON.stringify(DEMO_SESSION)}]`,
-        'positions: [{ steps: [40, 70] }]',
-        `targets: ["openai-compatible:fake-target@${server.baseURL}"]`,
-        `judges: ["openai-compatible:fake-judge@${server.baseURL}"]`,
-        'analysis: { B: 300 }',
-      ].join('\n'),
-    );
+    const configFile = writeWirePersonaConfig(join(dir, 'nul.yaml'), server.baseURL);
     const db = cluster.createDatabase('persona_nul');
     const run = await runPersona(loadPersonaConfig(configFile), db, { progress: false, signal: new AbortController().signal });
     expect(run.interrupted).toBe(false);

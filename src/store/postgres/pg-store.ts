@@ -1,11 +1,9 @@
-import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { canonicalJson } from '../../core/canonical-json.js';
 import { InputError, InvalidArgumentError } from '../../core/errors.js';
-import type { ModelRequest, ToolCall } from '../../models/types.js';
+import type { ModelRequest } from '../../models/types.js';
 import { BlobCache, decodeRequest, encodeRequest } from '../blobs.js';
-import { scrubAnswer } from '../answer-scrub.js';
-import { type CellIdentity, replaceSecretValues, scrubSecrets, secretValuesFromEnv } from '../keys.js';
+import { type CellIdentity, scrubSecrets, secretValuesFromEnv } from '../keys.js';
 import { requestKeys } from '../request-hash.js';
 import {
   type BatchJobLedger,
@@ -16,7 +14,6 @@ import {
   type OpenStoreOptions,
   RESULT_COLUMNS,
   RUN_STATUSES,
-  attemptsToAdd,
   decodeIndexRow,
   type RunCellIndexRow,
   type RunCellRecord,
@@ -28,11 +25,14 @@ import {
   resultRecord,
   rowToResult,
   scrubJsonValues,
-  scrubText,
   storedLegacyKey,
   validateManifest,
+  exportRecord,
+  runInfoOfRow,
+  tallyCounts,
+  writeJsonLine,
+  outcomeValues,
 } from '../run-store-common.js';
-import { decodeStoredText, encodeStoredText } from '../stored-text.js';
 import { type StageDeclaration, type StageProgress, stageComplete } from '../run-stages.js';
 import { prefixSignature } from '../schedule.js';
 import type { CellResult, CellSpec, CellStatus, RunManifest } from '../types.js';
@@ -476,29 +476,7 @@ export class PgRunStore implements RunStore {
 
   /** One outcome's column values, scrubbed and encoded (stored-text.ts), in OUTCOME_COLUMNS order. */
   private outcomeValues(outcome: CellOutcome): unknown[] {
-    const u = outcome.usage;
-    return [
-      outcome.status,
-      attemptsToAdd(outcome),
-      encodeStoredText(scrubAnswer(outcome.text, this.secrets)),
-      encodeStoredText(scrubAnswer(outcome.reasoning, this.secrets)),
-      outcome.finishReason,
-      encodeStoredText(outcome.responseModel),
-      u.inputTokens,
-      u.outputTokens,
-      u.cachedInputTokens,
-      u.cacheWriteTokens,
-      u.reasoningTokens,
-      outcome.latencyMs,
-      outcome.costUsd,
-      outcome.errorClass,
-      outcome.errorMessage === null ? null : encodeStoredText(scrubText(outcome.errorMessage, this.secrets)),
-      outcome.startedAt,
-      outcome.finishedAt,
-      outcome.toolCalls === undefined || outcome.toolCalls === null || outcome.toolCalls.length === 0
-        ? null
-        : JSON.stringify(this.secrets.length === 0 ? outcome.toolCalls : (replaceSecretValues(outcome.toolCalls, this.secrets) as ToolCall[])),
-    ];
+    return outcomeValues(outcome, this.secrets);
   }
 
   /**
@@ -631,27 +609,7 @@ export class PgRunStore implements RunStore {
       if (rows.length === 0) break;
       const requests = await this.decodeAll(rows.map((row) => row.request));
       for (const [index, row] of rows.entries()) {
-        const result = rowToResult(row, false);
-        const record = {
-          run: runId,
-          key: row.key,
-          labels: JSON.parse(row.labels) as unknown,
-          request: requests[index],
-          status: result.status,
-          attempts: result.attempts,
-          text: result.text,
-          reasoning: result.reasoning,
-          finishReason: result.finishReason,
-          responseModel: decodeStoredText(row.response_model),
-          usage: result.usage,
-          latencyMs: result.latencyMs,
-          costUsd: result.costUsd,
-          errorClass: result.errorClass,
-          errorMessage: result.errorMessage,
-          startedAt: result.startedAt,
-          finishedAt: result.finishedAt,
-        };
-        if (!stream.write(`${JSON.stringify(record)}\n`)) await once(stream, 'drain');
+        await writeJsonLine(stream, exportRecord(runId, row, requests[index]));
         lines += 1;
       }
       after = rows[rows.length - 1]!.ordinal;
@@ -688,22 +646,7 @@ export const WORK_CHANNEL = 'echolens_work';
 const RUN_COUNTS_SQL = `SELECT c.status AS status, count(*)::int AS n FROM run_cells rc JOIN cells c ON c.key = rc.key WHERE rc.run_id = $1 GROUP BY c.status`;
 
 function runInfo(row: RunRow, counts: ReadonlyArray<{ status: CellStatus; n: number }>): RunInfo {
-  const tally = { pending: 0, done: 0, empty: 0, failed: 0, total: 0 };
-  for (const entry of counts) {
-    tally[entry.status] = entry.n;
-    tally.total += entry.n;
-  }
-  return {
-    id: row.id,
-    experiment: row.experiment,
-    manifest: JSON.parse(row.manifest) as RunManifest,
-    status: row.status,
-    startedAt: row.started_at,
-    updatedAt: row.updated_at,
-    endedAt: row.ended_at,
-    summary: row.summary === null ? null : JSON.parse(row.summary),
-    counts: tally,
-  };
+  return runInfoOfRow(row, tallyCounts(counts));
 }
 
 /** The SQLite backend's label query in PostgreSQL: a label equals the value (a missing label equals null). */
