@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
 import { describe, expect, it } from 'vitest';
 import { PII_KINDS } from '../../src/sessions/redact/pii.js';
 import { redactFile } from '../../src/sessions/redact/redact-file.js';
@@ -16,6 +17,14 @@ import { seeded, size } from './size.js';
 const tmp = useTempDir('echolens-pii-heldout3-');
 
 describe('sessions redact / verify --pii on a third held-out corpus', { timeout: 600_000 }, () => {
+  it('generates IBANs that pass mod 97 and their national checks', () => {
+    const ibans = heldOut3Records(seeded(HELD_OUT3_SEED), 40)
+      .filter((r) => r.item.kind === 'iban')
+      .map((r) => r.item.value);
+    expect(ibans.length).toBe(40);
+    expect(ibans.filter((v) => !isValidIBAN(electronicFormatIBAN(v) ?? ''))).toEqual([]);
+  });
+
   it('counts the planted items that survive redact, and those verify does not flag', async () => {
     const records = heldOut3Records(seeded(HELD_OUT3_SEED), size(10, 40));
     const files = { claude: [transcriptHeader('claude')], codex: [transcriptHeader('codex')] };
