@@ -2,13 +2,15 @@ import { isIPv4, isIPv6 } from 'node:net';
 import nlp from 'compromise';
 import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
 import { findPhoneNumbersInText } from 'libphonenumber-js';
+import { nordicIdSpans } from './nordic-ids.js';
 import { type ClassCounts, joinPieces, keep, type Piece, placeholder } from './pieces.js';
 
 /**
  * Personal data in transcripts (docs/sessions.md, "Personal data"): person names (compromise's
  * offline English NLP), phone numbers (libphonenumber-js), postal addresses, IPv4 / IPv6
  * addresses (node:net), payment card numbers (Luhn), national ids (US SSN, UK NINO, Spanish DNI
- * and NIE with their check letter, Italian codice fiscale with its check letter, and a 9–11 digit
+ * and NIE with their check letter, Italian codice fiscale with its check letter, Swedish personnummer, Finnish HETU, Polish PESEL
+ * and Danish CPR with their dates and checks (nordic-ids.ts), and a 9–11 digit
  * number after words naming an id) and IBANs (ibantools' checksum, upper or lower case). `findPii` returns the spans; the
  * redactor replaces them and the verifier reports any that remain.
  */
@@ -304,6 +306,7 @@ export function findPii(text: string, kinds: ReadonlySet<PiiKind> = new Set(PII_
       }),
     );
     spans.push(...regexSpans(text, CODICE_FISCALE, 'ids', codiceFiscaleValid));
+    for (const span of nordicIdSpans(text)) spans.push({ kind: 'ids', ...span });
     CONTEXT_ID.lastIndex = 0;
     for (let m = CONTEXT_ID.exec(text); m !== null; m = CONTEXT_ID.exec(text)) {
       const [start, end] = m.indices![1]!;
