@@ -97,6 +97,15 @@ const EU_ADDRESS =
   /\b[A-ZÄÖÜ][a-zäöüß]+(?:straße|strasse|str\.|weg|gasse|platz|allee|ring|damm)\s+\d{1,4}[a-z]?(?:,\s*(?:D-)?\d{4,5}\s+[A-ZÄÖÜ][a-zäöüß]+)?|\b\d{1,4},?\s+(?:rue|avenue|boulevard|place|chemin|via|calle|avenida|plaza)\s+(?:[a-zA-Zéèàç'-]+\s?){1,4}(?:,\s*\d{5}\s+[A-Z][a-zé'-]+)?/gu;
 /** A street (any words) and number, then a five-digit postcode and a town (German, French, Italian, Spanish style: street and number, comma, postcode and town). */
 const POSTCODE_ADDRESS = /\b(?:\p{Lu}[\p{Ll}ß]+\s){0,2}\p{Lu}[\p{Ll}ß]+\s\d{1,4}[a-z]?,\s*\d{5}\s+\p{Lu}[\p{Ll}]+/gu;
+/** A Canadian postal code (its letters exclude D F I O Q U, and W Z first) after a province's two letters. */
+const CA_POSTCODE = String.raw`\b(?:AB|BC|MB|NB|NL|NS|NT|NU|ON|PE|QC|SK|YT),?\s+[ABCEGHJ-NPRSTVXY]\d[ABCEGHJ-NPRSTV-Z] ?\d[ABCEGHJ-NPRSTV-Z]\d\b`;
+/** A Canadian address: a house number and street, a town, the province and postal code; or the last two alone. */
+const CA_ADDRESS = new RegExp(String.raw`(?:\b\d{1,5}[A-Z]?,?\s+[^\n,]{3,50}?,\s*\p{Lu}[\p{L}'’.-]+(?:\s\p{Lu}[\p{L}'’.-]+){0,2},?\s+)?${CA_POSTCODE}`, 'gu');
+/** An Australian address: an optional level or unit, a house number and street, a suburb, the state and a four-digit postcode. */
+const AU_ADDRESS = new RegExp(
+  String.raw`(?:\b(?:Level|Unit|Suite|Shop)\s+\d{1,3},\s*)?\b\d{1,5}[A-Z]?\s+(?:\p{Lu}\p{Ll}+\s+){1,3}(?:${STREET_TYPES})(?![A-Za-z]),?\s+(?:\p{Lu}\p{Ll}+\s){1,3}(?:NSW|VIC|QLD|SA|WA|TAS|NT|ACT)\s+\d{4}\b`,
+  'gu',
+);
 const UK_POSTCODE = /\b[A-Z]{1,2}\d[A-Z\d]? \d[A-Z]{2}\b/gu;
 /** Street type first (Spanish, Catalan, Italian, Portuguese): "Calle de <Street> <number>, <floor>, <postcode> <town>"; a five-digit postcode and town are required. */
 const STREET_FIRST_ADDRESS =
@@ -119,11 +128,21 @@ function regexSpans(text: string, pattern: RegExp, kind: PiiKind, accept: (value
   return out;
 }
 
+/** 00 or "00 " before a country code (not inside a longer number). */
+const INTERNATIONAL_00 = /(?<![\w+.:-])00 ?(?=[1-9]\d{0,2}[ .-]?\d)/gu;
+
 function phoneSpans(text: string): PiiSpan[] {
   if (!/\d\d/u.test(text)) return [];
   const out: PiiSpan[] = [];
-  for (const found of findPhoneNumbersInText(text, { defaultCountry: 'US' })) {
-    let raw = text.slice(found.startsAt, found.endsAt);
+  // The international prefix written 00 (0044 20 …, 00 44 20 …) read as a + of the same length, so
+  // libphonenumber parses the country code; the span then starts at the first 0.
+  const prefixed = new Map<number, number>();
+  const view = text.replace(INTERNATIONAL_00, (whole: string, offset: number) => {
+    prefixed.set(offset + whole.length - 1, offset);
+    return `${' '.repeat(whole.length - 1)}+`;
+  });
+  for (const found of findPhoneNumbersInText(view, { defaultCountry: 'US' })) {
+    let raw = view.slice(found.startsAt, found.endsAt);
     // A comma ends a phone number in prose (the number, then a comma and a street number).
     if (raw.includes(',')) raw = raw.slice(0, raw.indexOf(',')).trimEnd();
     // Written as a phone number: a + or separators between digit groups (a bare digit run in code or a timestamp is not one).
@@ -131,7 +150,7 @@ function phoneSpans(text: string): PiiSpan[] {
     if (/^\d{4}-\d{2}-\d{2}/u.test(raw)) continue;
     // Decimal numbers in arithmetic (206.835 - 1.015) are not phone numbers.
     if (raw.includes('.') && !/^(?:\+\d{1,3}[.\s])?\(?\d{3}\)?\.\d{3}\.\d{4}$/u.test(raw)) continue;
-    out.push({ kind: 'phones', start: found.startsAt, end: found.startsAt + raw.length });
+    out.push({ kind: 'phones', start: prefixed.get(found.startsAt) ?? found.startsAt, end: found.startsAt + raw.length });
   }
   return out;
 }
@@ -329,6 +348,8 @@ export function findPii(text: string, kinds: ReadonlySet<PiiKind> = new Set(PII_
     spans.push(...regexSpans(text, EU_ADDRESS, 'addresses'));
     spans.push(...regexSpans(text, POSTCODE_ADDRESS, 'addresses'));
     spans.push(...regexSpans(text, UK_POSTCODE, 'addresses'));
+    spans.push(...regexSpans(text, CA_ADDRESS, 'addresses'));
+    spans.push(...regexSpans(text, AU_ADDRESS, 'addresses'));
     spans.push(...regexSpans(text, STREET_FIRST_ADDRESS, 'addresses'));
   }
   if (kinds.has('phones')) spans.push(...phoneSpans(text));
