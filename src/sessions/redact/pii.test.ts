@@ -53,6 +53,25 @@ describe('personal data detectors', () => {
     expect(kinds(clean)).toEqual([]);
   });
 
+  it('finds a name the tagger does not know after a cue: cc, a signature dash, an @ mention, a JSON name field', () => {
+    expect(redactPiiText('cc: Oluwaseun Adeyemi')).toBe('cc: <PERSON>');
+    expect(redactPiiText('Thanks again,\n— Siobhán Ó Laoghaire')).toBe('Thanks again,\n— <PERSON>');
+    expect(redactPiiText('@Tendai Moyo can you review this?')).toBe('@<PERSON> can you review this?');
+    expect(redactPiiText('{"author": {"name": "Bongani Dlamini"}}')).toBe('{"author": {"name": "<PERSON>"}}');
+    expect(redactPiiText('"text": "{\\"name\\": \\"Bongani Dlamini\\"}"')).toBe('"text": "{\\"name\\": \\"<PERSON>\\"}"');
+    // English words after the cues, decorators, a package name, one word alone.
+    const clean = [
+      'cc: Platform Team',
+      '— Build Step',
+      '@Injectable() export class Store',
+      '@Deprecated Method',
+      '{"name": "Build Artifacts", "displayName": "Test Runner"}',
+      '{"name": "echolens"}',
+      '@Kubernetes',
+    ].join('\n');
+    expect(kinds(clean)).toEqual([]);
+  });
+
   it('reads --pii', () => {
     expect([...parsePiiKinds(undefined)]).toEqual([...PII_KINDS]);
     expect([...parsePiiKinds('none')]).toEqual([]);

@@ -195,6 +195,38 @@ const ROLE_NAME = new RegExp(
 /** A CSV cell holding a name: two or three name words between commas. */
 const CSV_NAME = new RegExp(String.raw`^${NAME_WORD}(?:\s+${NAME_WORD}){1,2}$`, 'u');
 
+/** Irish and Scottish surname prefixes written as a word of their own (Ó Briain, Mac Giolla). */
+const PREFIX = '(?:(?:Ó|Ní|Nic|Mac|Mc|Ua|Uí) )?';
+/**
+ * A person's name after a cue that only a name follows: a salutation (Dear Dr.), a copy line
+ * (cc:), a signature dash at a line's start, an @ mention, or a JSON field naming a person
+ * (`"name": "…"`, escaped quotes too). Two to four name words on one line; each must be a word the
+ * tagger's lexicon does not know as English (so "Dear Team Lead" or "name": "Build Step" stay).
+ */
+const CUED_NAME = new RegExp(
+  String.raw`(?:\b(?:Dear|[Cc]c|CC|Attn|Attention)\b:?[ \t]+(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?[ \t]+)?|(?:^|\\n)[ \t]*(?:—|–|--)[ \t]*|(?<![\w.@])@|\\*"(?:name|full_?name|fullName|display_?[Nn]ame|author_?[Nn]ame|real_?[Nn]ame|contact_?[Nn]ame)\\*"[ \t]*:[ \t]*\\*")(${PREFIX}${NAME_WORD}(?: (?:${PARTICLE} )*${PREFIX}${NAME_WORD}){1,3})(?![\p{L}\d_])`,
+  'dgmu',
+);
+
+/** The tagger reads the word, in lower case, as a verb, adjective or adverb (deprecated, async): an English word, not a name. */
+function englishForm(word: string): boolean {
+  const tags = (nlp(word.toLowerCase()).json() as Array<{ terms: Array<{ tags: string[] }> }>)[0]?.terms[0]?.tags ?? [];
+  return tags.some((t) => t === 'Verb' || t === 'Adjective' || t === 'Adverb');
+}
+
+function cuedNameSpans(text: string): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  CUED_NAME.lastIndex = 0;
+  for (let m = CUED_NAME.exec(text); m !== null; m = CUED_NAME.exec(text)) {
+    const name = m[1]!;
+    const words = name.split(/[ -]+/u).filter((w) => !/^(?:Ó|Ní|Nic|Mac|Mc|Ua|Uí)$/u.test(w) && /^\p{Lu}/u.test(w));
+    if (NOT_PEOPLE.test(`${name} `) || !words.every((w) => nameOrUnknown(w) && !englishForm(w))) continue;
+    const [start, end] = m.indices![1]!;
+    out.push({ kind: 'names', start, end });
+  }
+  return out;
+}
+
 /** The segment at `start` (length `length`) of `text` is a table cell: a bar on each side, spaces aside. */
 function tableCell(text: string, start: number, length: number): boolean {
   return /\|[ \t]*$/u.test(text.slice(Math.max(0, start - 4), start)) && /^[ \t]*\|/u.test(text.slice(start + length, start + length + 4));
@@ -353,7 +385,7 @@ export function findPii(text: string, kinds: ReadonlySet<PiiKind> = new Set(PII_
     spans.push(...regexSpans(text, STREET_FIRST_ADDRESS, 'addresses'));
   }
   if (kinds.has('phones')) spans.push(...phoneSpans(text));
-  if (kinds.has('names')) spans.push(...nameSpans(text));
+  if (kinds.has('names')) spans.push(...nameSpans(text), ...cuedNameSpans(text));
   // Longest first at each start; drop any span overlapping one already kept.
   spans.sort((a, b) => a.start - b.start || b.end - a.end);
   const kept: PiiSpan[] = [];
