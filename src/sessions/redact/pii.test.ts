@@ -40,6 +40,8 @@ describe('personal data detectors', () => {
   it('reads a 00 international prefix as +; not a hex dump, a time or a longer number', () => {
     expect(redactPiiText('call 0044 20 7946 0958 or 00 44 20 7946 0959 after 6pm')).toBe('call <PHONE> or <PHONE> after 6pm');
     expect(redactPiiText('whatsapp 0049 30 901820')).toBe('whatsapp <PHONE>');
+    // A group 00 inside a number already written with +.
+    expect(redactPiiText('mobile +33 6 00 83 58 50.')).toBe('mobile <PHONE>.');
     const clean = 'bytes 00 44 20 79 46 12 34 56 ff; at 00:44:20; id 10044 20 7946; v0.0044 20';
     expect(kinds(clean)).toEqual([]);
   });
