@@ -59,11 +59,11 @@ describe('sessions redact / verify --pii on a third held-out corpus', { timeout:
           : ''),
     );
     expect(records.length).toBeGreaterThanOrEqual(60);
-    // Measured once as written, the detectors unchanged since: 28 of 60 survive (46.7%) at the
-    // default size and 93 of 240 (38.8%) at RELIABILITY_FULL=1, all unflagged; the Polish and
-    // Portuguese IBANs among them lack their national check digits (the generator's fault, ibantools
-    // rightly refuses them). Far from the goal; this only bounds the regression.
-    expect(survivors.length / records.length).toBeLessThanOrEqual(0.5);
-    expect(unflagged.length / records.length).toBeLessThanOrEqual(0.5);
+    // Measured once as written, before any detector for its forms: 28 of 60 survived (46.7%) at the
+    // default size and 93 of 240 (38.8%) at RELIABILITY_FULL=1, all unflagged (the Polish and
+    // Portuguese IBANs then lacked their national check digits: the generator's fault, since fixed).
+    // With the detectors added after that run (no longer a held-out figure): 1 of 60 and 4 of 240.
+    expect(survivors.length / records.length).toBeLessThanOrEqual(0.05);
+    expect(unflagged.length / records.length).toBeLessThanOrEqual(0.05);
   });
 });

@@ -128,7 +128,7 @@ function regexSpans(text: string, pattern: RegExp, kind: PiiKind, accept: (value
   return out;
 }
 
-/** 00 or "00 " before a country code (not inside a longer number, nor a group of one: +33 6 00 83 58 50). */
+/** 00 or "00 " before a country code (not inside a longer number, nor a 00 group inside a number already written with a +). */
 const INTERNATIONAL_00 = /(?<![\w+.:-]|\d[ .-])00 ?(?=[1-9]\d{0,2}[ .-]?\d)/gu;
 
 function phoneSpans(text: string): PiiSpan[] {
