@@ -3,7 +3,7 @@
  * personnummer (Luhn), the Finnish henkilötunnus (mod 31 check character), the Polish PESEL
  * (weighted check digit, the month carrying the century) and the Danish CPR number (a date, then
  * four digits; since 2007 without the mod 11 check, so it is taken only when its check holds or a
- * word naming it stands just before). Each is accepted only when its date exists.
+ * word naming it stands just before) and the French NIR (month, then the mod 97 key). Each is accepted only when its date exists.
  */
 
 export interface IdSpan {
@@ -91,14 +91,28 @@ export function danishCprChecked(value: string): boolean {
   return CPR_WEIGHTS.reduce((a, w, i) => a + w * (digits.charCodeAt(i) - 48), 0) % 11 === 0;
 }
 
+/** French NIR (INSEE number): sex, year, month, department (2A/2B for Corsica), commune, order, then the key 97 − (the 13 digits mod 97). */
+const NIR = /(?<![\w-])[12] ?\d{2} ?(?:0[1-9]|1[0-2]) ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3} ?\d{2}(?![\w-])/gu;
+
+export function frenchNir(value: string): boolean {
+  const compact = value.replace(/ /gu, '');
+  if (!/^[12]\d{4}(?:\d{2}|2[AB])\d{8}$/u.test(compact)) return false;
+  // Corsica: 2A reads as 19, 2B as 18.
+  const digits = compact.slice(0, 13).replace('2A', '19').replace('2B', '18');
+  let rest = 0;
+  for (const ch of digits) rest = (rest * 10 + Number(ch)) % 97;
+  return 97 - rest === Number(compact.slice(13));
+}
+
 /** The spans of these national ids in `text`. */
 export function nordicIdSpans(text: string): IdSpan[] {
-  if (!/\d{6}/u.test(text)) return [];
+  if (!/\d(?: ?\d){5}/u.test(text)) return [];
   return [
     // The twelve-digit form (with the century) reads like a dated build or batch id (20240115-1234), so a word naming it must come first.
     ...matches(text, PERSONNUMMER, (m) => swedishPersonnummer(m[0]) && (m[0].length < 12 || PNR_CONTEXT.test(text.slice(Math.max(0, m.index - 24), m.index)))),
     ...matches(text, HETU, (m) => finnishHetu(m[0])),
     ...matches(text, PESEL, (m) => polishPesel(m[0])),
+    ...matches(text, NIR, (m) => frenchNir(m[0])),
     ...matches(
       text,
       CPR,

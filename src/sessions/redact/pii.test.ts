@@ -50,8 +50,9 @@ describe('personal data detectors', () => {
     expect(redactPiiText('deliver to: 1787 Rue Sainte-Catherine O, Montréal, QC H3X 6B7.')).toBe('deliver to: <ADDRESS>.');
     expect(redactPiiText('mail it to 220 Yonge Street, Toronto, ON M5B 2H1 today')).toBe('mail it to <ADDRESS> today');
     expect(redactPiiText('office: Level 12, 88 Pitt St, Sydney NSW 2000')).toBe('office: <ADDRESS>');
+    expect(redactPiiText('bezorgen: Keizersgracht 600, 1017 DS Amsterdam')).toBe('bezorgen: <ADDRESS>');
     // A code with a letter Canada does not use (D), a province missing, a state and number without a street.
-    const clean = 'QC D3X 6B7; the key H3X 6B7 maps to 4; NSW 2000 rows; ON A1B 2C';
+    const clean = 'QC D3X 6B7; the key H3X 6B7 maps to 4; NSW 2000 rows; ON A1B 2C; Table 4, 2048 MB free';
     expect(kinds(clean)).toEqual([]);
   });
 

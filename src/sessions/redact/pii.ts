@@ -106,6 +106,9 @@ const AU_ADDRESS = new RegExp(
   String.raw`(?:\b(?:Level|Unit|Suite|Shop)\s+\d{1,3},\s*)?\b\d{1,5}[A-Z]?\s+(?:\p{Lu}\p{Ll}+\s+){1,3}(?:${STREET_TYPES})(?![A-Za-z]),?\s+(?:\p{Lu}\p{Ll}+\s){1,3}(?:NSW|VIC|QLD|SA|WA|TAS|NT|ACT)\s+\d{4}\b`,
   'gu',
 );
+/** A Dutch address: street and number, then the postcode (four digits, two letters) and the town. */
+const NL_ADDRESS =
+  /\b\p{Lu}[\p{Ll}'’-]+(?:\s\p{Lu}?[\p{Ll}'’-]+){0,2}\s\d{1,4}[a-zA-Z]?(?:-\d{1,4})?,?\s+[1-9]\d{3}\s?(?!SA|SD|SS)[A-Z]{2}\s+\p{Lu}[\p{Ll}-]+/gu;
 const UK_POSTCODE = /\b[A-Z]{1,2}\d[A-Z\d]? \d[A-Z]{2}\b/gu;
 /** Street type first (Spanish, Catalan, Italian, Portuguese): "Calle de <Street> <number>, <floor>, <postcode> <town>"; a five-digit postcode and town are required. */
 const STREET_FIRST_ADDRESS =
@@ -381,6 +384,7 @@ export function findPii(text: string, kinds: ReadonlySet<PiiKind> = new Set(PII_
     spans.push(...regexSpans(text, POSTCODE_ADDRESS, 'addresses'));
     spans.push(...regexSpans(text, UK_POSTCODE, 'addresses'));
     spans.push(...regexSpans(text, CA_ADDRESS, 'addresses'));
+    spans.push(...regexSpans(text, NL_ADDRESS, 'addresses'));
     spans.push(...regexSpans(text, AU_ADDRESS, 'addresses'));
     spans.push(...regexSpans(text, STREET_FIRST_ADDRESS, 'addresses'));
   }
