@@ -52,11 +52,11 @@ describe('sessions redact / verify --pii on a second held-out corpus', { timeout
     );
     expect(records.length).toBeGreaterThanOrEqual(60);
     // The first run, before the detectors saw this corpus: 18 of 60 survived, all unflagged
-    // (docs/sessions.md). With the detectors added after it: 0 of 60 at the default size, but 19 of
-    // 240 (7.9%, all unflagged) at RELIABILITY_FULL=1 (French INSEE numbers, Dutch addresses, a PO
-    // box, names in JSON fields). This bounds the regression at both sizes; the goal (≤ 2% and
-    // none unflagged) is met only at the default size.
-    expect(survivors.length / records.length).toBeLessThanOrEqual(0.08);
-    expect(unflagged.length / records.length).toBeLessThanOrEqual(0.08);
+    // (docs/sessions.md). With the detectors added after it: 0 of 60 at the default size; at
+    // RELIABILITY_FULL=1 19 of 240 (7.9%), then 4 of 240 (1.7%: three names the tagger does not
+    // know, a PO box; all unflagged) once French NIR numbers and Dutch addresses were read. This
+    // bounds the regression at both sizes; none unflagged is not met at full size.
+    expect(survivors.length / records.length).toBeLessThanOrEqual(0.03);
+    expect(unflagged.length / records.length).toBeLessThanOrEqual(0.03);
   });
 });

@@ -4,7 +4,8 @@
  * were not changed after seeing them. Forms neither earlier corpus has: names after "Dear Dr.",
  * "cc:", a signature dash, "@" mentions and a JSON `author.name`; phone numbers with a 00 prefix, a
  * bracketed country code, Chinese, South African and Turkish numbers; Polish, Portuguese and
- * Austrian IBANs; Swedish personnummer, Finnish HETU, Polish PESEL and Danish CPR numbers (all
+ * Austrian IBANs (with their national check digits since the generator's fix: the first version
+ * drew Polish and Portuguese ones without them, which ibantools rightly refused); Swedish personnummer, Finnish HETU, Polish PESEL and Danish CPR numbers (all
  * with their checks); IPv6 in CIDR, NAT64 and 6to4 forms; Australian, Canadian and UK
  * house-number-letter addresses.
  */
@@ -23,6 +24,21 @@ function mod97(country: string, bban: string): string {
   let rest = 0;
   for (const ch of numeric) rest = (rest * 10 + Number(ch)) % 97;
   return two(98 - rest);
+}
+
+/** A Polish BBAN with its bank code's check digit (the 8th, weights 3 9 7 1 3 9 7 over the first seven, as ibantools checks). */
+function polishBban(drawn: string): string {
+  const weights = [3, 9, 7, 1, 3, 9, 7];
+  const sum = weights.reduce((a, w, i) => a + w * Number(drawn[i]), 0);
+  return `${drawn.slice(0, 7)}${(10 - (sum % 10)) % 10}${drawn.slice(8)}`;
+}
+
+/** A Portuguese BBAN (NIB) with its two check digits: the 21 digits leave 1 modulo 97 (ISO 7064 mod 97-10). */
+function portugueseBban(drawn: string): string {
+  const body = drawn.slice(0, 19);
+  let rest = 0;
+  for (const ch of `${body}00`) rest = (rest * 10 + Number(ch)) % 97;
+  return `${body}${two(98 - rest)}`;
 }
 
 function luhn(body: string): string {
@@ -69,8 +85,8 @@ const GENERATORS: Array<{ kind: HeldOutItem['kind']; make: (r: () => number) => 
     kind: 'iban',
     make: (r) => {
       const [country, bban] = pick(r, [
-        () => ['PL', digits(r, 24)] as const,
-        () => ['PT', `0002${digits(r, 17)}`] as const,
+        () => ['PL', polishBban(digits(r, 24))] as const,
+        () => ['PT', portugueseBban(`0002${digits(r, 17)}`)] as const,
         () => ['AT', digits(r, 16)] as const,
       ])();
       return `${country}${mod97(country, bban)}${bban}`.replace(/(.{4})(?=.)/gu, '$1 ');

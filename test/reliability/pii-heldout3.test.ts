@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
 import { describe, expect, it } from 'vitest';
 import { PII_KINDS } from '../../src/sessions/redact/pii.js';
 import { redactFile } from '../../src/sessions/redact/redact-file.js';
@@ -16,6 +17,14 @@ import { seeded, size } from './size.js';
 const tmp = useTempDir('echolens-pii-heldout3-');
 
 describe('sessions redact / verify --pii on a third held-out corpus', { timeout: 600_000 }, () => {
+  it('generates IBANs that pass mod 97 and their national checks', () => {
+    const ibans = heldOut3Records(seeded(HELD_OUT3_SEED), 40)
+      .filter((r) => r.item.kind === 'iban')
+      .map((r) => r.item.value);
+    expect(ibans.length).toBe(40);
+    expect(ibans.filter((v) => !isValidIBAN(electronicFormatIBAN(v) ?? ''))).toEqual([]);
+  });
+
   it('counts the planted items that survive redact, and those verify does not flag', async () => {
     const records = heldOut3Records(seeded(HELD_OUT3_SEED), size(10, 40));
     const files = { claude: [transcriptHeader('claude')], codex: [transcriptHeader('codex')] };
@@ -50,11 +59,11 @@ describe('sessions redact / verify --pii on a third held-out corpus', { timeout:
           : ''),
     );
     expect(records.length).toBeGreaterThanOrEqual(60);
-    // Measured once as written, the detectors unchanged since: 28 of 60 survive (46.7%) at the
-    // default size and 93 of 240 (38.8%) at RELIABILITY_FULL=1, all unflagged; the Polish and
-    // Portuguese IBANs among them lack their national check digits (the generator's fault, ibantools
-    // rightly refuses them). Far from the goal; this only bounds the regression.
-    expect(survivors.length / records.length).toBeLessThanOrEqual(0.5);
-    expect(unflagged.length / records.length).toBeLessThanOrEqual(0.5);
+    // Measured once as written, before any detector for its forms: 28 of 60 survived (46.7%) at the
+    // default size and 93 of 240 (38.8%) at RELIABILITY_FULL=1, all unflagged (the Polish and
+    // Portuguese IBANs then lacked their national check digits: the generator's fault, since fixed).
+    // With the detectors added after that run (no longer a held-out figure): 1 of 60 and 4 of 240.
+    expect(survivors.length / records.length).toBeLessThanOrEqual(0.05);
+    expect(unflagged.length / records.length).toBeLessThanOrEqual(0.05);
   });
 });

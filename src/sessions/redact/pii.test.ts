@@ -37,6 +37,44 @@ describe('personal data detectors', () => {
     expect(kinds(clean)).toEqual([]);
   });
 
+  it('reads a 00 international prefix as +; not a hex dump, a time or a longer number', () => {
+    expect(redactPiiText('call 0044 20 7946 0958 or 00 44 20 7946 0959 after 6pm')).toBe('call <PHONE> or <PHONE> after 6pm');
+    expect(redactPiiText('whatsapp 0049 30 901820')).toBe('whatsapp <PHONE>');
+    // A group 00 inside a number already written with +.
+    expect(redactPiiText('mobile +33 6 00 83 58 50.')).toBe('mobile <PHONE>.');
+    const clean = 'bytes 00 44 20 79 46 12 34 56 ff; at 00:44:20; id 10044 20 7946; v0.0044 20';
+    expect(kinds(clean)).toEqual([]);
+  });
+
+  it('finds Canadian and Australian addresses; not postcode look-alikes', () => {
+    expect(redactPiiText('deliver to: 1787 Rue Sainte-Catherine O, Montréal, QC H3X 6B7.')).toBe('deliver to: <ADDRESS>.');
+    expect(redactPiiText('mail it to 220 Yonge Street, Toronto, ON M5B 2H1 today')).toBe('mail it to <ADDRESS> today');
+    expect(redactPiiText('office: Level 12, 88 Pitt St, Sydney NSW 2000')).toBe('office: <ADDRESS>');
+    expect(redactPiiText('bezorgen: Keizersgracht 600, 1017 DS Amsterdam')).toBe('bezorgen: <ADDRESS>');
+    // A code with a letter Canada does not use (D), a province missing, a state and number without a street.
+    const clean = 'QC D3X 6B7; the key H3X 6B7 maps to 4; NSW 2000 rows; ON A1B 2C; Table 4, 2048 MB free';
+    expect(kinds(clean)).toEqual([]);
+  });
+
+  it('finds a name the tagger does not know after a cue: cc, a signature dash, an @ mention, a JSON name field', () => {
+    expect(redactPiiText('cc: Oluwaseun Adeyemi')).toBe('cc: <PERSON>');
+    expect(redactPiiText('Thanks again,\n— Siobhán Ó Laoghaire')).toBe('Thanks again,\n— <PERSON>');
+    expect(redactPiiText('@Tendai Moyo can you review this?')).toBe('@<PERSON> can you review this?');
+    expect(redactPiiText('{"author": {"name": "Bongani Dlamini"}}')).toBe('{"author": {"name": "<PERSON>"}}');
+    expect(redactPiiText('"text": "{\\"name\\": \\"Bongani Dlamini\\"}"')).toBe('"text": "{\\"name\\": \\"<PERSON>\\"}"');
+    // English words after the cues, decorators, a package name, one word alone.
+    const clean = [
+      'cc: Platform Team',
+      '— Build Step',
+      '@Injectable() export class Store',
+      '@Deprecated Method',
+      '{"name": "Build Artifacts", "displayName": "Test Runner"}',
+      '{"name": "echolens"}',
+      '@Kubernetes',
+    ].join('\n');
+    expect(kinds(clean)).toEqual([]);
+  });
+
   it('reads --pii', () => {
     expect([...parsePiiKinds(undefined)]).toEqual([...PII_KINDS]);
     expect([...parsePiiKinds('none')]).toEqual([]);

@@ -2,13 +2,15 @@ import { isIPv4, isIPv6 } from 'node:net';
 import nlp from 'compromise';
 import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
 import { findPhoneNumbersInText } from 'libphonenumber-js';
+import { nordicIdSpans } from './nordic-ids.js';
 import { type ClassCounts, joinPieces, keep, type Piece, placeholder } from './pieces.js';
 
 /**
  * Personal data in transcripts (docs/sessions.md, "Personal data"): person names (compromise's
  * offline English NLP), phone numbers (libphonenumber-js), postal addresses, IPv4 / IPv6
  * addresses (node:net), payment card numbers (Luhn), national ids (US SSN, UK NINO, Spanish DNI
- * and NIE with their check letter, Italian codice fiscale with its check letter, and a 9–11 digit
+ * and NIE with their check letter, Italian codice fiscale with its check letter, Swedish personnummer, Finnish HETU, Polish PESEL
+ * and Danish CPR with their dates and checks (nordic-ids.ts), and a 9–11 digit
  * number after words naming an id) and IBANs (ibantools' checksum, upper or lower case). `findPii` returns the spans; the
  * redactor replaces them and the verifier reports any that remain.
  */
@@ -95,6 +97,18 @@ const EU_ADDRESS =
   /\b[A-ZÄÖÜ][a-zäöüß]+(?:straße|strasse|str\.|weg|gasse|platz|allee|ring|damm)\s+\d{1,4}[a-z]?(?:,\s*(?:D-)?\d{4,5}\s+[A-ZÄÖÜ][a-zäöüß]+)?|\b\d{1,4},?\s+(?:rue|avenue|boulevard|place|chemin|via|calle|avenida|plaza)\s+(?:[a-zA-Zéèàç'-]+\s?){1,4}(?:,\s*\d{5}\s+[A-Z][a-zé'-]+)?/gu;
 /** A street (any words) and number, then a five-digit postcode and a town (German, French, Italian, Spanish style: street and number, comma, postcode and town). */
 const POSTCODE_ADDRESS = /\b(?:\p{Lu}[\p{Ll}ß]+\s){0,2}\p{Lu}[\p{Ll}ß]+\s\d{1,4}[a-z]?,\s*\d{5}\s+\p{Lu}[\p{Ll}]+/gu;
+/** A Canadian postal code (its letters exclude D F I O Q U, and W Z first) after a province's two letters. */
+const CA_POSTCODE = String.raw`\b(?:AB|BC|MB|NB|NL|NS|NT|NU|ON|PE|QC|SK|YT),?\s+[ABCEGHJ-NPRSTVXY]\d[ABCEGHJ-NPRSTV-Z] ?\d[ABCEGHJ-NPRSTV-Z]\d\b`;
+/** A Canadian address: a house number and street, a town, the province and postal code; or the last two alone. */
+const CA_ADDRESS = new RegExp(String.raw`(?:\b\d{1,5}[A-Z]?,?\s+[^\n,]{3,50}?,\s*\p{Lu}[\p{L}'’.-]+(?:\s\p{Lu}[\p{L}'’.-]+){0,2},?\s+)?${CA_POSTCODE}`, 'gu');
+/** An Australian address: an optional level or unit, a house number and street, a suburb, the state and a four-digit postcode. */
+const AU_ADDRESS = new RegExp(
+  String.raw`(?:\b(?:Level|Unit|Suite|Shop)\s+\d{1,3},\s*)?\b\d{1,5}[A-Z]?\s+(?:\p{Lu}\p{Ll}+\s+){1,3}(?:${STREET_TYPES})(?![A-Za-z]),?\s+(?:\p{Lu}\p{Ll}+\s){1,3}(?:NSW|VIC|QLD|SA|WA|TAS|NT|ACT)\s+\d{4}\b`,
+  'gu',
+);
+/** A Dutch address: street and number, then the postcode (four digits, two letters) and the town. */
+const NL_ADDRESS =
+  /\b\p{Lu}[\p{Ll}'’-]+(?:\s\p{Lu}?[\p{Ll}'’-]+){0,2}\s\d{1,4}[a-zA-Z]?(?:-\d{1,4})?,?\s+[1-9]\d{3}\s?(?!SA|SD|SS)[A-Z]{2}\s+\p{Lu}[\p{Ll}-]+/gu;
 const UK_POSTCODE = /\b[A-Z]{1,2}\d[A-Z\d]? \d[A-Z]{2}\b/gu;
 /** Street type first (Spanish, Catalan, Italian, Portuguese): "Calle de <Street> <number>, <floor>, <postcode> <town>"; a five-digit postcode and town are required. */
 const STREET_FIRST_ADDRESS =
@@ -117,11 +131,21 @@ function regexSpans(text: string, pattern: RegExp, kind: PiiKind, accept: (value
   return out;
 }
 
+/** 00 or "00 " before a country code (not inside a longer number, nor a 00 group inside a number already written with a +). */
+const INTERNATIONAL_00 = /(?<![\w+.:-]|\d[ .-])00 ?(?=[1-9]\d{0,2}[ .-]?\d)/gu;
+
 function phoneSpans(text: string): PiiSpan[] {
   if (!/\d\d/u.test(text)) return [];
   const out: PiiSpan[] = [];
-  for (const found of findPhoneNumbersInText(text, { defaultCountry: 'US' })) {
-    let raw = text.slice(found.startsAt, found.endsAt);
+  // The international prefix written 00 (0044 20 …, 00 44 20 …) read as a + of the same length, so
+  // libphonenumber parses the country code; the span then starts at the first 0.
+  const prefixed = new Map<number, number>();
+  const view = text.replace(INTERNATIONAL_00, (whole: string, offset: number) => {
+    prefixed.set(offset + whole.length - 1, offset);
+    return `${' '.repeat(whole.length - 1)}+`;
+  });
+  for (const found of findPhoneNumbersInText(view, { defaultCountry: 'US' })) {
+    let raw = view.slice(found.startsAt, found.endsAt);
     // A comma ends a phone number in prose (the number, then a comma and a street number).
     if (raw.includes(',')) raw = raw.slice(0, raw.indexOf(',')).trimEnd();
     // Written as a phone number: a + or separators between digit groups (a bare digit run in code or a timestamp is not one).
@@ -129,7 +153,7 @@ function phoneSpans(text: string): PiiSpan[] {
     if (/^\d{4}-\d{2}-\d{2}/u.test(raw)) continue;
     // Decimal numbers in arithmetic (206.835 - 1.015) are not phone numbers.
     if (raw.includes('.') && !/^(?:\+\d{1,3}[.\s])?\(?\d{3}\)?\.\d{3}\.\d{4}$/u.test(raw)) continue;
-    out.push({ kind: 'phones', start: found.startsAt, end: found.startsAt + raw.length });
+    out.push({ kind: 'phones', start: prefixed.get(found.startsAt) ?? found.startsAt, end: found.startsAt + raw.length });
   }
   return out;
 }
@@ -173,6 +197,38 @@ const ROLE_NAME = new RegExp(
 );
 /** A CSV cell holding a name: two or three name words between commas. */
 const CSV_NAME = new RegExp(String.raw`^${NAME_WORD}(?:\s+${NAME_WORD}){1,2}$`, 'u');
+
+/** Irish and Scottish surname prefixes written as a word of their own (Ó Briain, Mac Giolla). */
+const PREFIX = '(?:(?:Ó|Ní|Nic|Mac|Mc|Ua|Uí) )?';
+/**
+ * A person's name after a cue that only a name follows: a salutation (Dear Dr.), a copy line
+ * (cc:), a signature dash at a line's start, an @ mention, or a JSON field naming a person
+ * (`"name": "…"`, escaped quotes too). Two to four name words on one line; each must be a word the
+ * tagger's lexicon does not know as English (so "Dear Team Lead" or "name": "Build Step" stay).
+ */
+const CUED_NAME = new RegExp(
+  String.raw`(?:\b(?:Dear|[Cc]c|CC|Attn|Attention)\b:?[ \t]+(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?[ \t]+)?|(?:^|\\n)[ \t]*(?:—|–|--)[ \t]*|(?<![\w.@])@|\\*"(?:name|full_?name|fullName|display_?[Nn]ame|author_?[Nn]ame|real_?[Nn]ame|contact_?[Nn]ame)\\*"[ \t]*:[ \t]*\\*")(${PREFIX}${NAME_WORD}(?: (?:${PARTICLE} )*${PREFIX}${NAME_WORD}){1,3})(?![\p{L}\d_])`,
+  'dgmu',
+);
+
+/** The tagger reads the word, in lower case, as a verb, adjective or adverb (deprecated, async): an English word, not a name. */
+function englishForm(word: string): boolean {
+  const tags = (nlp(word.toLowerCase()).json() as Array<{ terms: Array<{ tags: string[] }> }>)[0]?.terms[0]?.tags ?? [];
+  return tags.some((t) => t === 'Verb' || t === 'Adjective' || t === 'Adverb');
+}
+
+function cuedNameSpans(text: string): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  CUED_NAME.lastIndex = 0;
+  for (let m = CUED_NAME.exec(text); m !== null; m = CUED_NAME.exec(text)) {
+    const name = m[1]!;
+    const words = name.split(/[ -]+/u).filter((w) => !/^(?:Ó|Ní|Nic|Mac|Mc|Ua|Uí)$/u.test(w) && /^\p{Lu}/u.test(w));
+    if (NOT_PEOPLE.test(`${name} `) || !words.every((w) => nameOrUnknown(w) && !englishForm(w))) continue;
+    const [start, end] = m.indices![1]!;
+    out.push({ kind: 'names', start, end });
+  }
+  return out;
+}
 
 /** The segment at `start` (length `length`) of `text` is a table cell: a bar on each side, spaces aside. */
 function tableCell(text: string, start: number, length: number): boolean {
@@ -304,6 +360,7 @@ export function findPii(text: string, kinds: ReadonlySet<PiiKind> = new Set(PII_
       }),
     );
     spans.push(...regexSpans(text, CODICE_FISCALE, 'ids', codiceFiscaleValid));
+    for (const span of nordicIdSpans(text)) spans.push({ kind: 'ids', ...span });
     CONTEXT_ID.lastIndex = 0;
     for (let m = CONTEXT_ID.exec(text); m !== null; m = CONTEXT_ID.exec(text)) {
       const [start, end] = m.indices![1]!;
@@ -326,10 +383,13 @@ export function findPii(text: string, kinds: ReadonlySet<PiiKind> = new Set(PII_
     spans.push(...regexSpans(text, EU_ADDRESS, 'addresses'));
     spans.push(...regexSpans(text, POSTCODE_ADDRESS, 'addresses'));
     spans.push(...regexSpans(text, UK_POSTCODE, 'addresses'));
+    spans.push(...regexSpans(text, CA_ADDRESS, 'addresses'));
+    spans.push(...regexSpans(text, NL_ADDRESS, 'addresses'));
+    spans.push(...regexSpans(text, AU_ADDRESS, 'addresses'));
     spans.push(...regexSpans(text, STREET_FIRST_ADDRESS, 'addresses'));
   }
   if (kinds.has('phones')) spans.push(...phoneSpans(text));
-  if (kinds.has('names')) spans.push(...nameSpans(text));
+  if (kinds.has('names')) spans.push(...nameSpans(text), ...cuedNameSpans(text));
   // Longest first at each start; drop any span overlapping one already kept.
   spans.sort((a, b) => a.start - b.start || b.end - a.end);
   const kept: PiiSpan[] = [];
