@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerBuiltinSimProfiles } from '../../src/builtin-sims.js';
 import { runDemo } from '../../src/demo/demo.js';
 import { createAdapter } from '../../src/models/create-adapter.js';
+import { pValue } from '../../src/report/format.js';
 import { renderReport } from '../../src/report/report.js';
 import { startViewer, type ViewerServer } from '../../src/report/viewer/server.js';
 import { openStore } from '../../src/store/run-store.js';
@@ -22,7 +23,7 @@ interface JsonReport {
   runs: Array<{
     runId: string;
     experiment: string;
-    persona?: { drift: Array<{ gap: { estimate: number; ci: [number, number] } }> };
+    persona?: { drift: Array<{ gap: { estimate: number; ci: [number, number]; claim: { family: number; interval: [number, number]; p: number } } }> };
     memory?: { targets: Array<{ metrics: { dtw: { tiers: Array<{ tier: string; elevation: { estimate: number; ci: [number, number] } }> } } }> };
     continuation?: { analysis: { targets: Array<{ contrasts: Array<{ primary: boolean; completeCase: { mean: number; n: number } }> }> } };
   }>;
@@ -100,8 +101,12 @@ describe('viewer on the demo store: every audit in chromium', { timeout: 600_000
       await expect(page.locator('#headline').isVisible()).resolves.toBe(true);
       const headline = await page.locator('#headline .headline-value').allTextContents();
       if (experiment === 'persona') {
+        // The claim: its interval and the p that decides it (one target, so a plain 95% interval).
         const gap = run.persona!.drift[0]!.gap;
-        expect(headline[0]!.split(' · ')[0]).toBe(`${sign(gap.estimate)} [${sign(gap.ci[0])}, ${sign(gap.ci[1])}]`);
+        expect(gap.claim.family).toBe(1);
+        expect(headline[0]!.split(' · ')[0]).toBe(
+          `${sign(gap.estimate)} [${sign(gap.claim.interval[0])}, ${sign(gap.claim.interval[1])}], p ${pValue(gap.claim.p)}`,
+        );
       } else if (experiment === 'memory') {
         const tiers = run.memory!.targets[0]!.metrics.dtw.tiers;
         for (const t of tiers) expect(headline).toContain(`${pct(t.elevation.estimate)} [${pct(t.elevation.ci[0])}, ${pct(t.elevation.ci[1])}]`);
