@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pValue } from '../../src/report/format.js';
 import { renderReport } from '../../src/report/report.js';
 import { openStore } from '../../src/store/run-store.js';
 import { type BrowserSession, launchBrowser, screenshot, type WatchedPage } from './browser.js';
@@ -14,6 +15,7 @@ import { simPersonaRun } from './fixtures.js';
 interface GapJson {
   estimate: number;
   ci: [number, number];
+  claim: { interval: [number, number]; p: number };
   real: { estimate: number };
   filler: { estimate: number };
 }
@@ -110,10 +112,13 @@ describe('HTML report in chromium', { timeout: 240_000 }, () => {
     for (const drift of run.persona.drift) {
       const row = driftRows.find((r) => r[0] === drift.target && r[1] === drift.judge);
       expect(row, `no table row for ${drift.target}`).toBeDefined();
-      expect(row![2]).toBe(`${sign2(drift.gap.estimate)} [${sign2(drift.gap.ci[0])}, ${sign2(drift.gap.ci[1])}]`);
+      // Columns: target, judge, Δ [claim interval], real, filler, units, strong, p (Holm across targets), onset.
+      const claim = drift.gap.claim;
+      expect(row![2]!.startsWith(`${sign2(drift.gap.estimate)} [${sign2(claim.interval[0])}, ${sign2(claim.interval[1])}]`)).toBe(true);
       expect(row![3]).toBe(drift.gap.real.estimate.toFixed(3));
       expect(row![4]).toBe(drift.gap.filler.estimate.toFixed(3));
-      expect(row![5]).toBe(drift.strongDrift ? 'yes' : 'no');
+      expect(row![6]).toBe(drift.strongDrift ? 'yes' : 'no');
+      expect(row![7]).toBe(pValue(claim.p));
     }
     // The planted effect is visible: simulated drift is strong and positive.
     expect(run.persona.drift[0]!.gap.estimate).toBeGreaterThan(0.5);
@@ -121,10 +126,11 @@ describe('HTML report in chromium', { timeout: 240_000 }, () => {
     const mitigationRows = await tableAfter(page, 'persona-mitigation');
     expect(mitigationRows.length).toBe(run.persona.mitigations.length);
     for (const m of run.persona.mitigations) {
-      const row = mitigationRows.find((r) => r[0] === m.target && r[1] === m.mitigation && r[2] === m.distance);
+      // Columns: target, judge, arm, prompt, distance, mean, n, …
+      const row = mitigationRows.find((r) => r[0] === m.target && r[2] === m.mitigation && r[4] === m.distance);
       expect(row).toBeDefined();
-      expect(row![3]).toBe(m.mean.toFixed(3));
-      expect(row![4]).toBe(String(m.n));
+      expect(row![5]).toBe(m.mean.toFixed(3));
+      expect(row![6]).toBe(String(m.n));
     }
     await page.close();
   });

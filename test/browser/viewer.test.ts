@@ -13,6 +13,7 @@ import { createPersonaSimProfile } from '../../src/persona-drift/sim.js';
 import { startViewer, type ViewerServer } from '../../src/report/viewer/server.js';
 import { readSession } from '../../src/sessions/read.js';
 import type { Session } from '../../src/sessions/types.js';
+import { pValue } from '../../src/report/format.js';
 import { openStore } from '../../src/store/run-store.js';
 import { type BrowserSession, launchBrowser, screenshot, type WatchedPage } from './browser.js';
 import { DEMO_SESSION, HOSTILE_TEXT, registerTestSims, simPersonaRun } from './fixtures.js';
@@ -204,9 +205,10 @@ describe('viewer in chromium', { timeout: 300_000 }, () => {
       const gap = (await personaReport(store, runId)).drift[0]!.gap as GapEstimate;
       await store.close();
       const sign = (x: number) => (x >= 0 ? `+${x.toFixed(2)}` : x.toFixed(2));
-      // The audit's viewer summary: the gap with its CI, then " · strong drift" when |Δ| passes the threshold.
+      // The audit's viewer summary: the gap with its claim's interval and p, then " · strong drift" when |Δ| passes the threshold.
       const shown = (await page.locator('#compare-headlines table').first().locator('tbody tr td').nth(1).textContent()) ?? '';
-      expect(shown.split(' · ')[0]).toBe(`${sign(gap.estimate)} [${sign(gap.ci[0])}, ${sign(gap.ci[1])}]`);
+      expect(gap.claim.family).toBe(1);
+      expect(shown.split(' · ')[0]).toBe(`${sign(gap.estimate)} [${sign(gap.claim.interval[0])}, ${sign(gap.claim.interval[1])}], p ${pValue(gap.claim.p)}`);
       await page.goto(`${viewer.url}probe`);
       await expect(page.locator('#sim-banner').textContent()).resolves.toContain('Simulated models');
       await page.click('#run');
