@@ -146,6 +146,32 @@ describe('examples/github-action.yml', () => {
     expect(given).toContain('store');
     for (const key of given) expect(INPUTS).toContain(key);
   });
+
+  it('keeps its comment: Mondays, --fresh, the store restored before and kept after the measurement, the gate from the baseline with a JUnit file', () => {
+    const workflow = parse(readFileSync(join(root, 'examples', 'github-action.yml'), 'utf8')) as {
+      on: { schedule: Array<{ cron: string }> };
+      jobs: Record<string, { steps: Array<Step & { if?: string }> }>;
+    };
+    expect(workflow.on.schedule[0]?.cron.split(/\s+/u)[4]).toBe('1');
+    const steps = Object.values(workflow.jobs).flatMap((job) => job.steps);
+    const index = (test: (s: Step) => boolean) => steps.findIndex(test);
+    const restore = index((s) => s.uses?.startsWith('actions/cache/restore') === true);
+    const measure = index((s) => /echolens persona run .*--fresh/u.test(s.run ?? ''));
+    const save = index((s) => s.uses?.startsWith('actions/cache/save') === true);
+    const gate = index((s) => s.uses !== undefined && /echolens@/u.test(s.uses));
+    expect(restore).toBeGreaterThanOrEqual(0);
+    expect(restore).toBeLessThan(measure);
+    expect(measure).toBeLessThan(save);
+    expect(save).toBeLessThan(gate);
+    expect(steps[save]?.if).toBe('always()');
+    expect(steps[save]?.with?.path).toBe(steps[restore]?.with?.path);
+    expect(steps[gate]?.with?.store?.startsWith(steps[restore]?.with?.path ?? '\0')).toBe(true);
+    expect(steps[gate]?.with?.baseline).toBe('first');
+    expect(steps[gate]?.with?.['max-change']).toMatch(/^\d/u);
+    expect(steps[gate]?.with?.junit).toBe('gate.xml');
+    // the action's gate step writes the step summary (checked by the action.yml tests above)
+    expect(action.runs.steps.some((s) => /GITHUB_STEP_SUMMARY/u.test(s.run ?? ''))).toBe(true);
+  });
 });
 
 describe('examples/github-workflow.yml', () => {
