@@ -4,13 +4,13 @@ import { describe, expect, it } from 'vitest';
 import { packageRoot } from '../core/version.js';
 import { analyzeContinuation, type ContinuationObservation, pairedEstimate } from './analysis.js';
 import type { ContinuationArm } from './arms.js';
-import { cutpointsNeeded, DEFAULT_PLANNING_SD, designMde, designPowerLine, observedPower } from './power.js';
+import { cutpointsNeeded, DEFAULT_PLANNING_SD, designMde, designPower, designPowerLine, observedPower } from './power.js';
 import { sectionsHtml } from '../report/document/render-html.js';
 import { continuationSections, continuationVerdicts, primaryVerdict, renderContinuationMarkdown } from './document.js';
 import type { ContinuationReport } from './run.js';
 
 const golden = JSON.parse(readFileSync(join(packageRoot(), 'src', 'continuation', '__fixtures__', 'golden-power.json'), 'utf8')) as {
-  mde: Array<{ n: number; sd: number; alpha: number; mde: number }>;
+  mde: Array<{ n: number; sd: number; alpha: number; mde: number; powerAtMde: number; powerAt015: number }>;
   needed: Array<{ effect: number; sd: number; alpha: number; cutpoints: number }>;
 };
 
@@ -48,15 +48,29 @@ describe('continuation power', () => {
     }
     for (const g of golden.needed) expect(cutpointsNeeded(g.effect, g.sd, g.alpha)).toBe(g.cutpoints);
     expect(designMde(1, 0.5)).toBeNull();
+  });
+
+  it('design power is within 0.01 of the exact noncentral t (scipy) from 6 cutpoints on', () => {
+    let checked = 0;
+    for (const g of golden.mde.filter((row) => row.n >= 6)) {
+      expect(Math.abs((designPower(g.n, g.sd, 0.15, g.alpha) as number) - g.powerAt015), `n ${g.n} sd ${g.sd} α ${g.alpha} at 0.15`).toBeLessThan(0.01);
+      expect(Math.abs((designPower(g.n, g.sd, g.mde, g.alpha) as number) - g.powerAtMde), `n ${g.n} sd ${g.sd} α ${g.alpha} at the MDE`).toBeLessThan(0.01);
+      checked += 2;
+    }
+    expect(checked).toBe(48);
+    expect(designPower(1, 0.5, 0.15)).toBeNull();
+    expect(() => designPower(10, 0, 0.15)).toThrow(/planningSd/);
     expect(() => designMde(10, 0)).toThrow(/planningSd/);
   });
 
   it('the default design (25 cutpoints) prints its MDE ≈ 0.32 and says it is underpowered for Δ = 0.15', () => {
     const line = designPowerLine(25);
     expect(designMde(25, DEFAULT_PLANNING_SD)!).toBeCloseTo(0.321, 3);
-    expect(line).toMatch(/25 cutpoints → minimum detectable \|Δ\| fidelity ≈ 0\.32 at 80% power/);
-    expect(line).toMatch(/effect of interest 0\.15: UNDERPOWERED — about 108 cutpoints would detect it/);
-    expect(designPowerLine(120, { effectOfInterest: 0.15 })).toMatch(/adequately powered/);
+    expect(line).toMatch(/25 cutpoints → minimum detectable \|Δ\| fidelity ≈ 0\.32 at 80% power, power 0\.26 at \|Δ\| = 0\.15 \(the effect of interest\)/);
+    expect(line).toMatch(/; UNDERPOWERED — about 108 cutpoints would detect it$/);
+    // the printed power is scipy's exact figure to two decimals
+    expect(golden.mde.find((g) => g.n === 25 && g.sd === 0.55 && g.alpha === 0.05)?.powerAt015.toFixed(2)).toBe('0.26');
+    expect(designPowerLine(120, { effectOfInterest: 0.15 })).toMatch(/power 0\.8\d at \|Δ\| = 0\.15 .*; adequately powered$/);
     expect(designPowerLine(25, { effectOfInterest: 0.3, planningSd: 0.3 })).toMatch(/adequately powered/);
   });
 

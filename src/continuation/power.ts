@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from '../core/errors.js';
-import { minimumDetectableEffect } from '../stats/calibration.js';
+import { minimumDetectableEffect, twoSidedTestPower } from '../stats/calibration.js';
 
 /**
  * What a continuation design can detect (pure; docs/continuation.md, "Power"). The primary
@@ -30,6 +30,13 @@ export function designMde(n: number, sd: number, alpha = 0.05): number | null {
   return minimumDetectableEffect(sd / Math.sqrt(n), { alpha, df: n - 1 });
 }
 
+/** Power of the paired test over `n` cutpoints with SD `sd` against a true |Δ| of `effect` (null below 2). */
+export function designPower(n: number, sd: number, effect: number, alpha = 0.05): number | null {
+  if (!(sd > 0) || !Number.isFinite(sd)) throw new InvalidArgumentError('planningSd', `must be a positive number, got ${sd}`);
+  if (!Number.isInteger(n) || n < 2) return null;
+  return twoSidedTestPower(effect, sd / Math.sqrt(n), n - 1, alpha);
+}
+
 /** The fewest cutpoints whose design MDE is at most `effect` (capped at 100,000). */
 export function cutpointsNeeded(effect: number, sd: number, alpha = 0.05): number | null {
   if (!(effect > 0)) throw new InvalidArgumentError('effectOfInterest', `must be a positive number, got ${effect}`);
@@ -52,10 +59,11 @@ export function designPowerLine(cutpoints: number, settings: PowerSettings = {})
   const mde = designMde(cutpoints, sd, alpha);
   const assumed = `paired SD ${sd}${settings.planningSd === undefined ? ' assumed (set analysis.planningSd from a pilot)' : ''}`;
   if (mde === null) return `power: ${cutpoints} cutpoint(s) cannot support a paired test; use at least 6`;
-  const head = `power: ${cutpoints} cutpoints → minimum detectable |Δ| fidelity ≈ ${mde.toFixed(2)} at 80% power, α = ${alpha} (recent − cross, ITT; ${assumed})`;
-  if (mde <= effect) return `${head}; effect of interest ${effect}: adequately powered`;
+  const power = designPower(cutpoints, sd, effect, alpha) as number;
+  const head = `power: ${cutpoints} cutpoints → minimum detectable |Δ| fidelity ≈ ${mde.toFixed(2)} at 80% power, power ${power.toFixed(2)} at |Δ| = ${effect} (the effect of interest), α = ${alpha} (recent − cross, ITT; ${assumed})`;
+  if (mde <= effect) return `${head}; adequately powered`;
   const needed = cutpointsNeeded(effect, sd, alpha);
-  return `${head}; effect of interest ${effect}: UNDERPOWERED${needed === null ? '' : ` — about ${needed} cutpoints would detect it`}`;
+  return `${head}; UNDERPOWERED${needed === null ? '' : ` — about ${needed} cutpoints would detect it`}`;
 }
 
 /** After a run: the MDE from the estimate's own standard error, and whether it exceeds the effect of interest. */

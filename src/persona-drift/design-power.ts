@@ -1,5 +1,4 @@
-import { minimumDetectableEffect } from '../stats/calibration.js';
-import { standardNormalCdf as normalCdf, tQuantile } from '../stats/distributions.js';
+import { minimumDetectableEffect, twoSidedTestPower } from '../stats/calibration.js';
 import { DEFAULT_VARIANCE, type VarianceKnobs } from './calibrate.js';
 
 /**
@@ -53,10 +52,7 @@ function unitVariance(counts: PersonaDesignCounts, v: VarianceKnobs, positions =
 }
 
 function powerAt(effect: number, se: number, df: number, alpha: number): number {
-  // Normal approximation to the noncentral t (two-sided; the far tail is negligible).
-  const c = tQuantile(1 - alpha / 2, df);
-  const ncp = effect / se;
-  return normalCdf((ncp - c * (1 - 1 / (4 * df))) / Math.sqrt(1 + (c * c) / (2 * df)));
+  return twoSidedTestPower(effect, se, df, alpha);
 }
 
 export function personaDesignPower(

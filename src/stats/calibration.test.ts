@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { minimumDetectableEffect, rateWithError, summarizeCalibration, withinNominal } from './calibration.js';
+import { minimumDetectableEffect, rateWithError, summarizeCalibration, twoSidedTestPower, withinNominal } from './calibration.js';
 
 describe('calibration summaries', () => {
   it('computes rejection rates, coverage and bias per test', () => {
@@ -33,5 +33,21 @@ describe('calibration summaries', () => {
   it('minimum detectable effect matches (z_.975 + z_.8)·SE', () => {
     expect(minimumDetectableEffect(0.1)).toBeCloseTo((1.959964 + 0.841621) * 0.1, 5);
     expect(minimumDetectableEffect(0.1, { df: 9 })).toBeGreaterThan(minimumDetectableEffect(0.1));
+  });
+});
+
+describe('twoSidedTestPower', () => {
+  it('is the inverse of minimumDetectableEffect near 80%, symmetric in the sign of the effect, and α at no effect', () => {
+    for (const df of [10, 30, 200]) {
+      const mde = minimumDetectableEffect(0.1, { df });
+      expect(twoSidedTestPower(mde, 0.1, df)).toBeGreaterThan(0.78);
+      expect(twoSidedTestPower(mde, 0.1, df)).toBeLessThan(0.82);
+      expect(twoSidedTestPower(-mde, 0.1, df)).toBe(twoSidedTestPower(mde, 0.1, df));
+    }
+    // one tail of α at no effect (the far tail is left out)
+    expect(twoSidedTestPower(0, 0.1, 1e6)).toBeCloseTo(0.025, 3);
+    expect(twoSidedTestPower(0.3, 0, 10)).toBe(1);
+    expect(() => twoSidedTestPower(0.3, -1, 10)).toThrow(/standardError/u);
+    expect(() => twoSidedTestPower(0.3, 0.1, 0)).toThrow(/df/u);
   });
 });
