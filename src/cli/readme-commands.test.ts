@@ -93,7 +93,7 @@ function readmeCommands(): Command[] {
         continue;
       }
       const text = line
-        .replace(/^npm ci && npm run echolens -- /, 'echolens ')
+        .replace(/^(?:npm ci && )?npm run echolens -- /, 'echolens ')
         .replace(/\s+#\s.*$/, '')
         .trim();
       if (!text.startsWith('echolens ')) continue;
