@@ -27,6 +27,8 @@ export const slowTests = [
   'src/persona-drift/analysis-extras.cli.test.ts',
   'src/cli/commands/memory-reference.test.ts',
   'src/cli/commands/memory-label-sheet.test.ts',
+  // Two whole runs (memory, continuation) against a local server, every report format and the gate.
+  'src/cli/unknown-cost-audits.test.ts',
 ];
 
 export const allTests = ['src/**/*.test.ts', 'test/**/*.test.ts'];

@@ -1,0 +1,146 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerBuiltinSimProfiles } from '../builtin-sims.js';
+import { packageRoot } from '../core/version.js';
+import { createAdapter } from '../models/create-adapter.js';
+import { type FakeServer, startFakeOpenAI } from '../models/testing/index.js';
+import type { ChatMessage } from '../models/types.js';
+import { DEMO_SESSION } from '../persona-drift/testing/small-config.js';
+import { runCliInProcess } from './testing/run-cli.js';
+
+/**
+ * The memory and continuation audits with a target of no known price (an OpenAI-compatible
+ * server's model): the dry run, the run's progress and summary, every report format and the gate
+ * say the cost is unknown, and none prints $0 (the persona audit and the viewer:
+ * unknown-cost.test.ts).
+ */
+
+/** `$0`, `$0.00`, `$0.0000` — a zero dollar amount, not `$0.0123`. */
+const ZERO_DOLLARS = /\$0(?:\.0*)?(?![\d.])/u;
+
+/** Every surface of a finished run in `db`: report md/json/csv/html, gate text/md/json/JUnit/summary. */
+async function surfaces(db: string, dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const format of ['md', 'json', 'csv']) {
+    const report = await runCliInProcess(['report', db, '--format', format]);
+    expect(report.code, report.stderr).toBe(0);
+    out[`report ${format}`] = report.stdout;
+  }
+  const html = join(dir, 'report.html');
+  expect((await runCliInProcess(['report', db, '-o', html])).code).toBe(0);
+  out['report html'] = readFileSync(html, 'utf8');
+  const junit = join(dir, 'gate.xml');
+  const summary = join(dir, 'summary.md');
+  const gate = await runCliInProcess(['gate', db, '--junit', junit, '--summary', summary]);
+  out['gate text'] = gate.stdout + gate.stderr;
+  out['gate junit'] = readFileSync(junit, 'utf8');
+  out['gate summary'] = readFileSync(summary, 'utf8');
+  for (const format of ['md', 'json']) out[`gate ${format}`] = (await runCliInProcess(['gate', db, '--format', format])).stdout;
+  return out;
+}
+
+function expectNoZeroDollars(outputs: Record<string, string>): void {
+  for (const [surface, text] of Object.entries(outputs)) {
+    expect(text.length, surface).toBeGreaterThan(0);
+    expect(ZERO_DOLLARS.exec(text)?.[0] ?? null, `${surface} says $0`).toBeNull();
+  }
+}
+
+function expectUnknownInJsonAndMarkdown(outputs: Record<string, string>): void {
+  const json = JSON.parse(outputs['report json'] as string) as {
+    runs: Array<{ accounting: { spendUsd: number | null; unpricedCells: number }; document: { cost: { usd: number | null } } }>;
+  };
+  expect(json.runs[0]?.accounting.spendUsd).toBeNull();
+  expect(json.runs[0]?.accounting.unpricedCells).toBeGreaterThan(0);
+  expect(json.runs[0]?.document.cost.usd).toBeNull();
+  expect(outputs['report md']).toMatch(/unknown \(\d+ cells? without a known price\)/u);
+  expect(outputs['report html']).toMatch(/unknown \(\d+ cells? without a known price\)/u);
+}
+
+describe('unknown cost in the memory and continuation audits is "unknown", never $0', () => {
+  let server: FakeServer;
+  const dir = mkdtempSync(join(tmpdir(), 'echolens-unpriced-audits-'));
+
+  beforeAll(async () => {
+    registerBuiltinSimProfiles();
+    const memory = createAdapter('sim:memory');
+    const labeler = createAdapter('sim:labeler');
+    server = await startFakeOpenAI({
+      respond: async (request) => {
+        const messages = (request.body?.messages ?? []) as ChatMessage[];
+        if (Array.isArray(request.body?.tools) && request.body.tools.length > 0) {
+          // A continuation cell: a call that varies with the request, so the answers are a model's.
+          return { toolCalls: [{ name: 'Bash', arguments: { command: `ls step-${request.index % 7}` } }] };
+        }
+        // The labeler is unpriced too (sim:labeler's price is known: zero, and its stage would say $0.0000).
+        const sim = request.body?.model === 'unpriced-labeler' ? labeler : memory;
+        const r = await sim.generate({
+          model: request.body?.model === 'unpriced-labeler' ? 'sim:labeler' : 'sim:memory',
+          messages,
+          params: {},
+          sample: request.index,
+        });
+        return { text: r.text };
+      },
+    });
+  });
+  afterAll(() => server?.close());
+
+  it('memory: dry run, run, reports and gate', async () => {
+    const db = join(dir, 'memory.db');
+    const args = [
+      'memory',
+      'run',
+      join(packageRoot(), 'examples', 'memory-sim.yaml'),
+      '--target',
+      `openai-compatible:unpriced-memory@${server.baseURL}`,
+      '--labeler',
+      `openai-compatible:unpriced-labeler@${server.baseURL}`,
+      '--set',
+      'questions.limit=3',
+      '--set',
+      'conditions=["filler","age","job_loss"]',
+      '--set',
+      'analysis.B=100',
+      '--db',
+      db,
+    ];
+    const outputs: Record<string, string> = {};
+    const dry = await runCliInProcess([...args, '--dry-run']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toMatch(/cost ≈ unknown \(no price for: .*openai-compatible:unpriced-memory/u);
+    outputs['dry run'] = dry.stdout + dry.stderr;
+    const run = await runCliInProcess(args);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/spend unknown \(\d+ cells without a known price\)/u);
+    expect(run.stderr).toMatch(/cost unknown/u);
+    outputs.run = run.stdout + run.stderr;
+    Object.assign(outputs, await surfaces(db, dir));
+    expectUnknownInJsonAndMarkdown(outputs);
+    expectNoZeroDollars(outputs);
+  }, 120_000);
+
+  it('continuation: dry run, run, reports and gate', async () => {
+    const db = join(dir, 'continuation.db');
+    const args = ['continuation', 'run', '--session', DEMO_SESSION, '--target', `openai-compatible:unpriced-next@${server.baseURL}`, '--db', db];
+    const outputs: Record<string, string> = {};
+    const dry = await runCliInProcess([...args, '--dry-run']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toMatch(/cost ≈ unknown \(no price for: openai-compatible:unpriced-next/u);
+    outputs['dry run'] = dry.stdout + dry.stderr;
+    const run = await runCliInProcess(args);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout + run.stderr).toMatch(/(?:spend|cost) unknown/u);
+    outputs.run = run.stdout + run.stderr;
+    Object.assign(outputs, await surfaces(db, dir));
+    expectUnknownInJsonAndMarkdown(outputs);
+    expectNoZeroDollars(outputs);
+  }, 120_000);
+
+  it('the pattern catches what it must', () => {
+    for (const zero of ['$0', 'spend $0.0000;', '$0.00 – $0.00']) expect(zero).toMatch(ZERO_DOLLARS);
+    for (const priced of ['$0.0123', '$0.5', '$10.00', '$1']) expect(priced).not.toMatch(ZERO_DOLLARS);
+  });
+});
