@@ -29,6 +29,7 @@ export const slowTests = [
   'src/cli/commands/memory-label-sheet.test.ts',
   // Two whole runs (memory, continuation) against a local server, every report format and the gate.
   'src/cli/unknown-cost-audits.test.ts',
+  'src/gate/sanity-audits.test.ts',
 ];
 
 export const allTests = ['src/**/*.test.ts', 'test/**/*.test.ts'];

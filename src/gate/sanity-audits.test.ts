@@ -1,0 +1,86 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerBuiltinSimProfiles } from '../builtin-sims.js';
+import { runCliInProcess } from '../cli/testing/run-cli.js';
+import { packageRoot } from '../core/version.js';
+import { createAdapter } from '../models/create-adapter.js';
+import { type FakeServer, startFakeOpenAI } from '../models/testing/index.js';
+import type { ChatMessage } from '../models/types.js';
+import { DEMO_SESSION } from '../persona-drift/testing/small-config.js';
+
+/**
+ * The memory and continuation audits behind an endpoint that always returns the same answer (the
+ * persona audit: sanity.test.ts): the verdict is "not computable" with the reason in the JSON
+ * report, the Markdown and the gate, never PASS.
+ */
+describe('memory and continuation behind an endpoint that always returns the same answer', () => {
+  let server: FakeServer;
+  const dir = mkdtempSync(join(tmpdir(), 'echolens-sanity-audits-'));
+
+  beforeAll(async () => {
+    registerBuiltinSimProfiles();
+    const labeler = createAdapter('sim:labeler');
+    server = await startFakeOpenAI({
+      respond: async (request) => {
+        if (request.body?.model === 'labeler') {
+          const messages = (request.body?.messages ?? []) as ChatMessage[];
+          return { text: (await labeler.generate({ model: 'sim:labeler', messages, params: {}, sample: 0 })).text };
+        }
+        // One fixed reply to everything, tool-using requests included: a mock left in place.
+        if (Array.isArray(request.body?.tools) && request.body.tools.length > 0) return { toolCalls: [{ name: 'Bash', arguments: { command: 'ls' } }] };
+        return { text: '<step_1>Consider the options.</step_1>\n<step_2>Choose the first.</step_2>' };
+      },
+    });
+  });
+  afterAll(() => server?.close());
+
+  async function expectNotComputable(db: string, model: string): Promise<void> {
+    const json = JSON.parse((await runCliInProcess(['report', db, '--format', 'json'])).stdout) as {
+      verdict: string;
+      runs: Array<{ verdict: { verdict: string; notComputable?: string } }>;
+    };
+    expect(json.verdict).toBe('not computable');
+    expect(json.runs[0]?.verdict.verdict).toBe('not computable');
+    expect(json.runs[0]?.verdict.notComputable).toContain(model);
+    expect(json.runs[0]?.verdict.notComputable).toMatch(/same answer/u);
+    const md = await runCliInProcess(['report', db, '--format', 'md']);
+    expect(md.stdout).toMatch(/\*\*Verdict: NOT COMPUTABLE\*\* — .*endpoint or cache problem/u);
+    expect(md.stdout).not.toMatch(/Verdict: PASS/u);
+    const gate = await runCliInProcess(['gate', db]);
+    expect(gate.code).toBe(1);
+    expect(gate.stdout).toMatch(/gate: NOT COMPUTABLE/u);
+    expect(gate.stdout).toMatch(/answers-vary: not computable: .*same answer/u);
+  }
+
+  it('memory', async () => {
+    const db = join(dir, 'memory.db');
+    const run = await runCliInProcess([
+      'memory',
+      'run',
+      join(packageRoot(), 'examples', 'memory-sim.yaml'),
+      '--target',
+      `openai-compatible:stuck@${server.baseURL}`,
+      '--labeler',
+      `openai-compatible:labeler@${server.baseURL}`,
+      '--set',
+      'questions.limit=3',
+      '--set',
+      'conditions=["filler","age","job_loss"]',
+      '--set',
+      'analysis.B=100',
+      '--db',
+      db,
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    await expectNotComputable(db, 'openai-compatible:stuck');
+  }, 120_000);
+
+  it('continuation', async () => {
+    const db = join(dir, 'continuation.db');
+    const run = await runCliInProcess(['continuation', 'run', '--session', DEMO_SESSION, '--target', `openai-compatible:stuck@${server.baseURL}`, '--db', db]);
+    expect(run.code, run.stderr).toBe(0);
+    await expectNotComputable(db, 'openai-compatible:stuck');
+  }, 120_000);
+});
