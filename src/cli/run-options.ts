@@ -49,15 +49,21 @@ export const CTRL_C_HELP = 'Ctrl-C once: finish in-flight cells and stop (re-run
 
 /**
  * `<group> run <config>` of an audit driven by a YAML config, with `--db` (the run store, default `defaultDb`),
- * `--dry-run`, `--set` and `--target`. `config` is the argument's name (`<config>` or `[config]`) and help.
+ * `--dry-run` (help text `dryRunHelp`), `--set` and `--target`. `config` is the argument's name (`<config>` or `[config]`) and help.
  */
-export function addConfigRunCommand(group: Command, description: string, config: readonly [string, string], defaultDb: string): Command {
+export function addConfigRunCommand(
+  group: Command,
+  description: string,
+  config: readonly [string, string],
+  defaultDb: string,
+  dryRunHelp = 'print the plan size and the estimate (cells, tokens, dollars); call nothing',
+): Command {
   return group
     .command('run')
     .description(description)
     .argument(...config)
     .option('--db <file>', 'run store: a SQLite file, or a postgres:// URL shared with `echolens worker`', defaultDb)
-    .option('--dry-run', 'print the plan size and the estimate (cells, tokens, dollars); call nothing')
+    .option('--dry-run', dryRunHelp)
     .option('--set <key=value>', SET_FLAG_HELP, collect, [])
     .option('--target <model>', 'replace the targets with this model ref; repeatable', collect, []);
 }

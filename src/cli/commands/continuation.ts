@@ -53,7 +53,10 @@ export function registerContinuation(continuation: Command): void {
     .option('--tools <file>', 'tool schema file (JSON/YAML) instead of schemas reconstructed from the transcript')
     .option('--tasks <file>', 'task label file (YAML/JSON `tasks: [{from, label}]`) instead of the heuristic')
     .option('--set <key=value>', SET_FLAG_HELP, collect, [])
-    .option('--dry-run', 'print the cutpoints, the number of cells and the cost estimate; call nothing');
+    .option(
+      '--dry-run',
+      'print the cutpoints, the number of cells, the minimum detectable |Δ| and power of the primary contrast (UNDERPOWERED with the cutpoints to add) and the cost estimate; call nothing',
+    );
   addMaterialFlags(addMeasurementFlags(addLimitFlags(runCommand)), 'ContextEcho')
     .option('--report <file>', REPORT_FILE_HELP)
     .addHelpText(

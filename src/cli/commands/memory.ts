@@ -223,6 +223,7 @@ function registerMemoryRun(memory: Command): void {
     'run the DriftLens grid of a config: generation cells, step extraction, labeler cells with re-asks (cached, resumable)',
     ['<config>', 'YAML config (see docs/memory-config.md; example: examples/memory-sim.yaml)'],
     'runs/memory.db',
+    'print the plan size, the minimum detectable effect and power of the validity tests (UNDERPOWERED with the questions to add) and the estimate (cells, tokens, dollars); call nothing',
   );
   runCommand
     .option('--labeler <model>', 'replace the labeler')

@@ -43,6 +43,7 @@ export function registerPersona(persona: Command): void {
     'run the ContextEcho grid of a config: target cells, then judge cells (cached, resumable)',
     ['[config]', 'YAML config (see docs/persona-config.md); without one, --session, --target and --judge are enough and every other key takes its default'],
     'runs/persona.db',
+    'print the plan size, the minimum detectable |Δ| and power of the headline test (UNDERPOWERED with what to add) and the estimate (cells, tokens, dollars); call nothing',
   );
   runCommand
     .option('--judge <model>', 'replace the judges with this model ref; repeatable', collect, [])
