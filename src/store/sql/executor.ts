@@ -31,6 +31,9 @@ export interface SqlExecutor {
   changeStamp(): string | null;
 }
 
+/** Prepared statements (or PostgreSQL texts) kept per executor. */
+const MAX_STATEMENTS = 500;
+
 /** better-sqlite3 behind the asynchronous interface; statements are prepared once and kept. */
 export class SqliteExecutor implements SqlExecutor {
   readonly dialect = sqliteDialect;
@@ -48,6 +51,8 @@ export class SqliteExecutor implements SqlExecutor {
     let statement = this.statements.get(sql);
     if (statement === undefined) {
       statement = this.db.prepare(sql);
+      // Texts vary only with a query's label filters; a bound keeps an odd caller from growing it.
+      if (this.statements.size >= MAX_STATEMENTS) this.statements.clear();
       this.statements.set(sql, statement);
     }
     return statement;
@@ -68,6 +73,7 @@ export class SqliteExecutor implements SqlExecutor {
     let statement = this.rawStatements.get(sql);
     if (statement === undefined) {
       statement = this.db.prepare(sql).raw(true);
+      if (this.rawStatements.size >= MAX_STATEMENTS) this.rawStatements.clear();
       this.rawStatements.set(sql, statement);
     }
     return statement.all(...params) as unknown[][];
@@ -141,7 +147,7 @@ export class PgExecutor implements SqlExecutor {
     let text = this.texts.get(sql);
     if (text === undefined) {
       text = numberPlaceholders(sql);
-      if (this.texts.size < 1_000) this.texts.set(sql, text);
+      if (this.texts.size < MAX_STATEMENTS) this.texts.set(sql, text);
     }
     if (this.readonly && /\b(INSERT|UPDATE|DELETE|CREATE|ALTER|DROP)\b/i.test(text)) {
       throw new InvalidArgumentError('store', `${this.location} was opened read-only`);
