@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { type SqlExecutor, SqliteExecutor } from './sql/executor.js';
 
 /**
  * Provider batch jobs (OpenAI Batch API, Anthropic Message Batches) a run
@@ -92,71 +93,92 @@ export function jobOfRow(row: JobRow, keys: string[]): BatchJob {
   };
 }
 
-/** Reads and writes the batch tables of one store's database. */
+/**
+ * Reads and writes the batch tables of one store's database, on either backend (each query
+ * written once, src/store/sql/). Given a better-sqlite3 handle, it runs on its own executor.
+ */
 export class BatchJobs {
-  constructor(
-    private readonly db: Database.Database,
-    /** Resolves when no other caller's store transaction is open (run-store.ts). */
-    private readonly idle: () => Promise<void> = async () => {},
-  ) {}
+  private readonly exec: SqlExecutor;
+
+  constructor(db: SqlExecutor | Database.Database) {
+    this.exec = 'dialect' in db ? db : new SqliteExecutor(db);
+  }
 
   /** Records a job before its create call; the cells are held from this moment. */
   async begin(runId: string, provider: string, model: string, keys: readonly string[], now = new Date()): Promise<number> {
-    await this.idle();
-    return this.db.transaction(() => {
-      const info = this.db
-        .prepare('INSERT INTO batch_jobs (run_id, provider, model, status, submitted_at) VALUES (?, ?, ?, ?, ?)')
-        .run(runId, provider, model, 'submitting', now.toISOString());
-      const id = Number(info.lastInsertRowid);
-      const insert = this.db.prepare('INSERT OR IGNORE INTO batch_job_cells (job_id, key) VALUES (?, ?)');
-      for (const key of keys) insert.run(id, key);
+    return this.exec.transaction(async () => {
+      const row = await this.exec.get<{ id: number | string }>(
+        "INSERT INTO batch_jobs (run_id, provider, model, status, submitted_at) VALUES (?, ?, ?, 'submitting', ?) RETURNING id",
+        [runId, provider, model, now.toISOString()],
+      );
+      const id = Number(row!.id);
+      const input = this.exec.dialect.rows(
+        [['key', 'text']],
+        keys.map((key) => [key]),
+      );
+      await this.exec.run(`INSERT INTO batch_job_cells (job_id, key) SELECT ?, t.key FROM ${input.sql} t WHERE true ORDER BY t.i ON CONFLICT DO NOTHING`, [
+        id,
+        ...input.params,
+      ]);
       return id;
-    })();
+    });
   }
 
   async submitted(id: number, batchId: string): Promise<void> {
-    await this.idle();
-    this.db.prepare("UPDATE batch_jobs SET batch_id = ?, status = 'submitted' WHERE id = ?").run(batchId, id);
+    await this.exec.run("UPDATE batch_jobs SET batch_id = ?, status = 'submitted' WHERE id = ?", [batchId, id]);
   }
 
   /** Last provider status and counts seen. */
   async observed(id: number, providerStatus: string, note: string): Promise<void> {
-    await this.idle();
-    this.db.prepare('UPDATE batch_jobs SET provider_status = ?, note = ? WHERE id = ?').run(providerStatus, note, id);
+    await this.exec.run('UPDATE batch_jobs SET provider_status = ?, note = ? WHERE id = ?', [providerStatus, note, id]);
   }
 
   async finish(id: number, status: 'ended' | 'collected' | 'failed' | 'abandoned', note?: string, now = new Date()): Promise<void> {
-    await this.idle();
-    this.db
-      .prepare('UPDATE batch_jobs SET status = ?, ended_at = COALESCE(ended_at, ?), note = COALESCE(?, note) WHERE id = ?')
-      .run(status, now.toISOString(), note ?? null, id);
+    await this.exec.run('UPDATE batch_jobs SET status = ?, ended_at = COALESCE(ended_at, ?), note = COALESCE(?, note) WHERE id = ?', [
+      status,
+      now.toISOString(),
+      note ?? null,
+      id,
+    ]);
   }
 
   async get(id: number): Promise<BatchJob | undefined> {
-    await this.idle();
-    const row = this.db.prepare('SELECT * FROM batch_jobs WHERE id = ?').get(id) as JobRow | undefined;
-    return row === undefined ? undefined : this.toJob(row);
+    const row = await this.exec.get<JobRow>('SELECT * FROM batch_jobs WHERE id = ?', [id]);
+    return row === undefined ? undefined : (await this.toJobs([row]))[0];
   }
 
   /** Jobs not yet collected (`submitting`, `submitted`, `ended`), oldest first. */
   async open(): Promise<BatchJob[]> {
-    await this.idle();
-    const rows = this.db.prepare(`SELECT * FROM batch_jobs WHERE status IN (${OPEN.map(() => '?').join(', ')}) ORDER BY id`).all(...OPEN) as JobRow[];
-    return rows.map((row) => this.toJob(row));
+    const list = this.exec.dialect.inList('status', 'text', OPEN);
+    return this.toJobs(await this.exec.all<JobRow>(`SELECT * FROM batch_jobs WHERE ${list.sql} ORDER BY id`, list.params));
   }
 
   async all(runId?: string): Promise<BatchJob[]> {
-    await this.idle();
-    const rows = (
+    const rows =
       runId === undefined
-        ? this.db.prepare('SELECT * FROM batch_jobs ORDER BY id').all()
-        : this.db.prepare('SELECT * FROM batch_jobs WHERE run_id = ? ORDER BY id').all(runId)
-    ) as JobRow[];
-    return rows.map((row) => this.toJob(row));
+        ? await this.exec.all<JobRow>('SELECT * FROM batch_jobs ORDER BY id')
+        : await this.exec.all<JobRow>('SELECT * FROM batch_jobs WHERE run_id = ? ORDER BY id', [runId]);
+    return this.toJobs(rows);
   }
 
-  private toJob(row: JobRow): BatchJob {
-    const keys = this.db.prepare('SELECT key FROM batch_job_cells WHERE job_id = ? ORDER BY rowid').pluck().all(row.id) as string[];
-    return jobOfRow(row, keys);
+  /** Jobs with their cell keys, in the order they were recorded (one query for the keys of every job). */
+  private async toJobs(rows: readonly JobRow[]): Promise<BatchJob[]> {
+    if (rows.length === 0) return [];
+    const list = this.exec.dialect.inList(
+      'job_id',
+      'bigint',
+      rows.map((row) => Number(row.id)),
+    );
+    const keyRows = await this.exec.all<{ job_id: string | number; key: string }>(
+      `SELECT job_id, key FROM batch_job_cells WHERE ${list.sql} ORDER BY job_id, ${this.exec.dialect.jobCellOrder}`,
+      list.params,
+    );
+    const keysOf = new Map<number, string[]>();
+    for (const r of keyRows) {
+      const keys = keysOf.get(Number(r.job_id)) ?? [];
+      keys.push(r.key);
+      keysOf.set(Number(r.job_id), keys);
+    }
+    return rows.map((row) => jobOfRow(row, keysOf.get(Number(row.id)) ?? []));
   }
 }

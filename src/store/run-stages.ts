@@ -46,54 +46,7 @@ CREATE TABLE IF NOT EXISTS run_stages (
 `);
 }
 
-function hasLedger(db: Database.Database): boolean {
-  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'run_stages'").get() !== undefined;
-}
-
-/**
- * Records the stages a run will go through. A stage already in the ledger keeps its
- * counts; one that has not started takes the declared count (a resumed run re-plans).
- */
-export function declareStages(db: Database.Database, runId: string, stages: readonly StageDeclaration[]): void {
-  const now = new Date().toISOString();
-  const insert = db.prepare(
-    `INSERT INTO run_stages (run_id, stage, ordinal, expected, registered, settled, updated_at) VALUES (?, ?, ?, ?, 0, 0, ?)
-     ON CONFLICT (run_id, stage) DO UPDATE SET expected = excluded.expected, updated_at = excluded.updated_at
-     WHERE run_stages.registered = 0 AND run_stages.settled = 0`,
-  );
-  db.transaction(() => {
-    stages.forEach((s, i) => {
-      insert.run(runId, s.name, i, s.expected, now);
-    });
-  })();
-}
-
-/** Writes a stage's counts (a stage never declared is appended after the others). */
-export function recordStage(db: Database.Database, runId: string, stage: string, counts: { expected: number; registered: number; settled: number }): void {
-  const now = new Date().toISOString();
-  db.prepare(
-    `INSERT INTO run_stages (run_id, stage, ordinal, expected, registered, settled, updated_at)
-     VALUES (?, ?, (SELECT coalesce(max(ordinal) + 1, 0) FROM run_stages WHERE run_id = ?), ?, ?, ?, ?)
-     ON CONFLICT (run_id, stage) DO UPDATE SET expected = excluded.expected, registered = excluded.registered,
-       settled = excluded.settled, updated_at = excluded.updated_at`,
-  ).run(runId, stage, runId, counts.expected, counts.registered, counts.settled, now);
-}
-
-/** A run's stages in order; empty for runs written before the ledger existed (and for a store read without migrating). */
-export function stagesOfRun(db: Database.Database, runId: string): StageProgress[] {
-  if (!hasLedger(db)) return [];
-  const rows = db
-    .prepare('SELECT stage, ordinal, expected, registered, settled, updated_at FROM run_stages WHERE run_id = ? ORDER BY ordinal, stage')
-    .all(runId) as Array<{ stage: string; ordinal: number; expected: number | null; registered: number; settled: number; updated_at: string }>;
-  return rows.map((r) => ({ stage: r.stage, ordinal: r.ordinal, expected: r.expected, registered: r.registered, settled: r.settled, updatedAt: r.updated_at }));
-}
-
 /** True when the stage has all its cells registered and settled. */
 export function stageComplete(stage: Pick<StageProgress, 'expected' | 'registered' | 'settled'>): boolean {
   return stage.expected !== null && stage.registered >= stage.expected && stage.settled >= stage.expected;
-}
-
-/** True when some declared stage of the run is not complete (the run cannot be `done`). */
-export function hasIncompleteStage(db: Database.Database, runId: string): boolean {
-  return stagesOfRun(db, runId).some((s) => !stageComplete(s));
 }

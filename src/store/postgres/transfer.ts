@@ -1,9 +1,8 @@
 import { InvalidArgumentError } from '../../core/errors.js';
 import { requestKeys } from '../request-hash.js';
-import { type CellOutcome, type RunInfo, type RunStore, SqliteRunStore } from '../run-store.js';
-import { decodeStoredText } from '../stored-text.js';
+import type { CellOutcome, RunInfo, RunStore } from '../run-store-common.js';
+import { SqlStore } from '../sql/sql-store.js';
 import type { CellSpec } from '../types.js';
-import { PgRunStore } from './pg-store.js';
 
 /**
  * Copies runs between stores of either backend (`echolens runs export / import`):
@@ -72,20 +71,12 @@ export async function transferRuns(source: RunStore, target: RunStore, ids?: rea
   return out;
 }
 
-/** The model name each provider reported (not part of CellResult; read per backend). */
+/** The model name each provider reported (not part of CellResult). */
 async function responseModelsOf(store: RunStore, runId: string): Promise<Map<string, string | null>> {
-  const sql = 'SELECT c.key AS key, c.response_model AS response_model FROM run_cells rc JOIN cells c ON c.key = rc.key WHERE rc.run_id = ';
-  let rows: Array<{ key: string; response_model: string | null }> = [];
-  if (store instanceof SqliteRunStore) rows = store.db.prepare(`${sql}?`).all(runId) as typeof rows;
-  else if (store instanceof PgRunStore) rows = (await store.client.query(`${sql}$1`, [runId])).rows as typeof rows;
-  return new Map(rows.map((row) => [row.key, decodeStoredText(row.response_model)]));
+  return store instanceof SqlStore ? store.responseModelsOfRun(runId) : new Map();
 }
 
 /** Keeps the run's own times (createRun stamps the moment of the copy). */
 async function setRunTimes(store: RunStore, runId: string, startedAt: string, updatedAt: string, endedAt: string | null): Promise<void> {
-  if (store instanceof SqliteRunStore) {
-    store.db.prepare('UPDATE runs SET started_at = ?, updated_at = ?, ended_at = ? WHERE id = ?').run(startedAt, updatedAt, endedAt, runId);
-  } else if (store instanceof PgRunStore) {
-    await store.client.query('UPDATE runs SET started_at = $1, updated_at = $2, ended_at = $3 WHERE id = $4', [startedAt, updatedAt, endedAt, runId]);
-  }
+  if (store instanceof SqlStore) await store.setRunTimes(runId, startedAt, updatedAt, endedAt);
 }
