@@ -1,59 +1,48 @@
-import { spendOrNull, spendText } from '../../core/money.js';
-import { materialsMarkdown, runMaterials } from '../../materials/report.js';
 import { writeFileSync } from 'node:fs';
-import { requireCompleteRun } from '../../experiment/run-completeness.js';
 import type { Command } from 'commander';
-import { runAuditCommand } from '../audit-run.js';
-import { memoryHeadlines } from '../headline.js';
-import { reportEnvelope } from '../report-envelope.js';
 import { ConfigError, InvalidArgumentError } from '../../core/errors.js';
-import { memoryAudit } from '../../memory-drift/audit.js';
-import { registerMemoryLabelSheet } from './memory-label-sheet.js';
+import { spendOrNull, spendText } from '../../core/money.js';
+import type { MemoryReport } from '../../memory-drift/analysis.js';
 import { aggregateAnnotations, buildOrthogonalityItems, exportAnnotationSheet, parseAnnotationSheet } from '../../memory-drift/annotations.js';
+import { memoryAudit } from '../../memory-drift/audit.js';
+import { calibrateMemoryDesign, type MemoryCalibration } from '../../memory-drift/calibrate.js';
+import type { MemoryConfig } from '../../memory-drift/config.js';
 import { compileCurationMatcher, curateQuestion, loadBuiltinCurationKeywords } from '../../memory-drift/curation.js';
 import { readDataFile } from '../../memory-drift/data-files.js';
+import { renderMemoryMarkdown } from '../../memory-drift/document.js';
 import {
-  collectLabelerCheck,
   analyzeMemoryCollection,
+  collectLabelerCheck,
   collectMemorySamples,
   type LabelerCheckCollection,
-  memoryReport,
+  type MemoryCollection,
   memoryRunId,
   memoryRunSetup,
   relabelItems,
 } from '../../memory-drift/observations.js';
 import { listStimuli, loadBuiltinPerturbations } from '../../memory-drift/perturbations.js';
 import { loadBuiltinQuestions, loadQuestionsFile, type Question } from '../../memory-drift/questions.js';
-import { type LabelAgreement, labelerReliability, type LabelerReliability } from '../../memory-drift/reliability.js';
-import { renderMemoryMarkdown } from '../../memory-drift/document.js';
-import { markdownText as markdownCell } from '../../report/markdown-text.js';
 import { memoryReferenceMetric, renderReferenceMetricMarkdown } from '../../memory-drift/reference-metric.js';
+import { type LabelAgreement, type LabelerReliability, labelerReliability } from '../../memory-drift/reliability.js';
 import {
   type LabelerCheckConfig,
   labelerCheckPasses,
   loadMemoryConfig,
+  type MemoryRunCounts,
   type MemoryRunResult,
   type RaterOutcome,
   resolveMemoryStimuli,
   runLabelerCheck,
   runQuestionRater,
 } from '../../memory-drift/run.js';
-import { calibrateMemoryDesign, type MemoryCalibration } from '../../memory-drift/calibrate.js';
+import { markdownText as markdownCell } from '../../report/markdown-text.js';
 import { type RateWithError, withinNominal } from '../../stats/calibration.js';
 import { openStore } from '../../store/run-store.js';
+import { memoryHeadlines } from '../headline.js';
 import { collect, emit, oneOf, positiveInteger, positiveNumber } from '../options.js';
-import {
-  addConfigRunCommand,
-  addLimitFlags,
-  addMeasurementFlags,
-  addMaterialFlags,
-  addReportCommand,
-  CTRL_C_HELP,
-  MODEL_REF_FORMS,
-  materialOverrides,
-  REPORT_FILE_HELP,
-  SET_FLAG_HELP,
-} from '../run-options.js';
+import { CTRL_C_HELP, MODEL_REF_FORMS, SET_FLAG_HELP } from '../run-options.js';
+import { type AuditCommandHooks, registerAuditCommands } from './audit-commands.js';
+import { registerMemoryLabelSheet } from './memory-label-sheet.js';
 
 // The run's collection section is part of the audit's own Markdown (one report path); re-exported for older imports.
 
@@ -215,113 +204,84 @@ export function renderCalibrationMarkdown(calibration: MemoryCalibration): strin
   return out.join('\n');
 }
 
-/** `echolens memory run | report | calibrate | curate | labeler-check | label-sheet` (the training commands: memory-mitigation.ts). */
-/** `memory run`: the DriftLens grid of a config, then its headline (and the report file with --report). */
-function registerMemoryRun(memory: Command): void {
-  const runCommand = addConfigRunCommand(
-    memory,
-    'run the DriftLens grid of a config: generation cells, step extraction, labeler cells with re-asks (cached, resumable)',
-    ['<config>', 'YAML config (see docs/memory-config.md; example: examples/memory-sim.yaml)'],
-    'runs/memory.db',
-  );
-  runCommand
-    .option('--labeler <model>', 'replace the labeler')
-    .option('--questions-limit <n>', 'use only the first n questions (after the config’s filters)', positiveInteger('--questions-limit'));
-  addLimitFlags(runCommand, positiveInteger('--concurrency'));
-  addMeasurementFlags(runCommand);
-  addMaterialFlags(runCommand, 'DriftLens')
-    .option('--report <file>', REPORT_FILE_HELP)
-    .option('--identity-includes-url', 'key cells by the whole model reference, base URL included (config identity: url; default: provider + model name)')
-    .addHelpText(
-      'after',
-      `${MODEL_REFS}\nThe same config and --db resume the same run: finished cells are never called again.\n${CTRL_C_HELP}\nExit code 3: the run stopped early (budget or Ctrl-C). Exit code 1: the run finished but produced nothing to analyse\n(no answer with steps, or every labeling invalid); the message says why and what to change.`,
-    )
-    .action(async (configFile: string, options) => {
-      const overrides: string[] = [...options.set];
-      if (options.target.length > 0) overrides.push(`targets=${JSON.stringify(options.target)}`);
-      if (options.labeler) overrides.push(`labeler=${JSON.stringify(options.labeler)}`);
-      if (options.questionsLimit) overrides.push(`questions.limit=${options.questionsLimit}`);
-      overrides.push(...materialOverrides(options));
-      if (options.identityIncludesUrl) overrides.push('identity=url');
-      const config = loadMemoryConfig(configFile, overrides);
-      const result = await runAuditCommand(memoryAudit, config, options);
-      if (result === null) return;
-      const unusable = await unusableStage(
-        {
-          runId: result.runId,
-          resumed: result.resumed,
-          ...result.result,
-          interrupted: result.interrupted,
-          stopReason: result.stopReason,
-          spendUsd: spendOrNull(result.spendUsd, result.unpricedCells),
-          pricedSpendUsd: result.spendUsd,
-          unpricedCells: result.unpricedCells,
-        },
-        options.db,
-      );
-      if (unusable !== null) {
-        // Nothing usable is a failed run (exit 1), like a failed call: the message says what to change.
-        process.stderr.write(`error: ${unusable}\n`);
-        process.exitCode = 1;
-        return;
-      }
-      {
-        // The headline, always (as after `persona run`): each target's elevations with their CIs.
-        const store = openStore(options.db, { readonly: true });
-        try {
-          const report = await memoryReport(store, result.runId);
-          const envelope = await reportEnvelope(store, result.runId, { memory: report });
-          process.stdout.write(`${memoryHeadlines(report, envelope.json.simulated).join('\n')}\n`);
-          if (envelope.notComputableLine !== null) process.stdout.write(`${envelope.notComputableLine}\n`);
-          if (options.report) {
-            const collection = await collectMemorySamples(store, result.runId);
-            const reference = await memoryReferenceMetric(store, result.runId);
-            emit(
-              `${renderMemoryMarkdown(report, undefined, { runId: result.runId, collection })}${reference ? `\n${renderReferenceMetricMarkdown(reference)}` : ''}\n${materialsMarkdown(await runMaterials(store, result.runId))}`,
-              options.report,
-            );
-          }
-        } finally {
-          await store.close();
-        }
-      }
-      process.stdout.write(`report: echolens memory report ${options.db} · gate: echolens gate ${options.db}\n`);
-    });
+/** What `memory report` prints: the analysis, the collection it read and the reference metric (when the config asks for it). */
+interface MemoryReportParts {
+  report: MemoryReport;
+  collection: MemoryCollection;
+  reference: Awaited<ReturnType<typeof memoryReferenceMetric>>;
 }
 
-/** `memory report`: the analysis of a memory run, Markdown or JSON. */
-function registerMemoryReport(memory: Command): void {
-  addReportCommand(memory, 'analyse a memory run: mixed model, d_rel with cluster-bootstrap CIs, elevation, Welch letters, validity verdicts')
-    .option('--bootstrap <B>', 'bootstrap replicates (default: the config value, 10,000)', positiveInteger('--bootstrap'))
-    .option('--pairing <policy>', 'reference (no-memory sample 0, default) or all-pairs (every no-memory sample)')
-    .action(async (db: string, options) => {
-      const format = checkFormat(options.format);
-      if (options.pairing !== undefined) oneOf('--pairing', ['reference', 'all-pairs'], options.pairing);
-      const store = openStore(db, { readonly: true });
-      try {
-        const runId = await memoryRunId(store, options.run);
-        await requireCompleteRun(store, runId);
+/** `memory run` and `memory report`: the generated pair with memory's own flags, and its headline after a run. */
+function memoryCommandHooks(): AuditCommandHooks<MemoryConfig, MemoryReportParts> {
+  return {
+    run: {
+      description: 'run the DriftLens grid of a config: generation cells, step extraction, labeler cells with re-asks (cached, resumable)',
+      config: ['<config>', 'YAML config (see docs/memory-config.md; example: examples/memory-sim.yaml)'],
+      defaultDb: 'runs/memory.db',
+      flags: (run) =>
+        run
+          .option('--labeler <model>', 'replace the labeler')
+          .option('--questions-limit <n>', 'use only the first n questions (after the config’s filters)', positiveInteger('--questions-limit')),
+      concurrency: positiveInteger('--concurrency'),
+      materials: 'DriftLens',
+      lateFlags: (run) =>
+        run.option(
+          '--identity-includes-url',
+          'key cells by the whole model reference, base URL included (config identity: url; default: provider + model name)',
+        ),
+      helpAfter: `${MODEL_REFS}\nThe same config and --db resume the same run: finished cells are never called again.\n${CTRL_C_HELP}\nExit code 3: the run stopped early (budget or Ctrl-C). Exit code 1: the run finished but produced nothing to analyse\n(no answer with steps, or every labeling invalid); the message says why and what to change.`,
+      overrides: (options) => [
+        ...(options.labeler ? [`labeler=${JSON.stringify(options.labeler)}`] : []),
+        ...(options.questionsLimit ? [`questions.limit=${options.questionsLimit}`] : []),
+        ...(options.identityIncludesUrl ? ['identity=url'] : []),
+      ],
+      unusable: (run, db) =>
+        unusableStage(
+          {
+            runId: run.runId,
+            resumed: run.resumed,
+            ...(run.result as MemoryRunCounts),
+            interrupted: run.interrupted,
+            stopReason: run.stopReason,
+            spendUsd: spendOrNull(run.spendUsd, run.unpricedCells),
+            pricedSpendUsd: run.spendUsd,
+            unpricedCells: run.unpricedCells,
+          },
+          db,
+        ),
+      headline: (parts, simulated) => memoryHeadlines(parts.report, simulated),
+    },
+    report: {
+      description: 'analyse a memory run: mixed model, d_rel with cluster-bootstrap CIs, elevation, Welch letters, validity verdicts',
+      schema: 'docs/memory-report-schema.md',
+      flags: (report) =>
+        report
+          .option('--bootstrap <B>', 'bootstrap replicates (default: the config value, 10,000)', positiveInteger('--bootstrap'))
+          .option('--pairing <policy>', 'reference (no-memory sample 0, default) or all-pairs (every no-memory sample)', (v: string) =>
+            oneOf('--pairing', ['reference', 'all-pairs'], v),
+          ),
+      analyze: async (store, runId, options) => {
         // One collection, analysed by the same function as the audit's `analyze` (echolens report, gate, viewer).
         const collection = await collectMemorySamples(store, runId);
-        const { summary } = collection;
         const report = analyzeMemoryCollection(collection, {
           ...(options.bootstrap ? { B: options.bootstrap } : {}),
           ...(options.pairing ? { pairing: options.pairing } : {}),
         });
         // Only when the run's config has referenceMetric (docs/decisions.md#d5, comparison only).
-        const reference = await memoryReferenceMetric(store, runId);
-        const materials = await runMaterials(store, runId);
-        const envelope = await reportEnvelope(store, runId, { memory: report });
-        emit(
-          format === 'json'
-            ? JSON.stringify({ runId, ...envelope.json, ...report, run: summary, ...(reference ? { referenceMetric: reference } : {}), ...materials }, null, 2)
-            : `${envelope.markdown(`${renderMemoryMarkdown(report, undefined, { runId, collection })}${reference ? `\n${renderReferenceMetricMarkdown(reference)}` : ''}`)}\n${materialsMarkdown(materials)}`,
-          options.out,
-        );
-      } finally {
-        await store.close();
-      }
-    });
+        return { report, collection, reference: await memoryReferenceMetric(store, runId) };
+      },
+      gated: (parts) => parts.report,
+      markdown: ({ report, collection, reference }, runId) =>
+        `${renderMemoryMarkdown(report, undefined, { runId, collection })}${reference ? `\n${renderReferenceMetricMarkdown(reference)}` : ''}`,
+      json: ({ report, collection, reference }) => ({ ...report, run: collection.summary, ...(reference ? { referenceMetric: reference } : {}) }),
+    },
+    calibrate: registerMemoryCalibrate,
+    extra: (memory) => {
+      registerMemoryCurate(memory);
+      registerMemoryLabelerCheck(memory);
+      registerMemoryLabelSheet(memory);
+    },
+  };
 }
 
 /** `memory calibrate`: the design's error rates and power under simulation, before any call. */
@@ -539,11 +499,7 @@ function registerMemoryLabelerCheck(memory: Command): void {
     });
 }
 
+/** `echolens memory run | report | calibrate | curate | labeler-check | label-sheet` (the training commands: memory-mitigation.ts). */
 export function registerMemory(memory: Command): void {
-  registerMemoryRun(memory);
-  registerMemoryReport(memory);
-  registerMemoryCalibrate(memory);
-  registerMemoryCurate(memory);
-  registerMemoryLabelerCheck(memory);
-  registerMemoryLabelSheet(memory);
+  registerAuditCommands(memory, memoryAudit, memoryCommandHooks());
 }
