@@ -50,8 +50,11 @@ export interface AuditReportHooks<R> {
   schema?: string;
   /** Flags of its own (default: `--bootstrap`). */
   flags?(report: Command): Command;
-  /** The analysis the report prints, from the report command's options (`{}` after `run --report`). */
-  analyze(store: RunStore, runId: string, options: Options): Promise<R>;
+  /**
+   * The analysis the report prints, from the report command's options (`{}` after a run). `forReport` is
+   * false when only the run's headline needs it (parts that only the report shows may be left out).
+   */
+  analyze(store: RunStore, runId: string, options: Options, forReport: boolean): Promise<R>;
   /** What the gate's verdict reads (default: the analysis). */
   gated?(analysis: R): unknown;
   /** The Markdown body (the verdict block goes under its title, the materials after it). */
@@ -136,7 +139,7 @@ export function registerAuditCommands<C, R>(group: Command, audit: AnyAudit, hoo
     if (runHooks.headline || options.report) {
       const store = readOnce(openStore(options.db, { readonly: true }));
       try {
-        const analysis = await report.analyze(store, result.runId, {});
+        const analysis = await report.analyze(store, result.runId, {}, Boolean(options.report));
         if (runHooks.headline) {
           // The headline, always: each target's verdict with its interval.
           const envelope = await reportEnvelope(store, result.runId, { [audit.name]: report.gated ? report.gated(analysis) : analysis });
@@ -166,7 +169,7 @@ export function registerAuditCommands<C, R>(group: Command, audit: AnyAudit, hoo
     try {
       const runId = await auditRunId(store, audit.name, options.run);
       await requireCompleteRun(store, runId);
-      emit(await reportText(store, audit, report, runId, await report.analyze(store, runId, options), format), options.out);
+      emit(await reportText(store, audit, report, runId, await report.analyze(store, runId, options, true), format), options.out);
     } finally {
       await store.close();
     }

@@ -260,15 +260,15 @@ function memoryCommandHooks(): AuditCommandHooks<MemoryConfig, MemoryReportParts
           .option('--pairing <policy>', 'reference (no-memory sample 0, default) or all-pairs (every no-memory sample)', (v: string) =>
             oneOf('--pairing', ['reference', 'all-pairs'], v),
           ),
-      analyze: async (store, runId, options) => {
+      analyze: async (store, runId, options, forReport) => {
         // One collection, analysed by the same function as the audit's `analyze` (echolens report, gate, viewer).
         const collection = await collectMemorySamples(store, runId);
         const report = analyzeMemoryCollection(collection, {
           ...(options.bootstrap ? { B: options.bootstrap } : {}),
           ...(options.pairing ? { pairing: options.pairing } : {}),
         });
-        // Only when the run's config has referenceMetric (docs/decisions.md#d5, comparison only).
-        return { report, collection, reference: await memoryReferenceMetric(store, runId) };
+        // Only when the run's config has referenceMetric (docs/decisions.md#d5, comparison only); never for the headline alone.
+        return { report, collection, reference: forReport ? await memoryReferenceMetric(store, runId) : null };
       },
       gated: (parts) => parts.report,
       markdown: ({ report, collection, reference }, runId) =>
