@@ -19,7 +19,7 @@ import {
   type ValidityCheck,
   type ValidityVerdict,
 } from './analysis.js';
-import type { MemoryCollection, MemoryCollectionSummary } from './observations.js';
+import type { LabelerCheckCollection, MemoryCollection, MemoryCollectionSummary } from './observations.js';
 import type { LabelAgreement, LabelerReliability } from './reliability.js';
 
 /**
@@ -621,4 +621,98 @@ export function reliabilitySection(reliability: LabelerReliability, title = 'Ont
 /** Markdown of the labeler reliability tables. */
 export function renderReliabilityMarkdown(reliability: LabelerReliability, title?: string): string {
   return sectionsMarkdown([reliabilitySection(reliability, title)]);
+}
+
+/** An agreement share (2 decimals) or κ (3), or why it could not be computed. */
+const agreementValue = (value: LabelAgreement['exact'], format: 'share' | 'fixed'): DocumentCell =>
+  typeof value === 'number' ? num(value, format, format === 'share' ? 2 : 3) : text(`n/a (${value.error})`);
+
+/** A pair of labelings' steps, agreement, κ, invalid and unpaired steps. */
+const checkAgreementCells = (a: LabelAgreement): DocumentCell[] => [
+  int(a.n),
+  agreementValue(a.exact, 'share'),
+  agreementValue(a.kappa, 'fixed'),
+  int(a.invalid),
+  int(a.unpaired),
+];
+
+/** `memory labeler-check` (App. C.4, Tables 9–11) as a document: the labelings, then each kind of agreement the check made. */
+export function labelerCheckSections(check: LabelerCheckCollection, reliability: LabelerReliability): DocumentSection[] {
+  const tail = ['steps', 'exact agreement', 'κ', 'steps with an invalid side', 'unpaired steps'];
+  const numeric = (from: number) => [from, from + 1, from + 2, from + 3, from + 4];
+  const sections: DocumentSection[] = [
+    {
+      title: '',
+      blocks: [
+        {
+          kind: 'text',
+          text: [
+            'Relabelling of run ',
+            { code: check.memoryRunId },
+            ' (check run ',
+            { code: check.checkRunId },
+            "): exact match of Category/Subcategory labels per step, and Cohen's κ. t0 = temperature 0; t1-a / t1-b = two independent labelings at temperature 1; wordings: original and alternative definitions.",
+          ],
+        },
+      ],
+    },
+    {
+      title: 'Labelings',
+      blocks: [
+        table(
+          ['labeler', 'run', 'wording', 'responses', 'labelled', 'invalid after re-asks', 'unlabelled'],
+          check.passes.map((p) => [text(p.labeler), text(p.run), text(p.wording), int(p.items), int(p.labelled), int(p.invalid), int(p.unlabelled)]),
+          [3, 4, 5, 6],
+        ),
+      ],
+    },
+  ];
+  if (reliability.crossModel.length > 0) {
+    sections.push({
+      title: 'Cross-model agreement (Table 9)',
+      blocks: [
+        table(
+          ['labeler A', 'labeler B', 'wording', 'run', ...tail],
+          reliability.crossModel.map((a) => [text(a.labelerA), text(a.labelerB), text(a.wording), text(a.run), ...checkAgreementCells(a)]),
+          numeric(4),
+        ),
+        ...reliability.crossModelMean.map(
+          (m): DocumentBlock => ({
+            kind: 'text',
+            text: `Mean pairwise exact agreement (${m.wording}, ${m.run}, ${m.pairs} pairs): ${m.meanExact === null ? 'n/a' : `${(100 * m.meanExact).toFixed(2)}%`}.`,
+          }),
+        ),
+      ],
+    });
+  }
+  if (reliability.withinModel.length > 0) {
+    sections.push({
+      title: 'Within-model agreement (Table 10)',
+      blocks: [
+        table(
+          ['labeler', 'wording', 'run A', 'run B', ...tail],
+          reliability.withinModel.map((a) => [text(a.labeler), text(a.wording), text(a.runA), text(a.runB), ...checkAgreementCells(a)]),
+          numeric(4),
+        ),
+      ],
+    });
+  }
+  if (reliability.wordings.length > 0) {
+    sections.push({
+      title: 'Definition robustness (Table 11)',
+      blocks: [
+        table(
+          ['labeler', 'run', 'wording A', 'wording B', ...tail],
+          reliability.wordings.map((a) => [text(a.labeler), text(a.run), text(a.wordingA), text(a.wordingB), ...checkAgreementCells(a)]),
+          numeric(4),
+        ),
+      ],
+    });
+  }
+  return sections;
+}
+
+/** `memory labeler-check`'s Markdown (the shared renderer). */
+export function renderLabelerCheckMarkdown(check: LabelerCheckCollection, reliability: LabelerReliability): string {
+  return documentMarkdown('Labeler reliability (DriftLens App. C.4)', labelerCheckSections(check, reliability));
 }

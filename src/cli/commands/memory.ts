@@ -9,12 +9,11 @@ import { calibrateMemoryDesign, type MemoryCalibration } from '../../memory-drif
 import type { MemoryConfig } from '../../memory-drift/config.js';
 import { compileCurationMatcher, curateQuestion, loadBuiltinCurationKeywords } from '../../memory-drift/curation.js';
 import { readDataFile } from '../../memory-drift/data-files.js';
-import { renderMemoryMarkdown } from '../../memory-drift/document.js';
+import { renderLabelerCheckMarkdown, renderMemoryMarkdown } from '../../memory-drift/document.js';
 import {
   analyzeMemoryCollection,
   collectLabelerCheck,
   collectMemorySamples,
-  type LabelerCheckCollection,
   type MemoryCollection,
   memoryRunId,
   memoryRunSetup,
@@ -23,7 +22,7 @@ import {
 import { listStimuli, loadBuiltinPerturbations } from '../../memory-drift/perturbations.js';
 import { loadBuiltinQuestions, loadQuestionsFile, type Question } from '../../memory-drift/questions.js';
 import { memoryReferenceMetric, renderReferenceMetricMarkdown } from '../../memory-drift/reference-metric.js';
-import { type LabelAgreement, type LabelerReliability, labelerReliability } from '../../memory-drift/reliability.js';
+import { labelerReliability } from '../../memory-drift/reliability.js';
 import {
   type LabelerCheckConfig,
   labelerCheckPasses,
@@ -49,50 +48,6 @@ import { registerMemoryLabelSheet } from './memory-label-sheet.js';
 const checkFormat = (format: string) => oneOf('--format', ['md', 'json'], format);
 
 const MODEL_REFS = `\n${MODEL_REF_FORMS}:\nsim:memory plants drift by tier, sim:memory-null ignores memory, sim:labeler labels sim steps).`;
-
-const pct = (value: LabelAgreement['exact']) => (typeof value === 'number' ? `${(100 * value).toFixed(2)}%` : `n/a (${markdownCell(value.error)})`);
-const kappa = (value: LabelAgreement['kappa']) => (typeof value === 'number' ? value.toFixed(3) : `n/a (${markdownCell(value.error)})`);
-
-/** Markdown tables of App. C.4 (Tables 9–11) from a labeler check. */
-export function renderReliabilityMarkdown(check: LabelerCheckCollection, reliability: LabelerReliability): string {
-  const out = [
-    '# Labeler reliability (DriftLens App. C.4)',
-    '',
-    `Relabelling of run \`${markdownCell(check.memoryRunId)}\` (check run \`${markdownCell(check.checkRunId)}\`): exact match of Category/Subcategory labels per step, and Cohen's κ. ` +
-      't0 = temperature 0; t1-a / t1-b = two independent labelings at temperature 1; wordings: original and alternative definitions.',
-    '',
-    '## Labelings',
-    '',
-    '| labeler | run | wording | responses | labelled | invalid after re-asks | unlabelled |',
-    '|---|---|---|---|---|---|---|',
-    ...check.passes.map((p) => `| ${markdownCell(p.labeler)} | ${p.run} | ${p.wording} | ${p.items} | ${p.labelled} | ${p.invalid} | ${p.unlabelled} |`),
-    '',
-  ];
-  const counts = (a: LabelAgreement) => `${a.n} | ${pct(a.exact)} | ${kappa(a.kappa)} | ${a.invalid} | ${a.unpaired}`;
-  const head = 'steps | exact agreement | κ | steps with an invalid side | unpaired steps';
-  if (reliability.crossModel.length > 0) {
-    out.push('## Cross-model agreement (Table 9)', '', `| labeler A | labeler B | wording | run | ${head} |`, '|---|---|---|---|---|---|---|---|---|');
-    for (const a of reliability.crossModel) out.push(`| ${markdownCell(a.labelerA)} | ${markdownCell(a.labelerB)} | ${a.wording} | ${a.run} | ${counts(a)} |`);
-    out.push('');
-    for (const m of reliability.crossModelMean) {
-      out.push(
-        `Mean pairwise exact agreement (${m.wording}, ${m.run}, ${m.pairs} pairs): ${m.meanExact === null ? 'n/a' : `${(100 * m.meanExact).toFixed(2)}%`}.`,
-      );
-    }
-    out.push('');
-  }
-  if (reliability.withinModel.length > 0) {
-    out.push('## Within-model agreement (Table 10)', '', `| labeler | wording | run A | run B | ${head} |`, '|---|---|---|---|---|---|---|---|---|');
-    for (const a of reliability.withinModel) out.push(`| ${markdownCell(a.labeler)} | ${a.wording} | ${a.runA} | ${a.runB} | ${counts(a)} |`);
-    out.push('');
-  }
-  if (reliability.wordings.length > 0) {
-    out.push('## Definition robustness (Table 11)', '', `| labeler | run | wording A | wording B | ${head} |`, '|---|---|---|---|---|---|---|---|---|');
-    for (const a of reliability.wordings) out.push(`| ${markdownCell(a.labeler)} | ${a.run} | ${a.wordingA} | ${a.wordingB} | ${counts(a)} |`);
-    out.push('');
-  }
-  return out.join('\n');
-}
 
 interface CurationRow {
   id: string;
@@ -490,7 +445,7 @@ function registerMemoryLabelerCheck(memory: Command): void {
                 null,
                 2,
               )
-            : renderReliabilityMarkdown(collection, reliability),
+            : renderLabelerCheckMarkdown(collection, reliability),
           options.out,
         );
       } finally {
