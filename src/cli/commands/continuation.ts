@@ -3,7 +3,7 @@ import { InvalidArgumentError } from '../../core/errors.js';
 import { continuationAudit, continuationDesignPowerLine } from '../../continuation/audit.js';
 import { calibrateContinuation } from '../../continuation/calibrate.js';
 import type { ContinuationConfig } from '../../continuation/config.js';
-import { renderContinuationMarkdown } from '../../continuation/document.js';
+import { renderContinuationCalibrationMarkdown, renderContinuationMarkdown } from '../../continuation/document.js';
 import { type ContinuationReport, continuationConfigFromFlags, continuationReport } from '../../continuation/run.js';
 import { CONTINUATION_NULL_SIM, CONTINUATION_SIM, SIM_PROFILES } from '../../continuation/sim.js';
 import { emit, oneOf, positiveNumber } from '../options.js';
@@ -95,28 +95,6 @@ function registerContinuationCalibrate(continuation: Command): void {
         emit(JSON.stringify(results, null, 2), options.out);
         return;
       }
-      const lines = ['# Continuation audit calibration (simulated)', ''];
-      for (const r of results) {
-        lines.push(`## ${r.profile} — planted recent − cross: complete case ${r.planted.completeCase.toFixed(3)}, ITT ${r.planted.itt.toFixed(3)}`, '');
-        lines.push(
-          `${r.design.replicates} simulated runs × ${r.design.cutpoints} cutpoints, seed ${r.design.seed}, ${r.design.resamples} resamples when not exact.` +
-            (r.design.blocks
-              ? ` Dependent cutpoints: runs of ${r.design.blocks.size}, each later cutpoint repeating the run's first answer with probability ${r.design.blocks.repeat}; ${r.design.blocks.declared ? 'declared (the runs are the units)' : 'not declared (the cutpoints are the units)'}.`
-              : ''),
-          '',
-        );
-        lines.push('| test | rejection rate (± MC SE) | what it is | 95% CI coverage (± MC SE) | bias | mean SE |');
-        lines.push('|---|---|---|---|---|---|');
-        for (const t of r.tests) {
-          const rate = t.rejection ? `${t.rejection.rate.toFixed(3)} ± ${t.rejection.mcSE.toFixed(3)}` : '—';
-          const what = r.withinNominal ? `false-positive rate (${r.withinNominal[t.test] ? 'within' : 'ABOVE'} 0.05 + 2 MC SE)` : 'power';
-          const coverage = t.coverage ? `${t.coverage.rate.toFixed(3)} ± ${t.coverage.mcSE.toFixed(3)}` : '—';
-          lines.push(
-            `| ${t.test} | ${rate} | ${what} | ${coverage} | ${t.bias === null ? '—' : t.bias.toFixed(4)} | ${t.meanStandardError === null ? '—' : t.meanStandardError.toFixed(4)} |`,
-          );
-        }
-        lines.push('');
-      }
-      emit(lines.join('\n'), options.out);
+      emit(renderContinuationCalibrationMarkdown(results), options.out);
     });
 }
