@@ -6,6 +6,7 @@ import { documentVerdict } from '../report/document/build.js';
 import { int, intervalCell, num, pCell, table, text } from '../report/document/cells.js';
 import { documentMarkdown, sectionsMarkdown } from '../report/document/render-markdown.js';
 import type { AuditDocumentPart, DocumentBlock, DocumentCell, DocumentSection, DocumentVerdict } from '../report/document/types.js';
+import { type RateWithError, withinNominal } from '../stats/calibration.js';
 import { fixed, pClause, percent as pct, pValue as pv, signed } from '../report/format.js';
 import {
   type IntervalEstimate,
@@ -19,6 +20,7 @@ import {
   type ValidityCheck,
   type ValidityVerdict,
 } from './analysis.js';
+import type { MemoryCalibration } from './calibrate.js';
 import type { LabelerCheckCollection, MemoryCollection, MemoryCollectionSummary } from './observations.js';
 import type { LabelAgreement, LabelerReliability } from './reliability.js';
 
@@ -715,4 +717,90 @@ export function labelerCheckSections(check: LabelerCheckCollection, reliability:
 /** `memory labeler-check`'s Markdown (the shared renderer). */
 export function renderLabelerCheckMarkdown(check: LabelerCheckCollection, reliability: LabelerReliability): string {
   return documentMarkdown('Labeler reliability (DriftLens App. C.4)', labelerCheckSections(check, reliability));
+}
+
+/** A rate with its Monte Carlo SE in percent, or n/a. */
+const calibrationRate = (r: RateWithError | null) => (r === null ? 'n/a' : `${(100 * r.rate).toFixed(1)} % ± ${(100 * r.mcSE).toFixed(1)}`);
+
+/** `memory calibrate` as a document: the design, then per scenario every test's false-positive rate (or power), coverage and SE, then the MDEs. */
+export function memoryCalibrationSections(calibration: MemoryCalibration): DocumentSection[] {
+  const d = calibration.design;
+  const nullRun = calibration.scenarios.find((s) => s.scenario.name === 'null');
+  const sections: DocumentSection[] = [
+    {
+      title: '',
+      blocks: [
+        {
+          kind: 'text',
+          text: [
+            `Design: ${d.questions} questions × ${d.conditions} conditions, k = ${d.k}, ${d.stimuliPerCategory} stimulus per category, seeds `,
+            { code: d.sampleSeeds },
+            ', pairing ',
+            { code: d.pairing },
+            `; B = ${d.B} per simulated report; seed-honouring simulated sampler with per-step noise ${d.samplingNoise} (same seed + same question = same answer).`,
+          ],
+        },
+        { kind: 'text', text: `Targets: ${d.targets} — ${d.targetsNote}.` },
+      ],
+    },
+  ];
+  for (const scenario of calibration.scenarios) {
+    const isNull = scenario === nullRun;
+    const f = scenario.scenario.flip;
+    sections.push({
+      title: `Scenario \`${scenario.scenario.name}\` (${scenario.replicates} simulated runs; memory flips a step with probability noise ${f.noise}, persona ${f.persona}, life events ${f.life_event})`,
+      blocks: [
+        {
+          kind: 'text',
+          text:
+            `Per-condition tests below α = ${calibration.alpha} per run (mean share ± MC SE): ${(100 * scenario.perConditionShare.mean).toFixed(1)} % ± ${(100 * scenario.perConditionShare.mcSE).toFixed(1)}. ` +
+            `Runs with a BH-significant d_rel: ${calibrationRate(scenario.dRelFamilyWise)}; with a BH-significant Welch comparison: ${calibrationRate(scenario.pairwiseFamilyWise)}.`,
+        },
+        table(
+          [
+            'test',
+            'runs tested',
+            'refused',
+            isNull ? 'false-positive rate' : 'rejection rate (power)',
+            isNull ? 'within nominal' : '',
+            '95 % CI coverage',
+            'mean SE',
+          ],
+          scenario.tests.map((t) => {
+            const within = isNull && t.rejection !== null ? withinNominal(t.rejection, calibration.alpha) : null;
+            return [
+              text(t.test),
+              int(t.replicates),
+              int(t.refused),
+              text(calibrationRate(t.rejection)),
+              within === null ? text('') : text(within ? 'yes' : 'no', { mark: !within }),
+              text(isNull ? calibrationRate(t.coverage) : 'n/a'),
+              t.meanStandardError === null ? text('n/a') : num(t.meanStandardError, 'fixed', 4),
+            ];
+          }),
+          [1, 2, 3, 5, 6],
+        ),
+      ],
+    });
+  }
+  if (calibration.minimumDetectable.length > 0) {
+    sections.push({
+      title: 'Minimum detectable effect at 80 % power',
+      blocks: [
+        {
+          kind: 'list',
+          items: calibration.minimumDetectable.map(
+            (m) =>
+              `${m.metric} ${m.test}: ${m.test === 'elevation' ? `${(100 * m.mde).toFixed(1)} % elevation over the floor` : `d_rel ${m.mde.toFixed(2)}`} (mean SE ${m.meanSE.toFixed(4)})`,
+          ),
+        },
+      ],
+    });
+  }
+  return sections;
+}
+
+/** `memory calibrate`'s Markdown (the shared renderer). */
+export function renderMemoryCalibrationMarkdown(calibration: MemoryCalibration): string {
+  return documentMarkdown('Memory drift: design calibration (SIMULATED, measures no model)', memoryCalibrationSections(calibration));
 }

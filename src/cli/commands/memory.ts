@@ -5,11 +5,11 @@ import { spendOrNull, spendText } from '../../core/money.js';
 import type { MemoryReport } from '../../memory-drift/analysis.js';
 import { aggregateAnnotations, buildOrthogonalityItems, exportAnnotationSheet, parseAnnotationSheet } from '../../memory-drift/annotations.js';
 import { memoryAudit } from '../../memory-drift/audit.js';
-import { calibrateMemoryDesign, type MemoryCalibration } from '../../memory-drift/calibrate.js';
+import { calibrateMemoryDesign } from '../../memory-drift/calibrate.js';
 import type { MemoryConfig } from '../../memory-drift/config.js';
 import { compileCurationMatcher, curateQuestion, loadBuiltinCurationKeywords } from '../../memory-drift/curation.js';
 import { readDataFile } from '../../memory-drift/data-files.js';
-import { renderLabelerCheckMarkdown, renderMemoryMarkdown } from '../../memory-drift/document.js';
+import { renderLabelerCheckMarkdown, renderMemoryCalibrationMarkdown, renderMemoryMarkdown } from '../../memory-drift/document.js';
 import {
   analyzeMemoryCollection,
   collectLabelerCheck,
@@ -34,8 +34,6 @@ import {
   runLabelerCheck,
   runQuestionRater,
 } from '../../memory-drift/run.js';
-import { markdownText as markdownCell } from '../../report/markdown-text.js';
-import { type RateWithError, withinNominal } from '../../stats/calibration.js';
 import { openStore } from '../../store/run-store.js';
 import { memoryHeadlines } from '../headline.js';
 import { collect, emit, oneOf, positiveInteger, positiveNumber } from '../options.js';
@@ -110,53 +108,6 @@ export async function unusableStage(result: MemoryRunResult, db: string): Promis
     `every labeling of run ${result.runId} is unusable (${result.invalidLabelings} invalid after re-asks, ${result.unansweredLabelings} unanswered; ${reasons}): ` +
     'check the labeler model, raise labelerDecoding.maxTokens (cut JSON), lower steps.maxSteps, or set unknownLabel: unmapped'
   );
-}
-
-const rateText = (r: RateWithError | null) => (r === null ? 'n/a' : `${(100 * r.rate).toFixed(1)} % ± ${(100 * r.mcSE).toFixed(1)}`);
-
-/** Markdown of `memory calibrate`: every test's false-positive rate, coverage and power for the design. */
-export function renderCalibrationMarkdown(calibration: MemoryCalibration): string {
-  const d = calibration.design;
-  const out = [
-    '# Memory drift: design calibration (SIMULATED, measures no model)',
-    '',
-    `Design: ${d.questions} questions × ${d.conditions} conditions, k = ${d.k}, ${d.stimuliPerCategory} stimulus per category, seeds \`${d.sampleSeeds}\`, pairing \`${d.pairing}\`; B = ${d.B} per simulated report; ` +
-      `seed-honouring simulated sampler with per-step noise ${d.samplingNoise} (same seed + same question = same answer).`,
-    '',
-    `Targets: ${d.targets} — ${markdownCell(d.targetsNote)}.`,
-    '',
-  ];
-  const nullRun = calibration.scenarios.find((s) => s.scenario.name === 'null');
-  for (const scenario of calibration.scenarios) {
-    const isNull = scenario === nullRun;
-    const f = scenario.scenario.flip;
-    out.push(
-      `## Scenario \`${markdownCell(scenario.scenario.name)}\` (${scenario.replicates} simulated runs; memory flips a step with probability noise ${f.noise}, persona ${f.persona}, life events ${f.life_event})`,
-      '',
-      `Per-condition tests below α = ${calibration.alpha} per run (mean share ± MC SE): ${(100 * scenario.perConditionShare.mean).toFixed(1)} % ± ${(100 * scenario.perConditionShare.mcSE).toFixed(1)}. ` +
-        `Runs with a BH-significant d_rel: ${rateText(scenario.dRelFamilyWise)}; with a BH-significant Welch comparison: ${rateText(scenario.pairwiseFamilyWise)}.`,
-      '',
-      `| test | runs tested | refused | ${isNull ? 'false-positive rate' : 'rejection rate (power)'} | ${isNull ? 'within nominal' : ''} | 95 % CI coverage | mean SE |`,
-      '|---|---|---|---|---|---|---|',
-    );
-    for (const t of scenario.tests) {
-      const within = isNull && t.rejection !== null ? (withinNominal(t.rejection, calibration.alpha) ? 'yes' : '**no**') : '';
-      out.push(
-        `| ${markdownCell(t.test)} | ${t.replicates} | ${t.refused} | ${rateText(t.rejection)} | ${within} | ${isNull ? rateText(t.coverage) : 'n/a'} | ${t.meanStandardError === null ? 'n/a' : t.meanStandardError.toFixed(4)} |`,
-      );
-    }
-    out.push('');
-  }
-  if (calibration.minimumDetectable.length > 0) {
-    out.push('## Minimum detectable effect at 80 % power', '');
-    for (const m of calibration.minimumDetectable) {
-      out.push(
-        `- ${m.metric} ${m.test}: ${m.test === 'elevation' ? `${(100 * m.mde).toFixed(1)} % elevation over the floor` : `d_rel ${m.mde.toFixed(2)}`} (mean SE ${m.meanSE.toFixed(4)})`,
-      );
-    }
-    out.push('');
-  }
-  return out.join('\n');
 }
 
 /** What `memory report` prints: the analysis, the collection it read and the reference metric (when the config asks for it). */
@@ -281,7 +232,7 @@ function registerMemoryCalibrate(memory: Command): void {
           if (done === total && process.stderr.isTTY) process.stderr.write('\n');
         },
       });
-      emit(format === 'json' ? JSON.stringify(calibration, null, 2) : renderCalibrationMarkdown(calibration), options.out);
+      emit(format === 'json' ? JSON.stringify(calibration, null, 2) : renderMemoryCalibrationMarkdown(calibration), options.out);
     });
 }
 
