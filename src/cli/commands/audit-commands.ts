@@ -3,7 +3,9 @@ import type { AnyAudit, AuditRunResult } from '../../experiment/audit.js';
 import { analyzeAuditRun, auditRunId } from '../../experiment/run-audit.js';
 import { requireCompleteRun } from '../../experiment/run-completeness.js';
 import { materialsMarkdown, runMaterials } from '../../materials/report.js';
-import { auditMarkdown } from '../../report/document/render-markdown.js';
+import { num, table, text } from '../../report/document/cells.js';
+import { auditMarkdown, documentMarkdown } from '../../report/document/render-markdown.js';
+import type { DocumentBlock } from '../../report/document/types.js';
 import { openStore, type RunStore } from '../../store/run-store.js';
 import { readOnce } from '../../store/read-once.js';
 import { collect, emit, oneOf, positiveInteger } from '../options.js';
@@ -198,10 +200,12 @@ function registerGenericCalibrate(group: Command, audit: AnyAudit): void {
         emit(JSON.stringify(result, null, 2), options.out);
         return;
       }
-      const lines = [`# ${audit.title}: calibration (simulated)`, '', `${result.replicates} simulated runs.`, ''];
-      lines.push('| test | rejection rate | Monte Carlo SE |', '|---|---|---|');
-      for (const t of result.tests) lines.push(`| ${t.test} | ${t.rejection?.rate ?? '—'} | ${t.rejection?.mcSE ?? '—'} |`);
-      lines.push('', ...result.notes);
-      emit(lines.join('\n'), options.out);
+      const rows = result.tests.map((t) => [text(t.test), num(t.rejection?.rate, 'integer'), num(t.rejection?.mcSE, 'integer')]);
+      const blocks: DocumentBlock[] = [
+        { kind: 'text', text: `${result.replicates} simulated runs.` },
+        table(['test', 'rejection rate', 'Monte Carlo SE'], rows, [1, 2]),
+        ...result.notes.map((note): DocumentBlock => ({ kind: 'text', text: note })),
+      ];
+      emit(documentMarkdown(`${audit.title}: calibration (simulated)`, [{ title: '', blocks }]), options.out);
     });
 }
