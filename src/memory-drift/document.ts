@@ -669,48 +669,31 @@ export function labelerCheckSections(check: LabelerCheckCollection, reliability:
       ],
     },
   ];
-  if (reliability.crossModel.length > 0) {
-    sections.push({
-      title: 'Cross-model agreement (Table 9)',
-      blocks: [
-        table(
-          ['labeler A', 'labeler B', 'wording', 'run', ...tail],
-          reliability.crossModel.map((a) => [text(a.labelerA), text(a.labelerB), text(a.wording), text(a.run), ...checkAgreementCells(a)]),
-          numeric(4),
-        ),
-        ...reliability.crossModelMean.map(
-          (m): DocumentBlock => ({
-            kind: 'text',
-            text: `Mean pairwise exact agreement (${m.wording}, ${m.run}, ${m.pairs} pairs): ${m.meanExact === null ? 'n/a' : `${(100 * m.meanExact).toFixed(2)}%`}.`,
-          }),
-        ),
-      ],
-    });
-  }
-  if (reliability.withinModel.length > 0) {
-    sections.push({
-      title: 'Within-model agreement (Table 10)',
-      blocks: [
-        table(
-          ['labeler', 'wording', 'run A', 'run B', ...tail],
-          reliability.withinModel.map((a) => [text(a.labeler), text(a.wording), text(a.runA), text(a.runB), ...checkAgreementCells(a)]),
-          numeric(4),
-        ),
-      ],
-    });
-  }
-  if (reliability.wordings.length > 0) {
-    sections.push({
-      title: 'Definition robustness (Table 11)',
-      blocks: [
-        table(
-          ['labeler', 'run', 'wording A', 'wording B', ...tail],
-          reliability.wordings.map((a) => [text(a.labeler), text(a.run), text(a.wordingA), text(a.wordingB), ...checkAgreementCells(a)]),
-          numeric(4),
-        ),
-      ],
-    });
-  }
+  /** A table of pairs of labelings (when the check made any), its first four columns naming each pair. */
+  const pairs = <T extends LabelAgreement>(title: string, heads: string[], rows: readonly T[], names: (a: T) => string[], after: DocumentBlock[] = []) => {
+    if (rows.length === 0) return;
+    const cells = rows.map((a) => [...names(a).map((n) => text(n)), ...checkAgreementCells(a)]);
+    sections.push({ title, blocks: [table([...heads, ...tail], cells, numeric(4)), ...after] });
+  };
+  pairs(
+    'Cross-model agreement (Table 9)',
+    ['labeler A', 'labeler B', 'wording', 'run'],
+    reliability.crossModel,
+    (a) => [a.labelerA, a.labelerB, a.wording, a.run],
+    reliability.crossModelMean.map(
+      (m): DocumentBlock => ({
+        kind: 'text',
+        text: `Mean pairwise exact agreement (${m.wording}, ${m.run}, ${m.pairs} pairs): ${m.meanExact === null ? 'n/a' : `${(100 * m.meanExact).toFixed(2)}%`}.`,
+      }),
+    ),
+  );
+  pairs('Within-model agreement (Table 10)', ['labeler', 'wording', 'run A', 'run B'], reliability.withinModel, (a) => [a.labeler, a.wording, a.runA, a.runB]);
+  pairs('Definition robustness (Table 11)', ['labeler', 'run', 'wording A', 'wording B'], reliability.wordings, (a) => [
+    a.labeler,
+    a.run,
+    a.wordingA,
+    a.wordingB,
+  ]);
   return sections;
 }
 
