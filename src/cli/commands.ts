@@ -133,8 +133,8 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
 
 /**
  * The command groups of the registered audits that have none above (`echolens <audit> run |
- * report | calibrate`, made from the audit's members by audit-commands.ts), after the built-in
- * groups. The CLI registers the built-in audits before it builds the commands (program.ts).
+ * report | calibrate`, made from the audit's members by audit-commands.ts, as the built-in audits'
+ * groups above are, with their hooks), after the built-in groups. The CLI registers the built-in audits before it builds the commands (program.ts).
  */
 export function auditCommandGroups(): CommandGroup[] {
   const taken = new Set(COMMAND_GROUPS.map((g) => g.name));

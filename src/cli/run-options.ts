@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { OVERRIDE_VALUE_RULE } from '../core/config-file.js';
 import { type MeasurementRequest, parseDuration } from '../experiment/measurement.js';
 import { PROVIDERS, type ProviderSpec } from '../models/providers.js';
-import { BATCH_FLAG_HELP, collect, materialsFlag, POLL_INTERVAL_HELP, positiveNumber } from './options.js';
+import { BATCH_FLAG_HELP, materialsFlag, POLL_INTERVAL_HELP, positiveNumber } from './options.js';
 
 /**
  * The flags the audits' `run` and `report` commands share, each group added in
@@ -47,27 +47,6 @@ export const MODEL_REF_FORMS = modelRefForms();
 /** What Ctrl-C does to a run (`runAudit`'s signal handling). */
 export const CTRL_C_HELP = 'Ctrl-C once: finish in-flight cells and stop (re-run the same command to resume). Twice: cancel them.';
 
-/**
- * `<group> run <config>` of an audit driven by a YAML config, with `--db` (the run store, default `defaultDb`),
- * `--dry-run` (help text `dryRunHelp`), `--set` and `--target`. `config` is the argument's name (`<config>` or `[config]`) and help.
- */
-export function addConfigRunCommand(
-  group: Command,
-  description: string,
-  config: readonly [string, string],
-  defaultDb: string,
-  dryRunHelp = 'print the plan size and the estimate (cells, tokens, dollars); call nothing',
-): Command {
-  return group
-    .command('run')
-    .description(description)
-    .argument(...config)
-    .option('--db <file>', 'run store: a SQLite file, or a postgres:// URL shared with `echolens worker`', defaultDb)
-    .option('--dry-run', dryRunHelp)
-    .option('--set <key=value>', SET_FLAG_HELP, collect, [])
-    .option('--target <model>', 'replace the targets with this model ref; repeatable', collect, []);
-}
-
 /** `--concurrency`, `--max-cost`, `--batch` and `--poll-interval`: how fast and how far a run goes. */
 export function addLimitFlags(command: Command, concurrency: (value: string) => number = positiveNumber('--concurrency')): Command {
   return command
@@ -108,16 +87,4 @@ export function materialOverrides(options: { materials?: string; procedure?: str
     ...(options.materials ? [`materials=${JSON.stringify(materialsFlag(options.materials))}`] : []),
     ...(options.procedure ? [`procedure=${JSON.stringify(options.procedure)}`] : []),
   ];
-}
-
-/** `<group> report <run.db>` with `--run`, `--format` (md or json, schema in `docs/<group>-report-schema.md`) and `-o, --out`. */
-export function addReportCommand(group: Command, description: string): Command {
-  const name = group.name();
-  return group
-    .command('report')
-    .description(description)
-    .argument('<run.db>', `run store written by \`echolens ${name} run\``)
-    .option('--run <id>', `run id (default: the latest ${name} run in the store)`)
-    .option('--format <format>', `md or json (schema: docs/${name}-report-schema.md)`, 'md')
-    .option('-o, --out <file>', 'write to a file instead of stdout');
 }

@@ -5,6 +5,7 @@ import { documentMarkdown } from '../report/document/render-markdown.js';
 import type { AuditDocumentPart, DocumentBlock, DocumentCell, DocumentSection, DocumentVerdict } from '../report/document/types.js';
 import { pClause, pValue as pv, signed as signedNumber } from '../report/format.js';
 import type { PairedEstimate } from './analysis.js';
+import type { ContinuationCalibration } from './calibrate.js';
 import type { ContinuationReport } from './run.js';
 
 /**
@@ -328,4 +329,41 @@ export function continuationDocument(report: ContinuationReport): AuditDocumentP
 /** The continuation report as Markdown (`echolens continuation report`). */
 export function renderContinuationMarkdown(report: ContinuationReport): string {
   return documentMarkdown('Tool-using continuation audit', continuationSections(report));
+}
+
+/** A rate with its Monte Carlo SE, or `—`. */
+const rateText = (r: { rate: number; mcSE: number } | null | undefined): string => (r ? `${r.rate.toFixed(3)} ± ${r.mcSE.toFixed(3)}` : '—');
+
+/** `continuation calibrate` as a document: per profile, the design and every test's rejection rate, coverage, bias and SE. */
+export function continuationCalibrationSections(results: readonly ContinuationCalibration[]): DocumentSection[] {
+  return results.map((r) => ({
+    title: `${r.profile} — planted recent − cross: complete case ${r.planted.completeCase.toFixed(3)}, ITT ${r.planted.itt.toFixed(3)}`,
+    blocks: [
+      {
+        kind: 'text',
+        text:
+          `${r.design.replicates} simulated runs × ${r.design.cutpoints} cutpoints, seed ${r.design.seed}, ${r.design.resamples} resamples when not exact.` +
+          (r.design.blocks
+            ? ` Dependent cutpoints: runs of ${r.design.blocks.size}, each later cutpoint repeating the run's first answer with probability ${r.design.blocks.repeat}; ${r.design.blocks.declared ? 'declared (the runs are the units)' : 'not declared (the cutpoints are the units)'}.`
+            : ''),
+      },
+      table(
+        ['test', 'rejection rate (± MC SE)', 'what it is', '95% CI coverage (± MC SE)', 'bias', 'mean SE'],
+        r.tests.map((t) => [
+          text(t.test),
+          text(rateText(t.rejection)),
+          text(r.withinNominal ? `false-positive rate (${r.withinNominal[t.test] ? 'within' : 'ABOVE'} 0.05 + 2 MC SE)` : 'power'),
+          text(rateText(t.coverage)),
+          num(t.bias, 'fixed', 4),
+          num(t.meanStandardError, 'fixed', 4),
+        ]),
+        [1, 3, 4, 5],
+      ),
+    ],
+  }));
+}
+
+/** `continuation calibrate`'s Markdown (the shared renderer). */
+export function renderContinuationCalibrationMarkdown(results: readonly ContinuationCalibration[]): string {
+  return documentMarkdown('Continuation audit calibration (simulated)', continuationCalibrationSections(results));
 }

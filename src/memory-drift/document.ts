@@ -6,6 +6,7 @@ import { documentVerdict } from '../report/document/build.js';
 import { int, intervalCell, num, pCell, table, text } from '../report/document/cells.js';
 import { documentMarkdown, sectionsMarkdown } from '../report/document/render-markdown.js';
 import type { AuditDocumentPart, DocumentBlock, DocumentCell, DocumentSection, DocumentVerdict } from '../report/document/types.js';
+import { type RateWithError, withinNominal } from '../stats/calibration.js';
 import { fixed, pClause, percent as pct, pValue as pv, signed } from '../report/format.js';
 import {
   type IntervalEstimate,
@@ -19,7 +20,8 @@ import {
   type ValidityCheck,
   type ValidityVerdict,
 } from './analysis.js';
-import type { MemoryCollection, MemoryCollectionSummary } from './observations.js';
+import type { MemoryCalibration } from './calibrate.js';
+import type { LabelerCheckCollection, MemoryCollection, MemoryCollectionSummary } from './observations.js';
 import type { LabelAgreement, LabelerReliability } from './reliability.js';
 
 /**
@@ -621,4 +623,167 @@ export function reliabilitySection(reliability: LabelerReliability, title = 'Ont
 /** Markdown of the labeler reliability tables. */
 export function renderReliabilityMarkdown(reliability: LabelerReliability, title?: string): string {
   return sectionsMarkdown([reliabilitySection(reliability, title)]);
+}
+
+/** An agreement share (2 decimals) or κ (3), or why it could not be computed. */
+const agreementValue = (value: LabelAgreement['exact'], format: 'share' | 'fixed'): DocumentCell =>
+  typeof value === 'number' ? num(value, format, format === 'share' ? 2 : 3) : text(`n/a (${value.error})`);
+
+/** A pair of labelings' steps, agreement, κ, invalid and unpaired steps. */
+const checkAgreementCells = (a: LabelAgreement): DocumentCell[] => [
+  int(a.n),
+  agreementValue(a.exact, 'share'),
+  agreementValue(a.kappa, 'fixed'),
+  int(a.invalid),
+  int(a.unpaired),
+];
+
+/** `memory labeler-check` (App. C.4, Tables 9–11) as a document: the labelings, then each kind of agreement the check made. */
+export function labelerCheckSections(check: LabelerCheckCollection, reliability: LabelerReliability): DocumentSection[] {
+  const tail = ['steps', 'exact agreement', 'κ', 'steps with an invalid side', 'unpaired steps'];
+  const numeric = (from: number) => [from, from + 1, from + 2, from + 3, from + 4];
+  const sections: DocumentSection[] = [
+    {
+      title: '',
+      blocks: [
+        {
+          kind: 'text',
+          text: [
+            'Relabelling of run ',
+            { code: check.memoryRunId },
+            ' (check run ',
+            { code: check.checkRunId },
+            "): exact match of Category/Subcategory labels per step, and Cohen's κ. t0 = temperature 0; t1-a / t1-b = two independent labelings at temperature 1; wordings: original and alternative definitions.",
+          ],
+        },
+      ],
+    },
+    {
+      title: 'Labelings',
+      blocks: [
+        table(
+          ['labeler', 'run', 'wording', 'responses', 'labelled', 'invalid after re-asks', 'unlabelled'],
+          check.passes.map((p) => [text(p.labeler), text(p.run), text(p.wording), int(p.items), int(p.labelled), int(p.invalid), int(p.unlabelled)]),
+          [3, 4, 5, 6],
+        ),
+      ],
+    },
+  ];
+  /** A table of pairs of labelings (when the check made any), its first four columns naming each pair. */
+  const pairs = <T extends LabelAgreement>(title: string, heads: string[], rows: readonly T[], names: (a: T) => string[], after: DocumentBlock[] = []) => {
+    if (rows.length === 0) return;
+    const cells = rows.map((a) => [...names(a).map((n) => text(n)), ...checkAgreementCells(a)]);
+    sections.push({ title, blocks: [table([...heads, ...tail], cells, numeric(4)), ...after] });
+  };
+  pairs(
+    'Cross-model agreement (Table 9)',
+    ['labeler A', 'labeler B', 'wording', 'run'],
+    reliability.crossModel,
+    (a) => [a.labelerA, a.labelerB, a.wording, a.run],
+    reliability.crossModelMean.map(
+      (m): DocumentBlock => ({
+        kind: 'text',
+        text: `Mean pairwise exact agreement (${m.wording}, ${m.run}, ${m.pairs} pairs): ${m.meanExact === null ? 'n/a' : `${(100 * m.meanExact).toFixed(2)}%`}.`,
+      }),
+    ),
+  );
+  pairs('Within-model agreement (Table 10)', ['labeler', 'wording', 'run A', 'run B'], reliability.withinModel, (a) => [a.labeler, a.wording, a.runA, a.runB]);
+  pairs('Definition robustness (Table 11)', ['labeler', 'run', 'wording A', 'wording B'], reliability.wordings, (a) => [
+    a.labeler,
+    a.run,
+    a.wordingA,
+    a.wordingB,
+  ]);
+  return sections;
+}
+
+/** `memory labeler-check`'s Markdown (the shared renderer). */
+export function renderLabelerCheckMarkdown(check: LabelerCheckCollection, reliability: LabelerReliability): string {
+  return documentMarkdown('Labeler reliability (DriftLens App. C.4)', labelerCheckSections(check, reliability));
+}
+
+/** A rate with its Monte Carlo SE in percent, or n/a. */
+const calibrationRate = (r: RateWithError | null) => (r === null ? 'n/a' : `${(100 * r.rate).toFixed(1)} % ± ${(100 * r.mcSE).toFixed(1)}`);
+
+/** `memory calibrate` as a document: the design, then per scenario every test's false-positive rate (or power), coverage and SE, then the MDEs. */
+export function memoryCalibrationSections(calibration: MemoryCalibration): DocumentSection[] {
+  const d = calibration.design;
+  const nullRun = calibration.scenarios.find((s) => s.scenario.name === 'null');
+  const sections: DocumentSection[] = [
+    {
+      title: '',
+      blocks: [
+        {
+          kind: 'text',
+          text: [
+            `Design: ${d.questions} questions × ${d.conditions} conditions, k = ${d.k}, ${d.stimuliPerCategory} stimulus per category, seeds `,
+            { code: d.sampleSeeds },
+            ', pairing ',
+            { code: d.pairing },
+            `; B = ${d.B} per simulated report; seed-honouring simulated sampler with per-step noise ${d.samplingNoise} (same seed + same question = same answer).`,
+          ],
+        },
+        { kind: 'text', text: `Targets: ${d.targets} — ${d.targetsNote}.` },
+      ],
+    },
+  ];
+  for (const scenario of calibration.scenarios) {
+    const isNull = scenario === nullRun;
+    const f = scenario.scenario.flip;
+    sections.push({
+      title: `Scenario \`${scenario.scenario.name}\` (${scenario.replicates} simulated runs; memory flips a step with probability noise ${f.noise}, persona ${f.persona}, life events ${f.life_event})`,
+      blocks: [
+        {
+          kind: 'text',
+          text:
+            `Per-condition tests below α = ${calibration.alpha} per run (mean share ± MC SE): ${(100 * scenario.perConditionShare.mean).toFixed(1)} % ± ${(100 * scenario.perConditionShare.mcSE).toFixed(1)}. ` +
+            `Runs with a BH-significant d_rel: ${calibrationRate(scenario.dRelFamilyWise)}; with a BH-significant Welch comparison: ${calibrationRate(scenario.pairwiseFamilyWise)}.`,
+        },
+        table(
+          [
+            'test',
+            'runs tested',
+            'refused',
+            isNull ? 'false-positive rate' : 'rejection rate (power)',
+            isNull ? 'within nominal' : '',
+            '95 % CI coverage',
+            'mean SE',
+          ],
+          scenario.tests.map((t) => {
+            const within = isNull && t.rejection !== null ? withinNominal(t.rejection, calibration.alpha) : null;
+            return [
+              text(t.test),
+              int(t.replicates),
+              int(t.refused),
+              text(calibrationRate(t.rejection)),
+              within === null ? text('') : text(within ? 'yes' : 'no', { mark: !within }),
+              text(isNull ? calibrationRate(t.coverage) : 'n/a'),
+              t.meanStandardError === null ? text('n/a') : num(t.meanStandardError, 'fixed', 4),
+            ];
+          }),
+          [1, 2, 3, 5, 6],
+        ),
+      ],
+    });
+  }
+  if (calibration.minimumDetectable.length > 0) {
+    sections.push({
+      title: 'Minimum detectable effect at 80 % power',
+      blocks: [
+        {
+          kind: 'list',
+          items: calibration.minimumDetectable.map(
+            (m) =>
+              `${m.metric} ${m.test}: ${m.test === 'elevation' ? `${(100 * m.mde).toFixed(1)} % elevation over the floor` : `d_rel ${m.mde.toFixed(2)}`} (mean SE ${m.meanSE.toFixed(4)})`,
+          ),
+        },
+      ],
+    });
+  }
+  return sections;
+}
+
+/** `memory calibrate`'s Markdown (the shared renderer). */
+export function renderMemoryCalibrationMarkdown(calibration: MemoryCalibration): string {
+  return documentMarkdown('Memory drift: design calibration (SIMULATED, measures no model)', memoryCalibrationSections(calibration));
 }

@@ -2,6 +2,9 @@ import { parseCsvTable, toCsv } from '../core/csv.js';
 import { InputError, InvalidArgumentError, StatisticsError } from '../core/errors.js';
 import type { Maybe } from '../core/maybe.js';
 import { seededRandom } from '../core/random.js';
+import { int, num, table, text } from '../report/document/cells.js';
+import { documentMarkdown } from '../report/document/render-markdown.js';
+import type { DocumentCell, DocumentSection } from '../report/document/types.js';
 import { agreement } from '../stats/agreement.js';
 import { parseSymbol } from './ontology.js';
 
@@ -276,27 +279,46 @@ export function stepLabelAgreement(key: StepLabelKey, labels: ReadonlyMap<string
   };
 }
 
-const show = (value: Maybe<number>, digits = 3) => (typeof value === 'number' ? value.toFixed(digits) : `— (${value.error})`);
+/** A κ or an agreement share to 3 decimals, or why it could not be computed. */
+const shown = (value: Maybe<number>): DocumentCell => (typeof value === 'number' ? num(value, 'fixed', 3) : text(`— (${value.error})`));
 
-export function renderStepLabelAgreementMarkdown(result: StepLabelAgreement, key: StepLabelKey): string {
-  const lines = [
-    '# Human check of step labels (DriftLens App. C.5)',
-    '',
-    `Run ${key.runId}, labeler ${key.labeler}; ${key.blind ? 'blind sheet (model labels hidden)' : 'sheet showing the model labels'}.`,
-    `${result.items} steps sent, ${result.reviewed} reviewed (${result.ambiguous} ambiguous), ${result.compared} compared: ` +
-      `${result.agreed} agreed, ${result.compared - result.agreed} disagreed.`,
-    '',
-    "| level | agreement | Cohen's κ |",
-    '|---|---|---|',
-    `| symbol (category/subcategory) | ${show(result.exact)} | ${show(result.kappa)} |`,
-    `| root category | ${show(result.rootExact)} | ${show(result.rootKappa)} |`,
-    '',
-    '## Per category (one versus the rest)',
-    '',
-    '| category | labeler | human | both | κ |',
-    '|---|---|---|---|---|',
-    ...[...result.perRoot, ...result.perSymbol].map((c) => `| ${c.category} | ${c.model} | ${c.human} | ${c.both} | ${show(c.kappa)} |`),
-    '',
+/** The human check of step labels as a document: agreement and κ overall, by root category and per category. */
+export function stepLabelAgreementSections(result: StepLabelAgreement, key: StepLabelKey): DocumentSection[] {
+  return [
+    {
+      title: '',
+      blocks: [
+        {
+          kind: 'text',
+          text:
+            `Run ${key.runId}, labeler ${key.labeler}; ${key.blind ? 'blind sheet (model labels hidden)' : 'sheet showing the model labels'}. ` +
+            `${result.items} steps sent, ${result.reviewed} reviewed (${result.ambiguous} ambiguous), ${result.compared} compared: ` +
+            `${result.agreed} agreed, ${result.compared - result.agreed} disagreed.`,
+        },
+        table(
+          ['level', 'agreement', "Cohen's κ"],
+          [
+            [text('symbol (category/subcategory)'), shown(result.exact), shown(result.kappa)],
+            [text('root category'), shown(result.rootExact), shown(result.rootKappa)],
+          ],
+          [1, 2],
+        ),
+      ],
+    },
+    {
+      title: 'Per category (one versus the rest)',
+      blocks: [
+        table(
+          ['category', 'labeler', 'human', 'both', 'κ'],
+          [...result.perRoot, ...result.perSymbol].map((c) => [text(c.category), int(c.model), int(c.human), int(c.both), shown(c.kappa)]),
+          [1, 2, 3, 4],
+        ),
+      ],
+    },
   ];
-  return lines.join('\n');
+}
+
+/** The human check in Markdown (the shared renderer). */
+export function renderStepLabelAgreementMarkdown(result: StepLabelAgreement, key: StepLabelKey): string {
+  return documentMarkdown('Human check of step labels (DriftLens App. C.5)', stepLabelAgreementSections(result, key));
 }

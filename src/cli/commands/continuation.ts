@@ -1,122 +1,66 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from '../../core/errors.js';
-import { requireCompleteRun } from '../../experiment/run-completeness.js';
 import { continuationAudit, continuationDesignPowerLine } from '../../continuation/audit.js';
 import { calibrateContinuation } from '../../continuation/calibrate.js';
-import { renderContinuationMarkdown } from '../../continuation/document.js';
-import { type ContinuationReport, continuationConfigFromFlags, continuationReport, continuationRunId, loadContinuationConfig } from '../../continuation/run.js';
+import type { ContinuationConfig } from '../../continuation/config.js';
+import { renderContinuationCalibrationMarkdown, renderContinuationMarkdown } from '../../continuation/document.js';
+import { type ContinuationReport, continuationConfigFromFlags, continuationReport } from '../../continuation/run.js';
 import { CONTINUATION_NULL_SIM, CONTINUATION_SIM, SIM_PROFILES } from '../../continuation/sim.js';
-import { openStore, type RunStore } from '../../store/run-store.js';
-import { runAuditCommand } from '../audit-run.js';
-import { reportEnvelope } from '../report-envelope.js';
-import { collect, emit, oneOf, positiveNumber } from '../options.js';
-import {
-  addLimitFlags,
-  addMeasurementFlags,
-  addMaterialFlags,
-  CTRL_C_HELP,
-  addReportCommand,
-  materialOverrides,
-  REPORT_FILE_HELP,
-  SET_FLAG_HELP,
-} from '../run-options.js';
-import { materialsMarkdown, runMaterials } from '../../materials/report.js';
+import { emit, oneOf, positiveNumber } from '../options.js';
+import { CTRL_C_HELP } from '../run-options.js';
+import { registerAuditCommands } from './audit-commands.js';
 
 const formatOf = (value: string) => oneOf('--format', ['md', 'json'], value);
 
-/**
- * A run's report with the envelope every single-audit report carries: the gate's verdict, `gate`
- * and the manifest (JSON keys before the report's own; Markdown: the verdict block under the title).
- * The report's keys come last, so its own `simulated` (every target is a sim:) keeps its documented meaning.
- */
-async function renderReport(store: RunStore, runId: string, report: ContinuationReport, format: 'md' | 'json'): Promise<string> {
-  const envelope = await reportEnvelope(store, runId, { continuation: report });
-  const materials = await runMaterials(store, runId);
-  return format === 'json'
-    ? JSON.stringify({ ...envelope.json, ...report, ...materials }, null, 2)
-    : `${envelope.markdown(renderContinuationMarkdown(report))}\n${materialsMarkdown(materials)}`;
+/** `echolens continuation run | report | calibrate`: the generated group with the continuation's own flags. */
+export function registerContinuation(continuation: Command): void {
+  registerAuditCommands<ContinuationConfig, ContinuationReport>(continuation, continuationAudit, {
+    run: {
+      description: 'cut the session before recorded tool calls, ask each target for the next call under four prefix arms (cached, resumable)',
+      config: ['[config]', 'YAML config for the full grid (see docs/continuation.md); without one, --session and --target are enough'],
+      defaultDb: 'runs/continuation.db',
+      dryRunHelp:
+        'print the cutpoints, the number of cells, the minimum detectable |Δ| and power of the primary contrast (UNDERPOWERED with the cutpoints to add) and the cost estimate; call nothing',
+      flags: (run) =>
+        run
+          .option('--session <file>', 'Claude Code or Codex transcript whose recorded next tool calls are the ground truth')
+          .option('--cross-session <file>', 'another transcript: the length-matched `cross` arm (default: the same session, half a session away)')
+          .option('--cutpoints <n>', 'number of cutpoints (default 25)', positiveNumber('--cutpoints'))
+          .option('--strategy <name>', 'cutpoint selection: stratified (default) or strided')
+          .option('--window-tokens <n>', 'matched prefix length in tokens (default 3000, ≈ 4 characters each)', positiveNumber('--window-tokens'))
+          .option('--tools <file>', 'tool schema file (JSON/YAML) instead of schemas reconstructed from the transcript')
+          .option('--tasks <file>', 'task label file (YAML/JSON `tasks: [{from, label}]`) instead of the heuristic'),
+      materials: 'ContextEcho',
+      helpAfter: `\nExample (your own session, offline simulation):\n  echolens continuation run --session ~/.claude/projects/<project>/<id>.jsonl --target sim:continuation --db runs/cont.db\n  echolens continuation report runs/cont.db\nsim:continuation plants a fidelity gain for the recent arm; sim:continuation-null plants none (simulations measure nothing).\n${CTRL_C_HELP}`,
+      overrides: (options) => [
+        ...(options.session ? [`session=${JSON.stringify(options.session)}`] : []),
+        ...(options.crossSession ? [`crossSession=${JSON.stringify(options.crossSession)}`] : []),
+        ...(options.cutpoints ? [`cutpoints.count=${Math.round(options.cutpoints)}`] : []),
+        ...(options.strategy ? [`cutpoints.strategy=${JSON.stringify(options.strategy)}`] : []),
+        ...(options.windowTokens ? [`windowTokens=${Math.round(options.windowTokens)}`] : []),
+        ...(options.tools ? [`tools=${JSON.stringify(options.tools)}`] : []),
+        ...(options.tasks ? [`tasks=${JSON.stringify(options.tasks)}`] : []),
+      ],
+      configFromFlags: continuationConfigFromFlags,
+      // Before spending: what this design can detect (the dry run prints it with the plan).
+      beforeRun: (config, options) => {
+        if (!options.dryRun) process.stderr.write(`${continuationDesignPowerLine(config, config.cutpoints.count)}\n`);
+      },
+    },
+    report: {
+      description: 'score every answer against the recorded next call; paired complete-case and ITT contrasts, strata, attrition',
+      schema: 'docs/continuation-report-schema.md',
+      flags: (report) => report.option('--resamples <B>', 'sign-flip resamples when the test is not exact (default 20,000)', positiveNumber('--resamples')),
+      analyze: (store, runId, options) => continuationReport(store, runId, options.resamples ? { resamples: Math.round(options.resamples) } : {}),
+      markdown: (report) => renderContinuationMarkdown(report),
+      json: (report) => ({ ...report }),
+    },
+    calibrate: registerContinuationCalibrate,
+  });
 }
 
-/** `echolens continuation run | report | calibrate`. */
-export function registerContinuation(continuation: Command): void {
-  const runCommand = continuation
-    .command('run')
-    .description('cut the session before recorded tool calls, ask each target for the next call under four prefix arms (cached, resumable)')
-    .argument('[config]', 'YAML config for the full grid (see docs/continuation.md); without one, --session and --target are enough')
-    .option('--session <file>', 'Claude Code or Codex transcript whose recorded next tool calls are the ground truth')
-    .option('--cross-session <file>', 'another transcript: the length-matched `cross` arm (default: the same session, half a session away)')
-    .option('--target <model>', 'target model ref; repeatable', collect, [])
-    .option('--db <file>', 'run store: a SQLite file, or a postgres:// URL shared with `echolens worker`', 'runs/continuation.db')
-    .option('--cutpoints <n>', 'number of cutpoints (default 25)', positiveNumber('--cutpoints'))
-    .option('--strategy <name>', 'cutpoint selection: stratified (default) or strided')
-    .option('--window-tokens <n>', 'matched prefix length in tokens (default 3000, ≈ 4 characters each)', positiveNumber('--window-tokens'))
-    .option('--tools <file>', 'tool schema file (JSON/YAML) instead of schemas reconstructed from the transcript')
-    .option('--tasks <file>', 'task label file (YAML/JSON `tasks: [{from, label}]`) instead of the heuristic')
-    .option('--set <key=value>', SET_FLAG_HELP, collect, [])
-    .option(
-      '--dry-run',
-      'print the cutpoints, the number of cells, the minimum detectable |Δ| and power of the primary contrast (UNDERPOWERED with the cutpoints to add) and the cost estimate; call nothing',
-    );
-  addMaterialFlags(addMeasurementFlags(addLimitFlags(runCommand)), 'ContextEcho')
-    .option('--report <file>', REPORT_FILE_HELP)
-    .addHelpText(
-      'after',
-      `\nExample (your own session, offline simulation):\n  echolens continuation run --session ~/.claude/projects/<project>/<id>.jsonl --target sim:continuation --db runs/cont.db\n  echolens continuation report runs/cont.db\nsim:continuation plants a fidelity gain for the recent arm; sim:continuation-null plants none (simulations measure nothing).\n${CTRL_C_HELP}`,
-    )
-    .action(async (configFile: string | undefined, options) => {
-      const overrides: string[] = [...options.set];
-      if (options.session) overrides.push(`session=${JSON.stringify(options.session)}`);
-      if (options.crossSession) overrides.push(`crossSession=${JSON.stringify(options.crossSession)}`);
-      if (options.target.length > 0) overrides.push(`targets=${JSON.stringify(options.target)}`);
-      if (options.cutpoints) overrides.push(`cutpoints.count=${Math.round(options.cutpoints)}`);
-      if (options.strategy) overrides.push(`cutpoints.strategy=${JSON.stringify(options.strategy)}`);
-      if (options.windowTokens) overrides.push(`windowTokens=${Math.round(options.windowTokens)}`);
-      if (options.tools) overrides.push(`tools=${JSON.stringify(options.tools)}`);
-      if (options.tasks) overrides.push(`tasks=${JSON.stringify(options.tasks)}`);
-      overrides.push(...materialOverrides(options));
-      const config = configFile === undefined ? continuationConfigFromFlags(overrides) : loadContinuationConfig(configFile, overrides);
-      // Before spending: what this design can detect (the dry run prints it with the plan).
-      if (!options.dryRun) process.stderr.write(`${continuationDesignPowerLine(config, config.cutpoints.count)}\n`);
-      const run = await runAuditCommand(continuationAudit, config, {
-        db: options.db,
-        ...(options.dryRun ? { dryRun: true } : {}),
-        ...(options.concurrency ? { concurrency: options.concurrency } : {}),
-        ...(options.maxCost ? { maxCost: options.maxCost } : {}),
-        ...(options.batch ? { batch: true } : {}),
-        ...(options.pollInterval ? { pollInterval: options.pollInterval } : {}),
-        ...(options.prices ? { prices: options.prices } : {}),
-        ...(options.priceFile ? { priceFile: options.priceFile } : {}),
-        ...(options.fresh ? { fresh: true } : {}),
-        ...(options.maxAge !== undefined ? { maxAge: options.maxAge } : {}),
-        ...(options.tag !== undefined ? { tag: options.tag } : {}),
-      });
-      if (run === null) return;
-      if (options.report) {
-        const store = openStore(options.db, { readonly: true });
-        try {
-          emit(await renderReport(store, run.runId, await continuationReport(store, run.runId), 'md'), options.report);
-        } finally {
-          await store.close();
-        }
-      }
-      process.stdout.write(`report: echolens continuation report ${options.db}\n`);
-    });
-
-  addReportCommand(continuation, 'score every answer against the recorded next call; paired complete-case and ITT contrasts, strata, attrition')
-    .option('--resamples <B>', 'sign-flip resamples when the test is not exact (default 20,000)', positiveNumber('--resamples'))
-    .action(async (db: string, options) => {
-      const format = formatOf(options.format);
-      const store = openStore(db, { readonly: true });
-      try {
-        const runId = await continuationRunId(store, options.run);
-        await requireCompleteRun(store, runId);
-        const report = await continuationReport(store, runId, options.resamples ? { resamples: Math.round(options.resamples) } : {});
-        emit(await renderReport(store, runId, report, format), options.out);
-      } finally {
-        await store.close();
-      }
-    });
-
+/** `continuation calibrate`: the design's false-positive rate, power and coverage under simulation. */
+function registerContinuationCalibrate(continuation: Command): void {
   continuation
     .command('calibrate')
     .description('simulate the design: false-positive rate (null profile), power and CI coverage (planted profile), with Monte Carlo SE')
@@ -152,28 +96,6 @@ export function registerContinuation(continuation: Command): void {
         emit(JSON.stringify(results, null, 2), options.out);
         return;
       }
-      const lines = ['# Continuation audit calibration (simulated)', ''];
-      for (const r of results) {
-        lines.push(`## ${r.profile} — planted recent − cross: complete case ${r.planted.completeCase.toFixed(3)}, ITT ${r.planted.itt.toFixed(3)}`, '');
-        lines.push(
-          `${r.design.replicates} simulated runs × ${r.design.cutpoints} cutpoints, seed ${r.design.seed}, ${r.design.resamples} resamples when not exact.` +
-            (r.design.blocks
-              ? ` Dependent cutpoints: runs of ${r.design.blocks.size}, each later cutpoint repeating the run's first answer with probability ${r.design.blocks.repeat}; ${r.design.blocks.declared ? 'declared (the runs are the units)' : 'not declared (the cutpoints are the units)'}.`
-              : ''),
-          '',
-        );
-        lines.push('| test | rejection rate (± MC SE) | what it is | 95% CI coverage (± MC SE) | bias | mean SE |');
-        lines.push('|---|---|---|---|---|---|');
-        for (const t of r.tests) {
-          const rate = t.rejection ? `${t.rejection.rate.toFixed(3)} ± ${t.rejection.mcSE.toFixed(3)}` : '—';
-          const what = r.withinNominal ? `false-positive rate (${r.withinNominal[t.test] ? 'within' : 'ABOVE'} 0.05 + 2 MC SE)` : 'power';
-          const coverage = t.coverage ? `${t.coverage.rate.toFixed(3)} ± ${t.coverage.mcSE.toFixed(3)}` : '—';
-          lines.push(
-            `| ${t.test} | ${rate} | ${what} | ${coverage} | ${t.bias === null ? '—' : t.bias.toFixed(4)} | ${t.meanStandardError === null ? '—' : t.meanStandardError.toFixed(4)} |`,
-          );
-        }
-        lines.push('');
-      }
-      emit(lines.join('\n'), options.out);
+      emit(renderContinuationCalibrationMarkdown(results), options.out);
     });
 }

@@ -65,7 +65,8 @@ describe('echolens memory', { timeout: 600_000 }, () => {
     expect(dry.stdout).toMatch(/3 questions × 4 conditions × 1 target\(s\) → 15 generation cells/);
     expect(dry.stdout).toMatch(/nothing was called/);
 
-    const run = await cli(['memory', 'run', example, '--db', db, ...small]);
+    const runReport = join(dir, 'run-report.md');
+    const run = await cli(['memory', 'run', example, '--db', db, ...small, '--report', runReport]);
     expect(run.stderr).not.toMatch(/internal error/);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/started run memory-[0-9a-f]{12} .*15 generation cells \(0 empty, 0 failed, 0 without steps; steps by tags 15\)/);
@@ -86,6 +87,8 @@ describe('echolens memory', { timeout: 600_000 }, () => {
     expect(md.stdout).toMatch(/# Memory drift \(DriftLens\) report/);
     expect(md.stdout).toMatch(/Instrument validity/);
     expect(md.stdout).toMatch(/## Run/);
+    // `run --report` writes what `memory report` prints (the verdict block included).
+    expect(readFileSync(runReport, 'utf8')).toBe(md.stdout);
 
     const out = join(dir, 'report.json');
     const json = await cli(['memory', 'report', db, '--format', 'json', '-o', out]);

@@ -1,109 +1,51 @@
-import { spendOrNull, spendText } from '../../core/money.js';
-import { materialsMarkdown, runMaterials } from '../../materials/report.js';
 import { writeFileSync } from 'node:fs';
-import { requireCompleteRun } from '../../experiment/run-completeness.js';
 import type { Command } from 'commander';
-import { runAuditCommand } from '../audit-run.js';
-import { memoryHeadlines } from '../headline.js';
-import { reportEnvelope } from '../report-envelope.js';
 import { ConfigError, InvalidArgumentError } from '../../core/errors.js';
-import { memoryAudit } from '../../memory-drift/audit.js';
-import { registerMemoryLabelSheet } from './memory-label-sheet.js';
+import { spendOrNull, spendText } from '../../core/money.js';
+import type { MemoryReport } from '../../memory-drift/analysis.js';
 import { aggregateAnnotations, buildOrthogonalityItems, exportAnnotationSheet, parseAnnotationSheet } from '../../memory-drift/annotations.js';
+import { memoryAudit } from '../../memory-drift/audit.js';
+import { calibrateMemoryDesign } from '../../memory-drift/calibrate.js';
+import type { MemoryConfig } from '../../memory-drift/config.js';
 import { compileCurationMatcher, curateQuestion, loadBuiltinCurationKeywords } from '../../memory-drift/curation.js';
 import { readDataFile } from '../../memory-drift/data-files.js';
+import { renderLabelerCheckMarkdown, renderMemoryCalibrationMarkdown, renderMemoryMarkdown } from '../../memory-drift/document.js';
 import {
-  collectLabelerCheck,
   analyzeMemoryCollection,
+  collectLabelerCheck,
   collectMemorySamples,
-  type LabelerCheckCollection,
-  memoryReport,
+  type MemoryCollection,
   memoryRunId,
   memoryRunSetup,
   relabelItems,
 } from '../../memory-drift/observations.js';
 import { listStimuli, loadBuiltinPerturbations } from '../../memory-drift/perturbations.js';
 import { loadBuiltinQuestions, loadQuestionsFile, type Question } from '../../memory-drift/questions.js';
-import { type LabelAgreement, labelerReliability, type LabelerReliability } from '../../memory-drift/reliability.js';
-import { renderMemoryMarkdown } from '../../memory-drift/document.js';
-import { markdownText as markdownCell } from '../../report/markdown-text.js';
 import { memoryReferenceMetric, renderReferenceMetricMarkdown } from '../../memory-drift/reference-metric.js';
+import { labelerReliability } from '../../memory-drift/reliability.js';
 import {
   type LabelerCheckConfig,
   labelerCheckPasses,
   loadMemoryConfig,
+  type MemoryRunCounts,
   type MemoryRunResult,
   type RaterOutcome,
   resolveMemoryStimuli,
   runLabelerCheck,
   runQuestionRater,
 } from '../../memory-drift/run.js';
-import { calibrateMemoryDesign, type MemoryCalibration } from '../../memory-drift/calibrate.js';
-import { type RateWithError, withinNominal } from '../../stats/calibration.js';
 import { openStore } from '../../store/run-store.js';
+import { memoryHeadlines } from '../headline.js';
 import { collect, emit, oneOf, positiveInteger, positiveNumber } from '../options.js';
-import {
-  addConfigRunCommand,
-  addLimitFlags,
-  addMeasurementFlags,
-  addMaterialFlags,
-  addReportCommand,
-  CTRL_C_HELP,
-  MODEL_REF_FORMS,
-  materialOverrides,
-  REPORT_FILE_HELP,
-  SET_FLAG_HELP,
-} from '../run-options.js';
+import { CTRL_C_HELP, MODEL_REF_FORMS, SET_FLAG_HELP } from '../run-options.js';
+import { type AuditCommandHooks, registerAuditCommands } from './audit-commands.js';
+import { registerMemoryLabelSheet } from './memory-label-sheet.js';
 
 // The run's collection section is part of the audit's own Markdown (one report path); re-exported for older imports.
 
 const checkFormat = (format: string) => oneOf('--format', ['md', 'json'], format);
 
 const MODEL_REFS = `\n${MODEL_REF_FORMS}:\nsim:memory plants drift by tier, sim:memory-null ignores memory, sim:labeler labels sim steps).`;
-
-const pct = (value: LabelAgreement['exact']) => (typeof value === 'number' ? `${(100 * value).toFixed(2)}%` : `n/a (${markdownCell(value.error)})`);
-const kappa = (value: LabelAgreement['kappa']) => (typeof value === 'number' ? value.toFixed(3) : `n/a (${markdownCell(value.error)})`);
-
-/** Markdown tables of App. C.4 (Tables 9–11) from a labeler check. */
-export function renderReliabilityMarkdown(check: LabelerCheckCollection, reliability: LabelerReliability): string {
-  const out = [
-    '# Labeler reliability (DriftLens App. C.4)',
-    '',
-    `Relabelling of run \`${markdownCell(check.memoryRunId)}\` (check run \`${markdownCell(check.checkRunId)}\`): exact match of Category/Subcategory labels per step, and Cohen's κ. ` +
-      't0 = temperature 0; t1-a / t1-b = two independent labelings at temperature 1; wordings: original and alternative definitions.',
-    '',
-    '## Labelings',
-    '',
-    '| labeler | run | wording | responses | labelled | invalid after re-asks | unlabelled |',
-    '|---|---|---|---|---|---|---|',
-    ...check.passes.map((p) => `| ${markdownCell(p.labeler)} | ${p.run} | ${p.wording} | ${p.items} | ${p.labelled} | ${p.invalid} | ${p.unlabelled} |`),
-    '',
-  ];
-  const counts = (a: LabelAgreement) => `${a.n} | ${pct(a.exact)} | ${kappa(a.kappa)} | ${a.invalid} | ${a.unpaired}`;
-  const head = 'steps | exact agreement | κ | steps with an invalid side | unpaired steps';
-  if (reliability.crossModel.length > 0) {
-    out.push('## Cross-model agreement (Table 9)', '', `| labeler A | labeler B | wording | run | ${head} |`, '|---|---|---|---|---|---|---|---|---|');
-    for (const a of reliability.crossModel) out.push(`| ${markdownCell(a.labelerA)} | ${markdownCell(a.labelerB)} | ${a.wording} | ${a.run} | ${counts(a)} |`);
-    out.push('');
-    for (const m of reliability.crossModelMean) {
-      out.push(
-        `Mean pairwise exact agreement (${m.wording}, ${m.run}, ${m.pairs} pairs): ${m.meanExact === null ? 'n/a' : `${(100 * m.meanExact).toFixed(2)}%`}.`,
-      );
-    }
-    out.push('');
-  }
-  if (reliability.withinModel.length > 0) {
-    out.push('## Within-model agreement (Table 10)', '', `| labeler | wording | run A | run B | ${head} |`, '|---|---|---|---|---|---|---|---|---|');
-    for (const a of reliability.withinModel) out.push(`| ${markdownCell(a.labeler)} | ${a.wording} | ${a.runA} | ${a.runB} | ${counts(a)} |`);
-    out.push('');
-  }
-  if (reliability.wordings.length > 0) {
-    out.push('## Definition robustness (Table 11)', '', `| labeler | run | wording A | wording B | ${head} |`, '|---|---|---|---|---|---|---|---|---|');
-    for (const a of reliability.wordings) out.push(`| ${markdownCell(a.labeler)} | ${a.run} | ${a.wordingA} | ${a.wordingB} | ${counts(a)} |`);
-    out.push('');
-  }
-  return out.join('\n');
-}
 
 interface CurationRow {
   id: string;
@@ -168,161 +110,86 @@ export async function unusableStage(result: MemoryRunResult, db: string): Promis
   );
 }
 
-const rateText = (r: RateWithError | null) => (r === null ? 'n/a' : `${(100 * r.rate).toFixed(1)} % ± ${(100 * r.mcSE).toFixed(1)}`);
-
-/** Markdown of `memory calibrate`: every test's false-positive rate, coverage and power for the design. */
-export function renderCalibrationMarkdown(calibration: MemoryCalibration): string {
-  const d = calibration.design;
-  const out = [
-    '# Memory drift: design calibration (SIMULATED, measures no model)',
-    '',
-    `Design: ${d.questions} questions × ${d.conditions} conditions, k = ${d.k}, ${d.stimuliPerCategory} stimulus per category, seeds \`${d.sampleSeeds}\`, pairing \`${d.pairing}\`; B = ${d.B} per simulated report; ` +
-      `seed-honouring simulated sampler with per-step noise ${d.samplingNoise} (same seed + same question = same answer).`,
-    '',
-    `Targets: ${d.targets} — ${markdownCell(d.targetsNote)}.`,
-    '',
-  ];
-  const nullRun = calibration.scenarios.find((s) => s.scenario.name === 'null');
-  for (const scenario of calibration.scenarios) {
-    const isNull = scenario === nullRun;
-    const f = scenario.scenario.flip;
-    out.push(
-      `## Scenario \`${markdownCell(scenario.scenario.name)}\` (${scenario.replicates} simulated runs; memory flips a step with probability noise ${f.noise}, persona ${f.persona}, life events ${f.life_event})`,
-      '',
-      `Per-condition tests below α = ${calibration.alpha} per run (mean share ± MC SE): ${(100 * scenario.perConditionShare.mean).toFixed(1)} % ± ${(100 * scenario.perConditionShare.mcSE).toFixed(1)}. ` +
-        `Runs with a BH-significant d_rel: ${rateText(scenario.dRelFamilyWise)}; with a BH-significant Welch comparison: ${rateText(scenario.pairwiseFamilyWise)}.`,
-      '',
-      `| test | runs tested | refused | ${isNull ? 'false-positive rate' : 'rejection rate (power)'} | ${isNull ? 'within nominal' : ''} | 95 % CI coverage | mean SE |`,
-      '|---|---|---|---|---|---|---|',
-    );
-    for (const t of scenario.tests) {
-      const within = isNull && t.rejection !== null ? (withinNominal(t.rejection, calibration.alpha) ? 'yes' : '**no**') : '';
-      out.push(
-        `| ${markdownCell(t.test)} | ${t.replicates} | ${t.refused} | ${rateText(t.rejection)} | ${within} | ${isNull ? rateText(t.coverage) : 'n/a'} | ${t.meanStandardError === null ? 'n/a' : t.meanStandardError.toFixed(4)} |`,
-      );
-    }
-    out.push('');
-  }
-  if (calibration.minimumDetectable.length > 0) {
-    out.push('## Minimum detectable effect at 80 % power', '');
-    for (const m of calibration.minimumDetectable) {
-      out.push(
-        `- ${m.metric} ${m.test}: ${m.test === 'elevation' ? `${(100 * m.mde).toFixed(1)} % elevation over the floor` : `d_rel ${m.mde.toFixed(2)}`} (mean SE ${m.meanSE.toFixed(4)})`,
-      );
-    }
-    out.push('');
-  }
-  return out.join('\n');
+/** What `memory report` prints: the analysis, the collection it read and the reference metric (when the config asks for it). */
+interface MemoryReportParts {
+  report: MemoryReport;
+  collection: MemoryCollection;
+  reference: Awaited<ReturnType<typeof memoryReferenceMetric>>;
 }
 
-/** `echolens memory run | report | calibrate | curate | labeler-check | label-sheet` (the training commands: memory-mitigation.ts). */
-/** `memory run`: the DriftLens grid of a config, then its headline (and the report file with --report). */
-function registerMemoryRun(memory: Command): void {
-  const runCommand = addConfigRunCommand(
-    memory,
-    'run the DriftLens grid of a config: generation cells, step extraction, labeler cells with re-asks (cached, resumable)',
-    ['<config>', 'YAML config (see docs/memory-config.md; example: examples/memory-sim.yaml)'],
-    'runs/memory.db',
-    'print the plan size, the minimum detectable effect and power of the validity tests (UNDERPOWERED with the questions to add) and the estimate (cells, tokens, dollars); call nothing',
-  );
-  runCommand
-    .option('--labeler <model>', 'replace the labeler')
-    .option('--questions-limit <n>', 'use only the first n questions (after the config’s filters)', positiveInteger('--questions-limit'));
-  addLimitFlags(runCommand, positiveInteger('--concurrency'));
-  addMeasurementFlags(runCommand);
-  addMaterialFlags(runCommand, 'DriftLens')
-    .option('--report <file>', REPORT_FILE_HELP)
-    .option('--identity-includes-url', 'key cells by the whole model reference, base URL included (config identity: url; default: provider + model name)')
-    .addHelpText(
-      'after',
-      `${MODEL_REFS}\nThe same config and --db resume the same run: finished cells are never called again.\n${CTRL_C_HELP}\nExit code 3: the run stopped early (budget or Ctrl-C). Exit code 1: the run finished but produced nothing to analyse\n(no answer with steps, or every labeling invalid); the message says why and what to change.`,
-    )
-    .action(async (configFile: string, options) => {
-      const overrides: string[] = [...options.set];
-      if (options.target.length > 0) overrides.push(`targets=${JSON.stringify(options.target)}`);
-      if (options.labeler) overrides.push(`labeler=${JSON.stringify(options.labeler)}`);
-      if (options.questionsLimit) overrides.push(`questions.limit=${options.questionsLimit}`);
-      overrides.push(...materialOverrides(options));
-      if (options.identityIncludesUrl) overrides.push('identity=url');
-      const config = loadMemoryConfig(configFile, overrides);
-      const result = await runAuditCommand(memoryAudit, config, options);
-      if (result === null) return;
-      const unusable = await unusableStage(
-        {
-          runId: result.runId,
-          resumed: result.resumed,
-          ...result.result,
-          interrupted: result.interrupted,
-          stopReason: result.stopReason,
-          spendUsd: spendOrNull(result.spendUsd, result.unpricedCells),
-          pricedSpendUsd: result.spendUsd,
-          unpricedCells: result.unpricedCells,
-        },
-        options.db,
-      );
-      if (unusable !== null) {
-        // Nothing usable is a failed run (exit 1), like a failed call: the message says what to change.
-        process.stderr.write(`error: ${unusable}\n`);
-        process.exitCode = 1;
-        return;
-      }
-      {
-        // The headline, always (as after `persona run`): each target's elevations with their CIs.
-        const store = openStore(options.db, { readonly: true });
-        try {
-          const report = await memoryReport(store, result.runId);
-          const envelope = await reportEnvelope(store, result.runId, { memory: report });
-          process.stdout.write(`${memoryHeadlines(report, envelope.json.simulated).join('\n')}\n`);
-          if (envelope.notComputableLine !== null) process.stdout.write(`${envelope.notComputableLine}\n`);
-          if (options.report) {
-            const collection = await collectMemorySamples(store, result.runId);
-            const reference = await memoryReferenceMetric(store, result.runId);
-            emit(
-              `${renderMemoryMarkdown(report, undefined, { runId: result.runId, collection })}${reference ? `\n${renderReferenceMetricMarkdown(reference)}` : ''}\n${materialsMarkdown(await runMaterials(store, result.runId))}`,
-              options.report,
-            );
-          }
-        } finally {
-          await store.close();
-        }
-      }
-      process.stdout.write(`report: echolens memory report ${options.db} · gate: echolens gate ${options.db}\n`);
-    });
-}
-
-/** `memory report`: the analysis of a memory run, Markdown or JSON. */
-function registerMemoryReport(memory: Command): void {
-  addReportCommand(memory, 'analyse a memory run: mixed model, d_rel with cluster-bootstrap CIs, elevation, Welch letters, validity verdicts')
-    .option('--bootstrap <B>', 'bootstrap replicates (default: the config value, 10,000)', positiveInteger('--bootstrap'))
-    .option('--pairing <policy>', 'reference (no-memory sample 0, default) or all-pairs (every no-memory sample)')
-    .action(async (db: string, options) => {
-      const format = checkFormat(options.format);
-      if (options.pairing !== undefined) oneOf('--pairing', ['reference', 'all-pairs'], options.pairing);
-      const store = openStore(db, { readonly: true });
-      try {
-        const runId = await memoryRunId(store, options.run);
-        await requireCompleteRun(store, runId);
+/** `memory run` and `memory report`: the generated pair with memory's own flags, and its headline after a run. */
+function memoryCommandHooks(): AuditCommandHooks<MemoryConfig, MemoryReportParts> {
+  return {
+    run: {
+      description: 'run the DriftLens grid of a config: generation cells, step extraction, labeler cells with re-asks (cached, resumable)',
+      config: ['<config>', 'YAML config (see docs/memory-config.md; example: examples/memory-sim.yaml)'],
+      defaultDb: 'runs/memory.db',
+      dryRunHelp:
+        'print the plan size, the minimum detectable effect and power of the validity tests (UNDERPOWERED with the questions to add) and the estimate (cells, tokens, dollars); call nothing',
+      flags: (run) =>
+        run
+          .option('--labeler <model>', 'replace the labeler')
+          .option('--questions-limit <n>', 'use only the first n questions (after the config’s filters)', positiveInteger('--questions-limit')),
+      concurrency: positiveInteger('--concurrency'),
+      materials: 'DriftLens',
+      lateFlags: (run) =>
+        run.option(
+          '--identity-includes-url',
+          'key cells by the whole model reference, base URL included (config identity: url; default: provider + model name)',
+        ),
+      helpAfter: `${MODEL_REFS}\nThe same config and --db resume the same run: finished cells are never called again.\n${CTRL_C_HELP}\nExit code 3: the run stopped early (budget or Ctrl-C). Exit code 1: the run finished but produced nothing to analyse\n(no answer with steps, or every labeling invalid); the message says why and what to change.`,
+      overrides: (options) => [
+        ...(options.labeler ? [`labeler=${JSON.stringify(options.labeler)}`] : []),
+        ...(options.questionsLimit ? [`questions.limit=${options.questionsLimit}`] : []),
+        ...(options.identityIncludesUrl ? ['identity=url'] : []),
+      ],
+      unusable: (run, db) =>
+        unusableStage(
+          {
+            runId: run.runId,
+            resumed: run.resumed,
+            ...(run.result as MemoryRunCounts),
+            interrupted: run.interrupted,
+            stopReason: run.stopReason,
+            spendUsd: spendOrNull(run.spendUsd, run.unpricedCells),
+            pricedSpendUsd: run.spendUsd,
+            unpricedCells: run.unpricedCells,
+          },
+          db,
+        ),
+      headline: (parts, simulated) => memoryHeadlines(parts.report, simulated),
+    },
+    report: {
+      description: 'analyse a memory run: mixed model, d_rel with cluster-bootstrap CIs, elevation, Welch letters, validity verdicts',
+      schema: 'docs/memory-report-schema.md',
+      flags: (report) =>
+        report
+          .option('--bootstrap <B>', 'bootstrap replicates (default: the config value, 10,000)', positiveInteger('--bootstrap'))
+          .option('--pairing <policy>', 'reference (no-memory sample 0, default) or all-pairs (every no-memory sample)', (v: string) =>
+            oneOf('--pairing', ['reference', 'all-pairs'], v),
+          ),
+      analyze: async (store, runId, options, forReport) => {
         // One collection, analysed by the same function as the audit's `analyze` (echolens report, gate, viewer).
         const collection = await collectMemorySamples(store, runId);
-        const { summary } = collection;
         const report = analyzeMemoryCollection(collection, {
           ...(options.bootstrap ? { B: options.bootstrap } : {}),
           ...(options.pairing ? { pairing: options.pairing } : {}),
         });
-        // Only when the run's config has referenceMetric (docs/decisions.md#d5, comparison only).
-        const reference = await memoryReferenceMetric(store, runId);
-        const materials = await runMaterials(store, runId);
-        const envelope = await reportEnvelope(store, runId, { memory: report });
-        emit(
-          format === 'json'
-            ? JSON.stringify({ runId, ...envelope.json, ...report, run: summary, ...(reference ? { referenceMetric: reference } : {}), ...materials }, null, 2)
-            : `${envelope.markdown(`${renderMemoryMarkdown(report, undefined, { runId, collection })}${reference ? `\n${renderReferenceMetricMarkdown(reference)}` : ''}`)}\n${materialsMarkdown(materials)}`,
-          options.out,
-        );
-      } finally {
-        await store.close();
-      }
-    });
+        // Only when the run's config has referenceMetric (docs/decisions.md#d5, comparison only); never for the headline alone.
+        return { report, collection, reference: forReport ? await memoryReferenceMetric(store, runId) : null };
+      },
+      gated: (parts) => parts.report,
+      markdown: ({ report, collection, reference }, runId) =>
+        `${renderMemoryMarkdown(report, undefined, { runId, collection })}${reference ? `\n${renderReferenceMetricMarkdown(reference)}` : ''}`,
+      json: ({ report, collection, reference }) => ({ ...report, run: collection.summary, ...(reference ? { referenceMetric: reference } : {}) }),
+    },
+    calibrate: registerMemoryCalibrate,
+    extra: (memory) => {
+      registerMemoryCurate(memory);
+      registerMemoryLabelerCheck(memory);
+      registerMemoryLabelSheet(memory);
+    },
+  };
 }
 
 /** `memory calibrate`: the design's error rates and power under simulation, before any call. */
@@ -367,7 +234,7 @@ function registerMemoryCalibrate(memory: Command): void {
           if (done === total && process.stderr.isTTY) process.stderr.write('\n');
         },
       });
-      emit(format === 'json' ? JSON.stringify(calibration, null, 2) : renderCalibrationMarkdown(calibration), options.out);
+      emit(format === 'json' ? JSON.stringify(calibration, null, 2) : renderMemoryCalibrationMarkdown(calibration), options.out);
     });
 }
 
@@ -531,7 +398,7 @@ function registerMemoryLabelerCheck(memory: Command): void {
                 null,
                 2,
               )
-            : renderReliabilityMarkdown(collection, reliability),
+            : renderLabelerCheckMarkdown(collection, reliability),
           options.out,
         );
       } finally {
@@ -540,11 +407,7 @@ function registerMemoryLabelerCheck(memory: Command): void {
     });
 }
 
+/** `echolens memory run | report | calibrate | curate | labeler-check | label-sheet` (the training commands: memory-mitigation.ts). */
 export function registerMemory(memory: Command): void {
-  registerMemoryRun(memory);
-  registerMemoryReport(memory);
-  registerMemoryCalibrate(memory);
-  registerMemoryCurate(memory);
-  registerMemoryLabelerCheck(memory);
-  registerMemoryLabelSheet(memory);
+  registerAuditCommands(memory, memoryAudit, memoryCommandHooks());
 }

@@ -1,27 +1,6 @@
-import { materialsMarkdown, runMaterials } from '../../materials/report.js';
-import { InvalidArgumentError } from '../../core/errors.js';
 import type { Command } from 'commander';
-import { requireCompleteRun } from '../../experiment/run-completeness.js';
-import { personaHeadlines } from '../headline.js';
-import { reportEnvelope } from '../report-envelope.js';
-import { collect, emit, nonNegative, oneOf, positiveNumber } from '../options.js';
-import {
-  addConfigRunCommand,
-  addLimitFlags,
-  addMeasurementFlags,
-  addMaterialFlags,
-  addReportCommand,
-  CTRL_C_HELP,
-  MODEL_REF_FORMS,
-  materialOverrides,
-  REPORT_FILE_HELP,
-  SET_FLAG_HELP,
-} from '../run-options.js';
-import { openStore } from '../../store/run-store.js';
-import { readOnce } from '../../store/read-once.js';
-import { renderPersonaMarkdown } from '../../persona-drift/document.js';
+import { InvalidArgumentError } from '../../core/errors.js';
 import { personaAudit } from '../../persona-drift/audit.js';
-import { configForkCount, loadPersonaConfig, personaConfigFromFlags, personaReport, personaRunId } from '../../persona-drift/run.js';
 import {
   type CalibrationDesign,
   calibratePersona,
@@ -31,59 +10,68 @@ import {
   type SessionEffectShape,
 } from '../../persona-drift/calibrate.js';
 import { renderCalibrationText } from '../../persona-drift/calibrate-text.js';
+import type { PersonaConfig } from '../../persona-drift/config.js';
+import { renderPersonaMarkdown } from '../../persona-drift/document.js';
 import { plannedItems } from '../../persona-drift/plan.js';
+import type { PersonaReport } from '../../persona-drift/report-types.js';
+import { configForkCount, loadPersonaConfig, personaConfigFromFlags, personaReport } from '../../persona-drift/run.js';
 import { loadPersonaStimuli } from '../../persona-drift/stimuli.js';
+import { personaHeadlines } from '../headline.js';
+import { collect, emit, nonNegative, oneOf, positiveNumber } from '../options.js';
+import { CTRL_C_HELP, MODEL_REF_FORMS, SET_FLAG_HELP } from '../run-options.js';
+import { registerAuditCommands } from './audit-commands.js';
 import { registerPersonaInterchange } from './persona-interchange.js';
 import { registerPersonaRejudge } from './persona-rejudge.js';
 
-/** `echolens persona run | calibrate | report | import | export | rejudge`. */
+/** `echolens persona run | report | calibrate | import | export | rejudge`: the generated group with persona's own flags. */
 export function registerPersona(persona: Command): void {
-  const runCommand = addConfigRunCommand(
-    persona,
-    'run the ContextEcho grid of a config: target cells, then judge cells (cached, resumable)',
-    ['[config]', 'YAML config (see docs/persona-config.md); without one, --session, --target and --judge are enough and every other key takes its default'],
-    'runs/persona.db',
-    'print the plan size, the minimum detectable |Δ| and power of the headline test (UNDERPOWERED with what to add) and the estimate (cells, tokens, dollars); call nothing',
-  );
-  runCommand
-    .option('--judge <model>', 'replace the judges with this model ref; repeatable', collect, [])
-    .option('--session <file>', 'replace the sessions with this transcript; repeatable', collect, []);
-  addLimitFlags(runCommand);
-  addMeasurementFlags(runCommand);
-  addMaterialFlags(runCommand, 'ContextEcho')
-    .option('--report <file>', REPORT_FILE_HELP)
-    .addHelpText('after', `\n${MODEL_REF_FORMS}).\n${CTRL_C_HELP}`)
-    .action(async (configFile: string | undefined, options) => {
-      const overrides: string[] = [...options.set];
-      const listOverride = (key: string, values: string[]) => {
-        if (values.length > 0) overrides.push(`${key}=${JSON.stringify(values)}`);
-      };
-      listOverride('targets', options.target);
-      listOverride('judges', options.judge);
-      listOverride('sessions', options.session);
-      overrides.push(...materialOverrides(options));
-      const config = configFile === undefined ? personaConfigFromFlags(overrides) : loadPersonaConfig(configFile, overrides);
-      // Loaded here: running pulls in the providers' adapters, which the report never needs.
-      const { runAuditCommand } = await import('../audit-run.js');
-      const result = await runAuditCommand(personaAudit, config, options);
-      if (result === null) return;
-      {
-        // The headline, always: the drift gap of every target with its CI.
-        const store = openStore(options.db, { readonly: true });
-        try {
-          const report = await personaReport(store, result.runId);
-          const envelope = await reportEnvelope(store, result.runId, { persona: report });
-          process.stdout.write(`${personaHeadlines(report, envelope.json.simulated).join('\n')}\n`);
-          if (envelope.notComputableLine !== null) process.stdout.write(`${envelope.notComputableLine}\n`);
-          if (options.report)
-            emit(`${envelope.markdown(renderPersonaMarkdown(report))}\n${materialsMarkdown(await runMaterials(store, result.runId))}`, options.report);
-        } finally {
-          await store.close();
-        }
-      }
-      process.stdout.write(`report: echolens persona report ${options.db} · gate: echolens gate ${options.db}\n`);
-    });
+  registerAuditCommands<PersonaConfig, PersonaReport>(persona, personaAudit, {
+    run: {
+      description: 'run the ContextEcho grid of a config: target cells, then judge cells (cached, resumable)',
+      config: [
+        '[config]',
+        'YAML config (see docs/persona-config.md); without one, --session, --target and --judge are enough and every other key takes its default',
+      ],
+      defaultDb: 'runs/persona.db',
+      dryRunHelp:
+        'print the plan size, the minimum detectable |Δ| and power of the headline test (UNDERPOWERED with what to add) and the estimate (cells, tokens, dollars); call nothing',
+      flags: (run) =>
+        run
+          .option('--judge <model>', 'replace the judges with this model ref; repeatable', collect, [])
+          .option('--session <file>', 'replace the sessions with this transcript; repeatable', collect, []),
+      materials: 'ContextEcho',
+      helpAfter: `\n${MODEL_REF_FORMS}).\n${CTRL_C_HELP}`,
+      overrides: (options) => [
+        ...(options.judge.length > 0 ? [`judges=${JSON.stringify(options.judge)}`] : []),
+        ...(options.session.length > 0 ? [`sessions=${JSON.stringify(options.session)}`] : []),
+      ],
+      configFromFlags: personaConfigFromFlags,
+      headline: personaHeadlines,
+    },
+    report: {
+      description:
+        "analyse a persona run: a verdict per target, then drift gaps per design cell with CIs at the sampled unit, mitigations, stressors, contracts, compaction, agreement, the pooled judge consensus (several judges), Claude Code vs Codex (sessions of both), framing and anchor ablations, the onset with its rule; under procedure: reference (imported runs) also the paper's own estimators beside them (`reference`)",
+      schema: 'docs/persona-report-schema.md',
+      flags: (report) =>
+        report.option(
+          '--bootstrap <B>',
+          'Monte Carlo sign patterns for tests over more than 20 units (at least 20,000 are used; smaller tests are exact)',
+          positiveNumber('--bootstrap'),
+        ),
+      analyze: (store, runId, options) => personaReport(store, runId, options.bootstrap ? { B: Math.round(options.bootstrap) } : {}),
+      markdown: (report) => renderPersonaMarkdown(report),
+      json: (report) => ({ ...report }),
+    },
+    calibrate: registerPersonaCalibrate,
+    extra: (group) => {
+      registerPersonaInterchange(group);
+      registerPersonaRejudge(group);
+    },
+  });
+}
 
+/** `persona calibrate`: the operating characteristics of a config's exact design, before spending. */
+function registerPersonaCalibrate(persona: Command): void {
   persona
     .command('calibrate')
     .description(
@@ -190,38 +178,6 @@ export function registerPersona(persona: Command): void {
       });
       emit(options.format === 'json' ? JSON.stringify(result, null, 2) : renderCalibrationText(result), options.out);
     });
-
-  addReportCommand(
-    persona,
-    "analyse a persona run: a verdict per target, then drift gaps per design cell with CIs at the sampled unit, mitigations, stressors, contracts, compaction, agreement, the pooled judge consensus (several judges), Claude Code vs Codex (sessions of both), framing and anchor ablations, the onset with its rule; under procedure: reference (imported runs) also the paper's own estimators beside them (`reference`)",
-  )
-    .option(
-      '--bootstrap <B>',
-      'Monte Carlo sign patterns for tests over more than 20 units (at least 20,000 are used; smaller tests are exact)',
-      positiveNumber('--bootstrap'),
-    )
-    .action(async (db: string, options) => {
-      oneOf('--format', ['md', 'json'], options.format);
-      // One read of the run and its cells for every part of the report (store/read-once.ts).
-      const store = readOnce(openStore(db, { readonly: true }));
-      try {
-        const runId = await personaRunId(store, options.run);
-        await requireCompleteRun(store, runId);
-        const report = await personaReport(store, runId, options.bootstrap ? { B: Math.round(options.bootstrap) } : {});
-        const envelope = await reportEnvelope(store, runId, { persona: report });
-        const materials = await runMaterials(store, runId);
-        emit(
-          options.format === 'json'
-            ? JSON.stringify({ runId, ...envelope.json, ...report, ...materials }, null, 2)
-            : `${envelope.markdown(renderPersonaMarkdown(report))}\n${materialsMarkdown(materials)}`,
-          options.out,
-        );
-      } finally {
-        await store.close();
-      }
-    });
-  registerPersonaInterchange(persona);
-  registerPersonaRejudge(persona);
 }
 
 /** Comma-separated numbers of a flag, or a clear error naming it. */

@@ -3,6 +3,9 @@ import type { StagedAuditRunner } from '../../experiment/audit.js';
 import { runAudit } from '../../experiment/run-audit.js';
 import type { ParsedItem, ParsedOutcome, StageRuntime } from '../../experiment/runtime.js';
 import { lexicalDiversity } from '../../metrics/lexical-diversity.js';
+import { num, table, text } from '../../report/document/cells.js';
+import { sectionsMarkdown } from '../../report/document/render-markdown.js';
+import type { DocumentSection } from '../../report/document/types.js';
 import type { Ontology } from '../ontology.js';
 import { buildDpoJudgeMessages, buildDpoJudgeReaskMessages, DPO_JUDGE_PARAMS, type DpoJudgeVerdict, parseDpoJudgeOutput } from './dpo-judge.js';
 import { CachedLabeler } from './reward-labeler.js';
@@ -209,16 +212,20 @@ export async function runEvaluation(config: EvaluationConfig, input: EvaluationI
   return runAudit(evaluationRunner, config, db, { runtime, input, specs: [], seed: 42 });
 }
 
-/** Table 2 layout (DTW ↓, diversity %, helpfulness) for a base model and its post-trained versions. */
+/** Table 2 layout (DTW ↓, diversity %, helpfulness) for a base model and its post-trained versions, as a document section. */
+export function evaluationSections(summaries: readonly HeldOutSummary[]): DocumentSection[] {
+  const rows = summaries.map((s) => [
+    text(s.model),
+    num(s.meanDtw, 'fixed', 3),
+    num(s.meanDiversity, 'share', 2),
+    num(s.meanHelpfulness, 'fixed', 2),
+    num(s.nonDistraction, 'share', 1),
+    text(`${s.dtwCount} / ${s.helpfulnessCount} / ${s.responses}`),
+  ]);
+  return [{ title: '', blocks: [table(['model', 'DTW ↓', 'diversity', 'helpfulness', 'non-distraction', 'n (DTW / judged / all)'], rows, [1, 2, 3, 4])] }];
+}
+
+/** The Table 2 layout in Markdown (the shared renderer). */
 export function renderEvaluationMarkdown(summaries: readonly HeldOutSummary[]): string {
-  const num = (v: number | null, digits: number) => (v === null ? 'n/a' : v.toFixed(digits));
-  return [
-    '| model | DTW ↓ | diversity | helpfulness | non-distraction | n (DTW / judged / all) |',
-    '|---|---|---|---|---|---|',
-    ...summaries.map(
-      (s) =>
-        `| ${s.model} | ${num(s.meanDtw, 3)} | ${(100 * s.meanDiversity).toFixed(2)}% | ${num(s.meanHelpfulness, 2)} | ${s.nonDistraction === null ? 'n/a' : `${(100 * s.nonDistraction).toFixed(1)}%`} | ${s.dtwCount} / ${s.helpfulnessCount} / ${s.responses} |`,
-    ),
-    '',
-  ].join('\n');
+  return sectionsMarkdown(evaluationSections(summaries));
 }

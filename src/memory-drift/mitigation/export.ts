@@ -1,6 +1,9 @@
 import { sha256Hex } from '../../core/canonical-json.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import type { ChatMessage } from '../../models/types.js';
+import { int, table, text } from '../../report/document/cells.js';
+import { documentMarkdown } from '../../report/document/render-markdown.js';
+import type { DocumentSection } from '../../report/document/types.js';
 
 /** One preference pair ready for export (SymPreference or external). */
 export interface PreferenceRecord {
@@ -110,41 +113,64 @@ export interface DataCard {
   files: Record<string, string>;
 }
 
-export function renderDataCardMarkdown(card: DataCard): string {
-  const rows = (record: Record<string, number>) => Object.entries(record).map(([k, v]) => `| ${k} | ${v} |`);
-  const lines = [
-    `# ${card.name}`,
-    '',
-    `Made by ${card.createdBy}. Generator \`${card.generator}\`, judge \`${card.judge}\`, rewriter ${card.rewriter === null ? 'none (raw responses)' : `\`${card.rewriter}\``}, seed ${card.seed}.`,
-    '',
-    `Questions ${card.counts.questions}, prompts (question × persona) ${card.counts.prompts}, SymPreference pairs ${card.counts.sympreference_pairs}; mixed set ${card.counts.mixed.total} (${card.counts.mixed.sympreference} SymPreference + ${card.counts.mixed.external} external); quick subset ${card.counts.quick_subset}.`,
-    '',
-    '## Counts per filter',
-    '',
-    '| stage / outcome | count |',
-    '|---|---|',
-    ...rows(Object.fromEntries(Object.entries(card.counts.candidates).map(([k, v]) => [`candidates: ${k}`, v]))),
-    ...rows(Object.fromEntries(Object.entries(card.counts.judgements).map(([k, v]) => [`judgements: ${k}`, v]))),
-    ...rows(Object.fromEntries(Object.entries(card.counts.prompts_without_pair).map(([k, v]) => [`prompts without pair: ${k}`, v]))),
-    ...rows(Object.fromEntries(Object.entries(card.counts.rewrites).map(([k, v]) => [`rewrites: ${k}`, v]))),
-    ...(card.counts.external === null ? [] : rows(Object.fromEntries(Object.entries(card.counts.external).map(([k, v]) => [`external: ${k}`, v])))),
-    '',
-    '## Per persona category',
-    '',
-    '| category | prompts | pairs |',
-    '|---|---|---|',
-    ...Object.entries(card.per_category).map(([k, v]) => `| ${k} | ${v.prompts} | ${v.pairs} |`),
-    '',
-    '## Files',
-    '',
-    ...Object.entries(card.files).map(([k, v]) => `- ${k}: \`${v}\``),
-    '',
-    '## Parameters',
-    '',
-    '```json',
-    JSON.stringify(card.params, null, 2),
-    '```',
-    '',
+/** The data card as a document: the counts per filter and per category, the files and the parameters. */
+export function dataCardSections(card: DataCard): DocumentSection[] {
+  const counts = (prefix: string, record: Record<string, number> | null) => Object.entries(record ?? {}).map(([k, v]) => [text(`${prefix}: ${k}`), int(v)]);
+  const c = card.counts;
+  return [
+    {
+      title: '',
+      blocks: [
+        {
+          kind: 'text',
+          text: [
+            `Made by ${card.createdBy}. Generator `,
+            { code: card.generator },
+            ', judge ',
+            { code: card.judge },
+            ', rewriter ',
+            ...(card.rewriter === null ? ['none (raw responses)'] : [{ code: card.rewriter }]),
+            `, seed ${card.seed}.`,
+          ],
+        },
+        {
+          kind: 'text',
+          text: `Questions ${c.questions}, prompts (question × persona) ${c.prompts}, SymPreference pairs ${c.sympreference_pairs}; mixed set ${c.mixed.total} (${c.mixed.sympreference} SymPreference + ${c.mixed.external} external); quick subset ${c.quick_subset}.`,
+        },
+      ],
+    },
+    {
+      title: 'Counts per filter',
+      blocks: [
+        table(
+          ['stage / outcome', 'count'],
+          [
+            ...counts('candidates', c.candidates),
+            ...counts('judgements', c.judgements),
+            ...counts('prompts without pair', c.prompts_without_pair),
+            ...counts('rewrites', c.rewrites),
+            ...counts('external', c.external),
+          ],
+          [1],
+        ),
+      ],
+    },
+    {
+      title: 'Per persona category',
+      blocks: [
+        table(
+          ['category', 'prompts', 'pairs'],
+          Object.entries(card.per_category).map(([k, v]) => [text(k), int(v.prompts), int(v.pairs)]),
+          [1, 2],
+        ),
+      ],
+    },
+    { title: 'Files', blocks: [{ kind: 'list', items: Object.entries(card.files).map(([k, v]) => [`${k}: `, { code: v }]) }] },
+    { title: 'Parameters', blocks: [{ kind: 'code', language: 'json', text: JSON.stringify(card.params, null, 2) }] },
   ];
-  return lines.join('\n');
+}
+
+/** The data card in Markdown (the shared renderer). */
+export function renderDataCardMarkdown(card: DataCard): string {
+  return documentMarkdown(card.name, dataCardSections(card));
 }

@@ -37,6 +37,8 @@ async function blockHtml(block: DocumentBlock): Promise<RawHtml> {
       return html`<p class="note">${rich(block.text)}</p>`;
     case 'list':
       return html`<ul>${block.items.map((i) => html`<li>${rich(i)}</li>`)}</ul>`;
+    case 'code':
+      return html`<pre>${block.text}</pre>`;
     case 'table':
       return tableHtml(block.columns, block.rows, block.empty);
     case 'chart':

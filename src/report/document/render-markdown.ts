@@ -47,10 +47,10 @@ function tableMarkdown(columns: readonly DocumentColumn[], rows: readonly Docume
 }
 
 /** A fence longer than any run of backticks in the text, so model output cannot close it. */
-function fenced(text: string): string[] {
+function fenced(text: string, language = ''): string[] {
   const longest = Math.max(0, ...[...text.matchAll(/`+/gu)].map((m) => m[0].length));
   const fence = '`'.repeat(Math.max(3, longest + 1));
-  return [fence, text, fence];
+  return [`${fence}${language}`, text, fence];
 }
 
 function blockMarkdown(block: DocumentBlock): string[] {
@@ -61,6 +61,8 @@ function blockMarkdown(block: DocumentBlock): string[] {
       return [block.quote ? `> ${rich(block.text)}` : rich(block.text), ''];
     case 'list':
       return [...block.items.map((i) => `- ${rich(i)}`), ''];
+    case 'code':
+      return [...fenced(block.text, block.language), ''];
     case 'table':
       return tableMarkdown(block.columns, block.rows, block.empty);
     case 'chart':

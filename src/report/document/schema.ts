@@ -26,6 +26,7 @@ const block = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('heading'), text: z.string(), id: z.string().optional(), minor: z.boolean().optional() }).strict(),
   z.object({ kind: z.literal('text'), text: rich, quote: z.boolean().optional() }).strict(),
   z.object({ kind: z.literal('list'), items: z.array(rich) }).strict(),
+  z.object({ kind: z.literal('code'), text: z.string(), language: z.string().optional() }).strict(),
   z.object({ kind: z.literal('table'), ...tableOf, empty: z.string().optional() }).strict(),
   // The chart spec (report/chart-spec.ts) is data in the small Vega-Lite grammar svg.ts draws.
   z

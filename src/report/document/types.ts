@@ -99,6 +99,8 @@ export type DocumentBlock =
   /** A paragraph; `quote`: set apart (a Markdown block quote). */
   | { kind: 'text'; text: RichText; quote?: boolean }
   | { kind: 'list'; items: RichText[] }
+  /** Text shown as written (a config, JSON): a fenced block in Markdown, `<pre>` in HTML. */
+  | { kind: 'code'; text: string; language?: string }
   | { kind: 'table'; columns: DocumentColumn[]; rows: DocumentCell[][]; empty?: string }
   /** A chart as data (report/chart-spec.ts) under its own heading, drawn as SVG in HTML; Markdown carries the tables, not the chart. */
   | { kind: 'chart'; title?: string; id?: string; spec: ChartSpec; caption: string }
