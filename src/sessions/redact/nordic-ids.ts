@@ -42,8 +42,9 @@ const PESEL_WEIGHTS = [1, 3, 7, 9, 1, 3, 7, 9, 1, 3];
 /** Danish CPR number: DDMMYY-NNNN. */
 const CPR = /(?<![\w-])(\d{2})(\d{2})(\d{2})-(\d{4})(?![\w-])/gu;
 const CPR_WEIGHTS = [4, 3, 2, 7, 6, 5, 4, 3, 2, 1];
-/** Words naming a CPR number just before it (cpr, CPR-nr., personnummer). */
-const CPR_CONTEXT = /\b(?:cpr(?:[ .-]?(?:nr|nummer|no)\.?)?|personnummer)[\s:.#-]{0,4}$/iu;
+/** Words naming a CPR number, or any national id number, just before it (cpr, CPR-nr., personnummer, PESEL, national id). */
+const CPR_CONTEXT =
+  /\b(?:cpr(?:[ .-]?(?:nr|nummer|no)\.?)?|personnummer|henkilötunnus|hetu|pesel|fødselsnummer|national[ _-]?id(?:[ _-]?(?:number|no\.?))?|id[ _-]?number|personal[ _-]?(?:id|number))[\s:.#-]{0,4}$/iu;
 
 /** Words naming a Swedish personnummer just before it. */
 const PNR_CONTEXT = /\b(?:personnummer|person(?:al)? (?:id(?:entity)? )?number|pnr|samordningsnummer)[\s:.#-]{0,4}$/iu;
