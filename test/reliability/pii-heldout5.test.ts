@@ -24,6 +24,9 @@ describe('sessions redact / verify --pii on a fifth held-out corpus', { timeout:
   it('counts the planted items that survive redact, and those verify does not flag', async () => {
     const records = heldOut5Records(seeded(HELD_OUT5_SEED));
     expect(records.length).toBe(38);
-    await expectHeldOutCorpus('fifth held-out PII corpus', records, tmp.path, 1);
+    // Its first run, as written (the held-out figure): 5 of 38 survived (13.2%: a name inside
+    // "TODO(…)", the given name after "Morning", an Australian mobile in national form, a Norwegian
+    // fødselsnummer and a Belgian national number), all 5 unflagged. This only bounds a regression.
+    await expectHeldOutCorpus('fifth held-out PII corpus', records, tmp.path, 5 / 38);
   });
 });
