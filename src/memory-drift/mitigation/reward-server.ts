@@ -36,7 +36,7 @@ export interface RewardServerOptions {
   maxResponseChars?: number;
   /**
    * Scoring requests handled at once (default 4, from receiving the body to the answer); one more
-   * is refused at once with 503 and Retry-After, before its body is read, so memory stays bounded
+   * is refused at once with 503 and Retry-After, its body never read (refuseUnread), so memory stays bounded
    * (about maxConcurrent × maxBodyBytes) and /health stays responsive under any load. They are
    * parsed and scored by at most one worker thread per core; the others wait their turn unread.
    */
@@ -76,7 +76,7 @@ function streamBody(request: IncomingMessage, limit: number, upload: BodyUpload)
       if (tooLarge) return;
       size += chunk.length;
       if (size > limit) {
-        // Answer now and stop forwarding: the rest of the body is read and dropped.
+        // Answer now and stop forwarding: the rest of the body is not read (refuseUnread).
         tooLarge = true;
         upload.abort();
         reject(new BadRequest(413, `body larger than ${limit} bytes`));
@@ -86,6 +86,41 @@ function streamBody(request: IncomingMessage, limit: number, upload: BodyUpload)
       if (!tooLarge) resolve();
     });
     request.on('error', reject);
+  });
+}
+
+/** How long a refused connection stays open, unread, for its client to read the 503 (then it is cut). */
+export const REFUSED_LINGER_MS = 5_000;
+
+/**
+ * Refuses a request whose body is not (wholly) read, e.g. 503 + Retry-After as soon as its headers
+ * arrive when the server is busy, or 413, without reading the rest of its body: the
+ * answer is written whole (Content-Length, `Connection: close`), this side of the connection is
+ * closed, and the connection is cut once the client has closed it or after REFUSED_LINGER_MS. The
+ * body is never read: Node stops reading the socket once its small buffer is full (TCP
+ * backpressure), so a refused 8 MiB upload costs this thread one 64 KiB read, not 8 MiB. (Reading
+ * and dropping the bodies of 46 refused 8 MiB uploads held this thread while the workers held the
+ * cores; ending the response normally instead makes Node read the rest or cut the connection at
+ * once, and a client still uploading then gets EPIPE instead of the 503.) Not ending the response
+ * keeps Node from either; the client has a complete answer and closes the connection itself
+ * (fetch does; Node's http client reports the 503, then EPIPE for the unsent rest).
+ */
+function refuseUnread(req: IncomingMessage, res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  const socket = req.socket;
+  // A body being streamed (a 413 mid-upload) stops flowing too.
+  req.pause();
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    ...(status === 503 ? { 'retry-after': '1' } : {}),
+    connection: 'close',
+  });
+  res.write(text, () => {
+    socket.end();
+    const linger = setTimeout(() => socket.destroy(), REFUSED_LINGER_MS);
+    linger.unref();
+    socket.once('close', () => clearTimeout(linger));
   });
 }
 
@@ -255,12 +290,13 @@ export function startRewardServer(serverOptions: RewardServerOptions): Promise<R
     if (/^(?:application\/x-www-form-urlencoded|multipart\/form-data)/i.test(contentType)) {
       throw new BadRequest(415, 'send the body as application/json');
     }
+    // A declared body over the limit is refused for good (413) before any busy 503, which a client would retry.
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limit) throw new BadRequest(413, `body larger than ${limit} bytes`);
     if (active >= maxConcurrent) {
       stats.busy++;
-      // The body is read and dropped (never held), so the client gets its 503 instead of a reset mid-upload.
-      req.resume();
-      res.setHeader('retry-after', '1');
-      return send(res, 503, { error: `busy: ${active} requests are being scored (at most ${maxConcurrent} at once); retry after 1 s` });
+      refuseUnread(req, res, 503, { error: `busy: ${active} requests are being scored (at most ${maxConcurrent} at once); retry after 1 s` });
+      return;
     }
     active++;
     try {
@@ -337,6 +373,8 @@ export function startRewardServer(serverOptions: RewardServerOptions): Promise<R
         if (answered()) return;
         if (error instanceof BadRequest) {
           stats.badRequests++;
+          // A refused upload is not read on (refuseUnread); a whole one is answered and closed.
+          if (!req.complete) return refuseUnread(req, res, error.status, { error: error.message });
           res.setHeader('connection', 'close');
           return send(res, error.status, { error: error.message });
         }

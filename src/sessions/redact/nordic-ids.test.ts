@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { danishCprChecked, finnishHetu, frenchNir, nordicIdSpans, polishPesel, swedishPersonnummer } from './nordic-ids.js';
+import {
+  belgianNationalNumber,
+  danishCprChecked,
+  finnishHetu,
+  frenchNir,
+  nordicIdSpans,
+  norwegianFnr,
+  polishPesel,
+  swedishPersonnummer,
+} from './nordic-ids.js';
 import { redactPiiText } from './pii.js';
 
 const found = (text: string) => nordicIdSpans(text).map((s) => text.slice(s.start, s.end));
@@ -21,6 +30,19 @@ describe('national ids with a birth date and a check', () => {
     expect(frenchNir('1850578006048 31')).toBe(false);
     expect(danishCprChecked('070761-0018')).toBe(true);
     expect(danishCprChecked('170175-1054')).toBe(false);
+    // Checks computed beside, in python.
+    expect(norwegianFnr('14038749685')).toBe(true);
+    expect(norwegianFnr('14038749686')).toBe(false);
+    expect(norwegianFnr('54038749685')).toBe(false);
+    expect(belgianNationalNumber('85.07.30-033.28')).toBe(true);
+    expect(belgianNationalNumber('85.07.30-033.29')).toBe(false);
+  });
+
+  it('Norwegian fødselsnummer anywhere; a Belgian national number with its dots, or bare after a word naming it', () => {
+    expect(found('fødselsnummer 14038749685')).toEqual(['14038749685']);
+    expect(found('rijksregisternummer 85.07.30-033.28')).toEqual(['85.07.30-033.28']);
+    expect(found('rijksregisternummer: 85073003328')).toEqual(['85073003328']);
+    expect(found('row 85073003328 and 14038749686')).toEqual([]);
   });
 
   it('finds them in text; a CPR number without its check only after a word naming it', () => {

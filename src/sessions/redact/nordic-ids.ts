@@ -3,7 +3,8 @@
  * personnummer (Luhn), the Finnish henkilötunnus (mod 31 check character), the Polish PESEL
  * (weighted check digit, the month carrying the century) and the Danish CPR number (a date, then
  * four digits; since 2007 without the mod 11 check, so it is taken only when its check holds or a
- * word naming it stands just before) and the French NIR (month, then the mod 97 key). Each is accepted only when its date exists.
+ * word naming it stands just before), the French NIR (month, then the mod 97 key), the Norwegian
+ * fødselsnummer (two mod 11 check digits) and the Belgian national number (mod 97). Each is accepted only when its date exists.
  */
 
 export interface IdSpan {
@@ -42,8 +43,9 @@ const PESEL_WEIGHTS = [1, 3, 7, 9, 1, 3, 7, 9, 1, 3];
 /** Danish CPR number: DDMMYY-NNNN. */
 const CPR = /(?<![\w-])(\d{2})(\d{2})(\d{2})-(\d{4})(?![\w-])/gu;
 const CPR_WEIGHTS = [4, 3, 2, 7, 6, 5, 4, 3, 2, 1];
-/** Words naming a CPR number just before it (cpr, CPR-nr., personnummer). */
-const CPR_CONTEXT = /\b(?:cpr(?:[ .-]?(?:nr|nummer|no)\.?)?|personnummer)[\s:.#-]{0,4}$/iu;
+/** Words naming a CPR number, or any national id number, just before it (cpr, CPR-nr., personnummer, PESEL, national id). */
+const CPR_CONTEXT =
+  /\b(?:cpr(?:[ .-]?(?:nr|nummer|no)\.?)?|personnummer|henkilötunnus|hetu|pesel|fødselsnummer|national[ _-]?id(?:[ _-]?(?:number|no\.?))?|id[ _-]?number|personal[ _-]?(?:id|number))[\s:.#-]{0,4}$/iu;
 
 /** Words naming a Swedish personnummer just before it. */
 const PNR_CONTEXT = /\b(?:personnummer|person(?:al)? (?:id(?:entity)? )?number|pnr|samordningsnummer)[\s:.#-]{0,4}$/iu;
@@ -104,15 +106,50 @@ export function frenchNir(value: string): boolean {
   return 97 - rest === Number(compact.slice(13));
 }
 
+/** Norwegian fødselsnummer (or D-number, the day plus 40): DDMMYY, three digits, two mod 11 check digits. */
+const FNR = /(?<![\w.,-])\d{11}(?![\w-]|[.,]\d)/gu;
+const FNR_K1 = [3, 7, 6, 1, 8, 9, 4, 5, 2];
+const FNR_K2 = [5, 4, 3, 2, 7, 6, 5, 4, 3, 2];
+
+export function norwegianFnr(value: string): boolean {
+  if (!/^\d{11}$/u.test(value) || /^(\d)\1+$/u.test(value)) return false;
+  const check = (weights: number[]) => {
+    const rest = 11 - (weights.reduce((a, w, i) => a + w * (value.charCodeAt(i) - 48), 0) % 11);
+    return rest === 11 ? 0 : rest;
+  };
+  if (check(FNR_K1) !== value.charCodeAt(9) - 48 || check(FNR_K2) !== value.charCodeAt(10) - 48) return false;
+  const day = Number(value.slice(0, 2));
+  return validDate(2000, Number(value.slice(2, 4)), day > 40 ? day - 40 : day);
+}
+
+/**
+ * Belgian national number (rijksregisternummer): YY.MM.DD-SSS.CC, the check 97 − (the nine digits
+ * mod 97), with 2 before them for those born since 2000. Written with its dots and dash it is
+ * taken as is; eleven bare digits only after a word naming it.
+ */
+const BE_NN = /(?<![\w.-])(\d{2})\.?(\d{2})\.?(\d{2})-?(\d{3})\.?(\d{2})(?![\w-]|[.,]\d)/gu;
+const BE_NN_CONTEXT =
+  /\b(?:rijksregisternummer|rijksregister|numéro national|numéro de registre national|national (?:register|registry) number|insz|niss)[\s:.#-]{0,4}$/iu;
+
+export function belgianNationalNumber(value: string): boolean {
+  const digits = value.replace(/\D/gu, '');
+  if (digits.length !== 11 || !validDate(2000, Number(digits.slice(2, 4)), Number(digits.slice(4, 6)))) return false;
+  const body = Number(digits.slice(0, 9));
+  const key = Number(digits.slice(9));
+  return 97 - (body % 97) === key || 97 - ((2_000_000_000 + body) % 97) === key;
+}
+
 /** The spans of these national ids in `text`. */
 export function nordicIdSpans(text: string): IdSpan[] {
-  if (!/\d(?: ?\d){5}/u.test(text)) return [];
+  if (!/\d(?:[ .-]?\d){5}/u.test(text)) return [];
   return [
     // The twelve-digit form (with the century) reads like a dated build or batch id (20240115-1234), so a word naming it must come first.
     ...matches(text, PERSONNUMMER, (m) => swedishPersonnummer(m[0]) && (m[0].length < 12 || PNR_CONTEXT.test(text.slice(Math.max(0, m.index - 24), m.index)))),
     ...matches(text, HETU, (m) => finnishHetu(m[0])),
     ...matches(text, PESEL, (m) => polishPesel(m[0])),
     ...matches(text, NIR, (m) => frenchNir(m[0])),
+    ...matches(text, FNR, (m) => norwegianFnr(m[0])),
+    ...matches(text, BE_NN, (m) => belgianNationalNumber(m[0]) && (/\D/u.test(m[0]) || BE_NN_CONTEXT.test(text.slice(Math.max(0, m.index - 40), m.index)))),
     ...matches(
       text,
       CPR,

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { isIPv4, isIPv6 } from 'node:net';
 import nlp from 'compromise';
 import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
@@ -97,6 +98,16 @@ const EU_ADDRESS =
   /\b[A-ZÄÖÜ][a-zäöüß]+(?:straße|strasse|str\.|weg|gasse|platz|allee|ring|damm)\s+\d{1,4}[a-z]?(?:,\s*(?:D-)?\d{4,5}\s+[A-ZÄÖÜ][a-zäöüß]+)?|\b\d{1,4},?\s+(?:rue|avenue|boulevard|place|chemin|via|calle|avenida|plaza)\s+(?:[a-zA-Zéèàç'-]+\s?){1,4}(?:,\s*\d{5}\s+[A-Z][a-zé'-]+)?/gu;
 /** A street (any words) and number, then a five-digit postcode and a town (German, French, Italian, Spanish style: street and number, comma, postcode and town). */
 const POSTCODE_ADDRESS = /\b(?:\p{Lu}[\p{Ll}ß]+\s){0,2}\p{Lu}[\p{Ll}ß]+\s\d{1,4}[a-z]?,\s*\d{5}\s+\p{Lu}[\p{Ll}]+/gu;
+/**
+ * The same with what else a house number carries in northern and central Europe: a staircase
+ * or entrance letter and a flat number (Finnish "<street> 12 B 5"), a second number after a slash
+ * or a hyphen (Polish "<street> 84/92"), a street abbreviation before it (ul., al., pl., os.), and
+ * the postcode written 00-514 (Poland) or of four digits (Austria, Switzerland, the Nordic
+ * countries, Belgium); with four digits the town must not be an English word (so "Version 3,
+ * 2024 Edition" stays).
+ */
+const EUROPEAN_ADDRESS =
+  /(?:\b(?:ul|al|pl|os)\.\s*)?(?<![\p{L}\d])(?:\p{Lu}[\p{Ll}ß]+\s){0,2}\p{Lu}[\p{Ll}ßąćęłńóśźż]+\s\d{1,4}[a-zA-Z]?(?:(?:\/|-)\d{1,4}|\s[A-Z](?:\s?\d{1,3})?)?,\s*(\d{2}-\d{3}|\d{4,5})\s+(\p{Lu}[\p{Ll}]+)/gu;
 /** A Canadian postal code (its letters exclude D F I O Q U, and W Z first) after a province's two letters. */
 const CA_POSTCODE = String.raw`\b(?:AB|BC|MB|NB|NL|NS|NT|NU|ON|PE|QC|SK|YT),?\s+[ABCEGHJ-NPRSTVXY]\d[ABCEGHJ-NPRSTV-Z] ?\d[ABCEGHJ-NPRSTV-Z]\d\b`;
 /** A Canadian address: a house number and street, a town, the province and postal code; or the last two alone. */
@@ -144,8 +155,13 @@ function phoneSpans(text: string): PiiSpan[] {
     prefixed.set(offset + whole.length - 1, offset);
     return `${' '.repeat(whole.length - 1)}+`;
   });
-  for (const found of findPhoneNumbersInText(view, { defaultCountry: 'US' })) {
+  // Leniency "possible" (a length the country's plan allows), then: a number written with its
+  // country code (+44 …, 0044 …) is taken when possible, any other only when valid. A range the
+  // metadata does not list as allocated yet (new UK mobile blocks: +44 7911 9…) is still someone's
+  // number when written in international form; a national-format digit run needs the stricter check.
+  for (const found of findPhoneNumbersInText(view, { defaultCountry: 'US', leniency: 'POSSIBLE' } as Parameters<typeof findPhoneNumbersInText>[1])) {
     let raw = view.slice(found.startsAt, found.endsAt);
+    if (!raw.startsWith('+') && !found.number.isValid()) continue;
     // A comma ends a phone number in prose (the number, then a comma and a street number).
     if (raw.includes(',')) raw = raw.slice(0, raw.indexOf(',')).trimEnd();
     // Written as a phone number: a + or separators between digit groups (a bare digit run in code or a timestamp is not one).
@@ -183,7 +199,7 @@ function nameOrUnknown(word: string): boolean {
   return known === undefined || NAME_TAGS.has(known) || word.length <= 2;
 }
 /** A name word: a capital, then letters (apostrophes, hyphens and dots inside). */
-const GIVEN_NAME = /^\p{Lu}[\p{Ll}'’.-]+(?:-\p{Lu}[\p{Ll}'’.-]+)*$/u;
+const GIVEN_NAME = /^(?:O['’]|D['’]|Mc|Mac)?\p{Lu}[\p{Ll}'’.-]+(?:-\p{Lu}[\p{Ll}'’.-]+)*$/u;
 /** A name word as written: a capital, letters, and a double-barrelled part (García-López). */
 const NAME_WORD = String.raw`\p{Lu}[\p{Ll}'’]+(?:-\p{Lu}?[\p{Ll}'’]+)*`;
 const PARTICLE = '(?:van|von|der|den|de|del|della|di|da|dos|du|le|la|bin|ibn|al|ter|ten)';
@@ -210,6 +226,13 @@ const CUED_NAME = new RegExp(
   String.raw`(?:\b(?:Dear|[Cc]c|CC|Attn|Attention)\b:?[ \t]+(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?[ \t]+)?|(?:^|\\n)[ \t]*(?:—|–|--)[ \t]*|(?<![\w.@])@|\\*"(?:name|full_?name|fullName|display_?[Nn]ame|author_?[Nn]ame|real_?[Nn]ame|contact_?[Nn]ame)\\*"[ \t]*:[ \t]*\\*")(${PREFIX}${NAME_WORD}(?: (?:${PARTICLE} )*${PREFIX}${NAME_WORD}){1,3})(?![\p{L}\d_])`,
   'dgmu',
 );
+
+let ENGLISH_WORDS: ReadonlySet<string> | undefined;
+/** The word, in lower case, is in an English word list of ~275,000 words and their inflections (loaded on first use). */
+function englishWord(word: string): boolean {
+  ENGLISH_WORDS ??= new Set(createRequire(import.meta.url)('an-array-of-english-words') as string[]);
+  return ENGLISH_WORDS.has(word.toLowerCase());
+}
 
 /** The tagger reads the word, in lower case, as a verb, adjective or adverb (deprecated, async): an English word, not a name. */
 function englishForm(word: string): boolean {
@@ -290,7 +313,27 @@ function nameSpans(text: string): PiiSpan[] {
       const known = LEXICON[word.toLowerCase()];
       if (known === undefined || known === 'MaleName' || known === 'FemaleName') people.add(word);
     }
-    for (const person of nlp(piece).people().json() as Array<{ terms: Array<{ text: string; tags: string[] }> }>) {
+    const doc = nlp(piece);
+    // Two or three capitalised words in a row that the tagger reads as proper nouns, none of them an
+    // English word (an-array-of-english-words, inflections included) unless the tagger knows it as
+    // a name: a name it has never seen ("add <Given> <Surname> as", "Per <Given> <Surname> the
+    // flag"). The tagger's own lexicon holds few nouns, so "Timeout Error" or "Signature Version"
+    // would pass it; the word list keeps them out.
+    const terms = (doc.json() as Array<{ terms: Array<{ text: string; pre: string; post: string; tags: string[] }> }>).flatMap((sentence) => sentence.terms);
+    for (let i = 0; i < terms.length; ) {
+      let j = i;
+      while (j < terms.length && terms[j]!.tags.includes('ProperNoun') && GIVEN_NAME.test(terms[j]!.text) && (j === i || terms[j - 1]!.post === ' ')) j++;
+      const run = terms.slice(i, j).map((t) => t.text);
+      if (
+        run.length >= 2 &&
+        run.length <= 3 &&
+        !NOT_PEOPLE.test(`${run[0]} `) &&
+        run.every((w) => w.length > 2 && (NAME_TAGS.has(LEXICON[w.toLowerCase()] ?? '') || !englishWord(w)))
+      )
+        people.add(run.join(' '));
+      i = Math.max(j, i + 1);
+    }
+    for (const person of doc.people().json() as Array<{ terms: Array<{ text: string; tags: string[] }> }>) {
       const terms = person.terms;
       const words = terms.map((t) => t.text.replace(/['’]s$/u, '').replace(/[^\p{L}'’.-]+/gu, ''));
       // A given name the tagger knows, written alone ("ask <name>", "<name> said"): the tagger reads it
@@ -382,6 +425,11 @@ export function findPii(text: string, kinds: ReadonlySet<PiiKind> = new Set(PII_
     spans.push(...regexSpans(text, US_ADDRESS, 'addresses'));
     spans.push(...regexSpans(text, EU_ADDRESS, 'addresses'));
     spans.push(...regexSpans(text, POSTCODE_ADDRESS, 'addresses'));
+    EUROPEAN_ADDRESS.lastIndex = 0;
+    for (let m = EUROPEAN_ADDRESS.exec(text); m !== null; m = EUROPEAN_ADDRESS.exec(text)) {
+      if (m[1]!.length === 4 && LEXICON[m[2]!.toLowerCase()] !== undefined) continue;
+      spans.push({ kind: 'addresses', start: m.index, end: m.index + m[0].length });
+    }
     spans.push(...regexSpans(text, UK_POSTCODE, 'addresses'));
     spans.push(...regexSpans(text, CA_ADDRESS, 'addresses'));
     spans.push(...regexSpans(text, NL_ADDRESS, 'addresses'));
