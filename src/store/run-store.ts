@@ -11,6 +11,7 @@ import type { ModelRequest } from '../models/types.js';
 import { BatchJobs } from './batch-jobs.js';
 import { BlobCache, decodeRequest, encodeRequest } from './blobs.js';
 import { PgRunStore } from './postgres/pg-store.js';
+import { readCellResults, runInfoWithLazyCounts } from './read-cells.js';
 import {
   type BatchJobLedger,
   type CellOutcome,
@@ -34,12 +35,10 @@ import {
   storedLegacyKey,
   validateManifest,
   exportRecord,
-  runInfoOfRow,
   tallyCounts,
   writeJsonLine,
   outcomeValues,
 } from './run-store-common.js';
-import { decodeStoredText } from './stored-text.js';
 import type { RunStore as RunStoreInterface } from './run-store-common.js';
 
 export * from './run-store-common.js';
@@ -48,7 +47,7 @@ import { type CellIdentity, scrubSecrets, secretValuesFromEnv } from './keys.js'
 import { requestKeys } from './request-hash.js';
 import { declareStages, hasIncompleteStage, recordStage, type StageDeclaration, type StageProgress, stagesOfRun } from './run-stages.js';
 import { ensureSchema, READABLE_WITHOUT_MIGRATION, readSchemaVersion, SCHEMA_VERSION } from './schema.js';
-import type { CellLabels, CellResult, CellSpec, CellStatus, RunManifest } from './types.js';
+import type { CellResult, CellSpec, CellStatus, RunManifest } from './types.js';
 
 /** Opens a store by location: a `postgres://` / `postgresql://` URL or a SQLite file path. */
 /** A run store of either backend (the interface is in run-store-common.ts). */
@@ -521,13 +520,8 @@ export class SqliteRunStore implements RunStore {
     // Existence only: `requireRun` would count the run's cells by status, a second pass over them.
     if (this.statements.hasRun.get(runId) === undefined) throw new InvalidArgumentError('runId', `no run ${JSON.stringify(runId)} in ${this.file}`);
     const { sql, params } = buildCellQuery(runId, query, false);
-    // Rows as arrays (issue #44): at 28,800 cells a row object per cell before the record is built
-    // cost about a third of the read. The columns are RESULT_COLUMNS, then labels and ordinal.
-    const rows = this.db
-      .prepare(`${sql} ORDER BY rc.ordinal`)
-      .raw()
-      .all(...params) as unknown[][];
-    return rows.map((row) => resultRecordOfColumns(runId, row));
+    // Rows as arrays, stepped into records (read-cells.ts; issue #44). The columns are RESULT_COLUMNS, then labels and ordinal.
+    return readCellResults(this.db.prepare(`${sql} ORDER BY rc.ordinal`), params, runId);
   }
 
   /** Finished (done or empty) cells whose content (messages, params, sample) matches, newest first. */
@@ -579,7 +573,8 @@ export class SqliteRunStore implements RunStore {
   }
 
   private runInfo(row: RunRow): RunInfo {
-    return runInfoOfRow(row, this.runCounts(row.id));
+    // Counted when first read (read-cells.ts): a report that finds its run in the list never counts the others.
+    return runInfoWithLazyCounts(row, () => this.runCounts(row.id));
   }
 }
 
@@ -626,47 +621,6 @@ function prepareStatements(db: Database.Database) {
          finished_at = ?, tool_calls = ?
        WHERE key = ? AND status <> 'done'`,
     ),
-  };
-}
-
-/**
- * A run cell's record from a raw row of RESULT_COLUMNS followed by labels and ordinal: the same
- * record `resultRecord` builds from a row object (run-store-common.ts), field for field.
- */
-function resultRecordOfColumns(runId: string, c: unknown[]): RunCellResultRecord {
-  const responseModel = c[9] as string | null;
-  const toolCalls = c[21];
-  return {
-    runId,
-    key: c[0] as string,
-    labels: JSON.parse(c[22] as string) as CellLabels,
-    ordinal: c[23] as number,
-    model: c[2] as string,
-    sample: c[3] as number,
-    result: {
-      key: c[0] as string,
-      status: c[4] as CellStatus,
-      attempts: c[5] as number,
-      text: decodeStoredText(c[6] as string | null),
-      reasoning: decodeStoredText(c[7] as string | null),
-      finishReason: c[8] as CellResult['finishReason'],
-      usage: {
-        inputTokens: c[10] as number,
-        outputTokens: c[11] as number,
-        cachedInputTokens: c[12] as number,
-        cacheWriteTokens: c[13] as number,
-        reasoningTokens: c[14] as number,
-      },
-      latencyMs: c[15] as number | null,
-      costUsd: c[16] as number | null,
-      errorClass: c[17] as string | null,
-      errorMessage: decodeStoredText(c[18] as string | null),
-      startedAt: c[19] as string | null,
-      finishedAt: c[20] as string | null,
-      cached: false,
-      ...(responseModel ? { responseModel } : {}),
-      ...(typeof toolCalls === 'string' ? { toolCalls: JSON.parse(toolCalls) as CellResult['toolCalls'] } : {}),
-    },
   };
 }
 

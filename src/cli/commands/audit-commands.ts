@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { AnyAudit } from '../../experiment/audit.js';
-import { analyzeAuditRun, auditRunId } from '../../experiment/run-audit.js';
+import { analyzeAuditRun, auditRunId } from '../../experiment/analyze-run.js';
 import { openStore } from '../../store/run-store.js';
 import { readOnce } from '../../store/read-once.js';
 import { runAuditCommand } from '../audit-run.js';
