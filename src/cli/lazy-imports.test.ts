@@ -25,7 +25,7 @@ function resolveLocal(from: string, spec: string): string | null {
 }
 
 /** Every package a module loads through static imports, with the first module that imports it; and how many modules the walk read. */
-function staticPackages(entry: string): { packages: Map<string, string>; modules: number } {
+function staticPackages(entry: string): { packages: Map<string, string>; modules: number; files: Set<string> } {
   const packages = new Map<string, string>();
   const seen = new Set<string>();
   const queue = [join(src, entry)];
@@ -42,7 +42,7 @@ function staticPackages(entry: string): { packages: Map<string, string>; modules
       } else if (!spec.startsWith('node:') && !packages.has(spec)) packages.set(spec, relative(src, file));
     }
   }
-  return { packages, modules: seen.size };
+  return { packages, modules: seen.size, files: seen };
 }
 
 describe('heavy packages load on first use', () => {
@@ -74,5 +74,16 @@ describe('heavy packages load on first use', () => {
       const sdk = [...packages].filter(([name]) => name === 'ai' || name.startsWith('@ai-sdk/') || name.startsWith('@opentelemetry/'));
       expect(sdk, entry).toEqual([]);
     }
+  });
+
+  it('the report, gate and viewer commands (and the audit registry) load no execution engine: a run loads it when it starts', () => {
+    for (const entry of ['audits.ts', 'cli/commands/persona.ts', 'cli/commands/report.ts', 'cli/commands/gate.ts', 'cli/commands/view.ts']) {
+      const { files } = staticPackages(entry);
+      expect(files.size, entry).toBeGreaterThan(3); // the walk follows imports at all
+      const engine = ['execution/engine.ts', 'store/runner.ts', 'experiment/runtime.ts', 'store/batch-runner.ts'].filter((m) => files.has(join(src, m)));
+      expect(engine, entry).toEqual([]);
+    }
+    // The audits' run modules are reached (they start runs), and still load no engine until one starts.
+    expect(staticPackages('audits.ts').files.has(join(src, 'persona-drift', 'run.ts'))).toBe(true);
   });
 });

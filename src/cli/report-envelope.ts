@@ -1,4 +1,4 @@
-import { documentCounts, unfinishedCells } from '../report/document/build.js';
+import { accountedCounts, unfinishedCells } from '../report/document/build.js';
 import { reportVerdict, verdictMarkdown } from '../gate/verdict.js';
 import { accountRun } from '../report/report.js';
 import type { RunStore } from '../store/run-store.js';
@@ -10,8 +10,9 @@ import type { RunStore } from '../store/run-store.js';
 export async function reportEnvelope(store: RunStore, runId: string, reports: Readonly<Record<string, unknown>>) {
   const run = await store.requireRun(runId);
   const account = await accountRun(store, runId);
-  // The run's cells as the result document counts them (the same figures as `runs list` and the viewer).
-  const counts = documentCounts(run, account.distinctRequests);
+  // The run's cells as the result document counts them (the same figures as `runs list` and the viewer),
+  // from the cells the accounting read rather than a second count by the store.
+  const counts = accountedCounts(account);
   const unfinished = unfinishedCells(counts);
   const verdict = reportVerdict(run, reports, { total: counts.cells, unfinished }, account.notComputable);
   return {

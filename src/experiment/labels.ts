@@ -11,8 +11,16 @@ import type { CellLabels } from '../store/types.js';
 
 export type LabelDecoder<T> = (labels: CellLabels, cellKey: string) => T;
 
-export function labelDecoder<T>(schema: z.ZodType<T>, what: string): LabelDecoder<T> {
+/**
+ * `accepts` (optional) is a plain check a report can afford for every one of a paper-scale run's
+ * cells: labels it accepts are returned as they are, without the schema's parse (so with any key
+ * the schema does not name, which the schema would have dropped: read the decoded labels by field,
+ * never by iterating their keys). It must accept only labels the schema accepts; anything else
+ * goes through the schema as before, which names what is wrong.
+ */
+export function labelDecoder<T>(schema: z.ZodType<T>, what: string, accepts?: (labels: CellLabels) => boolean): LabelDecoder<T> {
   return (labels, cellKey) => {
+    if (accepts?.(labels) === true) return labels as T;
     const parsed = schema.safeParse(labels);
     if (parsed.success) return parsed.data;
     const issue = parsed.error.issues[0];

@@ -1,17 +1,20 @@
-import { ConfigError } from '../core/errors.js';
 import { spendOrNull } from '../core/money.js';
-import type { RunInfo, RunStore } from '../store/run-store.js';
+import type { RunStore } from '../store/run-store.js';
 import type { StageDeclaration } from '../store/run-stages.js';
 import type { RunCellsResult } from '../store/runner.js';
 import type { CellSpec } from '../store/types.js';
 import type { PlanEstimate } from '../models/estimate.js';
-import type { AnalyzedRun, AnalyzeOptions, Audit, AuditRunContext, AuditRunner, AuditRunResult, AuditRunSummary } from './audit.js';
+import type { AuditRunContext, AuditRunner, AuditRunResult, AuditRunSummary } from './audit.js';
 import { suggestedBudget } from './preflight.js';
 import type { MeasurementRequest } from './measurement.js';
 import { afterStage } from './stage-hooks.js';
 import { type StageTally, stageTally } from './stage-tally.js';
 import { setResponseRedaction } from '../store/answer-scrub.js';
-import { attachExperimentRun, installStopSignals, openExperimentRun, runParsedStage, runStage, type StageRuntime } from './runtime.js';
+import type { StageRuntime } from './runtime.js';
+
+// Reports, the gate and the viewer read runs through analyze-run.ts; they and this module's importers
+// (the audits' run modules) load the execution engine only when a run starts (runAudit below).
+export { analyzeAuditRun, auditRunId, latestRun } from './analyze-run.js';
 
 /**
  * The one run lifecycle every audit shares: prepare and plan (the audit),
@@ -55,6 +58,7 @@ export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, 
   const seed = options.seed ?? (typeof configSeed === 'number' ? configSeed : 0);
   const configFresh = (config as { fresh?: unknown }).fresh === true;
   const measurement: MeasurementRequest = { ...options.measurement, ...(configFresh ? { fresh: true } : {}) };
+  const { attachExperimentRun, installStopSignals, openExperimentRun, runParsedStage, runStage } = await import('./runtime.js');
   const { store, runId, resumed, salt } =
     options.attachTo === undefined
       ? await openExperimentRun(db, audit.name, config, seed, audit.manifestOptions(config, input), measurement)
@@ -217,32 +221,4 @@ export async function runCheckedAudit<C, I, X>(
     unpricedCells: run.unpricedCells,
     ...budget,
   };
-}
-
-/** The run named (checked to be of this audit), else the latest run of the audit in the store. */
-export async function auditRunId(store: RunStore, experiment: string, runId?: string): Promise<string> {
-  if (runId) {
-    const run = await store.requireRun(runId);
-    if (run.experiment !== experiment) throw new ConfigError(`run ${runId} is a ${run.experiment} run, not a ${experiment} run`, { field: 'run' });
-    return runId;
-  }
-  const latest = latestRun(await store.listRuns(), experiment);
-  if (!latest) throw new ConfigError(`the store holds no ${experiment} run`, { field: 'run' });
-  return latest.id;
-}
-
-/** The most recently started run of an experiment among these runs. */
-export function latestRun(runs: readonly RunInfo[], experiment: string): RunInfo | undefined {
-  return runs.filter((r) => r.experiment === experiment).sort((a, b) => b.startedAt.localeCompare(a.startedAt))[0];
-}
-
-/** Collects and analyses one run with its audit. */
-export async function analyzeAuditRun<C, I, K, R, X>(
-  audit: Audit<C, I, K, R, X>,
-  store: RunStore,
-  run: RunInfo,
-  options: AnalyzeOptions = {},
-): Promise<AnalyzedRun<K, R>> {
-  const collected = await audit.collect(store, run);
-  return { run, collected, report: audit.analyze(collected, run, options) };
 }

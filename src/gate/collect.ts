@@ -1,8 +1,8 @@
-import { documentCounts, unfinishedCells } from '../report/document/build.js';
+import { accountedCounts, unfinishedCells } from '../report/document/build.js';
 import { ConfigError } from '../core/errors.js';
 import { findAudit, registeredAudits } from '../experiment/registry.js';
 import { designsOf } from '../experiment/measurement.js';
-import { analyzeAuditRun } from '../experiment/run-audit.js';
+import { analyzeAuditRun } from '../experiment/analyze-run.js';
 import { refuseRunInProgress, runIncompleteness } from '../experiment/run-completeness.js';
 import { accountRun } from '../report/report.js';
 import type { RunInfo, RunStore } from '../store/run-store.js';
@@ -37,8 +37,9 @@ export async function gatedRuns(store: RunStore, runIds?: readonly string[]): Pr
 
 export async function gateInput(store: RunStore, run: RunInfo, options: { B?: number } = {}): Promise<GateRunInput> {
   const account = await accountRun(store, run.id);
-  // The run's cells as the result document counts them (the same figures as `runs list` and the viewer).
-  const counts = documentCounts(run, account.distinctRequests);
+  // The run's cells as the result document counts them (the same figures as `runs list` and the viewer),
+  // from the cells the accounting read rather than a second count by the store.
+  const counts = accountedCounts(account);
   const unfinished = unfinishedCells(counts);
   const audit = findAudit(run.experiment);
   // A run that has not finished every stage is failed as it stands, never analysed (its analysis would read as clean).

@@ -40,19 +40,30 @@ const excerpt = (text: string) => {
 
 /**
  * The cell's labels without its arm: cells that differ only in their arm share it. The key is the
- * JSON of the remaining [name, value] pairs in code-unit order of the names; the names to keep, in
+ * remaining names in code-unit order, then the JSON of each one's value; the names to keep, in
  * that order, are worked out once per set of label names (`kept`, one entry per label shape), not
  * sorted again for each of a paper-scale run's 28,800 cells.
  */
-function promptKey(labels: Readonly<Record<string, unknown>>, kept: Map<string, string[]>): string {
-  const names = Object.keys(labels);
-  const shape = names.join('\u0000');
-  let order = kept.get(shape);
-  if (order === undefined) {
-    order = names.filter((k) => !ARM_LABELS.includes(k)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    kept.set(shape, order);
+function promptKey(labels: Readonly<Record<string, unknown>>, kept: Map<string, { order: string[]; names: string }>): string {
+  const shape = Object.keys(labels).join('\u0000');
+  let known = kept.get(shape);
+  if (known === undefined) {
+    const order = Object.keys(labels)
+      .filter((k) => !ARM_LABELS.includes(k))
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    known = { order, names: JSON.stringify(order) };
+    kept.set(shape, known);
   }
-  return JSON.stringify(order.map((k) => [k, labels[k]]));
+  let key = known.names;
+  for (const name of known.order) key += `\u0001${JSON.stringify(labels[name]) ?? 'null'}`;
+  return key;
+}
+
+/** The arm labels' values of a cell, as one string (cells in the same arm share it). */
+function armKey(labels: Readonly<Record<string, unknown>>): string {
+  let key = '';
+  for (const name of ARM_LABELS) key += `\u0001${JSON.stringify(labels[name] ?? null)}`;
+  return key;
 }
 
 /**
@@ -63,31 +74,40 @@ function promptKey(labels: Readonly<Record<string, unknown>>, kept: Map<string, 
  *   message, an endpoint that drops the history).
  */
 export function answerSanity(cells: readonly SanityCell[]): string | null {
-  const byModel = new Map<string, Map<string, SanityCell>>();
+  // Each answered cell's answer, worked out once (model → key → [cell, answer]).
+  const byModel = new Map<string, Map<string, { cell: SanityCell; answer: string }>>();
   for (const cell of cells) {
-    if (!ANSWER_STAGES.has(String(cell.labels.stage)) || cell.result.status !== 'done' || answerOf(cell) === '') continue;
-    const cellsOf = byModel.get(cell.model) ?? new Map<string, SanityCell>();
-    cellsOf.set(cell.key, cell);
-    byModel.set(cell.model, cellsOf);
+    if (!ANSWER_STAGES.has(String(cell.labels.stage)) || cell.result.status !== 'done') continue;
+    const answer = answerOf(cell);
+    if (answer === '') continue;
+    let cellsOf = byModel.get(cell.model);
+    if (cellsOf === undefined) {
+      cellsOf = new Map();
+      byModel.set(cell.model, cellsOf);
+    }
+    cellsOf.set(cell.key, { cell, answer });
   }
   const reasons: string[] = [];
   for (const [model, byKey] of byModel) {
     const answered = [...byKey.values()];
     if (answered.length < SANITY_MIN_CELLS) continue;
-    if (new Set(answered.map(answerOf)).size === 1) {
+    if (new Set(answered.map((a) => a.answer)).size === 1) {
       reasons.push(
-        `${model} gave one and the same answer (${excerpt(answerOf(answered[0] as SanityCell))}) to all ${answered.length} different requests: a likely endpoint or cache problem (a fixed reply, a mock, or a cache in front of the model), not a model reading its context`,
+        `${model} gave one and the same answer (${excerpt((answered[0] as { answer: string }).answer)}) to all ${answered.length} different requests: a likely endpoint or cache problem (a fixed reply, a mock, or a cache in front of the model), not a model reading its context`,
       );
       continue;
     }
     const groups = new Map<string, { arms: Set<string>; answers: Set<string> }>();
-    const kept = new Map<string, string[]>();
-    for (const cell of answered) {
+    const kept = new Map<string, { order: string[]; names: string }>();
+    for (const { cell, answer } of answered) {
       const key = promptKey(cell.labels, kept);
-      const group = groups.get(key) ?? { arms: new Set<string>(), answers: new Set<string>() };
-      group.arms.add(JSON.stringify(ARM_LABELS.map((k) => cell.labels[k] ?? null)));
-      group.answers.add(answerOf(cell));
-      groups.set(key, group);
+      let group = groups.get(key);
+      if (group === undefined) {
+        group = { arms: new Set<string>(), answers: new Set<string>() };
+        groups.set(key, group);
+      }
+      group.arms.add(armKey(cell.labels));
+      group.answers.add(answer);
     }
     const asked = [...groups.values()].filter((g) => g.arms.size >= 2);
     if (asked.length >= SANITY_MIN_GROUPS && asked.every((g) => g.answers.size === 1)) {

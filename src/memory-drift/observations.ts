@@ -1,6 +1,6 @@
 import { ConfigError } from '../core/errors.js';
 import { resolveReaskChain } from '../experiment/reask.js';
-import { auditRunId } from '../experiment/run-audit.js';
+import { auditRunId } from '../experiment/analyze-run.js';
 import type { RunCellRecord, RunCellResultRecord, RunStore } from '../store/run-store.js';
 import {
   analyzeMemory,

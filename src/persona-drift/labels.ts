@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { labelDecoder } from '../experiment/labels.js';
-import { groupReaskChains, type ParseResult, resolveReaskChain } from '../experiment/reask.js';
+import { type ParseResult, resolveReaskChain } from '../experiment/reask.js';
 import type { CellLabels } from '../store/types.js';
 import { type JudgeLabel, parseJudgeOutput } from './judge.js';
 
@@ -10,7 +10,7 @@ import { type JudgeLabel, parseJudgeOutput } from './judge.js';
  * (experiment/reask.ts).
  */
 
-const targetLabelsSchema = z.object({
+export const targetLabelsSchema = z.object({
   experiment: z.literal('persona'),
   stage: z.literal('target'),
   target: z.string(),
@@ -39,7 +39,7 @@ const targetLabelsSchema = z.object({
   anchorTurns: z.number().int().optional(),
 });
 
-const judgeLabelsSchema = z.object({
+export const judgeLabelsSchema = z.object({
   stage: z.literal('judge'),
   judge: z.string(),
   targetKey: z.string(),
@@ -49,8 +49,52 @@ const judgeLabelsSchema = z.object({
 export type PersonaTargetLabels = z.infer<typeof targetLabelsSchema>;
 export type PersonaJudgeLabels = z.infer<typeof judgeLabelsSchema>;
 
-export const decodePersonaTargetLabels = labelDecoder(targetLabelsSchema, 'persona target');
-export const decodePersonaJudgeLabels = labelDecoder(judgeLabelsSchema, 'persona judge');
+// Plain checks of the two schemas for the labels as plan.ts writes them (experiment/labels.ts):
+// a paper-scale report decodes 28,800 cells' labels, and the schema's parse was a tenth of its time.
+const isString = (v: unknown): boolean => typeof v === 'string';
+const isInteger = (v: unknown): boolean => Number.isSafeInteger(v);
+const absent = (v: unknown): boolean => v === undefined || v === null;
+
+/** Target labels the schema accepts (false = let the schema decide, and name what is wrong). */
+export function plainTargetLabels(l: CellLabels): boolean {
+  return (
+    l.experiment === 'persona' &&
+    l.stage === 'target' &&
+    isString(l.target) &&
+    isString(l.session) &&
+    isString(l.position) &&
+    typeof l.positionValue === 'number' &&
+    Number.isFinite(l.positionValue) &&
+    (absent(l.compactionIndex) || isInteger(l.compactionIndex)) &&
+    (absent(l.compactionSide) || l.compactionSide === 'pre' || l.compactionSide === 'post') &&
+    isString(l.arm) &&
+    isString(l.mitigation) &&
+    isString(l.distance) &&
+    (l.surface === 'probe' || l.surface === 'stressor' || l.surface === 'contract') &&
+    isString(l.item) &&
+    isString(l.category) &&
+    isInteger(l.paraphrase) &&
+    isInteger(l.sample) &&
+    (absent(l.systemPrompt) || isString(l.systemPrompt)) &&
+    (absent(l.selectedBy) || isString(l.selectedBy)) &&
+    (absent(l.continuationMessages) || isInteger(l.continuationMessages)) &&
+    (absent(l.continuationClipped) || isString(l.continuationClipped)) &&
+    (absent(l.framed) || typeof l.framed === 'boolean') &&
+    (l.anchorArm === undefined || isString(l.anchorArm)) &&
+    (absent(l.anchorSize) || isInteger(l.anchorSize)) &&
+    (l.anchorTokens === undefined || isInteger(l.anchorTokens)) &&
+    (l.anchorPlacement === undefined || l.anchorPlacement === 'before-probe' || l.anchorPlacement === 'session-start' || l.anchorPlacement === 'both') &&
+    (l.anchorTurns === undefined || isInteger(l.anchorTurns))
+  );
+}
+
+/** Judge labels the schema accepts (false = let the schema decide, and name what is wrong). */
+export function plainJudgeLabels(l: CellLabels): boolean {
+  return l.stage === 'judge' && isString(l.judge) && isString(l.targetKey) && (l.attempt === undefined || (isInteger(l.attempt) && (l.attempt as number) >= 0));
+}
+
+export const decodePersonaTargetLabels = labelDecoder(targetLabelsSchema, 'persona target', plainTargetLabels);
+export const decodePersonaJudgeLabels = labelDecoder(judgeLabelsSchema, 'persona judge', plainJudgeLabels);
 
 /** A persona target cell's labels? (experiment and stage only; the decoder checks the rest). */
 export function isPersonaTargetCell(labels: CellLabels): boolean {
@@ -91,31 +135,45 @@ export function resolveJudgeVerdicts<Cell>(
   cells: Iterable<Cell>,
   access: { labels(cell: Cell): CellLabels; key(cell: Cell): string; text(cell: Cell): string | null; parse?: JudgeOutputParser },
 ): Map<string, Map<string, ResolvedVerdict<Cell>>> {
-  const decoded = new Map<Cell, PersonaJudgeLabels>();
+  // Chains grouped by target cell, then judge, then attempt (nested maps: no key string per cell).
+  const chains = new Map<string, Map<string, Map<number, Cell>>>();
+  const attempts = new Map<Cell, number>();
   for (const cell of cells) {
-    if (access.labels(cell).stage === 'judge') decoded.set(cell, decodePersonaJudgeLabels(access.labels(cell), access.key(cell)));
-  }
-  const chains = groupReaskChains(
-    decoded.keys(),
-    (cell) => JSON.stringify([(decoded.get(cell) as PersonaJudgeLabels).targetKey, (decoded.get(cell) as PersonaJudgeLabels).judge]),
-    (cell) => (decoded.get(cell) as PersonaJudgeLabels).attempt ?? 0,
-  );
-  const parseScore = scoreParser(access.parse ?? parseJudgeOutput);
-  const out = new Map<string, Map<string, ResolvedVerdict<Cell>>>();
-  for (const [name, chain] of chains) {
-    const [targetKey, judge] = JSON.parse(name) as [string, string];
-    const resolved = resolveReaskChain(chain, { text: access.text }, parseScore);
-    const attemptOf = (cell: Cell) => (decoded.get(cell) as PersonaJudgeLabels).attempt ?? 0;
-    let verdict: ResolvedVerdict<Cell> | undefined;
-    if (resolved.status === 'ok') verdict = { judge, cell: resolved.cell, attempt: attemptOf(resolved.cell), verdict: resolved.value, error: null };
-    else if (resolved.status === 'invalid') verdict = { judge, cell: resolved.cell, attempt: attemptOf(resolved.cell), verdict: null, error: resolved.error };
-    else if (resolved.lastFailure) {
-      verdict = { judge, cell: resolved.lastFailure.cell, attempt: attemptOf(resolved.lastFailure.cell), verdict: null, error: resolved.lastFailure.error };
+    const labels = access.labels(cell);
+    if (labels.stage !== 'judge') continue;
+    const l = decodePersonaJudgeLabels(labels, access.key(cell));
+    const attempt = l.attempt ?? 0;
+    attempts.set(cell, attempt);
+    let byJudge = chains.get(l.targetKey);
+    if (byJudge === undefined) {
+      byJudge = new Map();
+      chains.set(l.targetKey, byJudge);
     }
-    if (verdict === undefined) continue;
-    const byJudge = out.get(targetKey) ?? new Map<string, ResolvedVerdict<Cell>>();
-    byJudge.set(judge, verdict);
-    out.set(targetKey, byJudge);
+    let chain = byJudge.get(l.judge);
+    if (chain === undefined) {
+      chain = new Map();
+      byJudge.set(l.judge, chain);
+    }
+    chain.set(attempt, cell);
+  }
+  const parseScore = scoreParser(access.parse ?? parseJudgeOutput);
+  const reader = { text: access.text };
+  const attemptOf = (cell: Cell) => attempts.get(cell) ?? 0;
+  const out = new Map<string, Map<string, ResolvedVerdict<Cell>>>();
+  for (const [targetKey, byJudge] of chains) {
+    for (const [judge, chain] of byJudge) {
+      const resolved = resolveReaskChain(chain, reader, parseScore);
+      let verdict: ResolvedVerdict<Cell> | undefined;
+      if (resolved.status === 'ok') verdict = { judge, cell: resolved.cell, attempt: attemptOf(resolved.cell), verdict: resolved.value, error: null };
+      else if (resolved.status === 'invalid') verdict = { judge, cell: resolved.cell, attempt: attemptOf(resolved.cell), verdict: null, error: resolved.error };
+      else if (resolved.lastFailure) {
+        verdict = { judge, cell: resolved.lastFailure.cell, attempt: attemptOf(resolved.lastFailure.cell), verdict: null, error: resolved.lastFailure.error };
+      }
+      if (verdict === undefined) continue;
+      const resolvedByJudge = out.get(targetKey) ?? new Map<string, ResolvedVerdict<Cell>>();
+      resolvedByJudge.set(judge, verdict);
+      out.set(targetKey, resolvedByJudge);
+    }
   }
   return out;
 }

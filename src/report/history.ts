@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from '../core/errors.js';
 import { designsOf, measurementOf } from '../experiment/measurement.js';
 import { findAudit } from '../experiment/registry.js';
-import { analyzeAuditRun } from '../experiment/run-audit.js';
+import { analyzeAuditRun } from '../experiment/analyze-run.js';
 import { requireCompleteRun, runIncompleteness } from '../experiment/run-completeness.js';
 import type { RunInfo, RunStore } from '../store/run-store.js';
 import { type BaselineOptions, type BaselineRow, compareSeries, type SeriesHeadline, seriesHeadline } from './baseline.js';

@@ -4,7 +4,7 @@ import { ConfigError } from '../core/errors.js';
 import { spendOrNull, spendText } from '../core/money.js';
 import { AUDIT_CSV_COLUMNS, type AnalyzedRun, type AnyAudit } from '../experiment/audit.js';
 import { findAudit, registeredAudits } from '../experiment/registry.js';
-import { analyzeAuditRun } from '../experiment/run-audit.js';
+import { analyzeAuditRun } from '../experiment/analyze-run.js';
 import { requireCompleteRun } from '../experiment/run-completeness.js';
 import { measurementOf, runsOfDesign } from '../experiment/measurement.js';
 import { type DesignHistory, storeHistory } from './history.js';

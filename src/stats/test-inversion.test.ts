@@ -101,3 +101,23 @@ describe('invertShiftTest', () => {
     expect(never.bounded).toBe(false);
   });
 });
+
+describe('signFlipInference answers the same test once', () => {
+  it('gives each caller its own copy, unchanged by what a caller or the input array does afterwards', () => {
+    const values = [0.4, -0.1, 0.7, 0.2, 0.9, 0.3, -0.2, 0.5];
+    const first = signFlipInference(values, { alpha: 0.05 });
+    const input = [...values];
+    const second = signFlipInference(input, { alpha: 0.05 });
+    expect(second).toEqual(first);
+    expect(second).not.toBe(first);
+    // A caller changing its answer, or the array it passed, changes no later answer.
+    (second.ci as [number, number])[0] = 99;
+    input[0] = 5;
+    const third = signFlipInference(values, { alpha: 0.05 });
+    expect(third.ci).toEqual(first.ci);
+    expect(third.pAt(0)).toBe(first.p);
+    // Other options or values are other tests.
+    expect(signFlipInference(values, { alpha: 0.2 }).ci[0]).toBeGreaterThan(first.ci[0]);
+    expect(signFlipInference(input, { alpha: 0.05 }).mean).toBeCloseTo(first.mean + (5 - 0.4) / values.length, 12);
+  });
+});

@@ -101,6 +101,25 @@ const TIE_TOLERANCE = 1e-9;
  */
 export function signFlipInference(values: readonly number[], options: SignFlipInferenceOptions = {}): SignFlipInference {
   assertFiniteValues(values, 'values', 1);
+  // The same test of the same values is answered once (issue #44): a report asks it again for
+  // contrasts whose unit values coincide (a gap and its per-arm summaries over the same units, a
+  // section repeating another's estimate), and each answer is thousands of pattern sums per
+  // bisection step. The key is the exact values and options; each caller gets its own copy.
+  const key = `${options.alpha}|${options.exact}|${options.B}|${options.seed}|${values.join(',')}`;
+  let known = answered.get(key);
+  if (known === undefined) {
+    known = computeSignFlipInference([...values], options);
+    if (answered.size >= ANSWERED_LIMIT) answered.clear();
+    answered.set(key, known);
+  }
+  return { ...known, ci: [known.ci[0], known.ci[1]] };
+}
+
+/** Sign-flip answers by their exact inputs (at most ANSWERED_LIMIT kept). */
+const answered = new Map<string, SignFlipInference>();
+const ANSWERED_LIMIT = 4096;
+
+function computeSignFlipInference(values: readonly number[], options: SignFlipInferenceOptions): SignFlipInference {
   const n = values.length;
   const alpha = options.alpha ?? 0.05;
   const nonZero = values.filter((v) => v !== 0);

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { AnyAudit, AuditRunResult } from '../../experiment/audit.js';
-import { analyzeAuditRun, auditRunId } from '../../experiment/run-audit.js';
+import { analyzeAuditRun, auditRunId } from '../../experiment/analyze-run.js';
 import { requireCompleteRun } from '../../experiment/run-completeness.js';
 import { materialsMarkdown, runMaterials } from '../../materials/report.js';
 import { num, table, text } from '../../report/document/cells.js';

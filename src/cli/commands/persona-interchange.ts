@@ -4,11 +4,15 @@ import type { Command } from 'commander';
 import { InputError, InvalidArgumentError } from '../../core/errors.js';
 import { confinedEntry, readUserJson } from '../../core/user-files.js';
 import { readContextEchoArchive, writeArchiveFiles } from '../../persona-drift/interchange-files.js';
-import { EXPORT_MANIFEST, exportRun, importArchive, parseExportManifest } from '../../persona-drift/interchange-store.js';
 import { personaRunId } from '../../persona-drift/run.js';
 import { openStore } from '../../store/run-store.js';
 
-/** `echolens persona import | export`: the ContextEcho authors' archive layouts (docs/interchange.md). */
+/**
+ * `echolens persona import | export`: the ContextEcho authors' archive layouts (docs/interchange.md).
+ * The store side (interchange-store.ts) loads when a command runs: it imports the run machinery,
+ * which `persona report` (registered beside these) never needs.
+ */
+const interchangeStore = () => import('../../persona-drift/interchange-store.js');
 
 const LAYOUT_HELP = "archive layout (only contextecho: the ContextEcho authors' per-cell, content-position, cross-compaction and anchor-variant files)";
 
@@ -16,7 +20,8 @@ function checkLayout(layout: string): void {
   if (layout !== 'contextecho') throw new InvalidArgumentError('--layout', `unknown layout "${layout}": the one layout is contextecho`);
 }
 
-function readExportManifest(dir: string): ReturnType<typeof parseExportManifest> | undefined {
+async function readExportManifest(dir: string) {
+  const { EXPORT_MANIFEST, parseExportManifest } = await interchangeStore();
   const path = join(dir, EXPORT_MANIFEST);
   if (!existsSync(path) && !isLink(path)) return undefined;
   confinedEntry(dir, path, { file: path });
@@ -57,9 +62,10 @@ export function registerPersonaInterchange(persona: Command): void {
         throw new InvalidArgumentError('--procedure', `must be echolens or reference, got "${options.procedure}"`);
       }
       const read = readContextEchoArchive(dir, options.judge);
-      const exportManifest = readExportManifest(dir);
+      const exportManifest = await readExportManifest(dir);
       const exportedRedaction = (exportManifest as { config?: { redactResponses?: unknown } } | undefined)?.config?.redactResponses === true;
       const redactText = options.redactResponses === true || exportedRedaction ? (await import('../../sessions/redact/pii.js')).redactPiiText : undefined;
+      const { importArchive } = await interchangeStore();
       const store = openStore(options.db);
       try {
         const result = await importArchive(store, read, {
@@ -85,6 +91,7 @@ export function registerPersonaInterchange(persona: Command): void {
     .option('--run <id>', 'run id (default: the latest persona run in the store)')
     .action(async (db: string, dir: string, options: { layout: string; run?: string }) => {
       checkLayout(options.layout);
+      const { EXPORT_MANIFEST, exportRun } = await interchangeStore();
       if (existsSync(join(dir, 'results', 'probes_at_crosscompaction')) || existsSync(join(dir, EXPORT_MANIFEST))) {
         throw new InputError('already holds an archive; export into an empty folder', { file: dir });
       }

@@ -4,12 +4,10 @@ import { interruptedSummary, stageLine } from '../../experiment/stage-tally.js';
 import { suggestedBudget } from '../../experiment/preflight.js';
 import type { StageRuntime } from '../../experiment/runtime.js';
 import { estimateLines } from '../../models/estimate.js';
-import { estimateRejudge, prepareRejudge, preflightRejudge, rejudgePersonaRun } from '../../persona-drift/rejudge-run.js';
 import { openStore } from '../../store/run-store.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { collect } from '../options.js';
 import { addLimitFlags, CTRL_C_HELP, MODEL_REF_FORMS } from '../run-options.js';
-import { keyWarningLines } from '../audit-run.js';
 import { stopAdvice } from '../stop-advice.js';
 
 /** `echolens persona rejudge`: score a persona run's stored answers again with other judges (docs/interchange.md). */
@@ -30,6 +28,9 @@ export function registerPersonaRejudge(persona: Command): void {
       `\n${MODEL_REF_FORMS}: sim:judge, sim:judge-lenient, sim:judge-strict).\nThe rubric, judge decoding and procedure are the run's own. A judge the run already has is refused.\nUntil every rejudge stage is complete, reports refuse the run; re-run the same command to finish.\n${CTRL_C_HELP}`,
     )
     .action(async (db: string, options) => {
+      // Loaded here: rejudging runs the engine, which the other persona commands (report) never need.
+      const { estimateRejudge, prepareRejudge, preflightRejudge, rejudgePersonaRun } = await import('../../persona-drift/rejudge-run.js');
+      const { keyWarningLines } = await import('../audit-run.js');
       const judges: string[] = options.judge;
       if (judges.length === 0) throw new InvalidArgumentError('--judge', 'name at least one judge model ref to score the answers with');
       const runtime: StageRuntime = {

@@ -44,6 +44,15 @@ export function documentCounts(run: Pick<RunInfo, 'counts'>, distinctRequests: n
   return { cells: c.total, done: c.done ?? 0, failed: c.failed ?? 0, pending: c.pending ?? 0, distinctRequests };
 }
 
+/**
+ * The same counts from a run's accounting (its cells as the report read them, one pass), so a
+ * report never asks the store to count the run's cells again (issue #44).
+ */
+export function accountedCounts(accounting: Pick<RunAccounting, 'cells' | 'byStatus' | 'distinctRequests'>): DocumentCounts {
+  const s = accounting.byStatus;
+  return { cells: accounting.cells, done: s.done ?? 0, failed: s.failed ?? 0, pending: s.pending ?? 0, distinctRequests: accounting.distinctRequests };
+}
+
 /** The cells the gate counts as unfinished: failed or still pending. */
 export function unfinishedCells(counts: DocumentCounts): number {
   return counts.failed + counts.pending;
@@ -195,7 +204,7 @@ export function buildResultDocument({ run, accounting, audit, analyzed }: Docume
       gitCommit: m.gitCommit ?? null,
       seed: typeof m.seed === 'number' ? m.seed : null,
     },
-    counts: documentCounts(run, accounting.distinctRequests),
+    counts: accountedCounts(accounting),
     cost: {
       usd: spendOrNull(accounting.spendUsd, accounting.unpricedCells),
       pricedUsd: accounting.spendUsd,

@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import type { AnalyzedRun, AnyAudit } from '../../experiment/audit.js';
 import { findAudit } from '../../experiment/registry.js';
-import { analyzeAuditRun } from '../../experiment/run-audit.js';
+import { analyzeAuditRun } from '../../experiment/analyze-run.js';
 import type { RunInfo, RunStore } from '../../store/run-store.js';
 import type { RunCellIndexRow } from '../../store/run-store-common.js';
 import type { CellLabels, CellStatus } from '../../store/types.js';

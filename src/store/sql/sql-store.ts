@@ -762,41 +762,37 @@ function blobRefs(json: string): string[] {
 
 /**
  * A run cell's record from a raw row of RESULT_COLUMNS followed by labels and ordinal: the same
- * record `resultRecord` builds from a row object (run-store-common.ts), field for field.
+ * record `resultRecord` builds from a row object (run-store-common.ts), field for field. The
+ * optional fields are set, not spread in: a spread builds a second object per cell, and at
+ * paper scale (28,800 cells) that showed in a report's time.
  */
 function resultRecordOfColumns(runId: string, c: unknown[]): RunCellResultRecord {
-  const responseModel = c[9] as string | null;
-  const toolCalls = c[21];
-  return {
-    runId,
-    key: c[0] as string,
-    labels: JSON.parse(c[22] as string) as CellLabels,
-    ordinal: c[23] as number,
-    model: c[2] as string,
-    sample: c[3] as number,
-    result: {
-      key: c[0] as string,
-      status: c[4] as CellStatus,
-      attempts: c[5] as number,
-      text: decodeStoredText(c[6] as string | null),
-      reasoning: decodeStoredText(c[7] as string | null),
-      finishReason: c[8] as CellResult['finishReason'],
-      usage: {
-        inputTokens: c[10] as number,
-        outputTokens: c[11] as number,
-        cachedInputTokens: c[12] as number,
-        cacheWriteTokens: c[13] as number,
-        reasoningTokens: c[14] as number,
-      },
-      latencyMs: c[15] as number | null,
-      costUsd: c[16] as number | null,
-      errorClass: c[17] as string | null,
-      errorMessage: decodeStoredText(c[18] as string | null),
-      startedAt: c[19] as string | null,
-      finishedAt: c[20] as string | null,
-      cached: false,
-      ...(responseModel ? { responseModel } : {}),
-      ...(typeof toolCalls === 'string' ? { toolCalls: JSON.parse(toolCalls) as CellResult['toolCalls'] } : {}),
+  const key = c[0] as string;
+  const result: CellResult = {
+    key,
+    status: c[4] as CellStatus,
+    attempts: c[5] as number,
+    text: decodeStoredText(c[6] as string | null),
+    reasoning: decodeStoredText(c[7] as string | null),
+    finishReason: c[8] as CellResult['finishReason'],
+    usage: {
+      inputTokens: c[10] as number,
+      outputTokens: c[11] as number,
+      cachedInputTokens: c[12] as number,
+      cacheWriteTokens: c[13] as number,
+      reasoningTokens: c[14] as number,
     },
+    latencyMs: c[15] as number | null,
+    costUsd: c[16] as number | null,
+    errorClass: c[17] as string | null,
+    errorMessage: decodeStoredText(c[18] as string | null),
+    startedAt: c[19] as string | null,
+    finishedAt: c[20] as string | null,
+    cached: false,
   };
+  const responseModel = c[9] as string | null;
+  if (responseModel) result.responseModel = responseModel;
+  const toolCalls = c[21];
+  if (typeof toolCalls === 'string') result.toolCalls = JSON.parse(toolCalls) as CellResult['toolCalls'] & object;
+  return { runId, key, labels: JSON.parse(c[22] as string) as CellLabels, ordinal: c[23] as number, model: c[2] as string, sample: c[3] as number, result };
 }
