@@ -1,17 +1,19 @@
 // One phase of bench/batch-memory.bench.ts under plain node on dist/ (as the CLI runs): one persona
 // target of CELLS cells of the paper-scale grid (bench/scale-grid.mjs, ~320,000-character contexts)
-// and its judge stage, through `runAudit` online or with `--batch`, against the fake batch servers
+// and its judge stage — or, with CELLS = `paper`, the whole grid (12 targets, half Anthropic, half
+// OpenAI, as bench/scale-http.child.mjs runs it online) — through `runAudit` online or with `--batch`, against the fake batch servers
 // of bench/batch-server.child.ts. Prints one JSON line: cells done, wall time, peak RSS.
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { planGrid } from './scale-grid.mjs';
+import { planGrid, SIZE } from './scale-grid.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = join(here, '..', 'dist');
 const [db, mode, cellsArg] = process.argv.slice(2);
-const CELLS = Number(cellsArg ?? 600);
+const paper = cellsArg === 'paper';
+const CELLS = paper ? Number.POSITIVE_INFINITY : Number(cellsArg ?? 600);
 process.env.ANTHROPIC_API_KEY ??= 'bench-key';
 process.env.OPENAI_API_KEY ??= 'bench-key';
 
@@ -29,7 +31,12 @@ try {
   const { personaRunner } = await import(join(dist, 'persona-drift/run.js'));
   const { runAudit } = await import(join(dist, 'experiment/run-audit.js'));
   const { SqliteRunStore } = await import(join(dist, 'store/run-store.js'));
-  const { config, specs, planStart } = planGrid(modules, [`anthropic:claude-sonnet-4-5@${urls.anthropic}`], `openai:gpt-4.1-judge@${urls.openai}`);
+  const targets = paper
+    ? Array.from({ length: SIZE.targets }, (_, i) =>
+        i % 2 === 0 ? `anthropic:claude-bench-${i + 1}@${urls.anthropic}` : `openai:gpt-bench-${i + 1}@${urls.openai}`,
+      )
+    : [`anthropic:claude-sonnet-4-5@${urls.anthropic}`];
+  const { config, specs, planStart } = planGrid(modules, targets, `openai:gpt-4.1-judge@${urls.openai}`);
   const planned = specs.slice(0, CELLS);
   const runner = { ...personaRunner, plan: () => planned, manifestOptions: () => ({ bench: `batch-memory-${mode}` }) };
   const runtime = { progress: false, signal: new AbortController().signal, concurrency: 16, ...(mode === 'batch' ? { batch: true, pollIntervalMs: 0 } : {}) };

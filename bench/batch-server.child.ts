@@ -1,7 +1,7 @@
 /**
  * The fake batch servers of bench/batch-memory.bench.ts, in their own process (their memory holds
  * every submitted batch, which must stay out of the measured run). Starts an Anthropic and an
- * OpenAI fake batch server (src/models/testing/fake-batch.ts) and prints one JSON line with their
+ * OpenAI fake batch server (src/models/testing/fake-batch.ts; request bodies dropped once answered) and prints one JSON line with their
  * base URLs; online calls to the same URLs are answered by the online fakes behind them. A model
  * id containing `judge` answers a persona verdict. Request logs are emptied as they fill.
  */
@@ -24,8 +24,8 @@ function respond(online: () => FakeServer | undefined) {
 
 let anthropicOnline: FakeServer | undefined;
 let openaiOnline: FakeServer | undefined;
-const anthropic = await startFakeBatch({ provider: 'anthropic', respond: respond(() => anthropicOnline) });
-const openai = await startFakeBatch({ provider: 'openai', respond: respond(() => openaiOnline) });
+const anthropic = await startFakeBatch({ provider: 'anthropic', keepBodies: false, respond: respond(() => anthropicOnline) });
+const openai = await startFakeBatch({ provider: 'openai', keepBodies: false, respond: respond(() => openaiOnline) });
 anthropicOnline = anthropic.online;
 openaiOnline = openai.online;
 process.stdout.write(`${JSON.stringify({ anthropic: anthropic.baseURL, openai: openai.baseURL })}\n`);

@@ -44,6 +44,12 @@ export interface FakeBatchOptions extends FakeServerOptions {
    * the batch, `after` makes it and then drops the connection (the client never hears its id).
    */
   dropCreates?: Array<'before' | 'after' | 'answer'>;
+  /**
+   * Keep each line's request body and each uploaded input file after the batch has been made and
+   * answered (default true: tests read them). A benchmark of many large batches sets false, so
+   * the fake's memory does not grow with everything ever submitted.
+   */
+  keepBodies?: boolean;
 }
 
 export interface FakeBatchRecord {
@@ -138,9 +144,13 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
     batches.push(batch);
     return batch;
   };
+  /** Without kept bodies a batch is answered as it is made, so its bodies are dropped at once (a cancel then changes nothing). */
+  const answerEarly = async (batch: Batch) => {
+    if (options.keepBodies === false) await answerBatch(batch);
+  };
 
-  /** Runs every line against the online fake (once, when the batch ends). */
-  const processBatch = async (batch: Batch) => {
+  /** Runs every line against the online fake (once: when the batch ends, or at creation when bodies are not kept). */
+  const answerBatch = async (batch: Batch) => {
     const out: NonNullable<Batch['results']> = { output: [], errors: [], anthropic: [], succeeded: 0, failed: 0, expired: false };
     const path = options.provider === 'openai' ? '/chat/completions' : '/messages';
     /** A line that never ran: its batch was canceled, or the window expired before it. */
@@ -201,6 +211,12 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
     // Anthropic does not promise result order: serve them reversed so order is never relied on.
     out.anthropic.reverse();
     batch.results = out;
+    if (options.keepBodies === false) for (const line of batch.lines) line.body = {};
+  };
+
+  const processBatch = async (batch: Batch) => {
+    if (batch.results === undefined) await answerBatch(batch);
+    const out = batch.results!;
     batch.ended = true;
     if (options.provider === 'openai') {
       if (out.output.length > 0) files.set(`file-out-${batch.id}`, `${out.output.join('\n')}\n`);
@@ -384,10 +400,12 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
         }
         const drop = drops.shift();
         if (drop === 'before') return void req.socket.destroy();
+        if (options.keepBodies === false) files.delete(body.input_file_id!);
         const batch = register(
           lines.map((l) => ({ customId: l.custom_id, body: l.body })),
           body.metadata ?? null,
         );
+        await answerEarly(batch);
         if (drop === 'after') return void req.socket.destroy();
         if (options.failBatches) batch.failure = options.failBatches;
         await options.holdCreate?.(batch.id);
@@ -432,6 +450,7 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
         const drop = drops.shift();
         if (drop === 'before') return void req.socket.destroy();
         const batch = register(lines.map((l) => ({ customId: l.custom_id as string, body: l.params! })));
+        await answerEarly(batch);
         if (drop === 'after') return void req.socket.destroy();
         await options.holdCreate?.(batch.id);
         send(res, 200, anthropicBatch(batch));
