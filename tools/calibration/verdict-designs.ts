@@ -48,6 +48,7 @@ function persona(label: string, design: CalibrationDesign, shape: SessionEffectS
 const eight: CalibrationDesign = { ...BASE_DESIGN, sessions: 8, positionsPerSession: 4 };
 persona('persona 8 sessions × 4, normal session effects', eight, 'normal', ['null', 'drift'], 3911);
 persona('persona 8 sessions × 4, rare dominant session', eight, 'dominant', ['null'], 3912);
+persona('persona 8 sessions × 4, one dominant session (+1.4, seven at −0.2)', eight, 'one-dominant', ['null'], 3915);
 persona(
   'harness 3 + 9, Codex 4× spread; judges 0.2, 0.2, 1.0',
   { ...BASE_DESIGN, sessions: 12, positionsPerSession: 3, harnessGroups: [3, 9], harnessSpread: 4, judges: ['j1', 'j2', 'j3'], judgeNoise: [0.2, 0.2, 1.0] },
