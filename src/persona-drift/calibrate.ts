@@ -304,7 +304,11 @@ export function simulateRun(
           const reference = c.arm === 'real' && c.mitigation === 'none' && c.distance === design.distances[0] && c.systemPrompt === design.systemPrompts[0];
           const d =
             spreadOf(s) *
-            (shape === 'normal' ? sSd * normal(random) : reference || design.sessions === 1 ? 0 : variance.betweenSession * sessionEffectDraw(shape, random, s, design.sessions));
+            (shape === 'normal'
+              ? sSd * normal(random)
+              : reference || design.sessions === 1
+                ? 0
+                : variance.betweenSession * sessionEffectDraw(shape, random, s, design.sessions));
           sessionDev.set(cellId(c), d);
           draws.session.set(`${target}|${session}|${cellId(c)}`, d);
         }
