@@ -33,7 +33,17 @@ describe('personaHeadlines', () => {
 
 describe('memoryHeadlines', () => {
   it('gives each tier its elevation with the 95% CI, and marks simulated runs', () => {
-    const elevation = (estimate: number, lo: number, hi: number) => ({ estimate, ci: [lo, hi], p: 0.01, se: 0.1, B: 200, invalidReplicates: 0, nQuestions: 5 });
+    // The line prints the claim's interval (the test inverted at α), not the test-alone `ci`.
+    const elevation = (estimate: number, lo: number, hi: number) => ({
+      estimate,
+      ci: [lo - 0.5, hi + 0.5],
+      p: 0.01,
+      se: 0.1,
+      B: 200,
+      invalidReplicates: 0,
+      nQuestions: 5,
+      claim: { p: 0.01, pRaw: 0.01, interval: [lo, hi], confidence: 0.95, family: 1, alpha: 0.05, significant: true },
+    });
     const report = {
       targets: [
         {

@@ -32,7 +32,8 @@ export function memoryHeadlines(report: MemoryReport, simulated: boolean): strin
       if (s === undefined) return `${label} not run`;
       if ('error' in s.elevation) return `${label} n/a`;
       const e = s.elevation;
-      return `${label} ${percent(e.estimate, 0)} [${percent(e.ci[0], 0)}, ${percent(e.ci[1], 0)}]`;
+      // The tier's claim: the interval that agrees with its p (the bootstrap test inverted at α).
+      return `${label} ${percent(e.estimate, 0)} [${percent(e.claim.interval[0], 0)}, ${percent(e.claim.interval[1], 0)}]`;
     });
     return `memory drift: ${t.target}: DTW elevation over the no-memory floor (95% CI) — ${tiers.join(', ')}; validity ${t.validity.overall}`;
   });

@@ -82,7 +82,8 @@ async function memoryDemo(db: string, options: DemoOptions, runtime: StageRuntim
         if (!s || 'error' in s.elevation) return 'n/a';
         // With the CI: a small floor makes the ratio volatile (noise −30% with a CI across 0 is no effect).
         const pct = (x: number) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(0)}%`;
-        return `${pct(s.elevation.estimate)} (95% CI ${pct(s.elevation.ci[0])}…${pct(s.elevation.ci[1])})`;
+        const [lo, hi] = s.elevation.claim.interval;
+        return `${pct(s.elevation.estimate)} (95% CI ${pct(lo)}…${pct(hi)})`;
       };
       lines.push({
         audit: 'memory',

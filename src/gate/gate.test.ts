@@ -26,7 +26,17 @@ function memory(elevations: Record<string, { estimate: number; p: number } | { e
   const tiers = Object.entries(elevations).map(([tier, e]) => ({
     tier,
     elevation:
-      'error' in e ? e : { estimate: e.estimate, ci: [e.estimate - 0.1, e.estimate + 0.1] as const, p: e.p, B: 1000, invalidReplicates: 0, nQuestions: 10 },
+      'error' in e
+        ? e
+        : {
+            estimate: e.estimate,
+            ci: [e.estimate - 0.1, e.estimate + 0.1] as const,
+            p: e.p,
+            B: 1000,
+            invalidReplicates: 0,
+            nQuestions: 10,
+            claim: { p: e.p, pRaw: e.p, interval: [e.estimate - 0.1, e.estimate + 0.1], confidence: 0.95, family: 1, alpha: 0.05, significant: e.p < 0.05 },
+          },
   }));
   return { options: { alpha: 0.05 }, targets: [{ target: 'm', metrics: { dtw: { tiers } } }] } as unknown as MemoryReport;
 }

@@ -2,10 +2,11 @@ import fc from 'fast-check';
 import { authorsDrift } from '../metrics/authors.js';
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../core/errors.js';
-import { dRel } from '../stats/index.js';
+import { benjaminiHochberg, dRel } from '../stats/index.js';
 import { rng } from '../stats/rng.js';
 import {
   analyzeMemory,
+  type ElevationEstimate,
   elevationBootstrap,
   type LabelledSample,
   type MemoryObservation,
@@ -392,12 +393,47 @@ describe('analyzeMemory on planted tiers', () => {
     const own = elevationBootstrap(rows('age'), rows('no_perturbation'), { B, seed: 42, level: 0.95 });
     expect(own.estimate).toBeCloseTo(reference.elevation, 12);
     // The report reuses one draw matrix across conditions; the standalone call draws afresh.
-    expect(condition(report, 'dtw', 'age').elevation).toEqual(own);
+    const { claim, ...alone } = condition(report, 'dtw', 'age').elevation as ElevationEstimate;
+    expect(alone).toEqual(own);
+    expect(claim.pRaw).toBe(own.p);
     expect(own.ci[0]).toBeCloseTo(reference.elevationCi[0], 1);
     expect(own.ci[1]).toBeCloseTo(reference.elevationCi[1], 1);
     const entry = target.metrics.dtw.dRel.find((e) => e.condition === 'age')!;
     if ('error' in entry.result) throw new Error(entry.result.error);
     expect(entry.result.dRel).toBeCloseTo(reference.dRel, 12);
+  });
+
+  it('gives every elevation one claim: BH within the tier for conditions, alone for a pooled tier, interval ⇔ p', () => {
+    const excludes0 = (i: readonly [number, number]) => i[0] > 0 || i[1] < 0;
+    let significant = 0;
+    let notSignificant = 0;
+    for (const metric of ['dtw', 'sri'] as const) {
+      const analysis = target.metrics[metric];
+      for (const tier of ['noise', 'persona', 'life_event'] as const) {
+        const rows = analysis.conditions.filter((c) => c.tier === tier).map((c) => c.elevation as ElevationEstimate);
+        expect(rows.length).toBeGreaterThan(1);
+        const adjusted = benjaminiHochberg(rows.map((e) => e.p));
+        const R = adjusted.filter((p) => p < 0.05).length;
+        rows.forEach((e, i) => {
+          // The test alone: its interval is the test inverted at 5%.
+          expect(excludes0(e.ci)).toBe(e.p < 0.05);
+          expect(e.claim.family).toBe(rows.length);
+          expect(e.claim.p).toBeCloseTo(adjusted[i] as number, 12);
+          expect(e.claim.confidence).toBeCloseTo(1 - (Math.max(R, 1) * 0.05) / rows.length, 12);
+          expect(excludes0(e.claim.interval)).toBe(e.claim.p < 0.05);
+          // Inverted at a level no larger than 5%: never narrower than the test-alone interval.
+          expect(e.claim.interval[0]).toBeLessThanOrEqual(e.ci[0]);
+          expect(e.claim.interval[1]).toBeGreaterThanOrEqual(e.ci[1]);
+          if (e.claim.p < 0.05) significant += 1;
+          else notSignificant += 1;
+        });
+        const pooled = analysis.tiers.find((t) => t.tier === tier)?.elevation as ElevationEstimate;
+        expect(pooled.claim).toMatchObject({ family: 1, p: pooled.p, interval: pooled.ci, confidence: 0.95 });
+      }
+    }
+    // The planted set has both kinds, so the equivalence is checked both ways.
+    expect(significant).toBeGreaterThan(0);
+    expect(notSignificant).toBeGreaterThan(0);
   });
 });
 

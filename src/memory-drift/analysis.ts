@@ -1,7 +1,7 @@
 import { isRefusal, type Maybe } from '../core/maybe.js';
 import { InvalidArgumentError, isEcholensError, StatisticsError } from '../core/errors.js';
 import { type DtwOptions, dtw } from '../metrics/dtw.js';
-import { type BootstrapClaim, bhClaims } from '../stats/bootstrap-claims.js';
+import { type BootstrapClaim, bhClaims, invertBootstrapTest } from '../stats/bootstrap-claims.js';
 import { authorsDrift } from '../metrics/authors.js';
 import { sriDrift } from '../metrics/sri.js';
 import {
@@ -17,7 +17,6 @@ import {
   type MixedModelResult,
   mixedModel,
   pearson,
-  quantileLinear,
   rng,
   spearman,
   welchTTest,
@@ -364,6 +363,11 @@ function exclusionCounts(observations: readonly MemoryObservation[]): ExclusionC
 
 export interface IntervalEstimate {
   estimate: number;
+  /**
+   * The bootstrap test of `p` inverted at 1 − level: order statistics of the replicates, so it
+   * excludes 0 exactly when p < 1 − level (stats/bootstrap-claims.ts, `invertBootstrapTest`).
+   * Infinite ends when the replicates are too few for the test to reach that level.
+   */
   ci: readonly [number, number];
   /** Two-sided bootstrap p for the null value 0 ((b + 1)/(B + 1) form, see bootstrapPValue). */
   p: number;
@@ -372,6 +376,17 @@ export interface IntervalEstimate {
   B: number;
   invalidReplicates: number;
   nQuestions: number;
+}
+
+/** A report's elevation: the test alone (`ci`, `p`) and the claim every surface prints. */
+export interface ElevationEstimate extends IntervalEstimate {
+  /**
+   * The deciding p and the interval that agrees with it. A condition row's family is the
+   * conditions of its tier under this metric (BH, as d_rel): `claim.p` is BH-adjusted and the
+   * interval is the bootstrap test inverted at max(R, 1)·α/m, so it excludes 0 exactly when
+   * `claim.p` < α. A pooled tier row is a family of one (`claim.p` = `p`, the interval inverted at α).
+   */
+  claim: BootstrapClaim;
 }
 
 export interface ConditionSummary {
@@ -385,8 +400,8 @@ export interface ConditionSummary {
   sd: number | null;
   /** Cohen's d (pooled SD) against the no_perturbation distribution; null on the floor row. */
   cohensD: MemoryMaybe<number> | null;
-  /** μ_condition / μ_floor − 1 with its question-cluster bootstrap CI and p; null on the floor row. */
-  elevation: MemoryMaybe<IntervalEstimate> | null;
+  /** μ_condition / μ_floor − 1 with its question-cluster bootstrap CI, p and BH claim; null on the floor row. */
+  elevation: MemoryMaybe<ElevationEstimate> | null;
 }
 
 export interface TierSummary {
@@ -396,7 +411,8 @@ export interface TierSummary {
   nQuestions: number;
   mean: number;
   cohensD: MemoryMaybe<number>;
-  elevation: MemoryMaybe<IntervalEstimate>;
+  /** A family of one: `claim.p` is `p`, `claim.interval` the test inverted at α. */
+  elevation: MemoryMaybe<ElevationEstimate>;
 }
 
 export interface DRelEstimate {
@@ -714,7 +730,7 @@ export function elevationBootstrap(treat: readonly ClusteredValue[], floor: read
   const resampling = resolveResampling(options);
   checkRows(treat, 'treat');
   checkRows(floor, 'floor');
-  return elevationWithDraws(treat, floor, resampling, null);
+  return elevationWithDraws(treat, floor, resampling, null).estimate;
 }
 
 /** Largest draw matrix (B × #questions indices) kept for reuse: 32 MB. */
@@ -745,7 +761,7 @@ function elevationWithDraws(
   floor: readonly ClusteredValue[],
   resampling: Resampling,
   drawSource: DrawSource | null,
-): IntervalEstimate {
+): { estimate: IntervalEstimate; replicates: Float64Array } {
   if (treat.length === 0) throw new StatisticsError('elevation: the condition has no scored observations');
   if (floor.length === 0) throw new StatisticsError('elevation: the floor condition has no scored observations');
   const treatQuestions = questionCount(treat);
@@ -800,16 +816,38 @@ function elevationWithDraws(
     );
   }
   const replicates = kept.subarray(0, valid);
-  const tail = (1 - resampling.level) / 2;
   return {
-    estimate: muTreat / muFloor - 1,
-    ci: [quantileLinear(replicates, tail), quantileLinear(replicates, 1 - tail)],
-    p: bootstrapPValue(replicates, 0),
-    se: sdOf(replicates) ?? 0,
-    B: resampling.B,
-    invalidReplicates: invalid,
-    nQuestions: treatQuestions,
+    estimate: {
+      estimate: muTreat / muFloor - 1,
+      // The test of `p` inverted (issue #39: one procedure per claim), not a percentile interval,
+      // which can exclude 0 beside p ≥ 0.05 by interpolation between order statistics.
+      ci: invertBootstrapTest(replicates, 1 - resampling.level),
+      p: bootstrapPValue(replicates, 0),
+      se: sdOf(replicates) ?? 0,
+      B: resampling.B,
+      invalidReplicates: invalid,
+      nQuestions: treatQuestions,
+    },
+    replicates,
   };
+}
+
+/** Elevations with their claims: BH over each family of computed elevations (stats/bootstrap-claims.ts). */
+function elevationClaims<K>(
+  family: ReadonlyArray<{ key: K; result: MemoryMaybe<{ estimate: IntervalEstimate; replicates: Float64Array }> }>,
+  alpha: number,
+): Map<K, MemoryMaybe<ElevationEstimate>> {
+  const computed = family.flatMap((f) => (isRefusal(f.result) ? [] : [{ key: f.key, ...f.result }]));
+  const claims = bhClaims(
+    computed.map((c) => ({ p: c.estimate.p, replicates: c.replicates })),
+    alpha,
+  );
+  const out = new Map<K, MemoryMaybe<ElevationEstimate>>();
+  for (const f of family) if (isRefusal(f.result)) out.set(f.key, f.result);
+  computed.forEach((c, i) => {
+    out.set(c.key, { ...c.estimate, claim: claims[i] as BootstrapClaim });
+  });
+  return out;
 }
 
 function resolveResampling(options: ElevationOptions): Resampling {
@@ -1075,20 +1113,30 @@ function analyzeMetric(
           nQuestions: questionCount(noiseRows),
         };
 
-  const versusFloor = (rows: readonly ClusteredValue[]) => ({
-    cohensD: attempt(() => {
+  const cohensDOf = (rows: readonly ClusteredValue[]) =>
+    attempt(() => {
       if (floorRows.length === 0) throw new StatisticsError(noFloor);
       return cohensD(valuesOf(rows), valuesOf(floorRows));
-    }),
-    elevation: attempt(() => {
+    });
+  const elevationOf = (rows: readonly ClusteredValue[]) =>
+    attempt(() => {
       if (floorRows.length === 0) throw new StatisticsError(noFloor);
       return elevationWithDraws(rows, floorRows, resampling, draws);
-    }),
-  });
+    });
+
+  // Condition elevations: one BH family per tier (as d_rel), so the printed interval agrees with the adjusted p.
+  const conditionElevation = new Map<string, MemoryMaybe<ElevationEstimate>>();
+  for (const tier of PERTURBATION_TIERS) {
+    const members = groups.filter((g) => g.tier === tier && g.condition !== settings.floorCondition);
+    const family = members.map((g) => ({ key: g.condition, result: elevationOf(g.rows) }));
+    for (const [condition, elevation] of elevationClaims(family, settings.alpha)) conditionElevation.set(condition, elevation);
+  }
 
   const conditions: ConditionSummary[] = groups.map((g) => {
     const isFloor = g.condition === settings.floorCondition;
-    const against = isFloor ? { cohensD: null, elevation: null } : versusFloor(g.rows);
+    const against = isFloor
+      ? { cohensD: null, elevation: null }
+      : { cohensD: cohensDOf(g.rows), elevation: conditionElevation.get(g.condition) as MemoryMaybe<ElevationEstimate> };
     return {
       condition: g.condition,
       tier: g.tier,
@@ -1111,7 +1159,9 @@ function analyzeMetric(
       n: rows.length,
       nQuestions: questionCount(rows),
       mean: meanOf(valuesOf(rows)),
-      ...versusFloor(rows),
+      cohensD: cohensDOf(rows),
+      // A pooled tier is a claim of its own (a family of one).
+      elevation: elevationClaims([{ key: tier, result: elevationOf(rows) }], settings.alpha).get(tier) as MemoryMaybe<ElevationEstimate>,
     });
   }
 
@@ -1344,14 +1394,15 @@ function combine(checks: readonly ValidityCheck[]): Verdict {
 function elevationVerdict(
   metric: MemoryMetric,
   subject: string,
-  elevation: MemoryMaybe<IntervalEstimate> | null,
+  elevation: MemoryMaybe<ElevationEstimate> | null,
   alpha: number,
   wantElevated: boolean,
 ): ValidityCheck {
   if (elevation === null) return { metric, subject, estimate: null, p: null, met: null, error: 'no elevation on the floor row' };
   if (isRefusal(elevation)) return { metric, subject, estimate: null, p: null, met: null, error: elevation.error };
-  const elevated = elevation.p < alpha && elevation.estimate > 0;
-  return { metric, subject, estimate: elevation.estimate, p: elevation.p, met: wantElevated ? elevated : !elevated };
+  // The claim's p: BH within the tier for a condition row, the test's own for a pooled tier.
+  const elevated = elevation.claim.p < alpha && elevation.estimate > 0;
+  return { metric, subject, estimate: elevation.estimate, p: elevation.claim.p, met: wantElevated ? elevated : !elevated };
 }
 
 function validityOf(
@@ -1363,7 +1414,7 @@ function validityOf(
   const { alpha } = settings;
   const specificityChecks: ValidityCheck[] = [];
   const sensitivityChecks: ValidityCheck[] = [];
-  const elevationCheck = (metric: MemoryMetric, subject: string, elevation: MemoryMaybe<IntervalEstimate> | null, a: number, want: boolean) => {
+  const elevationCheck = (metric: MemoryMetric, subject: string, elevation: MemoryMaybe<ElevationEstimate> | null, a: number, want: boolean) => {
     const check = elevationVerdict(metric, subject, elevation, a, want);
     return design?.underpowered ? { ...check, met: null, error: design.reason } : check;
   };
@@ -1402,7 +1453,7 @@ function validityOf(
       verdict: specificity,
       reason: reasonFor(
         specificity,
-        `no noise condition significantly elevated over the floor (bootstrap p < ${alpha} with a positive elevation) under either metric`,
+        `no noise condition significantly elevated over the floor (bootstrap p < ${alpha}, BH across the noise conditions, with a positive elevation) and the pooled noise tier not either, under either metric`,
         specificityChecks,
       ),
       checks: specificityChecks,

@@ -9,7 +9,7 @@ import type { AuditDocumentPart, DocumentBlock, DocumentCell, DocumentSection, D
 import { type RateWithError, withinNominal } from '../stats/calibration.js';
 import { fixed, pClause, percent as pct, pValue as pv, signed } from '../report/format.js';
 import {
-  type IntervalEstimate,
+  type ElevationEstimate,
   type MemoryMaybe,
   type MemoryMetric,
   type MemoryObservation,
@@ -35,10 +35,11 @@ const TIER_NAMES: Record<string, string> = { none: 'no memory (floor)', noise: '
 const failure = (value: { error: string }) => `n/a (${value.error})`;
 const failed = (value: { error: string }) => text(failure(value));
 
-function elevationText(e: MemoryMaybe<IntervalEstimate> | null): string {
+/** A tier's elevation as its claim: the interval that agrees with its p. */
+function elevationText(e: MemoryMaybe<ElevationEstimate> | null): string {
   if (e === null) return '—';
   if (isRefusal(e)) return failure(e);
-  return `${pct(e.estimate)} [${pct(e.ci[0])}, ${pct(e.ci[1])}], p ${pv(e.p)}`;
+  return `${pct(e.estimate)} [${pct(e.claim.interval[0])}, ${pct(e.claim.interval[1])}], p ${pv(e.claim.p)}`;
 }
 
 /**
@@ -109,10 +110,13 @@ export function memoryVerdicts(report: MemoryReport): DocumentVerdict[] {
 const columns = (...headers: string[]) => headers.map((header) => ({ header }));
 const maybeSigned = (value: MemoryMaybe<number> | null, digits = 3): DocumentCell =>
   value === null ? text('—') : isRefusal(value) ? failed(value) : num(value, 'signed', digits);
-const elevationCells = (value: MemoryMaybe<IntervalEstimate> | null): DocumentCell[] => {
+// The claim: the BH-adjusted p (a condition row; a tier row is a family of one) and the bootstrap
+// test inverted at the BH level, so the interval excludes 0 exactly when the p is below α.
+const elevationCells = (value: MemoryMaybe<ElevationEstimate> | null): DocumentCell[] => {
   if (value === null) return [text('— (floor)'), text('—')];
   if (isRefusal(value)) return [failed(value), text('n/a')];
-  return [intervalCell(value.estimate, value.ci, 'percent'), pCell(value.p)];
+  const level = Number((100 * value.claim.confidence).toFixed(2));
+  return [intervalCell(value.estimate, value.claim.interval, 'percent', undefined, level === 95 ? '' : ` (${level}%)`), pCell(value.claim.p)];
 };
 
 function checkRow(criterion: string, check: ValidityCheck): DocumentCell[] {
@@ -202,7 +206,7 @@ function metricBlocks(analysis: MetricAnalysis, alpha: number): DocumentBlock[] 
   out.push(
     { kind: 'heading', minor: true, text: `${name}: conditions (Fig. 3, Fig. 5)` },
     table(
-      ['condition', 'tier', 'n', 'questions', 'mean', 'SD', "Cohen's d vs floor", 'elevation [95% CI]', 'p', 'letters'],
+      ['condition', 'tier', 'n', 'questions', 'mean', 'SD', "Cohen's d vs floor", 'elevation [BH-consistent CI]', 'p (BH)', 'letters'],
       analysis.conditions.map((c) => [
         text(c.condition),
         text(c.tier),
@@ -329,8 +333,16 @@ function targetCharts(t: TargetAnalysis): DocumentBlock[] {
         });
       }
     for (const c of t.metrics[metric].conditions)
-      if (c.elevation && !isRefusal(c.elevation))
-        tiers.push({ label: `${c.tier} · ${c.condition}`, group, estimate: c.elevation.estimate, lo: c.elevation.ci[0], hi: c.elevation.ci[1] });
+      if (c.elevation && !isRefusal(c.elevation)) {
+        const [lo, hi] = c.elevation.claim.interval;
+        tiers.push({
+          label: `${c.tier} · ${c.condition}`,
+          group,
+          estimate: c.elevation.estimate,
+          lo: Number.isFinite(lo) ? lo : c.elevation.ci[0],
+          hi: Number.isFinite(hi) ? hi : c.elevation.ci[1],
+        });
+      }
   }
   const out: DocumentBlock[] = [];
   if (dRel.length > 0)

@@ -32,9 +32,12 @@ export function memoryGateChecks(report: MemoryReport, t: MemoryGateThresholds, 
         continue;
       }
       const e = tier.elevation;
-      const stated = `${tierName} DTW elevation ${gatePercent(e.estimate)} [95% CI ${gatePercent(e.ci[0])}, ${gatePercent(e.ci[1])}], p = ${e.p.toFixed(4)}`;
+      // The tier's claim (a family of one): the bootstrap test's p and that test inverted at α.
+      const [lo, hi] = e.claim.interval;
+      const level = Number((100 * e.claim.confidence).toFixed(2));
+      const stated = `${tierName} DTW elevation ${gatePercent(e.estimate)} [${level}% CI ${gatePercent(lo)}, ${gatePercent(hi)}], p = ${e.claim.p.toFixed(4)}`;
       if (t.significantElevation) {
-        const fail = e.p < alpha && e.estimate > 0;
+        const fail = e.claim.p < alpha && e.estimate > 0;
         checks.push({
           ...base,
           name: `significant-elevation:${tierName}`,

@@ -18,11 +18,12 @@ export function memoryCsvRows(m: MemoryReport): AuditCsvRow[] {
             c.tier,
             c.condition,
             c.elevation.estimate,
-            c.elevation.ci[0],
-            c.elevation.ci[1],
+            // The interval that agrees with the BH-adjusted p (BH across the tier's conditions).
+            c.elevation.claim.interval[0],
+            c.elevation.claim.interval[1],
             c.n,
             c.elevation.p,
-            null,
+            c.elevation.claim.p,
           ]);
         if (hasValue(c.cohensD)) rows.push([`cohens_d_${metric}`, t.target, '', c.tier, c.condition, c.cohensD, null, null, c.n, null, null]);
       }

@@ -81,16 +81,22 @@ export const DEFAULT_VARIANCE: VarianceKnobs = { betweenSession: 0.2, betweenPos
  * Shape of the session effects on each contrast against the headline real cell (standardized to
  * mean 0, SD 1, then scaled by the between-session SD): `normal`; `skewed` (a centred
  * exponential, skewness 2); `dominant` (each session +1.4 with probability 1/8, else −0.2:
- * population mean 0, a rare session carrying the drift — issue #39). The sign-flip test assumes
- * symmetry; the last two show what it costs when that fails.
+ * population mean 0, a rare session carrying the drift — issue #39); `one-dominant` (not drawn: the
+ * first session +1.4, every other −1.4/(n − 1), so the sessions' own mean is exactly 0 — with 8
+ * sessions the rest are at −0.2, issue #39's fixed design). The sign-flip test assumes symmetry;
+ * the last three show what it costs when that fails.
  */
-export type SessionEffectShape = 'normal' | 'skewed' | 'dominant';
-export const SESSION_EFFECT_SHAPES: readonly SessionEffectShape[] = ['normal', 'skewed', 'dominant'];
+export type SessionEffectShape = 'normal' | 'skewed' | 'dominant' | 'one-dominant';
+export const SESSION_EFFECT_SHAPES: readonly SessionEffectShape[] = ['normal', 'skewed', 'dominant', 'one-dominant'];
 
 const DOMINANT_SD = Math.sqrt((1.4 * 1.4) / 8 + (0.2 * 0.2 * 7) / 8);
 
-/** One standardized session deviation (mean 0, SD 1) of the given shape. */
-export function sessionEffectDraw(shape: SessionEffectShape, random: Rng): number {
+/**
+ * One standardized session deviation (mean 0, SD 1) of the given shape; `one-dominant` is fixed by the
+ * session's index among `sessions` (its standardizing SD is the 8-session population's, as `dominant`).
+ */
+export function sessionEffectDraw(shape: SessionEffectShape, random: Rng, session = 0, sessions = 8): number {
+  if (shape === 'one-dominant') return (session === 0 ? 1.4 : -1.4 / Math.max(sessions - 1, 1)) / DOMINANT_SD;
   if (shape === 'skewed') return -Math.log(1 - random.next()) - 1;
   if (shape === 'dominant') return (random.next() < 1 / 8 ? 1.4 : -0.2) / DOMINANT_SD;
   return normal(random);
@@ -298,7 +304,11 @@ export function simulateRun(
           const reference = c.arm === 'real' && c.mitigation === 'none' && c.distance === design.distances[0] && c.systemPrompt === design.systemPrompts[0];
           const d =
             spreadOf(s) *
-            (shape === 'normal' ? sSd * normal(random) : reference || design.sessions === 1 ? 0 : variance.betweenSession * sessionEffectDraw(shape, random));
+            (shape === 'normal'
+              ? sSd * normal(random)
+              : reference || design.sessions === 1
+                ? 0
+                : variance.betweenSession * sessionEffectDraw(shape, random, s, design.sessions));
           sessionDev.set(cellId(c), d);
           draws.session.set(`${target}|${session}|${cellId(c)}`, d);
         }

@@ -5,9 +5,10 @@ import { BASE_DESIGN } from './calibrate-designs.js';
 /**
  * `persona calibrate --session-effects` on 8 sessions × 4 positions (ten probes, between-session
  * SD 0.5, 400 null replicates per shape, seed 3921): the headline drift test's false-positive
- * rate and coverage under normal, skewed and dominant session effects, printed next to the
- * nominal 0.05 / 0.95. The sign-flip test assumes symmetric session effects: only the normal
- * shape is asserted nominal; the others are measured (docs/statistics.md).
+ * rate and coverage under normal, skewed, dominant and one-dominant session effects, printed next
+ * to the nominal 0.05 / 0.95. The sign-flip test assumes symmetric session effects: the normal
+ * shape and the (conservative) fixed dominant session are asserted nominal; the others are
+ * measured (docs/statistics.md).
  */
 
 describe('persona calibrate with skewed and dominant session effects (400 replicates each)', () => {
@@ -20,7 +21,8 @@ describe('persona calibrate with skewed and dominant session effects (400 replic
       console.log(
         `persona calibrate 8 sessions, ${shape} session effects: FPR ${headline.fpr.rate.toFixed(4)} ± ${headline.fpr.mcSE.toFixed(4)} (nominal 0.05), coverage ${headline.coverage.rate.toFixed(4)} (nominal 0.95)`,
       );
-      if (shape === 'normal') {
+      // A fixed dominant session (the rest sharing its opposite) is conservative: flipping it flips the sum.
+      if (shape === 'normal' || shape === 'one-dominant') {
         expect(headline.fpr.rate).toBeLessThanOrEqual(0.06);
         expect(headline.coverage.rate).toBeGreaterThanOrEqual(0.93);
       }

@@ -41,6 +41,21 @@ describe('simulated session-effect shapes', () => {
     expect(dominant.skew).toBeGreaterThan(2);
   });
 
+  it('one-dominant is fixed by the session: the first +1.4, the rest sharing −1.4, mean exactly 0 and SD 1 over 8', () => {
+    const random = rng(1);
+    const eight = Array.from({ length: 8 }, (_, s) => sessionEffectDraw('one-dominant', random, s, 8));
+    const sd = Math.sqrt(eight.reduce((a, x) => a + x * x, 0) / 8);
+    expect(Math.abs(eight.reduce((a, x) => a + x, 0))).toBeLessThan(1e-12);
+    expect(sd).toBeCloseTo(1, 12);
+    // On the 0.28-variance scale: +1.4 and seven at −0.2.
+    expect((eight[0] as number) * Math.sqrt(0.28)).toBeCloseTo(1.4, 12);
+    for (const x of eight.slice(1)) expect(x * Math.sqrt(0.28)).toBeCloseTo(-0.2, 12);
+    // Twelve sessions: still one at +1.4, mean 0.
+    const twelve = Array.from({ length: 12 }, (_, s) => sessionEffectDraw('one-dominant', random, s, 12));
+    expect(Math.abs(twelve.reduce((a, x) => a + x, 0))).toBeLessThan(1e-12);
+    expect((twelve[0] as number) * Math.sqrt(0.28)).toBeCloseTo(1.4, 12);
+  });
+
   it('calibratePersona records the shape and refuses an unknown one', () => {
     const design = { ...BASE_DESIGN, sessions: 8, positionsPerSession: 4 };
     const result = calibratePersona(design, { replicates: 20, seed: 5, worlds: ['null'], sessionEffects: 'dominant', variance: { betweenSession: 0.5 } });

@@ -3,7 +3,9 @@
  * (`persona calibrate`, `continuation calibrate`): simulated runs analysed by the report's own
  * code, seeded. Prints a Markdown table (copied to docs/statistics.md, "Verdict calibration").
  *
- *   nice -n 10 npx tsx tools/calibration/verdict-designs.ts [replicates]   (default 400)
+ *   nice -n 10 npx tsx tools/calibration/verdict-designs.ts [replicates] [design filter]   (default 400, all)
+ *
+ * Rows are printed as each design finishes; the filter keeps the designs whose label contains it.
  *
  * The cheap direct checks (≥ 2,000 replicates of the tests alone) are in the slow-tier tests:
  * consensus-harness.test.ts, verdicts.slow.test.ts, dependence.slow.test.ts; the test-level
@@ -15,7 +17,12 @@ import { type CalibrationDesign, calibratePersona, type SessionEffectShape, type
 import { BASE_DESIGN } from '../../src/persona-drift/calibrate-designs.js';
 
 const replicates = Number(process.argv[2] ?? 400);
-const rows: string[] = [];
+const only = process.argv[3];
+const wanted = (label: string) => only === undefined || label.includes(only);
+const rows = { push: (line: string) => process.stdout.write(`${line}\n`) };
+process.stdout.write(
+  `${replicates} seeded replicates per world; nominal FPR 0.05, coverage 0.95; ± Monte Carlo SE; (n) null replicates\n\n| design | test | FPR (nulls) | 95% coverage | power |\n| --- | --- | --- | --- | --- |\n`,
+);
 const rate = (r: { rate: number; mcSE: number } | null | undefined) => (r ? `${r.rate.toFixed(4)} ± ${r.mcSE.toFixed(4)}` : '—');
 const row = (design: string, test: string, t: Pick<TestOperatingCharacteristics, 'fpr' | 'coverage' | 'power' | 'nullReplicates'> | undefined) => {
   if (!t) throw new Error(`${design}: no ${test}`);
@@ -24,6 +31,7 @@ const row = (design: string, test: string, t: Pick<TestOperatingCharacteristics,
 const find = (tests: readonly TestOperatingCharacteristics[], prefix: string) => tests.find((t) => t.test.startsWith(prefix));
 
 function persona(label: string, design: CalibrationDesign, shape: SessionEffectShape, worlds: Array<'null' | 'drift'>, seed: number) {
+  if (!wanted(label)) return;
   const started = Date.now();
   const result = calibratePersona(design, { replicates, worlds, seed, sessionEffects: shape, variance: { betweenSession: 0.3 } });
   const t = result.tests;
@@ -40,6 +48,7 @@ function persona(label: string, design: CalibrationDesign, shape: SessionEffectS
 const eight: CalibrationDesign = { ...BASE_DESIGN, sessions: 8, positionsPerSession: 4 };
 persona('persona 8 sessions × 4, normal session effects', eight, 'normal', ['null', 'drift'], 3911);
 persona('persona 8 sessions × 4, rare dominant session', eight, 'dominant', ['null'], 3912);
+persona('persona 8 sessions × 4, one dominant session (+1.4, seven at −0.2)', eight, 'one-dominant', ['null'], 3915);
 persona(
   'harness 3 + 9, Codex 4× spread; judges 0.2, 0.2, 1.0',
   { ...BASE_DESIGN, sessions: 12, positionsPerSession: 3, harnessGroups: [3, 9], harnessSpread: 4, judges: ['j1', 'j2', 'j3'], judgeNoise: [0.2, 0.2, 1.0] },
@@ -54,6 +63,7 @@ for (const [label, params, declared, seed] of [
   ['continuation 50 cutpoints, runs of 5 repeating at 0.6, declared (planted)', CONTINUATION_SIM, true, 3922],
   ['continuation 50 cutpoints, independent (today’s design, planted)', CONTINUATION_SIM, null, 3923],
 ] as const) {
+  if (!wanted(label)) continue;
   const started = Date.now();
   const result = calibrateContinuation(params, {
     cutpoints: 50,
@@ -69,7 +79,3 @@ for (const [label, params, declared, seed] of [
   }
   process.stderr.write(`${label}: ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
 }
-
-process.stdout.write(
-  `${replicates} seeded replicates per world; nominal FPR 0.05, coverage 0.95; ± Monte Carlo SE; (n) null replicates\n\n| design | test | FPR (nulls) | 95% coverage | power |\n| --- | --- | --- | --- | --- |\n${rows.join('\n')}\n`,
-);

@@ -111,7 +111,7 @@ function registerPersonaCalibrate(persona: Command): void {
     )
     .option(
       '--session-effects <shape>',
-      'shape of the between-session effects: normal, skewed (centred exponential) or dominant (a rare session +1.4, the rest −0.2, mean 0); the sign-flip test assumes symmetry, so skewed and dominant show its false-positive rate when that fails',
+      'shape of the between-session effects: normal, skewed (centred exponential), dominant (each session +1.4 with probability 1/8, else −0.2: a rare session, mean 0) or one-dominant (the first session +1.4, the others sharing −1.4: their mean exactly 0); the sign-flip test assumes symmetry, so the last three show its false-positive rate when that fails',
       'normal',
     )
     .option(
