@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { FakeRequest } from '../models/testing/index.js';
-import type { ChatMessage } from '../models/types.js';
+import type { ChatMessage, TokenUsage } from '../models/types.js';
+import { BatchCacheWatch } from './batch-cache-watch.js';
 import { runCellsBatch } from './batch-runner.js';
+import type { BatchSession } from './batch-session.js';
 import { type FollowerCosts, followerRoute } from './cache-schedule.js';
 import { RunStore } from './run-store.js';
 import { fakeBatchKit } from './testing/batch-kit.js';
@@ -46,6 +48,74 @@ describe('followerRoute', () => {
     const missing = followerRoute({ ...short, costs: { ...costs, batchMissed: 30 } });
     expect(missing.route).toBe('batch');
     expect(missing.reason).toMatch(/a batch missing the cache is still the cheapest/);
+  });
+});
+
+describe('re-warm calls under --max-cost', () => {
+  /** A watch over two Anthropic groups whose leaders took 70 minutes (so it re-warms), its session's spend and calls. */
+  function watchWith(maxCostUsd: number | undefined, spendUsd: number) {
+    const specs = grid('anthropic:claude-sonnet-4-5', 2, 3);
+    const requestOf = new Map(specs.map((spec, index) => [`k${index}`, spec.request]));
+    const calls: number[] = [];
+    const notes: string[] = [];
+    const session = {
+      options: {
+        pollIntervalMs: 5 * MINUTE,
+        now: () => 70 * MINUTE,
+        ...(maxCostUsd === undefined ? {} : { maxCostUsd }),
+        adapterFor: async () => ({
+          generate: async (request: { params?: { maxTokens?: number } }) => {
+            calls.push(request.params?.maxTokens ?? -1);
+            return { text: 'ok', usage: { inputTokens: 6000, outputTokens: 1, cachedInputTokens: 5900, cacheWriteTokens: 0, reasoningTokens: 0 } };
+          },
+        }),
+      },
+      tally: { spendUsd, naiveUsd: spendUsd, calls: 0, stopped: false },
+      requestOf,
+      notify: (line: string) => notes.push(line),
+    } as unknown as BatchSession;
+    // A refresh (one output token) costs $1, a follower $10 reading the cache and $50 writing it
+    // (half that in a batch): re-warming is the cheapest route, and a refresh's worst case is $1.
+    const groups = [0, 1].map((group) => ({
+      provider: 'anthropic',
+      model: 'anthropic:claude-sonnet-4-5',
+      leaderKey: `k${group}`,
+      followerKeys: [`k${group + 2}`, `k${group + 4}`],
+      cacheOptions: {},
+    }));
+    const price = (_model: string, usage: TokenUsage) => (usage.outputTokens === 1 ? 1 : usage.cacheWriteTokens > 0 ? 50 : 10);
+    const watch = new BatchCacheWatch(session, groups, '1h', () => price);
+    expect(watch.plan(0, 70 * MINUTE).rewarm).toHaveLength(1);
+    return { watch, calls, notes, session };
+  }
+
+  it('makes a refresh whose worst case fits beside the spend and the followers’ reservation', async () => {
+    const { watch, calls, notes } = watchWith(10, 5);
+    watch.followersReserved(2);
+    await watch.tick();
+    expect(calls).toEqual([1, 1]);
+    expect(notes.some((n) => n.startsWith('warning:'))).toBe(false);
+    expect(watch.report(70 * MINUTE)).toMatchObject({ rewarmCalls: 2, rewarmSkipped: 0 });
+  });
+
+  it('skips a refresh that could pass --max-cost, says so once, and counts it', async () => {
+    // $5 spent + $2 reserved + $1 + $1 > $8.5: the second group's refresh does not fit.
+    const { watch, calls, notes, session } = watchWith(8.5, 5);
+    watch.followersReserved(2);
+    await watch.tick();
+    expect(calls).toEqual([1]);
+    expect(session.tally.spendUsd).toBeLessThanOrEqual(8.5);
+    const warnings = notes.filter((n) => n.startsWith('warning: not re-warming'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('--max-cost $8.5');
+    expect(watch.report(70 * MINUTE)).toMatchObject({ rewarmCalls: 1, rewarmSkipped: 1 });
+  });
+
+  it('reserves nothing without --max-cost', async () => {
+    const { watch, calls } = watchWith(undefined, 1_000);
+    watch.followersReserved(1_000);
+    await watch.tick();
+    expect(calls).toEqual([1, 1]);
   });
 });
 

@@ -57,6 +57,9 @@ export class BatchCacheWatch {
   private rewarmCalls = 0;
   private rewarmHits = 0;
   private rewarmUsd = 0;
+  private rewarmSkipped = 0;
+  /** The worst case the followers' batch reserved against --max-cost (a refresh must leave it room). */
+  private followersReservedUsd = 0;
   private plans: ProviderPlan[] = [];
   private leadersTurnaroundMs = 0;
   private followersSubmittedAt = 0;
@@ -133,6 +136,11 @@ export class BatchCacheWatch {
     this.followersSubmittedAt = at;
   }
 
+  /** What the followers' batch reserved against --max-cost once submitted. */
+  followersReserved(usd: number): void {
+    this.followersReservedUsd = usd;
+  }
+
   /** Called from the poll loop (and before the followers are submitted): refreshes the groups whose time has come. */
   async tick(): Promise<void> {
     const now = (this.session.options.now ?? Date.now)();
@@ -148,6 +156,7 @@ export class BatchCacheWatch {
     const { session } = this;
     const request = session.requestOf.get(group.leaderKey);
     if (request === undefined) return;
+    if (!this.fitsBudget(group, request)) return;
     const adapterFor = session.options.adapterFor ?? envAdapterFactory(session.env);
     try {
       const adapter = await adapterFor(request.model);
@@ -169,6 +178,30 @@ export class BatchCacheWatch {
         `warning: re-warming the prompt cache of a ${group.provider} prefix group failed (${(error as Error).message}); its followers may miss the cache`,
       );
     }
+  }
+
+  /**
+   * A refresh is reserved against --max-cost like any cell: its worst case (the whole prefix
+   * written again, one output token) must fit beside what was spent and what the followers'
+   * batch reserved; otherwise it is skipped (the followers may then miss the cache) and said once.
+   */
+  private fitsBudget(group: FollowerGroup, request: ModelRequest): boolean {
+    const { options, tally } = this.session;
+    if (options.maxCostUsd === undefined) return true;
+    const prefix = prefixTokens(request);
+    const usage = { ...ZERO_USAGE, inputTokens: prefix, cacheWriteTokens: group.provider === 'anthropic' ? prefix : 0, outputTokens: 1 };
+    const worst = this.onlineCostFor(group.provider)(request.model, usage);
+    // Unpriced: nothing to reserve (an unknown price never counts against the budget).
+    if (typeof worst !== 'number' || !Number.isFinite(worst)) return true;
+    const committed = (options.spentBeforeUsd ?? 0) + tally.spendUsd + this.followersReservedUsd;
+    if (committed + worst <= options.maxCostUsd) return true;
+    if (this.rewarmSkipped === 0) {
+      this.session.notify(
+        `warning: not re-warming the prompt cache: a re-warm call could cost up to $${worst.toFixed(4)}, and $${committed.toFixed(4)} of --max-cost $${options.maxCostUsd} is spent or reserved; the followers may miss the cache`,
+      );
+    }
+    this.rewarmSkipped += 1;
+    return false;
   }
 
   /** The expected bill of each route for a provider's followers (online prices from the run's price table). */
@@ -212,6 +245,7 @@ export class BatchCacheWatch {
       rewarmCalls: this.rewarmCalls,
       rewarmHits: this.rewarmHits,
       rewarmUsd: this.rewarmUsd,
+      rewarmSkipped: this.rewarmSkipped,
     };
     if (this.plans.length === 0) return report;
     const { notify } = this.session;

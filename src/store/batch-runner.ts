@@ -109,7 +109,7 @@ export async function runCellsBatch(store: RunStore, runId: string, specs: reado
         await watch?.tick();
         watch?.followersSubmitted(now());
         session.notify(`batch: leaders answered; submitting ${route.batch.length} cells that read their prompt cache`);
-        await submitBatches(session, route.batch, waves.cacheOf);
+        watch?.followersReserved(await submitBatches(session, route.batch, waves.cacheOf));
         session.onPollTick = watch === null ? undefined : () => watch!.tick();
         await pollUntilCollected(session);
         session.onPollTick = undefined;

@@ -18,6 +18,7 @@ describe('billingLine', () => {
       rewarmCalls: 0,
       rewarmHits: 0,
       rewarmUsd: 0,
+      rewarmSkipped: 0,
     };
     expect(billingLine('targets', { spendUsd: 3, naiveUsd: 6, cacheReadCells: 3, done: 24, empty: 0, batchCache })).toBe(
       'targets: billed $3.0000 vs naive $6.0000 (0.500 of naive); prompt-cache reads in 3 of 24 answered cells; followers read the cache in 3 of 22 expected (cache lost)',

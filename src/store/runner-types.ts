@@ -134,6 +134,8 @@ export interface BatchCacheReport {
   /** Re-warm calls whose usage reports cache reads. */
   rewarmHits: number;
   rewarmUsd: number;
+  /** Re-warm calls skipped because their worst case would not fit under --max-cost. */
+  rewarmSkipped: number;
 }
 
 export interface RunCellsResult extends RunSummary {
