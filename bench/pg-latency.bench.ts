@@ -21,8 +21,8 @@ const smoke = process.env.BENCH_SMOKE === '1' || process.env.BENCH_SMOKE === 'tr
 const CELLS = smoke ? 64 : Number(process.env.BENCH_CELLS ?? 960);
 const LATENCY_MS = smoke ? 20 : 100;
 const CONCURRENCY = 16;
-const DELAYS = smoke ? [0, 10] : [0, 1, 10, 30];
-const WORKERS = [1, 2];
+const DELAYS = process.env.BENCH_DELAYS ? process.env.BENCH_DELAYS.split(',').map(Number) : smoke ? [0, 10] : [0, 1, 10, 30];
+const WORKERS = process.env.BENCH_WORKERS ? process.env.BENCH_WORKERS.split(',').map(Number) : [1, 2];
 const here = dirname(fileURLToPath(import.meta.url));
 
 const bin = findPostgresBin();
