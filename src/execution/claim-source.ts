@@ -55,6 +55,11 @@ export class ClaimSource implements CellSource {
   private readonly warm = new Set<string>();
   /** Keys this source holds a lease on (claimed and not yet written or given back). */
   private readonly held = new Set<string>();
+  /**
+   * Keys whose results this source wrote lately: a claim sent before such a write committed
+   * may still answer with the cell (its lease had lapsed), and it must not be called again.
+   */
+  private readonly written = new Set<string>();
   private readonly settings = new Map<string, { at: number; value: Promise<RunPolicy> }>();
   private readonly commitMany: (item: { key: string; runId: string; outcome: CellOutcome }) => Promise<Committed>;
   private readonly recordAttempt: (key: string) => Promise<void>;
@@ -196,6 +201,8 @@ export class ClaimSource implements CellSource {
 
   async commit(cell: SourcedCell, outcome: CellOutcome): Promise<Committed> {
     const committed = await this.commitMany({ key: cell.key, runId: cell.runId, outcome });
+    if (this.written.size >= WRITTEN_KEPT) this.written.delete(this.written.values().next().value!);
+    this.written.add(cell.key);
     this.held.delete(cell.key);
     return committed;
   }
@@ -285,7 +292,11 @@ export class ClaimSource implements CellSource {
             }
             // A lease of this process that lapsed (a renewal late under load) is claimed back by
             // this process: the claim renewed it, and the cell is already in hand — not a second call.
-            const claimed = all.filter((c) => !this.held.has(c.key));
+            // So is a cell whose result this process wrote while the claim travelled (given back at
+            // once: harmless on a written cell, and a cell reopened since is free for others).
+            const late = all.filter((c) => !this.held.has(c.key) && this.written.has(c.key)).map((c) => c.key);
+            if (late.length > 0) this.track(this.release(late));
+            const claimed = all.filter((c) => !this.held.has(c.key) && !this.written.has(c.key));
             for (const cell of claimed) this.held.add(cell.key);
             if (claimed.length === 0) return;
             const cells = claimed.map((cell) => this.sourced(cell));
@@ -366,6 +377,9 @@ export class ClaimSource implements CellSource {
  * connection of their pools with writes of a few cells each.
  */
 const WRITES_IN_FLIGHT = 2;
+
+/** Written keys remembered against late claims (the oldest forgotten first). */
+const WRITTEN_KEPT = 4_096;
 
 /** Warm groups remembered (the oldest forgotten first). */
 const WARM_GROUPS_KEPT = 1_000;

@@ -21,7 +21,7 @@ import type { CellSource, RunPolicy, SourcedCell } from './cell-source.js';
  * Two pipelining knobs hide a remote store's round trips; both are off for the local plan,
  * where a slot is held from preparation to commit:
  * - `prepareAhead`: cells are prepared while every slot is busy (up to one slot's worth per
- *   provider, or `n` slots' worth), so a freed slot is taken at once;
+ *   provider), so a freed slot is taken at once;
  * - `writeBehind(slots)`: calls whose results are still on their way to the store while
  *   their slots serve new calls (a killed process repeats at most its calls in flight plus these).
  */
@@ -30,12 +30,7 @@ export interface EngineOptions {
   slotsOf: (provider: string) => number;
   /** Calls in flight over all providers (default: no cap beyond the providers' own). */
   totalSlots?: number;
-  /**
-   * Prepare cells while every slot is busy: `true` up to one slot's worth per provider, a
-   * number `n` up to n slots' worth (a store whose round trips can outlast a call: the
-   * attempt counted before each call must not keep a freed slot waiting).
-   */
-  prepareAhead: boolean | number;
+  prepareAhead: boolean;
   writeBehind: (slots: number) => number;
   /** The tally of a run (created by the caller; one per run). */
   tallyOf: (runId: string, policy: RunPolicy) => RunTally;
@@ -314,13 +309,12 @@ export async function executeCells(source: CellSource, options: EngineOptions): 
   };
 
   /** May `provider` start preparing another cell? */
-  const depth = typeof options.prepareAhead === 'number' ? Math.max(1, options.prepareAhead) : 1;
   const canStart = (provider: string) => {
     const slots = options.slotsOf(provider);
     const mine = countsOf(provider);
-    if (mine.preparing >= slots * depth) return false;
-    if (options.prepareAhead === false && mine.preparing + mine.calling + mine.writing >= slots) return false;
-    return total.preparing < totalSlots * depth;
+    if (mine.preparing >= slots) return false;
+    if (!options.prepareAhead && mine.preparing + mine.calling + mine.writing >= slots) return false;
+    return total.preparing < totalSlots;
   };
 
   function pump(): void {

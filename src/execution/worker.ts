@@ -124,9 +124,7 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
   const engine = await executeCells(source, {
     slotsOf,
     ...(total === undefined ? {} : { totalSlots: total }),
-    // Two slots' worth of cells prepared ahead: counting their attempts takes a round trip, which
-    // on a distant or busy database can outlast a call (bench/pg-latency.bench.ts).
-    prepareAhead: 2,
+    prepareAhead: true,
     // Calls whose results may still be on their way to the store while their slots serve new calls.
     writeBehind: (slots) => Math.max(0, Math.floor(options.writeBehind ?? slots)),
     tallyOf,
