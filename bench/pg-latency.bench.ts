@@ -6,7 +6,10 @@
  * the same worker count without the proxy, in one run of this file (issue #38's target:
  * ≥ 0.9 at 10 ms). The timing starts when every worker is connected and the plan is
  * registered (the plan is registered directly, not through the proxy) and ends when no
- * cell is pending.
+ * cell is pending. BENCH_REPEATS=n measures every row n times, the rows of one worker count
+ * interleaved (direct, +1, +10, +30, direct, …, so a change in the machine's load hits them
+ * alike), and prints each row's median and the ratio of medians (the single runs beside it).
+ * BENCH_WORKERS=1,2 and BENCH_DELAYS=0,10 pick rows; BENCH_TRACE=1 prints each worker's idle slots.
  * Needs PostgreSQL server binaries (apt-get install postgresql); skips with a message otherwise.
  * BENCH_SMOKE=1: tiny sizes.
  */
@@ -21,8 +24,9 @@ const smoke = process.env.BENCH_SMOKE === '1' || process.env.BENCH_SMOKE === 'tr
 const CELLS = smoke ? 64 : Number(process.env.BENCH_CELLS ?? 960);
 const LATENCY_MS = smoke ? 20 : 100;
 const CONCURRENCY = 16;
-const DELAYS = smoke ? [0, 10] : [0, 1, 10, 30];
-const WORKERS = [1, 2];
+const DELAYS = process.env.BENCH_DELAYS ? process.env.BENCH_DELAYS.split(',').map(Number) : smoke ? [0, 10] : [0, 1, 10, 30];
+const REPEATS = smoke ? 1 : Math.max(1, Number(process.env.BENCH_REPEATS ?? 1));
+const WORKERS = process.env.BENCH_WORKERS ? process.env.BENCH_WORKERS.split(',').map(Number) : [1, 2];
 const here = dirname(fileURLToPath(import.meta.url));
 
 const bin = findPostgresBin();
@@ -75,14 +79,24 @@ async function measure(workers: number, delayMs: number): Promise<number> {
 try {
   const ideal = (CONCURRENCY * 1000) / LATENCY_MS;
   console.log(`${CELLS} cells, ${LATENCY_MS} ms per call, ${CONCURRENCY} in flight per worker (ideal ${ideal.toFixed(0)} cells/s per worker)`);
+  const median = (values: number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const middle = Math.floor(sorted.length / 2);
+    return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+  };
   for (const workers of WORKERS) {
-    let direct = 0;
+    const rates = new Map<number, number[]>(DELAYS.map((delay) => [delay, []]));
+    for (let round = 0; round < REPEATS; round += 1) {
+      for (const delay of DELAYS) rates.get(delay)!.push(await measure(workers, delay));
+    }
+    const direct = median(rates.get(0) ?? rates.get(DELAYS[0]!)!);
     for (const delay of DELAYS) {
-      const rate = await measure(workers, delay);
-      if (delay === 0) direct = rate;
+      const rate = median(rates.get(delay)!);
       const label = `${workers} worker${workers > 1 ? 's' : ''}, ${delay === 0 ? 'direct' : `proxy +${delay} ms each way`}`;
+      const single = rates.get(delay)!.map((r) => r.toFixed(0));
+      const runs = REPEATS > 1 ? `   (runs: ${single.join(', ')})` : '';
       console.log(
-        `${label.padEnd(34)} ${rate.toFixed(1).padStart(8)} cells/s   × ${(rate / direct).toFixed(2)} of direct   ${((100 * rate) / (ideal * workers)).toFixed(0).padStart(3)}% of ideal`,
+        `${label.padEnd(34)} ${rate.toFixed(1).padStart(8)} cells/s   × ${(rate / direct).toFixed(2)} of direct   ${((100 * rate) / (ideal * workers)).toFixed(0).padStart(3)}% of ideal${runs}`,
       );
     }
   }

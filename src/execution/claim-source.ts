@@ -27,7 +27,11 @@ export interface ClaimSourceOptions {
   leaseMs: number;
   /** Largest claim. */
   claimMax: number;
-  /** Cells claimed ahead of the free slots before claiming more. */
+  /**
+   * Cells at hand (claimed, not yet started) below which this source claims more; a claim
+   * tops them up to twice this. Small claims near the slots' appetite keep workers even at
+   * the end of a run (a worker never sits on cells another worker could call).
+   */
   readyTarget: number;
   /** Longest wait between claims when there is nothing to do. */
   pollMs: number;
@@ -47,8 +51,15 @@ export class ClaimSource implements CellSource {
   private readonly followers = new Map<string, SourcedCell[]>();
   /** Group of each cell handed out as a leader. */
   private readonly leaderOf = new Map<string, string>();
+  /** Groups whose leader answered in this process (their provider cache is warm): a later part of one needs no leader. */
+  private readonly warm = new Set<string>();
   /** Keys this source holds a lease on (claimed and not yet written or given back). */
   private readonly held = new Set<string>();
+  /**
+   * Keys whose results this source wrote lately: a claim sent before such a write committed
+   * may still answer with the cell (its lease had lapsed), and it must not be called again.
+   */
+  private readonly written = new Set<string>();
   private readonly settings = new Map<string, { at: number; value: Promise<RunPolicy> }>();
   private readonly commitMany: (item: { key: string; runId: string; outcome: CellOutcome }) => Promise<Committed>;
   private readonly recordAttempt: (key: string) => Promise<void>;
@@ -72,9 +83,10 @@ export class ClaimSource implements CellSource {
     private readonly options: ClaimSourceOptions,
   ) {
     this.shared = store.shared;
-    // Group commit: results of one event-loop turn in one statement, with the spend per run.
-    this.commitMany = batchedCommitter((items) => this.shared.recordMany(items));
-    this.recordAttempt = attemptRecorder((keys) => store.beginAttempts(keys));
+    // Group commit: results in one statement, with the spend per run; at most two such writes
+    // (and two counts of attempts) on their way at once, later ones join the next statement.
+    this.commitMany = batchedCommitter((items) => this.shared.recordMany(items), { maxInFlight: WRITES_IN_FLIGHT });
+    this.recordAttempt = attemptRecorder((keys) => store.beginAttempts(keys), { maxInFlight: WRITES_IN_FLIGHT });
     this.heartbeat = setInterval(() => this.renew(), Math.max(50, Math.floor(options.leaseMs / 3)));
     this.heartbeat.unref();
     this.stopListening = this.shared.listen(() => {
@@ -95,11 +107,15 @@ export class ClaimSource implements CellSource {
     return this.ready.splice(index, 1)[0]!;
   }
 
-  finished(cell: SourcedCell): void {
+  finished(cell: SourcedCell, result: { ok: boolean }): void {
     this.held.delete(cell.key);
     const group = this.leaderOf.get(cell.key);
     if (group === undefined) return;
     this.leaderOf.delete(cell.key);
+    if (result.ok) {
+      if (this.warm.size >= WARM_GROUPS_KEPT) this.warm.delete(this.warm.values().next().value!);
+      this.warm.add(group);
+    }
     // The leader is over: its group's cache is warm (or the next member warms it); release the followers.
     const waiting = this.followers.get(group);
     if (waiting) {
@@ -116,7 +132,9 @@ export class ClaimSource implements CellSource {
     this.wake = wake;
     if (this.stopper.signal.aborted || this.isDrained) return;
     // Claim ahead: the next cells are at hand before the slots free up.
-    if (this.ready.length < this.options.readyTarget && !this.exhausted) this.claimMore();
+    if (this.ready.length < this.options.readyTarget && this.unstarted() < this.options.readyTarget + this.options.claimMax && !this.exhausted) {
+      this.claimMore();
+    }
     if (state.active > 0 || this.ready.length > 0 || this.claiming || this.waking || this.checking) return;
     // Nothing in hand and the last claim found nothing: finished, or wait and look again.
     this.checking = true;
@@ -128,13 +146,21 @@ export class ClaimSource implements CellSource {
   }
 
   policyOf(runId: string): Promise<RunPolicy> {
-    // Re-read now and then (cheap; a run's budget does not change while it runs).
+    // Re-read now and then (a run's budget does not change while it runs). A known policy is
+    // answered at once while it is re-read in the background: no cell waits for that round trip.
     const cached = this.settings.get(runId);
     if (cached && Date.now() - cached.at < 5_000) return cached.value;
     const value = this.shared.settingsOf(runId).then(policyOfSettings);
-    this.settings.set(runId, { at: Date.now(), value });
-    value.catch(() => this.settings.delete(runId));
-    return value;
+    value.then(
+      () => this.settings.set(runId, { at: Date.now(), value }),
+      () => {
+        // Unreachable: a known policy stays in use; an unknown one is asked again by the next cell.
+        if (!cached && this.settings.get(runId) === entry) this.settings.delete(runId);
+      },
+    );
+    const entry = cached ? { at: Date.now(), value: cached.value } : { at: Date.now(), value };
+    this.settings.set(runId, entry);
+    return entry.value;
   }
 
   async takeRates(cell: SourcedCell, limits: RunPolicy['limits'], tokens: number, signal: AbortSignal): Promise<boolean> {
@@ -175,6 +201,8 @@ export class ClaimSource implements CellSource {
 
   async commit(cell: SourcedCell, outcome: CellOutcome): Promise<Committed> {
     const committed = await this.commitMany({ key: cell.key, runId: cell.runId, outcome });
+    if (this.written.size >= WRITTEN_KEPT) this.written.delete(this.written.values().next().value!);
+    this.written.add(cell.key);
     this.held.delete(cell.key);
     return committed;
   }
@@ -211,6 +239,13 @@ export class ClaimSource implements CellSource {
     return this.shared.release(this.options.owner, keys, how).catch(() => {});
   }
 
+  /** Claimed cells not handed out yet (ready, and followers waiting for their leader). */
+  private unstarted(): number {
+    let count = this.ready.length;
+    for (const waiting of this.followers.values()) count += waiting.length;
+    return count;
+  }
+
   private track(work: Promise<unknown>): void {
     this.pendingWork.add(work);
     void work.finally(() => this.pendingWork.delete(work)).catch(() => {});
@@ -243,10 +278,12 @@ export class ClaimSource implements CellSource {
   private claimMore(): void {
     if (this.claiming || this.stopper.signal.aborted) return;
     this.claiming = true;
-    const { owner, claimMax, leaseMs, maxOpenAttempts } = this.options;
+    const { owner, claimMax, readyTarget, leaseMs, maxOpenAttempts } = this.options;
+    // Top the cells at hand up to twice the target (a whole group when it fits in `claimMax`).
+    const max = Math.max(1, Math.min(claimMax, 2 * readyTarget - this.ready.length));
     this.track(
       this.shared
-        .claim(owner, { max: claimMax, leaseMs, runId: this.options.runId ?? null, maxOpenAttempts })
+        .claim(owner, { max, leaseMs, runId: this.options.runId ?? null, maxOpenAttempts })
         .then(
           (all) => {
             this.exhausted = all.length === 0;
@@ -255,12 +292,21 @@ export class ClaimSource implements CellSource {
             }
             // A lease of this process that lapsed (a renewal late under load) is claimed back by
             // this process: the claim renewed it, and the cell is already in hand — not a second call.
-            const claimed = all.filter((c) => !this.held.has(c.key));
+            // So is a cell whose result this process wrote while the claim travelled (given back at
+            // once: harmless on a written cell, and a cell reopened since is free for others).
+            const late = all.filter((c) => !this.held.has(c.key) && this.written.has(c.key)).map((c) => c.key);
+            if (late.length > 0) this.track(this.release(late));
+            const claimed = all.filter((c) => !this.held.has(c.key) && !this.written.has(c.key));
             for (const cell of claimed) this.held.add(cell.key);
             if (claimed.length === 0) return;
             const cells = claimed.map((cell) => this.sourced(cell));
+            // One claim is one prefix group (or cells without one). Its first cell leads unless the
+            // group's cache is warm already (an earlier part's leader answered here); the part of a
+            // group whose leader is still running waits with that leader's followers.
             const group = claimed[0]!.group;
-            if (group !== null && cells.length > 1 && !this.followers.has(group)) {
+            const waiting = group === null ? undefined : this.followers.get(group);
+            if (waiting !== undefined) waiting.push(...cells);
+            else if (group !== null && cells.length > 1 && !this.warm.has(group)) {
               this.ready.push(cells[0]!);
               this.leaderOf.set(cells[0]!.key, group);
               this.followers.set(group, cells.slice(1));
@@ -324,6 +370,19 @@ export class ClaimSource implements CellSource {
     this.wake();
   }
 }
+
+/**
+ * Group writes of results (and of attempt counts) travelling at once. Unbounded, a worker
+ * sends a statement per event-loop turn: under load two workers at +10 ms each way took every
+ * connection of their pools with writes of a few cells each.
+ */
+const WRITES_IN_FLIGHT = 2;
+
+/** Written keys remembered against late claims (the oldest forgotten first). */
+const WRITTEN_KEPT = 4_096;
+
+/** Warm groups remembered (the oldest forgotten first). */
+const WARM_GROUPS_KEPT = 1_000;
 
 function policyOfSettings(settings: RunSettings): RunPolicy {
   return {

@@ -35,13 +35,14 @@ export interface WorkOptions {
   idleExitMs?: number;
   /** Longest wait between claims when there is nothing to do (default 1 s): announced work (LISTEN/NOTIFY) wakes the worker at once. */
   pollMs?: number;
-  /** Largest claim (a prefix group larger than this is claimed in parts). Default 4 × concurrency. */
+  /** Largest claim (a prefix group larger than this is claimed in parts). Default 2 × concurrency. */
   claimMax?: number;
   /**
    * Calls whose results may still be on their way to the store while their slots serve new
-   * calls (write-behind; default half the concurrency, at least 1: a result's write takes a round
-   * trip, and at 30 ms each way a quarter left slots idle waiting for writes). A killed worker's
-   * repeated calls are at most its calls in flight plus these.
+   * calls (write-behind; default the concurrency: a result's write takes a round trip and the
+   * server's time, and with half of it two workers at +10 ms each way left slots idle waiting for
+   * writes, bench/pg-latency.bench.ts). A killed worker's repeated calls are at most its calls in
+   * flight plus these.
    */
   writeBehind?: number;
   /** Requests by cell key to call instead of the stored form (the run command's own plan objects). */
@@ -91,7 +92,7 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
   const total = typeof options.concurrency === 'number' ? Math.max(1, Math.floor(options.concurrency)) : undefined;
   const slotsOf = (provider: string) => total ?? Math.max(1, Math.floor(concurrencyFor(options.concurrency, provider)));
   const largestLimit = typeof options.concurrency === 'object' ? Math.max(1, ...Object.values(options.concurrency)) : slotsOf('*');
-  const claimMax = options.claimMax ?? Math.floor(largestLimit) * 4;
+  const claimMax = options.claimMax ?? Math.floor(largestLimit) * 2;
   const sleep = options.sleep ?? defaultSleep;
   const costOf = options.costOf ?? (await defaultCostOf());
   const result: WorkResult = { owner, written: 0, done: 0, empty: 0, failed: 0, calls: 0, spendUsd: 0, unpricedCells: 0, refused: 0, ended: [] };
@@ -101,7 +102,7 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
     ...(options.runId === undefined ? {} : { runId: options.runId }),
     leaseMs: options.leaseMs ?? 30_000,
     claimMax,
-    readyTarget: 2 * Math.max(1, Math.min(total ?? largestLimit, largestLimit)),
+    readyTarget: Math.max(1, Math.min(total ?? largestLimit, largestLimit)),
     pollMs: options.pollMs ?? 1_000,
     ...(options.idleExitMs === undefined ? {} : { idleExitMs: options.idleExitMs }),
     maxOpenAttempts: options.retry?.maxAttempts ?? DEFAULT_MAX_OPEN_ATTEMPTS,
@@ -125,7 +126,7 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
     ...(total === undefined ? {} : { totalSlots: total }),
     prepareAhead: true,
     // Calls whose results may still be on their way to the store while their slots serve new calls.
-    writeBehind: (slots) => Math.max(0, Math.floor(options.writeBehind ?? Math.max(1, Math.ceil(slots / 2)))),
+    writeBehind: (slots) => Math.max(0, Math.floor(options.writeBehind ?? slots)),
     tallyOf,
     adapterFor: options.adapterFor ?? defaultAdapterFactory,
     costOf,

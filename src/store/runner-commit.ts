@@ -20,27 +20,59 @@ export function groupCommitter(store: RunStore): (key: string, outcome: CellOutc
   return (key, outcome) => commit({ key, outcome });
 }
 
-/** The group commit over any writer of outcomes (the PostgreSQL work loop adds the run to each item). */
-export function batchedCommitter<T extends { outcome: CellOutcome }>(write: (items: readonly T[]) => Promise<boolean[]>): (item: T) => Promise<Committed> {
-  let batch: Array<{ item: T; resolve: (committed: Committed) => void; reject: (error: unknown) => void }> = [];
-  const flush = async () => {
+/**
+ * How many group writes may travel at once (default: no limit). With a limit, items that
+ * arrive while every write is on its way join the next write: fewer, larger statements, so
+ * a distant database's connections are not all taken by writes of one or two cells.
+ */
+export interface BatchOptions {
+  maxInFlight?: number;
+}
+
+/**
+ * Items gathered in one turn of the event loop (or, with `maxInFlight`, while the writes
+ * allowed are on their way) and handed to `flush` together; each item's promise settles
+ * with its part of the answer.
+ */
+function batcher<I, R>(flush: (items: I[]) => Promise<R[]>, options: BatchOptions = {}): (item: I) => Promise<R> {
+  const maxInFlight = Math.max(1, options.maxInFlight ?? Number.POSITIVE_INFINITY);
+  let batch: Array<{ item: I; resolve: (result: R) => void; reject: (error: unknown) => void }> = [];
+  let inFlight = 0;
+  let scheduled = false;
+  const schedule = () => {
+    if (scheduled || batch.length === 0 || inFlight >= maxInFlight) return;
+    scheduled = true;
+    setImmediate(() => void run());
+  };
+  const run = async () => {
+    scheduled = false;
+    if (batch.length === 0 || inFlight >= maxInFlight) return;
     const entries = batch;
     batch = [];
+    inFlight += 1;
     try {
-      const committed = await storeOutcomes(
-        entries.map((entry) => entry.item),
-        write,
-      );
-      for (const [index, entry] of entries.entries()) entry.resolve(committed[index]!);
+      const results = await flush(entries.map((entry) => entry.item));
+      for (const [index, entry] of entries.entries()) entry.resolve(results[index]!);
     } catch (error) {
       for (const entry of entries) entry.reject(error);
+    } finally {
+      inFlight -= 1;
+      schedule();
     }
   };
   return (item) =>
-    new Promise<Committed>((resolve, reject) => {
-      if (batch.length === 0) setImmediate(() => void flush());
+    new Promise<R>((resolve, reject) => {
       batch.push({ item, resolve, reject });
+      schedule();
     });
+}
+
+/** The group commit over any writer of outcomes (the PostgreSQL work loop adds the run to each item). */
+export function batchedCommitter<T extends { outcome: CellOutcome }>(
+  write: (items: readonly T[]) => Promise<boolean[]>,
+  options: BatchOptions = {},
+): (item: T) => Promise<Committed> {
+  return batcher((items: T[]) => storeOutcomes(items, write), options);
 }
 
 /**
@@ -48,23 +80,11 @@ export function batchedCommitter<T extends { outcome: CellOutcome }>(write: (ite
  * in the same turn of the event loop are counted in one statement; each resolves once
  * its count is written, and only then is the call sent.
  */
-export function attemptRecorder(begin: (keys: readonly string[]) => Promise<void>): (key: string) => Promise<void> {
-  let batch: Array<{ key: string; resolve: () => void; reject: (error: unknown) => void }> = [];
-  const flush = async () => {
-    const entries = batch;
-    batch = [];
-    try {
-      await begin(entries.map((entry) => entry.key));
-      for (const entry of entries) entry.resolve();
-    } catch (error) {
-      for (const entry of entries) entry.reject(error);
-    }
-  };
-  return (key) =>
-    new Promise<void>((resolve, reject) => {
-      if (batch.length === 0) setImmediate(() => void flush());
-      batch.push({ key, resolve, reject });
-    });
+export function attemptRecorder(begin: (keys: readonly string[]) => Promise<void>, options: BatchOptions = {}): (key: string) => Promise<void> {
+  return batcher(async (keys: string[]) => {
+    await begin(keys);
+    return keys.map(() => undefined);
+  }, options);
 }
 
 /**

@@ -16,8 +16,8 @@ import { SEED, seeded } from './size.js';
 const CELLS = Number(process.env.PG_FAULT_CELLS ?? 10_000);
 const WORKERS = 3;
 const CONCURRENCY = 8;
-/** The worker's default write-behind at this concurrency: half of it. */
-const WRITE_BEHIND = 4;
+/** The worker's default write-behind at this concurrency: the concurrency. */
+const WRITE_BEHIND = 8;
 const KILLS = 3;
 const LATENCY_MS = 20;
 /** Longer than the outage: a lease must outlive a database restart, or the restart would cause repeats. */
@@ -150,7 +150,7 @@ describe.skipIf(bin === null)('PostgreSQL store under faults', () => {
       const repeats = [...calls.values()].reduce((sum, n) => sum + (n - 1), 0);
       expect(calls.size).toBe(CELLS);
       // A killed worker can have had at most CONCURRENCY calls in flight and WRITE_BEHIND results on their way
-      // to the store (write-behind, half the concurrency: src/execution/worker.ts); nothing else may repeat a call.
+      // to the store (write-behind, the concurrency: src/execution/worker.ts); nothing else may repeat a call.
       expect(repeats).toBeLessThanOrEqual(KILLS * (CONCURRENCY + WRITE_BEHIND));
       console.log(
         `pg faults (+${delayMs} ms each way): ${CELLS} cells, ${WORKERS} workers, ${KILLS} SIGKILLs, ${OUTAGE_MS / 1000} s outage: ${cells.length} done, 0 lost, ${repeats} repeated calls (bound ${KILLS * (CONCURRENCY + WRITE_BEHIND)}), ${((Date.now() - started) / 1000).toFixed(1)} s`,

@@ -20,7 +20,11 @@ import type { PgClient, PoolClient } from './pg-client.js';
  *   worker reserves the call's worst case on its leased cell under a lock on that row
  *   (refused when spend + live reservations + this one would pass the budget), and the
  *   cost is added to the spend in the transaction that writes the result.
- *   Reservations are lease-bound, so a killed worker's reservations lapse with it.
+ *   Reservations count while the cell's lease is live, so a killed worker's reservations
+ *   lapse with its leases. A claim of a cell whose lease lapsed keeps the reservation on it
+ *   (the earlier holder's call may still be in flight: a lease also lapses when its holder
+ *   merely could not renew it) and the new holder's own reservation adds to it; writing the
+ *   result or giving the cell back clears it.
  * - Rate limits. One token bucket per provider and kind in `rate_buckets`, refilled by
  *   the server clock; every worker takes from the same bucket.
  */
@@ -99,7 +103,6 @@ export class SharedWork {
          ORDER BY c.prefix_group, c.key LIMIT $3 FOR UPDATE OF c SKIP LOCKED
        )
        UPDATE cells SET lease_owner = $1, lease_until = now() + make_interval(secs => $4::double precision / 1000),
-         lease_reserved_usd = 0,
          lease_run = (SELECT rc.run_id FROM run_cells rc JOIN runs r ON r.id = rc.run_id
                       WHERE rc.key = cells.key AND r.status = 'running' AND ($2::text IS NULL OR r.id = $2)
                       ORDER BY r.started_at, r.id LIMIT 1)
@@ -148,14 +151,16 @@ export class SharedWork {
 
   /**
    * Reserves a call's worst-case cost against the run's budget; false when it would pass it.
-   * One statement: the run's row is locked for the sum (reservations serialize per run).
+   * One statement: the run's row is locked for the sum (reservations serialize per run). The
+   * reservation adds to what the cell carries already: a call of an earlier holder whose lease
+   * lapsed may still be in flight, and its reservation stays until the cell is written.
    */
   async reserve(owner: string, key: string, runId: string, usd: number, maxUsd: number): Promise<boolean> {
     const update = await this.client.query(
       `WITH locked AS (SELECT spent_usd FROM runs WHERE id = $1 FOR UPDATE)
-       UPDATE cells SET lease_reserved_usd = $3 WHERE key = $2 AND lease_owner = $4 AND
+       UPDATE cells SET lease_reserved_usd = lease_reserved_usd + $3 WHERE key = $2 AND lease_owner = $4 AND
          (SELECT spent_usd FROM locked)
-         + (SELECT coalesce(sum(lease_reserved_usd), 0) FROM cells WHERE lease_run = $1 AND lease_until > now() AND key <> $2)
+         + (SELECT coalesce(sum(lease_reserved_usd), 0) FROM cells WHERE lease_run = $1 AND lease_until > now())
          + $3 <= $5`,
       [runId, key, usd, owner, maxUsd],
     );
@@ -179,8 +184,13 @@ export class SharedWork {
   /** Several outcomes and the spend per run in one statement (the work loop's group commit). */
   async recordMany(items: ReadonlyArray<{ key: string; runId: string; outcome: CellOutcome }>): Promise<boolean[]> {
     if (items.length === 0) return [];
+    // Only runs with a cost to add: a spend update locks the run's row until the statement commits,
+    // and every worker's results would queue on it for nothing (free or unpriced calls).
     const spend = new Map<string, number>();
-    for (const item of items) spend.set(item.runId, (spend.get(item.runId) ?? 0) + (item.outcome.costUsd ?? 0));
+    for (const item of items) {
+      const usd = item.outcome.costUsd ?? 0;
+      if (usd !== 0) spend.set(item.runId, (spend.get(item.runId) ?? 0) + usd);
+    }
     return this.store.writeOutcomes(items, spend);
   }
 

@@ -35,7 +35,7 @@ export function hostileAnswer(index: number): { text: string; reasoning: string;
  */
 export async function runHostile(
   store: RunStore,
-  options: { cells: number; id: string; poison?: (index: number) => boolean; concurrency?: number },
+  options: { cells: number; id: string; poison?: (index: number) => boolean; concurrency?: number; fatalBurst?: number },
 ): Promise<{ runId: string; result: RunCellsResult; calls: number; plan: ReturnType<typeof makeSpecs> }> {
   const plan = makeSpecs(options.cells);
   const indexOf = new Map(plan.map((spec, index) => [cellKey(spec.request), index]));
@@ -58,6 +58,7 @@ export async function runHostile(
     adapterFor: models.adapterFor,
     costOf: () => COST_PER_CALL,
     concurrency: options.concurrency ?? 4,
+    ...(options.fatalBurst === undefined ? {} : { fatalBurst: options.fatalBurst }),
   });
   return { runId, result, calls: models.totalCalls, plan };
 }
