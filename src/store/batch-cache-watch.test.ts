@@ -208,9 +208,11 @@ describe('a --batch stage whose queue outlives the cache', () => {
     // The same queue with the followers always batched: every follower misses, and nothing re-warms.
     clock = 0;
     const again = await fake({ provider: 'anthropic', respond: cacheModel(() => clock, 60 * MINUTE).respond, pollsUntilDone: 14 });
+    // A store of its own: in the first one these cells are answered already.
+    const fresh = RunStore.open(storeFile(), { env: {} });
     const before = await runCellsBatch(
-      store,
-      await store.createRun(TEST_MANIFEST, { id: 'always-batch' }),
+      fresh,
+      await fresh.createRun(TEST_MANIFEST, { id: 'always-batch' }),
       grid(`anthropic:claude-sonnet-4-5@${again.baseURL}`, 2, 12),
       {
         env,
@@ -222,8 +224,11 @@ describe('a --batch stage whose queue outlives the cache', () => {
         followerRoute: 'batch',
       },
     );
+    expect(before).toMatchObject({ status: 'done', done: 24, failed: 0 });
     expect(before.cacheReadCells).toBe(0);
     expect(before.batchCache).toBeUndefined();
+    expect(again.submissions.size).toBe(24);
+    await fresh.close();
     await store.close();
   });
 

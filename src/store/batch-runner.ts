@@ -109,7 +109,9 @@ export async function runCellsBatch(store: RunStore, runId: string, specs: reado
         await watch?.tick();
         watch?.followersSubmitted(now());
         session.notify(`batch: leaders answered; submitting ${route.batch.length} cells that read their prompt cache`);
-        watch?.followersReserved(await submitBatches(session, route.batch, waves.cacheOf));
+        // Not inside `watch?.…(…)`: without a watch, optional chaining would skip the submission too.
+        const followersReservedUsd = await submitBatches(session, route.batch, waves.cacheOf);
+        watch?.followersReserved(followersReservedUsd);
         session.onPollTick = watch === null ? undefined : () => watch!.tick();
         await pollUntilCollected(session);
         session.onPollTick = undefined;
