@@ -1,5 +1,6 @@
+import type { AnyAudit } from './experiment/audit.js';
 import { continuationAudit } from './continuation/audit.js';
-import { registerAudit } from './experiment/registry.js';
+import { findAudit, registerAudit, unregisterAudit } from './experiment/registry.js';
 import { memoryAudit } from './memory-drift/audit.js';
 import { personaAudit } from './persona-drift/audit.js';
 
@@ -14,7 +15,10 @@ let registered = false;
 export function registerBuiltinAudits(): void {
   if (registered) return;
   registered = true;
-  registerAudit(personaAudit);
-  registerAudit(memoryAudit);
-  registerAudit(continuationAudit);
+  // One of them may already be registered alone (an audit's own command group, builtin-audit.ts,
+  // run earlier in the same process): registered again in this order, the registry lists them as always.
+  for (const audit of [personaAudit, memoryAudit, continuationAudit] as unknown as AnyAudit[]) {
+    if (findAudit(audit.name) === audit) unregisterAudit(audit.name);
+    registerAudit(audit);
+  }
 }

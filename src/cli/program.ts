@@ -45,7 +45,8 @@ export async function buildProgram(args?: readonly string[]): Promise<Command> {
     const helpOnly = args?.some((a) => a === '--help' || a === '-h') === true;
     if (command !== undefined && !REGISTRY_FREE_GROUPS.has(command) && !(helpOnly && HELP_REGISTRY_FREE_GROUPS.has(command))) {
       (await import('../builtin-sims.js')).registerBuiltinSimProfiles();
-      (await import('../audits.js')).registerBuiltinAudits();
+      // An audit's own group (`persona …`) needs only that audit; everything else reads them all.
+      if (!(await (await import('../builtin-audit.js')).registerBuiltinAuditOf(command))) (await import('../audits.js')).registerBuiltinAudits();
     }
     await registerCommands(program, args ?? [], { all: args === undefined });
     addOutputFlagAliases(program);

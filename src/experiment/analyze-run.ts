@@ -15,13 +15,13 @@ export async function auditRunId(store: RunStore, experiment: string, runId?: st
     if (run.experiment !== experiment) throw new ConfigError(`run ${runId} is a ${run.experiment} run, not a ${experiment} run`, { field: 'run' });
     return runId;
   }
-  const latest = latestRun(await store.listRuns(), experiment);
+  const latest = latestRun(await store.listRunHeads(), experiment);
   if (!latest) throw new ConfigError(`the store holds no ${experiment} run`, { field: 'run' });
   return latest.id;
 }
 
 /** The most recently started run of an experiment among these runs. */
-export function latestRun(runs: readonly RunInfo[], experiment: string): RunInfo | undefined {
+export function latestRun<R extends Pick<RunInfo, 'experiment' | 'startedAt'>>(runs: readonly R[], experiment: string): R | undefined {
   return runs.filter((r) => r.experiment === experiment).sort((a, b) => b.startedAt.localeCompare(a.startedAt))[0];
 }
 

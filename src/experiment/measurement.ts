@@ -1,6 +1,6 @@
 import { hashCanonical } from '../core/canonical-json.js';
 import { InvalidArgumentError } from '../core/errors.js';
-import type { RunInfo } from '../store/run-store.js';
+import type { RunHead, RunInfo } from '../store/run-store.js';
 import type { CellSpec, RunManifest } from '../store/types.js';
 
 /**
@@ -58,15 +58,15 @@ export function measurementOf(run: Pick<RunInfo, 'id' | 'startedAt'> & { manifes
 }
 
 /** The runs of one design, oldest measurement first. */
-export function runsOfDesign(runs: readonly RunInfo[], designId: string): RunInfo[] {
+export function runsOfDesign<R extends RunHead>(runs: readonly R[], designId: string): R[] {
   return runs
     .filter((r) => measurementOf(r).designId === designId)
     .sort((a, b) => measurementOf(a).measuredAt.localeCompare(measurementOf(b).measuredAt) || a.startedAt.localeCompare(b.startedAt));
 }
 
 /** Designs of a store with their runs, oldest measurement first, for one experiment or all. */
-export function designsOf(runs: readonly RunInfo[], experiment?: string): Map<string, RunInfo[]> {
-  const out = new Map<string, RunInfo[]>();
+export function designsOf<R extends RunHead>(runs: readonly R[], experiment?: string): Map<string, R[]> {
+  const out = new Map<string, R[]>();
   for (const run of runs) {
     if (experiment !== undefined && run.experiment !== experiment) continue;
     const id = measurementOf(run).designId;

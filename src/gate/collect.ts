@@ -5,7 +5,7 @@ import { designsOf } from '../experiment/measurement.js';
 import { analyzeAuditRun } from '../experiment/analyze-run.js';
 import { refuseRunInProgress, runIncompleteness } from '../experiment/run-completeness.js';
 import { accountRun } from '../report/report.js';
-import type { RunInfo, RunStore } from '../store/run-store.js';
+import type { RunHead, RunInfo, RunStore } from '../store/run-store.js';
 import type { GateRunInput } from './evaluate.js';
 import { isSimulatedRun } from './run-info.js';
 import { mapSequential } from '../core/map-sequential.js';
@@ -28,11 +28,12 @@ function gatedAudits(): string[] {
 export async function gatedRuns(store: RunStore, runIds?: readonly string[]): Promise<RunInfo[]> {
   if (runIds && runIds.length > 0) return mapSequential(runIds, (id) => store.requireRun(id));
   const names = gatedAudits();
-  const all = (await store.listRuns()).filter((r) => names.includes(r.experiment));
-  const latest = new Set([...designsOf(all).values()].map((runs) => (runs.at(-1) as RunInfo).id));
+  const all = (await store.listRunHeads()).filter((r) => names.includes(r.experiment));
+  const latest = new Set([...designsOf(all).values()].map((runs) => (runs.at(-1) as RunHead).id));
   const runs = all.filter((r) => latest.has(r.id));
   if (runs.length === 0) throw new ConfigError(`the store holds no ${names.join(', ')} run to gate`, { field: 'run' });
-  return runs;
+  // Each gated run's counts from the store (the gate's read-once view takes them from the cells it reads).
+  return mapSequential(runs, (r) => store.requireRun(r.id));
 }
 
 export async function gateInput(store: RunStore, run: RunInfo, options: { B?: number } = {}): Promise<GateRunInput> {

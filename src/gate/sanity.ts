@@ -91,7 +91,8 @@ export function answerSanity(cells: readonly SanityCell[]): string | null {
   for (const [model, byKey] of byModel) {
     const answered = [...byKey.values()];
     if (answered.length < SANITY_MIN_CELLS) continue;
-    if (new Set(answered.map((a) => a.answer)).size === 1) {
+    const first = (answered[0] as { answer: string }).answer;
+    if (answered.every((a) => a.answer === first)) {
       reasons.push(
         `${model} gave one and the same answer (${excerpt((answered[0] as { answer: string }).answer)}) to all ${answered.length} different requests: a likely endpoint or cache problem (a fixed reply, a mock, or a cache in front of the model), not a model reading its context`,
       );
@@ -99,6 +100,9 @@ export function answerSanity(cells: readonly SanityCell[]): string | null {
     }
     const groups = new Map<string, { arms: Set<string>; answers: Set<string> }>();
     const kept = new Map<string, { order: string[]; names: string }>();
+    // Sets only grow: once one prompt has two answers in two arms, the context reached the model and
+    // the rule cannot fire, so the rest of a healthy run's cells (a paper-scale run's 14,400) are not keyed.
+    let reachedTheModel = false;
     for (const { cell, answer } of answered) {
       const key = promptKey(cell.labels, kept);
       let group = groups.get(key);
@@ -108,7 +112,12 @@ export function answerSanity(cells: readonly SanityCell[]): string | null {
       }
       group.arms.add(armKey(cell.labels));
       group.answers.add(answer);
+      if (group.arms.size >= 2 && group.answers.size >= 2) {
+        reachedTheModel = true;
+        break;
+      }
     }
+    if (reachedTheModel) continue;
     const asked = [...groups.values()].filter((g) => g.arms.size >= 2);
     if (asked.length >= SANITY_MIN_GROUPS && asked.every((g) => g.answers.size === 1)) {
       reasons.push(

@@ -83,9 +83,13 @@ export interface ExperimentRunReport {
 async function selectRuns(store: RunStore, runIds?: readonly string[]): Promise<RunInfo[]> {
   if (runIds && runIds.length > 0) return mapSequential(runIds, (id) => store.requireRun(id));
   const names = registeredAudits().map((a) => a.name);
-  const runs = (await store.listRuns()).filter((r) => names.includes(r.experiment));
+  const runs = (await store.listRunHeads()).filter((r) => names.includes(r.experiment));
   if (runs.length === 0) throw new ConfigError(`the store holds no ${names.join(' or ')} run`, { field: 'run' });
-  return runs.sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+  // Each run's counts from the store (a report's read-once view takes them from the cells it reads).
+  return mapSequential(
+    runs.sort((a, b) => a.startedAt.localeCompare(b.startedAt)),
+    (r) => store.requireRun(r.id),
+  );
 }
 
 export async function collectReports(store: RunStore, runIds?: readonly string[], options: { B?: number } = {}): Promise<ExperimentRunReport[]> {
@@ -211,7 +215,7 @@ export async function renderHtmlReport(store: RunStore, reports: readonly Experi
 /** The history of a run's design when the run is its latest of at least two measurements, else undefined. */
 async function latestMeasurementTrend(store: RunStore, run: RunInfo): Promise<DesignHistory | undefined> {
   const design = measurementOf(run).designId;
-  const runs = runsOfDesign(await store.listRuns(), design);
+  const runs = runsOfDesign(await store.listRunHeads(), design);
   if (runs.length < 2 || runs.at(-1)?.id !== run.id) return undefined;
   return (await storeHistory(store, { design }))[0];
 }

@@ -1,7 +1,24 @@
 import { describe, expect, it, vi } from 'vitest';
 import { readOnce } from './read-once.js';
-import { SqliteRunStore } from './run-store.js';
+import { ZERO_USAGE } from '../models/types.js';
+import { type CellOutcome, SqliteRunStore } from './run-store.js';
 import { makeSpecs, TEST_MANIFEST } from './testing/fakes.js';
+
+const outcome = (status: CellOutcome['status'], text: string | null): CellOutcome => ({
+  status,
+  attempts: 1,
+  text,
+  reasoning: null,
+  finishReason: 'stop',
+  responseModel: null,
+  usage: { ...ZERO_USAGE, inputTokens: 5, outputTokens: 2 },
+  latencyMs: 12,
+  costUsd: 0.001,
+  errorClass: null,
+  errorMessage: null,
+  startedAt: '2026-01-01T00:00:00.000Z',
+  finishedAt: '2026-01-01T00:00:01.000Z',
+});
 
 describe('readOnce: a report reads the run and its cells once', () => {
   it('answers repeated reads from the first, per argument list, and passes everything else through', async () => {
@@ -25,10 +42,12 @@ describe('readOnce: a report reads the run and its cells once', () => {
     expect(await view.cellResultsOfRun(runId, { status: 'pending' })).toHaveLength(3);
     expect(cellResults).toHaveBeenCalledTimes(2);
 
+    // A run is read without the store's count: its counts come from the cells already read, and match the store's.
     const calls = getRun.mock.calls.length;
     expect((await view.getRun(runId))?.id).toBe('run-a');
-    expect((await view.getRun(runId))?.id).toBe('run-a');
+    expect((await view.getRun(runId))?.counts).toEqual((await store.getRun(runId))?.counts);
     expect(getRun.mock.calls.length).toBe(calls + 1);
+    expect(cellResults).toHaveBeenCalledTimes(2);
     // After the list, a listed run is answered from it.
     const other = await store.createRun(TEST_MANIFEST, { id: 'run-b' });
     const fresh = readOnce(store);
@@ -40,6 +59,23 @@ describe('readOnce: a report reads the run and its cells once', () => {
     // Unlisted methods go to the store itself.
     expect((await view.resultsOfRun(runId)).size).toBe(3);
     expect(view.backend).toBe('sqlite');
+    await store.close();
+  });
+
+  it('counts a run from its cells as the store does, status by status, in the same key order', async () => {
+    const store = SqliteRunStore.open(':memory:');
+    const runId = await store.createRun(TEST_MANIFEST, { id: 'run-c' });
+    const [done, failed] = await store.registerCells(runId, makeSpecs(4));
+    await store.recordResult(done as string, outcome('done', 'x'));
+    await store.recordResult(failed as string, { ...outcome('failed', null), errorClass: 'server', errorMessage: 'no' });
+    const counted = await store.getRun(runId);
+    const getRun = vi.spyOn(store, 'getRun');
+    const view = readOnce(store);
+    const viewed = await view.requireRun(runId);
+    expect(getRun).not.toHaveBeenCalled();
+    expect(JSON.stringify(viewed)).toBe(JSON.stringify(counted));
+    expect(viewed.counts).toMatchObject({ done: 1, failed: 1, pending: 2, total: 4 });
+    expect((await view.listRunHeads()).map((r) => [r.id, 'counts' in r])).toEqual([[runId, false]]);
     await store.close();
   });
 

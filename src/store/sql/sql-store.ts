@@ -20,12 +20,14 @@ import {
   type RunCellIndexRow,
   type RunCellRecord,
   type RunCellResultRecord,
+  type RunHead,
   type RunInfo,
   type RunRow,
   type RunStatus,
   type RunStore,
   resultRecord,
   rowToResult,
+  runHeadOfRow,
   runInfoOfRow,
   scrubJsonValues,
   storedLegacyKey,
@@ -148,12 +150,21 @@ export abstract class SqlStore implements RunStore {
     return run;
   }
 
+  /** The runs table, newest first. */
+  private runRows(): Promise<RunRow[]> {
+    const { bytewise } = this.exec.dialect;
+    return this.exec.all<RunRow>(`SELECT * FROM runs ORDER BY ${bytewise('started_at')} DESC, ${bytewise('id')} DESC`);
+  }
+
+  async listRunHeads(): Promise<RunHead[]> {
+    return (await this.runRows()).map(runHeadOfRow);
+  }
+
   /** All runs, newest first. */
   async listRuns(): Promise<RunInfo[]> {
-    const { bytewise } = this.exec.dialect;
     const stamp = this.exec.changeStamp();
     const [rows, counts] = await Promise.all([
-      this.exec.all<RunRow>(`SELECT * FROM runs ORDER BY ${bytewise('started_at')} DESC, ${bytewise('id')} DESC`),
+      this.runRows(),
       this.exec.all<{ run_id: string; status: CellStatus; n: number }>(
         `SELECT rc.run_id AS run_id, c.status AS status, CAST(count(*) AS INTEGER) AS n FROM run_cells rc JOIN cells c ON c.key = rc.key
          GROUP BY rc.run_id, c.status`,
