@@ -57,7 +57,7 @@ describe('dialects', () => {
       { k: 'a', n: null, x: 1e-300 },
     ]);
     const list = sqliteDialect.inList('k', 'text', ['a', 'zz']);
-    expect(await exec.raw(`SELECT k FROM t WHERE ${list.sql}`, list.params)).toEqual([['a']]);
+    expect(await exec.raw(`SELECT k, n FROM t WHERE ${list.sql}`, list.params, (row) => row.join(':'))).toEqual(['a:']);
     const flag = sqliteDialect.labelEquals('labels', 'flag', true);
     expect(await exec.all(`SELECT k FROM t WHERE ${flag.sql}`, flag.params)).toEqual([{ k: 'b' }]);
   });

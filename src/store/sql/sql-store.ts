@@ -674,7 +674,7 @@ export abstract class SqlStore implements RunStore {
     const { sql, params } = this.cellQuery(runId, query, false);
     // Rows as arrays (issue #44): at 28,800 cells a row object per cell before the record is built
     // cost about a third of the read. The columns are RESULT_COLUMNS, then labels and ordinal.
-    return (await this.exec.raw(sql, params)).map((row) => resultRecordOfColumns(runId, row));
+    return this.exec.raw(sql, params, (row) => resultRecordOfColumns(runId, row));
   }
 
   /** Labels, status and text of a run's cells in plan order (no requests). */
