@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { InputError, InvalidArgumentError } from '../core/errors.js';
 import { ZERO_USAGE } from '../models/types.js';
 import { cellKey, contentKey } from './keys.js';
@@ -298,5 +298,23 @@ describe('secrets never reach the store', () => {
       }
       expect(bytes.includes(Buffer.from(secret))).toBe(false);
     }
+  });
+});
+
+describe('listRuns and the kept counts', () => {
+  it('lists runs counted since the last change without joining every run cell, and counts again after a write', async () => {
+    const store = SqliteRunStore.open(':memory:');
+    const runId = await store.createRun(TEST_MANIFEST, { id: 'counted' });
+    const [key] = await store.registerCells(runId, makeSpecs(3));
+    const joins = () => all.mock.calls.filter(([sql]) => typeof sql === 'string' && sql.includes('GROUP BY rc.run_id, c.status')).length;
+    const exec = (store as unknown as { exec: { all: (sql: string, params?: unknown[]) => Promise<unknown[]> } }).exec;
+    const all = vi.spyOn(exec, 'all');
+    expect((await store.getRun(runId))?.counts).toMatchObject({ pending: 3, total: 3 });
+    expect((await store.listRuns()).map((r) => r.counts)).toEqual([{ pending: 3, done: 0, empty: 0, failed: 0, total: 3 }]);
+    expect(joins()).toBe(0);
+    await store.recordResult(key as string, outcome('x'));
+    expect((await store.listRuns()).map((r) => r.counts)).toEqual([{ pending: 2, done: 1, empty: 0, failed: 0, total: 3 }]);
+    expect(joins()).toBe(1);
+    await store.close();
   });
 });

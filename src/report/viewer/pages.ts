@@ -348,7 +348,7 @@ export async function runPage(
   const charts = view.charts.length > 0 ? html`<section class="charts" id="charts">${view.charts}</section>` : html``;
   // A design measured more than once: its trend page (docs/over-time.md).
   const design = measurementOf(run).designId;
-  const measurements = runsOfDesign(await store.store.listRuns(), design).length;
+  const measurements = runsOfDesign(await store.store.listRunHeads(), design).length;
   const trendLink =
     measurements >= 2 ? html` · <a id="trend-link" href="/trend?${qs({ s: store.index, d: design })}">over time (${measurements} measurements)</a>` : '';
   const links = query.analysis
