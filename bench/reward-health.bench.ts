@@ -210,7 +210,7 @@ try {
     );
   }
   console.log(
-    `server event-loop delay (whole run, monitorEventLoopDelay): p50 ${loopAfter.delayP50Ms} ms, p99 ${loopAfter.delayP99Ms} ms, max ${loopAfter.delayMaxMs} ms`,
+    `server event-loop delay (since listening, monitorEventLoopDelay): p50 ${loopAfter.delayP50Ms} ms, p99 ${loopAfter.delayP99Ms} ms, max ${loopAfter.delayMaxMs} ms`,
   );
   console.log(`server peak memory: ${peakMb().toFixed(0)} MB; server still up: ${server.exitCode === null}`);
   console.log(`loaded max / 100 ms target: ${(loaded.max / 100).toFixed(2)}; loaded median / idle median: ${(loaded.median / idle.median).toFixed(2)}`);
