@@ -8,17 +8,30 @@
  *   Baselines, measured in the same command: /health latency of the idle server, and of a bare
  *   Node HTTP server probed in turn with it (what waiting for a core costs on this machine).
  * Prints median, p95 and max of both, the answers to the load (200 / 503 / other), the server's
- * peak memory and the ratio of the loaded max to 100 ms. BENCH_SMOKE=1: 10 probes each.
+ * peak memory, the load average before and after, and the ratio of the loaded max to 100 ms.
+ * BENCH_SMOKE=1: 10 probes each.
+ *   BENCH_SHAPE=labelled: each response is 128 tagged steps (the most labelled; default cap) of
+ * prose, different in every request, so the labeler, its cache store and DTW run for every item
+ * (the default shape, untagged prose, has thousands of sentences per response: each item is refused
+ * at the step cap before any labelling, and every request is the same body, so it measures receiving
+ * and segmenting only). BENCH_ROUNDS=n: stop after n rounds of 50 (default: as many as the probes last).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { setPriority, tmpdir } from 'node:os';
+import { loadavg, setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SIM_STEP_CUES } from '../src/memory-drift/sim.js';
 
 const smoke = process.env.BENCH_SMOKE === '1' || process.env.BENCH_SMOKE === 'true';
 const PROBES = smoke ? 10 : 200;
 const CHARS = Number(process.env.BENCH_CHARS ?? 1_000_000);
+const LABELLED = process.env.BENCH_SHAPE === 'labelled';
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? Number.POSITIVE_INFINITY);
+const loadAverage = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
+const loadAtStart = loadAverage();
 const A = 'Practical/Efficiency and resource optimization';
 const C = 'Social/Social equity and justice';
 const dir = mkdtempSync(join(tmpdir(), 'echolens-reward-health-'));
@@ -103,12 +116,32 @@ try {
   const [idleTimes, idleControlTimes] = await probe(PROBES);
   const idle = summary(idleTimes);
   const sentence = `${SIM_STEP_CUES[A]!.sentences[0]!} `;
-  const response = sentence.repeat(Math.ceil(CHARS / sentence.length)).slice(0, CHARS - 10);
+  const prose = (n: number) => sentence.repeat(Math.ceil(n / sentence.length)).slice(0, n);
   const perBody = Math.max(1, Math.floor((8 * 1024 * 1024 - 100) / (CHARS + 40)));
+  // A labelled response: 128 tagged steps filling CHARS; `TAGxxxxxxxx` is replaced per request (below).
+  const tagged = () => {
+    const frame = '<think></think><answer>TAG00000000</answer>'.length;
+    const stepFrame = '<step_128></step_128>'.length;
+    const stepChars = Math.floor((CHARS - frame) / 128) - stepFrame;
+    const steps = Array.from({ length: 128 }, (_, i) => `<step_${i + 1}>${prose(stepChars)}</step_${i + 1}>`).join('');
+    return `<think>${steps}</think><answer>TAG00000000</answer>`;
+  };
+  const response = LABELLED ? tagged() : prose(CHARS - 10);
   // Encoded once: re-encoding 8 MiB per request would only slow this client.
   const body = Buffer.from(
     JSON.stringify({ items: Array.from({ length: perBody }, (_, i) => ({ question_id: 'q1', response: `${i} ${response}`.slice(0, CHARS) })) }),
   );
+  // Labelled shape: a copy per request with its own number in every response, so nothing is served from the labeler's cache.
+  const tagAt: number[] = [];
+  for (let at = body.indexOf('TAG00000000'); LABELLED && at >= 0; at = body.indexOf('TAG00000000', at + 1)) tagAt.push(at + 3);
+  let sent = 0;
+  const bodyFor = () => {
+    if (!LABELLED) return body;
+    const copy = Buffer.from(body);
+    const tag = String(sent++).padStart(8, '0');
+    for (const at of tagAt) copy.write(tag, at, 'latin1');
+    return copy;
+  };
   // BENCH_CLIENT_NICE=n: this load client runs at nice n (a trainer on its own machine, or below
   // the server on a shared one); default: the same priority as the server.
   if (process.env.BENCH_CLIENT_NICE) setPriority(Number(process.env.BENCH_CLIENT_NICE));
@@ -117,14 +150,14 @@ try {
   let rounds = 0;
   const statuses: Record<string, number> = {};
   const load = (async () => {
-    while (!stop) {
+    while (!stop && rounds < ROUNDS) {
       await Promise.all(
         Array.from({ length: 50 }, async () => {
           // A request that got no complete HTTP answer is counted by its cause (e.g. error UND_ERR_SOCKET).
           let key: string;
           let status = 0;
           try {
-            const r = await fetch(`${url}/score`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+            const r = await fetch(`${url}/score`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: bodyFor() });
             status = r.status;
             await r.text();
             key = String(r.status);
@@ -138,7 +171,20 @@ try {
       rounds++;
     }
   })();
-  const [loadedTimes, loadedControlTimes] = await probe(PROBES);
+  let loadDone = false;
+  void load.then(() => {
+    loadDone = true;
+  });
+  // With BENCH_ROUNDS, probing goes on (PROBES at a time) until the last round is answered.
+  const loadedTimes: number[] = [];
+  const loadedControlTimes: number[] = [];
+  do {
+    const [times, controlTimes] = await probe(PROBES);
+    loadedTimes.push(...times);
+    loadedControlTimes.push(...controlTimes);
+  } while (Number.isFinite(ROUNDS) && !loadDone);
+  loadedTimes.sort((a, b) => a - b);
+  loadedControlTimes.sort((a, b) => a - b);
   const loaded = summary(loadedTimes);
   const loopAfter = await eventLoop();
   stop = true;
@@ -146,20 +192,25 @@ try {
   const answers = Object.entries(statuses)
     .map(([status, n]) => `${n}× ${status}`)
     .join(', ');
-  console.log(`body: ${(body.length / 1024 / 1024).toFixed(2)} MiB, ${perBody} responses of ${CHARS.toLocaleString('en')} characters`);
+  console.log(
+    `body: ${(body.length / 1024 / 1024).toFixed(2)} MiB, ${perBody} responses of ${CHARS.toLocaleString('en')} characters${LABELLED ? ', 128 tagged steps each, distinct per request' : ''}`,
+  );
+  console.log(`load average (1, 5, 15 min): at start ${loadAtStart}, at the end ${loadAverage()}`);
   console.log(`/health, idle server (baseline):            ${fmt(idle)}`);
   console.log(`  bare control server meanwhile:             ${fmt(summary(idleControlTimes))}`);
   console.log(`/health, 50 concurrent maximal requests:     ${fmt(loaded)}  (${rounds} rounds: ${answers})`);
   console.log(`  bare control server meanwhile:             ${fmt(summary(loadedControlTimes))}`);
   const over = (t: number[]) => t.filter((x) => x >= 100).length;
-  console.log(`probes ≥ 100 ms under load: reward server ${over(loadedTimes)}/${PROBES}, control ${over(loadedControlTimes)}/${PROBES}`);
+  console.log(
+    `probes ≥ 100 ms under load: reward server ${over(loadedTimes)}/${loadedTimes.length}, control ${over(loadedControlTimes)}/${loadedControlTimes.length}`,
+  );
   if (loopBefore.threadRunMs !== null && loopAfter.threadRunMs !== null && loopBefore.threadWaitMs !== null && loopAfter.threadWaitMs !== null) {
     console.log(
       `server thread during the loaded phase: ran ${loopAfter.threadRunMs - loopBefore.threadRunMs} ms, waited for a core ${loopAfter.threadWaitMs - loopBefore.threadWaitMs} ms (Linux schedstat)`,
     );
   }
   console.log(
-    `server event-loop delay (whole run, monitorEventLoopDelay): p50 ${loopAfter.delayP50Ms} ms, p99 ${loopAfter.delayP99Ms} ms, max ${loopAfter.delayMaxMs} ms`,
+    `server event-loop delay (since listening, monitorEventLoopDelay): p50 ${loopAfter.delayP50Ms} ms, p99 ${loopAfter.delayP99Ms} ms, max ${loopAfter.delayMaxMs} ms`,
   );
   console.log(`server peak memory: ${peakMb().toFixed(0)} MB; server still up: ${server.exitCode === null}`);
   console.log(`loaded max / 100 ms target: ${(loaded.max / 100).toFixed(2)}; loaded median / idle median: ${(loaded.median / idle.median).toFixed(2)}`);

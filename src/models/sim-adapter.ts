@@ -1,4 +1,4 @@
-import { countTokens } from './token-count.js';
+import { countTokens, countTokensSliced } from './token-count.js';
 import { didYouMean } from '../core/suggest.js';
 import { ModelCallError } from './errors.js';
 import { getSimProfile, listSimProfiles, type SimProfile } from './sim-registry.js';
@@ -28,11 +28,14 @@ export class SimAdapter implements ModelAdapter {
     const answer = profile.answer(request, seed);
     const prompt = request.messages.map((m) => m.content).join('\n');
     const reasoningTokens = answer.reasoning === undefined ? 0 : countTokens(answer.reasoning);
+    // A long prompt is counted in slices with yields between them: a server calling a sim labeler
+    // with a megabyte of steps keeps its thread responsive (countTokensSliced gives the same count).
+    const inputTokens = await countTokensSliced(prompt);
     const response: ModelResponse = {
       text: answer.text,
       finishReason: 'stop',
       usage: {
-        inputTokens: countTokens(prompt),
+        inputTokens,
         outputTokens: countTokens(answer.text) + reasoningTokens,
         cachedInputTokens: 0,
         cacheWriteTokens: 0,

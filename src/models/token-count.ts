@@ -58,3 +58,38 @@ export function countTokens(text: string): number {
   if (start < text.length) total += countBpeTokens(text.slice(start));
   return total;
 }
+
+/** Characters counted between two yields to the event loop by countTokensSliced. */
+export const TOKEN_SLICE_CHARS = 32_768;
+
+/**
+ * countTokens of a long text, a slice at a time with a yield to the event loop in between, so a
+ * megabyte prompt (a reward server's labeler call through `sim:`) never holds its thread for
+ * hundreds of ms. Slices end just before a space that follows a non-space character: the o200k
+ * pre-tokenizer never joins such a pair into one token (a space only ever starts a token or belongs
+ * to a run of whitespace), so the sum equals countTokens of the whole text. A slice without such a
+ * place is counted whole.
+ */
+export async function countTokensSliced(text: string, sliceChars = TOKEN_SLICE_CHARS): Promise<number> {
+  if (text.length <= sliceChars) return countTokens(text);
+  let total = 0;
+  let start = 0;
+  while (start < text.length) {
+    let end = Math.min(text.length, start + sliceChars);
+    if (end < text.length) {
+      let cut = end;
+      while (cut > start && !(text.charCodeAt(cut) === 32 && !isSpace(text.charCodeAt(cut - 1)))) cut--;
+      if (cut > start) end = cut;
+      else {
+        // No place to cut within the slice: extend to the next one.
+        cut = end;
+        while (cut < text.length && !(text.charCodeAt(cut) === 32 && !isSpace(text.charCodeAt(cut - 1)))) cut++;
+        end = cut;
+      }
+    }
+    total += countTokens(text.slice(start, end));
+    start = end;
+    if (start < text.length) await new Promise((resolve) => setImmediate(resolve));
+  }
+  return total;
+}

@@ -14,6 +14,8 @@ import { parseHeldOut, renderEvaluationMarkdown, runEvaluation } from '../../mem
 import { runReferences } from '../../memory-drift/mitigation/references.js';
 import { CachedLabeler } from '../../memory-drift/mitigation/reward-labeler.js';
 import { startRewardServer } from '../../memory-drift/mitigation/reward-server.js';
+import { loadPriceTable } from '../../models/prices.js';
+import { countTokens } from '../../models/token-count.js';
 import { lowerHelperThreads } from '../../memory-drift/mitigation/thread-priority.js';
 import { type GrpoExport, type GrpoFormat, grpoPromptRows, splitByQuestion, type VerlPromptRow } from '../../memory-drift/mitigation/grpo-data.js';
 import { buildTrainFiles, GRPO_PRESETS, TRAIN_ENGINES, type TrainEngine, trainConfigSchema } from '../../memory-drift/mitigation/train-config.js';
@@ -213,6 +215,12 @@ export function registerMemoryMitigation(memory: Command): void {
         cacheSize: options.cacheSize,
         ...(options.concurrency ? { runtime: { concurrency: options.concurrency } } : {}),
       });
+      // First-use costs paid before listening, not inside the first request while /health waits:
+      // the model adapters the runner imports lazily, the price table every labeler stage reads,
+      // and a sim labeler's tokenizer tables (~20 MB, loaded synchronously on the first count).
+      await import('../../models/index.js');
+      loadPriceTable();
+      if (options.labeler.startsWith('sim:')) countTokens('warm up');
       const token: string | undefined = options.token ?? (process.env.ECHOLENS_REWARD_TOKEN || undefined);
       const server = await startRewardServer({
         references,

@@ -45,6 +45,15 @@ export interface CachedLabelerOptions {
    * the stage and tallies the run's budget) instead of directly in `runId` and its segments.
    */
   parsedStage?: LabelerStage;
+  /**
+   * Most characters of steps sent in one labeler stage of its own runs (default 1,000,000; not
+   * used with `parsedStage`). A stage's prompts are built, hashed and stored in one synchronous
+   * stretch, so a batch of megabyte responses is cut into several stages, run one after another:
+   * the thread (a reward server's, answering /health) is never held for more than about one
+   * maximal response's worth of that work. (Labeller calls of one batch of megabyte responses are
+   * then sequential; a batch of ordinary responses is one stage, as before.)
+   */
+  stageChars?: number;
 }
 
 /** A stage runner for labeler cells (see `CachedLabelerOptions.parsedStage`). */
@@ -78,8 +87,17 @@ export class CachedLabeler {
     this.currentRunId = options.runId;
   }
 
+  private runForQueue: Promise<unknown> = Promise.resolve();
+
+  /** The run the next stage goes to; one call at a time (stages of one batch run at once). */
+  private runFor(cells: number): Promise<string> {
+    const next = this.runForQueue.then(() => this.nextRun(cells));
+    this.runForQueue = next.catch(() => undefined);
+    return next;
+  }
+
   /** The run the next stage goes to, opening a new segment when the current one is full. */
-  private async runFor(cells: number): Promise<string> {
+  private async nextRun(cells: number): Promise<string> {
     const limit = this.options.segmentCells ?? 2_000;
     if (this.segmentFill > 0 && this.segmentFill + cells > limit) {
       this.segment++;
@@ -169,29 +187,61 @@ export class CachedLabeler {
   stagesRun = 0;
 
   private async runMisses(misses: Map<string, { steps: string[]; resolve: (o: LabelOutcome) => void; reject: (e: unknown) => void }>): Promise<void> {
-    const { store, labeler, ontology } = this.options;
     const entries = [...misses.entries()];
-    const items: ParsedItem<string[]>[] = entries.map(([, { steps }]) => ({
-      spec: {
-        request: { model: labeler, messages: buildLabelerMessages(steps, ontology), params: { ...LABELER_DEFAULT_PARAMS }, sample: 0 },
-        labels: { experiment: 'memory-reward', stage: 'labeler', steps: steps.length, attempt: 0 },
-      },
-      parse: (text) => {
-        const parsed = parseLabelerOutput(text, { stepCount: steps.length, ontology });
-        return parsed.ok ? { ok: true, value: parsed.symbols } : { ok: false, error: `${parsed.reason}: ${parsed.detail}` };
-      },
-      reask: (previous, bad) => {
-        const parsed = parseLabelerOutput(bad, { stepCount: steps.length, ontology });
-        const failure = parsed.ok ? { reason: 'schema' as const, detail: 'unusable' } : parsed;
-        return buildLabelerReaskMessages(previous, bad, failure, steps.length);
-      },
-    }));
+    if (this.options.parsedStage !== undefined) return this.runStage(entries, false);
+    const limit = this.options.stageChars ?? 1_000_000;
+    const groups: (typeof entries)[] = [];
+    let chars = Number.POSITIVE_INFINITY;
+    for (const entry of entries) {
+      const size = entry[1].steps.reduce((n, step) => n + step.length, 0);
+      if (chars + size > limit) {
+        groups.push([]);
+        chars = 0;
+      }
+      groups.at(-1)!.push(entry);
+      chars += size;
+    }
+    // One stage after another: each does its work in slices with yields between them, and the
+    // event loop runs one slice of every job in progress per turn, so stages run at once would
+    // multiply the time a /health request waits behind them.
+    for (const group of groups) await this.runStage(group, true);
+  }
+
+  /** One labeler stage for `entries`; settles each entry's promise (never rejects). */
+  private async runStage(
+    entries: [string, { steps: string[]; resolve: (o: LabelOutcome) => void; reject: (e: unknown) => void }][],
+    yieldBetween: boolean,
+  ): Promise<void> {
+    const { store, labeler, ontology } = this.options;
+    const items: ParsedItem<string[]>[] = [];
+    for (const [index, [, { steps }]] of entries.entries()) {
+      // Each prompt holds a whole response: let the event loop in between building them.
+      if (yieldBetween && index > 0) await new Promise((resolve) => setImmediate(resolve));
+      items.push({
+        spec: {
+          request: { model: labeler, messages: buildLabelerMessages(steps, ontology), params: { ...LABELER_DEFAULT_PARAMS }, sample: 0 },
+          labels: { experiment: 'memory-reward', stage: 'labeler', steps: steps.length, attempt: 0 },
+        },
+        parse: (text) => {
+          const parsed = parseLabelerOutput(text, { stepCount: steps.length, ontology });
+          return parsed.ok ? { ok: true, value: parsed.symbols } : { ok: false, error: `${parsed.reason}: ${parsed.detail}` };
+        },
+        reask: (previous, bad) => {
+          const parsed = parseLabelerOutput(bad, { stepCount: steps.length, ontology });
+          const failure = parsed.ok ? { reason: 'schema' as const, detail: 'unusable' } : parsed;
+          return buildLabelerReaskMessages(previous, bad, failure, steps.length);
+        },
+      });
+    }
+    // The stage hashes and stores the prompts in the same synchronous stretch as its first await
+    // (the store's calls settle at once): not in the same turn as the last prompt's building.
+    if (yieldBetween) await new Promise((resolve) => setImmediate(resolve));
     try {
       const retries = this.options.reasks ?? DEFAULT_LABELER_REASKS;
       this.stagesRun++;
       const { outcomes, stages } = this.options.parsedStage
         ? await this.options.parsedStage(items, retries)
-        : await runParsedStage(store, await this.runFor(misses.size), items, retries, { progress: false, ...this.options.runtime });
+        : await runParsedStage(store, await this.runFor(items.length), items, retries, { progress: false, ...this.options.runtime });
       for (const stage of stages) {
         this.stats.calls += stage.calls;
         this.stats.storeHits += stage.cached;

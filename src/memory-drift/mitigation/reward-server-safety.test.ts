@@ -202,6 +202,63 @@ describe('reward server: token, timeouts, heavy responses', () => {
     }
   }, 30_000);
 
+  it('a maximal labelled request: /health asked while it is scored is answered before it; 12 at once are each served or refused', async () => {
+    // 8 responses of about 1,000,000 characters, 128 tagged steps each: every response is labelled
+    // (the most steps labelled) and scored, the heaviest work a request can bring.
+    const stepText = `${SIM_STEP_CUES[A]!.sentences[0]!} `.repeat(80).slice(0, 7_700);
+    const maximal = (tag: string) =>
+      `<think>${Array.from({ length: 128 }, (_, i) => `<step_${i + 1}>${stepText}</step_${i + 1}>`).join('')}</think><answer>${tag}</answer>`;
+    const body = (tag: string) => JSON.stringify({ items: Array.from({ length: 8 }, (_, i) => ({ question_id: 'q1', response: maximal(`${tag}-${i}`) })) });
+    const labeler = await newLabeler();
+    const server = await startRewardServer({
+      references: parseReferences(REFERENCES),
+      labeler,
+      weights: { format: 1, dtw: 1, sri: 0 },
+      port: 0,
+      maxResponseChars: 1_000_000,
+      maxConcurrent: 2,
+    });
+    try {
+      let scored = false;
+      const scoring = raw(server.url, { method: 'POST', path: '/score', headers: { 'content-type': 'application/json' }, body: body('first') }).then((r) => {
+        scored = true;
+        return r;
+      });
+      // Wait until the request is being labelled (parsed and segmented in a worker by then).
+      for (;;) {
+        const health = JSON.parse((await raw(server.url, { path: '/health' })).body) as { cache: { lookups: number } };
+        if (health.cache.lookups > 0 || scored) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(scored).toBe(false);
+      const health = await raw(server.url, { path: '/health' });
+      expect(health.status).toBe(200);
+      expect(scored).toBe(false);
+      const first = await scoring;
+      expect(first.status).toBe(200);
+      const results = JSON.parse(first.body).results as { reward: number | null; steps?: number }[];
+      expect(results).toHaveLength(8);
+      expect(results.every((r) => r.reward !== null && r.steps === 128)).toBe(true);
+
+      const statuses = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          raw(server.url, { method: 'POST', path: '/score', headers: { 'content-type': 'application/json' }, body: body(`load-${i}`) }).then(
+            (r) => r.status,
+            // A refused upload may also end in EPIPE for the unsent rest at Node's http client after its 503 (refuseUnread).
+            (error: NodeJS.ErrnoException) => error.code ?? 'error',
+          ),
+        ),
+      );
+      expect(statuses.every((s) => s === 200 || s === 503 || s === 'EPIPE')).toBe(true);
+      expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(0);
+      const after = await raw(server.url, { path: '/health' });
+      expect(after.status).toBe(200);
+      expect(JSON.parse(after.body).stats.busy).toBe(statuses.filter((s) => s !== 200).length);
+    } finally {
+      await server.close();
+    }
+  }, 300_000);
+
   it('the CLI stops promptly on SIGTERM', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'echolens-reward-cli-'));
     writeFileSync(join(dir, 'refs.jsonl'), `${REFERENCES}\n`);

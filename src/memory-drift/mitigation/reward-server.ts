@@ -243,7 +243,7 @@ export function startRewardServer(serverOptions: RewardServerOptions): Promise<R
   const maxResponseChars = options.maxResponseChars ?? DEFAULT_MAX_RESPONSE_CHARS;
   const timeoutMs = options.requestTimeoutMs ?? 120_000;
   let hosts: Set<string> = new Set();
-  // How late this thread's event loop ran (since start), and how long the thread waited for a core.
+  // How late this thread's event loop ran (since it started listening), and how long the thread waited for a core.
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
   // The histogram holds whole timer intervals (resolution included): lateness is the excess.
@@ -400,6 +400,8 @@ export function startRewardServer(serverOptions: RewardServerOptions): Promise<R
       const address = server.address() as AddressInfo;
       const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
       hosts = allowedHosts(bindHost, address.port);
+      // The delay figures describe serving: start-up (module loading, warm-up) is not counted.
+      loopDelay.reset();
       for (const extra of options.allowHosts ?? []) hosts.add(extra.toLowerCase());
       resolve({
         url: `http://${host}:${address.port}`,

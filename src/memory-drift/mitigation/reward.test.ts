@@ -247,3 +247,28 @@ describe('label cache across segments and restarts', () => {
     await run.store.close();
   });
 });
+
+describe('labelling a batch of long responses', () => {
+  it('cuts it into stages of at most stageChars characters of steps, with the same labels as one stage', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'echolens-stages-'));
+    const ontology = loadBuiltinOntology();
+    // Six responses of about 1,000 characters of steps each, distinct, labelled [x, A, C].
+    const long = (i: number, symbol: string) =>
+      `<step_1>${sentence(symbol)} ${'filler '.repeat(120)}${i}</step_1><step_2>${sentence(A)}</step_2><step_3>${sentence(C)}</step_3>`;
+    const responses = Array.from({ length: 6 }, (_, i) => long(i, [A, B, C][i % 3]!));
+    const oneRun = await openExperimentRun(join(dir, 'one.db'), 'memory-reward', { test: 'one-stage' }, 42);
+    const whole = new CachedLabeler({ store: oneRun.store, runId: oneRun.runId, labeler: 'sim:labeler', ontology });
+    const expected = await whole.labelAll(responses);
+    expect(whole.stagesRun).toBe(1);
+    const splitRun = await openExperimentRun(join(dir, 'split.db'), 'memory-reward', { test: 'split' }, 42);
+    const split = new CachedLabeler({ store: splitRun.store, runId: splitRun.runId, labeler: 'sim:labeler', ontology, stageChars: 2_500 });
+    const got = await split.labelAll(responses);
+    // Two responses (about 2,000 characters) fit in 2,500: three stages.
+    expect(split.stagesRun).toBe(3);
+    expect(split.stats.calls).toBe(6);
+    expect(got).toEqual(expected);
+    expect(got.every((o) => o.ok && o.symbols.length === 3)).toBe(true);
+    await oneRun.store.close();
+    await splitRun.store.close();
+  });
+});
