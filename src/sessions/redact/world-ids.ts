@@ -1,8 +1,8 @@
 /**
  * National identity and tax numbers outside Europe's date-based ones (pii.ts, kind `ids`):
  * those with a check strong enough to stand alone in their written form — the Brazilian CPF
- * (ddd.ddd.ddd-dd, two mod 11 digits), India's Aadhaar (4-4-4 groups, Verhoeff), the Indian
- * PAN (five letters with a holder-type letter, four digits, a letter), the German tax id in its
+ * (ddd.ddd.ddd-dd, two mod 11 digits), the Aadhaar number of India (4-4-4 groups, Verhoeff), its PAN
+ * (five letters with a holder-type letter, four digits, a letter), the German tax id in its
  * 2-3-3-3 groups (ISO 7064 check, one digit repeated) — and any number after a word naming a
  * national id, tax or social insurance number, whatever its country: a label says what follows,
  * and a number of that shape after it is rarely anything else. The checks keep bare digit runs
