@@ -206,7 +206,8 @@ const NOT_PEOPLE = /^(?:Claude|Codex|Gemini|Copilot|Cursor|Monte|Gemma|Llama|Mis
 const INITIALLED_NAME = /(?<![\p{L}\d_])\p{Lu}\p{Ll}[\p{Ll}'’-]+\s\p{Lu}\.\s\p{Lu}\p{Ll}*['’]?\p{Lu}?[\p{Ll}'’-]+(?![\p{L}\d_])/gu;
 const ADDRESSED =
   /\b(?:[Aa]sk|[Aa]sked|[Pp]ing|[Pp]inged|[Tt]ell|[Tt]old|[Tt]hanks|[Tt]hank you|[Hh]i|[Hh]ey|[Dd]ear|cc|[Mm]orning|[Ee]vening|[Aa]fternoon|[Cc]heers|[Tt]hx|[Cc]ongrats|[Ww]elcome|[Pp]er|(?:[Cc]heck(?:ed)?|[Ss]ync(?:ed)?|[Pp]air(?:ed)?|[Ss]poke|[Tt]alk(?:ed)?|[Mm]eet(?:ing)?|[Mm]et) with|(?:[Ll]oop(?:ed)?|[Bb]ring|[Bb]rought) in|(?:[Tt]alk(?:ed)?|[Ss]poke|[Rr]each(?:ed)? out|[Ff]orward(?:ed)?(?: (?:this|it))?|[Aa]ssign(?:ed)?(?: (?:this|it))?|[Hh]and(?:ed)?(?: (?:this|it))?(?: off| over)?|[Tt]hanks|[Aa]ccording) to|(?:[Ww]aiting|[Bb]locked|[Dd]epends) on)\s+(\p{Lu}\p{Ll}{2,})(?![\p{L}\d_.])|(?<![\p{L}\d_.])(\p{Lu}\p{Ll}{2,})\s+(?:said|says|wrote|asked|mentioned|thinks|suggested|reported|approved|confirmed|agreed|noted|replied|commented|requested|reviewed|owns|prefers|wants|promised|signed off|is out|will (?:own|check|take|handle|review|look))\b/gu;
-const CUE_WORDS = /^(?:Ask|Asked|Ping|Pinged|Tell|Told|Thanks|Thank|Hi|Hey|Hello|Dear|Cc|Call|Email|Message|Morning|Evening|Afternoon|Cheers|Thx|Congrats|Welcome|Per)$/u;
+const CUE_WORDS =
+  /^(?:Ask|Asked|Ping|Pinged|Tell|Told|Thanks|Thank|Hi|Hey|Hello|Dear|Cc|Call|Email|Message|Morning|Evening|Afternoon|Cheers|Thx|Congrats|Welcome|Per)$/u;
 /** Words the tagger's lexicon knows (as any part of speech): not an unknown given name. */
 const LEXICON = (nlp.world() as { model: { one: { lexicon: Record<string, string> } } }).model.one.lexicon;
 const NAME_TAGS = new Set(['FirstName', 'MaleName', 'FemaleName', 'LastName', 'Person', 'Honorific']);
@@ -337,7 +338,12 @@ function shapedNameSpans(text: string): PiiSpan[] {
       let j = i;
       while (j < words.length && ok[j]) j++;
       const run = words.slice(i, j).join(' ');
-      if (j - i >= 2 && j - i <= 3 && !NOT_PEOPLE.test(`${run} `) && (words.slice(i, j).some(knownName) || RUN_CUE.test(text.slice(Math.max(0, offset - 40), offset)))) {
+      if (
+        j - i >= 2 &&
+        j - i <= 3 &&
+        !NOT_PEOPLE.test(`${run} `) &&
+        (words.slice(i, j).some(knownName) || RUN_CUE.test(text.slice(Math.max(0, offset - 40), offset)))
+      ) {
         out.push({ kind: 'names', start: offset, end: offset + run.length });
       }
       for (const w of words.slice(i, Math.max(j, i + 1))) offset += w.length + 1;
@@ -512,7 +518,13 @@ export function findPii(text: string, kinds: ReadonlySet<PiiKind> = new Set(PII_
         text,
         IPV6,
         'ips',
-        (v) => v.includes(':') && (v.match(/:/gu)?.length ?? 0) >= 2 && isIPv6(v) && /[0-9a-fA-F]{2}/u.test(v) && v !== '::1' && (!PRIVATE_V6.test(v) || EUI64.test(v)),
+        (v) =>
+          v.includes(':') &&
+          (v.match(/:/gu)?.length ?? 0) >= 2 &&
+          isIPv6(v) &&
+          /[0-9a-fA-F]{2}/u.test(v) &&
+          v !== '::1' &&
+          (!PRIVATE_V6.test(v) || EUI64.test(v)),
       ),
     );
   }

@@ -92,13 +92,10 @@ const STEUER_ID_GROUPED = /(?<![\w-])[1-9]\d ?\d{3} ?\d{3} ?\d{3}(?![\w-]| \d)/g
  */
 const ID_LABEL = String.raw`(?:ssn|social security(?: number| no\.?)?|social insurance(?: number| no\.?)?|national insurance(?: number| no\.?)?|nino|ni number|national[ _-]?id(?:entity)?(?:[ _-]?(?:card|number|no\.?))?|id[ _-]?(?:number|no\.?|card)|identity (?:card |document )?(?:number|no\.?)|personal (?:id|identification|code|number)|tax[ _-]?(?:id|payer|file|identification)(?:[ _-]?(?:number|no\.?))?|tfn|itin|steuer-?id|steuer-?identifikationsnummer|steueridentifikationsnummer|steuer-?nr\.?|idnr\.?|personalausweis(?:nummer)?|sozialversicherungsnummer|aadhaar(?: (?:no\.?|number))?|uidai|pan (?:card|no\.?|number)|cpf|cnpj|cédula|curp|dni|nss|codice fiscale|bsn|burgerservicenummer|sofinummer|insee|numéro de sécurité sociale|sécurité sociale|personnummer|fødselsnummer|henkilötunnus|hetu|pesel|cpr(?:[ .-]?nr\.?)?|amka|egn|oib|emšo|jmbg|my ?number|mynumber|nric|hkid|kennitala|ppsn|pps number|medicare(?: number| no\.?)?|passport(?: number| no\.?)?)`;
 /** Labels that are also English words or common abbreviations (sin, pan, tin, fin): in capitals only. */
-const ID_ACRONYM = String.raw`(?:SIN|TIN|EIN|PAN|RG|RUT|NIE|NIF|CIF|NIR|FIN|PPS|UTR|TFN|SSN|BSN|NI|ID)`;
+const ID_ACRONYM = `(?:SIN|TIN|EIN|PAN|RG|RUT|NIE|NIF|CIF|NIR|FIN|PPS|UTR|TFN|SSN|BSN|NI)`;
 const VALUE = String.raw`["'\\]*\s*(?:[:=#]|is|was)?["'\\]*\s*(?:no\.?|number|#)?\s*["'\\]*((?=[A-Z0-9.\- /]*\d[A-Z0-9.\- /]*\d[A-Z0-9.\- /]*\d[A-Z0-9.\- /]*\d[A-Z0-9.\- /]*\d[A-Z0-9.\- /]*\d)[A-Z0-9](?:[A-Z0-9]|[.\- /](?=[A-Z0-9])){5,19})(?![\p{L}\d_])`;
 const LABELLED_ACRONYM = new RegExp(String.raw`(?<![\p{L}\d_])${ID_ACRONYM}${VALUE}`, 'dgu');
-const LABELLED_ID = new RegExp(
-  String.raw`(?<![\p{L}\d_])${ID_LABEL}["'\\]*\s*(?:[:=#]|is|was)?["'\\]*\s*(?:no\.?|number|#)?\s*["'\\]*((?=[A-Z0-9.\- /]*\d[A-Z0-9.\- /]*\d[A-Z0-9.\- /]*\d[A-Z0-9.\- /]*\d[A-Z0-9.\- /]*\d[A-Z0-9.\- /]*\d)[A-Z0-9](?:[A-Z0-9]|[.\- /](?=[A-Z0-9])){5,19})(?![\p{L}\d_])`,
-  'dgiu',
-);
+const LABELLED_ID = new RegExp(String.raw`(?<![\p{L}\d_])${ID_LABEL}${VALUE}`, 'dgiu');
 
 function all(text: string, pattern: RegExp, accept: (value: string) => boolean): IdSpan[] {
   const out: IdSpan[] = [];
@@ -117,15 +114,16 @@ export function worldIdSpans(text: string): IdSpan[] {
     ...all(text, STEUER_ID_GROUPED, (v) => v.includes(' ') && steuerIdValid(v)),
   ];
   for (const pattern of [LABELLED_ID, LABELLED_ACRONYM]) {
-   pattern.lastIndex = 0;
-   for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
-    const [start, end] = m.indices![1]!;
-    const value = m[1]!;
-    // A value is an id's shape: mostly digits (letters only as a prefix or check), not a date or a version.
-    const digits = value.replace(/\D/gu, '').length;
-    if (digits < 6 || /^\d{4}-\d{2}-\d{2}$/u.test(value) || /^(\d)\1+$/u.test(value.replace(/\D/gu, ''))) continue;
-    out.push({ start, end });
-   }
+    pattern.lastIndex = 0;
+    for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
+      const [start, end] = m.indices![1]!;
+      const value = m[1]!;
+      // A value is an id's shape: mostly digits (letters only as a prefix or check), not a date or a version.
+      const digits = value.replace(/\D/gu, '').length;
+      if (digits < 6 || /^\d{4}-\d{2}-\d{2}$/u.test(value) || /^(\d)\1+$/u.test(value.replace(/\D/gu, ''))) continue;
+      out.push({ start, end });
+    }
   }
-  return out;
+  // A label both spelled out and as an acronym (TFN, tax file number) finds the same value twice.
+  return out.filter((span, k) => out.findIndex((o) => o.start === span.start && o.end === span.end) === k);
 }
