@@ -64,8 +64,11 @@ const NATIONAL = /(?<![\w+.,:/@#=-]|\d[ -])(?:\(0?\d{1,4}\)|0\d{1,5})(?:[ -]{1,2
 /** A US number written in its usual shape with any area code. */
 const US_SHAPE = /(?<![\w+.,:/@#=-]|\d[ -])(?:\([2-9]\d{2}\) ?|[2-9]\d{2}[-.])[2-9]\d{2}[-.]\d{4}(?![\w-]|[.,:]\d)/gu;
 
+/** A French number written with dots (06.12.34.56.78): five pairs, the first with the trunk 0. */
+const FR_DOTTED = /(?<![\w.,:/@#=-])0[1-9](?:\.\d{2}){4}(?![\w.-])/gu;
+
 export function nationalPhoneSpans(text: string): PhoneSpan[] {
-  if (!/\d[ -]\d/u.test(text)) return [];
+  if (!/\d[ .-]\d/u.test(text)) return [];
   const out: PhoneSpan[] = [];
   NATIONAL.lastIndex = 0;
   for (let m = NATIONAL.exec(text); m !== null; m = NATIONAL.exec(text)) {
@@ -74,6 +77,8 @@ export function nationalPhoneSpans(text: string): PhoneSpan[] {
     if (digits.length < 8 || digits.length > 12 || digits.startsWith('00') || /^0?(\d)\1+$/u.test(digits)) continue;
     if (REGIONS.some((region) => parsePhoneNumberFromString(raw, region)?.isValid() === true)) out.push({ start: m.index, end: m.index + raw.length });
   }
+  FR_DOTTED.lastIndex = 0;
+  for (let m = FR_DOTTED.exec(text); m !== null; m = FR_DOTTED.exec(text)) out.push({ start: m.index, end: m.index + m[0].length });
   US_SHAPE.lastIndex = 0;
   for (let m = US_SHAPE.exec(text); m !== null; m = US_SHAPE.exec(text)) {
     // Dots join version numbers and decimals too: only the full three-three-four shape.

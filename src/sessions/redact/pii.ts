@@ -91,11 +91,11 @@ const SECTION_NUMBER = /^(?:(?:[12]?\d|30)\.){3}(?:[12]?\d|30)$/u;
 const IPV4 = /(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?!\w|\.\d)/gu;
 /** An interface id derived from a MAC address (EUI-64: ff:fe in its middle): a device's own hardware address, even in a link-local address. */
 const EUI64 = /[0-9a-f]{0,2}ff:fe[0-9a-f]{2}:/iu;
-const IPV6 = /(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:[0-9A-Fa-f]{0,4}|(?:\d{1,3}\.){3}\d{1,3})(?![\w:])/gu;
+const IPV6 = /(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:(?:\d{1,3}\.){3}\d{1,3}|[0-9A-Fa-f]{0,4})(?![\w:])/gu;
 const STREET_TYPES =
   'Street|St\\.?|Avenue|Ave\\.?|Road|Rd\\.?|Boulevard|Blvd\\.?|Lane|Ln\\.?|Drive|Dr\\.?|Way|Court|Ct\\.?|Place|Pl\\.?|Terrace|Square|Highway|Hwy\\.?|Parkway|Pkwy\\.?|Circle|Close|Crescent|Row|Gardens';
 const US_ADDRESS = new RegExp(
-  String.raw`\b\d{1,5}[A-Z]?\s+(?:[NSEW]\.?\s+)?(?:[A-Z][a-z]+\.?\s+){1,3}(?:${STREET_TYPES})(?![A-Za-z])(?:,?\s+(?:Apt|Apartment|Suite|Ste|Unit|Flat|#)\.?\s*[\w-]+)?(?:,\s*[A-Z][a-z]+(?:\s+[A-Z][a-z]+){0,2})?(?:\s+[NSEW]{1,2}\b)?(?:,?\s+[A-Z]{2})?(?:,?\s+\d{5}(?:-\d{4})?)?`,
+  String.raw`\b\d{1,5}[A-Z]?\s+(?:[NSEW]\.?\s+)?(?:[A-Z][a-z]+\.?\s+){1,3}(?:${STREET_TYPES})(?![A-Za-z])(?:,?\s+(?:Apt|Apartment|Suite|Ste|Unit|Flat|#)\.?\s*[\w-]+)?(?:,\s*[A-Z][a-z]+(?:\s+[A-Z][a-z]+){0,2})?(?:\s+[NSEW]{1,2}\b)?(?:,?\s+[A-Z]{2}(?![\dA-Za-z]))?(?:,?\s+\d{5}(?:-\d{4})?)?`,
   'gu',
 );
 const EU_ADDRESS =
@@ -205,9 +205,9 @@ const CODE_LINE = /::|\w\.\w+\(|\b(?:const|let|var|function|import|export|return
 const NOT_PEOPLE = /^(?:Claude|Codex|Gemini|Copilot|Cursor|Monte|Gemma|Llama|Mistral|Shannon|Bayes|Markov|Gauss|Euler|Pearson|Spearman|Wilcoxon|Student)\s/u;
 const INITIALLED_NAME = /(?<![\p{L}\d_])\p{Lu}\p{Ll}[\p{Ll}'’-]+\s\p{Lu}\.\s\p{Lu}\p{Ll}*['’]?\p{Lu}?[\p{Ll}'’-]+(?![\p{L}\d_])/gu;
 const ADDRESSED =
-  /\b(?:[Aa]sk|[Aa]sked|[Pp]ing|[Pp]inged|[Tt]ell|[Tt]old|[Tt]hanks|[Tt]hank you|[Hh]i|[Hh]ey|[Dd]ear|cc|[Mm]orning|[Ee]vening|[Aa]fternoon|[Cc]heers|[Tt]hx|[Cc]ongrats|[Ww]elcome|[Pp]er|(?:[Cc]heck(?:ed)?|[Ss]ync(?:ed)?|[Pp]air(?:ed)?|[Ss]poke|[Tt]alk(?:ed)?|[Mm]eet(?:ing)?|[Mm]et) with|(?:[Ll]oop(?:ed)?|[Bb]ring|[Bb]rought) in|(?:[Tt]alk(?:ed)?|[Ss]poke|[Rr]each(?:ed)? out|[Ff]orward(?:ed)?(?: (?:this|it))?|[Aa]ssign(?:ed)?(?: (?:this|it))?|[Hh]and(?:ed)?(?: (?:this|it))?(?: off| over)?|[Tt]hanks|[Aa]ccording) to|(?:[Ww]aiting|[Bb]locked|[Dd]epends) on)\s+(\p{Lu}\p{Ll}{2,})(?![\p{L}\d_.])|(?<![\p{L}\d_.])(\p{Lu}\p{Ll}{2,})\s+(?:said|says|wrote|asked|mentioned|thinks|suggested|reported|approved|confirmed|agreed|noted|replied|commented|requested|reviewed|owns|prefers|wants|promised|signed off|is out|will (?:own|check|take|handle|review|look))\b/gu;
+  /\b(?:[Aa]sk|[Aa]sked|[Pp]ing|[Pp]inged|[Tt]ell|[Tt]old|[Tt]hanks|[Tt]hank you|[Hh]i|[Hh]ey|[Dd]ear|cc|[Mm]orning|[Ee]vening|[Aa]fternoon|[Cc]heers|[Tt]hx|[Yy]o|[Cc]ongrats|[Ww]elcome|[Pp]er|(?:[Cc]heck(?:ed)?|[Ss]ync(?:ed)?|[Pp]air(?:ed)?|[Ss]poke|[Tt]alk(?:ed)?|[Mm]eet(?:ing)?|[Mm]et) with|(?:[Ll]oop(?:ed)?|[Bb]ring|[Bb]rought) in|(?:[Tt]alk(?:ed)?|[Ss]poke|[Rr]each(?:ed)? out|[Ff]orward(?:ed)?(?: (?:this|it))?|[Aa]ssign(?:ed)?(?: (?:this|it))?|[Hh]and(?:ed)?(?: (?:this|it))?(?: off| over)?|[Tt]hanks|[Aa]ccording) to|(?:[Ww]aiting|[Bb]locked|[Dd]epends) on),?\s+(\p{Lu}\p{Ll}{2,})(?![\p{L}\d_.])|(?<![\p{L}\d_.])(\p{Lu}\p{Ll}{2,})\s+(?:said|says|wrote|asked|mentioned|thinks|suggested|reported|approved|confirmed|agreed|noted|replied|commented|requested|reviewed|owns|prefers|wants|promised|signed off|is out|will (?:own|check|take|handle|review|look))\b/gu;
 const CUE_WORDS =
-  /^(?:Ask|Asked|Ping|Pinged|Tell|Told|Thanks|Thank|Hi|Hey|Hello|Dear|Cc|Call|Email|Message|Morning|Evening|Afternoon|Cheers|Thx|Congrats|Welcome|Per)$/u;
+  /^(?:Ask|Asked|Ping|Pinged|Tell|Told|Thanks|Thank|Hi|Hey|Hello|Dear|Cc|Call|Email|Message|Morning|Evening|Afternoon|Cheers|Thx|Yo|Congrats|Welcome|Per)$/u;
 /** Words the tagger's lexicon knows (as any part of speech): not an unknown given name. */
 const LEXICON = (nlp.world() as { model: { one: { lexicon: Record<string, string> } } }).model.one.lexicon;
 const NAME_TAGS = new Set(['FirstName', 'MaleName', 'FemaleName', 'LastName', 'Person', 'Honorific']);
@@ -282,6 +282,13 @@ const ANNOTATION_NAME = /\b(?:TODO|FIXME|XXX|HACK|NOTE|BUG|REVIEW)\(\s*@?(\p{L}[
 /** Words after which a person's name follows, in lower case too (account holder: <given> <surname>). */
 const LOWER_CUED_NAME =
   /(?:\b(?:holder|customer|patient|user(?:name)?|contact|owner|login as|logged in as|signed in as|log in as)\s*:?[ \t]+)(\p{Ll}[\p{Ll}'’-]{2,}(?: \p{Ll}[\p{Ll}'’-]{2,}){1,2})(?![\p{L}\d_])/dgu;
+/** A greeting at a line's or sentence's start, then a given name in lower case (thanks kateryna!). */
+const LOWER_GREETED = /(?:^|\n|\\n|[.!?]\s)[ \t]*(?:hi|hey|hello|thanks|thank you|thx|morning|cheers|yo)[, \t]+(\p{Ll}[\p{Ll}'’-]{2,})(?=[\s,.!?:;)]|$)/dgiu;
+/**
+ * A given name the tagger's lexicon genders and no English dictionary holds (Svetlana, not Max or
+ * Will), written alone between lower-case words: a person, wherever the sentence puts it.
+ */
+const LONE_WORD = /(?<![\p{L}\d_.@/-]|\p{Lu}[\p{L}]*[ \t])(\p{Lu}\p{Ll}{2,})(?![\p{L}\d_/-]|[ \t]\p{Lu})/dgu;
 /** Two or three name words, then a verb a person is the subject of. */
 const NAME_BEFORE_VERB = new RegExp(
   String.raw`(?<![\p{L}\d_])(${NAME_WORD}(?: ${NAME_WORD}){1,2}) (?:said|says|wrote|asked|mentioned|thinks|suggested|reported|approved|confirmed|agreed|noted|replied|commented|requested|reviewed|owns|opened|committed|merged|pushed|fixed|prefers|wants|is out|will)\b`,
@@ -317,6 +324,16 @@ function shapedNameSpans(text: string): PiiSpan[] {
     const [start, end] = m.indices![1]!;
     out.push({ kind: 'names', start, end });
   };
+  for (const pattern of [LOWER_GREETED, LONE_WORD]) {
+    pattern.lastIndex = 0;
+    for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
+      const word = m[1]!;
+      const known = LEXICON[word.toLowerCase()];
+      const gendered = known === 'MaleName' || known === 'FemaleName';
+      if (NOT_PEOPLE.test(`${word[0]!.toUpperCase()}${word.slice(1)} `) || englishWord(word)) continue;
+      if (pattern === LONE_WORD ? gendered : gendered || (known === undefined && !englishForm(word))) push(m);
+    }
+  }
   for (const pattern of [ANNOTATION_NAME, LOWER_CUED_NAME, NAME_BEFORE_VERB]) {
     pattern.lastIndex = 0;
     for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
