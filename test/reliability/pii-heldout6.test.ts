@@ -23,6 +23,9 @@ describe('sessions redact / verify --pii on a sixth held-out corpus', { timeout:
   it('counts the planted items that survive redact, and those verify does not flag', async () => {
     const records = heldOut6Records(seeded(HELD_OUT6_SEED));
     expect(records.length).toBeGreaterThanOrEqual(250);
+    // Its first run, as written (the held-out figure): 56 of 255 survived (22.0%), all unflagged
+    // (two of them cards the corpus had written with a wrong Luhn digit, since corrected). The
+    // detectors were then extended by form (docs/hostile-input.md); since then 0 of 255.
     const outcome = await expectHeldOutCorpus('sixth held-out PII corpus', records, tmp.path, 1);
     expect(outcome.survivors.length / records.length).toBeLessThanOrEqual(0.02);
     expect(outcome.unflagged).toEqual([]);

@@ -64,7 +64,7 @@ const NATIONAL = /(?<![\w+.,:/@#=-]|\d[ -])(?:\(0?\d{1,4}\)|0\d{1,5})(?:[ -]{1,2
 /** A US number written in its usual shape with any area code. */
 const US_SHAPE = /(?<![\w+.,:/@#=-]|\d[ -])(?:\([2-9]\d{2}\) ?|[2-9]\d{2}[-.])[2-9]\d{2}[-.]\d{4}(?![\w-]|[.,:]\d)/gu;
 
-/** A French number written with dots (06.12.34.56.78): five pairs, the first with the trunk 0. */
+/** A French number written with dots (0n.nn.nn.nn.nn): five pairs, the first with the trunk 0. */
 const FR_DOTTED = /(?<![\w.,:/@#=-])0[1-9](?:\.\d{2}){4}(?![\w.-])/gu;
 
 export function nationalPhoneSpans(text: string): PhoneSpan[] {

@@ -288,7 +288,7 @@ const LOWER_GREETED = /(?:^|\n|\\n|[.!?]\s)[ \t]*(?:hi|hey|hello|thanks|thank yo
  * A given name the tagger's lexicon genders and no English dictionary holds (Svetlana, not Max or
  * Will), written alone between lower-case words: a person, wherever the sentence puts it.
  */
-const LONE_WORD = /(?<![\p{L}\d_.@/-]|\p{Lu}[\p{L}]*[ \t])(\p{Lu}\p{Ll}{2,})(?![\p{L}\d_/-]|[ \t]\p{Lu})/dgu;
+const LONE_WORD = /(?<![\p{L}\d_.@/-]|\p{Lu}\p{L}*[\s*/#]+)(\p{Lu}\p{Ll}{2,})(?![\p{L}\d_/-]|[ \t]\p{Lu})/dgu;
 /** Two or three name words, then a verb a person is the subject of. */
 const NAME_BEFORE_VERB = new RegExp(
   String.raw`(?<![\p{L}\d_])(${NAME_WORD}(?: ${NAME_WORD}){1,2}) (?:said|says|wrote|asked|mentioned|thinks|suggested|reported|approved|confirmed|agreed|noted|replied|commented|requested|reviewed|owns|opened|committed|merged|pushed|fixed|prefers|wants|is out|will)\b`,
