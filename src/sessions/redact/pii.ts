@@ -229,8 +229,10 @@ const ROLE_NAME = new RegExp(
   String.raw`(?:\b(?:Author|Co-authored-by|Signed-off-by|Reviewed-by|Acked-by|Reported-by|Tested-by|Suggested-by|[Rr]eviewers?|[Aa]ssignees?|[Mm]aintainers?)\s*[:=]\s*)(${NAME_WORD}(?:\s+(?:${PARTICLE}\s+)*${NAME_WORD}){1,3})(?![\p{L}\d_])`,
   'dgu',
 );
+/** Particles and a surname after a name (" van der <Surname>", " Ó <Surname>"). */
+const NAME_TAIL = new RegExp(String.raw`^(?: (?:${PARTICLE}|Ó|Ní|Nic|Mac|Mc|Ua|Uí))+ ${NAME_WORD}(?![\p{L}\d_])`, 'u');
 /** A CSV cell holding a name: two or three name words between commas. */
-const CSV_NAME = new RegExp(String.raw`^${NAME_WORD}(?:\s+${NAME_WORD}){1,2}$`, 'u');
+const CSV_NAME = new RegExp(String.raw`^${NAME_WORD}(?:\s+(?:${PARTICLE}\s+)*${NAME_WORD}){1,3}$`, 'u');
 
 /** Irish and Scottish surname prefixes written as a word of their own (Ó Briain, Mac Giolla). */
 const PREFIX = '(?:(?:Ó|Ní|Nic|Mac|Mc|Ua|Uí) )?';
@@ -416,7 +418,16 @@ function nameSpans(text: string): PiiSpan[] {
     if (/,\S[^,]*,/u.test(piece) && !/, /u.test(piece)) {
       for (const cell of piece.split(',')) {
         const value = cell.trim();
-        if (CSV_NAME.test(value) && !NOT_PEOPLE.test(`${value} `) && value.split(/[\s-]+/u).every(nameOrUnknown)) people.add(value.replace(/\s+/gu, ' '));
+        if (
+          CSV_NAME.test(value) &&
+          !NOT_PEOPLE.test(`${value} `) &&
+          value
+            .split(/[\s-]+/u)
+            // A surname after a particle (van der Berg) may be an English word; the particle says it is a name.
+            .filter((w, i, all) => /^\p{Lu}/u.test(w) && !new RegExp(`^${PARTICLE}$`, 'u').test(all[i - 1] ?? ''))
+            .every(nameOrUnknown)
+        )
+          people.add(value.replace(/\s+/gu, ' '));
       }
     }
     // A given name and surname around a middle initial ("<Given> J. <Surname>"): the initial's dot cuts
@@ -564,14 +575,25 @@ export function findPii(text: string, kinds: ReadonlySet<PiiKind> = new Set(PII_
   }
   if (kinds.has('phones')) spans.push(...phoneSpans(text), ...nationalPhoneSpans(text).map((s) => ({ kind: 'phones' as const, ...s })));
   if (kinds.has('names')) spans.push(...nameSpans(text), ...cuedNameSpans(text), ...shapedNameSpans(text));
-  // Longest first at each start; drop any span overlapping one already kept.
+  // Longest first at each start; a span overlapping one already kept is dropped, or joined to it
+  // when both are of one kind ("Dr. <Given>" and "<Given> Ó <Surname>" are one name).
   spans.sort((a, b) => a.start - b.start || b.end - a.end);
   const kept: PiiSpan[] = [];
   let end = -1;
   for (const span of spans) {
-    if (span.start < end) continue;
+    if (span.start < end) {
+      const last = kept.at(-1)!;
+      if (span.kind === last.kind && span.end > last.end) end = last.end = span.end;
+      continue;
+    }
     kept.push(span);
     end = span.end;
+  }
+  // A name found up to a particle runs on over it to the surname (<Given> van der <Surname>).
+  for (const span of kept) {
+    if (span.kind !== 'names') continue;
+    const tail = NAME_TAIL.exec(text.slice(span.end, span.end + 60));
+    if (tail !== null && !kept.some((o) => o !== span && o.start >= span.end && o.start < span.end + tail[0].length)) span.end += tail[0].length;
   }
   return kept;
 }
