@@ -33,7 +33,20 @@ function walk(dir: string, keep: (name: string) => boolean, skipDir = /^(?:test|
 const code = (name: string) => /\.(?:js|mjs|cjs|ts)$/u.test(name) && !/\.(?:test|spec|d)\.[cm]?[jt]s$/u.test(name) && !name.endsWith('.min.js');
 // The held-out test's list (test/reliability/pii-heldout.test.ts), and zod's message locales apart:
 // German, Vietnamese … UI strings are prose in other languages, as a transcript may hold.
-const PACKAGES = ['commander/lib', 'yaml/dist', 'zod/v4/classic', 'zod/v4/core', 'semver', 'undici/lib', 'google-auth-library/build/src', 'gaxios/build', 'd3-array/dist', 'd3-scale/dist', 'd3-shape/dist', 'vega-lite/build/src'];
+const PACKAGES = [
+  'commander/lib',
+  'yaml/dist',
+  'zod/v4/classic',
+  'zod/v4/core',
+  'semver',
+  'undici/lib',
+  'google-auth-library/build/src',
+  'gaxios/build',
+  'd3-array/dist',
+  'd3-scale/dist',
+  'd3-shape/dist',
+  'vega-lite/build/src',
+];
 const inputs: Array<[string, string[]]> = [
   ['src/ (no tests, fixtures)', walk(join(root, 'src'), code)],
   ['typescript/lib/_tsc.js', [join(root, 'node_modules/typescript/lib/_tsc.js')]],
@@ -64,6 +77,8 @@ for (const [label, files] of inputs) {
     }
   }
   const mb = bytes / 1024 / 1024;
-  console.log(`${label}: ${files.length} files, ${mb.toFixed(2)} MB: ${hits.length} false positives = ${(hits.length / mb).toFixed(2)}/MB; ${apart} names on copyright lines or in TODO(…) counted apart`);
+  console.log(
+    `${label}: ${files.length} files, ${mb.toFixed(2)} MB: ${hits.length} false positives = ${(hits.length / mb).toFixed(2)}/MB; ${apart} names on copyright lines or in TODO(…) counted apart`,
+  );
   for (const hit of hits.slice(0, 30)) console.log(hit);
 }
