@@ -112,13 +112,15 @@ describe('sessions redact / verify --pii on a held-out corpus', { timeout: 600_0
         const lineStart = text.lastIndexOf('\n', span.start) + 1;
         const line = text.slice(lineStart, text.indexOf('\n', span.end) >>> 0);
         const hit = `${file.slice(packageRoot().length + 1)}: ${span.kind} ${JSON.stringify(text.slice(span.start, span.end))}`;
-        (span.kind === 'names' && /copyright|licen[cs]e|©/iu.test(line) ? authors : hits).push(hit);
+        // So is a handle in a code annotation (TODO(<handle>)): it names the person who wrote it, and the redactor removes it on purpose.
+        const annotation = /\b(?:TODO|FIXME|XXX|HACK|NOTE|BUG|REVIEW)\(\s*@?$/u.test(text.slice(Math.max(0, span.start - 12), span.start));
+        (span.kind === 'names' && (annotation || /copyright|licen[cs]e|©/iu.test(line)) ? authors : hits).push(hit);
       }
     }
     const mb = bytes / 1024 / 1024;
     console.log(
       `PII detections on installed packages' code (${mb.toFixed(2)} MB, ${files.length} files): ${hits.length} false positives = ${(hits.length / mb).toFixed(2)}/MB; ` +
-        `${authors.length} authors' names on copyright/license lines${hits.length > 0 ? `\n${hits.slice(0, 40).join('\n')}` : ''}`,
+        `${authors.length} authors' names on copyright/license lines or in TODO(…) annotations${hits.length > 0 ? `\n${hits.slice(0, 40).join('\n')}` : ''}`,
     );
     expect(mb).toBeGreaterThan(2);
     expect(hits.length / mb).toBeLessThanOrEqual(1);

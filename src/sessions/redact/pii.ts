@@ -3,8 +3,10 @@ import { isIPv4, isIPv6 } from 'node:net';
 import nlp from 'compromise';
 import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
 import { findPhoneNumbersInText } from 'libphonenumber-js';
+import { nationalPhoneSpans } from './national-phones.js';
 import { nordicIdSpans } from './nordic-ids.js';
 import { type ClassCounts, joinPieces, keep, type Piece, placeholder } from './pieces.js';
+import { worldIdSpans } from './world-ids.js';
 
 /**
  * Personal data in transcripts (docs/sessions.md, "Personal data"): person names (compromise's
@@ -87,15 +89,17 @@ const PRIVATE_V6 = /^(?:f[cd][0-9a-f]{0,2}|fe[89ab][0-9a-f]):/iu;
  */
 const SECTION_NUMBER = /^(?:(?:[12]?\d|30)\.){3}(?:[12]?\d|30)$/u;
 const IPV4 = /(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?!\w|\.\d)/gu;
-const IPV6 = /(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:[0-9A-Fa-f]{0,4}|(?:\d{1,3}\.){3}\d{1,3})(?![\w:])/gu;
+/** An interface id derived from a MAC address (EUI-64: ff:fe in its middle): a device's own hardware address, even in a link-local address. */
+const EUI64 = /[0-9a-f]{0,2}ff:fe[0-9a-f]{2}:/iu;
+const IPV6 = /(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:(?:\d{1,3}\.){3}\d{1,3}|[0-9A-Fa-f]{0,4})(?![\w:])/gu;
 const STREET_TYPES =
   'Street|St\\.?|Avenue|Ave\\.?|Road|Rd\\.?|Boulevard|Blvd\\.?|Lane|Ln\\.?|Drive|Dr\\.?|Way|Court|Ct\\.?|Place|Pl\\.?|Terrace|Square|Highway|Hwy\\.?|Parkway|Pkwy\\.?|Circle|Close|Crescent|Row|Gardens';
 const US_ADDRESS = new RegExp(
-  String.raw`\b\d{1,5}[A-Z]?\s+(?:[NSEW]\.?\s+)?(?:[A-Z][a-z]+\.?\s+){1,3}(?:${STREET_TYPES})(?![A-Za-z])(?:,?\s+(?:Apt|Apartment|Suite|Ste|Unit|Flat|#)\.?\s*[\w-]+)?(?:,\s*[A-Z][a-z]+(?:\s+[A-Z][a-z]+){0,2})?(?:\s+[NSEW]{1,2}\b)?(?:,?\s+[A-Z]{2})?(?:,?\s+\d{5}(?:-\d{4})?)?`,
+  String.raw`\b\d{1,5}[A-Z]?\s+(?:[NSEW]\.?\s+)?(?:[A-Z][a-z]+\.?\s+){1,3}(?:${STREET_TYPES})(?![A-Za-z])(?:,?\s+(?:Apt|Apartment|Suite|Ste|Unit|Flat|#)\.?\s*[\w-]+)?(?:,\s*[A-Z][a-z]+(?:\s+[A-Z][a-z]+){0,2})?(?:\s+[NSEW]{1,2}\b)?(?:,?\s+[A-Z]{2}(?![\dA-Za-z]))?(?:,?\s+\d{5}(?:-\d{4})?)?`,
   'gu',
 );
 const EU_ADDRESS =
-  /\b[A-ZÄÖÜ][a-zäöüß]+(?:straße|strasse|str\.|weg|gasse|platz|allee|ring|damm)\s+\d{1,4}[a-z]?(?:,\s*(?:D-)?\d{4,5}\s+[A-ZÄÖÜ][a-zäöüß]+)?|\b\d{1,4},?\s+(?:rue|avenue|boulevard|place|chemin|via|calle|avenida|plaza)\s+(?:[a-zA-Zéèàç'-]+\s?){1,4}(?:,\s*\d{5}\s+[A-Z][a-zé'-]+)?/gu;
+  /\b[A-ZÄÖÜ][a-zäöüß]+(?:straße|strasse|str\.|weg|gasse|platz|allee|ring|damm)\s+\d{1,4}[a-z]?(?:,\s*(?:D-)?\d{4,5}\s+[A-ZÄÖÜ][a-zäöüß]+)?|\b\d{1,4}(?:\s?(?:bis|ter|quater))?,?\s+(?:rue|avenue|boulevard|place|chemin|impasse|allée|quai|cours|route|via|calle|avenida|plaza)\s+(?:[a-zA-Zéèàç'-]+\s?){1,4}(?:,\s*\d{5}\s+[A-Z][a-zé'-]+)?/gu;
 /** A street (any words) and number, then a five-digit postcode and a town (German, French, Italian, Spanish style: street and number, comma, postcode and town). */
 const POSTCODE_ADDRESS = /\b(?:\p{Lu}[\p{Ll}ß]+\s){0,2}\p{Lu}[\p{Ll}ß]+\s\d{1,4}[a-z]?,\s*\d{5}\s+\p{Lu}[\p{Ll}]+/gu;
 /**
@@ -117,6 +121,19 @@ const AU_ADDRESS = new RegExp(
   String.raw`(?:\b(?:Level|Unit|Suite|Shop)\s+\d{1,3},\s*)?\b\d{1,5}[A-Z]?\s+(?:\p{Lu}\p{Ll}+\s+){1,3}(?:${STREET_TYPES})(?![A-Za-z]),?\s+(?:\p{Lu}\p{Ll}+\s){1,3}(?:NSW|VIC|QLD|SA|WA|TAS|NT|ACT)\s+\d{4}\b`,
   'gu',
 );
+const US_STATES =
+  'AL|AK|AZ|AR|CA|CO|CT|DE|DC|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY|NC|ND|OH|OK|OR|PA|RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY|PR';
+/**
+ * A US address told by its last line: a house number (or a PO box) and a street of any words,
+ * the town, the state's two letters and the ZIP code. The state and ZIP together are what make it
+ * an address, so the street may be of any type (1 Infinite Loop, 7 Sumac Trail).
+ */
+const US_STATE_ZIP_ADDRESS = new RegExp(
+  String.raw`(?:\b\d{1,6}[A-Z]?\s+[^\n,;"{}]{3,60}?|\b(?:P\.?\s?O\.?\s?Box|Post Office Box)\s+\d{1,6}),\s*(?:[^\n,;"{}]{2,40},\s*)?\p{Lu}[\p{L}.'’-]+(?:\s\p{Lu}[\p{L}.'’-]+){0,2},?\s+(?:${US_STATES})\s+\d{5}(?:-\d{4})?\b`,
+  'gu',
+);
+/** A PO box, with or without the town after it. */
+const PO_BOX = /\b(?:P\.?\s?O\.?\s?Box|Post Office Box|Postfach|Boîte postale|BP|Apartado(?: de correos)?|Casilla)\s+\d{1,6}\b/gu;
 /** A Dutch address: street and number, then the postcode (four digits, two letters) and the town. */
 const NL_ADDRESS =
   /\b\p{Lu}[\p{Ll}'’-]+(?:\s\p{Lu}?[\p{Ll}'’-]+){0,2}\s\d{1,4}[a-zA-Z]?(?:-\d{1,4})?,?\s+[1-9]\d{3}\s?(?!SA|SD|SS)[A-Z]{2}\s+\p{Lu}[\p{Ll}-]+/gu;
@@ -188,8 +205,9 @@ const CODE_LINE = /::|\w\.\w+\(|\b(?:const|let|var|function|import|export|return
 const NOT_PEOPLE = /^(?:Claude|Codex|Gemini|Copilot|Cursor|Monte|Gemma|Llama|Mistral|Shannon|Bayes|Markov|Gauss|Euler|Pearson|Spearman|Wilcoxon|Student)\s/u;
 const INITIALLED_NAME = /(?<![\p{L}\d_])\p{Lu}\p{Ll}[\p{Ll}'’-]+\s\p{Lu}\.\s\p{Lu}\p{Ll}*['’]?\p{Lu}?[\p{Ll}'’-]+(?![\p{L}\d_])/gu;
 const ADDRESSED =
-  /\b(?:[Aa]sk|[Aa]sked|[Pp]ing|[Pp]inged|[Tt]ell|[Tt]old|[Tt]hanks|[Tt]hank you|[Hh]i|[Hh]ey|[Dd]ear|cc)\s+(\p{Lu}\p{Ll}{2,})(?![\p{L}\d_.])|(?<![\p{L}\d_.])(\p{Lu}\p{Ll}{2,})\s+(?:said|says|wrote|asked|mentioned|thinks|suggested|reported)\b/gu;
-const CUE_WORDS = /^(?:Ask|Asked|Ping|Pinged|Tell|Told|Thanks|Thank|Hi|Hey|Hello|Dear|Cc|Call|Email|Message)$/u;
+  /\b(?:[Aa]sk|[Aa]sked|[Pp]ing|[Pp]inged|[Tt]ell|[Tt]old|[Tt]hanks|[Tt]hank you|[Hh]i|[Hh]ey|[Dd]ear|cc|[Mm]orning|[Ee]vening|[Aa]fternoon|[Cc]heers|[Tt]hx|[Yy]o|[Cc]ongrats|[Ww]elcome|[Pp]er|(?:[Cc]heck(?:ed)?|[Ss]ync(?:ed)?|[Pp]air(?:ed)?|[Ss]poke|[Tt]alk(?:ed)?|[Mm]eet(?:ing)?|[Mm]et) with|(?:[Ll]oop(?:ed)?|[Bb]ring|[Bb]rought) in|(?:[Tt]alk(?:ed)?|[Ss]poke|[Rr]each(?:ed)? out|[Ff]orward(?:ed)?(?: (?:this|it))?|[Aa]ssign(?:ed)?(?: (?:this|it))?|[Hh]and(?:ed)?(?: (?:this|it))?(?: off| over)?|[Tt]hanks|[Aa]ccording) to|(?:[Ww]aiting|[Bb]locked|[Dd]epends) on),?\s+(\p{Lu}\p{Ll}{2,})(?![\p{L}\d_.])|(?<![\p{L}\d_.])(\p{Lu}\p{Ll}{2,})\s+(?:said|says|wrote|asked|mentioned|thinks|suggested|reported|approved|confirmed|agreed|noted|replied|commented|requested|reviewed|owns|prefers|wants|promised|signed off|is out|will (?:own|check|take|handle|review|look))\b/gu;
+const CUE_WORDS =
+  /^(?:Ask|Asked|Ping|Pinged|Tell|Told|Thanks|Thank|Hi|Hey|Hello|Dear|Cc|Call|Email|Message|Morning|Evening|Afternoon|Cheers|Thx|Yo|Congrats|Welcome|Per)$/u;
 /** Words the tagger's lexicon knows (as any part of speech): not an unknown given name. */
 const LEXICON = (nlp.world() as { model: { one: { lexicon: Record<string, string> } } }).model.one.lexicon;
 const NAME_TAGS = new Set(['FirstName', 'MaleName', 'FemaleName', 'LastName', 'Person', 'Honorific']);
@@ -211,8 +229,10 @@ const ROLE_NAME = new RegExp(
   String.raw`(?:\b(?:Author|Co-authored-by|Signed-off-by|Reviewed-by|Acked-by|Reported-by|Tested-by|Suggested-by|[Rr]eviewers?|[Aa]ssignees?|[Mm]aintainers?)\s*[:=]\s*)(${NAME_WORD}(?:\s+(?:${PARTICLE}\s+)*${NAME_WORD}){1,3})(?![\p{L}\d_])`,
   'dgu',
 );
+/** Particles and a surname after a name (" van der <Surname>", " Ó <Surname>"). */
+const NAME_TAIL = new RegExp(String.raw`^(?: (?:${PARTICLE}|Ó|Ní|Nic|Mac|Mc|Ua|Uí))+ ${NAME_WORD}(?![\p{L}\d_])`, 'u');
 /** A CSV cell holding a name: two or three name words between commas. */
-const CSV_NAME = new RegExp(String.raw`^${NAME_WORD}(?:\s+${NAME_WORD}){1,2}$`, 'u');
+const CSV_NAME = new RegExp(String.raw`^${NAME_WORD}(?:\s+(?:${PARTICLE}\s+)*${NAME_WORD}){1,3}$`, 'u');
 
 /** Irish and Scottish surname prefixes written as a word of their own (Ó Briain, Mac Giolla). */
 const PREFIX = '(?:(?:Ó|Ní|Nic|Mac|Mc|Ua|Uí) )?';
@@ -240,6 +260,12 @@ function englishForm(word: string): boolean {
   return tags.some((t) => t === 'Verb' || t === 'Adjective' || t === 'Adverb');
 }
 
+/** The tagger reads the word as a people's or a place's name (Indian, Brazilian, Texas): not a person. */
+function demonymOrPlace(word: string): boolean {
+  const tags = (nlp(word).json() as Array<{ terms: Array<{ tags: string[] }> }>)[0]?.terms[0]?.tags ?? [];
+  return tags.some((t) => t === 'Demonym' || t === 'Place' || t === 'Country' || t === 'City' || t === 'Region' || t === 'Organization');
+}
+
 function cuedNameSpans(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   CUED_NAME.lastIndex = 0;
@@ -249,6 +275,99 @@ function cuedNameSpans(text: string): PiiSpan[] {
     if (NOT_PEOPLE.test(`${name} `) || !words.every((w) => nameOrUnknown(w) && !englishForm(w))) continue;
     const [start, end] = m.indices![1]!;
     out.push({ kind: 'names', start, end });
+  }
+  return out;
+}
+
+/** A name or handle in a code annotation's brackets: `TODO(<name>)`, `FIXME(<name>):`. */
+const ANNOTATION_NAME = /\b(?:TODO|FIXME|XXX|HACK|NOTE|BUG|REVIEW)\(\s*@?(\p{L}[\p{L}'’-]*(?:[ ._]\p{L}[\p{L}'’-]*){0,3})\s*\)/dgu;
+/** Words after which a person's name follows, in lower case too (account holder: <given> <surname>). */
+const LOWER_CUED_NAME =
+  /(?:\b(?:holder|customer|patient|user(?:name)?|contact|owner|login as|logged in as|signed in as|log in as)\s*:?[ \t]+)(\p{Ll}[\p{Ll}'’-]{2,}(?: \p{Ll}[\p{Ll}'’-]{2,}){1,2})(?![\p{L}\d_])/dgu;
+/** A greeting at a line's or sentence's start, then a given name in lower case (thanks kateryna!). */
+const LOWER_GREETED = /(?:^|\n|\\n|[.!?]\s)[ \t]*(?:hi|hey|hello|thanks|thank you|thx|morning|cheers|yo)[, \t]+(\p{Ll}[\p{Ll}'’-]{2,})(?=[\s,.!?:;)]|$)/dgiu;
+/**
+ * A given name the tagger's lexicon genders and no English dictionary holds (Svetlana, not Max or
+ * Will), written alone between lower-case words: a person, wherever the sentence puts it.
+ */
+const LONE_WORD = /(?<![\p{L}\d_.@/-]|\p{Lu}\p{L}*[\s*/#]+)(\p{Lu}\p{Ll}{2,})(?![\p{L}\d_/-]|[ \t]\p{Lu})/dgu;
+/** Two or three name words, then a verb a person is the subject of. */
+const NAME_BEFORE_VERB = new RegExp(
+  String.raw`(?<![\p{L}\d_])(${NAME_WORD}(?: ${NAME_WORD}){1,2}) (?:said|says|wrote|asked|mentioned|thinks|suggested|reported|approved|confirmed|agreed|noted|replied|commented|requested|reviewed|owns|opened|committed|merged|pushed|fixed|prefers|wants|is out|will)\b`,
+  'dgu',
+);
+/** Two or three name words in a row none of which is an English word (the tagger's names aside), wherever they stand. */
+const NAME_RUN = new RegExp(String.raw`(?<![\p{L}\d_.-])${NAME_WORD}(?: ${NAME_WORD}){1,5}(?![\p{L}\d_'’-])`, 'gu');
+
+/** The tagger's lexicon knows the word as a given name or surname. */
+function knownName(word: string): boolean {
+  return word.split('-').some((part) => NAME_TAGS.has(LEXICON[part.toLowerCase()] ?? ''));
+}
+/**
+ * What may stand before a run of words no dictionary holds for it to be read as a name when the
+ * tagger knows none of them: a line's or list item's start, a greeting, or a word saying a person
+ * follows (reviewer, assignee, by, with, from …). Without one, such a run is as often words of
+ * another language (a German message in a locale file: "Ungültige Eingabe").
+ */
+const RUN_CUE =
+  /(?:(?:^|\n|\\n)[ \t]*(?:[-*+>•][ \t]*(?:\[[ xX]\][ \t]*)?)?|\b(?:[Hh]i|[Hh]ey|[Hh]ello|[Dd]ear|[Tt]hanks|[Tt]hank you|[Mm]orning|[Ee]vening|[Cc]heers|[Rr]egards|[Bb]est)[,!]?[ \t]+|\b(?:reviewers?|assignees?|owners?|authors?|users?|customers?|contacts?|patients?|members?|names?|by|with|from|to|cc|met|meet|ask|ping|tell|told|call|and|or)\b["'\\]*[ \t]*[:=]?[ \t]*["'\\]*)$/iu;
+
+function nameLike(word: string): boolean {
+  // A double-barrelled word (Dong-hyun, Ha-eun) is name-like when one of its parts is.
+  if (word.includes('-')) return word.split('-').some((part) => part.length > 1 && nameLike(part));
+  const known = LEXICON[word.toLowerCase()];
+  return known === 'MaleName' || known === 'FemaleName' || known === 'FirstName' || known === 'LastName' || (known === undefined && !englishWord(word));
+}
+
+/** Names the tagger does not read from their place: in a code annotation, after a lower-case cue, before a verb, or as a run of words no dictionary holds. */
+function shapedNameSpans(text: string): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  const push = (m: RegExpExecArray) => {
+    const [start, end] = m.indices![1]!;
+    out.push({ kind: 'names', start, end });
+  };
+  for (const pattern of [LOWER_GREETED, LONE_WORD]) {
+    pattern.lastIndex = 0;
+    for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
+      const word = m[1]!;
+      const known = LEXICON[word.toLowerCase()];
+      const gendered = known === 'MaleName' || known === 'FemaleName';
+      if (NOT_PEOPLE.test(`${word[0]!.toUpperCase()}${word.slice(1)} `) || englishWord(word)) continue;
+      if (pattern === LONE_WORD ? gendered : gendered || (known === undefined && !englishForm(word))) push(m);
+    }
+  }
+  for (const pattern of [ANNOTATION_NAME, LOWER_CUED_NAME, NAME_BEFORE_VERB]) {
+    pattern.lastIndex = 0;
+    for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
+      const words = m[1]!.split(/[ ._]+/u).filter((w) => w.length > 0);
+      if (NOT_PEOPLE.test(`${m[1]!} `)) continue;
+      // The first word names the person (a given name, or one no dictionary holds); a surname may be an English word (Park, Baker).
+      if (!nameLike(words[0]!) || (pattern === LOWER_CUED_NAME && !words.every(nameLike))) continue;
+      push(m);
+    }
+  }
+  // Within a run of capitalised words (Hi <Given> <Surname>, Meeting With <Given> <Surname>), the two
+  // or three in a row that no dictionary holds.
+  NAME_RUN.lastIndex = 0;
+  for (let m = NAME_RUN.exec(text); m !== null; m = NAME_RUN.exec(text)) {
+    const words = m[0].replace(/['’]+$/u, '').split(' ');
+    const ok = words.map((w) => w.length > 2 && nameLike(w) && !englishForm(w) && !demonymOrPlace(w));
+    let offset = m.index;
+    for (let i = 0; i < words.length; ) {
+      let j = i;
+      while (j < words.length && ok[j]) j++;
+      const run = words.slice(i, j).join(' ');
+      if (
+        j - i >= 2 &&
+        j - i <= 3 &&
+        !NOT_PEOPLE.test(`${run} `) &&
+        (words.slice(i, j).some(knownName) || RUN_CUE.test(text.slice(Math.max(0, offset - 40), offset)))
+      ) {
+        out.push({ kind: 'names', start: offset, end: offset + run.length });
+      }
+      for (const w of words.slice(i, Math.max(j, i + 1))) offset += w.length + 1;
+      i = Math.max(j, i + 1);
+    }
   }
   return out;
 }
@@ -299,7 +418,16 @@ function nameSpans(text: string): PiiSpan[] {
     if (/,\S[^,]*,/u.test(piece) && !/, /u.test(piece)) {
       for (const cell of piece.split(',')) {
         const value = cell.trim();
-        if (CSV_NAME.test(value) && !NOT_PEOPLE.test(`${value} `) && value.split(/[\s-]+/u).every(nameOrUnknown)) people.add(value.replace(/\s+/gu, ' '));
+        if (
+          CSV_NAME.test(value) &&
+          !NOT_PEOPLE.test(`${value} `) &&
+          value
+            .split(/[\s-]+/u)
+            // A surname after a particle (van der Berg) may be an English word; the particle says it is a name.
+            .filter((w, i, all) => /^\p{Lu}/u.test(w) && !new RegExp(`^${PARTICLE}$`, 'u').test(all[i - 1] ?? ''))
+            .every(nameOrUnknown)
+        )
+          people.add(value.replace(/\s+/gu, ' '));
       }
     }
     // A given name and surname around a middle initial ("<Given> J. <Surname>"): the initial's dot cuts
@@ -311,7 +439,7 @@ function nameSpans(text: string): PiiSpan[] {
       const word = found[1] ?? found[2];
       if (word === undefined || NOT_PEOPLE.test(`${word} `)) continue;
       const known = LEXICON[word.toLowerCase()];
-      if (known === undefined || known === 'MaleName' || known === 'FemaleName') people.add(word);
+      if (known === 'MaleName' || known === 'FemaleName' || (known === undefined && !englishWord(word))) people.add(word);
     }
     const doc = nlp(piece);
     // Two or three capitalised words in a row that the tagger reads as proper nouns, none of them an
@@ -404,6 +532,7 @@ export function findPii(text: string, kinds: ReadonlySet<PiiKind> = new Set(PII_
     );
     spans.push(...regexSpans(text, CODICE_FISCALE, 'ids', codiceFiscaleValid));
     for (const span of nordicIdSpans(text)) spans.push({ kind: 'ids', ...span });
+    for (const span of worldIdSpans(text)) spans.push({ kind: 'ids', ...span });
     CONTEXT_ID.lastIndex = 0;
     for (let m = CONTEXT_ID.exec(text); m !== null; m = CONTEXT_ID.exec(text)) {
       const [start, end] = m.indices![1]!;
@@ -417,7 +546,13 @@ export function findPii(text: string, kinds: ReadonlySet<PiiKind> = new Set(PII_
         text,
         IPV6,
         'ips',
-        (v) => v.includes(':') && (v.match(/:/gu)?.length ?? 0) >= 2 && isIPv6(v) && /[0-9a-fA-F]{2}/u.test(v) && v !== '::1' && !PRIVATE_V6.test(v),
+        (v) =>
+          v.includes(':') &&
+          (v.match(/:/gu)?.length ?? 0) >= 2 &&
+          isIPv6(v) &&
+          /[0-9a-fA-F]{2}/u.test(v) &&
+          v !== '::1' &&
+          (!PRIVATE_V6.test(v) || EUI64.test(v)),
       ),
     );
   }
@@ -435,17 +570,30 @@ export function findPii(text: string, kinds: ReadonlySet<PiiKind> = new Set(PII_
     spans.push(...regexSpans(text, NL_ADDRESS, 'addresses'));
     spans.push(...regexSpans(text, AU_ADDRESS, 'addresses'));
     spans.push(...regexSpans(text, STREET_FIRST_ADDRESS, 'addresses'));
+    spans.push(...regexSpans(text, US_STATE_ZIP_ADDRESS, 'addresses'));
+    spans.push(...regexSpans(text, PO_BOX, 'addresses'));
   }
-  if (kinds.has('phones')) spans.push(...phoneSpans(text));
-  if (kinds.has('names')) spans.push(...nameSpans(text), ...cuedNameSpans(text));
-  // Longest first at each start; drop any span overlapping one already kept.
+  if (kinds.has('phones')) spans.push(...phoneSpans(text), ...nationalPhoneSpans(text).map((s) => ({ kind: 'phones' as const, ...s })));
+  if (kinds.has('names')) spans.push(...nameSpans(text), ...cuedNameSpans(text), ...shapedNameSpans(text));
+  // Longest first at each start; a span overlapping one already kept is dropped, or joined to it
+  // when both are of one kind ("Dr. <Given>" and "<Given> Ó <Surname>" are one name).
   spans.sort((a, b) => a.start - b.start || b.end - a.end);
   const kept: PiiSpan[] = [];
   let end = -1;
   for (const span of spans) {
-    if (span.start < end) continue;
+    if (span.start < end) {
+      const last = kept.at(-1)!;
+      if (span.kind === last.kind && span.end > last.end) end = last.end = span.end;
+      continue;
+    }
     kept.push(span);
     end = span.end;
+  }
+  // A name found up to a particle runs on over it to the surname (<Given> van der <Surname>).
+  for (const span of kept) {
+    if (span.kind !== 'names') continue;
+    const tail = NAME_TAIL.exec(text.slice(span.end, span.end + 60));
+    if (tail !== null && !kept.some((o) => o !== span && o.start >= span.end && o.start < span.end + tail[0].length)) span.end += tail[0].length;
   }
   return kept;
 }
