@@ -1,6 +1,8 @@
 import { type ClassCounts, type Piece, applyPass, placeholder } from './pieces.js';
 
-// File extensions that look like TLDs in `icon@2x.png` or `pkg@1.2.3/index.js`.
+// File extensions that look like TLDs in `icon@2x.png` or `pkg@1.2.3/index.js`. Extensions that are
+// also country domains (.pl Poland, .py Paraguay, .rs Serbia, .md Moldova, .sh Saint Helena) are not
+// listed: `radek@example.pl` is mail, and verify flags it, so redact must remove it.
 const FILE_TLDS = new Set([
   'png',
   'jpg',
@@ -15,14 +17,11 @@ const FILE_TLDS = new Set([
   'ts',
   'tsx',
   'jsx',
-  'py',
   'rb',
-  'rs',
   'go',
   'java',
   'kt',
   'json',
-  'md',
   'css',
   'scss',
   'html',
@@ -30,7 +29,6 @@ const FILE_TLDS = new Set([
   'lock',
   'map',
   'vue',
-  'sh',
   'yml',
   'yaml',
   'toml',
@@ -42,7 +40,6 @@ const FILE_TLDS = new Set([
   'hpp',
   'swift',
   'php',
-  'pl',
   'lua',
   'zip',
   'gz',

@@ -5,6 +5,18 @@ import { Redactor, redactJsonLine, redactText, rewriteJsonStrings } from './reda
 
 const r = (text: string, identities: string[] = []) => redactText(text, { identities }).text;
 
+describe('email addresses', () => {
+  it('redacts mail at country domains that are also file extensions', () => {
+    for (const tld of ['pl', 'py', 'rs', 'md', 'sh']) {
+      expect(r(`mail radek@example.${tld} today`)).toBe('mail <EMAIL> today');
+    }
+  });
+
+  it('keeps file names with an @ in them', () => {
+    expect(r('see icon@2x.png and worker@v2.mjs')).toBe('see icon@2x.png and worker@v2.mjs');
+  });
+});
+
 describe('secrets by shape', () => {
   it.each([
     ['sk-proj-Ab3dEf9hIjKlMnOpQrStUvWxYz0123456789abcdEFGH_ij-KL', '<SECRET:openai_key>'],
