@@ -83,6 +83,47 @@ describe('persona headline over 8 sessions (2,000 seeded replicates per design)'
   });
 });
 
+describe('the headline test is exact for independent, symmetric sessions of unequal spread (20,000 replicates)', () => {
+  // verdict-designs.ts printed 0.0580 and 0.0570 (2,000 replicates) for the headline of the harness
+  // designs, whose session gaps are independent and symmetric about 0 but not equally spread. The
+  // exact sign-flip test holds α whatever each session's spread (given |x|, the signs are fair
+  // coins), so those rows can only be Monte Carlo error; this checks the code at the session level
+  // with ten times the replicates: 3 sessions at SD 0.3 and 9 at 1.2 (the 3 + 9 design, 4×), and
+  // 10 equal ones (5 + 5), each with 3 positions of noise SD 0.37 (the calibration's position gap).
+  const run = (seed: number, spreads: readonly number[]) => {
+    const random = rng(seed);
+    const normal = () => Math.sqrt(-2 * Math.log(1 - random.next())) * Math.cos(2 * Math.PI * random.next());
+    const reps = 20_000;
+    let rejects = 0;
+    let covered = 0;
+    for (let r = 0; r < reps; r++) {
+      const units: UnitValue[] = [];
+      spreads.forEach((sd, s) => {
+        const effect = sd * normal();
+        for (let p = 0; p < 3; p++) units.push({ session: `S${s}`, position: `P${p}`, value: effect + 0.37 * normal() });
+      });
+      const inf = clusteredInference(units, { seed: r });
+      if (inf.p < 0.05) rejects++;
+      if (inf.claim.interval[0] <= 0 && inf.claim.interval[1] >= 0) covered++;
+    }
+    return { fpr: rejects / reps, coverage: covered / reps, se: Math.sqrt((0.05 * 0.95) / reps) };
+  };
+
+  it('3 + 9 sessions, the nine 4× as spread', () => {
+    const out = run(3906, [0.3, 0.3, 0.3, 1.2, 1.2, 1.2, 1.2, 1.2, 1.2, 1.2, 1.2, 1.2]);
+    console.log(`headline, 3 + 9 at 4× spread: FPR ${out.fpr.toFixed(4)} ± ${out.se.toFixed(4)}, coverage ${out.coverage.toFixed(4)}`);
+    expect(out.fpr).toBeLessThanOrEqual(0.05 + 2 * out.se);
+    expect(out.coverage).toBeGreaterThanOrEqual(0.95 - 2 * out.se);
+  });
+
+  it('5 + 5 equal sessions', () => {
+    const out = run(3907, Array.from({ length: 10 }, () => 0.3));
+    console.log(`headline, 10 equal sessions: FPR ${out.fpr.toFixed(4)} ± ${out.se.toFixed(4)}, coverage ${out.coverage.toFixed(4)}`);
+    expect(out.fpr).toBeLessThanOrEqual(0.05 + 2 * out.se);
+    expect(out.coverage).toBeGreaterThanOrEqual(0.95 - 2 * out.se);
+  });
+});
+
 describe('the rare dominant session: where its false positives come from (issue #39)', () => {
   it('practically every false positive comes from a sample without a dominant session, which no diagnostic can see', () => {
     // 2,000 seeded samples of 8 sessions × 4 positions from the rare-dominant population (each
