@@ -177,7 +177,7 @@ def main():
             '20% trimmed mean (Tukey-McLaughlin)': trimmed_p(x) < ALPHA,
             'sign test (median)': sign_test_p(x) < ALPHA,
             'sign-flip, fragile = LOO p >= 0.05 (the mark before)': sig & ~loo,
-            'sign-flip, fragile = LOO p >= 0.05 without an outlier (echolens mark)': sig & ~outlier_loo_fragile(x),
+            'sign-flip, fragile = LOO p >= 0.05 and an outlier (echolens mark)': sig & ~outlier_loo_fragile(x),
             'sign-flip, fragile = one session > 50% of the sum': sig & ~share_fragile(x, 0.5),
             'sign-flip, fragile = one session > 35% of the sum': sig & ~share_fragile(x, 0.35),
             'sign-flip, fragile = LOO or > 35% share': sig & ~loo & ~share_fragile(x, 0.35),
