@@ -9,14 +9,14 @@ describe('studentized deleted residuals of the session estimates', () => {
     // e_i / (s_(i) √(1 − 1/n)), s_(i)² = ((n − 1)s² − e_i²/(1 − 1/n))/(n − 2).
     const golden = [5.2963483124, 0.2758297589, 0.5955049835, 0.7869109735, 0.64902791, 0.0304576219, 0.7588191165, 0.1525714436];
     const got = deletedResiduals([1.2, 0.4, 0.05, -0.02, 0.03, 0.3, -0.01, 0.35]);
-    got.forEach((v, i) => expect(v).toBeCloseTo(golden[i] as number, 9));
+    for (const [i, v] of got.entries()) expect(v).toBeCloseTo(golden[i] as number, 9);
   });
 
   it('are infinite for a session that differs from others that are all equal, 0 when all are equal', () => {
     const got = deletedResiduals([0.2, 0.2, 0.2, 0.2, 1.0]);
     expect(got[4]).toBe(Number.POSITIVE_INFINITY);
     // Without one 0.2 the rest are 0.2, 0.2, 0.2, 1.0: mean 0.4, SD 0.4, so 0.2 / (0.4 √(5/4)).
-    got.slice(0, 4).forEach((v) => expect(v).toBeCloseTo(0.2 / (0.4 * Math.sqrt(1.25)), 12));
+    for (const v of got.slice(0, 4)) expect(v).toBeCloseTo(0.2 / (0.4 * Math.sqrt(1.25)), 12);
     expect(deletedResiduals([0.3, 0.3, 0.3, 0.3])).toEqual([0, 0, 0, 0]);
   });
 });
@@ -52,7 +52,11 @@ describe('the fragile mark: one outlying session that the claim rests on', () =>
   it('an outlier that the claim does not rest on is not a reason to mark it', () => {
     // Seven sessions near +0.5 and one far above: without S8 the other seven still give p = 2/128.
     const values = [0.5, 0.45, 0.55, 0.5, 0.48, 0.52, 0.47, 3];
-    const inf = sessionInfluence(values.map((_, i) => `S${i + 1}`), values, { estimate: values.reduce((a, b) => a + b, 0) / values.length });
+    const inf = sessionInfluence(
+      values.map((_, i) => `S${i + 1}`),
+      values,
+      { estimate: values.reduce((a, b) => a + b, 0) / values.length },
+    );
     const s8 = inf.leaveOneOut.find((l) => l.session === 'S8')!;
     expect(s8.outlier).toBe(true);
     expect(s8.holds).toBe(true);

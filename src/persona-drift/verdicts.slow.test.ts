@@ -117,7 +117,10 @@ describe('the headline test is exact for independent, symmetric sessions of uneq
   });
 
   it('5 + 5 equal sessions', () => {
-    const out = run(3907, Array.from({ length: 10 }, () => 0.3));
+    const out = run(
+      3907,
+      Array.from({ length: 10 }, () => 0.3),
+    );
     console.log(`headline, 10 equal sessions: FPR ${out.fpr.toFixed(4)} ± ${out.se.toFixed(4)}, coverage ${out.coverage.toFixed(4)}`);
     expect(out.fpr).toBeLessThanOrEqual(0.05 + 2 * out.se);
     expect(out.coverage).toBeGreaterThanOrEqual(0.95 - 2 * out.se);
