@@ -52,7 +52,7 @@ export interface UnitInference {
   note?: string;
   /**
    * Leave-one-session-out diagnostic of a significant session-level claim (absent otherwise):
-   * `fragile` when removing one session changes the verdict, `drivenBy` naming that session.
+   * `fragile` when removing one outlying session changes the verdict, `drivenBy` naming that session.
    */
   influence?: SessionInfluence;
   /**
@@ -78,7 +78,7 @@ export interface Claim {
   alpha: number;
   /** p < α. */
   significant: boolean;
-  /** A significant session-level claim that removing one session undoes (leave-one-session-out). */
+  /** A significant session-level claim that removing one outlying session undoes (leave-one-session-out). */
   fragile: boolean;
   /** The session a fragile claim rests on. */
   drivenBy: string | null;
