@@ -5,11 +5,13 @@ const bySession = (values: readonly number[]) => values.map((value, i) => ({ ses
 
 describe('studentized deleted residuals of the session estimates', () => {
   it('match the externally studentized OLS residuals of an intercept-only model (numpy)', () => {
-    // tools/calibration/fragile_rule.py's definition; golden values from numpy with
-    // e_i / (s_(i) √(1 − 1/n)), s_(i)² = ((n − 1)s² − e_i²/(1 − 1/n))/(n − 2).
+    // Golden values: tools/golden/deleted_residuals.py (hat-matrix formula
+    // e_i / (s_(i) √(1 − h_ii)), s_(i)² = ((n − 1)s² − e_i²/(1 − h_ii))/(n − 2), h_ii = 1/n).
     const golden = [5.2963483124, 0.2758297589, 0.5955049835, 0.7869109735, 0.64902791, 0.0304576219, 0.7588191165, 0.1525714436];
     const got = deletedResiduals([1.2, 0.4, 0.05, -0.02, 0.03, 0.3, -0.01, 0.35]);
     for (const [i, v] of got.entries()) expect(v).toBeCloseTo(golden[i] as number, 9);
+    const golden2 = [0.221574913, 1.4834208129, 0.0827999818, 2.1128192795, 1.2749879712, 0.0275859882, 1.1974519259, 0.4486912178];
+    for (const [i, v] of deletedResiduals([0.28, 0.82, 0.39, -0.22, 0.77, 0.35, -0.03, 0.52]).entries()) expect(v).toBeCloseTo(golden2[i] as number, 9);
   });
 
   it('are infinite for a session that differs from others that are all equal, 0 when all are equal', () => {
@@ -47,6 +49,18 @@ describe('the fragile mark: one outlying session that the claim rests on', () =>
     expect(Math.max(...inf.influence!.leaveOneOut.map((l) => l.residual))).toBeCloseTo(2.113, 3);
     expect(inf.influence).toEqual(expect.objectContaining({ fragile: false, drivenBy: null }));
     expect(inf.claim.fragile).toBe(false);
+  });
+
+  it('the threshold follows the number of sessions (scipy t.ppf)', () => {
+    const twelve = Array.from({ length: 12 }, (_, i) => 0.4 + 0.01 * i);
+    const inf = sessionInfluence(
+      twelve.map((_, i) => `S${i + 1}`),
+      twelve,
+      { estimate: 0.455 },
+    );
+    // scipy: t.ppf(1 − 0.05/24, 10) = 3.6914783871392585
+    expect(inf.outlierThreshold).toBeCloseTo(3.6914783871392585, 8);
+    expect(inf.fragile).toBe(false);
   });
 
   it('an outlier that the claim does not rest on is not a reason to mark it', () => {
