@@ -8,7 +8,7 @@ effect plus N(0, 0.2^2) -- the designs of dominant_session_tradeoff.py and verdi
 Rules compared (all start from the exact two-sided sign-flip test of the session means at 0.05):
   today      no mark (the verdict's decision on main)
   LOO        fragile when, without some session, the others lose the sign or (>= 6 left) their
-             sign-flip p reaches 0.05 -- the mark of the previous session
+             sign-flip p reaches 0.05 -- the mark before the outlier condition
   LOO+outlier(g)  fragile when such a session is also an outlier of the session estimates: its
              studentized deleted residual |x_i - mean_-i| / (s_-i sqrt(1 + 1/(n-1))) exceeds the
              Bonferroni t quantile t_{n-2}(1 - g/(2n)) (under normal, symmetric session effects
