@@ -85,7 +85,7 @@ export interface Verdict {
   text: string;
   /** Minimum detectable |Δ| at 80% power for this design (normal approximation of the t interval); null when the test cannot reject. */
   mde: number | null;
-  /** Set on a significant session-level verdict that removing one session undoes (leave-one-session-out). */
+  /** Set on a significant session-level verdict that removing one outlying session undoes (leave-one-session-out). */
   fragile?: boolean;
   /** The session a fragile verdict rests on. */
   drivenBy?: string;

@@ -69,15 +69,61 @@ describe('persona headline over 8 sessions (2,000 seeded replicates per design)'
 
   it('planted drift (+0.3, normal session effects): power with and without the fragility mark', () => {
     const out = simulate(3904, (_s, normal) => 0.3 * normal(), 0.3);
-    // The verdict "drift" keeps the sign-flip test of before (its power is unchanged); the fragile
-    // mark is a caveat on it. Printed: the power and the share left unmarked.
+    // The verdict "drift" keeps the sign-flip test of before (its power is today's); counted with a
+    // fragile verdict as not significant it must keep at least 80% of it (issue #39). The
+    // leave-one-out rule alone kept 71%; requiring the session to be an outlier keeps about 99%.
     console.log(
       `persona 8 sessions, planted +0.3: power of the verdict ${out.raw.toFixed(4)}, of which not marked fragile ${out.rate.toFixed(4)}, coverage ${out.coverage.toFixed(4)}`,
     );
     // The exact sign-flip over 8 sessions with effect/SD = 0.3/√(0.3² + 0.4²/4) ≈ 0.83: about one half.
     expect(out.raw).toBeGreaterThan(0.42);
     expect(out.rate).toBeLessThanOrEqual(out.raw);
+    expect(out.rate).toBeGreaterThanOrEqual(0.8 * out.raw);
     expect(out.coverage).toBeGreaterThanOrEqual(0.93);
+  });
+});
+
+describe('the headline test is exact for independent, symmetric sessions of unequal spread (20,000 replicates)', () => {
+  // verdict-designs.ts printed 0.0580 and 0.0570 (2,000 replicates) for the headline of the harness
+  // designs, whose session gaps are independent and symmetric about 0 but not equally spread. The
+  // exact sign-flip test holds α whatever each session's spread (given |x|, the signs are fair
+  // coins), so those rows can only be Monte Carlo error; this checks the code at the session level
+  // with ten times the replicates: 3 sessions at SD 0.3 and 9 at 1.2 (the 3 + 9 design, 4×), and
+  // 10 equal ones (5 + 5), each with 3 positions of noise SD 0.37 (the calibration's position gap).
+  const run = (seed: number, spreads: readonly number[]) => {
+    const random = rng(seed);
+    const normal = () => Math.sqrt(-2 * Math.log(1 - random.next())) * Math.cos(2 * Math.PI * random.next());
+    const reps = 20_000;
+    let rejects = 0;
+    let covered = 0;
+    for (let r = 0; r < reps; r++) {
+      const units: UnitValue[] = [];
+      spreads.forEach((sd, s) => {
+        const effect = sd * normal();
+        for (let p = 0; p < 3; p++) units.push({ session: `S${s}`, position: `P${p}`, value: effect + 0.37 * normal() });
+      });
+      const inf = clusteredInference(units, { seed: r });
+      if (inf.p < 0.05) rejects++;
+      if (inf.claim.interval[0] <= 0 && inf.claim.interval[1] >= 0) covered++;
+    }
+    return { fpr: rejects / reps, coverage: covered / reps, se: Math.sqrt((0.05 * 0.95) / reps) };
+  };
+
+  it('3 + 9 sessions, the nine 4× as spread', () => {
+    const out = run(3906, [0.3, 0.3, 0.3, 1.2, 1.2, 1.2, 1.2, 1.2, 1.2, 1.2, 1.2, 1.2]);
+    console.log(`headline, 3 + 9 at 4× spread: FPR ${out.fpr.toFixed(4)} ± ${out.se.toFixed(4)}, coverage ${out.coverage.toFixed(4)}`);
+    expect(out.fpr).toBeLessThanOrEqual(0.05 + 2 * out.se);
+    expect(out.coverage).toBeGreaterThanOrEqual(0.95 - 2 * out.se);
+  });
+
+  it('5 + 5 equal sessions', () => {
+    const out = run(
+      3907,
+      Array.from({ length: 10 }, () => 0.3),
+    );
+    console.log(`headline, 10 equal sessions: FPR ${out.fpr.toFixed(4)} ± ${out.se.toFixed(4)}, coverage ${out.coverage.toFixed(4)}`);
+    expect(out.fpr).toBeLessThanOrEqual(0.05 + 2 * out.se);
+    expect(out.coverage).toBeGreaterThanOrEqual(0.95 - 2 * out.se);
   });
 });
 
@@ -127,13 +173,15 @@ describe('leave-one-session-out (fragile verdicts)', () => {
     expect(robust.p).toBeLessThan(0.05);
     expect(robust.influence).toEqual(expect.objectContaining({ fragile: false, drivenBy: null }));
     // p = 10/256; without S1 (or S2, S3, S5, S6, S8) the seven left give p ≥ 0.0625: the verdict
-    // changes, and S1 — the largest p, then the estimate closest to 0 — is named.
+    // changes, and S1 — the only outlier among them — is named.
     expect(all.p).toBeCloseTo(10 / 256, 12);
     expect(all.influence?.fragile).toBe(true);
     expect(all.influence?.drivenBy).toBe('S1');
     const s1 = all.influence!.leaveOneOut.find((l) => l.session === 'S1')!;
     expect(s1.p).toBeCloseTo(10 / 128, 12);
     expect(s1.holds).toBe(false);
+    // S1 is also the one outlier (deleted residual 5.30 > t_6(1 − 0.05/16) = 4.12): the mark's second condition.
+    expect(all.influence!.leaveOneOut.filter((l) => l.outlier).map((l) => l.session)).toEqual(['S1']);
     expect(all.influence!.leaveOneOut.filter((l) => l.holds).map((l) => l.session)).toEqual(['S4', 'S7']);
     const direct = sessionInfluence(
       fragile.map((_, i) => `S${i + 1}`),

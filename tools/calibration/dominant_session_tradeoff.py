@@ -28,7 +28,9 @@ Candidates (alpha = 0.05, two-sided; "fragile" rules count a fragile verdict as 
   20 % trimmed mean (Tukey-McLaughlin t on 6 - 1 df)
   sign test (the median)
   sign-flip + leave-one-out: fragile when without some session the rest lose the sign or p >= 0.05
-    (echolens's mark today)
+    (the mark before; fragile_rule.py)
+  sign-flip + leave-one-out of an outlier: as above, and that session's studentized deleted residual
+    exceeds t_6(1 - 0.05/16) (echolens's mark; fragile_rule.py)
   sign-flip + contribution share: fragile when one session's (same-signed) contribution to the sum
     exceeds s (s = 0.5, 0.35)
   sign-flip + LOO at 0.05 or share 0.35 (both)
@@ -125,6 +127,18 @@ def loo_fragile(x, c=ALPHA):
     return fragile
 
 
+def outlier_loo_fragile(x, c=ALPHA, gamma=0.05):
+    sign = np.sign(x.mean(axis=1))
+    threshold = stats.t.ppf(1 - gamma / (2 * S), S - 2)
+    fragile = np.zeros(x.shape[0], dtype=bool)
+    for drop in range(S):
+        rest = np.delete(x, drop, axis=1)
+        resid = np.abs(x[:, drop] - rest.mean(axis=1)) / (rest.std(axis=1, ddof=1) * np.sqrt(1 + 1 / (S - 1)))
+        fails = (np.sign(rest.mean(axis=1)) != sign) | (signflip_p(rest) >= c)
+        fragile |= fails & (resid > threshold)
+    return fragile
+
+
 def share_fragile(x, share):
     sign = np.sign(x.mean(axis=1))
     total = np.abs(x.sum(axis=1))
@@ -162,7 +176,8 @@ def main():
             'bootstrap-t (symmetric, B = 499)': bootstrap_t_p(x, rng) < ALPHA,
             '20% trimmed mean (Tukey-McLaughlin)': trimmed_p(x) < ALPHA,
             'sign test (median)': sign_test_p(x) < ALPHA,
-            'sign-flip, fragile = LOO p >= 0.05 (echolens mark)': sig & ~loo,
+            'sign-flip, fragile = LOO p >= 0.05 (the mark before)': sig & ~loo,
+            'sign-flip, fragile = LOO p >= 0.05 and an outlier (echolens mark)': sig & ~outlier_loo_fragile(x),
             'sign-flip, fragile = one session > 50% of the sum': sig & ~share_fragile(x, 0.5),
             'sign-flip, fragile = one session > 35% of the sum': sig & ~share_fragile(x, 0.35),
             'sign-flip, fragile = LOO or > 35% share': sig & ~loo & ~share_fragile(x, 0.35),

@@ -3,9 +3,11 @@
  * (`persona calibrate`, `continuation calibrate`): simulated runs analysed by the report's own
  * code, seeded. Prints a Markdown table (copied to docs/statistics.md, "Verdict calibration").
  *
- *   nice -n 10 npx tsx tools/calibration/verdict-designs.ts [replicates] [design filter]   (default 400, all)
+ *   nice -n 10 npx tsx tools/calibration/verdict-designs.ts [replicates] [design filter] [seed offset]   (default 400, all, 0)
  *
- * Rows are printed as each design finishes; the filter keeps the designs whose label contains it.
+ * Rows are printed as each design finishes; the filter keeps the designs whose label contains it
+ * ("" for all). A seed offset adds to every design's seed: a second, independent batch of
+ * replicates to pool with the first (docs/statistics.md pools the harness designs' two batches).
  *
  * The cheap direct checks (≥ 2,000 replicates of the tests alone) are in the slow-tier tests:
  * consensus-harness.test.ts, verdicts.slow.test.ts, dependence.slow.test.ts; the test-level
@@ -18,10 +20,11 @@ import { BASE_DESIGN } from '../../src/persona-drift/calibrate-designs.js';
 
 const replicates = Number(process.argv[2] ?? 400);
 const only = process.argv[3];
+const seedOffset = Number(process.argv[4] ?? 0);
 const wanted = (label: string) => only === undefined || label.includes(only);
 const rows = { push: (line: string) => process.stdout.write(`${line}\n`) };
 process.stdout.write(
-  `${replicates} seeded replicates per world; nominal FPR 0.05, coverage 0.95; ± Monte Carlo SE; (n) null replicates\n\n| design | test | FPR (nulls) | 95% coverage | power |\n| --- | --- | --- | --- | --- |\n`,
+  `${replicates} seeded replicates per world (seed offset ${seedOffset}); nominal FPR 0.05, coverage 0.95; ± Monte Carlo SE; (n) null replicates\n\n| design | test | FPR (nulls) | 95% coverage | power |\n| --- | --- | --- | --- | --- |\n`,
 );
 const rate = (r: { rate: number; mcSE: number } | null | undefined) => (r ? `${r.rate.toFixed(4)} ± ${r.mcSE.toFixed(4)}` : '—');
 const row = (design: string, test: string, t: Pick<TestOperatingCharacteristics, 'fpr' | 'coverage' | 'power' | 'nullReplicates'> | undefined) => {
@@ -33,7 +36,7 @@ const find = (tests: readonly TestOperatingCharacteristics[], prefix: string) =>
 function persona(label: string, design: CalibrationDesign, shape: SessionEffectShape, worlds: Array<'null' | 'drift'>, seed: number) {
   if (!wanted(label)) return;
   const started = Date.now();
-  const result = calibratePersona(design, { replicates, worlds, seed, sessionEffects: shape, variance: { betweenSession: 0.3 } });
+  const result = calibratePersona(design, { replicates, worlds, seed: seed + seedOffset, sessionEffects: shape, variance: { betweenSession: 0.3 } });
   const t = result.tests;
   row(label, 'headline drift: sign-flip p, its interval', find(t, 'drift target='));
   row(label, 'drift verdict (Holm; fragile = not significant)', find(t, 'drift verdict'));
@@ -68,7 +71,7 @@ for (const [label, params, declared, seed] of [
   const result = calibrateContinuation(params, {
     cutpoints: 50,
     replicates,
-    seed,
+    seed: seed + seedOffset,
     ...(declared === null ? {} : { blocks: { size: 5, repeat: 0.6, declared } }),
   });
   for (const t of result.tests) {
