@@ -1,25 +1,18 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { incompleteRunMessage, stageProgressText, stageShortfall } from '../experiment/run-completeness.js';
 import { RunStore, SqliteRunStore } from './run-store.js';
 import { stageComplete } from './run-stages.js';
 import { SCHEMA_VERSION } from './schema.js';
 import { TEST_MANIFEST } from './testing/fakes.js';
+import { useTempDir } from '../sessions/testing/temp-dir.js';
 
-let dir: string;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'echolens-stages-'));
-});
-afterEach(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
+const tmp = useTempDir('echolens-stages-', 'test');
 
 describe('run stages in the store', () => {
   it('keeps a run running while a declared stage is incomplete, whoever writes done', async () => {
-    const store = RunStore.open(join(dir, 'run.db'));
+    const store = RunStore.open(join(tmp.path, 'run.db'));
     try {
       const id = await store.createRun(TEST_MANIFEST);
       await store.declareStages(id, [
@@ -45,7 +38,7 @@ describe('run stages in the store', () => {
   });
 
   it('orders declared stages first and appends undeclared ones; a re-declaration updates only stages not started', async () => {
-    const store = RunStore.open(join(dir, 'run.db'));
+    const store = RunStore.open(join(tmp.path, 'run.db'));
     try {
       const id = await store.createRun(TEST_MANIFEST);
       await store.declareStages(id, [
@@ -72,7 +65,7 @@ describe('run stages in the store', () => {
   });
 
   it('treats a run recorded before stages existed by its status alone (a v4 store migrates to v5 with the ledger)', async () => {
-    const file = join(dir, 'old.db');
+    const file = join(tmp.path, 'old.db');
     const store = RunStore.open(file);
     const id = await store.createRun(TEST_MANIFEST);
     await store.setRunStatus(id, 'done');
