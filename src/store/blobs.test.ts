@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { accountRun } from '../report/report.js';
 import type { ChatMessage, ModelRequest } from '../models/types.js';
@@ -12,6 +11,7 @@ import { SCHEMA_VERSION } from './schema.js';
 import { TEST_MANIFEST } from './testing/fakes.js';
 import type { CellSpec } from './types.js';
 import { useTempDir } from '../sessions/testing/temp-dir.js';
+import { rewindSchema } from './testing/old-schema.js';
 
 const tmp = useTempDir('echolens-blobs-', 'test');
 
@@ -161,12 +161,10 @@ describe('store schema 3 and older stores', () => {
     const keys = await store.registerCells(runId, specs);
     await store.recordResult(keys[0]!, done);
     await store.close();
-    const db = new Database(file);
-    const update = db.prepare('UPDATE cells SET request = ? WHERE key = ?');
-    for (const [index, spec] of specs.entries()) update.run(cellIdentity(spec.request).json, keys[index]);
-    db.exec('DROP TABLE blobs');
-    db.prepare("UPDATE meta SET value = '2' WHERE name = 'schema_version'").run();
-    db.close();
+    rewindSchema(file, 2, 'DROP TABLE blobs', (db) => {
+      const update = db.prepare('UPDATE cells SET request = ? WHERE key = ?');
+      for (const [index, spec] of specs.entries()) update.run(cellIdentity(spec.request).json, keys[index]);
+    });
     return { runId, keys };
   }
 

@@ -9,6 +9,7 @@ import { RunStore, SqliteRunStore } from './run-store.js';
 import { SCHEMA_VERSION } from './schema.js';
 import { TEST_MANIFEST } from './testing/fakes.js';
 import { useTempDir } from '../sessions/testing/temp-dir.js';
+import { oldStoreWithDoneRun } from './testing/old-schema.js';
 
 const tmp = useTempDir('echolens-maint-', 'test');
 
@@ -89,15 +90,12 @@ describe('store faults', () => {
 describe('migrating an old store', () => {
   it('a schema-1 store read by a read-only command names the command that migrates it; `runs migrate` does', async () => {
     const file = join(tmp.path, 'v1.db');
-    const store = RunStore.open(file);
-    const id = await store.createRun(TEST_MANIFEST);
-    await store.setRunStatus(id, 'done');
-    await store.close();
     // Back to schema 1: drop what migrations 2–5 added.
-    const raw = new Database(file);
-    raw.exec('DROP TABLE blobs; DROP TABLE batch_job_cells; DROP TABLE batch_jobs; DROP TABLE run_stages; ALTER TABLE cells DROP COLUMN tool_calls;');
-    raw.prepare("UPDATE meta SET value = '1' WHERE name = 'schema_version'").run();
-    raw.close();
+    const id = await oldStoreWithDoneRun(
+      file,
+      1,
+      'DROP TABLE blobs; DROP TABLE batch_job_cells; DROP TABLE batch_jobs; DROP TABLE run_stages; ALTER TABLE cells DROP COLUMN tool_calls;',
+    );
     const listed = await runCliInProcess(['runs', 'list', file]);
     expect(listed.code).toBe(2);
     expect(listed.stderr).toContain(`echolens: ${file}: store schema version 1 needs a migration first: run \`echolens runs migrate ${file}\``);

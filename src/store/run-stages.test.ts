@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { incompleteRunMessage, stageProgressText, stageShortfall } from '../experiment/run-completeness.js';
 import { RunStore, SqliteRunStore } from './run-store.js';
@@ -7,6 +6,7 @@ import { stageComplete } from './run-stages.js';
 import { SCHEMA_VERSION } from './schema.js';
 import { TEST_MANIFEST } from './testing/fakes.js';
 import { useTempDir } from '../sessions/testing/temp-dir.js';
+import { oldStoreWithDoneRun } from './testing/old-schema.js';
 
 const tmp = useTempDir('echolens-stages-', 'test');
 
@@ -66,15 +66,8 @@ describe('run stages in the store', () => {
 
   it('treats a run recorded before stages existed by its status alone (a v4 store migrates to v5 with the ledger)', async () => {
     const file = join(tmp.path, 'old.db');
-    const store = RunStore.open(file);
-    const id = await store.createRun(TEST_MANIFEST);
-    await store.setRunStatus(id, 'done');
-    await store.close();
-    // Make it a schema-4 store: no ledger table.
-    const raw = new Database(file);
-    raw.exec('DROP TABLE run_stages');
-    raw.prepare("UPDATE meta SET value = '4' WHERE name = 'schema_version'").run();
-    raw.close();
+    // A schema-4 store: no ledger table.
+    const id = await oldStoreWithDoneRun(file, 4, 'DROP TABLE run_stages');
     const reader = RunStore.open(file, { readonly: true });
     expect(await reader.stages(id)).toEqual([]);
     expect(incompleteRunMessage(await reader.requireRun(id), await reader.stages(id))).toBeNull();
