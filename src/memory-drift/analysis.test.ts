@@ -18,14 +18,11 @@ import {
 import { loadBuiltinPerturbations, type PerturbationTier } from './perturbations.js';
 import { buildGenerationPlan } from './plan.js';
 import { PAPER_NOISE_CATEGORIES as NOISE, PAPER_PERSONA_CATEGORIES as PERSONA } from './testing/paper-categories.js';
+import { normalDraw } from '../stats/testing/normal.js';
 
 const LIFE = ['bereavement', 'job_loss', 'serious_illness'];
 
-function normal(random: { next(): number }): number {
-  const u = 1 - random.next();
-  const v = random.next();
-  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
-}
+const normal = normalDraw;
 
 interface Plant {
   questions: number;

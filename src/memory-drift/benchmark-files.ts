@@ -25,7 +25,6 @@ import { MAX_DATA_FILE_BYTES, readUserFile, userFileReason } from '../core/user-
  */
 
 export type BenchmarkCuration = 'none' | 'drop-list' | 'keep-signals';
-export const BENCHMARK_CURATIONS: readonly BenchmarkCuration[] = ['none', 'drop-list', 'keep-signals'];
 
 export interface BenchmarkFileOptions {
   file: string;

@@ -27,8 +27,6 @@ import { DEFAULT_SEEDED_NOISE, seededNoiseRate, seededSimSymbols, simBaselineSeq
  * Pure (no I/O): the CLI prints what it returns.
  */
 
-export type CalibrationScenarioName = 'null' | 'planted';
-
 export interface CalibrationScenario {
   name: string;
   /** Probability that memory flips a step, per tier (none = 0 always). */

@@ -111,7 +111,6 @@ const questionsSchema = z
       ctx.addIssue({ code: 'custom', path: ['dataset'], message: 'questions.dataset is read only with source: hf' });
     }
   });
-export type MemoryQuestionsConfig = z.infer<typeof questionsSchema>;
 
 export const memoryConfigSchema = z
   .object({

@@ -6,7 +6,6 @@ import {
   analyzeMemory,
   type LabelledSample,
   type MemoryAnalysisOptions,
-  type MemoryObservation,
   type MemoryReport,
   type MemorySampling,
   type PairingPolicy,
@@ -444,11 +443,6 @@ export async function scoreMemoryRun(store: RunStore, runId: string, options: Me
   );
 }
 
-/** The analysis input of a memory run: each non-reference sample scored against its reference. */
-export async function collectMemoryObservations(store: RunStore, runId: string, options: MemoryObservationOptions = {}): Promise<MemoryObservation[]> {
-  return (await scoreMemoryRun(store, runId, options)).observations;
-}
-
 export interface MemoryReportOptions extends MemoryAnalysisOptions, MemoryObservationOptions {}
 
 /**
@@ -519,14 +513,6 @@ export interface LabelerCheckCollection {
   check: LabelerCheckConfig;
   records: LabelRecord[];
   passes: LabelerCheckPassCounts[];
-}
-
-/** The check runs of a store that relabel the given memory run, newest first. */
-export async function labelerCheckRunIds(store: RunStore, memoryRun: string): Promise<string[]> {
-  return (await store.listRuns())
-    .filter((r) => r.experiment === MEMORY_LABELER_CHECK_EXPERIMENT && (r.manifest.config as Partial<LabelerCheckConfig>)?.run === memoryRun)
-    .sort((a, b) => b.startedAt.localeCompare(a.startedAt))
-    .map((r) => r.id);
 }
 
 /**

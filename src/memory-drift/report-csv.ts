@@ -2,6 +2,21 @@ import { hasValue } from '../core/maybe.js';
 import type { AuditCsvRow } from '../experiment/audit.js';
 import type { MemoryReport } from './analysis.js';
 
+/** One long-format row (AUDIT_CSV_COLUMNS); the memory audit has no judge column. */
+function row(
+  table: string,
+  target: string,
+  group: string,
+  label: string,
+  estimate: unknown,
+  n: number,
+  interval: readonly [number, number] | null = null,
+  p: number | null = null,
+  pAdjusted: number | null = null,
+): AuditCsvRow {
+  return [table, target, '', group, label, estimate, interval?.[0] ?? null, interval?.[1] ?? null, n, p, pAdjusted];
+}
+
 /** The memory report as long-format CSV rows (one estimate per row with its CI). */
 export function memoryCsvRows(m: MemoryReport): AuditCsvRow[] {
   const rows: AuditCsvRow[] = [];
@@ -9,56 +24,22 @@ export function memoryCsvRows(m: MemoryReport): AuditCsvRow[] {
     for (const metric of ['dtw', 'sri'] as const) {
       const a = t.metrics[metric];
       for (const c of a.conditions) {
-        rows.push([`condition_mean_${metric}`, t.target, '', c.tier, c.condition, c.mean, null, null, c.n, null, null]);
-        if (hasValue(c.elevation))
-          rows.push([
-            `elevation_${metric}`,
-            t.target,
-            '',
-            c.tier,
-            c.condition,
-            c.elevation.estimate,
-            // The interval that agrees with the BH-adjusted p (BH across the tier's conditions).
-            c.elevation.claim.interval[0],
-            c.elevation.claim.interval[1],
-            c.n,
-            c.elevation.p,
-            c.elevation.claim.p,
-          ]);
-        if (hasValue(c.cohensD)) rows.push([`cohens_d_${metric}`, t.target, '', c.tier, c.condition, c.cohensD, null, null, c.n, null, null]);
+        rows.push(row(`condition_mean_${metric}`, t.target, c.tier, c.condition, c.mean, c.n));
+        // Intervals are the ones that agree with the BH-adjusted p (BH across the tier's conditions).
+        const e = c.elevation;
+        if (hasValue(e)) rows.push(row(`elevation_${metric}`, t.target, c.tier, c.condition, e.estimate, c.n, e.claim.interval, e.p, e.claim.p));
+        if (hasValue(c.cohensD)) rows.push(row(`cohens_d_${metric}`, t.target, c.tier, c.condition, c.cohensD, c.n));
       }
       for (const d of a.dRel) {
-        if (hasValue(d.result))
-          rows.push([
-            `d_rel_${metric}`,
-            t.target,
-            '',
-            d.tier,
-            d.condition,
-            d.result.dRel,
-            // The interval that agrees with the BH-adjusted p (non-finite ends are empty cells).
-            d.result.claim.interval[0],
-            d.result.claim.interval[1],
-            d.result.nTreat,
-            d.result.p,
-            d.result.pAdjusted,
-          ]);
+        // Non-finite interval ends become empty cells.
+        const r = d.result;
+        if (hasValue(r)) rows.push(row(`d_rel_${metric}`, t.target, d.tier, d.condition, r.dRel, r.nTreat, r.claim.interval, r.p, r.pAdjusted));
       }
     }
-    if (hasValue(t.convergence) && hasValue(t.convergence.spearman)) {
-      rows.push([
-        'convergence_spearman',
-        t.target,
-        '',
-        '',
-        'dtw~sri',
-        t.convergence.spearman.rho,
-        null,
-        null,
-        t.convergence.conditions.length,
-        t.convergence.spearman.p,
-        null,
-      ]);
+    const convergence = t.convergence;
+    if (hasValue(convergence) && hasValue(convergence.spearman)) {
+      const s = convergence.spearman;
+      rows.push(row('convergence_spearman', t.target, '', 'dtw~sri', s.rho, convergence.conditions.length, null, s.p));
     }
   }
   return rows;

@@ -1,5 +1,5 @@
-import { homedir } from 'node:os';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { configPath } from '../core/config-path.js';
+import { dirname, resolve } from 'node:path';
 import { hashCanonical, sha256Hex } from '../core/canonical-json.js';
 import { loadConfigFile } from '../core/config-file.js';
 import { ConfigError, EcholensError } from '../core/errors.js';
@@ -54,10 +54,7 @@ export const MEMORY_EXPERIMENT = 'memory';
 export function loadMemoryConfig(file: string, overrides: readonly string[] = []): MemoryConfig {
   const config = loadConfigFile(file, memoryConfigSchema, overrides).config;
   const base = dirname(resolve(file));
-  const place = (path: string) => {
-    if (path === '~' || path.startsWith('~/')) return join(homedir(), path.slice(1));
-    return isAbsolute(path) ? path : resolve(base, path);
-  };
+  const place = (path: string) => configPath(path, base);
   return {
     ...config,
     questions: config.questions.file === undefined ? config.questions : { ...config.questions, file: place(config.questions.file) },

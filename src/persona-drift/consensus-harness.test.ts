@@ -7,6 +7,7 @@ import { harnessOfTool, welchContrast } from './harness.js';
 import { personaCsvRows } from './report-csv.js';
 import { rng } from '../stats/rng.js';
 import { welchTTest } from '../stats/welch.js';
+import { normalDraws } from '../stats/testing/normal.js';
 
 /**
  * Pooled multi-judge consensus and the harness contrast against numpy/scipy
@@ -117,7 +118,7 @@ describe('pooled multi-judge consensus (golden: numpy/scipy)', () => {
 
   it('the judge effect holds its level with equal and with unequal judge noise at the session level (2,000 seeded nulls each)', () => {
     const random = rng(11);
-    const normal = () => Math.sqrt(-2 * Math.log(1 - random.next())) * Math.cos(2 * Math.PI * random.next());
+    const normal = normalDraws(random);
     const replicates = 2000;
     // 8 sessions × 3 judges: a session effect shared by the judges, each judge its own noise.
     const rate = (noise: readonly number[], bias: readonly number[]) => {
@@ -237,7 +238,7 @@ describe('harness contrast (golden: numpy/scipy)', () => {
 
   it('under the null the harness contrast holds its level and covers with unequal groups and spreads (4,000 seeded replicates per design)', () => {
     const random = rng(39);
-    const normal = () => Math.sqrt(-2 * Math.log(1 - random.next())) * Math.cos(2 * Math.PI * random.next());
+    const normal = normalDraws(random);
     // [Claude Code sessions, Codex sessions, SD of Claude Code gaps, SD of Codex gaps]
     const designs = [
       [5, 5, 0.3, 0.3],
@@ -275,7 +276,7 @@ describe('harness contrast (golden: numpy/scipy)', () => {
 
   it('the correction keeps at least 80% of the plain Welch test power on equal groups (5 + 5, a planted difference of one SD; 4,000 replicates)', () => {
     const random = rng(391);
-    const normal = () => Math.sqrt(-2 * Math.log(1 - random.next())) * Math.cos(2 * Math.PI * random.next());
+    const normal = normalDraws(random);
     let corrected = 0;
     let plain = 0;
     const replicates = 4000;

@@ -157,25 +157,24 @@ function anchorAblationSection(rows: readonly AblationRow[]): ExtrasSection {
   const specs: NonNullable<ExtrasSection['specs']> = [];
   const points = (without: 'size' | 'turns', x: (r: AblationRow) => number) =>
     ok.map((r) => ({ series: line(r, without), x: x(r), estimate: r.vsControl.estimate, lo: r.vsControl.ci[0], hi: r.vsControl.ci[1] }));
-  if (new Set(ok.map((r) => r.tokens)).size > 1) {
-    specs.push({
-      spec: trajectorySpec(
-        points('size', (r) => r.tokens),
-        [],
-        { xTitle: 'anchor size (tokens of the inserted turns)', yTitle: 'anchor − control (judge points)' },
-      ),
+  const trends = [
+    {
+      without: 'size',
+      x: (r: AblationRow) => r.tokens,
+      xTitle: 'anchor size (tokens of the inserted turns)',
       caption: 'Score change over the unmitigated control by anchor size, 95% interval at the sampled unit.',
-    });
-  }
-  if (new Set(ok.map((r) => r.turns)).size > 1) {
-    specs.push({
-      spec: trajectorySpec(
-        points('turns', (r) => r.turns),
-        [],
-        { xTitle: 'turns since the anchor', yTitle: 'anchor − control (judge points)' },
-      ),
+    },
+    {
+      without: 'turns',
+      x: (r: AblationRow) => r.turns,
+      xTitle: 'turns since the anchor',
       caption: 'Decay: score change over the control by the number of exchanges between the anchor and the probe.',
-    });
+    },
+  ] as const;
+  for (const { without, x, xTitle, caption } of trends) {
+    // A chart only where the factor takes more than one value.
+    if (new Set(ok.map(x)).size > 1)
+      specs.push({ spec: trajectorySpec(points(without, x), [], { xTitle, yTitle: 'anchor − control (judge points)' }), caption });
   }
   if (new Set(ok.map((r) => r.placement)).size > 1) {
     specs.push({

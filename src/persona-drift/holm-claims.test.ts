@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { holm } from '../stats/multiple-testing.js';
 import { rng } from '../stats/rng.js';
 import { holmClaims, unitInference } from './inference.js';
+import { normalDraws } from '../stats/testing/normal.js';
 
 /**
  * Holm-consistent intervals (`holmClaims`): over random families of sign-flip claims — some
@@ -13,7 +14,7 @@ import { holmClaims, unitInference } from './inference.js';
 describe('Holm-consistent claim intervals', () => {
   it('over 300 random families: interval excludes 0 ⇔ Holm p < α, at the step level', () => {
     const random = rng(4242);
-    const normal = () => Math.sqrt(-2 * Math.log(1 - random.next())) * Math.cos(2 * Math.PI * random.next());
+    const normal = normalDraws(random);
     let rejected = 0;
     let splits = 0;
     for (let f = 0; f < 300; f++) {

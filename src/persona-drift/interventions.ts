@@ -23,10 +23,6 @@ export const INTERVENTIONS = [
 ] as const;
 export type Intervention = (typeof INTERVENTIONS)[number];
 
-export function isIntervention(value: string): value is Intervention {
-  return (INTERVENTIONS as readonly string[]).includes(value);
-}
-
 const user = (content: string): ChatMessage => ({ role: 'user', content });
 const assistant = (content: string): ChatMessage => ({ role: 'assistant', content });
 

@@ -46,9 +46,6 @@ export const judgeLabelsSchema = z.object({
   attempt: z.number().int().nonnegative().optional(),
 });
 
-export type PersonaTargetLabels = z.infer<typeof targetLabelsSchema>;
-export type PersonaJudgeLabels = z.infer<typeof judgeLabelsSchema>;
-
 // Plain checks of the two schemas for the labels as plan.ts writes them (experiment/labels.ts):
 // a paper-scale report decodes 28,800 cells' labels, and the schema's parse was a tenth of its time.
 const isString = (v: unknown): boolean => typeof v === 'string';

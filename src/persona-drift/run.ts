@@ -1,5 +1,5 @@
-import { homedir } from 'node:os';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { configPath } from '../core/config-path.js';
+import { dirname, resolve } from 'node:path';
 import { configFromOverrides, loadConfigFile } from '../core/config-file.js';
 import { ConfigError } from '../core/errors.js';
 import type { AuditRunSummary, StagedAuditRunner } from '../experiment/audit.js';
@@ -31,10 +31,7 @@ import { linkSessionFamilies } from '../sessions/units.js';
 export const PERSONA_EXPERIMENT = 'persona';
 
 function resolveSessionPaths(config: PersonaConfig, base: string): PersonaConfig {
-  const place = (path: string) => {
-    if (path === '~' || path.startsWith('~/')) return join(homedir(), path.slice(1));
-    return isAbsolute(path) ? path : resolve(base, path);
-  };
+  const place = (path: string) => configPath(path, base);
   return {
     ...config,
     sessions: config.sessions.map(place),

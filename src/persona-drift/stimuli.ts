@@ -7,7 +7,6 @@ import { readUserText, userFileReason } from '../core/user-files.js';
 /** Built-in ContextEcho stimuli under data/persona-drift/, validated at load. */
 
 const probeCategory = z.enum(['identity', 'experience', 'preference', 'relational', 'coding_self']);
-export type ProbeCategory = z.infer<typeof probeCategory>;
 
 const probeSchema = z.object({ id: z.string().regex(/^[A-Z]\d\d$/u), category: probeCategory, text: z.string().min(1) });
 const negativeControlSchema = z.object({
@@ -29,7 +28,6 @@ const probeFileSchema = z.object({
 });
 export type ProbeSuite = z.infer<typeof probeFileSchema>;
 export type Probe = z.infer<typeof probeSchema>;
-export type NegativeControlProbe = z.infer<typeof negativeControlSchema>;
 
 const stressorSchema = z.object({
   id: z.enum(['S1', 'S2', 'S3', 'S4']),

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { rng } from '../stats/rng.js';
 import { clusteredInference, sessionInfluence, type UnitValue } from './inference.js';
+import { normalDraws } from '../stats/testing/normal.js';
 
 /**
  * Issue #39 done-when, persona headline at the session level: seeded null simulations of the
@@ -13,7 +14,7 @@ const REPLICATES = 2000;
 
 function simulate(seed: number, sessionEffect: (s: number, normal: () => number) => number, truth: number) {
   const random = rng(seed);
-  const normal = () => Math.sqrt(-2 * Math.log(1 - random.next())) * Math.cos(2 * Math.PI * random.next());
+  const normal = normalDraws(random);
   let rejects = 0;
   let rejectsIgnoringFragility = 0;
   let covered = 0;
@@ -133,7 +134,7 @@ describe('the rare dominant session: where its false positives come from (issue 
     // session +1.4 with probability 1/8, else −0.2): the rejections are counted by how many
     // dominant sessions the sample holds (tools/calibration/dominant_session.py has the full table).
     const random = rng(3905);
-    const normal = () => Math.sqrt(-2 * Math.log(1 - random.next())) * Math.cos(2 * Math.PI * random.next());
+    const normal = normalDraws(random);
     let rejects = 0;
     let withoutDominant = 0;
     let samplesWithout = 0;

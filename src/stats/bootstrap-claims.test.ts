@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { bhClaims, invertBootstrapTest } from './bootstrap-claims.js';
 import { bootstrapPValue } from './resampling-common.js';
 import { rng } from './rng.js';
+import { normalDraws } from './testing/normal.js';
 
 const golden = JSON.parse(readFileSync(new URL('./__fixtures__/bootstrap-bh-claims.golden.json', import.meta.url), 'utf8')) as {
   families: Array<{
@@ -34,7 +35,7 @@ describe('BH-consistent bootstrap intervals (memory d_rel claims)', () => {
 
   it('over 600 random families: the interval excludes 0 exactly when the BH-adjusted p is below α', () => {
     const random = rng(3907);
-    const normal = () => Math.sqrt(-2 * Math.log(1 - random.next())) * Math.cos(2 * Math.PI * random.next());
+    const normal = normalDraws(random);
     let changed = 0;
     for (let f = 0; f < 600; f++) {
       const m = 2 + Math.floor(random.next() * 8);

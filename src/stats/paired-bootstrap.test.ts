@@ -2,12 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { summarizeCalibration } from './calibration.js';
 import { meanOfClusterMeans, type PairedUnit, pairedBootstrapDifference } from './paired-bootstrap.js';
 import { rng } from './rng.js';
+import { normalDraw } from './testing/normal.js';
 
-function normal(random: ReturnType<typeof rng>): number {
-  const u = 1 - random.next();
-  const v = random.next();
-  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
-}
+const normal = normalDraw;
 
 describe('pairedBootstrapDifference', () => {
   it('is the B − A difference of the statistic, reproducible under its seed', () => {

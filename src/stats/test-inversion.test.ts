@@ -1,12 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { rng } from './rng.js';
+import { normalDraws } from './testing/normal.js';
 import { signFlipTest } from './sign-flip.js';
 import { invertShiftTest, signFlipInference } from './test-inversion.js';
 
-const normalOf = (seed: number) => {
-  const random = rng(seed);
-  return () => Math.sqrt(-2 * Math.log(1 - random.next())) * Math.cos(2 * Math.PI * random.next());
-};
+const normalOf = (seed: number) => normalDraws(rng(seed));
 
 describe('signFlipInference', () => {
   it('gives signFlipTest’s p (exact and Monte Carlo) and an interval that excludes 0 exactly when p < α', () => {

@@ -161,10 +161,21 @@ function cacheModel(clock: () => number, ttlMs: number) {
   return { respond, log };
 }
 
+/** Time that passes only when the runner sleeps between polls: the tests wait for nothing. */
+function fakeTime() {
+  let at = 0;
+  return {
+    now: () => at,
+    sleep: async (ms: number) => {
+      at += ms;
+    },
+  };
+}
+
 describe('a --batch stage whose queue outlives the cache', () => {
   it('anthropic: leaders that took 70 minutes make the run re-warm each group online while the followers wait, and the followers read the cache', async () => {
-    let clock = 0;
-    const cache = cacheModel(() => clock, 60 * MINUTE);
+    const time = fakeTime();
+    const cache = cacheModel(time.now, 60 * MINUTE);
     // Each batch ends on its 15th poll: 14 polls 5 minutes apart, about 70 minutes.
     const server = await fake({ provider: 'anthropic', respond: cache.respond, pollsUntilDone: 14 });
     const store = RunStore.open(storeFile(), { env: {} });
@@ -174,10 +185,7 @@ describe('a --batch stage whose queue outlives the cache', () => {
     const summary = await runCellsBatch(store, runId, specs, {
       env,
       pollIntervalMs: 5 * MINUTE,
-      now: () => clock,
-      sleep: async (ms) => {
-        clock += ms;
-      },
+      ...time,
       notify: (line) => notes.push(line),
     });
     expect(summary).toMatchObject({ status: 'done', done: 24, failed: 0 });
@@ -206,8 +214,8 @@ describe('a --batch stage whose queue outlives the cache', () => {
     expect(notes.some((n) => n.includes('prompt-cache reads billed to followers: 22 of 22 expected; 4 re-warm calls'))).toBe(true);
     expect(notes.some((n) => n.startsWith('warning:'))).toBe(false);
     // The same queue with the followers always batched: every follower misses, and nothing re-warms.
-    clock = 0;
-    const again = await fake({ provider: 'anthropic', respond: cacheModel(() => clock, 60 * MINUTE).respond, pollsUntilDone: 14 });
+    const againTime = fakeTime();
+    const again = await fake({ provider: 'anthropic', respond: cacheModel(againTime.now, 60 * MINUTE).respond, pollsUntilDone: 14 });
     // A store of its own: in the first one these cells are answered already.
     const fresh = RunStore.open(storeFile(), { env: {} });
     const before = await runCellsBatch(
@@ -217,10 +225,7 @@ describe('a --batch stage whose queue outlives the cache', () => {
       {
         env,
         pollIntervalMs: 5 * MINUTE,
-        now: () => clock,
-        sleep: async (ms) => {
-          clock += ms;
-        },
+        ...againTime,
         followerRoute: 'batch',
       },
     );
@@ -233,8 +238,8 @@ describe('a --batch stage whose queue outlives the cache', () => {
   });
 
   it('openai: with the 5-minute lifetime the followers run online, reading the cache their leaders wrote', async () => {
-    let clock = 0;
-    const cache = cacheModel(() => clock, 5 * MINUTE);
+    const time = fakeTime();
+    const cache = cacheModel(time.now, 5 * MINUTE);
     const server = await fake({ provider: 'openai', respond: cache.respond, pollsUntilDone: 14 });
     const store = RunStore.open(storeFile(), { env: {} });
     const runId = await store.createRun(TEST_MANIFEST, { id: 'online' });
@@ -242,10 +247,7 @@ describe('a --batch stage whose queue outlives the cache', () => {
     const summary = await runCellsBatch(store, runId, grid(`openai:gpt-4.1@${server.baseURL}`, 2, 4), {
       env,
       pollIntervalMs: 5 * MINUTE,
-      now: () => clock,
-      sleep: async (ms) => {
-        clock += ms;
-      },
+      ...time,
       notify: (line) => notes.push(line),
     });
     expect(summary).toMatchObject({ status: 'done', done: 8, failed: 0 });

@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BatchJobs } from './batch-jobs.js';
 import { SqliteRunStore } from './run-store.js';
 import { SCHEMA_VERSION } from './schema.js';
+import { rewindSchema } from './testing/old-schema.js';
 
 let dir: string | undefined;
 afterEach(() => {
@@ -18,10 +18,7 @@ describe('batch jobs table', () => {
     dir = mkdtempSync(join(tmpdir(), 'echolens-batch-jobs-'));
     const file = join(dir, 'runs.db');
     await SqliteRunStore.open(file, { env: {} }).close();
-    const db = new Database(file);
-    db.exec('DROP TABLE batch_job_cells; DROP TABLE batch_jobs;');
-    db.prepare("UPDATE meta SET value = '2' WHERE name = 'schema_version'").run();
-    db.close();
+    rewindSchema(file, 2, 'DROP TABLE batch_job_cells; DROP TABLE batch_jobs;');
     const store = SqliteRunStore.open(file, { env: {} });
     expect(Number(store.db.prepare("SELECT value FROM meta WHERE name = 'schema_version'").pluck().get())).toBe(SCHEMA_VERSION);
     const jobs = new BatchJobs(store.db);

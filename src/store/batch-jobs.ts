@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { type SqlExecutor, SqliteExecutor } from './sql/executor.js';
+import { createTable } from './sql/tables.js';
 
 /**
  * Provider batch jobs (OpenAI Batch API, Anthropic Message Batches) a run
@@ -37,26 +38,9 @@ export interface BatchJob {
 
 /** The migration that adds the batch tables (self-contained; safe on a file that already has them). */
 export function migrateBatchJobs(db: Database.Database): void {
-  db.exec(`
-CREATE TABLE IF NOT EXISTS batch_jobs (
-  id              INTEGER PRIMARY KEY AUTOINCREMENT,
-  run_id          TEXT NOT NULL,
-  provider        TEXT NOT NULL,
-  model           TEXT NOT NULL,
-  batch_id        TEXT,
-  status          TEXT NOT NULL CHECK (status IN ('submitting', 'submitted', 'ended', 'collected', 'failed', 'abandoned')),
-  provider_status TEXT,
-  submitted_at    TEXT NOT NULL,
-  ended_at        TEXT,
-  note            TEXT
-);
-CREATE TABLE IF NOT EXISTS batch_job_cells (
-  job_id INTEGER NOT NULL REFERENCES batch_jobs (id),
-  key    TEXT NOT NULL,
-  PRIMARY KEY (job_id, key)
-);
-CREATE INDEX IF NOT EXISTS batch_job_cells_key ON batch_job_cells (key);
-`);
+  db.exec(createTable('sqlite', 'batch_jobs'));
+  db.exec(createTable('sqlite', 'batch_job_cells'));
+  db.exec('CREATE INDEX IF NOT EXISTS batch_job_cells_key ON batch_job_cells (key)');
 }
 
 /** A row of `batch_jobs` (PostgreSQL returns a bigint id as a string). */

@@ -8,6 +8,7 @@ import { runCells } from './runner.js';
 import { makeSpecs, TEST_MANIFEST } from './testing/fakes.js';
 import type { CellSpec } from './types.js';
 import { fakeBatchKit } from './testing/batch-kit.js';
+import { expectJobWithoutBatchIdReleased, expectStopAfterSubmitResumes } from './testing/batch-resume.js';
 
 const env = { OPENAI_API_KEY: 'sk-batch-test-key', ANTHROPIC_API_KEY: 'ak-batch-test-key' };
 /** $1 per 1M input tokens, $4 per 1M output tokens (online). */
@@ -118,31 +119,8 @@ for (const provider of ['openai', 'anthropic'] as const) {
 
     it('after a kill, collects the recorded job and never submits its cells again', async () => {
       const server = await fake({ provider, pollsUntilDone: 1 });
-      const specs = makeSpecs(4, `${provider}:model-x@${server.baseURL}`);
       const file = storeFile();
-      const first = await openRun(file);
-      const controller = new AbortController();
-      const stopped = await runCellsBatch(first.store, first.runId, specs, {
-        ...batchOptions,
-        signal: controller.signal,
-        // Ctrl-C right after the job was submitted.
-        notify: (line) => {
-          if (line.startsWith('batch: submitted')) controller.abort();
-        },
-      });
-      expect(stopped).toMatchObject({ status: 'interrupted', interrupted: true, done: 0, pending: 4 });
-      expect(await new BatchJobs(first.store.db).open()).toHaveLength(1);
-      await first.store.close(); // the process dies here
-
-      const notes: string[] = [];
-      const second = await openRun(file);
-      const resumed = await runCellsBatch(second.store, second.runId, specs, { ...batchOptions, notify: (line) => notes.push(line) });
-      expect(resumed).toMatchObject({ status: 'done', done: 4, pending: 0 });
-      expect(notes[0]).toMatch(/resuming .* batch .*4 cells/);
-      expect(server.batches).toHaveLength(1);
-      expect([...server.submissions.values()]).toEqual([1, 1, 1, 1]);
-      expect(await new BatchJobs(second.store.db).open()).toHaveLength(0);
-      await second.store.close();
+      await expectStopAfterSubmitResumes(() => openRun(file), server, makeSpecs(4, `${provider}:model-x@${server.baseURL}`), batchOptions);
     });
   });
 }
@@ -150,16 +128,8 @@ for (const provider of ['openai', 'anthropic'] as const) {
 describe('--batch runner', () => {
   it('releases a job that has no batch id (killed inside the create call) and submits its cells again', async () => {
     const server = await fake({ provider: 'openai' });
-    const specs = makeSpecs(2, `openai:model-x@${server.baseURL}`);
-    const { store, runId } = await openRun(storeFile());
-    const keys = await store.registerCells(runId, specs);
-    await new BatchJobs(store.db).begin(runId, 'openai', specs[0]!.request.model, keys);
-    const notes: string[] = [];
-    const summary = await runCellsBatch(store, runId, specs, { ...batchOptions, notify: (line) => notes.push(line) });
-    expect(summary).toMatchObject({ done: 2 });
-    expect(notes[0]).toMatch(/no provider batch id/);
-    expect((await new BatchJobs(store.db).all()).map((j) => j.status)).toEqual(['abandoned', 'collected']);
-    await store.close();
+    const file = storeFile();
+    await expectJobWithoutBatchIdReleased(() => openRun(file), server, makeSpecs(2, `openai:model-x@${server.baseURL}`), batchOptions);
   });
 
   it('on start collects the open jobs of this run and of its cells, and leaves other runs’ jobs alone', async () => {

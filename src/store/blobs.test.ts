@@ -1,8 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { accountRun } from '../report/report.js';
 import type { ChatMessage, ModelRequest } from '../models/types.js';
 import { ZERO_USAGE } from '../models/types.js';
@@ -13,14 +10,10 @@ import { type CellOutcome, SqliteRunStore } from './run-store.js';
 import { SCHEMA_VERSION } from './schema.js';
 import { TEST_MANIFEST } from './testing/fakes.js';
 import type { CellSpec } from './types.js';
+import { useTempDir } from '../sessions/testing/temp-dir.js';
+import { rewindSchema } from './testing/old-schema.js';
 
-let dir: string;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'echolens-blobs-'));
-});
-afterEach(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
+const tmp = useTempDir('echolens-blobs-', 'test');
 
 const done: CellOutcome = {
   status: 'done',
@@ -100,7 +93,7 @@ describe('incremental cell keys', () => {
 
 describe('content-addressed request storage', () => {
   it('round trip: a stored request reads back as the full canonical request', async () => {
-    const store = SqliteRunStore.open(join(dir, 'a.db'));
+    const store = SqliteRunStore.open(join(tmp.path, 'a.db'));
     const runId = await store.createRun(TEST_MANIFEST);
     const spec = cell(prefix('C'), 'describe yourself');
     const [key] = await store.registerCells(runId, [spec]);
@@ -113,7 +106,7 @@ describe('content-addressed request storage', () => {
   });
 
   it('dedupe: cells sharing a prefix store it once; each cell adds well under 20 KB', async () => {
-    const store = SqliteRunStore.open(join(dir, 'b.db'));
+    const store = SqliteRunStore.open(join(tmp.path, 'b.db'));
     const runId = await store.createRun(TEST_MANIFEST);
     const shared = prefix('D', 320_000);
     const specs: CellSpec[] = [];
@@ -137,7 +130,7 @@ describe('content-addressed request storage', () => {
   });
 
   it('deleting a run removes the blobs no remaining cell refers to, and keeps shared ones', async () => {
-    const store = SqliteRunStore.open(join(dir, 'c.db'));
+    const store = SqliteRunStore.open(join(tmp.path, 'c.db'));
     const first = await store.createRun(TEST_MANIFEST);
     const second = await store.createRun(TEST_MANIFEST);
     const shared = prefix('E');
@@ -168,17 +161,15 @@ describe('store schema 3 and older stores', () => {
     const keys = await store.registerCells(runId, specs);
     await store.recordResult(keys[0]!, done);
     await store.close();
-    const db = new Database(file);
-    const update = db.prepare('UPDATE cells SET request = ? WHERE key = ?');
-    for (const [index, spec] of specs.entries()) update.run(cellIdentity(spec.request).json, keys[index]);
-    db.exec('DROP TABLE blobs');
-    db.prepare("UPDATE meta SET value = '2' WHERE name = 'schema_version'").run();
-    db.close();
+    rewindSchema(file, 2, 'DROP TABLE blobs', (db) => {
+      const update = db.prepare('UPDATE cells SET request = ? WHERE key = ?');
+      for (const [index, spec] of specs.entries()) update.run(cellIdentity(spec.request).json, keys[index]);
+    });
     return { runId, keys };
   }
 
   it('a v2 store reads read-only without migrating, then migrates to v3 with its cells intact', async () => {
-    const file = join(dir, 'v2.db');
+    const file = join(tmp.path, 'v2.db');
     const shared = prefix('G');
     const specs = [cell(shared, 'old one'), cell(shared, 'old two')];
     const { runId, keys } = await makeV2Store(file, specs);
@@ -203,7 +194,7 @@ describe('store schema 3 and older stores', () => {
 
 describe('report reads without requests', () => {
   it('cellResultsOfRun and run accounting never read the request column', async () => {
-    const file = join(dir, 'r.db');
+    const file = join(tmp.path, 'r.db');
     const store = SqliteRunStore.open(file);
     const runId = await store.createRun(TEST_MANIFEST);
     const keys = await store.registerCells(runId, [cell(prefix('H'), 'a'), cell(prefix('H'), 'b', 'fake:n', 2)]);

@@ -1,22 +1,17 @@
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, openSync, readFileSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCliInProcess } from '../cli/testing/run-cli.js';
 import { DamagedStoreError, DISK_FULL_MESSAGE, DiskFullError, storeFaultOf } from './faults.js';
 import { checkStore, migrateStore } from './maintenance.js';
 import { RunStore, SqliteRunStore } from './run-store.js';
 import { SCHEMA_VERSION } from './schema.js';
 import { TEST_MANIFEST } from './testing/fakes.js';
+import { useTempDir } from '../sessions/testing/temp-dir.js';
+import { oldStoreWithDoneRun } from './testing/old-schema.js';
 
-let dir: string;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'echolens-maint-'));
-});
-afterEach(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
+const tmp = useTempDir('echolens-maint-', 'test');
 
 /** A store with one run and enough rows to span many pages. */
 async function filledStore(file: string): Promise<void> {
@@ -57,7 +52,7 @@ describe('store faults', () => {
   });
 
   it('names a file that is not a database as a damaged store (exit 2, no internal error), and `runs check` exits 1', async () => {
-    const file = join(dir, 'garbage.db');
+    const file = join(tmp.path, 'garbage.db');
     writeFileSync(file, 'this is not a sqlite file at all, just text padded out\n'.repeat(200));
     expect(() => RunStore.open(file, { readonly: true })).toThrow(DamagedStoreError);
     const report = await runCliInProcess(['report', file, '--format', 'md']);
@@ -71,7 +66,7 @@ describe('store faults', () => {
   });
 
   it('finds damaged pages with the integrity check; a healthy store checks ok', async () => {
-    const file = join(dir, 'runs.db');
+    const file = join(tmp.path, 'runs.db');
     await filledStore(file);
     expect(checkStore(file)).toEqual({ file, ok: true, findings: [], schemaVersion: SCHEMA_VERSION });
     const ok = await runCliInProcess(['runs', 'check', file]);
@@ -94,16 +89,13 @@ describe('store faults', () => {
 
 describe('migrating an old store', () => {
   it('a schema-1 store read by a read-only command names the command that migrates it; `runs migrate` does', async () => {
-    const file = join(dir, 'v1.db');
-    const store = RunStore.open(file);
-    const id = await store.createRun(TEST_MANIFEST);
-    await store.setRunStatus(id, 'done');
-    await store.close();
+    const file = join(tmp.path, 'v1.db');
     // Back to schema 1: drop what migrations 2–5 added.
-    const raw = new Database(file);
-    raw.exec('DROP TABLE blobs; DROP TABLE batch_job_cells; DROP TABLE batch_jobs; DROP TABLE run_stages; ALTER TABLE cells DROP COLUMN tool_calls;');
-    raw.prepare("UPDATE meta SET value = '1' WHERE name = 'schema_version'").run();
-    raw.close();
+    const id = await oldStoreWithDoneRun(
+      file,
+      1,
+      'DROP TABLE blobs; DROP TABLE batch_job_cells; DROP TABLE batch_jobs; DROP TABLE run_stages; ALTER TABLE cells DROP COLUMN tool_calls;',
+    );
     const listed = await runCliInProcess(['runs', 'list', file]);
     expect(listed.code).toBe(2);
     expect(listed.stderr).toContain(`echolens: ${file}: store schema version 1 needs a migration first: run \`echolens runs migrate ${file}\``);

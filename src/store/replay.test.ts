@@ -1,20 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ModelCallError } from '../models/errors.js';
 import { createReplayAdapter } from './replay.js';
 import { SqliteRunStore } from './run-store.js';
 import { runCells } from './runner.js';
 import { answerFor, FakeModels, makeSpecs, TEST_MANIFEST } from './testing/fakes.js';
+import { useTempDir } from '../sessions/testing/temp-dir.js';
 
-let dir: string;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'echolens-replay-'));
-});
-afterEach(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
+const tmp = useTempDir('echolens-replay-', 'test');
 
 async function recordRun(file: string, model: string, n: number) {
   const store = SqliteRunStore.open(file);
@@ -26,10 +19,10 @@ async function recordRun(file: string, model: string, n: number) {
 
 describe('replay adapter', () => {
   it('answers a new run from an earlier store, whatever model answered there', async () => {
-    const source = join(dir, 'source.db');
+    const source = join(tmp.path, 'source.db');
     await recordRun(source, 'openai:gpt-x', 6);
     const ref = `replay:${source}`;
-    const store = SqliteRunStore.open(join(dir, 'replayed.db'));
+    const store = SqliteRunStore.open(join(tmp.path, 'replayed.db'));
     const runId = await store.createRun(TEST_MANIFEST);
     const summary = await runCells(store, runId, makeSpecs(6, ref), { adapterFor: createReplayAdapter });
     expect(summary).toMatchObject({ done: 6, failed: 0 });
@@ -42,7 +35,7 @@ describe('replay adapter', () => {
   });
 
   it('says clearly when a cell is not in the store', async () => {
-    const source = join(dir, 'source.db');
+    const source = join(tmp.path, 'source.db');
     await recordRun(source, 'openai:gpt-x', 2);
     const adapter = createReplayAdapter(`replay:${source}`);
     const other = makeSpecs(3, adapter.ref)[2]!.request;
@@ -53,7 +46,7 @@ describe('replay adapter', () => {
   });
 
   it('asks to choose when several models answered the same content, and honours #model', async () => {
-    const source = join(dir, 'source.db');
+    const source = join(tmp.path, 'source.db');
     await recordRun(source, 'a:one', 1);
     await recordRun(source, 'b:two', 1);
     const request = makeSpecs(1, 'replay:x')[0]!.request;
@@ -70,6 +63,6 @@ describe('replay adapter', () => {
   it('rejects malformed references and missing stores up front', () => {
     expect(() => createReplayAdapter('openai:x')).toThrow(/not a replay reference/);
     expect(() => createReplayAdapter('replay:')).toThrow(/needs a store path/);
-    expect(() => createReplayAdapter(`replay:${join(dir, 'missing.db')}`)).toThrow(/replay store not found/);
+    expect(() => createReplayAdapter(`replay:${join(tmp.path, 'missing.db')}`)).toThrow(/replay store not found/);
   });
 });

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModelCallError } from '../models/errors.js';
 import type { TokenUsage } from '../models/types.js';
-import { runCellsBatch } from './batch-runner.js';
 import { type RunStore, openStore } from './run-store.js';
 import { runCells } from './runner.js';
 import { fakeBatchKit } from './testing/batch-kit.js';
+import { expectJobWithoutBatchIdReleased, expectStopAfterSubmitResumes } from './testing/batch-resume.js';
 import { storeBackends } from './testing/backends.js';
 import { answerFor, FakeModels, fakeResponse, makeSpecs, TEST_MANIFEST, usageFor } from './testing/fakes.js';
 
@@ -93,44 +93,13 @@ describe.each(storeBackends())('resume ($name)', (backend) => {
 
   it.skipIf(!backend.available)('--batch stopped after submitting: the next run collects the job and submits nothing again', async () => {
     const server = await fake({ provider: 'openai', pollsUntilDone: 1 });
-    const specs = makeSpecs(4, `openai:model-x@${server.baseURL}`);
     const location = backend.location('batch_stop');
-    const first = await openRun(location);
-    const controller = new AbortController();
-    const stopped = await runCellsBatch(first.store, first.runId, specs, {
-      ...batchOptions,
-      signal: controller.signal,
-      notify: (line) => {
-        if (line.startsWith('batch: submitted')) controller.abort();
-      },
-    });
-    expect(stopped).toMatchObject({ status: 'interrupted', done: 0, pending: 4 });
-    expect(await first.store.batchJobs().open()).toHaveLength(1);
-    await first.store.close();
-
-    const notes: string[] = [];
-    const second = await openRun(location);
-    const resumed = await runCellsBatch(second.store, second.runId, specs, { ...batchOptions, notify: (line) => notes.push(line) });
-    expect(resumed).toMatchObject({ status: 'done', done: 4, pending: 0 });
-    expect(notes[0]).toMatch(/resuming .* batch .*4 cells/);
-    expect(server.batches).toHaveLength(1);
-    expect([...server.submissions.values()]).toEqual([1, 1, 1, 1]);
-    expect(await second.store.batchJobs().open()).toHaveLength(0);
-    await second.store.close();
+    await expectStopAfterSubmitResumes(() => openRun(location), server, makeSpecs(4, `openai:model-x@${server.baseURL}`), batchOptions);
   });
 
   it.skipIf(!backend.available)('--batch killed inside the create call (a job without batch id): released, its cells submitted again', async () => {
     const server = await fake({ provider: 'openai' });
-    const specs = makeSpecs(2, `openai:model-x@${server.baseURL}`);
-    const { store, runId } = await openRun(backend.location('batch_noid'));
-    const keys = await store.registerCells(runId, specs);
-    await store.batchJobs().begin(runId, 'openai', specs[0]!.request.model, keys);
-    const notes: string[] = [];
-    const summary = await runCellsBatch(store, runId, specs, { ...batchOptions, notify: (line) => notes.push(line) });
-    expect(summary).toMatchObject({ done: 2 });
-    expect(notes[0]).toMatch(/no provider batch id/);
-    expect((await store.batchJobs().all()).map((j) => j.status)).toEqual(['abandoned', 'collected']);
-    expect(server.batches).toHaveLength(1);
-    await store.close();
+    const location = backend.location('batch_noid');
+    await expectJobWithoutBatchIdReleased(() => openRun(location), server, makeSpecs(2, `openai:model-x@${server.baseURL}`), batchOptions);
   });
 });

@@ -1,25 +1,18 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { incompleteRunMessage, stageProgressText, stageShortfall } from '../experiment/run-completeness.js';
 import { RunStore, SqliteRunStore } from './run-store.js';
 import { stageComplete } from './run-stages.js';
 import { SCHEMA_VERSION } from './schema.js';
 import { TEST_MANIFEST } from './testing/fakes.js';
+import { useTempDir } from '../sessions/testing/temp-dir.js';
+import { oldStoreWithDoneRun } from './testing/old-schema.js';
 
-let dir: string;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'echolens-stages-'));
-});
-afterEach(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
+const tmp = useTempDir('echolens-stages-', 'test');
 
 describe('run stages in the store', () => {
   it('keeps a run running while a declared stage is incomplete, whoever writes done', async () => {
-    const store = RunStore.open(join(dir, 'run.db'));
+    const store = RunStore.open(join(tmp.path, 'run.db'));
     try {
       const id = await store.createRun(TEST_MANIFEST);
       await store.declareStages(id, [
@@ -45,7 +38,7 @@ describe('run stages in the store', () => {
   });
 
   it('orders declared stages first and appends undeclared ones; a re-declaration updates only stages not started', async () => {
-    const store = RunStore.open(join(dir, 'run.db'));
+    const store = RunStore.open(join(tmp.path, 'run.db'));
     try {
       const id = await store.createRun(TEST_MANIFEST);
       await store.declareStages(id, [
@@ -72,16 +65,9 @@ describe('run stages in the store', () => {
   });
 
   it('treats a run recorded before stages existed by its status alone (a v4 store migrates to v5 with the ledger)', async () => {
-    const file = join(dir, 'old.db');
-    const store = RunStore.open(file);
-    const id = await store.createRun(TEST_MANIFEST);
-    await store.setRunStatus(id, 'done');
-    await store.close();
-    // Make it a schema-4 store: no ledger table.
-    const raw = new Database(file);
-    raw.exec('DROP TABLE run_stages');
-    raw.prepare("UPDATE meta SET value = '4' WHERE name = 'schema_version'").run();
-    raw.close();
+    const file = join(tmp.path, 'old.db');
+    // A schema-4 store: no ledger table.
+    const id = await oldStoreWithDoneRun(file, 4, 'DROP TABLE run_stages');
     const reader = RunStore.open(file, { readonly: true });
     expect(await reader.stages(id)).toEqual([]);
     expect(incompleteRunMessage(await reader.requireRun(id), await reader.stages(id))).toBeNull();

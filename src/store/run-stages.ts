@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { createTable } from './sql/tables.js';
 
 /**
  * Per-stage progress of a run (generation, labeling, judges, …). A run is
@@ -32,18 +33,7 @@ export interface StageDeclaration {
 
 /** The migration that adds the stage ledger (schema 4 → 5; safe on a file that already has it). */
 export function migrateRunStages(db: Database.Database): void {
-  db.exec(`
-CREATE TABLE IF NOT EXISTS run_stages (
-  run_id     TEXT NOT NULL REFERENCES runs (id),
-  stage      TEXT NOT NULL,
-  ordinal    INTEGER NOT NULL,
-  expected   INTEGER,
-  registered INTEGER NOT NULL DEFAULT 0,
-  settled    INTEGER NOT NULL DEFAULT 0,
-  updated_at TEXT NOT NULL,
-  PRIMARY KEY (run_id, stage)
-);
-`);
+  db.exec(createTable('sqlite', 'run_stages'));
 }
 
 /** True when the stage has all its cells registered and settled. */

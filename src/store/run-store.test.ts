@@ -1,23 +1,17 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { InputError, InvalidArgumentError } from '../core/errors.js';
 import { ZERO_USAGE } from '../models/types.js';
 import { cellKey, contentKey } from './keys.js';
 import { type CellOutcome, RESULT_COLUMNS, resultRecord, SqliteRunStore } from './run-store.js';
 import { SCHEMA_VERSION } from './schema.js';
 import { makeSpecs, TEST_MANIFEST } from './testing/fakes.js';
+import { useTempDir } from '../sessions/testing/temp-dir.js';
 
-let dir: string;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'echolens-store-'));
-});
-afterEach(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
+const tmp = useTempDir('echolens-store-', 'test');
 
 const outcome = (text: string, status: CellOutcome['status'] = 'done'): CellOutcome => ({
   status,
@@ -37,7 +31,7 @@ const outcome = (text: string, status: CellOutcome['status'] = 'done'): CellOutc
 
 describe('RunStore schema', () => {
   it('creates a WAL store with the current schema version and reopens it', async () => {
-    const file = join(dir, 'run.db');
+    const file = join(tmp.path, 'run.db');
     await SqliteRunStore.open(file).close();
     const store = SqliteRunStore.open(file);
     expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
@@ -49,7 +43,7 @@ describe('RunStore schema', () => {
   });
 
   it('refuses a store written by a newer schema, naming the file', async () => {
-    const file = join(dir, 'new.db');
+    const file = join(tmp.path, 'new.db');
     const store = SqliteRunStore.open(file);
     store.db.prepare("UPDATE meta SET value = '99' WHERE name = 'schema_version'").run();
     await store.close();
@@ -58,7 +52,7 @@ describe('RunStore schema', () => {
   });
 
   it('refuses a foreign SQLite database', () => {
-    const file = join(dir, 'foreign.db');
+    const file = join(tmp.path, 'foreign.db');
     const db = new Database(file);
     db.exec('CREATE TABLE t (x)');
     db.close();
@@ -66,14 +60,14 @@ describe('RunStore schema', () => {
   });
 
   it('opens read-only stores and refuses a missing one', async () => {
-    const file = join(dir, 'ro.db');
+    const file = join(tmp.path, 'ro.db');
     const writer = SqliteRunStore.open(file);
     const runId = await writer.createRun(TEST_MANIFEST);
     await writer.close();
     const reader = SqliteRunStore.open(file, { readonly: true });
     expect((await reader.getRun(runId))?.experiment).toBe('test');
     await reader.close();
-    expect(() => SqliteRunStore.open(join(dir, 'missing.db'), { readonly: true })).toThrow(InputError);
+    expect(() => SqliteRunStore.open(join(tmp.path, 'missing.db'), { readonly: true })).toThrow(InputError);
   });
 });
 
@@ -189,7 +183,7 @@ describe('RunStore runs and cells', () => {
   });
 
   it('counts a run’s cells afresh after its own writes, another connection’s commits and a rolled-back transaction', async () => {
-    const file = join(dir, 'counts.db');
+    const file = join(tmp.path, 'counts.db');
     const store = SqliteRunStore.open(file);
     const run = await store.createRun(TEST_MANIFEST);
     const keys = await store.registerCells(run, makeSpecs(4));
@@ -262,7 +256,7 @@ describe('secrets never reach the store', () => {
   it('scrubs credential fields and environment key values from requests, manifests and errors', async () => {
     const secret = 'sk-test-9f8e7d6c5b4a39281706';
     const env = { ...process.env, FAKE_PROVIDER_API_KEY: secret };
-    const file = join(dir, 'secret.db');
+    const file = join(tmp.path, 'secret.db');
     const store = SqliteRunStore.open(file, { env });
     const run = await store.createRun({
       ...TEST_MANIFEST,

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { InputError } from '../core/errors.js';
 import { migrateBatchJobs } from './batch-jobs.js';
 import { migrateRunStages } from './run-stages.js';
+import { createTable } from './sql/tables.js';
 
 /** Marks a SQLite file as an echolens store (`PRAGMA application_id`, "ECLS"). */
 export const APPLICATION_ID = 0x45434c53;
@@ -9,56 +10,14 @@ export const SCHEMA_VERSION = 5;
 /** The oldest schema a read-only handle reads without migrating (later versions only add tables/columns it can do without). */
 export const READABLE_WITHOUT_MIGRATION = 2;
 
-const SCHEMA_V1 = `
-CREATE TABLE meta (
-  name  TEXT PRIMARY KEY,
-  value TEXT NOT NULL
-);
-CREATE TABLE runs (
-  id          TEXT PRIMARY KEY,
-  experiment  TEXT NOT NULL,
-  manifest    TEXT NOT NULL,
-  status      TEXT NOT NULL CHECK (status IN ('running', 'done', 'interrupted', 'stopped', 'failed')),
-  started_at  TEXT NOT NULL,
-  updated_at  TEXT NOT NULL,
-  ended_at    TEXT,
-  summary     TEXT
-);
-CREATE TABLE cells (
-  key                 TEXT PRIMARY KEY,
-  content_key         TEXT NOT NULL,
-  model               TEXT NOT NULL,
-  sample              INTEGER NOT NULL,
-  request             TEXT NOT NULL,
-  status              TEXT NOT NULL CHECK (status IN ('pending', 'done', 'empty', 'failed')),
-  attempts            INTEGER NOT NULL DEFAULT 0,
-  text                TEXT,
-  reasoning           TEXT,
-  finish_reason       TEXT,
-  response_model      TEXT,
-  input_tokens        INTEGER NOT NULL DEFAULT 0,
-  output_tokens       INTEGER NOT NULL DEFAULT 0,
-  cached_input_tokens INTEGER NOT NULL DEFAULT 0,
-  cache_write_tokens  INTEGER NOT NULL DEFAULT 0,
-  reasoning_tokens    INTEGER NOT NULL DEFAULT 0,
-  latency_ms          REAL,
-  cost_usd            REAL,
-  error_class         TEXT,
-  error_message       TEXT,
-  started_at          TEXT,
-  finished_at         TEXT,
-  created_at          TEXT NOT NULL
-);
-CREATE INDEX cells_content_key ON cells (content_key);
-CREATE TABLE run_cells (
-  run_id  TEXT NOT NULL REFERENCES runs (id),
-  key     TEXT NOT NULL REFERENCES cells (key),
-  labels  TEXT NOT NULL,
-  ordinal INTEGER NOT NULL,
-  PRIMARY KEY (run_id, key, labels)
-);
-CREATE INDEX run_cells_order ON run_cells (run_id, ordinal);
-`;
+const SCHEMA_V1 = [
+  createTable('sqlite', 'meta'),
+  createTable('sqlite', 'runs'),
+  createTable('sqlite', 'cells'),
+  'CREATE INDEX cells_content_key ON cells (content_key);',
+  createTable('sqlite', 'run_cells'),
+  'CREATE INDEX run_cells_order ON run_cells (run_id, ordinal);',
+].join('\n');
 
 /**
  * Upgrades from version i to i + 1 live at index i - 1. A store written by a
@@ -69,7 +28,7 @@ const MIGRATIONS: ReadonlyArray<(db: Database.Database) => void> = [
   (db) => db.exec('ALTER TABLE cells ADD COLUMN tool_calls TEXT'),
   // 2 → 3: long request parts stored once, content-addressed (blobs.ts); cells refer to them.
   // Cells written before keep their full request JSON, which reads unchanged.
-  (db) => db.exec('CREATE TABLE IF NOT EXISTS blobs (hash TEXT PRIMARY KEY, body TEXT NOT NULL)'),
+  (db) => db.exec(createTable('sqlite', 'blobs')),
   // 3 → 4: provider batch jobs (--batch) and the cells each holds (src/store/batch-jobs.ts).
   migrateBatchJobs,
   // 4 → 5: per-stage progress of each run (run-stages.ts): a run is done only when every stage is.

@@ -1,21 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cellKey } from './keys.js';
 import { SqliteRunStore } from './run-store.js';
 import { runCells } from './runner.js';
 import { decodeStoredText, encodeStoredText } from './stored-text.js';
 import { FakeModels, fakeResponse, makeSpecs, TEST_MANIFEST, usageFor } from './testing/fakes.js';
 import { COST_PER_CALL, expectHostileRoundTrip, HOSTILE_TEXTS, runHostile } from './testing/hostile-text.js';
+import { useTempDir } from '../sessions/testing/temp-dir.js';
 
-let dir: string;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'echolens-text-'));
-});
-afterEach(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
+const tmp = useTempDir('echolens-text-', 'test');
 
 describe('stored text', () => {
   it('round-trips every string, and leaves storable strings as they are', () => {
@@ -33,7 +26,7 @@ describe('stored text', () => {
   });
 
   it('a SQLite run whose answers hold NUL and lone surrogates reads back exactly, one call per cell', async () => {
-    const store = SqliteRunStore.open(join(dir, 'hostile.db'));
+    const store = SqliteRunStore.open(join(tmp.path, 'hostile.db'));
     const { runId, result, calls, plan } = await runHostile(store, { cells: 18, id: 'hostile' });
     expect(result.status).toBe('done');
     expect(result.done).toBe(18);
@@ -47,7 +40,7 @@ describe('stored text', () => {
   });
 
   it('an answer the store refuses fails its cell with a storage error once, its call paid and counted', async () => {
-    const store = SqliteRunStore.open(join(dir, 'refused.db'));
+    const store = SqliteRunStore.open(join(tmp.path, 'refused.db'));
     store.db.exec(`CREATE TRIGGER refuse_poison BEFORE UPDATE OF text ON cells WHEN NEW.text LIKE '%POISON%'
                    BEGIN SELECT RAISE(ABORT, 'value refused by the test trigger'); END`);
     const poison = (index: number) => index % 3 === 1;
@@ -71,7 +64,7 @@ describe('stored text', () => {
   });
 
   it('counts an attempt before the call is sent (a killed run still shows it), once in all', async () => {
-    const store = SqliteRunStore.open(join(dir, 'attempts.db'));
+    const store = SqliteRunStore.open(join(tmp.path, 'attempts.db'));
     const plan = makeSpecs(5);
     const seen: Array<{ status: string | undefined; attempts: number | undefined }> = [];
     const models = new FakeModels({

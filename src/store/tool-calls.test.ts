@@ -1,22 +1,15 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { registerSimProfile } from '../models/sim-registry.js';
 import { ZERO_USAGE } from '../models/types.js';
 import { SqliteRunStore } from './run-store.js';
 import { runCells } from './runner.js';
 import { APPLICATION_ID, SCHEMA_VERSION } from './schema.js';
 import { TEST_MANIFEST } from './testing/fakes.js';
+import { useTempDir } from '../sessions/testing/temp-dir.js';
 
-let dir: string;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'echolens-toolcalls-'));
-});
-afterEach(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
+const tmp = useTempDir('echolens-toolcalls-', 'test');
 
 registerSimProfile({
   name: 'test-tool-caller',
@@ -28,7 +21,7 @@ registerSimProfile({
 
 describe('tool calls in the store', () => {
   it('a tool call without text is a done cell; its calls are stored and read back (also from cache)', async () => {
-    const store = SqliteRunStore.open(join(dir, 'run.db'));
+    const store = SqliteRunStore.open(join(tmp.path, 'run.db'));
     const runId = await store.createRun(TEST_MANIFEST);
     const spec = {
       request: {
@@ -50,7 +43,7 @@ describe('tool calls in the store', () => {
   });
 
   it('a version-1 store is migrated: the tool_calls column is added, old cells read without toolCalls', async () => {
-    const file = join(dir, 'old.db');
+    const file = join(tmp.path, 'old.db');
     const store = SqliteRunStore.open(file);
     const runId = await store.createRun(TEST_MANIFEST);
     const [key] = await store.registerCells(runId, [

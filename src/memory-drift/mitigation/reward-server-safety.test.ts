@@ -12,7 +12,7 @@ import { loadBuiltinOntology } from '../ontology.js';
 import { SIM_STEP_CUES } from '../sim.js';
 import './index.js';
 import { CachedLabeler } from './reward-labeler.js';
-import { type RunningRewardServer, startRewardServer } from './reward-server.js';
+import { type RewardServerOptions, type RunningRewardServer, startRewardServer } from './reward-server.js';
 import { parseReferences } from './reward.js';
 
 const A = 'Practical/Efficiency and resource optimization';
@@ -49,17 +49,21 @@ async function newLabeler(): Promise<CachedLabeler> {
   return new CachedLabeler({ store: run.store, runId: run.runId, labeler: 'sim:labeler', ontology: loadBuiltinOntology() });
 }
 
+/** A reward server on a free local port over the test references (DTW and format weights), with the labeler and options given. */
+async function startServer(options: Partial<RewardServerOptions> = {}): Promise<RunningRewardServer> {
+  return startRewardServer({
+    references: parseReferences(REFERENCES),
+    labeler: options.labeler ?? (await newLabeler()),
+    weights: { format: 1, dtw: 1, sri: 0 },
+    port: 0,
+    ...options,
+  });
+}
+
 describe('reward server: protected like the viewer', () => {
   let server: RunningRewardServer;
   beforeAll(async () => {
-    server = await startRewardServer({
-      references: parseReferences(REFERENCES),
-      labeler: await newLabeler(),
-      weights: { format: 1, dtw: 1, sri: 0 },
-      port: 0,
-      maxBodyBytes: 64 * 1024,
-      maxItems: 8,
-    });
+    server = await startServer({ maxBodyBytes: 64 * 1024, maxItems: 8 });
   });
   afterAll(async () => {
     await server?.close();
@@ -119,13 +123,7 @@ describe('reward server: protected like the viewer', () => {
 
 describe('reward server: token, timeouts, heavy responses', () => {
   it('with a token, a POST without it gets 403 and one with it is scored', async () => {
-    const server = await startRewardServer({
-      references: parseReferences(REFERENCES),
-      labeler: await newLabeler(),
-      weights: { format: 1, dtw: 1, sri: 0 },
-      port: 0,
-      token: 's3cret-token-value',
-    });
+    const server = await startServer({ token: 's3cret-token-value' });
     try {
       const body = JSON.stringify({ items: [{ question_id: 'q1', response: FULL }] });
       expect((await raw(server.url, { method: 'POST', path: '/score', headers: { 'content-type': 'application/json' }, body })).status).toBe(403);
@@ -150,14 +148,7 @@ describe('reward server: token, timeouts, heavy responses', () => {
 
   it('a stuck labeler gets a 503 after the request timeout, and close() ends anyway', async () => {
     const stuck = { labelAll: () => new Promise(() => undefined), stats: {} } as unknown as CachedLabeler;
-    const server = await startRewardServer({
-      references: parseReferences(REFERENCES),
-      labeler: stuck,
-      weights: { format: 1, dtw: 1, sri: 0 },
-      port: 0,
-      requestTimeoutMs: 1000,
-      closeGraceMs: 200,
-    });
+    const server = await startServer({ labeler: stuck, requestTimeoutMs: 1000, closeGraceMs: 200 });
     const answer = await raw(server.url, {
       method: 'POST',
       path: '/score',
@@ -174,12 +165,7 @@ describe('reward server: token, timeouts, heavy responses', () => {
   });
 
   it('/health answers within 2 s while a 400k-character response without whitespace is scored', async () => {
-    const server = await startRewardServer({
-      references: parseReferences(REFERENCES),
-      labeler: await newLabeler(),
-      weights: { format: 1, dtw: 1, sri: 0 },
-      port: 0,
-    });
+    const server = await startServer();
     try {
       const response = `<think><step_1>${'x'.repeat(400_000)}</step_1></think><answer>ok</answer>`;
       const scoring = raw(server.url, {

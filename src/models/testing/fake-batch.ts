@@ -339,6 +339,31 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
     send(res, 200, view(batch));
   }
 
+  const wireBatch = options.provider === 'openai' ? openAIBatch : anthropicBatch;
+
+  /**
+   * The create call: the batch registered and answered, with the connection drops (`before`:
+   * nothing made; `after`: made but the reply lost) and holds the options ask for.
+   */
+  async function create(req: IncomingMessage, res: ServerResponse, lines: Batch['lines'], metadata: Record<string, string> | null, made?: () => void) {
+    const drop = drops.shift();
+    if (drop === 'before') return void req.socket.destroy();
+    made?.();
+    const batch = register(lines, metadata);
+    await answerEarly(batch);
+    if (drop === 'after') return void req.socket.destroy();
+    if (options.failBatches && options.provider === 'openai') batch.failure = options.failBatches;
+    await options.holdCreate?.(batch.id);
+    send(res, 200, wireBatch(batch));
+  }
+
+  async function cancelNamed(res: ServerResponse, id: string) {
+    const batch = batchNamed(id);
+    if (!batch) return notFound(res, 'batch');
+    await cancel(batch);
+    send(res, 200, wireBatch(batch));
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -398,32 +423,22 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
           send(res, 400, { error: { message: 'bad batch line', type: 'invalid_request_error' } });
           return;
         }
-        const drop = drops.shift();
-        if (drop === 'before') return void req.socket.destroy();
-        if (options.keepBodies === false) files.delete(body.input_file_id!);
-        const batch = register(
+        return create(
+          req,
+          res,
           lines.map((l) => ({ customId: l.custom_id, body: l.body })),
           body.metadata ?? null,
+          () => {
+            if (options.keepBodies === false) files.delete(body.input_file_id!);
+          },
         );
-        await answerEarly(batch);
-        if (drop === 'after') return void req.socket.destroy();
-        if (options.failBatches) batch.failure = options.failBatches;
-        await options.holdCreate?.(batch.id);
-        send(res, 200, openAIBatch(batch));
-        return;
       }
       if (method === 'GET' && sub === '/batches') {
         send(res, 200, listPage(req.url ?? '', 'after', openAIBatch));
         return;
       }
       const cancelMatch = /^\/batches\/([^/]+)\/cancel$/.exec(sub);
-      if (method === 'POST' && cancelMatch) {
-        const batch = batchNamed(cancelMatch[1]!);
-        if (!batch) return notFound(res, 'batch');
-        await cancel(batch);
-        send(res, 200, openAIBatch(batch));
-        return;
-      }
+      if (method === 'POST' && cancelMatch) return cancelNamed(res, cancelMatch[1]!);
       const batchMatch = /^\/batches\/([^/]+)$/.exec(sub);
       if (method === 'GET' && batchMatch) return sendBatchStatus(res, batchMatch[1]!, openAIBatch);
       const fileMatch = /^\/files\/([^/]+)\/content$/.exec(sub);
@@ -447,27 +462,19 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
           send(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'bad batch requests' } });
           return;
         }
-        const drop = drops.shift();
-        if (drop === 'before') return void req.socket.destroy();
-        const batch = register(lines.map((l) => ({ customId: l.custom_id as string, body: l.params! })));
-        await answerEarly(batch);
-        if (drop === 'after') return void req.socket.destroy();
-        await options.holdCreate?.(batch.id);
-        send(res, 200, anthropicBatch(batch));
-        return;
+        return create(
+          req,
+          res,
+          lines.map((l) => ({ customId: l.custom_id as string, body: l.params! })),
+          null,
+        );
       }
       if (method === 'GET' && sub === '/messages/batches') {
         send(res, 200, listPage(req.url ?? '', 'after_id', anthropicBatch));
         return;
       }
       const cancelMatch = /^\/messages\/batches\/([^/]+)\/cancel$/.exec(sub);
-      if (method === 'POST' && cancelMatch) {
-        const batch = batchNamed(cancelMatch[1]!);
-        if (!batch) return notFound(res, 'batch');
-        await cancel(batch);
-        send(res, 200, anthropicBatch(batch));
-        return;
-      }
+      if (method === 'POST' && cancelMatch) return cancelNamed(res, cancelMatch[1]!);
       const resultsMatch = /^\/messages\/batches\/([^/]+)\/results$/.exec(sub);
       if (method === 'GET' && resultsMatch) {
         const batch = batchNamed(resultsMatch[1]!);

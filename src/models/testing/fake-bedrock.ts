@@ -1,14 +1,8 @@
 import { crc32 } from 'node:zlib';
 import { chunkText, type FakeReply, type FakeRequest, fakeServerStarter, roughTokens, type WireFormat, wireToolCalls } from './fake-server.js';
-import { blocksText, bodyTurns, lastUserTurn } from './wire-parts.js';
+import { blocksText, bodyTurns } from './wire-parts.js';
 
 const ROUTE = /\/model\/[^/]+\/(converse|converse-stream)$/;
-
-/** The model id named in a Converse request path (URL-decoded). */
-export function bedrockModelOf(request: FakeRequest): string {
-  const match = /\/model\/([^/]+)\/converse/.exec(request.path.split('?')[0] ?? '');
-  return match?.[1] === undefined ? 'fake-bedrock' : decodeURIComponent(match[1]);
-}
 
 interface ConverseMessage {
   role?: string;
@@ -17,11 +11,6 @@ interface ConverseMessage {
 
 function messagesOf(request: FakeRequest): ConverseMessage[] {
   return bodyTurns<ConverseMessage>(request, 'messages');
-}
-
-/** The last user turn's text. */
-export function bedrockUserText(request: FakeRequest): string {
-  return blocksText(lastUserTurn(messagesOf(request))?.content);
 }
 
 function usageOf(request: FakeRequest, reply: FakeReply, text: string) {

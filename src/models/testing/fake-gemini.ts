@@ -1,5 +1,5 @@
 import { chunkText, type FakeReply, type FakeRequest, fakeServerStarter, roughTokens, type WireFormat, wireToolCalls } from './fake-server.js';
-import { blocksText, bodyTurns, lastUserTurn, statusNamer } from './wire-parts.js';
+import { blocksText, bodyTurns, statusNamer } from './wire-parts.js';
 
 const ROUTE = /\/models\/[^/]+:(generateContent|streamGenerateContent)$/;
 
@@ -20,11 +20,6 @@ function contentsOf(request: FakeRequest): GeminiContent[] {
 
 function partsText(content: GeminiContent | undefined): string {
   return blocksText(content?.parts);
-}
-
-/** The last user turn's text. */
-export function geminiUserText(request: FakeRequest): string {
-  return partsText(lastUserTurn(contentsOf(request)));
 }
 
 function usageOf(request: FakeRequest, reply: FakeReply, text: string) {

@@ -11,11 +11,6 @@ export function bodyTurns<T>(request: FakeRequest, field: string): T[] {
   return Array.isArray(turns) ? (turns as T[]) : [];
 }
 
-/** The last turn whose role is `user`, if any. */
-export function lastUserTurn<T extends { role?: string }>(turns: T[]): T | undefined {
-  return turns.filter((turn) => turn.role === 'user').at(-1);
-}
-
 /** The `text` of content blocks, joined; a block without text adds nothing. */
 export function blocksText(blocks: Array<{ text?: string }> | undefined): string {
   return (blocks ?? []).map((block) => (typeof block.text === 'string' ? block.text : '')).join('');

@@ -2,6 +2,7 @@ import { rng } from '../../stats/rng.js';
 import { analyzePersona } from '../analysis.js';
 import type { PersonaObservation } from '../analysis-types.js';
 import { personaGateChecks } from '../gate.js';
+import { normalDraws } from '../../stats/testing/normal.js';
 
 /**
  * Seeded persona designs for the "one procedure per claim" checks (test support, not shipped):
@@ -29,7 +30,7 @@ export function claimsObservations(
   design: ClaimsDesign = CLAIMS_DESIGN,
 ): { observations: PersonaObservation[]; harnesses: Record<string, 'claude-code' | 'codex'> } {
   const random = rng(seed);
-  const normal = () => Math.sqrt(-2 * Math.log(1 - random.next())) * Math.cos(2 * Math.PI * random.next());
+  const normal = normalDraws(random);
   const observations: PersonaObservation[] = [];
   const harnesses: Record<string, 'claude-code' | 'codex'> = {};
   const judges = Array.from({ length: design.judges }, (_, j) => `judge-${j + 1}`);

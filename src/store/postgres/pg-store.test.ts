@@ -168,16 +168,24 @@ describe.skipIf(bin === null)('PostgreSQL run store', () => {
     cluster?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
+  /** The same work on a new SQLite file and a new PostgreSQL database (each closed after it), SQLite's result first. */
+  const onBothBackends = async <T>(name: string, work: (store: RunStore) => Promise<T>, env?: Record<string, string>, checkPg?: (pg: RunStore) => void) => {
+    const sqlite = SqliteRunStore.open(join(dir, `${name}.db`), env === undefined ? {} : { env });
+    const pg = openStore(freshUrl(), env === undefined ? {} : { env });
+    checkPg?.(pg);
+    try {
+      return [await work(sqlite), await work(pg)] as const;
+    } finally {
+      await sqlite.close();
+      await pg.close();
+    }
+  };
 
   it('answers the same store script as the SQLite backend, secrets scrubbed on both', async () => {
-    const sqlite = SqliteRunStore.open(join(dir, 'script.db'), { env: ENV });
-    const pg = openStore(freshUrl(), { env: ENV });
-    expect(pg).toBeInstanceOf(PgRunStore);
-    expect(pg.backend).toBe('postgres');
-    const a = await script(sqlite);
-    const b = await script(pg);
-    await sqlite.close();
-    await pg.close();
+    const [a, b] = await onBothBackends('script', script, ENV, (pg) => {
+      expect(pg).toBeInstanceOf(PgRunStore);
+      expect(pg.backend).toBe('postgres');
+    });
     expect(JSON.stringify(a)).not.toContain(SECRET);
     expect(JSON.stringify(b)).not.toContain(SECRET);
     for (const key of Object.keys(a)) expect({ [key]: b[key] }).toEqual({ [key]: a[key] });
@@ -237,12 +245,7 @@ describe.skipIf(bin === null)('PostgreSQL run store', () => {
       const again = await runCells(store, id, plan, { adapterFor: models.adapterFor, costOf: () => 0.001 });
       return { result, again, calls: models.totalCalls, cells: await store.cellResultsOfRun(id) };
     };
-    const sqlite = SqliteRunStore.open(join(dir, 'grid.db'));
-    const pg = openStore(freshUrl());
-    const a = await run(sqlite);
-    const b = await run(pg);
-    await sqlite.close();
-    await pg.close();
+    const [a, b] = await onBothBackends('grid', run);
     expect(b.calls).toBe(30);
     expect(a.calls).toBe(30);
     const strip = (cells: typeof a.cells) => cells.map((c) => ({ ...c, result: { ...c.result, latencyMs: null, startedAt: null, finishedAt: null } }));
@@ -287,12 +290,7 @@ describe.skipIf(bin === null)('PostgreSQL run store', () => {
       const result = await runCells(store, id, plan, { adapterFor: models.adapterFor, costOf: () => 0.01, maxCostUsd: 0.05, concurrency: 1 });
       return { status: result.status, stopReason: result.stopReason, done: result.done, calls: models.totalCalls };
     };
-    const sqlite = SqliteRunStore.open(join(dir, 'budget.db'));
-    const pg = openStore(freshUrl());
-    const a = await run(sqlite);
-    const b = await run(pg);
-    await sqlite.close();
-    await pg.close();
+    const [a, b] = await onBothBackends('budget', run);
     expect(a).toEqual({ status: 'stopped', stopReason: 'budget', done: 5, calls: 5 });
     expect(b).toEqual(a);
   });
@@ -462,12 +460,7 @@ describe.skipIf(bin === null)('PostgreSQL run store', () => {
       const result = await runCells(store, id, specs, { adapterFor: models.adapterFor, costOf: () => 0, concurrency: { alpha: 3, '*': 2 } });
       return { done: result.done, alpha: models.maxActiveByProvider.get('alpha'), beta: models.maxActiveByProvider.get('beta'), calls: models.totalCalls };
     };
-    const sqlite = SqliteRunStore.open(join(dir, 'lanes.db'));
-    const pg = openStore(freshUrl());
-    const a = await run(sqlite);
-    const b = await run(pg);
-    await sqlite.close();
-    await pg.close();
+    const [a, b] = await onBothBackends('lanes', run);
     expect(a).toEqual({ done: 60, alpha: 3, beta: 2, calls: 60 });
     expect(b).toEqual(a);
   });
@@ -516,12 +509,7 @@ describe.skipIf(bin === null)('PostgreSQL run store', () => {
         last: { done: last!.done, failed: last!.failed, empty: last!.empty, finished: last!.finished, inFlight: last!.inFlight },
       };
     };
-    const sqlite = SqliteRunStore.open(join(dir, 'progress.db'));
-    const pg = openStore(freshUrl());
-    const a = await run(sqlite);
-    const b = await run(pg);
-    await sqlite.close();
-    await pg.close();
+    const [a, b] = await onBothBackends('progress', run);
     expect(a.ttls).toEqual(['1h']);
     expect(a.last).toEqual({ done: 9, failed: 3, empty: 0, finished: 12, inFlight: 0 });
     expect(a.maxInFlight).toBeGreaterThanOrEqual(1);

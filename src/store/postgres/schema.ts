@@ -1,4 +1,5 @@
 import { InputError } from '../../core/errors.js';
+import { createTable } from '../sql/tables.js';
 import type { PgClient } from './pg-client.js';
 
 /**
@@ -18,106 +19,36 @@ import type { PgClient } from './pg-client.js';
 
 export const PG_SCHEMA_VERSION = 2;
 
-const SCHEMA_V1 = `
-CREATE TABLE meta (
-  name  TEXT PRIMARY KEY,
-  value TEXT NOT NULL
-);
-CREATE TABLE runs (
-  id           TEXT PRIMARY KEY,
-  experiment   TEXT NOT NULL,
-  manifest     TEXT NOT NULL,
-  status       TEXT NOT NULL CHECK (status IN ('running', 'done', 'interrupted', 'stopped', 'failed')),
-  started_at   TEXT NOT NULL,
-  updated_at   TEXT NOT NULL,
-  ended_at     TEXT,
-  summary      TEXT,
-  settings     TEXT,
-  spent_usd    DOUBLE PRECISION NOT NULL DEFAULT 0
-);
-CREATE TABLE cells (
-  key                 TEXT PRIMARY KEY,
-  content_key         TEXT NOT NULL,
-  model               TEXT NOT NULL,
-  sample              INTEGER NOT NULL,
-  request             TEXT NOT NULL,
-  status              TEXT NOT NULL CHECK (status IN ('pending', 'done', 'empty', 'failed')),
-  attempts            INTEGER NOT NULL DEFAULT 0,
-  text                TEXT,
-  reasoning           TEXT,
-  finish_reason       TEXT,
-  response_model      TEXT,
-  input_tokens        INTEGER NOT NULL DEFAULT 0,
-  output_tokens       INTEGER NOT NULL DEFAULT 0,
-  cached_input_tokens INTEGER NOT NULL DEFAULT 0,
-  cache_write_tokens  INTEGER NOT NULL DEFAULT 0,
-  reasoning_tokens    INTEGER NOT NULL DEFAULT 0,
-  latency_ms          DOUBLE PRECISION,
-  cost_usd            DOUBLE PRECISION,
-  error_class         TEXT,
-  error_message       TEXT,
-  started_at          TEXT,
-  finished_at         TEXT,
-  created_at          TEXT NOT NULL,
-  tool_calls          TEXT,
-  prefix_group        TEXT,
-  lease_owner         TEXT,
-  lease_until         TIMESTAMPTZ,
-  lease_run           TEXT,
-  lease_reserved_usd  DOUBLE PRECISION NOT NULL DEFAULT 0
-);
-CREATE INDEX cells_content_key ON cells (content_key);
-CREATE INDEX cells_pending ON cells (prefix_group, key) WHERE status = 'pending';
-CREATE INDEX cells_leased ON cells (lease_owner) WHERE lease_owner IS NOT NULL;
-CREATE INDEX cells_lease_run ON cells (lease_run) WHERE lease_run IS NOT NULL;
-CREATE TABLE run_cells (
-  run_id  TEXT NOT NULL REFERENCES runs (id),
-  key     TEXT NOT NULL REFERENCES cells (key),
-  labels  TEXT NOT NULL,
-  ordinal INTEGER NOT NULL,
-  PRIMARY KEY (run_id, key, labels)
-);
-CREATE INDEX run_cells_order ON run_cells (run_id, ordinal);
-CREATE INDEX run_cells_key ON run_cells (key);
-CREATE TABLE blobs (
-  hash TEXT PRIMARY KEY,
-  body TEXT NOT NULL
-);
-CREATE TABLE batch_jobs (
-  id              BIGSERIAL PRIMARY KEY,
-  run_id          TEXT NOT NULL,
-  provider        TEXT NOT NULL,
-  model           TEXT NOT NULL,
-  batch_id        TEXT,
-  status          TEXT NOT NULL CHECK (status IN ('submitting', 'submitted', 'ended', 'collected', 'failed', 'abandoned')),
-  provider_status TEXT,
-  submitted_at    TEXT NOT NULL,
-  ended_at        TEXT,
-  note            TEXT
-);
-CREATE TABLE batch_job_cells (
-  job_id   BIGINT NOT NULL REFERENCES batch_jobs (id),
-  key      TEXT NOT NULL,
-  position BIGSERIAL,
-  PRIMARY KEY (job_id, key)
-);
-CREATE INDEX batch_job_cells_key ON batch_job_cells (key);
-CREATE TABLE run_stages (
-  run_id     TEXT NOT NULL REFERENCES runs (id),
-  stage      TEXT NOT NULL,
-  ordinal    INTEGER NOT NULL,
-  expected   INTEGER,
-  registered INTEGER NOT NULL DEFAULT 0,
-  settled    INTEGER NOT NULL DEFAULT 0,
-  updated_at TEXT NOT NULL,
-  PRIMARY KEY (run_id, stage)
-);
-CREATE TABLE rate_buckets (
+const SCHEMA_V1 = [
+  createTable('postgres', 'meta'),
+  createTable('postgres', 'runs', ['settings TEXT', 'spent_usd DOUBLE PRECISION NOT NULL DEFAULT 0']),
+  createTable('postgres', 'cells', [
+    'tool_calls TEXT',
+    'prefix_group TEXT',
+    'lease_owner TEXT',
+    'lease_until TIMESTAMPTZ',
+    'lease_run TEXT',
+    'lease_reserved_usd DOUBLE PRECISION NOT NULL DEFAULT 0',
+  ]),
+  'CREATE INDEX cells_content_key ON cells (content_key);',
+  "CREATE INDEX cells_pending ON cells (prefix_group, key) WHERE status = 'pending';",
+  'CREATE INDEX cells_leased ON cells (lease_owner) WHERE lease_owner IS NOT NULL;',
+  'CREATE INDEX cells_lease_run ON cells (lease_run) WHERE lease_run IS NOT NULL;',
+  createTable('postgres', 'run_cells'),
+  'CREATE INDEX run_cells_order ON run_cells (run_id, ordinal);',
+  'CREATE INDEX run_cells_key ON run_cells (key);',
+  createTable('postgres', 'blobs'),
+  createTable('postgres', 'batch_jobs'),
+  // `position` keeps a job's keys in insertion order (SQLite has its rowid for that).
+  createTable('postgres', 'batch_job_cells', ['position BIGSERIAL']),
+  'CREATE INDEX batch_job_cells_key ON batch_job_cells (key);',
+  createTable('postgres', 'run_stages'),
+  `CREATE TABLE rate_buckets (
   name       TEXT PRIMARY KEY,
   level      DOUBLE PRECISION NOT NULL,
   updated_at TIMESTAMPTZ NOT NULL
-);
-`;
+);`,
+].join('\n');
 
 /** Upgrades from version i to i + 1 live at index i - 1. */
 const MIGRATIONS: readonly string[] = [
