@@ -1,7 +1,7 @@
-import type { AuditGate } from '../experiment/audit.js';
 import type { GateCheck } from '../gate/types.js';
 import { continuationGateShape } from './config.js';
 import { gateNumber, gateSigned, limitCheck } from '../gate/format.js';
+import { twoThresholdGate } from '../gate/two-threshold.js';
 import type { ContinuationReport } from './run.js';
 
 /**
@@ -62,26 +62,20 @@ export interface ContinuationGateThresholds {
 }
 
 /** The continuation audit's gate: its thresholds, their defaults and flags, and its checks. */
-export const continuationGate: AuditGate<ContinuationReport> = {
+export const continuationGate = twoThresholdGate<ContinuationReport, 'significantActionChange', 'maxActionChange'>({
   shape: continuationGateShape,
-  defaults: { significantActionChange: true, maxActionChange: null } satisfies ContinuationGateThresholds,
-  flags: [
-    {
-      key: 'maxActionChange',
-      flags: '--max-action-change <delta>',
-      description: 'continuation: fail when the recent − cross fidelity difference (ITT) is above this in size, e.g. 0.2',
-    },
-    {
-      key: 'significantActionChange',
-      flags: '--no-significant-action-change',
-      description: 'continuation: do not fail on a significant recent − cross fidelity difference',
-    },
-  ],
-  failsByDefault: 'a significant action change',
-  describe: (thresholds) => {
-    const t = thresholds as unknown as ContinuationGateThresholds;
-    return [`significant action change ${t.significantActionChange ? 'fails' : 'ignored'}`, `max action change ${t.maxActionChange ?? 'none'}`];
+  limit: {
+    key: 'maxActionChange',
+    flags: '--max-action-change <delta>',
+    description: 'continuation: fail when the recent − cross fidelity difference (ITT) is above this in size, e.g. 0.2',
+    label: 'max action change',
   },
-  // The resolved thresholds hold every audit's keys, each validated by its audit's shape; these are ours.
-  check: (report, thresholds, runId) => continuationGateChecks(report, thresholds as unknown as ContinuationGateThresholds, runId),
-};
+  significant: {
+    key: 'significantActionChange',
+    flags: '--no-significant-action-change',
+    description: 'continuation: do not fail on a significant recent − cross fidelity difference',
+    label: 'significant action change',
+  },
+  failsByDefault: 'a significant action change',
+  check: continuationGateChecks,
+});
