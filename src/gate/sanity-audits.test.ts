@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerBuiltinSimProfiles } from '../builtin-sims.js';
 import { runCliInProcess } from '../cli/testing/run-cli.js';
-import { packageRoot } from '../core/version.js';
+import { smallMemoryRunArgs } from '../cli/testing/surfaces.js';
 import { createAdapter } from '../models/create-adapter.js';
 import { type FakeServer, startFakeOpenAI } from '../models/testing/index.js';
 import type { ChatMessage } from '../models/types.js';
@@ -56,23 +56,7 @@ describe('memory and continuation behind an endpoint that always returns the sam
 
   it('memory', async () => {
     const db = join(dir, 'memory.db');
-    const run = await runCliInProcess([
-      'memory',
-      'run',
-      join(packageRoot(), 'examples', 'memory-sim.yaml'),
-      '--target',
-      `openai-compatible:stuck@${server.baseURL}`,
-      '--labeler',
-      `openai-compatible:labeler@${server.baseURL}`,
-      '--set',
-      'questions.limit=3',
-      '--set',
-      'conditions=["filler","age","job_loss"]',
-      '--set',
-      'analysis.B=100',
-      '--db',
-      db,
-    ]);
+    const run = await runCliInProcess(smallMemoryRunArgs(`openai-compatible:stuck@${server.baseURL}`, `openai-compatible:labeler@${server.baseURL}`, db));
     expect(run.code, run.stderr).toBe(0);
     await expectNotComputable(db, 'openai-compatible:stuck');
   }, 120_000);
