@@ -85,12 +85,6 @@ export function openRegularFile(path: string, where: Where = {}): { fd: number; 
   return { fd, size: stats.size };
 }
 
-/** Throws unless `path` is a regular file (without opening it: for readers that open it themselves). */
-export function requireRegularFile(path: string, where: Where = {}): void {
-  const { fd } = openRegularFile(path, where);
-  closeSync(fd);
-}
-
 /**
  * Reads a regular file whole, refusing it (before reading) when it is larger than `maxBytes`, and
  * never reading more than `maxBytes` + 1 bytes even when the size on disk lies (a /proc file, a

@@ -17,5 +17,3 @@ export function runName(run: Pick<RunInfo, 'experiment' | 'startedAt' | 'manifes
   return [run.experiment, first ? `${first}${more}` : undefined, run.startedAt.slice(0, 10)].filter(Boolean).join(' · ');
 }
 
-/** The short form of a run id shown next to its name. */
-export const shortRunId = (id: string): string => (id.length > 12 ? id.slice(0, 12) : id);
