@@ -46,4 +46,3 @@ export function isInjectedUserText(text: string): boolean {
 
 /** Claude Code's compaction summary opening, for summaries written without `isCompactSummary`. */
 export const CLAUDE_SUMMARY_OPENING = 'This session is being continued from a previous conversation';
-
