@@ -122,6 +122,15 @@ export function readUserText(path: string, options: Where & { maxBytes?: number;
   return readUserFile(path, options).toString('utf8');
 }
 
+/** `readUserText` of a file named on the command line or in a config: a failure is an input error saying what the file was for. */
+export function readInputText(path: string, what: string): string {
+  try {
+    return readUserText(path);
+  } catch (error) {
+    throw new InputError(`cannot read ${what}: ${userFileReason(error)}`, { file: path });
+  }
+}
+
 /**
  * The nesting depth of JSON text beyond `maxDepth`, found by a linear scan that skips strings,
  * or undefined when the text stays within it. Cheap enough to run before every JSON.parse of a
