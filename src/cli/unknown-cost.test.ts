@@ -5,11 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerBuiltinSimProfiles } from '../builtin-sims.js';
 import { spendOrNull, spendText } from '../core/money.js';
 import { startSimWireServer } from '../experiment/testing/sim-wire-server.js';
-import { createAdapter } from '../models/create-adapter.js';
 import type { FakeServer } from '../models/testing/index.js';
 import { createPersonaSimProfile } from '../persona-drift/sim.js';
 import { DEMO_SESSION } from '../persona-drift/testing/small-config.js';
-import { startViewer } from '../report/viewer/server.js';
+import { startStoreViewer, viewerText } from '../report/viewer/testing/store-viewer.js';
 import { openStore } from '../store/run-store.js';
 import { runCliInProcess } from './testing/run-cli.js';
 import { reportAndGateSurfaces, ZERO_DOLLARS } from './testing/surfaces.js';
@@ -84,19 +83,11 @@ describe('unknown cost is "unknown", never $0', () => {
     expect(outputs['report html']).toMatch(/unknown \(\d+ cells without a known price\)/u);
 
     const store = openStore(db, { readonly: true });
-    const viewer = await startViewer({
-      stores: [{ file: db, store }],
-      sessions: [],
-      target: createAdapter('sim:persona'),
-      judge: createAdapter('sim:judge'),
-      port: 0,
-    });
+    const viewer = await startStoreViewer(db, store);
     try {
       const runId = (await store.listRuns())[0]!.id;
       const page = async (path: string) => {
-        const response = await fetch(new URL(path, viewer.url));
-        expect(response.status, path).toBe(200);
-        const body = await response.text();
+        const body = await viewerText(viewer, path);
         outputs[`viewer ${path}`] = body;
         return body;
       };

@@ -6,12 +6,12 @@ import { toyAudit } from '../__fixtures__/toy-audit/audit.js';
 import { registerBuiltinAudits } from '../audits.js';
 import { registerBuiltinSimProfiles } from '../builtin-sims.js';
 import { runCliInProcess } from '../cli/testing/run-cli.js';
-import { createAdapter } from '../models/create-adapter.js';
 import '../models/sim-echo.js';
 import { resultDocumentSchema } from '../report/document/schema.js';
-import { startViewer, type ViewerServer } from '../report/viewer/server.js';
+import type { ViewerServer } from '../report/viewer/server.js';
 import { openStore, type RunStore } from '../store/run-store.js';
 import { registerAudit, unregisterAudit } from './registry.js';
+import { startStoreViewer } from '../report/viewer/testing/store-viewer.js';
 
 // A new audit is one folder (src/__fixtures__/toy-audit/) and one registry line (below): the
 // report, the viewer, the gate, compare, init, schema and the CLI find it with no other change.
@@ -114,7 +114,7 @@ describe('a toy audit registered with one line', () => {
     let store: RunStore;
     beforeAll(async () => {
       store = openStore(db, { readonly: true });
-      viewer = await startViewer({ stores: [{ file: db, store }], sessions: [], target: createAdapter('sim:echo'), judge: createAdapter('sim:echo'), port: 0 });
+      viewer = await startStoreViewer(db, store, { target: 'sim:echo', judge: 'sim:echo' });
     });
     afterAll(async () => {
       await viewer.close();

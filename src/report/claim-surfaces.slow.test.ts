@@ -6,7 +6,6 @@ import { registerBuiltinAudits } from '../audits.js';
 import { registerBuiltinSimProfiles } from '../builtin-sims.js';
 import { runCliInProcess } from '../cli/testing/run-cli.js';
 import { packageRoot } from '../core/version.js';
-import { createAdapter } from '../models/create-adapter.js';
 import { registerSimProfile } from '../models/sim-registry.js';
 import type { GapEstimate, PersonaReport } from '../persona-drift/analysis.js';
 import { createPersonaSimProfile } from '../persona-drift/sim.js';
@@ -15,7 +14,8 @@ import { resultDocumentSchema } from './document/schema.js';
 import type { EstimateRow, ResultDocument } from './document/types.js';
 import { escapeHtml } from './html.js';
 import { pValue, signed } from './format.js';
-import { startViewer, type ViewerServer } from './viewer/server.js';
+import type { ViewerServer } from './viewer/server.js';
+import { startStoreViewer } from './viewer/testing/store-viewer.js';
 
 // Issue 39, "every report surface shows one interval and one p per claim, and they agree": the
 // demo store (memory, continuation, one-target persona) plus a three-target persona run, rendered
@@ -83,7 +83,7 @@ beforeAll(async () => {
   const personaRuns = docs.filter((d) => d.run.audit === 'persona').map((d) => d.run.id);
   out.compare = await cli(['compare', db, db, '--run-a', personaRuns[0] as string, '--run-b', personaRuns[1] as string, '--json']);
   store = openStore(db, { readonly: true });
-  viewer = await startViewer({ stores: [{ file: db, store }], sessions: [], target: createAdapter('sim:persona'), judge: createAdapter('sim:judge'), port: 0 });
+  viewer = await startStoreViewer(db, store);
 }, 900_000);
 
 afterAll(async () => {

@@ -5,13 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerBuiltinAudits } from '../../audits.js';
 import { registerBuiltinSimProfiles } from '../../builtin-sims.js';
 import { runCliInProcess } from '../../cli/testing/run-cli.js';
-import { createAdapter } from '../../models/create-adapter.js';
 import { openStore, type RunStore } from '../../store/run-store.js';
 import { escapeHtml } from '../html.js';
 import { cellsText } from '../report.js';
-import { startViewer, type ViewerServer } from '../viewer/server.js';
+import type { ViewerServer } from '../viewer/server.js';
 import { resultDocumentSchema } from './schema.js';
 import type { ResultDocument } from './types.js';
+import { startStoreViewer } from '../viewer/testing/store-viewer.js';
 
 // The every-surface consistency test (issue 42): the demo store rendered in every format — the HTML,
 // Markdown, JSON and CSV reports, the demo's terminal summary, the viewer's run list and report page,
@@ -55,7 +55,7 @@ beforeAll(async () => {
   const json = JSON.parse(out.json) as { runs: Array<{ document: unknown }> };
   docs = json.runs.map((r) => resultDocumentSchema.parse(r.document));
   store = openStore(db, { readonly: true });
-  viewer = await startViewer({ stores: [{ file: db, store }], sessions: [], target: createAdapter('sim:persona'), judge: createAdapter('sim:judge'), port: 0 });
+  viewer = await startStoreViewer(db, store);
   out.viewerRuns = await (await fetch(new URL('/', viewer.url))).text();
 }, 600_000);
 
