@@ -105,6 +105,10 @@ describe('the audits read an encoded transcript like its UTF-8 twin', () => {
   it('persona run and continuation run --dry-run plan the same cells for UTF-8, UTF-16 and UTF-32 copies', async () => {
     const text = readFileSync(DEMO_CODEX, 'utf8');
     const plans: Record<string, string[]> = { persona: [], continuation: [] };
+    const dryRunFlags = {
+      persona: ['--target', 'sim:persona', '--judge', 'sim:judge'],
+      continuation: ['--target', 'sim:continuation', '--cutpoints', '10'],
+    };
     for (const [encoding, bom] of [
       ['utf-8-bom', true],
       ['utf-16le', true],
@@ -112,36 +116,11 @@ describe('the audits read an encoded transcript like its UTF-8 twin', () => {
     ] as Array<[Encoding, boolean]>) {
       const file = join(tmp.path, `rollout-demo-${encoding}.jsonl`);
       writeFileSync(file, encodeText(text, encoding, bom));
-      const persona = await run([
-        'persona',
-        'run',
-        '--session',
-        file,
-        '--target',
-        'sim:persona',
-        '--judge',
-        'sim:judge',
-        '--db',
-        join(tmp.path, `p-${encoding}.db`),
-        '--dry-run',
-      ]);
-      expect(persona.code, persona.err).toBe(0);
-      plans.persona!.push(persona.out);
-      const continuation = await run([
-        'continuation',
-        'run',
-        '--session',
-        file,
-        '--target',
-        'sim:continuation',
-        '--cutpoints',
-        '10',
-        '--db',
-        join(tmp.path, `c-${encoding}.db`),
-        '--dry-run',
-      ]);
-      expect(continuation.code, continuation.err).toBe(0);
-      plans.continuation!.push(continuation.out.replaceAll(file, '<file>'));
+      for (const [audit, flags] of Object.entries(dryRunFlags)) {
+        const dry = await run([audit, 'run', '--session', file, ...flags, '--db', join(tmp.path, `${audit}-${encoding}.db`), '--dry-run']);
+        expect(dry.code, dry.err).toBe(0);
+        plans[audit]!.push(dry.out.replaceAll(file, '<file>'));
+      }
     }
     for (const outputs of Object.values(plans)) {
       expect(outputs[0]).toMatch(/cells|cutpoints/);
