@@ -56,7 +56,7 @@ function digitCount(text: string): number {
  * the position `visit` returns (the end of a span it took), else `step` characters after the place.
  */
 // biome-ignore lint/suspicious/noConfusingVoidType: a visitor returns where to search on, or nothing
-function eachIndexOf(text: string, needle: string, step: number, visit: (at: number) => number | void): void {
+export function eachIndexOf(text: string, needle: string, step: number, visit: (at: number) => number | void): void {
   let from = 0;
   for (;;) {
     const at = text.indexOf(needle, from);
