@@ -1,10 +1,9 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerBuiltinAudits } from '../audits.js';
 import { registerBuiltinSimProfiles } from '../builtin-sims.js';
-import { runCliInProcess } from '../cli/testing/run-cli.js';
 import { packageRoot } from '../core/version.js';
 import { registerSimProfile } from '../models/sim-registry.js';
 import type { GapEstimate, PersonaReport } from '../persona-drift/analysis.js';
@@ -16,6 +15,7 @@ import { escapeHtml } from './html.js';
 import { pValue, signed } from './format.js';
 import type { ViewerServer } from './viewer/server.js';
 import { startStoreViewer } from './viewer/testing/store-viewer.js';
+import { cliStdout as cli, reportFormats } from '../cli/testing/surfaces.js';
 
 // Issue 39, "every report surface shows one interval and one p per claim, and they agree": the
 // demo store (memory, continuation, one-target persona) plus a three-target persona run, rendered
@@ -36,11 +36,6 @@ let personaReports: Array<{ runId: string; report: PersonaReport }> = [];
 let viewer: ViewerServer;
 let store: RunStore;
 
-const cli = async (args: string[], okCodes = [0]) => {
-  const run = await runCliInProcess(args);
-  expect(okCodes, `${args.join(' ')}: ${run.stderr}`).toContain(run.code);
-  return run.stdout;
-};
 const excludesZero = (ci: readonly [number, number]) => ci[0] > 0 || ci[1] < 0;
 const deciding = (row: Pick<EstimateRow, 'p' | 'pAdjusted'>) => row.pAdjusted ?? row.p;
 const csvLines = () => out.csv!.split('\n').map((l) => l.split(','));
@@ -71,13 +66,9 @@ beforeAll(async () => {
     '--db',
     db,
   ]);
-  out.md = await cli(['report', db, '--format', 'md']);
-  out.json = await cli(['report', db, '--format', 'json']);
-  out.csv = await cli(['report', db, '--format', 'csv']);
-  await cli(['report', db, '-o', join(dir, 'report.html')]);
-  out.html = readFileSync(join(dir, 'report.html'), 'utf8');
+  Object.assign(out, await reportFormats(db, dir));
   out.gate = await cli(['gate', db, '--format', 'json'], [0, 1]);
-  const json = JSON.parse(out.json) as { runs: Array<{ runId: string; document: unknown; persona?: PersonaReport }> };
+  const json = JSON.parse(out.json as string) as { runs: Array<{ runId: string; document: unknown; persona?: PersonaReport }> };
   docs = json.runs.map((r) => resultDocumentSchema.parse(r.document));
   personaReports = json.runs.filter((r) => r.persona !== undefined).map((r) => ({ runId: r.runId, report: r.persona as PersonaReport }));
   const personaRuns = docs.filter((d) => d.run.audit === 'persona').map((d) => d.run.id);

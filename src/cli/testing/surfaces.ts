@@ -37,3 +37,21 @@ export function smallMemoryRunArgs(target: string, labeler: string, db: string):
   const sets = ['questions.limit=3', 'conditions=["filler","age","job_loss"]', 'analysis.B=100'].flatMap((s) => ['--set', s]);
   return ['memory', 'run', example, '--target', target, '--labeler', labeler, ...sets, '--db', db];
 }
+
+/** The stdout of `echolens <args>`, which must exit with one of `okCodes`. */
+export async function cliStdout(args: string[], okCodes: readonly number[] = [0]): Promise<string> {
+  const run = await runCliInProcess(args);
+  expect(okCodes, `${args.join(' ')}: ${run.stderr}`).toContain(run.code);
+  return run.stdout;
+}
+
+/** The report of every run in `db` in each format (the HTML written in `dir`). */
+export async function reportFormats(db: string, dir: string): Promise<{ md: string; json: string; csv: string; html: string }> {
+  const [md, json, csv] = [
+    await cliStdout(['report', db, '--format', 'md']),
+    await cliStdout(['report', db, '--format', 'json']),
+    await cliStdout(['report', db, '--format', 'csv']),
+  ];
+  await cliStdout(['report', db, '-o', join(dir, 'report.html')]);
+  return { md, json, csv, html: readFileSync(join(dir, 'report.html'), 'utf8') };
+}

@@ -1,10 +1,9 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerBuiltinAudits } from '../../audits.js';
 import { registerBuiltinSimProfiles } from '../../builtin-sims.js';
-import { runCliInProcess } from '../../cli/testing/run-cli.js';
 import { openStore, type RunStore } from '../../store/run-store.js';
 import { escapeHtml } from '../html.js';
 import { cellsText } from '../report.js';
@@ -12,6 +11,7 @@ import type { ViewerServer } from '../viewer/server.js';
 import { resultDocumentSchema } from './schema.js';
 import type { ResultDocument } from './types.js';
 import { startStoreViewer } from '../viewer/testing/store-viewer.js';
+import { cliStdout as cli, reportFormats } from '../../cli/testing/surfaces.js';
 
 // The every-surface consistency test (issue 42): the demo store rendered in every format — the HTML,
 // Markdown, JSON and CSV reports, the demo's terminal summary, the viewer's run list and report page,
@@ -27,11 +27,6 @@ let docs: ResultDocument[] = [];
 let viewer: ViewerServer;
 let store: RunStore;
 
-const cli = async (args: string[], okCodes = [0]) => {
-  const run = await runCliInProcess(args);
-  expect(okCodes, `${args.join(' ')}: ${run.stderr}`).toContain(run.code);
-  return run.stdout;
-};
 const signed = (x: number, digits: number) => (x >= 0 ? `+${x.toFixed(digits)}` : x.toFixed(digits));
 const docOf = (audit: string) => docs.find((d) => d.run.audit === audit) as ResultDocument;
 /** The part of a report that belongs to one run (the Markdown report marks each run's start). */
@@ -43,16 +38,12 @@ const mdOf = (runId: string) => {
 
 beforeAll(async () => {
   out.demo = await cli(['demo', '--out-dir', join(dir, 'demo')]);
-  out.md = await cli(['report', db, '--format', 'md']);
-  out.json = await cli(['report', db, '--format', 'json']);
-  out.csv = await cli(['report', db, '--format', 'csv']);
-  await cli(['report', db, '-o', join(dir, 'report.html')]);
-  out.html = readFileSync(join(dir, 'report.html'), 'utf8');
+  Object.assign(out, await reportFormats(db, dir));
   out.runs = await cli(['runs', 'list', db]);
   out.runsJson = await cli(['runs', 'list', db, '--json']);
   out.gate = await cli(['gate', db, '--format', 'json'], [0, 1]);
   out.compare = await cli(['compare', db, db, '--json']);
-  const json = JSON.parse(out.json) as { runs: Array<{ document: unknown }> };
+  const json = JSON.parse(out.json as string) as { runs: Array<{ document: unknown }> };
   docs = json.runs.map((r) => resultDocumentSchema.parse(r.document));
   store = openStore(db, { readonly: true });
   viewer = await startStoreViewer(db, store);
