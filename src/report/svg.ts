@@ -38,19 +38,6 @@ export function responsiveSvg(svg: string): string {
   });
 }
 
-/**
- * Every self-closed mark with an `aria-label` also gets that text as an SVG
- * `<title>` child. The label must already be escaped (it is attribute text),
- * so it is valid element text as is. (The writer below adds titles itself;
- * this serves SVG written elsewhere.)
- */
-export function markTitles(svg: string): string {
-  return svg.replace(
-    /<(path|rect|line|circle|text)((?:\s[\w:-]+="[^"]*")*?)\s+aria-label="([^"]*)"((?:\s[\w:-]+="[^"]*")*)\s*\/>/gu,
-    (_all, tag: string, before: string, label: string, after: string) => `<${tag}${before} aria-label="${label}"${after}><title>${label}</title></${tag}>`,
-  );
-}
-
 // ---------------------------------------------------------------------------
 
 /** Vega's default categorical colours (Tableau 10). */
