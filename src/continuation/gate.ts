@@ -1,7 +1,7 @@
 import type { GateCheck } from '../gate/types.js';
 import { continuationGateShape } from './config.js';
 import { gateNumber, gateSigned, limitCheck } from '../gate/format.js';
-import { twoThresholdGate } from '../gate/two-threshold.js';
+import { type TwoThresholds, twoThresholdGate } from '../gate/two-threshold.js';
 import type { ContinuationReport } from './run.js';
 
 /**
@@ -53,28 +53,20 @@ export function continuationGateChecks(report: ContinuationReport, t: Continuati
   return checks;
 }
 
-/** The continuation audit's thresholds (keys of a `gate:` section). */
-export interface ContinuationGateThresholds {
-  /** Fail when the primary contrast's (recent − cross) intention-to-treat fidelity difference is significant (p < α, either sign). */
-  significantActionChange: boolean;
-  /** Fail when that difference's absolute size is above this (fidelity is 0–1). */
-  maxActionChange: number | null;
-}
+/** The continuation audit's thresholds (keys of a `gate:` section, documented on its gate shape). */
+export type ContinuationGateThresholds = TwoThresholds<'significantActionChange', 'maxActionChange'>;
 
 /** The continuation audit's gate: its thresholds, their defaults and flags, and its checks. */
 export const continuationGate = twoThresholdGate<ContinuationReport, 'significantActionChange', 'maxActionChange'>({
   shape: continuationGateShape,
   limit: {
     key: 'maxActionChange',
-    flags: '--max-action-change <delta>',
+    argument: 'delta',
     description: 'continuation: fail when the recent − cross fidelity difference (ITT) is above this in size, e.g. 0.2',
-    label: 'max action change',
   },
   significant: {
     key: 'significantActionChange',
-    flags: '--no-significant-action-change',
     description: 'continuation: do not fail on a significant recent − cross fidelity difference',
-    label: 'significant action change',
   },
   failsByDefault: 'a significant action change',
   check: continuationGateChecks,

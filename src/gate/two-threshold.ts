@@ -3,14 +3,17 @@ import type { AuditGate } from '../experiment/audit.js';
 import type { GateThresholds } from './config.js';
 import type { GateCheck } from './types.js';
 
-/** One threshold key of a two-threshold gate: its key, `echolens gate` flag, help and its name in the summary. */
+/** One threshold of a two-threshold gate: its key (which also names its flag and its words in the summary) and its help. */
 interface ThresholdSpec<Key extends string> {
   key: Key;
-  flags: string;
   description: string;
-  /** e.g. "significant drift" → "significant drift fails" / "significant drift ignored". */
-  label: string;
 }
+
+/** `maxActionChange` → `max-action-change` (flag) or `max action change` (summary). */
+const words = (key: string, separator: string) => key.replace(/[A-Z]/gu, (c) => `${separator}${c.toLowerCase()}`);
+
+/** The resolved values of a two-threshold gate's keys (their meaning is documented on the audit's gate shape). */
+export type TwoThresholds<Significant extends string, Limit extends string> = Record<Significant, boolean> & Record<Limit, number | null>;
 
 /**
  * The gate every built-in audit has: a switch that fails a significant effect (on by default) and an
@@ -20,25 +23,29 @@ interface ThresholdSpec<Key extends string> {
 export function twoThresholdGate<Report, Significant extends string, Limit extends string>(spec: {
   shape: z.ZodRawShape;
   significant: ThresholdSpec<Significant>;
-  limit: ThresholdSpec<Limit> & { format?: (limit: number) => string };
+  /** `argument` names the flag's value (`--max-drift <delta>`); `format` writes the limit in the summary. */
+  limit: ThresholdSpec<Limit> & { argument: string; format?: (limit: number) => string };
   failsByDefault: string;
-  check(report: Report, thresholds: Record<Significant, boolean> & Record<Limit, number | null>, runId: string): GateCheck[];
+  check(report: Report, thresholds: TwoThresholds<Significant, Limit>, runId: string): GateCheck[];
 }): AuditGate<Report> {
   const { significant, limit } = spec;
   // The resolved thresholds hold every audit's keys, each validated by its audit's shape; these are ours.
-  const own = (t: GateThresholds) => t as unknown as Record<Significant, boolean> & Record<Limit, number | null>;
+  const own = (t: GateThresholds) => t as unknown as TwoThresholds<Significant, Limit>;
   return {
     shape: spec.shape,
     defaults: { [significant.key]: true, [limit.key]: null },
     flags: [
-      { key: limit.key, flags: limit.flags, description: limit.description },
-      { key: significant.key, flags: significant.flags, description: significant.description },
+      { key: limit.key, flags: `--${words(limit.key, '-')} <${limit.argument}>`, description: limit.description },
+      { key: significant.key, flags: `--no-${words(significant.key, '-')}`, description: significant.description },
     ],
     failsByDefault: spec.failsByDefault,
     describe: (thresholds) => {
       const t = own(thresholds);
       const max = t[limit.key];
-      return [`${significant.label} ${t[significant.key] ? 'fails' : 'ignored'}`, `${limit.label} ${max === null ? 'none' : (limit.format ?? String)(max)}`];
+      return [
+        `${words(significant.key, ' ')} ${t[significant.key] ? 'fails' : 'ignored'}`,
+        `${words(limit.key, ' ')} ${max === null ? 'none' : (limit.format ?? String)(max)}`,
+      ];
     },
     check: (report, thresholds, runId) => spec.check(report, own(thresholds), runId),
   };

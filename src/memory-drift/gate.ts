@@ -1,7 +1,7 @@
 import type { GateCheck } from '../gate/types.js';
 import { memoryGateShape } from './config.js';
 import { gatePercent, limitCheck } from '../gate/format.js';
-import { twoThresholdGate } from '../gate/two-threshold.js';
+import { type TwoThresholds, twoThresholdGate } from '../gate/two-threshold.js';
 import type { MemoryReport } from './analysis.js';
 
 /**
@@ -53,29 +53,21 @@ export function memoryGateChecks(report: MemoryReport, t: MemoryGateThresholds, 
   return checks;
 }
 
-/** The memory audit's thresholds (keys of a `gate:` section). */
-export interface MemoryGateThresholds {
-  /** Fail when a persona or life-event tier's DTW elevation over the no-memory floor is significant (p < α, above 0). */
-  significantElevation: boolean;
-  /** Fail when a persona or life-event tier's DTW elevation is above this fraction (0.25 = +25%). */
-  maxElevation: number | null;
-}
+/** The memory audit's thresholds (keys of a `gate:` section, documented on its gate shape). */
+export type MemoryGateThresholds = TwoThresholds<'significantElevation', 'maxElevation'>;
 
 /** The memory audit's gate: its thresholds, their defaults and flags, and its checks. */
 export const memoryGate = twoThresholdGate<MemoryReport, 'significantElevation', 'maxElevation'>({
   shape: memoryGateShape,
   limit: {
     key: 'maxElevation',
-    flags: '--max-elevation <fraction>',
+    argument: 'fraction',
     description: 'memory: fail when a persona or life-event tier’s DTW elevation is above this, e.g. 0.25 = +25%',
-    label: 'max elevation',
     format: (limit) => `${(100 * limit).toFixed(0)}%`,
   },
   significant: {
     key: 'significantElevation',
-    flags: '--no-significant-elevation',
     description: 'memory: do not fail on a significant persona or life-event elevation',
-    label: 'significant elevation',
   },
   failsByDefault: 'significant elevation',
   check: memoryGateChecks,
