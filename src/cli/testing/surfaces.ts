@@ -55,3 +55,10 @@ export async function reportFormats(db: string, dir: string): Promise<{ md: stri
   await cliStdout(['report', db, '-o', join(dir, 'report.html')]);
   return { md, json, csv, html: readFileSync(join(dir, 'report.html'), 'utf8') };
 }
+
+/** The part of a Markdown report that belongs to one run (the report marks each run's start). */
+export function markdownOfRun(md: string, runId: string): string {
+  const start = md.indexOf(`<!-- run ${runId} `);
+  const next = md.indexOf('<!-- run ', start + 1);
+  return md.slice(start, next < 0 ? undefined : next);
+}

@@ -1,6 +1,6 @@
-import { expect } from 'vitest';
+import { afterAll, expect } from 'vitest';
 import { createAdapter } from '../../../models/create-adapter.js';
-import type { RunStore } from '../../../store/run-store.js';
+import { openStore, type RunStore } from '../../../store/run-store.js';
 import { startViewer, type ViewerServer } from '../server.js';
 
 /** A viewer on a free port over one store and no sessions; the target and judge (simulated by default) only serve the live probe. */
@@ -19,4 +19,26 @@ export async function viewerText(viewer: ViewerServer, path: string): Promise<st
   const response = await fetch(new URL(path, viewer.url));
   expect(response.status, path).toBe(200);
   return response.text();
+}
+
+/**
+ * A read-only store and a viewer over it for the calling file (or describe block): `open` them in a
+ * `beforeAll`; both close after its tests.
+ */
+export function useStoreViewer(models: { target?: string; judge?: string } = {}): { open(db: string): Promise<void>; readonly viewer: ViewerServer } {
+  let opened: { store: RunStore; viewer: ViewerServer } | undefined;
+  afterAll(async () => {
+    await opened?.viewer.close();
+    await opened?.store.close();
+  });
+  return {
+    async open(db) {
+      const store = openStore(db, { readonly: true });
+      opened = { store, viewer: await startStoreViewer(db, store, models) };
+    },
+    get viewer() {
+      if (opened === undefined) throw new Error('useStoreViewer: open() was not called');
+      return opened.viewer;
+    },
+  };
 }
