@@ -1,5 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerBuiltinSimProfiles } from '../builtin-sims.js';
@@ -9,6 +7,7 @@ import type { ChatMessage } from '../models/types.js';
 import { DEMO_SESSION } from '../persona-drift/testing/small-config.js';
 import { runCliInProcess } from './testing/run-cli.js';
 import { reportAndGateSurfaces, smallMemoryRunArgs, ZERO_DOLLARS } from './testing/surfaces.js';
+import { useTempDir } from '../sessions/testing/temp-dir.js';
 
 /**
  * The memory and continuation audits with a target of no known price (an OpenAI-compatible
@@ -37,7 +36,7 @@ function expectUnknownInJsonAndMarkdown(outputs: Record<string, string>): void {
 
 describe('unknown cost in the memory and continuation audits is "unknown", never $0', () => {
   let server: FakeServer;
-  const dir = mkdtempSync(join(tmpdir(), 'echolens-unpriced-audits-'));
+  const tmp = useTempDir('echolens-unpriced-audits-');
 
   beforeAll(async () => {
     registerBuiltinSimProfiles();
@@ -65,7 +64,7 @@ describe('unknown cost in the memory and continuation audits is "unknown", never
   afterAll(() => server?.close());
 
   it('memory: dry run, run, reports and gate', async () => {
-    const db = join(dir, 'memory.db');
+    const db = join(tmp.path, 'memory.db');
     const args = smallMemoryRunArgs(`openai-compatible:unpriced-memory@${server.baseURL}`, `openai-compatible:unpriced-labeler@${server.baseURL}`, db);
     const outputs: Record<string, string> = {};
     const dry = await runCliInProcess([...args, '--dry-run']);
@@ -77,13 +76,13 @@ describe('unknown cost in the memory and continuation audits is "unknown", never
     expect(run.stdout).toMatch(/spend unknown \(\d+ cells without a known price\)/u);
     expect(run.stderr).toMatch(/cost unknown/u);
     outputs.run = run.stdout + run.stderr;
-    Object.assign(outputs, await reportAndGateSurfaces(db, dir));
+    Object.assign(outputs, await reportAndGateSurfaces(db, tmp.path));
     expectUnknownInJsonAndMarkdown(outputs);
     expectNoZeroDollars(outputs);
   }, 120_000);
 
   it('continuation: dry run, run, reports and gate', async () => {
-    const db = join(dir, 'continuation.db');
+    const db = join(tmp.path, 'continuation.db');
     const args = ['continuation', 'run', '--session', DEMO_SESSION, '--target', `openai-compatible:unpriced-next@${server.baseURL}`, '--db', db];
     const outputs: Record<string, string> = {};
     const dry = await runCliInProcess([...args, '--dry-run']);
@@ -94,7 +93,7 @@ describe('unknown cost in the memory and continuation audits is "unknown", never
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout + run.stderr).toMatch(/(?:spend|cost) unknown/u);
     outputs.run = run.stdout + run.stderr;
-    Object.assign(outputs, await reportAndGateSurfaces(db, dir));
+    Object.assign(outputs, await reportAndGateSurfaces(db, tmp.path));
     expectUnknownInJsonAndMarkdown(outputs);
     expectNoZeroDollars(outputs);
   }, 120_000);
