@@ -37,18 +37,18 @@ export {
   runMemory,
 } from './memory-drift/index.js';
 export type { MemoryCalibration, MemoryConfig, MemoryReport } from './memory-drift/index.js';
-export {
-  calibrateContinuation,
-  continuationReport,
-  loadContinuationConfig,
-  renderContinuationMarkdown,
-  runContinuation,
-} from './continuation/index.js';
-export type { ContinuationCalibration, ContinuationConfig, ContinuationReport } from './continuation/index.js';
+export { calibrateContinuation } from './continuation/calibrate.js';
+export type { ContinuationCalibration } from './continuation/calibrate.js';
+export type { ContinuationConfig } from './continuation/config.js';
+export { renderContinuationMarkdown } from './continuation/document.js';
+export { continuationReport, loadContinuationConfig, runContinuation } from './continuation/run.js';
+export type { ContinuationReport } from './continuation/run.js';
 
 // The Audit protocol: how a new audit plugs in.
-export { getAudit, listAudits, registerAudit, runAudit } from './experiment/index.js';
-export type { Audit, AuditRunner, RunAuditOptions } from './experiment/index.js';
+export type { Audit, AuditRunner } from './experiment/audit.js';
+export { getAudit, listAudits, registerAudit } from './experiment/registry.js';
+export { runAudit } from './experiment/run-audit.js';
+export type { RunAuditOptions } from './experiment/run-audit.js';
 export { registerBuiltinAudits } from './audits.js';
 export { registerBuiltinSimProfiles } from './builtin-sims.js';
 
@@ -67,8 +67,14 @@ export * from './metrics/index.js';
 export * from './stats/index.js';
 
 // Sessions: readers and redaction.
-export { discoverSessions, readSession, redactFile, redactText, Redactor, verifyFile } from './sessions/index.js';
-export type { ReadSessionOptions, RedactFileOptions, RedactOptions } from './sessions/index.js';
+export { discoverSessions } from './sessions/discover.js';
+export { readSession } from './sessions/read.js';
+export type { ReadSessionOptions } from './sessions/read.js';
+export { redactFile } from './sessions/redact/redact-file.js';
+export type { RedactFileOptions } from './sessions/redact/redact-file.js';
+export { Redactor, redactText } from './sessions/redact/redactor.js';
+export type { RedactOptions } from './sessions/redact/redactor.js';
+export { verifyFile } from './sessions/redact/verify/verify-file.js';
 export type { Session } from './sessions/types.js';
 
 // The library is an entry point (like the CLI): importing it registers the built-in audits,

@@ -1,14 +1,13 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerBuiltinSimProfiles } from '../builtin-sims.js';
-import { packageRoot } from '../core/version.js';
 import { createAdapter } from '../models/create-adapter.js';
 import { type FakeServer, startFakeOpenAI } from '../models/testing/index.js';
 import type { ChatMessage } from '../models/types.js';
 import { DEMO_SESSION } from '../persona-drift/testing/small-config.js';
 import { runCliInProcess } from './testing/run-cli.js';
+import { reportAndGateSurfaces, smallMemoryRunArgs, ZERO_DOLLARS } from './testing/surfaces.js';
+import { useTempDir } from '../sessions/testing/temp-dir.js';
 
 /**
  * The memory and continuation audits with a target of no known price (an OpenAI-compatible
@@ -16,30 +15,6 @@ import { runCliInProcess } from './testing/run-cli.js';
  * say the cost is unknown, and none prints $0 (the persona audit and the viewer:
  * unknown-cost.test.ts).
  */
-
-/** `$0`, `$0.00`, `$0.0000` — a zero dollar amount, not `$0.0123`. */
-const ZERO_DOLLARS = /\$0(?:\.0*)?(?![\d.])/u;
-
-/** Every surface of a finished run in `db`: report md/json/csv/html, gate text/md/json/JUnit/summary. */
-async function surfaces(db: string, dir: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const format of ['md', 'json', 'csv']) {
-    const report = await runCliInProcess(['report', db, '--format', format]);
-    expect(report.code, report.stderr).toBe(0);
-    out[`report ${format}`] = report.stdout;
-  }
-  const html = join(dir, 'report.html');
-  expect((await runCliInProcess(['report', db, '-o', html])).code).toBe(0);
-  out['report html'] = readFileSync(html, 'utf8');
-  const junit = join(dir, 'gate.xml');
-  const summary = join(dir, 'summary.md');
-  const gate = await runCliInProcess(['gate', db, '--junit', junit, '--summary', summary]);
-  out['gate text'] = gate.stdout + gate.stderr;
-  out['gate junit'] = readFileSync(junit, 'utf8');
-  out['gate summary'] = readFileSync(summary, 'utf8');
-  for (const format of ['md', 'json']) out[`gate ${format}`] = (await runCliInProcess(['gate', db, '--format', format])).stdout;
-  return out;
-}
 
 function expectNoZeroDollars(outputs: Record<string, string>): void {
   for (const [surface, text] of Object.entries(outputs)) {
@@ -61,7 +36,7 @@ function expectUnknownInJsonAndMarkdown(outputs: Record<string, string>): void {
 
 describe('unknown cost in the memory and continuation audits is "unknown", never $0', () => {
   let server: FakeServer;
-  const dir = mkdtempSync(join(tmpdir(), 'echolens-unpriced-audits-'));
+  const tmp = useTempDir('echolens-unpriced-audits-');
 
   beforeAll(async () => {
     registerBuiltinSimProfiles();
@@ -89,24 +64,8 @@ describe('unknown cost in the memory and continuation audits is "unknown", never
   afterAll(() => server?.close());
 
   it('memory: dry run, run, reports and gate', async () => {
-    const db = join(dir, 'memory.db');
-    const args = [
-      'memory',
-      'run',
-      join(packageRoot(), 'examples', 'memory-sim.yaml'),
-      '--target',
-      `openai-compatible:unpriced-memory@${server.baseURL}`,
-      '--labeler',
-      `openai-compatible:unpriced-labeler@${server.baseURL}`,
-      '--set',
-      'questions.limit=3',
-      '--set',
-      'conditions=["filler","age","job_loss"]',
-      '--set',
-      'analysis.B=100',
-      '--db',
-      db,
-    ];
+    const db = join(tmp.path, 'memory.db');
+    const args = smallMemoryRunArgs(`openai-compatible:unpriced-memory@${server.baseURL}`, `openai-compatible:unpriced-labeler@${server.baseURL}`, db);
     const outputs: Record<string, string> = {};
     const dry = await runCliInProcess([...args, '--dry-run']);
     expect(dry.code, dry.stderr).toBe(0);
@@ -117,13 +76,13 @@ describe('unknown cost in the memory and continuation audits is "unknown", never
     expect(run.stdout).toMatch(/spend unknown \(\d+ cells without a known price\)/u);
     expect(run.stderr).toMatch(/cost unknown/u);
     outputs.run = run.stdout + run.stderr;
-    Object.assign(outputs, await surfaces(db, dir));
+    Object.assign(outputs, await reportAndGateSurfaces(db, tmp.path));
     expectUnknownInJsonAndMarkdown(outputs);
     expectNoZeroDollars(outputs);
   }, 120_000);
 
   it('continuation: dry run, run, reports and gate', async () => {
-    const db = join(dir, 'continuation.db');
+    const db = join(tmp.path, 'continuation.db');
     const args = ['continuation', 'run', '--session', DEMO_SESSION, '--target', `openai-compatible:unpriced-next@${server.baseURL}`, '--db', db];
     const outputs: Record<string, string> = {};
     const dry = await runCliInProcess([...args, '--dry-run']);
@@ -134,7 +93,7 @@ describe('unknown cost in the memory and continuation audits is "unknown", never
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout + run.stderr).toMatch(/(?:spend|cost) unknown/u);
     outputs.run = run.stdout + run.stderr;
-    Object.assign(outputs, await surfaces(db, dir));
+    Object.assign(outputs, await reportAndGateSurfaces(db, tmp.path));
     expectUnknownInJsonAndMarkdown(outputs);
     expectNoZeroDollars(outputs);
   }, 120_000);

@@ -1,25 +1,22 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerBuiltinSimProfiles } from '../builtin-sims.js';
 import { spendOrNull, spendText } from '../core/money.js';
 import { startSimWireServer } from '../experiment/testing/sim-wire-server.js';
-import { createAdapter } from '../models/create-adapter.js';
 import type { FakeServer } from '../models/testing/index.js';
 import { createPersonaSimProfile } from '../persona-drift/sim.js';
 import { DEMO_SESSION } from '../persona-drift/testing/small-config.js';
-import { startViewer } from '../report/viewer/server.js';
+import { startStoreViewer, viewerText } from '../report/viewer/testing/store-viewer.js';
 import { openStore } from '../store/run-store.js';
 import { runCliInProcess } from './testing/run-cli.js';
+import { reportAndGateSurfaces, ZERO_DOLLARS } from './testing/surfaces.js';
 
 /**
  * A grid whose target has no known price (an OpenAI-compatible server's model): every surface
  * says its cost is unknown (JSON null), and none prints $0 — $0 is for prices known to be zero.
  */
-
-/** `$0`, `$0.00`, `$0.0000` — a zero dollar amount, not `$0.0123`. */
-const ZERO_DOLLARS = /\$0(?:\.0*)?(?![\d.])/u;
 
 describe('unknown cost is "unknown", never $0', () => {
   let server: FakeServer;
@@ -70,11 +67,7 @@ describe('unknown cost is "unknown", never $0', () => {
     expect(run.stderr).toMatch(/cost unknown/u);
     outputs.run = run.stdout + run.stderr;
 
-    for (const format of ['md', 'json', 'csv']) {
-      const report = await runCliInProcess(['report', db, '--format', format]);
-      expect(report.code).toBe(0);
-      outputs[`report ${format}`] = report.stdout;
-    }
+    Object.assign(outputs, await reportAndGateSurfaces(db, dir));
     expect(outputs['report md']).toMatch(/Spend unknown \(\d+ cells without a known price\)/u);
     const json = JSON.parse(outputs['report json'] as string) as {
       runs: Array<{
@@ -87,33 +80,14 @@ describe('unknown cost is "unknown", never $0', () => {
     // The result document every surface reads says the same: unknown is null.
     expect(json.runs[0]?.document.cost).toMatchObject({ usd: null, unpricedCells: json.runs[0]?.accounting.unpricedCells });
 
-    const htmlFile = join(dir, 'report.html');
-    expect((await runCliInProcess(['report', db, '-o', htmlFile])).code).toBe(0);
-    outputs['report html'] = readFileSync(htmlFile, 'utf8');
     expect(outputs['report html']).toMatch(/unknown \(\d+ cells without a known price\)/u);
 
-    const junit = join(dir, 'gate.xml');
-    const summary = join(dir, 'summary.md');
-    const gate = await runCliInProcess(['gate', db, '--junit', junit, '--summary', summary]);
-    outputs['gate text'] = gate.stdout + gate.stderr;
-    outputs['gate junit'] = readFileSync(junit, 'utf8');
-    outputs['gate summary'] = readFileSync(summary, 'utf8');
-    for (const format of ['md', 'json']) outputs[`gate ${format}`] = (await runCliInProcess(['gate', db, '--format', format])).stdout;
-
     const store = openStore(db, { readonly: true });
-    const viewer = await startViewer({
-      stores: [{ file: db, store }],
-      sessions: [],
-      target: createAdapter('sim:persona'),
-      judge: createAdapter('sim:judge'),
-      port: 0,
-    });
+    const viewer = await startStoreViewer(db, store);
     try {
       const runId = (await store.listRuns())[0]!.id;
       const page = async (path: string) => {
-        const response = await fetch(new URL(path, viewer.url));
-        expect(response.status, path).toBe(200);
-        const body = await response.text();
+        const body = await viewerText(viewer, path);
         outputs[`viewer ${path}`] = body;
         return body;
       };

@@ -1,7 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { registerBuiltinAudits } from '../audits.js';
 import { registerBuiltinSimProfiles } from '../builtin-sims.js';
 import { packageRoot } from '../core/version.js';
@@ -13,23 +11,18 @@ import { auditMarkdown } from '../report/document/render-markdown.js';
 import { openStore } from '../store/run-store.js';
 import { continuationConfigSchema } from './config.js';
 import { runContinuation } from './run.js';
+import { useTempDir } from '../sessions/testing/temp-dir.js';
 
 registerBuiltinSimProfiles();
 registerBuiltinAudits();
 
-let dir: string;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'echolens-continuation-audit-'));
-});
-afterEach(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
+const tmp = useTempDir('echolens-continuation-audit-', 'test');
 
 describe('the continuation audit on the shared protocol', () => {
   it('is registered; collect / analyze / every renderer work on a run; the shared report includes it', async () => {
     const audit = findAudit('continuation');
     expect(audit?.command).toBe('continuation');
-    const db = join(dir, 'run.db');
+    const db = join(tmp.path, 'run.db');
     const config = continuationConfigSchema.parse({
       session: join(packageRoot(), 'data', 'demo', 'claude-session.jsonl'),
       crossSession: join(packageRoot(), 'data', 'demo', 'codex-session.jsonl'),

@@ -1,13 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { registerBuiltinSimProfiles } from '../builtin-sims.js';
 import { packageRoot } from '../core/version.js';
 import { openStore } from '../store/run-store.js';
 import { analyzeContinuation, type ContinuationObservation, joinClusters } from './analysis.js';
 import { continuationConfigSchema } from './config.js';
 import { continuationReport, planAndPrime, readContinuationSessions, runContinuation } from './run.js';
+import { useTempDir } from '../sessions/testing/temp-dir.js';
 
 registerBuiltinSimProfiles();
 
@@ -15,13 +14,7 @@ const DEMO = join(packageRoot(), 'data', 'demo', 'claude-session.jsonl');
 const CODEX = join(packageRoot(), 'src', 'continuation', '__fixtures__', 'codex-ledger.jsonl');
 const CODEX2 = join(packageRoot(), 'data', 'demo', 'codex-session.jsonl');
 
-let dir: string;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'echolens-donors-'));
-});
-afterEach(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
+const tmp = useTempDir('echolens-donors-', 'test');
 
 describe('several cross donors (crossSessions)', () => {
   it('cutpoints take the donors in turn; each cross window comes from its cutpoint’s donor', async () => {
@@ -69,7 +62,7 @@ describe('several cross donors (crossSessions)', () => {
   });
 
   it('end to end: the report names the donors, clusters by donor and drops the one-donor warning', async () => {
-    const db = join(dir, 'run.db');
+    const db = join(tmp.path, 'run.db');
     const cfg = continuationConfigSchema.parse({
       session: DEMO,
       crossSessions: [CODEX, CODEX2],

@@ -1,7 +1,7 @@
-import type { AuditGate } from '../experiment/audit.js';
 import type { GateCheck } from '../gate/types.js';
 import { continuationGateShape } from './config.js';
 import { gateNumber, gateSigned, limitCheck } from '../gate/format.js';
+import { type TwoThresholds, twoThresholdGate } from '../gate/two-threshold.js';
 import type { ContinuationReport } from './run.js';
 
 /**
@@ -53,35 +53,21 @@ export function continuationGateChecks(report: ContinuationReport, t: Continuati
   return checks;
 }
 
-/** The continuation audit's thresholds (keys of a `gate:` section). */
-export interface ContinuationGateThresholds {
-  /** Fail when the primary contrast's (recent − cross) intention-to-treat fidelity difference is significant (p < α, either sign). */
-  significantActionChange: boolean;
-  /** Fail when that difference's absolute size is above this (fidelity is 0–1). */
-  maxActionChange: number | null;
-}
+/** The continuation audit's thresholds (keys of a `gate:` section, documented on its gate shape). */
+export type ContinuationGateThresholds = TwoThresholds<'significantActionChange', 'maxActionChange'>;
 
 /** The continuation audit's gate: its thresholds, their defaults and flags, and its checks. */
-export const continuationGate: AuditGate<ContinuationReport> = {
+export const continuationGate = twoThresholdGate<ContinuationReport, 'significantActionChange', 'maxActionChange'>({
   shape: continuationGateShape,
-  defaults: { significantActionChange: true, maxActionChange: null } satisfies ContinuationGateThresholds,
-  flags: [
-    {
-      key: 'maxActionChange',
-      flags: '--max-action-change <delta>',
-      description: 'continuation: fail when the recent − cross fidelity difference (ITT) is above this in size, e.g. 0.2',
-    },
-    {
-      key: 'significantActionChange',
-      flags: '--no-significant-action-change',
-      description: 'continuation: do not fail on a significant recent − cross fidelity difference',
-    },
-  ],
-  failsByDefault: 'a significant action change',
-  describe: (thresholds) => {
-    const t = thresholds as unknown as ContinuationGateThresholds;
-    return [`significant action change ${t.significantActionChange ? 'fails' : 'ignored'}`, `max action change ${t.maxActionChange ?? 'none'}`];
+  limit: {
+    key: 'maxActionChange',
+    argument: 'delta',
+    description: 'continuation: fail when the recent − cross fidelity difference (ITT) is above this in size, e.g. 0.2',
   },
-  // The resolved thresholds hold every audit's keys, each validated by its audit's shape; these are ours.
-  check: (report, thresholds, runId) => continuationGateChecks(report, thresholds as unknown as ContinuationGateThresholds, runId),
-};
+  significant: {
+    key: 'significantActionChange',
+    description: 'continuation: do not fail on a significant recent − cross fidelity difference',
+  },
+  failsByDefault: 'a significant action change',
+  check: continuationGateChecks,
+});

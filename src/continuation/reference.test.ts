@@ -14,7 +14,8 @@ import { CONTINUATION_MATERIALS_FILE, loadContinuationMaterials } from './materi
 import { referenceCallScore } from './reference-fidelity.js';
 import { sectionsHtml } from '../report/document/render-html.js';
 import { continuationSections, renderContinuationMarkdown } from './document.js';
-import { continuationReport, continuationRunId, planAndPrime, runContinuation } from './run.js';
+import { continuationReport, planAndPrime, runContinuation } from './run.js';
+import { auditRunId } from '../experiment/analyze-run.js';
 
 registerBuiltinSimProfiles();
 
@@ -103,7 +104,7 @@ describe('procedure: reference scores the panel as the authors do, beside the ca
     const db = join(dir, 'run.db');
     const run = await runContinuation(config({ procedure: 'reference', cutpoints: { count: 25 }, decoding: { seed: 3 } }), db, { progress: false });
     const store = openStore(db, { readonly: true });
-    const report = await continuationReport(store, await continuationRunId(store), { resamples: 20_000 });
+    const report = await continuationReport(store, await auditRunId(store, 'continuation'), { resamples: 20_000 });
     const cells = await store.cellResultsOfRun(run.runId);
     await store.close();
     const reference = report.reference;

@@ -1,7 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { registerBuiltinSimProfiles } from '../builtin-sims.js';
 import { packageRoot } from '../core/version.js';
 import { createAdapter } from '../models/create-adapter.js';
@@ -13,6 +11,7 @@ import { type ContinuationConfig, continuationConfigSchema } from './config.js';
 import { renderContinuationMarkdown } from './document.js';
 import { continuationReport, planAndPrime, runContinuation } from './run.js';
 import { armOfRequest, CONTINUATION_SIM, plantedGain, simTruthFor } from './sim.js';
+import { useTempDir } from '../sessions/testing/temp-dir.js';
 
 registerBuiltinSimProfiles();
 
@@ -20,13 +19,7 @@ const DEMO = join(packageRoot(), 'data', 'demo', 'claude-session.jsonl');
 const CODEX = join(packageRoot(), 'src', 'continuation', '__fixtures__', 'codex-ledger.jsonl');
 const KEY = 'sk-test-SECRET-0123456789';
 
-let dir: string;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'echolens-continuation-'));
-});
-afterEach(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
+const tmp = useTempDir('echolens-continuation-', 'test');
 
 function config(extra: Record<string, unknown>): ContinuationConfig {
   return continuationConfigSchema.parse({ session: DEMO, targets: ['sim:continuation'], ...extra });
@@ -50,7 +43,7 @@ describe('continuation audit on simulated targets', () => {
   });
 
   it('runs end to end on the demo transcript; the report recovers the planted gain in sign and size', async () => {
-    const db = join(dir, 'run.db');
+    const db = join(tmp.path, 'run.db');
     const cfg = config({ crossSession: CODEX, decoding: { seed: 1 } });
     const result = await runContinuation(cfg, db, { progress: false });
     expect(result.interrupted).toBe(false);
@@ -92,7 +85,7 @@ describe('continuation audit through the fake OpenAI and Anthropic servers (nati
     const start = fakes.openai.requests.length;
     const ref = `openai:gpt-4.1-mini@${fakes.openai.baseURL}`;
     const cfg = config({ targets: [ref], cutpoints: { count: 6 } });
-    const db = join(dir, 'wire.db');
+    const db = join(tmp.path, 'wire.db');
     const result = await runContinuation(cfg, db, { progress: false, adapterFor, concurrency: 1 });
     const sent = fakes.openai.requests.slice(start);
     expect(sent).toHaveLength(24);
@@ -125,7 +118,7 @@ describe('continuation audit through the fake OpenAI and Anthropic servers (nati
     const start = fakes.anthropic.requests.length;
     const ref = `anthropic:claude-sonnet-4-5@${fakes.anthropic.baseURL}`;
     const cfg = continuationConfigSchema.parse({ session: CODEX, crossSession: DEMO, targets: [ref], cutpoints: { count: 8 }, windowTokens: 300 });
-    const db = join(dir, 'resume.db');
+    const db = join(tmp.path, 'resume.db');
     const first = await runContinuation(cfg, db, { progress: false, adapterFor, concurrency: 1, signal: controller.signal });
     expect(first.interrupted).toBe(true);
     const afterFirst = fakes.anthropic.requests.length - start;

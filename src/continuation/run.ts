@@ -4,7 +4,6 @@ import { hashCanonical } from '../core/canonical-json.js';
 import { configFromOverrides, loadConfigFile } from '../core/config-file.js';
 import { ConfigError } from '../core/errors.js';
 import type { StagedAuditRunner } from '../experiment/audit.js';
-import { auditRunId } from '../experiment/analyze-run.js';
 import { runAudit } from '../experiment/run-audit.js';
 import { groupReaskChains, resolveReaskChain } from '../experiment/reask.js';
 import type { ParsedItem, StageRuntime } from '../experiment/runtime.js';
@@ -274,11 +273,6 @@ export interface ContinuationReport {
   /** With `procedure: reference`: the panel scored as the authors' code scores it (the verdict stays the calibrated analysis). */
   reference: ReferenceContinuation | null;
   cells: ScoredCell[];
-}
-
-/** The latest continuation run in a store, or the one named. */
-export async function continuationRunId(store: RunStore, runId?: string): Promise<string> {
-  return auditRunId(store, CONTINUATION_EXPERIMENT, runId);
 }
 
 interface ManifestOptions {

@@ -1,7 +1,7 @@
 import { parseDocument } from 'yaml';
 import { InputError } from '../core/errors.js';
 import type { Session } from '../sessions/types.js';
-import { readUserText, userFileReason } from '../core/user-files.js';
+import { readInputText } from '../core/user-files.js';
 
 /**
  * Task labels for the same-task / cross-task strata (pure apart from reading an override file).
@@ -53,12 +53,7 @@ export function taskSegments(session: Session, options: { minPromptChars?: numbe
 
 /** Reads a task override file (YAML or JSON): `tasks: [{ from, label }]`, sorted by `from`. */
 export function loadTaskOverrides(file: string): TaskSegment[] {
-  let text: string;
-  try {
-    text = readUserText(file);
-  } catch (error) {
-    throw new InputError(`cannot read the task label file: ${userFileReason(error)}`, { file });
-  }
+  const text = readInputText(file, 'the task label file');
   let data: unknown;
   try {
     data = parseDocument(text).toJS();

@@ -57,12 +57,17 @@ function pollingSession(steps: number): string {
   return file;
 }
 
+/** The plan of a 12-step polling session at six cutpoints (requests repeat across cutpoints). */
+async function pollingPlan() {
+  const file = pollingSession(12);
+  const session = await readSession(file);
+  const config = continuationConfigSchema.parse({ session: file, targets: ['sim:continuation'], cutpoints: { count: 6 }, windowTokens: 100 });
+  return { session, config, plan: planContinuation(config, session, undefined) };
+}
+
 describe('continuation cutpoints share no draws', () => {
   it('a request planned at two cutpoints is drawn once per cutpoint; unshared requests keep their keys', async () => {
-    const file = pollingSession(12);
-    const session = await readSession(file);
-    const config = continuationConfigSchema.parse({ session: file, targets: ['sim:continuation'], cutpoints: { count: 6 }, windowTokens: 100 });
-    const plan = planContinuation(config, session, undefined);
+    const { plan } = await pollingPlan();
     const byCutpoint = (spec: { labels: Record<string, unknown> }) => String(spec.labels.cutpoint);
     expect(countSharedDraws(plan.specs, byCutpoint)).toBe(0);
     const salted = plan.specs.filter((s) => s.request.unit !== undefined);
@@ -123,10 +128,7 @@ describe('continuation cutpoints share no draws', () => {
 
 describe('resuming a continuation run planned before cutpoints were separated', () => {
   it('is refused with the reason, not as a changed transcript', async () => {
-    const file = pollingSession(12);
-    const session = await readSession(file);
-    const config = continuationConfigSchema.parse({ session: file, targets: ['sim:continuation'], cutpoints: { count: 6 }, windowTokens: 100 });
-    const plan = planContinuation(config, session, undefined);
+    const { session, config, plan } = await pollingPlan();
     const unsalted = plan.specs.map((s) => {
       const { unit: _unit, ...request } = s.request;
       return { ...s, request };

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { loadConfigFile } from './config-file.js';
 import { ConfigError } from './errors.js';
+import { thrownBy } from './testing/thrown.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'echolens-config-typo-'));
 const schema = z.strictObject({
@@ -17,13 +18,7 @@ const schema = z.strictObject({
 function load(text: string): ConfigError {
   const file = join(dir, `c${Math.random().toString(36).slice(2)}.yaml`);
   writeFileSync(file, text);
-  try {
-    loadConfigFile(file, schema);
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
+  return thrownBy(() => loadConfigFile(file, schema), ConfigError);
 }
 
 describe('a misspelt key', () => {

@@ -85,12 +85,6 @@ export function openRegularFile(path: string, where: Where = {}): { fd: number; 
   return { fd, size: stats.size };
 }
 
-/** Throws unless `path` is a regular file (without opening it: for readers that open it themselves). */
-export function requireRegularFile(path: string, where: Where = {}): void {
-  const { fd } = openRegularFile(path, where);
-  closeSync(fd);
-}
-
 /**
  * Reads a regular file whole, refusing it (before reading) when it is larger than `maxBytes`, and
  * never reading more than `maxBytes` + 1 bytes even when the size on disk lies (a /proc file, a
@@ -126,6 +120,15 @@ export function readUserFile(path: string, options: Where & { maxBytes?: number;
 /** `readUserFile` as UTF-8 text. */
 export function readUserText(path: string, options: Where & { maxBytes?: number; what?: string } = {}): string {
   return readUserFile(path, options).toString('utf8');
+}
+
+/** `readUserText` of a file named on the command line or in a config: a failure is an input error saying what the file was for. */
+export function readInputText(path: string, what: string): string {
+  try {
+    return readUserText(path);
+  } catch (error) {
+    throw new InputError(`cannot read ${what}: ${userFileReason(error)}`, { file: path });
+  }
 }
 
 /**

@@ -3,7 +3,6 @@ import type { AuditGateThresholds, GateThresholds } from '../gate/config.js';
 import type { GateCheck } from '../gate/types.js';
 import type { AuditSeries, CompareRunsOptions, RunDifference } from '../report/compare-types.js';
 import type { AuditDocumentPart } from '../report/document/types.js';
-import type { RawHtml } from '../report/html.js';
 import type { CellMeasure, CellReferences, IndexedCell, PairRule, Verdict } from '../report/viewer/types.js';
 import type { TestCalibration } from '../stats/calibration.js';
 import type { RunInfo, RunStore } from '../store/run-store.js';
@@ -226,10 +225,30 @@ export interface LiveProbeEvent {
   data: unknown;
 }
 
+/**
+ * A live probe's page as data: the viewer renders it (report/viewer/live-probe-page.ts) and its
+ * script drives the form (the arms `real`, `filler`, `anchor` and the switches `framed`, `anchor`).
+ */
+export interface LiveProbePage {
+  title: string;
+  /** What is sent where and how it is scored, in plain text (the viewer adds the target and judge). */
+  note: string;
+  target: string;
+  judge: string;
+  sessions: ReadonlyArray<{ index: number; id: string; name: string; total: number; positions: ReadonlyArray<{ label: string; value: number }> }>;
+  /** Built-in probes offered to fill the text box. */
+  presets: ReadonlyArray<{ id: string; category: string; text: string }>;
+  maxProbeChars: number;
+  /** Check boxes sent with the request; `arm` names the arm a box shows or hides. */
+  switches: ReadonlyArray<{ id: string; label: string; checked: boolean; arm?: string }>;
+  /** One pane per context the probe is sent in. */
+  arms: ReadonlyArray<{ id: string; title: string }>;
+}
+
 /** A live probe prepared over the viewer's sessions. */
 export interface PreparedLiveProbe {
-  /** The page's title and body (the viewer wraps it in its page and its script). */
-  page(context: { simulated: boolean }): { title: string; body: RawHtml };
+  /** The page, as data. */
+  page(): LiveProbePage;
   /** Checks a request body; throws an EcholensError naming the bad field (the viewer answers 400). */
   parse(body: unknown): unknown;
   /** Runs a parsed request, emitting events as they come, until done or `signal` aborts. */

@@ -6,12 +6,10 @@ import { toyAudit } from '../__fixtures__/toy-audit/audit.js';
 import { registerBuiltinAudits } from '../audits.js';
 import { registerBuiltinSimProfiles } from '../builtin-sims.js';
 import { runCliInProcess } from '../cli/testing/run-cli.js';
-import { createAdapter } from '../models/create-adapter.js';
 import '../models/sim-echo.js';
 import { resultDocumentSchema } from '../report/document/schema.js';
-import { startViewer, type ViewerServer } from '../report/viewer/server.js';
-import { openStore, type RunStore } from '../store/run-store.js';
 import { registerAudit, unregisterAudit } from './registry.js';
+import { useStoreViewer } from '../report/viewer/testing/store-viewer.js';
 
 // A new audit is one folder (src/__fixtures__/toy-audit/) and one registry line (below): the
 // report, the viewer, the gate, compare, init, schema and the CLI find it with no other change.
@@ -110,26 +108,20 @@ describe('a toy audit registered with one line', () => {
   });
 
   describe('the viewer', () => {
-    let viewer: ViewerServer;
-    let store: RunStore;
+    const served = useStoreViewer({ target: 'sim:echo', judge: 'sim:echo' });
     beforeAll(async () => {
-      store = openStore(db, { readonly: true });
-      viewer = await startViewer({ stores: [{ file: db, store }], sessions: [], target: createAdapter('sim:echo'), judge: createAdapter('sim:echo'), port: 0 });
-    });
-    afterAll(async () => {
-      await viewer.close();
-      await store.close();
+      await served.open(db);
     });
 
     it('lists the run and shows its summary, section and per-cell numbers', async () => {
-      const runs = (await (await fetch(new URL('/api/runs', viewer.url))).json()) as { runs: Array<{ id: string; experiment: string }> };
+      const runs = (await (await fetch(new URL('/api/runs', served.viewer.url))).json()) as { runs: Array<{ id: string; experiment: string }> };
       const run = runs.runs.find((r) => r.experiment === 'toy');
       expect(run).toBeDefined();
-      const page = await (await fetch(new URL(`/run?s=0&r=${run?.id}`, viewer.url))).text();
+      const page = await (await fetch(new URL(`/run?s=0&r=${run?.id}`, served.viewer.url))).text();
       expect(page).toContain('toy length sim:echo');
       expect(page).toContain('characters in the answer');
       // The analysis page: the document's section, drawn by the shared renderer.
-      const analysis = await (await fetch(new URL(`/analysis?s=0&r=${run?.id}`, viewer.url))).text();
+      const analysis = await (await fetch(new URL(`/analysis?s=0&r=${run?.id}`, served.viewer.url))).text();
       expect(analysis).toContain('<h3 id="toy-lengths">Answer lengths</h3>');
       expect(analysis).toContain('<td class="num">10.0</td>');
     });

@@ -1,14 +1,13 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerBuiltinSimProfiles } from '../builtin-sims.js';
 import { runCliInProcess } from '../cli/testing/run-cli.js';
-import { packageRoot } from '../core/version.js';
+import { smallMemoryRunArgs } from '../cli/testing/surfaces.js';
 import { createAdapter } from '../models/create-adapter.js';
 import { type FakeServer, startFakeOpenAI } from '../models/testing/index.js';
 import type { ChatMessage } from '../models/types.js';
 import { DEMO_SESSION } from '../persona-drift/testing/small-config.js';
+import { useTempDir } from '../sessions/testing/temp-dir.js';
 
 /**
  * The memory and continuation audits behind an endpoint that always returns the same answer (the
@@ -17,7 +16,7 @@ import { DEMO_SESSION } from '../persona-drift/testing/small-config.js';
  */
 describe('memory and continuation behind an endpoint that always returns the same answer', () => {
   let server: FakeServer;
-  const dir = mkdtempSync(join(tmpdir(), 'echolens-sanity-audits-'));
+  const tmp = useTempDir('echolens-sanity-audits-');
 
   beforeAll(async () => {
     registerBuiltinSimProfiles();
@@ -55,30 +54,14 @@ describe('memory and continuation behind an endpoint that always returns the sam
   }
 
   it('memory', async () => {
-    const db = join(dir, 'memory.db');
-    const run = await runCliInProcess([
-      'memory',
-      'run',
-      join(packageRoot(), 'examples', 'memory-sim.yaml'),
-      '--target',
-      `openai-compatible:stuck@${server.baseURL}`,
-      '--labeler',
-      `openai-compatible:labeler@${server.baseURL}`,
-      '--set',
-      'questions.limit=3',
-      '--set',
-      'conditions=["filler","age","job_loss"]',
-      '--set',
-      'analysis.B=100',
-      '--db',
-      db,
-    ]);
+    const db = join(tmp.path, 'memory.db');
+    const run = await runCliInProcess(smallMemoryRunArgs(`openai-compatible:stuck@${server.baseURL}`, `openai-compatible:labeler@${server.baseURL}`, db));
     expect(run.code, run.stderr).toBe(0);
     await expectNotComputable(db, 'openai-compatible:stuck');
   }, 120_000);
 
   it('continuation', async () => {
-    const db = join(dir, 'continuation.db');
+    const db = join(tmp.path, 'continuation.db');
     const run = await runCliInProcess(['continuation', 'run', '--session', DEMO_SESSION, '--target', `openai-compatible:stuck@${server.baseURL}`, '--db', db]);
     expect(run.code, run.stderr).toBe(0);
     await expectNotComputable(db, 'openai-compatible:stuck');

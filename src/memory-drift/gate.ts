@@ -1,7 +1,7 @@
-import type { AuditGate } from '../experiment/audit.js';
 import type { GateCheck } from '../gate/types.js';
 import { memoryGateShape } from './config.js';
 import { gatePercent, limitCheck } from '../gate/format.js';
+import { type TwoThresholds, twoThresholdGate } from '../gate/two-threshold.js';
 import type { MemoryReport } from './analysis.js';
 
 /**
@@ -53,34 +53,22 @@ export function memoryGateChecks(report: MemoryReport, t: MemoryGateThresholds, 
   return checks;
 }
 
-/** The memory audit's thresholds (keys of a `gate:` section). */
-export interface MemoryGateThresholds {
-  /** Fail when a persona or life-event tier's DTW elevation over the no-memory floor is significant (p < α, above 0). */
-  significantElevation: boolean;
-  /** Fail when a persona or life-event tier's DTW elevation is above this fraction (0.25 = +25%). */
-  maxElevation: number | null;
-}
+/** The memory audit's thresholds (keys of a `gate:` section, documented on its gate shape). */
+export type MemoryGateThresholds = TwoThresholds<'significantElevation', 'maxElevation'>;
 
 /** The memory audit's gate: its thresholds, their defaults and flags, and its checks. */
-export const memoryGate: AuditGate<MemoryReport> = {
+export const memoryGate = twoThresholdGate<MemoryReport, 'significantElevation', 'maxElevation'>({
   shape: memoryGateShape,
-  defaults: { significantElevation: true, maxElevation: null } satisfies MemoryGateThresholds,
-  flags: [
-    {
-      key: 'maxElevation',
-      flags: '--max-elevation <fraction>',
-      description: 'memory: fail when a persona or life-event tier’s DTW elevation is above this, e.g. 0.25 = +25%',
-    },
-    { key: 'significantElevation', flags: '--no-significant-elevation', description: 'memory: do not fail on a significant persona or life-event elevation' },
-  ],
-  failsByDefault: 'significant elevation',
-  describe: (thresholds) => {
-    const t = thresholds as unknown as MemoryGateThresholds;
-    return [
-      `significant elevation ${t.significantElevation ? 'fails' : 'ignored'}`,
-      `max elevation ${t.maxElevation === null ? 'none' : `${(100 * t.maxElevation).toFixed(0)}%`}`,
-    ];
+  limit: {
+    key: 'maxElevation',
+    argument: 'fraction',
+    description: 'memory: fail when a persona or life-event tier’s DTW elevation is above this, e.g. 0.25 = +25%',
+    format: (limit) => `${(100 * limit).toFixed(0)}%`,
   },
-  // The resolved thresholds hold every audit's keys, each validated by its audit's shape; these are ours.
-  check: (report, thresholds, runId) => memoryGateChecks(report, thresholds as unknown as MemoryGateThresholds, runId),
-};
+  significant: {
+    key: 'significantElevation',
+    description: 'memory: do not fail on a significant persona or life-event elevation',
+  },
+  failsByDefault: 'significant elevation',
+  check: memoryGateChecks,
+});

@@ -1,7 +1,7 @@
-import type { AuditGate } from '../experiment/audit.js';
 import type { GateCheck } from '../gate/types.js';
 import { personaGateShape } from './config.js';
 import { gateNumber, gateSigned, limitCheck } from '../gate/format.js';
+import { type TwoThresholds, twoThresholdGate } from '../gate/two-threshold.js';
 import type { PersonaReport } from './analysis.js';
 
 /**
@@ -44,27 +44,21 @@ export function personaGateChecks(report: PersonaReport, t: PersonaGateThreshold
   return checks;
 }
 
-/** The persona audit's thresholds (keys of a `gate:` section). */
-export interface PersonaGateThresholds {
-  /** Fail when the drift gap Δ (filler − real) is significantly above 0 (its 95% CI excludes 0). */
-  significantDrift: boolean;
-  /** Fail when the drift gap Δ is above this (the paper calls |Δ| ≥ 0.30 strong drift). */
-  maxDrift: number | null;
-}
+/** The persona audit's thresholds (keys of a `gate:` section, documented on its gate shape). */
+export type PersonaGateThresholds = TwoThresholds<'significantDrift', 'maxDrift'>;
 
 /** The persona audit's gate: its thresholds, their defaults and flags, and its checks. */
-export const personaGate: AuditGate<PersonaReport> = {
+export const personaGate = twoThresholdGate<PersonaReport, 'significantDrift', 'maxDrift'>({
   shape: personaGateShape,
-  defaults: { significantDrift: true, maxDrift: null } satisfies PersonaGateThresholds,
-  flags: [
-    { key: 'maxDrift', flags: '--max-drift <delta>', description: 'persona: fail when the drift gap Δ (filler − real) is above this, e.g. 0.3' },
-    { key: 'significantDrift', flags: '--no-significant-drift', description: 'persona: do not fail on a significant drift gap (its 95% CI above 0)' },
-  ],
-  failsByDefault: 'significant drift',
-  describe: (thresholds) => {
-    const t = thresholds as unknown as PersonaGateThresholds;
-    return [`significant drift ${t.significantDrift ? 'fails' : 'ignored'}`, `max drift ${t.maxDrift ?? 'none'}`];
+  limit: {
+    key: 'maxDrift',
+    argument: 'delta',
+    description: 'persona: fail when the drift gap Δ (filler − real) is above this, e.g. 0.3',
   },
-  // The resolved thresholds hold every audit's keys, each validated by its audit's shape; these are ours.
-  check: (report, thresholds, runId) => personaGateChecks(report, thresholds as unknown as PersonaGateThresholds, runId),
-};
+  significant: {
+    key: 'significantDrift',
+    description: 'persona: do not fail on a significant drift gap (its 95% CI above 0)',
+  },
+  failsByDefault: 'significant drift',
+  check: personaGateChecks,
+});

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { barSpec, CHART_WIDTH, forestSpec, labelledScatterSpec, paddedDomain, scatterSpec, shortLabel, trajectorySpec } from './charts.js';
-import { chartToSvg, formatTick, markTitles, responsiveSvg, ticks, vegaLiteToSvg } from './svg.js';
+import { chartToSvg, formatTick, responsiveSvg, ticks, vegaLiteToSvg } from './svg.js';
 
 const tickLabels = (svg: string): string[] => {
   const axes = svg.split('role-axis-label').slice(1);
@@ -33,13 +33,6 @@ describe('chart helpers', () => {
     const out = responsiveSvg('<svg class="marks" width="900" height="120" viewBox="0 0 900 120"><g/></svg>');
     expect(out).toMatch(/^<svg class="marks" viewBox="0 0 900 120" width="100%" data-width="900" data-height="120"/u);
     expect(out).not.toMatch(/\s(width|height)="(900|120)"/u);
-  });
-
-  it('turns aria labels of marks into <title> children, escaped as Vega escaped them', () => {
-    const svg = '<g><path aria-label="a &lt;b&gt; &amp; &quot;c&quot;" role="graphics-symbol" d="M0,0"/><path d="M1,1"/></g>';
-    expect(markTitles(svg)).toBe(
-      '<g><path aria-label="a &lt;b&gt; &amp; &quot;c&quot;" role="graphics-symbol" d="M0,0"><title>a &lt;b&gt; &amp; &quot;c&quot;</title></path><path d="M1,1"/></g>',
-    );
   });
 });
 

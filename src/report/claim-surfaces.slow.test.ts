@@ -1,21 +1,19 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { registerBuiltinAudits } from '../audits.js';
 import { registerBuiltinSimProfiles } from '../builtin-sims.js';
-import { runCliInProcess } from '../cli/testing/run-cli.js';
 import { packageRoot } from '../core/version.js';
-import { createAdapter } from '../models/create-adapter.js';
 import { registerSimProfile } from '../models/sim-registry.js';
 import type { GapEstimate, PersonaReport } from '../persona-drift/analysis.js';
 import { createPersonaSimProfile } from '../persona-drift/sim.js';
-import { openStore, type RunStore } from '../store/run-store.js';
 import { resultDocumentSchema } from './document/schema.js';
 import type { EstimateRow, ResultDocument } from './document/types.js';
 import { escapeHtml } from './html.js';
 import { pValue, signed } from './format.js';
-import { startViewer, type ViewerServer } from './viewer/server.js';
+import { useStoreViewer } from './viewer/testing/store-viewer.js';
+import { cliStdout as cli, markdownOfRun, reportFormats } from '../cli/testing/surfaces.js';
 
 // Issue 39, "every report surface shows one interval and one p per claim, and they agree": the
 // demo store (memory, continuation, one-target persona) plus a three-target persona run, rendered
@@ -33,24 +31,13 @@ const db = join(dir, 'demo', 'demo.db');
 const out: Record<string, string> = {};
 let docs: ResultDocument[] = [];
 let personaReports: Array<{ runId: string; report: PersonaReport }> = [];
-let viewer: ViewerServer;
-let store: RunStore;
+const served = useStoreViewer();
 
-const cli = async (args: string[], okCodes = [0]) => {
-  const run = await runCliInProcess(args);
-  expect(okCodes, `${args.join(' ')}: ${run.stderr}`).toContain(run.code);
-  return run.stdout;
-};
 const excludesZero = (ci: readonly [number, number]) => ci[0] > 0 || ci[1] < 0;
 const deciding = (row: Pick<EstimateRow, 'p' | 'pAdjusted'>) => row.pAdjusted ?? row.p;
 const csvLines = () => out.csv!.split('\n').map((l) => l.split(','));
 const round6 = (x: number) => Number(x.toPrecision(6));
-/** The part of the Markdown report that belongs to one run (the report marks each run's start). */
-const mdOf = (runId: string) => {
-  const start = out.md!.indexOf(`<!-- run ${runId} `);
-  const next = out.md!.indexOf('<!-- run ', start + 1);
-  return out.md!.slice(start, next < 0 ? undefined : next);
-};
+const mdOf = (runId: string) => markdownOfRun(out.md as string, runId);
 
 beforeAll(async () => {
   out.demo = await cli(['demo', '--out-dir', join(dir, 'demo')]);
@@ -71,25 +58,15 @@ beforeAll(async () => {
     '--db',
     db,
   ]);
-  out.md = await cli(['report', db, '--format', 'md']);
-  out.json = await cli(['report', db, '--format', 'json']);
-  out.csv = await cli(['report', db, '--format', 'csv']);
-  await cli(['report', db, '-o', join(dir, 'report.html')]);
-  out.html = readFileSync(join(dir, 'report.html'), 'utf8');
+  Object.assign(out, await reportFormats(db, dir));
   out.gate = await cli(['gate', db, '--format', 'json'], [0, 1]);
-  const json = JSON.parse(out.json) as { runs: Array<{ runId: string; document: unknown; persona?: PersonaReport }> };
+  const json = JSON.parse(out.json as string) as { runs: Array<{ runId: string; document: unknown; persona?: PersonaReport }> };
   docs = json.runs.map((r) => resultDocumentSchema.parse(r.document));
   personaReports = json.runs.filter((r) => r.persona !== undefined).map((r) => ({ runId: r.runId, report: r.persona as PersonaReport }));
   const personaRuns = docs.filter((d) => d.run.audit === 'persona').map((d) => d.run.id);
   out.compare = await cli(['compare', db, db, '--run-a', personaRuns[0] as string, '--run-b', personaRuns[1] as string, '--json']);
-  store = openStore(db, { readonly: true });
-  viewer = await startViewer({ stores: [{ file: db, store }], sessions: [], target: createAdapter('sim:persona'), judge: createAdapter('sim:judge'), port: 0 });
+  await served.open(db);
 }, 900_000);
-
-afterAll(async () => {
-  await viewer?.close();
-  await store?.close();
-});
 
 describe('one interval and one p per claim, on every surface', () => {
   it('the store holds a three-target persona run beside the demo', () => {
@@ -101,7 +78,7 @@ describe('one interval and one p per claim, on every surface', () => {
   it('persona: each target’s claim (Holm across targets) is the interval and p of the document, CSV, Markdown, HTML, viewer, gate and terminal summary', async () => {
     const multi = personaReports.find((r) => r.report.drift.length === 3)!;
     const doc = docs.find((d) => d.run.id === multi.runId)!;
-    const page = await (await fetch(new URL(`/report?s=0&r=${multi.runId}`, viewer.url))).text();
+    const page = await (await fetch(new URL(`/report?s=0&r=${multi.runId}`, served.viewer.url))).text();
     const gate = JSON.parse(out.gate!) as { checks: Array<{ run: string; name: string; subject: string; message: string }> };
     let widened = 0;
     for (const d of multi.report.drift) {

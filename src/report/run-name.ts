@@ -16,6 +16,3 @@ export function runName(run: Pick<RunInfo, 'experiment' | 'startedAt' | 'manifes
   const more = targets.length > 1 ? ` +${targets.length - 1}` : '';
   return [run.experiment, first ? `${first}${more}` : undefined, run.startedAt.slice(0, 10)].filter(Boolean).join(' · ');
 }
-
-/** The short form of a run id shown next to its name. */
-export const shortRunId = (id: string): string => (id.length > 12 ? id.slice(0, 12) : id);

@@ -38,19 +38,6 @@ export function responsiveSvg(svg: string): string {
   });
 }
 
-/**
- * Every self-closed mark with an `aria-label` also gets that text as an SVG
- * `<title>` child. The label must already be escaped (it is attribute text),
- * so it is valid element text as is. (The writer below adds titles itself;
- * this serves SVG written elsewhere.)
- */
-export function markTitles(svg: string): string {
-  return svg.replace(
-    /<(path|rect|line|circle|text)((?:\s[\w:-]+="[^"]*")*?)\s+aria-label="([^"]*)"((?:\s[\w:-]+="[^"]*")*)\s*\/>/gu,
-    (_all, tag: string, before: string, label: string, after: string) => `<${tag}${before} aria-label="${label}"${after}><title>${label}</title></${tag}>`,
-  );
-}
-
 // ---------------------------------------------------------------------------
 
 /** Vega's default categorical colours (Tableau 10). */
@@ -443,6 +430,16 @@ function drawLayer(frame: Frame, layer: Layer, index: number, font: string): str
   return `<g class="mark-${mark.type} role-mark layer_${index}_marks"${role}>${out.join('')}</g>`;
 }
 
+/** One axis as Vega draws it: grid, ticks, labels, the domain line (its coordinates given) and the title. */
+function axisGroup(axis: 'X' | 'Y', titleText: string | null, p: { grid: string; tickLines: string; labels: string; title: string }, domain: string): string {
+  return (
+    `<g class="mark-group role-axis" aria-label="${axis}-axis${titleText ? ` titled '${esc(titleText)}'` : ''}"><g class="mark-rule role-axis-grid" aria-hidden="true">${p.grid}</g>` +
+    `<g class="mark-rule role-axis-tick" aria-hidden="true">${p.tickLines}</g><g class="mark-text role-axis-label">${p.labels}</g>` +
+    `<g class="mark-rule role-axis-domain" aria-hidden="true"><line ${domain} stroke="${AXIS_COLOUR}"/></g>` +
+    `<g class="mark-text role-axis-title">${p.title}</g></g>`
+  );
+}
+
 /** How far (pixels) the widest left-aligned text mark ends beyond the plot's right edge plus its margin. */
 function textOverflow(frame: Frame, layers: readonly Layer[], right: number): number {
   let worst = 0;
@@ -569,12 +566,7 @@ function draw(spec: ChartSpec): string {
     const title = xTitle
       ? text(frame.width / 2, plotHeight + 7 + labelSize + 6 + titleSize, 'middle', titleSize, truncate(xTitle, frame.width, titleSize), { bold: true })
       : '';
-    parts.push(
-      `<g class="mark-group role-axis" aria-label="X-axis${xTitle ? ` titled '${esc(xTitle)}'` : ''}"><g class="mark-rule role-axis-grid" aria-hidden="true">${grid}</g>` +
-        `<g class="mark-rule role-axis-tick" aria-hidden="true">${tickLines}</g><g class="mark-text role-axis-label">${labels}</g>` +
-        `<g class="mark-rule role-axis-domain" aria-hidden="true"><line x1="0" y1="${n(plotHeight)}" x2="${n(frame.width)}" y2="${n(plotHeight)}" stroke="${AXIS_COLOUR}"/></g>` +
-        `<g class="mark-text role-axis-title">${title}</g></g>`,
-    );
+    parts.push(axisGroup('X', xTitle, { grid, tickLines, labels, title }, `x1="0" y1="${n(plotHeight)}" x2="${n(frame.width)}" y2="${n(plotHeight)}"`));
   }
   if (yProbe) {
     const marks =
@@ -590,12 +582,7 @@ function draw(spec: ChartSpec): string {
     const title = yTitle
       ? text(-(yLabelWidth + 9 + 6), plotHeight / 2, 'middle', titleSize, truncate(yTitle, plotHeight + 40, titleSize), { bold: true, rotate: true })
       : '';
-    parts.push(
-      `<g class="mark-group role-axis" aria-label="Y-axis${yTitle ? ` titled '${esc(yTitle)}'` : ''}"><g class="mark-rule role-axis-grid" aria-hidden="true">${grid}</g>` +
-        `<g class="mark-rule role-axis-tick" aria-hidden="true">${tickLines}</g><g class="mark-text role-axis-label">${labels}</g>` +
-        `<g class="mark-rule role-axis-domain" aria-hidden="true"><line x1="0" y1="0" x2="0" y2="${n(plotHeight)}" stroke="${AXIS_COLOUR}"/></g>` +
-        `<g class="mark-text role-axis-title">${title}</g></g>`,
-    );
+    parts.push(axisGroup('Y', yTitle, { grid, tickLines, labels, title }, `x1="0" y1="0" x2="0" y2="${n(plotHeight)}"`));
   }
 
   layers.forEach((layer, i) => {

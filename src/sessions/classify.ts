@@ -46,6 +46,3 @@ export function isInjectedUserText(text: string): boolean {
 
 /** Claude Code's compaction summary opening, for summaries written without `isCompactSummary`. */
 export const CLAUDE_SUMMARY_OPENING = 'This session is being continued from a previous conversation';
-
-/** Codex local compaction summary prefix (codex-rs/core/templates/compact/summary_prefix.md). */
-export const CODEX_SUMMARY_OPENING = 'Another language model started to solve this problem';

@@ -7,7 +7,7 @@ import { buildPrefix } from './prefix.js';
 import { readSession } from './read.js';
 import { RENDER_MODES } from './render.js';
 import { FIXTURES } from './testing/fixtures.js';
-import type { Block } from './types.js';
+import type { Block, Session } from './types.js';
 
 const EVENTS = join(FIXTURES, 'codex-events.jsonl');
 const NO_EVENTS = join(FIXTURES, 'codex-no-events.jsonl');
@@ -19,6 +19,28 @@ const firstText = (blocks: Block[]): string => {
   return b && b.type === 'text' ? b.text : '';
 };
 
+/** The user-side messages that are not tool results or summaries, as `kind:` and the first `n` characters. */
+const promptKinds = (s: Session, n: number): string[] =>
+  s.messages
+    .filter((m) => m.role === 'user' && m.kind !== 'tool_result' && m.kind !== 'compaction_summary')
+    .map((m) => `${m.kind}:${firstText(m.blocks).slice(0, n)}`);
+
+/** The user-turn counter along the timeline counts the human messages so far. */
+const expectTurnsFollowKinds = (s: Session): void => {
+  expect(s.messages.map((m) => m.counters.userTurns)).toEqual(s.messages.map((_, i) => s.messages.slice(0, i + 1).filter((m) => m.kind === 'human').length));
+};
+
+/** One Codex rollout line, and its user and assistant messages. */
+const line = (type: string, payload: unknown): string => `${JSON.stringify({ timestamp: '2026-04-02T10:00:00.000Z', type, payload })}\n`;
+const user = (text: string): string => line('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text }] });
+const assistant = (text: string): string => line('response_item', { type: 'message', role: 'assistant', content: [{ type: 'output_text', text }] });
+/** A rollout file in the test folder: a session_meta line (the id from the name), then `lines`. */
+const rollout = (name: string, ...lines: string[]): string => {
+  const file = join(tmp, name);
+  writeFileSync(file, line('session_meta', { id: name, cwd: '/w' }) + lines.join(''));
+  return file;
+};
+
 describe('Codex human turns come from user_message events when the rollout has them', () => {
   it('counts only the typed prompts: unrecognisable injected guidelines are not turns, before or after a compaction', async () => {
     for (const content of ['full', 'none'] as const) {
@@ -28,8 +50,7 @@ describe('Codex human turns come from user_message events when the rollout has t
       expect(s.compactions[0]!.counters.userTurns, content).toBe(2);
     }
     const s = await readSession(EVENTS);
-    const users = s.messages.filter((m) => m.role === 'user' && m.kind !== 'tool_result' && m.kind !== 'compaction_summary');
-    expect(users.map((m) => `${m.kind}:${firstText(m.blocks).slice(0, 24)}`)).toEqual([
+    expect(promptKinds(s, 24)).toEqual([
       'injected:Repository guidelines fo',
       'injected:<environment_context>\n  ',
       'human:Add a /version endpoint.',
@@ -38,20 +59,16 @@ describe('Codex human turns come from user_message events when the rollout has t
       'human:Here is the screenshot o',
     ]);
     // Counters along the timeline follow the corrected kinds.
-    expect(s.messages.map((m) => m.counters.userTurns)).toEqual(s.messages.map((_, i) => s.messages.slice(0, i + 1).filter((m) => m.kind === 'human').length));
+    expectTurnsFollowKinds(s);
   });
 
   it('matches a prompt the message wraps (IDE context before it)', async () => {
-    const file = join(tmp, 'wrapped.jsonl');
-    const line = (type: string, payload: unknown): string => `${JSON.stringify({ timestamp: '2026-04-02T10:00:00.000Z', type, payload })}\n`;
-    const user = (text: string): string => line('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text }] });
-    writeFileSync(
-      file,
-      line('session_meta', { id: 'w1', cwd: '/w' }) +
-        user('Conventions: tabs, not spaces.') +
-        user('# Context from my IDE setup:\n## Open tabs:\n- build.ts\n\n## My request for Codex:\nFix the build.') +
-        line('event_msg', { type: 'user_message', message: 'Fix the build.', images: [] }) +
-        line('response_item', { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Fixed.' }] }),
+    const file = rollout(
+      'wrapped.jsonl',
+      user('Conventions: tabs, not spaces.'),
+      user('# Context from my IDE setup:\n## Open tabs:\n- build.ts\n\n## My request for Codex:\nFix the build.'),
+      line('event_msg', { type: 'user_message', message: 'Fix the build.', images: [] }),
+      assistant('Fixed.'),
     );
     const s = await readSession(file);
     expect(s.messages.map((m) => m.kind)).toEqual(['injected', 'human', 'assistant']);
@@ -141,8 +158,7 @@ describe('Codex typed prompts whose user_message event text differs from the mes
       expect(s.warnings).toEqual([]);
     }
     const s = await readSession(APART);
-    const users = s.messages.filter((m) => m.role === 'user' && m.kind !== 'tool_result' && m.kind !== 'compaction_summary');
-    expect(users.map((m) => `${m.kind}:${firstText(m.blocks).slice(0, 20)}`)).toEqual([
+    expect(promptKinds(s, 20)).toEqual([
       'injected:Repository guideline',
       'injected:<environment_context',
       'human:Rename the <PROJECT>',
@@ -153,23 +169,18 @@ describe('Codex typed prompts whose user_message event text differs from the mes
       'human:Commit as <USER> <<E',
       'human:Push to <HOST> and o',
     ]);
-    expect(s.messages.map((m) => m.counters.userTurns)).toEqual(s.messages.map((_, i) => s.messages.slice(0, i + 1).filter((m) => m.kind === 'human').length));
+    expectTurnsFollowKinds(s);
   });
 
   it('an event never takes harness text or a message that is not next to it', async () => {
-    const file = join(tmp, 'not-adjacent.jsonl');
-    const line = (type: string, payload: unknown): string => `${JSON.stringify({ timestamp: '2026-05-04T10:00:00.000Z', type, payload })}\n`;
-    const user = (text: string): string => line('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text }] });
-    const assistant = (text: string): string => line('response_item', { type: 'message', role: 'assistant', content: [{ type: 'output_text', text }] });
-    writeFileSync(
-      file,
-      line('session_meta', { id: 'n1', cwd: '/w' }) +
-        user('Team notes: tabs, not spaces.') +
-        assistant('Noted.') +
-        // An event after an assistant message, then harness text: neither is adjacent prompt text.
-        line('event_msg', { type: 'user_message', message: 'something typed [REDACTED]', images: [] }) +
-        user('<environment_context>\n  <cwd>/w</cwd>\n</environment_context>') +
-        assistant('Done.'),
+    const file = rollout(
+      'not-adjacent.jsonl',
+      user('Team notes: tabs, not spaces.'),
+      assistant('Noted.'),
+      // An event after an assistant message, then harness text: neither is adjacent prompt text.
+      line('event_msg', { type: 'user_message', message: 'something typed [REDACTED]', images: [] }),
+      user('<environment_context>\n  <cwd>/w</cwd>\n</environment_context>'),
+      assistant('Done.'),
     );
     const s = await readSession(file);
     expect(s.messages.map((m) => m.kind)).toEqual(['injected', 'assistant', 'injected', 'assistant']);

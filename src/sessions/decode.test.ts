@@ -101,6 +101,12 @@ describe('UTF-16 / UTF-32 / BOM transcripts are decoded the same way by every re
   });
 });
 
+/** The model flags of a small simulated run of each audit on a session. */
+const SMALL_RUN_FLAGS = {
+  persona: ['--target', 'sim:persona', '--judge', 'sim:judge'],
+  continuation: ['--target', 'sim:continuation', '--cutpoints', '10'],
+};
+
 describe('the audits read an encoded transcript like its UTF-8 twin', () => {
   it('persona run and continuation run --dry-run plan the same cells for UTF-8, UTF-16 and UTF-32 copies', async () => {
     const text = readFileSync(DEMO_CODEX, 'utf8');
@@ -112,36 +118,11 @@ describe('the audits read an encoded transcript like its UTF-8 twin', () => {
     ] as Array<[Encoding, boolean]>) {
       const file = join(tmp.path, `rollout-demo-${encoding}.jsonl`);
       writeFileSync(file, encodeText(text, encoding, bom));
-      const persona = await run([
-        'persona',
-        'run',
-        '--session',
-        file,
-        '--target',
-        'sim:persona',
-        '--judge',
-        'sim:judge',
-        '--db',
-        join(tmp.path, `p-${encoding}.db`),
-        '--dry-run',
-      ]);
-      expect(persona.code, persona.err).toBe(0);
-      plans.persona!.push(persona.out);
-      const continuation = await run([
-        'continuation',
-        'run',
-        '--session',
-        file,
-        '--target',
-        'sim:continuation',
-        '--cutpoints',
-        '10',
-        '--db',
-        join(tmp.path, `c-${encoding}.db`),
-        '--dry-run',
-      ]);
-      expect(continuation.code, continuation.err).toBe(0);
-      plans.continuation!.push(continuation.out.replaceAll(file, '<file>'));
+      for (const [audit, flags] of Object.entries(SMALL_RUN_FLAGS)) {
+        const dry = await run([audit, 'run', '--session', file, ...flags, '--db', join(tmp.path, `${audit}-${encoding}.db`), '--dry-run']);
+        expect(dry.code, dry.err).toBe(0);
+        plans[audit]!.push(dry.out.replaceAll(file, '<file>'));
+      }
     }
     for (const outputs of Object.values(plans)) {
       expect(outputs[0]).toMatch(/cells|cutpoints/);
@@ -210,33 +191,15 @@ describe('what is refused, identically everywhere', () => {
   });
 
   it('persona run --session README.md and continuation run --session package.json exit 2 "not a transcript"', async () => {
-    const persona = await run([
-      'persona',
-      'run',
-      '--session',
-      join(REPO, 'README.md'),
-      '--target',
-      'sim:persona',
-      '--judge',
-      'sim:judge',
-      '--db',
-      join(tmp.path, 'p.db'),
-    ]);
-    expect(persona.code).toBe(2);
-    expect(persona.err).toMatch(/README\.md: not a Claude Code or Codex transcript/);
-    expect(persona.err).not.toMatch(/agentSteps/);
-    const continuation = await run([
-      'continuation',
-      'run',
-      '--session',
-      join(REPO, 'package.json'),
-      '--target',
-      'sim:continuation',
-      '--db',
-      join(tmp.path, 'c.db'),
-    ]);
-    expect(continuation.code).toBe(2);
-    expect(continuation.err).toMatch(/package\.json: not a Claude Code or Codex transcript/);
+    for (const [audit, input] of [
+      ['persona', 'README.md'],
+      ['continuation', 'package.json'],
+    ] as const) {
+      const r = await run([audit, 'run', '--session', join(REPO, input), ...SMALL_RUN_FLAGS[audit], '--db', join(tmp.path, `${audit}.db`)]);
+      expect(r.code).toBe(2);
+      expect(r.err).toContain(`${input}: not a Claude Code or Codex transcript`);
+      expect(r.err).not.toMatch(/agentSteps/);
+    }
   });
 
   it('malformed lines inside a real transcript still only warn', async () => {

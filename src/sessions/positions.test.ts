@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readMainSessions } from './testing/fixtures.js';
-import {
-  anchorDistancePositions,
-  compactionPositions,
-  decilePositions,
-  explicitPositions,
-  ONSET_STEPS,
-  parsePositionSpec,
-  resolvePosition,
-  uniformPositions,
-} from './positions.js';
+import { compactionPositions, decilePositions, explicitPositions, ONSET_STEPS, parsePositionSpec, resolvePosition, uniformPositions } from './positions.js';
 
 const { claude, codex } = await readMainSessions();
 
@@ -73,17 +64,6 @@ describe('positions on named counters', () => {
       ['C2-pre', 20],
       ['C2-post', 21],
     ]);
-  });
-
-  it('d0 at the 80% checkpoint and far = +N real messages when reachable (docs/decisions.md#d20)', () => {
-    const near = anchorDistancePositions(claude, { far: 2 });
-    expect(near.positions.map((p) => [p.label, p.value, p.end])).toEqual([
-      ['d0', 8, 22],
-      ['far+2', 10, 26],
-    ]);
-    const unreachable = anchorDistancePositions(claude);
-    expect(unreachable.positions.map((p) => p.label)).toEqual(['d0']);
-    expect(unreachable.warnings[0]).toMatch(/far\+100/);
   });
 
   it('parses CLI position specs', () => {

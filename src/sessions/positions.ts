@@ -186,32 +186,6 @@ export function compactionPositions(
 }
 
 /**
- * Mitigation distances (docs/decisions.md#d20): `d0` at a fraction of the session (default the 80%
- * checkpoint of assistant messages) and `far` = d0 + N real messages on the same counter
- * (default +100), dropped with a warning when not reachable.
- */
-export function anchorDistancePositions(
-  session: Session,
-  options: { d0Fraction?: number; far?: number; counter?: CounterName; beyond?: BeyondPolicy } = {},
-): PositionSet {
-  const counter = options.counter ?? 'assistantMessages';
-  const fraction = options.d0Fraction ?? 0.8;
-  if (!(fraction > 0 && fraction <= 1)) throw new InvalidArgumentError('d0Fraction', `must be in (0, 1], got ${fraction}`);
-  const far = options.far ?? 100;
-  if (!Number.isInteger(far) || far < 1) throw new InvalidArgumentError('far', `must be a positive integer, got ${far}`);
-  const total = counterTotal(session, counter);
-  if (total < 1) throw new InvalidArgumentError('session', `has no ${counter}`);
-  const d0 = Math.max(1, Math.ceil(fraction * total));
-  const warnings: string[] = [];
-  const positions: Position[] = [];
-  const first = resolvePosition(session, counter, d0, { label: 'd0', beyond: 'error', warnings });
-  if (first) positions.push(first);
-  const second = resolvePosition(session, counter, d0 + far, { label: `far+${far}`, beyond: options.beyond ?? 'drop', warnings });
-  if (second) positions.push(second);
-  return { positions, warnings };
-}
-
-/**
  * Parses a CLI position `counter=value` (e.g. `agentSteps=1300`); a bare number means agent steps.
  */
 export function parsePositionSpec(spec: string): { counter: CounterName; value: number } {

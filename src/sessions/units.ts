@@ -8,8 +8,6 @@ import type { Session } from './types.js';
  * and says so (docs/statistics.md, "Units share no draws"). Pure.
  */
 
-export type FamilyLink = 'fork' | 'continuation' | 'same opening exchange' | 'same probed context';
-
 export interface SessionFamily {
   /** The unit's name: its first member's label. */
   unit: string;

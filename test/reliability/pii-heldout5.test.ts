@@ -4,7 +4,7 @@
 // each run (docs/sessions.md).
 import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
 import { describe, expect, it } from 'vitest';
-import { luhnValid } from '../../src/sessions/redact/pii.js';
+import { luhnValid } from '../../src/sessions/redact/nordic-ids.js';
 import { useTempDir } from '../../src/sessions/testing/temp-dir.js';
 import { expectHeldOutCorpus } from './pii-heldout-run.js';
 import { HELD_OUT5_SEED, heldOut5Records } from './pii-heldout5-corpus.js';

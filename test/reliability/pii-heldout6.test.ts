@@ -3,7 +3,7 @@
 // is the held-out one (docs/hostile-input.md); the bound below only guards against a regression.
 import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
 import { describe, expect, it } from 'vitest';
-import { luhnValid } from '../../src/sessions/redact/pii.js';
+import { luhnValid } from '../../src/sessions/redact/nordic-ids.js';
 import { useTempDir } from '../../src/sessions/testing/temp-dir.js';
 import { expectHeldOutCorpus } from './pii-heldout-run.js';
 import { HELD_OUT6_SEED, heldOut6Records } from './pii-heldout6-corpus.js';

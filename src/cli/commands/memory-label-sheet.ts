@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { emit, integerIn, oneOf } from '../options.js';
-import { ConfigError, InputError } from '../../core/errors.js';
+import { ConfigError } from '../../core/errors.js';
 import {
   exportStepLabelSheet,
   parseStepLabelKey,
@@ -15,15 +15,7 @@ import { collectMemorySamples, memoryRunId } from '../../memory-drift/observatio
 import { ontologySymbols } from '../../memory-drift/ontology.js';
 import { resolveMemoryStimuli } from '../../memory-drift/run.js';
 import { openStore } from '../../store/run-store.js';
-import { readUserText, userFileReason } from '../../core/user-files.js';
-
-function readText(file: string, what: string): string {
-  try {
-    return readUserText(file);
-  } catch (error) {
-    throw new InputError(`cannot read ${what}: ${userFileReason(error)}`, { file });
-  }
-}
+import { readInputText } from '../../core/user-files.js';
 
 /** `<sheet>.key.json` beside the sheet unless named. */
 const keyPathOf = (sheet: string) => `${sheet.replace(/\.csv$/i, '')}.key.json`;
@@ -85,10 +77,10 @@ export function registerMemoryLabelSheet(memory: Command): void {
     .action((file: string, options) => {
       oneOf('--format', ['md', 'json'], options.format);
       const keyFile: string = options.key ?? keyPathOf(file);
-      const key = parseStepLabelKey(readText(keyFile, 'answer key'), keyFile);
+      const key = parseStepLabelKey(readInputText(keyFile, 'answer key'), keyFile);
       const reports = [file, ...((options.also as string[] | undefined) ?? [])].map((sheetFile) => ({
         sheet: sheetFile,
-        agreement: stepLabelAgreement(key, parseStepLabelSheet(readText(sheetFile, 'filled sheet'), sheetFile, key)),
+        agreement: stepLabelAgreement(key, parseStepLabelSheet(readInputText(sheetFile, 'filled sheet'), sheetFile, key)),
       }));
       const text =
         options.format === 'json'

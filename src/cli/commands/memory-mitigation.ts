@@ -30,16 +30,7 @@ import {
 } from '../../memory-drift/mitigation/reward.js';
 import { loadMemoryConfig, planMemoryGeneration, resolveMemoryStimuli } from '../../memory-drift/run.js';
 import { loadBuiltinOntology, loadOntologyFile, ontologySymbols, UNMAPPED } from '../../memory-drift/ontology.js';
-import { readUserText, userFileReason } from '../../core/user-files.js';
-
-/** A file's text; a file that cannot be read is an input error saying what it was for. */
-function readInput(file: string, what: string): string {
-  try {
-    return readUserText(file);
-  } catch (error) {
-    throw new InputError(`cannot read ${what}: ${userFileReason(error)}`, { file });
-  }
-}
+import { readInputText } from '../../core/user-files.js';
 
 /** The run store's folder must exist before SQLite opens the file (default `runs/`). */
 function ensureParent(file: string): string {
@@ -185,7 +176,7 @@ export function registerMemoryMitigation(memory: Command): void {
     )
     .action(async (options) => {
       const ontology = options.ontology ? loadOntologyFile(options.ontology) : loadBuiltinOntology();
-      const text = readInput(options.references, 'references');
+      const text = readInputText(options.references, 'references');
       const references = parseReferences(text, options.references, new Set([...ontologySymbols(ontology), UNMAPPED]));
       if (!Object.hasOwn(REWARD_PRESETS, options.preset)) {
         throw new InvalidArgumentError('--preset', `must be one of ${Object.keys(REWARD_PRESETS).join(', ')}, got "${options.preset}"`);
@@ -276,12 +267,12 @@ export function registerMemoryMitigation(memory: Command): void {
     .action(async (options) => {
       oneOf('--format', ['md', 'json'], options.format);
       const ontology = options.ontology ? loadOntologyFile(options.ontology) : loadBuiltinOntology();
-      const references = parseReferences(readInput(options.references, 'references'), options.references);
+      const references = parseReferences(readInputText(options.references, 'references'), options.references);
       const models = (options.model as string[]).map((spec) => {
         const eq = spec.indexOf('=');
         if (eq <= 0) throw new InvalidArgumentError('--model', `expected name=file, got "${spec}"`);
         const file = spec.slice(eq + 1);
-        return { name: spec.slice(0, eq), rows: parseHeldOut(readInput(file, 'held-out responses'), file) };
+        return { name: spec.slice(0, eq), rows: parseHeldOut(readInputText(file, 'held-out responses'), file) };
       });
       const names = models.map((m) => m.name);
       const repeated = names.find((name, i) => names.indexOf(name) !== i);
@@ -329,7 +320,7 @@ export function registerMemoryMitigation(memory: Command): void {
       }
       if (!(options.valFraction >= 0 && options.valFraction < 1))
         throw new InvalidArgumentError('--val-fraction', `must be in [0, 1), got ${options.valFraction}`);
-      const references = parseReferences(readInput(options.references, 'references'), options.references);
+      const references = parseReferences(readInputText(options.references, 'references'), options.references);
       const config = loadMemoryConfig(configFile, options.set);
       const stimuli = await resolveMemoryStimuli(config);
       const cells = planMemoryGeneration({ ...config, targets: [config.targets[0] as string] }, stimuli);

@@ -38,12 +38,6 @@ export interface RunAccounting extends TokenUse {
   notComputable: string | null;
 }
 
-/** The run's cells as the store links them (the counts `runs list` shows) and the distinct requests among them. */
-export function documentCounts(run: Pick<RunInfo, 'counts'>, distinctRequests: number): DocumentCounts {
-  const c = run.counts;
-  return { cells: c.total, done: c.done ?? 0, failed: c.failed ?? 0, pending: c.pending ?? 0, distinctRequests };
-}
-
 /**
  * The same counts from a run's accounting (its cells as the report read them, one pass), so a
  * report never asks the store to count the run's cells again (issue #44).

@@ -1,17 +1,15 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { registerBuiltinAudits } from '../../audits.js';
 import { registerBuiltinSimProfiles } from '../../builtin-sims.js';
-import { runCliInProcess } from '../../cli/testing/run-cli.js';
-import { createAdapter } from '../../models/create-adapter.js';
-import { openStore, type RunStore } from '../../store/run-store.js';
 import { escapeHtml } from '../html.js';
 import { cellsText } from '../report.js';
-import { startViewer, type ViewerServer } from '../viewer/server.js';
 import { resultDocumentSchema } from './schema.js';
 import type { ResultDocument } from './types.js';
+import { useStoreViewer } from '../viewer/testing/store-viewer.js';
+import { cliStdout as cli, markdownOfRun, reportFormats } from '../../cli/testing/surfaces.js';
 
 // The every-surface consistency test (issue 42): the demo store rendered in every format — the HTML,
 // Markdown, JSON and CSV reports, the demo's terminal summary, the viewer's run list and report page,
@@ -24,45 +22,24 @@ const dir = mkdtempSync(join(tmpdir(), 'echolens-surfaces-'));
 const db = join(dir, 'demo', 'demo.db');
 const out: Record<string, string> = {};
 let docs: ResultDocument[] = [];
-let viewer: ViewerServer;
-let store: RunStore;
+const served = useStoreViewer();
 
-const cli = async (args: string[], okCodes = [0]) => {
-  const run = await runCliInProcess(args);
-  expect(okCodes, `${args.join(' ')}: ${run.stderr}`).toContain(run.code);
-  return run.stdout;
-};
 const signed = (x: number, digits: number) => (x >= 0 ? `+${x.toFixed(digits)}` : x.toFixed(digits));
 const docOf = (audit: string) => docs.find((d) => d.run.audit === audit) as ResultDocument;
-/** The part of a report that belongs to one run (the Markdown report marks each run's start). */
-const mdOf = (runId: string) => {
-  const start = out.md!.indexOf(`<!-- run ${runId} `);
-  const next = out.md!.indexOf('<!-- run ', start + 1);
-  return out.md!.slice(start, next < 0 ? undefined : next);
-};
+const mdOf = (runId: string) => markdownOfRun(out.md as string, runId);
 
 beforeAll(async () => {
   out.demo = await cli(['demo', '--out-dir', join(dir, 'demo')]);
-  out.md = await cli(['report', db, '--format', 'md']);
-  out.json = await cli(['report', db, '--format', 'json']);
-  out.csv = await cli(['report', db, '--format', 'csv']);
-  await cli(['report', db, '-o', join(dir, 'report.html')]);
-  out.html = readFileSync(join(dir, 'report.html'), 'utf8');
+  Object.assign(out, await reportFormats(db, dir));
   out.runs = await cli(['runs', 'list', db]);
   out.runsJson = await cli(['runs', 'list', db, '--json']);
   out.gate = await cli(['gate', db, '--format', 'json'], [0, 1]);
   out.compare = await cli(['compare', db, db, '--json']);
-  const json = JSON.parse(out.json) as { runs: Array<{ document: unknown }> };
+  const json = JSON.parse(out.json as string) as { runs: Array<{ document: unknown }> };
   docs = json.runs.map((r) => resultDocumentSchema.parse(r.document));
-  store = openStore(db, { readonly: true });
-  viewer = await startViewer({ stores: [{ file: db, store }], sessions: [], target: createAdapter('sim:persona'), judge: createAdapter('sim:judge'), port: 0 });
-  out.viewerRuns = await (await fetch(new URL('/', viewer.url))).text();
+  await served.open(db);
+  out.viewerRuns = await (await fetch(new URL('/', served.viewer.url))).text();
 }, 600_000);
-
-afterAll(async () => {
-  await viewer?.close();
-  await store?.close();
-});
 
 describe('every surface states the result document', () => {
   it('holds one valid document per audit of the demo', () => {
@@ -107,7 +84,7 @@ describe('every surface states the result document', () => {
     );
     expect(pair?.a).toMatchObject({ run: doc.run.id, verdict: { simulated: true } });
     // viewer report page: the same first screen and metadata as the report.
-    const page = await (await fetch(new URL(`/report?s=0&r=${doc.run.id}`, viewer.url))).text();
+    const page = await (await fetch(new URL(`/report?s=0&r=${doc.run.id}`, served.viewer.url))).text();
     expect(page).toContain(`<td>${cellsText(doc)}</td>`);
     for (const v of doc.verdicts) expect(page).toContain(`<div class="verdict">${v.verdict}</div>`);
   });

@@ -210,20 +210,6 @@ export function filterCells(index: RunIndex, filter: CellFilter, measures: Measu
   });
 }
 
-/** Distinct values of each filter label among a run's cells (for the filter form). */
-export function labelValues(index: RunIndex): Map<FilterLabel, string[]> {
-  const out = new Map<FilterLabel, string[]>();
-  for (const name of FILTER_LABELS) {
-    const values = new Set<string>();
-    for (const cell of index.cells) {
-      const value = cell.labels[name];
-      if (value !== undefined && value !== null) values.add(String(value));
-    }
-    if (values.size > 0) out.set(name, [...values].sort(naturalCompare));
-  }
-  return out;
-}
-
 export function naturalCompare(a: string, b: string): number {
   return a.localeCompare(b, 'en', { numeric: true });
 }

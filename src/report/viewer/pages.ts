@@ -607,8 +607,6 @@ ${differences}
   return viewerPage('Compare runs', body, context);
 }
 
-// ---- live probe ----
-
 export function errorPage(status: number, message: string, context: PageContext): string {
   return viewerPage(
     status === 404 ? 'Not found' : 'Request refused',

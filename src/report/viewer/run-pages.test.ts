@@ -2,10 +2,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAdapter } from '../../models/create-adapter.js';
 import { openStore } from '../../store/run-store.js';
 import { continuationRuns, memoryRuns, personaRuns } from '../../testing/audit-runs.js';
-import { startViewer, type ViewerServer } from './server.js';
+import type { ViewerServer } from './server.js';
+import { startStoreViewer, viewerText } from './testing/store-viewer.js';
 
 /** Run pages, filters, counts, cell navigation, pairs and the report route over every audit. */
 
@@ -31,21 +31,11 @@ describe('viewer run and cell pages (persona, memory, continuation)', { timeout:
     [ids.persona] = (await personaRuns(db, ['sim:persona'], 'nightly persona check')) as [string];
     [ids.memory] = (await memoryRuns(db, ['sim:memory'])) as [string];
     [ids.continuation] = (await continuationRuns(db, ['sim:continuation'])) as [string];
-    viewer = await startViewer({
-      stores: [{ file: db, store: openStore(db, { readonly: true }) }],
-      sessions: [],
-      target: createAdapter('sim:persona'),
-      judge: createAdapter('sim:judge'),
-      port: 0,
-    });
+    viewer = await startStoreViewer(db, openStore(db, { readonly: true }));
   }, 300_000);
   afterAll(async () => viewer?.close());
 
-  const text = async (path: string) => {
-    const response = await fetch(new URL(path, viewer.url));
-    expect(response.status, path).toBe(200);
-    return response.text();
-  };
+  const text = (path: string) => viewerText(viewer, path);
   const json = async <T>(path: string) => (await (await fetch(new URL(path, viewer.url))).json()) as T;
 
   it('names runs from the config (name:, else audit · target · date) with the id beside it', async () => {

@@ -18,6 +18,7 @@ import { type CellFilter, filterCells, type IndexedCell, type MeasureValues, pai
 import { type CellMeasure, cellMeasures, type Factor, pairedCell, referencedBy, runFactors } from './design.js';
 import { auditSectionHtml } from '../document/render-html.js';
 import { analysisPage, cellPage, chartsOf, comparePage, errorPage, type PageContext, runPage, runsPage, VIEWER_STYLE, viewerPage } from './pages.js';
+import { liveProbeBody } from './live-probe-page.js';
 import { allowedHosts, COMMON_HEADERS, checkOrigin, newToken, styleHash, TOKEN_HEADER, tokenMatches, viewerCsp } from './security.js';
 import { mapSequential } from '../../core/map-sequential.js';
 
@@ -526,8 +527,8 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
       case '/probe':
         if (!probe) throw new HttpError(404, NO_SESSION);
         {
-          const page = probe.page(context);
-          return sendHtml(request, response, 200, viewerPage(page.title, page.body, context));
+          const page = probe.page();
+          return sendHtml(request, response, 200, viewerPage(page.title, liveProbeBody(page, context), context));
         }
       case '/api/runs':
         return sendJson(request, response, 200, await runsJson(data));

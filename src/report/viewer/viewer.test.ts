@@ -17,6 +17,7 @@ import { CLIENT_SCRIPT } from './client-script.js';
 import { createProbeSetup, parseProbeRequest } from '../../persona-drift/live-probe.js';
 import { allowedHosts, checkOrigin } from './security.js';
 import { startViewer, type ViewerServer } from './server.js';
+import { startStoreViewer, viewerText } from './testing/store-viewer.js';
 
 const SESSION = join(packageRoot(), 'data', 'demo', 'claude-session.jsonl');
 
@@ -236,21 +237,11 @@ describe('viewer on an incomplete run', () => {
     await writer.recordStage(runId, STAGE, { expected: 960, registered: 0, settled: 0 });
     await writer.setRunStatus(runId, 'interrupted');
     await writer.close();
-    viewer = await startViewer({
-      stores: [{ file: db, store: openStore(db, { readonly: true }) }],
-      sessions: [],
-      target: createAdapter('sim:memory'),
-      judge: createAdapter('sim:judge'),
-      port: 0,
-    });
+    viewer = await startStoreViewer(db, openStore(db, { readonly: true }), { target: 'sim:memory' });
   }, 120_000);
   afterAll(async () => viewer?.close());
 
-  const text = async (path: string) => {
-    const response = await fetch(new URL(path, viewer.url));
-    expect(response.status, path).toBe(200);
-    return response.text();
-  };
+  const text = (path: string) => viewerText(viewer, path);
 
   it('puts the report’s refusal, escaped, in a banner on the run, cell and analysis pages', async () => {
     const cells = (await (await fetch(new URL(`/api/cells?s=0&r=${runId}`, viewer.url))).json()) as { cells: Array<{ key: string }> };

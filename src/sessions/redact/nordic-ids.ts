@@ -18,8 +18,8 @@ function validDate(year: number, month: number, day: number): boolean {
   return day <= days[month - 1]!;
 }
 
-/** Luhn over a digit string (the rightmost digit is the check). */
-function luhn(digits: string): boolean {
+/** Luhn checksum over the digits of `text`. */
+export function luhnValid(digits: string): boolean {
   let sum = 0;
   for (let i = 0; i < digits.length; i++) {
     let d = digits.charCodeAt(digits.length - 1 - i) - 48;
@@ -66,7 +66,7 @@ export function swedishPersonnummer(value: string): boolean {
   const digits = value.replace(/\D/gu, '').slice(-10);
   const month = Number(m[1]);
   const day = Number(m[2]) > 60 ? Number(m[2]) - 60 : Number(m[2]);
-  return validDate(2000, month, day) && luhn(digits);
+  return validDate(2000, month, day) && luhnValid(digits);
 }
 
 export function finnishHetu(value: string): boolean {

@@ -4,7 +4,7 @@ import { type ClassCounts, type Piece, applyPass, fixed, keep, placeholder } fro
  * Home folders of system and CI accounts: the path prefix is still replaced, but the
  * name is not hunted everywhere ("ubuntu" and "runner" are ordinary words).
  */
-const SYSTEM_ACCOUNTS = new Set([
+export const SYSTEM_ACCOUNTS: ReadonlySet<string> = new Set([
   'user',
   'users',
   'shared',

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { findPii, luhnValid, PII_KINDS, parsePiiKinds, redactPiiText } from './pii.js';
+import { luhnValid } from './nordic-ids.js';
+import { findPii, PII_KINDS, parsePiiKinds, redactPiiText } from './pii.js';
 
 const kinds = (text: string) => findPii(text).map((s) => [s.kind, text.slice(s.start, s.end)]);
 

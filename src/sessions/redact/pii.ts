@@ -4,7 +4,7 @@ import nlp from 'compromise';
 import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
 import { findPhoneNumbersInText } from 'libphonenumber-js';
 import { nationalPhoneSpans } from './national-phones.js';
-import { nordicIdSpans } from './nordic-ids.js';
+import { luhnValid, nordicIdSpans } from './nordic-ids.js';
 import { type ClassCounts, joinPieces, keep, type Piece, placeholder } from './pieces.js';
 import { worldIdSpans } from './world-ids.js';
 
@@ -36,20 +36,6 @@ export interface PiiSpan {
   kind: PiiKind;
   start: number;
   end: number;
-}
-
-/** Luhn checksum over the digits of `text`. */
-export function luhnValid(digits: string): boolean {
-  let sum = 0;
-  for (let i = 0; i < digits.length; i++) {
-    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
-    if (i % 2 === 1) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-  }
-  return sum % 10 === 0;
 }
 
 /** Issuer prefixes of the card networks (Visa, Mastercard, Amex, Discover, JCB, Diners, UnionPay). */

@@ -1,4 +1,4 @@
-import { type Hit, findPrefixedTokens, isStandIn, looksLikeMemberAccess } from './detectors.js';
+import { eachIndexOf, type Hit, findPrefixedTokens, isStandIn, looksLikeMemberAccess } from './detectors.js';
 import { isGeneratedToken } from './entropy-check.js';
 
 /**
@@ -235,35 +235,31 @@ function quotedAt(text: string, at: number, maxBody = 256): { start: number; end
 export function findAuthPairs(text: string): Hit[] {
   const hits: Hit[] = [];
   const lower = text.toLowerCase();
-  let from = 0;
-  for (;;) {
-    const at = lower.indexOf('auth', from);
-    if (at < 0) break;
-    from = at + 4;
+  eachIndexOf(lower, 'auth', 4, (at) => {
     let nameStart = at;
     while (nameStart > 0 && /[a-z_]/.test(lower[nameStart - 1]!)) nameStart--;
     let nameEnd = at + 4;
     while (nameEnd < lower.length && /[a-z_]/.test(lower[nameEnd]!)) nameEnd++;
-    if (!AUTH_CALLS.includes(lower.slice(nameStart, nameEnd))) continue;
+    if (!AUTH_CALLS.includes(lower.slice(nameStart, nameEnd))) return;
     let i = skipBlank(text, nameEnd);
     if (text[i] === '=') i = skipBlank(text, i + 1);
-    if (text[i] !== '(' && text[i] !== '[') continue;
+    if (text[i] !== '(' && text[i] !== '[') return;
     i = skipBlank(text, i + 1);
     // First item: a literal or a name.
     const first = quotedAt(text, i, 128);
     if (first !== null) i = first.after;
     else {
       const nameRun = /^[A-Za-z_][\w.]*/.exec(text.slice(i, i + 128));
-      if (nameRun === null) continue;
+      if (nameRun === null) return;
       i += nameRun[0].length;
     }
     i = skipBlank(text, i);
-    if (text[i] !== ',') continue;
+    if (text[i] !== ',') return;
     const second = quotedAt(text, skipBlank(text, i + 1));
-    if (second === null) continue;
+    if (second === null) return;
     const value = text.slice(second.start, second.end);
     if (value.length >= 3 && !literalStandIn(value)) hits.push({ kind: 'password', start: second.start, end: second.end });
-  }
+  });
   return hits;
 }
 
@@ -307,23 +303,19 @@ export function findEncodedPairs(text: string): Hit[] {
   const hits: Hit[] = [];
   const lower = text.toLowerCase();
   for (const encoder of ENCODERS) {
-    let from = 0;
-    for (;;) {
-      const at = lower.indexOf(encoder, from);
-      if (at < 0) break;
-      from = at + encoder.length;
-      let i = skipBlank(text, from);
+    eachIndexOf(lower, encoder, encoder.length, (at) => {
+      let i = skipBlank(text, at + encoder.length);
       if (text[i] === 'b' && (isQuote(text[i + 1]) || (text[i + 1] === '\\' && isQuote(text[i + 2])))) i++;
       const literal = quotedAt(text, i);
-      if (literal === null) continue;
+      if (literal === null) return;
       const body = text.slice(literal.start, literal.end);
       const colon = body.indexOf(':');
-      if (colon <= 0 || /\s/.test(body)) continue;
+      if (colon <= 0 || /\s/.test(body)) return;
       const password = body.slice(colon + 1);
       if (password.length >= 3 && !literalStandIn(password) && !password.startsWith('//')) {
         hits.push({ kind: 'password', start: literal.start + colon + 1, end: literal.end });
       }
-    }
+    });
   }
   return hits;
 }
@@ -385,28 +377,24 @@ export function findQueryCredentials(text: string): Hit[] {
 export function findEnvPairs(text: string): Hit[] {
   const hits: Hit[] = [];
   const lower = text.toLowerCase();
-  let from = 0;
-  for (;;) {
-    const at = lower.indexOf('value', from);
-    if (at < 0) break;
-    from = at + 5;
+  eachIndexOf(lower, 'value', 5, (at) => {
     // Look back (at most 120 characters) for `name` and the variable name it gives.
     const back = text.slice(Math.max(0, at - 120), at);
     const nameAt = back.toLowerCase().lastIndexOf('name');
-    if (nameAt < 0) continue;
+    if (nameAt < 0) return;
     const given = /^name\\?["']?\s*[:=]\s*\\?["']?([A-Za-z_][A-Za-z0-9_.-]*)/.exec(back.slice(nameAt));
-    if (given === null || !/pass|pwd|secret|token|api_?key|apikey|credential|private_?key|auth/i.test(given[1]!)) continue;
+    if (given === null || !/pass|pwd|secret|token|api_?key|apikey|credential|private_?key|auth/i.test(given[1]!)) return;
     let i = at + 5;
     while (text[i] === '"' || text[i] === "'" || text[i] === '\\') i++;
     i = skipBlank(text, i);
-    if (text[i] !== ':' && text[i] !== '=') continue;
+    if (text[i] !== ':' && text[i] !== '=') return;
     i = skipBlank(text, i + 1);
     while (text[i] === '"' || text[i] === "'" || text[i] === '\\') i++;
     let end = i;
     while (end < text.length && !'"\'\\ \t\n,}'.includes(text[end]!)) end++;
     const value = text.slice(i, end);
     if (value.length >= 4 && !literalStandIn(value)) hits.push({ kind: 'secret_assignment', start: i, end });
-  }
+  });
   return hits;
 }
 

@@ -1,3 +1,5 @@
+// The account names are shared data; the detectors that use them are still written apart.
+import { SYSTEM_ACCOUNTS } from '../paths.js';
 import { isGeneratedToken } from './entropy-check.js';
 
 /**
@@ -54,7 +56,7 @@ function digitCount(text: string): number {
  * the position `visit` returns (the end of a span it took), else `step` characters after the place.
  */
 // biome-ignore lint/suspicious/noConfusingVoidType: a visitor returns where to search on, or nothing
-function eachIndexOf(text: string, needle: string, step: number, visit: (at: number) => number | void): void {
+export function eachIndexOf(text: string, needle: string, step: number, visit: (at: number) => number | void): void {
   let from = 0;
   for (;;) {
     const at = text.indexOf(needle, from);
@@ -523,58 +525,6 @@ export function findEmails(text: string): Hit[] {
   return hits;
 }
 
-const ACCOUNT_NAMES = [
-  'shared',
-  'public',
-  'default',
-  'guest',
-  'root',
-  'admin',
-  'ubuntu',
-  'runner',
-  'node',
-  'vagrant',
-  'ec2-user',
-  'user',
-  'username',
-  'pi',
-  'docker',
-  'jenkins',
-  'circleci',
-  'git',
-  'app',
-  'coder',
-  'codespace',
-  'vscode',
-  'gitpod',
-  'linuxbrew',
-  'travis',
-  'me',
-  'you',
-  'yourname',
-  'foo',
-  'bar',
-  'example',
-  'someone',
-  'name',
-  'developer',
-  'dev',
-  'sandbox',
-  'debian',
-  'fedora',
-  'centos',
-  'www-data',
-  'nobody',
-  'all users',
-  'default user',
-  'administrator',
-  'buildkite',
-  'your-name',
-  'your_username',
-  'yourusername',
-  'users',
-];
-
 /** The name at `start` (at most 64 characters; dash-encoded folders stop at `-`). */
 function usernameAt(text: string, start: number, dashEncoded = false): string {
   const limit = Math.min(text.length, start + 64);
@@ -588,7 +538,7 @@ export function findHomePaths(text: string): Hit[] {
   const hits: Hit[] = [];
   const check = (nameStart: number, markerStart: number) => {
     const name = usernameAt(text, nameStart);
-    if (name.length === 0 || ACCOUNT_NAMES.includes(name.toLowerCase())) return;
+    if (name.length === 0 || SYSTEM_ACCOUNTS.has(name.toLowerCase())) return;
     hits.push({ kind: 'home_path', start: markerStart, end: nameStart + name.length });
   };
   for (const marker of ['/Users/', '/home/']) {
@@ -613,7 +563,7 @@ export function findHomePaths(text: string): Hit[] {
     eachIndexOf(text, marker, 1, (at) => {
       if (at > 0 && isAlnum(text.charCodeAt(at - 1))) return;
       const name = usernameAt(text, at + marker.length, true);
-      if (name.length > 0 && !ACCOUNT_NAMES.includes(name.toLowerCase())) {
+      if (name.length > 0 && !SYSTEM_ACCOUNTS.has(name.toLowerCase())) {
         hits.push({ kind: 'home_path', start: at, end: at + marker.length + name.length });
       }
     });
@@ -627,7 +577,7 @@ export function findHomePaths(text: string): Hit[] {
     while (text[past] === '\\') past++;
     const escaped =
       after === '\\' && (text[past] === '"' || text[past] === "'" || ((past - at - 1 - name.length) % 2 === 1 && 'nrtbfu'.includes(text[past] ?? ' ')));
-    if (name.length > 0 && /^[A-Za-z_]/.test(name) && (after === '/' || (after === '\\' && !escaped)) && !ACCOUNT_NAMES.includes(name.toLowerCase())) {
+    if (name.length > 0 && /^[A-Za-z_]/.test(name) && (after === '/' || (after === '\\' && !escaped)) && !SYSTEM_ACCOUNTS.has(name.toLowerCase())) {
       hits.push({ kind: 'home_path', start: at, end: at + 1 + name.length });
     }
   });
