@@ -112,6 +112,23 @@ describe('audit registry', () => {
     expect(() => getAudit('nope')).toThrow(ConfigError);
     expect(() => getAudit('nope')).toThrow(/registered: .*toy/);
   });
+
+  it("refuses an audit whose gate threshold key another audit or the gate itself declares", () => {
+    const gate = (key: string) => ({
+      shape: { [key]: z.number().optional() },
+      defaults: { [key]: null },
+      flags: [],
+      describe: () => [],
+      check: () => [],
+    });
+    registerAudit({ ...toyAudit(), gate: gate('toyMaxSum') });
+    expect(() => registerAudit({ ...toyAudit('toy-two'), gate: gate('toyMaxSum') })).toThrow(/"toyMaxSum", which audit "toy" already declares/);
+    expect(() => registerAudit({ ...toyAudit('toy-two'), gate: gate('maxFailedCells') })).toThrow(/which the gate itself owns/);
+    expect(listAudits().map((a) => a.name)).not.toContain('toy-two');
+    registerAudit({ ...toyAudit('toy-two'), gate: gate('toyTwoMax') });
+    expect(getAudit('toy-two').gate).toBeDefined();
+    unregisterAudit('toy-two');
+  });
 });
 
 describe('re-ask chains', () => {

@@ -1,4 +1,5 @@
 import { ConfigError, InvalidArgumentError } from '../core/errors.js';
+import { checkGateKeys } from '../gate/config.js';
 import type { AnyAudit, Audit } from './audit.js';
 
 /**
@@ -15,6 +16,11 @@ export function registerAudit<C, I, K, R, X>(audit: Audit<C, I, K, R, X>): void 
   const existing = audits.get(audit.name);
   if (existing !== undefined && existing !== (audit as unknown as AnyAudit)) {
     throw new InvalidArgumentError('audit.name', `an audit named "${audit.name}" is already registered`);
+  }
+  // One gate section serves every audit, so a threshold key may have one owner only.
+  if (audit.gate) {
+    const others = [...audits.values()].flatMap((o) => (o.gate ? [{ name: o.name, thresholds: o.gate }] : []));
+    checkGateKeys(audit.name, audit.gate, others);
   }
   audits.set(audit.name, audit as unknown as AnyAudit);
 }
