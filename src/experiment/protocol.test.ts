@@ -113,7 +113,7 @@ describe('audit registry', () => {
     expect(() => getAudit('nope')).toThrow(/registered: .*toy/);
   });
 
-  it("refuses an audit whose gate threshold key another audit or the gate itself declares", () => {
+  it('refuses an audit whose gate threshold key another audit or the gate itself declares', () => {
     const gate = (key: string) => ({
       shape: { [key]: z.number().optional() },
       defaults: { [key]: null },
