@@ -2,11 +2,10 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { packageRoot } from '../core/version.js';
+import { personaArgs } from './testing/persona-args.js';
 import { spawnCli as cli } from './testing/spawn-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'echolens-exit-codes-'));
-const SESSION = join(packageRoot(), 'data', 'demo', 'claude-session.jsonl');
 
 describe('exit codes', { timeout: 120_000 }, () => {
   it('usage errors exit 2; --help exits 0', async () => {
@@ -20,20 +19,7 @@ describe('exit codes', { timeout: 120_000 }, () => {
 
   it('a typo in a model and a missing key exit 2 in preflight, listing both, with no run recorded', async () => {
     const db = join(dir, 'preflight.db');
-    const run = await cli([
-      'persona',
-      'run',
-      '--session',
-      SESSION,
-      '--target',
-      'sim:persna',
-      '--target',
-      'openai:gpt-4.1-mini',
-      '--judge',
-      'sim:judge',
-      '--db',
-      db,
-    ]);
+    const run = await cli(personaArgs({ targets: ['sim:persna', 'openai:gpt-4.1-mini'], judges: ['sim:judge'], db }));
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/preflight found 2 problems; nothing was called and no run was recorded/);
     expect(run.stderr).toMatch(/targets\.0: .*no simulation profile "persna" \(did you mean "persona"\?\)/);
@@ -41,16 +27,15 @@ describe('exit codes', { timeout: 120_000 }, () => {
     expect(run.stderr).not.toMatch(/\n\s+at /);
     expect(existsSync(db)).toBe(false);
     // --dry-run runs the same preflight.
-    const dry = await cli(['persona', 'run', '--session', SESSION, '--target', 'sim:persna', '--judge', 'sim:judge', '--dry-run']);
+    const dry = await cli([...personaArgs({ targets: ['sim:persna'], judges: ['sim:judge'] }), '--dry-run']);
     expect(dry.code).toBe(2);
     expect(dry.stderr).toMatch(/did you mean "persona"/);
   });
 
   it('a grid over the budget exits 2 naming the budget and one that fits', async () => {
-    const run = await cli(
-      ['persona', 'run', '--session', SESSION, '--target', 'openai:gpt-4.1', '--judge', 'openai:gpt-4.1-mini', '--max-cost', '0.01', '--dry-run'],
-      { OPENAI_API_KEY: 'sk-test-not-used' },
-    );
+    const run = await cli([...personaArgs({ targets: ['openai:gpt-4.1'], judges: ['openai:gpt-4.1-mini'] }), '--max-cost', '0.01', '--dry-run'], {
+      OPENAI_API_KEY: 'sk-test-not-used',
+    });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/over the budget --max-cost \$0\.01/);
     expect(run.stderr).toMatch(/raise --max-cost to \$\d/);

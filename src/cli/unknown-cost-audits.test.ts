@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerBuiltinSimProfiles } from '../builtin-sims.js';
 import { createAdapter } from '../models/create-adapter.js';
-import { type FakeServer, startFakeOpenAI } from '../models/testing/index.js';
-import type { ChatMessage } from '../models/types.js';
+import { startSimWireServer } from '../experiment/testing/sim-wire-server.js';
+import type { FakeServer } from '../models/testing/index.js';
 import { DEMO_SESSION } from '../persona-drift/testing/small-config.js';
 import { runCliInProcess } from './testing/run-cli.js';
 import { reportAndGateSurfaces, smallMemoryRunArgs, ZERO_DOLLARS } from './testing/surfaces.js';
@@ -41,24 +41,14 @@ describe('unknown cost in the memory and continuation audits is "unknown", never
   beforeAll(async () => {
     registerBuiltinSimProfiles();
     const memory = createAdapter('sim:memory');
-    const labeler = createAdapter('sim:labeler');
-    server = await startFakeOpenAI({
-      respond: async (request) => {
-        const messages = (request.body?.messages ?? []) as ChatMessage[];
-        if (Array.isArray(request.body?.tools) && request.body.tools.length > 0) {
-          // A continuation cell: a call that varies with the request, so the answers are a model's.
-          return { toolCalls: [{ name: 'Bash', arguments: { command: `ls step-${request.index % 7}` } }] };
-        }
-        // The labeler is unpriced too (sim:labeler's price is known: zero, and its stage would say $0.0000).
-        const sim = request.body?.model === 'unpriced-labeler' ? labeler : memory;
-        const r = await sim.generate({
-          model: request.body?.model === 'unpriced-labeler' ? 'sim:labeler' : 'sim:memory',
-          messages,
-          params: {},
-          sample: request.index,
-        });
-        return { text: r.text };
-      },
+    server = await startSimWireServer({
+      // The labeler is unpriced too (sim:labeler's price is known: zero, and its stage would say $0.0000).
+      judge: 'sim:labeler',
+      isJudge: (_messages, request) => request.body?.model === 'unpriced-labeler',
+      judgeSample: (request) => request.index,
+      // A continuation cell: a call that varies with the request, so the answers are a model's.
+      toolCall: (request) => ({ name: 'Bash', arguments: { command: `ls step-${request.index % 7}` } }),
+      target: async (messages, request) => (await memory.generate({ model: 'sim:memory', messages, params: {}, sample: request.index })).text,
     });
   });
   afterAll(() => server?.close());

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { DEMO_SESSION } from '../persona-drift/testing/small-config.js';
+import { personaArgs } from './testing/persona-args.js';
 import { runCliInProcess } from './testing/run-cli.js';
 
 /** One vocabulary: flags mean the same in run and calibrate, and the spellings of other tools get the echolens one. */
 describe('one vocabulary, with did-you-mean', () => {
-  const run = ['persona', 'run', '--session', DEMO_SESSION, '--judge', 'sim:judge', '--dry-run', '--db', '/nonexistent/x.db'];
+  const run = [...personaArgs({ judges: ['sim:judge'], db: '/nonexistent/x.db' }), '--dry-run'];
 
   it('--model (promptfoo, Inspect) names --target', async () => {
     const r = await runCliInProcess([...run, '--model', 'openai:gpt-4.1-mini']);
@@ -27,18 +27,7 @@ describe('one vocabulary, with did-you-mean', () => {
   });
 
   it('persona calibrate takes --session, --target and --judge as persona run does', async () => {
-    const r = await runCliInProcess([
-      'persona',
-      'calibrate',
-      '--session',
-      DEMO_SESSION,
-      '--target',
-      'openai:gpt-4.1-mini',
-      '--replicates',
-      '20',
-      '--format',
-      'json',
-    ]);
+    const r = await runCliInProcess([...personaArgs({ command: 'calibrate', targets: ['openai:gpt-4.1-mini'] }), '--replicates', '20', '--format', 'json']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const result = JSON.parse(r.stdout) as { design: { sessions: number; targets: string[]; judges: string[]; positionsPerSession: number } };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { rng } from '../stats/rng.js';
 import { analyzeContinuation, type ContinuationObservation } from './analysis.js';
+import { normalDraws } from '../stats/testing/normal.js';
 
 /**
  * Issue #39, continuation with several cross donors (`crossSessions`): each donor transcript
@@ -12,7 +13,7 @@ import { analyzeContinuation, type ContinuationObservation } from './analysis.js
 
 function simulate(options: { cutpoints: number; donors: number; declared: boolean; replicates: number; seed: number; truth?: number }) {
   const random = rng(options.seed);
-  const normal = () => Math.sqrt(-2 * Math.log(1 - random.next())) * Math.cos(2 * Math.PI * random.next());
+  const normal = normalDraws(random);
   const truth = options.truth ?? 0;
   const ids = Array.from({ length: options.cutpoints }, (_, i) => `C${String(i + 1).padStart(3, '0')}`);
   const donorOf = new Map(ids.map((id, i) => [id, `donor-${i % options.donors}`]));

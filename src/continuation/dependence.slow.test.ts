@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { rng } from '../stats/rng.js';
 import { analyzeContinuation, type ContinuationObservation, cutpointClusters } from './analysis.js';
+import { normalDraws } from '../stats/testing/normal.js';
 
 /**
  * Issue #39 done-when, continuation: cutpoints in blocks of 5 whose recent − cross differences
@@ -22,7 +23,7 @@ function observations(diffs: readonly number[]): ContinuationObservation[] {
 
 function run(cutpoints: number, declared: boolean, replicates: number, seed: number, truth = 0) {
   const random = rng(seed);
-  const normal = () => Math.sqrt(-2 * Math.log(1 - random.next())) * Math.cos(2 * Math.PI * random.next());
+  const normal = normalDraws(random);
   const ids = Array.from({ length: cutpoints }, (_, i) => ({ id: `C${String(i + 1).padStart(3, '0')}`, end: 10 * (i + 1) }));
   const clusters = cutpointClusters(ids, { consecutive: 5 });
   let rejects = 0;

@@ -3,9 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerBuiltinSimProfiles } from '../builtin-sims.js';
 import { runCliInProcess } from '../cli/testing/run-cli.js';
 import { smallMemoryRunArgs } from '../cli/testing/surfaces.js';
-import { createAdapter } from '../models/create-adapter.js';
-import { type FakeServer, startFakeOpenAI } from '../models/testing/index.js';
-import type { ChatMessage } from '../models/types.js';
+import { startSimWireServer } from '../experiment/testing/sim-wire-server.js';
+import type { FakeServer } from '../models/testing/index.js';
 import { DEMO_SESSION } from '../persona-drift/testing/small-config.js';
 import { useTempDir } from '../sessions/testing/temp-dir.js';
 
@@ -20,17 +19,12 @@ describe('memory and continuation behind an endpoint that always returns the sam
 
   beforeAll(async () => {
     registerBuiltinSimProfiles();
-    const labeler = createAdapter('sim:labeler');
-    server = await startFakeOpenAI({
-      respond: async (request) => {
-        if (request.body?.model === 'labeler') {
-          const messages = (request.body?.messages ?? []) as ChatMessage[];
-          return { text: (await labeler.generate({ model: 'sim:labeler', messages, params: {}, sample: 0 })).text };
-        }
-        // One fixed reply to everything, tool-using requests included: a mock left in place.
-        if (Array.isArray(request.body?.tools) && request.body.tools.length > 0) return { toolCalls: [{ name: 'Bash', arguments: { command: 'ls' } }] };
-        return { text: '<step_1>Consider the options.</step_1>\n<step_2>Choose the first.</step_2>' };
-      },
+    // One fixed reply to everything, tool-using requests included: a mock left in place.
+    server = await startSimWireServer({
+      judge: 'sim:labeler',
+      isJudge: (_messages, request) => request.body?.model === 'labeler',
+      toolCall: () => ({ name: 'Bash', arguments: { command: 'ls' } }),
+      target: () => '<step_1>Consider the options.</step_1>\n<step_2>Choose the first.</step_2>',
     });
   });
   afterAll(() => server?.close());

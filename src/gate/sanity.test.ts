@@ -6,7 +6,7 @@ import { registerBuiltinSimProfiles } from '../builtin-sims.js';
 import { runCliInProcess } from '../cli/testing/run-cli.js';
 import { startSimWireServer } from '../experiment/testing/sim-wire-server.js';
 import type { FakeServer } from '../models/testing/index.js';
-import { DEMO_SESSION } from '../persona-drift/testing/small-config.js';
+import { personaArgs } from '../cli/testing/persona-args.js';
 import { answerSanity, type SanityCell } from './sanity.js';
 
 const cell = (model: string, key: string, labels: Record<string, unknown>, text: string): SanityCell => ({
@@ -69,22 +69,14 @@ describe('an endpoint that always returns the same text', () => {
   afterAll(() => server?.close());
 
   it('makes the verdict "not computable" with the reason in the run, every report format and the gate — never PASS', async () => {
-    const run = await runCliInProcess([
-      'persona',
-      'run',
-      '--session',
-      DEMO_SESSION,
-      '--target',
-      `openai-compatible:stuck@${server.baseURL}`,
-      '--judge',
-      'sim:judge',
-      '--set',
-      'positions=[{uniform: 3}]',
-      '--set',
-      'analysis.B=200',
-      '--db',
-      db,
-    ]);
+    const run = await runCliInProcess(
+      personaArgs({
+        targets: [`openai-compatible:stuck@${server.baseURL}`],
+        judges: ['sim:judge'],
+        sets: ['positions=[{uniform: 3}]', 'analysis.B=200'],
+        db,
+      }),
+    );
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/verdict: NOT COMPUTABLE — openai-compatible:stuck@\S+ gave one and the same answer \("I am a helpful assistant\."\)/u);
 

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { personaArgs } from '../cli/testing/persona-args.js';
 import { runCliInProcess } from '../cli/testing/run-cli.js';
 import { packageRoot } from '../core/version.js';
 import type { PersonaReport } from './analysis.js';
@@ -20,25 +21,15 @@ describe('persona report: consensus and harness rows (SIMULATED models)', { time
   it('three judges and a Claude Code plus a Codex session give consensus[] and harness[]', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'echolens-persona-extras-'));
     const db = join(dir, 'persona.db');
-    const run = await runCliInProcess([
-      'persona',
-      'run',
-      '--session',
-      CLAUDE,
-      '--session',
-      CODEX,
-      '--target',
-      'sim:persona',
-      ...JUDGES.flatMap((j) => ['--judge', j]),
-      '--set',
-      'positions=[{uniform: 3}]',
-      '--set',
-      'samples=2',
-      '--set',
-      'analysis.B=2000',
-      '--db',
-      db,
-    ]);
+    const run = await runCliInProcess(
+      personaArgs({
+        sessions: [CLAUDE, CODEX],
+        targets: ['sim:persona'],
+        judges: JUDGES,
+        sets: ['positions=[{uniform: 3}]', 'samples=2', 'analysis.B=2000'],
+        db,
+      }),
+    );
     expect(run.stderr).not.toMatch(/error/i);
     expect(run.code).toBe(0);
     const out = join(dir, 'report.json');

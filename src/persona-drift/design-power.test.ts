@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { registerBuiltinSimProfiles } from '../builtin-sims.js';
 import { runCliInProcess } from '../cli/testing/run-cli.js';
 import { personaDesignPower, personaPowerLine } from './design-power.js';
-import { DEMO_SESSION } from './testing/small-config.js';
+import { personaArgs } from '../cli/testing/persona-args.js';
 
 describe('persona design power (pure)', () => {
   it('gives the MDE and power of the default design (12 positions × 5 probes) and what reaches 80%', () => {
@@ -38,16 +38,7 @@ describe("the README's one-command persona design", () => {
   beforeAll(() => registerBuiltinSimProfiles());
   it('dry run prints its MDE and power and says UNDERPOWERED with what to add', async () => {
     const dry = await runCliInProcess([
-      'persona',
-      'run',
-      '--session',
-      DEMO_SESSION,
-      '--target',
-      'openai:gpt-4.1-mini',
-      '--judge',
-      'anthropic:claude-sonnet-4-5',
-      '--db',
-      '/nonexistent/never-written.db',
+      ...personaArgs({ targets: ['openai:gpt-4.1-mini'], judges: ['anthropic:claude-sonnet-4-5'], db: '/nonexistent/never-written.db' }),
       '--dry-run',
     ]);
     expect(dry.code).toBe(0);

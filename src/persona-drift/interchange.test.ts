@@ -11,6 +11,7 @@ import { personaConfigSchema } from './config.js';
 import { readContextEchoArchive, writeArchiveFiles } from './interchange-files.js';
 import { exportRun, importArchive, parseExportManifest } from './interchange-store.js';
 import { personaReport, runPersona } from './run.js';
+import { expectIntervalNear } from '../stats/testing/interval.js';
 
 /**
  * The ContextEcho interchange: the authors' per-cell and content-position layouts in, any persona
@@ -99,13 +100,11 @@ describe('persona import --layout contextecho (per-cell layout)', () => {
           expect(Math.abs((row?.mean as number) - want.mean)).toBeLessThan(1e-9);
           expect(row?.positions).toBe(12);
           expect(row?.n).toBe(60);
-          expect(Math.abs((row?.ci[0] as number) - want.ci[0])).toBeLessThan(0.05);
-          expect(Math.abs((row?.ci[1] as number) - want.ci[1])).toBeLessThan(0.05);
+          expectIntervalNear(row?.ci, want.ci, 0.05);
         }
         const gap = reference?.gap.find((x) => x.target === g.target);
         expect(Math.abs((gap?.estimate as number) - g.gap.estimate)).toBeLessThan(1e-9);
-        expect(Math.abs((gap?.ci[0] as number) - g.gap.ci[0])).toBeLessThan(0.05);
-        expect(Math.abs((gap?.ci[1] as number) - g.gap.ci[1])).toBeLessThan(0.05);
+        expectIntervalNear(gap?.ci, g.gap.ci, 0.05);
         const perm = reference?.permutation.find((x) => x.target === g.target && x.contrast === 'filler - real');
         expect(Math.abs((perm?.mean as number) - g.permutation.mean)).toBeLessThan(1e-9);
         expect(Math.abs((perm?.p as number) - g.permutation.p)).toBeLessThan(

@@ -12,6 +12,7 @@ import { personaSections } from './document.js';
 import { renderPersonaMarkdown } from './document.js';
 import { personaReport } from './run.js';
 import { PARITY_PER_CELL, writeParityArchive } from './testing/parity-archive.js';
+import { expectIntervalNear } from '../stats/testing/interval.js';
 
 /**
  * Replication parity: the synthetic archive of testing/parity-archive.ts (per-cell and
@@ -127,8 +128,7 @@ describe("replication parity with the ContextEcho authors' functions (procedure:
         expect(Math.abs((got?.mean as number) - want.mean)).toBeLessThan(1e-9);
         expect(got?.n).toBe(want.n);
         expect(got?.positions).toBe(want.positions);
-        expect(Math.abs((got?.ci[0] as number) - want.ci[0])).toBeLessThan(CI_TOL);
-        expect(Math.abs((got?.ci[1] as number) - want.ci[1])).toBeLessThan(CI_TOL);
+        expectIntervalNear(got?.ci, want.ci, CI_TOL);
       }
       const gap = reference?.gap.find((x) => x.target === target);
       expect(Math.abs((gap?.estimate as number) - g.gap)).toBeLessThan(1e-9);
@@ -174,8 +174,7 @@ describe("replication parity with the ContextEcho authors' functions (procedure:
         for (const arm of ['real', 'filler'] as const) {
           expect(Math.abs((p?.[arm].mean as number) - want[arm].mean)).toBeLessThan(1e-9);
           expect(p?.[arm].n).toBe(want[arm].n);
-          expect(Math.abs((p?.[arm].ci[0] as number) - want[arm].ci[0])).toBeLessThan(CI_TOL);
-          expect(Math.abs((p?.[arm].ci[1] as number) - want[arm].ci[1])).toBeLessThan(CI_TOL);
+          expectIntervalNear(p?.[arm].ci, want[arm].ci, CI_TOL);
         }
       });
       expect(Math.abs((got?.gap as number) - g.trajectory.gap)).toBeLessThan(1e-9);

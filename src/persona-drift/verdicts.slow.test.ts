@@ -93,7 +93,7 @@ describe('the headline test is exact for independent, symmetric sessions of uneq
   // 10 equal ones (5 + 5), each with 3 positions of noise SD 0.37 (the calibration's position gap).
   const run = (seed: number, spreads: readonly number[]) => {
     const random = rng(seed);
-    const normal = () => Math.sqrt(-2 * Math.log(1 - random.next())) * Math.cos(2 * Math.PI * random.next());
+    const normal = normalDraws(random);
     const reps = 20_000;
     let rejects = 0;
     let covered = 0;

@@ -14,18 +14,13 @@ import { openStore } from '../store/run-store.js';
 import { changeFails, compareSeries } from './baseline.js';
 import type { AuditSeries } from './compare-types.js';
 import { baselinePairs, compareToBaseline } from './history.js';
+import { normalDraw as normal } from '../stats/testing/normal.js';
 
 /**
  * Calibration of the baseline comparison (docs/statistics.md, "Change from a baseline"): with no
  * change between two measurements the gate passes in at least 95% of seeded replicates, and with a
  * planted change the interval covers it at its level, over designs like the audits' own.
  */
-
-function normal(r: ReturnType<typeof rng>): number {
-  const u = 1 - r.next();
-  const v = r.next();
-  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
-}
 
 interface Design {
   name: string;

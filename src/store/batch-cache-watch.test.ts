@@ -172,21 +172,49 @@ function fakeTime() {
   };
 }
 
-describe('a --batch stage whose queue outlives the cache', () => {
-  it('anthropic: leaders that took 70 minutes make the run re-warm each group online while the followers wait, and the followers read the cache', async () => {
-    const time = fakeTime();
-    const cache = cacheModel(time.now, 60 * MINUTE);
-    // Each batch ends on its 15th poll: 14 polls 5 minutes apart, about 70 minutes.
-    const server = await fake({ provider: 'anthropic', respond: cache.respond, pollsUntilDone: 14 });
-    const store = RunStore.open(storeFile(), { env: {} });
-    const runId = await store.createRun(TEST_MANIFEST, { id: 'rewarm' });
-    const notes: string[] = [];
-    const specs = grid(`anthropic:claude-sonnet-4-5@${server.baseURL}`, 2, 12);
-    const summary = await runCellsBatch(store, runId, specs, {
+/**
+ * A `groups × perGroup` grid as one --batch stage in a fresh store: a fake provider (batches done
+ * on the 15th poll) over a prompt cache of `ttlMs`, polled every 5 minutes of fake time.
+ */
+async function batchOverCache(o: {
+  provider: 'anthropic' | 'openai';
+  model: string;
+  ttlMs: number;
+  runId: string;
+  groups: number;
+  perGroup: number;
+  followerRoute?: 'batch';
+}) {
+  const time = fakeTime();
+  const cache = cacheModel(time.now, o.ttlMs);
+  const server = await fake({ provider: o.provider, respond: cache.respond, pollsUntilDone: 14 });
+  const store = RunStore.open(storeFile(), { env: {} });
+  const notes: string[] = [];
+  try {
+    const runId = await store.createRun(TEST_MANIFEST, { id: o.runId });
+    const summary = await runCellsBatch(store, runId, grid(`${o.provider}:${o.model}@${server.baseURL}`, o.groups, o.perGroup), {
       env,
       pollIntervalMs: 5 * MINUTE,
       ...time,
       notify: (line) => notes.push(line),
+      ...(o.followerRoute === undefined ? {} : { followerRoute: o.followerRoute }),
+    });
+    return { summary, notes, cache, server };
+  } finally {
+    await store.close();
+  }
+}
+
+describe('a --batch stage whose queue outlives the cache', () => {
+  it('anthropic: leaders that took 70 minutes make the run re-warm each group online while the followers wait, and the followers read the cache', async () => {
+    // Each batch ends on its 15th poll: 14 polls 5 minutes apart, about 70 minutes.
+    const { summary, notes, cache } = await batchOverCache({
+      provider: 'anthropic',
+      model: 'claude-sonnet-4-5',
+      ttlMs: 60 * MINUTE,
+      runId: 'rewarm',
+      groups: 2,
+      perGroup: 12,
     });
     expect(summary).toMatchObject({ status: 'done', done: 24, failed: 0 });
     expect(notes.join('\n')).toMatch(
@@ -214,41 +242,30 @@ describe('a --batch stage whose queue outlives the cache', () => {
     expect(notes.some((n) => n.includes('prompt-cache reads billed to followers: 22 of 22 expected; 4 re-warm calls'))).toBe(true);
     expect(notes.some((n) => n.startsWith('warning:'))).toBe(false);
     // The same queue with the followers always batched: every follower misses, and nothing re-warms.
-    const againTime = fakeTime();
-    const again = await fake({ provider: 'anthropic', respond: cacheModel(againTime.now, 60 * MINUTE).respond, pollsUntilDone: 14 });
     // A store of its own: in the first one these cells are answered already.
-    const fresh = RunStore.open(storeFile(), { env: {} });
-    const before = await runCellsBatch(
-      fresh,
-      await fresh.createRun(TEST_MANIFEST, { id: 'always-batch' }),
-      grid(`anthropic:claude-sonnet-4-5@${again.baseURL}`, 2, 12),
-      {
-        env,
-        pollIntervalMs: 5 * MINUTE,
-        ...againTime,
-        followerRoute: 'batch',
-      },
-    );
+    const { summary: before, server: again } = await batchOverCache({
+      provider: 'anthropic',
+      model: 'claude-sonnet-4-5',
+      ttlMs: 60 * MINUTE,
+      runId: 'always-batch',
+      groups: 2,
+      perGroup: 12,
+      followerRoute: 'batch',
+    });
     expect(before).toMatchObject({ status: 'done', done: 24, failed: 0 });
     expect(before.cacheReadCells).toBe(0);
     expect(before.batchCache).toBeUndefined();
     expect(again.submissions.size).toBe(24);
-    await fresh.close();
-    await store.close();
   });
 
   it('openai: with the 5-minute lifetime the followers run online, reading the cache their leaders wrote', async () => {
-    const time = fakeTime();
-    const cache = cacheModel(time.now, 5 * MINUTE);
-    const server = await fake({ provider: 'openai', respond: cache.respond, pollsUntilDone: 14 });
-    const store = RunStore.open(storeFile(), { env: {} });
-    const runId = await store.createRun(TEST_MANIFEST, { id: 'online' });
-    const notes: string[] = [];
-    const summary = await runCellsBatch(store, runId, grid(`openai:gpt-4.1@${server.baseURL}`, 2, 4), {
-      env,
-      pollIntervalMs: 5 * MINUTE,
-      ...time,
-      notify: (line) => notes.push(line),
+    const { summary, notes, cache, server } = await batchOverCache({
+      provider: 'openai',
+      model: 'gpt-4.1',
+      ttlMs: 5 * MINUTE,
+      runId: 'online',
+      groups: 2,
+      perGroup: 4,
     });
     expect(summary).toMatchObject({ status: 'done', done: 8, failed: 0 });
     expect(server.batches.map((b) => b.customIds.length)).toEqual([2]);
@@ -258,7 +275,6 @@ describe('a --batch stage whose queue outlives the cache', () => {
     expect(online).toHaveLength(6);
     expect(online.every((entry) => entry.read)).toBe(true);
     expect(summary.batchCache).toMatchObject({ expectedReads: 6, billedReads: 6, lost: false, routes: { openai: 'online' } });
-    await store.close();
   });
 
   it('warns when the followers’ batch was queued past the lifetime although the leaders’ was quick', async () => {

@@ -6,30 +6,16 @@ import { ZERO_USAGE } from '../models/types.js';
 import { BLOB_MIN_CHARS, encodeRequest } from './blobs.js';
 import { cellIdentity } from './keys.js';
 import { requestKeys } from './request-hash.js';
-import { type CellOutcome, SqliteRunStore } from './run-store.js';
+import { SqliteRunStore } from './run-store.js';
 import { SCHEMA_VERSION } from './schema.js';
-import { TEST_MANIFEST } from './testing/fakes.js';
+import { TEST_MANIFEST, testOutcome } from './testing/fakes.js';
 import type { CellSpec } from './types.js';
 import { useTempDir } from '../sessions/testing/temp-dir.js';
 import { rewindSchema } from './testing/old-schema.js';
 
 const tmp = useTempDir('echolens-blobs-', 'test');
 
-const done: CellOutcome = {
-  status: 'done',
-  attempts: 1,
-  text: 'answer',
-  reasoning: null,
-  finishReason: 'stop',
-  responseModel: null,
-  usage: { ...ZERO_USAGE, inputTokens: 3, outputTokens: 1 },
-  latencyMs: 1,
-  costUsd: 0.001,
-  errorClass: null,
-  errorMessage: null,
-  startedAt: '2026-01-01T00:00:00.000Z',
-  finishedAt: '2026-01-01T00:00:01.000Z',
-};
+const done = testOutcome({ text: 'answer', usage: { ...ZERO_USAGE, inputTokens: 3, outputTokens: 1 }, latencyMs: 1 });
 
 /** A session-like prefix: one long rendered transcript and the acknowledgement turn that ends it. */
 function prefix(seed: string, chars = 50_000): ChatMessage[] {

@@ -1,24 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
 import { readOnce } from './read-once.js';
-import { ZERO_USAGE } from '../models/types.js';
 import { type CellOutcome, SqliteRunStore } from './run-store.js';
-import { makeSpecs, TEST_MANIFEST } from './testing/fakes.js';
+import { makeSpecs, TEST_MANIFEST, testOutcome } from './testing/fakes.js';
 
-const outcome = (status: CellOutcome['status'], text: string | null): CellOutcome => ({
-  status,
-  attempts: 1,
-  text,
-  reasoning: null,
-  finishReason: 'stop',
-  responseModel: null,
-  usage: { ...ZERO_USAGE, inputTokens: 5, outputTokens: 2 },
-  latencyMs: 12,
-  costUsd: 0.001,
-  errorClass: null,
-  errorMessage: null,
-  startedAt: '2026-01-01T00:00:00.000Z',
-  finishedAt: '2026-01-01T00:00:01.000Z',
-});
+const outcome = (status: CellOutcome['status'], text: string | null): CellOutcome => testOutcome({ status, text });
 
 describe('readOnce: a report reads the run and its cells once', () => {
   it('answers repeated reads from the first, per argument list, and passes everything else through', async () => {

@@ -10,11 +10,19 @@ import { oldStoreWithDoneRun } from './testing/old-schema.js';
 
 const tmp = useTempDir('echolens-stages-', 'test');
 
+/** One run in a fresh store at the same path; the store is closed however the body ends. */
+async function withRun(body: (store: RunStore, id: string) => Promise<void>): Promise<void> {
+  const store = RunStore.open(join(tmp.path, 'run.db'));
+  try {
+    await body(store, await store.createRun(TEST_MANIFEST));
+  } finally {
+    await store.close();
+  }
+}
+
 describe('run stages in the store', () => {
   it('keeps a run running while a declared stage is incomplete, whoever writes done', async () => {
-    const store = RunStore.open(join(tmp.path, 'run.db'));
-    try {
-      const id = await store.createRun(TEST_MANIFEST);
+    await withRun(async (store, id) => {
       await store.declareStages(id, [
         { name: 'generation', expected: 3 },
         { name: 'labeling', expected: 3 },
@@ -32,15 +40,11 @@ describe('run stages in the store', () => {
       await store.recordStage(id, 'labeling', { expected: 3, registered: 3, settled: 3 });
       await store.setRunStatus(id, 'done');
       expect((await store.requireRun(id)).status).toBe('done');
-    } finally {
-      await store.close();
-    }
+    });
   });
 
   it('orders declared stages first and appends undeclared ones; a re-declaration updates only stages not started', async () => {
-    const store = RunStore.open(join(tmp.path, 'run.db'));
-    try {
-      const id = await store.createRun(TEST_MANIFEST);
+    await withRun(async (store, id) => {
       await store.declareStages(id, [
         { name: 'a', expected: 2 },
         { name: 'b', expected: null },
@@ -59,9 +63,7 @@ describe('run stages in the store', () => {
       // Deleting the run deletes its stages (the foreign key would refuse otherwise).
       await store.deleteRun(id);
       expect(await store.stages(id)).toEqual([]);
-    } finally {
-      await store.close();
-    }
+    });
   });
 
   it('treats a run recorded before stages existed by its status alone (a v4 store migrates to v5 with the ledger)', async () => {

@@ -8,26 +8,12 @@ import { ZERO_USAGE } from '../models/types.js';
 import { cellKey, contentKey } from './keys.js';
 import { type CellOutcome, RESULT_COLUMNS, resultRecord, SqliteRunStore } from './run-store.js';
 import { SCHEMA_VERSION } from './schema.js';
-import { makeSpecs, TEST_MANIFEST } from './testing/fakes.js';
+import { makeSpecs, TEST_MANIFEST, testOutcome } from './testing/fakes.js';
 import { useTempDir } from '../sessions/testing/temp-dir.js';
 
 const tmp = useTempDir('echolens-store-', 'test');
 
-const outcome = (text: string, status: CellOutcome['status'] = 'done'): CellOutcome => ({
-  status,
-  attempts: 1,
-  text,
-  reasoning: null,
-  finishReason: 'stop',
-  responseModel: null,
-  usage: { ...ZERO_USAGE, inputTokens: 5, outputTokens: 2 },
-  latencyMs: 12,
-  costUsd: 0.001,
-  errorClass: null,
-  errorMessage: null,
-  startedAt: '2026-01-01T00:00:00.000Z',
-  finishedAt: '2026-01-01T00:00:01.000Z',
-});
+const outcome = (text: string, status: CellOutcome['status'] = 'done'): CellOutcome => testOutcome({ text, status });
 
 describe('RunStore schema', () => {
   it('creates a WAL store with the current schema version and reopens it', async () => {

@@ -2,26 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { ZERO_USAGE } from '../models/types.js';
 import type { CellOutcome } from './run-store-common.js';
 import { attemptRecorder, batchedCommitter } from './runner-commit.js';
+import { testOutcome } from './testing/fakes.js';
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
-function outcome(text: string): CellOutcome {
-  return {
-    status: 'done',
-    attempts: 1,
-    text,
-    reasoning: null,
-    finishReason: 'stop',
-    responseModel: null,
-    usage: ZERO_USAGE,
-    latencyMs: 1,
-    costUsd: 0,
-    errorClass: null,
-    errorMessage: null,
-    startedAt: '2026-01-01T00:00:00.000Z',
-    finishedAt: '2026-01-01T00:00:01.000Z',
-  };
-}
+const outcome = (text: string): CellOutcome => testOutcome({ text, usage: ZERO_USAGE, latencyMs: 1, costUsd: 0 });
 
 /** A writer whose writes finish only when the test says so. */
 function heldWriter() {

@@ -6,7 +6,7 @@ import { ZERO_USAGE } from '../models/types.js';
 import { SqliteRunStore } from './run-store.js';
 import { runCells } from './runner.js';
 import { APPLICATION_ID, SCHEMA_VERSION } from './schema.js';
-import { TEST_MANIFEST } from './testing/fakes.js';
+import { TEST_MANIFEST, testOutcome } from './testing/fakes.js';
 import { useTempDir } from '../sessions/testing/temp-dir.js';
 
 const tmp = useTempDir('echolens-toolcalls-', 'test');
@@ -49,21 +49,7 @@ describe('tool calls in the store', () => {
     const [key] = await store.registerCells(runId, [
       { request: { model: 'sim:echo', messages: [{ role: 'user', content: 'x' }], params: {}, sample: 0 }, labels: {} },
     ]);
-    await store.recordResult(key!, {
-      status: 'done',
-      attempts: 1,
-      text: 'x',
-      reasoning: null,
-      finishReason: 'stop',
-      responseModel: null,
-      usage: { ...ZERO_USAGE },
-      latencyMs: 1,
-      costUsd: null,
-      errorClass: null,
-      errorMessage: null,
-      startedAt: '2026-01-01T00:00:00.000Z',
-      finishedAt: '2026-01-01T00:00:01.000Z',
-    });
+    await store.recordResult(key!, testOutcome({ text: 'x', usage: { ...ZERO_USAGE }, latencyMs: 1, costUsd: null }));
     await store.close();
     // Turn it back into a version-1 file.
     const db = new Database(file);

@@ -2,7 +2,7 @@
 export { startFakeOpenAI } from './fake-openai.js';
 export { startFakeAnthropic } from './fake-anthropic.js';
 export { lastUserText } from './fake-server.js';
-export type { FakeFault, FakeRequest, FakeServer, FakeServerOptions } from './fake-server.js';
+export type { FakeFault, FakeRequest, FakeServer, FakeServerOptions, FakeToolCall } from './fake-server.js';
 export { startFakeBatch } from './fake-batch.js';
 export type { FakeBatchOptions, FakeBatchServer } from './fake-batch.js';
 export { startFakeGemini } from './fake-gemini.js';

@@ -2,6 +2,7 @@ import { sha256Hex } from '../../core/canonical-json.js';
 import type { ModelAdapter, ModelRequest, ModelResponse, TokenUsage } from '../../models/types.js';
 import { ZERO_USAGE } from '../../models/types.js';
 import { cellKey } from '../keys.js';
+import type { CellOutcome } from '../run-store-common.js';
 import type { CellSpec } from '../types.js';
 
 /**
@@ -109,3 +110,23 @@ export const TEST_MANIFEST = {
   versions: { echolens: 'test' },
   gitCommit: null,
 };
+
+/** A settled cell as a store test records it: done after one attempt, with small usage and cost; `over` changes any field. */
+export function testOutcome(over: Partial<CellOutcome> = {}): CellOutcome {
+  return {
+    status: 'done',
+    attempts: 1,
+    text: 'x',
+    reasoning: null,
+    finishReason: 'stop',
+    responseModel: null,
+    usage: { ...ZERO_USAGE, inputTokens: 5, outputTokens: 2 },
+    latencyMs: 12,
+    costUsd: 0.001,
+    errorClass: null,
+    errorMessage: null,
+    startedAt: '2026-01-01T00:00:00.000Z',
+    finishedAt: '2026-01-01T00:00:01.000Z',
+    ...over,
+  };
+}
