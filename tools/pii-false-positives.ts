@@ -6,52 +6,19 @@
  * the session transcript fixtures. A person's name on a copyright/license line or a handle in a
  * `TODO(…)` annotation is personal data found, counted apart, not a false positive.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findPii, PII_KINDS } from '../src/sessions/redact/pii.js';
+import { CLEAN_PACKAGES, isSourceFile, walkFiles as walk } from '../test/reliability/clean-code.js';
 
 const root = new URL('..', import.meta.url).pathname;
 const ALL = new Set(PII_KINDS);
 
-function walk(dir: string, keep: (name: string) => boolean, skipDir = /^(?:test|tests|__tests__|__fixtures__|fixtures|node_modules)$/u): string[] {
-  const out: string[] = [];
-  let names: string[];
-  try {
-    names = readdirSync(dir).sort();
-  } catch {
-    return out;
-  }
-  for (const name of names) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) {
-      if (!skipDir.test(name)) out.push(...walk(path, keep, skipDir));
-    } else if (keep(name)) out.push(path);
-  }
-  return out;
-}
-
-const code = (name: string) => /\.(?:js|mjs|cjs|ts)$/u.test(name) && !/\.(?:test|spec|d)\.[cm]?[jt]s$/u.test(name) && !name.endsWith('.min.js');
-// The held-out test's list (test/reliability/pii-heldout.test.ts), and zod's message locales apart:
-// German, Vietnamese … UI strings are prose in other languages, as a transcript may hold.
-const PACKAGES = [
-  'commander/lib',
-  'yaml/dist',
-  'zod/v4/classic',
-  'zod/v4/core',
-  'semver',
-  'undici/lib',
-  'google-auth-library/build/src',
-  'gaxios/build',
-  'd3-array/dist',
-  'd3-scale/dist',
-  'd3-shape/dist',
-  'vega-lite/build/src',
-];
 const inputs: Array<[string, string[]]> = [
-  ['src/ (no tests, fixtures)', walk(join(root, 'src'), code)],
+  ['src/ (no tests, fixtures)', walk(join(root, 'src'), isSourceFile)],
   ['typescript/lib/_tsc.js', [join(root, 'node_modules/typescript/lib/_tsc.js')]],
-  ['installed packages', PACKAGES.flatMap((p) => walk(join(root, 'node_modules', p), code))],
-  ['zod message locales (48 languages)', walk(join(root, 'node_modules/zod/v4/locales'), code)],
+  ['installed packages', CLEAN_PACKAGES.flatMap((p) => walk(join(root, 'node_modules', p), isSourceFile))],
+  ['zod message locales (48 languages)', walk(join(root, 'node_modules/zod/v4/locales'), isSourceFile)],
   [
     'transcript and clean fixtures',
     [

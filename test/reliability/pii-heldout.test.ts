@@ -4,7 +4,7 @@
 // ≤ 2% of the planted items, `verify` must flag every line where one survives, and on real source
 // code from installed packages (code the redactor was not tuned on) the PII detectors may fire at
 // most once per MB. The figures are printed on each run (docs/sessions.md).
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -13,46 +13,17 @@ import { findPii, PII_KINDS } from '../../src/sessions/redact/pii.js';
 import { redactFile } from '../../src/sessions/redact/redact-file.js';
 import { verifyFile } from '../../src/sessions/redact/verify/verify-file.js';
 import { useTempDir } from '../../src/sessions/testing/temp-dir.js';
+import { CLEAN_PACKAGES, isSourceFile, walkFiles } from './clean-code.js';
 import { HELD_OUT_KINDS, HELD_OUT_SEED, heldOutItems, heldOutRecord, heldOutSurvives, transcriptHeader } from './pii-heldout-corpus.js';
 import { seeded, size } from './size.js';
 
 const tmp = useTempDir('echolens-pii-heldout-');
 const ALL = new Set(PII_KINDS);
 
-/** Installed packages' own source (not this repository's, not tests): the clean corpus. */
-const CLEAN_PACKAGES = [
-  'commander/lib',
-  'yaml/dist',
-  'zod/v4/classic',
-  'zod/v4/core',
-  'semver',
-  'undici/lib',
-  'google-auth-library/build/src',
-  'gaxios/build',
-  'd3-array/dist',
-  'd3-scale/dist',
-  'd3-shape/dist',
-  'vega-lite/build/src',
-];
-
 function cleanFiles(): string[] {
-  const files: string[] = [];
-  const walk = (dir: string) => {
-    let names: string[];
-    try {
-      names = readdirSync(dir).sort();
-    } catch {
-      return;
-    }
-    for (const name of names) {
-      const path = join(dir, name);
-      if (statSync(path).isDirectory()) {
-        if (!/^(?:test|tests|__tests__|fixtures|node_modules)$/u.test(name)) walk(path);
-      } else if (/\.(?:js|mjs|cjs|ts)$/u.test(name) && !/\.(?:test|spec|d)\.[cm]?[jt]s$/u.test(name) && !name.endsWith('.min.js')) files.push(path);
-    }
-  };
-  for (const pkg of CLEAN_PACKAGES) walk(join(packageRoot(), 'node_modules', pkg));
-  return files;
+  return CLEAN_PACKAGES.flatMap((pkg) =>
+    walkFiles(join(packageRoot(), 'node_modules', pkg), isSourceFile, /^(?:test|tests|__tests__|fixtures|node_modules)$/u),
+  );
 }
 
 describe('sessions redact / verify --pii on a held-out corpus', { timeout: 600_000 }, () => {
