@@ -39,6 +39,8 @@ export interface AuditLimits {
   timeoutMs?: number;
   /** Anthropic prompt-cache lifetime (docs/decisions.md#cost-estimates-and-caching). */
   cacheTtl?: '5m' | '1h';
+  /** OpenAI `prompt_cache_retention` (docs/decisions.md#openai-cache-retention). */
+  openaiCacheRetention?: 'in_memory' | '24h';
   /** Send OpenAI `prompt_cache_key` per prefix group (default true). */
   promptCacheKey?: boolean;
 }
