@@ -7,6 +7,7 @@ import type { StageRuntime } from '../experiment/runtime.js';
 import { decideMeasurement } from '../experiment/measurement.js';
 import { measurementFlags } from './run-options.js';
 import { stopAdvice } from './stop-advice.js';
+import { openaiRetentionByModel } from '../models/cache-retention.js';
 import { batchCacheRule, openaiRetentionLine } from '../store/cache-schedule.js';
 
 /** The flags every `<audit> run` command shares. */
@@ -71,6 +72,12 @@ export async function runAuditCommand<C, I, K, R, X>(audit: Audit<C, I, K, R, X>
       );
     } else if (cache.openaiCacheRetention !== undefined) {
       process.stdout.write(`${openaiRetentionLine(cache, false)}\n`);
+    }
+    const perModel = openaiRetentionByModel(checked.models ?? [], cache.openaiCacheRetention, flags.batch === true);
+    if (perModel.length > 0 && (flags.batch || cache.openaiCacheRetention !== undefined)) {
+      const what = (r: (typeof perModel)[number]) =>
+        r.retention === undefined ? 'none sent (planned as 5 min)' : `${r.retention}${cache.openaiCacheRetention === undefined ? ' on its prefix groups' : ''}`;
+      process.stdout.write(`OpenAI prompt_cache_retention by model: ${perModel.map((r) => `${r.ref} ${what(r)}`).join('; ')}\n`);
     }
     return null;
   }

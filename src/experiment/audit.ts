@@ -105,6 +105,8 @@ export interface AuditPreflight<Input> {
   /** The first stage's cells as `plan` made them; passed to `runAudit` so the run does not plan again. */
   specs?: CellSpec[];
   estimate?: PlanEstimate;
+  /** Every model the run calls, as the config names them (the dry run lists their cache settings). */
+  models?: readonly string[];
   /** Missing API keys a dry run let through (a real run stops on them). */
   keyWarnings?: PreflightProblem[];
 }

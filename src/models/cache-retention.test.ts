@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { openaiRetentionFor, openaiRetentionTtlMs, supportsExtendedRetention } from './cache-retention.js';
+import { openaiRetentionByModel, openaiRetentionFor, openaiRetentionTtlMs, supportsExtendedRetention } from './cache-retention.js';
 
 const MINUTE = 60_000;
 
@@ -26,5 +26,17 @@ describe('OpenAI prompt-cache retention', () => {
     expect(openaiRetentionTtlMs('24h')).toBe(24 * 60 * MINUTE);
     expect(openaiRetentionTtlMs('in_memory')).toBe(5 * MINUTE);
     expect(openaiRetentionTtlMs(undefined)).toBe(5 * MINUTE);
+  });
+});
+
+describe('openaiRetentionByModel', () => {
+  it('lists each openai: model once with the retention it asks for, and leaves other providers out', () => {
+    const refs = ['openai:gpt-4.1', 'anthropic:claude-sonnet-4-5', 'openai:gpt-4o@http://127.0.0.1:9/v1', 'openai:gpt-4.1', 'sim:judge'];
+    expect(openaiRetentionByModel(refs, undefined, true)).toEqual([
+      { ref: 'openai:gpt-4.1', retention: '24h' },
+      { ref: 'openai:gpt-4o@http://127.0.0.1:9/v1', retention: undefined },
+    ]);
+    expect(openaiRetentionByModel(refs, undefined, false).map((r) => r.retention)).toEqual([undefined, undefined]);
+    expect(openaiRetentionByModel(refs, 'in_memory', true).map((r) => r.retention)).toEqual(['in_memory', 'in_memory']);
   });
 });

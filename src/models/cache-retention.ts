@@ -1,3 +1,5 @@
+import { parseModelRef } from './ref.js';
+
 /**
  * OpenAI's prompt-cache retention (`prompt_cache_retention`), as its prompt-caching guide and
  * API reference publish it (docs/decisions.md#openai-cache-retention). Pure.
@@ -58,4 +60,28 @@ export function supportsExtendedRetention(modelId: string): boolean {
 export function openaiRetentionFor(modelId: string, configured: OpenAICacheRetention | undefined, followersWait: boolean): OpenAICacheRetention | undefined {
   if (configured !== undefined) return configured;
   return followersWait && supportsExtendedRetention(modelId) ? '24h' : undefined;
+}
+
+/**
+ * The retention each `openai:` model of a plan asks for (the dry run lists it). `batch`: the
+ * run goes through `--batch` with its prefix groups in two waves. Refs of other providers, and
+ * refs that do not parse, are left out.
+ */
+export function openaiRetentionByModel(
+  refs: readonly string[],
+  configured: OpenAICacheRetention | undefined,
+  batch: boolean,
+): Array<{ ref: string; retention: OpenAICacheRetention | undefined }> {
+  const out: Array<{ ref: string; retention: OpenAICacheRetention | undefined }> = [];
+  for (const ref of [...new Set(refs)].sort()) {
+    let parsed: { provider: string; model: string };
+    try {
+      parsed = parseModelRef(ref);
+    } catch {
+      continue;
+    }
+    if (parsed.provider !== 'openai') continue;
+    out.push({ ref, retention: openaiRetentionFor(parsed.model, configured, batch) });
+  }
+  return out;
 }
