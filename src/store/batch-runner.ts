@@ -202,7 +202,7 @@ function cacheWaves(
   // OpenAI retention: the config's on every line; else 24 h on a prefix group's lines where the model takes it.
   const retentionOf = (key: string, grouped: boolean) => {
     const request = requestOf.get(key)!;
-    if (batchProviderKind(session, request.model) !== 'openai') return {};
+    if (session.batch.batchProviderOf(request.model) !== 'openai') return {};
     const retention = openaiRetentionFor(modelIdOf(request.model), configured, grouped);
     return retention === undefined ? {} : { promptCacheRetention: retention };
   };
@@ -229,10 +229,6 @@ function cacheWaves(
       return cacheKey === undefined ? { cacheTtl, ...retention } : { cacheTtl, promptCacheKey: cacheKey, ...retention };
     },
   };
-}
-
-function batchProviderKind(session: BatchSession, model: string): BatchProvider | null {
-  return session.batch.batchProviderOf(model);
 }
 
 /** The model id of a ref (`openai:gpt-4.1@http://…` → `gpt-4.1`). */
