@@ -14,6 +14,11 @@
  * OpenAI per-route overflow is not applied (as in batch-cache.bench.ts). Printed: each bill, its
  * ratio to the no-gap bill (target for the watched run: ≤ 1.1, or the run warned and re-warmed),
  * the route and the warnings the run printed. BENCH_SMOKE=1: 2 positions × 4 probes, 2,000 words.
+ *
+ * OpenAI runs twice over: with `limits.openaiCacheRetention: in_memory` (a prefix lives 5 minutes
+ * in the simulator) and with the retention `--batch` picks for GPT-4.1 when the config sets none
+ * (`24h`, sent as `prompt_cache_retention`; the simulator keeps such a prefix 24 hours). Each
+ * setting's 65-minute rows are divided by its own no-gap bill.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -51,13 +56,17 @@ interface Ledger {
   batchLines: number;
   onlineCalls: number;
   followerReads: number;
+  /** The `prompt_cache_retention` values the provider received. */
+  retention: Set<string>;
 }
 
-async function run(provider: Provider, queueMinutes: number, followerRoute: 'auto' | 'batch', dir: string) {
+type Retention = 'in_memory' | '24h' | undefined;
+
+async function run(provider: Provider, queueMinutes: number, followerRoute: 'auto' | 'batch', dir: string, retention?: Retention) {
   const price = findPrice(`${provider}:${MODELS[provider]}`, prices)!;
   const anthropic = new AnthropicCache(tokens);
   const openai = new OpenAICache(tokens, { requestsPerMinute: Number.POSITIVE_INFINITY, readyOnAnswer: true });
-  const ledger: Ledger = { billedUsd: 0, batchLines: 0, onlineCalls: 0, followerReads: 0 };
+  const ledger: Ledger = { billedUsd: 0, batchLines: 0, onlineCalls: 0, followerReads: 0, retention: new Set() };
   let clock = 0;
   let server: FakeBatchServer | undefined;
   const respond = (request: FakeRequest) => {
@@ -71,8 +80,9 @@ async function run(provider: Provider, queueMinutes: number, followerRoute: 'aut
       arrived = clock - 90_000 + (30_000 * line) / Math.max(1, lines);
       answered = arrived + MINUTE;
     }
-    const { blocks, cacheKey } = blocksOf(provider, request.body ?? {});
-    const usage: CacheUsage = provider === 'anthropic' ? anthropic.bill(blocks, arrived, answered) : openai.bill(blocks, cacheKey, arrived, answered);
+    const { blocks, cacheKey, retention: asked } = blocksOf(provider, request.body ?? {});
+    const usage: CacheUsage = provider === 'anthropic' ? anthropic.bill(blocks, arrived, answered) : openai.bill(blocks, cacheKey, arrived, answered, asked);
+    if (asked !== undefined) ledger.retention.add(asked);
     const maxTokens = Number(
       (request.body as { max_tokens?: number; max_completion_tokens?: number })?.max_tokens ??
         (request.body as { max_completion_tokens?: number })?.max_completion_tokens ??
@@ -93,7 +103,7 @@ async function run(provider: Provider, queueMinutes: number, followerRoute: 'aut
     };
   };
   server = await startFakeBatch({ provider, respond, pollsUntilDone: queueMinutes + 1 });
-  const store = RunStore.open(join(dir, `${provider}-${queueMinutes}-${followerRoute}.db`));
+  const store = RunStore.open(join(dir, `${provider}-${queueMinutes}-${followerRoute}-${retention ?? 'default'}.db`));
   const notes: string[] = [];
   try {
     const specs = withModel(baseGrid, `${provider}:${MODELS[provider]}@${server.baseURL}`);
@@ -108,6 +118,7 @@ async function run(provider: Provider, queueMinutes: number, followerRoute: 'aut
       followerRoute,
       notify: (line) => notes.push(line),
       costOf: (ref, usage) => costOf(ref, usage, prices),
+      ...(retention === undefined ? {} : { cache: { openaiCacheRetention: retention } }),
     });
     if (summary.done !== specs.length) throw new Error(`${provider}/${queueMinutes}/${followerRoute}: ${summary.done} of ${specs.length} cells done`);
     return { ledger, summary, notes };
@@ -122,11 +133,17 @@ const dir = mkdtempSync(join(tmpdir(), 'echolens-batch-gap-bench-'));
 let failures = 0;
 try {
   console.log(`grid: ${baseGrid.length} cells, ~${WORDS_PER_CELL.toLocaleString('en-US')} words of context a cell; virtual clock, polls every minute`);
-  for (const provider of ['anthropic', 'openai'] as const) {
-    console.log(`\n${provider}:${MODELS[provider]}`);
-    const base = await run(provider, 2, 'auto', dir);
-    const lost = await run(provider, 65, 'batch', dir);
-    const watched = await run(provider, 65, 'auto', dir);
+  const settings: Array<{ provider: Provider; retention: Retention; title: string }> = [
+    { provider: 'anthropic', retention: undefined, title: '' },
+    { provider: 'openai', retention: 'in_memory', title: ', limits.openaiCacheRetention: in_memory' },
+    { provider: 'openai', retention: undefined, title: ', no retention set (--batch sends 24h for this model)' },
+  ];
+  for (const { provider, retention, title } of settings) {
+    console.log(`\n${provider}:${MODELS[provider]}${title}`);
+    const base = await run(provider, 2, 'auto', dir, retention);
+    const lost = await run(provider, 65, 'batch', dir, retention);
+    const watched = await run(provider, 65, 'auto', dir, retention);
+    if (provider === 'openai') console.log(`  prompt_cache_retention received: ${[...watched.ledger.retention].join(', ') || 'none'}`);
     const row = (label: string, r: typeof base) => {
       const c = r.summary.batchCache;
       const reads = c ? `${c.billedReads}/${c.expectedReads} follower cache reads` : `${r.summary.cacheReadCells} cells read the cache`;

@@ -14,8 +14,10 @@
  * its first ~256 tokens plus `prompt_cache_key`; beyond about 15 requests a
  * minute for one route, requests overflow to other machines, whose caches do
  * not hold the prefix until they have served it; entries live 5 minutes after
- * their last use. Reads bill at the model's cached-input price (0.25× for
- * GPT-4.1, 0.5× for GPT-4o class models).
+ * their last use (the short end of the in-memory 5–10 minutes), or 24 hours when
+ * the request asked for `prompt_cache_retention: "24h"` (extended retention, same
+ * price). Reads bill at the model's cached-input price (0.25× for GPT-4.1, 0.5× for
+ * GPT-4o class models).
  */
 import { createHash } from 'node:crypto';
 
@@ -143,7 +145,8 @@ export class OpenAICache {
     this.seed = options.seed ?? 1;
   }
 
-  bill(blocks: readonly Block[], cacheKey: string | undefined, now: number, answeredAt: number): CacheUsage {
+  /** Bills a request arriving at `now` answered at `answeredAt`; `retention` is its `prompt_cache_retention`. */
+  bill(blocks: readonly Block[], cacheKey: string | undefined, now: number, answeredAt: number, retention?: string): CacheUsage {
     const totals = cumulative(blocks, this.tokens);
     const inputTokens = totals.at(-1) ?? PER_REQUEST_TOKENS;
     const text = blocks.map((block) => `${block.messageStart ? '\u0001' : ''}${block.text}`).join('');
@@ -158,7 +161,7 @@ export class OpenAICache {
     const machine = this.machines[machineIndex]!;
 
     const chunk = this.options.chunkChars ?? 512;
-    const ttl = this.options.ttlMs ?? 5 * MINUTE;
+    const ttl = retention === '24h' ? 24 * 60 * MINUTE : (this.options.ttlMs ?? 5 * MINUTE);
     const hashes: string[] = [];
     let chain = '';
     for (let at = 0; at + chunk <= text.length; at += chunk) {
@@ -196,7 +199,7 @@ export class OpenAICache {
  * The blocks a provider request body sends, in order, with its Anthropic breakpoints (and
  * `prompt_cache_key`, OpenAI): what the caches above bill. A fake server passes `request.body`.
  */
-export function blocksOf(provider: 'anthropic' | 'openai', body: Record<string, unknown>): { blocks: Block[]; cacheKey?: string } {
+export function blocksOf(provider: 'anthropic' | 'openai', body: Record<string, unknown>): { blocks: Block[]; cacheKey?: string; retention?: string } {
   const blocks: Block[] = [];
   const take = (content: unknown) => {
     if (typeof content === 'string') {
@@ -214,7 +217,12 @@ export function blocksOf(provider: 'anthropic' | 'openai', body: Record<string, 
   if (provider === 'anthropic' && body.system !== undefined) take(body.system);
   for (const message of body.messages as Array<{ content: unknown }>) take(message.content);
   const key = body.prompt_cache_key;
-  return typeof key === 'string' ? { blocks, cacheKey: key } : { blocks };
+  const retention = body.prompt_cache_retention;
+  return {
+    blocks,
+    ...(typeof key === 'string' ? { cacheKey: key } : {}),
+    ...(typeof retention === 'string' ? { retention } : {}),
+  };
 }
 
 /** Per-million-token prices (as the price table gives them). */

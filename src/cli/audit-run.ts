@@ -7,7 +7,8 @@ import type { StageRuntime } from '../experiment/runtime.js';
 import { decideMeasurement } from '../experiment/measurement.js';
 import { measurementFlags } from './run-options.js';
 import { stopAdvice } from './stop-advice.js';
-import { BATCH_CACHE_RULE } from '../store/cache-schedule.js';
+import { openaiRetentionByModel } from '../models/cache-retention.js';
+import { batchCacheRule, openaiRetentionLine } from '../store/cache-schedule.js';
 
 /** The flags every `<audit> run` command shares. */
 export interface AuditRunFlags {
@@ -57,11 +58,26 @@ export async function runAuditCommand<C, I, K, R, X>(audit: Audit<C, I, K, R, X>
     if (measurement.fresh || (config as { fresh?: unknown }).fresh === true) {
       process.stdout.write('--fresh: a new measurement calls every cell again, none answered from the store: the full estimate above is its price\n');
     }
+    const limits = audit.limits(config);
+    const cache = {
+      ...(limits.cacheTtl === undefined ? {} : { cacheTtl: limits.cacheTtl }),
+      ...(limits.openaiCacheRetention === undefined ? {} : { openaiCacheRetention: limits.openaiCacheRetention }),
+    };
     if (flags.batch) {
+      const anthropic = (cache.cacheTtl ?? '1h') === '1h' ? '1-hour' : '5-minute';
       process.stdout.write(
-        '--batch: the "with --batch" figure above is the one that applies: openai: and anthropic: cells at half price, each prefix group\u2019s first cell writing the prompt cache in a first batch and the rest reading it in a second (Anthropic 1-hour cache); other providers run online\n' +
-          `--batch and the prompt cache: ${BATCH_CACHE_RULE}\n`,
+        `--batch: the "with --batch" figure above is the one that applies: openai: and anthropic: cells at half price, each prefix group\u2019s first cell writing the prompt cache in a first batch and the rest reading it in a second (Anthropic ${anthropic} cache); other providers run online\n` +
+          `${openaiRetentionLine(cache, true)}\n` +
+          `--batch and the prompt cache: ${batchCacheRule(cache)}\n`,
       );
+    } else if (cache.openaiCacheRetention !== undefined) {
+      process.stdout.write(`${openaiRetentionLine(cache, false)}\n`);
+    }
+    const perModel = openaiRetentionByModel(checked.models ?? [], cache.openaiCacheRetention, flags.batch === true);
+    if (perModel.length > 0 && (flags.batch || cache.openaiCacheRetention !== undefined)) {
+      const what = (r: (typeof perModel)[number]) =>
+        r.retention === undefined ? 'none sent (planned as 5 min)' : `${r.retention}${cache.openaiCacheRetention === undefined ? ' on its prefix groups' : ''}`;
+      process.stdout.write(`OpenAI prompt_cache_retention by model: ${perModel.map((r) => `${r.ref} ${what(r)}`).join('; ')}\n`);
     }
     return null;
   }

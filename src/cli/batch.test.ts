@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -111,6 +111,45 @@ describe('persona run --batch', { timeout: 120_000 }, () => {
     expect(dry.stdout).toMatch(
       /--batch and the prompt cache: followers go in a second batch .* re-warming each prefix group .* or running the followers online/,
     );
+  });
+
+  it('a dry run states the OpenAI prompt-cache retention and the followers’ lifetimes it gives, and refuses an unknown retention', async () => {
+    const config = (retention: string) => {
+      const file = join(dir, `retention-${retention || 'unset'}.yaml`);
+      writeFileSync(
+        file,
+        [
+          `sessions: [${JSON.stringify(DEMO_SESSION)}]`,
+          'positions: [{ steps: [40] }]',
+          'targets: ["openai:gpt-4.1"]',
+          'judges: ["sim:judge"]',
+          retention === '' ? '' : `limits: { openaiCacheRetention: ${retention} }`,
+          '',
+        ].join('\n'),
+      );
+      return file;
+    };
+    const extended = await runCliInProcess(['persona', 'run', config('24h'), '--dry-run', '--batch'], env);
+    expect(extended.code, extended.stderr).toBe(0);
+    expect(extended.stdout).toMatch(
+      /OpenAI prompt-cache retention: 24h \(limits\.openaiCacheRetention\) on every openai: call, billed at the same price as in-memory caching/,
+    );
+    expect(extended.stdout).toMatch(/80% of the cache lifetime \(Anthropic 1 h, OpenAI 24 h \(prompt_cache_retention "24h"\)\)/);
+    expect(extended.stdout).toMatch(/OpenAI prompt_cache_retention by model: openai:gpt-4\.1 24h\n/);
+    const inMemory = await runCliInProcess(['persona', 'run', config('in_memory'), '--dry-run', '--batch'], env);
+    expect(inMemory.code, inMemory.stderr).toBe(0);
+    expect(inMemory.stdout).toMatch(/\(Anthropic 1 h, OpenAI 5 min \(prompt_cache_retention "in_memory"\)\)/);
+    // Without a retention in the config, --batch asks 24h for a model that takes it.
+    const unset = await runCliInProcess(['persona', 'run', config(''), '--dry-run', '--batch'], env);
+    expect(unset.code, unset.stderr).toBe(0);
+    expect(unset.stdout).toMatch(/OpenAI prompt_cache_retention by model: openai:gpt-4\.1 24h on its prefix groups\n/);
+    const online = await runCliInProcess(['persona', 'run', config('24h'), '--dry-run'], env);
+    expect(online.stdout).toMatch(/OpenAI prompt-cache retention: 24h/);
+    expect(online.stdout).not.toMatch(/--batch and the prompt cache/);
+    const bad = await runCliInProcess(['persona', 'run', config('1h'), '--dry-run'], env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/openaiCacheRetention/);
+    expect(bad.stderr).not.toMatch(/\n\s+at /);
   });
 
   it('--poll-interval must be positive and --batch is in every run command’s help', async () => {

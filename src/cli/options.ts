@@ -76,5 +76,5 @@ export function materialsFlag(value: string): string {
 
 /** `--batch` and `--poll-interval`, shared by every command that runs cells. */
 export const BATCH_FLAG_HELP =
-  'submit OpenAI and Anthropic cells through their batch APIs (half price, results within 24 h; other providers run online); re-run the same command to collect after a stop';
+  'submit OpenAI and Anthropic cells through their batch APIs (half price, results within 24 h; other providers run online); prefix groups keep their prompt cache across the queue (Anthropic 1-hour breakpoints, OpenAI prompt_cache_retention 24h where the model takes it; config limits.cacheTtl / limits.openaiCacheRetention); re-run the same command to collect after a stop';
 export const POLL_INTERVAL_HELP = 'with --batch: seconds between status polls of open batch jobs (default 30)';

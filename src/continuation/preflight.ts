@@ -36,6 +36,7 @@ export async function preflightContinuation<Input extends { plan: { specs: CellS
   return {
     input: checked.input,
     specs: checked.specs,
+    models: checked.models,
     ...(checked.estimate ? { estimate: checked.estimate } : {}),
     ...(checked.keyWarnings ? { keyWarnings: checked.keyWarnings } : {}),
   };

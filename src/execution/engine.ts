@@ -45,6 +45,7 @@ export interface EngineOptions {
   now: () => number;
   random?: () => number;
   cacheTtl?: CacheSettings['cacheTtl'];
+  openaiCacheRetention?: CacheSettings['openaiCacheRetention'];
   /**
    * An unexpected error of one cell (a store write that failed past its retries): `stop`
    * stops the run with it (a local run), `warn` warns and goes on (a shared store: the
@@ -241,6 +242,7 @@ export async function executeCells(source: CellSource, options: EngineOptions): 
           costOf,
           ...(cell.cacheKey === undefined ? {} : { cacheKey: cell.cacheKey }),
           ...(options.cacheTtl === undefined ? {} : { cacheTtl: options.cacheTtl }),
+          ...(options.openaiCacheRetention === undefined ? {} : { openaiCacheRetention: options.openaiCacheRetention }),
         });
       } finally {
         inFlight -= 1;

@@ -8,7 +8,7 @@ import type { EngineOptions } from './engine.js';
 export function engineOptionsOf(
   options: RunCellsOptions,
   resolved: { now: () => number; sleep: SleepFn; costOf: CostFn },
-): Pick<EngineOptions, 'adapterFor' | 'costOf' | 'retry' | 'signal' | 'hardSignal' | 'sleep' | 'now' | 'random' | 'cacheTtl'> {
+): Pick<EngineOptions, 'adapterFor' | 'costOf' | 'retry' | 'signal' | 'hardSignal' | 'sleep' | 'now' | 'random' | 'cacheTtl' | 'openaiCacheRetention'> {
   return {
     adapterFor: options.adapterFor ?? defaultAdapterFactory,
     costOf: resolved.costOf,
@@ -19,6 +19,7 @@ export function engineOptionsOf(
     now: resolved.now,
     ...(options.random ? { random: options.random } : {}),
     ...(options.cache?.cacheTtl === undefined ? {} : { cacheTtl: options.cache.cacheTtl }),
+    ...(options.cache?.openaiCacheRetention === undefined ? {} : { openaiCacheRetention: options.cache.openaiCacheRetention }),
   };
 }
 

@@ -59,6 +59,7 @@ export async function runCellsShared(anyStore: RunStore, runId: string, specs: r
       ...(options.hardSignal ? { hardSignal: options.hardSignal } : {}),
       ...(options.sleep ? { sleep: options.sleep } : {}),
       ...(options.cache?.cacheTtl === undefined ? {} : { cacheTtl: options.cache.cacheTtl }),
+      ...(options.cache?.openaiCacheRetention === undefined ? {} : { openaiCacheRetention: options.cache.openaiCacheRetention }),
       ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
       tallyOf: () => tally,
       onCell: (event) => {

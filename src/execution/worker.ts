@@ -57,6 +57,8 @@ export interface WorkOptions {
   sleep?: SleepFn;
   /** Anthropic cache lifetime asked for on breakpoints (the run's `cache.cacheTtl`). */
   cacheTtl?: CacheSettings['cacheTtl'];
+  /** OpenAI `prompt_cache_retention` asked for (the run's `cache.openaiCacheRetention`). */
+  openaiCacheRetention?: CacheSettings['openaiCacheRetention'];
   /** Called whenever the number of this worker's calls in flight changes (progress). */
   onInFlight?: (inFlight: number) => void;
   onCell?: (event: { key: string; runId: string; model: string; status: CellOutcome['status'] | 'refused'; outcome: CellOutcome }) => void;
@@ -136,6 +138,7 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
     sleep,
     now: Date.now,
     ...(options.cacheTtl === undefined ? {} : { cacheTtl: options.cacheTtl }),
+    ...(options.openaiCacheRetention === undefined ? {} : { openaiCacheRetention: options.openaiCacheRetention }),
     onInternalError: 'warn',
     ...(options.onInFlight ? { onInFlight: options.onInFlight } : {}),
     onCell: ({ cell, outcome, written }) => {

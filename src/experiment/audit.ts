@@ -39,6 +39,8 @@ export interface AuditLimits {
   timeoutMs?: number;
   /** Anthropic prompt-cache lifetime (docs/decisions.md#cost-estimates-and-caching). */
   cacheTtl?: '5m' | '1h';
+  /** OpenAI `prompt_cache_retention` (docs/decisions.md#openai-cache-retention). */
+  openaiCacheRetention?: 'in_memory' | '24h';
   /** Send OpenAI `prompt_cache_key` per prefix group (default true). */
   promptCacheKey?: boolean;
 }
@@ -103,6 +105,8 @@ export interface AuditPreflight<Input> {
   /** The first stage's cells as `plan` made them; passed to `runAudit` so the run does not plan again. */
   specs?: CellSpec[];
   estimate?: PlanEstimate;
+  /** Every model the run calls, as the config names them (the dry run lists their cache settings). */
+  models?: readonly string[];
   /** Missing API keys a dry run let through (a real run stops on them). */
   keyWarnings?: PreflightProblem[];
 }

@@ -16,6 +16,8 @@ export const auditLimitsSchema = z
     timeoutMs: positiveInt.max(3_600_000, 'timeoutMs is at most 3,600,000 (one hour per attempt)').optional(),
     /** Anthropic prompt-cache lifetime: 5m (default) or 1h (writes 2× instead of 1.25×). */
     cacheTtl: z.enum(['5m', '1h']).optional(),
+    /** OpenAI prompt_cache_retention: in_memory or 24h (default: none online; 24h for --batch followers where the model takes it). */
+    openaiCacheRetention: z.enum(['in_memory', '24h']).optional(),
     /** Send OpenAI prompt_cache_key per prefix group (default true). */
     promptCacheKey: z.boolean().optional(),
   })

@@ -178,7 +178,7 @@ export interface AuditPreflightSteps<Input, Spec> {
  */
 export async function runPreflight<Input, Spec>(
   steps: AuditPreflightSteps<Input, Spec>,
-): Promise<{ input: Input; specs: Spec[]; estimate?: PlanEstimate; keyWarnings?: PreflightProblem[] }> {
+): Promise<{ input: Input; specs: Spec[]; models: string[]; estimate?: PlanEstimate; keyWarnings?: PreflightProblem[] }> {
   const found = preflightProblems({ models: steps.models, files: steps.files, ...(steps.skipKeys ? { skipKeys: true } : {}) });
   const { problems, keyWarnings } = steps.keysAsWarnings ? splitKeyProblems(found) : { problems: found, keyWarnings: [] };
   let input = steps.given;
@@ -198,5 +198,6 @@ export async function runPreflight<Input, Spec>(
     problems.push(...budgetProblems(estimate, steps.maxCostUsd));
   }
   if (problems.length > 0) throw new PreflightError(problems);
-  return { input, specs, ...(estimate ? { estimate } : {}), ...(keyWarnings.length > 0 ? { keyWarnings } : {}) };
+  const models = steps.models.map((model) => model.ref);
+  return { input, specs, models, ...(estimate ? { estimate } : {}), ...(keyWarnings.length > 0 ? { keyWarnings } : {}) };
 }

@@ -88,10 +88,11 @@ export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, 
     tokensPerMinute: runtime.tokensPerMinute ?? limits.tokensPerMinute,
     maxCostUsd: runtime.maxCostUsd ?? limits.maxCostUsd,
     ...((runtime.timeoutMs ?? limits.timeoutMs) ? { timeoutMs: runtime.timeoutMs ?? limits.timeoutMs } : {}),
-    ...(limits.cacheTtl !== undefined || limits.promptCacheKey !== undefined
+    ...(limits.cacheTtl !== undefined || limits.promptCacheKey !== undefined || limits.openaiCacheRetention !== undefined
       ? {
           cache: {
             ...(limits.cacheTtl ? { cacheTtl: limits.cacheTtl } : {}),
+            ...(limits.openaiCacheRetention ? { openaiCacheRetention: limits.openaiCacheRetention } : {}),
             ...(limits.promptCacheKey === undefined ? {} : { promptCacheKey: limits.promptCacheKey }),
           },
         }

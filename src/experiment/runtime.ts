@@ -98,7 +98,7 @@ export interface StageRuntime {
   adapterFor?: RunCellsOptions['adapterFor'];
   /** Deadline of one attempt of one call (ms), given to every adapter this stage builds. */
   timeoutMs?: number;
-  /** Prompt-cache settings (config `limits.cacheTtl`, `limits.promptCacheKey`). */
+  /** Prompt-cache settings (config `limits.cacheTtl`, `limits.openaiCacheRetention`, `limits.promptCacheKey`). */
   cache?: RunCellsOptions['cache'];
   /** `--batch`: OpenAI / Anthropic cells go through the providers' batch APIs (src/store/batch-runner.ts). */
   batch?: boolean;

@@ -565,6 +565,8 @@ export function dryRunMemory(config: MemoryConfig, stimuli: MemoryStimuli, specs
 export interface MemoryPreflight {
   stimuli: MemoryStimuli;
   specs: CellSpec[];
+  /** Every model the run calls (targets, judges, labelers), as the config names them. */
+  models: string[];
   /** The grid's estimate, computed when a budget is set. */
   estimate?: PlanEstimate;
   /** Missing API keys a dry run let through. */
@@ -608,6 +610,7 @@ export async function preflightMemory(config: MemoryConfig, runtime: StageRuntim
   return {
     stimuli: checked.input,
     specs: checked.specs,
+    models: checked.models,
     ...(checked.estimate ? { estimate: checked.estimate } : {}),
     ...(checked.keyWarnings ? { keyWarnings: checked.keyWarnings } : {}),
   };
@@ -703,8 +706,14 @@ export const memoryRunner: StagedAuditRunner<MemoryConfig, MemoryRunInput, Memor
     return { stimuli, fingerprint: stimuliFingerprint(stimuli) };
   },
   async preflight(config, runtime) {
-    const { stimuli, specs, estimate, keyWarnings } = await preflightMemory(config, runtime);
-    return { input: { stimuli, fingerprint: stimuliFingerprint(stimuli) }, specs, ...(estimate ? { estimate } : {}), ...(keyWarnings ? { keyWarnings } : {}) };
+    const { stimuli, specs, models, estimate, keyWarnings } = await preflightMemory(config, runtime);
+    return {
+      input: { stimuli, fingerprint: stimuliFingerprint(stimuli) },
+      specs,
+      models,
+      ...(estimate ? { estimate } : {}),
+      ...(keyWarnings ? { keyWarnings } : {}),
+    };
   },
   plan: (config, input) => planMemoryGeneration(config, input.stimuli),
   manifestOptions: (config, input) => ({ ...memoryRunOptions(config, input.stimuli, input.fingerprint) }),

@@ -219,6 +219,10 @@ export class AiSdkAdapter implements ModelAdapter {
     if (callOptions.promptCacheKey !== undefined && kind === 'openai') {
       providerOptions.openai = { ...providerOptions.openai, promptCacheKey: callOptions.promptCacheKey };
     }
+    // How long OpenAI keeps the prefix (docs/decisions.md#openai-cache-retention); the SDK sends it as `prompt_cache_retention`.
+    if (callOptions.promptCacheRetention !== undefined && kind === 'openai') {
+      providerOptions.openai = { ...providerOptions.openai, promptCacheRetention: callOptions.promptCacheRetention };
+    }
     const settings: Prepared['settings'] = { maxOutputTokens: params.maxTokens ?? DEFAULT_MAX_TOKENS };
     if (params.temperature !== undefined) settings.temperature = params.temperature;
     if (params.topP !== undefined) settings.topP = params.topP;

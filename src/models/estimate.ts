@@ -28,6 +28,9 @@ import { getProvider } from './providers.js';
  *   OpenAI and Anthropic cells at half price (OpenAI Batch, Anthropic Message Batches), each
  *   group's first cell writing the cache in a first batch and the rest reading it in a second;
  *   Anthropic writes at the 1-hour lifetime's price (2× input, unless `batchCacheTtl` is 5m).
+ *   OpenAI's extended retention (`prompt_cache_retention: "24h"`, which `--batch` sends where the
+ *   model takes it) is billed as in-memory caching, so it changes no price here
+ *   (docs/decisions.md#openai-cache-retention).
  *   Cells of other providers run online, so they count at their cached online figure.
  * - Cells with identical requests run once (the store keys them by hash), so
  *   they are counted once.

@@ -119,6 +119,8 @@ export interface GenerateOptions {
   promptCacheKey?: string;
   /** Lifetime of Anthropic cache breakpoints: `5m` (provider default) or `1h`. Others ignore it. */
   cacheTtl?: '5m' | '1h';
+  /** OpenAI `prompt_cache_retention` of this call (`in_memory` or `24h`); unset: the provider's default. Others ignore it. */
+  promptCacheRetention?: 'in_memory' | '24h';
 }
 
 export interface ModelAdapter {

@@ -169,6 +169,8 @@ export function dryRunPersona(config: PersonaConfig, specs: readonly CellSpec[],
 export interface PersonaPreflight {
   sessions: Session[];
   specs: CellSpec[];
+  /** Every model the run calls (targets, judges, labelers), as the config names them. */
+  models: string[];
   /** The grid's estimate, computed when a budget is set. */
   estimate?: PlanEstimate;
   /** Missing API keys a dry run let through. */
@@ -199,6 +201,7 @@ export async function preflightPersona(config: PersonaConfig, runtime: StageRunt
   return {
     sessions: checked.input,
     specs: checked.specs,
+    models: checked.models,
     ...(checked.estimate ? { estimate: checked.estimate } : {}),
     ...(checked.keyWarnings ? { keyWarnings: checked.keyWarnings } : {}),
   };
@@ -219,8 +222,8 @@ export const personaRunner: StagedAuditRunner<PersonaConfig, Session[], PersonaR
   limits: (config) => config.limits,
   prepare: readConfigSessions,
   async preflight(config, runtime) {
-    const { sessions, specs, estimate, keyWarnings } = await preflightPersona(config, runtime);
-    return { input: sessions, specs, ...(estimate ? { estimate } : {}), ...(keyWarnings ? { keyWarnings } : {}) };
+    const { sessions, specs, models, estimate, keyWarnings } = await preflightPersona(config, runtime);
+    return { input: sessions, specs, models, ...(estimate ? { estimate } : {}), ...(keyWarnings ? { keyWarnings } : {}) };
   },
   plan: (config, sessions) => planPersona(config, sessions),
   manifestOptions: (config, sessions) => {

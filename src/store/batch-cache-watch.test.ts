@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { FakeRequest } from '../models/testing/index.js';
 import type { ChatMessage, TokenUsage } from '../models/types.js';
 import { BatchCacheWatch } from './batch-cache-watch.js';
-import { runCellsBatch } from './batch-runner.js';
+import { type RunCellsBatchOptions, runCellsBatch } from './batch-runner.js';
 import type { BatchSession } from './batch-session.js';
 import { type FollowerCosts, followerRoute } from './cache-schedule.js';
 import { RunStore } from './run-store.js';
@@ -137,10 +137,11 @@ function grid(model: string, groups: number, probes: number): CellSpec[] {
 
 /**
  * A fake provider cache on a fake clock: a call reads its group's prefix when the prefix was
- * last touched within `ttlMs`, and touches it (a write or a read refreshes it).
+ * last touched within its lifetime, and touches it (a write or a read refreshes it). The
+ * lifetime is `ttlMs`, or 24 hours from a touch whose body asked OpenAI for `"24h"` retention.
  */
 function cacheModel(clock: () => number, ttlMs: number) {
-  const touched = new Map<string, { at: number; by: string; before: { at: number } | undefined }>();
+  const touched = new Map<string, { at: number; by: string; ttlMs: number; before: { at: number; ttlMs: number } | undefined }>();
   const log: Array<{ batch: boolean; maxTokens: number; read: boolean; at: number }> = [];
   const respond = (request: FakeRequest) => {
     const body = request.body ?? {};
@@ -151,8 +152,9 @@ function cacheModel(clock: () => number, ttlMs: number) {
     const by = request.headers['x-fake-batch-id'] ?? `online-${request.index}`;
     const last = touched.get(group);
     const source = last !== undefined && last.by === by ? last.before : last;
-    const read = source !== undefined && at - source.at <= ttlMs;
-    if (last === undefined || last.by !== by) touched.set(group, { at, by, before: last });
+    const read = source !== undefined && at - source.at <= source.ttlMs;
+    const lifetime = body.prompt_cache_retention === '24h' ? 24 * 60 * MINUTE : ttlMs;
+    if (last === undefined || last.by !== by) touched.set(group, { at, by, ttlMs: lifetime, before: last });
     const maxTokens = Number((body.max_tokens ?? body.max_completion_tokens ?? 0) as number);
     log.push({ batch: request.headers['x-fake-batch-id'] !== undefined, maxTokens, read, at });
     const text = raw.includes('Probe') ? `answer ${raw.length}` : 'ok';
@@ -184,6 +186,7 @@ async function batchOverCache(o: {
   groups: number;
   perGroup: number;
   followerRoute?: 'batch';
+  cache?: RunCellsBatchOptions['cache'];
 }) {
   const time = fakeTime();
   const cache = cacheModel(time.now, o.ttlMs);
@@ -198,6 +201,7 @@ async function batchOverCache(o: {
       ...time,
       notify: (line) => notes.push(line),
       ...(o.followerRoute === undefined ? {} : { followerRoute: o.followerRoute }),
+      ...(o.cache === undefined ? {} : { cache: o.cache }),
     });
     return { summary, notes, cache, server };
   } finally {
@@ -258,7 +262,7 @@ describe('a --batch stage whose queue outlives the cache', () => {
     expect(again.submissions.size).toBe(24);
   });
 
-  it('openai: with the 5-minute lifetime the followers run online, reading the cache their leaders wrote', async () => {
+  it('openai: with the in-memory retention (5-minute lifetime) the followers run online, reading the cache their leaders wrote', async () => {
     const { summary, notes, cache, server } = await batchOverCache({
       provider: 'openai',
       model: 'gpt-4.1',
@@ -266,15 +270,61 @@ describe('a --batch stage whose queue outlives the cache', () => {
       runId: 'online',
       groups: 2,
       perGroup: 4,
+      cache: { openaiCacheRetention: 'in_memory' },
     });
     expect(summary).toMatchObject({ status: 'done', done: 8, failed: 0 });
     expect(server.batches.map((b) => b.customIds.length)).toEqual([2]);
+    // The config's retention goes on every line, as set.
+    expect(server.batches[0]!.lines.map((l) => l.body.prompt_cache_retention)).toEqual(['in_memory', 'in_memory']);
     expect(notes.join('\n')).toMatch(/openai followers: .*: the followers run online/);
     expect(notes.some((n) => n.includes('running 6 followers online'))).toBe(true);
     const online = cache.log.filter((entry) => !entry.batch);
     expect(online).toHaveLength(6);
     expect(online.every((entry) => entry.read)).toBe(true);
     expect(summary.batchCache).toMatchObject({ expectedReads: 6, billedReads: 6, lost: false, routes: { openai: 'online' } });
+  });
+
+  it('openai: a model that takes 24-hour retention gets it by default, and its followers stay in a batch past 70 minutes and read the cache', async () => {
+    // The provider keeps a prefix 5 minutes, unless the request asked for "24h".
+    const { summary, notes, cache, server } = await batchOverCache({
+      provider: 'openai',
+      model: 'gpt-4.1',
+      ttlMs: 5 * MINUTE,
+      runId: 'extended',
+      groups: 2,
+      perGroup: 4,
+    });
+    expect(summary).toMatchObject({ status: 'done', done: 8, failed: 0 });
+    expect(server.batches.map((b) => b.customIds.length)).toEqual([2, 6]);
+    for (const batch of server.batches) {
+      for (const line of batch.lines) {
+        expect(line.body.prompt_cache_retention).toBe('24h');
+        expect(line.body.prompt_cache_key).toMatch(/^echolens-/);
+      }
+    }
+    expect(notes.join('\n')).toMatch(/openai followers: the leaders' batch took 70 min, within 80% of the 1440 min cache lifetime: followers go in a batch/);
+    expect(cache.log.filter((entry) => !entry.batch)).toHaveLength(0);
+    expect(
+      cache.log
+        .filter((entry) => entry.batch)
+        .slice(2)
+        .every((entry) => entry.read),
+    ).toBe(true);
+    expect(summary.batchCache).toMatchObject({ expectedReads: 6, billedReads: 6, lost: false, routes: { openai: 'batch' }, rewarmCalls: 0 });
+  });
+
+  it('openai: a model not listed for 24-hour retention is sent none and planned with the in-memory lifetime', async () => {
+    const { summary, notes, server } = await batchOverCache({
+      provider: 'openai',
+      model: 'gpt-4o',
+      ttlMs: 5 * MINUTE,
+      runId: 'no-extended',
+      groups: 2,
+      perGroup: 4,
+    });
+    expect(summary).toMatchObject({ status: 'done', done: 8, failed: 0 });
+    expect(server.batches[0]!.lines.every((l) => !('prompt_cache_retention' in l.body))).toBe(true);
+    expect(notes.join('\n')).toMatch(/openai followers: the leaders' batch took 70 min; a follower batch as slow would outlive the 5.0 min cache lifetime/);
   });
 
   it('warns when the followers’ batch was queued past the lifetime although the leaders’ was quick', async () => {

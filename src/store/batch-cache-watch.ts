@@ -33,7 +33,7 @@ export interface FollowerGroup {
   model: string;
   leaderKey: string;
   followerKeys: string[];
-  cacheOptions: Pick<GenerateOptions, 'promptCacheKey' | 'cacheTtl'>;
+  cacheOptions: Pick<GenerateOptions, 'promptCacheKey' | 'cacheTtl' | 'promptCacheRetention'>;
 }
 
 interface ProviderPlan {
@@ -83,8 +83,18 @@ export class BatchCacheWatch {
     if (outcome.usage.cachedInputTokens > 0) this.billedReads += 1;
   };
 
-  private ttlMsOf(provider: string): number {
-    return cachePolicyFor(provider, { cacheTtl: this.anthropicTtl }).ttlMs;
+  /**
+   * The cache lifetime the provider's followers can count on: the shortest of its groups' (an
+   * OpenAI group's follows the retention its lines ask for, `24h` or in-memory).
+   */
+  private ttlMsOf(provider: string, groups: readonly FollowerGroup[]): number {
+    let ttlMs = Number.POSITIVE_INFINITY;
+    for (const group of groups) {
+      const retention = group.cacheOptions.promptCacheRetention;
+      const policy = cachePolicyFor(provider, { cacheTtl: this.anthropicTtl, ...(retention === undefined ? {} : { openaiCacheRetention: retention }) });
+      ttlMs = Math.min(ttlMs, policy.ttlMs);
+    }
+    return Number.isFinite(ttlMs) ? ttlMs : cachePolicyFor(provider, { cacheTtl: this.anthropicTtl }).ttlMs;
   }
 
   /**
@@ -106,7 +116,7 @@ export class BatchCacheWatch {
     for (const [provider, groups] of byProvider) {
       const keys = groups.flatMap((group) => group.followerKeys);
       const decision = followerRoute({
-        ttlMs: this.ttlMsOf(provider),
+        ttlMs: this.ttlMsOf(provider, groups),
         writtenAt: now,
         now,
         turnaroundMs: this.leadersTurnaroundMs,
@@ -292,7 +302,7 @@ export function followerGroups(
   followers: readonly string[],
   signatureOf: (key: string) => string | undefined,
   requestOf: ReadonlyMap<string, ModelRequest>,
-  cacheOf: (key: string) => Pick<GenerateOptions, 'promptCacheKey' | 'cacheTtl'>,
+  cacheOf: (key: string) => Pick<GenerateOptions, 'promptCacheKey' | 'cacheTtl' | 'promptCacheRetention'>,
 ): FollowerGroup[] {
   const groups = new Map<string, FollowerGroup>();
   for (const key of leaders) {

@@ -1,5 +1,7 @@
 import { InvalidArgumentError } from '../core/errors.js';
 import type { BatchProvider } from '../models/batch/index.js';
+import { openaiRetentionFor } from '../models/cache-retention.js';
+import { parseModelRef } from '../models/ref.js';
 import type { ModelRequest } from '../models/types.js';
 import { BatchCacheWatch, envAdapterFactory, followerGroups } from './batch-cache-watch.js';
 import { cancelJobs } from './batch-cancel.js';
@@ -196,7 +198,17 @@ function cacheWaves(
 ): { leaders: string[]; followers: string[]; cacheOf: CacheOptionsOf; signatureOf: (key: string) => string | undefined } {
   const { options, requestOf } = session;
   const cacheTtl = batchCacheTtl(options);
-  if (options.schedule === 'plan') return { leaders: [...keys], followers: [], cacheOf: () => ({ cacheTtl }), signatureOf: () => undefined };
+  const configured = options.cache?.openaiCacheRetention;
+  // OpenAI retention: the config's on every line; else 24 h on a prefix group's lines where the model takes it.
+  const retentionOf = (key: string, grouped: boolean) => {
+    const request = requestOf.get(key)!;
+    if (session.batch.batchProviderOf(request.model) !== 'openai') return {};
+    const retention = openaiRetentionFor(modelIdOf(request.model), configured, grouped);
+    return retention === undefined ? {} : { promptCacheRetention: retention };
+  };
+  if (options.schedule === 'plan') {
+    return { leaders: [...keys], followers: [], cacheOf: (key) => ({ cacheTtl, ...retentionOf(key, false) }), signatureOf: () => undefined };
+  }
   const waves = batchWaves(
     keys.map((key) => requestOf.get(key)!),
     {
@@ -211,10 +223,17 @@ function cacheWaves(
     followers: waves.followers.map((index) => keys[index]!),
     signatureOf: (key) => waves.signatureOf(position.get(key)!),
     cacheOf: (key) => {
-      const cacheKey = waves.cacheKeyOf(position.get(key)!);
-      return cacheKey === undefined ? { cacheTtl } : { cacheTtl, promptCacheKey: cacheKey };
+      const at = position.get(key)!;
+      const cacheKey = waves.cacheKeyOf(at);
+      const retention = retentionOf(key, waves.signatureOf(at) !== undefined);
+      return cacheKey === undefined ? { cacheTtl, ...retention } : { cacheTtl, promptCacheKey: cacheKey, ...retention };
     },
   };
+}
+
+/** The model id of a ref (`openai:gpt-4.1@http://…` → `gpt-4.1`). */
+function modelIdOf(ref: string): string {
+  return parseModelRef(ref).model;
 }
 
 /** The Anthropic cache lifetime of batch lines: the config's, else 1 hour when followers wait for leaders (5 minutes in one wave). */

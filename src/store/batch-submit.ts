@@ -44,7 +44,7 @@ export async function submitBatches(session: BatchSession, keys: readonly string
 }
 
 /** The cache options of a cell's batch line: its group's `prompt_cache_key`, the Anthropic breakpoint lifetime. */
-export type CacheOptionsOf = (key: string) => Pick<GenerateOptions, 'promptCacheKey' | 'cacheTtl'>;
+export type CacheOptionsOf = (key: string) => Pick<GenerateOptions, 'promptCacheKey' | 'cacheTtl' | 'promptCacheRetention'>;
 
 async function submitModel(
   session: BatchSession,

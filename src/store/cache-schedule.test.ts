@@ -204,6 +204,14 @@ describe('CacheScheduler', () => {
     expect(cachePolicyFor('anthropic').ttlMs).toBe(5 * MINUTE);
   });
 
+  it('gives OpenAI the 24-hour lifetime under extended retention, and no other provider', () => {
+    expect(cachePolicyFor('openai', { openaiCacheRetention: '24h' }).ttlMs).toBe(24 * 60 * MINUTE);
+    expect(cachePolicyFor('openai', { openaiCacheRetention: 'in_memory' }).ttlMs).toBe(5 * MINUTE);
+    expect(cachePolicyFor('openai').ttlMs).toBe(5 * MINUTE);
+    expect(cachePolicyFor('anthropic', { openaiCacheRetention: '24h' }).ttlMs).toBe(5 * MINUTE);
+    expect(cachePolicyFor('azure', { openaiCacheRetention: '24h' }).ttlMs).toBe(5 * MINUTE);
+  });
+
   it('holds back new groups when latency is long, and still progresses when even one group exceeds the bound', () => {
     const requests = grid('anthropic:x', 6, 10);
     const policy = cachePolicyFor('anthropic');

@@ -1,3 +1,4 @@
+import { type OpenAICacheRetention, openaiRetentionTtlMs } from '../models/cache-retention.js';
 import type { ModelRequest } from '../models/types.js';
 import { DEFAULT_PREFIX_MIN_CHARS, prefixSignature } from './schedule.js';
 
@@ -34,10 +35,12 @@ export interface CachePolicy {
   sendCacheKey: boolean;
 }
 
-/** The cache settings a run can choose (config `limits.cacheTtl`, `limits.promptCacheKey`). */
+/** The cache settings a run can choose (config `limits.cacheTtl`, `limits.openaiCacheRetention`, `limits.promptCacheKey`). */
 export interface CacheSettings {
   /** Anthropic cache lifetime: `5m` (default) or `1h` (writes cost 2× instead of 1.25×). */
   cacheTtl?: '5m' | '1h';
+  /** OpenAI `prompt_cache_retention`: `in_memory` (planned as 5 minutes) or `24h` (same price). Unset online: none sent, planned as 5 minutes. */
+  openaiCacheRetention?: OpenAICacheRetention;
   /** Send OpenAI `prompt_cache_key` per prefix group (default true). */
   promptCacheKey?: boolean;
 }
@@ -54,7 +57,7 @@ export function cachePolicyFor(provider: string, settings: CacheSettings = {}): 
       return { ttlMs: settings.cacheTtl === '1h' ? 60 * MINUTE : 5 * MINUTE, sendCacheKey: false };
     case 'openai':
       return {
-        ttlMs: 5 * MINUTE,
+        ttlMs: openaiRetentionTtlMs(settings.openaiCacheRetention),
         groupRequestsPerMinute: OPENAI_GROUP_REQUESTS_PER_MINUTE,
         sendCacheKey: settings.promptCacheKey !== false,
       };
@@ -488,13 +491,42 @@ export function batchWaves(
 }
 
 /**
- * The rule for a `--batch` stage's followers, in words (the dry run prints it; docs/batch.md
- * explains it). Kept beside {@link followerRoute}, which applies it.
+ * The rule for a `--batch` stage's followers, in words, with the lifetimes the run's cache
+ * settings give (the dry run prints it; docs/batch.md explains it). Kept beside
+ * {@link followerRoute}, which applies it.
  */
-export const BATCH_CACHE_RULE =
-  'followers go in a second batch once the leaders\u2019 batch has ended; when that batch took longer than 80% of the cache lifetime (Anthropic 1 h with --batch, OpenAI 5 min), ' +
-  'the followers\u2019 batch would likely be processed after the cache expired, so echolens takes the cheaper (at the run\u2019s prices) of: re-warming each prefix group with one short online call ' +
-  'just before the followers are submitted and again each lifetime (less a margin) until their batch ends, or running the followers online; after the stage it reports cache reads billed against expected and warns when the cache was lost';
+export function batchCacheRule(settings: CacheSettings = {}): string {
+  const anthropic = (settings.cacheTtl ?? '1h') === '1h' ? '1 h' : '5 min';
+  const openai =
+    settings.openaiCacheRetention === '24h'
+      ? 'OpenAI 24 h (prompt_cache_retention "24h")'
+      : settings.openaiCacheRetention === 'in_memory'
+        ? 'OpenAI 5 min (prompt_cache_retention "in_memory")'
+        : 'OpenAI 24 h where the model takes prompt_cache_retention "24h", which --batch then sends, else 5 min';
+  return (
+    `followers go in a second batch once the leaders\u2019 batch has ended; when that batch took longer than ${Math.round(FOLLOWER_TTL_SHARE * 100)}% of the cache lifetime (Anthropic ${anthropic}, ${openai}), ` +
+    'the followers\u2019 batch would likely be processed after the cache expired, so echolens takes the cheaper (at the run\u2019s prices) of: re-warming each prefix group with one short online call ' +
+    'just before the followers are submitted and again each lifetime (less a margin) until their batch ends, or running the followers online; after the stage it reports cache reads billed against expected and warns when the cache was lost'
+  );
+}
+
+/**
+ * The OpenAI prompt-cache retention a run asks for, in words (the dry run prints it;
+ * docs/decisions.md#openai-cache-retention). `batch`: the run goes through `--batch`.
+ */
+export function openaiRetentionLine(settings: CacheSettings, batch: boolean): string {
+  const price = 'billed at the same price as in-memory caching';
+  if (settings.openaiCacheRetention === '24h') {
+    return `OpenAI prompt-cache retention: 24h (limits.openaiCacheRetention) on every openai: call, ${price}; cached prefixes are kept up to 24 hours, which Zero Data Retention does not allow`;
+  }
+  if (settings.openaiCacheRetention === 'in_memory') {
+    return 'OpenAI prompt-cache retention: in_memory (limits.openaiCacheRetention) on every openai: call; cached prefixes last about 5\u201310 minutes unused (at most 1 hour), planned as 5 minutes';
+  }
+  if (batch) {
+    return `OpenAI prompt-cache retention: 24h on the prefix groups\u2019 batch lines of models that take it (${price}; limits.openaiCacheRetention: in_memory keeps the in-memory cache), none sent otherwise (planned as 5 minutes)`;
+  }
+  return 'OpenAI prompt-cache retention: none sent (the provider\u2019s default); planned as 5 minutes; limits.openaiCacheRetention sets in_memory or 24h';
+}
 
 /** Share of the cache lifetime a follower batch may take, from the leaders' answer, and still count on the cache. */
 export const FOLLOWER_TTL_SHARE = 0.8;

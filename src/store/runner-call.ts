@@ -22,6 +22,8 @@ export interface CallSettings {
   cacheKey?: string;
   /** Anthropic cache lifetime asked for on breakpoints. */
   cacheTtl?: CacheSettings['cacheTtl'];
+  /** OpenAI `prompt_cache_retention` asked for (config `limits.openaiCacheRetention`). */
+  openaiCacheRetention?: CacheSettings['openaiCacheRetention'];
 }
 
 /** Price of a usage, or null when unknown or not finite. */
@@ -42,7 +44,7 @@ export async function callCell(request: ModelRequest, cellStarted: string, setti
   const priced = (usage: TokenUsage) => priceOf(settings.costOf, request.model, usage);
   let adapter: ModelAdapter;
   try {
-    adapter = withCacheOptions(await settings.adapterOf(request.model), settings.cacheKey, settings.cacheTtl);
+    adapter = withCacheOptions(await settings.adapterOf(request.model), settings.cacheKey, settings.cacheTtl, settings.openaiCacheRetention);
   } catch (error) {
     return failure(error, 0, base);
   }
@@ -149,10 +151,19 @@ export function fatalHint(kind: string): string | undefined {
   }
 }
 
-/** The adapter with this call's cache key and lifetime added to its generate options. */
-function withCacheOptions(adapter: ModelAdapter, cacheKey: string | undefined, cacheTtl: CacheSettings['cacheTtl']): ModelAdapter {
-  if (cacheKey === undefined && cacheTtl === undefined) return adapter;
-  const extra = { ...(cacheKey === undefined ? {} : { promptCacheKey: cacheKey }), ...(cacheTtl === undefined ? {} : { cacheTtl }) };
+/** The adapter with this call's cache key, lifetime and retention added to its generate options. */
+function withCacheOptions(
+  adapter: ModelAdapter,
+  cacheKey: string | undefined,
+  cacheTtl: CacheSettings['cacheTtl'],
+  retention: CacheSettings['openaiCacheRetention'],
+): ModelAdapter {
+  if (cacheKey === undefined && cacheTtl === undefined && retention === undefined) return adapter;
+  const extra = {
+    ...(cacheKey === undefined ? {} : { promptCacheKey: cacheKey }),
+    ...(cacheTtl === undefined ? {} : { cacheTtl }),
+    ...(retention === undefined ? {} : { promptCacheRetention: retention }),
+  };
   return {
     ref: adapter.ref,
     provider: adapter.provider,

@@ -122,6 +122,21 @@ describe('runCells and the prompt caches on the wire', () => {
     expect(server.requests.some((request) => 'prompt_cache_key' in (request.body ?? {}))).toBe(false);
   });
 
+  it('sends the configured OpenAI prompt_cache_retention on every call, and none when the config sets none', async () => {
+    server = await startFakeOpenAI({ respond: () => ({ text: 'ok' }) });
+    const adapterFor = (model: string) => createAdapter(model, { env: { OPENAI_API_KEY: 'test-key-1234' } });
+    const specs = specsFor(`openai:gpt-4.1@${server.baseURL}`);
+    const first = await setup();
+    await runCells(first.store, first.runId, specs, { adapterFor, cache: { openaiCacheRetention: '24h' }, sleep: async () => undefined });
+    expect(server.requests).toHaveLength(6);
+    expect(server.requests.map((request) => request.body?.prompt_cache_retention)).toEqual(Array(6).fill('24h'));
+    server.requests.length = 0;
+    const second = await setup();
+    await runCells(second.store, second.runId, specs, { adapterFor, sleep: async () => undefined });
+    expect(server.requests).toHaveLength(6);
+    expect(server.requests.some((request) => 'prompt_cache_retention' in (request.body ?? {}))).toBe(false);
+  });
+
   it('sends the 1-hour cache TTL on Anthropic breakpoints when chosen, and records cache writes', async () => {
     const { startFakeAnthropic } = await import('../models/testing/index.js');
     server = await startFakeAnthropic({

@@ -69,6 +69,27 @@ describe('batch wire bodies', () => {
     });
   }
 
+  it('openai: the prompt-cache retention is sent as `prompt_cache_retention` online and on the batch line alike; anthropic ignores it', async () => {
+    server = await startFakeOpenAI();
+    const request = requestFor(`openai:gpt-4.1@${server.baseURL}`);
+    const cache = { promptCacheKey: 'echolens-abc', promptCacheRetention: '24h' as const };
+    await createAdapter(request.model, { env }).generate(request, cache);
+    await createAdapter(request.model, { env }).generate(request, { promptCacheRetention: 'in_memory' });
+    await createAdapter(request.model, { env }).generate(request);
+    const [extended, inMemory, unset] = server.requests.map((r) => r.body!);
+    expect(server.requests[0]!.path).toBe('/v1/chat/completions');
+    expect(extended).toMatchObject({ prompt_cache_key: 'echolens-abc', prompt_cache_retention: '24h' });
+    expect(inMemory!.prompt_cache_retention).toBe('in_memory');
+    expect('prompt_cache_retention' in unset!).toBe(false);
+    const line = await wireRequestOf(request, env, cache);
+    expect(line.path).toBe('/chat/completions');
+    const { stream: _s, stream_options: _o, ...onlineBody } = extended!;
+    expect(line.body).toEqual(onlineBody);
+
+    const anthropic = await wireRequestOf(requestFor('anthropic:claude-sonnet-4-5@http://127.0.0.1:9/v1'), env, cache);
+    expect(JSON.stringify(anthropic.body)).not.toMatch(/retention|prompt_cache_key/);
+  });
+
   it('an empty result body is the online empty error', async () => {
     const request = requestFor('openai:m@http://127.0.0.1:9/v1');
     const body = {

@@ -64,7 +64,7 @@ class Captured extends Error {
 export async function wireRequestOf(
   request: ModelRequest,
   env: Record<string, string | undefined> = process.env,
-  cache: Pick<GenerateOptions, 'promptCacheKey' | 'cacheTtl'> = {},
+  cache: Pick<GenerateOptions, 'promptCacheKey' | 'cacheTtl' | 'promptCacheRetention'> = {},
 ): Promise<WireRequest> {
   let captured: WireRequest | undefined;
   let base = '';
