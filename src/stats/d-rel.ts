@@ -174,30 +174,13 @@ function identityDraw(k: number): Int32Array {
  * twice counts twice). Without a floor arm (stride 5) the floor sums are the noise sums.
  */
 function sumDraw(stats: Float64Array, stride: number, draw: Int32Array) {
-  let tn = 0;
-  let ts = 0;
-  let nn = 0;
-  let ns = 0;
-  let nq = 0;
-  let fn = 0;
-  let fs = 0;
+  const sums = new Float64Array(stride);
   for (let c = 0; c < draw.length; c++) {
     const at = (draw[c] as number) * stride;
-    tn += stats[at] as number;
-    ts += stats[at + 1] as number;
-    nn += stats[at + 2] as number;
-    ns += stats[at + 3] as number;
-    nq += stats[at + 4] as number;
-    if (stride === 7) {
-      fn += stats[at + 5] as number;
-      fs += stats[at + 6] as number;
-    }
+    for (let k = 0; k < stride; k++) sums[k] = (sums[k] as number) + (stats[at + k] as number);
   }
-  if (stride !== 7) {
-    fn = nn;
-    fs = ns;
-  }
-  return { tn, ts, nn, ns, nq, fn, fs };
+  const [tn, ts, nn, ns, nq, fn = nn, fs = ns] = sums;
+  return { tn, ts, nn, ns, nq, fn, fs } as Record<'tn' | 'ts' | 'nn' | 'ns' | 'nq' | 'fn' | 'fs', number>;
 }
 
 function combine(stats: Float64Array, stride: number, draw: Int32Array, shift: number) {
