@@ -1,6 +1,14 @@
 import { InvalidArgumentError, StatisticsError } from '../core/errors.js';
 import type { ClusterKey } from './cluster-bootstrap.js';
-import { bootstrapPValue, finiteReplicates, type Interval, percentileInterval, type ResamplingOptions, resolveResampling } from './resampling-common.js';
+import {
+  assertFiniteNumber,
+  bootstrapPValue,
+  finiteReplicates,
+  type Interval,
+  percentileInterval,
+  type ResamplingOptions,
+  resolveResampling,
+} from './resampling-common.js';
 import { rng } from './rng.js';
 
 /** One observation (e.g. a DTW or SRI drift score) and the question it belongs to. */
@@ -212,9 +220,7 @@ function checkArm(rows: unknown, name: string, minRows: number): readonly Cluste
     if (r === null || typeof r !== 'object') {
       throw new InvalidArgumentError(`${name}[${i}]`, 'expected { value, cluster }');
     }
-    if (typeof r.value !== 'number' || !Number.isFinite(r.value)) {
-      throw new InvalidArgumentError(`${name}[${i}].value`, `must be a finite number, got ${String(r.value)}`);
-    }
+    assertFiniteNumber(r.value, `${name}[${i}].value`);
     const key = r.cluster;
     if (typeof key === 'number' ? !Number.isFinite(key) : typeof key !== 'string') {
       throw new InvalidArgumentError(`${name}[${i}].cluster`, `must be a string or a finite number, got ${String(key)}`);
