@@ -1,3 +1,4 @@
+import { entryOf } from '../core/map-entry.js';
 import { InvalidArgumentError, StatisticsError } from '../core/errors.js';
 import type { ClusterKey } from './cluster-bootstrap.js';
 import {
@@ -84,11 +85,7 @@ export function dRel(input: DRelInput, options: ResamplingOptions = {}): DRelRes
 
   const clusterIndex = new Map<ClusterKey, number>();
   const indexOf = (key: ClusterKey): number => {
-    let index = clusterIndex.get(key);
-    if (index === undefined) {
-      index = clusterIndex.size;
-      clusterIndex.set(key, index);
-    }
+    const index = entryOf(clusterIndex, key, () => clusterIndex.size);
     return index;
   };
   for (const row of treat) indexOf(row.cluster);
