@@ -1,3 +1,5 @@
+import { entryOf } from '../core/map-entry.js';
+import { definedFields } from '../core/copy-defined.js';
 import type { RetryPolicy, SleepFn } from '../models/retry.js';
 import { ZERO_USAGE } from '../models/types.js';
 import type { CacheSettings } from '../store/cache-schedule.js';
@@ -79,11 +81,7 @@ export async function executeCells(source: CellSource, options: EngineOptions): 
   const total: Counts = { preparing: 0, calling: 0, writing: 0 };
   const byProvider = new Map<string, Counts>();
   const countsOf = (provider: string) => {
-    let counts = byProvider.get(provider);
-    if (!counts) {
-      counts = { preparing: 0, calling: 0, writing: 0 };
-      byProvider.set(provider, counts);
-    }
+    const counts = entryOf(byProvider, provider, () => ({ preparing: 0, calling: 0, writing: 0 }));
     return counts;
   };
   const bump = (provider: string, field: keyof Counts, delta: number) => {
@@ -234,15 +232,11 @@ export async function executeCells(source: CellSource, options: EngineOptions): 
       try {
         outcome = await callCell(cell.request, new Date().toISOString(), {
           adapterOf,
-          ...(options.retry ? { retry: options.retry } : {}),
+          ...definedFields(options, ['retry', 'hardSignal', 'random', 'cacheTtl', 'openaiCacheRetention']),
           signal: tally.signal,
-          ...(options.hardSignal ? { hardSignal: options.hardSignal } : {}),
           sleep: options.sleep,
-          ...(options.random ? { random: options.random } : {}),
           costOf,
           ...(cell.cacheKey === undefined ? {} : { cacheKey: cell.cacheKey }),
-          ...(options.cacheTtl === undefined ? {} : { cacheTtl: options.cacheTtl }),
-          ...(options.openaiCacheRetention === undefined ? {} : { openaiCacheRetention: options.openaiCacheRetention }),
         });
       } finally {
         inFlight -= 1;

@@ -1,3 +1,4 @@
+import { definedFields } from '../core/copy-defined.js';
 import type { SleepFn } from '../models/retry.js';
 import { defaultAdapterFactory } from '../store/runner-options.js';
 import type { CostFn, RunCellsOptions } from '../store/runner-types.js';
@@ -12,12 +13,9 @@ export function engineOptionsOf(
   return {
     adapterFor: options.adapterFor ?? defaultAdapterFactory,
     costOf: resolved.costOf,
-    ...(options.retry ? { retry: options.retry } : {}),
-    ...(options.signal ? { signal: options.signal } : {}),
-    ...(options.hardSignal ? { hardSignal: options.hardSignal } : {}),
+    ...definedFields(options, ['retry', 'signal', 'hardSignal', 'random']),
     sleep: resolved.sleep,
     now: resolved.now,
-    ...(options.random ? { random: options.random } : {}),
     ...(options.cache?.cacheTtl === undefined ? {} : { cacheTtl: options.cache.cacheTtl }),
     ...(options.cache?.openaiCacheRetention === undefined ? {} : { openaiCacheRetention: options.cache.openaiCacheRetention }),
   };
@@ -26,9 +24,7 @@ export function engineOptionsOf(
 /** A run's limits from `runCells` options (the shared store keeps the same fields in the run's settings). */
 export function runPolicyOf(options: Pick<RunCellsOptions, 'maxCostUsd' | 'spentBeforeUsd' | 'limits' | 'fatalBurst' | 'assumedMaxOutputTokens'>): RunPolicy {
   return {
-    ...(options.maxCostUsd === undefined ? {} : { maxCostUsd: options.maxCostUsd }),
-    ...(options.spentBeforeUsd === undefined ? {} : { spentBeforeUsd: options.spentBeforeUsd }),
-    ...(options.limits === undefined ? {} : { limits: options.limits }),
+    ...definedFields(options, ['maxCostUsd', 'spentBeforeUsd', 'limits']),
     fatalBurst: options.fatalBurst ?? 3,
     assumedMaxOutputTokens: options.assumedMaxOutputTokens ?? 4096,
   };

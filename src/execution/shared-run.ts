@@ -1,3 +1,4 @@
+import { definedFields } from '../core/copy-defined.js';
 import { InputError } from '../core/errors.js';
 import type { PgRunStore } from '../store/postgres/pg-store.js';
 import type { RunStore } from '../store/run-store-common.js';
@@ -39,9 +40,7 @@ export async function runCellsShared(anyStore: RunStore, runId: string, specs: r
     const spentBefore = await store.shared.spentOf(runId);
     await store.shared.setSettings(runId, {
       ...(options.maxCostUsd === undefined ? {} : { maxCostUsd: options.maxCostUsd + spentBefore - (options.spentBeforeUsd ?? 0) }),
-      ...(options.limits === undefined ? {} : { limits: options.limits }),
-      ...(options.fatalBurst === undefined ? {} : { fatalBurst: options.fatalBurst }),
-      ...(options.assumedMaxOutputTokens === undefined ? {} : { assumedMaxOutputTokens: options.assumedMaxOutputTokens }),
+      ...definedFields(options, ['limits', 'fatalBurst', 'assumedMaxOutputTokens']),
     });
     await store.setRunStatus(runId, 'running');
 
@@ -51,16 +50,10 @@ export async function runCellsShared(anyStore: RunStore, runId: string, specs: r
     const work = await workCells(store, {
       runId,
       requests: new Map(cells.toRun.map((index) => [cells.uniqueKeys[index]!, cells.uniqueRequests[index]!])),
-      ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
-      ...(options.adapterFor ? { adapterFor: options.adapterFor } : {}),
+      ...definedFields(options, ['concurrency', 'adapterFor', 'retry', 'signal', 'hardSignal', 'sleep', 'leaseMs']),
       costOf,
-      ...(options.retry ? { retry: options.retry } : {}),
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.hardSignal ? { hardSignal: options.hardSignal } : {}),
-      ...(options.sleep ? { sleep: options.sleep } : {}),
       ...(options.cache?.cacheTtl === undefined ? {} : { cacheTtl: options.cache.cacheTtl }),
       ...(options.cache?.openaiCacheRetention === undefined ? {} : { openaiCacheRetention: options.cache.openaiCacheRetention }),
-      ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
       tallyOf: () => tally,
       onCell: (event) => {
         options.onProgress?.(tally.snapshot({ key: event.key, status: event.outcome.status, cached: false }));

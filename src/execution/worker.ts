@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { definedFields } from '../core/copy-defined.js';
 import { randomBytes } from 'node:crypto';
 import { defaultSleep, type RetryPolicy, type SleepFn } from '../models/retry.js';
 import type { ModelRequest } from '../models/types.js';
@@ -101,14 +102,12 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
 
   const source = new ClaimSource(store, {
     owner,
-    ...(options.runId === undefined ? {} : { runId: options.runId }),
+    ...definedFields(options, ['runId', 'idleExitMs', 'requests']),
     leaseMs: options.leaseMs ?? 30_000,
     claimMax,
     readyTarget: Math.max(1, Math.min(total ?? largestLimit, largestLimit)),
     pollMs: options.pollMs ?? 1_000,
-    ...(options.idleExitMs === undefined ? {} : { idleExitMs: options.idleExitMs }),
     maxOpenAttempts: options.retry?.maxAttempts ?? DEFAULT_MAX_OPEN_ATTEMPTS,
-    ...(options.requests ? { requests: options.requests } : {}),
     sleep,
   });
   // One tally per run this worker touches (its fatal-burst watch); a run that ended gets a fresh one if it runs again.
@@ -132,15 +131,10 @@ export async function workCells(store: PgRunStore, options: WorkOptions = {}): P
     tallyOf,
     adapterFor: options.adapterFor ?? defaultAdapterFactory,
     costOf,
-    ...(options.retry ? { retry: options.retry } : {}),
-    ...(options.signal ? { signal: options.signal } : {}),
-    ...(options.hardSignal ? { hardSignal: options.hardSignal } : {}),
+    ...definedFields(options, ['retry', 'signal', 'hardSignal', 'cacheTtl', 'openaiCacheRetention', 'onInFlight']),
     sleep,
     now: Date.now,
-    ...(options.cacheTtl === undefined ? {} : { cacheTtl: options.cacheTtl }),
-    ...(options.openaiCacheRetention === undefined ? {} : { openaiCacheRetention: options.openaiCacheRetention }),
     onInternalError: 'warn',
-    ...(options.onInFlight ? { onInFlight: options.onInFlight } : {}),
     onCell: ({ cell, outcome, written }) => {
       result.calls += outcome.attempts;
       result.spendUsd += outcome.costUsd ?? 0;

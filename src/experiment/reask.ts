@@ -1,3 +1,4 @@
+import { entryOf } from '../core/map-entry.js';
 import type { ChatMessage } from '../models/types.js';
 
 /**
@@ -68,9 +69,8 @@ export function groupReaskChains<Cell>(
   for (const cell of cells) {
     const name = group(cell);
     if (name === null) continue;
-    const chain = chains.get(name) ?? new Map<number, Cell>();
+    const chain = entryOf(chains, name, () => new Map<number, Cell>());
     chain.set(attempt(cell), cell);
-    chains.set(name, chain);
   }
   return chains;
 }

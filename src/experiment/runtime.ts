@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { definedFields } from '../core/copy-defined.js';
 import { ConfigError } from '../core/errors.js';
 import { packageRoot, packageVersion } from '../core/version.js';
 import { costOf, loadPriceTable } from '../models/prices.js';
@@ -146,11 +147,8 @@ export async function runStage(store: RunStore, runId: string, planned: readonly
     const result = await run(store, runId, specs, {
       ...(runtime.concurrency ? { concurrency: runtime.concurrency } : {}),
       ...(limits ? { limits } : {}),
-      ...(runtime.maxCostUsd !== undefined ? { maxCostUsd: runtime.maxCostUsd } : {}),
-      ...(runtime.cache ? { cache: runtime.cache } : {}),
+      ...definedFields(runtime, ['maxCostUsd', 'cache', 'signal', 'hardSignal']),
       ...(runtime.spentBeforeUsd ? { spentBeforeUsd: runtime.spentBeforeUsd } : {}),
-      ...(runtime.signal ? { signal: runtime.signal } : {}),
-      ...(runtime.hardSignal ? { hardSignal: runtime.hardSignal } : {}),
       ...(runtime.adapterFor
         ? { adapterFor: runtime.adapterFor }
         : runtime.timeoutMs !== undefined

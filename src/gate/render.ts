@@ -1,5 +1,6 @@
 import type { GateCheck, GateResult } from './evaluate.js';
-import { markdownText } from '../report/markdown-text.js';
+// Markdown table cells: escapes for pipes, line breaks and HTML-significant characters.
+import { markdownText as cell } from '../report/markdown-text.js';
 import { registeredGates } from './registered.js';
 
 /** The gate's result as JUnit XML (for CI test tabs) and as Markdown (GitHub Actions step summary). */
@@ -41,11 +42,6 @@ export function renderJUnit(result: GateResult): string {
   }
   lines.push('</testsuites>');
   return `${lines.join('\n')}\n`;
-}
-
-function cell(text: string): string {
-  // Markdown table cell: Markdown escapes for pipes, line breaks and HTML-significant characters.
-  return markdownText(text);
 }
 
 export function renderGateMarkdown(result: GateResult): string {

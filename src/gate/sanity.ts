@@ -1,3 +1,5 @@
+import { entryOf } from '../core/map-entry.js';
+
 /**
  * The sanity check every audit's verdict passes through: answers that cannot come from a model
  * reading its requests. A misconfigured endpoint (a fixed reply, a mock left in place) or a cache
@@ -80,11 +82,7 @@ export function answerSanity(cells: readonly SanityCell[]): string | null {
     if (!ANSWER_STAGES.has(String(cell.labels.stage)) || cell.result.status !== 'done') continue;
     const answer = answerOf(cell);
     if (answer === '') continue;
-    let cellsOf = byModel.get(cell.model);
-    if (cellsOf === undefined) {
-      cellsOf = new Map();
-      byModel.set(cell.model, cellsOf);
-    }
+    const cellsOf = entryOf(byModel, cell.model, () => new Map());
     cellsOf.set(cell.key, { cell, answer });
   }
   const reasons: string[] = [];
@@ -105,11 +103,7 @@ export function answerSanity(cells: readonly SanityCell[]): string | null {
     let reachedTheModel = false;
     for (const { cell, answer } of answered) {
       const key = promptKey(cell.labels, kept);
-      let group = groups.get(key);
-      if (group === undefined) {
-        group = { arms: new Set<string>(), answers: new Set<string>() };
-        groups.set(key, group);
-      }
+      const group = entryOf(groups, key, () => ({ arms: new Set<string>(), answers: new Set<string>() }));
       group.arms.add(armKey(cell.labels));
       group.answers.add(answer);
       if (group.arms.size >= 2 && group.answers.size >= 2) {

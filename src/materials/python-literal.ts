@@ -428,18 +428,3 @@ export function functionReturn(source: string, fn: string, file: string): PyValu
   reader.endOfStatement();
   return value;
 }
-
-/** The value of the single assignment `name = …` inside a function body. */
-export function functionLocal(source: string, fn: string, name: string, file: string): PyValue {
-  const body = functionBody(source, fn, file);
-  const text = source.slice(body.start, body.end);
-  const matches = [...text.matchAll(new RegExp(`^[ \\t]+${name}[ \\t]*=(?!=)[ \\t]*`, 'gmu'))];
-  if (matches.length !== 1) {
-    throw new InputError(`expected one assignment of ${name} in function ${fn}, found ${matches.length}`, { file });
-  }
-  const match = matches[0] as RegExpMatchArray;
-  const reader = new Reader(source, body.start + (match.index ?? 0) + match[0].length, file);
-  const value = parseExpression(reader);
-  reader.endOfStatement();
-  return value;
-}

@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '../core/errors.js';
+import { normalizedEditDistance } from './edit-distance.js';
 import { requireString, requireSymbols, requireUnitInterval, type SymbolSequence } from './validate.js';
 
 /**
@@ -66,31 +67,13 @@ export function authorsJensenShannon(a: SymbolSequence, b: SymbolSequence): numb
   return Math.sqrt(jsd) / Math.sqrt(Math.LN2);
 }
 
-function editDistance(a: readonly string[], b: readonly string[]): number {
-  const n = a.length;
-  const m = b.length;
-  if (n === 0) return m;
-  if (m === 0) return n;
-  let previous = Array.from({ length: m + 1 }, (_, j) => j);
-  for (let i = 1; i <= n; i++) {
-    const row = [i];
-    for (let j = 1; j <= m; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      row[j] = Math.min((previous[j] as number) + 1, (row[j - 1] as number) + 1, (previous[j - 1] as number) + cost);
-    }
-    previous = row;
-  }
-  return previous[m] as number;
-}
-
 /** The authors' drift d(a, b) = α · normalised edit distance + (1 − α) · their JS. */
 export function authorsDrift(a: SymbolSequence, b: SymbolSequence, alpha = 0.5): number {
   requireUnitInterval(alpha, 'alpha');
   requireSymbols(a, 'a');
   requireSymbols(b, 'b');
-  const longest = Math.max(a.length, b.length);
-  const sequence = longest === 0 ? 0 : editDistance(a, b) / longest;
-  return alpha * sequence + (1 - alpha) * authorsJensenShannon(a, b);
+  // The edit-distance term is the paper's: ED/max(n, m), 0 when both are empty.
+  return alpha * normalizedEditDistance(a, b) + (1 - alpha) * authorsJensenShannon(a, b);
 }
 
 /** The authors' perturbation drift: the mean of {@link authorsDrift}(anchor, v); 0 with no variant. */

@@ -1,3 +1,4 @@
+import { entryOf } from '../core/map-entry.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { describeValue } from './validate.js';
 
@@ -87,12 +88,7 @@ function internInto(sequence: unknown, argument: string, side: Side): number {
     if (cachedSymbols[slot] === symbol) {
       id = cachedIds[slot]!;
     } else {
-      let known = symbolIds.get(symbol);
-      if (known === undefined) {
-        known = symbolIds.size;
-        symbolIds.set(symbol, known);
-      }
-      id = known;
+      id = entryOf(symbolIds, symbol, () => symbolIds.size);
       cachedSymbols[slot] = symbol;
       cachedIds[slot] = id;
     }

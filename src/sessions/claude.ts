@@ -1,3 +1,4 @@
+import { entryOf } from '../core/map-entry.js';
 import { CLAUDE_SUMMARY_OPENING, isInjectedUserText } from './classify.js';
 import {
   ClaudeRecordTable,
@@ -398,9 +399,8 @@ export class ClaudeParser extends JsonRecordParser {
     for (let i = 0; i < records.count; i += 1) {
       const parent = parentOf[i]!;
       if (!main[i] || onChain[i] || hasChild[i] || !(records.flags[i]! & TOOL_RESULT) || parent < 0 || !onChain[parent]) continue;
-      const list = byParent.get(parent) ?? [];
+      const list = entryOf(byParent, parent, () => []);
       list.push(i);
-      byParent.set(parent, list);
     }
     if (byParent.size === 0) return chain;
     const out: number[] = [];
@@ -537,9 +537,8 @@ export class ClaudeParser extends JsonRecordParser {
     };
     for (const i of side) {
       const key = records.agentId.get(i) ?? rootOf(i);
-      const list = groups.get(key) ?? [];
+      const list = entryOf(groups, key, () => []);
       list.push(i);
-      groups.set(key, list);
     }
     const out: SubagentTranscript[] = [];
     for (const [agentId, members] of groups) {

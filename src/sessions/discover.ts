@@ -299,6 +299,16 @@ function attachCodexSubagents(summaries: SessionSummary[]): SessionSummary[] {
 export type SortKey = 'last' | 'first' | 'steps' | 'turns' | 'size' | 'compactions' | 'path';
 export const SORT_KEYS: readonly SortKey[] = ['last', 'first', 'steps', 'turns', 'size', 'compactions', 'path'];
 
+const SORT_VALUE: Record<SortKey, (s: SessionSummary) => number | string> = {
+  last: (s) => s.lastTimestamp ?? '',
+  first: (s) => s.firstTimestamp ?? '',
+  steps: (s) => s.agentSteps,
+  turns: (s) => s.userTurns,
+  size: (s) => s.size,
+  compactions: (s) => s.compactions,
+  path: (s) => s.file,
+};
+
 /** Filters and sorts summaries (pure). Newest / largest first, except `path`. */
 export function selectSummaries(
   summaries: SessionSummary[],
@@ -312,24 +322,7 @@ export function selectSummaries(
       (since === undefined || (s.lastTimestamp !== undefined && Date.parse(s.lastTimestamp) >= Date.parse(since))),
   );
   const key = options.sort ?? 'last';
-  const value = (s: SessionSummary): number | string => {
-    switch (key) {
-      case 'last':
-        return s.lastTimestamp ?? '';
-      case 'first':
-        return s.firstTimestamp ?? '';
-      case 'steps':
-        return s.agentSteps;
-      case 'turns':
-        return s.userTurns;
-      case 'size':
-        return s.size;
-      case 'compactions':
-        return s.compactions;
-      default:
-        return s.file;
-    }
-  };
+  const value = Object.hasOwn(SORT_VALUE, key) ? SORT_VALUE[key] : SORT_VALUE.path;
   const ascending = key === 'path';
   return filtered.sort((a, b) => {
     const x = value(a);

@@ -50,11 +50,7 @@ export function toolFromRecord(value: unknown): SessionTool | undefined {
  */
 export async function readSession(file: string, options: ReadSessionOptions = {}): Promise<Session> {
   const keepContent = (options.content ?? 'full') === 'full';
-  return readWith(file, options, keepContent, options.tool);
-}
-
-async function readWith(file: string, options: ReadSessionOptions, keepContent: boolean, forcedTool: SessionTool | undefined): Promise<Session> {
-  let tool = forcedTool;
+  let tool = options.tool;
   let claude: ClaudeParser | undefined;
   let codex: CodexParser | undefined;
   const early: SessionWarning[] = [];
@@ -160,8 +156,7 @@ function fromBuilder(tool: SessionTool, file: string, b: TimelineBuilder, keepCo
     content: keepContent ? 'full' : 'none',
     warnings: [],
   };
-  if (b.firstTimestamp !== undefined) session.firstTimestamp = b.firstTimestamp;
-  if (b.lastTimestamp !== undefined) session.lastTimestamp = b.lastTimestamp;
+  copyDefined(session, b, ['firstTimestamp', 'lastTimestamp']);
   return session;
 }
 
@@ -218,12 +213,8 @@ async function attachSubagentFiles(session: Session, keepContent: boolean, maxLi
       try {
         const meta: unknown = JSON.parse(await readFile(found.meta, 'utf8'));
         if (isObject(meta)) {
-          const agentType = str(meta.agentType);
-          const description = str(meta.description);
-          const toolUseId = str(meta.toolUseId);
-          if (agentType !== undefined) sub.agentType = agentType;
-          if (description !== undefined) sub.description = description;
-          if (toolUseId !== undefined) sub.toolUseId = toolUseId;
+          const fields = { agentType: str(meta.agentType), description: str(meta.description), toolUseId: str(meta.toolUseId) };
+          copyDefined(sub, fields, ['agentType', 'description', 'toolUseId']);
         }
       } catch (error) {
         session.warnings.push({ file: found.meta, line: 1, message: `subagent meta unreadable: ${(error as Error).message.slice(0, 120)}` });

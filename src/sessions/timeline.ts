@@ -184,8 +184,8 @@ export class TimelineBuilder {
         message.blocks.push(block);
         message.blockLines.push(message.raw.length);
       }
+      message.raw.push(raw);
     }
-    if (this.keepContent) message.raw.push(raw);
     this.noteBlocks(blocks);
     // Claude Code repeats the same usage on every line of one response: replace, don't add.
     if (usage) {

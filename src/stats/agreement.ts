@@ -1,4 +1,5 @@
 import { InvalidArgumentError, StatisticsError } from '../core/errors.js';
+import { assertFiniteNumber } from './resampling-common.js';
 
 export interface AgreementOptions {
   /**
@@ -158,12 +159,8 @@ export function signAgreement(pairs: ReadonlyArray<readonly [number, number]>, o
       throw new InvalidArgumentError(`pairs[${i}]`, 'expected [gapJudgeA, gapJudgeB]');
     }
     const [x, y] = pair;
-    if (typeof x !== 'number' || !Number.isFinite(x)) {
-      throw new InvalidArgumentError(`pairs[${i}][0]`, `must be a finite number, got ${String(x)}`);
-    }
-    if (typeof y !== 'number' || !Number.isFinite(y)) {
-      throw new InvalidArgumentError(`pairs[${i}][1]`, `must be a finite number, got ${String(y)}`);
-    }
+    assertFiniteNumber(x, `pairs[${i}][0]`);
+    assertFiniteNumber(y, `pairs[${i}][1]`);
     const signX = Math.abs(x) <= tolerance ? 0 : Math.sign(x);
     const signY = Math.abs(y) <= tolerance ? 0 : Math.sign(y);
     if (signX === signY) return 'agree';
@@ -181,11 +178,7 @@ export function signAgreement(pairs: ReadonlyArray<readonly [number, number]>, o
 
 function checkScores(values: unknown, argument: string): void {
   if (!Array.isArray(values)) throw new InvalidArgumentError(argument, 'expected an array of scores');
-  values.forEach((value: unknown, i) => {
-    if (typeof value !== 'number' || !Number.isFinite(value)) {
-      throw new InvalidArgumentError(`${argument}[${i}]`, `must be a finite number, got ${String(value)}`);
-    }
-  });
+  for (const [i, value] of (values as unknown[]).entries()) assertFiniteNumber(value, `${argument}[${i}]`);
 }
 
 function resolveCategories(a: readonly number[], b: readonly number[], categories: AgreementOptions['categories']): number[] {
@@ -201,9 +194,7 @@ function resolveCategories(a: readonly number[], b: readonly number[], categorie
     throw new InvalidArgumentError('categories', 'needs at least 2 categories (or "infer")');
   }
   list.forEach((c, i) => {
-    if (typeof c !== 'number' || !Number.isFinite(c)) {
-      throw new InvalidArgumentError(`categories[${i}]`, `must be a finite number, got ${String(c)}`);
-    }
+    assertFiniteNumber(c, `categories[${i}]`);
     if (i > 0 && !(c > (list[i - 1] as number))) {
       throw new InvalidArgumentError('categories', 'must be strictly increasing (they are ordinal)');
     }

@@ -1,6 +1,15 @@
+import { entryOf } from '../core/map-entry.js';
 import { InvalidArgumentError, StatisticsError } from '../core/errors.js';
 import type { ClusterKey } from './cluster-bootstrap.js';
-import { bootstrapPValue, finiteReplicates, type Interval, percentileInterval, type ResamplingOptions, resolveResampling } from './resampling-common.js';
+import {
+  assertFiniteNumber,
+  bootstrapPValue,
+  finiteReplicates,
+  type Interval,
+  percentileInterval,
+  type ResamplingOptions,
+  resolveResampling,
+} from './resampling-common.js';
 import { rng } from './rng.js';
 
 /** One observation (e.g. a DTW or SRI drift score) and the question it belongs to. */
@@ -76,11 +85,7 @@ export function dRel(input: DRelInput, options: ResamplingOptions = {}): DRelRes
 
   const clusterIndex = new Map<ClusterKey, number>();
   const indexOf = (key: ClusterKey): number => {
-    let index = clusterIndex.get(key);
-    if (index === undefined) {
-      index = clusterIndex.size;
-      clusterIndex.set(key, index);
-    }
+    const index = entryOf(clusterIndex, key, () => clusterIndex.size);
     return index;
   };
   for (const row of treat) indexOf(row.cluster);
@@ -174,30 +179,13 @@ function identityDraw(k: number): Int32Array {
  * twice counts twice). Without a floor arm (stride 5) the floor sums are the noise sums.
  */
 function sumDraw(stats: Float64Array, stride: number, draw: Int32Array) {
-  let tn = 0;
-  let ts = 0;
-  let nn = 0;
-  let ns = 0;
-  let nq = 0;
-  let fn = 0;
-  let fs = 0;
+  const sums = new Float64Array(stride);
   for (let c = 0; c < draw.length; c++) {
     const at = (draw[c] as number) * stride;
-    tn += stats[at] as number;
-    ts += stats[at + 1] as number;
-    nn += stats[at + 2] as number;
-    ns += stats[at + 3] as number;
-    nq += stats[at + 4] as number;
-    if (stride === 7) {
-      fn += stats[at + 5] as number;
-      fs += stats[at + 6] as number;
-    }
+    for (let k = 0; k < stride; k++) sums[k] = (sums[k] as number) + (stats[at + k] as number);
   }
-  if (stride !== 7) {
-    fn = nn;
-    fs = ns;
-  }
-  return { tn, ts, nn, ns, nq, fn, fs };
+  const [tn, ts, nn, ns, nq, fn = nn, fs = ns] = sums;
+  return { tn, ts, nn, ns, nq, fn, fs } as Record<'tn' | 'ts' | 'nn' | 'ns' | 'nq' | 'fn' | 'fs', number>;
 }
 
 function combine(stats: Float64Array, stride: number, draw: Int32Array, shift: number) {
@@ -229,9 +217,7 @@ function checkArm(rows: unknown, name: string, minRows: number): readonly Cluste
     if (r === null || typeof r !== 'object') {
       throw new InvalidArgumentError(`${name}[${i}]`, 'expected { value, cluster }');
     }
-    if (typeof r.value !== 'number' || !Number.isFinite(r.value)) {
-      throw new InvalidArgumentError(`${name}[${i}].value`, `must be a finite number, got ${String(r.value)}`);
-    }
+    assertFiniteNumber(r.value, `${name}[${i}].value`);
     const key = r.cluster;
     if (typeof key === 'number' ? !Number.isFinite(key) : typeof key !== 'string') {
       throw new InvalidArgumentError(`${name}[${i}].cluster`, `must be a string or a finite number, got ${String(key)}`);

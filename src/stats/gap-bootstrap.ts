@@ -1,5 +1,5 @@
 import { InvalidArgumentError, StatisticsError } from '../core/errors.js';
-import { bootstrapPValue, type Interval, percentileInterval, type ResamplingOptions, resolveResampling } from './resampling-common.js';
+import { assertFiniteNumber, bootstrapPValue, type Interval, percentileInterval, type ResamplingOptions, resolveResampling } from './resampling-common.js';
 import { type Rng, rng } from './rng.js';
 
 /** Judge scores (or any per-cell measure) at one snapshot position, per arm. */
@@ -133,10 +133,6 @@ function checkScores(scores: unknown, argument: string): Float64Array {
   if (scores.length === 0) {
     throw new StatisticsError(`gapBootstrap: ${argument} is empty; every position needs scores in both arms`);
   }
-  scores.forEach((value: unknown, i) => {
-    if (typeof value !== 'number' || !Number.isFinite(value)) {
-      throw new InvalidArgumentError(`${argument}[${i}]`, `must be a finite number, got ${String(value)}`);
-    }
-  });
+  for (const [i, value] of (scores as unknown[]).entries()) assertFiniteNumber(value, `${argument}[${i}]`);
   return Float64Array.from(scores as number[]);
 }

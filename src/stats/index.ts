@@ -7,27 +7,12 @@ export type { PearsonResult, SpearmanResult } from './correlation.js';
 export { wilcoxonSignedRank } from './wilcoxon.js';
 export type { WilcoxonResult, WilcoxonMethod } from './wilcoxon.js';
 export { mixedModel, fitRandomIntercept } from './mixed-model.js';
-export type {
-  MixedModelOptions,
-  MixedModelResult,
-  MixedModelMethod,
-  FixedEffectEstimate,
-  RandomInterceptDesign,
-  RandomInterceptFit,
-} from './mixed-model.js';
+export type { MixedModelOptions, MixedModelResult, MixedModelMethod, FixedEffectEstimate, RandomInterceptDesign, RandomInterceptFit } from './mixed-model.js';
 export { varianceDecomposition } from './variance-decomposition.js';
 export type { VarianceDecomposition } from './variance-decomposition.js';
 export { tost } from './tost.js';
 export type { TostOptions, TostResult } from './tost.js';
-export {
-  tCdf,
-  tQuantile,
-  standardNormalCdf,
-  chisquareCdf,
-  fCdf,
-  tTwoSidedP,
-  normalTwoSidedP,
-} from './distributions.js';
+export { tCdf, tQuantile, standardNormalCdf, chisquareCdf, fCdf, tTwoSidedP, normalTwoSidedP } from './distributions.js';
 // Resampling and agreement (rng, bootstraps, d_rel, drift gap, sign-flip, BH/Holm, letters, κ).
 export { rng, rngFromState } from './rng.js';
 export type { Rng } from './rng.js';

@@ -50,12 +50,12 @@ export function assertFiniteValues(values: ArrayLike<number>, argument: string, 
   if (values.length < minLength) {
     throw new StatisticsError(`${argument}: needs at least ${minLength} value(s), got ${values.length}`);
   }
-  for (let i = 0; i < values.length; i++) {
-    const value = values[i];
-    if (typeof value !== 'number' || !Number.isFinite(value)) {
-      throw new InvalidArgumentError(`${argument}[${i}]`, `must be a finite number, got ${String(value)}`);
-    }
-  }
+  for (let i = 0; i < values.length; i++) assertFiniteNumber(values[i], `${argument}[${i}]`);
+}
+
+/** The one check of a single number an argument must hold. */
+export function assertFiniteNumber(value: unknown, argument: string): asserts value is number {
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw new InvalidArgumentError(argument, `must be a finite number, got ${String(value)}`);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { entryOf } from '../core/map-entry.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { assertFiniteSample, assertSameLength, sampleVariance } from './distributions.js';
 import { fitRandomIntercept } from './mixed-model.js';
@@ -39,11 +40,7 @@ export function varianceDecomposition(values: readonly number[], groups: readonl
       throw new InvalidArgumentError('groups', `item ${i} is ${String(label)}; expected a string or finite number`);
     }
     const key = String(label);
-    let index = indexOf.get(key);
-    if (index === undefined) {
-      index = indexOf.size;
-      indexOf.set(key, index);
-    }
+    const index = entryOf(indexOf, key, () => indexOf.size);
     groupIndex[i] = index;
   }
   const fit = fitRandomIntercept(

@@ -1,3 +1,4 @@
+import { entryOf } from '../core/map-entry.js';
 import type { CellSpec } from './types.js';
 import { requestKeys } from './request-hash.js';
 
@@ -31,9 +32,8 @@ export function separateUnitDraws(specs: readonly CellSpec[], unitOf: (spec: Cel
   const unitsByKey = new Map<string, Set<string>>();
   keys.forEach((key, index) => {
     if (key === null) return;
-    const set = unitsByKey.get(key) ?? new Set<string>();
+    const set = entryOf(unitsByKey, key, () => new Set<string>());
     set.add(units[index] as string);
-    unitsByKey.set(key, set);
   });
   const involved = new Set<string>();
   let sharedRequests = 0;
@@ -57,9 +57,8 @@ export function countSharedDraws(specs: readonly CellSpec[], unitOf: (spec: Cell
   const unitsByKey = new Map<string, Set<string>>();
   specs.forEach((spec, index) => {
     const key = requestKeys(spec.request).key;
-    const set = unitsByKey.get(key) ?? new Set<string>();
+    const set = entryOf(unitsByKey, key, () => new Set<string>());
     set.add(unitOf(spec, index));
-    unitsByKey.set(key, set);
   });
   let shared = 0;
   for (const set of unitsByKey.values()) if (set.size > 1) shared += 1;

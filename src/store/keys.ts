@@ -86,7 +86,7 @@ export interface CellIdentity {
   json: string;
   /**
    * The key under the earlier rule (whole reference hashed), when it differs: a store written
-   * before identity left the base URL out holds its cells under this key (`preferStoredKeys`).
+   * before identity left the base URL out holds its cells under this key (`SqlStore.registerCells` prefers it then).
    */
   legacyKey?: string;
 }
@@ -125,21 +125,6 @@ export function optionalMembersJson(request: Pick<ModelRequest, 'tools' | 'toolC
   if (request.tools !== undefined) tail += `,"tools":${scrubbedCanonicalJson(request.tools)}`;
   if (request.unit !== undefined) tail += `,"unit":${scrubbedCanonicalJson(request.unit)}`;
   return tail;
-}
-
-/**
- * Resume across the identity change: a cell whose key is not in the store but whose legacy key
- * (base URL hashed, the earlier rule) is keeps the legacy key, so a store written before the
- * change resumes without a call. `stored(keys)` returns the keys the store holds.
- */
-export function preferStoredKeys(
-  identities: readonly CellIdentity[],
-  stored: (keys: string[]) => ReadonlySet<string> | ReadonlyMap<string, unknown>,
-): CellIdentity[] {
-  const candidates = identities.filter((id) => id.legacyKey !== undefined);
-  if (candidates.length === 0) return [...identities];
-  const present = stored(candidates.flatMap((id) => [id.key, id.legacyKey as string]));
-  return identities.map((id) => (id.legacyKey !== undefined && !present.has(id.key) && present.has(id.legacyKey) ? { ...id, key: id.legacyKey } : id));
 }
 
 /**

@@ -1,3 +1,4 @@
+import { entryOf } from '../core/map-entry.js';
 import type { SleepFn } from '../models/retry.js';
 import type { ModelAdapter } from '../models/types.js';
 import { providerOf } from './runner-options.js';
@@ -36,11 +37,7 @@ export function providerLanes(options: Pick<RunCellsOptions, 'limits'>, clock: {
 export function adapterCache(adapterFor: AdapterFactory): (ref: string) => Promise<ModelAdapter> {
   const adapters = new Map<string, Promise<ModelAdapter>>();
   return (ref) => {
-    let adapter = adapters.get(ref);
-    if (!adapter) {
-      adapter = Promise.resolve().then(() => adapterFor(ref));
-      adapters.set(ref, adapter);
-    }
+    const adapter = entryOf(adapters, ref, () => Promise.resolve().then(() => adapterFor(ref)));
     return adapter;
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelRequest } from '../models/types.js';
-import { cacheablePrefix, estimateInputTokens, prefixSignature, schedulePrefixGroups } from './schedule.js';
+import { cacheablePrefix, estimateInputTokens, prefixSignature } from './schedule.js';
 import { TokenBucket } from './token-bucket.js';
 
 const long = (tag: string) => `${tag} `.repeat(2000);
@@ -26,24 +26,6 @@ describe('prefix scheduling', () => {
     expect(prefixSignature(req('short', 'q'))).toBeNull();
     expect(prefixSignature(req(long('a'), 'q1'))).toBe(prefixSignature(req(long('a'), 'q2')));
     expect(prefixSignature(req(long('a'), 'q1'))).not.toBe(prefixSignature(req(long('a'), 'q1', 'm:y')));
-  });
-
-  it('starts with one leader per prefix group plus ungrouped cells, in plan order', () => {
-    const requests = [
-      req(long('a'), '1'),
-      req(long('b'), '1'),
-      req('tiny', '1'),
-      req(long('a'), '2'),
-      req(long('b'), '2'),
-      req(long('a'), '3'),
-      req(long('c'), '1'),
-    ];
-    const plan = schedulePrefixGroups(requests);
-    expect(plan.initial).toEqual([0, 1, 2, 6]);
-    expect([...plan.followersOf.entries()]).toEqual([
-      [0, [3, 5]],
-      [1, [4]],
-    ]);
   });
 
   it('estimates input tokens at about four characters per token', () => {

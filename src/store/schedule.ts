@@ -29,40 +29,6 @@ export function prefixSignature(request: ModelRequest, minChars = DEFAULT_PREFIX
   return hash.digest('hex');
 }
 
-export interface PrefixSchedule {
-  /** Indices to start with, in plan order: the first cell of each prefix group and every ungrouped cell. */
-  initial: number[];
-  /** For each group leader, the cells that share its prefix: started once the leader has answered. */
-  followersOf: Map<number, number[]>;
-}
-
-/**
- * Orders cells so that cells sharing a long prefix run back to back: the first
- * of each group warms the provider cache, the rest follow it. Pure.
- */
-export function schedulePrefixGroups(requests: readonly ModelRequest[], minChars = DEFAULT_PREFIX_MIN_CHARS): PrefixSchedule {
-  const initial: number[] = [];
-  const followersOf = new Map<number, number[]>();
-  const leaderOf = new Map<string, number>();
-  for (let index = 0; index < requests.length; index += 1) {
-    const signature = prefixSignature(requests[index]!, minChars);
-    if (signature === null) {
-      initial.push(index);
-      continue;
-    }
-    const leader = leaderOf.get(signature);
-    if (leader === undefined) {
-      leaderOf.set(signature, index);
-      followersOf.set(index, []);
-      initial.push(index);
-    } else {
-      followersOf.get(leader)!.push(index);
-    }
-  }
-  for (const [leader, followers] of followersOf) if (followers.length === 0) followersOf.delete(leader);
-  return { initial, followersOf };
-}
-
 /**
  * Rough input-token count of a request (≈ 4 characters per token plus a few
  * tokens of framing per message). Used for token-per-minute limits and cost

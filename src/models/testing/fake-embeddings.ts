@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { definedFields } from '../../core/copy-defined.js';
 import { openAIWire } from './fake-openai.js';
 import { type FakeFault, type FakeRequest, type FakeServer, roughTokens, startFakeServer, type WireFormat } from './fake-server.js';
 
@@ -47,9 +48,5 @@ export function startFakeEmbeddings(options: FakeEmbeddingsOptions = {}): Promis
     // Embeddings are never streamed.
     streamEvents: () => [],
   };
-  return startFakeServer(wire, {
-    ...(options.faults === undefined ? {} : { faults: options.faults }),
-    ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
-    ...(options.models === undefined ? {} : { models: options.models }),
-  });
+  return startFakeServer(wire, definedFields(options, ['faults', 'apiKey', 'models']));
 }

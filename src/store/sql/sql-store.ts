@@ -1,3 +1,4 @@
+import { entryOf } from '../../core/map-entry.js';
 import type { Writable } from 'node:stream';
 import { canonicalJson } from '../../core/canonical-json.js';
 import { InputError, InvalidArgumentError } from '../../core/errors.js';
@@ -179,9 +180,8 @@ export abstract class SqlStore implements RunStore {
     ]);
     const byRun = new Map<string, Array<{ status: CellStatus; n: number }>>();
     for (const row of counts) {
-      const list = byRun.get(row.run_id) ?? [];
+      const list = entryOf(byRun, row.run_id, () => []);
       list.push(row);
-      byRun.set(row.run_id, list);
     }
     return rows.map((row) => {
       const tally = tallyCounts(byRun.get(row.id) ?? []);
