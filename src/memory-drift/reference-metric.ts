@@ -8,7 +8,7 @@ import type { MemoryObservation } from './analysis.js';
 import { isEmbeddingsFile, type MemoryConfig } from './config.js';
 import { memoryRunSetup, scoreMemoryRun } from './observations.js';
 import type { PerturbationTier } from './perturbations.js';
-import { int, num, text } from '../report/document/cells.js';
+import { int, num, para, text } from '../report/document/cells.js';
 import { sectionsMarkdown } from '../report/document/render-markdown.js';
 import type { DocumentSection } from '../report/document/types.js';
 
@@ -223,13 +223,11 @@ export function referenceMetricSection(report: ReferenceMetricReport): DocumentS
   return {
     title: 'Comparison metric: dtw-reference (the authors’ code)',
     blocks: [
-      {
-        kind: 'text',
-        text:
-          `${report.description} fastdtw radius ${report.radius}, ${report.flavor} flavour; embeddings ${e.source} ` +
+      para(
+        `${report.description} fastdtw radius ${report.radius}, ${report.flavor} flavour; embeddings ${e.source} ` +
           `(${e.symbols} symbols, dimension ${e.dimension}, text embedded: ${e.embedText}, sha256 ${e.sha256.slice(0, 12)}); ` +
           `${report.scored} scored observations, each against the no-memory reference (sample 0).`,
-      },
+      ),
       {
         kind: 'table',
         columns: ['target', 'condition', 'tier', 'n', 'drift (mean)', 'sd', 'dtw_score (mean)'].map((header) => ({ header })),

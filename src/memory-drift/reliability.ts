@@ -1,6 +1,6 @@
 import { InvalidArgumentError, isEcholensError, StatisticsError } from '../core/errors.js';
 import { agreement } from '../stats/index.js';
-import type { MemoryMaybe } from './analysis.js';
+import type { Maybe } from '../core/maybe.js';
 
 /**
  * Labeler reliability (DriftLens App. C.4), pure: exact-match agreement and Cohen's κ on
@@ -31,9 +31,9 @@ export interface LabelAgreement {
   /** Steps present on both sides where at least one label is invalid (null). */
   invalid: number;
   /** Share of the n steps with identical labels. */
-  exact: MemoryMaybe<number>;
+  exact: Maybe<number>;
   /** Cohen's κ (unweighted) over the label strings. */
-  kappa: MemoryMaybe<number>;
+  kappa: Maybe<number>;
 }
 
 export interface CrossModelAgreement extends LabelAgreement {
@@ -102,7 +102,7 @@ function toLabeling(records: readonly LabelRecord[]): Labeling {
   return labeling;
 }
 
-function attempt<T>(compute: () => T): MemoryMaybe<T> {
+function attempt<T>(compute: () => T): Maybe<T> {
   try {
     return compute();
   } catch (error) {

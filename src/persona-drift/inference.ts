@@ -1,5 +1,5 @@
 import { StatisticsError } from '../core/errors.js';
-import { tQuantile } from '../stats/distributions.js';
+import { mean as meanOf, tQuantile } from '../stats/distributions.js';
 import { holm } from '../stats/multiple-testing.js';
 import { signFlipInference } from '../stats/test-inversion.js';
 
@@ -130,12 +130,6 @@ export function tQuantileCached(probability: number, df: number): number {
     quantiles.set(key, q);
   }
   return q;
-}
-
-function meanOf(values: readonly number[]): number {
-  let s = 0;
-  for (const v of values) s += v;
-  return s / values.length;
 }
 
 /**
