@@ -3,6 +3,7 @@ import { signFlipInference } from '../stats/test-inversion.js';
 import { CONTINUATION_ARMS, type ContinuationArm } from './arms.js';
 import { observedPower } from './power.js';
 import type { CallStatus } from './scoring.js';
+import { getOrInsert } from '../core/get-or-insert.js';
 
 /**
  * Paired analysis of argument fidelity (pure; docs/continuation.md).
@@ -385,11 +386,7 @@ export function analyzeContinuation(observations: readonly ContinuationObservati
     const byCut = new Map<string, Map<ContinuationArm, ContinuationObservation>>();
     const stratum = new Map<string, boolean | null>();
     for (const o of mine) {
-      let arms = byCut.get(o.cutpoint);
-      if (!arms) {
-        arms = new Map();
-        byCut.set(o.cutpoint, arms);
-      }
+      const arms = getOrInsert(byCut, o.cutpoint, () => new Map());
       arms.set(o.arm, o);
       stratum.set(o.cutpoint, o.sameTask);
     }

@@ -137,15 +137,11 @@ function introSection(report: ContinuationReport): DocumentSection {
       ' · cross arm from ',
       { code: report.crossSession ?? 'the same session (half a session away)' },
     ]),
-  );
-  blocks.push(
     para([
       'Tools offered: ',
       ...(report.tools.length === 0 ? ['—'] : report.tools.flatMap((t, i) => [...(i > 0 ? [', '] : []), { code: t }])),
       ` (${report.toolSource ?? '?'}) · task labels: ${report.taskSource ?? '?'}`,
     ]),
-  );
-  blocks.push(
     para([
       'Argument fidelity (0–1) of the next tool call against the one recorded in the transcript, paired by cutpoint. ',
       { strong: 'Complete case' },
@@ -209,8 +205,6 @@ function targetSection(t: ContinuationReport['analysis']['targets'][number]): Do
       { strong: 'exploratory' },
       ': its p-value is unadjusted, one of many per target, and by chance alone about one in twenty will fall below 0.05.',
     ]),
-  );
-  blocks.push(
     table(
       ['contrast', 'analysis', 'stratum', 'role', 'n', 'Δ fidelity', '95% CI', 'p', 'test'],
       t.contrasts.flatMap((c) => {
@@ -263,8 +257,6 @@ function referenceSection(report: ContinuationReport): DocumentSection[] {
         }),
         [1, 2, 3, 4, 5],
       ),
-    );
-    blocks.push(
       table(
         ['contrast', 'analysis', 'Δ fidelity, calibrated [95% CI]', 'Δ fidelity, authors [95% CI]', ''],
         t.analysis.contrasts.flatMap((c) => {

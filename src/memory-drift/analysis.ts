@@ -1,5 +1,5 @@
-import { isRefusal, type Maybe } from '../core/maybe.js';
-import { InvalidArgumentError, isEcholensError, StatisticsError } from '../core/errors.js';
+import { attempt as attemptOr, isRefusal, type Maybe } from '../core/maybe.js';
+import { InvalidArgumentError, StatisticsError } from '../core/errors.js';
 import { type DtwOptions, dtw } from '../metrics/dtw.js';
 import { type BootstrapClaim, bhClaims, invertBootstrapTest } from '../stats/bootstrap-claims.js';
 import { authorsDrift } from '../metrics/authors.js';
@@ -26,6 +26,7 @@ import { UNMAPPED } from './ontology.js';
 import { NO_PERTURBATION, PERTURBATION_TIERS, type PerturbationTier } from './perturbations.js';
 import type { CellLabels } from '../store/types.js';
 import type { GenerationRole } from './plan.js';
+import { getOrInsert } from '../core/get-or-insert.js';
 
 /**
  * DriftLens analysis (§2.4 scoring, §2.5 statistics, §3 validity, §4 per-category drift), pure:
@@ -261,9 +262,8 @@ export function scoreTrajectories(input: readonly LabelledSample[], options: Sco
       references.set(key, sample);
     }
     if (sample.role !== 'perturbed' && usable(sample)) {
-      const list = noMemory.get(key) ?? [];
+      const list = getOrInsert(noMemory, key, () => []);
       list.push(sample);
-      noMemory.set(key, list);
     }
   });
 
@@ -338,11 +338,18 @@ function exclusionCounts(observations: readonly MemoryObservation[]): ExclusionC
   const counts = new Map<string, ExclusionCount>();
   for (const o of observations) {
     const key = JSON.stringify([o.target, o.condition]);
-    let entry = counts.get(key);
-    if (entry === undefined) {
-      entry = { target: o.target, condition: o.condition, tier: o.tier, total: 0, scored: 0, empty: 0, failed: 0, invalid: 0, refused: 0, noReference: 0 };
-      counts.set(key, entry);
-    }
+    const entry = getOrInsert(counts, key, () => ({
+      target: o.target,
+      condition: o.condition,
+      tier: o.tier,
+      total: 0,
+      scored: 0,
+      empty: 0,
+      failed: 0,
+      invalid: 0,
+      refused: 0,
+      noReference: 0,
+    }));
     entry.total += 1;
     entry[o.status === 'no_reference' ? 'noReference' : o.status] += 1;
   }
@@ -638,14 +645,7 @@ export interface MemoryAnalysisOptions {
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
-function attempt<T>(compute: () => T): Maybe<T> {
-  try {
-    return compute();
-  } catch (error) {
-    if (isEcholensError(error)) return { error: withAdvice(error.message) };
-    throw error;
-  }
-}
+const attempt = <T>(compute: () => T): Maybe<T> => attemptOr(compute, withAdvice);
 
 /**
  * What to change in the design for a statistic that could not be computed: every `{ error }`
@@ -738,12 +738,7 @@ function drawCache(resampling: Resampling): DrawSource {
   const cache = new Map<number, Int32Array>();
   return (k) => {
     if (resampling.B * k > MAX_CACHED_DRAWS) return null;
-    let draws = cache.get(k);
-    if (draws === undefined) {
-      draws = rng(resampling.seed).fillInt(new Int32Array(resampling.B * k), k);
-      cache.set(k, draws);
-    }
-    return draws;
+    return getOrInsert(cache, k, () => rng(resampling.seed).fillInt(new Int32Array(resampling.B * k), k));
   };
 }
 
@@ -931,10 +926,9 @@ function conditionCounts(observations: readonly MemoryObservation[]): ConditionC
   for (const o of observations) {
     if (o.status !== 'scored' || o.symbols === null) continue;
     const key = JSON.stringify([o.target, o.condition]);
-    const entry = steps.get(key) ?? { steps: 0, unmapped: 0 };
+    const entry = getOrInsert(steps, key, () => ({ steps: 0, unmapped: 0 }));
     entry.steps += o.symbols.length;
     for (const symbol of o.symbols) if (symbol === UNMAPPED) entry.unmapped += 1;
-    steps.set(key, entry);
   }
   return base
     .map((entry) => {
@@ -1048,11 +1042,7 @@ function analyzeTarget(
 function groupRows(metric: MemoryMetric, observations: readonly MemoryObservation[]): ConditionRows[] {
   const groups = new Map<string, ConditionRows>();
   for (const o of observations) {
-    let group = groups.get(o.condition);
-    if (group === undefined) {
-      group = { condition: o.condition, tier: o.tier, rows: [] };
-      groups.set(o.condition, group);
-    }
+    const group = getOrInsert(groups, o.condition, () => ({ condition: o.condition, tier: o.tier, rows: [] }));
     group.rows.push({ value: o[metric] as number, cluster: o.question });
   }
   return [...groups.values()].sort(compareConditions);

@@ -42,6 +42,7 @@ import {
   stepsOfGeneration,
 } from './run.js';
 import type { StepMethod } from './steps.js';
+import { getOrInsert } from '../core/get-or-insert.js';
 
 /**
  * Reads a memory run back from the store: each generation cell with its steps
@@ -392,9 +393,11 @@ export async function collectMemorySamples(store: RunStore, runId: string): Prom
     }
     summary.generations += 1;
     summary.outcomes[record.outcome] += 1;
-    const counts = perTarget.get(base.target) ?? { target: base.target, ...(Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<SampleOutcome, number>) };
+    const counts = getOrInsert(perTarget, base.target, () => ({
+      target: base.target,
+      ...(Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<SampleOutcome, number>),
+    }));
     counts[record.outcome] += 1;
-    perTarget.set(base.target, counts);
     records.push(record);
   }
   if (judgeModel !== null) {

@@ -22,6 +22,7 @@ import type {
 import { attempt, cellContrast, cellName, combinationContrast, inCell, itemContrast, unitKey, cellValue } from './contrasts.js';
 import { isAblationLabel } from './anchor-ablation.js';
 import { holmClaims, type InferenceOptions, unitInference } from './inference.js';
+import { getOrInsert } from '../core/get-or-insert.js';
 
 /**
  * The tests of the persona report, one section per function (pure). Each builds its cells from
@@ -594,9 +595,8 @@ export function analyzeScratch(observations: readonly PersonaObservation[], desi
         if (distinct.size === 0) continue;
         const byItem = new Map<string, number[]>();
         for (const o of distinct.values()) {
-          const list = byItem.get(o.item) ?? [];
+          const list = getOrInsert(byItem, o.item, () => []);
           list.push(cellValue(o, judge) as number);
-          byItem.set(o.item, list);
         }
         const values = [...byItem.values()].map((l) => l.reduce((a, b) => a + b, 0) / l.length);
         out.push({

@@ -225,6 +225,7 @@ function referenceSection(report: PersonaReport): DocumentSection[] {
     },
   ];
   const other = reference.permutation.filter((p) => p.contrast !== 'filler - real');
+  const moreArms = reference.arms.filter((a) => a.arm !== 'real' && a.arm !== 'filler');
   blocks.push(
     ...captioned(
       other.length > 0,
@@ -233,8 +234,6 @@ function referenceSection(report: PersonaReport): DocumentSection[] {
       other.map((p) => [text(p.target), text(p.contrast), num(p.mean, 'signed'), pCell(p.p), pCell(p.pHolm, ` (${familyText(p)})`), holm(p.pHolmWithinTarget)]),
       [2, 3, 4, 5],
     ),
-  );
-  blocks.push(
     ...captioned(
       reference.byCategory.length > 0,
       'Δ per probe category (paper: each arm over its own positions):',
@@ -259,8 +258,6 @@ function referenceSection(report: PersonaReport): DocumentSection[] {
       ],
       [2, 3, 4],
     ),
-  );
-  blocks.push(
     ...captioned(
       reference.trajectory.length > 0,
       'Trajectory, all probes (paper):',
@@ -271,9 +268,6 @@ function referenceSection(report: PersonaReport): DocumentSection[] {
       ]),
       [2, 3],
     ),
-  );
-  const moreArms = reference.arms.filter((a) => a.arm !== 'real' && a.arm !== 'filler');
-  blocks.push(
     ...captioned(
       moreArms.length > 0,
       'Other arms, mean of position means (paper):',
@@ -281,8 +275,6 @@ function referenceSection(report: PersonaReport): DocumentSection[] {
       moreArms.map((a) => [text(a.target), text(a.arm), iv(a.mean, a.ci, 'fixed'), int(a.positions), int(a.n)]),
       [2, 3, 4],
     ),
-  );
-  blocks.push(
     ...captioned(
       reference.compliance.length > 0,
       'S2 compliance audit (paper; pairs of real and filler at the same position and paraphrase):',
@@ -298,8 +290,6 @@ function referenceSection(report: PersonaReport): DocumentSection[] {
       ]),
       [1, 2, 3, 4, 5, 6],
     ),
-  );
-  blocks.push(
     ...captioned(
       reference.anchorVariants.length > 0,
       'Anchor variants (paper; verbosity ratio against filler without and with the anchor, attenuation):',

@@ -2,6 +2,7 @@ import { StatisticsError } from '../core/errors.js';
 import { mean as meanOf, tQuantile } from '../stats/distributions.js';
 import { holm } from '../stats/multiple-testing.js';
 import { signFlipInference } from '../stats/test-inversion.js';
+import { getOrInsert } from '../core/get-or-insert.js';
 
 /**
  * Inference at the unit that was sampled (pure). A persona run samples sessions, positions
@@ -124,12 +125,7 @@ const quantiles = new Map<string, number>();
 /** Student-t quantile, memoized (calibration evaluates the same few thousands of times). */
 export function tQuantileCached(probability: number, df: number): number {
   const key = `${probability}|${df}`;
-  let q = quantiles.get(key);
-  if (q === undefined) {
-    q = tQuantile(probability, df);
-    quantiles.set(key, q);
-  }
-  return q;
+  return getOrInsert(quantiles, key, () => tQuantile(probability, df));
 }
 
 /**

@@ -26,6 +26,7 @@ export type {
   ReferencePermutation,
   ReferenceTrajectory,
 } from './reference-types.js';
+import { getOrInsert } from '../core/get-or-insert.js';
 
 export interface ReferenceOptionsResolved {
   B: number;
@@ -190,10 +191,9 @@ function contractRows(observations: readonly PersonaObservation[], target: strin
         const out = new Map<string, { pass: number; n: number }>();
         for (const o of group) {
           if (o.mitigation !== mitigation) continue;
-          const r = out.get(o.session) ?? { pass: 0, n: 0 };
+          const r = getOrInsert(out, o.session, () => ({ pass: 0, n: 0 }));
           r.n += 1;
           if (o.check?.pass) r.pass += 1;
-          out.set(o.session, r);
         }
         return out;
       };
