@@ -319,9 +319,7 @@ function estimates(
     const groups = new Map<string, number[]>();
     for (const [cut, d] of pairs) {
       const key = clusterOf(cut);
-      const list = groups.get(key);
-      if (list) list.push(d);
-      else groups.set(key, [d]);
+      getOrInsert(groups, key, () => []).push(d);
     }
     const means = [...groups.keys()].sort().map((k) => {
       const list = groups.get(k) as number[];
@@ -386,8 +384,7 @@ export function analyzeContinuation(observations: readonly ContinuationObservati
     const byCut = new Map<string, Map<ContinuationArm, ContinuationObservation>>();
     const stratum = new Map<string, boolean | null>();
     for (const o of mine) {
-      const arms = getOrInsert(byCut, o.cutpoint, () => new Map());
-      arms.set(o.arm, o);
+      getOrInsert(byCut, o.cutpoint, () => new Map()).set(o.arm, o);
       stratum.set(o.cutpoint, o.sameTask);
     }
     const arms = CONTINUATION_ARMS.filter((a) => mine.some((o) => o.arm === a));

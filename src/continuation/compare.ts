@@ -11,8 +11,7 @@ function continuationDiffs(collected: ContinuationCollected, target: string, arm
   const byCut = new Map<string, Map<string, (typeof collected.observations)[number]>>();
   for (const o of collected.observations) {
     if (o.target !== target) continue;
-    const m = getOrInsert(byCut, o.cutpoint, () => new Map());
-    m.set(o.arm, o);
+    getOrInsert(byCut, o.cutpoint, () => new Map()).set(o.arm, o);
   }
   const score = (o: (typeof collected.observations)[number]) => (o.status === 'call' && o.fidelity !== null ? o.fidelity : 0);
   const out = new Map<string, number>();

@@ -195,8 +195,7 @@ export const continuationRunner: StagedAuditRunner<ContinuationConfig, Continuat
       const answer = { text: result.text, toolCalls: result.toolCalls };
       for (const question of judgeQuestions(cut.groundTruth, scoreAnswer(cut.groundTruth, answer), result.toolCalls)) {
         const id = questionId(question);
-        const entry = getOrInsert(raised, id, () => ({ question, cutpoints: new Set<string>() }));
-        entry.cutpoints.add(cut.id);
+        getOrInsert(raised, id, () => ({ question, cutpoints: new Set<string>() })).cutpoints.add(cut.id);
       }
     });
     const items: ParsedItem<boolean>[] = [];

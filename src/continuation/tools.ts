@@ -50,8 +50,7 @@ export function reconstructTools(session: Session): ReconstructedTools {
       const entry = getOrInsert(seen, block.name, () => ({ calls: 0, types: new Map(), present: new Map() }));
       entry.calls += 1;
       for (const [key, value] of Object.entries(argumentsOf(block.input))) {
-        const types = getOrInsert(entry.types, key, () => new Set());
-        types.add(jsonType(value));
+        getOrInsert(entry.types, key, () => new Set()).add(jsonType(value));
         entry.present.set(key, (entry.present.get(key) ?? 0) + 1);
       }
     }

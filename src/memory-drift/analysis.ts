@@ -262,8 +262,7 @@ export function scoreTrajectories(input: readonly LabelledSample[], options: Sco
       references.set(key, sample);
     }
     if (sample.role !== 'perturbed' && usable(sample)) {
-      const list = getOrInsert(noMemory, key, () => []);
-      list.push(sample);
+      getOrInsert(noMemory, key, () => []).push(sample);
     }
   });
 
@@ -1042,8 +1041,7 @@ function analyzeTarget(
 function groupRows(metric: MemoryMetric, observations: readonly MemoryObservation[]): ConditionRows[] {
   const groups = new Map<string, ConditionRows>();
   for (const o of observations) {
-    const group = getOrInsert(groups, o.condition, () => ({ condition: o.condition, tier: o.tier, rows: [] }));
-    group.rows.push({ value: o[metric] as number, cluster: o.question });
+    getOrInsert(groups, o.condition, () => ({ condition: o.condition, tier: o.tier, rows: [] })).rows.push({ value: o[metric] as number, cluster: o.question });
   }
   return [...groups.values()].sort(compareConditions);
 }

@@ -355,11 +355,10 @@ export async function collectMemorySamples(store: RunStore, runId: string): Prom
         summary.stepCap.stepsCut += extraction.cut;
       }
       const ckey = JSON.stringify([base.target, base.condition]);
-      const entry = compliance.get(ckey) ?? { target: base.target, condition: base.condition, answered: 0, methods: {}, compliant: null };
+      const entry = getOrInsert(compliance, ckey, () => ({ target: base.target, condition: base.condition, answered: 0, methods: {}, compliant: null }));
       entry.answered += 1;
       entry.methods[extraction.method] = (entry.methods[extraction.method] ?? 0) + 1;
       if (extraction.method === 'tags' || extraction.source === 'reasoning') entry.compliant = (entry.compliant ?? 0) + 1;
-      compliance.set(ckey, entry);
       record.stepMethod = extraction.method;
       record.stepSource = extraction.source;
       record.steps = extraction.steps;
@@ -393,11 +392,10 @@ export async function collectMemorySamples(store: RunStore, runId: string): Prom
     }
     summary.generations += 1;
     summary.outcomes[record.outcome] += 1;
-    const counts = getOrInsert(perTarget, base.target, () => ({
+    getOrInsert(perTarget, base.target, () => ({
       target: base.target,
       ...(Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<SampleOutcome, number>),
-    }));
-    counts[record.outcome] += 1;
+    }))[record.outcome] += 1;
     records.push(record);
   }
   if (judgeModel !== null) {

@@ -180,8 +180,7 @@ export function referenceMetricReport(
     const result = referenceDtw(o.baselineSymbols, o.symbols, embed, { radius: settings.radius, flavor: settings.flavor });
     // Scored observations have non-empty sequences, so the reference's NaN (→ dtw_score 0) cannot occur.
     const key = JSON.stringify([o.target, o.condition]);
-    const group = getOrInsert(groups, key, () => ({ target: o.target, condition: o.condition, tier: o.tier, values: [] }));
-    group.values.push(result.normalized);
+    getOrInsert(groups, key, () => ({ target: o.target, condition: o.condition, tier: o.tier, values: [] })).values.push(result.normalized);
     scored++;
   }
   const byTarget = new Map<string, ReferenceMetricReport['targets'][number] & { all: number[] }>();

@@ -163,8 +163,7 @@ export function labelerReliability(records: readonly LabelRecord[]): LabelerReli
   const slices = new Map<string, LabelRecord[]>();
   for (const r of records) {
     const key = JSON.stringify([r.labeler, String(r.run), r.wording]);
-    const list = getOrInsert(slices, key, () => []);
-    list.push(r);
+    getOrInsert(slices, key, () => []).push(r);
   }
   const labelings = new Map<string, Labeling>();
   const labelingOf = (labeler: string, run: string, wording: string): Labeling | undefined => {

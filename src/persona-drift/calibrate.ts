@@ -343,8 +343,7 @@ export function simulateRun(
                   let latent: number;
                   if (c.arm === 'scratch') {
                     const key = `${c.systemPrompt}|${item.item}|${paraphrase}|${sample}`;
-                    const value = getOrInsert(scratch, key, () => 1.5 + fixed + level + variance.withinCell * normal(random));
-                    latent = value;
+                    latent = getOrInsert(scratch, key, () => 1.5 + fixed + level + variance.withinCell * normal(random));
                   } else {
                     latent = 1.5 + fixed + shift + sessionLevel + positionLevel + level + interaction + variance.withinCell * normal(random);
                   }

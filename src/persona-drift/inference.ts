@@ -224,9 +224,7 @@ export function clusteredInference(units: readonly UnitValue[], options: Inferen
   if (units.length === 0) throw new StatisticsError('no position has data in every arm of this contrast');
   const bySession = new Map<string, number[]>();
   for (const u of units) {
-    const list = bySession.get(u.session);
-    if (list) list.push(u.value);
-    else bySession.set(u.session, [u.value]);
+    getOrInsert(bySession, u.session, () => []).push(u.value);
   }
   const counts = { sessions: bySession.size, positions: units.length };
   if (bySession.size >= 2) {
@@ -252,9 +250,7 @@ export function clusteredInference(units: readonly UnitValue[], options: Inferen
 export function clusteredMean(units: readonly UnitValue[]): number {
   const bySession = new Map<string, number[]>();
   for (const u of units) {
-    const list = bySession.get(u.session);
-    if (list) list.push(u.value);
-    else bySession.set(u.session, [u.value]);
+    getOrInsert(bySession, u.session, () => []).push(u.value);
   }
   return meanOf([...bySession.values()].map(meanOf));
 }

@@ -355,8 +355,7 @@ export async function exportRun(store: RunStore, runId: string): Promise<ExportR
     };
     files.push({ path, value: record });
     if (l.mitigation === 'none' && l.paraphrase === 0 && l.sample === 0) {
-      const list = getOrInsert(byTarget, l.target, () => []);
-      list.push({ record, position: l.position, session: l.session });
+      getOrInsert(byTarget, l.target, () => []).push({ record, position: l.position, session: l.session });
     }
   }
   for (const [target, all] of byTarget) {

@@ -143,8 +143,7 @@ export function resolveJudgeVerdicts<Cell>(
     const attempt = l.attempt ?? 0;
     attempts.set(cell, attempt);
     const byJudge = getOrInsert(chains, l.targetKey, () => new Map());
-    const chain = getOrInsert(byJudge, l.judge, () => new Map());
-    chain.set(attempt, cell);
+    getOrInsert(byJudge, l.judge, () => new Map()).set(attempt, cell);
   }
   const parseScore = scoreParser(access.parse ?? parseJudgeOutput);
   const reader = { text: access.text };

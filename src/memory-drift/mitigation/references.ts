@@ -35,8 +35,7 @@ export async function buildReferences(
 ): Promise<ReferenceBuildResult> {
   const byQuestion = new Map<string, { prompt: DpoPrompt; candidates: JudgedCandidate[] }>();
   for (const prompt of prompts) {
-    const entry = getOrInsert(byQuestion, prompt.question.id, () => ({ prompt, candidates: [] }));
-    entry.candidates.push(...(candidates.get(prompt.id) ?? []));
+    getOrInsert(byQuestion, prompt.question.id, () => ({ prompt, candidates: [] })).candidates.push(...(candidates.get(prompt.id) ?? []));
   }
   const picks: { questionId: string; question: string; best: NonNullable<ReturnType<typeof selectReferenceCandidate>> }[] = [];
   const missing: ReferenceBuildResult['missing'] = [];
