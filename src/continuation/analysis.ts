@@ -3,6 +3,7 @@ import { signFlipInference } from '../stats/test-inversion.js';
 import { CONTINUATION_ARMS, type ContinuationArm } from './arms.js';
 import { observedPower } from './power.js';
 import type { CallStatus } from './scoring.js';
+import { getOrInsert } from '../core/get-or-insert.js';
 
 /**
  * Paired analysis of argument fidelity (pure; docs/continuation.md).
@@ -318,9 +319,7 @@ function estimates(
     const groups = new Map<string, number[]>();
     for (const [cut, d] of pairs) {
       const key = clusterOf(cut);
-      const list = groups.get(key);
-      if (list) list.push(d);
-      else groups.set(key, [d]);
+      getOrInsert(groups, key, () => []).push(d);
     }
     const means = [...groups.keys()].sort().map((k) => {
       const list = groups.get(k) as number[];
@@ -385,12 +384,7 @@ export function analyzeContinuation(observations: readonly ContinuationObservati
     const byCut = new Map<string, Map<ContinuationArm, ContinuationObservation>>();
     const stratum = new Map<string, boolean | null>();
     for (const o of mine) {
-      let arms = byCut.get(o.cutpoint);
-      if (!arms) {
-        arms = new Map();
-        byCut.set(o.cutpoint, arms);
-      }
-      arms.set(o.arm, o);
+      getOrInsert(byCut, o.cutpoint, () => new Map()).set(o.arm, o);
       stratum.set(o.cutpoint, o.sameTask);
     }
     const arms = CONTINUATION_ARMS.filter((a) => mine.some((o) => o.arm === a));

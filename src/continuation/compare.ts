@@ -3,6 +3,7 @@ import type { AuditSeries, CompareRunsOptions, RunDifference } from '../report/c
 import { attempt, matchSubjects, sharedUnits } from '../report/compare-units.js';
 import { meanOfClusterMeans, pairedBootstrapDifference } from '../stats/paired-bootstrap.js';
 import type { ContinuationCollected, ContinuationReport } from './run.js';
+import { getOrInsert } from '../core/get-or-insert.js';
 
 /** `echolens compare` for continuation runs: recent − cross argument fidelity over the cutpoints both runs share (docs/statistics.md, "Comparing runs"). */
 
@@ -10,12 +11,7 @@ function continuationDiffs(collected: ContinuationCollected, target: string, arm
   const byCut = new Map<string, Map<string, (typeof collected.observations)[number]>>();
   for (const o of collected.observations) {
     if (o.target !== target) continue;
-    let m = byCut.get(o.cutpoint);
-    if (!m) {
-      m = new Map();
-      byCut.set(o.cutpoint, m);
-    }
-    m.set(o.arm, o);
+    getOrInsert(byCut, o.cutpoint, () => new Map()).set(o.arm, o);
   }
   const score = (o: (typeof collected.observations)[number]) => (o.status === 'call' && o.fidelity !== null ? o.fidelity : 0);
   const out = new Map<string, number>();

@@ -1,6 +1,6 @@
 import { forestSpec, type IntervalRow, shortLabel } from '../report/charts.js';
 import { documentVerdict } from '../report/document/build.js';
-import { int, intervalCell, num, pCell, table, text } from '../report/document/cells.js';
+import { int, intervalCell, num, para, pCell, table, text } from '../report/document/cells.js';
 import { documentMarkdown } from '../report/document/render-markdown.js';
 import type { AuditDocumentPart, DocumentBlock, DocumentCell, DocumentSection, DocumentVerdict } from '../report/document/types.js';
 import { pClause, pValue as pv, signed as signedNumber } from '../report/format.js';
@@ -127,50 +127,38 @@ function contrastChart(report: ContinuationReport): DocumentBlock[] {
 function introSection(report: ContinuationReport): DocumentSection {
   const blocks: DocumentBlock[] = [];
   if (report.simulated)
-    blocks.push({
-      kind: 'text',
-      quote: true,
-      text: [{ strong: 'Simulated targets (sim:): nothing was measured.' }, ' The numbers show the audit works, not how any model behaves.'],
-    });
-  blocks.push({
-    kind: 'text',
-    text: [
+    blocks.push(para([{ strong: 'Simulated targets (sim:): nothing was measured.' }, ' The numbers show the audit works, not how any model behaves.'], true));
+  blocks.push(
+    para([
       'Run ',
       { code: report.runId },
       ' · session ',
       { code: report.session ?? '?' },
       ' · cross arm from ',
       { code: report.crossSession ?? 'the same session (half a session away)' },
-    ],
-  });
-  blocks.push({
-    kind: 'text',
-    text: [
+    ]),
+    para([
       'Tools offered: ',
       ...(report.tools.length === 0 ? ['—'] : report.tools.flatMap((t, i) => [...(i > 0 ? [', '] : []), { code: t }])),
       ` (${report.toolSource ?? '?'}) · task labels: ${report.taskSource ?? '?'}`,
-    ],
-  });
-  blocks.push({
-    kind: 'text',
-    text: [
+    ]),
+    para([
       'Argument fidelity (0–1) of the next tool call against the one recorded in the transcript, paired by cutpoint. ',
       { strong: 'Complete case' },
       ': cutpoints where both arms returned a parseable call. ',
       { strong: 'ITT' },
       ' (intention to treat): every cutpoint where both arms were generated, an unparseable, prose or missing answer scoring 0. Two-sided paired sign-flip test; its inverted 95% interval (excludes 0 exactly when p < 0.05).',
-    ],
-  });
+    ]),
+  );
   if (report.judge) {
     const j = report.judge;
-    blocks.push({
-      kind: 'text',
-      text: [
+    blocks.push(
+      para([
         'Judge ',
         { code: j.model ?? '?' },
         ` on free-text and command arguments below an exact match: ${j.questions} distinct questions, ${j.equivalent} equivalent (scored 1), ${j.different} different, ${j.invalid} unreadable, ${j.unanswered} unanswered (deterministic score kept).`,
-      ],
-    });
+      ]),
+    );
   }
   if (report.notes.length > 0) blocks.push({ kind: 'list', items: report.notes.map((n) => `note: ${n}`) });
   blocks.push(...contrastChart(report));
@@ -209,17 +197,14 @@ function targetSection(t: ContinuationReport['analysis']['targets'][number]): Do
     ]),
   });
   blocks.push({ kind: 'heading', text: 'Every contrast' });
-  blocks.push({
-    kind: 'text',
-    text: [
+  blocks.push(
+    para([
       'Only the two ',
       { strong: 'primary' },
       ' rows (recent − cross over all cutpoints, complete case and ITT) test the pre-specified question. Every other row is ',
       { strong: 'exploratory' },
       ': its p-value is unadjusted, one of many per target, and by chance alone about one in twenty will fall below 0.05.',
-    ],
-  });
-  blocks.push(
+    ]),
     table(
       ['contrast', 'analysis', 'stratum', 'role', 'n', 'Δ fidelity', '95% CI', 'p', 'test'],
       t.contrasts.flatMap((c) => {
@@ -244,14 +229,11 @@ function referenceSection(report: ContinuationReport): DocumentSection[] {
   const reference = report.reference;
   if (reference === null) return [];
   const blocks: DocumentBlock[] = [
-    {
-      kind: 'text',
-      text: [
-        `Scored as the authors' continuation runner scores it: ${reference.scoring}. The verdict, the headline and the gate use the calibrated fidelity above; rows marked `,
-        { strong: 'differs' },
-        ' are where the two disagree.',
-      ],
-    },
+    para([
+      `Scored as the authors' continuation runner scores it: ${reference.scoring}. The verdict, the headline and the gate use the calibrated fidelity above; rows marked `,
+      { strong: 'differs' },
+      ' are where the two disagree.',
+    ]),
   ];
   const estimate = (e: PairedEstimate) => intervalCell(e.mean, e.ci, 'signed', 3, ` (n = ${e.n}, ${pClause(e.p, '—')})`);
   for (const t of reference.targets) {
@@ -275,8 +257,6 @@ function referenceSection(report: ContinuationReport): DocumentSection[] {
         }),
         [1, 2, 3, 4, 5],
       ),
-    );
-    blocks.push(
       table(
         ['contrast', 'analysis', 'Δ fidelity, calibrated [95% CI]', 'Δ fidelity, authors [95% CI]', ''],
         t.analysis.contrasts.flatMap((c) => {
@@ -339,14 +319,12 @@ export function continuationCalibrationSections(results: readonly ContinuationCa
   return results.map((r) => ({
     title: `${r.profile} — planted recent − cross: complete case ${r.planted.completeCase.toFixed(3)}, ITT ${r.planted.itt.toFixed(3)}`,
     blocks: [
-      {
-        kind: 'text',
-        text:
-          `${r.design.replicates} simulated runs × ${r.design.cutpoints} cutpoints, seed ${r.design.seed}, ${r.design.resamples} resamples when not exact.` +
+      para(
+        `${r.design.replicates} simulated runs × ${r.design.cutpoints} cutpoints, seed ${r.design.seed}, ${r.design.resamples} resamples when not exact.` +
           (r.design.blocks
             ? ` Dependent cutpoints: runs of ${r.design.blocks.size}, each later cutpoint repeating the run's first answer with probability ${r.design.blocks.repeat}; ${r.design.blocks.declared ? 'declared (the runs are the units)' : 'not declared (the cutpoints are the units)'}.`
             : ''),
-      },
+      ),
       table(
         ['test', 'rejection rate (± MC SE)', 'what it is', '95% CI coverage (± MC SE)', 'bias', 'mean SE'],
         r.tests.map((t) => [

@@ -1,6 +1,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { canonicalJson } from '../core/canonical-json.js';
 import type { ModelRequest } from '../models/types.js';
+import { getOrInsert } from '../core/get-or-insert.js';
 
 /**
  * `hashCanonical({ requests, truths })`, streamed: the same SHA-256 (so runs recorded before
@@ -16,12 +17,7 @@ type Json = Record<string, unknown>;
 /** Canonical JSON of an object member value, cached per object (messages, tool lists, params). */
 function cachedJson(value: unknown, cache: WeakMap<object, string>): string {
   if (value === null || typeof value !== 'object') return canonicalJson(value);
-  let json = cache.get(value);
-  if (json === undefined) {
-    json = canonicalJson(value);
-    cache.set(value, json);
-  }
-  return json;
+  return getOrInsert(cache, value, () => canonicalJson(value));
 }
 
 /** Streams the canonical JSON of one request: sorted members, `messages` one message at a time. */

@@ -23,6 +23,7 @@ import { isBuiltinMaterials } from '../materials/files.js';
 import { type ContinuationMaterials, loadContinuationMaterials } from './materials.js';
 import { streamedInputFingerprint } from './fingerprint.js';
 import { preflightContinuation } from './preflight.js';
+import { getOrInsert } from '../core/get-or-insert.js';
 
 /** The I/O edge of the continuation audit: read the transcripts, run the cells, read them back. */
 
@@ -194,9 +195,7 @@ export const continuationRunner: StagedAuditRunner<ContinuationConfig, Continuat
       const answer = { text: result.text, toolCalls: result.toolCalls };
       for (const question of judgeQuestions(cut.groundTruth, scoreAnswer(cut.groundTruth, answer), result.toolCalls)) {
         const id = questionId(question);
-        const entry = raised.get(id) ?? { question, cutpoints: new Set<string>() };
-        entry.cutpoints.add(cut.id);
-        raised.set(id, entry);
+        getOrInsert(raised, id, () => ({ question, cutpoints: new Set<string>() })).cutpoints.add(cut.id);
       }
     });
     const items: ParsedItem<boolean>[] = [];

@@ -4,6 +4,7 @@ import { isObject } from '../core/guards.js';
 import type { ToolDefinition } from '../models/types.js';
 import type { Session } from '../sessions/types.js';
 import { readUserText, userFileReason } from '../core/user-files.js';
+import { getOrInsert } from '../core/get-or-insert.js';
 
 /**
  * The tools the target is offered (pure apart from reading a schema file): the session's
@@ -46,19 +47,10 @@ export function reconstructTools(session: Session): ReconstructedTools {
     if (message.role !== 'assistant') continue;
     for (const block of message.blocks) {
       if (block.type !== 'tool_call') continue;
-      let entry = seen.get(block.name);
-      if (!entry) {
-        entry = { calls: 0, types: new Map(), present: new Map() };
-        seen.set(block.name, entry);
-      }
+      const entry = getOrInsert(seen, block.name, () => ({ calls: 0, types: new Map(), present: new Map() }));
       entry.calls += 1;
       for (const [key, value] of Object.entries(argumentsOf(block.input))) {
-        let types = entry.types.get(key);
-        if (!types) {
-          types = new Set();
-          entry.types.set(key, types);
-        }
-        types.add(jsonType(value));
+        getOrInsert(entry.types, key, () => new Set()).add(jsonType(value));
         entry.present.set(key, (entry.present.get(key) ?? 0) + 1);
       }
     }

@@ -1,5 +1,5 @@
-import { isRefusal, type Maybe } from '../core/maybe.js';
-import { InvalidArgumentError, isEcholensError, StatisticsError } from '../core/errors.js';
+import { attempt as attemptOr, isRefusal, type Maybe } from '../core/maybe.js';
+import { InvalidArgumentError, StatisticsError } from '../core/errors.js';
 import { type DtwOptions, dtw } from '../metrics/dtw.js';
 import { type BootstrapClaim, bhClaims, invertBootstrapTest } from '../stats/bootstrap-claims.js';
 import { authorsDrift } from '../metrics/authors.js';
@@ -26,6 +26,7 @@ import { UNMAPPED } from './ontology.js';
 import { NO_PERTURBATION, PERTURBATION_TIERS, type PerturbationTier } from './perturbations.js';
 import type { CellLabels } from '../store/types.js';
 import type { GenerationRole } from './plan.js';
+import { getOrInsert } from '../core/get-or-insert.js';
 
 /**
  * DriftLens analysis (§2.4 scoring, §2.5 statistics, §3 validity, §4 per-category drift), pure:
@@ -35,10 +36,6 @@ import type { GenerationRole } from './plan.js';
  */
 
 export const MEMORY_REPORT_SCHEMA = 'echolens.memory-report/1';
-
-/** A statistic, or the reason it could not be computed. */
-/** Alias of the shared Maybe (core/maybe.ts), kept for existing imports. */
-export type MemoryMaybe<T> = Maybe<T>;
 
 export type MemoryMetric = 'dtw' | 'sri';
 export const MEMORY_METRICS: readonly MemoryMetric[] = ['dtw', 'sri'];
@@ -265,9 +262,7 @@ export function scoreTrajectories(input: readonly LabelledSample[], options: Sco
       references.set(key, sample);
     }
     if (sample.role !== 'perturbed' && usable(sample)) {
-      const list = noMemory.get(key) ?? [];
-      list.push(sample);
-      noMemory.set(key, list);
+      getOrInsert(noMemory, key, () => []).push(sample);
     }
   });
 
@@ -342,18 +337,20 @@ function exclusionCounts(observations: readonly MemoryObservation[]): ExclusionC
   const counts = new Map<string, ExclusionCount>();
   for (const o of observations) {
     const key = JSON.stringify([o.target, o.condition]);
-    let entry = counts.get(key);
-    if (entry === undefined) {
-      entry = { target: o.target, condition: o.condition, tier: o.tier, total: 0, scored: 0, empty: 0, failed: 0, invalid: 0, refused: 0, noReference: 0 };
-      counts.set(key, entry);
-    }
+    const entry = getOrInsert(counts, key, () => ({
+      target: o.target,
+      condition: o.condition,
+      tier: o.tier,
+      total: 0,
+      scored: 0,
+      empty: 0,
+      failed: 0,
+      invalid: 0,
+      refused: 0,
+      noReference: 0,
+    }));
     entry.total += 1;
-    if (o.status === 'scored') entry.scored += 1;
-    else if (o.status === 'empty') entry.empty += 1;
-    else if (o.status === 'failed') entry.failed += 1;
-    else if (o.status === 'invalid') entry.invalid += 1;
-    else if (o.status === 'refused') entry.refused += 1;
-    else entry.noReference += 1;
+    entry[o.status === 'no_reference' ? 'noReference' : o.status] += 1;
   }
   return [...counts.values()];
 }
@@ -399,9 +396,9 @@ export interface ConditionSummary {
   /** Sample SD (n − 1); null when n < 2. */
   sd: number | null;
   /** Cohen's d (pooled SD) against the no_perturbation distribution; null on the floor row. */
-  cohensD: MemoryMaybe<number> | null;
+  cohensD: Maybe<number> | null;
   /** μ_condition / μ_floor − 1 with its question-cluster bootstrap CI, p and BH claim; null on the floor row. */
-  elevation: MemoryMaybe<ElevationEstimate> | null;
+  elevation: Maybe<ElevationEstimate> | null;
 }
 
 export interface TierSummary {
@@ -410,9 +407,9 @@ export interface TierSummary {
   n: number;
   nQuestions: number;
   mean: number;
-  cohensD: MemoryMaybe<number>;
+  cohensD: Maybe<number>;
   /** A family of one: `claim.p` is `p`, `claim.interval` the test inverted at α. */
-  elevation: MemoryMaybe<ElevationEstimate>;
+  elevation: Maybe<ElevationEstimate>;
 }
 
 export interface DRelEstimate {
@@ -446,7 +443,7 @@ export interface DRelEstimate {
 export interface DRelEntry {
   condition: string;
   tier: 'persona' | 'life_event';
-  result: MemoryMaybe<DRelEstimate>;
+  result: Maybe<DRelEstimate>;
 }
 
 /** The mixed model's fit as reported: always with its reference level (the floor condition). */
@@ -459,7 +456,7 @@ export interface PairwiseComparison {
   b: string;
   /** mean(a) − mean(b). */
   difference: number;
-  test: MemoryMaybe<{ t: number; df: number; p: number; pAdjusted: number; significant: boolean }>;
+  test: Maybe<{ t: number; df: number; p: number; pAdjusted: number; significant: boolean }>;
 }
 
 export interface PairwiseSummary {
@@ -469,7 +466,7 @@ export interface PairwiseSummary {
    */
   order: Array<{ condition: string; mean: number; letters: string | null }>;
   /** 'ok', or why the compact letter display failed (e.g. more than 52 letters needed). */
-  letters: MemoryMaybe<'ok'>;
+  letters: Maybe<'ok'>;
   comparisons: PairwiseComparison[];
   /** Conditions left out (fewer than 2 scored observations). */
   skipped: string[];
@@ -478,14 +475,14 @@ export interface PairwiseSummary {
 export interface MetricAnalysis {
   metric: MemoryMetric;
   /** The no_perturbation floor: the model's own sampling noise against the reference. */
-  floor: MemoryMaybe<{ condition: string; mean: number; sd: number | null; n: number; nQuestions: number }>;
+  floor: Maybe<{ condition: string; mean: number; sd: number | null; n: number; nQuestions: number }>;
   /** Pooled pragmatic noise (μ_noise, σ_noise of d_rel). */
-  noise: MemoryMaybe<{ conditions: string[]; mean: number; sd: number | null; n: number; nQuestions: number }>;
-  mixedModel: MemoryMaybe<MixedModelSummary>;
+  noise: Maybe<{ conditions: string[]; mean: number; sd: number | null; n: number; nQuestions: number }>;
+  mixedModel: Maybe<MixedModelSummary>;
   conditions: ConditionSummary[];
   tiers: TierSummary[];
   dRel: DRelEntry[];
-  pairwise: MemoryMaybe<PairwiseSummary>;
+  pairwise: Maybe<PairwiseSummary>;
   /** What this design can detect (normal approximation from the bootstrap standard errors). */
   power: MetricPower;
 }
@@ -505,8 +502,8 @@ export interface Convergence {
   conditions: string[];
   dtwMeans: number[];
   sriMeans: number[];
-  spearman: MemoryMaybe<{ rho: number; p: number }>;
-  pearson: MemoryMaybe<{ r: number; p: number }>;
+  spearman: Maybe<{ rho: number; p: number }>;
+  pearson: Maybe<{ r: number; p: number }>;
   /** Pooled tiers by ascending mean under each metric (Fig. 5: the same order under both). */
   tierOrder: { dtw: string[]; sri: string[]; identical: boolean };
 }
@@ -562,7 +559,7 @@ export interface TargetAnalysis {
   nQuestions: number;
   design: DesignAdequacy;
   metrics: Record<MemoryMetric, MetricAnalysis>;
-  convergence: MemoryMaybe<Convergence>;
+  convergence: Maybe<Convergence>;
   validity: InstrumentValidity;
 }
 
@@ -604,7 +601,7 @@ export interface RefusalFinding {
   rate: number | null;
   floorRate: number | null;
   /** rate − floorRate with a Wald 95 % interval; p from the pooled two-proportion z-test (1 when neither arm refuses). */
-  difference: MemoryMaybe<{ estimate: number; ci: readonly [number, number]; p: number }>;
+  difference: Maybe<{ estimate: number; ci: readonly [number, number]; p: number }>;
 }
 
 export interface MemoryReport {
@@ -647,14 +644,7 @@ export interface MemoryAnalysisOptions {
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
-function attempt<T>(compute: () => T): MemoryMaybe<T> {
-  try {
-    return compute();
-  } catch (error) {
-    if (isEcholensError(error)) return { error: withAdvice(error.message) };
-    throw error;
-  }
-}
+const attempt = <T>(compute: () => T): Maybe<T> => attemptOr(compute, withAdvice);
 
 /**
  * What to change in the design for a statistic that could not be computed: every `{ error }`
@@ -747,12 +737,7 @@ function drawCache(resampling: Resampling): DrawSource {
   const cache = new Map<number, Int32Array>();
   return (k) => {
     if (resampling.B * k > MAX_CACHED_DRAWS) return null;
-    let draws = cache.get(k);
-    if (draws === undefined) {
-      draws = rng(resampling.seed).fillInt(new Int32Array(resampling.B * k), k);
-      cache.set(k, draws);
-    }
-    return draws;
+    return getOrInsert(cache, k, () => rng(resampling.seed).fillInt(new Int32Array(resampling.B * k), k));
   };
 }
 
@@ -834,15 +819,15 @@ function elevationWithDraws(
 
 /** Elevations with their claims: BH over each family of computed elevations (stats/bootstrap-claims.ts). */
 function elevationClaims<K>(
-  family: ReadonlyArray<{ key: K; result: MemoryMaybe<{ estimate: IntervalEstimate; replicates: Float64Array }> }>,
+  family: ReadonlyArray<{ key: K; result: Maybe<{ estimate: IntervalEstimate; replicates: Float64Array }> }>,
   alpha: number,
-): Map<K, MemoryMaybe<ElevationEstimate>> {
+): Map<K, Maybe<ElevationEstimate>> {
   const computed = family.flatMap((f) => (isRefusal(f.result) ? [] : [{ key: f.key, ...f.result }]));
   const claims = bhClaims(
     computed.map((c) => ({ p: c.estimate.p, replicates: c.replicates })),
     alpha,
   );
-  const out = new Map<K, MemoryMaybe<ElevationEstimate>>();
+  const out = new Map<K, Maybe<ElevationEstimate>>();
   for (const f of family) if (isRefusal(f.result)) out.set(f.key, f.result);
   computed.forEach((c, i) => {
     out.set(c.key, { ...c.estimate, claim: claims[i] as BootstrapClaim });
@@ -879,26 +864,15 @@ function checkRows(rows: readonly ClusteredValue[], argument: string): void {
 
 function resolveOptions(options: MemoryAnalysisOptions): Required<MemoryAnalysisOptions> {
   const resolved: Required<MemoryAnalysisOptions> = {
-    B: options.B ?? 10_000,
-    seed: options.seed ?? 42,
-    level: options.level ?? 0.95,
+    ...resolveResampling(options),
     alpha: options.alpha ?? 0.05,
     convergenceThreshold: options.convergenceThreshold ?? 0.8,
     convergenceConditions: options.convergenceConditions ?? 'paper',
     floorCondition: options.floorCondition ?? NO_PERTURBATION,
     method: options.method ?? 'REML',
   };
-  if (!Number.isSafeInteger(resolved.B) || resolved.B < 2) {
-    throw new InvalidArgumentError('B', `must be an integer ≥ 2, got ${String(resolved.B)}`);
-  }
-  if (!Number.isSafeInteger(resolved.seed) || resolved.seed < 0) {
-    throw new InvalidArgumentError('seed', `must be a non-negative safe integer, got ${String(resolved.seed)}`);
-  }
-  for (const key of ['level', 'alpha'] as const) {
-    const value = resolved[key];
-    if (typeof value !== 'number' || !(value > 0 && value < 1)) {
-      throw new InvalidArgumentError(key, `must lie strictly between 0 and 1, got ${String(value)}`);
-    }
+  if (typeof resolved.alpha !== 'number' || !(resolved.alpha > 0 && resolved.alpha < 1)) {
+    throw new InvalidArgumentError('alpha', `must lie strictly between 0 and 1, got ${String(resolved.alpha)}`);
   }
   const threshold = resolved.convergenceThreshold;
   if (typeof threshold !== 'number' || !(threshold >= -1 && threshold <= 1)) {
@@ -951,10 +925,9 @@ function conditionCounts(observations: readonly MemoryObservation[]): ConditionC
   for (const o of observations) {
     if (o.status !== 'scored' || o.symbols === null) continue;
     const key = JSON.stringify([o.target, o.condition]);
-    const entry = steps.get(key) ?? { steps: 0, unmapped: 0 };
+    const entry = getOrInsert(steps, key, () => ({ steps: 0, unmapped: 0 }));
     entry.steps += o.symbols.length;
     for (const symbol of o.symbols) if (symbol === UNMAPPED) entry.unmapped += 1;
-    steps.set(key, entry);
   }
   return base
     .map((entry) => {
@@ -1068,12 +1041,7 @@ function analyzeTarget(
 function groupRows(metric: MemoryMetric, observations: readonly MemoryObservation[]): ConditionRows[] {
   const groups = new Map<string, ConditionRows>();
   for (const o of observations) {
-    let group = groups.get(o.condition);
-    if (group === undefined) {
-      group = { condition: o.condition, tier: o.tier, rows: [] };
-      groups.set(o.condition, group);
-    }
-    group.rows.push({ value: o[metric] as number, cluster: o.question });
+    getOrInsert(groups, o.condition, () => ({ condition: o.condition, tier: o.tier, rows: [] })).rows.push({ value: o[metric] as number, cluster: o.question });
   }
   return [...groups.values()].sort(compareConditions);
 }
@@ -1125,7 +1093,7 @@ function analyzeMetric(
     });
 
   // Condition elevations: one BH family per tier (as d_rel), so the printed interval agrees with the adjusted p.
-  const conditionElevation = new Map<string, MemoryMaybe<ElevationEstimate>>();
+  const conditionElevation = new Map<string, Maybe<ElevationEstimate>>();
   for (const tier of PERTURBATION_TIERS) {
     const members = groups.filter((g) => g.tier === tier && g.condition !== settings.floorCondition);
     const family = members.map((g) => ({ key: g.condition, result: elevationOf(g.rows) }));
@@ -1136,7 +1104,7 @@ function analyzeMetric(
     const isFloor = g.condition === settings.floorCondition;
     const against = isFloor
       ? { cohensD: null, elevation: null }
-      : { cohensD: cohensDOf(g.rows), elevation: conditionElevation.get(g.condition) as MemoryMaybe<ElevationEstimate> };
+      : { cohensD: cohensDOf(g.rows), elevation: conditionElevation.get(g.condition) as Maybe<ElevationEstimate> };
     return {
       condition: g.condition,
       tier: g.tier,
@@ -1161,7 +1129,7 @@ function analyzeMetric(
       mean: meanOf(valuesOf(rows)),
       cohensD: cohensDOf(rows),
       // A pooled tier is a claim of its own (a family of one).
-      elevation: elevationClaims([{ key: tier, result: elevationOf(rows) }], settings.alpha).get(tier) as MemoryMaybe<ElevationEstimate>,
+      elevation: elevationClaims([{ key: tier, result: elevationOf(rows) }], settings.alpha).get(tier) as Maybe<ElevationEstimate>,
     });
   }
 
@@ -1304,7 +1272,7 @@ function pairwiseOf(groups: readonly ConditionRows[], alpha: number): PairwiseSu
   const skipped = groups.filter((g) => g.rows.length < 2).map((g) => g.condition);
   if (eligible.length < 2) throw new StatisticsError('pairwise tests: fewer than 2 conditions have 2 or more scored observations');
   const means = new Map(eligible.map((g) => [g.condition, meanOf(valuesOf(g.rows))]));
-  const raw: Array<{ a: string; b: string; difference: number; test: MemoryMaybe<{ t: number; df: number; p: number }> }> = [];
+  const raw: Array<{ a: string; b: string; difference: number; test: Maybe<{ t: number; df: number; p: number }> }> = [];
   for (let i = 0; i < eligible.length; i++) {
     for (let j = i + 1; j < eligible.length; j++) {
       const a = eligible[i]!;
@@ -1394,7 +1362,7 @@ function combine(checks: readonly ValidityCheck[]): Verdict {
 function elevationVerdict(
   metric: MemoryMetric,
   subject: string,
-  elevation: MemoryMaybe<ElevationEstimate> | null,
+  elevation: Maybe<ElevationEstimate> | null,
   alpha: number,
   wantElevated: boolean,
 ): ValidityCheck {
@@ -1407,14 +1375,14 @@ function elevationVerdict(
 
 function validityOf(
   metrics: Record<MemoryMetric, MetricAnalysis>,
-  convergence: MemoryMaybe<Convergence>,
+  convergence: Maybe<Convergence>,
   settings: Required<MemoryAnalysisOptions>,
   design?: DesignAdequacy,
 ): InstrumentValidity {
   const { alpha } = settings;
   const specificityChecks: ValidityCheck[] = [];
   const sensitivityChecks: ValidityCheck[] = [];
-  const elevationCheck = (metric: MemoryMetric, subject: string, elevation: MemoryMaybe<ElevationEstimate> | null, a: number, want: boolean) => {
+  const elevationCheck = (metric: MemoryMetric, subject: string, elevation: Maybe<ElevationEstimate> | null, a: number, want: boolean) => {
     const check = elevationVerdict(metric, subject, elevation, a, want);
     return design?.underpowered ? { ...check, met: null, error: design.reason } : check;
   };

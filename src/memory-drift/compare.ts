@@ -5,6 +5,7 @@ import { pairedBootstrapDifference } from '../stats/paired-bootstrap.js';
 import { type MemoryMetric, type MemoryReport, scoreTrajectories } from './analysis.js';
 import type { MemoryCollection } from './observations.js';
 import { NO_PERTURBATION } from './perturbations.js';
+import { getOrInsert } from '../core/get-or-insert.js';
 
 /** `echolens compare` for memory runs: each tier's DTW/SRI elevation over the questions both runs share (docs/statistics.md, "Comparing runs"). */
 
@@ -21,11 +22,7 @@ function memoryQuestionSums(collection: MemoryCollection, target: string, metric
     if (o.target !== target || o.status !== 'scored' || value === null) continue;
     const floor = o.condition === NO_PERTURBATION;
     if (!floor && o.tier !== tier) continue;
-    let s = out.get(o.question);
-    if (!s) {
-      s = { tn: 0, ts: 0, fn: 0, fs: 0 };
-      out.set(o.question, s);
-    }
+    const s = getOrInsert(out, o.question, () => ({ tn: 0, ts: 0, fn: 0, fs: 0 }));
     if (floor) {
       s.fn += 1;
       s.fs += value;

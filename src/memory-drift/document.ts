@@ -1,16 +1,15 @@
-import { isRefusal } from '../core/maybe.js';
+import { isRefusal, type Maybe } from '../core/maybe.js';
 import type { AuditHeadlineTarget } from '../experiment/audit.js';
 import { dtw } from '../metrics/dtw.js';
 import { forestSpec, type IntervalRow, labelledScatterSpec } from '../report/charts.js';
 import { documentVerdict } from '../report/document/build.js';
-import { int, intervalCell, num, pCell, table, text } from '../report/document/cells.js';
+import { int, intervalCell, num, para, pCell, table, text } from '../report/document/cells.js';
 import { documentMarkdown, sectionsMarkdown } from '../report/document/render-markdown.js';
 import type { AuditDocumentPart, DocumentBlock, DocumentCell, DocumentSection, DocumentVerdict } from '../report/document/types.js';
 import { type RateWithError, withinNominal } from '../stats/calibration.js';
 import { fixed, pClause, percent as pct, pValue as pv, signed } from '../report/format.js';
 import {
   type ElevationEstimate,
-  type MemoryMaybe,
   type MemoryMetric,
   type MemoryObservation,
   type MemoryReport,
@@ -36,7 +35,7 @@ const failure = (value: { error: string }) => `n/a (${value.error})`;
 const failed = (value: { error: string }) => text(failure(value));
 
 /** A tier's elevation as its claim: the interval that agrees with its p. */
-function elevationText(e: MemoryMaybe<ElevationEstimate> | null): string {
+function elevationText(e: Maybe<ElevationEstimate> | null): string {
   if (e === null) return '—';
   if (isRefusal(e)) return failure(e);
   return `${pct(e.estimate)} [${pct(e.claim.interval[0])}, ${pct(e.claim.interval[1])}], p ${pv(e.claim.p)}`;
@@ -108,11 +107,11 @@ export function memoryVerdicts(report: MemoryReport): DocumentVerdict[] {
 }
 
 const columns = (...headers: string[]) => headers.map((header) => ({ header }));
-const maybeSigned = (value: MemoryMaybe<number> | null, digits = 3): DocumentCell =>
+const maybeSigned = (value: Maybe<number> | null, digits = 3): DocumentCell =>
   value === null ? text('—') : isRefusal(value) ? failed(value) : num(value, 'signed', digits);
 // The claim: the BH-adjusted p (a condition row; a tier row is a family of one) and the bootstrap
 // test inverted at the BH level, so the interval excludes 0 exactly when the p is below α.
-const elevationCells = (value: MemoryMaybe<ElevationEstimate> | null): DocumentCell[] => {
+const elevationCells = (value: Maybe<ElevationEstimate> | null): DocumentCell[] => {
   if (value === null) return [text('— (floor)'), text('—')];
   if (isRefusal(value)) return [failed(value), text('n/a')];
   const level = Number((100 * value.claim.confidence).toFixed(2));
@@ -159,10 +158,9 @@ function convergenceBlocks(target: TargetAnalysis): DocumentBlock[] {
   const tierOf = new Map(target.metrics.dtw.conditions.map((x) => [x.condition, x.tier as string]));
   out.push(
     { kind: 'text', text: `Over ${c.conditions.length} conditions: Spearman ${spearman}; Pearson ${pearson}.` },
-    {
-      kind: 'text',
-      text: `Tiers by ascending mean: DTW ${c.tierOrder.dtw.join(' < ')}; SRI ${c.tierOrder.sri.join(' < ')} (${c.tierOrder.identical ? 'same order' : 'different order'}).`,
-    },
+    para(
+      `Tiers by ascending mean: DTW ${c.tierOrder.dtw.join(' < ')}; SRI ${c.tierOrder.sri.join(' < ')} (${c.tierOrder.identical ? 'same order' : 'different order'}).`,
+    ),
     {
       kind: 'chart',
       spec: labelledScatterSpec(
@@ -194,12 +192,11 @@ function metricBlocks(analysis: MetricAnalysis, alpha: number): DocumentBlock[] 
   const sd = (x: number | null) => (x === null ? 'n/a' : fixed(x, 4));
   const out: DocumentBlock[] = [
     { kind: 'heading', text: name },
-    {
-      kind: 'text',
-      text: `Floor: ${isRefusal(floor) ? failure(floor) : `${floor.condition} mean ${fixed(floor.mean, 4)}, SD ${sd(floor.sd)}, n = ${floor.n}, ${floor.nQuestions} questions`}. Pragmatic noise (μ_noise, σ_noise): ${
+    para(
+      `Floor: ${isRefusal(floor) ? failure(floor) : `${floor.condition} mean ${fixed(floor.mean, 4)}, SD ${sd(floor.sd)}, n = ${floor.n}, ${floor.nQuestions} questions`}. Pragmatic noise (μ_noise, σ_noise): ${
         isRefusal(noise) ? failure(noise) : `${noise.conditions.join(', ')}: mean ${fixed(noise.mean, 4)}, SD ${sd(noise.sd)}, n = ${noise.n}`
       }.`,
-    },
+    ),
   ];
   const letters = new Map<string, string>();
   if (!isRefusal(analysis.pairwise)) for (const o of analysis.pairwise.order) if (o.letters !== null) letters.set(o.condition, o.letters);
@@ -270,13 +267,11 @@ function metricBlocks(analysis: MetricAnalysis, alpha: number): DocumentBlock[] 
   if (isRefusal(fit)) out.push({ kind: 'text', text: failure(fit) });
   else
     out.push(
-      {
-        kind: 'text',
-        text:
-          `${fit.method}, reference level ${fit.reference}; ${fit.nObs} observations, ${fit.nGroups} questions; ` +
+      para(
+        `${fit.method}, reference level ${fit.reference}; ${fit.nObs} observations, ${fit.nGroups} questions; ` +
           `question variance ${fixed(fit.groupVariance, 6)}, residual variance ${fixed(fit.residualVariance, 6)}, ` +
           `log-likelihood ${fixed(fit.logLik, 3)}; converged: ${fit.converged ? 'yes' : 'no'}; boundary: ${fit.boundary ? 'yes' : 'no'}.`,
-      },
+      ),
       table(
         ['term', 'estimate', 'SE', 'z', 'p'],
         fit.fixed.map((f) => [text(f.term), num(f.estimate, 'signed', 4), num(f.se, 'fixed', 4), num(f.z, 'fixed', 2), pCell(f.p)]),
@@ -287,12 +282,10 @@ function metricBlocks(analysis: MetricAnalysis, alpha: number): DocumentBlock[] 
   if (isRefusal(pairwise)) return [...out, { kind: 'text', text: failure(pairwise) }];
   const display = isRefusal(pairwise.letters) ? failure(pairwise.letters) : pairwise.order.map((o) => `${o.condition} ${o.letters ?? '—'}`).join(', ');
   out.push(
-    {
-      kind: 'text',
-      text:
-        `Compact letter display (ascending mean; conditions sharing a letter do not differ at α = ${alpha} after BH): ${display}.` +
+    para(
+      `Compact letter display (ascending mean; conditions sharing a letter do not differ at α = ${alpha} after BH): ${display}.` +
         (pairwise.skipped.length > 0 ? ` Left out (fewer than 2 observations): ${pairwise.skipped.join(', ')}.` : ''),
-    },
+    ),
     table(
       ['a', 'b', 'mean a − b', 't', 'df', 'p', 'p (BH)', 'significant'],
       pairwise.comparisons.map((c) => {
@@ -387,29 +380,26 @@ function targetSection(target: TargetAnalysis, alpha: number): DocumentSection {
 function introSection(report: MemoryReport): DocumentSection {
   const { options } = report;
   const blocks: DocumentBlock[] = [
-    {
-      kind: 'text',
-      text:
-        `Drift of each sample's reasoning trajectory from the same model's no-memory reference (sample 0) for the same question: ` +
+    para(
+      `Drift of each sample's reasoning trajectory from the same model's no-memory reference (sample 0) for the same question: ` +
         `σ_DTW (discrete cost, ÷ max(n, m)) and SRI drift (α = 0.5); lower = more stable. ` +
         `Floor: ${options.floorCondition} (further no-memory samples). Percent elevation = μ/μ_floor − 1 and d_rel = (μ_treat − μ_noise)/σ_noise ` +
         `with ${Math.round(options.level * 100)}% question-level cluster-bootstrap percentile CIs (B = ${options.B}, seed ${options.seed}); ` +
         `d_rel p-values BH-corrected within the persona and within the life-event categories; α = ${options.alpha}; ` +
         `mixed model by ${options.method}; convergent validity threshold ρ ≥ ${options.convergenceThreshold} over the ${options.convergenceConditions === 'paper' ? "paper's condition set (noise and persona categories, pooled life events)" : 'all conditions but the floor'}.`,
-    },
+    ),
   ];
   // The seed-independence warning first: it qualifies every number below.
   if (report.sampling !== undefined)
-    blocks.push({
-      kind: 'text',
-      text: [
+    blocks.push(
+      para([
         'Sampling: seeds ',
         { code: report.sampling.seeding },
         ' — ',
         ...(report.sampling.independent ? [] : [{ strong: 'not independent' }, ': ']),
         `${report.sampling.note}.`,
-      ],
-    });
+      ]),
+    );
   return { title: '', blocks };
 }
 
@@ -537,16 +527,15 @@ export function collectionSection(runId: string, summary: MemoryCollectionSummar
   const judge = summary.refusalJudge;
   if (judge !== undefined) {
     const a = judge.agreement;
-    blocks.push({
-      kind: 'text',
-      text: [
+    blocks.push(
+      para([
         'Refusal judge ',
         { code: judge.model },
         ` (its verdict decides; the detector decides where it has none): ${judge.answers} answers, ${judge.invalid} verdicts invalid after re-asks, ${judge.unanswered} unanswered; ${judge.refusals} refusals counted. ` +
           `Agreement with the detector on ${a.judged} judged answers: both refusal ${a.both}, judge only ${a.judgeOnly}, detector only ${a.detectorOnly}, neither ${a.neither}` +
           `${a.agreement === null ? '' : ` (${(100 * a.agreement).toFixed(1)} % agree, κ ${a.kappa === null ? 'n/a' : a.kappa.toFixed(2)})`}.`,
-      ],
-    });
+      ]),
+    );
   }
   for (const warning of summary.formatWarnings) blocks.push({ kind: 'text', text: [{ strong: 'Format warning.' }, ` ${warning}.`] });
   if (summary.formatCompliance.length > 0)
@@ -658,16 +647,13 @@ export function labelerCheckSections(check: LabelerCheckCollection, reliability:
     {
       title: '',
       blocks: [
-        {
-          kind: 'text',
-          text: [
-            'Relabelling of run ',
-            { code: check.memoryRunId },
-            ' (check run ',
-            { code: check.checkRunId },
-            "): exact match of Category/Subcategory labels per step, and Cohen's κ. t0 = temperature 0; t1-a / t1-b = two independent labelings at temperature 1; wordings: original and alternative definitions.",
-          ],
-        },
+        para([
+          'Relabelling of run ',
+          { code: check.memoryRunId },
+          ' (check run ',
+          { code: check.checkRunId },
+          "): exact match of Category/Subcategory labels per step, and Cohen's κ. t0 = temperature 0; t1-a / t1-b = two independent labelings at temperature 1; wordings: original and alternative definitions.",
+        ]),
       ],
     },
     {
@@ -693,10 +679,10 @@ export function labelerCheckSections(check: LabelerCheckCollection, reliability:
     reliability.crossModel,
     (a) => [a.labelerA, a.labelerB, a.wording, a.run],
     reliability.crossModelMean.map(
-      (m): DocumentBlock => ({
-        kind: 'text',
-        text: `Mean pairwise exact agreement (${m.wording}, ${m.run}, ${m.pairs} pairs): ${m.meanExact === null ? 'n/a' : `${(100 * m.meanExact).toFixed(2)}%`}.`,
-      }),
+      (m): DocumentBlock =>
+        para(
+          `Mean pairwise exact agreement (${m.wording}, ${m.run}, ${m.pairs} pairs): ${m.meanExact === null ? 'n/a' : `${(100 * m.meanExact).toFixed(2)}%`}.`,
+        ),
     ),
   );
   pairs('Within-model agreement (Table 10)', ['labeler', 'wording', 'run A', 'run B'], reliability.withinModel, (a) => [a.labeler, a.wording, a.runA, a.runB]);
@@ -725,16 +711,13 @@ export function memoryCalibrationSections(calibration: MemoryCalibration): Docum
     {
       title: '',
       blocks: [
-        {
-          kind: 'text',
-          text: [
-            `Design: ${d.questions} questions × ${d.conditions} conditions, k = ${d.k}, ${d.stimuliPerCategory} stimulus per category, seeds `,
-            { code: d.sampleSeeds },
-            ', pairing ',
-            { code: d.pairing },
-            `; B = ${d.B} per simulated report; seed-honouring simulated sampler with per-step noise ${d.samplingNoise} (same seed + same question = same answer).`,
-          ],
-        },
+        para([
+          `Design: ${d.questions} questions × ${d.conditions} conditions, k = ${d.k}, ${d.stimuliPerCategory} stimulus per category, seeds `,
+          { code: d.sampleSeeds },
+          ', pairing ',
+          { code: d.pairing },
+          `; B = ${d.B} per simulated report; seed-honouring simulated sampler with per-step noise ${d.samplingNoise} (same seed + same question = same answer).`,
+        ]),
         { kind: 'text', text: `Targets: ${d.targets} — ${d.targetsNote}.` },
       ],
     },
@@ -745,12 +728,10 @@ export function memoryCalibrationSections(calibration: MemoryCalibration): Docum
     sections.push({
       title: `Scenario \`${scenario.scenario.name}\` (${scenario.replicates} simulated runs; memory flips a step with probability noise ${f.noise}, persona ${f.persona}, life events ${f.life_event})`,
       blocks: [
-        {
-          kind: 'text',
-          text:
-            `Per-condition tests below α = ${calibration.alpha} per run (mean share ± MC SE): ${(100 * scenario.perConditionShare.mean).toFixed(1)} % ± ${(100 * scenario.perConditionShare.mcSE).toFixed(1)}. ` +
+        para(
+          `Per-condition tests below α = ${calibration.alpha} per run (mean share ± MC SE): ${(100 * scenario.perConditionShare.mean).toFixed(1)} % ± ${(100 * scenario.perConditionShare.mcSE).toFixed(1)}. ` +
             `Runs with a BH-significant d_rel: ${calibrationRate(scenario.dRelFamilyWise)}; with a BH-significant Welch comparison: ${calibrationRate(scenario.pairwiseFamilyWise)}.`,
-        },
+        ),
         table(
           [
             'test',

@@ -2,7 +2,7 @@ import { parseCsvTable, toCsv } from '../core/csv.js';
 import { InputError, InvalidArgumentError, StatisticsError } from '../core/errors.js';
 import type { Maybe } from '../core/maybe.js';
 import { seededRandom } from '../core/random.js';
-import { int, num, table, text } from '../report/document/cells.js';
+import { int, num, para, table, text } from '../report/document/cells.js';
 import { documentMarkdown } from '../report/document/render-markdown.js';
 import type { DocumentCell, DocumentSection } from '../report/document/types.js';
 import { agreement } from '../stats/agreement.js';
@@ -288,13 +288,11 @@ export function stepLabelAgreementSections(result: StepLabelAgreement, key: Step
     {
       title: '',
       blocks: [
-        {
-          kind: 'text',
-          text:
-            `Run ${key.runId}, labeler ${key.labeler}; ${key.blind ? 'blind sheet (model labels hidden)' : 'sheet showing the model labels'}. ` +
+        para(
+          `Run ${key.runId}, labeler ${key.labeler}; ${key.blind ? 'blind sheet (model labels hidden)' : 'sheet showing the model labels'}. ` +
             `${result.items} steps sent, ${result.reviewed} reviewed (${result.ambiguous} ambiguous), ${result.compared} compared: ` +
             `${result.agreed} agreed, ${result.compared - result.agreed} disagreed.`,
-        },
+        ),
         table(
           ['level', 'agreement', "Cohen's κ"],
           [

@@ -42,6 +42,7 @@ import {
   stepsOfGeneration,
 } from './run.js';
 import type { StepMethod } from './steps.js';
+import { getOrInsert } from '../core/get-or-insert.js';
 
 /**
  * Reads a memory run back from the store: each generation cell with its steps
@@ -354,11 +355,10 @@ export async function collectMemorySamples(store: RunStore, runId: string): Prom
         summary.stepCap.stepsCut += extraction.cut;
       }
       const ckey = JSON.stringify([base.target, base.condition]);
-      const entry = compliance.get(ckey) ?? { target: base.target, condition: base.condition, answered: 0, methods: {}, compliant: null };
+      const entry = getOrInsert(compliance, ckey, () => ({ target: base.target, condition: base.condition, answered: 0, methods: {}, compliant: null }));
       entry.answered += 1;
       entry.methods[extraction.method] = (entry.methods[extraction.method] ?? 0) + 1;
       if (extraction.method === 'tags' || extraction.source === 'reasoning') entry.compliant = (entry.compliant ?? 0) + 1;
-      compliance.set(ckey, entry);
       record.stepMethod = extraction.method;
       record.stepSource = extraction.source;
       record.steps = extraction.steps;
@@ -392,9 +392,10 @@ export async function collectMemorySamples(store: RunStore, runId: string): Prom
     }
     summary.generations += 1;
     summary.outcomes[record.outcome] += 1;
-    const counts = perTarget.get(base.target) ?? { target: base.target, ...(Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<SampleOutcome, number>) };
-    counts[record.outcome] += 1;
-    perTarget.set(base.target, counts);
+    getOrInsert(perTarget, base.target, () => ({
+      target: base.target,
+      ...(Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<SampleOutcome, number>),
+    }))[record.outcome] += 1;
     records.push(record);
   }
   if (judgeModel !== null) {

@@ -7,6 +7,7 @@ import { buildGenerationMessages, type GenerationMessageOptions, INJECTION_MODES
 import type { Ontology } from './ontology.js';
 import { listStimuli, type PerturbationSet, type PerturbationStimulus } from './perturbations.js';
 import type { Question } from './questions.js';
+import { getOrInsert } from '../core/get-or-insert.js';
 
 /** The paper's inference settings (App. I.3): T 0.7, top-p 0.98, top-k 50, 2,048 new tokens. */
 export const PAPER_GENERATION_PARAMS: Readonly<DecodingParams> = Object.freeze({
@@ -179,11 +180,7 @@ export function assignSampleSeeds(cells: readonly CellSpec[], seeding: SampleSee
       sample,
     };
     const group = JSON.stringify([String(l.target ?? cell.request.model), identity.question]);
-    let used = taken.get(group);
-    if (used === undefined) {
-      used = new Set();
-      taken.set(group, used);
-    }
+    const used = getOrInsert(taken, group, () => new Set());
     let attempt = 0;
     let seed = cellSeed(base, identity, attempt);
     while (used.has(seed)) {

@@ -8,9 +8,10 @@ import type { MemoryObservation } from './analysis.js';
 import { isEmbeddingsFile, type MemoryConfig } from './config.js';
 import { memoryRunSetup, scoreMemoryRun } from './observations.js';
 import type { PerturbationTier } from './perturbations.js';
-import { int, num, text } from '../report/document/cells.js';
+import { int, num, para, text } from '../report/document/cells.js';
 import { sectionsMarkdown } from '../report/document/render-markdown.js';
 import type { DocumentSection } from '../report/document/types.js';
+import { getOrInsert } from '../core/get-or-insert.js';
 
 /**
  * The `dtw-reference` comparison metric of docs/decisions.md#d5: each scored sample against its
@@ -179,9 +180,7 @@ export function referenceMetricReport(
     const result = referenceDtw(o.baselineSymbols, o.symbols, embed, { radius: settings.radius, flavor: settings.flavor });
     // Scored observations have non-empty sequences, so the reference's NaN (→ dtw_score 0) cannot occur.
     const key = JSON.stringify([o.target, o.condition]);
-    const group = groups.get(key) ?? { target: o.target, condition: o.condition, tier: o.tier, values: [] };
-    group.values.push(result.normalized);
-    groups.set(key, group);
+    getOrInsert(groups, key, () => ({ target: o.target, condition: o.condition, tier: o.tier, values: [] })).values.push(result.normalized);
     scored++;
   }
   const byTarget = new Map<string, ReferenceMetricReport['targets'][number] & { all: number[] }>();
@@ -189,10 +188,9 @@ export function referenceMetricReport(
     (a, b) => a.target.localeCompare(b.target) || TIER_ORDER[a.tier] - TIER_ORDER[b.tier] || a.condition.localeCompare(b.condition),
   );
   for (const group of ordered) {
-    const entry = byTarget.get(group.target) ?? { target: group.target, n: 0, drift: null, dtwScore: null, conditions: [], all: [] };
+    const entry = getOrInsert(byTarget, group.target, () => ({ target: group.target, n: 0, drift: null, dtwScore: null, conditions: [], all: [] }));
     entry.conditions.push({ condition: group.condition, tier: group.tier, ...summarize(group.values) });
     entry.all.push(...group.values);
-    byTarget.set(group.target, entry);
   }
   const vectors = [...embeddings.vectors.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return {
@@ -223,13 +221,11 @@ export function referenceMetricSection(report: ReferenceMetricReport): DocumentS
   return {
     title: 'Comparison metric: dtw-reference (the authors’ code)',
     blocks: [
-      {
-        kind: 'text',
-        text:
-          `${report.description} fastdtw radius ${report.radius}, ${report.flavor} flavour; embeddings ${e.source} ` +
+      para(
+        `${report.description} fastdtw radius ${report.radius}, ${report.flavor} flavour; embeddings ${e.source} ` +
           `(${e.symbols} symbols, dimension ${e.dimension}, text embedded: ${e.embedText}, sha256 ${e.sha256.slice(0, 12)}); ` +
           `${report.scored} scored observations, each against the no-memory reference (sample 0).`,
-      },
+      ),
       {
         kind: 'table',
         columns: ['target', 'condition', 'tier', 'n', 'drift (mean)', 'sd', 'dtw_score (mean)'].map((header) => ({ header })),

@@ -1,6 +1,7 @@
-import { InvalidArgumentError, isEcholensError, StatisticsError } from '../core/errors.js';
+import { InvalidArgumentError, StatisticsError } from '../core/errors.js';
 import { agreement } from '../stats/index.js';
-import type { MemoryMaybe } from './analysis.js';
+import { attempt, type Maybe } from '../core/maybe.js';
+import { getOrInsert } from '../core/get-or-insert.js';
 
 /**
  * Labeler reliability (DriftLens App. C.4), pure: exact-match agreement and Cohen's κ on
@@ -31,9 +32,9 @@ export interface LabelAgreement {
   /** Steps present on both sides where at least one label is invalid (null). */
   invalid: number;
   /** Share of the n steps with identical labels. */
-  exact: MemoryMaybe<number>;
+  exact: Maybe<number>;
   /** Cohen's κ (unweighted) over the label strings. */
-  kappa: MemoryMaybe<number>;
+  kappa: Maybe<number>;
 }
 
 export interface CrossModelAgreement extends LabelAgreement {
@@ -102,15 +103,6 @@ function toLabeling(records: readonly LabelRecord[]): Labeling {
   return labeling;
 }
 
-function attempt<T>(compute: () => T): MemoryMaybe<T> {
-  try {
-    return compute();
-  } catch (error) {
-    if (isEcholensError(error)) return { error: error.message };
-    throw error;
-  }
-}
-
 function compare(left: Labeling, right: Labeling): LabelAgreement {
   const a: string[] = [];
   const b: string[] = [];
@@ -171,9 +163,7 @@ export function labelerReliability(records: readonly LabelRecord[]): LabelerReli
   const slices = new Map<string, LabelRecord[]>();
   for (const r of records) {
     const key = JSON.stringify([r.labeler, String(r.run), r.wording]);
-    const list = slices.get(key) ?? [];
-    list.push(r);
-    slices.set(key, list);
+    getOrInsert(slices, key, () => []).push(r);
   }
   const labelings = new Map<string, Labeling>();
   const labelingOf = (labeler: string, run: string, wording: string): Labeling | undefined => {

@@ -22,6 +22,7 @@ import type {
 import { attempt, cellContrast, cellName, combinationContrast, inCell, itemContrast, unitKey, cellValue } from './contrasts.js';
 import { isAblationLabel } from './anchor-ablation.js';
 import { holmClaims, type InferenceOptions, unitInference } from './inference.js';
+import { getOrInsert } from '../core/get-or-insert.js';
 
 /**
  * The tests of the persona report, one section per function (pure). Each builds its cells from
@@ -169,9 +170,7 @@ export function analyzeDrift(
       ] as const) {
         for (const o of list) {
           const k = unitKey(o);
-          const l = map.get(k);
-          if (l) l.push(o);
-          else map.set(k, [o]);
+          getOrInsert(map, k, () => []).push(o);
         }
       }
       const positions = [...realByUnit.values()]
@@ -512,9 +511,7 @@ export function analyzeCompaction(observations: readonly PersonaObservation[], d
       const groups = new Map<string, PersonaObservation[]>();
       for (const o of mine) {
         const k = `${o.session}\u0000${o.compaction?.index}`;
-        const l = groups.get(k);
-        if (l) l.push(o);
-        else groups.set(k, [o]);
+        getOrInsert(groups, k, () => []).push(o);
       }
       const events = [...groups.values()].flatMap((group) => {
         const first = group[0] as PersonaObservation;
@@ -594,9 +591,7 @@ export function analyzeScratch(observations: readonly PersonaObservation[], desi
         if (distinct.size === 0) continue;
         const byItem = new Map<string, number[]>();
         for (const o of distinct.values()) {
-          const list = byItem.get(o.item) ?? [];
-          list.push(cellValue(o, judge) as number);
-          byItem.set(o.item, list);
+          getOrInsert(byItem, o.item, () => []).push(cellValue(o, judge) as number);
         }
         const values = [...byItem.values()].map((l) => l.reduce((a, b) => a + b, 0) / l.length);
         out.push({

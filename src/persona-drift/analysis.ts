@@ -28,6 +28,7 @@ import { type Fingerprint, type FingerprintPatterns, fingerprint, fingerprintPca
 import { analyzeReference } from './reference-analysis.js';
 import { analyzeContentPosition } from './analysis-content-position.js';
 import { analyzeExtras, headlineObservations } from './analysis-extras.js';
+import { getOrInsert } from '../core/get-or-insert.js';
 
 export type * from './analysis-types.js';
 export type * from './report-types.js';
@@ -81,12 +82,7 @@ function median(values: readonly number[]): number {
 
 export function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
   const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const k = key(item);
-    const list = groups.get(k);
-    if (list) list.push(item);
-    else groups.set(k, [item]);
-  }
+  for (const item of items) getOrInsert(groups, key(item), () => []).push(item);
   return groups;
 }
 

@@ -6,6 +6,7 @@ import { analyzePersonaInference, type PersonaInference, resolveOptions } from '
 import { analyzeConsensus } from './consensus.js';
 import { analyzeHarness, type HarnessName } from './harness.js';
 import type { CellRef } from './analysis-types.js';
+import { getOrInsert } from '../core/get-or-insert.js';
 
 /**
  * `echolens persona calibrate`: the operating characteristics of every test the persona report
@@ -342,12 +343,7 @@ export function simulateRun(
                   let latent: number;
                   if (c.arm === 'scratch') {
                     const key = `${c.systemPrompt}|${item.item}|${paraphrase}|${sample}`;
-                    let value = scratch.get(key);
-                    if (value === undefined) {
-                      value = 1.5 + fixed + level + variance.withinCell * normal(random);
-                      scratch.set(key, value);
-                    }
-                    latent = value;
+                    latent = getOrInsert(scratch, key, () => 1.5 + fixed + level + variance.withinCell * normal(random));
                   } else {
                     latent = 1.5 + fixed + shift + sessionLevel + positionLevel + level + interaction + variance.withinCell * normal(random);
                   }

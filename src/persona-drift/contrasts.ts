@@ -1,4 +1,5 @@
-import { isEcholensError, StatisticsError } from '../core/errors.js';
+import { StatisticsError } from '../core/errors.js';
+import { attempt } from '../core/maybe.js';
 import type { CellRef, Estimate, GapEstimate, Maybe, PersonaObservation } from './analysis-types.js';
 import { clusteredInference, clusteredMean, type InferenceOptions, type UnitValue, unitInference } from './inference.js';
 
@@ -30,14 +31,7 @@ export function promptOf(o: PersonaObservation): string {
   return o.systemPrompt ?? DEFAULT_SYSTEM_PROMPT;
 }
 
-export function attempt<T>(compute: () => T): Maybe<T> {
-  try {
-    return compute();
-  } catch (error) {
-    if (isEcholensError(error)) return { error: error.message };
-    throw error;
-  }
-}
+export { attempt };
 
 const cellIndexes = new WeakMap<readonly PersonaObservation[], Map<string, PersonaObservation[]>>();
 

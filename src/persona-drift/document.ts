@@ -1,6 +1,6 @@
 import type { AuditHeadlineTarget } from '../experiment/audit.js';
 import { barSpec, forestSpec, type IntervalRow, scatterSpec, shortLabel, trajectorySpec } from '../report/charts.js';
-import { captioned, int, intervalCell, num, pCell, table, text } from '../report/document/cells.js';
+import { captioned, int, intervalCell, num, para, pCell, table, text } from '../report/document/cells.js';
 import { documentMarkdown } from '../report/document/render-markdown.js';
 import type { AuditDocumentPart, DocumentBlock, DocumentCell, DocumentSection, DocumentVerdict } from '../report/document/types.js';
 import { fixed as f3, pClause, pValue as pv, share as pct, signed as f2 } from '../report/format.js';
@@ -121,14 +121,13 @@ function verdictSection(report: PersonaReport): DocumentSection {
     report.verdicts.length === 0
       ? [{ kind: 'text', text: 'No judged probe cells: no drift verdict.' }]
       : [{ kind: 'list', items: report.verdicts.map((v) => [{ strong: v.target }, ` (judge ${v.judge}) — ${v.text}. Cell: ${v.cell}.`]) }];
-  blocks.push({
-    kind: 'text',
-    text: [
+  blocks.push(
+    para([
       `Drift gap Δ = mean judge score on the filler arm − on the real-session arm (0–3 scale; positive = drift) in the headline cell (${report.design.headline}). Inference is at the sampled unit: positions when the run has one session, sessions when it has several (positions averaged within their session); a sign-flip test of the unit means (exact up to 20 units) and its inverted 95% interval, which excludes 0 exactly when p < 0.05 (t interval widened to 0 when the test cannot reach 0.05), Holm across targets; a significant session-level verdict that rests on one outlying session (it fails without that session, whose deleted residual is beyond the Bonferroni t bound) is marked fragile. With several sessions the test assumes their gaps are symmetric about the mean: when a rare session carries the drift it is not, and no test over a few sessions can tell ('persona calibrate --session-effects dominant' shows the cost for a design). Strong drift: |Δ| ≥ ${report.options.strongThreshold}. Probe battery: ${report.options.primaryCategory ?? 'all categories'}. Check what this design can detect before a run with `,
       { code: 'echolens persona calibrate <config>' },
       '.',
-    ],
-  });
+    ]),
+  );
   const units = describePersonaUnits(report.units);
   if (units.length > 0) blocks.push({ kind: 'text', text: 'Units of inference:' }, { kind: 'list', items: units });
   return { id: 'persona-verdicts', title: 'Verdict per target', blocks };
@@ -181,16 +180,13 @@ function contentPositionSection(report: PersonaReport): DocumentSection[] {
     {
       title: 'Content-position contrasts (calibrated)',
       blocks: [
-        {
-          kind: 'text',
-          text: [
-            'Each content condition against scratch at the positions scratch was measured, probes as units (all categories). ',
-            { code: 'p (Holm, panel)' },
-            " is adjusted across every target × condition of the judge (the paper's panel-wide family); ",
-            { code: 'p (Holm within target)' },
-            " across the target's conditions.",
-          ],
-        },
+        para([
+          'Each content condition against scratch at the positions scratch was measured, probes as units (all categories). ',
+          { code: 'p (Holm, panel)' },
+          " is adjusted across every target × condition of the judge (the paper's panel-wide family); ",
+          { code: 'p (Holm within target)' },
+          " across the target's conditions.",
+        ]),
         table(
           ['target', 'judge', 'contrast', 'Δ [95% CI]', 'p', 'p (Holm, panel)', 'p (Holm within target)'],
           rows.map((r) => {
@@ -229,6 +225,7 @@ function referenceSection(report: PersonaReport): DocumentSection[] {
     },
   ];
   const other = reference.permutation.filter((p) => p.contrast !== 'filler - real');
+  const moreArms = reference.arms.filter((a) => a.arm !== 'real' && a.arm !== 'filler');
   blocks.push(
     ...captioned(
       other.length > 0,
@@ -237,8 +234,6 @@ function referenceSection(report: PersonaReport): DocumentSection[] {
       other.map((p) => [text(p.target), text(p.contrast), num(p.mean, 'signed'), pCell(p.p), pCell(p.pHolm, ` (${familyText(p)})`), holm(p.pHolmWithinTarget)]),
       [2, 3, 4, 5],
     ),
-  );
-  blocks.push(
     ...captioned(
       reference.byCategory.length > 0,
       'Δ per probe category (paper: each arm over its own positions):',
@@ -263,8 +258,6 @@ function referenceSection(report: PersonaReport): DocumentSection[] {
       ],
       [2, 3, 4],
     ),
-  );
-  blocks.push(
     ...captioned(
       reference.trajectory.length > 0,
       'Trajectory, all probes (paper):',
@@ -275,9 +268,6 @@ function referenceSection(report: PersonaReport): DocumentSection[] {
       ]),
       [2, 3],
     ),
-  );
-  const moreArms = reference.arms.filter((a) => a.arm !== 'real' && a.arm !== 'filler');
-  blocks.push(
     ...captioned(
       moreArms.length > 0,
       'Other arms, mean of position means (paper):',
@@ -285,8 +275,6 @@ function referenceSection(report: PersonaReport): DocumentSection[] {
       moreArms.map((a) => [text(a.target), text(a.arm), iv(a.mean, a.ci, 'fixed'), int(a.positions), int(a.n)]),
       [2, 3, 4],
     ),
-  );
-  blocks.push(
     ...captioned(
       reference.compliance.length > 0,
       'S2 compliance audit (paper; pairs of real and filler at the same position and paraphrase):',
@@ -302,8 +290,6 @@ function referenceSection(report: PersonaReport): DocumentSection[] {
       ]),
       [1, 2, 3, 4, 5, 6],
     ),
-  );
-  blocks.push(
     ...captioned(
       reference.anchorVariants.length > 0,
       'Anchor variants (paper; verbosity ratio against filler without and with the anchor, attenuation):',
@@ -359,10 +345,9 @@ function sessionNotes(sessions: readonly PersonaSessionInfo[]): DocumentBlock[] 
   return sessions.flatMap((s): DocumentBlock[] => [
     ...((s.missingSummaries ?? []).length > 0
       ? [
-          {
-            kind: 'text' as const,
-            text: `Session ${s.id}: ${(s.missingSummaries ?? []).length} position(s) follow a Codex remote compaction whose summary is encrypted, so their real context lacks it (${(s.missingSummaries ?? []).map((m) => `${m.position}: C${m.compaction}`).join(', ')}).`,
-          },
+          para(
+            `Session ${s.id}: ${(s.missingSummaries ?? []).length} position(s) follow a Codex remote compaction whose summary is encrypted, so their real context lacks it (${(s.missingSummaries ?? []).map((m) => `${m.position}: C${m.compaction}`).join(', ')}).`,
+          ),
         ]
       : []),
     ...(s.goal
@@ -689,10 +674,9 @@ function judgeSections(report: PersonaReport): DocumentSection[] {
     out.push({
       title: 'Behavioural fingerprint (judge-free, PCA)',
       blocks: [
-        {
-          kind: 'text',
-          text: `PC1 explains ${pct(fp.explainedVarianceRatio[0])}, PC2 ${pct(fp.explainedVarianceRatio[1])} of the standardized feature variance; PC1 is oriented so the real arm is positive.`,
-        },
+        para(
+          `PC1 explains ${pct(fp.explainedVarianceRatio[0])}, PC2 ${pct(fp.explainedVarianceRatio[1])} of the standardized feature variance; PC1 is oriented so the real arm is positive.`,
+        ),
         {
           kind: 'chart',
           spec: scatterSpec(
@@ -731,10 +715,9 @@ function countsSection(report: PersonaReport): DocumentSection {
     id: 'persona-counts',
     title: 'Cells, dropouts and invalid judgements',
     blocks: [
-      {
-        kind: 'text',
-        text: `${sum(byArm, (a) => a.done)} done, ${sum(byArm, (a) => a.empty)} empty (dropout), ${sum(byArm, (a) => a.failed)} failed target cells; ${sum(invalidJudgements, (j) => j.invalid)} of ${sum(invalidJudgements, (j) => j.judged)} judgements invalid (excluded).`,
-      },
+      para(
+        `${sum(byArm, (a) => a.done)} done, ${sum(byArm, (a) => a.empty)} empty (dropout), ${sum(byArm, (a) => a.failed)} failed target cells; ${sum(invalidJudgements, (j) => j.invalid)} of ${sum(invalidJudgements, (j) => j.judged)} judgements invalid (excluded).`,
+      ),
       table(
         ['target', 'arm', 'mitigation', 'surface', 'done', 'empty (dropout)', 'failed', 'dropout rate'],
         byArm.map((a) => [

@@ -1,7 +1,8 @@
 import { StatisticsError } from '../core/errors.js';
-import { tQuantile } from '../stats/distributions.js';
+import { mean as meanOf, tQuantile } from '../stats/distributions.js';
 import { holm } from '../stats/multiple-testing.js';
 import { signFlipInference } from '../stats/test-inversion.js';
+import { getOrInsert } from '../core/get-or-insert.js';
 
 /**
  * Inference at the unit that was sampled (pure). A persona run samples sessions, positions
@@ -124,18 +125,7 @@ const quantiles = new Map<string, number>();
 /** Student-t quantile, memoized (calibration evaluates the same few thousands of times). */
 export function tQuantileCached(probability: number, df: number): number {
   const key = `${probability}|${df}`;
-  let q = quantiles.get(key);
-  if (q === undefined) {
-    q = tQuantile(probability, df);
-    quantiles.set(key, q);
-  }
-  return q;
-}
-
-function meanOf(values: readonly number[]): number {
-  let s = 0;
-  for (const v of values) s += v;
-  return s / values.length;
+  return getOrInsert(quantiles, key, () => tQuantile(probability, df));
 }
 
 /**
@@ -234,9 +224,7 @@ export function clusteredInference(units: readonly UnitValue[], options: Inferen
   if (units.length === 0) throw new StatisticsError('no position has data in every arm of this contrast');
   const bySession = new Map<string, number[]>();
   for (const u of units) {
-    const list = bySession.get(u.session);
-    if (list) list.push(u.value);
-    else bySession.set(u.session, [u.value]);
+    getOrInsert(bySession, u.session, () => []).push(u.value);
   }
   const counts = { sessions: bySession.size, positions: units.length };
   if (bySession.size >= 2) {
@@ -262,9 +250,7 @@ export function clusteredInference(units: readonly UnitValue[], options: Inferen
 export function clusteredMean(units: readonly UnitValue[]): number {
   const bySession = new Map<string, number[]>();
   for (const u of units) {
-    const list = bySession.get(u.session);
-    if (list) list.push(u.value);
-    else bySession.set(u.session, [u.value]);
+    getOrInsert(bySession, u.session, () => []).push(u.value);
   }
   return meanOf([...bySession.values()].map(meanOf));
 }

@@ -14,6 +14,7 @@ import type { ArchiveRead } from './interchange-files.js';
 import { JUDGE_LABELS } from './judge.js';
 import { decodePersonaTargetLabels, isPersonaTargetCell } from './labels.js';
 import { PERSONA_EXPERIMENT, personaCellsAndVerdicts } from './run.js';
+import { getOrInsert } from '../core/get-or-insert.js';
 
 /**
  * The store side of the ContextEcho interchange: an archive becomes a persona run whose cells hold
@@ -354,9 +355,7 @@ export async function exportRun(store: RunStore, runId: string): Promise<ExportR
     };
     files.push({ path, value: record });
     if (l.mitigation === 'none' && l.paraphrase === 0 && l.sample === 0) {
-      const list = byTarget.get(l.target) ?? [];
-      list.push({ record, position: l.position, session: l.session });
-      byTarget.set(l.target, list);
+      getOrInsert(byTarget, l.target, () => []).push({ record, position: l.position, session: l.session });
     }
   }
   for (const [target, all] of byTarget) {

@@ -3,6 +3,7 @@ import { labelDecoder } from '../experiment/labels.js';
 import { type ParseResult, resolveReaskChain } from '../experiment/reask.js';
 import type { CellLabels } from '../store/types.js';
 import { type JudgeLabel, parseJudgeOutput } from './judge.js';
+import { getOrInsert } from '../core/get-or-insert.js';
 
 /**
  * The labels persona cells carry (written by plan.ts), read back through
@@ -141,17 +142,8 @@ export function resolveJudgeVerdicts<Cell>(
     const l = decodePersonaJudgeLabels(labels, access.key(cell));
     const attempt = l.attempt ?? 0;
     attempts.set(cell, attempt);
-    let byJudge = chains.get(l.targetKey);
-    if (byJudge === undefined) {
-      byJudge = new Map();
-      chains.set(l.targetKey, byJudge);
-    }
-    let chain = byJudge.get(l.judge);
-    if (chain === undefined) {
-      chain = new Map();
-      byJudge.set(l.judge, chain);
-    }
-    chain.set(attempt, cell);
+    const byJudge = getOrInsert(chains, l.targetKey, () => new Map());
+    getOrInsert(byJudge, l.judge, () => new Map()).set(attempt, cell);
   }
   const parseScore = scoreParser(access.parse ?? parseJudgeOutput);
   const reader = { text: access.text };

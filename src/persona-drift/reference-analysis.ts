@@ -1,5 +1,6 @@
 import { attempt, promptOf } from './contrasts.js';
 import { holm } from '../stats/multiple-testing.js';
+import { getOrInsert } from '../core/get-or-insert.js';
 import type { AnalysisDesign, PersonaObservation } from './analysis-types.js';
 import type { ReferenceBlock, ReferenceContract, ReferencePermutation } from './reference-types.js';
 import { armClusterBootstrap, gapClusterBootstrap, referenceSignFlip, sessionWilcoxon, unpairedGapClusterBootstrap } from './reference-estimators.js';
@@ -12,20 +13,6 @@ import { holmFamilies, type MinusOne, plottedScore, referenceCategories, referen
  * calibrated statistics and never decides a verdict. Which cells enter each number is in
  * docs/statistics.md ("The reference procedure").
  */
-
-export type {
-  ReferenceAnchorVariant,
-  ReferenceAnchorVariantSummary,
-  ReferenceCompliance,
-  ReferenceArm,
-  ReferenceBlock,
-  ReferenceCategoryGap,
-  ReferenceCategoryPanel,
-  ReferenceContract,
-  ReferenceGap,
-  ReferencePermutation,
-  ReferenceTrajectory,
-} from './reference-types.js';
 
 export interface ReferenceOptionsResolved {
   B: number;
@@ -45,9 +32,7 @@ function byPosition(observations: readonly PersonaObservation[], judge: string, 
   for (const o of observations) {
     const score = plottedScore(o, judge, minusOne);
     if (score === null) continue;
-    const list = out.get(positionKey(o));
-    if (list) list.push(score);
-    else out.set(positionKey(o), [score]);
+    getOrInsert(out, positionKey(o), () => []).push(score);
   }
   return out;
 }
@@ -174,9 +159,7 @@ function contractRows(observations: readonly PersonaObservation[], target: strin
   const cells = new Map<string, PersonaObservation[]>();
   for (const o of checked) {
     const key = `${o.item}\u0000${promptOf(o)}\u0000${o.distance}`;
-    const list = cells.get(key);
-    if (list) list.push(o);
-    else cells.set(key, [o]);
+    getOrInsert(cells, key, () => []).push(o);
   }
   const family: Array<Omit<ReferenceContract, 'pHolm'>> = [];
   for (const group of cells.values()) {
@@ -190,10 +173,9 @@ function contractRows(observations: readonly PersonaObservation[], target: strin
         const out = new Map<string, { pass: number; n: number }>();
         for (const o of group) {
           if (o.mitigation !== mitigation) continue;
-          const r = out.get(o.session) ?? { pass: 0, n: 0 };
+          const r = getOrInsert(out, o.session, () => ({ pass: 0, n: 0 }));
           r.n += 1;
           if (o.check?.pass) r.pass += 1;
-          out.set(o.session, r);
         }
         return out;
       };

@@ -3,6 +3,7 @@ import { holm } from '../stats/multiple-testing.js';
 import { rng } from '../stats/rng.js';
 import type { PersonaObservation } from './analysis-types.js';
 import type { ReferenceCategoryGap, ReferenceCategoryPanel, ReferencePermutation, ReferenceTrajectory } from './reference-types.js';
+import { getOrInsert } from '../core/get-or-insert.js';
 
 /**
  * The rest of the ContextEcho authors' estimators under `procedure: reference` (pure), beside the
@@ -44,9 +45,7 @@ function groupByPosition(observations: readonly PersonaObservation[], judge: str
     const score = plottedScore(o, judge, minusOne);
     if (score === null) continue;
     const key = `${o.session}\u0000${o.position}`;
-    const list = out.get(key);
-    if (list) list.push(score);
-    else out.set(key, [score]);
+    getOrInsert(out, key, () => []).push(score);
   }
   return out;
 }

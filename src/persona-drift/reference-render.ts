@@ -1,5 +1,5 @@
 import type { GapEstimate, Maybe, PersonaReport } from './analysis.js';
-import type { ReferenceBlock, ReferencePermutation } from './reference-analysis.js';
+import type { ReferenceBlock, ReferencePermutation } from './reference-types.js';
 import { fixed as f3, pValue as pv, signed as f2 } from '../report/format.js';
 
 /**

@@ -27,6 +27,7 @@ import { sessionContextFacts, sessionPlanInput } from './sessions-input.js';
 import { assignPersonaUnits, checkUnitsResume, type PersonaUnits, personaUnitOf } from './units.js';
 import { separateUnitDraws } from '../store/draw-units.js';
 import { linkSessionFamilies } from '../sessions/units.js';
+import { getOrInsert } from '../core/get-or-insert.js';
 
 export const PERSONA_EXPERIMENT = 'persona';
 
@@ -378,12 +379,7 @@ const recordedConfigs = new WeakMap<object, ReturnType<typeof personaConfigSchem
  */
 function recordedPersonaConfig(run: RunInfo): ReturnType<typeof personaConfigSchema.safeParse> {
   const manifest = run.manifest as object;
-  let parsed = recordedConfigs.get(manifest);
-  if (parsed === undefined) {
-    parsed = personaConfigSchema.safeParse(run.manifest.config);
-    recordedConfigs.set(manifest, parsed);
-  }
-  return parsed;
+  return getOrInsert(recordedConfigs, manifest, () => personaConfigSchema.safeParse(run.manifest.config));
 }
 
 /** The latest persona run in a store, or the one named. */

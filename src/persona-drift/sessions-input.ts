@@ -8,6 +8,7 @@ import { referenceContext } from '../sessions/reference.js';
 import type { CounterName, Session } from '../sessions/types.js';
 import type { PersonaConfig, PositionSelector } from './config.js';
 import type { ContextArm, ContinuationInfo, PlannedPosition, SessionPlanInput } from './plan.js';
+import { getOrInsert } from '../core/get-or-insert.js';
 
 /**
  * Adapts a read Session to what the pure plan needs: positions from the
@@ -133,12 +134,7 @@ export function sessionPlanInput(
   };
   const realCache = new Map<string, ReturnType<typeof buildPrefix>>();
   const realAt = (planned: PlannedPosition) => {
-    let prefix = realCache.get(planned.label);
-    if (!prefix) {
-      prefix = buildPrefix(session, byLabel.get(planned.label) as Position, renderOptions);
-      realCache.set(planned.label, prefix);
-    }
-    return prefix;
+    return getOrInsert(realCache, planned.label, () => buildPrefix(session, byLabel.get(planned.label) as Position, renderOptions));
   };
   const other = others.find((s) => s !== session && s.messages.length > 0);
   /**

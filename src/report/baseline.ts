@@ -1,5 +1,6 @@
 import { type SignFlipInterval, signFlipInterval } from '../stats/sign-flip-interval.js';
 import type { AuditSeries } from './compare-types.js';
+import { getOrInsert } from '../core/get-or-insert.js';
 
 /**
  * Drift over time, pure: two measurements of one design compared unit by unit
@@ -56,9 +57,7 @@ function clusterMeans(units: ReadonlyArray<{ cluster: string; value: number }>):
   const byCluster = new Map<string, number[]>();
   units.forEach((u, i) => {
     const cluster = distinct.size >= 2 ? u.cluster : String(i);
-    const list = byCluster.get(cluster);
-    if (list) list.push(u.value);
-    else byCluster.set(cluster, [u.value]);
+    getOrInsert(byCluster, cluster, () => []).push(u.value);
   });
   return [...byCluster.keys()].sort().map((k) => {
     const values = byCluster.get(k) as number[];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { barSpec, CHART_WIDTH, forestSpec, labelledScatterSpec, paddedDomain, scatterSpec, shortLabel, trajectorySpec } from './charts.js';
-import { chartToSvg, formatTick, responsiveSvg, ticks, vegaLiteToSvg } from './svg.js';
+import { chartToSvg, formatTick, responsiveSvg, ticks } from './svg.js';
 
 const tickLabels = (svg: string): string[] => {
   const axes = svg.split('role-axis-label').slice(1);
@@ -39,7 +39,7 @@ describe('chart helpers', () => {
 describe('rendered charts', () => {
   it('an all-zero trajectory gets round tick labels (no 0.000000) and titled points', async () => {
     const rows = [10, 20, 30].map((x) => ({ series: 'sim:persona · sim:judge', x, estimate: 0, lo: 0, hi: 0 }));
-    const svg = await vegaLiteToSvg(trajectorySpec(rows, [{ x: 15, label: 'C1' }], { xTitle: 'position', yTitle: 'Δ' }));
+    const svg = chartToSvg(trajectorySpec(rows, [{ x: 15, label: 'C1' }], { xTitle: 'position', yTitle: 'Δ' }));
     const ticks = tickLabels(svg);
     expect(ticks.length).toBeGreaterThan(3);
     for (const t of ticks) expect(t).not.toMatch(/\.\d{4,}/u);
@@ -51,7 +51,7 @@ describe('rendered charts', () => {
 
   it('a forest plot keeps the full model name in each mark title and shortens it on the axis', async () => {
     const long = 'anthropic:claude-3-5-sonnet-20241022-with-a-very-long-suffix';
-    const svg = await vegaLiteToSvg(forestSpec([{ label: long, estimate: 0.5, lo: 0.1, hi: 0.9 }], { xTitle: 'Δ' }));
+    const svg = chartToSvg(forestSpec([{ label: long, estimate: 0.5, lo: 0.1, hi: 0.9 }], { xTitle: 'Δ' }));
     expect(svg).toContain(`<title>${long}: 0.500 [0.100, 0.900]</title>`);
     expect(svg).toContain(shortLabel(long, 48));
     expect(svg).not.toMatch(new RegExp(`<text[^>]*>${long}</text>`, 'u'));
@@ -64,7 +64,7 @@ describe('rendered charts', () => {
       { x: -1, y: 0, group: 'filler/none', shape: 'target-a' },
       { x: -1.1, y: 0.2, group: 'filler/none', shape: 'target-b' },
     ];
-    const svg = await vegaLiteToSvg(
+    const svg = chartToSvg(
       scatterSpec(points, [{ x: 1.1, y: 2, group: 'real/none' }], { xTitle: 'PC1', yTitle: 'PC2', groupTitle: 'arm', shapeTitle: 'target' }),
     );
     const marks = [...svg.matchAll(/<path aria-label="([^"]*)"[^>]*d="([^"]+)"[^>]*fill="([^"]+)"/gu)].map((m) => ({ label: m[1]!, d: m[2]!, fill: m[3]! }));
@@ -88,7 +88,7 @@ describe('rendered charts', () => {
       { x: 0.34, y: 0.39, label: 'age', group: 'persona cues' },
       { x: 0.62, y: 0.65, label: 'job_loss', group: 'life events' },
     ];
-    const svg = await vegaLiteToSvg(labelledScatterSpec(points, { xTitle: 'mean DTW drift', yTitle: 'mean SRI drift', groupTitle: 'tier' }));
+    const svg = chartToSvg(labelledScatterSpec(points, { xTitle: 'mean DTW drift', yTitle: 'mean SRI drift', groupTitle: 'tier' }));
     for (const p of points) expect(svg).toMatch(new RegExp(`<text[^>]*>${p.label}</text>`, 'u'));
     expect(svg).toContain('>mean DTW drift<');
     expect(svg).toContain('>mean SRI drift<');

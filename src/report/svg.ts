@@ -13,11 +13,6 @@ import type { ChannelSpec, ChartSpec, Datum, Encoding, LayerSpec, MarkSpec } fro
  * `aria-label` and as a `<title>` child (the browser shows it on hover, with
  * no script); legends in `g.role-legend`.
  */
-export async function vegaLiteToSvg(spec: ChartSpec): Promise<string> {
-  return chartToSvg(spec);
-}
-
-/** The same as `vegaLiteToSvg`, synchronously. */
 export function chartToSvg(spec: ChartSpec): string {
   return responsiveSvg(draw(spec));
 }

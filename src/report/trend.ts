@@ -60,8 +60,6 @@ function chart(runs: readonly HistoryEntry[], key: string): RawHtml {
     const label = `${run.measuredAt.slice(0, 16).replace('T', ' ')}${run.tag ? ` [${run.tag}]` : ''}`;
     parts.push(
       `<text x="${x(i)}" y="${H - PAD.bottom + 16}" font-size="11" text-anchor="middle" fill="#1b1f24">${escapeHtml(run.measuredAt.slice(0, 10))}</text>`,
-    );
-    parts.push(
       `<text x="${x(i)}" y="${H - PAD.bottom + 29}" font-size="11" text-anchor="middle" fill="#57606a">${escapeHtml(run.measuredAt.slice(11, 16))} UTC</text>`,
     );
     if (run.tag) parts.push(`<text x="${x(i)}" y="${H - PAD.bottom + 43}" font-size="11" text-anchor="middle" fill="#57606a">${escapeHtml(run.tag)}</text>`);

@@ -41,8 +41,6 @@ import { CTRL_C_HELP, MODEL_REF_FORMS, SET_FLAG_HELP } from '../run-options.js';
 import { type AuditCommandHooks, registerAuditCommands } from './audit-commands.js';
 import { registerMemoryLabelSheet } from './memory-label-sheet.js';
 
-// The run's collection section is part of the audit's own Markdown (one report path); re-exported for older imports.
-
 const checkFormat = (format: string) => oneOf('--format', ['md', 'json'], format);
 
 const MODEL_REFS = `\n${MODEL_REF_FORMS}:\nsim:memory plants drift by tier, sim:memory-null ignores memory, sim:labeler labels sim steps).`;

@@ -1,7 +1,7 @@
 import { sha256Hex } from '../../core/canonical-json.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import type { ChatMessage } from '../../models/types.js';
-import { int, table, text } from '../../report/document/cells.js';
+import { int, para, table, text } from '../../report/document/cells.js';
 import { documentMarkdown } from '../../report/document/render-markdown.js';
 import type { DocumentSection } from '../../report/document/types.js';
 
@@ -121,22 +121,18 @@ export function dataCardSections(card: DataCard): DocumentSection[] {
     {
       title: '',
       blocks: [
-        {
-          kind: 'text',
-          text: [
-            `Made by ${card.createdBy}. Generator `,
-            { code: card.generator },
-            ', judge ',
-            { code: card.judge },
-            ', rewriter ',
-            ...(card.rewriter === null ? ['none (raw responses)'] : [{ code: card.rewriter }]),
-            `, seed ${card.seed}.`,
-          ],
-        },
-        {
-          kind: 'text',
-          text: `Questions ${c.questions}, prompts (question × persona) ${c.prompts}, SymPreference pairs ${c.sympreference_pairs}; mixed set ${c.mixed.total} (${c.mixed.sympreference} SymPreference + ${c.mixed.external} external); quick subset ${c.quick_subset}.`,
-        },
+        para([
+          `Made by ${card.createdBy}. Generator `,
+          { code: card.generator },
+          ', judge ',
+          { code: card.judge },
+          ', rewriter ',
+          ...(card.rewriter === null ? ['none (raw responses)'] : [{ code: card.rewriter }]),
+          `, seed ${card.seed}.`,
+        ]),
+        para(
+          `Questions ${c.questions}, prompts (question × persona) ${c.prompts}, SymPreference pairs ${c.sympreference_pairs}; mixed set ${c.mixed.total} (${c.mixed.sympreference} SymPreference + ${c.mixed.external} external); quick subset ${c.quick_subset}.`,
+        ),
       ],
     },
     {

@@ -5,6 +5,7 @@ import type { StageRuntime } from '../../experiment/runtime.js';
 import type { Ontology } from '../ontology.js';
 import { CachedLabeler } from './reward-labeler.js';
 import { type JudgedCandidate, selectReferenceCandidate } from './select.js';
+import { getOrInsert } from '../../core/get-or-insert.js';
 
 export interface ReferenceRecord {
   question_id: string;
@@ -34,9 +35,7 @@ export async function buildReferences(
 ): Promise<ReferenceBuildResult> {
   const byQuestion = new Map<string, { prompt: DpoPrompt; candidates: JudgedCandidate[] }>();
   for (const prompt of prompts) {
-    const entry = byQuestion.get(prompt.question.id) ?? { prompt, candidates: [] };
-    entry.candidates.push(...(candidates.get(prompt.id) ?? []));
-    byQuestion.set(prompt.question.id, entry);
+    getOrInsert(byQuestion, prompt.question.id, () => ({ prompt, candidates: [] })).candidates.push(...(candidates.get(prompt.id) ?? []));
   }
   const picks: { questionId: string; question: string; best: NonNullable<ReturnType<typeof selectReferenceCandidate>> }[] = [];
   const missing: ReferenceBuildResult['missing'] = [];

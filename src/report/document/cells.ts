@@ -1,5 +1,5 @@
 import { fixed, percent, pValue, share, signed } from '../format.js';
-import type { DocumentBlock, DocumentCell, NumberFormat } from './types.js';
+import type { DocumentBlock, DocumentCell, NumberFormat, RichText } from './types.js';
 
 /**
  * Table cells as text, the same in every format (report/format.ts), and short constructors the
@@ -74,6 +74,9 @@ export const intervalCell = (
   ...(digits === undefined ? {} : { digits }),
   ...(suffix === undefined ? {} : { suffix }),
 });
+
+/** A paragraph block; `quote`: set apart (a Markdown block quote). */
+export const para = (text: RichText, quote = false): DocumentBlock => (quote ? { kind: 'text', quote, text } : { kind: 'text', text });
 
 /** A table whose columns are `headers`; those at the `numeric` indexes hold numbers (right-aligned). */
 export const table = (headers: readonly string[], rows: DocumentCell[][], numeric: readonly number[] = []): DocumentBlock => ({

@@ -1,7 +1,7 @@
 import type { AnalyzedRun, AnyAudit } from '../../experiment/audit.js';
 import { figure, html, type RawHtml } from '../html.js';
 import { auditSections } from './build.js';
-import { vegaLiteToSvg } from '../svg.js';
+import { chartToSvg } from '../svg.js';
 import { cellText } from './cells.js';
 import type { DocumentBlock, DocumentCell, DocumentColumn, DocumentSection, RichText } from './types.js';
 
@@ -42,7 +42,7 @@ async function blockHtml(block: DocumentBlock): Promise<RawHtml> {
     case 'table':
       return tableHtml(block.columns, block.rows, block.empty);
     case 'chart':
-      return html`${block.title ? (block.id ? html`<h4 id="${block.id}">${block.title}</h4>` : html`<h4>${block.title}</h4>`) : ''}${figure(await vegaLiteToSvg(block.spec), block.caption)}`;
+      return html`${block.title ? (block.id ? html`<h4 id="${block.id}">${block.title}</h4>` : html`<h4>${block.title}</h4>`) : ''}${figure(chartToSvg(block.spec), block.caption)}`;
     case 'examples': {
       const items = block.items.map(
         (ex) =>

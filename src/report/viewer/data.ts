@@ -45,10 +45,6 @@ export interface RunIndex {
 /** Stages whose cells grade or label another cell: counted apart from the answers. */
 export const AUXILIARY_STAGES: ReadonlySet<string> = new Set(['judge', 'labeling']);
 
-/** Persona labels the filter form offered before factors were read from the run (kept for callers). */
-export const FILTER_LABELS = ['target', 'session', 'arm', 'mitigation', 'distance', 'position', 'surface', 'item'] as const;
-export type FilterLabel = (typeof FILTER_LABELS)[number];
-
 export interface CellFilter {
   /** Factor name → value the cell must have (any factor of the run: see design.ts). */
   labels: Partial<Record<string, string>>;
@@ -208,10 +204,6 @@ export function filterCells(index: RunIndex, filter: CellFilter, measures: Measu
     }
     return true;
   });
-}
-
-export function naturalCompare(a: string, b: string): number {
-  return a.localeCompare(b, 'en', { numeric: true });
 }
 
 /** The judge cells of one target cell (every attempt of every judge), for the cell page. */

@@ -2,6 +2,7 @@ import { findAudit } from '../../experiment/registry.js';
 import type { IndexedCell, RunAnalysis, RunIndex } from './data.js';
 import { labelText } from './labels.js';
 import type { CellMeasure, CellReferences } from './types.js';
+import { getOrInsert } from '../../core/get-or-insert.js';
 
 export { labelText } from './labels.js';
 export type { CellMeasure, CellReferences, PairRule } from './types.js';
@@ -81,11 +82,7 @@ export function runFactors(index: RunIndex): Factor[] {
         seen.delete(name);
         continue;
       }
-      let set = seen.get(name);
-      if (!set) {
-        set = new Set();
-        seen.set(name, set);
-      }
+      const set = getOrInsert(seen, name, () => new Set());
       set.add(String(value));
       if (set.size > MAX_VALUES) {
         refused.add(name);

@@ -21,6 +21,7 @@ import { analysisPage, cellPage, chartsOf, comparePage, errorPage, type PageCont
 import { liveProbeBody } from './live-probe-page.js';
 import { allowedHosts, COMMON_HEADERS, checkOrigin, newToken, styleHash, TOKEN_HEADER, tokenMatches, viewerCsp } from './security.js';
 import { mapSequential } from '../../core/map-sequential.js';
+import { getOrInsert } from '../../core/get-or-insert.js';
 
 /**
  * `echolens view`: a local web app over run stores fixed at startup, plus the
@@ -75,16 +76,6 @@ function decodePathPart(part: string): string {
   }
 }
 
-/** A value computed once per key (keys are the run indexes and analyses the viewer data holds). */
-function cached<K extends object, V>(cache: WeakMap<K, V>, key: K, compute: () => V): V {
-  let value = cache.get(key);
-  if (value === undefined) {
-    value = compute();
-    cache.set(key, value);
-  }
-  return value;
-}
-
 /** The runs, analyses and derived tables the pages read, each computed once per run or analysis. */
 class RunLookups {
   private readonly factorCache = new WeakMap<RunIndex, Factor[]>();
@@ -102,7 +93,7 @@ class RunLookups {
   }
 
   factorsOf(index: RunIndex): Factor[] {
-    return cached(this.factorCache, index, () => runFactors(index));
+    return getOrInsert(this.factorCache, index, () => runFactors(index));
   }
 
   /** The run's analysis, or why there is none (no registered audit, or the analysis failed). */
@@ -117,7 +108,7 @@ class RunLookups {
 
   measuresOf(index: RunIndex, analysis: RunAnalysis | undefined): CellMeasure[] {
     if (!analysis) return [];
-    return cached(this.measureCache, analysis, () => cellMeasures(index, analysis));
+    return getOrInsert(this.measureCache, analysis, () => cellMeasures(index, analysis));
   }
 
   /** The audit's charts as its report section draws them (rendered once per analysis). */
