@@ -1,4 +1,4 @@
-import { entryOf } from '../core/map-entry.js';
+import { getOrInsert } from '../core/get-or-insert.js';
 import { definedFields } from '../core/copy-defined.js';
 import type { RetryPolicy, SleepFn } from '../models/retry.js';
 import { ZERO_USAGE } from '../models/types.js';
@@ -81,7 +81,7 @@ export async function executeCells(source: CellSource, options: EngineOptions): 
   const total: Counts = { preparing: 0, calling: 0, writing: 0 };
   const byProvider = new Map<string, Counts>();
   const countsOf = (provider: string) => {
-    const counts = entryOf(byProvider, provider, () => ({ preparing: 0, calling: 0, writing: 0 }));
+    const counts = getOrInsert(byProvider, provider, () => ({ preparing: 0, calling: 0, writing: 0 }));
     return counts;
   };
   const bump = (provider: string, field: keyof Counts, delta: number) => {

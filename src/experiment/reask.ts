@@ -1,4 +1,4 @@
-import { entryOf } from '../core/map-entry.js';
+import { getOrInsert } from '../core/get-or-insert.js';
 import type { ChatMessage } from '../models/types.js';
 
 /**
@@ -69,7 +69,7 @@ export function groupReaskChains<Cell>(
   for (const cell of cells) {
     const name = group(cell);
     if (name === null) continue;
-    const chain = entryOf(chains, name, () => new Map<number, Cell>());
+    const chain = getOrInsert(chains, name, () => new Map<number, Cell>());
     chain.set(attempt(cell), cell);
   }
   return chains;

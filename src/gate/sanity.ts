@@ -1,4 +1,4 @@
-import { entryOf } from '../core/map-entry.js';
+import { getOrInsert } from '../core/get-or-insert.js';
 
 /**
  * The sanity check every audit's verdict passes through: answers that cannot come from a model
@@ -82,7 +82,7 @@ export function answerSanity(cells: readonly SanityCell[]): string | null {
     if (!ANSWER_STAGES.has(String(cell.labels.stage)) || cell.result.status !== 'done') continue;
     const answer = answerOf(cell);
     if (answer === '') continue;
-    const cellsOf = entryOf(byModel, cell.model, () => new Map());
+    const cellsOf = getOrInsert(byModel, cell.model, () => new Map());
     cellsOf.set(cell.key, { cell, answer });
   }
   const reasons: string[] = [];
@@ -103,7 +103,7 @@ export function answerSanity(cells: readonly SanityCell[]): string | null {
     let reachedTheModel = false;
     for (const { cell, answer } of answered) {
       const key = promptKey(cell.labels, kept);
-      const group = entryOf(groups, key, () => ({ arms: new Set<string>(), answers: new Set<string>() }));
+      const group = getOrInsert(groups, key, () => ({ arms: new Set<string>(), answers: new Set<string>() }));
       group.arms.add(armKey(cell.labels));
       group.answers.add(answer);
       if (group.arms.size >= 2 && group.answers.size >= 2) {

@@ -1,4 +1,4 @@
-import { entryOf } from '../core/map-entry.js';
+import { getOrInsert } from '../core/get-or-insert.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { describeValue } from './validate.js';
 
@@ -88,7 +88,7 @@ function internInto(sequence: unknown, argument: string, side: Side): number {
     if (cachedSymbols[slot] === symbol) {
       id = cachedIds[slot]!;
     } else {
-      id = entryOf(symbolIds, symbol, () => symbolIds.size);
+      id = getOrInsert(symbolIds, symbol, () => symbolIds.size);
       cachedSymbols[slot] = symbol;
       cachedIds[slot] = id;
     }

@@ -1,4 +1,4 @@
-import { entryOf } from '../core/map-entry.js';
+import { getOrInsert } from '../core/get-or-insert.js';
 import { CLAUDE_SUMMARY_OPENING, isInjectedUserText } from './classify.js';
 import {
   ClaudeRecordTable,
@@ -399,7 +399,7 @@ export class ClaudeParser extends JsonRecordParser {
     for (let i = 0; i < records.count; i += 1) {
       const parent = parentOf[i]!;
       if (!main[i] || onChain[i] || hasChild[i] || !(records.flags[i]! & TOOL_RESULT) || parent < 0 || !onChain[parent]) continue;
-      const list = entryOf(byParent, parent, () => []);
+      const list = getOrInsert(byParent, parent, () => []);
       list.push(i);
     }
     if (byParent.size === 0) return chain;
@@ -537,7 +537,7 @@ export class ClaudeParser extends JsonRecordParser {
     };
     for (const i of side) {
       const key = records.agentId.get(i) ?? rootOf(i);
-      const list = entryOf(groups, key, () => []);
+      const list = getOrInsert(groups, key, () => []);
       list.push(i);
     }
     const out: SubagentTranscript[] = [];

@@ -1,4 +1,4 @@
-import { entryOf } from '../core/map-entry.js';
+import { getOrInsert } from '../core/get-or-insert.js';
 import { InvalidArgumentError, StatisticsError } from '../core/errors.js';
 import type { ClusterKey } from './cluster-bootstrap.js';
 import {
@@ -85,7 +85,7 @@ export function dRel(input: DRelInput, options: ResamplingOptions = {}): DRelRes
 
   const clusterIndex = new Map<ClusterKey, number>();
   const indexOf = (key: ClusterKey): number => {
-    const index = entryOf(clusterIndex, key, () => clusterIndex.size);
+    const index = getOrInsert(clusterIndex, key, () => clusterIndex.size);
     return index;
   };
   for (const row of treat) indexOf(row.cluster);

@@ -1,4 +1,4 @@
-import { entryOf } from '../core/map-entry.js';
+import { getOrInsert } from '../core/get-or-insert.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { assertFiniteSample, assertSameLength, sampleVariance } from './distributions.js';
 import { fitRandomIntercept } from './mixed-model.js';
@@ -40,7 +40,7 @@ export function varianceDecomposition(values: readonly number[], groups: readonl
       throw new InvalidArgumentError('groups', `item ${i} is ${String(label)}; expected a string or finite number`);
     }
     const key = String(label);
-    const index = entryOf(indexOf, key, () => indexOf.size);
+    const index = getOrInsert(indexOf, key, () => indexOf.size);
     groupIndex[i] = index;
   }
   const fit = fitRandomIntercept(

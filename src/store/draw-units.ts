@@ -1,4 +1,4 @@
-import { entryOf } from '../core/map-entry.js';
+import { getOrInsert } from '../core/get-or-insert.js';
 import type { CellSpec } from './types.js';
 import { requestKeys } from './request-hash.js';
 
@@ -32,7 +32,7 @@ export function separateUnitDraws(specs: readonly CellSpec[], unitOf: (spec: Cel
   const unitsByKey = new Map<string, Set<string>>();
   keys.forEach((key, index) => {
     if (key === null) return;
-    const set = entryOf(unitsByKey, key, () => new Set<string>());
+    const set = getOrInsert(unitsByKey, key, () => new Set<string>());
     set.add(units[index] as string);
   });
   const involved = new Set<string>();
@@ -57,7 +57,7 @@ export function countSharedDraws(specs: readonly CellSpec[], unitOf: (spec: Cell
   const unitsByKey = new Map<string, Set<string>>();
   specs.forEach((spec, index) => {
     const key = requestKeys(spec.request).key;
-    const set = entryOf(unitsByKey, key, () => new Set<string>());
+    const set = getOrInsert(unitsByKey, key, () => new Set<string>());
     set.add(unitOf(spec, index));
   });
   let shared = 0;

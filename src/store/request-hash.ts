@@ -32,7 +32,7 @@ function plainMessage(message: ChatMessage): boolean {
   return true;
 }
 
-function entryOf(message: ChatMessage): MessageEntry | undefined {
+function getOrInsert(message: ChatMessage): MessageEntry | undefined {
   if (message.content.length < CACHE_MIN_CHARS || !plainMessage(message)) return undefined;
   const cached = messageCache.get(message);
   if (cached && cached.content === message.content && cached.role === message.role && cached.cacheBreakpoint === message.cacheBreakpoint) {
@@ -50,12 +50,12 @@ function entryOf(message: ChatMessage): MessageEntry | undefined {
 
 /** Canonical, credential-scrubbed JSON of one message (cached for long messages). */
 export function messageJson(message: ChatMessage): string {
-  return entryOf(message)?.json ?? scrubbedCanonicalJson(message);
+  return getOrInsert(message)?.json ?? scrubbedCanonicalJson(message);
 }
 
 /** SHA-256 (hex) of `messageJson(message)` (cached for long messages). */
 export function messageDigest(message: ChatMessage): string {
-  const entry = entryOf(message);
+  const entry = getOrInsert(message);
   if (!entry) return createHash('sha256').update(scrubbedCanonicalJson(message)).digest('hex');
   entry.digest ??= createHash('sha256').update(entry.json).digest('hex');
   return entry.digest;

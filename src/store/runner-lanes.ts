@@ -1,4 +1,4 @@
-import { entryOf } from '../core/map-entry.js';
+import { getOrInsert } from '../core/get-or-insert.js';
 import type { SleepFn } from '../models/retry.js';
 import type { ModelAdapter } from '../models/types.js';
 import { providerOf } from './runner-options.js';
@@ -37,7 +37,7 @@ export function providerLanes(options: Pick<RunCellsOptions, 'limits'>, clock: {
 export function adapterCache(adapterFor: AdapterFactory): (ref: string) => Promise<ModelAdapter> {
   const adapters = new Map<string, Promise<ModelAdapter>>();
   return (ref) => {
-    const adapter = entryOf(adapters, ref, () => Promise.resolve().then(() => adapterFor(ref)));
+    const adapter = getOrInsert(adapters, ref, () => Promise.resolve().then(() => adapterFor(ref)));
     return adapter;
   };
 }

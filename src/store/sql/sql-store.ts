@@ -1,4 +1,4 @@
-import { entryOf } from '../../core/map-entry.js';
+import { getOrInsert } from '../../core/get-or-insert.js';
 import type { Writable } from 'node:stream';
 import { canonicalJson } from '../../core/canonical-json.js';
 import { InputError, InvalidArgumentError } from '../../core/errors.js';
@@ -180,7 +180,7 @@ export abstract class SqlStore implements RunStore {
     ]);
     const byRun = new Map<string, Array<{ status: CellStatus; n: number }>>();
     for (const row of counts) {
-      const list = entryOf(byRun, row.run_id, () => []);
+      const list = getOrInsert(byRun, row.run_id, () => []);
       list.push(row);
     }
     return rows.map((row) => {
