@@ -18,7 +18,7 @@ export async function preflightContinuation<Input extends { plan: { specs: CellS
   runtime: StageRuntime,
   prepare: (config: ContinuationConfig) => Promise<Input>,
 ): Promise<AuditPreflight<Input>> {
-  const checked = await runPreflight({
+  return runPreflight({
     models: [...config.targets.map((ref, i) => ({ ref, field: `targets.${i}` })), ...(config.judge ? [{ ref: config.judge.model, field: 'judge.model' }] : [])],
     files: [
       { path: config.session, field: 'session' },
@@ -33,11 +33,4 @@ export async function preflightContinuation<Input extends { plan: { specs: CellS
     maxCostUsd: runtime.maxCostUsd ?? config.limits.maxCostUsd,
     estimate: (_input, specs) => estimateCells(specs, loadPriceTable(runtime.priceFile ? { file: runtime.priceFile } : {})),
   });
-  return {
-    input: checked.input,
-    specs: checked.specs,
-    models: checked.models,
-    ...(checked.estimate ? { estimate: checked.estimate } : {}),
-    ...(checked.keyWarnings ? { keyWarnings: checked.keyWarnings } : {}),
-  };
 }

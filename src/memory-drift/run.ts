@@ -607,13 +607,8 @@ export async function preflightMemory(config: MemoryConfig, runtime: StageRuntim
     maxCostUsd: runtime.maxCostUsd ?? config.limits.maxCostUsd,
     estimate: (stimuli, specs) => dryRunMemory(config, stimuli, specs, runtime.priceFile).estimate,
   });
-  return {
-    stimuli: checked.input,
-    specs: checked.specs,
-    models: checked.models,
-    ...(checked.estimate ? { estimate: checked.estimate } : {}),
-    ...(checked.keyWarnings ? { keyWarnings: checked.keyWarnings } : {}),
-  };
+  const { input, ...rest } = checked;
+  return { stimuli: input, ...rest };
 }
 
 export interface MemoryRunResult extends AuditRunSummary {

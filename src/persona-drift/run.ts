@@ -199,13 +199,8 @@ export async function preflightPersona(config: PersonaConfig, runtime: StageRunt
     maxCostUsd: runtime.maxCostUsd ?? config.limits.maxCostUsd,
     estimate: (_read, specs) => dryRunPersona(config, specs, runtime.priceFile).estimate,
   });
-  return {
-    sessions: checked.input,
-    specs: checked.specs,
-    models: checked.models,
-    ...(checked.estimate ? { estimate: checked.estimate } : {}),
-    ...(checked.keyWarnings ? { keyWarnings: checked.keyWarnings } : {}),
-  };
+  const { input, ...rest } = checked;
+  return { sessions: input, ...rest };
 }
 
 /** What a persona run did, besides the shared run fields. */
