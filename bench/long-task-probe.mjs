@@ -55,7 +55,10 @@ if (file && isMainThread) {
     for (const entry of list.getEntries()) {
       if (entry.duration <= 5) continue;
       const startUs = Number((origin + BigInt(Math.round(entry.startTime * 1e6))) / 1000n);
-      appendFileSync(file, `${JSON.stringify({ gc: kinds[entry.detail?.kind] ?? String(entry.detail?.kind), startUs, ms: Math.round(entry.duration * 10) / 10 })}\n`);
+      appendFileSync(
+        file,
+        `${JSON.stringify({ gc: kinds[entry.detail?.kind] ?? String(entry.detail?.kind), startUs, ms: Math.round(entry.duration * 10) / 10 })}\n`,
+      );
     }
   }).observe({ entryTypes: ['gc'] });
 }

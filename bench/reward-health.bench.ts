@@ -240,7 +240,9 @@ try {
   for (const pause of pauses) byKind.set(pause.gc, [...(byKind.get(pause.gc) ?? []), pause.ms]);
   console.log(
     `server GC pauses > 5 ms in the loaded phase: ${
-      [...byKind.entries()].map(([kind, ms]) => `${ms.length} ${kind} (max ${Math.max(...ms)} ms, total ${ms.reduce((a, b) => a + b, 0).toFixed(0)} ms)`).join(', ') || 'none'
+      [...byKind.entries()]
+        .map(([kind, ms]) => `${ms.length} ${kind} (max ${Math.max(...ms)} ms, total ${ms.reduce((a, b) => a + b, 0).toFixed(0)} ms)`)
+        .join(', ') || 'none'
     }`,
   );
   console.log(`server peak memory: ${peakMb().toFixed(0)} MB; server still up: ${server.exitCode === null}`);

@@ -21,8 +21,7 @@ const ontology = loadBuiltinOntology();
 const setup = { model: 'sim:labeler', ontology };
 const stepsOf = (response: string) => extractSteps(response).steps.filter((s) => s.trim() !== '');
 // Long enough that the user message is cached and stored as a blob (request-hash.ts, blobs.ts).
-const response = (i: number) =>
-  `<step_1>${sentence(A)} ${'filler '.repeat(2_000)}${i}</step_1><step_2>${sentence(C)}</step_2><step_3>Ünïcode “${i}”.</step_3>`;
+const response = (i: number) => `<step_1>${sentence(A)} ${'filler '.repeat(2_000)}${i}</step_1><step_2>${sentence(C)}</step_2><step_3>Ünïcode “${i}”.</step_3>`;
 
 describe('labeller requests prepared in a worker', () => {
   it('are the requests CachedLabeler builds, with the hashes the run store computes', () => {

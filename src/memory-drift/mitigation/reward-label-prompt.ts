@@ -48,7 +48,9 @@ export function prepareLabel(steps: readonly string[], setup: LabelPromptSetup):
 export function requestOfPrepared(model: string, prepared: PreparedLabel): ModelRequest {
   const request = labelerRequest(model, prepared.messages);
   // Short messages are not cached (request-hash.ts): priming them does nothing, hashing them is cheap.
-  prepared.messages.forEach((message, i) => primeMessageDigest(message, prepared.digests[i]!));
+  prepared.messages.forEach((message, i) => {
+    primeMessageDigest(message, prepared.digests[i]!);
+  });
   primeRequestKeys(request, prepared.keys);
   return request;
 }
