@@ -8,7 +8,10 @@
  *   Baselines, measured in the same command: /health latency of the idle server, and of a bare
  *   Node HTTP server probed in turn with it (what waiting for a core costs on this machine).
  * Prints median, p95 and max of both, the answers to the load (200 / 503 / other), the server's
- * peak memory, the load average before and after, and the ratio of the loaded max to 100 ms.
+ * peak memory, the load average before and after, and the ratio of the loaded max to 100 ms; and,
+ * from bench/long-task-probe.mjs preloaded into the server, its event-loop turns over 20 ms late in
+ * the loaded phase (how many, in how many its thread itself ran > 20 ms: its own long tasks, which
+ * depend less on the machine's load) and its GC pauses over 5 ms.
  * BENCH_SMOKE=1: 10 probes each.
  *   BENCH_SHAPE=labelled: each response is 128 tagged steps (the most labelled; default cap) of
  * prose, different in every request, so the labeler, its cache store and DTW run for every item
