@@ -8,7 +8,10 @@
  *   Baselines, measured in the same command: /health latency of the idle server, and of a bare
  *   Node HTTP server probed in turn with it (what waiting for a core costs on this machine).
  * Prints median, p95 and max of both, the answers to the load (200 / 503 / other), the server's
- * peak memory, the load average before and after, and the ratio of the loaded max to 100 ms.
+ * peak memory, the load average before and after, and the ratio of the loaded max to 100 ms; and,
+ * from bench/long-task-probe.mjs preloaded into the server, its event-loop turns over 20 ms late in
+ * the loaded phase (how many, in how many its thread itself ran > 20 ms: its own long tasks, which
+ * depend less on the machine's load) and its GC pauses over 5 ms.
  * BENCH_SMOKE=1: 10 probes each.
  *   BENCH_SHAPE=labelled: each response is 128 tagged steps (the most labelled; default cap) of
  * prose, different in every request, so the labeler, its cache store and DTW run for every item
@@ -17,7 +20,7 @@
  * and segmenting only). BENCH_ROUNDS=n: stop after n rounds of 50 (default: as many as the probes last).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg, setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SIM_STEP_CUES } from '../src/memory-drift/sim.js';
@@ -41,11 +44,15 @@ const args = ['memory', 'reward-server', '--references', join(dir, 'refs.jsonl')
 const entry = process.env.BENCH_DIST === '1' ? ['dist/cli/main.js'] : ['--import', 'tsx', 'src/cli/main.ts'];
 // BENCH_SERVER_NODE_ARGS / BENCH_SERVER_ARGS: extra node / reward-server arguments (space separated).
 const extra = (name: string) => (process.env[name] ?? '').split(' ').filter(Boolean);
+// The server's late event-loop turns (> 20 ms), recorded by a preloaded 5 ms timer (bench/long-task-probe.mjs).
+const lateTurnsFile = join(dir, 'late-turns.jsonl');
+const probeModule = new URL('./long-task-probe.mjs', import.meta.url).href;
 const server = spawn(
   process.execPath,
-  [...extra('BENCH_SERVER_NODE_ARGS'), ...entry, ...args, '--max-response-chars', String(CHARS), ...extra('BENCH_SERVER_ARGS')],
+  [...extra('BENCH_SERVER_NODE_ARGS'), '--import', probeModule, ...entry, ...args, '--max-response-chars', String(CHARS), ...extra('BENCH_SERVER_ARGS')],
   {
     stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ECHOLENS_LONG_TASK_FILE: lateTurnsFile },
   },
 );
 const url = await new Promise<string>((resolve) => {
@@ -146,6 +153,7 @@ try {
   // the server on a shared one); default: the same priority as the server.
   if (process.env.BENCH_CLIENT_NICE) setPriority(Number(process.env.BENCH_CLIENT_NICE));
   const loopBefore = await eventLoop();
+  const loadedFromUs = Number(process.hrtime.bigint() / 1000n);
   let stop = false;
   let rounds = 0;
   const statuses: Record<string, number> = {};
@@ -187,6 +195,7 @@ try {
   loadedControlTimes.sort((a, b) => a - b);
   const loaded = summary(loadedTimes);
   const loopAfter = await eventLoop();
+  const loadedToUs = Number(process.hrtime.bigint() / 1000n);
   stop = true;
   await load;
   const answers = Object.entries(statuses)
@@ -211,6 +220,33 @@ try {
   }
   console.log(
     `server event-loop delay (since listening, monitorEventLoopDelay): p50 ${loopAfter.delayP50Ms} ms, p99 ${loopAfter.delayP99Ms} ms, max ${loopAfter.delayMaxMs} ms`,
+  );
+  interface LateTurn {
+    startUs: number;
+    endUs: number;
+    lateMs: number;
+    ranMs: number;
+    waitedMs: number;
+  }
+  const probeLines = (existsSync(lateTurnsFile) ? readFileSync(lateTurnsFile, 'utf8') : '')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as LateTurn | { gc: string; startUs: number; ms: number })
+    .filter((line) => line.startUs >= loadedFromUs && line.startUs <= loadedToUs);
+  const lateTurns = probeLines.filter((line): line is LateTurn => !('gc' in line));
+  const pauses = probeLines.filter((line): line is { gc: string; startUs: number; ms: number } => 'gc' in line);
+  const worst = (key: 'lateMs' | 'ranMs') => Math.max(0, ...lateTurns.map((turn) => turn[key]));
+  console.log(
+    `server turns > 20 ms late in the loaded phase (5 ms timer): ${lateTurns.length}; latest ${worst('lateMs')} ms; most run in one ${worst('ranMs')} ms; turns it ran > 20 ms: ${lateTurns.filter((turn) => turn.ranMs > 20).length} (${lateTurnsFile})`,
+  );
+  const byKind = new Map<string, number[]>();
+  for (const pause of pauses) byKind.set(pause.gc, [...(byKind.get(pause.gc) ?? []), pause.ms]);
+  console.log(
+    `server GC pauses > 5 ms in the loaded phase: ${
+      [...byKind.entries()]
+        .map(([kind, ms]) => `${ms.length} ${kind} (max ${Math.max(...ms)} ms, total ${ms.reduce((a, b) => a + b, 0).toFixed(0)} ms)`)
+        .join(', ') || 'none'
+    }`,
   );
   console.log(`server peak memory: ${peakMb().toFixed(0)} MB; server still up: ${server.exitCode === null}`);
   console.log(`loaded max / 100 ms target: ${(loaded.max / 100).toFixed(2)}; loaded median / idle median: ${(loaded.median / idle.median).toFixed(2)}`);

@@ -499,10 +499,21 @@ export function readLabelerPrompt(messages: readonly ChatMessage[]): { allowed: 
   return { allowed, steps };
 }
 
+/** Each cue's word pattern, compiled once (a reward server's sim labeller meets 128 steps per response). */
+const cuePatterns = new Map<string, RegExp>();
+function cuePattern(cue: string): RegExp {
+  let pattern = cuePatterns.get(cue);
+  if (pattern === undefined) {
+    pattern = new RegExp(`\\b${cue}\\b`);
+    cuePatterns.set(cue, pattern);
+  }
+  return pattern;
+}
+
 /** The label the sim labeler gives one step: the single cue word present, else `unmapped`. */
 export function simLabelForStep(step: string, allowed: readonly string[]): string {
   const lower = step.toLowerCase();
-  const found = SIM_SYMBOLS.filter((symbol) => new RegExp(`\\b${SIM_STEP_CUES[symbol]!.cue}\\b`).test(lower));
+  const found = SIM_SYMBOLS.filter((symbol) => cuePattern(SIM_STEP_CUES[symbol]!.cue).test(lower));
   const only = found.length === 1 ? found[0]! : null;
   if (only !== null && allowed.includes(only)) return only;
   return UNMAPPED;

@@ -1,4 +1,4 @@
-import { countTokens, countTokensSliced } from './token-count.js';
+import { countTokens, countTokensSliced, TOKEN_SLICE_CHARS } from './token-count.js';
 import { didYouMean } from '../core/suggest.js';
 import { ModelCallError } from './errors.js';
 import { getSimProfile, listSimProfiles, type SimProfile } from './sim-registry.js';
@@ -30,6 +30,8 @@ export class SimAdapter implements ModelAdapter {
     const reasoningTokens = answer.reasoning === undefined ? 0 : countTokens(answer.reasoning);
     // A long prompt is counted in slices with yields between them: a server calling a sim labeler
     // with a megabyte of steps keeps its thread responsive (countTokensSliced gives the same count).
+    // Its first slice is not counted in the same turn as the answer (both take tens of ms there).
+    if (prompt.length > TOKEN_SLICE_CHARS) await new Promise((resolve) => setImmediate(resolve));
     const inputTokens = await countTokensSliced(prompt);
     const response: ModelResponse = {
       text: answer.text,

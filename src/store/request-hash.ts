@@ -20,7 +20,8 @@ interface MessageEntry {
   role: string;
   content: string;
   cacheBreakpoint: unknown;
-  json: string;
+  /** Built on first use (a primed entry has only its digest). */
+  json?: string;
   digest?: string;
 }
 
@@ -32,33 +33,88 @@ function plainMessage(message: ChatMessage): boolean {
   return true;
 }
 
-function getOrInsert(message: ChatMessage): MessageEntry | undefined {
+function entryOf(message: ChatMessage): MessageEntry | undefined {
   if (message.content.length < CACHE_MIN_CHARS || !plainMessage(message)) return undefined;
   const cached = messageCache.get(message);
   if (cached && cached.content === message.content && cached.role === message.role && cached.cacheBreakpoint === message.cacheBreakpoint) {
     return cached;
   }
-  const entry: MessageEntry = {
-    role: message.role,
-    content: message.content,
-    cacheBreakpoint: message.cacheBreakpoint,
-    json: scrubbedCanonicalJson(message),
-  };
+  const entry: MessageEntry = { role: message.role, content: message.content, cacheBreakpoint: message.cacheBreakpoint };
   messageCache.set(message, entry);
   return entry;
 }
 
 /** Canonical, credential-scrubbed JSON of one message (cached for long messages). */
 export function messageJson(message: ChatMessage): string {
-  return getOrInsert(message)?.json ?? scrubbedCanonicalJson(message);
+  const entry = entryOf(message);
+  if (!entry) return scrubbedCanonicalJson(message);
+  entry.json ??= scrubbedCanonicalJson(message);
+  return entry.json;
 }
 
 /** SHA-256 (hex) of `messageJson(message)` (cached for long messages). */
 export function messageDigest(message: ChatMessage): string {
-  const entry = getOrInsert(message);
+  const entry = entryOf(message);
   if (!entry) return createHash('sha256').update(scrubbedCanonicalJson(message)).digest('hex');
-  entry.digest ??= createHash('sha256').update(entry.json).digest('hex');
+  entry.digest ??= createHash('sha256').update(messageJson(message)).digest('hex');
   return entry.digest;
+}
+
+/**
+ * Hashes computed on another thread (the reward server's workers build the labeller's requests,
+ * src/memory-drift/mitigation/reward-label-prompt.ts): `messageDigest` and `requestKeys` of an
+ * equal message or request, there, by these same functions. Recorded here on the objects, they
+ * spare this thread hashing megabytes; a message or request changed since is hashed anew.
+ */
+export function primeMessageDigest(message: ChatMessage, digest: string): void {
+  const entry = entryOf(message);
+  if (entry !== undefined) entry.digest = digest;
+}
+
+interface PrimedKeys {
+  messages: readonly ChatMessage[];
+  roles: string[];
+  contents: string[];
+  model: string;
+  params: ModelRequest['params'];
+  sample: number;
+  keys: { key: string; contentKey: string; legacyKey?: string };
+}
+
+const primedKeys = new WeakMap<ModelRequest, PrimedKeys>();
+
+/** See primeMessageDigest. Only a request of model, plain messages, params and sample is primed. */
+export function primeRequestKeys(request: ModelRequest, keys: { key: string; contentKey: string; legacyKey?: string }): void {
+  if (request.tools !== undefined || request.toolChoice !== undefined || request.unit !== undefined || request.identity !== undefined) return;
+  if (!request.messages.every(plainMessage)) return;
+  primedKeys.set(request, {
+    messages: request.messages,
+    roles: request.messages.map((m) => m.role),
+    contents: request.messages.map((m) => m.content),
+    model: request.model,
+    params: request.params,
+    sample: request.sample,
+    keys: { ...keys },
+  });
+}
+
+/** The primed keys, when the request is still the one they were computed for (same strings and objects: no hashing). */
+function primedKeysOf(request: ModelRequest): PrimedKeys['keys'] | undefined {
+  const primed = primedKeys.get(request);
+  if (primed === undefined) return undefined;
+  const { messages } = request;
+  const same =
+    messages === primed.messages &&
+    messages.length === primed.contents.length &&
+    messages.every((m, i) => m.content === primed.contents[i] && m.role === primed.roles[i] && plainMessage(m)) &&
+    request.model === primed.model &&
+    request.params === primed.params &&
+    request.sample === primed.sample &&
+    request.tools === undefined &&
+    request.toolChoice === undefined &&
+    request.unit === undefined &&
+    request.identity === undefined;
+  return same ? { ...primed.keys } : undefined;
 }
 
 interface ListEntry {
@@ -131,6 +187,8 @@ function tailMembers(request: ModelRequest): { params: string; rest: string } {
 /** `cellKey` and `contentKey` of a request, hashed incrementally (no request-sized string is built). */
 export function requestKeys(request: ModelRequest): { key: string; contentKey: string; legacyKey?: string } {
   validateRequest(request);
+  const primed = primedKeysOf(request);
+  if (primed !== undefined) return primed;
   const state = messagesState(request.messages);
   const { params, rest } = tailMembers(request);
   const content = state.copy();

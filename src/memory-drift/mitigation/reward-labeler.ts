@@ -1,9 +1,19 @@
 import { type ParsedItem, type ParsedOutcome, runParsedStage, type StageRuntime } from '../../experiment/runtime.js';
 import type { RunCellsResult } from '../../store/runner.js';
 import type { RunStore } from '../../store/run-store.js';
-import { buildLabelerMessages, buildLabelerReaskMessages, DEFAULT_LABELER_REASKS, LABELER_DEFAULT_PARAMS, parseLabelerOutput } from '../labeler.js';
+import { buildLabelerMessages, buildLabelerReaskMessages, DEFAULT_LABELER_REASKS, parseLabelerOutput } from '../labeler.js';
 import type { Ontology } from '../ontology.js';
 import { extractSteps } from '../steps.js';
+import { isPreparedLabel, type LabelPromptSetup, labelerRequest, type PreparedLabel, requestOfPrepared } from './reward-label-prompt.js';
+
+/** A response to label: its steps built here, or its labeller request prepared elsewhere (a worker). */
+interface Miss {
+  steps: string[] | null;
+  prepared: PreparedLabel | null;
+  stepCount: number;
+  resolve: (o: LabelOutcome) => void;
+  reject: (e: unknown) => void;
+}
 
 /** Most steps labelled for one response (DriftLens answers have a handful; a longer one is an item error). */
 export const DEFAULT_MAX_STEPS = 128;
@@ -77,6 +87,11 @@ export class CachedLabeler {
   private segmentFill = 0;
   private currentRunId: string;
 
+  /** What a worker thread needs to build this labeller's requests (reward-label-prompt.ts). */
+  get promptSetup(): LabelPromptSetup {
+    return { model: this.options.labeler, ontology: this.options.ontology };
+  }
+
   /** Most steps labelled for one response. */
   get maxSteps(): number {
     return this.options.maxSteps ?? DEFAULT_MAX_STEPS;
@@ -123,11 +138,15 @@ export class CachedLabeler {
   /**
    * Labels a batch; the result array is aligned with `responses`. `segmented[i]`, when given, is
    * `responses[i]` already segmented (its non-empty steps, as extractSteps gives them, or only
-   * their number when it is over `maxSteps`), e.g. by a worker thread; otherwise it is segmented here.
+   * their number when it is over `maxSteps`, or its labeller request built from them for this
+   * labeller by `prepareLabel`), e.g. by a worker thread; otherwise it is segmented here.
    */
-  async labelAll(responses: readonly string[], segmented?: readonly (readonly string[] | number | null | undefined)[]): Promise<LabelOutcome[]> {
+  async labelAll(
+    responses: readonly string[],
+    segmented?: readonly (readonly string[] | number | PreparedLabel | null | undefined)[],
+  ): Promise<LabelOutcome[]> {
     const out: Promise<LabelOutcome>[] = [];
-    const misses = new Map<string, { steps: string[]; resolve: (o: LabelOutcome) => void; reject: (e: unknown) => void }>();
+    const misses = new Map<string, Miss>();
     let sinceYield = 0;
     for (const [index, response] of responses.entries()) {
       // Segmentation is synchronous: yield to the event loop every ~50,000 characters so that a
@@ -152,17 +171,21 @@ export class CachedLabeler {
         continue;
       }
       const given = segmented?.[index];
-      const steps = typeof given === 'number' ? null : [...(given ?? extractSteps(response).steps.filter((s) => s.trim() !== ''))];
-      const stepCount = steps?.length ?? (given as number);
+      const prepared = isPreparedLabel(given) ? given : null;
+      const steps =
+        prepared !== null || typeof given === 'number'
+          ? null
+          : [...((given as readonly string[] | null | undefined) ?? extractSteps(response).steps.filter((s) => s.trim() !== ''))];
+      const stepCount = prepared?.stepCount ?? steps?.length ?? (given as number);
       // Bounded work per response: thousands of steps (a degenerate or hostile output) are not labelled.
       const maxSteps = this.maxSteps;
-      if (steps === null || stepCount > maxSteps) {
+      if ((steps === null && prepared === null) || stepCount > maxSteps) {
         const refused: LabelOutcome = { ok: false, error: `response has ${stepCount} steps; at most ${maxSteps} are labelled (not scored)` };
         this.remember(response, refused);
         out.push(Promise.resolve(refused));
         continue;
       }
-      if (steps.length === 0) {
+      if (stepCount === 0) {
         this.stats.noSteps++;
         const none: LabelOutcome = { ok: true, symbols: [], steps: 0 };
         this.remember(response, none);
@@ -176,7 +199,7 @@ export class CachedLabeler {
         reject = rej;
       });
       this.inFlight.set(response, promise);
-      misses.set(response, { steps, resolve, reject });
+      misses.set(response, { steps, prepared, stepCount, resolve, reject });
       out.push(promise);
     }
     if (misses.size > 0) await this.runMisses(misses);
@@ -186,14 +209,16 @@ export class CachedLabeler {
   /** Labeler stages run so far (cells sent to the store's runner, cached or not). */
   stagesRun = 0;
 
-  private async runMisses(misses: Map<string, { steps: string[]; resolve: (o: LabelOutcome) => void; reject: (e: unknown) => void }>): Promise<void> {
+  private async runMisses(misses: Map<string, Miss>): Promise<void> {
     const entries = [...misses.entries()];
     if (this.options.parsedStage !== undefined) return this.runStage(entries, false);
     const limit = this.options.stageChars ?? 1_000_000;
     const groups: (typeof entries)[] = [];
     let chars = Number.POSITIVE_INFINITY;
     for (const entry of entries) {
-      const size = entry[1].steps.reduce((n, step) => n + step.length, 0);
+      // A prepared request counts its prompt (the steps and their numbering).
+      const { steps, prepared } = entry[1];
+      const size = steps !== null ? steps.reduce((n, step) => n + step.length, 0) : prepared!.messages.reduce((n, m) => n + m.content.length, 0);
       if (chars + size > limit) {
         groups.push([]);
         chars = 0;
@@ -208,28 +233,26 @@ export class CachedLabeler {
   }
 
   /** One labeler stage for `entries`; settles each entry's promise (never rejects). */
-  private async runStage(
-    entries: [string, { steps: string[]; resolve: (o: LabelOutcome) => void; reject: (e: unknown) => void }][],
-    yieldBetween: boolean,
-  ): Promise<void> {
+  private async runStage(entries: [string, Miss][], yieldBetween: boolean): Promise<void> {
     const { store, labeler, ontology } = this.options;
     const items: ParsedItem<string[]>[] = [];
-    for (const [index, [, { steps }]] of entries.entries()) {
+    for (const [index, [, { steps, prepared, stepCount }]] of entries.entries()) {
       // Each prompt holds a whole response: let the event loop in between building them.
       if (yieldBetween && index > 0) await new Promise((resolve) => setImmediate(resolve));
       items.push({
         spec: {
-          request: { model: labeler, messages: buildLabelerMessages(steps, ontology), params: { ...LABELER_DEFAULT_PARAMS }, sample: 0 },
-          labels: { experiment: 'memory-reward', stage: 'labeler', steps: steps.length, attempt: 0 },
+          // Built in a worker, with the store's hashes (recorded so that the store does not hash it again), or here.
+          request: prepared !== null ? requestOfPrepared(labeler, prepared) : labelerRequest(labeler, buildLabelerMessages(steps!, ontology)),
+          labels: { experiment: 'memory-reward', stage: 'labeler', steps: stepCount, attempt: 0 },
         },
         parse: (text) => {
-          const parsed = parseLabelerOutput(text, { stepCount: steps.length, ontology });
+          const parsed = parseLabelerOutput(text, { stepCount, ontology });
           return parsed.ok ? { ok: true, value: parsed.symbols } : { ok: false, error: `${parsed.reason}: ${parsed.detail}` };
         },
         reask: (previous, bad) => {
-          const parsed = parseLabelerOutput(bad, { stepCount: steps.length, ontology });
+          const parsed = parseLabelerOutput(bad, { stepCount, ontology });
           const failure = parsed.ok ? { reason: 'schema' as const, detail: 'unusable' } : parsed;
-          return buildLabelerReaskMessages(previous, bad, failure, steps.length);
+          return buildLabelerReaskMessages(previous, bad, failure, stepCount);
         },
       });
     }
@@ -247,10 +270,10 @@ export class CachedLabeler {
         this.stats.storeHits += stage.cached;
       }
       outcomes.forEach((outcome, i) => {
-        const [response, { steps, resolve }] = entries[i]!;
+        const [response, { stepCount, resolve }] = entries[i]!;
         const result: LabelOutcome =
           outcome.status === 'ok'
-            ? { ok: true, symbols: outcome.value, steps: steps.length }
+            ? { ok: true, symbols: outcome.value, steps: stepCount }
             : outcome.status === 'invalid'
               ? { ok: false, error: `labeler output invalid after re-asks (${outcome.error})` }
               : { ok: false, error: `labeler call ${outcome.result.status}${outcome.result.errorMessage ? `: ${outcome.result.errorMessage}` : ''}` };

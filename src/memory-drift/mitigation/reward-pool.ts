@@ -8,7 +8,8 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { BadRequest, type KeyedItem, type PrepareLimits, type RewardRoute, type WirePreparedRequest } from './reward-request.js';
+import type { LabelPromptSetup, PreparedLabel } from './reward-label-prompt.js';
+import { BadRequest, type KeyedItem, type PrepareLimits, type RewardRoute, type WireLabel, type WirePreparedRequest } from './reward-request.js';
 
 type Reply = { id: number; ok: true; prepared: WirePreparedRequest } | { id: number; ok: false; status: number; message: string };
 
@@ -54,6 +55,11 @@ export class RewardWorkerPool {
     private readonly size: number,
     /** Heap limit of each worker, in MB (its request fails, with 503, beyond it). */
     private readonly heapMb = 256,
+    /**
+     * The labeller's model and ontology: given, the workers build and hash each item's labeller
+     * request (its items' `steps` are then PreparedLabels) instead of sending the steps back.
+     */
+    private readonly labelPrompt?: LabelPromptSetup,
   ) {}
 
   /**
@@ -108,18 +114,22 @@ export class RewardWorkerPool {
     };
   }
 
-  /** Each item's steps decoded one item at a time, yielding in between (each is at most one response long). */
+  /** Each item's steps (or labeller request) decoded one item at a time, yielding in between (each is at most one response long). */
   private async decode(wire: WirePreparedRequest): Promise<{ single: boolean; items: KeyedItem[] }> {
     const items: KeyedItem[] = [];
-    for (const item of wire.items) {
+    const text = ([start, end]: [number, number]) => Buffer.from(wire.steps.buffer, wire.steps.byteOffset + start, end - start).toString('utf8');
+    for (const { label, ...item } of wire.items) {
+      if (label !== undefined) {
+        await new Promise((resolve) => setImmediate(resolve));
+        items.push({ ...item, steps: preparedLabel(label, text) });
+        continue;
+      }
       if (!Array.isArray(item.steps)) {
         items.push({ ...item, steps: item.steps });
         continue;
       }
       await new Promise((resolve) => setImmediate(resolve));
-      const [start, end] = item.steps;
-      const steps = JSON.parse(Buffer.from(wire.steps.buffer, wire.steps.byteOffset + start, end - start).toString('utf8')) as string[];
-      items.push({ ...item, steps });
+      items.push({ ...item, steps: JSON.parse(text(item.steps)) as string[] });
     }
     return { single: wire.single, items };
   }
@@ -158,7 +168,10 @@ export class RewardWorkerPool {
 
   private spawn(): Slot {
     this.entry ??= workerEntry();
-    const worker = new Worker(this.entry, { resourceLimits: { maxOldGenerationSizeMb: this.heapMb } });
+    const worker = new Worker(this.entry, {
+      resourceLimits: { maxOldGenerationSizeMb: this.heapMb },
+      workerData: this.labelPrompt === undefined ? {} : { labelPrompt: this.labelPrompt },
+    });
     const slot: Slot = { worker, busy: false };
     worker.unref();
     worker.on('message', (reply: Reply) => {
@@ -187,4 +200,8 @@ export class RewardWorkerPool {
     this.slots.push(slot);
     return slot;
   }
+}
+
+function preparedLabel(label: WireLabel, text: (place: [number, number]) => string): PreparedLabel {
+  return { ...label, messages: label.messages.map((m) => ({ role: m.role, content: text(m.content) })) };
 }

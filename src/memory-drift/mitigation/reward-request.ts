@@ -5,7 +5,9 @@
  * (reward-worker.ts) so that none of it blocks the thread answering `/health`.
  */
 import { createHash } from 'node:crypto';
+import type { ChatMessage } from '../../models/types.js';
 import { extractSteps } from '../steps.js';
+import { type LabelPromptSetup, type PreparedLabel, prepareLabel } from './reward-label-prompt.js';
 import { questionIdFromLabel, type RewardWeights, referenceFromLabel, textComponents } from './reward.js';
 
 /** A refused request: HTTP status and reason. */
@@ -39,8 +41,11 @@ export interface PreparedItem extends RequestItem {
   text: TextComponents | null;
 }
 
-/** A prepared item as the server labels and scores it: the response itself replaced by a key for the labeler's cache. */
-export type KeyedItem = Omit<PreparedItem, 'response'> & { key: string };
+/**
+ * A prepared item as the server labels and scores it: the response itself replaced by a key for
+ * the labeler's cache; its steps may come already rendered into the labeller's request.
+ */
+export type KeyedItem = Omit<PreparedItem, 'response' | 'steps'> & { key: string; steps: PreparedItem['steps'] | PreparedLabel };
 
 export interface PreparedRequest {
   route: RewardRoute;
@@ -177,25 +182,43 @@ export function prepareRequest(route: RewardRoute, bytes: Uint8Array, limits: Pr
  * A prepared request as the worker sends it back: no response texts (copying megabytes of strings
  * into the server's thread blocks it for tens of ms), only a key per response (its SHA-256, for the
  * labeler's cache); the steps of every item as JSON in one transferred byte buffer, decoded item by
- * item (reward-pool.ts).
+ * item (reward-pool.ts). With a labeller setup, an item with steps to label carries its labeller
+ * request instead (`label`: its messages' roles and their contents' places in the buffer, the step
+ * count and the run store's hashes), built and hashed in the worker (reward-label-prompt.ts), and
+ * no steps: the server's thread never builds, hashes or holds them.
  */
 export interface WirePreparedRequest {
   route: RewardRoute;
   single: boolean;
-  items: (Omit<PreparedItem, 'response' | 'steps'> & { key: string; steps: [start: number, end: number] | number | null })[];
+  items: (Omit<PreparedItem, 'response' | 'steps'> & {
+    key: string;
+    steps: [start: number, end: number] | number | null;
+    label?: WireLabel;
+  })[];
   steps: Uint8Array;
 }
 
-export function toWire(prepared: PreparedRequest): WirePreparedRequest {
+export interface WireLabel extends Omit<PreparedLabel, 'messages'> {
+  messages: { role: ChatMessage['role']; content: [start: number, end: number] }[];
+}
+
+export function toWire(prepared: PreparedRequest, setup?: LabelPromptSetup): WirePreparedRequest {
   const parts: Buffer[] = [];
   let at = 0;
+  const place = (text: string): [number, number] => {
+    const bytes = Buffer.from(text, 'utf8');
+    parts.push(bytes);
+    at += bytes.length;
+    return [at - bytes.length, at];
+  };
   const items = prepared.items.map(({ response, steps, ...rest }) => {
     const key = `sha256:${createHash('sha256').update(response).digest('hex')}`;
     if (steps === null || typeof steps === 'number') return { ...rest, key, steps };
-    const bytes = Buffer.from(JSON.stringify(steps), 'utf8');
-    parts.push(bytes);
-    at += bytes.length;
-    return { ...rest, key, steps: [at - bytes.length, at] as [number, number] };
+    if (setup !== undefined && steps.length > 0) {
+      const { messages, ...label } = prepareLabel(steps, setup);
+      return { ...rest, key, steps: null, label: { ...label, messages: messages.map((m) => ({ role: m.role, content: place(m.content) })) } };
+    }
+    return { ...rest, key, steps: place(JSON.stringify(steps)) };
   });
   // A buffer of its own (never Node's shared pool) so that it can be transferred.
   const steps = new Uint8Array(at);

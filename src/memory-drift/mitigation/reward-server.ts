@@ -307,7 +307,8 @@ export function startRewardServer(serverOptions: RewardServerOptions): Promise<R
   };
   // One worker per core at most: more scoring threads than cores only take turns on them (and from
   // this thread). An admitted request waiting for a worker is not read meanwhile (TCP backpressure).
-  const pool = new RewardWorkerPool(Math.max(1, Math.min(maxConcurrent, availableParallelism())));
+  // The workers also build and hash each response's labeller request (reward-label-prompt.ts).
+  const pool = new RewardWorkerPool(Math.max(1, Math.min(maxConcurrent, availableParallelism())), undefined, options.labeler.promptSetup);
   const scoreRequest = async (req: IncomingMessage, res: ServerResponse, path: RewardRoute) => {
     // Parsing, segmentation and the label-free components run in a worker, which also receives the
     // body as it arrives: this thread stays free for /health.

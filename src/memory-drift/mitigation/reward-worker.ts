@@ -1,10 +1,12 @@
 /**
  * Worker thread of the reward server (reward-pool.ts): receives a request body, streamed as the
  * server's thread reads it (`start`, then `chunk`s, then `end`; `abort` drops it), and answers its
- * prepared items (prepareRequest, sent as toWire), or the refusal as { status, message }. The body
- * is assembled here, so the server's thread never allocates or copies a body-sized buffer.
+ * prepared items (prepareRequest, sent as toWire: with the labeller's requests built and hashed
+ * when the pool passed the labeller setup as workerData), or the refusal as { status, message }.
+ * The body is assembled here, so the server's thread never allocates or copies a body-sized buffer.
  */
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
+import type { LabelPromptSetup } from './reward-label-prompt.js';
 import { BadRequest, type PrepareLimits, prepareRequest, type RewardRoute, toWire } from './reward-request.js';
 import { lowerThisThread } from './thread-priority.js';
 
@@ -27,6 +29,8 @@ interface Body {
 lowerThisThread();
 
 const bodies = new Map<number, Body>();
+/** When the pool was given the labeller's setup, each item's labeller request is built and hashed here. */
+const labelPrompt = (workerData as { labelPrompt?: LabelPromptSetup } | null)?.labelPrompt;
 
 function append(body: Body, chunk: Uint8Array): void {
   if (body.length + chunk.length > body.bytes.length) {
@@ -50,7 +54,7 @@ parentPort?.on('message', (task: WorkerTask) => {
   bodies.delete(task.id);
   if (task.type === 'abort') return;
   try {
-    const prepared = toWire(prepareRequest(body.route, body.bytes.subarray(0, body.length), body.limits));
+    const prepared = toWire(prepareRequest(body.route, body.bytes.subarray(0, body.length), body.limits), labelPrompt);
     parentPort?.postMessage({ id: task.id, ok: true, prepared }, [prepared.steps.buffer as ArrayBuffer]);
   } catch (error) {
     const status = error instanceof BadRequest ? error.status : 500;

@@ -47,6 +47,8 @@ import type { SqlExecutor } from './executor.js';
 const REGISTER_CHUNK = 2_000;
 /** Keys asked for per statement. */
 const LOOKUP_CHUNK = 10_000;
+/** Blob bodies at least this long are inserted one statement each, their body a parameter of its own (storeBlobs). */
+const DIRECT_BLOB_CHARS = 65_536;
 
 /**
  * The `RunStore` of both backends, each query written once (dialect.ts) and run by the
@@ -375,14 +377,23 @@ export abstract class SqlStore implements RunStore {
     const rows = [...blobs].filter(([hash]) => !this.knownBlobs.has(hash));
     if (rows.length === 0) return;
     if (!(await this.hasTable('blobs'))) throw new InvalidArgumentError('store', `${this.file} has no blobs table (open it writable to migrate)`);
-    const input = this.exec.dialect.rows(
-      [
-        ['hash', 'text'],
-        ['body', 'text'],
-      ],
-      rows,
-    );
-    await this.exec.run(`INSERT INTO blobs (hash, body) SELECT t.hash, t.body FROM ${input.sql} t WHERE true ON CONFLICT (hash) DO NOTHING`, input.params);
+    // A long body is bound as a parameter of its own: in the rows table (one JSON parameter in
+    // SQLite) it would be escaped into JSON here and parsed back by the database, which for a
+    // megabyte labeller prompt held a reward server's thread for tens of ms.
+    const short = rows.filter(([, body]) => body.length < DIRECT_BLOB_CHARS);
+    for (const [hash, body] of rows) {
+      if (body.length >= DIRECT_BLOB_CHARS) await this.exec.run('INSERT INTO blobs (hash, body) VALUES (?, ?) ON CONFLICT (hash) DO NOTHING', [hash, body]);
+    }
+    if (short.length > 0) {
+      const input = this.exec.dialect.rows(
+        [
+          ['hash', 'text'],
+          ['body', 'text'],
+        ],
+        short,
+      );
+      await this.exec.run(`INSERT INTO blobs (hash, body) SELECT t.hash, t.body FROM ${input.sql} t WHERE true ON CONFLICT (hash) DO NOTHING`, input.params);
+    }
     for (const [hash] of rows) this.knownBlobs.add(hash);
   }
 
