@@ -86,4 +86,46 @@ describe('heavy packages load on first use', () => {
     // The audits' run modules are reached (they start runs), and still load no engine until one starts.
     expect(staticPackages('audits.ts').files.has(join(src, 'persona-drift', 'run.ts'))).toBe(true);
   });
+
+  it('the audits (all three, and persona alone for `persona report`) load no transcript reader, preflight or run lifecycle: a run loads them when it starts', () => {
+    for (const entry of ['audits.ts', 'persona-drift/audit.ts', 'cli/commands/persona.ts', 'cli/commands/report.ts', 'cli/commands/gate.ts']) {
+      const { files } = staticPackages(entry);
+      expect(files.size, entry).toBeGreaterThan(3); // the walk follows imports at all
+      const runSide = [
+        'sessions/read.ts',
+        'experiment/preflight.ts',
+        'experiment/run-audit.ts',
+        'models/create-adapter.ts',
+        'memory-drift/hf-datasets.ts',
+      ].filter((m) => files.has(join(src, m)));
+      expect(runSide, entry).toEqual([]);
+    }
+  });
+});
+
+describe('commands that call no model register no simulated model', () => {
+  it('reports, the gate and the other store readers are told apart from commands that may call a model', async () => {
+    const { callsNoModel } = await import('./program.js');
+    for (const args of [
+      ['report', 'x.db'],
+      ['gate', 'x.db', '--json'],
+      ['persona', 'report', 'x.db'],
+      ['memory', 'report', 'x.db', '-o', 'r.md'],
+      ['history', 'x.db'],
+      ['compare', 'a.db', 'b.db'],
+    ]) {
+      expect(callsNoModel(args), args.join(' ')).toBe(true);
+    }
+    for (const args of [
+      ['persona', 'run', 'p.yaml'],
+      ['view', 'x.db'],
+      ['ask', 'sim:echo', 'hi'],
+      ['demo'],
+      ['runs', 'list', 'x.db'],
+      ['persona', 'rejudge', 'x.db'],
+      [],
+    ]) {
+      expect(callsNoModel(args), args.join(' ')).toBe(false);
+    }
+  });
 });

@@ -18,6 +18,20 @@ function baseProgram(): Command {
 /** Command groups that read neither the audit registry nor the simulated models. */
 const REGISTRY_FREE_GROUPS = new Set(['sessions']);
 
+/**
+ * Commands that only read run stores: they call no model, so the simulated models (whose modules,
+ * with the YAML parser and the memory ontology, were a tenth of `persona report`'s CPU; issue #44)
+ * are not registered for them. `<audit> report` is the `report` sub-command of any audit's group.
+ */
+const MODEL_FREE_GROUPS = new Set(['report', 'gate', 'history', 'compare', 'audits', 'schema', 'init']);
+const MODEL_FREE_SUBCOMMANDS = new Set(['report']);
+
+/** True when the command line names a command that calls no model (see MODEL_FREE_GROUPS). */
+export function callsNoModel(args: readonly string[]): boolean {
+  const [group, sub] = args.filter((arg) => !arg.startsWith('-'));
+  return group !== undefined && (MODEL_FREE_GROUPS.has(group) || (sub !== undefined && MODEL_FREE_SUBCOMMANDS.has(sub)));
+}
+
 /** Command groups whose help texts read neither registry: `<group> … --help` loads neither (their actions do). */
 const HELP_REGISTRY_FREE_GROUPS = new Set(['ask', 'models', 'runs', 'worker', 'view', 'compare']);
 
@@ -44,7 +58,7 @@ export async function buildProgram(args?: readonly string[]): Promise<Command> {
     // `sessions` reads transcripts only: no audit or simulation module is loaded for it either.
     const helpOnly = args?.some((a) => a === '--help' || a === '-h') === true;
     if (command !== undefined && !REGISTRY_FREE_GROUPS.has(command) && !(helpOnly && HELP_REGISTRY_FREE_GROUPS.has(command))) {
-      (await import('../builtin-sims.js')).registerBuiltinSimProfiles();
+      if (!callsNoModel(args ?? [])) (await import('../builtin-sims.js')).registerBuiltinSimProfiles();
       // An audit's own group (`persona …`) needs only that audit; everything else reads them all.
       if (!(await (await import('../builtin-audit.js')).registerBuiltinAuditOf(command))) (await import('../audits.js')).registerBuiltinAudits();
     }

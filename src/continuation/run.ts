@@ -4,10 +4,8 @@ import { hashCanonical } from '../core/canonical-json.js';
 import { configFromOverrides, loadConfigFile } from '../core/config-file.js';
 import { ConfigError } from '../core/errors.js';
 import type { StagedAuditRunner } from '../experiment/audit.js';
-import { runAudit } from '../experiment/run-audit.js';
 import { groupReaskChains, resolveReaskChain } from '../experiment/reask.js';
 import type { ParsedItem, StageRuntime } from '../experiment/runtime.js';
-import { readSession } from '../sessions/read.js';
 import type { Session } from '../sessions/types.js';
 import type { RunInfo, RunStore } from '../store/run-store.js';
 import { analyzeContinuation, type ClusterBy, type ContinuationAnalysis, type ContinuationObservation, cutpointClusters } from './analysis.js';
@@ -22,7 +20,6 @@ import { registerSimTruth } from './sim.js';
 import { isBuiltinMaterials } from '../materials/files.js';
 import { type ContinuationMaterials, loadContinuationMaterials } from './materials.js';
 import { streamedInputFingerprint } from './fingerprint.js';
-import { preflightContinuation } from './preflight.js';
 import { getOrInsert } from '../core/get-or-insert.js';
 
 /** The I/O edge of the continuation audit: read the transcripts, run the cells, read them back. */
@@ -53,6 +50,8 @@ export function continuationConfigFromFlags(overrides: readonly string[]): Conti
 }
 
 export async function readContinuationSessions(config: ContinuationConfig): Promise<{ session: Session; cross: Session | undefined; crosses: Session[] }> {
+  // The transcript readers and the run lifecycle load when a run needs them, not for reports (issue #44).
+  const { readSession } = await import('../sessions/read.js');
   const read = async (file: string, field: string) => {
     try {
       return await readSession(file);
@@ -136,7 +135,7 @@ export const continuationRunner: StagedAuditRunner<ContinuationConfig, Continuat
     const materials = loadContinuationMaterials(config.materials);
     return { session, cross, crosses, materials, plan: planAndPrime(config, session, cross, materials, crosses) };
   },
-  preflight: (config, runtime) => preflightContinuation(config, runtime, continuationRunner.prepare),
+  preflight: async (config, runtime) => (await import('./preflight.js')).preflightContinuation(config, runtime, continuationRunner.prepare),
   plan: (_config, input) => input.plan.specs,
   manifestOptions: (config, { session, cross, crosses, plan, materials }) => ({
     // Which texts and which scoring: the reports name them (materials/report.ts).
@@ -232,6 +231,7 @@ export async function runContinuation(
   const input = sessions
     ? { ...sessions, materials, plan: planAndPrime(config, sessions.session, sessions.cross, materials) }
     : await continuationRunner.prepare(config);
+  const { runAudit } = await import('../experiment/run-audit.js');
   const run = await runAudit(continuationRunner, config, db, { runtime, input });
   return {
     runId: run.runId,

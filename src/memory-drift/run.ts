@@ -5,8 +5,7 @@ import { loadConfigFile } from '../core/config-file.js';
 import { ConfigError, EcholensError } from '../core/errors.js';
 import type { ParsedItem, StageRuntime } from '../experiment/runtime.js';
 import type { AuditRunner, AuditRunSummary, StagedAuditRunner } from '../experiment/audit.js';
-import { runAudit, runCheckedAudit } from '../experiment/run-audit.js';
-import { type PreflightProblem, runPreflight } from '../experiment/preflight.js';
+import type { PreflightProblem } from '../experiment/preflight.js';
 import { estimateCells, type PlanEstimate } from '../models/estimate.js';
 import { loadPriceTable } from '../models/prices.js';
 import { countTokens } from '../models/token-count.js';
@@ -18,8 +17,7 @@ import { isBuiltinMaterials } from '../materials/files.js';
 import type { ChatMessage } from '../models/types.js';
 import { isEmbeddingsFile, type MemoryConfig, memoryConfigSchema, memoryLabelerInput, resolveMemorySystemPrompt } from './config.js';
 import { builtinStimuliManifest } from './data-files.js';
-import { loadHuggingFaceQuestions } from './hf-datasets.js';
-import { loadBenchmarkFile } from './benchmark-files.js';
+import type { loadBenchmarkFile } from './benchmark-files.js';
 import {
   buildLabelerReaskMessages,
   buildPassageLabelerMessages,
@@ -150,6 +148,9 @@ async function loadQuestionSet(
   if (q.source === 'benchmark') {
     const reference = materials?.reference;
     let loaded: Awaited<ReturnType<typeof loadBenchmarkFile>>;
+    // Benchmark and Hugging Face readers, the preflight and the run lifecycle load when a run needs
+    // them: reports and the gate read none of them (issue #44).
+    const { loadBenchmarkFile } = await import('./benchmark-files.js');
     try {
       loaded = await loadBenchmarkFile({
         file: q.file as string,
@@ -177,6 +178,7 @@ async function loadQuestionSet(
   }
   if (q.source === 'file') return wrapConfigError('questions.file', () => loadQuestionsFile(q.file as string));
   try {
+    const { loadHuggingFaceQuestions } = await import('./hf-datasets.js');
     return await loadHuggingFaceQuestions({
       dataset: q.dataset as string,
       ...(q.hfConfig !== undefined ? { config: q.hfConfig } : {}),
@@ -595,6 +597,7 @@ export async function preflightMemory(config: MemoryConfig, runtime: StageRuntim
         ...(config.ontology === 'default' || config.ontology === 'alt' ? [] : [{ path: config.ontology, field: 'ontology' }]),
         ...(config.perturbations === 'builtin' ? [] : [{ path: config.perturbations, field: 'perturbations' }]),
       ];
+  const { runPreflight } = await import('../experiment/preflight.js');
   const checked = await runPreflight({
     models,
     files,
@@ -820,6 +823,7 @@ export const memoryRunner: StagedAuditRunner<MemoryConfig, MemoryRunInput, Memor
 export async function runMemory(config: MemoryConfig, db: string, runtime: StageRuntime = {}, stimuliGiven?: MemoryStimuli): Promise<MemoryRunResult> {
   const { stimuli, specs, estimate } = await preflightMemory(config, runtime, stimuliGiven);
   const input = { stimuli, fingerprint: stimuliFingerprint(stimuli) };
+  const { runCheckedAudit } = await import('../experiment/run-audit.js');
   return runCheckedAudit(memoryRunner, config, db, runtime, { input, specs, estimate, configMaxCostUsd: config.limits.maxCostUsd });
 }
 
@@ -989,6 +993,7 @@ export async function runLabelerCheck(
       return labelingTallies(owners, labeled.outcomes);
     },
   };
+  const { runAudit } = await import('../experiment/run-audit.js');
   const run = await runAudit(runner, check, db, { runtime, input: null, seed: check.seed });
   return {
     runId: run.runId,
@@ -1071,6 +1076,7 @@ export async function runQuestionRater(
       return outcomes;
     },
   };
+  const { runAudit } = await import('../experiment/run-audit.js');
   const run = await runAudit(runner, config, db, { runtime, input: null, seed });
   return {
     runId: run.runId,

@@ -4,12 +4,11 @@ import { configFromOverrides, loadConfigFile } from '../core/config-file.js';
 import { ConfigError } from '../core/errors.js';
 import type { AuditRunSummary, StagedAuditRunner } from '../experiment/audit.js';
 import { auditRunId } from '../experiment/analyze-run.js';
-import { runCheckedAudit } from '../experiment/run-audit.js';
 import type { ParsedItem, StageRuntime } from '../experiment/runtime.js';
-import { type PreflightProblem, runPreflight } from '../experiment/preflight.js';
+import type { PreflightProblem } from '../experiment/preflight.js';
 import { estimateCells, type PlanEstimate } from '../models/estimate.js';
 import { loadPriceTable } from '../models/prices.js';
-import { type ReadSessionOptions, readSession } from '../sessions/read.js';
+import type { ReadSessionOptions } from '../sessions/read.js';
 import type { Session } from '../sessions/types.js';
 import type { RunInfo, RunStore } from '../store/run-store.js';
 import type { CellSpec } from '../store/types.js';
@@ -64,6 +63,9 @@ export function procedureReadOptions(config: PersonaConfig): ProcedureReadOption
 }
 
 export async function readConfigSessions(config: PersonaConfig): Promise<Session[]> {
+  // The transcript readers, the preflight and the run lifecycle load when a run needs them: a report
+  // of a run reads none of them (issue #44).
+  const { readSession } = await import('../sessions/read.js');
   const sessions: Session[] = [];
   const readOptions = procedureReadOptions(config);
   for (const [index, file] of config.sessions.entries()) {
@@ -187,6 +189,7 @@ export interface PersonaPreflight {
 export async function preflightPersona(config: PersonaConfig, runtime: StageRuntime = {}, sessions?: readonly Session[]): Promise<PersonaPreflight> {
   const models = [...config.targets.map((ref, i) => ({ ref, field: `targets.${i}` })), ...config.judges.map((ref, i) => ({ ref, field: `judges.${i}` }))];
   const files = sessions ? [] : config.sessions.map((path, i) => ({ path, field: `sessions.${i}` }));
+  const { runPreflight } = await import('../experiment/preflight.js');
   const checked = await runPreflight({
     models,
     files,
@@ -291,6 +294,7 @@ export const personaRunner: StagedAuditRunner<PersonaConfig, Session[], PersonaR
 
 export async function runPersona(config: PersonaConfig, db: string, runtime: StageRuntime = {}, sessions?: readonly Session[]): Promise<PersonaRunResult> {
   const { sessions: read, specs, estimate } = await preflightPersona(config, runtime, sessions);
+  const { runCheckedAudit } = await import('../experiment/run-audit.js');
   return runCheckedAudit(personaRunner, config, db, runtime, { input: read, specs, estimate, configMaxCostUsd: config.limits.maxCostUsd });
 }
 

@@ -1,7 +1,6 @@
 import { spendText } from '../../core/money.js';
 import type { Command } from 'commander';
 import { interruptedSummary, stageLine } from '../../experiment/stage-tally.js';
-import { suggestedBudget } from '../../experiment/preflight.js';
 import type { StageRuntime } from '../../experiment/runtime.js';
 import { estimateLines } from '../../models/estimate.js';
 import { openStore } from '../../store/run-store.js';
@@ -30,6 +29,7 @@ export function registerPersonaRejudge(persona: Command): void {
     .action(async (db: string, options) => {
       // Loaded here: rejudging runs the engine, which the other persona commands (report) never need.
       const { estimateRejudge, prepareRejudge, preflightRejudge, rejudgePersonaRun } = await import('../../persona-drift/rejudge-run.js');
+      const { suggestedBudget } = await import('../../experiment/preflight.js');
       const { keyWarningLines } = await import('../audit-run.js');
       const judges: string[] = options.judge;
       if (judges.length === 0) throw new InvalidArgumentError('--judge', 'name at least one judge model ref to score the answers with');

@@ -3,7 +3,7 @@ import type { AnalyzedRun, AnyAudit } from '../../experiment/audit.js';
 import { findAudit } from '../../experiment/registry.js';
 import { analyzeAuditRun } from '../../experiment/analyze-run.js';
 import type { RunInfo, RunStore } from '../../store/run-store.js';
-import type { RunCellIndexRow } from '../../store/run-store-common.js';
+import type { CellQuery, RunCellResultRecord } from '../../store/run-store-common.js';
 import type { CellLabels, CellStatus } from '../../store/types.js';
 import type { IndexedCell, Verdict } from './types.js';
 import { mapSequential } from '../../core/map-sequential.js';
@@ -68,6 +68,12 @@ export class ViewerData {
   readonly stores: ViewerStore[];
   private readonly indexes = new Map<string, RunIndex>();
   private readonly analyses = new Map<string, RunAnalysis>();
+  /**
+   * The cells the latest run index was built from, kept until that run's analysis reads them: the
+   * run page needs both, and reading a run's cells once instead of twice (index, then analysis) was
+   * a sixth of the page's time at paper scale (issue #44). One run's only, so memory stays bounded.
+   */
+  private indexedCells: { cacheKey: string; signature: string; cells: RunCellResultRecord[] } | undefined;
 
   constructor(stores: ReadonlyArray<{ file: string; store: RunStore }>) {
     this.stores = stores.map((s, index) => ({ index, file: s.file, name: basename(s.file), store: s.store }));
@@ -90,9 +96,11 @@ export class ViewerData {
     const cacheKey = `${storeIndex}\u0000${runId}`;
     const cached = this.indexes.get(cacheKey);
     if (cached && cached.signature === signature) return cached;
-    const index = await buildRunIndex(store.store, run, signature);
+    const cells = await store.store.cellResultsOfRun(run.id);
+    const index = buildRunIndex(cells, run, signature);
     this.indexes.set(cacheKey, index);
     this.analyses.delete(cacheKey);
+    this.indexedCells = { cacheKey, signature, cells };
     return index;
   }
 
@@ -109,7 +117,13 @@ export class ViewerData {
     const cacheKey = `${storeIndex}\u0000${runId}`;
     let analysis = this.analyses.get(cacheKey);
     if (!analysis) {
-      analysis = { audit, analyzed: await analyzeAuditRun(audit, (this.store(storeIndex) as ViewerStore).store, index.run) };
+      const kept = this.indexedCells;
+      let store = (this.store(storeIndex) as ViewerStore).store;
+      if (kept !== undefined && kept.cacheKey === cacheKey && kept.signature === index.signature) {
+        store = withRunCells(store, runId, kept.cells);
+        this.indexedCells = undefined;
+      }
+      analysis = { audit, analyzed: await analyzeAuditRun(audit, store, index.run) };
       this.analyses.set(cacheKey, analysis);
     }
     return analysis;
@@ -120,36 +134,41 @@ export class ViewerData {
   }
 }
 
-type Row = RunCellIndexRow;
-
-function toolNames(json: string | null): string[] | undefined {
-  if (json === null) return undefined;
-  try {
-    const calls = JSON.parse(json) as unknown;
-    return Array.isArray(calls) ? calls.map((c) => String((c as { name?: unknown }).name ?? '?')) : undefined;
-  } catch {
-    return undefined;
-  }
+/** The store as it is, except that the whole cell list of one run (no query) is the one already read. */
+function withRunCells(store: RunStore, runId: string, cells: readonly RunCellResultRecord[]): RunStore {
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      if (property === 'cellResultsOfRun') {
+        return (id: string, query?: CellQuery) =>
+          id === runId && (query === undefined || Object.keys(query).length === 0) ? Promise.resolve([...cells]) : target.cellResultsOfRun(id, query);
+      }
+      const value = Reflect.get(target, property, receiver) as unknown;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }
 
-async function buildRunIndex(store: RunStore, run: RunInfo, signature: string): Promise<RunIndex> {
-  // Labels, status and text only: requests (whole session contexts) are read one cell at a time.
-  const rows: Row[] = await store.cellIndexOfRun(run.id);
+function toolNames(calls: unknown): string[] | undefined {
+  return Array.isArray(calls) ? calls.map((c) => String((c as { name?: unknown }).name ?? '?')) : undefined;
+}
+
+/** The run's index from its cells as `cellResultsOfRun` reads them (labels, status, text; no requests). */
+function buildRunIndex(records: readonly RunCellResultRecord[], run: RunInfo, signature: string): RunIndex {
   const cells: IndexedCell[] = [];
   const judgeCells = new Map<string, IndexedCell>();
   const auxiliaryCells = new Map<string, IndexedCell>();
   let auxiliaryEntries = 0;
   // Every judge link of the run: one judge cell (same request) can judge several target cells.
   const judgeLinks: IndexedCell[] = [];
-  for (const row of rows) {
-    const tools = toolNames(row.tool_calls);
+  for (const record of records) {
+    const tools = toolNames(record.result.toolCalls);
     const cell: IndexedCell = {
-      key: row.key,
-      ordinal: row.ordinal,
-      labels: JSON.parse(row.labels) as CellLabels,
-      status: row.status,
-      text: row.text,
-      model: row.model,
+      key: record.key,
+      ordinal: record.ordinal,
+      labels: record.labels,
+      status: record.result.status,
+      text: record.result.text,
+      model: record.model,
       ...(tools ? { toolCalls: tools } : {}),
     };
     if (!AUXILIARY_STAGES.has(String(cell.labels.stage))) {
