@@ -6,7 +6,7 @@
  * `npx tsx tools/pii-heldout-cli.ts [dir]` (default: a fresh folder under the OS temp dir).
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -17,6 +17,7 @@ import { seeded } from '../test/reliability/size.js';
 const run = promisify(execFile);
 const cli = new URL('../dist/cli/main.js', import.meta.url).pathname;
 const dir = process.argv[2] ?? (await mkdtemp(join(tmpdir(), 'echolens-pii7-cli-')));
+await mkdir(dir, { recursive: true });
 const records = heldOut7Records(seeded(HELD_OUT7_SEED));
 
 const files = { claude: [transcriptHeader('claude')], codex: [transcriptHeader('codex')] };

@@ -30,7 +30,14 @@ describe('sessions redact / verify --pii on a seventh held-out corpus', { timeou
 
   it('counts the planted items that survive redact, and those verify does not flag', async () => {
     const records = heldOut7Records(seeded(HELD_OUT7_SEED));
-    const outcome = await expectHeldOutCorpus('seventh held-out PII corpus', records, tmp.path, 1);
-    expect(outcome.survivors.length / records.length).toBeLessThanOrEqual(1);
+    // Its first run, as written (the held-out figure; `npx tsx tools/pii-heldout-cli.ts` through the
+    // built CLI gives the same): 99 of 306 survived redact (32.4%), all 99 unflagged by verify.
+    // After the detectors were extended by form (docs/hostile-input.md, eighth pass): 4 of 306, all
+    // four given names alone in sentences of other languages (Russian, Turkish, Polish) or one that
+    // is also an English word, none flagged by verify. The goal of none unflagged is not met; the
+    // bounds below guard that figure against a regression.
+    const outcome = await expectHeldOutCorpus('seventh held-out PII corpus', records, tmp.path, 0.02);
+    expect(outcome.unflagged.length).toBeLessThanOrEqual(4);
+    expect(outcome.survivors.every((i) => records[i]!.item.kind === 'givenName')).toBe(true);
   });
 });
