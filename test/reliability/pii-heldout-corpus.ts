@@ -14,7 +14,8 @@
 export type HeldOutKind = 'name' | 'givenName' | 'phone' | 'address' | 'ipv6' | 'ipv4' | 'card' | 'nationalId' | 'iban' | 'email';
 
 export interface HeldOutItem {
-  kind: HeldOutKind;
+  /** 'handle' (an @mention) is planted only by corpus 7, so the generators here have no kind for it. */
+  kind: HeldOutKind | 'handle';
   value: string;
 }
 
@@ -221,7 +222,7 @@ const GENERATORS: Record<HeldOutKind, (r: () => number) => string> = {
       .toLowerCase()}.${pick(r, ['okafor', 'lindqvist', 'moreau', 'novak', 'kaplan'])}${int(r, 1, 99)}@${pick(r, ['fastmail.com', 'proton.me', 'acme-logistics.io', 'uni-leipzig.de'])}`,
 };
 
-const TEMPLATES: Record<HeldOutKind, readonly string[]> = {
+const TEMPLATES: Record<HeldOutItem['kind'], readonly string[]> = {
   name: [
     'can you add {} as a co-author on the release notes',
     '| {} | backend | on leave until March |',
@@ -242,6 +243,7 @@ const TEMPLATES: Record<HeldOutKind, readonly string[]> = {
   nationalId: ['tax_id={}', 'Her social security number is {}.', 'DNI/NIE del cliente: {}', 'NI number {} on the payslip'],
   iban: ['payout to IBAN {} failed', 'beneficiary_account: {}', 'Please refund {} by Friday.'],
   email: ['reply-to: {}', 'forward the logs to {} when done', 'git config user.email "{}"'],
+  handle: ['cc {}', 'thanks {} for the review'],
 };
 
 export const HELD_OUT_KINDS = Object.keys(GENERATORS) as HeldOutKind[];
@@ -420,10 +422,18 @@ export function recordWithText(text: string, place: number, n: number, random: (
 /** Every written form of `value` in `output`: raw, JSON-escaped once or twice, digits without separators; a name as a whole word. */
 export function heldOutSurvives(item: HeldOutItem, output: string): boolean {
   const forms = [item.value, JSON.stringify(item.value).slice(1, -1), JSON.stringify(JSON.stringify(item.value).slice(1, -1)).slice(1, -1)];
+  // A word test reads the line with its JSON escapes of newlines and tabs undone: in `\nAnna` or
+  // `\tAnna` the letter of the escape would otherwise hide the name's word boundary.
+  const words = output.replace(/\\+[nrt]/gu, ' ');
   if (item.kind === 'name' || item.kind === 'givenName') {
     // A name survives when any of its words does (a surname alone still names the person), as a whole word.
-    const words = item.value.split(' ').filter((w) => !/^[A-Z]\.$/u.test(w));
-    return words.some((w) => new RegExp(`(?<![\\p{L}])${w.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&')}(?![\\p{L}])`, 'u').test(output));
+    const parts = item.value.split(' ').filter((w) => !/^[A-Z]\.$/u.test(w));
+    return parts.some((w) => new RegExp(`(?<![\\p{L}])${w.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&')}(?![\\p{L}])`, 'u').test(words));
+  }
+  if (item.kind === 'handle') {
+    // An @handle survives when its name part is still there as a whole token, with or without the @.
+    const body = item.value.replace(/^@/u, '').replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
+    return new RegExp(`(?<![\\p{L}\\p{N}_])${body}(?![\\p{L}\\p{N}_])`, 'u').test(words);
   }
   if (forms.some((f) => output.includes(f))) return true;
   const compact = item.value.replace(/[\s().-]/gu, '');

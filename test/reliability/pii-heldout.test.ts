@@ -13,7 +13,7 @@ import { findPii, PII_KINDS } from '../../src/sessions/redact/pii.js';
 import { redactFile } from '../../src/sessions/redact/redact-file.js';
 import { verifyFile } from '../../src/sessions/redact/verify/verify-file.js';
 import { useTempDir } from '../../src/sessions/testing/temp-dir.js';
-import { CLEAN_PACKAGES, isSourceFile, walkFiles } from './clean-code.js';
+import { CLEAN_PACKAGES, inAnnotation, isSourceFile, walkFiles } from './clean-code.js';
 import { HELD_OUT_KINDS, HELD_OUT_SEED, heldOutItems, heldOutRecord, heldOutSurvives, transcriptHeader } from './pii-heldout-corpus.js';
 import { seeded, size } from './size.js';
 
@@ -84,7 +84,7 @@ describe('sessions redact / verify --pii on a held-out corpus', { timeout: 600_0
         const line = text.slice(lineStart, text.indexOf('\n', span.end) >>> 0);
         const hit = `${file.slice(packageRoot().length + 1)}: ${span.kind} ${JSON.stringify(text.slice(span.start, span.end))}`;
         // So is a handle in a code annotation (TODO(<handle>)): it names the person who wrote it, and the redactor removes it on purpose.
-        const annotation = /\b(?:TODO|FIXME|XXX|HACK|NOTE|BUG|REVIEW)\(\s*@?$/u.test(text.slice(Math.max(0, span.start - 12), span.start));
+        const annotation = inAnnotation(text, span.start);
         (span.kind === 'names' && (annotation || /copyright|licen[cs]e|©/iu.test(line)) ? authors : hits).push(hit);
       }
     }

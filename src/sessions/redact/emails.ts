@@ -47,8 +47,9 @@ const FILE_TLDS = new Set([
   'pdf',
 ]);
 
+// The top-level label: letters, or an internationalised one in its ASCII (punycode) form, `xn--p1ai` (.рф).
 const EMAIL =
-  /(?<![A-Za-z0-9._%+-])(?<l>[A-Za-z0-9][A-Za-z0-9._%+-]{0,63})(?:@|%40|\\u0040)(?<d>(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+(?<t>[A-Za-z]{2,24}))(?![A-Za-z0-9-]|\.[A-Za-z0-9])/dg;
+  /(?<![A-Za-z0-9._%+-])(?<l>[A-Za-z0-9][A-Za-z0-9._%+-]{0,63})(?:@|%40|\\u0040)(?<d>(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+(?<t>[A-Za-z]{2,24}|xn--[A-Za-z0-9-]{2,59}))(?![A-Za-z0-9-]|\.[A-Za-z0-9])/dg;
 
 /** Email addresses → `<EMAIL>` (`git@host` remotes are handled as hosts, not mail). */
 export function redactEmails(input: Piece[], counts: ClassCounts, lower: string): Piece[] {

@@ -4,6 +4,7 @@ import nlp from 'compromise';
 import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
 import { findPhoneNumbersInText } from 'libphonenumber-js';
 import { nationalPhoneSpans } from './national-phones.js';
+import { cuedPiiSpans, escapeView } from './pii-cued.js';
 import { luhnValid, nordicIdSpans } from './nordic-ids.js';
 import { type ClassCounts, joinPieces, keep, type Piece, placeholder } from './pieces.js';
 import { worldIdSpans } from './world-ids.js';
@@ -14,7 +15,9 @@ import { worldIdSpans } from './world-ids.js';
  * addresses (node:net), payment card numbers (Luhn), national ids (US SSN, UK NINO, Spanish DNI
  * and NIE with their check letter, Italian codice fiscale with its check letter, Swedish personnummer, Finnish HETU, Polish PESEL
  * and Danish CPR with their dates and checks (nordic-ids.ts), and a 9–11 digit
- * number after words naming an id) and IBANs (ibantools' checksum, upper or lower case). `findPii` returns the spans; the
+ * number after words naming an id) and IBANs (ibantools' checksum, upper or lower case); data told
+ * by its context (@handles, cued phones, CSV columns, names in any script in person fields, cued
+ * addresses) in pii-cued.ts. `findPii` returns the spans; the
  * redactor replaces them and the verifier reports any that remain.
  */
 
@@ -38,8 +41,8 @@ export interface PiiSpan {
   end: number;
 }
 
-/** Issuer prefixes of the card networks (Visa, Mastercard, Amex, Discover, JCB, Diners, UnionPay). */
-const CARD_PREFIX = /^(?:4|5[1-5]|2[2-7]|3[47]|3[068]|6(?:011|5|4[4-9]|2)|35)/u;
+/** Issuer prefixes of the card networks (Visa, Mastercard, Maestro, Mir, Amex, Discover, JCB, Diners, UnionPay, RuPay): 50–69 as Maestro and RuPay span them. */
+const CARD_PREFIX = /^(?:4|5\d|2[2-7]|3[47]|3[068]|35|6\d)/u;
 const CARD = /(?<![\w.-])\d(?:[ -]?\d){12,18}(?![\w-]|\.\d)/gu;
 const IBAN = /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b/gu;
 const SSN = /(?<![\w-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\w-])/gu;
@@ -77,6 +80,21 @@ const SECTION_NUMBER = /^(?:(?:[12]?\d|30)\.){3}(?:[12]?\d|30)$/u;
 const IPV4 = /(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?!\w|\.\d)/gu;
 /** An interface id derived from a MAC address (EUI-64: ff:fe in its middle): a device's own hardware address, even in a link-local address. */
 const EUI64 = /[0-9a-f]{0,2}ff:fe[0-9a-f]{2}:/iu;
+/**
+ * A link-local or unique-local address whose interface id is more than a small number (fe80::1,
+ * fd00::2 are set by hand): a random or hardware-derived id names one device, and a unique-local
+ * prefix carries a random 40-bit site id, so such an address is as identifying as a public one.
+ */
+function deviceInterfaceId(v: string): boolean {
+  // Seven hex digits or more after the prefix's first group (fd00:ec2::254, a cloud's fixed metadata address, has six).
+  return (
+    v
+      .split(':')
+      .slice(1)
+      .join('')
+      .replace(/[^0-9a-f]/giu, '').length >= 7
+  );
+}
 const IPV6 = /(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:(?:\d{1,3}\.){3}\d{1,3}|[0-9A-Fa-f]{0,4})(?![\w:])/gu;
 const STREET_TYPES =
   'Street|St\\.?|Avenue|Ave\\.?|Road|Rd\\.?|Boulevard|Blvd\\.?|Lane|Ln\\.?|Drive|Dr\\.?|Way|Court|Ct\\.?|Place|Pl\\.?|Terrace|Square|Highway|Hwy\\.?|Parkway|Pkwy\\.?|Circle|Close|Crescent|Row|Gardens';
@@ -270,7 +288,7 @@ const ANNOTATION_NAME = /\b(?:TODO|FIXME|XXX|HACK|NOTE|BUG|REVIEW)\(\s*@?(\p{L}[
 /** Words after which a person's name follows, in lower case too (account holder: <given> <surname>). */
 const LOWER_CUED_NAME =
   /(?:\b(?:holder|customer|patient|user(?:name)?|contact|owner|login as|logged in as|signed in as|log in as)\s*:?[ \t]+)(\p{Ll}[\p{Ll}'’-]{2,}(?: \p{Ll}[\p{Ll}'’-]{2,}){1,2})(?![\p{L}\d_])/dgu;
-/** A greeting at a line's or sentence's start, then a given name in lower case (thanks kateryna!). */
+/** A greeting at a line's or sentence's start, then a given name in lower case (thanks <given>!). */
 const LOWER_GREETED = /(?:^|\n|\\n|[.!?]\s)[ \t]*(?:hi|hey|hello|thanks|thank you|thx|morning|cheers|yo)[, \t]+(\p{Ll}[\p{Ll}'’-]{2,})(?=[\s,.!?:;)]|$)/dgiu;
 /**
  * A given name the tagger's lexicon genders and no English dictionary holds (Svetlana, not Max or
@@ -363,6 +381,13 @@ function tableCell(text: string, start: number, length: number): boolean {
   return /\|[ \t]*$/u.test(text.slice(Math.max(0, start - 4), start)) && /^[ \t]*\|/u.test(text.slice(start + length, start + length + 4));
 }
 
+/** Most lower-case words of the text are English words (or it has fewer than three to judge by). */
+function englishProse(text: string): boolean {
+  const words = text.match(/(?<![\p{L}\d_])\p{Ll}{2,}(?![\p{L}\d_])/gu) ?? [];
+  if (words.length < 3) return true;
+  return words.filter((w) => englishWord(w)).length * 2 >= words.length;
+}
+
 function nameSpans(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   // Prose segments: code punctuation, quotes and JSON syntax cut a line into pieces, so a name in
@@ -426,6 +451,14 @@ function nameSpans(text: string): PiiSpan[] {
       if (word === undefined || NOT_PEOPLE.test(`${word} `)) continue;
       const known = LEXICON[word.toLowerCase()];
       if (known === 'MaleName' || known === 'FemaleName' || (known === undefined && !englishWord(word))) people.add(word);
+    }
+    // The English tagger reads only English prose: in a sentence of another language (a locale's
+    // message, "<Word> trị không hợp lệ") it takes a capitalised first word for a given name.
+    if (!englishProse(piece)) {
+      for (const name of people)
+        for (const span of regexSpans(piece, new RegExp(`(?<![\\p{L}\\d_])${name.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&')}(?![\\p{L}\\d_])`, 'gu'), 'names'))
+          out.push({ kind: 'names', start: span.start + m.index, end: span.end + m.index });
+      continue;
     }
     const doc = nlp(piece);
     // Two or three capitalised words in a row that the tagger reads as proper nouns, none of them an
@@ -492,8 +525,11 @@ function nameSpans(text: string): PiiSpan[] {
 }
 
 /** The personal data of the given kinds in `text`, as non-overlapping spans in text order. */
-export function findPii(text: string, kinds: ReadonlySet<PiiKind> = new Set(PII_KINDS)): PiiSpan[] {
+export function findPii(original: string, kinds: ReadonlySet<PiiKind> = new Set(PII_KINDS)): PiiSpan[] {
   const spans: PiiSpan[] = [];
+  // Escaped line breaks and tabs read as the breaks they stand for (escapeView), so a value at a
+  // line's start inside JSON in JSON (`\n2a01:…`, `\nthanks @…`) has its boundary.
+  const text = escapeView(original);
   if (kinds.has('ibans')) {
     spans.push(...regexSpans(text, IBAN, 'ibans', (v) => isValidIBAN(electronicFormatIBAN(v) ?? '')));
     spans.push(...regexSpans(text, IBAN_LOWER, 'ibans', (v) => isValidIBAN(electronicFormatIBAN(v.toUpperCase()) ?? '')));
@@ -538,7 +574,7 @@ export function findPii(text: string, kinds: ReadonlySet<PiiKind> = new Set(PII_
           isIPv6(v) &&
           /[0-9a-fA-F]{2}/u.test(v) &&
           v !== '::1' &&
-          (!PRIVATE_V6.test(v) || EUI64.test(v)),
+          (!PRIVATE_V6.test(v) || EUI64.test(v) || deviceInterfaceId(v)),
       ),
     );
   }
@@ -561,8 +597,14 @@ export function findPii(text: string, kinds: ReadonlySet<PiiKind> = new Set(PII_
   }
   if (kinds.has('phones')) spans.push(...phoneSpans(text), ...nationalPhoneSpans(text).map((s) => ({ kind: 'phones' as const, ...s })));
   if (kinds.has('names')) spans.push(...nameSpans(text), ...cuedNameSpans(text), ...shapedNameSpans(text));
+  spans.push(...cuedPiiSpans(text, kinds));
   // Longest first at each start; a span overlapping one already kept is dropped, or joined to it
   // when both are of one kind ("Dr. <Given>" and "<Given> Ó <Surname>" are one name).
+  // A span never starts or ends inside an escape the view blanked (the escape stays whole).
+  for (const span of spans) {
+    while (span.start < span.end && text[span.start] !== original[span.start]) span.start++;
+    while (span.end > span.start && (text[span.end - 1] !== original[span.end - 1] || original[span.end - 1] === '\\')) span.end--;
+  }
   spans.sort((a, b) => a.start - b.start || b.end - a.end);
   const kept: PiiSpan[] = [];
   let end = -1;

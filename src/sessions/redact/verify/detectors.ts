@@ -519,7 +519,8 @@ export function findEmails(text: string): Hit[] {
     const dot = domain.lastIndexOf('.');
     if (local.length === 0 || local === 'git' || dot <= 0) return;
     const tld = domain.slice(dot + 1);
-    if (tld.length < 2 || !/^[A-Za-z]+$/.test(tld) || CODE_TLDS.includes(tld.toLowerCase())) return;
+    // Letters, or an internationalised TLD in punycode (xn--p1ai).
+    if (tld.length < 2 || !/^(?:[A-Za-z]+|xn--[A-Za-z0-9-]{2,59})$/.test(tld) || CODE_TLDS.includes(tld.toLowerCase())) return;
     hits.push({ kind: 'email', start, end });
   });
   return hits;
