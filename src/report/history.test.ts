@@ -73,7 +73,9 @@ describe('drift over time through the Audit protocol', () => {
 
   it('continuation: two measurements of one design, compared cutpoint by cutpoint', async () => {
     const db = join(dir, 'continuation.db');
-    const base = { session: SESSION, crossSession: CROSS, targets: ['sim:continuation'], cutpoints: { count: 8 }, windowTokens: 1000 };
+    // The re-measurement's salt comes from the clock, and the simulated target completes both arms
+    // at only some cutpoints: 8 cutpoints shared 1-5 over 25 salts (0 now and then), 24 share 9-13.
+    const base = { session: SESSION, crossSession: CROSS, targets: ['sim:continuation'], cutpoints: { count: 24 }, windowTokens: 1000 };
     await runContinuation(continuationConfigSchema.parse(base), db, { progress: false });
     await runContinuation(continuationConfigSchema.parse({ ...base, fresh: true }), db, { progress: false });
     await checkTwoMeasurements(db, 'cutpoint');
