@@ -12,40 +12,6 @@ import { ConfigError } from '../../core/errors.js';
 export type TrainEngine = 'verl' | 'openrlhf' | 'trl';
 export const TRAIN_ENGINES: readonly TrainEngine[] = ['verl', 'openrlhf', 'trl'];
 
-export interface GrpoHyperparameters {
-  /** Prompts per step (verl data.train_batch_size; OpenRLHF rollout_batch_size). */
-  trainBatchSize: number;
-  ppoMiniBatchSize: number;
-  microBatchPerGpu: number;
-  /** K, rollouts per prompt. */
-  rolloutN: number;
-  temperature: number;
-  maxPromptLength: number;
-  maxResponseLength: number;
-  /** λ_KL, as an actor loss (not in the reward). */
-  klCoef: number;
-  klLossType: 'low_var_kl' | 'kl' | 'mse';
-  entropyCoeff: number;
-  learningRate: number;
-  epochs: number;
-  saveFreq: number;
-  testFreq: number;
-  rolloutTensorParallel: number;
-  gpuMemoryUtilization: number;
-}
-
-export interface DpoHyperparameters {
-  beta: number;
-  learningRate: number;
-  epochs: number;
-  warmupRatio: number;
-  maxLength: number;
-  perDeviceBatchSize: number;
-  gradientAccumulation: number;
-  saveSteps: number;
-  loggingSteps: number;
-}
-
 type Sourced<T> = { [K in keyof T]: { value: T[K]; source: string } };
 
 const PAPER = 'paper App. I.2';
@@ -111,39 +77,40 @@ export const DPO_PAPER_HYPERPARAMETERS: Sourced<DpoHyperparameters> = {
 };
 
 const positive = z.number().positive();
-const grpoOverrides = z
-  .strictObject({
-    trainBatchSize: z.number().int().positive(),
-    ppoMiniBatchSize: z.number().int().positive(),
-    microBatchPerGpu: z.number().int().positive(),
-    rolloutN: z.number().int().min(2),
-    temperature: positive,
-    maxPromptLength: z.number().int().positive(),
-    maxResponseLength: z.number().int().positive(),
-    klCoef: z.number().min(0),
-    klLossType: z.enum(['low_var_kl', 'kl', 'mse']),
-    entropyCoeff: z.number().min(0),
-    learningRate: positive,
-    epochs: z.number().int().positive(),
-    saveFreq: z.number().int().positive(),
-    testFreq: z.number().int().positive(),
-    rolloutTensorParallel: z.number().int().positive(),
-    gpuMemoryUtilization: z.number().gt(0).max(1),
-  })
-  .partial();
-const dpoOverrides = z
-  .strictObject({
-    beta: positive,
-    learningRate: positive,
-    epochs: z.number().int().positive(),
-    warmupRatio: z.number().min(0).max(1),
-    maxLength: z.number().int().positive(),
-    perDeviceBatchSize: z.number().int().positive(),
-    gradientAccumulation: z.number().int().positive(),
-    saveSteps: z.number().int().positive(),
-    loggingSteps: z.number().int().positive(),
-  })
-  .partial();
+const grpoFields = z.strictObject({
+  /** Prompts per step (verl data.train_batch_size; OpenRLHF rollout_batch_size). */
+  trainBatchSize: z.number().int().positive(),
+  ppoMiniBatchSize: z.number().int().positive(),
+  microBatchPerGpu: z.number().int().positive(),
+  /** K, rollouts per prompt. */
+  rolloutN: z.number().int().min(2),
+  temperature: positive,
+  maxPromptLength: z.number().int().positive(),
+  maxResponseLength: z.number().int().positive(),
+  /** λ_KL, as an actor loss (not in the reward). */
+  klCoef: z.number().min(0),
+  klLossType: z.enum(['low_var_kl', 'kl', 'mse']),
+  entropyCoeff: z.number().min(0),
+  learningRate: positive,
+  epochs: z.number().int().positive(),
+  saveFreq: z.number().int().positive(),
+  testFreq: z.number().int().positive(),
+  rolloutTensorParallel: z.number().int().positive(),
+  gpuMemoryUtilization: z.number().gt(0).max(1),
+});
+const dpoFields = z.strictObject({
+  beta: positive,
+  learningRate: positive,
+  epochs: z.number().int().positive(),
+  warmupRatio: z.number().min(0).max(1),
+  maxLength: z.number().int().positive(),
+  perDeviceBatchSize: z.number().int().positive(),
+  gradientAccumulation: z.number().int().positive(),
+  saveSteps: z.number().int().positive(),
+  loggingSteps: z.number().int().positive(),
+});
+export type GrpoHyperparameters = z.infer<typeof grpoFields>;
+export type DpoHyperparameters = z.infer<typeof dpoFields>;
 
 /** `echolens memory train-config` config (docs/mitigation.md#launch-files). */
 export const trainConfigSchema = z.strictObject({
@@ -176,8 +143,8 @@ export const trainConfigSchema = z.strictObject({
   project: z.string().trim().min(1).default('echolens-driftlens'),
   gpusPerNode: z.number().int().positive().default(8),
   nodes: z.number().int().positive().default(1),
-  grpo: grpoOverrides.default({}),
-  dpo: dpoOverrides.default({}),
+  grpo: grpoFields.partial().default({}),
+  dpo: dpoFields.partial().default({}),
 });
 
 export type TrainConfig = z.infer<typeof trainConfigSchema>;
