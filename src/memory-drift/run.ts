@@ -4,7 +4,7 @@ import { hashCanonical, sha256Hex } from '../core/canonical-json.js';
 import { loadConfigFile } from '../core/config-file.js';
 import { ConfigError, EcholensError } from '../core/errors.js';
 import type { ParsedItem, StageRuntime } from '../experiment/runtime.js';
-import type { AuditRunner, AuditRunSummary, StagedAuditRunner } from '../experiment/audit.js';
+import type { AuditRunner, AuditRunResult, AuditRunSummary, StagedAuditRunner } from '../experiment/audit.js';
 import type { PreflightProblem } from '../experiment/preflight.js';
 import { estimateCells, type PlanEstimate } from '../models/estimate.js';
 import { loadPriceTable } from '../models/prices.js';
@@ -337,16 +337,18 @@ function withParsedIdentity<T>(item: ParsedItem<T>, config: Pick<MemoryConfig, '
   return item;
 }
 
+/** Which generation cell a judge or labeler cell reads: its key and plan labels. */
+const generationLabels = (generation: CellLabels, generationKey: string): CellLabels => ({
+  generationKey,
+  target: generation.target ?? null,
+  question_id: generation.question_id ?? null,
+  condition: generation.condition ?? null,
+  sample: generation.sample ?? null,
+});
+
 /** Labels of a refusal-judge cell: which generation cell it judges. */
 export function refusalJudgeLabels(generation: CellLabels, generationKey: string): CellLabels {
-  return {
-    experiment: MEMORY_EXPERIMENT,
-    generationKey,
-    target: generation.target ?? null,
-    question_id: generation.question_id ?? null,
-    condition: generation.condition ?? null,
-    sample: generation.sample ?? null,
-  };
+  return { experiment: MEMORY_EXPERIMENT, ...generationLabels(generation, generationKey) };
 }
 
 /** A step extraction after the step cap: `cut` = steps dropped beyond `steps.maxSteps`. */
@@ -510,11 +512,7 @@ export function memoryLabelingLabels(
     stage: 'labeling',
     purpose,
     ontology,
-    generationKey,
-    target: generation.target ?? null,
-    question_id: generation.question_id ?? null,
-    condition: generation.condition ?? null,
-    sample: generation.sample ?? null,
+    ...generationLabels(generation, generationKey),
   };
 }
 
@@ -877,17 +875,7 @@ export function labelerCheckPasses(config: MemoryConfig, runOntology: { ontology
   ];
   for (const labeler of check.labelers) {
     if (labeler === config.labeler) continue;
-    const params = memoryDecodingParams(config.labelerDecoding, labeler);
-    passes.push({
-      labeler,
-      run: 't0',
-      wording: 'original',
-      ontologySource: runOntology.source,
-      ontology: runOntology.ontology,
-      params,
-      sample: 0,
-      purpose: 'check',
-    });
+    passes.push({ ...passes[0]!, labeler, params: memoryDecodingParams(config.labelerDecoding, labeler), purpose: 'check' });
   }
   if (check.repeat) {
     // Two independent labelings at T = 1 (Table 10); distinct sample indices make them distinct cells.
@@ -936,18 +924,22 @@ export function selectRelabelItems<T extends RelabelItem>(items: readonly T[], l
   return withSteps.filter((item) => chosen.has(item.generationKey));
 }
 
-export interface LabelerCheckRunResult {
-  runId: string;
-  resumed: boolean;
+/** What a check or rating run reports of its lifecycle: id, resumption, early stop and spend. */
+type RunBasics = Pick<AuditRunResult<unknown>, 'runId' | 'resumed' | 'interrupted' | 'spendUsd' | 'unpricedCells'>;
+const runBasics = ({ runId, resumed, interrupted, spendUsd, unpricedCells }: RunBasics): RunBasics => ({
+  runId,
+  resumed,
+  interrupted,
+  spendUsd,
+  unpricedCells,
+});
+
+export interface LabelerCheckRunResult extends RunBasics {
   items: number;
   passes: number;
   labelerCells: number;
   invalidLabelings: number;
   unansweredLabelings: number;
-  interrupted: boolean;
-  /** Dollars over priced cells; `unpricedCells` had no known price (their cost is unknown). */
-  spendUsd: number;
-  unpricedCells: number;
 }
 
 /** Runs the relabelling passes as labeler cells (with re-asks) in a check run of the same store. */
@@ -996,16 +988,12 @@ export async function runLabelerCheck(
   const { runAudit } = await import('../experiment/run-audit.js');
   const run = await runAudit(runner, check, db, { runtime, input: null, seed: check.seed });
   return {
-    runId: run.runId,
-    resumed: run.resumed,
+    ...runBasics(run),
     items: selected.length,
     passes: passes.length,
     labelerCells: parsedItems.length,
     invalidLabelings: run.result.invalid,
     unansweredLabelings: run.result.unanswered,
-    interrupted: run.interrupted,
-    spendUsd: run.spendUsd,
-    unpricedCells: run.unpricedCells,
   };
 }
 
@@ -1019,14 +1007,8 @@ export type RaterOutcome =
   | { status: 'invalid'; error: string; attempts: number }
   | { status: 'unanswered'; reason: string };
 
-export interface RaterRunResult {
-  runId: string;
-  resumed: boolean;
+export interface RaterRunResult extends RunBasics {
   outcomes: Map<string, RaterOutcome>;
-  interrupted: boolean;
-  /** Dollars over priced cells; `unpricedCells` had no known price (their cost is unknown). */
-  spendUsd: number;
-  unpricedCells: number;
 }
 
 /** Rates questions on the four properties (one cell per question, re-asked on unparseable output). */
@@ -1078,12 +1060,5 @@ export async function runQuestionRater(
   };
   const { runAudit } = await import('../experiment/run-audit.js');
   const run = await runAudit(runner, config, db, { runtime, input: null, seed });
-  return {
-    runId: run.runId,
-    resumed: run.resumed,
-    outcomes: run.result,
-    interrupted: run.interrupted,
-    spendUsd: run.spendUsd,
-    unpricedCells: run.unpricedCells,
-  };
+  return { ...runBasics(run), outcomes: run.result };
 }
