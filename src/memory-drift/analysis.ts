@@ -703,11 +703,7 @@ export interface ElevationOptions {
   level?: number;
 }
 
-interface Resampling {
-  B: number;
-  seed: number;
-  level: number;
-}
+type Resampling = Required<ElevationOptions>;
 
 const MAX_INVALID_FRACTION = 0.01;
 
@@ -962,7 +958,7 @@ export function analyzeMemory(observations: readonly MemoryObservation[], option
   const settings = resolveOptions(options);
   checkObservations(observations);
   const scored = observations.filter((o) => o.status === 'scored');
-  const draws = drawCache({ B: settings.B, seed: settings.seed, level: settings.level });
+  const draws = drawCache(settings);
   const targets = [...new Set(observations.map((o) => o.target))].sort();
   return {
     schema: MEMORY_REPORT_SCHEMA,
@@ -1052,7 +1048,6 @@ function analyzeMetric(
   settings: Required<MemoryAnalysisOptions>,
   draws: DrawSource,
 ): MetricAnalysis {
-  const resampling: Resampling = { B: settings.B, seed: settings.seed, level: settings.level };
   const groups = groupRows(metric, observations);
   const floorGroup = groups.find((g) => g.condition === settings.floorCondition);
   const floorRows = floorGroup?.rows ?? [];
@@ -1089,7 +1084,7 @@ function analyzeMetric(
   const elevationOf = (rows: readonly ClusteredValue[]) =>
     attempt(() => {
       if (floorRows.length === 0) throw new StatisticsError(noFloor);
-      return elevationWithDraws(rows, floorRows, resampling, draws);
+      return elevationWithDraws(rows, floorRows, settings, draws);
     });
 
   // Condition elevations: one BH family per tier (as d_rel), so the printed interval agrees with the adjusted p.
@@ -1133,7 +1128,7 @@ function analyzeMetric(
     });
   }
 
-  const dRel = dRelEntries(groups, noiseRows, resampling, settings.alpha);
+  const dRel = dRelEntries(groups, noiseRows, settings, settings.alpha);
   return {
     metric,
     floor,
@@ -1223,11 +1218,9 @@ function dRelEntries(groups: readonly ConditionRows[], noiseRows: readonly Clust
         return dRel({ treat: g.rows, noise: noiseRows }, resampling);
       }),
     );
-    // BH over the tier's categories that produced a bootstrap p.
+    // BH over the tier's categories that produced a bootstrap p, with the interval that agrees with
+    // the BH decision (stats/bootstrap-claims.ts); the claim's p is the BH-adjusted p.
     const computed = raw.flatMap((r, i) => (isRefusal(r) ? [] : [i]));
-    const adjusted = computed.length > 0 ? benjaminiHochberg(computed.map((i) => (raw[i] as { p: number }).p)) : [];
-    const adjustedOf = new Map(computed.map((i, j) => [i, adjusted[j] as number]));
-    // The interval that agrees with the BH decision (stats/bootstrap-claims.ts).
     const claims = bhClaims(
       computed.map((i) => raw[i] as { p: number; replicates: { dRel: Float64Array } }).map((r) => ({ p: r.p, replicates: r.replicates.dRel })),
       alpha,
@@ -1239,7 +1232,7 @@ function dRelEntries(groups: readonly ConditionRows[], noiseRows: readonly Clust
         entries.push({ condition: g.condition, tier, result: r });
         return;
       }
-      const pAdjusted = adjustedOf.get(i) as number;
+      const claim = claimOf.get(i) as BootstrapClaim;
       entries.push({
         condition: g.condition,
         tier,
@@ -1247,10 +1240,10 @@ function dRelEntries(groups: readonly ConditionRows[], noiseRows: readonly Clust
           dRel: r.dRel,
           ci: r.ci,
           p: r.p,
-          pAdjusted,
-          claim: claimOf.get(i) as BootstrapClaim,
-          significant: pAdjusted < alpha,
-          verdict: pAdjusted < alpha ? 'significant' : 'not significant',
+          pAdjusted: claim.p,
+          claim,
+          significant: claim.significant,
+          verdict: claim.significant ? 'significant' : 'not significant',
           se: finiteSd(r.replicates.dRel),
           muTreat: r.muTreat,
           muNoise: r.muNoise,
@@ -1400,48 +1393,32 @@ function validityOf(
         : elevationCheck(metric, 'tier:life_event', lifeTier.elevation, alpha, true),
     );
   }
-  const specificity = combine(specificityChecks);
-  const sensitivity = combine(sensitivityChecks);
-
   let convergentCheck: ValidityCheck;
-  if (isRefusal(convergence)) {
-    convergentCheck = { metric: 'dtw~sri', subject: 'spearman', estimate: null, p: null, met: null, error: convergence.error };
-  } else if (isRefusal(convergence.spearman)) {
-    convergentCheck = { metric: 'dtw~sri', subject: 'spearman', estimate: null, p: null, met: null, error: convergence.spearman.error };
+  const fit = isRefusal(convergence) ? convergence : convergence.spearman;
+  if (isRefusal(fit)) {
+    convergentCheck = { metric: 'dtw~sri', subject: 'spearman', estimate: null, p: null, met: null, error: fit.error };
   } else {
-    const { rho, p } = convergence.spearman;
+    const { rho, p } = fit;
     convergentCheck = { metric: 'dtw~sri', subject: 'spearman', estimate: rho, p, met: rho >= settings.convergenceThreshold && p < alpha };
     if (design?.underpowered) convergentCheck = { ...convergentCheck, met: null, error: design.reason };
   }
-  const convergent = combine([convergentCheck]);
-  const verdicts = [specificity, sensitivity, convergent];
+  const specificity = verdictOf(
+    specificityChecks,
+    `no noise condition significantly elevated over the floor (bootstrap p < ${alpha}, BH across the noise conditions, with a positive elevation) and the pooled noise tier not either, under either metric`,
+  );
+  const sensitivity = verdictOf(
+    sensitivityChecks,
+    `pooled life events significantly elevated over the floor (bootstrap p < ${alpha}, positive) under both metrics`,
+  );
+  const convergent = verdictOf([convergentCheck], `Spearman ρ between DTW and SRI condition means ≥ ${settings.convergenceThreshold} with p < ${alpha}`);
+  const verdicts = [specificity.verdict, sensitivity.verdict, convergent.verdict];
   const overall: Verdict = verdicts.includes('fail') ? 'fail' : verdicts.includes('undetermined') ? 'undetermined' : 'pass';
-  return {
-    specificity: {
-      verdict: specificity,
-      reason: reasonFor(
-        specificity,
-        `no noise condition significantly elevated over the floor (bootstrap p < ${alpha}, BH across the noise conditions, with a positive elevation) and the pooled noise tier not either, under either metric`,
-        specificityChecks,
-      ),
-      checks: specificityChecks,
-    },
-    sensitivity: {
-      verdict: sensitivity,
-      reason: reasonFor(
-        sensitivity,
-        `pooled life events significantly elevated over the floor (bootstrap p < ${alpha}, positive) under both metrics`,
-        sensitivityChecks,
-      ),
-      checks: sensitivityChecks,
-    },
-    convergent: {
-      verdict: convergent,
-      reason: reasonFor(convergent, `Spearman ρ between DTW and SRI condition means ≥ ${settings.convergenceThreshold} with p < ${alpha}`, [convergentCheck]),
-      checks: [convergentCheck],
-    },
-    overall,
-  };
+  return { specificity, sensitivity, convergent, overall };
+}
+
+function verdictOf(checks: ValidityCheck[], criterion: string): ValidityVerdict {
+  const verdict = combine(checks);
+  return { verdict, reason: reasonFor(verdict, criterion, checks), checks };
 }
 
 function reasonFor(verdict: Verdict, criterion: string, checks: readonly ValidityCheck[]): string {

@@ -307,35 +307,21 @@ function metricBlocks(analysis: MetricAnalysis, alpha: number): DocumentBlock[] 
   return out;
 }
 
+/** A chart row at the claim's interval; an unbounded end is drawn at the test-alone interval's. */
+function claimRow(label: string, group: string, estimate: number, e: Pick<ElevationEstimate, 'claim' | 'ci'>): IntervalRow {
+  const [lo, hi] = e.claim.interval;
+  return { label, group, estimate, lo: Number.isFinite(lo) ? lo : e.ci[0], hi: Number.isFinite(hi) ? hi : e.ci[1] };
+}
+
 /** The d_rel forest and the tier plot (both metrics) of one target. */
 function targetCharts(t: TargetAnalysis): DocumentBlock[] {
   const dRel: IntervalRow[] = [];
   const tiers: IntervalRow[] = [];
   for (const metric of ['dtw', 'sri'] as const) {
     const group = metric.toUpperCase();
-    for (const e of t.metrics[metric].dRel)
-      if (!isRefusal(e.result)) {
-        // The claim's interval; an unbounded end is drawn at the test-alone interval's.
-        const [lo, hi] = e.result.claim.interval;
-        dRel.push({
-          label: e.condition,
-          group,
-          estimate: e.result.dRel,
-          lo: Number.isFinite(lo) ? lo : e.result.ci[0],
-          hi: Number.isFinite(hi) ? hi : e.result.ci[1],
-        });
-      }
+    for (const e of t.metrics[metric].dRel) if (!isRefusal(e.result)) dRel.push(claimRow(e.condition, group, e.result.dRel, e.result));
     for (const c of t.metrics[metric].conditions)
-      if (c.elevation && !isRefusal(c.elevation)) {
-        const [lo, hi] = c.elevation.claim.interval;
-        tiers.push({
-          label: `${c.tier} · ${c.condition}`,
-          group,
-          estimate: c.elevation.estimate,
-          lo: Number.isFinite(lo) ? lo : c.elevation.ci[0],
-          hi: Number.isFinite(hi) ? hi : c.elevation.ci[1],
-        });
-      }
+      if (c.elevation && !isRefusal(c.elevation)) tiers.push(claimRow(`${c.tier} · ${c.condition}`, group, c.elevation.estimate, c.elevation));
   }
   const out: DocumentBlock[] = [];
   if (dRel.length > 0)
@@ -582,15 +568,18 @@ export function renderMemoryMarkdown(report: MemoryReport, title = 'Memory drift
   return documentMarkdown(title, memorySections(report, input));
 }
 
-function agreementCells(a: LabelAgreement): DocumentCell[] {
-  return [
-    int(a.n),
-    isRefusal(a.exact) ? failed(a.exact) : num(a.exact, 'share', 2),
-    isRefusal(a.kappa) ? failed(a.kappa) : num(a.kappa, 'fixed'),
-    int(a.invalid),
-    int(a.unpaired),
-  ];
-}
+/** An agreement share (2 decimals) or κ (3), or why it could not be computed. */
+const agreementValue = (value: LabelAgreement['exact'], format: 'share' | 'fixed'): DocumentCell =>
+  typeof value === 'number' ? num(value, format, format === 'share' ? 2 : 3) : text(`n/a (${value.error})`);
+
+/** A pair of labelings' steps, agreement, κ, invalid and unpaired steps. */
+const agreementCells = (a: LabelAgreement): DocumentCell[] => [
+  int(a.n),
+  agreementValue(a.exact, 'share'),
+  agreementValue(a.kappa, 'fixed'),
+  int(a.invalid),
+  int(a.unpaired),
+];
 
 /** The labeler reliability of App. C.4 (Tables 9–11) as a section. */
 export function reliabilitySection(reliability: LabelerReliability, title = 'Ontology labeling agreement (App. C.4)'): DocumentSection {
@@ -626,19 +615,6 @@ export function renderReliabilityMarkdown(reliability: LabelerReliability, title
   return sectionsMarkdown([reliabilitySection(reliability, title)]);
 }
 
-/** An agreement share (2 decimals) or κ (3), or why it could not be computed. */
-const agreementValue = (value: LabelAgreement['exact'], format: 'share' | 'fixed'): DocumentCell =>
-  typeof value === 'number' ? num(value, format, format === 'share' ? 2 : 3) : text(`n/a (${value.error})`);
-
-/** A pair of labelings' steps, agreement, κ, invalid and unpaired steps. */
-const checkAgreementCells = (a: LabelAgreement): DocumentCell[] => [
-  int(a.n),
-  agreementValue(a.exact, 'share'),
-  agreementValue(a.kappa, 'fixed'),
-  int(a.invalid),
-  int(a.unpaired),
-];
-
 /** `memory labeler-check` (App. C.4, Tables 9–11) as a document: the labelings, then each kind of agreement the check made. */
 export function labelerCheckSections(check: LabelerCheckCollection, reliability: LabelerReliability): DocumentSection[] {
   const tail = ['steps', 'exact agreement', 'κ', 'steps with an invalid side', 'unpaired steps'];
@@ -670,7 +646,7 @@ export function labelerCheckSections(check: LabelerCheckCollection, reliability:
   /** A table of pairs of labelings (when the check made any), its first four columns naming each pair. */
   const pairs = <T extends LabelAgreement>(title: string, heads: string[], rows: readonly T[], names: (a: T) => string[], after: DocumentBlock[] = []) => {
     if (rows.length === 0) return;
-    const cells = rows.map((a) => [...names(a).map((n) => text(n)), ...checkAgreementCells(a)]);
+    const cells = rows.map((a) => [...names(a).map((n) => text(n)), ...agreementCells(a)]);
     sections.push({ title, blocks: [table([...heads, ...tail], cells, numeric(4)), ...after] });
   };
   pairs(
