@@ -8,7 +8,17 @@ import {
   summarizeCalibration,
   type TestCalibration,
 } from '../stats/calibration.js';
-import { analyzeMemory, type LabelledSample, MEMORY_METRICS, type MemoryReport, sampleFromCellLabels, scoreTrajectories } from './analysis.js';
+import {
+  analyzeMemory,
+  type DRelEstimate,
+  type ElevationEstimate,
+  type LabelledSample,
+  MEMORY_METRICS,
+  type MemoryReport,
+  sampleFromCellLabels,
+  scoreTrajectories,
+} from './analysis.js';
+import type { Maybe } from '../core/maybe.js';
 import type { MemoryConfig } from './config.js';
 import type { PerturbationTier } from './perturbations.js';
 import { assignSampleSeeds } from './plan.js';
@@ -120,25 +130,13 @@ export function reportOutcomes(report: MemoryReport, isNull: boolean): Calibrati
   const truth = isNull ? { truth: 0 } : {};
   const target = report.targets[0];
   if (target === undefined) return out;
+  // A bootstrap test (elevation or d_rel): a refused one counts as tested with no p.
+  const bootstrapOutcome = (test: string, r: Maybe<ElevationEstimate | DRelEstimate>): CalibrationOutcome =>
+    'error' in r ? { test } : { test, p: r.p, estimate: 'dRel' in r ? r.dRel : r.estimate, ci: r.ci, standardError: r.se, ...truth };
   for (const metric of MEMORY_METRICS) {
     const analysis = target.metrics[metric];
-    for (const c of analysis.conditions) {
-      if (c.elevation === null) continue;
-      const e = c.elevation;
-      out.push(
-        'error' in e
-          ? { test: `${metric}/elevation/${c.condition}` }
-          : { test: `${metric}/elevation/${c.condition}`, p: e.p, estimate: e.estimate, ci: e.ci, standardError: e.se, ...truth },
-      );
-    }
-    for (const t of analysis.tiers) {
-      const e = t.elevation;
-      out.push(
-        'error' in e
-          ? { test: `${metric}/elevation/tier:${t.tier}` }
-          : { test: `${metric}/elevation/tier:${t.tier}`, p: e.p, estimate: e.estimate, ci: e.ci, standardError: e.se, ...truth },
-      );
-    }
+    for (const c of analysis.conditions) if (c.elevation !== null) out.push(bootstrapOutcome(`${metric}/elevation/${c.condition}`, c.elevation));
+    for (const t of analysis.tiers) out.push(bootstrapOutcome(`${metric}/elevation/tier:${t.tier}`, t.elevation));
     const mixed = analysis.mixedModel;
     if (!('error' in mixed)) {
       for (const f of mixed.fixed) {
@@ -154,14 +152,7 @@ export function reportOutcomes(report: MemoryReport, isNull: boolean): Calibrati
         });
       }
     }
-    for (const d of analysis.dRel) {
-      const r = d.result;
-      if ('error' in r) {
-        out.push({ test: `${metric}/dRel/${d.condition}` });
-        continue;
-      }
-      out.push({ test: `${metric}/dRel/${d.condition}`, p: r.p, estimate: r.dRel, ci: r.ci, standardError: r.se, ...truth });
-    }
+    for (const d of analysis.dRel) out.push(bootstrapOutcome(`${metric}/dRel/${d.condition}`, d.result));
   }
   return out;
 }

@@ -163,6 +163,9 @@ export async function memoryRunSetup(store: RunStore, runId: string): Promise<{ 
   return { config: parsed.data, ontology: validateOntology(options.ontology, `run ${runId} manifest`), options };
 }
 
+/** The text of a re-ask chain's cell: its answer when it is done. */
+const doneText = { text: (cell: RunCellResultRecord) => (cell.result.status === 'done' ? cell.result.text : null) };
+
 interface LabelingOutcome {
   symbols: string[] | null;
   outcome: 'labelled' | 'invalid' | 'unlabelled';
@@ -186,10 +189,10 @@ export function resolveLabeling(
 ): LabelingOutcome {
   const options = { stepCount, ontology, unknownLabel: config.unknownLabel, allowUnmapped: config.allowUnmapped };
   const parseLabels = (text: string): LabelerParseResult =>
-    format === 'reference' ? parseReferenceLabelerOutput(text, { ...options, ontology }) : parseLabelerOutput(text, options);
+    format === 'reference' ? parseReferenceLabelerOutput(text, options) : parseLabelerOutput(text, options);
   const resolved = resolveReaskChain(
     chain,
-    { text: (cell: RunCellResultRecord) => (cell.result.status === 'done' ? cell.result.text : null) },
+    doneText,
     (text) => {
       const parsed = parseLabels(text);
       return parsed.ok ? { ok: true, value: parsed } : { ok: false, error: parsed.reason };
@@ -213,13 +216,9 @@ export function labelingChains<C extends RunCellResultRecord>(cells: readonly C[
     const l = cell.labels;
     if (l.stage !== 'labeling' || typeof l.generationKey !== 'string') continue;
     const slice = chainSlice(String(l.purpose), String(l.labeler), String(l.ontology), cell.sample);
-    const byGeneration = out.get(slice) ?? new Map<string, Map<number, C>>();
     const chunk = typeof l.chunk === 'number' && typeof l.chunks === 'number' ? { index: l.chunk, count: l.chunks } : null;
-    const chainKey = chunkChainKey(l.generationKey, chunk);
-    const chain = byGeneration.get(chainKey) ?? new Map<number, C>();
-    chain.set(Number(l.attempt ?? 0), cell);
-    byGeneration.set(chainKey, chain);
-    out.set(slice, byGeneration);
+    const byGeneration = getOrInsert(out, slice, () => new Map<string, Map<number, C>>());
+    getOrInsert(byGeneration, chunkChainKey(l.generationKey, chunk), () => new Map<number, C>()).set(Number(l.attempt ?? 0), cell);
   }
   return out;
 }
@@ -259,18 +258,11 @@ function refusalJudgeVerdicts(
   for (const cell of cells) {
     const l = cell.labels;
     if (l.stage !== REFUSAL_JUDGE_STAGE || l.judge !== model || typeof l.generationKey !== 'string') continue;
-    const chain = chains.get(l.generationKey) ?? new Map<number, RunCellResultRecord>();
-    chain.set(Number(l.attempt ?? 0), cell);
-    chains.set(l.generationKey, chain);
+    getOrInsert(chains, l.generationKey, () => new Map<number, RunCellResultRecord>()).set(Number(l.attempt ?? 0), cell);
   }
   const out = new Map<string, { status: 'ok'; value: boolean } | { status: 'invalid' | 'unanswered' }>();
   for (const [key, chain] of chains) {
-    const resolved = resolveReaskChain(
-      chain,
-      { text: (cell: RunCellResultRecord) => (cell.result.status === 'done' ? cell.result.text : null) },
-      parseRefusalJudgeOutput,
-      reasks,
-    );
+    const resolved = resolveReaskChain(chain, doneText, parseRefusalJudgeOutput, reasks);
     out.set(key, resolved.status === 'ok' ? { status: 'ok', value: resolved.value } : { status: resolved.status });
   }
   return out;
@@ -426,9 +418,12 @@ export async function collectMemorySamples(store: RunStore, runId: string): Prom
   return { runId, config, ontology, records, summary, sampling: await memorySampling(store, runId) };
 }
 
-/** Under `procedure: reference` an unusable labeler output is scored as the authors' empty sequence. */
-const emptySequencesOf = (config: { procedure?: 'echolens' | 'reference' | undefined }): 'exclude' | 'authors' =>
-  config.procedure === 'reference' ? 'authors' : 'exclude';
+/** A collection's samples scored; under `procedure: reference` an unusable labeler output is scored as the authors' empty sequence. */
+const scoreCollection = (collection: MemoryCollection, pairing: PairingPolicy): ScoredTrajectories =>
+  scoreTrajectories(
+    collection.records.map((r) => r.sample),
+    { pairing, emptySequences: collection.config.procedure === 'reference' ? 'authors' : 'exclude' },
+  );
 
 export interface MemoryObservationOptions {
   /** `reference` (default, docs/decisions.md#d8) or `all-pairs`. */
@@ -437,11 +432,7 @@ export interface MemoryObservationOptions {
 
 /** The scored trajectories of a run (observations plus missing references and exclusion counts). */
 export async function scoreMemoryRun(store: RunStore, runId: string, options: MemoryObservationOptions = {}): Promise<ScoredTrajectories> {
-  const collection = await collectMemorySamples(store, runId);
-  return scoreTrajectories(
-    collection.records.map((r) => r.sample),
-    { pairing: options.pairing ?? 'reference', emptySequences: emptySequencesOf(collection.config) },
-  );
+  return scoreCollection(await collectMemorySamples(store, runId), options.pairing ?? 'reference');
 }
 
 export interface MemoryReportOptions extends MemoryAnalysisOptions, MemoryObservationOptions {}
@@ -483,10 +474,7 @@ export async function memoryReport(store: RunStore, runId: string, options: Memo
 export function analyzeMemoryCollection(collection: MemoryCollection, options: MemoryReportOptions = {}): MemoryReport {
   const { config } = collection;
   const { pairing, ...analysis } = options;
-  const observations = scoreTrajectories(
-    collection.records.map((r) => r.sample),
-    { pairing: pairing ?? config.analysis.pairing, emptySequences: emptySequencesOf(config) },
-  ).observations;
+  const { observations } = scoreCollection(collection, pairing ?? config.analysis.pairing);
   const report = analyzeMemory(observations, { B: config.analysis.B, seed: config.seed, alpha: config.analysis.alpha, ...analysis });
   return { ...report, sampling: collection.sampling };
 }
