@@ -1055,26 +1055,17 @@ function analyzeMetric(
   const noiseRows = noiseGroups.flatMap((g) => g.rows);
   const noFloor = `the floor condition '${settings.floorCondition}' has no scored observations`;
 
-  const floor: MetricAnalysis['floor'] =
-    floorRows.length === 0
-      ? { error: noFloor }
-      : {
-          condition: settings.floorCondition,
-          mean: meanOf(valuesOf(floorRows)),
-          sd: sdOf(valuesOf(floorRows)),
-          n: floorRows.length,
-          nQuestions: questionCount(floorRows),
-        };
+  const spread = (rows: readonly ClusteredValue[]) => ({
+    mean: meanOf(valuesOf(rows)),
+    sd: sdOf(valuesOf(rows)),
+    n: rows.length,
+    nQuestions: questionCount(rows),
+  });
+  const floor: MetricAnalysis['floor'] = floorRows.length === 0 ? { error: noFloor } : { condition: settings.floorCondition, ...spread(floorRows) };
   const noise: MetricAnalysis['noise'] =
     noiseRows.length === 0
       ? { error: 'no pragmatic-noise condition has scored observations' }
-      : {
-          conditions: noiseGroups.map((g) => g.condition),
-          mean: meanOf(valuesOf(noiseRows)),
-          sd: sdOf(valuesOf(noiseRows)),
-          n: noiseRows.length,
-          nQuestions: questionCount(noiseRows),
-        };
+      : { conditions: noiseGroups.map((g) => g.condition), ...spread(noiseRows) };
 
   const cohensDOf = (rows: readonly ClusteredValue[]) =>
     attempt(() => {

@@ -486,15 +486,8 @@ export async function relabelItems(collection: MemoryCollection, store: RunStore
   return collection.records.map((r) => ({ generationKey: r.generationKey, labels: labelsByKey.get(r.generationKey) ?? {}, steps: r.steps }));
 }
 
-export interface LabelerCheckPassCounts {
-  labeler: string;
-  run: string;
-  wording: string;
-  items: number;
-  labelled: number;
-  invalid: number;
-  unlabelled: number;
-}
+/** One relabelling pass (its names) with what became of its items. */
+export type LabelerCheckPassCounts = Pick<LabelerCheckPass, 'labeler' | 'run' | 'wording'> & Record<'items' | LabelingOutcome['outcome'], number>;
 
 export interface LabelerCheckCollection {
   checkRunId: string;
