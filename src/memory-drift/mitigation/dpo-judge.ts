@@ -1,5 +1,7 @@
 import { sha256Hex } from '../../core/canonical-json.js';
+import type { ParsedItem } from '../../experiment/runtime.js';
 import type { SimProfile } from '../../models/sim-registry.js';
+import type { CellLabels } from '../../store/types.js';
 import type { ChatMessage, DecodingParams } from '../../models/types.js';
 import { findJsonObjects } from '../../core/json-extract.js';
 import { promptMessages, reaskMessages } from '../judge-messages.js';
@@ -115,6 +117,18 @@ export function buildDpoJudgeReaskMessages(previous: readonly ChatMessage[], bad
     badOutput,
     `Your answer could not be used (${error}). Reply with only one JSON object: {"helpfulness": 1-5, "distracted": 0 or 1, "acknowledged": 0 or 1, "rationale": "..."}; use "uncertain" for a field you cannot decide. No other text.`,
   );
+}
+
+/** One judge cell for a response, parsed and re-asked on unusable output (docs/decisions.md#d2). */
+export function dpoJudgeItem(model: string, question: string, persona: string, response: string, labels: CellLabels): ParsedItem<DpoJudgeVerdict> {
+  return {
+    spec: { request: { model, messages: buildDpoJudgeMessages(question, persona, response), params: { ...DPO_JUDGE_PARAMS }, sample: 0 }, labels },
+    parse: parseDpoJudgeOutput,
+    reask: (previous, bad) => {
+      const parsed = parseDpoJudgeOutput(bad);
+      return buildDpoJudgeReaskMessages(previous, bad, parsed.ok ? 'unknown' : parsed.error);
+    },
+  };
 }
 
 function unit(...parts: (string | number)[]): number {

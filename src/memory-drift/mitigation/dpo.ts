@@ -11,7 +11,7 @@ import { loadBuiltinPerturbations, loadPerturbationsFile } from '../perturbation
 import { loadBuiltinQuestions, loadQuestionsFile } from '../questions.js';
 import { buildCandidatePlan, buildDpoPromptMessages, type CandidatePlan, type DpoPrompt } from './candidates.js';
 import type { DpoConfig } from './dpo-config.js';
-import { buildDpoJudgeMessages, buildDpoJudgeReaskMessages, DPO_JUDGE_PARAMS, type DpoJudgeVerdict, parseDpoJudgeOutput } from './dpo-judge.js';
+import { DPO_JUDGE_PARAMS, type DpoJudgeVerdict, dpoJudgeItem } from './dpo-judge.js';
 import { type DataCard, mixPreferences, type PreferenceRecord, quickSubset, renderDataCardMarkdown, toJsonl, toOpenRlhfRow, toTrlRow } from './export.js';
 import { buildRewriteMessages, buildRewriteReaskMessages, DPO_REWRITE_PARAMS, parseRewriteOutput, type RewriteRole } from './rewrite.js';
 import { type JudgedCandidate, selectDpoPair } from './select.js';
@@ -128,22 +128,8 @@ async function executeDpoPairs(context: AuditRunContext<DpoConfig, DpoInput>): P
     }
     increment(candidateCounts, 'done');
     judgeOwners.push({ promptId, candidate });
-    judgeItems.push({
-      spec: {
-        request: {
-          model: config.judge,
-          messages: buildDpoJudgeMessages(prompt.question.text, prompt.persona.text, result.text),
-          params: { ...DPO_JUDGE_PARAMS },
-          sample: 0,
-        },
-        labels: { experiment: 'memory-dpo', stage: 'judge', prompt_id: promptId, candidate: candidate.index, attempt: 0 },
-      },
-      parse: parseDpoJudgeOutput,
-      reask: (previous, bad) => {
-        const parsed = parseDpoJudgeOutput(bad);
-        return buildDpoJudgeReaskMessages(previous, bad, parsed.ok ? 'unknown' : parsed.error);
-      },
-    });
+    const labels = { experiment: 'memory-dpo', stage: 'judge', prompt_id: promptId, candidate: candidate.index, attempt: 0 };
+    judgeItems.push(dpoJudgeItem(config.judge, prompt.question.text, prompt.persona.text, result.text, labels));
   });
 
   const judgeCounts: Record<string, number> = { judged: 0, uncertain: 0, invalid: 0, unanswered: 0, reasked: 0 };

@@ -7,7 +7,7 @@ import { num, table, text } from '../../report/document/cells.js';
 import { sectionsMarkdown } from '../../report/document/render-markdown.js';
 import type { DocumentSection } from '../../report/document/types.js';
 import type { Ontology } from '../ontology.js';
-import { buildDpoJudgeMessages, buildDpoJudgeReaskMessages, DPO_JUDGE_PARAMS, type DpoJudgeVerdict, parseDpoJudgeOutput } from './dpo-judge.js';
+import { type DpoJudgeVerdict, dpoJudgeItem } from './dpo-judge.js';
 import { CachedLabeler } from './reward-labeler.js';
 import { type ReferenceMap, scoreLabelledResponse } from './reward.js';
 
@@ -105,22 +105,10 @@ export async function evaluateHeldOut(model: string, rows: readonly HeldOutRow[]
   if (options.judge !== undefined) {
     if (options.judgeStage === undefined) throw new InputError('a judge needs a stage to run its cells in (judgeStage)');
     const judge = options.judge;
-    const items: ParsedItem<DpoJudgeVerdict>[] = rows.map((row) => ({
-      spec: {
-        request: {
-          model: judge,
-          messages: buildDpoJudgeMessages(row.question, row.persona || '(none)', row.response),
-          params: { ...DPO_JUDGE_PARAMS },
-          sample: 0,
-        },
-        labels: { experiment: 'memory-evaluate', stage: 'helpfulness', model, question_id: row.question_id, line: row.line, attempt: 0 },
-      },
-      parse: parseDpoJudgeOutput,
-      reask: (previous, bad) => {
-        const parsed = parseDpoJudgeOutput(bad);
-        return buildDpoJudgeReaskMessages(previous, bad, parsed.ok ? 'unknown' : parsed.error);
-      },
-    }));
+    const items = rows.map((row) => {
+      const labels = { experiment: 'memory-evaluate', stage: 'helpfulness', model, question_id: row.question_id, line: row.line, attempt: 0 };
+      return dpoJudgeItem(judge, row.question, row.persona || '(none)', row.response, labels);
+    });
     const { outcomes } = await options.judgeStage(items, options.reasks ?? 2);
     for (const outcome of outcomes) {
       if (outcome.status === 'ok') {
