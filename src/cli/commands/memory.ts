@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { ConfigError, InvalidArgumentError } from '../../core/errors.js';
-import { spendOrNull, spendText } from '../../core/money.js';
+import { spendText } from '../../core/money.js';
 import type { MemoryReport } from '../../memory-drift/analysis.js';
 import { aggregateAnnotations, buildOrthogonalityItems, exportAnnotationSheet, parseAnnotationSheet } from '../../memory-drift/annotations.js';
 import { memoryAudit } from '../../memory-drift/audit.js';
@@ -79,7 +79,7 @@ function curationDecision(row: Omit<CurationRow, 'decision' | 'reason'>): Pick<C
  * Why a finished run has nothing to analyse (every answer unusable, or every labeling invalid),
  * with what to change; null when something is usable.
  */
-export async function unusableStage(result: MemoryRunResult, db: string): Promise<string | null> {
+export async function unusableStage(result: Pick<MemoryRunResult, 'runId'> & MemoryRunCounts, db: string): Promise<string | null> {
   if (result.generationCells === 0) return null;
   if (result.labelerItems === 0) {
     return (
@@ -141,20 +141,7 @@ function memoryCommandHooks(): AuditCommandHooks<MemoryConfig, MemoryReportParts
         ...(options.questionsLimit ? [`questions.limit=${options.questionsLimit}`] : []),
         ...(options.identityIncludesUrl ? ['identity=url'] : []),
       ],
-      unusable: (run, db) =>
-        unusableStage(
-          {
-            runId: run.runId,
-            resumed: run.resumed,
-            ...(run.result as MemoryRunCounts),
-            interrupted: run.interrupted,
-            stopReason: run.stopReason,
-            spendUsd: spendOrNull(run.spendUsd, run.unpricedCells),
-            pricedSpendUsd: run.spendUsd,
-            unpricedCells: run.unpricedCells,
-          },
-          db,
-        ),
+      unusable: (run, db) => unusableStage({ runId: run.runId, ...(run.result as MemoryRunCounts) }, db),
       headline: (parts, simulated) => memoryHeadlines(parts.report, simulated),
     },
     report: {
