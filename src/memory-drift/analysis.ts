@@ -111,18 +111,13 @@ export interface ScoreTrajectoriesOptions {
   emptySequences?: 'exclude' | 'authors';
 }
 
-export interface ExclusionCount {
+/** The counts of an ExclusionCount, in report order; `refused` = answers that declined the question (excluded from drift, compared with the floor). */
+const EXCLUSION_COUNTS = ['total', 'scored', 'empty', 'failed', 'invalid', 'refused', 'noReference'] as const;
+
+export interface ExclusionCount extends Record<(typeof EXCLUSION_COUNTS)[number], number> {
   target: string;
   condition: string;
   tier: PerturbationTier;
-  total: number;
-  scored: number;
-  empty: number;
-  failed: number;
-  invalid: number;
-  /** Answers that declined the question: excluded from drift, compared with the floor (refusals). */
-  refused: number;
-  noReference: number;
 }
 
 export interface ScoredTrajectories {
@@ -335,20 +330,10 @@ function referenceProblem(reference: LabelledSample): string {
 
 function exclusionCounts(observations: readonly MemoryObservation[]): ExclusionCount[] {
   const counts = new Map<string, ExclusionCount>();
+  const zeros = Object.fromEntries(EXCLUSION_COUNTS.map((k) => [k, 0])) as Record<(typeof EXCLUSION_COUNTS)[number], number>;
   for (const o of observations) {
     const key = JSON.stringify([o.target, o.condition]);
-    const entry = getOrInsert(counts, key, () => ({
-      target: o.target,
-      condition: o.condition,
-      tier: o.tier,
-      total: 0,
-      scored: 0,
-      empty: 0,
-      failed: 0,
-      invalid: 0,
-      refused: 0,
-      noReference: 0,
-    }));
+    const entry = getOrInsert(counts, key, () => ({ target: o.target, condition: o.condition, tier: o.tier, ...zeros }));
     entry.total += 1;
     entry[o.status === 'no_reference' ? 'noReference' : o.status] += 1;
   }

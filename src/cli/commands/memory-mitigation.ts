@@ -183,15 +183,15 @@ export function registerMemoryMitigation(memory: Command): void {
       }
       if (options.drift !== undefined) oneOf('--drift', ['negative', 'similarity'], options.drift);
       const preset: RewardWeights = REWARD_PRESETS[options.preset as RewardPreset];
-      const given = <T>(value: T | undefined, fallback: T): T => (value === undefined ? fallback : value);
+      // A flag overrides the preset (commander leaves an absent flag undefined).
       const weights = checkRewardWeights({
-        format: given(options.wFormat, preset.format),
-        dtw: given(options.wDtw, preset.dtw),
-        sri: given(options.wSri, preset.sri),
-        antiDistraction: given(options.wAntiDistraction, 0),
-        readability: given(options.wReadability, 0),
-        diversity: given(options.wDiversity, 0),
-        drift: given(options.drift as DriftOrientation | undefined, preset.drift ?? 'negative'),
+        format: options.wFormat ?? preset.format,
+        dtw: options.wDtw ?? preset.dtw,
+        sri: options.wSri ?? preset.sri,
+        antiDistraction: options.wAntiDistraction ?? 0,
+        readability: options.wReadability ?? 0,
+        diversity: options.wDiversity ?? 0,
+        drift: (options.drift as DriftOrientation | undefined) ?? preset.drift ?? 'negative',
         readabilityTarget: options.readabilityTarget,
         readabilityWidth: options.readabilityWidth,
       });
