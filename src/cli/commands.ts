@@ -16,6 +16,11 @@ export interface CommandGroup {
   register(program: Command): Promise<void>;
 }
 
+/** A command (`demo [options]`): its name is the first word of its help term. */
+function commandGroup(term: string, summary: string, register: (program: Command) => Promise<void>): CommandGroup {
+  return { name: term.split(' ')[0]!, term, summary, register };
+}
+
 /** A group of subcommands (`echolens <name> <command>`): the group is made here with its description, each module adds its commands to it. */
 function subcommandGroup(name: string, description: string, ...modules: Array<(group: Command) => Promise<void>>): CommandGroup {
   return {
@@ -30,12 +35,11 @@ function subcommandGroup(name: string, description: string, ...modules: Array<(g
 }
 
 export const COMMAND_GROUPS: readonly CommandGroup[] = [
-  {
-    name: 'demo',
-    term: 'demo [options]',
-    summary: 'run the three audits (persona, memory, continuation) end to end on bundled inputs and write the HTML report (offline: simulated models)',
-    register: async (program) => (await import('./commands/demo.js')).registerDemo(program),
-  },
+  commandGroup(
+    'demo [options]',
+    'run the three audits (persona, memory, continuation) end to end on bundled inputs and write the HTML report (offline: simulated models)',
+    async (program) => (await import('./commands/demo.js')).registerDemo(program),
+  ),
   subcommandGroup(
     'sessions',
     'read, redact and verify Claude Code / Codex CLI session transcripts',
@@ -51,84 +55,59 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
     async (memory) => (await import('./commands/memory.js')).registerMemory(memory),
     async (memory) => (await import('./commands/memory-mitigation.js')).registerMemoryMitigation(memory),
   ),
-  {
-    name: 'init',
-    term: 'init [options] <audit>',
-    summary: 'write a commented starter config for an audit, and its JSON Schema next to it for editors',
-    register: async (program) => (await import('./commands/init.js')).registerInit(program),
-  },
-  {
-    name: 'schema',
-    term: 'schema [options] <audit>',
-    summary: "print the JSON Schema of an audit's config (for editors: YAML language server, VS Code)",
-    register: async (program) => (await import('./commands/schema.js')).registerSchema(program),
-  },
+  commandGroup('init [options] <audit>', 'write a commented starter config for an audit, and its JSON Schema next to it for editors', async (program) =>
+    (await import('./commands/init.js')).registerInit(program),
+  ),
+  commandGroup('schema [options] <audit>', "print the JSON Schema of an audit's config (for editors: YAML language server, VS Code)", async (program) =>
+    (await import('./commands/schema.js')).registerSchema(program),
+  ),
   subcommandGroup(
     'continuation',
     "tool-using continuation (ContextEcho F5): does the session prefix change the agent's next tool call?",
     async (continuation) => (await import('./commands/continuation.js')).registerContinuation(continuation),
   ),
-  {
-    name: 'audits',
-    term: 'audits [options]',
-    summary: 'list the registered audits (experiments a run store can hold, the command that runs each)',
-    register: async (program) => (await import('./commands/audits.js')).registerAudits(program),
-  },
-  {
-    name: 'report',
-    term: 'report [options] <run.db>',
-    summary: 'write the report of every run in a store: self-contained HTML with charts, Markdown, JSON or CSV',
-    register: async (program) => (await import('./commands/report.js')).registerReport(program),
-  },
-  {
-    name: 'gate',
-    term: 'gate [options] <run.db>',
-    summary: 'CI gate: check the runs of a store against thresholds; exit 1 when a target fails (JUnit XML, GitHub step summary)',
-    register: async (program) => (await import('./commands/gate.js')).registerGate(program),
-  },
-  {
-    name: 'compare',
-    term: 'compare [options] <a.db> [b.db]',
-    summary:
-      'two runs of the same audit side by side (B − A with a paired bootstrap CI over shared design units), or with --baseline the latest measurement against a baseline (sign-flip test and interval)',
-    register: async (program) => (await import('./commands/compare.js')).registerCompare(program),
-  },
-  {
-    name: 'history',
-    term: 'history [options] <run.db>',
-    summary: 'the measurements of each design over time: headline estimates with intervals, tags, and the model versions the providers reported',
-    register: async (program) => (await import('./commands/history.js')).registerHistory(program),
-  },
-  {
-    name: 'runs',
-    term: 'runs',
-    summary: 'list, check, migrate, delete, export or import the runs of a run store, or cancel its open batches',
-    register: async (program) => (await import('./commands/runs.js')).registerRuns(program),
-  },
-  {
-    name: 'worker',
-    term: 'worker [options]',
-    summary: 'work the pending cells of a shared PostgreSQL run store (join a run from another machine)',
-    register: async (program) => (await import('./commands/worker.js')).registerWorker(program),
-  },
-  {
-    name: 'view',
-    term: 'view [options] [run.db...]',
-    summary: 'local web viewer: browse runs and cells, compare runs, and the live probe (one persona-drift probe, side by side in three contexts)',
-    register: async (program) => (await import('./commands/view.js')).registerView(program),
-  },
-  {
-    name: 'ask',
-    term: 'ask [options] <model-ref> <prompt>',
-    summary: 'send one prompt to a model (same adapters, retries and cost accounting as the experiments)',
-    register: async (program) => (await import('./commands/ask.js')).registerAsk(program),
-  },
-  {
-    name: 'models',
-    term: 'models [options]',
-    summary: 'list model providers (base URLs, key variables), simulated profiles and known prices',
-    register: async (program) => (await import('./commands/models.js')).registerModels(program),
-  },
+  commandGroup('audits [options]', 'list the registered audits (experiments a run store can hold, the command that runs each)', async (program) =>
+    (await import('./commands/audits.js')).registerAudits(program),
+  ),
+  commandGroup(
+    'report [options] <run.db>',
+    'write the report of every run in a store: self-contained HTML with charts, Markdown, JSON or CSV',
+    async (program) => (await import('./commands/report.js')).registerReport(program),
+  ),
+  commandGroup(
+    'gate [options] <run.db>',
+    'CI gate: check the runs of a store against thresholds; exit 1 when a target fails (JUnit XML, GitHub step summary)',
+    async (program) => (await import('./commands/gate.js')).registerGate(program),
+  ),
+  commandGroup(
+    'compare [options] <a.db> [b.db]',
+    'two runs of the same audit side by side (B − A with a paired bootstrap CI over shared design units), or with --baseline the latest measurement against a baseline (sign-flip test and interval)',
+    async (program) => (await import('./commands/compare.js')).registerCompare(program),
+  ),
+  commandGroup(
+    'history [options] <run.db>',
+    'the measurements of each design over time: headline estimates with intervals, tags, and the model versions the providers reported',
+    async (program) => (await import('./commands/history.js')).registerHistory(program),
+  ),
+  commandGroup('runs', 'list, check, migrate, delete, export or import the runs of a run store, or cancel its open batches', async (program) =>
+    (await import('./commands/runs.js')).registerRuns(program),
+  ),
+  commandGroup('worker [options]', 'work the pending cells of a shared PostgreSQL run store (join a run from another machine)', async (program) =>
+    (await import('./commands/worker.js')).registerWorker(program),
+  ),
+  commandGroup(
+    'view [options] [run.db...]',
+    'local web viewer: browse runs and cells, compare runs, and the live probe (one persona-drift probe, side by side in three contexts)',
+    async (program) => (await import('./commands/view.js')).registerView(program),
+  ),
+  commandGroup(
+    'ask [options] <model-ref> <prompt>',
+    'send one prompt to a model (same adapters, retries and cost accounting as the experiments)',
+    async (program) => (await import('./commands/ask.js')).registerAsk(program),
+  ),
+  commandGroup('models [options]', 'list model providers (base URLs, key variables), simulated profiles and known prices', async (program) =>
+    (await import('./commands/models.js')).registerModels(program),
+  ),
 ];
 
 /**

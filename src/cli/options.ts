@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { Option } from 'commander';
 import { InvalidArgumentError } from '../core/errors.js';
 
 /** Commander helpers shared by the commands. */
@@ -50,6 +51,15 @@ export function finiteNumber(name: string): (value: string) => number {
     if (value.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError(name, `must be a number, got "${value}"`);
     return n;
   };
+}
+
+/**
+ * A flag whose number value `parse` checks, made for the flag's own long name (`--port <n>` →
+ * errors name `--port`), so that the name is written once.
+ */
+export function numberOption(flags: string, description: string, parse: (name: string) => (value: string) => number, defaultValue?: number): Option {
+  const option = new Option(flags, description);
+  return option.default(defaultValue).argParser(parse(option.long!));
 }
 
 /** Checks that a flag's value is one of two words (`--format md|json`), naming the flag in the error. */

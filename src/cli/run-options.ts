@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { OVERRIDE_VALUE_RULE } from '../core/config-file.js';
 import { type MeasurementRequest, parseDuration } from '../experiment/measurement.js';
 import { PROVIDERS, type ProviderSpec } from '../models/providers.js';
-import { BATCH_FLAG_HELP, materialsFlag, POLL_INTERVAL_HELP, positiveNumber } from './options.js';
+import { BATCH_FLAG_HELP, materialsFlag, POLL_INTERVAL_HELP, positiveNumber, numberOption } from './options.js';
 
 /**
  * The flags the audits' `run` and `report` commands share, each group added in
@@ -51,7 +51,7 @@ export const CTRL_C_HELP = 'Ctrl-C once: finish in-flight cells and stop (re-run
 export function addLimitFlags(command: Command, concurrency: (value: string) => number = positiveNumber('--concurrency')): Command {
   return command
     .option('--concurrency <n>', 'concurrent calls per provider', concurrency)
-    .option('--max-cost <usd>', 'stop before spending more than this', positiveNumber('--max-cost'))
+    .addOption(numberOption('--max-cost <usd>', 'stop before spending more than this', positiveNumber))
     .option('--batch', BATCH_FLAG_HELP)
     .option('--poll-interval <s>', POLL_INTERVAL_HELP, positiveNumber('--poll-interval'));
 }

@@ -1,7 +1,6 @@
-import type { GateCheck } from '../gate/types.js';
+import { gateNumber, gateSigned } from '../gate/format.js';
+import { type GatedEffect, twoThresholdGate } from '../gate/two-threshold.js';
 import { continuationGateShape } from './config.js';
-import { gateNumber, gateSigned, limitCheck } from '../gate/format.js';
-import { type TwoThresholds, twoThresholdGate } from '../gate/two-threshold.js';
 import type { ContinuationReport } from './run.js';
 
 /**
@@ -20,44 +19,27 @@ function noChange(power: { mde: number | null; effectOfInterest: number; underpo
   return `no significant change, but the run is underpowered: it detects only |Δ| ≥ ${power.mde.toFixed(2)} (effect of interest ${power.effectOfInterest})`;
 }
 
-export function continuationGateChecks(report: ContinuationReport, t: ContinuationGateThresholds, runId: string): GateCheck[] {
-  const checks: GateCheck[] = [];
+function continuationEffects(report: ContinuationReport): GatedEffect[] {
   const { a, b } = report.analysis.primary;
   const alpha = report.analysis.alpha;
-  for (const target of report.analysis.targets) {
-    const base = { run: runId, audit: 'continuation', subject: target.target };
-    const contrast = target.contrasts.find((c) => c.primary);
-    const itt = contrast?.itt;
+  return report.analysis.targets.map((target) => {
+    const subject = target.target;
+    const itt = target.contrasts.find((c) => c.primary)?.itt;
     if (itt === undefined || itt.mean === null || itt.p === null) {
-      if (t.significantActionChange || t.maxActionChange !== null) {
-        const why = itt === undefined ? `the run has no ${a} and ${b} arms` : (itt.reason ?? 'no paired cutpoints');
-        checks.push({ ...base, name: 'action-change', status: 'skipped', message: `${a} − ${b} fidelity difference not computable: ${why}` });
-      }
-      continue;
+      const why = itt === undefined ? `the run has no ${a} and ${b} arms` : (itt.reason ?? 'no paired cutpoints');
+      return { subject, notComputable: `${a} − ${b} fidelity difference not computable: ${why}` };
     }
     const interval = itt.ci ? ` [95% CI ${gateSigned(itt.ci[0])}, ${gateSigned(itt.ci[1])}]` : '';
     const stated = `${a} − ${b} argument fidelity (ITT) ${gateSigned(itt.mean)}${interval}, p = ${itt.p.toFixed(4)}, n = ${itt.n}`;
-    if (t.significantActionChange) {
-      const fail = itt.p < alpha;
-      checks.push({
-        ...base,
-        name: 'significant-action-change',
-        status: fail ? 'fail' : 'pass',
-        message: `${stated}: ${fail ? `the session changes the next tool call significantly at α = ${alpha}` : noChange(target.power?.itt)}`,
-      });
-    }
-    if (t.maxActionChange !== null) {
-      checks.push(limitCheck(base, 'max-action-change', Math.abs(itt.mean), t.maxActionChange, `${stated}: its size`, gateNumber));
-    }
-  }
-  return checks;
+    const significant = itt.p < alpha;
+    const says = significant ? `the session changes the next tool call significantly at α = ${alpha}` : noChange(target.power?.itt);
+    return { subject, stated, significant, says, size: Math.abs(itt.mean), sizeStated: `${stated}: its size`, format: gateNumber };
+  });
 }
 
-/** The continuation audit's thresholds (keys of a `gate:` section, documented on its gate shape). */
-export type ContinuationGateThresholds = TwoThresholds<'significantActionChange', 'maxActionChange'>;
-
 /** The continuation audit's gate: its thresholds, their defaults and flags, and its checks. */
-export const continuationGate = twoThresholdGate<ContinuationReport, 'significantActionChange', 'maxActionChange'>({
+export const continuationGate = twoThresholdGate({
+  audit: 'continuation',
   shape: continuationGateShape,
   limit: {
     key: 'maxActionChange',
@@ -69,5 +51,9 @@ export const continuationGate = twoThresholdGate<ContinuationReport, 'significan
     description: 'continuation: do not fail on a significant recent − cross fidelity difference',
   },
   failsByDefault: 'a significant action change',
-  check: continuationGateChecks,
+  effects: continuationEffects,
 });
+
+export const continuationGateChecks = continuationGate.checks;
+/** The continuation audit's thresholds (keys of a `gate:` section, documented on its gate shape). */
+export type ContinuationGateThresholds = Parameters<typeof continuationGateChecks>[1];

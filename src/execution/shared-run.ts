@@ -52,8 +52,7 @@ export async function runCellsShared(anyStore: RunStore, runId: string, specs: r
       requests: new Map(cells.toRun.map((index) => [cells.uniqueKeys[index]!, cells.uniqueRequests[index]!])),
       ...definedFields(options, ['concurrency', 'adapterFor', 'retry', 'signal', 'hardSignal', 'sleep', 'leaseMs']),
       costOf,
-      ...(options.cache?.cacheTtl === undefined ? {} : { cacheTtl: options.cache.cacheTtl }),
-      ...(options.cache?.openaiCacheRetention === undefined ? {} : { openaiCacheRetention: options.cache.openaiCacheRetention }),
+      ...definedFields(options.cache ?? {}, ['cacheTtl', 'openaiCacheRetention']),
       tallyOf: () => tally,
       onCell: (event) => {
         options.onProgress?.(tally.snapshot({ key: event.key, status: event.outcome.status, cached: false }));
@@ -62,23 +61,17 @@ export async function runCellsShared(anyStore: RunStore, runId: string, specs: r
 
     // The run's outcome from the store: cells other workers answered count as answered in this run.
     const results = await store.getCells(cells.uniqueKeys);
-    let done = 0;
-    let empty = 0;
-    let failed = 0;
-    let pending = 0;
+    const byStatus = { done: 0, empty: 0, failed: 0, pending: 0 };
     let allCalls = 0;
     for (const key of toRunKeys) {
-      const result = results.get(key)!;
-      allCalls += result.attempts - (attemptsBefore.get(key) ?? 0);
-      if (result.status === 'done') done += 1;
-      else if (result.status === 'empty') empty += 1;
-      else if (result.status === 'failed') failed += 1;
-      else pending += 1;
+      const { status, attempts } = results.get(key)!;
+      allCalls += attempts - (attemptsBefore.get(key) ?? 0);
+      byStatus[status === 'done' || status === 'empty' || status === 'failed' ? status : 'pending'] += 1;
     }
     const run = await store.requireRun(runId);
     const ended = run.status === 'stopped' || run.status === 'failed' ? (run.summary as { stopMessage?: string } | null) : null;
     const stopReason: StopReason | null =
-      run.status === 'failed' ? 'fatal' : run.status === 'stopped' ? 'budget' : options.signal?.aborted && pending > 0 ? 'interrupted' : null;
+      run.status === 'failed' ? 'fatal' : run.status === 'stopped' ? 'budget' : options.signal?.aborted && byStatus.pending > 0 ? 'interrupted' : null;
     const stopMessage =
       stopReason === 'interrupted' ? 'interrupted: no new cells started; finished cells are stored' : (ended?.stopMessage ?? work.ended[0]?.message ?? null);
     const status = stopReason === 'fatal' ? 'failed' : stopReason === 'budget' ? 'stopped' : stopReason === 'interrupted' ? 'interrupted' : 'done';
@@ -86,10 +79,7 @@ export async function runCellsShared(anyStore: RunStore, runId: string, specs: r
     const summary: RunSummary = {
       ...mine,
       status,
-      done,
-      empty,
-      failed,
-      pending,
+      ...byStatus,
       interrupted: stopReason === 'interrupted',
       stopReason,
       stopMessage,

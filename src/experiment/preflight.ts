@@ -3,6 +3,7 @@ import { ConfigError, isEcholensError } from '../core/errors.js';
 import { createAdapter } from '../models/create-adapter.js';
 import { EXPECTED_COST_MARGIN, type PlanEstimate } from '../models/estimate.js';
 import { parseModelRef } from '../models/ref.js';
+import type { StageRuntime } from './runtime.js';
 
 /**
  * Preflight: everything a run needs, checked before anything is recorded or
@@ -156,10 +157,11 @@ function money(x: number): string {
 export interface AuditPreflightSteps<Input, Spec> {
   models: PreflightInput['models'];
   files: NonNullable<PreflightInput['files']>;
-  /** True when the caller builds its own adapters (tests): keys are not checked. */
-  skipKeys: boolean;
-  /** A dry run: missing API keys are returned as `keyWarnings` instead of stopping. */
-  keysAsWarnings?: boolean;
+  /**
+   * Keys are not checked when the caller builds its own adapters (tests); a dry run gets missing
+   * API keys back as `keyWarnings` instead of stopping.
+   */
+  runtime: Pick<StageRuntime, 'adapterFor' | 'dryRun'>;
   /** Inputs the caller already has (then nothing is read). */
   given?: Input;
   /** Reads the inputs; a ConfigError becomes a problem of `fallbackField`. */
@@ -179,8 +181,8 @@ export interface AuditPreflightSteps<Input, Spec> {
 export async function runPreflight<Input, Spec>(
   steps: AuditPreflightSteps<Input, Spec>,
 ): Promise<{ input: Input; specs: Spec[]; models: string[]; estimate?: PlanEstimate; keyWarnings?: PreflightProblem[] }> {
-  const found = preflightProblems({ models: steps.models, files: steps.files, ...(steps.skipKeys ? { skipKeys: true } : {}) });
-  const { problems, keyWarnings } = steps.keysAsWarnings ? splitKeyProblems(found) : { problems: found, keyWarnings: [] };
+  const found = preflightProblems({ models: steps.models, files: steps.files, ...(steps.runtime.adapterFor !== undefined ? { skipKeys: true } : {}) });
+  const { problems, keyWarnings } = steps.runtime.dryRun ? splitKeyProblems(found) : { problems: found, keyWarnings: [] };
   let input = steps.given;
   if (input === undefined && !problems.some((p) => steps.files.some((f) => f.field === p.field))) {
     try {

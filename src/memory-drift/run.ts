@@ -599,8 +599,7 @@ export async function preflightMemory(config: MemoryConfig, runtime: StageRuntim
   const checked = await runPreflight({
     models,
     files,
-    skipKeys: runtime.adapterFor !== undefined,
-    ...(runtime.dryRun ? { keysAsWarnings: true } : {}),
+    runtime,
     ...(stimuliGiven ? { given: stimuliGiven } : {}),
     read: () => resolveMemoryStimuli(config),
     fallbackField: 'questions',

@@ -11,8 +11,6 @@ import { parseModelRef } from './ref.js';
  */
 export type OpenAICacheRetention = 'in_memory' | '24h';
 
-export const OPENAI_CACHE_RETENTIONS: readonly OpenAICacheRetention[] = ['in_memory', '24h'];
-
 const MINUTE = 60_000;
 
 /**

@@ -193,8 +193,7 @@ export async function preflightPersona(config: PersonaConfig, runtime: StageRunt
   const checked = await runPreflight({
     models,
     files,
-    skipKeys: runtime.adapterFor !== undefined,
-    ...(runtime.dryRun ? { keysAsWarnings: true } : {}),
+    runtime,
     ...(sessions ? { given: [...sessions] } : {}),
     read: () => readConfigSessions(config),
     fallbackField: 'sessions',

@@ -21,11 +21,10 @@ export interface BaselineOptions {
   seed?: number;
 }
 
-export interface BaselineRow {
-  statistic: string;
-  subject: string;
-  unit: string;
-  scale: 'number' | 'percent';
+/** What names a series: its statistic, what it is measured on, its unit and how it prints. */
+export type SeriesName = Pick<AuditSeries, 'statistic' | 'subject' | 'unit' | 'scale'>;
+
+export interface BaselineRow extends SeriesName {
   /** Each run's statistic on the shared units (mean of cluster means); null when none is shared. */
   baseline: number | null;
   latest: number | null;
@@ -37,11 +36,7 @@ export interface BaselineRow {
 }
 
 /** A run's headline as history shows it: the audit's own estimate, else the mean of its units with the sign-flip interval. */
-export interface SeriesHeadline {
-  statistic: string;
-  subject: string;
-  unit: string;
-  scale: 'number' | 'percent';
+export interface SeriesHeadline extends SeriesName {
   estimate: number | null;
   ci: [number, number] | null;
   units: number;

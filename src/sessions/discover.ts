@@ -135,25 +135,24 @@ async function discoverClaude(root: string, warnings: string[]): Promise<Discove
     } else if (parts.length === 2) legacy.push(f);
     else if (parts.length > 2) nested.push(f);
   }
+  const attach = (f: FileEntry, owner: DiscoveredSession | undefined): void => {
+    if (!owner) {
+      warnings.push(`${f.path}: subagent transcript without its session file; not listed`);
+      return;
+    }
+    owner.subagentFiles.push(f.path);
+    owner.size += f.size;
+  };
   // <project>/<session>/subagents/agent-*.jsonl (and workflow journals) belong to <project>/<session>.jsonl.
   for (const f of nested) {
     const parts = relative(root, f.path).split(sep);
-    const owner = join(root, parts[0]!, `${parts[1]}.jsonl`);
-    const session = sessions.get(owner);
-    if (session) {
-      session.subagentFiles.push(f.path);
-      session.size += f.size;
-    } else warnings.push(`${f.path}: subagent transcript without its session file; not listed`);
+    attach(f, sessions.get(join(root, parts[0]!, `${parts[1]}.jsonl`)));
   }
   // Legacy agent-<id>.jsonl beside the sessions: the owner is the sessionId inside.
   for (const f of legacy) {
     const { firstSessionId } = await import('./read.js');
     const id = await firstSessionId(f.path);
-    const owner = id === undefined ? undefined : sessions.get(join(dirname(f.path), `${id}.jsonl`));
-    if (owner) {
-      owner.subagentFiles.push(f.path);
-      owner.size += f.size;
-    } else warnings.push(`${f.path}: subagent transcript without its session file; not listed`);
+    attach(f, id === undefined ? undefined : sessions.get(join(dirname(f.path), `${id}.jsonl`)));
   }
   return [...sessions.values()];
 }

@@ -2,7 +2,7 @@ import { InvalidArgumentError } from '../core/errors.js';
 import { seededRandom } from '../core/random.js';
 import type { ChatMessage } from '../models/types.js';
 import { buildPrefix } from './prefix.js';
-import { ASSISTANT_HEADER, optionsOf, type RenderedPrefix, renderParts, SUMMARY_HEADER, USER_HEADER } from './render.js';
+import { ASSISTANT_HEADER, optionsOf, type RenderedPrefix, type RenderOptions, renderParts, SUMMARY_HEADER, USER_HEADER } from './render.js';
 import { codePointLength, headCodePoints } from './text.js';
 import type { Session } from './types.js';
 
@@ -114,6 +114,16 @@ export function fillerFlatContext(real: RenderedPrefix, template: string = FLAT_
   };
 }
 
+/** The real prefix's render settings for a window of its length; untruncated has no window: the turns renderer with whole tool payloads. */
+function windowOptions(real: RenderedPrefix): RenderOptions {
+  const renderOptions = optionsOf(real.settings);
+  if (real.settings.mode === 'untruncated') {
+    renderOptions.mode = 'turns';
+    renderOptions.toolPayloadChars = Number.MAX_SAFE_INTEGER;
+  }
+  return renderOptions;
+}
+
 /** The same real parts in a seeded shuffled order, rendered with the same settings and window. */
 export function shuffledRealContext(real: RenderedPrefix, options: { seed?: number } = {}): ReferencePrefix {
   const seed = options.seed ?? DEFAULT_SEED;
@@ -124,11 +134,7 @@ export function shuffledRealContext(real: RenderedPrefix, options: { seed?: numb
     [parts[i], parts[j]] = [parts[j]!, parts[i]!];
   }
   // The same window as the real prefix: shuffling changes how turns merge, so cap at its length.
-  const renderOptions = optionsOf(real.settings);
-  if (real.settings.mode === 'untruncated') {
-    renderOptions.mode = 'turns';
-    renderOptions.toolPayloadChars = Number.MAX_SAFE_INTEGER;
-  }
+  const renderOptions = windowOptions(real);
   if (real.chars > 0) renderOptions.maxChars = real.chars;
   const rendered = renderParts(parts, renderOptions);
   const notes: string[] = [];
@@ -142,12 +148,7 @@ export function shuffledRealContext(real: RenderedPrefix, options: { seed?: numb
  */
 export function unrelatedSessionContext(real: RenderedPrefix, other: Session, options: { end?: number } = {}): ReferencePrefix {
   if (real.chars === 0) return { kind: 'unrelated-session', messages: [], chars: 0, notes: [] };
-  const renderOptions = optionsOf(real.settings);
-  // Untruncated has no window: match the length with the turns renderer and whole tool payloads.
-  if (real.settings.mode === 'untruncated') {
-    renderOptions.mode = 'turns';
-    renderOptions.toolPayloadChars = Number.MAX_SAFE_INTEGER;
-  }
+  const renderOptions = windowOptions(real);
   renderOptions.maxChars = real.chars;
   const rendered = buildPrefix(other, options.end ?? other.messages.length, renderOptions);
   const notes: string[] = [`from ${other.file} (${rendered.end} messages)`];

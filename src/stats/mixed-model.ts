@@ -69,14 +69,9 @@ export interface RandomInterceptDesign {
   terms: string[];
 }
 
-export interface RandomInterceptFit {
+export interface RandomInterceptFit extends Pick<MixedModelResult, 'groupVariance' | 'residualVariance' | 'logLik' | 'converged' | 'boundary'> {
   beta: Float64Array;
   se: Float64Array;
-  groupVariance: number;
-  residualVariance: number;
-  logLik: number;
-  converged: boolean;
-  boundary: boolean;
 }
 
 const LOG_LAMBDA_MIN = -25;

@@ -271,9 +271,9 @@ function computeSignFlipInference(values: readonly number[], options: SignFlipIn
     (lowers[i] as Float64Array).sort();
     (uppers[i] as Float64Array).sort();
   }
-  const countBelow = (delta: number) => groups.reduce((w, g, i) => w + g.weight * upperBound(lowers[i] as Float64Array, delta), always);
+  const countBelow = (delta: number) => groups.reduce((w, g, i) => w + g.weight * countUpTo(lowers[i] as Float64Array, delta), always);
   const countAbove = (delta: number) =>
-    groups.reduce((w, g, i) => w + g.weight * ((uppers[i] as Float64Array).length - lowerBound(uppers[i] as Float64Array, delta)), always);
+    groups.reduce((w, g, i) => w + g.weight * ((uppers[i] as Float64Array).length - countUpTo(uppers[i] as Float64Array, delta, true)), always);
   const lowerUnion = concatSorted(lowers);
   const upperUnion = concatSorted(uppers);
   if (lowerUnion.length === 0 || always >= needed) return unbounded;
@@ -324,25 +324,14 @@ function select(values: Float64Array, k: number): number {
   return values[k] as number;
 }
 
-/** Number of sorted values ≤ x. */
-function upperBound(sorted: Float64Array, x: number): number {
+/** Number of sorted values ≤ x, or < x when `strict`. */
+function countUpTo(sorted: Float64Array, x: number, strict = false): number {
   let lo = 0;
   let hi = sorted.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if ((sorted[mid] as number) <= x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/** Number of sorted values < x. */
-function lowerBound(sorted: Float64Array, x: number): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if ((sorted[mid] as number) < x) lo = mid + 1;
+    const value = sorted[mid] as number;
+    if (strict ? value < x : value <= x) lo = mid + 1;
     else hi = mid;
   }
   return lo;

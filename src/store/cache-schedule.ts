@@ -589,39 +589,35 @@ export function followerRoute(input: FollowerRouteInput): FollowerRoute {
   const online = (alive ? 0 : costs.refreshWrite) + costs.onlineCached;
   const batch = lasts ? costs.batchCached : costs.batchMissed;
   const expected = { batch, rewarm, online };
+  // Only `rewarm` refreshes; every route states the same bills and refresh period.
+  const routed = (route: FollowerRoute['route'], reason: string): FollowerRoute => ({
+    route,
+    expected,
+    refreshEveryMs,
+    refreshes: route === 'rewarm' ? refreshes : 0,
+    reason,
+  });
   if (lasts) {
-    return {
-      route: 'batch',
-      expected,
-      refreshEveryMs,
-      refreshes: 0,
-      reason: `the leaders' batch took ${minutes(turnaroundMs)}, within ${Math.round(FOLLOWER_TTL_SHARE * 100)}% of the ${minutes(ttlMs)} cache lifetime: followers go in a batch`,
-    };
+    return routed(
+      'batch',
+      `the leaders' batch took ${minutes(turnaroundMs)}, within ${Math.round(FOLLOWER_TTL_SHARE * 100)}% of the ${minutes(ttlMs)} cache lifetime: followers go in a batch`,
+    );
   }
   const why = `the leaders' batch took ${minutes(turnaroundMs)}; a follower batch as slow would outlive the ${minutes(ttlMs)} cache lifetime`;
   if (rewarm <= online && rewarm < batch) {
-    return {
-      route: 'rewarm',
-      expected,
-      refreshEveryMs,
-      refreshes,
-      reason: `${why}: re-warming each group online every ${minutes(refreshEveryMs)} while the followers' batch waits (expected $${rewarm.toFixed(4)}; online $${online.toFixed(4)}, a batch missing the cache $${batch.toFixed(4)})`,
-    };
+    return routed(
+      'rewarm',
+      `${why}: re-warming each group online every ${minutes(refreshEveryMs)} while the followers' batch waits (expected $${rewarm.toFixed(4)}; online $${online.toFixed(4)}, a batch missing the cache $${batch.toFixed(4)})`,
+    );
   }
   if (online < batch) {
-    return {
-      route: 'online',
-      expected,
-      refreshEveryMs,
-      refreshes: 0,
-      reason: `${why}: the followers run online (expected $${online.toFixed(4)}; re-warming $${rewarm.toFixed(4)}, a batch missing the cache $${batch.toFixed(4)})`,
-    };
+    return routed(
+      'online',
+      `${why}: the followers run online (expected $${online.toFixed(4)}; re-warming $${rewarm.toFixed(4)}, a batch missing the cache $${batch.toFixed(4)})`,
+    );
   }
-  return {
-    route: 'batch',
-    expected,
-    refreshEveryMs,
-    refreshes: 0,
-    reason: `${why}, but a batch missing the cache is still the cheapest (expected $${batch.toFixed(4)}; re-warming $${rewarm.toFixed(4)}, online $${online.toFixed(4)})`,
-  };
+  return routed(
+    'batch',
+    `${why}, but a batch missing the cache is still the cheapest (expected $${batch.toFixed(4)}; re-warming $${rewarm.toFixed(4)}, online $${online.toFixed(4)})`,
+  );
 }

@@ -8,7 +8,7 @@ import { auditMarkdown, documentMarkdown } from '../../report/document/render-ma
 import type { DocumentBlock } from '../../report/document/types.js';
 import { openStore, type RunStore } from '../../store/run-store.js';
 import { readOnce } from '../../store/read-once.js';
-import { collect, emit, oneOf, positiveInteger } from '../options.js';
+import { collect, emit, oneOf, positiveInteger, numberOption } from '../options.js';
 import { reportEnvelope } from '../report-envelope.js';
 import { addLimitFlags, addMaterialFlags, addMeasurementFlags, CTRL_C_HELP, materialOverrides, REPORT_FILE_HELP, SET_FLAG_HELP } from '../run-options.js';
 
@@ -78,7 +78,7 @@ export interface AuditCommandHooks<C, R> {
 /** The report of an audit without hooks: its document's sections and its `render.json`. */
 function genericReport(audit: AnyAudit): AuditReportHooks<Awaited<ReturnType<typeof analyzeAuditRun>>> {
   return {
-    flags: (report) => report.option('--bootstrap <B>', 'bootstrap replicates (default: the run config’s value)', positiveInteger('--bootstrap')),
+    flags: (report) => report.addOption(numberOption('--bootstrap <B>', 'bootstrap replicates (default: the run config’s value)', positiveInteger)),
     analyze: async (store, runId, options) => analyzeAuditRun(audit, store, await store.requireRun(runId), options.bootstrap ? { B: options.bootstrap } : {}),
     gated: (analyzed) => analyzed.report,
     markdown: (analyzed, runId) => auditMarkdown(audit, analyzed, `${audit.title} — ${runId}`),
@@ -189,8 +189,8 @@ function registerGenericCalibrate(group: Command, audit: AnyAudit): void {
   group
     .command('calibrate')
     .description(`operating characteristics of the ${audit.name} audit's tests over simulated runs (false-positive rate, power, coverage)`)
-    .option('--replicates <n>', 'simulated runs', positiveInteger('--replicates'), 200)
-    .option('--seed <n>', 'seed of the simulation', positiveInteger('--seed'), 42)
+    .addOption(numberOption('--replicates <n>', 'simulated runs', positiveInteger, 200))
+    .addOption(numberOption('--seed <n>', 'seed of the simulation', positiveInteger, 42))
     .option('--format <format>', 'md or json', 'md')
     .option('-o, --out <file>', 'write to a file instead of stdout')
     .action(async (options) => {

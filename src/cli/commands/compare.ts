@@ -9,7 +9,7 @@ import type { RunInfo, RunStore } from '../../store/run-store.js';
 import { openStore } from '../../store/run-store.js';
 import { renderBaselineMarkdown } from '../../report/baseline-markdown.js';
 import { baselinePairs, compareToBaseline } from '../../report/history.js';
-import { emit, positiveNumber } from '../options.js';
+import { emit, positiveNumber, numberOption } from '../options.js';
 import { mapSequential } from '../../core/map-sequential.js';
 
 interface CompareOptions {
@@ -107,8 +107,8 @@ export function registerCompare(program: Command): void {
     .option('--audit <name>', 'compare only this audit (persona, memory, continuation)')
     .option('--format <format>', 'md or json', 'md')
     .option('-o, --out <file>', 'write to a file instead of stdout')
-    .option('--bootstrap <B>', 'bootstrap replicates of the B − A intervals (default 2000)', positiveNumber('--bootstrap'))
-    .option('--seed <n>', 'seed of the B − A bootstrap (default 42)', positiveNumber('--seed'))
+    .addOption(numberOption('--bootstrap <B>', 'bootstrap replicates of the B − A intervals (default 2000)', positiveNumber))
+    .addOption(numberOption('--seed <n>', 'seed of the B − A bootstrap (default 42)', positiveNumber))
     .addHelpText(
       'after',
       '\nWith --baseline: the two measurements of one design are paired unit by unit; the change (latest − baseline) has a 95% interval\nand a p from one procedure, a sign-flip test over the sampled units and the interval that inverts it (docs/over-time.md).',

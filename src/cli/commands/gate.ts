@@ -14,7 +14,7 @@ import { renderGateMarkdown, renderGateText, renderJUnit } from '../../gate/rend
 import { measurementOf } from '../../experiment/measurement.js';
 import { openStore, type RunInfo } from '../../store/run-store.js';
 import { readOnce } from '../../store/read-once.js';
-import { emit, positiveNumber } from '../options.js';
+import { emit, positiveNumber, numberOption } from '../options.js';
 import { mapSequential } from '../../core/map-sequential.js';
 
 /** Any YAML with an optional `gate:` section (an audit config, or a file holding only the gate) over the registered audits' keys. */
@@ -77,7 +77,7 @@ export function registerGate(program: Command): void {
     .option('--junit <file>', 'write the checks as JUnit XML (one testcase per check)')
     .option('--summary <file>', 'append the Markdown summary here (default: $GITHUB_STEP_SUMMARY when set)')
     .option('--format <format>', 'stdout: text (failures and the verdict), md or json', 'text')
-    .option('--bootstrap <B>', 'bootstrap replicates (default: each run config’s value)', positiveNumber('--bootstrap'))
+    .addOption(numberOption('--bootstrap <B>', 'bootstrap replicates (default: each run config’s value)', positiveNumber))
     .addHelpText(
       'after',
       [

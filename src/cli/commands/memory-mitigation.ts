@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { spendText } from '../../core/money.js';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
-import { collect, finiteNumber, integerIn, oneOf } from '../options.js';
+import { collect, finiteNumber, integerIn, oneOf, numberOption } from '../options.js';
 import { SET_FLAG_HELP } from '../run-options.js';
 import { sha256Hex } from '../../core/canonical-json.js';
 import { InputError, InvalidArgumentError } from '../../core/errors.js';
@@ -133,19 +133,21 @@ export function registerMemoryMitigation(memory: Command): void {
     .option('--db <file>', 'run store for labeler cells (cache across restarts)', 'runs/reward.db')
     .option('--ontology <file>', 'ontology file (default: the built-in ontology)')
     .option('--preset <name>', `weights preset: ${Object.keys(REWARD_PRESETS).join(', ')} (see below); the --w-* flags override it`, 'paper')
-    .option('--w-format <w>', 'weight of r_fmt (format reward, eq. 9)', finiteNumber('--w-format'))
-    .option('--w-dtw <w>', 'weight of r_dtw (−DTW, or 1 − DTW with --drift similarity)', finiteNumber('--w-dtw'))
-    .option('--w-sri <w>', 'weight of r_sri (−SRI drift, or 1 − SRI; the DTW+SRI+fmt variant)', finiteNumber('--w-sri'))
-    .option(
-      '--w-anti-distraction <w>',
-      'weight of the anti-distraction reward (labels keep o*(x) in place and order; penalises unmapped steps and length change)',
-      finiteNumber('--w-anti-distraction'),
+    .addOption(numberOption('--w-format <w>', 'weight of r_fmt (format reward, eq. 9)', finiteNumber))
+    .addOption(numberOption('--w-dtw <w>', 'weight of r_dtw (−DTW, or 1 − DTW with --drift similarity)', finiteNumber))
+    .addOption(numberOption('--w-sri <w>', 'weight of r_sri (−SRI drift, or 1 − SRI; the DTW+SRI+fmt variant)', finiteNumber))
+    .addOption(
+      numberOption(
+        '--w-anti-distraction <w>',
+        'weight of the anti-distraction reward (labels keep o*(x) in place and order; penalises unmapped steps and length change)',
+        finiteNumber,
+      ),
     )
-    .option('--w-readability <w>', 'weight of the readability reward (Gaussian around a target Flesch reading ease)', finiteNumber('--w-readability'))
-    .option('--w-diversity <w>', 'weight of the answer lexical-diversity reward (App. I.3)', finiteNumber('--w-diversity'))
+    .addOption(numberOption('--w-readability <w>', 'weight of the readability reward (Gaussian around a target Flesch reading ease)', finiteNumber))
+    .addOption(numberOption('--w-diversity <w>', 'weight of the answer lexical-diversity reward (App. I.3)', finiteNumber))
     .option('--drift <form>', "how DTW and SRI enter R: negative (−d, paper eq. 10) or similarity (1 − d, authors' code); default from the preset")
-    .option('--readability-target <fre>', 'Flesch reading ease at which the readability reward peaks', finiteNumber('--readability-target'), 60)
-    .option('--readability-width <w>', 'width σ of the readability Gaussian', finiteNumber('--readability-width'), 25)
+    .addOption(numberOption('--readability-target <fre>', 'Flesch reading ease at which the readability reward peaks', finiteNumber, 60))
+    .addOption(numberOption('--readability-width <w>', 'width σ of the readability Gaussian', finiteNumber, 25))
     .option('--cache-size <n>', 'responses kept in the in-memory label cache', integerIn('--cache-size', 1, 10_000_000), 50_000)
     .option('--concurrency <n>', 'concurrent labeler calls', integerIn('--concurrency', 1, 1024))
     .option('--token <token>', 'require this token on every POST (Authorization: Bearer <token>); default: $ECHOLENS_REWARD_TOKEN')
@@ -296,7 +298,7 @@ export function registerMemoryMitigation(memory: Command): void {
     .option('--format <format>', 'verl (Parquet) or openrlhf (JSONL)', 'verl')
     .option('--inline-references', 'put the reference trajectory itself in the label (ground_truth / label) instead of the question id')
     .option('--data-source <name>', 'verl data_source', 'echolens-driftlens')
-    .option('--val-fraction <p>', 'share of questions held out for validation (paper: 0.2); 0 = no split', finiteNumber('--val-fraction'), 0)
+    .addOption(numberOption('--val-fraction <p>', 'share of questions held out for validation (paper: 0.2); 0 = no split', finiteNumber, 0))
     .option('--val-out <file>', 'validation file (default: <out> with -val before the extension)')
     .option('--set <key=value>', SET_FLAG_HELP, collect, [])
     .requiredOption('-o, --out <file>', 'output file (train.parquet for verl, prompts.jsonl for OpenRLHF)')

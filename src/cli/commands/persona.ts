@@ -17,7 +17,7 @@ import type { PersonaReport } from '../../persona-drift/report-types.js';
 import { configForkCount, loadPersonaConfig, personaConfigFromFlags, personaReport } from '../../persona-drift/run.js';
 import { loadPersonaStimuli } from '../../persona-drift/stimuli.js';
 import { personaHeadlines } from '../headline.js';
-import { collect, emit, nonNegative, oneOf, positiveNumber } from '../options.js';
+import { collect, emit, nonNegative, oneOf, positiveNumber, numberOption } from '../options.js';
 import { CTRL_C_HELP, MODEL_REF_FORMS, SET_FLAG_HELP } from '../run-options.js';
 import { registerAuditCommands } from './audit-commands.js';
 import { registerPersonaInterchange } from './persona-interchange.js';
@@ -53,10 +53,12 @@ export function registerPersona(persona: Command): void {
         "analyse a persona run: a verdict per target, then drift gaps per design cell with CIs at the sampled unit, mitigations, stressors, contracts, compaction, agreement, the pooled judge consensus (several judges), Claude Code vs Codex (sessions of both), framing and anchor ablations, the onset with its rule; under procedure: reference (imported runs) also the paper's own estimators beside them (`reference`)",
       schema: 'docs/persona-report-schema.md',
       flags: (report) =>
-        report.option(
-          '--bootstrap <B>',
-          'Monte Carlo sign patterns for tests over more than 20 units (at least 20,000 are used; smaller tests are exact)',
-          positiveNumber('--bootstrap'),
+        report.addOption(
+          numberOption(
+            '--bootstrap <B>',
+            'Monte Carlo sign patterns for tests over more than 20 units (at least 20,000 are used; smaller tests are exact)',
+            positiveNumber,
+          ),
         ),
       analyze: (store, runId, options) => personaReport(store, runId, options.bootstrap ? { B: Math.round(options.bootstrap) } : {}),
       markdown: (report) => renderPersonaMarkdown(report),
@@ -82,29 +84,31 @@ function registerPersonaCalibrate(persona: Command): void {
     .option('--session <file>', 'replace the sessions with this transcript; repeatable (as in `persona run`)', collect, [])
     .option('--target <model>', 'replace the targets with this model ref; repeatable (as in `persona run`; only their number matters here)', collect, [])
     .option('--judge <model>', 'replace the judges with this model ref; repeatable (as in `persona run`)', collect, [])
-    .option('--replicates <n>', 'simulated runs per world (null, and each planted effect the design has)', positiveNumber('--replicates'), 400)
+    .addOption(numberOption('--replicates <n>', 'simulated runs per world (null, and each planted effect the design has)', positiveNumber, 400))
     .option('--seed <n>', 'seed of the simulation', (v: string) => Number.parseInt(v, 10), 42)
-    .option(
-      '--between-session <sd>',
-      `SD across sessions of each contrast, judge points (default ${DEFAULT_VARIANCE.betweenSession})`,
-      nonNegative('--between-session'),
+    .addOption(
+      numberOption('--between-session <sd>', `SD across sessions of each contrast, judge points (default ${DEFAULT_VARIANCE.betweenSession})`, nonNegative),
     )
-    .option(
-      '--between-position <sd>',
-      `SD across positions within a session of each contrast (default ${DEFAULT_VARIANCE.betweenPosition})`,
-      nonNegative('--between-position'),
+    .addOption(
+      numberOption(
+        '--between-position <sd>',
+        `SD across positions within a session of each contrast (default ${DEFAULT_VARIANCE.betweenPosition})`,
+        nonNegative,
+      ),
     )
-    .option('--within-cell <sd>', `SD of one response's score around its cell mean (default ${DEFAULT_VARIANCE.withinCell})`, nonNegative('--within-cell'))
-    .option('--effect <delta>', 'planted |Δ| for power (default 0.30)', positiveNumber('--effect'))
-    .option('--sessions <n>', 'sessions to simulate (default: as many as the config lists)', positiveNumber('--sessions'))
-    .option('--positions <n>', 'positions per session (default: counted from the selectors)', positiveNumber('--positions'))
-    .option('--compactions <n>', 'compaction events per session when a compactions selector is configured (default 2)', nonNegative('--compactions'))
-    .option(
-      '--forks <n>',
-      "of the sessions, how many are forks of another (the last n fork the first n; each fork is analysed as its parent's unit, as runs do; default: the forks found among the config's transcripts)",
-      nonNegative('--forks'),
+    .addOption(numberOption('--within-cell <sd>', `SD of one response's score around its cell mean (default ${DEFAULT_VARIANCE.withinCell})`, nonNegative))
+    .addOption(numberOption('--effect <delta>', 'planted |Δ| for power (default 0.30)', positiveNumber))
+    .addOption(numberOption('--sessions <n>', 'sessions to simulate (default: as many as the config lists)', positiveNumber))
+    .addOption(numberOption('--positions <n>', 'positions per session (default: counted from the selectors)', positiveNumber))
+    .addOption(numberOption('--compactions <n>', 'compaction events per session when a compactions selector is configured (default 2)', nonNegative))
+    .addOption(
+      numberOption(
+        '--forks <n>',
+        "of the sessions, how many are forks of another (the last n fork the first n; each fork is analysed as its parent's unit, as runs do; default: the forks found among the config's transcripts)",
+        nonNegative,
+      ),
     )
-    .option('--fork-at <fraction>', "share of a fork's positions before its fork point (default 0.5)", nonNegative('--fork-at'))
+    .addOption(numberOption('--fork-at <fraction>', "share of a fork's positions before its fork point (default 0.5)", nonNegative))
     .option(
       '--shared-draws',
       'simulate the old plan: forks as separate sessions and identical requests sharing one cached draw (shows the inflated false-positive rate)',
@@ -118,10 +122,8 @@ function registerPersonaCalibrate(persona: Command): void {
       '--harness-groups <cc,codex>',
       'record the first cc sessions as Claude Code and the next codex as Codex (sets the session count) and test the harness contrast; e.g. 3,9',
     )
-    .option(
-      '--harness-spread <k>',
-      "the Codex sessions' session effects are k times as spread (with --harness-groups; default 1)",
-      positiveNumber('--harness-spread'),
+    .addOption(
+      numberOption('--harness-spread <k>', "the Codex sessions' session effects are k times as spread (with --harness-groups; default 1)", positiveNumber),
     )
     .option(
       '--judge-noise <sd,...>',

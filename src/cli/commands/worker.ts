@@ -5,7 +5,7 @@ import { isPostgresUrl, openStore } from '../../store/run-store.js';
 import type { PgRunStore } from '../../store/postgres/pg-store.js';
 import { workCells } from '../../execution/worker.js';
 import { interruptSignals } from '../../store/interrupt.js';
-import { positiveNumber } from '../options.js';
+import { positiveNumber, numberOption } from '../options.js';
 
 /**
  * `echolens worker --db <postgres url>`: joins the runs of a shared store. The plan
@@ -18,13 +18,11 @@ export function registerWorker(program: Command): void {
     .description('work the pending cells of a shared PostgreSQL run store (join a run from another machine)')
     .option('--db <url>', 'the store: a postgres:// or postgresql:// URL (default: $ECHOLENS_DB); put the password in PGPASSWORD or ~/.pgpass, not in the URL')
     .option('--run <id>', 'work only this run (default: every running run of the store)')
-    .option('--concurrency <n>', 'calls in flight at once (default 8)', positiveNumber('--concurrency'))
-    .option(
-      '--idle-exit <seconds>',
-      'exit once no running run has had a pending cell for this long (default: keep waiting for work)',
-      positiveNumber('--idle-exit'),
+    .addOption(numberOption('--concurrency <n>', 'calls in flight at once (default 8)', positiveNumber))
+    .addOption(
+      numberOption('--idle-exit <seconds>', 'exit once no running run has had a pending cell for this long (default: keep waiting for work)', positiveNumber),
     )
-    .option('--lease <seconds>', 'how long a claimed cell stays this worker\u2019s without a renewal (default 30)', positiveNumber('--lease'))
+    .addOption(numberOption('--lease <seconds>', 'how long a claimed cell stays this worker\u2019s without a renewal (default 30)', positiveNumber))
     .addHelpText(
       'after',
       `\nA worker claims cells of running runs with a lease it renews while it works; if it dies, the lease lapses and\nanother worker takes the cells. Budgets (--max-cost) and rate limits are the run's, shared by all workers.\nExample:\n  export ECHOLENS_DB=postgresql://audit@db.example/echolens PGPASSWORD=… OPENAI_API_KEY=…\n  echolens worker --concurrency 16 --idle-exit 300\nCtrl-C once: finish the calls in flight and give the other claimed cells back. Twice: cancel them.`,

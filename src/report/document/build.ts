@@ -149,16 +149,6 @@ export function auditSections(audit: AnyAudit, analyzed: AnalyzedRun<unknown, un
   return audit.render.document?.(analyzed)?.sections ?? [estimatesSection(audit.title, audit.render.csvRows(analyzed).map(estimateRowOf))];
 }
 
-function tokenUse(a: TokenUse): TokenUse {
-  return {
-    inputTokens: a.inputTokens,
-    outputTokens: a.outputTokens,
-    cachedInputTokens: a.cachedInputTokens,
-    cacheWriteTokens: a.cacheWriteTokens,
-    providerCacheHits: a.providerCacheHits,
-  };
-}
-
 export interface DocumentInput {
   run: RunInfo;
   accounting: RunAccounting;
@@ -168,6 +158,7 @@ export interface DocumentInput {
 
 export function buildResultDocument({ run, accounting, audit, analyzed }: DocumentInput): ResultDocument {
   const m = run.manifest;
+  const { inputTokens, outputTokens, cachedInputTokens, cacheWriteTokens, providerCacheHits } = accounting;
   const materials = runMaterialsOf(m.options);
   const config = (m.config ?? {}) as Record<string, unknown>;
   const part = audit && analyzed ? audit.render.document?.(analyzed) : undefined;
@@ -203,7 +194,11 @@ export function buildResultDocument({ run, accounting, audit, analyzed }: Docume
       usd: spendOrNull(accounting.spendUsd, accounting.unpricedCells),
       pricedUsd: accounting.spendUsd,
       unpricedCells: accounting.unpricedCells,
-      ...tokenUse(accounting),
+      inputTokens,
+      outputTokens,
+      cachedInputTokens,
+      cacheWriteTokens,
+      providerCacheHits,
     },
     notComputable: accounting.notComputable,
     verdicts,

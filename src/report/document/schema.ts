@@ -143,8 +143,3 @@ export const resultDocumentSchema = z
     sections: z.array(section),
   })
   .strict() satisfies z.ZodType<ResultDocument>;
-
-/** The JSON Schema of the result document (draft 2020-12). */
-export function resultDocumentJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(resultDocumentSchema, { unrepresentable: 'any' }) as Record<string, unknown>;
-}

@@ -5,6 +5,7 @@
  * they cannot disagree, and the reports' sections are rendered from its `sections`. Pure types.
  */
 
+import type { TokenCounts } from '../../core/token-counts.js';
 import type { ChartSpec } from '../chart-spec.js';
 
 /** The version of the document's shape; a change that removes or renames a field bumps it. */
@@ -132,11 +133,7 @@ export interface DocumentCounts {
 }
 
 /** Tokens and prompt-cache use, summed over a run's distinct requests. */
-export interface TokenUse {
-  inputTokens: number;
-  outputTokens: number;
-  cachedInputTokens: number;
-  cacheWriteTokens: number;
+export interface TokenUse extends Omit<TokenCounts, 'reasoningTokens'> {
   /** Cells whose provider reported a prompt-cache read. */
   providerCacheHits: number;
 }
