@@ -95,6 +95,17 @@ function deviceInterfaceId(v: string): boolean {
       .replace(/[^0-9a-f]/giu, '').length >= 7
   );
 }
+/**
+ * A link-local address with its zone (`%eth0`, `%4`): copied from a machine's interface list or a
+ * log, so its interface id is that device's unless it is a small number set by hand (fe80::1%lo0).
+ * The zone is taken with it.
+ */
+const IPV6_ZONED = /(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}%[\w.-]{1,16}/gu;
+function zonedDeviceAddress(v: string): boolean {
+  const address = v.slice(0, v.indexOf('%'));
+  const interfaceId = address.split(':').slice(1).join('').replace(/^0+/u, '');
+  return isIPv6(address) && PRIVATE_V6.test(address) && interfaceId.length >= 4;
+}
 const IPV6 = /(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:(?:\d{1,3}\.){3}\d{1,3}|[0-9A-Fa-f]{0,4})(?![\w:])/gu;
 const STREET_TYPES =
   'Street|St\\.?|Avenue|Ave\\.?|Road|Rd\\.?|Boulevard|Blvd\\.?|Lane|Ln\\.?|Drive|Dr\\.?|Way|Court|Ct\\.?|Place|Pl\\.?|Terrace|Square|Highway|Hwy\\.?|Parkway|Pkwy\\.?|Circle|Close|Crescent|Row|Gardens';
@@ -578,6 +589,7 @@ export function findPii(original: string, kinds: ReadonlySet<PiiKind> = new Set(
       ),
     );
   }
+  if (kinds.has('ips')) spans.push(...regexSpans(text, IPV6_ZONED, 'ips', zonedDeviceAddress));
   if (kinds.has('addresses')) {
     spans.push(...regexSpans(text, US_ADDRESS, 'addresses'));
     spans.push(...regexSpans(text, EU_ADDRESS, 'addresses'));
