@@ -3,7 +3,8 @@
  * `echolens sessions redact` on a Claude Code and a Codex transcript holding the planted items,
  * then `echolens sessions verify --json` on each output. Prints how many items survived redact
  * and how many of those sit on a line verify does not flag. Run `npm run build` first, then
- * `npx tsx tools/pii-heldout-cli.ts [dir]` (default: a fresh folder under the OS temp dir).
+ * `npx tsx tools/pii-heldout-cli.ts [--seed N] [dir]` (default: the corpus's own seed, a fresh
+ * folder under the OS temp dir); another seed draws other values and templates from the same pools.
  */
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
@@ -16,9 +17,17 @@ import { seeded } from '../test/reliability/size.js';
 
 const run = promisify(execFile);
 const cli = new URL('../dist/cli/main.js', import.meta.url).pathname;
-const dir = process.argv[2] ?? (await mkdtemp(join(tmpdir(), 'echolens-pii7-cli-')));
+const args = process.argv.slice(2);
+const seedAt = args.indexOf('--seed');
+const seed = seedAt < 0 ? HELD_OUT7_SEED : Number(args.splice(seedAt, 2)[1]);
+if (!Number.isSafeInteger(seed)) {
+  console.error('--seed takes an integer');
+  process.exit(2);
+}
+const dir = args[0] ?? (await mkdtemp(join(tmpdir(), 'echolens-pii7-cli-')));
 await mkdir(dir, { recursive: true });
-const records = heldOut7Records(seeded(HELD_OUT7_SEED));
+const records = heldOut7Records(seeded(seed));
+console.log(`seed ${seed}`);
 
 const files = { claude: [transcriptHeader('claude')], codex: [transcriptHeader('codex')] };
 const where = records.map(({ tool, line }) => {

@@ -34,10 +34,19 @@ describe('sessions redact / verify --pii on a seventh held-out corpus', { timeou
     // built CLI gives the same): 99 of 306 survived redact (32.4%), all 99 unflagged by verify.
     // After the detectors were extended by form (docs/hostile-input.md, eighth pass): 4 of 306, all
     // four given names alone in sentences of other languages (Russian, Turkish, Polish) or one that
-    // is also an English word, none flagged by verify. The goal of none unflagged is not met; the
-    // bounds below guard that figure against a regression.
+    // is also an English word, none flagged by verify. After verify got its own looser name check
+    // (ninth pass): the same 4 survive redact, all 4 flagged by verify. The bounds below guard that.
     const outcome = await expectHeldOutCorpus('seventh held-out PII corpus', records, tmp.path, 0.02);
-    expect(outcome.unflagged.length).toBeLessThanOrEqual(4);
+    expect(outcome.unflagged).toEqual([]);
     expect(outcome.survivors.every((i) => records[i]!.item.kind === 'givenName')).toBe(true);
   });
+
+  // The same pools drawn by two other seeds place other items in other templates (ninth pass, first
+  // run: 7 and 6 survived redact, none flagged; after it 5 and 5, all flagged).
+  for (const seed of [1, 99]) {
+    it(`keeps at most 2% surviving redact and none unflagged by verify when drawn with seed ${seed}`, async () => {
+      const outcome = await expectHeldOutCorpus(`seventh held-out PII corpus, seed ${seed}`, heldOut7Records(seeded(seed)), tmp.path, 0.02);
+      expect(outcome.unflagged).toEqual([]);
+    });
+  }
 });

@@ -38,6 +38,18 @@ describe('personal data detectors', () => {
     expect(kinds(clean)).toEqual([]);
   });
 
+  it('takes a link-local address written with its zone when its interface id is more than a small number; not fe80::1%lo0', () => {
+    expect(redactPiiText('ping fe80::9c:41d2%eth0 failed')).toBe('ping <IP> failed');
+    expect(redactPiiText('fe80::7b:3e05%12 - - [GET /]')).toBe('<IP> - - [GET /]');
+    expect(kinds('lo0: inet6 fe80::1%lo0 prefixlen 64, fe80::a%2')).toEqual([]);
+  });
+
+  it('leaves special-purpose IPv6 addresses code writes as constants; takes a host inside the NAT64 prefix', () => {
+    const clean = 'loopback 0000:0000:0000:0000:0000:0000:0000:0001, any 0:0:0:0:0:0:0:0, mapped ::ffff:0:0, nat64 64:ff9b:: and 64:ff9b:1::';
+    expect(kinds(clean)).toEqual([]);
+    expect(redactPiiText('via 64:ff9b::cb00:7107 and ::ffff:203.0.113.9')).toBe('via <IP> and <IP>');
+  });
+
   it('reads a 00 international prefix as +; not a hex dump, a time or a longer number', () => {
     expect(redactPiiText('call 0044 20 7946 0958 or 00 44 20 7946 0959 after 6pm')).toBe('call <PHONE> or <PHONE> after 6pm');
     expect(redactPiiText('whatsapp 0049 30 901820')).toBe('whatsapp <PHONE>');

@@ -95,6 +95,40 @@ function deviceInterfaceId(v: string): boolean {
       .replace(/[^0-9a-f]/giu, '').length >= 7
   );
 }
+/** The eight 16-bit groups of an IPv6 address node:net accepts (an embedded IPv4 as two groups). */
+function v6Groups(v: string): number[] {
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/u.exec(v);
+  const body =
+    dotted === null ? v : `${v.slice(0, dotted.index)}${((+dotted[1]! << 8) | +dotted[2]!).toString(16)}:${((+dotted[3]! << 8) | +dotted[4]!).toString(16)}`;
+  const [head = '', tail] = body.split('::');
+  const part = (s: string) => (s === '' ? [] : s.split(':').map((g) => Number.parseInt(g, 16)));
+  const left = part(head);
+  const right = tail === undefined ? [] : part(tail);
+  return [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right];
+}
+/**
+ * Addresses reserved for a purpose, not a host (the special-purpose registry): unspecified and
+ * loopback however written (`0000:…:0001`), and the bare IPv4-mapped and NAT64 prefixes
+ * (`::ffff:0:0`, `64:ff9b::`, `64:ff9b:1::`) that code writes as constants.
+ */
+function specialPurposeV6(v: string): boolean {
+  const g = v6Groups(v);
+  if (g.slice(0, 7).every((x) => x === 0) && g[7]! <= 1) return true;
+  const zeroFrom = (i: number) => g.slice(i).every((x) => x === 0);
+  if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff && zeroFrom(6)) return true;
+  return g[0] === 0x64 && g[1] === 0xff9b && (zeroFrom(2) || (g[2] === 1 && zeroFrom(3)));
+}
+/**
+ * A link-local address with its zone (`%eth0`, `%4`): copied from a machine's interface list or a
+ * log, so its interface id is that device's unless it is a small number set by hand (fe80::1%lo0).
+ * The zone is taken with it.
+ */
+const IPV6_ZONED = /(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}%[\w.-]{1,16}/gu;
+function zonedDeviceAddress(v: string): boolean {
+  const address = v.slice(0, v.indexOf('%'));
+  const interfaceId = address.split(':').slice(1).join('').replace(/^0+/u, '');
+  return isIPv6(address) && PRIVATE_V6.test(address) && interfaceId.length >= 4;
+}
 const IPV6 = /(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:(?:\d{1,3}\.){3}\d{1,3}|[0-9A-Fa-f]{0,4})(?![\w:])/gu;
 const STREET_TYPES =
   'Street|St\\.?|Avenue|Ave\\.?|Road|Rd\\.?|Boulevard|Blvd\\.?|Lane|Ln\\.?|Drive|Dr\\.?|Way|Court|Ct\\.?|Place|Pl\\.?|Terrace|Square|Highway|Hwy\\.?|Parkway|Pkwy\\.?|Circle|Close|Crescent|Row|Gardens';
@@ -573,11 +607,12 @@ export function findPii(original: string, kinds: ReadonlySet<PiiKind> = new Set(
           (v.match(/:/gu)?.length ?? 0) >= 2 &&
           isIPv6(v) &&
           /[0-9a-fA-F]{2}/u.test(v) &&
-          v !== '::1' &&
+          !specialPurposeV6(v) &&
           (!PRIVATE_V6.test(v) || EUI64.test(v) || deviceInterfaceId(v)),
       ),
     );
   }
+  if (kinds.has('ips')) spans.push(...regexSpans(text, IPV6_ZONED, 'ips', zonedDeviceAddress));
   if (kinds.has('addresses')) {
     spans.push(...regexSpans(text, US_ADDRESS, 'addresses'));
     spans.push(...regexSpans(text, EU_ADDRESS, 'addresses'));

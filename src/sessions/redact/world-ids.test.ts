@@ -19,6 +19,17 @@ describe('national ids outside the date-based ones', () => {
     expect(steuerIdValid('12345678903')).toBe(false); // ten different digits: no repeated one
   });
 
+  it('takes an ungrouped Aadhaar number after UID when its Verhoeff digit holds; not a wrong digit, nor twelve digits without the word', () => {
+    // Check digits computed beside in python (Verhoeff tables), not by these functions.
+    const take = (text: string) => found(text, worldIdSpans(text));
+    expect(take('UID 735190246818 on file')).toEqual(['735190246818']);
+    expect(take('uidai no. 5200 8461 9375')).toEqual(['5200 8461 9375']);
+    expect(take('UID: 520084619375')).toEqual(['520084619375']);
+    expect(take('UID 735190246817 on file')).toEqual([]);
+    expect(take('order 735190246818 shipped')).toEqual([]);
+    expect(take('uid=1000 gid=1000')).toEqual([]);
+  });
+
   it('takes a number after a word naming an id, in any country, and leaves dates, short numbers and ordinary words', () => {
     expect(found('Social Insurance Number: 130-452-899', worldIdSpans('Social Insurance Number: 130-452-899'))).toEqual(['130-452-899']);
     expect(found('TFN 123 456 782', worldIdSpans('TFN 123 456 782'))).toEqual(['123 456 782']);

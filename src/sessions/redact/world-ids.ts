@@ -82,6 +82,13 @@ export function steuerIdValid(value: string): boolean {
 
 const CPF = /(?<![\w.-])\d{3}\.\d{3}\.\d{3}-\d{2}(?![\w-]|\.\d)/gu;
 const AADHAAR = /(?<![\w-])[2-9]\d{3}[ -]\d{4}[ -]\d{4}(?![\w-]|[ -]\d)/gu;
+/**
+ * An Aadhaar number written without groups after "UID" (the issuer's own word for it, any case):
+ * twelve digits with a valid Verhoeff check. Without the word a bare run of twelve digits is as
+ * often an order or account number, and one in ten passes the check by chance.
+ */
+const UID_AADHAAR =
+  /(?<![\p{L}\d_])uid(?:ai)?(?![\p{L}\d_])[^\p{L}\d\n]{0,6}(?:(?:no\.?|number|#)[^\p{L}\d\n]{0,3})?([2-9]\d{3}[ -]?\d{4}[ -]?\d{4})(?![\w-])/dgiu;
 /** PAN: the fourth letter is the holder type (P person, C company, H, F, A, T, B, L, J, G). */
 const PAN = /(?<![\w-])[A-Z]{3}[PCHFATBLJG][A-Z]\d{4}[A-Z](?![\w-])/gu;
 const STEUER_ID_GROUPED = /(?<![\w-])[1-9]\d ?\d{3} ?\d{3} ?\d{3}(?![\w-]| \d)/gu;
@@ -113,6 +120,12 @@ export function worldIdSpans(text: string): IdSpan[] {
     ...all(text, PAN, () => true),
     ...all(text, STEUER_ID_GROUPED, (v) => v.includes(' ') && steuerIdValid(v)),
   ];
+  UID_AADHAAR.lastIndex = 0;
+  for (let m = UID_AADHAAR.exec(text); m !== null; m = UID_AADHAAR.exec(text)) {
+    if (!aadhaarValid(m[1]!)) continue;
+    const [start, end] = m.indices![1]!;
+    out.push({ start, end });
+  }
   for (const pattern of [LABELLED_ID, LABELLED_ACRONYM]) {
     pattern.lastIndex = 0;
     for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {

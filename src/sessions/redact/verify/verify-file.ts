@@ -6,19 +6,24 @@ import type { TextEncodingName } from '../text-encoding.js';
 import type { VerifyTerm } from './identity-check.js';
 import { createValueHasher, maskedPreview } from './mask.js';
 import { findPii, type PiiKind } from '../pii.js';
+import { findLooseNames, type GivenNames, loadGivenNames } from './name-check.js';
 import { scanText, unescapeJsonText } from './scan.js';
 
 /**
  * Personal data left in the JSON strings of a window (each string is read as its text, so a
  * name in a message is seen as prose, not as part of a JSON line). Spans are in window offsets.
  */
-function piiHits(windowText: string, kinds: ReadonlySet<PiiKind>): Array<{ kind: string; start: number; end: number; value: string }> {
+function piiHits(
+  windowText: string,
+  kinds: ReadonlySet<PiiKind>,
+  names: GivenNames | undefined,
+): Array<{ kind: string; start: number; end: number; value: string }> {
   if (kinds.size === 0) return [];
   const out: Array<{ kind: string; start: number; end: number; value: string }> = [];
   const strings = /"((?:[^"\\]|\\.)*)"/gu;
   const scan = (text: string, base: number, length: number) => {
-    for (const span of findPii(text, kinds)) {
-      out.push({ kind: `pii:${span.kind}`, start: base, end: base + length, value: text.slice(span.start, span.end) });
+    for (const span of verifyPiiSpans(text, kinds, names)) {
+      out.push({ kind: span.kind, start: base, end: base + length, value: text.slice(span.start, span.end) });
     }
   };
   let any = false;
@@ -29,6 +34,18 @@ function piiHits(windowText: string, kinds: ReadonlySet<PiiKind>): Array<{ kind:
   // A line that is not JSON is scanned as text.
   if (!any) scan(windowText, 0, windowText.length);
   return out;
+}
+
+/**
+ * Personal data verify reports in a text: what the redactor's detectors find (`pii:<kind>`), and,
+ * when names are asked for, the verifier's own looser name check (`pii:names_loose`, name-check.ts)
+ * where those found nothing.
+ */
+export function verifyPiiSpans(text: string, kinds: ReadonlySet<PiiKind>, names: GivenNames | undefined): Array<{ kind: string; start: number; end: number }> {
+  const found = findPii(text, kinds).map((span) => ({ ...span, kind: `pii:${span.kind}` }));
+  if (names === undefined || !kinds.has('names')) return found;
+  const loose = findLooseNames(text, names).filter((hit) => !found.some((f) => f.start < hit.end && hit.start < f.end));
+  return [...found, ...loose.map((hit) => ({ kind: 'pii:names_loose', ...hit }))];
 }
 
 export interface VerifyOptions {
@@ -86,6 +103,7 @@ export async function verifyFile(file: string, options: VerifyOptions = {}): Pro
   const maxListed = options.maxListed ?? 1000;
   const hash = createValueHasher(options.hashKey);
   const piiKinds: ReadonlySet<PiiKind> = new Set(options.pii ?? []);
+  const givenNames = piiKinds.has('names') ? await loadGivenNames() : undefined;
   const terms: VerifyTerm[] = normalizeIdentities(options.identities).map((t) => ({ term: t.term, label: t.class }));
 
   const report: VerifyReport = {
@@ -121,7 +139,7 @@ export async function verifyFile(file: string, options: VerifyOptions = {}): Pro
     while (buffer.length - carry.length >= windowChars - overlap || (part.end && buffer.length > 0)) {
       const windowText = buffer.slice(0, windowChars);
       const lineEnded = part.end && windowText.length === buffer.length;
-      for (const hit of [...scanText(windowText, terms), ...piiHits(windowText, piiKinds)]) {
+      for (const hit of [...scanText(windowText, terms), ...piiHits(windowText, piiKinds, givenNames)]) {
         // A hit touching the window's end is seen whole in the next window.
         if (!lineEnded && hit.end >= windowText.length && hit.start > 0) continue;
         // A hit that ended inside the carried overlap was recorded by the previous window.
