@@ -1,5 +1,6 @@
 import { StatisticsError } from '../core/errors.js';
 import { attempt } from '../core/maybe.js';
+import { getOrInsert } from '../core/get-or-insert.js';
 import type { CellRef, Estimate, GapEstimate, Maybe, PersonaObservation } from './analysis-types.js';
 import { clusteredInference, clusteredMean, type InferenceOptions, type UnitValue, unitInference } from './inference.js';
 
@@ -12,6 +13,12 @@ import { clusteredInference, clusteredMean, type InferenceOptions, type UnitValu
  */
 
 /** Stable, human-readable name of a cell, e.g. `target=sim:a judge=sim:judge prompt=probe-reference arm=real …`. */
+export function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) getOrInsert(groups, key(item), () => []).push(item);
+  return groups;
+}
+
 export function cellName(cell: CellRef): string {
   return [
     `target=${cell.target}`,
