@@ -192,12 +192,7 @@ function normal(random: Rng): number {
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random.next());
 }
 
-interface SimCell {
-  arm: string;
-  mitigation: string;
-  distance: string;
-  systemPrompt: string;
-}
+type SimCell = Pick<CellRef, 'arm' | 'mitigation' | 'distance' | 'systemPrompt'>;
 
 function designCells(design: CalibrationDesign): SimCell[] {
   const cells: SimCell[] = [];

@@ -64,6 +64,10 @@ function intervalRows<T>(items: readonly T[], label: (t: T) => string, gap: (t: 
   });
 }
 
+/** A forest chart of interval rows with its caption, or nothing when no row has an interval. */
+const forestBlock = (rows: IntervalRow[], xTitle: string, rules: number[], caption: string): DocumentBlock[] =>
+  rows.length > 0 ? [{ kind: 'chart', spec: forestSpec(rows, { xTitle, rules }), caption }] : [];
+
 const TONE: Record<VerdictKind, AuditHeadlineTarget['tone']> = {
   drift: 'alert',
   'no detectable drift': 'ok',
@@ -149,15 +153,12 @@ function driftSection(report: PersonaReport): DocumentSection {
     id: 'persona-forest',
     title: 'Drift per target',
     blocks: [
-      ...(forest.length > 0
-        ? [
-            {
-              kind: 'chart' as const,
-              spec: forestSpec(forest, { xTitle: 'Δ = filler − real (judge points)', rules: [0, -threshold, threshold] }),
-              caption: `Point = Δ, bar = the interval that agrees with the deciding p at the sampled unit (95%, or Holm-consistent across targets); dashed lines at 0 and ±${threshold}.`,
-            },
-          ]
-        : []),
+      ...forestBlock(
+        forest,
+        'Δ = filler − real (judge points)',
+        [0, -threshold, threshold],
+        `Point = Δ, bar = the interval that agrees with the deciding p at the sampled unit (95%, or Holm-consistent across targets); dashed lines at 0 and ±${threshold}.`,
+      ),
       table(
         ['target', 'judge', 'Δ [95% CI]', 'real', 'filler', 'units', 'strong', 'p (Holm across targets)', 'onset'],
         report.drift.map((d) => [
@@ -315,13 +316,11 @@ function extrasDocumentSections(report: PersonaReport): DocumentSection[] {
     title: s.title,
     blocks: [
       { kind: 'text', text: s.note },
-      ...(s.chart && s.chart.rows.length > 0
-        ? [{ kind: 'chart' as const, spec: forestSpec(s.chart.rows, { xTitle: s.chart.xTitle, rules: [0] }), caption: s.chart.caption }]
-        : []),
+      ...(s.chart ? forestBlock(s.chart.rows, s.chart.xTitle, [0], s.chart.caption) : []),
       ...(s.specs ?? []).map((c) => ({ kind: 'chart' as const, spec: c.spec, caption: c.caption })),
       table(
         s.header,
-        s.rows.map((r) => r.map((c) => text(c))),
+        s.rows.map((r) => texts(...r)),
       ),
     ],
   }));
@@ -460,15 +459,7 @@ function mitigationSection(report: PersonaReport): DocumentSection[] {
       id: 'persona-mitigation',
       title: 'Mitigations: anchor, placebos and sandwich (probe surface, real context)',
       blocks: [
-        ...(rows.length > 0
-          ? [
-              {
-                kind: 'chart' as const,
-                spec: forestSpec(rows, { xTitle: 'arm − control (judge points)', rules: [0] }),
-                caption: 'Score change over the unmitigated real-context control, 95% position-clustered CI.',
-              },
-            ]
-          : []),
+        ...forestBlock(rows, 'arm − control (judge points)', [0], 'Score change over the unmitigated real-context control, 95% position-clustered CI.'),
         table(
           ['target', 'judge', 'arm', 'prompt', 'distance', 'mean', 'n', 'arm − control [95% CI]', 'Holm p', 'arm − placebo [95% CI]', 'recovery'],
           report.mitigations.map((m) => [
