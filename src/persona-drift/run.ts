@@ -54,9 +54,7 @@ export function personaConfigFromFlags(overrides: readonly string[]): PersonaCon
  * already counts as one agent step in every mode (the reference's counter), so
  * `compactionSummaryAsStep` needs no reader option; it is recorded with the procedure.
  */
-export type ProcedureReadOptions = ReadSessionOptions;
-
-export function procedureReadOptions(config: PersonaConfig): ProcedureReadOptions | undefined {
+export function procedureReadOptions(config: PersonaConfig): ReadSessionOptions | undefined {
   const procedure = personaProcedure(config);
   return procedure.includeSidechains ? { sidechains: 'inline' } : undefined;
 }
