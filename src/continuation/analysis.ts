@@ -4,6 +4,7 @@ import { CONTINUATION_ARMS, type ContinuationArm } from './arms.js';
 import { observedPower } from './power.js';
 import type { CallStatus } from './scoring.js';
 import { getOrInsert } from '../core/get-or-insert.js';
+import { mean } from '../stats/distributions.js';
 
 /**
  * Paired analysis of argument fidelity (pure; docs/continuation.md).
@@ -69,11 +70,11 @@ export interface ContrastResult {
   primary: boolean;
   completeCase: PairedEstimate;
   itt: PairedEstimate;
-  strata: {
-    sameTask: { completeCase: PairedEstimate; itt: PairedEstimate };
-    crossTask: { completeCase: PairedEstimate; itt: PairedEstimate };
-  };
+  strata: { sameTask: EstimatePair; crossTask: EstimatePair };
 }
+
+/** A contrast's two analyses of one set of cutpoints. */
+type EstimatePair = Pick<ContrastResult, 'completeCase' | 'itt'>;
 
 export interface ArmAttrition {
   arm: ContinuationArm;
@@ -287,7 +288,7 @@ function estimates(
   b: ContinuationArm,
   keep: (cut: string) => boolean,
   options: AnalysisOptions,
-): { completeCase: PairedEstimate; itt: PairedEstimate } {
+): EstimatePair {
   const cc: Array<[string, number]> = [];
   const itt: Array<[string, number]> = [];
   for (const [cut, arms] of byCut) {
@@ -304,35 +305,26 @@ function estimates(
     const joined = joinClusters(cuts, ...(options.clusterOf ? [options.clusterOf] : []), options.crossDonorOf);
     clusterOf = (cut) => joined.get(cut) ?? cut;
   }
-  if (!clusterOf)
-    return {
-      completeCase: pairedEstimate(
-        cc.map((d) => d[1]),
+  const estimate = (pairs: ReadonlyArray<[string, number]>): PairedEstimate => {
+    if (!clusterOf)
+      return pairedEstimate(
+        pairs.map((d) => d[1]),
         options,
-      ),
-      itt: pairedEstimate(
-        itt.map((d) => d[1]),
-        options,
-      ),
-    };
-  const byCluster = (pairs: ReadonlyArray<[string, number]>): PairedEstimate => {
+      );
     const groups = new Map<string, number[]>();
-    for (const [cut, d] of pairs) {
-      const key = clusterOf(cut);
-      getOrInsert(groups, key, () => []).push(d);
-    }
-    const means = [...groups.keys()].sort().map((k) => {
-      const list = groups.get(k) as number[];
-      return list.reduce((s, v) => s + v, 0) / list.length;
-    });
-    const e = pairedEstimate(means, options);
+    for (const [cut, d] of pairs) getOrInsert(groups, clusterOf(cut), () => []).push(d);
+    const e = pairedEstimate(
+      [...groups.keys()].sort().map((k) => mean(groups.get(k) as number[])),
+      options,
+    );
     e.clusters = groups.size;
     return e;
   };
-  return { completeCase: byCluster(cc), itt: byCluster(itt) };
+  return { completeCase: estimate(cc), itt: estimate(itt) };
 }
 
-function attritionOf(arm: ContinuationArm, list: readonly ContinuationObservation[]): ArmAttrition {
+function attritionOf(arm: ContinuationArm, observations: readonly ContinuationObservation[]): ArmAttrition {
+  const list = observations.filter((o) => o.arm === arm);
   const generated = list.filter((o) => o.generated);
   const calls = generated.filter((o) => o.status === 'call' && o.fidelity !== null);
   const mean = (xs: number[]) => (xs.length === 0 ? null : xs.reduce((s, x) => s + x, 0) / xs.length);
@@ -418,12 +410,7 @@ export function analyzeContinuation(observations: readonly ContinuationObservati
       cutpoints: byCut.size,
       sameTaskCutpoints: [...stratum.values()].filter((s) => s === true).length,
       crossTaskCutpoints: [...stratum.values()].filter((s) => s === false).length,
-      attrition: arms.map((arm) =>
-        attritionOf(
-          arm,
-          mine.filter((o) => o.arm === arm),
-        ),
-      ),
+      attrition: arms.map((arm) => attritionOf(arm, mine)),
       contrasts,
     });
   }

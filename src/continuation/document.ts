@@ -178,24 +178,18 @@ function targetSection(t: ContinuationReport['analysis']['targets'][number]): Do
   }
   if (t.warnings.length > 0) blocks.push({ kind: 'list', items: t.warnings.map((w) => `warning: ${w}`) });
   blocks.push({ kind: 'heading', text: 'Attrition per arm' });
-  blocks.push({
-    kind: 'table',
-    columns: [
-      { header: 'arm' },
-      ...['attempted', 'generated', 'parseable calls', 'unparseable', 'prose', 'missing', 'not generated', 'mean fidelity (calls)', 'mean fidelity (ITT)'].map(
-        (header) => ({
-          header,
-          numeric: true,
-        }),
-      ),
-    ],
-    rows: t.attrition.map((a) => [
-      text(a.arm),
-      ...[a.attempted, a.generated, a.calls, a.unparseable, a.prose, a.missing, a.notGenerated].map(int),
-      num(a.meanFidelity, 'fixed', 3),
-      num(a.meanFidelityItt, 'fixed', 3),
-    ]),
-  });
+  blocks.push(
+    table(
+      ['arm', 'attempted', 'generated', 'parseable calls', 'unparseable', 'prose', 'missing', 'not generated', 'mean fidelity (calls)', 'mean fidelity (ITT)'],
+      t.attrition.map((a) => [
+        text(a.arm),
+        ...[a.attempted, a.generated, a.calls, a.unparseable, a.prose, a.missing, a.notGenerated].map(int),
+        num(a.meanFidelity, 'fixed', 3),
+        num(a.meanFidelityItt, 'fixed', 3),
+      ]),
+      [1, 2, 3, 4, 5, 6, 7, 8, 9],
+    ),
+  );
   blocks.push({ kind: 'heading', text: 'Every contrast' });
   blocks.push(
     para([

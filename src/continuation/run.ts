@@ -1,5 +1,5 @@
-import { homedir } from 'node:os';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
+import { configPath as resolvePath } from '../core/config-path.js';
 import { hashCanonical } from '../core/canonical-json.js';
 import { configFromOverrides, loadConfigFile } from '../core/config-file.js';
 import { ConfigError } from '../core/errors.js';
@@ -23,11 +23,6 @@ import { streamedInputFingerprint } from './fingerprint.js';
 import { getOrInsert } from '../core/get-or-insert.js';
 
 /** The I/O edge of the continuation audit: read the transcripts, run the cells, read them back. */
-
-function resolvePath(path: string, base: string): string {
-  if (path === '~' || path.startsWith('~/')) return join(homedir(), path.slice(1));
-  return isAbsolute(path) ? path : resolve(base, path);
-}
 
 function resolvePaths(config: ContinuationConfig, base: string): ContinuationConfig {
   const out: ContinuationConfig = { ...config, session: resolvePath(config.session, base) };
@@ -274,16 +269,10 @@ export interface ContinuationReport {
   cells: ScoredCell[];
 }
 
-interface ManifestOptions {
-  cutpoints?: PlannedCutpoint[];
-  tools?: string[];
-  toolSource?: string;
-  taskSource?: string;
-  notes?: string[];
-  session?: string;
-  crossSession?: string | null;
-  crossSessions?: string[];
-}
+/** What the run manifest records of the plan (manifestOptions above), as the report reads it back. */
+type ManifestOptions = Partial<
+  Pick<ContinuationReport, 'cutpoints' | 'tools' | 'toolSource' | 'taskSource' | 'notes' | 'session' | 'crossSession' | 'crossSessions'>
+>;
 
 /** What the continuation audit reads back from a run: every target cell scored against its ground truth. */
 export interface ContinuationCollected {

@@ -19,10 +19,10 @@ import type {
   ScratchResult,
   StressorContrast,
 } from './analysis-types.js';
-import { attempt, cellContrast, cellName, combinationContrast, inCell, itemContrast, unitKey, cellValue } from './contrasts.js';
+import { attempt, cellContrast, cellName, combinationContrast, groupBy, inCell, itemContrast, unitKey, cellValue } from './contrasts.js';
 import { isAblationLabel } from './anchor-ablation.js';
 import { holmClaims, type InferenceOptions, unitInference } from './inference.js';
-import { getOrInsert } from '../core/get-or-insert.js';
+import { mean } from '../stats/distributions.js';
 
 /**
  * The tests of the persona report, one section per function (pure). Each builds its cells from
@@ -55,7 +55,8 @@ function checkedItems(observations: readonly PersonaObservation[], surface: 'str
   return [...new Set(observations.filter((o) => o.surface === surface && o.check).map((o) => o.item))].sort();
 }
 
-export function probeCell(design: AnalysisDesign, target: string, judge: string, arm: string, over: Partial<CellRef> = {}): CellRef {
+/** A cell of the headline prompt, distance and probe battery, unmitigated, unless `over` says otherwise (judge null: a checked surface). */
+export function probeCell(design: AnalysisDesign, target: string, judge: string | null, arm: string, over: Partial<CellRef> = {}): CellRef {
   return {
     target,
     judge,
@@ -162,17 +163,8 @@ export function analyzeDrift(
       const filler = inCell(observations, fillerCell);
       const cell = `${cellName(fillerCell).replace(' arm=filler', '')} (filler − real)`;
       const gap: Maybe<GapEstimate> = armError ? { error: armError } : cellContrast(real, filler, judge, inf);
-      const realByUnit = new Map<string, PersonaObservation[]>();
-      const fillerByUnit = new Map<string, PersonaObservation[]>();
-      for (const [list, map] of [
-        [real, realByUnit],
-        [filler, fillerByUnit],
-      ] as const) {
-        for (const o of list) {
-          const k = unitKey(o);
-          getOrInsert(map, k, () => []).push(o);
-        }
-      }
+      const realByUnit = groupBy(real, unitKey);
+      const fillerByUnit = groupBy(filler, unitKey);
       const positions = [...realByUnit.values()]
         .map((g) => g[0] as PersonaObservation)
         .filter((o) => fillerByUnit.has(unitKey(o)))
@@ -189,15 +181,10 @@ export function analyzeDrift(
       }));
       const bySession = design.sessions
         .filter((s) => real.some((o) => o.session === s))
-        .map((session) => ({
-          session,
-          gap: cellContrast(
-            real.filter((o) => o.session === session),
-            filler.filter((o) => o.session === session),
-            judge,
-            inf,
-          ),
-        }));
+        .map((session) => {
+          const of = (arm: readonly PersonaObservation[]) => arm.filter((o) => o.session === session);
+          return { session, gap: cellContrast(of(real), of(filler), judge, inf) };
+        });
       const referenceArms = design.arms
         .filter((arm) => arm !== 'real' && arm !== 'filler' && arm !== 'scratch')
         .map((arm) => ({ arm, gap: cellContrast(inCell(observations, { ...realCell, arm }), filler, judge, inf) }));
@@ -334,7 +321,7 @@ export function analyzeDesignContrasts(observations: readonly PersonaObservation
 
 function meanValue(group: readonly PersonaObservation[], judge: string | null): number | null {
   const values = group.map((o) => cellValue(o, judge)).filter((v): v is number => v !== null);
-  return values.length > 0 ? values.reduce((s, v) => s + v, 0) / values.length : null;
+  return values.length > 0 ? mean(values) : null;
 }
 
 /** Mitigation arms against the unmitigated real context and the placebo, in each prompt × distance cell. */
@@ -402,16 +389,7 @@ export function analyzeStressorContrasts(observations: readonly PersonaObservati
     const family: StressorContrast[] = [];
     for (const item of stressors) {
       for (const systemPrompt of design.systemPrompts) {
-        const at = (arm: string): CellRef => ({
-          target,
-          judge: null,
-          systemPrompt,
-          arm,
-          mitigation: 'none',
-          distance: design.primaryDistance,
-          surface: 'stressor',
-          category: item,
-        });
+        const at = (arm: string) => probeCell(design, target, null, arm, { systemPrompt, surface: 'stressor', category: item });
         const real = inCell(observations, at('real'));
         const filler = inCell(observations, at('filler'));
         if (real.length === 0 && filler.length === 0) continue;
@@ -452,16 +430,8 @@ export function analyzeContractContrasts(observations: readonly PersonaObservati
       if (arms.includes('a-anchor') && arms.includes('placebo_iso_recipe')) contrasts.push(['a-anchor', 'placebo_iso_recipe']);
       for (const systemPrompt of design.systemPrompts) {
         for (const distance of design.distances) {
-          const at = (mitigation: string): CellRef => ({
-            target,
-            judge: null,
-            systemPrompt,
-            arm: 'real',
-            mitigation,
-            distance,
-            surface: 'contract',
-            category: item,
-          });
+          const at = (mitigation: string) =>
+            probeCell(design, target, null, 'real', { systemPrompt, mitigation, distance, surface: 'contract', category: item });
           for (const [treatedArm, baselineArm] of contrasts) {
             const t = inCell(observations, at(treatedArm));
             const b = inCell(observations, at(baselineArm));
@@ -508,22 +478,16 @@ export function analyzeCompaction(observations: readonly PersonaObservation[], d
       const realCell = probeCell(design, target, judge, 'real');
       const mine = [...inCell(observations, realCell), ...inCell(observations, probeCell(design, target, judge, 'filler'))].filter((o) => o.compaction);
       if (mine.length === 0) continue;
-      const groups = new Map<string, PersonaObservation[]>();
-      for (const o of mine) {
-        const k = `${o.session}\u0000${o.compaction?.index}`;
-        getOrInsert(groups, k, () => []).push(o);
-      }
-      const events = [...groups.values()].flatMap((group) => {
+      const events = [...groupBy(mine, (o) => `${o.session}\u0000${o.compaction?.index}`).values()].flatMap((group) => {
         const first = group[0] as PersonaObservation;
+        const armMean = (s: 'pre' | 'post', arm: string) =>
+          meanValue(
+            group.filter((o) => o.compaction?.side === s && o.arm === arm),
+            judge,
+          );
         const side = (s: 'pre' | 'post') => {
-          const r = meanValue(
-            group.filter((o) => o.compaction?.side === s && o.arm === 'real'),
-            judge,
-          );
-          const f = meanValue(
-            group.filter((o) => o.compaction?.side === s && o.arm === 'filler'),
-            judge,
-          );
+          const r = armMean(s, 'real');
+          const f = armMean(s, 'filler');
           return r === null || f === null ? null : f - r;
         };
         const pre = side('pre');
@@ -535,19 +499,13 @@ export function analyzeCompaction(observations: readonly PersonaObservation[], d
       events.sort((a, b) => a.session.localeCompare(b.session) || a.index - b.index);
       const sessions = [...new Set(events.map((e) => e.session))];
       const level: 'event' | 'session' = sessions.length >= 2 ? 'session' : 'event';
-      const units =
-        level === 'session'
-          ? sessions.map((s) => {
-              const c = events.filter((e) => e.session === s).map((e) => e.change);
-              return c.reduce((x, y) => x + y, 0) / c.length;
-            })
-          : events.map((e) => e.change);
+      const units = level === 'session' ? sessions.map((s) => mean(events.filter((e) => e.session === s).map((e) => e.change))) : events.map((e) => e.change);
       out.push({
         target,
         judge,
         cell: `${cellName(realCell).replace(' arm=real', '')} (post − pre change of filler − real)`,
         events,
-        meanChange: units.reduce((x, y) => x + y, 0) / units.length,
+        meanChange: mean(units),
         tost: attempt(() => {
           if (units.length < 2) {
             throw new StatisticsError(
@@ -589,11 +547,8 @@ export function analyzeScratch(observations: readonly PersonaObservation[], desi
           if (!distinct.has(k)) distinct.set(k, o);
         }
         if (distinct.size === 0) continue;
-        const byItem = new Map<string, number[]>();
-        for (const o of distinct.values()) {
-          getOrInsert(byItem, o.item, () => []).push(cellValue(o, judge) as number);
-        }
-        const values = [...byItem.values()].map((l) => l.reduce((a, b) => a + b, 0) / l.length);
+        const byItem = groupBy([...distinct.values()], (o) => o.item);
+        const values = [...byItem.values()].map((l) => mean(l.map((o) => cellValue(o, judge) as number)));
         out.push({
           target,
           judge,

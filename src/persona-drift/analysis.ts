@@ -23,12 +23,11 @@ import type {
   GapEstimate,
   VerbosityResult,
 } from './analysis-types.js';
-import { attempt, promptOf } from './contrasts.js';
+import { attempt, groupBy, promptOf } from './contrasts.js';
 import { type Fingerprint, type FingerprintPatterns, fingerprint, fingerprintPca } from './fingerprint.js';
 import { analyzeReference } from './reference-analysis.js';
 import { analyzeContentPosition } from './analysis-content-position.js';
 import { analyzeExtras, headlineObservations } from './analysis-extras.js';
-import { getOrInsert } from '../core/get-or-insert.js';
 
 export type * from './analysis-types.js';
 export type * from './report-types.js';
@@ -72,18 +71,12 @@ export function analyzePersonaInference(observations: readonly PersonaObservatio
   };
 }
 
-const mean = (values: readonly number[]): number => values.reduce((sum, v) => sum + v, 0) / values.length;
+import { mean } from '../stats/distributions.js';
 
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
-
-export function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const item of items) getOrInsert(groups, key(item), () => []).push(item);
-  return groups;
 }
 
 const pairKey = (o: PersonaObservation) => `${o.session}\u0000${o.position}\u0000${o.item}\u0000${o.paraphrase}\u0000${o.sample}`;

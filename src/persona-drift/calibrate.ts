@@ -192,12 +192,7 @@ function normal(random: Rng): number {
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random.next());
 }
 
-interface SimCell {
-  arm: string;
-  mitigation: string;
-  distance: string;
-  systemPrompt: string;
-}
+type SimCell = Pick<CellRef, 'arm' | 'mitigation' | 'distance' | 'systemPrompt'>;
 
 function designCells(design: CalibrationDesign): SimCell[] {
   const cells: SimCell[] = [];
@@ -229,6 +224,7 @@ function positionsOf(design: CalibrationDesign): SimPosition[] {
   return out;
 }
 
+const sessionName = (s: number) => `session-${String(s + 1).padStart(2, '0')}`;
 const cellId = (c: SimCell) => `${c.arm}|${c.mitigation}|${c.distance}|${c.systemPrompt}`;
 
 /** Interaction effects drawn for one replicate: per (target, session, cell) and (target, session, position, cell). */
@@ -263,7 +259,6 @@ export function simulateRun(
   const forks = design.forks ?? 0;
   const firstFork = design.sessions - forks;
   const preFork = Math.round((design.forkAt ?? 0.5) * positions.length);
-  const sessionName = (s: number) => `session-${String(s + 1).padStart(2, '0')}`;
   const judgeNoise = new Map(design.judges.map((j, i) => [j, design.judgeNoise?.[i] ?? 0.2]));
   // The second harness group's session effects are `harnessSpread` times as spread.
   const spreadOf = (s: number) => (design.harnessGroups && s >= design.harnessGroups[0] ? (design.harnessSpread ?? 1) : 1);
@@ -332,6 +327,7 @@ export function simulateRun(
           draws.position.set(positionKey, earlier === undefined ? dev : (earlier + dev) / 2);
           const interaction = (sessionDev.get(cellId(c)) as number) + dev;
           const shift = c.arm === 'filler' && position.compaction?.side === 'post' ? effects.compactionShift : 0;
+          const at = { target, session, position: position.label, positionValue: position.value, ...c };
           for (const item of probeItems) {
             const fixed = effects.fixed({ ...c, surface: item.surface });
             const level = itemLevel.get(item.item) as number;
@@ -355,14 +351,7 @@ export function simulateRun(
                   check = { pass: random.next() < probability, reason: 'simulated' };
                 }
                 const observation: PersonaObservation = {
-                  target,
-                  session,
-                  position: position.label,
-                  positionValue: position.value,
-                  arm: c.arm,
-                  mitigation: c.mitigation,
-                  distance: c.distance,
-                  systemPrompt: c.systemPrompt,
+                  ...at,
                   surface: item.surface,
                   item: item.item,
                   category: item.category,
@@ -409,23 +398,28 @@ function outcome(test: string, result: Maybe<GapEstimate | (GapEstimate & object
   };
 }
 
+const headlineCell = ({ design }: PersonaInference) =>
+  ({ mitigation: 'none', distance: design.primaryDistance, systemPrompt: design.primarySystemPrompt, surface: 'probe' }) as const;
+/** The headline drift gap's true value: filler − real in the headline cell. */
+const headlineDriftTruth = (inference: PersonaInference, effects: Effects) =>
+  effects.fixed({ ...headlineCell(inference), arm: 'filler' }) - effects.fixed({ ...headlineCell(inference), arm: 'real' });
+
 /** Every test of one analysed replicate, with its true value in the simulated world. */
 function outcomesOf(inference: PersonaInference, effects: Effects, draws: Draws, effect: number, margin: number, world: World): Outcome[] {
   const out: Outcome[] = [];
   const f = (ref: Pick<CellRef, 'arm' | 'mitigation' | 'distance' | 'systemPrompt' | 'surface'>) => effects.fixed(ref);
   const design = inference.design;
-  const head = { mitigation: 'none', distance: design.primaryDistance, systemPrompt: design.primarySystemPrompt, surface: 'probe' as const };
-  const driftTruth = f({ ...head, arm: 'filler' }) - f({ ...head, arm: 'real' });
+  const head = headlineCell(inference);
+  const driftTruth = headlineDriftTruth(inference, effects);
   const headCell = (arm: string) => `${arm}|none|${design.primaryDistance}|${design.primarySystemPrompt}`;
-  if (world === 'compaction') {
-    for (const c of inference.compaction) {
+  // In the compaction world the change is the margin (the TOST null); elsewhere it is 0: equivalence holds, rejections are power.
+  const tost = (truth: number, phase: Outcome['phase']) =>
+    inference.compaction.map((c): Outcome => {
       const t = c.tost;
-      const name = `compaction TOST (±${margin}) ${c.cell}`;
-      if (!t || 'error' in t) out.push({ test: name, truth: margin, phase: 'null' });
-      else out.push({ test: name, p: t.p, estimate: t.mean, ci: t.ci95, truth: margin, phase: 'null' });
-    }
-    return out;
-  }
+      const test = `compaction TOST (±${margin}) ${c.cell}`;
+      return !t || 'error' in t ? { test, truth, phase } : { test, p: t.p, estimate: t.mean, ci: t.ci95, truth, phase };
+    });
+  if (world === 'compaction') return tost(margin, 'null');
   for (const d of inference.drift) {
     out.push(outcome(`drift ${d.cell}`, d.gap, driftTruth, effect));
     if (!('error' in d.signFlip)) {
@@ -476,21 +470,14 @@ function outcomesOf(inference: PersonaInference, effects: Effects, draws: Draws,
     const at = (mitigation: string) => f({ arm: 'real', mitigation, distance: c.distance, systemPrompt: c.systemPrompt, surface: 'contract' });
     out.push(outcome(`contract ${c.contrast} ${c.cell}`, c.difference, at(treated) - at(baseline), effect));
   }
-  for (const c of inference.compaction) {
-    const t = c.tost;
-    const name = `compaction TOST (±${margin}) ${c.cell}`;
-    // Outside the compaction world the change is 0: equivalence holds, rejections are power.
-    if (!t || 'error' in t) out.push({ test: name, truth: 0, phase: 'planted' });
-    else out.push({ test: name, p: t.p, estimate: t.mean, ci: t.ci95, truth: 0, phase: 'planted' });
-  }
-  return out;
+  return [...out, ...tost(0, 'planted')];
 }
 
 /** The harness of each simulated session (the first group Claude Code, the rest Codex), or undefined without groups. */
 export function simulatedHarnesses(design: CalibrationDesign): Record<string, HarnessName> | undefined {
   if (!design.harnessGroups) return undefined;
   const out: Record<string, HarnessName> = {};
-  for (let s = 0; s < design.sessions; s++) out[`session-${String(s + 1).padStart(2, '0')}`] = s < design.harnessGroups[0] ? 'claude-code' : 'codex';
+  for (let s = 0; s < design.sessions; s++) out[sessionName(s)] = s < design.harnessGroups[0] ? 'claude-code' : 'codex';
   return out;
 }
 
@@ -521,13 +508,7 @@ function departureOutcomes(
     }
   }
   if (design.judges.length >= 2) {
-    const head = {
-      mitigation: 'none',
-      distance: inference.design.primaryDistance,
-      systemPrompt: inference.design.primarySystemPrompt,
-      surface: 'probe' as const,
-    };
-    const driftTruth = effects.fixed({ ...head, arm: 'filler' }) - effects.fixed({ ...head, arm: 'real' });
+    const driftTruth = headlineDriftTruth(inference, effects);
     for (const c of analyzeConsensus(observations, inference.design, resolved).rows) {
       out.push({
         test: 'consensus pooled Δ over judges',

@@ -17,7 +17,8 @@ import { clusteredInference, type UnitInference, type UnitValue, unitInference }
  * several; docs/statistics.md "Pooled multi-judge consensus").
  */
 
-export interface ConsensusRow {
+/** The clustered inference of the pooled Δ (its influence: leave-one-session-out of a significant session-level consensus), and the judges beside it. */
+export interface ConsensusRow extends Omit<UnitInference, 'ciMethod'> {
   target: string;
   /** The judges pooled (every judge with scores for this target), sorted. */
   judges: string[];
@@ -27,21 +28,8 @@ export interface ConsensusRow {
   estimate: number;
   /** 95% interval over the units: the sign-flip test inverted (contains 0 exactly when p ≥ α), or t ∪ 0 when the test cannot reject. */
   ci: readonly [number, number];
-  se: number;
-  df: number;
   /** Two-sided sign-flip p over the units (each unit's judges flipped together). */
   p: number;
-  method: 'exact' | 'monte-carlo';
-  level: UnitInference['level'];
-  units: number;
-  sessions: number;
-  positions: number;
-  minAttainableP: number;
-  note?: string;
-  /** Leave-one-session-out diagnostic of a significant session-level consensus (absent otherwise). */
-  influence?: UnitInference['influence'];
-  /** The claim this row decides: one interval and one p (docs/statistics.md "One procedure per claim"). */
-  claim: UnitInference['claim'];
   /** Positions left out because at least one judge had no valid score there (the pooled units are complete). */
   droppedPositions: number;
   /** Each judge's Δ on the same units, with its own interval (the same inversion). */

@@ -1,5 +1,6 @@
 import { StatisticsError } from '../core/errors.js';
 import { attempt } from '../core/maybe.js';
+import { getOrInsert } from '../core/get-or-insert.js';
 import type { CellRef, Estimate, GapEstimate, Maybe, PersonaObservation } from './analysis-types.js';
 import { clusteredInference, clusteredMean, type InferenceOptions, type UnitValue, unitInference } from './inference.js';
 
@@ -12,6 +13,12 @@ import { clusteredInference, clusteredMean, type InferenceOptions, type UnitValu
  */
 
 /** Stable, human-readable name of a cell, e.g. `target=sim:a judge=sim:judge prompt=probe-reference arm=real …`. */
+export function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) getOrInsert(groups, key(item), () => []).push(item);
+  return groups;
+}
+
 export function cellName(cell: CellRef): string {
   return [
     `target=${cell.target}`,
@@ -205,22 +212,23 @@ export const itemContrast: TwoCellContrast = (baseline, comparison, judge, optio
     const c = byItem(comparison);
     const items = [...b.keys()].filter((k) => c.has(k)).sort();
     if (items.length === 0) throw new StatisticsError('no probe has analysable responses in both cells at this position');
-    const mean = (e: { sum: number; n: number }) => e.sum / e.n;
+    // Each item's mean in each cell, and its difference (comparison − baseline).
+    const means = (m: typeof b) =>
+      items.map((k) => {
+        const e = m.get(k) as { sum: number; n: number };
+        return e.sum / e.n;
+      });
+    const bm = means(b);
+    const cm = means(c);
     const counts = { sessions: 1, positions: 1 };
-    const deltas = items.map((k) => mean(c.get(k) as { sum: number; n: number }) - mean(b.get(k) as { sum: number; n: number }));
-    const r = unitInference(deltas, 'item', counts, options);
-    const bi = unitInference(
-      items.map((k) => mean(b.get(k) as { sum: number; n: number })),
+    const r = unitInference(
+      cm.map((x, i) => x - (bm[i] as number)),
       'item',
       counts,
       options,
     );
-    const ci = unitInference(
-      items.map((k) => mean(c.get(k) as { sum: number; n: number })),
-      'item',
-      counts,
-      options,
-    );
+    const bi = unitInference(bm, 'item', counts, options);
+    const ci = unitInference(cm, 'item', counts, options);
     return {
       ...r,
       nPositions: 1,

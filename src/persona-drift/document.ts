@@ -49,6 +49,11 @@ const claimPCell = (test: Maybe<UnitInference>): DocumentCell => ('error' in tes
 const holm = (p: number | null | undefined): DocumentCell => (p === null || p === undefined ? text('n/a') : pCell(p));
 const unitsOf = (r: Maybe<{ units: number; level: string }>) => text('error' in r ? 'n/a' : `${r.units} ${r.level}s`);
 const ratio = (x: number | null, suffix = '') => (x === null ? text('n/a') : text(`${x.toFixed(2)}×${suffix}`));
+/** Plain text cells, one per value. */
+const texts = (...values: string[]): DocumentCell[] => values.map((v) => text(v));
+/** A section holding one table of `items`, or none when there are no items. */
+const tableSection = <T>(title: string, items: readonly T[], header: string[], row: (item: T) => DocumentCell[], numeric?: number[]): DocumentSection[] =>
+  items.length === 0 ? [] : [{ title, blocks: [table(header, items.map(row), numeric)] }];
 
 function intervalRows<T>(items: readonly T[], label: (t: T) => string, gap: (t: T) => Maybe<GapEstimate>, group?: (t: T) => string): IntervalRow[] {
   return items.flatMap((item) => {
@@ -58,6 +63,10 @@ function intervalRows<T>(items: readonly T[], label: (t: T) => string, gap: (t: 
       : [];
   });
 }
+
+/** A forest chart of interval rows with its caption, or nothing when no row has an interval. */
+const forestBlock = (rows: IntervalRow[], xTitle: string, rules: number[], caption: string): DocumentBlock[] =>
+  rows.length > 0 ? [{ kind: 'chart', spec: forestSpec(rows, { xTitle, rules }), caption }] : [];
 
 const TONE: Record<VerdictKind, AuditHeadlineTarget['tone']> = {
   drift: 'alert',
@@ -144,20 +153,16 @@ function driftSection(report: PersonaReport): DocumentSection {
     id: 'persona-forest',
     title: 'Drift per target',
     blocks: [
-      ...(forest.length > 0
-        ? [
-            {
-              kind: 'chart' as const,
-              spec: forestSpec(forest, { xTitle: 'Δ = filler − real (judge points)', rules: [0, -threshold, threshold] }),
-              caption: `Point = Δ, bar = the interval that agrees with the deciding p at the sampled unit (95%, or Holm-consistent across targets); dashed lines at 0 and ±${threshold}.`,
-            },
-          ]
-        : []),
+      ...forestBlock(
+        forest,
+        'Δ = filler − real (judge points)',
+        [0, -threshold, threshold],
+        `Point = Δ, bar = the interval that agrees with the deciding p at the sampled unit (95%, or Holm-consistent across targets); dashed lines at 0 and ±${threshold}.`,
+      ),
       table(
         ['target', 'judge', 'Δ [95% CI]', 'real', 'filler', 'units', 'strong', 'p (Holm across targets)', 'onset'],
         report.drift.map((d) => [
-          text(d.target),
-          text(d.judge),
+          ...texts(d.target, d.judge),
           gapCell(d.gap),
           isGap(d.gap) ? num(d.gap.real.estimate, 'fixed') : text('n/a'),
           isGap(d.gap) ? num(d.gap.filler.estimate, 'fixed') : text('n/a'),
@@ -191,11 +196,9 @@ function contentPositionSection(report: PersonaReport): DocumentSection[] {
           ['target', 'judge', 'contrast', 'Δ [95% CI]', 'p', 'p (Holm, panel)', 'p (Holm within target)'],
           rows.map((r) => {
             const d = r.difference;
-            if (!isGap(d)) return [text(r.target), text(r.judge), text(r.contrast), text(`n/a (${d.error})`), text(''), text(''), text('')];
+            if (!isGap(d)) return texts(r.target, r.judge, r.contrast, `n/a (${d.error})`, '', '', '');
             return [
-              text(r.target),
-              text(r.judge),
-              text(r.contrast),
+              ...texts(r.target, r.judge, r.contrast),
               gapCell(d),
               pCell(d.p),
               r.pHolm === null ? text('n/a') : pCell(r.pHolm, ` (of ${r.familySize})`),
@@ -240,21 +243,13 @@ function referenceSection(report: PersonaReport): DocumentSection[] {
       ['target', 'category', 'real', 'filler', 'Δ', 'positions (real / filler)'],
       [
         ...reference.byCategory.map((c) => [
-          text(c.target),
-          text(c.category),
+          ...texts(c.target, c.category),
           num(c.real, 'fixed'),
           num(c.filler, 'fixed'),
           num(c.estimate, 'signed'),
           text(`${c.positions.real} / ${c.positions.filler}`),
         ]),
-        ...reference.categoryPanel.map((c) => [
-          text(`drifters (${c.drifters.length})`),
-          text(c.category),
-          text(''),
-          text(''),
-          num(c.estimate, 'signed'),
-          text(''),
-        ]),
+        ...reference.categoryPanel.map((c) => [...texts(`drifters (${c.drifters.length})`, c.category, '', ''), num(c.estimate, 'signed'), text('')]),
       ],
       [2, 3, 4],
     ),
@@ -296,21 +291,14 @@ function referenceSection(report: PersonaReport): DocumentSection[] {
       ['variant', 'target', 'position', 'ratio, no anchor', 'ratio, anchor', 'attenuation'],
       [
         ...reference.anchorVariants.map((a) => [
-          text(a.variant),
-          text(a.target),
-          text(a.position),
+          ...texts(a.variant, a.target, a.position),
           ratio(a.ratioNoAnchor),
           ratio(a.ratioWithAnchor),
           text(`${a.attenuationPct.toFixed(1)}%`),
         ]),
-        ...reference.anchorVariantSummary.map((v) => [
-          text(v.variant),
-          text(`all (${v.cells} cells)`),
-          text(''),
-          text(''),
-          text(''),
-          text(`mean ${v.meanAttenuationPct.toFixed(1)}%, ≥ 50 %: ${v.wins}, < 0 %: ${v.failures}`),
-        ]),
+        ...reference.anchorVariantSummary.map((v) =>
+          texts(v.variant, `all (${v.cells} cells)`, '', '', '', `mean ${v.meanAttenuationPct.toFixed(1)}%, ≥ 50 %: ${v.wins}, < 0 %: ${v.failures}`),
+        ),
       ],
       [3, 4, 5],
     ),
@@ -328,13 +316,11 @@ function extrasDocumentSections(report: PersonaReport): DocumentSection[] {
     title: s.title,
     blocks: [
       { kind: 'text', text: s.note },
-      ...(s.chart && s.chart.rows.length > 0
-        ? [{ kind: 'chart' as const, spec: forestSpec(s.chart.rows, { xTitle: s.chart.xTitle, rules: [0] }), caption: s.chart.caption }]
-        : []),
+      ...(s.chart ? forestBlock(s.chart.rows, s.chart.xTitle, [0], s.chart.caption) : []),
       ...(s.specs ?? []).map((c) => ({ kind: 'chart' as const, spec: c.spec, caption: c.caption })),
       table(
         s.header,
-        s.rows.map((r) => r.map((c) => text(c))),
+        s.rows.map((r) => texts(...r)),
       ),
     ],
   }));
@@ -435,46 +421,29 @@ function driftDetailSection(report: PersonaReport, sessions: readonly PersonaSes
 }
 
 function designSections(report: PersonaReport): DocumentSection[] {
-  const out: DocumentSection[] = [];
-  if (report.design.continuations.length > 0)
-    out.push({
-      title: 'Continuations replayed after each position',
-      blocks: [
-        table(
-          ['session', 'position', 'continuation'],
-          report.design.continuations.map((c) => [text(c.session), text(c.position), text(c.text)]),
-        ),
+  return [
+    ...tableSection('Continuations replayed after each position', report.design.continuations, ['session', 'position', 'continuation'], (c) =>
+      texts(c.session, c.position, c.text),
+    ),
+    ...tableSection(
+      'Other cells of the design',
+      report.contrasts,
+      ['kind', 'contrast', 'estimate [95% CI]', 'units', 'sign-flip p'],
+      (c) => [text(c.kind), text(c.name), gapCell(c.result), unitsOf(c.result), claimPCell(c.result)],
+      [2, 4],
+    ),
+    ...tableSection(
+      'Scratch arm (no context; analysed once per target)',
+      report.scratch,
+      ['target', 'judge', 'prompt', 'distinct answers', 'mean [95% CI over probes]'],
+      (x) => [
+        ...texts(x.target, x.judge, x.systemPrompt),
+        int(x.answers),
+        isGap(x.mean) ? intervalCell(x.mean.estimate, x.mean.ci, 'fixed') : text(`n/a (${x.mean.error})`),
       ],
-    });
-  if (report.contrasts.length > 0)
-    out.push({
-      title: 'Other cells of the design',
-      blocks: [
-        table(
-          ['kind', 'contrast', 'estimate [95% CI]', 'units', 'sign-flip p'],
-          report.contrasts.map((c) => [text(c.kind), text(c.name), gapCell(c.result), unitsOf(c.result), claimPCell(c.result)]),
-          [2, 4],
-        ),
-      ],
-    });
-  if (report.scratch.length > 0)
-    out.push({
-      title: 'Scratch arm (no context; analysed once per target)',
-      blocks: [
-        table(
-          ['target', 'judge', 'prompt', 'distinct answers', 'mean [95% CI over probes]'],
-          report.scratch.map((x) => [
-            text(x.target),
-            text(x.judge),
-            text(x.systemPrompt),
-            int(x.answers),
-            isGap(x.mean) ? intervalCell(x.mean.estimate, x.mean.ci, 'fixed') : text(`n/a (${x.mean.error})`),
-          ]),
-          [3, 4],
-        ),
-      ],
-    });
-  return out;
+      [3, 4],
+    ),
+  ];
 }
 
 function mitigationSection(report: PersonaReport): DocumentSection[] {
@@ -490,23 +459,11 @@ function mitigationSection(report: PersonaReport): DocumentSection[] {
       id: 'persona-mitigation',
       title: 'Mitigations: anchor, placebos and sandwich (probe surface, real context)',
       blocks: [
-        ...(rows.length > 0
-          ? [
-              {
-                kind: 'chart' as const,
-                spec: forestSpec(rows, { xTitle: 'arm − control (judge points)', rules: [0] }),
-                caption: 'Score change over the unmitigated real-context control, 95% position-clustered CI.',
-              },
-            ]
-          : []),
+        ...forestBlock(rows, 'arm − control (judge points)', [0], 'Score change over the unmitigated real-context control, 95% position-clustered CI.'),
         table(
           ['target', 'judge', 'arm', 'prompt', 'distance', 'mean', 'n', 'arm − control [95% CI]', 'Holm p', 'arm − placebo [95% CI]', 'recovery'],
           report.mitigations.map((m) => [
-            text(m.target),
-            text(m.judge),
-            text(m.mitigation),
-            text(m.systemPrompt),
-            text(m.distance),
+            ...texts(m.target, m.judge, m.mitigation, m.systemPrompt, m.distance),
             num(m.mean, 'fixed'),
             int(m.n),
             gapCell(m.vsControl),
@@ -538,10 +495,7 @@ function stressorSections(report: PersonaReport): DocumentSection[] {
         table(
           ['target', 'stressor', 'arm', 'mitigation', 'n', 'compliance', 'mean length'],
           report.stressors.map((s) => [
-            text(s.target),
-            text(s.item),
-            text(s.arm),
-            text(s.mitigation),
+            ...texts(s.target, s.item, s.arm, s.mitigation),
             int(s.n),
             num(s.complianceRate, 'share'),
             num(s.meanLength, 'fixed', 0),
@@ -551,8 +505,7 @@ function stressorSections(report: PersonaReport): DocumentSection[] {
         table(
           ['target', 'stressor', 'pairs', 'compliance gap (pp)', 'median verbosity ratio', 'ratio when both comply', 'between-session share'],
           report.verbosity.map((v) => [
-            text(v.target),
-            text(v.item),
+            ...texts(v.target, v.item),
             int(v.pairs),
             num(v.complianceGapPp, 'signed'),
             ratio(v.medianRatio),
@@ -568,9 +521,7 @@ function stressorSections(report: PersonaReport): DocumentSection[] {
         table(
           ['target', 'stressor', 'prompt', 'filler − real compliance [95% CI]', 'units', 'Holm p'],
           report.stressorContrasts.map((c) => [
-            text(c.target),
-            text(c.item),
-            text(c.systemPrompt),
+            ...texts(c.target, c.item, c.systemPrompt),
             ppCell(c.difference),
             unitsOf(c.difference),
             claimPCell(c.difference),
@@ -586,11 +537,7 @@ function stressorSections(report: PersonaReport): DocumentSection[] {
         table(
           ['target', 'contract', 'arm', 'mitigation', 'distance', 'n', 'pass', 'failures'],
           report.contracts.map((c) => [
-            text(c.target),
-            text(c.item),
-            text(c.arm),
-            text(c.mitigation),
-            text(c.distance),
+            ...texts(c.target, c.item, c.arm, c.mitigation, c.distance),
             int(c.n),
             num(c.passRate, 'share'),
             text(
@@ -604,11 +551,7 @@ function stressorSections(report: PersonaReport): DocumentSection[] {
         table(
           ['target', 'contract', 'contrast', 'prompt', 'distance', 'sessions', 'difference [95% CI]', 'Holm p'],
           report.contractContrasts.map((c) => [
-            text(c.target),
-            text(c.item),
-            text(c.contrast),
-            text(c.systemPrompt),
-            text(c.distance),
+            ...texts(c.target, c.item, c.contrast, c.systemPrompt, c.distance),
             int(c.sessions),
             ppCell(c.difference, true),
             claimPCell(c.difference),
@@ -621,53 +564,45 @@ function stressorSections(report: PersonaReport): DocumentSection[] {
 }
 
 function judgeSections(report: PersonaReport): DocumentSection[] {
-  const out: DocumentSection[] = [];
-  if (report.compaction.length > 0)
-    out.push({
-      title: 'Compaction (post − pre change in Δ)',
-      blocks: [
-        table(
-          ['target', 'judge', 'events', 'mean change', `TOST (±${report.options.tostMargin})`],
-          report.compaction.map((c) => [
-            text(c.target),
-            text(c.judge),
-            int(c.events.length),
-            num(c.meanChange, 'signed'),
-            text(
-              c.tost === null
-                ? '—'
-                : 'error' in c.tost
-                  ? `n/a (${c.tost.error})`
-                  : `${pClause(c.tost.p)}, 90% CI [${f2(c.tost.ci[0])}, ${f2(c.tost.ci[1])}], ${c.tost.equivalent ? 'equivalent' : 'not shown equivalent'}`,
-            ),
-          ]),
-          [2, 3],
+  const out: DocumentSection[] = [
+    ...tableSection(
+      'Compaction (post − pre change in Δ)',
+      report.compaction,
+      ['target', 'judge', 'events', 'mean change', `TOST (±${report.options.tostMargin})`],
+      (c) => [
+        ...texts(c.target, c.judge),
+        int(c.events.length),
+        num(c.meanChange, 'signed'),
+        text(
+          c.tost === null
+            ? '—'
+            : 'error' in c.tost
+              ? `n/a (${c.tost.error})`
+              : `${pClause(c.tost.p)}, 90% CI [${f2(c.tost.ci[0])}, ${f2(c.tost.ci[1])}], ${c.tost.equivalent ? 'equivalent' : 'not shown equivalent'}`,
         ),
       ],
-    });
-  if (report.judgeAgreement.length > 0)
-    out.push({
-      title: 'Cross-judge agreement',
-      blocks: [
-        table(
-          ['judges', 'pairs', 'exact', 'within one', 'κ', 'κ (quadratic)', 'sign agree / flip / null-vs-small'],
-          report.judgeAgreement.map((a) => {
-            const p = 'error' in a.pairs ? null : a.pairs;
-            const na = text('n/a');
-            return [
-              text(`${a.judgeA} vs ${a.judgeB}`),
-              p ? int(p.n) : na,
-              p ? num(p.exact, 'share') : na,
-              p ? num(p.withinOne, 'share') : na,
-              p ? num(p.kappa, 'fixed') : na,
-              p ? num(p.kappaQuadratic, 'fixed') : na,
-              text('error' in a.signs ? 'n/a' : `${a.signs.agree} / ${a.signs.flip} / ${a.signs.nullVsSmall}`),
-            ];
-          }),
-          [1, 2, 3, 4, 5],
-        ),
-      ],
-    });
+      [2, 3],
+    ),
+    ...tableSection(
+      'Cross-judge agreement',
+      report.judgeAgreement,
+      ['judges', 'pairs', 'exact', 'within one', 'κ', 'κ (quadratic)', 'sign agree / flip / null-vs-small'],
+      (a) => {
+        const p = 'error' in a.pairs ? null : a.pairs;
+        const na = text('n/a');
+        return [
+          text(`${a.judgeA} vs ${a.judgeB}`),
+          p ? int(p.n) : na,
+          p ? num(p.exact, 'share') : na,
+          p ? num(p.withinOne, 'share') : na,
+          p ? num(p.kappa, 'fixed') : na,
+          p ? num(p.kappaQuadratic, 'fixed') : na,
+          text('error' in a.signs ? 'n/a' : `${a.signs.agree} / ${a.signs.flip} / ${a.signs.nullVsSmall}`),
+        ];
+      },
+      [1, 2, 3, 4, 5],
+    ),
+  ];
   const fp = report.fingerprint;
   if (fp && !('error' in fp)) {
     const targets = new Set(fp.points.map((p) => p.target));
@@ -720,21 +655,12 @@ function countsSection(report: PersonaReport): DocumentSection {
       ),
       table(
         ['target', 'arm', 'mitigation', 'surface', 'done', 'empty (dropout)', 'failed', 'dropout rate'],
-        byArm.map((a) => [
-          text(a.target),
-          text(a.arm),
-          text(a.mitigation),
-          text(a.surface),
-          int(a.done),
-          int(a.empty),
-          int(a.failed),
-          num(a.dropoutRate, 'share'),
-        ]),
+        byArm.map((a) => [...texts(a.target, a.arm, a.mitigation, a.surface), int(a.done), int(a.empty), int(a.failed), num(a.dropoutRate, 'share')]),
         [4, 5, 6, 7],
       ),
       table(
         ['judge', 'arm', 'mitigation', 'judged', 'invalid (excluded)'],
-        invalidJudgements.map((j) => [text(j.judge), text(j.arm), text(j.mitigation), int(j.judged), int(j.invalid)]),
+        invalidJudgements.map((j) => [...texts(j.judge, j.arm, j.mitigation), int(j.judged), int(j.invalid)]),
         [3, 4],
       ),
     ],

@@ -11,6 +11,13 @@ import { pValue as pv, signed as f2 } from '../report/format.js';
 
 const interval = (estimate: number, ci: readonly [number, number] | null) =>
   ci ? `${f2(estimate)} [${f2(ci[0])}, ${f2(ci[1])}]` : `${f2(estimate)} (no interval)`;
+const forestRow = (label: string, group: string, estimate: number, ci: readonly [number, number]): IntervalRow => ({
+  label,
+  group,
+  estimate,
+  lo: ci[0],
+  hi: ci[1],
+});
 const maybeText = (g: Maybe<GapEstimate | UnitInference>) => ('error' in g ? `n/a (${g.error})` : `${interval(g.estimate, g.ci)} (${g.units} ${g.level}s)`);
 
 export interface ExtrasSection {
@@ -50,8 +57,8 @@ export function extrasSections(report: PersonaReport): ExtrasSection[] {
       ]),
       chart: {
         rows: consensus.flatMap((c) => [
-          { label: 'pooled', group: c.target, estimate: c.estimate, lo: c.ci[0], hi: c.ci[1] },
-          ...c.perJudge.map((j) => ({ label: j.judge, group: c.target, estimate: j.estimate, lo: j.ci[0], hi: j.ci[1] })),
+          forestRow('pooled', c.target, c.estimate, c.ci),
+          ...c.perJudge.map((j) => forestRow(j.judge, c.target, j.estimate, j.ci)),
         ]),
         xTitle: 'Δ = filler − real (judge points)',
         caption: 'Pooled consensus and each judge on the same units, 95% intervals (the sign-flip test inverted).',
@@ -84,17 +91,7 @@ export function extrasSections(report: PersonaReport): ExtrasSection[] {
         ];
       }),
       chart: {
-        rows: harness.flatMap((h) =>
-          h.harnesses
-            .filter((l) => l.ci !== null)
-            .map((l) => ({
-              label: l.harness,
-              group: `${h.target} · ${h.judge}`,
-              estimate: l.estimate,
-              lo: (l.ci as readonly [number, number])[0],
-              hi: (l.ci as readonly [number, number])[1],
-            })),
-        ),
+        rows: harness.flatMap((h) => h.harnesses.flatMap((l) => (l.ci === null ? [] : [forestRow(l.harness, `${h.target} · ${h.judge}`, l.estimate, l.ci)]))),
         xTitle: 'Δ = filler − real (judge points)',
         caption: 'Δ per harness: 95% interval over its sessions (the sign-flip test inverted), or over the positions of a single session.',
       },
@@ -107,15 +104,7 @@ export function extrasSections(report: PersonaReport): ExtrasSection[] {
       title: 'Probe framing ablation',
       note: 'The same probes sent with and without the benchmark framing in one run. The headline uses the first configured level; here: the gap under each, their difference, and the framing’s shift of each arm (framed − bare).',
       header: ['target', 'judge', 'Δ framed', 'Δ bare', 'Δ bare − Δ framed', 'real: framed − bare', 'filler: framed − bare'],
-      rows: framing.map((f) => [
-        f.target,
-        f.judge,
-        maybeText(f.framed),
-        maybeText(f.bare),
-        maybeText(f.difference),
-        maybeText(f.realShift),
-        maybeText(f.fillerShift),
-      ]),
+      rows: framing.map((f) => [f.target, f.judge, ...[f.framed, f.bare, f.difference, f.realShift, f.fillerShift].map(maybeText)]),
     });
   }
   const ablation = report.anchorAblation ?? [];
@@ -179,13 +168,9 @@ function anchorAblationSection(rows: readonly AblationRow[]): ExtrasSection {
   if (new Set(ok.map((r) => r.placement)).size > 1) {
     specs.push({
       spec: forestSpec(
-        ok.map((r) => ({
-          label: `${r.placement} · ${r.size === null ? 'own' : `${r.tokens}t`} · ${r.turns} turns`,
-          group: who(r),
-          estimate: r.vsControl.estimate,
-          lo: r.vsControl.ci[0],
-          hi: r.vsControl.ci[1],
-        })),
+        ok.map((r) =>
+          forestRow(`${r.placement} · ${r.size === null ? 'own' : `${r.tokens}t`} · ${r.turns} turns`, who(r), r.vsControl.estimate, r.vsControl.ci),
+        ),
         { xTitle: 'anchor − control (judge points)', rules: [0] },
       ),
       caption: 'Score change over the control by placement of the anchor.',

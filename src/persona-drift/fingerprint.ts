@@ -138,6 +138,16 @@ export function fingerprintPca(rows: readonly Fingerprint[], orientRows?: readon
   };
 }
 
+/** Givens rotation of columns p and q of `m` in place (cosine c, sine s). */
+function rotateColumns(m: number[][], p: number, q: number, c: number, s: number): void {
+  for (const row of m) {
+    const xp = row[p] ?? 0;
+    const xq = row[q] ?? 0;
+    row[p] = c * xp - s * xq;
+    row[q] = s * xp + c * xq;
+  }
+}
+
 /** Cyclic Jacobi eigen-decomposition of a small symmetric matrix; columns of `vectors` are eigenvectors. */
 export function symmetricEigen(input: readonly (readonly number[])[]): { values: number[]; vectors: number[][] } {
   const n = input.length;
@@ -157,24 +167,14 @@ export function symmetricEigen(input: readonly (readonly number[])[]): { values:
         const t = Math.sign(theta || 1) / (Math.abs(theta) + Math.sqrt(theta * theta + 1));
         const c = 1 / Math.sqrt(t * t + 1);
         const s = t * c;
-        for (let k = 0; k < n; k++) {
-          const akp = a[k]?.[p] ?? 0;
-          const akq = a[k]?.[q] ?? 0;
-          (a[k] as number[])[p] = c * akp - s * akq;
-          (a[k] as number[])[q] = s * akp + c * akq;
-        }
+        rotateColumns(a, p, q, c, s);
         for (let k = 0; k < n; k++) {
           const apk = a[p]?.[k] ?? 0;
           const aqk = a[q]?.[k] ?? 0;
           (a[p] as number[])[k] = c * apk - s * aqk;
           (a[q] as number[])[k] = s * apk + c * aqk;
         }
-        for (let k = 0; k < n; k++) {
-          const vkp = v[k]?.[p] ?? 0;
-          const vkq = v[k]?.[q] ?? 0;
-          (v[k] as number[])[p] = c * vkp - s * vkq;
-          (v[k] as number[])[q] = s * vkp + c * vkq;
-        }
+        rotateColumns(v, p, q, c, s);
       }
     }
   }

@@ -121,6 +121,9 @@ export const MIN_UNITS_FOR_CLAIM = 6;
 const MIN_MC_PATTERNS = 20_000;
 const EXACT_LIMIT = 20;
 
+/** The Monte Carlo patterns (never fewer than MIN_MC_PATTERNS) and seed of the sign-flip tests. */
+const patterns = (options: InferenceOptions) => ({ B: Math.max(options.B ?? MIN_MC_PATTERNS, MIN_MC_PATTERNS), seed: options.seed ?? 42 });
+
 const quantiles = new Map<string, number>();
 /** Student-t quantile, memoized (calibration evaluates the same few thousands of times). */
 export function tQuantileCached(probability: number, df: number): number {
@@ -141,6 +144,7 @@ export function unitInference(
   const n = values.length;
   const alpha = options.alpha ?? 0.05;
   const confidence = options.level ?? 0.95;
+  const { B, seed } = patterns(options);
   if (n < 2) {
     throw new StatisticsError(
       level === 'session'
@@ -156,12 +160,7 @@ export function unitInference(
   const se = Math.sqrt(ss / (n - 1) / n);
   const df = n - 1;
   const exact = n <= EXACT_LIMIT;
-  const flip = signFlipInference(values, {
-    alpha: 1 - confidence,
-    B: Math.max(options.B ?? MIN_MC_PATTERNS, MIN_MC_PATTERNS),
-    seed: options.seed ?? 42,
-    exact,
-  });
+  const flip = signFlipInference(values, { alpha: 1 - confidence, B, seed, exact });
   let ci: readonly [number, number] = flip.ci;
   let ciMethod: UnitInference['ciMethod'] = 'sign-flip inversion';
   if (!flip.bounded) {
@@ -169,7 +168,7 @@ export function unitInference(
     ci = [Math.min(m - half, 0), Math.max(m + half, 0)];
     ciMethod = 't ∪ 0';
   }
-  const minAttainableP = exact ? Math.min(1, 2 / 2 ** n) : 1 / (Math.max(options.B ?? MIN_MC_PATTERNS, MIN_MC_PATTERNS) + 1);
+  const minAttainableP = exact ? Math.min(1, 2 / 2 ** n) : 1 / (B + 1);
   const claim: Claim = {
     p: flip.p,
     pRaw: flip.p,
@@ -181,15 +180,7 @@ export function unitInference(
     fragile: false,
     drivenBy: null,
   };
-  claimSources.set(claim, {
-    values: [...values],
-    exact,
-    B: Math.max(options.B ?? MIN_MC_PATTERNS, MIN_MC_PATTERNS),
-    seed: options.seed ?? 42,
-    mean: m,
-    se,
-    df,
-  });
+  claimSources.set(claim, { values: [...values], exact, B, seed, mean: m, se, df });
   const result: UnitInference = {
     estimate: m,
     ci,
@@ -222,10 +213,7 @@ export function unitInference(
  */
 export function clusteredInference(units: readonly UnitValue[], options: InferenceOptions = {}): UnitInference {
   if (units.length === 0) throw new StatisticsError('no position has data in every arm of this contrast');
-  const bySession = new Map<string, number[]>();
-  for (const u of units) {
-    getOrInsert(bySession, u.session, () => []).push(u.value);
-  }
+  const bySession = valuesBySession(units);
   const counts = { sessions: bySession.size, positions: units.length };
   if (bySession.size >= 2) {
     const sessions = [...bySession.keys()].sort();
@@ -248,11 +236,13 @@ export function clusteredInference(units: readonly UnitValue[], options: Inferen
 
 /** Mean of unit values with sessions weighted equally (positions equally within a session). */
 export function clusteredMean(units: readonly UnitValue[]): number {
+  return meanOf([...valuesBySession(units).values()].map(meanOf));
+}
+
+function valuesBySession(units: readonly UnitValue[]): Map<string, number[]> {
   const bySession = new Map<string, number[]>();
-  for (const u of units) {
-    getOrInsert(bySession, u.session, () => []).push(u.value);
-  }
-  return meanOf([...bySession.values()].map(meanOf));
+  for (const u of units) getOrInsert(bySession, u.session, () => []).push(u.value);
+  return bySession;
 }
 
 /**
@@ -308,12 +298,7 @@ export function sessionInfluence(
     const estimate = meanOf(rest);
     let p: number | null = null;
     if (rest.length >= MIN_UNITS_FOR_CLAIM) {
-      p = signFlipInference(rest, {
-        B: Math.max(options.B ?? MIN_MC_PATTERNS, MIN_MC_PATTERNS),
-        seed: options.seed ?? 42,
-        alpha,
-        exact: rest.length <= EXACT_LIMIT,
-      }).p;
+      p = signFlipInference(rest, { ...patterns(options), alpha, exact: rest.length <= EXACT_LIMIT }).p;
     }
     const holds = Math.sign(estimate) === sign && (p === null || p < alpha);
     const residual = residuals[i] as number;

@@ -165,22 +165,7 @@ function archiveScore(value: unknown, file: string, field: string): number | nul
 }
 
 /** The echolens block an exported file carries (absent in the authors' own files). */
-interface EcholensBlock {
-  target: string;
-  session: string;
-  positionValue: number;
-  compaction: ArchiveCell['compaction'];
-  arm: string;
-  mitigation: string;
-  distance: string;
-  systemPrompt: string | null;
-  category: string;
-  paraphrase: number;
-  sample: number;
-  status: ArchiveCell['status'];
-  judgements: ArchiveCell['judgements'];
-  order?: number;
-}
+type EcholensBlock = Omit<ArchiveCell, 'file' | 'position' | 'item' | 'probeText' | 'response' | 'inputTokens' | 'outputTokens' | 'surface'>;
 
 function echolensBlock(value: unknown, file: string): EcholensBlock | null {
   if (value === undefined) return null;
@@ -273,25 +258,7 @@ export function parsePerCellFile(
     inputTokens: tokens(v, 'input_tokens', file),
     outputTokens: tokens(v, 'output_tokens', file),
   };
-  if (block) {
-    return {
-      ...base,
-      target: block.target,
-      session: block.session,
-      positionValue: block.positionValue,
-      compaction: block.compaction,
-      arm: block.arm,
-      mitigation: block.mitigation,
-      distance: block.distance,
-      systemPrompt: block.systemPrompt,
-      category: block.category,
-      paraphrase: block.paraphrase,
-      sample: block.sample,
-      status: block.status,
-      judgements: block.judgements,
-      ...(block.order !== undefined ? { order: block.order } : {}),
-    };
-  }
+  if (block) return { ...base, ...block };
   const score = archiveScore(v.score, file, 'score');
   return {
     ...base,

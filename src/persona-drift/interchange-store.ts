@@ -211,39 +211,37 @@ export async function importArchive(
   };
   const targetSpecs = cells.map((c) => ({ request: importedRequest(c.target, c, c.probeText), labels: targetLabels(c) }));
   const judges = new Set<string>();
-  const write = () =>
-    store.transaction(async () => {
-      await store.createRun(manifest, { id: runId });
-      const targetKeys = await store.registerCells(runId, targetSpecs);
-      await store.recordResults(
-        cells.map((c, i) => ({
-          key: targetKeys[i] as string,
-          outcome: outcome(c.status, c.status === 'failed' ? null : stored(c.response), c.target, {
-            ...NO_USAGE,
-            inputTokens: c.inputTokens,
-            outputTokens: c.outputTokens,
-          }),
-        })),
-      );
-      const judgeSpecs: CellSpec[] = [];
-      const judgeOutcomes: CellOutcome[] = [];
-      cells.forEach((c, i) => {
-        if (c.status !== 'done') return;
-        for (const j of c.judgements) {
-          judges.add(j.judge);
-          judgeSpecs.push({
-            request: importedRequest(j.judge, c, `PROBE:\n${c.probeText}\n\nRESPONSE:\n${stored(c.response)}`),
-            labels: { experiment: PERSONA_EXPERIMENT, stage: 'judge', judge: j.judge, targetKey: targetKeys[i] as string, attempt: 0, archiveLabel: j.label },
-          });
-          judgeOutcomes.push(outcome('done', verdictText(typeof j.reason === 'string' ? { ...j, reason: stored(j.reason) } : j), j.judge));
-        }
-      });
-      const judgeKeys = await store.registerCells(runId, judgeSpecs);
-      await store.recordResults(judgeKeys.map((key, i) => ({ key, outcome: judgeOutcomes[i] as CellOutcome })));
-      await store.setRunStatus(runId, 'done', { imported: true, targetCells: cells.length, judgeCells: judgeSpecs.length, modelCalls: 0 });
-      return judgeSpecs.length;
+  const judgeCells = await store.transaction(async () => {
+    await store.createRun(manifest, { id: runId });
+    const targetKeys = await store.registerCells(runId, targetSpecs);
+    await store.recordResults(
+      cells.map((c, i) => ({
+        key: targetKeys[i] as string,
+        outcome: outcome(c.status, c.status === 'failed' ? null : stored(c.response), c.target, {
+          ...NO_USAGE,
+          inputTokens: c.inputTokens,
+          outputTokens: c.outputTokens,
+        }),
+      })),
+    );
+    const judgeSpecs: CellSpec[] = [];
+    const judgeOutcomes: CellOutcome[] = [];
+    cells.forEach((c, i) => {
+      if (c.status !== 'done') return;
+      for (const j of c.judgements) {
+        judges.add(j.judge);
+        judgeSpecs.push({
+          request: importedRequest(j.judge, c, `PROBE:\n${c.probeText}\n\nRESPONSE:\n${stored(c.response)}`),
+          labels: { experiment: PERSONA_EXPERIMENT, stage: 'judge', judge: j.judge, targetKey: targetKeys[i] as string, attempt: 0, archiveLabel: j.label },
+        });
+        judgeOutcomes.push(outcome('done', verdictText(typeof j.reason === 'string' ? { ...j, reason: stored(j.reason) } : j), j.judge));
+      }
     });
-  const judgeCells = await write();
+    const judgeKeys = await store.registerCells(runId, judgeSpecs);
+    await store.recordResults(judgeKeys.map((key, i) => ({ key, outcome: judgeOutcomes[i] as CellOutcome })));
+    await store.setRunStatus(runId, 'done', { imported: true, targetCells: cells.length, judgeCells: judgeSpecs.length, modelCalls: 0 });
+    return judgeSpecs.length;
+  });
   return { runId, targetCells: cells.length, judgeCells, targets: config.targets, judges: [...judges].sort(), procedure: procedure.name };
 }
 

@@ -1,6 +1,9 @@
 import type { ChatMessage } from '../models/types.js';
 import { isObject } from '../core/guards.js';
 import { jsonValueEnd } from '../core/json-extract.js';
+import type { ParsedItem } from '../experiment/runtime.js';
+import { separateUnitDraws } from '../store/draw-units.js';
+import type { CellSpec } from '../store/types.js';
 
 /**
  * The assistant-register judge (ContextEcho §2.3, Appendix T; docs/decisions.md#d2, #d18).
@@ -122,4 +125,27 @@ export function parseJudgeOutputFirstObject(output: string): JudgeVerdict {
 /** The judge parser a procedure names. */
 export function judgeParser(mode: 'strict' | 'first-object'): (output: string) => JudgeVerdict {
   return mode === 'first-object' ? parseJudgeOutputFirstObject : parseJudgeOutput;
+}
+
+/** The judge-stage item of one planned judge cell: parsed by the run's judge parser, re-asked when unparseable. */
+export function judgeItem(spec: CellSpec, parseJudge: (output: string) => JudgeVerdict): ParsedItem<number> {
+  return {
+    spec,
+    parse: (text) => {
+      const verdict = parseJudge(text);
+      return verdict.ok ? { ok: true, value: verdict.score } : { ok: false, error: verdict.error };
+    },
+    reask: buildJudgeReask,
+  };
+}
+
+/** Two units whose answers read the same get two judge draws, not one shared verdict: `units[i]` is item i's unit. */
+export function separateJudgeDraws(items: ReadonlyArray<ParsedItem<number>>, units: readonly string[]): void {
+  const specs = separateUnitDraws(
+    items.map((item) => item.spec),
+    (_spec, index) => units[index] as string,
+  ).specs;
+  items.forEach((item, index) => {
+    item.spec = specs[index] as CellSpec;
+  });
 }

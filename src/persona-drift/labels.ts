@@ -159,9 +159,7 @@ export function resolveJudgeVerdicts<Cell>(
         verdict = { judge, cell: resolved.lastFailure.cell, attempt: attemptOf(resolved.lastFailure.cell), verdict: null, error: resolved.lastFailure.error };
       }
       if (verdict === undefined) continue;
-      const resolvedByJudge = out.get(targetKey) ?? new Map<string, ResolvedVerdict<Cell>>();
-      resolvedByJudge.set(judge, verdict);
-      out.set(targetKey, resolvedByJudge);
+      getOrInsert(out, targetKey, () => new Map()).set(judge, verdict);
     }
   }
   return out;

@@ -5,7 +5,7 @@ import type { AnalysisDesign, PersonaObservation } from './analysis-types.js';
 import type { ReferenceBlock, ReferenceContract, ReferencePermutation } from './reference-types.js';
 import { armClusterBootstrap, gapClusterBootstrap, referenceSignFlip, sessionWilcoxon, unpairedGapClusterBootstrap } from './reference-estimators.js';
 import { referenceAnchorVariants, referenceCompliance } from './reference-stressors.js';
-import { holmFamilies, type MinusOne, plottedScore, referenceCategories, referenceTrajectories } from './reference-parity.js';
+import { groupByPosition, holmFamilies, type MinusOne, referenceCategories, referenceTrajectories } from './reference-parity.js';
 
 /**
  * The `reference` block of a persona report (pure): the numbers the ContextEcho authors' analysis
@@ -24,18 +24,6 @@ export interface ReferenceOptionsResolved {
 }
 
 const pairKey = (o: PersonaObservation) => `${o.session}\u0000${o.position}\u0000${o.item}\u0000${o.paraphrase}\u0000${o.sample}`;
-const positionKey = (o: PersonaObservation) => `${o.session}\u0000${o.position}`;
-
-/** Scores grouped by (session, position), in first-seen order (the forest figure keeps any integer score). */
-function byPosition(observations: readonly PersonaObservation[], judge: string, minusOne: MinusOne): Map<string, number[]> {
-  const out = new Map<string, number[]>();
-  for (const o of observations) {
-    const score = plottedScore(o, judge, minusOne);
-    if (score === null) continue;
-    getOrInsert(out, positionKey(o), () => []).push(score);
-  }
-  return out;
-}
 
 /** The contrasts the authors test: every arm against scratch where scratch exists, and filler against real. */
 function contrastsOf(arms: readonly string[]): Array<[string, string]> {
@@ -82,10 +70,11 @@ export function analyzeReference(observations: readonly PersonaObservation[], de
     if (judge !== null) {
       const inCategory = mine.filter((o) => design.primaryCategory === 'all' || o.category === design.primaryCategory);
       const arms = [...new Set(inCategory.map((o) => o.arm))].sort();
+      // Scores grouped by position (the forest figure keeps any integer score).
       const clusters = new Map(
         arms.map((arm) => [
           arm,
-          byPosition(
+          groupByPosition(
             inCategory.filter((o) => o.arm === arm),
             judge,
             minusOne,

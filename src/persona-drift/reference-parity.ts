@@ -36,16 +36,14 @@ export function plottedScore(o: PersonaObservation, judge: string, minusOne: Min
   return minusOne === 'keep' ? -1 : null;
 }
 
-const mean = (values: readonly number[]) => values.reduce((s, v) => s + v, 0) / values.length;
+import { mean } from '../stats/distributions.js';
 
 /** Scores grouped by (session, position) in first-seen order; positions without a score are absent. */
-function groupByPosition(observations: readonly PersonaObservation[], judge: string, minusOne: MinusOne): Map<string, number[]> {
+export function groupByPosition(observations: readonly PersonaObservation[], judge: string, minusOne: MinusOne): Map<string, number[]> {
   const out = new Map<string, number[]>();
   for (const o of observations) {
     const score = plottedScore(o, judge, minusOne);
-    if (score === null) continue;
-    const key = `${o.session}\u0000${o.position}`;
-    getOrInsert(out, key, () => []).push(score);
+    if (score !== null) getOrInsert(out, `${o.session}\u0000${o.position}`, () => []).push(score);
   }
   return out;
 }
@@ -71,16 +69,9 @@ export function referenceCategories(
   for (const target of targets) {
     for (const category of categories) {
       const mine = probes.filter((o) => o.target === target && o.category === category);
-      const real = groupByPosition(
-        mine.filter((o) => o.arm === 'real'),
-        judge,
-        options.minusOne,
-      );
-      const filler = groupByPosition(
-        mine.filter((o) => o.arm === 'filler'),
-        judge,
-        options.minusOne,
-      );
+      const ofArm = (arm: string) => mine.filter((o) => o.arm === arm);
+      const real = groupByPosition(ofArm('real'), judge, options.minusOne);
+      const filler = groupByPosition(ofArm('filler'), judge, options.minusOne);
       const realMean = clusterMean(real);
       const fillerMean = clusterMean(filler);
       if (realMean === null || fillerMean === null) continue;

@@ -1,9 +1,8 @@
 import { ConfigError } from '../core/errors.js';
 import type { ParsedItem } from '../experiment/runtime.js';
-import { separateUnitDraws } from '../store/draw-units.js';
-import type { CellLabels, CellSpec } from '../store/types.js';
+import type { CellLabels } from '../store/types.js';
 import { type PersonaConfig, personaProcedure } from './config.js';
-import { buildJudgeReask, judgeParser } from './judge.js';
+import { judgeItem, judgeParser, separateJudgeDraws } from './judge.js';
 import { isPersonaTargetCell } from './labels.js';
 import { planJudgeCell } from './plan.js';
 import { personaUnitOf } from './units.js';
@@ -69,28 +68,15 @@ export function planRejudge(
   const items: Array<{ judge: string; item: ParsedItem<number>; unit: string }> = [];
   for (const answer of answers) {
     for (const judge of unique) {
-      items.push({
-        judge,
-        unit: unitOf(answer.labels),
-        item: {
-          spec: planJudgeCell(config, judge, answer.key, answer.labels, answer.text as string, 0, undefined, judgeTexts),
-          parse: (text) => {
-            const verdict = parseJudge(text);
-            return verdict.ok ? { ok: true, value: verdict.score } : { ok: false, error: verdict.error };
-          },
-          reask: buildJudgeReask,
-        },
-      });
+      const spec = planJudgeCell(config, judge, answer.key, answer.labels, answer.text as string, 0, undefined, judgeTexts);
+      items.push({ judge, unit: unitOf(answer.labels), item: judgeItem(spec, parseJudge) });
     }
   }
-  // Two units whose answers read the same get two judge draws, as in the run's own judge stage.
-  const separated = separateUnitDraws(
-    items.map((entry) => entry.item.spec),
-    (_spec, index) => items[index]?.unit as string,
-  ).specs;
-  items.forEach((entry, index) => {
-    entry.item.spec = separated[index] as CellSpec;
-  });
+  // As in the run's own judge stage.
+  separateJudgeDraws(
+    items.map((entry) => entry.item),
+    items.map((entry) => entry.unit),
+  );
   return {
     answers: answers.length,
     stages: unique.map((judge) => ({

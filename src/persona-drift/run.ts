@@ -17,14 +17,13 @@ import { runStressorChecker } from './checkers.js';
 import { framingLevels, type PersonaConfig, personaConfigSchema, personaProcedure } from './config.js';
 import { type HarnessName, harnessOfTool } from './harness.js';
 import { checkContract } from './contracts.js';
-import { buildJudgeReask, judgeParser } from './judge.js';
+import { judgeItem, judgeParser, separateJudgeDraws } from './judge.js';
 import { decodePersonaTargetLabels, isPersonaTargetCell, resolveJudgeVerdicts } from './labels.js';
 import { isBuiltinMaterials } from '../materials/files.js';
 import { checkSameMaterials, loadPersonaMaterials, type PersonaMaterials } from './materials.js';
 import { planJudgeCell, planTargetCells } from './plan.js';
 import { sessionContextFacts, sessionPlanInput } from './sessions-input.js';
 import { assignPersonaUnits, checkUnitsResume, type PersonaUnits, personaUnitOf } from './units.js';
-import { separateUnitDraws } from '../store/draw-units.js';
 import { linkSessionFamilies } from '../sessions/units.js';
 import { getOrInsert } from '../core/get-or-insert.js';
 
@@ -55,9 +54,7 @@ export function personaConfigFromFlags(overrides: readonly string[]): PersonaCon
  * already counts as one agent step in every mode (the reference's counter), so
  * `compactionSummaryAsStep` needs no reader option; it is recorded with the procedure.
  */
-export type ProcedureReadOptions = ReadSessionOptions;
-
-export function procedureReadOptions(config: PersonaConfig): ProcedureReadOptions | undefined {
+export function procedureReadOptions(config: PersonaConfig): ReadSessionOptions | undefined {
   const procedure = personaProcedure(config);
   return procedure.includeSidechains ? { sidechains: 'inline' } : undefined;
 }
@@ -268,24 +265,10 @@ export const personaRunner: StagedAuditRunner<PersonaConfig, Session[], PersonaR
       if (spec.labels.surface !== 'probe' || result?.status !== 'done' || result.text === null) return;
       for (const judge of config.judges) {
         itemUnits.push(unitOf(spec.labels));
-        items.push({
-          spec: planJudgeCell(config, judge, result.key, spec.labels, result.text, 0, undefined, judgeTexts),
-          parse: (text) => {
-            const verdict = parseJudge(text);
-            return verdict.ok ? { ok: true, value: verdict.score } : { ok: false, error: verdict.error };
-          },
-          reask: buildJudgeReask,
-        });
+        items.push(judgeItem(planJudgeCell(config, judge, result.key, spec.labels, result.text, 0, undefined, judgeTexts), parseJudge));
       }
     });
-    // Two units whose answers read the same get two judge draws, not one shared verdict.
-    const judgeSpecs = separateUnitDraws(
-      items.map((item) => item.spec),
-      (_spec, index) => itemUnits[index] as string,
-    ).specs;
-    items.forEach((item, index) => {
-      item.spec = judgeSpecs[index] as CellSpec;
-    });
+    separateJudgeDraws(items, itemUnits);
     const judged = await parsedStage(items, config.judgeRetries, 'judges');
     return { targetCells: specs.length, judgeCells: items.length, invalidJudgements: judged.outcomes.filter((o) => o?.status === 'invalid').length };
   },

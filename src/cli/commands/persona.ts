@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { definedFields } from '../../core/copy-defined.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { personaAudit } from '../../persona-drift/audit.js';
 import {
@@ -172,11 +173,7 @@ function registerPersonaCalibrate(persona: Command): void {
         ...(options.sharedDraws ? { draws: 'shared' as const } : {}),
         sessionEffects: options.sessionEffects as SessionEffectShape,
         ...(options.effect ? { effect: options.effect } : {}),
-        variance: {
-          ...(options.betweenSession !== undefined ? { betweenSession: options.betweenSession } : {}),
-          ...(options.betweenPosition !== undefined ? { betweenPosition: options.betweenPosition } : {}),
-          ...(options.withinCell !== undefined ? { withinCell: options.withinCell } : {}),
-        },
+        variance: definedFields(options, ['betweenSession', 'betweenPosition', 'withinCell']),
       });
       emit(options.format === 'json' ? JSON.stringify(result, null, 2) : renderCalibrationText(result), options.out);
     });
