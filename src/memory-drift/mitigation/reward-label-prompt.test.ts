@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openExperimentRun } from '../../experiment/runtime.js';
+import { countTokens } from '../../models/token-count.js';
 import { messageDigest, requestKeys } from '../../store/request-hash.js';
 import { buildLabelerMessages } from '../labeler.js';
 import { loadBuiltinOntology } from '../ontology.js';
@@ -33,6 +34,9 @@ describe('labeller requests prepared in a worker', () => {
     // Hashed here on fresh objects (nothing primed): the same keys and digests.
     expect(prepared.keys).toEqual(requestKeys(labelerRequest('sim:labeler', buildLabelerMessages(steps, ontology))));
     expect(prepared.digests).toEqual(buildLabelerMessages(steps, ontology).map((m) => messageDigest(m)));
+    // A sim labeller's prompt token count comes along; a real labeller's is not counted.
+    expect(prepared.promptTokens).toBe(countTokens(messages.map((m) => m.content).join('\n')));
+    expect(prepareLabel(steps, { ...setup, model: 'openai:gpt-4.1-mini' }).promptTokens).toBeUndefined();
   });
 
   it('label a batch exactly as steps do: same labels, same stored cells, same calls', async () => {
@@ -51,12 +55,27 @@ describe('labeller requests prepared in a worker', () => {
     expect(viaPrepared.stats).toEqual(viaSteps.stats);
     const cells = async (run: typeof fromSteps) => [...(await run.store.resultsOfRun(run.runId)).keys()].sort();
     expect(await cells(fromPrepared)).toEqual(await cells(fromSteps));
+    // The same stored answers and usage (the prompt tokens counted in the worker or here).
+    const stored = async (run: typeof fromSteps) =>
+      [...(await run.store.resultsOfRun(run.runId)).values()].map(({ key, text, usage }) => ({ key, text, usage })).sort((a, b) => a.key.localeCompare(b.key));
+    const storedPrepared = await stored(fromPrepared);
+    expect(storedPrepared).toEqual(await stored(fromSteps));
+    expect(storedPrepared.every((cell) => (cell.usage?.inputTokens ?? 0) > 2_000)).toBe(true);
     // A restarted labeller given the steps finds every cell the prepared requests stored.
     const restarted = new CachedLabeler({ store: fromPrepared.store, runId: fromPrepared.runId, labeler: 'sim:labeler', ontology });
     expect(await restarted.labelAll(responses, responses.map(stepsOf))).toEqual(expected);
     expect(restarted.stats).toMatchObject({ calls: 0, storeHits: 4 });
+    // The count stored is the worker's, not counted again on this thread (altered here to tell them apart).
+    const fromAltered = await openExperimentRun(join(dir, 'altered.db'), 'memory-reward', { test: 'altered' }, 42);
+    const viaAltered = new CachedLabeler({ store: fromAltered.store, runId: fromAltered.runId, labeler: 'sim:labeler', ontology });
+    await viaAltered.labelAll(
+      responses,
+      prepared.map((p) => ({ ...p, promptTokens: 7 })),
+    );
+    expect((await stored(fromAltered)).map((cell) => cell.usage?.inputTokens)).toEqual([7, 7, 7, 7]);
     await fromSteps.store.close();
     await fromPrepared.store.close();
+    await fromAltered.store.close();
   });
 
   describe('by the reward worker pool given the labeller setup', () => {

@@ -10,6 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { LabelPromptSetup, PreparedLabel } from './reward-label-prompt.js';
 import { BadRequest, type KeyedItem, type PrepareLimits, type RewardRoute, type WireLabel, type WirePreparedRequest } from './reward-request.js';
+import { nextTurn } from '../../core/next-turn.js';
 
 type Reply = { id: number; ok: true; prepared: WirePreparedRequest } | { id: number; ok: false; status: number; message: string };
 
@@ -120,7 +121,7 @@ export class RewardWorkerPool {
     const text = ([start, end]: [number, number]) => Buffer.from(wire.steps.buffer, wire.steps.byteOffset + start, end - start).toString('utf8');
     for (const { label, ...item } of wire.items) {
       if (label !== undefined) {
-        await new Promise((resolve) => setImmediate(resolve));
+        await nextTurn();
         items.push({ ...item, steps: preparedLabel(label, text) });
         continue;
       }
@@ -128,7 +129,7 @@ export class RewardWorkerPool {
         items.push({ ...item, steps: item.steps });
         continue;
       }
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
       items.push({ ...item, steps: JSON.parse(text(item.steps)) as string[] });
     }
     return { single: wire.single, items };
