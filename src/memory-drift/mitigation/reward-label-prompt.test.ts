@@ -13,6 +13,7 @@ import './index.js';
 import { labelerRequest, prepareLabel } from './reward-label-prompt.js';
 import { CachedLabeler } from './reward-labeler.js';
 import { RewardWorkerPool } from './reward-pool.js';
+import { textAt, toWire } from './reward-request.js';
 import { PAPER_REWARD_WEIGHTS } from './reward.js';
 
 const A = 'Practical/Efficiency and resource optimization';
@@ -76,6 +77,25 @@ describe('labeller requests prepared in a worker', () => {
     await fromSteps.store.close();
     await fromPrepared.store.close();
     await fromAltered.store.close();
+  });
+
+  it('travel as latin1 or UTF-16 texts that decode to the very strings built', () => {
+    // Odd and even lengths (alignment), latin1-only and wider texts, a lone surrogate (kept unit for unit).
+    const stepSets = [['café au lait'], ['naïve', 'x'], ['emoji 😀 and a lone \ud800 surrogate'], ['plain ascii step', 'and one more!']];
+    const wire = toWire(
+      { route: '/score', single: false, items: stepSets.map((steps, i) => ({ questionId: `q${i}`, response: `r${i}`, steps, text: null })) },
+      setup,
+    );
+    const encodings = new Set<string>();
+    wire.items.forEach((item, i) => {
+      const built = prepareLabel(stepSets[i]!, setup).messages;
+      expect(item.label!.messages.map((m) => ({ role: m.role, content: textAt(wire.steps, m.content) }))).toEqual(built);
+      for (const m of item.label!.messages) {
+        encodings.add(m.content[2]);
+        if (m.content[2] === 'utf16le') expect(m.content[0] % 2).toBe(0);
+      }
+    });
+    expect([...encodings].sort()).toEqual(['latin1', 'utf16le']);
   });
 
   describe('by the reward worker pool given the labeller setup', () => {

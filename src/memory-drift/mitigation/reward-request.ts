@@ -199,7 +199,20 @@ export interface WirePreparedRequest {
 }
 
 export interface WireLabel extends Omit<PreparedLabel, 'messages'> {
-  messages: { role: ChatMessage['role']; content: [start: number, end: number] }[];
+  messages: { role: ChatMessage['role']; content: TextPlace }[];
+}
+
+/**
+ * Where a labeller message's text sits in the buffer, and its encoding there: latin1 when every
+ * UTF-16 unit is at most 0xFF, else UTF-16LE (aligned). Either is decoded by a copy on the server's
+ * thread; decoding a megabyte of UTF-8 that holds one non-ASCII character (the labeller prompt's
+ * "…") held that thread for 12–19 ms. The string is the worker's, unit for unit.
+ */
+export type TextPlace = [start: number, end: number, encoding: 'latin1' | 'utf16le'];
+
+/** The text at `place` in `buffer` (see TextPlace). */
+export function textAt(buffer: Uint8Array, [start, end, encoding]: TextPlace): string {
+  return Buffer.from(buffer.buffer, buffer.byteOffset + start, end - start).toString(encoding);
 }
 
 export function toWire(prepared: PreparedRequest, setup?: LabelPromptSetup): WirePreparedRequest {
@@ -211,12 +224,23 @@ export function toWire(prepared: PreparedRequest, setup?: LabelPromptSetup): Wir
     at += bytes.length;
     return [at - bytes.length, at];
   };
+  const placeText = (text: string): TextPlace => {
+    const encoding = /[^\u0000-\u00ff]/u.test(text) ? 'utf16le' : 'latin1';
+    if (encoding === 'utf16le' && at % 2 === 1) {
+      parts.push(Buffer.alloc(1));
+      at += 1;
+    }
+    const bytes = Buffer.from(text, encoding);
+    parts.push(bytes);
+    at += bytes.length;
+    return [at - bytes.length, at, encoding];
+  };
   const items = prepared.items.map(({ response, steps, ...rest }) => {
     const key = `sha256:${createHash('sha256').update(response).digest('hex')}`;
     if (steps === null || typeof steps === 'number') return { ...rest, key, steps };
     if (setup !== undefined && steps.length > 0) {
       const { messages, ...label } = prepareLabel(steps, setup);
-      return { ...rest, key, steps: null, label: { ...label, messages: messages.map((m) => ({ role: m.role, content: place(m.content) })) } };
+      return { ...rest, key, steps: null, label: { ...label, messages: messages.map((m) => ({ role: m.role, content: placeText(m.content) })) } };
     }
     return { ...rest, key, steps: place(JSON.stringify(steps)) };
   });
