@@ -90,12 +90,18 @@ describe('labeller requests prepared in a worker', () => {
     wire.items.forEach((item, i) => {
       const built = prepareLabel(stepSets[i]!, setup).messages;
       expect(item.label!.messages.map((m) => ({ role: m.role, content: textAt(wire.steps, m.content) }))).toEqual(built);
-      for (const m of item.label!.messages) {
-        encodings.add(m.content[2]);
-        if (m.content[2] === 'utf16le') expect(m.content[0] % 2).toBe(0);
+      for (const [start, , encoding] of item.label!.messages.flatMap((m) => m.content)) {
+        encodings.add(encoding);
+        if (encoding === 'utf16le') expect(start % 2).toBe(0);
       }
     });
     expect([...encodings].sort()).toEqual(['latin1', 'utf16le']);
+    // Only the wide runs take two bytes a unit: the buffer is about the UTF-8 size.
+    const utf8 = wire.items.reduce(
+      (n, item) => n + item.label!.messages.reduce((m, message) => m + Buffer.byteLength(textAt(wire.steps, message.content)), 0),
+      0,
+    );
+    expect(wire.steps.length).toBeLessThan(utf8 * 1.1);
   });
 
   describe('by the reward worker pool given the labeller setup', () => {

@@ -203,16 +203,19 @@ export interface WireLabel extends Omit<PreparedLabel, 'messages'> {
 }
 
 /**
- * Where a labeller message's text sits in the buffer, and its encoding there: latin1 when every
- * UTF-16 unit is at most 0xFF, else UTF-16LE (aligned). Either is decoded by a copy on the server's
- * thread; decoding a megabyte of UTF-8 that holds one non-ASCII character (the labeller prompt's
- * "…") held that thread for 12–19 ms. The string is the worker's, unit for unit.
+ * Where a labeller message's text sits in the buffer: its runs in order, each latin1 when every
+ * UTF-16 unit of it is at most 0xFF, else UTF-16LE (aligned). Each is decoded by a copy on the
+ * server's thread; decoding a megabyte of UTF-8 that holds one non-ASCII character (the labeller
+ * prompt's "…" after its steps) held that thread for 12–19 ms. Only the wide runs take two bytes a
+ * unit, so the buffer stays about the UTF-8 size. The string is the worker's, unit for unit.
  */
-export type TextPlace = [start: number, end: number, encoding: 'latin1' | 'utf16le'];
+export type TextPlace = [start: number, end: number, encoding: 'latin1' | 'utf16le'][];
 
 /** The text at `place` in `buffer` (see TextPlace). */
-export function textAt(buffer: Uint8Array, [start, end, encoding]: TextPlace): string {
-  return Buffer.from(buffer.buffer, buffer.byteOffset + start, end - start).toString(encoding);
+export function textAt(buffer: Uint8Array, place: TextPlace): string {
+  let text = '';
+  for (const [start, end, encoding] of place) text += Buffer.from(buffer.buffer, buffer.byteOffset + start, end - start).toString(encoding);
+  return text;
 }
 
 export function toWire(prepared: PreparedRequest, setup?: LabelPromptSetup): WirePreparedRequest {
@@ -224,8 +227,7 @@ export function toWire(prepared: PreparedRequest, setup?: LabelPromptSetup): Wir
     at += bytes.length;
     return [at - bytes.length, at];
   };
-  const placeText = (text: string): TextPlace => {
-    const encoding = /[^\u0000-\u00ff]/u.test(text) ? 'utf16le' : 'latin1';
+  const placeRun = (text: string, encoding: 'latin1' | 'utf16le'): [number, number, 'latin1' | 'utf16le'] => {
     if (encoding === 'utf16le' && at % 2 === 1) {
       parts.push(Buffer.alloc(1));
       at += 1;
@@ -234,6 +236,17 @@ export function toWire(prepared: PreparedRequest, setup?: LabelPromptSetup): Wir
     parts.push(bytes);
     at += bytes.length;
     return [at - bytes.length, at, encoding];
+  };
+  const placeText = (text: string): TextPlace => {
+    const runs: TextPlace = [];
+    let from = 0;
+    for (const wide of text.matchAll(/[^\u0000-\u00ff]+/gu)) {
+      if (wide.index > from) runs.push(placeRun(text.slice(from, wide.index), 'latin1'));
+      runs.push(placeRun(wide[0], 'utf16le'));
+      from = wide.index + wide[0].length;
+    }
+    if (from < text.length || runs.length === 0) runs.push(placeRun(text.slice(from), 'latin1'));
+    return runs;
   };
   const items = prepared.items.map(({ response, steps, ...rest }) => {
     const key = `sha256:${createHash('sha256').update(response).digest('hex')}`;
