@@ -571,8 +571,9 @@ export function createLabelerSimProfile(options: LabelerSimOptions): SimProfile 
         if (reference !== null) return { text: referenceLabelerAnswer(reference) };
         return { text: 'I can only label steps from a DriftLens labeler prompt.' };
       }
-      const transcript = request.messages.map((message) => `${message.role}:${message.content}`).join('\n');
-      if (malformed > 0 && hashUnit('malformed', seed, request.sample, transcript) < malformed) {
+      // The transcript (a copy of a possibly megabyte prompt) is only built when it decides something.
+      const transcript = () => request.messages.map((message) => `${message.role}:${message.content}`).join('\n');
+      if (malformed > 0 && hashUnit('malformed', seed, request.sample, transcript()) < malformed) {
         return { text: `Here are the labels: step 1 is probably ${prompt.allowed[0] ?? UNMAPPED}.` };
       }
       const labels = prompt.steps.map((step, i) => ({ step: i + 1, label: simLabelForStep(step, prompt.allowed) }));

@@ -1,7 +1,9 @@
-import { countTokens, countTokensSliced, TOKEN_SLICE_CHARS } from './token-count.js';
+import { nextTurn } from '../core/next-turn.js';
 import { didYouMean } from '../core/suggest.js';
 import { ModelCallError } from './errors.js';
+import { promptTokens } from './prompt-tokens.js';
 import { getSimProfile, listSimProfiles, type SimProfile } from './sim-registry.js';
+import { countTokens, TOKEN_SLICE_CHARS } from './token-count.js';
 import type { ModelAdapter, ModelRequest, ModelResponse } from './types.js';
 
 /**
@@ -25,14 +27,18 @@ export class SimAdapter implements ModelAdapter {
   async generate(request: ModelRequest): Promise<ModelResponse> {
     const profile = resolveProfile(this.modelId);
     const seed = simSeedOf(request);
+    // A long prompt (a server calling a sim labeler with a megabyte of steps) is answered in a turn
+    // of its own: not in the one that stored the call (the run store's steps settle at once), nor
+    // in the one counting its first token slice (each takes milliseconds to tens of ms there).
+    const promptChars = request.messages.reduce((n, m) => n + m.content.length, Math.max(0, request.messages.length - 1));
+    const long = promptChars > TOKEN_SLICE_CHARS;
+    if (long) await nextTurn();
     const answer = profile.answer(request, seed);
-    const prompt = request.messages.map((m) => m.content).join('\n');
+    if (long) await nextTurn();
     const reasoningTokens = answer.reasoning === undefined ? 0 : countTokens(answer.reasoning);
-    // A long prompt is counted in slices with yields between them: a server calling a sim labeler
-    // with a megabyte of steps keeps its thread responsive (countTokensSliced gives the same count).
-    // Its first slice is not counted in the same turn as the answer (both take tens of ms there).
-    if (prompt.length > TOKEN_SLICE_CHARS) await new Promise((resolve) => setImmediate(resolve));
-    const inputTokens = await countTokensSliced(prompt);
+    // Counted where the prompt was built when it was (a reward server's worker), else here in slices
+    // with yields between them, so the thread stays responsive (prompt-tokens.ts: the same count).
+    const inputTokens = await promptTokens(request.messages);
     const response: ModelResponse = {
       text: answer.text,
       finishReason: 'stop',

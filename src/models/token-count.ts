@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { nextTurn } from '../core/next-turn.js';
 
 type Counter = (text: string) => number;
 let bpe: Counter | undefined;
@@ -89,7 +90,7 @@ export async function countTokensSliced(text: string, sliceChars = TOKEN_SLICE_C
     }
     total += countTokens(text.slice(start, end));
     start = end;
-    if (start < text.length) await new Promise((resolve) => setImmediate(resolve));
+    if (start < text.length) await nextTurn();
   }
   return total;
 }

@@ -4,6 +4,9 @@
  * megabyte prompt nor hashes it. CachedLabeler (reward-labeler.ts) builds the same request from
  * steps when it is given no prepared one; both go through `labelerRequest`.
  */
+import { countPromptTokens, primePromptTokens } from '../../models/prompt-tokens.js';
+import { getProvider } from '../../models/providers.js';
+import { parseModelRef } from '../../models/ref.js';
 import type { ChatMessage, ModelRequest } from '../../models/types.js';
 import { messageDigest, primeMessageDigest, primeRequestKeys, requestKeys } from '../../store/request-hash.js';
 import { buildLabelerMessages, LABELER_DEFAULT_PARAMS } from '../labeler.js';
@@ -26,6 +29,20 @@ export interface PreparedLabel {
   keys: { key: string; contentKey: string; legacyKey?: string };
   /** messageDigest of each message. */
   digests: string[];
+  /**
+   * For a `sim:` labeller: the prompt token count it reports (models/prompt-tokens.ts), counted
+   * here so that the server's thread does not run the BPE over a megabyte prompt.
+   */
+  promptTokens?: number;
+}
+
+/** Whether `model` is answered by a simulation (the only adapter that counts prompt tokens itself). */
+function isSimModel(model: string): boolean {
+  try {
+    return getProvider(parseModelRef(model).provider)?.kind === 'sim';
+  } catch {
+    return false;
+  }
 }
 
 /** The labeller cell's request for a response's steps, as rendered into `messages`. */
@@ -41,6 +58,7 @@ export function prepareLabel(steps: readonly string[], setup: LabelPromptSetup):
     messages,
     keys: requestKeys(labelerRequest(setup.model, messages)),
     digests: messages.map((m) => messageDigest(m)),
+    ...(isSimModel(setup.model) ? { promptTokens: countPromptTokens(messages) } : {}),
   };
 }
 
@@ -52,6 +70,7 @@ export function requestOfPrepared(model: string, prepared: PreparedLabel): Model
     primeMessageDigest(message, prepared.digests[i]!);
   });
   primeRequestKeys(request, prepared.keys);
+  if (prepared.promptTokens !== undefined) primePromptTokens(request.messages, prepared.promptTokens);
   return request;
 }
 

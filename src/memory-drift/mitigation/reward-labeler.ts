@@ -5,6 +5,7 @@ import { buildLabelerMessages, buildLabelerReaskMessages, DEFAULT_LABELER_REASKS
 import type { Ontology } from '../ontology.js';
 import { extractSteps } from '../steps.js';
 import { isPreparedLabel, type LabelPromptSetup, labelerRequest, type PreparedLabel, requestOfPrepared } from './reward-label-prompt.js';
+import { nextTurn } from '../../core/next-turn.js';
 
 /** A response to label: its steps built here, or its labeller request prepared elsewhere (a worker). */
 interface Miss {
@@ -154,7 +155,7 @@ export class CachedLabeler {
       sinceYield += response.length;
       if (sinceYield > 50_000) {
         sinceYield = response.length;
-        await new Promise((resolve) => setImmediate(resolve));
+        await nextTurn();
       }
       this.stats.lookups++;
       const cached = this.lru.get(response);
@@ -238,7 +239,7 @@ export class CachedLabeler {
     const items: ParsedItem<string[]>[] = [];
     for (const [index, [, { steps, prepared, stepCount }]] of entries.entries()) {
       // Each prompt holds a whole response: let the event loop in between building them.
-      if (yieldBetween && index > 0) await new Promise((resolve) => setImmediate(resolve));
+      if (yieldBetween && index > 0) await nextTurn();
       items.push({
         spec: {
           // Built in a worker, with the store's hashes (recorded so that the store does not hash it again), or here.
@@ -258,7 +259,7 @@ export class CachedLabeler {
     }
     // The stage hashes and stores the prompts in the same synchronous stretch as its first await
     // (the store's calls settle at once): not in the same turn as the last prompt's building.
-    if (yieldBetween) await new Promise((resolve) => setImmediate(resolve));
+    if (yieldBetween) await nextTurn();
     try {
       const retries = this.options.reasks ?? DEFAULT_LABELER_REASKS;
       this.stagesRun++;

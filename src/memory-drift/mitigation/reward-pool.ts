@@ -9,7 +9,8 @@ import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { LabelPromptSetup, PreparedLabel } from './reward-label-prompt.js';
-import { BadRequest, type KeyedItem, type PrepareLimits, type RewardRoute, type WireLabel, type WirePreparedRequest } from './reward-request.js';
+import { BadRequest, type KeyedItem, type PrepareLimits, type RewardRoute, textAt, type WireLabel, type WirePreparedRequest } from './reward-request.js';
+import { nextTurn } from '../../core/next-turn.js';
 
 type Reply = { id: number; ok: true; prepared: WirePreparedRequest } | { id: number; ok: false; status: number; message: string };
 
@@ -120,15 +121,15 @@ export class RewardWorkerPool {
     const text = ([start, end]: [number, number]) => Buffer.from(wire.steps.buffer, wire.steps.byteOffset + start, end - start).toString('utf8');
     for (const { label, ...item } of wire.items) {
       if (label !== undefined) {
-        await new Promise((resolve) => setImmediate(resolve));
-        items.push({ ...item, steps: preparedLabel(label, text) });
+        await nextTurn();
+        items.push({ ...item, steps: preparedLabel(label, wire.steps) });
         continue;
       }
       if (!Array.isArray(item.steps)) {
         items.push({ ...item, steps: item.steps });
         continue;
       }
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
       items.push({ ...item, steps: JSON.parse(text(item.steps)) as string[] });
     }
     return { single: wire.single, items };
@@ -202,6 +203,6 @@ export class RewardWorkerPool {
   }
 }
 
-function preparedLabel(label: WireLabel, text: (place: [number, number]) => string): PreparedLabel {
-  return { ...label, messages: label.messages.map((m) => ({ role: m.role, content: text(m.content) })) };
+function preparedLabel(label: WireLabel, buffer: Uint8Array): PreparedLabel {
+  return { ...label, messages: label.messages.map((m) => ({ role: m.role, content: textAt(buffer, m.content) })) };
 }

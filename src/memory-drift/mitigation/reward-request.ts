@@ -199,7 +199,23 @@ export interface WirePreparedRequest {
 }
 
 export interface WireLabel extends Omit<PreparedLabel, 'messages'> {
-  messages: { role: ChatMessage['role']; content: [start: number, end: number] }[];
+  messages: { role: ChatMessage['role']; content: TextPlace }[];
+}
+
+/**
+ * Where a labeller message's text sits in the buffer: its runs in order, each latin1 when every
+ * UTF-16 unit of it is at most 0xFF, else UTF-16LE (aligned). Each is decoded by a copy on the
+ * server's thread; decoding a megabyte of UTF-8 that holds one non-ASCII character (the labeller
+ * prompt's "…" after its steps) held that thread for 12–19 ms. Only the wide runs take two bytes a
+ * unit, so the buffer stays about the UTF-8 size. The string is the worker's, unit for unit.
+ */
+export type TextPlace = [start: number, end: number, encoding: 'latin1' | 'utf16le'][];
+
+/** The text at `place` in `buffer` (see TextPlace). */
+export function textAt(buffer: Uint8Array, place: TextPlace): string {
+  let text = '';
+  for (const [start, end, encoding] of place) text += Buffer.from(buffer.buffer, buffer.byteOffset + start, end - start).toString(encoding);
+  return text;
 }
 
 export function toWire(prepared: PreparedRequest, setup?: LabelPromptSetup): WirePreparedRequest {
@@ -211,12 +227,33 @@ export function toWire(prepared: PreparedRequest, setup?: LabelPromptSetup): Wir
     at += bytes.length;
     return [at - bytes.length, at];
   };
+  const placeRun = (text: string, encoding: 'latin1' | 'utf16le'): [number, number, 'latin1' | 'utf16le'] => {
+    if (encoding === 'utf16le' && at % 2 === 1) {
+      parts.push(Buffer.alloc(1));
+      at += 1;
+    }
+    const bytes = Buffer.from(text, encoding);
+    parts.push(bytes);
+    at += bytes.length;
+    return [at - bytes.length, at, encoding];
+  };
+  const placeText = (text: string): TextPlace => {
+    const runs: TextPlace = [];
+    let from = 0;
+    for (const wide of text.matchAll(/[^\u0000-\u00ff]+/gu)) {
+      if (wide.index > from) runs.push(placeRun(text.slice(from, wide.index), 'latin1'));
+      runs.push(placeRun(wide[0], 'utf16le'));
+      from = wide.index + wide[0].length;
+    }
+    if (from < text.length || runs.length === 0) runs.push(placeRun(text.slice(from), 'latin1'));
+    return runs;
+  };
   const items = prepared.items.map(({ response, steps, ...rest }) => {
     const key = `sha256:${createHash('sha256').update(response).digest('hex')}`;
     if (steps === null || typeof steps === 'number') return { ...rest, key, steps };
     if (setup !== undefined && steps.length > 0) {
       const { messages, ...label } = prepareLabel(steps, setup);
-      return { ...rest, key, steps: null, label: { ...label, messages: messages.map((m) => ({ role: m.role, content: place(m.content) })) } };
+      return { ...rest, key, steps: null, label: { ...label, messages: messages.map((m) => ({ role: m.role, content: placeText(m.content) })) } };
     }
     return { ...rest, key, steps: place(JSON.stringify(steps)) };
   });

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { isEcholensError } from '../../core/errors.js';
+import { nextTurn } from '../../core/next-turn.js';
 import { allowedHosts, checkOrigin, isLoopbackHost, tokenMatches } from '../../report/viewer/security.js';
 import type { CachedLabeler } from './reward-labeler.js';
 import { type BodyUpload, RewardWorkerPool } from './reward-pool.js';
@@ -80,7 +81,15 @@ function streamBody(request: IncomingMessage, limit: number, upload: BodyUpload)
         tooLarge = true;
         upload.abort();
         reject(new BadRequest(413, `body larger than ${limit} bytes`));
-      } else upload.write(chunk);
+      } else {
+        upload.write(chunk);
+        // One chunk per upload per turn: one poll for I/O can deliver megabytes from several uploads
+        // at once, and copying and posting them all held this thread for tens of ms (a profile at load 5).
+        request.pause();
+        void nextTurn().then(() => {
+          if (!tooLarge) request.resume();
+        });
+      }
     });
     request.on('end', () => {
       if (!tooLarge) resolve();

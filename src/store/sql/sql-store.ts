@@ -2,6 +2,7 @@ import { getOrInsert } from '../../core/get-or-insert.js';
 import type { Writable } from 'node:stream';
 import { canonicalJson } from '../../core/canonical-json.js';
 import { InputError, InvalidArgumentError } from '../../core/errors.js';
+import { nextTurn } from '../../core/next-turn.js';
 import type { ModelRequest } from '../../models/types.js';
 import { BatchJobs } from '../batch-jobs.js';
 import { BlobCache, decodeRequest, encodeRequest } from '../blobs.js';
@@ -380,10 +381,18 @@ export abstract class SqlStore implements RunStore {
     // A long body is bound as a parameter of its own: in the rows table (one JSON parameter in
     // SQLite) it would be escaped into JSON here and parsed back by the database, which for a
     // megabyte labeller prompt held a reward server's thread for tens of ms.
+    // Each is inserted in a turn of the event loop of its own (SQLite's calls are synchronous and
+    // settle at once, so otherwise encoding the request, inserting megabytes and what follows would
+    // all run in one stretch).
     const short = rows.filter(([, body]) => body.length < DIRECT_BLOB_CHARS);
+    let long = false;
     for (const [hash, body] of rows) {
-      if (body.length >= DIRECT_BLOB_CHARS) await this.exec.run('INSERT INTO blobs (hash, body) VALUES (?, ?) ON CONFLICT (hash) DO NOTHING', [hash, body]);
+      if (body.length < DIRECT_BLOB_CHARS) continue;
+      long = true;
+      await nextTurn();
+      await this.exec.run('INSERT INTO blobs (hash, body) VALUES (?, ?) ON CONFLICT (hash) DO NOTHING', [hash, body]);
     }
+    if (long) await nextTurn();
     if (short.length > 0) {
       const input = this.exec.dialect.rows(
         [
