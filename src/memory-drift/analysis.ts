@@ -154,29 +154,29 @@ export function sampleFromCellLabels(
   if (typeof sample !== 'number' || !Number.isInteger(sample) || sample < 0) {
     throw new InvalidArgumentError(`${where}.sample`, `must be an integer ≥ 0, got ${String(sample)}`);
   }
-  const tier = text('tier');
-  if (!PERTURBATION_TIERS.includes(tier as PerturbationTier)) {
-    throw new InvalidArgumentError(`${where}.tier`, `must be one of ${PERTURBATION_TIERS.join(', ')}, got ${tier}`);
-  }
-  const role = text('role');
-  if (!ROLES.includes(role as GenerationRole)) {
-    throw new InvalidArgumentError(`${where}.role`, `must be one of ${ROLES.join(', ')}, got ${role}`);
-  }
+  const tier = requireOneOf(PERTURBATION_TIERS, text('tier'), `${where}.tier`);
+  const role = requireOneOf(ROLES, text('role'), `${where}.role`);
   const domain = labels.domain;
   return {
     target: text('target'),
     question: text('question_id'),
     domain: typeof domain === 'string' ? domain : '',
     condition: text('condition'),
-    tier: tier as PerturbationTier,
+    tier,
     stimulus: text('stimulus_id'),
     sample,
-    role: role as GenerationRole,
+    role,
     status: outcome.status,
     symbols: outcome.symbols,
   };
 }
 const SAMPLE_STATUSES: readonly LabelledSampleStatus[] = ['labelled', 'empty', 'failed', 'invalid', 'refused'];
+
+/** `value` when it is one of `allowed`, else an error naming the argument, the choices and the value. */
+function requireOneOf<T>(allowed: readonly T[], value: unknown, argument: string): T {
+  if (!allowed.includes(value as T)) throw new InvalidArgumentError(argument, `must be one of ${allowed.join(', ')}, got ${String(value)}`);
+  return value as T;
+}
 
 function requireText(value: unknown, argument: string): string {
   if (typeof value !== 'string' || value === '') throw new InvalidArgumentError(argument, 'must be a non-empty string');
@@ -188,19 +188,15 @@ function checkSample(sample: LabelledSample, i: number): void {
   if (sample === null || typeof sample !== 'object') throw new InvalidArgumentError(at, 'expected a labelled sample');
   for (const key of ['target', 'question', 'condition', 'stimulus'] as const) requireText(sample[key], `${at}.${key}`);
   if (typeof sample.domain !== 'string') throw new InvalidArgumentError(`${at}.domain`, 'must be a string');
-  if (!PERTURBATION_TIERS.includes(sample.tier)) {
-    throw new InvalidArgumentError(`${at}.tier`, `must be one of ${PERTURBATION_TIERS.join(', ')}, got ${String(sample.tier)}`);
-  }
+  requireOneOf(PERTURBATION_TIERS, sample.tier, `${at}.tier`);
   if (!Number.isInteger(sample.sample) || sample.sample < 0) {
     throw new InvalidArgumentError(`${at}.sample`, `must be an integer ≥ 0, got ${String(sample.sample)}`);
   }
-  if (!ROLES.includes(sample.role)) throw new InvalidArgumentError(`${at}.role`, `must be one of ${ROLES.join(', ')}`);
+  requireOneOf(ROLES, sample.role, `${at}.role`);
   if (sample.role !== 'perturbed' && sample.tier !== 'none') {
     throw new InvalidArgumentError(`${at}.role`, `'${sample.role}' is a no-memory role but the tier is '${sample.tier}'`);
   }
-  if (!SAMPLE_STATUSES.includes(sample.status)) {
-    throw new InvalidArgumentError(`${at}.status`, `must be one of ${SAMPLE_STATUSES.join(', ')}`);
-  }
+  requireOneOf(SAMPLE_STATUSES, sample.status, `${at}.status`);
   if (sample.status === 'labelled') {
     if (!Array.isArray(sample.symbols)) throw new InvalidArgumentError(`${at}.symbols`, 'a labelled sample needs its symbols');
     sample.symbols.forEach((symbol, j) => {
@@ -878,12 +874,8 @@ function checkObservations(observations: readonly MemoryObservation[]): void {
     const at = `observations[${i}]`;
     if (o === null || typeof o !== 'object') throw new InvalidArgumentError(at, 'expected an observation');
     for (const key of ['target', 'question', 'condition'] as const) requireText(o[key], `${at}.${key}`);
-    if (!PERTURBATION_TIERS.includes(o.tier)) {
-      throw new InvalidArgumentError(`${at}.tier`, `must be one of ${PERTURBATION_TIERS.join(', ')}, got ${String(o.tier)}`);
-    }
-    if (!OBSERVATION_STATUSES.includes(o.status)) {
-      throw new InvalidArgumentError(`${at}.status`, `must be one of ${OBSERVATION_STATUSES.join(', ')}`);
-    }
+    requireOneOf(PERTURBATION_TIERS, o.tier, `${at}.tier`);
+    requireOneOf(OBSERVATION_STATUSES, o.status, `${at}.status`);
     if (o.status === 'scored') {
       for (const metric of MEMORY_METRICS) {
         const value = o[metric];
@@ -1165,19 +1157,9 @@ function mixedModelOf(metric: MemoryMetric, groups: readonly ConditionRows[], se
     reference: settings.floorCondition,
     method: settings.method,
   });
-  return {
-    method: fit.method,
-    reference: settings.floorCondition,
-    levels: fit.levels,
-    fixed: fit.fixed,
-    groupVariance: fit.groupVariance,
-    residualVariance: fit.residualVariance,
-    logLik: fit.logLik,
-    converged: fit.converged,
-    boundary: fit.boundary,
-    nObs: fit.nObs,
-    nGroups: fit.nGroups,
-  };
+  // Key order of the report: method, reference, levels, then the fit's own.
+  const { reference: _, method, levels, ...rest } = fit;
+  return { method, reference: settings.floorCondition, levels, ...rest };
 }
 
 function dRelEntries(groups: readonly ConditionRows[], noiseRows: readonly ClusteredValue[], resampling: Resampling, alpha: number): DRelEntry[] {

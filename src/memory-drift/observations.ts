@@ -25,7 +25,7 @@ import {
   type RefusalSource,
   refusalJudgeModel,
 } from './refusal-judge.js';
-import { chunkBudgetOf, chunkChainKey, labelingChunks, reassembleChunks } from './chunks.js';
+import { type ChunkOutcome, chunkBudgetOf, chunkChainKey, labelingChunks, reassembleChunks } from './chunks.js';
 import { type Ontology, validateOntology } from './ontology.js';
 import type { PerturbationTier } from './perturbations.js';
 import { type GenerationRole, sharedSeedCells } from './plan.js';
@@ -140,6 +140,7 @@ export interface MemoryCollection {
 }
 
 const OUTCOMES: readonly SampleOutcome[] = ['labelled', 'empty', 'failed', 'no_steps', 'invalid', 'unlabelled', 'refused'];
+const noOutcomes = () => Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<SampleOutcome, number>;
 
 /** The latest memory run in a store, or the one named. */
 export async function memoryRunId(store: RunStore, runId?: string): Promise<string> {
@@ -166,14 +167,8 @@ export async function memoryRunSetup(store: RunStore, runId: string): Promise<{ 
 /** The text of a re-ask chain's cell: its answer when it is done. */
 const doneText = { text: (cell: RunCellResultRecord) => (cell.result.status === 'done' ? cell.result.text : null) };
 
-interface LabelingOutcome {
-  symbols: string[] | null;
-  outcome: 'labelled' | 'invalid' | 'unlabelled';
-  attempts: number | null;
-  coercedUnknown: string[];
-  /** Parse failure of the last attempt (`reason: detail`) when invalid. */
-  failure?: string;
-}
+/** One labeling resolved: the shape of a chunk's (`failure` = the last attempt's `reason: detail` when invalid). */
+type LabelingOutcome = ChunkOutcome;
 
 /**
  * Resolves one labeling chain (attempt 0, then each re-ask) the way the run
@@ -279,7 +274,7 @@ export async function collectMemorySamples(store: RunStore, runId: string): Prom
   const records: MemorySampleRecord[] = [];
   const summary: MemoryCollectionSummary = {
     generations: 0,
-    outcomes: Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<SampleOutcome, number>,
+    outcomes: noOutcomes(),
     stepMethods: {},
     stepSources: {},
     labelerAttempts: {},
@@ -384,10 +379,7 @@ export async function collectMemorySamples(store: RunStore, runId: string): Prom
     }
     summary.generations += 1;
     summary.outcomes[record.outcome] += 1;
-    getOrInsert(perTarget, base.target, () => ({
-      target: base.target,
-      ...(Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<SampleOutcome, number>),
-    }))[record.outcome] += 1;
+    getOrInsert(perTarget, base.target, () => ({ target: base.target, ...noOutcomes() }))[record.outcome] += 1;
     records.push(record);
   }
   if (judgeModel !== null) {
