@@ -57,6 +57,8 @@ export interface SampleKey {
   sample: number;
 }
 
+const SAMPLE_KEYS = ['target', 'question', 'domain', 'condition', 'tier', 'stimulus', 'sample'] as const satisfies ReadonlyArray<keyof SampleKey>;
+
 /** One generation sample with its labelled symbol sequence (or why it has none). */
 export interface LabelledSample extends SampleKey {
   /** From the generation plan: 'reference' = no-memory sample 0, the baseline trajectory. */
@@ -264,13 +266,7 @@ export function scoreTrajectories(input: readonly LabelledSample[], options: Sco
     const key = groupKey(sample);
     const reference = references.get(key);
     const base: MemoryObservation = {
-      target: sample.target,
-      question: sample.question,
-      domain: sample.domain,
-      condition: sample.condition,
-      tier: sample.tier,
-      stimulus: sample.stimulus,
-      sample: sample.sample,
+      ...(Object.fromEntries(SAMPLE_KEYS.map((k) => [k, sample[k]])) as unknown as SampleKey),
       status: 'scored',
       baselineSymbols: reference !== undefined && usable(reference) ? reference.symbols : null,
       symbols: sample.status === 'labelled' ? sample.symbols : null,
