@@ -145,17 +145,8 @@ export function sampleFromCellLabels(
   outcome: { status: LabelledSampleStatus; symbols: readonly string[] | null },
   where = 'labels',
 ): LabelledSample {
-  const text = (key: string): string => {
-    const value = labels[key];
-    if (typeof value !== 'string' || value === '') {
-      throw new InvalidArgumentError(`${where}.${key}`, `must be a non-empty string, got ${String(value)}`);
-    }
-    return value;
-  };
-  const sample = labels.sample;
-  if (typeof sample !== 'number' || !Number.isInteger(sample) || sample < 0) {
-    throw new InvalidArgumentError(`${where}.sample`, `must be an integer ≥ 0, got ${String(sample)}`);
-  }
+  const text = (key: string) => requireText(labels[key], `${where}.${key}`);
+  const sample = requireIndex(labels.sample, `${where}.sample`);
   const tier = requireOneOf(PERTURBATION_TIERS, text('tier'), `${where}.tier`);
   const role = requireOneOf(ROLES, text('role'), `${where}.role`);
   const domain = labels.domain;
@@ -181,8 +172,13 @@ function requireOneOf<T>(allowed: readonly T[], value: unknown, argument: string
 }
 
 function requireText(value: unknown, argument: string): string {
-  if (typeof value !== 'string' || value === '') throw new InvalidArgumentError(argument, 'must be a non-empty string');
+  if (typeof value !== 'string' || value === '') throw new InvalidArgumentError(argument, `must be a non-empty string, got ${String(value)}`);
   return value;
+}
+
+function requireIndex(value: unknown, argument: string): number {
+  if (!Number.isInteger(value) || (value as number) < 0) throw new InvalidArgumentError(argument, `must be an integer ≥ 0, got ${String(value)}`);
+  return value as number;
 }
 
 function checkSample(sample: LabelledSample, i: number): void {
@@ -191,9 +187,7 @@ function checkSample(sample: LabelledSample, i: number): void {
   for (const key of ['target', 'question', 'condition', 'stimulus'] as const) requireText(sample[key], `${at}.${key}`);
   if (typeof sample.domain !== 'string') throw new InvalidArgumentError(`${at}.domain`, 'must be a string');
   requireOneOf(PERTURBATION_TIERS, sample.tier, `${at}.tier`);
-  if (!Number.isInteger(sample.sample) || sample.sample < 0) {
-    throw new InvalidArgumentError(`${at}.sample`, `must be an integer ≥ 0, got ${String(sample.sample)}`);
-  }
+  requireIndex(sample.sample, `${at}.sample`);
   requireOneOf(ROLES, sample.role, `${at}.role`);
   if (sample.role !== 'perturbed' && sample.tier !== 'none') {
     throw new InvalidArgumentError(`${at}.role`, `'${sample.role}' is a no-memory role but the tier is '${sample.tier}'`);
@@ -220,10 +214,7 @@ const usableLabels = (sample: LabelledSample): boolean => sample.status === 'lab
  */
 export function scoreTrajectories(input: readonly LabelledSample[], options: ScoreTrajectoriesOptions = {}): ScoredTrajectories {
   if (!Array.isArray(input)) throw new InvalidArgumentError('samples', 'expected an array of labelled samples');
-  const pairing = options.pairing ?? 'reference';
-  if (pairing !== 'reference' && pairing !== 'all-pairs') {
-    throw new InvalidArgumentError('pairing', `must be 'reference' or 'all-pairs', got ${String(pairing)}`);
-  }
+  const pairing = requireOneOf<PairingPolicy>(['reference', 'all-pairs'], options.pairing ?? 'reference', 'pairing');
   const alpha = options.alpha ?? 0.5;
   if (typeof alpha !== 'number' || !(alpha >= 0 && alpha <= 1)) {
     throw new InvalidArgumentError('alpha', `must lie in [0, 1], got ${String(alpha)}`);
@@ -851,13 +842,9 @@ function resolveOptions(options: MemoryAnalysisOptions): Required<MemoryAnalysis
   if (typeof threshold !== 'number' || !(threshold >= -1 && threshold <= 1)) {
     throw new InvalidArgumentError('convergenceThreshold', `must lie in [-1, 1], got ${String(threshold)}`);
   }
-  if (resolved.convergenceConditions !== 'paper' && resolved.convergenceConditions !== 'all') {
-    throw new InvalidArgumentError('convergenceConditions', "must be 'paper' or 'all'");
-  }
+  requireOneOf(['paper', 'all'], resolved.convergenceConditions, 'convergenceConditions');
   requireText(resolved.floorCondition, 'floorCondition');
-  if (resolved.method !== 'REML' && resolved.method !== 'ML') {
-    throw new InvalidArgumentError('method', "must be 'REML' or 'ML'");
-  }
+  requireOneOf(['REML', 'ML'], resolved.method, 'method');
   return resolved;
 }
 

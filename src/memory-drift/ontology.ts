@@ -62,25 +62,19 @@ const referenceSchema = z.record(
   }),
 );
 
+/** Names are unique ignoring case: the first repeat (a category's, then its subcategories') is the error. */
 function checkUnique(ontology: Ontology, file: string): void {
-  const categories = new Set<string>();
+  const categories = ontology.categories.map((category) => category.name.toLowerCase());
   ontology.categories.forEach((category, ci) => {
-    const key = category.name.toLowerCase();
-    if (categories.has(key)) {
+    if (categories.indexOf(categories[ci] as string) < ci) {
       throw new InputError(`duplicate category name "${category.name}"`, { file, field: `categories.${ci}.name` });
     }
-    categories.add(key);
-    const subs = new Set<string>();
-    category.subcategories.forEach((sub, si) => {
-      const subKey = sub.name.toLowerCase();
-      if (subs.has(subKey)) {
-        throw new InputError(`duplicate subcategory name "${sub.name}" in "${category.name}"`, {
-          file,
-          field: `categories.${ci}.subcategories.${si}.name`,
-        });
-      }
-      subs.add(subKey);
-    });
+    const subs = category.subcategories.map((sub) => sub.name.toLowerCase());
+    const si = subs.findIndex((sub, i) => subs.indexOf(sub) < i);
+    if (si >= 0) {
+      const field = `categories.${ci}.subcategories.${si}.name`;
+      throw new InputError(`duplicate subcategory name "${category.subcategories[si]?.name}" in "${category.name}"`, { file, field });
+    }
   });
 }
 
