@@ -15,6 +15,7 @@ import {
   dRel,
   type MixedModelMethod,
   type MixedModelResult,
+  type ResamplingOptions,
   mixedModel,
   pearson,
   rng,
@@ -665,11 +666,7 @@ const valuesOf = (rows: readonly ClusteredValue[]) => rows.map((row) => row.valu
 const TIER_RANK: Record<PerturbationTier, number> = { none: 0, noise: 1, persona: 2, life_event: 3 };
 
 /** Bootstrap settings of `elevationBootstrap` (defaults B 10,000, seed 42, level 0.95). */
-export interface ElevationOptions {
-  B?: number;
-  seed?: number;
-  level?: number;
-}
+export type ElevationOptions = Pick<ResamplingOptions, 'B' | 'seed' | 'level'>;
 
 type Resampling = Required<ElevationOptions>;
 
@@ -1027,16 +1024,13 @@ function analyzeMetric(
       ? { error: 'no pragmatic-noise condition has scored observations' }
       : { conditions: noiseGroups.map((g) => g.condition), ...spread(noiseRows) };
 
-  const cohensDOf = (rows: readonly ClusteredValue[]) =>
+  const againstFloor = <T>(compute: () => T) =>
     attempt(() => {
       if (floorRows.length === 0) throw new StatisticsError(noFloor);
-      return cohensD(valuesOf(rows), valuesOf(floorRows));
+      return compute();
     });
-  const elevationOf = (rows: readonly ClusteredValue[]) =>
-    attempt(() => {
-      if (floorRows.length === 0) throw new StatisticsError(noFloor);
-      return elevationWithDraws(rows, floorRows, settings, draws);
-    });
+  const cohensDOf = (rows: readonly ClusteredValue[]) => againstFloor(() => cohensD(valuesOf(rows), valuesOf(floorRows)));
+  const elevationOf = (rows: readonly ClusteredValue[]) => againstFloor(() => elevationWithDraws(rows, floorRows, settings, draws));
 
   // Condition elevations: one BH family per tier (as d_rel), so the printed interval agrees with the adjusted p.
   const conditionElevation = new Map<string, Maybe<ElevationEstimate>>();

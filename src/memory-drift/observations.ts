@@ -385,14 +385,8 @@ export async function collectMemorySamples(store: RunStore, runId: string): Prom
     records.push(record);
   }
   if (judgeModel !== null) {
-    summary.refusalJudge = {
-      model: judgeModel,
-      answers: judgeTally.answers,
-      invalid: judgeTally.invalid,
-      unanswered: judgeTally.unanswered,
-      agreement: refusalAgreement(judgeTally.pairs),
-      refusals: judgeTally.refusals,
-    };
+    const { pairs, refusals, ...counts } = judgeTally;
+    summary.refusalJudge = { model: judgeModel, ...counts, agreement: refusalAgreement(pairs), refusals };
   }
   summary.perTarget = [...perTarget.values()].sort((a, b) => a.target.localeCompare(b.target));
   summary.formatCompliance = [...compliance.values()]
