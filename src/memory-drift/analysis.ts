@@ -15,6 +15,7 @@ import {
   dRel,
   type MixedModelMethod,
   type MixedModelResult,
+  type ResamplingOptions,
   mixedModel,
   pearson,
   rng,
@@ -56,6 +57,8 @@ export interface SampleKey {
   stimulus: string;
   sample: number;
 }
+
+const SAMPLE_KEYS = ['target', 'question', 'domain', 'condition', 'tier', 'stimulus', 'sample'] as const satisfies ReadonlyArray<keyof SampleKey>;
 
 /** One generation sample with its labelled symbol sequence (or why it has none). */
 export interface LabelledSample extends SampleKey {
@@ -143,44 +146,40 @@ export function sampleFromCellLabels(
   outcome: { status: LabelledSampleStatus; symbols: readonly string[] | null },
   where = 'labels',
 ): LabelledSample {
-  const text = (key: string): string => {
-    const value = labels[key];
-    if (typeof value !== 'string' || value === '') {
-      throw new InvalidArgumentError(`${where}.${key}`, `must be a non-empty string, got ${String(value)}`);
-    }
-    return value;
-  };
-  const sample = labels.sample;
-  if (typeof sample !== 'number' || !Number.isInteger(sample) || sample < 0) {
-    throw new InvalidArgumentError(`${where}.sample`, `must be an integer ≥ 0, got ${String(sample)}`);
-  }
-  const tier = text('tier');
-  if (!PERTURBATION_TIERS.includes(tier as PerturbationTier)) {
-    throw new InvalidArgumentError(`${where}.tier`, `must be one of ${PERTURBATION_TIERS.join(', ')}, got ${tier}`);
-  }
-  const role = text('role');
-  if (!ROLES.includes(role as GenerationRole)) {
-    throw new InvalidArgumentError(`${where}.role`, `must be one of ${ROLES.join(', ')}, got ${role}`);
-  }
+  const text = (key: string) => requireText(labels[key], `${where}.${key}`);
+  const sample = requireIndex(labels.sample, `${where}.sample`);
+  const tier = requireOneOf(PERTURBATION_TIERS, text('tier'), `${where}.tier`);
+  const role = requireOneOf(ROLES, text('role'), `${where}.role`);
   const domain = labels.domain;
   return {
     target: text('target'),
     question: text('question_id'),
     domain: typeof domain === 'string' ? domain : '',
     condition: text('condition'),
-    tier: tier as PerturbationTier,
+    tier,
     stimulus: text('stimulus_id'),
     sample,
-    role: role as GenerationRole,
+    role,
     status: outcome.status,
     symbols: outcome.symbols,
   };
 }
 const SAMPLE_STATUSES: readonly LabelledSampleStatus[] = ['labelled', 'empty', 'failed', 'invalid', 'refused'];
 
+/** `value` when it is one of `allowed`, else an error naming the argument, the choices and the value. */
+function requireOneOf<T>(allowed: readonly T[], value: unknown, argument: string): T {
+  if (!allowed.includes(value as T)) throw new InvalidArgumentError(argument, `must be one of ${allowed.join(', ')}, got ${String(value)}`);
+  return value as T;
+}
+
 function requireText(value: unknown, argument: string): string {
-  if (typeof value !== 'string' || value === '') throw new InvalidArgumentError(argument, 'must be a non-empty string');
+  if (typeof value !== 'string' || value === '') throw new InvalidArgumentError(argument, `must be a non-empty string, got ${String(value)}`);
   return value;
+}
+
+function requireIndex(value: unknown, argument: string): number {
+  if (!Number.isInteger(value) || (value as number) < 0) throw new InvalidArgumentError(argument, `must be an integer ≥ 0, got ${String(value)}`);
+  return value as number;
 }
 
 function checkSample(sample: LabelledSample, i: number): void {
@@ -188,19 +187,13 @@ function checkSample(sample: LabelledSample, i: number): void {
   if (sample === null || typeof sample !== 'object') throw new InvalidArgumentError(at, 'expected a labelled sample');
   for (const key of ['target', 'question', 'condition', 'stimulus'] as const) requireText(sample[key], `${at}.${key}`);
   if (typeof sample.domain !== 'string') throw new InvalidArgumentError(`${at}.domain`, 'must be a string');
-  if (!PERTURBATION_TIERS.includes(sample.tier)) {
-    throw new InvalidArgumentError(`${at}.tier`, `must be one of ${PERTURBATION_TIERS.join(', ')}, got ${String(sample.tier)}`);
-  }
-  if (!Number.isInteger(sample.sample) || sample.sample < 0) {
-    throw new InvalidArgumentError(`${at}.sample`, `must be an integer ≥ 0, got ${String(sample.sample)}`);
-  }
-  if (!ROLES.includes(sample.role)) throw new InvalidArgumentError(`${at}.role`, `must be one of ${ROLES.join(', ')}`);
+  requireOneOf(PERTURBATION_TIERS, sample.tier, `${at}.tier`);
+  requireIndex(sample.sample, `${at}.sample`);
+  requireOneOf(ROLES, sample.role, `${at}.role`);
   if (sample.role !== 'perturbed' && sample.tier !== 'none') {
     throw new InvalidArgumentError(`${at}.role`, `'${sample.role}' is a no-memory role but the tier is '${sample.tier}'`);
   }
-  if (!SAMPLE_STATUSES.includes(sample.status)) {
-    throw new InvalidArgumentError(`${at}.status`, `must be one of ${SAMPLE_STATUSES.join(', ')}`);
-  }
+  requireOneOf(SAMPLE_STATUSES, sample.status, `${at}.status`);
   if (sample.status === 'labelled') {
     if (!Array.isArray(sample.symbols)) throw new InvalidArgumentError(`${at}.symbols`, 'a labelled sample needs its symbols');
     sample.symbols.forEach((symbol, j) => {
@@ -222,10 +215,7 @@ const usableLabels = (sample: LabelledSample): boolean => sample.status === 'lab
  */
 export function scoreTrajectories(input: readonly LabelledSample[], options: ScoreTrajectoriesOptions = {}): ScoredTrajectories {
   if (!Array.isArray(input)) throw new InvalidArgumentError('samples', 'expected an array of labelled samples');
-  const pairing = options.pairing ?? 'reference';
-  if (pairing !== 'reference' && pairing !== 'all-pairs') {
-    throw new InvalidArgumentError('pairing', `must be 'reference' or 'all-pairs', got ${String(pairing)}`);
-  }
+  const pairing = requireOneOf<PairingPolicy>(['reference', 'all-pairs'], options.pairing ?? 'reference', 'pairing');
   const alpha = options.alpha ?? 0.5;
   if (typeof alpha !== 'number' || !(alpha >= 0 && alpha <= 1)) {
     throw new InvalidArgumentError('alpha', `must lie in [0, 1], got ${String(alpha)}`);
@@ -268,13 +258,7 @@ export function scoreTrajectories(input: readonly LabelledSample[], options: Sco
     const key = groupKey(sample);
     const reference = references.get(key);
     const base: MemoryObservation = {
-      target: sample.target,
-      question: sample.question,
-      domain: sample.domain,
-      condition: sample.condition,
-      tier: sample.tier,
-      stimulus: sample.stimulus,
-      sample: sample.sample,
+      ...(Object.fromEntries(SAMPLE_KEYS.map((k) => [k, sample[k]])) as unknown as SampleKey),
       status: 'scored',
       baselineSymbols: reference !== undefined && usable(reference) ? reference.symbols : null,
       symbols: sample.status === 'labelled' ? sample.symbols : null,
@@ -682,11 +666,7 @@ const valuesOf = (rows: readonly ClusteredValue[]) => rows.map((row) => row.valu
 const TIER_RANK: Record<PerturbationTier, number> = { none: 0, noise: 1, persona: 2, life_event: 3 };
 
 /** Bootstrap settings of `elevationBootstrap` (defaults B 10,000, seed 42, level 0.95). */
-export interface ElevationOptions {
-  B?: number;
-  seed?: number;
-  level?: number;
-}
+export type ElevationOptions = Pick<ResamplingOptions, 'B' | 'seed' | 'level'>;
 
 type Resampling = Required<ElevationOptions>;
 
@@ -859,13 +839,9 @@ function resolveOptions(options: MemoryAnalysisOptions): Required<MemoryAnalysis
   if (typeof threshold !== 'number' || !(threshold >= -1 && threshold <= 1)) {
     throw new InvalidArgumentError('convergenceThreshold', `must lie in [-1, 1], got ${String(threshold)}`);
   }
-  if (resolved.convergenceConditions !== 'paper' && resolved.convergenceConditions !== 'all') {
-    throw new InvalidArgumentError('convergenceConditions', "must be 'paper' or 'all'");
-  }
+  requireOneOf(['paper', 'all'], resolved.convergenceConditions, 'convergenceConditions');
   requireText(resolved.floorCondition, 'floorCondition');
-  if (resolved.method !== 'REML' && resolved.method !== 'ML') {
-    throw new InvalidArgumentError('method', "must be 'REML' or 'ML'");
-  }
+  requireOneOf(['REML', 'ML'], resolved.method, 'method');
   return resolved;
 }
 
@@ -878,12 +854,8 @@ function checkObservations(observations: readonly MemoryObservation[]): void {
     const at = `observations[${i}]`;
     if (o === null || typeof o !== 'object') throw new InvalidArgumentError(at, 'expected an observation');
     for (const key of ['target', 'question', 'condition'] as const) requireText(o[key], `${at}.${key}`);
-    if (!PERTURBATION_TIERS.includes(o.tier)) {
-      throw new InvalidArgumentError(`${at}.tier`, `must be one of ${PERTURBATION_TIERS.join(', ')}, got ${String(o.tier)}`);
-    }
-    if (!OBSERVATION_STATUSES.includes(o.status)) {
-      throw new InvalidArgumentError(`${at}.status`, `must be one of ${OBSERVATION_STATUSES.join(', ')}`);
-    }
+    requireOneOf(PERTURBATION_TIERS, o.tier, `${at}.tier`);
+    requireOneOf(OBSERVATION_STATUSES, o.status, `${at}.status`);
     if (o.status === 'scored') {
       for (const metric of MEMORY_METRICS) {
         const value = o[metric];
@@ -1052,16 +1024,13 @@ function analyzeMetric(
       ? { error: 'no pragmatic-noise condition has scored observations' }
       : { conditions: noiseGroups.map((g) => g.condition), ...spread(noiseRows) };
 
-  const cohensDOf = (rows: readonly ClusteredValue[]) =>
+  const againstFloor = <T>(compute: () => T) =>
     attempt(() => {
       if (floorRows.length === 0) throw new StatisticsError(noFloor);
-      return cohensD(valuesOf(rows), valuesOf(floorRows));
+      return compute();
     });
-  const elevationOf = (rows: readonly ClusteredValue[]) =>
-    attempt(() => {
-      if (floorRows.length === 0) throw new StatisticsError(noFloor);
-      return elevationWithDraws(rows, floorRows, settings, draws);
-    });
+  const cohensDOf = (rows: readonly ClusteredValue[]) => againstFloor(() => cohensD(valuesOf(rows), valuesOf(floorRows)));
+  const elevationOf = (rows: readonly ClusteredValue[]) => againstFloor(() => elevationWithDraws(rows, floorRows, settings, draws));
 
   // Condition elevations: one BH family per tier (as d_rel), so the printed interval agrees with the adjusted p.
   const conditionElevation = new Map<string, Maybe<ElevationEstimate>>();
@@ -1165,19 +1134,9 @@ function mixedModelOf(metric: MemoryMetric, groups: readonly ConditionRows[], se
     reference: settings.floorCondition,
     method: settings.method,
   });
-  return {
-    method: fit.method,
-    reference: settings.floorCondition,
-    levels: fit.levels,
-    fixed: fit.fixed,
-    groupVariance: fit.groupVariance,
-    residualVariance: fit.residualVariance,
-    logLik: fit.logLik,
-    converged: fit.converged,
-    boundary: fit.boundary,
-    nObs: fit.nObs,
-    nGroups: fit.nGroups,
-  };
+  // Key order of the report: method, reference, levels, then the fit's own.
+  const { reference: _, method, levels, ...rest } = fit;
+  return { method, reference: settings.floorCondition, levels, ...rest };
 }
 
 function dRelEntries(groups: readonly ConditionRows[], noiseRows: readonly ClusteredValue[], resampling: Resampling, alpha: number): DRelEntry[] {

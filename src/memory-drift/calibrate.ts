@@ -294,12 +294,9 @@ export function calibrateMemoryDesign(config: MemoryConfig, stimuli: MemoryStimu
   const minimumDetectable: MemoryCalibration['minimumDetectable'] = [];
   if (nullResult !== undefined) {
     for (const metric of MEMORY_METRICS) {
-      for (const [test, pattern] of [
-        ['elevation', `${metric}/elevation/`],
-        ['dRel', `${metric}/dRel/`],
-      ] as const) {
+      for (const test of ['elevation', 'dRel'] as const) {
         const ses = nullResult.tests
-          .filter((t) => t.test.startsWith(pattern) && !t.test.includes('tier:') && t.meanStandardError !== null)
+          .filter((t) => t.test.startsWith(`${metric}/${test}/`) && !t.test.includes('tier:') && t.meanStandardError !== null)
           .map((t) => t.meanStandardError as number);
         if (ses.length === 0) continue;
         const meanSE = ses.reduce((a, b) => a + b, 0) / ses.length;

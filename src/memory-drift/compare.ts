@@ -23,13 +23,8 @@ function memoryQuestionSums(collection: MemoryCollection, target: string, metric
     const floor = o.condition === NO_PERTURBATION;
     if (!floor && o.tier !== tier) continue;
     const s = getOrInsert(out, o.question, () => ({ tn: 0, ts: 0, fn: 0, fs: 0 }));
-    if (floor) {
-      s.fn += 1;
-      s.fs += value;
-    } else {
-      s.tn += 1;
-      s.ts += value;
-    }
+    s[floor ? 'fn' : 'tn'] += 1;
+    s[floor ? 'fs' : 'ts'] += value;
   }
   return out;
 }

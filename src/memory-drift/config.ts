@@ -88,28 +88,20 @@ const questionsSchema = z
   })
   .strict()
   .superRefine((q, ctx) => {
-    if (q.source === 'file' && q.file === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['file'], message: 'source "file" needs questions.file (a .csv or .jsonl)' });
-    }
-    if (q.source === 'benchmark' && q.file === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['file'],
-        message: 'source "benchmark" needs questions.file (a .parquet, .json or .jsonl of the authors’ benchmark)',
-      });
-    }
-    if (q.source !== 'benchmark' && q.curation !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['curation'], message: 'questions.curation applies to source: benchmark' });
-    }
-    if (q.source === 'hf' && q.dataset === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['dataset'], message: 'source "hf" needs questions.dataset (owner/name)' });
-    }
-    if (q.source !== 'file' && q.source !== 'benchmark' && q.file !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['file'], message: 'questions.file is read only with source: file or benchmark' });
-    }
-    if (q.source !== 'hf' && q.dataset !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['dataset'], message: 'questions.dataset is read only with source: hf' });
-    }
+    // Which fields each source needs and which it does not read: [broken, field, message], in report order.
+    const rules: Array<[boolean, string, string]> = [
+      [q.source === 'file' && q.file === undefined, 'file', 'source "file" needs questions.file (a .csv or .jsonl)'],
+      [
+        q.source === 'benchmark' && q.file === undefined,
+        'file',
+        'source "benchmark" needs questions.file (a .parquet, .json or .jsonl of the authors’ benchmark)',
+      ],
+      [q.source !== 'benchmark' && q.curation !== undefined, 'curation', 'questions.curation applies to source: benchmark'],
+      [q.source === 'hf' && q.dataset === undefined, 'dataset', 'source "hf" needs questions.dataset (owner/name)'],
+      [q.source !== 'file' && q.source !== 'benchmark' && q.file !== undefined, 'file', 'questions.file is read only with source: file or benchmark'],
+      [q.source !== 'hf' && q.dataset !== undefined, 'dataset', 'questions.dataset is read only with source: hf'],
+    ];
+    for (const [broken, field, message] of rules) if (broken) ctx.addIssue({ code: 'custom', path: [field], message });
   });
 
 export const memoryConfigSchema = z

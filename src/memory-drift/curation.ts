@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { InputError } from '../core/errors.js';
 import { readBuiltinDataFile } from './data-files.js';
+import { parseInput } from './zod-input.js';
 
 /** A keyword group from DriftLens App. A (Table 7 keep signals, Table 8 drop-lists). */
 export interface KeywordGroup {
@@ -49,12 +50,7 @@ export function parseCurationKeywords(text: string, file = 'curation-keywords.js
   } catch (error) {
     throw new InputError(`not valid JSON (${(error as Error).message})`, { file });
   }
-  const parsed = keywordsSchema.safeParse(value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new InputError(issue?.message ?? 'invalid', { file, field: issue?.path.map(String).join('.') });
-  }
-  return parsed.data;
+  return parseInput(keywordsSchema, value, { file, fallback: 'invalid' });
 }
 
 export function loadBuiltinCurationKeywords(): CurationKeywords {

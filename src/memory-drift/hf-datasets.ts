@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { InputError, InvalidArgumentError } from '../core/errors.js';
-import { type Question, type QuestionSet, questionIdFromText } from './questions.js';
+import { type Question, type QuestionSet, userQuestion } from './questions.js';
+import { parseInput } from './zod-input.js';
 
 export const HF_DATASETS_SERVER_URL = 'https://datasets-server.huggingface.co';
 /** The datasets-server /rows endpoint returns at most 100 rows per request. */
@@ -85,11 +86,7 @@ export async function loadHuggingFaceQuestions(options: HuggingFaceQuestionOptio
   while (offset < total && questions.length < wanted) {
     const length = Math.min(pageSize, wanted - questions.length);
     const url = new URL(`${base}/rows`);
-    url.searchParams.set('dataset', options.dataset);
-    url.searchParams.set('config', config);
-    url.searchParams.set('split', split);
-    url.searchParams.set('offset', String(offset));
-    url.searchParams.set('length', String(length));
+    for (const [key, value] of Object.entries({ dataset: options.dataset, config, split, offset, length })) url.searchParams.set(key, String(value));
 
     let response: Response;
     try {
@@ -119,18 +116,11 @@ export async function loadHuggingFaceQuestions(options: HuggingFaceQuestionOptio
     } catch (error) {
       throw new InputError(`datasets server returned invalid JSON at offset ${offset}`, { file: where }, { cause: error });
     }
-    const page = rowsPageSchema.safeParse(body);
-    if (!page.success) {
-      const issue = page.error.issues[0];
-      throw new InputError(`unexpected /rows response: ${issue?.message ?? 'invalid'}`, {
-        file: where,
-        field: issue?.path.map(String).join('.') || 'response',
-      });
-    }
-    total = page.data.num_rows_total;
-    if (page.data.rows.length === 0) break;
+    const page = parseInput(rowsPageSchema, body, { file: where, root: 'response', prefix: 'unexpected /rows response: ', fallback: 'invalid' });
+    total = page.num_rows_total;
+    if (page.rows.length === 0) break;
 
-    for (const entry of page.data.rows) {
+    for (const entry of page.rows) {
       if (questions.length >= wanted) break;
       if (column === undefined) {
         column = ['question', 'text', 'prompt'].find((name) => name in entry.row);
@@ -150,11 +140,7 @@ export async function loadHuggingFaceQuestions(options: HuggingFaceQuestionOptio
       if (body === null || body === '') throw new InputError('empty or non-text question', { file: where, field });
       const id = options.idColumn === undefined ? null : cellText(entry.row[options.idColumn]);
       const domain = options.domainColumn === undefined ? (options.domain ?? 'unspecified') : cellText(entry.row[options.domainColumn]);
-      const question: Question = {
-        id: id === null || id === '' ? questionIdFromText(body) : id,
-        domain: domain === null || domain === '' ? 'unspecified' : domain,
-        text: body,
-      };
+      const question = userQuestion(body, id, domain);
       const earlier = seen.get(question.id);
       if (earlier !== undefined) {
         throw new InputError(`duplicate question id "${question.id}" (first at row ${earlier})`, {
@@ -165,7 +151,7 @@ export async function loadHuggingFaceQuestions(options: HuggingFaceQuestionOptio
       seen.set(question.id, entry.row_idx);
       questions.push(question);
     }
-    offset += page.data.rows.length;
+    offset += page.rows.length;
   }
   if (questions.length === 0) throw new InputError('the dataset split has no rows', { file: where });
   return { source: where, version: null, sha256: null, questions };

@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from '../core/errors.js';
 import type { ChatMessage, DecodingParams } from '../models/types.js';
 import { findJsonObjects } from '../core/json-extract.js';
-import { reaskMessages } from './judge-messages.js';
+import { promptMessages, reaskMessages } from './judge-messages.js';
 import { type Ontology, ontologySymbols, renderOntology, UNMAPPED } from './ontology.js';
 
 /** Labelers default to temperature 0 (docs/decisions.md#d1). */
@@ -56,10 +56,7 @@ export function buildLabelerMessages(steps: readonly string[], ontology: Ontolog
  * system prompt long enough for the model's minimum; OpenAI caches a shared prefix on its own).
  */
 function labelerPrompt(staticLines: readonly string[], varyingLines: readonly string[]): ChatMessage[] {
-  return [
-    { role: 'system', content: `${LABELER_SYSTEM_PROMPT}\n\n${staticLines.join('\n')}` },
-    { role: 'user', content: varyingLines.join('\n') },
-  ];
+  return promptMessages(`${LABELER_SYSTEM_PROMPT}\n\n${staticLines.join('\n')}`, varyingLines);
 }
 
 /**
@@ -275,13 +272,8 @@ export function nextLabelingStep(
   for (const [index, output] of outputs.entries()) {
     const parsed = parseLabelerOutput(output, options);
     if (parsed.ok) {
-      return {
-        kind: 'done',
-        symbols: parsed.symbols,
-        unmappedCount: parsed.unmappedCount,
-        coercedUnknown: parsed.coercedUnknown,
-        attempts: index + 1,
-      };
+      const { ok: _, ...labels } = parsed;
+      return { kind: 'done', ...labels, attempts: index + 1 };
     }
     const failure = { reason: parsed.reason, detail: parsed.detail };
     failures.push(failure);

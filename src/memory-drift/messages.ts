@@ -84,24 +84,18 @@ export function buildGenerationMessages(
   const instruction = options.instruction ?? GENERATION_INSTRUCTION;
   const userText = (memoryLine: string) => `${instruction}\n\n${QUESTION_MARKER}${memoryLine}${question.trim()}`;
 
-  const messages: ChatMessage[] = [];
-  if (memory === '' || mode === 'prepend') {
-    if (systemPrompt !== null) messages.push({ role: 'system', content: systemPrompt });
-    messages.push({ role: 'user', content: userText(memory === '' ? '' : `${memory}\n`) });
-    return messages;
+  // An empty memory gives the plain shape in every mode.
+  const placed = memory === '' ? null : mode;
+  const system = placed === 'system' ? [systemPrompt, `${SYSTEM_MEMORY_HEADER}\n${memory}`].filter((part) => part !== null).join('\n\n') : systemPrompt;
+  const messages: ChatMessage[] = [
+    ...(system === null ? [] : [{ role: 'system' as const, content: system }]),
+    { role: 'user', content: userText(placed === 'prepend' ? `${memory}\n` : '') },
+  ];
+  if (placed === 'memory-tool') {
+    messages.push(
+      { role: 'assistant', content: MEMORY_TOOL_CALL },
+      { role: 'user', content: `${MEMORY_RESULT_OPEN}\n${memory}\n${MEMORY_RESULT_CLOSE}\n${MEMORY_TOOL_FOLLOWUP}` },
+    );
   }
-  if (mode === 'system') {
-    const block = `${SYSTEM_MEMORY_HEADER}\n${memory}`;
-    messages.push({ role: 'system', content: systemPrompt === null ? block : `${systemPrompt}\n\n${block}` });
-    messages.push({ role: 'user', content: userText('') });
-    return messages;
-  }
-  if (systemPrompt !== null) messages.push({ role: 'system', content: systemPrompt });
-  messages.push({ role: 'user', content: userText('') });
-  messages.push({ role: 'assistant', content: MEMORY_TOOL_CALL });
-  messages.push({
-    role: 'user',
-    content: `${MEMORY_RESULT_OPEN}\n${memory}\n${MEMORY_RESULT_CLOSE}\n${MEMORY_TOOL_FOLLOWUP}`,
-  });
   return messages;
 }

@@ -5,6 +5,7 @@ import type { RunCellRecord, RunCellResultRecord, RunStore } from '../store/run-
 import {
   analyzeMemory,
   type LabelledSample,
+  type LabelledSampleStatus,
   type MemoryAnalysisOptions,
   type MemoryReport,
   type MemorySampling,
@@ -25,7 +26,7 @@ import {
   type RefusalSource,
   refusalJudgeModel,
 } from './refusal-judge.js';
-import { chunkBudgetOf, chunkChainKey, labelingChunks, reassembleChunks } from './chunks.js';
+import { type ChunkOutcome, chunkBudgetOf, chunkChainKey, labelingChunks, reassembleChunks } from './chunks.js';
 import { type Ontology, validateOntology } from './ontology.js';
 import type { PerturbationTier } from './perturbations.js';
 import { type GenerationRole, sharedSeedCells } from './plan.js';
@@ -140,6 +141,17 @@ export interface MemoryCollection {
 }
 
 const OUTCOMES: readonly SampleOutcome[] = ['labelled', 'empty', 'failed', 'no_steps', 'invalid', 'unlabelled', 'refused'];
+/** What the analysis sees of each outcome: an answer with no step is unusable like an invalid labeling (nothing to align), an unlabelled one is a failed call. */
+const ANALYSIS_STATUS: Record<SampleOutcome, LabelledSampleStatus> = {
+  labelled: 'labelled',
+  empty: 'empty',
+  failed: 'failed',
+  no_steps: 'invalid',
+  invalid: 'invalid',
+  unlabelled: 'failed',
+  refused: 'refused',
+};
+const noOutcomes = () => Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<SampleOutcome, number>;
 
 /** The latest memory run in a store, or the one named. */
 export async function memoryRunId(store: RunStore, runId?: string): Promise<string> {
@@ -166,14 +178,8 @@ export async function memoryRunSetup(store: RunStore, runId: string): Promise<{ 
 /** The text of a re-ask chain's cell: its answer when it is done. */
 const doneText = { text: (cell: RunCellResultRecord) => (cell.result.status === 'done' ? cell.result.text : null) };
 
-interface LabelingOutcome {
-  symbols: string[] | null;
-  outcome: 'labelled' | 'invalid' | 'unlabelled';
-  attempts: number | null;
-  coercedUnknown: string[];
-  /** Parse failure of the last attempt (`reason: detail`) when invalid. */
-  failure?: string;
-}
+/** One labeling resolved: the shape of a chunk's (`failure` = the last attempt's `reason: detail` when invalid). */
+type LabelingOutcome = ChunkOutcome;
 
 /**
  * Resolves one labeling chain (attempt 0, then each re-ask) the way the run
@@ -279,7 +285,7 @@ export async function collectMemorySamples(store: RunStore, runId: string): Prom
   const records: MemorySampleRecord[] = [];
   const summary: MemoryCollectionSummary = {
     generations: 0,
-    outcomes: Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<SampleOutcome, number>,
+    outcomes: noOutcomes(),
     stepMethods: {},
     stepSources: {},
     labelerAttempts: {},
@@ -334,13 +340,10 @@ export async function collectMemorySamples(store: RunStore, runId: string): Prom
     const refusal = combineRefusal(detector, judgeVerdict);
     if (answered) record.refusalSource = refusal.source;
     if (verdicts !== null && answered && refusal.refusal) judgeTally.refusals += 1;
-    if (result.status === 'empty') {
-      record.outcome = 'empty';
-      record.sample = { ...base, status: 'empty', symbols: null };
-    } else if (result.status === 'done' && result.text !== null && refusal.refusal) {
-      record.outcome = 'refused';
-      record.sample = { ...base, status: 'refused', symbols: null };
-    } else if (result.status === 'done' && result.text !== null) {
+    let symbols: string[] | null = null;
+    if (result.status === 'empty') record.outcome = 'empty';
+    else if (result.status === 'done' && result.text !== null && refusal.refusal) record.outcome = 'refused';
+    else if (result.status === 'done' && result.text !== null) {
       const extraction = stepsOfGeneration(result.text, result.reasoning, config);
       if (extraction.cut > 0) {
         summary.stepCap.answersCut += 1;
@@ -356,11 +359,8 @@ export async function collectMemorySamples(store: RunStore, runId: string): Prom
       record.steps = extraction.steps;
       summary.stepMethods[extraction.method] = (summary.stepMethods[extraction.method] ?? 0) + 1;
       summary.stepSources[extraction.source] = (summary.stepSources[extraction.source] ?? 0) + 1;
-      if (extraction.steps.length === 0 && !(wholeResponse && result.text.trim() !== '')) {
-        // An answer with no step is unusable like an invalid labeling (nothing to align).
-        record.outcome = 'no_steps';
-        record.sample = { ...base, status: 'invalid', symbols: null };
-      } else {
+      if (extraction.steps.length === 0 && !(wholeResponse && result.text.trim() !== '')) record.outcome = 'no_steps';
+      else {
         const labeling = wholeResponse
           ? resolveLabeling(chains.get(cell.key) ?? new Map(), null, ontology, config, format)
           : resolveStepsLabeling(chains, cell.key, extraction.steps, ontology, config, format);
@@ -369,36 +369,24 @@ export async function collectMemorySamples(store: RunStore, runId: string): Prom
         record.coercedUnknown = labeling.coercedUnknown;
         summary.coercedUnknownLabels += labeling.coercedUnknown.length;
         if (labeling.outcome === 'labelled') {
-          record.sample = { ...base, status: 'labelled', symbols: labeling.symbols };
+          symbols = labeling.symbols;
           const key = String(labeling.attempts);
           summary.labelerAttempts[key] = (summary.labelerAttempts[key] ?? 0) + 1;
-        } else {
-          // Unlabelled (never answered) is a failure of a call, invalid is a failure to parse.
-          record.sample = { ...base, status: labeling.outcome === 'invalid' ? 'invalid' : 'failed', symbols: null };
-          if (labeling.failure !== undefined) {
-            record.labelerFailure = labeling.failure;
-            summary.labelerFailures[labeling.failure] = (summary.labelerFailures[labeling.failure] ?? 0) + 1;
-          }
+        } else if (labeling.failure !== undefined) {
+          record.labelerFailure = labeling.failure;
+          summary.labelerFailures[labeling.failure] = (summary.labelerFailures[labeling.failure] ?? 0) + 1;
         }
       }
     }
+    record.sample = { ...base, status: ANALYSIS_STATUS[record.outcome], symbols };
     summary.generations += 1;
     summary.outcomes[record.outcome] += 1;
-    getOrInsert(perTarget, base.target, () => ({
-      target: base.target,
-      ...(Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<SampleOutcome, number>),
-    }))[record.outcome] += 1;
+    getOrInsert(perTarget, base.target, () => ({ target: base.target, ...noOutcomes() }))[record.outcome] += 1;
     records.push(record);
   }
   if (judgeModel !== null) {
-    summary.refusalJudge = {
-      model: judgeModel,
-      answers: judgeTally.answers,
-      invalid: judgeTally.invalid,
-      unanswered: judgeTally.unanswered,
-      agreement: refusalAgreement(judgeTally.pairs),
-      refusals: judgeTally.refusals,
-    };
+    const { pairs, refusals, ...counts } = judgeTally;
+    summary.refusalJudge = { model: judgeModel, ...counts, agreement: refusalAgreement(pairs), refusals };
   }
   summary.perTarget = [...perTarget.values()].sort((a, b) => a.target.localeCompare(b.target));
   summary.formatCompliance = [...compliance.values()]

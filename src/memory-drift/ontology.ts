@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { InputError, InvalidArgumentError } from '../core/errors.js';
+import { parseInput } from './zod-input.js';
 import { parseStructuredText, readBuiltinDataFile, readStructuredFile, type StructuredFormat } from './data-files.js';
 
 /** The symbol for a step no definition fits (docs/decisions.md#d6: its own symbol, its rate reported). */
@@ -61,52 +62,35 @@ const referenceSchema = z.record(
   }),
 );
 
-function fail(error: z.ZodError, file: string): never {
-  const issue = error.issues[0];
-  const field = issue === undefined || issue.path.length === 0 ? undefined : issue.path.map(String).join('.');
-  throw new InputError(issue?.message ?? 'invalid ontology', { file, field });
-}
-
+/** Names are unique ignoring case: the first repeat (a category's, then its subcategories') is the error. */
 function checkUnique(ontology: Ontology, file: string): void {
-  const categories = new Set<string>();
+  const categories = ontology.categories.map((category) => category.name.toLowerCase());
   ontology.categories.forEach((category, ci) => {
-    const key = category.name.toLowerCase();
-    if (categories.has(key)) {
+    if (categories.indexOf(categories[ci] as string) < ci) {
       throw new InputError(`duplicate category name "${category.name}"`, { file, field: `categories.${ci}.name` });
     }
-    categories.add(key);
-    const subs = new Set<string>();
-    category.subcategories.forEach((sub, si) => {
-      const subKey = sub.name.toLowerCase();
-      if (subs.has(subKey)) {
-        throw new InputError(`duplicate subcategory name "${sub.name}" in "${category.name}"`, {
-          file,
-          field: `categories.${ci}.subcategories.${si}.name`,
-        });
-      }
-      subs.add(subKey);
-    });
+    const subs = category.subcategories.map((sub) => sub.name.toLowerCase());
+    const si = subs.findIndex((sub, i) => subs.indexOf(sub) < i);
+    if (si >= 0) {
+      const field = `categories.${ci}.subcategories.${si}.name`;
+      throw new InputError(`duplicate subcategory name "${category.subcategories[si]?.name}" in "${category.name}"`, { file, field });
+    }
   });
 }
 
 /** Validates an already-parsed ontology value (echolens layout or the reference layout). */
 export function validateOntology(value: unknown, file = '<ontology>'): Ontology {
+  const where = { file, fallback: 'invalid ontology' };
   let ontology: Ontology;
   if (value !== null && typeof value === 'object' && !Array.isArray(value) && !('categories' in value)) {
-    const reference = referenceSchema.safeParse(value);
-    if (!reference.success) fail(reference.error, file);
-    const converted = Object.entries(reference.data).map(([root, entry]) => ({
+    const converted = Object.entries(parseInput(referenceSchema, value, where)).map(([root, entry]) => ({
       name: root,
       definition: entry.description,
       subcategories: entry.children.map((child) => ({ name: child.name, definition: child.description })),
     }));
-    const parsed = ontologySchema.safeParse({ name: 'reference-layout', categories: converted });
-    if (!parsed.success) fail(parsed.error, file);
-    ontology = parsed.data;
+    ontology = parseInput(ontologySchema, { name: 'reference-layout', categories: converted }, where);
   } else {
-    const parsed = ontologySchema.safeParse(value);
-    if (!parsed.success) fail(parsed.error, file);
-    ontology = parsed.data;
+    ontology = parseInput(ontologySchema, value, where);
   }
   checkUnique(ontology, file);
   return ontology;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { InputError } from '../core/errors.js';
+import { parseInput } from './zod-input.js';
 import { parseStructuredText, readBuiltinDataFile, readStructuredFile, type StructuredFormat } from './data-files.js';
 
 /**
@@ -53,18 +54,11 @@ const setSchema = z.object({
 
 /** Validates a perturbation set: unique ids, one-line texts, empty text exactly for the `none` tier. */
 export function validatePerturbationSet(value: unknown, file = '<perturbations>'): PerturbationSet {
-  const parsed = setSchema.safeParse(value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new InputError(issue?.message ?? 'invalid perturbation set', {
-      file,
-      field: issue?.path.map(String).join('.'),
-    });
-  }
+  const set = parseInput(setSchema, value, { file, fallback: 'invalid perturbation set' });
   const categoryIds = new Set<string>();
   const stimulusIds = new Set<string>();
   const texts = new Map<string, string>();
-  parsed.data.categories.forEach((category, ci) => {
+  set.categories.forEach((category, ci) => {
     if (categoryIds.has(category.id)) {
       throw new InputError(`duplicate category id "${category.id}"`, { file, field: `categories.${ci}.id` });
     }
@@ -88,7 +82,7 @@ export function validatePerturbationSet(value: unknown, file = '<perturbations>'
       texts.set(stimulus.text, stimulus.id);
     });
   });
-  return parsed.data;
+  return set;
 }
 
 export function parsePerturbationSet(text: string, file = '<perturbations>', format: StructuredFormat = 'json'): PerturbationSet {

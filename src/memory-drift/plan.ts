@@ -160,16 +160,9 @@ export function assignSampleSeeds(cells: readonly CellSpec[], seeding: SampleSee
   const taken = new Map<string, Set<number>>();
   for (const cell of cells) {
     const sample = cell.request.sample;
-    if (seeding === 'none') {
-      delete cell.request.params.seed;
-      continue;
-    }
-    if (seeding === 'fixed') {
-      cell.request.params.seed = base;
-      continue;
-    }
-    if (seeding === 'offset') {
-      cell.request.params.seed = base + sample;
+    if (seeding !== 'cell') {
+      if (seeding === 'none') delete cell.request.params.seed;
+      else cell.request.params.seed = seeding === 'fixed' ? base : base + sample;
       continue;
     }
     const l = cell.labels;

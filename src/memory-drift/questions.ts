@@ -4,6 +4,7 @@ import { sha256Hex } from '../core/canonical-json.js';
 import { InputError } from '../core/errors.js';
 import { parseCsvTable } from '../core/csv.js';
 import { readBuiltinDataFile, readDataFile } from './data-files.js';
+import { parseInput } from './zod-input.js';
 
 /** An open-ended question (DriftLens §2.1). */
 export interface Question {
@@ -45,10 +46,11 @@ export function questionIdFromText(text: string): string {
   return `q-${sha256Hex(text.trim()).slice(0, 12)}`;
 }
 
-function zodWhere(error: z.ZodError): { field: string; message: string } {
-  const issue = error.issues[0];
-  const field = issue === undefined || issue.path.length === 0 ? '(line)' : issue.path.map(String).join('.');
-  return { field, message: issue?.message ?? 'invalid value' };
+/** A question from a user's row: an empty or absent id is derived from the text, an empty or absent domain is `unspecified`. */
+export function userQuestion(text: string, id?: string | null, domain?: string | null, subdomain?: string | null): Question {
+  const question: Question = { id: id || questionIdFromText(text), domain: domain || 'unspecified', text };
+  if (subdomain) question.subdomain = subdomain;
+  return question;
 }
 
 function addUnique(questions: Question[], seen: Map<string, number>, question: Question, file: string, line: number) {
@@ -74,12 +76,7 @@ function parseJsonLine(raw: string, file: string, line: number): unknown {
 
 /** One JSONL line's value checked against a schema; the first issue becomes an InputError at that line. */
 function parseLineValue<S extends z.ZodType>(schema: S, value: unknown, file: string, line: number): z.output<S> {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) {
-    const where = zodWhere(parsed.error);
-    throw new InputError(where.message, { file, line, field: where.field });
-  }
-  return parsed.data;
+  return parseInput(schema, value, { file, line, root: '(line)', fallback: 'invalid value' });
 }
 
 /** The questions of a JSONL text: each non-empty line's JSON value made a question by `toQuestion`; ids unique; at least one. */
@@ -109,13 +106,7 @@ export function parseQuestionsJsonl(text: string, file = '<jsonl>'): Question[] 
     const data = parseLineValue(userQuestionSchema, value, file, line);
     const body = data.text ?? data.question;
     if (body === undefined) throw new InputError('missing "text" (or "question")', { file, line, field: 'text' });
-    const question: Question = {
-      id: data.id === undefined ? questionIdFromText(body) : String(data.id),
-      domain: data.domain ?? 'unspecified',
-      text: body,
-    };
-    if (data.subdomain !== undefined) question.subdomain = data.subdomain;
-    return question;
+    return userQuestion(body, data.id === undefined ? undefined : String(data.id), data.domain, data.subdomain);
   });
 }
 
@@ -135,15 +126,7 @@ export function parseQuestionsCsv(text: string, file = '<csv>'): Question[] {
   for (const row of table.rows) {
     const body = row.values[textColumn]!.trim();
     if (body === '') throw new InputError('empty question', { file, line: row.line, field: textColumn });
-    const id = row.values.id?.trim();
-    const domain = row.values.domain?.trim();
-    const subdomain = row.values.subdomain?.trim();
-    const question: Question = {
-      id: id === undefined || id === '' ? questionIdFromText(body) : id,
-      domain: domain === undefined || domain === '' ? 'unspecified' : domain,
-      text: body,
-    };
-    if (subdomain !== undefined && subdomain !== '') question.subdomain = subdomain;
+    const question = userQuestion(body, row.values.id?.trim(), row.values.domain?.trim(), row.values.subdomain?.trim());
     addUnique(questions, seen, question, file, row.line);
   }
   if (questions.length === 0) throw new InputError('no questions (only a header row)', { file });

@@ -153,6 +153,11 @@ export function labelAgreement(left: readonly LabelRecord[], right: readonly Lab
 
 const sortedDistinct = (values: Iterable<string>) => [...new Set(values)].sort();
 
+/** Every unordered pair of a list, in list order: (0, 1), (0, 2) … (1, 2) … */
+function* pairsOf<T>(list: readonly T[]): Generator<[T, T]> {
+  for (let i = 0; i < list.length; i++) for (let j = i + 1; j < list.length; j++) yield [list[i] as T, list[j] as T];
+}
+
 /**
  * Every agreement of App. C.4 that the records support: each labeler pair within a (wording,
  * run); each pair of runs within a (labeler, wording); each pair of wordings within a
@@ -168,14 +173,8 @@ export function labelerReliability(records: readonly LabelRecord[]): LabelerReli
   const labelings = new Map<string, Labeling>();
   const labelingOf = (labeler: string, run: string, wording: string): Labeling | undefined => {
     const key = JSON.stringify([labeler, run, wording]);
-    let labeling = labelings.get(key);
-    if (labeling === undefined) {
-      const list = slices.get(key);
-      if (list === undefined) return undefined;
-      labeling = toLabeling(list);
-      labelings.set(key, labeling);
-    }
-    return labeling;
+    const list = slices.get(key);
+    return list === undefined ? undefined : getOrInsert(labelings, key, () => toLabeling(list));
   };
   const labelers = sortedDistinct(records.map((r) => r.labeler));
   const runs = sortedDistinct(records.map((r) => String(r.run)));
@@ -187,16 +186,14 @@ export function labelerReliability(records: readonly LabelRecord[]): LabelerReli
     for (const run of runs) {
       const exacts: number[] = [];
       let pairs = 0;
-      for (let i = 0; i < labelers.length; i++) {
-        for (let j = i + 1; j < labelers.length; j++) {
-          const a = labelingOf(labelers[i]!, run, wording);
-          const b = labelingOf(labelers[j]!, run, wording);
-          if (a === undefined || b === undefined) continue;
-          const result = compare(a, b);
-          crossModel.push({ wording, run, labelerA: labelers[i]!, labelerB: labelers[j]!, ...result });
-          pairs += 1;
-          if (typeof result.exact === 'number') exacts.push(result.exact);
-        }
+      for (const [labelerA, labelerB] of pairsOf(labelers)) {
+        const a = labelingOf(labelerA, run, wording);
+        const b = labelingOf(labelerB, run, wording);
+        if (a === undefined || b === undefined) continue;
+        const result = compare(a, b);
+        crossModel.push({ wording, run, labelerA, labelerB, ...result });
+        pairs += 1;
+        if (typeof result.exact === 'number') exacts.push(result.exact);
       }
       if (pairs > 0) {
         crossModelMean.push({
@@ -213,23 +210,17 @@ export function labelerReliability(records: readonly LabelRecord[]): LabelerReli
   const wordingResults: WordingAgreement[] = [];
   for (const labeler of labelers) {
     for (const wording of wordings) {
-      for (let i = 0; i < runs.length; i++) {
-        for (let j = i + 1; j < runs.length; j++) {
-          const a = labelingOf(labeler, runs[i]!, wording);
-          const b = labelingOf(labeler, runs[j]!, wording);
-          if (a === undefined || b === undefined) continue;
-          withinModel.push({ labeler, wording, runA: runs[i]!, runB: runs[j]!, ...compare(a, b) });
-        }
+      for (const [runA, runB] of pairsOf(runs)) {
+        const a = labelingOf(labeler, runA, wording);
+        const b = labelingOf(labeler, runB, wording);
+        if (a !== undefined && b !== undefined) withinModel.push({ labeler, wording, runA, runB, ...compare(a, b) });
       }
     }
     for (const run of runs) {
-      for (let i = 0; i < wordings.length; i++) {
-        for (let j = i + 1; j < wordings.length; j++) {
-          const a = labelingOf(labeler, run, wordings[i]!);
-          const b = labelingOf(labeler, run, wordings[j]!);
-          if (a === undefined || b === undefined) continue;
-          wordingResults.push({ labeler, run, wordingA: wordings[i]!, wordingB: wordings[j]!, ...compare(a, b) });
-        }
+      for (const [wordingA, wordingB] of pairsOf(wordings)) {
+        const a = labelingOf(labeler, run, wordingA);
+        const b = labelingOf(labeler, run, wordingB);
+        if (a !== undefined && b !== undefined) wordingResults.push({ labeler, run, wordingA, wordingB, ...compare(a, b) });
       }
     }
   }
