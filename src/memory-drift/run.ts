@@ -1,6 +1,6 @@
 import { configPath } from '../core/config-path.js';
 import { dirname, resolve } from 'node:path';
-import { hashCanonical, sha256Hex } from '../core/canonical-json.js';
+import { hashCanonical } from '../core/canonical-json.js';
 import { loadConfigFile } from '../core/config-file.js';
 import { definedFields } from '../core/copy-defined.js';
 import { ConfigError, EcholensError } from '../core/errors.js';
@@ -40,6 +40,7 @@ const BUILTIN_PERTURBATIONS_FILE = 'data/memory-drift/perturbations.json';
 const REFERENCE_INTERVENTIONS_FILE = DRIFTLENS_FILES.interventions;
 import { assignSampleSeeds, buildGenerationPlan, buildLabelerCell } from './plan.js';
 import { separateUnitDraws } from '../store/draw-units.js';
+import { seededOrder } from './seeded-order.js';
 import { loadBuiltinQuestions, loadQuestionsFile, type Question, type QuestionSet } from './questions.js';
 import { detectRefusal } from './refusals.js';
 import { combineRefusal, refusalJudgeItem, refusalJudgeModel } from './refusal-judge.js';
@@ -134,15 +135,9 @@ export function selectQuestions(questions: readonly Question[], config: MemoryCo
   return selected;
 }
 
-/** `count` of `items` chosen by a seeded hash of their keys (stable under reordering), kept in their order. */
+/** The first `count` of `items` in a seeded order, kept in their own order. */
 function seededSubset<T>(items: readonly T[], count: number, seed: number, salt: string, keyOf: (item: T) => string): T[] {
-  const chosen = new Set(
-    items
-      .map((item) => ({ key: keyOf(item), rank: sha256Hex(`${seed}\u0001${salt}\u0001${keyOf(item)}`) }))
-      .sort((a, b) => (a.rank < b.rank ? -1 : a.rank > b.rank ? 1 : 0))
-      .slice(0, count)
-      .map((entry) => entry.key),
-  );
+  const chosen = new Set(seededOrder(items, seed, salt, keyOf).slice(0, count).map(keyOf));
   return items.filter((item) => chosen.has(keyOf(item)));
 }
 
