@@ -220,8 +220,7 @@ function registerMemoryCalibrate(memory: Command): void {
         ...(options.bootstrap ? { B: options.bootstrap } : {}),
         ...(options.noise !== undefined ? { samplingNoise: options.noise } : {}),
         onReplicate: (scenario, done, total) => {
-          if (process.stderr.isTTY) process.stderr.write(`\r${scenario}: ${done}/${total}`);
-          if (done === total && process.stderr.isTTY) process.stderr.write('\n');
+          if (process.stderr.isTTY) process.stderr.write(`\r${scenario}: ${done}/${total}${done === total ? '\n' : ''}`);
         },
       });
       emit(format === 'json' ? JSON.stringify(calibration, null, 2) : renderMemoryCalibrationMarkdown(calibration), options.out);
