@@ -68,9 +68,8 @@ export interface RunningRewardServer {
  * for 30–70 ms on a loaded machine). Past the limit it refuses with 413 at once and drops the rest.
  */
 function streamBody(request: IncomingMessage, limit: number, upload: BodyUpload): Promise<void> {
+  // (A declared length over the limit was refused before the request was admitted.)
   return new Promise((resolve, reject) => {
-    const declared = Number(request.headers['content-length']);
-    if (Number.isFinite(declared) && declared > limit) return reject(new BadRequest(413, `body larger than ${limit} bytes`));
     let size = 0;
     let tooLarge = false;
     request.on('data', (chunk: Buffer) => {
