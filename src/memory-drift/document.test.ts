@@ -3,7 +3,7 @@ import { analyzeMemory, type MemoryObservation } from './analysis.js';
 import type { PerturbationTier } from './perturbations.js';
 import { labelerReliability } from './reliability.js';
 import { markdownText as markdownCell } from '../report/markdown-text.js';
-import { renderMemoryMarkdown, renderReliabilityMarkdown } from './document.js';
+import { renderLabelerCheckMarkdown, renderMemoryMarkdown } from './document.js';
 import { rng } from '../stats/rng.js';
 
 const HOSTILE = 'evil | target\n# injected <b>';
@@ -134,7 +134,7 @@ describe('renderMemoryMarkdown', () => {
   });
 });
 
-describe('renderReliabilityMarkdown', () => {
+describe('renderLabelerCheckMarkdown', () => {
   it('renders the three agreement tables with escaped labeler names', () => {
     const steps = (labeler: string, labels: string[], run = 1, wording = 'original') =>
       labels.map((label, step) => ({ item: 'r1', step, labeler, run, wording, label }));
@@ -144,11 +144,18 @@ describe('renderReliabilityMarkdown', () => {
       ...steps('qwen', ['A', 'B', 'B', 'B'], 2),
       ...steps('qwen', ['A', 'A', 'A', 'A'], 1, 'rewritten'),
     ]);
-    const text = renderReliabilityMarkdown(reliability);
-    expect(text).toContain('### Cross-model agreement (Table 9)');
-    expect(text).toContain('| original | 1 | claude\\|x | qwen | 4 | 75.00% | 0.500 | 0 | 0 |');
+    const check = {
+      checkRunId: 'c1',
+      memoryRunId: 'm1',
+      check: { run: 'm1', labelers: [], repeat: true, altOntology: null, limit: null, seed: 1 },
+      records: [],
+      passes: [],
+    };
+    const text = renderLabelerCheckMarkdown(check, reliability);
+    expect(text).toContain('## Cross-model agreement (Table 9)');
+    expect(text).toContain('| claude\\|x | qwen | original | 1 | 4 | 75.00% | 0.500 | 0 | 0 |');
     expect(text).toContain('| qwen | original | 1 | 2 | 4 | 75.00% |');
     expect(text).toMatch(/\| qwen \| 1 \| original \| rewritten \| 4 \| 50\.00% \| 0\.000 \|/);
-    expect(text).toContain('| original | 1 | 1 | 75.00% |');
+    expect(text).toContain('Mean pairwise exact agreement (original, 1, 1 pairs): 75.00%.');
   });
 });

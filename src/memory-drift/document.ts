@@ -4,7 +4,7 @@ import { dtw } from '../metrics/dtw.js';
 import { forestSpec, type IntervalRow, labelledScatterSpec } from '../report/charts.js';
 import { documentVerdict } from '../report/document/build.js';
 import { int, intervalCell, num, para, pCell, table, text } from '../report/document/cells.js';
-import { documentMarkdown, sectionsMarkdown } from '../report/document/render-markdown.js';
+import { documentMarkdown } from '../report/document/render-markdown.js';
 import type { AuditDocumentPart, DocumentBlock, DocumentCell, DocumentSection, DocumentVerdict } from '../report/document/types.js';
 import { type RateWithError, withinNominal } from '../stats/calibration.js';
 import { fixed, pClause, percent as pct, pValue as pv, signed } from '../report/format.js';
@@ -580,40 +580,6 @@ const agreementCells = (a: LabelAgreement): DocumentCell[] => [
   int(a.invalid),
   int(a.unpaired),
 ];
-
-/** The labeler reliability of App. C.4 (Tables 9–11) as a section. */
-export function reliabilitySection(reliability: LabelerReliability, title = 'Ontology labeling agreement (App. C.4)'): DocumentSection {
-  const tail = ['steps', 'exact agreement', "Cohen's κ", 'invalid', 'unpaired'];
-  return {
-    title,
-    blocks: [
-      { kind: 'heading', text: 'Cross-model agreement (Table 9)' },
-      table(
-        ['wording', 'run', 'labeler A', 'labeler B', ...tail],
-        reliability.crossModel.map((c) => [text(c.wording), text(String(c.run)), text(c.labelerA), text(c.labelerB), ...agreementCells(c)]),
-      ),
-      table(
-        ['wording', 'run', 'labeler pairs', 'mean exact agreement'],
-        reliability.crossModelMean.map((m) => [text(m.wording), text(String(m.run)), int(m.pairs), num(m.meanExact, 'share', 2)]),
-      ),
-      { kind: 'heading', text: 'Within-model agreement between runs (Table 10)' },
-      table(
-        ['labeler', 'wording', 'run A', 'run B', ...tail],
-        reliability.withinModel.map((w) => [text(w.labeler), text(w.wording), text(String(w.runA)), text(String(w.runB)), ...agreementCells(w)]),
-      ),
-      { kind: 'heading', text: 'Agreement between ontology wordings (Table 11)' },
-      table(
-        ['labeler', 'run', 'wording A', 'wording B', ...tail],
-        reliability.wordings.map((w) => [text(w.labeler), text(String(w.run)), text(w.wordingA), text(w.wordingB), ...agreementCells(w)]),
-      ),
-    ],
-  };
-}
-
-/** Markdown of the labeler reliability tables. */
-export function renderReliabilityMarkdown(reliability: LabelerReliability, title?: string): string {
-  return sectionsMarkdown([reliabilitySection(reliability, title)]);
-}
 
 /** `memory labeler-check` (App. C.4, Tables 9–11) as a document: the labelings, then each kind of agreement the check made. */
 export function labelerCheckSections(check: LabelerCheckCollection, reliability: LabelerReliability): DocumentSection[] {

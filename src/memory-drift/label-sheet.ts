@@ -153,29 +153,15 @@ export function parseStepLabelSheet(text: string, file: string, key: StepLabelKe
     const raw = row.values.human_label!.trim();
     if (raw === '') continue;
     const lower = raw.toLowerCase();
-    if (lower === 'ambiguous' || lower === '?') {
-      labels.set(id, { label: 'ambiguous', line: row.line });
-      continue;
-    }
-    if (lower === 'agree') {
-      if (key.blind)
-        throw new InputError('"agree" needs the model label, which a blind sheet does not show; write the symbol', {
-          file,
-          line: row.line,
-          field: 'human_label',
-        });
-      labels.set(id, { label: item.modelLabel, line: row.line });
-      continue;
-    }
-    const symbol = canonical.get(norm(raw));
-    if (symbol === undefined) {
-      throw new InputError(`"${raw}" is not a symbol of the ontology (Category/Subcategory, unmapped, ambiguous, agree or blank)`, {
-        file,
-        line: row.line,
-        field: 'human_label',
-      });
-    }
-    labels.set(id, { label: symbol, line: row.line });
+    const at = { file, line: row.line, field: 'human_label' };
+    let label: string | undefined;
+    if (lower === 'ambiguous' || lower === '?') label = 'ambiguous';
+    else if (lower === 'agree') {
+      if (key.blind) throw new InputError('"agree" needs the model label, which a blind sheet does not show; write the symbol', at);
+      label = item.modelLabel;
+    } else label = canonical.get(norm(raw));
+    if (label === undefined) throw new InputError(`"${raw}" is not a symbol of the ontology (Category/Subcategory, unmapped, ambiguous, agree or blank)`, at);
+    labels.set(id, { label, line: row.line });
   }
   return labels;
 }

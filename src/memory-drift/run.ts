@@ -1,7 +1,8 @@
 import { configPath } from '../core/config-path.js';
 import { dirname, resolve } from 'node:path';
-import { hashCanonical, sha256Hex } from '../core/canonical-json.js';
+import { hashCanonical } from '../core/canonical-json.js';
 import { loadConfigFile } from '../core/config-file.js';
+import { definedFields } from '../core/copy-defined.js';
 import { ConfigError, EcholensError } from '../core/errors.js';
 import type { ParsedItem, StageRuntime } from '../experiment/runtime.js';
 import type { AuditRunner, AuditRunResult, AuditRunSummary, StagedAuditRunner } from '../experiment/audit.js';
@@ -17,7 +18,6 @@ import { isBuiltinMaterials } from '../materials/files.js';
 import type { ChatMessage } from '../models/types.js';
 import { isEmbeddingsFile, type MemoryConfig, memoryConfigSchema, memoryLabelerInput, resolveMemorySystemPrompt } from './config.js';
 import { builtinStimuliManifest } from './data-files.js';
-import type { loadBenchmarkFile } from './benchmark-files.js';
 import {
   buildLabelerReaskMessages,
   buildPassageLabelerMessages,
@@ -40,6 +40,7 @@ const BUILTIN_PERTURBATIONS_FILE = 'data/memory-drift/perturbations.json';
 const REFERENCE_INTERVENTIONS_FILE = DRIFTLENS_FILES.interventions;
 import { assignSampleSeeds, buildGenerationPlan, buildLabelerCell } from './plan.js';
 import { separateUnitDraws } from '../store/draw-units.js';
+import { seededOrder } from './seeded-order.js';
 import { loadBuiltinQuestions, loadQuestionsFile, type Question, type QuestionSet } from './questions.js';
 import { detectRefusal } from './refusals.js';
 import { combineRefusal, refusalJudgeItem, refusalJudgeModel } from './refusal-judge.js';
@@ -96,12 +97,17 @@ export interface ResolveStimuliOptions {
   env?: Record<string, string | undefined>;
 }
 
+/** A loader's input error as a config error on `field` (an unexpected error passes through). */
+function asConfigError(field: string, error: unknown): never {
+  if (error instanceof EcholensError) throw new ConfigError(error.message, { field });
+  throw error;
+}
+
 function wrapConfigError<T>(field: string, load: () => T): T {
   try {
     return load();
   } catch (error) {
-    if (error instanceof EcholensError) throw new ConfigError(error.message, { field });
-    throw error;
+    asConfigError(field, error);
   }
 }
 
@@ -125,17 +131,14 @@ export function selectQuestions(questions: readonly Question[], config: MemoryCo
     }
   }
   if (config.limit !== undefined) selected = selected.slice(0, config.limit);
-  if (config.sample !== undefined && config.sample < selected.length) {
-    const chosen = new Set(
-      selected
-        .map((q) => ({ id: q.id, rank: sha256Hex(`${seed}\u0001question\u0001${q.id}`) }))
-        .sort((a, b) => (a.rank < b.rank ? -1 : a.rank > b.rank ? 1 : 0))
-        .slice(0, config.sample)
-        .map((entry) => entry.id),
-    );
-    selected = selected.filter((q) => chosen.has(q.id));
-  }
+  if (config.sample !== undefined && config.sample < selected.length) selected = seededSubset(selected, config.sample, seed, 'question', (q) => q.id);
   return selected;
+}
+
+/** The first `count` of `items` in a seeded order, kept in their own order. */
+function seededSubset<T>(items: readonly T[], count: number, seed: number, salt: string, keyOf: (item: T) => string): T[] {
+  const chosen = new Set(seededOrder(items, seed, salt, keyOf).slice(0, count).map(keyOf));
+  return items.filter((item) => chosen.has(keyOf(item)));
 }
 
 async function loadQuestionSet(
@@ -147,25 +150,17 @@ async function loadQuestionSet(
   if (q.source === 'builtin') return loadBuiltinQuestions();
   if (q.source === 'benchmark') {
     const reference = materials?.reference;
-    let loaded: Awaited<ReturnType<typeof loadBenchmarkFile>>;
     // Benchmark and Hugging Face readers, the preflight and the run lifecycle load when a run needs
     // them: reports and the gate read none of them (issue #44).
     const { loadBenchmarkFile } = await import('./benchmark-files.js');
-    try {
-      loaded = await loadBenchmarkFile({
-        file: q.file as string,
-        ...(q.column !== undefined ? { column: q.column } : {}),
-        ...(q.domainColumn !== undefined ? { domainColumn: q.domainColumn } : {}),
-        ...(q.domain !== undefined ? { domain: q.domain } : {}),
-        ...(reference
-          ? { instruction: reference.instruction, interventions: reference.perturbations.categories.flatMap((c) => c.stimuli.map((s) => s.text)) }
-          : {}),
-        curation: q.curation ?? 'none',
-      });
-    } catch (error) {
-      if (error instanceof EcholensError) throw new ConfigError(error.message, { field: 'questions.file' });
-      throw error;
-    }
+    const loaded = await loadBenchmarkFile({
+      file: q.file as string,
+      ...definedFields(q, ['column', 'domainColumn', 'domain']),
+      ...(reference
+        ? { instruction: reference.instruction, interventions: reference.perturbations.categories.flatMap((c) => c.stimuli.map((s) => s.text)) }
+        : {}),
+      curation: q.curation ?? 'none',
+    }).catch((error: unknown) => asConfigError('questions.file', error));
     return {
       ...loaded.set,
       benchmark: {
@@ -182,11 +177,7 @@ async function loadQuestionSet(
     return await loadHuggingFaceQuestions({
       dataset: q.dataset as string,
       ...(q.hfConfig !== undefined ? { config: q.hfConfig } : {}),
-      ...(q.split !== undefined ? { split: q.split } : {}),
-      ...(q.column !== undefined ? { column: q.column } : {}),
-      ...(q.idColumn !== undefined ? { idColumn: q.idColumn } : {}),
-      ...(q.domainColumn !== undefined ? { domainColumn: q.domainColumn } : {}),
-      ...(q.domain !== undefined ? { domain: q.domain } : {}),
+      ...definedFields(q, ['split', 'column', 'idColumn', 'domainColumn', 'domain']),
       // Read only what the selection can use when nothing filters by id or domain.
       ...(q.limit !== undefined && q.ids === undefined && q.domains === undefined ? { limit: q.limit } : {}),
       ...(q.hfBaseUrl !== undefined ? { baseUrl: q.hfBaseUrl } : {}),
@@ -194,8 +185,7 @@ async function loadQuestionSet(
       ...(options.env ? { env: options.env } : {}),
     });
   } catch (error) {
-    if (error instanceof EcholensError) throw new ConfigError(error.message, { field: 'questions.dataset' });
-    throw error;
+    asConfigError('questions.dataset', error);
   }
 }
 
@@ -331,12 +321,6 @@ export function withModelIdentity<T extends CellSpec>(spec: T, config: Pick<Memo
   return spec;
 }
 
-/** The same for a parsed item (judge, labeler): its cell and every re-ask carry the identity rule. */
-function withParsedIdentity<T>(item: ParsedItem<T>, config: Pick<MemoryConfig, 'identity'>): ParsedItem<T> {
-  withModelIdentity(item.spec, config);
-  return item;
-}
-
 /** Which generation cell a judge or labeler cell reads: its key and plan labels. */
 const generationLabels = (generation: CellLabels, generationKey: string): CellLabels => ({
   generationKey,
@@ -393,13 +377,10 @@ export function labelingItem(steps: readonly string[], config: MemoryConfig, opt
     unknownLabel: config.unknownLabel,
     allowUnmapped: config.allowUnmapped,
   } as const;
+  const params = options.params ?? memoryDecodingParams(config.labelerDecoding, options.labeler);
   const spec = buildLabelerCell(steps.length > 0 ? steps : ['(whole response)'], options.ontology, {
     model: options.labeler,
-    params: (() => {
-      const params = { ...(options.params ?? memoryDecodingParams(config.labelerDecoding, options.labeler)) };
-      params.maxTokens = labelerTokenBudget(params.maxTokens ?? config.labelerDecoding.maxTokens, steps.length);
-      return params;
-    })(),
+    params: { ...params, maxTokens: labelerTokenBudget(params.maxTokens ?? config.labelerDecoding.maxTokens, steps.length) },
     allowUnmapped: config.allowUnmapped,
     labels: { ...options.labels, labeler: options.labeler, attempt: 0 },
   });
@@ -531,14 +512,14 @@ const ESTIMATE_STEPS = Array.from({ length: 5 }, (_, i) => `Step ${i + 1}: ${'we
 
 /** Counts cells and estimates tokens and dollars; calls nothing. One labeler call per generation cell is assumed. */
 export function dryRunMemory(config: MemoryConfig, stimuli: MemoryStimuli, specs: readonly CellSpec[], priceFile?: string): MemoryDryRun {
-  const labelerSpecs = specs.map((_spec, index) => {
-    const item = labelingItem([...ESTIMATE_STEPS, `estimate ${index}`], config, {
-      labeler: config.labeler,
-      ontology: stimuli.ontology,
-      labels: { stage: 'labeling', purpose: 'estimate' },
-    });
-    return item.spec;
-  });
+  const labelerSpecs = specs.map(
+    (_spec, index) =>
+      labelingItem([...ESTIMATE_STEPS, `estimate ${index}`], config, {
+        labeler: config.labeler,
+        ontology: stimuli.ontology,
+        labels: { stage: 'labeling', purpose: 'estimate' },
+      }).spec,
+  );
   // One refusal-judge cell per answer when a judge is set (judged on a typical answer's text).
   const judgeSpecs =
     config.refusalJudge === undefined
@@ -701,14 +682,8 @@ export const memoryRunner: StagedAuditRunner<MemoryConfig, MemoryRunInput, Memor
     return { stimuli, fingerprint: stimuliFingerprint(stimuli) };
   },
   async preflight(config, runtime) {
-    const { stimuli, specs, models, estimate, keyWarnings } = await preflightMemory(config, runtime);
-    return {
-      input: { stimuli, fingerprint: stimuliFingerprint(stimuli) },
-      specs,
-      models,
-      ...(estimate ? { estimate } : {}),
-      ...(keyWarnings ? { keyWarnings } : {}),
-    };
+    const { stimuli, ...rest } = await preflightMemory(config, runtime);
+    return { input: { stimuli, fingerprint: stimuliFingerprint(stimuli) }, ...rest };
   },
   plan: (config, input) => planMemoryGeneration(config, input.stimuli),
   manifestOptions: (config, input) => ({ ...memoryRunOptions(config, input.stimuli, input.fingerprint) }),
@@ -749,12 +724,14 @@ export const memoryRunner: StagedAuditRunner<MemoryConfig, MemoryRunInput, Memor
       specs.forEach((spec, index) => {
         const result = generation.results[index];
         if (result?.status !== 'done' || result.text === null || result.text.trim() === '') return;
-        judgeItems.push(
-          withParsedIdentity(
-            refusalJudgeItem(result.text, config.refusalJudge as NonNullable<MemoryConfig['refusalJudge']>, refusalJudgeLabels(spec.labels, result.key)),
-            config,
-          ),
+        const item = refusalJudgeItem(
+          result.text,
+          config.refusalJudge as NonNullable<MemoryConfig['refusalJudge']>,
+          refusalJudgeLabels(spec.labels, result.key),
         );
+        // The judge's cell and every re-ask carry the config's identity rule.
+        withModelIdentity(item.spec, config);
+        judgeItems.push(item);
         judgedKeys.push(result.key);
       });
       const verdicts = await parsedStage(judgeItems, config.labelerReasks, 'refusal judge');
@@ -913,14 +890,7 @@ export interface RelabelItem {
 export function selectRelabelItems<T extends RelabelItem>(items: readonly T[], limit: number | null, seed: number): T[] {
   const withSteps = items.filter((item) => item.steps.length > 0);
   if (limit === null || limit >= withSteps.length) return withSteps;
-  const chosen = new Set(
-    withSteps
-      .map((item) => ({ key: item.generationKey, rank: sha256Hex(`${seed}\u0001relabel\u0001${item.generationKey}`) }))
-      .sort((a, b) => (a.rank < b.rank ? -1 : a.rank > b.rank ? 1 : 0))
-      .slice(0, limit)
-      .map((entry) => entry.key),
-  );
-  return withSteps.filter((item) => chosen.has(item.generationKey));
+  return seededSubset(withSteps, limit, seed, 'relabel', (item) => item.generationKey);
 }
 
 /** What a check or rating run reports of its lifecycle: id, resumption, early stop and spend. */

@@ -1,5 +1,6 @@
 import { sha256Hex } from '../core/canonical-json.js';
 import { InvalidArgumentError } from '../core/errors.js';
+import { getOrInsert } from '../core/get-or-insert.js';
 import { registerSimProfile, type SimProfile } from '../models/sim-registry.js';
 import type { ChatMessage, ModelRequest } from '../models/types.js';
 import { ALLOWED_LABELS_HEADER } from './labeler.js';
@@ -257,13 +258,10 @@ interface PreparedCatalogue {
 const prepared = new WeakMap<readonly PerturbationStimulus[], PreparedCatalogue>();
 
 function prepareCatalogue(catalogue: readonly PerturbationStimulus[]): PreparedCatalogue {
-  let entry = prepared.get(catalogue);
-  if (entry === undefined) {
+  return getOrInsert(prepared, catalogue, () => {
     const byText = new Map(catalogue.filter((s) => s.text !== '').map((s) => [s.text, s]));
-    entry = { byText, longestFirst: [...byText.values()].sort((a, b) => b.text.length - a.text.length) };
-    prepared.set(catalogue, entry);
-  }
-  return entry;
+    return { byText, longestFirst: [...byText.values()].sort((a, b) => b.text.length - a.text.length) };
+  });
 }
 
 /**
@@ -501,14 +499,7 @@ export function readLabelerPrompt(messages: readonly ChatMessage[]): { allowed: 
 
 /** Each cue's word pattern, compiled once (a reward server's sim labeller meets 128 steps per response). */
 const cuePatterns = new Map<string, RegExp>();
-function cuePattern(cue: string): RegExp {
-  let pattern = cuePatterns.get(cue);
-  if (pattern === undefined) {
-    pattern = new RegExp(`\\b${cue}\\b`);
-    cuePatterns.set(cue, pattern);
-  }
-  return pattern;
-}
+const cuePattern = (cue: string) => getOrInsert(cuePatterns, cue, () => new RegExp(`\\b${cue}\\b`));
 
 /** The label the sim labeler gives one step: the single cue word present, else `unmapped`. */
 export function simLabelForStep(step: string, allowed: readonly string[]): string {

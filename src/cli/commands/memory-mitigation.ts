@@ -38,6 +38,12 @@ function ensureParent(file: string): string {
   return file;
 }
 
+/** A run that stopped early (budget, Ctrl-C): says so and exits with code 3 (the same command resumes it). */
+export function stoppedEarly(message: string, stream: NodeJS.WriteStream = process.stdout): void {
+  stream.write(`${message}\n`);
+  process.exitCode = 3;
+}
+
 const SIMS = '\nSimulated models (measure nothing): sim:memory (generator), sim:dpo-judge (judge), sim:dpo-rewriter (rewrite), sim:labeler (labeler).';
 
 /** `echolens memory dpo-pairs | references | reward-server` (DriftLens §5, App. I). */
@@ -64,11 +70,7 @@ export function registerMemoryMitigation(memory: Command): void {
           hardSignal: stop.hardSignal,
           ...(options.concurrency ? { concurrency: options.concurrency } : {}),
         });
-        if (!result.complete) {
-          process.stdout.write(`run ${result.runId} stopped early; run the same command again to resume (nothing written)\n`);
-          process.exitCode = 3;
-          return;
-        }
+        if (!result.complete) return stoppedEarly(`run ${result.runId} stopped early; run the same command again to resume (nothing written)`);
         const out = options.out ?? config.out;
         const card = writeDpoOutputs(out, result);
         const j = card.counts.judgements;
@@ -97,20 +99,12 @@ export function registerMemoryMitigation(memory: Command): void {
       const stop = installStopSignals();
       try {
         const result = await runDpoPairs(config, ensureParent(options.db), { signal: stop.signal, hardSignal: stop.hardSignal });
-        if (!result.complete) {
-          process.stdout.write('the candidate/judge stages stopped early; run the same command again to resume\n');
-          process.exitCode = 3;
-          return;
-        }
+        if (!result.complete) return stoppedEarly('the candidate/judge stages stopped early; run the same command again to resume');
         const run = await runReferences({ labeler: options.labeler, ontology }, result, options.db, config.seed, {
           signal: stop.signal,
           hardSignal: stop.hardSignal,
         });
-        if (run.interrupted) {
-          process.stdout.write(`run ${run.runId} stopped early; run the same command again to resume (nothing written)\n`);
-          process.exitCode = 3;
-          return;
-        }
+        if (run.interrupted) return stoppedEarly(`run ${run.runId} stopped early; run the same command again to resume (nothing written)`);
         const built = run.result;
         mkdirSync(dirname(options.out), { recursive: true });
         writeFileSync(options.out, built.references.map((r) => JSON.stringify(r)).join('\n') + (built.references.length > 0 ? '\n' : ''));
@@ -282,11 +276,7 @@ export function registerMemoryMitigation(memory: Command): void {
       const run = await runEvaluation({ labeler: options.labeler, judge: options.judge ?? null, ontology }, { references, models }, ensureParent(options.db), {
         progress: false,
       });
-      if (run.interrupted) {
-        process.stderr.write(`run ${run.runId} stopped early; run the same command again to resume\n`);
-        process.exitCode = 3;
-        return;
-      }
+      if (run.interrupted) return stoppedEarly(`run ${run.runId} stopped early; run the same command again to resume`, process.stderr);
       process.stdout.write(options.format === 'json' ? `${JSON.stringify(run.result, null, 2)}\n` : renderEvaluationMarkdown(run.result));
     });
 

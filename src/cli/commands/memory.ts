@@ -34,12 +34,13 @@ import {
   runLabelerCheck,
   runQuestionRater,
 } from '../../memory-drift/run.js';
-import { openStore } from '../../store/run-store.js';
+import { openStore, type RunStore } from '../../store/run-store.js';
 import { memoryHeadlines } from '../headline.js';
 import { collect, emit, oneOf, positiveInteger, positiveNumber } from '../options.js';
 import { CTRL_C_HELP, MODEL_REF_FORMS, SET_FLAG_HELP } from '../run-options.js';
 import { type AuditCommandHooks, registerAuditCommands } from './audit-commands.js';
 import { registerMemoryLabelSheet } from './memory-label-sheet.js';
+import { stoppedEarly } from './memory-mitigation.js';
 
 const checkFormat = (format: string) => oneOf('--format', ['md', 'json'], format);
 
@@ -75,6 +76,16 @@ function curationDecision(row: Omit<CurationRow, 'decision' | 'reason'>): Pick<C
   return { decision: 'review', reason: `${keepReason}; rater ${row.rater.status}: ${row.rater.status === 'invalid' ? row.rater.error : row.rater.reason}` };
 }
 
+/** Reads a run store opened read-only, closing it afterwards. */
+async function readStore<T>(db: string, read: (store: RunStore) => Promise<T>): Promise<T> {
+  const store = openStore(db, { readonly: true });
+  try {
+    return await read(store);
+  } finally {
+    await store.close();
+  }
+}
+
 /**
  * Why a finished run has nothing to analyse (every answer unusable, or every labeling invalid),
  * with what to change; null when something is usable.
@@ -90,18 +101,12 @@ export async function unusableStage(result: Pick<MemoryRunResult, 'runId'> & Mem
   }
   const usable = result.labelerItems - result.invalidLabelings - result.unansweredLabelings;
   if (usable > 0) return null;
-  const store = openStore(db, { readonly: true });
-  let reasons = 'unknown';
-  try {
-    const failures = (await collectMemorySamples(store, result.runId)).summary.labelerFailures;
-    reasons =
-      Object.entries(failures)
-        .sort((a, b) => b[1] - a[1])
-        .map(([reason, count]) => `${reason} ${count}`)
-        .join(', ') || 'the labeler calls failed or came back empty';
-  } finally {
-    await store.close();
-  }
+  const failures = await readStore(db, async (store) => (await collectMemorySamples(store, result.runId)).summary.labelerFailures);
+  const reasons =
+    Object.entries(failures)
+      .sort((a, b) => b[1] - a[1])
+      .map(([reason, count]) => `${reason} ${count}`)
+      .join(', ') || 'the labeler calls failed or came back empty';
   return (
     `every labeling of run ${result.runId} is unusable (${result.invalidLabelings} invalid after re-asks, ${result.unansweredLabelings} unanswered; ${reasons}): ` +
     'check the labeler model, raise labelerDecoding.maxTokens (cut JSON), lower steps.maxSteps, or set unknownLabel: unmapped'
@@ -215,8 +220,7 @@ function registerMemoryCalibrate(memory: Command): void {
         ...(options.bootstrap ? { B: options.bootstrap } : {}),
         ...(options.noise !== undefined ? { samplingNoise: options.noise } : {}),
         onReplicate: (scenario, done, total) => {
-          if (process.stderr.isTTY) process.stderr.write(`\r${scenario}: ${done}/${total}`);
-          if (done === total && process.stderr.isTTY) process.stderr.write('\n');
+          if (process.stderr.isTTY) process.stderr.write(`\r${scenario}: ${done}/${total}${done === total ? '\n' : ''}`);
         },
       });
       emit(format === 'json' ? JSON.stringify(calibration, null, 2) : renderMemoryCalibrationMarkdown(calibration), options.out);
@@ -337,28 +341,20 @@ function registerMemoryLabelerCheck(memory: Command): void {
       if (labelers.length === 0 && !options.repeat && options.altOntology === undefined) {
         throw new InvalidArgumentError('--labelers', 'name other labelers, or pass --repeat or --alt-ontology (nothing to compare otherwise)');
       }
-      const store = openStore(db, { readonly: true });
-      let check: LabelerCheckConfig;
-      let passes: ReturnType<typeof labelerCheckPasses>;
-      let items: Awaited<ReturnType<typeof relabelItems>>;
-      let config: Awaited<ReturnType<typeof memoryRunSetup>>['config'];
-      try {
+      const { config, check, passes, items } = await readStore(db, async (store) => {
         const runId = await memoryRunId(store, options.run);
         const setup = await memoryRunSetup(store, runId);
-        config = setup.config;
-        check = {
+        const check: LabelerCheckConfig = {
           run: runId,
           labelers,
           repeat: Boolean(options.repeat),
           altOntology: options.altOntology === undefined ? null : options.altOntology === true ? 'builtin:alt' : String(options.altOntology),
           limit: options.limit ?? null,
-          seed: config.seed,
+          seed: setup.config.seed,
         };
-        passes = labelerCheckPasses(config, { ontology: setup.ontology, source: setup.options.ontologySource }, check);
-        items = await relabelItems(await collectMemorySamples(store, runId), store);
-      } finally {
-        await store.close();
-      }
+        const passes = labelerCheckPasses(setup.config, { ontology: setup.ontology, source: setup.options.ontologySource }, check);
+        return { config: setup.config, check, passes, items: await relabelItems(await collectMemorySamples(store, runId), store) };
+      });
       if (items.every((item) => item.steps.length === 0)) throw new ConfigError('the run has no answered generation with steps to relabel', { field: 'run' });
       const result = await runLabelerCheck(db, config, check, passes, items, {
         ...(options.concurrency ? { concurrency: options.concurrency } : {}),
@@ -367,28 +363,19 @@ function registerMemoryLabelerCheck(memory: Command): void {
       process.stderr.write(
         `${result.resumed ? 'resumed' : 'started'} check run ${result.runId}: ${result.items} responses × ${result.passes} labelings, ${result.invalidLabelings} invalid after re-asks, ${result.unansweredLabelings} unanswered, spend ${spendText(result.spendUsd, result.unpricedCells)}\n`,
       );
-      if (result.interrupted) {
-        process.stderr.write('the check stopped early; run the same command again to resume\n');
-        process.exitCode = 3;
-        return;
-      }
-      const read = openStore(db, { readonly: true });
-      try {
-        const collection = await collectLabelerCheck(read, result.runId);
-        const reliability = labelerReliability(collection.records);
-        emit(
-          format === 'json'
-            ? JSON.stringify(
-                { checkRunId: collection.checkRunId, memoryRunId: collection.memoryRunId, check: collection.check, passes: collection.passes, ...reliability },
-                null,
-                2,
-              )
-            : renderLabelerCheckMarkdown(collection, reliability),
-          options.out,
-        );
-      } finally {
-        await read.close();
-      }
+      if (result.interrupted) return stoppedEarly('the check stopped early; run the same command again to resume', process.stderr);
+      const collection = await readStore(db, (store) => collectLabelerCheck(store, result.runId));
+      const reliability = labelerReliability(collection.records);
+      emit(
+        format === 'json'
+          ? JSON.stringify(
+              { checkRunId: collection.checkRunId, memoryRunId: collection.memoryRunId, check: collection.check, passes: collection.passes, ...reliability },
+              null,
+              2,
+            )
+          : renderLabelerCheckMarkdown(collection, reliability),
+        options.out,
+      );
     });
 }
 

@@ -1,4 +1,4 @@
-import { sha256Hex } from '../../core/canonical-json.js';
+import { seededOrder } from '../seeded-order.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import type { ChatMessage, DecodingParams } from '../../models/types.js';
 import type { CellSpec } from '../../store/types.js';
@@ -46,11 +46,7 @@ export function samplePersonas(
   if (count > pool.length) {
     throw new InvalidArgumentError('personasPerQuestion', `asks for ${count} personas but the set has ${pool.length}`);
   }
-  return pool
-    .map((stimulus) => ({ stimulus, rank: sha256Hex(`${seed}\u0001${questionId}\u0001${stimulus.id}`) }))
-    .sort((a, b) => (a.rank < b.rank ? -1 : a.rank > b.rank ? 1 : 0))
-    .slice(0, count)
-    .map((entry) => entry.stimulus);
+  return seededOrder(pool, seed, questionId, (stimulus) => stimulus.id).slice(0, count);
 }
 
 /**

@@ -139,22 +139,10 @@ async function executeDpoPairs(context: AuditRunContext<DpoConfig, DpoInput>): P
     if (judged.stages.some(stopped)) complete = false;
     judged.outcomes.forEach((outcome, i) => {
       const { candidate } = judgeOwners[i]!;
-      if (outcome.attempts > 1) judgeCounts.reasked! += 1;
-      if (outcome.status === 'ok') {
-        if (outcome.value.kind === 'uncertain') {
-          candidate.status = 'uncertain';
-          judgeCounts.uncertain! += 1;
-        } else {
-          candidate.status = 'judged';
-          candidate.judgement = outcome.value.judgement;
-          judgeCounts.judged! += 1;
-        }
-      } else if (outcome.status === 'invalid') {
-        candidate.status = 'invalid';
-        judgeCounts.invalid! += 1;
-      } else {
-        judgeCounts.unanswered! += 1;
-      }
+      if (outcome.attempts > 1) increment(judgeCounts, 'reasked');
+      if (outcome.status === 'ok' && outcome.value.kind === 'judged') candidate.judgement = outcome.value.judgement;
+      candidate.status = outcome.status === 'ok' ? outcome.value.kind : outcome.status === 'invalid' ? 'invalid' : 'unanswered';
+      increment(judgeCounts, candidate.status);
     });
   }
 

@@ -1,4 +1,4 @@
-import { sha256Hex } from '../../core/canonical-json.js';
+import { seededOrder } from '../seeded-order.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import type { ChatMessage } from '../../models/types.js';
 import { int, para, table, text } from '../../report/document/cells.js';
@@ -16,12 +16,7 @@ export interface PreferenceRecord {
   category?: string;
 }
 
-function seededOrder<T extends { id: string }>(items: readonly T[], seed: number, salt: string): T[] {
-  return items
-    .map((item) => ({ item, rank: sha256Hex(`${seed}\u0001${salt}\u0001${item.id}`) }))
-    .sort((a, b) => (a.rank < b.rank ? -1 : a.rank > b.rank ? 1 : 0))
-    .map((entry) => entry.item);
-}
+const byId = (record: PreferenceRecord) => record.id;
 
 export interface MixResult {
   records: PreferenceRecord[];
@@ -43,15 +38,15 @@ export function mixPreferences(sym: readonly PreferenceRecord[], external: reado
     externalCount = external.length;
     symCount = Math.min(sym.length, Math.round((externalCount * ratio) / (1 - ratio)));
   }
-  const chosenSym = seededOrder(sym, seed, 'sym').slice(0, symCount);
-  const chosenExternal = seededOrder(external, seed, 'external').slice(0, externalCount);
-  return { records: seededOrder([...chosenSym, ...chosenExternal], seed, 'mix'), symUsed: symCount, externalUsed: externalCount };
+  const chosenSym = seededOrder(sym, seed, 'sym', byId).slice(0, symCount);
+  const chosenExternal = seededOrder(external, seed, 'external', byId).slice(0, externalCount);
+  return { records: seededOrder([...chosenSym, ...chosenExternal], seed, 'mix', byId), symUsed: symCount, externalUsed: externalCount };
 }
 
 /** The quick-experiment subset (paper: 250 examples): the first `size` of a seeded order. */
 export function quickSubset(records: readonly PreferenceRecord[], size = 250, seed = 42): PreferenceRecord[] {
   if (!Number.isInteger(size) || size < 1) throw new InvalidArgumentError('quickSubset', `must be a positive integer, got ${size}`);
-  return seededOrder(records, seed, 'quick').slice(0, size);
+  return seededOrder(records, seed, 'quick', byId).slice(0, size);
 }
 
 /** TRL conversational preference row: prompt messages, chosen / rejected as one assistant message each. */

@@ -68,9 +68,8 @@ export interface RunningRewardServer {
  * for 30–70 ms on a loaded machine). Past the limit it refuses with 413 at once and drops the rest.
  */
 function streamBody(request: IncomingMessage, limit: number, upload: BodyUpload): Promise<void> {
+  // (A declared length over the limit was refused before the request was admitted.)
   return new Promise((resolve, reject) => {
-    const declared = Number(request.headers['content-length']);
-    if (Number.isFinite(declared) && declared > limit) return reject(new BadRequest(413, `body larger than ${limit} bytes`));
     let size = 0;
     let tooLarge = false;
     request.on('data', (chunk: Buffer) => {
@@ -244,10 +243,6 @@ export function startRewardServer(serverOptions: RewardServerOptions): Promise<R
     res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
     res.end(text);
   };
-  const count = (results: ScoredItem[]) => {
-    stats.scored += results.length;
-    stats.itemErrors += results.filter((r) => r.reward === null).length;
-  };
   const maxItems = options.maxItems ?? 4096;
   const maxResponseChars = options.maxResponseChars ?? DEFAULT_MAX_RESPONSE_CHARS;
   const timeoutMs = options.requestTimeoutMs ?? 120_000;
@@ -321,8 +316,8 @@ export function startRewardServer(serverOptions: RewardServerOptions): Promise<R
   const scoreRequest = async (req: IncomingMessage, res: ServerResponse, path: RewardRoute) => {
     // Parsing, segmentation and the label-free components run in a worker, which also receives the
     // body as it arrives: this thread stays free for /health.
+    // (A declared body over the limit was refused before this request was admitted.)
     const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > limit) throw new BadRequest(413, `body larger than ${limit} bytes`);
     const upload = await pool.open(
       path,
       { maxItems, maxResponseChars, maxSteps: options.labeler.maxSteps, weights: options.weights },
@@ -335,14 +330,11 @@ export function startRewardServer(serverOptions: RewardServerOptions): Promise<R
       throw error;
     }
     const { items, single } = await upload.end();
-    if (path === '/score') {
-      const results = await scorePrepared(items, options);
-      count(results);
-      return send(res, 200, { results });
-    }
+    const results = await scorePrepared(items, options);
+    stats.scored += results.length;
+    stats.itemErrors += results.filter((r) => r.reward === null).length;
+    if (path === '/score') return send(res, 200, { results });
     if (path === '/verl') {
-      const results = await scorePrepared(items, options);
-      count(results);
       // Numbers only at the top level: verl averages every extra key it is given.
       const asVerl = (r: ScoredItem) =>
         r.reward === null
@@ -350,8 +342,6 @@ export function startRewardServer(serverOptions: RewardServerOptions): Promise<R
           : { score: r.reward, ...r.components, error: 0, details: { labels: r.labels } };
       return send(res, 200, single ? asVerl(results[0]!) : { results: results.map(asVerl) });
     }
-    const results = await scorePrepared(items, options);
-    count(results);
     const rewards = results.map((r) => fallbackReward(r, options.weights));
     const mean = (values: number[]) => (values.length === 0 ? 0 : values.reduce((a, v) => a + v, 0) / values.length);
     const ok = results.filter((r): r is Extract<ScoredItem, { reward: number }> => r.reward !== null);

@@ -176,7 +176,6 @@ export function shellQuote(text: string): string {
 
 /** A Python string literal (JSON string syntax is valid Python). */
 const py = (text: string) => JSON.stringify(text);
-const pyNumber = (n: number) => (Number.isInteger(n) ? String(n) : String(n));
 
 function headerLines(engine: TrainEngine, config: TrainConfig, sourced: Record<string, { value: unknown; source: string }>, comment: string): string[] {
   return [
@@ -408,18 +407,18 @@ function trlScript(config: TrainConfig): TrainFile[] {
     '    evaluation = load_dataset("json", data_files=EVAL_FILE, split="train") if EVAL_FILE else None',
     '    args = DPOConfig(',
     `        output_dir=${py(config.output)},`,
-    `        beta=${pyNumber(h.beta)},`,
+    `        beta=${String(h.beta)},`,
     '        loss_type="sigmoid",',
-    `        learning_rate=${pyNumber(h.learningRate)},`,
-    `        num_train_epochs=${pyNumber(h.epochs)},`,
+    `        learning_rate=${String(h.learningRate)},`,
+    `        num_train_epochs=${String(h.epochs)},`,
     '        lr_scheduler_type="cosine",',
-    `        warmup_ratio=${pyNumber(h.warmupRatio)},`,
+    `        warmup_ratio=${String(h.warmupRatio)},`,
     '        bf16=True,',
-    `        max_length=${pyNumber(h.maxLength)},`,
-    `        per_device_train_batch_size=${pyNumber(h.perDeviceBatchSize)},`,
-    `        gradient_accumulation_steps=${pyNumber(h.gradientAccumulation)},`,
-    `        save_steps=${pyNumber(h.saveSteps)},`,
-    `        logging_steps=${pyNumber(h.loggingSteps)},`,
+    `        max_length=${String(h.maxLength)},`,
+    `        per_device_train_batch_size=${String(h.perDeviceBatchSize)},`,
+    `        gradient_accumulation_steps=${String(h.gradientAccumulation)},`,
+    `        save_steps=${String(h.saveSteps)},`,
+    `        logging_steps=${String(h.loggingSteps)},`,
     '        deepspeed=ZERO3,',
     '    )',
     '    # ref_model=None: TRL uses a frozen copy of the starting (SFT) model as the reference.',
