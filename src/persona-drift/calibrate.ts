@@ -6,6 +6,7 @@ import { analyzePersonaInference, type PersonaInference, resolveOptions } from '
 import { analyzeConsensus } from './consensus.js';
 import { analyzeHarness, type HarnessName } from './harness.js';
 import type { CellRef } from './analysis-types.js';
+import type { PersonaConfig } from './config.js';
 import { getOrInsert } from '../core/get-or-insert.js';
 
 /**
@@ -502,9 +503,8 @@ function departureOutcomes(
   if (harnesses) {
     for (const h of analyzeHarness(observations, inference.design, resolved, { harnesses })) {
       const d = h.difference;
-      const name = 'harness contrast claude-code − codex (Welch, ν − 1)';
-      if (d.p === null || d.ci === null) out.push({ test: name, truth: 0, phase: 'null' });
-      else out.push({ test: name, p: d.p, estimate: d.estimate, ci: d.ci, truth: 0, phase: 'null' });
+      const tested = d.p === null || d.ci === null ? {} : { p: d.p, estimate: d.estimate, ci: d.ci };
+      out.push({ test: 'harness contrast claude-code − codex (Welch, ν − 1)', ...tested, truth: 0, phase: 'null' });
     }
   }
   if (design.judges.length >= 2) {
@@ -661,20 +661,11 @@ export interface DesignOverrides {
   compactionsPerSession?: number;
 }
 
-export interface DesignSource {
-  sessions: readonly string[];
-  positions: ReadonlyArray<Record<string, unknown>>;
-  arms: readonly string[];
-  mitigations: readonly string[];
-  distances: ReadonlyArray<{ name: string }>;
-  systemPrompts: readonly string[];
-  samples: number;
-  targets: readonly string[];
-  judges: readonly string[];
-  contracts: readonly string[];
-  stressors: { ids: readonly string[]; paraphrases: number };
-  analysis: { primaryCategory: string | null };
-}
+/** The parts of a persona config that shape its calibration design. */
+type DesignSource = Pick<
+  PersonaConfig,
+  'sessions' | 'positions' | 'arms' | 'mitigations' | 'distances' | 'systemPrompts' | 'samples' | 'targets' | 'judges' | 'contracts' | 'stressors' | 'analysis'
+>;
 
 /**
  * The calibration design of a persona config: its arms, mitigations, distances, prompts,
