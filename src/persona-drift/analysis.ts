@@ -163,7 +163,6 @@ function verbosityRows(done: readonly PersonaObservation[], design: AnalysisDesi
     const fillerRate = pairs.filter((p) => p.filler.check?.pass).length / pairs.length;
     const withLength = pairs.filter((p) => p.real.text.trim().length > 0 && p.filler.text.trim().length > 0);
     const ratios = withLength.map((p) => p.real.text.trim().length / p.filler.text.trim().length);
-    const compliant = withLength.filter((p) => p.real.check?.pass && p.filler.check?.pass);
     const sessions = new Set(withLength.map((p) => p.real.session));
     const lengthRatio = (list: typeof pairs) => {
       const both = list.filter((p) => p.real.check?.pass && p.filler.check?.pass);
@@ -183,10 +182,7 @@ function verbosityRows(done: readonly PersonaObservation[], design: AnalysisDesi
       cell: `target=${first.target} prompt=${prompt} mitigation=none distance=${design.primaryDistance} surface=stressor category=${first.item}`,
       pairs: pairs.length,
       complianceGapPp: 100 * (fillerRate - realRate),
-      medianRatio: ratios.length > 0 ? median(ratios) : null,
-      conditionalRatio:
-        compliant.length > 0 ? mean(compliant.map((p) => p.real.text.trim().length)) / mean(compliant.map((p) => p.filler.text.trim().length)) : null,
-      conditionalPairs: compliant.length,
+      ...lengthRatio(withLength),
       heterogeneity:
         sessions.size >= 2
           ? attempt(() => {
@@ -315,15 +311,10 @@ export function analyzePersona(all: readonly PersonaObservation[], options: Anal
       o.distance === design.primaryDistance &&
       (design.primaryCategory === 'all' || o.category === design.primaryCategory),
   );
+  const { alpha: _alpha, ...reportOptions } = resolved;
   return {
     schema: 'echolens.persona-report/1',
-    options: {
-      B: resolved.B,
-      seed: resolved.seed,
-      strongThreshold: resolved.strongThreshold,
-      tostMargin: resolved.tostMargin,
-      primaryCategory: resolved.primaryCategory,
-    },
+    options: reportOptions,
     design,
     verdicts: inference.verdicts,
     counts: countRows(all, design.judges),
