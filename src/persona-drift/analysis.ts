@@ -1,4 +1,4 @@
-import type { Maybe } from '../core/maybe.js';
+import { isPresent } from '../core/maybe.js';
 import { agreement, signAgreement } from '../stats/agreement.js';
 import { varianceDecomposition } from '../stats/variance-decomposition.js';
 import {
@@ -225,7 +225,6 @@ function contractRows(done: readonly PersonaObservation[]): PersonaReport['contr
 
 function judgeAgreementRows(probes: readonly PersonaObservation[], judges: readonly string[], drift: readonly TargetDrift[]): JudgeAgreementResult[] {
   const out: JudgeAgreementResult[] = [];
-  const isGap = (g: Maybe<GapEstimate>): g is GapEstimate => !('error' in g);
   for (let i = 0; i < judges.length; i++) {
     for (let j = i + 1; j < judges.length; j++) {
       const judgeA = judges[i] as string;
@@ -233,7 +232,7 @@ function judgeAgreementRows(probes: readonly PersonaObservation[], judges: reado
       const both = probes.filter((o) => typeof o.scores[judgeA] === 'number' && typeof o.scores[judgeB] === 'number');
       const gapsB = new Map(drift.filter((d) => d.judge === judgeB).map((d) => [d.target, d]));
       const signRows = drift
-        .filter((d) => d.judge === judgeA && isGap(d.gap) && gapsB.has(d.target) && isGap((gapsB.get(d.target) as TargetDrift).gap))
+        .filter((d) => d.judge === judgeA && isPresent(d.gap) && gapsB.has(d.target) && isPresent((gapsB.get(d.target) as TargetDrift).gap))
         .map((d) => ({
           target: d.target,
           gapA: (d.gap as GapEstimate).estimate,
