@@ -28,9 +28,6 @@ export interface PersonaSessionInfo {
 }
 
 const isGap = <T extends Estimate>(g: Maybe<T>): g is T => !('error' in g);
-/** An estimate with the interval of its claim: the one that agrees with the deciding p (issue #39). */
-const gapText = (g: Maybe<GapEstimate>) =>
-  isGap(g) ? `${f2(g.estimate)} [${f2(claimInterval(g)[0])}, ${f2(claimInterval(g)[1])}]${confidenceNote(g.claim)}` : `n/a (${g.error})`;
 /** An estimate with its interval (its claim's where it has one), or why there is none. */
 const gapCell = (g: Maybe<Estimate | UnitInference>, digits = 2): DocumentCell => {
   if (!isGap(g)) return text(`n/a (${g.error})`);
@@ -87,7 +84,7 @@ export function personaVerdicts(report: PersonaReport): DocumentVerdict[] {
     const numbers: DocumentVerdict['numbers'] = [
       {
         label: isGap(g) && g.claim.family > 1 ? `drift gap Δ [${confidenceLabel(g.claim)} CI]` : 'drift gap Δ [95% CI]',
-        value: isGap(g) ? `${f2(g.estimate)} [${f2(claimInterval(g)[0])}, ${f2(claimInterval(g)[1])}]` : gapText(g),
+        value: isGap(g) ? `${f2(g.estimate)} [${f2(claimInterval(g)[0])}, ${f2(claimInterval(g)[1])}]` : `n/a (${g.error})`,
         ...(isGap(g) ? { detail: `filler − real, judge points (0–3), over ${g.units} ${g.level}s${d.strongDrift ? '; strong drift' : ''}` } : {}),
       },
     ];
