@@ -19,7 +19,7 @@ import type {
   ScratchResult,
   StressorContrast,
 } from './analysis-types.js';
-import { attempt, cellContrast, cellName, combinationContrast, groupBy, inCell, itemContrast, unitKey, cellValue } from './contrasts.js';
+import { attempt, cellContrast, cellName, combinationContrast, groupBy, inCell, itemContrast, unitKey, cellValue, judgeTargets } from './contrasts.js';
 import { isAblationLabel } from './anchor-ablation.js';
 import { holmClaims, type InferenceOptions, unitInference } from './inference.js';
 import { mean } from '../stats/distributions.js';
@@ -153,54 +153,52 @@ export function analyzeDrift(
   const inf = inferenceOptions(options);
   const rows: Array<Omit<TargetDrift, 'verdict' | 'onset'>> = [];
   const armError = missingArm(design);
-  for (const judge of design.judges) {
-    for (const target of design.targets) {
-      const hasProbes = observations.some((o) => o.target === target && o.surface === 'probe' && judge in o.scores);
-      if (!hasProbes) continue;
-      const realCell = probeCell(design, target, judge, 'real');
-      const fillerCell = probeCell(design, target, judge, 'filler');
-      const real = inCell(observations, realCell);
-      const filler = inCell(observations, fillerCell);
-      const cell = `${cellName(fillerCell).replace(' arm=filler', '')} (filler − real)`;
-      const gap: Maybe<GapEstimate> = armError ? { error: armError } : cellContrast(real, filler, judge, inf);
-      const realByUnit = groupBy(real, unitKey);
-      const fillerByUnit = groupBy(filler, unitKey);
-      const positions = [...realByUnit.values()]
-        .map((g) => g[0] as PersonaObservation)
-        .filter((o) => fillerByUnit.has(unitKey(o)))
-        .sort((a, b) => a.session.localeCompare(b.session) || a.positionValue - b.positionValue || a.position.localeCompare(b.position));
-      const byPosition = positions.map((p) => ({
-        session: p.session,
-        position: p.position,
-        positionValue: p.positionValue,
-        gap: itemContrast(realByUnit.get(unitKey(p)) ?? [], fillerByUnit.get(unitKey(p)) ?? [], judge, inf),
-      }));
-      const byCategory = design.categories.map((category) => ({
-        category,
-        gap: cellContrast(inCell(observations, { ...realCell, category }), inCell(observations, { ...fillerCell, category }), judge, inf),
-      }));
-      const bySession = design.sessions
-        .filter((s) => real.some((o) => o.session === s))
-        .map((session) => {
-          const of = (arm: readonly PersonaObservation[]) => arm.filter((o) => o.session === session);
-          return { session, gap: cellContrast(of(real), of(filler), judge, inf) };
-        });
-      const referenceArms = design.arms
-        .filter((arm) => arm !== 'real' && arm !== 'filler' && arm !== 'scratch')
-        .map((arm) => ({ arm, gap: cellContrast(inCell(observations, { ...realCell, arm }), filler, judge, inf) }));
-      rows.push({
-        target,
-        judge,
-        cell,
-        gap,
-        strongDrift: isGap(gap) && Math.abs(gap.estimate) >= options.strongThreshold,
-        signFlip: isGap(gap) ? { mean: gap.estimate, p: gap.p, n: gap.units, pHolm: Number.NaN, level: gap.level, method: gap.method } : { error: gap.error },
-        byPosition,
-        byCategory,
-        bySession,
-        referenceArms,
+  for (const [judge, target] of judgeTargets(design)) {
+    const hasProbes = observations.some((o) => o.target === target && o.surface === 'probe' && judge in o.scores);
+    if (!hasProbes) continue;
+    const realCell = probeCell(design, target, judge, 'real');
+    const fillerCell = probeCell(design, target, judge, 'filler');
+    const real = inCell(observations, realCell);
+    const filler = inCell(observations, fillerCell);
+    const cell = `${cellName(fillerCell).replace(' arm=filler', '')} (filler − real)`;
+    const gap: Maybe<GapEstimate> = armError ? { error: armError } : cellContrast(real, filler, judge, inf);
+    const realByUnit = groupBy(real, unitKey);
+    const fillerByUnit = groupBy(filler, unitKey);
+    const positions = [...realByUnit.values()]
+      .map((g) => g[0] as PersonaObservation)
+      .filter((o) => fillerByUnit.has(unitKey(o)))
+      .sort((a, b) => a.session.localeCompare(b.session) || a.positionValue - b.positionValue || a.position.localeCompare(b.position));
+    const byPosition = positions.map((p) => ({
+      session: p.session,
+      position: p.position,
+      positionValue: p.positionValue,
+      gap: itemContrast(realByUnit.get(unitKey(p)) ?? [], fillerByUnit.get(unitKey(p)) ?? [], judge, inf),
+    }));
+    const byCategory = design.categories.map((category) => ({
+      category,
+      gap: cellContrast(inCell(observations, { ...realCell, category }), inCell(observations, { ...fillerCell, category }), judge, inf),
+    }));
+    const bySession = design.sessions
+      .filter((s) => real.some((o) => o.session === s))
+      .map((session) => {
+        const of = (arm: readonly PersonaObservation[]) => arm.filter((o) => o.session === session);
+        return { session, gap: cellContrast(of(real), of(filler), judge, inf) };
       });
-    }
+    const referenceArms = design.arms
+      .filter((arm) => arm !== 'real' && arm !== 'filler' && arm !== 'scratch')
+      .map((arm) => ({ arm, gap: cellContrast(inCell(observations, { ...realCell, arm }), filler, judge, inf) }));
+    rows.push({
+      target,
+      judge,
+      cell,
+      gap,
+      strongDrift: isGap(gap) && Math.abs(gap.estimate) >= options.strongThreshold,
+      signFlip: isGap(gap) ? { mean: gap.estimate, p: gap.p, n: gap.units, pHolm: Number.NaN, level: gap.level, method: gap.method } : { error: gap.error },
+      byPosition,
+      byCategory,
+      bySession,
+      referenceArms,
+    });
   }
   // Holm across targets, per judge.
   for (const judge of design.judges) {
@@ -244,76 +242,74 @@ function onsetOf(row: Omit<TargetDrift, 'verdict' | 'onset'>, options: ResolvedO
 export function analyzeDesignContrasts(observations: readonly PersonaObservation[], design: AnalysisDesign, options: ResolvedOptions): DesignContrast[] {
   const inf = inferenceOptions(options);
   const out: DesignContrast[] = [];
-  for (const judge of design.judges) {
-    for (const target of design.targets) {
-      const cellObs = (cell: CellRef) => inCell(observations, cell);
-      for (const systemPrompt of design.systemPrompts) {
-        for (const distance of design.distances) {
-          if (systemPrompt === design.primarySystemPrompt && distance === design.primaryDistance) continue;
-          const real = probeCell(design, target, judge, 'real', { systemPrompt, distance });
-          const filler = probeCell(design, target, judge, 'filler', { systemPrompt, distance });
-          const r = cellObs(real);
-          const f = cellObs(filler);
-          if (r.length === 0 || f.length === 0) continue;
-          out.push({
-            kind: 'drift',
-            target,
-            judge,
-            name: `drift ${cellName(filler).replace(' arm=filler', '')}`,
-            terms: [
-              { cell: cellName(filler), weight: 1, ref: filler },
-              { cell: cellName(real), weight: -1, ref: real },
-            ],
-            result: cellContrast(r, f, judge, inf),
-          });
-        }
-      }
-      const base = probeCell(design, target, judge, 'real');
-      const baseObs = cellObs(base);
+  for (const [judge, target] of judgeTargets(design)) {
+    const cellObs = (cell: CellRef) => inCell(observations, cell);
+    for (const systemPrompt of design.systemPrompts) {
       for (const distance of design.distances) {
-        if (distance === design.primaryDistance) continue;
-        const far = { ...base, distance };
-        const farObs = cellObs(far);
-        if (farObs.length === 0) continue;
+        if (systemPrompt === design.primarySystemPrompt && distance === design.primaryDistance) continue;
+        const real = probeCell(design, target, judge, 'real', { systemPrompt, distance });
+        const filler = probeCell(design, target, judge, 'filler', { systemPrompt, distance });
+        const r = cellObs(real);
+        const f = cellObs(filler);
+        if (r.length === 0 || f.length === 0) continue;
         out.push({
-          kind: 'distance',
+          kind: 'drift',
           target,
           judge,
-          name: `distance ${distance} − ${design.primaryDistance} ${cellName(base).replace(` distance=${design.primaryDistance}`, '')}`,
+          name: `drift ${cellName(filler).replace(' arm=filler', '')}`,
           terms: [
-            { cell: cellName(far), weight: 1, ref: far },
-            { cell: cellName(base), weight: -1, ref: base },
+            { cell: cellName(filler), weight: 1, ref: filler },
+            { cell: cellName(real), weight: -1, ref: real },
           ],
-          result:
-            baseObs.length === 0
-              ? { error: `no real-context cell at the headline distance ${design.primaryDistance} to compare with` }
-              : cellContrast(baseObs, farObs, judge, inf),
+          result: cellContrast(r, f, judge, inf),
         });
       }
-      const fillerBase = probeCell(design, target, judge, 'filler');
-      for (const systemPrompt of design.systemPrompts) {
-        if (systemPrompt === design.primarySystemPrompt) continue;
-        const real = { ...base, systemPrompt };
-        const filler = { ...fillerBase, systemPrompt };
-        const terms = [
-          { cell: filler, weight: 1 },
-          { cell: real, weight: -1 },
-          { cell: fillerBase, weight: -1 },
-          { cell: base, weight: 1 },
-        ];
-        const data = terms.map((t) => ({ observations: cellObs(t.cell), weight: t.weight }));
-        if (data[0]?.observations.length === 0 && data[1]?.observations.length === 0) continue;
-        out.push({
-          kind: 'prompt',
-          target,
-          judge,
-          name: `prompt ${systemPrompt} − ${design.primarySystemPrompt} (drift gap) target=${target} judge=${judge} distance=${design.primaryDistance} category=${design.primaryCategory}`,
-          terms: terms.map((t) => ({ cell: cellName(t.cell), weight: t.weight, ref: t.cell })),
-          result: data.some((d) => d.observations.length === 0)
-            ? { error: 'a system-prompt contrast of the drift gap needs the real and filler arms under both prompts' }
-            : combinationContrast(data, judge, inf),
-        });
-      }
+    }
+    const base = probeCell(design, target, judge, 'real');
+    const baseObs = cellObs(base);
+    for (const distance of design.distances) {
+      if (distance === design.primaryDistance) continue;
+      const far = { ...base, distance };
+      const farObs = cellObs(far);
+      if (farObs.length === 0) continue;
+      out.push({
+        kind: 'distance',
+        target,
+        judge,
+        name: `distance ${distance} − ${design.primaryDistance} ${cellName(base).replace(` distance=${design.primaryDistance}`, '')}`,
+        terms: [
+          { cell: cellName(far), weight: 1, ref: far },
+          { cell: cellName(base), weight: -1, ref: base },
+        ],
+        result:
+          baseObs.length === 0
+            ? { error: `no real-context cell at the headline distance ${design.primaryDistance} to compare with` }
+            : cellContrast(baseObs, farObs, judge, inf),
+      });
+    }
+    const fillerBase = probeCell(design, target, judge, 'filler');
+    for (const systemPrompt of design.systemPrompts) {
+      if (systemPrompt === design.primarySystemPrompt) continue;
+      const real = { ...base, systemPrompt };
+      const filler = { ...fillerBase, systemPrompt };
+      const terms = [
+        { cell: filler, weight: 1 },
+        { cell: real, weight: -1 },
+        { cell: fillerBase, weight: -1 },
+        { cell: base, weight: 1 },
+      ];
+      const data = terms.map((t) => ({ observations: cellObs(t.cell), weight: t.weight }));
+      if (data[0]?.observations.length === 0 && data[1]?.observations.length === 0) continue;
+      out.push({
+        kind: 'prompt',
+        target,
+        judge,
+        name: `prompt ${systemPrompt} − ${design.primarySystemPrompt} (drift gap) target=${target} judge=${judge} distance=${design.primaryDistance} category=${design.primaryCategory}`,
+        terms: terms.map((t) => ({ cell: cellName(t.cell), weight: t.weight, ref: t.cell })),
+        result: data.some((d) => d.observations.length === 0)
+          ? { error: 'a system-prompt contrast of the drift gap needs the real and filler arms under both prompts' }
+          : combinationContrast(data, judge, inf),
+      });
     }
   }
   return out;
@@ -331,51 +327,49 @@ export function analyzeMitigations(observations: readonly PersonaObservation[], 
   // Anchor-ablation cells have their own section (anchor-ablation-analysis.ts).
   const treated = design.mitigations.filter((m) => m !== 'none' && !isAblationLabel(m));
   if (treated.length === 0) return out;
-  for (const judge of design.judges) {
-    for (const target of design.targets) {
-      const family: MitigationResult[] = [];
-      for (const systemPrompt of design.systemPrompts) {
-        for (const distance of design.distances) {
-          const at = (arm: string, mitigation: string) => probeCell(design, target, judge, arm, { systemPrompt, distance, mitigation });
-          const control = inCell(observations, at('real', 'none'));
-          const placebo = inCell(observations, at('real', 'placebo_iso_recipe'));
-          const filler = inCell(observations, at('filler', 'none'));
-          for (const mitigation of treated) {
-            const cell = at('real', mitigation);
-            const group = inCell(observations, cell);
-            if (group.length === 0) continue;
-            const controlMean = meanValue(control, judge);
-            const fillerMean = meanValue(filler, judge);
-            const mitigatedMean = meanValue(group, judge) as number;
-            family.push({
-              target,
-              judge,
-              mitigation,
-              distance,
-              systemPrompt,
-              cell: cellName(cell),
-              mean: mitigatedMean,
-              n: group.length,
-              vsControl:
-                control.length === 0
-                  ? { error: `no unmitigated real-context cell at prompt ${systemPrompt}, distance ${distance}: add "none" to mitigations` }
-                  : cellContrast(control, group, judge, inf),
-              vsPlacebo: placebo.length > 0 && mitigation !== 'placebo_iso_recipe' ? cellContrast(placebo, group, judge, inf) : null,
-              recovery:
-                controlMean !== null && fillerMean !== null && fillerMean - controlMean > 0.05
-                  ? (mitigatedMean - controlMean) / (fillerMean - controlMean)
-                  : null,
-            });
-          }
+  for (const [judge, target] of judgeTargets(design)) {
+    const family: MitigationResult[] = [];
+    for (const systemPrompt of design.systemPrompts) {
+      for (const distance of design.distances) {
+        const at = (arm: string, mitigation: string) => probeCell(design, target, judge, arm, { systemPrompt, distance, mitigation });
+        const control = inCell(observations, at('real', 'none'));
+        const placebo = inCell(observations, at('real', 'placebo_iso_recipe'));
+        const filler = inCell(observations, at('filler', 'none'));
+        for (const mitigation of treated) {
+          const cell = at('real', mitigation);
+          const group = inCell(observations, cell);
+          if (group.length === 0) continue;
+          const controlMean = meanValue(control, judge);
+          const fillerMean = meanValue(filler, judge);
+          const mitigatedMean = meanValue(group, judge) as number;
+          family.push({
+            target,
+            judge,
+            mitigation,
+            distance,
+            systemPrompt,
+            cell: cellName(cell),
+            mean: mitigatedMean,
+            n: group.length,
+            vsControl:
+              control.length === 0
+                ? { error: `no unmitigated real-context cell at prompt ${systemPrompt}, distance ${distance}: add "none" to mitigations` }
+                : cellContrast(control, group, judge, inf),
+            vsPlacebo: placebo.length > 0 && mitigation !== 'placebo_iso_recipe' ? cellContrast(placebo, group, judge, inf) : null,
+            recovery:
+              controlMean !== null && fillerMean !== null && fillerMean - controlMean > 0.05
+                ? (mitigatedMean - controlMean) / (fillerMean - controlMean)
+                : null,
+          });
         }
       }
-      // Holm across this target × judge's mitigation tests (vs control and vs placebo).
-      holmFamily(
-        family.flatMap((m) => [m.vsControl, m.vsPlacebo]),
-        (g) => (g !== null && isGap(g) ? g : null),
-      );
-      out.push(...family);
     }
+    // Holm across this target × judge's mitigation tests (vs control and vs placebo).
+    holmFamily(
+      family.flatMap((m) => [m.vsControl, m.vsPlacebo]),
+      (g) => (g !== null && isGap(g) ? g : null),
+    );
+    out.push(...family);
   }
   return out;
 }
@@ -473,62 +467,60 @@ export function analyzeContractContrasts(observations: readonly PersonaObservati
  */
 export function analyzeCompaction(observations: readonly PersonaObservation[], design: AnalysisDesign, options: ResolvedOptions): CompactionResult[] {
   const out: CompactionResult[] = [];
-  for (const judge of design.judges) {
-    for (const target of design.targets) {
-      const realCell = probeCell(design, target, judge, 'real');
-      const mine = [...inCell(observations, realCell), ...inCell(observations, probeCell(design, target, judge, 'filler'))].filter((o) => o.compaction);
-      if (mine.length === 0) continue;
-      const events = [...groupBy(mine, (o) => `${o.session}\u0000${o.compaction?.index}`).values()].flatMap((group) => {
-        const first = group[0] as PersonaObservation;
-        const armMean = (s: 'pre' | 'post', arm: string) =>
-          meanValue(
-            group.filter((o) => o.compaction?.side === s && o.arm === arm),
-            judge,
+  for (const [judge, target] of judgeTargets(design)) {
+    const realCell = probeCell(design, target, judge, 'real');
+    const mine = [...inCell(observations, realCell), ...inCell(observations, probeCell(design, target, judge, 'filler'))].filter((o) => o.compaction);
+    if (mine.length === 0) continue;
+    const events = [...groupBy(mine, (o) => `${o.session}\u0000${o.compaction?.index}`).values()].flatMap((group) => {
+      const first = group[0] as PersonaObservation;
+      const armMean = (s: 'pre' | 'post', arm: string) =>
+        meanValue(
+          group.filter((o) => o.compaction?.side === s && o.arm === arm),
+          judge,
+        );
+      const side = (s: 'pre' | 'post') => {
+        const r = armMean(s, 'real');
+        const f = armMean(s, 'filler');
+        return r === null || f === null ? null : f - r;
+      };
+      const pre = side('pre');
+      const post = side('post');
+      if (pre === null || post === null) return [];
+      return [{ session: first.session, index: first.compaction?.index as number, pre, post, change: post - pre }];
+    });
+    if (events.length === 0) continue;
+    events.sort((a, b) => a.session.localeCompare(b.session) || a.index - b.index);
+    const sessions = [...new Set(events.map((e) => e.session))];
+    const level: 'event' | 'session' = sessions.length >= 2 ? 'session' : 'event';
+    const units = level === 'session' ? sessions.map((s) => mean(events.filter((e) => e.session === s).map((e) => e.change))) : events.map((e) => e.change);
+    out.push({
+      target,
+      judge,
+      cell: `${cellName(realCell).replace(' arm=real', '')} (post − pre change of filler − real)`,
+      events,
+      meanChange: mean(units),
+      tost: attempt(() => {
+        if (units.length < 2) {
+          throw new StatisticsError(
+            level === 'session'
+              ? 'TOST needs at least two sessions with a compaction event'
+              : 'TOST needs at least two compaction events (in one session), or compaction events in two or more sessions',
           );
-        const side = (s: 'pre' | 'post') => {
-          const r = armMean(s, 'real');
-          const f = armMean(s, 'filler');
-          return r === null || f === null ? null : f - r;
+        }
+        const t = tost(units, { margin: options.tostMargin, alpha: options.alpha });
+        const half = tQuantile(1 - options.alpha / 2, t.df) * t.se;
+        return {
+          mean: t.mean,
+          ci: t.ci,
+          ci95: [t.mean - half, t.mean + half] as [number, number],
+          p: t.p,
+          equivalent: t.equivalent,
+          margin: t.margin,
+          level,
+          units: units.length,
         };
-        const pre = side('pre');
-        const post = side('post');
-        if (pre === null || post === null) return [];
-        return [{ session: first.session, index: first.compaction?.index as number, pre, post, change: post - pre }];
-      });
-      if (events.length === 0) continue;
-      events.sort((a, b) => a.session.localeCompare(b.session) || a.index - b.index);
-      const sessions = [...new Set(events.map((e) => e.session))];
-      const level: 'event' | 'session' = sessions.length >= 2 ? 'session' : 'event';
-      const units = level === 'session' ? sessions.map((s) => mean(events.filter((e) => e.session === s).map((e) => e.change))) : events.map((e) => e.change);
-      out.push({
-        target,
-        judge,
-        cell: `${cellName(realCell).replace(' arm=real', '')} (post − pre change of filler − real)`,
-        events,
-        meanChange: mean(units),
-        tost: attempt(() => {
-          if (units.length < 2) {
-            throw new StatisticsError(
-              level === 'session'
-                ? 'TOST needs at least two sessions with a compaction event'
-                : 'TOST needs at least two compaction events (in one session), or compaction events in two or more sessions',
-            );
-          }
-          const t = tost(units, { margin: options.tostMargin, alpha: options.alpha });
-          const half = tQuantile(1 - options.alpha / 2, t.df) * t.se;
-          return {
-            mean: t.mean,
-            ci: t.ci,
-            ci95: [t.mean - half, t.mean + half] as [number, number],
-            p: t.p,
-            equivalent: t.equivalent,
-            margin: t.margin,
-            level,
-            units: units.length,
-          };
-        }),
-      });
-    }
+      }),
+    });
   }
   return out;
 }
@@ -537,30 +529,28 @@ export function analyzeCompaction(observations: readonly PersonaObservation[], d
 export function analyzeScratch(observations: readonly PersonaObservation[], design: AnalysisDesign, options: ResolvedOptions): ScratchResult[] {
   if (!design.arms.includes('scratch')) return [];
   const out: ScratchResult[] = [];
-  for (const judge of design.judges) {
-    for (const target of design.targets) {
-      for (const systemPrompt of design.systemPrompts) {
-        const cell = probeCell(design, target, judge, 'scratch', { systemPrompt });
-        const distinct = new Map<string, PersonaObservation>();
-        for (const o of inCell(observations, cell)) {
-          const k = `${o.item}\u0000${o.paraphrase}\u0000${o.sample}`;
-          if (!distinct.has(k)) distinct.set(k, o);
-        }
-        if (distinct.size === 0) continue;
-        const byItem = groupBy([...distinct.values()], (o) => o.item);
-        const values = [...byItem.values()].map((l) => mean(l.map((o) => cellValue(o, judge) as number)));
-        out.push({
-          target,
-          judge,
-          systemPrompt,
-          cell: cellName(cell),
-          answers: distinct.size,
-          mean: attempt(() => {
-            const r = unitInference(values, 'item', { sessions: 0, positions: 0 }, inferenceOptions(options));
-            return { estimate: r.estimate, ci: r.ci, units: r.units };
-          }),
-        });
+  for (const [judge, target] of judgeTargets(design)) {
+    for (const systemPrompt of design.systemPrompts) {
+      const cell = probeCell(design, target, judge, 'scratch', { systemPrompt });
+      const distinct = new Map<string, PersonaObservation>();
+      for (const o of inCell(observations, cell)) {
+        const k = `${o.item}\u0000${o.paraphrase}\u0000${o.sample}`;
+        if (!distinct.has(k)) distinct.set(k, o);
       }
+      if (distinct.size === 0) continue;
+      const byItem = groupBy([...distinct.values()], (o) => o.item);
+      const values = [...byItem.values()].map((l) => mean(l.map((o) => cellValue(o, judge) as number)));
+      out.push({
+        target,
+        judge,
+        systemPrompt,
+        cell: cellName(cell),
+        answers: distinct.size,
+        mean: attempt(() => {
+          const r = unitInference(values, 'item', { sessions: 0, positions: 0 }, inferenceOptions(options));
+          return { estimate: r.estimate, ci: r.ci, units: r.units };
+        }),
+      });
     }
   }
   return out;

@@ -75,12 +75,15 @@ export interface GapEstimate extends UnitInference {
 
 export type VerdictKind = 'drift' | 'no detectable drift' | 'underpowered for this design' | 'not computable';
 
-export interface Verdict {
+/** A result of one target's scores by one judge in one named cell (the headline cell for a verdict or drift row). */
+interface JudgedCell {
   target: string;
   judge: string;
-  kind: VerdictKind;
-  /** The headline cell the verdict rests on. */
   cell: string;
+}
+
+export interface Verdict extends JudgedCell {
+  kind: VerdictKind;
   /** One sentence with the numbers. */
   text: string;
   /** Minimum detectable |Δ| at 80% power for this design (normal approximation of the t interval); null when the test cannot reject. */
@@ -91,11 +94,8 @@ export interface Verdict {
   drivenBy?: string;
 }
 
-export interface TargetDrift {
-  target: string;
-  judge: string;
-  /** Name of the headline cell: primary prompt, primary distance, no mitigation, primary category. */
-  cell: string;
+/** `cell`: the headline cell, primary prompt, primary distance, no mitigation, primary category. */
+export interface TargetDrift extends JudgedCell {
   /** Position-averaged gap Δ = filler − real, clustered at the sampled unit. */
   gap: Maybe<GapEstimate>;
   strongDrift: boolean;
@@ -114,13 +114,10 @@ export interface TargetDrift {
   verdict: Verdict;
 }
 
-export interface MitigationResult {
-  target: string;
-  judge: string;
+export interface MitigationResult extends JudgedCell {
   mitigation: string;
   distance: string;
   systemPrompt: string;
-  cell: string;
   mean: number;
   n: number;
   /** mitigation − control (real context, no mitigation, same prompt and distance). */
@@ -131,14 +128,18 @@ export interface MitigationResult {
   recovery: number | null;
 }
 
-/** One stressor or contract item of one target in one cell (arm, mitigation, distance, system prompt), over n answers. */
-export interface ItemCellResult {
+/** A stressor or contract item of one target at one distance under one system prompt. */
+interface ItemPlace {
   target: string;
   item: string;
-  arm: string;
-  mitigation: string;
   distance: string;
   systemPrompt: string;
+}
+
+/** One stressor or contract item of one target in one cell (arm, mitigation, distance, system prompt), over n answers. */
+export interface ItemCellResult extends ItemPlace {
+  arm: string;
+  mitigation: string;
   n: number;
 }
 
@@ -164,12 +165,8 @@ export interface VerbosityResult {
   bySession: Array<{ session: string; pairs: number; medianRatio: number | null; conditionalRatio: number | null; conditionalPairs: number }>;
 }
 
-export interface ContractContrast {
-  target: string;
-  item: string;
+export interface ContractContrast extends ItemPlace {
   contrast: string;
-  distance: string;
-  systemPrompt: string;
   cell: string;
   sessions: number;
   /** Pass-rate difference per position, clustered like every other contrast. */
@@ -178,10 +175,7 @@ export interface ContractContrast {
   pHolm: number | null;
 }
 
-export interface CompactionResult {
-  target: string;
-  judge: string;
-  cell: string;
+export interface CompactionResult extends JudgedCell {
   events: Array<{ session: string; index: number; pre: number; post: number; change: number }>;
   meanChange: number | null;
   /** TOST over units: compaction events in one session, session means of events with several. */
@@ -279,22 +273,15 @@ export interface DesignContrast {
   result: Maybe<UnitInference>;
 }
 
-export interface StressorContrast {
-  target: string;
-  item: string;
-  systemPrompt: string;
-  distance: string;
+export interface StressorContrast extends ItemPlace {
   /** filler − real compliance (share of responses passing the checker), per position. */
   name: string;
   difference: Maybe<GapEstimate>;
   pHolm: number | null;
 }
 
-export interface ScratchResult {
-  target: string;
-  judge: string;
+export interface ScratchResult extends JudgedCell {
   systemPrompt: string;
-  cell: string;
   /** Distinct answers (probe × paraphrase × sample): the same for every session and position. */
   answers: number;
   mean: Maybe<Estimate & { units: number }>;

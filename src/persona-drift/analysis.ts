@@ -1,4 +1,4 @@
-import type { Maybe } from '../core/maybe.js';
+import { isPresent } from '../core/maybe.js';
 import { agreement, signAgreement } from '../stats/agreement.js';
 import { varianceDecomposition } from '../stats/variance-decomposition.js';
 import {
@@ -163,7 +163,6 @@ function verbosityRows(done: readonly PersonaObservation[], design: AnalysisDesi
     const fillerRate = pairs.filter((p) => p.filler.check?.pass).length / pairs.length;
     const withLength = pairs.filter((p) => p.real.text.trim().length > 0 && p.filler.text.trim().length > 0);
     const ratios = withLength.map((p) => p.real.text.trim().length / p.filler.text.trim().length);
-    const compliant = withLength.filter((p) => p.real.check?.pass && p.filler.check?.pass);
     const sessions = new Set(withLength.map((p) => p.real.session));
     const lengthRatio = (list: typeof pairs) => {
       const both = list.filter((p) => p.real.check?.pass && p.filler.check?.pass);
@@ -183,10 +182,7 @@ function verbosityRows(done: readonly PersonaObservation[], design: AnalysisDesi
       cell: `target=${first.target} prompt=${prompt} mitigation=none distance=${design.primaryDistance} surface=stressor category=${first.item}`,
       pairs: pairs.length,
       complianceGapPp: 100 * (fillerRate - realRate),
-      medianRatio: ratios.length > 0 ? median(ratios) : null,
-      conditionalRatio:
-        compliant.length > 0 ? mean(compliant.map((p) => p.real.text.trim().length)) / mean(compliant.map((p) => p.filler.text.trim().length)) : null,
-      conditionalPairs: compliant.length,
+      ...lengthRatio(withLength),
       heterogeneity:
         sessions.size >= 2
           ? attempt(() => {
@@ -229,7 +225,6 @@ function contractRows(done: readonly PersonaObservation[]): PersonaReport['contr
 
 function judgeAgreementRows(probes: readonly PersonaObservation[], judges: readonly string[], drift: readonly TargetDrift[]): JudgeAgreementResult[] {
   const out: JudgeAgreementResult[] = [];
-  const isGap = (g: Maybe<GapEstimate>): g is GapEstimate => !('error' in g);
   for (let i = 0; i < judges.length; i++) {
     for (let j = i + 1; j < judges.length; j++) {
       const judgeA = judges[i] as string;
@@ -237,7 +232,7 @@ function judgeAgreementRows(probes: readonly PersonaObservation[], judges: reado
       const both = probes.filter((o) => typeof o.scores[judgeA] === 'number' && typeof o.scores[judgeB] === 'number');
       const gapsB = new Map(drift.filter((d) => d.judge === judgeB).map((d) => [d.target, d]));
       const signRows = drift
-        .filter((d) => d.judge === judgeA && isGap(d.gap) && gapsB.has(d.target) && isGap((gapsB.get(d.target) as TargetDrift).gap))
+        .filter((d) => d.judge === judgeA && isPresent(d.gap) && gapsB.has(d.target) && isPresent((gapsB.get(d.target) as TargetDrift).gap))
         .map((d) => ({
           target: d.target,
           gapA: (d.gap as GapEstimate).estimate,
@@ -315,15 +310,10 @@ export function analyzePersona(all: readonly PersonaObservation[], options: Anal
       o.distance === design.primaryDistance &&
       (design.primaryCategory === 'all' || o.category === design.primaryCategory),
   );
+  const { alpha: _alpha, ...reportOptions } = resolved;
   return {
     schema: 'echolens.persona-report/1',
-    options: {
-      B: resolved.B,
-      seed: resolved.seed,
-      strongThreshold: resolved.strongThreshold,
-      tostMargin: resolved.tostMargin,
-      primaryCategory: resolved.primaryCategory,
-    },
+    options: reportOptions,
     design,
     verdicts: inference.verdicts,
     counts: countRows(all, design.judges),

@@ -2,7 +2,7 @@ import type { GapEstimate, Maybe, PersonaObservation, ResolvedOptions } from './
 import type { AnalysisDesign } from './analysis-types.js';
 import { probeCell } from './analysis-effects.js';
 import { isAblationLabel } from './anchor-ablation.js';
-import { cellContrast, cellName, cellValue, inCell } from './contrasts.js';
+import { cellContrast, cellName, cellValue, inCell, judgeTargets } from './contrasts.js';
 
 /**
  * Anchor ablations (ContextEcho App. F/G), the analysis part, pure: every cell of the
@@ -43,35 +43,33 @@ export function analyzeAnchorAblation(observations: readonly PersonaObservation[
   const levels = new Map<string, NonNullable<PersonaObservation['anchor']>>();
   for (const o of observations) if (o.anchor && !levels.has(o.mitigation)) levels.set(o.mitigation, o.anchor);
   const rows: AnchorAblationRow[] = [];
-  for (const judge of design.judges) {
-    for (const target of design.targets) {
-      const control = inCell(observations, probeCell(design, target, judge, 'real'));
-      const controlMean = meanValue(control, judge);
-      const fillerMean = meanValue(inCell(observations, probeCell(design, target, judge, 'filler')), judge);
-      for (const label of labels) {
-        const level = levels.get(label);
-        if (!level) continue;
-        const ref = probeCell(design, target, judge, 'real', { mitigation: label });
-        const group = inCell(observations, ref);
-        const mean = meanValue(group, judge);
-        if (mean === null) continue;
-        const headroom = controlMean !== null && fillerMean !== null ? fillerMean - controlMean : null;
-        rows.push({
-          target,
-          judge,
-          label,
-          arm: level.arm,
-          size: level.size,
-          tokens: level.tokens,
-          placement: level.placement,
-          turns: level.turns,
-          cell: cellName(ref),
-          mean,
-          n: group.length,
-          vsControl: cellContrast(control, group, judge, inf),
-          recovery: headroom !== null && headroom > 0.05 && controlMean !== null ? (mean - controlMean) / headroom : null,
-        });
-      }
+  for (const [judge, target] of judgeTargets(design)) {
+    const control = inCell(observations, probeCell(design, target, judge, 'real'));
+    const controlMean = meanValue(control, judge);
+    const fillerMean = meanValue(inCell(observations, probeCell(design, target, judge, 'filler')), judge);
+    for (const label of labels) {
+      const level = levels.get(label);
+      if (!level) continue;
+      const ref = probeCell(design, target, judge, 'real', { mitigation: label });
+      const group = inCell(observations, ref);
+      const mean = meanValue(group, judge);
+      if (mean === null) continue;
+      const headroom = controlMean !== null && fillerMean !== null ? fillerMean - controlMean : null;
+      rows.push({
+        target,
+        judge,
+        label,
+        arm: level.arm,
+        size: level.size,
+        tokens: level.tokens,
+        placement: level.placement,
+        turns: level.turns,
+        cell: cellName(ref),
+        mean,
+        n: group.length,
+        vsControl: cellContrast(control, group, judge, inf),
+        recovery: headroom !== null && headroom > 0.05 && controlMean !== null ? (mean - controlMean) / headroom : null,
+      });
     }
   }
   return rows;

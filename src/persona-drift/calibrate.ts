@@ -6,6 +6,7 @@ import { analyzePersonaInference, type PersonaInference, resolveOptions } from '
 import { analyzeConsensus } from './consensus.js';
 import { analyzeHarness, type HarnessName } from './harness.js';
 import type { CellRef } from './analysis-types.js';
+import type { PersonaConfig } from './config.js';
 import { getOrInsert } from '../core/get-or-insert.js';
 
 /**
@@ -276,40 +277,28 @@ export function simulateRun(
       // Per unit, a fork is analysed as its parent's unit; with shared draws it is one more session.
       const session = parent !== null && sharing === 'per-unit' ? parent : sessionName(s);
       const own = sessionName(s);
-      let scratch = sharedScratch;
-      if (sharing === 'per-unit') {
-        if (!scratchOf.has(session)) scratchOf.set(session, new Map());
-        scratch = scratchOf.get(session) as Map<string, number>;
-      }
+      const scratch = sharing === 'per-unit' ? getOrInsert(scratchOf, session, () => new Map<string, number>()) : sharedScratch;
+      // Normal: every cell its own deviation (SD σ/√2), so a contrast of two cells has SD σ. Other
+      // shapes: the headline real cell is the reference (0) and every other cell deviates by σ ×
+      // the shape, so each contrast against the real context has that shape (a difference of
+      // two independent skewed draws would be symmetric again).
+      const deviation = (c: SimCell) => {
+        const reference = c.arm === 'real' && c.mitigation === 'none' && c.distance === design.distances[0] && c.systemPrompt === design.systemPrompts[0];
+        return (
+          spreadOf(s) *
+          (shape === 'normal'
+            ? sSd * normal(random)
+            : reference || design.sessions === 1
+              ? 0
+              : variance.betweenSession * sessionEffectDraw(shape, random, s, design.sessions))
+        );
+      };
       // A fork is the same conversation: the session's level and its arm interactions are its parent's.
-      let sessionLevel: number;
-      let sessionDev: Map<string, number>;
       const inherited = parent !== null ? levelOf.get(`${target}|${parent}`) : undefined;
-      if (inherited) {
-        sessionLevel = inherited.level;
-        sessionDev = inherited.dev;
-        for (const c of cells) draws.session.set(`${target}|${session}|${cellId(c)}`, sessionDev.get(cellId(c)) as number);
-      } else {
-        sessionLevel = 0.3 * normal(random);
-        sessionDev = new Map<string, number>();
-        for (const c of cells) {
-          // Normal: every cell its own deviation (SD σ/√2), so a contrast of two cells has SD σ. Other
-          // shapes: the headline real cell is the reference (0) and every other cell deviates by σ ×
-          // the shape, so each contrast against the real context has that shape (a difference of
-          // two independent skewed draws would be symmetric again).
-          const reference = c.arm === 'real' && c.mitigation === 'none' && c.distance === design.distances[0] && c.systemPrompt === design.systemPrompts[0];
-          const d =
-            spreadOf(s) *
-            (shape === 'normal'
-              ? sSd * normal(random)
-              : reference || design.sessions === 1
-                ? 0
-                : variance.betweenSession * sessionEffectDraw(shape, random, s, design.sessions));
-          sessionDev.set(cellId(c), d);
-          draws.session.set(`${target}|${session}|${cellId(c)}`, d);
-        }
-        levelOf.set(`${target}|${own}`, { level: sessionLevel, dev: sessionDev });
-      }
+      const sessionLevel = inherited ? inherited.level : 0.3 * normal(random);
+      const sessionDev = inherited ? inherited.dev : new Map(cells.map((c) => [cellId(c), deviation(c)]));
+      for (const c of cells) draws.session.set(`${target}|${session}|${cellId(c)}`, sessionDev.get(cellId(c)) as number);
+      if (!inherited) levelOf.set(`${target}|${own}`, { level: sessionLevel, dev: sessionDev });
       for (const [positionIndex, position] of positions.entries()) {
         // Before the fork point a fork's probed contexts are its parent's requests: the same draws.
         const copied = parent !== null && positionIndex < preFork ? pre.get(`${target}|${parent}|${position.label}`) : undefined;
@@ -327,13 +316,20 @@ export function simulateRun(
           draws.position.set(positionKey, earlier === undefined ? dev : (earlier + dev) / 2);
           const interaction = (sessionDev.get(cellId(c)) as number) + dev;
           const shift = c.arm === 'filler' && position.compaction?.side === 'post' ? effects.compactionShift : 0;
-          const at = { target, session, position: position.label, positionValue: position.value, ...c };
+          const at = {
+            target,
+            session,
+            position: position.label,
+            positionValue: position.value,
+            ...c,
+            ...(position.compaction ? { compaction: position.compaction } : {}),
+          };
           for (const item of probeItems) {
             const fixed = effects.fixed({ ...c, surface: item.surface });
             const level = itemLevel.get(item.item) as number;
             for (let paraphrase = 0; paraphrase < item.paraphrases; paraphrase++) {
               for (let sample = 0; sample < design.samples; sample++) {
-                let scores: Record<string, number> = {};
+                const scores: Record<string, number> = {};
                 let check: PersonaObservation['check'];
                 if (item.surface === 'probe') {
                   let latent: number;
@@ -343,27 +339,25 @@ export function simulateRun(
                   } else {
                     latent = 1.5 + fixed + shift + sessionLevel + positionLevel + level + interaction + variance.withinCell * normal(random);
                   }
-                  scores = {};
                   for (const judge of design.judges)
                     scores[judge] = latent + (judgeBias.get(judge) as number) + (judgeNoise.get(judge) as number) * normal(random);
                 } else {
                   const probability = Math.min(0.98, Math.max(0.02, 0.5 + fixed + 0.25 * interaction));
                   check = { pass: random.next() < probability, reason: 'simulated' };
                 }
-                const observation: PersonaObservation = {
+                const { surface, category } = item;
+                observations.push({
                   ...at,
-                  surface: item.surface,
+                  surface,
                   item: item.item,
-                  category: item.category,
+                  category,
                   paraphrase,
                   sample,
                   status: 'done',
                   text: '',
                   scores,
-                };
-                if (position.compaction) observation.compaction = position.compaction;
-                if (check) observation.check = check;
-                observations.push(observation);
+                  ...(check ? { check } : {}),
+                });
               }
             }
           }
@@ -502,9 +496,8 @@ function departureOutcomes(
   if (harnesses) {
     for (const h of analyzeHarness(observations, inference.design, resolved, { harnesses })) {
       const d = h.difference;
-      const name = 'harness contrast claude-code − codex (Welch, ν − 1)';
-      if (d.p === null || d.ci === null) out.push({ test: name, truth: 0, phase: 'null' });
-      else out.push({ test: name, p: d.p, estimate: d.estimate, ci: d.ci, truth: 0, phase: 'null' });
+      const tested = d.p === null || d.ci === null ? {} : { p: d.p, estimate: d.estimate, ci: d.ci };
+      out.push({ test: 'harness contrast claude-code − codex (Welch, ν − 1)', ...tested, truth: 0, phase: 'null' });
     }
   }
   if (design.judges.length >= 2) {
@@ -661,20 +654,11 @@ export interface DesignOverrides {
   compactionsPerSession?: number;
 }
 
-export interface DesignSource {
-  sessions: readonly string[];
-  positions: ReadonlyArray<Record<string, unknown>>;
-  arms: readonly string[];
-  mitigations: readonly string[];
-  distances: ReadonlyArray<{ name: string }>;
-  systemPrompts: readonly string[];
-  samples: number;
-  targets: readonly string[];
-  judges: readonly string[];
-  contracts: readonly string[];
-  stressors: { ids: readonly string[]; paraphrases: number };
-  analysis: { primaryCategory: string | null };
-}
+/** The parts of a persona config that shape its calibration design. */
+type DesignSource = Pick<
+  PersonaConfig,
+  'sessions' | 'positions' | 'arms' | 'mitigations' | 'distances' | 'systemPrompts' | 'samples' | 'targets' | 'judges' | 'contracts' | 'stressors' | 'analysis'
+>;
 
 /**
  * The calibration design of a persona config: its arms, mitigations, distances, prompts,

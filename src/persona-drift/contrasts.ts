@@ -1,7 +1,7 @@
 import { StatisticsError } from '../core/errors.js';
 import { attempt } from '../core/maybe.js';
 import { getOrInsert } from '../core/get-or-insert.js';
-import type { CellRef, Estimate, GapEstimate, Maybe, PersonaObservation } from './analysis-types.js';
+import type { AnalysisDesign, CellRef, Estimate, GapEstimate, Maybe, PersonaObservation } from './analysis-types.js';
 import { clusteredInference, clusteredMean, type InferenceOptions, type UnitValue, unitInference } from './inference.js';
 
 /**
@@ -18,6 +18,10 @@ export function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<s
   for (const item of items) getOrInsert(groups, key(item), () => []).push(item);
   return groups;
 }
+
+/** Every (judge, target) pair of the design, judges outer: the row order of every per-target table. */
+export const judgeTargets = (design: Pick<AnalysisDesign, 'judges' | 'targets'>) =>
+  design.judges.flatMap((judge) => design.targets.map((target) => [judge, target] as const));
 
 export function cellName(cell: CellRef): string {
   return [

@@ -28,9 +28,6 @@ export interface PersonaSessionInfo {
 }
 
 const isGap = <T extends Estimate>(g: Maybe<T>): g is T => !('error' in g);
-/** An estimate with the interval of its claim: the one that agrees with the deciding p (issue #39). */
-const gapText = (g: Maybe<GapEstimate>) =>
-  isGap(g) ? `${f2(g.estimate)} [${f2(claimInterval(g)[0])}, ${f2(claimInterval(g)[1])}]${confidenceNote(g.claim)}` : `n/a (${g.error})`;
 /** An estimate with its interval (its claim's where it has one), or why there is none. */
 const gapCell = (g: Maybe<Estimate | UnitInference>, digits = 2): DocumentCell => {
   if (!isGap(g)) return text(`n/a (${g.error})`);
@@ -87,7 +84,7 @@ export function personaVerdicts(report: PersonaReport): DocumentVerdict[] {
     const numbers: DocumentVerdict['numbers'] = [
       {
         label: isGap(g) && g.claim.family > 1 ? `drift gap Δ [${confidenceLabel(g.claim)} CI]` : 'drift gap Δ [95% CI]',
-        value: isGap(g) ? `${f2(g.estimate)} [${f2(claimInterval(g)[0])}, ${f2(claimInterval(g)[1])}]` : gapText(g),
+        value: isGap(g) ? `${f2(g.estimate)} [${f2(claimInterval(g)[0])}, ${f2(claimInterval(g)[1])}]` : `n/a (${g.error})`,
         ...(isGap(g) ? { detail: `filler − real, judge points (0–3), over ${g.units} ${g.level}s${d.strongDrift ? '; strong drift' : ''}` } : {}),
       },
     ];
@@ -388,34 +385,35 @@ function driftDetailSection(report: PersonaReport, sessions: readonly PersonaSes
     blocks.push({ kind: 'heading', text: `${d.target} — judge ${d.judge}` }, { kind: 'text', text: `Cell: ${d.cell}.` });
     if (isGap(d.gap) && d.gap.note) blocks.push({ kind: 'text', text: `Note: ${d.gap.note}.` });
     blocks.push(
-      { kind: 'text', text: 'By session (its positions are the units):' },
-      table(
+      ...captioned(
+        true,
+        'By session (its positions are the units):',
         ['session', 'Δ [95% CI]'],
         d.bySession.map((x) => [text(x.session), gapCell(x.gap)]),
         [1],
       ),
-      { kind: 'text', text: 'Trajectory over positions (probes are the units):' },
-      table(
+      ...captioned(
+        true,
+        'Trajectory over positions (probes are the units):',
         ['session', 'position', 'counter', 'Δ [95% CI]'],
         d.byPosition.map((p) => [text(p.session), text(p.position), int(p.positionValue), gapCell(p.gap)]),
         [2, 3],
       ),
-      { kind: 'text', text: 'By probe category:' },
-      table(
+      ...captioned(
+        true,
+        'By probe category:',
         ['category', 'Δ [95% CI]'],
         d.byCategory.map((c) => [text(c.category), gapCell(c.gap)]),
         [1],
       ),
+      ...captioned(
+        d.referenceArms.length > 0,
+        'Reference contexts (Δ = filler − arm: real content as a class versus content-free controls):',
+        ['arm', 'Δ [95% CI]'],
+        d.referenceArms.map((r) => [text(r.arm), gapCell(r.gap)]),
+        [1],
+      ),
     );
-    if (d.referenceArms.length > 0)
-      blocks.push(
-        { kind: 'text', text: 'Reference contexts (Δ = filler − arm: real content as a class versus content-free controls):' },
-        table(
-          ['arm', 'Δ [95% CI]'],
-          d.referenceArms.map((r) => [text(r.arm), gapCell(r.gap)]),
-          [1],
-        ),
-      );
   }
   return { title: 'Drift by session, position and probe category', blocks };
 }
@@ -589,14 +587,11 @@ function judgeSections(report: PersonaReport): DocumentSection[] {
       ['judges', 'pairs', 'exact', 'within one', 'κ', 'κ (quadratic)', 'sign agree / flip / null-vs-small'],
       (a) => {
         const p = 'error' in a.pairs ? null : a.pairs;
-        const na = text('n/a');
         return [
           text(`${a.judgeA} vs ${a.judgeB}`),
-          p ? int(p.n) : na,
-          p ? num(p.exact, 'share') : na,
-          p ? num(p.withinOne, 'share') : na,
-          p ? num(p.kappa, 'fixed') : na,
-          p ? num(p.kappaQuadratic, 'fixed') : na,
+          ...(p
+            ? [int(p.n), num(p.exact, 'share'), num(p.withinOne, 'share'), num(p.kappa, 'fixed'), num(p.kappaQuadratic, 'fixed')]
+            : texts(...Array(5).fill('n/a'))),
           text('error' in a.signs ? 'n/a' : `${a.signs.agree} / ${a.signs.flip} / ${a.signs.nullVsSmall}`),
         ];
       },

@@ -1,7 +1,7 @@
 import type { GapEstimate, Maybe, PersonaObservation, ResolvedOptions } from './analysis-types.js';
 import type { AnalysisDesign } from './analysis-types.js';
 import { probeCell } from './analysis-effects.js';
-import { cellContrast, cellName, combinationContrast, inCell } from './contrasts.js';
+import { cellContrast, cellName, combinationContrast, inCell, judgeTargets } from './contrasts.js';
 import type { UnitInference } from './inference.js';
 
 /**
@@ -56,37 +56,35 @@ export function analyzeFraming(observations: readonly PersonaObservation[], desi
   const framedObs = atFraming(observations, true);
   const bareObs = atFraming(observations, false);
   const rows: FramingRow[] = [];
-  for (const judge of design.judges) {
-    for (const target of design.targets) {
-      const real = probeCell(design, target, judge, 'real');
-      const filler = probeCell(design, target, judge, 'filler');
-      const cells = {
-        framedReal: inCell(framedObs, real),
-        framedFiller: inCell(framedObs, filler),
-        bareReal: inCell(bareObs, real),
-        bareFiller: inCell(bareObs, filler),
-      };
-      if (cells.framedReal.length === 0 && cells.bareReal.length === 0) continue;
-      rows.push({
-        target,
+  for (const [judge, target] of judgeTargets(design)) {
+    const real = probeCell(design, target, judge, 'real');
+    const filler = probeCell(design, target, judge, 'filler');
+    const cells = {
+      framedReal: inCell(framedObs, real),
+      framedFiller: inCell(framedObs, filler),
+      bareReal: inCell(bareObs, real),
+      bareFiller: inCell(bareObs, filler),
+    };
+    if (cells.framedReal.length === 0 && cells.bareReal.length === 0) continue;
+    rows.push({
+      target,
+      judge,
+      cell: `${cellName(filler).replace(' arm=filler', '')} (filler − real), framed vs bare probes`,
+      framed: cellContrast(cells.framedReal, cells.framedFiller, judge, inf),
+      bare: cellContrast(cells.bareReal, cells.bareFiller, judge, inf),
+      difference: combinationContrast(
+        [
+          { observations: cells.bareFiller, weight: 1 },
+          { observations: cells.bareReal, weight: -1 },
+          { observations: cells.framedFiller, weight: -1 },
+          { observations: cells.framedReal, weight: 1 },
+        ],
         judge,
-        cell: `${cellName(filler).replace(' arm=filler', '')} (filler − real), framed vs bare probes`,
-        framed: cellContrast(cells.framedReal, cells.framedFiller, judge, inf),
-        bare: cellContrast(cells.bareReal, cells.bareFiller, judge, inf),
-        difference: combinationContrast(
-          [
-            { observations: cells.bareFiller, weight: 1 },
-            { observations: cells.bareReal, weight: -1 },
-            { observations: cells.framedFiller, weight: -1 },
-            { observations: cells.framedReal, weight: 1 },
-          ],
-          judge,
-          inf,
-        ),
-        realShift: cellContrast(cells.bareReal, cells.framedReal, judge, inf),
-        fillerShift: cellContrast(cells.bareFiller, cells.framedFiller, judge, inf),
-      });
-    }
+        inf,
+      ),
+      realShift: cellContrast(cells.bareReal, cells.framedReal, judge, inf),
+      fillerShift: cellContrast(cells.bareFiller, cells.framedFiller, judge, inf),
+    });
   }
   return rows;
 }

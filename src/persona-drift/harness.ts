@@ -3,7 +3,7 @@ import { welchTTest } from '../stats/welch.js';
 import type { Maybe, PersonaObservation, ResolvedOptions } from './analysis-types.js';
 import type { AnalysisDesign } from './analysis-types.js';
 import { probeCell } from './analysis-effects.js';
-import { attempt, cellName, combineUnits, inCell } from './contrasts.js';
+import { attempt, cellName, combineUnits, inCell, judgeTargets } from './contrasts.js';
 import { clusteredInference, type UnitValue, unitInference } from './inference.js';
 
 /**
@@ -118,63 +118,61 @@ export function analyzeHarness(
   const B = Math.min(Math.max(options.B, 2000), 10_000);
   const inf = { B: options.B, seed: options.seed, alpha: options.alpha };
   const rows: HarnessRow[] = [];
-  for (const judge of design.judges) {
-    for (const target of design.targets) {
-      const filler = probeCell(design, target, judge, 'filler');
-      const units = combineUnits(
-        [
-          { observations: inCell(observations, filler), weight: 1 },
-          { observations: inCell(observations, probeCell(design, target, judge, 'real')), weight: -1 },
-        ],
-        judge,
-      );
-      if (units.length === 0) continue;
-      const bySession = new Map<string, UnitValue[]>();
-      for (const u of units) bySession.set(u.session, [...(bySession.get(u.session) ?? []), u]);
-      const levels = (['claude-code', 'codex'] as const).map((harness) => {
-        const sessions = [...bySession.keys()].filter((s) => harnessOf[s] === harness).sort();
-        const gaps = sessions.map((s) => meanOf((bySession.get(s) as UnitValue[]).map((u) => u.value)));
-        return { harness, sessions, gaps };
-      });
-      if (levels.some((l) => l.sessions.length === 0)) continue;
-      const [cc, cx] = levels as [(typeof levels)[number], (typeof levels)[number]];
-      const harnesses: HarnessLevel[] = levels.map((l) => levelSummary(l.harness, l.sessions, l.gaps, bySession, inf));
-      const estimate = meanOf(cc.gaps) - meanOf(cx.gaps);
-      const fewest = Math.min(cc.sessions.length, cx.sessions.length);
-      let difference: HarnessRow['difference'] = {
-        contrast: 'claude-code − codex',
-        estimate,
-        ci: null,
-        p: null,
-        method: null,
-        df: null,
-        dfSatterthwaite: null,
-        minAttainableP: null,
-      };
-      let reason: string | null = null;
-      if (fewest < MIN_SESSIONS_PER_HARNESS) {
-        reason = `${cc.sessions.length} Claude Code and ${cx.sessions.length} Codex session(s): sessions are the units of a harness claim, so each harness needs at least ${MIN_SESSIONS_PER_HARNESS} sessions for an interval and a test (with 2, one variance rests on one degree of freedom and the test loses its level); the difference shown is a description of these sessions only`;
+  for (const [judge, target] of judgeTargets(design)) {
+    const filler = probeCell(design, target, judge, 'filler');
+    const units = combineUnits(
+      [
+        { observations: inCell(observations, filler), weight: 1 },
+        { observations: inCell(observations, probeCell(design, target, judge, 'real')), weight: -1 },
+      ],
+      judge,
+    );
+    if (units.length === 0) continue;
+    const bySession = new Map<string, UnitValue[]>();
+    for (const u of units) bySession.set(u.session, [...(bySession.get(u.session) ?? []), u]);
+    const levels = (['claude-code', 'codex'] as const).map((harness) => {
+      const sessions = [...bySession.keys()].filter((s) => harnessOf[s] === harness).sort();
+      const gaps = sessions.map((s) => meanOf((bySession.get(s) as UnitValue[]).map((u) => u.value)));
+      return { harness, sessions, gaps };
+    });
+    if (levels.some((l) => l.sessions.length === 0)) continue;
+    const [cc, cx] = levels as [(typeof levels)[number], (typeof levels)[number]];
+    const harnesses: HarnessLevel[] = levels.map((l) => levelSummary(l.harness, l.sessions, l.gaps, bySession, inf));
+    const estimate = meanOf(cc.gaps) - meanOf(cx.gaps);
+    const fewest = Math.min(cc.sessions.length, cx.sessions.length);
+    let difference: HarnessRow['difference'] = {
+      contrast: 'claude-code − codex',
+      estimate,
+      ci: null,
+      p: null,
+      method: null,
+      df: null,
+      dfSatterthwaite: null,
+      minAttainableP: null,
+    };
+    let reason: string | null = null;
+    if (fewest < MIN_SESSIONS_PER_HARNESS) {
+      reason = `${cc.sessions.length} Claude Code and ${cx.sessions.length} Codex session(s): sessions are the units of a harness claim, so each harness needs at least ${MIN_SESSIONS_PER_HARNESS} sessions for an interval and a test (with 2, one variance rests on one degree of freedom and the test loses its level); the difference shown is a description of these sessions only`;
+    } else {
+      const test: Maybe<ReturnType<typeof welchContrast>> = attempt(() => welchContrast(cc.gaps, cx.gaps, 1 - options.alpha));
+      if ('error' in test) {
+        reason = `the Welch test is undefined: ${test.error}`;
       } else {
-        const test: Maybe<ReturnType<typeof welchContrast>> = attempt(() => welchContrast(cc.gaps, cx.gaps, 1 - options.alpha));
-        if ('error' in test) {
-          reason = `the Welch test is undefined: ${test.error}`;
-        } else {
-          difference = { ...difference, ci: test.ci, p: test.p, method: 'welch-t-df-1', df: test.df, dfSatterthwaite: test.dfSatterthwaite, minAttainableP: 0 };
-        }
+        difference = { ...difference, ci: test.ci, p: test.p, method: 'welch-t-df-1', df: test.df, dfSatterthwaite: test.dfSatterthwaite, minAttainableP: 0 };
       }
-      const codexGap = meanOf(cx.gaps);
-      rows.push({
-        target,
-        judge,
-        cell: `${cellName(filler).replace(' arm=filler', '')} (filler − real) by harness`,
-        harnesses,
-        difference,
-        ratio: codexGap >= 0.05 ? meanOf(cc.gaps) / codexGap : null,
-        underpowered: reason !== null,
-        reason,
-        B,
-      });
     }
+    const codexGap = meanOf(cx.gaps);
+    rows.push({
+      target,
+      judge,
+      cell: `${cellName(filler).replace(' arm=filler', '')} (filler − real) by harness`,
+      harnesses,
+      difference,
+      ratio: codexGap >= 0.05 ? meanOf(cc.gaps) / codexGap : null,
+      underpowered: reason !== null,
+      reason,
+      B,
+    });
   }
   return rows;
 }

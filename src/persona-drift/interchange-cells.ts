@@ -38,6 +38,9 @@ export interface ArchiveCell {
   surface?: 'probe' | 'stressor';
 }
 
+/** What the authors' own layouts share: one unmitigated, unprompted cell at distance d0, the first paraphrase. */
+const AUTHORS_CELL = { mitigation: 'none', distance: 'd0', systemPrompt: null, paraphrase: 0 } as const;
+
 /** The stressor item of the authors' cross-compaction and anchor-variant runs (their S2 paraphrases vNN). */
 export const ARCHIVE_STRESSOR = 'S2';
 
@@ -60,10 +63,9 @@ export function parseStressorFile(
   const response = failed ? '' : requireString(v, 'response_text', file);
   return {
     ...archivePlace(file, path.target, path.position),
+    ...AUTHORS_CELL,
     arm: path.arm,
     mitigation: path.variant ?? 'none',
-    distance: 'd0',
-    systemPrompt: null,
     item: ARCHIVE_STRESSOR,
     category: ARCHIVE_STRESSOR,
     probeText: '',
@@ -132,18 +134,15 @@ function fail(file: string, field: string, message: string): never {
   throw new InputError(message, { file, field });
 }
 
-function requireString(record: Record<string, unknown>, field: string, file: string): string {
-  const value = record[field];
-  if (value === undefined || value === null) fail(file, field, `missing field "${field}"`);
-  if (typeof value !== 'string') fail(file, field, `"${field}" must be a string, got ${JSON.stringify(value)}`);
-  return value;
-}
-
 function optionalString(record: Record<string, unknown>, field: string, file: string): string | null {
   const value = record[field];
   if (value === undefined || value === null) return null;
   if (typeof value !== 'string') fail(file, field, `"${field}" must be a string, got ${JSON.stringify(value)}`);
   return value;
+}
+
+function requireString(record: Record<string, unknown>, field: string, file: string): string {
+  return optionalString(record, field, file) ?? fail(file, field, `missing field "${field}"`);
 }
 
 function tokens(record: Record<string, unknown>, field: string, file: string, where = field): number {
@@ -162,6 +161,11 @@ function archiveScore(value: unknown, file: string, field: string): number | nul
   if (value === -1) return null;
   if (value < 0 || value > 3) fail(file, field, `"${field}" must be an integer 0–3 (or −1 for an unparsed judgement), got ${value}`);
   return value;
+}
+
+/** One judge's verdict as a record holds it (`label` and `reason` optional). */
+function judgement(record: Record<string, unknown>, judge: string, score: number | null, file: string): ArchiveCell['judgements'][number] {
+  return { judge, score, label: optionalString(record, 'label', file), reason: optionalString(record, 'reason', file) ?? '' };
 }
 
 /** The echolens block an exported file carries (absent in the authors' own files). */
@@ -184,7 +188,7 @@ function echolensBlock(value: unknown, file: string): EcholensBlock | null {
     if (!isObject(j)) fail(file, where, `"${where}" must be an object`);
     const r = j as Record<string, unknown>;
     const score = r.score === null ? null : archiveScore(r.score, file, `${where}.score`);
-    return { judge: requireString(r, 'judge', file), score, label: optionalString(r, 'label', file), reason: optionalString(r, 'reason', file) ?? '' };
+    return judgement(r, requireString(r, 'judge', file), score, file);
   });
   const compaction = v.compaction;
   if (compaction !== null && !(isObject(compaction) && typeof compaction.index === 'number' && (compaction.side === 'pre' || compaction.side === 'post'))) {
@@ -206,6 +210,17 @@ function echolensBlock(value: unknown, file: string): EcholensBlock | null {
     judgements,
     ...(typeof v.order === 'number' && Number.isInteger(v.order) ? { order: v.order } : {}),
   };
+}
+
+/** The echolens arm of a per-cell arm directory name, or an error naming the authors' ones. */
+function knownArm(armName: string, file: string): string {
+  return archiveArmOf(armName) ?? fail(file, 'arm', `unknown arm ${JSON.stringify(armName)}: expected one of ${Object.keys(ARCHIVE_ARMS).join(', ')}`);
+}
+
+/** The authors' figure script selects probes by file name, the import by probe_id: they must agree. */
+function checkProbeStem(probeId: string, name: string, file: string): void {
+  if (probeId !== name.replace(/(_v\d+)?\.json$/u, ''))
+    fail(file, 'probe_id', `"probe_id" is ${JSON.stringify(probeId)} but the file is named ${JSON.stringify(name)}`);
 }
 
 /** Sample index of a per-cell file name: `C01.json` is 0, `C01_v03.json` is 3 (the authors' replicate files). */
@@ -235,20 +250,16 @@ export function parsePerCellFile(
   const targetName = requireString(v, 'target', file);
   const response = requireString(v, 'response_text', file);
   const block = echolensBlock(v.echolens, file);
-  const arm = archiveArmOf(armName);
   // An echolens export names its arm in its own block (an imported content-position condition such
   // as `recent3K` is an arm too); only the authors' own files are held to their arm names.
-  if (arm === undefined && block === null) fail(file, 'arm', `unknown arm ${JSON.stringify(armName)}: expected one of ${Object.keys(ARCHIVE_ARMS).join(', ')}`);
+  const arm = block === null ? knownArm(armName, file) : undefined;
   if (block === null) {
     // The authors' files repeat their place in the tree; a disagreement means a moved or edited file.
     if (armName !== path.arm) fail(file, 'arm', `"arm" is ${JSON.stringify(armName)} but the file is under ${JSON.stringify(path.arm)}`);
     if (position !== path.position) fail(file, 'position', `"position" is ${JSON.stringify(position)} but the file is under ${JSON.stringify(path.position)}`);
     if (targetName !== path.target) fail(file, 'target', `"target" is ${JSON.stringify(targetName)} but the file is under ${JSON.stringify(path.target)}`);
-    // The authors' figure script selects probes by file name, the import by probe_id: they must agree.
-    const stem = path.name.replace(/(_v\d+)?\.json$/u, '');
-    if (probeId !== stem) fail(file, 'probe_id', `"probe_id" is ${JSON.stringify(probeId)} but the file is named ${JSON.stringify(path.name)}`);
+    checkProbeStem(probeId, path.name, file);
   }
-  const facts = positionFacts(position);
   const base = {
     file,
     position,
@@ -262,20 +273,14 @@ export function parsePerCellFile(
   const score = archiveScore(v.score, file, 'score');
   return {
     ...base,
-    target: targetName,
-    session: 'S1',
-    positionValue: facts.value ?? -1,
-    compaction: facts.compaction,
+    ...archivePlace(file, targetName, position),
+    ...AUTHORS_CELL,
     arm: arm as string,
-    mitigation: 'none',
-    distance: 'd0',
-    systemPrompt: null,
     category,
-    paraphrase: 0,
     sample: sampleOfFile(path.name),
     // The authors judged every response, blank ones too: the cell stays in their denominators.
     status: 'done',
-    judgements: [{ judge, score, label: optionalString(v, 'label', file), reason: optionalString(v, 'reason', file) ?? '' }],
+    judgements: [judgement(v, judge, score, file)],
   };
 }
 
@@ -285,23 +290,18 @@ export function parsePerCellFile(
  * import. The authors' figure scripts skip it (it has no integer score).
  */
 function failedPerCellFile(v: Record<string, unknown>, file: string, path: { target: string; position: string; arm: string; name: string }): ArchiveCell {
-  const stem = path.name.replace(/(_v\d+)?\.json$/u, '');
-  const probeId = optionalString(v, 'probe_id', file) ?? stem;
-  if (probeId !== stem) fail(file, 'probe_id', `"probe_id" is ${JSON.stringify(probeId)} but the file is named ${JSON.stringify(path.name)}`);
-  const arm = archiveArmOf(path.arm);
-  if (arm === undefined) fail(file, 'arm', `unknown arm ${JSON.stringify(path.arm)}: expected one of ${Object.keys(ARCHIVE_ARMS).join(', ')}`);
+  const probeId = optionalString(v, 'probe_id', file) ?? path.name.replace(/(_v\d+)?\.json$/u, '');
+  checkProbeStem(probeId, path.name, file);
+  const arm = knownArm(path.arm, file);
   const category = optionalString(v, 'probe_category', file) ?? CATEGORY_BY_LETTER[probeId.charAt(0)];
   if (category === undefined) fail(file, 'probe_category', `missing field "probe_category" (probe ${JSON.stringify(probeId)} has no known category)`);
   return {
     ...archivePlace(file, path.target, path.position),
+    ...AUTHORS_CELL,
     arm,
-    mitigation: 'none',
-    distance: 'd0',
-    systemPrompt: null,
     item: probeId,
     category,
     probeText: optionalString(v, 'probe_text', file) ?? '',
-    paraphrase: 0,
     sample: sampleOfFile(path.name),
     status: 'failed',
     response: '',
@@ -372,21 +372,17 @@ export function parseContentPositionFile(value: unknown, file: string, stem: str
         position: CONTENT_POSITION,
         positionValue: 0,
         compaction: null,
+        ...AUTHORS_CELL,
         arm: condition === 'claude_session' ? 'real' : condition,
-        mitigation: 'none',
-        distance: 'd0',
-        systemPrompt: null,
         item: probeId,
         category,
         probeText: optionalString(r, 'probe_text', file) ?? '',
-        paraphrase: 0,
         sample: 0,
         status: error === null ? 'done' : 'failed',
         response: error === null ? response : '',
         inputTokens: tokens(r, 'input_tokens', file, `${where}.input_tokens`),
         outputTokens: tokens(r, 'output_tokens', file, `${where}.output_tokens`),
-        judgements:
-          error === null && !unjudged ? [{ judge, score, label: optionalString(r, 'label', file), reason: optionalString(r, 'reason', file) ?? '' }] : [],
+        judgements: error === null && !unjudged ? [judgement(r, judge, score, file)] : [],
       });
     });
   }

@@ -68,37 +68,23 @@ export function plannedItems(config: PersonaConfig, stimuli: PersonaStimuli): Pl
   const { probes, framing, paraphrases } = stimuli.probes;
   // Framing is a design factor when both levels are listed (App. S): each probe is planned once per level.
   const levels = framingLevels(config);
-  const wanted = probes.filter((probe) => config.probes.categories.includes(probe.category) || config.probes.ids.includes(probe.id));
-  for (const probe of wanted) {
-    const variants = [probe.text, ...(paraphrases[probe.id] ?? []).filter((text) => text !== probe.text)];
-    variants.slice(0, config.probes.paraphrases).forEach((text, paraphrase) => {
+  const wanted = probes
+    .filter((probe) => config.probes.categories.includes(probe.category) || config.probes.ids.includes(probe.id))
+    .map((probe) => ({
+      id: probe.id,
+      category: probe.category,
+      variants: [probe.text, ...(paraphrases[probe.id] ?? []).filter((text) => text !== probe.text)].slice(0, config.probes.paraphrases),
+    }));
+  // Negative controls are asked in their one wording.
+  const controls = config.probes.negativeControls
+    ? stimuli.probes.negativeControls.map((control) => ({ id: control.id, category: 'negative_control', variants: [control.text] }))
+    : [];
+  for (const { id, category, variants } of [...wanted, ...controls]) {
+    variants.forEach((text, paraphrase) => {
       for (const framed of levels) {
-        items.push({
-          surface: 'probe',
-          item: probe.id,
-          category: probe.category,
-          paraphrase,
-          request: probeText(framing, text, framed),
-          bareProbe: text,
-          framed,
-        });
+        items.push({ surface: 'probe', item: id, category, paraphrase, request: probeText(framing, text, framed), bareProbe: text, framed });
       }
     });
-  }
-  if (config.probes.negativeControls) {
-    for (const control of stimuli.probes.negativeControls) {
-      for (const framed of levels) {
-        items.push({
-          surface: 'probe',
-          item: control.id,
-          category: 'negative_control',
-          paraphrase: 0,
-          request: probeText(framing, control.text, framed),
-          bareProbe: control.text,
-          framed,
-        });
-      }
-    }
   }
   for (const id of config.stressors.ids) {
     const stressor = stimuli.stressors.find((s) => s.id === id);
@@ -114,10 +100,7 @@ export function plannedItems(config: PersonaConfig, stimuli: PersonaStimuli): Pl
 }
 
 function decodingFor(config: PersonaConfig, item: PlannedItem): DecodingParams {
-  const params: DecodingParams = { ...config.decoding };
-  if (item.surface !== 'probe') params.maxTokens = config.stressorMaxTokens;
-  else params.maxTokens = config.decoding.maxTokens ?? 600;
-  return params;
+  return { ...config.decoding, maxTokens: item.surface !== 'probe' ? config.stressorMaxTokens : (config.decoding.maxTokens ?? 600) };
 }
 
 /** Marks the end of the shared context so providers with prompt caching can reuse it. */

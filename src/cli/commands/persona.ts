@@ -42,10 +42,7 @@ export function registerPersona(persona: Command): void {
           .option('--session <file>', 'replace the sessions with this transcript; repeatable', collect, []),
       materials: 'ContextEcho',
       helpAfter: `\n${MODEL_REF_FORMS}).\n${CTRL_C_HELP}`,
-      overrides: (options) => [
-        ...(options.judge.length > 0 ? [`judges=${JSON.stringify(options.judge)}`] : []),
-        ...(options.session.length > 0 ? [`sessions=${JSON.stringify(options.session)}`] : []),
-      ],
+      overrides: (options) => listOverrides({ judges: options.judge, sessions: options.session }),
       configFromFlags: personaConfigFromFlags,
       headline: personaHeadlines,
     },
@@ -72,6 +69,10 @@ export function registerPersona(persona: Command): void {
     },
   });
 }
+
+/** The `key=[…]` config overrides of the repeatable flags that were given. */
+const listOverrides = (lists: Record<string, string[]>): string[] =>
+  Object.entries(lists).flatMap(([key, values]) => (values.length > 0 ? [`${key}=${JSON.stringify(values)}`] : []));
 
 /** `persona calibrate`: the operating characteristics of a config's exact design, before spending. */
 function registerPersonaCalibrate(persona: Command): void {
@@ -142,10 +143,7 @@ function registerPersonaCalibrate(persona: Command): void {
         throw new InvalidArgumentError('--session-effects', `must be ${SESSION_EFFECT_SHAPES.join(', ')}, got "${options.sessionEffects}"`);
       }
       // The same flags as `persona run`, meaning the same: a calibration of the design that run would make.
-      const overrides: string[] = [...options.set];
-      if (options.target.length > 0) overrides.push(`targets=${JSON.stringify(options.target)}`);
-      if (options.judge.length > 0) overrides.push(`judges=${JSON.stringify(options.judge)}`);
-      if (options.session.length > 0) overrides.push(`sessions=${JSON.stringify(options.session)}`);
+      const overrides = [...options.set, ...listOverrides({ targets: options.target, judges: options.judge, sessions: options.session })];
       if (configFile === undefined) {
         if (options.session.length === 0) throw new InvalidArgumentError('[config]', 'name a config file, or --session <file> (as for `persona run`)');
         // Only the number of targets and judges shapes the design: simulated ones stand in when none are named.
