@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { auditLimitsSchema } from './limits-schema.js';
 import type { AuditGateThresholds, GateThresholds } from '../gate/config.js';
 import type { GateCheck } from '../gate/types.js';
 import type { AuditSeries, CompareRunsOptions, RunDifference } from '../report/compare-types.js';
@@ -29,21 +30,8 @@ import type { ParsedItem, ParsedOutcome, StageRuntime } from './runtime.js';
  * `AnyAudit` for the registry.
  */
 
-/** Rate and budget limits a config sets; runtime flags override them. */
-export interface AuditLimits {
-  concurrency?: number;
-  requestsPerMinute?: number;
-  tokensPerMinute?: number;
-  maxCostUsd?: number;
-  /** Time limit of one attempt of one call, in milliseconds. */
-  timeoutMs?: number;
-  /** Anthropic prompt-cache lifetime (docs/decisions.md#cost-estimates-and-caching). */
-  cacheTtl?: '5m' | '1h';
-  /** OpenAI `prompt_cache_retention` (docs/decisions.md#openai-cache-retention). */
-  openaiCacheRetention?: 'in_memory' | '24h';
-  /** Send OpenAI `prompt_cache_key` per prefix group (default true). */
-  promptCacheKey?: boolean;
-}
+/** Rate and budget limits a config sets (its `limits:` section); runtime flags override them. */
+export type AuditLimits = z.infer<typeof auditLimitsSchema>;
 
 /** What `execute` drives its stages through; spend and stops are tallied by `runAudit`. */
 export interface AuditRunContext<Config, Input> {

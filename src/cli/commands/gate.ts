@@ -14,7 +14,7 @@ import { renderGateMarkdown, renderGateText, renderJUnit } from '../../gate/rend
 import { measurementOf } from '../../experiment/measurement.js';
 import { openStore, type RunInfo } from '../../store/run-store.js';
 import { readOnce } from '../../store/read-once.js';
-import { emit, positiveNumber, numberOption } from '../options.js';
+import { checkedNumber, emit, positiveNumber, numberOption } from '../options.js';
 import { mapSequential } from '../../core/map-sequential.js';
 
 /** Any YAML with an optional `gate:` section (an audit config, or a file holding only the gate) over the registered audits' keys. */
@@ -25,19 +25,8 @@ function listText(items: readonly string[]): string {
   return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
 }
 
-function nonNegativeNumber(value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError('--max-change', `must be a number ≥ 0, got "${value}"`);
-  return n;
-}
-
-function fraction(name: string): (value: string) => number {
-  return (value: string) => {
-    const n = Number(value);
-    if (!Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError(name, `must be a fraction between 0 and 1, got "${value}"`);
-    return n;
-  };
-}
+const nonNegativeNumber = checkedNumber('--max-change', (n) => Number.isFinite(n) && n >= 0, 'a number ≥ 0');
+const fraction = (name: string) => checkedNumber(name, (n) => Number.isFinite(n) && n >= 0 && n <= 1, 'a fraction between 0 and 1');
 
 /** `echolens gate`: the flags of every registered audit's thresholds come from its `gate` member. */
 export function registerGate(program: Command): void {
