@@ -16,6 +16,7 @@ import { openStore, type RunInfo } from '../../store/run-store.js';
 import { readOnce } from '../../store/read-once.js';
 import { checkedNumber, emit, positiveNumber, numberOption } from '../options.js';
 import { mapSequential } from '../../core/map-sequential.js';
+import { closing } from '../../core/closing.js';
 
 /** Any YAML with an optional `gate:` section (an audit config, or a file holding only the gate) over the registered audits' keys. */
 const gateFileSchema = () => z.object({ gate: registeredGateSchema().optional() }).passthrough();
@@ -91,9 +92,7 @@ export function registerGate(program: Command): void {
         } else if (options[flag.key] !== undefined) fromFlags[flag.key] = options[flag.key];
       }
       if (options.maxFailedCells !== undefined) fromFlags.maxFailedCells = options.maxFailedCells;
-      const store = readOnce(openStore(db, { readonly: true }));
-      let result: ReturnType<typeof evaluateGate>;
-      try {
+      const result = await closing(readOnce(openStore(db, { readonly: true })), async (store) => {
         if (options.against !== undefined && options.baseline === undefined) throw new InvalidArgumentError('--against', 'goes with --baseline');
         if (options.baseline !== undefined) {
           const { pairs, single } = await baselinePairs(store, {
@@ -110,7 +109,7 @@ export function registerGate(program: Command): void {
           const fileChange = fromFile?.maxChange;
           const maxChange = Number(options.maxChange ?? (typeof fileChange === 'number' ? fileChange : undefined) ?? fromRuns ?? 0);
           const thresholds = resolveRegisteredGate(...latestRuns.map(gateOfRun), fromFile, fromFlags);
-          result = baselineGate(
+          return baselineGate(
             await mapSequential(pairs, (pair) => compareToBaseline(store, pair)),
             maxChange,
             thresholds,
@@ -122,11 +121,9 @@ export function registerGate(program: Command): void {
           // One gate for the store: the runs' own sections apply in order, then the file, then flags.
           const thresholds = resolveRegisteredGate(...runs.map(gateOfRun), fromFile, fromFlags);
           const B = options.bootstrap ? Math.round(options.bootstrap) : undefined;
-          result = evaluateGate(await mapSequential(runs, (run) => gateInput(store, run, B ? { B } : {})), thresholds);
+          return evaluateGate(await mapSequential(runs, (run) => gateInput(store, run, B ? { B } : {})), thresholds);
         }
-      } finally {
-        await store.close();
-      }
+      });
       if (options.junit) emit(renderJUnit(result), options.junit);
       const summaryFile: string | undefined = options.summary ?? (process.env.GITHUB_STEP_SUMMARY || undefined);
       if (summaryFile) appendFileSync(summaryFile, renderGateMarkdown(result));

@@ -5,6 +5,7 @@ import { estimateLines } from '../../models/estimate.js';
 import { openStore } from '../../store/run-store.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { collect } from '../options.js';
+import { closing } from '../../core/closing.js';
 import { addLimitFlags, CTRL_C_HELP, MODEL_REF_FORMS, runtimeOfFlags } from '../run-options.js';
 import { stopAdvice } from '../stop-advice.js';
 
@@ -33,13 +34,7 @@ export function registerPersonaRejudge(persona: Command): void {
       const judges: string[] = options.judge;
       if (judges.length === 0) throw new InvalidArgumentError('--judge', 'name at least one judge model ref to score the answers with');
       const runtime = runtimeOfFlags(options);
-      const store = openStore(db, { readonly: true });
-      let prepared: Awaited<ReturnType<typeof prepareRejudge>>;
-      try {
-        prepared = await prepareRejudge(store, judges, options.run);
-      } finally {
-        await store.close();
-      }
+      const prepared = await closing(openStore(db, { readonly: true }), (store) => prepareRejudge(store, judges, options.run));
       const checked = preflightRejudge(prepared, judges, options.dryRun ? { ...runtime, dryRun: true } : runtime);
       const cells = prepared.plan.stages.reduce((n, stage) => n + stage.items.length, 0);
       if (options.dryRun) {
