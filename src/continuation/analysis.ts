@@ -278,6 +278,8 @@ function withReachability(e: PairedEstimate, alpha: number): PairedEstimate {
   return e;
 }
 
+const pairDifference = ([, d]: readonly [string, number]) => d;
+
 function ittScore(o: ContinuationObservation): number {
   return o.status === 'call' && o.fidelity !== null ? o.fidelity : 0;
 }
@@ -306,17 +308,11 @@ function estimates(
     clusterOf = (cut) => joined.get(cut) ?? cut;
   }
   const estimate = (pairs: ReadonlyArray<[string, number]>): PairedEstimate => {
-    if (!clusterOf)
-      return pairedEstimate(
-        pairs.map((d) => d[1]),
-        options,
-      );
+    if (!clusterOf) return pairedEstimate(pairs.map(pairDifference), options);
     const groups = new Map<string, number[]>();
     for (const [cut, d] of pairs) getOrInsert(groups, clusterOf(cut), () => []).push(d);
-    const e = pairedEstimate(
-      [...groups.keys()].sort().map((k) => mean(groups.get(k) as number[])),
-      options,
-    );
+    const clusterMeans = [...groups.keys()].sort().map((k) => mean(groups.get(k) as number[]));
+    const e = pairedEstimate(clusterMeans, options);
     e.clusters = groups.size;
     return e;
   };

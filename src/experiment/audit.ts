@@ -71,18 +71,11 @@ export interface AuditRunResult<Result> {
 }
 
 /** What the library's `run<Audit>` functions return besides the audit's counts. */
-export interface AuditRunSummary {
-  runId: string;
-  resumed: boolean;
-  interrupted: boolean;
-  /** Why the run stopped early (null when it finished): Ctrl-C, or the --max-cost budget. */
-  stopReason: 'interrupted' | 'budget' | 'fatal' | null;
+export interface AuditRunSummary extends Pick<AuditRunResult<unknown>, 'runId' | 'resumed' | 'interrupted' | 'stopReason' | 'unpricedCells'> {
   /** What the run cost, or null when some cells' model has no known price (unknown, never $0). */
   spendUsd: number | null;
   /** Dollars over the cells whose model has a known price. */
   pricedSpendUsd: number;
-  /** Cells answered by a model without a known price. */
-  unpricedCells: number;
   /** The budget in force, and one covering the whole grid's estimate (when a budget was set). */
   budget?: { maxCostUsd: number; suggestedUsd: string };
 }
@@ -132,9 +125,7 @@ export interface AuditSummaryLine {
 }
 
 /** One number of a report's first screen: a short label, the value (with its CI) and a line of context. */
-export interface AuditHeadlineNumber {
-  label: string;
-  value: string;
+export interface AuditHeadlineNumber extends AuditSummaryLine {
   detail?: string;
 }
 
