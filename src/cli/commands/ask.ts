@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { DEFAULT_MAX_TOKENS } from '../../models/defaults.js';
 import { ModelCallError } from '../../models/errors.js';
+import { checkedNumber } from '../options.js';
 import type { ChatMessage, DecodingParams, ModelRequest } from '../../models/types.js';
 
 interface AskOptions {
@@ -206,19 +207,11 @@ async function runAsk(modelRef: string, promptArg: string, options: AskOptions):
 }
 
 function parseNumber(flag: string, raw: string | undefined, min: number, max: number): number | undefined {
-  if (raw === undefined) return undefined;
-  const value = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(value) || value < min || value > max) {
-    throw new InvalidArgumentError(flag, `must be a number from ${min} to ${max}, got "${raw}"`);
-  }
-  return value;
+  const ok = (n: number, text: string) => text.trim() !== '' && Number.isFinite(n) && n >= min && n <= max;
+  return raw === undefined ? undefined : checkedNumber(flag, ok, `a number from ${min} to ${max}`)(raw);
 }
 
 function parseInteger(flag: string, raw: string | undefined, min: number): number | undefined {
-  if (raw === undefined) return undefined;
-  const value = Number(raw);
-  if (!/^\s*\d+\s*$/.test(raw) || !Number.isSafeInteger(value) || value < min) {
-    throw new InvalidArgumentError(flag, `must be a whole number ≥ ${min}, got "${raw}"`);
-  }
-  return value;
+  const ok = (n: number, text: string) => /^\s*\d+\s*$/.test(text) && Number.isSafeInteger(n) && n >= min;
+  return raw === undefined ? undefined : checkedNumber(flag, ok, `a whole number ≥ ${min}`)(raw);
 }
