@@ -284,14 +284,24 @@ function ittScore(o: ContinuationObservation): number {
   return o.status === 'call' && o.fidelity !== null ? o.fidelity : 0;
 }
 
-function estimates(
-  byCut: Map<string, Map<ContinuationArm, ContinuationObservation>>,
+/** One target's observations by cutpoint and arm. */
+export function byCutpoint(observations: readonly ContinuationObservation[]): Map<string, Map<ContinuationArm, ContinuationObservation>> {
+  const out = new Map<string, Map<ContinuationArm, ContinuationObservation>>();
+  for (const o of observations) getOrInsert(out, o.cutpoint, () => new Map()).set(o.arm, o);
+  return out;
+}
+
+/**
+ * The paired differences a − b of the kept cutpoints: intention to treat where both arms were
+ * generated, complete case where both returned a parseable call.
+ */
+export function pairedDifferences(
+  byCut: ReadonlyMap<string, ReadonlyMap<ContinuationArm, ContinuationObservation>>,
   a: ContinuationArm,
   b: ContinuationArm,
-  keep: (cut: string) => boolean,
-  options: AnalysisOptions,
-): EstimatePair {
-  const cc: Array<[string, number]> = [];
+  keep: (cut: string) => boolean = () => true,
+): { completeCase: Array<[string, number]>; itt: Array<[string, number]> } {
+  const completeCase: Array<[string, number]> = [];
   const itt: Array<[string, number]> = [];
   for (const [cut, arms] of byCut) {
     if (!keep(cut)) continue;
@@ -299,8 +309,19 @@ function estimates(
     const y = arms.get(b);
     if (!x?.generated || !y?.generated) continue;
     itt.push([cut, ittScore(x) - ittScore(y)]);
-    if (x.status === 'call' && y.status === 'call' && x.fidelity !== null && y.fidelity !== null) cc.push([cut, x.fidelity - y.fidelity]);
+    if (x.status === 'call' && y.status === 'call' && x.fidelity !== null && y.fidelity !== null) completeCase.push([cut, x.fidelity - y.fidelity]);
   }
+  return { completeCase, itt };
+}
+
+function estimates(
+  byCut: Map<string, Map<ContinuationArm, ContinuationObservation>>,
+  a: ContinuationArm,
+  b: ContinuationArm,
+  keep: (cut: string) => boolean,
+  options: AnalysisOptions,
+): EstimatePair {
+  const pairs = pairedDifferences(byCut, a, b, keep);
   let clusterOf = options.clusterOf;
   if (options.crossDonorOf && (a === 'cross' || b === 'cross')) {
     const cuts = [...byCut.keys()].filter(keep);
@@ -316,7 +337,7 @@ function estimates(
     e.clusters = groups.size;
     return e;
   };
-  return { completeCase: estimate(cc), itt: estimate(itt) };
+  return { completeCase: estimate(pairs.completeCase), itt: estimate(pairs.itt) };
 }
 
 function attritionOf(arm: ContinuationArm, observations: readonly ContinuationObservation[]): ArmAttrition {
@@ -369,12 +390,8 @@ export function analyzeContinuation(observations: readonly ContinuationObservati
   const out: ContinuationTargetAnalysis[] = [];
   for (const target of targets) {
     const mine = observations.filter((o) => o.target === target);
-    const byCut = new Map<string, Map<ContinuationArm, ContinuationObservation>>();
-    const stratum = new Map<string, boolean | null>();
-    for (const o of mine) {
-      getOrInsert(byCut, o.cutpoint, () => new Map()).set(o.arm, o);
-      stratum.set(o.cutpoint, o.sameTask);
-    }
+    const byCut = byCutpoint(mine);
+    const stratum = new Map(mine.map((o) => [o.cutpoint, o.sameTask]));
     const arms = CONTINUATION_ARMS.filter((a) => mine.some((o) => o.arm === a));
     const contrasts = contrastPairs(arms).map(([a, b]): ContrastResult => {
       const all = estimates(byCut, a, b, () => true, options);
