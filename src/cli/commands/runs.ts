@@ -49,19 +49,12 @@ export function registerRuns(program: Command): void {
             tag: measurementOf(r).tag,
           };
         });
-        if (options.json) {
-          emit(JSON.stringify(list, null, 2));
-          return;
-        }
-        if (list.length === 0) {
-          emit(`no runs in ${store.file}`);
-          return;
-        }
         const lines = list.map(
           (r) =>
             `${r.id}  ${r.experiment}  ${r.status}${r.progress ? `  [${r.progress}]` : ''}  started ${r.startedAt}  cells ${r.cells.total} (done ${r.cells.done}, failed ${r.cells.failed}, pending ${r.cells.pending})  ${r.models}${r.tag ? `  tag ${r.tag}` : ''}${r.design !== r.id ? `  (measurement of ${r.design})` : ''}${r.simulated ? '  [SIMULATED]' : ''}`,
         );
-        emit(lines.join('\n'));
+        if (options.json) emit(JSON.stringify(list, null, 2));
+        else emit(list.length === 0 ? `no runs in ${store.file}` : lines.join('\n'));
       });
     });
 
