@@ -1,11 +1,11 @@
 import type { Audit, AuditPreflight, AuditRunResult } from '../experiment/audit.js';
 import type { PreflightProblem } from '../experiment/preflight.js';
 import { interruptedSummary, stageLine } from '../experiment/stage-tally.js';
-import { suggestedBudget } from '../experiment/preflight.js';
+import { budgetInForce } from '../experiment/preflight.js';
 import { auditExitCode, runAudit } from '../experiment/run-audit.js';
-import type { StageRuntime } from '../experiment/runtime.js';
 import { decideMeasurement } from '../experiment/measurement.js';
-import { measurementFlags } from './run-options.js';
+import { cacheSettingsOf } from '../experiment/limits-schema.js';
+import { measurementFlags, runtimeOfFlags } from './run-options.js';
 import { stopAdvice } from './stop-advice.js';
 import { openaiRetentionByModel } from '../models/cache-retention.js';
 import { batchCacheRule, openaiRetentionLine } from '../store/cache-schedule.js';
@@ -39,13 +39,7 @@ export interface AuditRunFlags {
  */
 export async function runAuditCommand<C, I, K, R, X>(audit: Audit<C, I, K, R, X>, config: C, flags: AuditRunFlags): Promise<AuditRunResult<X> | null> {
   const priceFile = flags.prices;
-  const runtime: StageRuntime = {
-    ...(flags.concurrency ? { concurrency: flags.concurrency } : {}),
-    ...(flags.maxCost ? { maxCostUsd: flags.maxCost } : {}),
-    ...(priceFile ? { priceFile } : {}),
-    ...(flags.batch ? { batch: true } : {}),
-    ...(flags.pollInterval !== undefined ? { pollIntervalMs: flags.pollInterval * 1000 } : {}),
-  };
+  const runtime = runtimeOfFlags(flags);
   // Parsed before anything runs: a bad --max-age or --tag is exit 2 with nothing recorded.
   const measurement = measurementFlags(flags);
   if (measurement.tag !== undefined) decideMeasurement('check', [], { tag: measurement.tag });
@@ -58,11 +52,7 @@ export async function runAuditCommand<C, I, K, R, X>(audit: Audit<C, I, K, R, X>
     if (measurement.fresh || (config as { fresh?: unknown }).fresh === true) {
       process.stdout.write('--fresh: a new measurement calls every cell again, none answered from the store: the full estimate above is its price\n');
     }
-    const limits = audit.limits(config);
-    const cache = {
-      ...(limits.cacheTtl === undefined ? {} : { cacheTtl: limits.cacheTtl }),
-      ...(limits.openaiCacheRetention === undefined ? {} : { openaiCacheRetention: limits.openaiCacheRetention }),
-    };
+    const cache = cacheSettingsOf(audit.limits(config));
     if (flags.batch) {
       const anthropic = (cache.cacheTtl ?? '1h') === '1h' ? '1-hour' : '5-minute';
       process.stdout.write(
@@ -90,9 +80,7 @@ export async function runAuditCommand<C, I, K, R, X>(audit: Audit<C, I, K, R, X>
     if (run.stages && run.stages.length > 0) process.stdout.write(`stages: ${run.stages.map(stageLine).join('; ')}\n`);
   }
   if (run.interrupted) {
-    const maxCost = runtime.maxCostUsd ?? audit.limits(config).maxCostUsd;
-    const budget =
-      checked.estimate && maxCost !== undefined && maxCost !== null ? { maxCostUsd: maxCost, suggestedUsd: suggestedBudget(checked.estimate) } : undefined;
+    const budget = budgetInForce(checked.estimate, runtime.maxCostUsd ?? audit.limits(config).maxCostUsd);
     process.stdout.write(`${stopAdvice(run.stopReason, budget)}\n`);
     process.exitCode = auditExitCode(run);
     return null;

@@ -52,12 +52,7 @@ type Loose = Record<string, unknown>;
 
 /** The data fields of an option or argument (its parser and other functions left out). */
 function dataOf(value: object): Loose {
-  const out: Loose = {};
-  for (const [key, field] of Object.entries(value)) {
-    if (typeof field === 'function') continue;
-    out[key] = field;
-  }
-  return out;
+  return Object.fromEntries(Object.entries(value).filter(([, field]) => typeof field !== 'function'));
 }
 
 /** The help-relevant data of a built command tree (JSON-serialisable). */
@@ -65,10 +60,7 @@ export function snapshotOf(command: Command): CommandSnapshot {
   const loose = command as unknown as Loose;
   const fields: Loose = {};
   for (const key of COMMAND_FIELDS) if (loose[key] !== undefined) fields[key] = loose[key];
-  const helpConfiguration: Loose = {};
-  for (const [key, value] of Object.entries((loose._helpConfiguration as Loose | undefined) ?? {})) {
-    if (typeof value !== 'function') helpConfiguration[key] = value;
-  }
+  const helpConfiguration = dataOf((loose._helpConfiguration as Loose | undefined) ?? {});
   const helpText: CommandSnapshot['helpText'] = {};
   for (const position of HELP_POSITIONS) {
     let text = '';

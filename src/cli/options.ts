@@ -8,50 +8,30 @@ import { InvalidArgumentError } from '../core/errors.js';
 /** Accumulates a repeatable option (`--target a --target b`). */
 export const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
-/** Parses a positive number, naming the flag in the error. */
-export function positiveNumber(name: string): (value: string) => number {
+/** A parser of flag `name`'s number: `ok` accepts it, else the error says the value `must be …`. */
+export function checkedNumber(name: string, ok: (n: number, value: string) => boolean, must: string): (value: string) => number {
   return (value: string) => {
     const n = Number(value);
-    if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(name, `must be a positive number, got "${value}"`);
+    if (!ok(n, value)) throw new InvalidArgumentError(name, `must be ${must}, got "${value}"`);
     return n;
   };
 }
+
+/** Parses a positive number, naming the flag in the error. */
+export const positiveNumber = (name: string) => checkedNumber(name, (n) => Number.isFinite(n) && n > 0, 'a positive number');
 
 /** Parses a positive integer, naming the flag in the error. */
-export function positiveInteger(name: string): (value: string) => number {
-  return (value: string) => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError(name, `must be a positive integer, got "${value}"`);
-    return n;
-  };
-}
+export const positiveInteger = (name: string) => checkedNumber(name, (n) => Number.isInteger(n) && n > 0, 'a positive integer');
 
 /** Parses a number ≥ 0, naming the flag in the error. */
-export function nonNegative(name: string): (value: string) => number {
-  return (value: string) => {
-    const n = Number(value);
-    if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError(name, `must be a non-negative number, got "${value}"`);
-    return n;
-  };
-}
+export const nonNegative = (name: string) => checkedNumber(name, (n) => Number.isFinite(n) && n >= 0, 'a non-negative number');
 
 /** Parses an integer from `min` to `max`, naming the flag in the error. */
-export function integerIn(name: string, min: number, max: number): (value: string) => number {
-  return (value: string) => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(name, `must be an integer from ${min} to ${max}, got "${value}"`);
-    return n;
-  };
-}
+export const integerIn = (name: string, min: number, max: number) =>
+  checkedNumber(name, (n) => Number.isInteger(n) && n >= min && n <= max, `an integer from ${min} to ${max}`);
 
 /** Parses any finite number (not an empty string), naming the flag in the error. */
-export function finiteNumber(name: string): (value: string) => number {
-  return (value: string) => {
-    const n = Number(value);
-    if (value.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError(name, `must be a number, got "${value}"`);
-    return n;
-  };
-}
+export const finiteNumber = (name: string) => checkedNumber(name, (n, value) => value.trim() !== '' && Number.isFinite(n), 'a number');
 
 /**
  * A flag whose number value `parse` checks, made for the flag's own long name (`--port <n>` →

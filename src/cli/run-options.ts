@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { OVERRIDE_VALUE_RULE } from '../core/config-file.js';
 import { type MeasurementRequest, parseDuration } from '../experiment/measurement.js';
+import type { StageRuntime } from '../experiment/runtime.js';
 import { PROVIDERS, type ProviderSpec } from '../models/providers.js';
 import { BATCH_FLAG_HELP, materialsFlag, POLL_INTERVAL_HELP, positiveNumber, numberOption } from './options.js';
 
@@ -54,6 +55,17 @@ export function addLimitFlags(command: Command, concurrency: (value: string) => 
     .addOption(numberOption('--max-cost <usd>', 'stop before spending more than this', positiveNumber))
     .option('--batch', BATCH_FLAG_HELP)
     .option('--poll-interval <s>', POLL_INTERVAL_HELP, positiveNumber('--poll-interval'));
+}
+
+/** The stage runtime that `--concurrency`, `--max-cost`, `--prices`, `--batch` and `--poll-interval` ask for. */
+export function runtimeOfFlags(flags: { concurrency?: number; maxCost?: number; prices?: string; batch?: boolean; pollInterval?: number }): StageRuntime {
+  return {
+    ...(flags.concurrency ? { concurrency: flags.concurrency } : {}),
+    ...(flags.maxCost ? { maxCostUsd: flags.maxCost } : {}),
+    ...(flags.prices ? { priceFile: flags.prices } : {}),
+    ...(flags.batch ? { batch: true } : {}),
+    ...(flags.pollInterval !== undefined ? { pollIntervalMs: flags.pollInterval * 1000 } : {}),
+  };
 }
 
 /** `--fresh`, `--max-age` and `--tag`: a run as a measurement at a time (docs/over-time.md). */

@@ -278,8 +278,40 @@ function withReachability(e: PairedEstimate, alpha: number): PairedEstimate {
   return e;
 }
 
+const pairDifference = ([, d]: readonly [string, number]) => d;
+
 function ittScore(o: ContinuationObservation): number {
   return o.status === 'call' && o.fidelity !== null ? o.fidelity : 0;
+}
+
+/** One target's observations by cutpoint and arm. */
+export function byCutpoint(observations: readonly ContinuationObservation[]): Map<string, Map<ContinuationArm, ContinuationObservation>> {
+  const out = new Map<string, Map<ContinuationArm, ContinuationObservation>>();
+  for (const o of observations) getOrInsert(out, o.cutpoint, () => new Map()).set(o.arm, o);
+  return out;
+}
+
+/**
+ * The paired differences a − b of the kept cutpoints: intention to treat where both arms were
+ * generated, complete case where both returned a parseable call.
+ */
+export function pairedDifferences(
+  byCut: ReadonlyMap<string, ReadonlyMap<ContinuationArm, ContinuationObservation>>,
+  a: ContinuationArm,
+  b: ContinuationArm,
+  keep: (cut: string) => boolean = () => true,
+): { completeCase: Array<[string, number]>; itt: Array<[string, number]> } {
+  const completeCase: Array<[string, number]> = [];
+  const itt: Array<[string, number]> = [];
+  for (const [cut, arms] of byCut) {
+    if (!keep(cut)) continue;
+    const x = arms.get(a);
+    const y = arms.get(b);
+    if (!x?.generated || !y?.generated) continue;
+    itt.push([cut, ittScore(x) - ittScore(y)]);
+    if (x.status === 'call' && y.status === 'call' && x.fidelity !== null && y.fidelity !== null) completeCase.push([cut, x.fidelity - y.fidelity]);
+  }
+  return { completeCase, itt };
 }
 
 function estimates(
@@ -289,16 +321,7 @@ function estimates(
   keep: (cut: string) => boolean,
   options: AnalysisOptions,
 ): EstimatePair {
-  const cc: Array<[string, number]> = [];
-  const itt: Array<[string, number]> = [];
-  for (const [cut, arms] of byCut) {
-    if (!keep(cut)) continue;
-    const x = arms.get(a);
-    const y = arms.get(b);
-    if (!x?.generated || !y?.generated) continue;
-    itt.push([cut, ittScore(x) - ittScore(y)]);
-    if (x.status === 'call' && y.status === 'call' && x.fidelity !== null && y.fidelity !== null) cc.push([cut, x.fidelity - y.fidelity]);
-  }
+  const pairs = pairedDifferences(byCut, a, b, keep);
   let clusterOf = options.clusterOf;
   if (options.crossDonorOf && (a === 'cross' || b === 'cross')) {
     const cuts = [...byCut.keys()].filter(keep);
@@ -306,21 +329,15 @@ function estimates(
     clusterOf = (cut) => joined.get(cut) ?? cut;
   }
   const estimate = (pairs: ReadonlyArray<[string, number]>): PairedEstimate => {
-    if (!clusterOf)
-      return pairedEstimate(
-        pairs.map((d) => d[1]),
-        options,
-      );
+    if (!clusterOf) return pairedEstimate(pairs.map(pairDifference), options);
     const groups = new Map<string, number[]>();
     for (const [cut, d] of pairs) getOrInsert(groups, clusterOf(cut), () => []).push(d);
-    const e = pairedEstimate(
-      [...groups.keys()].sort().map((k) => mean(groups.get(k) as number[])),
-      options,
-    );
+    const clusterMeans = [...groups.keys()].sort().map((k) => mean(groups.get(k) as number[]));
+    const e = pairedEstimate(clusterMeans, options);
     e.clusters = groups.size;
     return e;
   };
-  return { completeCase: estimate(cc), itt: estimate(itt) };
+  return { completeCase: estimate(pairs.completeCase), itt: estimate(pairs.itt) };
 }
 
 function attritionOf(arm: ContinuationArm, observations: readonly ContinuationObservation[]): ArmAttrition {
@@ -373,12 +390,8 @@ export function analyzeContinuation(observations: readonly ContinuationObservati
   const out: ContinuationTargetAnalysis[] = [];
   for (const target of targets) {
     const mine = observations.filter((o) => o.target === target);
-    const byCut = new Map<string, Map<ContinuationArm, ContinuationObservation>>();
-    const stratum = new Map<string, boolean | null>();
-    for (const o of mine) {
-      getOrInsert(byCut, o.cutpoint, () => new Map()).set(o.arm, o);
-      stratum.set(o.cutpoint, o.sameTask);
-    }
+    const byCut = byCutpoint(mine);
+    const stratum = new Map(mine.map((o) => [o.cutpoint, o.sameTask]));
     const arms = CONTINUATION_ARMS.filter((a) => mine.some((o) => o.arm === a));
     const contrasts = contrastPairs(arms).map(([a, b]): ContrastResult => {
       const all = estimates(byCut, a, b, () => true, options);

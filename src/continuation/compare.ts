@@ -3,26 +3,13 @@ import type { AuditSeries, CompareRunsOptions, RunDifference } from '../report/c
 import { attempt, matchSubjects, sharedUnits } from '../report/compare-units.js';
 import { meanOfClusterMeans, pairedBootstrapDifference } from '../stats/paired-bootstrap.js';
 import type { ContinuationCollected, ContinuationReport } from './run.js';
-import { getOrInsert } from '../core/get-or-insert.js';
+import { byCutpoint, type ContinuationAnalysis, pairedDifferences } from './analysis.js';
 
 /** `echolens compare` for continuation runs: recent − cross argument fidelity over the cutpoints both runs share (docs/statistics.md, "Comparing runs"). */
 
-function continuationDiffs(collected: ContinuationCollected, target: string, arms: { a: string; b: string }, itt: boolean): Map<string, number> {
-  const byCut = new Map<string, Map<string, (typeof collected.observations)[number]>>();
-  for (const o of collected.observations) {
-    if (o.target !== target) continue;
-    getOrInsert(byCut, o.cutpoint, () => new Map()).set(o.arm, o);
-  }
-  const score = (o: (typeof collected.observations)[number]) => (o.status === 'call' && o.fidelity !== null ? o.fidelity : 0);
-  const out = new Map<string, number>();
-  for (const [cut, m] of byCut) {
-    const x = m.get(arms.a);
-    const y = m.get(arms.b);
-    if (!x?.generated || !y?.generated) continue;
-    if (itt) out.set(cut, score(x) - score(y));
-    else if (x.status === 'call' && y.status === 'call' && x.fidelity !== null && y.fidelity !== null) out.set(cut, x.fidelity - y.fidelity);
-  }
-  return out;
+function continuationDiffs(collected: ContinuationCollected, target: string, arms: ContinuationAnalysis['primary'], itt: boolean): Map<string, number> {
+  const pairs = pairedDifferences(byCutpoint(collected.observations.filter((o) => o.target === target)), arms.a, arms.b);
+  return new Map(itt ? pairs.itt : pairs.completeCase);
 }
 
 /** A run's own estimate of the contrast (its report's figure over all its cutpoints), null when it has none. */

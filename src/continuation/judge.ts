@@ -18,6 +18,9 @@ import { type CallScore, flatArguments } from './scoring.js';
 
 export const JUDGE_STAGE = 'judge';
 
+/** How a judge question was answered (re-asks resolved). */
+export type JudgeVerdict = 'equivalent' | 'different' | 'invalid' | 'unanswered';
+
 export interface JudgeQuestion {
   tool: string;
   argument: string;
@@ -117,7 +120,7 @@ export function applyVerdicts(
   truth: GroundTruthCall,
   score: CallScore,
   calls: readonly ToolCall[] | undefined,
-  verdicts: ReadonlyMap<string, 'equivalent' | 'different' | 'invalid' | 'unanswered'>,
+  verdicts: ReadonlyMap<string, JudgeVerdict>,
   cutpoint?: string,
 ): CallScore {
   const questions = judgeQuestions(truth, score, calls);

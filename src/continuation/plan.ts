@@ -106,29 +106,26 @@ export function planContinuation(
     allArms.forEach((arms, c) => {
       const planned = cutpoints[c]!;
       for (const arm of config.arms) {
-        {
-          const sample = 0;
-          specs.push({
-            request: {
-              model: target,
-              messages: armMessages(arms, arm, systemPrompt),
-              params,
-              sample,
-              tools,
-              toolChoice: config.toolChoice,
-            },
-            labels: {
-              experiment: CONTINUATION_EXPERIMENT,
-              stage: 'target',
-              target,
-              cutpoint: planned.id,
-              arm,
-              sample,
-              task: planned.task,
-              sameTask: planned.sameTask,
-            },
-          });
-        }
+        specs.push({
+          request: {
+            model: target,
+            messages: armMessages(arms, arm, systemPrompt),
+            params,
+            sample: 0,
+            tools,
+            toolChoice: config.toolChoice,
+          },
+          labels: {
+            experiment: CONTINUATION_EXPERIMENT,
+            stage: 'target',
+            target,
+            cutpoint: planned.id,
+            arm,
+            sample: 0,
+            task: planned.task,
+            sameTask: planned.sameTask,
+          },
+        });
       }
     });
   }

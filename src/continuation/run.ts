@@ -13,6 +13,7 @@ import type { ContinuationArm } from './arms.js';
 import { type ContinuationConfig, continuationConfigSchema } from './config.js';
 import { CONTINUATION_EXPERIMENT, type ContinuationPlan, type PlannedCutpoint, planContinuation } from './plan.js';
 import { applyVerdicts, JUDGE_STAGE, type JudgeQuestion, judgeQuestions, judgeSpec, parseEquivalence, questionId, reaskEquivalence } from './judge.js';
+import type { JudgeVerdict } from './judge.js';
 import { type CallScore, scoreAnswer } from './scoring.js';
 import { type ReferenceCallScore, referenceCallScore } from './reference-fidelity.js';
 import { analyzeReferenceContinuation, type ReferenceContinuation } from './reference-analysis.js';
@@ -227,16 +228,8 @@ export async function runContinuation(
     ? { ...sessions, materials, plan: planAndPrime(config, sessions.session, sessions.cross, materials) }
     : await continuationRunner.prepare(config);
   const { runAudit } = await import('../experiment/run-audit.js');
-  const run = await runAudit(continuationRunner, config, db, { runtime, input });
-  return {
-    runId: run.runId,
-    resumed: run.resumed,
-    cells: run.result.cells,
-    interrupted: run.interrupted,
-    spendUsd: run.spendUsd,
-    unpricedCells: run.unpricedCells,
-    plan: input.plan,
-  };
+  const { runId, resumed, result, interrupted, spendUsd, unpricedCells } = await runAudit(continuationRunner, config, db, { runtime, input });
+  return { runId, resumed, cells: result.cells, interrupted, spendUsd, unpricedCells, plan: input.plan };
 }
 
 export interface ScoredCell {
@@ -324,7 +317,8 @@ export async function collectContinuation(store: RunStore, run: RunInfo): Promis
   const observations: ContinuationObservation[] = [];
   const cells: ScoredCell[] = [];
   const all = await store.cellResultsOfRun(run.id);
-  const verdicts = judgeVerdicts(all, run);
+  const config = recordedConfig(run);
+  const verdicts = judgeVerdicts(all, config);
   const referenceScores: ReferenceCallScore[] = [];
   for (const cell of all) {
     const l = cell.labels;
@@ -340,12 +334,17 @@ export async function collectContinuation(store: RunStore, run: RunInfo): Promis
     referenceScores.push(referenceCallScore(cut.groundTruth, generated ? cell.result.toolCalls : undefined));
     cells.push({ target: String(l.target), cutpoint: cut.id, arm, cellStatus: status, score });
   }
-  return { observations, cells, cutpoints, judge: judgeSummary(verdicts, run), referenceScores };
+  return { observations, cells, cutpoints, judge: judgeSummary(verdicts, config), referenceScores };
 }
 
-function judgeSummary(verdicts: ReadonlyMap<string, 'equivalent' | 'different' | 'invalid' | 'unanswered'>, run: RunInfo): JudgeSummary | null {
+/** The run's recorded config, or null when it no longer parses. */
+function recordedConfig(run: RunInfo): ContinuationConfig | null {
   const parsed = continuationConfigSchema.safeParse(run.manifest.config);
-  const model = parsed.success ? (parsed.data.judge?.model ?? null) : null;
+  return parsed.success ? parsed.data : null;
+}
+
+function judgeSummary(verdicts: ReadonlyMap<string, JudgeVerdict>, config: ContinuationConfig | null): JudgeSummary | null {
+  const model = config?.judge?.model ?? null;
   if (model === null && verdicts.size === 0) return null;
   const summary: JudgeSummary = { model, questions: verdicts.size, equivalent: 0, different: 0, invalid: 0, unanswered: 0 };
   for (const verdict of verdicts.values()) summary[verdict] += 1;
@@ -355,12 +354,11 @@ function judgeSummary(verdicts: ReadonlyMap<string, 'equivalent' | 'different' |
 type StoredCell = Awaited<ReturnType<RunStore['cellResultsOfRun']>>[number];
 
 /** The judge's verdict per question id (re-ask chains resolved; empty without judge cells). */
-function judgeVerdicts(cells: readonly StoredCell[], run: RunInfo): Map<string, 'equivalent' | 'different' | 'invalid' | 'unanswered'> {
+function judgeVerdicts(cells: readonly StoredCell[], config: ContinuationConfig | null): Map<string, JudgeVerdict> {
   const judged = cells.filter((c) => c.labels.experiment === CONTINUATION_EXPERIMENT && c.labels.stage === JUDGE_STAGE);
-  const out = new Map<string, 'equivalent' | 'different' | 'invalid' | 'unanswered'>();
+  const out = new Map<string, JudgeVerdict>();
   if (judged.length === 0) return out;
-  const parsed = continuationConfigSchema.safeParse(run.manifest.config);
-  const retries = parsed.success && parsed.data.judge ? parsed.data.judge.retries : Number.POSITIVE_INFINITY;
+  const retries = config?.judge ? config.judge.retries : Number.POSITIVE_INFINITY;
   const chains = groupReaskChains(
     judged,
     (c) => (typeof c.labels.question === 'string' ? c.labels.question : null),
@@ -377,9 +375,9 @@ function judgeVerdicts(cells: readonly StoredCell[], run: RunInfo): Map<string, 
 /** The analysis of a collected run (pure over what was collected and the recorded config). */
 export function analyzeContinuationRun(collected: ContinuationCollected, run: RunInfo, options: { resamples?: number } = {}): ContinuationReport {
   const manifest = (run.manifest.options ?? {}) as ManifestOptions;
-  const parsed = continuationConfigSchema.safeParse(run.manifest.config);
-  const resamples = options.resamples ?? (parsed.success ? parsed.data.analysis.resamples : 20_000);
-  const seed = parsed.success ? parsed.data.seed : 42;
+  const config = recordedConfig(run);
+  const resamples = options.resamples ?? config?.analysis.resamples ?? 20_000;
+  const seed = config?.seed ?? 42;
   const targets = [...new Set(collected.observations.map((o) => o.target))];
   return {
     experiment: 'continuation',
@@ -397,15 +395,15 @@ export function analyzeContinuationRun(collected: ContinuationCollected, run: Ru
       analyzeContinuation(collected.observations, {
         resamples,
         seed,
-        ...(parsed.success && parsed.data.analysis.effectOfInterest !== undefined ? { effectOfInterest: parsed.data.analysis.effectOfInterest } : {}),
-        ...clusterOption(parsed.success ? parsed.data.analysis.clusterBy : undefined, collected.cutpoints),
+        ...(config?.analysis.effectOfInterest !== undefined ? { effectOfInterest: config.analysis.effectOfInterest } : {}),
+        ...clusterOption(config?.analysis.clusterBy, collected.cutpoints),
         ...donorOption(collected.cutpoints),
       }),
       manifest.crossSession ?? null,
     ),
     judge: collected.judge,
     reference:
-      parsed.success && parsed.data.procedure === 'reference' && collected.referenceScores
+      config?.procedure === 'reference' && collected.referenceScores
         ? analyzeReferenceContinuation(
             collected.observations.map((o, i) => ({ ...o, reference: collected.referenceScores?.[i] ?? { toolMatch: false, argSimilarity: null } })),
             { resamples, seed },

@@ -14,6 +14,7 @@ import { renderReport } from '../report/report.js';
 import { openStore } from '../store/run-store.js';
 import type { StageRuntime } from '../experiment/runtime.js';
 import { signed as sign } from '../report/format.js';
+import { closing } from '../core/closing.js';
 
 /**
  * `echolens demo` (an entry point, like the CLI: it registers the built-in audits): the audits end to end on bundled inputs. The offline
@@ -72,8 +73,7 @@ export function demoMemoryConfig(options: DemoOptions): MemoryConfig {
 
 async function memoryDemo(db: string, options: DemoOptions, runtime: StageRuntime): Promise<DemoHeadline[]> {
   const run = await runMemory(demoMemoryConfig(options), db, runtime);
-  const store = openStore(db, { readonly: true });
-  try {
+  return closing(openStore(db, { readonly: true }), async (store) => {
     const report = await memoryReport(store, run.runId);
     const lines: DemoHeadline[] = [];
     for (const t of report.targets) {
@@ -91,9 +91,7 @@ async function memoryDemo(db: string, options: DemoOptions, runtime: StageRuntim
       });
     }
     return lines;
-  } finally {
-    await store.close();
-  }
+  });
 }
 
 export function demoPersonaConfig(options: DemoOptions): PersonaConfig {
@@ -130,8 +128,7 @@ export function demoContinuationConfig(options: DemoOptions): ContinuationConfig
 
 async function continuationDemo(db: string, options: DemoOptions, runtime: StageRuntime): Promise<DemoHeadline[]> {
   const run = await runContinuation(demoContinuationConfig(options), db, runtime);
-  const store = openStore(db, { readonly: true });
-  try {
+  return closing(openStore(db, { readonly: true }), async (store) => {
     const report = await continuationReport(store, run.runId);
     return report.analysis.targets.map((t) => {
       const p = t.contrasts.find((c) => c.primary);
@@ -143,9 +140,7 @@ async function continuationDemo(db: string, options: DemoOptions, runtime: Stage
         text: `tool-using continuation: ${t.target}: argument fidelity recent − cross, complete case ${fmt(cc)}, intention to treat ${fmt(itt)}`,
       };
     });
-  } finally {
-    await store.close();
-  }
+  });
 }
 
 export async function runDemo(options: DemoOptions): Promise<DemoResult> {
@@ -161,45 +156,36 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
 
   const personaConfig = demoPersonaConfig(options);
   const persona = await runPersona(personaConfig, db, runtime);
-  {
-    const store = openStore(db, { readonly: true });
-    try {
-      const report = await personaReport(store, persona.runId);
-      for (const d of report.drift) {
-        const gap = d.gap as GapEstimate | { error: string };
+  await closing(openStore(db, { readonly: true }), async (store) => {
+    const report = await personaReport(store, persona.runId);
+    for (const d of report.drift) {
+      const gap = d.gap as GapEstimate | { error: string };
+      headlines.push({
+        audit: 'persona',
+        text:
+          'error' in gap
+            ? `persona drift: ${d.target}: gap not computable (${gap.error})`
+            : // The claim's interval and p (Holm-consistent when the demo has several targets): they agree with the verdict.
+              `persona drift: ${d.target} judged by ${d.judge}: ${d.verdict.kind} — Δ = ${sign(gap.estimate)} [${Number((gap.claim.confidence * 100).toFixed(2))}% CI ${sign(gap.claim.interval[0])}, ${sign(gap.claim.interval[1])}] over ${gap.units} ${gap.level}s, ${gap.claim.family > 1 ? 'Holm ' : 'sign-flip '}p = ${gap.claim.p.toPrecision(2)}${d.strongDrift ? ', strong drift' : ''}`,
+      });
+    }
+    for (const m of report.mitigations.filter((x) => x.mitigation === 'a-anchor')) {
+      const vs = m.vsControl as GapEstimate | { error: string };
+      if (!('error' in vs)) {
         headlines.push({
           audit: 'persona',
-          text:
-            'error' in gap
-              ? `persona drift: ${d.target}: gap not computable (${gap.error})`
-              : // The claim's interval and p (Holm-consistent when the demo has several targets): they agree with the verdict.
-                `persona drift: ${d.target} judged by ${d.judge}: ${d.verdict.kind} — Δ = ${sign(gap.estimate)} [${Number((gap.claim.confidence * 100).toFixed(2))}% CI ${sign(gap.claim.interval[0])}, ${sign(gap.claim.interval[1])}] over ${gap.units} ${gap.level}s, ${gap.claim.family > 1 ? 'Holm ' : 'sign-flip '}p = ${gap.claim.p.toPrecision(2)}${d.strongDrift ? ', strong drift' : ''}`,
+          text: `persona drift: A-anchor raises the register by ${sign(vs.estimate)} [${sign(vs.ci[0])}, ${sign(vs.ci[1])}] over the unanchored real context`,
         });
       }
-      for (const m of report.mitigations.filter((x) => x.mitigation === 'a-anchor')) {
-        const vs = m.vsControl as GapEstimate | { error: string };
-        if (!('error' in vs)) {
-          headlines.push({
-            audit: 'persona',
-            text: `persona drift: A-anchor raises the register by ${sign(vs.estimate)} [${sign(vs.ci[0])}, ${sign(vs.ci[1])}] over the unanchored real context`,
-          });
-        }
-      }
-    } finally {
-      await store.close();
     }
-  }
+  });
 
   headlines.push(...(await memoryDemo(db, options, runtime)));
   headlines.push(...(await continuationDemo(db, options, runtime)));
 
-  const store = openStore(db, { readonly: true });
-  let reportHtml: string;
-  try {
-    reportHtml = await renderReport(store, 'html', { title: simulated ? 'echolens demo (simulated models)' : 'echolens demo' });
-  } finally {
-    await store.close();
-  }
+  const reportHtml = await closing(openStore(db, { readonly: true }), (store) =>
+    renderReport(store, 'html', { title: simulated ? 'echolens demo (simulated models)' : 'echolens demo' }),
+  );
   const reportPath = join(outDir, 'report.html');
   writeFileSync(reportPath, reportHtml);
   return { db, reportPath, simulated, headlines };

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { auditLimitsSchema } from './limits-schema.js';
 import type { AuditGateThresholds, GateThresholds } from '../gate/config.js';
 import type { GateCheck } from '../gate/types.js';
 import type { AuditSeries, CompareRunsOptions, RunDifference } from '../report/compare-types.js';
@@ -29,21 +30,8 @@ import type { ParsedItem, ParsedOutcome, StageRuntime } from './runtime.js';
  * `AnyAudit` for the registry.
  */
 
-/** Rate and budget limits a config sets; runtime flags override them. */
-export interface AuditLimits {
-  concurrency?: number;
-  requestsPerMinute?: number;
-  tokensPerMinute?: number;
-  maxCostUsd?: number;
-  /** Time limit of one attempt of one call, in milliseconds. */
-  timeoutMs?: number;
-  /** Anthropic prompt-cache lifetime (docs/decisions.md#cost-estimates-and-caching). */
-  cacheTtl?: '5m' | '1h';
-  /** OpenAI `prompt_cache_retention` (docs/decisions.md#openai-cache-retention). */
-  openaiCacheRetention?: 'in_memory' | '24h';
-  /** Send OpenAI `prompt_cache_key` per prefix group (default true). */
-  promptCacheKey?: boolean;
-}
+/** Rate and budget limits a config sets (its `limits:` section); runtime flags override them. */
+export type AuditLimits = z.infer<typeof auditLimitsSchema>;
 
 /** What `execute` drives its stages through; spend and stops are tallied by `runAudit`. */
 export interface AuditRunContext<Config, Input> {
@@ -83,18 +71,11 @@ export interface AuditRunResult<Result> {
 }
 
 /** What the library's `run<Audit>` functions return besides the audit's counts. */
-export interface AuditRunSummary {
-  runId: string;
-  resumed: boolean;
-  interrupted: boolean;
-  /** Why the run stopped early (null when it finished): Ctrl-C, or the --max-cost budget. */
-  stopReason: 'interrupted' | 'budget' | 'fatal' | null;
+export interface AuditRunSummary extends Pick<AuditRunResult<unknown>, 'runId' | 'resumed' | 'interrupted' | 'stopReason' | 'unpricedCells'> {
   /** What the run cost, or null when some cells' model has no known price (unknown, never $0). */
   spendUsd: number | null;
   /** Dollars over the cells whose model has a known price. */
   pricedSpendUsd: number;
-  /** Cells answered by a model without a known price. */
-  unpricedCells: number;
   /** The budget in force, and one covering the whole grid's estimate (when a budget was set). */
   budget?: { maxCostUsd: number; suggestedUsd: string };
 }
@@ -144,9 +125,7 @@ export interface AuditSummaryLine {
 }
 
 /** One number of a report's first screen: a short label, the value (with its CI) and a line of context. */
-export interface AuditHeadlineNumber {
-  label: string;
-  value: string;
+export interface AuditHeadlineNumber extends AuditSummaryLine {
   detail?: string;
 }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { definedFields } from '../core/copy-defined.js';
 
 const positiveInt = z.number().int().positive();
 
@@ -23,3 +24,6 @@ export const auditLimitsSchema = z
   })
   .strict()
   .default({});
+
+/** The prompt-cache keys of a `limits:` section that hold a value: the runtime's cache settings. */
+export const cacheSettingsOf = (limits: z.infer<typeof auditLimitsSchema>) => definedFields(limits, ['cacheTtl', 'openaiCacheRetention', 'promptCacheKey']);

@@ -140,6 +140,11 @@ export function budgetReserve(estimate: PlanEstimate): number {
   return Math.min(estimate.dollars.low, estimate.expected.dollars * EXPECTED_COST_MARGIN);
 }
 
+/** The budget in force (flag or config) with one covering the whole estimate, when both are known (the stop advice names them). */
+export function budgetInForce(estimate: PlanEstimate | undefined, maxCostUsd: number | null | undefined) {
+  return estimate && maxCostUsd !== undefined && maxCostUsd !== null ? { maxCostUsd, suggestedUsd: suggestedBudget(estimate) } : undefined;
+}
+
 /** A budget that covers the estimate's upper bound, rounded up to a readable figure. */
 export function suggestedBudget(estimate: PlanEstimate): string {
   const high = estimate.dollars.high;

@@ -5,7 +5,8 @@ import type { RunCellsResult } from '../store/runner.js';
 import type { CellSpec } from '../store/types.js';
 import type { PlanEstimate } from '../models/estimate.js';
 import type { AuditRunContext, AuditRunner, AuditRunResult, AuditRunSummary } from './audit.js';
-import { suggestedBudget } from './preflight.js';
+import { cacheSettingsOf } from './limits-schema.js';
+import { budgetInForce } from './preflight.js';
 import type { MeasurementRequest } from './measurement.js';
 import { afterStage } from './stage-hooks.js';
 import { type StageTally, stageTally } from './stage-tally.js';
@@ -79,6 +80,7 @@ export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, 
   }
   const signals = runtime.signal ? undefined : installStopSignals();
   const limits = audit.limits(config);
+  const cache = cacheSettingsOf(limits);
   const stageRuntime: StageRuntime = {
     ...runtime,
     ...(salt ? { measurementSalt: salt } : {}),
@@ -88,15 +90,7 @@ export async function runAudit<C, I, X>(audit: AuditRunner<C, I, X>, config: C, 
     tokensPerMinute: runtime.tokensPerMinute ?? limits.tokensPerMinute,
     maxCostUsd: runtime.maxCostUsd ?? limits.maxCostUsd,
     ...((runtime.timeoutMs ?? limits.timeoutMs) ? { timeoutMs: runtime.timeoutMs ?? limits.timeoutMs } : {}),
-    ...(limits.cacheTtl !== undefined || limits.promptCacheKey !== undefined || limits.openaiCacheRetention !== undefined
-      ? {
-          cache: {
-            ...(limits.cacheTtl ? { cacheTtl: limits.cacheTtl } : {}),
-            ...(limits.openaiCacheRetention ? { openaiCacheRetention: limits.openaiCacheRetention } : {}),
-            ...(limits.promptCacheKey === undefined ? {} : { promptCacheKey: limits.promptCacheKey }),
-          },
-        }
-      : {}),
+    ...(Object.keys(cache).length > 0 ? { cache } : {}),
   };
   let spendUsd = 0;
   let unpricedCells = 0;
@@ -207,9 +201,7 @@ export async function runCheckedAudit<C, I, X>(
   runtime: StageRuntime,
   checked: CheckedAuditInput<I>,
 ): Promise<X & AuditRunSummary> {
-  const maxCost = runtime.maxCostUsd ?? checked.configMaxCostUsd;
-  const budget =
-    checked.estimate && maxCost !== undefined && maxCost !== null ? { budget: { maxCostUsd: maxCost, suggestedUsd: suggestedBudget(checked.estimate) } } : {};
+  const budget = budgetInForce(checked.estimate, runtime.maxCostUsd ?? checked.configMaxCostUsd);
   const run = await runAudit(audit, config, db, { runtime, input: checked.input, specs: checked.specs });
   return {
     runId: run.runId,
@@ -220,6 +212,6 @@ export async function runCheckedAudit<C, I, X>(
     spendUsd: spendOrNull(run.spendUsd, run.unpricedCells),
     pricedSpendUsd: run.spendUsd,
     unpricedCells: run.unpricedCells,
-    ...budget,
+    ...(budget ? { budget } : {}),
   };
 }

@@ -143,8 +143,9 @@ export async function runStage(store: RunStore, runId: string, planned: readonly
         }
       : undefined;
   const run = batch ? (s: RunStore, r: string, c: readonly CellSpec[], o: RunCellsOptions) => runCellsBatch(s, r, c, { ...o, ...batch }) : runCells;
+  let result: RunCellsResult;
   try {
-    const result = await run(store, runId, specs, {
+    result = await run(store, runId, specs, {
       ...(runtime.concurrency ? { concurrency: runtime.concurrency } : {}),
       ...(limits ? { limits } : {}),
       ...definedFields(runtime, ['maxCostUsd', 'cache', 'signal', 'hardSignal']),
@@ -157,14 +158,12 @@ export async function runStage(store: RunStore, runId: string, planned: readonly
       costOf: (model, usage) => costOf(model, usage, prices),
       ...(reporter ? { onProgress: (snapshot) => reporter.update(snapshot) } : {}),
     });
+  } finally {
     reporter?.finish();
-    const billed = reporter ? billingLine(runtime.label ?? runId, result) : null;
-    if (billed !== null) process.stderr.write(`${billed}\n`);
-    return result;
-  } catch (error) {
-    reporter?.finish();
-    throw error;
   }
+  const billed = reporter ? billingLine(runtime.label ?? runId, result) : null;
+  if (billed !== null) process.stderr.write(`${billed}\n`);
+  return result;
 }
 
 /** A cell whose output must parse; failures are re-asked with a reminder. */
@@ -196,16 +195,10 @@ export async function runParsedStage<T>(
   const stages: RunCellsResult[] = [];
   let active: Array<{ index: number; spec: CellSpec; last?: CellResult }> = items.map((item, index) => ({ index, spec: item.spec }));
   for (let attempt = 0; attempt <= retries && active.length > 0; attempt++) {
-    const stage = await runStage(
-      store,
-      runId,
-      active.map((a) => a.spec),
-      {
-        ...runtime,
-        label: `${runtime.label ?? runId} (attempt ${attempt + 1})`,
-        spentBeforeUsd: stages.reduce((sum, s) => sum + s.spendUsd, runtime.spentBeforeUsd ?? 0),
-      },
-    );
+    const label = `${runtime.label ?? runId} (attempt ${attempt + 1})`;
+    const spentBeforeUsd = stages.reduce((sum, s) => sum + s.spendUsd, runtime.spentBeforeUsd ?? 0);
+    const specs = active.map((a) => a.spec);
+    const stage = await runStage(store, runId, specs, { ...runtime, label, spentBeforeUsd });
     stages.push(stage);
     const next: typeof active = [];
     active.forEach((a, k) => {

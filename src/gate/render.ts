@@ -5,17 +5,11 @@ import { registeredGates } from './registered.js';
 
 /** The gate's result as JUnit XML (for CI test tabs) and as Markdown (GitHub Actions step summary). */
 
+const XML_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+
 function xml(text: string): string {
-  return (
-    text
-      .replace(/&/gu, '&amp;')
-      .replace(/</gu, '&lt;')
-      .replace(/>/gu, '&gt;')
-      .replace(/"/gu, '&quot;')
-      .replace(/'/gu, '&apos;')
-      // XML 1.0 forbids most control characters even when escaped.
-      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/gu, '')
-  );
+  // XML 1.0 forbids most control characters even when escaped.
+  return text.replace(/[&<>"']/gu, (c) => XML_ESCAPES[c] as string).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/gu, '');
 }
 
 export function renderJUnit(result: GateResult): string {

@@ -3,6 +3,8 @@ import type { Command } from 'commander';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { DEFAULT_MAX_TOKENS } from '../../models/defaults.js';
 import { ModelCallError } from '../../models/errors.js';
+import { checkedNumber } from '../options.js';
+import { definedFields } from '../../core/copy-defined.js';
 import type { ChatMessage, DecodingParams, ModelRequest } from '../../models/types.js';
 
 interface AskOptions {
@@ -81,15 +83,13 @@ export function registerAsk(program: Command): void {
 async function runAsk(modelRef: string, promptArg: string, options: AskOptions): Promise<void> {
   const prompt = promptArg === '-' ? readFileSync(0, 'utf8') : promptArg;
   if (prompt.trim() === '') throw new InvalidArgumentError('prompt', 'is empty');
-  const params: DecodingParams = {
-    maxTokens: parseInteger('--max-tokens', options.maxTokens, 1) ?? DEFAULT_MAX_TOKENS,
+  const maxTokens = parseInteger('--max-tokens', options.maxTokens, 1) ?? DEFAULT_MAX_TOKENS;
+  const sampling = {
+    temperature: parseNumber('--temperature', options.temperature, 0, 2),
+    topP: parseNumber('--top-p', options.topP, 0, 1),
+    seed: parseInteger('--seed', options.seed, 0),
   };
-  const temperature = parseNumber('--temperature', options.temperature, 0, 2);
-  if (temperature !== undefined) params.temperature = temperature;
-  const topP = parseNumber('--top-p', options.topP, 0, 1);
-  if (topP !== undefined) params.topP = topP;
-  const seed = parseInteger('--seed', options.seed, 0);
-  if (seed !== undefined) params.seed = seed;
+  const params: DecodingParams = { maxTokens, ...definedFields(sampling, ['temperature', 'topP', 'seed']) };
   const maxAttempts = parseInteger('--max-attempts', options.maxAttempts, 1)!;
   const timeoutSeconds = parseNumber('--timeout', options.timeout, 0.001, 86_400);
   const streaming = shouldStream(options, process.stdout.isTTY === true);
@@ -206,19 +206,11 @@ async function runAsk(modelRef: string, promptArg: string, options: AskOptions):
 }
 
 function parseNumber(flag: string, raw: string | undefined, min: number, max: number): number | undefined {
-  if (raw === undefined) return undefined;
-  const value = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(value) || value < min || value > max) {
-    throw new InvalidArgumentError(flag, `must be a number from ${min} to ${max}, got "${raw}"`);
-  }
-  return value;
+  const ok = (n: number, text: string) => text.trim() !== '' && Number.isFinite(n) && n >= min && n <= max;
+  return raw === undefined ? undefined : checkedNumber(flag, ok, `a number from ${min} to ${max}`)(raw);
 }
 
 function parseInteger(flag: string, raw: string | undefined, min: number): number | undefined {
-  if (raw === undefined) return undefined;
-  const value = Number(raw);
-  if (!/^\s*\d+\s*$/.test(raw) || !Number.isSafeInteger(value) || value < min) {
-    throw new InvalidArgumentError(flag, `must be a whole number ≥ ${min}, got "${raw}"`);
-  }
-  return value;
+  const ok = (n: number, text: string) => /^\s*\d+\s*$/.test(text) && Number.isSafeInteger(n) && n >= min;
+  return raw === undefined ? undefined : checkedNumber(flag, ok, `a whole number ≥ ${min}`)(raw);
 }

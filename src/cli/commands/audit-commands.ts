@@ -9,6 +9,7 @@ import type { DocumentBlock } from '../../report/document/types.js';
 import { openStore, type RunStore } from '../../store/run-store.js';
 import { readOnce } from '../../store/read-once.js';
 import { collect, emit, oneOf, positiveInteger, numberOption } from '../options.js';
+import { closing } from '../../core/closing.js';
 import { reportEnvelope } from '../report-envelope.js';
 import { addLimitFlags, addMaterialFlags, addMeasurementFlags, CTRL_C_HELP, materialOverrides, REPORT_FILE_HELP, SET_FLAG_HELP } from '../run-options.js';
 
@@ -139,8 +140,7 @@ export function registerAuditCommands<C, R>(group: Command, audit: AnyAudit, hoo
       return;
     }
     if (runHooks.headline || options.report) {
-      const store = readOnce(openStore(options.db, { readonly: true }));
-      try {
+      await closing(readOnce(openStore(options.db, { readonly: true })), async (store) => {
         const analysis = await report.analyze(store, result.runId, {}, Boolean(options.report));
         if (runHooks.headline) {
           // The headline, always: each target's verdict with its interval.
@@ -149,9 +149,7 @@ export function registerAuditCommands<C, R>(group: Command, audit: AnyAudit, hoo
           if (envelope.notComputableLine !== null) process.stdout.write(`${envelope.notComputableLine}\n`);
         }
         if (options.report) emit(await reportText(store, audit, report, result.runId, analysis, 'md'), options.report);
-      } finally {
-        await store.close();
-      }
+      });
     }
     process.stdout.write(`report: echolens ${audit.command} report ${options.db} · gate: echolens gate ${options.db}\n`);
   });
@@ -167,14 +165,11 @@ export function registerAuditCommands<C, R>(group: Command, audit: AnyAudit, hoo
   reportCommand.action(async (db: string, options: Options) => {
     const format = oneOf('--format', ['md', 'json'], options.format);
     // One read of the run and its cells for every part of the report (store/read-once.ts).
-    const store = readOnce(openStore(db, { readonly: true }));
-    try {
+    await closing(readOnce(openStore(db, { readonly: true })), async (store) => {
       const runId = await auditRunId(store, audit.name, options.run);
       await requireCompleteRun(store, runId);
       emit(await reportText(store, audit, report, runId, await report.analyze(store, runId, options, true), format), options.out);
-    } finally {
-      await store.close();
-    }
+    });
   });
 
   if (hooks.calibrate) hooks.calibrate(group);

@@ -14,15 +14,10 @@ export function registerAudits(program: Command): void {
         command: `echolens ${a.command} run`,
         calibrate: a.calibrate !== undefined,
       }));
-      if (options.json) {
-        process.stdout.write(`${JSON.stringify({ audits }, null, 2)}\n`);
-        return;
-      }
       const width = Math.max(...audits.map((a) => a.name.length), 4);
-      for (const a of audits) {
-        process.stdout.write(
-          `${a.name.padEnd(width)}  ${a.title}: ${a.description}\n${' '.repeat(width)}  run: ${a.command}${a.calibrate ? '; calibrate: available' : ''}\n`,
-        );
-      }
+      const lines = audits.map(
+        (a) => `${a.name.padEnd(width)}  ${a.title}: ${a.description}\n${' '.repeat(width)}  run: ${a.command}${a.calibrate ? '; calibrate: available' : ''}\n`,
+      );
+      process.stdout.write(options.json ? `${JSON.stringify({ audits }, null, 2)}\n` : lines.join(''));
     });
 }

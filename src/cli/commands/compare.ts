@@ -10,6 +10,7 @@ import { openStore } from '../../store/run-store.js';
 import { renderBaselineMarkdown } from '../../report/baseline-markdown.js';
 import { baselinePairs, compareToBaseline } from '../../report/history.js';
 import { emit, positiveNumber, numberOption } from '../options.js';
+import { closing } from '../../core/closing.js';
 import { mapSequential } from '../../core/map-sequential.js';
 
 interface CompareOptions {
@@ -68,8 +69,7 @@ async function selectPairs(
 
 async function compareBaseline(db: string, options: CompareOptions): Promise<void> {
   if (options.format !== 'md' && options.format !== 'json') throw new InvalidArgumentError('--format', `must be md or json, got "${options.format}"`);
-  const store = openStore(db, { readonly: true });
-  try {
+  await closing(openStore(db, { readonly: true }), async (store) => {
     const { pairs, notes } = await baselinePairs(store, {
       baseline: options.baseline as string,
       ...(options.against ? { against: options.against } : {}),
@@ -84,9 +84,7 @@ async function compareBaseline(db: string, options: CompareOptions): Promise<voi
         : renderBaselineMarkdown(comparisons, notes),
       options.out,
     );
-  } finally {
-    await store.close();
-  }
+  });
 }
 
 export function registerCompare(program: Command): void {

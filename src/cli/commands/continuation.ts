@@ -92,10 +92,6 @@ function registerContinuationCalibrate(continuation: Command): void {
         ...(options.blocks ? { blocks: { size: Math.round(options.blocks), repeat: options.repeat ?? 0.6, declared: options.declareBlocks === true } } : {}),
       };
       const results = profiles.map((p) => calibrateContinuation(p, design));
-      if (format === 'json') {
-        emit(JSON.stringify(results, null, 2), options.out);
-        return;
-      }
-      emit(renderContinuationCalibrationMarkdown(results), options.out);
+      emit(format === 'json' ? JSON.stringify(results, null, 2) : renderContinuationCalibrationMarkdown(results), options.out);
     });
 }

@@ -14,8 +14,9 @@ import { renderGateMarkdown, renderGateText, renderJUnit } from '../../gate/rend
 import { measurementOf } from '../../experiment/measurement.js';
 import { openStore, type RunInfo } from '../../store/run-store.js';
 import { readOnce } from '../../store/read-once.js';
-import { emit, positiveNumber, numberOption } from '../options.js';
+import { checkedNumber, emit, positiveNumber, numberOption } from '../options.js';
 import { mapSequential } from '../../core/map-sequential.js';
+import { closing } from '../../core/closing.js';
 
 /** Any YAML with an optional `gate:` section (an audit config, or a file holding only the gate) over the registered audits' keys. */
 const gateFileSchema = () => z.object({ gate: registeredGateSchema().optional() }).passthrough();
@@ -25,19 +26,8 @@ function listText(items: readonly string[]): string {
   return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
 }
 
-function nonNegativeNumber(value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError('--max-change', `must be a number ≥ 0, got "${value}"`);
-  return n;
-}
-
-function fraction(name: string): (value: string) => number {
-  return (value: string) => {
-    const n = Number(value);
-    if (!Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError(name, `must be a fraction between 0 and 1, got "${value}"`);
-    return n;
-  };
-}
+const nonNegativeNumber = checkedNumber('--max-change', (n) => Number.isFinite(n) && n >= 0, 'a number ≥ 0');
+const fraction = (name: string) => checkedNumber(name, (n) => Number.isFinite(n) && n >= 0 && n <= 1, 'a fraction between 0 and 1');
 
 /** `echolens gate`: the flags of every registered audit's thresholds come from its `gate` member. */
 export function registerGate(program: Command): void {
@@ -102,9 +92,7 @@ export function registerGate(program: Command): void {
         } else if (options[flag.key] !== undefined) fromFlags[flag.key] = options[flag.key];
       }
       if (options.maxFailedCells !== undefined) fromFlags.maxFailedCells = options.maxFailedCells;
-      const store = readOnce(openStore(db, { readonly: true }));
-      let result: ReturnType<typeof evaluateGate>;
-      try {
+      const result = await closing(readOnce(openStore(db, { readonly: true })), async (store) => {
         if (options.against !== undefined && options.baseline === undefined) throw new InvalidArgumentError('--against', 'goes with --baseline');
         if (options.baseline !== undefined) {
           const { pairs, single } = await baselinePairs(store, {
@@ -121,7 +109,7 @@ export function registerGate(program: Command): void {
           const fileChange = fromFile?.maxChange;
           const maxChange = Number(options.maxChange ?? (typeof fileChange === 'number' ? fileChange : undefined) ?? fromRuns ?? 0);
           const thresholds = resolveRegisteredGate(...latestRuns.map(gateOfRun), fromFile, fromFlags);
-          result = baselineGate(
+          return baselineGate(
             await mapSequential(pairs, (pair) => compareToBaseline(store, pair)),
             maxChange,
             thresholds,
@@ -133,11 +121,9 @@ export function registerGate(program: Command): void {
           // One gate for the store: the runs' own sections apply in order, then the file, then flags.
           const thresholds = resolveRegisteredGate(...runs.map(gateOfRun), fromFile, fromFlags);
           const B = options.bootstrap ? Math.round(options.bootstrap) : undefined;
-          result = evaluateGate(await mapSequential(runs, (run) => gateInput(store, run, B ? { B } : {})), thresholds);
+          return evaluateGate(await mapSequential(runs, (run) => gateInput(store, run, B ? { B } : {})), thresholds);
         }
-      } finally {
-        await store.close();
-      }
+      });
       if (options.junit) emit(renderJUnit(result), options.junit);
       const summaryFile: string | undefined = options.summary ?? (process.env.GITHUB_STEP_SUMMARY || undefined);
       if (summaryFile) appendFileSync(summaryFile, renderGateMarkdown(result));

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { storeHistory, type DesignHistory } from '../../report/history.js';
 import { openStore } from '../../store/run-store.js';
 import { emit } from '../options.js';
+import { closing } from '../../core/closing.js';
 
 /** Fixed-point text of a headline in its scale. */
 function headlineText(h: DesignHistory['runs'][number]['headlines'][number]): string {
@@ -38,15 +39,12 @@ export function registerHistory(program: Command): void {
     .option('-o, --out <file>', 'write to a file instead of stdout')
     .addHelpText('after', '\nSee docs/over-time.md. Compare two measurements with `echolens compare <run.db> --baseline first`.')
     .action(async (db: string, options: { audit?: string; design?: string; json?: boolean; out?: string }) => {
-      const store = openStore(db, { readonly: true });
-      try {
+      await closing(openStore(db, { readonly: true }), async (store) => {
         const designs = await storeHistory(store, {
           ...(options.audit ? { audit: options.audit } : {}),
           ...(options.design ? { design: options.design } : {}),
         });
         emit(options.json ? JSON.stringify({ schema: 'echolens.history/1', designs }, null, 2) : renderHistoryText(designs), options.out);
-      } finally {
-        await store.close();
-      }
+      });
     });
 }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { emit, integerIn, oneOf } from '../options.js';
 import { ConfigError } from '../../core/errors.js';
+import { closing } from '../../core/closing.js';
 import {
   exportStepLabelSheet,
   parseStepLabelKey,
@@ -40,16 +41,14 @@ export function registerMemoryLabelSheet(memory: Command): void {
     .option('--blind', "leave the labeler's label out of the sheet (the reviewer labels without seeing it)")
     .addHelpText('after', `\n${STEP_SHEET_INSTRUCTIONS}\nThen: echolens memory label-sheet import <filled.csv> --key <key.json>`)
     .action(async (db: string, options) => {
-      const store = openStore(db, { readonly: true });
-      let key: StepLabelKey;
-      try {
+      const key: StepLabelKey = await closing(openStore(db, { readonly: true }), async (store) => {
         const runId = await memoryRunId(store, options.run);
         const collection = await collectMemorySamples(store, runId);
         const stimuli = await resolveMemoryStimuli(collection.config);
         const questions = new Map(stimuli.questions.questions.map((q) => [q.id, q.text]));
         const items = sampleStepLabels(collection.records, { n: options.n, seed: options.seed, questions });
         if (items.length === 0) throw new ConfigError('the run has no labelled answer whose labels align with its steps', { field: 'run' });
-        key = {
+        return {
           kind: 'echolens-step-label-key',
           runId,
           labeler: collection.config.labeler,
@@ -57,9 +56,7 @@ export function registerMemoryLabelSheet(memory: Command): void {
           symbols: ontologySymbols(collection.ontology),
           items,
         };
-      } finally {
-        await store.close();
-      }
+      });
       const keyFile: string = options.key ?? keyPathOf(options.out);
       emit(exportStepLabelSheet(key.items, { blind: key.blind }), options.out);
       emit(`${JSON.stringify(key, null, 1)}\n`, keyFile);

@@ -40,9 +40,7 @@ export function registerModels(program: Command): void {
       const sims = listSimProfiles().map((s) => ({ name: `sim:${s.name}`, description: s.description }));
       const prices = options.prices === undefined ? undefined : loadPriceTable(typeof options.prices === 'string' ? { file: options.prices } : {});
       if (options.json) {
-        const out: Record<string, unknown> = { providers, simProfiles: sims };
-        if (prices !== undefined) out.prices = prices;
-        process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+        process.stdout.write(`${JSON.stringify({ providers, simProfiles: sims, ...(prices === undefined ? {} : { prices }) }, null, 2)}\n`);
         return;
       }
       const lines: string[] = ['Providers:'];

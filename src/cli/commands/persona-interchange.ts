@@ -6,6 +6,7 @@ import { confinedEntry, readUserJson } from '../../core/user-files.js';
 import { readContextEchoArchive, writeArchiveFiles } from '../../persona-drift/interchange-files.js';
 import { personaRunId } from '../../persona-drift/run.js';
 import { openStore } from '../../store/run-store.js';
+import { closing } from '../../core/closing.js';
 
 /**
  * `echolens persona import | export`: the ContextEcho authors' archive layouts (docs/interchange.md).
@@ -66,8 +67,7 @@ export function registerPersonaInterchange(persona: Command): void {
       const exportedRedaction = (exportManifest as { config?: { redactResponses?: unknown } } | undefined)?.config?.redactResponses === true;
       const redactText = options.redactResponses === true || exportedRedaction ? (await import('../../sessions/redact/pii.js')).redactPiiText : undefined;
       const { importArchive } = await interchangeStore();
-      const store = openStore(options.db);
-      try {
+      await closing(openStore(options.db), async (store) => {
         const result = await importArchive(store, read, {
           source: dir,
           ...(redactText ? { redactText } : {}),
@@ -77,9 +77,7 @@ export function registerPersonaInterchange(persona: Command): void {
         process.stdout.write(
           `imported run ${result.runId} into ${options.db}: ${result.targetCells} responses, ${result.judgeCells} verdicts (${read.layouts.perCell} per-cell files, ${read.layouts.contentPosition} content-position files${read.layouts.crossCompaction ? `, ${read.layouts.crossCompaction} cross-compaction files` : ''}${read.layouts.anchorVariants ? `, ${read.layouts.anchorVariants} anchor-variant files` : ''}), targets ${result.targets.join(', ')}, procedure ${result.procedure}; no model was called\nreport: echolens persona report ${options.db} --run ${result.runId}\n`,
         );
-      } finally {
-        await store.close();
-      }
+      });
     });
 
   persona
@@ -95,8 +93,7 @@ export function registerPersonaInterchange(persona: Command): void {
       if (existsSync(join(dir, 'results', 'probes_at_crosscompaction')) || existsSync(join(dir, EXPORT_MANIFEST))) {
         throw new InputError('already holds an archive; export into an empty folder', { file: dir });
       }
-      const store = openStore(db, { readonly: true });
-      try {
+      await closing(openStore(db, { readonly: true }), async (store) => {
         const runId = await personaRunId(store, options.run);
         const result = await exportRun(store, runId);
         writeArchiveFiles(dir, result.files);
@@ -104,8 +101,6 @@ export function registerPersonaInterchange(persona: Command): void {
         process.stdout.write(
           `exported run ${runId} to ${dir}: ${result.cells} probe cells in ${result.files.length} files${skipped.length > 0 ? `; not in these layouts: ${skipped.join(', ')}` : ''}\n`,
         );
-      } finally {
-        await store.close();
-      }
+      });
     });
 }

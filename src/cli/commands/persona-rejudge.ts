@@ -1,12 +1,12 @@
 import { spendText } from '../../core/money.js';
 import type { Command } from 'commander';
 import { interruptedSummary, stageLine } from '../../experiment/stage-tally.js';
-import type { StageRuntime } from '../../experiment/runtime.js';
 import { estimateLines } from '../../models/estimate.js';
 import { openStore } from '../../store/run-store.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { collect } from '../options.js';
-import { addLimitFlags, CTRL_C_HELP, MODEL_REF_FORMS } from '../run-options.js';
+import { closing } from '../../core/closing.js';
+import { addLimitFlags, CTRL_C_HELP, MODEL_REF_FORMS, runtimeOfFlags } from '../run-options.js';
 import { stopAdvice } from '../stop-advice.js';
 
 /** `echolens persona rejudge`: score a persona run's stored answers again with other judges (docs/interchange.md). */
@@ -29,24 +29,12 @@ export function registerPersonaRejudge(persona: Command): void {
     .action(async (db: string, options) => {
       // Loaded here: rejudging runs the engine, which the other persona commands (report) never need.
       const { estimateRejudge, prepareRejudge, preflightRejudge, rejudgePersonaRun } = await import('../../persona-drift/rejudge-run.js');
-      const { suggestedBudget } = await import('../../experiment/preflight.js');
+      const { budgetInForce } = await import('../../experiment/preflight.js');
       const { keyWarningLines } = await import('../audit-run.js');
       const judges: string[] = options.judge;
       if (judges.length === 0) throw new InvalidArgumentError('--judge', 'name at least one judge model ref to score the answers with');
-      const runtime: StageRuntime = {
-        ...(options.concurrency ? { concurrency: options.concurrency } : {}),
-        ...(options.maxCost ? { maxCostUsd: options.maxCost } : {}),
-        ...(options.prices ? { priceFile: options.prices } : {}),
-        ...(options.batch ? { batch: true } : {}),
-        ...(options.pollInterval !== undefined ? { pollIntervalMs: options.pollInterval * 1000 } : {}),
-      };
-      const store = openStore(db, { readonly: true });
-      let prepared: Awaited<ReturnType<typeof prepareRejudge>>;
-      try {
-        prepared = await prepareRejudge(store, judges, options.run);
-      } finally {
-        await store.close();
-      }
+      const runtime = runtimeOfFlags(options);
+      const prepared = await closing(openStore(db, { readonly: true }), (store) => prepareRejudge(store, judges, options.run));
       const checked = preflightRejudge(prepared, judges, options.dryRun ? { ...runtime, dryRun: true } : runtime);
       const cells = prepared.plan.stages.reduce((n, stage) => n + stage.items.length, 0);
       if (options.dryRun) {
@@ -64,9 +52,7 @@ export function registerPersonaRejudge(persona: Command): void {
         process.stdout.write(
           `${interruptedSummary(result.runId, db, result.stopReason, result.stages, result.pricedSpendUsd, result.unpricedCells).join('\n')}\n`,
         );
-        const maxCost = runtime.maxCostUsd ?? prepared.config.limits.maxCostUsd;
-        const budget =
-          checked.estimate && maxCost !== undefined && maxCost !== null ? { maxCostUsd: maxCost, suggestedUsd: suggestedBudget(checked.estimate) } : undefined;
+        const budget = budgetInForce(checked.estimate, runtime.maxCostUsd ?? prepared.config.limits.maxCostUsd);
         process.stdout.write(`${stopAdvice(result.stopReason, budget)}\n`);
         process.exitCode = 3;
         return;

@@ -5,6 +5,7 @@ import { renderReport, type ReportFormat } from '../../report/report.js';
 import { openStore } from '../../store/run-store.js';
 import { readOnce } from '../../store/read-once.js';
 import { emit } from '../options.js';
+import { closing } from '../../core/closing.js';
 
 const FORMATS: readonly ReportFormat[] = ['html', 'md', 'json', 'csv'];
 
@@ -35,14 +36,11 @@ export function registerReport(program: Command): void {
       if (!FORMATS.includes(format)) throw new InvalidArgumentError('--format', `must be one of ${FORMATS.join(', ')}, got "${options.format}"`);
       const B = options.bootstrap === undefined ? undefined : Number(options.bootstrap);
       if (B !== undefined && (!Number.isInteger(B) || B < 100)) throw new InvalidArgumentError('--bootstrap', 'must be an integer ≥ 100');
-      const store = readOnce(openStore(db, { readonly: true }));
-      try {
+      await closing(readOnce(openStore(db, { readonly: true })), async (store) => {
         const text = await renderReport(store, format, { ...(options.run ? { runIds: options.run } : {}), ...(B ? { B } : {}) });
         const out = options.out ?? (format === 'html' ? defaultHtmlReport(db) : undefined);
         emit(text, out);
-      } finally {
-        await store.close();
-      }
+      });
     });
 }
 

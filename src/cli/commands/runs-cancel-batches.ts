@@ -1,5 +1,6 @@
 import { openStore } from '../../store/run-store.js';
 import { emit } from '../options.js';
+import { closing } from '../../core/closing.js';
 
 /**
  * `echolens runs cancel-batches <db> [--run <id>]`: asks the provider to cancel every open batch
@@ -9,8 +10,7 @@ import { emit } from '../options.js';
  */
 export async function cancelBatchesCommand(db: string, runId: string | undefined, env: Record<string, string | undefined> = process.env): Promise<number> {
   const [{ cancelJobs }, batch] = await Promise.all([import('../../store/batch-cancel.js'), import('../../models/batch/index.js')]);
-  const store = openStore(db);
-  try {
+  return closing(openStore(db), async (store) => {
     if (runId !== undefined) await store.requireRun(runId);
     const jobs = store.batchJobs();
     const open = (await jobs.open()).filter((job) => runId === undefined || job.runId === runId);
@@ -29,7 +29,5 @@ export async function cancelBatchesCommand(db: string, runId: string | undefined
     lines.push(`${cancelled} of ${outcomes.length} open batches cancelled; re-run the same command to collect what they finished and submit the rest again`);
     emit(lines.join('\n'));
     return outcomes.some((o) => typeof o.result === 'object') ? 1 : 0;
-  } finally {
-    await store.close();
-  }
+  });
 }

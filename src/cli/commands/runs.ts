@@ -8,6 +8,7 @@ import { verifyStoreFileForImport } from '../../store/import-verify.js';
 import { checkStore, migrateStore } from '../../store/maintenance.js';
 import { isPostgresUrl, openStore } from '../../store/run-store.js';
 import { emit } from '../options.js';
+import { closing } from '../../core/closing.js';
 import { cancelBatchesCommand } from './runs-cancel-batches.js';
 import { mapSequential } from '../../core/map-sequential.js';
 
@@ -26,8 +27,7 @@ export function registerRuns(program: Command): void {
     .argument('<run.db>', 'run store')
     .option('--json', 'one JSON array instead of the table')
     .action(async (db: string, options) => {
-      const store = openStore(db, { readonly: true });
-      try {
+      await closing(openStore(db, { readonly: true }), async (store) => {
         const list = await mapSequential(await store.listRuns(), async (r) => {
           const stages = await store.stages(r.id);
           return {
@@ -49,22 +49,13 @@ export function registerRuns(program: Command): void {
             tag: measurementOf(r).tag,
           };
         });
-        if (options.json) {
-          emit(JSON.stringify(list, null, 2));
-          return;
-        }
-        if (list.length === 0) {
-          emit(`no runs in ${store.file}`);
-          return;
-        }
         const lines = list.map(
           (r) =>
             `${r.id}  ${r.experiment}  ${r.status}${r.progress ? `  [${r.progress}]` : ''}  started ${r.startedAt}  cells ${r.cells.total} (done ${r.cells.done}, failed ${r.cells.failed}, pending ${r.cells.pending})  ${r.models}${r.tag ? `  tag ${r.tag}` : ''}${r.design !== r.id ? `  (measurement of ${r.design})` : ''}${r.simulated ? '  [SIMULATED]' : ''}`,
         );
-        emit(lines.join('\n'));
-      } finally {
-        await store.close();
-      }
+        if (options.json) emit(JSON.stringify(list, null, 2));
+        else emit(list.length === 0 ? `no runs in ${store.file}` : lines.join('\n'));
+      });
     });
 
   runs
@@ -73,16 +64,13 @@ export function registerRuns(program: Command): void {
     .argument('<run.db>', 'run store')
     .argument('<id...>', 'run ids (see `echolens runs list`)')
     .action(async (db: string, ids: string[]) => {
-      const store = openStore(db);
-      try {
+      await closing(openStore(db), async (store) => {
         for (const id of ids) await store.requireRun(id);
         for (const id of ids) {
           const { cellsRemoved } = await store.deleteRun(id);
           process.stdout.write(`deleted run ${id} (${cellsRemoved} cells no other run used)\n`);
         }
-      } finally {
-        await store.close();
-      }
+      });
     });
 
   runs
@@ -142,17 +130,11 @@ async function copyRuns(from: string, to: string, ids: string[] | undefined, dir
   if (isPostgresUrl(file)) throw new InputError(`runs ${direction} needs a SQLite file, got a URL`, { field: '<file.db>' });
   // Everything a file from elsewhere holds is checked before it is opened as a store (store/import-verify.ts).
   if (direction === 'import') verifyStoreFileForImport(file, ids);
-  const source = openStore(from, { readonly: true });
-  try {
-    const target = openStore(to);
-    try {
+  await closing(openStore(from, { readonly: true }), async (source) => {
+    await closing(openStore(to), async (target) => {
       const result = await transferRuns(source, target, ids);
       for (const run of result.runs) process.stdout.write(`copied run ${run.id}: ${run.cells} cells, ${run.results} results\n`);
       if (result.runs.length === 0) process.stdout.write(`no runs in ${source.file}\n`);
-    } finally {
-      await target.close();
-    }
-  } finally {
-    await source.close();
-  }
+    });
+  });
 }

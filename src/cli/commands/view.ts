@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { type Command, Option } from 'commander';
 import { registerBuiltinSimProfiles } from '../../builtin-sims.js';
-import { collect } from '../options.js';
+import { checkedNumber, collect } from '../options.js';
 import { DISCOVERY_FOLDERS, discoverStores, discoveryLines } from '../view-discover.js';
 import { InputError, InvalidArgumentError } from '../../core/errors.js';
 import { packageRoot } from '../../core/version.js';
@@ -35,11 +35,8 @@ export function registerView(program: Command): void {
       '\nThe viewer reads only the stores and sessions named here (fixed at startup), refuses requests from other\norigins, and needs a per-process token (embedded in its pages) for anything that calls a model.\nWithout --target the live probe uses sim: models — simulations that measure nothing. Stop with Ctrl-C.\nThe live probe is the page /probe (POST /api/probe); /demo and /api/demo, its old names, still work.',
     )
     .action(async (dbs: string[], options) => {
-      const port = Number(options.port);
-      if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new InvalidArgumentError('--port', `must be an integer 0..65535, got "${options.port}"`);
-      const positions = Number(options.positions);
-      if (!Number.isInteger(positions) || positions < 1 || positions > 100)
-        throw new InvalidArgumentError('--positions', `must be an integer 1..100, got "${options.positions}"`);
+      const port = checkedNumber('--port', (n) => Number.isInteger(n) && n >= 0 && n <= 65_535, 'an integer 0..65535')(options.port);
+      const positions = checkedNumber('--positions', (n) => Number.isInteger(n) && n >= 1 && n <= 100, 'an integer 1..100')(options.positions);
       if (!(OPEN_WHEN as readonly string[]).includes(options.openBrowser)) {
         throw new InvalidArgumentError('--open-browser', `must be one of ${OPEN_WHEN.join(', ')}, got "${options.openBrowser}"`);
       }
