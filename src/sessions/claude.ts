@@ -23,8 +23,8 @@ import {
 import { JsonRecordParser } from './json-record-parser.js';
 import { anthropicMedia, mediaBlock, mediaPlaceholder } from './media.js';
 import { isObject, num, str } from '../core/guards.js';
-import { TimelineBuilder, USAGE_FIELDS } from './timeline.js';
-import type { Block, MessageKind, SessionUsage, SessionWarning, SubagentTranscript } from './types.js';
+import { type NewMessage, TimelineBuilder, USAGE_FIELDS } from './timeline.js';
+import type { Block, MessageKind, MessageRole, RawRef, SessionMessage, SessionUsage, SessionWarning, SubagentTranscript } from './types.js';
 
 /**
  * Claude Code transcript reader (pure: lines in, records out). Every line goes through
@@ -432,15 +432,7 @@ export class ClaudeParser extends JsonRecordParser {
           builder.mergeIntoLast(records.blocksOf(i), raw, records.steps[i]!, usage, model, timestamp);
           continue;
         }
-        if (!keep) {
-          builder.countMessage('assistant', 'assistant', records.blocksOf(i), records.steps[i]!, model, usage);
-          openMessageId = messageId;
-          continue;
-        }
-        const input: Parameters<TimelineBuilder['addMessage']>[0] = { role: 'assistant', kind: 'assistant', blocks: this.ownBlocks(i), raw };
-        input.uuid = this.ids.text(i);
-        copyDefined(input, { timestamp, model, usage }, ['timestamp', 'model', 'usage']);
-        builder.addMessage(input, records.steps[i]!);
+        this.addRecord(builder, i, 'assistant', 'assistant', raw, { timestamp, model, usage });
         openMessageId = messageId;
         continue;
       }
@@ -455,12 +447,7 @@ export class ClaudeParser extends JsonRecordParser {
       if (kind === 'compaction_summary' && !pendingCompaction) kind = 'human';
       // A subagent's prompt on the main timeline (sidechains inline) was written by the main agent, not typed.
       if (sidechainsInline && kind === 'human' && records.flags[i]! & SIDECHAIN) kind = 'injected';
-      let message: ReturnType<TimelineBuilder['addMessage']>;
-      if (keep) {
-        const input: Parameters<TimelineBuilder['addMessage']>[0] = { role: 'user', kind, blocks: this.ownBlocks(i), raw, uuid: this.ids.text(i) };
-        if (timestamp !== undefined) input.timestamp = timestamp;
-        message = builder.addMessage(input, records.steps[i]!);
-      } else message = builder.countMessage('user', kind, records.blocksOf(i), records.steps[i]!, undefined, undefined);
+      const message = this.addRecord(builder, i, 'user', kind, raw, { timestamp });
       if (kind === 'compaction_summary' && pendingCompaction) {
         pendingCompaction.summaryMessage = message.index;
         pendingCompaction.summaryAvailable = true;
@@ -469,11 +456,32 @@ export class ClaudeParser extends JsonRecordParser {
     }
   }
 
+  /** Record `i` as a new message: with content, kept with its uuid and facts; else only counted. */
+  private addRecord(
+    builder: TimelineBuilder,
+    i: number,
+    role: MessageRole,
+    kind: MessageKind,
+    raw: RawRef,
+    facts: { timestamp: string | undefined; model?: string | undefined; usage?: SessionUsage | undefined },
+  ): SessionMessage {
+    const steps = this.records.steps[i]!;
+    if (!this.options.keepContent) return builder.countMessage(role, kind, this.records.blocksOf(i), steps, facts.model, facts.usage);
+    const input: NewMessage = { role, kind, blocks: this.ownBlocks(i), raw, uuid: this.ids.text(i) };
+    copyDefined(input, facts, ['timestamp', 'model', 'usage']);
+    return builder.addMessage(input, steps);
+  }
+
+  /** Indices of the inline sidechain records, in file order. */
+  private sidechainRecords(): number[] {
+    const side: number[] = [];
+    for (let i = 0; i < this.records.count; i += 1) if (this.records.flags[i]! & SIDECHAIN) side.push(i);
+    return side;
+  }
+
   /** The main chain with the inline sidechain records put back where they are in the file (before the first later chain record). */
   private withSidechains(ordered: ArrayLike<number>): number[] {
-    const records = this.records;
-    const side: number[] = [];
-    for (let i = 0; i < records.count; i += 1) if (records.flags[i]! & SIDECHAIN) side.push(i);
+    const side = this.sidechainRecords();
     const out: number[] = [];
     let next = 0;
     for (let k = 0; k < ordered.length; k += 1) {
@@ -494,8 +502,7 @@ export class ClaudeParser extends JsonRecordParser {
   /** Inline `isSidechain` lines grouped by agentId, else by their root. */
   private inlineSubagents(parentOf: Int32Array): SubagentTranscript[] {
     const records = this.records;
-    const side: number[] = [];
-    for (let i = 0; i < records.count; i += 1) if (records.flags[i]! & SIDECHAIN) side.push(i);
+    const side = this.sidechainRecords();
     if (side.length === 0) return [];
     const groups = new Map<string, number[]>();
     const rootOf = (i: number): string => {
