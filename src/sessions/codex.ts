@@ -3,7 +3,7 @@ import { isInjectedUserText } from './classify.js';
 import { JsonRecordParser } from './json-record-parser.js';
 import { codexImage, mediaBlock, mediaPlaceholder } from './media.js';
 import { isObject, num, str } from '../core/guards.js';
-import { TimelineBuilder } from './timeline.js';
+import { type NewMessage, TimelineBuilder } from './timeline.js';
 import type { Block, MessageKind, RawRef, SessionMessage, SessionUsage, SessionWarning } from './types.js';
 
 /**
@@ -209,26 +209,16 @@ export class CodexParser extends JsonRecordParser {
     if (waiting !== null && converted.side !== 'user') this.settleWaiting(waiting, null);
     if (converted.side === 'skip') return;
     const b = this.builder;
-    if (converted.side === 'assistant') {
-      if (this.assistantOpen && b.lastMessage?.role === 'assistant') {
-        b.mergeIntoLast(converted.blocks, raw, converted.steps, undefined, this.model, timestamp);
-        return;
-      }
-      const input: Parameters<TimelineBuilder['addMessage']>[0] = { role: 'assistant', kind: 'assistant', blocks: converted.blocks, raw };
-      this.decorate(input, timestamp);
-      if (this.model !== undefined) input.model = this.model;
-      b.addMessage(input, converted.steps);
-      this.assistantOpen = true;
+    const assistant = converted.side === 'assistant';
+    if (assistant && this.assistantOpen && b.lastMessage?.role === 'assistant') {
+      b.mergeIntoLast(converted.blocks, raw, converted.steps, undefined, this.model, timestamp);
       return;
     }
-    this.assistantOpen = false;
-    const input: Parameters<TimelineBuilder['addMessage']>[0] = {
-      role: converted.side === 'developer' ? 'system' : 'user',
-      kind: converted.kind,
-      blocks: converted.blocks,
-      raw,
-    };
-    this.decorate(input, timestamp);
+    this.assistantOpen = assistant;
+    const role = assistant ? 'assistant' : converted.side === 'developer' ? 'system' : 'user';
+    const input: NewMessage = { role, kind: converted.kind, blocks: converted.blocks, raw };
+    copyDefined(input, { timestamp, model: assistant ? this.model : undefined }, ['timestamp', 'model']);
+    if (this.replaying) input.replayed = true;
     const message = b.addMessage(input, converted.steps);
     if (converted.side === 'user' && converted.text !== undefined) this.noteUserMessage(message.index, converted.text, converted.kind === 'human', waiting);
   }
@@ -306,11 +296,6 @@ export class CodexParser extends JsonRecordParser {
   /** Unmatched user messages become harness content (`human = false`) once events tell prompts apart. */
   private settleCandidates(): void {
     for (const c of this.candidates.splice(0)) this.builder.setHuman(c.index, false, c.human);
-  }
-
-  private decorate(input: Parameters<TimelineBuilder['addMessage']>[0], timestamp: string | undefined): void {
-    if (timestamp !== undefined) input.timestamp = timestamp;
-    if (this.replaying) input.replayed = true;
   }
 
   /** One response item as blocks. Pure apart from warnings. */
@@ -467,7 +452,7 @@ export class CodexParser extends JsonRecordParser {
     if (timestamp !== undefined) event.timestamp = timestamp;
     const compaction = b.compaction(event);
     if (message.trim() !== '') {
-      const input: Parameters<TimelineBuilder['addMessage']>[0] = {
+      const input: NewMessage = {
         role: 'user',
         kind: 'compaction_summary',
         blocks: [{ type: 'text', text: this.options.keepContent ? message : '' }],
