@@ -1,3 +1,4 @@
+import { copyDefined, definedFields } from '../core/copy-defined.js';
 import { getOrInsert } from '../core/get-or-insert.js';
 import { CLAUDE_SUMMARY_OPENING, isInjectedUserText } from './classify.js';
 import {
@@ -20,10 +21,10 @@ import {
   UNRESOLVED,
 } from './claude-records.js';
 import { JsonRecordParser } from './json-record-parser.js';
-import { anthropicMedia, mediaPlaceholder } from './media.js';
+import { anthropicMedia, mediaBlock, mediaPlaceholder } from './media.js';
 import { isObject, num, str } from '../core/guards.js';
-import { TimelineBuilder } from './timeline.js';
-import type { Block, MessageKind, SessionUsage, SessionWarning, SubagentTranscript } from './types.js';
+import { type NewMessage, TimelineBuilder, USAGE_FIELDS } from './timeline.js';
+import type { Block, MessageKind, MessageRole, RawRef, SessionMessage, SessionUsage, SessionWarning, SubagentTranscript } from './types.js';
 
 /**
  * Claude Code transcript reader (pure: lines in, records out). Every line goes through
@@ -78,11 +79,12 @@ export interface ClaudeParseResult {
   warnings: SessionWarning[];
 }
 
+const OPTIONAL_RESULT_FIELDS = ['sessionId', 'forkedFrom', 'continuesFrom', 'leafUuid', 'cwd', 'version'] as const;
+
 export class ClaudeParser extends JsonRecordParser {
   private readonly records: ClaudeRecordTable;
   /** Record uuids; id number i is record i (a replayed uuid adds no record). */
   private readonly ids = new IdNumbers();
-  private readonly unknownTypes = new Map<string, { count: number; line: number }>();
   private duplicates = 0;
   private firstDuplicateLine = 0;
   private sessionId: string | undefined;
@@ -113,12 +115,15 @@ export class ClaudeParser extends JsonRecordParser {
       return;
     }
     this.sessionId ??= str(value.sessionId);
-    if (this.forkedFrom === undefined && isObject(value.forkedFrom)) this.noteFork(value.forkedFrom);
+    if (this.forkedFrom === undefined && isObject(value.forkedFrom)) {
+      const { sessionId, messageUuid } = value.forkedFrom;
+      this.forkedFrom = definedFields({ sessionId: str(sessionId), messageUuid: str(messageUuid) }, ['sessionId', 'messageUuid']);
+    }
     this.cwd ??= str(value.cwd);
     this.version = str(value.version) ?? this.version;
     const typeCode = dagTypeCode(type);
     if (typeCode === 0) {
-      if (!KNOWN_META_TYPES.has(type)) this.noteUnknown(lineNumber, type);
+      if (!KNOWN_META_TYPES.has(type)) this.noteUnknown(lineNumber, `record type "${type}"`);
       return;
     }
     const records = this.records;
@@ -157,16 +162,6 @@ export class ClaudeParser extends JsonRecordParser {
   private seeTimestamp(timestamp: string): void {
     if (this.earliest === undefined || timestamp < this.earliest) this.earliest = timestamp;
     if (this.latest === undefined || timestamp > this.latest) this.latest = timestamp;
-  }
-
-  private noteFork(value: unknown): void {
-    if (!isObject(value)) return;
-    const from: { sessionId?: string; messageUuid?: string } = {};
-    const session = str(value.sessionId);
-    const message = str(value.messageUuid);
-    if (session !== undefined) from.sessionId = session;
-    if (message !== undefined) from.messageUuid = message;
-    this.forkedFrom = from;
   }
 
   private duplicate(lineNumber: number): void {
@@ -212,22 +207,17 @@ export class ClaudeParser extends JsonRecordParser {
   }
 
   private readSystem(index: number, value: Record<string, unknown>): void {
-    const detail: SystemDetail = {};
-    this.records.system.set(index, detail);
     const subtype = str(value.subtype);
-    if (subtype !== undefined) detail.subtype = subtype;
+    const detail: SystemDetail = definedFields({ subtype }, ['subtype']);
+    this.records.system.set(index, detail);
     if (subtype === 'compact_boundary') {
-      const logical = str(value.logicalParentUuid);
-      if (logical !== undefined) detail.logicalParent = logical;
       const meta = isObject(value.compactMetadata) ? value.compactMetadata : {};
-      const trigger = str(meta.trigger);
-      if (trigger !== undefined) detail.trigger = trigger;
-      if (typeof meta.preTokens === 'number') detail.preTokens = meta.preTokens;
+      const preTokens = typeof meta.preTokens === 'number' ? meta.preTokens : undefined;
+      copyDefined(detail, { logicalParent: str(value.logicalParentUuid), trigger: str(meta.trigger), preTokens }, ['logicalParent', 'trigger', 'preTokens']);
     } else if (subtype === 'microcompact_boundary') {
       const meta = isObject(value.microcompactMetadata) ? value.microcompactMetadata : {};
       detail.clearedToolIds = Array.isArray(meta.compactedToolIds) ? meta.compactedToolIds.filter((id): id is string => typeof id === 'string') : [];
-      const trigger = str(meta.trigger);
-      if (trigger !== undefined) detail.trigger = trigger;
+      copyDefined(detail, { trigger: str(meta.trigger) }, ['trigger']);
     }
   }
 
@@ -270,15 +260,6 @@ export class ClaudeParser extends JsonRecordParser {
     records.kind[index] = kindCode(kind);
   }
 
-  private noteUnknown(line: number, type: string): void {
-    const seen = this.unknownTypes.get(type);
-    if (seen) seen.count += 1;
-    else {
-      this.warn(line, `unknown record type "${type}" skipped`);
-      this.unknownTypes.set(type, { count: 1, line });
-    }
-  }
-
   finish(): ClaudeParseResult {
     const builder = new TimelineBuilder(this.file, this.options.keepContent);
     // Each loop over the records is its own method: a loop optimized inside one long method made
@@ -301,21 +282,16 @@ export class ClaudeParser extends JsonRecordParser {
         message: `${this.duplicates} replayed line(s) with an already-seen uuid ignored (the earliest is kept)`,
       });
     }
-    for (const [type, { count, line }] of this.unknownTypes) {
-      if (count > 1) this.warnings.push({ file: this.file, line, message: `unknown record type "${type}": ${count} lines skipped in all (first here)` });
-    }
+    this.warnRepeatedUnknowns();
     const result: ClaudeParseResult = {
       builder,
       offChainRecords,
       inlineSubagents,
       warnings: [...this.warnings, ...builder.warnings],
     };
-    if (this.sessionId !== undefined) result.sessionId = this.sessionId;
-    if (this.forkedFrom !== undefined) result.forkedFrom = this.forkedFrom;
-    if (this.continuesFrom !== undefined) result.continuesFrom = this.continuesFrom;
-    if (chain.length > 0) result.leafUuid = this.ids.text(chain.at(-1)!);
-    if (this.cwd !== undefined) result.cwd = this.cwd;
-    if (this.version !== undefined) result.version = this.version;
+    const leafUuid = chain.length > 0 ? this.ids.text(chain.at(-1)!) : undefined;
+    const { sessionId, forkedFrom, continuesFrom, cwd, version } = this;
+    copyDefined(result, { sessionId, forkedFrom, continuesFrom, leafUuid, cwd, version }, OPTIONAL_RESULT_FIELDS);
     return result;
   }
 
@@ -436,9 +412,7 @@ export class ClaudeParser extends JsonRecordParser {
         const system = records.system.get(i);
         if (system?.subtype === 'compact_boundary') {
           const event: Parameters<TimelineBuilder['compaction']>[0] = { compaction: 'claude', raw, summaryAvailable: false };
-          if (timestamp !== undefined) event.timestamp = timestamp;
-          if (system.trigger !== undefined) event.trigger = system.trigger;
-          if (system.preTokens !== undefined) event.preTokens = system.preTokens;
+          copyDefined(event, { timestamp, ...system }, ['timestamp', 'trigger', 'preTokens']);
           pendingCompaction = builder.compaction(event);
           openMessageId = -1;
         } else if (system?.subtype === 'microcompact_boundary') {
@@ -458,17 +432,7 @@ export class ClaudeParser extends JsonRecordParser {
           builder.mergeIntoLast(records.blocksOf(i), raw, records.steps[i]!, usage, model, timestamp);
           continue;
         }
-        if (!keep) {
-          builder.countMessage('assistant', 'assistant', records.blocksOf(i), records.steps[i]!, model, usage);
-          openMessageId = messageId;
-          continue;
-        }
-        const input: Parameters<TimelineBuilder['addMessage']>[0] = { role: 'assistant', kind: 'assistant', blocks: this.ownBlocks(i), raw };
-        input.uuid = this.ids.text(i);
-        if (timestamp !== undefined) input.timestamp = timestamp;
-        if (model !== undefined) input.model = model;
-        if (usage !== undefined) input.usage = usage;
-        builder.addMessage(input, records.steps[i]!);
+        this.addRecord(builder, i, 'assistant', 'assistant', raw, { timestamp, model, usage });
         openMessageId = messageId;
         continue;
       }
@@ -483,12 +447,7 @@ export class ClaudeParser extends JsonRecordParser {
       if (kind === 'compaction_summary' && !pendingCompaction) kind = 'human';
       // A subagent's prompt on the main timeline (sidechains inline) was written by the main agent, not typed.
       if (sidechainsInline && kind === 'human' && records.flags[i]! & SIDECHAIN) kind = 'injected';
-      let message: ReturnType<TimelineBuilder['addMessage']>;
-      if (keep) {
-        const input: Parameters<TimelineBuilder['addMessage']>[0] = { role: 'user', kind, blocks: this.ownBlocks(i), raw, uuid: this.ids.text(i) };
-        if (timestamp !== undefined) input.timestamp = timestamp;
-        message = builder.addMessage(input, records.steps[i]!);
-      } else message = builder.countMessage('user', kind, records.blocksOf(i), records.steps[i]!, undefined, undefined);
+      const message = this.addRecord(builder, i, 'user', kind, raw, { timestamp });
       if (kind === 'compaction_summary' && pendingCompaction) {
         pendingCompaction.summaryMessage = message.index;
         pendingCompaction.summaryAvailable = true;
@@ -497,11 +456,32 @@ export class ClaudeParser extends JsonRecordParser {
     }
   }
 
+  /** Record `i` as a new message: with content, kept with its uuid and facts; else only counted. */
+  private addRecord(
+    builder: TimelineBuilder,
+    i: number,
+    role: MessageRole,
+    kind: MessageKind,
+    raw: RawRef,
+    facts: { timestamp: string | undefined; model?: string | undefined; usage?: SessionUsage | undefined },
+  ): SessionMessage {
+    const steps = this.records.steps[i]!;
+    if (!this.options.keepContent) return builder.countMessage(role, kind, this.records.blocksOf(i), steps, facts.model, facts.usage);
+    const input: NewMessage = { role, kind, blocks: this.ownBlocks(i), raw, uuid: this.ids.text(i) };
+    copyDefined(input, facts, ['timestamp', 'model', 'usage']);
+    return builder.addMessage(input, steps);
+  }
+
+  /** Indices of the inline sidechain records, in file order. */
+  private sidechainRecords(): number[] {
+    const side: number[] = [];
+    for (let i = 0; i < this.records.count; i += 1) if (this.records.flags[i]! & SIDECHAIN) side.push(i);
+    return side;
+  }
+
   /** The main chain with the inline sidechain records put back where they are in the file (before the first later chain record). */
   private withSidechains(ordered: ArrayLike<number>): number[] {
-    const records = this.records;
-    const side: number[] = [];
-    for (let i = 0; i < records.count; i += 1) if (records.flags[i]! & SIDECHAIN) side.push(i);
+    const side = this.sidechainRecords();
     const out: number[] = [];
     let next = 0;
     for (let k = 0; k < ordered.length; k += 1) {
@@ -522,8 +502,7 @@ export class ClaudeParser extends JsonRecordParser {
   /** Inline `isSidechain` lines grouped by agentId, else by their root. */
   private inlineSubagents(parentOf: Int32Array): SubagentTranscript[] {
     const records = this.records;
-    const side: number[] = [];
-    for (let i = 0; i < records.count; i += 1) if (records.flags[i]! & SIDECHAIN) side.push(i);
+    const side = this.sidechainRecords();
     if (side.length === 0) return [];
     const groups = new Map<string, number[]>();
     const rootOf = (i: number): string => {
@@ -587,22 +566,16 @@ function readBlocks(content: unknown, keep: boolean): { blocks: Block[]; hasText
       blocks.push(block);
     } else if (type === 'tool_use' || type === 'server_tool_use') {
       const block: Block = { type: 'tool_call', name: str(item.name) ?? 'unknown', input: keep ? item.input : undefined };
-      const id = str(item.id);
-      if (id !== undefined) block.id = id;
+      copyDefined(block, { id: str(item.id) }, ['id']);
       blocks.push(block);
     } else if (type === 'tool_result') {
       hasToolResult = true;
       const block: Block = { type: 'tool_result', content: keep ? toolResultText(item.content) : '', isError: item.is_error === true };
-      const id = str(item.tool_use_id);
-      if (id !== undefined) block.toolCallId = id;
+      copyDefined(block, { toolCallId: str(item.tool_use_id) }, ['toolCallId']);
       blocks.push(block);
     } else if (type === 'image' || type === 'document') {
       hasMedia = true;
-      const media = anthropicMedia(type, item);
-      const block: Block = { type: 'other', kind: type };
-      if (media.mediaType !== undefined) block.mediaType = media.mediaType;
-      if (media.bytes !== undefined) block.bytes = media.bytes;
-      blocks.push(block);
+      blocks.push(mediaBlock(anthropicMedia(type, item)));
     } else {
       blocks.push({ type: 'other', kind: type });
     }
@@ -624,13 +597,7 @@ function toolResultText(content: unknown): string {
 }
 
 function sameUsage(a: SessionUsage, b: SessionUsage): boolean {
-  return (
-    a.inputTokens === b.inputTokens &&
-    a.outputTokens === b.outputTokens &&
-    a.cachedInputTokens === b.cachedInputTokens &&
-    a.cacheWriteTokens === b.cacheWriteTokens &&
-    a.reasoningTokens === b.reasoningTokens
-  );
+  return USAGE_FIELDS.every((field) => a[field] === b[field]);
 }
 
 function claudeUsage(usage: Record<string, unknown>): SessionUsage {

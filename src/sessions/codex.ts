@@ -1,8 +1,9 @@
+import { copyDefined } from '../core/copy-defined.js';
 import { isInjectedUserText } from './classify.js';
 import { JsonRecordParser } from './json-record-parser.js';
-import { codexImage, mediaPlaceholder } from './media.js';
+import { codexImage, mediaBlock, mediaPlaceholder } from './media.js';
 import { isObject, num, str } from '../core/guards.js';
-import { TimelineBuilder } from './timeline.js';
+import { type NewMessage, TimelineBuilder } from './timeline.js';
 import type { Block, MessageKind, RawRef, SessionMessage, SessionUsage, SessionWarning } from './types.js';
 
 /**
@@ -87,7 +88,6 @@ interface Candidate {
 
 export class CodexParser extends JsonRecordParser {
   readonly builder: TimelineBuilder;
-  private readonly unknown = new Map<string, { count: number; line: number }>();
   private metaSeen = false;
   private forkTime: number | undefined;
   private replaying = false;
@@ -184,22 +184,17 @@ export class CodexParser extends JsonRecordParser {
       return;
     }
     this.metaSeen = true;
-    const r = this.result;
-    const id = str(body.id);
-    if (id !== undefined) r.id = id;
-    const cwd = str(body.cwd);
-    if (cwd !== undefined) r.cwd = cwd;
-    const version = str(body.cli_version);
-    if (version !== undefined) r.version = version;
-    const forked = str(body.forked_from_id);
-    if (forked !== undefined) r.forkedFrom = forked;
-    const base = isObject(body.base_instructions) ? str(body.base_instructions.text) : str(body.instructions);
-    if (base !== undefined) r.baseInstructions = base;
     const source = body.source;
-    if (isObject(source) && isObject(source.subagent) && isObject(source.subagent.thread_spawn)) {
-      const parent = str(source.subagent.thread_spawn.parent_thread_id);
-      if (parent !== undefined) r.parentThreadId = parent;
-    }
+    const spawn = isObject(source) && isObject(source.subagent) && isObject(source.subagent.thread_spawn) ? source.subagent.thread_spawn : {};
+    const meta = {
+      id: str(body.id),
+      cwd: str(body.cwd),
+      version: str(body.cli_version),
+      forkedFrom: str(body.forked_from_id),
+      baseInstructions: isObject(body.base_instructions) ? str(body.base_instructions.text) : str(body.instructions),
+      parentThreadId: str(spawn.parent_thread_id),
+    };
+    copyDefined(this.result, meta, ['id', 'cwd', 'version', 'forkedFrom', 'baseInstructions', 'parentThreadId']);
     const created = str(body.timestamp) ?? timestamp;
     if (created !== undefined && !Number.isNaN(Date.parse(created))) this.forkTime = Date.parse(created);
     this.builder.seeTimestamp(timestamp ?? str(body.timestamp));
@@ -214,26 +209,16 @@ export class CodexParser extends JsonRecordParser {
     if (waiting !== null && converted.side !== 'user') this.settleWaiting(waiting, null);
     if (converted.side === 'skip') return;
     const b = this.builder;
-    if (converted.side === 'assistant') {
-      if (this.assistantOpen && b.lastMessage?.role === 'assistant') {
-        b.mergeIntoLast(converted.blocks, raw, converted.steps, undefined, this.model, timestamp);
-        return;
-      }
-      const input: Parameters<TimelineBuilder['addMessage']>[0] = { role: 'assistant', kind: 'assistant', blocks: converted.blocks, raw };
-      this.decorate(input, timestamp);
-      if (this.model !== undefined) input.model = this.model;
-      b.addMessage(input, converted.steps);
-      this.assistantOpen = true;
+    const assistant = converted.side === 'assistant';
+    if (assistant && this.assistantOpen && b.lastMessage?.role === 'assistant') {
+      b.mergeIntoLast(converted.blocks, raw, converted.steps, undefined, this.model, timestamp);
       return;
     }
-    this.assistantOpen = false;
-    const input: Parameters<TimelineBuilder['addMessage']>[0] = {
-      role: converted.side === 'developer' ? 'system' : 'user',
-      kind: converted.kind,
-      blocks: converted.blocks,
-      raw,
-    };
-    this.decorate(input, timestamp);
+    this.assistantOpen = assistant;
+    const role = assistant ? 'assistant' : converted.side === 'developer' ? 'system' : 'user';
+    const input: NewMessage = { role, kind: converted.kind, blocks: converted.blocks, raw };
+    copyDefined(input, { timestamp, model: assistant ? this.model : undefined }, ['timestamp', 'model']);
+    if (this.replaying) input.replayed = true;
     const message = b.addMessage(input, converted.steps);
     if (converted.side === 'user' && converted.text !== undefined) this.noteUserMessage(message.index, converted.text, converted.kind === 'human', waiting);
   }
@@ -313,11 +298,6 @@ export class CodexParser extends JsonRecordParser {
     for (const c of this.candidates.splice(0)) this.builder.setHuman(c.index, false, c.human);
   }
 
-  private decorate(input: Parameters<TimelineBuilder['addMessage']>[0], timestamp: string | undefined): void {
-    if (timestamp !== undefined) input.timestamp = timestamp;
-    if (this.replaying) input.replayed = true;
-  }
-
   /** One response item as blocks. Pure apart from warnings. */
   private convert(item: Record<string, unknown>, line: number): Converted {
     const keep = this.options.keepContent;
@@ -333,13 +313,7 @@ export class CodexParser extends JsonRecordParser {
         if (role === 'developer' || role === 'system') return { side: 'developer', kind: 'developer', blocks, steps: 0 };
         const hasText = joined.trim() !== '';
         const images = Array.isArray(item.content) ? item.content.filter((c): c is Record<string, unknown> => isObject(c) && c.type === 'input_image') : [];
-        for (const image of images) {
-          const media = codexImage(image);
-          const block: Block = { type: 'other', kind: 'image' };
-          if (media.mediaType !== undefined) block.mediaType = media.mediaType;
-          if (media.bytes !== undefined) block.bytes = media.bytes;
-          blocks.push(block);
-        }
+        for (const image of images) blocks.push(mediaBlock(codexImage(image)));
         const hasImage = images.length > 0;
         if (!hasText && !hasImage) return { side: 'skip', kind: 'human', blocks, steps: 0 };
         const said = joined.trim();
@@ -392,8 +366,7 @@ export class CodexParser extends JsonRecordParser {
           isError = output.success === false;
         } else content = '';
         const block: Block = { type: 'tool_result', content: text(content), isError };
-        const id = str(item.call_id);
-        if (id !== undefined) block.toolCallId = id;
+        copyDefined(block, { toolCallId: str(item.call_id) }, ['toolCallId']);
         return { side: 'user', kind: 'tool_result', blocks: [block], steps: 0 };
       }
       case 'compaction':
@@ -415,8 +388,7 @@ export class CodexParser extends JsonRecordParser {
 
   private call(name: string, input: unknown, item: Record<string, unknown>): Converted {
     const block: Block = { type: 'tool_call', name, input };
-    const id = str(item.call_id) ?? str(item.id);
-    if (id !== undefined) block.id = id;
+    copyDefined(block, { id: str(item.call_id) ?? str(item.id) }, ['id']);
     return { side: 'assistant', kind: 'assistant', blocks: [block], steps: 1 };
   }
 
@@ -480,7 +452,7 @@ export class CodexParser extends JsonRecordParser {
     if (timestamp !== undefined) event.timestamp = timestamp;
     const compaction = b.compaction(event);
     if (message.trim() !== '') {
-      const input: Parameters<TimelineBuilder['addMessage']>[0] = {
+      const input: NewMessage = {
         role: 'user',
         kind: 'compaction_summary',
         blocks: [{ type: 'text', text: this.options.keepContent ? message : '' }],
@@ -514,22 +486,11 @@ export class CodexParser extends JsonRecordParser {
     }
   }
 
-  private noteUnknown(line: number, what: string): void {
-    const seen = this.unknown.get(what);
-    if (seen) seen.count += 1;
-    else {
-      this.warn(line, `unknown ${what} skipped`);
-      this.unknown.set(what, { count: 1, line });
-    }
-  }
-
   finish(): CodexParseResult {
     if (this.eventWaiting !== null) this.settleWaiting(this.eventWaiting, null);
     this.eventWaiting = null;
     if (this.userEvents) this.settleCandidates();
-    for (const [what, { count, line }] of this.unknown) {
-      if (count > 1) this.warnings.push({ file: this.file, line, message: `unknown ${what}: ${count} lines skipped in all (first here)` });
-    }
+    this.warnRepeatedUnknowns();
     if (this.builder.models.size === 0 && this.model !== undefined) this.builder.models.add(this.model);
     return { builder: this.builder, ...this.result, warnings: [...this.warnings, ...this.builder.warnings] };
   }

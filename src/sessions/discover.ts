@@ -245,35 +245,26 @@ export async function countSessionFile(
 }
 
 async function summarize(d: DiscoveredSession, cache: SummaryCache | undefined): Promise<SessionSummary> {
-  const base: SessionSummary = {
+  let c: CountedFile | undefined;
+  try {
+    c = await countSessionFile(d.file, { tool: d.tool, ...(cache ? { cache, stamp: { size: d.fileSize, mtimeMs: d.mtimeMs } } : {}) });
+  } catch {
+    // Unreadable: listed with nothing counted and one warning.
+  }
+  const summary: SessionSummary = {
     tool: d.tool,
     file: d.file,
-    models: [],
-    userTurns: 0,
-    agentSteps: 0,
-    messages: 0,
-    compactions: 0,
+    models: c ? [...c.models] : [],
+    userTurns: c?.userTurns ?? 0,
+    agentSteps: c?.agentSteps ?? 0,
+    messages: c?.messages ?? 0,
+    compactions: c?.compactions ?? 0,
     size: d.size,
-    subagents: agentFiles(d),
-    warnings: 0,
+    subagents: agentFiles(d) + (c?.inlineSubagents ?? 0),
+    warnings: c ? c.warnings : 1,
   };
-  try {
-    const c = await countSessionFile(d.file, { tool: d.tool, ...(cache ? { cache, stamp: { size: d.fileSize, mtimeMs: d.mtimeMs } } : {}) });
-    const summary: SessionSummary = {
-      ...base,
-      models: [...c.models],
-      userTurns: c.userTurns,
-      agentSteps: c.agentSteps,
-      messages: c.messages,
-      compactions: c.compactions,
-      subagents: agentFiles(d) + c.inlineSubagents,
-      warnings: c.warnings,
-    };
-    copyDefined(summary, c, OPTIONAL_COUNTED_FACTS);
-    return summary;
-  } catch {
-    return { ...base, warnings: 1 };
-  }
+  if (c) copyDefined(summary, c, OPTIONAL_COUNTED_FACTS);
+  return summary;
 }
 
 /** Subagent transcripts among a session's attached files (workflow journals and the like only add to its size). */

@@ -9,6 +9,8 @@ import type { SessionWarning } from './types.js';
  */
 export abstract class JsonRecordParser implements LineSink {
   readonly warnings: SessionWarning[] = [];
+  /** Unknown record kinds: how many lines, and the first one (warned once there). */
+  private readonly unknown = new Map<string, { count: number; line: number }>();
 
   constructor(readonly file: string) {}
 
@@ -33,6 +35,23 @@ export abstract class JsonRecordParser implements LineSink {
     } catch (error) {
       // Defensive: a record of an unexpected shape must never stop the read.
       this.warn(lineNumber, `record skipped (${(error as Error).message.slice(0, 120)})`);
+    }
+  }
+
+  /** An unknown record kind (e.g. `record type "x"`): warned at its first line, counted after. */
+  protected noteUnknown(line: number, what: string): void {
+    const seen = this.unknown.get(what);
+    if (seen) seen.count += 1;
+    else {
+      this.warn(line, `unknown ${what} skipped`);
+      this.unknown.set(what, { count: 1, line });
+    }
+  }
+
+  /** One closing warning per unknown kind seen on more than one line. */
+  protected warnRepeatedUnknowns(): void {
+    for (const [what, { count, line }] of this.unknown) {
+      if (count > 1) this.warn(line, `unknown ${what}: ${count} lines skipped in all (first here)`);
     }
   }
 

@@ -1,4 +1,5 @@
 import { isObject, str } from '../core/guards.js';
+import type { Block } from './types.js';
 
 /**
  * Images and documents in transcripts (pure). A model saw them, but their bytes are not text:
@@ -31,6 +32,11 @@ export function base64Bytes(data: string): number {
   const clean = data.replace(/\s+/g, '');
   const padding = clean.endsWith('==') ? 2 : clean.endsWith('=') ? 1 : 0;
   return Math.max(0, Math.floor((clean.length * 3) / 4) - padding);
+}
+
+/** The placeholder block of an image or document (the facts known about it, never its bytes). */
+export function mediaBlock({ kind, ...facts }: Media): Block {
+  return { type: 'other', kind, ...facts };
 }
 
 /** An Anthropic `image` / `document` block (`source: {type: 'base64', media_type, data}` or a URL). */

@@ -225,15 +225,8 @@ function renderFlat(parts: RenderedPart[], o: Resolved): RenderedPrefix {
   const truncated = fullChars > o.maxChars;
   const text = truncated ? tailCodePoints(full, o.maxChars) : full;
   const chars = truncated ? o.maxChars : fullChars;
-  // Which parts reach into the window: walk back from the end.
-  let remaining = chars;
-  let first = parts.length;
-  for (let i = pieces.length - 1; i >= 0 && remaining > 0; i -= 1) {
-    remaining -= codePointLength(pieces[i]!) + (i > 0 ? 2 : 0);
-    first = i;
-  }
-  const kept = parts.slice(first);
-  const out: RenderedPrefix = {
+  const kept = parts.slice(firstInTail(pieces, chars));
+  return {
     mode: 'flat',
     messages:
       text === ''
@@ -251,7 +244,17 @@ function renderFlat(parts: RenderedPart[], o: Resolved): RenderedPrefix {
     settings: settingsOf(o),
     notes: [],
   };
-  return out;
+}
+
+/** The first of `texts` (joined by blank lines) that reaches into the last `budget` characters: walks back from the end. */
+function firstInTail(texts: string[], budget: number): number {
+  let remaining = budget;
+  let first = texts.length;
+  for (let i = texts.length - 1; i >= 0 && remaining > 0; i -= 1) {
+    remaining -= codePointLength(texts[i]!) + (i > 0 ? 2 : 0);
+    first = i;
+  }
+  return first;
 }
 
 interface Turn {
@@ -286,12 +289,7 @@ function renderTurns(parts: RenderedPart[], o: Resolved): RenderedPrefix {
     // A cut assistant turn would open the window: drop it so the window starts with the user.
     if (turn.role === 'user' && remaining > 0) {
       // Keep only the parts that reach into the tail.
-      let budget = remaining;
-      let firstPart = turn.parts.length;
-      for (let j = turn.parts.length - 1; j >= 0 && budget > 0; j -= 1) {
-        budget -= codePointLength(turn.texts[j]!) + (j > 0 ? 2 : 0);
-        firstPart = j;
-      }
+      const firstPart = firstInTail(turn.texts, remaining);
       const partial: Turn = { role: turn.role, texts: turn.texts.slice(firstPart), parts: turn.parts.slice(firstPart) };
       kept.unshift({ turn: partial, content: tailCodePoints(content, remaining) });
     }

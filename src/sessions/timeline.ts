@@ -1,3 +1,4 @@
+import { copyDefined } from '../core/copy-defined.js';
 import { addTokenCounts } from '../core/token-counts.js';
 import type {
   Block,
@@ -72,16 +73,9 @@ export class TimelineBuilder {
   }
 
   addMessage(input: NewMessage, agentSteps: number): SessionMessage {
-    const c = this.counters;
-    c.agentSteps += agentSteps + this.pendingSteps;
-    this.pendingSteps = 0;
-    c.messages += 1;
-    if (input.kind === 'human') c.userTurns += 1;
-    if (input.role === 'assistant') c.assistantMessages += 1;
+    this.countOne(input.role, input.kind, agentSteps);
     const message = this.keepContent ? this.newMessage(input) : this.reusedMessage(input);
-    if (input.timestamp !== undefined) message.timestamp = input.timestamp;
-    if (input.model !== undefined) message.model = input.model;
-    if (input.uuid !== undefined) message.uuid = input.uuid;
+    copyDefined(message, input, ['timestamp', 'model', 'uuid']);
     if (input.replayed) {
       message.replayed = true;
       this.replayedMessages += 1;
@@ -111,13 +105,8 @@ export class TimelineBuilder {
   ): SessionMessage {
     if (this.keepContent)
       return this.addMessage(usage === undefined ? { role, kind, blocks, raw: UNKEPT } : { role, kind, blocks, raw: UNKEPT, usage }, agentSteps);
-    const c = this.counters;
-    c.agentSteps += agentSteps + this.pendingSteps;
-    this.pendingSteps = 0;
-    c.messages += 1;
-    if (kind === 'human') c.userTurns += 1;
-    if (role === 'assistant') c.assistantMessages += 1;
-    const message = this.scratch ?? { index: 0, role, kind, blocks: [], raw: [], counters: c, segment: 0 };
+    this.countOne(role, kind, agentSteps);
+    const message = this.scratch ?? { index: 0, role, kind, blocks: [], raw: [], counters: this.counters, segment: 0 };
     this.scratch = message;
     message.index = this.messageCount;
     message.role = role;
@@ -135,6 +124,16 @@ export class TimelineBuilder {
     this.messageCount += 1;
     this.last = message;
     return message;
+  }
+
+  /** The counters one more message moves (steps held back by `bumpSteps` land on it). */
+  private countOne(role: MessageRole, kind: MessageKind, agentSteps: number): void {
+    const c = this.counters;
+    c.agentSteps += agentSteps + this.pendingSteps;
+    this.pendingSteps = 0;
+    c.messages += 1;
+    if (kind === 'human') c.userTurns += 1;
+    if (role === 'assistant') c.assistantMessages += 1;
   }
 
   private newMessage(input: NewMessage): SessionMessage {
@@ -237,15 +236,7 @@ export class TimelineBuilder {
   }
 
   microcompaction(raw: RawRef, clearedToolIds: string[], timestamp?: string): void {
-    const event: ContextEvent = {
-      kind: 'microcompaction',
-      raw,
-      atMessage: this.messageCount,
-      counters: this.snapshotCounters(),
-      clearedToolIds,
-    };
-    if (timestamp !== undefined) event.timestamp = timestamp;
-    this.events.push(event);
+    this.pushEvent({ kind: 'microcompaction', raw, atMessage: this.messageCount, counters: this.snapshotCounters(), clearedToolIds }, timestamp);
   }
 
   /** Codex `thread_rolled_back`: the last `numTurns` human turns leave the context. */
@@ -269,15 +260,11 @@ export class TimelineBuilder {
       removedFrom = contextStart;
     }
     this.rolledBack.push([removedFrom, this.messageCount]);
-    const event: ContextEvent = {
-      kind: 'rollback',
-      raw,
-      atMessage: this.messageCount,
-      counters: this.snapshotCounters(),
-      numTurns,
-      removedFrom,
-    };
-    if (timestamp !== undefined) event.timestamp = timestamp;
+    this.pushEvent({ kind: 'rollback', raw, atMessage: this.messageCount, counters: this.snapshotCounters(), numTurns, removedFrom }, timestamp);
+  }
+
+  private pushEvent(event: ContextEvent, timestamp: string | undefined): void {
+    copyDefined(event, { timestamp }, ['timestamp']);
     this.events.push(event);
   }
 
@@ -341,12 +328,10 @@ export class TimelineBuilder {
   }
 }
 
+export const USAGE_FIELDS = ['inputTokens', 'outputTokens', 'cachedInputTokens', 'cacheWriteTokens', 'reasoningTokens'] as const;
+
 function subtractUsage(total: SessionUsage, usage: SessionUsage): void {
-  total.inputTokens -= usage.inputTokens;
-  total.outputTokens -= usage.outputTokens;
-  total.cachedInputTokens -= usage.cachedInputTokens;
-  total.cacheWriteTokens -= usage.cacheWriteTokens;
-  total.reasoningTokens -= usage.reasoningTokens;
+  for (const field of USAGE_FIELDS) total[field] -= usage[field];
 }
 
 /** The line reference of messages that are not kept (counting mode). */

@@ -30,7 +30,7 @@ function usageExitCode(command: Command): Command {
 }
 
 /** Terms from `--identity` and from `--identity-file` (one `class=term` per line, `#` comments). */
-async function identityTerms(options: { identity: string[]; identityFile?: string }): Promise<string[]> {
+async function identityTerms(options: IdentityOptions): Promise<string[]> {
   const terms = [...options.identity];
   const file = options.identityFile;
   if (file !== undefined) {
@@ -114,20 +114,21 @@ A .zst file is decompressed while reading; a corrupt or truncated one is an inpu
 
 Exit codes: 0 clean, 1 residuals found, 2 usage or input error.`;
 
-interface RedactCliOptions {
-  output: string;
+/** What both commands take: the identity terms and the personal-data kinds. */
+interface IdentityOptions {
   identity: string[];
   identityFile?: string;
-  quoteFile?: string;
-  report?: string;
-  discover: boolean;
   pii: string;
 }
 
-interface VerifyCliOptions {
-  pii: string;
-  identity: string[];
-  identityFile?: string;
+interface RedactCliOptions extends IdentityOptions {
+  output: string;
+  quoteFile?: string;
+  report?: string;
+  discover: boolean;
+}
+
+interface VerifyCliOptions extends IdentityOptions {
   json?: boolean;
 }
 
