@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { type SqlExecutor, SqliteExecutor } from './sql/executor.js';
 import { createTable } from './sql/tables.js';
+import { columns } from './sql/dialect.js';
 
 /**
  * Provider batch jobs (OpenAI Batch API, Anthropic Message Batches) a run
@@ -97,7 +98,7 @@ export class BatchJobs {
       );
       const id = Number(row!.id);
       const input = this.exec.dialect.rows(
-        [['key', 'text']],
+        columns({ key: 'text' }),
         keys.map((key) => [key]),
       );
       await this.exec.run(`INSERT INTO batch_job_cells (job_id, key) SELECT ?, t.key FROM ${input.sql} t WHERE true ORDER BY t.i ON CONFLICT DO NOTHING`, [
