@@ -7,6 +7,7 @@ import type * as MistralSdk from '@ai-sdk/mistral';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { jsonSchema, type LanguageModel, type LanguageModelUsage, type ModelMessage, streamText, type Tool } from 'ai';
+import { copyDefined } from '../core/copy-defined.js';
 import { countTokens } from './token-count.js';
 import { providerFetch } from './http-client.js';
 import { systemPromptCacheable } from './cache-minimum.js';
@@ -224,8 +225,7 @@ export class AiSdkAdapter implements ModelAdapter {
       providerOptions.openai = { ...providerOptions.openai, promptCacheRetention: callOptions.promptCacheRetention };
     }
     const settings: Prepared['settings'] = { maxOutputTokens: params.maxTokens ?? DEFAULT_MAX_TOKENS };
-    if (params.temperature !== undefined) settings.temperature = params.temperature;
-    if (params.topP !== undefined) settings.topP = params.topP;
+    copyDefined(settings, params, ['temperature', 'topP']);
     if (topK !== undefined) settings.topK = topK;
     if (params.stop !== undefined && params.stop.length > 0) settings.stopSequences = params.stop;
     if (params.seed !== undefined) settings.seed = params.seed;

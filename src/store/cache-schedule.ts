@@ -1,3 +1,4 @@
+import { getOrInsert } from '../core/get-or-insert.js';
 import { type OpenAICacheRetention, openaiRetentionTtlMs } from '../models/cache-retention.js';
 import type { ModelRequest } from '../models/types.js';
 import { DEFAULT_PREFIX_MIN_CHARS, prefixSignature } from './schedule.js';
@@ -313,23 +314,18 @@ export class CacheScheduler {
   }
 
   private queueOf(provider: string): ProviderQueue {
-    let queue = this.queues.get(provider);
-    if (queue === undefined) {
-      queue = {
-        provider,
-        policy: this.options.policyOf(provider),
-        concurrency: Math.max(1, this.options.concurrencyOf(provider)),
-        singles: [],
-        nextSingle: 0,
-        groups: [],
-        nextGroup: 0,
-        open: [],
-        latencyMs: null,
-        fifo: null,
-      };
-      this.queues.set(provider, queue);
-    }
-    return queue;
+    return getOrInsert(this.queues, provider, () => ({
+      provider,
+      policy: this.options.policyOf(provider),
+      concurrency: Math.max(1, this.options.concurrencyOf(provider)),
+      singles: [],
+      nextSingle: 0,
+      groups: [],
+      nextGroup: 0,
+      open: [],
+      latencyMs: null,
+      fifo: null,
+    }));
   }
 
   private pendingFollowers(queue: ProviderQueue): number {
