@@ -80,10 +80,7 @@ export async function executeCells(source: CellSource, options: EngineOptions): 
   let internalError: unknown;
   const total: Counts = { preparing: 0, calling: 0, writing: 0 };
   const byProvider = new Map<string, Counts>();
-  const countsOf = (provider: string) => {
-    const counts = getOrInsert(byProvider, provider, () => ({ preparing: 0, calling: 0, writing: 0 }));
-    return counts;
-  };
+  const countsOf = (provider: string) => getOrInsert(byProvider, provider, () => ({ preparing: 0, calling: 0, writing: 0 }));
   const bump = (provider: string, field: keyof Counts, delta: number) => {
     countsOf(provider)[field] += delta;
     total[field] += delta;

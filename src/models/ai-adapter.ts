@@ -7,6 +7,7 @@ import type * as MistralSdk from '@ai-sdk/mistral';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { jsonSchema, type LanguageModel, type LanguageModelUsage, type ModelMessage, streamText, type Tool } from 'ai';
+import { copyDefined } from '../core/copy-defined.js';
 import { countTokens } from './token-count.js';
 import { providerFetch } from './http-client.js';
 import { systemPromptCacheable } from './cache-minimum.js';
@@ -224,8 +225,7 @@ export class AiSdkAdapter implements ModelAdapter {
       providerOptions.openai = { ...providerOptions.openai, promptCacheRetention: callOptions.promptCacheRetention };
     }
     const settings: Prepared['settings'] = { maxOutputTokens: params.maxTokens ?? DEFAULT_MAX_TOKENS };
-    if (params.temperature !== undefined) settings.temperature = params.temperature;
-    if (params.topP !== undefined) settings.topP = params.topP;
+    copyDefined(settings, params, ['temperature', 'topP']);
     if (topK !== undefined) settings.topK = topK;
     if (params.stop !== undefined && params.stop.length > 0) settings.stopSequences = params.stop;
     if (params.seed !== undefined) settings.seed = params.seed;
@@ -306,18 +306,9 @@ export class AiSdkAdapter implements ModelAdapter {
     // The pinned provider packages all implement version 3; a change there must fail loudly.
     if (model.specificationVersion !== 'v3')
       throw new Error(`${this.provider}: provider model interface ${String(model.specificationVersion)} is not supported`);
-    const { settings } = prepared;
-    const call: LanguageModelV3CallOptions = {
-      prompt: providerPrompt(prepared.messages),
-      maxOutputTokens: settings.maxOutputTokens,
-      abortSignal: signal,
-    };
-    if (settings.temperature !== undefined) call.temperature = settings.temperature;
-    if (settings.topP !== undefined) call.topP = settings.topP;
-    if (settings.topK !== undefined) call.topK = settings.topK;
-    if (settings.stopSequences !== undefined) call.stopSequences = settings.stopSequences;
-    if (settings.seed !== undefined) call.seed = settings.seed;
-    if (settings.providerOptions !== undefined) call.providerOptions = settings.providerOptions;
+    // `prepare` sets only the settings a request gives; tools go in the interface's own form below.
+    const { tools: _tools, toolChoice: _toolChoice, ...settings } = prepared.settings;
+    const call: LanguageModelV3CallOptions = { ...settings, prompt: providerPrompt(prepared.messages), abortSignal: signal };
     const offered = prepared.tools ?? [];
     if (offered.length > 0) {
       call.tools = offered.map((tool) => ({
@@ -429,8 +420,8 @@ export class AiSdkAdapter implements ModelAdapter {
 
   private mapUsage(usage: LanguageModelUsage, prepared: Prepared, text: string): TokenUsage {
     return {
-      inputTokens: usage.inputTokens ?? estimateTokens(prepared.messages.map((m) => String(m.content)).join('\n')),
-      outputTokens: usage.outputTokens ?? estimateTokens(text),
+      inputTokens: usage.inputTokens ?? countTokens(prepared.messages.map((m) => String(m.content)).join('\n')),
+      outputTokens: usage.outputTokens ?? countTokens(text),
       cachedInputTokens: usage.inputTokenDetails?.cacheReadTokens ?? 0,
       cacheWriteTokens: usage.inputTokenDetails?.cacheWriteTokens ?? 0,
       reasoningTokens: usage.outputTokenDetails?.reasoningTokens ?? 0,
@@ -476,7 +467,6 @@ function providerPrompt(messages: readonly ModelMessage[]): LanguageModelV3CallO
   });
 }
 
-/** The provider's usage record in the shape `mapUsage` reads. */
 /**
  * The answering model's id with the backend's `system_fingerprint` when the raw body carries one
  * (OpenAI-compatible chat completions), e.g. `gpt-4o-2024-08-06 (fp_44709d6fcb)`: a silent change of
@@ -487,6 +477,7 @@ function withFingerprint(modelId: string, body: unknown): string {
   return typeof fingerprint === 'string' && fingerprint !== '' ? `${modelId} (${fingerprint})` : modelId;
 }
 
+/** The provider's usage record in the shape `mapUsage` reads. */
 function fromProviderUsage(usage: Awaited<ReturnType<LanguageModelV3['doGenerate']>>['usage']): LanguageModelUsage {
   return {
     inputTokens: usage.inputTokens.total,
@@ -521,10 +512,6 @@ function parseToolCall(part: { toolCallId: string; toolName: string; input: stri
   return call;
 }
 
-function estimateTokens(text: string): number {
-  return countTokens(text);
-}
-
 function usageWarnings(usage: LanguageModelUsage): string[] {
   const missing: string[] = [];
   if (usage.inputTokens === undefined) missing.push('input');
@@ -542,18 +529,10 @@ function describeWarnings(warnings: readonly unknown[] | undefined): string[] {
   });
 }
 
-export function mapFinishReason(reason: string | undefined): FinishReason {
-  switch (reason) {
-    case 'stop':
-    case 'length':
-    case 'content-filter':
-    case 'tool-calls':
-    case 'error':
-    case 'other':
-      return reason;
-    default:
-      return 'unknown';
-  }
+const FINISH_REASONS = new Set<string>(['stop', 'length', 'content-filter', 'tool-calls', 'error', 'other'] satisfies FinishReason[]);
+
+function mapFinishReason(reason: string | undefined): FinishReason {
+  return reason !== undefined && FINISH_REASONS.has(reason) ? (reason as FinishReason) : 'unknown';
 }
 
 /** A fetch that adds fields to the JSON request body verbatim (provider-specific parameters). */

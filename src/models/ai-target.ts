@@ -19,10 +19,12 @@ export interface AiSdkTarget {
   sdk: unknown;
 }
 
-const nonEmpty = (value: string | undefined) => (value === undefined || value.trim() === '' ? undefined : value.trim());
-
-/** The target of a parsed reference; ModelCallError('config' | 'auth') when the environment cannot reach it. */
-export function resolveAiSdkTarget(ref: string, parsed: ModelRef, spec: ProviderSpec, env: Record<string, string | undefined>): AiSdkTarget {
+/**
+ * The target of a parsed reference; ModelCallError('config' | 'auth') when the environment cannot reach it.
+ * `trimEnv: false` keeps the spaces around a key or base URL read from the environment (the embeddings path always has).
+ */
+export function resolveAiSdkTarget(ref: string, parsed: ModelRef, spec: ProviderSpec, env: Record<string, string | undefined>, trimEnv = true): AiSdkTarget {
+  const nonEmpty = (value: string | undefined) => (value === undefined || value.trim() === '' ? undefined : trimEnv ? value.trim() : value);
   const optional = OPTIONAL_PROVIDER_PACKAGES[spec.kind];
   // A missing optional SDK is found here, when the adapter is made: preflight reports it (exit 2, `npm i …`).
   const sdk = optional === undefined || isCloudKind(spec.kind) ? undefined : loadProviderPackage(optional, spec.name);

@@ -94,29 +94,13 @@ export function classifyStatus(status: number, body: string): ModelErrorKind {
 }
 
 /** Provider error types inside error bodies and stream error events. */
-function classifyErrorType(type: string): ModelErrorKind | undefined {
-  switch (type) {
-    case 'rate_limit_error':
-    case 'rate_limit_exceeded':
-      return 'rate_limit';
-    case 'overloaded_error':
-    case 'api_error':
-    case 'server_error':
-    case 'internal_server_error':
-      return 'server';
-    case 'authentication_error':
-    case 'permission_error':
-    case 'invalid_api_key':
-      return 'auth';
-    case 'not_found_error':
-    case 'model_not_found':
-      return 'not_found';
-    case 'invalid_request_error':
-      return 'bad_request';
-    default:
-      return undefined;
-  }
-}
+const ERROR_TYPE_KINDS = new Map<string, ModelErrorKind>([
+  ...['rate_limit_error', 'rate_limit_exceeded'].map((type) => [type, 'rate_limit'] as const),
+  ...['overloaded_error', 'api_error', 'server_error', 'internal_server_error'].map((type) => [type, 'server'] as const),
+  ...['authentication_error', 'permission_error', 'invalid_api_key'].map((type) => [type, 'auth'] as const),
+  ...['not_found_error', 'model_not_found'].map((type) => [type, 'not_found'] as const),
+  ['invalid_request_error', 'bad_request'],
+]);
 
 const CONNECTION_CODES = new Set([
   'ECONNRESET',
@@ -202,7 +186,7 @@ function classifyPayload(value: unknown): { kind: ModelErrorKind; message: strin
   const type = typeof inner.type === 'string' ? inner.type : typeof inner.code === 'string' ? inner.code : '';
   const message = typeof inner.message === 'string' ? inner.message : type || 'stream error';
   // An unrecognised stream error event is the provider failing mid-answer: treat it as a server error.
-  const kind = classifyErrorType(type) ?? 'server';
+  const kind = ERROR_TYPE_KINDS.get(type) ?? 'server';
   return { kind, message };
 }
 
@@ -226,7 +210,7 @@ export function classifyError(error: unknown, context: ClassifyContext): ModelCa
     const status = error.statusCode;
     if (status !== undefined && status >= 300) {
       const { message, type } = bodyMessage(error.responseBody);
-      const byType = type === undefined ? undefined : classifyErrorType(type);
+      const byType = ERROR_TYPE_KINDS.get(type ?? '');
       let kind = classifyStatus(status, `${error.responseBody ?? ''} ${error.message}`);
       // A 400 that says "model not found", or a 5xx body saying overloaded, keeps the status class;
       // the body type only refines 4xx that the status alone cannot tell apart.

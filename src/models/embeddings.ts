@@ -1,6 +1,7 @@
 import type { EmbeddingModel } from 'ai';
 import { InvalidArgumentError } from '../core/errors.js';
 import { classifyError } from './classify.js';
+import { resolveAiSdkTarget } from './ai-target.js';
 import { ModelCallError } from './errors.js';
 import { getProvider } from './providers.js';
 import { parseModelRef } from './ref.js';
@@ -24,8 +25,6 @@ export interface EmbedderOptions {
   maxRetries?: number;
 }
 
-const nonEmpty = (value: string | undefined) => (value === undefined || value.trim() === '' ? undefined : value);
-
 /** True when a model reference names a provider with an embeddings endpoint here (openai or OpenAI-compatible). */
 export function isEmbeddingModelRef(ref: string): boolean {
   try {
@@ -45,16 +44,7 @@ export function createEmbedder(ref: string, options: EmbedderOptions = {}): Text
       `"${ref}": ${parsed.provider}: has no embeddings endpoint; use openai:, an OpenAI-compatible provider (vllm:, ollama:, llamacpp:, lmstudio:, openrouter:, together:, openai-compatible:…@url) or a JSON file`,
     );
   }
-  const env = options.env ?? process.env;
-  const baseURL = (parsed.baseURL ?? (spec.baseURLEnv === undefined ? undefined : nonEmpty(env[spec.baseURLEnv])) ?? spec.defaultBaseURL)?.replace(/\/+$/, '');
-  if (baseURL === undefined) throw new ModelCallError('config', `${ref}: no base URL; write it as ${spec.example}`, { provider: spec.name });
-  const apiKey = spec.keyEnv === undefined ? undefined : nonEmpty(env[spec.keyEnv]);
-  if (spec.keyRequired && apiKey === undefined) {
-    throw new ModelCallError('auth', `${spec.name}: no API key; set the ${spec.keyEnv} environment variable`, {
-      provider: spec.name,
-      hint: `export ${spec.keyEnv}=…; keys are read from the environment only and never stored`,
-    });
-  }
+  const { baseURL, apiKey } = resolveAiSdkTarget(ref, parsed, spec, options.env ?? process.env, false);
   // The AI SDK loads on the first call: commands that only read a store never load it.
   let model: Promise<EmbeddingModel> | undefined;
   const makeModel = async (): Promise<EmbeddingModel> =>

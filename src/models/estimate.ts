@@ -1,4 +1,5 @@
 import { countTokens } from './token-count.js';
+import { getOrInsert } from '../core/get-or-insert.js';
 import { messageDigest, requestKeys } from '../store/request-hash.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { cacheablePrefix, DEFAULT_PREFIX_MIN_CHARS } from '../store/schedule.js';
@@ -85,14 +86,7 @@ export function estimateCells(specs: readonly CellSpec[], prices: PriceTable, op
   }
   // Plans repeat long prefixes across arms, probes and samples: tokenize each distinct text once.
   const tokenCache = new Map<string, number>();
-  const tokens = (text: string): number => {
-    let n = tokenCache.get(text);
-    if (n === undefined) {
-      n = countTokens(text);
-      tokenCache.set(text, n);
-    }
-    return n;
-  };
+  const tokens = (text: string): number => getOrInsert(tokenCache, text, () => countTokens(text));
   const seen = new Set<string>();
   const byModel = new Map<string, { cells: number; input: number; expected: number; max: number; cached: number; written: number }>();
   /** Prefix groups already warmed, per model (a group's first cell writes, the rest read). */
@@ -111,7 +105,7 @@ export function estimateCells(specs: readonly CellSpec[], prices: PriceTable, op
     for (const message of request.messages) input += PER_MESSAGE_TOKENS + tokens(message.content);
     const max = (request.params.maxTokens ?? DEFAULT_MAX_TOKENS) + (request.params.thinkingBudget ?? 0);
     const expected = Math.min(max, options.expectedOutputOf?.(spec) ?? expectedPerCell);
-    const entry = byModel.get(request.model) ?? { cells: 0, input: 0, expected: 0, max: 0, cached: 0, written: 0 };
+    const entry = getOrInsert(byModel, request.model, () => ({ cells: 0, input: 0, expected: 0, max: 0, cached: 0, written: 0 }));
     const prefix = cachedPrefixOf(request.model, request.messages, tokens);
     if (prefix !== null) {
       const group = `${request.model}\u0000${prefix.key}`;
@@ -125,7 +119,6 @@ export function estimateCells(specs: readonly CellSpec[], prices: PriceTable, op
     entry.input += input;
     entry.expected += expected;
     entry.max += max;
-    byModel.set(request.model, entry);
   }
 
   const perModel: ModelEstimate[] = [];

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { definedFields } from '../core/copy-defined.js';
 import { DEFAULT_MAX_TOKENS } from './defaults.js';
 import { ModelCallError } from './errors.js';
 import type { FinishReason, GenerateOptions, ModelAdapter, ModelRequest, ModelResponse } from './types.js';
@@ -95,11 +96,10 @@ export class LocalAdapter implements ModelAdapter {
     const session = new module.LlamaChatSession({ contextSequence: sequence, autoDisposeSequence: false });
     session.setChatHistory(history);
     const params = request.params;
-    const promptOptions: Record<string, unknown> = { maxTokens: params.maxTokens ?? DEFAULT_MAX_TOKENS };
-    if (params.temperature !== undefined) promptOptions.temperature = params.temperature;
-    if (params.topP !== undefined) promptOptions.topP = params.topP;
-    if (params.topK !== undefined) promptOptions.topK = params.topK;
-    if (params.seed !== undefined) promptOptions.seed = params.seed;
+    const promptOptions: Record<string, unknown> = {
+      maxTokens: params.maxTokens ?? DEFAULT_MAX_TOKENS,
+      ...definedFields(params, ['temperature', 'topP', 'topK', 'seed']),
+    };
     if (params.stop !== undefined && params.stop.length > 0) promptOptions.customStopTriggers = params.stop;
     if (options.signal !== undefined) promptOptions.signal = options.signal;
     if (options.onDelta !== undefined) promptOptions.onTextChunk = options.onDelta;

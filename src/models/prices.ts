@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
+import { copyDefined } from '../core/copy-defined.js';
 import { InputError } from '../core/errors.js';
 import { packageRoot } from '../core/version.js';
 import { parseModelRef } from './ref.js';
@@ -82,12 +83,11 @@ export function parsePriceTable(text: string, file: string): PriceTable {
     const out: ModelPrice = { provider: m.provider, model: m.model, input: m.input, output: m.output };
     if (m.cachedInput !== undefined && m.cachedInput !== null) out.cachedInput = m.cachedInput;
     if (m.cacheWrite !== undefined && m.cacheWrite !== null) out.cacheWrite = m.cacheWrite;
-    if (m.source !== undefined) out.source = m.source;
+    copyDefined(out, m, ['source']);
     return out;
   });
   const table: PriceTable = { freeProviders, models };
-  if (data.checked !== undefined) table.checked = data.checked;
-  if (data.note !== undefined) table.note = data.note;
+  copyDefined(table, data, ['checked', 'note']);
   return table;
 }
 

@@ -1,7 +1,7 @@
 import type { BatchProvider } from '../models/batch/index.js';
 import { BATCH_DISCOUNT } from '../models/batch-prices.js';
-import type { GenerateOptions, ModelRequest, TokenUsage } from '../models/types.js';
-import { ZERO_USAGE } from '../models/types.js';
+import { getOrInsert } from '../core/get-or-insert.js';
+import { type GenerateOptions, type ModelRequest, type TokenUsage, ZERO_USAGE } from '../models/types.js';
 import type { BatchSession } from './batch-session.js';
 import { cachePolicyFor, type FollowerCosts, type FollowerRoute, followerRoute } from './cache-schedule.js';
 import type { CellOutcome } from './run-store.js';
@@ -108,9 +108,7 @@ export class BatchCacheWatch {
     const byProvider = new Map<string, FollowerGroup[]>();
     for (const group of this.groups) {
       // A group whose leader failed has no cache yet: a batch route misses it, a re-warm call writes it.
-      const list = byProvider.get(group.provider) ?? [];
-      list.push(group);
-      byProvider.set(group.provider, list);
+      getOrInsert(byProvider, group.provider, () => []).push(group);
     }
     const out: FollowerPlan = { batch: [], online: [], rewarm: [] };
     for (const [provider, groups] of byProvider) {

@@ -4,7 +4,7 @@ import { type ModelRequest, type TokenUsage, ZERO_USAGE } from '../models/types.
 import { settleLines } from './batch-lines.js';
 import { type BatchModule, type BatchSession, kindOf, type OpenJob } from './batch-session.js';
 import type { CellOutcome } from './run-store.js';
-import { naiveCostOf } from './runner-call.js';
+import { naiveCostOf, priceOf } from './runner-call.js';
 import { storeOutcomes } from './runner-commit.js';
 import type { CostFn } from './runner-types.js';
 
@@ -167,10 +167,7 @@ async function decodeLine(
   base: OutcomeBase,
   price: CostFn,
 ): Promise<CellOutcome> {
-  const priced = (usage: TokenUsage) => {
-    const cost = price(request.model, usage);
-    return cost === undefined || cost === null || !Number.isFinite(cost) ? null : cost;
-  };
+  const priced = (usage: TokenUsage) => priceOf(price, request.model, usage);
   try {
     const response = await batch.decodeWireResponse(request, body, env);
     return {

@@ -1,6 +1,8 @@
 import type Database from 'better-sqlite3';
 import { type SqlExecutor, SqliteExecutor } from './sql/executor.js';
 import { createTable } from './sql/tables.js';
+import { getOrInsert } from '../core/get-or-insert.js';
+import { columns } from './sql/dialect.js';
 
 /**
  * Provider batch jobs (OpenAI Batch API, Anthropic Message Batches) a run
@@ -97,7 +99,7 @@ export class BatchJobs {
       );
       const id = Number(row!.id);
       const input = this.exec.dialect.rows(
-        [['key', 'text']],
+        columns({ key: 'text' }),
         keys.map((key) => [key]),
       );
       await this.exec.run(`INSERT INTO batch_job_cells (job_id, key) SELECT ?, t.key FROM ${input.sql} t WHERE true ORDER BY t.i ON CONFLICT DO NOTHING`, [
@@ -158,11 +160,7 @@ export class BatchJobs {
       list.params,
     );
     const keysOf = new Map<number, string[]>();
-    for (const r of keyRows) {
-      const keys = keysOf.get(Number(r.job_id)) ?? [];
-      keys.push(r.key);
-      keysOf.set(Number(r.job_id), keys);
-    }
+    for (const r of keyRows) getOrInsert(keysOf, Number(r.job_id), () => []).push(r.key);
     return rows.map((row) => jobOfRow(row, keysOf.get(Number(row.id)) ?? []));
   }
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../core/canonical-json.js';
+import { getOrInsert } from '../core/get-or-insert.js';
 import type { BatchLineResult, InvalidResultLine } from '../models/batch/index.js';
 
 /**
@@ -47,9 +48,7 @@ export function settleLines(keys: readonly string[], lines: readonly BatchLineRe
     } else if (first.digest === digest) {
       duplicates += 1;
     } else {
-      const list = conflicting.get(line.customId) ?? [first.line!];
-      list.push(line);
-      conflicting.set(line.customId, list);
+      getOrInsert(conflicting, line.customId, () => [first.line!]).push(line);
     }
   }
   const unreadable = new Map<string, InvalidResultLine>();

@@ -2,8 +2,7 @@ import type { BatchClient, BatchEndpoint, BatchProvider } from '../models/batch/
 import { ModelCallError } from '../models/errors.js';
 import type { ModelRequest } from '../models/types.js';
 import type { BatchJob } from './batch-jobs.js';
-import type { BatchJobLedger, CellOutcome } from './run-store.js';
-import type { RunStore } from './run-store.js';
+import type { BatchJobLedger, CellOutcome, RunStore } from './run-store.js';
 import type { RunTally } from './runner-state.js';
 import type { CostFn, RunCellsOptions } from './runner-types.js';
 

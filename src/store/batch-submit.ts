@@ -1,3 +1,4 @@
+import { getOrInsert } from '../core/get-or-insert.js';
 import type { BatchClient, BatchInput, BatchProvider } from '../models/batch/index.js';
 import { ModelCallError } from '../models/errors.js';
 import { type GenerateOptions, ZERO_USAGE } from '../models/types.js';
@@ -16,12 +17,7 @@ import { estimateInputTokens } from './schedule.js';
 export async function submitBatches(session: BatchSession, keys: readonly string[], cacheOf: CacheOptionsOf = () => ({})): Promise<number> {
   const { tally, requestOf } = session;
   const byModel = new Map<string, string[]>();
-  for (const key of keys) {
-    const model = requestOf.get(key)!.model;
-    const list = byModel.get(model);
-    if (list === undefined) byModel.set(model, [key]);
-    else list.push(key);
-  }
+  for (const key of keys) getOrInsert(byModel, requestOf.get(key)!.model, () => []).push(key);
   const budget = { reservedUsd: 0 };
   for (const [model, modelKeys] of byModel) {
     if (tally.stopped) break;

@@ -1,3 +1,4 @@
+import { getOrInsert } from '../core/get-or-insert.js';
 import { type OpenAICacheRetention, openaiRetentionTtlMs } from '../models/cache-retention.js';
 import type { ModelRequest } from '../models/types.js';
 import { DEFAULT_PREFIX_MIN_CHARS, prefixSignature } from './schedule.js';
@@ -248,7 +249,7 @@ export class CacheScheduler {
       }
       if (best === undefined || lane.lastTouch < best.lastTouch) best = lane;
     }
-    if (best !== undefined) return this.follow(queue, best, now);
+    if (best !== undefined) return this.dispatch(queue, best, now, 'follower');
     if (this.canOpen(queue)) return this.openLeader(queue, now);
     if (queue.nextSingle < queue.singles.length) {
       const position = queue.singles[queue.nextSingle]!;
@@ -259,7 +260,7 @@ export class CacheScheduler {
     if (paced !== undefined) {
       const wide = this.widestGroup(queue);
       if (wide !== undefined) return this.openLane(queue, wide, now);
-      return this.follow(queue, paced, now);
+      return this.dispatch(queue, paced, now, 'follower');
     }
     return null;
   }
@@ -313,23 +314,18 @@ export class CacheScheduler {
   }
 
   private queueOf(provider: string): ProviderQueue {
-    let queue = this.queues.get(provider);
-    if (queue === undefined) {
-      queue = {
-        provider,
-        policy: this.options.policyOf(provider),
-        concurrency: Math.max(1, this.options.concurrencyOf(provider)),
-        singles: [],
-        nextSingle: 0,
-        groups: [],
-        nextGroup: 0,
-        open: [],
-        latencyMs: null,
-        fifo: null,
-      };
-      this.queues.set(provider, queue);
-    }
-    return queue;
+    return getOrInsert(this.queues, provider, () => ({
+      provider,
+      policy: this.options.policyOf(provider),
+      concurrency: Math.max(1, this.options.concurrencyOf(provider)),
+      singles: [],
+      nextSingle: 0,
+      groups: [],
+      nextGroup: 0,
+      open: [],
+      latencyMs: null,
+      fifo: null,
+    }));
   }
 
   private pendingFollowers(queue: ProviderQueue): number {
@@ -346,9 +342,8 @@ export class CacheScheduler {
   /** Whether one more group may be warmed without pushing any open lane past its TTL. */
   private canOpen(queue: ProviderQueue): boolean {
     const cold = queue.open.some((lane) => lane.state === 'cold' && left(lane.group) > 0);
-    if (!cold && queue.nextGroup >= queue.groups.length) return false;
-    if (cold) return true; // re-warming an open lane opens nothing new
-    return this.roomForLane(queue);
+    // Re-warming an open lane opens nothing new.
+    return cold || (queue.nextGroup < queue.groups.length && this.roomForLane(queue));
   }
 
   /** Whether the open lanes leave room for one more inside the TTL bound. */
@@ -383,7 +378,7 @@ export class CacheScheduler {
 
   private openLeader(queue: ProviderQueue, now: number): SchedulePick {
     const cold = queue.open.find((lane) => lane.state === 'cold' && left(lane.group) > 0);
-    if (cold !== undefined) return this.lead(queue, cold, now);
+    if (cold !== undefined) return this.dispatch(queue, cold, now, 'leader');
     const group = queue.groups[queue.nextGroup]!;
     queue.nextGroup += 1;
     return this.openLane(queue, group, now);
@@ -396,39 +391,29 @@ export class CacheScheduler {
     const after = queue.open.findLastIndex((other) => other.group === group);
     if (after < 0) queue.open.push(lane);
     else queue.open.splice(after + 1, 0, lane);
-    return this.lead(queue, lane, now);
+    return this.dispatch(queue, lane, now, 'leader');
   }
 
-  private lead(queue: ProviderQueue, lane: Lane, now: number): SchedulePick {
-    const position = lane.group.members[lane.group.next]!;
-    lane.group.next += 1;
-    lane.state = 'warming';
-    lane.leader = position;
-    lane.lastTouch = now;
-    lane.lastDispatch = now;
-    this.leaderLane.set(position, lane);
-    this.remainingCount -= 1;
-    return this.pick(queue, lane, position, 'leader');
-  }
-
-  private follow(queue: ProviderQueue, lane: Lane, now: number): SchedulePick {
+  /** Hands out the lane's next cell: a leader warms the lane, a follower reads it. */
+  private dispatch(queue: ProviderQueue, lane: Lane, now: number, role: 'leader' | 'follower'): SchedulePick {
     const position = lane.group.members[lane.group.next]!;
     lane.group.next += 1;
     lane.lastTouch = now;
     lane.lastDispatch = now;
     this.remainingCount -= 1;
-    return this.pick(queue, lane, position, 'follower');
+    if (role === 'leader') {
+      lane.state = 'warming';
+      lane.leader = position;
+      this.leaderLane.set(position, lane);
+    }
+    if (!queue.policy.sendCacheKey) return { position, role };
+    return { position, role, cacheKey: laneCacheKey(lane.group.signature, lane.index) };
   }
 
   private paceWait(queue: ProviderQueue, lane: Lane, now: number): number {
     const rate = queue.policy.groupRequestsPerMinute;
     if (rate === undefined) return 0;
     return lane.lastDispatch + MINUTE / rate - now;
-  }
-
-  private pick(queue: ProviderQueue, lane: Lane, position: number, role: SchedulePick['role']): SchedulePick {
-    if (!queue.policy.sendCacheKey) return { position, role };
-    return { position, role, cacheKey: laneCacheKey(lane.group.signature, lane.index) };
   }
 }
 

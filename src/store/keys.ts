@@ -1,4 +1,5 @@
 import { canonicalJson, sha256Hex } from '../core/canonical-json.js';
+import { definedFields } from '../core/copy-defined.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import type { ModelRequest } from '../models/types.js';
 import type { CellSpec } from './types.js';
@@ -22,21 +23,16 @@ export function canonicalRequest(request: ModelRequest): ModelRequest {
     messages: request.messages.map((message) => scrubFields(message) as ModelRequest['messages'][number]),
     params: scrubFields(request.params ?? {}) as ModelRequest['params'],
     sample: request.sample,
+    // Tool fields exist only on requests that offer tools: absent, they change nothing.
+    ...toolMembers(request),
   };
-  // Tool fields exist only on requests that offer tools: absent, they change nothing.
-  if (request.toolChoice !== undefined) out.toolChoice = request.toolChoice;
   if (request.tools !== undefined) out.tools = scrubFields(request.tools) as ModelRequest['tools'];
-  if (request.unit !== undefined) out.unit = request.unit;
   return out;
 }
 
 /** The optional members of a request (tools, draw unit), present only when set (so older keys never change). */
 function toolMembers(request: ModelRequest): Pick<ModelRequest, 'tools' | 'toolChoice' | 'unit'> {
-  const out: Pick<ModelRequest, 'tools' | 'toolChoice' | 'unit'> = {};
-  if (request.toolChoice !== undefined) out.toolChoice = request.toolChoice;
-  if (request.tools !== undefined) out.tools = request.tools;
-  if (request.unit !== undefined) out.unit = request.unit;
-  return out;
+  return definedFields(request, ['toolChoice', 'tools', 'unit']);
 }
 
 /**

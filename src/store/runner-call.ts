@@ -26,12 +26,12 @@ export interface CallSettings {
   openaiCacheRetention?: CacheSettings['openaiCacheRetention'];
 }
 
-/** Price of a usage, or null when unknown or not finite. */
 /** The online price of a call's usage with no prompt cache: every input token at the plain input price. */
 export function naiveCostOf(costOf: CostFn | undefined, model: string, usage: TokenUsage): number | null {
   return priceOf(costOf, model, { ...usage, cachedInputTokens: 0, cacheWriteTokens: 0 });
 }
 
+/** Price of a usage, or null when unknown or not finite. */
 export function priceOf(costOf: CostFn | undefined, model: string, usage: TokenUsage): number | null {
   if (!costOf) return null;
   const cost = costOf(model, usage);

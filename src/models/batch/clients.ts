@@ -127,6 +127,19 @@ abstract class HttpBatchClient {
 
   protected abstract headers(): Record<string, string>;
 
+  abstract openInput(): Promise<BatchInput>;
+
+  /** `submit` of an array of lines: written to an input file and uploaded from it like a streamed batch. */
+  async submit(lines: readonly BatchLine[], signal?: AbortSignal, tag?: BatchTag): Promise<{ id: string }> {
+    const input = await this.openInput();
+    try {
+      for (const line of lines) await input.add(line.customId, JSON.stringify(line.body));
+      return await input.submit(signal, tag);
+    } finally {
+      await input.discard();
+    }
+  }
+
   protected async call(
     method: string,
     url: string,
@@ -274,12 +287,11 @@ abstract class HttpBatchClient {
   }
 
   /** Walks a newest-first list endpoint until a page reaches batches older than `since`. */
-  protected async listPages<T>(
+  protected async listPages<T extends { id: string }>(
     path: string,
     cursorParam: string,
     since: number,
     createdAt: (item: T) => number,
-    idOf: (item: T) => string,
     signal?: AbortSignal,
   ): Promise<T[]> {
     const out: T[] = [];
@@ -291,7 +303,7 @@ abstract class HttpBatchClient {
       for (const item of data) if (createdAt(item) >= since) out.push(item);
       const last = data.at(-1);
       if (!body.has_more || last === undefined || createdAt(last) < since) break;
-      cursor = idOf(last);
+      cursor = last.id;
     }
     return out;
   }
@@ -323,10 +335,6 @@ class OpenAIBatchClient extends HttpBatchClient implements BatchClient {
 
   protected headers(): Record<string, string> {
     return { authorization: `Bearer ${this.endpoint.apiKey}` };
-  }
-
-  async submit(lines: readonly BatchLine[], signal?: AbortSignal, tag?: BatchTag): Promise<{ id: string }> {
-    return submitLines(this, lines, signal, tag);
   }
 
   openInput(): Promise<BatchInput> {
@@ -390,17 +398,11 @@ class OpenAIBatchClient extends HttpBatchClient implements BatchClient {
   }
 
   async list(since: number, signal?: AbortSignal): Promise<ListedBatch[]> {
-    const items = await this.listPages<OpenAIBatch>(
-      '/batches',
-      'after',
-      since,
-      (b) => (b.created_at ?? 0) * 1000,
-      (b) => b.id,
-      signal,
-    );
+    const created = (b: OpenAIBatch) => (b.created_at ?? 0) * 1000;
+    const items = await this.listPages<OpenAIBatch>('/batches', 'after', since, created, signal);
     return items.map((b) => ({
       id: b.id,
-      createdAt: (b.created_at ?? 0) * 1000,
+      createdAt: created(b),
       total: b.request_counts?.total ?? 0,
       ended: OPENAI_ENDED.has(b.status),
       ...(typeof b.metadata?.echolens_batch_tag === 'string' ? { tag: b.metadata.echolens_batch_tag } : {}),
@@ -450,10 +452,6 @@ class AnthropicBatchClient extends HttpBatchClient implements BatchClient {
 
   protected headers(): Record<string, string> {
     return { 'x-api-key': this.endpoint.apiKey, 'anthropic-version': '2023-06-01' };
-  }
-
-  async submit(lines: readonly BatchLine[], signal?: AbortSignal): Promise<{ id: string }> {
-    return submitLines(this, lines, signal);
   }
 
   /** The create call's JSON body (`{"requests":[…]}`), written one request at a time. */
@@ -509,7 +507,7 @@ class AnthropicBatchClient extends HttpBatchClient implements BatchClient {
    */
   async list(since: number, signal?: AbortSignal): Promise<ListedBatch[]> {
     const created = (b: AnthropicBatch) => Date.parse(b.created_at ?? '') || 0;
-    const items = await this.listPages<AnthropicBatch>('/messages/batches', 'after_id', since, created, (b) => b.id, signal);
+    const items = await this.listPages<AnthropicBatch>('/messages/batches', 'after_id', since, created, signal);
     return items.map((b) => {
       const c = b.request_counts ?? {};
       const total = (c.processing ?? 0) + (c.succeeded ?? 0) + (c.errored ?? 0) + (c.canceled ?? 0) + (c.expired ?? 0);
@@ -519,17 +517,6 @@ class AnthropicBatchClient extends HttpBatchClient implements BatchClient {
 
   async cancel(id: string, signal?: AbortSignal): Promise<void> {
     await this.call('POST', `/messages/batches/${encodeURIComponent(id)}/cancel`, undefined, signal);
-  }
-}
-
-/** `submit` of an array of lines: written to an input file and uploaded from it like a streamed batch. */
-async function submitLines(client: BatchClient, lines: readonly BatchLine[], signal?: AbortSignal, tag?: BatchTag): Promise<{ id: string }> {
-  const input = await client.openInput();
-  try {
-    for (const line of lines) await input.add(line.customId, JSON.stringify(line.body));
-    return await input.submit(signal, tag);
-  } finally {
-    await input.discard();
   }
 }
 
@@ -545,24 +532,22 @@ function anthropicResult(line: AnthropicResultLine): BatchLineResult {
       return { customId, kind: 'canceled', message: 'the batch was cancelled before this request was processed' };
     default: {
       const inner = result.error?.error;
-      return { customId, kind: 'errored', errorClass: anthropicErrorKind(inner?.type), message: inner?.message ?? `result type ${result.type ?? 'missing'}` };
+      return {
+        customId,
+        kind: 'errored',
+        errorClass: ANTHROPIC_ERROR_KINDS.get(inner?.type) ?? 'bad_request',
+        message: inner?.message ?? `result type ${result.type ?? 'missing'}`,
+      };
     }
   }
 }
 
-function anthropicErrorKind(type: string | undefined): ModelErrorKind {
-  switch (type) {
-    case 'authentication_error':
-    case 'permission_error':
-      return 'auth';
-    case 'not_found_error':
-      return 'not_found';
-    case 'rate_limit_error':
-      return 'rate_limit';
-    case 'api_error':
-    case 'overloaded_error':
-      return 'server';
-    default:
-      return 'bad_request';
-  }
-}
+/** Anthropic's error types; any other is the request's fault. */
+const ANTHROPIC_ERROR_KINDS = new Map<string | undefined, ModelErrorKind>([
+  ['authentication_error', 'auth'],
+  ['permission_error', 'auth'],
+  ['not_found_error', 'not_found'],
+  ['rate_limit_error', 'rate_limit'],
+  ['api_error', 'server'],
+  ['overloaded_error', 'server'],
+]);

@@ -64,13 +64,18 @@ export class SharedWork {
     return this.store.client;
   }
 
+  /** The first row a statement answers with. */
+  private async firstRow<T>(sql: string, params: readonly unknown[]): Promise<T | undefined> {
+    return (await this.client.query(sql, params)).rows[0] as T | undefined;
+  }
+
   /** Records what workers need to know about a run (never secrets: limits and budget only). */
   async setSettings(runId: string, settings: RunSettings): Promise<void> {
     await this.client.query('UPDATE runs SET settings = $1 WHERE id = $2', [JSON.stringify(settings), runId]);
   }
 
   async settingsOf(runId: string): Promise<RunSettings> {
-    const row = (await this.client.query('SELECT settings FROM runs WHERE id = $1', [runId])).rows[0] as { settings: string | null } | undefined;
+    const row = await this.firstRow<{ settings: string | null }>('SELECT settings FROM runs WHERE id = $1', [runId]);
     return row?.settings ? (JSON.parse(row.settings) as RunSettings) : {};
   }
 
@@ -169,7 +174,7 @@ export class SharedWork {
 
   /** Spend so far of a run (every call's cost, whoever made it). */
   async spentOf(runId: string): Promise<number> {
-    return Number((await this.client.query('SELECT spent_usd FROM runs WHERE id = $1', [runId])).rows[0]?.spent_usd ?? 0);
+    return Number((await this.firstRow<{ spent_usd: unknown }>('SELECT spent_usd FROM runs WHERE id = $1', [runId]))?.spent_usd ?? 0);
   }
 
   /**
@@ -229,14 +234,11 @@ export class SharedWork {
 
   /** Cells of a run still to do: pending ones, and how many of those a live lease holds. */
   async openWork(runId: string): Promise<{ pending: number; leased: number }> {
-    const row = (
-      await this.client.query(
-        `SELECT count(*)::int AS pending, count(*) FILTER (WHERE c.lease_until > now())::int AS leased
+    return (await this.firstRow<{ pending: number; leased: number }>(
+      `SELECT count(*)::int AS pending, count(*) FILTER (WHERE c.lease_until > now())::int AS leased
        FROM cells c WHERE c.status = 'pending' AND c.key IN (SELECT key FROM run_cells WHERE run_id = $1)`,
-        [runId],
-      )
-    ).rows[0] as { pending: number; leased: number };
-    return row;
+      [runId],
+    ))!;
   }
 
   /**
@@ -245,14 +247,12 @@ export class SharedWork {
    * keeps waiting while any exist.
    */
   async pendingWork(runId?: string | null): Promise<number> {
-    const row = (
-      await this.client.query(
-        `SELECT count(*)::int AS n FROM cells c WHERE c.status = 'pending' AND EXISTS (
+    const row = await this.firstRow<{ n: number }>(
+      `SELECT count(*)::int AS n FROM cells c WHERE c.status = 'pending' AND EXISTS (
          SELECT 1 FROM run_cells rc JOIN runs r ON r.id = rc.run_id WHERE rc.key = c.key AND r.status = 'running' AND ($1::text IS NULL OR r.id = $1))`,
-        [runId ?? null],
-      )
-    ).rows[0] as { n: number };
-    return row.n;
+      [runId ?? null],
+    );
+    return row!.n;
   }
 
   /** Puts cells of a run back to pending so that workers take them (a resume re-running failed/empty cells). */

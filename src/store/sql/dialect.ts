@@ -41,6 +41,11 @@ export interface SqlDialect {
   readonly jobCellOrder: string;
 }
 
+/** The columns of a parameter table (`rows`), in the record's key order. */
+export function columns(types: Record<string, SqlType>): Array<[string, SqlType]> {
+  return Object.entries(types);
+}
+
 /** A piece of SQL with its parameters, in order. */
 export interface Fragment {
   sql: string;

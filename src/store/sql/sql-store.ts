@@ -41,7 +41,7 @@ import { type StageDeclaration, type StageProgress, stageComplete } from '../run
 import { prefixSignature } from '../schedule.js';
 import { decodeStoredText } from '../stored-text.js';
 import type { CellLabels, CellResult, CellSpec, CellStatus, RunManifest } from '../types.js';
-import type { Fragment, SqlType } from './dialect.js';
+import { columns, type Fragment, type SqlType } from './dialect.js';
 import type { SqlExecutor } from './executor.js';
 
 /** Cells registered per statement (their rows travel as parameters of one statement). */
@@ -394,13 +394,7 @@ export abstract class SqlStore implements RunStore {
     }
     if (long) await nextTurn();
     if (short.length > 0) {
-      const input = this.exec.dialect.rows(
-        [
-          ['hash', 'text'],
-          ['body', 'text'],
-        ],
-        short,
-      );
+      const input = this.exec.dialect.rows(columns({ hash: 'text', body: 'text' }), short);
       await this.exec.run(`INSERT INTO blobs (hash, body) SELECT t.hash, t.body FROM ${input.sql} t WHERE true ON CONFLICT (hash) DO NOTHING`, input.params);
     }
     for (const [hash] of rows) this.knownBlobs.add(hash);
@@ -463,15 +457,15 @@ export abstract class SqlStore implements RunStore {
         }
       });
     }
-    const cellColumns: Array<readonly [string, SqlType]> = [
-      ['key', 'text'],
-      ['content_key', 'text'],
-      ['model', 'text'],
-      ['sample', 'int'],
-      ['request', 'text'],
-    ];
     // The shared store groups cells by their cacheable prefix (claims take a whole group).
-    if (dialect.shared) cellColumns.push(['prefix_group', 'text']);
+    const cellColumns = columns({
+      key: 'text',
+      content_key: 'text',
+      model: 'text',
+      sample: 'int',
+      request: 'text',
+      ...(dialect.shared ? { prefix_group: 'text' } : {}),
+    });
     const names = cellColumns.map(([name]) => name).join(', ');
     const values = cellColumns.map(([name]) => `t.${name}`).join(', ');
     await this.transaction(async () => {
@@ -508,13 +502,7 @@ export abstract class SqlStore implements RunStore {
           );
         }
         // Ordinals continue the run's plan order; links the run already has are skipped (idempotent resume).
-        const input = dialect.rows(
-          [
-            ['key', 'text'],
-            ['labels', 'text'],
-          ],
-          links,
-        );
+        const input = dialect.rows(columns({ key: 'text', labels: 'text' }), links);
         await this.exec.run(
           `INSERT INTO run_cells (run_id, key, labels, ordinal)
            SELECT ?, t.key, t.labels, (SELECT coalesce(max(ordinal), -1) FROM run_cells WHERE run_id = ?) + row_number() OVER (ORDER BY t.i)
@@ -610,13 +598,7 @@ export abstract class SqlStore implements RunStore {
       FROM input i WHERE c.key = i.ikey AND c.status <> 'done' RETURNING key`;
     if (spend === undefined || spend.size === 0) return { sql: `WITH input AS ${input.sql} ${update}`, params: input.params };
     if (!dialect.shared) throw new InvalidArgumentError('spend', 'only a shared store keeps a run spend');
-    const spent = dialect.rows(
-      [
-        ['id', 'text'],
-        ['usd', 'float8'],
-      ],
-      [...spend],
-    );
+    const spent = dialect.rows(columns({ id: 'text', usd: 'float8' }), [...spend]);
     return {
       sql: `WITH input AS ${input.sql}, written AS (${update}),
             spent AS (UPDATE runs r SET spent_usd = r.spent_usd + s.usd FROM ${spent.sql} s WHERE r.id = s.id)
