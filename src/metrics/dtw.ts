@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from '../core/errors.js';
 import { type InternedPair, internPair } from './symbols.js';
-import { describeValue, requireSymbols, type SymbolSequence } from './validate.js';
+import { describeValue, isVector, requireSymbols, type SymbolSequence } from './validate.js';
 
 /** An optimal alignment: `[i, j]` pairs (index into `a`, index into `b`), from (0, 0) to (n−1, m−1). */
 export type DtwPath = ReadonlyArray<readonly [number, number]>;
@@ -244,10 +244,6 @@ function embeddingOf(embeddings: SymbolEmbeddings, symbol: string): ArrayLike<nu
   if (embeddings instanceof Map) return embeddings.get(symbol);
   const record = embeddings as Readonly<Record<string, ArrayLike<number>>>;
   return Object.hasOwn(record, symbol) ? record[symbol] : undefined;
-}
-
-function isVector(value: unknown): value is ArrayLike<number> {
-  return Array.isArray(value) || (ArrayBuffer.isView(value) && !(value instanceof DataView));
 }
 
 /** Looks up and validates the vectors of one sequence; all must share `dimension` (set by the first). */

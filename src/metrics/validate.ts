@@ -10,6 +10,9 @@ export function describeValue(value: unknown): string {
   return typeof value;
 }
 
+/** An array or a typed array (not a DataView): something a vector of numbers can be read from. */
+export const isVector = (value: unknown): value is ArrayLike<number> => Array.isArray(value) || (ArrayBuffer.isView(value) && !(value instanceof DataView));
+
 export function requireArray(value: unknown, argument: string): asserts value is readonly unknown[] {
   if (!Array.isArray(value)) {
     throw new InvalidArgumentError(argument, `expected an array, got ${describeValue(value)}`);
