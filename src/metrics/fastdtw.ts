@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from '../core/errors.js';
 import type { DtwPath } from './dtw.js';
-import { describeValue, isVector, requireSymbols, type SymbolSequence } from './validate.js';
+import { describeValue, valueText, isVector, requireSymbols, type SymbolSequence } from './validate.js';
 
 /**
  * FastDTW (Salvador & Chan, "Toward accurate dynamic time warping in linear time and space",
@@ -67,7 +67,7 @@ function fullWindow(n: number, m: number): SearchWindow {
 function checkedCost(cost: FastDtwCost, a: Float64Array, b: Float64Array): number {
   const value: unknown = cost(a, b);
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    throw new InvalidArgumentError('cost', `must return a finite number ≥ 0, got ${typeof value === 'number' ? String(value) : describeValue(value)}`);
+    throw new InvalidArgumentError('cost', `must return a finite number ≥ 0, got ${valueText(value)}`);
   }
   return value;
 }
