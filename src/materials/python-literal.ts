@@ -116,38 +116,32 @@ function parseCall(r: Reader, callee: string, line: number): PyValue {
   r.depth++;
   const args: PyValue[] = [];
   const kwargs: Record<string, PyValue> = {};
-  commaList(
-    r,
-    ')',
-    () => {
-      const keyword = /^([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)/u.exec(r.source.slice(r.pos));
-      if (keyword) {
-        r.pos += keyword[0].length;
-        kwargs[keyword[1] as string] = parseExpression(r);
-      } else {
-        if (Object.keys(kwargs).length > 0) r.fail('positional argument after a keyword argument');
-        args.push(parseExpression(r));
-      }
-    },
-    ` in the call of ${callee}`,
-  );
+  while (r.peek() !== ')') {
+    const rest = r.source.slice(r.pos);
+    const keyword = /^([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)/u.exec(rest);
+    if (keyword) {
+      r.pos += keyword[0].length;
+      kwargs[keyword[1] as string] = parseExpression(r);
+    } else {
+      if (Object.keys(kwargs).length > 0) r.fail('positional argument after a keyword argument');
+      args.push(parseExpression(r));
+    }
+    if (r.peek() === ',') r.pos++;
+    else if (r.peek() !== ')') r.fail(`expected "," or ")" in the call of ${callee}, found ${describe(r.source, r.pos)}`);
+  }
+  r.pos++;
   r.depth--;
   return { kind: 'call', callee, args, kwargs, line };
 }
 
-/** Reads `item, item, …` (a trailing comma allowed) up to `close`, and steps past it. */
-function commaList(r: Reader, close: string, item: () => void, where = ''): void {
-  while (r.peek() !== close) {
-    item();
-    if (r.peek() === ',') r.pos++;
-    else if (r.peek() !== close) r.fail(`expected "," or "${close}"${where}, found ${describe(r.source, r.pos)}`);
-  }
-  r.pos++;
-}
-
 function parseSequence(r: Reader, close: string): PyValue[] {
   const items: PyValue[] = [];
-  commaList(r, close, () => items.push(parseExpression(r)));
+  while (r.peek() !== close) {
+    items.push(parseExpression(r));
+    if (r.peek() === ',') r.pos++;
+    else if (r.peek() !== close) r.fail(`expected "," or "${close}", found ${describe(r.source, r.pos)}`);
+  }
+  r.pos++;
   return items;
 }
 
@@ -186,11 +180,14 @@ function parseAtom(r: Reader): PyValue {
     r.pos++;
     r.depth++;
     const entries: Array<[PyValue, PyValue]> = [];
-    commaList(r, '}', () => {
+    while (r.peek() !== '}') {
       const key = parseExpression(r);
       r.expect(':');
       entries.push([key, parseExpression(r)]);
-    });
+      if (r.peek() === ',') r.pos++;
+      else if (r.peek() !== '}') r.fail(`expected "," or "}", found ${describe(r.source, r.pos)}`);
+    }
+    r.pos++;
     r.depth--;
     return { kind: 'dict', entries, line };
   }
