@@ -181,10 +181,7 @@ export function loadContextEchoMaterials(root: string): ContextEchoMaterials {
     probeSystemPrompt: str(reader, CONTEXTECHO_FILES.probeRun, 'SYSTEM_PROMPT'),
     stressorSystemPrompt: str(reader, CONTEXTECHO_FILES.stressors, 'SYSTEM_PROMPT'),
     acknowledgement: str(reader, CONTEXTECHO_FILES.acknowledgement, 'ACK_MESSAGE'),
-    fillerTemplate: (() => {
-      const { value, shape } = constant(reader, CONTEXTECHO_FILES.filler, 'FILLER_TEMPLATE');
-      return shape.str(value, 'FILLER_TEMPLATE');
-    })(),
+    fillerTemplate: str(reader, CONTEXTECHO_FILES.filler, 'FILLER_TEMPLATE'),
     anchors: {
       v0: str(reader, CONTEXTECHO_FILES.anchorVariants, 'ANCHOR_V0_TEXT'),
       v2User: str(reader, CONTEXTECHO_FILES.anchorVariants, 'ANCHOR_V2_USER'),

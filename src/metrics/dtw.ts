@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from '../core/errors.js';
 import { type InternedPair, internPair } from './symbols.js';
-import { describeValue, requireSymbols, type SymbolSequence } from './validate.js';
+import { describeValue, valueText, isVector, requireSymbols, type SymbolSequence } from './validate.js';
 
 /** An optimal alignment: `[i, j]` pairs (index into `a`, index into `b`), from (0, 0) to (n−1, m−1). */
 export type DtwPath = ReadonlyArray<readonly [number, number]>;
@@ -246,10 +246,6 @@ function embeddingOf(embeddings: SymbolEmbeddings, symbol: string): ArrayLike<nu
   return Object.hasOwn(record, symbol) ? record[symbol] : undefined;
 }
 
-function isVector(value: unknown): value is ArrayLike<number> {
-  return Array.isArray(value) || (ArrayBuffer.isView(value) && !(value instanceof DataView));
-}
-
 /** Looks up and validates the vectors of one sequence; all must share `dimension` (set by the first). */
 function vectorsFor(sequence: SymbolSequence, name: string, embeddings: SymbolEmbeddings, dimension: { value: number }): ArrayLike<number>[] {
   const vectors: ArrayLike<number>[] = [];
@@ -309,7 +305,7 @@ function functionRows(a: SymbolSequence, b: SymbolSequence, cost: SymbolCostFunc
       if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
         throw new InvalidArgumentError(
           'options.cost',
-          `cost(${JSON.stringify(x)}, ${JSON.stringify(b[j])}) must be a finite number ≥ 0, got ${typeof value === 'number' ? String(value) : describeValue(value)}`,
+          `cost(${JSON.stringify(x)}, ${JSON.stringify(b[j])}) must be a finite number ≥ 0, got ${valueText(value)}`,
         );
       }
       out[j] = value;

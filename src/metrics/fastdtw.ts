@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from '../core/errors.js';
 import type { DtwPath } from './dtw.js';
-import { describeValue, requireSymbols, type SymbolSequence } from './validate.js';
+import { describeValue, valueText, isVector, requireSymbols, type SymbolSequence } from './validate.js';
 
 /**
  * FastDTW (Salvador & Chan, "Toward accurate dynamic time warping in linear time and space",
@@ -67,7 +67,7 @@ function fullWindow(n: number, m: number): SearchWindow {
 function checkedCost(cost: FastDtwCost, a: Float64Array, b: Float64Array): number {
   const value: unknown = cost(a, b);
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    throw new InvalidArgumentError('cost', `must return a finite number ≥ 0, got ${typeof value === 'number' ? String(value) : describeValue(value)}`);
+    throw new InvalidArgumentError('cost', `must return a finite number ≥ 0, got ${valueText(value)}`);
   }
   return value;
 }
@@ -106,32 +106,19 @@ function windowedDtw(x: Float64Array[], y: Float64Array[], cost: FastDtwCost, wi
       // The compiled window bookkeeping has no diagonal into column aboveHigh + 1.
       const diagonalOk = i > 0 && j - 1 >= aboveLow && (compiled ? j <= aboveHigh : j - 1 <= aboveHigh);
       const diagonal = diagonalOk ? D[above + j - 1]! : Infinity;
-      let best: number;
-      let move: number;
-      if (compiled) {
-        if (up < left && up < diagonal) {
-          best = up;
-          move = UP;
-        } else if (left < diagonal) {
-          best = left;
-          move = LEFT;
-        } else {
-          best = diagonal;
-          move = DIAGONAL;
-        }
-      } else {
-        best = up;
-        move = UP;
-        if (left < best) {
-          best = left;
-          move = LEFT;
-        }
-        if (diagonal < best) {
-          best = diagonal;
-          move = DIAGONAL;
-        }
-      }
-      D[base + j] = best + local;
+      // Pure Python keeps the first strict minimum of (up, left, diagonal).
+      const move = compiled
+        ? up < left && up < diagonal
+          ? UP
+          : left < diagonal
+            ? LEFT
+            : DIAGONAL
+        : diagonal < Math.min(up, left)
+          ? DIAGONAL
+          : left < up
+            ? LEFT
+            : UP;
+      D[base + j] = (move === UP ? up : move === LEFT ? left : diagonal) + local;
       from[base + j] = move;
     }
   }
@@ -232,8 +219,7 @@ function toSeries(value: unknown, argument: string, dimension: { value: number }
   return value.map((point: unknown, i) => {
     const known = converted.get(point);
     if (known !== undefined) return known;
-    const isVector = Array.isArray(point) || (ArrayBuffer.isView(point) && !(point instanceof DataView));
-    if (!isVector) throw new InvalidArgumentError(`${argument}[${i}]`, `expected a vector of numbers, got ${describeValue(point)}`);
+    if (!isVector(point)) throw new InvalidArgumentError(`${argument}[${i}]`, `expected a vector of numbers, got ${describeValue(point)}`);
     const vector = point as ArrayLike<unknown>;
     if (dimension.value < 0) {
       if (vector.length === 0) throw new InvalidArgumentError(`${argument}[${i}]`, 'is an empty vector');
@@ -311,9 +297,8 @@ export type SymbolEmbedder = (symbol: string) => FastDtwVector;
 
 /** One embedding checked and converted (finite, non-zero, of the shared dimension). */
 function checkedEmbedding(value: unknown, symbol: string, dimension: number): Float64Array {
-  const isVector = Array.isArray(value) || (ArrayBuffer.isView(value) && !(value instanceof DataView));
   const where = `the embedding of ${JSON.stringify(symbol)}`;
-  if (!isVector) throw new InvalidArgumentError('embed', `${where} is ${describeValue(value)}, expected a vector of numbers`);
+  if (!isVector(value)) throw new InvalidArgumentError('embed', `${where} is ${describeValue(value)}, expected a vector of numbers`);
   const raw = value as ArrayLike<unknown>;
   if (raw.length === 0 || (dimension >= 0 && raw.length !== dimension)) {
     throw new InvalidArgumentError('embed', `${where} has dimension ${raw.length}, expected ${raw.length === 0 ? 'at least 1' : dimension}`);

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from '../core/errors.js';
-import { describeValue, requireArray, requireFinite } from './validate.js';
+import { describeValue, valueText, requireArray, requireFinite } from './validate.js';
 
 /**
  * Group-standardized GRPO advantages (DriftLens eq. 11–13):
@@ -22,10 +22,7 @@ export function grpoAdvantages(rewards: readonly number[], eps = 1e-6): number[]
   for (let k = 0; k < count; k++) {
     const reward = rewards[k];
     if (typeof reward !== 'number' || !Number.isFinite(reward)) {
-      throw new InvalidArgumentError(
-        'rewards',
-        `element ${k} must be a finite number, got ${typeof reward === 'number' ? String(reward) : describeValue(reward)}`,
-      );
+      throw new InvalidArgumentError('rewards', `element ${k} must be a finite number, got ${valueText(reward)}`);
     }
     sum += reward;
     if (reward !== rewards[0]) allEqual = false;
@@ -123,7 +120,7 @@ export interface PreferenceSelection<T> {
 function flag(value: unknown, argument: string): boolean {
   if (value === true || value === 1) return true;
   if (value === false || value === 0) return false;
-  throw new InvalidArgumentError(argument, `expected a boolean or 0/1, got ${typeof value === 'number' ? String(value) : describeValue(value)}`);
+  throw new InvalidArgumentError(argument, `expected a boolean or 0/1, got ${valueText(value)}`);
 }
 
 /**
@@ -146,10 +143,7 @@ export function selectPreferencePair<T extends PreferenceJudgement>(candidates: 
     }
     const { helpfulness, distracted, acknowledged } = candidate as Record<string, unknown>;
     if (typeof helpfulness !== 'number' || !Number.isInteger(helpfulness) || helpfulness < 1 || helpfulness > 5) {
-      throw new InvalidArgumentError(
-        `candidates[${i}].helpfulness`,
-        `expected an integer from 1 to 5, got ${typeof helpfulness === 'number' ? String(helpfulness) : describeValue(helpfulness)}`,
-      );
+      throw new InvalidArgumentError(`candidates[${i}].helpfulness`, `expected an integer from 1 to 5, got ${valueText(helpfulness)}`);
     }
     const isDistracted = flag(distracted, `candidates[${i}].distracted`);
     const isAcknowledged = flag(acknowledged, `candidates[${i}].acknowledged`);

@@ -10,6 +10,12 @@ export function describeValue(value: unknown): string {
   return typeof value;
 }
 
+/** An array or a typed array (not a DataView): something a vector of numbers can be read from. */
+export const isVector = (value: unknown): value is ArrayLike<number> => Array.isArray(value) || (ArrayBuffer.isView(value) && !(value instanceof DataView));
+
+/** A value as an error message shows it: a number as itself, anything else by its kind. */
+export const valueText = (value: unknown): string => (typeof value === 'number' ? String(value) : describeValue(value));
+
 export function requireArray(value: unknown, argument: string): asserts value is readonly unknown[] {
   if (!Array.isArray(value)) {
     throw new InvalidArgumentError(argument, `expected an array, got ${describeValue(value)}`);
@@ -24,7 +30,7 @@ export function requireString(value: unknown, argument: string): asserts value i
 
 export function requireFinite(value: unknown, argument: string): asserts value is number {
   if (typeof value !== 'number' || !Number.isFinite(value)) {
-    throw new InvalidArgumentError(argument, `expected a finite number, got ${describeValue(value) === 'number' ? String(value) : describeValue(value)}`);
+    throw new InvalidArgumentError(argument, `expected a finite number, got ${valueText(value)}`);
   }
 }
 

@@ -65,6 +65,9 @@ export function paddedDomain(values: readonly number[], include: readonly number
   return [lo - pad, hi + pad];
 }
 
+/** A chart at the shared width and style: `body` holds its data, marks and layers. */
+const chart = (height: number, body: object, width = CHART_WIDTH): TopLevelSpec => ({ width, autosize: FIT, height, config: BASE, ...body }) as TopLevelSpec;
+
 function intervalTip(r: IntervalRow): string {
   return r.tip ?? `${r.label}${r.group ? ` (${r.group})` : ''}: ${tipNumber(r.estimate)} [${tipNumber(r.lo)}, ${tipNumber(r.hi)}]`;
 }
@@ -85,43 +88,43 @@ export function forestSpec(rows: readonly IntervalRow[], options: { xTitle: stri
   const groupLegend = grouped ? { title: null } : null;
   const y = { field: 'axisLabel', type: 'nominal', sort: null, title: null, axis: { labelLimit: 400 } };
   const x = { type: 'quantitative', scale: { domain, nice: false, zero: false } };
-  return {
-    width: options.width ?? CHART_WIDTH,
-    autosize: FIT,
+  return chart(
     height,
-    config: BASE,
-    layer: [
-      {
-        data: { values: rules },
-        mark: { type: 'rule', strokeDash: [4, 3], color: '#8c959f', aria: false },
-        encoding: { x: { field: 'x', ...x, title: options.xTitle } },
-      },
-      {
-        data: { values },
-        mark: { type: 'rule', strokeWidth: 2.5 },
-        encoding: {
-          y,
-          ...(grouped ? { yOffset: { field: 'group' } } : {}),
-          x: { field: 'lo', ...x },
-          x2: { field: 'hi' },
-          color: { field: 'group', type: 'nominal', legend: groupLegend },
-          description: { field: 'tip' },
+    {
+      layer: [
+        {
+          data: { values: rules },
+          mark: { type: 'rule', strokeDash: [4, 3], color: '#8c959f', aria: false },
+          encoding: { x: { field: 'x', ...x, title: options.xTitle } },
         },
-      },
-      {
-        data: { values },
-        mark: { type: 'point', filled: true, size: 80, opacity: 1 },
-        encoding: {
-          y,
-          ...(grouped ? { yOffset: { field: 'group' } } : {}),
-          x: { field: 'estimate', ...x },
-          color: { field: 'group', type: 'nominal', legend: groupLegend },
-          ...(grouped ? { shape: { field: 'group', type: 'nominal', scale: { range: SHAPES }, legend: groupLegend } } : {}),
-          description: { field: 'tip' },
+        {
+          data: { values },
+          mark: { type: 'rule', strokeWidth: 2.5 },
+          encoding: {
+            y,
+            ...(grouped ? { yOffset: { field: 'group' } } : {}),
+            x: { field: 'lo', ...x },
+            x2: { field: 'hi' },
+            color: { field: 'group', type: 'nominal', legend: groupLegend },
+            description: { field: 'tip' },
+          },
         },
-      },
-    ],
-  } as TopLevelSpec;
+        {
+          data: { values },
+          mark: { type: 'point', filled: true, size: 80, opacity: 1 },
+          encoding: {
+            y,
+            ...(grouped ? { yOffset: { field: 'group' } } : {}),
+            x: { field: 'estimate', ...x },
+            color: { field: 'group', type: 'nominal', legend: groupLegend },
+            ...(grouped ? { shape: { field: 'group', type: 'nominal', scale: { range: SHAPES }, legend: groupLegend } } : {}),
+            description: { field: 'tip' },
+          },
+        },
+      ],
+    },
+    options.width,
+  );
 }
 
 export interface TrajectoryRow {
@@ -200,7 +203,7 @@ export function trajectorySpec(
       },
     );
   }
-  return { width: CHART_WIDTH, autosize: FIT, height: 210, config: BASE, layer: layers } as TopLevelSpec;
+  return chart(210, { layer: layers });
 }
 
 /** Grouped bars (e.g. compliance per arm), value in [0, 1] shown as percent. */
@@ -217,11 +220,7 @@ export function barSpec(rows: readonly { label: string; group: string; value: nu
         rows.map((r) => r.value),
         [0],
       );
-  return {
-    width: CHART_WIDTH,
-    autosize: FIT,
-    height: 180,
-    config: BASE,
+  return chart(180, {
     data: { values },
     mark: { type: 'bar' },
     encoding: {
@@ -237,7 +236,7 @@ export function barSpec(rows: readonly { label: string; group: string; value: nu
       color: { field: 'groupLabel', type: 'nominal', title: null },
       description: { field: 'tip' },
     },
-  } as TopLevelSpec;
+  });
 }
 
 /**
@@ -288,7 +287,7 @@ export function scatterSpec(
       encoding: { x: { field: 'x', ...x }, y: { field: 'y', ...y }, color: colour, description: { field: 'tip' } },
     });
   }
-  return { width: CHART_WIDTH, autosize: FIT, height: 290, config: BASE, layer: layers } as TopLevelSpec;
+  return chart(290, { layer: layers });
 }
 
 /**
@@ -329,11 +328,7 @@ export function labelledScatterSpec(
   const x = { type: 'quantitative', scale: { domain: paddedDomain(points.map((p) => p.x)), nice: false, zero: false } };
   const y = { type: 'quantitative', scale: { domain: paddedDomain(points.map((p) => p.y)), nice: false, zero: false } };
   const colour = { field: 'group', type: 'nominal', title: options.groupTitle ?? null };
-  return {
-    width: CHART_WIDTH,
-    autosize: FIT,
-    height,
-    config: BASE,
+  return chart(height, {
     layer: [
       {
         data: { values },
@@ -361,5 +356,5 @@ export function labelledScatterSpec(
         encoding: { x: { field: 'x', ...x }, y: { field: 'labelY', ...y }, text: { field: 'text' } },
       })),
     ],
-  } as TopLevelSpec;
+  });
 }

@@ -96,13 +96,21 @@ export async function collectReports(store: RunStore, runIds?: readonly string[]
   return mapSequential(await selectRuns(store, runIds), async (run) => {
     const audit = findAudit(run.experiment);
     const accounting = await accountRun(store, run.id);
-    if (!audit) return { run, accounting, document: buildResultDocument({ run, accounting }) };
+    if (!audit) return reportEntry(run, accounting);
     await requireCompleteRun(store, run.id);
-    const analyzed = await analyzeAuditRun(audit, store, run, options.B ? { B: options.B } : {});
-    const entry: ExperimentRunReport = { run, accounting, audit, analyzed, document: buildResultDocument({ run, accounting, audit, analyzed }) };
-    entry[audit.name] = analyzed.report;
-    return entry;
+    return reportEntry(run, accounting, { audit, analyzed: await analyzeAuditRun(audit, store, run, options.B ? { B: options.B } : {}) });
   });
+}
+
+/** A run's report entry: its analysis (when its audit is registered) and its result document. */
+export function reportEntry(
+  run: RunInfo,
+  accounting: RunAccounting,
+  analysis?: { audit: AnyAudit; analyzed: AnalyzedRun<unknown, unknown> },
+): ExperimentRunReport {
+  if (!analysis) return { run, accounting, document: buildResultDocument({ run, accounting }) };
+  const { audit, analyzed } = analysis;
+  return { run, accounting, audit, analyzed, document: buildResultDocument({ run, accounting, audit, analyzed }), [audit.name]: analyzed.report };
 }
 
 /** A config value as text: lists joined, objects as `key value` pairs (never a JSON dump). */

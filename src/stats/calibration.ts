@@ -3,7 +3,8 @@
 // with these functions, so false-positive rates, coverage and power mean the same thing
 // everywhere. Pure: the simulation itself belongs to each audit.
 import { InvalidArgumentError } from '../core/errors.js';
-import { standardNormalCdf, tQuantile } from './distributions.js';
+import { getOrInsert } from '../core/get-or-insert.js';
+import { mean, standardNormalCdf, tQuantile } from './distributions.js';
 
 /** One replicate's outcome for one named test (or interval) of a report. */
 export interface CalibrationOutcome {
@@ -66,21 +67,14 @@ export function withinNominal(rate: RateWithError, alpha = 0.05, tolerance = 2):
   return rate.rate <= alpha + tolerance * nominalSE;
 }
 
-function meanOf(values: readonly number[]): number | null {
-  if (values.length === 0) return null;
-  let sum = 0;
-  for (const value of values) sum += value;
-  return sum / values.length;
-}
+const meanOf = (values: readonly number[]): number | null => (values.length === 0 ? null : mean(values));
 
 /** Aggregates replicate outcomes per test name (in first-seen order). */
 export function summarizeCalibration(outcomes: Iterable<CalibrationOutcome>, alpha = 0.05): TestCalibration[] {
   if (!(alpha > 0 && alpha < 1)) throw new InvalidArgumentError('alpha', 'must be in (0, 1)');
   const byTest = new Map<string, CalibrationOutcome[]>();
   for (const outcome of outcomes) {
-    const list = byTest.get(outcome.test);
-    if (list) list.push(outcome);
-    else byTest.set(outcome.test, [outcome]);
+    getOrInsert(byTest, outcome.test, () => []).push(outcome);
   }
   const summaries: TestCalibration[] = [];
   for (const [test, list] of byTest) {

@@ -1,4 +1,5 @@
 import { InvalidArgumentError, StatisticsError } from '../core/errors.js';
+import { getOrInsert } from '../core/get-or-insert.js';
 import { type BootstrapResult, percentileBootstrap } from './bootstrap.js';
 import { type ResamplingOptions, resolveResampling } from './resampling-common.js';
 import { rng } from './rng.js';
@@ -27,22 +28,15 @@ export interface ClusterBootstrapResult extends BootstrapResult {
  * numbers; the number 1 and the string '1' are different clusters.
  */
 export function groupByCluster<T>(rows: readonly T[], cluster: (row: T, index: number) => ClusterKey, argument: string): T[][] {
-  const index = new Map<ClusterKey, number>();
-  const groups: T[][] = [];
+  const groups = new Map<ClusterKey, T[]>();
   rows.forEach((row, i) => {
     const key = cluster(row, i);
     if (typeof key === 'number' ? !Number.isFinite(key) : typeof key !== 'string') {
       throw new InvalidArgumentError(`${argument}[${i}]`, `cluster key must be a string or a finite number, got ${String(key)}`);
     }
-    let g = index.get(key);
-    if (g === undefined) {
-      g = groups.length;
-      index.set(key, g);
-      groups.push([]);
-    }
-    (groups[g] as T[]).push(row);
+    getOrInsert(groups, key, () => []).push(row);
   });
-  return groups;
+  return [...groups.values()];
 }
 
 /**

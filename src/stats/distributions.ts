@@ -4,36 +4,24 @@
  * the lower CDF at −|x| so tiny p-values keep their relative precision.
  */
 import { InvalidArgumentError, StatisticsError } from '../core/errors.js';
-import { chisquareCdfOf, fCdfOf, normalCdfOf, tCdfOf, tQuantileOf } from './special-functions.js';
+import { normalCdfOf, tCdfOf } from './special-functions.js';
 
-export function tCdf(x: number, df: number): number {
-  return tCdfOf(x, df);
-}
-
-export function tQuantile(probability: number, df: number): number {
-  return tQuantileOf(probability, df);
-}
-
-export function standardNormalCdf(x: number): number {
-  return normalCdfOf(x);
-}
-
-export function chisquareCdf(x: number, df: number): number {
-  return chisquareCdfOf(x, df);
-}
-
-export function fCdf(x: number, df1: number, df2: number): number {
-  return fCdfOf(x, df1, df2);
-}
+export {
+  chisquareCdfOf as chisquareCdf,
+  fCdfOf as fCdf,
+  normalCdfOf as standardNormalCdf,
+  tCdfOf as tCdf,
+  tQuantileOf as tQuantile,
+} from './special-functions.js';
 
 /** Two-sided p-value of a t statistic: 2·P(T ≤ −|t|). */
 export function tTwoSidedP(t: number, df: number): number {
-  return Math.min(1, 2 * tCdf(-Math.abs(t), df));
+  return Math.min(1, 2 * tCdfOf(-Math.abs(t), df));
 }
 
 /** Two-sided p-value of a standard-normal statistic: 2·Φ(−|z|). */
 export function normalTwoSidedP(z: number): number {
-  return Math.min(1, 2 * standardNormalCdf(-Math.abs(z)));
+  return Math.min(1, 2 * normalCdfOf(-Math.abs(z)));
 }
 
 /** Rejects anything that is not an array of finite numbers of at least `minLength` items. */

@@ -60,10 +60,10 @@ export function wilcoxonSignedRank(x: readonly number[], y?: readonly number[]):
   const base = { statistic, n: nonZero.length, zeros };
 
   if (total <= EXACT_MAX_N && !hasTies && zeros === 0) {
-    return { ...base, method: 'exact', p: exactP(nonZero.length, rPlus) };
+    return { ...base, method: 'exact', p: enumeratedP(ranks, rPlus) };
   }
   if (total <= SIGN_FLIP_MAX_N) {
-    return { ...base, method: 'sign-flip', p: signFlipP(ranks, rPlus) };
+    return { ...base, method: 'sign-flip', p: enumeratedP(ranks, rPlus) };
   }
   const count = nonZero.length;
   const meanW = (count * (count + 1)) / 4;
@@ -80,33 +80,13 @@ function tieGroupSizes(ranks: readonly number[]): number[] {
   return [...counts.values()];
 }
 
-/** Counts of each rank sum 0..n(n+1)/2 over all 2^n sign patterns of ranks 1..n. */
-function signedRankCounts(n: number): Float64Array {
-  const max = (n * (n + 1)) / 2;
-  const counts = new Float64Array(max + 1);
-  counts[0] = 1;
-  for (let rank = 1; rank <= n; rank++) {
-    for (let sum = (rank * (rank + 1)) / 2; sum >= rank; sum--) counts[sum]! += counts[sum - rank]!;
-  }
-  return counts;
-}
-
-/** 2·min(P(W ≤ w), P(W ≥ w)) under the exact null, capped at 1 (integer w: no ties). */
-function exactP(n: number, rPlus: number): number {
-  const counts = signedRankCounts(n);
-  const totalPatterns = 2 ** n;
-  let lower = 0;
-  for (let s = 0; s <= rPlus; s++) lower += counts[s]!;
-  let upper = 0;
-  for (let s = rPlus; s < counts.length; s++) upper += counts[s]!;
-  return Math.min(1, (2 * Math.min(lower, upper)) / totalPatterns);
-}
-
 /**
- * Exact enumeration of sign flips with the given (possibly tied, half-integer)
- * ranks: ranks are doubled so the rank sums are integers.
+ * 2·min(P(W ≤ w), P(W ≥ w)) over all 2^n sign patterns of the given ranks, capped at 1: the exact
+ * null distribution when the ranks are 1..n, exact sign-flip enumeration with tied (half-integer)
+ * ranks. Ranks are doubled so the rank sums are integers; every count is an integer below 2^53,
+ * so the sums are exact whatever the order of the ranks.
  */
-function signFlipP(ranks: readonly number[], rPlus: number): number {
+function enumeratedP(ranks: readonly number[], rPlus: number): number {
   const doubled = ranks.map((rank) => Math.round(rank * 2));
   const max = doubled.reduce((a, b) => a + b, 0);
   const counts = new Float64Array(max + 1);

@@ -199,6 +199,10 @@ export function scoreOf(index: RunIndex, key: string, judge?: string): Verdict |
 /** Per-cell numbers by measure name (design.ts `cellMeasures`), for range filters. */
 export type MeasureValues = ReadonlyMap<string, ReadonlyMap<string, number | null>>;
 
+/** A number within [min, max] (either end may be open); a missing number is in no range. */
+const inRange = (value: number | null | undefined, min?: number, max?: number): boolean =>
+  value !== null && value !== undefined && !(min !== undefined && value < min) && !(max !== undefined && value > max);
+
 export function filterCells(index: RunIndex, filter: CellFilter, measures: MeasureValues = new Map()): IndexedCell[] {
   const needle = filter.text?.toLowerCase();
   const scored = filter.minScore !== undefined || filter.maxScore !== undefined;
@@ -208,18 +212,9 @@ export function filterCells(index: RunIndex, filter: CellFilter, measures: Measu
     }
     if (filter.status && cell.status !== filter.status) return false;
     if (needle && !(cell.text ?? '').toLowerCase().includes(needle)) return false;
-    if (scored) {
-      const score = scoreOf(index, cell.key, filter.judge)?.score;
-      if (score === null || score === undefined) return false;
-      if (filter.minScore !== undefined && score < filter.minScore) return false;
-      if (filter.maxScore !== undefined && score > filter.maxScore) return false;
-    }
-    for (const [name, range] of Object.entries(filter.ranges ?? {})) {
-      if (range.min === undefined && range.max === undefined) continue;
-      const value = measures.get(name)?.get(cell.key);
-      if (value === null || value === undefined) return false;
-      if (range.min !== undefined && value < range.min) return false;
-      if (range.max !== undefined && value > range.max) return false;
+    if (scored && !inRange(scoreOf(index, cell.key, filter.judge)?.score, filter.minScore, filter.maxScore)) return false;
+    for (const [name, { min, max }] of Object.entries(filter.ranges ?? {})) {
+      if ((min !== undefined || max !== undefined) && !inRange(measures.get(name)?.get(cell.key), min, max)) return false;
     }
     return true;
   });

@@ -289,15 +289,15 @@ export async function runPage(
   const run = index.run;
   const f = query.filter;
   const counts = runCounts(index);
-  const selects = view.factors.map((factor) => {
-    const current = f.labels[factor.name] ?? '';
-    return html`<label>${factor.label}<select name="${factor.name}"><option value="">any</option>${factor.values.map(
-      (v) => html`<option value="${v}"${v === current ? raw(' selected') : ''}>${v}</option>`,
-    )}</select></label>`;
-  });
+  const options = (values: readonly string[], selected: string | undefined) =>
+    values.map((v) => html`<option value="${v}"${v === selected ? raw(' selected') : ''}>${v}</option>`);
+  const selects = view.factors.map(
+    (factor) =>
+      html`<label>${factor.label}<select name="${factor.name}"><option value="">any</option>${options(factor.values, f.labels[factor.name] ?? '')}</select></label>`,
+  );
   const judgeSelect =
     index.judges.length > 0
-      ? html`<label>judge<select name="judge">${index.judges.map((j) => html`<option value="${j}"${j === (f.judge ?? index.judges[0]) ? raw(' selected') : ''}>${j}</option>`)}</select></label>
+      ? html`<label>judge<select name="judge">${options(index.judges, f.judge ?? index.judges[0])}</select></label>
 <label>score ≥<input class="score-input" type="number" name="min" min="0" max="3" step="1" value="${f.minScore ?? ''}"></label>
 <label>score ≤<input class="score-input" type="number" name="max" min="0" max="3" step="1" value="${f.maxScore ?? ''}"></label>`
       : html``;
@@ -305,9 +305,7 @@ export async function runPage(
     (m) =>
       html`<label>${m.label} ≥<input class="score-input" type="number" name="min_${m.name}" step="any" value="${f.ranges?.[m.name]?.min ?? ''}"></label><label>${m.label} ≤<input class="score-input" type="number" name="max_${m.name}" step="any" value="${f.ranges?.[m.name]?.max ?? ''}"></label>`,
   );
-  const statusSelect = html`<label>status<select name="status"><option value="">any</option>${['done', 'empty', 'failed', 'pending'].map(
-    (s) => html`<option value="${s}"${s === f.status ? raw(' selected') : ''}>${s}</option>`,
-  )}</select></label>`;
+  const statusSelect = html`<label>status<select name="status"><option value="">any</option>${options(['done', 'empty', 'failed', 'pending'], f.status)}</select></label>`;
   const form = html`<form class="filters" id="filters" method="get" action="/run"><input type="hidden" name="s" value="${store.index}"><input type="hidden" name="r" value="${run.id}">${selects}${statusSelect}${judgeSelect}${rangeInputs}<label>response contains<input type="search" name="q" value="${f.text ?? ''}"></label><button type="submit">Filter</button> <a href="${runHref(store.index, run.id)}">clear</a></form>`;
 
   // Columns: the factors with more than one value (the target always), then the numbers; labels

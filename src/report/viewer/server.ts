@@ -11,8 +11,7 @@ import { runIncompleteness } from '../../experiment/run-completeness.js';
 import { CLIENT_SCRIPT } from './client-script.js';
 import { checkSameAudit, compareAnalyzedRuns } from '../compare-runs.js';
 import { storeHistory } from '../history.js';
-import { accountRun, renderHtmlReport } from '../report.js';
-import { buildResultDocument } from '../document/build.js';
+import { accountRun, renderHtmlReport, reportEntry } from '../report.js';
 import { trendSection } from '../trend.js';
 import { type CellFilter, filterCells, type IndexedCell, type MeasureValues, pairCells, type RunAnalysis, type RunIndex, scoreOf, ViewerData } from './data.js';
 import { type CellMeasure, cellMeasures, type Factor, pairedCell, referencedBy, runFactors } from './design.js';
@@ -84,10 +83,13 @@ class RunLookups {
 
   constructor(readonly data: ViewerData) {}
 
-  async runIndexFrom(params: URLSearchParams, storeParam = 's', runParam = 'r') {
-    const storeIndex = Number(params.get(storeParam));
-    const runId = params.get(runParam) ?? '';
-    const index = Number.isInteger(storeIndex) ? await this.data.run(storeIndex, runId) : undefined;
+  runIndexFrom(params: URLSearchParams) {
+    return this.runIndex(Number(params.get('s')), params.get('r') ?? '');
+  }
+
+  /** The run `runId` of store `storeIndex` (404 when there is no such store or run). */
+  async runIndex(storeIndex: number, runId: string) {
+    const index = await this.data.run(storeIndex, runId);
     if (!index) throw new HttpError(404, 'no such run in the stores this viewer was started with');
     return { storeIndex, index, store: this.data.store(storeIndex)! };
   }
@@ -122,10 +124,11 @@ class RunLookups {
   }
 }
 
-function parseRef(value: string | null): { storeIndex: number; runId: string } {
+/** A compared run, named `store:run`. */
+function runOfRef(look: RunLookups, value: string | null) {
   const match = /^(\d+):(.+)$/u.exec(value ?? '');
   if (!match) throw new HttpError(404, 'compare needs two runs (a=store:run, b=store:run)');
-  return { storeIndex: Number(match[1]), runId: match[2] as string };
+  return look.runIndex(Number(match[1]), match[2] as string);
 }
 
 const measureValues = (measures: readonly CellMeasure[]): MeasureValues => new Map(measures.map((m) => [m.name, m.values]));
@@ -266,10 +269,8 @@ async function cellPageHtml(look: RunLookups, params: URLSearchParams, context: 
 
 /** The `/compare` page: two runs of one audit, cell by cell and by their analyses. */
 async function comparePageHtml(look: RunLookups, params: URLSearchParams, context: PageContext): Promise<string> {
-  const refA = parseRef(params.get('a'));
-  const refB = parseRef(params.get('b'));
-  const a = await look.runIndexFrom(new URLSearchParams({ s: String(refA.storeIndex), r: refA.runId }));
-  const b = await look.runIndexFrom(new URLSearchParams({ s: String(refB.storeIndex), r: refB.runId }));
+  const a = await runOfRef(look, params.get('a'));
+  const b = await runOfRef(look, params.get('b'));
   try {
     checkSameAudit(a.index.run, b.index.run);
   } catch (error) {
@@ -336,21 +337,10 @@ async function firstStoreHolding(data: ViewerData, runId: string): Promise<numbe
 
 /** The full HTML report of one run (the store is the `s` index, else the first store holding the run), with its CSP. */
 async function reportPageHtml(look: RunLookups, runId: string, storeParam: string | null): Promise<{ body: string; csp: string }> {
-  const data = look.data;
-  const storeIndex = storeParam !== null && storeParam !== '' ? Number(storeParam) : await firstStoreHolding(data, runId);
-  const index = Number.isInteger(storeIndex) && storeIndex >= 0 ? await data.run(storeIndex, runId) : undefined;
-  if (!index) throw new HttpError(404, 'no such run in the stores this viewer was started with');
-  const store = data.store(storeIndex)!;
+  const storeIndex = storeParam !== null && storeParam !== '' ? Number(storeParam) : await firstStoreHolding(look.data, runId);
+  const { index, store } = await look.runIndex(storeIndex, runId);
   const { analysis } = await look.analysisOf(storeIndex, index);
-  const accounting = await accountRun(store.store, index.run.id);
-  const parts = analysis ? { audit: analysis.audit, analyzed: analysis.analyzed } : {};
-  const entry = {
-    run: index.run,
-    accounting,
-    ...parts,
-    ...(analysis ? { [analysis.audit.name]: analysis.analyzed.report } : {}),
-    document: buildResultDocument({ run: index.run, accounting, ...parts }),
-  };
+  const entry = reportEntry(index.run, await accountRun(store.store, index.run.id), analysis);
   const body = await renderHtmlReport(store.store, [entry], `echolens report — ${index.run.id}`);
   // The report runs no script; its styles are allowed by hash, whatever the report's stylesheet is.
   const styles = [...body.matchAll(/<style>([\s\S]*?)<\/style>/gu)].map((m) => styleHash(m[1] as string));
@@ -415,34 +405,29 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
   const log = (request: IncomingMessage, status: number, reason?: string) =>
     options.onRequest?.({ method: request.method ?? '', path: request.url ?? '', status, ...(reason ? { reason } : {}) });
 
-  function sendHtml(request: IncomingMessage, response: ServerResponse, status: number, body: string): void {
-    response.writeHead(status, { ...COMMON_HEADERS, 'content-type': 'text/html; charset=utf-8', 'content-security-policy': csp });
+  /** Answers with `body` of media `type`, under `policy` (none: no CSP header), and logs the outcome. */
+  function send(request: IncomingMessage, response: ServerResponse, status: number, type: string, policy: string | undefined, body: string, reason?: string) {
+    response.writeHead(status, { ...COMMON_HEADERS, 'content-type': `${type}; charset=utf-8`, ...(policy ? { 'content-security-policy': policy } : {}) });
     response.end(body);
-    log(request, status);
-  }
-
-  function sendJson(request: IncomingMessage, response: ServerResponse, status: number, body: unknown, reason?: string): void {
-    response.writeHead(status, { ...COMMON_HEADERS, 'content-type': 'application/json; charset=utf-8', 'content-security-policy': "default-src 'none'" });
-    response.end(JSON.stringify(body));
     log(request, status, reason);
   }
 
+  const sendHtml = (request: IncomingMessage, response: ServerResponse, status: number, body: string, reason?: string) =>
+    send(request, response, status, 'text/html', csp, body, reason);
+
+  const sendJson = (request: IncomingMessage, response: ServerResponse, status: number, body: unknown, reason?: string) =>
+    send(request, response, status, 'application/json', "default-src 'none'", JSON.stringify(body), reason);
+
   function sendError(request: IncomingMessage, response: ServerResponse, status: number, message: string): void {
-    const path = request.url ?? '';
-    if (path.startsWith('/api/')) sendJson(request, response, status, { error: message }, message);
-    else {
-      response.writeHead(status, { ...COMMON_HEADERS, 'content-type': 'text/html; charset=utf-8', 'content-security-policy': csp });
-      response.end(errorPage(status, message, context));
-      log(request, status, message);
-    }
+    if ((request.url ?? '').startsWith('/api/')) sendJson(request, response, status, { error: message }, message);
+    else sendHtml(request, response, status, errorPage(status, message, context), message);
   }
 
   async function serveLiveProbe(request: IncomingMessage, response: ServerResponse): Promise<void> {
     if (!probe) throw new HttpError(404, NO_SESSION);
     const headerToken = request.headers[TOKEN_HEADER];
     if (!tokenMatches(token, Array.isArray(headerToken) ? headerToken[0] : headerToken)) throw new HttpError(403, 'missing or wrong viewer token');
-    let body: unknown;
-    body = await readJsonBody(request);
+    const body = await readJsonBody(request);
     let probeRequest: unknown;
     try {
       probeRequest = probe.parse(body);
@@ -479,9 +464,7 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
 
   async function serveReport(request: IncomingMessage, response: ServerResponse, runId: string, storeParam: string | null): Promise<void> {
     const { body, csp: reportCsp } = await reportPageHtml(look, runId, storeParam);
-    response.writeHead(200, { ...COMMON_HEADERS, 'content-type': 'text/html; charset=utf-8', 'content-security-policy': reportCsp });
-    response.end(body);
-    log(request, 200);
+    send(request, response, 200, 'text/html', reportCsp, body);
   }
 
   async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -499,10 +482,7 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
       case '/':
         return sendHtml(request, response, 200, await runsPage(data, context));
       case '/app.js':
-        response.writeHead(200, { ...COMMON_HEADERS, 'content-type': 'text/javascript; charset=utf-8' });
-        response.end(CLIENT_SCRIPT);
-        log(request, 200);
-        return;
+        return send(request, response, 200, 'text/javascript', undefined, CLIENT_SCRIPT);
       case '/run':
         return sendHtml(request, response, 200, await runPageHtml(look, params, context));
       case '/report':
