@@ -1,8 +1,7 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { startFakeAnthropic } from './fake-anthropic.js';
 import { startFakeOpenAI } from './fake-openai.js';
-import type { FakeServer, FakeServerOptions } from './fake-server.js';
+import { bodyOf, type FakeServer, type FakeServerOptions, listenLocally, sendJson as send } from './fake-server.js';
 
 /**
  * A fake batch API on 127.0.0.1 in the wire format of OpenAI's Batch API or
@@ -108,31 +107,20 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
   const batches: Batch[] = [];
   const files = new Map<string, string>();
   const submissions = new Map<string, number>();
-  const sockets = new Set<Socket>();
   let baseURL = '';
-
-  const send = (res: ServerResponse, status: number, body: unknown, type = 'application/json') => {
-    res.writeHead(status, { 'content-type': type });
-    res.end(typeof body === 'string' ? body : JSON.stringify(body));
-  };
-  const notFound = (res: ServerResponse, what: string) =>
-    send(
-      res,
-      404,
-      options.provider === 'openai'
-        ? { error: { message: `no ${what}`, type: 'invalid_request_error' } }
-        : { type: 'error', error: { type: 'not_found_error', message: `no ${what}` } },
-    );
-
-  const keyOk = (req: IncomingMessage) => {
-    if (options.apiKey === undefined) return true;
-    return options.provider === 'openai' ? req.headers.authorization === `Bearer ${options.apiKey}` : req.headers['x-api-key'] === options.apiKey;
-  };
+  const openai = options.provider === 'openai';
+  /** The online endpoint, and the root of the batch endpoints. */
+  const onlinePath = openai ? '/chat/completions' : '/messages';
+  const batchesPath = openai ? '/batches' : '/messages/batches';
+  const errorBody = (type: string, message: string) => (openai ? { error: { message, type } } : { type: 'error', error: { type, message } });
+  const notFound = (res: ServerResponse, what: string) => send(res, 404, errorBody(openai ? 'invalid_request_error' : 'not_found_error', `no ${what}`));
+  const keyOk = (req: IncomingMessage) =>
+    options.apiKey === undefined || (openai ? req.headers.authorization === `Bearer ${options.apiKey}` : req.headers['x-api-key'] === options.apiKey);
 
   const register = (lines: Batch['lines'], metadata: Record<string, string> | null = null): Batch => {
     for (const line of lines) submissions.set(line.customId, (submissions.get(line.customId) ?? 0) + 1);
     const batch: Batch = {
-      id: `${options.provider === 'openai' ? 'batch' : 'msgbatch'}_fake_${batches.length}`,
+      id: `${openai ? 'batch' : 'msgbatch'}_fake_${batches.length}`,
       customIds: lines.map((l) => l.customId),
       lines,
       polls: 0,
@@ -152,11 +140,10 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
   /** Runs every line against the online fake (once: when the batch ends, or at creation when bodies are not kept). */
   const answerBatch = async (batch: Batch) => {
     const out: NonNullable<Batch['results']> = { output: [], errors: [], anthropic: [], succeeded: 0, failed: 0, expired: false };
-    const path = options.provider === 'openai' ? '/chat/completions' : '/messages';
     /** A line that never ran: its batch was canceled, or the window expired before it. */
     const notRun = (index: number, customId: string, kind: 'canceled' | 'expired') => {
       out.failed += 1;
-      if (options.provider === 'openai') {
+      if (openai) {
         out.errors.push(JSON.stringify({ id: `batch_req_${index}`, custom_id: customId, response: null, error: NOT_RUN_ERRORS[kind] }));
       } else {
         out.anthropic.push(JSON.stringify({ custom_id: customId, result: { type: kind } }));
@@ -172,7 +159,7 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
       let status: number;
       let body: unknown;
       if (outcome === 'answer') {
-        const response = await fetch(`${online.baseURL}${path}`, {
+        const response = await fetch(`${online.baseURL}${onlinePath}`, {
           method: 'POST',
           headers: {
             'content-type': 'application/json',
@@ -191,11 +178,11 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
         status = outcome.status;
         const type = outcome.type ?? 'invalid_request_error';
         const message = outcome.message ?? `fake line error ${outcome.status}`;
-        body = options.provider === 'openai' ? { error: { message, type, param: null, code: null } } : { type: 'error', error: { type, message } };
+        body = openai ? { error: { message, type, param: null, code: null } } : errorBody(type, message);
       }
       if (status === 200) out.succeeded += 1;
       else out.failed += 1;
-      if (options.provider === 'openai') {
+      if (openai) {
         const record = JSON.stringify({
           id: `batch_req_${index}`,
           custom_id: line.customId,
@@ -218,7 +205,7 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
     if (batch.results === undefined) await answerBatch(batch);
     const out = batch.results!;
     batch.ended = true;
-    if (options.provider === 'openai') {
+    if (openai) {
       if (out.output.length > 0) files.set(`file-out-${batch.id}`, `${out.output.join('\n')}\n`);
       if (out.errors.length > 0) files.set(`file-err-${batch.id}`, `${out.errors.join('\n')}\n`);
     }
@@ -267,14 +254,10 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
   const anthropicBatch = (batch: Batch) => {
     const r = batch.results;
     const expired = r ? batch.lines.length - r.succeeded - r.failed : 0;
-    let errored = 0;
-    let expiredCount = 0;
-    let canceledCount = 0;
+    const counts = { errored: 0, expired: 0, canceled: 0 };
     for (const line of r?.anthropic ?? []) {
       const type = (JSON.parse(line) as { result: { type: string } }).result.type;
-      if (type === 'errored') errored += 1;
-      if (type === 'expired') expiredCount += 1;
-      if (type === 'canceled') canceledCount += 1;
+      if (type in counts) counts[type as keyof typeof counts] += 1;
     }
     return {
       id: batch.id,
@@ -283,9 +266,9 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
       request_counts: {
         processing: batch.ended ? expired : batch.lines.length,
         succeeded: r?.succeeded ?? 0,
-        errored,
-        canceled: canceledCount,
-        expired: expiredCount,
+        errored: counts.errored,
+        canceled: counts.canceled,
+        expired: counts.expired,
       },
       created_at: new Date(batch.createdAt * 1000).toISOString(),
       ended_at: batch.ended ? new Date().toISOString() : null,
@@ -294,16 +277,16 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
   };
 
   /** A list endpoint's page, newest first: `limit` and the cursor (`after` / `after_id`) of the real APIs. */
-  const listPage = (url: string, cursorParam: string, view: (batch: Batch) => unknown) => {
+  const listPage = (url: string) => {
     const query = new URL(url, 'http://fake').searchParams;
     const limit = Math.max(1, Math.min(100, Number(query.get('limit') ?? 20) || 20));
     const newest = [...batches].reverse();
-    const cursor = query.get(cursorParam);
+    const cursor = query.get(openai ? 'after' : 'after_id');
     const start = cursor === null ? 0 : newest.findIndex((b) => b.id === cursor) + 1;
     const page = newest.slice(start, start + limit);
     return {
-      ...(options.provider === 'openai' ? { object: 'list' } : {}),
-      data: page.map(view),
+      ...(openai ? { object: 'list' } : {}),
+      data: page.map(wireBatch),
       first_id: page[0]?.id ?? null,
       last_id: page.at(-1)?.id ?? null,
       has_more: start + limit < newest.length,
@@ -318,28 +301,21 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
     }
   };
 
-  const mangled = (text: string, batchId: string) =>
-    options.mangleResults === undefined
-      ? text
-      : `${options
-          .mangleResults(
-            text.split('\n').filter((l) => l !== ''),
-            batchId,
-          )
-          .join('\n')}\n`;
+  /** A results download as `mangleResults` rewrites it (the lines are never blank, so the text is unchanged without it). */
+  const mangled = (lines: string[], batchId: string) => `${(options.mangleResults?.(lines, batchId) ?? lines).join('\n')}\n`;
 
   /** The batch a path names (its id URL-encoded there). */
   const batchNamed = (encodedId: string) => batches.find((b) => b.id === decodeURIComponent(encodedId));
 
   /** A GET of one batch: the poll may move it along; the answer is the provider's batch object. */
-  async function sendBatchStatus(res: ServerResponse, encodedId: string, view: (batch: Batch) => unknown): Promise<void> {
+  async function sendBatchStatus(res: ServerResponse, encodedId: string): Promise<void> {
     const batch = batchNamed(encodedId);
     if (!batch) return notFound(res, 'batch');
     await poll(batch);
-    send(res, 200, view(batch));
+    send(res, 200, wireBatch(batch));
   }
 
-  const wireBatch = options.provider === 'openai' ? openAIBatch : anthropicBatch;
+  const wireBatch: (batch: Batch) => unknown = openai ? openAIBatch : anthropicBatch;
 
   /**
    * The create call: the batch registered and answered, with the connection drops (`before`:
@@ -352,7 +328,7 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
     const batch = register(lines, metadata);
     await answerEarly(batch);
     if (drop === 'after') return void req.socket.destroy();
-    if (options.failBatches && options.provider === 'openai') batch.failure = options.failBatches;
+    if (options.failBatches && openai) batch.failure = options.failBatches;
     await options.holdCreate?.(batch.id);
     send(res, 200, wireBatch(batch));
   }
@@ -365,13 +341,10 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const raw = Buffer.concat(chunks);
+    const raw = await bodyOf(req);
     const method = req.method ?? 'GET';
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     const sub = path.replace(/^\/v1/, '');
-    const onlinePath = options.provider === 'openai' ? '/chat/completions' : '/messages';
     if (method === 'POST' && sub === onlinePath) {
       // Online call: forward verbatim to the online fake.
       const headers: Record<string, string> = {};
@@ -386,7 +359,12 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
       send(res, 401, { error: { message: 'invalid api key', type: 'authentication_error' } });
       return;
     }
-    if (options.provider === 'openai') {
+    const badRequest = (message: string) => send(res, 400, errorBody('invalid_request_error', message));
+    if (method === 'GET' && sub === batchesPath) return send(res, 200, listPage(req.url ?? ''));
+    const [, batchId, action] = new RegExp(`^${batchesPath}/([^/]+)(?:/(cancel|results))?$`).exec(sub) ?? [];
+    if (method === 'POST' && batchId !== undefined && action === 'cancel') return cancelNamed(res, batchId);
+    if (method === 'GET' && batchId !== undefined && action === undefined) return sendBatchStatus(res, batchId);
+    if (openai) {
       if (method === 'POST' && sub === '/files') {
         const form = await new Request('http://fake/files', {
           method: 'POST',
@@ -394,10 +372,7 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
           body: raw,
         }).formData();
         const file = form.get('file');
-        if (form.get('purpose') !== 'batch' || !(file instanceof Blob)) {
-          send(res, 400, { error: { message: 'purpose must be batch and file must be given', type: 'invalid_request_error' } });
-          return;
-        }
+        if (form.get('purpose') !== 'batch' || !(file instanceof Blob)) return badRequest('purpose must be batch and file must be given');
         const id = `file-in-${files.size}`;
         files.set(id, await file.text());
         send(res, 200, { id, object: 'file', purpose: 'batch', bytes: file.size, filename: 'input.jsonl' });
@@ -411,18 +386,12 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
           metadata?: Record<string, string>;
         };
         const content = body.input_file_id === undefined ? undefined : files.get(body.input_file_id);
-        if (content === undefined || body.endpoint !== '/v1/chat/completions' || body.completion_window !== '24h') {
-          send(res, 400, { error: { message: 'bad batch creation', type: 'invalid_request_error' } });
-          return;
-        }
+        if (content === undefined || body.endpoint !== '/v1/chat/completions' || body.completion_window !== '24h') return badRequest('bad batch creation');
         const lines = content
           .split('\n')
           .filter((l) => l.trim() !== '')
           .map((l) => JSON.parse(l) as { custom_id: string; method: string; url: string; body: Record<string, unknown> });
-        if (lines.some((l) => l.method !== 'POST' || l.url !== '/v1/chat/completions' || typeof l.custom_id !== 'string')) {
-          send(res, 400, { error: { message: 'bad batch line', type: 'invalid_request_error' } });
-          return;
-        }
+        if (lines.some((l) => l.method !== 'POST' || l.url !== '/v1/chat/completions' || typeof l.custom_id !== 'string')) return badRequest('bad batch line');
         return create(
           req,
           res,
@@ -433,34 +402,25 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
           },
         );
       }
-      if (method === 'GET' && sub === '/batches') {
-        send(res, 200, listPage(req.url ?? '', 'after', openAIBatch));
-        return;
-      }
-      const cancelMatch = /^\/batches\/([^/]+)\/cancel$/.exec(sub);
-      if (method === 'POST' && cancelMatch) return cancelNamed(res, cancelMatch[1]!);
-      const batchMatch = /^\/batches\/([^/]+)$/.exec(sub);
-      if (method === 'GET' && batchMatch) return sendBatchStatus(res, batchMatch[1]!, openAIBatch);
       const fileMatch = /^\/files\/([^/]+)\/content$/.exec(sub);
       if (method === 'GET' && fileMatch) {
         if (resultFault(res)) return;
         const fileId = decodeURIComponent(fileMatch[1]!);
         const content = files.get(fileId);
         if (content === undefined) return notFound(res, 'file');
-        const batchId = /^file-(?:out|err)-(.+)$/.exec(fileId)?.[1];
-        send(res, 200, batchId === undefined ? content : mangled(content, batchId), 'application/octet-stream');
-        return;
+        const resultsOf = /^file-(?:out|err)-(.+)$/.exec(fileId)?.[1];
+        const text = resultsOf === undefined ? content : mangled(content.split('\n').slice(0, -1), resultsOf);
+        return send(res, 200, text, { 'content-type': 'application/octet-stream' });
       }
     } else {
-      if (method === 'POST' && sub === '/messages/batches') {
+      if (method === 'POST' && sub === batchesPath) {
         const body = JSON.parse(raw.toString('utf8')) as { requests?: Array<{ custom_id?: unknown; params?: Record<string, unknown> }> };
         const lines = body.requests ?? [];
         if (
           lines.length === 0 ||
           lines.some((l) => typeof l.custom_id !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/.test(l.custom_id) || typeof l.params !== 'object')
         ) {
-          send(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'bad batch requests' } });
-          return;
+          return badRequest('bad batch requests');
         }
         return create(
           req,
@@ -469,41 +429,18 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
           null,
         );
       }
-      if (method === 'GET' && sub === '/messages/batches') {
-        send(res, 200, listPage(req.url ?? '', 'after_id', anthropicBatch));
-        return;
-      }
-      const cancelMatch = /^\/messages\/batches\/([^/]+)\/cancel$/.exec(sub);
-      if (method === 'POST' && cancelMatch) return cancelNamed(res, cancelMatch[1]!);
-      const resultsMatch = /^\/messages\/batches\/([^/]+)\/results$/.exec(sub);
-      if (method === 'GET' && resultsMatch) {
-        const batch = batchNamed(resultsMatch[1]!);
+      if (method === 'GET' && batchId !== undefined && action === 'results') {
+        const batch = batchNamed(batchId);
         if (!batch?.results) return notFound(res, 'results');
         if (resultFault(res)) return;
-        send(res, 200, mangled(`${batch.results.anthropic.join('\n')}\n`, batch.id), 'application/x-jsonl');
-        return;
+        return send(res, 200, mangled(batch.results.anthropic, batch.id), { 'content-type': 'application/x-jsonl' });
       }
-      const batchMatch = /^\/messages\/batches\/([^/]+)$/.exec(sub);
-      if (method === 'GET' && batchMatch) return sendBatchStatus(res, batchMatch[1]!, anthropicBatch);
     }
     notFound(res, `route ${method} ${path}`);
   }
 
-  const server: Server = createServer((req, res) => {
-    void handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) send(res, 500, { error: { message: `fake batch server error: ${String(error)}`, type: 'server_error' } });
-      else res.destroy();
-    });
-  });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  const server = await listenLocally(handle, (error) => ({ error: { message: `fake batch server error: ${String(error)}`, type: 'server_error' } }));
+  baseURL = `http://127.0.0.1:${server.port}/v1`;
 
   return {
     provider: options.provider,
@@ -516,8 +453,7 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
       lineOutcome = fn;
     },
     async close() {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await server.close();
       await online.close();
     },
   };

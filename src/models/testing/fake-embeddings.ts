@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import { definedFields } from '../../core/copy-defined.js';
 import { openAIWire } from './fake-openai.js';
-import { type FakeFault, type FakeRequest, type FakeServer, roughTokens, startFakeServer, type WireFormat } from './fake-server.js';
+import { type FakeRequest, type FakeServer, type FakeServerOptions, roughTokens, startFakeServer, type WireFormat } from './fake-server.js';
 
 /**
  * A fake OpenAI `/v1/embeddings` server (127.0.0.1): answers each input string with
@@ -9,11 +8,8 @@ import { type FakeFault, type FakeRequest, type FakeServer, roughTokens, startFa
  * derived from SHA-256 of the text — and supports the same request log, keys, model list
  * and scripted faults as the chat fakes.
  */
-export interface FakeEmbeddingsOptions {
+export interface FakeEmbeddingsOptions extends Pick<FakeServerOptions, 'faults' | 'apiKey' | 'models'> {
   embed?: (text: string, model: string) => number[];
-  faults?: FakeFault[];
-  apiKey?: string;
-  models?: string[];
 }
 
 /** Deterministic stand-in embedding: 8 components in [−1, 1) from SHA-256 of the text. */
@@ -48,5 +44,6 @@ export function startFakeEmbeddings(options: FakeEmbeddingsOptions = {}): Promis
     // Embeddings are never streamed.
     streamEvents: () => [],
   };
-  return startFakeServer(wire, definedFields(options, ['faults', 'apiKey', 'models']));
+  // The server reads only its own options (faults, key, models); `embed` is used above.
+  return startFakeServer(wire, options);
 }

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
 /**
@@ -56,30 +56,19 @@ export interface FakeToolCall {
   arguments: string | Record<string, unknown>;
 }
 
-export function toolArgumentsText(call: FakeToolCall): string {
-  return typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
-}
-
-export function toolCallId(call: FakeToolCall, request: FakeRequest, index: number): string {
-  return call.id ?? `call_fake_${request.index}_${index}`;
-}
-
 /** A reply's tool call with what every wire writes resolved: its id and its arguments as JSON text. */
-export interface WireToolCall {
+export interface WireToolCall extends FakeToolCall {
   id: string;
-  name: string;
-  /** As scripted: a string is sent verbatim, an object serialized. */
-  arguments: string | Record<string, unknown>;
   argumentsText: string;
 }
 
 /** The reply's tool calls (none when it has none), ids defaulted from the request index. */
 export function wireToolCalls(request: FakeRequest, reply: FakeReply): WireToolCall[] {
   return (reply.toolCalls ?? []).map((call, i) => ({
-    id: toolCallId(call, request, i),
+    id: call.id ?? `call_fake_${request.index}_${i}`,
     name: call.name,
     arguments: call.arguments,
-    argumentsText: toolArgumentsText(call),
+    argumentsText: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
   }));
 }
 
@@ -179,31 +168,59 @@ export function chunkText(text: string, size: number): string[] {
   return chunks;
 }
 
-export async function startFakeServer(format: WireFormat, options: FakeServerOptions): Promise<FakeServer> {
-  const requests: FakeRequest[] = [];
-  const faults: FakeFault[] = [...(options.faults ?? [])];
-  let respond = options.respond;
+/**
+ * A node:http server on 127.0.0.1 (random port) running `handle` for each request. When
+ * `handle` fails, the answer is a 500 with the JSON body `failure(error)`, or a dropped socket
+ * once headers are out. `close()` cuts every open connection.
+ */
+export async function listenLocally(
+  handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
+  failure: (error: unknown) => unknown,
+): Promise<{ port: number; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
-
-  const server: Server = createServer((req, res) => {
+  const server = createServer((req, res) => {
     void handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) {
-        res.writeHead(500, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(format.errorBody(500, `fake server error: ${String(error)}`)));
-      } else {
-        res.destroy();
-      }
+      if (res.headersSent) res.destroy();
+      else sendJson(res, 500, failure(error));
     });
   });
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    close() {
+      for (const socket of sockets) socket.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** The whole body of a request. */
+export async function bodyOf(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** Answers `body`: a string as it is, anything else as JSON; the content type is JSON unless `headers` say otherwise. */
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(typeof body === 'string' ? body : JSON.stringify(body));
+}
+
+export async function startFakeServer(format: WireFormat, options: FakeServerOptions): Promise<FakeServer> {
+  const requests: FakeRequest[] = [];
+  const faults: FakeFault[] = [...(options.faults ?? [])];
+  let respond = options.respond;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const rawBody = Buffer.concat(chunks).toString('utf8');
+    const rawBody = (await bodyOf(req)).toString('utf8');
     let body: Record<string, unknown> | undefined;
     try {
       const parsed = JSON.parse(rawBody) as unknown;
@@ -227,10 +244,8 @@ export async function startFakeServer(format: WireFormat, options: FakeServerOpt
     if (format.isStream !== undefined) request.stream = format.isStream(request);
     requests.push(request);
 
-    const sendError = (status: number, message: string, errorType?: string, extraHeaders: Record<string, string> = {}) => {
-      res.writeHead(status, { 'content-type': 'application/json', ...extraHeaders });
-      res.end(JSON.stringify(format.errorBody(status, message, errorType)));
-    };
+    const sendError = (status: number, message: string, errorType?: string, extraHeaders: Record<string, string> = {}) =>
+      sendJson(res, status, format.errorBody(status, message, errorType), extraHeaders);
 
     const path = request.path.split('?')[0] ?? '';
     const routed = format.routes === undefined ? path.endsWith(format.endpoint) : format.routes(path);
@@ -248,20 +263,14 @@ export async function startFakeServer(format: WireFormat, options: FakeServerOpt
       return;
     }
 
-    const queued = faults.shift();
-    const outcome: FakeOutcome = queued ?? (await resolveOutcome(respond, request));
-    if (!isFault(outcome)) {
-      if (request.stream) writeStream(res, format.streamEvents(request, outcome), undefined);
-      else sendBody(res, format.jsonBody(request, outcome));
+    const outcome: FakeOutcome = faults.shift() ?? (await resolveOutcome(respond, request));
+    if (!isFault(outcome) || outcome.fault === 'empty') {
+      const reply: FakeReply = isFault(outcome) ? { text: outcome.text ?? '', usage: { outputTokens: 0 } } : outcome;
+      if (request.stream) writeStream(res, format.streamEvents(request, reply), undefined);
+      else sendJson(res, 200, format.jsonBody(request, reply));
       return;
     }
     switch (outcome.fault) {
-      case 'empty': {
-        const reply: FakeReply = { text: outcome.text ?? '', usage: { outputTokens: 0 } };
-        if (request.stream) writeStream(res, format.streamEvents(request, reply), undefined);
-        else sendBody(res, format.jsonBody(request, reply));
-        return;
-      }
       case 'status': {
         const extra: Record<string, string> = {};
         if (outcome.retryAfter !== undefined) extra['retry-after'] = outcome.retryAfter;
@@ -297,8 +306,7 @@ export async function startFakeServer(format: WireFormat, options: FakeServerOpt
           const events = format.streamEvents(request, { text: 'ok', chunkSize: 4 });
           writeStream(res, [events[0] ?? '', 'data: {"this is": not json\n\n'], 'end');
         } else {
-          res.writeHead(200, { 'content-type': 'application/json' });
-          res.end('{"id": "broken", "choices": [ {"message": ');
+          sendJson(res, 200, '{"id": "broken", "choices": [ {"message": ');
         }
         return;
       }
@@ -313,11 +321,6 @@ export async function startFakeServer(format: WireFormat, options: FakeServerOpt
     }
   }
 
-  function sendBody(res: ServerResponse, body: unknown): void {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(body));
-  }
-
   function writeStream(res: ServerResponse, events: Array<string | Uint8Array>, ending: 'stall' | 'destroy' | 'end' | undefined): void {
     const contentType = format.streamContentType ?? 'text/event-stream';
     res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-cache', connection: 'keep-alive' });
@@ -326,12 +329,7 @@ export async function startFakeServer(format: WireFormat, options: FakeServerOpt
     else if (ending === 'destroy') setTimeout(() => res.destroy(), 10);
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
-
+  const { port, close } = await listenLocally(handle, (error) => format.errorBody(500, `fake server error: ${String(error)}`));
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
     port,
@@ -342,10 +340,7 @@ export async function startFakeServer(format: WireFormat, options: FakeServerOpt
     pushFaults(...more) {
       faults.push(...more);
     },
-    close() {
-      for (const socket of sockets) socket.destroy();
-      return new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close,
   };
 }
 
