@@ -1,6 +1,7 @@
 import { sha256Hex } from '../core/canonical-json.js';
 import type { SimAnswer, SimProfile } from '../models/sim-registry.js';
 import type { ModelRequest, ToolCall } from '../models/types.js';
+import { LOREM_WORDS } from '../sessions/reference.js';
 import { type Rng, rng } from '../stats/rng.js';
 import type { ContinuationArm } from './arms.js';
 import type { GroundTruthCall } from './cutpoints.js';
@@ -81,11 +82,7 @@ export function simTruthFor(finalUserMessage: string): SimCutpointTruth | undefi
   return oracle.get(fingerprint(finalUserMessage));
 }
 
-const LOREM_WORDS = new Set(
-  'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore magna aliqua enim ad minim veniam quis nostrud exercitation ullamco laboris nisi aliquip ex ea commodo consequat duis aute irure in reprehenderit voluptate velit esse cillum fugiat nulla pariatur excepteur sint occaecat cupidatat non proident sunt culpa qui officia deserunt mollit anim id est laborum'.split(
-    ' ',
-  ),
-);
+const LOREM_WORD_SET = new Set(LOREM_WORDS);
 
 /** Which arm a request is, as the simulation sees it. */
 export function armOfRequest(request: ModelRequest, known: SimCutpointTruth | undefined): ContinuationArm {
@@ -94,7 +91,7 @@ export function armOfRequest(request: ModelRequest, known: SimCutpointTruth | un
   const first = context[0]!.content;
   if (known?.recentFingerprint != null && fingerprint(first) === known.recentFingerprint) return 'recent';
   const words = first.toLowerCase().match(/[a-z]+/g) ?? [];
-  const lorem = words.filter((w) => LOREM_WORDS.has(w)).length;
+  const lorem = words.filter((w) => LOREM_WORD_SET.has(w)).length;
   return words.length > 0 && lorem / words.length > 0.6 ? 'filler' : 'cross';
 }
 

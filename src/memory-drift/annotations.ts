@@ -1,6 +1,6 @@
-import { sha256Hex } from '../core/canonical-json.js';
 import { InputError, InvalidArgumentError } from '../core/errors.js';
 import { parseCsvTable, toCsv } from '../core/csv.js';
+import { seededOrder } from './seeded-order.js';
 
 /**
  * Human annotation (DriftLens §2.1, App. B): each annotator fills a copy of a
@@ -181,11 +181,7 @@ export function buildOrthogonalityItems(
   const items: AnnotationItem[] = [];
   for (const question of questions) {
     for (const members of byCategory.values()) {
-      const chosen = members
-        .map((persona) => ({ persona, rank: sha256Hex(`${seed}\u0001${question.id}\u0001${persona.id}`) }))
-        .sort((a, b) => (a.rank < b.rank ? -1 : a.rank > b.rank ? 1 : 0))
-        .slice(0, perCategory);
-      for (const { persona } of chosen) {
+      for (const persona of seededOrder(members, seed, question.id, (member) => member.id).slice(0, perCategory)) {
         items.push({ id: `${question.id}${ORTHOGONALITY_ID_SEPARATOR}${persona.id}`, question: question.text, persona: persona.text });
       }
     }

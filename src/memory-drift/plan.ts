@@ -8,6 +8,7 @@ import type { Ontology } from './ontology.js';
 import { listStimuli, type PerturbationSet, type PerturbationStimulus } from './perturbations.js';
 import type { Question } from './questions.js';
 import { getOrInsert } from '../core/get-or-insert.js';
+import { seededOrder } from './seeded-order.js';
 
 /** The paper's inference settings (App. I.3): T 0.7, top-p 0.98, top-k 50, 2,048 new tokens. */
 export const PAPER_GENERATION_PARAMS: Readonly<DecodingParams> = Object.freeze({
@@ -41,11 +42,8 @@ export type GenerationRole = 'reference' | 'no_perturbation' | 'perturbed';
 /** Picks `count` stimuli of a category for a question: a seeded, order-free choice, stable when other questions change. */
 function chooseStimuli(stimuli: readonly PerturbationStimulus[], count: number | 'all', seed: number, questionId: string): PerturbationStimulus[] {
   if (count === 'all' || count >= stimuli.length) return [...stimuli];
-  return [...stimuli]
-    .map((stimulus) => ({ stimulus, rank: sha256Hex(`${seed}\u0001${questionId}\u0001${stimulus.id}`) }))
-    .sort((a, b) => (a.rank < b.rank ? -1 : a.rank > b.rank ? 1 : 0))
+  return seededOrder(stimuli, seed, questionId, (stimulus) => stimulus.id)
     .slice(0, count)
-    .map((entry) => entry.stimulus)
     .sort((a, b) => stimuli.indexOf(a) - stimuli.indexOf(b));
 }
 

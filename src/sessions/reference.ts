@@ -29,7 +29,8 @@ export interface ReferencePrefix {
   notes: string[];
 }
 
-const LOREM = (
+/** The words of the filler (the continuation simulation recognises filler by them). */
+export const LOREM_WORDS = (
   'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore magna ' +
   'aliqua enim ad minim veniam quis nostrud exercitation ullamco laboris nisi aliquip ex ea commodo consequat duis aute ' +
   'irure in reprehenderit voluptate velit esse cillum fugiat nulla pariatur excepteur sint occaecat cupidatat non proident ' +
@@ -45,7 +46,7 @@ export function loremFiller(length: number, seed: number): string {
   while (size < length) {
     const words = 6 + Math.floor(random() * 10);
     const sentence: string[] = [];
-    for (let i = 0; i < words; i += 1) sentence.push(LOREM[Math.floor(random() * LOREM.length)]!);
+    for (let i = 0; i < words; i += 1) sentence.push(LOREM_WORDS[Math.floor(random() * LOREM_WORDS.length)]!);
     const first = sentence[0]!;
     sentence[0] = first.charAt(0).toUpperCase() + first.slice(1);
     const text = `${sentence.join(' ')}.`;
