@@ -70,17 +70,14 @@ const FR_DOTTED = /(?<![\w.,:/@#=-])0[1-9](?:\.\d{2}){4}(?![\w.-])/gu;
 export function nationalPhoneSpans(text: string): PhoneSpan[] {
   if (!/\d[ .-]\d/u.test(text)) return [];
   const out: PhoneSpan[] = [];
-  NATIONAL.lastIndex = 0;
-  for (let m = NATIONAL.exec(text); m !== null; m = NATIONAL.exec(text)) {
+  for (const m of text.matchAll(NATIONAL)) {
     const raw = m[0];
     const digits = raw.replace(/\D/gu, '');
     if (digits.length < 8 || digits.length > 12 || digits.startsWith('00') || /^0?(\d)\1+$/u.test(digits)) continue;
     if (REGIONS.some((region) => parsePhoneNumberFromString(raw, region)?.isValid() === true)) out.push({ start: m.index, end: m.index + raw.length });
   }
-  FR_DOTTED.lastIndex = 0;
-  for (let m = FR_DOTTED.exec(text); m !== null; m = FR_DOTTED.exec(text)) out.push({ start: m.index, end: m.index + m[0].length });
-  US_SHAPE.lastIndex = 0;
-  for (let m = US_SHAPE.exec(text); m !== null; m = US_SHAPE.exec(text)) {
+  for (const m of text.matchAll(FR_DOTTED)) out.push({ start: m.index, end: m.index + m[0].length });
+  for (const m of text.matchAll(US_SHAPE)) {
     // Dots join version numbers and decimals too: only the full three-three-four shape.
     out.push({ start: m.index, end: m.index + m[0].length });
   }

@@ -52,8 +52,7 @@ const PNR_CONTEXT = /\b(?:personnummer|person(?:al)? (?:id(?:entity)? )?number|p
 
 function matches(text: string, pattern: RegExp, accept: (m: RegExpExecArray) => boolean): IdSpan[] {
   const out: IdSpan[] = [];
-  pattern.lastIndex = 0;
-  for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
+  for (const m of text.matchAll(pattern)) {
     if (accept(m)) out.push({ start: m.index, end: m.index + m[0].length });
   }
   return out;

@@ -74,8 +74,7 @@ const AT_KEYWORDS =
 
 function handleSpans(text: string, out: CuedSpan[]): void {
   if (!text.includes('@')) return;
-  HANDLE.lastIndex = 0;
-  for (let m = HANDLE.exec(text); m !== null; m = HANDLE.exec(text)) {
+  for (const m of text.matchAll(HANDLE)) {
     const before = text.slice(Math.max(0, m.index - 40), m.index);
     const after = text.slice(m.index + m[0].length, m.index + m[0].length + 24);
     if (AT_KEYWORDS.test(m[1]!)) continue;
@@ -94,16 +93,14 @@ const DOTTED_INTERNATIONAL = /(?<![\w.+-])\+\d{1,3}(?:\.\d{1,5}){2,5}(?![\w.-]|\
 
 function phoneSpansCued(text: string, out: CuedSpan[]): void {
   if (!/\d{2}/u.test(text)) return;
-  PHONE_RUN.lastIndex = 0;
-  for (let m = PHONE_RUN.exec(text); m !== null; m = PHONE_RUN.exec(text)) {
+  for (const m of text.matchAll(PHONE_RUN)) {
     // Up to a line break (the run may not cross one, escaped or not).
     const raw = m[0].split(/\n|\\n/u)[0]!.trimEnd();
     const digits = raw.replace(/\D/gu, '').length;
     if (digits < 7 || digits > 15 || /^\d{4}-\d{2}-\d{2}/u.test(raw)) continue;
     if (PHONE_CUE.test(text.slice(Math.max(0, m.index - 40), m.index))) push(out, 'phones', m.index, raw);
   }
-  DOTTED_INTERNATIONAL.lastIndex = 0;
-  for (let m = DOTTED_INTERNATIONAL.exec(text); m !== null; m = DOTTED_INTERNATIONAL.exec(text)) {
+  for (const m of text.matchAll(DOTTED_INTERNATIONAL)) {
     const digits = m[0].replace(/\D/gu, '').length;
     if (digits >= 8 && digits <= 15) push(out, 'phones', m.index, m[0]);
   }
@@ -256,11 +253,9 @@ const TOOLS =
 
 function nameSpansCued(text: string, out: CuedSpan[]): void {
   const take = (pattern: RegExp, accept: (value: string) => boolean) => {
-    pattern.lastIndex = 0;
-    for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
+    for (const m of text.matchAll(pattern)) {
       const value = m[1]!;
       if (accept(value)) push(out, 'names', m.indices![1]![0], value);
-      if (m[0].length === 0) pattern.lastIndex++;
     }
   };
   take(JSON_PERSON, (v) => personValue(v));
@@ -319,16 +314,14 @@ const IN_ADDRESS =
 
 function addressSpansCued(text: string, out: CuedSpan[]): void {
   if (!/\d/u.test(text)) return;
-  ADDRESS_CUE.lastIndex = 0;
-  for (let m = ADDRESS_CUE.exec(text); m !== null; m = ADDRESS_CUE.exec(text)) {
+  for (const m of text.matchAll(ADDRESS_CUE)) {
     const value = m[1]!.trim();
     // A number and a capitalised word (a street and house number), a comma or a postcode making it more than a phrase.
     if (/\d/u.test(value) && /\p{Lu}\p{Ll}{2,}|[\p{Script=Han}]{2}/u.test(value) && (/,/u.test(value) || /\d{4,}/u.test(value) || STREET_WORD.test(value)))
       push(out, 'addresses', m.indices![1]![0] + m[1]!.indexOf(value), value);
   }
   for (const pattern of [STREET_THEN_NUMBER, OTHER_POSTCODES, JP_ADDRESS, JP_ROMAN, CYRILLIC_ADDRESS, STREET_FIRST_PARTS, IN_ADDRESS]) {
-    pattern.lastIndex = 0;
-    for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) push(out, 'addresses', m.index, m[0]);
+    for (const m of text.matchAll(pattern)) push(out, 'addresses', m.index, m[0]);
   }
 }
 const STREET_WORD =

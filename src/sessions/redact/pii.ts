@@ -306,8 +306,7 @@ function demonymOrPlace(word: string): boolean {
 
 function cuedNameSpans(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
-  CUED_NAME.lastIndex = 0;
-  for (let m = CUED_NAME.exec(text); m !== null; m = CUED_NAME.exec(text)) {
+  for (const m of text.matchAll(CUED_NAME)) {
     const name = m[1]!;
     const words = name.split(/[ -]+/u).filter((w) => !/^(?:Ó|Ní|Nic|Mac|Mc|Ua|Uí)$/u.test(w) && /^\p{Lu}/u.test(w));
     if (NOT_PEOPLE.test(`${name} `) || !words.every((w) => nameOrUnknown(w) && !englishForm(w))) continue;
@@ -365,8 +364,7 @@ function shapedNameSpans(text: string): PiiSpan[] {
     out.push({ kind: 'names', start, end });
   };
   for (const pattern of [LOWER_GREETED, LONE_WORD]) {
-    pattern.lastIndex = 0;
-    for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
+    for (const m of text.matchAll(pattern)) {
       const word = m[1]!;
       const known = LEXICON[word.toLowerCase()];
       const gendered = known === 'MaleName' || known === 'FemaleName';
@@ -375,8 +373,7 @@ function shapedNameSpans(text: string): PiiSpan[] {
     }
   }
   for (const pattern of [ANNOTATION_NAME, LOWER_CUED_NAME, NAME_BEFORE_VERB]) {
-    pattern.lastIndex = 0;
-    for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
+    for (const m of text.matchAll(pattern)) {
       const words = m[1]!.split(/[ ._]+/u).filter((w) => w.length > 0);
       if (NOT_PEOPLE.test(`${m[1]!} `)) continue;
       // The first word names the person (a given name, or one no dictionary holds); a surname may be an English word (Park, Baker).
@@ -386,8 +383,7 @@ function shapedNameSpans(text: string): PiiSpan[] {
   }
   // Within a run of capitalised words (Hi <Given> <Surname>, Meeting With <Given> <Surname>), the two
   // or three in a row that no dictionary holds.
-  NAME_RUN.lastIndex = 0;
-  for (let m = NAME_RUN.exec(text); m !== null; m = NAME_RUN.exec(text)) {
+  for (const m of text.matchAll(NAME_RUN)) {
     const words = m[0].replace(/['’]+$/u, '').split(' ');
     const ok = words.map((w) => w.length > 2 && nameLike(w) && !englishForm(w) && !demonymOrPlace(w));
     let offset = m.index;
@@ -447,8 +443,7 @@ function nameSpans(text: string): PiiSpan[] {
     }
     // After a role field (Author:, Signed-off-by:, reviewers:): the field says a person follows, so
     // the first name word must only not be an English word the lexicon knows (Platform Team is not a person).
-    ROLE_NAME.lastIndex = 0;
-    for (let r = ROLE_NAME.exec(piece); r !== null; r = ROLE_NAME.exec(piece)) {
+    for (const r of piece.matchAll(ROLE_NAME)) {
       const name = r[1]!;
       if (
         !NOT_PEOPLE.test(`${name} `) &&
@@ -589,8 +584,7 @@ export function findPii(original: string, kinds: ReadonlySet<PiiKind> = new Set(
     spans.push(...regexSpans(text, CODICE_FISCALE, 'ids', codiceFiscaleValid));
     for (const span of nordicIdSpans(text)) spans.push({ kind: 'ids', ...span });
     for (const span of worldIdSpans(text)) spans.push({ kind: 'ids', ...span });
-    CONTEXT_ID.lastIndex = 0;
-    for (let m = CONTEXT_ID.exec(text); m !== null; m = CONTEXT_ID.exec(text)) {
+    for (const m of text.matchAll(CONTEXT_ID)) {
       const [start, end] = m.indices![1]!;
       spans.push({ kind: 'ids', start, end });
     }
@@ -617,8 +611,7 @@ export function findPii(original: string, kinds: ReadonlySet<PiiKind> = new Set(
     spans.push(...regexSpans(text, US_ADDRESS, 'addresses'));
     spans.push(...regexSpans(text, EU_ADDRESS, 'addresses'));
     spans.push(...regexSpans(text, POSTCODE_ADDRESS, 'addresses'));
-    EUROPEAN_ADDRESS.lastIndex = 0;
-    for (let m = EUROPEAN_ADDRESS.exec(text); m !== null; m = EUROPEAN_ADDRESS.exec(text)) {
+    for (const m of text.matchAll(EUROPEAN_ADDRESS)) {
       if (m[1]!.length === 4 && LEXICON[m[2]!.toLowerCase()] !== undefined) continue;
       spans.push({ kind: 'addresses', start: m.index, end: m.index + m[0].length });
     }

@@ -106,8 +106,7 @@ const LABELLED_ID = new RegExp(String.raw`(?<![\p{L}\d_])${ID_LABEL}${VALUE}`, '
 
 function all(text: string, pattern: RegExp, accept: (value: string) => boolean): IdSpan[] {
   const out: IdSpan[] = [];
-  pattern.lastIndex = 0;
-  for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) if (accept(m[0])) out.push({ start: m.index, end: m.index + m[0].length });
+  for (const m of text.matchAll(pattern)) if (accept(m[0])) out.push({ start: m.index, end: m.index + m[0].length });
   return out;
 }
 
@@ -120,15 +119,13 @@ export function worldIdSpans(text: string): IdSpan[] {
     ...all(text, PAN, () => true),
     ...all(text, STEUER_ID_GROUPED, (v) => v.includes(' ') && steuerIdValid(v)),
   ];
-  UID_AADHAAR.lastIndex = 0;
-  for (let m = UID_AADHAAR.exec(text); m !== null; m = UID_AADHAAR.exec(text)) {
+  for (const m of text.matchAll(UID_AADHAAR)) {
     if (!aadhaarValid(m[1]!)) continue;
     const [start, end] = m.indices![1]!;
     out.push({ start, end });
   }
   for (const pattern of [LABELLED_ID, LABELLED_ACRONYM]) {
-    pattern.lastIndex = 0;
-    for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
+    for (const m of text.matchAll(pattern)) {
       const [start, end] = m.indices![1]!;
       const value = m[1]!;
       // A value is an id's shape: mostly digits (letters only as a prefix or check), not a date or a version.

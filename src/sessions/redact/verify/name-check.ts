@@ -133,8 +133,7 @@ function inSentence(text: string, start: number, end: number): boolean {
  */
 export function findLooseNames(text: string, names: GivenNames): NameHit[] {
   const hits: NameHit[] = [];
-  WORD.lastIndex = 0;
-  for (let m = WORD.exec(text); m !== null; m = WORD.exec(text)) {
+  for (const m of text.matchAll(WORD)) {
     const word = m[0];
     if (word.length < 4) continue;
     const start = m.index;
