@@ -50,7 +50,8 @@ const CPR_CONTEXT =
 /** Words naming a Swedish personnummer just before it. */
 const PNR_CONTEXT = /\b(?:personnummer|person(?:al)? (?:id(?:entity)? )?number|pnr|samordningsnummer)[\s:.#-]{0,4}$/iu;
 
-function matches(text: string, pattern: RegExp, accept: (m: RegExpExecArray) => boolean): IdSpan[] {
+/** The spans of `pattern`'s matches in `text` that `accept` takes. */
+export function spansOf(text: string, pattern: RegExp, accept: (m: RegExpExecArray) => boolean): IdSpan[] {
   const out: IdSpan[] = [];
   for (const m of text.matchAll(pattern)) {
     if (accept(m)) out.push({ start: m.index, end: m.index + m[0].length });
@@ -143,13 +144,13 @@ export function nordicIdSpans(text: string): IdSpan[] {
   if (!/\d(?:[ .-]?\d){5}/u.test(text)) return [];
   return [
     // The twelve-digit form (with the century) reads like a dated build or batch id (20240115-1234), so a word naming it must come first.
-    ...matches(text, PERSONNUMMER, (m) => swedishPersonnummer(m[0]) && (m[0].length < 12 || PNR_CONTEXT.test(text.slice(Math.max(0, m.index - 24), m.index)))),
-    ...matches(text, HETU, (m) => finnishHetu(m[0])),
-    ...matches(text, PESEL, (m) => polishPesel(m[0])),
-    ...matches(text, NIR, (m) => frenchNir(m[0])),
-    ...matches(text, FNR, (m) => norwegianFnr(m[0])),
-    ...matches(text, BE_NN, (m) => belgianNationalNumber(m[0]) && (/\D/u.test(m[0]) || BE_NN_CONTEXT.test(text.slice(Math.max(0, m.index - 40), m.index)))),
-    ...matches(
+    ...spansOf(text, PERSONNUMMER, (m) => swedishPersonnummer(m[0]) && (m[0].length < 12 || PNR_CONTEXT.test(text.slice(Math.max(0, m.index - 24), m.index)))),
+    ...spansOf(text, HETU, (m) => finnishHetu(m[0])),
+    ...spansOf(text, PESEL, (m) => polishPesel(m[0])),
+    ...spansOf(text, NIR, (m) => frenchNir(m[0])),
+    ...spansOf(text, FNR, (m) => norwegianFnr(m[0])),
+    ...spansOf(text, BE_NN, (m) => belgianNationalNumber(m[0]) && (/\D/u.test(m[0]) || BE_NN_CONTEXT.test(text.slice(Math.max(0, m.index - 40), m.index)))),
+    ...spansOf(
       text,
       CPR,
       (m) => validDate(2000, Number(m[2]), Number(m[1])) && (danishCprChecked(m[0]) || CPR_CONTEXT.test(text.slice(Math.max(0, m.index - 24), m.index))),

@@ -23,10 +23,11 @@ export interface CuedSpan {
   end: number;
 }
 
-const LEXICON = (nlp.world() as { model: { one: { lexicon: Record<string, string> } } }).model.one.lexicon;
+export const LEXICON = (nlp.world() as { model: { one: { lexicon: Record<string, string> } } }).model.one.lexicon;
 const NAME_TAGS = new Set(['FirstName', 'MaleName', 'FemaleName', 'LastName', 'Person']);
 let ENGLISH: ReadonlySet<string> | undefined;
-function englishWord(word: string): boolean {
+/** The word, in lower case, is in an English word list of ~275,000 words and their inflections (loaded on first use). */
+export function englishWord(word: string): boolean {
   ENGLISH ??= new Set(createRequire(import.meta.url)('an-array-of-english-words') as string[]);
   return ENGLISH.has(word.toLowerCase());
 }
@@ -281,7 +282,8 @@ function nameSpansCued(text: string, out: CuedSpan[]): void {
   take(SIGN_OFF, (v) => personValue(v) && !demonymOrPlace(v.split(/[ -]/u)[0]!));
 }
 
-function demonymOrPlace(word: string): boolean {
+/** The tagger reads the word as a people's or a place's name (Indian, Brazilian, Texas): not a person. */
+export function demonymOrPlace(word: string): boolean {
   const tags = (nlp(word).json() as Array<{ terms: Array<{ tags: string[] }> }>)[0]?.terms[0]?.tags ?? [];
   return tags.some((t) => t === 'Demonym' || t === 'Place' || t === 'Country' || t === 'City' || t === 'Region' || t === 'Organization');
 }

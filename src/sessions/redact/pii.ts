@@ -1,10 +1,9 @@
-import { createRequire } from 'node:module';
 import { isIPv4, isIPv6 } from 'node:net';
 import nlp from 'compromise';
 import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
 import { findPhoneNumbersInText } from 'libphonenumber-js';
 import { nationalPhoneSpans } from './national-phones.js';
-import { cuedPiiSpans, escapeView } from './pii-cued.js';
+import { cuedPiiSpans, demonymOrPlace, englishWord, escapeView, LEXICON } from './pii-cued.js';
 import { luhnValid, nordicIdSpans } from './nordic-ids.js';
 import { type ClassCounts, joinPieces, keep, type Piece, placeholder } from './pieces.js';
 import { worldIdSpans } from './world-ids.js';
@@ -247,7 +246,6 @@ const ADDRESSED =
 const CUE_WORDS =
   /^(?:Ask|Asked|Ping|Pinged|Tell|Told|Thanks|Thank|Hi|Hey|Hello|Dear|Cc|Call|Email|Message|Morning|Evening|Afternoon|Cheers|Thx|Yo|Congrats|Welcome|Per)$/u;
 /** Words the tagger's lexicon knows (as any part of speech): not an unknown given name. */
-const LEXICON = (nlp.world() as { model: { one: { lexicon: Record<string, string> } } }).model.one.lexicon;
 const NAME_TAGS = new Set(['FirstName', 'MaleName', 'FemaleName', 'LastName', 'Person', 'Honorific']);
 /** A word the tagger's lexicon does not know, or knows only as (part of) a name: not an English word such as "Start". */
 function nameOrUnknown(word: string): boolean {
@@ -285,23 +283,10 @@ const CUED_NAME = new RegExp(
   'dgmu',
 );
 
-let ENGLISH_WORDS: ReadonlySet<string> | undefined;
-/** The word, in lower case, is in an English word list of ~275,000 words and their inflections (loaded on first use). */
-function englishWord(word: string): boolean {
-  ENGLISH_WORDS ??= new Set(createRequire(import.meta.url)('an-array-of-english-words') as string[]);
-  return ENGLISH_WORDS.has(word.toLowerCase());
-}
-
 /** The tagger reads the word, in lower case, as a verb, adjective or adverb (deprecated, async): an English word, not a name. */
 function englishForm(word: string): boolean {
   const tags = (nlp(word.toLowerCase()).json() as Array<{ terms: Array<{ tags: string[] }> }>)[0]?.terms[0]?.tags ?? [];
   return tags.some((t) => t === 'Verb' || t === 'Adjective' || t === 'Adverb');
-}
-
-/** The tagger reads the word as a people's or a place's name (Indian, Brazilian, Texas): not a person. */
-function demonymOrPlace(word: string): boolean {
-  const tags = (nlp(word).json() as Array<{ terms: Array<{ tags: string[] }> }>)[0]?.terms[0]?.tags ?? [];
-  return tags.some((t) => t === 'Demonym' || t === 'Place' || t === 'Country' || t === 'City' || t === 'Region' || t === 'Organization');
 }
 
 function cuedNameSpans(text: string): PiiSpan[] {

@@ -9,10 +9,7 @@
  * in code (ids, timestamps) out.
  */
 
-export interface IdSpan {
-  start: number;
-  end: number;
-}
+import { spansOf, type IdSpan } from './nordic-ids.js';
 
 const VERHOEFF_D = [
   [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
@@ -104,20 +101,14 @@ const VALUE = String.raw`["'\\]*\s*(?:[:=#：]|is|was)?["'\\]*\s*(?:no\.?|number
 const LABELLED_ACRONYM = new RegExp(String.raw`(?<![\p{L}\d_])${ID_ACRONYM}${VALUE}`, 'dgu');
 const LABELLED_ID = new RegExp(String.raw`(?<![\p{L}\d_])${ID_LABEL}${VALUE}`, 'dgiu');
 
-function all(text: string, pattern: RegExp, accept: (value: string) => boolean): IdSpan[] {
-  const out: IdSpan[] = [];
-  for (const m of text.matchAll(pattern)) if (accept(m[0])) out.push({ start: m.index, end: m.index + m[0].length });
-  return out;
-}
-
 /** The spans of these ids in `text`. */
 export function worldIdSpans(text: string): IdSpan[] {
   if (!/\d\d/u.test(text)) return [];
   const out = [
-    ...all(text, CPF, cpfValid),
-    ...all(text, AADHAAR, aadhaarValid),
-    ...all(text, PAN, () => true),
-    ...all(text, STEUER_ID_GROUPED, (v) => v.includes(' ') && steuerIdValid(v)),
+    ...spansOf(text, CPF, (m) => cpfValid(m[0])),
+    ...spansOf(text, AADHAAR, (m) => aadhaarValid(m[0])),
+    ...spansOf(text, PAN, () => true),
+    ...spansOf(text, STEUER_ID_GROUPED, (m) => m[0].includes(' ') && steuerIdValid(m[0])),
   ];
   for (const m of text.matchAll(UID_AADHAAR)) {
     if (!aadhaarValid(m[1]!)) continue;
