@@ -4,7 +4,7 @@ import { type ModelRequest, type TokenUsage, ZERO_USAGE } from '../models/types.
 import { settleLines } from './batch-lines.js';
 import { type BatchModule, type BatchSession, kindOf, type OpenJob } from './batch-session.js';
 import type { CellOutcome } from './run-store.js';
-import { naiveCostOf, priceOf } from './runner-call.js';
+import { answered, emptyAnswer, naiveCostOf, priceOf } from './runner-call.js';
 import { storeOutcomes } from './runner-commit.js';
 import type { CostFn } from './runner-types.js';
 
@@ -170,35 +170,10 @@ async function decodeLine(
   const priced = (usage: TokenUsage) => priceOf(price, request.model, usage);
   try {
     const response = await batch.decodeWireResponse(request, body, env);
-    return {
-      ...base,
-      status: 'done',
-      text: response.text,
-      reasoning: response.reasoning ?? null,
-      ...(response.toolCalls === undefined ? {} : { toolCalls: response.toolCalls }),
-      finishReason: response.finishReason,
-      responseModel: response.responseModel ?? null,
-      usage: response.usage,
-      costUsd: priced(response.usage),
-      errorClass: null,
-      errorMessage: null,
-    };
+    return { ...base, ...answered(response, response.usage, priced) };
   } catch (error) {
     if (error instanceof ModelCallError && error.kind === 'empty') {
-      const last = error.response;
-      const usage = last?.usage ?? { ...ZERO_USAGE };
-      return {
-        ...base,
-        status: 'empty',
-        text: last?.text ?? '',
-        reasoning: last?.reasoning ?? null,
-        finishReason: last?.finishReason ?? null,
-        responseModel: last?.responseModel ?? null,
-        usage,
-        costUsd: priced(usage),
-        errorClass: 'empty',
-        errorMessage: error.message,
-      };
+      return { ...base, ...emptyAnswer(error.response, error.response?.usage ?? { ...ZERO_USAGE }, priced, error.message) };
     }
     return failed(base, kindOf(error), `unreadable batch result: ${(error as Error).message}`);
   }
