@@ -153,23 +153,13 @@ async function lineOutcome(
   base: OutcomeBase,
   price: CostFn,
 ): Promise<CellOutcome> {
-  if (line.kind === 'succeeded') return decodeLine(batch, request, line.body, env, base, price);
   if (line.kind === 'errored') return failed(base, line.errorClass, line.message);
-  return failed(base, line.kind === 'expired' ? 'batch_expired' : 'batch_canceled', `${line.message} (a later run resubmits it)`);
-}
-
-/** A succeeded line, read by the online adapter's own parser; an empty answer is `empty`, as online. */
-async function decodeLine(
-  batch: BatchModule,
-  request: ModelRequest,
-  body: unknown,
-  env: Record<string, string | undefined>,
-  base: OutcomeBase,
-  price: CostFn,
-): Promise<CellOutcome> {
+  if (line.kind !== 'succeeded')
+    return failed(base, line.kind === 'expired' ? 'batch_expired' : 'batch_canceled', `${line.message} (a later run resubmits it)`);
+  // A succeeded line is read by the online adapter's own parser; an empty answer is `empty`, as online.
   const priced = (usage: TokenUsage) => priceOf(price, request.model, usage);
   try {
-    const response = await batch.decodeWireResponse(request, body, env);
+    const response = await batch.decodeWireResponse(request, line.body, env);
     return { ...base, ...answered(response, response.usage, priced) };
   } catch (error) {
     if (error instanceof ModelCallError && error.kind === 'empty') {
