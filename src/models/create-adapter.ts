@@ -27,7 +27,15 @@ export function createAdapter(ref: string, options: CreateAdapterOptions = {}): 
     case 'local':
       return new LocalAdapter(ref, parsed.model, { env: options.env, ...options.local });
     case 'replay':
-      return new LazyReplayAdapter(ref, parsed.model);
+      // Built on first use, once the store has registered its factory.
+      return new LazyAdapter(ref, 'replay', parsed.model, async () => {
+        if (replayFactory === undefined) {
+          throw new ModelCallError('config', `replay: no replay adapter is registered for ${ref} (load the store module: src/store/replay.ts)`, {
+            provider: 'replay',
+          });
+        }
+        return replayFactory(ref);
+      });
     default:
       return new LazyAiSdkAdapter(ref, parsed, spec, options);
   }
@@ -62,20 +70,6 @@ class LazyAdapter implements ModelAdapter {
   async generate(request: ModelRequest, options?: GenerateOptions): Promise<ModelResponse> {
     this.inner ??= this.load();
     return (await this.inner).generate(request, options);
-  }
-}
-
-/** `replay:` adapters are built on first use, once the store has registered its factory. */
-class LazyReplayAdapter extends LazyAdapter {
-  constructor(ref: string, modelId: string) {
-    super(ref, 'replay', modelId, async () => {
-      if (replayFactory === undefined) {
-        throw new ModelCallError('config', `replay: no replay adapter is registered for ${ref} (load the store module: src/store/replay.ts)`, {
-          provider: 'replay',
-        });
-      }
-      return replayFactory(ref);
-    });
   }
 }
 
