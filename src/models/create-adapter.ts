@@ -27,7 +27,15 @@ export function createAdapter(ref: string, options: CreateAdapterOptions = {}): 
     case 'local':
       return new LocalAdapter(ref, parsed.model, { env: options.env, ...options.local });
     case 'replay':
-      return new LazyReplayAdapter(ref, parsed.model);
+      // Built on first use, once the store has registered its factory.
+      return new LazyAdapter(ref, 'replay', parsed.model, async () => {
+        if (replayFactory === undefined) {
+          throw new ModelCallError('config', `replay: no replay adapter is registered for ${ref} (load the store module: src/store/replay.ts)`, {
+            provider: 'replay',
+          });
+        }
+        return replayFactory(ref);
+      });
     default:
       return new LazyAiSdkAdapter(ref, parsed, spec, options);
   }
@@ -48,31 +56,21 @@ export function registerReplayAdapter(factory: ReplayFactory): void {
   replayFactory = factory;
 }
 
-/** `replay:` adapters are built on first use, once the store has registered its factory. */
-class LazyReplayAdapter implements ModelAdapter {
-  readonly ref: string;
-  readonly provider = 'replay';
-  readonly modelId: string;
+/** An adapter whose real one is built by `load` on the first call, and only once. */
+class LazyAdapter implements ModelAdapter {
   private inner: Promise<ModelAdapter> | undefined;
 
-  constructor(ref: string, modelId: string) {
-    this.ref = ref;
-    this.modelId = modelId;
-  }
+  constructor(
+    readonly ref: string,
+    readonly provider: string,
+    readonly modelId: string,
+    private readonly load: () => Promise<ModelAdapter>,
+  ) {}
 
   async generate(request: ModelRequest, options?: GenerateOptions): Promise<ModelResponse> {
-    this.inner ??= loadReplay(this.ref);
+    this.inner ??= this.load();
     return (await this.inner).generate(request, options);
   }
-}
-
-async function loadReplay(ref: string): Promise<ModelAdapter> {
-  if (replayFactory === undefined) {
-    throw new ModelCallError('config', `replay: no replay adapter is registered for ${ref} (load the store module: src/store/replay.ts)`, {
-      provider: 'replay',
-    });
-  }
-  return replayFactory(ref);
 }
 
 /**
@@ -80,27 +78,11 @@ async function loadReplay(ref: string): Promise<ModelAdapter> {
  * key still fails at once, before any call); the AI SDK and the provider's package load on the
  * first call, so commands that never call a model (reports, gate, the viewer) do not load them.
  */
-class LazyAiSdkAdapter implements ModelAdapter {
-  readonly ref: string;
-  readonly provider: string;
-  readonly modelId: string;
+class LazyAiSdkAdapter extends LazyAdapter {
   readonly baseURL: string;
-  private inner: Promise<ModelAdapter> | undefined;
 
-  constructor(
-    ref: string,
-    private readonly parsed: ModelRef,
-    private readonly spec: ProviderSpec,
-    private readonly options: AdapterOptions,
-  ) {
-    this.ref = ref;
-    this.provider = parsed.provider;
-    this.modelId = parsed.model;
+  constructor(ref: string, parsed: ModelRef, spec: ProviderSpec, options: AdapterOptions) {
+    super(ref, parsed.provider, parsed.model, () => import('./ai-adapter.js').then(({ AiSdkAdapter }) => new AiSdkAdapter(ref, parsed, spec, options)));
     this.baseURL = resolveAiSdkTarget(ref, parsed, spec, options.env ?? process.env).baseURL;
-  }
-
-  async generate(request: ModelRequest, options?: GenerateOptions): Promise<ModelResponse> {
-    this.inner ??= import('./ai-adapter.js').then(({ AiSdkAdapter }) => new AiSdkAdapter(this.ref, this.parsed, this.spec, this.options));
-    return (await this.inner).generate(request, options);
   }
 }

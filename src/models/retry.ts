@@ -103,15 +103,17 @@ export class CallFailedError extends ModelCallError {
 }
 
 export function resolveRetryPolicy(policy: Partial<RetryPolicy> = {}): RetryPolicy {
-  const merged: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...dropUndefined(policy) };
-  const intField = (name: 'maxAttempts' | 'emptyRetries', min: number) => {
+  // An undefined field keeps its default.
+  const merged: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...Object.fromEntries(Object.entries(policy).filter(([, value]) => value !== undefined)) };
+  for (const [name, min] of [
+    ['maxAttempts', 1],
+    ['emptyRetries', 0],
+  ] as const) {
     const value = merged[name];
     if (!Number.isInteger(value) || value < min) {
       throw new InvalidArgumentError(`policy.${name}`, `must be an integer ≥ ${min}, got ${value}`);
     }
-  };
-  intField('maxAttempts', 1);
-  intField('emptyRetries', 0);
+  }
   for (const name of ['baseDelayMs', 'maxDelayMs', 'maxRetryAfterMs'] as const) {
     const value = merged[name];
     if (!Number.isFinite(value) || value < 0) {
@@ -284,14 +286,6 @@ export const defaultSleep: SleepFn = (ms, signal) =>
     };
     signal?.addEventListener('abort', onAbort, { once: true });
   });
-
-function dropUndefined<T extends object>(value: T): Partial<T> {
-  const out: Partial<T> = {};
-  for (const [key, member] of Object.entries(value)) {
-    if (member !== undefined) (out as Record<string, unknown>)[key] = member;
-  }
-  return out;
-}
 
 /** Kept here for callers that imported it from the retry module. */
 export { seededRandom } from '../core/random.js';

@@ -4,7 +4,7 @@ import { type ModelRequest, type TokenUsage, ZERO_USAGE } from '../models/types.
 import { settleLines } from './batch-lines.js';
 import { type BatchModule, type BatchSession, kindOf, type OpenJob } from './batch-session.js';
 import type { CellOutcome } from './run-store.js';
-import { naiveCostOf, priceOf } from './runner-call.js';
+import { answered, emptyAnswer, naiveCostOf, priceOf } from './runner-call.js';
 import { storeOutcomes } from './runner-commit.js';
 import type { CostFn } from './runner-types.js';
 
@@ -153,52 +153,17 @@ async function lineOutcome(
   base: OutcomeBase,
   price: CostFn,
 ): Promise<CellOutcome> {
-  if (line.kind === 'succeeded') return decodeLine(batch, request, line.body, env, base, price);
   if (line.kind === 'errored') return failed(base, line.errorClass, line.message);
-  return failed(base, line.kind === 'expired' ? 'batch_expired' : 'batch_canceled', `${line.message} (a later run resubmits it)`);
-}
-
-/** A succeeded line, read by the online adapter's own parser; an empty answer is `empty`, as online. */
-async function decodeLine(
-  batch: BatchModule,
-  request: ModelRequest,
-  body: unknown,
-  env: Record<string, string | undefined>,
-  base: OutcomeBase,
-  price: CostFn,
-): Promise<CellOutcome> {
+  if (line.kind !== 'succeeded')
+    return failed(base, line.kind === 'expired' ? 'batch_expired' : 'batch_canceled', `${line.message} (a later run resubmits it)`);
+  // A succeeded line is read by the online adapter's own parser; an empty answer is `empty`, as online.
   const priced = (usage: TokenUsage) => priceOf(price, request.model, usage);
   try {
-    const response = await batch.decodeWireResponse(request, body, env);
-    return {
-      ...base,
-      status: 'done',
-      text: response.text,
-      reasoning: response.reasoning ?? null,
-      ...(response.toolCalls === undefined ? {} : { toolCalls: response.toolCalls }),
-      finishReason: response.finishReason,
-      responseModel: response.responseModel ?? null,
-      usage: response.usage,
-      costUsd: priced(response.usage),
-      errorClass: null,
-      errorMessage: null,
-    };
+    const response = await batch.decodeWireResponse(request, line.body, env);
+    return { ...base, ...answered(response, response.usage, priced) };
   } catch (error) {
     if (error instanceof ModelCallError && error.kind === 'empty') {
-      const last = error.response;
-      const usage = last?.usage ?? { ...ZERO_USAGE };
-      return {
-        ...base,
-        status: 'empty',
-        text: last?.text ?? '',
-        reasoning: last?.reasoning ?? null,
-        finishReason: last?.finishReason ?? null,
-        responseModel: last?.responseModel ?? null,
-        usage,
-        costUsd: priced(usage),
-        errorClass: 'empty',
-        errorMessage: error.message,
-      };
+      return { ...base, ...emptyAnswer(error.response, error.response?.usage ?? { ...ZERO_USAGE }, priced, error.message) };
     }
     return failed(base, kindOf(error), `unreadable batch result: ${(error as Error).message}`);
   }

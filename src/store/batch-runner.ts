@@ -203,7 +203,7 @@ function cacheWaves(
   const retentionOf = (key: string, grouped: boolean) => {
     const request = requestOf.get(key)!;
     if (session.batch.batchProviderOf(request.model) !== 'openai') return {};
-    const retention = openaiRetentionFor(modelIdOf(request.model), configured, grouped);
+    const retention = openaiRetentionFor(parseModelRef(request.model).model, configured, grouped);
     return retention === undefined ? {} : { promptCacheRetention: retention };
   };
   if (options.schedule === 'plan') {
@@ -229,11 +229,6 @@ function cacheWaves(
       return cacheKey === undefined ? { cacheTtl, ...retention } : { cacheTtl, promptCacheKey: cacheKey, ...retention };
     },
   };
-}
-
-/** The model id of a ref (`openai:gpt-4.1@http://…` → `gpt-4.1`). */
-function modelIdOf(ref: string): string {
-  return parseModelRef(ref).model;
 }
 
 /** The Anthropic cache lifetime of batch lines: the config's, else 1 hour when followers wait for leaders (5 minutes in one wave). */

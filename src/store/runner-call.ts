@@ -1,6 +1,6 @@
 import { ModelCallError } from '../models/errors.js';
 import { CallFailedError, type RetryPolicy, type SleepFn, callWithRetry } from '../models/retry.js';
-import { type ModelAdapter, type ModelRequest, type TokenUsage, ZERO_USAGE } from '../models/types.js';
+import { type ModelAdapter, type ModelRequest, type ModelResponse, type TokenUsage, ZERO_USAGE } from '../models/types.js';
 import type { CacheSettings } from './cache-schedule.js';
 import type { CellOutcome } from './run-store.js';
 import type { CostFn } from './runner-types.js';
@@ -56,22 +56,7 @@ export async function callCell(request: ModelRequest, cellStarted: string, setti
       sleep: settings.sleep,
       ...(settings.random ? { random: settings.random } : {}),
     });
-    return {
-      ...base,
-      status: 'done',
-      attempts,
-      text: response.text,
-      reasoning: response.reasoning ?? null,
-      ...(response.toolCalls === undefined ? {} : { toolCalls: response.toolCalls }),
-      finishReason: response.finishReason,
-      responseModel: response.responseModel ?? null,
-      usage,
-      latencyMs: response.latencyMs,
-      costUsd: priced(usage),
-      errorClass: null,
-      errorMessage: null,
-      finishedAt: new Date().toISOString(),
-    };
+    return { ...base, attempts, ...answered(response, usage, priced), latencyMs: response.latencyMs, finishedAt: new Date().toISOString() };
   } catch (error) {
     if (error instanceof CallFailedError && error.kind === 'aborted') return undefined;
     if (settings.hardSignal?.aborted) return undefined;
@@ -81,22 +66,50 @@ export async function callCell(request: ModelRequest, cellStarted: string, setti
       const last = error instanceof CallFailedError ? error.lastResponse : undefined;
       return {
         ...base,
-        status: 'empty',
         attempts,
-        text: last?.text ?? '',
-        reasoning: last?.reasoning ?? null,
-        finishReason: last?.finishReason ?? null,
-        responseModel: last?.responseModel ?? null,
-        usage,
+        ...emptyAnswer(last, usage, priced, error.message),
         latencyMs: last?.latencyMs ?? null,
-        costUsd: priced(usage),
-        errorClass: 'empty',
-        errorMessage: error.message,
         finishedAt: new Date().toISOString(),
       };
     }
     return { ...failure(error, attempts, base), usage, costUsd: priced(usage) };
   }
+}
+
+type Answer = Pick<
+  CellOutcome,
+  'status' | 'text' | 'reasoning' | 'toolCalls' | 'finishReason' | 'responseModel' | 'usage' | 'costUsd' | 'errorClass' | 'errorMessage'
+>;
+
+/** What a cell records of an answer, online or from a batch line. */
+export function answered(response: ModelResponse, usage: TokenUsage, priced: (usage: TokenUsage) => number | null): Answer {
+  return {
+    status: 'done',
+    text: response.text,
+    reasoning: response.reasoning ?? null,
+    ...(response.toolCalls === undefined ? {} : { toolCalls: response.toolCalls }),
+    finishReason: response.finishReason,
+    responseModel: response.responseModel ?? null,
+    usage,
+    costUsd: priced(usage),
+    errorClass: null,
+    errorMessage: null,
+  };
+}
+
+/** What a cell records of an empty answer: the last response's text and metadata (no tool calls), its usage still spent. */
+export function emptyAnswer(last: ModelResponse | undefined, usage: TokenUsage, priced: (usage: TokenUsage) => number | null, message: string): Answer {
+  return {
+    status: 'empty',
+    text: last?.text ?? '',
+    reasoning: last?.reasoning ?? null,
+    finishReason: last?.finishReason ?? null,
+    responseModel: last?.responseModel ?? null,
+    usage,
+    costUsd: priced(usage),
+    errorClass: 'empty',
+    errorMessage: message,
+  };
 }
 
 export function resultOf(key: string, outcome: CellOutcome, attempts: number): CellResult {
