@@ -177,8 +177,8 @@ function targetSection(t: ContinuationReport['analysis']['targets'][number]): Do
     );
   }
   if (t.warnings.length > 0) blocks.push({ kind: 'list', items: t.warnings.map((w) => `warning: ${w}`) });
-  blocks.push({ kind: 'heading', text: 'Attrition per arm' });
   blocks.push(
+    { kind: 'heading', text: 'Attrition per arm' },
     table(
       ['arm', 'attempted', 'generated', 'parseable calls', 'unparseable', 'prose', 'missing', 'not generated', 'mean fidelity (calls)', 'mean fidelity (ITT)'],
       t.attrition.map((a) => [
@@ -189,9 +189,7 @@ function targetSection(t: ContinuationReport['analysis']['targets'][number]): Do
       ]),
       [1, 2, 3, 4, 5, 6, 7, 8, 9],
     ),
-  );
-  blocks.push({ kind: 'heading', text: 'Every contrast' });
-  blocks.push(
+    { kind: 'heading', text: 'Every contrast' },
     para([
       'Only the two ',
       { strong: 'primary' },
@@ -232,8 +230,8 @@ function referenceSection(report: ContinuationReport): DocumentSection[] {
   const estimate = (e: PairedEstimate) => intervalCell(e.mean, e.ci, 'signed', 3, ` (n = ${e.n}, ${pClause(e.p, '—')})`);
   for (const t of reference.targets) {
     const calibrated = report.analysis.targets.find((c) => c.target === t.target);
-    blocks.push({ kind: 'heading', text: t.target });
     blocks.push(
+      { kind: 'heading', text: t.target },
       table(
         ['arm', 'generated', 'tool match (M1)', 'argument similarity of matching calls (M2)', 'mean fidelity, calibrated', 'mean fidelity, authors', ''],
         t.arms.map((arm) => {

@@ -127,8 +127,7 @@ const patterns = (options: InferenceOptions) => ({ B: Math.max(options.B ?? MIN_
 const quantiles = new Map<string, number>();
 /** Student-t quantile, memoized (calibration evaluates the same few thousands of times). */
 export function tQuantileCached(probability: number, df: number): number {
-  const key = `${probability}|${df}`;
-  return getOrInsert(quantiles, key, () => tQuantile(probability, df));
+  return getOrInsert(quantiles, `${probability}|${df}`, () => tQuantile(probability, df));
 }
 
 /**
@@ -296,10 +295,7 @@ export function sessionInfluence(
   const leaveOneOut = sessions.map((session, i) => {
     const rest = sessionMeans.filter((_, j) => j !== i);
     const estimate = meanOf(rest);
-    let p: number | null = null;
-    if (rest.length >= MIN_UNITS_FOR_CLAIM) {
-      p = signFlipInference(rest, { ...patterns(options), alpha, exact: rest.length <= EXACT_LIMIT }).p;
-    }
+    const p = rest.length >= MIN_UNITS_FOR_CLAIM ? signFlipInference(rest, { ...patterns(options), alpha, exact: rest.length <= EXACT_LIMIT }).p : null;
     const holds = Math.sign(estimate) === sign && (p === null || p < alpha);
     const residual = residuals[i] as number;
     return { session, estimate, p, holds, residual, outlier: residual > outlierThreshold };
@@ -364,14 +360,9 @@ export function holmClaims(claims: readonly Claim[]): Claim[] {
   const alpha = claims[0]?.alpha ?? 0.05;
   const order = claims.map((_, i) => i).sort((a, b) => (claims[a] as Claim).pRaw - (claims[b] as Claim).pRaw || a - b);
   const adjusted = holm(claims.map((c) => c.pRaw));
-  let firstFail = m + 1;
-  for (let r = 1; r <= m; r++) {
-    const c = claims[order[r - 1] as number] as Claim;
-    if (!(Math.min(1, (m - r + 1) * c.pRaw) < alpha)) {
-      firstFail = r;
-      break;
-    }
-  }
+  // Step r (1-based) fails when min(1, (m − r + 1)·p_(r)) ≥ α; m + 1 when none fails.
+  const failIndex = order.findIndex((index, k) => !(Math.min(1, (m - k) * (claims[index] as Claim).pRaw) < alpha));
+  const firstFail = failIndex === -1 ? m + 1 : failIndex + 1;
   const out = new Array<Claim>(m);
   order.forEach((index, k) => {
     const r = k + 1;

@@ -34,15 +34,6 @@ export interface ExportManifest {
   units?: unknown;
 }
 
-export interface ImportResult {
-  runId: string;
-  targetCells: number;
-  judgeCells: number;
-  targets: string[];
-  judges: string[];
-  procedure: 'echolens' | 'reference';
-}
-
 const NO_USAGE = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
 
 function targetLabels(c: ArchiveCell): CellLabels {
@@ -170,7 +161,7 @@ export async function importArchive(
      */
     redactText?: (text: string) => string;
   },
-): Promise<ImportResult> {
+) {
   // The archive's answers are model output like any other: what the store keeps of them, in their
   // own cells and inside the judge requests that quote them.
   const stored = (text: string) => {
@@ -246,6 +237,13 @@ export async function importArchive(
 }
 
 const safe = archivePathPart;
+
+/** The call's timing and token fields, as the authors' files hold them. */
+const callFields = (result: Pick<CellOutcome, 'latencyMs' | 'usage'>) => ({
+  wall_clock_sec: result.latencyMs === null ? null : result.latencyMs / 1000,
+  input_tokens: result.usage.inputTokens,
+  output_tokens: result.usage.outputTokens,
+});
 
 export interface ExportResult {
   files: Array<{ path: string; value: unknown }>;
@@ -326,9 +324,7 @@ export async function exportRun(store: RunStore, runId: string): Promise<ExportR
       session: l.session,
       response_text: text,
       response_len: text.length,
-      wall_clock_sec: cell.result.latencyMs === null ? null : cell.result.latencyMs / 1000,
-      input_tokens: cell.result.usage.inputTokens,
-      output_tokens: cell.result.usage.outputTokens,
+      ...callFields(cell.result),
       // The authors' fields carry the headline judge; −1 marks an unusable verdict, as in their files.
       score: headline === undefined ? null : (headline.score ?? -1),
       label: headline?.label ?? null,
@@ -405,9 +401,7 @@ export async function exportRun(store: RunStore, runId: string): Promise<ExportR
       value: {
         response_text: text,
         response_len: [...text].length,
-        wall_clock_sec: cell.result.latencyMs === null ? null : cell.result.latencyMs / 1000,
-        input_tokens: cell.result.usage.inputTokens,
-        output_tokens: cell.result.usage.outputTokens,
+        ...callFields(cell.result),
       },
     });
   }

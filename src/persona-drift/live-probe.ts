@@ -75,27 +75,25 @@ export interface ProbeRequest {
   sample: number;
 }
 
+/** The integer 0..max in `body[field]`, or an InvalidArgumentError naming the field. */
+function integerField(body: Record<string, unknown>, field: string, max: number, message: string): number {
+  const value = body[field];
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > max) throw new InvalidArgumentError(field, message);
+  return value;
+}
+
 /** Validates a live-probe request body; indexes must name a loaded session and one of its positions. */
 export function parseProbeRequest(body: unknown, setup: ProbeSetup): ProbeRequest {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new InvalidArgumentError('body', 'must be a JSON object');
   const b = body as Record<string, unknown>;
-  const session = b.session;
-  if (typeof session !== 'number' || !Number.isInteger(session) || session < 0 || session >= setup.sessions.length) {
-    throw new InvalidArgumentError('session', `must be a session index 0..${setup.sessions.length - 1}`);
-  }
+  const session = integerField(b, 'session', setup.sessions.length - 1, `must be a session index 0..${setup.sessions.length - 1}`);
   const positions = (setup.sessions[session] as ProbeSession).positions.length;
-  const position = b.position;
-  if (typeof position !== 'number' || !Number.isInteger(position) || position < 0 || position >= positions) {
-    throw new InvalidArgumentError('position', `must be a position index 0..${positions - 1}`);
-  }
+  const position = integerField(b, 'position', positions - 1, `must be a position index 0..${positions - 1}`);
   const probe = b.probe;
   if (typeof probe !== 'string' || probe.trim() === '' || probe.length > MAX_PROBE_CHARS) {
     throw new InvalidArgumentError('probe', `must be 1–${MAX_PROBE_CHARS} characters of text`);
   }
-  const sample = b.sample ?? 0;
-  if (typeof sample !== 'number' || !Number.isInteger(sample) || sample < 0 || sample > 1_000_000) {
-    throw new InvalidArgumentError('sample', 'must be an integer 0..1000000');
-  }
+  const sample = integerField({ sample: b.sample ?? 0 }, 'sample', 1_000_000, 'must be an integer 0..1000000');
   return { session, position, probe: probe.trim(), framed: b.framed !== false, anchor: b.anchor === true, sample };
 }
 
@@ -106,11 +104,6 @@ export type ProbeEvent =
   | { event: 'judge'; data: { arm: ProbeArm; score: number | null; label: string | null; reason: string; error: string | null } }
   | { event: 'error'; data: { arm: ProbeArm | null; message: string } }
   | { event: 'end'; data: { simulated: boolean } };
-
-export interface ProbeAdapters {
-  target: ModelAdapter;
-  judge: ModelAdapter;
-}
 
 /** The messages each arm sends for a request (also what the page describes). */
 export function probeArmMessages(setup: ProbeSetup, request: ProbeRequest): Array<{ arm: ProbeArm; messages: ChatMessage[]; description: string }> {
@@ -144,7 +137,7 @@ const isSim = (adapter: ModelAdapter) => adapter.provider === 'sim';
  */
 export async function runLiveProbe(
   setup: ProbeSetup,
-  adapters: ProbeAdapters,
+  adapters: { target: ModelAdapter; judge: ModelAdapter },
   request: ProbeRequest,
   emit: (event: ProbeEvent) => void,
   signal: AbortSignal,

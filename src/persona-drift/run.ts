@@ -26,6 +26,7 @@ import { sessionContextFacts, sessionPlanInput } from './sessions-input.js';
 import { assignPersonaUnits, checkUnitsResume, type PersonaUnits, personaUnitOf } from './units.js';
 import { linkSessionFamilies } from '../sessions/units.js';
 import { getOrInsert } from '../core/get-or-insert.js';
+import { definedFields } from '../core/copy-defined.js';
 
 export const PERSONA_EXPERIMENT = 'persona';
 
@@ -80,10 +81,7 @@ export function planPersona(
   sessions: readonly Session[],
   materials: PersonaMaterials = loadPersonaMaterials(config.materials),
 ): CellSpec[] {
-  const texts = {
-    ...(materials.acknowledgement !== undefined ? { acknowledgement: materials.acknowledgement } : {}),
-    ...(materials.fillerFlatTemplate !== undefined ? { fillerFlatTemplate: materials.fillerFlatTemplate } : {}),
-  };
+  const texts = definedFields(materials, ['acknowledgement', 'fillerFlatTemplate']);
   const inputs = sessions.map((session, index) => sessionPlanInput(session, config, sessions, `S${index + 1}`, texts));
   const planned = planTargetCells(config, materials.stimuli, inputs, {
     systemPrompts: materials.systemPrompts,
@@ -140,14 +138,8 @@ export function manifestPositions(config: PersonaConfig, sessions: readonly Sess
   });
 }
 
-export interface PersonaDryRun {
-  targetCells: number;
-  judgeCells: number;
-  estimate: PlanEstimate;
-}
-
 /** Counts cells and estimates tokens and dollars; calls nothing. Judge calls are estimated per probe cell. */
-export function dryRunPersona(config: PersonaConfig, specs: readonly CellSpec[], priceFile?: string): PersonaDryRun {
+export function dryRunPersona(config: PersonaConfig, specs: readonly CellSpec[], priceFile?: string) {
   const materials = loadPersonaMaterials(config.materials);
   const judgeTexts = { judgeRubric: materials.judgeRubric, procedure: personaProcedure(config) };
   const probeCells = specs.filter((s) => s.labels.surface === 'probe');
@@ -217,8 +209,8 @@ export const personaRunner: StagedAuditRunner<PersonaConfig, Session[], PersonaR
   limits: (config) => config.limits,
   prepare: readConfigSessions,
   async preflight(config, runtime) {
-    const { sessions, specs, models, estimate, keyWarnings } = await preflightPersona(config, runtime);
-    return { input: sessions, specs, models, ...(estimate ? { estimate } : {}), ...(keyWarnings ? { keyWarnings } : {}) };
+    const { sessions: input, ...rest } = await preflightPersona(config, runtime);
+    return { input, ...rest };
   },
   plan: (config, sessions) => planPersona(config, sessions),
   manifestOptions: (config, sessions) => {
@@ -312,8 +304,8 @@ export async function collectPersonaObservations(store: RunStore, runId: string)
     } else if (status === 'done' && l.surface === 'contract') {
       const contract = contracts.get(l.item);
       if (contract) {
-        const r = checkContract(contract, text);
-        check = { pass: r.pass, reason: r.reason };
+        const { pass, reason } = checkContract(contract, text);
+        check = { pass, reason };
       }
     }
     const scores: Record<string, number | null> = {};
@@ -359,8 +351,7 @@ const recordedConfigs = new WeakMap<object, ReturnType<typeof personaConfigSchem
  * change the parsed config.
  */
 function recordedPersonaConfig(run: RunInfo): ReturnType<typeof personaConfigSchema.safeParse> {
-  const manifest = run.manifest as object;
-  return getOrInsert(recordedConfigs, manifest, () => personaConfigSchema.safeParse(run.manifest.config));
+  return getOrInsert(recordedConfigs, run.manifest as object, () => personaConfigSchema.safeParse(run.manifest.config));
 }
 
 /** The latest persona run in a store, or the one named. */
@@ -392,11 +383,8 @@ export function analyzePersonaRun(observations: readonly PersonaObservation[], r
   const analysis = config.success
     ? {
         ...(patterns ? { fingerprintPatterns: patterns } : {}),
-        B: config.data.analysis.B,
+        ...config.data.analysis,
         seed: config.data.seed,
-        primaryCategory: config.data.analysis.primaryCategory,
-        strongThreshold: config.data.analysis.strongThreshold,
-        tostMargin: config.data.analysis.tostMargin,
         systemPrompts: config.data.systemPrompts,
         distances: config.data.distances.map((d) => d.name),
         procedure: personaProcedure(config.data).name,

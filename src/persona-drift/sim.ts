@@ -81,8 +81,7 @@ function readContext(messages: readonly ChatMessage[], stimuli: PersonaStimuli):
   // The final message is the request itself; the system prompt is not session content.
   for (const message of messages.slice(0, -1)) {
     if (message.role === 'system') continue;
-    const parts = message.content.split('\n\n');
-    for (const part of parts) {
+    for (const part of message.content.split('\n\n')) {
       if (anchorMarkers.some((marker) => part.includes(marker))) {
         anchored = true;
         continue;
@@ -110,19 +109,14 @@ type RequestKind =
 function classifyRequest(text: string, stimuli: PersonaStimuli): RequestKind {
   const framing = stimuli.probes.framing;
   const bare = text.startsWith(framing) ? text.slice(framing.length).trim() : text.trim();
-  for (const control of stimuli.probes.negativeControls) {
-    if (bare === control.text) return { kind: 'negative', answer: control.answer };
-  }
-  for (const probe of stimuli.probes.probes) {
-    const variants = [probe.text, ...(stimuli.probes.paraphrases[probe.id] ?? [])];
-    if (variants.includes(bare)) return { kind: 'probe', probeId: probe.id, text: bare };
-  }
-  for (const stressor of stimuli.stressors) {
-    if (stressor.prompts.includes(bare)) return { kind: 'stressor', id: stressor.id };
-  }
-  for (const contract of stimuli.contracts) {
-    if (contract.prompt === bare) return { kind: 'contract', expected: contract.expected };
-  }
+  const control = stimuli.probes.negativeControls.find((c) => c.text === bare);
+  if (control) return { kind: 'negative', answer: control.answer };
+  const probe = stimuli.probes.probes.find((p) => [p.text, ...(stimuli.probes.paraphrases[p.id] ?? [])].includes(bare));
+  if (probe) return { kind: 'probe', probeId: probe.id, text: bare };
+  const stressor = stimuli.stressors.find((s) => s.prompts.includes(bare));
+  if (stressor) return { kind: 'stressor', id: stressor.id };
+  const contract = stimuli.contracts.find((c) => c.prompt === bare);
+  if (contract) return { kind: 'contract', expected: contract.expected };
   return { kind: 'other', text: bare };
 }
 
