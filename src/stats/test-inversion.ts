@@ -172,14 +172,9 @@ function computeSignFlipInference(values: readonly number[], options: SignFlipIn
       let bits = 0;
       for (let i = 0; i < n; i++) {
         if ((i & 31) === 0) bits = random.nextUint32();
-        const v = values[i] as number;
-        if (bits & 1) {
-          d += v;
-          s += 1;
-        } else {
-          d -= v;
-          s -= 1;
-        }
+        const sign = bits & 1 ? 1 : -1;
+        d += sign * (values[i] as number);
+        s += sign;
         bits >>>= 1;
       }
       sumD[b] = d;
@@ -357,14 +352,9 @@ function patternSums(values: readonly number[]): { d: Float64Array; s: Float64Ar
     let sd = 0;
     let ss = 0;
     for (let i = 0; i < values.length; i++) {
-      const v = values[i] as number;
-      if ((mask >>> i) & 1) {
-        sd -= v;
-        ss -= 1;
-      } else {
-        sd += v;
-        ss += 1;
-      }
+      const sign = (mask >>> i) & 1 ? -1 : 1;
+      sd += sign * (values[i] as number);
+      ss += sign;
     }
     d[mask] = sd;
     s[mask] = ss;
