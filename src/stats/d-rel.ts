@@ -112,7 +112,8 @@ export function dRel(input: DRelInput, options: ResamplingOptions = {}): DRelRes
     }
   }
 
-  const point = combine(stats, stride, identityDraw(k), shift);
+  const everyCluster = Int32Array.from({ length: k }, (_, i) => i);
+  const point = combine(stats, stride, everyCluster, shift);
   if (!(point.sdNoise > 0)) {
     throw new StatisticsError('dRel: the noise rows have zero variance; σ_noise = 0 makes d_rel undefined');
   }
@@ -158,12 +159,6 @@ export function dRel(input: DRelInput, options: ResamplingOptions = {}): DRelRes
     replicates: { dRel: d.replicates, elevation: e.replicates },
     invalidReplicates: { dRel: d.invalid, elevation: e.invalid },
   };
-}
-
-function identityDraw(k: number): Int32Array {
-  const draw = new Int32Array(k);
-  for (let i = 0; i < k; i++) draw[i] = i;
-  return draw;
 }
 
 /**

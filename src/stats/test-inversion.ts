@@ -262,10 +262,7 @@ function computeSignFlipInference(values: readonly number[], options: SignFlipIn
     const hi = select(upperAll, upperAll.length - m);
     return finish(lo, hi);
   }
-  for (let i = 0; i < lowers.length; i++) {
-    (lowers[i] as Float64Array).sort();
-    (uppers[i] as Float64Array).sort();
-  }
+  for (const part of [...lowers, ...uppers]) part.sort();
   const countBelow = (delta: number) => groups.reduce((w, g, i) => w + g.weight * countUpTo(lowers[i] as Float64Array, delta), always);
   const countAbove = (delta: number) =>
     groups.reduce((w, g, i) => w + g.weight * ((uppers[i] as Float64Array).length - countUpTo(uppers[i] as Float64Array, delta, true)), always);

@@ -65,9 +65,8 @@ export interface PrepareLimits {
 function stringArray(value: unknown, name: string, length?: number): string[] {
   if (!Array.isArray(value)) throw new BadRequest(400, `"${name}" must be an array`);
   if (length !== undefined && value.length !== length) throw new BadRequest(400, `"${name}" has ${value.length} entries, "query" has ${length}`);
-  value.forEach((v, i) => {
-    if (typeof v !== 'string') throw new BadRequest(400, `"${name}[${i}]" must be a string`);
-  });
+  const bad = value.findIndex((v) => typeof v !== 'string');
+  if (bad >= 0) throw new BadRequest(400, `"${name}[${bad}]" must be a string`);
   return value as string[];
 }
 
