@@ -52,6 +52,11 @@ export function describeFileKind(stats: Pick<Stats, 'isFIFO' | 'isCharacterDevic
   return 'not a regular file';
 }
 
+/** The location of a refusal: `file`, and the field when one is named. */
+function located(file: string | undefined, where: Where): { file?: string; field?: string } {
+  return { ...(file !== undefined ? { file } : {}), ...(where.field ? { field: where.field } : {}) };
+}
+
 function sizeText(bytes: number): string {
   return bytes >= MiB ? `${(bytes / MiB).toFixed(bytes >= 10 * MiB ? 0 : 1)} MiB` : `${bytes} bytes`;
 }
@@ -75,12 +80,12 @@ export function openRegularFile(path: string, where: Where = {}): { fd: number; 
           : code === 'EISDIR'
             ? 'a directory'
             : (error as Error).message;
-    throw new UserFileError(`cannot open: ${reason}`, { file, ...(where.field ? { field: where.field } : {}) }, { cause: error });
+    throw new UserFileError(`cannot open: ${reason}`, located(file, where), { cause: error });
   }
   const stats = fstatSync(fd);
   if (!stats.isFile()) {
     closeSync(fd);
-    throw new UserFileError(`${describeFileKind(stats)}, not a regular file: not read`, { file, ...(where.field ? { field: where.field } : {}) });
+    throw new UserFileError(`${describeFileKind(stats)}, not a regular file: not read`, located(file, where));
   }
   return { fd, size: stats.size };
 }
@@ -94,10 +99,7 @@ export function readUserFile(path: string, options: Where & { maxBytes?: number;
   const maxBytes = options.maxBytes ?? MAX_JSON_FILE_BYTES;
   const file = options.file ?? path;
   const tooBig = (size: string) =>
-    new UserFileError(`too large: ${size}, over the ${sizeText(maxBytes)} limit for ${options.what ?? 'a file read whole'}`, {
-      file,
-      ...(options.field ? { field: options.field } : {}),
-    });
+    new UserFileError(`too large: ${size}, over the ${sizeText(maxBytes)} limit for ${options.what ?? 'a file read whole'}`, located(file, options));
   const { fd, size } = openRegularFile(path, options);
   try {
     if (size > maxBytes) throw tooBig(sizeText(size));
@@ -224,10 +226,7 @@ export function badPathSegment(segment: string): string | undefined {
 export function checkPathSegment(segment: string, where: Where): string {
   const bad = badPathSegment(segment);
   if (bad !== undefined) {
-    throw new UserFileError(`unsafe as a file or folder name: ${bad}`, {
-      ...(where.file ? { file: where.file } : {}),
-      ...(where.field ? { field: where.field } : {}),
-    });
+    throw new UserFileError(`unsafe as a file or folder name: ${bad}`, located(where.file || undefined, where));
   }
   return segment;
 }

@@ -108,15 +108,12 @@ export async function loadSymbolEmbeddings(
     for (const symbol of wanted) vectors.set(symbol, file.get(symbol) as number[]);
     return { source: `file:${config.embeddings}`, vectors };
   }
-  const cache = modelCache.get(config.embeddings) ?? new Map<string, number[]>();
-  modelCache.set(config.embeddings, cache);
+  const cache = getOrInsert(modelCache, config.embeddings, () => new Map<string, number[]>());
   const texts = [...new Set(wanted.map((symbol) => embeddingText(symbol, config.embedText)))].filter((text) => !cache.has(text));
   if (texts.length > 0) {
     const embedder = createEmbedder(config.embeddings, options);
     const fetched = await embedder.embed(texts, options.signal === undefined ? {} : { signal: options.signal });
-    texts.forEach((text, i) => {
-      cache.set(text, fetched[i] as number[]);
-    });
+    for (const [i, text] of texts.entries()) cache.set(text, fetched[i] as number[]);
   }
   for (const symbol of wanted) vectors.set(symbol, cache.get(embeddingText(symbol, config.embedText)) as number[]);
   return { source: `model:${config.embeddings}`, vectors };

@@ -84,13 +84,8 @@ export function dRel(input: DRelInput, options: ResamplingOptions = {}): DRelRes
   const floor = input.floor === undefined ? undefined : checkArm(input.floor, 'floor', 1);
 
   const clusterIndex = new Map<ClusterKey, number>();
-  const indexOf = (key: ClusterKey): number => {
-    const index = getOrInsert(clusterIndex, key, () => clusterIndex.size);
-    return index;
-  };
-  for (const row of treat) indexOf(row.cluster);
-  for (const row of noise) indexOf(row.cluster);
-  if (floor) for (const row of floor) indexOf(row.cluster);
+  const indexOf = (key: ClusterKey): number => getOrInsert(clusterIndex, key, () => clusterIndex.size);
+  for (const row of [...treat, ...noise, ...(floor ?? [])]) indexOf(row.cluster);
   const k = clusterIndex.size;
   if (k < 2) {
     throw new StatisticsError('dRel: all rows belong to one question; the cluster bootstrap needs at least 2');
@@ -102,25 +97,23 @@ export function dRel(input: DRelInput, options: ResamplingOptions = {}): DRelRes
 
   const stride = floor ? 7 : 5;
   const stats = new Float64Array(k * stride);
-  for (const row of treat) {
-    const at = indexOf(row.cluster) * stride;
-    stats[at] = (stats[at] as number) + 1;
-    stats[at + 1] = (stats[at + 1] as number) + (row.value - shift);
-  }
-  for (const row of noise) {
-    const at = indexOf(row.cluster) * stride;
-    const d = row.value - shift;
-    stats[at + 2] = (stats[at + 2] as number) + 1;
-    stats[at + 3] = (stats[at + 3] as number) + d;
-    stats[at + 4] = (stats[at + 4] as number) + d * d;
-  }
-  for (const row of floor ?? []) {
-    const at = indexOf(row.cluster) * stride;
-    stats[at + 5] = (stats[at + 5] as number) + 1;
-    stats[at + 6] = (stats[at + 6] as number) + (row.value - shift);
+  // Each arm's n and Σ(x − c) start at its offset in the stride; only the noise arm keeps Σ(x − c)².
+  for (const [rows, offset, squares] of [
+    [treat, 0, false],
+    [noise, 2, true],
+    [floor ?? [], 5, false],
+  ] as const) {
+    for (const row of rows) {
+      const at = indexOf(row.cluster) * stride + offset;
+      const d = row.value - shift;
+      stats[at] = (stats[at] as number) + 1;
+      stats[at + 1] = (stats[at + 1] as number) + d;
+      if (squares) stats[at + 2] = (stats[at + 2] as number) + d * d;
+    }
   }
 
-  const point = combine(stats, stride, identityDraw(k), shift);
+  const everyCluster = Int32Array.from({ length: k }, (_, i) => i);
+  const point = combine(stats, stride, everyCluster, shift);
   if (!(point.sdNoise > 0)) {
     throw new StatisticsError('dRel: the noise rows have zero variance; σ_noise = 0 makes d_rel undefined');
   }
@@ -166,12 +159,6 @@ export function dRel(input: DRelInput, options: ResamplingOptions = {}): DRelRes
     replicates: { dRel: d.replicates, elevation: e.replicates },
     invalidReplicates: { dRel: d.invalid, elevation: e.invalid },
   };
-}
-
-function identityDraw(k: number): Int32Array {
-  const draw = new Int32Array(k);
-  for (let i = 0; i < k; i++) draw[i] = i;
-  return draw;
 }
 
 /**

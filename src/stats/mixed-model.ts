@@ -283,8 +283,7 @@ export function fitRandomIntercept(design: RandomInterceptDesign, method: MixedM
   for (const candidate of candidates.slice(1)) {
     if (candidate.logLik > best.logLik + 1e-9 * Math.max(1, Math.abs(best.logLik))) best = candidate;
   }
-  const lambda = best.lambda;
-  const converged = best.converged;
+  const { lambda, converged } = best;
   const fit = evaluate(stats, lambda, method)!;
   const inverse = choleskyInverse(fit.factor, p);
   const se = new Float64Array(p).map((_, i) => Math.sqrt(fit.sigma2 * inverse[i * p + i]!));
@@ -388,13 +387,10 @@ export function mixedModel(rows: readonly Record<string, unknown>[], options: Mi
     const z = estimate / se;
     return { term, estimate, se, z, p: normalTwoSidedP(z) };
   });
+  const { beta: _beta, se: _se, ...variances } = fit;
   return {
     fixed,
-    groupVariance: fit.groupVariance,
-    residualVariance: fit.residualVariance,
-    logLik: fit.logLik,
-    converged: fit.converged,
-    boundary: fit.boundary,
+    ...variances,
     method,
     nObs: n,
     nGroups: groupNames.length,

@@ -172,14 +172,9 @@ function computeSignFlipInference(values: readonly number[], options: SignFlipIn
       let bits = 0;
       for (let i = 0; i < n; i++) {
         if ((i & 31) === 0) bits = random.nextUint32();
-        const v = values[i] as number;
-        if (bits & 1) {
-          d += v;
-          s += 1;
-        } else {
-          d -= v;
-          s -= 1;
-        }
+        const sign = bits & 1 ? 1 : -1;
+        d += sign * (values[i] as number);
+        s += sign;
         bits >>>= 1;
       }
       sumD[b] = d;
@@ -267,10 +262,7 @@ function computeSignFlipInference(values: readonly number[], options: SignFlipIn
     const hi = select(upperAll, upperAll.length - m);
     return finish(lo, hi);
   }
-  for (let i = 0; i < lowers.length; i++) {
-    (lowers[i] as Float64Array).sort();
-    (uppers[i] as Float64Array).sort();
-  }
+  for (const part of [...lowers, ...uppers]) part.sort();
   const countBelow = (delta: number) => groups.reduce((w, g, i) => w + g.weight * countUpTo(lowers[i] as Float64Array, delta), always);
   const countAbove = (delta: number) =>
     groups.reduce((w, g, i) => w + g.weight * ((uppers[i] as Float64Array).length - countUpTo(uppers[i] as Float64Array, delta, true)), always);
@@ -357,14 +349,9 @@ function patternSums(values: readonly number[]): { d: Float64Array; s: Float64Ar
     let sd = 0;
     let ss = 0;
     for (let i = 0; i < values.length; i++) {
-      const v = values[i] as number;
-      if ((mask >>> i) & 1) {
-        sd -= v;
-        ss -= 1;
-      } else {
-        sd += v;
-        ss += 1;
-      }
+      const sign = (mask >>> i) & 1 ? -1 : 1;
+      sd += sign * (values[i] as number);
+      ss += sign;
     }
     d[mask] = sd;
     s[mask] = ss;

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename } from 'node:path';
 import type { Command } from 'commander';
+import { definedFields } from '../../core/copy-defined.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 // The modules themselves, not the sessions barrel: the barrel re-exports the redactor, whose personal-data
 // detector loads an NLP lexicon (about a second of CPU) that listing or reading sessions never needs.
@@ -11,7 +12,6 @@ import {
   discoverSessions,
   SORT_KEYS,
   type SessionSummary,
-  type SortKey,
   selectSummaries,
   summarizeSessions,
 } from '../../sessions/discover.js';
@@ -20,7 +20,7 @@ import { parsePositionSpec, resolvePosition } from '../../sessions/positions.js'
 import { buildPrefix, type PrefixAt } from '../../sessions/prefix.js';
 import { sessionGoal } from '../../sessions/goal.js';
 import { SummaryCache } from '../../sessions/summary-cache.js';
-import { RENDER_MODES, type RenderMode } from '../../sessions/render.js';
+import { RENDER_MODES } from '../../sessions/render.js';
 import { COUNTER_NAMES, type Counters, type Session, type SessionTool } from '../../sessions/types.js';
 
 /** `echolens sessions list | inspect | ingest` (registered on the `sessions` group). */
@@ -39,7 +39,7 @@ export function registerSessions(sessions: Command): void {
     .option('--no-cache', 'count every file again instead of using the summary cache ($ECHOLENS_CACHE_DIR, else $XDG_CACHE_HOME/echolens or ~/.cache/echolens)')
     .action(async (options: ListOptions) => {
       const tool = parseTool(options.tool);
-      const sort = parseSort(options.sort);
+      const sort = parseChoice('--sort', options.sort, SORT_KEYS);
       const minSteps = options.minSteps === undefined ? undefined : parseCount('--min-steps', options.minSteps);
       const limit = options.limit === undefined ? undefined : parseCount('--limit', options.limit);
       if (options.since !== undefined && Number.isNaN(Date.parse(options.since))) {
@@ -50,12 +50,7 @@ export function registerSessions(sessions: Command): void {
       const cache = options.cache === false ? undefined : await SummaryCache.open();
       const summaries = await summarizeSessions(found.sessions, cache ? { cache } : {});
       await cache?.save();
-      let selected = selectSummaries(summaries, {
-        ...(tool ? { tool } : {}),
-        ...(options.since !== undefined ? { since: options.since } : {}),
-        ...(minSteps !== undefined ? { minSteps } : {}),
-        sort,
-      });
+      let selected = selectSummaries(summaries, { ...definedFields({ tool, since: options.since, minSteps }, ['tool', 'since', 'minSteps']), sort });
       if (limit !== undefined) selected = selected.slice(0, limit);
       if (options.json) {
         process.stdout.write(`${JSON.stringify({ sessions: selected, warnings: found.warnings }, null, 2)}\n`);
@@ -85,8 +80,7 @@ export function registerSessions(sessions: Command): void {
     .option('--json', 'print JSON')
     .action(async (file: string, options: InspectOptions) => {
       const tool = parseTool(options.tool);
-      const mode = options.render as RenderMode;
-      if (!RENDER_MODES.includes(mode)) throw new InvalidArgumentError('--render', `must be one of ${RENDER_MODES.join(', ')}, got "${options.render}"`);
+      const mode = parseChoice('--render', options.render, RENDER_MODES);
       const maxChars = parseCount('--max-chars', options.maxChars);
       const toolPayloadChars = parseCount('--tool-chars', options.toolChars, true);
       if (options.sidechains !== 'apart' && options.sidechains !== 'inline')
@@ -206,9 +200,9 @@ function parseTool(value: string | undefined): SessionTool | undefined {
   return value;
 }
 
-function parseSort(value: string): SortKey {
-  if (!(SORT_KEYS as readonly string[]).includes(value)) throw new InvalidArgumentError('--sort', `must be one of ${SORT_KEYS.join(', ')}, got "${value}"`);
-  return value as SortKey;
+function parseChoice<T extends string>(name: string, value: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(value)) throw new InvalidArgumentError(name, `must be one of ${allowed.join(', ')}, got "${value}"`);
+  return value as T;
 }
 
 function parseCount(name: string, value: string, allowZero = false): number {
@@ -244,11 +238,7 @@ export function formatList(summaries: SessionSummary[], total: number): string {
     rows.push([
       shortDate(s.lastTimestamp),
       s.tool,
-      String(s.agentSteps),
-      String(s.userTurns),
-      String(s.messages),
-      String(s.compactions),
-      String(s.subagents),
+      ...[s.agentSteps, s.userTurns, s.messages, s.compactions, s.subagents].map(String),
       formatBytes(s.size),
       s.models.join(',') || '-',
       `${s.file.startsWith(home + '/') ? `~${s.file.slice(home.length)}` : s.file}${relation(s)}`,

@@ -180,17 +180,16 @@ export class CachedLabeler {
       const stepCount = prepared?.stepCount ?? steps?.length ?? (given as number);
       // Bounded work per response: thousands of steps (a degenerate or hostile output) are not labelled.
       const maxSteps = this.maxSteps;
-      if ((steps === null && prepared === null) || stepCount > maxSteps) {
-        const refused: LabelOutcome = { ok: false, error: `response has ${stepCount} steps; at most ${maxSteps} are labelled (not scored)` };
-        this.remember(response, refused);
-        out.push(Promise.resolve(refused));
-        continue;
-      }
-      if (stepCount === 0) {
-        this.stats.noSteps++;
-        const none: LabelOutcome = { ok: true, symbols: [], steps: 0 };
-        this.remember(response, none);
-        out.push(Promise.resolve(none));
+      const settled: LabelOutcome | undefined =
+        (steps === null && prepared === null) || stepCount > maxSteps
+          ? { ok: false, error: `response has ${stepCount} steps; at most ${maxSteps} are labelled (not scored)` }
+          : stepCount === 0
+            ? { ok: true, symbols: [], steps: 0 }
+            : undefined;
+      if (settled !== undefined) {
+        if (settled.ok) this.stats.noSteps++;
+        this.remember(response, settled);
+        out.push(Promise.resolve(settled));
         continue;
       }
       let resolve!: (o: LabelOutcome) => void;

@@ -65,9 +65,8 @@ export interface PrepareLimits {
 function stringArray(value: unknown, name: string, length?: number): string[] {
   if (!Array.isArray(value)) throw new BadRequest(400, `"${name}" must be an array`);
   if (length !== undefined && value.length !== length) throw new BadRequest(400, `"${name}" has ${value.length} entries, "query" has ${length}`);
-  value.forEach((v, i) => {
-    if (typeof v !== 'string') throw new BadRequest(400, `"${name}[${i}]" must be a string`);
-  });
+  const bad = value.findIndex((v) => typeof v !== 'string');
+  if (bad >= 0) throw new BadRequest(400, `"${name}[${bad}]" must be a string`);
   return value as string[];
 }
 
@@ -221,13 +220,7 @@ export function textAt(buffer: Uint8Array, place: TextPlace): string {
 export function toWire(prepared: PreparedRequest, setup?: LabelPromptSetup): WirePreparedRequest {
   const parts: Buffer[] = [];
   let at = 0;
-  const place = (text: string): [number, number] => {
-    const bytes = Buffer.from(text, 'utf8');
-    parts.push(bytes);
-    at += bytes.length;
-    return [at - bytes.length, at];
-  };
-  const placeRun = (text: string, encoding: 'latin1' | 'utf16le'): [number, number, 'latin1' | 'utf16le'] => {
+  const placeRun = <E extends 'latin1' | 'utf16le' | 'utf8'>(text: string, encoding: E): [number, number, E] => {
     if (encoding === 'utf16le' && at % 2 === 1) {
       parts.push(Buffer.alloc(1));
       at += 1;
@@ -255,7 +248,8 @@ export function toWire(prepared: PreparedRequest, setup?: LabelPromptSetup): Wir
       const { messages, ...label } = prepareLabel(steps, setup);
       return { ...rest, key, steps: null, label: { ...label, messages: messages.map((m) => ({ role: m.role, content: placeText(m.content) })) } };
     }
-    return { ...rest, key, steps: place(JSON.stringify(steps)) };
+    const [start, end] = placeRun(JSON.stringify(steps), 'utf8');
+    return { ...rest, key, steps: [start, end] as [number, number] };
   });
   // A buffer of its own (never Node's shared pool) so that it can be transferred.
   const steps = new Uint8Array(at);
