@@ -93,31 +93,6 @@ export interface OpenStoreOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-export interface CellRow {
-  key: string;
-  content_key: string;
-  model: string;
-  request: string;
-  status: CellStatus;
-  attempts: number;
-  text: string | null;
-  reasoning: string | null;
-  finish_reason: string | null;
-  response_model: string | null;
-  input_tokens: number;
-  output_tokens: number;
-  cached_input_tokens: number;
-  cache_write_tokens: number;
-  reasoning_tokens: number;
-  latency_ms: number | null;
-  cost_usd: number | null;
-  error_class: string | null;
-  error_message: string | null;
-  started_at: string | null;
-  finished_at: string | null;
-  tool_calls?: string | null;
-}
-
 export interface RunRow {
   id: string;
   experiment: string;
@@ -143,11 +118,6 @@ export interface RunCellIndexRow {
 }
 
 /** An index row with its text as the model returned it (stored-text.ts). */
-/** The attempts an outcome's write adds to the cell (those counted before the call excluded). */
-export function attemptsToAdd(outcome: CellOutcome): number {
-  return outcome.attempts - (outcome.attemptsRecorded ?? 0);
-}
-
 export function decodeIndexRow(row: RunCellIndexRow): RunCellIndexRow {
   return row.text === null ? row : { ...row, text: decodeStoredText(row.text) };
 }
@@ -229,40 +199,76 @@ export function isPostgresUrl(location: unknown): location is string {
   return typeof location === 'string' && /^postgres(?:ql)?:\/\//i.test(location);
 }
 
-/** Every cells column a result needs: all but `request` (reports never parse requests to read results). */
+/** Every cells column a result needs, all but `request` (reports never parse requests to read results), in `resultOfColumns`' order. */
 export const RESULT_COLUMNS = `c.key, c.content_key, c.model, c.sample, c.status, c.attempts, c.text, c.reasoning, c.finish_reason,
   c.response_model, c.input_tokens, c.output_tokens, c.cached_input_tokens, c.cache_write_tokens, c.reasoning_tokens,
   c.latency_ms, c.cost_usd, c.error_class, c.error_message, c.started_at, c.finished_at, c.tool_calls`;
 
-export function resultRecord(runId: string, row: CellRow & { labels: string; ordinal: number; sample: number }): RunCellResultRecord {
+/**
+ * A cell's result from a raw row that starts with RESULT_COLUMNS. Rows are read as arrays and the
+ * optional fields set, not spread in (issue #44): at paper scale (28,800 cells) a row object, and
+ * a second object per cell, showed in a report's time.
+ */
+export function resultOfColumns(c: unknown[], cached: boolean): CellResult {
+  const result: CellResult = {
+    key: c[0] as string,
+    status: c[4] as CellStatus,
+    attempts: c[5] as number,
+    text: decodeStoredText(c[6] as string | null),
+    reasoning: decodeStoredText(c[7] as string | null),
+    finishReason: c[8] as FinishReason | null,
+    usage: {
+      inputTokens: c[10] as number,
+      outputTokens: c[11] as number,
+      cachedInputTokens: c[12] as number,
+      cacheWriteTokens: c[13] as number,
+      reasoningTokens: c[14] as number,
+    },
+    latencyMs: c[15] as number | null,
+    costUsd: c[16] as number | null,
+    errorClass: c[17] as string | null,
+    errorMessage: decodeStoredText(c[18] as string | null),
+    startedAt: c[19] as string | null,
+    finishedAt: c[20] as string | null,
+    cached,
+  };
+  const responseModel = c[9] as string | null;
+  if (responseModel) result.responseModel = responseModel;
+  if (typeof c[21] === 'string') result.toolCalls = JSON.parse(c[21]) as ToolCall[];
+  return result;
+}
+
+/** A run cell's record from a raw row of RESULT_COLUMNS followed by labels and ordinal. */
+export function resultRecordOfColumns(runId: string, c: unknown[]): RunCellResultRecord {
+  const result = resultOfColumns(c, false);
   return {
     runId,
-    key: row.key,
-    labels: JSON.parse(row.labels) as CellLabels,
-    ordinal: row.ordinal,
-    model: row.model,
-    sample: row.sample,
-    result: rowToResult(row, false),
+    key: result.key,
+    labels: JSON.parse(c[22] as string) as CellLabels,
+    ordinal: c[23] as number,
+    model: c[2] as string,
+    sample: c[3] as number,
+    result,
   };
 }
 
 /**
- * One line of `exportJsonl` from a run cell's row and its decoded request: the same fields, in the
- * same order, in both backends.
+ * One line of `exportJsonl` from a raw row of RESULT_COLUMNS followed by labels, and the cell's
+ * decoded request: the same fields, in the same order, in both backends.
  */
-export function exportRecord(runId: string, row: CellRow & { labels: string }, request: unknown): Record<string, unknown> {
-  const result = rowToResult(row, false);
+export function exportRecord(runId: string, c: unknown[], request: unknown): Record<string, unknown> {
+  const result = resultOfColumns(c, false);
   return {
     run: runId,
-    key: row.key,
-    labels: JSON.parse(row.labels) as CellLabels,
+    key: result.key,
+    labels: JSON.parse(c[22] as string) as CellLabels,
     request,
     status: result.status,
     attempts: result.attempts,
     text: result.text,
     reasoning: result.reasoning,
     finishReason: result.finishReason,
-    responseModel: decodeStoredText(row.response_model),
+    responseModel: decodeStoredText(c[9] as string | null),
     usage: result.usage,
     latencyMs: result.latencyMs,
     costUsd: result.costUsd,
@@ -286,7 +292,8 @@ export function outcomeValues(outcome: CellOutcome, secrets: readonly string[]):
   const u = outcome.usage;
   return [
     outcome.status,
-    attemptsToAdd(outcome),
+    // The attempts counted before the call (`beginAttempts`) are in the store already.
+    outcome.attempts - (outcome.attemptsRecorded ?? 0),
     encodeStoredText(scrubAnswer(outcome.text, secrets)),
     encodeStoredText(scrubAnswer(outcome.reasoning, secrets)),
     outcome.finishReason,
@@ -299,7 +306,7 @@ export function outcomeValues(outcome: CellOutcome, secrets: readonly string[]):
     outcome.latencyMs,
     outcome.costUsd,
     outcome.errorClass,
-    outcome.errorMessage === null ? null : encodeStoredText(scrubText(outcome.errorMessage, secrets)),
+    outcome.errorMessage === null ? null : encodeStoredText(scrubSecrets(outcome.errorMessage, secrets) as string),
     outcome.startedAt,
     outcome.finishedAt,
     outcome.toolCalls === undefined || outcome.toolCalls === null || outcome.toolCalls.length === 0
@@ -338,33 +345,6 @@ export function runHeadOfRow(row: RunRow): RunHead {
   };
 }
 
-export function rowToResult(row: CellRow, cached: boolean): CellResult {
-  return {
-    key: row.key,
-    status: row.status,
-    attempts: row.attempts,
-    text: decodeStoredText(row.text),
-    reasoning: decodeStoredText(row.reasoning),
-    finishReason: row.finish_reason as FinishReason | null,
-    usage: {
-      inputTokens: row.input_tokens,
-      outputTokens: row.output_tokens,
-      cachedInputTokens: row.cached_input_tokens,
-      cacheWriteTokens: row.cache_write_tokens,
-      reasoningTokens: row.reasoning_tokens,
-    },
-    latencyMs: row.latency_ms,
-    costUsd: row.cost_usd,
-    errorClass: row.error_class,
-    errorMessage: decodeStoredText(row.error_message),
-    startedAt: row.started_at,
-    finishedAt: row.finished_at,
-    cached,
-    ...(row.response_model ? { responseModel: row.response_model } : {}),
-    ...(typeof row.tool_calls === 'string' ? { toolCalls: JSON.parse(row.tool_calls) as ToolCall[] } : {}),
-  };
-}
-
 export function validateManifest(manifest: RunManifest): void {
   if (manifest === null || typeof manifest !== 'object') throw new InvalidArgumentError('manifest', 'must be an object');
   if (typeof manifest.experiment !== 'string' || manifest.experiment === '') {
@@ -386,10 +366,6 @@ export function scrubJsonValues(json: string, secrets: readonly string[], plainS
     return out;
   }
   return JSON.stringify(replaceSecretValues(JSON.parse(json), secrets));
-}
-
-export function scrubText(text: string, secrets: readonly string[]): string {
-  return scrubSecrets(text, secrets) as string;
 }
 
 export function newRunId(): string {

@@ -6,7 +6,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { InputError, InvalidArgumentError } from '../core/errors.js';
 import { ZERO_USAGE } from '../models/types.js';
 import { cellKey, contentKey } from './keys.js';
-import { type CellOutcome, RESULT_COLUMNS, resultRecord, SqliteRunStore } from './run-store.js';
+import { type CellOutcome, SqliteRunStore } from './run-store.js';
 import { SCHEMA_VERSION } from './schema.js';
 import { makeSpecs, TEST_MANIFEST, testOutcome } from './testing/fakes.js';
 import { useTempDir } from '../sessions/testing/temp-dir.js';
@@ -144,7 +144,7 @@ describe('RunStore runs and cells', () => {
     expect((await store.requireRun(run)).counts).toEqual({ pending: 4, done: 1, empty: 1, failed: 0, total: 6 });
   });
 
-  it('reads a run’s results as the row-object records would (every field, stored-text escapes, tool calls), and names a missing run', async () => {
+  it('reads a run’s results field for field, as cellsOfRun and getCell do (stored-text escapes, tool calls), and names a missing run', async () => {
     const store = SqliteRunStore.open(':memory:');
     const run = await store.createRun(TEST_MANIFEST);
     const keys = await store.registerCells(run, makeSpecs(4));
@@ -156,11 +156,24 @@ describe('RunStore runs and cells', () => {
       costUsd: null,
     });
     await store.recordResult(keys[2]!, { ...outcome('x', 'failed'), errorClass: 'server', errorMessage: 'boom' });
-    const rows = store.db
-      .prepare(`SELECT ${RESULT_COLUMNS}, rc.labels, rc.ordinal FROM run_cells rc JOIN cells c ON c.key = rc.key WHERE rc.run_id = ? ORDER BY rc.ordinal`)
-      .all(run) as Parameters<typeof resultRecord>[1][];
     const records = await store.cellResultsOfRun(run);
-    expect(records).toEqual(rows.map((row) => resultRecord(run, row)));
+    expect(records[0]).toEqual({
+      runId: run,
+      key: keys[0],
+      labels: { index: 0, arm: 'real' },
+      ordinal: 0,
+      model: 'fake:m',
+      sample: 0,
+      result: {
+        ...outcome('nul \u0000 and a lone \ud800'),
+        key: keys[0],
+        reasoning: 'thought',
+        responseModel: 'm-2026',
+        cached: false,
+      },
+    });
+    expect(records).toEqual((await store.cellsOfRun(run)).map(({ request: _, ...record }) => record));
+    expect(await store.getCell(keys[1]!)).toEqual({ ...records[1]!.result, cached: true });
     expect(records[0]!.result.text).toBe('nul \u0000 and a lone \ud800');
     expect(records[1]!.result.toolCalls).toEqual([{ id: 'c1', name: 'read', input: { path: 'a.txt' } }]);
     expect(records[3]!.result.status).toBe('pending');

@@ -12,7 +12,6 @@ import {
   type BatchJobLedger,
   type CellOutcome,
   type CellQuery,
-  type CellRow,
   decodeIndexRow,
   exportRecord,
   newRunId,
@@ -27,8 +26,8 @@ import {
   type RunRow,
   type RunStatus,
   type RunStore,
-  resultRecord,
-  rowToResult,
+  resultOfColumns,
+  resultRecordOfColumns,
   runHeadOfRow,
   runInfoOfRow,
   scrubJsonValues,
@@ -40,7 +39,7 @@ import {
 import { type StageDeclaration, type StageProgress, stageComplete } from '../run-stages.js';
 import { prefixSignature } from '../schedule.js';
 import { decodeStoredText } from '../stored-text.js';
-import type { CellLabels, CellResult, CellSpec, CellStatus, RunManifest } from '../types.js';
+import type { CellResult, CellSpec, CellStatus, RunManifest } from '../types.js';
 import { columns, type Fragment, type SqlType } from './dialect.js';
 import type { SqlExecutor } from './executor.js';
 
@@ -519,18 +518,17 @@ export abstract class SqlStore implements RunStore {
 
   /** The stored result of a cell, or undefined when the key was never registered. */
   async getCell(key: string): Promise<CellResult | undefined> {
-    const row = await this.exec.get<CellRow>(`SELECT ${RESULT_COLUMNS} FROM cells c WHERE c.key = ?`, [key]);
-    return row ? rowToResult(row, true) : undefined;
+    return (await this.exec.raw(`SELECT ${RESULT_COLUMNS} FROM cells c WHERE c.key = ?`, [key], (c) => resultOfColumns(c, true)))[0];
   }
 
   /** Stored results for many keys at once (missing keys are absent from the map), in the order asked. */
   async getCells(keys: Iterable<string>): Promise<Map<string, CellResult>> {
     const list = [...new Set(keys)];
     const found = new Map<string, CellResult>();
-    for await (const rows of this.chunks('c.key', list, (inList) =>
-      this.exec.all<CellRow>(`SELECT ${RESULT_COLUMNS} FROM cells c WHERE ${inList.sql}`, inList.params),
+    for await (const results of this.chunks('c.key', list, (inList) =>
+      this.exec.raw(`SELECT ${RESULT_COLUMNS} FROM cells c WHERE ${inList.sql}`, inList.params, (c) => resultOfColumns(c, true)),
     )) {
-      for (const row of rows) found.set(row.key, rowToResult(row, true));
+      for (const result of results) found.set(result.key, result);
     }
     const out = new Map<string, CellResult>();
     for (const key of list) {
@@ -542,13 +540,12 @@ export abstract class SqlStore implements RunStore {
 
   /** Stored results of every cell linked to a run, by key (one query; what a runner resumes from). */
   async resultsOfRun(runId: string): Promise<Map<string, CellResult>> {
-    const out = new Map<string, CellResult>();
-    const rows = await this.exec.all<CellRow>(
+    const results = await this.exec.raw(
       `SELECT ${RESULT_COLUMNS} FROM run_cells rc JOIN cells c ON c.key = rc.key WHERE rc.run_id = ? ORDER BY rc.ordinal`,
       [runId],
+      (c) => resultOfColumns(c, true),
     );
-    for (const row of rows) out.set(row.key, rowToResult(row, true));
-    return out;
+    return new Map(results.map((result) => [result.key, result]));
   }
 
   async getRequest(key: string): Promise<ModelRequest | undefined> {
@@ -637,7 +634,7 @@ export abstract class SqlStore implements RunStore {
     return counts.map((count) => count > 0);
   }
 
-  /** A run's cells with labels and results (and requests), filtered; `ORDER BY rc.ordinal` is appended. */
+  /** A run's cells: RESULT_COLUMNS, labels, ordinal (and the request), filtered, in plan order. */
   private cellQuery(runId: string, query: CellQuery, withRequest: boolean): Fragment {
     const { dialect } = this.exec;
     const clauses = ['rc.run_id = ?'];
@@ -655,7 +652,7 @@ export abstract class SqlStore implements RunStore {
       params.push(...list.params);
     }
     return {
-      sql: `SELECT ${RESULT_COLUMNS}${withRequest ? ', c.request' : ''}, rc.labels, rc.ordinal FROM run_cells rc JOIN cells c ON c.key = rc.key
+      sql: `SELECT ${RESULT_COLUMNS}, rc.labels, rc.ordinal${withRequest ? ', c.request' : ''} FROM run_cells rc JOIN cells c ON c.key = rc.key
             WHERE ${clauses.join(' AND ')} ORDER BY rc.ordinal`,
       params,
     };
@@ -665,9 +662,9 @@ export abstract class SqlStore implements RunStore {
   async cellsOfRun(runId: string, query: CellQuery = {}): Promise<RunCellRecord[]> {
     await this.requireRun(runId);
     const { sql, params } = this.cellQuery(runId, query, true);
-    const rows = await this.exec.all<CellRow & { labels: string; ordinal: number; sample: number }>(sql, params);
+    const rows = await this.exec.raw(sql, params, (c) => ({ record: resultRecordOfColumns(runId, c), request: c[24] as string }));
     const requests = await this.decodeAll(rows.map((row) => row.request));
-    return rows.map((row, index) => ({ ...resultRecord(runId, row), request: requests[index]! }));
+    return rows.map((row, index) => ({ ...row.record, request: requests[index]! }));
   }
 
   /**
@@ -681,9 +678,7 @@ export abstract class SqlStore implements RunStore {
       throw new InvalidArgumentError('runId', `no run ${JSON.stringify(runId)} in ${this.file}`);
     }
     const { sql, params } = this.cellQuery(runId, query, false);
-    // Rows as arrays (issue #44): at 28,800 cells a row object per cell before the record is built
-    // cost about a third of the read. The columns are RESULT_COLUMNS, then labels and ordinal.
-    return this.exec.raw(sql, params, (row) => resultRecordOfColumns(runId, row));
+    return this.exec.raw(sql, params, (c) => resultRecordOfColumns(runId, c));
   }
 
   /** Labels, status and text of a run's cells in plan order (no requests). */
@@ -699,12 +694,13 @@ export abstract class SqlStore implements RunStore {
   /** Finished (done or empty) cells whose content (messages, params, sample) matches, newest first. */
   async findByContent(key: string, model?: string): Promise<Array<{ model: string; result: CellResult }>> {
     const { bytewise } = this.exec.dialect;
-    const rows = await this.exec.all<CellRow>(
+    const found = await this.exec.raw(
       `SELECT ${RESULT_COLUMNS} FROM cells c WHERE c.content_key = ? AND c.status IN ('done', 'empty')
        ORDER BY ${bytewise('c.finished_at')} DESC, ${bytewise('c.key')}`,
       [key],
+      (c) => ({ model: c[2] as string, result: resultOfColumns(c, true) }),
     );
-    return rows.filter((row) => model === undefined || row.model === model).map((row) => ({ model: row.model, result: rowToResult(row, true) }));
+    return found.filter((cell) => model === undefined || cell.model === model);
   }
 
   // ---- export and transfer ----
@@ -719,18 +715,19 @@ export abstract class SqlStore implements RunStore {
     let lines = 0;
     for (;;) {
       // Pages, not an open cursor: the connection stays free for writers in between.
-      const rows = await this.exec.all<CellRow & { labels: string; ordinal: number }>(
-        `SELECT c.*, rc.labels, rc.ordinal FROM run_cells rc JOIN cells c ON c.key = rc.key
+      const rows = await this.exec.raw(
+        `SELECT ${RESULT_COLUMNS}, rc.labels, rc.ordinal, c.request FROM run_cells rc JOIN cells c ON c.key = rc.key
          WHERE rc.run_id = ? AND rc.ordinal > ? ORDER BY rc.ordinal LIMIT 500`,
         [runId, after],
+        (c) => c,
       );
       if (rows.length === 0) break;
-      const requests = await this.decodeAll(rows.map((row) => row.request));
-      for (const [index, row] of rows.entries()) {
-        await writeJsonLine(stream, exportRecord(runId, row, requests[index]));
+      const requests = await this.decodeAll(rows.map((c) => c[24] as string));
+      for (const [index, c] of rows.entries()) {
+        await writeJsonLine(stream, exportRecord(runId, c, requests[index]));
         lines += 1;
       }
-      after = rows[rows.length - 1]!.ordinal;
+      after = rows[rows.length - 1]![23] as number;
     }
     return lines;
   }
@@ -778,41 +775,4 @@ const BLOB_REFERENCE = /"\$blobs?":"([0-9a-f]{64})"/g;
 function blobRefs(json: string): string[] {
   if (!json.includes('"$blob')) return [];
   return [...json.matchAll(BLOB_REFERENCE)].map((match) => match[1]!);
-}
-
-/**
- * A run cell's record from a raw row of RESULT_COLUMNS followed by labels and ordinal: the same
- * record `resultRecord` builds from a row object (run-store-common.ts), field for field. The
- * optional fields are set, not spread in: a spread builds a second object per cell, and at
- * paper scale (28,800 cells) that showed in a report's time.
- */
-function resultRecordOfColumns(runId: string, c: unknown[]): RunCellResultRecord {
-  const key = c[0] as string;
-  const result: CellResult = {
-    key,
-    status: c[4] as CellStatus,
-    attempts: c[5] as number,
-    text: decodeStoredText(c[6] as string | null),
-    reasoning: decodeStoredText(c[7] as string | null),
-    finishReason: c[8] as CellResult['finishReason'],
-    usage: {
-      inputTokens: c[10] as number,
-      outputTokens: c[11] as number,
-      cachedInputTokens: c[12] as number,
-      cacheWriteTokens: c[13] as number,
-      reasoningTokens: c[14] as number,
-    },
-    latencyMs: c[15] as number | null,
-    costUsd: c[16] as number | null,
-    errorClass: c[17] as string | null,
-    errorMessage: decodeStoredText(c[18] as string | null),
-    startedAt: c[19] as string | null,
-    finishedAt: c[20] as string | null,
-    cached: false,
-  };
-  const responseModel = c[9] as string | null;
-  if (responseModel) result.responseModel = responseModel;
-  const toolCalls = c[21];
-  if (typeof toolCalls === 'string') result.toolCalls = JSON.parse(toolCalls) as CellResult['toolCalls'] & object;
-  return { runId, key, labels: JSON.parse(c[22] as string) as CellLabels, ordinal: c[23] as number, model: c[2] as string, sample: c[3] as number, result };
 }
