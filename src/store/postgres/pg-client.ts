@@ -195,49 +195,41 @@ export class PgClient {
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
     if (this.gate !== null) await this.gate;
     const outer = this.shared.tx.getStore();
-    if (outer !== undefined) {
-      const name = `echolens_sp${outer.depth}`;
-      await this.onTx(outer, (client) => client.query(`SAVEPOINT ${name}`));
-      const inner: TxState = { client: outer.client, depth: outer.depth + 1, chain: Promise.resolve() };
-      try {
-        const result = await this.shared.tx.run(inner, fn);
-        await inner.chain.catch(() => {});
-        await this.onTx(outer, (client) => client.query(`RELEASE SAVEPOINT ${name}`));
-        return result;
-      } catch (error) {
-        await inner.chain.catch(() => {});
-        await this.onTx(outer, (client) => client.query(`ROLLBACK TO SAVEPOINT ${name}`)).catch(() => {});
-        throw error;
-      }
-    }
-    const client = await this.retrying(async () => {
-      const c = await this.shared.pool.connect();
-      try {
-        await c.query('BEGIN');
-      } catch (error) {
-        c.release(error as Error);
-        throw error;
-      }
-      return c;
-    });
-    const state: TxState = { client, depth: 1, chain: Promise.resolve() };
+    const savepoint = outer === undefined ? undefined : `echolens_sp${outer.depth}`;
+    const client =
+      outer?.client ??
+      (await this.retrying(async () => {
+        const c = await this.shared.pool.connect();
+        try {
+          await c.query('BEGIN');
+        } catch (error) {
+          c.release(error as Error);
+          throw error;
+        }
+        return c;
+      }));
+    // A savepoint's statements queue behind the outer transaction's; a transaction's own go straight to its connection.
+    const control = (sql: string) => (outer === undefined ? client.query(sql) : this.onTx(outer, (c) => c.query(sql)));
+    if (savepoint !== undefined) await control(`SAVEPOINT ${savepoint}`);
+    const state: TxState = { client, depth: (outer?.depth ?? 0) + 1, chain: Promise.resolve() };
     let broken: Error | undefined;
     try {
       const result = await this.shared.tx.run(state, fn);
       await state.chain.catch(() => {});
-      await client.query('COMMIT');
+      await control(savepoint === undefined ? 'COMMIT' : `RELEASE SAVEPOINT ${savepoint}`);
       return result;
     } catch (error) {
       await state.chain.catch(() => {});
       try {
-        await client.query('ROLLBACK');
+        await control(savepoint === undefined ? 'ROLLBACK' : `ROLLBACK TO SAVEPOINT ${savepoint}`);
       } catch (rollbackError) {
         broken = rollbackError as Error; // the connection is gone: the server rolled back already
       }
       if (isConnectionLost(error)) broken ??= error as Error;
       throw error;
     } finally {
-      client.release(broken);
+      // A savepoint's connection belongs to the outer transaction.
+      if (outer === undefined) client.release(broken);
     }
   }
 
