@@ -92,29 +92,7 @@ export const postgresDialect: SqlDialect = {
  * identifier or comment becomes `$1`, `$2`, … in order.
  */
 export function numberPlaceholders(sql: string): string {
-  let out = '';
   let n = 0;
-  let index = 0;
-  while (index < sql.length) {
-    const char = sql[index]!;
-    if (char === "'" || char === '"') {
-      const end = sql.indexOf(char, index + 1);
-      const stop = end < 0 ? sql.length : end + 1;
-      out += sql.slice(index, stop);
-      index = stop;
-    } else if (char === '-' && sql[index + 1] === '-') {
-      const end = sql.indexOf('\n', index);
-      const stop = end < 0 ? sql.length : end;
-      out += sql.slice(index, stop);
-      index = stop;
-    } else if (char === '?') {
-      n += 1;
-      out += `$${n}`;
-      index += 1;
-    } else {
-      out += char;
-      index += 1;
-    }
-  }
-  return out;
+  // A quoted string or identifier or a comment is kept whole (one left open runs to the end).
+  return sql.replace(/'[^']*'?|"[^"]*"?|--[^\n]*|\?/g, (match) => (match === '?' ? `$${++n}` : match));
 }
