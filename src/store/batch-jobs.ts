@@ -140,11 +140,8 @@ export class BatchJobs {
   }
 
   async all(runId?: string): Promise<BatchJob[]> {
-    const rows =
-      runId === undefined
-        ? await this.exec.all<JobRow>('SELECT * FROM batch_jobs ORDER BY id')
-        : await this.exec.all<JobRow>('SELECT * FROM batch_jobs WHERE run_id = ? ORDER BY id', [runId]);
-    return this.toJobs(rows);
+    const where = runId === undefined ? { sql: '', params: [] } : { sql: 'WHERE run_id = ?', params: [runId] };
+    return this.toJobs(await this.exec.all<JobRow>(`SELECT * FROM batch_jobs ${where.sql} ORDER BY id`, where.params));
   }
 
   /** Jobs with their cell keys, in the order they were recorded (one query for the keys of every job). */

@@ -51,14 +51,7 @@ async function pollOne(session: BatchSession, open: OpenJob): Promise<boolean> {
     state = await open.client.state(job.batchId!, options.hardSignal);
     open.pollErrors = 0;
   } catch (error) {
-    if (options.hardSignal?.aborted) return false;
-    open.pollErrors += 1;
-    if (!retryable(error) || open.pollErrors >= MAX_ERRORS) {
-      session.halt('fatal', `polling ${open.provider} batch ${job.batchId} failed: ${(error as Error).message}`, kindOf(error));
-      return false;
-    }
-    notify(`batch: polling ${job.batchId} failed (${(error as Error).message}); trying again`);
-    return false;
+    return stepFailed(session, open, error, 'pollErrors', 'polling');
   }
   const c = state.counts;
   const note = `${c.succeeded}/${c.total} done, ${c.failed} failed, ${c.processing} processing (${state.providerStatus})`;
@@ -78,17 +71,17 @@ async function pollOne(session: BatchSession, open: OpenJob): Promise<boolean> {
       return true;
     }
     // The job stays `ended` in the store: the next poll (or the next run) collects it again.
-    if (options.hardSignal?.aborted) return false;
-    open.collectErrors += 1;
-    if (!retryable(error) || open.collectErrors >= MAX_ERRORS) {
-      session.halt('fatal', `reading the results of ${open.provider} batch ${job.batchId} failed: ${(error as Error).message}`, kindOf(error));
-      return false;
-    }
-    notify(`batch: reading the results of ${job.batchId} failed (${(error as Error).message}); trying again`);
-    return false;
+    return stepFailed(session, open, error, 'collectErrors', 'reading the results of');
   }
 }
 
-function retryable(error: unknown): boolean {
-  return RETRYABLE_KINDS.has(kindOf(error) as never);
+/** A failed poll or results read: tried again on the next round, unless it is not retryable or failed too often (the run stops). */
+function stepFailed(session: BatchSession, open: OpenJob, error: unknown, errors: 'pollErrors' | 'collectErrors', doing: string): false {
+  if (session.options.hardSignal?.aborted) return false;
+  open[errors] += 1;
+  const message = (error as Error).message;
+  if (!RETRYABLE_KINDS.has(kindOf(error) as never) || open[errors] >= MAX_ERRORS) {
+    session.halt('fatal', `${doing} ${open.provider} batch ${open.job.batchId} failed: ${message}`, kindOf(error));
+  } else session.notify(`batch: ${doing} ${open.job.batchId} failed (${message}); trying again`);
+  return false;
 }

@@ -84,13 +84,7 @@ function runOf(messages: readonly ChatMessage[], end: number): RunEntry {
 export function encodeRequest(request: ModelRequest): EncodedRequest {
   const messages = request.messages;
   const blobs = new Map<string, string>();
-  let prefixEnd = -1;
-  for (let index = messages.length - 1; index >= 0; index -= 1) {
-    if (messages[index]!.cacheBreakpoint) {
-      prefixEnd = index;
-      break;
-    }
-  }
+  const prefixEnd = messages.findLastIndex((message) => message.cacheBreakpoint);
   let prefixChars = 0;
   for (let index = 0; index <= prefixEnd; index += 1) prefixChars += messages[index]!.content.length;
   const entries: string[] = [];

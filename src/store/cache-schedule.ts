@@ -102,9 +102,6 @@ export interface SchedulePick {
   role: 'leader' | 'follower' | 'single';
 }
 
-/** The next cell to send, or null: nothing can go until a call finishes. Pacing never idles a slot. */
-export type ScheduleStep = SchedulePick | null;
-
 /**
  * Fewest cells left per cache lane before a group opens another lane: each lane's leader
  * misses the cache, so a group's miss share stays at most about 1 in this many.
@@ -220,7 +217,7 @@ export class CacheScheduler {
    * large group opens another lane, and when nothing else can go the lane nearest its pace
    * goes anyway (a possible overflow costs some cache reads; an idle slot costs the run's time).
    */
-  next(provider: string): ScheduleStep {
+  next(provider: string): SchedulePick | null {
     const queue = this.queues.get(provider);
     if (queue === undefined) return null;
     if (queue.fifo !== null) return this.nextFifo(queue);
@@ -296,7 +293,7 @@ export class CacheScheduler {
     return this.queues.get(provider)?.latencyMs ?? this.options.initialLatencyMs ?? 30_000;
   }
 
-  private nextFifo(queue: ProviderQueue): ScheduleStep {
+  private nextFifo(queue: ProviderQueue): SchedulePick | null {
     const fifo = queue.fifo!;
     let position: number | undefined;
     let role: SchedulePick['role'] = 'follower';

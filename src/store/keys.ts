@@ -218,8 +218,8 @@ const ARRAY_INDEX = /^(?:0|[1-9]\d{0,9})$/;
  */
 function canonicalKeyOrder(names: string[]): string[] {
   const sorted = names.sort();
-  if (!sorted.some((name) => ARRAY_INDEX.test(name) && Number(name) < 4294967295)) return sorted;
   const isIndex = (name: string) => ARRAY_INDEX.test(name) && Number(name) < 4294967295;
+  if (!sorted.some(isIndex)) return sorted;
   const indices = sorted.filter(isIndex).sort((a, b) => Number(a) - Number(b));
   return [...indices, ...sorted.filter((name) => !isIndex(name))];
 }

@@ -129,20 +129,17 @@ interface ListEntry {
 const listCache = new WeakMap<readonly ChatMessage[], ListEntry>();
 
 function listUnchanged(entry: ListEntry, messages: readonly ChatMessage[]): boolean {
-  if (entry.items.length !== messages.length) return false;
-  for (let index = 0; index < messages.length; index += 1) {
-    const message = messages[index]!;
-    if (
-      entry.items[index] !== message ||
-      entry.contents[index] !== message.content ||
-      entry.roles[index] !== message.role ||
-      entry.breakpoints[index] !== message.cacheBreakpoint ||
-      !plainMessage(message)
-    ) {
-      return false;
-    }
-  }
-  return true;
+  return (
+    entry.items.length === messages.length &&
+    messages.every(
+      (message, index) =>
+        entry.items[index] === message &&
+        entry.contents[index] === message.content &&
+        entry.roles[index] === message.role &&
+        entry.breakpoints[index] === message.cacheBreakpoint &&
+        plainMessage(message),
+    )
+  );
 }
 
 function hashMessages(hash: Hash, messages: readonly ChatMessage[]): void {
@@ -177,20 +174,15 @@ function messagesState(messages: readonly ChatMessage[]): Hash {
   return state.copy();
 }
 
-/** The serialized members after `messages` (params, sample, tools, unit), shared by both keys. */
-function tailMembers(request: ModelRequest): { params: string; rest: string } {
-  const params = scrubbedCanonicalJson(request.params ?? {});
-  const rest = `,"sample":${scrubbedCanonicalJson(request.sample)}${optionalMembersJson(request)}`;
-  return { params, rest: `${rest}}` };
-}
-
 /** `cellKey` and `contentKey` of a request, hashed incrementally (no request-sized string is built). */
 export function requestKeys(request: ModelRequest): { key: string; contentKey: string; legacyKey?: string } {
   validateRequest(request);
   const primed = primedKeysOf(request);
   if (primed !== undefined) return primed;
   const state = messagesState(request.messages);
-  const { params, rest } = tailMembers(request);
+  // The members after `messages` and `model`, shared by both keys.
+  const params = scrubbedCanonicalJson(request.params ?? {});
+  const rest = `,"sample":${scrubbedCanonicalJson(request.sample)}${optionalMembersJson(request)}}`;
   const content = state.copy();
   // The key hashes the model without its base URL (identityModel); a store written under the
   // earlier rule holds its cells under the whole reference, kept as `legacyKey`.

@@ -14,10 +14,10 @@ import { checkStorePath } from './store-path.js';
 
 export * from './run-store-common.js';
 
-/** Opens a store by location: a `postgres://` / `postgresql://` URL or a SQLite file path. */
 /** A run store of either backend (the interface is in run-store-common.ts). */
 export type RunStore = RunStoreInterface;
 
+/** Opens a store by location: a `postgres://` / `postgresql://` URL or a SQLite file path. */
 export const RunStore = {
   open(location: string, options?: OpenStoreOptions): RunStore {
     if (isPostgresUrl(location)) return PgRunStore.open(location, options);

@@ -149,20 +149,13 @@ function failure(error: unknown, attempts: number, base: Pick<CellOutcome, 'star
   };
 }
 
-export function fatalHint(kind: string): string | undefined {
-  switch (kind) {
-    case 'auth':
-      return 'check the API key environment variable for this provider';
-    case 'not_found':
-      return 'check the model name (provider:model) and the base URL';
-    case 'config':
-      return 'check the model reference and its provider settings';
-    case 'connection':
-      return 'is the server running and reachable?';
-    default:
-      return undefined;
-  }
-}
+/** The hint printed with a fatal burst, by error kind. */
+export const FATAL_HINTS: ReadonlyMap<string, string> = new Map([
+  ['auth', 'check the API key environment variable for this provider'],
+  ['not_found', 'check the model name (provider:model) and the base URL'],
+  ['config', 'check the model reference and its provider settings'],
+  ['connection', 'is the server running and reachable?'],
+]);
 
 /** The adapter with this call's cache key, lifetime and retention added to its generate options. */
 function withCacheOptions(

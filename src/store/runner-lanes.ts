@@ -20,24 +20,16 @@ export function providerLanes(options: Pick<RunCellsOptions, 'limits'>, clock: {
   const lanes = new Map<string, ProviderLane>();
   return (model) => {
     const provider = providerOf(model);
-    let lane = lanes.get(provider);
-    if (!lane) {
-      const limits = options.limits?.[provider] ?? options.limits?.['*'];
-      lane = {
-        ...(limits?.requestsPerMinute ? { requests: new TokenBucket(limits.requestsPerMinute, clock) } : {}),
-        ...(limits?.tokensPerMinute ? { tokens: new TokenBucket(limits.tokensPerMinute, clock) } : {}),
-      };
-      lanes.set(provider, lane);
-    }
-    return lane;
+    const limits = options.limits?.[provider] ?? options.limits?.['*'];
+    return getOrInsert(lanes, provider, () => ({
+      ...(limits?.requestsPerMinute ? { requests: new TokenBucket(limits.requestsPerMinute, clock) } : {}),
+      ...(limits?.tokensPerMinute ? { tokens: new TokenBucket(limits.tokensPerMinute, clock) } : {}),
+    }));
   };
 }
 
 /** One adapter per model ref, built once (a failed build fails every cell of that ref). */
 export function adapterCache(adapterFor: AdapterFactory): (ref: string) => Promise<ModelAdapter> {
   const adapters = new Map<string, Promise<ModelAdapter>>();
-  return (ref) => {
-    const adapter = getOrInsert(adapters, ref, () => Promise.resolve().then(() => adapterFor(ref)));
-    return adapter;
-  };
+  return (ref) => getOrInsert(adapters, ref, () => Promise.resolve().then(() => adapterFor(ref)));
 }

@@ -1,7 +1,7 @@
 import { type TokenUsage, ZERO_USAGE } from '../models/types.js';
 import type { CellOutcome, RunStatus } from './run-store.js';
 import { addTokenCounts } from '../core/token-counts.js';
-import { fatalHint } from './runner-call.js';
+import { FATAL_HINTS } from './runner-call.js';
 import type { ProgressSnapshot, RunSummary, StopReason } from './runner-types.js';
 
 /** The running tally of one `runCells` call: counts, spend, the stop state and the fatal-burst watch. */
@@ -101,7 +101,7 @@ export class RunTally {
     this.burst = this.burst.signature === signature ? { signature, count: this.burst.count + 1 } : { signature, count: 1 };
     if (this.burst.count >= this.fatalBurst) {
       this.fatalKind = outcome.errorClass ?? 'unknown';
-      this.stopHint = fatalHint(this.fatalKind);
+      this.stopHint = FATAL_HINTS.get(this.fatalKind);
       this.stop('fatal', `stopped after ${this.burst.count} consecutive cells failed with the same error: ${outcome.errorMessage}`);
     }
   }

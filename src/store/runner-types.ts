@@ -62,7 +62,6 @@ export interface RunCellsOptions {
   /** Re-run cells a previous run left `failed` (default true) or `empty` (default false). */
   retryFailed?: boolean;
   retryEmpty?: boolean;
-  /** `prefix`: cells sharing a long prefix run back to back, leader first (default); `plan`: plan order. */
   /**
    * `prefix`: cells sharing a long prefix run leader first, followers within the cache lifetime
    * (default; src/store/cache-schedule.ts); `plan`: plan order; `prefix-fifo`: the earlier

@@ -178,15 +178,10 @@ export class SharedWork {
   }
 
   /**
-   * Writes a claimed cell's outcome and adds its cost to the run's spend in one
-   * transaction (the cost counts even when another worker's answer already stands:
-   * the call was paid for). Returns false when the cell was already done.
+   * Writes claimed cells' outcomes and adds their costs to each run's spend in one statement (the
+   * work loop's group commit; a cost counts even when another worker's answer already stands: the
+   * call was paid for). False for a cell that was already done.
    */
-  async record(key: string, runId: string, outcome: CellOutcome): Promise<boolean> {
-    return (await this.recordMany([{ key, runId, outcome }]))[0]!;
-  }
-
-  /** Several outcomes and the spend per run in one statement (the work loop's group commit). */
   async recordMany(items: ReadonlyArray<{ key: string; runId: string; outcome: CellOutcome }>): Promise<boolean[]> {
     if (items.length === 0) return [];
     // Only runs with a cost to add: a spend update locks the run's row until the statement commits,

@@ -26,7 +26,8 @@ export async function transferRuns(source: RunStore, target: RunStore, ids?: rea
       throw new InvalidArgumentError('run', `run ${run.id} is already in ${target.file}; delete it there first (echolens runs rm) or choose other runs`);
     }
     const cells = await source.cellsOfRun(run.id);
-    const responseModels = await responseModelsOf(source, run.id);
+    // The model name each provider reported (not part of CellResult).
+    const responseModels = source instanceof SqlStore ? await source.responseModelsOfRun(run.id) : new Map<string, string | null>();
     const specs: CellSpec[] = cells.map((cell) => ({ request: cell.request, labels: cell.labels }));
     // The source's keys, whatever identity rule wrote them (content keys recomputed: they are a pure function of the request).
     const identities = cells.map((cell) => ({ key: cell.key, contentKey: requestKeys(cell.request).contentKey }));
@@ -64,19 +65,10 @@ export async function transferRuns(source: RunStore, target: RunStore, ids?: rea
       }
       written = (await target.recordResults(items)).filter(Boolean).length;
       await target.setRunStatus(run.id, run.status, run.summary ?? undefined);
-      await setRunTimes(target, run.id, run.startedAt, run.updatedAt, run.endedAt);
+      // The run keeps its own times (createRun stamps the moment of the copy).
+      if (target instanceof SqlStore) await target.setRunTimes(run.id, run.startedAt, run.updatedAt, run.endedAt);
     });
     out.runs.push({ id: run.id, cells: cells.length, results: written, skipped: false });
   }
   return out;
-}
-
-/** The model name each provider reported (not part of CellResult). */
-async function responseModelsOf(store: RunStore, runId: string): Promise<Map<string, string | null>> {
-  return store instanceof SqlStore ? store.responseModelsOfRun(runId) : new Map();
-}
-
-/** Keeps the run's own times (createRun stamps the moment of the copy). */
-async function setRunTimes(store: RunStore, runId: string, startedAt: string, updatedAt: string, endedAt: string | null): Promise<void> {
-  if (store instanceof SqlStore) await store.setRunTimes(runId, startedAt, updatedAt, endedAt);
 }
