@@ -1,5 +1,5 @@
 import { readFile, writeFile } from 'node:fs/promises';
-import { type Command, CommanderError } from 'commander';
+import type { Command } from 'commander';
 import { InputError, InvalidArgumentError } from '../../core/errors.js';
 import { parseIdentityTerm } from '../../sessions/redact/identity.js';
 import { PII_KINDS, type PiiKind, parsePiiKinds } from '../../sessions/redact/pii-kinds.js';
@@ -19,14 +19,6 @@ function piiKinds(value: string): Set<PiiKind> {
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
-}
-
-/** Usage errors end with exit code 2 (commander's default is 1, which here means "residuals"). */
-function usageExitCode(command: Command): Command {
-  return command.exitOverride((error) => {
-    if (error.exitCode === 0) throw error;
-    throw new CommanderError(2, error.code, error.message);
-  });
 }
 
 /** Terms from `--identity` and from `--identity-file` (one `class=term` per line, `#` comments). */
@@ -143,49 +135,45 @@ async function readQuotes(file: string | undefined): Promise<string[]> {
 
 /** `sessions redact` and `sessions verify`, registered on the `sessions` group. */
 export function registerSessionsRedact(sessions: Command): void {
-  usageExitCode(
-    sessions
-      .command('redact')
-      .description('redact a Claude Code / Codex JSONL transcript into a new file')
-      .argument('<in>', 'transcript to redact (.jsonl or .jsonl.zst; malformed lines are kept, redacted as text)')
-      .requiredOption('-o, --output <file>', 'new plain .jsonl file to write (never the input, never .zst)')
-      .option('--identity <class=term>', 'identity term to redact (repeatable), e.g. employer=Acme', collect, [])
-      .option('--identity-file <file>', 'identity terms, one class=term per line (keeps them out of shell history)')
-      .option('--quote-file <file>', 'third-party passages to replace with <REDACTED_QUOTE>, separated by --- lines')
-      .option('--report <file>', 'write the counts per class as JSON (no values, no terms)')
-      .option('--no-discover', 'do not learn usernames, workspaces and hosts from the file itself')
-      .option('--pii <kinds>', PII_HELP, 'all')
-      .addHelpText('after', REDACT_HELP)
-      .action(async (input: string, options: RedactCliOptions) => {
-        const identities = await identityTerms(options);
-        const quotes = await readQuotes(options.quoteFile);
-        // Loaded here: the detectors load an NLP lexicon that `sessions list` and the other session commands never need.
-        const { redactFile } = await import('../../sessions/redact/redact-file.js');
-        const report = await redactFile(input, options.output, { identities, quotes, discover: options.discover, pii: piiKinds(options.pii) });
-        if (options.report !== undefined) {
-          await writeFile(options.report, `${JSON.stringify(report, null, 2)}\n`, { mode: 0o600 });
-        }
-        printRedactSummary(report, options.output);
-        process.exitCode = 0;
-      }),
-  );
-  usageExitCode(
-    sessions
-      .command('verify')
-      .description('check a redacted file for leftover secrets and identifiers')
-      .argument('<file>', 'redacted file to check (.jsonl, or .zst decompressed while reading)')
-      .option('--identity <class=term>', 'identity term that must not appear (repeatable)', collect, [])
-      .option('--identity-file <file>', 'identity terms, one class=term per line')
-      .option('--json', 'print the report as JSON')
-      .option('--pii <kinds>', PII_HELP, 'all')
-      .addHelpText('after', VERIFY_HELP)
-      .action(async (file: string, options: VerifyCliOptions) => {
-        const identities = await identityTerms(options);
-        const { verifyFile } = await import('../../sessions/redact/verify/verify-file.js');
-        const report = await verifyFile(file, { identities, pii: piiKinds(options.pii) });
-        if (options.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-        else printVerify(report);
-        process.exitCode = report.clean ? 0 : 1;
-      }),
-  );
+  sessions
+    .command('redact')
+    .description('redact a Claude Code / Codex JSONL transcript into a new file')
+    .argument('<in>', 'transcript to redact (.jsonl or .jsonl.zst; malformed lines are kept, redacted as text)')
+    .requiredOption('-o, --output <file>', 'new plain .jsonl file to write (never the input, never .zst)')
+    .option('--identity <class=term>', 'identity term to redact (repeatable), e.g. employer=Acme', collect, [])
+    .option('--identity-file <file>', 'identity terms, one class=term per line (keeps them out of shell history)')
+    .option('--quote-file <file>', 'third-party passages to replace with <REDACTED_QUOTE>, separated by --- lines')
+    .option('--report <file>', 'write the counts per class as JSON (no values, no terms)')
+    .option('--no-discover', 'do not learn usernames, workspaces and hosts from the file itself')
+    .option('--pii <kinds>', PII_HELP, 'all')
+    .addHelpText('after', REDACT_HELP)
+    .action(async (input: string, options: RedactCliOptions) => {
+      const identities = await identityTerms(options);
+      const quotes = await readQuotes(options.quoteFile);
+      // Loaded here: the detectors load an NLP lexicon that `sessions list` and the other session commands never need.
+      const { redactFile } = await import('../../sessions/redact/redact-file.js');
+      const report = await redactFile(input, options.output, { identities, quotes, discover: options.discover, pii: piiKinds(options.pii) });
+      if (options.report !== undefined) {
+        await writeFile(options.report, `${JSON.stringify(report, null, 2)}\n`, { mode: 0o600 });
+      }
+      printRedactSummary(report, options.output);
+      process.exitCode = 0;
+    });
+  sessions
+    .command('verify')
+    .description('check a redacted file for leftover secrets and identifiers')
+    .argument('<file>', 'redacted file to check (.jsonl, or .zst decompressed while reading)')
+    .option('--identity <class=term>', 'identity term that must not appear (repeatable)', collect, [])
+    .option('--identity-file <file>', 'identity terms, one class=term per line')
+    .option('--json', 'print the report as JSON')
+    .option('--pii <kinds>', PII_HELP, 'all')
+    .addHelpText('after', VERIFY_HELP)
+    .action(async (file: string, options: VerifyCliOptions) => {
+      const identities = await identityTerms(options);
+      const { verifyFile } = await import('../../sessions/redact/verify/verify-file.js');
+      const report = await verifyFile(file, { identities, pii: piiKinds(options.pii) });
+      if (options.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      else printVerify(report);
+      process.exitCode = report.clean ? 0 : 1;
+    });
 }

@@ -1,5 +1,5 @@
-import { type ClassCounts, type Piece, applyPass, keep, placeholder } from './pieces.js';
-import { isMemberAccess } from './secrets.js';
+import { type ClassCounts, type Piece, applyPass, spliceSpans } from './pieces.js';
+import { isMemberAccess, secretSpan } from './secrets.js';
 
 /**
  * Credentials written in the forms of particular tools rather than as `name=value`:
@@ -18,18 +18,8 @@ interface Span {
 /** Like `applyPass`, but the callback names spans inside the match to replace (offsets in the match). */
 function spanPass(pieces: Piece[], pattern: RegExp, spansOf: (match: RegExpExecArray) => Span[], counts: ClassCounts): Piece[] {
   return applyPass(pieces, pattern, (match) => {
-    const spans = spansOf(match).sort((a, b) => a.start - b.start);
-    if (spans.length === 0) return null;
-    const out: Piece[] = [];
-    let cursor = 0;
-    for (const span of spans) {
-      if (span.start < cursor) continue;
-      if (span.start > cursor) out.push(keep(match[0].slice(cursor, span.start)));
-      out.push(placeholder(`<SECRET:${span.kind}>`, `secret:${span.kind}`, counts));
-      cursor = span.end;
-    }
-    if (cursor < match[0].length) out.push(keep(match[0].slice(cursor)));
-    return out;
+    const spans = spansOf(match).map((span) => secretSpan(span.start, span.end, span.kind));
+    return spans.length === 0 ? null : spliceSpans(match[0], 0, match[0].length, spans, counts);
   });
 }
 
@@ -184,80 +174,68 @@ const ENV_PAIR = new RegExp(
 );
 const SECRET_ENV_NAME = /pass|pwd|secret|token|api_?key|apikey|credential|private_?key|auth/i;
 
+/** The span of the match's `v` group (offsets in the match), replaced as `kind`. */
+function group(match: RegExpExecArray, kind: string): Span[] {
+  const [start, end] = match.indices!.groups!.v!;
+  return [{ start: start - match.index, end: end - match.index, kind }];
+}
+
+/** The `v` group as `kind` when `accept` takes its value. */
+function valueAs(kind: string, accept: (value: string, match: RegExpExecArray) => boolean): (match: RegExpExecArray) => Span[] {
+  return (match) => (accept(match.groups!.v!, match) ? group(match, kind) : []);
+}
+
+/** Each form: a cheap test of the lower-cased text, its pattern, and the spans it replaces. */
+const FORMS: Array<[(lower: string) => boolean, RegExp, (match: RegExpExecArray) => Span[]]> = [
+  [
+    (lower) => /(?<![\w-])(?:-u|--user|-a|--auth|--proxy-user)/.test(lower),
+    USER_PASS_FLAG,
+    valueAs('password', (value, match) => {
+      const user = match.groups!.u!;
+      if (value === user || value.startsWith('//')) return false;
+      // In an HTTP client's command any word is a password; elsewhere (`docker -u app:staff`) it may be a group.
+      const lineStart = Math.max(match.input.lastIndexOf('\n', match.index), match.input.lastIndexOf('\\n', match.index));
+      return HTTP_CLIENT.test(match.input.slice(lineStart + 1, match.index)) ? credentialValue(value) : passwordLike(value);
+    }),
+  ],
+  [() => true, COMMANDS, (match) => commandPasswordSpans(match[0])],
+  [
+    (lower) => lower.includes(':'),
+    PGPASS,
+    valueAs('password', (value, match) => {
+      if (!credentialValue(value) || /^\d+$/.test(match.groups!.d!) || /^\d+$/.test(match.groups!.u!)) return false;
+      // An IPv6 address is colon-separated hex groups, not a .pgpass line.
+      return !/^[0-9a-fA-F]{1,4}:[0-9a-fA-F]{1,4}:[0-9a-fA-F]{1,4}:[0-9a-fA-F]{1,4}(?::|$)/.test(match[0].slice(match.groups!.h!.length + 1));
+    }),
+  ],
+  [(lower) => lower.includes('pass'), NETRC, valueAs('password', (value) => credentialValue(value))],
+  [(lower) => lower.includes('auth'), AUTH_PAIR, valueAs('password', (value) => credentialValue(value, 3))],
+  [(lower) => lower.includes('='), QUERY, valueAs('url_credential', (value, match) => queryValue(match.groups!.n!, value))],
+  [(lower) => lower.includes('echo') || lower.includes('printf'), PIPED_PASSWORD, valueAs('password', (value) => credentialValue(value))],
+  [
+    (lower) => /btoa|b64encode|base64encode|encodebytes|buffer\.from|encode/.test(lower),
+    ENCODED_PAIR,
+    valueAs('password', (value) => credentialValue(value, 3)),
+  ],
+  [
+    (lower) => lower.includes('pass') || lower.includes('pwd='),
+    KEY_VALUE_PASSWORD,
+    valueAs('password', (value, match) => {
+      // `password=self.password` is code; `--from-literal=password=ab.Cd7` is a value.
+      const member = isMemberAccess(value) && !/\d/.test(value);
+      // After another `=` it is a flag's value (`--from-literal=password=…`): any word.
+      const flag = match.input[match.index - 1] === '=';
+      return (flag ? credentialValue(value) : passwordLike(value)) && !member;
+    }),
+  ],
+  [
+    (lower) => lower.includes('value'),
+    ENV_PAIR,
+    valueAs('secret_assignment', (value, match) => SECRET_ENV_NAME.test(match.groups!.n!) && credentialValue(value)),
+  ],
+];
+
 /** The credential forms above, in the redactor's piece model. */
 export function redactCredentialForms(input: Piece[], counts: ClassCounts, lower: string): Piece[] {
-  let pieces = input;
-  if (/(?<![\w-])(?:-u|--user|-a|--auth|--proxy-user)/.test(lower)) {
-    pieces = spanPass(
-      pieces,
-      USER_PASS_FLAG,
-      (match) => {
-        const user = match.groups!.u!;
-        const value = match.groups!.v!;
-        if (value === user || value.startsWith('//')) return [];
-        // In an HTTP client's command any word is a password; elsewhere (`docker -u app:staff`) it may be a group.
-        const lineStart = Math.max(match.input.lastIndexOf('\n', match.index), match.input.lastIndexOf('\\n', match.index));
-        const client = HTTP_CLIENT.test(match.input.slice(lineStart + 1, match.index));
-        if (!(client ? credentialValue(value) : passwordLike(value))) return [];
-        const [start, end] = match.indices!.groups!.v!;
-        return [{ start: start - match.index, end: end - match.index, kind: 'password' }];
-      },
-      counts,
-    );
-  }
-  pieces = spanPass(pieces, COMMANDS, (match) => commandPasswordSpans(match[0]), counts);
-  if (lower.includes(':')) {
-    pieces = spanPass(
-      pieces,
-      PGPASS,
-      (match) => {
-        const value = match.groups!.v!;
-        if (!credentialValue(value) || /^\d+$/.test(match.groups!.d!) || /^\d+$/.test(match.groups!.u!)) return [];
-        // An IPv6 address is colon-separated hex groups, not a .pgpass line.
-        if (/^[0-9a-fA-F]{1,4}:[0-9a-fA-F]{1,4}:[0-9a-fA-F]{1,4}:[0-9a-fA-F]{1,4}(?::|$)/.test(match[0].slice(match.groups!.h!.length + 1))) return [];
-        const [start, end] = match.indices!.groups!.v!;
-        return [{ start: start - match.index, end: end - match.index, kind: 'password' }];
-      },
-      counts,
-    );
-  }
-  const group = (match: RegExpExecArray, kind: string): Span[] => {
-    const [start, end] = match.indices!.groups!.v!;
-    return [{ start: start - match.index, end: end - match.index, kind }];
-  };
-  if (lower.includes('pass')) pieces = spanPass(pieces, NETRC, (match) => (credentialValue(match.groups!.v!) ? group(match, 'password') : []), counts);
-  if (lower.includes('auth')) pieces = spanPass(pieces, AUTH_PAIR, (match) => (credentialValue(match.groups!.v!, 3) ? group(match, 'password') : []), counts);
-  if (lower.includes('=')) {
-    pieces = spanPass(pieces, QUERY, (match) => (queryValue(match.groups!.n!, match.groups!.v!) ? group(match, 'url_credential') : []), counts);
-  }
-  if (lower.includes('echo') || lower.includes('printf')) {
-    pieces = spanPass(pieces, PIPED_PASSWORD, (match) => (credentialValue(match.groups!.v!) ? group(match, 'password') : []), counts);
-  }
-  if (/btoa|b64encode|base64encode|encodebytes|buffer\.from|encode/.test(lower)) {
-    pieces = spanPass(pieces, ENCODED_PAIR, (match) => (credentialValue(match.groups!.v!, 3) ? group(match, 'password') : []), counts);
-  }
-  if (lower.includes('pass') || lower.includes('pwd=')) {
-    pieces = spanPass(
-      pieces,
-      KEY_VALUE_PASSWORD,
-      (match) => {
-        const value = match.groups!.v!;
-        // `password=self.password` is code; `--from-literal=password=ab.Cd7` is a value.
-        const member = isMemberAccess(value) && !/\d/.test(value);
-        // After another `=` it is a flag's value (`--from-literal=password=…`): any word.
-        const flag = match.input[match.index - 1] === '=';
-        return (flag ? credentialValue(value) : passwordLike(value)) && !member ? group(match, 'password') : [];
-      },
-      counts,
-    );
-  }
-  if (lower.includes('value')) {
-    pieces = spanPass(
-      pieces,
-      ENV_PAIR,
-      (match) => (SECRET_ENV_NAME.test(match.groups!.n!) && credentialValue(match.groups!.v!) ? group(match, 'secret_assignment') : []),
-      counts,
-    );
-  }
-  return pieces;
+  return FORMS.reduce((pieces, [hinted, pattern, spansOf]) => (hinted(lower) ? spanPass(pieces, pattern, spansOf, counts) : pieces), input);
 }

@@ -23,31 +23,25 @@ export function entropyThreshold(n: number): number {
   return Math.min(0.85 * Math.log2(n), 4.6);
 }
 
-type CharClass = 0 | 1 | 2 | 3;
-function charClass(ch: string): CharClass {
-  if (ch >= '0' && ch <= '9') return 0;
-  if (ch >= 'a' && ch <= 'z') return 1;
-  if (ch >= 'A' && ch <= 'Z') return 2;
-  return 3;
+/** How many digits, small and capital letters a token holds, and how often neighbours change between those and other characters. */
+function composition(token: string): { digits: number; lower: number; upper: number; switches: number } {
+  const counts = [0, 0, 0, 0];
+  let switches = 0;
+  let previous = -1;
+  for (const ch of token) {
+    const cls = ch >= '0' && ch <= '9' ? 0 : ch >= 'a' && ch <= 'z' ? 1 : ch >= 'A' && ch <= 'Z' ? 2 : 3;
+    counts[cls]!++;
+    if (previous !== -1 && cls !== previous) switches++;
+    previous = cls;
+  }
+  return { digits: counts[0]!, lower: counts[1]!, upper: counts[2]!, switches };
 }
 
 /** Generated tokens switch character class often; camelCase and snake_case words rarely. */
 export function looksRandom(token: string): boolean {
   const n = token.length;
   if (n < 20) return false;
-  let digits = 0;
-  let lower = 0;
-  let upper = 0;
-  let switches = 0;
-  let previous: CharClass | -1 = -1;
-  for (const ch of token) {
-    const cls = charClass(ch);
-    if (cls === 0) digits++;
-    else if (cls === 1) lower++;
-    else if (cls === 2) upper++;
-    if (previous !== -1 && cls !== previous) switches++;
-    previous = cls;
-  }
+  const { digits, lower, upper, switches } = composition(token);
   if (lower + upper < 4) return false;
   if (digits === 0 && (lower === 0 || upper === 0)) return false;
   if (switches < 0.3 * n) return false;
@@ -96,9 +90,7 @@ function vowelShare(token: string): number {
  * ids joined by separators; a generated key has a long unbroken random run.
  */
 function longestMixedSegment(token: string): number {
-  let longest = 0;
-  for (const segment of token.split(/[-_=.]+/)) if (segment.length > longest) longest = segment.length;
-  return longest;
+  return token.split(/[-_=.]+/).reduce((longest, segment) => Math.max(longest, segment.length), 0);
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -124,15 +116,7 @@ function isJoinedWords(token: string): boolean {
 
 function isDataBlob(token: string): boolean {
   if (token.length < LONG_BLOB || isJoinedWords(token)) return false;
-  let digits = 0;
-  let upper = 0;
-  let lower = 0;
-  for (const ch of token) {
-    const cls = charClass(ch);
-    if (cls === 0) digits++;
-    else if (cls === 1) lower++;
-    else if (cls === 2) upper++;
-  }
+  const { digits, lower, upper } = composition(token);
   return digits > 0 && upper > 0 && lower > 0;
 }
 
@@ -161,14 +145,11 @@ export function redactHighEntropy(input: Piece[], counts: ClassCounts): Piece[] 
       const decoded = printableFromHex(token);
       if (decoded === null) return null;
       const kind = knownShapeIn(decoded) ?? (decoded.length >= 20 && !/\s/.test(decoded) && looksGenerated(decoded) ? 'hex_encoded' : null);
-      if (kind === null) return null;
-      return [placeholder(`<SECRET:${kind}>`, `secret:${kind}`, counts)];
+      return kind === null ? null : [placeholder(`<SECRET:${kind}>`, `secret:${kind}`, counts)];
     }
     if (UUID.test(token)) return null;
     if (isDataBlob(token)) return [placeholder('<BASE64_DATA>', 'base64_data', counts)];
     if (isKnownIdentifier(token)) return null;
-    const core = token.replace(/^[=_-]+|[=_-]+$/g, '');
-    if (!looksRandom(core)) return null;
-    return [placeholder('<SECRET:high_entropy>', 'secret:high_entropy', counts)];
+    return looksRandom(token.replace(/^[=_-]+|[=_-]+$/g, '')) ? [placeholder('<SECRET:high_entropy>', 'secret:high_entropy', counts)] : null;
   });
 }

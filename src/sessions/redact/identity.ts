@@ -1,15 +1,15 @@
 import { InvalidArgumentError } from '../../core/errors.js';
 import { type ClassCounts, type Piece, applyPass, placeholder } from './pieces.js';
 
+export const IDENTITY_CLASSES = ['user', 'name', 'employer', 'workspace', 'host', 'project', 'email'] as const;
+
 /** What an identity term stands for; decides its placeholder. */
-export type IdentityClass = 'user' | 'name' | 'employer' | 'workspace' | 'host' | 'project' | 'email';
+export type IdentityClass = (typeof IDENTITY_CLASSES)[number];
 
 export interface IdentityTerm {
   term: string;
   class: IdentityClass;
 }
-
-export const IDENTITY_CLASSES: readonly IdentityClass[] = ['user', 'name', 'employer', 'workspace', 'host', 'project', 'email'];
 
 const CLASS_ALIASES: Record<string, IdentityClass> = {
   user: 'user',
@@ -38,17 +38,6 @@ export const IDENTITY_PLACEHOLDER: Record<IdentityClass, string> = {
   host: '<HOST>',
   project: '<PROJECT>',
   email: '<EMAIL>',
-};
-
-/** Report class of each identity class (`name` is counted with `user`). */
-export const IDENTITY_COUNT_CLASS: Record<IdentityClass, string> = {
-  user: 'user',
-  name: 'user',
-  employer: 'employer',
-  workspace: 'workspace',
-  host: 'host',
-  project: 'project',
-  email: 'email',
 };
 
 function editDistance(a: string, b: string): number {
@@ -125,12 +114,7 @@ export function parseIdentityTerm(spec: string): IdentityTerm {
 }
 
 export function normalizeIdentities(items: readonly (IdentityTerm | string)[] | undefined): IdentityTerm[] {
-  const out: IdentityTerm[] = [];
-  for (const item of items ?? []) {
-    const parsed = typeof item === 'string' ? parseIdentityTerm(item) : parseIdentityTerm(`${item.class}=${item.term}`);
-    out.push(parsed);
-  }
-  return out;
+  return (items ?? []).map((item) => parseIdentityTerm(typeof item === 'string' ? item : `${item.class}=${item.term}`));
 }
 
 // First names that are also everyday words: redacted in full-name forms only.
@@ -394,10 +378,10 @@ export class IdentityMatcher {
     let out = pieces;
     this.sources.forEach((candidate, index) => {
       if (!lower.includes(candidate.anchor)) return;
+      // A `name` is counted with `user`.
+      const cls = candidate.cls === 'name' ? 'user' : candidate.cls;
       out = applyPass(out, this.patternOf(index), (match) =>
-        termBoundaries(match.input, match.index, match.index + match[0].length)
-          ? [placeholder(IDENTITY_PLACEHOLDER[candidate.cls], IDENTITY_COUNT_CLASS[candidate.cls], counts)]
-          : null,
+        termBoundaries(match.input, match.index, match.index + match[0].length) ? [placeholder(IDENTITY_PLACEHOLDER[candidate.cls], cls, counts)] : null,
       );
     });
     return out;

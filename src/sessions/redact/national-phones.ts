@@ -1,4 +1,5 @@
 import { type CountryCode, parsePhoneNumberFromString } from 'libphonenumber-js';
+import { type IdSpan, spansOf } from './nordic-ids.js';
 
 /**
  * Phone numbers written in a country's national form, without a country code (pii.ts, kind
@@ -11,11 +12,6 @@ import { type CountryCode, parsePhoneNumberFromString } from 'libphonenumber-js'
  * code is not read; a US-shaped `NNN-NNN-NNNN` is kept even when its area code is not allocated
  * (555 and other fictitious ranges still stand for someone's number in a transcript).
  */
-
-export interface PhoneSpan {
-  start: number;
-  end: number;
-}
 
 const REGIONS: readonly CountryCode[] = [
   'GB',
@@ -67,19 +63,13 @@ const US_SHAPE = /(?<![\w+.,:/@#=-]|\d[ -])(?:\([2-9]\d{2}\) ?|[2-9]\d{2}[-.])[2
 /** A French number written with dots (0n.nn.nn.nn.nn): five pairs, the first with the trunk 0. */
 const FR_DOTTED = /(?<![\w.,:/@#=-])0[1-9](?:\.\d{2}){4}(?![\w.-])/gu;
 
-export function nationalPhoneSpans(text: string): PhoneSpan[] {
+export function nationalPhoneSpans(text: string): IdSpan[] {
   if (!/\d[ .-]\d/u.test(text)) return [];
-  const out: PhoneSpan[] = [];
-  for (const m of text.matchAll(NATIONAL)) {
-    const raw = m[0];
-    const digits = raw.replace(/\D/gu, '');
-    if (digits.length < 8 || digits.length > 12 || digits.startsWith('00') || /^0?(\d)\1+$/u.test(digits)) continue;
-    if (REGIONS.some((region) => parsePhoneNumberFromString(raw, region)?.isValid() === true)) out.push({ start: m.index, end: m.index + raw.length });
-  }
-  for (const m of text.matchAll(FR_DOTTED)) out.push({ start: m.index, end: m.index + m[0].length });
-  for (const m of text.matchAll(US_SHAPE)) {
-    // Dots join version numbers and decimals too: only the full three-three-four shape.
-    out.push({ start: m.index, end: m.index + m[0].length });
-  }
-  return out;
+  const national = (m: RegExpExecArray) => {
+    const digits = m[0].replace(/\D/gu, '');
+    if (digits.length < 8 || digits.length > 12 || digits.startsWith('00') || /^0?(\d)\1+$/u.test(digits)) return false;
+    return REGIONS.some((region) => parsePhoneNumberFromString(m[0], region)?.isValid() === true);
+  };
+  // (Dots join version numbers and decimals too: US_SHAPE takes only the full three-three-four shape.)
+  return [...spansOf(text, NATIONAL, national), ...spansOf(text, FR_DOTTED), ...spansOf(text, US_SHAPE)];
 }

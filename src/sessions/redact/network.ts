@@ -1,4 +1,4 @@
-import { type ClassCounts, type Piece, applyPass, fixed, keep, placeholder } from './pieces.js';
+import { type ClassCounts, type Piece, type ReplacedSpan, applyPass, fixed, keep, placeholder, spliceSpans } from './pieces.js';
 
 /** Public forges: their names identify nobody, so `git@github.com:` stays readable. */
 const PUBLIC_HOSTS = new Set([
@@ -24,6 +24,7 @@ const SCP_STYLE =
 const SSH_CONFIG_LINE = /^(?<k>[ \t]*(?:Host|HostName|Hostname|User|Port)[ \t]+)(?<v>[^\s*?!#]+)[ \t]*$/dgm;
 
 const LOCAL_HOST = String.raw`localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|0\.0\.0\.0|\[::1?\]`;
+const ONLY_LOCAL_HOST = new RegExp(`^(?:${LOCAL_HOST})$`, 'i');
 const PRIVATE_IP = String.raw`10\.\d{1,3}\.\d{1,3}\.\d{1,3}|192\.168\.\d{1,3}\.\d{1,3}|172\.(?:1[6-9]|2\d|3[01])\.\d{1,3}\.\d{1,3}|169\.254\.\d{1,3}\.\d{1,3}|100\.(?:6[4-9]|[7-9]\d|1[01]\d|12[0-7])\.\d{1,3}\.\d{1,3}`;
 const PRIVATE_NAME = String.raw`[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.(?:local|internal|lan|corp|home|intranet|localdomain|home\.arpa)`;
 const TUNNEL_NAME = String.raw`[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.(?:ngrok\.io|ngrok-free\.app|ngrok\.app|ngrok\.dev|trycloudflare\.com|loca\.lt|localhost\.run|serveo\.net|github\.dev|app\.github\.dev|gitpod\.io|csb\.app|webcontainer\.io|devtunnels\.ms)`;
@@ -48,11 +49,12 @@ function hostPieces(port: string | undefined, counts: ClassCounts): Piece[] {
   return out;
 }
 
+type Range = { start: number; end: number };
 interface SshTarget {
-  user?: { start: number; end: number };
-  host?: { start: number; end: number };
-  ports: Array<{ start: number; end: number }>;
-  users: Array<{ start: number; end: number }>;
+  user?: Range;
+  host?: Range;
+  ports: Range[];
+  users: Range[];
 }
 
 /** Finds the destination `[user@]host` and `-p`/`-l` arguments of an ssh-like command. */
@@ -122,7 +124,7 @@ export function redactNetwork(input: Piece[], counts: ClassCounts, lower: string
     pieces = applyPass(pieces, SSH_COMMAND, (match) => {
       const command = match[0];
       const target = parseSshCommand(command);
-      const spans: Array<{ start: number; end: number; text: string; cls: string }> = [];
+      const spans: ReplacedSpan[] = [];
       if (target.host !== undefined) {
         const host = command.slice(target.host.start, target.host.end);
         const plausible = looksLikeHostName(host, target.user !== undefined) || atCommandPosition(match.input, match.index);
@@ -133,27 +135,14 @@ export function redactNetwork(input: Piece[], counts: ClassCounts, lower: string
       }
       for (const user of target.users) spans.push({ ...user, text: '<USER>', cls: 'user' });
       for (const port of target.ports) spans.push({ ...port, text: '<PORT>', cls: 'port' });
-      if (spans.length === 0) return null;
-      spans.sort((a, b) => a.start - b.start);
-      const out: Piece[] = [];
-      let cursor = 0;
-      for (const span of spans) {
-        if (span.start > cursor) out.push(keep(command.slice(cursor, span.start)));
-        out.push(placeholder(span.text, span.cls, counts));
-        cursor = span.end;
-      }
-      if (cursor < command.length) out.push(keep(command.slice(cursor)));
-      return out;
+      return spans.length === 0 ? null : spliceSpans(command, 0, command.length, spans, counts);
     });
   if (lower.includes('@'))
     pieces = applyPass(pieces, SCP_STYLE, (match) => {
       const user = match.groups!.u!;
       const host = match.groups!.h!;
       if (isPublicHost(host)) return null;
-      const out: Piece[] = [];
-      out.push(user === 'git' ? fixed('git') : placeholder('<USER>', 'user', counts));
-      out.push(fixed('@'), placeholder('<HOST>', 'host', counts), fixed(':'));
-      return out;
+      return [user === 'git' ? fixed('git') : placeholder('<USER>', 'user', counts), fixed('@'), placeholder('<HOST>', 'host', counts), fixed(':')];
     });
   if (has(lower, ['host', 'user', 'port']))
     pieces = applyPass(pieces, SSH_CONFIG_LINE, (match) => {
@@ -171,7 +160,7 @@ export function redactNetwork(input: Piece[], counts: ClassCounts, lower: string
       const host = match.groups!.h!;
       const port = match.groups!.p;
       // Bare `localhost`/`127.0.0.1` without a port identify nobody.
-      if (port === undefined && new RegExp(`^(?:${LOCAL_HOST})$`, 'i').test(host)) return null;
+      if (port === undefined && ONLY_LOCAL_HOST.test(host)) return null;
       return hostPieces(port, counts);
     });
   return pieces;
@@ -182,8 +171,7 @@ export function redactNetwork(input: Piece[], counts: ClassCounts, lower: string
  * a dot, a digit or a dash (`db01`, `build-box`, `prod.example.net`), or is an address.
  */
 export function looksLikeHostName(host: string, withUser: boolean): boolean {
-  if (withUser) return true;
-  return /[.\d-]/.test(host) || host.startsWith('[');
+  return withUser || /[.\d-]/.test(host) || host.startsWith('[');
 }
 
 /**
@@ -217,6 +205,5 @@ export function discoverHosts(text: string, into: Set<string>): void {
 function addHost(host: string, into: Set<string>): void {
   const lower = host.toLowerCase();
   if (host.length < 4 || isPublicHost(lower) || NOT_A_HOST.has(lower) || host.startsWith('-')) return;
-  if (new RegExp(`^(?:${LOCAL_HOST})$`, 'i').test(host)) return;
-  into.add(host);
+  if (!ONLY_LOCAL_HOST.test(host)) into.add(host);
 }

@@ -51,12 +51,8 @@ const CPR_CONTEXT =
 const PNR_CONTEXT = /\b(?:personnummer|person(?:al)? (?:id(?:entity)? )?number|pnr|samordningsnummer)[\s:.#-]{0,4}$/iu;
 
 /** The spans of `pattern`'s matches in `text` that `accept` takes. */
-export function spansOf(text: string, pattern: RegExp, accept: (m: RegExpExecArray) => boolean): IdSpan[] {
-  const out: IdSpan[] = [];
-  for (const m of text.matchAll(pattern)) {
-    if (accept(m)) out.push({ start: m.index, end: m.index + m[0].length });
-  }
-  return out;
+export function spansOf(text: string, pattern: RegExp, accept: (m: RegExpExecArray) => boolean = () => true): IdSpan[] {
+  return [...text.matchAll(pattern)].filter(accept).map((m) => ({ start: m.index, end: m.index + m[0].length }));
 }
 
 export function swedishPersonnummer(value: string): boolean {

@@ -70,28 +70,27 @@ export function joinPieces(pieces: readonly Piece[]): string {
   return text;
 }
 
+/** A stretch of a text to replace with the placeholder `text`, counted under `cls`. */
+export interface ReplacedSpan {
+  start: number;
+  end: number;
+  text: string;
+  cls: string;
+}
+
 /**
- * Splits a match with named groups into pieces: the spans of the groups listed in
- * `replace` become locked placeholders, the rest stays unlocked text.
- * Needs a pattern compiled with the `d` flag.
+ * `text` from `from` to `to` as pieces: the spans (offsets in `text`) become locked placeholders,
+ * the rest stays unlocked text; a span that overlaps an earlier one is dropped.
  */
-export function replaceGroups(match: RegExpExecArray, replace: Record<string, { text: string; cls: string }>, counts: ClassCounts): Piece[] {
-  const indices = match.indices?.groups;
-  if (indices === undefined) throw new Error('replaceGroups needs a pattern with the d flag');
-  const spans: Array<{ start: number; end: number; text: string; cls: string }> = [];
-  for (const [group, target] of Object.entries(replace)) {
-    const span = indices[group];
-    if (span !== undefined) spans.push({ start: span[0], end: span[1], ...target });
-  }
-  spans.sort((a, b) => a.start - b.start);
+export function spliceSpans(text: string, from: number, to: number, spans: ReplacedSpan[], counts: ClassCounts): Piece[] {
   const pieces: Piece[] = [];
-  let cursor = match.index;
-  for (const span of spans) {
-    if (span.start > cursor) pieces.push(keep(match.input.slice(cursor, span.start)));
+  let cursor = from;
+  for (const span of spans.sort((a, b) => a.start - b.start)) {
+    if (span.start < cursor) continue;
+    if (span.start > cursor) pieces.push(keep(text.slice(cursor, span.start)));
     pieces.push(placeholder(span.text, span.cls, counts));
     cursor = span.end;
   }
-  const end = match.index + match[0].length;
-  if (end > cursor) pieces.push(keep(match.input.slice(cursor, end)));
+  if (to > cursor) pieces.push(keep(text.slice(cursor, to)));
   return pieces;
 }

@@ -4,8 +4,8 @@ import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
 import { findPhoneNumbersInText } from 'libphonenumber-js';
 import { nationalPhoneSpans } from './national-phones.js';
 import { cuedPiiSpans, demonymOrPlace, englishWord, escapeView, LEXICON } from './pii-cued.js';
-import { luhnValid, nordicIdSpans } from './nordic-ids.js';
-import { type ClassCounts, joinPieces, keep, type Piece, placeholder } from './pieces.js';
+import { luhnValid, nordicIdSpans, spansOf } from './nordic-ids.js';
+import { type ClassCounts, joinPieces, keep, type Piece, spliceSpans } from './pieces.js';
 import { worldIdSpans } from './world-ids.js';
 
 /**
@@ -128,6 +128,16 @@ function zonedDeviceAddress(v: string): boolean {
   const interfaceId = address.split(':').slice(1).join('').replace(/^0+/u, '');
   return isIPv6(address) && PRIVATE_V6.test(address) && interfaceId.length >= 4;
 }
+/** An IPv6 address of a host on the internet, or of one device (a private address with a device's interface id). */
+function publicV6(v: string): boolean {
+  return (
+    (v.match(/:/gu)?.length ?? 0) >= 2 &&
+    isIPv6(v) &&
+    /[0-9a-fA-F]{2}/u.test(v) &&
+    !specialPurposeV6(v) &&
+    (!PRIVATE_V6.test(v) || EUI64.test(v) || deviceInterfaceId(v))
+  );
+}
 const IPV6 = /(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:(?:\d{1,3}\.){3}\d{1,3}|[0-9A-Fa-f]{0,4})(?![\w:])/gu;
 const STREET_TYPES =
   'Street|St\\.?|Avenue|Ave\\.?|Road|Rd\\.?|Boulevard|Blvd\\.?|Lane|Ln\\.?|Drive|Dr\\.?|Way|Court|Ct\\.?|Place|Pl\\.?|Terrace|Square|Highway|Hwy\\.?|Parkway|Pkwy\\.?|Circle|Close|Crescent|Row|Gardens';
@@ -178,6 +188,7 @@ const UK_POSTCODE = /\b[A-Z]{1,2}\d[A-Z\d]? \d[A-Z]{2}\b/gu;
 /** Street type first (Spanish, Catalan, Italian, Portuguese): "Calle de <Street> <number>, <floor>, <postcode> <town>"; a five-digit postcode and town are required. */
 const STREET_FIRST_ADDRESS =
   /\b(?:Calle|Avenida|Avda\.|Paseo|Plaza|Camino|Carrer|Via|Viale|Piazza|Corso|Largo|Rua)\s+(?:(?:de|del|la|las|los|di|della|delle|dei|do|da|dos)\s+)*\p{Lu}[\p{L}'’-]+(?:\s+\p{Lu}[\p{L}'’-]+){0,2},?\s+\d{1,4}[a-zA-Z]?(?:,\s*[^,\n]{1,15}?)?,\s*\d{5}\s+\p{Lu}\p{Ll}+/gu;
+const ADDRESSES = [US_ADDRESS, EU_ADDRESS, POSTCODE_ADDRESS, UK_POSTCODE, CA_ADDRESS, NL_ADDRESS, AU_ADDRESS, STREET_FIRST_ADDRESS, US_STATE_ZIP_ADDRESS];
 /**
  * A nine- to eleven-digit number (or an SSN with spaces) right after words naming a national id
  * (SSN, BSN, national id, tax id, id number): without the words such a number is as often an
@@ -187,13 +198,7 @@ const CONTEXT_ID =
   /\b(?:ssn|social security(?: number| no\.?)?|bsn|burgerservicenummer|national[ _-]?id(?:[ _-]?(?:number|no\.?))?|id[ _-]?number|tax[ _-]?id|steuer-?id)\b[^\d\n]{0,12}?(\d{3}[ -]?\d{2}[ -]?\d{4}|\d{9,11})(?![\d\w-])/dgiu;
 
 function regexSpans(text: string, pattern: RegExp, kind: PiiKind, accept: (value: string) => boolean = () => true): PiiSpan[] {
-  const out: PiiSpan[] = [];
-  pattern.lastIndex = 0;
-  for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
-    if (accept(m[0])) out.push({ kind, start: m.index, end: m.index + m[0].length });
-    if (m[0].length === 0) pattern.lastIndex++;
-  }
-  return out;
+  return spansOf(text, pattern, (m) => accept(m[0])).map((span) => ({ kind, ...span }));
 }
 
 /** 00 or "00 " before a country code (not inside a longer number, nor a 00 group inside a number already written with a +). */
@@ -407,10 +412,9 @@ function nameSpans(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   // Prose segments: code punctuation, quotes and JSON syntax cut a line into pieces, so a name in
   // a shell argument, a nested JSON string or a comment is read in its own words.
-  const segment = /[^\n{}[\]"`<>|;=()\\]+/gu;
   // Escaped line breaks and tabs (\n in a JSON string inside a JSON string) read as spaces of the same length, so offsets hold.
   const view = text.replace(/\\[nrt]/gu, '  ');
-  for (let m = segment.exec(view); m !== null; m = segment.exec(view)) {
+  for (const m of view.matchAll(/[^\n{}[\]"`<>|;=()\\]+/gu)) {
     const piece = m[0];
     if (piece.length < 5 || piece.length > 4000 || !CAPITALISED.test(piece) || CODE_LINE.test(piece)) continue;
     const people = new Set<string>();
@@ -557,8 +561,7 @@ export function findPii(original: string, kinds: ReadonlySet<PiiKind> = new Set(
     );
   }
   if (kinds.has('ids')) {
-    spans.push(...regexSpans(text, SSN, 'ids'));
-    spans.push(...regexSpans(text, NINO, 'ids'));
+    for (const pattern of [SSN, NINO]) spans.push(...regexSpans(text, pattern, 'ids'));
     spans.push(...regexSpans(text, DNI, 'ids', (v) => DNI_LETTERS[Number(v.slice(0, 8)) % 23] === v.at(-1)));
     spans.push(
       ...regexSpans(text, NIE, 'ids', (v) => {
@@ -567,46 +570,19 @@ export function findPii(original: string, kinds: ReadonlySet<PiiKind> = new Set(
       }),
     );
     spans.push(...regexSpans(text, CODICE_FISCALE, 'ids', codiceFiscaleValid));
-    for (const span of nordicIdSpans(text)) spans.push({ kind: 'ids', ...span });
-    for (const span of worldIdSpans(text)) spans.push({ kind: 'ids', ...span });
-    for (const m of text.matchAll(CONTEXT_ID)) {
-      const [start, end] = m.indices![1]!;
-      spans.push({ kind: 'ids', start, end });
-    }
+    for (const span of [...nordicIdSpans(text), ...worldIdSpans(text)]) spans.push({ kind: 'ids', ...span });
+    for (const m of text.matchAll(CONTEXT_ID)) spans.push({ kind: 'ids', start: m.indices![1]![0], end: m.indices![1]![1] });
   }
   if (kinds.has('ips')) {
     spans.push(...regexSpans(text, IPV4, 'ips', (v) => isIPv4(v) && !PRIVATE_V4.test(v) && !SECTION_NUMBER.test(v)));
-    spans.push(
-      ...regexSpans(
-        text,
-        IPV6,
-        'ips',
-        (v) =>
-          v.includes(':') &&
-          (v.match(/:/gu)?.length ?? 0) >= 2 &&
-          isIPv6(v) &&
-          /[0-9a-fA-F]{2}/u.test(v) &&
-          !specialPurposeV6(v) &&
-          (!PRIVATE_V6.test(v) || EUI64.test(v) || deviceInterfaceId(v)),
-      ),
-    );
+    spans.push(...regexSpans(text, IPV6, 'ips', publicV6), ...regexSpans(text, IPV6_ZONED, 'ips', zonedDeviceAddress));
   }
-  if (kinds.has('ips')) spans.push(...regexSpans(text, IPV6_ZONED, 'ips', zonedDeviceAddress));
   if (kinds.has('addresses')) {
-    spans.push(...regexSpans(text, US_ADDRESS, 'addresses'));
-    spans.push(...regexSpans(text, EU_ADDRESS, 'addresses'));
-    spans.push(...regexSpans(text, POSTCODE_ADDRESS, 'addresses'));
+    for (const pattern of [...ADDRESSES, PO_BOX]) spans.push(...regexSpans(text, pattern, 'addresses'));
     for (const m of text.matchAll(EUROPEAN_ADDRESS)) {
       if (m[1]!.length === 4 && LEXICON[m[2]!.toLowerCase()] !== undefined) continue;
       spans.push({ kind: 'addresses', start: m.index, end: m.index + m[0].length });
     }
-    spans.push(...regexSpans(text, UK_POSTCODE, 'addresses'));
-    spans.push(...regexSpans(text, CA_ADDRESS, 'addresses'));
-    spans.push(...regexSpans(text, NL_ADDRESS, 'addresses'));
-    spans.push(...regexSpans(text, AU_ADDRESS, 'addresses'));
-    spans.push(...regexSpans(text, STREET_FIRST_ADDRESS, 'addresses'));
-    spans.push(...regexSpans(text, US_STATE_ZIP_ADDRESS, 'addresses'));
-    spans.push(...regexSpans(text, PO_BOX, 'addresses'));
   }
   if (kinds.has('phones')) spans.push(...phoneSpans(text), ...nationalPhoneSpans(text).map((s) => ({ kind: 'phones' as const, ...s })));
   if (kinds.has('names')) spans.push(...nameSpans(text), ...cuedNameSpans(text), ...shapedNameSpans(text));
@@ -642,26 +618,11 @@ export function findPii(original: string, kinds: ReadonlySet<PiiKind> = new Set(
 /** Replaces personal data in the unlocked pieces with `<PERSON>`, `<PHONE>`, … (counted under `pii:<kind>`). */
 export function redactPii(input: Piece[], counts: ClassCounts, kinds: ReadonlySet<PiiKind>): Piece[] {
   if (kinds.size === 0) return input;
-  const out: Piece[] = [];
-  for (const piece of input) {
-    if (piece.locked || piece.text.length === 0) {
-      out.push(piece);
-      continue;
-    }
-    const spans = findPii(piece.text, kinds);
-    if (spans.length === 0) {
-      out.push(piece);
-      continue;
-    }
-    let at = 0;
-    for (const span of spans) {
-      if (span.start > at) out.push(keep(piece.text.slice(at, span.start)));
-      out.push(placeholder(PLACEHOLDER[span.kind], `pii:${span.kind}`, counts));
-      at = span.end;
-    }
-    if (at < piece.text.length) out.push(keep(piece.text.slice(at)));
-  }
-  return out;
+  return input.flatMap((piece) => {
+    if (piece.locked || piece.text.length === 0) return [piece];
+    const spans = findPii(piece.text, kinds).map((span) => ({ ...span, text: PLACEHOLDER[span.kind], cls: `pii:${span.kind}` }));
+    return spliceSpans(piece.text, 0, piece.text.length, spans, counts);
+  });
 }
 
 /** Every kind of personal data in a text replaced (the redaction `redactResponses: true` applies to model answers). */

@@ -1,4 +1,4 @@
-import { type ClassCounts, type Piece, applyPass, fixed, keep, placeholder, replaceGroups } from './pieces.js';
+import { type ClassCounts, type Piece, type ReplacedSpan, applyPass, fixed, keep, placeholder, spliceSpans } from './pieces.js';
 
 // Left/right edges of a token: a key glued to other token characters is not a key.
 const L = '(?<![A-Za-z0-9_-])';
@@ -179,8 +179,15 @@ const CONNECTION_PASSWORD = /(?<=;\s?)(?:Password|Pwd)=(?<v>[^;"'\s\\]{3,256})|(
 
 const SECRET_PLACEHOLDER = (kind: string) => `<SECRET:${kind}>`;
 
-function secretGroup(match: RegExpExecArray, kind: string, counts: ClassCounts): Piece[] {
-  return replaceGroups(match, { v: { text: SECRET_PLACEHOLDER(kind), cls: `secret:${kind}` } }, counts);
+/** `<SECRET:kind>` over `text[start, end)`, counted under `secret:kind`. */
+export function secretSpan(start: number, end: number, kind: string): ReplacedSpan {
+  return { start, end, text: SECRET_PLACEHOLDER(kind), cls: `secret:${kind}` };
+}
+
+/** The match with its named group (needs the `d` flag) replaced by `<SECRET:kind>`. */
+function secretGroup(match: RegExpExecArray, kind: string, counts: ClassCounts, group = 'v'): Piece[] {
+  const [start, end] = match.indices!.groups![group]!;
+  return spliceSpans(match.input, match.index, match.index + match[0].length, [secretSpan(start, end, kind)], counts);
 }
 
 /** Known shapes, credentials in URLs and headers, and secret-named assignments. */
@@ -217,8 +224,7 @@ export function redactSecrets(input: Piece[], counts: ClassCounts, lower: string
   if (hinted(lower, ['password=', 'pwd='])) {
     pieces = applyPass(pieces, CONNECTION_PASSWORD, (match) => {
       const group = match.groups!.v === undefined ? 'w' : 'v';
-      if (!realValue(match.groups![group]!, 3)) return null;
-      return replaceGroups(match, { [group]: { text: SECRET_PLACEHOLDER('password'), cls: 'secret:password' } }, counts);
+      return realValue(match.groups![group]!, 3) ? secretGroup(match, 'password', counts, group) : null;
     });
   }
   if (!hinted(lower, SECRET_NAME_HINTS)) return pieces;
@@ -327,12 +333,8 @@ export function knownShapeIn(text: string): string | null {
   const lower = text.toLowerCase();
   for (const shape of SHAPE_RULES) {
     if (!hinted(lower, shape.hints)) continue;
-    shape.pattern.lastIndex = 0;
-    const match = shape.pattern.exec(text);
-    shape.pattern.lastIndex = 0;
-    if (match === null) continue;
-    const value = match.groups?.v ?? match[0];
-    if (shape.accept === undefined || shape.accept(value)) return shape.kind;
+    const [match] = text.matchAll(shape.pattern);
+    if (match !== undefined && (shape.accept === undefined || shape.accept(match.groups?.v ?? match[0]))) return shape.kind;
   }
   return null;
 }

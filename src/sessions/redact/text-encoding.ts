@@ -46,7 +46,7 @@ class Utf32Decoder {
   constructor(private readonly littleEndian: boolean) {}
 
   decode(chunk: Uint8Array, final: boolean): string {
-    const bytes = this.carry.length === 0 ? chunk : concat(this.carry, chunk);
+    const bytes = this.carry.length === 0 ? chunk : Buffer.concat([this.carry, chunk]);
     const whole = bytes.length - (bytes.length % 4);
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const parts: string[] = [];
@@ -67,13 +67,6 @@ class Utf32Decoder {
     }
     return parts.join('');
   }
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a, 0);
-  out.set(b, a.length);
-  return out;
 }
 
 /**

@@ -11,33 +11,22 @@
 
 import { spansOf, type IdSpan } from './nordic-ids.js';
 
-const VERHOEFF_D = [
-  [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
-  [1, 2, 3, 4, 0, 6, 7, 8, 9, 5],
-  [2, 3, 4, 0, 1, 7, 8, 9, 5, 6],
-  [3, 4, 0, 1, 2, 8, 9, 5, 6, 7],
-  [4, 0, 1, 2, 3, 9, 5, 6, 7, 8],
-  [5, 9, 8, 7, 6, 0, 4, 3, 2, 1],
-  [6, 5, 9, 8, 7, 1, 0, 4, 3, 2],
-  [7, 6, 5, 9, 8, 2, 1, 0, 4, 3],
-  [8, 7, 6, 5, 9, 3, 2, 1, 0, 4],
-  [9, 8, 7, 6, 5, 4, 3, 2, 1, 0],
-];
-const VERHOEFF_P = [
-  [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
-  [1, 5, 7, 6, 2, 8, 3, 0, 9, 4],
-  [5, 8, 0, 3, 7, 9, 6, 1, 4, 2],
-  [8, 9, 1, 6, 0, 4, 3, 5, 2, 7],
-  [9, 4, 5, 3, 1, 2, 6, 8, 7, 0],
-  [4, 2, 8, 6, 5, 7, 3, 9, 0, 1],
-  [2, 7, 9, 3, 8, 0, 6, 4, 1, 5],
-  [7, 0, 4, 6, 9, 1, 3, 2, 5, 8],
-];
+/** The product of the dihedral group D5 (0–4 rotations, 5–9 reflections): the Verhoeff check's multiplication. */
+function dihedral(j: number, k: number): number {
+  if (j < 5) return k < 5 ? (j + k) % 5 : 5 + ((j + k) % 5);
+  return k < 5 ? 5 + ((j - k + 5) % 5) : (j - k + 5) % 5;
+}
+/** Verhoeff's permutation, applied to a digit once for each place from the right (it repeats after eight). */
+const VERHOEFF_PERMUTATION = [1, 5, 7, 6, 2, 8, 3, 0, 9, 4];
 
 /** Verhoeff over a digit string whose last digit is the check. */
 export function verhoeffValid(digits: string): boolean {
   let c = 0;
-  for (let i = 0; i < digits.length; i++) c = VERHOEFF_D[c]![VERHOEFF_P[i % 8]![digits.charCodeAt(digits.length - 1 - i) - 48]!]!;
+  for (let i = 0; i < digits.length; i++) {
+    let digit = digits.charCodeAt(digits.length - 1 - i) - 48;
+    for (let k = 0; k < i % 8; k++) digit = VERHOEFF_PERMUTATION[digit]!;
+    c = dihedral(c, digit);
+  }
   return c === 0;
 }
 
@@ -107,7 +96,7 @@ export function worldIdSpans(text: string): IdSpan[] {
   const out = [
     ...spansOf(text, CPF, (m) => cpfValid(m[0])),
     ...spansOf(text, AADHAAR, (m) => aadhaarValid(m[0])),
-    ...spansOf(text, PAN, () => true),
+    ...spansOf(text, PAN),
     ...spansOf(text, STEUER_ID_GROUPED, (m) => m[0].includes(' ') && steuerIdValid(m[0])),
   ];
   for (const m of text.matchAll(UID_AADHAAR)) {

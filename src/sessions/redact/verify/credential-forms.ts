@@ -109,6 +109,12 @@ export function findCommandPasswords(text: string): Hit[] {
         restCache ??= list.slice(i + 1, i + 65);
         return restCache;
       };
+      /** The word after the first of `flags` in the rest of the command. */
+      const after = (...flags: string[]) => {
+        const rest = restOf();
+        const at = rest.findIndex((w) => flags.includes(w.text));
+        return at >= 0 ? rest[at + 1] : undefined;
+      };
       // user:password after -u/--user/-a (curl, wget, httpie) in any command, glued or not.
       if (/^(?:-u|--user|-a|--auth|--proxy-user)$/.test(bare)) {
         const next = list[i + 1];
@@ -125,15 +131,9 @@ export function findCommandPasswords(text: string): Hit[] {
       // `--password x`, `--password=x`, `--http-password=x`, `--db-pass x`.
       if (/^--(?:[a-z]+-)*pass(?:word|wd)?$/.test(bare)) add(list[i + 1], 0, true);
       else if (/^--(?:[a-z]+-)*pass(?:word|wd)?=/.test(bare)) add(word, word.text.indexOf('=') + 1, true);
-      if (tool === 'ldapsearch' || tool === 'ldapadd' || tool === 'ldapmodify' || tool === 'ldapdelete') {
-        const rest = restOf();
-        const at = rest.findIndex((w) => w.text === '-w');
-        if (at >= 0) add(rest[at + 1], 0, true);
-      }
+      if (tool === 'ldapsearch' || tool === 'ldapadd' || tool === 'ldapmodify' || tool === 'ldapdelete') add(after('-w'), 0, true);
       if (tool === 'smbclient' || tool === 'rpcclient' || tool === 'smbmap') {
-        const rest = restOf();
-        const at = rest.findIndex((w) => w.text === '-U' || w.text === '--user');
-        const pair = at >= 0 ? rest[at + 1] : undefined;
+        const pair = after('-U', '--user');
         if (pair !== undefined && pair.text.indexOf('%') > 0) add(pair, pair.text.indexOf('%') + 1, true);
       }
       if (MYSQL_TOOLS.has(tool)) {
@@ -144,16 +144,8 @@ export function findCommandPasswords(text: string): Hit[] {
       }
       // `docker login -p`, not `docker run -p 5432:5432`.
       const login = list[i + 1]?.text === 'login' || (tool !== 'docker' && tool !== 'podman' && tool !== 'nerdctl' && tool !== 'helm' && tool !== 'oras');
-      if (P_FLAG_TOOLS.has(tool) && login) {
-        const rest = restOf();
-        const at = rest.findIndex((w) => w.text === '-p');
-        if (at >= 0) add(rest[at + 1], 0, true);
-      }
-      if (A_FLAG_TOOLS.has(tool)) {
-        const rest = restOf();
-        const at = rest.findIndex((w) => w.text === '-a');
-        if (at >= 0) add(rest[at + 1], 0, true);
-      }
+      if (P_FLAG_TOOLS.has(tool) && login) add(after('-p'), 0, true);
+      if (A_FLAG_TOOLS.has(tool)) add(after('-a'), 0, true);
       if (tool === 'htpasswd' && restOf().some((w) => /^-\w*b/.test(w.text))) {
         const rest = restOf();
         const positional = rest.filter((w) => !w.text.startsWith('-'));

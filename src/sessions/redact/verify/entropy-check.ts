@@ -141,19 +141,7 @@ function isIdentifierWords(token: string): boolean {
 
 /** A small-letter word with at most one leading capital, or an acronym of up to five capitals. */
 function isWordShape(word: string): boolean {
-  let i = 0;
-  let capitals = 0;
-  while (i < word.length && isUpperChar(word[i]!)) {
-    capitals++;
-    i++;
-  }
-  let smalls = 0;
-  while (i < word.length && isLowerChar(word[i]!)) {
-    smalls++;
-    i++;
-  }
-  if (i !== word.length) return false;
-  return smalls > 0 ? capitals <= 1 : capitals >= 1 && capitals <= 5;
+  return /^(?:[A-Z]?[a-z]+|[A-Z]{1,5})$/.test(word);
 }
 
 /** Slightly more sensitive than the redactor, so a borderline token left behind is listed. */

@@ -1,4 +1,4 @@
-import type { Hit } from './detectors.js';
+import { eachIndexOf, type Hit } from './detectors.js';
 
 /**
  * Looks for identity terms the user gave, without the redactor's regex: lower-cased
@@ -94,14 +94,9 @@ export function findTerms(text: string, terms: readonly VerifyTerm[]): Hit[] {
   const hits: Hit[] = [];
   for (const { term, label } of terms) {
     for (const spelling of spellings(term, label)) {
-      let from = 0;
-      for (;;) {
-        const at = aligned.indexOf(spelling, from);
-        if (at < 0) break;
-        from = at + 1;
-        if (!standsAlone(text, at, at + spelling.length)) continue;
-        hits.push({ kind: `identity:${label}`, start: at, end: at + spelling.length });
-      }
+      eachIndexOf(aligned, spelling, 1, (at) => {
+        if (standsAlone(text, at, at + spelling.length)) hits.push({ kind: `identity:${label}`, start: at, end: at + spelling.length });
+      });
     }
   }
   return hits;

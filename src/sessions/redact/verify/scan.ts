@@ -24,30 +24,17 @@ import {
 import { isGeneratedToken } from './entropy-check.js';
 import { type VerifyTerm, findTerms } from './identity-check.js';
 
+const CONTROL_ESCAPES: Record<string, string> = { n: '\n', r: '\r', t: '\t', b: '\b', f: '\f' };
+
 /**
  * Undoes one level of JSON string escaping so a secret written as `\u0073k-…` or a
  * path written as `C:\\Users\\x` is seen as it reads. Unknown escapes stay as they are.
  */
 export function unescapeJsonText(text: string): string {
   if (!text.includes('\\')) return text;
-  return text.replace(/\\(u[0-9a-fA-F]{4}|["\\/bfnrt])/g, (_, code: string) => {
-    switch (code[0]) {
-      case 'u':
-        return String.fromCharCode(Number.parseInt(code.slice(1), 16));
-      case 'n':
-        return '\n';
-      case 'r':
-        return '\r';
-      case 't':
-        return '\t';
-      case 'b':
-        return '\b';
-      case 'f':
-        return '\f';
-      default:
-        return code;
-    }
-  });
+  return text.replace(/\\(u[0-9a-fA-F]{4}|["\\/bfnrt])/g, (_, code: string) =>
+    code[0] === 'u' ? String.fromCharCode(Number.parseInt(code.slice(1), 16)) : (CONTROL_ESCAPES[code] ?? code),
+  );
 }
 
 const isTokenChar = (c: number) =>
@@ -85,16 +72,8 @@ const KEPT_ID_STARTS = [
 
 function isHexOrUuid(token: string): boolean {
   const body = token.startsWith('0x') ? token.slice(2) : token;
-  let dashes = 0;
-  for (let i = 0; i < body.length; i++) {
-    const c = body.charCodeAt(i);
-    if (c === 45) {
-      dashes++;
-      continue;
-    }
-    const hex = (c >= 48 && c <= 57) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70);
-    if (!hex) return false;
-  }
+  if (!/^[0-9a-fA-F-]*$/.test(body)) return false;
+  const dashes = body.split('-').length - 1;
   return dashes === 0 || (dashes === 4 && body.length === 36);
 }
 

@@ -3,37 +3,25 @@ import { InputError } from '../../../core/errors.js';
 import { type IdentityTerm, normalizeIdentities } from '../identity.js';
 import { readLineParts } from '../line-reader.js';
 import type { TextEncodingName } from '../text-encoding.js';
+import type { Hit } from './detectors.js';
 import type { VerifyTerm } from './identity-check.js';
 import { createValueHasher, maskedPreview } from './mask.js';
 import { findPii, type PiiKind } from '../pii.js';
 import { findLooseNames, type GivenNames, loadGivenNames } from './name-check.js';
-import { scanText, unescapeJsonText } from './scan.js';
+import { type FoundHit, scanText, unescapeJsonText } from './scan.js';
 
 /**
  * Personal data left in the JSON strings of a window (each string is read as its text, so a
  * name in a message is seen as prose, not as part of a JSON line). Spans are in window offsets.
  */
-function piiHits(
-  windowText: string,
-  kinds: ReadonlySet<PiiKind>,
-  names: GivenNames | undefined,
-): Array<{ kind: string; start: number; end: number; value: string }> {
+function piiHits(windowText: string, kinds: ReadonlySet<PiiKind>, names: GivenNames | undefined): FoundHit[] {
   if (kinds.size === 0) return [];
-  const out: Array<{ kind: string; start: number; end: number; value: string }> = [];
-  const strings = /"((?:[^"\\]|\\.)*)"/gu;
-  const scan = (text: string, base: number, length: number) => {
-    for (const span of verifyPiiSpans(text, kinds, names)) {
-      out.push({ kind: span.kind, start: base, end: base + length, value: text.slice(span.start, span.end) });
-    }
-  };
-  let any = false;
-  for (let m = strings.exec(windowText); m !== null; m = strings.exec(windowText)) {
-    any = true;
-    scan(unescapeJsonText(m[1] as string), m.index, m[0].length);
-  }
+  const scan = (text: string, base: number, length: number) =>
+    verifyPiiSpans(text, kinds, names).map((span) => ({ kind: span.kind, start: base, end: base + length, value: text.slice(span.start, span.end) }));
+  const strings = [...windowText.matchAll(/"((?:[^"\\]|\\.)*)"/gu)];
   // A line that is not JSON is scanned as text.
-  if (!any) scan(windowText, 0, windowText.length);
-  return out;
+  if (strings.length === 0) return scan(windowText, 0, windowText.length);
+  return strings.flatMap((m) => scan(unescapeJsonText(m[1]!), m.index, m[0].length));
 }
 
 /**
@@ -41,7 +29,7 @@ function piiHits(
  * when names are asked for, the verifier's own looser name check (`pii:names_loose`, name-check.ts)
  * where those found nothing.
  */
-export function verifyPiiSpans(text: string, kinds: ReadonlySet<PiiKind>, names: GivenNames | undefined): Array<{ kind: string; start: number; end: number }> {
+export function verifyPiiSpans(text: string, kinds: ReadonlySet<PiiKind>, names: GivenNames | undefined): Hit[] {
   const found = findPii(text, kinds).map((span) => ({ ...span, kind: `pii:${span.kind}` }));
   if (names === undefined || !kinds.has('names')) return found;
   const loose = findLooseNames(text, names).filter((hit) => !found.some((f) => f.start < hit.end && hit.start < f.end));
