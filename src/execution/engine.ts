@@ -116,15 +116,7 @@ export async function executeCells(source: CellSource, options: EngineOptions): 
   const waiters: Array<{ provider: string; signal: AbortSignal; grant: (ok: boolean) => void }> = [];
   // One listener per run's stop signal (not one per waiter): a stop refuses that run's waiters.
   const watched = new WeakSet<AbortSignal>();
-  const refuseStopped = () => {
-    for (let index = 0; index < waiters.length; ) {
-      const waiter = waiters[index]!;
-      if (waiter.signal.aborted) {
-        waiters.splice(index, 1);
-        waiter.grant(false);
-      } else index += 1;
-    }
-  };
+  const refuseStopped = () => answerWaiters((waiter) => waiter.signal.aborted, false);
   const fits = (provider: string) => {
     const slots = options.slotsOf(provider);
     const mine = countsOf(provider);
@@ -147,12 +139,16 @@ export async function executeCells(source: CellSource, options: EngineOptions): 
     return new Promise((grant) => waiters.push({ provider, signal, grant }));
   };
   function grantSlots(): void {
+    answerWaiters((waiter) => fits(waiter.provider), true);
+  }
+  /** Takes the waiters `pick` chooses out of the queue, in order, and grants (ok) or refuses them their slot. */
+  function answerWaiters(pick: (waiter: (typeof waiters)[number]) => boolean, ok: boolean): void {
     for (let index = 0; index < waiters.length; ) {
       const waiter = waiters[index]!;
-      if (fits(waiter.provider)) {
+      if (pick(waiter)) {
         waiters.splice(index, 1);
-        bump(waiter.provider, 'calling', 1);
-        waiter.grant(true);
+        if (ok) bump(waiter.provider, 'calling', 1);
+        waiter.grant(ok);
       } else index += 1;
     }
   }
