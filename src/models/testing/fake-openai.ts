@@ -1,4 +1,4 @@
-import { chunkText, type FakeReply, type FakeRequest, fakeServerStarter, roughTokens, type WireFormat, wireToolCalls } from './fake-server.js';
+import { answerModel, chunkText, type FakeReply, type FakeRequest, fakeServerStarter, roughTokens, type WireFormat, wireToolCalls } from './fake-server.js';
 import { statusNamer } from './wire-parts.js';
 
 function promptText(request: FakeRequest): string {
@@ -17,10 +17,6 @@ function usageOf(request: FakeRequest, reply: FakeReply, text: string) {
     prompt_tokens_details: { cached_tokens: u.cachedInputTokens ?? 0 },
     completion_tokens_details: { reasoning_tokens: u.reasoningTokens ?? 0 },
   };
-}
-
-function modelOf(request: FakeRequest, reply: FakeReply): string {
-  return reply.model ?? (typeof request.body?.model === 'string' ? request.body.model : 'fake-model');
 }
 
 const CREATED = 1_780_000_000;
@@ -50,7 +46,7 @@ export const openAIWire: WireFormat = {
       id: `chatcmpl-fake-${request.index}`,
       object: 'chat.completion',
       created: CREATED,
-      model: modelOf(request, reply),
+      model: answerModel(request, reply, 'fake-model'),
       choices: [{ index: 0, message, finish_reason: finish, logprobs: null }],
       usage: usageOf(request, reply, text),
       ...(reply.systemFingerprint === undefined ? {} : { system_fingerprint: reply.systemFingerprint }),
@@ -59,7 +55,7 @@ export const openAIWire: WireFormat = {
   streamEvents(request, reply) {
     const text = reply.text ?? '';
     const id = `chatcmpl-fake-${request.index}`;
-    const model = modelOf(request, reply);
+    const model = answerModel(request, reply, 'fake-model');
     const chunk = (delta: Record<string, unknown>, finish: string | null) =>
       `data: ${JSON.stringify({
         id,
