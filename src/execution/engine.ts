@@ -41,12 +41,14 @@ export interface EngineOptions {
   retry?: Partial<RetryPolicy>;
   /** Graceful stop of everything: no new cells, calls in flight finish and are stored. */
   signal?: AbortSignal;
-  /** Cancels calls in flight. */
+  /** Cancels calls in flight (a claimed cell returns to the pool). */
   hardSignal?: AbortSignal;
   sleep: SleepFn;
   now: () => number;
   random?: () => number;
+  /** Anthropic cache lifetime asked for on breakpoints (the run's `cache.cacheTtl`). */
   cacheTtl?: CacheSettings['cacheTtl'];
+  /** OpenAI `prompt_cache_retention` asked for (the run's `cache.openaiCacheRetention`). */
   openaiCacheRetention?: CacheSettings['openaiCacheRetention'];
   /**
    * An unexpected error of one cell (a store write that failed past its retries): `stop`
