@@ -472,19 +472,13 @@ function withFingerprint(modelId: string, body: unknown): string {
   return typeof fingerprint === 'string' && fingerprint !== '' ? `${modelId} (${fingerprint})` : modelId;
 }
 
-/** The provider's usage record in the shape `mapUsage` reads. */
+/** The provider's usage record in the shape `mapUsage` and `usageWarnings` read (only the fields they read). */
 function fromProviderUsage(usage: Awaited<ReturnType<LanguageModelV3['doGenerate']>>['usage']): LanguageModelUsage {
   return {
     inputTokens: usage.inputTokens.total,
-    inputTokenDetails: {
-      noCacheTokens: usage.inputTokens.noCache,
-      cacheReadTokens: usage.inputTokens.cacheRead,
-      cacheWriteTokens: usage.inputTokens.cacheWrite,
-    },
+    inputTokenDetails: { cacheReadTokens: usage.inputTokens.cacheRead, cacheWriteTokens: usage.inputTokens.cacheWrite },
     outputTokens: usage.outputTokens.total,
-    outputTokenDetails: { textTokens: usage.outputTokens.text, reasoningTokens: usage.outputTokens.reasoning },
-    totalTokens:
-      usage.inputTokens.total === undefined || usage.outputTokens.total === undefined ? undefined : usage.inputTokens.total + usage.outputTokens.total,
+    outputTokenDetails: { reasoningTokens: usage.outputTokens.reasoning },
   } as LanguageModelUsage;
 }
 

@@ -1,14 +1,10 @@
-import { answerModel, chunkText, type FakeReply, type FakeRequest, fakeServerStarter, roughTokens, type WireFormat, wireToolCalls } from './fake-server.js';
-import { statusNamer } from './wire-parts.js';
+import { chunkText, type FakeReply, type FakeRequest, fakeServerStarter, roughTokens, type WireFormat, wireToolCalls } from './fake-server.js';
+import { answerModel, messageTexts, statusNamer } from './wire-parts.js';
 
 function promptText(request: FakeRequest): string {
-  const parts: string[] = [];
   const system = request.body?.system;
-  if (typeof system === 'string') parts.push(system);
-  else if (Array.isArray(system)) parts.push(JSON.stringify(system));
-  const messages = Array.isArray(request.body?.messages) ? (request.body.messages as Array<{ content?: unknown }>) : [];
-  for (const m of messages) parts.push(typeof m.content === 'string' ? m.content : JSON.stringify(m.content ?? ''));
-  return parts.join('\n');
+  const head = typeof system === 'string' ? [system] : Array.isArray(system) ? [JSON.stringify(system)] : [];
+  return [...head, ...messageTexts(request)].join('\n');
 }
 
 function usageOf(request: FakeRequest, reply: FakeReply, text: string) {

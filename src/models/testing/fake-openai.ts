@@ -1,14 +1,9 @@
-import { answerModel, chunkText, type FakeReply, type FakeRequest, fakeServerStarter, roughTokens, type WireFormat, wireToolCalls } from './fake-server.js';
-import { statusNamer } from './wire-parts.js';
-
-function promptText(request: FakeRequest): string {
-  const messages = Array.isArray(request.body?.messages) ? (request.body.messages as Array<{ content?: unknown }>) : [];
-  return messages.map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content ?? ''))).join('\n');
-}
+import { chunkText, type FakeReply, type FakeRequest, fakeServerStarter, roughTokens, type WireFormat, wireToolCalls } from './fake-server.js';
+import { answerModel, messageTexts, statusNamer } from './wire-parts.js';
 
 function usageOf(request: FakeRequest, reply: FakeReply, text: string) {
   const u = reply.usage ?? {};
-  const prompt = u.inputTokens ?? roughTokens(promptText(request));
+  const prompt = u.inputTokens ?? roughTokens(messageTexts(request).join('\n'));
   const completion = u.outputTokens ?? (text === '' ? 0 : roughTokens(text));
   return {
     prompt_tokens: prompt,

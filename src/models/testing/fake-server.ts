@@ -156,11 +156,6 @@ export function lastUserText(request: FakeRequest): string {
   return '';
 }
 
-/** The model an answer names: the reply's, else the request's, else `fallback`. */
-export function answerModel(request: FakeRequest, reply: FakeReply, fallback: string): string {
-  return reply.model ?? (typeof request.body?.model === 'string' ? request.body.model : fallback);
-}
-
 /** Rough token count used for default usage figures (4 characters a token). */
 export function roughTokens(text: string): number {
   return Math.max(1, Math.ceil(text.length / 4));
