@@ -4,6 +4,7 @@ import { messageDigest, requestKeys } from '../store/request-hash.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { cacheablePrefix, DEFAULT_PREFIX_MIN_CHARS } from '../store/schedule.js';
 import type { CellSpec } from '../store/types.js';
+import { BATCH_DISCOUNT } from './batch-prices.js';
 import { anthropicCacheMinimumTokens } from './cache-minimum.js';
 import { DEFAULT_MAX_TOKENS } from './defaults.js';
 import { findPrice, isFreeProvider, type PriceTable } from './prices.js';
@@ -152,7 +153,7 @@ export function estimateCells(specs: readonly CellSpec[], prices: PriceTable, op
         const kind = batchKindOf(model);
         // Anthropic's 1-hour cache writes cost twice the input price (5-minute ones: the table's cacheWrite).
         const batchWrite = kind === 'anthropic' && (options.batchCacheTtl ?? '1h') === '1h' ? 2 * price.input : (price.cacheWrite ?? price.input);
-        batchDollars = kind === null ? expectedDollars : withWrites(batchWrite) * BATCH_DISCOUNT;
+        batchDollars = kind === null ? expectedDollars : withWrites(batchWrite) * BATCH_DISCOUNT[kind];
       }
     }
     if (dollars === null) {
@@ -196,9 +197,6 @@ export function estimateCells(specs: readonly CellSpec[], prices: PriceTable, op
     perModel,
   };
 }
-
-/** Batch APIs (OpenAI Batch, Anthropic Message Batches) bill half the online price. */
-export const BATCH_DISCOUNT = 0.5;
 
 /** The batch API a model's cells go through with `--batch` (the provider's wire kind), or null: they run online. */
 function batchKindOf(model: string): 'openai' | 'anthropic' | null {

@@ -83,15 +83,9 @@ export class LocalAdapter implements ModelAdapter {
     if (last === undefined || last.role !== 'user') {
       throw new ModelCallError('bad_request', 'local: the last message must be a user message', { provider: 'local' });
     }
-    const history: LlamaHistoryItem[] = messages
+    const history = messages
       .slice(0, -1)
-      .map((m) =>
-        m.role === 'system'
-          ? { type: 'system', text: m.content }
-          : m.role === 'user'
-            ? { type: 'user', text: m.content }
-            : { type: 'model', response: [m.content] },
-      );
+      .map((m): LlamaHistoryItem => (m.role === 'system' || m.role === 'user' ? { type: m.role, text: m.content } : { type: 'model', response: [m.content] }));
     // The sequence outlives the session, so a shared prefix stays evaluated between calls.
     const session = new module.LlamaChatSession({ contextSequence: sequence, autoDisposeSequence: false });
     session.setChatHistory(history);
