@@ -168,11 +168,6 @@ export async function executeCells(source: CellSource, options: EngineOptions): 
   /** One cell from preparation to commit; returns whether it was answered. */
   const runOne = async (cell: SourcedCell, phase: { now: keyof Counts | null }): Promise<CellOutcome['status'] | undefined> => {
     const { provider } = cell;
-    const move = (to: keyof Counts | null) => {
-      if (phase.now !== null) bump(provider, phase.now, -1);
-      if (to !== null) bump(provider, to, 1);
-      phase.now = to;
-    };
     const policy = await source.policyOf(cell.runId);
     const tally = tallyOf(cell.runId, policy);
     if (tally.stopped) {
@@ -242,7 +237,9 @@ export async function executeCells(source: CellSource, options: EngineOptions): 
       source.unreserve(cell, reservation, tally);
     }
     // The call is over: with write-behind its slot serves the next cell while the result is written.
-    move('writing');
+    bump(provider, 'calling', -1);
+    bump(provider, 'writing', 1);
+    phase.now = 'writing';
     grantSlots();
     pump();
     if (outcome === undefined) {
