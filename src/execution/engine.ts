@@ -41,12 +41,14 @@ export interface EngineOptions {
   retry?: Partial<RetryPolicy>;
   /** Graceful stop of everything: no new cells, calls in flight finish and are stored. */
   signal?: AbortSignal;
-  /** Cancels calls in flight. */
+  /** Cancels calls in flight (a claimed cell returns to the pool). */
   hardSignal?: AbortSignal;
   sleep: SleepFn;
   now: () => number;
   random?: () => number;
+  /** Anthropic cache lifetime asked for on breakpoints (the run's `cache.cacheTtl`). */
   cacheTtl?: CacheSettings['cacheTtl'];
+  /** OpenAI `prompt_cache_retention` asked for (the run's `cache.openaiCacheRetention`). */
   openaiCacheRetention?: CacheSettings['openaiCacheRetention'];
   /**
    * An unexpected error of one cell (a store write that failed past its retries): `stop`
@@ -116,15 +118,7 @@ export async function executeCells(source: CellSource, options: EngineOptions): 
   const waiters: Array<{ provider: string; signal: AbortSignal; grant: (ok: boolean) => void }> = [];
   // One listener per run's stop signal (not one per waiter): a stop refuses that run's waiters.
   const watched = new WeakSet<AbortSignal>();
-  const refuseStopped = () => {
-    for (let index = 0; index < waiters.length; ) {
-      const waiter = waiters[index]!;
-      if (waiter.signal.aborted) {
-        waiters.splice(index, 1);
-        waiter.grant(false);
-      } else index += 1;
-    }
-  };
+  const refuseStopped = () => answerWaiters((waiter) => waiter.signal.aborted, false);
   const fits = (provider: string) => {
     const slots = options.slotsOf(provider);
     const mine = countsOf(provider);
@@ -147,12 +141,16 @@ export async function executeCells(source: CellSource, options: EngineOptions): 
     return new Promise((grant) => waiters.push({ provider, signal, grant }));
   };
   function grantSlots(): void {
+    answerWaiters((waiter) => fits(waiter.provider), true);
+  }
+  /** Takes the waiters `pick` chooses out of the queue, in order, and grants (ok) or refuses them their slot. */
+  function answerWaiters(pick: (waiter: (typeof waiters)[number]) => boolean, ok: boolean): void {
     for (let index = 0; index < waiters.length; ) {
       const waiter = waiters[index]!;
-      if (fits(waiter.provider)) {
+      if (pick(waiter)) {
         waiters.splice(index, 1);
-        bump(waiter.provider, 'calling', 1);
-        waiter.grant(true);
+        if (ok) bump(waiter.provider, 'calling', 1);
+        waiter.grant(ok);
       } else index += 1;
     }
   }
@@ -170,11 +168,6 @@ export async function executeCells(source: CellSource, options: EngineOptions): 
   /** One cell from preparation to commit; returns whether it was answered. */
   const runOne = async (cell: SourcedCell, phase: { now: keyof Counts | null }): Promise<CellOutcome['status'] | undefined> => {
     const { provider } = cell;
-    const move = (to: keyof Counts | null) => {
-      if (phase.now !== null) bump(provider, phase.now, -1);
-      if (to !== null) bump(provider, to, 1);
-      phase.now = to;
-    };
     const policy = await source.policyOf(cell.runId);
     const tally = tallyOf(cell.runId, policy);
     if (tally.stopped) {
@@ -244,7 +237,9 @@ export async function executeCells(source: CellSource, options: EngineOptions): 
       source.unreserve(cell, reservation, tally);
     }
     // The call is over: with write-behind its slot serves the next cell while the result is written.
-    move('writing');
+    bump(provider, 'calling', -1);
+    bump(provider, 'writing', 1);
+    phase.now = 'writing';
     grantSlots();
     pump();
     if (outcome === undefined) {

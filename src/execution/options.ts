@@ -16,8 +16,7 @@ export function engineOptionsOf(
     ...definedFields(options, ['retry', 'signal', 'hardSignal', 'random']),
     sleep: resolved.sleep,
     now: resolved.now,
-    ...(options.cache?.cacheTtl === undefined ? {} : { cacheTtl: options.cache.cacheTtl }),
-    ...(options.cache?.openaiCacheRetention === undefined ? {} : { openaiCacheRetention: options.cache.openaiCacheRetention }),
+    ...definedFields(options.cache ?? {}, ['cacheTtl', 'openaiCacheRetention']),
   };
 }
 

@@ -114,21 +114,16 @@ export class PlanSource implements CellSource {
   }
 
   /** A cell not called stays pending in the store: a later run resumes it. */
-  giveBack(): Promise<void> {
-    return Promise.resolve();
-  }
+  async giveBack(): Promise<void> {}
 
   /** The plan has one run: its end is the source's. */
-  endRun(): Promise<void> {
+  async endRun(): Promise<void> {
     this.ended = true;
-    return Promise.resolve();
   }
 
   stop(): void {
     this.ended = true;
   }
 
-  close(): Promise<void> {
-    return Promise.resolve();
-  }
+  async close(): Promise<void> {}
 }

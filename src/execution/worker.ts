@@ -1,18 +1,16 @@
 import { hostname } from 'node:os';
 import { definedFields } from '../core/copy-defined.js';
 import { randomBytes } from 'node:crypto';
-import { defaultSleep, type RetryPolicy, type SleepFn } from '../models/retry.js';
+import { defaultSleep } from '../models/retry.js';
 import type { ModelRequest } from '../models/types.js';
-import type { CacheSettings } from '../store/cache-schedule.js';
 import type { PgRunStore } from '../store/postgres/pg-store.js';
 import { DEFAULT_MAX_OPEN_ATTEMPTS } from '../store/postgres/shared-work.js';
 import type { CellOutcome } from '../store/run-store-common.js';
 import { concurrencyFor, defaultAdapterFactory, defaultCostOf } from '../store/runner-options.js';
 import { RunTally } from '../store/runner-state.js';
-import type { AdapterFactory, CostFn } from '../store/runner-types.js';
 import type { RunPolicy } from './cell-source.js';
 import { ClaimSource } from './claim-source.js';
-import { executeCells } from './engine.js';
+import { type EngineOptions, executeCells } from './engine.js';
 
 /**
  * `echolens worker`, and the run command on a PostgreSQL store (restricted to its run):
@@ -23,7 +21,8 @@ import { executeCells } from './engine.js';
  * worker on every machine obeys the same limits.
  */
 
-export interface WorkOptions {
+export interface WorkOptions
+  extends Partial<Pick<EngineOptions, 'adapterFor' | 'costOf' | 'retry' | 'hardSignal' | 'sleep' | 'cacheTtl' | 'openaiCacheRetention' | 'onInFlight'>> {
   /** This worker's name in leases (default host:pid:random). */
   owner?: string;
   /** Work only this run's cells (the run command); default: every running run. */
@@ -48,20 +47,8 @@ export interface WorkOptions {
   writeBehind?: number;
   /** Requests by cell key to call instead of the stored form (the run command's own plan objects). */
   requests?: ReadonlyMap<string, ModelRequest>;
-  adapterFor?: AdapterFactory;
-  costOf?: CostFn;
-  retry?: Partial<RetryPolicy>;
   /** Graceful stop: no new claims, calls in flight finish and are stored, unstarted claims are released. */
   signal?: AbortSignal;
-  /** Cancels calls in flight (their cells return to the pool). */
-  hardSignal?: AbortSignal;
-  sleep?: SleepFn;
-  /** Anthropic cache lifetime asked for on breakpoints (the run's `cache.cacheTtl`). */
-  cacheTtl?: CacheSettings['cacheTtl'];
-  /** OpenAI `prompt_cache_retention` asked for (the run's `cache.openaiCacheRetention`). */
-  openaiCacheRetention?: CacheSettings['openaiCacheRetention'];
-  /** Called whenever the number of this worker's calls in flight changes (progress). */
-  onInFlight?: (inFlight: number) => void;
   onCell?: (event: { key: string; runId: string; model: string; status: CellOutcome['status'] | 'refused'; outcome: CellOutcome }) => void;
   /** The tally of a run (the run command's own, for progress and summary); default: one per run, made here. */
   tallyOf?: (runId: string, policy: RunPolicy) => RunTally;

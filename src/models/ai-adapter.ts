@@ -7,7 +7,7 @@ import type * as MistralSdk from '@ai-sdk/mistral';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { jsonSchema, type LanguageModel, type LanguageModelUsage, type ModelMessage, streamText, type Tool } from 'ai';
-import { copyDefined } from '../core/copy-defined.js';
+import { copyDefined, definedFields } from '../core/copy-defined.js';
 import { countTokens } from './token-count.js';
 import { providerFetch } from './http-client.js';
 import { systemPromptCacheable } from './cache-minimum.js';
@@ -216,19 +216,14 @@ export class AiSdkAdapter implements ModelAdapter {
       return { role: message.role, content: message.content, ...cache } as ModelMessage;
     });
     // OpenAI-style servers cache long shared prefixes on their own: cacheBreakpoint sends nothing there,
-    // but a per-group `prompt_cache_key` keeps a group's calls on the machines that hold its prefix.
-    if (callOptions.promptCacheKey !== undefined && kind === 'openai') {
-      providerOptions.openai = { ...providerOptions.openai, promptCacheKey: callOptions.promptCacheKey };
-    }
-    // How long OpenAI keeps the prefix (docs/decisions.md#openai-cache-retention); the SDK sends it as `prompt_cache_retention`.
-    if (callOptions.promptCacheRetention !== undefined && kind === 'openai') {
-      providerOptions.openai = { ...providerOptions.openai, promptCacheRetention: callOptions.promptCacheRetention };
-    }
+    // but a per-group `prompt_cache_key` keeps a group's calls on the machines that hold its prefix, and
+    // `prompt_cache_retention` says how long OpenAI keeps the prefix (docs/decisions.md#openai-cache-retention).
+    const openaiCache = kind === 'openai' ? definedFields(callOptions, ['promptCacheKey', 'promptCacheRetention']) : {};
+    if (Object.keys(openaiCache).length > 0) providerOptions.openai = openaiCache;
     const settings: Prepared['settings'] = { maxOutputTokens: params.maxTokens ?? DEFAULT_MAX_TOKENS };
-    copyDefined(settings, params, ['temperature', 'topP']);
+    copyDefined(settings, params, ['temperature', 'topP', 'seed']);
     if (topK !== undefined) settings.topK = topK;
     if (params.stop !== undefined && params.stop.length > 0) settings.stopSequences = params.stop;
-    if (params.seed !== undefined) settings.seed = params.seed;
     if (Object.keys(providerOptions).length > 0) {
       settings.providerOptions = providerOptions as Record<string, Record<string, never>>;
     }
@@ -477,19 +472,13 @@ function withFingerprint(modelId: string, body: unknown): string {
   return typeof fingerprint === 'string' && fingerprint !== '' ? `${modelId} (${fingerprint})` : modelId;
 }
 
-/** The provider's usage record in the shape `mapUsage` reads. */
+/** The provider's usage record in the shape `mapUsage` and `usageWarnings` read (only the fields they read). */
 function fromProviderUsage(usage: Awaited<ReturnType<LanguageModelV3['doGenerate']>>['usage']): LanguageModelUsage {
   return {
     inputTokens: usage.inputTokens.total,
-    inputTokenDetails: {
-      noCacheTokens: usage.inputTokens.noCache,
-      cacheReadTokens: usage.inputTokens.cacheRead,
-      cacheWriteTokens: usage.inputTokens.cacheWrite,
-    },
+    inputTokenDetails: { cacheReadTokens: usage.inputTokens.cacheRead, cacheWriteTokens: usage.inputTokens.cacheWrite },
     outputTokens: usage.outputTokens.total,
-    outputTokenDetails: { textTokens: usage.outputTokens.text, reasoningTokens: usage.outputTokens.reasoning },
-    totalTokens:
-      usage.inputTokens.total === undefined || usage.outputTokens.total === undefined ? undefined : usage.inputTokens.total + usage.outputTokens.total,
+    outputTokenDetails: { reasoningTokens: usage.outputTokens.reasoning },
   } as LanguageModelUsage;
 }
 

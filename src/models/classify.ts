@@ -120,22 +120,18 @@ const CONNECTION_CODES = new Set([
 ]);
 
 function errorCode(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 6 && current !== null && typeof current === 'object'; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && CONNECTION_CODES.has(code)) return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
+  const coded = causeWhere(error, (e) => typeof e === 'object' && CONNECTION_CODES.has((e as { code?: unknown }).code as string));
+  return (coded as { code?: string } | undefined)?.code;
 }
 
-function hasCause(error: unknown, test: (e: unknown) => boolean): boolean {
+/** The first error of the cause chain (six deep) that `test` accepts. */
+function causeWhere(error: unknown, test: (e: unknown) => boolean): unknown {
   let current: unknown = error;
   for (let depth = 0; depth < 6 && current !== null && current !== undefined; depth++) {
-    if (test(current)) return true;
+    if (test(current)) return current;
     current = typeof current === 'object' ? (current as { cause?: unknown }).cause : undefined;
   }
-  return false;
+  return undefined;
 }
 
 const MALFORMED_NAMES = new Set(['AI_JSONParseError', 'AI_TypeValidationError', 'AI_InvalidResponseDataError', 'AI_EmptyResponseBodyError']);
@@ -202,7 +198,7 @@ export function classifyError(error: unknown, context: ClassifyContext): ModelCa
 
   if (error instanceof ModelCallError) return error;
   // Provider calls refuse redirects (ai-adapter.ts providerFetch): retrying cannot help.
-  if (hasCause(error, (e) => e instanceof Error && e.message === 'unexpected redirect')) {
+  if (causeWhere(error, (e) => e instanceof Error && e.message === 'unexpected redirect') !== undefined) {
     return make('config', 'the endpoint answered with a redirect, which provider calls do not follow; use the address it redirects to as the base URL');
   }
 
@@ -218,7 +214,7 @@ export function classifyError(error: unknown, context: ClassifyContext): ModelCa
       const retryAfterMs = kind === 'rate_limit' || kind === 'server' ? parseRetryAfter(error.responseHeaders, context.now) : undefined;
       return make(kind, `HTTP ${status}: ${message ?? error.message}`, { status, retryAfterMs });
     }
-    if (hasCause(error, (e) => e instanceof Error && MALFORMED_NAMES.has(e.name))) {
+    if (causeWhere(error, (e) => e instanceof Error && MALFORMED_NAMES.has(e.name)) !== undefined) {
       return make('malformed', `malformed response: ${error.message}`, { status });
     }
     if (errorCode(error) !== undefined || status === undefined) {

@@ -4,6 +4,7 @@ import { messageDigest, requestKeys } from '../store/request-hash.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { cacheablePrefix, DEFAULT_PREFIX_MIN_CHARS } from '../store/schedule.js';
 import type { CellSpec } from '../store/types.js';
+import { BATCH_DISCOUNT } from './batch-prices.js';
 import { anthropicCacheMinimumTokens } from './cache-minimum.js';
 import { DEFAULT_MAX_TOKENS } from './defaults.js';
 import { findPrice, isFreeProvider, type PriceTable } from './prices.js';
@@ -101,8 +102,7 @@ export function estimateCells(specs: readonly CellSpec[], prices: PriceTable, op
     }
     seen.add(key);
     const request = spec.request;
-    let input = PER_REQUEST_TOKENS;
-    for (const message of request.messages) input += PER_MESSAGE_TOKENS + tokens(message.content);
+    const input = chatTokens(request.messages, tokens);
     const max = (request.params.maxTokens ?? DEFAULT_MAX_TOKENS) + (request.params.thinkingBudget ?? 0);
     const expected = Math.min(max, options.expectedOutputOf?.(spec) ?? expectedPerCell);
     const entry = getOrInsert(byModel, request.model, () => ({ cells: 0, input: 0, expected: 0, max: 0, cached: 0, written: 0 }));
@@ -153,7 +153,7 @@ export function estimateCells(specs: readonly CellSpec[], prices: PriceTable, op
         const kind = batchKindOf(model);
         // Anthropic's 1-hour cache writes cost twice the input price (5-minute ones: the table's cacheWrite).
         const batchWrite = kind === 'anthropic' && (options.batchCacheTtl ?? '1h') === '1h' ? 2 * price.input : (price.cacheWrite ?? price.input);
-        batchDollars = kind === null ? expectedDollars : withWrites(batchWrite) * BATCH_DISCOUNT;
+        batchDollars = kind === null ? expectedDollars : withWrites(batchWrite) * BATCH_DISCOUNT[kind];
       }
     }
     if (dollars === null) {
@@ -198,9 +198,6 @@ export function estimateCells(specs: readonly CellSpec[], prices: PriceTable, op
   };
 }
 
-/** Batch APIs (OpenAI Batch, Anthropic Message Batches) bill half the online price. */
-export const BATCH_DISCOUNT = 0.5;
-
 /** The batch API a model's cells go through with `--batch` (the provider's wire kind), or null: they run online. */
 function batchKindOf(model: string): 'openai' | 'anthropic' | null {
   const colon = model.indexOf(':');
@@ -232,21 +229,22 @@ function cachedPrefixOf(
     if (end < 0 && messages[0]?.role === 'system' && tokens(messages[0].content) >= minimum) end = 0;
     if (end < 0) return null;
     prefix = messages.slice(0, end + 1);
-    const count = prefixTokens(prefix, tokens);
+    const count = chatTokens(prefix, tokens);
     return count >= minimum ? { key: prefixKey(prefix), tokens: count, writes: true } : null;
   }
   prefix = cacheablePrefix(messages);
   let chars = 0;
   for (const message of prefix) chars += message.content.length;
   if (prefix.length === 0 || chars < DEFAULT_PREFIX_MIN_CHARS) return null;
-  const count = prefixTokens(prefix, tokens);
+  const count = chatTokens(prefix, tokens);
   if (count < 1024) return null;
   return { key: prefixKey(prefix), tokens: Math.floor(count / 128) * 128, writes: false };
 }
 
-function prefixTokens(prefix: readonly { content: string }[], tokens: (text: string) => number): number {
+/** The chat-format token count of messages (each one's text plus its overhead, plus the request's). */
+function chatTokens(messages: readonly { content: string }[], tokens: (text: string) => number): number {
   let count = PER_REQUEST_TOKENS;
-  for (const message of prefix) count += PER_MESSAGE_TOKENS + tokens(message.content);
+  for (const message of messages) count += PER_MESSAGE_TOKENS + tokens(message.content);
   return count;
 }
 

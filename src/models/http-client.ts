@@ -61,16 +61,13 @@ export const providerFetch: typeof globalThis.fetch = async (input, init = {}) =
     if (Array.isArray(value)) for (const item of value) headers.append(name, item);
     else if (value !== undefined) headers.set(name, value);
   }
+  const answer = { status: statusCode, statusText: STATUS_CODES[statusCode] ?? '', headers };
   if (statusCode === 204 || statusCode === 205 || statusCode === 304 || init.method === 'HEAD') {
     await response.body.dump();
-    return new Response(null, { status: statusCode, statusText: STATUS_CODES[statusCode] ?? '', headers });
+    return new Response(null, answer);
   }
   if (headers.get('content-type')?.includes('text/event-stream')) {
-    return new Response(Readable.toWeb(response.body) as ReadableStream<Uint8Array>, {
-      status: statusCode,
-      statusText: STATUS_CODES[statusCode] ?? '',
-      headers,
-    });
+    return new Response(Readable.toWeb(response.body) as ReadableStream<Uint8Array>, answer);
   }
   let body: ArrayBuffer;
   try {
@@ -79,7 +76,7 @@ export const providerFetch: typeof globalThis.fetch = async (input, init = {}) =
     if (signal?.aborted) throw abortReason(signal);
     throw new TypeError('terminated', { cause: error });
   }
-  return new Response(body, { status: statusCode, statusText: STATUS_CODES[statusCode] ?? '', headers });
+  return new Response(body, answer);
 };
 
 const PROXY_VARIABLES = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'] as const;

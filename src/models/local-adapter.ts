@@ -83,15 +83,9 @@ export class LocalAdapter implements ModelAdapter {
     if (last === undefined || last.role !== 'user') {
       throw new ModelCallError('bad_request', 'local: the last message must be a user message', { provider: 'local' });
     }
-    const history: LlamaHistoryItem[] = messages
+    const history = messages
       .slice(0, -1)
-      .map((m) =>
-        m.role === 'system'
-          ? { type: 'system', text: m.content }
-          : m.role === 'user'
-            ? { type: 'user', text: m.content }
-            : { type: 'model', response: [m.content] },
-      );
+      .map((m): LlamaHistoryItem => (m.role === 'system' || m.role === 'user' ? { type: m.role, text: m.content } : { type: 'model', response: [m.content] }));
     // The sequence outlives the session, so a shared prefix stays evaluated between calls.
     const session = new module.LlamaChatSession({ contextSequence: sequence, autoDisposeSequence: false });
     session.setChatHistory(history);
@@ -118,7 +112,7 @@ export class LocalAdapter implements ModelAdapter {
     const prompt = messages.map((m) => m.content).join('\n');
     const response: ModelResponse = {
       text: result.responseText,
-      finishReason: mapStopReason(result.stopReason),
+      finishReason: STOP_REASONS.get(result.stopReason) ?? 'unknown',
       usage: {
         // Tokenizer counts of the message texts: the chat template's own tokens are not included.
         inputTokens: model.tokenize(prompt).length,
@@ -215,36 +209,22 @@ async function importLlama(importModule: () => Promise<LlamaModule>): Promise<Ll
 }
 
 /** Thinking segments (e.g. Qwen3 `<think>`) that node-llama-cpp keeps apart from the answer text. */
-function thoughtText(response: unknown[] | undefined): string {
-  if (response === undefined) return '';
+function thoughtText(response: unknown[] = []): string {
   return response
     .map((item) => {
       const segment = item as { type?: unknown; segmentType?: unknown; text?: unknown } | null;
-      return segment !== null &&
-        typeof segment === 'object' &&
-        segment.type === 'segment' &&
-        segment.segmentType === 'thought' &&
-        typeof segment.text === 'string'
-        ? segment.text
-        : '';
+      return segment?.type === 'segment' && segment.segmentType === 'thought' && typeof segment.text === 'string' ? segment.text : '';
     })
     .join('');
 }
 
-function mapStopReason(reason: string | undefined): FinishReason {
-  switch (reason) {
-    case 'eogToken':
-    case 'stopGenerationTrigger':
-    case 'customStopTrigger':
-      return 'stop';
-    case 'maxTokens':
-      return 'length';
-    case 'functionCalls':
-      return 'tool-calls';
-    default:
-      return 'unknown';
-  }
-}
+const STOP_REASONS = new Map<string | undefined, FinishReason>([
+  ['eogToken', 'stop'],
+  ['stopGenerationTrigger', 'stop'],
+  ['customStopTrigger', 'stop'],
+  ['maxTokens', 'length'],
+  ['functionCalls', 'tool-calls'],
+]);
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

@@ -36,8 +36,9 @@ const modelPriceSchema = z.strictObject({
   model: z.string().min(1),
   input: price,
   output: price,
-  cachedInput: price.nullish(),
-  cacheWrite: price.nullish(),
+  // null (as JSON writes "no discount") reads as absent.
+  cachedInput: price.nullish().transform((value) => value ?? undefined),
+  cacheWrite: price.nullish().transform((value) => value ?? undefined),
   source: z.string().optional(),
 });
 const priceFileSchema = z.strictObject({
@@ -81,9 +82,7 @@ export function parsePriceTable(text: string, file: string): PriceTable {
   const freeProviders = Array.isArray(data.freeProviders) ? data.freeProviders : (data.freeProviders?.providers ?? []);
   const models: ModelPrice[] = (data.models ?? []).map((m) => {
     const out: ModelPrice = { provider: m.provider, model: m.model, input: m.input, output: m.output };
-    if (m.cachedInput !== undefined && m.cachedInput !== null) out.cachedInput = m.cachedInput;
-    if (m.cacheWrite !== undefined && m.cacheWrite !== null) out.cacheWrite = m.cacheWrite;
-    copyDefined(out, m, ['source']);
+    copyDefined(out, m, ['cachedInput', 'cacheWrite', 'source']);
     return out;
   });
   const table: PriceTable = { freeProviders, models };

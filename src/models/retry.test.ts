@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../core/errors.js';
 import { fakeResponse } from '../store/testing/fakes.js';
 import { ModelCallError, type ModelErrorKind } from './errors.js';
-import { CallFailedError, DEFAULT_RETRY_POLICY, type RetryEvent, backoffDelayMs, callWithRetry, resolveRetryPolicy, seededRandom } from './retry.js';
+import { CallFailedError, DEFAULT_RETRY_POLICY, type RetryEvent, backoffDelayMs, callWithRetry, resolveRetryPolicy } from './retry.js';
+import { seededRandom } from '../core/random.js';
 import { scriptedAdapter } from './testing/scripted-adapter.js';
 import type { GenerateOptions, ModelAdapter, ModelRequest, ModelResponse } from './types.js';
 

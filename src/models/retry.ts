@@ -286,6 +286,3 @@ export const defaultSleep: SleepFn = (ms, signal) =>
     };
     signal?.addEventListener('abort', onAbort, { once: true });
   });
-
-/** Kept here for callers that imported it from the retry module. */
-export { seededRandom } from '../core/random.js';

@@ -187,14 +187,15 @@ abstract class HttpBatchClient {
   }
 
   /**
-   * Reads a JSONL response as a stream, one line at a time, keeping every valid line's value
-   * (as `keep` maps it; undefined drops it) and noting the invalid ones (the caller decides what they cost).
+   * Reads a JSONL results response as a stream, one line at a time, keeping the result of every
+   * valid line with a custom_id (as `toResult` reads it) and noting the invalid ones (the caller
+   * decides what they cost).
    */
-  protected async readJsonl<T>(
+  protected async readResults<L extends { custom_id?: unknown }>(
     response: Response,
     source: string,
-    keep: (value: unknown) => T | undefined,
-    into: { values: T[]; invalid: InvalidResultLine[] },
+    toResult: (line: L) => BatchLineResult,
+    into: BatchResults,
   ): Promise<void> {
     let lineNo = 0;
     const take = (line: string) => {
@@ -209,8 +210,7 @@ abstract class HttpBatchClient {
         into.invalid.push({ source, line: lineNo, ...(customId === undefined ? {} : { customId }) });
         return;
       }
-      const kept = keep(value);
-      if (kept !== undefined) into.values.push(kept);
+      if (typeof (value as L | null)?.custom_id === 'string') into.lines.push(toResult(value as L));
     };
     if (response.body === null) return;
     const decoder = new TextDecoder();
@@ -388,11 +388,10 @@ class OpenAIBatchClient extends HttpBatchClient implements BatchClient {
   async results(id: string, signal?: AbortSignal): Promise<BatchResults> {
     const batch = await this.json<OpenAIBatch>(await this.call('GET', `/batches/${encodeURIComponent(id)}`, undefined, signal));
     const out: BatchResults = { lines: [], invalid: [] };
-    const keep = (value: unknown) => (typeof (value as OpenAIResultLine | null)?.custom_id === 'string' ? openAIResult(value as OpenAIResultLine) : undefined);
     for (const fileId of [batch.output_file_id, batch.error_file_id]) {
       if (typeof fileId !== 'string' || fileId === '') continue;
       const response = await this.call('GET', `/files/${encodeURIComponent(fileId)}/content`, undefined, signal);
-      await this.readJsonl(response, `file ${fileId}`, keep, { values: out.lines, invalid: out.invalid });
+      await this.readResults(response, `file ${fileId}`, openAIResult, out);
     }
     return out;
   }
@@ -478,15 +477,7 @@ class AnthropicBatchClient extends HttpBatchClient implements BatchClient {
 
   async state(id: string, signal?: AbortSignal): Promise<BatchState> {
     const batch = await this.get(id, signal);
-    const c = batch.request_counts ?? {};
-    const succeeded = c.succeeded ?? 0;
-    const failed = (c.errored ?? 0) + (c.canceled ?? 0) + (c.expired ?? 0);
-    const processing = c.processing ?? 0;
-    return {
-      ended: batch.processing_status === 'ended',
-      providerStatus: batch.processing_status,
-      counts: { total: succeeded + failed + processing, succeeded, failed, processing },
-    };
+    return { ended: batch.processing_status === 'ended', providerStatus: batch.processing_status, counts: anthropicCounts(batch) };
   }
 
   async results(id: string, signal?: AbortSignal): Promise<BatchResults> {
@@ -495,9 +486,7 @@ class AnthropicBatchClient extends HttpBatchClient implements BatchClient {
       throw new ModelCallError('malformed', `anthropic batch ${id}: ended without a results_url`, { provider: 'anthropic' });
     }
     const out: BatchResults = { lines: [], invalid: [] };
-    const keep = (value: unknown) =>
-      typeof (value as AnthropicResultLine | null)?.custom_id === 'string' ? anthropicResult(value as AnthropicResultLine) : undefined;
-    await this.readJsonl(await this.call('GET', batch.results_url, undefined, signal), `results of ${id}`, keep, { values: out.lines, invalid: out.invalid });
+    await this.readResults(await this.call('GET', batch.results_url, undefined, signal), `results of ${id}`, anthropicResult, out);
     return out;
   }
 
@@ -508,16 +497,21 @@ class AnthropicBatchClient extends HttpBatchClient implements BatchClient {
   async list(since: number, signal?: AbortSignal): Promise<ListedBatch[]> {
     const created = (b: AnthropicBatch) => Date.parse(b.created_at ?? '') || 0;
     const items = await this.listPages<AnthropicBatch>('/messages/batches', 'after_id', since, created, signal);
-    return items.map((b) => {
-      const c = b.request_counts ?? {};
-      const total = (c.processing ?? 0) + (c.succeeded ?? 0) + (c.errored ?? 0) + (c.canceled ?? 0) + (c.expired ?? 0);
-      return { id: b.id, createdAt: created(b), total, ended: b.processing_status === 'ended' };
-    });
+    return items.map((b) => ({ id: b.id, createdAt: created(b), total: anthropicCounts(b).total, ended: b.processing_status === 'ended' }));
   }
 
   async cancel(id: string, signal?: AbortSignal): Promise<void> {
     await this.call('POST', `/messages/batches/${encodeURIComponent(id)}/cancel`, undefined, signal);
   }
+}
+
+/** Anthropic's request counts as ours: errored, cancelled and expired lines count as failed. */
+function anthropicCounts(batch: AnthropicBatch): BatchCounts {
+  const c = batch.request_counts ?? {};
+  const succeeded = c.succeeded ?? 0;
+  const failed = (c.errored ?? 0) + (c.canceled ?? 0) + (c.expired ?? 0);
+  const processing = c.processing ?? 0;
+  return { total: succeeded + failed + processing, succeeded, failed, processing };
 }
 
 function anthropicResult(line: AnthropicResultLine): BatchLineResult {

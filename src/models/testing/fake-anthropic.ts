@@ -1,14 +1,10 @@
 import { chunkText, type FakeReply, type FakeRequest, fakeServerStarter, roughTokens, type WireFormat, wireToolCalls } from './fake-server.js';
-import { statusNamer } from './wire-parts.js';
+import { answerModel, messageTexts, statusNamer } from './wire-parts.js';
 
 function promptText(request: FakeRequest): string {
-  const parts: string[] = [];
   const system = request.body?.system;
-  if (typeof system === 'string') parts.push(system);
-  else if (Array.isArray(system)) parts.push(JSON.stringify(system));
-  const messages = Array.isArray(request.body?.messages) ? (request.body.messages as Array<{ content?: unknown }>) : [];
-  for (const m of messages) parts.push(typeof m.content === 'string' ? m.content : JSON.stringify(m.content ?? ''));
-  return parts.join('\n');
+  const head = typeof system === 'string' ? [system] : Array.isArray(system) ? [JSON.stringify(system)] : [];
+  return [...head, ...messageTexts(request)].join('\n');
 }
 
 function usageOf(request: FakeRequest, reply: FakeReply, text: string) {
@@ -22,10 +18,6 @@ function usageOf(request: FakeRequest, reply: FakeReply, text: string) {
     cache_read_input_tokens: cacheRead,
     output_tokens: u.outputTokens ?? (text === '' ? 0 : roughTokens(text)),
   };
-}
-
-function modelOf(request: FakeRequest, reply: FakeReply): string {
-  return reply.model ?? (typeof request.body?.model === 'string' ? request.body.model : 'claude-fake');
 }
 
 function sse(type: string, data: Record<string, unknown>): string {
@@ -69,7 +61,7 @@ export const anthropicWire: WireFormat = {
       id: `msg_fake_${request.index}`,
       type: 'message',
       role: 'assistant',
-      model: modelOf(request, reply),
+      model: answerModel(request, reply, 'claude-fake'),
       content,
       stop_reason: reply.finishReason ?? (calls.length > 0 ? 'tool_use' : 'end_turn'),
       stop_sequence: null,
@@ -85,7 +77,7 @@ export const anthropicWire: WireFormat = {
           id: `msg_fake_${request.index}`,
           type: 'message',
           role: 'assistant',
-          model: modelOf(request, reply),
+          model: answerModel(request, reply, 'claude-fake'),
           content: [],
           stop_reason: null,
           stop_sequence: null,
@@ -94,33 +86,25 @@ export const anthropicWire: WireFormat = {
       }),
     ];
     let index = 0;
-    if (reply.reasoning !== undefined) {
-      events.push(sse('content_block_start', { index, content_block: { type: 'thinking', thinking: '' } }));
-      for (const piece of chunkText(reply.reasoning, reply.chunkSize ?? 8)) {
-        events.push(sse('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: piece } }));
-      }
-      events.push(sse('content_block_delta', { index, delta: { type: 'signature_delta', signature: 'fake-signature' } }));
+    /** One content block: its start, `value` streamed in chunks as `{ type: deltaType, [field]: chunk }` deltas, its stop. */
+    const block = (start: Record<string, unknown>, deltaType: string, field: string, value: string, extra: { ping?: true; last?: object } = {}) => {
+      events.push(sse('content_block_start', { index, content_block: start }));
+      if (extra.ping) events.push(sse('ping', {}));
+      for (const piece of chunkText(value, reply.chunkSize ?? 8))
+        events.push(sse('content_block_delta', { index, delta: { type: deltaType, [field]: piece } }));
+      if (extra.last !== undefined) events.push(sse('content_block_delta', { index, delta: extra.last }));
       events.push(sse('content_block_stop', { index }));
       index++;
+    };
+    if (reply.reasoning !== undefined) {
+      block({ type: 'thinking', thinking: '' }, 'thinking_delta', 'thinking', reply.reasoning, {
+        last: { type: 'signature_delta', signature: 'fake-signature' },
+      });
     }
     const calls = wireToolCalls(request, reply);
-    if (calls.length === 0 || text !== '') {
-      events.push(sse('content_block_start', { index, content_block: { type: 'text', text: '' } }));
-      events.push(sse('ping', {}));
-      for (const piece of chunkText(text, reply.chunkSize ?? 8)) {
-        events.push(sse('content_block_delta', { index, delta: { type: 'text_delta', text: piece } }));
-      }
-      events.push(sse('content_block_stop', { index }));
-      index++;
-    }
+    if (calls.length === 0 || text !== '') block({ type: 'text', text: '' }, 'text_delta', 'text', text, { ping: true });
     for (const call of calls) {
-      const id = call.id.replace(/^call_/, 'toolu_');
-      events.push(sse('content_block_start', { index, content_block: { type: 'tool_use', id, name: call.name, input: {} } }));
-      for (const piece of chunkText(call.argumentsText, reply.chunkSize ?? 8)) {
-        events.push(sse('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } }));
-      }
-      events.push(sse('content_block_stop', { index }));
-      index++;
+      block({ type: 'tool_use', id: call.id.replace(/^call_/, 'toolu_'), name: call.name, input: {} }, 'input_json_delta', 'partial_json', call.argumentsText);
     }
     events.push(
       sse('message_delta', {

@@ -132,11 +132,6 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
     batches.push(batch);
     return batch;
   };
-  /** Without kept bodies a batch is answered as it is made, so its bodies are dropped at once (a cancel then changes nothing). */
-  const answerEarly = async (batch: Batch) => {
-    if (options.keepBodies === false) await answerBatch(batch);
-  };
-
   /** Runs every line against the online fake (once: when the batch ends, or at creation when bodies are not kept). */
   const answerBatch = async (batch: Batch) => {
     const out: NonNullable<Batch['results']> = { output: [], errors: [], anthropic: [], succeeded: 0, failed: 0, expired: false };
@@ -293,6 +288,20 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
     };
   };
 
+  /** A results download as `mangleResults` rewrites it (the lines are never blank, so the text is unchanged without it). */
+  const mangled = (lines: string[], batchId: string) => `${(options.mangleResults?.(lines, batchId) ?? lines).join('\n')}\n`;
+
+  /** The batch a path names (its id URL-encoded there). */
+  const batchNamed = (encodedId: string) => batches.find((b) => b.id === decodeURIComponent(encodedId));
+
+  /** A GET (the poll may move the batch along) or a cancel of the batch a path names; the answer is the provider's batch object. */
+  async function onBatch(res: ServerResponse, encodedId: string, act: (batch: Batch) => Promise<void>): Promise<void> {
+    const batch = batchNamed(encodedId);
+    if (!batch) return notFound(res, 'batch');
+    await act(batch);
+    send(res, 200, wireBatch(batch));
+  }
+
   /** Cancel: a batch not yet ended ends now, every line cancelled (the fake processes lines only at the end). */
   const cancel = async (batch: Batch) => {
     if (!batch.ended) {
@@ -300,20 +309,6 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
       await processBatch(batch);
     }
   };
-
-  /** A results download as `mangleResults` rewrites it (the lines are never blank, so the text is unchanged without it). */
-  const mangled = (lines: string[], batchId: string) => `${(options.mangleResults?.(lines, batchId) ?? lines).join('\n')}\n`;
-
-  /** The batch a path names (its id URL-encoded there). */
-  const batchNamed = (encodedId: string) => batches.find((b) => b.id === decodeURIComponent(encodedId));
-
-  /** A GET of one batch: the poll may move it along; the answer is the provider's batch object. */
-  async function sendBatchStatus(res: ServerResponse, encodedId: string): Promise<void> {
-    const batch = batchNamed(encodedId);
-    if (!batch) return notFound(res, 'batch');
-    await poll(batch);
-    send(res, 200, wireBatch(batch));
-  }
 
   const wireBatch: (batch: Batch) => unknown = openai ? openAIBatch : anthropicBatch;
 
@@ -326,17 +321,11 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
     if (drop === 'before') return void req.socket.destroy();
     made?.();
     const batch = register(lines, metadata);
-    await answerEarly(batch);
+    // Without kept bodies a batch is answered as it is made, so its bodies are dropped at once (a cancel then changes nothing).
+    if (options.keepBodies === false) await answerBatch(batch);
     if (drop === 'after') return void req.socket.destroy();
     if (options.failBatches && openai) batch.failure = options.failBatches;
     await options.holdCreate?.(batch.id);
-    send(res, 200, wireBatch(batch));
-  }
-
-  async function cancelNamed(res: ServerResponse, id: string) {
-    const batch = batchNamed(id);
-    if (!batch) return notFound(res, 'batch');
-    await cancel(batch);
     send(res, 200, wireBatch(batch));
   }
 
@@ -362,8 +351,8 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
     const badRequest = (message: string) => send(res, 400, errorBody('invalid_request_error', message));
     if (method === 'GET' && sub === batchesPath) return send(res, 200, listPage(req.url ?? ''));
     const [, batchId, action] = new RegExp(`^${batchesPath}/([^/]+)(?:/(cancel|results))?$`).exec(sub) ?? [];
-    if (method === 'POST' && batchId !== undefined && action === 'cancel') return cancelNamed(res, batchId);
-    if (method === 'GET' && batchId !== undefined && action === undefined) return sendBatchStatus(res, batchId);
+    if (method === 'POST' && batchId !== undefined && action === 'cancel') return onBatch(res, batchId, cancel);
+    if (method === 'GET' && batchId !== undefined && action === undefined) return onBatch(res, batchId, poll);
     if (openai) {
       if (method === 'POST' && sub === '/files') {
         const form = await new Request('http://fake/files', {

@@ -1,29 +1,13 @@
 import { crc32 } from 'node:zlib';
 import { chunkText, type FakeReply, type FakeRequest, fakeServerStarter, roughTokens, type WireFormat, wireToolCalls } from './fake-server.js';
-import { blocksText, bodyTurns } from './wire-parts.js';
+import { blocksText, turnsText } from './wire-parts.js';
 
 const ROUTE = /\/model\/[^/]+\/(converse|converse-stream)$/;
-
-interface ConverseMessage {
-  role?: string;
-  content?: Array<{ text?: string }>;
-}
-
-function messagesOf(request: FakeRequest): ConverseMessage[] {
-  return bodyTurns<ConverseMessage>(request, 'messages');
-}
 
 function usageOf(request: FakeRequest, reply: FakeReply, text: string) {
   const u = reply.usage ?? {};
   const system = blocksText(request.body?.system as Array<{ text?: string }> | undefined);
-  const input =
-    u.inputTokens ??
-    roughTokens(
-      system +
-        messagesOf(request)
-          .map((m) => blocksText(m.content))
-          .join('\n'),
-    );
+  const input = u.inputTokens ?? roughTokens(system + turnsText(request, 'messages', 'content'));
   const output = u.outputTokens ?? (text === '' ? 0 : roughTokens(text));
   const usage: Record<string, number> = { inputTokens: input, outputTokens: output, totalTokens: input + output };
   if (u.cachedInputTokens !== undefined) usage.cacheReadInputTokens = u.cachedInputTokens;

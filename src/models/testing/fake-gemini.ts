@@ -1,5 +1,5 @@
 import { chunkText, type FakeReply, type FakeRequest, fakeServerStarter, roughTokens, type WireFormat, wireToolCalls } from './fake-server.js';
-import { blocksText, bodyTurns, statusNamer } from './wire-parts.js';
+import { blocksText, statusNamer, turnsText } from './wire-parts.js';
 
 const ROUTE = /\/models\/[^/]+:(generateContent|streamGenerateContent)$/;
 
@@ -14,10 +14,6 @@ interface GeminiContent {
   parts?: Array<{ text?: string }>;
 }
 
-function contentsOf(request: FakeRequest): GeminiContent[] {
-  return bodyTurns<GeminiContent>(request, 'contents');
-}
-
 function partsText(content: GeminiContent | undefined): string {
   return blocksText(content?.parts);
 }
@@ -25,7 +21,7 @@ function partsText(content: GeminiContent | undefined): string {
 function usageOf(request: FakeRequest, reply: FakeReply, text: string) {
   const u = reply.usage ?? {};
   const system = partsText(request.body?.systemInstruction as GeminiContent | undefined);
-  const prompt = u.inputTokens ?? roughTokens(system + contentsOf(request).map(partsText).join('\n'));
+  const prompt = u.inputTokens ?? roughTokens(system + turnsText(request, 'contents', 'parts'));
   const candidates = u.outputTokens ?? (text === '' ? 0 : roughTokens(text));
   const usage: Record<string, number> = {
     promptTokenCount: prompt,

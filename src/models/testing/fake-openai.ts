@@ -1,14 +1,9 @@
 import { chunkText, type FakeReply, type FakeRequest, fakeServerStarter, roughTokens, type WireFormat, wireToolCalls } from './fake-server.js';
-import { statusNamer } from './wire-parts.js';
-
-function promptText(request: FakeRequest): string {
-  const messages = Array.isArray(request.body?.messages) ? (request.body.messages as Array<{ content?: unknown }>) : [];
-  return messages.map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content ?? ''))).join('\n');
-}
+import { answerModel, messageTexts, statusNamer } from './wire-parts.js';
 
 function usageOf(request: FakeRequest, reply: FakeReply, text: string) {
   const u = reply.usage ?? {};
-  const prompt = u.inputTokens ?? roughTokens(promptText(request));
+  const prompt = u.inputTokens ?? roughTokens(messageTexts(request).join('\n'));
   const completion = u.outputTokens ?? (text === '' ? 0 : roughTokens(text));
   return {
     prompt_tokens: prompt,
@@ -17,10 +12,6 @@ function usageOf(request: FakeRequest, reply: FakeReply, text: string) {
     prompt_tokens_details: { cached_tokens: u.cachedInputTokens ?? 0 },
     completion_tokens_details: { reasoning_tokens: u.reasoningTokens ?? 0 },
   };
-}
-
-function modelOf(request: FakeRequest, reply: FakeReply): string {
-  return reply.model ?? (typeof request.body?.model === 'string' ? request.body.model : 'fake-model');
 }
 
 const CREATED = 1_780_000_000;
@@ -50,7 +41,7 @@ export const openAIWire: WireFormat = {
       id: `chatcmpl-fake-${request.index}`,
       object: 'chat.completion',
       created: CREATED,
-      model: modelOf(request, reply),
+      model: answerModel(request, reply, 'fake-model'),
       choices: [{ index: 0, message, finish_reason: finish, logprobs: null }],
       usage: usageOf(request, reply, text),
       ...(reply.systemFingerprint === undefined ? {} : { system_fingerprint: reply.systemFingerprint }),
@@ -59,7 +50,7 @@ export const openAIWire: WireFormat = {
   streamEvents(request, reply) {
     const text = reply.text ?? '';
     const id = `chatcmpl-fake-${request.index}`;
-    const model = modelOf(request, reply);
+    const model = answerModel(request, reply, 'fake-model');
     const chunk = (delta: Record<string, unknown>, finish: string | null) =>
       `data: ${JSON.stringify({
         id,
