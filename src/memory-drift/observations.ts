@@ -11,6 +11,7 @@ import {
   type MemorySampling,
   type PairingPolicy,
   type ScoredTrajectories,
+  sampleFromCellLabels,
   scoreTrajectories,
 } from './analysis.js';
 import { type MemoryConfig, memoryConfigSchema } from './config.js';
@@ -28,8 +29,7 @@ import {
 } from './refusal-judge.js';
 import { type ChunkOutcome, chunkBudgetOf, chunkChainKey, labelingChunks, reassembleChunks } from './chunks.js';
 import { type Ontology, validateOntology } from './ontology.js';
-import type { PerturbationTier } from './perturbations.js';
-import { type GenerationRole, sharedSeedCells } from './plan.js';
+import { sharedSeedCells } from './plan.js';
 import type { LabelRecord } from './reliability.js';
 import {
   type LabelerCheckConfig,
@@ -304,19 +304,10 @@ export async function collectMemorySamples(store: RunStore, runId: string): Prom
   for (const cell of cells) {
     const l = cell.labels;
     if (l.stage !== 'generation' || l.experiment !== MEMORY_EXPERIMENT) continue;
-    const base = {
-      target: String(l.target),
-      question: String(l.question_id),
-      domain: String(l.domain ?? ''),
-      condition: String(l.condition),
-      tier: String(l.tier) as PerturbationTier,
-      stimulus: String(l.stimulus_id),
-      sample: Number(l.sample),
-      role: String(l.role) as GenerationRole,
-    };
+    const base = sampleFromCellLabels(l, { status: 'failed', symbols: null }, `cell ${cell.key}`);
     const record: MemorySampleRecord = {
       generationKey: cell.key,
-      sample: { ...base, status: 'failed', symbols: null },
+      sample: base,
       outcome: 'failed',
       stepMethod: null,
       stepSource: null,
