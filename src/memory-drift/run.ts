@@ -181,8 +181,7 @@ async function loadQuestionSet(
       // Read only what the selection can use when nothing filters by id or domain.
       ...(q.limit !== undefined && q.ids === undefined && q.domains === undefined ? { limit: q.limit } : {}),
       ...(q.hfBaseUrl !== undefined ? { baseUrl: q.hfBaseUrl } : {}),
-      ...(options.fetch ? { fetch: options.fetch } : {}),
-      ...(options.env ? { env: options.env } : {}),
+      ...definedFields(options, ['fetch', 'env']),
     });
   } catch (error) {
     asConfigError('questions.dataset', error);
@@ -296,14 +295,10 @@ export function planMemoryGeneration(config: MemoryConfig, stimuli: MemoryStimul
       stimuliPerCategory: config.stimuliPerCategory,
       mode: config.injection,
       params: memoryDecodingParams(config.decoding, target),
-      ...(systemPrompt !== undefined || stimuli.materials?.reference
-        ? {
-            messageOptions: {
-              ...(systemPrompt !== undefined ? { systemPrompt } : {}),
-              ...(stimuli.materials?.reference ? { reference: stimuli.materials.reference } : {}),
-            },
-          }
-        : {}),
+      messageOptions: {
+        ...(systemPrompt !== undefined ? { systemPrompt } : {}),
+        ...(stimuli.materials?.reference ? { reference: stimuli.materials.reference } : {}),
+      },
       seed: config.seed,
     });
     assignSampleSeeds(plan, config.sampleSeeds, config.seed);
@@ -854,13 +849,10 @@ export function labelerCheckPasses(config: MemoryConfig, runOntology: { ontology
     passes.push({ ...passes[0]!, labeler, params: memoryDecodingParams(config.labelerDecoding, labeler), purpose: 'check' });
   }
   if (check.repeat) {
-    // Two independent labelings at T = 1 (Table 10); distinct sample indices make them distinct cells.
-    for (const [sample, run] of [
-      [1, 't1-a'],
-      [2, 't1-b'],
-    ] as const) {
-      passes.push({ ...passes[0]!, run, params: { ...t0, temperature: 1 }, sample, purpose: 'check' });
-    }
+    // Two independent labelings at T = 1 (Table 10); distinct sample indices (1, 2) make them distinct cells.
+    passes.push(
+      ...(['t1-a', 't1-b'] as const).map((run, i) => ({ ...passes[0]!, run, params: { ...t0, temperature: 1 }, sample: i + 1, purpose: 'check' as const })),
+    );
   }
   if (check.altOntology !== null) {
     const alt = check.altOntology === 'builtin:alt' ? loadMemoryOntology('alt') : loadMemoryOntology(check.altOntology);
@@ -894,14 +886,9 @@ export function selectRelabelItems<T extends RelabelItem>(items: readonly T[], l
 }
 
 /** What a check or rating run reports of its lifecycle: id, resumption, early stop and spend. */
-type RunBasics = Pick<AuditRunResult<unknown>, 'runId' | 'resumed' | 'interrupted' | 'spendUsd' | 'unpricedCells'>;
-const runBasics = ({ runId, resumed, interrupted, spendUsd, unpricedCells }: RunBasics): RunBasics => ({
-  runId,
-  resumed,
-  interrupted,
-  spendUsd,
-  unpricedCells,
-});
+const RUN_BASICS = ['runId', 'resumed', 'interrupted', 'spendUsd', 'unpricedCells'] as const;
+type RunBasics = Pick<AuditRunResult<unknown>, (typeof RUN_BASICS)[number]>;
+const runBasics = (run: RunBasics): RunBasics => Object.fromEntries(RUN_BASICS.map((key) => [key, run[key]])) as unknown as RunBasics;
 
 export interface LabelerCheckRunResult extends RunBasics {
   items: number;
