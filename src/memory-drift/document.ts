@@ -14,13 +14,12 @@ import {
   type MemoryObservation,
   type MemoryReport,
   type MetricAnalysis,
-  scoreTrajectories,
   type TargetAnalysis,
   type ValidityCheck,
   type ValidityVerdict,
 } from './analysis.js';
 import type { MemoryCalibration } from './calibrate.js';
-import type { LabelerCheckCollection, MemoryCollection, MemoryCollectionSummary } from './observations.js';
+import { collectionObservations, type LabelerCheckCollection, type MemoryCollection, type MemoryCollectionSummary } from './observations.js';
 import type { LabelAgreement, LabelerReliability } from './reliability.js';
 
 /**
@@ -541,21 +540,13 @@ export interface MemoryDocumentInput {
   collection: MemoryCollection;
 }
 
-/** Observations scored against the no-memory reference (what the examples show). */
-function referenceObservations(collection: MemoryCollection): MemoryObservation[] {
-  return scoreTrajectories(
-    collection.records.map((r) => r.sample),
-    { pairing: 'reference' },
-  ).observations;
-}
-
 export function memorySections(report: MemoryReport, input?: MemoryDocumentInput): DocumentSection[] {
   return [
     introSection(report),
     countsSection(report),
     refusalsSection(report),
     ...report.targets.map((t) => targetSection(t, report.options.alpha)),
-    ...(input ? [examplesSection(referenceObservations(input.collection), 3), collectionSection(input.runId, input.collection.summary)] : []),
+    ...(input ? [examplesSection(collectionObservations(input.collection, 'reference'), 3), collectionSection(input.runId, input.collection.summary)] : []),
   ];
 }
 

@@ -7,6 +7,7 @@ import {
   type LabelledSample,
   type LabelledSampleStatus,
   type MemoryAnalysisOptions,
+  type MemoryObservation,
   type MemoryReport,
   type MemorySampling,
   type PairingPolicy,
@@ -403,6 +404,13 @@ const scoreCollection = (collection: MemoryCollection, pairing: PairingPolicy): 
     collection.records.map((r) => r.sample),
     { pairing, emptySequences: collection.config.procedure === 'reference' ? 'authors' : 'exclude' },
   );
+
+/** A collection's samples scored under `pairing`, excluding unusable labels (what the document, viewer and compare read). */
+export const collectionObservations = (collection: MemoryCollection, pairing: PairingPolicy): MemoryObservation[] =>
+  scoreTrajectories(
+    collection.records.map((r) => r.sample),
+    { pairing },
+  ).observations;
 
 export interface MemoryObservationOptions {
   /** `reference` (default, docs/decisions.md#d8) or `all-pairs`. */
