@@ -2,7 +2,7 @@ import { isRefusal, type Maybe } from '../core/maybe.js';
 import type { AuditHeadlineTarget } from '../experiment/audit.js';
 import { dtw } from '../metrics/dtw.js';
 import { forestSpec, type IntervalRow, labelledScatterSpec } from '../report/charts.js';
-import { documentVerdict } from '../report/document/build.js';
+import { verdictOfHeadline } from '../report/document/build.js';
 import { int, intervalCell, num, para, pCell, table, text } from '../report/document/cells.js';
 import { documentMarkdown } from '../report/document/render-markdown.js';
 import type { AuditDocumentPart, DocumentBlock, DocumentCell, DocumentSection, DocumentVerdict } from '../report/document/types.js';
@@ -91,17 +91,9 @@ export function memoryHeadline(report: MemoryReport): AuditHeadlineTarget[] {
  * single estimate; the estimates are the document's rows).
  */
 export function memoryVerdicts(report: MemoryReport): DocumentVerdict[] {
-  const headline = memoryHeadline(report);
-  return report.targets.map((t, i): DocumentVerdict => {
-    const h = headline[i] as AuditHeadlineTarget;
-    return documentVerdict({
-      subject: h.target,
-      verdict: h.verdict,
-      tone: h.tone,
-      numbers: h.numbers,
-      mde: t.metrics.dtw.power.minimumDetectableElevation,
-      underpowered: t.design.underpowered,
-    });
+  return memoryHeadline(report).map((h, i): DocumentVerdict => {
+    const t = report.targets[i] as TargetAnalysis;
+    return { ...verdictOfHeadline(h), mde: t.metrics.dtw.power.minimumDetectableElevation, underpowered: t.design.underpowered };
   });
 }
 
