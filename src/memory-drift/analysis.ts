@@ -1317,15 +1317,13 @@ function validityOf(
         : elevationCheck(metric, 'tier:life_event', lifeTier.elevation, true),
     );
   }
-  let convergentCheck: ValidityCheck;
   const fit = isRefusal(convergence) ? convergence : convergence.spearman;
-  if (isRefusal(fit)) {
-    convergentCheck = { metric: 'dtw~sri', subject: 'spearman', estimate: null, p: null, met: null, error: fit.error };
-  } else {
-    const { rho, p } = fit;
-    convergentCheck = { metric: 'dtw~sri', subject: 'spearman', estimate: rho, p, met: rho >= settings.convergenceThreshold && p < alpha };
-    if (design?.underpowered) convergentCheck = { ...convergentCheck, met: null, error: design.reason };
-  }
+  const spearman = { metric: 'dtw~sri', subject: 'spearman' } as const;
+  const convergentCheck: ValidityCheck = isRefusal(fit)
+    ? { ...spearman, estimate: null, p: null, met: null, error: fit.error }
+    : design?.underpowered
+      ? { ...spearman, estimate: fit.rho, p: fit.p, met: null, error: design.reason }
+      : { ...spearman, estimate: fit.rho, p: fit.p, met: fit.rho >= settings.convergenceThreshold && fit.p < alpha };
   const specificity = verdictOf(
     specificityChecks,
     `no noise condition significantly elevated over the floor (bootstrap p < ${alpha}, BH across the noise conditions, with a positive elevation) and the pooled noise tier not either, under either metric`,

@@ -516,13 +516,9 @@ export function dryRunMemory(config: MemoryConfig, stimuli: MemoryStimuli, specs
       }).spec,
   );
   // One refusal-judge cell per answer when a judge is set (judged on a typical answer's text).
+  const judge = config.refusalJudge;
   const judgeSpecs =
-    config.refusalJudge === undefined
-      ? []
-      : specs.map(
-          (_spec, index) =>
-            refusalJudgeItem(`${ESTIMATE_STEPS.join('\n')}\nestimate ${index}`, config.refusalJudge as NonNullable<MemoryConfig['refusalJudge']>, {}).spec,
-        );
+    judge === undefined ? [] : specs.map((_spec, index) => refusalJudgeItem(`${ESTIMATE_STEPS.join('\n')}\nestimate ${index}`, judge, {}).spec);
   const prices = loadPriceTable(priceFile ? { file: priceFile } : {});
   const labelerAnswerTokens = countTokens(typicalLabelerAnswer(ESTIMATE_STEPS.length + 1, stimuli.ontology));
   return {
@@ -713,17 +709,14 @@ export const memoryRunner: StagedAuditRunner<MemoryConfig, MemoryRunInput, Memor
     if (generation.stopReason !== null) return counts;
     // The refusal judge (optional) runs before labeling: an answer it calls a refusal is not labeled.
     const judged = new Map<string, boolean>();
-    if (config.refusalJudge !== undefined) {
+    const judge = config.refusalJudge;
+    if (judge !== undefined) {
       const judgeItems: ParsedItem<boolean>[] = [];
       const judgedKeys: string[] = [];
       specs.forEach((spec, index) => {
         const result = generation.results[index];
         if (result?.status !== 'done' || result.text === null || result.text.trim() === '') return;
-        const item = refusalJudgeItem(
-          result.text,
-          config.refusalJudge as NonNullable<MemoryConfig['refusalJudge']>,
-          refusalJudgeLabels(spec.labels, result.key),
-        );
+        const item = refusalJudgeItem(result.text, judge, refusalJudgeLabels(spec.labels, result.key));
         // The judge's cell and every re-ask carry the config's identity rule.
         withModelIdentity(item.spec, config);
         judgeItems.push(item);
