@@ -150,11 +150,10 @@ export function sampleFromCellLabels(
   const sample = requireIndex(labels.sample, `${where}.sample`);
   const tier = requireOneOf(PERTURBATION_TIERS, text('tier'), `${where}.tier`);
   const role = requireOneOf(ROLES, text('role'), `${where}.role`);
-  const domain = labels.domain;
   return {
     target: text('target'),
     question: text('question_id'),
-    domain: typeof domain === 'string' ? domain : '',
+    domain: typeof labels.domain === 'string' ? labels.domain : '',
     condition: text('condition'),
     tier,
     stimulus: text('stimulus_id'),
