@@ -8,15 +8,15 @@ import { documentMarkdown } from '../report/document/render-markdown.js';
 import type { AuditDocumentPart, DocumentBlock, DocumentCell, DocumentSection, DocumentVerdict } from '../report/document/types.js';
 import { type RateWithError, withinNominal } from '../stats/calibration.js';
 import { fixed, pClause, percent as pct, pValue as pv, signed } from '../report/format.js';
-import {
-  type ElevationEstimate,
-  type MemoryMetric,
-  type MemoryObservation,
-  type MemoryReport,
-  type MetricAnalysis,
-  type TargetAnalysis,
-  type ValidityCheck,
-  type ValidityVerdict,
+import type {
+  ElevationEstimate,
+  MemoryMetric,
+  MemoryObservation,
+  MemoryReport,
+  MetricAnalysis,
+  TargetAnalysis,
+  ValidityCheck,
+  ValidityVerdict,
 } from './analysis.js';
 import type { MemoryCalibration } from './calibrate.js';
 import { collectionObservations, type LabelerCheckCollection, type MemoryCollection, type MemoryCollectionSummary } from './observations.js';
