@@ -150,11 +150,10 @@ export function sampleFromCellLabels(
   const sample = requireIndex(labels.sample, `${where}.sample`);
   const tier = requireOneOf(PERTURBATION_TIERS, text('tier'), `${where}.tier`);
   const role = requireOneOf(ROLES, text('role'), `${where}.role`);
-  const domain = labels.domain;
   return {
     target: text('target'),
     question: text('question_id'),
-    domain: typeof domain === 'string' ? domain : '',
+    domain: typeof labels.domain === 'string' ? labels.domain : '',
     condition: text('condition'),
     tier,
     stimulus: text('stimulus_id'),
@@ -276,7 +275,10 @@ export function scoreTrajectories(input: readonly LabelledSample[], options: Sco
         missing.set(key, {
           target: sample.target,
           question: sample.question,
-          reason: reference === undefined ? 'no reference sample' : `reference sample is ${referenceProblem(reference)}`,
+          reason:
+            reference === undefined
+              ? 'no reference sample'
+              : `reference sample is ${reference.status === 'labelled' ? 'labelled with no steps' : reference.status}`,
         });
       }
       observations.push({ ...base, status: 'no_reference' });
@@ -305,11 +307,6 @@ export function scoreTrajectories(input: readonly LabelledSample[], options: Sco
     missingReferences: [...missing.values()],
     excluded: exclusionCounts(observations),
   };
-}
-
-function referenceProblem(reference: LabelledSample): string {
-  if (reference.status === 'labelled') return 'labelled with no steps';
-  return reference.status;
 }
 
 function exclusionCounts(observations: readonly MemoryObservation[]): ExclusionCount[] {
@@ -1287,20 +1284,6 @@ function combine(checks: readonly ValidityCheck[]): Verdict {
   return 'pass';
 }
 
-function elevationVerdict(
-  metric: MemoryMetric,
-  subject: string,
-  elevation: Maybe<ElevationEstimate> | null,
-  alpha: number,
-  wantElevated: boolean,
-): ValidityCheck {
-  if (elevation === null) return { metric, subject, estimate: null, p: null, met: null, error: 'no elevation on the floor row' };
-  if (isRefusal(elevation)) return { metric, subject, estimate: null, p: null, met: null, error: elevation.error };
-  // The claim's p: BH within the tier for a condition row, the test's own for a pooled tier.
-  const elevated = elevation.claim.p < alpha && elevation.estimate > 0;
-  return { metric, subject, estimate: elevation.estimate, p: elevation.claim.p, met: wantElevated ? elevated : !elevated };
-}
-
 function validityOf(
   metrics: Record<MemoryMetric, MetricAnalysis>,
   convergence: Maybe<Convergence>,
@@ -1310,33 +1293,36 @@ function validityOf(
   const { alpha } = settings;
   const specificityChecks: ValidityCheck[] = [];
   const sensitivityChecks: ValidityCheck[] = [];
-  const elevationCheck = (metric: MemoryMetric, subject: string, elevation: Maybe<ElevationEstimate> | null, a: number, want: boolean) => {
-    const check = elevationVerdict(metric, subject, elevation, a, want);
-    return design?.underpowered ? { ...check, met: null, error: design.reason } : check;
+  const elevationCheck = (metric: MemoryMetric, subject: string, elevation: Maybe<ElevationEstimate> | null, wantElevated: boolean): ValidityCheck => {
+    const estimated = elevation !== null && !isRefusal(elevation);
+    // The claim's p: BH within the tier for a condition row, the test's own for a pooled tier.
+    const check = { metric, subject, estimate: estimated ? elevation.estimate : null, p: estimated ? elevation.claim.p : null };
+    if (design?.underpowered) return { ...check, met: null, error: design.reason };
+    if (!estimated) return { ...check, met: null, error: elevation === null ? 'no elevation on the floor row' : elevation.error };
+    const elevated = elevation.claim.p < alpha && elevation.estimate > 0;
+    return { ...check, met: wantElevated ? elevated : !elevated };
   };
   for (const metric of MEMORY_METRICS) {
     const analysis = metrics[metric];
     for (const c of analysis.conditions) {
-      if (c.tier === 'noise') specificityChecks.push(elevationCheck(metric, c.condition, c.elevation, alpha, false));
+      if (c.tier === 'noise') specificityChecks.push(elevationCheck(metric, c.condition, c.elevation, false));
     }
     const noiseTier = analysis.tiers.find((t) => t.tier === 'noise');
-    if (noiseTier !== undefined) specificityChecks.push(elevationCheck(metric, 'tier:noise', noiseTier.elevation, alpha, false));
+    if (noiseTier !== undefined) specificityChecks.push(elevationCheck(metric, 'tier:noise', noiseTier.elevation, false));
     const lifeTier = analysis.tiers.find((t) => t.tier === 'life_event');
     sensitivityChecks.push(
       lifeTier === undefined
         ? { metric, subject: 'tier:life_event', estimate: null, p: null, met: null, error: 'no life-event observations' }
-        : elevationCheck(metric, 'tier:life_event', lifeTier.elevation, alpha, true),
+        : elevationCheck(metric, 'tier:life_event', lifeTier.elevation, true),
     );
   }
-  let convergentCheck: ValidityCheck;
   const fit = isRefusal(convergence) ? convergence : convergence.spearman;
-  if (isRefusal(fit)) {
-    convergentCheck = { metric: 'dtw~sri', subject: 'spearman', estimate: null, p: null, met: null, error: fit.error };
-  } else {
-    const { rho, p } = fit;
-    convergentCheck = { metric: 'dtw~sri', subject: 'spearman', estimate: rho, p, met: rho >= settings.convergenceThreshold && p < alpha };
-    if (design?.underpowered) convergentCheck = { ...convergentCheck, met: null, error: design.reason };
-  }
+  const spearman = { metric: 'dtw~sri', subject: 'spearman' } as const;
+  const convergentCheck: ValidityCheck = isRefusal(fit)
+    ? { ...spearman, estimate: null, p: null, met: null, error: fit.error }
+    : design?.underpowered
+      ? { ...spearman, estimate: fit.rho, p: fit.p, met: null, error: design.reason }
+      : { ...spearman, estimate: fit.rho, p: fit.p, met: fit.rho >= settings.convergenceThreshold && fit.p < alpha };
   const specificity = verdictOf(
     specificityChecks,
     `no noise condition significantly elevated over the floor (bootstrap p < ${alpha}, BH across the noise conditions, with a positive elevation) and the pooled noise tier not either, under either metric`,

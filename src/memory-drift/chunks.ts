@@ -61,12 +61,13 @@ export function chunkChainKey(generationKey: string, chunk?: { index: number; co
   return chunk === undefined || chunk === null || chunk.count <= 1 ? generationKey : `${generationKey}#${chunk.index}/${chunk.count}`;
 }
 
-/** One chunk's resolved labeling. */
+/** One chunk's (or one whole answer's) resolved labeling. */
 export interface ChunkOutcome {
   symbols: string[] | null;
   outcome: 'labelled' | 'invalid' | 'unlabelled';
   attempts: number | null;
   coercedUnknown: string[];
+  /** When invalid: the last attempt's `reason: detail`. */
   failure?: string;
 }
 

@@ -2,8 +2,8 @@ import type { AnalyzedRun } from '../experiment/audit.js';
 import type { AuditSeries, CompareRunsOptions, RunDifference } from '../report/compare-types.js';
 import { attempt, matchSubjects, sharedUnits } from '../report/compare-units.js';
 import { pairedBootstrapDifference } from '../stats/paired-bootstrap.js';
-import { type MemoryMetric, type MemoryReport, scoreTrajectories } from './analysis.js';
-import type { MemoryCollection } from './observations.js';
+import type { MemoryMetric, MemoryReport } from './analysis.js';
+import { collectionObservations, type MemoryCollection } from './observations.js';
 import { NO_PERTURBATION } from './perturbations.js';
 import { getOrInsert } from '../core/get-or-insert.js';
 
@@ -12,10 +12,7 @@ import { getOrInsert } from '../core/get-or-insert.js';
 type Sums = { tn: number; ts: number; fn: number; fs: number };
 
 function memoryQuestionSums(collection: MemoryCollection, target: string, metric: MemoryMetric, tier: string): Map<string, Sums> {
-  const observations = scoreTrajectories(
-    collection.records.map((r) => r.sample),
-    { pairing: collection.config.analysis.pairing },
-  ).observations;
+  const observations = collectionObservations(collection, collection.config.analysis.pairing);
   const out = new Map<string, Sums>();
   for (const o of observations) {
     const value = o[metric];

@@ -3,19 +3,6 @@ import { InputError } from '../core/errors.js';
 import { readBuiltinDataFile } from './data-files.js';
 import { parseInput } from './zod-input.js';
 
-/** A keyword group from DriftLens App. A (Table 7 keep signals, Table 8 drop-lists). */
-export interface KeywordGroup {
-  group: string;
-  description: string;
-  phrases: string[];
-}
-
-export interface CurationKeywords {
-  version: string;
-  keep: KeywordGroup[];
-  drop: KeywordGroup[];
-}
-
 export interface KeywordHit {
   group: string;
   phrase: string;
@@ -42,6 +29,10 @@ const keywordsSchema = z.object({
   keep: z.array(groupSchema).min(1),
   drop: z.array(groupSchema).min(1),
 });
+
+export type CurationKeywords = z.output<typeof keywordsSchema>;
+/** A keyword group from DriftLens App. A (Table 7 keep signals, Table 8 drop-lists). */
+export type KeywordGroup = CurationKeywords['keep'][number];
 
 export function parseCurationKeywords(text: string, file = 'curation-keywords.json'): CurationKeywords {
   let value: unknown;

@@ -5,8 +5,9 @@ import { InputError } from '../core/errors.js';
 import { packageRoot } from '../core/version.js';
 import { MAX_DATA_FILE_BYTES, readUserFile } from '../core/user-files.js';
 
+const BUILTIN_NAMES = ['questions', 'ontology', 'ontologyAlt', 'perturbations', 'curationKeywords'] as const;
 /** Names of the built-in DriftLens data files (see data/memory-drift/manifest.json). */
-export type BuiltinDataName = 'questions' | 'ontology' | 'ontologyAlt' | 'perturbations' | 'curationKeywords';
+export type BuiltinDataName = (typeof BUILTIN_NAMES)[number];
 
 export interface DataFileText {
   /** Path as given or resolved (used in error messages). */
@@ -58,8 +59,6 @@ export function readBuiltinDataFile(name: BuiltinDataName): BuiltinDataFile {
   if (entry === undefined) throw new InputError(`no entry "${name}"`, { file: manifestFile, field: 'files' });
   return { ...readDataFile(join(dir, entry.file)), name, version: entry.version };
 }
-
-const BUILTIN_NAMES: readonly BuiltinDataName[] = ['questions', 'ontology', 'ontologyAlt', 'perturbations', 'curationKeywords'];
 
 /** Version and SHA-256 of every built-in stimulus file, for run manifests. */
 export function builtinStimuliManifest(): Record<BuiltinDataName, { file: string; version: string; sha256: string }> {

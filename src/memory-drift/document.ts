@@ -2,25 +2,24 @@ import { isRefusal, type Maybe } from '../core/maybe.js';
 import type { AuditHeadlineTarget } from '../experiment/audit.js';
 import { dtw } from '../metrics/dtw.js';
 import { forestSpec, type IntervalRow, labelledScatterSpec } from '../report/charts.js';
-import { documentVerdict } from '../report/document/build.js';
+import { verdictOfHeadline } from '../report/document/build.js';
 import { int, intervalCell, num, para, pCell, table, text } from '../report/document/cells.js';
 import { documentMarkdown } from '../report/document/render-markdown.js';
 import type { AuditDocumentPart, DocumentBlock, DocumentCell, DocumentSection, DocumentVerdict } from '../report/document/types.js';
 import { type RateWithError, withinNominal } from '../stats/calibration.js';
 import { fixed, pClause, percent as pct, pValue as pv, signed } from '../report/format.js';
-import {
-  type ElevationEstimate,
-  type MemoryMetric,
-  type MemoryObservation,
-  type MemoryReport,
-  type MetricAnalysis,
-  scoreTrajectories,
-  type TargetAnalysis,
-  type ValidityCheck,
-  type ValidityVerdict,
+import type {
+  ElevationEstimate,
+  MemoryMetric,
+  MemoryObservation,
+  MemoryReport,
+  MetricAnalysis,
+  TargetAnalysis,
+  ValidityCheck,
+  ValidityVerdict,
 } from './analysis.js';
 import type { MemoryCalibration } from './calibrate.js';
-import type { LabelerCheckCollection, MemoryCollection, MemoryCollectionSummary } from './observations.js';
+import { collectionObservations, type LabelerCheckCollection, type MemoryCollection, type MemoryCollectionSummary } from './observations.js';
 import type { LabelAgreement, LabelerReliability } from './reliability.js';
 
 /**
@@ -92,17 +91,9 @@ export function memoryHeadline(report: MemoryReport): AuditHeadlineTarget[] {
  * single estimate; the estimates are the document's rows).
  */
 export function memoryVerdicts(report: MemoryReport): DocumentVerdict[] {
-  const headline = memoryHeadline(report);
-  return report.targets.map((t, i): DocumentVerdict => {
-    const h = headline[i] as AuditHeadlineTarget;
-    return documentVerdict({
-      subject: h.target,
-      verdict: h.verdict,
-      tone: h.tone,
-      numbers: h.numbers,
-      mde: t.metrics.dtw.power.minimumDetectableElevation,
-      underpowered: t.design.underpowered,
-    });
+  return memoryHeadline(report).map((h, i): DocumentVerdict => {
+    const t = report.targets[i] as TargetAnalysis;
+    return { ...verdictOfHeadline(h), mde: t.metrics.dtw.power.minimumDetectableElevation, underpowered: t.design.underpowered };
   });
 }
 
@@ -541,21 +532,13 @@ export interface MemoryDocumentInput {
   collection: MemoryCollection;
 }
 
-/** Observations scored against the no-memory reference (what the examples show). */
-function referenceObservations(collection: MemoryCollection): MemoryObservation[] {
-  return scoreTrajectories(
-    collection.records.map((r) => r.sample),
-    { pairing: 'reference' },
-  ).observations;
-}
-
 export function memorySections(report: MemoryReport, input?: MemoryDocumentInput): DocumentSection[] {
   return [
     introSection(report),
     countsSection(report),
     refusalsSection(report),
     ...report.targets.map((t) => targetSection(t, report.options.alpha)),
-    ...(input ? [examplesSection(referenceObservations(input.collection), 3), collectionSection(input.runId, input.collection.summary)] : []),
+    ...(input ? [examplesSection(collectionObservations(input.collection, 'reference'), 3), collectionSection(input.runId, input.collection.summary)] : []),
   ];
 }
 

@@ -51,5 +51,3 @@ export const memoryGate = twoThresholdGate({
 });
 
 export const memoryGateChecks = memoryGate.checks;
-/** The memory audit's thresholds (keys of a `gate:` section, documented on its gate shape). */
-export type MemoryGateThresholds = Parameters<typeof memoryGateChecks>[1];

@@ -44,10 +44,6 @@ const rowsPageSchema = z.object({
   num_rows_total: z.number().int().nonnegative(),
 });
 
-function describe(options: HuggingFaceQuestionOptions, config: string, split: string): string {
-  return `hf:${options.dataset} (config ${config}, split ${split})`;
-}
-
 function cellText(value: unknown): string | null {
   if (typeof value === 'string') return value.trim();
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
@@ -72,7 +68,7 @@ export async function loadHuggingFaceQuestions(options: HuggingFaceQuestionOptio
   const base = (options.baseUrl ?? HF_DATASETS_SERVER_URL).replace(/\/+$/, '');
   const token = options.token ?? (options.env ?? process.env).HF_TOKEN;
   const doFetch = options.fetch ?? fetch;
-  const where = describe(options, config, split);
+  const where = `hf:${options.dataset} (config ${config}, split ${split})`;
   const headers: Record<string, string> = { accept: 'application/json' };
   if (token !== undefined && token !== '') headers.authorization = `Bearer ${token}`;
 

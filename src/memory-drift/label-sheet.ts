@@ -6,6 +6,7 @@ import { int, num, para, table, text } from '../report/document/cells.js';
 import { documentMarkdown } from '../report/document/render-markdown.js';
 import type { DocumentCell, DocumentSection } from '../report/document/types.js';
 import { agreement } from '../stats/agreement.js';
+import { normalizeLabel } from './labeler.js';
 import { parseSymbol } from './ontology.js';
 
 /**
@@ -136,13 +137,7 @@ export function parseStepLabelSheet(text: string, file: string, key: StepLabelKe
     if (!table.header.includes(column)) throw new InputError(`missing column "${column}"`, { file, line: 1, field: 'header' });
   }
   const canonical = new Map<string, string>();
-  const norm = (s: string) =>
-    s
-      .trim()
-      .toLowerCase()
-      .replace(/\s*\/\s*/g, '/')
-      .replace(/\s+/g, ' ');
-  for (const symbol of [...key.symbols, 'unmapped']) canonical.set(norm(symbol), symbol);
+  for (const symbol of [...key.symbols, 'unmapped']) canonical.set(normalizeLabel(symbol), symbol);
   const byId = new Map(key.items.map((item) => [item.itemId, item]));
   const labels = new Map<string, HumanLabel>();
   for (const row of table.rows) {
@@ -159,7 +154,7 @@ export function parseStepLabelSheet(text: string, file: string, key: StepLabelKe
     else if (lower === 'agree') {
       if (key.blind) throw new InputError('"agree" needs the model label, which a blind sheet does not show; write the symbol', at);
       label = item.modelLabel;
-    } else label = canonical.get(norm(raw));
+    } else label = canonical.get(normalizeLabel(raw));
     if (label === undefined) throw new InputError(`"${raw}" is not a symbol of the ontology (Category/Subcategory, unmapped, ambiguous, agree or blank)`, at);
     labels.set(id, { label, line: row.line });
   }

@@ -150,7 +150,8 @@ export interface LabelerParseOptions {
   allowUnmapped?: boolean;
 }
 
-function normalizeLabel(label: string): string {
+/** A label compared ignoring case, runs of spaces and spaces around "/". */
+export function normalizeLabel(label: string): string {
   return label
     .trim()
     .replace(/\s*\/\s*/g, '/')

@@ -7,10 +7,12 @@ import {
   type LabelledSample,
   type LabelledSampleStatus,
   type MemoryAnalysisOptions,
+  type MemoryObservation,
   type MemoryReport,
   type MemorySampling,
   type PairingPolicy,
   type ScoredTrajectories,
+  sampleFromCellLabels,
   scoreTrajectories,
 } from './analysis.js';
 import { type MemoryConfig, memoryConfigSchema } from './config.js';
@@ -28,8 +30,7 @@ import {
 } from './refusal-judge.js';
 import { type ChunkOutcome, chunkBudgetOf, chunkChainKey, labelingChunks, reassembleChunks } from './chunks.js';
 import { type Ontology, validateOntology } from './ontology.js';
-import type { PerturbationTier } from './perturbations.js';
-import { type GenerationRole, sharedSeedCells } from './plan.js';
+import { SAMPLE_SEEDINGS, type SampleSeeding, sharedSeedCells } from './plan.js';
 import type { LabelRecord } from './reliability.js';
 import {
   type LabelerCheckConfig,
@@ -178,9 +179,6 @@ export async function memoryRunSetup(store: RunStore, runId: string): Promise<{ 
 /** The text of a re-ask chain's cell: its answer when it is done. */
 const doneText = { text: (cell: RunCellResultRecord) => (cell.result.status === 'done' ? cell.result.text : null) };
 
-/** One labeling resolved: the shape of a chunk's (`failure` = the last attempt's `reason: detail` when invalid). */
-type LabelingOutcome = ChunkOutcome;
-
 /**
  * Resolves one labeling chain (attempt 0, then each re-ask) the way the run
  * did: the first output that parses wins; a failed parse moves to the next
@@ -192,7 +190,7 @@ export function resolveLabeling(
   ontology: Ontology,
   config: Pick<MemoryConfig, 'labelerReasks' | 'unknownLabel' | 'allowUnmapped'>,
   format: 'echolens' | 'reference' = 'echolens',
-): LabelingOutcome {
+): ChunkOutcome {
   const options = { stepCount, ontology, unknownLabel: config.unknownLabel, allowUnmapped: config.allowUnmapped };
   const parseLabels = (text: string): LabelerParseResult =>
     format === 'reference' ? parseReferenceLabelerOutput(text, options) : parseLabelerOutput(text, options);
@@ -241,7 +239,7 @@ export function resolveStepsLabeling(
   ontology: Ontology,
   config: Pick<MemoryConfig, 'labelerReasks' | 'unknownLabel' | 'allowUnmapped' | 'steps'>,
   format: 'echolens' | 'reference' = 'echolens',
-): LabelingOutcome {
+): ChunkOutcome {
   const whole = chains.get(generationKey);
   const chunks = labelingChunks(steps, chunkBudgetOf(config.steps));
   if (whole !== undefined || chunks.length <= 1) return resolveLabeling(whole ?? new Map(), steps.length, ontology, config, format);
@@ -304,19 +302,10 @@ export async function collectMemorySamples(store: RunStore, runId: string): Prom
   for (const cell of cells) {
     const l = cell.labels;
     if (l.stage !== 'generation' || l.experiment !== MEMORY_EXPERIMENT) continue;
-    const base = {
-      target: String(l.target),
-      question: String(l.question_id),
-      domain: String(l.domain ?? ''),
-      condition: String(l.condition),
-      tier: String(l.tier) as PerturbationTier,
-      stimulus: String(l.stimulus_id),
-      sample: Number(l.sample),
-      role: String(l.role) as GenerationRole,
-    };
+    const base = sampleFromCellLabels(l, { status: 'failed', symbols: null }, `cell ${cell.key}`);
     const record: MemorySampleRecord = {
       generationKey: cell.key,
-      sample: { ...base, status: 'failed', symbols: null },
+      sample: base,
       outcome: 'failed',
       stepMethod: null,
       stepSource: null,
@@ -413,6 +402,13 @@ const scoreCollection = (collection: MemoryCollection, pairing: PairingPolicy): 
     { pairing, emptySequences: collection.config.procedure === 'reference' ? 'authors' : 'exclude' },
   );
 
+/** A collection's samples scored under `pairing`, excluding unusable labels (what the document, viewer and compare read). */
+export const collectionObservations = (collection: MemoryCollection, pairing: PairingPolicy): MemoryObservation[] =>
+  scoreTrajectories(
+    collection.records.map((r) => r.sample),
+    { pairing },
+  ).observations;
+
 export interface MemoryObservationOptions {
   /** `reference` (default, docs/decisions.md#d8) or `all-pairs`. */
   pairing?: PairingPolicy;
@@ -432,8 +428,7 @@ export interface MemoryReportOptions extends MemoryAnalysisOptions, MemoryObserv
 export async function memorySampling(store: RunStore, runId: string): Promise<MemorySampling> {
   const raw = (await store.requireRun(runId)).manifest.config as { sampleSeeds?: unknown } | undefined;
   const recorded = raw?.sampleSeeds;
-  const seeding: MemorySampling['seeding'] =
-    recorded === 'cell' || recorded === 'offset' || recorded === 'fixed' || recorded === 'none' ? recorded : 'unrecorded';
+  const seeding = SAMPLE_SEEDINGS.includes(recorded as SampleSeeding) ? (recorded as SampleSeeding) : 'unrecorded';
   const seeds = (await store.cellsOfRun(runId))
     .filter((cell) => cell.labels.stage === 'generation' && cell.labels.experiment === MEMORY_EXPERIMENT)
     .map((cell) => ({ seed: cell.request.params.seed, target: String(cell.labels.target), question: String(cell.labels.question_id) }));
@@ -475,7 +470,7 @@ export async function relabelItems(collection: MemoryCollection, store: RunStore
 }
 
 /** One relabelling pass (its names) with what became of its items. */
-export type LabelerCheckPassCounts = Pick<LabelerCheckPass, 'labeler' | 'run' | 'wording'> & Record<'items' | LabelingOutcome['outcome'], number>;
+export type LabelerCheckPassCounts = Pick<LabelerCheckPass, 'labeler' | 'run' | 'wording'> & Record<'items' | ChunkOutcome['outcome'], number>;
 
 export interface LabelerCheckCollection {
   checkRunId: string;

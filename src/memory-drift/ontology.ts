@@ -6,27 +6,6 @@ import { parseStructuredText, readBuiltinDataFile, readStructuredFile, type Stru
 /** The symbol for a step no definition fits (docs/decisions.md#d6: its own symbol, its rate reported). */
 export const UNMAPPED = 'unmapped';
 
-export interface OntologySubcategory {
-  name: string;
-  definition: string;
-}
-
-export interface OntologyCategory {
-  name: string;
-  definition: string;
-  inclusionCues: string[];
-  triggerVerbs: string[];
-  exclusions: string[];
-  subcategories: OntologySubcategory[];
-}
-
-export interface Ontology {
-  name: string;
-  version: string;
-  description: string;
-  categories: OntologyCategory[];
-}
-
 const name = z
   .string()
   .trim()
@@ -52,6 +31,9 @@ const ontologySchema = z.object({
     )
     .min(1, 'needs at least one category'),
 });
+
+/** A validated ontology: categories with their definitions, cues and subcategories. */
+export type Ontology = z.output<typeof ontologySchema>;
 
 /** The reference repository's layout: { "<root>": { description, children: [{ name, description }] } }. */
 const referenceSchema = z.record(

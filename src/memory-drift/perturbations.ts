@@ -7,8 +7,8 @@ import { parseStructuredText, readBuiltinDataFile, readStructuredFile, type Stru
  * none = the empty no-memory condition; noise = pragmatic noise (negative control);
  * persona = user-attribute memory (experimental condition); life_event = positive control.
  */
-export type PerturbationTier = 'none' | 'noise' | 'persona' | 'life_event';
-export const PERTURBATION_TIERS: readonly PerturbationTier[] = ['none', 'noise', 'persona', 'life_event'];
+export const PERTURBATION_TIERS = ['none', 'noise', 'persona', 'life_event'] as const;
+export type PerturbationTier = (typeof PERTURBATION_TIERS)[number];
 
 export interface PerturbationStimulus {
   id: string;
@@ -16,21 +16,6 @@ export interface PerturbationStimulus {
   text: string;
   category: string;
   tier: PerturbationTier;
-}
-
-export interface PerturbationCategory {
-  id: string;
-  tier: PerturbationTier;
-  description: string;
-  /** Why this category belongs to its tier (life events: the literature it comes from). */
-  rationale?: string;
-  stimuli: { id: string; text: string }[];
-}
-
-export interface PerturbationSet {
-  name: string;
-  version: string;
-  categories: PerturbationCategory[];
 }
 
 export const NO_PERTURBATION = 'no_perturbation';
@@ -43,14 +28,19 @@ const setSchema = z.object({
     .array(
       z.object({
         id: z.string().regex(/^[a-z0-9_]+$/, 'category ids use lowercase letters, digits and _'),
-        tier: z.enum(['none', 'noise', 'persona', 'life_event']),
+        tier: z.enum(PERTURBATION_TIERS),
         description: z.string().default(''),
+        /** Why this category belongs to its tier (life events: the literature it comes from). */
         rationale: z.string().optional(),
         stimuli: z.array(z.object({ id: z.string().trim().min(1), text: z.string() })).min(1, 'needs at least one stimulus'),
       }),
     )
     .min(1),
 });
+
+/** A validated perturbation set: its categories, each with a tier and its stimuli. */
+export type PerturbationSet = z.output<typeof setSchema>;
+export type PerturbationCategory = PerturbationSet['categories'][number];
 
 /** Validates a perturbation set: unique ids, one-line texts, empty text exactly for the `none` tier. */
 export function validatePerturbationSet(value: unknown, file = '<perturbations>'): PerturbationSet {

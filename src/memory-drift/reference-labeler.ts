@@ -1,6 +1,6 @@
 import type { ChatMessage } from '../models/types.js';
 import { fillTemplate } from '../materials/python-literal.js';
-import type { LabelerParseResult } from './labeler.js';
+import type { LabelerParseOptions, LabelerParseResult } from './labeler.js';
 import type { ReferenceMemoryTexts } from './materials.js';
 import { makeSymbol, type Ontology, UNMAPPED } from './ontology.js';
 
@@ -35,13 +35,8 @@ function normalize(name: string): string {
   return name.trim().replace(/\s+/gu, ' ').toLowerCase();
 }
 
-export interface ReferenceParseOptions {
-  ontology: Ontology;
-  /** Steps sent (steps input) or null (the whole response: any count ≥ 1). */
-  stepCount: number | null;
-  unknownLabel?: 'error' | 'unmapped';
-  allowUnmapped?: boolean;
-}
+/** The labeler's parse options with the ontology itself (the answer names subcategories, matched within it). */
+export type ReferenceParseOptions = LabelerParseOptions & { ontology: Ontology };
 
 /** Reads a reference-format labeler answer into echolens symbols. */
 export function parseReferenceLabelerOutput(text: string, options: ReferenceParseOptions): LabelerParseResult {

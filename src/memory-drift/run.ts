@@ -181,8 +181,7 @@ async function loadQuestionSet(
       // Read only what the selection can use when nothing filters by id or domain.
       ...(q.limit !== undefined && q.ids === undefined && q.domains === undefined ? { limit: q.limit } : {}),
       ...(q.hfBaseUrl !== undefined ? { baseUrl: q.hfBaseUrl } : {}),
-      ...(options.fetch ? { fetch: options.fetch } : {}),
-      ...(options.env ? { env: options.env } : {}),
+      ...definedFields(options, ['fetch', 'env']),
     });
   } catch (error) {
     asConfigError('questions.dataset', error);
@@ -296,14 +295,10 @@ export function planMemoryGeneration(config: MemoryConfig, stimuli: MemoryStimul
       stimuliPerCategory: config.stimuliPerCategory,
       mode: config.injection,
       params: memoryDecodingParams(config.decoding, target),
-      ...(systemPrompt !== undefined || stimuli.materials?.reference
-        ? {
-            messageOptions: {
-              ...(systemPrompt !== undefined ? { systemPrompt } : {}),
-              ...(stimuli.materials?.reference ? { reference: stimuli.materials.reference } : {}),
-            },
-          }
-        : {}),
+      messageOptions: {
+        ...(systemPrompt !== undefined ? { systemPrompt } : {}),
+        ...(stimuli.materials?.reference ? { reference: stimuli.materials.reference } : {}),
+      },
       seed: config.seed,
     });
     assignSampleSeeds(plan, config.sampleSeeds, config.seed);
@@ -521,13 +516,9 @@ export function dryRunMemory(config: MemoryConfig, stimuli: MemoryStimuli, specs
       }).spec,
   );
   // One refusal-judge cell per answer when a judge is set (judged on a typical answer's text).
+  const judge = config.refusalJudge;
   const judgeSpecs =
-    config.refusalJudge === undefined
-      ? []
-      : specs.map(
-          (_spec, index) =>
-            refusalJudgeItem(`${ESTIMATE_STEPS.join('\n')}\nestimate ${index}`, config.refusalJudge as NonNullable<MemoryConfig['refusalJudge']>, {}).spec,
-        );
+    judge === undefined ? [] : specs.map((_spec, index) => refusalJudgeItem(`${ESTIMATE_STEPS.join('\n')}\nestimate ${index}`, judge, {}).spec);
   const prices = loadPriceTable(priceFile ? { file: priceFile } : {});
   const labelerAnswerTokens = countTokens(typicalLabelerAnswer(ESTIMATE_STEPS.length + 1, stimuli.ontology));
   return {
@@ -718,17 +709,14 @@ export const memoryRunner: StagedAuditRunner<MemoryConfig, MemoryRunInput, Memor
     if (generation.stopReason !== null) return counts;
     // The refusal judge (optional) runs before labeling: an answer it calls a refusal is not labeled.
     const judged = new Map<string, boolean>();
-    if (config.refusalJudge !== undefined) {
+    const judge = config.refusalJudge;
+    if (judge !== undefined) {
       const judgeItems: ParsedItem<boolean>[] = [];
       const judgedKeys: string[] = [];
       specs.forEach((spec, index) => {
         const result = generation.results[index];
         if (result?.status !== 'done' || result.text === null || result.text.trim() === '') return;
-        const item = refusalJudgeItem(
-          result.text,
-          config.refusalJudge as NonNullable<MemoryConfig['refusalJudge']>,
-          refusalJudgeLabels(spec.labels, result.key),
-        );
+        const item = refusalJudgeItem(result.text, judge, refusalJudgeLabels(spec.labels, result.key));
         // The judge's cell and every re-ask carry the config's identity rule.
         withModelIdentity(item.spec, config);
         judgeItems.push(item);
@@ -854,13 +842,10 @@ export function labelerCheckPasses(config: MemoryConfig, runOntology: { ontology
     passes.push({ ...passes[0]!, labeler, params: memoryDecodingParams(config.labelerDecoding, labeler), purpose: 'check' });
   }
   if (check.repeat) {
-    // Two independent labelings at T = 1 (Table 10); distinct sample indices make them distinct cells.
-    for (const [sample, run] of [
-      [1, 't1-a'],
-      [2, 't1-b'],
-    ] as const) {
-      passes.push({ ...passes[0]!, run, params: { ...t0, temperature: 1 }, sample, purpose: 'check' });
-    }
+    // Two independent labelings at T = 1 (Table 10); distinct sample indices (1, 2) make them distinct cells.
+    passes.push(
+      ...(['t1-a', 't1-b'] as const).map((run, i) => ({ ...passes[0]!, run, params: { ...t0, temperature: 1 }, sample: i + 1, purpose: 'check' as const })),
+    );
   }
   if (check.altOntology !== null) {
     const alt = check.altOntology === 'builtin:alt' ? loadMemoryOntology('alt') : loadMemoryOntology(check.altOntology);
@@ -894,14 +879,9 @@ export function selectRelabelItems<T extends RelabelItem>(items: readonly T[], l
 }
 
 /** What a check or rating run reports of its lifecycle: id, resumption, early stop and spend. */
-type RunBasics = Pick<AuditRunResult<unknown>, 'runId' | 'resumed' | 'interrupted' | 'spendUsd' | 'unpricedCells'>;
-const runBasics = ({ runId, resumed, interrupted, spendUsd, unpricedCells }: RunBasics): RunBasics => ({
-  runId,
-  resumed,
-  interrupted,
-  spendUsd,
-  unpricedCells,
-});
+const RUN_BASICS = ['runId', 'resumed', 'interrupted', 'spendUsd', 'unpricedCells'] as const;
+type RunBasics = Pick<AuditRunResult<unknown>, (typeof RUN_BASICS)[number]>;
+const runBasics = (run: RunBasics): RunBasics => Object.fromEntries(RUN_BASICS.map((key) => [key, run[key]])) as unknown as RunBasics;
 
 export interface LabelerCheckRunResult extends RunBasics {
   items: number;

@@ -1,8 +1,7 @@
 import type { AuditViewer } from '../experiment/audit.js';
 import { labelText } from '../report/viewer/labels.js';
 import type { CellMeasure, CellReferences, IndexedCell } from '../report/viewer/types.js';
-import { scoreTrajectories } from './analysis.js';
-import type { MemoryCollection } from './observations.js';
+import { collectionObservations, type MemoryCollection } from './observations.js';
 
 /**
  * The memory audit in the viewer: DTW and SRI of each answer against the no-memory reference
@@ -16,10 +15,7 @@ function memoryMeasures(cells: readonly IndexedCell[], collection: MemoryCollect
   const generationKeys = new Map(
     collection.records.map((r) => [key(r.sample.target, r.sample.question, r.sample.condition, r.sample.stimulus, r.sample.sample), r.generationKey]),
   );
-  const observations = scoreTrajectories(
-    collection.records.map((r) => r.sample),
-    { pairing: 'reference' },
-  ).observations;
+  const observations = collectionObservations(collection, 'reference');
   const dtw = new Map<string, number | null>();
   const sri = new Map<string, number | null>();
   for (const o of observations) {

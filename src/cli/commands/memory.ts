@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { closing } from '../../core/closing.js';
 import { ConfigError, InvalidArgumentError } from '../../core/errors.js';
 import { spendText } from '../../core/money.js';
 import type { MemoryReport } from '../../memory-drift/analysis.js';
@@ -36,7 +37,7 @@ import {
 } from '../../memory-drift/run.js';
 import { openStore, type RunStore } from '../../store/run-store.js';
 import { memoryHeadlines } from '../headline.js';
-import { collect, emit, oneOf, positiveInteger, positiveNumber } from '../options.js';
+import { checkedNumber, collect, emit, oneOf, positiveInteger, positiveNumber } from '../options.js';
 import { CTRL_C_HELP, MODEL_REF_FORMS, SET_FLAG_HELP } from '../run-options.js';
 import { type AuditCommandHooks, registerAuditCommands } from './audit-commands.js';
 import { registerMemoryLabelSheet } from './memory-label-sheet.js';
@@ -77,14 +78,7 @@ function curationDecision(row: Omit<CurationRow, 'decision' | 'reason'>): Pick<C
 }
 
 /** Reads a run store opened read-only, closing it afterwards. */
-async function readStore<T>(db: string, read: (store: RunStore) => Promise<T>): Promise<T> {
-  const store = openStore(db, { readonly: true });
-  try {
-    return await read(store);
-  } finally {
-    await store.close();
-  }
-}
+const readStore = <T>(db: string, read: (store: RunStore) => Promise<T>): Promise<T> => closing(openStore(db, { readonly: true }), read);
 
 /**
  * Why a finished run has nothing to analyse (every answer unusable, or every labeling invalid),
@@ -191,11 +185,11 @@ function registerMemoryCalibrate(memory: Command): void {
     )
     .argument('<config>', 'YAML config of `memory run` (targets and labeler are not called)')
     .option('--replicates <n>', 'simulated runs per scenario (200 gives a false-positive rate within about ±3 points)', positiveInteger('--replicates'), 200)
-    .option('--seed <n>', 'seed of the simulation (default: the config seed)', (v: string) => {
-      const n = Number(v);
-      if (!Number.isSafeInteger(n) || n < 0) throw new InvalidArgumentError('--seed', `must be a non-negative integer, got "${v}"`);
-      return n;
-    })
+    .option(
+      '--seed <n>',
+      'seed of the simulation (default: the config seed)',
+      checkedNumber('--seed', (n) => Number.isSafeInteger(n) && n >= 0, 'a non-negative integer'),
+    )
     .option('--bootstrap <B>', 'bootstrap replicates per simulated report (default: the config B, at most 500)', positiveInteger('--bootstrap'))
     .option('--noise <p>', 'per-step sampling noise of the simulated sampler (default 0.2)', positiveNumber('--noise'))
     .option('--set <key=value>', SET_FLAG_HELP, collect, [])
