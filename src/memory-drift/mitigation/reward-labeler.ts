@@ -192,14 +192,8 @@ export class CachedLabeler {
         out.push(Promise.resolve(settled));
         continue;
       }
-      let resolve!: (o: LabelOutcome) => void;
-      let reject!: (e: unknown) => void;
-      const promise = new Promise<LabelOutcome>((res, rej) => {
-        resolve = res;
-        reject = rej;
-      });
+      const promise = new Promise<LabelOutcome>((resolve, reject) => misses.set(response, { steps, prepared, stepCount, resolve, reject }));
       this.inFlight.set(response, promise);
-      misses.set(response, { steps, prepared, stepCount, resolve, reject });
       out.push(promise);
     }
     if (misses.size > 0) await this.runMisses(misses);
