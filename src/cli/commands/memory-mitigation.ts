@@ -8,7 +8,7 @@ import { SET_FLAG_HELP } from '../run-options.js';
 import { sha256Hex } from '../../core/canonical-json.js';
 import { InputError, InvalidArgumentError } from '../../core/errors.js';
 import { installStopSignals, openExperimentRun } from '../../experiment/runtime.js';
-import { registerMitigationSimProfiles } from '../../memory-drift/mitigation/sims.js';
+import { registerMitigationSimProfiles } from '../../memory-drift/mitigation/index.js';
 import { loadDpoConfig } from '../../memory-drift/mitigation/dpo-config.js';
 import { runDpoPairs, writeDpoOutputs } from '../../memory-drift/mitigation/dpo.js';
 import { parseHeldOut, renderEvaluationMarkdown, runEvaluation } from '../../memory-drift/mitigation/evaluation.js';
@@ -230,15 +230,12 @@ export function registerMemoryMitigation(memory: Command): void {
           "warning: listening beyond this machine without a token; anyone who can reach the port can spend the labeler's API key (set --token)\n",
         );
       }
-      await new Promise<void>((resolve) => {
-        const stop = () => resolve();
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
+      const onSignal = (handler: () => void) => {
+        for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, handler);
+      };
+      await new Promise<void>((resolve) => onSignal(() => resolve()));
       // A second signal while closing ends the process at once.
-      const force = () => process.exit(130);
-      process.once('SIGINT', force);
-      process.once('SIGTERM', force);
+      onSignal(() => process.exit(130));
       await server.close();
       await run.store.close();
       process.stdout.write(

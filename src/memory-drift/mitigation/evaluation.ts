@@ -8,7 +8,8 @@ import { sectionsMarkdown } from '../../report/document/render-markdown.js';
 import type { DocumentSection } from '../../report/document/types.js';
 import type { Ontology } from '../ontology.js';
 import { type DpoJudgeVerdict, dpoJudgeItem } from './dpo-judge.js';
-import { CachedLabeler } from './reward-labeler.js';
+import type { CachedLabeler } from './reward-labeler.js';
+import { stageLabeler } from './references.js';
 import { type ReferenceMap, scoreLabelledResponse } from './reward.js';
 
 /** One held-out response of one model. */
@@ -169,13 +170,7 @@ export const evaluationRunner: StagedAuditRunner<EvaluationConfig, EvaluationInp
   async execute(context) {
     const { config, input } = context;
     let stage = '';
-    const labeler = new CachedLabeler({
-      store: context.store,
-      runId: context.runId,
-      labeler: config.labeler,
-      ontology: config.ontology,
-      parsedStage: (items, retries) => context.parsedStage(items, retries, stage),
-    });
+    const labeler = stageLabeler(context, () => stage);
     const summaries: HeldOutSummary[] = [];
     for (const model of input.models) {
       if (context.stopped) break;

@@ -141,13 +141,8 @@ export class RewardWorkerPool {
 
   private async acquire(): Promise<Slot> {
     for (;;) {
-      const free = this.slots.find((slot) => !slot.busy);
-      if (free !== undefined) {
-        free.busy = true;
-        return free;
-      }
-      if (this.slots.length < this.size) {
-        const slot = this.spawn();
+      const slot = this.slots.find((s) => !s.busy) ?? (this.slots.length < this.size ? this.spawn() : undefined);
+      if (slot !== undefined) {
         slot.busy = true;
         return slot;
       }

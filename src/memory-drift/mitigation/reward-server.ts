@@ -174,24 +174,20 @@ function scoreOne(
   options: Pick<RewardServerOptions, 'references' | 'weights'>,
   maxChars: number,
 ): ScoredItem {
-  if (item.text === null) {
-    return {
-      question_id: item.questionId,
-      error: `response longer than ${maxChars} characters (not scored)`,
-      reward: null,
-      components: { format: 0, readability: 0, diversity: 0 },
-    };
-  }
   const text = item.text;
-  if (item.error !== undefined) return { question_id: item.questionId, error: item.error, reward: null, components: text };
-  if (item.reference === undefined && item.questionId === null)
-    return { question_id: null, error: 'no question id in the label', reward: null, components: text };
+  const failed = (error: string): ScoredItem => ({
+    question_id: item.questionId,
+    error,
+    reward: null,
+    components: text ?? { format: 0, readability: 0, diversity: 0 },
+  });
+  if (text === null) return failed(`response longer than ${maxChars} characters (not scored)`);
+  if (item.error !== undefined) return failed(item.error);
+  if (item.reference === undefined && item.questionId === null) return failed('no question id in the label');
   // A verl label may carry the reference trajectory itself (a list of symbols).
   const reference = item.reference ?? options.references.get(item.questionId as string);
-  if (reference === undefined) {
-    return { question_id: item.questionId, error: `unknown question id "${item.questionId}"`, reward: null, components: text };
-  }
-  if (!outcome.ok) return { question_id: item.questionId, error: outcome.error, reward: null, components: text };
+  if (reference === undefined) return failed(`unknown question id "${item.questionId}"`);
+  if (!outcome.ok) return failed(outcome.error);
   const { reward, ...components } = scoreLabelledResponse(item.key, reference, outcome.symbols, options.weights, { text });
   return {
     question_id: item.questionId,
