@@ -112,13 +112,10 @@ export async function evaluateHeldOut(model: string, rows: readonly HeldOutRow[]
     });
     const { outcomes } = await options.judgeStage(items, options.reasks ?? 2);
     for (const outcome of outcomes) {
-      if (outcome.status === 'ok') {
-        if (outcome.value.kind === 'judged') {
-          helpfulness.push(outcome.value.judgement.helpfulness);
-          distracted.push(outcome.value.judgement.distracted);
-        } else helpfulnessExcluded.uncertain++;
-      } else if (outcome.status === 'invalid') helpfulnessExcluded.invalid++;
-      else helpfulnessExcluded.unanswered++;
+      if (outcome.status === 'ok' && outcome.value.kind === 'judged') {
+        helpfulness.push(outcome.value.judgement.helpfulness);
+        distracted.push(outcome.value.judgement.distracted);
+      } else helpfulnessExcluded[outcome.status === 'ok' ? 'uncertain' : outcome.status]++;
     }
   }
   return {

@@ -219,10 +219,6 @@ export function parseReferences(text: string, file = '<references>', known?: Rea
 }
 
 /**
- * The question id carried by a trainer's label (`labels[i]` of OpenRLHF, `ground_truth` of verl):
- * a plain id string, or a JSON object string / object with `question_id`.
- */
-/**
  * A reference trajectory given inline as the label (the reference implementation's verl format:
  * `ground_truth` = a list of `Category/Subcategory` symbols, or that list as a Python or JSON
  * literal string); null when the label is not such a list.
@@ -251,6 +247,10 @@ export function referenceFromLabel(label: unknown): string[] | null {
   return symbols.length > 0 ? symbols : null;
 }
 
+/**
+ * The question id carried by a trainer's label (`labels[i]` of OpenRLHF, `ground_truth` of verl):
+ * a plain id string, or a JSON object string / object with `question_id`.
+ */
 export function questionIdFromLabel(label: unknown): string | null {
   if (typeof label === 'string') {
     const trimmed = label.trim();
