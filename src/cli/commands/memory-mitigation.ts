@@ -1,4 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { toJsonl } from '../../memory-drift/mitigation/export.js';
 import { spendText } from '../../core/money.js';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
@@ -7,7 +8,7 @@ import { SET_FLAG_HELP } from '../run-options.js';
 import { sha256Hex } from '../../core/canonical-json.js';
 import { InputError, InvalidArgumentError } from '../../core/errors.js';
 import { installStopSignals, openExperimentRun } from '../../experiment/runtime.js';
-import { registerMitigationSimProfiles } from '../../memory-drift/mitigation/sims.js';
+import { registerMitigationSimProfiles } from '../../memory-drift/mitigation/index.js';
 import { loadDpoConfig } from '../../memory-drift/mitigation/dpo-config.js';
 import { runDpoPairs, writeDpoOutputs } from '../../memory-drift/mitigation/dpo.js';
 import { parseHeldOut, renderEvaluationMarkdown, runEvaluation } from '../../memory-drift/mitigation/evaluation.js';
@@ -27,6 +28,8 @@ import {
   REWARD_PRESETS,
   type RewardPreset,
   type RewardWeights,
+  WEIGHT_KEYS,
+  type WeightKey,
 } from '../../memory-drift/mitigation/reward.js';
 import { loadMemoryConfig, planMemoryGeneration, resolveMemoryStimuli } from '../../memory-drift/run.js';
 import { loadBuiltinOntology, loadOntologyFile, ontologySymbols, UNMAPPED } from '../../memory-drift/ontology.js';
@@ -43,6 +46,17 @@ export function stoppedEarly(message: string, stream: NodeJS.WriteStream = proce
   stream.write(`${message}\n`);
   process.exitCode = 3;
 }
+
+/** Help of the reward server's `--w-<weight>` flags (`antiDistraction` → `--w-anti-distraction`). */
+const WEIGHT_FLAGS: Record<WeightKey, string> = {
+  format: 'weight of r_fmt (format reward, eq. 9)',
+  dtw: 'weight of r_dtw (−DTW, or 1 − DTW with --drift similarity)',
+  sri: 'weight of r_sri (−SRI drift, or 1 − SRI; the DTW+SRI+fmt variant)',
+  antiDistraction: 'weight of the anti-distraction reward (labels keep o*(x) in place and order; penalises unmapped steps and length change)',
+  readability: 'weight of the readability reward (Gaussian around a target Flesch reading ease)',
+  diversity: 'weight of the answer lexical-diversity reward (App. I.3)',
+};
+const weightFlag = (key: string) => `w-${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 
 const SIMS = '\nSimulated models (measure nothing): sim:memory (generator), sim:dpo-judge (judge), sim:dpo-rewriter (rewrite), sim:labeler (labeler).';
 
@@ -106,8 +120,7 @@ export function registerMemoryMitigation(memory: Command): void {
         });
         if (run.interrupted) return stoppedEarly(`run ${run.runId} stopped early; run the same command again to resume (nothing written)`);
         const built = run.result;
-        mkdirSync(dirname(options.out), { recursive: true });
-        writeFileSync(options.out, built.references.map((r) => JSON.stringify(r)).join('\n') + (built.references.length > 0 ? '\n' : ''));
+        writeFileSync(ensureParent(options.out), toJsonl(built.references));
         process.stdout.write(`wrote ${built.references.length} references to ${options.out}; ${built.missing.length} questions without one\n`);
         for (const m of built.missing) process.stdout.write(`  ${m.question_id}: ${m.reason}\n`);
       } finally {
@@ -115,7 +128,7 @@ export function registerMemoryMitigation(memory: Command): void {
       }
     });
 
-  memory
+  const rewardServer = memory
     .command('reward-server')
     .description(
       'GRPO reward server: R = w_fmt·r_fmt + w_dtw·r_dtw + w_sri·r_sri + anti-distraction, readability and answer-diversity rewards against o*(x); presets paper (r_fmt − DTW) and authors (0.5·(1 − DTW) + 0.5·r_fmt); endpoints for verl (/verl) and OpenRLHF --remote_rm_url (/openrlhf)',
@@ -126,19 +139,9 @@ export function registerMemoryMitigation(memory: Command): void {
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--db <file>', 'run store for labeler cells (cache across restarts)', 'runs/reward.db')
     .option('--ontology <file>', 'ontology file (default: the built-in ontology)')
-    .option('--preset <name>', `weights preset: ${Object.keys(REWARD_PRESETS).join(', ')} (see below); the --w-* flags override it`, 'paper')
-    .addOption(numberOption('--w-format <w>', 'weight of r_fmt (format reward, eq. 9)', finiteNumber))
-    .addOption(numberOption('--w-dtw <w>', 'weight of r_dtw (−DTW, or 1 − DTW with --drift similarity)', finiteNumber))
-    .addOption(numberOption('--w-sri <w>', 'weight of r_sri (−SRI drift, or 1 − SRI; the DTW+SRI+fmt variant)', finiteNumber))
-    .addOption(
-      numberOption(
-        '--w-anti-distraction <w>',
-        'weight of the anti-distraction reward (labels keep o*(x) in place and order; penalises unmapped steps and length change)',
-        finiteNumber,
-      ),
-    )
-    .addOption(numberOption('--w-readability <w>', 'weight of the readability reward (Gaussian around a target Flesch reading ease)', finiteNumber))
-    .addOption(numberOption('--w-diversity <w>', 'weight of the answer lexical-diversity reward (App. I.3)', finiteNumber))
+    .option('--preset <name>', `weights preset: ${Object.keys(REWARD_PRESETS).join(', ')} (see below); the --w-* flags override it`, 'paper');
+  for (const [key, help] of Object.entries(WEIGHT_FLAGS)) rewardServer.addOption(numberOption(`--${weightFlag(key)} <w>`, help, finiteNumber));
+  rewardServer
     .option('--drift <form>', "how DTW and SRI enter R: negative (−d, paper eq. 10) or similarity (1 − d, authors' code); default from the preset")
     .addOption(numberOption('--readability-target <fre>', 'Flesch reading ease at which the readability reward peaks', finiteNumber, 60))
     .addOption(numberOption('--readability-width <w>', 'width σ of the readability Gaussian', finiteNumber, 25))
@@ -181,12 +184,7 @@ export function registerMemoryMitigation(memory: Command): void {
       const preset: RewardWeights = REWARD_PRESETS[options.preset as RewardPreset];
       // A flag overrides the preset (commander leaves an absent flag undefined).
       const weights = checkRewardWeights({
-        format: options.wFormat ?? preset.format,
-        dtw: options.wDtw ?? preset.dtw,
-        sri: options.wSri ?? preset.sri,
-        antiDistraction: options.wAntiDistraction ?? 0,
-        readability: options.wReadability ?? 0,
-        diversity: options.wDiversity ?? 0,
+        ...(Object.fromEntries(WEIGHT_KEYS.map((k) => [k, options[`w${k[0]!.toUpperCase()}${k.slice(1)}`] ?? preset[k] ?? 0])) as Record<WeightKey, number>),
         drift: (options.drift as DriftOrientation | undefined) ?? preset.drift ?? 'negative',
         readabilityTarget: options.readabilityTarget,
         readabilityWidth: options.readabilityWidth,
@@ -223,9 +221,7 @@ export function registerMemoryMitigation(memory: Command): void {
       });
       // The V8 threads that collect the scoring workers' garbage run below the thread answering /health.
       lowerHelperThreads();
-      const terms = (['format', 'dtw', 'sri', 'antiDistraction', 'readability', 'diversity'] as const)
-        .filter((k) => weights[k] !== 0)
-        .map((k) => `${k} ${weights[k]}`);
+      const terms = WEIGHT_KEYS.filter((k) => weights[k] !== 0).map((k) => `${k} ${weights[k]}`);
       process.stdout.write(
         `reward server on ${server.url} (${references.size} references; preset ${options.preset}; weights ${terms.join(', ') || 'all 0'}; drift ${weights.drift})\n`,
       );
@@ -234,15 +230,12 @@ export function registerMemoryMitigation(memory: Command): void {
           "warning: listening beyond this machine without a token; anyone who can reach the port can spend the labeler's API key (set --token)\n",
         );
       }
-      await new Promise<void>((resolve) => {
-        const stop = () => resolve();
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
+      const onSignal = (handler: () => void) => {
+        for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, handler);
+      };
+      await new Promise<void>((resolve) => onSignal(() => resolve()));
       // A second signal while closing ends the process at once.
-      const force = () => process.exit(130);
-      process.once('SIGINT', force);
-      process.once('SIGTERM', force);
+      onSignal(() => process.exit(130));
       await server.close();
       await run.store.close();
       process.stdout.write(
@@ -304,12 +297,11 @@ export function registerMemoryMitigation(memory: Command): void {
       oneOf('--format', ['verl', 'openrlhf'], options.format);
       const format = options.format as GrpoFormat;
       const out = options.out as string;
-      if (format === 'verl' && /\.jsonl?$/i.test(out)) {
-        throw new InvalidArgumentError('--out', `verl data is written as Parquet; name the file *.parquet, not ${out}`);
-      }
-      if (format === 'openrlhf' && /\.parquet$/i.test(out)) {
-        throw new InvalidArgumentError('--out', `OpenRLHF data is written as JSON lines; name the file *.jsonl, not ${out}`);
-      }
+      const [wrongName, writtenAs] =
+        format === 'verl'
+          ? [/\.jsonl?$/i, 'verl data is written as Parquet; name the file *.parquet']
+          : [/\.parquet$/i, 'OpenRLHF data is written as JSON lines; name the file *.jsonl'];
+      if (wrongName.test(out)) throw new InvalidArgumentError('--out', `${writtenAs}, not ${out}`);
       if (!(options.valFraction >= 0 && options.valFraction < 1))
         throw new InvalidArgumentError('--val-fraction', `must be in [0, 1), got ${options.valFraction}`);
       const references = parseReferences(readInputText(options.references, 'references'), options.references);
@@ -322,12 +314,8 @@ export function registerMemoryMitigation(memory: Command): void {
         dataSource: options.dataSource,
       });
       if (exported.rows.length === 0) {
-        throw new InputError(
-          `no question of the config has a reference trajectory in ${options.references}; run \`echolens memory references\` on the same questions`,
-          {
-            file: options.references,
-          },
-        );
+        const hint = 'run `echolens memory references` on the same questions';
+        throw new InputError(`no question of the config has a reference trajectory in ${options.references}; ${hint}`, { file: options.references });
       }
       const sides: Array<{ file: string; rows: GrpoExport['rows'] }> = [];
       if (options.valFraction > 0) {
@@ -344,9 +332,7 @@ export function registerMemoryMitigation(memory: Command): void {
       // The Parquet writer loads only when verl data is written (every `memory` command loads this module).
       const { verlRowsToParquet } = format === 'verl' ? await import('../../memory-drift/mitigation/verl-parquet.js') : { verlRowsToParquet: null };
       for (const side of sides) {
-        ensureParent(side.file);
-        if (verlRowsToParquet !== null) writeFileSync(side.file, verlRowsToParquet(side.rows as VerlPromptRow[]));
-        else writeFileSync(side.file, `${side.rows.map((row) => JSON.stringify(row)).join('\n')}\n`);
+        writeFileSync(ensureParent(side.file), verlRowsToParquet !== null ? verlRowsToParquet(side.rows as VerlPromptRow[]) : toJsonl(side.rows));
       }
       const left = exported.withoutReference.length > 0 ? `; ${exported.withoutReference.length} questions without a reference left out` : '';
       process.stderr.write(`wrote ${sides.map((s) => `${s.rows.length} ${format} prompts to ${s.file}`).join(', ')}${left}\n`);
@@ -375,12 +361,11 @@ export function registerMemoryMitigation(memory: Command): void {
       const { config } = loadConfigFile(configFile, trainConfigSchema, options.set);
       const files = buildTrainFiles(options.engine as TrainEngine, config);
       const out = options.out as string;
-      const written: string[] = [];
-      for (const file of files) {
+      const written = files.map((file) => {
         const path = file.name === '' ? out : join(dirname(out), file.name);
         writeFileSync(ensureParent(path), file.text, { mode: file.kind === 'shell' ? 0o755 : 0o644 });
-        written.push(path);
-      }
+        return path;
+      });
       process.stdout.write(`wrote ${written.join(', ')} (${options.engine}, ${options.engine === 'trl' ? 'DPO' : `GRPO preset ${config.preset}`})\n`);
     });
 }

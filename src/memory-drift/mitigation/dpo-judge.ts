@@ -87,10 +87,8 @@ export function parseDpoJudgeOutput(text: string): DpoJudgeParse {
   if (!isUncertain(helpfulness) && !(typeof helpfulness === 'number' && Number.isInteger(helpfulness) && helpfulness >= 1 && helpfulness <= 5)) {
     return { ok: false, error: `"helpfulness" must be an integer from 1 to 5 or "uncertain", got ${JSON.stringify(helpfulness)}` };
   }
-  for (const [field, flag] of [
-    ['distracted', distracted],
-    ['acknowledged', acknowledged],
-  ] as const) {
+  for (const field of ['distracted', 'acknowledged'] as const) {
+    const flag = value[field];
     if (!isUncertain(flag) && flag !== 0 && flag !== 1) {
       return { ok: false, error: `"${field}" must be 0, 1 or "uncertain", got ${JSON.stringify(flag)}` };
     }

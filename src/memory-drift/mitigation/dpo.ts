@@ -268,21 +268,17 @@ async function executeDpoPairs(context: AuditRunContext<DpoConfig, DpoInput>): P
 
 /** Writes the exports and the data card; returns the card with its file list filled in. */
 export function writeDpoOutputs(out: string, result: DpoRunResult): DataCard {
-  mkdirSync(out, { recursive: true });
-  const files: Record<string, string> = {
-    'trl (SymPreference)': 'trl/sympreference.jsonl',
-    'trl (mixed)': 'trl/mixed.jsonl',
-    'trl (quick subset)': 'trl/quick.jsonl',
-    'openrlhf (SymPreference)': 'openrlhf/sympreference.jsonl',
-    'openrlhf (mixed)': 'openrlhf/mixed.jsonl',
-    'openrlhf (quick subset)': 'openrlhf/quick.jsonl',
-  };
-  mkdirSync(join(out, 'trl'), { recursive: true });
-  mkdirSync(join(out, 'openrlhf'), { recursive: true });
-  const sets = { sympreference: result.sym, mixed: result.mixed, quick: result.quick };
-  for (const [name, records] of Object.entries(sets)) {
-    writeFileSync(join(out, 'trl', `${name}.jsonl`), toJsonl(records.map(toTrlRow)));
-    writeFileSync(join(out, 'openrlhf', `${name}.jsonl`), toJsonl(records.map(toOpenRlhfRow)));
+  const sets = { sympreference: ['SymPreference', result.sym], mixed: ['mixed', result.mixed], quick: ['quick subset', result.quick] } as const;
+  const files: Record<string, string> = {};
+  for (const [format, toRow] of [
+    ['trl', toTrlRow],
+    ['openrlhf', toOpenRlhfRow],
+  ] as const) {
+    mkdirSync(join(out, format), { recursive: true });
+    for (const [name, [label, records]] of Object.entries(sets)) {
+      files[`${format} (${label})`] = `${format}/${name}.jsonl`;
+      writeFileSync(join(out, format, `${name}.jsonl`), toJsonl(records.map((record) => toRow(record))));
+    }
   }
   const card: DataCard = { ...result.card, files: { ...files, 'data card': 'data-card.json / data-card.md' } };
   writeFileSync(join(out, 'data-card.json'), `${JSON.stringify(card, null, 2)}\n`);

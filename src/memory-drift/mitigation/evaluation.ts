@@ -8,7 +8,8 @@ import { sectionsMarkdown } from '../../report/document/render-markdown.js';
 import type { DocumentSection } from '../../report/document/types.js';
 import type { Ontology } from '../ontology.js';
 import { type DpoJudgeVerdict, dpoJudgeItem } from './dpo-judge.js';
-import { CachedLabeler } from './reward-labeler.js';
+import type { CachedLabeler } from './reward-labeler.js';
+import { stageLabeler } from './references.js';
 import { type ReferenceMap, scoreLabelledResponse } from './reward.js';
 
 /** One held-out response of one model. */
@@ -111,13 +112,10 @@ export async function evaluateHeldOut(model: string, rows: readonly HeldOutRow[]
     });
     const { outcomes } = await options.judgeStage(items, options.reasks ?? 2);
     for (const outcome of outcomes) {
-      if (outcome.status === 'ok') {
-        if (outcome.value.kind === 'judged') {
-          helpfulness.push(outcome.value.judgement.helpfulness);
-          distracted.push(outcome.value.judgement.distracted);
-        } else helpfulnessExcluded.uncertain++;
-      } else if (outcome.status === 'invalid') helpfulnessExcluded.invalid++;
-      else helpfulnessExcluded.unanswered++;
+      if (outcome.status === 'ok' && outcome.value.kind === 'judged') {
+        helpfulness.push(outcome.value.judgement.helpfulness);
+        distracted.push(outcome.value.judgement.distracted);
+      } else helpfulnessExcluded[outcome.status === 'ok' ? 'uncertain' : outcome.status]++;
     }
   }
   return {
@@ -169,13 +167,7 @@ export const evaluationRunner: StagedAuditRunner<EvaluationConfig, EvaluationInp
   async execute(context) {
     const { config, input } = context;
     let stage = '';
-    const labeler = new CachedLabeler({
-      store: context.store,
-      runId: context.runId,
-      labeler: config.labeler,
-      ontology: config.ontology,
-      parsedStage: (items, retries) => context.parsedStage(items, retries, stage),
-    });
+    const labeler = stageLabeler(context, () => stage);
     const summaries: HeldOutSummary[] = [];
     for (const model of input.models) {
       if (context.stopped) break;

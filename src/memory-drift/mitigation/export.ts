@@ -18,19 +18,13 @@ export interface PreferenceRecord {
 
 const byId = (record: PreferenceRecord) => record.id;
 
-export interface MixResult {
-  records: PreferenceRecord[];
-  symUsed: number;
-  externalUsed: number;
-}
-
 /**
  * Mixes SymPreference with external pairs so that SymPreference makes up `ratio` of the
  * result (default 0.5, the paper's 50/50; 1 = SymPreference only). Every SymPreference pair is
  * kept when there are enough external pairs; otherwise SymPreference is subsampled to keep the
  * ratio. Subsamples are seeded; the output order is a seeded shuffle.
  */
-export function mixPreferences(sym: readonly PreferenceRecord[], external: readonly PreferenceRecord[], ratio = 0.5, seed = 42): MixResult {
+export function mixPreferences(sym: readonly PreferenceRecord[], external: readonly PreferenceRecord[], ratio = 0.5, seed = 42) {
   if (!(ratio > 0 && ratio <= 1)) throw new InvalidArgumentError('mixRatio', `must be in (0, 1], got ${ratio}`);
   let symCount = sym.length;
   let externalCount = ratio === 1 ? 0 : Math.round((symCount * (1 - ratio)) / ratio);
@@ -50,13 +44,7 @@ export function quickSubset(records: readonly PreferenceRecord[], size = 250, se
 }
 
 /** TRL conversational preference row: prompt messages, chosen / rejected as one assistant message each. */
-export interface TrlPreferenceRow {
-  prompt: { role: string; content: string }[];
-  chosen: { role: 'assistant'; content: string }[];
-  rejected: { role: 'assistant'; content: string }[];
-}
-
-export function toTrlRow(record: PreferenceRecord): TrlPreferenceRow {
+export function toTrlRow(record: PreferenceRecord) {
   return {
     prompt: record.prompt.map((m) => ({ role: m.role, content: m.content })),
     chosen: [{ role: 'assistant', content: record.chosen }],
@@ -64,19 +52,13 @@ export function toTrlRow(record: PreferenceRecord): TrlPreferenceRow {
   };
 }
 
-/** OpenRLHF preference row with the chat template off: plain strings under its default keys. */
-export interface OpenRlhfPreferenceRow {
-  prompt: string;
-  chosen: string;
-  rejected: string;
-}
-
 /**
+ * OpenRLHF preference row with the chat template off: plain strings under its default keys.
  * Without `--apply_chat_template`, OpenRLHF concatenates prompt + response text as given, so the
  * prompt is rendered here: system text, a blank line, the user text (earlier turns likewise),
  * ending with a newline before the response.
  */
-export function toOpenRlhfRow(record: PreferenceRecord): OpenRlhfPreferenceRow {
+export function toOpenRlhfRow(record: PreferenceRecord) {
   return { prompt: `${record.prompt.map((m) => m.content).join('\n\n')}\n`, chosen: record.chosen, rejected: record.rejected };
 }
 

@@ -1,9 +1,9 @@
 import type { DpoPrompt } from './candidates.js';
-import type { StagedAuditRunner } from '../../experiment/audit.js';
+import type { AuditRunContext, StagedAuditRunner } from '../../experiment/audit.js';
 import { runAudit } from '../../experiment/run-audit.js';
 import type { StageRuntime } from '../../experiment/runtime.js';
 import type { Ontology } from '../ontology.js';
-import { CachedLabeler } from './reward-labeler.js';
+import { CachedLabeler, type LabelerStage } from './reward-labeler.js';
 import { type JudgedCandidate, selectReferenceCandidate } from './select.js';
 import { getOrInsert } from '../../core/get-or-insert.js';
 
@@ -79,6 +79,12 @@ export interface ReferencesInput {
 
 const REFERENCE_STAGE = 'reference labels';
 
+/** The run's labeller, its cells run as the stage `stage()` names (runAudit's parsedStage). */
+export function stageLabeler<C extends ReferencesConfig, I>(context: AuditRunContext<C, I>, stage: () => string): CachedLabeler {
+  const parsedStage: LabelerStage = (items, retries) => context.parsedStage(items, retries, stage());
+  return new CachedLabeler({ store: context.store, runId: context.runId, labeler: context.config.labeler, ontology: context.config.ontology, parsedStage });
+}
+
 /** `memory references` as an audit runner: one labeler stage over the selected candidates. */
 export const referencesRunner: StagedAuditRunner<ReferencesConfig, ReferencesInput, ReferenceBuildResult> = {
   name: 'memory-references',
@@ -88,13 +94,7 @@ export const referencesRunner: StagedAuditRunner<ReferencesConfig, ReferencesInp
   manifestOptions: () => ({}),
   stages: () => [{ name: REFERENCE_STAGE, expected: null }],
   async execute(context) {
-    const labeler = new CachedLabeler({
-      store: context.store,
-      runId: context.runId,
-      labeler: context.config.labeler,
-      ontology: context.config.ontology,
-      parsedStage: (items, retries) => context.parsedStage(items, retries, REFERENCE_STAGE),
-    });
+    const labeler = stageLabeler(context, () => REFERENCE_STAGE);
     const built = await buildReferences(context.input.prompts, context.input.candidates, labeler);
     if (labeler.stagesRun === 0) await context.parsedStage([], 0, REFERENCE_STAGE);
     return built;

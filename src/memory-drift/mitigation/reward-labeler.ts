@@ -158,17 +158,13 @@ export class CachedLabeler {
         await nextTurn();
       }
       this.stats.lookups++;
+      // A cached label (refreshed in the LRU), or an identical lookup in flight.
       const cached = this.lru.get(response);
-      if (cached !== undefined) {
+      if (cached !== undefined) this.remember(response, cached);
+      const known = cached !== undefined ? Promise.resolve(cached) : this.inFlight.get(response);
+      if (known !== undefined) {
         this.stats.memoryHits++;
-        this.remember(response, cached);
-        out.push(Promise.resolve(cached));
-        continue;
-      }
-      const pending = this.inFlight.get(response);
-      if (pending !== undefined) {
-        this.stats.memoryHits++;
-        out.push(pending);
+        out.push(known);
         continue;
       }
       const given = segmented?.[index];
@@ -192,14 +188,8 @@ export class CachedLabeler {
         out.push(Promise.resolve(settled));
         continue;
       }
-      let resolve!: (o: LabelOutcome) => void;
-      let reject!: (e: unknown) => void;
-      const promise = new Promise<LabelOutcome>((res, rej) => {
-        resolve = res;
-        reject = rej;
-      });
+      const promise = new Promise<LabelOutcome>((resolve, reject) => misses.set(response, { steps, prepared, stepCount, resolve, reject }));
       this.inFlight.set(response, promise);
-      misses.set(response, { steps, prepared, stepCount, resolve, reject });
       out.push(promise);
     }
     if (misses.size > 0) await this.runMisses(misses);

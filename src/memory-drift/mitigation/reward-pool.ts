@@ -8,8 +8,8 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { LabelPromptSetup, PreparedLabel } from './reward-label-prompt.js';
-import { BadRequest, type KeyedItem, type PrepareLimits, type RewardRoute, textAt, type WireLabel, type WirePreparedRequest } from './reward-request.js';
+import type { LabelPromptSetup } from './reward-label-prompt.js';
+import { BadRequest, type KeyedItem, type PrepareLimits, type RewardRoute, textAt, type WirePreparedRequest } from './reward-request.js';
 import { nextTurn } from '../../core/next-turn.js';
 
 type Reply = { id: number; ok: true; prepared: WirePreparedRequest } | { id: number; ok: false; status: number; message: string };
@@ -83,9 +83,7 @@ export class RewardWorkerPool {
     if (this.closed) throw new BadRequest(503, 'server is closing');
     const slot = await this.acquire();
     const id = this.nextId++;
-    const reply = new Promise<WirePreparedRequest>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, slot });
-    });
+    const reply = new Promise<WirePreparedRequest>((resolve, reject) => this.pending.set(id, { resolve, reject, slot }));
     // Observed by end(); a failure before then (worker died) must not be an unhandled rejection.
     reply.catch(() => undefined);
     slot.worker.ref();
@@ -118,19 +116,15 @@ export class RewardWorkerPool {
   /** Each item's steps (or labeller request) decoded one item at a time, yielding in between (each is at most one response long). */
   private async decode(wire: WirePreparedRequest): Promise<{ single: boolean; items: KeyedItem[] }> {
     const items: KeyedItem[] = [];
-    const text = ([start, end]: [number, number]) => Buffer.from(wire.steps.buffer, wire.steps.byteOffset + start, end - start).toString('utf8');
-    for (const { label, ...item } of wire.items) {
-      if (label !== undefined) {
-        await nextTurn();
-        items.push({ ...item, steps: preparedLabel(label, wire.steps) });
-        continue;
-      }
-      if (!Array.isArray(item.steps)) {
-        items.push({ ...item, steps: item.steps });
-        continue;
-      }
-      await nextTurn();
-      items.push({ ...item, steps: JSON.parse(text(item.steps)) as string[] });
+    for (const { label, steps, ...item } of wire.items) {
+      if (label !== undefined || Array.isArray(steps)) await nextTurn();
+      const decoded: KeyedItem['steps'] =
+        label !== undefined
+          ? { ...label, messages: label.messages.map((m) => ({ role: m.role, content: textAt(wire.steps, m.content) })) }
+          : Array.isArray(steps)
+            ? (JSON.parse(textAt(wire.steps, [[...steps, 'utf8']])) as string[])
+            : steps;
+      items.push({ ...item, steps: decoded });
     }
     return { single: wire.single, items };
   }
@@ -147,13 +141,8 @@ export class RewardWorkerPool {
 
   private async acquire(): Promise<Slot> {
     for (;;) {
-      const free = this.slots.find((slot) => !slot.busy);
-      if (free !== undefined) {
-        free.busy = true;
-        return free;
-      }
-      if (this.slots.length < this.size) {
-        const slot = this.spawn();
+      const slot = this.slots.find((s) => !s.busy) ?? (this.slots.length < this.size ? this.spawn() : undefined);
+      if (slot !== undefined) {
         slot.busy = true;
         return slot;
       }
@@ -201,8 +190,4 @@ export class RewardWorkerPool {
     this.slots.push(slot);
     return slot;
   }
-}
-
-function preparedLabel(label: WireLabel, buffer: Uint8Array): PreparedLabel {
-  return { ...label, messages: label.messages.map((m) => ({ role: m.role, content: textAt(buffer, m.content) })) };
 }

@@ -5,6 +5,7 @@
  * (reward-worker.ts) so that none of it blocks the thread answering `/health`.
  */
 import { createHash } from 'node:crypto';
+import { isObject } from '../../core/guards.js';
 import type { ChatMessage } from '../../models/types.js';
 import { extractSteps } from '../steps.js';
 import { type LabelPromptSetup, type PreparedLabel, prepareLabel } from './reward-label-prompt.js';
@@ -47,12 +48,8 @@ export interface PreparedItem extends RequestItem {
  */
 export type KeyedItem = Omit<PreparedItem, 'response' | 'steps'> & { key: string; steps: PreparedItem['steps'] | PreparedLabel };
 
-export interface PreparedRequest {
-  route: RewardRoute;
-  /** /verl: one object (not a batch) was sent. */
-  single: boolean;
-  items: PreparedItem[];
-}
+/** `single`: /verl was sent one object (not a batch). */
+export type PreparedRequest = ReturnType<typeof prepareRequest>;
 
 export interface PrepareLimits {
   maxItems: number;
@@ -78,48 +75,32 @@ export function responseFromQuery(query: string, prompt: string | undefined): st
   return prompt !== undefined && prompt !== '' && query.startsWith(prompt) ? query.slice(prompt.length) : query;
 }
 
-interface VerlItem {
-  data_source?: unknown;
-  solution_str?: unknown;
-  ground_truth?: unknown;
-  extra_info?: unknown;
-}
-
 function verlItems(body: unknown): { items: RequestItem[]; single: boolean } {
-  const list = Array.isArray(body)
-    ? body
-    : body !== null && typeof body === 'object' && Array.isArray((body as { batch?: unknown }).batch)
-      ? (body as { batch: unknown[] }).batch
-      : null;
-  const single = list === null;
-  const entries = (list ?? [body]) as unknown[];
+  const batch = isObject(body) ? body.batch : undefined;
+  const list: unknown[] | null = Array.isArray(body) ? body : Array.isArray(batch) ? batch : null;
   return {
-    single,
-    items: entries.map((entry, i) => {
+    single: list === null,
+    items: (list ?? [body]).map((entry, i) => {
       if (entry === null || typeof entry !== 'object') throw new BadRequest(400, `item ${i} must be an object`);
-      const e = entry as VerlItem;
+      const e = entry as Record<string, unknown>;
       if (typeof e.solution_str !== 'string') throw new BadRequest(400, `item ${i}: "solution_str" must be a string`);
-      const extra = e.extra_info as { question_id?: unknown } | null | undefined;
-      const extraId = extra && typeof extra === 'object' ? questionIdFromLabel(extra) : null;
+      const extraId = isObject(e.extra_info) ? questionIdFromLabel(e.extra_info) : null;
       // Two label formats: a question id (string or { question_id }), or the reference trajectory itself.
       const inline = referenceFromLabel(e.ground_truth);
       if (inline !== null) return { questionId: extraId, response: e.solution_str, reference: inline };
-      const id = questionIdFromLabel(e.ground_truth) ?? extraId;
-      return { questionId: id, response: e.solution_str };
+      return { questionId: questionIdFromLabel(e.ground_truth) ?? extraId, response: e.solution_str };
     }),
   };
 }
 
 function openrlhfItems(body: unknown): RequestItem[] {
-  if (body === null || typeof body !== 'object' || Array.isArray(body))
-    throw new BadRequest(400, 'expected {"query": [...], "prompts": [...], "labels": [...]}');
-  const b = body as { query?: unknown; prompts?: unknown; labels?: unknown };
-  const query = stringArray(b.query, 'query');
-  const prompts = b.prompts === undefined ? [] : stringArray(b.prompts, 'prompts', query.length);
-  if (!Array.isArray(b.labels) || b.labels.length !== query.length) {
+  if (!isObject(body)) throw new BadRequest(400, 'expected {"query": [...], "prompts": [...], "labels": [...]}');
+  const query = stringArray(body.query, 'query');
+  const prompts = body.prompts === undefined ? [] : stringArray(body.prompts, 'prompts', query.length);
+  const labels = body.labels;
+  if (!Array.isArray(labels) || labels.length !== query.length) {
     throw new BadRequest(400, `"labels" must be an array of ${query.length} question ids (one per query)`);
   }
-  const labels = b.labels as unknown[];
   return query.map((q, i) => {
     const questionId = questionIdFromLabel(labels[i]);
     const prompt = prompts[i];
@@ -140,12 +121,8 @@ export function parseRequest(route: RewardRoute, bytes: Uint8Array, maxItems: nu
   } catch (error) {
     throw new BadRequest(400, `body is not JSON (${(error as Error).message})`);
   }
-  const itemCount = Array.isArray(body)
-    ? body.length
-    : ['items', 'batch', 'query'].reduce((n, key) => {
-        const value = body !== null && typeof body === 'object' ? (body as Record<string, unknown>)[key] : undefined;
-        return Math.max(n, Array.isArray(value) ? value.length : 0);
-      }, 0);
+  const lists = Array.isArray(body) ? [body] : isObject(body) ? [body.items, body.batch, body.query] : [];
+  const itemCount = Math.max(0, ...lists.map((list) => (Array.isArray(list) ? list.length : 0)));
   if (itemCount > maxItems) throw new BadRequest(413, `${itemCount} items in one request; at most ${maxItems}`);
   if (route === '/score') {
     const items = (body as { items?: unknown } | null)?.items;
@@ -172,7 +149,7 @@ export function prepareItem(item: RequestItem, limits: Omit<PrepareLimits, 'maxI
 }
 
 /** parseRequest + prepareItem for every item: all of a request's CPU work except labelling. */
-export function prepareRequest(route: RewardRoute, bytes: Uint8Array, limits: PrepareLimits): PreparedRequest {
+export function prepareRequest(route: RewardRoute, bytes: Uint8Array, limits: PrepareLimits) {
   const { single, items } = parseRequest(route, bytes, limits.maxItems);
   return { route, single, items: items.map((item) => prepareItem(item, limits)) };
 }
@@ -206,9 +183,10 @@ export interface WireLabel extends Omit<PreparedLabel, 'messages'> {
  * UTF-16 unit of it is at most 0xFF, else UTF-16LE (aligned). Each is decoded by a copy on the
  * server's thread; decoding a megabyte of UTF-8 that holds one non-ASCII character (the labeller
  * prompt's "…" after its steps) held that thread for 12–19 ms. Only the wide runs take two bytes a
- * unit, so the buffer stays about the UTF-8 size. The string is the worker's, unit for unit.
+ * unit, so the buffer stays about the UTF-8 size. The string is the worker's, unit for unit. (A run of
+ * an item's steps as JSON is utf8.)
  */
-export type TextPlace = [start: number, end: number, encoding: 'latin1' | 'utf16le'][];
+export type TextPlace = [start: number, end: number, encoding: 'latin1' | 'utf16le' | 'utf8'][];
 
 /** The text at `place` in `buffer` (see TextPlace). */
 export function textAt(buffer: Uint8Array, place: TextPlace): string {

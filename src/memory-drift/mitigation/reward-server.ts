@@ -7,7 +7,7 @@ import { nextTurn } from '../../core/next-turn.js';
 import { allowedHosts, checkOrigin, isLoopbackHost, tokenMatches } from '../../report/viewer/security.js';
 import type { CachedLabeler } from './reward-labeler.js';
 import { type BodyUpload, RewardWorkerPool } from './reward-pool.js';
-import { BadRequest, type KeyedItem, type RequestItem, type RewardRoute, prepareItem, responseFromQuery, type TextComponents } from './reward-request.js';
+import { BadRequest, type KeyedItem, type RequestItem, type RewardRoute, prepareItem, type TextComponents } from './reward-request.js';
 import { threadSchedule } from './thread-priority.js';
 import { checkRewardWeights, type ReferenceMap, type RewardComponents, type RewardWeights, scoreLabelledResponse, worstCaseReward } from './reward.js';
 
@@ -145,7 +145,7 @@ export async function scoreBatch(
   const prepared: KeyedItem[] = [];
   for (const item of items) {
     // Scoring is CPU work: let other work in between items (the server does it in worker threads).
-    await yieldToEventLoop();
+    await new Promise((resolve) => setImmediate(resolve));
     const { response, ...rest } = prepareItem(item, limits);
     prepared.push({ ...rest, key: response });
   }
@@ -163,39 +163,31 @@ async function scorePrepared(
     items.map((item) => (item.text === null ? '' : item.key)),
     items.map((item) => item.steps),
   );
-  return items.map((item, i) => scoreOne(item, labelled[i]!, options, item.text === null ? maxChars : null));
+  return items.map((item, i) => scoreOne(item, labelled[i]!, options, maxChars));
 }
 
 export const DEFAULT_MAX_RESPONSE_CHARS = 200_000;
-
-function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
 
 function scoreOne(
   item: KeyedItem,
   outcome: Awaited<ReturnType<CachedLabeler['labelAll']>>[number],
   options: Pick<RewardServerOptions, 'references' | 'weights'>,
-  overLimit: number | null,
+  maxChars: number,
 ): ScoredItem {
-  if (overLimit !== null || item.text === null) {
-    return {
-      question_id: item.questionId,
-      error: `response longer than ${overLimit} characters (not scored)`,
-      reward: null,
-      components: { format: 0, readability: 0, diversity: 0 },
-    };
-  }
   const text = item.text;
-  if (item.error !== undefined) return { question_id: item.questionId, error: item.error, reward: null, components: text };
-  if (item.reference === undefined && item.questionId === null)
-    return { question_id: null, error: 'no question id in the label', reward: null, components: text };
+  const failed = (error: string): ScoredItem => ({
+    question_id: item.questionId,
+    error,
+    reward: null,
+    components: text ?? { format: 0, readability: 0, diversity: 0 },
+  });
+  if (text === null) return failed(`response longer than ${maxChars} characters (not scored)`);
+  if (item.error !== undefined) return failed(item.error);
+  if (item.reference === undefined && item.questionId === null) return failed('no question id in the label');
   // A verl label may carry the reference trajectory itself (a list of symbols).
   const reference = item.reference ?? options.references.get(item.questionId as string);
-  if (reference === undefined) {
-    return { question_id: item.questionId, error: `unknown question id "${item.questionId}"`, reward: null, components: text };
-  }
-  if (!outcome.ok) return { question_id: item.questionId, error: outcome.error, reward: null, components: text };
+  if (reference === undefined) return failed(`unknown question id "${item.questionId}"`);
+  if (!outcome.ok) return failed(outcome.error);
   const { reward, ...components } = scoreLabelledResponse(item.key, reference, outcome.symbols, options.weights, { text });
   return {
     question_id: item.questionId,
@@ -215,8 +207,6 @@ export function fallbackReward(item: ScoredItem, weights: RewardWeights): number
   if (item.reward !== null) return item.reward;
   return worstCaseReward(item.components ?? { format: 0, readability: 0, diversity: 0 }, weights);
 }
-
-export { responseFromQuery };
 
 /**
  * Starts the reward server (127.0.0.1 by default). Routes:
@@ -304,7 +294,7 @@ export function startRewardServer(serverOptions: RewardServerOptions): Promise<R
     }
     active++;
     try {
-      return await scoreRequest(req, res, path as RewardRoute);
+      return await scoreRequest(req, res, path as RewardRoute, declared);
     } finally {
       active--;
     }
@@ -313,11 +303,9 @@ export function startRewardServer(serverOptions: RewardServerOptions): Promise<R
   // this thread). An admitted request waiting for a worker is not read meanwhile (TCP backpressure).
   // The workers also build and hash each response's labeller request (reward-label-prompt.ts).
   const pool = new RewardWorkerPool(Math.max(1, Math.min(maxConcurrent, availableParallelism())), undefined, options.labeler.promptSetup);
-  const scoreRequest = async (req: IncomingMessage, res: ServerResponse, path: RewardRoute) => {
+  const scoreRequest = async (req: IncomingMessage, res: ServerResponse, path: RewardRoute, declared: number) => {
     // Parsing, segmentation and the label-free components run in a worker, which also receives the
     // body as it arrives: this thread stays free for /health.
-    // (A declared body over the limit was refused before this request was admitted.)
-    const declared = Number(req.headers['content-length']);
     const upload = await pool.open(
       path,
       { maxItems, maxResponseChars, maxSteps: options.labeler.maxSteps, weights: options.weights },

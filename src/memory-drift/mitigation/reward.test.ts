@@ -7,7 +7,8 @@ import { loadBuiltinOntology } from '../ontology.js';
 import { SIM_STEP_CUES } from '../sim.js';
 import './index.js';
 import { CachedLabeler } from './reward-labeler.js';
-import { type RunningRewardServer, responseFromQuery, startRewardServer } from './reward-server.js';
+import { responseFromQuery } from './reward-request.js';
+import { type RunningRewardServer, startRewardServer } from './reward-server.js';
 import { readabilityReward } from '../../metrics/readability.js';
 import {
   checkRewardWeights,

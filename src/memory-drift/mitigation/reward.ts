@@ -64,7 +64,8 @@ export const REWARD_PRESETS = Object.freeze({
 
 export type RewardPreset = keyof typeof REWARD_PRESETS;
 
-const WEIGHT_KEYS = ['format', 'dtw', 'sri', 'antiDistraction', 'readability', 'diversity'] as const;
+export const WEIGHT_KEYS = ['format', 'dtw', 'sri', 'antiDistraction', 'readability', 'diversity'] as const;
+export type WeightKey = (typeof WEIGHT_KEYS)[number];
 
 export function checkRewardWeights(weights: RewardWeights): ResolvedRewardWeights {
   const out: Record<string, number | string> = {};
@@ -82,7 +83,7 @@ export function checkRewardWeights(weights: RewardWeights): ResolvedRewardWeight
   if (!(Number.isFinite(width) && width > 0)) throw new InvalidArgumentError('weights.readabilityWidth', `must be a number > 0, got ${String(width)}`);
   const rules = weights.rules ?? 'paper';
   if (rules !== 'paper' && rules !== 'authors') throw new InvalidArgumentError('weights.rules', `must be "paper" or "authors", got ${String(rules)}`);
-  return { ...(out as Record<(typeof WEIGHT_KEYS)[number], number>), drift, readabilityTarget: target, readabilityWidth: width, rules };
+  return { ...(out as Record<WeightKey, number>), drift, readabilityTarget: target, readabilityWidth: width, rules };
 }
 
 export interface RewardComponents {
@@ -139,22 +140,16 @@ export function scoreLabelledResponse(
   const w = checkRewardWeights(weights);
   const text = options.text ?? textComponents(response, w);
   const authors = w.rules === 'authors';
-  let dtwDrift: number;
-  let rDtw: number;
-  if (authors) {
-    // Their dtw_reward: 1 − normalised DTW (cosine fastdtw over embeddings when given), 0 where it is NaN (an empty sequence).
-    const d =
-      symbols.length === 0
-        ? Number.NaN
-        : options.embed
-          ? referenceDtw(reference, symbols, options.embed).normalized
-          : dtw(symbols, reference, { path: false }).normalized;
-    dtwDrift = Number.isNaN(d) ? 1 : d;
-    rDtw = Number.isNaN(d) ? 0 : driftTerm(d, w.drift);
-  } else {
-    dtwDrift = symbols.length === 0 ? 1 : dtw(symbols, reference, { path: false }).normalized;
-    rDtw = driftTerm(dtwDrift, w.drift);
-  }
+  // The authors' DTW is cosine fastdtw over embeddings when given. Without steps DTW is NaN: the drift is then
+  // the worst (1), and the authors' dtw_reward (1 − normalised DTW) is 0 where it is NaN.
+  const d =
+    symbols.length === 0
+      ? Number.NaN
+      : authors && options.embed
+        ? referenceDtw(reference, symbols, options.embed).normalized
+        : dtw(symbols, reference, { path: false }).normalized;
+  const dtwDrift = Number.isNaN(d) ? 1 : d;
+  const rDtw = authors && Number.isNaN(d) ? 0 : driftTerm(dtwDrift, w.drift);
   const sri = authors ? authorsDrift(reference, symbols) : symbols.length === 0 ? 1 : sriDrift(symbols, reference);
   const antiDistraction = antiDistractionReward(reference, symbols);
   const rSri = driftTerm(sri, w.drift);
@@ -224,10 +219,6 @@ export function parseReferences(text: string, file = '<references>', known?: Rea
 }
 
 /**
- * The question id carried by a trainer's label (`labels[i]` of OpenRLHF, `ground_truth` of verl):
- * a plain id string, or a JSON object string / object with `question_id`.
- */
-/**
  * A reference trajectory given inline as the label (the reference implementation's verl format:
  * `ground_truth` = a list of `Category/Subcategory` symbols, or that list as a Python or JSON
  * literal string); null when the label is not such a list.
@@ -256,6 +247,10 @@ export function referenceFromLabel(label: unknown): string[] | null {
   return symbols.length > 0 ? symbols : null;
 }
 
+/**
+ * The question id carried by a trainer's label (`labels[i]` of OpenRLHF, `ground_truth` of verl):
+ * a plain id string, or a JSON object string / object with `question_id`.
+ */
 export function questionIdFromLabel(label: unknown): string | null {
   if (typeof label === 'string') {
     const trimmed = label.trim();

@@ -39,11 +39,8 @@ export function selectDpoPair(candidates: readonly JudgedCandidate[]): PairOutco
   );
   const chosen = split.chosen[0]?.candidate;
   if (chosen === undefined) return { kind: 'no_chosen' };
-  let rejected = split.rejected[0]?.candidate;
-  if (rejected === undefined) return { kind: 'no_rejected' };
-  for (const entry of split.rejected) {
-    if (entry.candidate.judgement.helpfulness < rejected.judgement.helpfulness) rejected = entry.candidate;
-  }
+  if (split.rejected.length === 0) return { kind: 'no_rejected' };
+  const rejected = split.rejected.map((e) => e.candidate).reduce((low, c) => (c.judgement.helpfulness < low.judgement.helpfulness ? c : low));
   return { kind: 'pair', pair: { chosen, rejected } };
 }
 

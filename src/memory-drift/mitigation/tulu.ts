@@ -48,9 +48,8 @@ export interface ExternalParseOptions {
 export function parseExternalPreferences(text: string, file = '<preferences>', options: ExternalParseOptions = {}): ExternalPair[] {
   const subjectiveField = options.subjectiveField ?? 'subjective';
   const pairs: ExternalPair[] = [];
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const raw = lines[i]!.trim();
+  for (const [i, untrimmed] of text.split('\n').entries()) {
+    const raw = untrimmed.trim();
     if (raw === '') continue;
     const line = i + 1;
     let row: Record<string, unknown>;

@@ -44,45 +44,23 @@ const SCHEMA = [
   text('stimulus_id'),
 ];
 
-/** The string stored in `reward_model.ground_truth`: an id as is, a reference list as a JSON array. */
-export function groundTruthString(groundTruth: string | readonly string[]): string {
-  return typeof groundTruth === 'string' ? groundTruth : JSON.stringify(groundTruth);
-}
-
 /** verl rows → the bytes of one Parquet file (one row group per 1,000 rows by default). */
 export function verlRowsToParquet(rows: readonly VerlPromptRow[]): Uint8Array {
   if (rows.length === 0) throw new InvalidArgumentError('rows', 'needs at least one row (an empty Parquet file cannot be typed)');
-  const column = (name: string, data: unknown[]) => ({ name, data });
+  // Field order inside the structs follows the schema; the writer reads fields by name.
+  const columns = {
+    data_source: rows.map((r) => r.data_source),
+    prompt: rows.map((r) => r.prompt.map((m) => ({ content: m.content, role: m.role }))),
+    ability: rows.map((r) => r.ability),
+    // ground_truth: an id as is, a reference list as a JSON array string.
+    reward_model: rows.map(({ reward_model: { ground_truth, style } }) => ({
+      ground_truth: typeof ground_truth === 'string' ? ground_truth : JSON.stringify(ground_truth),
+      style,
+    })),
+    extra_info: rows.map((r) => ({ ...r.extra_info, index: BigInt(r.extra_info.index) })),
+  };
   const buffer = parquetWriteBuffer({
-    columnData: [
-      column(
-        'data_source',
-        rows.map((r) => r.data_source),
-      ),
-      // Field order inside the structs follows the schema; the writer reads fields by name.
-      column(
-        'prompt',
-        rows.map((r) => r.prompt.map((m) => ({ content: m.content, role: m.role }))),
-      ),
-      column(
-        'ability',
-        rows.map((r) => r.ability),
-      ),
-      column(
-        'reward_model',
-        rows.map((r) => ({ ground_truth: groundTruthString(r.reward_model.ground_truth), style: r.reward_model.style })),
-      ),
-      column(
-        'extra_info',
-        rows.map((r) => ({
-          index: BigInt(r.extra_info.index),
-          question_id: r.extra_info.question_id,
-          condition: r.extra_info.condition,
-          tier: r.extra_info.tier,
-          stimulus_id: r.extra_info.stimulus_id,
-        })),
-      ),
-    ] as Parameters<typeof parquetWriteBuffer>[0]['columnData'],
+    columnData: Object.entries(columns).map(([name, data]) => ({ name, data })) as Parameters<typeof parquetWriteBuffer>[0]['columnData'],
     schema: SCHEMA,
     createdBy: 'echolens memory grpo-data',
   });
