@@ -4,7 +4,7 @@ import { JsonRecordParser } from './json-record-parser.js';
 import { codexImage, mediaBlock, mediaPlaceholder } from './media.js';
 import { isObject, num, str } from '../core/guards.js';
 import { type NewMessage, TimelineBuilder } from './timeline.js';
-import type { Block, MessageKind, RawRef, SessionUsage, SessionWarning } from './types.js';
+import type { Block, MessageKind, RawRef, Session, SessionUsage, SessionWarning } from './types.js';
 
 /**
  * Codex CLI rollout reader (pure: lines in, timeline out). Model-visible history
@@ -56,16 +56,14 @@ export interface CodexParserOptions {
   keepContent: boolean;
 }
 
-export interface CodexParseResult {
+/** The session facts the rollout tells (`Session` fields), and its timeline. */
+export interface CodexParseResult extends Pick<Session, (typeof SESSION_FACTS)[number]> {
   builder: TimelineBuilder;
-  id?: string;
-  cwd?: string;
-  version?: string;
-  forkedFrom?: string;
-  parentThreadId?: string;
-  baseInstructions?: string;
   warnings: SessionWarning[];
 }
+
+/** The result's session facts, in the order they are copied onto the Session. */
+export const SESSION_FACTS = ['id', 'cwd', 'version', 'forkedFrom', 'parentThreadId', 'baseInstructions'] as const;
 
 interface Converted {
   side: 'assistant' | 'user' | 'developer' | 'skip';
