@@ -196,9 +196,7 @@ async function attachSubagentFiles(session: Session, keepContent: boolean, maxLi
       continue;
     }
     const result = parser.finish();
-    const agentId = basename(found.file)
-      .replace(/^agent-/, '')
-      .replace(/\.jsonl$/, '');
+    const agentId = basename(found.file).replace(/^agent-|\.jsonl$/g, '');
     const sub: SubagentTranscript = {
       agentId,
       layout: found.layout,
