@@ -286,9 +286,7 @@ export class CodexParser extends JsonRecordParser {
   }
 
   private wasTyped(text: string): boolean {
-    if (this.typed.has(text)) return true;
-    for (const typed of this.typed) if (saysTyped(text, typed)) return true;
-    return false;
+    return this.typed.has(text) || [...this.typed].some((typed) => saysTyped(text, typed));
   }
 
   /** Unmatched user messages become harness content (`human = false`) once events tell prompts apart. */
@@ -485,11 +483,7 @@ export class CodexParser extends JsonRecordParser {
 function contentTexts(content: unknown): string[] {
   if (typeof content === 'string') return [content];
   if (!Array.isArray(content)) return [];
-  const out: string[] = [];
-  for (const c of content) {
-    if (isObject(c) && typeof c.text === 'string') out.push(c.text);
-  }
-  return out;
+  return content.filter((c): c is { text: string } => isObject(c) && typeof c.text === 'string').map((c) => c.text);
 }
 
 /**

@@ -19,9 +19,7 @@ export interface PrefixAt extends RenderedPrefix {
 export function buildPrefix(session: Session, at: Position | number, options: RenderOptions = {}): PrefixAt {
   const end = typeof at === 'number' ? at : at.end;
   const rendered = renderContext(contextAt(session, end), options);
-  const out: PrefixAt = { ...rendered, end };
-  if (typeof at !== 'number') out.position = at;
-  return out;
+  return typeof at === 'number' ? { ...rendered, end } : { ...rendered, end, position: at };
 }
 
 /**

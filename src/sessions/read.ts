@@ -124,7 +124,7 @@ export async function readSession(file: string, options: ReadSessionOptions = {}
     session.offChainRecords = result.offChainRecords;
     session.subagents = result.inlineSubagents;
     session.warnings = [...early, ...result.warnings];
-    if (options.subagents !== false) await attachSubagentFiles(session, keepContent, options.maxLineBytes);
+    if (options.subagents !== false) await attachSubagentFiles(session, keepContent, readOptions);
   } else {
     const result = codex!.finish();
     session = fromBuilder('codex', file, result.builder, keepContent, lines, bytes);
@@ -184,11 +184,10 @@ export async function findSubagentFiles(
   return out.sort((a, b) => (a.file < b.file ? -1 : 1));
 }
 
-async function attachSubagentFiles(session: Session, keepContent: boolean, maxLineBytes: number | undefined): Promise<void> {
+async function attachSubagentFiles(session: Session, keepContent: boolean, readOptions: ReadLinesOptions): Promise<void> {
   const files = await findSubagentFiles(session.file, session.id);
   for (const found of files) {
     const parser = new ClaudeParser(found.file, { keepContent, asSubagent: true });
-    const readOptions = maxLineBytes === undefined ? {} : { maxLineBytes };
     try {
       await readFileLines(found.file, parser, readOptions);
     } catch (error) {
