@@ -9,25 +9,14 @@ import type { Block, MessageKind, SessionUsage } from './types.js';
 export const TYPE_USER = 1;
 export const TYPE_ASSISTANT = 2;
 export const TYPE_SYSTEM = 3;
-export const TYPE_ATTACHMENT = 4;
 export const TYPE_PROGRESS = 5;
+
+/** In code order: the code of a type is its position + 1. */
+const DAG_TYPES = ['user', 'assistant', 'system', 'attachment', 'progress'];
 
 /** Code of a DAG record type, 0 for any other type. */
 export function dagTypeCode(type: string): number {
-  switch (type) {
-    case 'user':
-      return TYPE_USER;
-    case 'assistant':
-      return TYPE_ASSISTANT;
-    case 'system':
-      return TYPE_SYSTEM;
-    case 'attachment':
-      return TYPE_ATTACHMENT;
-    case 'progress':
-      return TYPE_PROGRESS;
-    default:
-      return 0;
-  }
+  return DAG_TYPES.indexOf(type) + 1;
 }
 
 export const SIDECHAIN = 1;
@@ -95,25 +84,27 @@ export class IdNumbers {
 /** Shared by every record without blocks. Never mutated. */
 export const NO_BLOCKS: Block[] = [];
 
+const INITIAL_ROWS = 256;
+
 export class ClaudeRecordTable {
   count = 0;
-  line: Int32Array;
-  parent: Int32Array;
-  type: Uint8Array;
-  flags: Uint8Array;
-  kind: Uint8Array;
+  line = new Int32Array(INITIAL_ROWS);
+  parent = new Int32Array(INITIAL_ROWS);
+  type = new Uint8Array(INITIAL_ROWS);
+  flags = new Uint8Array(INITIAL_ROWS);
+  kind = new Uint8Array(INITIAL_ROWS);
   /** Contribution to the agent-step counter (docs/decisions.md#d13). */
-  steps: Uint8Array;
+  steps = new Uint8Array(INITIAL_ROWS);
   // Every column is a typed array (object columns made growth and garbage collection the
   // main cost of reading a large file): values that are objects or strings are numbered.
   /** Number of the API message id in `messageIds`, -1 for none. */
-  messageId: Int32Array;
+  messageId = new Int32Array(INITIAL_ROWS);
   /** Number of the model name in `models`, -1 for none. */
-  model: Int32Array;
+  model = new Int32Array(INITIAL_ROWS);
   /** Index in `usages`, -1 for none. */
-  usage: Int32Array;
+  usage = new Int32Array(INITIAL_ROWS);
   /** Index in `blockLists`, -1 for no blocks. */
-  blocks: Int32Array;
+  blocks = new Int32Array(INITIAL_ROWS);
   readonly messageIds = new IdNumbers();
   readonly models = new IdNumbers();
   readonly usages: SessionUsage[] = [];
@@ -131,17 +122,6 @@ export class ClaudeRecordTable {
     /** Full content: timestamps are kept and block lists are not shared. */
     private readonly keepContent: boolean,
   ) {
-    const size = 256;
-    this.line = new Int32Array(size);
-    this.parent = new Int32Array(size);
-    this.type = new Uint8Array(size);
-    this.flags = new Uint8Array(size);
-    this.kind = new Uint8Array(size);
-    this.steps = new Uint8Array(size);
-    this.messageId = new Int32Array(size);
-    this.model = new Int32Array(size);
-    this.usage = new Int32Array(size);
-    this.blocks = new Int32Array(size);
     if (!keepContent) this.listCodes = new Map();
   }
 

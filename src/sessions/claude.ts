@@ -24,7 +24,7 @@ import { JsonRecordParser } from './json-record-parser.js';
 import { anthropicMedia, mediaBlock, mediaPlaceholder } from './media.js';
 import { isObject, num, str } from '../core/guards.js';
 import { type NewMessage, TimelineBuilder, USAGE_FIELDS } from './timeline.js';
-import type { Block, MessageKind, MessageRole, RawRef, SessionMessage, SessionUsage, SessionWarning, SubagentTranscript } from './types.js';
+import type { Block, MessageKind, MessageRole, RawRef, Session, SessionMessage, SessionUsage, SessionWarning, SubagentTranscript } from './types.js';
 
 /**
  * Claude Code transcript reader (pure: lines in, records out). Every line goes through
@@ -63,23 +63,16 @@ export interface ClaudeParserOptions {
   sidechains?: 'apart' | 'inline';
 }
 
-export interface ClaudeParseResult {
+/** The session facts the file tells (`Session` fields), then the timeline and what lies beside it. */
+export interface ClaudeParseResult extends Pick<Session, 'id' | 'forkedFrom' | 'forkedFromMessage' | 'continuesFrom' | 'leafUuid' | 'cwd' | 'version'> {
   builder: TimelineBuilder;
-  sessionId?: string;
-  /** `/branch` and `--fork-session` files: the session and message they were forked from. */
-  forkedFrom?: { sessionId?: string; messageUuid?: string };
-  /** The main chain starts at a parent (or, across a compaction, a logical parent) that is not in this file. */
-  continuesFrom?: string;
-  /** Uuid of the main chain's last record. */
-  leafUuid?: string;
-  cwd?: string;
-  version?: string;
   offChainRecords: number;
   inlineSubagents: SubagentTranscript[];
   warnings: SessionWarning[];
 }
 
-const OPTIONAL_RESULT_FIELDS = ['sessionId', 'forkedFrom', 'continuesFrom', 'leafUuid', 'cwd', 'version'] as const;
+/** The result's session facts, in the order they are copied onto the Session. */
+export const SESSION_FACTS = ['id', 'forkedFrom', 'forkedFromMessage', 'continuesFrom', 'leafUuid', 'cwd', 'version'] as const;
 
 export class ClaudeParser extends JsonRecordParser {
   private readonly records: ClaudeRecordTable;
@@ -87,7 +80,6 @@ export class ClaudeParser extends JsonRecordParser {
   private readonly ids = new IdNumbers();
   private duplicates = 0;
   private firstDuplicateLine = 0;
-  private sessionId: string | undefined;
   /** Earliest and latest timestamp of any record (messages keep theirs only with content). */
   private earliest: string | undefined;
   private latest: string | undefined;
@@ -95,10 +87,8 @@ export class ClaudeParser extends JsonRecordParser {
   private readonly interned = new Map<string, string>();
   private readonly toolBlocks = new Map<string, Block[]>();
   private lastUsage: SessionUsage | undefined;
-  private forkedFrom: { sessionId?: string; messageUuid?: string } | undefined;
-  private continuesFrom: string | undefined;
-  private cwd: string | undefined;
-  private version: string | undefined;
+  /** Undefined members until the file tells them (the result keeps only those that hold a value). */
+  private readonly facts: Omit<ClaudeParseResult, 'builder' | 'offChainRecords' | 'inlineSubagents' | 'warnings'> = {};
 
   constructor(
     file: string,
@@ -114,13 +104,15 @@ export class ClaudeParser extends JsonRecordParser {
       this.warn(lineNumber, 'record without a "type" field skipped');
       return;
     }
-    this.sessionId ??= str(value.sessionId);
-    if (this.forkedFrom === undefined && isObject(value.forkedFrom)) {
-      const { sessionId, messageUuid } = value.forkedFrom;
-      this.forkedFrom = definedFields({ sessionId: str(sessionId), messageUuid: str(messageUuid) }, ['sessionId', 'messageUuid']);
+    const facts = this.facts;
+    facts.id ??= str(value.sessionId);
+    // The first fork marker wins, even one without ids (both members are then set, to undefined).
+    if (!Object.hasOwn(facts, 'forkedFrom') && isObject(value.forkedFrom)) {
+      facts.forkedFrom = str(value.forkedFrom.sessionId);
+      facts.forkedFromMessage = str(value.forkedFrom.messageUuid);
     }
-    this.cwd ??= str(value.cwd);
-    this.version = str(value.version) ?? this.version;
+    facts.cwd ??= str(value.cwd);
+    facts.version = str(value.version) ?? facts.version;
     const typeCode = dagTypeCode(type);
     if (typeCode === 0) {
       if (!KNOWN_META_TYPES.has(type)) this.noteUnknown(lineNumber, `record type "${type}"`);
@@ -290,8 +282,7 @@ export class ClaudeParser extends JsonRecordParser {
       warnings: [...this.warnings, ...builder.warnings],
     };
     const leafUuid = chain.length > 0 ? this.ids.text(chain.at(-1)!) : undefined;
-    const { sessionId, forkedFrom, continuesFrom, cwd, version } = this;
-    copyDefined(result, { sessionId, forkedFrom, continuesFrom, leafUuid, cwd, version }, OPTIONAL_RESULT_FIELDS);
+    copyDefined(result, { ...this.facts, leafUuid }, SESSION_FACTS);
     return result;
   }
 
@@ -357,7 +348,7 @@ export class ClaudeParser extends JsonRecordParser {
       const next = parentOf[current]!;
       if (next === MISSING) {
         const link = records.unresolvedParents.get(current) ?? records.system.get(current)?.logicalParent;
-        this.continuesFrom = link;
+        this.facts.continuesFrom = link;
         this.warn(records.line[current]!, `parent ${link} not in this file; the main chain starts here`);
       }
       current = next;
@@ -467,7 +458,9 @@ export class ClaudeParser extends JsonRecordParser {
   ): SessionMessage {
     const steps = this.records.steps[i]!;
     if (!this.options.keepContent) return builder.countMessage(role, kind, this.records.blocksOf(i), steps, facts.model, facts.usage);
-    const input: NewMessage = { role, kind, blocks: this.ownBlocks(i), raw, uuid: this.ids.text(i) };
+    // With content a message owns its block list (continuation lines are appended to it): never the shared empty one.
+    const blocks = this.records.blocksOf(i);
+    const input: NewMessage = { role, kind, blocks: blocks === NO_BLOCKS ? [] : blocks, raw, uuid: this.ids.text(i) };
     copyDefined(input, facts, ['timestamp', 'model', 'usage']);
     return builder.addMessage(input, steps);
   }
@@ -491,12 +484,6 @@ export class ClaudeParser extends JsonRecordParser {
     }
     while (next < side.length) out.push(side[next++]!);
     return out;
-  }
-
-  /** With content a message owns its block list (continuation lines are appended to it); the shared empty list is never handed out. */
-  private ownBlocks(i: number): Block[] {
-    const blocks = this.records.blocksOf(i);
-    return this.options.keepContent && blocks === NO_BLOCKS ? [] : blocks;
   }
 
   /** Inline `isSidechain` lines grouped by agentId, else by their root. */

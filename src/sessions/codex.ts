@@ -4,7 +4,7 @@ import { JsonRecordParser } from './json-record-parser.js';
 import { codexImage, mediaBlock, mediaPlaceholder } from './media.js';
 import { isObject, num, str } from '../core/guards.js';
 import { type NewMessage, TimelineBuilder } from './timeline.js';
-import type { Block, MessageKind, RawRef, SessionMessage, SessionUsage, SessionWarning } from './types.js';
+import type { Block, MessageKind, RawRef, Session, SessionUsage, SessionWarning } from './types.js';
 
 /**
  * Codex CLI rollout reader (pure: lines in, timeline out). Model-visible history
@@ -56,16 +56,14 @@ export interface CodexParserOptions {
   keepContent: boolean;
 }
 
-export interface CodexParseResult {
+/** The session facts the rollout tells (`Session` fields), and its timeline. */
+export interface CodexParseResult extends Pick<Session, (typeof SESSION_FACTS)[number]> {
   builder: TimelineBuilder;
-  id?: string;
-  cwd?: string;
-  version?: string;
-  forkedFrom?: string;
-  parentThreadId?: string;
-  baseInstructions?: string;
   warnings: SessionWarning[];
 }
+
+/** The result's session facts, in the order they are copied onto the Session. */
+export const SESSION_FACTS = ['id', 'cwd', 'version', 'forkedFrom', 'parentThreadId', 'baseInstructions'] as const;
 
 interface Converted {
   side: 'assistant' | 'user' | 'developer' | 'skip';
@@ -288,9 +286,7 @@ export class CodexParser extends JsonRecordParser {
   }
 
   private wasTyped(text: string): boolean {
-    if (this.typed.has(text)) return true;
-    for (const typed of this.typed) if (saysTyped(text, typed)) return true;
-    return false;
+    return this.typed.has(text) || [...this.typed].some((typed) => saysTyped(text, typed));
   }
 
   /** Unmatched user messages become harness content (`human = false`) once events tell prompts apart. */
@@ -396,71 +392,59 @@ export class CodexParser extends JsonRecordParser {
     this.assistantOpen = false;
     const b = this.builder;
     const message = str(body.message) ?? '';
+    const summarized = message.trim() !== '';
     const history = Array.isArray(body.replacement_history) ? body.replacement_history : undefined;
-    if (history) {
-      const replacement: SessionMessage[] = [];
-      let encrypted = false;
-      let plainSummary = false;
-      const local = new TimelineBuilder(this.file, true);
-      let open = false;
-      for (const item of history) {
-        if (!isObject(item)) continue;
-        const converted = this.convert(item, raw.line);
-        if (converted.encryptedCompaction) encrypted = true;
-        if (converted.side === 'skip') continue;
-        if (converted.side === 'assistant' && open && local.lastMessage?.role === 'assistant') {
-          local.mergeIntoLast(converted.blocks, raw, 0);
-          continue;
-        }
-        open = converted.side === 'assistant';
-        const kind = converted.side === 'user' && isSummaryText(converted.blocks) ? 'compaction_summary' : converted.kind;
-        if (kind === 'compaction_summary') plainSummary = true;
-        local.addMessage({ role: converted.side === 'developer' ? 'system' : converted.side, kind, blocks: converted.blocks, raw }, 0);
-      }
-      // Not on the timeline: index -1.
-      for (const m of local.messages) replacement.push({ ...m, index: -1 });
-      const event: Parameters<TimelineBuilder['compaction']>[0] = {
-        compaction: encrypted ? 'codex-remote' : 'codex-local',
-        raw,
-        summaryAvailable: plainSummary || message.trim() !== '',
-        replacement,
-      };
-      if (timestamp !== undefined) event.timestamp = timestamp;
-      b.compaction(event);
-      if (encrypted) this.warn(raw.line, 'remote compaction: the summary is encrypted; forks after it use the replacement history without it');
-      return;
-    }
-    if (message.trim() === '') {
-      this.warn(raw.line, 'compacted record with neither a summary nor a replacement history');
-    }
+    if (!history && !summarized) this.warn(raw.line, 'compacted record with neither a summary nor a replacement history');
+    const event: Parameters<TimelineBuilder['compaction']>[0] = history
+      ? this.replacementEvent(history, raw, summarized)
+      : { compaction: 'codex-local', raw, summaryAvailable: summarized, keptMessages: this.options.keepContent ? this.keptPrompts() : [] };
+    copyDefined(event, { timestamp }, ['timestamp']);
+    const compaction = b.compaction(event);
+    if (event.compaction === 'codex-remote')
+      this.warn(raw.line, 'remote compaction: the summary is encrypted; forks after it use the replacement history without it');
     // Local compaction: recent human prompts (budgeted) + the summary as a user message.
+    if (history || !summarized) return;
+    const input: NewMessage = { role: 'user', kind: 'compaction_summary', blocks: [{ type: 'text', text: this.options.keepContent ? message : '' }], raw };
+    copyDefined(input, { timestamp }, ['timestamp']);
+    compaction.summaryMessage = b.addMessage(input, 1).index;
+  }
+
+  /** Codex remote (encrypted) or local compaction with the history that replaces the context; its messages are not on the timeline (index -1). */
+  private replacementEvent(history: unknown[], raw: RawRef, summarized: boolean): Parameters<TimelineBuilder['compaction']>[0] {
+    let encrypted = false;
+    let plainSummary = false;
+    const local = new TimelineBuilder(this.file, true);
+    let open = false;
+    for (const item of history) {
+      if (!isObject(item)) continue;
+      const converted = this.convert(item, raw.line);
+      if (converted.encryptedCompaction) encrypted = true;
+      if (converted.side === 'skip') continue;
+      if (converted.side === 'assistant' && open && local.lastMessage?.role === 'assistant') {
+        local.mergeIntoLast(converted.blocks, raw, 0);
+        continue;
+      }
+      open = converted.side === 'assistant';
+      const kind = converted.side === 'user' && isSummaryText(converted.blocks) ? 'compaction_summary' : converted.kind;
+      if (kind === 'compaction_summary') plainSummary = true;
+      local.addMessage({ role: converted.side === 'developer' ? 'system' : converted.side, kind, blocks: converted.blocks, raw }, 0);
+    }
+    const replacement = local.messages.map((m) => ({ ...m, index: -1 }));
+    return { compaction: encrypted ? 'codex-remote' : 'codex-local', raw, summaryAvailable: plainSummary || summarized, replacement };
+  }
+
+  /** The recent human prompts a local compaction keeps, oldest first, within Codex's budget. */
+  private keptPrompts(): number[] {
     const kept: number[] = [];
     let budget = CODEX_KEPT_USER_CHARS;
-    for (const index of b.recentHumanIndices()) {
-      const m = b.messageAt(index);
+    for (const index of this.builder.recentHumanIndices()) {
+      const m = this.builder.messageAt(index);
       const chars = m ? m.blocks.reduce((n, block) => n + (block.type === 'text' ? block.text.length : 0), 0) : 0;
       if (chars > budget) break;
       budget -= chars;
       kept.unshift(index);
     }
-    const event: Parameters<TimelineBuilder['compaction']>[0] = {
-      compaction: 'codex-local',
-      raw,
-      summaryAvailable: message.trim() !== '',
-      keptMessages: this.options.keepContent ? kept : [],
-    };
-    if (timestamp !== undefined) event.timestamp = timestamp;
-    const compaction = b.compaction(event);
-    if (message.trim() !== '') {
-      const input: NewMessage = {
-        role: 'user',
-        kind: 'compaction_summary',
-        blocks: [{ type: 'text', text: this.options.keepContent ? message : '' }],
-        raw,
-      };
-      if (timestamp !== undefined) input.timestamp = timestamp;
-      compaction.summaryMessage = b.addMessage(input, 1).index;
-    }
+    return kept;
   }
 
   private eventMsg(body: Record<string, unknown>, raw: RawRef, timestamp: string | undefined): void {
@@ -499,11 +483,7 @@ export class CodexParser extends JsonRecordParser {
 function contentTexts(content: unknown): string[] {
   if (typeof content === 'string') return [content];
   if (!Array.isArray(content)) return [];
-  const out: string[] = [];
-  for (const c of content) {
-    if (isObject(c) && typeof c.text === 'string') out.push(c.text);
-  }
-  return out;
+  return content.filter((c): c is { text: string } => isObject(c) && typeof c.text === 'string').map((c) => c.text);
 }
 
 /**

@@ -35,8 +35,8 @@ export function defaultRoots(env: NodeJS.ProcessEnv = process.env, home: string 
   const codexHomes = list(env.CODEX_HOME);
   const codexBases = codexHomes.length > 0 ? codexHomes : [join(home, '.codex')];
   return {
-    claude: unique(claudeBases.map((b) => join(b, 'projects'))),
-    codex: unique(codexBases.flatMap((b) => [join(b, 'sessions'), join(b, 'archived_sessions')])),
+    claude: [...new Set(claudeBases.map((b) => join(b, 'projects')))],
+    codex: [...new Set(codexBases.flatMap((b) => [join(b, 'sessions'), join(b, 'archived_sessions')]))],
   };
 }
 
@@ -260,16 +260,12 @@ async function summarize(d: DiscoveredSession, cache: SummaryCache | undefined):
     messages: c?.messages ?? 0,
     compactions: c?.compactions ?? 0,
     size: d.size,
-    subagents: agentFiles(d) + (c?.inlineSubagents ?? 0),
+    // Subagent transcripts among the attached files (workflow journals and the like only add to the size).
+    subagents: d.subagentFiles.filter((f) => /^agent-.*\.jsonl$/.test(basename(f))).length + (c?.inlineSubagents ?? 0),
     warnings: c ? c.warnings : 1,
   };
   if (c) copyDefined(summary, c, OPTIONAL_COUNTED_FACTS);
   return summary;
-}
-
-/** Subagent transcripts among a session's attached files (workflow journals and the like only add to its size). */
-function agentFiles(d: DiscoveredSession): number {
-  return d.subagentFiles.filter((f) => /^agent-.*\.jsonl$/.test(basename(f))).length;
 }
 
 /** Codex subagent rollouts are counted on their parent thread instead of listed. */
@@ -321,8 +317,4 @@ export function selectSummaries(
     if (primary !== 0) return ascending ? primary : -primary;
     return a.file < b.file ? -1 : a.file > b.file ? 1 : 0;
   });
-}
-
-function unique(values: string[]): string[] {
-  return [...new Set(values)];
 }

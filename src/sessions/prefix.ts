@@ -2,7 +2,7 @@ import { InvalidArgumentError } from '../core/errors.js';
 import type { ChatMessage } from '../models/types.js';
 import { contextAt } from './context.js';
 import type { Position } from './positions.js';
-import { type RenderedPrefix, type RenderOptions, renderContext, resolveRenderOptions, toParts } from './render.js';
+import { type RenderedPrefix, type RenderOptions, renderContext, resolveRenderOptions, toParts, toTurns } from './render.js';
 import { codePointLength, tailCodePoints } from './text.js';
 import type { Session } from './types.js';
 
@@ -19,9 +19,7 @@ export interface PrefixAt extends RenderedPrefix {
 export function buildPrefix(session: Session, at: Position | number, options: RenderOptions = {}): PrefixAt {
   const end = typeof at === 'number' ? at : at.end;
   const rendered = renderContext(contextAt(session, end), options);
-  const out: PrefixAt = { ...rendered, end };
-  if (typeof at !== 'number') out.position = at;
-  return out;
+  return typeof at === 'number' ? { ...rendered, end } : { ...rendered, end, position: at };
 }
 
 /**
@@ -44,14 +42,7 @@ export function renderContinuation(
   const context = contextAt(session, toEnd);
   const slice = { ...context, messages: context.messages.filter((m) => m.index >= fromEnd) };
   const parts = toParts(slice, { ...options, mode: o.mode });
-  const messages: ChatMessage[] = [];
-  const included: number[] = [];
-  for (const part of parts) {
-    const last = messages.at(-1);
-    if (last && last.role === part.role) last.content += `\n\n${part.text}`;
-    else messages.push({ role: part.role, content: part.text });
-    included.push(part.messageIndex);
-  }
+  const messages: ChatMessage[] = toTurns(parts).map((turn) => ({ role: turn.role, content: turn.texts.join('\n\n') }));
   let chars = messages.reduce((n, m) => n + codePointLength(m.content), 0);
   if (Number.isFinite(o.maxChars) && chars > o.maxChars) {
     // Keep the tail, as every window here does.
@@ -67,5 +58,5 @@ export function renderContinuation(
     chars = o.maxChars;
   }
   if (messages.at(-1)?.role === 'user') messages.push({ role: 'assistant', content: o.acknowledgement });
-  return { messages, includedMessages: included, chars };
+  return { messages, includedMessages: parts.map((part) => part.messageIndex), chars };
 }

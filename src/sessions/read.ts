@@ -1,7 +1,7 @@
 import { open, readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { ClaudeParser } from './claude.js';
-import { CodexParser } from './codex.js';
+import { ClaudeParser, SESSION_FACTS as CLAUDE_FACTS } from './claude.js';
+import { CodexParser, SESSION_FACTS as CODEX_FACTS } from './codex.js';
 import { copyDefined } from '../core/copy-defined.js';
 import { InputError } from '../core/errors.js';
 import type { LineSink } from './line-splitter.js';
@@ -120,18 +120,15 @@ export async function readSession(file: string, options: ReadSessionOptions = {}
   if (claude) {
     const result = claude.finish();
     session = fromBuilder('claude', file, result.builder, keepContent, lines, bytes);
-    if (result.sessionId !== undefined) session.id = result.sessionId;
-    if (result.forkedFrom?.sessionId !== undefined) session.forkedFrom = result.forkedFrom.sessionId;
-    if (result.forkedFrom?.messageUuid !== undefined) session.forkedFromMessage = result.forkedFrom.messageUuid;
-    copyDefined(session, result, ['continuesFrom', 'leafUuid', 'cwd', 'version']);
+    copyDefined(session, result, CLAUDE_FACTS);
     session.offChainRecords = result.offChainRecords;
     session.subagents = result.inlineSubagents;
     session.warnings = [...early, ...result.warnings];
-    if (options.subagents !== false) await attachSubagentFiles(session, keepContent, options.maxLineBytes);
+    if (options.subagents !== false) await attachSubagentFiles(session, keepContent, readOptions);
   } else {
     const result = codex!.finish();
     session = fromBuilder('codex', file, result.builder, keepContent, lines, bytes);
-    copyDefined(session, result, ['id', 'cwd', 'version', 'forkedFrom', 'parentThreadId', 'baseInstructions']);
+    copyDefined(session, result, CODEX_FACTS);
     session.warnings = [...early, ...result.warnings];
   }
   return session;
@@ -187,11 +184,10 @@ export async function findSubagentFiles(
   return out.sort((a, b) => (a.file < b.file ? -1 : 1));
 }
 
-async function attachSubagentFiles(session: Session, keepContent: boolean, maxLineBytes: number | undefined): Promise<void> {
+async function attachSubagentFiles(session: Session, keepContent: boolean, readOptions: ReadLinesOptions): Promise<void> {
   const files = await findSubagentFiles(session.file, session.id);
   for (const found of files) {
     const parser = new ClaudeParser(found.file, { keepContent, asSubagent: true });
-    const readOptions = maxLineBytes === undefined ? {} : { maxLineBytes };
     try {
       await readFileLines(found.file, parser, readOptions);
     } catch (error) {
@@ -199,9 +195,7 @@ async function attachSubagentFiles(session: Session, keepContent: boolean, maxLi
       continue;
     }
     const result = parser.finish();
-    const agentId = basename(found.file)
-      .replace(/^agent-/, '')
-      .replace(/\.jsonl$/, '');
+    const agentId = basename(found.file).replace(/^agent-|\.jsonl$/g, '');
     const sub: SubagentTranscript = {
       agentId,
       layout: found.layout,

@@ -74,37 +74,18 @@ export interface RenderSettings {
 }
 
 export function settingsOf(o: Resolved): RenderSettings {
-  return {
-    mode: o.mode,
-    maxChars: Number.isFinite(o.maxChars) ? o.maxChars : null,
-    toolPayloadChars: Number.isFinite(o.toolPayloadChars) ? o.toolPayloadChars : null,
-    includeThinking: o.includeThinking,
-    includeDeveloper: o.includeDeveloper,
-    acknowledgement: o.acknowledgement,
-  };
+  const finite = (n: number): number | null => (Number.isFinite(n) ? n : null);
+  return { ...o, maxChars: finite(o.maxChars), toolPayloadChars: finite(o.toolPayloadChars) };
 }
 
 /** Render options that reproduce given settings. */
 export function optionsOf(settings: RenderSettings): RenderOptions {
-  const options: RenderOptions = {
-    mode: settings.mode,
-    includeThinking: settings.includeThinking,
-    includeDeveloper: settings.includeDeveloper,
-    acknowledgement: settings.acknowledgement,
-  };
-  if (settings.maxChars !== null) options.maxChars = settings.maxChars;
-  if (settings.toolPayloadChars !== null) options.toolPayloadChars = settings.toolPayloadChars;
-  return options;
+  const { maxChars, toolPayloadChars, ...options } = settings;
+  return { ...options, ...(maxChars === null ? {} : { maxChars }), ...(toolPayloadChars === null ? {} : { toolPayloadChars }) };
 }
 
-export interface Resolved {
-  mode: RenderMode;
-  maxChars: number;
-  toolPayloadChars: number;
-  includeThinking: boolean;
-  includeDeveloper: boolean;
-  acknowledgement: string;
-}
+/** Every option filled in; `untruncated` has infinite windows. */
+export type Resolved = Required<RenderOptions>;
 
 export function resolveRenderOptions(options: RenderOptions = {}): Resolved {
   const mode = options.mode ?? 'flat';
@@ -263,7 +244,8 @@ interface Turn {
   parts: RenderedPart[];
 }
 
-function renderTurns(parts: RenderedPart[], o: Resolved): RenderedPrefix {
+/** Consecutive parts of one role as one turn. */
+export function toTurns(parts: RenderedPart[]): Turn[] {
   const turns: Turn[] = [];
   for (const part of parts) {
     const last = turns.at(-1);
@@ -272,6 +254,11 @@ function renderTurns(parts: RenderedPart[], o: Resolved): RenderedPrefix {
       last.parts.push(part);
     } else turns.push({ role: part.role, texts: [part.text], parts: [part] });
   }
+  return turns;
+}
+
+function renderTurns(parts: RenderedPart[], o: Resolved): RenderedPrefix {
+  const turns = toTurns(parts);
   const contents = turns.map((t) => t.texts.join('\n\n'));
   let remaining = o.maxChars;
   const kept: Array<{ turn: Turn; content: string }> = [];

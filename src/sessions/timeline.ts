@@ -58,10 +58,6 @@ export class TimelineBuilder {
     readonly keepContent: boolean,
   ) {}
 
-  get size(): number {
-    return this.messageCount;
-  }
-
   get lastMessage(): SessionMessage | undefined {
     return this.last;
   }
@@ -74,7 +70,7 @@ export class TimelineBuilder {
 
   addMessage(input: NewMessage, agentSteps: number): SessionMessage {
     this.countOne(input.role, input.kind, agentSteps);
-    const message = this.keepContent ? this.newMessage(input) : this.reusedMessage(input);
+    const message = this.keepContent ? this.newMessage(input) : this.reusedMessage(input.role, input.kind);
     copyDefined(message, input, ['timestamp', 'model', 'uuid']);
     if (input.replayed) {
       message.replayed = true;
@@ -106,14 +102,8 @@ export class TimelineBuilder {
     if (this.keepContent)
       return this.addMessage(usage === undefined ? { role, kind, blocks, raw: UNKEPT } : { role, kind, blocks, raw: UNKEPT, usage }, agentSteps);
     this.countOne(role, kind, agentSteps);
-    const message = this.scratch ?? { index: 0, role, kind, blocks: [], raw: [], counters: this.counters, segment: 0 };
-    this.scratch = message;
-    message.index = this.messageCount;
-    message.role = role;
-    message.kind = kind;
-    message.segment = this.segment;
+    const message = this.reusedMessage(role, kind);
     message.model = model;
-    message.usage = undefined;
     if (blocks.length > 0) this.noteBlocks(blocks);
     if (model !== undefined && model !== this.lastModel) {
       this.models.add(model);
@@ -152,15 +142,12 @@ export class TimelineBuilder {
    * Counting only: messages are not kept, and the last one is read only for its role, usage
    * and model. One object is reused (a 300 MB transcript has a hundred thousand messages).
    */
-  private reusedMessage(input: NewMessage): SessionMessage {
+  private reusedMessage(role: MessageRole, kind: MessageKind): SessionMessage {
+    this.scratch ??= { index: 0, role, kind, blocks: [], raw: [], counters: this.counters, segment: 0 };
     const message = this.scratch;
-    if (message === undefined) {
-      this.scratch = { index: this.messageCount, role: input.role, kind: input.kind, blocks: [], raw: [], counters: this.counters, segment: this.segment };
-      return this.scratch;
-    }
     message.index = this.messageCount;
-    message.role = input.role;
-    message.kind = input.kind;
+    message.role = role;
+    message.kind = kind;
     message.segment = this.segment;
     message.timestamp = undefined;
     message.model = undefined;
@@ -225,7 +212,7 @@ export class TimelineBuilder {
       kind: 'compaction',
       ordinal: this.compactions.length,
       atMessage: this.messageCount,
-      counters: this.snapshotCounters(),
+      counters: { ...this.counters },
       ...event,
     };
     this.compactions.push(full);
@@ -236,7 +223,7 @@ export class TimelineBuilder {
   }
 
   microcompaction(raw: RawRef, clearedToolIds: string[], timestamp?: string): void {
-    this.pushEvent({ kind: 'microcompaction', raw, atMessage: this.messageCount, counters: this.snapshotCounters(), clearedToolIds }, timestamp);
+    this.pushEvent({ kind: 'microcompaction', raw, atMessage: this.messageCount, counters: { ...this.counters }, clearedToolIds }, timestamp);
   }
 
   /** Codex `thread_rolled_back`: the last `numTurns` human turns leave the context. */
@@ -260,7 +247,7 @@ export class TimelineBuilder {
       removedFrom = contextStart;
     }
     this.rolledBack.push([removedFrom, this.messageCount]);
-    this.pushEvent({ kind: 'rollback', raw, atMessage: this.messageCount, counters: this.snapshotCounters(), numTurns, removedFrom }, timestamp);
+    this.pushEvent({ kind: 'rollback', raw, atMessage: this.messageCount, counters: { ...this.counters }, numTurns, removedFrom }, timestamp);
   }
 
   private pushEvent(event: ContextEvent, timestamp: string | undefined): void {
@@ -310,10 +297,6 @@ export class TimelineBuilder {
 
   private isRolledBack(index: number): boolean {
     return this.rolledBack.some(([from, to]) => index >= from && index < to);
-  }
-
-  private snapshotCounters(): Counters {
-    return { ...this.counters };
   }
 
   private noteBlocks(blocks: Block[]): void {

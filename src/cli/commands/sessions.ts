@@ -266,19 +266,14 @@ function duration(first: string | undefined, last: string | undefined): string {
   return minutes < 120 ? ` (${minutes} min)` : ` (${(minutes / 60).toFixed(1)} h)`;
 }
 
+/** Optional session facts, printed as null when absent (a stable JSON shape). */
+const NULLABLE_FACTS = ['id', 'cwd', 'version', 'forkedFrom', 'forkedFromMessage', 'continuesFrom', 'leafUuid', 'firstTimestamp', 'lastTimestamp'] as const;
+
 export function summaryJson(s: Session): Record<string, unknown> {
   return {
     file: s.file,
     tool: s.tool,
-    id: s.id ?? null,
-    cwd: s.cwd ?? null,
-    version: s.version ?? null,
-    forkedFrom: s.forkedFrom ?? null,
-    forkedFromMessage: s.forkedFromMessage ?? null,
-    continuesFrom: s.continuesFrom ?? null,
-    leafUuid: s.leafUuid ?? null,
-    firstTimestamp: s.firstTimestamp ?? null,
-    lastTimestamp: s.lastTimestamp ?? null,
+    ...Object.fromEntries(NULLABLE_FACTS.map((key) => [key, s[key] ?? null])),
     models: s.models,
     counters: s.counters,
     compactions: s.compactions.map((c) => ({
