@@ -166,25 +166,14 @@ interface Effects {
 }
 
 function worldEffects(world: World, design: CalibrationDesign, effect: number, margin: number): Effects {
-  const primaryDistance = design.distances[0] as string;
-  const primaryPrompt = design.systemPrompts[0] as string;
-  return {
-    compactionShift: world === 'compaction' ? margin : 0,
-    fixed(cell) {
-      switch (world) {
-        case 'drift':
-          return cell.arm === 'filler' ? effect : 0;
-        case 'mitigation':
-          return cell.arm === 'real' && cell.mitigation !== 'none' && cell.mitigation !== 'placebo_iso_recipe' ? effect : 0;
-        case 'distance':
-          return cell.arm === 'real' && cell.distance !== primaryDistance ? effect : 0;
-        case 'prompt':
-          return cell.arm === 'filler' && cell.systemPrompt !== primaryPrompt ? effect : 0;
-        default:
-          return 0;
-      }
-    },
+  // The cells each world plants `effect` in (the null and compaction worlds plant none).
+  const planted: Partial<Record<World, (cell: Parameters<Effects['fixed']>[0]) => boolean>> = {
+    drift: (c) => c.arm === 'filler',
+    mitigation: (c) => c.arm === 'real' && c.mitigation !== 'none' && c.mitigation !== 'placebo_iso_recipe',
+    distance: (c) => c.arm === 'real' && c.distance !== design.distances[0],
+    prompt: (c) => c.arm === 'filler' && c.systemPrompt !== design.systemPrompts[0],
   };
+  return { compactionShift: world === 'compaction' ? margin : 0, fixed: (cell) => (planted[world]?.(cell) ? effect : 0) };
 }
 
 function normal(random: Rng): number {

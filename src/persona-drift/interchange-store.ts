@@ -397,14 +397,9 @@ export async function exportRun(store: RunStore, runId: string): Promise<ExportR
       },
     });
   }
-  const manifest: ExportManifest = {
-    schema: 'echolens.persona-export/1',
-    runId,
-    config: run.manifest.config,
-    sessions: (run.manifest.options as { sessions?: unknown } | undefined)?.sessions ?? [],
-  };
-  const units = (run.manifest.options as { units?: unknown } | undefined)?.units;
-  if (units !== undefined) manifest.units = units;
+  const options = run.manifest.options as { sessions?: unknown; units?: unknown } | undefined;
+  const manifest: ExportManifest = { schema: 'echolens.persona-export/1', runId, config: run.manifest.config, sessions: options?.sessions ?? [] };
+  if (options?.units !== undefined) manifest.units = options.units;
   files.push({ path: EXPORT_MANIFEST, value: manifest });
   return { files, cells: probes.length, skipped };
 }
