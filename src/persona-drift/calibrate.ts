@@ -7,6 +7,7 @@ import { analyzeConsensus } from './consensus.js';
 import { analyzeHarness, type HarnessName } from './harness.js';
 import type { CellRef } from './analysis-types.js';
 import type { PersonaConfig } from './config.js';
+import type { PlannedPosition } from './plan.js';
 import { getOrInsert } from '../core/get-or-insert.js';
 
 /**
@@ -198,11 +199,7 @@ function designCells(design: CalibrationDesign): SimCell[] {
   return cells;
 }
 
-interface SimPosition {
-  label: string;
-  value: number;
-  compaction?: { index: number; side: 'pre' | 'post' };
-}
+type SimPosition = Omit<PlannedPosition, 'selectedBy'>;
 
 function positionsOf(design: CalibrationDesign): SimPosition[] {
   const out: SimPosition[] = [];
@@ -218,10 +215,7 @@ const sessionName = (s: number) => `session-${String(s + 1).padStart(2, '0')}`;
 const cellId = (c: SimCell) => `${c.arm}|${c.mitigation}|${c.distance}|${c.systemPrompt}`;
 
 /** Interaction effects drawn for one replicate: per (target, session, cell) and (target, session, position, cell). */
-interface Draws {
-  session: Map<string, number>;
-  position: Map<string, number>;
-}
+type Draws = Record<'session' | 'position', Map<string, number>>;
 
 /** One simulated run of the design: observations plus the interaction draws (for conditional truths). */
 export function simulateRun(
@@ -635,13 +629,8 @@ function summarize(outcomes: readonly Outcome[], alpha: number): TestOperatingCh
   });
 }
 
-/** Knobs the configuration cannot tell (it names transcripts, not their counts of positions). */
-export interface DesignOverrides {
-  sessions?: number;
-  positionsPerSession?: number;
-  /** Compaction events per session when a `compactions` selector is configured (default 2). */
-  compactionsPerSession?: number;
-}
+/** Knobs the configuration cannot tell (it names transcripts, not their counts of positions; compactions default to 2 per session under a `compactions` selector). */
+export type DesignOverrides = Partial<Pick<CalibrationDesign, 'sessions' | 'positionsPerSession' | 'compactionsPerSession'>>;
 
 /** The parts of a persona config that shape its calibration design. */
 type DesignSource = Pick<

@@ -35,7 +35,7 @@ export interface ConsensusRow extends Omit<UnitInference, 'ciMethod'> {
   perJudge: Array<{ judge: string; estimate: number; ci: readonly [number, number] }>;
   /** Does Δ differ between judges? Two-way repeated-measures ANOVA of units × judges (judge main effect on Δ). */
   /** Repeated-measures F with the Greenhouse–Geisser correction (p on ε·df1, ε·df2). */
-  judgeEffect: Maybe<{ F: number; df1: number; df2: number; p: number; epsilon: number; method: 'greenhouse-geisser' }>;
+  judgeEffect: Maybe<ReturnType<typeof judgeEffectTest>>;
   /** Largest minus smallest judge estimate. */
   spread: number;
   /** Do all judges give Δ the same sign (zeros count as agreeing with either)? */
@@ -84,14 +84,7 @@ export function consensusUnits(perJudge: ReadonlyArray<readonly UnitValue[]>): {
  * judges are equally noisy (sphericity) and shrinks the degrees of freedom when they are not,
  * which is what kept the uncorrected F from its level with one noisy judge (issue #39).
  */
-export function judgeEffectTest(table: ReadonlyArray<readonly number[]>): {
-  F: number;
-  df1: number;
-  df2: number;
-  p: number;
-  epsilon: number;
-  method: 'greenhouse-geisser';
-} {
+export function judgeEffectTest(table: ReadonlyArray<readonly number[]>) {
   const n = table.length;
   const k = table[0]?.length ?? 0;
   if (n < 2 || k < 2) throw new StatisticsError(`the judge effect needs at least 2 units and 2 judges (got ${n} units, ${k} judges)`);
@@ -132,7 +125,7 @@ export function judgeEffectTest(table: ReadonlyArray<readonly number[]>): {
     }
   }
   const epsilon = Math.min(1, Math.max(1 / df1, (trace * trace) / (df1 * traceSquared)));
-  return { F, df1, df2, p: 1 - fCdf(F, df1 * epsilon, df2 * epsilon), epsilon, method: 'greenhouse-geisser' };
+  return { F, df1, df2, p: 1 - fCdf(F, df1 * epsilon, df2 * epsilon), epsilon, method: 'greenhouse-geisser' as const };
 }
 
 /** The drift gap filler − real of one target and judge in the headline cell, per (session, position). */

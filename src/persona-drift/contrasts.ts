@@ -82,13 +82,7 @@ export function cellValue(o: PersonaObservation, judge: string | null): number |
 
 export const unitKey = (o: Pick<PersonaObservation, 'session' | 'position'>) => `${o.session}\u0000${o.position}`;
 
-interface UnitMean {
-  session: string;
-  position: string;
-  positionValue: number;
-  mean: number;
-  n: number;
-}
+type UnitMean = Pick<PersonaObservation, 'session' | 'position' | 'positionValue'> & { mean: number; n: number };
 
 /** Mean value per (session, position). */
 export function unitMeans(observations: readonly PersonaObservation[], judge: string | null): Map<string, UnitMean> {
