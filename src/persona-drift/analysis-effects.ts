@@ -50,6 +50,10 @@ function holmFamily<T>(rows: readonly T[], gapOf: (row: T) => GapEstimate | null
   });
 }
 
+const setPHolm = (row: { pHolm: number | null }, pHolm: number) => {
+  row.pHolm = pHolm;
+};
+
 /** The stressors or contracts (items) of the deterministic-check surface that have checked responses, sorted. */
 function checkedItems(observations: readonly PersonaObservation[], surface: 'stressor' | 'contract'): string[] {
   return [...new Set(observations.filter((o) => o.surface === surface && o.check).map((o) => o.item))].sort();
@@ -315,7 +319,7 @@ export function analyzeDesignContrasts(observations: readonly PersonaObservation
   return out;
 }
 
-function meanValue(group: readonly PersonaObservation[], judge: string | null): number | null {
+export function meanValue(group: readonly PersonaObservation[], judge: string | null): number | null {
   const values = group.map((o) => cellValue(o, judge)).filter((v): v is number => v !== null);
   return values.length > 0 ? mean(values) : null;
 }
@@ -398,13 +402,7 @@ export function analyzeStressorContrasts(observations: readonly PersonaObservati
         });
       }
     }
-    holmFamily(
-      family,
-      (c) => (isGap(c.difference) ? c.difference : null),
-      (c, pHolm) => {
-        c.pHolm = pHolm;
-      },
-    );
+    holmFamily(family, (c) => (isGap(c.difference) ? c.difference : null), setPHolm);
     out.push(...family);
   }
   return out;
@@ -451,13 +449,7 @@ export function analyzeContractContrasts(observations: readonly PersonaObservati
       }
     }
   }
-  holmFamily(
-    out,
-    (c) => ('error' in c.signFlip || !isGap(c.difference) ? null : c.difference),
-    (c, pHolm) => {
-      c.pHolm = pHolm;
-    },
-  );
+  holmFamily(out, (c) => ('error' in c.signFlip || !isGap(c.difference) ? null : c.difference), setPHolm);
   return out;
 }
 

@@ -2,7 +2,7 @@ import type { PersonaInference, PersonaObservation, ResolvedOptions } from './an
 import { type AnchorAblationRow, analyzeAnchorAblation } from './anchor-ablation-analysis.js';
 import { analyzeConsensus, type ConsensusResult, type ConsensusRow } from './consensus.js';
 import { analyzeFraming, atFraming, type FramingRow, hasFramingFactor } from './framing.js';
-import { analyzeHarness, type HarnessName, type HarnessRow } from './harness.js';
+import { analyzeHarness, type HarnessOptions, type HarnessRow } from './harness.js';
 import { type OnsetRow, onsetRows } from './onset.js';
 
 /**
@@ -11,9 +11,8 @@ import { type OnsetRow, onsetRows } from './onset.js';
  * keys of `PersonaReport` (docs/persona-report-schema.md).
  */
 
-export interface ExtraOptions {
-  /** Harness of each session id (from the run manifest), for the harness contrast. */
-  harnesses?: Readonly<Record<string, HarnessName>>;
+/** `harnesses`: the harness of each session id, for the harness contrast. */
+export interface ExtraOptions extends HarnessOptions {
   /** Configured probe framing levels in config order (the first is the headline); default `[true]`. */
   framing?: readonly boolean[];
 }

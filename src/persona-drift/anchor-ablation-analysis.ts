@@ -1,8 +1,7 @@
-import type { GapEstimate, Maybe, PersonaObservation, ResolvedOptions } from './analysis-types.js';
-import type { AnalysisDesign } from './analysis-types.js';
-import { probeCell } from './analysis-effects.js';
+import type { AnalysisDesign, GapEstimate, Maybe, PersonaObservation, ResolvedOptions } from './analysis-types.js';
+import { meanValue, probeCell } from './analysis-effects.js';
 import { isAblationLabel } from './anchor-ablation.js';
-import { cellContrast, cellName, cellValue, inCell, judgeTargets } from './contrasts.js';
+import { cellContrast, cellName, inCell, judgeTargets } from './contrasts.js';
 
 /**
  * Anchor ablations (ContextEcho App. F/G), the analysis part, pure: every cell of the
@@ -30,11 +29,6 @@ export interface AnchorAblationRow {
   /** (ablation − control)/(filler − control), only when filler − control > 0.05. */
   recovery: number | null;
 }
-
-const meanValue = (list: readonly PersonaObservation[], judge: string) => {
-  const values = list.map((o) => cellValue(o, judge)).filter((v): v is number => v !== null);
-  return values.length === 0 ? null : values.reduce((s, v) => s + v, 0) / values.length;
-};
 
 export function analyzeAnchorAblation(observations: readonly PersonaObservation[], design: AnalysisDesign, options: ResolvedOptions): AnchorAblationRow[] {
   const labels = design.mitigations.filter(isAblationLabel);

@@ -7,6 +7,7 @@ import { analyzeConsensus } from './consensus.js';
 import { analyzeHarness, type HarnessName } from './harness.js';
 import type { CellRef } from './analysis-types.js';
 import type { PersonaConfig } from './config.js';
+import type { PlannedPosition } from './plan.js';
 import { getOrInsert } from '../core/get-or-insert.js';
 
 /**
@@ -166,25 +167,14 @@ interface Effects {
 }
 
 function worldEffects(world: World, design: CalibrationDesign, effect: number, margin: number): Effects {
-  const primaryDistance = design.distances[0] as string;
-  const primaryPrompt = design.systemPrompts[0] as string;
-  return {
-    compactionShift: world === 'compaction' ? margin : 0,
-    fixed(cell) {
-      switch (world) {
-        case 'drift':
-          return cell.arm === 'filler' ? effect : 0;
-        case 'mitigation':
-          return cell.arm === 'real' && cell.mitigation !== 'none' && cell.mitigation !== 'placebo_iso_recipe' ? effect : 0;
-        case 'distance':
-          return cell.arm === 'real' && cell.distance !== primaryDistance ? effect : 0;
-        case 'prompt':
-          return cell.arm === 'filler' && cell.systemPrompt !== primaryPrompt ? effect : 0;
-        default:
-          return 0;
-      }
-    },
+  // The cells each world plants `effect` in (the null and compaction worlds plant none).
+  const planted: Partial<Record<World, (cell: Parameters<Effects['fixed']>[0]) => boolean>> = {
+    drift: (c) => c.arm === 'filler',
+    mitigation: (c) => c.arm === 'real' && c.mitigation !== 'none' && c.mitigation !== 'placebo_iso_recipe',
+    distance: (c) => c.arm === 'real' && c.distance !== design.distances[0],
+    prompt: (c) => c.arm === 'filler' && c.systemPrompt !== design.systemPrompts[0],
   };
+  return { compactionShift: world === 'compaction' ? margin : 0, fixed: (cell) => (planted[world]?.(cell) ? effect : 0) };
 }
 
 function normal(random: Rng): number {
@@ -209,11 +199,7 @@ function designCells(design: CalibrationDesign): SimCell[] {
   return cells;
 }
 
-interface SimPosition {
-  label: string;
-  value: number;
-  compaction?: { index: number; side: 'pre' | 'post' };
-}
+type SimPosition = Omit<PlannedPosition, 'selectedBy'>;
 
 function positionsOf(design: CalibrationDesign): SimPosition[] {
   const out: SimPosition[] = [];
@@ -229,10 +215,7 @@ const sessionName = (s: number) => `session-${String(s + 1).padStart(2, '0')}`;
 const cellId = (c: SimCell) => `${c.arm}|${c.mitigation}|${c.distance}|${c.systemPrompt}`;
 
 /** Interaction effects drawn for one replicate: per (target, session, cell) and (target, session, position, cell). */
-interface Draws {
-  session: Map<string, number>;
-  position: Map<string, number>;
-}
+type Draws = Record<'session' | 'position', Map<string, number>>;
 
 /** One simulated run of the design: observations plus the interaction draws (for conditional truths). */
 export function simulateRun(
@@ -646,13 +629,8 @@ function summarize(outcomes: readonly Outcome[], alpha: number): TestOperatingCh
   });
 }
 
-/** Knobs the configuration cannot tell (it names transcripts, not their counts of positions). */
-export interface DesignOverrides {
-  sessions?: number;
-  positionsPerSession?: number;
-  /** Compaction events per session when a `compactions` selector is configured (default 2). */
-  compactionsPerSession?: number;
-}
+/** Knobs the configuration cannot tell (it names transcripts, not their counts of positions; compactions default to 2 per session under a `compactions` selector). */
+export type DesignOverrides = Partial<Pick<CalibrationDesign, 'sessions' | 'positionsPerSession' | 'compactionsPerSession'>>;
 
 /** The parts of a persona config that shape its calibration design. */
 type DesignSource = Pick<

@@ -1,7 +1,6 @@
 import { StatisticsError } from '../core/errors.js';
-import { fCdf } from '../stats/distributions.js';
-import type { Maybe, PersonaObservation, ResolvedOptions } from './analysis-types.js';
-import type { AnalysisDesign } from './analysis-types.js';
+import { fCdf, mean as meanOf } from '../stats/distributions.js';
+import type { AnalysisDesign, Maybe, PersonaObservation, ResolvedOptions } from './analysis-types.js';
 import { probeCell } from './analysis-effects.js';
 import { attempt, cellName, combineUnits, inCell } from './contrasts.js';
 import { clusteredInference, type UnitInference, type UnitValue, unitInference } from './inference.js';
@@ -36,7 +35,7 @@ export interface ConsensusRow extends Omit<UnitInference, 'ciMethod'> {
   perJudge: Array<{ judge: string; estimate: number; ci: readonly [number, number] }>;
   /** Does Δ differ between judges? Two-way repeated-measures ANOVA of units × judges (judge main effect on Δ). */
   /** Repeated-measures F with the Greenhouse–Geisser correction (p on ε·df1, ε·df2). */
-  judgeEffect: Maybe<{ F: number; df1: number; df2: number; p: number; epsilon: number; method: 'greenhouse-geisser' }>;
+  judgeEffect: Maybe<ReturnType<typeof judgeEffectTest>>;
   /** Largest minus smallest judge estimate. */
   spread: number;
   /** Do all judges give Δ the same sign (zeros count as agreeing with either)? */
@@ -48,8 +47,6 @@ export interface ConsensusResult {
   /** Targets with several judges but no consensus row, and why. */
   skipped: Array<{ target: string; reason: string }>;
 }
-
-const meanOf = (values: readonly number[]) => values.reduce((s, v) => s + v, 0) / values.length;
 
 /**
  * The units of inference: positions in one session, else session means of positions. Each entry
@@ -87,14 +84,7 @@ export function consensusUnits(perJudge: ReadonlyArray<readonly UnitValue[]>): {
  * judges are equally noisy (sphericity) and shrinks the degrees of freedom when they are not,
  * which is what kept the uncorrected F from its level with one noisy judge (issue #39).
  */
-export function judgeEffectTest(table: ReadonlyArray<readonly number[]>): {
-  F: number;
-  df1: number;
-  df2: number;
-  p: number;
-  epsilon: number;
-  method: 'greenhouse-geisser';
-} {
+export function judgeEffectTest(table: ReadonlyArray<readonly number[]>) {
   const n = table.length;
   const k = table[0]?.length ?? 0;
   if (n < 2 || k < 2) throw new StatisticsError(`the judge effect needs at least 2 units and 2 judges (got ${n} units, ${k} judges)`);
@@ -135,7 +125,19 @@ export function judgeEffectTest(table: ReadonlyArray<readonly number[]>): {
     }
   }
   const epsilon = Math.min(1, Math.max(1 / df1, (trace * trace) / (df1 * traceSquared)));
-  return { F, df1, df2, p: 1 - fCdf(F, df1 * epsilon, df2 * epsilon), epsilon, method: 'greenhouse-geisser' };
+  return { F, df1, df2, p: 1 - fCdf(F, df1 * epsilon, df2 * epsilon), epsilon, method: 'greenhouse-geisser' as const };
+}
+
+/** The drift gap filler − real of one target and judge in the headline cell, per (session, position). */
+export function driftUnits(observations: readonly PersonaObservation[], design: AnalysisDesign, target: string, judge: string): UnitValue[] {
+  const arm = (name: string) => inCell(observations, probeCell(design, target, judge, name));
+  return combineUnits(
+    [
+      { observations: arm('filler'), weight: 1 },
+      { observations: arm('real'), weight: -1 },
+    ],
+    judge,
+  );
 }
 
 export function analyzeConsensus(observations: readonly PersonaObservation[], design: AnalysisDesign, options: ResolvedOptions): ConsensusResult {
@@ -150,15 +152,7 @@ export function analyzeConsensus(observations: readonly PersonaObservation[], de
     if (judges.length < 2) continue;
     const firstFiller = probeCell(design, target, judges[0] as string, 'filler');
     const cell = `${cellName({ ...firstFiller, judge: null }).replace(' arm=filler', '')} judges=${judges.join(',')} (filler − real)`;
-    const perJudgeUnits = judges.map((judge) =>
-      combineUnits(
-        [
-          { observations: inCell(observations, probeCell(design, target, judge, 'filler')), weight: 1 },
-          { observations: inCell(observations, probeCell(design, target, judge, 'real')), weight: -1 },
-        ],
-        judge,
-      ),
-    );
+    const perJudgeUnits = judges.map((judge) => driftUnits(observations, design, target, judge));
     const result = attempt(() => {
       const units = consensusUnits(perJudgeUnits);
       if (units.pooled.length === 0) throw new StatisticsError('no position has valid scores from every judge in both arms');

@@ -53,17 +53,12 @@ const indexKey = (target: string, arm: string, mitigation: string, distance: str
 function cellIndex(observations: readonly PersonaObservation[]): Map<string, PersonaObservation[]> {
   let index = cellIndexes.get(observations);
   if (index) return index;
-  index = new Map();
-  const add = (key: string, o: PersonaObservation) => {
-    const list = (index as Map<string, PersonaObservation[]>).get(key);
-    if (list) list.push(o);
-    else (index as Map<string, PersonaObservation[]>).set(key, [o]);
-  };
+  index = new Map<string, PersonaObservation[]>();
   for (const o of observations) {
     if (o.status !== 'done') continue;
     const prompt = promptOf(o);
-    add(indexKey(o.target, o.arm, o.mitigation, o.distance, o.surface, o.category, prompt), o);
-    add(indexKey(o.target, o.arm, o.mitigation, o.distance, o.surface, 'all', prompt), o);
+    for (const category of [o.category, 'all'])
+      getOrInsert(index, indexKey(o.target, o.arm, o.mitigation, o.distance, o.surface, category, prompt), () => []).push(o);
   }
   cellIndexes.set(observations, index);
   return index;
@@ -87,13 +82,7 @@ export function cellValue(o: PersonaObservation, judge: string | null): number |
 
 export const unitKey = (o: Pick<PersonaObservation, 'session' | 'position'>) => `${o.session}\u0000${o.position}`;
 
-interface UnitMean {
-  session: string;
-  position: string;
-  positionValue: number;
-  mean: number;
-  n: number;
-}
+type UnitMean = Pick<PersonaObservation, 'session' | 'position' | 'positionValue'> & { mean: number; n: number };
 
 /** Mean value per (session, position). */
 export function unitMeans(observations: readonly PersonaObservation[], judge: string | null): Map<string, UnitMean> {
@@ -101,12 +90,9 @@ export function unitMeans(observations: readonly PersonaObservation[], judge: st
   for (const o of observations) {
     const v = cellValue(o, judge);
     if (v === null) continue;
-    const k = unitKey(o);
-    const entry = sums.get(k);
-    if (entry) {
-      entry.sum += v;
-      entry.n++;
-    } else sums.set(k, { o, sum: v, n: 1 });
+    const entry = getOrInsert(sums, unitKey(o), () => ({ o, sum: 0, n: 0 }));
+    entry.sum += v;
+    entry.n++;
   }
   const out = new Map<string, UnitMean>();
   for (const [k, { o, sum, n }] of sums) {
@@ -204,11 +190,9 @@ export const itemContrast: TwoCellContrast = (baseline, comparison, judge, optio
       for (const o of list) {
         const v = cellValue(o, judge);
         if (v === null) continue;
-        const e = m.get(o.item);
-        if (e) {
-          e.sum += v;
-          e.n++;
-        } else m.set(o.item, { sum: v, n: 1 });
+        const e = getOrInsert(m, o.item, () => ({ sum: 0, n: 0 }));
+        e.sum += v;
+        e.n++;
       }
       return m;
     };

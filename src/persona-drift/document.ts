@@ -313,7 +313,7 @@ function extrasDocumentSections(report: PersonaReport): DocumentSection[] {
     title: s.title,
     blocks: [
       { kind: 'text', text: s.note },
-      ...(s.chart ? forestBlock(s.chart.rows, s.chart.xTitle, [0], s.chart.caption) : []),
+      ...(s.chart ? forestBlock(s.chart.rows, 'Δ = filler − real (judge points)', [0], s.chart.caption) : []),
       ...(s.specs ?? []).map((c) => ({ kind: 'chart' as const, spec: c.spec, caption: c.caption })),
       table(
         s.header,

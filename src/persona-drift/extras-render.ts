@@ -26,8 +26,8 @@ export interface ExtrasSection {
   note: string;
   header: string[];
   rows: string[][];
-  /** Interval rows for a forest chart (HTML only), with its axis title. */
-  chart?: { rows: IntervalRow[]; xTitle: string; caption: string };
+  /** Interval rows for a forest chart of Δ = filler − real (HTML only). */
+  chart?: { rows: IntervalRow[]; caption: string };
   /** Further Vega-Lite charts (HTML only). */
   specs?: Array<{ spec: TopLevelSpec; caption: string }>;
 }
@@ -60,7 +60,6 @@ export function extrasSections(report: PersonaReport): ExtrasSection[] {
           forestRow('pooled', c.target, c.estimate, c.ci),
           ...c.perJudge.map((j) => forestRow(j.judge, c.target, j.estimate, j.ci)),
         ]),
-        xTitle: 'Δ = filler − real (judge points)',
         caption: 'Pooled consensus and each judge on the same units, 95% intervals (the sign-flip test inverted).',
       },
     });
@@ -92,7 +91,6 @@ export function extrasSections(report: PersonaReport): ExtrasSection[] {
       }),
       chart: {
         rows: harness.flatMap((h) => h.harnesses.flatMap((l) => (l.ci === null ? [] : [forestRow(l.harness, `${h.target} · ${h.judge}`, l.estimate, l.ci)]))),
-        xTitle: 'Δ = filler − real (judge points)',
         caption: 'Δ per harness: 95% interval over its sessions (the sign-flip test inverted), or over the positions of a single session.',
       },
     });

@@ -1,5 +1,4 @@
-import type { GapEstimate, Maybe, PersonaObservation, ResolvedOptions } from './analysis-types.js';
-import type { AnalysisDesign } from './analysis-types.js';
+import type { AnalysisDesign, GapEstimate, Maybe, PersonaObservation, ResolvedOptions } from './analysis-types.js';
 import { probeCell } from './analysis-effects.js';
 import { cellContrast, cellName, combinationContrast, inCell, judgeTargets } from './contrasts.js';
 import type { UnitInference } from './inference.js';

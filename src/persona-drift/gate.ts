@@ -44,5 +44,3 @@ export const personaGate = twoThresholdGate({
 });
 
 export const personaGateChecks = personaGate.checks;
-/** The persona audit's thresholds (keys of a `gate:` section, documented on its gate shape). */
-export type PersonaGateThresholds = Parameters<typeof personaGateChecks>[1];

@@ -1,9 +1,9 @@
-import { tQuantile, tTwoSidedP } from '../stats/distributions.js';
+import { mean as meanOf, tQuantile, tTwoSidedP } from '../stats/distributions.js';
 import { welchTTest } from '../stats/welch.js';
-import type { Maybe, PersonaObservation, ResolvedOptions } from './analysis-types.js';
-import type { AnalysisDesign } from './analysis-types.js';
+import type { AnalysisDesign, Maybe, PersonaObservation, ResolvedOptions } from './analysis-types.js';
 import { probeCell } from './analysis-effects.js';
-import { attempt, cellName, combineUnits, inCell, judgeTargets } from './contrasts.js';
+import { driftUnits } from './consensus.js';
+import { attempt, cellName, judgeTargets } from './contrasts.js';
 import { clusteredInference, type UnitValue, unitInference } from './inference.js';
 
 /**
@@ -73,8 +73,6 @@ export function harnessOfTool(tool: string | undefined): HarnessName | null {
 /** Fewest sessions per harness for a test of the difference (2 + 10 sessions rejected 7.9% of nulls even with the correction). */
 export const MIN_SESSIONS_PER_HARNESS = 3;
 
-const meanOf = (values: readonly number[]) => values.reduce((s, v) => s + v, 0) / values.length;
-
 /**
  * Welch's unequal-variance t test of mean(a) − mean(b) on max(ν − 1, 1) degrees of freedom, ν
  * Satterthwaite's, and its inverted interval (the same t statistic, degrees of freedom and
@@ -120,13 +118,7 @@ export function analyzeHarness(
   const rows: HarnessRow[] = [];
   for (const [judge, target] of judgeTargets(design)) {
     const filler = probeCell(design, target, judge, 'filler');
-    const units = combineUnits(
-      [
-        { observations: inCell(observations, filler), weight: 1 },
-        { observations: inCell(observations, probeCell(design, target, judge, 'real')), weight: -1 },
-      ],
-      judge,
-    );
+    const units = driftUnits(observations, design, target, judge);
     if (units.length === 0) continue;
     const bySession = new Map<string, UnitValue[]>();
     for (const u of units) bySession.set(u.session, [...(bySession.get(u.session) ?? []), u]);

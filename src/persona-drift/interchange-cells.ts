@@ -1,5 +1,6 @@
 import { InputError } from '../core/errors.js';
 import { isObject } from '../core/guards.js';
+import { CONTEXT_ARMS } from './config.js';
 
 /**
  * The ContextEcho archive layouts as plain records (pure: JSON values in, validated cells out).
@@ -80,19 +81,13 @@ export function parseStressorFile(
   };
 }
 
-/** The arm directory names of the per-cell layout: the authors' two and echolens's other context arms. */
-const ARCHIVE_ARMS: Record<string, string> = {
-  claude_session: 'real',
-  filler: 'filler',
-  'filler-flat': 'filler-flat',
-  'shuffled-real': 'shuffled-real',
-  'unrelated-session': 'unrelated-session',
-  scratch: 'scratch',
-};
-
-export const archiveArmOf = (arm: string): string | undefined => ARCHIVE_ARMS[arm];
 /** The per-cell directory name of an echolens arm. */
 export const archiveArmName = (arm: string): string => (arm === 'real' ? 'claude_session' : arm);
+
+/** The arm directory names of the per-cell layout: the authors' two and echolens's other context arms. */
+const ARCHIVE_ARMS: Record<string, string> = Object.fromEntries(CONTEXT_ARMS.map((arm) => [archiveArmName(arm), arm]));
+
+export const archiveArmOf = (arm: string): string | undefined => ARCHIVE_ARMS[arm];
 
 /** Turn numbers of the authors' twelve headline positions (agent steps on their session). */
 const HEADLINE_POSITIONS: Record<string, number> = {

@@ -12,24 +12,18 @@ import type { ArchiveCell } from './interchange-cells.js';
 /** A file name part from a free name (model refs contain `:` and `/`): what an export writes. */
 export const archivePathPart = (name: string): string => name.replace(/[^A-Za-z0-9._-]+/gu, '-');
 
-const PATH_FIELDS = [
-  ['target', 'target'],
-  ['session', 'session'],
-  ['position', 'position'],
-  ['arm', 'arm'],
-  ['mitigation', 'mitigation'],
-  ['distance', 'distance'],
-  ['systemPrompt', 'system_prompt'],
-  ['item', 'probe_id'],
-] as const;
+const PATH_FIELDS = ['target', 'session', 'position', 'arm', 'mitigation', 'distance', 'systemPrompt', 'item'] as const;
+/** The field names errors give where they differ from the cell's member names. */
+const FIELD_NAMES: Partial<Record<(typeof PATH_FIELDS)[number], string>> = { systemPrompt: 'system_prompt', item: 'probe_id' };
 
 /** Throws an InputError naming the first cell (file) and field whose name is unsafe as a path part. */
 export function checkArchiveNames(cells: readonly ArchiveCell[]): void {
   for (const cell of cells) {
-    for (const [member, field] of PATH_FIELDS) {
+    for (const member of PATH_FIELDS) {
       const value = cell[member];
       if (value === null) continue;
       const bad = badPathSegment(value) ?? badPathSegment(archivePathPart(value));
+      const field = FIELD_NAMES[member] ?? member;
       if (bad !== undefined) throw new InputError(`${JSON.stringify(value.slice(0, 80))} cannot name a folder or file: ${bad}`, { file: cell.file, field });
     }
   }

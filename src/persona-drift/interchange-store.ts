@@ -15,6 +15,7 @@ import { JUDGE_LABELS } from './judge.js';
 import { decodePersonaTargetLabels, isPersonaTargetCell } from './labels.js';
 import { PERSONA_EXPERIMENT, personaCellsAndVerdicts } from './run.js';
 import { getOrInsert } from '../core/get-or-insert.js';
+import { definedFields } from '../core/copy-defined.js';
 
 /**
  * The store side of the ContextEcho interchange: an archive becomes a persona run whose cells hold
@@ -40,21 +41,12 @@ function targetLabels(c: ArchiveCell): CellLabels {
   return {
     experiment: PERSONA_EXPERIMENT,
     stage: 'target',
-    target: c.target,
-    session: c.session,
-    position: c.position,
-    positionValue: c.positionValue,
+    ...definedFields(c, ['target', 'session', 'position', 'positionValue'] as const),
     compactionIndex: c.compaction?.index ?? null,
     compactionSide: c.compaction?.side ?? null,
-    arm: c.arm,
-    mitigation: c.mitigation,
-    distance: c.distance,
+    ...definedFields(c, ['arm', 'mitigation', 'distance'] as const),
     surface: c.surface ?? 'probe',
-    item: c.item,
-    category: c.category,
-    paraphrase: c.paraphrase,
-    sample: c.sample,
-    systemPrompt: c.systemPrompt,
+    ...definedFields(c, ['item', 'category', 'paraphrase', 'sample', 'systemPrompt'] as const),
     bareProbe: c.probeText,
     importedFrom: c.file,
   };
@@ -405,14 +397,9 @@ export async function exportRun(store: RunStore, runId: string): Promise<ExportR
       },
     });
   }
-  const manifest: ExportManifest = {
-    schema: 'echolens.persona-export/1',
-    runId,
-    config: run.manifest.config,
-    sessions: (run.manifest.options as { sessions?: unknown } | undefined)?.sessions ?? [],
-  };
-  const units = (run.manifest.options as { units?: unknown } | undefined)?.units;
-  if (units !== undefined) manifest.units = units;
+  const options = run.manifest.options as { sessions?: unknown; units?: unknown } | undefined;
+  const manifest: ExportManifest = { schema: 'echolens.persona-export/1', runId, config: run.manifest.config, sessions: options?.sessions ?? [] };
+  if (options?.units !== undefined) manifest.units = options.units;
   files.push({ path: EXPORT_MANIFEST, value: manifest });
   return { files, cells: probes.length, skipped };
 }

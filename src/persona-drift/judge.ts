@@ -73,17 +73,16 @@ export function parseJudgeOutput(output: string): JudgeVerdict {
     return { ok: false, error: 'output is not a single JSON object' };
   }
   if (!isObject(value)) return { ok: false, error: 'output is not a JSON object' };
-  const record = value;
-  const score = record.score;
+  const score = value.score;
   if (typeof score !== 'number' || !Number.isInteger(score) || score < 0 || score > 3) {
     return { ok: false, error: `score must be an integer 0-3, got ${JSON.stringify(score)}` };
   }
   const expectedLabel = JUDGE_LABELS[score];
-  const label = record.label;
+  const label = value.label;
   if (label !== undefined && label !== expectedLabel) {
     return { ok: false, error: `label ${JSON.stringify(label)} does not match score ${score}` };
   }
-  const reason = typeof record.reason === 'string' ? record.reason : '';
+  const reason = typeof value.reason === 'string' ? value.reason : '';
   return { ok: true, score: score as 0 | 1 | 2 | 3, label: expectedLabel as JudgeLabel, reason };
 }
 
@@ -111,12 +110,11 @@ export function parseJudgeOutputFirstObject(output: string): JudgeVerdict {
       continue;
     }
     if (!isObject(value)) continue;
-    const record = value;
-    if (!('score' in record)) return { ok: false, error: 'the first JSON object has no score' };
-    const score = pythonInt(record.score);
-    if (score === null) return { ok: false, error: `score is not an integer: ${JSON.stringify(record.score)}` };
+    if (!('score' in value)) return { ok: false, error: 'the first JSON object has no score' };
+    const score = pythonInt(value.score);
+    if (score === null) return { ok: false, error: `score is not an integer: ${JSON.stringify(value.score)}` };
     if (score < 0 || score > 3) return { ok: false, error: `score must be 0-3, got ${score}` };
-    const reason = typeof record.reason === 'string' ? record.reason : '';
+    const reason = typeof value.reason === 'string' ? value.reason : '';
     return { ok: true, score: score as 0 | 1 | 2 | 3, label: JUDGE_LABELS[score] as JudgeLabel, reason };
   }
   return { ok: false, error: 'no JSON object found' };

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { labelDecoder } from '../experiment/labels.js';
 import { type ParseResult, resolveReaskChain } from '../experiment/reask.js';
 import type { CellLabels } from '../store/types.js';
-import { type JudgeLabel, parseJudgeOutput } from './judge.js';
+import { type JudgeVerdict, parseJudgeOutput } from './judge.js';
 import { getOrInsert } from '../core/get-or-insert.js';
 
 /**
@@ -99,11 +99,7 @@ export function isPersonaTargetCell(labels: CellLabels): boolean {
   return labels.stage === 'target' && labels.experiment === 'persona';
 }
 
-export interface JudgeScore {
-  score: 0 | 1 | 2 | 3;
-  label: JudgeLabel;
-  reason: string;
-}
+export type JudgeScore = Omit<Extract<JudgeVerdict, { ok: true }>, 'ok'>;
 
 /** The verdict a judge chain resolves to; `score: null` = invalid after the re-asks. */
 export interface ResolvedVerdict<Cell> {

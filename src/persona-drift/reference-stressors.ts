@@ -1,3 +1,4 @@
+import { mean } from '../stats/distributions.js';
 import type { PersonaObservation } from './analysis-types.js';
 import { checkNoPreamble } from './checkers.js';
 import type { ReferenceAnchorVariant, ReferenceAnchorVariantSummary, ReferenceCompliance } from './reference-types.js';
@@ -22,7 +23,6 @@ import type { ReferenceAnchorVariant, ReferenceAnchorVariantSummary, ReferenceCo
  */
 
 const length = (text: string) => [...text].length;
-const mean = (values: readonly number[]) => values.reduce((s, v) => s + v, 0) / values.length;
 
 function s2(observations: readonly PersonaObservation[]): PersonaObservation[] {
   return observations.filter((o) => o.surface === 'stressor' && o.item === 'S2' && o.status !== 'failed');
