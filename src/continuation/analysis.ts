@@ -344,7 +344,6 @@ function attritionOf(arm: ContinuationArm, observations: readonly ContinuationOb
   const list = observations.filter((o) => o.arm === arm);
   const generated = list.filter((o) => o.generated);
   const calls = generated.filter((o) => o.status === 'call' && o.fidelity !== null);
-  const mean = (xs: number[]) => (xs.length === 0 ? null : xs.reduce((s, x) => s + x, 0) / xs.length);
   return {
     arm,
     attempted: list.length,
@@ -354,8 +353,8 @@ function attritionOf(arm: ContinuationArm, observations: readonly ContinuationOb
     prose: generated.filter((o) => o.status === 'prose').length,
     missing: generated.filter((o) => o.status === 'missing').length,
     notGenerated: list.length - generated.length,
-    meanFidelity: mean(calls.map((o) => o.fidelity as number)),
-    meanFidelityItt: mean(generated.map(ittScore)),
+    meanFidelity: calls.length === 0 ? null : mean(calls.map((o) => o.fidelity as number)),
+    meanFidelityItt: generated.length === 0 ? null : mean(generated.map(ittScore)),
   };
 }
 

@@ -98,7 +98,6 @@ export interface ContinuationRunCounts {
   judgeQuestions?: number;
 }
 
-/** The continuation audit's run stage (the lifecycle around it is runAudit's). */
 /**
  * What a resume must find unchanged: every planned request (prefix windows,
  * tools, the cutpoint's last turn) and every cutpoint's ground truth. The run id

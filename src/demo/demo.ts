@@ -75,8 +75,7 @@ async function memoryDemo(db: string, options: DemoOptions, runtime: StageRuntim
   const run = await runMemory(demoMemoryConfig(options), db, runtime);
   return closing(openStore(db, { readonly: true }), async (store) => {
     const report = await memoryReport(store, run.runId);
-    const lines: DemoHeadline[] = [];
-    for (const t of report.targets) {
+    return report.targets.map((t): DemoHeadline => {
       const tier = (name: string, metric: 'dtw' | 'sri') => {
         const s = t.metrics[metric].tiers.find((x) => x.tier === name);
         if (!s || 'error' in s.elevation) return 'n/a';
@@ -85,12 +84,11 @@ async function memoryDemo(db: string, options: DemoOptions, runtime: StageRuntim
         const [lo, hi] = s.elevation.claim.interval;
         return `${pct(s.elevation.estimate)} (95% CI ${pct(lo)}…${pct(hi)})`;
       };
-      lines.push({
+      return {
         audit: 'memory',
         text: `memory drift: ${t.target}: DTW elevation over the no-memory floor — noise ${tier('noise', 'dtw')}, persona ${tier('persona', 'dtw')}, life events ${tier('life_event', 'dtw')}; validity ${t.validity.overall} (specificity ${t.validity.specificity.verdict}, sensitivity ${t.validity.sensitivity.verdict}, convergent ${t.validity.convergent.verdict})`,
-      });
-    }
-    return lines;
+      };
+    });
   });
 }
 

@@ -88,14 +88,11 @@ export function preflightProblems(input: PreflightInput): PreflightProblem[] {
     }
   }
   for (const file of input.files ?? []) {
-    const kind = file.kind ?? 'file';
-    if (!existsSync(file.path)) {
-      problems.push({ field: file.field, message: `no such ${kind === 'dir' ? 'folder' : 'file'}: ${file.path}` });
-    } else if (kind === 'file' && !statSync(file.path).isFile()) {
-      problems.push({ field: file.field, message: `not a file: ${file.path}` });
-    } else if (kind === 'dir' && !statSync(file.path).isDirectory()) {
-      problems.push({ field: file.field, message: `not a folder: ${file.path}` });
-    }
+    const folder = file.kind === 'dir';
+    const noun = folder ? 'folder' : 'file';
+    const stat = existsSync(file.path) ? statSync(file.path) : undefined;
+    if (!stat) problems.push({ field: file.field, message: `no such ${noun}: ${file.path}` });
+    else if (!(folder ? stat.isDirectory() : stat.isFile())) problems.push({ field: file.field, message: `not a ${noun}: ${file.path}` });
   }
   if (input.estimate && input.maxCostUsd !== undefined) problems.push(...budgetProblems(input.estimate, input.maxCostUsd));
   return problems;

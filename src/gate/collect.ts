@@ -47,15 +47,14 @@ export async function gateInput(store: RunStore, run: RunInfo, options: { B?: nu
   // A run another process is still running is neither passed nor failed: the gate says so (exit 4).
   await refuseRunInProgress(store, run);
   const incomplete = await runIncompleteness(store, run);
-  if (incomplete !== null)
-    return { runId: run.id, experiment: run.experiment, simulated: isSimulatedRun(run), cells: { total: counts.cells, unfinished }, incomplete };
+  const base = { runId: run.id, experiment: run.experiment, simulated: isSimulatedRun(run) };
+  const cells = { total: counts.cells, unfinished };
+  if (incomplete !== null) return { ...base, cells, incomplete };
   const report = audit?.gate ? (await analyzeAuditRun(audit, store, run, options.B ? { B: options.B } : {})).report : undefined;
   return {
-    runId: run.id,
-    experiment: run.experiment,
-    simulated: isSimulatedRun(run),
+    ...base,
     ...(report === undefined ? {} : { report }),
-    cells: { total: counts.cells, unfinished },
+    cells,
     ...(account.notComputable === null ? {} : { notComputable: account.notComputable }),
   };
 }

@@ -62,9 +62,7 @@ export function auditGateSectionSchema<Shape extends z.ZodRawShape>(shape: Shape
 
 /** The schema of a `gate:` section read across audits (`echolens gate --config`, a run's recorded config). */
 export function gateConfigSchema(audits: readonly AuditGateThresholds[]) {
-  const shape: z.ZodRawShape = {};
-  for (const audit of audits) Object.assign(shape, audit.shape);
-  return z.object({ ...shape, ...runGateShape }).strict();
+  return auditGateSectionSchema(Object.assign({}, ...audits.map((audit) => audit.shape)) as z.ZodRawShape);
 }
 
 /** Every audit's defaults (in registration order), then the run-level one. */

@@ -45,25 +45,15 @@ export interface GateResult {
 }
 
 function runChecks(run: GateRunInput, t: GateThresholds): GateCheck[] {
-  if (run.notComputable !== undefined) {
-    return [{ run: run.runId, audit: 'run', subject: run.runId, name: 'answers-vary', status: 'skipped', message: `not computable: ${run.notComputable}` }];
-  }
-  if (run.incomplete !== undefined) {
-    return [{ run: run.runId, audit: 'run', subject: run.runId, name: 'complete', status: 'fail', message: run.incomplete }];
-  }
+  const check = (name: string, status: CheckStatus, message: string): GateCheck[] => [
+    { run: run.runId, audit: 'run', subject: run.runId, name, status, message },
+  ];
+  if (run.notComputable !== undefined) return check('answers-vary', 'skipped', `not computable: ${run.notComputable}`);
+  if (run.incomplete !== undefined) return check('complete', 'fail', run.incomplete);
   const { total, unfinished } = run.cells;
   const share = total === 0 ? 0 : unfinished / total;
-  const fail = share > t.maxFailedCells;
-  return [
-    {
-      run: run.runId,
-      audit: 'run',
-      subject: run.runId,
-      name: 'max-failed-cells',
-      status: fail ? 'fail' : 'pass',
-      message: `${unfinished} of ${total} cells failed or unfinished (${(100 * share).toFixed(1)}%), limit ${(100 * t.maxFailedCells).toFixed(1)}%`,
-    },
-  ];
+  const message = `${unfinished} of ${total} cells failed or unfinished (${(100 * share).toFixed(1)}%), limit ${(100 * t.maxFailedCells).toFixed(1)}%`;
+  return check('max-failed-cells', share > t.maxFailedCells ? 'fail' : 'pass', message);
 }
 
 /** The checks each registered audit makes of the analysis the run carries for it. */
@@ -74,10 +64,7 @@ function auditChecks(run: GateRunInput, thresholds: GateThresholds): GateCheck[]
 }
 
 export function evaluateGate(runs: readonly GateRunInput[], thresholds: GateThresholds): GateResult {
-  const checks: GateCheck[] = [];
-  for (const run of runs) {
-    checks.push(...runChecks(run, thresholds), ...auditChecks(run, thresholds));
-  }
+  const checks = runs.flatMap((run) => [...runChecks(run, thresholds), ...auditChecks(run, thresholds)]);
   const counts: Record<CheckStatus, number> = { pass: 0, fail: 0, skipped: 0 };
   for (const c of checks) counts[c.status] += 1;
   return {

@@ -116,9 +116,8 @@ function parseCall(r: Reader, callee: string, line: number): PyValue {
   r.depth++;
   const args: PyValue[] = [];
   const kwargs: Record<string, PyValue> = {};
-  while (r.peek() !== ')') {
-    const rest = r.source.slice(r.pos);
-    const keyword = /^([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)/u.exec(rest);
+  commaList(r, ')', ` in the call of ${callee}`, () => {
+    const keyword = /^([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)/u.exec(r.source.slice(r.pos));
     if (keyword) {
       r.pos += keyword[0].length;
       kwargs[keyword[1] as string] = parseExpression(r);
@@ -126,20 +125,18 @@ function parseCall(r: Reader, callee: string, line: number): PyValue {
       if (Object.keys(kwargs).length > 0) r.fail('positional argument after a keyword argument');
       args.push(parseExpression(r));
     }
-    if (r.peek() === ',') r.pos++;
-    else if (r.peek() !== ')') r.fail(`expected "," or ")" in the call of ${callee}, found ${describe(r.source, r.pos)}`);
-  }
-  r.pos++;
+  });
   r.depth--;
   return { kind: 'call', callee, args, kwargs, line };
 }
 
-function parseSequence(r: Reader, close: string): PyValue[] {
-  const items: PyValue[] = [];
+/** Items read up to `close` (consumed), separated by commas, a trailing comma allowed. */
+function commaList<T>(r: Reader, close: string, where: string, item: () => T): T[] {
+  const items: T[] = [];
   while (r.peek() !== close) {
-    items.push(parseExpression(r));
+    items.push(item());
     if (r.peek() === ',') r.pos++;
-    else if (r.peek() !== close) r.fail(`expected "," or "${close}", found ${describe(r.source, r.pos)}`);
+    else if (r.peek() !== close) r.fail(`expected "," or "${close}"${where}, found ${describe(r.source, r.pos)}`);
   }
   r.pos++;
   return items;
@@ -153,7 +150,7 @@ function parseAtom(r: Reader): PyValue {
   if (c === '[') {
     r.pos++;
     r.depth++;
-    const items = parseSequence(r, ']');
+    const items = commaList(r, ']', '', () => parseExpression(r));
     r.depth--;
     return { kind: 'list', items, line };
   }
@@ -172,22 +169,18 @@ function parseAtom(r: Reader): PyValue {
       return first;
     }
     r.expect(',');
-    const items = [first, ...parseSequence(r, ')')];
+    const items = [first, ...commaList(r, ')', '', () => parseExpression(r))];
     r.depth--;
     return { kind: 'tuple', items, line };
   }
   if (c === '{') {
     r.pos++;
     r.depth++;
-    const entries: Array<[PyValue, PyValue]> = [];
-    while (r.peek() !== '}') {
+    const entries = commaList(r, '}', '', (): [PyValue, PyValue] => {
       const key = parseExpression(r);
       r.expect(':');
-      entries.push([key, parseExpression(r)]);
-      if (r.peek() === ',') r.pos++;
-      else if (r.peek() !== '}') r.fail(`expected "," or "}", found ${describe(r.source, r.pos)}`);
-    }
-    r.pos++;
+      return [key, parseExpression(r)];
+    });
     r.depth--;
     return { kind: 'dict', entries, line };
   }
@@ -300,12 +293,8 @@ function readStringLiteral(r: Reader, raw: boolean, fstring: boolean): StringPar
     // Python keeps an unknown escape as written.
     text += `\\${next}`;
   }
-  return fstring ? splitFString(text, r, start) : [{ text }];
-}
-
-/** An f-string's fields: only bare names (`{question}`) are accepted; `{{` and `}}` are braces. */
-function splitFString(text: string, r: Reader, at: number): StringPart[] {
-  return splitFields(text, 'f-string', 'an f-string', (message) => r.fail(message, at));
+  // An f-string's fields: only bare names (`{question}`) are accepted.
+  return fstring ? splitFields(text, 'f-string', 'an f-string', (message) => r.fail(message, start)) : [{ text }];
 }
 
 /** Splits a `str.format` template: `{name}` fields, `{{`/`}}` braces; anything else is an error. */

@@ -1,4 +1,5 @@
 import { type SignFlipInterval, signFlipInterval } from '../stats/sign-flip-interval.js';
+import { mean } from '../stats/distributions.js';
 import type { AuditSeries } from './compare-types.js';
 import { getOrInsert } from '../core/get-or-insert.js';
 
@@ -54,13 +55,10 @@ function clusterMeans(units: ReadonlyArray<{ cluster: string; value: number }>):
     const cluster = distinct.size >= 2 ? u.cluster : String(i);
     getOrInsert(byCluster, cluster, () => []).push(u.value);
   });
-  return [...byCluster.keys()].sort().map((k) => {
-    const values = byCluster.get(k) as number[];
-    return values.reduce((a, b) => a + b, 0) / values.length;
-  });
+  return [...byCluster.keys()].sort().map((k) => mean(byCluster.get(k) as number[]));
 }
 
-const mean = (xs: readonly number[]) => (xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length);
+const meanOrNull = (xs: readonly number[]) => (xs.length === 0 ? null : mean(xs));
 
 export function seriesHeadline(series: AuditSeries, options: BaselineOptions = {}): SeriesHeadline {
   const base = { statistic: series.statistic, subject: series.subject, unit: series.unit, scale: series.scale, units: series.units.length };
@@ -86,8 +84,8 @@ export function compareSeries(baseline: readonly AuditSeries[], latest: readonly
       subject: now.subject,
       unit: now.unit,
       scale: now.scale,
-      baseline: mean(clusterMeans(pairs.map((p) => ({ cluster: p.cluster, value: p.before })))),
-      latest: mean(clusterMeans(pairs.map((p) => ({ cluster: p.cluster, value: p.after })))),
+      baseline: meanOrNull(clusterMeans(pairs.map((p) => ({ cluster: p.cluster, value: p.before })))),
+      latest: meanOrNull(clusterMeans(pairs.map((p) => ({ cluster: p.cluster, value: p.after })))),
       change: { error: 'no design unit measured in both runs' },
       units: pairs.length,
       clusters: deltas.length,

@@ -245,8 +245,7 @@ export function pairCells(a: RunIndex, b: RunIndex): { pairs: PairedCell[]; byTa
     entries.sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
     return JSON.stringify(entries);
   };
-  const fromA = new Map<string, IndexedCell>();
-  for (const cell of a.cells) fromA.set(matchKey(cell.labels), cell);
+  const fromA = new Map(a.cells.map((cell) => [matchKey(cell.labels), cell]));
   const pairs: PairedCell[] = [];
   for (const cell of b.cells) {
     const match = matchKey(cell.labels);

@@ -77,14 +77,9 @@ export function runFactors(index: RunIndex): Factor[] {
   for (const cell of index.cells) {
     for (const [name, value] of Object.entries(cell.labels)) {
       if (NOT_FACTORS.has(name) || refused.has(name) || value === null || value === undefined) continue;
-      if (typeof value === 'object' || String(value).length > MAX_VALUE_LENGTH) {
-        refused.add(name);
-        seen.delete(name);
-        continue;
-      }
-      const set = getOrInsert(seen, name, () => new Set());
-      set.add(String(value));
-      if (set.size > MAX_VALUES) {
+      // Free text, or more values than a design has levels: not a factor.
+      const freeText = typeof value === 'object' || String(value).length > MAX_VALUE_LENGTH;
+      if (freeText || getOrInsert(seen, name, () => new Set<string>()).add(String(value)).size > MAX_VALUES) {
         refused.add(name);
         seen.delete(name);
       }

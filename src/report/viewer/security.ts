@@ -60,16 +60,9 @@ export function checkOrigin(request: IncomingMessage, hosts: ReadonlySet<string>
   if (host === undefined || !hosts.has(host.toLowerCase())) return { status: 403, reason: `host ${JSON.stringify(host ?? '')} is not this viewer` };
   const origin = request.headers.origin;
   if (origin !== undefined) {
-    let parsed: URL | undefined;
-    try {
-      parsed = new URL(origin);
-    } catch {
-      parsed = undefined;
-    }
+    const parsed = URL.canParse(origin) ? new URL(origin) : undefined;
     const ours = parsed !== undefined && parsed.protocol === 'http:' && hosts.has(parsed.host.toLowerCase());
-    if (!ours) {
-      return { status: 403, reason: `origin ${JSON.stringify(origin)} is not this viewer` };
-    }
+    if (!ours) return { status: 403, reason: `origin ${JSON.stringify(origin)} is not this viewer` };
   }
   const site = request.headers['sec-fetch-site'];
   const mode = request.headers['sec-fetch-mode'];

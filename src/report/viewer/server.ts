@@ -291,6 +291,15 @@ async function comparePageHtml(look: RunLookups, params: URLSearchParams, contex
   );
 }
 
+/** The pages over the runs of the stores, by path. */
+const RUN_PAGES = new Map([
+  ['/run', runPageHtml],
+  ['/analysis', analysisPageHtml],
+  ['/cell', cellPageHtml],
+  ['/compare', comparePageHtml],
+  ['/trend', trendPageHtml],
+]);
+
 /** `/api/runs`: every run of every store. */
 async function runsJson(data: ViewerData) {
   return {
@@ -478,23 +487,15 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
     const method = request.method ?? 'GET';
     if (method === 'POST' && url.pathname === LIVE_PROBE_API) return serveLiveProbe(request, response);
     if (method !== 'GET' && method !== 'HEAD') throw new HttpError(405, 'method not allowed');
+    const pageOf = RUN_PAGES.get(url.pathname);
+    if (pageOf) return sendHtml(request, response, 200, await pageOf(look, params, context));
     switch (url.pathname) {
       case '/':
         return sendHtml(request, response, 200, await runsPage(data, context));
       case '/app.js':
         return send(request, response, 200, 'text/javascript', undefined, CLIENT_SCRIPT);
-      case '/run':
-        return sendHtml(request, response, 200, await runPageHtml(look, params, context));
       case '/report':
         return serveReport(request, response, params.get('r') ?? '', params.get('s'));
-      case '/analysis':
-        return sendHtml(request, response, 200, await analysisPageHtml(look, params, context));
-      case '/cell':
-        return sendHtml(request, response, 200, await cellPageHtml(look, params, context));
-      case '/compare':
-        return sendHtml(request, response, 200, await comparePageHtml(look, params, context));
-      case '/trend':
-        return sendHtml(request, response, 200, await trendPageHtml(look, params, context));
       case '/probe':
         if (!probe) throw new HttpError(404, NO_SESSION);
         {
