@@ -88,13 +88,10 @@ export class BatchCacheWatch {
    * OpenAI group's follows the retention its lines ask for, `24h` or in-memory).
    */
   private ttlMsOf(provider: string, groups: readonly FollowerGroup[]): number {
-    let ttlMs = Number.POSITIVE_INFINITY;
-    for (const group of groups) {
-      const retention = group.cacheOptions.promptCacheRetention;
-      const policy = cachePolicyFor(provider, { cacheTtl: this.anthropicTtl, ...(retention === undefined ? {} : { openaiCacheRetention: retention }) });
-      ttlMs = Math.min(ttlMs, policy.ttlMs);
-    }
-    return Number.isFinite(ttlMs) ? ttlMs : cachePolicyFor(provider, { cacheTtl: this.anthropicTtl }).ttlMs;
+    // `plan` asks only for providers with groups.
+    return Math.min(
+      ...groups.map((group) => cachePolicyFor(provider, { cacheTtl: this.anthropicTtl, openaiCacheRetention: group.cacheOptions.promptCacheRetention }).ttlMs),
+    );
   }
 
   /**
