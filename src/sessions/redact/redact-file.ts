@@ -40,7 +40,7 @@ async function fileIdentity(path: string): Promise<{ dev: number; ino: number } 
   }
 }
 
-async function requireFile(path: string): Promise<void> {
+export async function requireFile(path: string): Promise<void> {
   let info: Awaited<ReturnType<typeof stat>>;
   try {
     info = await stat(path);
