@@ -121,11 +121,9 @@ export class BatchCacheWatch {
       session.notify(`batch: ${provider} followers: ${decision.reason}`);
       if (decision.route === 'online') out.online.push(...keys);
       else out.batch.push(...keys);
-      if (decision.route === 'rewarm') {
-        const plan = { provider, decision, groups, nextRefreshAt: now };
-        out.rewarm.push(plan);
-        this.plans.push(plan);
-      } else this.plans.push({ provider, decision, groups, nextRefreshAt: Number.POSITIVE_INFINITY });
+      const plan = { provider, decision, groups, nextRefreshAt: decision.route === 'rewarm' ? now : Number.POSITIVE_INFINITY };
+      this.plans.push(plan);
+      if (decision.route === 'rewarm') out.rewarm.push(plan);
     }
     return out;
   }
