@@ -77,8 +77,7 @@ export class BatchCacheWatch {
 
   /** The collection hook (batch-collect.ts): the followers answered and their billed cache reads. */
   readonly onCollected = (key: string, outcome: CellOutcome): void => {
-    if (outcome.status === 'failed') return;
-    if (!this.followers.has(key)) return;
+    if (outcome.status === 'failed' || !this.followers.has(key)) return;
     this.followersAnswered += 1;
     if (outcome.usage.cachedInputTokens > 0) this.billedReads += 1;
   };
