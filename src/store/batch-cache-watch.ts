@@ -77,8 +77,7 @@ export class BatchCacheWatch {
 
   /** The collection hook (batch-collect.ts): the followers answered and their billed cache reads. */
   readonly onCollected = (key: string, outcome: CellOutcome): void => {
-    if (outcome.status === 'failed') return;
-    if (!this.followers.has(key)) return;
+    if (outcome.status === 'failed' || !this.followers.has(key)) return;
     this.followersAnswered += 1;
     if (outcome.usage.cachedInputTokens > 0) this.billedReads += 1;
   };
@@ -88,13 +87,10 @@ export class BatchCacheWatch {
    * OpenAI group's follows the retention its lines ask for, `24h` or in-memory).
    */
   private ttlMsOf(provider: string, groups: readonly FollowerGroup[]): number {
-    let ttlMs = Number.POSITIVE_INFINITY;
-    for (const group of groups) {
-      const retention = group.cacheOptions.promptCacheRetention;
-      const policy = cachePolicyFor(provider, { cacheTtl: this.anthropicTtl, ...(retention === undefined ? {} : { openaiCacheRetention: retention }) });
-      ttlMs = Math.min(ttlMs, policy.ttlMs);
-    }
-    return Number.isFinite(ttlMs) ? ttlMs : cachePolicyFor(provider, { cacheTtl: this.anthropicTtl }).ttlMs;
+    // `plan` asks only for providers with groups.
+    return Math.min(
+      ...groups.map((group) => cachePolicyFor(provider, { cacheTtl: this.anthropicTtl, openaiCacheRetention: group.cacheOptions.promptCacheRetention }).ttlMs),
+    );
   }
 
   /**
@@ -124,11 +120,9 @@ export class BatchCacheWatch {
       session.notify(`batch: ${provider} followers: ${decision.reason}`);
       if (decision.route === 'online') out.online.push(...keys);
       else out.batch.push(...keys);
-      if (decision.route === 'rewarm') {
-        const plan = { provider, decision, groups, nextRefreshAt: now };
-        out.rewarm.push(plan);
-        this.plans.push(plan);
-      } else this.plans.push({ provider, decision, groups, nextRefreshAt: Number.POSITIVE_INFINITY });
+      const plan = { provider, decision, groups, nextRefreshAt: decision.route === 'rewarm' ? now : Number.POSITIVE_INFINITY };
+      this.plans.push(plan);
+      if (decision.route === 'rewarm') out.rewarm.push(plan);
     }
     return out;
   }

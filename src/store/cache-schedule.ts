@@ -249,10 +249,8 @@ export class CacheScheduler {
     if (best !== undefined) return this.dispatch(queue, best, now, 'follower');
     if (this.canOpen(queue)) return this.openLeader(queue, now);
     if (queue.nextSingle < queue.singles.length) {
-      const position = queue.singles[queue.nextSingle]!;
-      queue.nextSingle += 1;
       this.remainingCount -= 1;
-      return { position, role: 'single' };
+      return { position: queue.singles[queue.nextSingle++]!, role: 'single' };
     }
     if (paced !== undefined) {
       const wide = this.widestGroup(queue);
@@ -295,19 +293,14 @@ export class CacheScheduler {
 
   private nextFifo(queue: ProviderQueue): SchedulePick | null {
     const fifo = queue.fifo!;
-    let position: number | undefined;
-    let role: SchedulePick['role'] = 'follower';
-    if (fifo.head < fifo.released.length) {
-      position = fifo.released[fifo.head]!;
-      fifo.head += 1;
-    } else if (fifo.next < fifo.initial.length) {
-      position = fifo.initial[fifo.next]!;
-      fifo.next += 1;
-      role = this.groupOf.has(position) ? 'leader' : 'single';
+    let pick: SchedulePick | null = null;
+    if (fifo.head < fifo.released.length) pick = { position: fifo.released[fifo.head++]!, role: 'follower' };
+    else if (fifo.next < fifo.initial.length) {
+      const position = fifo.initial[fifo.next++]!;
+      pick = { position, role: this.groupOf.has(position) ? 'leader' : 'single' };
     }
-    if (position === undefined) return null;
-    this.remainingCount -= 1;
-    return { position, role };
+    if (pick !== null) this.remainingCount -= 1;
+    return pick;
   }
 
   private queueOf(provider: string): ProviderQueue {
@@ -376,9 +369,7 @@ export class CacheScheduler {
   private openLeader(queue: ProviderQueue, now: number): SchedulePick {
     const cold = queue.open.find((lane) => lane.state === 'cold' && left(lane.group) > 0);
     if (cold !== undefined) return this.dispatch(queue, cold, now, 'leader');
-    const group = queue.groups[queue.nextGroup]!;
-    queue.nextGroup += 1;
-    return this.openLane(queue, group, now);
+    return this.openLane(queue, queue.groups[queue.nextGroup++]!, now);
   }
 
   private openLane(queue: ProviderQueue, group: Group, now: number): SchedulePick {
@@ -393,8 +384,7 @@ export class CacheScheduler {
 
   /** Hands out the lane's next cell: a leader warms the lane, a follower reads it. */
   private dispatch(queue: ProviderQueue, lane: Lane, now: number, role: 'leader' | 'follower'): SchedulePick {
-    const position = lane.group.members[lane.group.next]!;
-    lane.group.next += 1;
+    const position = lane.group.members[lane.group.next++]!;
     lane.lastTouch = now;
     lane.lastDispatch = now;
     this.remainingCount -= 1;

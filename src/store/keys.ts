@@ -31,7 +31,7 @@ export function canonicalRequest(request: ModelRequest): ModelRequest {
 }
 
 /** The optional members of a request (tools, draw unit), present only when set (so older keys never change). */
-function toolMembers(request: ModelRequest): Pick<ModelRequest, 'tools' | 'toolChoice' | 'unit'> {
+function toolMembers(request: Pick<ModelRequest, 'tools' | 'toolChoice' | 'unit'>): Pick<ModelRequest, 'tools' | 'toolChoice' | 'unit'> {
   return definedFields(request, ['toolChoice', 'tools', 'unit']);
 }
 
@@ -50,17 +50,7 @@ export function identityModel(request: Pick<ModelRequest, 'model' | 'identity'>)
 
 /** SHA-256 (hex) of the canonical request: the cell key. Labels never enter it, nor a base URL (see `identityModel`). */
 export function cellKey(spec: CellSpec | ModelRequest): string {
-  const request = 'request' in spec ? spec.request : spec;
-  validateRequest(request);
-  return sha256Hex(
-    scrubbedCanonicalJson({
-      model: identityModel(request),
-      messages: request.messages,
-      params: request.params ?? {},
-      sample: request.sample,
-      ...toolMembers(request),
-    }),
-  );
+  return cellIdentity('request' in spec ? spec.request : spec).key;
 }
 
 /**
@@ -68,8 +58,7 @@ export function cellKey(spec: CellSpec | ModelRequest): string {
  * when offered): what `replay:` looks up, so a run can be replayed whatever model answered it.
  */
 export function contentKey(request: ModelRequest): string {
-  validateRequest(request);
-  return sha256Hex(scrubbedCanonicalJson({ messages: request.messages, params: request.params ?? {}, sample: request.sample, ...toolMembers(request) }));
+  return cellIdentity(request).contentKey;
 }
 
 /** Everything the store needs to know a request by, from one serialization. */
@@ -117,9 +106,7 @@ export function cellIdentity(request: ModelRequest): CellIdentity {
  */
 export function optionalMembersJson(request: Pick<ModelRequest, 'tools' | 'toolChoice' | 'unit'>): string {
   let tail = '';
-  if (request.toolChoice !== undefined) tail += `,"toolChoice":${scrubbedCanonicalJson(request.toolChoice)}`;
-  if (request.tools !== undefined) tail += `,"tools":${scrubbedCanonicalJson(request.tools)}`;
-  if (request.unit !== undefined) tail += `,"unit":${scrubbedCanonicalJson(request.unit)}`;
+  for (const [name, value] of Object.entries(toolMembers(request))) tail += `,${JSON.stringify(name)}:${scrubbedCanonicalJson(value)}`;
   return tail;
 }
 

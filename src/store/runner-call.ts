@@ -1,3 +1,4 @@
+import { definedFields } from '../core/copy-defined.js';
 import { ModelCallError } from '../models/errors.js';
 import { CallFailedError, type RetryPolicy, type SleepFn, callWithRetry } from '../models/retry.js';
 import { type ModelAdapter, type ModelRequest, type ModelResponse, type TokenUsage, ZERO_USAGE } from '../models/types.js';
@@ -44,7 +45,7 @@ export async function callCell(request: ModelRequest, cellStarted: string, setti
   const priced = (usage: TokenUsage) => priceOf(settings.costOf, request.model, usage);
   let adapter: ModelAdapter;
   try {
-    adapter = withCacheOptions(await settings.adapterOf(request.model), settings.cacheKey, settings.cacheTtl, settings.openaiCacheRetention);
+    adapter = withCacheOptions(await settings.adapterOf(request.model), settings);
   } catch (error) {
     return failure(error, 0, base);
   }
@@ -158,18 +159,10 @@ export const FATAL_HINTS: ReadonlyMap<string, string> = new Map([
 ]);
 
 /** The adapter with this call's cache key, lifetime and retention added to its generate options. */
-function withCacheOptions(
-  adapter: ModelAdapter,
-  cacheKey: string | undefined,
-  cacheTtl: CacheSettings['cacheTtl'],
-  retention: CacheSettings['openaiCacheRetention'],
-): ModelAdapter {
-  if (cacheKey === undefined && cacheTtl === undefined && retention === undefined) return adapter;
-  const extra = {
-    ...(cacheKey === undefined ? {} : { promptCacheKey: cacheKey }),
-    ...(cacheTtl === undefined ? {} : { cacheTtl }),
-    ...(retention === undefined ? {} : { promptCacheRetention: retention }),
-  };
+function withCacheOptions(adapter: ModelAdapter, settings: CallSettings): ModelAdapter {
+  const { cacheKey: promptCacheKey, cacheTtl, openaiCacheRetention: promptCacheRetention } = settings;
+  const extra = definedFields({ promptCacheKey, cacheTtl, promptCacheRetention }, ['promptCacheKey', 'cacheTtl', 'promptCacheRetention']);
+  if (Object.keys(extra).length === 0) return adapter;
   return {
     ref: adapter.ref,
     provider: adapter.provider,

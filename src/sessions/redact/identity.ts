@@ -1,4 +1,6 @@
 import { InvalidArgumentError } from '../../core/errors.js';
+import { getOrInsert } from '../../core/get-or-insert.js';
+import { editDistance } from '../../metrics/edit-distance.js';
 import { type ClassCounts, type Piece, applyPass, placeholder } from './pieces.js';
 
 export const IDENTITY_CLASSES = ['user', 'name', 'employer', 'workspace', 'host', 'project', 'email'] as const;
@@ -40,18 +42,6 @@ export const IDENTITY_PLACEHOLDER: Record<IdentityClass, string> = {
   email: '<EMAIL>',
 };
 
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      row.push(Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)));
-    }
-    previous = row;
-  }
-  return previous[b.length]!;
-}
-
 /** The valid classes and their aliases, for error messages. */
 export function identityClassList(): string {
   const aliases = Object.keys(CLASS_ALIASES).filter((alias) => !(IDENTITY_CLASSES as readonly string[]).includes(alias));
@@ -62,7 +52,8 @@ function nearestClass(word: string, maxDistance = 2): string | null {
   let best: string | null = null;
   let bestDistance = maxDistance + 1;
   for (const alias of Object.keys(CLASS_ALIASES)) {
-    const distance = editDistance(word, alias);
+    // Levenshtein over UTF-16 code units.
+    const distance = editDistance(word.split(''), alias.split(''));
     if (distance < bestDistance) {
       best = alias;
       bestDistance = distance;
@@ -365,13 +356,8 @@ export class IdentityMatcher {
   }
 
   private patternOf(index: number): RegExp {
-    let pattern = this.compiled.get(index);
-    if (pattern === undefined) {
-      // Boundaries are checked by \`termBoundaries\` (case-aware, which \`i\` regexes cannot be).
-      pattern = new RegExp(`(?:${this.sources[index]!.source})`, 'giu');
-      this.compiled.set(index, pattern);
-    }
-    return pattern;
+    // Boundaries are checked by \`termBoundaries\` (case-aware, which \`i\` regexes cannot be).
+    return getOrInsert(this.compiled, index, () => new RegExp(`(?:${this.sources[index]!.source})`, 'giu'));
   }
 
   apply(pieces: Piece[], counts: ClassCounts, lower: string): Piece[] {

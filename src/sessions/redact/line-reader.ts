@@ -32,13 +32,6 @@ export async function* readLineParts(path: string, partBytes = 1 << 20, onEncodi
   let replacementInInput = false;
   let sawReplacement = false;
 
-  const decode = (bytes: Buffer, final: boolean): string => {
-    if (!replacementInInput && bytes.includes(Buffer.from([0xef, 0xbf, 0xbd]))) replacementInInput = true;
-    const text = decoder.decode(bytes, { stream: !final });
-    if (!sawReplacement && text.includes('\uFFFD')) sawReplacement = true;
-    return text;
-  };
-
   const flush = (final: boolean, terminator: string): LinePart => {
     let bytes = Buffer.concat(pending, pendingBytes);
     if (final && terminator === '\n' && bytes.length > 0 && bytes[bytes.length - 1] === CR) {
@@ -47,9 +40,13 @@ export async function* readLineParts(path: string, partBytes = 1 << 20, onEncodi
     }
     pending = [];
     pendingBytes = 0;
+    // A U+FFFD the input spells out is no sign of bytes that were not UTF-8.
+    replacementInInput ||= bytes.includes(Buffer.from([0xef, 0xbf, 0xbd]));
+    const text = decoder.decode(bytes, { stream: !final });
+    sawReplacement ||= text.includes('\uFFFD');
     const part: LinePart = {
       line,
-      text: decode(bytes, final),
+      text,
       end: final,
       terminator: final ? terminator : '',
       invalidUtf8: final ? sawReplacement && !replacementInInput : false,

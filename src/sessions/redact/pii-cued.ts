@@ -143,14 +143,12 @@ function csvCells(line: string, base: number): Array<{ value: string; start: num
 function csvSpans(text: string, out: CuedSpan[]): void {
   if (!text.includes(',')) return;
   const lines: Array<{ line: string; start: number }> = [];
-  const breaks = /\r?\n|(?:\\+r)?\\+n/gu;
   let at = 0;
-  for (let m = breaks.exec(text); ; m = breaks.exec(text)) {
-    const end = m === null ? text.length : m.index;
-    lines.push({ line: text.slice(at, end), start: at });
-    if (m === null) break;
-    at = m.index + m[0].length;
-  }
+  // Odd parts are the line breaks, escaped or not.
+  text.split(/(\r?\n|(?:\\+r)?\\+n)/u).forEach((part, index) => {
+    if (index % 2 === 0) lines.push({ line: part, start: at });
+    at += part.length;
+  });
   for (let i = 0; i + 1 < lines.length; i++) {
     // The header may follow a quote on its line (a tool's output inside JSON: {"output":"id,name,…).
     const raw = lines[i]!.line;

@@ -31,22 +31,9 @@ export interface RedactionReport {
 
 const DEFAULT_MAX_LINE_BYTES = 256 * 1024 * 1024;
 
-async function fileIdentity(path: string): Promise<{ dev: number; ino: number } | null> {
-  try {
-    const info = await stat(path);
-    return { dev: info.dev, ino: info.ino };
-  } catch {
-    return null;
-  }
-}
-
-async function requireFile(path: string): Promise<void> {
-  let info: Awaited<ReturnType<typeof stat>>;
-  try {
-    info = await stat(path);
-  } catch {
-    throw new InputError('no such file', { file: path });
-  }
+export async function requireFile(path: string): Promise<void> {
+  const info = await stat(path).catch(() => null);
+  if (info === null) throw new InputError('no such file', { file: path });
   if (!info.isFile()) throw new InputError('not a regular file', { file: path });
 }
 
@@ -72,13 +59,12 @@ export async function assertDistinctOutput(input: string, output: string): Promi
   if (resolve(input) === resolve(output)) {
     throw new InvalidArgumentError('output', 'the output must be a new file, not the input (inputs are never modified)');
   }
-  const a = await fileIdentity(input);
-  const b = await fileIdentity(output);
+  const a = await stat(input).catch(() => null);
+  const b = await stat(output).catch(() => null);
   if (a !== null && b !== null && a.dev === b.dev && a.ino === b.ino) {
     throw new InvalidArgumentError('output', 'the output is the same file as the input (link); choose a new file');
   }
-  const outputInfo = await stat(output).catch(() => null);
-  if (outputInfo?.isDirectory()) throw new InvalidArgumentError('output', 'is a directory; give a file path');
+  if (b?.isDirectory()) throw new InvalidArgumentError('output', 'is a directory; give a file path');
 }
 
 async function* wholeLines(path: string, maxLineBytes: number, onEncoding?: (encoding: TextEncodingName) => void) {

@@ -1,4 +1,4 @@
-import { eachIndexOf, type Hit, findPrefixedTokens, isStandIn, looksLikeMemberAccess } from './detectors.js';
+import { eachIndexOf, type Hit, findPrefixedTokens, isLiteralChar, isStandIn, looksLikeMemberAccess } from './detectors.js';
 import { isGeneratedToken } from './entropy-check.js';
 
 /**
@@ -390,9 +390,6 @@ export function findEnvPairs(text: string): Hit[] {
   return hits;
 }
 
-const isPieceChar = (c: number) =>
-  (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 43 || c === 47 || c === 61 || c === 46 || c === 58 || c === 45;
-
 /** A string piece at `at`: an optional backslash, a quote, 1–256 piece characters, the same quote. */
 function pieceAt(text: string, at: number): { body: string; end: number } | null {
   let i = at;
@@ -400,7 +397,7 @@ function pieceAt(text: string, at: number): { body: string; end: number } | null
   const quote = text[i];
   if (!isQuote(quote)) return null;
   let j = i + 1;
-  while (j < text.length && j - i <= 257 && isPieceChar(text.charCodeAt(j))) j++;
+  while (j < text.length && j - i <= 257 && isLiteralChar(text.charCodeAt(j))) j++;
   let close = j;
   if (text[close] === '\\') close++;
   if (j === i + 1 || text[close] !== quote) return null;

@@ -18,7 +18,7 @@ const isUpper = (c: number) => c >= 65 && c <= 90;
 const isLower = (c: number) => c >= 97 && c <= 122;
 const isAlnum = (c: number) => isDigit(c) || isUpper(c) || isLower(c);
 const isWordish = (c: number) => isAlnum(c) || c === 95 /* _ */ || c === 45; /* - */
-const isB64 = (c: number) => isAlnum(c) || c === 43 || c === 47 || c === 61 || c === 95 || c === 45; // + / = _ -
+export const isB64 = (c: number) => isAlnum(c) || c === 43 || c === 47 || c === 61 || c === 95 || c === 45; // + / = _ -
 
 type Tail = 'alnum' | 'word' | 'upper-digit' | 'b64' | 'path' | 'hex';
 const isHexDigit = (c: number) => isDigit(c) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70);
@@ -109,9 +109,7 @@ export function findPrefixedTokens(text: string): Hit[] {
     eachIndexOf(text, spec.prefix, 1, (at) => {
       if (claimed.has(at)) return;
       if (!spec.anywhere && at > 0 && isWordish(text.charCodeAt(at - 1))) return;
-      let end = at + spec.prefix.length;
-      const test = tailTest[spec.tail];
-      while (end < text.length && test(text.charCodeAt(end))) end++;
+      const end = valueAfter(text, at + spec.prefix.length, tailTest[spec.tail]);
       const tail = end - at - spec.prefix.length;
       if (tail < spec.min || (spec.max !== undefined && tail > spec.max)) return;
       const token = text.slice(at, end);
@@ -179,13 +177,10 @@ export function findKeys(text: string): Hit[] {
   });
   for (const marker of ['ssh-rsa', 'ssh-ed25519', 'ssh-dss', 'ecdsa-sha2-nistp', 'sk-ssh-ed25519@openssh.com']) {
     eachIndexOf(text, marker, marker.length, (at) => {
-      let cursor = at + marker.length;
-      while (cursor < text.length && isAlnum(text.charCodeAt(cursor))) cursor++; // nistp256
-      let gap = cursor;
-      while (gap < text.length && (text[gap] === ' ' || text[gap] === '\t')) gap++;
+      const cursor = valueAfter(text, at + marker.length, isAlnum); // nistp256
+      const gap = valueAfter(text, cursor, (c) => c === 32 || c === 9);
       if (gap === cursor || !text.startsWith('AAAA', gap)) return;
-      let end = gap;
-      while (end < text.length && isB64(text.charCodeAt(end))) end++;
+      const end = valueAfter(text, gap, isB64);
       if (end - gap >= 24) hits.push({ kind: 'ssh_key', start: at, end });
     });
   }
@@ -620,7 +615,7 @@ export function findHosts(text: string): Hit[] {
   return hits;
 }
 
-const isLiteralChar = (c: number) => isB64(c) || c === 46 || c === 58; // base64, `.`, `:`
+export const isLiteralChar = (c: number) => isB64(c) || c === 46 || c === 58; // base64, `.`, `:`
 const isQuote = (c: number) => c === 34 || c === 39 || c === 96;
 
 /** The string literal (`"…"`, `'…'`, `` `…` ``) starting at `at`: its body and end, or null. */

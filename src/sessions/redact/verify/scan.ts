@@ -9,6 +9,7 @@ import {
   findPrefixedTokens,
   findSecretAssignments,
   findUrlCredentials,
+  isB64,
 } from './detectors.js';
 import {
   findAuthPairs,
@@ -36,9 +37,6 @@ export function unescapeJsonText(text: string): string {
     code[0] === 'u' ? String.fromCharCode(Number.parseInt(code.slice(1), 16)) : (CONTROL_ESCAPES[code] ?? code),
   );
 }
-
-const isTokenChar = (c: number) =>
-  (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 43 || c === 47 || c === 61 || c === 95 || c === 45;
 
 const KEPT_ID_STARTS = [
   'msg_',
@@ -119,12 +117,12 @@ export function findRandomTokens(text: string): Hit[] {
   const hits: Hit[] = [];
   let i = 0;
   while (i < text.length) {
-    if (!isTokenChar(text.charCodeAt(i))) {
+    if (!isB64(text.charCodeAt(i))) {
       i++;
       continue;
     }
     let end = i;
-    while (end < text.length && isTokenChar(text.charCodeAt(end))) end++;
+    while (end < text.length && isB64(text.charCodeAt(end))) end++;
     // A token glued to `.`/`~` is a file name or version, handled as its own words.
     const length = end - i;
     if (length >= 20) {

@@ -1,7 +1,6 @@
-import { stat } from 'node:fs/promises';
-import { InputError } from '../../../core/errors.js';
 import { type IdentityTerm, normalizeIdentities } from '../identity.js';
 import { readLineParts } from '../line-reader.js';
+import { requireFile } from '../redact-file.js';
 import type { TextEncodingName } from '../text-encoding.js';
 import type { Hit } from './detectors.js';
 import type { VerifyTerm } from './identity-check.js';
@@ -83,9 +82,7 @@ const DEFAULT_OVERLAP = 64 * 1024;
  * in full: a long line is read in overlapping windows, never cut.
  */
 export async function verifyFile(file: string, options: VerifyOptions = {}): Promise<VerifyReport> {
-  const info = await stat(file).catch(() => null);
-  if (info === null) throw new InputError('no such file', { file });
-  if (!info.isFile()) throw new InputError('not a regular file', { file });
+  await requireFile(file);
   const windowChars = options.windowChars ?? DEFAULT_WINDOW;
   const overlap = Math.min(options.overlapChars ?? DEFAULT_OVERLAP, Math.floor(windowChars / 2));
   const maxListed = options.maxListed ?? 1000;
