@@ -155,9 +155,7 @@ const ANALYSIS_STATUS: Record<SampleOutcome, LabelledSampleStatus> = {
 const noOutcomes = () => Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<SampleOutcome, number>;
 
 /** The latest memory run in a store, or the one named. */
-export async function memoryRunId(store: RunStore, runId?: string): Promise<string> {
-  return auditRunId(store, MEMORY_EXPERIMENT, runId);
-}
+export const memoryRunId = (store: RunStore, runId?: string): Promise<string> => auditRunId(store, MEMORY_EXPERIMENT, runId);
 
 /** The validated config and the ontology recorded in a run's manifest. */
 export async function memoryRunSetup(store: RunStore, runId: string): Promise<{ config: MemoryConfig; ontology: Ontology; options: MemoryRunOptions }> {
