@@ -624,10 +624,7 @@ export interface MemoryRunInput {
   fingerprint: string;
 }
 
-export type MemoryRunCounts = Omit<
-  MemoryRunResult,
-  'runId' | 'resumed' | 'interrupted' | 'stopReason' | 'budget' | 'spendUsd' | 'pricedSpendUsd' | 'unpricedCells'
->;
+export type MemoryRunCounts = Omit<MemoryRunResult, keyof AuditRunSummary>;
 
 /** What a memory run records besides the config. */
 export function memoryRunOptions(config: MemoryConfig, stimuli: MemoryStimuli, fingerprint = stimuliFingerprint(stimuli)): MemoryRunOptions {
