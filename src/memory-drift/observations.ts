@@ -393,19 +393,15 @@ export async function collectMemorySamples(store: RunStore, runId: string): Prom
   return { runId, config, ontology, records, summary, sampling: await memorySampling(store, runId) };
 }
 
+const samplesOf = (collection: MemoryCollection) => collection.records.map((r) => r.sample);
+
 /** A collection's samples scored; under `procedure: reference` an unusable labeler output is scored as the authors' empty sequence. */
 const scoreCollection = (collection: MemoryCollection, pairing: PairingPolicy): ScoredTrajectories =>
-  scoreTrajectories(
-    collection.records.map((r) => r.sample),
-    { pairing, emptySequences: collection.config.procedure === 'reference' ? 'authors' : 'exclude' },
-  );
+  scoreTrajectories(samplesOf(collection), { pairing, emptySequences: collection.config.procedure === 'reference' ? 'authors' : 'exclude' });
 
 /** A collection's samples scored under `pairing`, excluding unusable labels (what the document, viewer and compare read). */
 export const collectionObservations = (collection: MemoryCollection, pairing: PairingPolicy): MemoryObservation[] =>
-  scoreTrajectories(
-    collection.records.map((r) => r.sample),
-    { pairing },
-  ).observations;
+  scoreTrajectories(samplesOf(collection), { pairing }).observations;
 
 export interface MemoryObservationOptions {
   /** `reference` (default, docs/decisions.md#d8) or `all-pairs`. */
