@@ -146,22 +146,11 @@ export function sampleFromCellLabels(
   outcome: { status: LabelledSampleStatus; symbols: readonly string[] | null },
   where = 'labels',
 ): LabelledSample {
-  const text = (key: string) => requireText(labels[key], `${where}.${key}`);
-  const sample = requireIndex(labels.sample, `${where}.sample`);
-  const tier = requireOneOf(PERTURBATION_TIERS, text('tier'), `${where}.tier`);
-  const role = requireOneOf(ROLES, text('role'), `${where}.role`);
-  return {
-    target: text('target'),
-    question: text('question_id'),
-    domain: typeof labels.domain === 'string' ? labels.domain : '',
-    condition: text('condition'),
-    tier,
-    stimulus: text('stimulus_id'),
-    sample,
-    role,
-    status: outcome.status,
-    symbols: outcome.symbols,
-  };
+  const { target, question_id: question, condition, tier, stimulus_id: stimulus, sample, role } = labels;
+  const domain = typeof labels.domain === 'string' ? labels.domain : '';
+  const built = { target, question, domain, condition, tier, stimulus, sample, role, ...outcome } as LabelledSample;
+  checkSample(built, where, CELL_LABEL_NAMES);
+  return built;
 }
 const SAMPLE_STATUSES: readonly LabelledSampleStatus[] = ['labelled', 'empty', 'failed', 'invalid', 'refused'];
 
@@ -181,20 +170,25 @@ function requireIndex(value: unknown, argument: string): number {
   return value as number;
 }
 
-function checkSample(sample: LabelledSample, i: number): void {
-  const at = `samples[${i}]`;
+/** The cell labels (plan.ts) that hold a sample's question and stimulus. */
+const CELL_LABEL_NAMES: Partial<Record<keyof LabelledSample, string>> = { question: 'question_id', stimulus: 'stimulus_id' };
+
+/** Throws on a malformed sample, naming `${at}.<field>` (under its cell label name when `names` has one). */
+function checkSample(sample: LabelledSample, at: string, names?: typeof CELL_LABEL_NAMES): void {
+  const field = (key: keyof LabelledSample) => `${at}.${names?.[key] ?? key}`;
   if (sample === null || typeof sample !== 'object') throw new InvalidArgumentError(at, 'expected a labelled sample');
-  for (const key of ['target', 'question', 'condition', 'stimulus'] as const) requireText(sample[key], `${at}.${key}`);
-  if (typeof sample.domain !== 'string') throw new InvalidArgumentError(`${at}.domain`, 'must be a string');
-  requireOneOf(PERTURBATION_TIERS, sample.tier, `${at}.tier`);
-  requireIndex(sample.sample, `${at}.sample`);
-  requireOneOf(ROLES, sample.role, `${at}.role`);
-  if (sample.role !== 'perturbed' && sample.tier !== 'none') {
-    throw new InvalidArgumentError(`${at}.role`, `'${sample.role}' is a no-memory role but the tier is '${sample.tier}'`);
+  for (const key of ['target', 'question', 'condition', 'stimulus'] as const) requireText(sample[key], field(key));
+  if (typeof sample.domain !== 'string') throw new InvalidArgumentError(field('domain'), 'must be a string');
+  requireOneOf(PERTURBATION_TIERS, sample.tier, field('tier'));
+  requireIndex(sample.sample, field('sample'));
+  requireOneOf(ROLES, sample.role, field('role'));
+  // Only scoring needs the plan's pairing of roles and tiers; reading a cell's labels does not.
+  if (names === undefined && sample.role !== 'perturbed' && sample.tier !== 'none') {
+    throw new InvalidArgumentError(field('role'), `'${sample.role}' is a no-memory role but the tier is '${sample.tier}'`);
   }
-  requireOneOf(SAMPLE_STATUSES, sample.status, `${at}.status`);
+  requireOneOf(SAMPLE_STATUSES, sample.status, field('status'));
   if (sample.status === 'labelled') {
-    if (!Array.isArray(sample.symbols)) throw new InvalidArgumentError(`${at}.symbols`, 'a labelled sample needs its symbols');
+    if (!Array.isArray(sample.symbols)) throw new InvalidArgumentError(field('symbols'), 'a labelled sample needs its symbols');
     sample.symbols.forEach((symbol, j) => {
       if (typeof symbol !== 'string' || symbol === '') {
         throw new InvalidArgumentError(`${at}.symbols[${j}]`, 'must be a non-empty string');
@@ -220,7 +214,7 @@ export function scoreTrajectories(input: readonly LabelledSample[], options: Sco
     throw new InvalidArgumentError('alpha', `must lie in [0, 1], got ${String(alpha)}`);
   }
   const dtwOptions = { cost: options.dtwCost ?? 'discrete', path: false } as const;
-  input.forEach(checkSample);
+  for (const [i, sample] of input.entries()) checkSample(sample, `samples[${i}]`);
   const authors = options.emptySequences === 'authors';
   // The authors' pipeline: an unusable labeler output is an empty label sequence, scored like any other.
   const samples = authors

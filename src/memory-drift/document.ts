@@ -408,8 +408,7 @@ function countsSection(report: MemoryReport): DocumentSection {
           text(c.condition),
           text(c.tier),
           ...[c.total, c.scored, c.empty, c.failed, c.invalid, c.noReference].map(int),
-          rate(c.dropoutRate),
-          rate(c.invalidRate),
+          ...[c.dropoutRate, c.invalidRate].map(rate),
           int(c.steps),
           rate(c.unmappedRate),
         ]),
@@ -567,7 +566,6 @@ const agreementCells = (a: LabelAgreement): DocumentCell[] => [
 /** `memory labeler-check` (App. C.4, Tables 9–11) as a document: the labelings, then each kind of agreement the check made. */
 export function labelerCheckSections(check: LabelerCheckCollection, reliability: LabelerReliability): DocumentSection[] {
   const tail = ['steps', 'exact agreement', 'κ', 'steps with an invalid side', 'unpaired steps'];
-  const numeric = (from: number) => [from, from + 1, from + 2, from + 3, from + 4];
   const sections: DocumentSection[] = [
     {
       title: '',
@@ -596,7 +594,7 @@ export function labelerCheckSections(check: LabelerCheckCollection, reliability:
   const pairs = <T extends LabelAgreement>(title: string, heads: string[], rows: readonly T[], names: (a: T) => string[], after: DocumentBlock[] = []) => {
     if (rows.length === 0) return;
     const cells = rows.map((a) => [...names(a).map((n) => text(n)), ...agreementCells(a)]);
-    sections.push({ title, blocks: [table([...heads, ...tail], cells, numeric(4)), ...after] });
+    sections.push({ title, blocks: [table([...heads, ...tail], cells, [4, 5, 6, 7, 8]), ...after] });
   };
   pairs(
     'Cross-model agreement (Table 9)',

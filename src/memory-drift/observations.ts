@@ -155,9 +155,7 @@ const ANALYSIS_STATUS: Record<SampleOutcome, LabelledSampleStatus> = {
 const noOutcomes = () => Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<SampleOutcome, number>;
 
 /** The latest memory run in a store, or the one named. */
-export async function memoryRunId(store: RunStore, runId?: string): Promise<string> {
-  return auditRunId(store, MEMORY_EXPERIMENT, runId);
-}
+export const memoryRunId = (store: RunStore, runId?: string): Promise<string> => auditRunId(store, MEMORY_EXPERIMENT, runId);
 
 /** The validated config and the ontology recorded in a run's manifest. */
 export async function memoryRunSetup(store: RunStore, runId: string): Promise<{ config: MemoryConfig; ontology: Ontology; options: MemoryRunOptions }> {
@@ -395,19 +393,15 @@ export async function collectMemorySamples(store: RunStore, runId: string): Prom
   return { runId, config, ontology, records, summary, sampling: await memorySampling(store, runId) };
 }
 
+const samplesOf = (collection: MemoryCollection) => collection.records.map((r) => r.sample);
+
 /** A collection's samples scored; under `procedure: reference` an unusable labeler output is scored as the authors' empty sequence. */
 const scoreCollection = (collection: MemoryCollection, pairing: PairingPolicy): ScoredTrajectories =>
-  scoreTrajectories(
-    collection.records.map((r) => r.sample),
-    { pairing, emptySequences: collection.config.procedure === 'reference' ? 'authors' : 'exclude' },
-  );
+  scoreTrajectories(samplesOf(collection), { pairing, emptySequences: collection.config.procedure === 'reference' ? 'authors' : 'exclude' });
 
 /** A collection's samples scored under `pairing`, excluding unusable labels (what the document, viewer and compare read). */
 export const collectionObservations = (collection: MemoryCollection, pairing: PairingPolicy): MemoryObservation[] =>
-  scoreTrajectories(
-    collection.records.map((r) => r.sample),
-    { pairing },
-  ).observations;
+  scoreTrajectories(samplesOf(collection), { pairing }).observations;
 
 export interface MemoryObservationOptions {
   /** `reference` (default, docs/decisions.md#d8) or `all-pairs`. */

@@ -172,20 +172,16 @@ async function loadQuestionSet(
     };
   }
   if (q.source === 'file') return wrapConfigError('questions.file', () => loadQuestionsFile(q.file as string));
-  try {
-    const { loadHuggingFaceQuestions } = await import('./hf-datasets.js');
-    return await loadHuggingFaceQuestions({
-      dataset: q.dataset as string,
-      ...(q.hfConfig !== undefined ? { config: q.hfConfig } : {}),
-      ...definedFields(q, ['split', 'column', 'idColumn', 'domainColumn', 'domain']),
-      // Read only what the selection can use when nothing filters by id or domain.
-      ...(q.limit !== undefined && q.ids === undefined && q.domains === undefined ? { limit: q.limit } : {}),
-      ...(q.hfBaseUrl !== undefined ? { baseUrl: q.hfBaseUrl } : {}),
-      ...definedFields(options, ['fetch', 'env']),
-    });
-  } catch (error) {
-    asConfigError('questions.dataset', error);
-  }
+  const { loadHuggingFaceQuestions } = await import('./hf-datasets.js');
+  return loadHuggingFaceQuestions({
+    dataset: q.dataset as string,
+    ...(q.hfConfig !== undefined ? { config: q.hfConfig } : {}),
+    ...definedFields(q, ['split', 'column', 'idColumn', 'domainColumn', 'domain']),
+    // Read only what the selection can use when nothing filters by id or domain.
+    ...(q.limit !== undefined && q.ids === undefined && q.domains === undefined ? { limit: q.limit } : {}),
+    ...(q.hfBaseUrl !== undefined ? { baseUrl: q.hfBaseUrl } : {}),
+    ...definedFields(options, ['fetch', 'env']),
+  }).catch((error: unknown) => asConfigError('questions.dataset', error));
 }
 
 export function loadMemoryOntology(name: string): { ontology: Ontology; source: string } {
@@ -275,10 +271,7 @@ export function memoryDecodingParams(decoding: MemoryConfig['decoding'] | Memory
   }
   // "top-k 50 where supported" (App. I.3): OpenAI's API has no top_k.
   if (decoding.topK !== null && providerKind(model) !== 'openai') params.topK = decoding.topK;
-  if (decoding.thinkingBudget !== undefined) params.thinkingBudget = decoding.thinkingBudget;
-  if (decoding.chatTemplateKwargs !== undefined) params.chatTemplateKwargs = decoding.chatTemplateKwargs;
-  if ('seed' in decoding && decoding.seed !== undefined) params.seed = decoding.seed;
-  return params;
+  return { ...params, ...definedFields(decoding as MemoryConfig['labelerDecoding'], ['thinkingBudget', 'chatTemplateKwargs', 'seed']) };
 }
 
 /** The generation stage as cells: every target × question × condition × stimulus × sample. */
@@ -631,10 +624,7 @@ export interface MemoryRunInput {
   fingerprint: string;
 }
 
-export type MemoryRunCounts = Omit<
-  MemoryRunResult,
-  'runId' | 'resumed' | 'interrupted' | 'stopReason' | 'budget' | 'spendUsd' | 'pricedSpendUsd' | 'unpricedCells'
->;
+export type MemoryRunCounts = Omit<MemoryRunResult, keyof AuditRunSummary>;
 
 /** What a memory run records besides the config. */
 export function memoryRunOptions(config: MemoryConfig, stimuli: MemoryStimuli, fingerprint = stimuliFingerprint(stimuli)): MemoryRunOptions {

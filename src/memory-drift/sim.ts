@@ -177,17 +177,26 @@ export function seededSimSymbols(
 ): { baseline: string[]; symbols: string[]; flipped: boolean[] } {
   const baseline = options.baseline !== undefined ? [...options.baseline] : simBaselineSequence(draw.question, options);
   const rate = options.rate ?? seededNoiseRate(draw.question, draw.samplingNoise);
+  const memory = { p: draw.flipProbability, key: [draw.seed, draw.question, draw.memory] };
+  return { baseline, ...flipSteps(baseline, 'seeded-', memory, { p: rate, key: [draw.seed, draw.question] }) };
+}
+
+type StepDraws = { p: number; key: readonly (string | number)[] };
+/**
+ * `baseline` with steps flipped by memory or by sampling noise: a step flips when the hash of a draw's
+ * `key` and the step index is below its `p`; `prefix` keeps the seed-honouring sampler's hashes apart.
+ */
+function flipSteps(baseline: readonly string[], prefix: string, memory: StepDraws, noise: StepDraws): { symbols: string[]; flipped: boolean[] } {
   const flipped: boolean[] = [];
   const symbols = baseline.map((symbol, i) => {
-    const perturbed = draw.flipProbability > 0 && hashUnit('seeded-flip', draw.seed, draw.question, draw.memory, i) < draw.flipProbability;
-    const noisy = rate > 0 && hashUnit('seeded-noise', draw.seed, draw.question, i) < rate;
+    const perturbed = memory.p > 0 && hashUnit(`${prefix}flip`, ...memory.key, i) < memory.p;
+    const noisy = noise.p > 0 && hashUnit(`${prefix}noise`, ...noise.key, i) < noise.p;
     flipped.push(perturbed || noisy);
     if (!perturbed && !noisy) return symbol;
     const others = SIM_SYMBOLS.filter((other) => other !== symbol);
-    const key = perturbed ? ['seeded-to', draw.seed, draw.question, draw.memory, i] : ['seeded-to-noise', draw.seed, draw.question, i];
-    return others[hashIndex(others.length, ...key)]!;
+    return others[hashIndex(others.length, ...(perturbed ? [`${prefix}to`, ...memory.key, i] : [`${prefix}to-noise`, ...noise.key, i]))]!;
   });
-  return { baseline, symbols, flipped };
+  return { symbols, flipped };
 }
 
 export interface MemorySimOptions extends BaseOptionsWithName {
@@ -427,20 +436,12 @@ export function createMemorySimProfile(options: MemorySimOptions): MemorySimProf
       );
       return { question: parsed.question, stimulus: parsed.stimulus, tier, ...drawn };
     }
+    // The perturbation effect depends on the run seed (request.params.seed), not on the sample
+    // seed the sim adapter mixes per sample: memory shifts reasoning consistently across samples.
     const runSeed = request.params.seed ?? 0;
-    const flipped: boolean[] = [];
-    const symbols = baseline.map((symbol, i) => {
-      // The perturbation effect depends on the run seed (request.params.seed), not on the sample
-      // seed the sim adapter mixes per sample: memory shifts reasoning consistently across samples.
-      const perturbed = p > 0 && hashUnit('flip', runSeed, parsed.question, memoryText, i) < p;
-      const noisy = samplingNoise > 0 && hashUnit('noise', seed, request.sample, parsed.question, memoryText, i) < samplingNoise;
-      flipped.push(perturbed || noisy);
-      if (!perturbed && !noisy) return symbol;
-      const others = SIM_SYMBOLS.filter((other) => other !== symbol);
-      const key = perturbed ? ['to', runSeed, parsed.question, memoryText, i] : ['to-noise', seed, request.sample, parsed.question, memoryText, i];
-      return others[hashIndex(others.length, ...key)]!;
-    });
-    return { question: parsed.question, stimulus: parsed.stimulus, tier, baseline, symbols, flipped };
+    const noise = { p: samplingNoise, key: [seed, request.sample, parsed.question, memoryText] };
+    const drawn = flipSteps(baseline, '', { p, key: [runSeed, parsed.question, memoryText] }, noise);
+    return { question: parsed.question, stimulus: parsed.stimulus, tier, baseline, ...drawn };
   };
 
   return {
