@@ -62,12 +62,10 @@ export const anthropicWire: WireFormat = {
     for (const call of calls) {
       // Anthropic sends parsed input; a string that is not JSON is sent as the string it is.
       let input: unknown = call.arguments;
-      if (typeof call.arguments === 'string') {
-        try {
-          input = JSON.parse(call.arguments);
-        } catch {
-          input = call.arguments;
-        }
+      try {
+        input = JSON.parse(call.argumentsText);
+      } catch {
+        // not JSON: left as the string
       }
       content.push({ type: 'tool_use', id: call.id.replace(/^call_/, 'toolu_'), name: call.name, input });
     }
