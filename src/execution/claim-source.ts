@@ -2,11 +2,12 @@ import type { SleepFn } from '../models/retry.js';
 import type { ModelRequest } from '../models/types.js';
 import { promptCacheKeyOf } from '../store/cache-schedule.js';
 import type { PgRunStore } from '../store/postgres/pg-store.js';
-import type { ClaimedCell, RunSettings } from '../store/postgres/shared-work.js';
+import type { ClaimedCell } from '../store/postgres/shared-work.js';
 import type { CellOutcome } from '../store/run-store-common.js';
 import { type Committed, attemptRecorder, batchedCommitter } from '../store/runner-commit.js';
 import { providerOf } from '../store/runner-options.js';
 import type { BudgetRefusal, CellSource, RunPolicy, SourcedCell } from './cell-source.js';
+import { runPolicyOf } from './options.js';
 
 /**
  * Claims from a shared PostgreSQL store as a cell source (`echolens worker`, and a run
@@ -150,7 +151,7 @@ export class ClaimSource implements CellSource {
     // answered at once while it is re-read in the background: no cell waits for that round trip.
     const cached = this.settings.get(runId);
     if (cached && Date.now() - cached.at < 5_000) return cached.value;
-    const value = this.shared.settingsOf(runId).then(policyOfSettings);
+    const value = this.shared.settingsOf(runId).then(runPolicyOf);
     value.then(
       () => this.settings.set(runId, { at: Date.now(), value }),
       () => {
@@ -383,12 +384,3 @@ const WRITTEN_KEPT = 4_096;
 
 /** Warm groups remembered (the oldest forgotten first). */
 const WARM_GROUPS_KEPT = 1_000;
-
-function policyOfSettings(settings: RunSettings): RunPolicy {
-  return {
-    ...(settings.maxCostUsd === undefined ? {} : { maxCostUsd: settings.maxCostUsd }),
-    ...(settings.limits === undefined ? {} : { limits: settings.limits }),
-    fatalBurst: settings.fatalBurst ?? 3,
-    assumedMaxOutputTokens: settings.assumedMaxOutputTokens ?? 4096,
-  };
-}

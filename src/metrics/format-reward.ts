@@ -26,12 +26,6 @@ export function stepContents(text: string): string[] {
   return contents;
 }
 
-function codePointLength(text: string): number {
-  let length = 0;
-  for (const _ of text) length++;
-  return length;
-}
-
 /**
  * GRPO format reward r_fmt (DriftLens eq. 9 / eq. 20, docs/decisions.md#d11):
  * 0.25 · 1[`<step_` occurs] + 0.25 · 1[`<answer>` occurs] + 0.5 · 1[ℓ_min ≥ 2],
@@ -49,7 +43,7 @@ export function formatReward(text: string): number {
   let shortest = Number.POSITIVE_INFINITY;
   for (const content of stepContents(text)) {
     if (content.length === 0) continue;
-    const length = codePointLength(content);
+    const length = [...content].length;
     if (length < shortest) shortest = length;
   }
   if (shortest !== Number.POSITIVE_INFINITY && shortest >= 2) reward += 0.5;

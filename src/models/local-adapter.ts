@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { definedFields } from '../core/copy-defined.js';
 import { DEFAULT_MAX_TOKENS } from './defaults.js';
 import { ModelCallError } from './errors.js';
-import type { FinishReason, GenerateOptions, ModelAdapter, ModelRequest, ModelResponse } from './types.js';
+import { type FinishReason, type GenerateOptions, type ModelAdapter, type ModelRequest, type ModelResponse, ZERO_USAGE } from './types.js';
 
 /**
  * `local:<file.gguf | hf:owner/repo[:quant]>`: an in-process GGUF model through
@@ -114,12 +114,10 @@ export class LocalAdapter implements ModelAdapter {
       text: result.responseText,
       finishReason: STOP_REASONS.get(result.stopReason) ?? 'unknown',
       usage: {
+        ...ZERO_USAGE,
         // Tokenizer counts of the message texts: the chat template's own tokens are not included.
         inputTokens: model.tokenize(prompt).length,
         outputTokens: model.tokenize(result.responseText).length,
-        cachedInputTokens: 0,
-        cacheWriteTokens: 0,
-        reasoningTokens: 0,
       },
       latencyMs,
       responseModel: `local:${this.modelId}`,

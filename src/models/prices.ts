@@ -119,7 +119,8 @@ export function builtInPriceTable(): PriceTable {
  * ECHOLENS_PRICES environment variable) when one is given.
  */
 export function loadPriceTable(options: { file?: string; env?: Record<string, string | undefined> } = {}): PriceTable {
-  const file = options.file ?? nonEmpty((options.env ?? process.env).ECHOLENS_PRICES);
+  const fromEnv = (options.env ?? process.env).ECHOLENS_PRICES;
+  const file = options.file ?? (fromEnv?.trim() ? fromEnv : undefined);
   if (file === undefined) return builtInPriceTable();
   let text: string;
   try {
@@ -178,8 +179,4 @@ export function costOf(model: string, usage: TokenUsage, prices: PriceTable = bu
   const dollars =
     plain * entry.input + cached * (entry.cachedInput ?? entry.input) + written * (entry.cacheWrite ?? entry.input) + usage.outputTokens * entry.output;
   return dollars / 1_000_000;
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === '' ? undefined : value;
 }

@@ -4,7 +4,7 @@ import { ModelCallError } from './errors.js';
 import { promptTokens } from './prompt-tokens.js';
 import { getSimProfile, listSimProfiles, type SimProfile } from './sim-registry.js';
 import { countTokens, TOKEN_SLICE_CHARS } from './token-count.js';
-import type { ModelAdapter, ModelRequest, ModelResponse } from './types.js';
+import { type ModelAdapter, type ModelRequest, type ModelResponse, ZERO_USAGE } from './types.js';
 
 /**
  * `sim:<profile>`: answers come from a registered simulation profile, a pure
@@ -42,13 +42,7 @@ export class SimAdapter implements ModelAdapter {
     const response: ModelResponse = {
       text: answer.text,
       finishReason: 'stop',
-      usage: {
-        inputTokens,
-        outputTokens: countTokens(answer.text) + reasoningTokens,
-        cachedInputTokens: 0,
-        cacheWriteTokens: 0,
-        reasoningTokens,
-      },
+      usage: { ...ZERO_USAGE, inputTokens, outputTokens: countTokens(answer.text) + reasoningTokens, reasoningTokens },
       latencyMs: 0,
       responseModel: `sim:${profile.name}`,
     };

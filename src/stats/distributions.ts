@@ -46,7 +46,7 @@ export function assertSameLength(x: readonly unknown[], y: readonly unknown[], a
   }
 }
 
-export function mean(values: readonly number[]): number {
+export function mean(values: readonly number[] | Float64Array): number {
   let sum = 0;
   for (const value of values) sum += value;
   return sum / values.length;

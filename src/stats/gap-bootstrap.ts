@@ -1,4 +1,5 @@
 import { InvalidArgumentError, StatisticsError } from '../core/errors.js';
+import { meanOfClusterMeans } from './paired-bootstrap.js';
 import { assertFiniteNumber, bootstrapPValue, type Interval, percentileInterval, type ResamplingOptions, resolveResampling } from './resampling-common.js';
 import { type Rng, rng } from './rng.js';
 
@@ -74,8 +75,9 @@ export function gapBootstrap(input: GapBootstrapInput, options: GapBootstrapOpti
   const filler = positions.map((p, i) => checkScores(p?.filler, `positions[${i}].filler`));
   const k = positions.length;
 
-  const realPoint = meanOfMeans(real);
-  const fillerPoint = meanOfMeans(filler);
+  // Positions are never empty (checkScores): the means exist.
+  const realPoint = meanOfClusterMeans(real)!;
+  const fillerPoint = meanOfClusterMeans(filler)!;
 
   const random = rng(settings.seed);
   let largest = 0;
@@ -116,16 +118,6 @@ function resampledMean(scores: Float64Array, random: Rng, scratch: Int32Array): 
   let sum = 0;
   for (let i = 0; i < n; i++) sum += scores[draw[i] as number] as number;
   return sum / n;
-}
-
-function meanOfMeans(arms: readonly Float64Array[]): number {
-  let total = 0;
-  for (const scores of arms) {
-    let sum = 0;
-    for (const value of scores) sum += value;
-    total += sum / scores.length;
-  }
-  return total / arms.length;
 }
 
 function checkScores(scores: unknown, argument: string): Float64Array {

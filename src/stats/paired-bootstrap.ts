@@ -1,5 +1,5 @@
 import { StatisticsError } from '../core/errors.js';
-import { tQuantile } from './distributions.js';
+import { mean, tQuantile } from './distributions.js';
 import { rng } from './rng.js';
 
 /**
@@ -106,14 +106,9 @@ export function pairedBootstrapDifference<V>(
 }
 
 /** Mean of the cluster means (clusters weighted equally, units equally within a cluster). */
-export function meanOfClusterMeans(clusters: readonly (readonly number[])[]): number | null {
-  if (clusters.length === 0) return null;
+export function meanOfClusterMeans(clusters: readonly (readonly number[] | Float64Array)[]): number | null {
+  if (clusters.length === 0 || clusters.some((c) => c.length === 0)) return null;
   let total = 0;
-  for (const c of clusters) {
-    if (c.length === 0) return null;
-    let s = 0;
-    for (const v of c) s += v;
-    total += s / c.length;
-  }
+  for (const c of clusters) total += mean(c);
   return total / clusters.length;
 }

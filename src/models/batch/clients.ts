@@ -419,16 +419,12 @@ function openAIResult(line: OpenAIResultLine): BatchLineResult {
   const status = line.response?.status_code;
   if (status === 200 && line.error == null) return { customId, kind: 'succeeded', body: line.response?.body };
   const code = line.error?.code ?? '';
-  const message = line.error?.message ?? errorMessageOf(line.response?.body) ?? `status ${status ?? 'unknown'}`;
+  const bodyMessage = (line.response?.body as { error?: { message?: unknown } } | undefined)?.error?.message;
+  const message = line.error?.message ?? (typeof bodyMessage === 'string' ? bodyMessage : undefined) ?? `status ${status ?? 'unknown'}`;
   if (code === 'batch_expired') return { customId, kind: 'expired', message };
   if (code === 'batch_cancelled') return { customId, kind: 'canceled', message };
   const bodyText = JSON.stringify(line.response?.body ?? line.error ?? {});
   return { customId, kind: 'errored', errorClass: status === undefined ? 'bad_request' : classifyStatus(status, bodyText), message };
-}
-
-function errorMessageOf(body: unknown): string | undefined {
-  const error = (body as { error?: { message?: unknown } } | undefined)?.error;
-  return typeof error?.message === 'string' ? error.message : undefined;
 }
 
 interface AnthropicBatch {

@@ -20,6 +20,20 @@ function usageOf(request: FakeRequest, reply: FakeReply, text: string) {
   };
 }
 
+/** An answer's message object (the JSON body, and the stream's `message_start`). */
+function messageOf(request: FakeRequest, reply: FakeReply, content: unknown[], stopReason: string | null, usage: object) {
+  return {
+    id: `msg_fake_${request.index}`,
+    type: 'message',
+    role: 'assistant',
+    model: answerModel(request, reply, 'claude-fake'),
+    content,
+    stop_reason: stopReason,
+    stop_sequence: null,
+    usage,
+  };
+}
+
 function sse(type: string, data: Record<string, unknown>): string {
   return `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 }
@@ -48,43 +62,19 @@ export const anthropicWire: WireFormat = {
     for (const call of calls) {
       // Anthropic sends parsed input; a string that is not JSON is sent as the string it is.
       let input: unknown = call.arguments;
-      if (typeof call.arguments === 'string') {
-        try {
-          input = JSON.parse(call.arguments);
-        } catch {
-          input = call.arguments;
-        }
+      try {
+        input = JSON.parse(call.argumentsText);
+      } catch {
+        // not JSON: left as the string
       }
       content.push({ type: 'tool_use', id: call.id.replace(/^call_/, 'toolu_'), name: call.name, input });
     }
-    return {
-      id: `msg_fake_${request.index}`,
-      type: 'message',
-      role: 'assistant',
-      model: answerModel(request, reply, 'claude-fake'),
-      content,
-      stop_reason: reply.finishReason ?? (calls.length > 0 ? 'tool_use' : 'end_turn'),
-      stop_sequence: null,
-      usage: usageOf(request, reply, text),
-    };
+    return messageOf(request, reply, content, reply.finishReason ?? (calls.length > 0 ? 'tool_use' : 'end_turn'), usageOf(request, reply, text));
   },
   streamEvents(request, reply) {
     const text = reply.text ?? '';
     const usage = usageOf(request, reply, text);
-    const events = [
-      sse('message_start', {
-        message: {
-          id: `msg_fake_${request.index}`,
-          type: 'message',
-          role: 'assistant',
-          model: answerModel(request, reply, 'claude-fake'),
-          content: [],
-          stop_reason: null,
-          stop_sequence: null,
-          usage: { ...usage, output_tokens: 1 },
-        },
-      }),
-    ];
+    const events = [sse('message_start', { message: messageOf(request, reply, [], null, { ...usage, output_tokens: 1 }) })];
     let index = 0;
     /** One content block: its start, `value` streamed in chunks as `{ type: deltaType, [field]: chunk }` deltas, its stop. */
     const block = (start: Record<string, unknown>, deltaType: string, field: string, value: string, extra: { ping?: true; last?: object } = {}) => {

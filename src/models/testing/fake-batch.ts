@@ -217,18 +217,6 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
 
   const openAIBatch = (batch: Batch) => {
     const r = batch.results;
-    const status =
-      batch.failure && batch.ended
-        ? 'failed'
-        : !batch.ended
-          ? batch.polls === 0
-            ? 'validating'
-            : 'in_progress'
-          : batch.canceled
-            ? 'cancelled'
-            : r?.expired
-              ? 'expired'
-              : 'completed';
     return {
       id: batch.id,
       object: 'batch',
@@ -237,13 +225,19 @@ export async function startFakeBatch(options: FakeBatchOptions): Promise<FakeBat
         batch.failure && batch.ended ? { object: 'list', data: [{ code: batch.failure.code, message: batch.failure.message, line: null, param: null }] } : null,
       input_file_id: `file-in-${batch.id}`,
       completion_window: '24h',
-      status,
+      status: openAIStatus(batch),
       output_file_id: r && r.output.length > 0 ? `file-out-${batch.id}` : null,
       error_file_id: r && r.errors.length > 0 ? `file-err-${batch.id}` : null,
       created_at: batch.createdAt,
       request_counts: { total: batch.lines.length, completed: r?.succeeded ?? 0, failed: r?.failed ?? 0 },
       metadata: batch.metadata,
     };
+  };
+
+  const openAIStatus = (batch: Batch) => {
+    if (batch.failure && batch.ended) return 'failed';
+    if (!batch.ended) return batch.polls === 0 ? 'validating' : 'in_progress';
+    return batch.canceled ? 'cancelled' : batch.results?.expired ? 'expired' : 'completed';
   };
 
   const anthropicBatch = (batch: Batch) => {

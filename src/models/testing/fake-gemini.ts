@@ -9,18 +9,9 @@ export function geminiModelOf(request: FakeRequest): string {
   return match?.[1] ?? 'fake-gemini';
 }
 
-interface GeminiContent {
-  role?: string;
-  parts?: Array<{ text?: string }>;
-}
-
-function partsText(content: GeminiContent | undefined): string {
-  return blocksText(content?.parts);
-}
-
 function usageOf(request: FakeRequest, reply: FakeReply, text: string) {
   const u = reply.usage ?? {};
-  const system = partsText(request.body?.systemInstruction as GeminiContent | undefined);
+  const system = blocksText((request.body?.systemInstruction as { parts?: Array<{ text?: string }> } | undefined)?.parts);
   const prompt = u.inputTokens ?? roughTokens(system + turnsText(request, 'contents', 'parts'));
   const candidates = u.outputTokens ?? (text === '' ? 0 : roughTokens(text));
   const usage: Record<string, number> = {

@@ -249,19 +249,10 @@ export async function startFakeServer(format: WireFormat, options: FakeServerOpt
 
     const path = request.path.split('?')[0] ?? '';
     const routed = format.routes === undefined ? path.endsWith(format.endpoint) : format.routes(path);
-    if (request.method !== 'POST' || !routed) {
-      sendError(404, `no route for ${request.method} ${path}`);
-      return;
-    }
-    if (options.apiKey !== undefined && format.readKey(request) !== options.apiKey) {
-      sendError(401, 'invalid api key', 'authentication_error');
-      return;
-    }
+    if (request.method !== 'POST' || !routed) return sendError(404, `no route for ${request.method} ${path}`);
+    if (options.apiKey !== undefined && format.readKey(request) !== options.apiKey) return sendError(401, 'invalid api key', 'authentication_error');
     const model = typeof body?.model === 'string' ? body.model : '';
-    if (options.models !== undefined && !options.models.includes(model)) {
-      sendError(404, `The model \`${model}\` does not exist`, 'not_found_error');
-      return;
-    }
+    if (options.models !== undefined && !options.models.includes(model)) return sendError(404, `The model \`${model}\` does not exist`, 'not_found_error');
 
     const outcome: FakeOutcome = faults.shift() ?? (await resolveOutcome(respond, request));
     if (!isFault(outcome) || outcome.fault === 'empty') {
